@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-cli"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <glib/gi18n.h>
+
+#include "km-cli.h"
+#include "km-cli-commands.h"
+
+static const KmCliCommand commands[] = {
+#define KM_CLI_COMMAND(name, summary, func) { name, summary, func },
+#include "km-cli-commands.inc"
+#undef KM_CLI_COMMAND
+};
+
+static void
+print_usage (FILE *stream)
+{
+  fprintf (stream, "%s\n\n", _("Usage: kinema-cli COMMAND [OPTION…] [ARGUMENT…]"));
+  fprintf (stream, "%s\n", _("Commands:"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (stream, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (stream, "\n%s\n", _("Run “kinema-cli COMMAND --help” for a command’s options."));
+}
+
+/* Prints the usage error and the context's help on stderr. */
+int
+km_cli_usage_error (GOptionContext *context,
+                    const char     *message)
+{
+  g_autofree char *help = NULL;
+
+  if (message != NULL)
+    fprintf (stderr, "kinema-cli: %s\n", message);
+  if (context != NULL)
+    {
+      help = g_option_context_get_help (context, TRUE, NULL);
+      fputs (help, stderr);
+    }
+  return KM_CLI_EXIT_USAGE;
+}
+
+/* Parses options; on an error prints it and returns KM_CLI_EXIT_USAGE, else -1. */
+int
+km_cli_parse_options (GOptionContext   *context,
+                      int              *argc,
+                      char           ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    return km_cli_usage_error (context, error->message);
+  return -1;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *name;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return KM_CLI_EXIT_USAGE;
+    }
+
+  name = argv[1];
+  if (g_str_equal (name, "--help") || g_str_equal (name, "-h") || g_str_equal (name, "help"))
+    {
+      print_usage (stdout);
+      return KM_CLI_EXIT_OK;
+    }
+  if (g_str_equal (name, "--version"))
+    {
+      printf ("kinema-cli %s\n", PACKAGE_VERSION);
+      return KM_CLI_EXIT_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (name, commands[i].name))
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, _("kinema-cli: unknown command “%s”\n"), name);
+  print_usage (stderr);
+  return KM_CLI_EXIT_USAGE;
+}

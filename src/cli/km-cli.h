@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit statuses of every kinema-cli command (DESIGN.md, "kinema-cli"). */
+#define KM_CLI_EXIT_OK      0
+#define KM_CLI_EXIT_INVALID 1
+#define KM_CLI_EXIT_USAGE   2
+
+/* One subcommand: argv[0] is the command's own name. Returns an exit status. */
+typedef int (*KmCliCommandFunc) (int    argc,
+                                 char **argv);
+
+typedef struct
+{
+  const char       *name;
+  const char       *summary;  /* N_() */
+  KmCliCommandFunc  run;
+} KmCliCommand;
+
+int   km_cli_usage_error    (GOptionContext *context,
+                             const char     *message);
+int   km_cli_parse_options  (GOptionContext *context,
+                             int            *argc,
+                             char         ***argv);
+
+G_END_DECLS

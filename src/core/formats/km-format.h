@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The one loader registry (DESIGN.md, "Model loaders"). Every file format is one KmFormat
+ * table in its own file plus one row in km-format.c; nothing above the registry knows the
+ * individual formats. A file's type comes from its content (sniff), never from its name,
+ * unless the caller names a format.
+ */
+
+typedef enum
+{
+  KM_FILE_KIND_MODEL,       /* load returns a KmSkeleton * */
+  KM_FILE_KIND_TARGETS,     /* load returns a KmTargetTrack * */
+  KM_FILE_KIND_ANIMATION,   /* load returns a KmAnimation * */
+  KM_FILE_KIND_PROJECT,     /* load returns a KmProject * */
+} KmFileKind;
+
+typedef struct _KmFormat KmFormat;
+
+struct _KmFormat
+{
+  /* Stable, never translated: the `format` value in projects and the --format argument,
+   * e.g. "SKELETON-JSON", "KINEMA-TARGETS-JSON", "CHOREONOID-BODY". */
+  const char *name;
+  KmFileKind  kind;
+  /* N_() marked; translate at the point of use. */
+  const char *description;
+  /* 0 = certainly not this format … 100 = certainly this format. Looks at content only. */
+  int       (*sniff)       (const char *data,
+                            gsize       length);
+  /* @path is the path as given (for messages and relative references). */
+  gpointer  (*load)        (const char *path,
+                            GBytes     *contents,
+                            GError    **error);
+  void      (*free_result) (gpointer    result);
+  /* Appends `kinema-cli info` output: detail lines, then the one summary line. */
+  void      (*describe)    (gpointer    result,
+                            GString    *out);
+};
+
+const KmFormat  *km_format_lookup        (const char       *name);
+const KmFormat  *km_format_detect        (const char       *data,
+                                          gsize             length);
+const KmFormat * const *km_format_list   (guint            *n_formats);
+char            *km_format_guess_description (const char  *data,
+                                          gsize             length);
+gpointer         km_format_load_file     (const char       *path,
+                                          const char       *format_name,
+                                          const KmFormat  **format,
+                                          GError          **error);
+
+G_END_DECLS

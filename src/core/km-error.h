@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Every loader reports a rejected file as one GError in KM_PARSE_ERROR whose message is
+ * "FILE:LINE:COLUMN: what was expected" (DESIGN.md, "Error locations"): the path as given,
+ * 1-based line and column in characters of the first character of the offending value.
+ * Inside an included file, the innermost file comes first, then "included from ..." lines
+ * (km_parse_error_add_include).
+ */
+#define KM_PARSE_ERROR (km_parse_error_quark ())
+
+typedef enum
+{
+  KM_PARSE_ERROR_SYNTAX,      /* not well-formed JSON / YAML / XML */
+  KM_PARSE_ERROR_INVALID,     /* well-formed but breaks a rule of the format */
+  KM_PARSE_ERROR_LIMIT,       /* too deep, too large, too many */
+  KM_PARSE_ERROR_IO,          /* could not be read */
+  KM_PARSE_ERROR_UNKNOWN,     /* not a format we know */
+} KmParseError;
+
+typedef struct
+{
+  guint line;    /* 1-based; 0 = unknown */
+  guint column;  /* 1-based, in characters */
+} KmSourcePos;
+
+GQuark      km_parse_error_quark        (void);
+void        km_parse_error_set          (GError     **error,
+                                         KmParseError code,
+                                         const char  *file,
+                                         KmSourcePos  pos,
+                                         const char  *format,
+                                         ...) G_GNUC_PRINTF (5, 6);
+void        km_parse_error_add_include  (GError     **error,
+                                         const char  *file,
+                                         KmSourcePos  pos);
+
+G_END_DECLS

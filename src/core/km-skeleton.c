@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-skeleton"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-skeleton.h"
+
+/*
+ * A KmSkeleton is immutable once built and reference counted atomically, so that the
+ * solver's worker threads can read it without locks. Joints are stored in depth-first
+ * preorder (parents before children, siblings in file order), which makes every subtree a
+ * contiguous range [i, subtree_end).
+ */
+struct _KmSkeleton
+{
+  KmJoint  *joints;
+  KmMat3   *frame_rotations;  /* rotation matrix of each joint's constant `rotation` */
+  guint     n_joints;
+  guint     n_dof;
+  int      *dof_joints;       /* joint index of every DOF */
+  char     *root_name;
+  char    **body_handlers;
+  GHashTable *by_name;        /* name → index + 1 */
+};
+
+typedef struct
+{
+  KmJoint  joint;
+  char    *parent_name;
+  gboolean axis_set;
+} BuilderJoint;
+
+struct _KmSkeletonBuilder
+{
+  GArray    *joints;          /* BuilderJoint, file order */
+  char      *root_name;
+  GPtrArray *handlers;
+};
+
+G_DEFINE_QUARK (km-skeleton-error-quark, km_skeleton_error)
+G_DEFINE_BOXED_TYPE (KmSkeleton, km_skeleton, km_skeleton_ref, km_skeleton_unref)
+
+static const char * const joint_type_names[] = {
+  [KM_JOINT_FIXED] = "fixed",
+  [KM_JOINT_REVOLUTE] = "revolute",
+  [KM_JOINT_PRISMATIC] = "prismatic",
+  [KM_JOINT_SPHERICAL] = "spherical",
+  [KM_JOINT_FREE] = "free",
+};
+
+const char *
+km_joint_type_to_string (KmJointType type)
+{
+  g_return_val_if_fail (type <= KM_JOINT_FREE, NULL);
+
+  return joint_type_names[type];
+}
+
+gboolean
+km_joint_type_from_string (const char  *str,
+                           KmJointType *type)
+{
+  g_return_val_if_fail (str != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (joint_type_names); i++)
+    if (g_str_equal (str, joint_type_names[i]))
+      {
+        *type = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+guint
+km_joint_type_n_dof (KmJointType type)
+{
+  switch (type)
+    {
+    case KM_JOINT_REVOLUTE:
+    case KM_JOINT_PRISMATIC:
+      return 1;
+    case KM_JOINT_SPHERICAL:
+      return 3;
+    case KM_JOINT_FIXED:
+    case KM_JOINT_FREE:
+    default:
+      return 0;
+    }
+}
+
+static void
+joint_motion (const KmJoint *joint,
+              const double  *q,
+              KmMat3        *rot,
+              KmVec3        *trans)
+{
+  switch (joint->type)
+    {
+    case KM_JOINT_REVOLUTE:
+      km_mat3_from_axis_angle (joint->axis, q[0], rot);
+      *trans = KM_VEC3_ZERO;
+      break;
+    case KM_JOINT_PRISMATIC:
+      km_mat3_identity (rot);
+      *trans = km_vec3_scale (joint->axis, q[0]);
+      break;
+    case KM_JOINT_SPHERICAL:
+      km_mat3_from_euler_xyz (km_vec3 (q[0], q[1], q[2]), rot);
+      *trans = KM_VEC3_ZERO;
+      break;
+    case KM_JOINT_FIXED:
+    case KM_JOINT_FREE:
+    default:
+      km_mat3_identity (rot);
+      *trans = KM_VEC3_ZERO;
+      break;
+    }
+}
+
+static void
+local_transform (const KmJoint *joint,
+                 const KmMat3  *frame_rotation,
+                 const double  *q,
+                 KmTransform   *out)
+{
+  KmMat3 motion;
+  KmVec3 trans;
+
+  joint_motion (joint, q, &motion, &trans);
+  if (joint->has_rotation)
+    {
+      km_mat3_mul (frame_rotation, &motion, &out->rot);
+      out->pos = km_vec3_add (joint->offset, km_mat3_mul_vec3 (frame_rotation, trans));
+    }
+  else
+    {
+      out->rot = motion;
+      out->pos = km_vec3_add (joint->offset, trans);
+    }
+}
+
+/**
+ * km_joint_local_transform:
+ * @joint: a joint
+ * @q: (nullable): the joint's DOF values (@joint->n_dof of them), or %NULL for zero
+ * @out: (out): the transform from the parent joint's frame
+ */
+void
+km_joint_local_transform (const KmJoint *joint,
+                          const double  *q,
+                          KmTransform   *out)
+{
+  static const double zero[3] = { 0, 0, 0 };
+  KmMat3 frame;
+
+  g_return_if_fail (joint != NULL);
+  g_return_if_fail (out != NULL);
+
+  km_mat3_from_quat (joint->rotation, &frame);
+  local_transform (joint, &frame, q ? q : zero, out);
+}
+
+KmSkeletonBuilder *
+km_skeleton_builder_new (void)
+{
+  KmSkeletonBuilder *self = g_new0 (KmSkeletonBuilder, 1);
+
+  self->joints = g_array_new (FALSE, TRUE, sizeof (BuilderJoint));
+  self->handlers = g_ptr_array_new_with_free_func (g_free);
+  return self;
+}
+
+static void
+builder_joint_clear (BuilderJoint *bj)
+{
+  g_clear_pointer (&bj->joint.name, g_free);
+  g_clear_pointer (&bj->parent_name, g_free);
+}
+
+void
+km_skeleton_builder_free (KmSkeletonBuilder *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < self->joints->len; i++)
+    builder_joint_clear (&g_array_index (self->joints, BuilderJoint, i));
+  g_array_unref (self->joints);
+  g_ptr_array_unref (self->handlers);
+  g_free (self->root_name);
+  g_free (self);
+}
+
+void
+km_skeleton_builder_set_root_name (KmSkeletonBuilder *self,
+                                   const char        *root_name)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->root_name);
+  self->root_name = g_strdup (root_name);
+}
+
+void
+km_skeleton_builder_add_body_handler (KmSkeletonBuilder *self,
+                                      const char        *name)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  for (guint i = 0; i < self->handlers->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->handlers, i), name))
+      return;
+  g_ptr_array_add (self->handlers, g_strdup (name));
+}
+
+/**
+ * km_skeleton_builder_add_joint:
+ * @parent: (nullable): the parent's name, %NULL for the root
+ *
+ * Returns: the joint's index in file order, used by the setters and in problems
+ */
+guint
+km_skeleton_builder_add_joint (KmSkeletonBuilder *self,
+                               const char        *name,
+                               KmJointType        type,
+                               const char        *parent)
+{
+  BuilderJoint bj = { 0 };
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (name != NULL, 0);
+
+  bj.joint.name = g_strdup (name);
+  bj.joint.type = type;
+  bj.joint.rotation = KM_QUAT_IDENTITY;
+  bj.joint.joint_id = -1;
+  for (guint i = 0; i < 3; i++)
+    bj.joint.limits[i] = (KmLimit) { FALSE, -INFINITY, INFINITY };
+  bj.parent_name = g_strdup (parent);
+  g_array_append_val (self->joints, bj);
+  return self->joints->len - 1;
+}
+
+guint
+km_skeleton_builder_get_n_joints (KmSkeletonBuilder *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->joints->len;
+}
+
+static BuilderJoint *
+builder_joint (KmSkeletonBuilder *self,
+               guint              joint)
+{
+  g_return_val_if_fail (joint < self->joints->len, NULL);
+
+  return &g_array_index (self->joints, BuilderJoint, joint);
+}
+
+void
+km_skeleton_builder_set_offset (KmSkeletonBuilder *self,
+                                guint              joint,
+                                KmVec3             offset)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    bj->joint.offset = offset;
+}
+
+void
+km_skeleton_builder_set_rotation (KmSkeletonBuilder *self,
+                                  guint              joint,
+                                  KmQuat             rotation)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    {
+      bj->joint.rotation = rotation;
+      bj->joint.has_rotation = TRUE;
+    }
+}
+
+void
+km_skeleton_builder_set_axis (KmSkeletonBuilder *self,
+                              guint              joint,
+                              KmVec3             axis)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    {
+      bj->joint.axis = axis;
+      bj->axis_set = TRUE;
+    }
+}
+
+void
+km_skeleton_builder_set_limit (KmSkeletonBuilder *self,
+                               guint              joint,
+                               guint              axis_index,
+                               double             min,
+                               double             max)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  g_return_if_fail (axis_index < 3);
+
+  if (bj)
+    bj->joint.limits[axis_index] = (KmLimit) { TRUE, min, max };
+}
+
+void
+km_skeleton_builder_set_joint_id (KmSkeletonBuilder *self,
+                                  guint              joint,
+                                  int                joint_id)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    bj->joint.joint_id = joint_id;
+}
+
+static gboolean
+fail (KmSkeletonProblem *problem,
+      guint              joint,
+      KmJointField       field,
+      guint              axis)
+{
+  if (problem)
+    *problem = (KmSkeletonProblem) { joint, field, axis };
+  return FALSE;
+}
+
+static gboolean
+check_joint_values (BuilderJoint      *bj,
+                    guint              index,
+                    KmSkeletonProblem *problem,
+                    GError           **error)
+{
+  KmJoint *j = &bj->joint;
+  guint n_limits = j->type == KM_JOINT_SPHERICAL ? 3 : 1;
+
+  if (j->name[0] == '\0' || strlen (j->name) > KM_SKELETON_MAX_NAME)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
+                   _("a joint name must be between 1 and %d bytes long"), KM_SKELETON_MAX_NAME);
+      return fail (problem, index, KM_JOINT_FIELD_NAME, 0);
+    }
+  if (!km_vec3_is_finite (j->offset))
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
+                   _("the offset must be three finite numbers"));
+      return fail (problem, index, KM_JOINT_FIELD_OFFSET, 0);
+    }
+  if (j->has_rotation)
+    {
+      double n = sqrt (j->rotation.w * j->rotation.w + j->rotation.x * j->rotation.x +
+                       j->rotation.y * j->rotation.y + j->rotation.z * j->rotation.z);
+
+      if (!isfinite (n) || n < 1e-9)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
+                       _("the quaternion must be finite and not zero"));
+          return fail (problem, index, KM_JOINT_FIELD_ROTATION, 0);
+        }
+      j->rotation = km_quat_normalize (j->rotation);
+    }
+
+  if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+    {
+      double len = km_vec3_length (j->axis);
+
+      if (!bj->axis_set || !isfinite (len) || len < 1e-12)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ZERO_AXIS,
+                       _("the axis of joint “%s” must not be zero"), j->name);
+          return fail (problem, index, KM_JOINT_FIELD_AXIS, 0);
+        }
+      j->axis = km_vec3_scale (j->axis, 1.0 / len);
+    }
+  else
+    {
+      j->axis = KM_VEC3_ZERO;
+    }
+
+  for (guint a = 0; a < 3; a++)
+    {
+      KmLimit *l = &j->limits[a];
+
+      if (a >= n_limits || j->type == KM_JOINT_FIXED || j->type == KM_JOINT_FREE)
+        {
+          *l = (KmLimit) { FALSE, -INFINITY, INFINITY };
+          continue;
+        }
+      if (!l->limited)
+        continue;
+      if (isnan (l->min) || isnan (l->max) || l->min > l->max)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_LIMITS,
+                       _("limits must be [min, max] with min ≤ max"));
+          return fail (problem, index, KM_JOINT_FIELD_LIMITS, a);
+        }
+    }
+  return TRUE;
+}
+
+/**
+ * km_skeleton_builder_build:
+ * @problem: (out) (optional): on failure, which joint and field are wrong
+ *
+ * Validates the joints (unique names, existing parents, one root, no cycle, non-zero axes,
+ * min ≤ max) and orders them topologically. The builder may be reused afterwards.
+ *
+ * Returns: (transfer full) (nullable): the skeleton, or %NULL with @error set
+ */
+KmSkeleton *
+km_skeleton_builder_build (KmSkeletonBuilder  *self,
+                           KmSkeletonProblem  *problem,
+                           GError            **error)
+{
+  g_autoptr(GHashTable) by_name = NULL;
+  g_autofree int *parent_of = NULL;     /* file order → file order */
+  g_autofree guint *first_child = NULL; /* file order linked lists of children */
+  g_autofree guint *next_sibling = NULL;
+  g_autofree guint *last_child = NULL;
+  g_autofree guint *order = NULL;       /* topological position → file index */
+  g_autofree guint *file_to_topo = NULL;
+  g_autofree guint *stack = NULL;
+  guint n, root = G_MAXUINT, n_ordered = 0, n_stack = 0;
+  KmSkeleton *skel;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  n = self->joints->len;
+  if (n == 0)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_EMPTY,
+                   _("a skeleton needs at least one joint"));
+      fail (problem, 0, KM_JOINT_FIELD_NONE, 0);
+      return NULL;
+    }
+  if (n > KM_SKELETON_MAX_JOINTS)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_TOO_LARGE,
+                   _("too many joints (at most %d)"), KM_SKELETON_MAX_JOINTS);
+      fail (problem, KM_SKELETON_MAX_JOINTS, KM_JOINT_FIELD_NONE, 0);
+      return NULL;
+    }
+
+  by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < n; i++)
+    {
+      BuilderJoint *bj = builder_joint (self, i);
+
+      if (!check_joint_values (bj, i, problem, error))
+        return NULL;
+      if (g_hash_table_contains (by_name, bj->joint.name))
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_DUPLICATE_NAME,
+                       _("duplicate joint name “%s”"), bj->joint.name);
+          fail (problem, i, KM_JOINT_FIELD_NAME, 0);
+          return NULL;
+        }
+      g_hash_table_insert (by_name, bj->joint.name, GUINT_TO_POINTER (i + 1));
+    }
+
+  parent_of = g_new (int, n);
+  for (guint i = 0; i < n; i++)
+    {
+      BuilderJoint *bj = builder_joint (self, i);
+      gpointer found;
+
+      if (bj->parent_name == NULL)
+        {
+          parent_of[i] = -1;
+          continue;
+        }
+      found = g_hash_table_lookup (by_name, bj->parent_name);
+      if (found == NULL)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_UNKNOWN_PARENT,
+                       _("unknown parent “%s”"), bj->parent_name);
+          fail (problem, i, KM_JOINT_FIELD_PARENT, 0);
+          return NULL;
+        }
+      if (GPOINTER_TO_UINT (found) - 1 == i)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_CYCLE,
+                       _("joint “%s” is its own parent"), bj->joint.name);
+          fail (problem, i, KM_JOINT_FIELD_PARENT, 0);
+          return NULL;
+        }
+      parent_of[i] = (int) GPOINTER_TO_UINT (found) - 1;
+    }
+
+  if (self->root_name != NULL)
+    {
+      gpointer found = g_hash_table_lookup (by_name, self->root_name);
+
+      if (found == NULL)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH,
+                       _("the root joint “%s” is not among the joints"), self->root_name);
+          fail (problem, 0, KM_JOINT_FIELD_NONE, 0);
+          return NULL;
+        }
+      root = GPOINTER_TO_UINT (found) - 1;
+      if (parent_of[root] != -1)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH,
+                       _("the root joint “%s” must not have a parent"), self->root_name);
+          fail (problem, root, KM_JOINT_FIELD_PARENT, 0);
+          return NULL;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      if (parent_of[i] != -1 || i == root)
+        continue;
+      if (root != G_MAXUINT)
+        {
+          g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_MULTIPLE_ROOTS,
+                       _("joint “%s” has no parent, but “%s” is the root"),
+                       builder_joint (self, i)->joint.name, builder_joint (self, root)->joint.name);
+          fail (problem, i, KM_JOINT_FIELD_PARENT, 0);
+          return NULL;
+        }
+      root = i;
+    }
+  if (root == G_MAXUINT)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_NO_ROOT,
+                   _("no joint is the root: every joint has a parent, so they form a cycle"));
+      fail (problem, 0, KM_JOINT_FIELD_PARENT, 0);
+      return NULL;
+    }
+
+  /* Children lists in file order, then an iterative preorder walk (a hostile file may be a
+   * chain of 100 000 joints, too deep for recursion). */
+  first_child = g_new (guint, n);
+  last_child = g_new (guint, n);
+  next_sibling = g_new (guint, n);
+  for (guint i = 0; i < n; i++)
+    first_child[i] = last_child[i] = next_sibling[i] = G_MAXUINT;
+  for (guint i = 0; i < n; i++)
+    {
+      int p = parent_of[i];
+
+      if (p < 0)
+        continue;
+      if (first_child[p] == G_MAXUINT)
+        first_child[p] = i;
+      else
+        next_sibling[last_child[p]] = i;
+      last_child[p] = i;
+    }
+
+  order = g_new (guint, n);
+  file_to_topo = g_new (guint, n);
+  for (guint i = 0; i < n; i++)
+    file_to_topo[i] = G_MAXUINT;
+  stack = g_new (guint, n);
+  stack[n_stack++] = root;
+  while (n_stack > 0)
+    {
+      guint j = stack[--n_stack];
+      guint n_children = 0;
+
+      file_to_topo[j] = n_ordered;
+      order[n_ordered++] = j;
+      /* Push children in reverse file order so that they pop in file order. */
+      for (guint c = first_child[j]; c != G_MAXUINT; c = next_sibling[c])
+        n_children++;
+      n_stack += n_children;
+      {
+        guint k = n_stack;
+
+        for (guint c = first_child[j]; c != G_MAXUINT; c = next_sibling[c])
+          stack[--k] = c;
+      }
+    }
+  if (n_ordered < n)
+    {
+      for (guint i = 0; i < n; i++)
+        if (file_to_topo[i] == G_MAXUINT)
+          {
+            g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_CYCLE,
+                         _("joint “%s” is part of a cycle and cannot be reached from the root"),
+                         builder_joint (self, i)->joint.name);
+            fail (problem, i, KM_JOINT_FIELD_PARENT, 0);
+            return NULL;
+          }
+    }
+
+  for (guint i = 0; i < n; i++)
+    if (builder_joint (self, i)->joint.type == KM_JOINT_FREE && i != root)
+      {
+        g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
+                     _("only the root joint may be free"));
+        fail (problem, i, KM_JOINT_FIELD_TYPE, 0);
+        return NULL;
+      }
+
+  skel = g_atomic_rc_box_new0 (KmSkeleton);
+  skel->n_joints = n;
+  skel->joints = g_new0 (KmJoint, n);
+  skel->frame_rotations = g_new (KmMat3, n);
+  skel->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint t = 0; t < n; t++)
+    {
+      KmJoint *j = &skel->joints[t];
+      guint f = order[t];
+
+      *j = builder_joint (self, f)->joint;
+      j->name = g_strdup (j->name);
+      j->parent = parent_of[f] < 0 ? -1 : (int) file_to_topo[parent_of[f]];
+      j->file_index = f;
+      j->n_dof = km_joint_type_n_dof (j->type);
+      j->dof_index = j->n_dof > 0 ? (int) skel->n_dof : -1;
+      skel->n_dof += j->n_dof;
+      km_mat3_from_quat (j->rotation, &skel->frame_rotations[t]);
+      g_hash_table_insert (skel->by_name, j->name, GUINT_TO_POINTER (t + 1));
+    }
+  /* Preorder: a subtree ends where the next joint that is not a descendant starts. */
+  for (guint t = n; t-- > 0;)
+    {
+      KmJoint *j = &skel->joints[t];
+      guint end = t + 1;
+
+      while (end < n && skel->joints[end].parent >= (int) t)
+        end = skel->joints[end].subtree_end;
+      j->subtree_end = end;
+    }
+  skel->dof_joints = g_new (int, MAX (skel->n_dof, 1));
+  for (guint t = 0; t < n; t++)
+    for (guint d = 0; d < skel->joints[t].n_dof; d++)
+      skel->dof_joints[skel->joints[t].dof_index + d] = (int) t;
+  skel->root_name = g_strdup (skel->joints[0].name);
+  g_ptr_array_add (self->handlers, NULL);
+  skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
+  g_ptr_array_set_size (self->handlers, self->handlers->len - 1);
+
+  return skel;
+}
+
+KmSkeleton *
+km_skeleton_ref (KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return g_atomic_rc_box_acquire (self);
+}
+
+static void
+skeleton_clear (KmSkeleton *self)
+{
+  for (guint i = 0; i < self->n_joints; i++)
+    g_free (self->joints[i].name);
+  g_free (self->joints);
+  g_free (self->frame_rotations);
+  g_free (self->dof_joints);
+  g_free (self->root_name);
+  g_strfreev (self->body_handlers);
+  g_hash_table_unref (self->by_name);
+}
+
+void
+km_skeleton_unref (KmSkeleton *self)
+{
+  g_return_if_fail (self != NULL);
+
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) skeleton_clear);
+}
+
+guint
+km_skeleton_get_n_joints (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_joints;
+}
+
+guint
+km_skeleton_get_n_dof (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_dof;
+}
+
+const KmJoint *
+km_skeleton_get_joint (const KmSkeleton *self,
+                       guint             index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->n_joints, NULL);
+
+  return &self->joints[index];
+}
+
+/**
+ * km_skeleton_get_joints:
+ *
+ * Returns: (transfer none): all joints in topological (preorder) order
+ */
+const KmJoint *
+km_skeleton_get_joints (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->joints;
+}
+
+/**
+ * km_skeleton_find_joint:
+ *
+ * Returns: the topological index of the joint called @name, or -1
+ */
+int
+km_skeleton_find_joint (const KmSkeleton *self,
+                        const char       *name)
+{
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (name != NULL, -1);
+
+  return (int) GPOINTER_TO_UINT (g_hash_table_lookup (self->by_name, name)) - 1;
+}
+
+const char *
+km_skeleton_get_root_name (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->root_name;
+}
+
+/**
+ * km_skeleton_get_body_handlers:
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the handler names the model lists
+ */
+const char * const *
+km_skeleton_get_body_handlers (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return (const char * const *) self->body_handlers;
+}
+
+gboolean
+km_skeleton_has_free_root (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->joints[0].type == KM_JOINT_FREE;
+}
+
+/**
+ * km_skeleton_get_default_effector:
+ *
+ * The end effector when nothing names one: the last leaf joint in file order.
+ *
+ * Returns: a topological joint index
+ */
+int
+km_skeleton_get_default_effector (const KmSkeleton *self)
+{
+  int best = 0;
+  guint best_file = 0;
+
+  g_return_val_if_fail (self != NULL, -1);
+
+  for (guint t = 0; t < self->n_joints; t++)
+    {
+      const KmJoint *j = &self->joints[t];
+
+      if (j->subtree_end == t + 1 && (best == 0 || j->file_index >= best_file))
+        {
+          best = (int) t;
+          best_file = j->file_index;
+        }
+    }
+  return best;
+}
+
+int
+km_skeleton_get_dof_joint (const KmSkeleton *self,
+                           guint             dof)
+{
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (dof < self->n_dof, -1);
+
+  return self->dof_joints[dof];
+}
+
+/**
+ * km_skeleton_get_dof_limits:
+ * @lower: (out caller-allocates) (array): n_dof values; -INFINITY where unlimited
+ * @upper: (out caller-allocates) (array): n_dof values; +INFINITY where unlimited
+ */
+void
+km_skeleton_get_dof_limits (const KmSkeleton *self,
+                            double           *lower,
+                            double           *upper)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint d = 0; d < self->n_dof; d++)
+    {
+      const KmJoint *j = &self->joints[self->dof_joints[d]];
+      const KmLimit *l = &j->limits[d - (guint) j->dof_index];
+
+      lower[d] = l->limited ? l->min : -INFINITY;
+      upper[d] = l->limited ? l->max : INFINITY;
+    }
+}
+
+/**
+ * km_skeleton_get_mid_range:
+ * @q: (out caller-allocates) (array): n_dof values
+ *
+ * The middle of every DOF's limits, 0 where a DOF is unlimited (the benchmarks' seed).
+ */
+void
+km_skeleton_get_mid_range (const KmSkeleton *self,
+                           double           *q)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint d = 0; d < self->n_dof; d++)
+    {
+      const KmJoint *j = &self->joints[self->dof_joints[d]];
+      const KmLimit *l = &j->limits[d - (guint) j->dof_index];
+
+      q[d] = l->limited ? 0.5 * (l->min + l->max) : 0.0;
+    }
+}
+
+void
+km_skeleton_clamp (const KmSkeleton *self,
+                   double           *q)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint d = 0; d < self->n_dof; d++)
+    {
+      const KmJoint *j = &self->joints[self->dof_joints[d]];
+      const KmLimit *l = &j->limits[d - (guint) j->dof_index];
+
+      if (!isfinite (q[d]))
+        q[d] = l->limited ? 0.5 * (l->min + l->max) : 0.0;
+      if (l->limited)
+        q[d] = CLAMP (q[d], l->min, l->max);
+    }
+}
+
+gboolean
+km_skeleton_within_limits (const KmSkeleton *self,
+                           const double     *q,
+                           double            slack)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint d = 0; d < self->n_dof; d++)
+    {
+      const KmJoint *j = &self->joints[self->dof_joints[d]];
+      const KmLimit *l = &j->limits[d - (guint) j->dof_index];
+
+      if (!isfinite (q[d]))
+        return FALSE;
+      if (l->limited && (q[d] < l->min - slack || q[d] > l->max + slack))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * km_skeleton_forward_kinematics:
+ * @q: (array): n_dof joint values
+ * @root_pose: (nullable): where the skeleton stands in the world; %NULL for identity
+ * @world: (out caller-allocates) (array): n_joints world transforms, topological order
+ *
+ * Allocates nothing; safe to call from any thread.
+ */
+void
+km_skeleton_forward_kinematics (const KmSkeleton  *self,
+                                const double      *q,
+                                const KmTransform *root_pose,
+                                KmTransform       *world)
+{
+  static const double zero[3] = { 0, 0, 0 };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (world != NULL);
+
+  for (guint t = 0; t < self->n_joints; t++)
+    {
+      const KmJoint *j = &self->joints[t];
+      const double *qj = j->dof_index >= 0 ? &q[j->dof_index] : zero;
+      KmTransform local;
+
+      local_transform (j, &self->frame_rotations[t], qj, &local);
+      if (j->parent >= 0)
+        km_transform_mul (&world[j->parent], &local, &world[t]);
+      else if (root_pose != NULL)
+        km_transform_mul (root_pose, &local, &world[t]);
+      else
+        world[t] = local;
+    }
+}
+
+static gboolean
+close_enough (double a,
+              double b,
+              double epsilon)
+{
+  if (isinf (a) || isinf (b))
+    return a == b;
+  return fabs (a - b) <= epsilon;
+}
+
+static gboolean
+vec3_close (KmVec3 a,
+            KmVec3 b,
+            double epsilon)
+{
+  return close_enough (a.x, b.x, epsilon) && close_enough (a.y, b.y, epsilon) &&
+         close_enough (a.z, b.z, epsilon);
+}
+
+/**
+ * km_skeleton_equal:
+ *
+ * Whether two skeletons describe the same tree: names, types, parents, offsets, frame
+ * rotations, axes, limits and handlers, numbers compared within @epsilon.
+ */
+gboolean
+km_skeleton_equal (const KmSkeleton *a,
+                   const KmSkeleton *b,
+                   double            epsilon)
+{
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  if (a->n_joints != b->n_joints || a->n_dof != b->n_dof)
+    return FALSE;
+  if (g_strv_length (a->body_handlers) != g_strv_length (b->body_handlers))
+    return FALSE;
+  for (guint i = 0; a->body_handlers[i]; i++)
+    if (!g_str_equal (a->body_handlers[i], b->body_handlers[i]))
+      return FALSE;
+  for (guint t = 0; t < a->n_joints; t++)
+    {
+      const KmJoint *ja = &a->joints[t], *jb = &b->joints[t];
+
+      if (!g_str_equal (ja->name, jb->name) || ja->type != jb->type || ja->parent != jb->parent)
+        return FALSE;
+      if (!vec3_close (ja->offset, jb->offset, epsilon) || !vec3_close (ja->axis, jb->axis, epsilon))
+        return FALSE;
+      if (km_quat_angle_between (ja->rotation, jb->rotation) > epsilon)
+        return FALSE;
+      for (guint l = 0; l < 3; l++)
+        if (ja->limits[l].limited != jb->limits[l].limited ||
+            !close_enough (ja->limits[l].min, jb->limits[l].min, epsilon) ||
+            !close_enough (ja->limits[l].max, jb->limits[l].max, epsilon))
+          return FALSE;
+    }
+  return TRUE;
+}
