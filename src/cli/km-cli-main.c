@@ -90,7 +90,13 @@ main (int    argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (name, commands[i].name))
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        g_autofree char *prgname = g_strconcat ("kinema-cli ", name, NULL);
+
+        /* GOptionContext's "Usage:" line shows the program name. */
+        g_set_prgname (prgname);
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   fprintf (stderr, _("kinema-cli: unknown command “%s”\n"), name);
   print_usage (stderr);

@@ -60,3 +60,82 @@ km_parse_error_add_include (GError     **error,
   g_free ((*error)->message);
   (*error)->message = message;
 }
+
+typedef struct
+{
+  KmParseWarningFunc func;
+  gpointer           user_data;
+} WarningHandler;
+
+static void
+handler_stack_free (gpointer data)
+{
+  g_slist_free_full (data, g_free);
+}
+
+static GPrivate warning_handlers = G_PRIVATE_INIT (handler_stack_free);
+
+void
+km_parse_warnings_push (KmParseWarningFunc func,
+                        gpointer           user_data)
+{
+  WarningHandler *handler;
+
+  g_return_if_fail (func != NULL);
+
+  handler = g_new (WarningHandler, 1);
+  handler->func = func;
+  handler->user_data = user_data;
+  g_private_set (&warning_handlers,
+                 g_slist_prepend (g_private_get (&warning_handlers), handler));
+}
+
+void
+km_parse_warnings_pop (void)
+{
+  GSList *stack = g_private_get (&warning_handlers);
+
+  g_return_if_fail (stack != NULL);
+
+  g_free (stack->data);
+  /* g_private_set (unlike g_private_replace) does not free the old value. */
+  g_private_set (&warning_handlers, g_slist_delete_link (stack, stack));
+}
+
+/**
+ * km_parse_warning:
+ * @file: the path as the user gave it
+ * @pos: where the value the warning is about starts; line 0 leaves out line and column
+ *
+ * Reports a non-fatal problem to the innermost handler of this thread.
+ */
+void
+km_parse_warning (const char  *file,
+                  KmSourcePos  pos,
+                  const char  *format,
+                  ...)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *message = NULL;
+  GSList *stack;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (pos.line > 0)
+    message = g_strdup_printf ("%s:%u:%u: %s", file, pos.line, MAX (pos.column, 1), text);
+  else
+    message = g_strdup_printf ("%s: %s", file, text);
+
+  stack = g_private_get (&warning_handlers);
+  if (stack != NULL)
+    {
+      WarningHandler *handler = stack->data;
+
+      handler->func (message, handler->user_data);
+    }
+  else
+    g_message ("%s", message);
+}

@@ -43,4 +43,22 @@ void        km_parse_error_add_include  (GError     **error,
                                          const char  *file,
                                          KmSourcePos  pos);
 
+/*
+ * Non-fatal problems in a file that a loader accepts ("unknown key “x” ignored"), as
+ * "FILE:LINE:COLUMN: message" strings. Loaders call km_parse_warning; a front end that
+ * wants them wraps the load in km_parse_warnings_push/pop (per thread, nestable): the CLI
+ * prints them on stderr, the GUI shows them in its message view. With no handler pushed
+ * they go to g_message (never g_warning: tests run with fatal warnings).
+ */
+typedef void (*KmParseWarningFunc)      (const char  *message,
+                                         gpointer     user_data);
+
+void        km_parse_warning            (const char  *file,
+                                         KmSourcePos  pos,
+                                         const char  *format,
+                                         ...) G_GNUC_PRINTF (3, 4);
+void        km_parse_warnings_push      (KmParseWarningFunc func,
+                                         gpointer     user_data);
+void        km_parse_warnings_pop       (void);
+
 G_END_DECLS

@@ -28,6 +28,7 @@ struct _KmSkeleton
   char     *root_name;
   char    **body_handlers;
   GHashTable *by_name;        /* name → index + 1 */
+  GPtrArray **shapes;         /* per joint (topological), KmShape; NULL when none */
 };
 
 typedef struct
@@ -35,6 +36,7 @@ typedef struct
   KmJoint  joint;
   char    *parent_name;
   gboolean axis_set;
+  GPtrArray *shapes;          /* KmShape, owned references; NULL until the first */
 } BuilderJoint;
 
 struct _KmSkeletonBuilder
@@ -182,6 +184,7 @@ builder_joint_clear (BuilderJoint *bj)
 {
   g_clear_pointer (&bj->joint.name, g_free);
   g_clear_pointer (&bj->parent_name, g_free);
+  g_clear_pointer (&bj->shapes, g_ptr_array_unref);
 }
 
 void
@@ -328,6 +331,30 @@ km_skeleton_builder_set_joint_id (KmSkeletonBuilder *self,
 
   if (bj)
     bj->joint.joint_id = joint_id;
+}
+
+/**
+ * km_skeleton_builder_add_shape:
+ * @joint: the joint's index as km_skeleton_builder_add_joint() returned it
+ * @shape: (transfer none): display geometry in the joint's frame; the builder takes a
+ *   reference, and so does every skeleton built from it, so do not change @shape afterwards
+ */
+void
+km_skeleton_builder_add_shape (KmSkeletonBuilder *self,
+                               guint              joint,
+                               KmShape           *shape)
+{
+  BuilderJoint *bj;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (shape != NULL);
+
+  bj = builder_joint (self, joint);
+  if (bj == NULL)
+    return;
+  if (bj->shapes == NULL)
+    bj->shapes = g_ptr_array_new_with_free_func ((GDestroyNotify) km_shape_unref);
+  g_ptr_array_add (bj->shapes, km_shape_ref (shape));
 }
 
 static gboolean
@@ -616,10 +643,19 @@ km_skeleton_builder_build (KmSkeletonBuilder  *self,
   skel->joints = g_new0 (KmJoint, n);
   skel->frame_rotations = g_new (KmMat3, n);
   skel->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  skel->shapes = g_new0 (GPtrArray *, n);
   for (guint t = 0; t < n; t++)
     {
       KmJoint *j = &skel->joints[t];
       guint f = order[t];
+      GPtrArray *shapes = builder_joint (self, f)->shapes;
+
+      if (shapes != NULL && shapes->len > 0)
+        {
+          skel->shapes[t] = g_ptr_array_new_full (shapes->len, (GDestroyNotify) km_shape_unref);
+          for (guint s = 0; s < shapes->len; s++)
+            g_ptr_array_add (skel->shapes[t], km_shape_ref (g_ptr_array_index (shapes, s)));
+        }
 
       *j = builder_joint (self, f)->joint;
       j->name = g_strdup (j->name);
@@ -665,7 +701,11 @@ static void
 skeleton_clear (KmSkeleton *self)
 {
   for (guint i = 0; i < self->n_joints; i++)
-    g_free (self->joints[i].name);
+    {
+      g_free (self->joints[i].name);
+      g_clear_pointer (&self->shapes[i], g_ptr_array_unref);
+    }
+  g_free (self->shapes);
   g_free (self->joints);
   g_free (self->frame_rotations);
   g_free (self->dof_joints);
@@ -755,6 +795,34 @@ km_skeleton_get_body_handlers (const KmSkeleton *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return (const char * const *) self->body_handlers;
+}
+
+/**
+ * km_skeleton_get_shapes:
+ * @index: a topological joint index
+ * @n_shapes: (out): how many shapes the joint has
+ *
+ * The joint's display geometry, each shape in the joint's frame. Shapes are not part of
+ * km_skeleton_equal().
+ *
+ * Returns: (transfer none) (array length=n_shapes) (nullable): the shapes, %NULL when the
+ *   joint has none; valid as long as the skeleton
+ */
+KmShape * const *
+km_skeleton_get_shapes (const KmSkeleton *self,
+                        guint             index,
+                        guint            *n_shapes)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (n_shapes != NULL, NULL);
+
+  *n_shapes = 0;
+  g_return_val_if_fail (index < self->n_joints, NULL);
+
+  if (self->shapes[index] == NULL)
+    return NULL;
+  *n_shapes = self->shapes[index]->len;
+  return (KmShape * const *) self->shapes[index]->pdata;
 }
 
 gboolean

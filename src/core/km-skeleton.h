@@ -7,6 +7,7 @@
 #include <glib-object.h>
 
 #include "km-math.h"
+#include "km-shape.h"
 
 G_BEGIN_DECLS
 
@@ -137,6 +138,9 @@ void                km_skeleton_builder_set_limit        (KmSkeletonBuilder     
 void                km_skeleton_builder_set_joint_id     (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           int                      joint_id);
+void                km_skeleton_builder_add_shape        (KmSkeletonBuilder       *builder,
+                                                          guint                    joint,
+                                                          KmShape                 *shape);
 KmSkeleton         *km_skeleton_builder_build            (KmSkeletonBuilder       *builder,
                                                           KmSkeletonProblem       *problem,
                                                           GError                 **error);
@@ -152,6 +156,9 @@ int                 km_skeleton_find_joint               (const KmSkeleton      
                                                           const char              *name);
 const char         *km_skeleton_get_root_name            (const KmSkeleton        *self);
 const char * const *km_skeleton_get_body_handlers        (const KmSkeleton        *self);
+KmShape * const    *km_skeleton_get_shapes               (const KmSkeleton        *self,
+                                                          guint                    index,
+                                                          guint                   *n_shapes);
 gboolean            km_skeleton_has_free_root            (const KmSkeleton        *self);
 int                 km_skeleton_get_default_effector     (const KmSkeleton        *self);
 int                 km_skeleton_get_dof_joint            (const KmSkeleton        *self,

@@ -15,6 +15,9 @@ G_BEGIN_DECLS
  * unless the caller names a format.
  */
 
+/* km_format_load_file reads at most this much; a larger file is rejected unread. */
+#define KM_FORMAT_MAX_FILE_SIZE ((gsize) 256 * 1024 * 1024)
+
 typedef enum
 {
   KM_FILE_KIND_MODEL,       /* load returns a KmSkeleton * */
@@ -46,12 +49,25 @@ struct _KmFormat
                             GString    *out);
 };
 
+/* By name, ignoring ASCII case; NULL when unknown. */
 const KmFormat  *km_format_lookup        (const char       *name);
+/* The highest-scoring format, NULL when every sniff says 0 (ties: the earlier row). */
 const KmFormat  *km_format_detect        (const char       *data,
                                           gsize             length);
 const KmFormat * const *km_format_list   (guint            *n_formats);
+/* What an unrecognised file looks like, translated ("binary data", "an XML document with
+ * root element <robot>", …), for "not a known format" messages. */
 char            *km_format_guess_description (const char  *data,
                                           gsize             length);
+/* "A, B, C": every format name, for messages. */
+char            *km_format_list_names    (void);
+/*
+ * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
+ * @format_name (nullable: detect from content) and loads it. @format (out, optional)
+ * receives the format used. Errors are KM_PARSE_ERROR: IO, LIMIT, UNKNOWN (unknown format
+ * name, or content no format recognises) or the loader's own.
+ * Returns: (transfer full): the format's result, free it with format->free_result
+ */
 gpointer         km_format_load_file     (const char       *path,
                                           const char       *format_name,
                                           const KmFormat  **format,

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-cli"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <glib/gi18n.h>
+
+#include "km-cli.h"
+#include "km-cli-commands.h"
+#include "km-error.h"
+#include "km-format.h"
+
+static void
+print_warning_cb (const char *message,
+                  gpointer    user_data)
+{
+  fprintf (stderr, "%s\n", message);
+}
+
+/*
+ * kinema-cli info [--format NAME] FILE
+ * stdout: the format's description of the file, ending with its summary line
+ * (`joints=N dof=M` for models). Exit 0, 1 when the file is invalid, 2 on wrong usage.
+ */
+int
+km_cli_info (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = NULL;
+  g_autofree char *format_name = NULL;
+  gboolean version = FALSE;
+  const KmFormat *format = NULL;
+  gpointer result;
+  int parsed;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      N_("Read the file as format NAME instead of detecting it"), N_("NAME") },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
+    { NULL }
+  };
+
+  context = g_option_context_new (N_("FILE — describe a file"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+                                    N_("For a model: one line per joint, then the summary line "
+                                      "“joints=N dof=M”."));
+
+  parsed = km_cli_parse_options (context, &argc, &argv);
+  if (parsed >= 0)
+    return parsed;
+  if (version)
+    {
+      printf ("kinema-cli %s\n", PACKAGE_VERSION);
+      return KM_CLI_EXIT_OK;
+    }
+  if (argc != 2)
+    return km_cli_usage_error (context, argc < 2 ? _("no file given")
+                                                 : _("exactly one file expected"));
+  if (format_name != NULL && km_format_lookup (format_name) == NULL)
+    {
+      g_autofree char *names = km_format_list_names ();
+      g_autofree char *message =
+        /* Translators: the second %s is a comma-separated list of format names */
+        g_strdup_printf (_("unknown format “%s” (known formats: %s)"), format_name, names);
+
+      return km_cli_usage_error (context, message);
+    }
+
+  km_parse_warnings_push (print_warning_cb, NULL);
+  result = km_format_load_file (argv[1], format_name, &format, &error);
+  km_parse_warnings_pop ();
+  if (result == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  out = g_string_new (NULL);
+  if (format->describe != NULL)
+    format->describe (result, out);
+  else
+    g_string_append_printf (out, "format=%s\n", format->name);
+  format->free_result (result);
+  fputs (out->str, stdout);
+  return KM_CLI_EXIT_OK;
+}

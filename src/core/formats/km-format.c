@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-format"
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-format.h"
+#include "km-error.h"
+#include "km-json.h"
+
+/*
+ * The registry: one row per format. To add a format, include its header in this list and
+ * add its KmFormat to the table below (nothing else in Kinema needs to know it). Rows are
+ * sorted by name; on equal sniff scores the earlier row wins.
+ */
+#include "km-animation-json.h"
+#include "km-body.h"
+#include "km-cnoid.h"
+#include "km-scenebuilder.h"
+#include "km-skeleton-json.h"
+#include "km-targets-json.h"
+#include "km-urdf.h"
+
+static const KmFormat * const formats[] = {
+  &km_format_choreonoid_body,
+  &km_format_cnoid,
+  &km_format_animation_json,
+  &km_format_targets_json,
+  &km_format_scenebuilder,
+  &km_format_skeleton_json,
+  &km_format_urdf,
+};
+
+#define GUESS_LIMIT (64 * 1024)
+#define READ_CHUNK (64 * 1024)
+
+const KmFormat * const *
+km_format_list (guint *n_formats)
+{
+  if (n_formats != NULL)
+    *n_formats = G_N_ELEMENTS (formats);
+  return formats;
+}
+
+const KmFormat *
+km_format_lookup (const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (g_ascii_strcasecmp (formats[i]->name, name) == 0)
+      return formats[i];
+  return NULL;
+}
+
+char *
+km_format_list_names (void)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      if (i > 0)
+        g_string_append (names, ", ");
+      g_string_append (names, formats[i]->name);
+    }
+  return g_string_free (names, FALSE);
+}
+
+const KmFormat *
+km_format_detect (const char *data,
+                  gsize       length)
+{
+  const KmFormat *best = NULL;
+  int best_score = 0;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      int score;
+
+      if (formats[i]->sniff == NULL)
+        continue;
+      score = formats[i]->sniff (data != NULL ? data : "", length);
+      if (score > best_score)
+        {
+          best = formats[i];
+          best_score = score;
+        }
+    }
+  return best;
+}
+
+static gboolean
+is_space (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *
+find (const char *p,
+      const char *end,
+      const char *needle)
+{
+  gsize n = strlen (needle);
+
+  for (; p + n <= end; p++)
+    if (memcmp (p, needle, n) == 0)
+      return p + n;
+  return NULL;
+}
+
+/* The root element's name after the prolog (declaration, comments, DOCTYPE). */
+static char *
+xml_root_name (const char *p,
+               const char *end)
+{
+  while (p != NULL && p < end)
+    {
+      const char *start;
+
+      while (p < end && is_space (*p))
+        p++;
+      if (p >= end || *p != '<')
+        return NULL;
+      if (end - p >= 4 && memcmp (p, "<!--", 4) == 0)
+        p = find (p + 4, end, "-->");
+      else if (end - p >= 2 && (p[1] == '?' || p[1] == '!'))
+        p = find (p + 2, end, ">");
+      else
+        {
+          start = ++p;
+          while (p < end && p - start < 64 && !is_space (*p) && *p != '>' && *p != '/')
+            p++;
+          if (p == start || p >= end || !g_utf8_validate (start, p - start, NULL))
+            return NULL;
+          return g_strndup (start, p - start);
+        }
+    }
+  return NULL;
+}
+
+/* A first line like "key:" or "format: ChoreonoidBody" (comments and "---" skipped). */
+static gboolean
+looks_like_yaml (const char *p,
+                 const char *end)
+{
+  if (end - p >= 5 && memcmp (p, "%YAML", 5) == 0)
+    return TRUE;
+  while (p < end)
+    {
+      const char *line_end = memchr (p, '\n', end - p);
+      const char *q = p;
+
+      if (line_end == NULL)
+        line_end = end;
+      while (q < line_end && is_space (*q))
+        q++;
+      if (q == line_end || *q == '#' || (line_end - q >= 3 && memcmp (q, "---", 3) == 0))
+        {
+          p = line_end + 1;
+          continue;
+        }
+      if (!g_ascii_isalpha (*q) && *q != '_')
+        return FALSE;
+      while (q < line_end && (g_ascii_isalnum (*q) || *q == '_' || *q == '-' || *q == ' '))
+        q++;
+      return q < line_end && *q == ':';
+    }
+  return FALSE;
+}
+
+/**
+ * km_format_guess_description:
+ *
+ * Returns: (transfer full): a translated noun phrase saying what the data looks like
+ */
+char *
+km_format_guess_description (const char *data,
+                             gsize       length)
+{
+  gsize check = MIN (length, GUESS_LIMIT);
+  const char *valid_end;
+  const char *p, *end;
+  gsize start;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (length == 0)
+    return g_strdup (_("an empty file"));
+  if (memchr (data, '\0', check) != NULL)
+    return g_strdup (_("binary data"));
+  /* A multi-byte character cut at the limit is not binary. */
+  if (!g_utf8_validate_len (data, check, &valid_end) &&
+      (check == length || (gsize) (valid_end - data) + 4 <= check))
+    return g_strdup (_("binary data"));
+
+  start = 0;
+  if (check >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    start = 3;
+  while (start < check && is_space (data[start]))
+    start++;
+  if (start >= check)
+    return g_strdup (check == length ? _("an empty file (only white space)")
+                                     : _("plain text, not a known Kinema format"));
+
+  p = data + start;
+  end = data + check;
+  if (*p == '{' || *p == '[')
+    {
+      g_autoptr(KmJsonDocument) doc = km_json_parse ("", data, length, NULL);
+
+      if (doc == NULL)
+        return g_strdup (_("text that starts like JSON but is not valid JSON"));
+      if (km_json_node_type (km_json_document_get_root (doc)) == KM_JSON_OBJECT)
+        return g_strdup (_("a JSON object, not a known Kinema format"));
+      return g_strdup (_("a JSON array, not a known Kinema format"));
+    }
+  if (*p == '<')
+    {
+      g_autofree char *root = xml_root_name (p, end);
+
+      if (root != NULL)
+        /* Translators: %s is an XML element name, e.g. "robot" */
+        return g_strdup_printf (_("an XML document with root element <%s>"), root);
+      return g_strdup (_("an XML document"));
+    }
+  if (looks_like_yaml (p, end))
+    return g_strdup (_("a YAML document, not a known Kinema format"));
+  return g_strdup (_("plain text, not a known Kinema format"));
+}
+
+static GBytes *
+read_bounded (const char  *path,
+              GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GByteArray) buffer = NULL;
+  g_autoptr(GError) local_error = NULL;
+  guint8 chunk[READ_CHUNK];
+
+  in = g_file_read (file, NULL, &local_error);
+  if (in == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
+                          _("cannot read the file: %s"), local_error->message);
+      return NULL;
+    }
+
+  /* A loop rather than one query of the size: a pipe or /dev/zero has no size. */
+  buffer = g_byte_array_new ();
+  for (;;)
+    {
+      gssize n = g_input_stream_read (G_INPUT_STREAM (in), chunk, sizeof chunk, NULL,
+                                      &local_error);
+
+      if (n < 0)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
+                              _("cannot read the file: %s"), local_error->message);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (buffer->len + (gsize) n > KM_FORMAT_MAX_FILE_SIZE)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                              _("the file is larger than %u MiB"),
+                              (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
+          return NULL;
+        }
+      g_byte_array_append (buffer, chunk, n);
+    }
+  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+}
+
+gpointer
+km_format_load_file (const char      *path,
+                     const char      *format_name,
+                     const KmFormat **format,
+                     GError         **error)
+{
+  g_autoptr(GBytes) contents = NULL;
+  const KmFormat *fmt = NULL;
+  const char *data;
+  gsize length;
+  gpointer result;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (format != NULL)
+    *format = NULL;
+
+  if (format_name != NULL)
+    {
+      fmt = km_format_lookup (format_name);
+      if (fmt == NULL)
+        {
+          g_autofree char *names = km_format_list_names ();
+
+          /* Translators: the second %s is a comma-separated list of format names */
+          g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_UNKNOWN,
+                       _("unknown format “%s” (known formats: %s)"), format_name, names);
+          return NULL;
+        }
+    }
+
+  contents = read_bounded (path, error);
+  if (contents == NULL)
+    return NULL;
+  data = g_bytes_get_data (contents, &length);
+  if (data == NULL)
+    data = "";
+
+  if (fmt == NULL)
+    {
+      fmt = km_format_detect (data, length);
+      if (fmt == NULL)
+        {
+          g_autofree char *guess = km_format_guess_description (data, length);
+
+          /* Translators: %s says what the file looks like, e.g. "binary data" */
+          km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                              _("not a file Kinema can read: %s"), guess);
+          return NULL;
+        }
+    }
+
+  result = fmt->load (path, contents, error);
+  if (result == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 0, 0 },
+                            _("could not be loaded as %s"), fmt->name);
+      return NULL;
+    }
+  if (format != NULL)
+    *format = fmt;
+  return result;
+}

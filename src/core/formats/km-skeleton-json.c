@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-skeleton-json"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-skeleton-json.h"
+#include "km-error.h"
+#include "km-json.h"
+
+/*
+ * The reader checks shapes and types itself (so that each error points at the value) and
+ * leaves the tree rules (unique names, parents, cycles, roots, zero axes, min ≤ max) to
+ * KmSkeletonBuilder, mapping its KmSkeletonProblem back to the node it is about.
+ */
+
+typedef struct
+{
+  const KmJsonNode *object;
+  const KmJsonNode *name;
+  const KmJsonNode *type;
+  const KmJsonNode *parent;
+  const KmJsonNode *offset;
+  const KmJsonNode *quaternion;
+  const KmJsonNode *axis;
+  const KmJsonNode *limits;
+} JointNodes;
+
+static const char * const top_keys[] = { "root_name", "joints", "body_handlers", NULL };
+static const char * const joint_keys[] = { "name", "type", "offset", "parent", "axis", "limits",
+                                           "quaternion", NULL };
+
+static gboolean
+read_pair (const KmJsonDocument  *doc,
+           const KmJsonNode      *node,
+           gboolean              *limited,
+           double                *min,
+           double                *max,
+           GError               **error)
+{
+  *limited = FALSE;
+  if (km_json_node_type (node) == KM_JSON_NULL)
+    return TRUE;
+  if (km_json_node_type (node) != KM_JSON_ARRAY || km_json_node_get_length (node) != 2)
+    {
+      if (km_json_node_get_key (node) != NULL)
+        km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,
+                          _("expected [min, max] or null for “%s”"), km_json_node_get_key (node));
+      else
+        km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,
+                          _("expected [min, max] or null"));
+      return FALSE;
+    }
+  if (!km_json_expect_number (doc, km_json_node_get_element (node, 0), min, error) ||
+      !km_json_expect_number (doc, km_json_node_get_element (node, 1), max, error))
+    return FALSE;
+  *limited = TRUE;
+  return TRUE;
+}
+
+static gboolean
+read_limits (const KmJsonDocument  *doc,
+             KmSkeletonBuilder     *builder,
+             guint                  index,
+             KmJointType            type,
+             const KmJsonNode      *limits,
+             GError               **error)
+{
+  gboolean limited;
+  double min, max;
+
+  if (km_json_node_type (limits) == KM_JSON_NULL)
+    return TRUE;
+  if (type != KM_JOINT_SPHERICAL)
+    {
+      if (!read_pair (doc, limits, &limited, &min, &max, error))
+        return FALSE;
+      if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
+        km_skeleton_builder_set_limit (builder, index, 0, min, max);
+      return TRUE;
+    }
+
+  if (km_json_node_type (limits) != KM_JSON_ARRAY || km_json_node_get_length (limits) != 3)
+    {
+      km_json_error_at (doc, limits, KM_PARSE_ERROR_INVALID, error,
+                        _("expected null or an array of three [min, max] or null (X, Y, Z) "
+                          "for the “limits” of a spherical joint"));
+      return FALSE;
+    }
+  for (guint a = 0; a < 3; a++)
+    {
+      if (!read_pair (doc, km_json_node_get_element (limits, a), &limited, &min, &max, error))
+        return FALSE;
+      if (limited)
+        km_skeleton_builder_set_limit (builder, index, a, min, max);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_joint (const KmJsonDocument  *doc,
+            KmSkeletonBuilder     *builder,
+            const char            *root_name,
+            JointNodes            *jn,
+            GError               **error)
+{
+  const char *name, *type_name, *parent = NULL;
+  KmJointType type;
+  KmVec3 offset;
+  guint index;
+
+  if (!km_json_expect_object (doc, jn->object, error))
+    return FALSE;
+  km_json_warn_unknown_keys (doc, jn->object, joint_keys);
+
+  if (!km_json_expect_member (doc, jn->object, "name", TRUE, &jn->name, error) ||
+      !km_json_expect_string (doc, jn->name, &name, error))
+    return FALSE;
+  if (!km_json_expect_member (doc, jn->object, "type", TRUE, &jn->type, error) ||
+      !km_json_expect_string (doc, jn->type, &type_name, error))
+    return FALSE;
+  if (!km_joint_type_from_string (type_name, &type))
+    {
+      km_json_error_at (doc, jn->type, KM_PARSE_ERROR_INVALID, error,
+                        _("expected “fixed”, “revolute”, “prismatic” or “spherical” for "
+                          "“type”"));
+      return FALSE;
+    }
+  if (!km_json_expect_member (doc, jn->object, "offset", TRUE, &jn->offset, error) ||
+      !km_json_expect_vec3 (doc, jn->offset, &offset, error))
+    return FALSE;
+
+  /* The spec's table makes "parent" required; files in the wild omit it on the root. */
+  if (!km_json_expect_member (doc, jn->object, "parent",
+                              root_name == NULL || strcmp (name, root_name) != 0,
+                              &jn->parent, error))
+    return FALSE;
+  if (jn->parent != NULL && km_json_node_type (jn->parent) != KM_JSON_NULL)
+    {
+      if (km_json_node_type (jn->parent) != KM_JSON_STRING)
+        {
+          km_json_error_at (doc, jn->parent, KM_PARSE_ERROR_INVALID, error,
+                            _("expected a joint name or null for “parent”, found %s"),
+                            km_json_type_describe (km_json_node_type (jn->parent)));
+          return FALSE;
+        }
+      if (!km_json_expect_string (doc, jn->parent, &parent, error))
+        return FALSE;
+    }
+
+  index = km_skeleton_builder_add_joint (builder, name, type, parent);
+  km_skeleton_builder_set_offset (builder, index, offset);
+
+  if (!km_json_expect_member (doc, jn->object, "quaternion", FALSE, &jn->quaternion, error))
+    return FALSE;
+  if (jn->quaternion != NULL)
+    {
+      KmQuat q;
+
+      if (!km_json_expect_quat (doc, jn->quaternion, &q, error))
+        return FALSE;
+      km_skeleton_builder_set_rotation (builder, index, q);
+    }
+
+  if (!km_json_expect_member (doc, jn->object, "axis",
+                              type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC,
+                              &jn->axis, error))
+    return FALSE;
+  if (jn->axis != NULL)
+    {
+      KmVec3 axis;
+
+      /* Checked on every joint, used only where the type has an axis. */
+      if (!km_json_expect_vec3 (doc, jn->axis, &axis, error))
+        return FALSE;
+      if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
+        km_skeleton_builder_set_axis (builder, index, axis);
+    }
+
+  if (!km_json_expect_member (doc, jn->object, "limits", FALSE, &jn->limits, error))
+    return FALSE;
+  if (jn->limits != NULL && !read_limits (doc, builder, index, type, jn->limits, error))
+    return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+read_body_handlers (const KmJsonDocument  *doc,
+                    KmSkeletonBuilder     *builder,
+                    const KmJsonNode      *node,
+                    GError               **error)
+{
+  const char *name;
+  guint n;
+
+  if (km_json_node_type (node) == KM_JSON_STRING)
+    {
+      if (!km_json_expect_string (doc, node, &name, error))
+        return FALSE;
+      if (*name == '\0')
+        {
+          km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,
+                            _("expected a non-empty body handler name"));
+          return FALSE;
+        }
+      km_skeleton_builder_add_body_handler (builder, name);
+      return TRUE;
+    }
+  if (km_json_node_type (node) != KM_JSON_ARRAY)
+    {
+      km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,
+                        _("expected a name or a list of names for “body_handlers”, found %s"),
+                        km_json_type_describe (km_json_node_type (node)));
+      return FALSE;
+    }
+  n = km_json_node_get_length (node);
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJsonNode *element = km_json_node_get_element (node, i);
+
+      if (!km_json_expect_string (doc, element, &name, error))
+        return FALSE;
+      if (*name == '\0')
+        {
+          km_json_error_at (doc, element, KM_PARSE_ERROR_INVALID, error,
+                            _("expected a non-empty body handler name"));
+          return FALSE;
+        }
+      km_skeleton_builder_add_body_handler (builder, name);
+    }
+  return TRUE;
+}
+
+/* The node a builder problem is about. */
+static const KmJsonNode *
+problem_node (const KmSkeletonProblem *problem,
+              const GError            *build_error,
+              const JointNodes        *joints,
+              guint                    n_joints,
+              const KmJsonNode        *joints_node,
+              const KmJsonNode        *root_name_node)
+{
+  const JointNodes *jn;
+
+  if (problem->joint >= n_joints)
+    return joints_node;
+  jn = &joints[problem->joint];
+
+  switch (problem->field)
+    {
+    case KM_JOINT_FIELD_NAME:
+      return jn->name;
+    case KM_JOINT_FIELD_TYPE:
+      return jn->type;
+    case KM_JOINT_FIELD_PARENT:
+      return jn->parent != NULL ? jn->parent : jn->object;
+    case KM_JOINT_FIELD_OFFSET:
+      return jn->offset;
+    case KM_JOINT_FIELD_ROTATION:
+      return jn->quaternion != NULL ? jn->quaternion : jn->object;
+    case KM_JOINT_FIELD_AXIS:
+      return jn->axis != NULL ? jn->axis : jn->object;
+    case KM_JOINT_FIELD_LIMITS:
+      if (jn->limits == NULL)
+        return jn->object;
+      if (km_json_node_type (jn->limits) == KM_JSON_ARRAY &&
+          km_json_node_get_length (jn->limits) == 3 && problem->axis < 3)
+        return km_json_node_get_element (jn->limits, problem->axis);
+      return jn->limits;
+    case KM_JOINT_FIELD_NONE:
+    default:
+      if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH))
+        return root_name_node;
+      return joints_node;
+    }
+}
+
+/**
+ * km_skeleton_json_load:
+ * @path: the path as given, for messages
+ *
+ * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
+ */
+KmSkeleton *
+km_skeleton_json_load (const char  *path,
+                       const char  *data,
+                       gsize        length,
+                       GError     **error)
+{
+  g_autoptr(KmJsonDocument) doc = NULL;
+  g_autoptr(KmSkeletonBuilder) builder = NULL;
+  g_autoptr(GError) build_error = NULL;
+  g_autofree JointNodes *joints = NULL;
+  const KmJsonNode *root, *root_name_node, *joints_node, *handlers_node;
+  const char *root_name;
+  KmSkeletonProblem problem = { 0 };
+  KmSkeleton *skeleton;
+  guint n;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  doc = km_json_parse (path, data, length, error);
+  if (doc == NULL)
+    return NULL;
+  root = km_json_document_get_root (doc);
+  if (!km_json_expect_object (doc, root, error))
+    return NULL;
+  km_json_warn_unknown_keys (doc, root, top_keys);
+
+  builder = km_skeleton_builder_new ();
+  if (!km_json_expect_member (doc, root, "root_name", TRUE, &root_name_node, error) ||
+      !km_json_expect_string (doc, root_name_node, &root_name, error))
+    return NULL;
+  km_skeleton_builder_set_root_name (builder, root_name);
+
+  if (!km_json_expect_member (doc, root, "body_handlers", FALSE, &handlers_node, error))
+    return NULL;
+  if (handlers_node != NULL && !read_body_handlers (doc, builder, handlers_node, error))
+    return NULL;
+
+  if (!km_json_expect_member (doc, root, "joints", TRUE, &joints_node, error) ||
+      !km_json_expect_array (doc, joints_node, 0, G_MAXUINT, error))
+    return NULL;
+  n = km_json_node_get_length (joints_node);
+  if (n == 0)
+    {
+      km_json_error_at (doc, joints_node, KM_PARSE_ERROR_INVALID, error,
+                        _("expected at least one joint in “joints”"));
+      return NULL;
+    }
+  if (n > KM_SKELETON_MAX_JOINTS)
+    {
+      km_json_error_at (doc, joints_node, KM_PARSE_ERROR_LIMIT, error,
+                        _("expected at most %u joints, found %u"),
+                        (guint) KM_SKELETON_MAX_JOINTS, n);
+      return NULL;
+    }
+
+  joints = g_new0 (JointNodes, n);
+  for (guint i = 0; i < n; i++)
+    {
+      joints[i].object = km_json_node_get_element (joints_node, i);
+      if (!read_joint (doc, builder, root_name, &joints[i], error))
+        return NULL;
+    }
+
+  skeleton = km_skeleton_builder_build (builder, &problem, &build_error);
+  if (skeleton == NULL)
+    {
+      const KmJsonNode *at = problem_node (&problem, build_error, joints, n, joints_node,
+                                           root_name_node);
+
+      km_json_error_at (doc, at, KM_PARSE_ERROR_INVALID, error, "%s", build_error->message);
+      return NULL;
+    }
+  return skeleton;
+}
+
+static void
+write_limit (KmJsonWriter  *writer,
+             const KmLimit *limit)
+{
+  if (!limit->limited)
+    {
+      km_json_writer_null (writer);
+      return;
+    }
+  km_json_writer_begin_inline_array (writer);
+  km_json_writer_number (writer, limit->min);
+  km_json_writer_number (writer, limit->max);
+  km_json_writer_end_array (writer);
+}
+
+/**
+ * km_skeleton_json_to_string:
+ *
+ * Returns: (transfer full): the skeleton as skeleton.json text, joints in topological order
+ */
+char *
+km_skeleton_json_to_string (const KmSkeleton *skeleton)
+{
+  KmJsonWriter *writer;
+  const char * const *handlers;
+  guint n;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  writer = km_json_writer_new ();
+  km_json_writer_begin_object (writer);
+  km_json_writer_key (writer, "root_name");
+  km_json_writer_string (writer, km_skeleton_get_root_name (skeleton));
+
+  handlers = km_skeleton_get_body_handlers (skeleton);
+  if (handlers != NULL && handlers[0] != NULL)
+    {
+      km_json_writer_key (writer, "body_handlers");
+      km_json_writer_begin_inline_array (writer);
+      for (guint i = 0; handlers[i] != NULL; i++)
+        km_json_writer_string (writer, handlers[i]);
+      km_json_writer_end_array (writer);
+    }
+
+  km_json_writer_key (writer, "joints");
+  km_json_writer_begin_array (writer);
+  n = km_skeleton_get_n_joints (skeleton);
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      km_json_writer_begin_object (writer);
+      km_json_writer_key (writer, "name");
+      km_json_writer_string (writer, j->name);
+      km_json_writer_key (writer, "type");
+      km_json_writer_string (writer, km_joint_type_to_string (j->type));
+      km_json_writer_key (writer, "offset");
+      km_json_writer_vec3 (writer, j->offset);
+      km_json_writer_key (writer, "parent");
+      if (j->parent < 0)
+        km_json_writer_null (writer);
+      else
+        km_json_writer_string (writer, km_skeleton_get_joint (skeleton, j->parent)->name);
+      if (j->has_rotation)
+        {
+          km_json_writer_key (writer, "quaternion");
+          km_json_writer_quat (writer, j->rotation);
+        }
+      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+        {
+          km_json_writer_key (writer, "axis");
+          km_json_writer_vec3 (writer, j->axis);
+          km_json_writer_key (writer, "limits");
+          write_limit (writer, &j->limits[0]);
+        }
+      else if (j->type == KM_JOINT_SPHERICAL)
+        {
+          km_json_writer_key (writer, "limits");
+          if (!j->limits[0].limited && !j->limits[1].limited && !j->limits[2].limited)
+            km_json_writer_null (writer);
+          else
+            {
+              km_json_writer_begin_inline_array (writer);
+              for (guint a = 0; a < 3; a++)
+                write_limit (writer, &j->limits[a]);
+              km_json_writer_end_array (writer);
+            }
+        }
+      km_json_writer_end_object (writer);
+    }
+  km_json_writer_end_array (writer);
+  km_json_writer_end_object (writer);
+
+  return km_json_writer_free_to_string (writer);
+}
+
+gboolean
+km_skeleton_json_save (const KmSkeleton  *skeleton,
+                       const char        *path,
+                       GError           **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = km_skeleton_json_to_string (skeleton);
+  return g_file_set_contents_full (path, text, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0666, error);
+}
+
+static void
+append_number (GString *out,
+               double   value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, km_json_format_number (buf, value));
+}
+
+static void
+append_limit (GString       *out,
+              const KmLimit *limit)
+{
+  if (!limit->limited)
+    {
+      g_string_append_c (out, '-');
+      return;
+    }
+  append_number (out, limit->min);
+  g_string_append_c (out, ':');
+  append_number (out, limit->max);
+}
+
+void
+km_skeleton_json_describe (gpointer  skeleton,
+                           GString  *out)
+{
+  const KmSkeleton *skel = skeleton;
+  guint n;
+
+  g_return_if_fail (skeleton != NULL);
+  g_return_if_fail (out != NULL);
+
+  n = km_skeleton_get_n_joints (skel);
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skel, i);
+
+      g_string_append_printf (out, "joint=%s type=%s parent=%s dof=%u axis=", j->name,
+                              km_joint_type_to_string (j->type),
+                              j->parent < 0 ? "-" : km_skeleton_get_joint (skel, j->parent)->name,
+                              j->n_dof);
+      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+        {
+          append_number (out, j->axis.x);
+          g_string_append_c (out, ',');
+          append_number (out, j->axis.y);
+          g_string_append_c (out, ',');
+          append_number (out, j->axis.z);
+        }
+      else
+        g_string_append_c (out, '-');
+      g_string_append (out, " limits=");
+      if (j->n_dof == 0)
+        g_string_append_c (out, '-');
+      for (guint a = 0; a < j->n_dof && a < 3; a++)
+        {
+          if (a > 0)
+            g_string_append_c (out, ',');
+          append_limit (out, &j->limits[a]);
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "joints=%u dof=%u", n, km_skeleton_get_n_dof (skel));
+  if (km_skeleton_has_free_root (skel))
+    g_string_append (out, " free_root=1");
+  g_string_append_c (out, '\n');
+}
+
+static int
+skeleton_json_sniff (const char *data,
+                     gsize       length)
+{
+  gboolean joints, root_name;
+
+  if (km_json_sniff_first_char (data, length) != '{')
+    return 0;
+  joints = km_json_sniff_has_key (data, length, "joints", 1);
+  root_name = km_json_sniff_has_key (data, length, "root_name", 1);
+  if (joints && root_name)
+    return 95;
+  if (joints || root_name)
+    return 60;
+  return 0;
+}
+
+static gpointer
+skeleton_json_load (const char  *path,
+                    GBytes      *contents,
+                    GError     **error)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (contents, &length);
+
+  return km_skeleton_json_load (path, data != NULL ? data : "", length, error);
+}
+
+static void
+skeleton_json_free_result (gpointer result)
+{
+  km_skeleton_unref (result);
+}
+
+const KmFormat km_format_skeleton_json = {
+  .name = "SKELETON-JSON",
+  .kind = KM_FILE_KIND_MODEL,
+  .description = N_("Kinema skeleton (skeleton.json)"),
+  .sniff = skeleton_json_sniff,
+  .load = skeleton_json_load,
+  .free_result = skeleton_json_free_result,
+  .describe = km_skeleton_json_describe,
+};

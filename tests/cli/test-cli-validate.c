@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+/* `kinema-cli validate` and `kinema-cli info`, run as a user would ($KINEMA_CLI). */
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_cli (Run        *run,
+         const char *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("KINEMA_CLI");
+  const char *arg;
+  int wait_status;
+  va_list args;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  va_start (args, first);
+  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &run->out, &run->err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  run->status = WEXITSTATUS (wait_status);
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+static char *
+spec_example_path (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "..", "data", "skeleton.json", NULL);
+}
+
+static char *tmp_dir;
+static GPtrArray *tmp_files;
+
+/* Files in a private directory, removed at the end: tests may run in parallel. */
+static char *
+write_temp (const char *name,
+            const char *contents,
+            gssize      length)
+{
+  char *path = g_build_filename (tmp_dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, contents, length, NULL));
+  g_ptr_array_add (tmp_files, g_strdup (path));
+  return path;
+}
+
+static void
+test_validate_ok (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *spec = spec_example_path ();
+  g_autofree char *reversed = data_path ("skeleton-reversed.json");
+  g_autofree char *expected = g_strdup_printf ("%s: ok (SKELETON-JSON)\n%s: ok (SKELETON-JSON)\n",
+                                               spec, reversed);
+
+  run_cli (&run, "validate", spec, reversed, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, expected);
+  g_assert_cmpstr (run.err, ==, "");
+}
+
+static void
+test_validate_invalid (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *spec = spec_example_path ();
+  g_autofree char *bad_parent = data_path ("skeleton-bad-parent.json");
+  g_autofree char *bad_axis = data_path ("skeleton-bad-axis.json");
+  g_autofree char *expected_err = g_strdup_printf (
+    "%s:21:17: unknown parent “Shoulderr”\n"
+    "%s:30:15: the axis of joint “Piston” must not be zero\n", bad_parent, bad_axis);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (SKELETON-JSON)\n", spec);
+
+  run_cli (&run, "validate", bad_parent, spec, bad_axis, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.err, ==, expected_err);
+  g_assert_cmpstr (run.out, ==, expected_out);
+}
+
+static void
+test_validate_warnings (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *extras = data_path ("skeleton-extras.json");
+  g_autofree char *expected_err = g_strdup_printf (
+    "%s:4:3: unknown key “comment” ignored\n"
+    "%s:10:49: unknown key “colour” ignored\n", extras, extras);
+
+  run_cli (&run, "validate", extras, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.err, ==, expected_err);
+  g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON)\n"));
+}
+
+static void
+test_validate_content_detection (void)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *spec = spec_example_path ();
+  g_autofree char *as_txt = NULL;
+  g_autofree char *not_json = write_temp ("notes.json", "just some words\n", -1);
+  g_autofree char *binary = write_temp ("blob.json", "\x7f" "ELF\0\0\1\2", 8);
+  g_autofree char *empty = write_temp ("empty.json", "", 0);
+  g_autofree char *array = write_temp ("array.json", "[1, 2, 3]\n", -1);
+  g_autofree char *broken = write_temp ("broken.json", "{\"joints\": [,]}", -1);
+  g_autofree char *xml = write_temp ("thing.json", "<?xml version=\"1.0\"?>\n<!-- c -->\n"
+                                     "<foo a=\"1\"/>\n", -1);
+  g_autofree char *missing = g_build_filename (tmp_dir, "does-not-exist.json", NULL);
+  g_autofree char *expected = NULL;
+
+  /* A skeleton named foo.txt is still a skeleton. */
+  g_assert_true (g_file_get_contents (spec, &text, NULL, NULL));
+  as_txt = write_temp ("foo.txt", text, -1);
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", as_txt, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    expected = g_strdup_printf ("%s: ok (SKELETON-JSON)\n", as_txt);
+    g_assert_cmpstr (run.out, ==, expected);
+    g_clear_pointer (&expected, g_free);
+  }
+
+  /* A .json name does not make a file JSON: each gets a message saying what it looks like. */
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", not_json, binary, empty, array, xml, missing, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.out, ==, "");
+    expected = g_strdup_printf (
+      "%s: not a file Kinema can read: plain text, not a known Kinema format\n"
+      "%s: not a file Kinema can read: binary data\n"
+      "%s: not a file Kinema can read: an empty file\n"
+      "%s: not a file Kinema can read: a JSON array, not a known Kinema format\n"
+      "%s: not a file Kinema can read: an XML document with root element <foo>\n",
+      not_json, binary, empty, array, xml);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    g_clear_pointer (&expected, g_free);
+    expected = g_strdup_printf ("%s: cannot read the file: ", missing);
+    g_assert_nonnull (strstr (run.err, expected));
+    g_clear_pointer (&expected, g_free);
+  }
+
+  /* Looks like a skeleton but is not valid JSON: the syntax error, with its position. */
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", broken, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    expected = g_strdup_printf ("%s:1:13: expected a value", broken);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    g_clear_pointer (&expected, g_free);
+  }
+
+  /* --format overrides detection. */
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--format", "SKELETON-JSON", array, empty, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    expected = g_strdup_printf ("%s:1:1: expected an object, found an array\n"
+                                "%s:1:1: empty file\n", array, empty);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_clear_pointer (&expected, g_free);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--format=skeleton-json", as_txt, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+  }
+}
+
+static void
+test_validate_usage (void)
+{
+  g_autofree char *spec = spec_example_path ();
+
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", NULL);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_true (g_str_has_prefix (run.err, "kinema-cli: no file given\n"));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--no-such-option", spec, NULL);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_true (g_str_has_prefix (run.err, "kinema-cli: "));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--format", "NOPE", spec, NULL);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_true (g_str_has_prefix (run.err, "kinema-cli: unknown format “NOPE” (known formats: "));
+    g_assert_nonnull (strstr (run.err, "SKELETON-JSON"));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--help", NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.out, "--format"));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "validate", "--version", NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_cmpstr (run.out, ==, "kinema-cli " PACKAGE_VERSION "\n");
+  }
+}
+
+static void
+test_info (void)
+{
+  g_autofree char *spec = spec_example_path ();
+  g_autofree char *bad = data_path ("skeleton-bad-limits.json");
+
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "info", spec, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpstr (run.out, ==,
+                     "joint=Root type=fixed parent=- dof=0 axis=- limits=-\n"
+                     "joint=Shoulder type=spherical parent=Root dof=3 axis=- "
+                     "limits=-3.14:3.14,-,-0.5:0.5\n"
+                     "joint=Elbow type=revolute parent=Shoulder dof=1 axis=1,0,0 limits=0:2.5\n"
+                     "joint=Piston type=prismatic parent=Elbow dof=1 axis=0,0,1 limits=0:0.5\n"
+                     "joint=EndEffector type=fixed parent=Piston dof=0 axis=- limits=-\n"
+                     "joints=5 dof=5\n");
+  }
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *expected = g_strdup_printf ("%s:15:39: limits must be [min, max] with "
+                                                 "min ≤ max\n", bad);
+
+    run_cli (&run, "info", bad, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_cmpstr (run.err, ==, expected);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "info", spec, spec, NULL);
+    g_assert_cmpint (run.status, ==, 2);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "info", NULL);
+    g_assert_cmpint (run.status, ==, 2);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, "info", "--help", NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.out, "--format"));
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/CliValidate/ok", test_validate_ok);
+  g_test_add_func ("/kinema/CliValidate/invalid", test_validate_invalid);
+  g_test_add_func ("/kinema/CliValidate/warnings", test_validate_warnings);
+  g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
+  g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
+  g_test_add_func ("/kinema/CliValidate/info", test_info);
+
+  tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  tmp_files = g_ptr_array_new_with_free_func (g_free);
+  status = g_test_run ();
+  for (guint i = 0; i < tmp_files->len; i++)
+    g_unlink (g_ptr_array_index (tmp_files, i));
+  g_rmdir (tmp_dir);
+  g_ptr_array_unref (tmp_files);
+  g_free (tmp_dir);
+  return status;
+}

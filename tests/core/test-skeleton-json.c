@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+
+#include "km-defaults.h"
+#include "km-error.h"
+#include "km-skeleton-json.h"
+
+static KmSkeleton *
+load_fixture (const char  *name,
+              GError     **error)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+  g_autofree char *text = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  return km_skeleton_json_load (name, text, length, error);
+}
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static void
+test_skeleton_json_spec_example (void)
+{
+  g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(GString) info = g_string_new (NULL);
+  const KmJoint *shoulder, *elbow, *piston;
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+
+  skel = km_skeleton_json_load ("skeleton.json", data, length, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 5);
+  g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "Root");
+  g_assert_cmpstr (km_skeleton_get_joint (skel, 4)->name, ==, "EndEffector");
+
+  shoulder = km_skeleton_get_joint (skel, 1);
+  g_assert_cmpstr (shoulder->name, ==, "Shoulder");
+  g_assert_cmpint (shoulder->type, ==, KM_JOINT_SPHERICAL);
+  g_assert_cmpfloat (shoulder->offset.y, ==, 1.5);
+  g_assert_true (shoulder->limits[0].limited);
+  g_assert_cmpfloat (shoulder->limits[0].min, ==, -3.14);
+  g_assert_false (shoulder->limits[1].limited);
+  g_assert_cmpfloat (shoulder->limits[2].max, ==, 0.5);
+  g_assert_false (shoulder->has_rotation);
+
+  elbow = km_skeleton_get_joint (skel, 2);
+  g_assert_cmpint (elbow->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpint (elbow->parent, ==, 1);
+  g_assert_cmpfloat (elbow->axis.x, ==, 1.0);
+  g_assert_cmpfloat (elbow->limits[0].max, ==, 2.5);
+  piston = km_skeleton_get_joint (skel, 3);
+  g_assert_cmpint (piston->type, ==, KM_JOINT_PRISMATIC);
+  g_assert_cmpfloat (piston->offset.z, ==, 1.0);
+
+  /* Same file from tests/data's copy of data/. */
+  g_assert_true (km_format_skeleton_json.sniff (data, length) > 50);
+  km_skeleton_json_describe (skel, info);
+  g_assert_cmpstr (info->str, ==,
+                   "joint=Root type=fixed parent=- dof=0 axis=- limits=-\n"
+                   "joint=Shoulder type=spherical parent=Root dof=3 axis=- "
+                   "limits=-3.14:3.14,-,-0.5:0.5\n"
+                   "joint=Elbow type=revolute parent=Shoulder dof=1 axis=1,0,0 limits=0:2.5\n"
+                   "joint=Piston type=prismatic parent=Elbow dof=1 axis=0,0,1 limits=0:0.5\n"
+                   "joint=EndEffector type=fixed parent=Piston dof=0 axis=- limits=-\n"
+                   "joints=5 dof=5\n");
+}
+
+static void
+test_skeleton_json_reversed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("skeleton-reversed.json", &error);
+  const char *order[] = { "Root", "Shoulder", "Elbow", "Piston", "EndEffector" };
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skel, i);
+
+      g_assert_cmpstr (j->name, ==, order[i]);
+      g_assert_cmpint (j->parent, ==, (int) i - 1);
+      g_assert_cmpuint (j->file_index, ==, 4 - i);
+    }
+}
+
+static void
+test_skeleton_json_extras (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  const char * const *handlers;
+  const KmJoint *shoulder, *elbow, *hand;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = load_fixture ("skeleton-extras.json", &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+
+  /* Unknown keys: a warning each, at the key, the file still loads. */
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
+                   "skeleton-extras.json:4:3: unknown key “comment” ignored");
+  g_assert_cmpstr (g_ptr_array_index (warnings, 1), ==,
+                   "skeleton-extras.json:10:49: unknown key “colour” ignored");
+
+  /* Unicode names; the root omits "parent". */
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 4);
+  g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "ルート");
+  g_assert_cmpint (km_skeleton_find_joint (skel, "肘"), ==, 2);
+
+  handlers = km_skeleton_get_body_handlers (skel);
+  g_assert_cmpstr (handlers[0], ==, "ArmHandler");
+  g_assert_cmpstr (handlers[1], ==, "GripHandler");
+  g_assert_null (handlers[2]);
+
+  shoulder = km_skeleton_get_joint (skel, 1);
+  g_assert_true (shoulder->has_rotation);
+  g_assert_cmpfloat_with_epsilon (shoulder->rotation.w, sqrt (0.5), 1e-12);
+  g_assert_cmpfloat_with_epsilon (shoulder->rotation.z, sqrt (0.5), 1e-12);
+  g_assert_false (shoulder->limits[0].limited);
+
+  /* The axis is normalised on load. */
+  elbow = km_skeleton_get_joint (skel, 2);
+  g_assert_cmpfloat (elbow->axis.y, ==, 1.0);
+  g_assert_cmpfloat (elbow->limits[0].min, ==, -1.5);
+
+  hand = km_skeleton_get_joint (skel, 3);
+  g_assert_true (hand->has_rotation);
+  g_assert_cmpfloat (hand->rotation.w, ==, 1.0);
+
+  /* A single handler name as a string. */
+  {
+    const char *text = "{\"root_name\": \"R\", \"body_handlers\": \"OneHandler\", \"joints\": "
+                       "[{\"name\": \"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0]}]}";
+    g_autoptr(KmSkeleton) one = km_skeleton_json_load ("t.json", text, strlen (text), &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (km_skeleton_get_body_handlers (one)[0], ==, "OneHandler");
+    g_assert_null (km_skeleton_get_body_handlers (one)[1]);
+  }
+}
+
+typedef struct
+{
+  const char *joints;   /* joints after the root joint R */
+  const char *marker;   /* the offending value: the error's column is where it starts */
+  const char *message;  /* start of the message after "t.json:1:COL: " */
+} InvalidCase;
+
+#define ROOT_JOINT "{\"name\": \"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null}"
+
+static const InvalidCase invalid_joint_cases[] = {
+  { ", {\"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "{\"type\"", "expected the required key “name”" },
+  { ", {\"name\": 7, \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "7", "expected a string for “name”, found a number" },
+  { ", {\"name\": \"\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "\"\"", "a joint name must be" },
+  { ", {\"name\": \"A\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "{\"name\": \"A\"", "expected the required key “type”" },
+  { ", {\"name\": \"A\", \"type\": \"hinge\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "\"hinge\"", "expected “fixed”, “revolute”, “prismatic” or “spherical”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"parent\": \"R\"}",
+    "{\"name\": \"A\"", "expected the required key “offset”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0], \"parent\": \"R\"}",
+    "[0, 0]", "expected an array of 3 numbers for “offset”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, true, 0], \"parent\": \"R\"}",
+    "true", "expected a number, found a boolean" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": \"up\", \"parent\": \"R\"}",
+    "\"up\"", "expected an array of 3 numbers for “offset”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0]}",
+    "{\"name\": \"A\"", "expected the required key “parent”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": 3}",
+    "3}", "expected a joint name or null for “parent”, found a number" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"Nope\"}",
+    "\"Nope\"", "unknown parent “Nope”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"A\"}",
+    "\"A\"}", "joint “A” is its own parent" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"B\"}"
+    ", {\"name\": \"B\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"A\"}",
+    "\"B\"}", "joint “A” is part of a cycle" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null}",
+    "null}", "joint “A” has no parent, but “R” is the root" },
+  { ", {\"name\": \"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "\"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"",
+    "duplicate joint name “R”" },
+  { ", {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\"}",
+    "{\"name\": \"A\"", "expected the required key “axis”" },
+  { ", {\"name\": \"A\", \"type\": \"prismatic\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"axis\": [0, 0, 0]}",
+    "[0, 0, 0]}", "the axis of joint “A” must not be zero" },
+  { ", {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"axis\": [1, 0]}",
+    "[1, 0]", "expected an array of 3 numbers for “axis”" },
+  { ", {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"axis\": [1, 0, 0], \"limits\": [1]}",
+    "[1]", "expected [min, max] or null for “limits”" },
+  { ", {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"axis\": [1, 0, 0], \"limits\": [0, \"x\"]}",
+    "\"x\"", "expected a number, found a string" },
+  { ", {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"axis\": [1, 0, 0], \"limits\": [2, 1]}",
+    "[2, 1]", "limits must be [min, max] with min ≤ max" },
+  { ", {\"name\": \"A\", \"type\": \"spherical\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"limits\": [[0, 1], null]}",
+    "[[0, 1], null]", "expected null or an array of three [min, max] or null" },
+  { ", {\"name\": \"A\", \"type\": \"spherical\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"limits\": [0, 1, 2]}",
+    "0, 1, 2]", "expected [min, max] or null" },
+  { ", {\"name\": \"A\", \"type\": \"spherical\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"limits\": [null, [3, -3], null]}",
+    "[3, -3]", "limits must be [min, max] with min ≤ max" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"quaternion\": [0, 0, 0, 0]}",
+    "[0, 0, 0, 0]", "expected a non-zero quaternion [w, x, y, z] for “quaternion”" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\", "
+    "\"quaternion\": [1, 0, 0]}",
+    "[1, 0, 0]}", "expected an array of 4 numbers for “quaternion”" },
+  { ", 5", "5]", "expected an object, found a number" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 1e999], \"parent\": \"R\"}",
+    "1e999", "expected a finite number" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, NaN], \"parent\": \"R\"}",
+    "NaN", "expected a value" },
+  { ", {\"name\": \"A\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\",}",
+    "}]}", "expected a key in double quotes (JSON allows no trailing comma)" },
+  { ", {\"name\": \"A\", \"name\": \"B\", \"type\": \"fixed\", \"offset\": [0, 0, 0], "
+    "\"parent\": \"R\"}",
+    "\"name\": \"B\"", "expected a unique key, but “name” appears twice" },
+};
+
+static void
+assert_rejected_at (const char *text,
+                    guint       line,
+                    guint       column,
+                    const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", text, strlen (text), &error);
+  g_autofree char *expected = g_strdup_printf ("t.json:%u:%u: %s", line, column, message);
+
+  g_assert_null (skel);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == KM_PARSE_ERROR);
+  if (!g_str_has_prefix (error->message, expected))
+    g_error ("for %s\n  got      “%s”\n  expected “%s…”", text, error->message, expected);
+}
+
+static void
+test_skeleton_json_invalid_joints (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (invalid_joint_cases); i++)
+    {
+      const InvalidCase *c = &invalid_joint_cases[i];
+      g_autofree char *text = g_strconcat ("{\"root_name\": \"R\", \"joints\": [" ROOT_JOINT,
+                                           c->joints, "]}", NULL);
+      const char *at = strstr (text + strlen ("{\"root_name\": \"R\", \"joints\": ["
+                                              ROOT_JOINT), c->marker);
+
+      g_assert_nonnull (at);
+      assert_rejected_at (text, 1, (guint) (at - text) + 1, c->message);
+    }
+}
+
+static void
+test_skeleton_json_invalid_top (void)
+{
+  assert_rejected_at ("[]", 1, 1, "expected an object, found an array");
+  assert_rejected_at ("{\"joints\": [" ROOT_JOINT "]}", 1, 1,
+                      "expected the required key “root_name”");
+  assert_rejected_at ("{\"root_name\": 5, \"joints\": [" ROOT_JOINT "]}", 1, 15,
+                      "expected a string for “root_name”, found a number");
+  assert_rejected_at ("{\"root_name\": \"X\", \"joints\": [" ROOT_JOINT "]}", 1, 15,
+                      "the root joint “X” is not among the joints");
+  assert_rejected_at ("{\"root_name\": \"R\"}", 1, 1, "expected the required key “joints”");
+  assert_rejected_at ("{\"root_name\": \"R\", \"joints\": []}", 1, 30,
+                      "expected at least one joint in “joints”");
+  assert_rejected_at ("{\"root_name\": \"R\", \"joints\": {}}", 1, 30,
+                      "expected an array for “joints”, found an object");
+  assert_rejected_at ("{\"root_name\": \"R\", \"body_handlers\": 5, \"joints\": [" ROOT_JOINT "]}",
+                      1, 37, "expected a name or a list of names for “body_handlers”");
+  assert_rejected_at ("{\"root_name\": \"R\", \"body_handlers\": [\"a\", 1], \"joints\": ["
+                      ROOT_JOINT "]}", 1, 43, "expected a string, found a number");
+  /* The root joint must not have a parent. */
+  assert_rejected_at ("{\"root_name\": \"A\", \"joints\": [" ROOT_JOINT ", {\"name\": \"A\", "
+                      "\"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"R\"}]}",
+                      1, 162, "the root joint “A” must not have a parent");
+  /* Multi-byte characters before the error count one column each. */
+  assert_rejected_at ("{\"root_name\": \"日本\", \"joints\": [{\"name\": \"日本\", \"type\": \"fixed\", "
+                      "\"offset\": [0, 0, 0], \"parent\": null}, {\"name\": \"腕\", \"type\": "
+                      "\"revolute\", \"offset\": [0, 0, 0], \"parent\": \"日本\", \"axis\": "
+                      "[0, 0, 0]}]}", 1, 181, "the axis of joint “腕” must not be zero");
+  assert_rejected_at ("", 1, 1, "empty file");
+  assert_rejected_at (" \n \n", 1, 1, "empty file");
+}
+
+static void
+test_skeleton_json_invalid_files (void)
+{
+  struct
+  {
+    const char *name;
+    const char *message;
+  } cases[] = {
+    { "skeleton-bad-parent.json", "skeleton-bad-parent.json:21:17: unknown parent “Shoulderr”" },
+    { "skeleton-bad-axis.json",
+      "skeleton-bad-axis.json:30:15: the axis of joint “Piston” must not be zero" },
+    { "skeleton-bad-limits.json",
+      "skeleton-bad-limits.json:15:39: limits must be [min, max] with min ≤ max" },
+    { "skeleton-bad-cycle.json",
+      "skeleton-bad-cycle.json:37:17: joint “LoopA” is part of a cycle and cannot be reached "
+      "from the root" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = load_fixture (cases[i].name, &error);
+
+      g_assert_null (skel);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+}
+
+static void
+test_skeleton_json_depth_bomb (void)
+{
+  gsize n = 200000;
+  g_autofree char *text = g_malloc (n + 20);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  strcpy (text, "{\"joints\": ");
+  memset (text + strlen (text), '[', n);
+  skel = km_skeleton_json_load ("t.json", text, n + strlen ("{\"joints\": "), &error);
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "t.json:1:523: nesting deeper than 512 levels");
+}
+
+static void
+assert_round_trip (KmSkeleton *skel)
+{
+  g_autofree char *text = km_skeleton_json_to_string (skel);
+  g_autofree char *text2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) again = km_skeleton_json_load ("written.json", text, strlen (text),
+                                                       &error);
+
+  g_assert_no_error (error);
+  /* km_skeleton_equal compares rotations by angle (acos), which cannot resolve below ~1e-8. */
+  g_assert_true (km_skeleton_equal (skel, again, 1e-7));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skel); i++)
+    {
+      const KmJoint *a = km_skeleton_get_joint (skel, i);
+      const KmJoint *b = km_skeleton_get_joint (again, i);
+
+      g_assert_true (a->has_rotation == b->has_rotation);
+      /* Numbers are written exactly; only re-normalisation may move the last bit. */
+      g_assert_cmpmem (&a->offset, sizeof a->offset, &b->offset, sizeof b->offset);
+      g_assert_cmpmem (a->limits, sizeof a->limits, b->limits, sizeof b->limits);
+      g_assert_cmpfloat_with_epsilon (a->axis.x, b->axis.x, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->axis.y, b->axis.y, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->axis.z, b->axis.z, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->rotation.w, b->rotation.w, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->rotation.x, b->rotation.x, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->rotation.y, b->rotation.y, 1e-15);
+      g_assert_cmpfloat_with_epsilon (a->rotation.z, b->rotation.z, 1e-15);
+    }
+  /* Writing is deterministic: a second round gives the same text. */
+  text2 = km_skeleton_json_to_string (again);
+  g_assert_cmpstr (text, ==, text2);
+}
+
+static void
+test_skeleton_json_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) spec = load_fixture ("skeleton-reversed.json", &error);
+  g_autoptr(KmSkeleton) extras = NULL;
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) built = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) saved = NULL;
+  g_autofree char *saved_text = NULL;
+  gsize saved_length;
+  guint j;
+
+  g_assert_no_error (error);
+  assert_round_trip (spec);
+
+  km_parse_warnings_push (collect_warning, warnings);
+  extras = load_fixture ("skeleton-extras.json", &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  assert_round_trip (extras);
+
+  /* Awkward numbers, names needing escapes, a free root. */
+  km_skeleton_builder_set_root_name (builder, "base \"quoted\"");
+  j = km_skeleton_builder_add_joint (builder, "base \"quoted\"", KM_JOINT_FREE, NULL);
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0.1, 1.0 / 3.0, -1e-300));
+  j = km_skeleton_builder_add_joint (builder, "back\\slash\ttab", KM_JOINT_REVOLUTE,
+                                     "base \"quoted\"");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (M_PI, 2.0 / 3.0, 1e300));
+  km_skeleton_builder_set_axis (builder, j, km_vec3 (1, 1, 1));
+  km_skeleton_builder_set_limit (builder, j, 0, -M_PI / 7.0, 0.3);
+  km_skeleton_builder_set_rotation (builder, j, km_quat_normalize ((KmQuat) { 0.3, 0.1, -0.7, 0.2 }));
+  j = km_skeleton_builder_add_joint (builder, "s", KM_JOINT_SPHERICAL, "back\\slash\ttab");
+  km_skeleton_builder_set_limit (builder, j, 1, -0.1, 0.1);
+  km_skeleton_builder_add_body_handler (builder, "H");
+  built = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  assert_round_trip (built);
+
+  text = km_skeleton_json_to_string (built);
+  g_assert_nonnull (strstr (text, "\"type\": \"free\""));
+  g_assert_nonnull (strstr (text, "\"limits\": [null, [-0.1, 0.1], null]"));
+  g_assert_nonnull (strstr (text, "\"parent\": null"));
+  g_assert_nonnull (strstr (text, "\"body_handlers\": [\"H\"]"));
+
+  /* The spec example has no quaternion and unlimited joints write null. */
+  g_clear_pointer (&text, g_free);
+  text = km_skeleton_json_to_string (spec);
+  g_assert_null (strstr (text, "quaternion"));
+  g_assert_null (strstr (text, "body_handlers"));
+  g_assert_nonnull (strstr (text, "\"limits\": [[-3.14, 3.14], null, [-0.5, 0.5]]"));
+
+  path = g_build_filename (g_get_tmp_dir (), "saved-skeleton.json", NULL);
+  g_assert_true (km_skeleton_json_save (extras, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &saved_text, &saved_length, NULL));
+  saved = km_skeleton_json_load (path, saved_text, saved_length, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (extras, saved, 1e-7));
+}
+
+static void
+test_skeleton_json_describe_free_root (void)
+{
+  const char *text = "{\"root_name\": \"B\", \"joints\": [{\"name\": \"B\", \"type\": \"free\", "
+                     "\"offset\": [0, 0, 0]}, {\"name\": \"J\", \"type\": \"prismatic\", "
+                     "\"offset\": [0, 0, 0], \"parent\": \"B\", \"axis\": [0, 0, -2]}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", text, strlen (text), &error);
+  g_autoptr(GString) info = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  km_format_skeleton_json.describe (skel, info);
+  g_assert_cmpstr (info->str, ==,
+                   "joint=B type=free parent=- dof=0 axis=- limits=-\n"
+                   "joint=J type=prismatic parent=B dof=1 axis=0,0,-1 limits=-\n"
+                   "joints=2 dof=1 free_root=1\n");
+}
+
+static void
+test_skeleton_json_sniff (void)
+{
+  const char *other = "{\"frames\": [{\"frame\": 0, \"joints\": {}}]}";
+  const char *arr = "[{\"frame\": 0}]";
+  const char *only_joints = "{\"joints\": []}";
+
+  g_assert_cmpint (km_format_skeleton_json.sniff (other, strlen (other)), ==, 0);
+  g_assert_cmpint (km_format_skeleton_json.sniff (arr, strlen (arr)), ==, 0);
+  g_assert_cmpint (km_format_skeleton_json.sniff ("", 0), ==, 0);
+  g_assert_cmpint (km_format_skeleton_json.sniff (only_joints, strlen (only_joints)), >, 0);
+  g_assert_cmpstr (km_format_skeleton_json.name, ==, "SKELETON-JSON");
+  g_assert_cmpint (km_format_skeleton_json.kind, ==, KM_FILE_KIND_MODEL);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/SkeletonJson/spec-example", test_skeleton_json_spec_example);
+  g_test_add_func ("/kinema/SkeletonJson/reversed", test_skeleton_json_reversed);
+  g_test_add_func ("/kinema/SkeletonJson/extras", test_skeleton_json_extras);
+  g_test_add_func ("/kinema/SkeletonJson/invalid-joints", test_skeleton_json_invalid_joints);
+  g_test_add_func ("/kinema/SkeletonJson/invalid-top", test_skeleton_json_invalid_top);
+  g_test_add_func ("/kinema/SkeletonJson/invalid-files", test_skeleton_json_invalid_files);
+  g_test_add_func ("/kinema/SkeletonJson/depth-bomb", test_skeleton_json_depth_bomb);
+  g_test_add_func ("/kinema/SkeletonJson/round-trip", test_skeleton_json_round_trip);
+  g_test_add_func ("/kinema/SkeletonJson/describe-free-root", test_skeleton_json_describe_free_root);
+  g_test_add_func ("/kinema/SkeletonJson/sniff", test_skeleton_json_sniff);
+
+  return g_test_run ();
+}
