@@ -1,0 +1,1373 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-body"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-body.h"
+
+#include "km-error.h"
+#include "km-mesh-loader.h"
+#include "km-skeleton-json.h"
+#include "km-yaml.h"
+
+#define MAX_ELEMENT_DEPTH 64
+#define MAX_SHAPES_PER_BODY 65536
+
+/* An affine map p ↦ lin · p + t (nested Transforms may scale). */
+typedef struct
+{
+  KmMat3 lin;
+  KmVec3 t;
+} Affine;
+
+typedef struct
+{
+  const char          *path;
+  const KmBodyOptions *options;
+  double               angle_scale;   /* degrees → radians, or 1 */
+  KmSkeletonBuilder   *builder;
+  KmMeshCache         *cache;
+  GHashTable          *meshes;        /* KmYamlNode * (geometry) → KmMesh * */
+  GHashTable          *warned;        /* device type names already reported */
+  guint                n_shapes;
+} Body;
+
+/* Where each link's values are, to point a skeleton build error at them. */
+typedef struct
+{
+  KmYamlNode *link;
+  KmYamlNode *name;
+  KmYamlNode *parent;
+  KmYamlNode *type;
+  KmYamlNode *axis;
+  KmYamlNode *range;
+  KmYamlNode *translation;
+  KmYamlNode *rotation;
+} LinkNodes;
+
+#define KEYS(...) ((const char * const[]) { __VA_ARGS__, NULL })
+
+static gboolean
+fail_at (Body        *b,
+         KmYamlNode  *node,
+         GError     **error,
+         const char  *format,
+         ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail_at (Body        *b,
+         KmYamlNode  *node,
+         GError     **error,
+         const char  *format,
+         ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, b->path, km_yaml_node_get_pos (node), "%s",
+                      message);
+  return FALSE;
+}
+
+/* A key of a link, looked up in the link and then in its `import` mappings. */
+static KmYamlNode *
+link_lookup (KmYamlNode         *link,
+             const char * const *keys)
+{
+  KmYamlNode *value = km_yaml_mapping_lookup_any (link, keys);
+  KmYamlNode *import;
+
+  if (value != NULL)
+    return value;
+  import = km_yaml_mapping_lookup (link, "import");
+  if (import == NULL)
+    return NULL;
+  if (km_yaml_node_get_kind (import) == KM_YAML_MAPPING)
+    return km_yaml_mapping_lookup_any (import, keys);
+  if (km_yaml_node_get_kind (import) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (import); i++)
+      {
+        value = km_yaml_mapping_lookup_any (km_yaml_sequence_get (import, i), keys);
+        if (value != NULL)
+          return value;
+      }
+  return NULL;
+}
+
+static gboolean
+is_sequence_of_sequences (KmYamlNode *node)
+{
+  return km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE && km_yaml_node_get_length (node) > 0 &&
+         km_yaml_node_get_kind (km_yaml_sequence_get (node, 0)) == KM_YAML_SEQUENCE;
+}
+
+/* `translation`: [x, y, z] or a list of such, summed. */
+static gboolean
+read_translation (KmYamlNode  *node,
+                  KmVec3      *out,
+                  GError     **error)
+{
+  *out = KM_VEC3_ZERO;
+  if (is_sequence_of_sequences (node))
+    {
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        {
+          KmVec3 v;
+
+          if (!km_yaml_expect_vec3 (km_yaml_sequence_get (node, i), &v, error))
+            return FALSE;
+          *out = km_vec3_add (*out, v);
+        }
+      return TRUE;
+    }
+  return km_yaml_expect_vec3 (node, out, error);
+}
+
+/* `rotation`: [ax, ay, az, angle] (angle in the file's unit) or a list of such,
+ * multiplied left to right. */
+static gboolean
+read_rotation (Body        *b,
+               KmYamlNode  *node,
+               KmQuat      *out,
+               GError     **error)
+{
+  gboolean list = is_sequence_of_sequences (node);
+  guint n = list ? km_yaml_node_get_length (node) : 1;
+
+  *out = KM_QUAT_IDENTITY;
+  for (guint i = 0; i < n; i++)
+    {
+      KmYamlNode *item = list ? km_yaml_sequence_get (node, i) : node;
+      double v[4];
+      KmVec3 axis;
+
+      if (!km_yaml_expect_numbers (item, v, 4, error))
+        return FALSE;
+      axis = km_vec3 (v[0], v[1], v[2]);
+      if (km_vec3_length (axis) < 1e-12)
+        {
+          if (v[3] == 0)
+            continue;
+          return fail_at (b, item, error, _("expected a rotation axis that is not zero"));
+        }
+      *out = km_quat_mul (*out, km_quat_from_axis_angle (km_vec3_normalize (axis),
+                                                         v[3] * b->angle_scale));
+    }
+  return TRUE;
+}
+
+static gboolean
+read_axis (Body        *b,
+           KmYamlNode  *node,
+           KmVec3      *out,
+           GError     **error)
+{
+  if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
+    {
+      const char *s = km_yaml_node_get_scalar (node, NULL);
+      double sign = 1;
+
+      if (s[0] == '-' || s[0] == '+')
+        {
+          sign = s[0] == '-' ? -1 : 1;
+          s++;
+        }
+      if (g_ascii_strcasecmp (s, "x") == 0)
+        *out = km_vec3 (sign, 0, 0);
+      else if (g_ascii_strcasecmp (s, "y") == 0)
+        *out = km_vec3 (0, sign, 0);
+      else if (g_ascii_strcasecmp (s, "z") == 0)
+        *out = km_vec3 (0, 0, sign);
+      else
+        return fail_at (b, node, error, _("expected a joint axis: [x, y, z] or X, Y, Z, -X, -Y, -Z"));
+      return TRUE;
+    }
+  return km_yaml_expect_vec3 (node, out, error);
+}
+
+/* One end of a range: a number (scaled) or `unlimited`. */
+static gboolean
+read_range_end (Body        *b,
+                KmYamlNode  *node,
+                double       scale,
+                double      *out,
+                gboolean    *unlimited,
+                GError     **error)
+{
+  const char *s = km_yaml_node_get_kind (node) == KM_YAML_SCALAR ?
+                  km_yaml_node_get_scalar (node, NULL) : NULL;
+
+  *unlimited = FALSE;
+  if (s != NULL && g_ascii_strcasecmp (s, "unlimited") == 0)
+    {
+      *unlimited = TRUE;
+      return TRUE;
+    }
+  if (!km_yaml_expect_number (node, out, error))
+    return FALSE;
+  *out *= scale;
+  return TRUE;
+}
+
+static gboolean
+read_range (Body        *b,
+            KmYamlNode  *node,
+            double       scale,
+            gboolean    *limited,
+            double      *lower,
+            double      *upper,
+            GError     **error)
+{
+  gboolean lo_unlimited, hi_unlimited;
+
+  if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
+    {
+      if (!read_range_end (b, node, scale, upper, &hi_unlimited, error))
+        return FALSE;
+      *upper = fabs (*upper);
+      *lower = -*upper;
+      lo_unlimited = hi_unlimited;
+    }
+  else if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE && km_yaml_node_get_length (node) == 2)
+    {
+      if (!read_range_end (b, km_yaml_sequence_get (node, 0), scale, lower, &lo_unlimited, error) ||
+          !read_range_end (b, km_yaml_sequence_get (node, 1), scale, upper, &hi_unlimited, error))
+        return FALSE;
+    }
+  else
+    return fail_at (b, node, error, _("expected a range: [lower, upper] or one number u for ±u"));
+
+  if (!lo_unlimited && !hi_unlimited && *lower > *upper)
+    return fail_at (b, node, error, _("expected lower ≤ upper"));
+  if (lo_unlimited != hi_unlimited)
+    km_parse_warning (b->path, km_yaml_node_get_pos (node),
+                      _("a range with one unlimited end is read as unlimited"));
+  *limited = !lo_unlimited && !hi_unlimited;
+  return TRUE;
+}
+
+/* ---- elements ----------------------------------------------------------------------- */
+
+static void
+affine_identity (Affine *a)
+{
+  km_mat3_identity (&a->lin);
+  a->t = KM_VEC3_ZERO;
+}
+
+static void
+affine_mul (const Affine *a,
+            const Affine *b,
+            Affine       *out)
+{
+  Affine r;
+
+  km_mat3_mul (&a->lin, &b->lin, &r.lin);
+  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
+  *out = r;
+}
+
+/* M · T(translation) · R(rotation) · S(scale) from a node's Transform keys. */
+static gboolean
+apply_transform_keys (Body        *b,
+                      KmYamlNode  *node,
+                      Affine      *m,
+                      GError     **error)
+{
+  KmYamlNode *v;
+  Affine local, prev = *m;
+  KmQuat q = KM_QUAT_IDENTITY;
+  KmVec3 scale = km_vec3 (1, 1, 1);
+
+  affine_identity (&local);
+  if ((v = km_yaml_mapping_lookup (node, "translation")) != NULL &&
+      !read_translation (v, &local.t, error))
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (node, "rotation")) != NULL && !read_rotation (b, v, &q, error))
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (node, "scale")) != NULL)
+    {
+      if (km_yaml_node_get_kind (v) == KM_YAML_SCALAR)
+        {
+          double s;
+
+          if (!km_yaml_expect_number (v, &s, error))
+            return FALSE;
+          scale = km_vec3 (s, s, s);
+        }
+      else if (!km_yaml_expect_vec3 (v, &scale, error))
+        return FALSE;
+    }
+  km_mat3_from_quat (q, &local.lin);
+  for (int r = 0; r < 3; r++)
+    {
+      local.lin.m[r][0] *= scale.x;
+      local.lin.m[r][1] *= scale.y;
+      local.lin.m[r][2] *= scale.z;
+    }
+  affine_mul (&prev, &local, m);
+  return TRUE;
+}
+
+static gboolean
+read_color (KmYamlNode  *appearance,
+            KmColor     *out,
+            GError     **error)
+{
+  KmYamlNode *material, *v;
+  KmVec3 c;
+  double transparency;
+
+  if (appearance == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (appearance, error))
+    return FALSE;
+  material = km_yaml_mapping_lookup (appearance, "material");
+  if (material == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (material, error))
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup_any (material, KEYS ("diffuse", "diffuseColor", "diffuse_color"))))
+    {
+      if (!km_yaml_expect_vec3 (v, &c, error))
+        return FALSE;
+      out->r = (float) CLAMP (c.x, 0, 1);
+      out->g = (float) CLAMP (c.y, 0, 1);
+      out->b = (float) CLAMP (c.z, 0, 1);
+    }
+  if ((v = km_yaml_mapping_lookup (material, "transparency")))
+    {
+      if (!km_yaml_expect_number (v, &transparency, error))
+        return FALSE;
+      out->a = (float) (1 - CLAMP (transparency, 0, 1));
+    }
+  return TRUE;
+}
+
+static gboolean
+positive (Body        *b,
+          KmYamlNode  *geometry,
+          const char  *key,
+          double       fallback,
+          double      *out,
+          GError     **error)
+{
+  KmYamlNode *v = km_yaml_mapping_lookup (geometry, key);
+
+  *out = fallback;
+  if (v == NULL)
+    return TRUE;
+  if (!km_yaml_expect_number (v, out, error))
+    return FALSE;
+  if (*out < 0)
+    return fail_at (b, v, error, _("expected a number that is not negative"));
+  return TRUE;
+}
+
+static KmMesh *
+face_set_mesh (Body        *b,
+               KmYamlNode  *geometry,
+               gboolean     triangles_only,
+               GError     **error)
+{
+  KmYamlNode *vn = km_yaml_mapping_lookup_any (geometry, KEYS ("vertices", "coordinate"));
+  KmYamlNode *fn = km_yaml_mapping_lookup_any (geometry, KEYS ("faces", "coordIndex",
+                                                               "triangles"));
+  g_autofree double *coords = NULL;
+  g_autofree double *index = NULL;
+  g_autoptr(GArray) tris = NULL;
+  g_autofree float *vertices = NULL;
+  guint n_coords, n_index, nv, start = 0;
+  KmMesh *mesh;
+
+  mesh = g_hash_table_lookup (b->meshes, geometry);
+  if (mesh != NULL)
+    return km_mesh_ref (mesh);
+  if (vn == NULL || fn == NULL)
+    {
+      fail_at (b, geometry, error, _("expected “vertices” and “faces” (or “triangles”)"));
+      return NULL;
+    }
+  coords = km_yaml_expect_number_list (vn, KM_MESH_MAX_VERTICES * 3, &n_coords, error);
+  if (coords == NULL)
+    return NULL;
+  if (n_coords % 3 != 0 || n_coords == 0)
+    {
+      fail_at (b, vn, error, _("expected x, y, z triples"));
+      return NULL;
+    }
+  index = km_yaml_expect_number_list (fn, KM_MESH_MAX_TRIANGLES * 3, &n_index, error);
+  if (index == NULL)
+    return NULL;
+  nv = n_coords / 3;
+  vertices = g_new (float, n_coords);
+  for (guint i = 0; i < n_coords; i++)
+    vertices[i] = (float) coords[i];
+  tris = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (triangles_only || km_yaml_mapping_lookup (geometry, "triangles") != NULL)
+    {
+      if (n_index % 3 != 0)
+        {
+          fail_at (b, fn, error, _("expected vertex index triples"));
+          return NULL;
+        }
+      for (guint i = 0; i < n_index; i++)
+        {
+          if (index[i] < 0 || index[i] >= nv || index[i] != floor (index[i]))
+            {
+              fail_at (b, fn, error, _("index %g is not a vertex index (0 to %u)"), index[i],
+                       nv - 1);
+              return NULL;
+            }
+          g_array_append_vals (tris, &(guint32) { (guint32) index[i] }, 1);
+        }
+    }
+  else
+    {
+      /* IndexedFaceSet: polygons separated by -1, split into fans. */
+      for (guint i = 0; i <= n_index; i++)
+        {
+          double v = i < n_index ? index[i] : -1;
+
+          if (v != -1 && (v < 0 || v >= nv || v != floor (v)))
+            {
+              fail_at (b, fn, error, _("index %g is not a vertex index (0 to %u) or -1"), v,
+                       nv - 1);
+              return NULL;
+            }
+          if (v == -1)
+            {
+              for (guint k = start + 1; k + 1 < i; k++)
+                {
+                  guint32 tri[3] = { (guint32) index[start], (guint32) index[k],
+                                     (guint32) index[k + 1] };
+
+                  g_array_append_vals (tris, tri, 3);
+                }
+              start = i + 1;
+            }
+        }
+    }
+  {
+    guint nt = tris->len / 3;
+
+    mesh = km_mesh_new_take (g_steal_pointer (&vertices), nv, NULL,
+                             (guint32 *) g_array_free (g_steal_pointer (&tris), FALSE), nt, error);
+  }
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
+                      km_yaml_node_get_pos (geometry).column);
+      return NULL;
+    }
+  /* A YAML alias is the same node: the mesh is shared. */
+  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
+  return mesh;
+}
+
+static char *
+expand_uri (Body        *b,
+            KmYamlNode  *node,
+            const char  *uri,
+            GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (b->path);
+  GString *out = g_string_new (NULL);
+  const char *s = uri;
+
+  if (g_str_has_prefix (s, "file://"))
+    s += strlen ("file://");
+  while (*s)
+    {
+      if (s[0] == '$' && s[1] == '{')
+        {
+          const char *end = strchr (s, '}');
+          g_autofree char *name = NULL;
+          const char *value = NULL;
+
+          if (end == NULL)
+            break;
+          name = g_strndup (s + 2, (gsize) (end - s - 2));
+          if (g_str_equal (name, "SHARE"))
+            value = g_getenv ("KINEMA_CHOREONOID_SHARE");
+          else if (g_str_equal (name, "HOME"))
+            value = g_get_home_dir ();
+          if (value == NULL)
+            {
+              fail_at (b, node, error, _("the path variable ${%s} is not set"), name);
+              g_string_free (out, TRUE);
+              return NULL;
+            }
+          g_string_append (out, value);
+          s = end + 1;
+        }
+      else
+        g_string_append_c (out, *s++);
+    }
+  if (!g_path_is_absolute (out->str))
+    {
+      char *joined = g_build_filename (dir, out->str, NULL);
+
+      g_string_free (out, TRUE);
+      return joined;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean walk_elements (Body *b, guint joint, KmYamlNode *node, const Affine *m,
+                               guint depth, GError **error);
+
+static void
+add_shape (Body          *b,
+           guint          joint,
+           KmShape       *shape,
+           const Affine  *m)
+{
+  if (!km_shape_set_affine (shape, &m->lin, m->t) && shape->mesh != NULL)
+    {
+      /* A shear from nested non-uniform scales: bake the exact map into the vertices. */
+      guint nv = km_mesh_get_n_vertices (shape->mesh);
+      float *v = g_memdup2 (km_mesh_get_vertices (shape->mesh), sizeof (float) * 3 * nv);
+      guint nt = km_mesh_get_n_triangles (shape->mesh);
+      KmMesh *baked;
+
+      for (guint i = 0; i < nv; i++)
+        {
+          KmVec3 p = km_vec3 (v[i * 3], v[i * 3 + 1], v[i * 3 + 2]);
+
+          p = km_vec3_add (km_mat3_mul_vec3 (&m->lin, p), m->t);
+          v[i * 3] = (float) p.x;
+          v[i * 3 + 1] = (float) p.y;
+          v[i * 3 + 2] = (float) p.z;
+        }
+      baked = km_mesh_new_take (v, nv, NULL,
+                                g_memdup2 (km_mesh_get_indices (shape->mesh),
+                                           sizeof (guint32) * 3 * nt), nt, NULL);
+      if (baked != NULL)
+        {
+          km_mesh_unref (shape->mesh);
+          shape->mesh = baked;
+          km_transform_identity (&shape->transform);
+          shape->scale = km_vec3 (1, 1, 1);
+        }
+    }
+  km_skeleton_builder_add_shape (b->builder, joint, shape);
+}
+
+/* Mesh files: the shapes of the file, under @m and the Resource's metadata. */
+static gboolean
+add_resource (Body          *b,
+              guint          joint,
+              KmYamlNode    *node,
+              const Affine  *parent,
+              gboolean       has_color,
+              KmColor        color,
+              GError       **error)
+{
+  KmYamlNode *uri_node = km_yaml_mapping_lookup_any (node, KEYS ("uri", "url"));
+  KmYamlNode *fragment = km_yaml_mapping_lookup_any (node, KEYS ("node", "fragment"));
+  KmYamlNode *metadata = km_yaml_mapping_lookup (node, "metadata");
+  g_autoptr(GPtrArray) shapes = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *file = NULL;
+  const char *uri, *node_name = NULL;
+  double unit = 1;
+  gboolean y_up = FALSE;
+  Affine m = *parent;
+
+  if (uri_node == NULL)
+    return fail_at (b, node, error, _("expected a “uri” key"));
+  if ((uri = km_yaml_expect_string (uri_node, error)) == NULL)
+    return FALSE;
+  if (fragment != NULL && (node_name = km_yaml_expect_string (fragment, error)) == NULL)
+    return FALSE;
+  if (metadata != NULL)
+    {
+      g_autofree char *text = NULL;
+
+      /* Mapping form {length_unit, upper_axis}, or the old string "millimeter y_upper". */
+      if (km_yaml_node_get_kind (metadata) == KM_YAML_MAPPING)
+        {
+          KmYamlNode *lu = km_yaml_mapping_lookup (metadata, "length_unit");
+          KmYamlNode *ua = km_yaml_mapping_lookup (metadata, "upper_axis");
+
+          const char *unit_name = lu ? km_yaml_node_get_scalar (lu, NULL) : NULL;
+
+          text = g_strdup_printf ("%s %s", unit_name ? unit_name : "",
+                                  ua && g_strcmp0 (km_yaml_node_get_scalar (ua, NULL), "Y") == 0 ?
+                                  "y_upper" : "");
+        }
+      else if (km_yaml_node_get_kind (metadata) == KM_YAML_SCALAR)
+        text = g_strdup (km_yaml_node_get_scalar (metadata, NULL));
+      if (text != NULL)
+        {
+          if (strstr (text, "millimeter"))
+            unit = 0.001;
+          else if (strstr (text, "inch"))
+            unit = 0.0254;
+          y_up = strstr (text, "y_upper") != NULL;
+        }
+    }
+  if (!apply_transform_keys (b, node, &m, error))
+    return FALSE;
+  if (!b->options->load_meshes)
+    return TRUE;
+  if (g_str_has_suffix (uri, ".yaml") || g_str_has_suffix (uri, ".yml") ||
+      g_str_has_suffix (uri, ".body"))
+    {
+      km_parse_warning (b->path, km_yaml_node_get_pos (uri_node),
+                        _("YAML scene resources are not read; “%s” is left out"), uri);
+      return TRUE;
+    }
+  file = expand_uri (b, uri_node, uri, error);
+  if (file == NULL)
+    return FALSE;
+  shapes = km_mesh_cache_load (b->cache, file, node_name, &local_error);
+  if (shapes == NULL)
+    {
+      km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is left out: %s"),
+                        uri, local_error->message);
+      return TRUE;
+    }
+  {
+    Affine adjust, tmp = m;
+
+    affine_identity (&adjust);
+    if (y_up)
+      {
+        /* Y-up file into Z-up: Rx(90°) takes +Y to +Z. */
+        adjust.lin = (KmMat3) { { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } } };
+      }
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++)
+        adjust.lin.m[r][c] *= unit;
+    affine_mul (&tmp, &adjust, &m);
+  }
+  for (guint i = 0; i < shapes->len; i++)
+    {
+      KmShape *src = g_ptr_array_index (shapes, i);
+      g_autoptr(KmShape) shape = km_shape_copy (src);
+      Affine own, total;
+
+      if (++b->n_shapes > MAX_SHAPES_PER_BODY)
+        return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
+      own.lin = src->transform.rot;
+      for (int r = 0; r < 3; r++)
+        {
+          own.lin.m[r][0] *= src->scale.x;
+          own.lin.m[r][1] *= src->scale.y;
+          own.lin.m[r][2] *= src->scale.z;
+        }
+      own.t = src->transform.pos;
+      affine_mul (&m, &own, &total);
+      if (has_color)
+        shape->color = color;
+      add_shape (b, joint, shape, &total);
+    }
+  return TRUE;
+}
+
+static gboolean
+add_geometry_shape (Body          *b,
+                    guint          joint,
+                    KmYamlNode    *shape_node,
+                    const Affine  *m,
+                    GError       **error)
+{
+  KmYamlNode *geometry = km_yaml_mapping_lookup (shape_node, "geometry");
+  KmYamlNode *type_node;
+  g_autoptr(KmShape) shape = NULL;
+  KmColor color = KM_COLOR_DEFAULT;
+  const char *type;
+  double r, h;
+
+  if (!read_color (km_yaml_mapping_lookup (shape_node, "appearance"), &color, error))
+    return FALSE;
+  if (geometry == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (geometry, error))
+    return FALSE;
+  type_node = km_yaml_mapping_lookup (geometry, "type");
+  if (type_node == NULL)
+    return fail_at (b, geometry, error, _("expected a geometry “type”"));
+  if ((type = km_yaml_expect_string (type_node, error)) == NULL)
+    return FALSE;
+
+  if (g_str_equal (type, "Box"))
+    {
+      KmYamlNode *size = km_yaml_mapping_lookup (geometry, "size");
+      KmVec3 s = km_vec3 (1, 1, 1);
+
+      if (size != NULL && !km_yaml_expect_vec3 (size, &s, error))
+        return FALSE;
+      if (s.x < 0 || s.y < 0 || s.z < 0)
+        return fail_at (b, size, error, _("expected sizes that are not negative"));
+      shape = km_shape_new_box (s);
+    }
+  else if (g_str_equal (type, "Sphere"))
+    {
+      if (!positive (b, geometry, "radius", 1, &r, error))
+        return FALSE;
+      shape = km_shape_new_sphere (r);
+    }
+  else if (g_str_equal (type, "Cylinder") || g_str_equal (type, "Cone") ||
+           g_str_equal (type, "Capsule"))
+    {
+      if (!positive (b, geometry, "radius", 1, &r, error) ||
+          !positive (b, geometry, "height", g_str_equal (type, "Capsule") ? 1 : 2, &h, error))
+        return FALSE;
+      shape = type[1] == 'y' ? km_shape_new_cylinder (r, h) :
+              type[1] == 'o' ? km_shape_new_cone (r, h) : km_shape_new_capsule (r, h);
+    }
+  else if (g_str_equal (type, "IndexedFaceSet") || g_str_equal (type, "TriangleMesh"))
+    {
+      KmMesh *mesh = face_set_mesh (b, geometry, g_str_equal (type, "TriangleMesh"), error);
+
+      if (mesh == NULL)
+        return FALSE;
+      shape = km_shape_new_mesh (mesh);
+      km_mesh_unref (mesh);
+    }
+  else if (g_str_equal (type, "Resource"))
+    return add_resource (b, joint, geometry, m,
+                         km_yaml_mapping_lookup (shape_node, "appearance") != NULL, color, error);
+  else
+    {
+      km_parse_warning (b->path, km_yaml_node_get_pos (type_node),
+                        _("%s geometry is not supported; the shape is left out"), type);
+      return TRUE;
+    }
+  if (++b->n_shapes > MAX_SHAPES_PER_BODY)
+    return fail_at (b, shape_node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
+  shape->color = color;
+  add_shape (b, joint, shape, m);
+  return TRUE;
+}
+
+static gboolean
+is_device (const char *type)
+{
+  static const char * const devices[] = {
+    "AccelerationSensor", "RateGyroSensor", "IMU", "ForceSensor", "Camera", "CameraDevice",
+    "RangeSensor", "SpotLight", "PointLight", "DirectionalLight", "Holder", "Attachment",
+    "Conveyor", "DigitalIO", "MarkerDevice", "ZmpDevice", "PerspectiveCamera",
+    "OrthographicCamera", "Fog", "Text", "LineSet", "VisionSensor", "AGXVehicleContinuousTrackDevice",
+    "PxContinuousTrack", "RotorDevice", "LivoxMid360", "Fire", "Smoke", "Light",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (devices); i++)
+    if (g_str_equal (devices[i], type))
+      return TRUE;
+  return FALSE;
+}
+
+/* One element node (a mapping) of @type. Errors in it are reported and the element is
+ * skipped; only limits (depth, shape count) abort the load. */
+static gboolean
+walk_node (Body          *b,
+           guint          joint,
+           KmYamlNode    *node,
+           const char    *type,
+           KmYamlNode    *type_pos,
+           const Affine  *parent,
+           guint          depth,
+           GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  Affine m = *parent;
+  gboolean ok = TRUE;
+
+  if (depth > MAX_ELEMENT_DEPTH)
+    return fail_at (b, node, error, _("elements are nested too deeply (at most %d levels)"),
+                    MAX_ELEMENT_DEPTH);
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
+    {
+      km_yaml_expect_mapping (node, &local_error);
+      goto element_failed;
+    }
+
+  if (g_str_equal (type, "Transform") || g_str_equal (type, "Group") ||
+      g_str_equal (type, "Visual") || g_str_equal (type, "RigidBody") ||
+      g_str_equal (type, "Shape") || is_device (type))
+    {
+      KmYamlNode *elements;
+
+      if (is_device (type) && !g_hash_table_contains (b->warned, type))
+        {
+          g_hash_table_add (b->warned, g_strdup (type));
+          km_parse_warning (b->path, km_yaml_node_get_pos (type_pos),
+                            _("%s devices are not modelled; skipped (their shapes are drawn)"),
+                            type);
+        }
+      if (!g_str_equal (type, "Group") && !apply_transform_keys (b, node, &m, &local_error))
+        goto element_failed;
+      if (g_str_equal (type, "Shape"))
+        {
+          if (!add_geometry_shape (b, joint, node, &m, &local_error))
+            goto element_failed;
+          return TRUE;
+        }
+      if (g_str_equal (type, "Visual"))
+        {
+          /* Shorthands: resource: {uri: …} and shape: {…}. */
+          KmYamlNode *resource = km_yaml_mapping_lookup (node, "resource");
+          KmYamlNode *shape = km_yaml_mapping_lookup (node, "shape");
+
+          if (resource != NULL && !walk_node (b, joint, resource, "Resource", resource, &m,
+                                              depth + 1, error))
+            return FALSE;
+          if (shape != NULL && !walk_node (b, joint, shape, "Shape", shape, &m, depth + 1, error))
+            return FALSE;
+        }
+      elements = km_yaml_mapping_lookup (node, "elements");
+      if (elements != NULL)
+        ok = walk_elements (b, joint, elements, &m, depth + 1, error);
+      return ok;
+    }
+  if (g_str_equal (type, "Resource"))
+    {
+      if (!add_resource (b, joint, node, &m, FALSE, KM_COLOR_DEFAULT, &local_error))
+        goto element_failed;
+      return TRUE;
+    }
+  if (g_str_equal (type, "Collision") || g_str_equal (type, "Skip"))
+    return TRUE;   /* not drawn */
+
+  /* Choreonoid aborts the load unless the node says is_optional; Kinema only skips the
+   * element either way, so that the rest of the model stays usable. */
+  km_parse_warning (b->path, km_yaml_node_get_pos (type_pos),
+                    _("unknown element type “%s”; the element is skipped"), type);
+  return TRUE;
+
+element_failed:
+  if (local_error->domain == KM_PARSE_ERROR && local_error->code == KM_PARSE_ERROR_LIMIT)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  {
+    /* The message starts with "PATH:LINE:COLUMN: "; keep that location for the warning. */
+    const char *text = local_error->message;
+    KmSourcePos pos = { 0, 0 };
+    gsize len = strlen (b->path);
+
+    if (strncmp (text, b->path, len) == 0 && text[len] == ':')
+      {
+        char *end;
+        guint64 line = g_ascii_strtoull (text + len + 1, &end, 10);
+
+        if (*end == ':')
+          {
+            guint64 column = g_ascii_strtoull (end + 1, &end, 10);
+
+            if (end[0] == ':' && end[1] == ' ' && line <= G_MAXUINT && column <= G_MAXUINT)
+              {
+                pos = (KmSourcePos) { (guint) line, (guint) column };
+                text = end + 2;
+              }
+          }
+      }
+    km_parse_warning (b->path, pos, _("%s (the element is skipped)"), text);
+  }
+  return TRUE;
+}
+
+/* `elements`: a list of typed mappings, one typed mapping, or a mapping keyed by type. */
+static gboolean
+walk_elements (Body          *b,
+               guint          joint,
+               KmYamlNode    *node,
+               const Affine  *m,
+               guint          depth,
+               GError       **error)
+{
+  if (depth > MAX_ELEMENT_DEPTH)
+    return fail_at (b, node, error, _("elements are nested too deeply (at most %d levels)"),
+                    MAX_ELEMENT_DEPTH);
+  if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+    {
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        if (!walk_elements (b, joint, km_yaml_sequence_get (node, i), m, depth + 1, error))
+          return FALSE;
+      return TRUE;
+    }
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
+    {
+      km_parse_warning (b->path, km_yaml_node_get_pos (node),
+                        _("expected an element (a mapping with “type”); skipped"));
+      return TRUE;
+    }
+  {
+    KmYamlNode *type_node = km_yaml_mapping_lookup (node, "type");
+
+    if (type_node != NULL)
+      {
+        const char *type = km_yaml_node_get_scalar (type_node, NULL);
+
+        if (type == NULL)
+          {
+            km_parse_warning (b->path, km_yaml_node_get_pos (type_node),
+                              _("expected an element type name; the element is skipped"));
+            return TRUE;
+          }
+        return walk_node (b, joint, node, type, type_node, m, depth, error);
+      }
+  }
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (node, i);
+      KmYamlNode *value = km_yaml_mapping_get_value (node, i);
+      const char *type = km_yaml_node_get_scalar (key, NULL);
+      KmYamlNode *inner;
+
+      if (type == NULL)
+        continue;
+      inner = km_yaml_mapping_lookup (value, "type");
+      if (inner != NULL && g_strcmp0 (km_yaml_node_get_scalar (inner, NULL), type) != 0)
+        {
+          km_parse_warning (b->path, km_yaml_node_get_pos (inner),
+                            _("the type does not match the key “%s”; the element is skipped"),
+                            type);
+          continue;
+        }
+      if (km_yaml_node_get_kind (value) == KM_YAML_SEQUENCE)
+        {
+          for (guint k = 0; k < km_yaml_node_get_length (value); k++)
+            if (!walk_node (b, joint, km_yaml_sequence_get (value, k), type, key, m, depth + 1,
+                            error))
+              return FALSE;
+        }
+      else if (!walk_node (b, joint, value, type, key, m, depth + 1, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- links -------------------------------------------------------------------------- */
+
+static gboolean
+check_mass_properties (Body        *b,
+                       KmYamlNode  *link,
+                       GError     **error)
+{
+  KmYamlNode *v;
+  double d;
+  KmVec3 c;
+
+  if ((v = link_lookup (link, KEYS ("mass"))) && !km_yaml_expect_number (v, &d, error))
+    return FALSE;
+  if ((v = link_lookup (link, KEYS ("center_of_mass", "centerOfMass"))) &&
+      !km_yaml_expect_vec3 (v, &c, error))
+    return FALSE;
+  if ((v = link_lookup (link, KEYS ("inertia"))))
+    {
+      g_autofree double *values = NULL;
+      guint n;
+
+      values = km_yaml_expect_number_list (v, 9, &n, error);
+      if (values == NULL)
+        return FALSE;
+      if (n != 9 && n != 6)
+        return fail_at (b, v, error, _("expected 9 inertia values (row-major) or 6 (Ixx Ixy Ixz "
+                                       "Iyy Iyz Izz)"));
+    }
+  return TRUE;
+}
+
+static gboolean
+read_link (Body        *b,
+           KmYamlNode  *link,
+           LinkNodes   *nodes,
+           GError     **error)
+{
+  KmYamlNode *v;
+  const char *name, *parent = NULL, *type_name = "fixed";
+  KmJointType type = KM_JOINT_FIXED;
+  guint joint;
+
+  nodes->link = link;
+  if (!km_yaml_expect_mapping (link, error))
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (link, "type")) != NULL)
+    {
+      const char *node_type = km_yaml_expect_string (v, error);
+
+      if (node_type == NULL)
+        return FALSE;
+      if (g_str_equal (node_type, "Skip"))
+        return TRUE;
+      if (!g_str_equal (node_type, "Link"))
+        return fail_at (b, v, error, _("expected link type Link or Skip (%s links are not "
+                                       "supported)"), node_type);
+    }
+  if ((nodes->name = km_yaml_expect_key (link, "name", error)) == NULL ||
+      (name = km_yaml_expect_string (nodes->name, error)) == NULL)
+    return FALSE;
+  if ((nodes->parent = link_lookup (link, KEYS ("parent"))) != NULL &&
+      (parent = km_yaml_expect_string (nodes->parent, error)) == NULL)
+    return FALSE;
+
+  if ((nodes->type = link_lookup (link, KEYS ("joint_type", "jointType"))) != NULL)
+    {
+      if ((type_name = km_yaml_expect_string (nodes->type, error)) == NULL)
+        return FALSE;
+      if (g_str_equal (type_name, "revolute"))
+        type = KM_JOINT_REVOLUTE;
+      else if (g_str_equal (type_name, "prismatic") || g_str_equal (type_name, "slide"))
+        type = KM_JOINT_PRISMATIC;
+      else if (g_str_equal (type_name, "fixed"))
+        type = KM_JOINT_FIXED;
+      else if (g_str_equal (type_name, "free"))
+        type = KM_JOINT_FREE;
+      else if (g_str_equal (type_name, "pseudo_continuous_track") ||
+               g_str_equal (type_name, "pseudoContinuousTrack"))
+        {
+          type = KM_JOINT_FIXED;
+          km_parse_warning (b->path, km_yaml_node_get_pos (nodes->type),
+                            _("a pseudo continuous track moves its surface, not the link: "
+                              "read as fixed"));
+        }
+      else
+        return fail_at (b, nodes->type, error, _("expected a joint type: revolute, prismatic, "
+                                                 "slide, fixed, free or pseudo_continuous_track"));
+    }
+
+  joint = km_skeleton_builder_add_joint (b->builder, name, type, parent);
+
+  if ((nodes->translation = link_lookup (link, KEYS ("translation"))) != NULL)
+    {
+      KmVec3 t;
+
+      if (!read_translation (nodes->translation, &t, error))
+        return FALSE;
+      km_skeleton_builder_set_offset (b->builder, joint, t);
+    }
+  if ((nodes->rotation = link_lookup (link, KEYS ("rotation"))) != NULL)
+    {
+      KmQuat q;
+
+      if (!read_rotation (b, nodes->rotation, &q, error))
+        return FALSE;
+      if (km_quat_angle_between (q, KM_QUAT_IDENTITY) > 0)
+        km_skeleton_builder_set_rotation (b->builder, joint, q);
+    }
+  {
+    /* Choreonoid's default joint axis is Z. */
+    KmVec3 axis = km_vec3 (0, 0, 1);
+
+    if ((nodes->axis = link_lookup (link, KEYS ("joint_axis", "jointAxis"))) != NULL &&
+        !read_axis (b, nodes->axis, &axis, error))
+      return FALSE;
+    km_skeleton_builder_set_axis (b->builder, joint, axis);
+  }
+  if ((v = link_lookup (link, KEYS ("joint_id", "jointId"))) != NULL)
+    {
+      gint64 id;
+
+      if (!km_yaml_expect_int (v, &id, error))
+        return FALSE;
+      if (id < 0 || id > KM_SKELETON_MAX_JOINTS)
+        return fail_at (b, v, error, _("expected a joint id between 0 and %d"),
+                        KM_SKELETON_MAX_JOINTS);
+      km_skeleton_builder_set_joint_id (b->builder, joint, (int) id);
+    }
+  {
+    double scale = type == KM_JOINT_REVOLUTE ? b->angle_scale : 1;
+    gboolean limited;
+    double lower, upper;
+
+    if ((nodes->range = link_lookup (link, KEYS ("joint_range", "jointRange"))) != NULL)
+      {
+        if (!read_range (b, nodes->range, scale, &limited, &lower, &upper, error))
+          return FALSE;
+        if (limited)
+          km_skeleton_builder_set_limit (b->builder, joint, 0, lower, upper);
+      }
+    if ((v = link_lookup (link, KEYS ("joint_velocity_range", "jointVelocityRange"))) != NULL &&
+        !read_range (b, v, scale, &limited, &lower, &upper, error))
+      return FALSE;
+    if ((v = link_lookup (link, KEYS ("max_joint_velocity", "maxJointVelocity"))) != NULL &&
+        !km_yaml_expect_number (v, &lower, error))
+      return FALSE;
+  }
+  if (!check_mass_properties (b, link, error))
+    return FALSE;
+
+  if ((v = link_lookup (link, KEYS ("elements"))) != NULL)
+    {
+      Affine m;
+
+      affine_identity (&m);
+      if (!walk_elements (b, joint, v, &m, 0, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static KmYamlNode *
+problem_node (GArray                  *links,
+              const KmSkeletonProblem *problem,
+              KmYamlNode              *fallback)
+{
+  LinkNodes *n;
+  KmYamlNode *node = NULL;
+
+  if (problem->joint >= links->len)
+    return fallback;
+  n = &g_array_index (links, LinkNodes, problem->joint);
+  switch (problem->field)
+    {
+    case KM_JOINT_FIELD_TYPE:
+      node = n->type;
+      break;
+    case KM_JOINT_FIELD_PARENT:
+      node = n->parent;
+      break;
+    case KM_JOINT_FIELD_OFFSET:
+      node = n->translation;
+      break;
+    case KM_JOINT_FIELD_ROTATION:
+      node = n->rotation;
+      break;
+    case KM_JOINT_FIELD_AXIS:
+      node = n->axis;
+      break;
+    case KM_JOINT_FIELD_LIMITS:
+      node = n->range;
+      break;
+    case KM_JOINT_FIELD_NAME:
+    case KM_JOINT_FIELD_NONE:
+    default:
+      node = n->name;
+      break;
+    }
+  return node ? node : n->name ? n->name : n->link;
+}
+
+static KmSkeleton *
+load_tree (Body        *b,
+           KmYamlNode  *root,
+           GError     **error)
+{
+  g_autoptr(GArray) link_nodes = g_array_new (FALSE, TRUE, sizeof (LinkNodes));
+  g_autoptr(GError) build_error = NULL;
+  KmSkeletonProblem problem = { 0 };
+  KmYamlNode *v, *links;
+  const char *format;
+  double version;
+  KmSkeleton *skel;
+
+  if (!km_yaml_expect_mapping (root, error))
+    return NULL;
+  v = km_yaml_mapping_lookup (root, "format");
+  if (v == NULL)
+    {
+      if (km_yaml_mapping_lookup_any (root, KEYS ("model_file", "modelFile")) != NULL)
+        fail_at (b, km_yaml_mapping_lookup_any (root, KEYS ("model_file", "modelFile")), error,
+                 _("wrapper body files (model_file) are not supported; open the model file "
+                   "itself"));
+      else
+        fail_at (b, root, error, _("expected “format: ChoreonoidBody”"));
+      return NULL;
+    }
+  if ((format = km_yaml_expect_string (v, error)) == NULL)
+    return NULL;
+  if (!g_str_equal (format, "ChoreonoidBody"))
+    {
+      fail_at (b, v, error, _("expected “ChoreonoidBody”"));
+      return NULL;
+    }
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("format_version", "formatVersion"))) == NULL)
+    {
+      fail_at (b, root, error, _("missing key “format_version”"));
+      return NULL;
+    }
+  if (!km_yaml_expect_number (v, &version, error))
+    return NULL;
+  if (version >= 2.1 || version < 0)
+    {
+      fail_at (b, v, error, _("expected a format version below 2.1"));
+      return NULL;
+    }
+  b->angle_scale = G_PI / 180.0;
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("angle_unit", "angleUnit"))) != NULL)
+    {
+      const char *unit = km_yaml_expect_string (v, error);
+
+      if (unit == NULL)
+        return NULL;
+      if (g_str_equal (unit, "radian") && version < 2.0)
+        b->angle_scale = 1;
+      else if (g_str_equal (unit, "radian"))
+        {
+          fail_at (b, v, error, _("format version 2.0 uses degrees only"));
+          return NULL;
+        }
+      else if (!g_str_equal (unit, "degree"))
+        {
+          fail_at (b, v, error, _("expected “degree” or “radian”"));
+          return NULL;
+        }
+    }
+
+  if ((links = km_yaml_expect_key (root, "links", error)) == NULL ||
+      !km_yaml_expect_sequence (links, error))
+    return NULL;
+  if (km_yaml_node_get_length (links) == 0)
+    {
+      fail_at (b, links, error, _("expected at least one link"));
+      return NULL;
+    }
+  if (km_yaml_node_get_length (links) > KM_SKELETON_MAX_JOINTS)
+    {
+      fail_at (b, links, error, _("too many links (at most %d)"), KM_SKELETON_MAX_JOINTS);
+      return NULL;
+    }
+  for (guint i = 0; i < km_yaml_node_get_length (links); i++)
+    {
+      LinkNodes nodes = { 0 };
+      guint before = km_skeleton_builder_get_n_joints (b->builder);
+
+      if (!read_link (b, km_yaml_sequence_get (links, i), &nodes, error))
+        return NULL;
+      if (km_skeleton_builder_get_n_joints (b->builder) > before)
+        g_array_append_val (link_nodes, nodes);
+    }
+
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
+    {
+      const char *name = km_yaml_expect_string (v, error);
+
+      if (name == NULL)
+        return NULL;
+      km_skeleton_builder_set_root_name (b->builder, name);
+    }
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("body_handlers", "bodyHandlers"))) != NULL)
+    {
+      if (km_yaml_node_get_kind (v) == KM_YAML_SEQUENCE)
+        {
+          for (guint i = 0; i < km_yaml_node_get_length (v); i++)
+            {
+              const char *name = km_yaml_expect_string (km_yaml_sequence_get (v, i), error);
+
+              if (name == NULL)
+                return NULL;
+              km_skeleton_builder_add_body_handler (b->builder, name);
+            }
+        }
+      else
+        {
+          const char *name = km_yaml_expect_string (v, error);
+
+          if (name == NULL)
+            return NULL;
+          km_skeleton_builder_add_body_handler (b->builder, name);
+        }
+    }
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("extra_joints", "extraJoints"))) != NULL)
+    km_parse_warning (b->path, km_yaml_node_get_pos (v),
+                      _("extra joints (closed loops) are not represented; the tree is kept "
+                        "open"));
+
+  skel = km_skeleton_builder_build (b->builder, &problem, &build_error);
+  if (skel == NULL)
+    {
+      KmYamlNode *at = problem_node (link_nodes, &problem, links);
+
+      /* The root named by root_link is not a link's joint field: point at root_link. */
+      if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH) &&
+          (v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
+        at = v;
+      fail_at (b, at, error, "%s", build_error->message);
+      return NULL;
+    }
+  return skel;
+}
+
+/**
+ * km_body_load:
+ * @path: the path as given, for messages and relative `uri`s
+ * @options: (nullable): %NULL reads mesh files
+ *
+ * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
+ */
+KmSkeleton *
+km_body_load (const char           *path,
+              const char           *data,
+              gsize                 length,
+              const KmBodyOptions  *options,
+              GError              **error)
+{
+  static const KmBodyOptions defaults = { TRUE };
+  g_autoptr(KmYamlNode) root = NULL;
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmMeshCache) cache = km_mesh_cache_new ();
+  g_autoptr(GHashTable) meshes = g_hash_table_new_full (NULL, NULL, NULL,
+                                                        (GDestroyNotify) km_mesh_unref);
+  g_autoptr(GHashTable) warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Body b = { 0 };
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  root = km_yaml_parse (path, data ? data : "", length, NULL, error);
+  if (root == NULL)
+    return NULL;
+  b.path = path;
+  b.options = options ? options : &defaults;
+  b.builder = builder;
+  b.cache = cache;
+  b.meshes = meshes;
+  b.warned = warned;
+  return load_tree (&b, root, error);
+}
+
+/**
+ * km_body_sniff:
+ *
+ * Returns: 95 for YAML with `format: ChoreonoidBody`, 60 for YAML with a top-level
+ *   `links` key, 0 otherwise
+ */
+int
+km_body_sniff (const char *data,
+               gsize       length)
+{
+  if (km_yaml_sniff_top_key (data, length, "format") &&
+      g_strstr_len (data, MIN (length, 4096), "ChoreonoidBody") != NULL)
+    return 95;
+  if (km_yaml_sniff_top_key (data, length, "links"))
+    return 60;
+  return 0;
+}
+
+static gpointer
+format_load (const char  *path,
+             GBytes      *contents,
+             GError     **error)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (contents, &length);
+
+  return km_body_load (path, data ? data : "", length, NULL, error);
+}
+
+const KmFormat km_format_choreonoid_body = {
+  .name = "CHOREONOID-BODY",
+  .kind = KM_FILE_KIND_MODEL,
+  .description = N_("Choreonoid body model"),
+  .sniff = km_body_sniff,
+  .load = format_load,
+  .free_result = (void (*) (gpointer)) km_skeleton_unref,
+  .describe = km_skeleton_json_describe,
+};

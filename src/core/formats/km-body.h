@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "km-format.h"
+#include "km-skeleton.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Choreonoid body files (`.body`, YAML; ../shared/specs/choreonoid-body.md) → KmSkeleton.
+ *
+ * Each link becomes one KmJoint named after the link (the names .body users and their IK
+ * setups know); `root_link` (default: the first link) is the root. Read: `format`
+ * (ChoreonoidBody; wrapper files with `model_file` are refused), `format_version` (< 2.1),
+ * `angle_unit` (degree by default), `name`, `links` with `parent`, `translation` (a list
+ * of vectors is summed), `rotation` (axis-angle in the angle unit, or a list of them
+ * multiplied left to right), `joint_type` (revolute, prismatic/slide, fixed, free;
+ * pseudo_continuous_track is a track surface, read as fixed with a warning),
+ * `joint_axis` (vector or X, -Y, … in any case; Z when absent), `joint_id`, `joint_range`
+ * ([lower, upper] or ±u; revolute ranges in the angle unit, prismatic ones in metres; an
+ * `unlimited` end leaves the joint unlimited, with a warning when the other end is
+ * finite), `import` (merged into the link), and `body_handlers`. Velocity ranges, mass,
+ * centre of mass and inertia are checked for shape but not kept (KmSkeleton has no
+ * dynamics). Both snake_case and camelCase spellings are accepted.
+ *
+ * Display shapes from `elements`: Transform, Group, Shape, Visual, RigidBody, Resource
+ * (`uri` relative to the body file, `${SHARE}` from KINEMA_CHOREONOID_SHARE and ${HOME};
+ * `node` selects a DEF node of a VRML file; `metadata` length_unit millimeter/inch and
+ * upper_axis Y), with Box, Sphere, Cylinder, Cone, Capsule (along +Y),
+ * IndexedFaceSet/TriangleMesh and Resource geometry, and the diffuse colour and
+ * transparency of `appearance.material`. Collision content is not drawn. Devices
+ * (sensors, cameras, lights, …) are not modelled: one warning per device type, but the
+ * shapes under them are drawn. An unknown node type, a bad geometry value or a mesh
+ * file that cannot be read skips that element with a warning; the model still loads.
+ * `extra_joints` (closed loops) are reported and left out. Warnings go to
+ * km_parse_warning; errors are "FILE:LINE:COLUMN: …" at the offending value.
+ */
+
+typedef struct
+{
+  /* FALSE skips mesh files (Resource nodes) without warnings. */
+  gboolean load_meshes;
+} KmBodyOptions;
+
+KmSkeleton   *km_body_load    (const char           *path,
+                               const char           *data,
+                               gsize                 length,
+                               const KmBodyOptions  *options,
+                               GError              **error);
+int           km_body_sniff   (const char           *data,
+                               gsize                 length);
+
+extern const KmFormat km_format_choreonoid_body;
+
+G_END_DECLS

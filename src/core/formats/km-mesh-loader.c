@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-mesh-loader"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "km-mesh-loader.h"
+
+#include "km-mesh-private.h"
+
+/* ---- tokenizer ---------------------------------------------------------------------- */
+
+void
+_km_lexer_init (KmLexer    *lexer,
+                const char *path,
+                const char *text,
+                gsize       length)
+{
+  memset (lexer, 0, sizeof *lexer);
+  lexer->path = path;
+  lexer->text = text;
+  lexer->length = length;
+  lexer->line = 1;
+  lexer->punct = "";
+  lexer->comment = '#';
+  lexer->tok = text;
+  lexer->tok_line = 1;
+}
+
+static void
+lexer_newline (KmLexer *lexer)
+{
+  lexer->pos++;
+  lexer->line++;
+  lexer->line_start = lexer->pos;
+}
+
+gboolean
+_km_lexer_next (KmLexer *lexer)
+{
+  const char *t = lexer->text;
+  gsize n = lexer->length;
+
+  for (;;)
+    {
+      while (lexer->pos < n && t[lexer->pos] != '\n' &&
+             (g_ascii_isspace (t[lexer->pos]) || t[lexer->pos] == ','))
+        lexer->pos++;
+      if (lexer->pos >= n)
+        break;
+      if (t[lexer->pos] == '\n')
+        {
+          if (lexer->line_mode)
+            break;
+          lexer_newline (lexer);
+          continue;
+        }
+      if (lexer->comment && t[lexer->pos] == lexer->comment)
+        {
+          while (lexer->pos < n && t[lexer->pos] != '\n')
+            lexer->pos++;
+          continue;
+        }
+      break;
+    }
+  lexer->tok = t + lexer->pos;
+  lexer->tok_line = lexer->line;
+  lexer->tok_line_start = lexer->line_start;
+  lexer->tok_len = 0;
+  if (lexer->pos >= n || t[lexer->pos] == '\n')
+    return FALSE;
+
+  if (strchr (lexer->punct, t[lexer->pos]) != NULL && t[lexer->pos] != '\0')
+    {
+      lexer->pos++;
+      lexer->tok_len = 1;
+      return TRUE;
+    }
+  if (t[lexer->pos] == '"' && lexer->punct[0] != '\0')
+    {
+      /* A VRML string: up to the closing quote, \" escapes. */
+      gsize i = lexer->pos + 1;
+
+      while (i < n && t[i] != '"')
+        {
+          if (t[i] == '\\' && i + 1 < n)
+            i++;
+          if (t[i] == '\n')
+            {
+              lexer->line++;
+              lexer->line_start = i + 1;
+            }
+          i++;
+        }
+      lexer->tok_len = MIN (i + 1, n) - lexer->pos;
+      lexer->pos = MIN (i + 1, n);
+      return TRUE;
+    }
+  while (lexer->pos < n && !g_ascii_isspace (t[lexer->pos]) && t[lexer->pos] != ',' &&
+         (lexer->comment == 0 || t[lexer->pos] != lexer->comment) &&
+         (t[lexer->pos] == '\0' || strchr (lexer->punct, t[lexer->pos]) == NULL))
+    lexer->pos++;
+  lexer->tok_len = (gsize) (t + lexer->pos - lexer->tok);
+  return TRUE;
+}
+
+gboolean
+_km_lexer_next_line (KmLexer *lexer)
+{
+  while (lexer->pos < lexer->length && lexer->text[lexer->pos] != '\n')
+    lexer->pos++;
+  if (lexer->pos >= lexer->length)
+    return FALSE;
+  lexer_newline (lexer);
+  return TRUE;
+}
+
+gboolean
+_km_lexer_is (KmLexer    *lexer,
+              const char *word)
+{
+  gsize len = strlen (word);
+
+  return lexer->tok_len == len && memcmp (lexer->tok, word, len) == 0;
+}
+
+KmSourcePos
+_km_lexer_tok_pos (KmLexer *lexer)
+{
+  const char *start = lexer->text + lexer->tok_line_start;
+  glong column;
+
+  if (!g_utf8_validate (start, lexer->tok - start, NULL))
+    column = lexer->tok - start;
+  else
+    column = g_utf8_strlen (start, lexer->tok - start);
+  return (KmSourcePos) { lexer->tok_line, (guint) column + 1 };
+}
+
+gboolean
+_km_lexer_number (KmLexer  *lexer,
+                  double   *out,
+                  GError  **error)
+{
+  char buffer[64];
+  char *end;
+  double v;
+
+  if (lexer->tok_len > 0 && lexer->tok_len < sizeof buffer)
+    {
+      memcpy (buffer, lexer->tok, lexer->tok_len);
+      buffer[lexer->tok_len] = '\0';
+      errno = 0;
+      v = g_ascii_strtod (buffer, &end);
+      if (end != buffer && *end == '\0' && errno != ERANGE && isfinite (v))
+        {
+          *out = v;
+          return TRUE;
+        }
+    }
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lexer->path, _km_lexer_tok_pos (lexer),
+                      _("expected a finite number"));
+  return FALSE;
+}
+
+gboolean
+_km_lexer_next_number (KmLexer  *lexer,
+                       double   *out,
+                       GError  **error)
+{
+  _km_lexer_next (lexer);
+  return _km_lexer_number (lexer, out, error);
+}
+
+/* ---- shared helpers ----------------------------------------------------------------- */
+
+static GPtrArray *
+shapes_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) km_shape_unref);
+}
+
+static GPtrArray *
+single_mesh_shape (KmMesh *mesh)
+{
+  GPtrArray *shapes = shapes_new ();
+
+  g_ptr_array_add (shapes, km_shape_new_mesh (mesh));
+  km_mesh_unref (mesh);
+  return shapes;
+}
+
+static gboolean
+read_file (const char  *path,
+           char       **contents,
+           gsize       *length,
+           GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GStatBuf st;
+
+  if (g_stat (path, &st) == 0 && st.st_size > (goffset) KM_MESH_MAX_FILE_SIZE)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                          _("the file is larger than %u MiB"),
+                          (guint) (KM_MESH_MAX_FILE_SIZE / (1024 * 1024)));
+      return FALSE;
+    }
+  if (!g_file_get_contents (path, contents, length, &local_error))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 }, "%s",
+                          local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- STL ---------------------------------------------------------------------------- */
+
+static gboolean
+stl_is_binary (const char *data,
+               gsize       length)
+{
+  guint32 n;
+
+  if (length < 84)
+    return FALSE;
+  memcpy (&n, data + 80, 4);
+  n = GUINT32_FROM_LE (n);
+  return (guint64) length == 84 + 50 * (guint64) n;
+}
+
+static GPtrArray *
+stl_binary (const char  *path,
+            const char  *data,
+            gsize        length,
+            GError     **error)
+{
+  guint32 n;
+  g_autofree float *vertices = NULL;
+  g_autofree guint32 *indices = NULL;
+  KmMesh *mesh;
+
+  memcpy (&n, data + 80, 4);
+  n = GUINT32_FROM_LE (n);
+  if (n > KM_MESH_MAX_TRIANGLES || (guint64) n * 3 > KM_MESH_MAX_VERTICES)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                          _("the STL file has %u triangles, more than the %u allowed"), n,
+                          KM_MESH_MAX_VERTICES / 3);
+      return NULL;
+    }
+  vertices = g_new (float, (gsize) n * 9);
+  indices = g_new (guint32, (gsize) n * 3);
+  for (guint32 t = 0; t < n; t++)
+    {
+      const char *rec = data + 84 + (gsize) t * 50 + 12;   /* skip the facet normal */
+
+      for (int k = 0; k < 9; k++)
+        {
+          guint32 bits;
+          float f;
+
+          memcpy (&bits, rec + 4 * k, 4);
+          bits = GUINT32_FROM_LE (bits);
+          memcpy (&f, &bits, 4);
+          vertices[(gsize) t * 9 + k] = f;
+        }
+      for (int k = 0; k < 3; k++)
+        indices[(gsize) t * 3 + k] = t * 3 + k;
+    }
+  mesh = km_mesh_new_take (g_steal_pointer (&vertices), n * 3, NULL,
+                           g_steal_pointer (&indices), n, error);
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  return single_mesh_shape (mesh);
+}
+
+static GPtrArray *
+stl_ascii (const char  *path,
+           const char  *data,
+           gsize        length,
+           GError     **error)
+{
+  g_autoptr(GArray) vertices = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) indices = g_array_new (FALSE, FALSE, sizeof (guint32));
+  KmLexer lx;
+  KmMesh *mesh;
+
+  _km_lexer_init (&lx, path, data, length);
+  lx.comment = 0;
+  _km_lexer_next (&lx);
+  if (!_km_lexer_is (&lx, "solid"))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                          _("expected “solid” at the start of an ASCII STL file (a binary STL "
+                            "file must be 84 + 50 × triangles bytes long)"));
+      return NULL;
+    }
+  /* The solid's name runs to the end of the line. */
+  _km_lexer_next_line (&lx);
+
+  for (;;)
+    {
+      guint first, count = 0;
+
+      if (!_km_lexer_next (&lx))
+        break;
+      if (_km_lexer_is (&lx, "endsolid"))
+        {
+          _km_lexer_next_line (&lx);
+          /* Several solids may follow one another. */
+          if (!_km_lexer_next (&lx))
+            break;
+          if (!_km_lexer_is (&lx, "solid"))
+            goto expected_facet;
+          _km_lexer_next_line (&lx);
+          continue;
+        }
+      if (!_km_lexer_is (&lx, "facet"))
+        goto expected_facet;
+      /* "normal nx ny nz": not used, normals are computed from the vertices. */
+      _km_lexer_next (&lx);
+      if (!_km_lexer_is (&lx, "normal"))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                              _("expected “normal”"));
+          return NULL;
+        }
+      for (int k = 0; k < 3; k++)
+        {
+          double v;
+
+          if (!_km_lexer_next_number (&lx, &v, error))
+            return NULL;
+        }
+      _km_lexer_next (&lx);
+      if (!_km_lexer_is (&lx, "outer"))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                              _("expected “outer loop”"));
+          return NULL;
+        }
+      _km_lexer_next (&lx);
+      if (!_km_lexer_is (&lx, "loop"))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                              _("expected “loop”"));
+          return NULL;
+        }
+      first = vertices->len / 3;
+      for (;;)
+        {
+          _km_lexer_next (&lx);
+          if (_km_lexer_is (&lx, "endloop"))
+            break;
+          if (!_km_lexer_is (&lx, "vertex"))
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                                  _("expected “vertex” or “endloop”"));
+              return NULL;
+            }
+          if (vertices->len / 3 >= KM_MESH_MAX_VERTICES)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, _km_lexer_tok_pos (&lx),
+                                  _("too many vertices (at most %u)"), KM_MESH_MAX_VERTICES);
+              return NULL;
+            }
+          for (int k = 0; k < 3; k++)
+            {
+              double v;
+              float f;
+
+              if (!_km_lexer_next_number (&lx, &v, error))
+                return NULL;
+              f = (float) v;
+              g_array_append_val (vertices, f);
+            }
+          count++;
+        }
+      if (count < 3)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                              _("expected at least three vertices in a facet"));
+          return NULL;
+        }
+      /* A fan for the (non-standard) facets with more than three vertices. */
+      for (guint k = 1; k + 1 < count; k++)
+        {
+          guint32 tri[3] = { first, first + k, first + k + 1 };
+
+          g_array_append_vals (indices, tri, 3);
+        }
+      _km_lexer_next (&lx);
+      if (!_km_lexer_is (&lx, "endfacet"))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                              _("expected “endfacet”"));
+          return NULL;
+        }
+    }
+
+  {
+    guint nv = vertices->len / 3, nt = indices->len / 3;
+
+    mesh = km_mesh_new_take ((float *) g_array_free (g_steal_pointer (&vertices), FALSE), nv,
+                             NULL, (guint32 *) g_array_free (g_steal_pointer (&indices), FALSE),
+                             nt, error);
+  }
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  return single_mesh_shape (mesh);
+
+expected_facet:
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                      _("expected “facet” or “endsolid”"));
+  return NULL;
+}
+
+/**
+ * km_mesh_load_stl:
+ *
+ * Binary when the size is 84 + 50·n for the triangle count n in the header (whatever the
+ * first word), ASCII otherwise. Vertices are not shared between triangles, so normals
+ * are flat.
+ *
+ * Returns: (transfer full) (nullable): one mesh shape, or %NULL with @error set
+ */
+GPtrArray *
+km_mesh_load_stl (const char  *path,
+                  const char  *data,
+                  gsize        length,
+                  GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (stl_is_binary (data, length))
+    return stl_binary (path, data, length, error);
+  if (length > 0 && memchr (data, '\0', length) != NULL)
+    {
+      guint32 n = 0;
+
+      if (length >= 84)
+        memcpy (&n, data + 80, 4);
+      /* Translators: %lu and %u are byte counts, the last %u a triangle count. */
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 0, 0 },
+                          _("expected an ASCII STL file, or a binary one of 84 + 50 × triangles "
+                            "bytes: this one has %lu bytes and claims %u triangles"),
+                          (unsigned long) length, GUINT32_FROM_LE (n));
+      return NULL;
+    }
+  return stl_ascii (path, data, length, error);
+}
+
+/* ---- OBJ + MTL ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  KmColor  color;
+} ObjMaterial;
+
+typedef struct
+{
+  char       *material;
+  GArray     *vertices;     /* float ×3 */
+  GArray     *normals;      /* float ×3 */
+  GArray     *indices;      /* guint32 ×3 */
+  GHashTable *corners;      /* (v << 32 | vn) + 1 → output index + 1 */
+  gboolean    all_normals;
+} ObjGroup;
+
+static void
+obj_group_free (gpointer data)
+{
+  ObjGroup *g = data;
+
+  g_free (g->material);
+  g_array_unref (g->vertices);
+  g_array_unref (g->normals);
+  g_array_unref (g->indices);
+  g_hash_table_unref (g->corners);
+  g_free (g);
+}
+
+static guint64 *
+corner_key_new (guint64 value)
+{
+  return g_memdup2 (&value, sizeof value);
+}
+
+static void
+mtl_load (const char  *obj_path,
+          KmLexer     *at,
+          const char  *name,
+          GHashTable  *materials)
+{
+  g_autofree char *dir = g_path_get_dirname (obj_path);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  ObjMaterial *current = NULL;
+  gsize length;
+  KmLexer lx;
+
+  if (!read_file (path, &data, &length, &error))
+    {
+      km_parse_warning (at->path, _km_lexer_tok_pos (at),
+                        _("material library “%s” is not read: %s"), name, error->message);
+      return;
+    }
+  _km_lexer_init (&lx, path, data, length);
+  lx.line_mode = TRUE;
+  do
+    {
+      if (!_km_lexer_next (&lx))
+        continue;
+      if (_km_lexer_is (&lx, "newmtl"))
+        {
+          g_autofree char *mname = NULL;
+
+          if (!_km_lexer_next (&lx))
+            continue;
+          mname = g_strndup (lx.tok, lx.tok_len);
+          current = g_new0 (ObjMaterial, 1);
+          current->color = KM_COLOR_DEFAULT;
+          g_hash_table_replace (materials, g_steal_pointer (&mname), current);
+        }
+      else if (current && _km_lexer_is (&lx, "Kd"))
+        {
+          double rgb[3];
+
+          for (int k = 0; k < 3; k++)
+            if (!_km_lexer_next_number (&lx, &rgb[k], &error))
+              {
+                km_parse_warning (path, _km_lexer_tok_pos (&lx), "%s", error->message);
+                return;
+              }
+          current->color.r = (float) CLAMP (rgb[0], 0, 1);
+          current->color.g = (float) CLAMP (rgb[1], 0, 1);
+          current->color.b = (float) CLAMP (rgb[2], 0, 1);
+        }
+      else if (current && (_km_lexer_is (&lx, "d") || _km_lexer_is (&lx, "Tr")))
+        {
+          gboolean is_tr = _km_lexer_is (&lx, "Tr");
+          double v;
+
+          if (!_km_lexer_next_number (&lx, &v, &error))
+            {
+              km_parse_warning (path, _km_lexer_tok_pos (&lx), "%s", error->message);
+              return;
+            }
+          v = CLAMP (v, 0, 1);
+          current->color.a = (float) (is_tr ? 1 - v : v);
+        }
+    }
+  while (_km_lexer_next_line (&lx));
+}
+
+/* A face corner "v", "v/vt", "v//vn" or "v/vt/vn", with negative indices counting back
+ * from the last vertex read. */
+static gboolean
+obj_corner (KmLexer  *lx,
+            guint     n_v,
+            guint     n_vn,
+            guint    *v,
+            int      *vn,
+            GError  **error)
+{
+  g_autofree char *text = g_strndup (lx->tok, lx->tok_len);
+  char **parts = g_strsplit (text, "/", 4);
+  guint n_parts = g_strv_length (parts);
+  gboolean ok = FALSE;
+  gint64 value;
+  char *end;
+
+  *vn = -1;
+  if (n_parts < 1 || n_parts > 3)
+    goto out;
+  value = g_ascii_strtoll (parts[0], &end, 10);
+  if (end == parts[0] || *end != '\0' || value == 0)
+    goto out;
+  if (value < 0)
+    value += (gint64) n_v + 1;
+  if (value < 1 || value > (gint64) n_v)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, lx->path, _km_lexer_tok_pos (lx),
+                          _("expected a vertex index between 1 and %u"), n_v);
+      g_strfreev (parts);
+      return FALSE;
+    }
+  *v = (guint) value - 1;
+  if (n_parts == 3 && parts[2][0] != '\0')
+    {
+      value = g_ascii_strtoll (parts[2], &end, 10);
+      if (end == parts[2] || *end != '\0' || value == 0)
+        goto out;
+      if (value < 0)
+        value += (gint64) n_vn + 1;
+      if (value < 1 || value > (gint64) n_vn)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected a normal index between 1 and %u"), n_vn);
+          g_strfreev (parts);
+          return FALSE;
+        }
+      *vn = (int) value - 1;
+    }
+  ok = TRUE;
+
+out:
+  g_strfreev (parts);
+  if (!ok)
+    km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                        _("expected a face corner such as 3, 3/1, 3//2 or 3/1/2"));
+  return ok;
+}
+
+/**
+ * km_mesh_load_obj:
+ *
+ * Reads v, vn, f, usemtl and mtllib (MTL: newmtl, Kd, d, Tr); texture coordinates,
+ * groups, smoothing groups and free-form geometry are not read. Polygons are split into
+ * fans. One shape per material, in the order the materials are first used.
+ *
+ * Returns: (transfer full) (nullable): the shapes, or %NULL with @error set
+ */
+GPtrArray *
+km_mesh_load_obj (const char  *path,
+                  const char  *data,
+                  gsize        length,
+                  GError     **error)
+{
+  g_autoptr(GArray) positions = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) normals = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GHashTable) materials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                           g_free);
+  g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func (obj_group_free);
+  g_autoptr(GPtrArray) shapes = shapes_new ();
+  ObjGroup *group = NULL;
+  gsize total_triangles = 0;
+  KmLexer lx;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  _km_lexer_init (&lx, path, data, length);
+  lx.line_mode = TRUE;
+  do
+    {
+      if (!_km_lexer_next (&lx))
+        continue;
+      if (_km_lexer_is (&lx, "v") || _km_lexer_is (&lx, "vn"))
+        {
+          GArray *target = lx.tok_len == 1 ? positions : normals;
+
+          if (target->len / 3 >= KM_MESH_MAX_VERTICES)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, _km_lexer_tok_pos (&lx),
+                                  _("too many vertices (at most %u)"), KM_MESH_MAX_VERTICES);
+              return NULL;
+            }
+          for (int k = 0; k < 3; k++)
+            {
+              double v;
+              float f;
+
+              if (!_km_lexer_next_number (&lx, &v, error))
+                return NULL;
+              f = (float) v;
+              g_array_append_val (target, f);
+            }
+        }
+      else if (_km_lexer_is (&lx, "f"))
+        {
+          guint32 first = 0, prev = 0;
+          guint count = 0;
+
+          if (group == NULL)
+            {
+              group = g_new0 (ObjGroup, 1);
+              group->vertices = g_array_new (FALSE, FALSE, sizeof (float));
+              group->normals = g_array_new (FALSE, FALSE, sizeof (float));
+              group->indices = g_array_new (FALSE, FALSE, sizeof (guint32));
+              group->corners = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+              group->all_normals = TRUE;
+              g_ptr_array_add (groups, group);
+            }
+          while (_km_lexer_next (&lx))
+            {
+              guint v;
+              int vn;
+              guint64 key;
+              gpointer found;
+              guint32 index;
+
+              if (!obj_corner (&lx, positions->len / 3, normals->len / 3, &v, &vn, error))
+                return NULL;
+              key = ((guint64) v << 32) | (guint32) (vn + 1);
+              found = g_hash_table_lookup (group->corners, &key);
+              if (found != NULL)
+                index = GPOINTER_TO_UINT (found) - 1;
+              else
+                {
+                  if (group->vertices->len / 3 >= KM_MESH_MAX_VERTICES)
+                    {
+                      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path,
+                                          _km_lexer_tok_pos (&lx),
+                                          _("too many vertices (at most %u)"),
+                                          KM_MESH_MAX_VERTICES);
+                      return NULL;
+                    }
+                  index = group->vertices->len / 3;
+                  g_array_append_vals (group->vertices,
+                                       &g_array_index (positions, float, v * 3), 3);
+                  if (vn >= 0)
+                    g_array_append_vals (group->normals,
+                                         &g_array_index (normals, float, (guint) vn * 3), 3);
+                  else
+                    {
+                      static const float zero[3] = { 0, 0, 0 };
+
+                      g_array_append_vals (group->normals, zero, 3);
+                      group->all_normals = FALSE;
+                    }
+                  g_hash_table_insert (group->corners, corner_key_new (key),
+                                       GUINT_TO_POINTER (index + 1));
+                }
+              if (count == 0)
+                first = index;
+              else if (count >= 2)
+                {
+                  guint32 tri[3] = { first, prev, index };
+
+                  if (++total_triangles > KM_MESH_MAX_TRIANGLES)
+                    {
+                      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path,
+                                          _km_lexer_tok_pos (&lx),
+                                          _("too many triangles (at most %u)"),
+                                          KM_MESH_MAX_TRIANGLES);
+                      return NULL;
+                    }
+                  g_array_append_vals (group->indices, tri, 3);
+                }
+              prev = index;
+              count++;
+            }
+          if (count < 3)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&lx),
+                                  _("expected at least three corners in a face"));
+              return NULL;
+            }
+        }
+      else if (_km_lexer_is (&lx, "usemtl"))
+        {
+          g_autofree char *name = NULL;
+
+          _km_lexer_next (&lx);
+          name = g_strndup (lx.tok, lx.tok_len);
+          group = NULL;
+          for (guint i = 0; i < groups->len; i++)
+            {
+              ObjGroup *g = g_ptr_array_index (groups, i);
+
+              if (g_strcmp0 (g->material, name) == 0)
+                group = g;
+            }
+          if (group == NULL)
+            {
+              group = g_new0 (ObjGroup, 1);
+              group->material = g_steal_pointer (&name);
+              group->vertices = g_array_new (FALSE, FALSE, sizeof (float));
+              group->normals = g_array_new (FALSE, FALSE, sizeof (float));
+              group->indices = g_array_new (FALSE, FALSE, sizeof (guint32));
+              group->corners = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+              group->all_normals = TRUE;
+              g_ptr_array_add (groups, group);
+            }
+        }
+      else if (_km_lexer_is (&lx, "mtllib"))
+        {
+          /* One or more file names (names with spaces are not supported). */
+          while (_km_lexer_next (&lx))
+            {
+              g_autofree char *name = g_strndup (lx.tok, lx.tok_len);
+
+              mtl_load (path, &lx, name, materials);
+            }
+        }
+      /* vt, o, g, s, l, p and the rest: not needed for display */
+    }
+  while (_km_lexer_next_line (&lx));
+
+  for (guint i = 0; i < groups->len; i++)
+    {
+      ObjGroup *g = g_ptr_array_index (groups, i);
+      guint nv = g->vertices->len / 3, nt = g->indices->len / 3;
+      ObjMaterial *m = g->material ? g_hash_table_lookup (materials, g->material) : NULL;
+      KmMesh *mesh;
+
+      if (nt == 0)
+        continue;
+      mesh = km_mesh_new_take ((float *) g_array_free (g_steal_pointer (&g->vertices), FALSE),
+                               nv,
+                               g->all_normals ?
+                               (float *) g_array_free (g_steal_pointer (&g->normals), FALSE) :
+                               NULL,
+                               (guint32 *) g_array_free (g_steal_pointer (&g->indices), FALSE),
+                               nt, error);
+      g->vertices = g_array_new (FALSE, FALSE, sizeof (float));
+      g->indices = g_array_new (FALSE, FALSE, sizeof (guint32));
+      if (g->normals == NULL)
+        g->normals = g_array_new (FALSE, FALSE, sizeof (float));
+      if (mesh == NULL)
+        {
+          g_prefix_error (error, "%s: ", path);
+          return NULL;
+        }
+      if (m != NULL)
+        km_mesh_set_color (mesh, m->color);
+      else if (g->material != NULL)
+        km_parse_warning (path, (KmSourcePos) { 0, 0 },
+                          _("material “%s” is not defined; the default colour is used"),
+                          g->material);
+      g_ptr_array_add (shapes, km_shape_new_mesh (mesh));
+      km_mesh_unref (mesh);
+    }
+  return g_steal_pointer (&shapes);
+}
+
+/* ---- dispatch and cache ------------------------------------------------------------- */
+
+static gboolean
+has_suffix (const char *path,
+            const char *suffix)
+{
+  gsize lp = strlen (path), ls = strlen (suffix);
+
+  return lp >= ls && g_ascii_strcasecmp (path + lp - ls, suffix) == 0;
+}
+
+static gboolean
+looks_like_ascii_stl (const char *data,
+                      gsize       length)
+{
+  gsize i = 0;
+
+  while (i < length && g_ascii_isspace (data[i]))
+    i++;
+  return length - i >= 5 && memcmp (data + i, "solid", 5) == 0 &&
+         g_strstr_len (data, MIN (length, 4096), "facet") != NULL;
+}
+
+/**
+ * km_mesh_load_file:
+ *
+ * Returns: (transfer full) (nullable): the file's shapes, or %NULL with @error set
+ */
+GPtrArray *
+km_mesh_load_file (const char  *path,
+                   const char  *node,
+                   GError     **error)
+{
+  g_autofree char *data = NULL;
+  gsize length;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!read_file (path, &data, &length, error))
+    return NULL;
+  if (stl_is_binary (data, length) || looks_like_ascii_stl (data, length))
+    return km_mesh_load_stl (path, data, length, error);
+  if (length >= 5 && memcmp (data, "#VRML", 5) == 0)
+    return km_mesh_load_vrml (path, data, length, node, error);
+  if (has_suffix (path, ".stl"))
+    return km_mesh_load_stl (path, data, length, error);
+  if (has_suffix (path, ".obj"))
+    return km_mesh_load_obj (path, data, length, error);
+  if (has_suffix (path, ".wrl") || has_suffix (path, ".vrml"))
+    return km_mesh_load_vrml (path, data, length, node, error);
+  km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                      _("expected a mesh file in STL, OBJ or VRML97 format"));
+  return NULL;
+}
+
+typedef struct
+{
+  GPtrArray *shapes;
+  GError    *error;
+} CacheEntry;
+
+struct _KmMeshCache
+{
+  GHashTable *entries;   /* "path\nnode" → CacheEntry */
+};
+
+static void
+cache_entry_free (gpointer data)
+{
+  CacheEntry *e = data;
+
+  g_clear_pointer (&e->shapes, g_ptr_array_unref);
+  g_clear_error (&e->error);
+  g_free (e);
+}
+
+KmMeshCache *
+km_mesh_cache_new (void)
+{
+  KmMeshCache *self = g_new0 (KmMeshCache, 1);
+
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cache_entry_free);
+  return self;
+}
+
+void
+km_mesh_cache_free (KmMeshCache *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->entries);
+  g_free (self);
+}
+
+/**
+ * km_mesh_cache_load:
+ * @cache: (nullable): a cache, or %NULL to read the file every time
+ *
+ * Returns: (transfer container) (nullable): the file's shapes (shared: copy before
+ *   changing), or %NULL with @error set (a cached failure is reported again)
+ */
+GPtrArray *
+km_mesh_cache_load (KmMeshCache  *cache,
+                    const char   *path,
+                    const char   *node,
+                    GError      **error)
+{
+  g_autofree char *canonical = NULL;
+  g_autofree char *key = NULL;
+  CacheEntry *entry;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (cache == NULL)
+    return km_mesh_load_file (path, node, error);
+
+  canonical = g_canonicalize_filename (path, NULL);
+  key = g_strconcat (canonical, "\n", node ? node : "", NULL);
+  entry = g_hash_table_lookup (cache->entries, key);
+  if (entry == NULL)
+    {
+      entry = g_new0 (CacheEntry, 1);
+      entry->shapes = km_mesh_load_file (path, node, &entry->error);
+      g_hash_table_insert (cache->entries, g_steal_pointer (&key), entry);
+    }
+  if (entry->shapes == NULL)
+    {
+      if (error)
+        *error = g_error_copy (entry->error);
+      return NULL;
+    }
+  return g_ptr_array_ref (entry->shapes);
+}

@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-mesh-vrml"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-mesh-loader.h"
+
+#include "km-mesh-private.h"
+
+/*
+ * The VRML97 subset that model files use. The file is read into a small node graph
+ * first (every field kept generically: a list of numbers or a list of nodes), so that
+ * DEF/USE share nodes; then the graph is walked from the root (or from one DEF node) with
+ * the accumulated Transform, giving one KmShape per Shape node. An IndexedFaceSet used
+ * several times becomes one KmMesh shared by its shapes. Nodes we do not draw (lights,
+ * sensors, PROTO instances, Inline…) are skipped with one warning per type.
+ */
+
+#define MAX_SHAPES 65536
+
+typedef struct _VNode VNode;
+
+typedef struct
+{
+  GArray    *numbers;    /* double; TRUE/FALSE read as 1/0; NULL when the value has nodes */
+  GPtrArray *nodes;      /* VNode * (borrowed from the parser's arena); NULL for numbers */
+  KmSourcePos pos;       /* of the value's first token */
+} VValue;
+
+struct _VNode
+{
+  char       *type;
+  KmSourcePos pos;
+  GHashTable *fields;    /* name → VValue * */
+  KmMesh     *mesh;      /* IndexedFaceSet: built once */
+  gboolean    mesh_failed;
+};
+
+typedef struct
+{
+  KmLexer     lx;
+  GPtrArray  *arena;     /* VNode *, owned */
+  GHashTable *defs;      /* name → VNode * */
+  GHashTable *warned;    /* unknown type names already reported */
+  guint       n_shapes;
+} VParser;
+
+static void
+value_free (gpointer data)
+{
+  VValue *v = data;
+
+  g_clear_pointer (&v->numbers, g_array_unref);
+  g_clear_pointer (&v->nodes, g_ptr_array_unref);
+  g_free (v);
+}
+
+static void
+vnode_free (gpointer data)
+{
+  VNode *n = data;
+
+  g_free (n->type);
+  g_hash_table_unref (n->fields);
+  g_clear_pointer (&n->mesh, km_mesh_unref);
+  g_free (n);
+}
+
+static gboolean
+is_number_start (KmLexer *lx)
+{
+  char c = lx->tok_len > 0 ? lx->tok[0] : 0;
+
+  return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.';
+}
+
+static gboolean parse_node (VParser *p, guint depth, VNode **out, GError **error);
+
+static gboolean
+expect (VParser     *p,
+        const char  *what,
+        GError     **error)
+{
+  if (_km_lexer_is (&p->lx, what))
+    return TRUE;
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->lx.path, _km_lexer_tok_pos (&p->lx),
+                      _("expected “%s”"), what);
+  return FALSE;
+}
+
+/* Skips a balanced [ … ] or { … } whose opening token is current. */
+static gboolean
+skip_balanced (VParser  *p,
+               GError  **error)
+{
+  guint depth = 0;
+
+  do
+    {
+      if (p->lx.tok_len == 1 && (p->lx.tok[0] == '[' || p->lx.tok[0] == '{'))
+        {
+          if (++depth > KM_MESH_MAX_DEPTH * 4)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path,
+                                  _km_lexer_tok_pos (&p->lx), _("nested too deeply"));
+              return FALSE;
+            }
+        }
+      else if (p->lx.tok_len == 1 && (p->lx.tok[0] == ']' || p->lx.tok[0] == '}'))
+        depth--;
+      if (depth == 0)
+        return TRUE;
+    }
+  while (_km_lexer_next (&p->lx));
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->lx.path, _km_lexer_tok_pos (&p->lx),
+                      _("expected a closing bracket before the end of the file"));
+  return FALSE;
+}
+
+/* A field value, its first token current. Leaves the last token of the value current. */
+static gboolean
+parse_value (VParser  *p,
+             guint     depth,
+             VValue  **out,
+             GError  **error)
+{
+  g_autoptr(GArray) numbers = NULL;
+  g_autoptr(GPtrArray) nodes = NULL;
+  KmLexer *lx = &p->lx;
+  gboolean list = _km_lexer_is (lx, "[");
+  KmSourcePos pos = _km_lexer_tok_pos (lx);
+
+  if (list && !_km_lexer_next (lx))
+    return expect (p, "]", error);
+  for (;;)
+    {
+      if (list && _km_lexer_is (lx, "]"))
+        break;
+      if (lx->tok_len == 0)
+        return expect (p, list ? "]" : "{", error);
+      if (is_number_start (lx) || _km_lexer_is (lx, "TRUE") || _km_lexer_is (lx, "FALSE"))
+        {
+          double v = 0;
+
+          if (nodes != NULL)
+            return expect (p, "]", error);
+          if (numbers == NULL)
+            numbers = g_array_new (FALSE, FALSE, sizeof (double));
+          if (_km_lexer_is (lx, "TRUE"))
+            v = 1;
+          else if (!_km_lexer_is (lx, "FALSE") && !_km_lexer_number (lx, &v, error))
+            return FALSE;
+          g_array_append_val (numbers, v);
+          if (!list)
+            {
+              /* SFVec3f and friends: a run of numbers on the field. */
+              KmLexer save = *lx;
+
+              while (_km_lexer_next (lx) && is_number_start (lx))
+                {
+                  if (!_km_lexer_number (lx, &v, error))
+                    return FALSE;
+                  g_array_append_val (numbers, v);
+                  save = *lx;
+                }
+              *lx = save;
+              break;
+            }
+        }
+      else if (lx->tok[0] == '"')
+        {
+          /* Strings (url, title…): not needed. */
+          if (!list)
+            break;
+        }
+      else
+        {
+          VNode *node = NULL;
+
+          if (numbers != NULL)
+            return expect (p, "]", error);
+          if (!parse_node (p, depth + 1, &node, error))
+            return FALSE;
+          if (nodes == NULL)
+            nodes = g_ptr_array_new ();
+          if (node != NULL)
+            g_ptr_array_add (nodes, node);
+          if (!list)
+            break;
+        }
+      if (!_km_lexer_next (lx))
+        return expect (p, "]", error);
+    }
+
+  *out = g_new0 (VValue, 1);
+  (*out)->numbers = g_steal_pointer (&numbers);
+  (*out)->nodes = g_steal_pointer (&nodes);
+  (*out)->pos = pos;
+  return TRUE;
+}
+
+static gboolean
+known_type (const char *type)
+{
+  static const char * const types[] = {
+    "Transform", "Group", "Collision", "Anchor", "Billboard", "Switch", "LOD", "Shape",
+    "Appearance", "Material", "IndexedFaceSet", "Coordinate", "Box", "Sphere", "Cylinder",
+    "Cone", "Normal", "TextureCoordinate", "ImageTexture", "TextureTransform", "Color",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_str_equal (types[i], type))
+      return TRUE;
+  return FALSE;
+}
+
+/* A node, its first token (DEF, USE, NULL or the type name) current. *out may be NULL for
+ * NULL and for skipped nodes. */
+static gboolean
+parse_node (VParser  *p,
+            guint     depth,
+            VNode   **out,
+            GError  **error)
+{
+  KmLexer *lx = &p->lx;
+  g_autofree char *def = NULL;
+  VNode *node;
+
+  *out = NULL;
+  if (depth > KM_MESH_MAX_DEPTH)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, lx->path, _km_lexer_tok_pos (lx),
+                          _("nodes are nested too deeply (at most %d levels)"),
+                          KM_MESH_MAX_DEPTH);
+      return FALSE;
+    }
+  if (_km_lexer_is (lx, "NULL"))
+    return TRUE;
+  if (_km_lexer_is (lx, "USE"))
+    {
+      g_autofree char *name = NULL;
+
+      _km_lexer_next (lx);
+      name = g_strndup (lx->tok, lx->tok_len);
+      *out = g_hash_table_lookup (p->defs, name);
+      if (*out == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected the name of a node defined earlier with DEF, "
+                                "“%s” is none"), name);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (_km_lexer_is (lx, "DEF"))
+    {
+      _km_lexer_next (lx);
+      def = g_strndup (lx->tok, lx->tok_len);
+      _km_lexer_next (lx);
+    }
+  if (lx->tok_len == 0 || is_number_start (lx) || strchr ("{}[]\"", lx->tok[0]) != NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                          _("expected a node type name"));
+      return FALSE;
+    }
+
+  node = g_new0 (VNode, 1);
+  node->type = g_strndup (lx->tok, lx->tok_len);
+  node->pos = _km_lexer_tok_pos (lx);
+  node->fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, value_free);
+  g_ptr_array_add (p->arena, node);
+  _km_lexer_next (lx);
+  if (!expect (p, "{", error))
+    return FALSE;
+
+  if (!known_type (node->type))
+    {
+      if (!g_hash_table_contains (p->warned, node->type))
+        {
+          km_parse_warning (lx->path, node->pos, _("%s nodes are not drawn; skipped"),
+                            node->type);
+          g_hash_table_add (p->warned, g_strdup (node->type));
+        }
+      if (!skip_balanced (p, error))
+        return FALSE;
+    }
+  else
+    {
+      for (;;)
+        {
+          g_autofree char *field = NULL;
+          VValue *value = NULL;
+
+          if (!_km_lexer_next (lx))
+            return expect (p, "}", error);
+          if (_km_lexer_is (lx, "}"))
+            break;
+          if (_km_lexer_is (lx, "ROUTE"))
+            {
+              for (int k = 0; k < 3; k++)
+                _km_lexer_next (lx);
+              continue;
+            }
+          if (!g_ascii_isalpha (lx->tok[0]) && lx->tok[0] != '_')
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path,
+                                  _km_lexer_tok_pos (lx), _("expected a field name or “}”"));
+              return FALSE;
+            }
+          field = g_strndup (lx->tok, lx->tok_len);
+          if (!_km_lexer_next (lx))
+            return expect (p, "}", error);
+          if (!parse_value (p, depth, &value, error))
+            return FALSE;
+          g_hash_table_replace (node->fields, g_steal_pointer (&field), value);
+        }
+    }
+  /* Registered after its body: a node cannot USE itself. */
+  if (def != NULL)
+    g_hash_table_replace (p->defs, g_steal_pointer (&def), node);
+  *out = node;
+  return TRUE;
+}
+
+static GArray *
+field_numbers (VNode      *node,
+               const char *name)
+{
+  VValue *v = g_hash_table_lookup (node->fields, name);
+
+  return v ? v->numbers : NULL;
+}
+
+static VNode *
+field_node (VNode      *node,
+            const char *name)
+{
+  VValue *v = node ? g_hash_table_lookup (node->fields, name) : NULL;
+
+  return v && v->nodes && v->nodes->len > 0 ? g_ptr_array_index (v->nodes, 0) : NULL;
+}
+
+static gboolean
+field_vec (VNode      *node,
+           const char *name,
+           double     *out,
+           guint       n)
+{
+  GArray *a = field_numbers (node, name);
+
+  if (a == NULL || a->len != n)
+    return FALSE;
+  memcpy (out, a->data, n * sizeof (double));
+  return TRUE;
+}
+
+static double
+field_double (VNode      *node,
+              const char *name,
+              double      fallback)
+{
+  double v;
+
+  return field_vec (node, name, &v, 1) ? v : fallback;
+}
+
+static KmMesh *
+face_set_mesh (VParser  *p,
+               VNode    *ifs,
+               GError  **error)
+{
+  VNode *coord = field_node (ifs, "coord");
+  GArray *points = coord ? field_numbers (coord, "point") : NULL;
+  GArray *index = field_numbers (ifs, "coordIndex");
+  VValue *index_value = g_hash_table_lookup (ifs->fields, "coordIndex");
+  g_autoptr(GArray) tris = NULL;
+  g_autofree float *vertices = NULL;
+  gboolean ccw = field_double (ifs, "ccw", 1) != 0;
+  guint nv, start = 0;
+
+  if (ifs->mesh || ifs->mesh_failed)
+    return ifs->mesh;
+  if (points == NULL || index == NULL || points->len % 3 != 0)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->lx.path, ifs->pos,
+                          _("expected an IndexedFaceSet with coord Coordinate { point [ … ] } "
+                            "and coordIndex"));
+      ifs->mesh_failed = TRUE;
+      return NULL;
+    }
+  nv = points->len / 3;
+  if (nv == 0 || nv > KM_MESH_MAX_VERTICES)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, ifs->pos,
+                          _("expected between 1 and %u points"), KM_MESH_MAX_VERTICES);
+      ifs->mesh_failed = TRUE;
+      return NULL;
+    }
+  vertices = g_new (float, (gsize) nv * 3);
+  for (guint i = 0; i < nv * 3; i++)
+    vertices[i] = (float) g_array_index (points, double, i);
+  tris = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i <= index->len; i++)
+    {
+      double v = i < index->len ? g_array_index (index, double, i) : -1;
+
+      if (v >= 0 && v != floor (v))
+        v = -2;
+      if (v < -1 || v >= nv)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->lx.path, index_value->pos,
+                              _("coordIndex value %g is not a vertex index (0 to %u) or -1"),
+                              v == -2 ? g_array_index (index, double, i) : v, nv - 1);
+          ifs->mesh_failed = TRUE;
+          return NULL;
+        }
+      if (v == -1)
+        {
+          for (guint k = start + 1; k + 1 < i; k++)
+            {
+              guint32 a = (guint32) g_array_index (index, double, start);
+              guint32 b = (guint32) g_array_index (index, double, k);
+              guint32 c = (guint32) g_array_index (index, double, k + 1);
+              guint32 tri[3] = { a, ccw ? b : c, ccw ? c : b };
+
+              if (tris->len / 3 >= KM_MESH_MAX_TRIANGLES)
+                break;
+              g_array_append_vals (tris, tri, 3);
+            }
+          start = i + 1;
+        }
+    }
+  {
+    guint nt = tris->len / 3;
+
+    ifs->mesh = km_mesh_new_take (g_steal_pointer (&vertices), nv, NULL,
+                                  (guint32 *) g_array_free (g_steal_pointer (&tris), FALSE),
+                                  nt, error);
+  }
+  if (ifs->mesh == NULL)
+    {
+      ifs->mesh_failed = TRUE;
+      g_prefix_error (error, "%s:%u:%u: ", p->lx.path, ifs->pos.line, ifs->pos.column);
+    }
+  return ifs->mesh;
+}
+
+/* An affine map: p ↦ lin · p + t. */
+typedef struct
+{
+  KmMat3 lin;
+  KmVec3 t;
+} Affine;
+
+static void
+affine_mul (const Affine *a,
+            const Affine *b,
+            Affine       *out)
+{
+  Affine r;
+
+  km_mat3_mul (&a->lin, &b->lin, &r.lin);
+  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
+  *out = r;
+}
+
+static gboolean
+is_geometry (const char *type)
+{
+  return g_str_equal (type, "Box") || g_str_equal (type, "Sphere") ||
+         g_str_equal (type, "Cylinder") || g_str_equal (type, "Cone") ||
+         g_str_equal (type, "IndexedFaceSet");
+}
+
+static KmShape *
+geometry_shape (VParser  *p,
+                VNode    *geom,
+                GError  **error)
+{
+  double v[3];
+
+  if (g_str_equal (geom->type, "Box"))
+    {
+      if (!field_vec (geom, "size", v, 3))
+        v[0] = v[1] = v[2] = 2;
+      return km_shape_new_box (km_vec3 (v[0], v[1], v[2]));
+    }
+  if (g_str_equal (geom->type, "Sphere"))
+    return km_shape_new_sphere (field_double (geom, "radius", 1));
+  if (g_str_equal (geom->type, "Cylinder"))
+    return km_shape_new_cylinder (field_double (geom, "radius", 1),
+                                  field_double (geom, "height", 2));
+  if (g_str_equal (geom->type, "Cone"))
+    return km_shape_new_cone (field_double (geom, "bottomRadius", 1),
+                              field_double (geom, "height", 2));
+  if (g_str_equal (geom->type, "IndexedFaceSet"))
+    {
+      KmMesh *mesh = face_set_mesh (p, geom, error);
+
+      return mesh ? km_shape_new_mesh (mesh) : NULL;
+    }
+  km_parse_warning (p->lx.path, geom->pos, _("%s geometry is not drawn; skipped"), geom->type);
+  return NULL;
+}
+
+static gboolean
+walk (VParser       *p,
+      VNode         *node,
+      const Affine  *parent,
+      guint          depth,
+      GPtrArray     *shapes,
+      GError       **error)
+{
+  Affine m = *parent;
+  const char *type = node->type;
+
+  if (depth > KM_MESH_MAX_DEPTH)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                          _("nodes are nested too deeply (at most %d levels)"),
+                          KM_MESH_MAX_DEPTH);
+      return FALSE;
+    }
+
+  if (g_str_equal (type, "Transform"))
+    {
+      double tr[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 1, 0 }, sc[3] = { 1, 1, 1 };
+      double ce[3] = { 0, 0, 0 };
+      Affine local, tmp;
+      KmMat3 r;
+
+      field_vec (node, "translation", tr, 3);
+      field_vec (node, "rotation", rot, 4);
+      field_vec (node, "scale", sc, 3);
+      field_vec (node, "center", ce, 3);
+      if (km_vec3_length (km_vec3 (rot[0], rot[1], rot[2])) > 0)
+        km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (rot[0], rot[1], rot[2])), rot[3],
+                                 &r);
+      else
+        km_mat3_identity (&r);
+      /* T · C · R · S · -C (scaleOrientation is not applied). */
+      local.lin = r;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          local.lin.m[i][j] *= sc[j];
+      local.t = km_vec3_add (km_vec3 (tr[0] + ce[0], tr[1] + ce[1], tr[2] + ce[2]),
+                             km_vec3_scale (km_mat3_mul_vec3 (&local.lin,
+                                                              km_vec3 (ce[0], ce[1], ce[2])),
+                                            -1));
+      tmp = m;
+      affine_mul (&tmp, &local, &m);
+    }
+
+  if (g_str_equal (type, "Shape") || (depth == 0 && is_geometry (type)))
+    {
+      VNode *geom = g_str_equal (type, "Shape") ? field_node (node, "geometry") : node;
+      VNode *material = field_node (field_node (node, "appearance"), "material");
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(KmShape) shape = NULL;
+
+      if (geom == NULL)
+        return TRUE;
+      if (++p->n_shapes > MAX_SHAPES)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                              _("too many shapes (at most %d)"), MAX_SHAPES);
+          return FALSE;
+        }
+      shape = geometry_shape (p, geom, &local_error);
+      if (shape == NULL)
+        {
+          if (local_error != NULL)
+            {
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              return FALSE;
+            }
+          return TRUE;
+        }
+      if (material != NULL)
+        {
+          double c[3];
+
+          if (field_vec (material, "diffuseColor", c, 3))
+            shape->color = (KmColor) { (float) CLAMP (c[0], 0, 1), (float) CLAMP (c[1], 0, 1),
+                                       (float) CLAMP (c[2], 0, 1), 1.0f };
+          shape->color.a = (float) (1 - CLAMP (field_double (material, "transparency", 0), 0, 1));
+        }
+      if (!km_shape_set_affine (shape, &m.lin, m.t) && shape->mesh != NULL)
+        {
+          /* A shear: bake the exact map into a copy of the vertices. */
+          const KmMesh *src = shape->mesh;
+          guint nv = km_mesh_get_n_vertices (src);
+          float *verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
+          KmMesh *baked;
+
+          for (guint i = 0; i < nv; i++)
+            {
+              KmVec3 q = km_vec3 (verts[i * 3], verts[i * 3 + 1], verts[i * 3 + 2]);
+
+              q = km_vec3_add (km_mat3_mul_vec3 (&m.lin, q), m.t);
+              verts[i * 3] = (float) q.x;
+              verts[i * 3 + 1] = (float) q.y;
+              verts[i * 3 + 2] = (float) q.z;
+            }
+          baked = km_mesh_new_take (verts, nv, NULL,
+                                    g_memdup2 (km_mesh_get_indices (src),
+                                               sizeof (guint32) * 3 *
+                                               km_mesh_get_n_triangles (src)),
+                                    km_mesh_get_n_triangles (src), error);
+          if (baked == NULL)
+            return FALSE;
+          km_mesh_unref (shape->mesh);
+          shape->mesh = baked;
+          km_transform_identity (&shape->transform);
+          shape->scale = km_vec3 (1, 1, 1);
+        }
+      g_ptr_array_add (shapes, g_steal_pointer (&shape));
+      return TRUE;
+    }
+
+  if (g_str_equal (type, "Transform") || g_str_equal (type, "Group") ||
+      g_str_equal (type, "Collision") || g_str_equal (type, "Anchor") ||
+      g_str_equal (type, "Billboard") || g_str_equal (type, "Switch") ||
+      g_str_equal (type, "LOD"))
+    {
+      const char *field = g_str_equal (type, "Switch") ? "choice" :
+                          g_str_equal (type, "LOD") ? "level" : "children";
+      VValue *children = g_hash_table_lookup (node->fields, field);
+      guint first = 0, last = children && children->nodes ? children->nodes->len : 0;
+
+      if (g_str_equal (type, "Switch"))
+        {
+          double which = field_double (node, "whichChoice", -1);
+
+          if (which < 0 || which >= last)
+            return TRUE;
+          first = (guint) which;
+          last = first + 1;
+        }
+      else if (g_str_equal (type, "LOD"))
+        last = MIN (last, 1);
+      for (guint i = first; i < last; i++)
+        if (!walk (p, g_ptr_array_index (children->nodes, i), &m, depth + 1, shapes, error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * km_mesh_load_vrml:
+ * @node: (nullable): the DEF name of the one node to load, in its own frame
+ *
+ * Returns: (transfer full) (nullable): the shapes, or %NULL with @error set
+ */
+GPtrArray *
+km_mesh_load_vrml (const char  *path,
+                   const char  *data,
+                   gsize        length,
+                   const char  *node,
+                   GError     **error)
+{
+  g_autoptr(GPtrArray) roots = g_ptr_array_new ();
+  g_autoptr(GPtrArray) shapes = NULL;
+  Affine identity;
+  VParser p = { 0 };
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  _km_lexer_init (&p.lx, path, data, length);
+  p.lx.punct = "{}[]";
+  p.arena = g_ptr_array_new_with_free_func (vnode_free);
+  p.defs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  p.warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  /* The "#VRML V2.0 utf8" header is a comment to the tokenizer, so it is optional. */
+  while (ok && _km_lexer_next (&p.lx))
+    {
+      VNode *root = NULL;
+
+      if (_km_lexer_is (&p.lx, "PROTO") || _km_lexer_is (&p.lx, "EXTERNPROTO"))
+        {
+          gboolean external = p.lx.tok_len == strlen ("EXTERNPROTO");
+          KmSourcePos at = _km_lexer_tok_pos (&p.lx);
+
+          km_parse_warning (path, at, _("%s definitions are not supported; skipped"),
+                            external ? "EXTERNPROTO" : "PROTO");
+          _km_lexer_next (&p.lx);   /* name */
+          _km_lexer_next (&p.lx);
+          ok = expect (&p, "[", error) && skip_balanced (&p, error) && _km_lexer_next (&p.lx);
+          if (ok && !external)
+            ok = expect (&p, "{", error) && skip_balanced (&p, error);
+          else if (ok && _km_lexer_is (&p.lx, "["))
+            ok = skip_balanced (&p, error);
+          continue;
+        }
+      if (_km_lexer_is (&p.lx, "ROUTE"))
+        {
+          for (int k = 0; k < 3; k++)
+            _km_lexer_next (&p.lx);
+          continue;
+        }
+      ok = parse_node (&p, 0, &root, error);
+      if (ok && root != NULL)
+        g_ptr_array_add (roots, root);
+    }
+
+  if (ok)
+    {
+      km_mat3_identity (&identity.lin);
+      identity.t = KM_VEC3_ZERO;
+      shapes = g_ptr_array_new_with_free_func ((GDestroyNotify) km_shape_unref);
+      if (node != NULL)
+        {
+          VNode *start = g_hash_table_lookup (p.defs, node);
+
+          if (start == NULL)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 0, 0 },
+                                  _("expected a node named “%s” (DEF) in the file"), node);
+              ok = FALSE;
+            }
+          else
+            ok = walk (&p, start, &identity, 0, shapes, error);
+        }
+      else
+        for (guint i = 0; ok && i < roots->len; i++)
+          ok = walk (&p, g_ptr_array_index (roots, i), &identity, 0, shapes, error);
+    }
+
+  g_ptr_array_unref (p.arena);
+  g_hash_table_unref (p.defs);
+  g_hash_table_unref (p.warned);
+  return ok ? g_steal_pointer (&shapes) : NULL;
+}

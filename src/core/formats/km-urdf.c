@@ -1,0 +1,1374 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-urdf"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-urdf.h"
+
+#include "km-error.h"
+#include "km-mesh-loader.h"
+#include "km-skeleton-json.h"
+
+typedef enum
+{
+  GEOM_NONE,
+  GEOM_BOX,
+  GEOM_SPHERE,
+  GEOM_CYLINDER,
+  GEOM_MESH,
+} GeomKind;
+
+typedef struct
+{
+  KmTransform  origin;
+  GeomKind     kind;
+  KmVec3       size;          /* box */
+  double       radius;
+  double       length;
+  char        *filename;      /* mesh */
+  KmSourcePos  filename_pos;
+  KmVec3       scale;
+  char        *material;      /* a robot-level material name, or NULL */
+  KmSourcePos  material_pos;
+  gboolean     has_color;
+  KmColor      color;
+} UrdfVisual;
+
+typedef struct
+{
+  char        *name;
+  KmSourcePos  pos;           /* of the name value */
+  GArray      *visuals;       /* UrdfVisual */
+} UrdfLink;
+
+typedef struct
+{
+  char        *name;
+  KmSourcePos  pos;           /* of the name value */
+  char        *type;
+  KmSourcePos  type_pos;
+  char        *parent;
+  KmSourcePos  parent_pos;
+  char        *child;
+  KmSourcePos  child_pos;
+  KmVec3       xyz;
+  KmVec3       rpy;
+  KmSourcePos  origin_pos;
+  KmVec3       axis;
+  KmSourcePos  axis_pos;
+  gboolean     has_limit;
+  double       lower;
+  double       upper;
+  KmSourcePos  limit_pos;
+  guint        index;         /* in the skeleton builder */
+} UrdfJoint;
+
+typedef struct
+{
+  KmColor      color;
+  gboolean     has_color;
+} UrdfMaterial;
+
+typedef struct
+{
+  const char  *path;
+  const char  *text;          /* BOM stripped */
+  gsize        length;
+  GArray      *line_starts;   /* gsize byte offsets */
+  gsize        cursor;        /* where the next start tag is looked for */
+  gsize        tag_offset;    /* '<' of the element being started */
+
+  GPtrArray   *stack;         /* element names (borrowed from GMarkup? no: owned copies) */
+  guint        skip_depth;    /* > 0 while inside an element that is not read */
+  gboolean     seen_robot;
+
+  GPtrArray   *links;         /* UrdfLink * */
+  GPtrArray   *joints;        /* UrdfJoint * */
+  GHashTable  *materials;     /* name → UrdfMaterial * */
+
+  UrdfLink    *link;          /* the <link> being read */
+  UrdfJoint   *joint;
+  UrdfVisual  *visual;
+  UrdfMaterial *material;     /* a robot-level <material> being read */
+  gboolean     in_visual_material;
+} Parser;
+
+static void
+visual_clear (gpointer data)
+{
+  UrdfVisual *v = data;
+
+  g_free (v->filename);
+  g_free (v->material);
+}
+
+static void
+link_free (gpointer data)
+{
+  UrdfLink *l = data;
+
+  g_free (l->name);
+  g_array_unref (l->visuals);
+  g_free (l);
+}
+
+static void
+joint_free (gpointer data)
+{
+  UrdfJoint *j = data;
+
+  g_free (j->name);
+  g_free (j->type);
+  g_free (j->parent);
+  g_free (j->child);
+  g_free (j);
+}
+
+/* ---- positions ---------------------------------------------------------------------- */
+
+static KmSourcePos
+pos_at (Parser *p,
+        gsize   offset)
+{
+  guint lo = 0, hi = p->line_starts->len;
+  gsize start;
+
+  offset = MIN (offset, p->length);
+  /* The last line start ≤ offset. */
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (p->line_starts, gsize, mid) <= offset)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  start = g_array_index (p->line_starts, gsize, lo);
+  return (KmSourcePos) { lo + 1, (guint) g_utf8_strlen (p->text + start, offset - start) + 1 };
+}
+
+/* GMarkup reports positions somewhere after a start tag, so the reader finds the tags
+ * itself: the n-th start tag in the text belongs to the n-th start_element callback. */
+static gsize
+next_start_tag (Parser *p)
+{
+  const char *t = p->text;
+  gsize i = p->cursor, n = p->length;
+
+  while (i < n)
+    {
+      const char *end = NULL;
+
+      if (t[i] != '<')
+        {
+          i++;
+          continue;
+        }
+      if (i + 4 <= n && strncmp (t + i, "<!--", 4) == 0)
+        end = g_strstr_len (t + i + 4, n - i - 4, "-->");
+      else if (i + 9 <= n && strncmp (t + i, "<![CDATA[", 9) == 0)
+        end = g_strstr_len (t + i + 9, n - i - 9, "]]>");
+      else if (i + 2 <= n && t[i + 1] == '?')
+        end = g_strstr_len (t + i + 2, n - i - 2, "?>");
+      else if (i + 2 <= n && (t[i + 1] == '!' || t[i + 1] == '/'))
+        end = memchr (t + i + 1, '>', n - i - 1);
+      else
+        {
+          gsize j = i + 1;
+          char quote = 0;
+
+          /* Skip this tag (quoted values may hold '>') so the cursor is past it. */
+          for (; j < n; j++)
+            {
+              if (quote)
+                {
+                  if (t[j] == quote)
+                    quote = 0;
+                }
+              else if (t[j] == '"' || t[j] == '\'')
+                quote = t[j];
+              else if (t[j] == '>')
+                break;
+            }
+          p->cursor = j;
+          return i;
+        }
+      if (end == NULL)
+        break;
+      i = (gsize) (end - t) + 1;
+    }
+  p->cursor = n;
+  return n;
+}
+
+/* The first character of attribute @name's value in the tag at p->tag_offset. */
+static KmSourcePos
+attr_pos (Parser     *p,
+          const char *name)
+{
+  const char *t = p->text;
+  gsize n = p->length, i = p->tag_offset + 1, len = strlen (name);
+
+  while (i < n && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
+    i++;
+  while (i < n && t[i] != '>')
+    {
+      gsize name_start, name_end;
+
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      name_start = i;
+      while (i < n && t[i] != '=' && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
+        i++;
+      name_end = i;
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      if (i >= n || t[i] != '=')
+        break;
+      i++;
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      if (i >= n || (t[i] != '"' && t[i] != '\''))
+        break;
+      {
+        char quote = t[i++];
+        gsize value = i;
+
+        while (i < n && t[i] != quote)
+          i++;
+        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0)
+          return pos_at (p, value);
+        i++;
+      }
+    }
+  return pos_at (p, p->tag_offset);
+}
+
+static KmSourcePos
+tag_pos (Parser *p)
+{
+  return pos_at (p, p->tag_offset);
+}
+
+/* ---- attribute values --------------------------------------------------------------- */
+
+static const char *
+find_attr (const char **names,
+           const char **values,
+           const char  *name)
+{
+  for (guint i = 0; names[i]; i++)
+    if (g_str_equal (names[i], name))
+      return values[i];
+  return NULL;
+}
+
+static gboolean
+require_attr (Parser      *p,
+              const char **names,
+              const char **values,
+              const char  *element,
+              const char  *name,
+              const char **out,
+              GError     **error)
+{
+  *out = find_attr (names, values, name);
+  if (*out == NULL)
+    {
+      /* Translators: the first %s is an XML attribute name, the second an element name. */
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                          _("expected a “%s” attribute on <%s>"), name, element);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Exactly @n finite numbers separated by white space. */
+static gboolean
+parse_numbers (Parser     *p,
+               const char *attr,
+               const char *value,
+               double     *out,
+               guint       n,
+               GError    **error)
+{
+  const char *s = value;
+  guint count = 0;
+
+  for (;;)
+    {
+      char *end;
+      double v;
+
+      while (g_ascii_isspace (*s))
+        s++;
+      if (*s == '\0')
+        break;
+      if (count == n)
+        goto bad;
+      errno = 0;
+      v = g_ascii_strtod (s, &end);
+      if (end == s || errno == ERANGE || !isfinite (v) ||
+          (*end != '\0' && !g_ascii_isspace (*end)))
+        goto bad;
+      out[count++] = v;
+      s = end;
+    }
+  if (count == n)
+    return TRUE;
+
+bad:
+  if (n == 1)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
+                        _("expected a finite number in “%s”"), attr);
+  else
+    /* Translators: %u is a count (3 or 4), %s an XML attribute name. */
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
+                        _("expected %u finite numbers separated by spaces in “%s”"), n, attr);
+  return FALSE;
+}
+
+static gboolean
+parse_vec3 (Parser      *p,
+            const char **names,
+            const char **values,
+            const char  *attr,
+            KmVec3      *out,
+            GError     **error)
+{
+  const char *value = find_attr (names, values, attr);
+  double v[3];
+
+  if (value == NULL)
+    return TRUE;
+  if (!parse_numbers (p, attr, value, v, 3, error))
+    return FALSE;
+  *out = km_vec3 (v[0], v[1], v[2]);
+  return TRUE;
+}
+
+static gboolean
+parse_positive (Parser      *p,
+                const char **names,
+                const char **values,
+                const char  *element,
+                const char  *attr,
+                double      *out,
+                GError     **error)
+{
+  const char *value;
+
+  if (!require_attr (p, names, values, element, attr, &value, error) ||
+      !parse_numbers (p, attr, value, out, 1, error))
+    return FALSE;
+  if (*out <= 0)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
+                          _("expected a positive number in “%s”"), attr);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_rgba (Parser      *p,
+            const char **names,
+            const char **values,
+            KmColor     *out,
+            GError     **error)
+{
+  const char *value;
+  double v[4];
+
+  if (!require_attr (p, names, values, "color", "rgba", &value, error) ||
+      !parse_numbers (p, "rgba", value, v, 4, error))
+    return FALSE;
+  for (guint i = 0; i < 4; i++)
+    if (v[i] < 0 || v[i] > 1)
+      {
+        km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, "rgba"),
+                            _("expected four numbers between 0 and 1 in “rgba”"));
+        return FALSE;
+      }
+  *out = (KmColor) { (float) v[0], (float) v[1], (float) v[2], (float) v[3] };
+  return TRUE;
+}
+
+/* URDF rpy: fixed-axis roll about X, then pitch about Y, then yaw about Z. */
+static KmQuat
+quat_from_rpy (KmVec3 rpy)
+{
+  KmQuat qx = km_quat_from_axis_angle (km_vec3 (1, 0, 0), rpy.x);
+  KmQuat qy = km_quat_from_axis_angle (km_vec3 (0, 1, 0), rpy.y);
+  KmQuat qz = km_quat_from_axis_angle (km_vec3 (0, 0, 1), rpy.z);
+
+  return km_quat_mul (qz, km_quat_mul (qy, qx));
+}
+
+/* ---- GMarkup callbacks -------------------------------------------------------------- */
+
+static const char *
+parent_element (Parser *p)
+{
+  return p->stack->len > 0 ? g_ptr_array_index (p->stack, p->stack->len - 1) : NULL;
+}
+
+static gboolean
+parse_origin (Parser      *p,
+              const char **names,
+              const char **values,
+              KmVec3      *xyz,
+              KmVec3      *rpy,
+              GError     **error)
+{
+  *xyz = KM_VEC3_ZERO;
+  *rpy = KM_VEC3_ZERO;
+  return parse_vec3 (p, names, values, "xyz", xyz, error) &&
+         parse_vec3 (p, names, values, "rpy", rpy, error);
+}
+
+static gboolean
+start_link_child (Parser      *p,
+                  const char  *element,
+                  const char **names,
+                  const char **values,
+                  GError     **error)
+{
+  const char *parent = parent_element (p);
+
+  if (g_str_equal (parent, "link"))
+    {
+      if (g_str_equal (element, "visual"))
+        {
+          UrdfVisual v = { 0 };
+
+          km_transform_identity (&v.origin);
+          v.scale = km_vec3 (1, 1, 1);
+          g_array_append_val (p->link->visuals, v);
+          p->visual = &g_array_index (p->link->visuals, UrdfVisual, p->link->visuals->len - 1);
+          return TRUE;
+        }
+      /* collision, inertial and anything else: not read */
+      p->skip_depth = 1;
+      return TRUE;
+    }
+  if (p->visual == NULL)
+    {
+      p->skip_depth = 1;
+      return TRUE;
+    }
+
+  if (g_str_equal (parent, "visual"))
+    {
+      if (g_str_equal (element, "origin"))
+        {
+          KmVec3 xyz, rpy;
+
+          if (!parse_origin (p, names, values, &xyz, &rpy, error))
+            return FALSE;
+          km_transform_from_pos_quat (xyz, quat_from_rpy (rpy), &p->visual->origin);
+        }
+      else if (g_str_equal (element, "geometry"))
+        ;
+      else if (g_str_equal (element, "material"))
+        {
+          const char *name = find_attr (names, values, "name");
+
+          p->in_visual_material = TRUE;
+          if (name != NULL && *name != '\0')
+            {
+              g_free (p->visual->material);
+              p->visual->material = g_strdup (name);
+              p->visual->material_pos = attr_pos (p, "name");
+            }
+        }
+      else
+        p->skip_depth = 1;
+      return TRUE;
+    }
+
+  if (g_str_equal (parent, "geometry"))
+    {
+      UrdfVisual *v = p->visual;
+
+      if (v->kind != GEOM_NONE)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                              _("expected one shape in <geometry>, found a second one"));
+          return FALSE;
+        }
+      if (g_str_equal (element, "box"))
+        {
+          const char *size;
+
+          v->kind = GEOM_BOX;
+          if (!require_attr (p, names, values, element, "size", &size, error) ||
+              !parse_vec3 (p, names, values, "size", &v->size, error))
+            return FALSE;
+          if (v->size.x < 0 || v->size.y < 0 || v->size.z < 0)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, "size"),
+                                  _("expected sizes that are not negative"));
+              return FALSE;
+            }
+        }
+      else if (g_str_equal (element, "sphere"))
+        {
+          v->kind = GEOM_SPHERE;
+          if (!parse_positive (p, names, values, element, "radius", &v->radius, error))
+            return FALSE;
+        }
+      else if (g_str_equal (element, "cylinder"))
+        {
+          v->kind = GEOM_CYLINDER;
+          if (!parse_positive (p, names, values, element, "radius", &v->radius, error) ||
+              !parse_positive (p, names, values, element, "length", &v->length, error))
+            return FALSE;
+        }
+      else if (g_str_equal (element, "mesh"))
+        {
+          const char *filename;
+
+          v->kind = GEOM_MESH;
+          if (!require_attr (p, names, values, element, "filename", &filename, error))
+            return FALSE;
+          v->filename = g_strdup (filename);
+          v->filename_pos = attr_pos (p, "filename");
+          if (!parse_vec3 (p, names, values, "scale", &v->scale, error))
+            return FALSE;
+        }
+      else
+        {
+          km_parse_warning (p->path, tag_pos (p),
+                            _("geometry <%s> is not supported; the visual is left out"),
+                            element);
+          p->skip_depth = 1;
+        }
+      return TRUE;
+    }
+
+  if (g_str_equal (parent, "material") && p->in_visual_material)
+    {
+      if (g_str_equal (element, "color"))
+        {
+          if (!parse_rgba (p, names, values, &p->visual->color, error))
+            return FALSE;
+          p->visual->has_color = TRUE;
+        }
+      else
+        p->skip_depth = 1;
+      return TRUE;
+    }
+
+  p->skip_depth = 1;
+  return TRUE;
+}
+
+static gboolean
+start_joint_child (Parser      *p,
+                   const char  *element,
+                   const char **names,
+                   const char **values,
+                   GError     **error)
+{
+  UrdfJoint *j = p->joint;
+  const char *value;
+
+  if (g_str_equal (element, "parent") || g_str_equal (element, "child"))
+    {
+      gboolean is_parent = element[0] == 'p';
+      char **slot = is_parent ? &j->parent : &j->child;
+
+      if (!require_attr (p, names, values, element, "link", &value, error))
+        return FALSE;
+      if (*slot != NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                              _("expected one <%s> in a joint, found a second one"), element);
+          return FALSE;
+        }
+      *slot = g_strdup (value);
+      *(is_parent ? &j->parent_pos : &j->child_pos) = attr_pos (p, "link");
+    }
+  else if (g_str_equal (element, "origin"))
+    {
+      j->origin_pos = tag_pos (p);
+      if (!parse_origin (p, names, values, &j->xyz, &j->rpy, error))
+        return FALSE;
+    }
+  else if (g_str_equal (element, "axis"))
+    {
+      if (!require_attr (p, names, values, element, "xyz", &value, error) ||
+          !parse_vec3 (p, names, values, "xyz", &j->axis, error))
+        return FALSE;
+      j->axis_pos = attr_pos (p, "xyz");
+    }
+  else if (g_str_equal (element, "limit"))
+    {
+      const char *lower = find_attr (names, values, "lower");
+      const char *upper = find_attr (names, values, "upper");
+
+      /* URDF: lower and upper default to 0. */
+      j->has_limit = TRUE;
+      j->lower = j->upper = 0;
+      j->limit_pos = lower ? attr_pos (p, "lower") : upper ? attr_pos (p, "upper") : tag_pos (p);
+      if ((lower && !parse_numbers (p, "lower", lower, &j->lower, 1, error)) ||
+          (upper && !parse_numbers (p, "upper", upper, &j->upper, 1, error)))
+        return FALSE;
+    }
+  else
+    {
+      if (g_str_equal (element, "mimic"))
+        km_parse_warning (p->path, tag_pos (p),
+                          _("<mimic> is not supported; joint “%s” moves on its own"), j->name);
+      /* dynamics, calibration, safety_controller: not needed for kinematics */
+      p->skip_depth = 1;
+    }
+  return TRUE;
+}
+
+static void
+start_element (GMarkupParseContext  *context,
+               const char           *element,
+               const char          **names,
+               const char          **values,
+               gpointer              user_data,
+               GError              **error)
+{
+  Parser *p = user_data;
+  const char *parent;
+  gboolean ok = TRUE;
+
+  p->tag_offset = next_start_tag (p);
+
+  if (p->skip_depth > 0)
+    {
+      p->skip_depth++;
+      return;
+    }
+  if (p->stack->len >= KM_URDF_MAX_DEPTH)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->path, tag_pos (p),
+                          _("elements are nested too deeply (at most %d levels)"),
+                          KM_URDF_MAX_DEPTH);
+      return;
+    }
+
+  parent = parent_element (p);
+  if (parent == NULL)
+    {
+      if (!g_str_equal (element, "robot"))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                              _("expected <robot> as the document element, found <%s>"),
+                              element);
+          return;
+        }
+      p->seen_robot = TRUE;
+    }
+  else if (g_str_equal (parent, "robot"))
+    {
+      if (g_str_equal (element, "link"))
+        {
+          const char *name;
+          UrdfLink *l;
+
+          if (!require_attr (p, names, values, element, "name", &name, error))
+            return;
+          if (p->links->len >= KM_SKELETON_MAX_JOINTS)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->path, tag_pos (p),
+                                  _("too many links (at most %d)"), KM_SKELETON_MAX_JOINTS);
+              return;
+            }
+          l = g_new0 (UrdfLink, 1);
+          l->name = g_strdup (name);
+          l->pos = attr_pos (p, "name");
+          l->visuals = g_array_new (FALSE, TRUE, sizeof (UrdfVisual));
+          g_array_set_clear_func (l->visuals, visual_clear);
+          g_ptr_array_add (p->links, l);
+          p->link = l;
+        }
+      else if (g_str_equal (element, "joint"))
+        {
+          const char *name, *type;
+          UrdfJoint *j;
+
+          if (!require_attr (p, names, values, element, "name", &name, error) ||
+              !require_attr (p, names, values, element, "type", &type, error))
+            return;
+          if (p->joints->len >= KM_SKELETON_MAX_JOINTS)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->path, tag_pos (p),
+                                  _("too many joints (at most %d)"), KM_SKELETON_MAX_JOINTS);
+              return;
+            }
+          j = g_new0 (UrdfJoint, 1);
+          j->name = g_strdup (name);
+          j->pos = attr_pos (p, "name");
+          j->type = g_strdup (type);
+          j->type_pos = attr_pos (p, "type");
+          j->axis = km_vec3 (1, 0, 0);
+          j->axis_pos = j->limit_pos = j->origin_pos = tag_pos (p);
+          g_ptr_array_add (p->joints, j);
+          p->joint = j;
+        }
+      else if (g_str_equal (element, "material"))
+        {
+          const char *name;
+
+          if (!require_attr (p, names, values, element, "name", &name, error))
+            return;
+          p->material = g_new0 (UrdfMaterial, 1);
+          g_hash_table_replace (p->materials, g_strdup (name), p->material);
+        }
+      else
+        p->skip_depth = 1;    /* transmission, gazebo, … */
+    }
+  else if (p->link != NULL)
+    ok = start_link_child (p, element, names, values, error);
+  else if (p->joint != NULL)
+    ok = start_joint_child (p, element, names, values, error);
+  else if (p->material != NULL && g_str_equal (element, "color"))
+    {
+      ok = parse_rgba (p, names, values, &p->material->color, error);
+      p->material->has_color = ok;
+    }
+  else
+    p->skip_depth = 1;
+
+  /* A skipped element is counted in skip_depth, not pushed. */
+  if (ok && p->skip_depth == 0)
+    g_ptr_array_add (p->stack, g_strdup (element));
+}
+
+static void
+end_element (GMarkupParseContext  *context,
+             const char           *element,
+             gpointer              user_data,
+             GError              **error)
+{
+  Parser *p = user_data;
+
+  if (p->skip_depth > 0)
+    {
+      p->skip_depth--;
+      return;
+    }
+  if (p->stack->len == 0)
+    return;
+  if (g_str_equal (element, "link"))
+    p->link = NULL;
+  else if (g_str_equal (element, "joint"))
+    p->joint = NULL;
+  else if (g_str_equal (element, "visual"))
+    p->visual = NULL;
+  else if (g_str_equal (element, "material"))
+    {
+      if (p->in_visual_material)
+        p->in_visual_material = FALSE;
+      else
+        p->material = NULL;
+    }
+  g_ptr_array_set_size (p->stack, p->stack->len - 1);
+}
+
+/* ---- building ----------------------------------------------------------------------- */
+
+static char *
+resolve_mesh_path (const char          *urdf_path,
+                   const char          *filename,
+                   const char * const  *package_paths)
+{
+  g_autofree char *dir = g_path_get_dirname (urdf_path);
+
+  if (g_str_has_prefix (filename, "package://"))
+    {
+      const char *rest = filename + strlen ("package://");
+      const char *slash = strchr (rest, '/');
+      g_autofree char *package = NULL;
+      g_autofree char *here = NULL;
+
+      if (slash == NULL || slash == rest)
+        return NULL;
+      package = g_strndup (rest, (gsize) (slash - rest));
+      for (guint i = 0; package_paths && package_paths[i]; i++)
+        {
+          g_autofree char *candidate = g_build_filename (package_paths[i], package, slash + 1,
+                                                         NULL);
+
+          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+            return g_steal_pointer (&candidate);
+        }
+      /* The usual layout: PKG/urdf/robot.urdf next to PKG/meshes/… */
+      here = g_canonicalize_filename (dir, NULL);
+      for (guint up = 0; up < 8; up++)
+        {
+          g_autofree char *base = g_path_get_basename (here);
+          g_autofree char *parent = g_path_get_dirname (here);
+
+          if (g_str_equal (base, package))
+            return g_build_filename (here, slash + 1, NULL);
+          if (g_str_equal (parent, here))
+            break;
+          g_free (here);
+          here = g_steal_pointer (&parent);
+        }
+      return NULL;
+    }
+  if (g_str_has_prefix (filename, "file://"))
+    {
+      char *local = g_filename_from_uri (filename, NULL, NULL);
+
+      return local;
+    }
+  if (strstr (filename, "://") != NULL)
+    return NULL;
+  if (g_path_is_absolute (filename))
+    return g_strdup (filename);
+  return g_build_filename (dir, filename, NULL);
+}
+
+static void
+add_visual_shapes (Parser               *p,
+                   KmSkeletonBuilder    *builder,
+                   guint                 joint,
+                   UrdfVisual           *v,
+                   const KmUrdfOptions  *options,
+                   KmMeshCache          *cache)
+{
+  KmColor color = KM_COLOR_DEFAULT;
+  gboolean has_color = FALSE;
+
+  if (v->has_color)
+    {
+      color = v->color;
+      has_color = TRUE;
+    }
+  else if (v->material != NULL)
+    {
+      UrdfMaterial *m = g_hash_table_lookup (p->materials, v->material);
+
+      if (m != NULL && m->has_color)
+        {
+          color = m->color;
+          has_color = TRUE;
+        }
+      else if (m == NULL)
+        km_parse_warning (p->path, v->material_pos,
+                          _("material “%s” is not defined; the default colour is used"),
+                          v->material);
+    }
+
+  switch (v->kind)
+    {
+    case GEOM_BOX:
+    case GEOM_SPHERE:
+    case GEOM_CYLINDER:
+      {
+        g_autoptr(KmShape) shape = NULL;
+
+        if (v->kind == GEOM_BOX)
+          shape = km_shape_new_box (v->size);
+        else if (v->kind == GEOM_SPHERE)
+          shape = km_shape_new_sphere (v->radius);
+        else
+          {
+            /* URDF cylinders run along Z; Kinema's along +Y: Rx(90°) takes Y to Z. */
+            KmTransform turn;
+
+            shape = km_shape_new_cylinder (v->radius, v->length);
+            km_transform_from_pos_quat (KM_VEC3_ZERO,
+                                        km_quat_from_axis_angle (km_vec3 (1, 0, 0), G_PI / 2),
+                                        &turn);
+            km_transform_mul (&v->origin, &turn, &shape->transform);
+          }
+        if (v->kind != GEOM_CYLINDER)
+          shape->transform = v->origin;
+        shape->color = color;
+        km_skeleton_builder_add_shape (builder, joint, shape);
+      }
+      break;
+
+    case GEOM_MESH:
+      {
+        g_autofree char *file = NULL;
+        g_autoptr(GPtrArray) shapes = NULL;
+        g_autoptr(GError) local_error = NULL;
+
+        if (!options->load_meshes)
+          break;
+        file = resolve_mesh_path (p->path, v->filename, options->package_paths);
+        if (file == NULL)
+          {
+            km_parse_warning (p->path, v->filename_pos,
+                              _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
+                                "package:// names); the visual is left out"), v->filename);
+            break;
+          }
+        shapes = km_mesh_cache_load (cache, file, NULL, &local_error);
+        if (shapes == NULL)
+          {
+            km_parse_warning (p->path, v->filename_pos,
+                              _("mesh “%s” is left out: %s"), v->filename,
+                              local_error->message);
+            break;
+          }
+        for (guint i = 0; i < shapes->len; i++)
+          {
+            g_autoptr(KmShape) shape = km_shape_copy (g_ptr_array_index (shapes, i));
+            KmTransform t = shape->transform;
+
+            /* origin · diag(scale) · (file transform · diag(file scale)): the file's own
+             * transform is rigid with the scale applied in the mesh's frame first. */
+            t.pos = km_vec3 (t.pos.x * v->scale.x, t.pos.y * v->scale.y, t.pos.z * v->scale.z);
+            km_transform_mul (&v->origin, &t, &shape->transform);
+            shape->scale = km_vec3 (shape->scale.x * v->scale.x, shape->scale.y * v->scale.y,
+                                    shape->scale.z * v->scale.z);
+            if (has_color)
+              shape->color = color;
+            km_skeleton_builder_add_shape (builder, joint, shape);
+          }
+      }
+      break;
+
+    case GEOM_NONE:
+    default:
+      break;
+    }
+}
+
+static KmSourcePos
+problem_pos (Parser            *p,
+             const KmSkeletonProblem *problem,
+             UrdfLink          *root)
+{
+  UrdfJoint *j;
+
+  if (problem->joint == 0 || problem->joint > p->joints->len)
+    return root ? root->pos : (KmSourcePos) { 1, 1 };
+  j = g_ptr_array_index (p->joints, problem->joint - 1);
+  switch (problem->field)
+    {
+    case KM_JOINT_FIELD_TYPE:
+      return j->type_pos;
+    case KM_JOINT_FIELD_PARENT:
+      return j->parent_pos;
+    case KM_JOINT_FIELD_OFFSET:
+    case KM_JOINT_FIELD_ROTATION:
+      return j->origin_pos;
+    case KM_JOINT_FIELD_AXIS:
+      return j->axis_pos;
+    case KM_JOINT_FIELD_LIMITS:
+      return j->limit_pos;
+    case KM_JOINT_FIELD_NAME:
+    case KM_JOINT_FIELD_NONE:
+    default:
+      return j->pos;
+    }
+}
+
+static KmSkeleton *
+build (Parser               *p,
+       const KmUrdfOptions  *options,
+       GError              **error)
+{
+  g_autoptr(GHashTable) links = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) child_of = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmMeshCache) cache = km_mesh_cache_new ();
+  g_autoptr(GError) build_error = NULL;
+  KmSkeletonProblem problem = { 0 };
+  UrdfLink *root = NULL;
+  UrdfJoint *free_base = NULL;
+  KmSkeleton *skel;
+
+  if (p->links->len == 0)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, (KmSourcePos) { 1, 1 },
+                          _("expected at least one <link> in <robot>"));
+      return NULL;
+    }
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      UrdfLink *l = g_ptr_array_index (p->links, i);
+
+      if (g_hash_table_contains (links, l->name))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, l->pos,
+                              _("duplicate link name “%s”"), l->name);
+          return NULL;
+        }
+      g_hash_table_insert (links, l->name, l);
+    }
+  for (guint i = 0; i < p->joints->len; i++)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, i);
+
+      if (j->parent == NULL || j->child == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->pos,
+                              _("expected <parent link=…> and <child link=…> in joint “%s”"),
+                              j->name);
+          return NULL;
+        }
+      if (!g_hash_table_contains (links, j->parent))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->parent_pos,
+                              _("expected the name of a link, “%s” is none"), j->parent);
+          return NULL;
+        }
+      if (!g_hash_table_contains (links, j->child))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->child_pos,
+                              _("expected the name of a link, “%s” is none"), j->child);
+          return NULL;
+        }
+      if (g_hash_table_contains (child_of, j->child))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->child_pos,
+                              _("link “%s” is already the child of joint “%s”"), j->child,
+                              ((UrdfJoint *) g_hash_table_lookup (child_of, j->child))->name);
+          return NULL;
+        }
+      g_hash_table_insert (child_of, j->child, j);
+    }
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      UrdfLink *l = g_ptr_array_index (p->links, i);
+
+      if (g_hash_table_contains (child_of, l->name))
+        continue;
+      if (root != NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, l->pos,
+                              _("expected one root link, but neither “%s” nor “%s” is the "
+                                "child of a joint"), root->name, l->name);
+          return NULL;
+        }
+      root = l;
+    }
+  if (root == NULL)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, 0);
+
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->child_pos,
+                          _("every link is the child of a joint, so the joints form a cycle"));
+      return NULL;
+    }
+
+  /* A floating (or planar) joint hanging from the root link is a floating base: the root
+   * becomes free and the joint rigid. */
+  for (guint i = 0; i < p->joints->len && free_base == NULL; i++)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, i);
+
+      if ((g_str_equal (j->type, "floating") || g_str_equal (j->type, "planar")) &&
+          g_str_equal (j->parent, root->name))
+        free_base = j;
+    }
+  km_skeleton_builder_add_joint (builder, root->name,
+                                 free_base ? KM_JOINT_FREE : KM_JOINT_FIXED, NULL);
+  km_skeleton_builder_set_root_name (builder, root->name);
+  for (guint i = 0; i < p->joints->len; i++)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, i);
+      UrdfJoint *pj = g_hash_table_lookup (child_of, j->parent);
+      const char *parent_name = pj ? pj->name : root->name;
+      KmJointType type;
+      guint index;
+
+      if (g_str_equal (j->type, "revolute") || g_str_equal (j->type, "continuous"))
+        type = KM_JOINT_REVOLUTE;
+      else if (g_str_equal (j->type, "prismatic"))
+        type = KM_JOINT_PRISMATIC;
+      else if (g_str_equal (j->type, "fixed"))
+        type = KM_JOINT_FIXED;
+      else if (g_str_equal (j->type, "floating") || g_str_equal (j->type, "planar"))
+        {
+          type = KM_JOINT_FIXED;
+          if (j == free_base)
+            km_parse_warning (p->path, j->type_pos,
+                              _("%s joint “%s”: the root “%s” becomes a free root and the "
+                                "joint is fixed"), j->type, j->name, root->name);
+          else
+            km_parse_warning (p->path, j->type_pos,
+                              _("%s joint “%s” is not the base of the tree: it is fixed at "
+                                "its origin"), j->type, j->name);
+        }
+      else
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->type_pos,
+                              _("expected a joint type revolute, continuous, prismatic, fixed, "
+                                "floating or planar, found “%s”"), j->type);
+          return NULL;
+        }
+
+      index = km_skeleton_builder_add_joint (builder, j->name, type, parent_name);
+      j->index = index;
+      km_skeleton_builder_set_offset (builder, index, j->xyz);
+      if (j->rpy.x != 0 || j->rpy.y != 0 || j->rpy.z != 0)
+        km_skeleton_builder_set_rotation (builder, index, quat_from_rpy (j->rpy));
+      if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
+        {
+          km_skeleton_builder_set_axis (builder, index, j->axis);
+          if (g_str_equal (j->type, "continuous"))
+            ;
+          else if (j->has_limit)
+            km_skeleton_builder_set_limit (builder, index, 0, j->lower, j->upper);
+          else
+            km_parse_warning (p->path, j->pos,
+                              _("%s joint “%s” has no <limit>; it is left unlimited"),
+                              j->type, j->name);
+        }
+    }
+
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      UrdfLink *l = g_ptr_array_index (p->links, i);
+      UrdfJoint *j = g_hash_table_lookup (child_of, l->name);
+      guint index = j ? j->index : 0;
+      for (guint v = 0; v < l->visuals->len; v++)
+        add_visual_shapes (p, builder, index, &g_array_index (l->visuals, UrdfVisual, v),
+                           options, cache);
+    }
+
+  skel = km_skeleton_builder_build (builder, &problem, &build_error);
+  if (skel == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, problem_pos (p, &problem, root),
+                          "%s", build_error->message);
+      return NULL;
+    }
+  return skel;
+}
+
+static char *
+gmarkup_message (const char *message)
+{
+  /* "Error on line 3 char 5: …" — the location goes into our own prefix. */
+  if (g_str_has_prefix (message, "Error on line "))
+    {
+      const char *colon = strstr (message, ": ");
+
+      if (colon != NULL)
+        return g_strdup (colon + 2);
+    }
+  return g_strdup (message);
+}
+
+/**
+ * km_urdf_load:
+ * @path: the path as given, for messages and relative mesh names
+ * @data: the file's bytes (need not be NUL-terminated)
+ * @options: (nullable): package paths and whether to read meshes; %NULL reads meshes and
+ *   uses no package paths
+ *
+ * Warnings (unsupported elements, missing meshes, floating joints) go to
+ * km_parse_warning.
+ *
+ * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
+ */
+KmSkeleton *
+km_urdf_load (const char           *path,
+              const char           *data,
+              gsize                 length,
+              const KmUrdfOptions  *options,
+              GError              **error)
+{
+  static const GMarkupParser parser_funcs = { start_element, end_element, NULL, NULL, NULL };
+  KmUrdfOptions default_options = { NULL, TRUE };
+  g_autoptr(GMarkupParseContext) context = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  KmSkeleton *skel = NULL;
+  Parser p = { 0 };
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (options == NULL)
+    options = &default_options;
+  if (length > KM_URDF_MAX_SIZE)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                          _("the file is larger than %u MiB"),
+                          (guint) (KM_URDF_MAX_SIZE / (1024 * 1024)));
+      return NULL;
+    }
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+  text = g_strndup (data, length);
+  if (strlen (text) != length || !g_utf8_validate (text, -1, NULL))
+    {
+      const char *end = NULL;
+
+      g_utf8_validate (text, -1, &end);
+      p.text = text;
+      p.length = (gsize) (end - text);
+      p.line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+      {
+        gsize zero = 0;
+
+        g_array_append_val (p.line_starts, zero);
+        for (gsize i = 0; i < p.length; i++)
+          if (text[i] == '\n')
+            {
+              gsize next = i + 1;
+
+              g_array_append_val (p.line_starts, next);
+            }
+      }
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos_at (&p, p.length),
+                          _("expected UTF-8 text"));
+      g_array_unref (p.line_starts);
+      return NULL;
+    }
+
+  p.path = path;
+  p.text = text;
+  p.length = length;
+  p.line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  {
+    gsize zero = 0;
+
+    g_array_append_val (p.line_starts, zero);
+    for (gsize i = 0; i < length; i++)
+      if (text[i] == '\n')
+        {
+          gsize next = i + 1;
+
+          g_array_append_val (p.line_starts, next);
+        }
+  }
+  p.stack = g_ptr_array_new_with_free_func (g_free);
+  p.links = g_ptr_array_new_with_free_func (link_free);
+  p.joints = g_ptr_array_new_with_free_func (joint_free);
+  p.materials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
+  if (!g_markup_parse_context_parse (context, text, (gssize) length, &local_error) ||
+      !g_markup_parse_context_end_parse (context, &local_error))
+    {
+      if (local_error->domain == KM_PARSE_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        {
+          g_autofree char *message = gmarkup_message (local_error->message);
+          int line = 0, column = 0;
+
+          g_markup_parse_context_get_position (context, &line, &column);
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
+                              (KmSourcePos) { (guint) MAX (line, 1), (guint) MAX (column, 1) },
+                              _("expected well-formed XML: %s"), message);
+        }
+      goto out;
+    }
+  if (!p.seen_robot)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 1, 1 },
+                          _("expected a <robot> element"));
+      goto out;
+    }
+  skel = build (&p, options, error);
+
+out:
+  g_array_unref (p.line_starts);
+  g_ptr_array_unref (p.stack);
+  g_ptr_array_unref (p.links);
+  g_ptr_array_unref (p.joints);
+  g_hash_table_unref (p.materials);
+  return skel;
+}
+
+/**
+ * km_urdf_sniff:
+ *
+ * Returns: 90 for XML whose document element is <robot>, 0 otherwise
+ */
+int
+km_urdf_sniff (const char *data,
+               gsize       length)
+{
+  gsize n = MIN (length, 4096), i = 0;
+
+  if (n >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    i = 3;
+  /* Skip the XML declaration, comments and white space before the document element. */
+  while (i < n)
+    {
+      if (g_ascii_isspace (data[i]))
+        i++;
+      else if (n - i >= 2 && data[i] == '<' && (data[i + 1] == '?' || data[i + 1] == '!'))
+        {
+          const char *end = memchr (data + i, '>', n - i);
+
+          if (end == NULL)
+            return 0;
+          i = (gsize) (end - data) + 1;
+        }
+      else
+        break;
+    }
+  if (n - i >= 7 && memcmp (data + i, "<robot", 6) == 0 &&
+      (g_ascii_isspace (data[i + 6]) || data[i + 6] == '>'))
+    return 90;
+  return 0;
+}
+
+static char **
+package_paths_from_env (void)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  const char *vars[] = { "KINEMA_PACKAGE_PATH", "ROS_PACKAGE_PATH" };
+
+  for (guint v = 0; v < G_N_ELEMENTS (vars); v++)
+    {
+      const char *value = g_getenv (vars[v]);
+      g_auto(GStrv) parts = NULL;
+
+      if (value == NULL || *value == '\0')
+        continue;
+      parts = g_strsplit (value, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (guint i = 0; parts[i]; i++)
+        if (*parts[i] != '\0')
+          g_ptr_array_add (paths, g_strdup (parts[i]));
+    }
+  g_ptr_array_add (paths, NULL);
+  return (char **) g_ptr_array_free (paths, FALSE);
+}
+
+static gpointer
+format_load (const char  *path,
+             GBytes      *contents,
+             GError     **error)
+{
+  g_auto(GStrv) package_paths = package_paths_from_env ();
+  KmUrdfOptions options = { (const char * const *) package_paths, TRUE };
+  gsize length;
+  const char *data = g_bytes_get_data (contents, &length);
+
+  return km_urdf_load (path, data ? data : "", length, &options, error);
+}
+
+const KmFormat km_format_urdf = {
+  .name = "URDF",
+  .kind = KM_FILE_KIND_MODEL,
+  .description = N_("URDF robot description"),
+  .sniff = km_urdf_sniff,
+  .load = format_load,
+  .free_result = (void (*) (gpointer)) km_skeleton_unref,
+  .describe = km_skeleton_json_describe,
+};

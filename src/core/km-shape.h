@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+#include "km-math.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Display geometry attached to a joint (DESIGN.md: "optional shapes for display").
+ *
+ * Conventions:
+ * - A shape lives in its joint's frame: a point p of the shape's own geometry is drawn at
+ *   joint_world · transform · diag(scale) · p. `scale` exists because Choreonoid and VRML
+ *   Transforms may scale; a KmTransform is rigid.
+ * - Primitives are centred on the origin of their own frame. Box: `size` is the full extent
+ *   along x, y and z. Sphere: `radius`. Cylinder, cone and capsule run along +Y (the
+ *   VRML / Choreonoid convention; a URDF reader rotates Z-axis cylinders into it): `height`
+ *   is the length along Y, from -height/2 to +height/2; a cone's base (of `radius`) is at
+ *   -height/2 and its apex at +height/2; a capsule's `height` is its cylinder part, the
+ *   hemispherical caps add `radius` at each end.
+ * - Metres; colours are linear RGBA in [0, 1] (`color` is the appearance colour, what a
+ *   renderer draws: a loader copies the material colour of a mesh file into it).
+ * - A KmMesh is an indexed triangle list, immutable once created and atomically
+ *   reference counted, so that one mesh file used by several links (or a VRML DEF/USE) is
+ *   loaded and stored once. A KmShape is reference counted too; its fields are public
+ *   and may be set until the shape is handed to a KmSkeletonBuilder, read-only afterwards.
+ */
+
+#define KM_TYPE_SHAPE (km_shape_get_type ())
+#define KM_TYPE_MESH (km_mesh_get_type ())
+
+/* Upper bounds that keep hostile mesh files from allocating without bound. */
+#define KM_MESH_MAX_VERTICES  (16u * 1024u * 1024u)
+#define KM_MESH_MAX_TRIANGLES (16u * 1024u * 1024u)
+
+typedef enum
+{
+  KM_SHAPE_BOX,
+  KM_SHAPE_SPHERE,
+  KM_SHAPE_CYLINDER,
+  KM_SHAPE_CONE,
+  KM_SHAPE_CAPSULE,
+  KM_SHAPE_MESH,
+} KmShapeType;
+
+typedef struct
+{
+  float r, g, b, a;
+} KmColor;
+
+#define KM_COLOR_DEFAULT ((KmColor) { 0.8f, 0.8f, 0.8f, 1.0f })
+
+typedef struct _KmMesh KmMesh;
+
+typedef struct
+{
+  KmShapeType  type;
+  KmTransform  transform;   /* shape frame in the joint frame */
+  KmVec3       scale;       /* applied before transform; (1, 1, 1) by default */
+  KmColor      color;
+  KmVec3       size;        /* box */
+  double       radius;      /* sphere, cylinder, cone, capsule */
+  double       height;      /* cylinder, cone, capsule: along +Y */
+  KmMesh      *mesh;        /* KM_SHAPE_MESH: owned reference; NULL otherwise */
+  char        *name;        /* nullable: a DEF / node name from the file, for messages */
+} KmShape;
+
+GType           km_shape_get_type             (void) G_GNUC_CONST;
+const char     *km_shape_type_to_string       (KmShapeType     type);
+
+KmShape        *km_shape_new                  (KmShapeType     type);
+KmShape        *km_shape_new_box              (KmVec3          size);
+KmShape        *km_shape_new_sphere           (double          radius);
+KmShape        *km_shape_new_cylinder         (double          radius,
+                                               double          height);
+KmShape        *km_shape_new_cone             (double          radius,
+                                               double          height);
+KmShape        *km_shape_new_capsule          (double          radius,
+                                               double          height);
+KmShape        *km_shape_new_mesh             (KmMesh         *mesh);
+KmShape        *km_shape_copy                 (const KmShape  *self);
+KmShape        *km_shape_ref                  (KmShape        *self);
+void            km_shape_unref                (KmShape        *self);
+void            km_shape_set_name             (KmShape        *self,
+                                               const char     *name);
+gboolean        km_shape_set_affine           (KmShape        *self,
+                                               const KmMat3   *linear,
+                                               KmVec3          translation);
+void            km_shape_get_mat4             (const KmShape  *self,
+                                               mat4            out);
+void            km_shape_get_bounds           (const KmShape  *self,
+                                               KmVec3         *min,
+                                               KmVec3         *max);
+
+GType           km_mesh_get_type              (void) G_GNUC_CONST;
+KmMesh         *km_mesh_new_take              (float          *vertices,
+                                               guint           n_vertices,
+                                               float          *normals,
+                                               guint32        *indices,
+                                               guint           n_triangles,
+                                               GError        **error);
+KmMesh         *km_mesh_new                   (const float    *vertices,
+                                               guint           n_vertices,
+                                               const float    *normals,
+                                               const guint32  *indices,
+                                               guint           n_triangles,
+                                               GError        **error);
+KmMesh         *km_mesh_ref                   (KmMesh         *self);
+void            km_mesh_unref                 (KmMesh         *self);
+guint           km_mesh_get_n_vertices        (const KmMesh   *self);
+guint           km_mesh_get_n_triangles       (const KmMesh   *self);
+const float    *km_mesh_get_vertices          (const KmMesh   *self);
+const float    *km_mesh_get_normals           (const KmMesh   *self);
+const guint32  *km_mesh_get_indices           (const KmMesh   *self);
+void            km_mesh_set_color             (KmMesh         *self,
+                                               KmColor         color);
+gboolean        km_mesh_get_color             (const KmMesh   *self,
+                                               KmColor        *color);
+void            km_mesh_get_bounds            (const KmMesh   *self,
+                                               KmVec3         *min,
+                                               KmVec3         *max);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmShape, km_shape_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmMesh, km_mesh_unref)
+
+G_END_DECLS

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-body.h"
+#include "km-error.h"
+
+#define DEG (G_PI / 180.0)
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static gboolean
+has_warning (GPtrArray  *warnings,
+             const char *words)
+{
+  for (guint i = 0; i < warnings->len; i++)
+    if (strstr (g_ptr_array_index (warnings, i), words) != NULL)
+      return TRUE;
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
+  return FALSE;
+}
+
+static KmSkeleton *
+load_fixture (const char  *name,
+              GPtrArray   *warnings,
+              GError     **error)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", name, NULL);
+  g_autofree char *data = NULL;
+  KmSkeleton *skel;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  g_assert_cmpint (km_body_sniff (data, length), >=, 90);
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = km_body_load (path, data, length, NULL, error);
+  km_parse_warnings_pop ();
+  return skel;
+}
+
+static const KmJoint *
+joint (const KmSkeleton *skel,
+       const char       *name)
+{
+  int i = km_skeleton_find_joint (skel, name);
+
+  g_assert_cmpint (i, >=, 0);
+  return km_skeleton_get_joint (skel, i);
+}
+
+static void
+assert_vec3 (KmVec3 v,
+             double x,
+             double y,
+             double z)
+{
+  g_assert_cmpfloat_with_epsilon (v.x, x, 1e-9);
+  g_assert_cmpfloat_with_epsilon (v.y, y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (v.z, z, 1e-9);
+}
+
+static void
+test_sr1 (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("SR1.body", warnings, &error);
+  g_autofree KmTransform *world = NULL;
+  g_autofree double *q = NULL;
+  const KmJoint *j;
+  KmShape * const *shapes;
+  guint n;
+
+  g_assert_no_error (error);
+  /* 30 links: the free WAIST and 29 revolute joints with ids 0 … 28. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 30);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 29);
+  g_assert_true (km_skeleton_has_free_root (skel));
+  g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "WAIST");
+
+  j = joint (skel, "LARM_SHOULDER_R");
+  g_assert_cmpint (j->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpstr (km_skeleton_get_joint (skel, j->parent)->name, ==, "LARM_SHOULDER_P");
+  g_assert_cmpint (j->joint_id, ==, 20);
+  assert_vec3 (j->axis, 1, 0, 0);
+  g_assert_cmpfloat_with_epsilon (j->limits[0].min, -45 * DEG, 1e-12);
+  g_assert_cmpfloat_with_epsilon (j->limits[0].max, 180 * DEG, 1e-12);
+  /* No joint_axis: Choreonoid's default Z. */
+  assert_vec3 (joint (skel, "CHEST")->axis, 0, 0, 1);
+  g_assert_cmpfloat_with_epsilon (joint (skel, "RLEG_KNEE")->limits[0].max, 150 * DEG, 1e-12);
+  g_assert_cmpint (joint (skel, "RLEG_HIP_R")->joint_id, ==, 0);
+
+  /* Zero pose, by hand: ankle = (0, 0.09, 0.7135 - 0.3535 - 0.3); wrist = (0, 0.21,
+   * 0.7135 + 0.176 + 0.35 - 0.263 - 0.247). */
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  q = g_new0 (double, km_skeleton_get_n_dof (skel));
+  km_skeleton_forward_kinematics (skel, q, NULL, world);
+  assert_vec3 (world[km_skeleton_find_joint (skel, "LLEG_ANKLE_R")].pos, 0, 0.09, 0.06);
+  assert_vec3 (world[km_skeleton_find_joint (skel, "LARM_WRIST_R")].pos, 0, 0.21, 0.7295);
+
+  /* Shapes: two boxes on the waist (its sensors draw nothing). */
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_BOX);
+  g_assert_cmpfloat (shapes[1]->size.z, ==, 0.111);
+  g_assert_cmpfloat_with_epsilon (shapes[1]->transform.pos.z, 0.0955, 1e-12);
+  /* WAIST_R: a cylinder (along +Y) turned 90° about Z, so its axis is -X. */
+  shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "WAIST_R"), &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_CYLINDER);
+  g_assert_cmpfloat (shapes[0]->radius, ==, 0.025);
+  assert_vec3 (km_mat3_mul_vec3 (&shapes[0]->transform.rot, km_vec3 (0, 1, 0)), -1, 0, 0);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.g, 0.8, 1e-6);
+  /* CHEST: four shapes and the two cameras' cylinders. */
+  km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "CHEST"), &n);
+  g_assert_cmpuint (n, ==, 6);
+  /* The aliased Group of the right foot. */
+  km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "RLEG_ANKLE_R"), &n);
+  g_assert_cmpuint (n, ==, 2);
+
+  /* One warning per device type. */
+  g_assert_cmpuint (warnings->len, ==, 5);
+  g_assert_true (has_warning (warnings, "SR1.body:34:15: AccelerationSensor"));
+  g_assert_true (has_warning (warnings, "Camera"));
+}
+
+static void
+test_closed_link (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("ClosedLinkSample.body", warnings, &error);
+  KmTransform world[4];
+  double q[3] = { 0 };
+  const char * const *handlers;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 4);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 3);
+  g_assert_false (km_skeleton_has_free_root (skel));
+  handlers = km_skeleton_get_body_handlers (skel);
+  g_assert_cmpstr (handlers[0], ==, "ClosedLinkSampleHandler");
+  g_assert_null (handlers[1]);
+  /* WAIST turned -90° about X: its +Z is world +Y. */
+  km_skeleton_forward_kinematics (skel, q, NULL, world);
+  assert_vec3 (world[km_skeleton_find_joint (skel, "J0")].pos, 0, 0.12, 0);
+  assert_vec3 (world[km_skeleton_find_joint (skel, "J1")].pos, 0, 0.16, -0.1);
+  g_assert_true (has_warning (warnings, "ClosedLinkSample.body:137:3: extra joints"));
+}
+
+static void
+test_floor (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("floor.body", warnings, &error);
+  KmShape * const *shapes;
+  guint n;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 1);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 0);
+  assert_vec3 (km_skeleton_get_joint (skel, 0)->offset, 0, 0, -0.1);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  assert_vec3 (shapes[0]->size, 10, 10, 0.2);
+  g_assert_cmpfloat (shapes[0]->color.b, ==, 1.0f);
+  g_assert_cmpfloat (shapes[0]->color.r, ==, 0.0f);
+  g_assert_cmpuint (warnings->len, ==, 0);
+}
+
+static void
+test_features (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("features.body", warnings, &error);
+  const KmJoint *j;
+  KmShape * const *shapes;
+  guint n;
+  KmVec3 v;
+
+  g_assert_no_error (error);
+  /* IGNORED is a Skip node. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 3);
+  g_assert_true (km_skeleton_has_free_root (skel));
+  g_assert_cmpstr (km_skeleton_get_body_handlers (skel)[1], ==, "SecondHandler");
+
+  j = joint (skel, "BASE");
+  assert_vec3 (j->offset, 1, 2, 0.5);                 /* summed */
+  /* Rz(90°) · Rx(90°), left to right: local +Y → Rz (0, 0, 1)… → +Z; local +X → +Y. */
+  {
+    KmMat3 r;
+
+    km_mat3_from_quat (j->rotation, &r);
+    assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (1, 0, 0)), 0, 1, 0);
+    assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (0, 1, 0)), 0, 0, 1);
+  }
+
+  j = joint (skel, "ARM");                             /* from the import: -Y, ±0.5 rad */
+  assert_vec3 (j->axis, 0, -1, 0);
+  g_assert_cmpfloat (j->limits[0].min, ==, -0.5);
+  g_assert_cmpfloat (j->limits[0].max, ==, 0.5);
+  j = joint (skel, "SLIDER");
+  g_assert_cmpint (j->type, ==, KM_JOINT_PRISMATIC);
+  assert_vec3 (j->axis, 0, 0, 1);
+  g_assert_false (j->limits[0].limited);               /* one end unlimited: a warning */
+  j = joint (skel, "WHEEL");
+  assert_vec3 (j->axis, 1, 0, 0);
+  g_assert_false (j->limits[0].limited);
+  g_assert_cmpint (joint (skel, "TRACK")->type, ==, KM_JOINT_FIXED);
+
+  /* BASE: the capsule (Visual) and the scaled cone (RigidBody); not the collision box. */
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_CAPSULE);
+  g_assert_cmpfloat (shapes[0]->height, ==, 0.3);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.b, 0.6, 1e-6);
+  g_assert_cmpfloat (shapes[0]->color.a, ==, 0.5f);
+  g_assert_cmpint (shapes[1]->type, ==, KM_SHAPE_CONE);
+  g_assert_cmpfloat_with_epsilon (shapes[1]->scale.x, 2, 1e-12);
+  assert_vec3 (shapes[1]->transform.pos, 0, 0, 1);
+
+  /* ARM: face set (2 triangles), the aliased triangle mesh twice (one KmMesh), the STL in
+   * millimetres. The missing file, the negative radius and the unknown node are skipped. */
+  shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "ARM"), &n);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shapes[0]->mesh), ==, 2);
+  g_assert_true (shapes[1]->mesh == shapes[2]->mesh);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shapes[3]->mesh), ==, 12);
+  g_assert_cmpfloat_with_epsilon (shapes[3]->scale.x, 0.001, 1e-12);
+  assert_vec3 (shapes[3]->transform.pos, 0, 0, 0.25);
+  v = km_mat3_mul_vec3 (&shapes[3]->transform.rot, km_vec3 (0, 0, 1));
+  assert_vec3 (v, 0, 0, 1);
+
+  g_assert_true (has_warning (warnings, "not-there.stl"));
+  g_assert_true (has_warning (warnings, "features.body:63:43: expected a number that is not "
+                                        "negative"));
+  g_assert_true (has_warning (warnings, "features.body:64:15: unknown element type “Hologram”"));
+  g_assert_true (has_warning (warnings, "ForceSensor"));
+  g_assert_true (has_warning (warnings, "features.body:72:18: a range with one unlimited end"));
+  g_assert_true (has_warning (warnings, "pseudo continuous track"));
+  g_assert_true (has_warning (warnings, "features.body:86:3: extra joints"));
+}
+
+static void
+assert_error (const char *text,
+              const char *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, error->code);
+  if (!g_str_has_prefix (error->message, expected))
+    g_error ("expected “%s…”, got “%s”", expected, error->message);
+}
+
+#define HEAD "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+
+static void
+test_errors (void)
+{
+  assert_error ("format: Other\nformat_version: 1.0\nlinks: []\n",
+                "t.body:1:9: expected “ChoreonoidBody”");
+  assert_error ("model_file: robot.wrl\n", "t.body:1:13: wrapper body files");
+  assert_error ("format: ChoreonoidBody\nformat_version: 3.0\nlinks: []\n",
+                "t.body:2:17: expected a format version below 2.1");
+  assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: radian\nlinks: []\n",
+                "t.body:3:13: format version 2.0 uses degrees only");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: spiral\n",
+                "t.body:7:17: expected a joint type");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: C\n",
+                "t.body:6:13: unknown parent “C”");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
+                "    joint_range: [ 10, -10 ]\n", "t.body:8:18: expected lower ≤ upper");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
+                "    joint_axis: [ 0, 0, 0 ]\n", "t.body:8:17: the axis of joint “B”");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_axis: W\n",
+                "t.body:7:17: expected a joint axis");
+  assert_error (HEAD "  - name: A\n  - name: A\n", "t.body:5:11: duplicate joint name");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: free\n",
+                "t.body:7:17: only the root joint may be free");
+  assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nroot_link: X\nlinks:\n"
+                "  - name: A\n", "t.body:3:12: the root joint “X”");
+  assert_error (HEAD "  - name: A\n    translation: [ 1, 2 ]\n", "t.body:5:18: expected");
+  assert_error (HEAD "  - name: A\n    inertia: [ 1, 2, 3 ]\n", "t.body:5:14: expected 9 inertia");
+  /* A YAML syntax error comes from the YAML reader, with its position. */
+  assert_error (HEAD "  - name: [ A\n", "t.body:");
+}
+
+static void
+test_sniff (void)
+{
+  static const char body[] = "format: ChoreonoidBody\nformat_version: 1.0\n";
+  static const char links[] = "name: x\nlinks:\n  - name: a\n";
+  static const char other[] = "items:\n  - a\n";
+
+  g_assert_cmpint (km_body_sniff (body, sizeof body - 1), ==, 95);
+  g_assert_cmpint (km_body_sniff (links, sizeof links - 1), ==, 60);
+  g_assert_cmpint (km_body_sniff (other, sizeof other - 1), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Body/sr1", test_sr1);
+  g_test_add_func ("/kinema/Body/closed-link", test_closed_link);
+  g_test_add_func ("/kinema/Body/floor", test_floor);
+  g_test_add_func ("/kinema/Body/features", test_features);
+  g_test_add_func ("/kinema/Body/errors", test_errors);
+  g_test_add_func ("/kinema/Body/sniff", test_sniff);
+
+  return g_test_run ();
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-mesh-loader.h"
+#include "km-shape.h"
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "meshes", name, NULL);
+}
+
+static GPtrArray *
+load (const char  *name,
+      const char  *node,
+      GError     **error)
+{
+  g_autofree char *path = data_path (name);
+
+  return km_mesh_load_file (path, node, error);
+}
+
+static void
+assert_error_at (const char *name,
+                 const char *location,
+                 const char *words)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load (name, NULL, &error);
+  g_autofree char *path = data_path (name);
+  g_autofree char *prefix = g_strdup_printf ("%s:%s: ", path, location);
+
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, error->code);
+  if (!g_str_has_prefix (error->message, prefix) || strstr (error->message, words) == NULL)
+    g_error ("expected “%s…%s”, got “%s”", prefix, words, error->message);
+}
+
+static void
+test_shape_basics (void)
+{
+  g_autoptr(KmShape) box = km_shape_new_box (km_vec3 (1, 2, 3));
+  g_autoptr(KmShape) cyl = km_shape_new_cylinder (0.5, 2);
+  g_autoptr(KmShape) copy = NULL;
+  KmVec3 min, max;
+  KmMat3 lin;
+  mat4 m;
+
+  km_shape_get_bounds (box, &min, &max);
+  g_assert_cmpfloat (max.y, ==, 1.0);
+  g_assert_cmpfloat (min.z, ==, -1.5);
+  km_shape_get_bounds (cyl, &min, &max);
+  g_assert_cmpfloat (max.y, ==, 1.0);      /* along +Y */
+  g_assert_cmpfloat (max.x, ==, 0.5);
+
+  /* A rotation about Z by 90° times diag (2, 3, 4) is represented exactly. */
+  lin = (KmMat3) { { { 0, -3, 0 }, { 2, 0, 0 }, { 0, 0, 4 } } };
+  g_assert_true (km_shape_set_affine (box, &lin, km_vec3 (1, 0, 0)));
+  g_assert_cmpfloat_with_epsilon (box->scale.x, 2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (box->scale.y, 3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (box->scale.z, 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (box->transform.rot.m[1][0], 1, 1e-12);
+  km_shape_get_mat4 (box, m);
+  g_assert_cmpfloat_with_epsilon (m[0][1], 2, 1e-6);   /* column 0 = R e_x · 2 = (0, 2, 0) */
+  g_assert_cmpfloat_with_epsilon (m[3][0], 1, 1e-6);
+  /* A shear is not exact. */
+  lin = (KmMat3) { { { 1, 1, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } };
+  g_assert_false (km_shape_set_affine (box, &lin, KM_VEC3_ZERO));
+
+  km_shape_set_name (cyl, "c");
+  copy = km_shape_copy (cyl);
+  g_assert_cmpstr (copy->name, ==, "c");
+  g_assert_cmpfloat (copy->height, ==, 2);
+}
+
+static void
+test_mesh_checks (void)
+{
+  static const float v[] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  static const guint32 good[] = { 0, 1, 2 };
+  static const guint32 bad[] = { 0, 1, 3 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmMesh) mesh = km_mesh_new (v, 3, NULL, good, 1, &error);
+  KmMesh *none;
+  KmColor c;
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (km_mesh_get_normals (mesh)[2], ==, 1.0f);   /* counter-clockwise: +Z */
+  g_assert_false (km_mesh_get_color (mesh, &c));
+  none = km_mesh_new (v, 3, NULL, bad, 1, &error);
+  g_assert_null (none);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "vertex 3"));
+}
+
+/* 84 + 50 · 12 bytes: binary although the header starts with "solid". */
+static void
+test_stl_binary (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("cube-binary.stl", NULL, &error);
+  KmShape *s;
+  KmVec3 min, max;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  s = g_ptr_array_index (shapes, 0);
+  g_assert_cmpint (s->type, ==, KM_SHAPE_MESH);
+  g_assert_cmpuint (km_mesh_get_n_triangles (s->mesh), ==, 12);
+  g_assert_cmpuint (km_mesh_get_n_vertices (s->mesh), ==, 36);
+  km_mesh_get_bounds (s->mesh, &min, &max);
+  g_assert_cmpfloat (min.x, ==, -0.5);
+  g_assert_cmpfloat (max.z, ==, 0.5);
+}
+
+static void
+test_stl_ascii (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("tetra-ascii.stl", NULL, &error);
+  KmShape *s;
+  KmVec3 min, max;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  s = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (s->mesh), ==, 4);
+  km_mesh_get_bounds (s->mesh, &min, &max);
+  g_assert_cmpfloat (max.z, ==, 2.5);
+
+  /* "zero" on line 5, column 16. */
+  assert_error_at ("bad-ascii.stl", "5:16", "expected a finite number");
+}
+
+static void
+test_obj (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("two-colours.obj", NULL, &error);
+  KmShape *red, *green;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 2);
+  red = g_ptr_array_index (shapes, 0);
+  green = g_ptr_array_index (shapes, 1);
+  /* red: the quad as two triangles plus the face with negative indices. */
+  g_assert_cmpuint (km_mesh_get_n_triangles (red->mesh), ==, 3);
+  g_assert_cmpfloat (red->color.r, ==, 1.0f);
+  g_assert_cmpfloat (red->color.g, ==, 0.0f);
+  g_assert_cmpuint (km_mesh_get_n_triangles (green->mesh), ==, 1);
+  g_assert_cmpfloat (green->color.g, ==, 1.0f);
+  g_assert_cmpfloat (green->color.a, ==, 0.5f);
+}
+
+static void
+test_obj_errors (void)
+{
+  static const char text[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n";
+  static const char text2[] = "v 0 0 0\nv 1 x 0\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_obj ("m.obj", text, sizeof text - 1, &error);
+
+  g_assert_null (shapes);
+  g_assert_cmpstr (error->message, ==, "m.obj:5:7: expected a vertex index between 1 and 3");
+  g_clear_error (&error);
+  shapes = km_mesh_load_obj ("m.obj", text2, sizeof text2 - 1, &error);
+  g_assert_null (shapes);
+  g_assert_cmpstr (error->message, ==, "m.obj:2:5: expected a finite number");
+}
+
+static void
+test_vrml (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+  KmShape *box, *box2, *tri, *cyl, *sphere;
+  KmVec3 p;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  shapes = load ("scene.wrl", NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  /* Box, USEd box, face set, cylinder (under ROOT), then the lone sphere. */
+  g_assert_cmpuint (shapes->len, ==, 5);
+  box = g_ptr_array_index (shapes, 0);
+  box2 = g_ptr_array_index (shapes, 1);
+  tri = g_ptr_array_index (shapes, 2);
+  cyl = g_ptr_array_index (shapes, 3);
+  sphere = g_ptr_array_index (shapes, 4);
+
+  g_assert_cmpint (box->type, ==, KM_SHAPE_BOX);
+  g_assert_cmpfloat_with_epsilon (box->size.z, 0.3, 1e-12);
+  g_assert_cmpfloat (box->color.r, ==, 1.0f);
+  g_assert_cmpfloat (box->color.a, ==, 0.75f);
+  g_assert_cmpfloat_with_epsilon (box->transform.pos.x, 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (box->transform.pos.z, 3, 1e-12);
+  /* The inner Transform: (0, 0, 1) under the 90° turn about Z stays (1, 2, 4); scale 2. */
+  g_assert_cmpfloat_with_epsilon (box2->transform.pos.z, 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (box2->scale.x, 2, 1e-9);
+  /* x of the box frame maps to world +Y (rotation about Z by 90°). */
+  p = km_mat3_mul_vec3 (&box2->transform.rot, km_vec3 (1, 0, 0));
+  g_assert_cmpfloat_with_epsilon (p.y, 1, 1e-6);
+
+  g_assert_cmpint (tri->type, ==, KM_SHAPE_MESH);
+  /* A quad (two triangles) and a clockwise-listed triangle without a closing -1. */
+  g_assert_cmpuint (km_mesh_get_n_triangles (tri->mesh), ==, 3);
+  g_assert_cmpuint (km_mesh_get_n_vertices (tri->mesh), ==, 4);
+
+  g_assert_cmpint (cyl->type, ==, KM_SHAPE_CYLINDER);
+  g_assert_cmpfloat (cyl->radius, ==, 0.5);
+  g_assert_cmpfloat (cyl->height, ==, 2);
+  g_assert_cmpint (sphere->type, ==, KM_SHAPE_SPHERE);
+  g_assert_cmpfloat_with_epsilon (sphere->radius, 0.7, 1e-12);
+
+  /* The PointLight is skipped with one warning. */
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "PointLight"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "scene.wrl:23:5: "));
+
+  /* One DEF node alone, in its own frame. */
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+  shapes = load ("scene.wrl", "TRI", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);   /* a geometry node alone is a shape too */
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+  shapes = load ("scene.wrl", "NOPE", &error);
+  g_assert_null (shapes);
+  g_assert_nonnull (strstr (error->message, "“NOPE”"));
+  g_clear_error (&error);
+  shapes = load ("scene.wrl", "BOX_SHAPE", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpfloat (((KmShape *) g_ptr_array_index (shapes, 0))->transform.pos.x, ==, 0);
+}
+
+static void
+test_vrml_errors (void)
+{
+  assert_error_at ("bad-index.wrl", "5:16", "coordIndex value 7");
+  assert_error_at ("bad-syntax.wrl", "4:39", "expected a field name");
+}
+
+static void
+test_cache (void)
+{
+  g_autoptr(KmMeshCache) cache = km_mesh_cache_new ();
+  g_autofree char *path = data_path ("cube-binary.stl");
+  g_autofree char *missing = data_path ("missing.stl");
+  g_autoptr(GPtrArray) a = km_mesh_cache_load (cache, path, NULL, NULL);
+  g_autoptr(GPtrArray) b = km_mesh_cache_load (cache, path, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) c = km_mesh_cache_load (cache, missing, NULL, &error);
+
+  g_assert_nonnull (a);
+  /* Loaded once: the same mesh object. */
+  g_assert_true (((KmShape *) g_ptr_array_index (a, 0))->mesh ==
+                 ((KmShape *) g_ptr_array_index (b, 0))->mesh);
+  g_assert_null (c);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+}
+
+static void
+test_hostile (void)
+{
+  GString *deep = g_string_new ("");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+  char stl[84] = "solid";
+  guint32 n = GUINT32_TO_LE (1000000000u);
+
+  for (int i = 0; i < 200; i++)
+    g_string_append (deep, "Group { children [ ");
+  shapes = km_mesh_load_vrml ("deep.wrl", deep->str, deep->len, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_clear_error (&error);
+  g_string_free (deep, TRUE);
+
+  /* A count that does not match the size: read as ASCII, which it is not. */
+  memcpy (stl + 80, &n, 4);
+  shapes = km_mesh_load_stl ("huge.stl", stl, sizeof stl, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Shape/basics", test_shape_basics);
+  g_test_add_func ("/kinema/Mesh/checks", test_mesh_checks);
+  g_test_add_func ("/kinema/Mesh/stl-binary", test_stl_binary);
+  g_test_add_func ("/kinema/Mesh/stl-ascii", test_stl_ascii);
+  g_test_add_func ("/kinema/Mesh/obj", test_obj);
+  g_test_add_func ("/kinema/Mesh/obj-errors", test_obj_errors);
+  g_test_add_func ("/kinema/Mesh/vrml", test_vrml);
+  g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
+  g_test_add_func ("/kinema/Mesh/cache", test_cache);
+  g_test_add_func ("/kinema/Mesh/hostile", test_hostile);
+
+  return g_test_run ();
+}
