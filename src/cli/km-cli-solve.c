@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-cli"
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "km-cli.h"
+#include "km-cli-commands.h"
+#include "km-animation-json.h"
+#include "km-defaults.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-ik-job.h"
+#include "km-target-track.h"
+#include "km-targets-json.h"
+
+/*
+ * kinema-cli solve [SKELETON [TARGETS…]] [-o ANIMATION|DIR] [--jobs N] [--effector NAME]
+ *
+ * One animation per targets file, solved on a GThreadPool of --jobs workers. Each worker
+ * loads its targets, solves them with km_ik_solve_track() and writes the animation; the
+ * main thread only waits, draws progress on a terminal and prints the results in argument
+ * order, so the output does not depend on scheduling.
+ */
+
+typedef struct
+{
+  /* Input, set before the pool starts. */
+  const char    *targets_path;     /* the path as given; NULL for the embedded default */
+  char          *output_path;
+
+  /* Output, written by the worker, read after the pool is done. */
+  GError        *error;
+  KmAnimationStats stats;
+  double         seconds;
+} SolveItem;
+
+typedef struct
+{
+  KmSkeleton    *skeleton;
+  const char    *effector;
+  GMutex         mutex;
+  GCond          cond;
+  guint          n_finished;
+  guint          frames_done;      /* atomic */
+  guint          frames_total;     /* atomic */
+} SolveShared;
+
+static void
+solve_item_clear (SolveItem *item)
+{
+  g_clear_pointer (&item->output_path, g_free);
+  g_clear_error (&item->error);
+}
+
+static void
+print_warning_cb (const char *message,
+                  gpointer    user_data)
+{
+  fprintf (stderr, "%s\n", message);
+}
+
+static KmTargetTrack *
+load_targets (const char  *path,
+              GError     **error)
+{
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  if (path == NULL)
+    {
+      g_autoptr(GBytes) bytes = km_defaults_get_targets_json ();
+
+      return km_format_targets_json.load (KM_DEFAULT_TARGETS_NAME, bytes, error);
+    }
+
+  result = km_format_load_file (path, NULL, &format, error);
+  if (result == NULL)
+    return NULL;
+  if (format->kind != KM_FILE_KIND_TARGETS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                          _("expected an IK targets file, found %s"), _(format->description));
+      format->free_result (result);
+      return NULL;
+    }
+  return result;
+}
+
+static KmSkeleton *
+load_skeleton (const char  *path,
+               GError     **error)
+{
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  if (path == NULL)
+    {
+      g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+      gsize length;
+      const char *data = g_bytes_get_data (bytes, &length);
+
+      format = km_format_detect (data, length);
+      g_assert (format != NULL && format->kind == KM_FILE_KIND_MODEL);
+      return format->load (KM_DEFAULT_SKELETON_NAME, bytes, error);
+    }
+
+  result = km_format_load_file (path, NULL, &format, error);
+  if (result == NULL)
+    return NULL;
+  if (format->kind != KM_FILE_KIND_MODEL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                          _("expected a skeleton or model file, found %s"),
+                          _(format->description));
+      format->free_result (result);
+      return NULL;
+    }
+  return result;
+}
+
+static void
+frame_done_cb (guint               frame,
+               const KmIkSolution *solution,
+               gpointer            user_data)
+{
+  SolveShared *shared = user_data;
+
+  g_atomic_int_inc (&shared->frames_done);
+}
+
+static gboolean
+solve_one (SolveItem    *item,
+           SolveShared  *shared,
+           GError      **error)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GTimer) timer = NULL;
+  guint last;
+  int effector;
+
+  track = load_targets (item->targets_path, error);
+  if (track == NULL)
+    return FALSE;
+
+  effector = km_ik_resolve_effector (shared->skeleton, track, shared->effector, error);
+  if (effector < 0)
+    return FALSE;
+
+  last = km_target_track_get_last_frame (track);
+  g_atomic_int_add (&shared->frames_total, last + 1);
+
+  problem = km_ik_problem_new (shared->skeleton, effector);
+  timer = g_timer_new ();
+  animation = km_ik_solve_track (problem, track, 0, last, frame_done_cb, shared, NULL, error);
+  item->seconds = g_timer_elapsed (timer, NULL);
+  if (animation == NULL)
+    return FALSE;
+  km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
+  km_animation_get_stats (animation, &item->stats);
+
+  return km_animation_json_save (animation, item->output_path, error);
+}
+
+static void
+solve_worker (gpointer data,
+              gpointer user_data)
+{
+  SolveItem *item = data;
+  SolveShared *shared = user_data;
+
+  km_parse_warnings_push (print_warning_cb, NULL);
+  solve_one (item, shared, &item->error);
+  km_parse_warnings_pop ();
+
+  g_mutex_lock (&shared->mutex);
+  shared->n_finished++;
+  g_cond_signal (&shared->cond);
+  g_mutex_unlock (&shared->mutex);
+}
+
+/* "walk.json" → "walk.animation.json"; the embedded default is "targets.json". */
+static char *
+output_name (const char *targets_path)
+{
+  g_autofree char *base = g_path_get_basename (targets_path != NULL ? targets_path
+                                                                    : KM_DEFAULT_TARGETS_NAME);
+  char *dot = strrchr (base, '.');
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  return g_strconcat (base, ".animation.json", NULL);
+}
+
+static void
+print_summary (const SolveItem *item)
+{
+  char b[5][G_ASCII_DTOSTR_BUF_SIZE];
+
+  printf ("frames=%u mean_pos_err=%s max_pos_err=%s mean_rot_err=%s max_rot_err=%s "
+          "seconds=%s\n",
+          item->stats.n_frames,
+          g_ascii_formatd (b[0], sizeof b[0], "%.6g", item->stats.mean_pos_err),
+          g_ascii_formatd (b[1], sizeof b[1], "%.6g", item->stats.max_pos_err),
+          g_ascii_formatd (b[2], sizeof b[2], "%.6g", item->stats.mean_rot_err),
+          g_ascii_formatd (b[3], sizeof b[3], "%.6g", item->stats.max_rot_err),
+          g_ascii_formatd (b[4], sizeof b[4], "%.6f", item->seconds));
+}
+
+int
+km_cli_solve (int    argc,
+              char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) outputs = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *effector = NULL;
+  g_autofree SolveItem *items = NULL;
+  SolveShared shared = { 0, };
+  GThreadPool *pool;
+  gboolean show_progress;
+  gboolean output_is_dir;
+  const char *skeleton_path;
+  int jobs = 0;
+  int status = KM_CLI_EXIT_OK;
+  int ret;
+  guint n_items;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      N_("Write the animation to FILE, or the animations into DIRECTORY"), N_("FILE|DIRECTORY") },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      N_("Solve N targets files at a time (default: the number of processors)"), N_("N") },
+    { "effector", 'e', 0, G_OPTION_ARG_STRING, &effector,
+      N_("Use joint NAME as the end effector"), N_("NAME") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("[SKELETON [TARGETS…]] — solve IK targets into animations"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+    _("Writes one animation.json per targets file. Without arguments the embedded default\n"
+      "skeleton and targets are solved; without TARGETS the default targets are used.\n"
+      "With one targets file, -o names the output file (default: animation.json); with\n"
+      "several, -o names a directory (default: the current one) that receives\n"
+      "NAME.animation.json for every NAME.json. Standard output ends with one line per\n"
+      "animation, in argument order:\n"
+      "  frames=N mean_pos_err=M max_pos_err=M mean_rot_err=R max_rot_err=R seconds=S\n"
+      "(metres, radians)."));
+  ret = km_cli_parse_options (context, &argc, &argv);
+  if (ret >= 0)
+    return ret;
+  if (jobs < 0)
+    return km_cli_usage_error (context, _("--jobs must be a positive number"));
+
+  skeleton_path = argc > 1 ? argv[1] : NULL;
+  n_items = argc > 2 ? (guint) argc - 2 : 1;
+  output_is_dir = n_items > 1
+                  || (output != NULL && (g_str_has_suffix (output, G_DIR_SEPARATOR_S)
+                                         || g_file_test (output, G_FILE_TEST_IS_DIR)));
+  if (output_is_dir)
+    {
+      const char *dir = output != NULL ? output : ".";
+
+      if (g_mkdir_with_parents (dir, 0777) != 0)
+        {
+          int saved_errno = errno;
+
+          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
+
+  items = g_new0 (SolveItem, n_items);
+  outputs = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < n_items; i++)
+    {
+      items[i].targets_path = argc > 2 ? argv[i + 2] : NULL;
+      if (output_is_dir)
+        {
+          g_autofree char *name = output_name (items[i].targets_path);
+
+          items[i].output_path = g_build_filename (output != NULL ? output : ".", name, NULL);
+        }
+      else
+        items[i].output_path = g_strdup (output != NULL ? output : "animation.json");
+
+      if (!g_hash_table_add (outputs, items[i].output_path))
+        {
+          g_autofree char *message =
+            g_strdup_printf (_("two targets files would both be written to %s"),
+                             items[i].output_path);
+
+          for (guint j = 0; j <= i; j++)
+            solve_item_clear (&items[j]);
+          return km_cli_usage_error (NULL, message);
+        }
+    }
+
+  km_parse_warnings_push (print_warning_cb, NULL);
+  skeleton = load_skeleton (skeleton_path, &error);
+  km_parse_warnings_pop ();
+  if (skeleton == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      for (guint i = 0; i < n_items; i++)
+        solve_item_clear (&items[i]);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  if (jobs == 0)
+    jobs = (int) g_get_num_processors ();
+  jobs = (int) MIN ((guint) jobs, n_items);
+
+  shared.skeleton = skeleton;
+  shared.effector = effector;
+  g_mutex_init (&shared.mutex);
+  g_cond_init (&shared.cond);
+  show_progress = isatty (STDERR_FILENO);
+
+  pool = g_thread_pool_new (solve_worker, &shared, jobs, TRUE, NULL);
+  for (guint i = 0; i < n_items; i++)
+    g_thread_pool_push (pool, &items[i], NULL);
+
+  g_mutex_lock (&shared.mutex);
+  while (shared.n_finished < n_items)
+    {
+      gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 10;
+
+      g_cond_wait_until (&shared.cond, &shared.mutex, deadline);
+      if (show_progress)
+        {
+          /* Translators: progress on a terminal; the numbers count files, then frames. */
+          fprintf (stderr, _("\rSolving: %u of %u files, %u of %u frames…"), shared.n_finished,
+                   n_items, (guint) g_atomic_int_get (&shared.frames_done),
+                   (guint) g_atomic_int_get (&shared.frames_total));
+          fflush (stderr);
+        }
+    }
+  g_mutex_unlock (&shared.mutex);
+  if (show_progress)
+    fputc ('\n', stderr);
+
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_mutex_clear (&shared.mutex);
+  g_cond_clear (&shared.cond);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      if (items[i].error != NULL)
+        {
+          if (items[i].error->domain == KM_PARSE_ERROR)
+            fprintf (stderr, "%s\n", items[i].error->message);
+          else
+            fprintf (stderr, "%s: %s\n",
+                     items[i].targets_path != NULL ? items[i].targets_path
+                                                   : KM_DEFAULT_TARGETS_NAME,
+                     items[i].error->message);
+          status = KM_CLI_EXIT_INVALID;
+        }
+      else
+        print_summary (&items[i]);
+      solve_item_clear (&items[i]);
+    }
+  return status;
+}

@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-ik-job"
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-ik-job.h"
+
+/*
+ * One solve request. The main thread and the worker share only the fields under @mutex; the
+ * worker never sees the job. Frames the worker finishes are appended to @pending (stride
+ * n_dof + 2: values, pos_err, rot_err) and at most one idle (@idle_pending) is queued on
+ * @context to move them into the job's animation and update :progress, in the manner of
+ * Sysprof's set_progress.
+ */
+typedef struct
+{
+  gatomicrefcount  ref_count;
+  GMainContext    *context;
+  GCancellable    *cancellable;      /* cancelled by supersede, km_ik_job_cancel, the user */
+  guint            first_frame;
+  guint            n_frames;         /* frames to solve */
+  guint            n_dof;
+
+  GMutex           mutex;
+  GArray          *pending;          /* doubles, see above */
+  guint            n_done;           /* frames finished by the worker */
+  gboolean         idle_pending;
+
+  /* Main thread only. */
+  GWeakRef         job;
+  guint            n_delivered;      /* frames moved into the animation */
+  GCancellable    *user_cancellable;
+  gulong           user_cancelled_id;
+} SolveRun;
+
+/* The worker's input: a deep copy made on the main thread. */
+typedef struct
+{
+  KmIkProblem *problem;
+  KmTransform *targets;
+  guint        n_frames;
+  SolveRun    *run;
+} SolveData;
+
+struct _KmIkJob
+{
+  GObject      parent_instance;
+
+  /* Owned */
+  SolveRun    *run;                  /* the current (newest) request, or NULL */
+  KmAnimation *animation;
+  double       progress;
+  gboolean     busy;
+};
+
+enum {
+  PROP_0,
+  PROP_PROGRESS,
+  PROP_BUSY,
+  PROP_ANIMATION,
+  N_PROPS
+};
+
+enum {
+  FRAMES_READY,
+  N_SIGNALS
+};
+
+G_DEFINE_FINAL_TYPE (KmIkJob, km_ik_job, G_TYPE_OBJECT)
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static SolveRun *
+solve_run_ref (SolveRun *run)
+{
+  g_atomic_ref_count_inc (&run->ref_count);
+  return run;
+}
+
+static void
+solve_run_unref (SolveRun *run)
+{
+  if (!g_atomic_ref_count_dec (&run->ref_count))
+    return;
+
+  /* Usually dropped on the main thread; the worker may drop the last one when GTask frees
+   * the task data there, and everything below is safe on any thread. */
+  if (run->user_cancellable != NULL)
+    g_cancellable_disconnect (run->user_cancellable, run->user_cancelled_id);
+  g_clear_object (&run->user_cancellable);
+  g_clear_object (&run->cancellable);
+  g_clear_pointer (&run->context, g_main_context_unref);
+  g_clear_pointer (&run->pending, g_array_unref);
+  g_mutex_clear (&run->mutex);
+  g_weak_ref_clear (&run->job);
+  g_free (run);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveRun, solve_run_unref)
+
+static void
+solve_data_free (gpointer data)
+{
+  SolveData *d = data;
+
+  g_clear_pointer (&d->problem, km_ik_problem_free);
+  g_free (d->targets);
+  g_clear_pointer (&d->run, solve_run_unref);
+  g_free (d);
+}
+
+static void
+set_progress (KmIkJob *self,
+              double   progress)
+{
+  if (self->progress == progress)
+    return;
+  self->progress = progress;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS]);
+}
+
+static void
+set_busy (KmIkJob  *self,
+          gboolean  busy)
+{
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+/* Main thread: moves the worker's finished frames into the animation, then tells. */
+static void
+deliver_pending (KmIkJob  *self,
+                 SolveRun *run)
+{
+  g_autoptr(GArray) frames = NULL;
+  guint stride = run->n_dof + 2;
+  guint n_done, first, n;
+
+  g_assert (self->run == run);
+
+  g_mutex_lock (&run->mutex);
+  frames = g_steal_pointer (&run->pending);
+  run->pending = g_array_new (FALSE, FALSE, sizeof (double));
+  n_done = run->n_done;
+  run->idle_pending = FALSE;
+  g_mutex_unlock (&run->mutex);
+
+  n = frames->len / stride;
+  if (n == 0)
+    return;
+
+  first = run->first_frame + run->n_delivered;
+  for (guint i = 0; i < n; i++)
+    {
+      const double *row = &g_array_index (frames, double, (gsize) i * stride);
+
+      km_animation_set_frame (self->animation, first + i, row);
+      km_animation_set_residual (self->animation, first + i, row[run->n_dof],
+                                 row[run->n_dof + 1]);
+    }
+  run->n_delivered += n;
+
+  g_signal_emit (self, signals[FRAMES_READY], 0, first, n);
+  /* A handler may have started a newer solve. */
+  if (self->run == run)
+    set_progress (self, run->n_frames > 0 ? (double) n_done / run->n_frames : 1.0);
+}
+
+static gboolean
+deliver_idle_cb (gpointer user_data)
+{
+  SolveRun *run = user_data;
+  g_autoptr(KmIkJob) self = g_weak_ref_get (&run->job);
+
+  if (self != NULL && self->run == run)
+    deliver_pending (self, run);
+  else
+    {
+      g_mutex_lock (&run->mutex);
+      run->idle_pending = FALSE;
+      g_mutex_unlock (&run->mutex);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread: touches only the run's locked fields. */
+static void
+frame_done_cb (guint               frame,
+               const KmIkSolution *solution,
+               gpointer            user_data)
+{
+  SolveRun *run = user_data;
+  gboolean schedule;
+  double residuals[2] = { solution->pos_err, solution->rot_err };
+
+  g_mutex_lock (&run->mutex);
+  g_array_append_vals (run->pending, solution->q, run->n_dof);
+  g_array_append_vals (run->pending, residuals, 2);
+  run->n_done++;
+  schedule = !run->idle_pending;
+  run->idle_pending = TRUE;
+  g_mutex_unlock (&run->mutex);
+
+  if (schedule)
+    {
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, deliver_idle_cb, solve_run_ref (run),
+                             (GDestroyNotify) solve_run_unref);
+      g_source_set_static_name (source, "[kinema] ik job progress");
+      g_source_attach (source, run->context);
+    }
+}
+
+static void
+solve_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  SolveData *data = task_data;
+  GError *error = NULL;
+
+  if (km_ik_solve_trajectory (data->problem, data->targets, data->n_frames, NULL,
+                              frame_done_cb, data->run, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+user_cancelled_cb (GCancellable *user_cancellable,
+                   GCancellable *run_cancellable)
+{
+  g_cancellable_cancel (run_cancellable);
+}
+
+/* Main thread: the worker finished (or stopped). @task is the caller's task. */
+static void
+solve_thread_done_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  KmIkJob *self = KM_IK_JOB (object);
+  g_autoptr(GTask) task = user_data;
+  GTask *inner = G_TASK (result);
+  SolveData *data = g_task_get_task_data (inner);
+  g_autoptr(SolveRun) run = solve_run_ref (data->run);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_task_propagate_boolean (inner, &error))
+    {
+      if (self->run == run)
+        {
+          deliver_pending (self, run);
+          if (self->run == run)
+            {
+              g_clear_pointer (&self->run, solve_run_unref);
+              set_busy (self, FALSE);
+            }
+        }
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (self->run != run)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("A newer solve replaced this one"));
+      return;
+    }
+
+  deliver_pending (self, run);
+  if (self->run != run)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("A newer solve replaced this one"));
+      return;
+    }
+  g_clear_pointer (&self->run, solve_run_unref);
+  set_progress (self, 1.0);
+  set_busy (self, FALSE);
+  g_task_return_pointer (task, km_animation_ref (self->animation),
+                         (GDestroyNotify) km_animation_unref);
+}
+
+static void
+km_ik_job_dispose (GObject *object)
+{
+  KmIkJob *self = KM_IK_JOB (object);
+
+  if (self->run != NULL)
+    g_cancellable_cancel (self->run->cancellable);
+  g_clear_pointer (&self->run, solve_run_unref);
+
+  G_OBJECT_CLASS (km_ik_job_parent_class)->dispose (object);
+}
+
+static void
+km_ik_job_finalize (GObject *object)
+{
+  KmIkJob *self = KM_IK_JOB (object);
+
+  g_clear_pointer (&self->animation, km_animation_unref);
+
+  G_OBJECT_CLASS (km_ik_job_parent_class)->finalize (object);
+}
+
+static void
+km_ik_job_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  KmIkJob *self = KM_IK_JOB (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROGRESS:
+      g_value_set_double (value, self->progress);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, self->busy);
+      break;
+    case PROP_ANIMATION:
+      g_value_set_boxed (value, self->animation);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_ik_job_class_init (KmIkJobClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = km_ik_job_dispose;
+  object_class->finalize = km_ik_job_finalize;
+  object_class->get_property = km_ik_job_get_property;
+
+  properties[PROP_PROGRESS] =
+    g_param_spec_double ("progress", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ANIMATION] =
+    g_param_spec_boxed ("animation", NULL, NULL, KM_TYPE_ANIMATION,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * KmIkJob::frames-ready:
+   * @first_frame: the first frame that is now solved
+   * @n_frames: how many consecutive frames
+   *
+   * Emitted on the main context, in frame order, as the worker finishes frames.
+   */
+  signals[FRAMES_READY] =
+    g_signal_new ("frames-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                  NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+}
+
+static void
+km_ik_job_init (KmIkJob *self)
+{
+}
+
+/**
+ * km_ik_job_new:
+ *
+ * Returns: (transfer full): a new job, bound to the thread-default main context
+ */
+KmIkJob *
+km_ik_job_new (void)
+{
+  return g_object_new (KM_TYPE_IK_JOB, NULL);
+}
+
+static KmTransform *
+sample_targets (const KmTargetTrack *track,
+                guint                first_frame,
+                guint                n_frames)
+{
+  KmTransform *targets = g_new (KmTransform, MAX (n_frames, 1));
+
+  for (guint i = 0; i < n_frames; i++)
+    {
+      KmVec3 pos;
+      KmQuat rot;
+
+      km_target_track_sample (track, first_frame + i, &pos, &rot);
+      km_transform_from_pos_quat (pos, rot, &targets[i]);
+    }
+  return targets;
+}
+
+/* An animation of last_frame + 1 frames whose rows before @first_frame hold the seed. */
+static KmAnimation *
+new_animation (const KmIkProblem *problem,
+               guint              first_frame,
+               guint              last_frame)
+{
+  KmAnimation *animation = km_animation_new (problem->skeleton, last_frame + 1);
+
+  for (guint f = 0; f < first_frame; f++)
+    km_animation_set_frame (animation, f, problem->seed);
+  return animation;
+}
+
+/**
+ * km_ik_job_solve_async:
+ * @problem: the problem template: skeleton, effector, root pose, weights, tolerances, and
+ *   the seed that starts @first_frame (its target is ignored); copied
+ * @track: the targets, sampled at every frame of the range
+ * @first_frame: first frame to solve
+ * @last_frame: last frame to solve (>= @first_frame, at most KM_TARGET_TRACK_MAX_FRAME)
+ * @cancellable: (nullable): cancels this solve
+ *
+ * Starts solving and supersedes a running solve (whose callback then gets
+ * G_IO_ERROR_CANCELLED). The job's animation is replaced at once by a new one of
+ * @last_frame + 1 frames (rows before @first_frame hold the seed and have no residuals);
+ * rows fill in as ::frames-ready says.
+ */
+void
+km_ik_job_solve_async (KmIkJob             *self,
+                       const KmIkProblem   *problem,
+                       const KmTargetTrack *track,
+                       guint                first_frame,
+                       guint                last_frame,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) inner = NULL;
+  SolveData *data;
+  SolveRun *run;
+
+  g_return_if_fail (KM_IS_IK_JOB (self));
+  g_return_if_fail (problem != NULL && problem->skeleton != NULL);
+  g_return_if_fail (track != NULL);
+  g_return_if_fail (first_frame <= last_frame);
+  g_return_if_fail (last_frame <= KM_TARGET_TRACK_MAX_FRAME);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_ik_job_solve_async);
+
+  if (self->run != NULL)
+    g_cancellable_cancel (self->run->cancellable);
+  g_clear_pointer (&self->run, solve_run_unref);
+
+  run = g_new0 (SolveRun, 1);
+  g_atomic_ref_count_init (&run->ref_count);
+  run->context = g_main_context_ref_thread_default ();
+  run->cancellable = g_cancellable_new ();
+  run->first_frame = first_frame;
+  run->n_frames = last_frame - first_frame + 1;
+  run->n_dof = problem->n_dof;
+  g_mutex_init (&run->mutex);
+  run->pending = g_array_new (FALSE, FALSE, sizeof (double));
+  g_weak_ref_init (&run->job, self);
+  if (cancellable != NULL)
+    {
+      run->user_cancellable = g_object_ref (cancellable);
+      run->user_cancelled_id =
+        g_cancellable_connect (cancellable, G_CALLBACK (user_cancelled_cb),
+                               g_object_ref (run->cancellable), g_object_unref);
+    }
+  self->run = run;
+
+  data = g_new0 (SolveData, 1);
+  data->problem = km_ik_problem_copy (problem);
+  data->n_frames = run->n_frames;
+  data->targets = sample_targets (track, first_frame, run->n_frames);
+  data->run = solve_run_ref (run);
+
+  g_clear_pointer (&self->animation, km_animation_unref);
+  self->animation = new_animation (problem, first_frame, last_frame);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
+  set_progress (self, 0.0);
+  set_busy (self, TRUE);
+  g_object_thaw_notify (G_OBJECT (self));
+
+  inner = g_task_new (self, run->cancellable, solve_thread_done_cb, g_steal_pointer (&task));
+  g_task_set_source_tag (inner, solve_thread);
+  g_task_set_task_data (inner, data, solve_data_free);
+  g_task_run_in_thread (inner, solve_thread);
+}
+
+/**
+ * km_ik_job_solve_finish:
+ *
+ * Returns: (transfer full) (nullable): the solved animation (the job's animation, complete
+ *   and no longer changed), or NULL with G_IO_ERROR_CANCELLED, KM_IK_ERROR, …
+ */
+KmAnimation *
+km_ik_job_solve_finish (KmIkJob       *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (KM_IS_IK_JOB (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == km_ik_job_solve_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Cancels the running solve, if any; its callback gets G_IO_ERROR_CANCELLED. */
+void
+km_ik_job_cancel (KmIkJob *self)
+{
+  g_return_if_fail (KM_IS_IK_JOB (self));
+
+  if (self->run != NULL)
+    g_cancellable_cancel (self->run->cancellable);
+}
+
+double
+km_ik_job_get_progress (KmIkJob *self)
+{
+  g_return_val_if_fail (KM_IS_IK_JOB (self), 0.0);
+
+  return self->progress;
+}
+
+gboolean
+km_ik_job_get_busy (KmIkJob *self)
+{
+  g_return_val_if_fail (KM_IS_IK_JOB (self), FALSE);
+
+  return self->busy;
+}
+
+/**
+ * km_ik_job_get_animation:
+ *
+ * Returns: (transfer none) (nullable): the newest solve's animation, filled in up to the
+ *   last ::frames-ready; NULL before the first solve
+ */
+KmAnimation *
+km_ik_job_get_animation (KmIkJob *self)
+{
+  g_return_val_if_fail (KM_IS_IK_JOB (self), NULL);
+
+  return self->animation;
+}
+
+typedef struct
+{
+  KmAnimation   *animation;
+  guint          first_frame;
+  KmIkFrameFunc  frame_done;
+  gpointer       user_data;
+} TrackClosure;
+
+static void
+track_frame_done_cb (guint               frame,
+                     const KmIkSolution *solution,
+                     gpointer            user_data)
+{
+  TrackClosure *closure = user_data;
+
+  km_animation_set_frame (closure->animation, closure->first_frame + frame, solution->q);
+  km_animation_set_residual (closure->animation, closure->first_frame + frame,
+                             solution->pos_err, solution->rot_err);
+  if (closure->frame_done != NULL)
+    closure->frame_done (closure->first_frame + frame, solution, closure->user_data);
+}
+
+/**
+ * km_ik_solve_track:
+ * @problem: as for km_ik_job_solve_async()
+ * @track: the targets
+ * @first_frame: first frame to solve
+ * @last_frame: last frame to solve
+ * @frame_done: (nullable) (scope call): called on this thread after every frame, with the
+ *   frame's number in the track (not its index in the range)
+ * @user_data: data for @frame_done
+ * @cancellable: (nullable): polled by the solver
+ *
+ * Solves frames @first_frame .. @last_frame of @track on the calling thread with
+ * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame. Uses only its
+ * arguments, so any thread may call it.
+ *
+ * Returns: (transfer full) (nullable): an animation of @last_frame + 1 frames (rows before
+ *   @first_frame hold the seed), or NULL with an error
+ */
+KmAnimation *
+km_ik_solve_track (const KmIkProblem    *problem,
+                   const KmTargetTrack  *track,
+                   guint                 first_frame,
+                   guint                 last_frame,
+                   KmIkFrameFunc         frame_done,
+                   gpointer              user_data,
+                   GCancellable         *cancellable,
+                   GError              **error)
+{
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree KmTransform *targets = NULL;
+  TrackClosure closure;
+  guint n;
+
+  g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
+  g_return_val_if_fail (track != NULL, NULL);
+  g_return_val_if_fail (first_frame <= last_frame, NULL);
+  g_return_val_if_fail (last_frame <= KM_TARGET_TRACK_MAX_FRAME, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  n = last_frame - first_frame + 1;
+  targets = sample_targets (track, first_frame, n);
+  animation = new_animation (problem, first_frame, last_frame);
+  closure.animation = animation;
+  closure.first_frame = first_frame;
+  closure.frame_done = frame_done;
+  closure.user_data = user_data;
+  if (!km_ik_solve_trajectory (problem, targets, n, NULL, track_frame_done_cb, &closure,
+                               cancellable, error))
+    return NULL;
+  return g_steal_pointer (&animation);
+}
+
+/**
+ * km_ik_resolve_effector:
+ * @override: (nullable): a joint name that wins over the track's
+ *
+ * The end effector: @override, else the track's `effector`, else the skeleton's default
+ * (the last leaf joint in file order).
+ *
+ * Returns: the joint's topological index, or -1 with a KM_IK_ERROR
+ */
+int
+km_ik_resolve_effector (KmSkeleton           *skeleton,
+                        const KmTargetTrack  *track,
+                        const char           *override,
+                        GError              **error)
+{
+  const char *name;
+  int index;
+
+  g_return_val_if_fail (skeleton != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  name = override != NULL ? override : track != NULL ? km_target_track_get_effector (track) : NULL;
+  if (name == NULL)
+    {
+      index = km_skeleton_get_default_effector (skeleton);
+      if (index < 0)
+        g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                     _("The skeleton has no end effector"));
+      return index;
+    }
+
+  index = km_skeleton_find_joint (skeleton, name);
+  if (index < 0)
+    g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                 _("The skeleton has no joint “%s” to use as the end effector"), name);
+  return index;
+}

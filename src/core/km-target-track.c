@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-target-track"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-target-track.h"
+
+struct _KmTargetTrack
+{
+  gatomicrefcount   ref_count;
+  guint             n_keyframes;
+  KmTargetKeyframe *keyframes;   /* sorted by frame, frames unique */
+  char             *effector;    /* nullable */
+  double            frame_rate;
+};
+
+G_DEFINE_BOXED_TYPE (KmTargetTrack, km_target_track, km_target_track_ref, km_target_track_unref)
+G_DEFINE_QUARK (km-target-track-error-quark, km_target_track_error)
+
+static int
+compare_keyframes (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  const KmTargetKeyframe *ka = a;
+  const KmTargetKeyframe *kb = b;
+
+  return (ka->frame > kb->frame) - (ka->frame < kb->frame);
+}
+
+static gboolean
+quat_is_finite (KmQuat q)
+{
+  return isfinite (q.w) && isfinite (q.x) && isfinite (q.y) && isfinite (q.z);
+}
+
+static KmTargetTrack *
+track_alloc (guint       n_keyframes,
+             const char *effector,
+             double      frame_rate)
+{
+  KmTargetTrack *self = g_new0 (KmTargetTrack, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->n_keyframes = n_keyframes;
+  self->keyframes = g_new0 (KmTargetKeyframe, MAX (n_keyframes, 1));
+  self->effector = g_strdup (effector);
+  self->frame_rate = frame_rate;
+  return self;
+}
+
+/**
+ * km_target_track_new:
+ * @keyframes: (array length=n_keyframes): keyframes in any order
+ * @effector: (nullable): end effector joint name, NULL for the skeleton's default
+ * @frame_rate: frames per second, > 0
+ *
+ * Copies and sorts the keyframes and normalises their orientations. Fails with
+ * KM_TARGET_TRACK_ERROR on two keyframes with the same frame, a frame above
+ * KM_TARGET_TRACK_MAX_FRAME, a non-finite value, a zero quaternion or a bad frame rate.
+ * An empty track is valid (sampling it fails).
+ *
+ * Returns: (transfer full) (nullable): the track
+ */
+KmTargetTrack *
+km_target_track_new (const KmTargetKeyframe *keyframes,
+                     guint                   n_keyframes,
+                     const char             *effector,
+                     double                  frame_rate,
+                     GError                **error)
+{
+  g_autoptr(KmTargetTrack) self = NULL;
+
+  g_return_val_if_fail (keyframes != NULL || n_keyframes == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!isfinite (frame_rate) || frame_rate <= 0)
+    {
+      g_set_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE,
+                   _("The frame rate must be a positive number"));
+      return NULL;
+    }
+  if (n_keyframes > KM_TARGET_TRACK_MAX_FRAME + 1)
+    {
+      g_set_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE,
+                   _("Too many keyframes"));
+      return NULL;
+    }
+
+  self = track_alloc (n_keyframes, effector, frame_rate);
+  if (n_keyframes > 0)
+    memcpy (self->keyframes, keyframes, n_keyframes * sizeof (KmTargetKeyframe));
+
+  for (guint i = 0; i < n_keyframes; i++)
+    {
+      KmTargetKeyframe *k = &self->keyframes[i];
+      double norm;
+
+      if (k->frame > KM_TARGET_TRACK_MAX_FRAME)
+        {
+          g_set_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE,
+                       _("Frame %u is above the maximum of %u"), k->frame,
+                       (guint) KM_TARGET_TRACK_MAX_FRAME);
+          return NULL;
+        }
+      norm = sqrt (k->orientation.w * k->orientation.w + k->orientation.x * k->orientation.x
+                   + k->orientation.y * k->orientation.y
+                   + k->orientation.z * k->orientation.z);
+      if (!km_vec3_is_finite (k->position) || !quat_is_finite (k->orientation)
+          || !isfinite (norm) || norm < 1e-12)
+        {
+          g_set_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE,
+                       _("Keyframe %u has a non-finite position or orientation"), k->frame);
+          return NULL;
+        }
+      k->orientation = km_quat_normalize (k->orientation);
+    }
+
+  /* Stable sort (g_qsort_with_data is a merge sort), so a duplicate is reported as the
+   * keyframe that came later in the input. */
+  g_qsort_with_data (self->keyframes, n_keyframes, sizeof (KmTargetKeyframe),
+                     compare_keyframes, NULL);
+  for (guint i = 1; i < n_keyframes; i++)
+    if (self->keyframes[i].frame == self->keyframes[i - 1].frame)
+      {
+        g_set_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_DUPLICATE_FRAME,
+                     _("Two keyframes have frame %u"), self->keyframes[i].frame);
+        return NULL;
+      }
+
+  return g_steal_pointer (&self);
+}
+
+KmTargetTrack *
+km_target_track_ref (KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+km_target_track_unref (KmTargetTrack *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (g_atomic_ref_count_dec (&self->ref_count))
+    {
+      g_free (self->keyframes);
+      g_free (self->effector);
+      g_free (self);
+    }
+}
+
+guint
+km_target_track_get_n_keyframes (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_keyframes;
+}
+
+const KmTargetKeyframe *
+km_target_track_get_keyframe (const KmTargetTrack *self,
+                              guint                index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->n_keyframes, NULL);
+
+  return &self->keyframes[index];
+}
+
+/**
+ * km_target_track_get_keyframes:
+ * @n_keyframes: (out) (optional): number of keyframes
+ *
+ * Returns: (transfer none) (array length=n_keyframes): the keyframes, sorted by frame
+ */
+const KmTargetKeyframe *
+km_target_track_get_keyframes (const KmTargetTrack *self,
+                               guint               *n_keyframes)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_keyframes != NULL)
+    *n_keyframes = self->n_keyframes;
+  return self->keyframes;
+}
+
+/* Index of the first keyframe whose frame is >= @frame (n_keyframes when none). */
+static guint
+lower_bound (const KmTargetTrack *self,
+             double               frame)
+{
+  guint lo = 0, hi = self->n_keyframes;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if ((double) self->keyframes[mid].frame < frame)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/**
+ * km_target_track_find_keyframe:
+ *
+ * Returns: the index of the keyframe at @frame, or -1 when there is none
+ */
+int
+km_target_track_find_keyframe (const KmTargetTrack *self,
+                               guint                frame)
+{
+  guint i;
+
+  g_return_val_if_fail (self != NULL, -1);
+
+  i = lower_bound (self, frame);
+  if (i < self->n_keyframes && self->keyframes[i].frame == frame)
+    return (int) i;
+  return -1;
+}
+
+/* 0 for an empty track. */
+guint
+km_target_track_get_first_frame (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_keyframes > 0 ? self->keyframes[0].frame : 0;
+}
+
+/* 0 for an empty track. */
+guint
+km_target_track_get_last_frame (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_keyframes > 0 ? self->keyframes[self->n_keyframes - 1].frame : 0;
+}
+
+/**
+ * km_target_track_get_effector:
+ *
+ * Returns: (nullable): the end effector's joint name, NULL for the skeleton's default
+ */
+const char *
+km_target_track_get_effector (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->effector;
+}
+
+double
+km_target_track_get_frame_rate (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
+
+  return self->frame_rate;
+}
+
+/**
+ * km_target_track_sample:
+ * @frame: any frame, fractional allowed
+ * @position: (out) (optional): world position, metres
+ * @orientation: (out) (optional): world orientation, unit quaternion
+ *
+ * Between two keyframes the position is interpolated linearly and the orientation by
+ * slerp along the shortest arc; before the first and after the last keyframe (and for a
+ * NaN @frame) the nearest keyframe's value holds.
+ *
+ * Returns: FALSE for an empty track (then the origin and the identity)
+ */
+gboolean
+km_target_track_sample (const KmTargetTrack *self,
+                        double               frame,
+                        KmVec3              *position,
+                        KmQuat              *orientation)
+{
+  const KmTargetKeyframe *a, *b;
+  KmVec3 pos;
+  KmQuat rot;
+  guint i;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->n_keyframes == 0)
+    {
+      pos = KM_VEC3_ZERO;
+      rot = KM_QUAT_IDENTITY;
+    }
+  else if (isnan (frame) || frame <= (double) self->keyframes[0].frame)
+    {
+      pos = self->keyframes[0].position;
+      rot = self->keyframes[0].orientation;
+    }
+  else if (frame >= (double) self->keyframes[self->n_keyframes - 1].frame)
+    {
+      pos = self->keyframes[self->n_keyframes - 1].position;
+      rot = self->keyframes[self->n_keyframes - 1].orientation;
+    }
+  else
+    {
+      /* keyframes[0].frame < frame < last frame, so 1 <= i < n_keyframes. */
+      i = lower_bound (self, frame);
+      b = &self->keyframes[i];
+      if ((double) b->frame == frame)
+        {
+          pos = b->position;
+          rot = b->orientation;
+        }
+      else
+        {
+          double t;
+
+          a = &self->keyframes[i - 1];
+          t = (frame - a->frame) / (double) (b->frame - a->frame);
+          pos = km_vec3_add (a->position, km_vec3_scale (km_vec3_sub (b->position, a->position), t));
+          rot = km_quat_slerp (a->orientation, b->orientation, t);
+        }
+    }
+
+  if (position != NULL)
+    *position = pos;
+  if (orientation != NULL)
+    *orientation = rot;
+  return self->n_keyframes > 0;
+}
+
+/**
+ * km_target_track_with_keyframe:
+ * @keyframe: the keyframe to insert, or to put in place of the one at the same frame
+ *
+ * Returns: (transfer full) (nullable): a new track; NULL when @keyframe is invalid
+ *   (frame above the maximum, non-finite or zero orientation)
+ */
+KmTargetTrack *
+km_target_track_with_keyframe (const KmTargetTrack    *self,
+                               const KmTargetKeyframe *keyframe)
+{
+  g_autofree KmTargetKeyframe *keys = NULL;
+  int found;
+  guint n;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (keyframe != NULL, NULL);
+
+  found = km_target_track_find_keyframe (self, keyframe->frame);
+  n = self->n_keyframes + (found < 0 ? 1 : 0);
+  keys = g_new (KmTargetKeyframe, n);
+  if (self->n_keyframes > 0)
+    memcpy (keys, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
+  keys[found < 0 ? self->n_keyframes : (guint) found] = *keyframe;
+
+  return km_target_track_new (keys, n, self->effector, self->frame_rate, NULL);
+}
+
+/**
+ * km_target_track_without_keyframe:
+ *
+ * Returns: (transfer full): a new track without the keyframe at @frame (an equal copy
+ *   when there is none)
+ */
+KmTargetTrack *
+km_target_track_without_keyframe (const KmTargetTrack *self,
+                                  guint                frame)
+{
+  KmTargetTrack *copy;
+  int found;
+  guint j = 0;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  found = km_target_track_find_keyframe (self, frame);
+  copy = track_alloc (self->n_keyframes - (found >= 0 ? 1 : 0), self->effector,
+                      self->frame_rate);
+  for (guint i = 0; i < self->n_keyframes; i++)
+    if ((int) i != found)
+      copy->keyframes[j++] = self->keyframes[i];
+  return copy;
+}
+
+/**
+ * km_target_track_with_effector:
+ * @effector: (nullable): joint name, NULL for the skeleton's default
+ *
+ * Returns: (transfer full): a new track
+ */
+KmTargetTrack *
+km_target_track_with_effector (const KmTargetTrack *self,
+                               const char          *effector)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = track_alloc (self->n_keyframes, effector, self->frame_rate);
+  if (self->n_keyframes > 0)
+    memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
+  return copy;
+}
+
+/**
+ * km_target_track_with_frame_rate:
+ * @frame_rate: frames per second, finite and > 0
+ *
+ * Returns: (transfer full): a new track
+ */
+KmTargetTrack *
+km_target_track_with_frame_rate (const KmTargetTrack *self,
+                                 double               frame_rate)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (isfinite (frame_rate) && frame_rate > 0, NULL);
+
+  copy = track_alloc (self->n_keyframes, self->effector, frame_rate);
+  if (self->n_keyframes > 0)
+    memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
+  return copy;
+}
+
+/* Orientations compare as rotations (q and -q are equal); @epsilon in metres and radians. */
+gboolean
+km_target_track_equal (const KmTargetTrack *a,
+                       const KmTargetTrack *b,
+                       double               epsilon)
+{
+  g_return_val_if_fail (a != NULL, FALSE);
+  g_return_val_if_fail (b != NULL, FALSE);
+
+  if (a->n_keyframes != b->n_keyframes || g_strcmp0 (a->effector, b->effector) != 0
+      || a->frame_rate != b->frame_rate)
+    return FALSE;
+  for (guint i = 0; i < a->n_keyframes; i++)
+    {
+      const KmTargetKeyframe *ka = &a->keyframes[i];
+      const KmTargetKeyframe *kb = &b->keyframes[i];
+
+      if (ka->frame != kb->frame
+          || !(km_vec3_length (km_vec3_sub (ka->position, kb->position)) <= epsilon)
+          || !(km_quat_angle_between (ka->orientation, kb->orientation) <= epsilon))
+        return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+
+#include "km-animation-json.h"
+#include "km-skeleton-json.h"
+#include "km-target-track.h"
+#include "km-targets-json.h"
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* Runs $KINEMA_CLI with the NULL-terminated arguments in @cwd (NULL = here). */
+static void
+run_cli (Run        *run,
+         const char *cwd,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("KINEMA_CLI");
+  const char *arg;
+  int wait_status;
+  va_list args;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  va_start (args, cwd);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &run->out,
+                &run->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  run->status = WEXITSTATUS (wait_status);
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "..", "data", name, NULL);
+}
+
+static KmSkeleton *
+load_skeleton (void)
+{
+  g_autofree char *path = data_path ("skeleton.json");
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+  KmSkeleton *skeleton;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, &error));
+  skeleton = km_skeleton_json_load (path, text, length, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+/* Parses the one summary line; checks its exact shape. */
+static void
+parse_summary (const char *line,
+               guint      *frames,
+               double      values[5])
+{
+  g_autoptr(GRegex) regex = NULL;
+  g_autoptr(GMatchInfo) match = NULL;
+
+  regex = g_regex_new ("^frames=([0-9]+) mean_pos_err=(\\S+) max_pos_err=(\\S+) "
+                       "mean_rot_err=(\\S+) max_rot_err=(\\S+) seconds=(\\S+)$", 0, 0, NULL);
+  g_assert_true (g_regex_match (regex, line, 0, &match));
+  *frames = (guint) g_ascii_strtoull (g_match_info_fetch (match, 1), NULL, 10);
+  for (int i = 0; i < 5; i++)
+    {
+      g_autofree char *text = g_match_info_fetch (match, i + 2);
+      char *end;
+
+      values[i] = g_ascii_strtod (text, &end);
+      g_assert_cmpint (*end, ==, '\0');
+      g_assert_true (isfinite (values[i]));
+      g_assert_cmpfloat (values[i], >=, 0.0);
+    }
+}
+
+static char **
+output_lines (const char *out)
+{
+  g_assert_true (g_str_has_suffix (out, "\n"));
+  return g_strsplit (out, "\n", -1);
+}
+
+/* Every frame of the example is reachable: the position is met, joints stay in limits. */
+static void
+check_animation (const char *path,
+                 KmSkeleton *skeleton,
+                 const char *targets_path,
+                 guint       n_frames)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmAnimation) animation = km_animation_json_load_file (path, skeleton, &error);
+  g_autoptr(KmTargetTrack) track = km_targets_json_load_file (targets_path, &error);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  int effector = km_skeleton_get_default_effector (skeleton);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, n_frames);
+  for (guint f = 0; f < n_frames; f++)
+    {
+      const double *q = km_animation_get_frame (animation, f);
+      KmVec3 target;
+
+      g_assert_true (km_skeleton_within_limits (skeleton, q, 1e-12));
+      km_skeleton_forward_kinematics (skeleton, q, NULL, world);
+      km_target_track_sample (track, f, &target, NULL);
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (world[effector].pos, target)), <, 1e-5);
+    }
+}
+
+static void
+test_spec_example (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *out_path = g_build_filename (g_get_tmp_dir (), "out.json", NULL);
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  double values[5];
+  guint frames;
+
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", out_path, NULL);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 241);
+  g_assert_cmpfloat (values[1], <, 1e-5);   /* max_pos_err */
+  g_assert_cmpfloat (values[0], <=, values[1]);
+  g_assert_cmpfloat (values[2], <=, values[3]);
+
+  check_animation (out_path, skeleton, targets_path, 241);
+
+  /* validate and info know both files. */
+  {
+    g_auto(Run) info = { 0, };
+    g_auto(Run) validate = { 0, };
+
+    run_cli (&validate, NULL, "validate", targets_path, out_path, NULL);
+    g_assert_cmpint (validate.status, ==, 0);
+    run_cli (&info, NULL, "info", targets_path, NULL);
+    g_assert_cmpint (info.status, ==, 0);
+    g_assert_true (g_str_has_suffix (info.out, "keyframes=4 first=0 last=240\n"));
+    g_assert_nonnull (strstr (info.out, "keyframe frame=160 pos=1,-1,1 euler=-90,45,0\n"));
+    run_clear (&info);
+    run_cli (&info, NULL, "info", out_path, NULL);
+    g_assert_cmpint (info.status, ==, 0);
+    g_assert_true (g_str_has_suffix (info.out, "frames=241 joints=3\n"));
+  }
+}
+
+static void
+test_defaults (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("solve-XXXXXX", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "animation.json", NULL);
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  double values[5];
+  guint frames;
+
+  run_cli (&run, dir, "solve", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 241);
+  check_animation (out_path, skeleton, targets_path, 241);
+}
+
+/* Keeps the first @n keyframes of the default targets. */
+static char *
+write_targets (const char *dir,
+               const char *name,
+               guint       n)
+{
+  g_autofree char *source = data_path ("targets.json");
+  g_autoptr(KmTargetTrack) track = km_targets_json_load_file (source, NULL);
+  g_autoptr(KmTargetTrack) cut = NULL;
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_nonnull (track);
+  cut = km_target_track_new (km_target_track_get_keyframes (track, NULL), n, NULL, 30.0, NULL);
+  g_assert_true (km_targets_json_save (cut, path, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+test_batch (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = g_dir_make_tmp ("batch-XXXXXX", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *a = write_targets (dir, "a.json", 4);
+  g_autofree char *b = write_targets (dir, "b.json", 2);
+  g_autofree char *c = write_targets (dir, "c.json", 3);
+  g_autofree char *a_out = g_build_filename (out_dir, "a.animation.json", NULL);
+  g_autofree char *b_out = g_build_filename (out_dir, "b.animation.json", NULL);
+  g_autofree char *c_out = g_build_filename (out_dir, "c.animation.json", NULL);
+  const guint expected[3] = { 241, 81, 161 };
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  g_autoptr(GDir) listing = NULL;
+  guint n_files = 0;
+
+  run_cli (&run, NULL, "solve", skeleton_path, a, b, c, "--jobs", "2", "-o", out_dir, NULL);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+
+  /* One line per animation, in argument order. */
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  for (guint i = 0; i < 3; i++)
+    {
+      double values[5];
+      guint frames;
+
+      parse_summary (lines[i], &frames, values);
+      g_assert_cmpuint (frames, ==, expected[i]);
+    }
+
+  listing = g_dir_open (out_dir, 0, NULL);
+  while (g_dir_read_name (listing) != NULL)
+    n_files++;
+  g_assert_cmpuint (n_files, ==, 3);
+  check_animation (a_out, skeleton, a, 241);
+  check_animation (b_out, skeleton, b, 81);
+  check_animation (c_out, skeleton, c, 161);
+}
+
+static void
+test_errors (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("errors-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.json", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "never.json", NULL);
+  g_autofree char *expected = NULL;
+  g_auto(Run) run = { 0, };
+
+  g_assert_true (g_file_set_contents (bad, "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n"
+                                           " {\"frame\": -3, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", -1, NULL));
+
+  /* Invalid targets: exit 1, FILE:LINE:COLUMN at the value, nothing written. */
+  run_cli (&run, NULL, "solve", skeleton_path, bad, "-o", out_path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  expected = g_strconcat (bad, ":2:12: ", NULL);
+  g_assert_true (g_str_has_prefix (run.err, expected));
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  run_clear (&run);
+
+  run_cli (&run, NULL, "validate", bad, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_nonnull (strstr (run.err, expected));
+  run_clear (&run);
+
+  /* A skeleton in place of the targets. */
+  run_cli (&run, NULL, "solve", skeleton_path, skeleton_path, "-o", out_path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  run_clear (&run);
+
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "--effector", "Knee", "-o",
+           out_path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_nonnull (strstr (run.err, "Knee"));
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  run_clear (&run);
+
+  run_cli (&run, NULL, "solve", "--jobs", "-2", NULL);
+  g_assert_cmpint (run.status, ==, 2);
+  run_clear (&run);
+
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, targets_path, "-o", dir, NULL);
+  g_assert_cmpint (run.status, ==, 2);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/cli/solve/spec-example", test_spec_example);
+  g_test_add_func ("/kinema/cli/solve/defaults", test_defaults);
+  g_test_add_func ("/kinema/cli/solve/batch", test_batch);
+  g_test_add_func ("/kinema/cli/solve/errors", test_errors);
+
+  return g_test_run ();
+}

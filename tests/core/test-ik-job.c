@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-defaults.h"
+#include "km-ik-job.h"
+#include "km-targets-json.h"
+
+/* The spec's example skeleton (data/skeleton.json), built directly. */
+static KmSkeleton *
+example_skeleton (void)
+{
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  guint j;
+
+  km_skeleton_builder_set_root_name (builder, "Root");
+  km_skeleton_builder_add_joint (builder, "Root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (builder, "Shoulder", KM_JOINT_SPHERICAL, "Root");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 1.5, 0));
+  km_skeleton_builder_set_limit (builder, j, 0, -3.14, 3.14);
+  km_skeleton_builder_set_limit (builder, j, 2, -0.5, 0.5);
+  j = km_skeleton_builder_add_joint (builder, "Elbow", KM_JOINT_REVOLUTE, "Shoulder");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 2));
+  km_skeleton_builder_set_axis (builder, j, km_vec3 (1, 0, 0));
+  km_skeleton_builder_set_limit (builder, j, 0, 0, 2.5);
+  j = km_skeleton_builder_add_joint (builder, "Piston", KM_JOINT_PRISMATIC, "Elbow");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_axis (builder, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (builder, j, 0, 0, 0.5);
+  j = km_skeleton_builder_add_joint (builder, "EndEffector", KM_JOINT_FIXED, "Piston");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 0.5));
+
+  skeleton = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+static KmTargetTrack *
+default_track (void)
+{
+  g_autoptr(GBytes) bytes = km_defaults_get_targets_json ();
+  g_autoptr(GError) error = NULL;
+  KmTargetTrack *track = km_targets_json_load ("targets.json", bytes, &error);
+
+  g_assert_no_error (error);
+  return track;
+}
+
+/* Far out of reach on every other frame: each such frame spends the solver's whole
+ * iteration budget, so a solve of this track takes long enough to be cancelled. */
+static KmTargetTrack *
+slow_track (guint n_frames)
+{
+  g_autofree KmTargetKeyframe *keys = g_new0 (KmTargetKeyframe, n_frames);
+  KmTargetTrack *track;
+
+  for (guint i = 0; i < n_frames; i++)
+    {
+      keys[i].frame = i;
+      keys[i].position = (i % 2) ? km_vec3 (50, -40, 30) : km_vec3 (1, 1, 1);
+      keys[i].orientation = km_quat_from_euler_xyz (km_vec3 (0.1 * i, 0.5, -0.3));
+    }
+  track = km_target_track_new (keys, n_frames, NULL, 30.0, NULL);
+  g_assert_nonnull (track);
+  return track;
+}
+
+typedef struct
+{
+  GMainLoop   *loop;
+  KmIkJob     *job;
+  KmSkeleton  *skeleton;
+  KmIkProblem *problem;
+  GArray      *progress;     /* doubles, every notify::progress */
+  guint        next_frame;   /* the frame ::frames-ready should report next */
+  guint        n_signals;
+  guint        n_done;       /* completed callbacks */
+  KmAnimation *result;
+  GError      *error;
+  gint64       cancel_time;
+  gint64       done_time;
+  gboolean     cancel_on_first_frames;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->loop = g_main_loop_new (NULL, FALSE);
+  f->job = km_ik_job_new ();
+  f->skeleton = example_skeleton ();
+  f->problem = km_ik_problem_new (f->skeleton, -1);
+  f->progress = g_array_new (FALSE, FALSE, sizeof (double));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gpointer job = f->job;
+
+  /* A worker thread may hold the finished task (and so the job) a moment longer. */
+  g_object_add_weak_pointer (job, &job);
+  g_object_unref (f->job);
+  while (job != NULL && g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (job);
+  g_clear_pointer (&f->result, km_animation_unref);
+  g_clear_error (&f->error);
+  g_clear_pointer (&f->problem, km_ik_problem_free);
+  g_clear_pointer (&f->skeleton, km_skeleton_unref);
+  g_clear_pointer (&f->progress, g_array_unref);
+  g_clear_pointer (&f->loop, g_main_loop_unref);
+}
+
+static void
+job_notify_progress_cb (KmIkJob    *job,
+                        GParamSpec *pspec,
+                        Fixture    *f)
+{
+  double p = km_ik_job_get_progress (job);
+
+  g_array_append_val (f->progress, p);
+}
+
+static void
+job_frames_ready_cb (KmIkJob *job,
+                     guint    first_frame,
+                     guint    n_frames,
+                     Fixture *f)
+{
+  KmAnimation *animation = km_ik_job_get_animation (job);
+
+  g_assert_cmpuint (first_frame, ==, f->next_frame);
+  g_assert_cmpuint (n_frames, >, 0);
+  g_assert_true (km_animation_get_residual (animation, first_frame + n_frames - 1, NULL, NULL));
+  if (first_frame + n_frames < km_animation_get_n_frames (animation))
+    g_assert_false (km_animation_get_residual (animation, first_frame + n_frames, NULL, NULL));
+  f->next_frame = first_frame + n_frames;
+  f->n_signals++;
+
+  if (f->cancel_on_first_frames && f->cancel_time == 0)
+    {
+      f->cancel_time = g_get_monotonic_time ();
+      km_ik_job_cancel (job);
+    }
+}
+
+static void
+solve_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Fixture *f = user_data;
+
+  g_assert_null (f->result);
+  g_assert_null (f->error);
+  f->result = km_ik_job_solve_finish (KM_IK_JOB (object), result, &f->error);
+  f->done_time = g_get_monotonic_time ();
+  f->n_done++;
+  g_main_loop_quit (f->loop);
+}
+
+static void
+test_progress_and_result (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmAnimation) expected = NULL;
+  g_autoptr(GError) error = NULL;
+  KmAnimationStats stats;
+
+  g_signal_connect (f->job, "notify::progress", G_CALLBACK (job_notify_progress_cb), f);
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (job_frames_ready_cb), f);
+
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 240, NULL, solve_done_cb, f);
+  g_assert_true (km_ik_job_get_busy (f->job));
+  g_assert_cmpuint (km_animation_get_n_frames (km_ik_job_get_animation (f->job)), ==, 241);
+  g_main_loop_run (f->loop);
+
+  g_assert_no_error (f->error);
+  g_assert_nonnull (f->result);
+  g_assert_false (km_ik_job_get_busy (f->job));
+  g_assert_true (f->result == km_ik_job_get_animation (f->job));
+  g_assert_cmpuint (f->next_frame, ==, 241);
+  g_assert_cmpuint (f->n_signals, >=, 1);
+
+  /* Progress only grows, and ends at exactly 1. */
+  g_assert_cmpuint (f->progress->len, >=, 1);
+  for (guint i = 1; i < f->progress->len; i++)
+    g_assert_cmpfloat (g_array_index (f->progress, double, i), >, g_array_index (f->progress, double, i - 1));
+  g_assert_cmpfloat (g_array_index (f->progress, double, f->progress->len - 1), ==, 1.0);
+  g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
+
+  /* Bit for bit the synchronous solve. */
+  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (expected), ==, 241);
+  for (guint i = 0; i < 241; i++)
+    {
+      double pa, ra, pb, rb;
+
+      g_assert_cmpmem (km_animation_get_frame (expected, i), 5 * sizeof (double),
+                       km_animation_get_frame (f->result, i), 5 * sizeof (double));
+      g_assert_true (km_animation_get_residual (expected, i, &pa, &ra));
+      g_assert_true (km_animation_get_residual (f->result, i, &pb, &rb));
+      g_assert_cmpfloat (pa, ==, pb);
+      g_assert_cmpfloat (ra, ==, rb);
+    }
+  /* The example's first keyframe (the origin) is reachable: met to tolerance. */
+  g_assert_cmpfloat (km_animation_get_frame (f->result, 0)[3], >=, 0.0);
+  km_animation_get_stats (f->result, &stats);
+  g_assert_cmpuint (stats.n_frames, ==, 241);
+  g_assert_true (isfinite (stats.max_pos_err));
+}
+
+/* A range: rows before the first frame hold the seed and have no residuals. */
+static void
+test_range (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmAnimation) expected = NULL;
+
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (job_frames_ready_cb), f);
+  f->next_frame = 100;
+  km_ik_job_solve_async (f->job, f->problem, track, 100, 120, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (km_animation_get_n_frames (f->result), ==, 121);
+  g_assert_false (km_animation_get_residual (f->result, 99, NULL, NULL));
+  g_assert_true (km_animation_get_residual (f->result, 100, NULL, NULL));
+  g_assert_cmpmem (km_animation_get_frame (f->result, 50), 5 * sizeof (double),
+                   f->problem->seed, 5 * sizeof (double));
+  g_assert_cmpuint (f->next_frame, ==, 121);
+
+  expected = km_ik_solve_track (f->problem, track, 100, 120, NULL, NULL, NULL, NULL);
+  g_assert_true (km_animation_equal (expected, f->result, 0.0));
+}
+
+static void
+test_cancel_promptly (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = slow_track (20000);
+
+  g_signal_connect (f->job, "notify::progress", G_CALLBACK (job_notify_progress_cb), f);
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (job_frames_ready_cb), f);
+  f->cancel_on_first_frames = TRUE;
+
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 19999, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (f->result);
+  g_assert_false (km_ik_job_get_busy (f->job));
+  g_assert_cmpint (f->cancel_time, >, 0);
+  g_test_message ("cancel took %.3f ms, %u frames solved",
+                  (f->done_time - f->cancel_time) / 1000.0, f->next_frame);
+  /* Promptly: well under a second even under a sanitizer, and far from the whole track. */
+  g_assert_cmpint (f->done_time - f->cancel_time, <, G_USEC_PER_SEC);
+  g_assert_cmpuint (f->next_frame, <, 20000);
+  g_assert_cmpfloat (km_ik_job_get_progress (f->job), <, 1.0);
+}
+
+static void
+test_user_cancellable (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = slow_track (20000);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 19999, cancellable, solve_done_cb, f);
+  g_cancellable_cancel (cancellable);
+  f->cancel_time = g_get_monotonic_time ();
+  g_main_loop_run (f->loop);
+
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (f->done_time - f->cancel_time, <, G_USEC_PER_SEC);
+  g_assert_false (km_ik_job_get_busy (f->job));
+}
+
+typedef struct
+{
+  Fixture     *f;
+  KmAnimation *result;
+  GError      *error;
+} OldRequest;
+
+static void
+old_solve_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  OldRequest *old = user_data;
+
+  old->result = km_ik_job_solve_finish (KM_IK_JOB (object), result, &old->error);
+  old->f->n_done++;
+  if (old->f->n_done == 2)
+    g_main_loop_quit (old->f->loop);
+}
+
+static void
+new_solve_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Fixture *f = user_data;
+
+  f->result = km_ik_job_solve_finish (KM_IK_JOB (object), result, &f->error);
+  f->n_done++;
+  if (f->n_done == 2)
+    g_main_loop_quit (f->loop);
+}
+
+static void
+test_newer_request_supersedes (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) slow = slow_track (20000);
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmAnimation) expected = NULL;
+  OldRequest old = { f, NULL, NULL };
+
+  km_ik_job_solve_async (f->job, f->problem, slow, 0, 19999, NULL, old_solve_done_cb, &old);
+  /* Only the newest request's frames are announced. */
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (job_frames_ready_cb), f);
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 240, NULL, new_solve_done_cb, f);
+  g_assert_cmpuint (km_animation_get_n_frames (km_ik_job_get_animation (f->job)), ==, 241);
+  g_main_loop_run (f->loop);
+
+  g_assert_error (old.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (old.result);
+  g_clear_error (&old.error);
+
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (f->next_frame, ==, 241);
+  g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
+  g_assert_false (km_ik_job_get_busy (f->job));
+  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, NULL);
+  g_assert_true (km_animation_equal (expected, f->result, 0.0));
+}
+
+static void
+test_resolve_effector (void)
+{
+  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmTargetTrack) named = km_target_track_with_effector (track, "Piston");
+  g_autoptr(KmTargetTrack) wrong = km_target_track_with_effector (track, "Knee");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (km_ik_resolve_effector (skeleton, track, NULL, NULL), ==,
+                   km_skeleton_find_joint (skeleton, "EndEffector"));
+  g_assert_cmpint (km_ik_resolve_effector (skeleton, named, NULL, NULL), ==,
+                   km_skeleton_find_joint (skeleton, "Piston"));
+  g_assert_cmpint (km_ik_resolve_effector (skeleton, named, "Elbow", NULL), ==,
+                   km_skeleton_find_joint (skeleton, "Elbow"));
+  g_assert_cmpint (km_ik_resolve_effector (skeleton, wrong, NULL, &error), ==, -1);
+  g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "Knee"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add ("/kinema/IkJob/progress-and-result", Fixture, NULL, fixture_setup,
+              test_progress_and_result, fixture_teardown);
+  g_test_add ("/kinema/IkJob/range", Fixture, NULL, fixture_setup, test_range,
+              fixture_teardown);
+  g_test_add ("/kinema/IkJob/cancel-promptly", Fixture, NULL, fixture_setup,
+              test_cancel_promptly, fixture_teardown);
+  g_test_add ("/kinema/IkJob/user-cancellable", Fixture, NULL, fixture_setup,
+              test_user_cancellable, fixture_teardown);
+  g_test_add ("/kinema/IkJob/newer-request-supersedes", Fixture, NULL, fixture_setup,
+              test_newer_request_supersedes, fixture_teardown);
+  g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
+
+  return g_test_run ();
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "km-defaults.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-target-track.h"
+#include "km-targets-json.h"
+
+static KmTargetTrack *
+load_string (const char  *text,
+             GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_targets_json_load ("t.json", bytes, error);
+}
+
+static KmTargetTrack *
+two_keyframes (void)
+{
+  KmTargetKeyframe keys[2] = {
+    { 30, { 3.0, 0.0, -3.0 }, { 0 } },
+    { 10, { 1.0, 2.0, 3.0 }, KM_QUAT_IDENTITY },
+  };
+
+  keys[0].orientation = km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI_2);
+  return km_target_track_new (keys, 2, NULL, 30.0, NULL);
+}
+
+static void
+assert_vec3 (KmVec3 a,
+             double x,
+             double y,
+             double z)
+{
+  g_assert_cmpfloat_with_epsilon (a.x, x, 1e-12);
+  g_assert_cmpfloat_with_epsilon (a.y, y, 1e-12);
+  g_assert_cmpfloat_with_epsilon (a.z, z, 1e-12);
+}
+
+static void
+test_sample_at_keyframes (void)
+{
+  g_autoptr(KmTargetTrack) track = two_keyframes ();
+  KmVec3 p;
+  KmQuat q;
+
+  /* Sorted on construction. */
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 2);
+  g_assert_cmpuint (km_target_track_get_keyframe (track, 0)->frame, ==, 10);
+  g_assert_cmpuint (km_target_track_get_first_frame (track), ==, 10);
+  g_assert_cmpuint (km_target_track_get_last_frame (track), ==, 30);
+  g_assert_cmpint (km_target_track_find_keyframe (track, 30), ==, 1);
+  g_assert_cmpint (km_target_track_find_keyframe (track, 20), ==, -1);
+
+  g_assert_true (km_target_track_sample (track, 10, &p, &q));
+  assert_vec3 (p, 1, 2, 3);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, KM_QUAT_IDENTITY), 0, 1e-12);
+
+  g_assert_true (km_target_track_sample (track, 30, &p, &q));
+  assert_vec3 (p, 3, 0, -3);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI_2)), 0, 1e-12);
+}
+
+static void
+test_sample_between (void)
+{
+  g_autoptr(KmTargetTrack) track = two_keyframes ();
+  KmVec3 p;
+  KmQuat q;
+
+  /* A quarter of the way: position lerps, orientation turns a quarter of 90° about Z. */
+  km_target_track_sample (track, 15, &p, &q);
+  assert_vec3 (p, 1.5, 1.5, 1.5);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI / 8)), 0, 1e-9);
+
+  /* Fractional frames. */
+  km_target_track_sample (track, 20.5, &p, &q);
+  assert_vec3 (p, 1.0 + 2.0 * 10.5 / 20, 2.0 - 2.0 * 10.5 / 20, 3.0 - 6.0 * 10.5 / 20);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI_2 * 10.5 / 20)), 0, 1e-9);
+}
+
+static void
+test_sample_outside (void)
+{
+  g_autoptr(KmTargetTrack) track = two_keyframes ();
+  KmVec3 p;
+  KmQuat q;
+
+  km_target_track_sample (track, 0, &p, &q);
+  assert_vec3 (p, 1, 2, 3);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, KM_QUAT_IDENTITY), 0, 1e-12);
+  km_target_track_sample (track, -5.5, &p, NULL);
+  assert_vec3 (p, 1, 2, 3);
+  km_target_track_sample (track, 1e9, &p, &q);
+  assert_vec3 (p, 3, 0, -3);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI_2)), 0, 1e-12);
+  km_target_track_sample (track, NAN, &p, NULL);
+  assert_vec3 (p, 1, 2, 3);
+}
+
+/* 170° and -170° about Z are 20° apart: the midpoint is 180°, not 0°. The keyframes are
+ * also given with opposite quaternion signs, which must not matter. */
+static void
+test_slerp_shortest_arc (void)
+{
+  KmTargetKeyframe keys[2] = { { 0 }, { 0 } };
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmQuat q, b;
+
+  keys[0].orientation = km_quat_from_axis_angle (km_vec3 (0, 0, 1), km_deg_to_rad (170));
+  b = km_quat_from_axis_angle (km_vec3 (0, 0, 1), km_deg_to_rad (-170));
+  keys[1].frame = 10;
+  keys[1].orientation = (KmQuat) { -b.w, -b.x, -b.y, -b.z };
+  track = km_target_track_new (keys, 2, NULL, 30.0, NULL);
+  g_assert_nonnull (track);
+
+  km_target_track_sample (track, 5, NULL, &q);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), G_PI)), 0, 1e-9);
+  km_target_track_sample (track, 2.5, NULL, &q);
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (0, 0, 1), km_deg_to_rad (175))), 0, 1e-9);
+}
+
+static void
+test_empty_and_invalid (void)
+{
+  KmTargetKeyframe keys[2] = { { 5, { 0 }, KM_QUAT_IDENTITY }, { 5, { 1, 1, 1 }, KM_QUAT_IDENTITY } };
+  g_autoptr(KmTargetTrack) empty = km_target_track_new (NULL, 0, NULL, 30.0, NULL);
+  g_autoptr(GError) error = NULL;
+  KmVec3 p;
+  KmQuat q;
+
+  g_assert_false (km_target_track_sample (empty, 3, &p, &q));
+  assert_vec3 (p, 0, 0, 0);
+  g_assert_cmpfloat (q.w, ==, 1.0);
+
+  g_assert_null (km_target_track_new (keys, 2, NULL, 30.0, &error));
+  g_assert_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_DUPLICATE_FRAME);
+  g_clear_error (&error);
+
+  keys[1].frame = 6;
+  keys[1].position.y = INFINITY;
+  g_assert_null (km_target_track_new (keys, 2, NULL, 30.0, &error));
+  g_assert_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE);
+  g_clear_error (&error);
+
+  keys[1].position.y = 0;
+  g_assert_null (km_target_track_new (keys, 2, NULL, 0.0, &error));
+  g_assert_error (error, KM_TARGET_TRACK_ERROR, KM_TARGET_TRACK_ERROR_BAD_VALUE);
+}
+
+static void
+test_editing (void)
+{
+  g_autoptr(KmTargetTrack) track = two_keyframes ();
+  g_autoptr(KmTargetTrack) inserted = NULL;
+  g_autoptr(KmTargetTrack) replaced = NULL;
+  g_autoptr(KmTargetTrack) removed = NULL;
+  g_autoptr(KmTargetTrack) named = NULL;
+  g_autoptr(KmTargetTrack) slow = NULL;
+  KmTargetKeyframe k = { 20, { 9, 9, 9 }, KM_QUAT_IDENTITY };
+  KmVec3 p;
+
+  inserted = km_target_track_with_keyframe (track, &k);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (inserted), ==, 3);
+  g_assert_cmpuint (km_target_track_get_keyframe (inserted, 1)->frame, ==, 20);
+  km_target_track_sample (inserted, 20, &p, NULL);
+  assert_vec3 (p, 9, 9, 9);
+  /* The original is untouched. */
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 2);
+
+  k.frame = 30;
+  replaced = km_target_track_with_keyframe (inserted, &k);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (replaced), ==, 3);
+  km_target_track_sample (replaced, 30, &p, NULL);
+  assert_vec3 (p, 9, 9, 9);
+
+  removed = km_target_track_without_keyframe (replaced, 20);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (removed), ==, 2);
+  g_assert_cmpint (km_target_track_find_keyframe (removed, 20), ==, -1);
+
+  named = km_target_track_with_effector (track, "Hand");
+  g_assert_cmpstr (km_target_track_get_effector (named), ==, "Hand");
+  g_assert_null (km_target_track_get_effector (track));
+  g_assert_false (km_target_track_equal (track, named, 1e-9));
+
+  slow = km_target_track_with_frame_rate (track, 24.0);
+  g_assert_cmpfloat (km_target_track_get_frame_rate (slow), ==, 24.0);
+  g_assert_cmpfloat (km_target_track_get_frame_rate (track), ==, 30.0);
+}
+
+static void
+test_load_defaults (void)
+{
+  g_autoptr(GBytes) bytes = km_defaults_get_targets_json ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = km_targets_json_load ("targets.json", bytes, &error);
+  g_autoptr(GString) info = g_string_new (NULL);
+  const KmTargetKeyframe *k;
+  KmQuat expected;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 4);
+  g_assert_cmpuint (km_target_track_get_last_frame (track), ==, 240);
+  g_assert_cmpfloat (km_target_track_get_frame_rate (track), ==, 30.0);
+  g_assert_null (km_target_track_get_effector (track));
+
+  /* Degrees, intrinsic XYZ: [90, 0, 45] → scipy's quaternion (test-math.c). */
+  k = km_target_track_get_keyframe (track, 1);
+  g_assert_cmpuint (k->frame, ==, 80);
+  assert_vec3 (k->position, 1, 1, 1);
+  expected = (KmQuat) { 0.65328148, 0.65328148, -0.27059805, 0.27059805 };
+  g_assert_cmpfloat_with_epsilon (km_quat_angle_between (k->orientation, expected), 0, 1e-7);
+
+  km_targets_json_describe (track, info);
+  g_assert_true (g_str_has_suffix (info->str, "\nkeyframes=4 first=0 last=240\n"));
+  g_assert_nonnull (strstr (info->str, "keyframe frame=80 pos=1,1,1 euler=90,0,45\n"));
+}
+
+static void
+test_sorted_and_effector (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autofree char *text = NULL;
+
+  track = load_string ("[{\"frame\": 20, \"pos\": [1, 0, 0], \"euler\": [0, 0, 90], \"effector\": \"Tip\"},\n"
+                       " {\"frame\": 3, \"pos\": [0, 0, 0], \"euler\": [-90, 45, 0]},\n"
+                       " {\"frame\": 7.0, \"pos\": [0, 1, 0], \"euler\": [10, 20, 30], \"effector\": \"Tip\"}]",
+                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_target_track_get_keyframe (track, 0)->frame, ==, 3);
+  g_assert_cmpuint (km_target_track_get_keyframe (track, 1)->frame, ==, 7);
+  g_assert_cmpuint (km_target_track_get_keyframe (track, 2)->frame, ==, 20);
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, "Tip");
+
+  /* Round trip through the writer. */
+  text = km_targets_json_to_string (track);
+  again = load_string (text, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_target_track_equal (track, again, 1e-9));
+  g_assert_nonnull (strstr (text, "\"euler\": [0, 0, 90]"));
+}
+
+typedef struct
+{
+  const char *json;
+  const char *prefix;   /* "t.json:LINE:COLUMN: " */
+  int         code;
+} InvalidCase;
+
+static const InvalidCase invalid_cases[] = {
+  /* Not an array / not objects / empty. */
+  { "{\"frame\": 0}", "t.json:1:1: ", KM_PARSE_ERROR_INVALID },
+  { "[]", "t.json:1:1: ", KM_PARSE_ERROR_INVALID },
+  { "[\n  1\n]", "t.json:2:3: ", KM_PARSE_ERROR_INVALID },
+  /* Non-integer, negative, too large, wrong-typed frame. */
+  { "[{\"frame\": 1.5, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:1:12: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": -1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:1:12: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 1000001, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:1:12: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": \"0\", \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:1:12: ", KM_PARSE_ERROR_INVALID },
+  /* Wrong array lengths and element types. */
+  { "[{\"frame\": 0,\n  \"pos\": [0, 0],\n  \"euler\": [0, 0, 0]}]", "t.json:2:10: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0, 0]}]", "t.json:1:42: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": \"here\", \"euler\": [0, 0, 0]}]", "t.json:1:22: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, true, 0], \"euler\": [0, 0, 0]}]", "t.json:1:26: ", KM_PARSE_ERROR_INVALID },
+  /* Missing fields: at the keyframe's opening brace. */
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0]},\n {\"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:1:2: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n {\"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:2:2: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"euler\": [0, 0, 0]}]", "t.json:1:2: ", KM_PARSE_ERROR_INVALID },
+  /* Duplicate frames: at the second one. */
+  { "[{\"frame\": 4, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n"
+    " {\"frame\": 9, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n"
+    " {\"frame\": 4, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", "t.json:3:12: ", KM_PARSE_ERROR_INVALID },
+  /* Effector differing between keyframes, or not a string. */
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector\": \"A\"},\n"
+    " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n"
+    " {\"frame\": 2, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector\": \"B\"}]", "t.json:3:65: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector\": 7}]", "t.json:1:65: ", KM_PARSE_ERROR_INVALID },
+  /* Non-finite numbers. */
+  { "[{\"frame\": 0, \"pos\": [0, 1e400, 0], \"euler\": [0, 0, 0]}]", "t.json:1:26: ", KM_PARSE_ERROR_SYNTAX },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [NaN, 0, 0]}]", "t.json:1:43: ", KM_PARSE_ERROR_SYNTAX },
+  { "[{\"frame\": 0, \"pos\": [0, 0, -Infinity], \"euler\": [0, 0, 0]}]", "t.json:1:30: ", KM_PARSE_ERROR_SYNTAX },
+  /* Not JSON at all. */
+  { "[{\"frame\": 0,}]", "t.json:1:14: ", KM_PARSE_ERROR_SYNTAX },
+  { "", "t.json:1:1: ", KM_PARSE_ERROR_SYNTAX },
+};
+
+static void
+test_invalid_files (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (invalid_cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmTargetTrack) track = load_string (invalid_cases[i].json, &error);
+
+      g_test_message ("case %u: %s", i, error ? error->message : "(no error)");
+      g_assert_null (track);
+      g_assert_error (error, KM_PARSE_ERROR, invalid_cases[i].code);
+      g_assert_true (g_str_has_prefix (error->message, invalid_cases[i].prefix));
+      /* A message follows the location. */
+      g_assert_cmpuint (strlen (error->message), >, strlen (invalid_cases[i].prefix) + 5);
+    }
+}
+
+static void
+collect_warning_cb (const char *message,
+                    gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static void
+test_unknown_keys_warn (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+
+  km_parse_warnings_push (collect_warning_cb, warnings);
+  track = load_string ("[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0],\n"
+                       "  \"speed\": 3}]", &error);
+  km_parse_warnings_pop ();
+
+  g_assert_no_error (error);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (warnings, 0), "t.json:2:3: "));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "speed"));
+}
+
+static void
+test_format_registry (void)
+{
+  g_autoptr(GBytes) bytes = km_defaults_get_targets_json ();
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+  const KmFormat *format = km_format_detect (data, length);
+  const char *animation = "{\"frames\": [{\"frame\": 0, \"joints\": {}}]}";
+
+  g_assert_nonnull (format);
+  g_assert_true (format == &km_format_targets_json);
+  g_assert_true (km_format_lookup ("KINEMA-TARGETS-JSON") == &km_format_targets_json);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_TARGETS);
+  g_assert_cmpint (km_format_targets_json.sniff ("{\"frames\": []}", 14), ==, 0);
+  g_assert_true (km_format_detect (animation, strlen (animation))
+                 == km_format_lookup ("KINEMA-ANIMATION-JSON"));
+}
+
+static void
+test_save_and_load_file (void)
+{
+  g_autoptr(KmTargetTrack) track = two_keyframes ();
+  g_autoptr(KmTargetTrack) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "targets.json", NULL);
+
+  g_assert_true (km_targets_json_save (track, path, &error));
+  g_assert_no_error (error);
+  loaded = km_targets_json_load_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_target_track_equal (track, loaded, 1e-9));
+
+  g_clear_pointer (&loaded, km_target_track_unref);
+  loaded = km_targets_json_load_file ("/nonexistent/t.json", &error);
+  g_assert_null (loaded);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/TargetTrack/sample-at-keyframes", test_sample_at_keyframes);
+  g_test_add_func ("/kinema/TargetTrack/sample-between", test_sample_between);
+  g_test_add_func ("/kinema/TargetTrack/sample-outside", test_sample_outside);
+  g_test_add_func ("/kinema/TargetTrack/slerp-shortest-arc", test_slerp_shortest_arc);
+  g_test_add_func ("/kinema/TargetTrack/empty-and-invalid", test_empty_and_invalid);
+  g_test_add_func ("/kinema/TargetTrack/editing", test_editing);
+  g_test_add_func ("/kinema/TargetsJson/load-defaults", test_load_defaults);
+  g_test_add_func ("/kinema/TargetsJson/sorted-and-effector", test_sorted_and_effector);
+  g_test_add_func ("/kinema/TargetsJson/invalid", test_invalid_files);
+  g_test_add_func ("/kinema/TargetsJson/unknown-keys-warn", test_unknown_keys_warn);
+  g_test_add_func ("/kinema/TargetsJson/format-registry", test_format_registry);
+  g_test_add_func ("/kinema/TargetsJson/save-and-load-file", test_save_and_load_file);
+
+  return g_test_run ();
+}
