@@ -1,0 +1,1662 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-yaml"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <yaml.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "km-yaml.h"
+
+/*
+ * Nodes. A mapping keeps its pairs flat in one array (key, value, key, value, …). Parsed
+ * trees may share subtrees (aliases), so they are immutable; `weight` is the node count
+ * with every alias expanded and `height` the nesting below the node, both kept so that
+ * the parser can bound what an alias adds without walking it.
+ */
+struct _KmYamlNode
+{
+  gatomicrefcount ref_count;
+  KmYamlKind      kind;
+  KmYamlStyle     style;
+  KmSourcePos     pos;
+  const char     *file;     /* interned */
+  char           *tag;
+  gsize           weight;
+  guint           height;
+  char           *value;    /* scalar */
+  gsize           length;   /* scalar */
+  GPtrArray      *items;    /* sequence: items; mapping: key, value pairs */
+};
+
+G_DEFINE_BOXED_TYPE (KmYamlNode, km_yaml_node, km_yaml_node_ref, km_yaml_node_unref)
+
+#define MAPPING_HASH_THRESHOLD 8
+#define FLOW_WRAP 10
+
+static KmYamlNode *
+node_new (KmYamlKind  kind,
+          KmYamlStyle style)
+{
+  KmYamlNode *node = g_new0 (KmYamlNode, 1);
+
+  g_atomic_ref_count_init (&node->ref_count);
+  node->kind = kind;
+  node->style = style;
+  node->file = "";
+  node->weight = 1;
+  node->height = kind == KM_YAML_SCALAR ? 0 : 1;
+  if (kind != KM_YAML_SCALAR)
+    node->items = g_ptr_array_new_with_free_func ((GDestroyNotify) km_yaml_node_unref);
+  return node;
+}
+
+KmYamlNode *
+km_yaml_node_ref (KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+
+  g_atomic_ref_count_inc (&node->ref_count);
+  return node;
+}
+
+void
+km_yaml_node_unref (KmYamlNode *node)
+{
+  g_return_if_fail (node != NULL);
+
+  if (!g_atomic_ref_count_dec (&node->ref_count))
+    return;
+  g_clear_pointer (&node->items, g_ptr_array_unref);
+  g_free (node->value);
+  g_free (node->tag);
+  g_free (node);
+}
+
+static gsize
+saturating_add (gsize a,
+                gsize b)
+{
+  return a > G_MAXSIZE - b ? G_MAXSIZE : a + b;
+}
+
+/* Adds @child (a new reference is taken by the caller) to @parent's bookkeeping. */
+static void
+account_child (KmYamlNode       *parent,
+               const KmYamlNode *child)
+{
+  parent->weight = saturating_add (parent->weight, child->weight);
+  parent->height = MAX (parent->height, child->height + 1);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Parsing */
+
+typedef struct
+{
+  KmYamlNode *node;
+  KmYamlNode *pending_key;
+  char       *anchor;
+  GHashTable *keys;         /* key string → key node, for large mappings */
+} Frame;
+
+typedef struct
+{
+  const char   *file;
+  const char   *data;
+  gsize         length;
+  KmYamlLimits  limits;
+  GArray       *stack;      /* Frame */
+  GHashTable   *anchors;    /* name → node */
+  GHashTable   *open_anchors;
+  KmYamlNode   *root;
+  gsize         n_nodes;
+  guint         n_documents;
+} Parser;
+
+static void
+frame_clear (Frame *frame)
+{
+  g_clear_pointer (&frame->node, km_yaml_node_unref);
+  g_clear_pointer (&frame->pending_key, km_yaml_node_unref);
+  g_clear_pointer (&frame->anchor, g_free);
+  g_clear_pointer (&frame->keys, g_hash_table_unref);
+}
+
+static KmSourcePos
+mark_pos (yaml_mark_t mark)
+{
+  KmSourcePos pos = { (guint) MIN (mark.line + 1, G_MAXUINT), (guint) MIN (mark.column + 1, G_MAXUINT) };
+
+  return pos;
+}
+
+/* Line and column (in characters) of a byte offset, for libyaml's reader errors. */
+static KmSourcePos
+offset_pos (const char *data,
+            gsize       length,
+            gsize       offset)
+{
+  KmSourcePos pos = { 1, 1 };
+  gsize i;
+
+  offset = MIN (offset, length);
+  for (i = 0; i < offset; i++)
+    {
+      guchar c = (guchar) data[i];
+
+      if (c == '\n')
+        {
+          pos.line++;
+          pos.column = 1;
+        }
+      else if ((c & 0xC0) != 0x80)
+        pos.column++;
+    }
+  return pos;
+}
+
+static KmYamlStyle
+scalar_style (yaml_scalar_style_t style)
+{
+  switch (style)
+    {
+    case YAML_PLAIN_SCALAR_STYLE:
+      return KM_YAML_STYLE_PLAIN;
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+      return KM_YAML_STYLE_SINGLE_QUOTED;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+      return KM_YAML_STYLE_DOUBLE_QUOTED;
+    case YAML_LITERAL_SCALAR_STYLE:
+      return KM_YAML_STYLE_LITERAL;
+    case YAML_FOLDED_SCALAR_STYLE:
+      return KM_YAML_STYLE_FOLDED;
+    case YAML_ANY_SCALAR_STYLE:
+    default:
+      return KM_YAML_STYLE_ANY;
+    }
+}
+
+static gboolean
+scalar_key_equal (const KmYamlNode *a,
+                  const KmYamlNode *b)
+{
+  return a->kind == KM_YAML_SCALAR && b->kind == KM_YAML_SCALAR && a->length == b->length &&
+         memcmp (a->value, b->value, a->length) == 0;
+}
+
+static gboolean
+parser_check_duplicate (Parser     *p,
+                        Frame      *frame,
+                        KmYamlNode *key,
+                        GError    **error)
+{
+  KmYamlNode *first = NULL;
+  GPtrArray *items = frame->node->items;
+
+  if (key->kind != KM_YAML_SCALAR)
+    return TRUE;
+
+  if (frame->keys != NULL)
+    first = g_hash_table_lookup (frame->keys, key->value);
+  else
+    for (guint i = 0; i < items->len; i += 2)
+      if (scalar_key_equal (g_ptr_array_index (items, i), key))
+        {
+          first = g_ptr_array_index (items, i);
+          break;
+        }
+
+  if (first != NULL && scalar_key_equal (first, key))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->file, key->pos,
+                          _("duplicate key “%s” (first at line %u, column %u)"), key->value,
+                          first->pos.line, first->pos.column);
+      return FALSE;
+    }
+
+  if (frame->keys == NULL && items->len / 2 >= MAPPING_HASH_THRESHOLD)
+    {
+      frame->keys = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < items->len; i += 2)
+        {
+          KmYamlNode *k = g_ptr_array_index (items, i);
+
+          if (k->kind == KM_YAML_SCALAR && !g_hash_table_contains (frame->keys, k->value))
+            g_hash_table_insert (frame->keys, k->value, k);
+        }
+    }
+  if (frame->keys != NULL && !g_hash_table_contains (frame->keys, key->value))
+    g_hash_table_insert (frame->keys, key->value, key);
+  return TRUE;
+}
+
+/* Takes ownership of @node and hangs it under the innermost open collection. */
+static gboolean
+parser_add (Parser     *p,
+            KmYamlNode *node,
+            KmSourcePos pos,
+            GError    **error)
+{
+  g_autoptr(KmYamlNode) owned = node;
+  Frame *frame;
+  guint depth = p->stack->len;
+
+  if ((gsize) depth + node->height > p->limits.max_depth)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("nesting deeper than %u levels"), p->limits.max_depth);
+      return FALSE;
+    }
+  if (node->weight > p->limits.max_expanded)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("the document expands to more than %" G_GSIZE_FORMAT " nodes"),
+                          p->limits.max_expanded);
+      return FALSE;
+    }
+
+  if (depth == 0)
+    {
+      g_assert (p->root == NULL);
+      p->root = g_steal_pointer (&owned);
+      return TRUE;
+    }
+
+  frame = &g_array_index (p->stack, Frame, depth - 1);
+  if (frame->node->kind == KM_YAML_SEQUENCE)
+    {
+      account_child (frame->node, node);
+      g_ptr_array_add (frame->node->items, g_steal_pointer (&owned));
+    }
+  else if (frame->pending_key == NULL)
+    {
+      if (!parser_check_duplicate (p, frame, node, error))
+        return FALSE;
+      frame->pending_key = g_steal_pointer (&owned);
+    }
+  else
+    {
+      account_child (frame->node, frame->pending_key);
+      account_child (frame->node, node);
+      g_ptr_array_add (frame->node->items, g_steal_pointer (&frame->pending_key));
+      g_ptr_array_add (frame->node->items, g_steal_pointer (&owned));
+    }
+
+  if (frame->node->weight > p->limits.max_expanded)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("the document expands to more than %" G_GSIZE_FORMAT " nodes"),
+                          p->limits.max_expanded);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parser_count (Parser     *p,
+              KmSourcePos pos,
+              GError    **error)
+{
+  if (++p->n_nodes > p->limits.max_nodes)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("more than %" G_GSIZE_FORMAT " nodes"), p->limits.max_nodes);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+parser_register_anchor (Parser     *p,
+                        const char *anchor,
+                        KmYamlNode *node)
+{
+  if (anchor == NULL)
+    return;
+  g_hash_table_replace (p->anchors, g_strdup (anchor), km_yaml_node_ref (node));
+}
+
+static void
+node_set_origin (Parser      *p,
+                 KmYamlNode  *node,
+                 yaml_mark_t  mark,
+                 const char  *tag)
+{
+  node->pos = mark_pos (mark);
+  node->file = p->file;
+  node->tag = g_strdup (tag);
+}
+
+static gboolean
+parser_event (Parser       *p,
+              yaml_event_t *event,
+              GError      **error)
+{
+  KmSourcePos pos = mark_pos (event->start_mark);
+
+  switch (event->type)
+    {
+    case YAML_NO_EVENT:
+    case YAML_STREAM_START_EVENT:
+    case YAML_STREAM_END_EVENT:
+    case YAML_DOCUMENT_END_EVENT:
+      return TRUE;
+
+    case YAML_DOCUMENT_START_EVENT:
+      if (p->n_documents++ > 0)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->file, pos,
+                              _("expected a single YAML document"));
+          return FALSE;
+        }
+      return TRUE;
+
+    case YAML_ALIAS_EVENT:
+      {
+        const char *name = (const char *) event->data.alias.anchor;
+        KmYamlNode *target;
+
+        if (!parser_count (p, pos, error))
+          return FALSE;
+        target = g_hash_table_lookup (p->anchors, name);
+        if (target == NULL)
+          {
+            if (g_hash_table_contains (p->open_anchors, name))
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->file, pos,
+                                  _("alias “*%s” refers to a node that contains it"), name);
+            else
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->file, pos,
+                                  _("unknown alias “*%s”"), name);
+            return FALSE;
+          }
+        return parser_add (p, km_yaml_node_ref (target), pos, error);
+      }
+
+    case YAML_SCALAR_EVENT:
+      {
+        KmYamlNode *node;
+        const char *anchor = (const char *) event->data.scalar.anchor;
+
+        if (!parser_count (p, pos, error))
+          return FALSE;
+        node = node_new (KM_YAML_SCALAR, scalar_style (event->data.scalar.style));
+        node_set_origin (p, node, event->start_mark, (const char *) event->data.scalar.tag);
+        node->length = event->data.scalar.length;
+        node->value = g_malloc (node->length + 1);
+        memcpy (node->value, event->data.scalar.value, node->length);
+        node->value[node->length] = '\0';
+        parser_register_anchor (p, anchor, node);
+        return parser_add (p, node, pos, error);
+      }
+
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      {
+        gboolean is_seq = event->type == YAML_SEQUENCE_START_EVENT;
+        const char *anchor = (const char *) (is_seq ? event->data.sequence_start.anchor
+                                                    : event->data.mapping_start.anchor);
+        const char *tag = (const char *) (is_seq ? event->data.sequence_start.tag
+                                                 : event->data.mapping_start.tag);
+        gboolean flow = is_seq ? event->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                               : event->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+        Frame frame = { NULL, };
+
+        if (!parser_count (p, pos, error))
+          return FALSE;
+        if (p->stack->len + 1 > p->limits.max_depth)
+          {
+            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                                _("nesting deeper than %u levels"), p->limits.max_depth);
+            return FALSE;
+          }
+        frame.node = node_new (is_seq ? KM_YAML_SEQUENCE : KM_YAML_MAPPING,
+                               flow ? KM_YAML_STYLE_FLOW : KM_YAML_STYLE_BLOCK);
+        node_set_origin (p, frame.node, event->start_mark, tag);
+        frame.anchor = g_strdup (anchor);
+        if (anchor != NULL)
+          g_hash_table_add (p->open_anchors, g_strdup (anchor));
+        g_array_append_val (p->stack, frame);
+        return TRUE;
+      }
+
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+      {
+        Frame *top;
+        KmYamlNode *node;
+
+        g_assert (p->stack->len > 0);
+        top = &g_array_index (p->stack, Frame, p->stack->len - 1);
+        node = g_steal_pointer (&top->node);
+        if (top->anchor != NULL)
+          {
+            g_hash_table_remove (p->open_anchors, top->anchor);
+            parser_register_anchor (p, top->anchor, node);
+          }
+        g_array_set_size (p->stack, p->stack->len - 1);
+        return parser_add (p, node, node->pos, error);
+      }
+
+    default:
+      return TRUE;
+    }
+}
+
+static void
+set_libyaml_error (Parser        *p,
+                   yaml_parser_t *parser,
+                   GError       **error)
+{
+  KmSourcePos pos;
+  const char *problem = parser->problem != NULL ? parser->problem : "unknown error";
+
+  switch (parser->error)
+    {
+    case YAML_MEMORY_ERROR:
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, (KmSourcePos) { 0, 0 },
+                          _("out of memory while reading YAML"));
+      return;
+    case YAML_READER_ERROR:
+      pos = offset_pos (p->data, p->length, parser->problem_offset);
+      break;
+    default:
+      pos = mark_pos (parser->problem_mark);
+      break;
+    }
+
+  if (parser->context != NULL)
+    km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->file, pos,
+                        _("malformed YAML: %s %s"), problem, parser->context);
+  else
+    km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->file, pos, _("malformed YAML: %s"),
+                        problem);
+}
+
+KmYamlNode *
+km_yaml_parse (const char          *file,
+               const char          *data,
+               gsize                length,
+               const KmYamlLimits  *limits,
+               GError             **error)
+{
+  yaml_parser_t parser;
+  Parser p = { NULL, };
+  gboolean ok = TRUE;
+  gboolean done = FALSE;
+
+  g_return_val_if_fail (file != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  p.file = g_intern_string (file);
+  p.data = data;
+  p.length = length;
+  p.limits.max_depth = limits && limits->max_depth ? limits->max_depth : KM_YAML_DEFAULT_MAX_DEPTH;
+  p.limits.max_nodes = limits && limits->max_nodes ? limits->max_nodes : KM_YAML_DEFAULT_MAX_NODES;
+  p.limits.max_expanded = limits && limits->max_expanded ? limits->max_expanded
+                                                         : KM_YAML_DEFAULT_MAX_EXPANDED;
+  p.stack = g_array_new (FALSE, TRUE, sizeof (Frame));
+  g_array_set_clear_func (p.stack, (GDestroyNotify) frame_clear);
+  p.anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify) km_yaml_node_unref);
+  p.open_anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (!yaml_parser_initialize (&parser))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, file, (KmSourcePos) { 0, 0 },
+                          _("out of memory while reading YAML"));
+      ok = FALSE;
+      done = TRUE;
+    }
+  else
+    yaml_parser_set_input_string (&parser, (const unsigned char *) (data ? data : ""), length);
+
+  while (!done)
+    {
+      yaml_event_t event;
+
+      if (!yaml_parser_parse (&parser, &event))
+        {
+          set_libyaml_error (&p, &parser, error);
+          ok = FALSE;
+          break;
+        }
+      done = event.type == YAML_STREAM_END_EVENT;
+      ok = parser_event (&p, &event, error);
+      yaml_event_delete (&event);
+      if (!ok)
+        break;
+    }
+
+  if (ok || parser.error != YAML_MEMORY_ERROR)
+    yaml_parser_delete (&parser);
+
+  if (ok && p.root == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, file, (KmSourcePos) { 1, 1 },
+                          _("expected a YAML document, found an empty file"));
+      ok = FALSE;
+    }
+
+  g_array_unref (p.stack);
+  g_hash_table_unref (p.anchors);
+  g_hash_table_unref (p.open_anchors);
+
+  if (!ok)
+    {
+      g_clear_pointer (&p.root, km_yaml_node_unref);
+      return NULL;
+    }
+  return p.root;
+}
+
+KmYamlNode *
+km_yaml_parse_file (const char          *path,
+                    const KmYamlLimits  *limits,
+                    GError             **error)
+{
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!g_file_get_contents (path, &data, &length, &local_error))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 }, "%s",
+                          local_error->message);
+      return NULL;
+    }
+  return km_yaml_parse (path, data, length, limits, error);
+}
+
+gboolean
+km_yaml_sniff_top_key (const char *data,
+                       gsize       length,
+                       const char *key)
+{
+  gsize key_len;
+  gsize i = 0;
+  gsize limit;
+
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  if (data == NULL)
+    return FALSE;
+  key_len = strlen (key);
+  limit = MIN (length, 64 * 1024);
+  if (limit >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    i = 3;
+
+  while (i < limit)
+    {
+      gsize end = i;
+      const char *line = data + i;
+      gsize n;
+
+      while (end < limit && data[end] != '\n')
+        end++;
+      n = end - i;
+      if (n > 0 && line[n - 1] == '\r')
+        n--;
+
+      if (n > key_len && memcmp (line, key, key_len) == 0 && line[key_len] == ':')
+        return TRUE;
+      if (n > key_len + 2 && line[0] == '"' && memcmp (line + 1, key, key_len) == 0 &&
+          line[key_len + 1] == '"' && line[key_len + 2] == ':')
+        return TRUE;
+      if (n == key_len + 1 && memcmp (line, key, key_len) == 0 && line[key_len] == ':')
+        return TRUE;
+      /* Anything but comments, directives, document markers, blank or indented lines
+       * must look like a top-level key; a top level that is no block mapping is not ours. */
+      if (n > 0 && line[0] != '#' && line[0] != '%' && line[0] != ' ' && line[0] != '\t' &&
+          !(n >= 3 && memcmp (line, "---", 3) == 0) &&
+          (line[0] == '-' || line[0] == '[' || line[0] == '{' || memchr (line, ':', n) == NULL))
+        return FALSE;
+      i = end + 1;
+    }
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Accessors */
+
+KmYamlKind
+km_yaml_node_get_kind (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, KM_YAML_SCALAR);
+  return node->kind;
+}
+
+KmYamlStyle
+km_yaml_node_get_style (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, KM_YAML_STYLE_ANY);
+  return node->style;
+}
+
+void
+km_yaml_node_set_style (KmYamlNode *node,
+                        KmYamlStyle style)
+{
+  g_return_if_fail (node != NULL);
+  node->style = style;
+}
+
+KmSourcePos
+km_yaml_node_get_pos (const KmYamlNode *node)
+{
+  KmSourcePos none = { 0, 0 };
+
+  g_return_val_if_fail (node != NULL, none);
+  return node->pos;
+}
+
+const char *
+km_yaml_node_get_file (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, "");
+  return node->file;
+}
+
+const char *
+km_yaml_node_get_tag (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+  return node->tag;
+}
+
+const char *
+km_yaml_node_get_scalar (const KmYamlNode *node,
+                         gsize            *length)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+
+  if (node->kind != KM_YAML_SCALAR)
+    {
+      if (length != NULL)
+        *length = 0;
+      return NULL;
+    }
+  if (length != NULL)
+    *length = node->length;
+  return node->value;
+}
+
+guint
+km_yaml_node_get_length (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, 0);
+
+  if (node->kind == KM_YAML_SEQUENCE)
+    return node->items->len;
+  if (node->kind == KM_YAML_MAPPING)
+    return node->items->len / 2;
+  return 0;
+}
+
+gsize
+km_yaml_node_get_weight (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, 0);
+  return node->weight;
+}
+
+KmYamlNode *
+km_yaml_sequence_get (const KmYamlNode *node,
+                      guint             index)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (node->kind == KM_YAML_SEQUENCE, NULL);
+  g_return_val_if_fail (index < node->items->len, NULL);
+
+  return g_ptr_array_index (node->items, index);
+}
+
+KmYamlNode *
+km_yaml_mapping_get_key (const KmYamlNode *node,
+                         guint             index)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (node->kind == KM_YAML_MAPPING, NULL);
+  g_return_val_if_fail (index < node->items->len / 2, NULL);
+
+  return g_ptr_array_index (node->items, 2 * index);
+}
+
+KmYamlNode *
+km_yaml_mapping_get_value (const KmYamlNode *node,
+                           guint             index)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (node->kind == KM_YAML_MAPPING, NULL);
+  g_return_val_if_fail (index < node->items->len / 2, NULL);
+
+  return g_ptr_array_index (node->items, 2 * index + 1);
+}
+
+static int
+mapping_find (const KmYamlNode *node,
+              const char       *key)
+{
+  gsize key_len = strlen (key);
+
+  for (guint i = 0; i < node->items->len; i += 2)
+    {
+      const KmYamlNode *k = g_ptr_array_index (node->items, i);
+
+      if (k->kind == KM_YAML_SCALAR && k->length == key_len && memcmp (k->value, key, key_len) == 0)
+        return (int) i;
+    }
+  return -1;
+}
+
+KmYamlNode *
+km_yaml_mapping_lookup (const KmYamlNode *node,
+                        const char       *key)
+{
+  int i;
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  if (node == NULL || node->kind != KM_YAML_MAPPING)
+    return NULL;
+  i = mapping_find (node, key);
+  return i < 0 ? NULL : g_ptr_array_index (node->items, i + 1);
+}
+
+KmYamlNode *
+km_yaml_mapping_lookup_any (const KmYamlNode   *node,
+                            const char * const *keys)
+{
+  g_return_val_if_fail (keys != NULL, NULL);
+
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      KmYamlNode *value = km_yaml_mapping_lookup (node, keys[i]);
+
+      if (value != NULL)
+        return value;
+    }
+  return NULL;
+}
+
+gboolean
+km_yaml_node_equal (const KmYamlNode *a,
+                    const KmYamlNode *b)
+{
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  if (a == b)
+    return TRUE;
+  if (a->kind != b->kind || g_strcmp0 (a->tag, b->tag) != 0)
+    return FALSE;
+  if (a->kind == KM_YAML_SCALAR)
+    return a->length == b->length && memcmp (a->value, b->value, a->length) == 0;
+  if (a->items->len != b->items->len)
+    return FALSE;
+  for (guint i = 0; i < a->items->len; i++)
+    if (!km_yaml_node_equal (g_ptr_array_index (a->items, i), g_ptr_array_index (b->items, i)))
+      return FALSE;
+  return TRUE;
+}
+
+KmYamlNode *
+km_yaml_node_copy (const KmYamlNode *node)
+{
+  KmYamlNode *copy;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  copy = node_new (node->kind, node->style);
+  copy->pos = node->pos;
+  copy->file = node->file;
+  copy->tag = g_strdup (node->tag);
+  if (node->kind == KM_YAML_SCALAR)
+    {
+      copy->length = node->length;
+      copy->value = g_memdup2 (node->value, node->length + 1);
+      return copy;
+    }
+  for (guint i = 0; i < node->items->len; i++)
+    {
+      KmYamlNode *child = km_yaml_node_copy (g_ptr_array_index (node->items, i));
+
+      account_child (copy, child);
+      g_ptr_array_add (copy->items, child);
+    }
+  return copy;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Building */
+
+KmYamlNode *
+km_yaml_node_new_scalar (const char *value,
+                         KmYamlStyle style)
+{
+  KmYamlNode *node;
+
+  g_return_val_if_fail (value != NULL, NULL);
+
+  node = node_new (KM_YAML_SCALAR, style);
+  node->length = strlen (value);
+  node->value = g_strdup (value);
+  return node;
+}
+
+KmYamlNode *
+km_yaml_node_new_string (const char *value)
+{
+  return km_yaml_node_new_scalar (value, KM_YAML_STYLE_DOUBLE_QUOTED);
+}
+
+KmYamlNode *
+km_yaml_node_new_number (double value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  km_yaml_format_number (value, buffer, sizeof buffer);
+  return km_yaml_node_new_scalar (buffer, KM_YAML_STYLE_PLAIN);
+}
+
+KmYamlNode *
+km_yaml_node_new_int (gint64 value)
+{
+  char buffer[32];
+
+  g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT, value);
+  return km_yaml_node_new_scalar (buffer, KM_YAML_STYLE_PLAIN);
+}
+
+KmYamlNode *
+km_yaml_node_new_bool (gboolean value)
+{
+  return km_yaml_node_new_scalar (value ? "true" : "false", KM_YAML_STYLE_PLAIN);
+}
+
+KmYamlNode *
+km_yaml_node_new_sequence (KmYamlStyle style)
+{
+  return node_new (KM_YAML_SEQUENCE, style);
+}
+
+KmYamlNode *
+km_yaml_node_new_mapping (KmYamlStyle style)
+{
+  return node_new (KM_YAML_MAPPING, style);
+}
+
+KmYamlNode *
+km_yaml_node_new_numbers (const double *values,
+                          guint         n_values)
+{
+  KmYamlNode *seq = node_new (KM_YAML_SEQUENCE, KM_YAML_STYLE_FLOW);
+
+  g_return_val_if_fail (values != NULL || n_values == 0, seq);
+
+  for (guint i = 0; i < n_values; i++)
+    km_yaml_sequence_append (seq, km_yaml_node_new_number (values[i]));
+  return seq;
+}
+
+void
+km_yaml_sequence_append (KmYamlNode *sequence,
+                         KmYamlNode *item)
+{
+  g_return_if_fail (sequence != NULL && sequence->kind == KM_YAML_SEQUENCE);
+  g_return_if_fail (item != NULL);
+
+  account_child (sequence, item);
+  g_ptr_array_add (sequence->items, item);
+}
+
+void
+km_yaml_mapping_append (KmYamlNode *mapping,
+                        const char *key,
+                        KmYamlNode *value)
+{
+  KmYamlNode *key_node;
+
+  g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (key != NULL && value != NULL);
+
+  key_node = km_yaml_node_new_scalar (key, KM_YAML_STYLE_ANY);
+  account_child (mapping, key_node);
+  account_child (mapping, value);
+  g_ptr_array_add (mapping->items, key_node);
+  g_ptr_array_add (mapping->items, value);
+}
+
+/* Like km_yaml_mapping_append with a key node (kept with its style, e.g. a quoted key). */
+void
+km_yaml_mapping_append_node (KmYamlNode *mapping,
+                             KmYamlNode *key,
+                             KmYamlNode *value)
+{
+  g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (key != NULL && value != NULL);
+
+  account_child (mapping, key);
+  account_child (mapping, value);
+  g_ptr_array_add (mapping->items, key);
+  g_ptr_array_add (mapping->items, value);
+}
+
+void
+km_yaml_mapping_set (KmYamlNode *mapping,
+                     const char *key,
+                     KmYamlNode *value)
+{
+  int i;
+
+  g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (key != NULL && value != NULL);
+
+  i = mapping_find (mapping, key);
+  if (i < 0)
+    {
+      km_yaml_mapping_append (mapping, key, value);
+      return;
+    }
+  account_child (mapping, value);
+  km_yaml_node_unref (g_ptr_array_index (mapping->items, i + 1));
+  g_ptr_array_index (mapping->items, i + 1) = value;
+}
+
+gboolean
+km_yaml_mapping_remove (KmYamlNode *mapping,
+                        const char *key)
+{
+  int i;
+
+  g_return_val_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING, FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  i = mapping_find (mapping, key);
+  if (i < 0)
+    return FALSE;
+  g_ptr_array_remove_range (mapping->items, i, 2);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Typed access */
+
+static gboolean
+is_plain_scalar (const KmYamlNode *node)
+{
+  return node->kind == KM_YAML_SCALAR &&
+         (node->style == KM_YAML_STYLE_PLAIN || node->style == KM_YAML_STYLE_ANY);
+}
+
+static gboolean
+tag_allows (const KmYamlNode *node,
+            const char       *a,
+            const char       *b)
+{
+  return node->tag == NULL || g_strcmp0 (node->tag, a) == 0 || g_strcmp0 (node->tag, b) == 0;
+}
+
+/* [-+]? (digits (. digits*)? | . digits) ([eE] [-+]? digits)? */
+static gboolean
+is_decimal (const char *s)
+{
+  gboolean digits = FALSE;
+
+  if (*s == '+' || *s == '-')
+    s++;
+  while (g_ascii_isdigit (*s))
+    s++, digits = TRUE;
+  if (*s == '.')
+    {
+      s++;
+      while (g_ascii_isdigit (*s))
+        s++, digits = TRUE;
+    }
+  if (!digits)
+    return FALSE;
+  if (*s == 'e' || *s == 'E')
+    {
+      s++;
+      if (*s == '+' || *s == '-')
+        s++;
+      if (!g_ascii_isdigit (*s))
+        return FALSE;
+      while (g_ascii_isdigit (*s))
+        s++;
+    }
+  return *s == '\0';
+}
+
+gboolean
+km_yaml_scalar_to_double (const KmYamlNode *node,
+                          double           *out)
+{
+  const char *s;
+  const char *body;
+
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (node == NULL || !is_plain_scalar (node) ||
+      !tag_allows (node, "tag:yaml.org,2002:float", "tag:yaml.org,2002:int"))
+    return FALSE;
+  s = node->value;
+  if (strlen (s) != node->length)
+    return FALSE;
+  body = (*s == '+' || *s == '-') ? s + 1 : s;
+  if (g_ascii_strcasecmp (body, ".inf") == 0)
+    {
+      *out = *s == '-' ? -INFINITY : INFINITY;
+      return TRUE;
+    }
+  if (body == s && g_ascii_strcasecmp (s, ".nan") == 0)
+    {
+      *out = NAN;
+      return TRUE;
+    }
+  if (body[0] == '0' && (body[1] == 'x' || body[1] == 'o') && body[2] != '\0')
+    {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (body + 2, body[1] == 'x' ? 16 : 8, 0, G_MAXUINT64, &v,
+                                       NULL))
+        return FALSE;
+      *out = (*s == '-' ? -1.0 : 1.0) * (double) v;
+      return TRUE;
+    }
+  if (!is_decimal (s))
+    return FALSE;
+  *out = g_ascii_strtod (s, NULL);
+  return TRUE;
+}
+
+gboolean
+km_yaml_scalar_to_bool (const KmYamlNode *node,
+                        gboolean         *out)
+{
+  static const char * const truths[] = { "true", "yes", "on" };
+  static const char * const lies[] = { "false", "no", "off" };
+
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (node == NULL || !is_plain_scalar (node) ||
+      !tag_allows (node, "tag:yaml.org,2002:bool", NULL))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (truths); i++)
+    {
+      if (g_ascii_strcasecmp (node->value, truths[i]) == 0)
+        {
+          *out = TRUE;
+          return TRUE;
+        }
+      if (g_ascii_strcasecmp (node->value, lies[i]) == 0)
+        {
+          *out = FALSE;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+node_error (const KmYamlNode *node,
+            GError          **error,
+            const char       *message)
+{
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos, "%s", message);
+}
+
+gboolean
+km_yaml_expect_mapping (const KmYamlNode *node,
+                        GError          **error)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+
+  if (node->kind == KM_YAML_MAPPING)
+    return TRUE;
+  node_error (node, error, _("expected a mapping"));
+  return FALSE;
+}
+
+gboolean
+km_yaml_expect_sequence (const KmYamlNode *node,
+                         GError          **error)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+
+  if (node->kind == KM_YAML_SEQUENCE)
+    return TRUE;
+  node_error (node, error, _("expected a list"));
+  return FALSE;
+}
+
+const char *
+km_yaml_expect_string (const KmYamlNode *node,
+                       GError          **error)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+
+  if (node->kind == KM_YAML_SCALAR && strlen (node->value) == node->length)
+    return node->value;
+  node_error (node, error, _("expected a string"));
+  return NULL;
+}
+
+gboolean
+km_yaml_expect_number (const KmYamlNode *node,
+                       double           *out,
+                       GError          **error)
+{
+  double v;
+
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!km_yaml_scalar_to_double (node, &v) || !isfinite (v))
+    {
+      node_error (node, error, _("expected a finite number"));
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+km_yaml_expect_int (const KmYamlNode *node,
+                    gint64           *out,
+                    GError          **error)
+{
+  gint64 v;
+
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!is_plain_scalar (node) || !tag_allows (node, "tag:yaml.org,2002:int", NULL) ||
+      strlen (node->value) != node->length ||
+      !g_ascii_string_to_signed (node->value, 10, G_MININT64, G_MAXINT64, &v, NULL))
+    {
+      node_error (node, error, _("expected an integer"));
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+km_yaml_expect_bool (const KmYamlNode *node,
+                     gboolean         *out,
+                     GError          **error)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!km_yaml_scalar_to_bool (node, out))
+    {
+      node_error (node, error, _("expected true or false"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+km_yaml_expect_numbers (const KmYamlNode *node,
+                        double           *out,
+                        guint             n,
+                        GError          **error)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (out != NULL || n == 0, FALSE);
+
+  if (node->kind != KM_YAML_SEQUENCE || node->items->len != n)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos,
+                          g_dngettext (GETTEXT_PACKAGE, "expected a list of %u number",
+                                       "expected a list of %u numbers", n), n);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (!km_yaml_expect_number (g_ptr_array_index (node->items, i), &out[i], error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+km_yaml_expect_vec3 (const KmYamlNode *node,
+                     KmVec3           *out,
+                     GError          **error)
+{
+  double v[3];
+
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!km_yaml_expect_numbers (node, v, 3, error))
+    return FALSE;
+  *out = km_vec3 (v[0], v[1], v[2]);
+  return TRUE;
+}
+
+double *
+km_yaml_expect_number_list (const KmYamlNode *node,
+                            guint             max_length,
+                            guint            *n_out,
+                            GError          **error)
+{
+  g_autofree double *values = NULL;
+  guint n;
+
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (n_out != NULL, NULL);
+
+  *n_out = 0;
+  if (!km_yaml_expect_sequence (node, error))
+    return NULL;
+  n = node->items->len;
+  if (n > max_length)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file, node->pos,
+                          _("expected at most %u numbers"), max_length);
+      return NULL;
+    }
+  values = g_new0 (double, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    if (!km_yaml_expect_number (g_ptr_array_index (node->items, i), &values[i], error))
+      return NULL;
+  *n_out = n;
+  return g_steal_pointer (&values);
+}
+
+KmYamlNode *
+km_yaml_expect_key (const KmYamlNode *mapping,
+                    const char       *key,
+                    GError          **error)
+{
+  KmYamlNode *value;
+
+  g_return_val_if_fail (mapping != NULL, NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  if (!km_yaml_expect_mapping (mapping, error))
+    return NULL;
+  value = km_yaml_mapping_lookup (mapping, key);
+  if (value == NULL)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, mapping->file, mapping->pos,
+                        _("missing key “%s”"), key);
+  return value;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Writing */
+
+void
+km_yaml_format_number (double value,
+                       char  *buffer,
+                       gsize  buffer_size)
+{
+  g_return_if_fail (buffer != NULL && buffer_size >= G_ASCII_DTOSTR_BUF_SIZE);
+
+  if (isnan (value))
+    {
+      g_strlcpy (buffer, ".nan", buffer_size);
+      return;
+    }
+  if (isinf (value))
+    {
+      g_strlcpy (buffer, value < 0 ? "-.inf" : ".inf", buffer_size);
+      return;
+    }
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buffer, buffer_size, format, value);
+      if (g_ascii_strtod (buffer, NULL) == value)
+        return;
+    }
+}
+
+static void
+indent_to (GString *out,
+           guint    indent)
+{
+  for (guint i = 0; i < indent; i++)
+    g_string_append_c (out, ' ');
+}
+
+static gboolean
+is_block_collection (const KmYamlNode *node)
+{
+  return node->kind != KM_YAML_SCALAR && node->style != KM_YAML_STYLE_FLOW &&
+         node->items->len > 0;
+}
+
+/* Would @s read back as a string equal to itself when written plain? */
+static gboolean
+plain_is_safe (const char *s,
+               gsize       length,
+               gboolean    in_flow,
+               gboolean    check_type)
+{
+  static const char indicators[] = "-?:,[]{}#&*!|>'\"%@`";
+  double d;
+  gboolean b;
+
+  if (length == 0 || strlen (s) != length)
+    return FALSE;
+  if (strchr (indicators, s[0]) != NULL)
+    {
+      /* "-1", "-x", ":x" and "?x" are fine as plain scalars when followed by a non-space,
+       * except in flow context for ':' and '?' (kept simple: only '-' is allowed) */
+      if (s[0] != '-' || length == 1 || s[1] == ' ')
+        return FALSE;
+    }
+  if (s[0] == ' ' || s[length - 1] == ' ' || s[length - 1] == ':')
+    return FALSE;
+  for (gsize i = 0; i < length; i++)
+    {
+      guchar c = (guchar) s[i];
+
+      if (c < 0x20 || c == 0x7F)
+        return FALSE;
+      if (c == ':' && (s[i + 1] == ' ' || (in_flow && strchr (",[]{}", s[i + 1]) != NULL)))
+        return FALSE;
+      if (c == '#' && s[i - 1] == ' ')
+        return FALSE;
+      if (in_flow && strchr (",[]{}", c) != NULL)
+        return FALSE;
+    }
+  if (length >= 3 && (memcmp (s, "---", 3) == 0 || memcmp (s, "...", 3) == 0))
+    return FALSE;
+  if (check_type)
+    {
+      KmYamlNode probe = { .kind = KM_YAML_SCALAR, .style = KM_YAML_STYLE_PLAIN,
+                           .value = (char *) s, .length = length };
+
+      if (km_yaml_scalar_to_double (&probe, &d) || km_yaml_scalar_to_bool (&probe, &b) ||
+          g_ascii_strcasecmp (s, "null") == 0 || strcmp (s, "~") == 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+write_double_quoted (GString    *out,
+                     const char *s,
+                     gsize       length)
+{
+  g_string_append_c (out, '"');
+  for (gsize i = 0; i < length; i++)
+    {
+      guchar c = (guchar) s[i];
+
+      switch (c)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\0':
+          g_string_append (out, "\\0");
+          break;
+        default:
+          if (c < 0x20 || c == 0x7F)
+            g_string_append_printf (out, "\\x%02X", c);
+          else
+            g_string_append_c (out, (char) c);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+write_tag (GString          *out,
+           const KmYamlNode *node)
+{
+  if (node->tag == NULL)
+    return;
+  if (g_str_has_prefix (node->tag, "tag:yaml.org,2002:"))
+    g_string_append_printf (out, "!!%s ", node->tag + strlen ("tag:yaml.org,2002:"));
+  else if (node->tag[0] == '!')
+    g_string_append_printf (out, "%s ", node->tag);
+  else
+    g_string_append_printf (out, "!<%s> ", node->tag);
+}
+
+static void
+write_scalar (GString          *out,
+              const KmYamlNode *node,
+              gboolean          in_flow)
+{
+  const char *s = node->value;
+  gsize n = node->length;
+
+  write_tag (out, node);
+  switch (node->style)
+    {
+    case KM_YAML_STYLE_PLAIN:
+      if (plain_is_safe (s, n, in_flow, FALSE) || (n == 0 && node->tag == NULL))
+        {
+          g_string_append_len (out, s, n);
+          return;
+        }
+      break;
+    case KM_YAML_STYLE_ANY:
+      if (plain_is_safe (s, n, in_flow, node->tag == NULL))
+        {
+          g_string_append_len (out, s, n);
+          return;
+        }
+      break;
+    case KM_YAML_STYLE_SINGLE_QUOTED:
+      if (strlen (s) == n && strpbrk (s, "\n\r\t") == NULL)
+        {
+          g_string_append_c (out, '\'');
+          for (gsize i = 0; i < n; i++)
+            {
+              if (s[i] == '\'')
+                g_string_append_c (out, '\'');
+              g_string_append_c (out, s[i]);
+            }
+          g_string_append_c (out, '\'');
+          return;
+        }
+      break;
+    case KM_YAML_STYLE_DOUBLE_QUOTED:
+    case KM_YAML_STYLE_LITERAL:
+    case KM_YAML_STYLE_FOLDED:
+    case KM_YAML_STYLE_FLOW:
+    case KM_YAML_STYLE_BLOCK:
+    default:
+      break;
+    }
+  write_double_quoted (out, s, n);
+}
+
+static void write_flow (GString *out, const KmYamlNode *node, guint indent);
+
+static void
+write_flow (GString          *out,
+            const KmYamlNode *node,
+            guint             indent)
+{
+  gboolean wrap;
+  guint n;
+
+  if (node->kind == KM_YAML_SCALAR)
+    {
+      write_scalar (out, node, TRUE);
+      return;
+    }
+
+  write_tag (out, node);
+  n = node->items->len;
+  if (n == 0)
+    {
+      g_string_append (out, node->kind == KM_YAML_SEQUENCE ? "[ ]" : "{ }");
+      return;
+    }
+
+  if (node->kind == KM_YAML_MAPPING)
+    {
+      g_string_append (out, "{ ");
+      for (guint i = 0; i < n; i += 2)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          write_flow (out, g_ptr_array_index (node->items, i), indent);
+          g_string_append (out, ": ");
+          write_flow (out, g_ptr_array_index (node->items, i + 1), indent);
+        }
+      g_string_append (out, " }");
+      return;
+    }
+
+  /* Choreonoid wraps long lists of scalars ten to a line, beginning on a new line. */
+  wrap = n > FLOW_WRAP;
+  for (guint i = 0; wrap && i < n; i++)
+    if (((KmYamlNode *) g_ptr_array_index (node->items, i))->kind != KM_YAML_SCALAR)
+      wrap = FALSE;
+
+  g_string_append (out, wrap ? "[" : "[ ");
+  for (guint i = 0; i < n; i++)
+    {
+      if (wrap && i % FLOW_WRAP == 0)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          g_string_append_c (out, '\n');
+          indent_to (out, indent + 2);
+        }
+      else if (i > 0)
+        g_string_append (out, ", ");
+      write_flow (out, g_ptr_array_index (node->items, i), indent + 2);
+    }
+  g_string_append (out, " ]");
+}
+
+static void write_block (GString *out, const KmYamlNode *node, guint indent);
+
+/* Writes " value\n" or "\n" + the nested block after a "key:" or "-". */
+static void
+write_after_indicator (GString          *out,
+                       const KmYamlNode *value,
+                       guint             indent)
+{
+  if (is_block_collection (value))
+    {
+      if (value->tag != NULL)
+        {
+          g_string_append_c (out, ' ');
+          write_tag (out, value);
+          g_string_truncate (out, out->len - 1);
+        }
+      g_string_append_c (out, '\n');
+      write_block (out, value, indent + 2);
+      return;
+    }
+  if (value->kind == KM_YAML_SCALAR && value->length == 0 && value->tag == NULL &&
+      value->style == KM_YAML_STYLE_PLAIN)
+    {
+      g_string_append_c (out, '\n');
+      return;
+    }
+  g_string_append_c (out, ' ');
+  if (value->kind == KM_YAML_SCALAR)
+    write_scalar (out, value, FALSE);
+  else
+    write_flow (out, value, indent);
+  g_string_append_c (out, '\n');
+}
+
+static void
+write_block (GString          *out,
+             const KmYamlNode *node,
+             guint             indent)
+{
+  g_assert (is_block_collection (node));
+
+  if (node->kind == KM_YAML_MAPPING)
+    {
+      for (guint i = 0; i < node->items->len; i += 2)
+        {
+          const KmYamlNode *key = g_ptr_array_index (node->items, i);
+
+          indent_to (out, indent);
+          if (key->kind == KM_YAML_SCALAR)
+            write_scalar (out, key, TRUE);
+          else
+            write_flow (out, key, indent);
+          g_string_append_c (out, ':');
+          write_after_indicator (out, g_ptr_array_index (node->items, i + 1), indent);
+        }
+    }
+  else
+    {
+      for (guint i = 0; i < node->items->len; i++)
+        {
+          indent_to (out, indent);
+          g_string_append_c (out, '-');
+          write_after_indicator (out, g_ptr_array_index (node->items, i), indent);
+        }
+    }
+}
+
+void
+km_yaml_emit (const KmYamlNode *root,
+              GString          *out)
+{
+  g_return_if_fail (root != NULL);
+  g_return_if_fail (out != NULL);
+
+  if (is_block_collection (root))
+    {
+      if (root->tag != NULL)
+        {
+          write_tag (out, root);
+          g_string_truncate (out, out->len - 1);
+          g_string_append_c (out, '\n');
+        }
+      write_block (out, root, 0);
+    }
+  else
+    {
+      write_flow (out, root, 0);
+      g_string_append_c (out, '\n');
+    }
+}
+
+char *
+km_yaml_emit_to_string (const KmYamlNode *root,
+                        gsize            *length)
+{
+  GString *out;
+
+  g_return_val_if_fail (root != NULL, NULL);
+
+  out = g_string_new (NULL);
+  km_yaml_emit (root, out);
+  if (length != NULL)
+    *length = out->len;
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+#include "km-error.h"
+#include "km-math.h"
+
+G_BEGIN_DECLS
+
+/*
+ * A YAML document as a tree of reference-counted nodes, read with libyaml's event API.
+ *
+ * Every parsed node keeps where it started (KmSourcePos: 1-based line and column in
+ * characters) and the file it came from, so the typed helpers below report
+ * "FILE:LINE:COLUMN: what was expected" through km_parse_error_set.
+ *
+ * Mappings keep their key order. Duplicate keys are a KM_PARSE_ERROR_INVALID error at the
+ * second key. An alias is resolved by taking another reference to the anchored node (the
+ * tree becomes a DAG), so a parsed tree must be treated as immutable; the total size the
+ * document would have with every alias expanded is bounded (billion laughs), as are the
+ * nesting depth and the number of nodes. A node built with the km_yaml_node_new_*
+ * functions may be changed while the caller holds its only reference.
+ *
+ * km_yaml_emit writes a tree back in the style Choreonoid writes (see km-yaml.c): block
+ * mappings, "-" on its own line before a mapping in a block sequence, flow sequences as
+ * "[ 0, 0, 1 ]" (wrapped every ten values), scalars in the style they were read with
+ * (new plain scalars are quoted when they would not read back as the same string).
+ */
+
+#define KM_TYPE_YAML_NODE (km_yaml_node_get_type ())
+
+/* Defaults of KmYamlLimits (used for a NULL limits argument or a zero field). */
+#define KM_YAML_DEFAULT_MAX_DEPTH    256
+#define KM_YAML_DEFAULT_MAX_NODES    (4u * 1024u * 1024u)
+#define KM_YAML_DEFAULT_MAX_EXPANDED (8u * 1024u * 1024u)
+
+typedef enum
+{
+  KM_YAML_SCALAR,
+  KM_YAML_SEQUENCE,
+  KM_YAML_MAPPING,
+} KmYamlKind;
+
+typedef enum
+{
+  KM_YAML_STYLE_ANY,            /* let the emitter choose */
+  KM_YAML_STYLE_PLAIN,
+  KM_YAML_STYLE_SINGLE_QUOTED,
+  KM_YAML_STYLE_DOUBLE_QUOTED,
+  KM_YAML_STYLE_LITERAL,
+  KM_YAML_STYLE_FOLDED,
+  KM_YAML_STYLE_FLOW,           /* sequences and mappings */
+  KM_YAML_STYLE_BLOCK,          /* sequences and mappings */
+} KmYamlStyle;
+
+typedef struct
+{
+  guint max_depth;     /* nesting of sequences and mappings, aliases expanded */
+  gsize max_nodes;     /* nodes in the file (each event that makes a node or alias) */
+  gsize max_expanded;  /* nodes of the document with every alias expanded */
+} KmYamlLimits;
+
+typedef struct _KmYamlNode KmYamlNode;
+
+GType             km_yaml_node_get_type        (void) G_GNUC_CONST;
+
+/* Parsing. @file is the path as given, used in messages. Exactly one document. */
+KmYamlNode       *km_yaml_parse                (const char          *file,
+                                                const char          *data,
+                                                gsize                length,
+                                                const KmYamlLimits  *limits,
+                                                GError             **error);
+KmYamlNode       *km_yaml_parse_file           (const char          *path,
+                                                const KmYamlLimits  *limits,
+                                                GError             **error);
+/* A cheap content check for sniffers: does @data look like a YAML block mapping whose
+ * top level has @key? (Looks at the first lines only, does not parse.) */
+gboolean          km_yaml_sniff_top_key        (const char          *data,
+                                                gsize                length,
+                                                const char          *key);
+
+/* Nodes */
+KmYamlNode       *km_yaml_node_ref             (KmYamlNode          *node);
+void              km_yaml_node_unref           (KmYamlNode          *node);
+KmYamlKind        km_yaml_node_get_kind        (const KmYamlNode    *node);
+KmYamlStyle       km_yaml_node_get_style       (const KmYamlNode    *node);
+void              km_yaml_node_set_style       (KmYamlNode          *node,
+                                                KmYamlStyle          style);
+KmSourcePos       km_yaml_node_get_pos         (const KmYamlNode    *node);
+/* The interned path the node was parsed from; "" for built nodes. */
+const char       *km_yaml_node_get_file        (const KmYamlNode    *node);
+/* The explicit tag ("tag:yaml.org,2002:str", "!local"), or NULL. */
+const char       *km_yaml_node_get_tag         (const KmYamlNode    *node);
+/* A scalar's value (NUL-terminated; may contain NULs, see @length), else NULL. */
+const char       *km_yaml_node_get_scalar      (const KmYamlNode    *node,
+                                                gsize               *length);
+/* Items of a sequence, pairs of a mapping, 0 for a scalar. */
+guint             km_yaml_node_get_length      (const KmYamlNode    *node);
+/* Nodes of the document with every alias expanded (1 for a scalar). */
+gsize             km_yaml_node_get_weight      (const KmYamlNode    *node);
+KmYamlNode       *km_yaml_sequence_get         (const KmYamlNode    *node,
+                                                guint                index);
+KmYamlNode       *km_yaml_mapping_get_key      (const KmYamlNode    *node,
+                                                guint                index);
+KmYamlNode       *km_yaml_mapping_get_value    (const KmYamlNode    *node,
+                                                guint                index);
+/* The value of the first scalar key equal to @key, or NULL (also when @node is no
+ * mapping). */
+KmYamlNode       *km_yaml_mapping_lookup       (const KmYamlNode    *node,
+                                                const char          *key);
+/* Like km_yaml_mapping_lookup, trying each key of the NULL-terminated list in turn (for
+ * the snake_case and older camelCase spellings of one key). */
+KmYamlNode       *km_yaml_mapping_lookup_any   (const KmYamlNode    *node,
+                                                const char * const  *keys);
+/* Structural equality: kinds, scalar values, tags, key order and values. Styles and
+ * positions are ignored. */
+gboolean          km_yaml_node_equal           (const KmYamlNode    *a,
+                                                const KmYamlNode    *b);
+/* A deep copy that the caller may change (positions and styles kept). */
+KmYamlNode       *km_yaml_node_copy            (const KmYamlNode    *node);
+
+/* Building (transfer full for the node arguments) */
+KmYamlNode       *km_yaml_node_new_scalar      (const char          *value,
+                                                KmYamlStyle          style);
+KmYamlNode       *km_yaml_node_new_string      (const char          *value);
+KmYamlNode       *km_yaml_node_new_number      (double               value);
+KmYamlNode       *km_yaml_node_new_int         (gint64               value);
+KmYamlNode       *km_yaml_node_new_bool        (gboolean             value);
+KmYamlNode       *km_yaml_node_new_sequence    (KmYamlStyle          style);
+KmYamlNode       *km_yaml_node_new_mapping     (KmYamlStyle          style);
+KmYamlNode       *km_yaml_node_new_numbers     (const double        *values,
+                                                guint                n_values);
+void              km_yaml_sequence_append      (KmYamlNode          *sequence,
+                                                KmYamlNode          *item);
+void              km_yaml_mapping_append       (KmYamlNode          *mapping,
+                                                const char          *key,
+                                                KmYamlNode          *value);
+/* The same with a key node (transfer full), e.g. one copied from a parsed mapping. */
+void              km_yaml_mapping_append_node  (KmYamlNode          *mapping,
+                                                KmYamlNode          *key,
+                                                KmYamlNode          *value);
+/* Replaces the value of @key in place, or appends the pair. */
+void              km_yaml_mapping_set          (KmYamlNode          *mapping,
+                                                const char          *key,
+                                                KmYamlNode          *value);
+gboolean          km_yaml_mapping_remove       (KmYamlNode          *mapping,
+                                                const char          *key);
+
+/* Typed access. Each sets a KM_PARSE_ERROR_INVALID error "FILE:LINE:COLUMN: expected …" at
+ * @node's first character. Numbers are plain scalars (untagged, !!int or !!float); the
+ * expect_ helpers refuse infinities and NaN. Booleans accept true/false, yes/no, on/off in
+ * any case. Use km_yaml_expect_key for a key that must be there. */
+gboolean          km_yaml_expect_mapping       (const KmYamlNode    *node,
+                                                GError             **error);
+gboolean          km_yaml_expect_sequence      (const KmYamlNode    *node,
+                                                GError             **error);
+const char       *km_yaml_expect_string        (const KmYamlNode    *node,
+                                                GError             **error);
+gboolean          km_yaml_expect_number        (const KmYamlNode    *node,
+                                                double              *out,
+                                                GError             **error);
+gboolean          km_yaml_expect_int           (const KmYamlNode    *node,
+                                                gint64              *out,
+                                                GError             **error);
+gboolean          km_yaml_expect_bool          (const KmYamlNode    *node,
+                                                gboolean            *out,
+                                                GError             **error);
+/* A sequence of exactly @n numbers. */
+gboolean          km_yaml_expect_numbers       (const KmYamlNode    *node,
+                                                double              *out,
+                                                guint                n,
+                                                GError             **error);
+gboolean          km_yaml_expect_vec3          (const KmYamlNode    *node,
+                                                KmVec3              *out,
+                                                GError             **error);
+/* A sequence of numbers of any length up to @max_length (newly allocated, *n_out set). */
+double           *km_yaml_expect_number_list   (const KmYamlNode    *node,
+                                                guint                max_length,
+                                                guint               *n_out,
+                                                GError             **error);
+/* The value of @key in @mapping, or an error "missing key “KEY”" at @mapping. */
+KmYamlNode       *km_yaml_expect_key           (const KmYamlNode    *mapping,
+                                                const char          *key,
+                                                GError             **error);
+/* Non-failing conversions of a scalar (FALSE when it is not one). */
+gboolean          km_yaml_scalar_to_double     (const KmYamlNode    *node,
+                                                double              *out);
+gboolean          km_yaml_scalar_to_bool       (const KmYamlNode    *node,
+                                                gboolean            *out);
+
+/* Writing */
+void              km_yaml_emit                 (const KmYamlNode    *root,
+                                                GString             *out);
+char             *km_yaml_emit_to_string       (const KmYamlNode    *root,
+                                                gsize               *length);
+/* The shortest decimal text that reads back as exactly @value ("0", "4.50001", "1e-09"). */
+void              km_yaml_format_number        (double               value,
+                                                char                *buffer,
+                                                gsize                buffer_size);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmYamlNode, km_yaml_node_unref)
+
+G_END_DECLS

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-body-item"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "km-body-item.h"
+#include "km-format.h"
+
+#define MAX_JOINT_VALUES 100000
+
+struct _KmBodyItem
+{
+  KmItem       parent_instance;
+
+  /* Owned */
+  char        *file;
+  char        *format;
+  char        *base_link;
+  KmSkeleton  *skeleton;
+  double      *q;
+  double      *raw;
+
+  guint        n_dof;
+  guint        n_raw;
+  gint64       schema;
+  KmTransform  root;
+  gboolean     fix_root;
+  /* The state differs from the data it was read from: store writes it (schema 2). */
+  gboolean     state_modified;
+};
+
+G_DEFINE_FINAL_TYPE (KmBodyItem, km_body_item, KM_TYPE_ITEM)
+
+static const char * const file_keys[] = { "file", "modelFile", NULL };
+static const char * const base_link_keys[] = { "current_base_link", "currentBaseLink", NULL };
+static const char * const translation_keys[] = { "root_translation", "rootPosition", NULL };
+
+/* Joints with DOF in the order joint_displacements lists them. */
+static GArray *
+value_order (KmSkeleton *skeleton)
+{
+  GArray *order = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint n = km_skeleton_get_n_joints (skeleton);
+  gboolean any_id = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    if (km_skeleton_get_joint (skeleton, i)->joint_id >= 0)
+      any_id = TRUE;
+
+  if (any_id)
+    {
+      int max_id = -1;
+
+      for (guint i = 0; i < n; i++)
+        max_id = MAX (max_id, km_skeleton_get_joint (skeleton, i)->joint_id);
+      for (int id = 0; id <= max_id; id++)
+        for (guint i = 0; i < n; i++)
+          if (km_skeleton_get_joint (skeleton, i)->joint_id == id &&
+              km_skeleton_get_joint (skeleton, i)->n_dof > 0)
+            g_array_append_val (order, i);
+      for (guint i = 0; i < n; i++)
+        {
+          const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+
+          if (joint->joint_id < 0 && joint->n_dof > 0 && joint->type != KM_JOINT_FREE)
+            g_array_append_val (order, i);
+        }
+      return order;
+    }
+  for (guint i = 0; i < n; i++)
+    if (km_skeleton_get_joint (skeleton, i)->n_dof > 0 &&
+        km_skeleton_get_joint (skeleton, i)->type != KM_JOINT_FREE)
+      g_array_append_val (order, i);
+  return order;
+}
+
+/* File value → internal value. @radians: the older jointPositions (no conversion). */
+static double
+value_in (const KmJoint *joint,
+          double         v,
+          gint64         schema,
+          gboolean       radians)
+{
+  if (radians)
+    return v;
+  if (joint->type == KM_JOINT_PRISMATIC && schema >= 2)
+    return v;
+  return km_deg_to_rad (v);
+}
+
+static double
+value_out (const KmJoint *joint,
+           double         v)
+{
+  return joint->type == KM_JOINT_PRISMATIC ? v : km_rad_to_deg (v);
+}
+
+static void
+apply_raw (KmBodyItem *self,
+           gboolean    radians)
+{
+  g_autoptr(GArray) order = NULL;
+  guint k = 0;
+
+  if (self->skeleton == NULL)
+    return;
+  order = value_order (self->skeleton);
+  for (guint i = 0; i < order->len && k < self->n_raw; i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (self->skeleton,
+                                                    g_array_index (order, guint, i));
+
+      for (guint d = 0; d < joint->n_dof && k < self->n_raw; d++, k++)
+        self->q[joint->dof_index + d] = value_in (joint, self->raw[k], self->schema, radians);
+    }
+}
+
+static KmYamlNode *
+state_values (KmBodyItem *self)
+{
+  g_autoptr(GArray) order = value_order (self->skeleton);
+  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (self->skeleton,
+                                                    g_array_index (order, guint, i));
+
+      for (guint d = 0; d < joint->n_dof; d++)
+        {
+          double v = value_out (joint, self->q[joint->dof_index + d]);
+
+          g_array_append_val (values, v);
+        }
+    }
+  return km_yaml_node_new_numbers ((const double *) values->data, values->len);
+}
+
+static void
+load_model (KmBodyItem       *self,
+            const KmYamlNode *file_node,
+            KmItemIo         *io)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  path = km_item_io_expand_path (io, self->file, &error);
+  if (path == NULL)
+    {
+      km_item_set_problem (KM_ITEM (self), error->message);
+      km_item_io_warn (io, file_node, "%s", error->message);
+      return;
+    }
+  if (self->format != NULL && km_format_lookup (self->format) == NULL)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("no reader for the model format “%s” yet; the body is kept "
+                           "but not shown"), self->format);
+
+      km_item_set_problem (KM_ITEM (self), message);
+      km_item_io_warn (io, file_node, "%s", message);
+      return;
+    }
+  result = km_format_load_file (path, self->format, &format, &error);
+  if (result == NULL)
+    {
+      km_item_set_problem (KM_ITEM (self), error->message);
+      km_item_io_warn (io, file_node, "%s", error->message);
+      return;
+    }
+  if (format->kind != KM_FILE_KIND_MODEL)
+    {
+      g_autofree char *message = g_strdup_printf (_("“%s” is not a model file"), path);
+
+      format->free_result (result);
+      km_item_set_problem (KM_ITEM (self), message);
+      km_item_io_warn (io, file_node, "%s", message);
+      return;
+    }
+  self->skeleton = result;
+  self->n_dof = km_skeleton_get_n_dof (self->skeleton);
+  self->q = g_new0 (double, MAX (self->n_dof, 1));
+}
+
+static gboolean
+km_body_item_restore (KmItem           *item,
+                      const KmYamlNode *data,
+                      KmItemIo         *io,
+                      GError          **error)
+{
+  KmBodyItem *self = KM_BODY_ITEM (item);
+  KmYamlNode *node;
+  gboolean radians = FALSE;
+
+  if (!KM_ITEM_CLASS (km_body_item_parent_class)->restore (item, data, io, error))
+    return FALSE;
+  if (data == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (data, error))
+    return FALSE;
+
+  if ((node = km_yaml_mapping_lookup (data, "schema")) != NULL)
+    {
+      if (!km_yaml_expect_int (node, &self->schema, error))
+        return FALSE;
+      if (self->schema > KM_BODY_ITEM_SCHEMA)
+        km_item_io_warn (io, node, _("body item schema %" G_GINT64_FORMAT " is newer than %d; "
+                                     "loading what can be read"),
+                         self->schema, KM_BODY_ITEM_SCHEMA);
+    }
+
+  if ((node = km_yaml_mapping_lookup_any (data, translation_keys)) != NULL &&
+      !km_yaml_expect_vec3 (node, &self->root.pos, error))
+    return FALSE;
+  if ((node = km_yaml_mapping_lookup (data, "root_rotation")) != NULL)
+    {
+      double aa[4];
+
+      if (!km_yaml_expect_numbers (node, aa, 4, error))
+        return FALSE;
+      if (aa[0] != 0 || aa[1] != 0 || aa[2] != 0)
+        km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (aa[0], aa[1], aa[2])),
+                                 km_deg_to_rad (aa[3]), &self->root.rot);
+    }
+  else if ((node = km_yaml_mapping_lookup (data, "rootAttitude")) != NULL)
+    {
+      double m[9];
+
+      if (!km_yaml_expect_numbers (node, m, 9, error))
+        return FALSE;
+      for (guint r = 0; r < 3; r++)
+        for (guint c = 0; c < 3; c++)
+          self->root.rot.m[r][c] = m[3 * r + c];
+    }
+
+  if ((node = km_yaml_mapping_lookup (data, "fix_root")) != NULL &&
+      !km_yaml_expect_bool (node, &self->fix_root, error))
+    return FALSE;
+  if ((node = km_yaml_mapping_lookup_any (data, base_link_keys)) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->base_link = g_strdup (s);
+    }
+
+  node = km_yaml_mapping_lookup (data, "joint_displacements");
+  if (node == NULL)
+    node = km_yaml_mapping_lookup (data, "jointDisplacements");
+  if (node == NULL && (node = km_yaml_mapping_lookup (data, "jointPositions")) != NULL)
+    radians = TRUE;
+  if (node != NULL &&
+      (self->raw = km_yaml_expect_number_list (node, MAX_JOINT_VALUES, &self->n_raw,
+                                               error)) == NULL)
+    return FALSE;
+
+  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->format = g_strdup (s);
+    }
+  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->file = g_strdup (s);
+      load_model (self, node, io);
+      apply_raw (self, radians);
+    }
+  else
+    km_item_set_problem (item, _("the body item names no model file"));
+  return TRUE;
+}
+
+static void
+copy_except (KmYamlNode       *to,
+             const KmYamlNode *from,
+             const char * const *skip)
+{
+  for (guint i = 0; from != NULL && i < km_yaml_node_get_length (from); i++)
+    {
+      const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (from, i), NULL);
+
+      if (key == NULL || g_strv_contains (skip, key))
+        continue;
+      km_yaml_mapping_append (to, key, km_yaml_node_ref (km_yaml_mapping_get_value (from, i)));
+    }
+}
+
+static KmYamlNode *
+km_body_item_store (KmItem   *item,
+                    KmItemIo *io)
+{
+  static const char * const replaced[] = {
+    "schema", "file", "modelFile", "format", "current_base_link", "currentBaseLink",
+    "root_translation", "rootPosition", "root_rotation", "rootAttitude",
+    "joint_displacements", "jointDisplacements", "jointPositions", "fix_root", NULL
+  };
+  KmBodyItem *self = KM_BODY_ITEM (item);
+  KmYamlNode *data = km_item_get_data (item);
+  KmYamlNode *out;
+  KmVec3 axis;
+  double angle;
+  double aa[4];
+  double pos[3] = { self->root.pos.x, self->root.pos.y, self->root.pos.z };
+
+  if (data != NULL && !self->state_modified)
+    return km_yaml_node_ref (data);
+
+  out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append (out, "schema", km_yaml_node_new_int (KM_BODY_ITEM_SCHEMA));
+  if (self->file != NULL)
+    km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
+  if (self->format != NULL)
+    km_yaml_mapping_append (out, "format", km_yaml_node_new_scalar (self->format,
+                                                                    KM_YAML_STYLE_ANY));
+  if (self->base_link != NULL)
+    km_yaml_mapping_append (out, "current_base_link", km_yaml_node_new_string (self->base_link));
+  km_yaml_mapping_append (out, "root_translation", km_yaml_node_new_numbers (pos, 3));
+  km_quat_to_axis_angle (km_mat3_to_quat (&self->root.rot), &axis, &angle);
+  aa[0] = axis.x;
+  aa[1] = axis.y;
+  aa[2] = axis.z;
+  aa[3] = km_rad_to_deg (angle);
+  if (angle == 0.0)
+    {
+      aa[0] = 1;
+      aa[1] = aa[2] = aa[3] = 0;
+    }
+  km_yaml_mapping_append (out, "root_rotation", km_yaml_node_new_numbers (aa, 4));
+  if (self->skeleton != NULL)
+    km_yaml_mapping_append (out, "joint_displacements", state_values (self));
+  else if (self->raw != NULL)
+    km_yaml_mapping_append (out, "joint_displacements",
+                            km_yaml_node_new_numbers (self->raw, self->n_raw));
+  km_yaml_mapping_append (out, "fix_root", km_yaml_node_new_bool (self->fix_root));
+  copy_except (out, data, replaced);
+  return out;
+}
+
+static void
+km_body_item_finalize (GObject *object)
+{
+  KmBodyItem *self = KM_BODY_ITEM (object);
+
+  g_clear_pointer (&self->file, g_free);
+  g_clear_pointer (&self->format, g_free);
+  g_clear_pointer (&self->base_link, g_free);
+  g_clear_pointer (&self->skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->q, g_free);
+  g_clear_pointer (&self->raw, g_free);
+
+  G_OBJECT_CLASS (km_body_item_parent_class)->finalize (object);
+}
+
+static void
+km_body_item_class_init (KmBodyItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  KmItemClass *item_class = KM_ITEM_CLASS (klass);
+
+  object_class->finalize = km_body_item_finalize;
+  item_class->plugin_name = "Body";
+  item_class->class_name = "BodyItem";
+  item_class->restore = km_body_item_restore;
+  item_class->store = km_body_item_store;
+}
+
+static void
+km_body_item_init (KmBodyItem *self)
+{
+  km_transform_identity (&self->root);
+  self->schema = 1;
+}
+
+KmItem *
+km_body_item_new (void)
+{
+  return g_object_new (KM_TYPE_BODY_ITEM, NULL);
+}
+
+const char *
+km_body_item_get_file (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->file;
+}
+
+const char *
+km_body_item_get_format (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->format;
+}
+
+void
+km_body_item_set_model (KmBodyItem *self,
+                        const char *file,
+                        const char *format,
+                        KmSkeleton *skeleton)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  g_free (self->file);
+  g_free (self->format);
+  self->file = g_strdup (file);
+  self->format = g_strdup (format);
+  g_clear_pointer (&self->skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->q, g_free);
+  self->n_dof = 0;
+  if (skeleton != NULL)
+    {
+      self->skeleton = km_skeleton_ref (skeleton);
+      self->n_dof = km_skeleton_get_n_dof (skeleton);
+      self->q = g_new0 (double, MAX (self->n_dof, 1));
+    }
+  km_item_set_problem (KM_ITEM (self), NULL);
+  self->state_modified = TRUE;
+}
+
+KmSkeleton *
+km_body_item_get_skeleton (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->skeleton;
+}
+
+const double *
+km_body_item_get_joint_state (KmBodyItem *self,
+                              guint      *n_dof)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  if (n_dof != NULL)
+    *n_dof = self->n_dof;
+  return self->q;
+}
+
+void
+km_body_item_set_joint_state (KmBodyItem   *self,
+                              const double *q,
+                              guint         n_dof)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+  g_return_if_fail (q != NULL && n_dof == self->n_dof);
+
+  if (n_dof == 0 || memcmp (self->q, q, n_dof * sizeof (double)) == 0)
+    return;
+  memcpy (self->q, q, n_dof * sizeof (double));
+  self->state_modified = TRUE;
+}
+
+void
+km_body_item_get_root_pose (KmBodyItem  *self,
+                            KmTransform *pose)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+  g_return_if_fail (pose != NULL);
+  *pose = self->root;
+}
+
+void
+km_body_item_set_root_pose (KmBodyItem        *self,
+                            const KmTransform *pose)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+  g_return_if_fail (pose != NULL);
+
+  if (memcmp (&self->root, pose, sizeof *pose) == 0)
+    return;
+  self->root = *pose;
+  self->state_modified = TRUE;
+}
+
+gboolean
+km_body_item_get_fix_root (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), FALSE);
+  return self->fix_root;
+}
+
+void
+km_body_item_set_fix_root (KmBodyItem *self,
+                           gboolean    fix_root)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  if (self->fix_root == !!fix_root)
+    return;
+  self->fix_root = !!fix_root;
+  self->state_modified = TRUE;
+}
+
+const char *
+km_body_item_get_current_base_link (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->base_link;
+}
+
+void
+km_body_item_set_current_base_link (KmBodyItem *self,
+                                    const char *link)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  if (g_strcmp0 (self->base_link, link) == 0)
+    return;
+  g_free (self->base_link);
+  self->base_link = g_strdup (link);
+  self->state_modified = TRUE;
+}
+
+const double *
+km_body_item_get_raw_displacements (KmBodyItem *self,
+                                    guint      *n)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  if (n != NULL)
+    *n = self->n_raw;
+  return self->raw;
+}

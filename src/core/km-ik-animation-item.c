@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-ik-animation-item"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "km-animation-json.h"
+#include "km-body-item.h"
+#include "km-ik-animation-item.h"
+#include "km-target-track.h"
+
+#define ANIMATION_FORMAT "KINEMA-ANIMATION-JSON"
+
+struct _KmIkAnimationItem
+{
+  KmItem       parent_instance;
+
+  /* Owned */
+  KmAnimation *animation;
+  char        *file;
+  char        *format;
+
+  /* Changed since it was read: store writes it from the fields. */
+  gboolean     modified;
+};
+
+G_DEFINE_FINAL_TYPE (KmIkAnimationItem, km_ik_animation_item, KM_TYPE_ITEM)
+
+static const char * const file_keys[] = { "file", "filename", NULL };
+
+static const char * const type_names[] = {
+  [KM_JOINT_REVOLUTE] = "revolute",
+  [KM_JOINT_PRISMATIC] = "prismatic",
+  [KM_JOINT_SPHERICAL] = "spherical",
+};
+
+static int
+joint_type_from_name (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (type_names); i++)
+    if (type_names[i] != NULL && g_strcmp0 (type_names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static KmSkeleton *
+parent_skeleton (KmItem *item)
+{
+  KmItem *parent = km_item_get_parent (item);
+
+  return parent != NULL && KM_IS_BODY_ITEM (parent) ?
+         km_body_item_get_skeleton (KM_BODY_ITEM (parent)) : NULL;
+}
+
+static gboolean
+error_at (GError          **error,
+          const KmYamlNode *node,
+          const char       *message)
+{
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (node),
+                      km_yaml_node_get_pos (node), "%s", message);
+  return FALSE;
+}
+
+/* One joint's values into @row. */
+static gboolean
+read_joint (const KmYamlNode         *value,
+            const KmAnimationChannel *channel,
+            double                   *row,
+            GError                  **error)
+{
+  KmYamlNode *type = km_yaml_expect_key (value, "type", error);
+  KmYamlNode *v;
+  const char *type_name;
+
+  if (type == NULL || (type_name = km_yaml_expect_string (type, error)) == NULL)
+    return FALSE;
+  if (joint_type_from_name (type_name) != (int) channel->type)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("expected the joint type “%s”"), type_names[channel->type]);
+
+      return error_at (error, type, message);
+    }
+  switch (channel->type)
+    {
+    case KM_JOINT_REVOLUTE:
+      return (v = km_yaml_expect_key (value, "angle", error)) != NULL &&
+             km_yaml_expect_number (v, &row[channel->dof_index], error);
+    case KM_JOINT_PRISMATIC:
+      return (v = km_yaml_expect_key (value, "displacement", error)) != NULL &&
+             km_yaml_expect_number (v, &row[channel->dof_index], error);
+    case KM_JOINT_SPHERICAL:
+      return (v = km_yaml_expect_key (value, "euler", error)) != NULL &&
+             km_yaml_expect_numbers (v, &row[channel->dof_index], 3, error);
+    case KM_JOINT_FIXED:
+    case KM_JOINT_FREE:
+    default:
+      return error_at (error, type, _("expected a joint with degrees of freedom"));
+    }
+}
+
+static KmAnimation *
+new_from_first_frame (const KmYamlNode *first,
+                      GError          **error)
+{
+  g_autoptr(GArray) channels = g_array_new (FALSE, FALSE, sizeof (KmAnimationChannel));
+  KmYamlNode *joints = km_yaml_expect_key (first, "joints", error);
+  guint dof = 0;
+
+  if (joints == NULL || !km_yaml_expect_mapping (joints, error))
+    return NULL;
+  for (guint i = 0; i < km_yaml_node_get_length (joints); i++)
+    {
+      KmYamlNode *type = km_yaml_expect_key (km_yaml_mapping_get_value (joints, i), "type",
+                                             error);
+      KmAnimationChannel channel = { 0, };
+      const char *type_name;
+      int t;
+
+      if (type == NULL || (type_name = km_yaml_expect_string (type, error)) == NULL)
+        return NULL;
+      if ((t = joint_type_from_name (type_name)) < 0)
+        {
+          error_at (error, type, _("expected “revolute”, “prismatic” or “spherical”"));
+          return NULL;
+        }
+      channel.name = (char *) km_yaml_node_get_scalar (km_yaml_mapping_get_key (joints, i), NULL);
+      channel.type = t;
+      channel.dof_index = dof;
+      channel.n_dof = t == KM_JOINT_SPHERICAL ? 3 : 1;
+      channel.joint = -1;
+      dof += channel.n_dof;
+      g_array_append_val (channels, channel);
+    }
+  return km_animation_new_for_channels ((const KmAnimationChannel *) channels->data,
+                                        channels->len, 0);
+}
+
+static KmAnimation *
+read_frames (const KmYamlNode *list,
+             KmSkeleton       *skeleton,
+             GError          **error)
+{
+  g_autoptr(KmAnimation) shape = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree double *row = NULL;
+  guint n;
+
+  if (!km_yaml_expect_sequence (list, error))
+    return NULL;
+  n = km_yaml_node_get_length (list);
+  if (n > KM_ANIMATION_MAX_FRAMES)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, km_yaml_node_get_file (list),
+                          km_yaml_node_get_pos (list), _("expected at most %u frames"),
+                          (guint) KM_ANIMATION_MAX_FRAMES);
+      return NULL;
+    }
+  if (skeleton != NULL)
+    animation = km_animation_new (skeleton, n);
+  else if (n > 0)
+    {
+      guint n_channels;
+
+      shape = new_from_first_frame (km_yaml_sequence_get (list, 0), error);
+      if (shape == NULL)
+        return NULL;
+      n_channels = km_animation_get_n_channels (shape);
+      animation = km_animation_new_for_channels (n_channels > 0 ?
+                                                 km_animation_get_channel (shape, 0) : NULL,
+                                                 n_channels, n);
+    }
+  else
+    return NULL;   /* no skeleton and no frames: nothing to keep */
+  row = g_new0 (double, MAX (km_animation_get_n_dof (animation), 1));
+
+  for (guint f = 0; f < n; f++)
+    {
+      KmYamlNode *frame = km_yaml_sequence_get (list, f);
+      KmYamlNode *v, *joints;
+      gint64 number;
+
+      if ((v = km_yaml_expect_key (frame, "frame", error)) == NULL ||
+          !km_yaml_expect_int (v, &number, error))
+        return NULL;
+      if (number != f)
+        {
+          g_autofree char *message = g_strdup_printf (_("expected frame %u"), f);
+
+          error_at (error, v, message);
+          return NULL;
+        }
+      if ((joints = km_yaml_expect_key (frame, "joints", error)) == NULL ||
+          !km_yaml_expect_mapping (joints, error))
+        return NULL;
+      if (km_yaml_node_get_length (joints) != km_animation_get_n_channels (animation))
+        {
+          g_autofree char *message =
+            g_strdup_printf (_("expected the %u joints with degrees of freedom"),
+                             km_animation_get_n_channels (animation));
+
+          error_at (error, joints, message);
+          return NULL;
+        }
+      for (guint j = 0; j < km_yaml_node_get_length (joints); j++)
+        {
+          KmYamlNode *name = km_yaml_mapping_get_key (joints, j);
+          const char *s = km_yaml_node_get_scalar (name, NULL);
+          int c = s != NULL ? km_animation_find_channel (animation, s) : -1;
+
+          if (c < 0)
+            {
+              error_at (error, name, _("no joint with degrees of freedom has this name"));
+              return NULL;
+            }
+          if (!read_joint (km_yaml_mapping_get_value (joints, j),
+                           km_animation_get_channel (animation, c), row, error))
+            return NULL;
+        }
+      km_animation_set_frame (animation, f, row);
+    }
+  return g_steal_pointer (&animation);
+}
+
+static void
+load_file (KmIkAnimationItem *self,
+           const KmYamlNode  *file_node,
+           KmItemIo          *io)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (self->format != NULL && g_ascii_strcasecmp (self->format, ANIMATION_FORMAT) != 0)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("unknown animation format “%s” (expected %s)"), self->format,
+                         ANIMATION_FORMAT);
+
+      km_item_set_problem (KM_ITEM (self), message);
+      km_item_io_warn (io, file_node, "%s", message);
+      return;
+    }
+  path = km_item_io_expand_path (io, self->file, &error);
+  if (path != NULL)
+    self->animation = km_animation_json_load_file (path, parent_skeleton (KM_ITEM (self)),
+                                                   &error);
+  if (self->animation == NULL)
+    {
+      km_item_set_problem (KM_ITEM (self), error->message);
+      km_item_io_warn (io, file_node, "%s", error->message);
+    }
+}
+
+static gboolean
+km_ik_animation_item_restore (KmItem           *item,
+                              const KmYamlNode *data,
+                              KmItemIo         *io,
+                              GError          **error)
+{
+  KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (item);
+  double frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
+  KmYamlNode *rate_node = NULL;
+  KmYamlNode *node;
+
+  if (!KM_ITEM_CLASS (km_ik_animation_item_parent_class)->restore (item, data, io, error))
+    return FALSE;
+  if (data == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (data, error))
+    return FALSE;
+  if ((rate_node = km_yaml_mapping_lookup (data, "frame_rate")) != NULL)
+    {
+      if (!km_yaml_expect_number (rate_node, &frame_rate, error))
+        return FALSE;
+      if (frame_rate <= 0)
+        return error_at (error, rate_node, _("expected a frame rate > 0"));
+    }
+  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->format = g_strdup (s);
+    }
+  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->file = g_strdup (s);
+      load_file (self, node, io);
+    }
+  else if ((node = km_yaml_mapping_lookup (data, "frames")) != NULL)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      self->animation = read_frames (node, parent_skeleton (item), &local_error);
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+    }
+  if (self->animation != NULL && rate_node != NULL)
+    km_animation_set_frame_rate (self->animation, frame_rate);
+  return TRUE;
+}
+
+static KmYamlNode *
+frame_node (const KmAnimation *animation,
+            guint              f)
+{
+  KmYamlNode *map = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmYamlNode *joints = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  const double *row = km_animation_get_frame (animation, f);
+
+  for (guint c = 0; c < km_animation_get_n_channels (animation); c++)
+    {
+      const KmAnimationChannel *channel = km_animation_get_channel (animation, c);
+      KmYamlNode *joint = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+
+      km_yaml_mapping_append (joint, "type",
+                              km_yaml_node_new_scalar (type_names[channel->type],
+                                                       KM_YAML_STYLE_PLAIN));
+      if (channel->type == KM_JOINT_SPHERICAL)
+        km_yaml_mapping_append (joint, "euler",
+                                km_yaml_node_new_numbers (&row[channel->dof_index], 3));
+      else
+        km_yaml_mapping_append (joint, channel->type == KM_JOINT_PRISMATIC ? "displacement"
+                                                                           : "angle",
+                                km_yaml_node_new_number (row[channel->dof_index]));
+      km_yaml_mapping_append_node (joints, km_yaml_node_new_string (channel->name), joint);
+    }
+  km_yaml_mapping_append (map, "frame", km_yaml_node_new_int (f));
+  km_yaml_mapping_append (map, "joints", joints);
+  return map;
+}
+
+static KmYamlNode *
+km_ik_animation_item_store (KmItem   *item,
+                            KmItemIo *io)
+{
+  static const char * const replaced[] = {
+    "file", "filename", "format", "frame_rate", "frames", NULL
+  };
+  KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (item);
+  KmYamlNode *data = km_item_get_data (item);
+  KmYamlNode *out;
+
+  if (!self->modified)
+    return KM_ITEM_CLASS (km_ik_animation_item_parent_class)->store (item, io);
+
+  out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  if (self->file != NULL)
+    {
+      km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
+      km_yaml_mapping_append (out, "format",
+                              km_yaml_node_new_scalar (self->format != NULL ? self->format
+                                                                            : ANIMATION_FORMAT,
+                                                       KM_YAML_STYLE_ANY));
+    }
+  if (self->animation != NULL)
+    km_yaml_mapping_append (out, "frame_rate",
+                            km_yaml_node_new_number (km_animation_get_frame_rate (self->animation)));
+  if (self->file == NULL && self->animation != NULL)
+    {
+      KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+      for (guint f = 0; f < km_animation_get_n_frames (self->animation); f++)
+        km_yaml_sequence_append (list, frame_node (self->animation, f));
+      km_yaml_mapping_append (out, "frames", list);
+    }
+  for (guint i = 0; data != NULL && i < km_yaml_node_get_length (data); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (data, i);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (name == NULL || g_strv_contains (replaced, name))
+        continue;
+      km_yaml_mapping_append_node (out, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (data, i)));
+    }
+  return out;
+}
+
+static void
+km_ik_animation_item_finalize (GObject *object)
+{
+  KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (object);
+
+  g_clear_pointer (&self->animation, km_animation_unref);
+  g_clear_pointer (&self->file, g_free);
+  g_clear_pointer (&self->format, g_free);
+
+  G_OBJECT_CLASS (km_ik_animation_item_parent_class)->finalize (object);
+}
+
+static void
+km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  KmItemClass *item_class = KM_ITEM_CLASS (klass);
+
+  object_class->finalize = km_ik_animation_item_finalize;
+  item_class->plugin_name = "Kinema";
+  item_class->class_name = "IKAnimationItem";
+  item_class->restore = km_ik_animation_item_restore;
+  item_class->store = km_ik_animation_item_store;
+}
+
+static void
+km_ik_animation_item_init (KmIkAnimationItem *self)
+{
+}
+
+KmItem *
+km_ik_animation_item_new (void)
+{
+  KmIkAnimationItem *self = g_object_new (KM_TYPE_IK_ANIMATION_ITEM, NULL);
+
+  self->modified = TRUE;
+  return KM_ITEM (self);
+}
+
+const char *
+km_ik_animation_item_get_file (KmIkAnimationItem *self)
+{
+  g_return_val_if_fail (KM_IS_IK_ANIMATION_ITEM (self), NULL);
+  return self->file;
+}
+
+KmAnimation *
+km_ik_animation_item_get_animation (KmIkAnimationItem *self)
+{
+  g_return_val_if_fail (KM_IS_IK_ANIMATION_ITEM (self), NULL);
+  return self->animation;
+}
+
+void
+km_ik_animation_item_set_animation (KmIkAnimationItem *self,
+                                    KmAnimation       *animation)
+{
+  g_return_if_fail (KM_IS_IK_ANIMATION_ITEM (self));
+
+  if (animation != NULL)
+    km_animation_ref (animation);
+  g_clear_pointer (&self->animation, km_animation_unref);
+  self->animation = animation;
+  g_clear_pointer (&self->file, g_free);
+  g_clear_pointer (&self->format, g_free);
+  km_item_set_problem (KM_ITEM (self), NULL);
+  self->modified = TRUE;
+}
+
+void
+km_ik_animation_item_set_file (KmIkAnimationItem *self,
+                               const char        *file,
+                               const char        *format)
+{
+  g_return_if_fail (KM_IS_IK_ANIMATION_ITEM (self));
+  g_return_if_fail (file != NULL);
+
+  g_free (self->file);
+  g_free (self->format);
+  self->file = g_strdup (file);
+  self->format = g_strdup (format != NULL ? format : ANIMATION_FORMAT);
+  self->modified = TRUE;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-ik-targets-item"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "km-format.h"
+#include "km-ik-targets-item.h"
+
+#define TARGETS_FORMAT "KINEMA-TARGETS-JSON"
+
+struct _KmIkTargetsItem
+{
+  KmItem         parent_instance;
+
+  /* Owned */
+  KmTargetTrack *track;
+  char          *file;
+  char          *format;
+
+  /* Changed since it was read: store writes it from the fields. */
+  gboolean       modified;
+};
+
+G_DEFINE_FINAL_TYPE (KmIkTargetsItem, km_ik_targets_item, KM_TYPE_ITEM)
+
+static const char * const file_keys[] = { "file", "filename", NULL };
+
+static gboolean
+read_frame_rate (const KmYamlNode *data,
+                 double           *frame_rate,
+                 GError          **error)
+{
+  KmYamlNode *node = km_yaml_mapping_lookup (data, "frame_rate");
+
+  *frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
+  if (node == NULL)
+    return TRUE;
+  if (!km_yaml_expect_number (node, frame_rate, error))
+    return FALSE;
+  if (*frame_rate <= 0)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (node),
+                          km_yaml_node_get_pos (node), _("expected a frame rate > 0"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static KmTargetTrack *
+read_keyframes (const KmYamlNode *list,
+                const char       *effector,
+                double            frame_rate,
+                GError          **error)
+{
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (KmTargetKeyframe));
+  g_autoptr(GHashTable) frames = g_hash_table_new (NULL, NULL);
+  g_autoptr(GError) local_error = NULL;
+  KmTargetTrack *track;
+
+  if (!km_yaml_expect_sequence (list, error))
+    return NULL;
+  for (guint i = 0; i < km_yaml_node_get_length (list); i++)
+    {
+      KmYamlNode *k = km_yaml_sequence_get (list, i);
+      KmYamlNode *v;
+      KmTargetKeyframe key;
+      KmVec3 euler;
+      gint64 frame;
+
+      if ((v = km_yaml_expect_key (k, "frame", error)) == NULL ||
+          !km_yaml_expect_int (v, &frame, error))
+        return NULL;
+      if (frame < 0 || frame > KM_TARGET_TRACK_MAX_FRAME)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
+                              km_yaml_node_get_pos (v), _("expected a frame from 0 to %d"),
+                              KM_TARGET_TRACK_MAX_FRAME);
+          return NULL;
+        }
+      if (g_hash_table_contains (frames, GINT_TO_POINTER ((int) frame)))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
+                              km_yaml_node_get_pos (v),
+                              _("frame %d already has a keyframe"), (int) frame);
+          return NULL;
+        }
+      g_hash_table_add (frames, GINT_TO_POINTER ((int) frame));
+      key.frame = frame;
+      if ((v = km_yaml_expect_key (k, "pos", error)) == NULL ||
+          !km_yaml_expect_vec3 (v, &key.position, error) ||
+          (v = km_yaml_expect_key (k, "euler", error)) == NULL ||
+          !km_yaml_expect_vec3 (v, &euler, error))
+        return NULL;
+      key.orientation = km_quat_from_euler_xyz (km_vec3 (km_deg_to_rad (euler.x),
+                                                         km_deg_to_rad (euler.y),
+                                                         km_deg_to_rad (euler.z)));
+      g_array_append_val (keys, key);
+    }
+  track = km_target_track_new ((const KmTargetKeyframe *) keys->data, keys->len, effector,
+                               frame_rate, &local_error);
+  if (track == NULL)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (list),
+                        km_yaml_node_get_pos (list), "%s", local_error->message);
+  return track;
+}
+
+static void
+load_file (KmIkTargetsItem  *self,
+           const KmYamlNode *file_node,
+           double            frame_rate,
+           gboolean          has_rate,
+           KmItemIo         *io)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  const KmFormat *format = NULL;
+  gpointer result = NULL;
+
+  path = km_item_io_expand_path (io, self->file, &error);
+  if (path != NULL)
+    result = km_format_load_file (path, self->format != NULL ? self->format : TARGETS_FORMAT,
+                                  &format, &error);
+  if (path == NULL || result == NULL)
+    {
+      km_item_set_problem (KM_ITEM (self), error->message);
+      km_item_io_warn (io, file_node, "%s", error->message);
+      return;
+    }
+  if (format->kind != KM_FILE_KIND_TARGETS)
+    {
+      g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), path);
+
+      format->free_result (result);
+      km_item_set_problem (KM_ITEM (self), message);
+      km_item_io_warn (io, file_node, "%s", message);
+      return;
+    }
+  self->track = result;
+  if (has_rate)
+    {
+      KmTargetTrack *with_rate = km_target_track_with_frame_rate (self->track, frame_rate);
+
+      km_target_track_unref (self->track);
+      self->track = with_rate;
+    }
+}
+
+static gboolean
+km_ik_targets_item_restore (KmItem           *item,
+                            const KmYamlNode *data,
+                            KmItemIo         *io,
+                            GError          **error)
+{
+  KmIkTargetsItem *self = KM_IK_TARGETS_ITEM (item);
+  const char *effector = NULL;
+  double frame_rate;
+  KmYamlNode *node;
+
+  if (!KM_ITEM_CLASS (km_ik_targets_item_parent_class)->restore (item, data, io, error))
+    return FALSE;
+  if (data == NULL)
+    return TRUE;
+  if (!km_yaml_expect_mapping (data, error) || !read_frame_rate (data, &frame_rate, error))
+    return FALSE;
+  if ((node = km_yaml_mapping_lookup (data, "effector")) != NULL &&
+      (effector = km_yaml_expect_string (node, error)) == NULL)
+    return FALSE;
+  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->format = g_strdup (s);
+    }
+  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      self->file = g_strdup (s);
+      load_file (self, node, frame_rate, km_yaml_mapping_lookup (data, "frame_rate") != NULL,
+                 io);
+      return TRUE;
+    }
+  if ((node = km_yaml_mapping_lookup (data, "keyframes")) != NULL &&
+      (self->track = read_keyframes (node, effector, frame_rate, error)) == NULL)
+    return FALSE;
+  return TRUE;
+}
+
+static KmYamlNode *
+keyframe_node (const KmTargetKeyframe *key)
+{
+  KmYamlNode *map = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmVec3 euler = km_quat_to_euler_xyz (key->orientation);
+  double pos[3] = { key->position.x, key->position.y, key->position.z };
+  double deg[3] = { km_rad_to_deg (euler.x), km_rad_to_deg (euler.y), km_rad_to_deg (euler.z) };
+
+  km_yaml_mapping_append (map, "frame", km_yaml_node_new_int (key->frame));
+  km_yaml_mapping_append (map, "pos", km_yaml_node_new_numbers (pos, 3));
+  km_yaml_mapping_append (map, "euler", km_yaml_node_new_numbers (deg, 3));
+  return map;
+}
+
+static KmYamlNode *
+km_ik_targets_item_store (KmItem   *item,
+                          KmItemIo *io)
+{
+  static const char * const replaced[] = {
+    "file", "filename", "format", "effector", "frame_rate", "keyframes", NULL
+  };
+  KmIkTargetsItem *self = KM_IK_TARGETS_ITEM (item);
+  KmYamlNode *data = km_item_get_data (item);
+  KmYamlNode *out;
+
+  if (!self->modified)
+    return KM_ITEM_CLASS (km_ik_targets_item_parent_class)->store (item, io);
+
+  out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  if (self->file != NULL)
+    {
+      km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
+      km_yaml_mapping_append (out, "format",
+                              km_yaml_node_new_scalar (self->format != NULL ? self->format
+                                                                            : TARGETS_FORMAT,
+                                                       KM_YAML_STYLE_ANY));
+      if (self->track != NULL)
+        km_yaml_mapping_append (out, "frame_rate",
+                                km_yaml_node_new_number (km_target_track_get_frame_rate (self->track)));
+    }
+  else if (self->track != NULL)
+    {
+      KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+      const char *effector = km_target_track_get_effector (self->track);
+
+      if (effector != NULL)
+        km_yaml_mapping_append (out, "effector", km_yaml_node_new_string (effector));
+      km_yaml_mapping_append (out, "frame_rate",
+                              km_yaml_node_new_number (km_target_track_get_frame_rate (self->track)));
+      for (guint i = 0; i < km_target_track_get_n_keyframes (self->track); i++)
+        km_yaml_sequence_append (list, keyframe_node (km_target_track_get_keyframe (self->track, i)));
+      km_yaml_mapping_append (out, "keyframes", list);
+    }
+  for (guint i = 0; data != NULL && i < km_yaml_node_get_length (data); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (data, i);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (name == NULL || g_strv_contains (replaced, name))
+        continue;
+      km_yaml_mapping_append_node (out, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (data, i)));
+    }
+  return out;
+}
+
+static void
+km_ik_targets_item_finalize (GObject *object)
+{
+  KmIkTargetsItem *self = KM_IK_TARGETS_ITEM (object);
+
+  g_clear_pointer (&self->track, km_target_track_unref);
+  g_clear_pointer (&self->file, g_free);
+  g_clear_pointer (&self->format, g_free);
+
+  G_OBJECT_CLASS (km_ik_targets_item_parent_class)->finalize (object);
+}
+
+static void
+km_ik_targets_item_class_init (KmIkTargetsItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  KmItemClass *item_class = KM_ITEM_CLASS (klass);
+
+  object_class->finalize = km_ik_targets_item_finalize;
+  item_class->plugin_name = "Kinema";
+  item_class->class_name = "IKTargetsItem";
+  item_class->restore = km_ik_targets_item_restore;
+  item_class->store = km_ik_targets_item_store;
+}
+
+static void
+km_ik_targets_item_init (KmIkTargetsItem *self)
+{
+}
+
+KmItem *
+km_ik_targets_item_new (void)
+{
+  KmIkTargetsItem *self = g_object_new (KM_TYPE_IK_TARGETS_ITEM, NULL);
+
+  self->modified = TRUE;
+  return KM_ITEM (self);
+}
+
+const char *
+km_ik_targets_item_get_file (KmIkTargetsItem *self)
+{
+  g_return_val_if_fail (KM_IS_IK_TARGETS_ITEM (self), NULL);
+  return self->file;
+}
+
+KmTargetTrack *
+km_ik_targets_item_get_track (KmIkTargetsItem *self)
+{
+  g_return_val_if_fail (KM_IS_IK_TARGETS_ITEM (self), NULL);
+  return self->track;
+}
+
+void
+km_ik_targets_item_set_track (KmIkTargetsItem *self,
+                              KmTargetTrack   *track)
+{
+  g_return_if_fail (KM_IS_IK_TARGETS_ITEM (self));
+
+  if (track != NULL)
+    km_target_track_ref (track);
+  g_clear_pointer (&self->track, km_target_track_unref);
+  self->track = track;
+  g_clear_pointer (&self->file, g_free);
+  g_clear_pointer (&self->format, g_free);
+  km_item_set_problem (KM_ITEM (self), NULL);
+  self->modified = TRUE;
+}
+
+void
+km_ik_targets_item_set_file (KmIkTargetsItem *self,
+                             const char      *file,
+                             const char      *format)
+{
+  g_return_if_fail (KM_IS_IK_TARGETS_ITEM (self));
+  g_return_if_fail (file != NULL);
+
+  g_free (self->file);
+  g_free (self->format);
+  self->file = g_strdup (file);
+  self->format = g_strdup (format != NULL ? format : TARGETS_FORMAT);
+  self->modified = TRUE;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-yaml.h"
+
+G_BEGIN_DECLS
+
+/*
+ * KmItem: a node of the project's item tree (DESIGN.md, "KmItem / KmProject"). The item is
+ * itself a GListModel of its children, so a view can feed it to a GtkTreeListModel. The
+ * parent is a weak back pointer (children are owned by their parent).
+ *
+ * Persistence goes through the restore/store virtual functions and a KmItemIo that says
+ * where the project file is and collects messages. The `data` mapping an item was read
+ * from is kept: store starts from it, so keys an item class does not interpret are written
+ * back in their place ("nothing is lost").
+ */
+
+#define KM_TYPE_ITEM (km_item_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (KmItem, km_item, KM, ITEM, GObject)
+
+typedef struct
+{
+  const char *file;       /* the project file, as given (for messages) */
+  const char *dir;        /* its directory: relative paths are relative to it */
+  const char *share_dir;  /* ${SHARE}, or NULL */
+  GPtrArray  *messages;   /* (element-type utf8) warnings, "FILE:LINE:COLUMN: …" */
+  guint       depth;      /* sub-project nesting */
+  GPtrArray  *open_files; /* canonical paths of the projects being read (recursion) */
+} KmItemIo;
+
+struct _KmItemClass
+{
+  GObjectClass parent_class;
+
+  /* The plugin and class written in project files ("Base", "FolderItem"). */
+  const char  *plugin_name;
+  const char  *class_name;
+
+  /* Reads @data (a mapping, or NULL when the item has none). On failure the loader keeps
+   * the item's YAML verbatim and reports the error. Chain up first: the default keeps
+   * @data for store. */
+  gboolean   (*restore) (KmItem           *self,
+                         const KmYamlNode *data,
+                         KmItemIo         *io,
+                         GError          **error);
+  /* Returns the `data` mapping to write (full transfer), or NULL for none. The default
+   * returns the kept mapping unchanged. */
+  KmYamlNode *(*store)  (KmItem           *self,
+                         KmItemIo         *io);
+
+  gpointer padding[8];
+};
+
+const char  *km_item_get_name            (KmItem           *self);
+void         km_item_set_name            (KmItem           *self,
+                                          const char       *name);
+gboolean     km_item_get_checked         (KmItem           *self);
+void         km_item_set_checked         (KmItem           *self,
+                                          gboolean          checked);
+gboolean     km_item_get_builtin         (KmItem           *self);
+void         km_item_set_builtin         (KmItem           *self,
+                                          gboolean          builtin);
+/* The id read from the project file (or given at the last save); -1 for a new item. */
+gint64       km_item_get_id              (KmItem           *self);
+void         km_item_set_id              (KmItem           *self,
+                                          gint64            id);
+const char  *km_item_get_plugin_name     (KmItem           *self);
+const char  *km_item_get_class_name      (KmItem           *self);
+/* For items whose type names come from the file (KmUnknownItem). */
+void         _km_item_set_type_names     (KmItem           *self,
+                                          const char       *plugin_name,
+                                          const char       *class_name);
+/* Why the item is not (fully) shown, or NULL: a missing file, an unknown format, … */
+const char  *km_item_get_problem         (KmItem           *self);
+void         km_item_set_problem         (KmItem           *self,
+                                          const char       *problem);
+/* Where the item was in its file (line 0 for a new item). */
+KmSourcePos  km_item_get_source_pos      (KmItem           *self);
+void         km_item_set_source_pos      (KmItem           *self,
+                                          KmSourcePos       pos);
+
+KmItem      *km_item_get_parent          (KmItem           *self);
+guint        km_item_get_n_children      (KmItem           *self);
+KmItem      *km_item_get_child           (KmItem           *self,
+                                          guint             position);
+int          km_item_get_index           (KmItem           *self);
+/* Takes a new reference on @child; @child must have no parent and not be an ancestor. */
+void         km_item_insert_child        (KmItem           *self,
+                                          guint             position,
+                                          KmItem           *child);
+void         km_item_append_child        (KmItem           *self,
+                                          KmItem           *child);
+void         km_item_remove_child        (KmItem           *self,
+                                          KmItem           *child);
+gboolean     km_item_is_ancestor_of      (KmItem           *self,
+                                          KmItem           *descendant);
+/* Depth-first preorder search; NULL when none. */
+KmItem      *km_item_find_by_id          (KmItem           *self,
+                                          gint64            id);
+KmItem      *km_item_find_child_by_name  (KmItem           *self,
+                                          const char       *name);
+/* Calls @func on @self and every descendant in preorder. */
+void         km_item_foreach             (KmItem           *self,
+                                          GFunc             func,
+                                          gpointer          user_data);
+
+gboolean     km_item_restore             (KmItem           *self,
+                                          const KmYamlNode *data,
+                                          KmItemIo         *io,
+                                          GError          **error);
+KmYamlNode  *km_item_store               (KmItem           *self,
+                                          KmItemIo         *io);
+/* The `data` mapping kept from the file (or NULL). */
+KmYamlNode  *km_item_get_data            (KmItem           *self);
+
+/* Path variables (DESIGN.md, "Path variables"): ${SHARE}, ${HOME}, ${PROGRAM_TOP}, and
+ * paths relative to the project file. NULL with @error when a variable is unknown or
+ * unset. */
+char        *km_item_io_expand_path      (KmItemIo         *io,
+                                          const char       *path,
+                                          GError          **error);
+/* The inverse, for a new file reference: ${SHARE}/… under the share directory, relative
+ * under the project's directory, else absolute. */
+char        *km_item_io_make_path        (KmItemIo         *io,
+                                          const char       *absolute);
+void         km_item_io_warn             (KmItemIo         *io,
+                                          const KmYamlNode *at,
+                                          const char       *format,
+                                          ...) G_GNUC_PRINTF (3, 4);
+
+G_END_DECLS

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-yaml.h"
+
+static KmYamlNode *
+parse (const char *text,
+       GError    **error)
+{
+  return km_yaml_parse ("t.yaml", text, strlen (text), NULL, error);
+}
+
+static void
+test_positions (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = parse ("a: 1\n"
+                                      "bé:\n"
+                                      "  - \"x\"\n"
+                                      "  - [ 1, 2, 3 ]\n"
+                                      "é: é\n", &error);
+  KmYamlNode *b;
+  KmYamlNode *e;
+  KmSourcePos pos;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (root);
+  g_assert_cmpint (km_yaml_node_get_kind (root), ==, KM_YAML_MAPPING);
+  g_assert_cmpuint (km_yaml_node_get_length (root), ==, 3);
+  g_assert_cmpstr (km_yaml_node_get_scalar (km_yaml_mapping_get_key (root, 1), NULL), ==, "bé");
+
+  b = km_yaml_mapping_lookup (root, "bé");
+  g_assert_nonnull (b);
+  pos = km_yaml_node_get_pos (km_yaml_sequence_get (b, 0));
+  g_assert_cmpuint (pos.line, ==, 3);
+  g_assert_cmpuint (pos.column, ==, 5);
+  g_assert_cmpint (km_yaml_node_get_style (km_yaml_sequence_get (b, 0)), ==,
+                   KM_YAML_STYLE_DOUBLE_QUOTED);
+  pos = km_yaml_node_get_pos (km_yaml_sequence_get (km_yaml_sequence_get (b, 1), 2));
+  g_assert_cmpuint (pos.line, ==, 4);
+  g_assert_cmpuint (pos.column, ==, 13);
+
+  /* columns count characters, not bytes: "é: é" puts the value at column 4 */
+  e = km_yaml_mapping_lookup (root, "é");
+  pos = km_yaml_node_get_pos (e);
+  g_assert_cmpuint (pos.line, ==, 5);
+  g_assert_cmpuint (pos.column, ==, 4);
+  g_assert_cmpstr (km_yaml_node_get_file (e), ==, "t.yaml");
+}
+
+static void
+test_typed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = parse ("n: -1.5e2\nh: 0x10\ni: 42\nb: Yes\ns: \"12\"\n"
+                                      "v: [ 1, 2.5, -3 ]\nbad: [ 1, x, 3 ]\ninf: .inf\n", &error);
+  double d;
+  gint64 i;
+  gboolean b;
+  KmVec3 v;
+
+  g_assert_no_error (error);
+  g_assert_true (km_yaml_expect_number (km_yaml_mapping_lookup (root, "n"), &d, &error));
+  g_assert_cmpfloat (d, ==, -150.0);
+  g_assert_true (km_yaml_expect_number (km_yaml_mapping_lookup (root, "h"), &d, &error));
+  g_assert_cmpfloat (d, ==, 16.0);
+  g_assert_true (km_yaml_expect_int (km_yaml_mapping_lookup (root, "i"), &i, &error));
+  g_assert_cmpint (i, ==, 42);
+  g_assert_true (km_yaml_expect_bool (km_yaml_mapping_lookup (root, "b"), &b, &error));
+  g_assert_true (b);
+  g_assert_true (km_yaml_expect_vec3 (km_yaml_mapping_lookup (root, "v"), &v, &error));
+  g_assert_cmpfloat (v.y, ==, 2.5);
+  g_assert_cmpfloat (v.z, ==, -3.0);
+
+  /* a quoted scalar is a string, not a number */
+  g_assert_false (km_yaml_expect_number (km_yaml_mapping_lookup (root, "s"), &d, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:5:4: "));
+  g_clear_error (&error);
+
+  g_assert_false (km_yaml_expect_vec3 (km_yaml_mapping_lookup (root, "bad"), &v, &error));
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:7:11: "));
+  g_clear_error (&error);
+
+  g_assert_false (km_yaml_expect_number (km_yaml_mapping_lookup (root, "inf"), &d, &error));
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:8:6: "));
+  g_clear_error (&error);
+
+  g_assert_false (km_yaml_expect_int (km_yaml_mapping_lookup (root, "n"), &i, &error));
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:4: "));
+  g_clear_error (&error);
+
+  g_assert_null (km_yaml_expect_key (root, "missing", &error));
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:1: "));
+  g_assert_nonnull (strstr (error->message, "missing"));
+}
+
+static void
+test_malformed (void)
+{
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *root;
+
+  root = parse ("a: 1\nb: [ 1, 2\nc: 3\n", &error);
+  g_assert_null (root);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:3:2: "));
+  g_clear_error (&error);
+
+  root = parse ("a: 1\n  b: 2\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:2:4: "));
+  g_clear_error (&error);
+
+  /* invalid UTF-8: a reader error, located by byte offset */
+  root = parse ("a: 1\nb: \xff\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:2:4: "));
+  g_clear_error (&error);
+
+  root = parse ("", &error);
+  g_assert_null (root);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_clear_error (&error);
+
+  root = parse ("a: 1\n---\nb: 2\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:2:1: "));
+  g_clear_error (&error);
+
+  root = parse ("a: 1\nb: 2\na: 3\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:3:1: "));
+  g_assert_nonnull (strstr (error->message, "line 1"));
+  g_clear_error (&error);
+
+  root = parse ("a: *nothing\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:4: "));
+  g_clear_error (&error);
+
+  root = parse ("a: &x [ 1, *x ]\n", &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:12: "));
+}
+
+static void
+test_duplicates_large (void)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *root;
+
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (text, "k%u: %u\n", i, i);
+  g_string_append (text, "k57: again\n");
+  root = parse (text->str, &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:101:1: "));
+  g_assert_nonnull (strstr (error->message, "line 58"));
+}
+
+static void
+test_aliases (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = parse ("a: &v [ 1, 2 ]\nb: *v\n", &error);
+  g_autoptr(KmYamlNode) bomb = NULL;
+  g_autoptr(GString) text = g_string_new ("l0: &l0 [ x, x, x, x, x, x, x, x, x, x ]\n");
+
+  g_assert_no_error (error);
+  g_assert_true (km_yaml_mapping_lookup (root, "a") == km_yaml_mapping_lookup (root, "b"));
+  g_assert_cmpuint (km_yaml_node_get_weight (root), ==, 2 + 2 * 3 + 1);
+
+  /* billion laughs: 10^12 nodes expanded, refused in microseconds */
+  for (guint i = 1; i < 12; i++)
+    {
+      g_string_append_printf (text, "l%u: &l%u [", i, i);
+      for (guint j = 0; j < 10; j++)
+        g_string_append_printf (text, "%s*l%u", j ? ", " : " ", i - 1);
+      g_string_append (text, " ]\n");
+    }
+  bomb = parse (text->str, &error);
+  g_assert_null (bomb);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:7:"));
+}
+
+static void
+test_depth (void)
+{
+  g_autoptr(GString) text = g_string_new ("a: ");
+  g_autoptr(GError) error = NULL;
+  KmYamlLimits limits = { .max_depth = 10 };
+  const char *deep = "a: &d [[[[[[[ 1 ]]]]]]]\nb: [[[[ *d ]]]]\n";
+  KmYamlNode *root;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (text, '[');
+  root = parse (text->str, &error);
+  g_assert_null (root);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:"));
+  g_clear_error (&error);
+
+  /* an alias counts with its own depth */
+  root = km_yaml_parse ("t.yaml", deep, strlen (deep), &limits, &error);
+  g_assert_null (root);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:2:9: "));
+  g_clear_error (&error);
+
+  limits.max_nodes = 5;
+  root = km_yaml_parse ("t.yaml", "[ 1, 2, 3, 4, 5, 6 ]", 20, &limits, &error);
+  g_assert_null (root);
+  g_assert_true (g_str_has_prefix (error->message, "t.yaml:1:15: "));
+}
+
+static void
+test_emit (void)
+{
+  static const char text[] =
+    "optional_plugins: [ PhysX, MuJoCo ]\n"
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  tag: 'it''s'\n"
+    "  empty: [ ]\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      data:\n"
+    "        joints: [\n"
+    "          0, -2.1, 0, 4.50001, -2.40001, 0, 10, -0.20002, 0, -90,\n"
+    "          0, 1 ]\n"
+    "        nested: [ [ 1, 2 ], { a: 1, b: \"x y\" } ]\n"
+    "    - plain\n"
+    "toolbars:\n"
+    "  \"TimeBar\":\n"
+    "    current_time: 0\n"
+    "  rows:\n"
+    "    -\n"
+    "      - { name: \"FileBar\", x: 0 }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = parse (text, &error);
+  g_autoptr(KmYamlNode) built = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  g_autoptr(KmYamlNode) reread = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *out2 = NULL;
+  double values[] = { 0.1, 1.0 / 3.0, -0.0, 1e-300, 4.50001 };
+  KmYamlNode *seq;
+
+  g_assert_no_error (error);
+  out = km_yaml_emit_to_string (root, NULL);
+  g_assert_cmpstr (out, ==, text);
+
+  km_yaml_mapping_append (built, "name", km_yaml_node_new_string ("a \"b\"\n"));
+  km_yaml_mapping_append (built, "plain", km_yaml_node_new_scalar ("true", KM_YAML_STYLE_ANY));
+  km_yaml_mapping_append (built, "colon", km_yaml_node_new_scalar ("a: b", KM_YAML_STYLE_ANY));
+  km_yaml_mapping_append (built, "values", km_yaml_node_new_numbers (values, 5));
+  km_yaml_mapping_set (built, "plain", km_yaml_node_new_int (7));
+  out2 = km_yaml_emit_to_string (built, NULL);
+  g_assert_cmpstr (out2, ==,
+                   "name: \"a \\\"b\\\"\\n\"\n"
+                   "plain: 7\n"
+                   "colon: \"a: b\"\n"
+                   "values: [ 0.1, 0.3333333333333333, -0, 1e-300, 4.50001 ]\n");
+  reread = parse (out2, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_yaml_node_equal (reread, built));
+  seq = km_yaml_mapping_lookup (reread, "values");
+  for (guint i = 0; i < 5; i++)
+    {
+      double d;
+
+      g_assert_true (km_yaml_expect_number (km_yaml_sequence_get (seq, i), &d, &error));
+      g_assert_cmpmem (&d, sizeof d, &values[i], sizeof values[i]);
+    }
+  g_assert_true (km_yaml_mapping_remove (built, "colon"));
+  g_assert_false (km_yaml_node_equal (reread, built));
+}
+
+static void
+test_sniff (void)
+{
+  static const char a[] = "# c\noptional_plugins: [ X ]\n\nitems:\n  id: 0\n";
+  static const char b[] = "links:\n  - name: x\n";
+  static const char c[] = "- items: 1\n";
+
+  g_assert_true (km_yaml_sniff_top_key (a, strlen (a), "items"));
+  g_assert_false (km_yaml_sniff_top_key (b, strlen (b), "items"));
+  g_assert_false (km_yaml_sniff_top_key (c, strlen (c), "items"));
+  g_assert_false (km_yaml_sniff_top_key ("{\"items\": 1}", 12, "items"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Yaml/positions", test_positions);
+  g_test_add_func ("/kinema/Yaml/typed", test_typed);
+  g_test_add_func ("/kinema/Yaml/malformed", test_malformed);
+  g_test_add_func ("/kinema/Yaml/duplicates-large", test_duplicates_large);
+  g_test_add_func ("/kinema/Yaml/aliases", test_aliases);
+  g_test_add_func ("/kinema/Yaml/depth", test_depth);
+  g_test_add_func ("/kinema/Yaml/emit", test_emit);
+  g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
+
+  return g_test_run ();
+}
