@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-cli"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <glib/gi18n.h>
+
+#include "km-cli.h"
+#include "km-cli-commands.h"
+#include "km-animation.h"
+#include "km-animation-json.h"
+#include "km-ik.h"
+#include "km-skeleton-json.h"
+#include "km-targets-json.h"
+
+/*
+ * kinema-cli bench-ik CHAIN TARGETS --mode cold|warm: the protocol and the output line of
+ * ../shared/bench/README.md. Only the km_ik_solve() call is timed; success is judged by the
+ * skeleton's own forward kinematics, independently of the solver's verdict.
+ */
+
+#define SUCCESS_POS 1e-4   /* m */
+#define SUCCESS_ROT 1e-3   /* rad */
+#define FLIP_STEP   0.5    /* rad or m between consecutive warm frames */
+
+static int
+compare_double (gconstpointer a,
+                gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Linear interpolation between order statistics of the sorted @v. */
+static double
+quantile (const double *v,
+          guint         n,
+          double        p)
+{
+  double pos = p * (n - 1);
+  guint lo = (guint) floor (pos);
+
+  if (n == 0)
+    return 0.0;
+  if (lo + 1 >= n)
+    return v[n - 1];
+  return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+static double
+now_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+int
+km_cli_bench_ik (int    argc,
+                 char **argv)
+{
+  g_autofree char *mode = NULL;
+  g_autofree char *output = NULL;
+  int limit = -1;
+  GOptionEntry entries[] = {
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, N_("cold (mid-range seed) or warm (previous answer)"), "MODE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Also write the timed solutions as animation.json"), "ANIMATION" },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, N_("Solve only the first N frames"), "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("CHAIN TARGETS"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *chain = NULL;
+  g_autofree double *times = NULL;
+  g_autofree double *mid = NULL;
+  g_autofree double *prev = NULL;
+  g_autofree KmTransform *world = NULL;
+  const KmTargetKeyframe *keys;
+  KmIkSolution sol = { 0 };
+  gboolean warm;
+  guint n, n_keys, n_ok = 0, n_ok_jl = 0, flips = 0, fail_runs = 0, run = 0, longest = 0;
+  double iterations = 0.0, total = 0.0;
+  int effector;
+  gsize length;
+  int ret;
+
+  g_option_context_set_summary (context, _("Benchmark the IK solver on a chain and a target file "
+                                           "(../shared/bench/README.md)."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if ((ret = km_cli_parse_options (context, &argc, &argv)) >= 0)
+    return ret;
+  if (argc != 3)
+    return km_cli_usage_error (context, _("expected a chain and a target file"));
+  if (mode == NULL || (!g_str_equal (mode, "cold") && !g_str_equal (mode, "warm")))
+    return km_cli_usage_error (context, _("--mode must be cold or warm"));
+  warm = g_str_equal (mode, "warm");
+
+  if (!g_file_get_contents (argv[1], &data, &length, &error) ||
+      !(skel = km_skeleton_json_load (argv[1], data, length, &error)))
+    {
+      fprintf (stderr, "kinema-cli: %s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+  if (!(track = km_targets_json_load_file (argv[2], &error)))
+    {
+      fprintf (stderr, "kinema-cli: %s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  effector = km_target_track_get_effector (track)
+               ? km_skeleton_find_joint (skel, km_target_track_get_effector (track))
+               : km_skeleton_get_default_effector (skel);
+  if (effector < 0)
+    {
+      fprintf (stderr, _("kinema-cli: %s: the effector “%s” is not a joint of %s\n"), argv[2],
+               km_target_track_get_effector (track), argv[1]);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  keys = km_target_track_get_keyframes (track, &n_keys);
+  n = limit >= 0 ? MIN ((guint) limit, n_keys) : n_keys;
+  problem = km_ik_problem_new (skel, effector);
+  times = g_new0 (double, MAX (n, 1));
+  mid = g_new (double, MAX (problem->n_dof, 1));
+  prev = g_new0 (double, MAX (problem->n_dof, 1));
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  km_skeleton_get_mid_range (skel, mid);
+  km_ik_solution_init (&sol, problem->n_dof);
+  if (output != NULL && n > 0)
+    animation = km_animation_new (skel, keys[n - 1].frame + 1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      KmTransform target;
+      double t0, pe, re;
+      gboolean ok;
+
+      km_transform_from_pos_quat (keys[i].position, keys[i].orientation, &target);
+      problem->target = target;
+      memcpy (problem->seed, warm && i > 0 ? sol.q : mid, problem->n_dof * sizeof (double));
+
+      t0 = now_us ();
+      km_ik_solve (problem, &sol, NULL, NULL);
+      times[i] = now_us () - t0;
+
+      km_skeleton_forward_kinematics (skel, sol.q, NULL, world);
+      pe = km_vec3_length (km_vec3_sub (world[effector].pos, target.pos));
+      re = km_mat3_rotation_angle (&world[effector].rot, &target.rot);
+      ok = pe < SUCCESS_POS && re < SUCCESS_ROT;
+      n_ok += ok;
+      n_ok_jl += ok && km_skeleton_within_limits (skel, sol.q, 1e-9);
+      iterations += sol.iterations;
+      total += times[i];
+
+      if (warm)
+        {
+          if (i > 0)
+            for (guint d = 0; d < problem->n_dof; d++)
+              if (fabs (sol.q[d] - prev[d]) > FLIP_STEP)
+                {
+                  flips++;
+                  break;
+                }
+          if (!ok)
+            {
+              fail_runs += run == 0;
+              run++;
+              longest = MAX (longest, run);
+            }
+          else
+            run = 0;
+          memcpy (prev, sol.q, problem->n_dof * sizeof (double));
+        }
+      if (animation != NULL)
+        {
+          km_animation_set_frame (animation, keys[i].frame, sol.q);
+          km_animation_set_residual (animation, keys[i].frame, pe, re);
+        }
+    }
+
+  chain = g_path_get_basename (argv[1]);
+  if (g_str_has_suffix (chain, ".json"))
+    chain[strlen (chain) - 5] = '\0';
+  qsort (times, n, sizeof (double), compare_double);
+  printf ("solver=kinema chain=%s dof=%u n=%u mode=%s success=%.4f success_jl=%.4f "
+          "median_us=%.2f mean_us=%.2f p99_us=%.2f mean_iters=%.1f",
+          chain, problem->n_dof, n, mode,
+          n ? (double) n_ok / n : 0.0, n ? (double) n_ok_jl / n : 0.0,
+          quantile (times, n, 0.5), n ? total / n : 0.0, quantile (times, n, 0.99),
+          n ? iterations / n : 0.0);
+  if (warm)
+    printf (" flips=%u fail_runs=%u longest_fail_run=%u", flips, fail_runs, longest);
+  printf (" targets=%s\n", argv[2]);
+  km_ik_solution_clear (&sol);
+
+  if (animation != NULL && !km_animation_json_save (animation, output, &error))
+    {
+      fprintf (stderr, "kinema-cli: %s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+  return KM_CLI_EXIT_OK;
+}

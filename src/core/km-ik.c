@@ -1,0 +1,1409 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-ik"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-ik.h"
+
+/*
+ * Inverse kinematics by damped least squares (Levenberg-Marquardt), double precision.
+ *
+ * Units: metres and radians. The error of a pose is e = (p_target - p, r) where r is the
+ * world-frame rotation vector with R_target = exp([r]) · R. Rows are weighted by
+ * position_weight and orientation_weight (metres per radian), so the merit is
+ * E = ½ |W e|² in square metres.
+ *
+ * One iteration: forward kinematics along the path from the base to the effector gives the
+ * 6 × n Jacobian J (n = the path's DOFs, a few dozen at most); the step is
+ * dq = Jᵀ (J Jᵀ + λ I)⁻¹ W e, a 6 × 6 Cholesky solve whatever n is. The damping
+ * λ = μ (E + w̄) follows Sugihara (2011): large far away (robust), w̄ near the solution
+ * (fast), and μ grows whenever a step would increase E (the step is then rejected).
+ *
+ * Joint limits are exact: every trial q is projected into the limits, and a 1-DOF joint that
+ * sits on a limit and is pushed outwards is taken out of the step (its column zeroed) and the
+ * step is recomputed, so the remaining joints do the work. A spherical joint moves by a
+ * rotation-vector increment in its own frame (three orthonormal Jacobian columns, so no
+ * gimbal lock in the solver) and is converted back to the euler XYZ angles nearest to the
+ * previous ones that respect the per-axis limits.
+ *
+ * Convergence: position error ≤ position_tolerance and rotation error ≤
+ * orientation_tolerance (position only when orientation_weight is 0). An attempt stalls when
+ * μ explodes or E stops shrinking; the solver then restarts from a random configuration
+ * within the limits (a PRNG seeded from random_seed: same input, same output), at most
+ * max_restarts times and half of max_iterations (the first three restarts stay within
+ * 0.1-0.3 rad of the seed, for continuity along a trajectory). When nothing converges (an
+ * unreachable target, or a chain with fewer than six DOF), the rest of the budget goes to
+ * the attempt with the least weighted error: a patient descent, then position priority
+ * (position by DLS, orientation in the null space of the position task), then position
+ * alone if a limit blocked it. The answer is the closest reachable pose found, with honest
+ * residuals, never NaN.
+ *
+ * Redundant chains (more active DOFs than task rows) also get a small null-space pull of
+ * joints in the outer quarters of their range back inwards while the error is between
+ * 0.1 mm and 5 cm, which keeps warm-started trajectories away from their limits.
+ *
+ * Nothing is allocated per iteration: the per-solve workspace lives on the stack for paths
+ * of up to KM_IK_STACK_DOF DOFs and is allocated once per solve beyond that.
+ */
+
+#define KM_IK_STACK_DOF     32
+#define KM_IK_STACK_JOINTS  64
+#define W_BAR               1e-9   /* floor of the damping, m² */
+#define MU_MAX              1e8
+#define STEP_ERROR_MAX      1.0    /* the step sees at most this weighted error, m */
+#define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
+#define POLISH_ITERATIONS   200
+#define REFINE_ITERATIONS   200
+#define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
+#define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
+#define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
+
+G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
+
+typedef struct
+{
+  KmJointType type;
+  gboolean    has_frame;
+  KmMat3      frame;
+  KmVec3      offset;
+  KmVec3      axis;
+  int         var;            /* first path variable, -1 when the joint has no DOF */
+} PathJoint;
+
+typedef struct
+{
+  const KmIkProblem *problem;
+  KmTransform        prefix;  /* world pose of the parent of path[0] */
+  KmTransform        target;
+  PathJoint         *path;
+  guint              n_path;
+  guint              n_var;
+  guint              n_rows;  /* 6, or 3 when position only */
+  int               *var_dof; /* full DOF index of every path variable */
+  double            *lo, *hi;
+  /* Per variable, filled by forward kinematics: a world axis and a world point. */
+  KmVec3            *axis_w;
+  KmVec3            *point_w;
+  gboolean          *is_rot;
+  double            *col;     /* n_var × 6 weighted Jacobian columns */
+  gboolean          *active;
+  double            *q, *q_trial, *q_best, *dq;
+  double             wp, wo;
+  guint64            rng;
+  guint              iterations;
+  GCancellable      *cancellable;
+  gboolean           cancelled;
+} Work;
+
+typedef struct
+{
+  double pos_err;
+  double rot_err;
+  double merit;               /* weighted error norm, m */
+} Eval;
+
+static double
+safe_norm3 (KmVec3 v)
+{
+  double m = MAX (fabs (v.x), MAX (fabs (v.y), fabs (v.z)));
+
+  if (!(m > 0.0))
+    return 0.0;
+  if (!isfinite (m))
+    return G_MAXDOUBLE;
+  v = km_vec3_scale (v, 1.0 / m);
+  return m * sqrt (km_vec3_dot (v, v));
+}
+
+static guint64
+rng_next (guint64 *state)
+{
+  /* splitmix64 */
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
+
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+static double
+rng_uniform (guint64 *state)
+{
+  return (rng_next (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double
+wrap_near (double x,
+           double ref)
+{
+  return x + 2 * G_PI * nearbyint ((ref - x) / (2 * G_PI));
+}
+
+static double
+limit_violation (double x,
+                 double lo,
+                 double hi)
+{
+  return x < lo ? lo - x : x > hi ? x - hi : 0.0;
+}
+
+/* The euler XYZ angles of @m nearest to @e (in and out), preferring the branch that
+ * respects the limits; continuous through gimbal lock, where only a ± c is defined. */
+static void
+euler_nearest (const KmMat3 *m,
+               double       *e,
+               const double *lo,
+               const double *hi)
+{
+  double sb = CLAMP (m->m[0][2], -1.0, 1.0);
+  double cb = hypot (m->m[0][0], m->m[0][1]);
+  double cand[2][3];
+  double best_cost = INFINITY;
+  int best = 0;
+
+  if (cb > 1e-9)
+    {
+      double a = atan2 (-m->m[1][2], m->m[2][2]);
+      double b = atan2 (sb, cb);
+      double c = atan2 (-m->m[0][1], m->m[0][0]);
+
+      cand[0][0] = a, cand[0][1] = b, cand[0][2] = c;
+      cand[1][0] = a + G_PI, cand[1][1] = G_PI - b, cand[1][2] = c + G_PI;
+    }
+  else
+    {
+      double s = atan2 (m->m[1][0], m->m[1][1]);
+      double a = e[0];
+
+      /* b = +π/2: a + c = s;  b = -π/2: c - a = s. */
+      cand[0][0] = a, cand[0][1] = sb > 0 ? G_PI_2 : -G_PI_2;
+      cand[0][2] = sb > 0 ? s - a : s + a;
+      memcpy (cand[1], cand[0], sizeof cand[0]);
+    }
+
+  for (int k = 0; k < 2; k++)
+    {
+      double cost = 0.0, viol = 0.0;
+
+      for (int i = 0; i < 3; i++)
+        {
+          cand[k][i] = wrap_near (cand[k][i], e[i]);
+          cost += (cand[k][i] - e[i]) * (cand[k][i] - e[i]);
+          viol += limit_violation (cand[k][i], lo[i], hi[i]);
+        }
+      cost += 1e6 * viol;
+      if (cost < best_cost)
+        {
+          best_cost = cost;
+          best = k;
+        }
+    }
+  for (int i = 0; i < 3; i++)
+    e[i] = CLAMP (cand[best][i], lo[i], hi[i]);
+}
+
+static inline void
+mat3_mul_into (const KmMat3 *a,
+               const KmMat3 *b,
+               KmMat3       *out)
+{
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      out->m[r][c] = a->m[r][0] * b->m[0][c] + a->m[r][1] * b->m[1][c] + a->m[r][2] * b->m[2][c];
+}
+
+/* Forward kinematics along the path; fills the per-variable axes and points. */
+static void
+path_fk (Work         *w,
+         const double *q,
+         KmTransform  *eff)
+{
+  KmTransform t = w->prefix;
+
+  for (guint k = 0; k < w->n_path; k++)
+    {
+      const PathJoint *pj = &w->path[k];
+      KmMat3 r, motion;
+
+      t.pos = km_transform_apply (&t, pj->offset);
+      if (pj->has_frame)
+        mat3_mul_into (&t.rot, &pj->frame, &r);
+      else
+        r = t.rot;
+
+      switch (pj->type)
+        {
+        case KM_JOINT_REVOLUTE:
+          w->axis_w[pj->var] = km_mat3_mul_vec3 (&r, pj->axis);
+          w->point_w[pj->var] = t.pos;
+          km_mat3_from_axis_angle (pj->axis, q[pj->var], &motion);
+          mat3_mul_into (&r, &motion, &t.rot);
+          break;
+        case KM_JOINT_PRISMATIC:
+          w->axis_w[pj->var] = km_mat3_mul_vec3 (&r, pj->axis);
+          w->point_w[pj->var] = t.pos;
+          t.pos = km_vec3_add (t.pos, km_vec3_scale (w->axis_w[pj->var], q[pj->var]));
+          t.rot = r;
+          break;
+        case KM_JOINT_SPHERICAL:
+          km_mat3_from_euler_xyz (km_vec3 (q[pj->var], q[pj->var + 1], q[pj->var + 2]), &motion);
+          mat3_mul_into (&r, &motion, &t.rot);
+          for (int i = 0; i < 3; i++)
+            {
+              w->axis_w[pj->var + i] = km_vec3 (t.rot.m[0][i], t.rot.m[1][i], t.rot.m[2][i]);
+              w->point_w[pj->var + i] = t.pos;
+            }
+          break;
+        case KM_JOINT_FIXED:
+        case KM_JOINT_FREE:
+        default:
+          t.rot = r;
+          break;
+        }
+    }
+  *eff = t;
+}
+
+static void
+pose_error (const Work        *w,
+            const KmTransform *eff,
+            KmVec3            *ep,
+            KmVec3            *er,
+            Eval              *ev)
+{
+  *ep = km_vec3_sub (w->target.pos, eff->pos);
+  *er = w->n_rows == 6 || ev != NULL ? km_mat3_rotation_error (&eff->rot, &w->target.rot)
+                                     : KM_VEC3_ZERO;
+  if (ev != NULL)
+    {
+      double a = safe_norm3 (*ep) * w->wp;
+      double b = w->n_rows == 6 ? safe_norm3 (*er) * w->wo : 0.0;
+
+      ev->pos_err = safe_norm3 (*ep);
+      ev->rot_err = safe_norm3 (*er);
+      ev->merit = hypot (a, b);
+    }
+}
+
+static gboolean
+eval_converged (const Work *w,
+                const Eval *ev)
+{
+  const KmIkProblem *p = w->problem;
+
+  return ev->pos_err <= p->position_tolerance &&
+         (w->n_rows == 3 || ev->rot_err <= p->orientation_tolerance);
+}
+
+/* Position first; among equal positions (or positions within tolerance) the better rotation. */
+static gboolean
+eval_better (const Work *w,
+             const Eval *a,
+             const Eval *b)
+{
+  double tol = w->problem->position_tolerance;
+  gboolean a_ok = a->pos_err <= tol, b_ok = b->pos_err <= tol;
+
+  if (a_ok != b_ok)
+    return a_ok;
+  if (!a_ok && fabs (a->pos_err - b->pos_err) > 1e-12 * (1.0 + b->pos_err))
+    return a->pos_err < b->pos_err;
+  if (w->n_rows == 3)
+    return a->pos_err < b->pos_err;
+  return a->rot_err < b->rot_err;
+}
+
+/* Cholesky factor of the n × n SPD matrix a (n ≤ 6), in place; FALSE if not SPD. */
+static gboolean
+cholesky_factor (double a[6][6],
+                 guint  n)
+{
+  for (guint j = 0; j < n; j++)
+    {
+      double d = a[j][j];
+
+      for (guint k = 0; k < j; k++)
+        d -= a[j][k] * a[j][k];
+      if (!(d > 0.0) || !isfinite (d))
+        return FALSE;
+      d = sqrt (d);
+      a[j][j] = d;
+      for (guint i = j + 1; i < n; i++)
+        {
+          double s = a[i][j];
+
+          for (guint k = 0; k < j; k++)
+            s -= a[i][k] * a[j][k];
+          a[i][j] = s / d;
+        }
+    }
+  return TRUE;
+}
+
+static void
+cholesky_solve (double  a[6][6],
+                double *b,
+                guint   n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint k = 0; k < i; k++)
+        b[i] -= a[i][k] * b[k];
+      b[i] /= a[i][i];
+    }
+  for (guint i = n; i-- > 0;)
+    {
+      for (guint k = i + 1; k < n; k++)
+        b[i] -= a[k][i] * b[k];
+      b[i] /= a[i][i];
+    }
+}
+
+/* Weighted Jacobian columns (6 rows each) from the last path_fk. */
+static void
+build_columns (Work        *w,
+               KmVec3       p_eff)
+{
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      double *c = &w->col[v * 6];
+      KmVec3 a = w->axis_w[v];
+
+      if (w->is_rot[v])
+        {
+          KmVec3 lin = km_vec3_cross (a, km_vec3_sub (p_eff, w->point_w[v]));
+
+          c[0] = lin.x * w->wp, c[1] = lin.y * w->wp, c[2] = lin.z * w->wp;
+          c[3] = a.x * w->wo, c[4] = a.y * w->wo, c[5] = a.z * w->wo;
+        }
+      else
+        {
+          c[0] = a.x * w->wp, c[1] = a.y * w->wp, c[2] = a.z * w->wp;
+          c[3] = c[4] = c[5] = 0.0;
+        }
+    }
+}
+
+/*
+ * dq = Jᵀ (J Jᵀ + λ I)⁻¹ e over the active columns, rows 0..n_rows-1, plus, for redundant
+ * chains, a null-space motion that pulls joints in the outer quarters of their range back
+ * inwards (only undamped: with a large λ the projector is no longer one). That keeps a warm-started trajectory from drifting into its limits, where it
+ * would lose the track.
+ */
+static gboolean
+dls_step (Work         *w,
+          const double *q,
+          const double *e,
+          double        lambda,
+          gboolean      allow_null)
+{
+  double a[6][6] = { { 0 } };
+  double y[6], u[6] = { 0 };
+  guint m = w->n_rows, n_active = 0;
+  gboolean use_null = FALSE;
+  double e_norm = 0.0;
+
+  for (guint i = 0; i < m; i++)
+    e_norm += e[i] * e[i];
+  e_norm = sqrt (e_norm);
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+
+      if (!w->active[v])
+        continue;
+      n_active++;
+      for (guint i = 0; i < m; i++)
+        for (guint j = 0; j <= i; j++)
+          a[i][j] += c[i] * c[j];
+    }
+  for (guint i = 0; i < m; i++)
+    {
+      a[i][i] += lambda;
+      for (guint j = 0; j < i; j++)
+        a[j][i] = a[i][j];
+      y[i] = e[i];
+    }
+  if (!cholesky_factor (a, m))
+    return FALSE;
+  cholesky_solve (a, y, m);
+
+  if (allow_null && n_active > m && e_norm < NULL_RADIUS && e_norm > NULL_FLOOR)
+    for (guint v = 0; v < w->n_var; v++)
+      {
+        double z = 0.0;
+
+        if (w->active[v] && w->is_rot[v] && isfinite (w->hi[v] - w->lo[v]))
+          {
+            double mid = 0.5 * (w->lo[v] + w->hi[v]), quarter = 0.25 * (w->hi[v] - w->lo[v]);
+            double d = q[v] - mid;
+
+            if (d > quarter)
+              z = -NULL_GAIN * (d - quarter);
+            else if (d < -quarter)
+              z = -NULL_GAIN * (d + quarter);
+          }
+        w->q_trial[v] = z;
+        if (z != 0.0)
+          {
+            const double *c = &w->col[v * 6];
+
+            use_null = TRUE;
+            for (guint i = 0; i < m; i++)
+              u[i] += c[i] * z;
+          }
+      }
+  if (use_null)
+    cholesky_solve (a, u, m);
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+      double s = 0.0;
+
+      if (w->active[v])
+        {
+          for (guint i = 0; i < m; i++)
+            s += c[i] * (y[i] - (use_null ? u[i] : 0.0));
+          if (use_null)
+            s += w->q_trial[v];
+        }
+      w->dq[v] = s;
+    }
+  return TRUE;
+}
+
+/* Applies dq to q into q_trial, projected into the limits. */
+static void
+apply_step (Work         *w,
+            const double *q,
+            const double *dq,
+            double       *q_trial)
+{
+  for (guint k = 0; k < w->n_path; k++)
+    {
+      const PathJoint *pj = &w->path[k];
+      int v = pj->var;
+
+      if (v < 0)
+        continue;
+      if (pj->type == KM_JOINT_SPHERICAL)
+        {
+          KmMat3 r, inc, r2;
+          KmVec3 d = km_vec3 (dq[v], dq[v + 1], dq[v + 2]);
+          double angle = km_vec3_length (d);
+
+          km_mat3_from_euler_xyz (km_vec3 (q[v], q[v + 1], q[v + 2]), &r);
+          /* The increment is in world axes (the columns were R's columns); in the
+           * joint's motion frame that is exp([d]) applied on the right of R. */
+          if (angle > 1e-300 && isfinite (angle))
+            {
+              km_mat3_from_axis_angle (km_vec3_scale (d, 1.0 / angle), angle, &inc);
+              mat3_mul_into (&r, &inc, &r2);
+            }
+          else
+            r2 = r;
+          memcpy (&q_trial[v], &q[v], 3 * sizeof (double));
+          euler_nearest (&r2, &q_trial[v], &w->lo[v], &w->hi[v]);
+        }
+      else
+        {
+          double x = q[v] + dq[v];
+
+          if (!isfinite (x))
+            x = q[v];
+          q_trial[v] = CLAMP (x, w->lo[v], w->hi[v]);
+        }
+    }
+}
+
+/* Which 1-DOF columns sit on a limit with the step pushing outwards. */
+static gboolean
+freeze_blocked (Work         *w,
+                const double *q)
+{
+  gboolean changed = FALSE;
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      if (!w->active[v] || !w->is_rot[v])
+        continue;
+      if ((q[v] <= w->lo[v] && w->dq[v] < 0) || (q[v] >= w->hi[v] && w->dq[v] > 0))
+        {
+          w->active[v] = FALSE;
+          changed = TRUE;
+        }
+    }
+  return changed;
+}
+
+static void
+error_vector (const Work *w,
+              KmVec3      ep,
+              KmVec3      er,
+              double     *e)
+{
+  double n;
+
+  e[0] = ep.x * w->wp, e[1] = ep.y * w->wp, e[2] = ep.z * w->wp;
+  e[3] = er.x * w->wo, e[4] = er.y * w->wo, e[5] = er.z * w->wo;
+  /* A target far out of reach only sets the direction; this keeps E finite and steps sane. */
+  n = hypot (safe_norm3 (km_vec3 (e[0], e[1], e[2])), safe_norm3 (km_vec3 (e[3], e[4], e[5])));
+  if (n > STEP_ERROR_MAX)
+    for (int i = 0; i < 6; i++)
+      e[i] *= STEP_ERROR_MAX / n;
+}
+
+static gboolean
+tick (Work *w)
+{
+  w->iterations++;
+  if (w->cancellable != NULL && g_cancellable_is_cancelled (w->cancellable))
+    w->cancelled = TRUE;
+  return !w->cancelled && w->iterations <= w->problem->max_iterations;
+}
+
+/* One local LM descent from w->q (in place). Returns the evaluation of the final w->q. */
+static Eval
+descend (Work     *w,
+         guint     max_local,
+         gboolean  patient)
+{
+  KmTransform eff;
+  KmVec3 ep, er;
+  Eval ev, trial;
+  double e[6], mu = 1.0, last_check;
+  guint local = 0;
+  gboolean moved = TRUE;
+
+  path_fk (w, w->q, &eff);
+  pose_error (w, &eff, &ep, &er, &ev);
+  last_check = ev.merit;
+
+  while (!eval_converged (w, &ev) && local < max_local && tick (w))
+    {
+      double merit_c, lambda;
+      guint v;
+
+      local++;
+      error_vector (w, ep, er, e);
+      merit_c = 0.0;
+      for (int i = 0; i < 6; i++)
+        merit_c += e[i] * e[i];
+      lambda = mu * (0.5 * merit_c + W_BAR);
+      if (moved)
+        build_columns (w, eff.pos);
+      moved = FALSE;
+      for (v = 0; v < w->n_var; v++)
+        w->active[v] = TRUE;
+      if (!dls_step (w, w->q, e, lambda, mu <= 1.0))
+        break;
+      for (int round = 0; round < 3 && freeze_blocked (w, w->q); round++)
+        if (!dls_step (w, w->q, e, lambda, mu <= 1.0))
+          break;
+      apply_step (w, w->q, w->dq, w->q_trial);
+
+      {
+        KmTransform eff_t;
+        KmVec3 ep_t, er_t;
+
+        path_fk (w, w->q_trial, &eff_t);
+        pose_error (w, &eff_t, &ep_t, &er_t, &trial);
+        if (trial.merit < ev.merit)
+          {
+            memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+            eff = eff_t, ep = ep_t, er = er_t, ev = trial;
+            mu = MAX (mu * 0.25, 1e-3);
+            moved = TRUE;
+          }
+        else
+          {
+            /* The columns of w->q are still valid: retry with more damping. */
+            mu *= 8.0;
+            if (mu > MU_MAX)
+              break;
+          }
+      }
+
+      /* Slow progress means a local minimum or a limit wall: give up on this start. */
+      if (local % 10 == 0)
+        {
+          if (ev.merit > (patient ? 1.0 - 1e-9 : 0.5) * last_check)
+            break;
+          last_check = ev.merit;
+        }
+    }
+  return ev;
+}
+
+/* 3 × 3 symmetric inverse by cofactors; FALSE when singular. */
+static gboolean
+inverse3 (double a[3][3],
+          double inv[3][3])
+{
+  double det;
+
+  inv[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+  inv[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
+  inv[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
+  inv[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+  inv[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
+  inv[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
+  inv[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  inv[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
+  inv[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  det = a[0][0] * inv[0][0] + a[0][1] * inv[1][0] + a[0][2] * inv[2][0];
+  if (!(fabs (det) > 1e-300) || !isfinite (det))
+    return FALSE;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      inv[i][j] /= det;
+  return TRUE;
+}
+
+/*
+ * Position priority from w->q (in place): dq = J₁⁺ e₁ + N₁ (J₂ N₁)⁺ (e₂ - J₂ J₁⁺ e₁) with
+ * damped pseudo-inverses, N₁ = I - J₁⁺ J₁. Rows 0-2 of the columns are position, 3-5
+ * orientation. Every inverse is 3 × 3.
+ */
+static Eval
+polish (Work *w)
+{
+  KmTransform eff;
+  KmVec3 ep, er;
+  Eval ev;
+  double boost = 1.0;
+
+  path_fk (w, w->q, &eff);
+  pose_error (w, &eff, &ep, &er, &ev);
+
+  for (guint it = 0; it < POLISH_ITERATIONS && !eval_converged (w, &ev) && tick (w); it++)
+    {
+      double e[6], a1[3][3] = { { 0 } }, i1[3][3], an[3][3], in[3][3];
+      double a2[3][3] = { { 0 } }, i2[3][3];
+      double c21[3][3] = { { 0 } }, b[3][3], y1[3], r[3], y2[3], t1[3], t2[3];
+      double lambda1, lambda2;
+      KmTransform eff_t;
+      KmVec3 ep_t, er_t;
+      Eval trial;
+
+      error_vector (w, ep, er, e);
+      build_columns (w, eff.pos);
+      for (guint v = 0; v < w->n_var; v++)
+        {
+          const double *c = &w->col[v * 6];
+
+          for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+              {
+                a1[i][j] += c[i] * c[j];
+                c21[i][j] += c[3 + i] * c[j];
+              }
+        }
+      /* The projector uses (almost) no damping, or it would not be one and the secondary
+       * task would leak into the position; the primary step itself is damped. */
+      memcpy (an, a1, sizeof an);
+      for (int i = 0; i < 3; i++)
+        an[i][i] += W_BAR;
+      lambda1 = boost * (MIN (0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), 1e-2) + W_BAR);
+      for (int i = 0; i < 3; i++)
+        a1[i][i] += lambda1;
+      if (!inverse3 (a1, i1) || !inverse3 (an, in))
+        break;
+      for (int i = 0; i < 3; i++)
+        {
+          y1[i] = i1[i][0] * e[0] + i1[i][1] * e[1] + i1[i][2] * e[2];
+          for (int j = 0; j < 3; j++)
+            b[i][j] = c21[i][0] * in[0][j] + c21[i][1] * in[1][j] + c21[i][2] * in[2][j];
+        }
+      /* dq1 = J₁ᵀ y1; the orientation residual after it: r = e₂ - J₂ dq1. */
+      for (int i = 0; i < 3; i++)
+        r[i] = e[3 + i];
+      for (guint v = 0; v < w->n_var; v++)
+        {
+          const double *c = &w->col[v * 6];
+          double d1 = c[0] * y1[0] + c[1] * y1[1] + c[2] * y1[2];
+
+          w->dq[v] = d1;
+          for (int i = 0; i < 3; i++)
+            r[i] -= c[3 + i] * d1;
+        }
+      /* J₂N = J₂ - B J₁ column by column; A₂ = J₂N J₂Nᵀ + λ₂ I. */
+      for (guint v = 0; v < w->n_var; v++)
+        {
+          const double *c = &w->col[v * 6];
+          double n[3];
+
+          for (int i = 0; i < 3; i++)
+            n[i] = c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2]);
+          for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+              a2[i][j] += n[i] * n[j];
+        }
+      lambda2 = 0.5 * (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) + 1e-4;
+      for (int i = 0; i < 3; i++)
+        a2[i][i] += lambda2;
+      if (!inverse3 (a2, i2))
+        break;
+      /* After a rejected step, retry with the position task alone. */
+      for (int i = 0; i < 3; i++)
+        y2[i] = boost > 1.0 ? 0.0 : i2[i][0] * r[0] + i2[i][1] * r[1] + i2[i][2] * r[2];
+      /* v = J₂Nᵀ y2, then N₁ v = v - J₁ᵀ A₁⁻¹ J₁ v; t1 = J₁ v accumulates first. */
+      t1[0] = t1[1] = t1[2] = 0.0;
+      for (guint v = 0; v < w->n_var; v++)
+        {
+          const double *c = &w->col[v * 6];
+          double nv = 0.0;
+
+          for (int i = 0; i < 3; i++)
+            nv += (c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2])) * y2[i];
+          w->q_trial[v] = nv;
+          for (int i = 0; i < 3; i++)
+            t1[i] += c[i] * nv;
+        }
+      for (int i = 0; i < 3; i++)
+        t2[i] = in[i][0] * t1[0] + in[i][1] * t1[1] + in[i][2] * t1[2];
+      for (guint v = 0; v < w->n_var; v++)
+        {
+          const double *c = &w->col[v * 6];
+
+          w->dq[v] += w->q_trial[v] - (c[0] * t2[0] + c[1] * t2[1] + c[2] * t2[2]);
+        }
+
+      apply_step (w, w->q, w->dq, w->q_trial);
+      path_fk (w, w->q_trial, &eff_t);
+      pose_error (w, &eff_t, &ep_t, &er_t, &trial);
+      if (eval_better (w, &trial, &ev))
+        {
+          memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+          eff = eff_t, ep = ep_t, er = er_t, ev = trial;
+          boost = 1.0;
+        }
+      else
+        {
+          path_fk (w, w->q, &eff);
+          boost *= 8.0;
+          if (boost > MU_MAX)
+            break;
+        }
+    }
+  return ev;
+}
+
+static void
+random_start (Work         *w,
+              const double *seed,
+              guint         attempt)
+{
+  /* The first restarts stay near the seed (continuity along a trajectory); then anywhere. */
+  double spread = attempt <= 3 ? 0.1 * attempt : -1.0;
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      double lo = w->lo[v], hi = w->hi[v], u = rng_uniform (&w->rng);
+
+      if (spread > 0)
+        {
+          w->q[v] = CLAMP (seed[v] + (2 * u - 1) * spread, lo, hi);
+        }
+      else if (isfinite (lo) && isfinite (hi))
+        w->q[v] = lo + u * (hi - lo);
+      else
+        {
+          /* Unlimited: a turn around the seed (angles) or ±1 m (prismatic). */
+          double x = seed[v] + (2 * u - 1) * (w->is_rot[v] ? G_PI : 1.0);
+
+          w->q[v] = CLAMP (x, lo, hi);
+        }
+    }
+}
+
+static gboolean
+target_is_finite (const KmTransform *t)
+{
+  if (!km_vec3_is_finite (t->pos))
+    return FALSE;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      if (!isfinite (t->rot.m[r][c]))
+        return FALSE;
+  return TRUE;
+}
+
+static void
+ensure_solution (KmIkSolution *out,
+                 guint         n_dof)
+{
+  if (out->q == NULL || out->n_dof != n_dof)
+    {
+      g_free (out->q);
+      out->q = g_new0 (double, MAX (n_dof, 1));
+      out->n_dof = n_dof;
+    }
+}
+
+/* Solves for @target from @seed (n_dof values, may alias out->q). */
+static gboolean
+solve_one (const KmIkProblem *p,
+           const KmTransform *target,
+           const double      *seed,
+           guint64            random_seed,
+           KmIkSolution      *out,
+           GCancellable      *cancellable,
+           GError           **error)
+{
+  const KmSkeleton *skel = p->skeleton;
+  const KmJoint *joints = km_skeleton_get_joints (skel);
+  guint n_joints = km_skeleton_get_n_joints (skel);
+  int stack_idx[KM_IK_STACK_JOINTS];
+  PathJoint stack_path[KM_IK_STACK_JOINTS];
+  double stack_d[KM_IK_STACK_DOF * 12];
+  KmVec3 stack_v[KM_IK_STACK_DOF * 2];
+  int stack_i[KM_IK_STACK_DOF * 3];
+  g_autofree int *heap_idx = NULL;
+  g_autofree PathJoint *heap_path = NULL;
+  g_autofree double *heap_d = NULL;
+  g_autofree KmVec3 *heap_v = NULL;
+  g_autofree int *heap_i = NULL;
+  int *idx;
+  guint depth = 0, first = 0, n_var = 0, attempts = 0, n_same = 0, no_gain = 0;
+  Work w = { 0 };
+  Eval best, best_merit;
+  double *q_merit;
+  gboolean pos_met = FALSE;
+
+  ensure_solution (out, p->n_dof);
+  if (out->q != seed)
+    memcpy (out->q, seed, p->n_dof * sizeof (double));
+  km_skeleton_clamp (skel, out->q);
+  out->iterations = 0;
+  out->restarts = 0;
+  out->converged = FALSE;
+  out->within_limits = TRUE;
+  out->pos_err = out->rot_err = G_MAXDOUBLE;
+
+  if (p->effector < 0 || (guint) p->effector >= n_joints ||
+      p->base < -1 || p->base >= (int) n_joints)
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the end effector or the base is not a joint of the skeleton"));
+      return FALSE;
+    }
+  if (!target_is_finite (target) || !target_is_finite (&p->root_pose))
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the target pose is not a finite number"));
+      return FALSE;
+    }
+
+  /* The path: ancestors of the effector, root first. */
+  for (int j = p->effector; j >= 0; j = joints[j].parent)
+    depth++;
+  idx = depth <= KM_IK_STACK_JOINTS ? stack_idx : (heap_idx = g_new (int, depth));
+  {
+    guint k = depth;
+
+    for (int j = p->effector; j >= 0; j = joints[j].parent)
+      idx[--k] = j;
+  }
+  if (p->base >= 0)
+    {
+      while (first < depth && idx[first] != p->base)
+        first++;
+      if (first == depth)
+        {
+          g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                       _("the base joint is not an ancestor of the end effector"));
+          return FALSE;
+        }
+      first++;
+    }
+
+  w.problem = p;
+  w.cancellable = cancellable;
+  w.target = *target;
+  w.wp = p->position_weight > 0 && isfinite (p->position_weight) ? p->position_weight : 1.0;
+  w.wo = isfinite (p->orientation_weight) ? MAX (p->orientation_weight, 0.0) : 0.0;
+  w.n_rows = w.wo > 0 ? 6 : 3;
+  w.rng = random_seed;
+
+  w.prefix = p->root_pose;
+  for (guint k = 0; k < first; k++)
+    {
+      const KmJoint *j = &joints[idx[k]];
+      KmTransform local, tmp;
+
+      km_joint_local_transform (j, j->dof_index >= 0 ? &out->q[j->dof_index] : NULL, &local);
+      km_transform_mul (&w.prefix, &local, &tmp);
+      w.prefix = tmp;
+    }
+
+  w.n_path = depth - first;
+  for (guint k = first; k < depth; k++)
+    n_var += joints[idx[k]].n_dof;
+  w.n_var = n_var;
+  if (w.n_path <= KM_IK_STACK_JOINTS && n_var <= KM_IK_STACK_DOF)
+    {
+      w.path = stack_path;
+      w.col = stack_d;
+      w.axis_w = stack_v;
+      w.var_dof = stack_i;
+    }
+  else
+    {
+      w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
+      w.col = heap_d = g_new (double, MAX (n_var, 1) * 12);
+      w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
+      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 3);
+    }
+  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq: 6 more. */
+  w.lo = w.col + 6 * n_var;
+  w.hi = w.lo + n_var;
+  w.q = w.hi + n_var;
+  w.q_trial = w.q + n_var;
+  w.q_best = w.q_trial + n_var;
+  w.dq = w.q_best + n_var;
+  w.point_w = w.axis_w + n_var;
+  w.is_rot = w.var_dof + n_var;
+  w.active = w.is_rot + n_var;
+
+  {
+    guint v = 0;
+
+    for (guint k = 0; k < w.n_path; k++)
+      {
+        const KmJoint *j = &joints[idx[first + k]];
+        PathJoint *pj = &w.path[k];
+
+        pj->type = j->type;
+        pj->has_frame = j->has_rotation;
+        km_mat3_from_quat (j->rotation, &pj->frame);
+        pj->offset = j->offset;
+        pj->axis = j->axis;
+        pj->var = j->n_dof > 0 ? (int) v : -1;
+        for (guint d = 0; d < j->n_dof; d++, v++)
+          {
+            w.var_dof[v] = j->dof_index + (int) d;
+            w.lo[v] = j->limits[d].limited ? j->limits[d].min : -INFINITY;
+            w.hi[v] = j->limits[d].limited ? j->limits[d].max : INFINITY;
+            w.is_rot[v] = j->type != KM_JOINT_PRISMATIC;
+            w.q[v] = out->q[w.var_dof[v]];
+          }
+      }
+  }
+
+  if (p->analytic != NULL)
+    {
+      g_autofree double *scratch = g_memdup2 (out->q, p->n_dof * sizeof (double));
+
+      if (p->analytic (p, target, scratch, p->analytic_data))
+        {
+          km_skeleton_clamp (skel, scratch);
+          for (guint v = 0; v < n_var; v++)
+            w.q_trial[v] = scratch[w.var_dof[v]];
+          {
+            KmTransform eff;
+            KmVec3 ep, er;
+            Eval ea, es;
+
+            path_fk (&w, w.q, &eff);
+            pose_error (&w, &eff, &ep, &er, &es);
+            path_fk (&w, w.q_trial, &eff);
+            pose_error (&w, &eff, &ep, &er, &ea);
+            if (ea.merit <= es.merit)
+              memcpy (w.q, w.q_trial, n_var * sizeof (double));
+          }
+        }
+    }
+
+  /* The seed's own path values, for restarts around it. */
+  memcpy (w.q_best, w.q, n_var * sizeof (double));
+  for (guint v = 0; v < n_var; v++)
+    w.dq[v] = 0.0;
+  {
+    double seed_path[KM_IK_STACK_DOF];
+    g_autofree double *seed_heap = NULL;
+    double *sp = n_var <= KM_IK_STACK_DOF ? seed_path
+                                          : (seed_heap = g_new (double, n_var));
+    double merit_best_q[KM_IK_STACK_DOF];
+    g_autofree double *merit_heap = NULL;
+
+    q_merit = n_var <= KM_IK_STACK_DOF ? merit_best_q : (merit_heap = g_new (double, n_var));
+    memcpy (sp, w.q, n_var * sizeof (double));
+
+    best = best_merit = (Eval) { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
+    for (;;)
+      {
+        Eval ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+
+        if (attempts == 0 || eval_better (&w, &ev, &best))
+          {
+            if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
+              n_same++;
+            best = ev;
+            memcpy (w.q_best, w.q, n_var * sizeof (double));
+          }
+        else if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
+          n_same++;
+        if (ev.merit < best_merit.merit * (1 - 1e-6))
+          no_gain = 0;
+        else
+          no_gain++;
+        if (ev.merit < best_merit.merit)
+          {
+            best_merit = ev;
+            memcpy (q_merit, w.q, n_var * sizeof (double));
+          }
+        attempts++;
+        if (ev.pos_err <= p->position_tolerance)
+          pos_met = TRUE;
+        if (eval_converged (&w, &best) || w.cancelled ||
+            w.iterations >= p->max_iterations / 2 ||
+            attempts > p->max_restarts || no_gain >= 30 ||
+            (n_var < 6 && (n_same >= 3 || (pos_met && attempts > 30))))
+          break;
+        random_start (&w, sp, attempts);
+      }
+
+    if (!eval_converged (&w, &best) && !w.cancelled)
+      {
+        Eval ev;
+
+        /* Out of reach, or orientation out of reach: converge patiently to the closest
+         * pose, then meet the position and fit the orientation in what freedom is left. */
+        memcpy (w.q, q_merit, n_var * sizeof (double));
+        ev = descend (&w, REFINE_ITERATIONS, TRUE);
+        if (w.n_rows == 6 && !w.cancelled)
+          ev = polish (&w);
+        if (w.n_rows == 6 && !w.cancelled && ev.pos_err > p->position_tolerance)
+          {
+            /* The null-space step has no active set: find the position on its own (from
+             * here, then from random starts), then fit the orientation again. */
+            for (guint k = 0; k < 8 && !w.cancelled; k++)
+              {
+                Eval pos_only;
+
+                if (k > 0)
+                  random_start (&w, sp, 4);
+                w.n_rows = 3;
+                pos_only = descend (&w, REFINE_ITERATIONS, TRUE);
+                w.n_rows = 6;
+                if (pos_only.pos_err <= p->position_tolerance)
+                  {
+                    ev = polish (&w);
+                    if (ev.pos_err > p->position_tolerance)
+                      {
+                        KmTransform eff;
+                        KmVec3 ep, er;
+
+                        w.n_rows = 3;
+                        descend (&w, REFINE_ITERATIONS, TRUE);
+                        w.n_rows = 6;
+                        path_fk (&w, w.q, &eff);
+                        pose_error (&w, &eff, &ep, &er, &ev);
+                      }
+                    break;
+                  }
+              }
+            {
+              KmTransform eff;
+              KmVec3 ep, er;
+
+              path_fk (&w, w.q, &eff);
+              pose_error (&w, &eff, &ep, &er, &ev);
+            }
+          }
+        if (eval_better (&w, &ev, &best))
+          {
+            best = ev;
+            memcpy (w.q_best, w.q, n_var * sizeof (double));
+          }
+      }
+  }
+
+  for (guint v = 0; v < n_var; v++)
+    out->q[w.var_dof[v]] = w.q_best[v];
+  out->iterations = w.iterations;
+  out->restarts = attempts > 0 ? attempts - 1 : 0;
+  out->pos_err = best.pos_err;
+  out->rot_err = best.rot_err;
+  out->converged = eval_converged (&w, &best);
+  out->within_limits = km_skeleton_within_limits (skel, out->q, 0.0);
+
+  if (w.cancelled)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The solve was cancelled"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * km_ik_problem_new:
+ * @skeleton: the skeleton (a reference is taken)
+ * @effector: topological index of the end effector, or -1 for the default effector
+ *
+ * A problem with the defaults: base = root, identity root pose, the target at the
+ * effector's pose in the mid-range configuration, mid-range seed, the KM_IK_DEFAULT_*
+ * tolerances, weights and budgets, random_seed 0, no analytic hook.
+ *
+ * Returns: (transfer full): a new problem
+ */
+KmIkProblem *
+km_ik_problem_new (KmSkeleton *skeleton,
+                   int         effector)
+{
+  KmIkProblem *p;
+  g_autofree KmTransform *world = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  p = g_new0 (KmIkProblem, 1);
+  p->skeleton = km_skeleton_ref (skeleton);
+  p->n_dof = km_skeleton_get_n_dof (skeleton);
+  p->effector = effector >= 0 ? effector : km_skeleton_get_default_effector (skeleton);
+  p->base = -1;
+  km_transform_identity (&p->root_pose);
+  p->position_weight = 1.0;
+  p->orientation_weight = KM_IK_DEFAULT_ORIENTATION_WEIGHT;
+  p->position_tolerance = KM_IK_DEFAULT_POSITION_TOLERANCE;
+  p->orientation_tolerance = KM_IK_DEFAULT_ORIENTATION_TOLERANCE;
+  p->max_iterations = KM_IK_DEFAULT_MAX_ITERATIONS;
+  p->max_restarts = KM_IK_DEFAULT_MAX_RESTARTS;
+  p->seed = g_new0 (double, MAX (p->n_dof, 1));
+  km_skeleton_get_mid_range (skeleton, p->seed);
+
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_skeleton_forward_kinematics (skeleton, p->seed, NULL, world);
+  if (p->effector >= 0 && (guint) p->effector < km_skeleton_get_n_joints (skeleton))
+    p->target = world[p->effector];
+  else
+    km_transform_identity (&p->target);
+  return p;
+}
+
+/**
+ * km_ik_problem_copy:
+ *
+ * A deep copy (the seed is copied, the skeleton referenced, analytic_data shared), for
+ * handing to a worker thread.
+ *
+ * Returns: (transfer full): the copy
+ */
+KmIkProblem *
+km_ik_problem_copy (const KmIkProblem *problem)
+{
+  KmIkProblem *p;
+
+  g_return_val_if_fail (problem != NULL, NULL);
+
+  p = g_memdup2 (problem, sizeof *p);
+  p->skeleton = km_skeleton_ref (problem->skeleton);
+  p->seed = g_memdup2 (problem->seed, MAX (problem->n_dof, 1) * sizeof (double));
+  return p;
+}
+
+void
+km_ik_problem_free (KmIkProblem *problem)
+{
+  if (problem == NULL)
+    return;
+  g_clear_pointer (&problem->skeleton, km_skeleton_unref);
+  g_free (problem->seed);
+  g_free (problem);
+}
+
+/**
+ * km_ik_problem_set_target:
+ * @position: world position, metres
+ * @rotation: (nullable): world orientation; %NULL keeps the current one
+ */
+void
+km_ik_problem_set_target (KmIkProblem  *problem,
+                          KmVec3        position,
+                          const KmMat3 *rotation)
+{
+  g_return_if_fail (problem != NULL);
+
+  problem->target.pos = position;
+  if (rotation != NULL)
+    problem->target.rot = *rotation;
+}
+
+/**
+ * km_ik_solution_new:
+ *
+ * Returns: (transfer full): a solution with @n_dof zeroed values
+ */
+KmIkSolution *
+km_ik_solution_new (guint n_dof)
+{
+  KmIkSolution *s = g_new0 (KmIkSolution, 1);
+
+  km_ik_solution_init (s, n_dof);
+  return s;
+}
+
+/* Initialises a caller-allocated (e.g. stack) solution; release with km_ik_solution_clear(). */
+void
+km_ik_solution_init (KmIkSolution *solution,
+                     guint         n_dof)
+{
+  g_return_if_fail (solution != NULL);
+
+  memset (solution, 0, sizeof *solution);
+  solution->q = g_new0 (double, MAX (n_dof, 1));
+  solution->n_dof = n_dof;
+  solution->within_limits = TRUE;
+}
+
+void
+km_ik_solution_clear (KmIkSolution *solution)
+{
+  g_return_if_fail (solution != NULL);
+
+  g_clear_pointer (&solution->q, g_free);
+  solution->n_dof = 0;
+}
+
+void
+km_ik_solution_free (KmIkSolution *solution)
+{
+  if (solution == NULL)
+    return;
+  km_ik_solution_clear (solution);
+  g_free (solution);
+}
+
+/* Copies @src into @dest, (re)allocating dest->q as needed. */
+void
+km_ik_solution_copy_into (const KmIkSolution *src,
+                          KmIkSolution       *dest)
+{
+  double *q;
+
+  g_return_if_fail (src != NULL && dest != NULL);
+
+  ensure_solution (dest, src->n_dof);
+  q = dest->q;
+  *dest = *src;
+  dest->q = q;
+  memcpy (dest->q, src->q, MAX (src->n_dof, 1) * sizeof (double));
+}
+
+/**
+ * km_ik_solve:
+ * @problem: the problem; only read, so one problem may be solved on several threads
+ * @out: (out caller-allocates): the answer; out->q is (re)allocated when it does not hold
+ *   @problem->n_dof values (a zero-filled KmIkSolution is fine)
+ * @cancellable: (nullable): polled once per iteration
+ *
+ * Solves one pose from @problem->seed. Even on failure @out holds a finite configuration
+ * within the limits (the best found, or the clamped seed) and its residuals.
+ *
+ * Returns: %TRUE when the solver ran (check out->converged for success); %FALSE with
+ *   KM_IK_ERROR_INVALID for an unusable problem, or G_IO_ERROR_CANCELLED
+ */
+gboolean
+km_ik_solve (const KmIkProblem *problem,
+             KmIkSolution      *out,
+             GCancellable      *cancellable,
+             GError           **error)
+{
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return solve_one (problem, &problem->target, problem->seed, problem->random_seed, out,
+                    cancellable, error);
+}
+
+/**
+ * km_ik_solve_trajectory:
+ * @problem: the problem; its target is ignored, its seed starts frame 0
+ * @targets: (array length=n_frames): the effector's world pose for every frame
+ * @out: (nullable) (array length=n_frames): zero-filled or initialised solutions, one per
+ *   frame; %NULL when @frame_done consumes the frames
+ * @frame_done: (nullable) (scope call): called after every frame, on this thread
+ *
+ * Solves the frames in order, each warm-started from the previous frame's answer (whether or
+ * not it converged), which keeps the motion on one branch. Frame k uses random seed
+ * problem->random_seed + k for its restarts.
+ *
+ * Returns: %FALSE on an invalid problem or target (frames before it are filled in) or when
+ *   cancelled (G_IO_ERROR_CANCELLED)
+ */
+gboolean
+km_ik_solve_trajectory (const KmIkProblem *problem,
+                        const KmTransform *targets,
+                        guint              n_frames,
+                        KmIkSolution      *out,
+                        KmIkFrameFunc      frame_done,
+                        gpointer           user_data,
+                        GCancellable      *cancellable,
+                        GError           **error)
+{
+  KmIkSolution local[2] = { { 0 } };
+  const double *seed;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  seed = problem->seed;
+  for (guint k = 0; k < n_frames && ok; k++)
+    {
+      KmIkSolution *s = out != NULL ? &out[k] : &local[k % 2];
+
+      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k, s, cancellable,
+                      error);
+      if (ok && frame_done != NULL)
+        frame_done (k, s, user_data);
+      seed = s->q;
+    }
+  km_ik_solution_clear (&local[0]);
+  km_ik_solution_clear (&local[1]);
+  return ok;
+}
+
+/**
+ * km_ik_measure:
+ * @q: (array): @problem->n_dof values
+ * @pos_err: (out) (optional): metres
+ * @rot_err: (out) (optional): radians
+ *
+ * The residuals of @q for @problem's target, by the skeleton's own forward kinematics
+ * (independent of the solver's path kinematics).
+ */
+void
+km_ik_measure (const KmIkProblem *problem,
+               const double      *q,
+               double            *pos_err,
+               double            *rot_err)
+{
+  g_autofree KmTransform *world = NULL;
+  const KmTransform *eff;
+
+  g_return_if_fail (problem != NULL && q != NULL);
+  g_return_if_fail (problem->effector >= 0 &&
+                    (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton));
+
+  world = g_new (KmTransform, km_skeleton_get_n_joints (problem->skeleton));
+  km_skeleton_forward_kinematics (problem->skeleton, q, &problem->root_pose, world);
+  eff = &world[problem->effector];
+  if (pos_err != NULL)
+    *pos_err = safe_norm3 (km_vec3_sub (problem->target.pos, eff->pos));
+  if (rot_err != NULL)
+    *rot_err = km_mat3_rotation_angle (&eff->rot, &problem->target.rot);
+}

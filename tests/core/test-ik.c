@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <gio/gio.h>
+
+#include "km-ik.h"
+#include "km-skeleton-json.h"
+
+/*
+ * The chains are the benchmark chains of ../shared/bench/chains (copied to
+ * tests/data/bench-*.json), written out with the builder so that this test does not depend
+ * on a file reader.
+ */
+typedef struct
+{
+  const char  *name;
+  KmJointType  type;
+  const char  *parent;
+  double       offset[3];
+  double       axis[3];
+  double       limits[3][2];   /* min > max: unlimited */
+} JointDef;
+
+#define NOLIM { 1, -1 }
+#define LIM(a, b) { a, b }
+#define DEG(d) ((d) * G_PI / 180.0)
+
+static const JointDef iiwa7[] = {
+  { "base_link", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "joint_a1", KM_JOINT_REVOLUTE, "base_link", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-2.9668, 2.9668), NOLIM, NOLIM } },
+  { "joint_a2", KM_JOINT_REVOLUTE, "joint_a1", { -0.00043624, 0, 0.36 }, { 0, 1, 0 }, { LIM (-2.0942, 2.0942), NOLIM, NOLIM } },
+  { "joint_a3", KM_JOINT_REVOLUTE, "joint_a2", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-2.9668, 2.9668), NOLIM, NOLIM } },
+  { "joint_a4", KM_JOINT_REVOLUTE, "joint_a3", { 0.00043624, 0, 0.42 }, { 0, -1, 0 }, { LIM (-2.0942, 2.0942), NOLIM, NOLIM } },
+  { "joint_a5", KM_JOINT_REVOLUTE, "joint_a4", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-2.9668, 2.9668), NOLIM, NOLIM } },
+  { "joint_a6", KM_JOINT_REVOLUTE, "joint_a5", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-2.0942, 2.0942), NOLIM, NOLIM } },
+  { "joint_a7", KM_JOINT_REVOLUTE, "joint_a6", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-3.0541, 3.0541), NOLIM, NOLIM } },
+  { "tool0", KM_JOINT_FIXED, "joint_a7", { 0, 0, 0.126 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+#define TWO_PI_LIM LIM (-2 * G_PI, 2 * G_PI)
+
+static const JointDef ur5[] = {
+  { "base_link", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "shoulder_pan", KM_JOINT_REVOLUTE, "base_link", { 0, 0, 0 }, { 0, 0, 1 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "shoulder_lift", KM_JOINT_REVOLUTE, "shoulder_pan", { 0, 0, 0.089159 }, { 0, -1, 0 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "elbow", KM_JOINT_REVOLUTE, "shoulder_lift", { -0.425, 0, 0 }, { 0, -1, 0 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "wrist_1", KM_JOINT_REVOLUTE, "elbow", { -0.39225, 0, 0 }, { 0, -1, 0 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "wrist_2", KM_JOINT_REVOLUTE, "wrist_1", { 0, -0.10915, 0 }, { 0, 0, -1 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "wrist_3", KM_JOINT_REVOLUTE, "wrist_2", { 0, 0, -0.09465 }, { 0, -1, 0 }, { TWO_PI_LIM, NOLIM, NOLIM } },
+  { "tool0", KM_JOINT_FIXED, "wrist_3", { 0, -0.0823, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+static const JointDef seed5[] = {
+  { "Root", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "Shoulder", KM_JOINT_SPHERICAL, "Root", { 0, 1.5, 0 }, { 0 }, { LIM (-3.14, 3.14), NOLIM, LIM (-0.5, 0.5) } },
+  { "Elbow", KM_JOINT_REVOLUTE, "Shoulder", { 0, 0, 2 }, { 1, 0, 0 }, { LIM (0, 2.5), NOLIM, NOLIM } },
+  { "Piston", KM_JOINT_PRISMATIC, "Elbow", { 0, 0, 1 }, { 0, 0, 1 }, { LIM (0, 0.5), NOLIM, NOLIM } },
+  { "EndEffector", KM_JOINT_FIXED, "Piston", { 0, 0, 0.5 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* Two spherical joints (one with limits on every axis) and an unlimited prismatic. */
+static const JointDef spherical[] = {
+  { "root", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "hip", KM_JOINT_SPHERICAL, "root", { 0, 0, 0.5 }, { 0 }, { LIM (-1.5, 1.5), LIM (-2.0, 2.0), LIM (-1.0, 1.0) } },
+  { "knee", KM_JOINT_REVOLUTE, "hip", { 0, 0, 0.6 }, { 0, 1, 0 }, { LIM (-2.5, 0.1), NOLIM, NOLIM } },
+  { "ankle", KM_JOINT_SPHERICAL, "knee", { 0, 0, 0.5 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "slide", KM_JOINT_PRISMATIC, "ankle", { 0.1, 0, 0.1 }, { 1, 0, 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "toe", KM_JOINT_FIXED, "slide", { 0, 0.05, 0.15 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* A torso with two arms; the left arm's hand is the effector, the right arm must not move. */
+static const JointDef tree[] = {
+  { "pelvis", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "waist", KM_JOINT_REVOLUTE, "pelvis", { 0, 0, 0.2 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+  { "r_shoulder", KM_JOINT_SPHERICAL, "waist", { 0, -0.2, 0.4 }, { 0 }, { LIM (-2, 2), LIM (-2, 2), LIM (-2, 2) } },
+  { "r_elbow", KM_JOINT_REVOLUTE, "r_shoulder", { 0, 0, -0.3 }, { 0, 1, 0 }, { LIM (0, 2.5), NOLIM, NOLIM } },
+  { "r_hand", KM_JOINT_FIXED, "r_elbow", { 0, 0, -0.3 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "l_shoulder", KM_JOINT_SPHERICAL, "waist", { 0, 0.2, 0.4 }, { 0 }, { LIM (-2, 2), LIM (-2, 2), LIM (-2, 2) } },
+  { "l_elbow", KM_JOINT_REVOLUTE, "l_shoulder", { 0, 0, -0.3 }, { 0, 1, 0 }, { LIM (0, 2.5), NOLIM, NOLIM } },
+  { "l_wrist", KM_JOINT_REVOLUTE, "l_elbow", { 0, 0, -0.3 }, { 0, 0, 1 }, { LIM (-1.5, 1.5), NOLIM, NOLIM } },
+  { "l_hand", KM_JOINT_FIXED, "l_wrist", { 0, 0, -0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "head", KM_JOINT_REVOLUTE, "waist", { 0, 0, 0.6 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* Planar two-link arm in the xy plane, links of 1 m: the reach is exactly 2 m. */
+static const JointDef planar[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "base", { 0, 0, 0 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 1, 0, 0 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
+  { "tip", KM_JOINT_FIXED, "j2", { 1, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+static KmSkeleton *
+build_chain (const JointDef *defs)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel;
+
+  for (const JointDef *d = defs; d->name != NULL; d++)
+    {
+      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
+      if (d->type == KM_JOINT_REVOLUTE || d->type == KM_JOINT_PRISMATIC)
+        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
+      for (guint a = 0; a < 3; a++)
+        if (d->limits[a][0] <= d->limits[a][1])
+          km_skeleton_builder_set_limit (b, j, a, d->limits[a][0], d->limits[a][1]);
+    }
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skel;
+}
+
+/* A configuration drawn uniformly within the limits (±π or ±1 m where unlimited). */
+static void
+random_config (KmSkeleton *skel,
+               GRand      *rand,
+               double     *q)
+{
+  guint n = km_skeleton_get_n_dof (skel);
+  g_autofree double *lo = g_new (double, n);
+  g_autofree double *hi = g_new (double, n);
+
+  km_skeleton_get_dof_limits (skel, lo, hi);
+  for (guint d = 0; d < n; d++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skel, km_skeleton_get_dof_joint (skel, d));
+      double l = isfinite (lo[d]) ? lo[d] : (j->type == KM_JOINT_PRISMATIC ? -1 : -G_PI);
+      double h = isfinite (hi[d]) ? hi[d] : (j->type == KM_JOINT_PRISMATIC ? 1 : G_PI);
+
+      q[d] = g_rand_double_range (rand, l, h);
+    }
+}
+
+static void
+target_from_config (KmIkProblem  *p,
+                    const double *q)
+{
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (p->skeleton));
+
+  km_skeleton_forward_kinematics (p->skeleton, q, &p->root_pose, world);
+  p->target = world[p->effector];
+}
+
+static void
+assert_finite_within_limits (KmIkProblem  *p,
+                             KmIkSolution *s)
+{
+  g_assert_cmpuint (s->n_dof, ==, p->n_dof);
+  for (guint d = 0; d < s->n_dof; d++)
+    g_assert_true (isfinite (s->q[d]));
+  g_assert_true (km_skeleton_within_limits (p->skeleton, s->q, 0.0));
+  g_assert_true (s->within_limits);
+  g_assert_true (isfinite (s->pos_err));
+  g_assert_true (isfinite (s->rot_err));
+}
+
+/* The solver's residuals agree with an independent forward kinematics. */
+static void
+assert_honest (KmIkProblem  *p,
+               KmIkSolution *s)
+{
+  double pe, re;
+
+  km_ik_measure (p, s->q, &pe, &re);
+  g_assert_cmpfloat_with_epsilon (pe, s->pos_err, 1e-9);
+  g_assert_cmpfloat_with_epsilon (re, s->rot_err, 1e-9);
+}
+
+static void
+check_reachable (const JointDef *defs,
+                 guint           n_targets,
+                 guint32         seed)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (defs);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autofree double *q = g_new (double, p->n_dof);
+  g_autofree double *mid = g_new (double, p->n_dof);
+  KmIkSolution s = { 0 };
+
+  km_skeleton_get_mid_range (skel, mid);
+  for (guint i = 0; i < n_targets; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      random_config (skel, rand, q);
+      target_from_config (p, q);
+      memcpy (p->seed, mid, p->n_dof * sizeof (double));
+      g_assert_true (km_ik_solve (p, &s, NULL, &error));
+      g_assert_no_error (error);
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+      g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+      g_assert_cmpfloat (s.rot_err, <=, 1e-6);
+    }
+  km_ik_solution_clear (&s);
+}
+
+static void
+test_reachable_iiwa7 (void)
+{
+  check_reachable (iiwa7, 300, 1);
+}
+
+static void
+test_reachable_ur5 (void)
+{
+  check_reachable (ur5, 300, 2);
+}
+
+static void
+test_reachable_seed5 (void)
+{
+  check_reachable (seed5, 300, 3);
+}
+
+static void
+test_reachable_spherical (void)
+{
+  check_reachable (spherical, 300, 4);
+}
+
+/* Target poses with the hip exactly in gimbal lock (Y = ±π/2 is within its limits). */
+static void
+test_gimbal_lock (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (spherical);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autofree double *q = g_new (double, p->n_dof);
+  KmIkSolution s = { 0 };
+
+  for (guint i = 0; i < 40; i++)
+    {
+      random_config (skel, rand, q);
+      q[1] = i % 2 ? G_PI_2 : -G_PI_2;
+      target_from_config (p, q);
+      /* Start in the lock as well: the worst case for an euler parameterisation. */
+      memcpy (p->seed, q, p->n_dof * sizeof (double));
+      p->seed[0] = 0.0;
+      p->seed[2] = 0.0;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      g_assert_true (s.converged);
+      assert_honest (p, &s);
+    }
+  km_ik_solution_clear (&s);
+}
+
+/* Only the DOFs between the base and the effector move; the other branch keeps the seed. */
+static void
+test_tree_branch (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (tree);
+  int hand = km_skeleton_find_joint (skel, "l_hand");
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, hand);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (6);
+  g_autofree double *q = g_new (double, p->n_dof);
+  int r_shoulder = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "r_shoulder"))->dof_index;
+  int head = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "head"))->dof_index;
+  int waist = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "waist"))->dof_index;
+  KmIkSolution s = { 0 };
+
+  g_assert_cmpint (km_skeleton_get_default_effector (skel), ==,
+                   km_skeleton_find_joint (skel, "head"));
+  p->orientation_weight = 0.0;
+  for (guint i = 0; i < 50; i++)
+    {
+      random_config (skel, rand, q);
+      target_from_config (p, q);
+      random_config (skel, rand, p->seed);
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      g_assert_true (s.converged);
+      g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+      for (int d = r_shoulder; d < r_shoulder + 4; d++)
+        g_assert_cmpfloat (s.q[d], ==, p->seed[d]);
+      g_assert_cmpfloat (s.q[head], ==, p->seed[head]);
+    }
+
+  /* With the waist as the base, the waist stays put too. */
+  p->base = km_skeleton_find_joint (skel, "waist");
+  p->orientation_weight = KM_IK_DEFAULT_ORIENTATION_WEIGHT;
+  random_config (skel, rand, q);
+  q[waist] = p->seed[waist];
+  target_from_config (p, q);
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_assert_cmpfloat (s.q[waist], ==, p->seed[waist]);
+  g_assert_true (s.converged);
+
+  /* A base that is not on the effector's path is an error. */
+  {
+    g_autoptr(GError) error = NULL;
+
+    p->base = km_skeleton_find_joint (skel, "r_elbow");
+    g_assert_false (km_ik_solve (p, &s, NULL, &error));
+    g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+    assert_finite_within_limits (p, &s);
+  }
+  km_ik_solution_clear (&s);
+}
+
+/* Out of reach: the arm stretches towards the target, with the true residual. */
+static void
+test_unreachable (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (planar);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  KmIkSolution s = { 0 };
+  KmMat3 rot;
+
+  km_ik_problem_set_target (p, km_vec3 (0, 5, 0), NULL);
+  p->orientation_weight = 0.0;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_false (s.converged);
+  g_assert_cmpfloat_with_epsilon (s.pos_err, 3.0, 1e-6);
+
+  /* Position first: an orientation it cannot also meet does not pull it off the line. */
+  km_mat3_from_axis_angle (km_vec3 (1, 0, 0), 2.0, &rot);
+  km_ik_problem_set_target (p, km_vec3 (0, 5, 0), &rot);
+  p->orientation_weight = KM_IK_DEFAULT_ORIENTATION_WEIGHT;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_cmpfloat_with_epsilon (s.pos_err, 3.0, 1e-6);
+  g_assert_cmpfloat (s.rot_err, >, 1.0);
+
+  /* Reachable position, unreachable orientation: the position is met exactly. */
+  km_ik_problem_set_target (p, km_vec3 (1.2, 0.7, 0), &rot);
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+  g_assert_false (s.converged);
+  {
+    /* The position leaves two elbow branches and no freedom within either: the end turns by
+     * φ = θ1 + θ2 about z, and the angle between Rz(φ) and Rx(2) has
+     * cos = (cos φ (1 + cos 2) + cos 2 - 1) / 2. */
+    double x = 1.2, y = 0.7, err[2];
+
+    for (int k = 0; k < 2; k++)
+      {
+        double t2 = (k ? -1 : 1) * acos ((x * x + y * y - 2) / 2);
+        double t1 = atan2 (y, x) - atan2 (sin (t2), 1 + cos (t2));
+        double c = cos (t1 + t2);
+
+        err[k] = acos ((c * (1 + cos (2.0)) + cos (2.0) - 1) / 2);
+      }
+    g_assert_true (fabs (s.rot_err - err[0]) < 1e-6 || fabs (s.rot_err - err[1]) < 1e-6);
+  }
+  km_ik_solution_clear (&s);
+}
+
+/* The 5-DOF chain of the spec cannot meet every pose: position first, best orientation. */
+static void
+test_seed5_position_priority (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (seed5);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autofree double *q = g_new (double, p->n_dof);
+  KmIkSolution s = { 0 };
+
+  for (guint i = 0; i < 30; i++)
+    {
+      KmMat3 rot;
+
+      random_config (skel, rand, q);
+      target_from_config (p, q);
+      km_mat3_from_euler_xyz (km_vec3 (g_rand_double_range (rand, -3, 3),
+                                       g_rand_double_range (rand, -1.5, 1.5),
+                                       g_rand_double_range (rand, -3, 3)), &rot);
+      p->target.rot = rot;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+    }
+  km_ik_solution_clear (&s);
+}
+
+static void
+test_cancelled (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  KmIkSolution s = { 0 };
+
+  km_ik_problem_set_target (p, km_vec3 (0.3, 0.2, 0.5), NULL);
+  g_cancellable_cancel (cancellable);
+  g_assert_false (km_ik_solve (p, &s, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_finite_within_limits (p, &s);
+  g_assert_cmpuint (s.iterations, ==, 1);
+  km_ik_solution_clear (&s);
+}
+
+static void
+test_bad_targets (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (spherical);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  const double bad[] = { NAN, INFINITY, -INFINITY };
+  KmIkSolution s = { 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      km_ik_problem_set_target (p, km_vec3 (0.1, bad[i], 0.2), NULL);
+      g_assert_false (km_ik_solve (p, &s, NULL, &error));
+      g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+      assert_finite_within_limits (p, &s);
+    }
+  {
+    g_autoptr(GError) error = NULL;
+
+    km_ik_problem_set_target (p, km_vec3 (0.1, 0.2, 0.3), NULL);
+    p->target.rot.m[1][1] = NAN;
+    g_assert_false (km_ik_solve (p, &s, NULL, &error));
+    g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+    assert_finite_within_limits (p, &s);
+  }
+
+  /* Huge but finite: best effort, finite everything. */
+  km_mat3_identity (&p->target.rot);
+  km_ik_problem_set_target (p, km_vec3 (1e300, -1e300, 1e250), NULL);
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  g_assert_false (s.converged);
+  g_assert_cmpfloat (s.pos_err, >, 1e299);
+
+  /* A NaN seed is replaced, not propagated. */
+  km_ik_problem_set_target (p, km_vec3 (0.1, 0.2, 1.0), NULL);
+  p->seed[0] = NAN;
+  p->seed[4] = INFINITY;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  km_ik_solution_clear (&s);
+}
+
+static void
+test_deterministic (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (8);
+  g_autofree double *q = g_new (double, p->n_dof);
+  KmIkSolution a = { 0 }, b = { 0 };
+  guint restarted = 0;
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(KmIkProblem) copy = NULL;
+
+      random_config (skel, rand, q);
+      target_from_config (p, q);
+      copy = km_ik_problem_copy (p);
+      g_assert_true (km_ik_solve (p, &a, NULL, NULL));
+      g_assert_true (km_ik_solve (copy, &b, NULL, NULL));
+      g_assert_cmpmem (a.q, a.n_dof * sizeof (double), b.q, b.n_dof * sizeof (double));
+      g_assert_cmpuint (a.iterations, ==, b.iterations);
+      restarted += a.restarts > 0;
+    }
+  /* The comparison covered the random restarts, not only the first descent. */
+  g_assert_cmpuint (restarted, >, 0);
+  km_ik_solution_clear (&a);
+  km_ik_solution_clear (&b);
+}
+
+typedef struct
+{
+  guint   calls;
+  double *prev;
+  guint   n_dof;
+  double  max_jump;
+  guint   flips;
+} TrackState;
+
+static void
+on_frame (guint               frame,
+          const KmIkSolution *s,
+          gpointer            user_data)
+{
+  TrackState *st = user_data;
+
+  g_assert_cmpuint (frame, ==, st->calls);
+  if (frame > 0)
+    {
+      double jump = 0.0;
+
+      for (guint d = 0; d < st->n_dof; d++)
+        jump = MAX (jump, fabs (s->q[d] - st->prev[d]));
+      st->max_jump = MAX (st->max_jump, jump);
+      st->flips += jump > 0.5;
+    }
+  memcpy (st->prev, s->q, st->n_dof * sizeof (double));
+  st->calls++;
+}
+
+/* A smooth joint path (each joint a sine within its limits) solved as a trajectory. */
+static void
+check_trajectory (const JointDef *defs)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (defs);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  guint n = p->n_dof, n_frames = 400;
+  g_autofree double *lo = g_new (double, n);
+  g_autofree double *hi = g_new (double, n);
+  g_autofree double *q = g_new (double, n);
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  g_autofree double *prev = g_new (double, n);
+  TrackState st = { 0, prev, n, 0.0, 0 };
+
+  km_skeleton_get_dof_limits (skel, lo, hi);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      for (guint d = 0; d < n; d++)
+        {
+          double l = isfinite (lo[d]) ? lo[d] : -1, h = isfinite (hi[d]) ? hi[d] : 1;
+
+          q[d] = 0.5 * (l + h) + 0.4 * (h - l) * sin (0.003 * k * (1 + 0.3 * d) + d);
+        }
+      target_from_config (p, q);
+      targets[k] = p->target;
+      if (k == 0)
+        memcpy (p->seed, q, n * sizeof (double));
+    }
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, on_frame, &st, NULL, NULL));
+  g_assert_cmpuint (st.calls, ==, n_frames);
+  g_test_message ("%s: largest step between frames %g, %u flips", defs[1].name, st.max_jump,
+                  st.flips);
+  /* A warm start that stalls falls back to restarts, which may land on another branch: at
+   * most a couple of such frames in 400 (the benchmark measures this on 10 000). */
+  g_assert_cmpuint (st.flips, <=, 2);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_true (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+
+  /* Without an output array the callback alone sees the frames. */
+  st.calls = 0;
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, NULL, on_frame, &st, NULL, NULL));
+  g_assert_cmpuint (st.calls, ==, n_frames);
+}
+
+static void
+test_trajectory (void)
+{
+  check_trajectory (iiwa7);
+  check_trajectory (seed5);
+  check_trajectory (spherical);
+}
+
+static void
+cancel_at_frame (guint               frame,
+                 const KmIkSolution *s,
+                 gpointer            user_data)
+{
+  if (frame == 3)
+    g_cancellable_cancel (user_data);
+}
+
+static void
+test_trajectory_cancelled (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (ur5);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  KmTransform targets[10];
+  KmIkSolution out[10] = { { 0 } };
+
+  for (guint k = 0; k < 10; k++)
+    {
+      targets[k] = p->target;
+      targets[k].pos.z += 0.01 * k;
+    }
+  g_assert_false (km_ik_solve_trajectory (p, targets, 10, out, cancel_at_frame, cancellable,
+                                          cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (out[3].converged);
+  g_assert_null (out[5].q);
+  for (guint k = 0; k < 10; k++)
+    km_ik_solution_clear (&out[k]);
+}
+
+static gboolean
+exact_answer (const KmIkProblem *problem,
+              const KmTransform *target,
+              double            *q,
+              gpointer           user_data)
+{
+  memcpy (q, user_data, problem->n_dof * sizeof (double));
+  return TRUE;
+}
+
+static gboolean
+wrong_answer (const KmIkProblem *problem,
+              const KmTransform *target,
+              double            *q,
+              gpointer           user_data)
+{
+  for (guint d = 0; d < problem->n_dof; d++)
+    q[d] = d % 2 ? NAN : 100.0;
+  return TRUE;
+}
+
+static void
+test_analytic_hook (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+  g_autofree double *q = g_new (double, p->n_dof);
+  KmIkSolution s = { 0 };
+
+  random_config (skel, rand, q);
+  target_from_config (p, q);
+  p->analytic = exact_answer;
+  p->analytic_data = q;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_assert_true (s.converged);
+  g_assert_cmpuint (s.iterations, ==, 0);
+  g_assert_cmpmem (s.q, p->n_dof * sizeof (double), q, p->n_dof * sizeof (double));
+
+  p->analytic = wrong_answer;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  g_assert_true (s.converged);
+  km_ik_solution_clear (&s);
+}
+
+/* The tables above are the benchmark chains, checked against the copies in tests/data. */
+static void
+test_bench_chains_match (void)
+{
+  struct { const char *file; const JointDef *defs; } chains[] = {
+    { "bench-iiwa7.json", iiwa7 },
+    { "bench-ur5.json", ur5 },
+    { "bench-seed5.json", seed5 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", chains[i].file, NULL);
+      g_autofree char *data = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) loaded = NULL;
+      g_autoptr(KmSkeleton) built = build_chain (chains[i].defs);
+      gsize length;
+
+      g_assert_true (g_file_get_contents (path, &data, &length, &error));
+      g_assert_no_error (error);
+      loaded = km_skeleton_json_load (path, data, length, &error);
+      g_assert_no_error (error);
+      g_assert_true (km_skeleton_equal (loaded, built, 1e-12));
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Ik/bench-chains-match", test_bench_chains_match);
+  g_test_add_func ("/kinema/Ik/reachable-iiwa7", test_reachable_iiwa7);
+  g_test_add_func ("/kinema/Ik/reachable-ur5", test_reachable_ur5);
+  g_test_add_func ("/kinema/Ik/reachable-seed5", test_reachable_seed5);
+  g_test_add_func ("/kinema/Ik/reachable-spherical", test_reachable_spherical);
+  g_test_add_func ("/kinema/Ik/gimbal-lock", test_gimbal_lock);
+  g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
+  g_test_add_func ("/kinema/Ik/unreachable", test_unreachable);
+  g_test_add_func ("/kinema/Ik/seed5-position-priority", test_seed5_position_priority);
+  g_test_add_func ("/kinema/Ik/cancelled", test_cancelled);
+  g_test_add_func ("/kinema/Ik/bad-targets", test_bad_targets);
+  g_test_add_func ("/kinema/Ik/deterministic", test_deterministic);
+  g_test_add_func ("/kinema/Ik/trajectory", test_trajectory);
+  g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
+  g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
+
+  return g_test_run ();
+}
