@@ -12,6 +12,7 @@
 
 #include "km-cli.h"
 #include "km-cli-commands.h"
+#include "km-format.h"
 
 static const KmCliCommand commands[] = {
 #define KM_CLI_COMMAND(name, summary, func) { name, summary, func },
@@ -57,6 +58,31 @@ km_cli_parse_options (GOptionContext   *context,
   if (!g_option_context_parse (context, argc, argv, &error))
     return km_cli_usage_error (context, error->message);
   return -1;
+}
+
+/* Returns KM_CLI_EXIT_USAGE after saying so when @format_name names no format, else -1. */
+int
+km_cli_check_format (GOptionContext *context,
+                     const char     *format_name)
+{
+  g_autofree char *names = NULL;
+  g_autofree char *message = NULL;
+
+  if (format_name == NULL || km_format_lookup (format_name) != NULL)
+    return -1;
+
+  names = km_format_list_names ();
+  /* Translators: the second %s is a comma-separated list of format names */
+  message = g_strdup_printf (_("unknown format “%s” (known formats: %s)"), format_name, names);
+  return km_cli_usage_error (context, message);
+}
+
+/* A KmParseWarningFunc: loaders' located warnings go to stderr. */
+void
+km_cli_print_warning (const char *message,
+                      gpointer    user_data)
+{
+  fprintf (stderr, "%s\n", message);
 }
 
 int

@@ -29,5 +29,9 @@ int   km_cli_usage_error    (GOptionContext *context,
 int   km_cli_parse_options  (GOptionContext *context,
                              int            *argc,
                              char         ***argv);
+int   km_cli_check_format   (GOptionContext *context,
+                             const char     *format_name);
+void  km_cli_print_warning  (const char     *message,
+                             gpointer        user_data);
 
 G_END_DECLS

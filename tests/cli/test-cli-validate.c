@@ -9,50 +9,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cli-run.h"
+
 /* `kinema-cli validate` and `kinema-cli info`, run as a user would ($KINEMA_CLI). */
-
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_cli (Run        *run,
-         const char *first,
-         ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("KINEMA_CLI");
-  const char *arg;
-  int wait_status;
-  va_list args;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *) cli);
-  va_start (args, first);
-  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &run->out, &run->err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  run->status = WEXITSTATUS (wait_status);
-}
 
 static char *
 data_path (const char *name)
@@ -91,7 +50,7 @@ test_validate_ok (void)
   g_autofree char *expected = g_strdup_printf ("%s: ok (SKELETON-JSON)\n%s: ok (SKELETON-JSON)\n",
                                                spec, reversed);
 
-  run_cli (&run, "validate", spec, reversed, NULL);
+  run_cli (&run, NULL, "validate", spec, reversed, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_cmpstr (run.out, ==, expected);
   g_assert_cmpstr (run.err, ==, "");
@@ -109,7 +68,7 @@ test_validate_invalid (void)
     "%s:30:15: the axis of joint “Piston” must not be zero\n", bad_parent, bad_axis);
   g_autofree char *expected_out = g_strdup_printf ("%s: ok (SKELETON-JSON)\n", spec);
 
-  run_cli (&run, "validate", bad_parent, spec, bad_axis, NULL);
+  run_cli (&run, NULL, "validate", bad_parent, spec, bad_axis, NULL);
   g_assert_cmpint (run.status, ==, 1);
   g_assert_cmpstr (run.err, ==, expected_err);
   g_assert_cmpstr (run.out, ==, expected_out);
@@ -124,7 +83,7 @@ test_validate_warnings (void)
     "%s:4:3: unknown key “comment” ignored\n"
     "%s:10:49: unknown key “colour” ignored\n", extras, extras);
 
-  run_cli (&run, "validate", extras, NULL);
+  run_cli (&run, NULL, "validate", extras, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_cmpstr (run.err, ==, expected_err);
   g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON)\n"));
@@ -152,7 +111,7 @@ test_validate_content_detection (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", as_txt, NULL);
+    run_cli (&run, NULL, "validate", as_txt, NULL);
     g_assert_cmpint (run.status, ==, 0);
     expected = g_strdup_printf ("%s: ok (SKELETON-JSON)\n", as_txt);
     g_assert_cmpstr (run.out, ==, expected);
@@ -163,7 +122,7 @@ test_validate_content_detection (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", not_json, binary, empty, array, xml, missing, NULL);
+    run_cli (&run, NULL, "validate", not_json, binary, empty, array, xml, missing, NULL);
     g_assert_cmpint (run.status, ==, 1);
     g_assert_cmpstr (run.out, ==, "");
     expected = g_strdup_printf (
@@ -184,7 +143,7 @@ test_validate_content_detection (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", broken, NULL);
+    run_cli (&run, NULL, "validate", broken, NULL);
     g_assert_cmpint (run.status, ==, 1);
     expected = g_strdup_printf ("%s:1:13: expected a value", broken);
     g_assert_true (g_str_has_prefix (run.err, expected));
@@ -195,7 +154,7 @@ test_validate_content_detection (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--format", "SKELETON-JSON", array, empty, NULL);
+    run_cli (&run, NULL, "validate", "--format", "SKELETON-JSON", array, empty, NULL);
     g_assert_cmpint (run.status, ==, 1);
     expected = g_strdup_printf ("%s:1:1: expected an object, found an array\n"
                                 "%s:1:1: empty file\n", array, empty);
@@ -205,7 +164,7 @@ test_validate_content_detection (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--format=skeleton-json", as_txt, NULL);
+    run_cli (&run, NULL, "validate", "--format=skeleton-json", as_txt, NULL);
     g_assert_cmpint (run.status, ==, 0);
   }
 }
@@ -218,21 +177,21 @@ test_validate_usage (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", NULL);
+    run_cli (&run, NULL, "validate", NULL);
     g_assert_cmpint (run.status, ==, 2);
     g_assert_true (g_str_has_prefix (run.err, "kinema-cli: no file given\n"));
   }
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--no-such-option", spec, NULL);
+    run_cli (&run, NULL, "validate", "--no-such-option", spec, NULL);
     g_assert_cmpint (run.status, ==, 2);
     g_assert_true (g_str_has_prefix (run.err, "kinema-cli: "));
   }
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--format", "NOPE", spec, NULL);
+    run_cli (&run, NULL, "validate", "--format", "NOPE", spec, NULL);
     g_assert_cmpint (run.status, ==, 2);
     g_assert_true (g_str_has_prefix (run.err, "kinema-cli: unknown format “NOPE” (known formats: "));
     g_assert_nonnull (strstr (run.err, "SKELETON-JSON"));
@@ -240,14 +199,14 @@ test_validate_usage (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--help", NULL);
+    run_cli (&run, NULL, "validate", "--help", NULL);
     g_assert_cmpint (run.status, ==, 0);
     g_assert_nonnull (strstr (run.out, "--format"));
   }
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "validate", "--version", NULL);
+    run_cli (&run, NULL, "validate", "--version", NULL);
     g_assert_cmpint (run.status, ==, 0);
     g_assert_cmpstr (run.out, ==, "kinema-cli " PACKAGE_VERSION "\n");
   }
@@ -262,7 +221,7 @@ test_info (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "info", spec, NULL);
+    run_cli (&run, NULL, "info", spec, NULL);
     g_assert_cmpint (run.status, ==, 0);
     g_assert_cmpstr (run.err, ==, "");
     g_assert_cmpstr (run.out, ==,
@@ -279,7 +238,7 @@ test_info (void)
     g_autofree char *expected = g_strdup_printf ("%s:15:39: limits must be [min, max] with "
                                                  "min ≤ max\n", bad);
 
-    run_cli (&run, "info", bad, NULL);
+    run_cli (&run, NULL, "info", bad, NULL);
     g_assert_cmpint (run.status, ==, 1);
     g_assert_cmpstr (run.out, ==, "");
     g_assert_cmpstr (run.err, ==, expected);
@@ -287,19 +246,19 @@ test_info (void)
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "info", spec, spec, NULL);
+    run_cli (&run, NULL, "info", spec, spec, NULL);
     g_assert_cmpint (run.status, ==, 2);
   }
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "info", NULL);
+    run_cli (&run, NULL, "info", NULL);
     g_assert_cmpint (run.status, ==, 2);
   }
   {
     g_auto(Run) run = { 0 };
 
-    run_cli (&run, "info", "--help", NULL);
+    run_cli (&run, NULL, "info", "--help", NULL);
     g_assert_cmpint (run.status, ==, 0);
     g_assert_nonnull (strstr (run.out, "--format"));
   }

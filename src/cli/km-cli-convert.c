@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-cli"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <glib/gi18n.h>
+
+#include "km-cli.h"
+#include "km-cli-commands.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-skeleton-json.h"
+#include "km-skeleton.h"
+#include "km-target-track.h"
+#include "km-targets-json.h"
+
+static gboolean
+skeleton_has_shapes (const KmSkeleton *skeleton)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      guint n_shapes = 0;
+
+      km_skeleton_get_shapes (skeleton, i, &n_shapes);
+      if (n_shapes > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+write_model (const KmFormat   *input_format,
+             const KmSkeleton *skeleton,
+             const char       *output,
+             GError          **error)
+{
+  /* skeleton.json has no place for display geometry, mass properties or device nodes:
+   * say so rather than drop them silently. */
+  if (skeleton_has_shapes (skeleton))
+    fprintf (stderr, _("note: display shapes are not carried over to skeleton.json\n"));
+  if (!g_str_equal (input_format->name, "SKELETON-JSON"))
+    fprintf (stderr, _("note: only the kinematic tree is converted (joints, offsets, "
+                       "rotations, axes, limits, body handlers)\n"));
+  if (!km_skeleton_json_save (skeleton, output, error))
+    return FALSE;
+  printf ("output=%s format=SKELETON-JSON joints=%u dof=%u\n", output,
+          km_skeleton_get_n_joints (skeleton), km_skeleton_get_n_dof (skeleton));
+  return TRUE;
+}
+
+static gboolean
+write_targets (const KmTargetTrack *track,
+               const char          *output,
+               GError             **error)
+{
+  if (!km_targets_json_save (track, output, error))
+    return FALSE;
+  printf ("output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", output,
+          km_target_track_get_n_keyframes (track));
+  return TRUE;
+}
+
+/*
+ * kinema-cli convert [--format NAME] INPUT OUTPUT
+ * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
+ * skeleton.json; a targets file is rewritten in canonical form. stdout: one key=value
+ * line. Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong
+ * usage. A failed write leaves an existing OUTPUT as it was (the writers are atomic).
+ */
+int
+km_cli_convert (int    argc,
+                char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *format_name = NULL;
+  const KmFormat *format = NULL;
+  gpointer result;
+  gboolean ok = FALSE;
+  int status;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      N_("Read INPUT as format NAME instead of detecting it"), N_("NAME") },
+    { NULL }
+  };
+
+  context = g_option_context_new (N_("INPUT OUTPUT — convert a model to skeleton.json"));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+                                    N_("Models (Choreonoid .body, Scenebuilder XML, URDF, "
+                                       "skeleton.json) are written as skeleton.json; targets "
+                                       "files are rewritten in canonical form."));
+
+  status = km_cli_parse_options (context, &argc, &argv);
+  if (status >= 0)
+    return status;
+  if (argc != 3)
+    return km_cli_usage_error (context, _("expected an input and an output file"));
+  status = km_cli_check_format (context, format_name);
+  if (status >= 0)
+    return status;
+
+  km_parse_warnings_push (km_cli_print_warning, NULL);
+  result = km_format_load_file (argv[1], format_name, &format, &error);
+  km_parse_warnings_pop ();
+  if (result == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  switch (format->kind)
+    {
+    case KM_FILE_KIND_MODEL:
+      ok = write_model (format, result, argv[2], &error);
+      break;
+    case KM_FILE_KIND_TARGETS:
+      ok = write_targets (result, argv[2], &error);
+      break;
+    case KM_FILE_KIND_ANIMATION:
+    case KM_FILE_KIND_PROJECT:
+    default:
+      g_set_error (&error, KM_PARSE_ERROR, KM_PARSE_ERROR_UNKNOWN,
+                   /* Translators: %s is a format name such as CNOID-PROJECT */
+                   _("%s files cannot be converted"), format->name);
+      break;
+    }
+  format->free_result (result);
+
+  if (!ok)
+    {
+      fprintf (stderr, "%s: %s\n", argv[0], error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+  return KM_CLI_EXIT_OK;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <glib.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "km-format.h"
+#include "km-skeleton.h"
+
+#include "cli-run.h"
+
+static char *tmp_dir;
+
+static gpointer
+load_model (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer result = km_format_load_file (path, NULL, &format, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_MODEL);
+  return result;
+}
+
+/* The converted skeleton.json must put every joint where the original model does, for
+ * a non-trivial pose, not just have the same joint count. */
+static void
+assert_same_kinematics (const KmSkeleton *a,
+                        const KmSkeleton *b)
+{
+  guint n = km_skeleton_get_n_joints (a);
+  guint n_dof = km_skeleton_get_n_dof (a);
+  g_autofree double *q = g_new (double, MAX (n_dof, 1));
+  g_autofree KmTransform *wa = g_new (KmTransform, n);
+  g_autofree KmTransform *wb = g_new (KmTransform, n);
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (b), ==, n);
+  g_assert_cmpuint (km_skeleton_get_n_dof (b), ==, n_dof);
+  for (guint d = 0; d < n_dof; d++)
+    q[d] = 0.1 * (double) (d % 7) - 0.3;
+  km_skeleton_clamp (a, q);
+  km_skeleton_forward_kinematics (a, q, NULL, wa);
+  km_skeleton_forward_kinematics (b, q, NULL, wb);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (km_skeleton_get_joint (a, i)->name, ==, km_skeleton_get_joint (b, i)->name);
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wa[i].pos, wb[i].pos)), <, 1e-12);
+      g_assert_cmpfloat (km_mat3_rotation_angle (&wa[i].rot, &wb[i].rot), <, 1e-9);
+    }
+}
+
+static void
+test_convert_body (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body", NULL);
+  g_autofree char *output = g_build_filename (tmp_dir, "sr1.json", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) info = { 0 };
+  KmSkeleton *original, *converted;
+
+  run_cli (&run, NULL, "convert", input, output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_suffix (run.out, "format=SKELETON-JSON joints=30 dof=29\n"));
+  g_assert_nonnull (strstr (run.err, "display shapes are not carried over"));
+
+  run_cli (&info, NULL, "info", output, NULL);
+  g_assert_cmpint (info.status, ==, 0);
+  g_assert_true (g_str_has_suffix (info.out, "joints=30 dof=29 free_root=1\n"));
+
+  original = load_model (input);
+  converted = load_model (output);
+  assert_same_kinematics (original, converted);
+  km_skeleton_unref (original);
+  km_skeleton_unref (converted);
+}
+
+static void
+test_convert_errors (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "..", "data", "skeleton.json", NULL);
+  g_autofree char *existing = g_build_filename (tmp_dir, "keep.json", NULL);
+  g_autofree char *unwritable = g_build_filename (tmp_dir, "no-such-dir", "out.json", NULL);
+  g_autofree char *contents = NULL;
+  g_auto(Run) usage = { 0 };
+  g_auto(Run) missing = { 0 };
+  g_auto(Run) bad_dir = { 0 };
+
+  run_cli (&usage, NULL, "convert", input, NULL);
+  g_assert_cmpint (usage.status, ==, 2);
+
+  g_assert_true (g_file_set_contents (existing, "old", -1, NULL));
+  run_cli (&missing, NULL, "convert", "/nonexistent/model.body", existing, NULL);
+  g_assert_cmpint (missing.status, ==, 1);
+  g_assert_true (g_file_get_contents (existing, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "old");
+
+  run_cli (&bad_dir, NULL, "convert", input, unwritable, NULL);
+  g_assert_cmpint (bad_dir.status, ==, 1);
+  g_assert_true (g_str_has_prefix (bad_dir.err, "convert: "));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  tmp_dir = g_dir_make_tmp ("kinema-convert-XXXXXX", NULL);
+
+  g_test_add_func ("/kinema/Cli/convert-body", test_convert_body);
+  g_test_add_func ("/kinema/Cli/convert-errors", test_convert_errors);
+
+  status = g_test_run ();
+  {
+    g_autoptr(GDir) dir = g_dir_open (tmp_dir, 0, NULL);
+    const char *name;
+
+    while (dir && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+
+        g_unlink (path);
+      }
+    g_rmdir (tmp_dir);
+    g_free (tmp_dir);
+  }
+  return status;
+}
