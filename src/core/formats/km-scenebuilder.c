@@ -1,0 +1,2767 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-scenebuilder"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-scenebuilder.h"
+#include "km-error.h"
+#include "km-sb-expr.h"
+#include "km-shape.h"
+
+#define MAX_STEPS       1000000   /* elements processed, imports and loops included */
+#define MAX_NAME_BYTES  255       /* str256_t */
+#define MAX_VALUE_BYTES 65536     /* an attribute after $var substitution */
+
+/* ------------------------------------------------------------------------------------------ */
+/* The XML document, with the position of every element and attribute value                   */
+
+typedef struct _SbFile SbFile;
+typedef struct _Node Node;
+
+struct _Node
+{
+  char        *name;
+  char       **attr_names;
+  char       **attr_values;
+  KmSourcePos *attr_pos;
+  gboolean    *attr_exact;   /* the raw text equals the value (no entity references) */
+  guint        n_attrs;
+  KmSourcePos  pos;          /* the '<' */
+  Node        *parent;
+  GPtrArray   *children;
+  SbFile      *file;
+};
+
+struct _SbFile
+{
+  char   *path;      /* as given / as built from the including file */
+  char   *dir;
+  char   *data;      /* BOM stripped */
+  gsize   length;
+  GArray *lines;     /* byte offset of each line start */
+  Node   *root;
+};
+
+typedef struct
+{
+  SbFile *file;
+  Node   *current;
+  gsize   cursor;
+  guint   depth;
+  guint   n_nodes;
+  gboolean limit;
+} ParseState;
+
+static void
+node_free (Node *node)
+{
+  if (node == NULL)
+    return;
+  g_free (node->name);
+  g_strfreev (node->attr_names);
+  g_strfreev (node->attr_values);
+  g_free (node->attr_pos);
+  g_free (node->attr_exact);
+  g_clear_pointer (&node->children, g_ptr_array_unref);
+  g_free (node);
+}
+
+static void
+sb_file_free (SbFile *file)
+{
+  g_free (file->path);
+  g_free (file->dir);
+  g_free (file->data);
+  g_array_unref (file->lines);
+  node_free (file->root);
+  g_free (file);
+}
+
+static KmSourcePos
+file_pos_at (const SbFile *file,
+             gsize         offset)
+{
+  guint lo = 0, hi = file->lines->len;
+  gsize start;
+
+  offset = MIN (offset, file->length);
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (file->lines, gsize, mid) <= offset)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  start = g_array_index (file->lines, gsize, lo);
+  return (KmSourcePos) { lo + 1, (guint) g_utf8_strlen (file->data + start, offset - start) + 1 };
+}
+
+static gsize
+skip_past (const char *data,
+           gsize       length,
+           gsize       p,
+           const char *end)
+{
+  gsize n = strlen (end);
+
+  for (; p + n <= length; p++)
+    if (memcmp (data + p, end, n) == 0)
+      return p + n;
+  return length;
+}
+
+/*
+ * GMarkup gives no positions of attribute values, so the start tags are found again in the
+ * text: start_element is called in document order, after GMarkup has checked the tag, so
+ * the next start tag after the cursor is the one being reported.
+ */
+static void
+locate_tag (ParseState *st,
+            Node       *node)
+{
+  const char *d = st->file->data;
+  gsize len = st->file->length, p = st->cursor;
+  guint attr = 0;
+
+  while (p < len)
+    {
+      if (d[p] != '<')
+        {
+          p++;
+          continue;
+        }
+      if (p + 1 < len && d[p + 1] == '!')
+        {
+          if (p + 3 < len && d[p + 2] == '-' && d[p + 3] == '-')
+            p = skip_past (d, len, p + 4, "-->");
+          else if (p + 8 < len && memcmp (d + p, "<![CDATA[", 9) == 0)
+            p = skip_past (d, len, p + 9, "]]>");
+          else
+            p = skip_past (d, len, p + 2, ">");
+          continue;
+        }
+      if (p + 1 < len && d[p + 1] == '?')
+        {
+          p = skip_past (d, len, p + 2, "?>");
+          continue;
+        }
+      if (p + 1 < len && d[p + 1] == '/')
+        {
+          p = skip_past (d, len, p + 2, ">");
+          continue;
+        }
+      break;
+    }
+  node->pos = file_pos_at (st->file, p);
+  for (guint i = 0; i < node->n_attrs; i++)
+    node->attr_pos[i] = node->pos;
+  if (p >= len)
+    {
+      st->cursor = len;
+      return;
+    }
+  p++;
+  while (p < len && !g_ascii_isspace (d[p]) && d[p] != '>' && d[p] != '/')
+    p++;
+  while (p < len)
+    {
+      gsize name_start, value_start;
+      char quote;
+
+      while (p < len && g_ascii_isspace (d[p]))
+        p++;
+      if (p >= len || d[p] == '>' || d[p] == '/')
+        break;
+      name_start = p;
+      while (p < len && d[p] != '=' && !g_ascii_isspace (d[p]))
+        p++;
+      while (p < len && d[p] != '"' && d[p] != '\'')
+        p++;
+      if (p >= len)
+        break;
+      quote = d[p++];
+      value_start = p;
+      while (p < len && d[p] != quote)
+        p++;
+      if (attr < node->n_attrs && strncmp (d + name_start, node->attr_names[attr],
+                                           strlen (node->attr_names[attr])) == 0)
+        {
+          node->attr_pos[attr] = file_pos_at (st->file, value_start);
+          node->attr_exact[attr] = memchr (d + value_start, '&', p - value_start) == NULL;
+        }
+      attr++;
+      p++;
+    }
+  st->cursor = skip_past (d, len, p, ">");
+}
+
+static void
+markup_start (GMarkupParseContext  *context,
+              const char           *element_name,
+              const char          **attribute_names,
+              const char          **attribute_values,
+              gpointer              user_data,
+              GError              **error)
+{
+  ParseState *st = user_data;
+  Node *node;
+
+  if (++st->depth > KM_SCENEBUILDER_MAX_DEPTH || ++st->n_nodes > KM_SCENEBUILDER_MAX_OBJECTS)
+    {
+      st->limit = TRUE;
+      g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
+                   st->depth > KM_SCENEBUILDER_MAX_DEPTH
+                   ? _("elements nested too deeply (at most %d levels)")
+                   : _("too many elements (at most %d)"),
+                   st->depth > KM_SCENEBUILDER_MAX_DEPTH ? KM_SCENEBUILDER_MAX_DEPTH
+                                                         : KM_SCENEBUILDER_MAX_OBJECTS);
+      return;
+    }
+  node = g_new0 (Node, 1);
+  node->name = g_strdup (element_name);
+  node->attr_names = g_strdupv ((char **) attribute_names);
+  node->attr_values = g_strdupv ((char **) attribute_values);
+  node->n_attrs = g_strv_length (node->attr_names);
+  node->attr_pos = g_new0 (KmSourcePos, node->n_attrs);
+  node->attr_exact = g_new0 (gboolean, node->n_attrs);
+  node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
+  node->file = st->file;
+  node->parent = st->current;
+  locate_tag (st, node);
+  if (st->current)
+    g_ptr_array_add (st->current->children, node);
+  else
+    st->file->root = node;
+  st->current = node;
+}
+
+static void
+markup_end (GMarkupParseContext  *context,
+            const char           *element_name,
+            gpointer              user_data,
+            GError              **error)
+{
+  ParseState *st = user_data;
+
+  st->depth--;
+  if (st->current)
+    st->current = st->current->parent;
+}
+
+static const GMarkupParser markup_parser = { markup_start, markup_end, NULL, NULL, NULL };
+
+/* Takes @data (the file as read). */
+static SbFile *
+parse_document (const char  *path,
+                const char  *data,
+                gsize        length,
+                GError     **error)
+{
+  g_autoptr(GMarkupParseContext) context = NULL;
+  g_autoptr(GError) local = NULL;
+  SbFile *file;
+  ParseState st = { 0 };
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  if (length > KM_SCENEBUILDER_MAX_SIZE)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                          _("the file is larger than %u MiB"),
+                          (guint) (KM_SCENEBUILDER_MAX_SIZE / (1024 * 1024)));
+      return NULL;
+    }
+  /* GMarkup rejects a byte-order mark; it is not a column either. */
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+  file = g_new0 (SbFile, 1);
+  file->path = g_strdup (path);
+  file->dir = g_steal_pointer (&dir);
+  file->data = g_strndup (data, length);
+  file->length = strlen (file->data);
+  file->lines = g_array_new (FALSE, FALSE, sizeof (gsize));
+  {
+    gsize zero = 0;
+
+    g_array_append_val (file->lines, zero);
+    for (gsize i = 0; i < file->length; i++)
+      if (file->data[i] == '\n')
+        {
+          gsize next = i + 1;
+
+          g_array_append_val (file->lines, next);
+        }
+  }
+  if (file->length != length)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
+                          file_pos_at (file, file->length),
+                          _("the file contains a NUL byte"));
+      sb_file_free (file);
+      return NULL;
+    }
+
+  st.file = file;
+  context = g_markup_parse_context_new (&markup_parser, G_MARKUP_TREAT_CDATA_AS_TEXT, &st, NULL);
+  if (!g_markup_parse_context_parse (context, file->data, file->length, &local) ||
+      !g_markup_parse_context_end_parse (context, &local))
+    {
+      int line = 0, chr = 0;
+      KmSourcePos pos = { 1, 1 };
+      const char *message = local->message;
+      const char *colon;
+
+      /* GMarkup's position is just after what it read last, counted in bytes. */
+      g_markup_parse_context_get_position (context, &line, &chr);
+      if (line >= 1 && (guint) line <= file->lines->len)
+        {
+          gsize start = g_array_index (file->lines, gsize, line - 1);
+          gsize end = (guint) line < file->lines->len
+                      ? g_array_index (file->lines, gsize, line) : file->length;
+          gsize consumed = MIN ((gsize) MAX (chr - 1, 0), end - start);
+
+          while (consumed > 0 && (file->data[start + consumed - 1] == '\n' ||
+                                  file->data[start + consumed - 1] == '\r'))
+            consumed--;
+          pos.line = line;
+          pos.column = consumed == 0 ? 1
+                       : (guint) g_utf8_strlen (file->data + start, consumed);
+        }
+      /* Drop GMarkup's own "Error on line N char M: " prefix. */
+      if (g_str_has_prefix (message, "Error on line") && (colon = strstr (message, ": ")))
+        message = colon + 2;
+      km_parse_error_set (error, st.limit ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_SYNTAX,
+                          path, pos, "%s", message);
+      sb_file_free (file);
+      return NULL;
+    }
+  if (file->root == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 1, 1 },
+                          _("expected an XML document element"));
+      sb_file_free (file);
+      return NULL;
+    }
+  return file;
+}
+
+static const char *
+node_attr (const Node *node,
+           const char *name,
+           guint      *index)
+{
+  for (guint i = 0; i < node->n_attrs; i++)
+    if (g_str_equal (node->attr_names[i], name))
+      {
+        if (index)
+          *index = i;
+        return node->attr_values[i];
+      }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The scene: objects as Scenebuilder's Builder creates them                                  */
+
+typedef enum
+{
+  OBJ_ROOT,
+  OBJ_NAMESPACE,
+  OBJ_BODY,
+  OBJ_CONNECTOR,
+  OBJ_HINGE,
+  OBJ_SLIDER,
+  OBJ_BALLJOINT,
+  OBJ_FIXJOINT,
+  OBJ_UNIVERSALJOINT,
+  OBJ_FREEJOINT,
+  OBJ_GEAR,
+  OBJ_IK,
+  OBJ_ATTACH,
+  OBJ_BOX,
+  OBJ_SPHERE,
+  OBJ_CYLINDER,
+  OBJ_CAPSULE,
+  OBJ_MESH,
+  OBJ_VMAT,
+  OBJ_SKIPPED,   /* known to Scenebuilder, not needed for a kinematic tree */
+} ObjType;
+
+static const struct
+{
+  const char *name;
+  ObjType     type;
+} object_types[] = {
+  { "namespace", OBJ_NAMESPACE }, { "body", OBJ_BODY }, { "connector", OBJ_CONNECTOR },
+  { "hinge", OBJ_HINGE }, { "slider", OBJ_SLIDER }, { "balljoint", OBJ_BALLJOINT },
+  { "fixjoint", OBJ_FIXJOINT }, { "universaljoint", OBJ_UNIVERSALJOINT },
+  { "freejoint", OBJ_FREEJOINT }, { "gear", OBJ_GEAR }, { "ik", OBJ_IK },
+  { "attach", OBJ_ATTACH }, { "box", OBJ_BOX }, { "sphere", OBJ_SPHERE },
+  { "cylinder", OBJ_CYLINDER }, { "capsule", OBJ_CAPSULE }, { "mesh", OBJ_MESH },
+  { "vmat", OBJ_VMAT },
+  { "pmat", OBJ_SKIPPED }, { "light", OBJ_SKIPPED }, { "camera", OBJ_SKIPPED },
+  { "gravity", OBJ_SKIPPED }, { "contact_group", OBJ_SKIPPED }, { "spring", OBJ_SKIPPED },
+  { "point_to_point", OBJ_SKIPPED }, { "point_to_line", OBJ_SKIPPED },
+  { "point_to_plane", OBJ_SKIPPED }, { "line_to_line", OBJ_SKIPPED },
+  { "plane_to_plane", OBJ_SKIPPED }, { "distance", OBJ_SKIPPED },
+  { "conic_limit", OBJ_SKIPPED }, { "ikjoint", OBJ_SKIPPED }, { "iksync", OBJ_SKIPPED },
+  { "ikcom", OBJ_SKIPPED }, { "motor", OBJ_SKIPPED }, { "joint_sensor", OBJ_SKIPPED },
+  { "force_sensor", OBJ_SKIPPED }, { "inertia_sensor", OBJ_SKIPPED },
+  { "proximity_sensor", OBJ_SKIPPED }, { "lidar_sensor", OBJ_SKIPPED },
+};
+
+typedef struct _Obj Obj;
+
+typedef struct
+{
+  char        *name;
+  Obj         *target;
+  SbFile      *file;
+  KmSourcePos  pos;
+} Link;
+
+struct _Obj
+{
+  ObjType      type;
+  const char  *type_name;
+  char        *name;
+  Obj         *parent;
+  GPtrArray   *children;    /* Obj, owned */
+  GPtrArray   *links;       /* Link, owned */
+  Node        *node;        /* the element (the <import> for import namespaces) */
+  guint        index;       /* creation order */
+  gboolean     spatial;
+  KmTransform  local;
+
+  /* body */
+  double       mass;
+  gboolean     dynamical;
+  gboolean     stationary;
+  gboolean     auto_tree;
+  /* joints */
+  gboolean     enabled;
+  double       range[2];
+  double       vrange[2];
+  double       flim;
+  double       pos[2];
+  KmQuat       ball_pos;
+  /* gear */
+  double       ratio;
+  double       offset;
+  gboolean     gear_position;
+  /* ik */
+  gboolean     enable_trn;
+  gboolean     enable_rot;
+  /* shapes and vmat */
+  KmVec3       size;
+  double       radius;
+  double       height;
+  KmColor      color;
+  /* kinematic mapping */
+  int          body_index;
+};
+
+typedef struct
+{
+  char        *value;
+  SbFile      *file;
+  KmSourcePos  pos;
+  gboolean     exact;
+} AttrVal;
+
+typedef struct
+{
+  GHashTable *attrs;   /* name → AttrVal */
+  GHashTable *vars;    /* name → value text */
+} Ctx;
+
+typedef struct
+{
+  char        *text;    /* after $var substitution; NULL = absent */
+  SbFile      *file;
+  KmSourcePos  pos;
+  gboolean     exact;   /* offsets in text are offsets in the file */
+  gboolean     from_attr;
+} Val;
+
+typedef struct
+{
+  const char  *path;         /* of the top-level file */
+  GPtrArray   *files;        /* SbFile, owned */
+  GPtrArray   *contexts;     /* Ctx, owned; the last is the innermost */
+  GPtrArray   *import_stack; /* Node (module imports) and SbFile (file imports) being expanded */
+  GHashTable  *noted;        /* warning keys already reported */
+  Obj         *root;
+  Obj         *cur;
+  KmSbUnits    units;
+  gboolean     unit_scoped[4];
+  guint        n_objects;
+  guint        n_steps;
+  GPtrArray   *objects;      /* every Obj in creation order, borrowed */
+} Loader;
+
+static void
+link_free (Link *link)
+{
+  g_free (link->name);
+  g_free (link);
+}
+
+static void
+obj_free (Obj *obj)
+{
+  g_free (obj->name);
+  g_ptr_array_unref (obj->children);
+  g_ptr_array_unref (obj->links);
+  g_free (obj);
+}
+
+static void
+attr_val_free (AttrVal *v)
+{
+  g_free (v->value);
+  g_free (v);
+}
+
+static void
+ctx_free (Ctx *ctx)
+{
+  g_hash_table_unref (ctx->attrs);
+  g_hash_table_unref (ctx->vars);
+  g_free (ctx);
+}
+
+static Ctx *
+ctx_new (void)
+{
+  Ctx *ctx = g_new0 (Ctx, 1);
+
+  ctx->attrs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) attr_val_free);
+  ctx->vars = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return ctx;
+}
+
+static void
+val_clear (Val *v)
+{
+  g_clear_pointer (&v->text, g_free);
+}
+
+static Ctx *
+ctx_top (Loader *L)
+{
+  return g_ptr_array_index (L->contexts, L->contexts->len - 1);
+}
+
+/* One warning per key and load. */
+G_GNUC_PRINTF (5, 6)
+static void
+note_once (Loader      *L,
+           const char  *key,
+           SbFile      *file,
+           KmSourcePos  pos,
+           const char  *format,
+           ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  if (key != NULL)
+    {
+      if (g_hash_table_contains (L->noted, key))
+        return;
+      g_hash_table_add (L->noted, g_strdup (key));
+    }
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  km_parse_warning (file->path, pos, "%s", text);
+}
+
+/* The position of the character @offset bytes into a looked-up value. */
+static KmSourcePos
+val_pos (const Val *v,
+         gsize      offset)
+{
+  KmSourcePos pos = v->pos;
+
+  if (v->exact && offset <= strlen (v->text) && memchr (v->text, '\n', offset) == NULL)
+    pos.column += g_utf8_strlen (v->text, offset);
+  return pos;
+}
+
+static int
+compare_length_desc (gconstpointer a,
+                     gconstpointer b)
+{
+  return (int) strlen (*(const char * const *) b) - (int) strlen (*(const char * const *) a);
+}
+
+/* Textual $name substitution with the variables of every context, longest names first. */
+static char *
+substitute_vars (Loader     *L,
+                 const char *text)
+{
+  g_autoptr(GHashTable) vars = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GString) s = g_string_new (text);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (guint i = 0; i < L->contexts->len; i++)
+    {
+      Ctx *ctx = g_ptr_array_index (L->contexts, i);
+
+      g_hash_table_iter_init (&iter, ctx->vars);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        g_hash_table_insert (vars, key, value);
+    }
+  g_hash_table_iter_init (&iter, vars);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (names, key);
+  g_ptr_array_sort (names, compare_length_desc);
+  for (guint i = 0; i < names->len && s->len <= MAX_VALUE_BYTES; i++)
+    {
+      g_autofree char *pattern = g_strconcat ("$", names->pdata[i], NULL);
+
+      g_string_replace (s, pattern, g_hash_table_lookup (vars, names->pdata[i]), 0);
+    }
+  if (s->len > MAX_VALUE_BYTES)
+    return NULL;
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/*
+ * Scenebuilder's lookup: the element's own non-empty value, else the innermost attr value;
+ * an empty result is absent. Returns FALSE only on error.
+ */
+static gboolean
+lookup (Loader      *L,
+        Node        *node,
+        const char  *name,
+        Val         *out,
+        GError     **error)
+{
+  guint index;
+  const char *own = node_attr (node, name, &index);
+  const char *text = NULL;
+
+  memset (out, 0, sizeof *out);
+  if (own != NULL && own[0] != '\0')
+    {
+      text = own;
+      out->file = node->file;
+      out->pos = node->attr_pos[index];
+      out->exact = node->attr_exact[index];
+    }
+  else
+    for (guint i = L->contexts->len; i-- > 0;)
+      {
+        Ctx *ctx = g_ptr_array_index (L->contexts, i);
+        AttrVal *v = g_hash_table_lookup (ctx->attrs, name);
+
+        if (v != NULL)
+          {
+            text = v->value;
+            out->file = v->file;
+            out->pos = v->pos;
+            out->exact = v->exact;
+            out->from_attr = TRUE;
+            break;
+          }
+      }
+  if (text == NULL || text[0] == '\0')
+    return TRUE;
+  if (strchr (text, '$') != NULL)
+    {
+      out->text = substitute_vars (L, text);
+      if (out->text == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, out->file->path, out->pos,
+                              _("the value of “%s” grows beyond %d bytes after $ substitution"),
+                              name, MAX_VALUE_BYTES);
+          return FALSE;
+        }
+      if (!g_str_equal (out->text, text))
+        out->exact = FALSE;
+    }
+  else
+    out->text = g_strdup (text);
+  return TRUE;
+}
+
+static gboolean
+value_error (const Val   *v,
+             const char  *attribute,
+             gsize        offset,
+             char        *message,
+             GError     **error)
+{
+  /* Translators: the first %s is an attribute name, the second what was expected. */
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, v->file->path, val_pos (v, offset),
+                      _("invalid value of “%s”: %s"), attribute, message);
+  g_free (message);
+  return FALSE;
+}
+
+static gboolean
+trimmed_real (const Val       *v,
+              const char      *attribute,
+              KmSbDim          dim,
+              const KmSbUnits *units,
+              double          *out,
+              GError         **error)
+{
+  gsize start = 0, end = strlen (v->text), offset = 0;
+  char *message = NULL;
+
+  while (start < end && g_ascii_isspace (v->text[start]))
+    start++;
+  while (end > start && g_ascii_isspace (v->text[end - 1]))
+    end--;
+  if (!km_sb_eval_real (v->text + start, end - start, dim, units, out, &offset, &message))
+    return value_error (v, attribute, start + offset, message, error);
+  return TRUE;
+}
+
+static gboolean
+get_real (Loader      *L,
+          Node        *node,
+          const char  *name,
+          KmSbDim      dim,
+          double      *out,
+          GError     **error)
+{
+  Val v;
+  gboolean ok;
+
+  if (!lookup (L, node, name, &v, error))
+    return FALSE;
+  if (v.text == NULL)
+    return TRUE;
+  ok = trimmed_real (&v, name, dim, &L->units, out, error);
+  val_clear (&v);
+  return ok;
+}
+
+static gboolean
+get_bool (Loader      *L,
+          Node        *node,
+          const char  *name,
+          gboolean    *out,
+          GError     **error)
+{
+  Val v;
+  gsize offset = 0;
+  char *message = NULL;
+  gboolean ok = TRUE;
+
+  if (!lookup (L, node, name, &v, error))
+    return FALSE;
+  if (v.text != NULL && !km_sb_parse_bool (v.text, out, &offset, &message))
+    ok = value_error (&v, name, offset, message, error);
+  val_clear (&v);
+  return ok;
+}
+
+static gboolean
+get_vector (Loader      *L,
+            Node        *node,
+            const char  *name,
+            guint        n,
+            KmSbDim      dim,
+            double      *out,
+            GError     **error)
+{
+  Val v;
+  gsize offset = 0;
+  char *message = NULL;
+  gboolean ok = TRUE;
+
+  if (!lookup (L, node, name, &v, error))
+    return FALSE;
+  if (v.text != NULL && !km_sb_parse_vector (v.text, n, dim, &L->units, out, &offset, &message))
+    ok = value_error (&v, name, offset, message, error);
+  val_clear (&v);
+  return ok;
+}
+
+static gboolean
+get_rotation (Loader      *L,
+              Node        *node,
+              const char  *name,
+              KmQuat      *out,
+              GError     **error)
+{
+  Val v;
+  gsize offset = 0;
+  char *message = NULL;
+  KmSbValueFlags flags = KM_SB_VALUE_OK;
+  gboolean ok = TRUE;
+
+  if (!lookup (L, node, name, &v, error))
+    return FALSE;
+  if (v.text != NULL)
+    {
+      if (!km_sb_parse_rotation (v.text, &L->units, out, &flags, &offset, &message))
+        ok = value_error (&v, name, offset, message, error);
+      else if (flags & KM_SB_VALUE_NORMALIZED)
+        note_once (L, NULL, v.file, v.pos, _("the quaternion is not of unit length; normalised"));
+      else if (flags & KM_SB_VALUE_NOT_ORTHONORMAL)
+        note_once (L, NULL, v.file, v.pos,
+                   _("the matrix is not a rotation; the nearest rotation is used"));
+    }
+  val_clear (&v);
+  return ok;
+}
+
+static gboolean
+get_string (Loader      *L,
+            Node        *node,
+            const char  *name,
+            Val         *out,
+            GError     **error)
+{
+  return lookup (L, node, name, out, error);
+}
+
+static Obj *
+find_child (Obj        *obj,
+            const char *name)
+{
+  for (guint i = 0; i < obj->children->len; i++)
+    {
+      Obj *c = g_ptr_array_index (obj->children, i);
+
+      if (g_str_equal (c->name, name))
+        return c;
+    }
+  return NULL;
+}
+
+static gboolean
+name_taken (Obj        *parent,
+            const char *name)
+{
+  if (find_child (parent, name) != NULL)
+    return TRUE;
+  for (guint i = 0; i < parent->links->len; i++)
+    if (g_str_equal (((Link *) g_ptr_array_index (parent->links, i))->name, name))
+      return TRUE;
+  return FALSE;
+}
+
+/* Scenebuilder's AssignName: "" → type1, type2…; a clash → name1, name2… */
+static char *
+assign_name (Obj        *parent,
+             const char *name,
+             const char *type_name)
+{
+  const char *base = (name && name[0]) ? name : type_name;
+
+  if (name && name[0] && !name_taken (parent, name))
+    return g_strdup (name);
+  for (guint i = 1;; i++)
+    {
+      char *candidate = g_strdup_printf ("%s%u", base, i);
+
+      if (!name_taken (parent, candidate))
+        return candidate;
+      g_free (candidate);
+    }
+}
+
+/* Paths: '/'-separated names, '.', '..'; the base is the object containing the element. */
+static Obj *
+resolve_path (Loader     *L,
+              Obj        *base,
+              const char *path)
+{
+  g_auto(GStrv) segments = g_strsplit (path, "/", -1);
+  Obj *obj = path[0] == '/' ? L->root : base;
+
+  for (guint i = 0; segments[i] != NULL && obj != NULL; i++)
+    {
+      const char *seg = g_strstrip (segments[i]);
+
+      if (seg[0] == '\0' || g_str_equal (seg, "."))
+        continue;
+      if (g_str_equal (seg, ".."))
+        obj = obj->parent;
+      else
+        obj = find_child (obj, seg);
+    }
+  return obj;
+}
+
+static Link *
+obj_find_link (Obj        *obj,
+               const char *name)
+{
+  for (guint i = 0; i < obj->links->len; i++)
+    {
+      Link *link = g_ptr_array_index (obj->links, i);
+
+      if (g_str_equal (link->name, name))
+        return link;
+    }
+  return NULL;
+}
+
+static Obj *
+obj_link_target (Obj        *obj,
+                 const char *name)
+{
+  Link *link = obj_find_link (obj, name);
+
+  return link ? link->target : NULL;
+}
+
+static gboolean
+add_link (Loader      *L,
+          Obj         *obj,
+          Obj         *base,
+          const char  *name,
+          const Val   *path,
+          GError     **error)
+{
+  Obj *target = resolve_path (L, base, path->text);
+  Link *link;
+
+  if (target == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path->file->path, path->pos,
+                          _("no object at path “%s” (a relative path starts at the element "
+                            "that contains this one; objects must be declared before they "
+                            "are referenced)"), path->text);
+      return FALSE;
+    }
+  link = g_new0 (Link, 1);
+  if (name_taken (obj, name))
+    {
+      note_once (L, NULL, path->file, path->pos,
+                 _("“%s” is already set on this element; the link is renamed and unused"),
+                 name);
+      link->name = assign_name (obj, name, "link");
+    }
+  else
+    link->name = g_strdup (name);
+  link->target = target;
+  link->file = path->file;
+  link->pos = path->pos;
+  g_ptr_array_add (obj->links, link);
+  return TRUE;
+}
+
+static gboolean
+count_step (Loader  *L,
+            Node    *node,
+            GError **error)
+{
+  if (++L->n_steps > MAX_STEPS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, node->pos,
+                          _("the scene expands to too many elements (at most %d)"), MAX_STEPS);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+truncate_name (Loader    *L,
+               const Val *v)
+{
+  const char *end;
+
+  if (strlen (v->text) <= MAX_NAME_BYTES)
+    return g_strdup (v->text);
+  note_once (L, NULL, v->file, v->pos, _("the name is longer than %d bytes and is cut"),
+             MAX_NAME_BYTES);
+  end = v->text + MAX_NAME_BYTES;
+  if (!g_utf8_validate (v->text, MAX_NAME_BYTES, &end))
+    return g_strndup (v->text, end - v->text);
+  return g_strndup (v->text, MAX_NAME_BYTES);
+}
+
+static const char * const unit_attributes[] = {
+  "unit_length", "unit_rotation", "unit_mass", "unit_time"
+};
+
+/* Sticky default units (specs/scenebuilder.md 1.6): set when found, never restored. */
+static gboolean
+read_units (Loader  *L,
+            Node    *node,
+            GError **error)
+{
+  for (guint u = 0; u < 4; u++)
+    {
+      Val v;
+      double factor;
+      KmSbUnits si = KM_SB_UNITS_SI;
+      gboolean ok;
+
+      if (!lookup (L, node, unit_attributes[u], &v, error))
+        return FALSE;
+      if (v.text == NULL)
+        {
+          double current = u == 0 ? L->units.length : u == 1 ? L->units.rotation
+                           : u == 2 ? L->units.mass : L->units.time;
+
+          if (current != 1.0 && L->unit_scoped[u])
+            {
+              g_autofree char *key = g_strdup_printf ("leak:%s", unit_attributes[u]);
+
+              note_once (L, key, node->file, node->pos,
+                         _("the default unit of “%s” is inherited from an earlier scope "
+                           "(Scenebuilder behaviour)"), unit_attributes[u]);
+            }
+          continue;
+        }
+      ok = trimmed_real (&v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor, error);
+      if (ok && factor <= 0.0)
+        ok = value_error (&v, unit_attributes[u], 0, g_strdup (_("expected a positive unit")),
+                          error);
+      val_clear (&v);
+      if (!ok)
+        return FALSE;
+      L->unit_scoped[u] = TRUE;
+      switch (u)
+        {
+        case 0: L->units.length = factor; break;
+        case 1: L->units.rotation = factor; break;
+        case 2: L->units.mass = factor; break;
+        default: L->units.time = factor; break;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+is_joint_type (ObjType type)
+{
+  return type >= OBJ_HINGE && type <= OBJ_FREEJOINT;
+}
+
+static gboolean
+read_spatial (Loader  *L,
+              Node    *node,
+              Obj     *obj,
+              GError **error)
+{
+  double trn[3] = { 0, 0, 0 };
+  KmQuat rot = KM_QUAT_IDENTITY;
+  double scale = 1.0;
+  gboolean mirror = FALSE;
+
+  if (!get_vector (L, node, "trn", 3, KM_SB_DIM_L, trn, error) ||
+      !get_rotation (L, node, "rot", &rot, error) ||
+      !get_real (L, node, "scale", KM_SB_DIM_NONE, &scale, error))
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const names[] = { "mirrorx", "mirrory", "mirrorz" };
+      gboolean m = FALSE;
+
+      if (!get_bool (L, node, names[i], &m, error))
+        return FALSE;
+      mirror |= m;
+    }
+  if (scale != 1.0 || mirror)
+    note_once (L, "scale", node->file, node->pos,
+               _("scale and mirror do not change poses in Scenebuilder; ignored"));
+  km_transform_from_pos_quat (km_vec3 (trn[0], trn[1], trn[2]), rot, &obj->local);
+  return TRUE;
+}
+
+static const struct
+{
+  const char *name;
+  KmColor     color;
+} color_names[] = {
+  { "black", { 0, 0, 0, 1 } }, { "white", { 1, 1, 1, 1 } }, { "red", { 1, 0, 0, 1 } },
+  { "green", { 0, 0.5f, 0, 1 } }, { "lime", { 0, 1, 0, 1 } }, { "blue", { 0, 0, 1, 1 } },
+  { "yellow", { 1, 1, 0, 1 } }, { "cyan", { 0, 1, 1, 1 } }, { "magenta", { 1, 0, 1, 1 } },
+  { "gray", { 0.5f, 0.5f, 0.5f, 1 } }, { "grey", { 0.5f, 0.5f, 0.5f, 1 } },
+  { "silver", { 0.75f, 0.75f, 0.75f, 1 } }, { "orange", { 1, 0.647f, 0, 1 } },
+  { "purple", { 0.5f, 0, 0.5f, 1 } }, { "brown", { 0.647f, 0.165f, 0.165f, 1 } },
+  { "pink", { 1, 0.753f, 0.796f, 1 } }, { "lightpink", { 1, 0.714f, 0.757f, 1 } },
+  { "navy", { 0, 0, 0.5f, 1 } }, { "darkturquoise", { 0, 0.808f, 0.82f, 1 } },
+  { "lightgray", { 0.827f, 0.827f, 0.827f, 1 } }, { "darkgray", { 0.663f, 0.663f, 0.663f, 1 } },
+};
+
+/* The typed attributes of each element this loader uses (section 5). */
+static gboolean
+read_attributes (Loader  *L,
+                 Node    *node,
+                 Obj     *obj,
+                 GError **error)
+{
+  gboolean slider = obj->type == OBJ_SLIDER;
+
+  if (obj->spatial && !read_spatial (L, node, obj, error))
+    return FALSE;
+  switch (obj->type)
+    {
+    case OBJ_BODY:
+      return get_real (L, node, "mass", KM_SB_DIM_M, &obj->mass, error) &&
+             get_bool (L, node, "dynamical", &obj->dynamical, error) &&
+             get_bool (L, node, "stationary", &obj->stationary, error) &&
+             get_bool (L, node, "auto_tree", &obj->auto_tree, error);
+    case OBJ_HINGE:
+    case OBJ_SLIDER:
+      if (!get_bool (L, node, "enabled", &obj->enabled, error) ||
+          !get_vector (L, node, "range", 2, slider ? KM_SB_DIM_L : KM_SB_DIM_R, obj->range,
+                       error) ||
+          !get_vector (L, node, "vrange", 2, slider ? KM_SB_DIM_L_T : KM_SB_DIM_R_T,
+                       obj->vrange, error) ||
+          !get_real (L, node, "flim", slider ? KM_SB_DIM_ML_T2 : KM_SB_DIM_ML2_T2, &obj->flim,
+                     error) ||
+          !get_real (L, node, "pos", slider ? KM_SB_DIM_L : KM_SB_DIM_R, &obj->pos[0], error))
+        return FALSE;
+      for (guint i = 0; i < 2; i++)
+        {
+          const double *pair = i == 0 ? obj->range : obj->vrange;
+
+          if (pair[0] > pair[1])
+            {
+              Val v;
+
+              if (!lookup (L, node, i == 0 ? "range" : "vrange", &v, error))
+                return FALSE;
+              /* Translators: %s is an attribute name (range or vrange). */
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, v.file->path, v.pos,
+                                  _("invalid value of “%s”: the minimum is larger than the "
+                                    "maximum"), i == 0 ? "range" : "vrange");
+              val_clear (&v);
+              return FALSE;
+            }
+        }
+      return TRUE;
+    case OBJ_BALLJOINT:
+      return get_bool (L, node, "enabled", &obj->enabled, error) &&
+             get_rotation (L, node, "pos", &obj->ball_pos, error);
+    case OBJ_UNIVERSALJOINT:
+      return get_bool (L, node, "enabled", &obj->enabled, error) &&
+             get_vector (L, node, "pos", 2, KM_SB_DIM_R, obj->pos, error);
+    case OBJ_FIXJOINT:
+    case OBJ_FREEJOINT:
+      return get_bool (L, node, "enabled", &obj->enabled, error);
+    case OBJ_GEAR:
+      {
+        Val type;
+
+        if (!get_real (L, node, "ratio", KM_SB_DIM_NONE, &obj->ratio, error) ||
+            !get_real (L, node, "offset", KM_SB_DIM_NONE, &obj->offset, error) ||
+            !get_string (L, node, "type", &type, error))
+          return FALSE;
+        if (type.text != NULL && !g_str_equal (type.text, "pos") &&
+            !g_str_equal (type.text, "vel"))
+          {
+            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, type.file->path, type.pos,
+                                _("invalid value of “type”: expected pos or vel"));
+            val_clear (&type);
+            return FALSE;
+          }
+        obj->gear_position = type.text != NULL && g_str_equal (type.text, "pos");
+        val_clear (&type);
+        return TRUE;
+      }
+    case OBJ_IK:
+      return get_bool (L, node, "enable_trn", &obj->enable_trn, error) &&
+             get_bool (L, node, "enable_rot", &obj->enable_rot, error);
+    case OBJ_BOX:
+      {
+        double size[3] = { 1, 1, 1 };
+
+        if (!get_vector (L, node, "size", 3, KM_SB_DIM_L, size, error))
+          return FALSE;
+        obj->size = km_vec3 (size[0], size[1], size[2]);
+        return TRUE;
+      }
+    case OBJ_SPHERE:
+    case OBJ_CYLINDER:
+    case OBJ_CAPSULE:
+      return get_real (L, node, "radius", KM_SB_DIM_L, &obj->radius, error) &&
+             get_real (L, node, "height", KM_SB_DIM_L, &obj->height, error);
+    case OBJ_VMAT:
+      {
+        double diffuse[4] = { 0.8, 0.8, 0.8, 1.0 };
+        double alpha = 1.0;
+        Val name;
+
+        if (!get_vector (L, node, "diffuse", 4, KM_SB_DIM_NONE, diffuse, error) ||
+            !get_real (L, node, "alpha", KM_SB_DIM_NONE, &alpha, error) ||
+            !get_string (L, node, "colorname", &name, error))
+          return FALSE;
+        obj->color = (KmColor) { diffuse[0], diffuse[1], diffuse[2], diffuse[3] };
+        if (alpha != 1.0)
+          obj->color.a = alpha;
+        if (name.text != NULL)
+          {
+            gboolean found = FALSE;
+
+            for (guint i = 0; i < G_N_ELEMENTS (color_names) && !found; i++)
+              if (g_ascii_strcasecmp (color_names[i].name, name.text) == 0)
+                {
+                  float a = obj->color.a;
+
+                  obj->color = color_names[i].color;
+                  obj->color.a = a;
+                  found = TRUE;
+                }
+            if (!found)
+              note_once (L, NULL, name.file, name.pos,
+                         _("unknown colour name “%s”; the diffuse colour is used"), name.text);
+          }
+        val_clear (&name);
+        return TRUE;
+      }
+    default:
+      return TRUE;
+    }
+}
+
+static const char * const *
+path_attributes (ObjType type)
+{
+  static const char * const joint[] = { "sock", "plug", NULL };
+  static const char * const gear[] = { "up", "down", NULL };
+  static const char * const attach[] = { "connector", "shape", "vmat", NULL };
+  static const char * const ik[] = { "end", "ref", "sock", NULL };
+  static const char * const none[] = { NULL };
+
+  if (is_joint_type (type))
+    return joint;
+  switch (type)
+    {
+    case OBJ_GEAR: return gear;
+    case OBJ_ATTACH: return attach;
+    case OBJ_IK: return ik;
+    default: return none;
+    }
+}
+
+static gboolean process_node (Loader  *L,
+                              Node    *node,
+                              GError **error);
+
+static gboolean
+process_children (Loader  *L,
+                  Node    *node,
+                  GError **error)
+{
+  for (guint i = 0; i < node->children->len; i++)
+    if (!process_node (L, g_ptr_array_index (node->children, i), error))
+      return FALSE;
+  return TRUE;
+}
+
+/*
+ * Creates one object from @node (Builder::Create): name, path attributes (base: the
+ * containing object), units, typed attributes; then its children in a new context. For an
+ * import, @children is the module or imported document element whose children fill it.
+ */
+static gboolean
+create_object (Loader      *L,
+               Node        *node,
+               ObjType      type,
+               const char  *type_name,
+               Node        *children,
+               GError     **error)
+{
+  const char * const *paths = path_attributes (type);
+  Obj *obj;
+  Val name;
+  gboolean ok;
+
+  if (++L->n_objects > KM_SCENEBUILDER_MAX_OBJECTS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, node->pos,
+                          _("the scene has too many objects (at most %d)"),
+                          KM_SCENEBUILDER_MAX_OBJECTS);
+      return FALSE;
+    }
+  if (!lookup (L, node, "name", &name, error))
+    return FALSE;
+  obj = g_new0 (Obj, 1);
+  obj->type = type;
+  obj->type_name = type_name;
+  obj->children = g_ptr_array_new_with_free_func ((GDestroyNotify) obj_free);
+  obj->links = g_ptr_array_new_with_free_func ((GDestroyNotify) link_free);
+  obj->node = node;
+  obj->index = L->objects->len;
+  obj->spatial = type == OBJ_NAMESPACE || type == OBJ_BODY || type == OBJ_CONNECTOR ||
+                 type == OBJ_IK;
+  km_transform_identity (&obj->local);
+  obj->mass = 1.0;
+  obj->dynamical = TRUE;
+  obj->enabled = TRUE;
+  obj->range[0] = obj->vrange[0] = -INFINITY;
+  obj->range[1] = obj->vrange[1] = INFINITY;
+  obj->flim = INFINITY;
+  obj->ball_pos = KM_QUAT_IDENTITY;
+  obj->ratio = 1.0;
+  obj->enable_trn = TRUE;
+  obj->size = km_vec3 (1, 1, 1);
+  obj->radius = 1.0;
+  obj->height = 1.0;
+  obj->color = KM_COLOR_DEFAULT;
+  obj->body_index = -1;
+  obj->parent = L->cur;
+  {
+    g_autofree char *wanted = name.text ? truncate_name (L, &name) : NULL;
+
+    if (name.from_attr)
+      note_once (L, "name-from-attr", name.file, name.pos,
+                 _("an <attr> sets “name”, so it names every later element"));
+    obj->name = assign_name (L->cur, wanted, type_name);
+    if (wanted != NULL && !g_str_equal (wanted, obj->name))
+      note_once (L, NULL, node->file, name.pos,
+                 _("a sibling is already called “%s”; this one is renamed “%s”"), wanted,
+                 obj->name);
+  }
+  val_clear (&name);
+  g_ptr_array_add (L->cur->children, obj);
+  g_ptr_array_add (L->objects, obj);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      Val v;
+
+      if (!lookup (L, node, paths[i], &v, error))
+        return FALSE;
+      ok = v.text == NULL || add_link (L, obj, obj->parent, paths[i], &v, error);
+      val_clear (&v);
+      if (!ok)
+        return FALSE;
+    }
+  if (!read_units (L, node, error) || !read_attributes (L, node, obj, error))
+    return FALSE;
+  if (type == OBJ_SKIPPED || type == OBJ_MESH)
+    note_once (L, type_name, node->file, node->pos,
+               type == OBJ_MESH ? _("<mesh> geometry is not loaded; skipped")
+                                : _("<%s> has no meaning for a kinematic tree; skipped"),
+               type_name);
+
+  g_ptr_array_add (L->contexts, ctx_new ());
+  L->cur = obj;
+  ok = process_children (L, children ? children : node, error);
+  L->cur = obj->parent;
+  g_ptr_array_remove_index (L->contexts, L->contexts->len - 1);
+  return ok;
+}
+
+/* Module paths live in the XML document: base = the import's parent element. */
+static Node *
+resolve_module (Node       *import,
+                const char *path)
+{
+  g_auto(GStrv) segments = g_strsplit (path, "/", -1);
+  Node *node = path[0] == '/' ? import->file->root : import->parent;
+  gboolean first = TRUE;
+
+  for (guint i = 0; segments[i] != NULL && node != NULL; i++)
+    {
+      const char *seg = segments[i];
+      Node *found = NULL;
+
+      if (seg[0] == '\0' || g_str_equal (seg, "."))
+        continue;
+      if (g_str_equal (seg, ".."))
+        {
+          node = node->parent;
+          first = FALSE;
+          continue;
+        }
+      for (guint c = 0; c < node->children->len && found == NULL; c++)
+        {
+          Node *child = g_ptr_array_index (node->children, c);
+          const char *name = node_attr (child, "name", NULL);
+
+          if (name != NULL && g_str_equal (name, seg))
+            found = child;
+        }
+      /* "/cart/wheel" names the document element itself first. */
+      if (found == NULL && first && path[0] == '/' && node == import->file->root)
+        {
+          const char *name = node_attr (node, "name", NULL);
+
+          if (name != NULL && g_str_equal (name, seg))
+            found = node;
+        }
+      first = FALSE;
+      node = found;
+    }
+  return node;
+}
+
+static gboolean load_file (Loader      *L,
+                           const char  *path,
+                           const char  *data,
+                           gsize        length,
+                           SbFile     **out,
+                           GError     **error);
+
+static gboolean
+process_import (Loader  *L,
+                Node    *node,
+                GError **error)
+{
+  guint path_index = 0, file_index = 0;
+  const char *path = node_attr (node, "path", &path_index);
+  const char *filename = node_attr (node, "filename", &file_index);
+  KmSourcePos at;
+  gboolean ok;
+
+  if (path != NULL && path[0] == '\0')
+    path = NULL;
+  if (filename != NULL && filename[0] == '\0')
+    filename = NULL;
+  if (path != NULL && filename != NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path,
+                          node->attr_pos[file_index],
+                          _("an <import> takes either path or filename, not both"));
+      return FALSE;
+    }
+  if (path == NULL && filename == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
+                          _("an <import> needs a path (a module) or a filename"));
+      return FALSE;
+    }
+  if (L->import_stack->len >= KM_SCENEBUILDER_MAX_IMPORTS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, node->pos,
+                          _("imports nested too deeply (at most %d levels)"),
+                          KM_SCENEBUILDER_MAX_IMPORTS);
+      return FALSE;
+    }
+
+  if (path != NULL)
+    {
+      Node *module = resolve_module (node, path);
+
+      at = node->attr_pos[path_index];
+      if (module == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
+                              _("no module at path “%s” (paths name elements of this file, "
+                                "starting at the element that contains the import)"), path);
+          return FALSE;
+        }
+      for (Node *n = node; n != NULL; n = n->parent)
+        if (n == module || g_ptr_array_find (L->import_stack, module, NULL))
+          {
+            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
+                                _("the module “%s” imports itself"), path);
+            return FALSE;
+          }
+      if (!g_str_equal (module->name, "module"))
+        note_once (L, "import-non-module", node->file, at,
+                   _("the import copies the children of a <%s>, not of a <module>"),
+                   module->name);
+      g_ptr_array_add (L->import_stack, module);
+      ok = create_object (L, node, OBJ_NAMESPACE, "namespace", module, error);
+      g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
+      return ok;
+    }
+  else
+    {
+      g_autofree char *relative = g_strdelimit (g_strdup (filename), "\\", '/');
+      g_autofree char *full = g_path_is_absolute (relative)
+                              ? g_strdup (relative)
+                              : g_build_filename (node->file->dir, relative, NULL);
+      g_autofree char *canonical = g_canonicalize_filename (full, NULL);
+      g_autofree char *contents = NULL;
+      g_autoptr(GError) io_error = NULL;
+      gsize length = 0;
+      SbFile *file = NULL;
+
+      at = node->attr_pos[file_index];
+      for (guint i = 0; i < L->import_stack->len; i++)
+        {
+          SbFile *open = g_ptr_array_index (L->import_stack, i);
+          g_autofree char *other = NULL;
+
+          if (!g_ptr_array_find (L->files, open, NULL))
+            continue;
+          other = g_canonicalize_filename (open->path, NULL);
+          if (g_str_equal (other, canonical))
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
+                                  _("“%s” imports itself (an import cycle)"), filename);
+              return FALSE;
+            }
+        }
+      {
+        g_autofree char *self = g_canonicalize_filename (node->file->path, NULL);
+
+        if (g_str_equal (self, canonical))
+          {
+            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
+                                _("“%s” imports itself (an import cycle)"), filename);
+            return FALSE;
+          }
+      }
+      if (!g_file_get_contents (full, &contents, &length, &io_error))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_IO, node->file->path, at,
+                              _("cannot read the imported file “%s”: %s"), filename,
+                              io_error->message);
+          return FALSE;
+        }
+      if (!load_file (L, full, contents, length, &file, error))
+        {
+          km_parse_error_add_include (error, node->file->path, at);
+          return FALSE;
+        }
+      g_ptr_array_add (L->import_stack, file);
+      ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
+      g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
+      if (!ok && error && *error)
+        {
+          g_autofree char *prefix = g_strconcat (node->file->path, ":", NULL);
+
+          /* Errors inside the imported file (or deeper) name where it was included. */
+          if (!g_str_has_prefix ((*error)->message, prefix))
+            km_parse_error_add_include (error, node->file->path, at);
+        }
+      return ok;
+    }
+}
+
+static gboolean
+process_for (Loader  *L,
+             Node    *node,
+             GError **error)
+{
+  double begin = 0, end = 0;
+  Val var;
+  Ctx *ctx = ctx_top (L);
+  gboolean ok = TRUE;
+
+  if (!get_string (L, node, "var", &var, error))
+    return FALSE;
+  if (var.text == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
+                          _("a <for> needs a var attribute"));
+      return FALSE;
+    }
+  if (!get_real (L, node, "begin", KM_SB_DIM_NONE, &begin, error) ||
+      !get_real (L, node, "end", KM_SB_DIM_NONE, &end, error))
+    {
+      val_clear (&var);
+      return FALSE;
+    }
+  begin = trunc (begin);
+  end = trunc (end);
+  if (end - begin > MAX_STEPS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, node->pos,
+                          _("the loop runs more than %d times"), MAX_STEPS);
+      val_clear (&var);
+      return FALSE;
+    }
+  for (double i = begin; i < end && ok; i++)
+    {
+      g_hash_table_insert (ctx->vars, g_strdup (var.text), g_strdup_printf ("%.0f", i));
+      ok = count_step (L, node, error) && process_children (L, node, error);
+    }
+  val_clear (&var);
+  return ok;
+}
+
+static gboolean
+process_var (Loader  *L,
+             Node    *node,
+             GError **error)
+{
+  Val name;
+  double value = 0;
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!get_string (L, node, "name", &name, error))
+    return FALSE;
+  if (name.text == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
+                          _("a <var> needs a name attribute"));
+      return FALSE;
+    }
+  if (!get_real (L, node, "value", KM_SB_DIM_NONE, &value, error))
+    {
+      val_clear (&name);
+      return FALSE;
+    }
+  if (value != trunc (value))
+    note_once (L, NULL, node->file, node->pos,
+               _("Scenebuilder truncates variables to integers; “%s” keeps its fraction"),
+               name.text);
+  g_ascii_formatd (buffer, sizeof buffer, "%.17g", value);
+  g_hash_table_insert (ctx_top (L)->vars, g_strdup (name.text), g_strdup (buffer));
+  val_clear (&name);
+  return TRUE;
+}
+
+static gboolean
+process_node (Loader  *L,
+              Node    *node,
+              GError **error)
+{
+  if (!count_step (L, node, error))
+    return FALSE;
+  if (g_str_equal (node->name, "attr"))
+    {
+      Ctx *ctx = ctx_top (L);
+
+      for (guint i = 0; i < node->n_attrs; i++)
+        {
+          AttrVal *v = g_new0 (AttrVal, 1);
+
+          v->value = g_strdup (node->attr_values[i]);
+          v->file = node->file;
+          v->pos = node->attr_pos[i];
+          v->exact = node->attr_exact[i];
+          g_hash_table_insert (ctx->attrs, g_strdup (node->attr_names[i]), v);
+        }
+      return TRUE;
+    }
+  if (g_str_equal (node->name, "module"))
+    return TRUE;
+  if (g_str_equal (node->name, "import"))
+    return process_import (L, node, error);
+  if (g_str_equal (node->name, "for"))
+    return process_for (L, node, error);
+  if (g_str_equal (node->name, "var"))
+    return process_var (L, node, error);
+  if (g_str_equal (node->name, "link"))
+    {
+      Val name, path;
+      gboolean ok;
+
+      if (!lookup (L, node, "name", &name, error))
+        return FALSE;
+      if (!lookup (L, node, "path", &path, error))
+        {
+          val_clear (&name);
+          return FALSE;
+        }
+      if (path.text == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
+                              _("a <link> needs a path attribute"));
+          val_clear (&name);
+          return FALSE;
+        }
+      {
+        g_autofree char *link_name = assign_name (L->cur, name.text, "link");
+
+        ok = add_link (L, L->cur, L->cur, name.text ? name.text : link_name, &path, error);
+      }
+      val_clear (&name);
+      val_clear (&path);
+      return ok;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (object_types); i++)
+    if (g_str_equal (node->name, object_types[i].name))
+      return create_object (L, node, object_types[i].type, object_types[i].name, NULL, error);
+
+  if (node->parent == NULL && L->cur == L->root)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
+                          _("expected a Scenebuilder scene (such as <namespace>), found <%s>"),
+                          node->name);
+      return FALSE;
+    }
+  {
+    g_autofree char *key = g_strconcat ("unknown:", node->name, NULL);
+
+    note_once (L, key, node->file, node->pos,
+               _("unknown element <%s> skipped with its contents"), node->name);
+  }
+  return TRUE;
+}
+
+static gboolean
+load_file (Loader      *L,
+           const char  *path,
+           const char  *data,
+           gsize        length,
+           SbFile     **out,
+           GError     **error)
+{
+  SbFile *file = parse_document (path, data, length, error);
+
+  if (file == NULL)
+    return FALSE;
+  g_ptr_array_add (L->files, file);
+  *out = file;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kinematic tree (specs/scenebuilder.md section 8)                                           */
+
+static void
+pose_below (Obj         *obj,
+            Obj         *stop,
+            KmTransform *out)
+{
+  km_transform_identity (out);
+  for (Obj *o = obj; o != NULL && o != stop; o = o->parent)
+    if (o->spatial)
+      {
+        KmTransform t;
+
+        km_transform_mul (&o->local, out, &t);
+        *out = t;
+      }
+}
+
+static Obj *
+body_of (Obj *obj)
+{
+  for (Obj *o = obj->parent; o != NULL; o = o->parent)
+    if (o->type == OBJ_BODY)
+      return o;
+  return NULL;
+}
+
+/* The path below the document element ("robot0/body_link3"). */
+static char *
+obj_path (Obj *obj)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  GString *s = g_string_new (NULL);
+
+  for (Obj *o = obj; o != NULL && o->parent != NULL && o->parent->type != OBJ_ROOT;
+       o = o->parent)
+    g_ptr_array_insert (names, 0, o->name);
+  if (names->len == 0)
+    g_string_append (s, obj->name);
+  for (guint i = 0; i < names->len; i++)
+    {
+      if (i > 0)
+        g_string_append_c (s, '/');
+      g_string_append (s, names->pdata[i]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+typedef struct
+{
+  Obj         *joint;
+  int          sock_body;
+  int          plug_body;
+  KmTransform  sock;        /* sock connector in its body */
+  KmTransform  plug;        /* plug connector in its body */
+  gboolean     used;
+  int          skeleton[2];  /* builder joints it became; the second for universal joints */
+  double       sign;        /* -1 when inverted */
+} Edge;
+
+typedef struct
+{
+  char        *name;
+  char        *body_path;
+  KmTransform  body_offset;
+  double       q[3];
+  guint        n_q;
+  KmLimit      vlimit;
+  double       effort;
+} JointInfo;
+
+static void
+joint_info_clear (gpointer data)
+{
+  JointInfo *info = data;
+
+  g_free (info->name);
+  g_free (info->body_path);
+}
+
+static gboolean
+connector_end (Loader      *L,
+               Obj         *joint,
+               const char  *attribute,
+               Obj        **body,
+               KmTransform *pose,
+               GError     **error)
+{
+  Link *link = obj_find_link (joint, attribute);
+
+  if (link == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, joint->node->file->path,
+                          joint->node->pos, _("<%s> needs a %s connector"), joint->type_name,
+                          attribute);
+      return FALSE;
+    }
+  if (link->target->type != OBJ_CONNECTOR)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
+                          _("“%s” must name a <connector>, not a <%s>"), attribute,
+                          link->target->type_name);
+      return FALSE;
+    }
+  *body = body_of (link->target);
+  if (*body == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
+                          _("the connector of “%s” is not inside a <body>"), attribute);
+      return FALSE;
+    }
+  pose_below (link->target, *body, pose);
+  return TRUE;
+}
+
+static int
+find_root (int *uf,
+           int  i)
+{
+  while (uf[i] != i)
+    i = uf[i] = uf[uf[i]];
+  return i;
+}
+
+static KmQuat
+transform_quat (const KmTransform *t)
+{
+  return km_quat_normalize (km_mat3_to_quat (&t->rot));
+}
+
+static gboolean
+is_identity_rotation (const KmMat3 *m)
+{
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 3; c++)
+      if (fabs (m->m[r][c] - (r == c ? 1.0 : 0.0)) > 1e-12)
+        return FALSE;
+  return TRUE;
+}
+
+static guint
+add_builder_joint (KmSkeletonBuilder *builder,
+                   GArray            *infos,
+                   const char        *name,
+                   KmJointType        type,
+                   const char        *parent,
+                   const KmTransform *frame)
+{
+  guint j = km_skeleton_builder_add_joint (builder, name, type, parent);
+  JointInfo info = { 0 };
+
+  km_skeleton_builder_set_offset (builder, j, frame->pos);
+  if (!is_identity_rotation (&frame->rot))
+    km_skeleton_builder_set_rotation (builder, j, transform_quat (frame));
+  info.name = g_strdup (name);
+  km_transform_identity (&info.body_offset);
+  info.vlimit = (KmLimit) { FALSE, -INFINITY, INFINITY };
+  info.effort = INFINITY;
+  g_array_append_val (infos, info);
+  return j;
+}
+
+static gboolean
+limited (double v)
+{
+  return isfinite (v) && fabs (v) < 1e300;
+}
+
+/* Names: the bare name when unique among the skeleton's joints, else the path. */
+static const char *
+unique_name (GHashTable *counts,
+             const char *bare,
+             const char *path)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (counts, bare)) > 1 ? path : bare;
+}
+
+static void
+count_name (GHashTable *counts,
+            const char *name)
+{
+  g_hash_table_insert (counts, (gpointer) name,
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, name)) + 1));
+}
+
+static void
+shape_color (Obj     *attach,
+             KmShape *shape)
+{
+  Obj *vmat = obj_link_target (attach, "vmat");
+
+  if (vmat != NULL && vmat->type == OBJ_VMAT)
+    shape->color = vmat->color;
+}
+
+static gboolean
+add_shapes (Loader            *L,
+            KmSkeletonBuilder *builder,
+            GArray            *infos,
+            const int         *body_joint,
+            GError           **error)
+{
+  for (guint i = 0; i < L->objects->len; i++)
+    {
+      Obj *attach = g_ptr_array_index (L->objects, i);
+      Obj *target, *body;
+      KmTransform pose, in_joint, turn;
+      g_autoptr(KmShape) shape = NULL;
+      JointInfo *info;
+
+      if (attach->type != OBJ_ATTACH)
+        continue;
+      target = obj_link_target (attach, "shape");
+      if (target == NULL || obj_link_target (attach, "connector") == NULL)
+        continue;
+      if (!connector_end (L, attach, "connector", &body, &pose, error))
+        return FALSE;
+      if (body->body_index < 0 || body_joint[body->body_index] < 0)
+        continue;
+      switch (target->type)
+        {
+        case OBJ_BOX:
+          shape = km_shape_new_box (target->size);
+          break;
+        case OBJ_SPHERE:
+          shape = km_shape_new_sphere (target->radius);
+          break;
+        case OBJ_CYLINDER:
+          shape = km_shape_new_cylinder (target->radius, target->height);
+          break;
+        case OBJ_CAPSULE:
+          shape = km_shape_new_capsule (target->radius, target->height);
+          break;
+        default:
+          continue;
+        }
+      km_shape_set_name (shape, target->name);
+      shape_color (attach, shape);
+      info = &g_array_index (infos, JointInfo, body_joint[body->body_index]);
+      km_transform_mul (&info->body_offset, &pose, &in_joint);
+      if (target->type == OBJ_CYLINDER || target->type == OBJ_CAPSULE)
+        {
+          /* Scenebuilder's cylinders run along z, KmShape's along y: Rx(90°) maps y to z. */
+          km_transform_from_pos_quat (KM_VEC3_ZERO,
+                                      km_quat_from_axis_angle (km_vec3 (1, 0, 0), G_PI / 2),
+                                      &turn);
+          km_transform_mul (&in_joint, &turn, &shape->transform);
+        }
+      else
+        shape->transform = in_joint;
+      km_skeleton_builder_add_shape (builder, body_joint[body->body_index], shape);
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  guint edge;
+  gboolean inverted;
+  int parent_body;
+  int child_body;
+} Step;
+
+static void
+gear_free (KmScenebuilderGear *gear)
+{
+  g_free (gear->name);
+  g_free (gear);
+}
+
+static void
+ik_free (KmScenebuilderIk *ik)
+{
+  g_free (ik->name);
+  g_free (ik);
+}
+
+void
+km_scenebuilder_model_free (KmScenebuilderModel *model)
+{
+  if (model == NULL)
+    return;
+  g_clear_pointer (&model->skeleton, km_skeleton_unref);
+  g_free (model->initial_q);
+  g_strfreev (model->body_paths);
+  g_free (model->body_offsets);
+  g_free (model->velocity_limits);
+  g_free (model->effort_limits);
+  g_clear_pointer (&model->gears, g_ptr_array_unref);
+  g_clear_pointer (&model->ik_targets, g_ptr_array_unref);
+  g_free (model);
+}
+
+static int
+edge_of_joint (GArray *edges,
+               Obj    *joint)
+{
+  for (guint i = 0; i < edges->len; i++)
+    if (g_array_index (edges, Edge, i).joint == joint)
+      return (int) i;
+  return -1;
+}
+
+static gboolean
+add_gears (Loader              *L,
+           GArray              *edges,
+           GArray              *infos,
+           KmScenebuilderModel *model,
+           GError             **error)
+{
+  for (guint i = 0; i < L->objects->len; i++)
+    {
+      Obj *gear = g_ptr_array_index (L->objects, i);
+      int ends[2], idx[2];
+      double sign[2];
+      KmScenebuilderGear *g;
+      gboolean skip = FALSE;
+
+      if (gear->type != OBJ_GEAR)
+        continue;
+      for (guint k = 0; k < 2; k++)
+        {
+          const char *attribute = k == 0 ? "up" : "down";
+          Link *link = obj_find_link (gear, attribute);
+          Edge *e;
+
+          if (link == NULL)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, gear->node->file->path,
+                                  gear->node->pos, _("<gear> needs “up” and “down” joints"));
+              return FALSE;
+            }
+          if (link->target->type != OBJ_HINGE && link->target->type != OBJ_SLIDER)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
+                                  _("“%s” must name a <hinge> or <slider>, not a <%s>"),
+                                  attribute, link->target->type_name);
+              return FALSE;
+            }
+          ends[k] = edge_of_joint (edges, link->target);
+          e = ends[k] >= 0 ? &g_array_index (edges, Edge, ends[k]) : NULL;
+          if (e == NULL || e->skeleton[0] < 0)
+            {
+              note_once (L, NULL, link->file, link->pos,
+                         _("the joint is not part of the tree; the gear is left out"));
+              skip = TRUE;
+              break;
+            }
+          idx[k] = km_skeleton_find_joint (model->skeleton,
+                                           g_array_index (infos, JointInfo, e->skeleton[0]).name);
+          sign[k] = e->sign;
+        }
+      if (skip)
+        continue;
+      g = g_new0 (KmScenebuilderGear, 1);
+      g->name = g_strdup (gear->name);
+      g->up = idx[0];
+      g->down = idx[1];
+      g->position = gear->gear_position;
+      /* In the skeleton's q (negated for inverted joints): down = ratio · up + offset. */
+      g->ratio = sign[0] * sign[1] * gear->ratio;
+      if (gear->gear_position)
+        g->offset = sign[1] * gear->offset;
+      else
+        {
+          const KmJoint *up = km_skeleton_get_joint (model->skeleton, idx[0]);
+          const KmJoint *down = km_skeleton_get_joint (model->skeleton, idx[1]);
+
+          g->offset = model->initial_q[down->dof_index] -
+                      g->ratio * model->initial_q[up->dof_index];
+        }
+      g_ptr_array_add (model->gears, g);
+    }
+  return TRUE;
+}
+
+static gboolean
+add_iks (Loader              *L,
+         const int           *body_joint,
+         GArray              *infos,
+         KmScenebuilderModel *model,
+         GError             **error)
+{
+  g_autofree KmTransform *world = NULL;
+  guint n = km_skeleton_get_n_joints (model->skeleton);
+
+  world = g_new (KmTransform, n);
+  km_skeleton_forward_kinematics (model->skeleton, model->initial_q, NULL, world);
+  for (guint i = 0; i < L->objects->len; i++)
+    {
+      Obj *ik = g_ptr_array_index (L->objects, i);
+      Link *end, *sock;
+      Obj *body;
+      KmTransform pose;
+      KmScenebuilderIk *target;
+      int j;
+
+      if (ik->type != OBJ_IK)
+        continue;
+      end = obj_find_link (ik, "end");
+      sock = obj_find_link (ik, "sock");
+      if (end && sock && end->target != sock->target)
+        note_once (L, NULL, sock->file, sock->pos,
+                   _("“end” and “sock” name different connectors; “end” is used"));
+      if (!connector_end (L, ik, end ? "end" : "sock", &body, &pose, error))
+        return FALSE;
+      if (body_joint[body->body_index] < 0)
+        continue;
+      target = g_new0 (KmScenebuilderIk, 1);
+      target->name = g_strdup (ik->name);
+      target->effector = km_skeleton_find_joint (
+        model->skeleton, g_array_index (infos, JointInfo, body_joint[body->body_index]).name);
+      km_transform_mul (&g_array_index (infos, JointInfo, body_joint[body->body_index]).body_offset,
+                        &pose, &target->effector_offset);
+      target->enable_position = ik->enable_trn;
+      target->enable_orientation = ik->enable_rot;
+      target->target = ik->local;
+      if (obj_find_link (ik, "ref") != NULL)
+        {
+          Obj *ref_body;
+          KmTransform ref_pose, in_joint, ref_world;
+
+          if (!connector_end (L, ik, "ref", &ref_body, &ref_pose, error))
+            {
+              ik_free (target);
+              return FALSE;
+            }
+          j = body_joint[ref_body->body_index];
+          if (j >= 0)
+            {
+              JointInfo *info = &g_array_index (infos, JointInfo, j);
+              int t = km_skeleton_find_joint (model->skeleton, info->name);
+
+              km_transform_mul (&info->body_offset, &ref_pose, &in_joint);
+              km_transform_mul (&world[t], &in_joint, &ref_world);
+              km_transform_mul (&ref_world, &ik->local, &target->target);
+            }
+        }
+      g_ptr_array_add (model->ik_targets, target);
+    }
+  return TRUE;
+}
+
+static KmScenebuilderModel *
+build_model (Loader  *L,
+             GError **error)
+{
+  g_autoptr(GPtrArray) bodies = g_ptr_array_new ();
+  g_autoptr(GArray) edges = g_array_new (FALSE, TRUE, sizeof (Edge));
+  g_autoptr(GArray) steps = g_array_new (FALSE, TRUE, sizeof (Step));
+  g_autoptr(GArray) roots = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GArray) infos = g_array_new (FALSE, TRUE, sizeof (JointInfo));
+  g_autoptr(GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) build_error = NULL;
+  g_autofree int *uf = NULL;
+  g_autofree int *best = NULL;
+  g_autofree gboolean *is_plug = NULL;
+  g_autofree gboolean *has_auto = NULL;
+  g_autofree gboolean *visited = NULL;
+  g_autofree int *body_joint = NULL;
+  g_autofree int *queue = NULL;
+  Obj *doc = L->root->children->len > 0 ? g_ptr_array_index (L->root->children, 0) : NULL;
+  KmScenebuilderModel *model;
+  guint nb;
+
+  g_array_set_clear_func (infos, joint_info_clear);
+
+  for (guint i = 0; i < L->objects->len; i++)
+    {
+      Obj *o = g_ptr_array_index (L->objects, i);
+
+      if (o->type == OBJ_BODY)
+        {
+          o->body_index = (int) bodies->len;
+          g_ptr_array_add (bodies, o);
+          if (body_of (o) != NULL)
+            note_once (L, "nested-body", o->node->file, o->node->pos,
+                       _("a body inside a body is an independent body (no joint is implied)"));
+        }
+    }
+  nb = bodies->len;
+  if (nb == 0)
+    {
+      SbFile *file = g_ptr_array_index (L->files, 0);
+
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, file->path, file->root->pos,
+                          _("the scene has no <body>, so there is no kinematic tree"));
+      return NULL;
+    }
+
+  for (guint i = 0; i < L->objects->len; i++)
+    {
+      Obj *o = g_ptr_array_index (L->objects, i);
+      Edge e = { 0 };
+      Obj *sb, *pb;
+
+      if (!is_joint_type (o->type))
+        continue;
+      if (!o->enabled)
+        {
+          note_once (L, NULL, o->node->file, o->node->pos,
+                     _("the joint is disabled (enabled=\"false\") and left out"));
+          continue;
+        }
+      if (!connector_end (L, o, "sock", &sb, &e.sock, error) ||
+          !connector_end (L, o, "plug", &pb, &e.plug, error))
+        return NULL;
+      if (sb == pb)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, o->node->file->path, o->node->pos,
+                              _("the sock and plug of “%s” are on the same body"), o->name);
+          return NULL;
+        }
+      if (o->type == OBJ_FREEJOINT)
+        {
+          note_once (L, NULL, o->node->file, o->node->pos,
+                     _("a freejoint between bodies is dropped; the plug body moves freely"));
+          continue;
+        }
+      e.joint = o;
+      e.sock_body = sb->body_index;
+      e.plug_body = pb->body_index;
+      e.skeleton[0] = e.skeleton[1] = -1;
+      e.sign = 1.0;
+      g_array_append_val (edges, e);
+    }
+
+  uf = g_new (int, nb);
+  is_plug = g_new0 (gboolean, nb);
+  has_auto = g_new0 (gboolean, nb);
+  best = g_new (int, nb);
+  for (guint b = 0; b < nb; b++)
+    {
+      uf[b] = (int) b;
+      best[b] = -1;
+    }
+  for (guint i = 0; i < edges->len; i++)
+    {
+      Edge *e = &g_array_index (edges, Edge, i);
+
+      uf[find_root (uf, e->sock_body)] = find_root (uf, e->plug_body);
+      is_plug[e->plug_body] = TRUE;
+    }
+  for (guint b = 0; b < nb; b++)
+    if (((Obj *) bodies->pdata[b])->auto_tree)
+      has_auto[find_root (uf, b)] = TRUE;
+  /* Root of each group: auto_tree, else never a plug; then fixed; then document order. */
+  for (guint b = 0; b < nb; b++)
+    {
+      Obj *o = bodies->pdata[b];
+      int c = find_root (uf, b);
+      int score = (has_auto[c] ? o->auto_tree : !is_plug[b]) * 2 + (!o->dynamical || o->stationary);
+
+      if (best[c] < 0)
+        best[c] = (int) b;
+      else
+        {
+          Obj *cur = bodies->pdata[best[c]];
+          int cur_score = (has_auto[c] ? cur->auto_tree : !is_plug[best[c]]) * 2 +
+                          (!cur->dynamical || cur->stationary);
+
+          if (score > cur_score)
+            best[c] = (int) b;
+        }
+    }
+  for (guint b = 0; b < nb; b++)
+    if (best[find_root (uf, b)] == (int) b)
+      g_array_append_val (roots, b);
+
+  visited = g_new0 (gboolean, nb);
+  queue = g_new (int, nb);
+  for (guint r = 0; r < roots->len; r++)
+    {
+      guint head = 0, tail = 0;
+
+      queue[tail++] = g_array_index (roots, int, r);
+      visited[queue[0]] = TRUE;
+      while (head < tail)
+        {
+          int b = queue[head++];
+
+          for (guint i = 0; i < edges->len; i++)
+            {
+              Edge *e = &g_array_index (edges, Edge, i);
+              Step step = { i, FALSE, b, -1 };
+
+              if (e->used)
+                continue;
+              if (e->sock_body == b && !visited[e->plug_body])
+                step.child_body = e->plug_body;
+              else if (e->plug_body == b && !visited[e->sock_body] &&
+                       e->joint->type != OBJ_UNIVERSALJOINT)
+                {
+                  step.child_body = e->sock_body;
+                  step.inverted = TRUE;
+                  e->sign = -1.0;
+                  note_once (L, NULL, e->joint->node->file, e->joint->node->pos,
+                             _("the plug side of “%s” is nearer the root; the joint is "
+                               "inverted"), e->joint->name);
+                }
+              else
+                continue;
+              e->used = TRUE;
+              visited[step.child_body] = TRUE;
+              queue[tail++] = step.child_body;
+              g_array_append_val (steps, step);
+            }
+        }
+    }
+  for (guint i = 0; i < edges->len; i++)
+    {
+      Edge *e = &g_array_index (edges, Edge, i);
+
+      if (!e->used)
+        note_once (L, NULL, e->joint->node->file, e->joint->node->pos,
+                   _("“%s” closes a kinematic loop; it is left out of the tree"),
+                   e->joint->name);
+    }
+
+  /* Names. */
+  for (guint r = 0; r < roots->len; r++)
+    count_name (counts, ((Obj *) bodies->pdata[g_array_index (roots, int, r)])->name);
+  for (guint s = 0; s < steps->len; s++)
+    {
+      Obj *j = g_array_index (edges, Edge, g_array_index (steps, Step, s).edge).joint;
+
+      if (j->type == OBJ_UNIVERSALJOINT)
+        {
+          char *y = g_strconcat (j->name, "_y", NULL);
+          char *x = g_strconcat (j->name, "_x", NULL);
+
+          g_ptr_array_add (strings, y);
+          g_ptr_array_add (strings, x);
+          count_name (counts, y);
+          count_name (counts, x);
+        }
+      else
+        count_name (counts, j->name);
+    }
+
+  body_joint = g_new (int, nb);
+  for (guint b = 0; b < nb; b++)
+    body_joint[b] = -1;
+  {
+    int parent_joint = -1;
+    const char *parent_name = NULL;
+
+    if (roots->len > 1)
+      {
+        char *name = g_strdup (doc ? doc->name : "world");
+        KmTransform identity;
+
+        while (g_hash_table_contains (counts, name))
+          {
+            char *longer = g_strconcat (name, "_root", NULL);
+
+            g_free (name);
+            name = longer;
+          }
+        g_ptr_array_add (strings, name);
+        km_transform_identity (&identity);
+        parent_joint = (int) add_builder_joint (builder, infos, name, KM_JOINT_FIXED, NULL,
+                                                &identity);
+        parent_name = name;
+      }
+    for (guint r = 0; r < roots->len; r++)
+      {
+        int b = g_array_index (roots, int, r);
+        Obj *o = bodies->pdata[b];
+        gboolean fixed = !o->dynamical || o->stationary;
+        char *path = obj_path (o);
+        KmTransform world;
+        guint j;
+
+        g_ptr_array_add (strings, path);
+        pose_below (o, NULL, &world);
+        j = add_builder_joint (builder, infos, unique_name (counts, o->name, path),
+                               fixed || parent_joint >= 0 ? KM_JOINT_FIXED : KM_JOINT_FREE,
+                               parent_name, &world);
+        if (!fixed && parent_joint >= 0)
+          note_once (L, NULL, o->node->file, o->node->pos,
+                     _("the floating body “%s” is fixed at its initial pose (the scene has "
+                       "several roots, a skeleton only one)"), o->name);
+        g_array_index (infos, JointInfo, j).body_path = g_strdup (path);
+        body_joint[b] = (int) j;
+      }
+  }
+
+  for (guint s = 0; s < steps->len; s++)
+    {
+      Step *step = &g_array_index (steps, Step, s);
+      Edge *e = &g_array_index (edges, Edge, step->edge);
+      Obj *jo = e->joint;
+      Obj *child = bodies->pdata[step->child_body];
+      int pj = body_joint[step->parent_body];
+      JointInfo *pinfo = &g_array_index (infos, JointInfo, pj);
+      g_autofree char *parent_name = g_strdup (pinfo->name);
+      KmTransform parent_offset = pinfo->body_offset;
+      const KmTransform *S = step->inverted ? &e->plug : &e->sock;
+      const KmTransform *C = step->inverted ? &e->sock : &e->plug;
+      KmTransform Sp, frame, child_offset;
+      KmMat3 rct;
+      double sign = step->inverted ? -1.0 : 1.0;
+      g_autofree char *path = obj_path (jo);
+      JointInfo *info;
+      guint j;
+
+      km_transform_mul (&parent_offset, S, &Sp);
+      /* Joint frame: the child body's orientation, origin at the plug connector. */
+      km_mat3_transpose (&C->rot, &rct);
+      frame.pos = Sp.pos;
+      km_mat3_mul (&Sp.rot, &rct, &frame.rot);
+      km_mat3_identity (&child_offset.rot);
+      child_offset.pos = km_vec3_scale (C->pos, -1.0);
+
+      switch (jo->type)
+        {
+        case OBJ_HINGE:
+        case OBJ_SLIDER:
+          j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+                                 jo->type == OBJ_HINGE ? KM_JOINT_REVOLUTE : KM_JOINT_PRISMATIC,
+                                 parent_name, &frame);
+          km_skeleton_builder_set_axis (builder, j, km_mat3_mul_vec3 (&C->rot, km_vec3 (0, 0, 1)));
+          if (limited (jo->range[0]) && limited (jo->range[1]))
+            km_skeleton_builder_set_limit (builder, j, 0,
+                                           sign > 0 ? jo->range[0] : -jo->range[1],
+                                           sign > 0 ? jo->range[1] : -jo->range[0]);
+          info = &g_array_index (infos, JointInfo, j);
+          info->q[0] = sign * jo->pos[0];
+          info->n_q = 1;
+          if (limited (jo->vrange[0]) && limited (jo->vrange[1]))
+            info->vlimit = (KmLimit) { TRUE, sign > 0 ? jo->vrange[0] : -jo->vrange[1],
+                                       sign > 0 ? jo->vrange[1] : -jo->vrange[0] };
+          info->effort = jo->flim;
+          break;
+        case OBJ_BALLJOINT:
+          {
+            KmQuat q = step->inverted ? km_quat_conjugate (jo->ball_pos) : jo->ball_pos;
+            KmVec3 euler = km_quat_to_euler_xyz (q);
+
+            j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+                                   KM_JOINT_SPHERICAL, parent_name, &Sp);
+            km_transform_inverse (C, &child_offset);
+            info = &g_array_index (infos, JointInfo, j);
+            info->q[0] = euler.x;
+            info->q[1] = euler.y;
+            info->q[2] = euler.z;
+            info->n_q = 3;
+          }
+          break;
+        case OBJ_UNIVERSALJOINT:
+          {
+            g_autofree char *yname = g_strconcat (jo->name, "_y", NULL);
+            g_autofree char *ypath = g_strconcat (path, "_y", NULL);
+            g_autofree char *xname = g_strconcat (jo->name, "_x", NULL);
+            g_autofree char *xpath = g_strconcat (path, "_x", NULL);
+            g_autofree char *first = NULL;
+            KmTransform identity;
+            guint j0;
+
+            /* Ry(q1) · Rx(q0): the outer axis is the sock's y, the inner one x. */
+            j0 = add_builder_joint (builder, infos, unique_name (counts, yname, ypath),
+                                    KM_JOINT_REVOLUTE, parent_name, &frame);
+            km_skeleton_builder_set_axis (builder, j0,
+                                          km_mat3_mul_vec3 (&C->rot, km_vec3 (0, 1, 0)));
+            g_array_index (infos, JointInfo, j0).q[0] = jo->pos[1];
+            g_array_index (infos, JointInfo, j0).n_q = 1;
+            e->skeleton[1] = (int) j0;
+            first = g_strdup (g_array_index (infos, JointInfo, j0).name);
+            km_transform_identity (&identity);
+            j = add_builder_joint (builder, infos, unique_name (counts, xname, xpath),
+                                   KM_JOINT_REVOLUTE, first, &identity);
+            km_skeleton_builder_set_axis (builder, j,
+                                          km_mat3_mul_vec3 (&C->rot, km_vec3 (1, 0, 0)));
+            info = &g_array_index (infos, JointInfo, j);
+            info->q[0] = jo->pos[0];
+            info->n_q = 1;
+          }
+          break;
+        case OBJ_FIXJOINT:
+        default:
+          j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+                                 KM_JOINT_FIXED, parent_name, &frame);
+          info = &g_array_index (infos, JointInfo, j);
+          break;
+        }
+      info->body_offset = child_offset;
+      info->body_path = obj_path (child);
+      e->skeleton[0] = (int) j;
+      body_joint[step->child_body] = (int) j;
+    }
+
+  if (!add_shapes (L, builder, infos, body_joint, error))
+    return NULL;
+
+  model = g_new0 (KmScenebuilderModel, 1);
+  model->gears = g_ptr_array_new_with_free_func ((GDestroyNotify) gear_free);
+  model->ik_targets = g_ptr_array_new_with_free_func ((GDestroyNotify) ik_free);
+  model->skeleton = km_skeleton_builder_build (builder, NULL, &build_error);
+  if (model->skeleton == NULL)
+    {
+      SbFile *file = g_ptr_array_index (L->files, 0);
+
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, file->path, file->root->pos, "%s",
+                          build_error->message);
+      km_scenebuilder_model_free (model);
+      return NULL;
+    }
+  {
+    guint n = km_skeleton_get_n_joints (model->skeleton);
+
+    model->initial_q = g_new0 (double, MAX (km_skeleton_get_n_dof (model->skeleton), 1));
+    model->body_paths = g_new0 (char *, n + 1);
+    model->body_offsets = g_new (KmTransform, n);
+    model->velocity_limits = g_new (KmLimit, n);
+    model->effort_limits = g_new (double, n);
+    for (guint t = 0; t < n; t++)
+      {
+        const KmJoint *joint = km_skeleton_get_joint (model->skeleton, t);
+        JointInfo *info = &g_array_index (infos, JointInfo, joint->file_index);
+
+        for (guint k = 0; k < joint->n_dof && k < info->n_q; k++)
+          model->initial_q[joint->dof_index + k] = info->q[k];
+        model->body_paths[t] = g_strdup (info->body_path ? info->body_path : "");
+        model->body_offsets[t] = info->body_offset;
+        model->velocity_limits[t] = info->vlimit;
+        model->effort_limits[t] = info->effort;
+      }
+  }
+  if (!add_gears (L, edges, infos, model, error) ||
+      !add_iks (L, body_joint, infos, model, error))
+    {
+      km_scenebuilder_model_free (model);
+      return NULL;
+    }
+  return model;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Public API                                                                                 */
+
+/**
+ * km_scenebuilder_load:
+ * @path: the path as given (messages; imported files are relative to its directory)
+ * @data: the file's contents
+ *
+ * Warnings (skipped elements, renamed objects, loops) go to km_parse_warning().
+ *
+ * Returns: (transfer full) (nullable): the model, or %NULL with @error set in
+ *   %KM_PARSE_ERROR
+ */
+KmScenebuilderModel *
+km_scenebuilder_load (const char  *path,
+                      const char  *data,
+                      gsize        length,
+                      GError     **error)
+{
+  Loader L = { 0 };
+  SbFile *file = NULL;
+  KmScenebuilderModel *model = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  L.path = path;
+  L.files = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_file_free);
+  L.contexts = g_ptr_array_new_with_free_func ((GDestroyNotify) ctx_free);
+  L.import_stack = g_ptr_array_new ();
+  L.noted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  L.objects = g_ptr_array_new ();
+  L.units = KM_SB_UNITS_SI;
+  L.root = g_new0 (Obj, 1);
+  L.root->type = OBJ_ROOT;
+  L.root->name = g_strdup ("");
+  L.root->children = g_ptr_array_new_with_free_func ((GDestroyNotify) obj_free);
+  L.root->links = g_ptr_array_new_with_free_func ((GDestroyNotify) link_free);
+  L.cur = L.root;
+  g_ptr_array_add (L.contexts, ctx_new ());
+
+  if (load_file (&L, path, data ? data : "", length, &file, error) &&
+      process_node (&L, file->root, error))
+    model = build_model (&L, error);
+
+  obj_free (L.root);
+  g_ptr_array_unref (L.objects);
+  g_hash_table_unref (L.noted);
+  g_ptr_array_unref (L.import_stack);
+  g_ptr_array_unref (L.contexts);
+  g_ptr_array_unref (L.files);
+  return model;
+}
+
+/* The first element's name, past a BOM, the XML declaration, comments and a DOCTYPE. */
+static gboolean
+first_element (const char *data,
+               gsize       length,
+               char       *name,
+               gsize       size)
+{
+  gsize p = 0, n = 0;
+
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    p = 3;
+  while (p < length)
+    {
+      if (g_ascii_isspace (data[p]))
+        p++;
+      else if (p + 1 < length && data[p] == '<' && data[p + 1] == '?')
+        p = skip_past (data, length, p + 2, "?>");
+      else if (p + 3 < length && memcmp (data + p, "<!--", 4) == 0)
+        p = skip_past (data, length, p + 4, "-->");
+      else if (p + 1 < length && data[p] == '<' && data[p + 1] == '!')
+        p = skip_past (data, length, p + 2, ">");
+      else
+        break;
+    }
+  if (p >= length || data[p] != '<')
+    return FALSE;
+  p++;
+  while (p < length && n + 1 < size && (g_ascii_isalnum (data[p]) || data[p] == '_' ||
+                                        data[p] == '-' || data[p] == ':'))
+    name[n++] = data[p++];
+  name[n] = '\0';
+  return n > 0 && p < length && (g_ascii_isspace (data[p]) || data[p] == '>' || data[p] == '/');
+}
+
+/**
+ * km_scenebuilder_sniff:
+ *
+ * Returns: 90 for XML whose document element is <namespace> (every Scenebuilder scene),
+ *   60 for another Scenebuilder object element, 0 otherwise (URDF's <robot> included)
+ */
+int
+km_scenebuilder_sniff (const char *data,
+                       gsize       length)
+{
+  char name[32];
+
+  g_return_val_if_fail (data != NULL || length == 0, 0);
+
+  if (data == NULL || !first_element (data, MIN (length, 65536), name, sizeof name))
+    return 0;
+  if (g_str_equal (name, "namespace"))
+    return 90;
+  for (guint i = 0; i < G_N_ELEMENTS (object_types); i++)
+    if (g_str_equal (name, object_types[i].name) && object_types[i].type != OBJ_SKIPPED)
+      return 60;
+  return 0;
+}
+
+static void
+append_double (GString *out,
+               double   v)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (fabs (v) < 5e-13)
+    v = 0.0;
+  g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.6g", v));
+}
+
+/**
+ * km_scenebuilder_describe:
+ *
+ * One line per joint: "NAME type=T parent=P dof=N axis=X,Y,Z limits=MIN,MAX" (axis and
+ * limits only where they apply; "limits=none" when unlimited), then "joints=N dof=M"
+ * (every joint counted, fixed ones too) with " free_root=1" for a free root.
+ */
+void
+km_scenebuilder_describe (const KmSkeleton *skeleton,
+                          GString          *out)
+{
+  guint n;
+
+  g_return_if_fail (skeleton != NULL);
+  g_return_if_fail (out != NULL);
+
+  n = km_skeleton_get_n_joints (skeleton);
+  for (guint t = 0; t < n; t++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, t);
+
+      g_string_append_printf (out, "%s type=%s parent=%s dof=%u", j->name,
+                              km_joint_type_to_string (j->type),
+                              j->parent >= 0 ? km_skeleton_get_joint (skeleton, j->parent)->name
+                                             : "-",
+                              j->n_dof);
+      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+        {
+          g_string_append (out, " axis=");
+          append_double (out, j->axis.x);
+          g_string_append_c (out, ',');
+          append_double (out, j->axis.y);
+          g_string_append_c (out, ',');
+          append_double (out, j->axis.z);
+        }
+      if (j->n_dof > 0)
+        {
+          g_string_append (out, " limits=");
+          for (guint k = 0; k < (j->n_dof == 3 ? 3u : 1u); k++)
+            {
+              if (k > 0)
+                g_string_append_c (out, ';');
+              if (!j->limits[k].limited)
+                g_string_append (out, "none");
+              else
+                {
+                  append_double (out, j->limits[k].min);
+                  g_string_append_c (out, ',');
+                  append_double (out, j->limits[k].max);
+                }
+            }
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "joints=%u dof=%u%s\n", n, km_skeleton_get_n_dof (skeleton),
+                          km_skeleton_has_free_root (skeleton) ? " free_root=1" : "");
+}
+
+static gpointer
+format_load (const char  *path,
+             GBytes      *contents,
+             GError     **error)
+{
+  gsize length = 0;
+  const char *data = g_bytes_get_data (contents, &length);
+  g_autoptr(KmScenebuilderModel) model = km_scenebuilder_load (path, data ? data : "", length,
+                                                               error);
+
+  return model ? g_steal_pointer (&model->skeleton) : NULL;
+}
+
+static void
+format_describe (gpointer  result,
+                 GString  *out)
+{
+  km_scenebuilder_describe (result, out);
+}
+
+const KmFormat km_format_scenebuilder = {
+  .name = "SCENEBUILDER-XML",
+  .kind = KM_FILE_KIND_MODEL,
+  .description = N_("Scenebuilder XML scene"),
+  .sniff = km_scenebuilder_sniff,
+  .load = format_load,
+  .free_result = (void (*) (gpointer)) km_skeleton_unref,
+  .describe = format_describe,
+};

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "km-format.h"
+#include "km-skeleton.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Scenebuilder XML (specs/scenebuilder.md) → KmSkeleton.
+ *
+ * The whole scene is built first as Scenebuilder builds it (attr contexts, sticky default
+ * units, names and de-duplication, paths with the parent as base, module/import by path
+ * and by file, for/var, link), then mapped to a kinematic tree (section 8):
+ *
+ * - Every body is a link. Joints (hinge, slider, balljoint, fixjoint, universaljoint) join
+ *   the sock body (parent) to the plug body (child); the tree is grown breadth-first from
+ *   the root of each connected group (auto_tree bodies, else bodies that are never a plug,
+ *   preferring dynamical="false", then document order). A body reached twice or a joint
+ *   closing a cycle is left out as a loop closure; a joint met from its plug side is
+ *   inverted (q negated); freejoint between bodies is dropped. Each case is a warning.
+ * - Skeleton joints are named after the Scenebuilder joint element (the root after its
+ *   body): the bare name when it is unique, else the path below the document element
+ *   ("wheel_fl/axle"). A joint's frame has the orientation of its child body and its
+ *   origin at the plug connector, so a hinge's axis is the plug connector's z axis in the
+ *   body (equal to the sock's z in the parent at q = 0) and the body frame is the joint
+ *   frame shifted by the plug position (body_offset). A balljoint keeps the sock
+ *   connector's frame (its euler XYZ angles are about the sock's axes).
+ * - One root body: it is the skeleton's root joint, fixed at its world pose when
+ *   dynamical="false" (or stationary), a free root otherwise. Several: a fixed root named
+ *   after the document element holds each root body as a fixed joint at its world pose
+ *   (a floating one with a warning).
+ * - Gears become mimic couplings and ik elements IK targets (KmScenebuilderModel).
+ * - Display shapes: box, sphere, cylinder and capsule attached by <attach> become
+ *   KmShapes of the body's joint (colour from the vmat); meshes are left out with a
+ *   warning.
+ *
+ * Physics-only elements (pmat, gravity, contact_group, light, camera, sensors, motors,
+ * spring, mates, ikjoint/iksync/ikcom) and unknown elements (DiMP planner settings) are
+ * skipped with one warning per element name, through km_parse_warning. Bad values, bad
+ * references, import cycles and XML errors fail the load with "FILE:LINE:COLUMN: …" at
+ * the offending value. A UTF-8 byte-order mark is ignored (it does not count as a column);
+ * CRLF line ends are fine.
+ */
+
+#define KM_SCENEBUILDER_MAX_SIZE     ((gsize) 64 * 1024 * 1024)
+#define KM_SCENEBUILDER_MAX_DEPTH    64
+#define KM_SCENEBUILDER_MAX_OBJECTS  100000
+#define KM_SCENEBUILDER_MAX_IMPORTS  16
+
+typedef struct
+{
+  char    *name;          /* the gear element's name */
+  int      up;            /* skeleton joint indices */
+  int      down;
+  gboolean position;      /* type="pos"; otherwise a velocity coupling */
+  double   ratio;         /* down = ratio · up + offset, in the skeleton's q (SI) */
+  double   offset;        /* for velocity gears: taken from the initial positions */
+} KmScenebuilderGear;
+
+typedef struct
+{
+  char        *name;
+  int          effector;        /* skeleton joint index */
+  KmTransform  effector_offset; /* the end connector in that joint's frame */
+  KmTransform  target;          /* world frame, at the initial configuration */
+  gboolean     enable_position;
+  gboolean     enable_orientation;
+} KmScenebuilderIk;
+
+typedef struct
+{
+  KmSkeleton  *skeleton;
+  double      *initial_q;       /* n_dof values: pos of every joint */
+  /* Per skeleton joint (topological order): */
+  char       **body_paths;      /* the body's path below the document element, NULL-terminated */
+  KmTransform *body_offsets;    /* the body frame in the joint frame */
+  KmLimit     *velocity_limits; /* vrange (1-DOF joints), unlimited otherwise */
+  double      *effort_limits;   /* flim, INFINITY when none */
+  GPtrArray   *gears;           /* KmScenebuilderGear */
+  GPtrArray   *ik_targets;      /* KmScenebuilderIk */
+} KmScenebuilderModel;
+
+KmScenebuilderModel *km_scenebuilder_load       (const char           *path,
+                                                 const char           *data,
+                                                 gsize                 length,
+                                                 GError              **error);
+void                 km_scenebuilder_model_free (KmScenebuilderModel  *model);
+int                  km_scenebuilder_sniff      (const char           *data,
+                                                 gsize                 length);
+void                 km_scenebuilder_describe   (const KmSkeleton     *skeleton,
+                                                 GString              *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmScenebuilderModel, km_scenebuilder_model_free)
+
+extern const KmFormat km_format_scenebuilder;
+
+G_END_DECLS

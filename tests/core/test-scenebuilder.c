@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-error.h"
+#include "km-format.h"
+#include "km-sb-expr.h"
+#include "km-scenebuilder.h"
+
+#define EPS 1e-5
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static KmScenebuilderModel *
+load_data (const char  *path,
+           const char  *data,
+           gsize        length,
+           GPtrArray   *warnings,
+           GError     **error)
+{
+  KmScenebuilderModel *model;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  model = km_scenebuilder_load (path, data, length, error);
+  km_parse_warnings_pop ();
+  return model;
+}
+
+static KmScenebuilderModel *
+load_fixture (const char *name,
+              GPtrArray  *warnings)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+  KmScenebuilderModel *model;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  model = load_data (path, data, length, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  return model;
+}
+
+static char *
+load_error (const char *xml,
+            GPtrArray  *warnings)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) local = g_ptr_array_new_with_free_func (g_free);
+  KmScenebuilderModel *model = load_data ("bad.xml", xml, strlen (xml),
+                                          warnings ? warnings : local, &error);
+
+  g_assert_null (model);
+  g_assert_error (error, KM_PARSE_ERROR, error->code);
+  return g_strdup (error->message);
+}
+
+/* World pose of the body carried by joint @name, at the initial configuration. */
+static void
+body_world (KmScenebuilderModel *model,
+            const char          *name,
+            KmTransform         *out)
+{
+  guint n = km_skeleton_get_n_joints (model->skeleton);
+  g_autofree KmTransform *world = g_new (KmTransform, n);
+  int j = km_skeleton_find_joint (model->skeleton, name);
+
+  g_assert_cmpint (j, >=, 0);
+  km_skeleton_forward_kinematics (model->skeleton, model->initial_q, NULL, world);
+  km_transform_mul (&world[j], &model->body_offsets[j], out);
+}
+
+static void
+assert_vec3 (KmVec3 v,
+             double x,
+             double y,
+             double z)
+{
+  g_assert_cmpfloat_with_epsilon (v.x, x, EPS);
+  g_assert_cmpfloat_with_epsilon (v.y, y, EPS);
+  g_assert_cmpfloat_with_epsilon (v.z, z, EPS);
+}
+
+static void
+assert_quat (const KmMat3 *m,
+             double        w,
+             double        x,
+             double        y,
+             double        z)
+{
+  KmQuat q = km_mat3_to_quat (m);
+  double s = (q.w * w + q.x * x + q.y * y + q.z * z) < 0 ? -1.0 : 1.0;
+
+  g_assert_cmpfloat_with_epsilon (s * q.w, w, EPS);
+  g_assert_cmpfloat_with_epsilon (s * q.x, x, EPS);
+  g_assert_cmpfloat_with_epsilon (s * q.y, y, EPS);
+  g_assert_cmpfloat_with_epsilon (s * q.z, z, EPS);
+}
+
+static const KmJoint *
+joint (KmScenebuilderModel *model,
+       const char          *name)
+{
+  int j = km_skeleton_find_joint (model->skeleton, name);
+
+  g_assert_cmpint (j, >=, 0);
+  return km_skeleton_get_joint (model->skeleton, j);
+}
+
+static const char *
+parent_name (KmScenebuilderModel *model,
+             const char          *name)
+{
+  const KmJoint *j = joint (model, name);
+
+  return j->parent >= 0 ? km_skeleton_get_joint (model->skeleton, j->parent)->name : NULL;
+}
+
+/* Axis in the parent body's frame at q = 0 (the joint's constant rotation applied). */
+static KmVec3
+joint_axis (KmScenebuilderModel *model,
+            const char          *name)
+{
+  const KmJoint *j = joint (model, name);
+  KmMat3 r;
+
+  km_mat3_from_quat (j->rotation, &r);
+  return km_mat3_mul_vec3 (&r, j->axis);
+}
+
+static void
+test_arm (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("arm2_mm_deg.xml", warnings);
+  const KmJoint *shoulder, *elbow;
+  KmScenebuilderIk *ik;
+  KmTransform pose, tip;
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 3);
+  g_assert_cmpuint (km_skeleton_get_n_dof (model->skeleton), ==, 2);
+  g_assert_cmpstr (km_skeleton_get_root_name (model->skeleton), ==, "base");
+  g_assert_cmpint (joint (model, "base")->type, ==, KM_JOINT_FIXED);
+  g_assert_false (km_skeleton_has_free_root (model->skeleton));
+
+  shoulder = joint (model, "shoulder");
+  g_assert_cmpint (shoulder->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpstr (parent_name (model, "shoulder"), ==, "base");
+  assert_vec3 (shoulder->offset, 0, 0, 0.1);
+  assert_vec3 (joint_axis (model, "shoulder"), 0, 1, 0);
+  g_assert_true (shoulder->limits[0].limited);
+  g_assert_cmpfloat_with_epsilon (shoulder->limits[0].min, -G_PI / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (shoulder->limits[0].max, G_PI / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (model->initial_q[shoulder->dof_index], G_PI / 6, 1e-9);
+  g_assert_true (model->velocity_limits[km_skeleton_find_joint (model->skeleton, "shoulder")].limited);
+  g_assert_cmpfloat_with_epsilon (model->velocity_limits[km_skeleton_find_joint (model->skeleton, "shoulder")].max,
+                                  G_PI, 1e-9);
+  g_assert_cmpstr (model->body_paths[km_skeleton_find_joint (model->skeleton, "shoulder")], ==, "link1");
+
+  elbow = joint (model, "elbow");
+  g_assert_cmpstr (parent_name (model, "elbow"), ==, "shoulder");
+  assert_vec3 (joint_axis (model, "elbow"), 0, 1, 0);
+  g_assert_cmpfloat_with_epsilon (elbow->limits[0].min, -2.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (elbow->limits[0].max, 2.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (model->initial_q[elbow->dof_index], -G_PI / 4, 1e-9);
+  g_assert_cmpfloat_with_epsilon (model->effort_limits[km_skeleton_find_joint (model->skeleton, "elbow")],
+                                  2.0, 1e-9);
+
+  body_world (model, "shoulder", &pose);
+  assert_vec3 (pose.pos, 0, 0, 0.1);
+  assert_quat (&pose.rot, 0.965926, 0, 0.258819, 0);
+  body_world (model, "elbow", &pose);
+  assert_vec3 (pose.pos, 0.15, 0, 0.359808);
+  assert_quat (&pose.rot, 0.991445, 0, -0.130526, 0);
+
+  g_assert_cmpuint (model->ik_targets->len, ==, 1);
+  ik = g_ptr_array_index (model->ik_targets, 0);
+  g_assert_cmpstr (ik->name, ==, "reach");
+  g_assert_cmpstr (km_skeleton_get_joint (model->skeleton, ik->effector)->name, ==, "elbow");
+  assert_vec3 (ik->target.pos, 0.25, 0, 0.5);
+  g_assert_true (ik->enable_position);
+  g_assert_false (ik->enable_orientation);
+  {
+    g_autofree KmTransform *world = g_new (KmTransform, 3);
+
+    km_skeleton_forward_kinematics (model->skeleton, model->initial_q, NULL, world);
+    km_transform_mul (&world[ik->effector], &ik->effector_offset, &tip);
+    assert_vec3 (tip.pos, 0.0723543, 0, 0.649585);
+  }
+
+  /* Shapes: the base cylinder (axis world z), a box on each link, the ball on the tip. */
+  {
+    guint n_shapes = 0;
+    KmShape * const *shapes = km_skeleton_get_shapes (model->skeleton,
+                                                      km_skeleton_find_joint (model->skeleton, "base"),
+                                                      &n_shapes);
+    KmVec3 y;
+
+    g_assert_cmpuint (n_shapes, ==, 1);
+    g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_CYLINDER);
+    g_assert_cmpfloat_with_epsilon (shapes[0]->radius, 0.06, 1e-12);
+    g_assert_cmpfloat_with_epsilon (shapes[0]->height, 0.1, 1e-12);
+    assert_vec3 (shapes[0]->transform.pos, 0, 0, 0.05);
+    y = km_mat3_mul_vec3 (&shapes[0]->transform.rot, km_vec3 (0, 1, 0));
+    assert_vec3 (y, 0, 0, 1);
+    km_skeleton_get_shapes (model->skeleton, km_skeleton_find_joint (model->skeleton, "elbow"),
+                            &n_shapes);
+    g_assert_cmpuint (n_shapes, ==, 2);
+  }
+}
+
+static void
+test_wheels (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("wheels_module.xml", warnings);
+  static const struct { const char *name; double x, y, z; } wheels[] = {
+    { "axle_fl", 0.2, 0.15, 0.1 }, { "axle_fr", 0.2, -0.15, 0.1 }, { "axle_rear", -0.2, 0, 0.1 },
+  };
+  KmTransform pose;
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 4);
+  g_assert_cmpuint (km_skeleton_get_n_dof (model->skeleton), ==, 3);
+  g_assert_cmpstr (km_skeleton_get_root_name (model->skeleton), ==, "chassis");
+  g_assert_true (km_skeleton_has_free_root (model->skeleton));
+  assert_vec3 (joint (model, "chassis")->offset, 0, 0, 0.1);
+  for (guint i = 0; i < G_N_ELEMENTS (wheels); i++)
+    {
+      const KmJoint *j = joint (model, wheels[i].name);
+      int t = km_skeleton_find_joint (model->skeleton, wheels[i].name);
+
+      g_assert_cmpint (j->type, ==, KM_JOINT_REVOLUTE);
+      g_assert_cmpstr (parent_name (model, wheels[i].name), ==, "chassis");
+      assert_vec3 (joint_axis (model, wheels[i].name), 0, 1, 0);
+      g_assert_false (j->limits[0].limited);
+      body_world (model, wheels[i].name, &pose);
+      assert_vec3 (pose.pos, wheels[i].x, wheels[i].y, wheels[i].z);
+      g_assert_cmpstr (model->body_paths[t], ==,
+                       i == 0 ? "wheel_fl/body" : i == 1 ? "wheel_fr/body" : "wheel_rear/body");
+    }
+  g_assert_cmpfloat_with_epsilon (model->initial_q[joint (model, "axle_rear")->dof_index],
+                                  G_PI / 2, 1e-9);
+  body_world (model, "axle_rear", &pose);
+  assert_quat (&pose.rot, 0.707107, 0, 0.707107, 0);
+  body_world (model, "axle_fl", &pose);
+  assert_quat (&pose.rot, 1, 0, 0, 0);
+  /* Each wheel carries its own tire (r 5 cm, h 3 cm) from its module copy. */
+  {
+    guint n_shapes = 0;
+    KmShape * const *shapes = km_skeleton_get_shapes (model->skeleton,
+                                                      km_skeleton_find_joint (model->skeleton, "axle_fr"),
+                                                      &n_shapes);
+
+    g_assert_cmpuint (n_shapes, ==, 1);
+    g_assert_cmpfloat_with_epsilon (shapes[0]->radius, 0.05, 1e-12);
+    g_assert_cmpfloat_with_epsilon (shapes[0]->height, 0.03, 1e-12);
+  }
+  g_assert_cmpuint (warnings->len, ==, 0);
+}
+
+static void
+test_slider_gear (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("slider_gear.xml", warnings);
+  const KmJoint *rack;
+  KmScenebuilderGear *gear;
+  KmTransform pose;
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 4);
+  g_assert_cmpstr (km_skeleton_get_root_name (model->skeleton), ==, "frame");
+  g_assert_false (km_skeleton_has_free_root (model->skeleton));
+
+  assert_vec3 (joint_axis (model, "pinion_joint"), 0, 1, 0);
+  assert_vec3 (joint (model, "pinion_joint")->offset, 0, 0, 0.05);
+  g_assert_cmpfloat_with_epsilon (joint (model, "pinion_joint")->limits[0].max, G_PI, 1e-9);
+  body_world (model, "pinion_joint", &pose);
+  assert_quat (&pose.rot, 0.968912, 0, 0.247404, 0);
+
+  rack = joint (model, "rack_joint");
+  g_assert_cmpint (rack->type, ==, KM_JOINT_PRISMATIC);
+  assert_vec3 (rack->offset, 0, -0.02, 0.03);
+  assert_vec3 (joint_axis (model, "rack_joint"), 1, 0, 0);
+  g_assert_cmpfloat_with_epsilon (rack->limits[0].min, -0.1, 1e-9);
+  g_assert_cmpfloat_with_epsilon (rack->limits[0].max, 0.1, 1e-9);
+  g_assert_cmpfloat_with_epsilon (model->initial_q[rack->dof_index], 0.02, 1e-9);
+  g_assert_cmpfloat_with_epsilon (model->velocity_limits[km_skeleton_find_joint (model->skeleton, "rack_joint")].max,
+                                  0.5, 1e-9);
+  body_world (model, "rack_joint", &pose);
+  assert_vec3 (pose.pos, 0.02, -0.02, 0.03);
+  assert_quat (&pose.rot, 1, 0, 0, 0);
+  body_world (model, "idler_joint", &pose);
+  assert_vec3 (pose.pos, 0.1, 0, 0.05);
+
+  g_assert_cmpuint (model->gears->len, ==, 2);
+  gear = g_ptr_array_index (model->gears, 0);
+  g_assert_cmpstr (gear->name, ==, "rack_and_pinion");
+  g_assert_cmpstr (km_skeleton_get_joint (model->skeleton, gear->up)->name, ==, "pinion_joint");
+  g_assert_cmpstr (km_skeleton_get_joint (model->skeleton, gear->down)->name, ==, "rack_joint");
+  g_assert_true (gear->position);
+  g_assert_cmpfloat_with_epsilon (gear->ratio, 0.02, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gear->offset, 0.01, 1e-12);
+  gear = g_ptr_array_index (model->gears, 1);
+  g_assert_false (gear->position);
+  g_assert_cmpfloat_with_epsilon (gear->ratio, -0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gear->offset, 0.25, 1e-12);
+  g_assert_cmpuint (warnings->len, ==, 0);
+}
+
+static void
+test_attr_namespaces (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("attr_namespaces.xml", warnings);
+  static const struct { const char *name; double x, y, z; } roots[] = {
+    { "tower", 1, -1, 1 }, { "osaka_tower", 3, 2, 0 }, { "hokkaido", 0, 5, 0 },
+    { "hokkaido1", 0, 6, 0 }, { "body1", 0.1, 0, 2 }, { "train", 0, 0, 0.0072 },
+  };
+  KmTransform pose;
+
+  /* A forest: a fixed root named after the document element holds every root body. */
+  g_assert_cmpstr (km_skeleton_get_root_name (model->skeleton), ==, "world");
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 8);
+  g_assert_cmpuint (km_skeleton_get_n_dof (model->skeleton), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_assert_cmpstr (parent_name (model, roots[i].name), ==, "world");
+      g_assert_cmpint (joint (model, roots[i].name)->type, ==, KM_JOINT_FIXED);
+      body_world (model, roots[i].name, &pose);
+      assert_vec3 (pose.pos, roots[i].x, roots[i].y, roots[i].z);
+    }
+  body_world (model, "tower", &pose);
+  assert_quat (&pose.rot, 0.707107, 0, 0, 0.707107);
+  g_assert_cmpstr (parent_name (model, "mount"), ==, "tower");
+  g_assert_cmpint (joint (model, "mount")->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpstr (model->body_paths[km_skeleton_find_joint (model->skeleton, "mount")], ==,
+                   "japan/nagoya/flag");
+  body_world (model, "mount", &pose);
+  assert_vec3 (pose.pos, 1, 0.5, 1);
+  assert_quat (&pose.rot, 0.46194, -0.331414, 0.800103, 0.191342);
+  /* The renamed hokkaido, then one warning per floating root fixed under "world". */
+  g_assert_cmpuint (warnings->len, ==, 7);
+  g_assert_true (g_str_has_suffix (warnings->pdata[0], "attr_namespaces.xml:69:15: a sibling is already called “hokkaido”; this one is renamed “hokkaido1”"));
+  g_assert_true (g_str_has_suffix (warnings->pdata[1], "attr_namespaces.xml:45:7: the floating body “tower” is fixed at its initial pose (the scene has several roots, a skeleton only one)"));
+}
+
+static char *
+crlf_bom (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *joined = g_strjoinv ("\r\n", lines);
+
+  return g_strconcat ("\xef\xbb\xbf", joined, NULL);
+}
+
+static void
+test_crlf_bom (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autofree char *data = NULL, *converted = NULL, *message = NULL, *bad = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) plain = NULL, windows = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  converted = crlf_bom (data);
+  plain = load_data (path, data, strlen (data), warnings, &error);
+  g_assert_no_error (error);
+  windows = load_data (path, converted, strlen (converted), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (plain->skeleton, windows->skeleton, 1e-12));
+  g_assert_cmpfloat (windows->initial_q[0], ==, plain->initial_q[0]);
+
+  /* Positions are unchanged: the BOM is not a column, CR is not a line. */
+  bad = crlf_bom ("<?xml version=\"1.0\"?>\n<namespace name=\"x\">\n  <body mass=\"2kgg\"/>\n</namespace>\n");
+  message = load_error (bad, NULL);
+  g_assert_cmpstr (message, ==, "bad.xml:3:16: invalid value of “mass”: unknown name “kgg” (expected a unit, pi or a function)");
+  g_free (message);
+  message = load_error ("\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>", NULL);
+  g_assert_true (g_str_has_prefix (message, "bad.xml:1:24: "));
+}
+
+static double
+eval (const char *text,
+      KmSbDim     dim,
+      double      length_unit)
+{
+  KmSbUnits units = { length_unit, 1.0, 1.0, 1.0 };
+  double v = NAN;
+  g_autofree char *message = NULL;
+  gsize offset = 0;
+
+  if (!km_sb_eval_real (text, strlen (text), dim, &units, &v, &offset, &message))
+    g_error ("“%s”: %s at %zu", text, message, offset);
+  return v;
+}
+
+static void
+eval_fails (const char *text,
+            gsize       at)
+{
+  KmSbUnits units = KM_SB_UNITS_SI;
+  double v = 0;
+  g_autofree char *message = NULL;
+  gsize offset = 99;
+
+  g_assert_false (km_sb_eval_real (text, strlen (text), KM_SB_DIM_L, &units, &v, &offset,
+                                   &message));
+  g_assert_nonnull (message);
+  g_assert_cmpuint (offset, ==, at);
+}
+
+static void
+test_expressions (void)
+{
+  KmSbUnits deg = { 1.0, G_PI / 180, 1.0, 1.0 };
+  KmSbValueFlags flags;
+  KmQuat q;
+  double v[3];
+
+  g_assert_cmpfloat_with_epsilon (eval ("12.3mm", KM_SB_DIM_L, 1), 0.0123, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("45[km/h]", KM_SB_DIM_NONE, 1), 12.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("50%", KM_SB_DIM_NONE, 1), 0.5, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("1G", KM_SB_DIM_NONE, 1), 9.80665, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("2kgf", KM_SB_DIM_NONE, 1), 19.6133, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("pi/2", KM_SB_DIM_NONE, 1), G_PI / 2, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("3*2.4", KM_SB_DIM_L, 0.001), 0.0072, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("1+2mm", KM_SB_DIM_L, 1), 0.003, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("2*3mm", KM_SB_DIM_L, 1), 0.006, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("2^3^2", KM_SB_DIM_NONE, 1), 64, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("-2^2", KM_SB_DIM_NONE, 1), 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("--5", KM_SB_DIM_NONE, 1), 5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("1+2*3", KM_SB_DIM_NONE, 1), 7, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("sqrt2", KM_SB_DIM_NONE, 1), G_SQRT2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("sin(30deg)", KM_SB_DIM_NONE, 1), 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("(10mm)", KM_SB_DIM_L, 0.001), 1e-5, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("(1+2", KM_SB_DIM_NONE, 1), 3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eval ("1.234e-5", KM_SB_DIM_NONE, 1), 1.234e-5, 1e-18);
+  g_assert_cmpfloat_with_epsilon (eval (".5", KM_SB_DIM_NONE, 1), 0.5, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eval ("[g/cm^3]", KM_SB_DIM_NONE, 1), 1000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (eval ("3km", KM_SB_DIM_M, 1), 3000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (eval ("1&&0||1", KM_SB_DIM_NONE, 1), 1, 1e-12);
+
+  eval_fails ("1m+50cm", 2);
+  eval_fails ("3mm*2", 3);
+  eval_fails ("2pi", 1);
+  eval_fails ("1/0", 1);
+  eval_fails ("1/(2-2)", 1);
+  eval_fails ("foo", 0);
+  eval_fails ("5.", 1);
+  eval_fails ("1)", 1);
+  eval_fails ("1e400", 0);
+  eval_fails ("10^400", 2);
+  eval_fails ("log(-1)", 0);
+  eval_fails ("[a/b]", 1);
+  eval_fails ("[m/s/s]", 4);
+  eval_fails ("", 0);
+  {
+    /* Bounded depth. */
+    g_autofree char *deep = g_strnfill (1000, '(');
+
+    eval_fails (deep, KM_SB_EXPR_MAX_DEPTH + 1);
+  }
+
+  {
+    KmSbUnits mm = { 0.001, 1, 1, 1 };
+    gsize offset = 0;
+    g_autofree char *message = NULL;
+
+    g_assert_true (km_sb_parse_vector ("100 0 2m", 3, KM_SB_DIM_L, &mm, v, NULL, NULL));
+    g_assert_cmpfloat_with_epsilon (v[0], 0.1, 1e-15);
+    g_assert_cmpfloat_with_epsilon (v[2], 2, 1e-15);
+    g_assert_true (km_sb_parse_vector (" 0.1 ", 3, KM_SB_DIM_L, &mm, v, NULL, NULL));
+    g_assert_cmpfloat_with_epsilon (v[1], 0.0001, 1e-15);
+    g_assert_false (km_sb_parse_vector ("1 2", 3, KM_SB_DIM_L, &mm, v, &offset, &message));
+    g_assert_false (km_sb_parse_vector ("1 2 3 4", 3, KM_SB_DIM_L, &mm, v, &offset, NULL));
+    g_assert_cmpuint (offset, ==, 6);
+  }
+
+  g_assert_true (km_sb_parse_rotation ("90deg@z*90deg@x", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpfloat_with_epsilon (q.w, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (q.x, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (q.y, 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (q.z, 0.5, 1e-12);
+  g_assert_true (km_sb_parse_rotation ("-45deg@z*120deg@y", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpfloat_with_epsilon (q.w, 0.46194, 1e-5);
+  g_assert_cmpfloat_with_epsilon (q.x, 0.331414, 1e-5);
+  g_assert_cmpfloat_with_epsilon (q.y, 0.800103, 1e-5);
+  g_assert_cmpfloat_with_epsilon (q.z, -0.191342, 1e-5);
+  g_assert_true (km_sb_parse_rotation ("90@z", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpfloat_with_epsilon (q.z, sqrt (0.5), 1e-12);
+  g_assert_true (km_sb_parse_rotation ("(2*45)deg@z", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpfloat_with_epsilon (q.z, sqrt (0.5), 1e-12);
+  g_assert_true (km_sb_parse_rotation ("30deg@1 0 1", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpfloat_with_epsilon (q.x, q.z, 1e-12);
+  g_assert_cmpfloat_with_epsilon (q.y, 0, 1e-12);
+  g_assert_true (km_sb_parse_rotation ("2 0 0 0", &deg, &q, &flags, NULL, NULL));
+  g_assert_true (flags & KM_SB_VALUE_NORMALIZED);
+  g_assert_cmpfloat_with_epsilon (q.w, 1, 1e-12);
+  /* Column-major: the first column is where x goes; this is Rz(90°). */
+  g_assert_true (km_sb_parse_rotation ("0 1 0 -1 0 0 0 0 1", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_OK);
+  g_assert_cmpfloat_with_epsilon (q.z, sqrt (0.5), 1e-12);
+  g_assert_false (km_sb_parse_rotation ("1.57", &deg, &q, &flags, NULL, NULL));
+  g_assert_false (km_sb_parse_rotation ("1 0 0", &deg, &q, &flags, NULL, NULL));
+  g_assert_false (km_sb_parse_rotation ("90deg@0 0 0", &deg, &q, &flags, NULL, NULL));
+}
+
+static void
+test_errors (void)
+{
+  static const struct
+  {
+    const char *xml;
+    const char *message_prefix;
+  } cases[] = {
+    /* XML syntax, at the last character GMarkup read. */
+    { "<namespace>\n  <body>\n  </bodx>\n</namespace>", "bad.xml:3:9: " },
+    { "<namespace>\n  <body mass=1/>\n</namespace>", "bad.xml:2:14: " },
+    { "", "bad.xml:1:1: " },
+    /* Values, at the offending character. */
+    { "<namespace>\n  <body trn=\"1 2 3mm+\"/>\n</namespace>", "bad.xml:2:21: invalid value of “trn”: expected a number after “+”" },
+    { "<namespace>\n  <body rot=\"90deg@q\"/>\n</namespace>", "bad.xml:2:20: invalid value of “rot”: unknown name “q”" },
+    { "<namespace>\n  <body rot=\"1.57\"/>\n</namespace>", "bad.xml:2:14: invalid value of “rot”: missing @axis" },
+    { "<namespace>\n  <body dynamical=\"yes\"/>\n</namespace>", "bad.xml:2:20: invalid value of “dynamical”: expected true or false" },
+    { "<namespace>\n  <attr unit_length=\"furlong\"/>\n  <body/>\n</namespace>", "bad.xml:2:22: invalid value of “unit_length”" },
+    { "<namespace><body mass=\"1/0\"/></namespace>", "bad.xml:1:25: invalid value of “mass”: division by zero" },
+    /* References. */
+    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <body name=\"b\"><connector name=\"c\"/></body>\n  <hinge sock=\"a/c\" plug=\"b/x\"/>\n</namespace>",
+      "bad.xml:4:27: no object at path “b/x”" },
+    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <hinge sock=\"a\" plug=\"a/c\"/>\n</namespace>",
+      "bad.xml:3:16: “sock” must name a <connector>, not a <body>" },
+    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/><connector name=\"d\"/></body>\n  <hinge sock=\"a/c\" plug=\"a/d\"/>\n</namespace>",
+      "bad.xml:3:3: the sock and plug" },
+    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <body name=\"b\"><connector name=\"c\"/></body>\n  <hinge sock=\"a/c\" plug=\"b/c\" range=\"1 -1\"/>\n</namespace>",
+      "bad.xml:4:39: invalid value of “range”: the minimum" },
+    { "<namespace>\n  <import name=\"w\" path=\"nowhere\"/>\n</namespace>", "bad.xml:2:26: no module at path" },
+    { "<namespace>\n  <module name=\"m\"><import name=\"again\" path=\"../m\"/></module>\n  <import name=\"w\" path=\"m\"/>\n</namespace>",
+      "bad.xml:2:47: the module “../m” imports itself" },
+    { "<namespace>\n  <import name=\"w\" filename=\"bad.xml\"/>\n</namespace>", "bad.xml:2:30: “bad.xml” imports itself" },
+    { "<robot name=\"r\"><link name=\"a\"/></robot>", "bad.xml:1:1: expected a Scenebuilder scene" },
+    { "<namespace><namespace/></namespace>", "bad.xml:1:1: the scene has no <body>" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *message = load_error (cases[i].xml, NULL);
+
+      if (!g_str_has_prefix (message, cases[i].message_prefix))
+        {
+          g_test_message ("case %u: got “%s”, expected “%s…”", i, message,
+                          cases[i].message_prefix);
+          g_test_fail ();
+        }
+    }
+}
+
+static void
+test_hostile (void)
+{
+  g_autoptr(GString) deep = g_string_new ("<namespace>");
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = NULL;
+  g_autofree char *message = NULL;
+  static const char unknown[] =
+    "<namespace>\n"
+    "  <ticks><timeslot/><match/></ticks>\n"
+    "  <ticks/>\n"
+    "  <pmat name=\"steel\"/>\n"
+    "  <body name=\"b\" mass=\"1e300\" vel=\"0 0 1e300\"/>\n"
+    "</namespace>\n";
+  static const char blowup[] =
+    "<namespace>\n"
+    "  <module name=\"a\"><body/><body/><body/><body/><body/><body/><body/><body/><body/><body/></module>\n"
+    "  <module name=\"b\"><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/><import path=\"../a\"/></module>\n"
+    "  <module name=\"c\"><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/><import path=\"../b\"/></module>\n"
+    "  <module name=\"d\"><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/><import path=\"../c\"/></module>\n"
+    "  <module name=\"e\"><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/><import path=\"../d\"/></module>\n"
+    "  <import path=\"e\"/>\n"
+    "</namespace>\n";
+
+  for (guint i = 0; i < 10000; i++)
+    g_string_append (deep, "<namespace>");
+  message = load_error (deep->str, NULL);
+  g_assert_true (g_str_has_prefix (message, "bad.xml:1:"));
+  g_assert_nonnull (strstr (message, "nested too deeply"));
+  g_clear_pointer (&message, g_free);
+
+  model = load_data ("unknown.xml", unknown, strlen (unknown), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
+  /* One warning per unknown element name (ticks once), one for pmat. */
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_cmpstr (warnings->pdata[0], ==, "unknown.xml:2:3: unknown element <ticks> skipped with its contents");
+
+  message = load_error (blowup, NULL);
+  g_assert_nonnull (strstr (message, "too many objects"));
+}
+
+static void
+test_language (void)
+{
+  static const char xml[] =
+    "<namespace name=\"robot\">\n"
+    "  <attr unit_length=\"mm\"/>\n"
+    "  <var name=\"n\" value=\"2*2\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"c0\" trn=\"10 0 0\"/></body>\n"
+    "  <for var=\"i\" begin=\"1\" end=\"$n\">\n"
+    "    <body name=\"link$i\" trn=\"$i*100 0 0\">\n"
+    "      <connector name=\"plug\"/><connector name=\"sock\" trn=\"100 0 0\" rot=\"90deg@z\"/>\n"
+    "    </body>\n"
+    "  </for>\n"
+    "  <hinge name=\"j1\" sock=\"base/c0\" plug=\"link1/plug\"/>\n"
+    "  <hinge name=\"j2\" sock=\"link1/sock\" plug=\"link2/plug\" pos=\"0.5\"/>\n"
+    "  <slider name=\"j3\" sock=\"link3/sock\" plug=\"link2/sock\" pos=\"5\"/>\n"
+    "  <balljoint name=\"ball\" sock=\"link2/sock\" plug=\"link1/plug\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = load_data ("lang.xml", xml, strlen (xml), warnings,
+                                                    &error);
+  const KmJoint *j3;
+
+  g_assert_no_error (error);
+  /* base, j1, j2, j3 (inverted: link3 hangs below link2), ball closes a loop. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 4);
+  g_assert_cmpstr (parent_name (model, "j3"), ==, "j2");
+  j3 = joint (model, "j3");
+  g_assert_cmpint (j3->type, ==, KM_JOINT_PRISMATIC);
+  g_assert_cmpfloat_with_epsilon (model->initial_q[j3->dof_index], -0.005, 1e-12);
+  g_assert_cmpfloat_with_epsilon (model->initial_q[joint (model, "j2")->dof_index], 0.5, 1e-12);
+  {
+    KmTransform pose;
+
+    body_world (model, "j1", &pose);
+    assert_vec3 (pose.pos, 0.01, 0, 0);
+    /* link2 = link1 · sock(0.1, Rz 90°) · Rz(0.5) */
+    body_world (model, "j2", &pose);
+    assert_vec3 (pose.pos, 0.11, 0, 0);
+    assert_quat (&pose.rot, cos ((G_PI / 2 + 0.5) / 2), 0, 0, sin ((G_PI / 2 + 0.5) / 2));
+  }
+  g_assert_cmpuint (warnings->len, ==, 2);
+}
+
+static void
+test_format (void)
+{
+  const KmFormat *format = km_format_lookup ("SCENEBUILDER-XML");
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("arm2_mm_deg.xml", warnings);
+  g_autoptr(GString) out = g_string_new (NULL);
+  static const char urdf[] = "<?xml version=\"1.0\"?>\n<robot name=\"r\"/>";
+  static const char sb[] = "\xef\xbb\xbf<?xml version=\"1.0\"?>\r\n<!-- c -->\r\n<namespace name=\"x\"/>";
+
+  g_assert_nonnull (format);
+  g_assert_true (format == &km_format_scenebuilder);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_MODEL);
+  g_assert_cmpint (km_scenebuilder_sniff (sb, strlen (sb)), ==, 90);
+  g_assert_cmpint (km_scenebuilder_sniff (urdf, strlen (urdf)), ==, 0);
+  g_assert_cmpint (km_scenebuilder_sniff ("{}", 2), ==, 0);
+  g_assert_true (km_format_detect (sb, strlen (sb)) == &km_format_scenebuilder);
+
+  km_scenebuilder_describe (model->skeleton, out);
+  g_assert_cmpstr (out->str, ==,
+                   "base type=fixed parent=- dof=0\n"
+                   "shoulder type=revolute parent=base dof=1 axis=0,1,0 limits=-1.5708,1.5708\n"
+                   "elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5,2.5\n"
+                   "joints=3 dof=2\n");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Scenebuilder/arm", test_arm);
+  g_test_add_func ("/kinema/Scenebuilder/wheels-module", test_wheels);
+  g_test_add_func ("/kinema/Scenebuilder/slider-gear", test_slider_gear);
+  g_test_add_func ("/kinema/Scenebuilder/attr-namespaces", test_attr_namespaces);
+  g_test_add_func ("/kinema/Scenebuilder/crlf-bom", test_crlf_bom);
+  g_test_add_func ("/kinema/Scenebuilder/expressions", test_expressions);
+  g_test_add_func ("/kinema/Scenebuilder/errors", test_errors);
+  g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);
+  g_test_add_func ("/kinema/Scenebuilder/language", test_language);
+  g_test_add_func ("/kinema/Scenebuilder/format", test_format);
+
+  return g_test_run ();
+}
