@@ -201,7 +201,9 @@ keyframe_node (const KmTargetKeyframe *key)
   KmYamlNode *map = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
   KmVec3 euler = km_quat_to_euler_xyz (key->orientation);
   double pos[3] = { key->position.x, key->position.y, key->position.z };
-  double deg[3] = { km_rad_to_deg (euler.x), km_rad_to_deg (euler.y), km_rad_to_deg (euler.z) };
+  /* + 0.0: no "-0" in the file */
+  double deg[3] = { km_rad_to_deg (euler.x) + 0.0, km_rad_to_deg (euler.y) + 0.0,
+                    km_rad_to_deg (euler.z) + 0.0 };
 
   km_yaml_mapping_append (map, "frame", km_yaml_node_new_int (key->frame));
   km_yaml_mapping_append (map, "pos", km_yaml_node_new_numbers (pos, 3));

@@ -1314,11 +1314,14 @@ km_yaml_format_number (double value,
       g_strlcpy (buffer, value < 0 ? "-.inf" : ".inf", buffer_size);
       return;
     }
+  /* The fewest significant digits that read back exactly, but at least six (printf's
+   * default), so that "60" is not written "6e+01": exponents only from 1e+06 and below
+   * 1e-04, as Choreonoid writes them. */
   for (int precision = 1; precision <= 17; precision++)
     {
       char format[8];
 
-      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_snprintf (format, sizeof format, "%%.%dg", MAX (precision, 6));
       g_ascii_formatd (buffer, buffer_size, format, value);
       if (g_ascii_strtod (buffer, NULL) == value)
         return;

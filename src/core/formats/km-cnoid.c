@@ -1,0 +1,1394 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-cnoid"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-error.h"
+#include "km-folder-item.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-root-item.h"
+#include "km-sub-project-item.h"
+#include "km-unknown-item.h"
+#include "km-world-item.h"
+
+/* What an item was read from (its mapping), for writing it back in the same key order. */
+#define NODE_KEY "km-cnoid-node"
+/* A sub-project item's own `children` (if its file had any), written back verbatim. */
+#define SUB_CHILDREN_KEY "km-cnoid-sub-children"
+/* Set on items read from a sub-project file: they are not written into the parent. */
+#define FROM_SUB_KEY "km-cnoid-from-sub"
+/* On the project: the highest id ever read or written (gint64 boxed), and ${SHARE}. */
+#define MAX_ID_KEY "km-cnoid-max-id"
+#define SHARE_DIR_KEY "km-cnoid-share-dir"
+
+typedef struct
+{
+  const char *plugin;
+  const char *klass;
+  GType     (*get_type) (void);
+  /* The newest `schema` of the item's data we know; 0: the item class checks it. */
+  gint64      schema;
+} ItemType;
+
+static const ItemType item_types[] = {
+  { "Base", "FolderItem", km_folder_item_get_type, 1 },
+  { "Base", "RootItem", km_root_item_get_type, 1 },
+  { "Base", "SubProjectItem", km_sub_project_item_get_type, 1 },
+  { "Body", "BodyItem", km_body_item_get_type, 0 },
+  { "Body", "WorldItem", km_world_item_get_type, 1 },
+  { "Kinema", "IKAnimationItem", km_ik_animation_item_get_type, 1 },
+  { "Kinema", "IKTargetsItem", km_ik_targets_item_get_type, 1 },
+};
+
+/* The keys every item has, in the order Choreonoid writes them; older spellings after. */
+enum {
+  KEY_ID,
+  KEY_NAME,
+  KEY_PLUGIN,
+  KEY_CLASS,
+  KEY_CHECKED,
+  KEY_BUILTIN,
+  KEY_DATA,
+  KEY_CHILDREN,
+  N_KEYS
+};
+
+static const char * const key_names[N_KEYS] = {
+  "id", "name", "plugin", "class", "is_checked", "is_builtin_item", "data", "children"
+};
+
+static const char * const checked_keys[] = { "is_checked", "isChecked", NULL };
+static const char * const builtin_keys[] = { "is_builtin_item", "isBuiltinItem", NULL };
+static const char * const layout_keys[] = {
+  "view_areas", "toolbar_layout", "viewAreas", "layoutOfToolBars", NULL
+};
+
+typedef struct
+{
+  KmItemIo    io;
+  GHashTable *ids;      /* id → KmItem (borrowed), this file's items */
+  KmItem     *root;
+  gint64      max_id;
+} LoadContext;
+
+static KmProject *load_project (const char  *path,
+                                GBytes      *contents,
+                                const char  *share_dir,
+                                guint        depth,
+                                GPtrArray   *open_files,
+                                GPtrArray   *messages,
+                                GError     **error);
+
+static int
+key_index (const char *key)
+{
+  if (key == NULL)
+    return -1;
+  for (int i = 0; i < N_KEYS; i++)
+    if (strcmp (key, key_names[i]) == 0)
+      return i;
+  if (strcmp (key, "isChecked") == 0)
+    return KEY_CHECKED;
+  if (strcmp (key, "isBuiltinItem") == 0)
+    return KEY_BUILTIN;
+  return -1;
+}
+
+static void
+collect_warning_cb (const char *message,
+                    gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static GBytes *
+read_bounded (const char  *path,
+              GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  g_autoptr(GError) local_error = NULL;
+  guint8 chunk[16384];
+
+  in = g_file_read (file, NULL, &local_error);
+  if (in == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
+                          _("cannot read the file: %s"), local_error->message);
+      return NULL;
+    }
+  for (;;)
+    {
+      gssize n = g_input_stream_read (G_INPUT_STREAM (in), chunk, sizeof chunk, NULL,
+                                      &local_error);
+
+      if (n < 0)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
+                              _("cannot read the file: %s"), local_error->message);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (buffer->len + (gsize) n > KM_FORMAT_MAX_FILE_SIZE)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                              _("the file is larger than %u MiB"),
+                              (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
+          return NULL;
+        }
+      g_byte_array_append (buffer, chunk, n);
+    }
+  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Reading */
+
+static void
+report (LoadContext *ctx,
+        const char  *message)
+{
+  g_ptr_array_add (ctx->io.messages, g_strdup (message));
+}
+
+static void
+note_id (LoadContext *ctx,
+         gint64       id)
+{
+  ctx->max_id = MAX (ctx->max_id, id);
+}
+
+/* Ids inside a subtree kept verbatim count as used. */
+static void
+note_verbatim_ids (LoadContext      *ctx,
+                   const KmYamlNode *node,
+                   guint             depth)
+{
+  KmYamlNode *children;
+  gint64 id;
+
+  if (node == NULL || km_yaml_node_get_kind (node) != KM_YAML_MAPPING || depth > 256)
+    return;
+  if (km_yaml_mapping_lookup (node, "id") != NULL &&
+      km_yaml_expect_int (km_yaml_mapping_lookup (node, "id"), &id, NULL))
+    note_id (ctx, id);
+  children = km_yaml_mapping_lookup (node, "children");
+  if (children != NULL && km_yaml_node_get_kind (children) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (children); i++)
+      note_verbatim_ids (ctx, km_yaml_sequence_get (children, i), depth + 1);
+}
+
+static const ItemType *
+find_item_type (const char *plugin,
+                const char *klass)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (item_types); i++)
+    if (strcmp (item_types[i].plugin, plugin) == 0 && strcmp (item_types[i].klass, klass) == 0)
+      return &item_types[i];
+  return NULL;
+}
+
+static gboolean
+is_null_scalar (const KmYamlNode *node)
+{
+  gsize length;
+  const char *s;
+
+  if (km_yaml_node_get_kind (node) != KM_YAML_SCALAR ||
+      km_yaml_node_get_style (node) != KM_YAML_STYLE_PLAIN)
+    return FALSE;
+  s = km_yaml_node_get_scalar (node, &length);
+  return length == 0 || strcmp (s, "~") == 0 || g_ascii_strcasecmp (s, "null") == 0;
+}
+
+/* The common keys of an item mapping; FALSE with @error when one has the wrong type. */
+typedef struct
+{
+  const char *plugin;
+  const char *klass;
+  const char *name;
+  gint64      id;
+  gboolean    checked;
+  gboolean    builtin;
+  KmYamlNode *data;
+  KmYamlNode *children;
+} ItemHeader;
+
+static gboolean
+read_header (const KmYamlNode *node,
+             ItemHeader       *h,
+             GError          **error)
+{
+  KmYamlNode *v;
+
+  memset (h, 0, sizeof *h);
+  h->id = -1;
+  if (!km_yaml_expect_mapping (node, error))
+    return FALSE;
+  if ((v = km_yaml_expect_key (node, "plugin", error)) == NULL ||
+      (h->plugin = km_yaml_expect_string (v, error)) == NULL ||
+      (v = km_yaml_expect_key (node, "class", error)) == NULL ||
+      (h->klass = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (node, "id")) != NULL)
+    {
+      if (!km_yaml_expect_int (v, &h->id, error))
+        return FALSE;
+      if (h->id < 0)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
+                              km_yaml_node_get_pos (v), _("expected an item id ≥ 0"));
+          return FALSE;
+        }
+    }
+  if ((v = km_yaml_mapping_lookup (node, "name")) != NULL &&
+      (h->name = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup_any (node, checked_keys)) != NULL &&
+      !km_yaml_expect_bool (v, &h->checked, error))
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup_any (node, builtin_keys)) != NULL &&
+      !km_yaml_expect_bool (v, &h->builtin, error))
+    return FALSE;
+  h->data = km_yaml_mapping_lookup (node, "data");
+  if (h->data != NULL && is_null_scalar (h->data))
+    h->data = NULL;
+  h->children = km_yaml_mapping_lookup (node, "children");
+  if (h->children != NULL && is_null_scalar (h->children))
+    h->children = NULL;
+  if (h->children != NULL && !km_yaml_expect_sequence (h->children, error))
+    return FALSE;
+  return TRUE;
+}
+
+static void
+mark_from_sub (gpointer item,
+               gpointer user_data)
+{
+  km_item_set_id (item, -1);
+  g_object_set_data (item, FROM_SUB_KEY, GINT_TO_POINTER (1));
+}
+
+static void
+load_sub_project (LoadContext      *ctx,
+                  KmItem           *item,
+                  const KmYamlNode *data)
+{
+  static const char * const file_keys[] = { "file", "filename", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) sub = NULL;
+  g_autoptr(GPtrArray) messages = NULL;
+  g_autofree char *path = NULL;
+  KmYamlNode *file_node = km_yaml_mapping_lookup_any (data, file_keys);
+  KmSourcePos at;
+  const char *file;
+  KmItem *sub_root;
+
+  at = file_node != NULL ? km_yaml_node_get_pos (file_node) : km_item_get_source_pos (item);
+  file = file_node != NULL ? km_yaml_node_get_scalar (file_node, NULL) : NULL;
+  if (file == NULL || km_yaml_node_get_kind (file_node) != KM_YAML_SCALAR)
+    {
+      km_item_set_problem (item, _("the sub-project item names no file"));
+      km_item_io_warn (&ctx->io, file_node, "%s", _("the sub-project item names no file"));
+      return;
+    }
+  path = km_item_io_expand_path (&ctx->io, file, &error);
+  if (path == NULL)
+    {
+      km_item_set_problem (item, error->message);
+      km_item_io_warn (&ctx->io, file_node, "%s", error->message);
+      return;
+    }
+  for (guint i = 0; i < ctx->io.open_files->len; i++)
+    if (strcmp (g_ptr_array_index (ctx->io.open_files, i), path) == 0)
+      {
+        g_autofree char *message =
+          g_strdup_printf (_("the sub-project “%s” includes itself; it is not loaded again"),
+                           file);
+
+        km_item_set_problem (item, message);
+        km_item_io_warn (&ctx->io, file_node, "%s", message);
+        return;
+      }
+  if (ctx->io.depth + 1 > KM_CNOID_MAX_SUB_PROJECT_DEPTH)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("sub-projects are nested more than %d deep; “%s” is not loaded"),
+                         KM_CNOID_MAX_SUB_PROJECT_DEPTH, file);
+
+      km_item_set_problem (item, message);
+      km_item_io_warn (&ctx->io, file_node, "%s", message);
+      return;
+    }
+
+  messages = g_ptr_array_new_with_free_func (g_free);
+  sub = load_project (path, NULL, ctx->io.share_dir, ctx->io.depth + 1, ctx->io.open_files,
+                      messages, &error);
+  for (guint i = 0; i < messages->len; i++)
+    g_ptr_array_add (ctx->io.messages,
+                     g_strdup_printf ("%s\nincluded from %s:%u:%u",
+                                      (char *) g_ptr_array_index (messages, i), ctx->io.file,
+                                      at.line, MAX (at.column, 1)));
+  if (sub == NULL)
+    {
+      g_autofree char *first = NULL;
+
+      km_parse_error_add_include (&error, ctx->io.file, at);
+      report (ctx, error->message);
+      first = g_strndup (error->message, strcspn (error->message, "\n"));
+      km_item_set_problem (item, first);
+      return;
+    }
+
+  sub_root = km_project_get_root_item (sub);
+  while (km_item_get_n_children (sub_root) > 0)
+    {
+      g_autoptr(KmItem) child = g_object_ref (km_item_get_child (sub_root, 0));
+
+      km_item_remove_child (sub_root, child);
+      km_item_foreach (child, mark_from_sub, NULL);
+      km_item_append_child (item, child);
+    }
+}
+
+static KmItem *load_item (LoadContext *ctx,
+                          KmItem      *parent,
+                          KmYamlNode  *node,
+                          guint        depth);
+
+static KmItem *
+keep_verbatim (LoadContext *ctx,
+               KmItem      *parent,
+               guint        position,
+               KmYamlNode  *node)
+{
+  KmItem *item = km_unknown_item_new (node, TRUE);
+
+  note_verbatim_ids (ctx, node, 0);
+  if (km_item_get_id (item) >= 0)
+    {
+      if (g_hash_table_contains (ctx->ids, &(gint64) { km_item_get_id (item) }))
+        km_item_set_id (item, -1);
+      else
+        {
+          gint64 *key = g_new (gint64, 1);
+
+          *key = km_item_get_id (item);
+          g_hash_table_insert (ctx->ids, key, item);
+        }
+    }
+  if (parent != NULL)
+    {
+      km_item_insert_child (parent, position, item);
+      g_object_unref (item);
+    }
+  return item;
+}
+
+static KmItem *
+load_item (LoadContext *ctx,
+           KmItem      *parent,
+           KmYamlNode  *node,
+           guint        depth)
+{
+  g_autoptr(GError) error = NULL;
+  const ItemType *type;
+  ItemHeader h;
+  KmItem *item;
+  guint position = parent != NULL ? km_item_get_n_children (parent) : 0;
+
+  if (!read_header (node, &h, &error))
+    {
+      report (ctx, error->message);
+      return keep_verbatim (ctx, parent, position, node);
+    }
+
+  type = find_item_type (h.plugin, h.klass);
+  if (type == NULL)
+    {
+      item = km_unknown_item_new (node, FALSE);
+      km_item_io_warn (&ctx->io, km_yaml_mapping_lookup (node, "class"),
+                       _("unknown item type “%s/%s”; it is kept as it is"), h.plugin, h.klass);
+    }
+  else
+    {
+      item = g_object_new (type->get_type (), NULL);
+      km_item_set_name (item, h.name);
+      km_item_set_id (item, h.id);
+      km_item_set_checked (item, h.checked);
+      km_item_set_builtin (item, h.builtin);
+      km_item_set_source_pos (item, km_yaml_node_get_pos (node));
+    }
+  g_object_set_data_full (G_OBJECT (item), NODE_KEY, km_yaml_node_ref (node),
+                          (GDestroyNotify) km_yaml_node_unref);
+  if (parent != NULL)
+    {
+      km_item_insert_child (parent, position, item);
+      g_object_unref (item);
+    }
+
+  if (type != NULL)
+    {
+      if (h.data != NULL && type->schema > 0)
+        {
+          KmYamlNode *schema = km_yaml_mapping_lookup (h.data, "schema");
+          gint64 version;
+
+          if (schema != NULL && (!km_yaml_expect_int (schema, &version, NULL) ||
+                                 version > type->schema))
+            km_item_io_warn (&ctx->io, schema,
+                             _("“%s/%s” data schema %s is newer than %" G_GINT64_FORMAT
+                               " that Kinema knows; loading what can be read"),
+                             h.plugin, h.klass, km_yaml_node_get_scalar (schema, NULL) != NULL ?
+                             km_yaml_node_get_scalar (schema, NULL) : "?", type->schema);
+        }
+      if (!km_item_restore (item, h.data, &ctx->io, &error))
+        {
+          report (ctx, error->message);
+          if (parent == NULL)
+            {
+              g_object_unref (item);
+              return keep_verbatim (ctx, NULL, 0, node);
+            }
+          km_item_remove_child (parent, item);
+          return keep_verbatim (ctx, parent, position, node);
+        }
+    }
+
+  if (h.id >= 0)
+    {
+      note_id (ctx, h.id);
+      if (g_hash_table_contains (ctx->ids, &h.id))
+        {
+          km_item_io_warn (&ctx->io, km_yaml_mapping_lookup (node, "id"),
+                           _("another item already has the id %" G_GINT64_FORMAT "; this one "
+                             "gets a new id when saved"), h.id);
+          km_item_set_id (item, -1);
+        }
+      else
+        {
+          gint64 *key = g_new (gint64, 1);
+
+          *key = h.id;
+          g_hash_table_insert (ctx->ids, key, item);
+        }
+    }
+
+  if (KM_IS_SUB_PROJECT_ITEM (item))
+    {
+      if (h.children != NULL && km_yaml_node_get_length (h.children) > 0)
+        {
+          note_verbatim_ids (ctx, node, 0);
+          g_object_set_data_full (G_OBJECT (item), SUB_CHILDREN_KEY,
+                                  km_yaml_node_ref (h.children),
+                                  (GDestroyNotify) km_yaml_node_unref);
+        }
+      load_sub_project (ctx, item, h.data);
+      return item;
+    }
+
+  for (guint i = 0; h.children != NULL && i < km_yaml_node_get_length (h.children); i++)
+    load_item (ctx, item, km_yaml_sequence_get (h.children, i), depth + 1);
+  return item;
+}
+
+KmItem *
+km_cnoid_resolve_reference (KmItem           *root,
+                            const KmYamlNode *reference)
+{
+  KmItem *item;
+  KmYamlNode *first;
+  gint64 id;
+
+  g_return_val_if_fail (KM_IS_ITEM (root), NULL);
+  g_return_val_if_fail (reference != NULL, NULL);
+
+  if (km_yaml_node_get_kind (reference) == KM_YAML_SCALAR)
+    return km_yaml_expect_int (reference, &id, NULL) && id >= 0 ?
+           km_item_find_by_id (root, id) : NULL;
+  if (km_yaml_node_get_kind (reference) != KM_YAML_SEQUENCE ||
+      km_yaml_node_get_length (reference) == 0)
+    return NULL;
+  first = km_yaml_sequence_get (reference, 0);
+  if (!km_yaml_expect_int (first, &id, NULL) || id < 0 ||
+      (item = km_item_find_by_id (root, id)) == NULL)
+    return NULL;
+  for (guint i = 1; i < km_yaml_node_get_length (reference) && item != NULL; i++)
+    {
+      KmYamlNode *name = km_yaml_sequence_get (reference, i);
+
+      if (km_yaml_node_get_kind (name) != KM_YAML_SCALAR)
+        return NULL;
+      item = km_item_find_child_by_name (item, km_yaml_node_get_scalar (name, NULL));
+    }
+  return item;
+}
+
+/* Keys that hold item references by Choreonoid's naming ("body_item", "currentBodyItem",
+ * "target_item", "currentPoseSeqItem"). */
+static gboolean
+is_reference_key (const char *key)
+{
+  return key != NULL && (g_str_has_suffix (key, "_item") || g_str_has_suffix (key, "Item"));
+}
+
+static gboolean
+looks_like_reference (const KmYamlNode *value)
+{
+  gint64 id;
+
+  if (km_yaml_node_get_kind (value) == KM_YAML_SCALAR)
+    return km_yaml_expect_int (value, &id, NULL);
+  if (km_yaml_node_get_kind (value) == KM_YAML_SEQUENCE && km_yaml_node_get_length (value) >= 2)
+    {
+      if (!km_yaml_expect_int (km_yaml_sequence_get (value, 0), &id, NULL))
+        return FALSE;
+      for (guint i = 1; i < km_yaml_node_get_length (value); i++)
+        {
+          KmYamlNode *name = km_yaml_sequence_get (value, i);
+
+          if (km_yaml_node_get_kind (name) != KM_YAML_SCALAR ||
+              km_yaml_expect_int (name, &id, NULL))
+            return FALSE;
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+check_references (LoadContext      *ctx,
+                  KmItem           *root,
+                  const KmYamlNode *node,
+                  guint             depth)
+{
+  if (node == NULL || depth > 64)
+    return;
+  if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+      check_references (ctx, root, km_yaml_sequence_get (node, i), depth + 1);
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
+    return;
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      KmYamlNode *value = km_yaml_mapping_get_value (node, i);
+      const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (node, i), NULL);
+
+      if (g_strcmp0 (key, "items") == 0 && depth == 0)
+        continue;
+      if (is_reference_key (key) && looks_like_reference (value))
+        {
+          if (km_cnoid_resolve_reference (root, value) == NULL)
+            km_item_io_warn (&ctx->io, value,
+                             _("“%s” refers to an item that is not in the project"), key);
+          continue;
+        }
+      check_references (ctx, root, value, depth + 1);
+    }
+}
+
+static void
+check_item_references (gpointer item,
+                       gpointer user_data)
+{
+  LoadContext *ctx = user_data;
+
+  if (KM_IS_UNKNOWN_ITEM (item) && km_unknown_item_get_verbatim_children (item))
+    return;
+  if (g_object_get_data (item, FROM_SUB_KEY) != NULL)
+    return;
+  check_references (ctx, ctx->root,
+                    km_yaml_mapping_lookup (g_object_get_data (item, NODE_KEY), "data"), 1);
+}
+
+static KmItem *
+first_body (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = first_body (km_item_get_child (item, i));
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+choose_current_body (KmProject  *project,
+                     KmYamlNode *sections)
+{
+  static const char * const keys[] = { "current_body_item", "currentBodyItem", NULL };
+  KmItem *root = km_project_get_root_item (project);
+  KmYamlNode *manager;
+  KmYamlNode *ref;
+  KmItem *body = NULL;
+
+  manager = km_yaml_mapping_lookup (km_yaml_mapping_lookup (sections, "Body"),
+                                    "BodySelectionManager");
+  if ((ref = km_yaml_mapping_lookup_any (manager, keys)) != NULL)
+    body = km_cnoid_resolve_reference (root, ref);
+  if (body == NULL || !KM_IS_BODY_ITEM (body))
+    body = first_body (root);
+  if (body != NULL)
+    km_project_set_current_body (project, body);
+}
+
+static KmProject *
+load_project (const char  *path,
+              GBytes      *contents,
+              const char  *share_dir,
+              guint        depth,
+              GPtrArray   *open_files,
+              GPtrArray   *messages,
+              GError     **error)
+{
+  g_autoptr(GBytes) owned = NULL;
+  g_autoptr(KmYamlNode) top = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmYamlNode) sections = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *found_share = NULL;
+  LoadContext ctx = { 0, };
+  KmYamlNode *items;
+  KmItem *root;
+  const char *data;
+  gsize length;
+
+  if (contents == NULL)
+    {
+      owned = read_bounded (path, error);
+      if (owned == NULL)
+        return NULL;
+      contents = owned;
+    }
+  data = g_bytes_get_data (contents, &length);
+  top = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
+  if (top == NULL)
+    return NULL;
+  if (km_yaml_node_get_kind (top) != KM_YAML_MAPPING)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, km_yaml_node_get_pos (top),
+                          _("expected a project: a mapping with “items”"));
+      return NULL;
+    }
+  if ((items = km_yaml_expect_key (top, "items", error)) == NULL ||
+      !km_yaml_expect_mapping (items, error))
+    return NULL;
+
+  project = km_project_new ();
+  km_project_set_file (project, path);
+  if (share_dir == NULL)
+    share_dir = found_share = km_cnoid_find_share_dir (path);
+  if (messages == NULL)
+    messages = km_project_get_messages (project);
+
+  dir = g_path_get_dirname (path);
+  canonical = g_canonicalize_filename (path, NULL);
+  ctx.io.file = path;
+  ctx.io.dir = dir;
+  ctx.io.share_dir = share_dir;
+  ctx.io.messages = messages;
+  ctx.io.depth = depth;
+  ctx.io.open_files = open_files;
+  ctx.ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  ctx.max_id = -1;
+  g_ptr_array_add (open_files, canonical);
+
+  km_parse_warnings_push (collect_warning_cb, messages);
+  root = load_item (&ctx, NULL, items, 0);
+  km_parse_warnings_pop ();
+  g_ptr_array_remove_index (open_files, open_files->len - 1);
+  km_project_set_root_item (project, root);
+  g_object_unref (root);
+
+  /* The sections as read; `items` keeps its place with an empty value. */
+  sections = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  for (guint i = 0; i < km_yaml_node_get_length (top); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (top, i);
+
+      if (g_strcmp0 (km_yaml_node_get_scalar (key, NULL), "items") == 0)
+        km_yaml_mapping_append_node (sections, km_yaml_node_ref (key),
+                                     km_yaml_node_new_scalar ("", KM_YAML_STYLE_PLAIN));
+      else
+        km_yaml_mapping_append_node (sections, km_yaml_node_ref (key),
+                                     km_yaml_node_ref (km_yaml_mapping_get_value (top, i)));
+    }
+  km_project_set_sections (project, sections);
+
+  /* References are checked once the whole tree is there. */
+  ctx.root = root;
+  km_item_foreach (root, check_item_references, &ctx);
+  check_references (&ctx, root, top, 0);
+  choose_current_body (project, sections);
+
+  g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&ctx.max_id, sizeof ctx.max_id),
+                          g_free);
+  g_object_set_data_full (G_OBJECT (project), SHARE_DIR_KEY, g_strdup (share_dir), g_free);
+  g_hash_table_unref (ctx.ids);
+  km_project_set_clean (project);
+  return g_steal_pointer (&project);
+}
+
+char *
+km_cnoid_find_share_dir (const char *project_path)
+{
+  g_autofree char *dir = NULL;
+  const char *env;
+
+  g_return_val_if_fail (project_path != NULL, NULL);
+
+  env = g_getenv ("KINEMA_CHOREONOID_SHARE");
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+
+  dir = g_path_get_dirname (project_path);
+  {
+    g_autofree char *canonical = g_canonicalize_filename (dir, NULL);
+    char *p = canonical;
+
+    /* The innermost ".../share/project" folder at or above the project's folder. */
+    for (;;)
+      {
+        g_autofree char *base = g_path_get_basename (p);
+        g_autofree char *parent = g_path_get_dirname (p);
+        g_autofree char *parent_base = g_path_get_basename (parent);
+
+        if (strcmp (base, "project") == 0 && strcmp (parent_base, "share") == 0)
+          return g_steal_pointer (&parent);
+        if (strcmp (parent, p) == 0)
+          return NULL;
+        p[strlen (parent)] = '\0';
+        if (strcmp (parent, "/") == 0)
+          p[1] = '\0';
+      }
+  }
+}
+
+KmProject *
+km_cnoid_load_full (const char  *path,
+                    GBytes      *contents,
+                    const char  *share_dir,
+                    GError     **error)
+{
+  g_autoptr(GPtrArray) open_files = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  open_files = g_ptr_array_new ();
+  return load_project (path, contents, share_dir, 0, open_files, NULL, error);
+}
+
+KmProject *
+km_cnoid_load (const char  *path,
+               GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  return km_cnoid_load_full (path, NULL, NULL, error);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Writing */
+
+typedef struct
+{
+  KmItemIo    io;
+  GHashTable *ids;      /* KmItem → gint64 id (boxed), the ids being written */
+  gint64      next_id;
+} SaveContext;
+
+static gboolean
+is_written (KmItem *item)
+{
+  return g_object_get_data (G_OBJECT (item), FROM_SUB_KEY) == NULL;
+}
+
+static void
+collect_ids (SaveContext *ctx,
+             KmItem      *item,
+             GHashTable  *used,
+             GPtrArray   *unassigned)
+{
+  gint64 id = km_item_get_id (item);
+
+  if (id >= 0 && !g_hash_table_contains (used, &id))
+    {
+      gint64 *key = g_memdup2 (&id, sizeof id);
+
+      g_hash_table_add (used, key);
+      g_hash_table_insert (ctx->ids, item, g_memdup2 (&id, sizeof id));
+      ctx->next_id = MAX (ctx->next_id, id + 1);
+    }
+  else
+    g_ptr_array_add (unassigned, item);
+
+  if (KM_IS_SUB_PROJECT_ITEM (item))
+    return;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    collect_ids (ctx, km_item_get_child (item, i), used, unassigned);
+}
+
+static gint64
+verbatim_max_id (const KmYamlNode *node,
+                 guint             depth)
+{
+  KmYamlNode *children;
+  gint64 max = -1;
+  gint64 id;
+
+  if (node == NULL || km_yaml_node_get_kind (node) != KM_YAML_MAPPING || depth > 256)
+    return -1;
+  if (km_yaml_mapping_lookup (node, "id") != NULL &&
+      km_yaml_expect_int (km_yaml_mapping_lookup (node, "id"), &id, NULL))
+    max = id;
+  children = km_yaml_mapping_lookup (node, "children");
+  if (children != NULL && km_yaml_node_get_kind (children) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (children); i++)
+      max = MAX (max, verbatim_max_id (km_yaml_sequence_get (children, i), depth + 1));
+  return max;
+}
+
+static void
+note_kept_ids (gpointer item,
+               gpointer user_data)
+{
+  SaveContext *ctx = user_data;
+  KmYamlNode *kept = NULL;
+
+  if (KM_IS_UNKNOWN_ITEM (item) && km_unknown_item_get_verbatim_children (item))
+    kept = km_yaml_mapping_lookup (km_unknown_item_get_node (item), "children");
+  else if (KM_IS_SUB_PROJECT_ITEM (item))
+    kept = g_object_get_data (item, SUB_CHILDREN_KEY);
+  for (guint i = 0; kept != NULL && km_yaml_node_get_kind (kept) == KM_YAML_SEQUENCE &&
+       i < km_yaml_node_get_length (kept); i++)
+    ctx->next_id = MAX (ctx->next_id, verbatim_max_id (km_yaml_sequence_get (kept, i), 0) + 1);
+}
+
+static gboolean
+scalar_is (const KmYamlNode *node,
+           const char       *value)
+{
+  return node != NULL && km_yaml_node_get_kind (node) == KM_YAML_SCALAR &&
+         g_strcmp0 (km_yaml_node_get_scalar (node, NULL), value) == 0;
+}
+
+static KmYamlNode *
+bool_value (const KmYamlNode *orig,
+            gboolean          value)
+{
+  gboolean b;
+
+  if (orig != NULL && km_yaml_scalar_to_bool (orig, &b) && b == value)
+    return km_yaml_node_ref ((KmYamlNode *) orig);
+  return value ? km_yaml_node_new_bool (TRUE) : NULL;
+}
+
+static KmYamlNode *write_item (SaveContext *ctx,
+                               KmItem      *item);
+
+/* The item's mapping: the keys of @orig in their order (the ones every item has take the
+ * item's current values, the others are copied), then the missing ones in Choreonoid's
+ * order. */
+static KmYamlNode *
+merge_item (KmYamlNode *orig,
+            KmYamlNode *values[N_KEYS])
+{
+  KmYamlNode *out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) km_yaml_node_unref);
+  g_autoptr(GPtrArray) vals = g_ptr_array_new_with_free_func ((GDestroyNotify) km_yaml_node_unref);
+  g_autoptr(GArray) index = g_array_new (FALSE, FALSE, sizeof (int));
+  gboolean done[N_KEYS] = { FALSE, };
+
+  for (guint i = 0; orig != NULL && km_yaml_node_get_kind (orig) == KM_YAML_MAPPING &&
+       i < km_yaml_node_get_length (orig); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (orig, i);
+      int k = key_index (km_yaml_node_get_scalar (key, NULL));
+
+      if (k >= 0 && done[k])
+        continue;
+      if (k >= 0)
+        {
+          done[k] = TRUE;
+          if (values[k] == NULL)
+            continue;
+          g_ptr_array_add (vals, g_steal_pointer (&values[k]));
+        }
+      else
+        g_ptr_array_add (vals, km_yaml_node_ref (km_yaml_mapping_get_value (orig, i)));
+      g_ptr_array_add (keys, km_yaml_node_ref (key));
+      g_array_append_val (index, k);
+    }
+  for (int k = 0; k < N_KEYS; k++)
+    {
+      guint at = keys->len;
+
+      if (done[k] || values[k] == NULL)
+        continue;
+      for (guint j = 0; j < index->len; j++)
+        if (g_array_index (index, int, j) > k)
+          {
+            at = j;
+            break;
+          }
+      g_ptr_array_insert (keys, at, km_yaml_node_new_scalar (key_names[k], KM_YAML_STYLE_ANY));
+      g_ptr_array_insert (vals, at, g_steal_pointer (&values[k]));
+      g_array_insert_val (index, at, k);
+    }
+  for (guint i = 0; i < keys->len; i++)
+    km_yaml_mapping_append_node (out, km_yaml_node_ref (g_ptr_array_index (keys, i)),
+                                 km_yaml_node_ref (g_ptr_array_index (vals, i)));
+  return out;
+}
+
+static KmYamlNode *
+write_item (SaveContext *ctx,
+            KmItem      *item)
+{
+  KmYamlNode *values[N_KEYS] = { NULL, };
+  KmYamlNode *orig = g_object_get_data (G_OBJECT (item), NODE_KEY);
+  gint64 *id = g_hash_table_lookup (ctx->ids, item);
+  gboolean verbatim = FALSE;
+  KmYamlNode *v;
+  KmYamlNode *result;
+
+  if (KM_IS_UNKNOWN_ITEM (item))
+    {
+      orig = km_unknown_item_get_node (KM_UNKNOWN_ITEM (item));
+      verbatim = km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (item));
+      if (km_yaml_node_get_kind (orig) != KM_YAML_MAPPING)
+        return km_yaml_node_ref (orig);
+    }
+
+  v = km_yaml_mapping_lookup (orig, "id");
+  if (verbatim && v != NULL && km_item_get_id (item) < 0)
+    values[KEY_ID] = km_yaml_node_ref (v);    /* a duplicate kept as it was */
+  else
+    {
+      gint64 old;
+
+      values[KEY_ID] = v != NULL && km_yaml_expect_int (v, &old, NULL) && old == *id ?
+                       km_yaml_node_ref (v) : km_yaml_node_new_int (*id);
+    }
+  v = km_yaml_mapping_lookup (orig, "name");
+  values[KEY_NAME] = scalar_is (v, km_item_get_name (item)) ?
+                     km_yaml_node_ref (v) : km_yaml_node_new_string (km_item_get_name (item));
+  v = km_yaml_mapping_lookup (orig, "plugin");
+  values[KEY_PLUGIN] = scalar_is (v, km_item_get_plugin_name (item)) ? km_yaml_node_ref (v) :
+                       km_yaml_node_new_scalar (km_item_get_plugin_name (item), KM_YAML_STYLE_ANY);
+  v = km_yaml_mapping_lookup (orig, "class");
+  values[KEY_CLASS] = scalar_is (v, km_item_get_class_name (item)) ? km_yaml_node_ref (v) :
+                      km_yaml_node_new_scalar (km_item_get_class_name (item), KM_YAML_STYLE_ANY);
+  values[KEY_CHECKED] = bool_value (km_yaml_mapping_lookup_any (orig, checked_keys),
+                                    km_item_get_checked (item));
+  values[KEY_BUILTIN] = bool_value (km_yaml_mapping_lookup_any (orig, builtin_keys),
+                                    km_item_get_builtin (item));
+
+  if (KM_IS_UNKNOWN_ITEM (item))
+    {
+      v = km_yaml_mapping_lookup (orig, "data");
+      values[KEY_DATA] = v != NULL ? km_yaml_node_ref (v) : NULL;
+    }
+  else
+    {
+      values[KEY_DATA] = km_item_store (item, &ctx->io);
+      if (values[KEY_DATA] != NULL && km_yaml_node_get_length (values[KEY_DATA]) == 0 &&
+          km_yaml_node_get_kind (values[KEY_DATA]) == KM_YAML_MAPPING &&
+          km_yaml_mapping_lookup (orig, "data") == NULL)
+        g_clear_pointer (&values[KEY_DATA], km_yaml_node_unref);
+    }
+
+  v = km_yaml_mapping_lookup (orig, "children");
+  if (verbatim)
+    values[KEY_CHILDREN] = v != NULL ? km_yaml_node_ref (v) : NULL;
+  else if (KM_IS_SUB_PROJECT_ITEM (item))
+    {
+      KmYamlNode *kept = g_object_get_data (G_OBJECT (item), SUB_CHILDREN_KEY);
+
+      values[KEY_CHILDREN] = kept != NULL ? km_yaml_node_ref (kept) : NULL;
+    }
+  else
+    {
+      KmYamlNode *children = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+      for (guint i = 0; i < km_item_get_n_children (item); i++)
+        if (is_written (km_item_get_child (item, i)))
+          km_yaml_sequence_append (children, write_item (ctx, km_item_get_child (item, i)));
+      if (km_yaml_node_get_length (children) > 0)
+        values[KEY_CHILDREN] = children;
+      else
+        {
+          km_yaml_node_unref (children);
+          values[KEY_CHILDREN] = v != NULL ? km_yaml_node_ref (v) : NULL;
+          if (v != NULL && km_yaml_node_get_kind (v) == KM_YAML_SEQUENCE &&
+              km_yaml_node_get_length (v) > 0)
+            g_clear_pointer (&values[KEY_CHILDREN], km_yaml_node_unref);
+        }
+    }
+
+  result = merge_item (orig, values);
+  for (int k = 0; k < N_KEYS; k++)
+    g_clear_pointer (&values[k], km_yaml_node_unref);
+  return result;
+}
+
+static gboolean
+is_layout_key (const char *key)
+{
+  return key != NULL && g_strv_contains (layout_keys, key);
+}
+
+/* The file text, and (out) the ids the items were given. */
+static char *
+write_project (KmProject   *project,
+               const char  *path,
+               gsize       *length,
+               GHashTable **ids_out)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GPtrArray) unassigned = g_ptr_array_new ();
+  g_autoptr(KmYamlNode) top = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  g_autofree char *dir = g_path_get_dirname (path);
+  KmYamlNode *sections = km_project_get_sections (project);
+  KmItem *root = km_project_get_root_item (project);
+  gint64 *max_read = g_object_get_data (G_OBJECT (project), MAX_ID_KEY);
+  gboolean items_written = FALSE;
+  SaveContext ctx = { 0, };
+  GString *out;
+
+  ctx.io.file = path;
+  ctx.io.dir = dir;
+  ctx.io.share_dir = g_object_get_data (G_OBJECT (project), SHARE_DIR_KEY);
+  ctx.ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ctx.next_id = max_read != NULL ? *max_read + 1 : 0;
+
+  /* Ids: loaded items keep theirs; new items (and a second holder of an id) get ones
+   * above every id in use or ever read. */
+  km_item_foreach (root, note_kept_ids, &ctx);
+  collect_ids (&ctx, root, used, unassigned);
+  for (guint i = 0; i < unassigned->len; i++)
+    {
+      gint64 id = ctx.next_id++;
+
+      g_hash_table_insert (ctx.ids, g_ptr_array_index (unassigned, i), g_memdup2 (&id, sizeof id));
+    }
+
+  for (guint i = 0; sections != NULL && i < km_yaml_node_get_length (sections); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (sections, i);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (g_strcmp0 (name, "items") == 0)
+        {
+          if (!items_written)
+            km_yaml_mapping_append_node (top, km_yaml_node_ref (key), write_item (&ctx, root));
+          items_written = TRUE;
+          continue;
+        }
+      if (is_layout_key (name) && !km_project_get_save_layout (project))
+        continue;
+      km_yaml_mapping_append_node (top, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (sections, i)));
+    }
+  if (!items_written)
+    {
+      /* Sections set without an `items` place: the tree goes after optional_plugins. */
+      g_autoptr(KmYamlNode) reordered = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      guint n = km_yaml_node_get_length (top);
+      guint at = scalar_is (n > 0 ? km_yaml_mapping_get_key (top, 0) : NULL,
+                            "optional_plugins") ? 1 : 0;
+
+      for (guint i = 0; i <= n; i++)
+        {
+          if (i == at)
+            km_yaml_mapping_append (reordered, "items", write_item (&ctx, root));
+          if (i < n)
+            km_yaml_mapping_append_node (reordered,
+                                         km_yaml_node_ref (km_yaml_mapping_get_key (top, i)),
+                                         km_yaml_node_ref (km_yaml_mapping_get_value (top, i)));
+        }
+      g_clear_pointer (&top, km_yaml_node_unref);
+      top = g_steal_pointer (&reordered);
+    }
+
+  /* One top-level pair at a time: Choreonoid leaves a blank line after optional_plugins. */
+  out = g_string_new (NULL);
+  for (guint i = 0; i < km_yaml_node_get_length (top); i++)
+    {
+      g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      KmYamlNode *key = km_yaml_mapping_get_key (top, i);
+
+      km_yaml_mapping_append_node (one, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (top, i)));
+      km_yaml_emit (one, out);
+      if (scalar_is (key, "optional_plugins") && i + 1 < km_yaml_node_get_length (top))
+        g_string_append_c (out, '\n');
+    }
+
+  if (ids_out != NULL)
+    *ids_out = g_steal_pointer (&ctx.ids);
+  else
+    g_hash_table_unref (ctx.ids);
+  if (length != NULL)
+    *length = out->len;
+  return g_string_free (out, FALSE);
+}
+
+char *
+km_cnoid_to_string (KmProject   *project,
+                    const char  *path,
+                    gsize       *length,
+                    GError     **error)
+{
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return write_project (project, path, length, NULL);
+}
+
+gboolean
+km_cnoid_save (KmProject   *project,
+               const char  *path,
+               GError     **error)
+{
+  g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  GHashTableIter iter;
+  gpointer item, id;
+  gint64 max_id = -1;
+  gint64 *max_read;
+  gsize length;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = write_project (project, path, &length, &ids);
+  if (!g_file_set_contents_full (path, text, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0666, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   _("The project was not saved: %s"), local_error->message);
+      return FALSE;
+    }
+
+  g_hash_table_iter_init (&iter, ids);
+  while (g_hash_table_iter_next (&iter, &item, &id))
+    {
+      km_item_set_id (item, *(gint64 *) id);
+      max_id = MAX (max_id, *(gint64 *) id);
+    }
+  max_read = g_object_get_data (G_OBJECT (project), MAX_ID_KEY);
+  if (max_read != NULL)
+    max_id = MAX (max_id, *max_read);
+  g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&max_id, sizeof max_id),
+                          g_free);
+  km_project_set_file (project, path);
+  km_project_set_clean (project);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Describing */
+
+typedef struct
+{
+  GString *out;
+  guint    items;
+  guint    unknown;
+  guint    bodies;
+} Description;
+
+static void
+describe_line (Description *d,
+               guint        depth,
+               const char  *id,
+               const char  *plugin,
+               const char  *klass,
+               const char  *name,
+               const char  *marker)
+{
+  for (guint i = 0; i < depth; i++)
+    g_string_append (d->out, "  ");
+  g_string_append_printf (d->out, "%s %s/%s \"%s\"%s\n", id, plugin, klass, name,
+                          marker != NULL ? marker : "");
+}
+
+static void
+describe_verbatim (Description      *d,
+                   const KmYamlNode *node,
+                   guint             depth)
+{
+  KmYamlNode *children;
+
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING || depth > 256)
+    {
+      describe_line (d, depth, "-", "?", "?", "", " [verbatim]");
+      d->items++;
+      d->unknown++;
+      return;
+    }
+  describe_line (d, depth,
+                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "id"), NULL) ?: "-",
+                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "plugin"), NULL) ?: "?",
+                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "class"), NULL) ?: "?",
+                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "name"), NULL) ?: "",
+                 " [verbatim]");
+  d->items++;
+  d->unknown++;
+  children = km_yaml_mapping_lookup (node, "children");
+  if (children != NULL && km_yaml_node_get_kind (children) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (children); i++)
+      describe_verbatim (d, km_yaml_sequence_get (children, i), depth + 1);
+}
+
+static void
+describe_item (Description *d,
+               KmItem      *item,
+               guint        depth,
+               gboolean     written)
+{
+  g_autofree char *id = NULL;
+  const char *marker = NULL;
+  gboolean verbatim = FALSE;
+
+  written = written && is_written (item);
+  if (km_item_get_id (item) >= 0)
+    id = g_strdup_printf ("%" G_GINT64_FORMAT, km_item_get_id (item));
+  else
+    id = g_strdup ("-");
+
+  if (KM_IS_UNKNOWN_ITEM (item))
+    {
+      verbatim = km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (item));
+      if (verbatim && written)
+        {
+          describe_verbatim (d, km_unknown_item_get_node (KM_UNKNOWN_ITEM (item)), depth);
+          return;
+        }
+      marker = " [verbatim]";
+      if (written)
+        d->unknown++;
+    }
+  else if (!written)
+    marker = " [sub-project]";
+  else if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) == NULL)
+    marker = " [not shown]";
+
+  if (!written && KM_IS_UNKNOWN_ITEM (item))
+    marker = " [verbatim] [sub-project]";
+  describe_line (d, depth, id, km_item_get_plugin_name (item), km_item_get_class_name (item),
+                 km_item_get_name (item), marker);
+  if (written)
+    {
+      d->items++;
+      if (KM_IS_BODY_ITEM (item))
+        d->bodies++;
+    }
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    describe_item (d, km_item_get_child (item, i), depth + 1, written);
+  if (KM_IS_SUB_PROJECT_ITEM (item) && written)
+    {
+      KmYamlNode *kept = g_object_get_data (G_OBJECT (item), SUB_CHILDREN_KEY);
+
+      for (guint i = 0; kept != NULL && i < km_yaml_node_get_length (kept); i++)
+        describe_verbatim (d, km_yaml_sequence_get (kept, i), depth + 1);
+    }
+}
+
+void
+km_cnoid_describe (KmProject *project,
+                   GString   *out)
+{
+  Description d = { out, 0, 0, 0 };
+
+  g_return_if_fail (KM_IS_PROJECT (project));
+  g_return_if_fail (out != NULL);
+
+  describe_item (&d, km_project_get_root_item (project), 0, TRUE);
+  /* Never translated: scripts and tests parse it. */
+  g_string_append_printf (out, "items=%u unknown=%u bodies=%u\n", d.items, d.unknown, d.bodies);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The registry entry */
+
+static int
+cnoid_sniff (const char *data,
+             gsize       length)
+{
+  return km_yaml_sniff_top_key (data, length, "items") ? 90 : 0;
+}
+
+static gpointer
+cnoid_load (const char  *path,
+            GBytes      *contents,
+            GError     **error)
+{
+  KmProject *project = km_cnoid_load_full (path, contents, NULL, error);
+  GPtrArray *messages;
+
+  if (project == NULL)
+    return NULL;
+  /* Hand the load's messages to whoever listens (kinema-cli prints them). Each is
+   * "FILE…: text"; km_parse_warning puts the two parts back together unchanged. */
+  messages = km_project_get_messages (project);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      const char *message = g_ptr_array_index (messages, i);
+      const char *split = strstr (message, ": ");
+      g_autofree char *prefix = NULL;
+
+      if (split == NULL)
+        {
+          km_parse_warning (path, (KmSourcePos) { 0, 0 }, "%s", message);
+          continue;
+        }
+      prefix = g_strndup (message, split - message);
+      km_parse_warning (prefix, (KmSourcePos) { 0, 0 }, "%s", split + 2);
+    }
+  return project;
+}
+
+static void
+cnoid_free_result (gpointer result)
+{
+  g_object_unref (result);
+}
+
+static void
+cnoid_describe (gpointer  result,
+                GString  *out)
+{
+  km_cnoid_describe (result, out);
+}
+
+const KmFormat km_format_cnoid = {
+  .name = "CNOID-PROJECT",
+  .kind = KM_FILE_KIND_PROJECT,
+  .description = N_("Choreonoid project (.cnoid)"),
+  .sniff = cnoid_sniff,
+  .load = cnoid_load,
+  .free_result = cnoid_free_result,
+  .describe = cnoid_describe,
+};

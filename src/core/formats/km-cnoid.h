@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-format.h"
+#include "km-item.h"
+#include "km-project.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Choreonoid project files (.cnoid, specs/cnoid-project-file.*; DESIGN.md "Project files").
+ *
+ * Reading: the `items` tree becomes KmItems, each built from its plugin/class
+ * (Base/RootItem, Base/FolderItem, Base/SubProjectItem, Body/WorldItem, Body/BodyItem,
+ * Kinema/IKTargetsItem, Kinema/IKAnimationItem). An item of any other type is a
+ * KmUnknownItem whose children are still read as items; an item that cannot be read (wrong
+ * types, a failing restore) is reported as "FILE:LINE:COLUMN: …" on the project's message
+ * list and kept verbatim with its whole subtree (KmUnknownItem, verbatim children). The
+ * load only fails for a file that is unreadable, not YAML, or has no `items` mapping.
+ *
+ * Every other top-level section (optional_plugins, views, toolbars, plugin sections,
+ * view_areas, toolbar_layout and their older spellings) is kept verbatim in
+ * km_project_get_sections(), in file order; the `items` key stays in that mapping, with an
+ * empty value, to mark where the tree goes when the file is written.
+ *
+ * Ids: items keep the ids they were read with; a duplicate id is reported and the second
+ * item gets a new one at the next save; new items get ids above every id ever read (so
+ * references inside preserved data never come to point at a different item). Item
+ * references (an id, or `[id, "SubItemName", …]` for a sub-item) are checked after the
+ * whole tree is built (km_cnoid_resolve_reference); the current body comes from the Body
+ * plugin's BodySelectionManager when it names one.
+ *
+ * A `schema` in an item's data newer than the item class knows gives a warning, and the
+ * item loads what it can.
+ *
+ * Sub-projects: a Base/SubProjectItem loads its file's items beneath it (their ids are
+ * the sub-project file's, so they are cleared); those items are not written into the
+ * parent file (the sub-project file is not rewritten either). A sub-project that
+ * includes itself, directly or not, is refused with a message; messages from inside a
+ * sub-project name the innermost file first, then "included from FILE:LINE:COLUMN".
+ *
+ * Path variables: ${SHARE} is @share_dir, else $KINEMA_CHOREONOID_SHARE, else the `share/`
+ * folder of a project kept in `share/project/` (km_cnoid_find_share_dir).
+ *
+ * Writing: Choreonoid's layout (km_yaml_emit), the items in each item's original key order
+ * with keys we do not interpret kept in place, a blank line after `optional_plugins`, and
+ * the layout sections only when km_project_get_save_layout() is on. For a file Kinema
+ * wrote, an unmodified load → save is byte-identical; for a file Choreonoid wrote, only
+ * whitespace Choreonoid's older writer left behind differs (trailing spaces after "key:"
+ * and "-", "[  ]" for an empty list). Saving is atomic (temporary file, fsync, rename): a
+ * failed save leaves the old file as it was.
+ */
+
+extern const KmFormat km_format_cnoid;   /* "CNOID-PROJECT", KM_FILE_KIND_PROJECT */
+
+#define KM_CNOID_MAX_SUB_PROJECT_DEPTH 16
+
+KmProject  *km_cnoid_load               (const char        *path,
+                                         GError           **error);
+/* @contents: the file's bytes, or NULL to read @path. @share_dir: ${SHARE}, or NULL for
+ * the default (see above). */
+KmProject  *km_cnoid_load_full          (const char        *path,
+                                         GBytes            *contents,
+                                         const char        *share_dir,
+                                         GError           **error);
+/* The text km_cnoid_save would write to @path (paths of new file references are made
+ * relative to it). Does not change the project. */
+char       *km_cnoid_to_string          (KmProject         *project,
+                                         const char        *path,
+                                         gsize             *length,
+                                         GError           **error);
+/* Writes atomically; on success the items keep the ids they were written with, the
+ * project's file becomes @path and it is marked clean. */
+gboolean    km_cnoid_save               (KmProject         *project,
+                                         const char        *path,
+                                         GError           **error);
+/* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
+ * else the `share/` above a `share/project/` folder holding the project, else NULL. */
+char       *km_cnoid_find_share_dir     (const char        *project_path);
+/* An item reference as the project file writes it: an id, or a list of an id and the
+ * names of sub-items below it. NULL when it does not resolve. */
+KmItem     *km_cnoid_resolve_reference  (KmItem            *root,
+                                         const KmYamlNode  *reference);
+/* `kinema-cli info` output: one line per item (indented two spaces per level:
+ * `ID PLUGIN/CLASS "NAME"`, marked ` [verbatim]` when kept unread, ` [sub-project]` for
+ * items read from a sub-project file, ` [not shown]` for a body without its model), then
+ * `items=N unknown=M bodies=K` (items written in the file, the root included). */
+void        km_cnoid_describe           (KmProject         *project,
+                                         GString           *out);
+
+G_END_DECLS

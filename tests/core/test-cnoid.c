@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-folder-item.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-sub-project-item.h"
+#include "km-unknown-item.h"
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "cnoid", name, NULL);
+}
+
+static char *
+read_text (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+static char *
+describe (KmProject *project)
+{
+  GString *out = g_string_new (NULL);
+
+  km_cnoid_describe (project, out);
+  return g_string_free (out, FALSE);
+}
+
+static const char *
+summary_line (const char *description)
+{
+  const char *last = description;
+
+  for (const char *p = description; p[0] != '\0'; p++)
+    if (p[0] == '\n' && p[1] != '\0')
+      last = p + 1;
+  return last;
+}
+
+static KmProject *
+load_ok (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  KmProject *project = km_cnoid_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  return project;
+}
+
+static KmItem *
+find_by_name (KmItem     *item,
+              const char *name)
+{
+  if (g_strcmp0 (km_item_get_name (item), name) == 0)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_by_name (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_message (KmProject  *project,
+             const char *expected)
+{
+  GPtrArray *messages = km_project_get_messages (project);
+
+  for (guint i = 0; i < messages->len; i++)
+    if (strcmp (g_ptr_array_index (messages, i), expected) == 0)
+      return TRUE;
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
+  return FALSE;
+}
+
+/* Trailing spaces (Choreonoid's older writer leaves them after "key:" and "-"). */
+static char *
+strip_trailing_spaces (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_strchomp (lines[i]);
+  return g_strjoinv ("\n", lines);
+}
+
+static KmYamlNode *
+parse_text (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *node = km_yaml_parse ("text", text, strlen (text), NULL, &error);
+
+  g_assert_no_error (error);
+  return node;
+}
+
+static void
+test_fixtures_load (void)
+{
+  static const struct { const char *file; const char *summary; guint n_messages; } cases[] = {
+    { "share/project/ClosedLinkSample.cnoid", "items=9 unknown=5 bodies=1\n", 5 },
+    { "share/project/SR1Walk.cnoid", "items=14 unknown=9 bodies=2\n", 9 },
+    { "share/project/SR1WalkEdit.cnoid", "items=7 unknown=3 bodies=2\n", 3 },
+    { "kinema/arm.cnoid", "items=6 unknown=0 bodies=1\n", 0 },
+    { "kinema/broken.cnoid", "items=9 unknown=2 bodies=3\n", 5 },
+    { "sub/main.cnoid", "items=3 unknown=0 bodies=0\n", 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = data_path (cases[i].file);
+      g_autoptr(KmProject) project = load_ok (path);
+      g_autofree char *text = describe (project);
+      GPtrArray *messages = km_project_get_messages (project);
+      guint n = 0;
+
+      g_test_message ("%s", path);
+      g_assert_cmpstr (summary_line (text), ==, cases[i].summary);
+      /* Model loaders' own warnings (SR1's sensors) come on top of ours. */
+      for (guint m = 0; m < messages->len; m++)
+        if (g_str_has_prefix (g_ptr_array_index (messages, m), path) ||
+            strstr (g_ptr_array_index (messages, m), "included from") != NULL)
+          n++;
+      g_assert_cmpuint (n, ==, cases[i].n_messages);
+      g_assert_false (km_project_get_modified (project));
+    }
+}
+
+static void
+test_choreonoid_bodies (void)
+{
+  g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
+  g_autofree char *edit_path = data_path ("share/project/SR1WalkEdit.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) edit = load_ok (edit_path);
+  KmItem *sr1 = find_by_name (km_project_get_root_item (project), "SR1");
+  KmItem *sr1_edit = find_by_name (km_project_get_root_item (edit), "SR1");
+  const double *q, *q_edit;
+  guint n, n_edit;
+  KmTransform pose;
+
+  g_assert_true (KM_IS_BODY_ITEM (sr1));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (sr1)));
+  g_assert_null (km_item_get_problem (sr1));
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (sr1), &n);
+  g_assert_cmpuint (n, ==, 29);
+  /* joint_displacements are degrees: the 4th value (id 3) is 4.50001° */
+  g_assert_cmpfloat_with_epsilon (q[km_skeleton_get_joint (km_body_item_get_skeleton (KM_BODY_ITEM (sr1)),
+                                                           km_skeleton_find_joint (km_body_item_get_skeleton (KM_BODY_ITEM (sr1)),
+                                                                                   "RLEG_KNEE"))->dof_index],
+                                  4.50001 * G_PI / 180, 1e-12);
+  km_body_item_get_root_pose (KM_BODY_ITEM (sr1), &pose);
+  g_assert_cmpfloat (pose.pos.z, ==, 0.7135);
+  g_assert_true (km_project_get_current_body (project) == sr1);
+
+  /* The older file: jointDisplacements in degrees, rootPosition, rootAttitude. */
+  q_edit = km_body_item_get_joint_state (KM_BODY_ITEM (sr1_edit), &n_edit);
+  g_assert_cmpuint (n_edit, ==, 29);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat_with_epsilon (q[i], q_edit[i], 1e-12);
+  km_body_item_get_root_pose (KM_BODY_ITEM (sr1_edit), &pose);
+  g_assert_cmpfloat (pose.pos.x, ==, 9.14417338e-06);
+  g_assert_cmpfloat (pose.rot.m[0][2], ==, -1.38777878e-17);
+  g_assert_true (km_project_get_current_body (edit) == sr1_edit);
+}
+
+/* Load → save → load: the same tree and sections; the text as the original up to the
+ * whitespace Choreonoid's older writer produced. */
+static void
+test_round_trip (void)
+{
+  static const struct { const char *file; gboolean identical; } cases[] = {
+    { "share/project/ClosedLinkSample.cnoid", TRUE },
+    { "share/project/SR1Walk.cnoid", FALSE },
+    { "share/project/SR1WalkEdit.cnoid", FALSE },
+    { "kinema/arm.cnoid", TRUE },
+    { "kinema/broken.cnoid", TRUE },
+    { "sub/main.cnoid", TRUE },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("cnoid-XXXXXX", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = data_path (cases[i].file);
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *out = g_build_filename (dir, base, NULL);
+      g_autofree char *out2 = g_build_filename (dir, "again.cnoid", NULL);
+      g_autoptr(KmProject) project = load_ok (path);
+      g_autoptr(KmProject) again = NULL;
+      g_autoptr(KmYamlNode) original_tree = NULL;
+      g_autoptr(KmYamlNode) saved_tree = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *original = read_text (path);
+      g_autofree char *saved = NULL;
+      g_autofree char *saved2 = NULL;
+      g_autofree char *text1 = describe (project);
+      g_autofree char *text2 = NULL;
+
+      g_test_message ("%s", path);
+      /* Relative references (arm.json, part.cnoid) must resolve from the copy too: save
+       * the text beside the original for the reload, through km_cnoid_to_string. */
+      g_assert_true (km_cnoid_save (project, out, &error));
+      g_assert_no_error (error);
+      saved = read_text (out);
+      if (cases[i].identical)
+        g_assert_cmpstr (saved, ==, original);
+      else
+        {
+          g_autofree char *stripped = strip_trailing_spaces (original);
+
+          if (strstr (cases[i].file, "Edit") == NULL)
+            g_assert_cmpstr (saved, ==, stripped);
+        }
+      original_tree = parse_text (original);
+      saved_tree = parse_text (saved);
+      g_assert_true (km_yaml_node_equal (original_tree, saved_tree));
+
+      /* Reload from the original's folder (relative paths), compare the models. */
+      again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (saved), strlen (saved)),
+                                  NULL, &error);
+      g_assert_no_error (error);
+      text2 = describe (again);
+      g_assert_cmpstr (text1, ==, text2);
+      g_assert_true (km_yaml_node_equal (km_project_get_sections (project),
+                                         km_project_get_sections (again)));
+      /* A file we wrote saves byte-identically. */
+      g_assert_true (km_cnoid_save (again, out2, &error));
+      g_assert_no_error (error);
+      saved2 = read_text (out2);
+      g_assert_cmpstr (saved2, ==, saved);
+      g_unlink (out);
+      g_unlink (out2);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_sections_kept (void)
+{
+  g_autofree char *path = data_path ("share/project/SR1WalkEdit.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *sections = km_project_get_sections (project);
+  static const char * const keys[] = {
+    "items", "views", "toolbars", "Body", "Media", "viewAreas", "layoutOfToolBars"
+  };
+  g_autofree char *text = NULL;
+
+  g_assert_cmpuint (km_yaml_node_get_length (sections), ==, G_N_ELEMENTS (keys));
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_assert_cmpstr (km_yaml_node_get_scalar (km_yaml_mapping_get_key (sections, i), NULL), ==,
+                     keys[i]);
+
+  /* Layout only when "save layout" is on. */
+  km_project_set_save_layout (project, FALSE);
+  text = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (text, "viewAreas:"));
+  g_assert_null (strstr (text, "layoutOfToolBars:"));
+  g_assert_nonnull (strstr (text, "    class: PythonConsoleView\n"));
+  g_assert_nonnull (strstr (text, "  \"PulseAudioManager\":\n    keepStreamConnection: false\n"));
+  g_assert_nonnull (strstr (text, "                  class: PoseSeqItem\n"));
+  g_assert_true (g_str_has_prefix (text, "items:\n  id: 0\n  name: \"Root\"\n"));
+}
+
+static void
+test_optional_plugins_blank_line (void)
+{
+  g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autofree char *text = km_cnoid_to_string (project, path, NULL, NULL);
+
+  g_assert_true (g_str_has_prefix (text, "optional_plugins: [ PhysX, MuJoCo, ODE, AGXDynamics ]\n"
+                                         "\nitems:\n"));
+}
+
+static void
+test_references (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) ref = parse_text ("[ 2, \"Targets\" ]");
+  g_autoptr(KmYamlNode) bad = parse_text ("[ 2, \"Nothing\" ]");
+  g_autoptr(KmYamlNode) id = parse_text ("2");
+  g_autoptr(KmItem) folder = km_folder_item_new ();
+  g_autoptr(KmItem) folder2 = km_folder_item_new ();
+  KmItem *root = km_project_get_root_item (project);
+  KmItem *world = km_item_get_child (root, 0);
+  KmItem *arm = find_by_name (root, "Arm");
+  g_autofree char *text = NULL;
+  KmYamlNode *views;
+  KmYamlNode *state;
+
+  g_assert_true (km_cnoid_resolve_reference (root, ref) == find_by_name (root, "Targets"));
+  g_assert_null (km_cnoid_resolve_reference (root, bad));
+  g_assert_true (km_cnoid_resolve_reference (root, id) == arm);
+  g_assert_true (km_project_get_current_body (project) == arm);
+
+  /* Insert before the referenced items and remove one: the references still hold, the new
+   * items get ids above any ever read (4 is not reused). */
+  km_item_set_name (folder, "New");
+  km_item_set_name (folder2, "Newer");
+  km_project_insert_item (project, world, 0, folder);
+  km_project_remove_item (project, find_by_name (root, "Targets from a file"));
+  km_project_insert_item (project, arm, 0, folder2);
+  g_assert_true (km_project_get_modified (project));
+  text = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (text), strlen (text)), NULL,
+                              &error);
+  g_assert_no_error (error);
+  root = km_project_get_root_item (again);
+  g_assert_cmpint (km_item_get_id (find_by_name (root, "New")), ==, 6);
+  g_assert_cmpint (km_item_get_id (find_by_name (root, "Newer")), ==, 7);
+  g_assert_null (km_project_find_item_by_id (again, 4));
+  views = km_yaml_mapping_lookup (km_project_get_sections (again), "views");
+  state = km_yaml_mapping_lookup (km_yaml_sequence_get (views, 1), "state");
+  g_assert_true (km_cnoid_resolve_reference (root, km_yaml_mapping_lookup (state,
+                                                                           "current_body_item")) ==
+                 find_by_name (root, "Arm"));
+  g_assert_true (km_cnoid_resolve_reference (root, km_yaml_mapping_lookup (state, "target_item")) ==
+                 find_by_name (root, "Targets"));
+  g_assert_true (km_project_get_current_body (again) == find_by_name (root, "Arm"));
+  g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
+}
+
+static void
+test_dangling_reference (void)
+{
+  const char *text =
+    "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "Body:\n  \"BodySelectionManager\":\n    current_body_item: 9\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project =
+    km_cnoid_load_full ("dangling.cnoid", g_bytes_new_static (text, strlen (text)), NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (has_message (project, "dangling.cnoid:8:24: “current_body_item” refers to an "
+                                       "item that is not in the project"));
+}
+
+static void
+test_sub_project (void)
+{
+  g_autofree char *path = data_path ("sub/main.cnoid");
+  g_autofree char *part = data_path ("sub/part.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = g_strdup_printf ("%s:17:19: expected true or false\n"
+                                               "included from %s:14:15", part, path);
+  g_autofree char *text = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmItem *sub = km_item_get_child (root, 0);
+
+  g_assert_true (KM_IS_SUB_PROJECT_ITEM (sub));
+  g_assert_cmpuint (km_item_get_n_children (sub), ==, 2);
+  g_assert_cmpstr (km_item_get_name (km_item_get_child (sub, 0)), ==, "Part folder");
+  g_assert_true (KM_IS_UNKNOWN_ITEM (km_item_get_child (sub, 1)));
+  g_assert_true (has_message (project, expected));
+  /* The sub-project's ids do not shadow the parent's. */
+  g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (project, 2)), ==, "After");
+
+  /* The parent file does not carry the sub-project's items or layout. */
+  text = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (text, "Part folder"));
+  g_assert_null (strstr (text, "view_areas"));
+}
+
+static void
+test_sub_project_recursion (void)
+{
+  g_autofree char *a = data_path ("sub/loop-a.cnoid");
+  g_autofree char *b = data_path ("sub/loop-b.cnoid");
+  g_autoptr(KmProject) project = load_ok (a);
+  g_autofree char *expected =
+    g_strdup_printf ("%s:13:15: the sub-project “loop-a.cnoid” includes itself; it is not "
+                     "loaded again\nincluded from %s:13:15", b, a);
+  KmItem *again;
+
+  g_assert_true (has_message (project, expected));
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  again = find_by_name (km_project_get_root_item (project), "A again");
+  g_assert_nonnull (again);
+  g_assert_cmpuint (km_item_get_n_children (again), ==, 0);
+  g_assert_true (g_str_has_prefix (km_item_get_problem (again), "the sub-project"));
+}
+
+static void
+test_broken_items (void)
+{
+  g_autofree char *path = data_path ("kinema/broken.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autofree char *m1 = g_strdup_printf ("%s:20:27: expected a list of 3 numbers", path);
+  g_autofree char *m2 = g_strdup_printf ("%s:48:15: no reader for the model format “COLLADA” "
+                                         "yet; the body is kept but not shown", path);
+  g_autofree char *m3 = g_strdup_printf ("%s:57:17: “Base/FolderItem” data schema 3 is newer "
+                                         "than 1 that Kinema knows; loading what can be read",
+                                         path);
+  g_autofree char *m4 = g_strdup_printf ("%s:64:17: body item schema 3 is newer than 2; "
+                                         "loading what can be read", path);
+  KmItem *root = km_project_get_root_item (project);
+  KmItem *broken = find_by_name (root, "Broken");
+  KmItem *missing = find_by_name (root, "Missing model");
+  KmItem *unregistered = find_by_name (root, "Unregistered format");
+  KmItem *newer = find_by_name (root, "Newer body");
+  const double *raw;
+  guint n;
+
+  g_assert_true (has_message (project, m1));
+  g_assert_true (has_message (project, m2));
+  g_assert_true (has_message (project, m3));
+  g_assert_true (has_message (project, m4));
+  g_assert_true (KM_IS_UNKNOWN_ITEM (broken));
+  g_assert_true (km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (broken)));
+  g_assert_cmpint (km_item_get_id (broken), ==, 2);
+  g_assert_true (km_item_get_checked (find_by_name (root, "After")));
+  g_assert_cmpuint (km_item_get_n_children (root), ==, 7);
+
+  g_assert_true (KM_IS_BODY_ITEM (missing));
+  g_assert_nonnull (km_item_get_problem (missing));
+  raw = km_body_item_get_raw_displacements (KM_BODY_ITEM (missing), &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpfloat (raw[2], ==, 3);
+  g_assert_true (KM_IS_BODY_ITEM (unregistered));
+  g_assert_nonnull (km_item_get_problem (unregistered));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (newer)));
+}
+
+static void
+test_skeleton_body (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  KmItem *root = km_project_get_root_item (project);
+  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmIkTargetsItem *targets = KM_IK_TARGETS_ITEM (find_by_name (root, "Targets"));
+  KmIkTargetsItem *from_file = KM_IK_TARGETS_ITEM (find_by_name (root, "Targets from a file"));
+  KmIkAnimationItem *motion = KM_IK_ANIMATION_ITEM (find_by_name (root, "Motion"));
+  static const double expected[] = { 10, 20, 30, 45 };
+  const KmTargetKeyframe *key;
+  KmTargetTrack *track;
+  KmAnimation *animation;
+  KmTransform pose;
+  const double *q;
+  KmQuat r;
+  guint n;
+
+  g_assert_nonnull (km_body_item_get_skeleton (arm));
+  q = km_body_item_get_joint_state (arm, &n);
+  g_assert_cmpuint (n, ==, 5);
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpfloat_with_epsilon (q[i], expected[i] * G_PI / 180, 1e-15);
+  g_assert_cmpfloat (q[4], ==, 0.25);   /* prismatic in metres under schema 2 */
+  km_body_item_get_root_pose (arm, &pose);
+  g_assert_cmpfloat (pose.pos.z, ==, 0.5);
+  g_assert_cmpfloat_with_epsilon (pose.rot.m[1][0], 1, 1e-15);   /* 90° about z */
+  g_assert_true (km_body_item_get_fix_root (arm));
+
+  track = km_ik_targets_item_get_track (targets);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 2);
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, "EndEffector");
+  g_assert_cmpfloat (km_target_track_get_frame_rate (track), ==, 24);
+  key = km_target_track_get_keyframe (track, 1);
+  g_assert_cmpuint (key->frame, ==, 12);
+  g_assert_cmpfloat (key->position.x, ==, 0.5);
+  r = km_quat_from_euler_xyz (km_vec3 (0, G_PI / 2, 0));
+  g_assert_cmpfloat_with_epsilon (fabs (key->orientation.w * r.w + key->orientation.x * r.x +
+                                        key->orientation.y * r.y + key->orientation.z * r.z),
+                                  1, 1e-12);
+
+  g_assert_cmpstr (km_ik_targets_item_get_file (from_file), ==, "targets.json");
+  track = km_ik_targets_item_get_track (from_file);
+  g_assert_nonnull (track);
+  g_assert_cmpuint (km_target_track_get_last_frame (track), ==, 10);
+
+  animation = km_ik_animation_item_get_animation (motion);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 2);
+  g_assert_cmpfloat (km_animation_get_frame_rate (animation), ==, 24);
+  g_assert_true (km_animation_get_skeleton (animation) == km_body_item_get_skeleton (arm));
+  q = km_animation_get_frame (animation, 1);
+  g_assert_cmpfloat (q[1], ==, 0.2);    /* Shoulder euler y */
+  g_assert_cmpfloat (q[3], ==, 0.6);    /* Elbow */
+  g_assert_cmpfloat (q[4], ==, 0.2);    /* Piston */
+}
+
+static void
+test_edits_saved (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmItem *targets = km_ik_targets_item_new ();
+  KmItem *motion = km_ik_animation_item_new ();
+  KmTargetKeyframe keys[] = {
+    { 3, { 0.25, 1, 2 }, { 1, 0, 0, 0 } },
+    { 7, { 0.5, 1, 2 }, { M_SQRT1_2, 0, 0, M_SQRT1_2 } },
+  };
+  double q[5] = { 0.1, 0.2, 0.3, 0.4, 0.05 };
+  g_autofree char *text = NULL;
+  KmItem *root2;
+
+  km_body_item_set_joint_state (arm, q, 5);
+  track = km_target_track_new (keys, 2, "Elbow", 60, &error);
+  g_assert_no_error (error);
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (targets), track);
+  km_item_set_name (targets, "New targets");
+  km_item_append_child (KM_ITEM (arm), targets);
+  animation = km_animation_new (km_body_item_get_skeleton (arm), 3);
+  km_animation_set_frame (animation, 2, q);
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (motion), animation);
+  km_item_set_name (motion, "New motion");
+  km_item_append_child (KM_ITEM (arm), motion);
+  g_object_unref (targets);
+  g_object_unref (motion);
+
+  text = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "            schema: 2\n"));
+  g_assert_nonnull (strstr (text, "                frame_rate: 60\n"));
+  g_assert_nonnull (strstr (text, "                  - { frame: 7, pos: [ 0.5, 1, 2 ], euler: [ 0, 0, 90"));
+  again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (text), strlen (text)), NULL,
+                              &error);
+  g_assert_no_error (error);
+  root2 = km_project_get_root_item (again);
+  {
+    KmBodyItem *arm2 = KM_BODY_ITEM (find_by_name (root2, "Arm"));
+    KmTargetTrack *track2 = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (find_by_name (root2, "New targets")));
+    KmAnimation *animation2 =
+      km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (find_by_name (root2, "New motion")));
+    const double *q2 = km_body_item_get_joint_state (arm2, NULL);
+
+    for (guint i = 0; i < 5; i++)
+      g_assert_cmpfloat_with_epsilon (q2[i], q[i], 1e-12);
+    g_assert_true (km_target_track_equal (track, track2, 1e-12));
+    g_assert_true (km_animation_equal (animation, animation2, 1e-12));
+  }
+  g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
+}
+
+static void
+test_bad_files (void)
+{
+  static const struct { const char *text; const char *message; } cases[] = {
+    { "items: [ 1,\n", "bad.cnoid:2:1:" },
+    { "views: []\n", "bad.cnoid:1:1: missing key “items”" },
+    { "items: 3\n", "bad.cnoid:1:8: expected a mapping" },
+    { "- items\n", "bad.cnoid:1:1: expected a project: a mapping with “items”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmProject) project =
+        km_cnoid_load_full ("bad.cnoid", g_bytes_new_static (cases[i].text, strlen (cases[i].text)),
+                            NULL, &error);
+
+      g_assert_null (project);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].message));
+    }
+}
+
+static void
+test_failed_save (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autofree char *dir = g_dir_make_tmp ("cnoid-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "a-file", NULL);
+  g_autofree char *under_file = g_build_filename (file, "x.cnoid", NULL);
+  g_autofree char *target = g_build_filename (dir, "old.cnoid", NULL);
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+
+  g_assert_true (g_file_set_contents (file, "old contents\n", -1, NULL));
+  g_assert_true (g_file_set_contents (target, "old project\n", -1, NULL));
+
+  /* The parent is a file. */
+  g_assert_false (km_cnoid_save (project, under_file, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  /* The target is a directory. */
+  g_assert_false (km_cnoid_save (project, dir, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_cmpstr (km_project_get_file (project), ==, path);
+
+  /* A write that fails half-way (the file size limit is hit): the old file stays. */
+  if (g_test_subprocess ())
+    {
+      struct rlimit limit = { 64, 64 };
+
+      signal (SIGXFSZ, SIG_IGN);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+      g_assert_false (km_cnoid_save (project, target, &error));
+      g_assert_nonnull (error);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  after = read_text (target);
+  g_assert_cmpstr (after, ==, "old project\n");
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    guint n = 0;
+
+    while (g_dir_read_name (d) != NULL)
+      n++;
+    g_assert_cmpuint (n, ==, 2);   /* no temporary file left behind */
+  }
+  g_unlink (target);
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
+static void
+test_format (void)
+{
+  g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
+  g_autofree char *body = data_path ("share/model/SR1/SR1.body");
+  g_autofree char *text = read_text (path);
+  g_autofree char *body_text = read_text (body);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  g_assert_true (km_format_detect (text, strlen (text)) == &km_format_cnoid);
+  g_assert_true (km_format_detect (body_text, strlen (body_text)) != &km_format_cnoid);
+  g_assert_true (km_format_lookup ("CNOID-PROJECT") == &km_format_cnoid);
+  result = km_format_load_file (path, NULL, &format, &error);
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_cnoid);
+  format->describe (result, out);
+  format->free_result (result);
+  g_assert_true (g_str_has_prefix (out->str, "0 Base/RootItem \"RootItem\"\n"
+                                             "  1 Body/WorldItem \"World\"\n"
+                                             "    2 Body/BodyItem \"SR1\"\n"
+                                             "      3 Body/SimpleControllerItem "
+                                             "\"SR1WalkController\" [verbatim]\n"));
+  g_assert_true (g_str_has_suffix (out->str, "items=14 unknown=9 bodies=2\n"));
+}
+
+static void
+test_share_dir (void)
+{
+  g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
+  g_autofree char *share = data_path ("share");
+  g_autofree char *found = km_cnoid_find_share_dir (path);
+  g_autofree char *canonical = g_canonicalize_filename (share, NULL);
+  g_autofree char *none = km_cnoid_find_share_dir ("/tmp/x.cnoid");
+
+  g_assert_cmpstr (found, ==, canonical);
+  g_assert_null (none);
+  g_setenv ("KINEMA_CHOREONOID_SHARE", "/opt/choreonoid/share", TRUE);
+  g_free (found);
+  found = km_cnoid_find_share_dir (path);
+  g_assert_cmpstr (found, ==, "/opt/choreonoid/share");
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+
+  g_test_add_func ("/kinema/Cnoid/fixtures-load", test_fixtures_load);
+  g_test_add_func ("/kinema/Cnoid/choreonoid-bodies", test_choreonoid_bodies);
+  g_test_add_func ("/kinema/Cnoid/round-trip", test_round_trip);
+  g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);
+  g_test_add_func ("/kinema/Cnoid/optional-plugins", test_optional_plugins_blank_line);
+  g_test_add_func ("/kinema/Cnoid/references", test_references);
+  g_test_add_func ("/kinema/Cnoid/dangling-reference", test_dangling_reference);
+  g_test_add_func ("/kinema/Cnoid/sub-project", test_sub_project);
+  g_test_add_func ("/kinema/Cnoid/sub-project-recursion", test_sub_project_recursion);
+  g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
+  g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
+  g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
+  g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
+  g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);
+  g_test_add_func ("/kinema/Cnoid/format", test_format);
+  g_test_add_func ("/kinema/Cnoid/share-dir", test_share_dir);
+  return g_test_run ();
+}
