@@ -11,6 +11,7 @@
 
 #include "km-cli.h"
 #include "km-cli-commands.h"
+#include "km-cnoid.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-skeleton-json.h"
@@ -88,13 +89,15 @@ km_cli_convert (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new (N_("INPUT OUTPUT — convert a model to skeleton.json"));
+  context = g_option_context_new (N_("INPUT OUTPUT — convert a model to skeleton.json, or rewrite a file"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  km_cli_add_project_options (context);
   g_option_context_set_description (context,
                                     N_("Models (Choreonoid .body, Scenebuilder XML, URDF, "
                                        "skeleton.json) are written as skeleton.json; targets "
-                                       "files are rewritten in canonical form."));
+                                       "files and .cnoid projects are rewritten in canonical "
+                                       "form, keeping what Kinema does not interpret."));
 
   status = km_cli_parse_options (context, &argc, &argv);
   if (status >= 0)
@@ -122,8 +125,12 @@ km_cli_convert (int    argc,
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);
       break;
-    case KM_FILE_KIND_ANIMATION:
     case KM_FILE_KIND_PROJECT:
+      ok = km_cnoid_save (result, argv[2], &error);
+      if (ok)
+        printf ("output=%s format=CNOID-PROJECT\n", argv[2]);
+      break;
+    case KM_FILE_KIND_ANIMATION:
     default:
       g_set_error (&error, KM_PARSE_ERROR, KM_PARSE_ERROR_UNKNOWN,
                    /* Translators: %s is a format name such as CNOID-PROJECT */

@@ -48,6 +48,7 @@ km_cli_info (int    argc,
   context = g_option_context_new (N_("FILE — describe a file"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  km_cli_add_project_options (context);
   g_option_context_set_description (context,
                                     N_("For a model: one line per joint, then the summary line "
                                       "“joints=N dof=M”."));

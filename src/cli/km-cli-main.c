@@ -85,6 +85,31 @@ km_cli_print_warning (const char *message,
   fprintf (stderr, "%s\n", message);
 }
 
+static gboolean
+share_dir_option_cb (const char  *option_name,
+                     const char  *value,
+                     gpointer     data,
+                     GError     **error)
+{
+  /* The project loader reads the same variable a user may set (DESIGN.md, "Path
+   * variables"); the option only takes precedence over it. */
+  g_setenv ("KINEMA_CHOREONOID_SHARE", value, TRUE);
+  return TRUE;
+}
+
+/* Options of every command that may read a .cnoid project: --share-dir for ${SHARE}. */
+void
+km_cli_add_project_options (GOptionContext *context)
+{
+  static const GOptionEntry entries[] = {
+    { "share-dir", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) share_dir_option_cb,
+      N_("Choreonoid’s share directory, for ${SHARE} in projects"), N_("DIR") },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
 int
 main (int    argc,
       char **argv)

@@ -79,6 +79,29 @@ test_convert_body (void)
   km_skeleton_unref (converted);
 }
 
+/* A project rewritten into another folder keeps every item, and its relative references
+ * still reach the model and targets files. */
+static void
+test_convert_project (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.cnoid", NULL);
+  g_autofree char *output = g_build_filename (tmp_dir, "arm.cnoid", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) before = { 0 };
+  g_auto(Run) after = { 0 };
+
+  run_cli (&run, NULL, "convert", input, output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_suffix (run.out, "format=CNOID-PROJECT\n"));
+
+  run_cli (&before, NULL, "info", input, NULL);
+  run_cli (&after, NULL, "info", output, NULL);
+  g_assert_cmpint (after.status, ==, 0);
+  g_assert_cmpstr (after.err, ==, "");
+  g_assert_true (g_str_has_suffix (after.out, "items=6 unknown=0 bodies=1\n"));
+  g_assert_cmpstr (after.out, ==, before.out);
+}
+
 static void
 test_convert_errors (void)
 {
@@ -114,6 +137,7 @@ main (int    argc,
   tmp_dir = g_dir_make_tmp ("kinema-convert-XXXXXX", NULL);
 
   g_test_add_func ("/kinema/Cli/convert-body", test_convert_body);
+  g_test_add_func ("/kinema/Cli/convert-project", test_convert_project);
   g_test_add_func ("/kinema/Cli/convert-errors", test_convert_errors);
 
   status = g_test_run ();
