@@ -209,7 +209,6 @@ test_round_trip (void)
       g_autofree char *path = data_path (cases[i].file);
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *out = g_build_filename (dir, base, NULL);
-      g_autofree char *out2 = g_build_filename (dir, "again.cnoid", NULL);
       g_autoptr(KmProject) project = load_ok (path);
       g_autoptr(KmProject) again = NULL;
       g_autoptr(KmYamlNode) original_tree = NULL;
@@ -222,11 +221,11 @@ test_round_trip (void)
       g_autofree char *text2 = NULL;
 
       g_test_message ("%s", path);
-      /* Relative references (arm.json, part.cnoid) must resolve from the copy too: save
-       * the text beside the original for the reload, through km_cnoid_to_string. */
-      g_assert_true (km_cnoid_save (project, out, &error));
+      /* Written as if saved over the original, so that relative references (arm.json,
+       * part.cnoid) stay as they are; saving into another folder re-bases them (see
+       * test_save_elsewhere). */
+      saved = km_cnoid_to_string (project, path, NULL, &error);
       g_assert_no_error (error);
-      saved = read_text (out);
       if (cases[i].identical)
         g_assert_cmpstr (saved, ==, original);
       else
@@ -248,13 +247,14 @@ test_round_trip (void)
       g_assert_cmpstr (text1, ==, text2);
       g_assert_true (km_yaml_node_equal (km_project_get_sections (project),
                                          km_project_get_sections (again)));
-      /* A file we wrote saves byte-identically. */
-      g_assert_true (km_cnoid_save (again, out2, &error));
+      /* A file we wrote saves byte-identically, and so does a real save of it. */
+      saved2 = km_cnoid_to_string (again, path, NULL, &error);
       g_assert_no_error (error);
-      saved2 = read_text (out2);
       g_assert_cmpstr (saved2, ==, saved);
+      g_assert_true (km_cnoid_save (again, out, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
       g_unlink (out);
-      g_unlink (out2);
     }
   g_rmdir (dir);
 }
@@ -572,6 +572,40 @@ test_edits_saved (void)
   g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
 }
 
+/* Save As into another folder: relative references (known and unknown items alike) must
+ * still reach the same files, also on a second save from the same loaded project. */
+static void
+test_save_elsewhere (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-cnoid-XXXXXX", NULL);
+  g_autofree char *first = g_build_filename (tmp, "first.cnoid", NULL);
+  g_autofree char *second = g_build_filename (tmp, "second.cnoid", NULL);
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(GError) error = NULL;
+  const char *saved[] = { first, second };
+
+  g_assert_true (km_cnoid_save (project, first, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, second, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (saved); i++)
+    {
+      g_autoptr(KmProject) again = load_ok (saved[i]);
+      KmItem *root = km_project_get_root_item (again);
+      KmItem *arm = find_by_name (root, "Arm");
+      KmItem *from_file = find_by_name (root, "Targets from a file");
+
+      g_assert_null (km_item_get_problem (arm));
+      g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (arm)));
+      g_assert_null (km_item_get_problem (from_file));
+      g_assert_nonnull (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (from_file)));
+      g_unlink (saved[i]);
+    }
+  g_rmdir (tmp);
+}
+
 static void
 test_bad_files (void)
 {
@@ -714,6 +748,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
+  g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);
   g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);
   g_test_add_func ("/kinema/Cnoid/format", test_format);

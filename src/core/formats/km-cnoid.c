@@ -30,6 +30,8 @@
 /* On the project: the highest id ever read or written (gint64 boxed), and ${SHARE}. */
 #define MAX_ID_KEY "km-cnoid-max-id"
 #define SHARE_DIR_KEY "km-cnoid-share-dir"
+/* The folder relative file references in the items' data were written against. */
+#define LOAD_DIR_KEY "km-cnoid-load-dir"
 
 typedef struct
 {
@@ -741,6 +743,8 @@ load_project (const char  *path,
   g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&ctx.max_id, sizeof ctx.max_id),
                           g_free);
   g_object_set_data_full (G_OBJECT (project), SHARE_DIR_KEY, g_strdup (share_dir), g_free);
+  g_object_set_data_full (G_OBJECT (project), LOAD_DIR_KEY,
+                          g_canonicalize_filename (ctx.io.dir, NULL), g_free);
   g_hash_table_unref (ctx.ids);
   km_project_set_clean (project);
   return g_steal_pointer (&project);
@@ -812,7 +816,47 @@ typedef struct
   KmItemIo    io;
   GHashTable *ids;      /* KmItem → gint64 id (boxed), the ids being written */
   gint64      next_id;
+  /* Set when saving into another folder than the project was loaded from: relative file
+   * references are rewritten so that they still point at the same files. */
+  const char *load_dir;
 } SaveContext;
+
+/*
+ * Items keep file references as they were written, relative to the folder the project
+ * was loaded from. Saving elsewhere ("Save As" into another folder) re-bases every
+ * relative reference, known item or not, so that no model or motion is lost.
+ */
+static KmYamlNode *
+relocate_file_references (SaveContext *ctx,
+                          KmYamlNode  *data)
+{
+  static const char * const keys[] = { "file", "filename", "modelFile", NULL };
+  KmYamlNode *copy = NULL;
+
+  if (ctx->load_dir == NULL || data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING)
+    return data;
+
+  for (guint k = 0; keys[k] != NULL; k++)
+    {
+      KmYamlNode *v = km_yaml_mapping_lookup (copy != NULL ? copy : data, keys[k]);
+      const char *value = v != NULL && km_yaml_node_get_kind (v) == KM_YAML_SCALAR ?
+                          km_yaml_node_get_scalar (v, NULL) : NULL;
+      g_autofree char *absolute = NULL;
+      g_autofree char *relocated = NULL;
+
+      if (value == NULL || *value == '\0' || value[0] == '$' || g_path_is_absolute (value))
+        continue;
+      absolute = g_canonicalize_filename (value, ctx->load_dir);
+      relocated = km_item_io_make_path (&ctx->io, absolute);
+      if (copy == NULL)
+        copy = km_yaml_node_copy (data);
+      km_yaml_mapping_set (copy, keys[k], km_yaml_node_new_string (relocated));
+    }
+  if (copy == NULL)
+    return data;
+  km_yaml_node_unref (data);
+  return copy;
+}
 
 static gboolean
 is_written (KmItem *item)
@@ -1004,11 +1048,11 @@ write_item (SaveContext *ctx,
   if (KM_IS_UNKNOWN_ITEM (item))
     {
       v = km_yaml_mapping_lookup (orig, "data");
-      values[KEY_DATA] = v != NULL ? km_yaml_node_ref (v) : NULL;
+      values[KEY_DATA] = relocate_file_references (ctx, v != NULL ? km_yaml_node_ref (v) : NULL);
     }
   else
     {
-      values[KEY_DATA] = km_item_store (item, &ctx->io);
+      values[KEY_DATA] = relocate_file_references (ctx, km_item_store (item, &ctx->io));
       if (values[KEY_DATA] != NULL && km_yaml_node_get_length (values[KEY_DATA]) == 0 &&
           km_yaml_node_get_kind (values[KEY_DATA]) == KM_YAML_MAPPING &&
           km_yaml_mapping_lookup (orig, "data") == NULL)
@@ -1076,6 +1120,13 @@ write_project (KmProject   *project,
   ctx.io.file = path;
   ctx.io.dir = dir;
   ctx.io.share_dir = g_object_get_data (G_OBJECT (project), SHARE_DIR_KEY);
+  ctx.load_dir = g_object_get_data (G_OBJECT (project), LOAD_DIR_KEY);
+  {
+    g_autofree char *target_dir = g_canonicalize_filename (dir, NULL);
+
+    if (g_strcmp0 (ctx.load_dir, target_dir) == 0)
+      ctx.load_dir = NULL;
+  }
   ctx.ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   ctx.next_id = max_read != NULL ? *max_read + 1 : 0;
 
