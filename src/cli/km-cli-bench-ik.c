@@ -139,6 +139,9 @@ km_cli_bench_ik (int    argc,
   prev = g_new0 (double, MAX (problem->n_dof, 1));
   world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
   km_skeleton_get_mid_range (skel, mid);
+  /* Warm frames are a motion: the solver keeps to the previous answer's branch, as
+   * km_ik_solve_trajectory() does. */
+  problem->continuous = warm;
   km_ik_solution_init (&sol, problem->n_dof);
   if (output != NULL && n > 0)
     animation = km_animation_new (skel, keys[n - 1].frame + 1);

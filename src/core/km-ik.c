@@ -59,7 +59,7 @@
 #define MU_MAX              1e8
 #define STEP_ERROR_MAX      1.0    /* the step sees at most this weighted error, m */
 #define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
-#define POLISH_ITERATIONS   200
+#define PRIORITY_ITERATIONS 100  /* outer iterations of the orientation fit */
 #define REFINE_ITERATIONS   200
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
@@ -94,8 +94,15 @@ typedef struct
   gboolean          *is_rot;
   double            *col;     /* n_var × 6 weighted Jacobian columns */
   gboolean          *active;
-  double            *q, *q_trial, *q_best, *dq;
+  gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
+  gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
+  gboolean          *euler_fk;/* the same, as the last path_fk found it */
+  double            *q, *q_trial, *q_best, *dq, *q_save;
   double             wp, wo;
+  gboolean           pull;    /* the null-space pull away from the limits is allowed */
+  double             pos_scale; /* of the position tolerance, for convergence */
+  gboolean           euler_ok;  /* spherical angles on a limit may use euler-rate columns */
+  gboolean           keep_branch; /* a spherical joint never jumps to its other euler branch */
   guint64            rng;
   guint              iterations;
   GCancellable      *cancellable;
@@ -155,12 +162,14 @@ limit_violation (double x,
 }
 
 /* The euler XYZ angles of @m nearest to @e (in and out), preferring the branch that
- * respects the limits; continuous through gimbal lock, where only a ± c is defined. */
+ * respects the limits unless @keep_branch (then the nearest, clamped); continuous through
+ * gimbal lock, where only a ± c is defined. */
 static void
 euler_nearest (const KmMat3 *m,
                double       *e,
                const double *lo,
-               const double *hi)
+               const double *hi,
+               gboolean      keep_branch)
 {
   double sb = CLAMP (m->m[0][2], -1.0, 1.0);
   double cb = hypot (m->m[0][0], m->m[0][1]);
@@ -198,7 +207,8 @@ euler_nearest (const KmMat3 *m,
           cost += (cand[k][i] - e[i]) * (cand[k][i] - e[i]);
           viol += limit_violation (cand[k][i], lo[i], hi[i]);
         }
-      cost += 1e6 * viol;
+      if (!keep_branch)
+        cost += 1e6 * viol;
       if (cost < best_cost)
         {
           best_cost = cost;
@@ -253,13 +263,40 @@ path_fk (Work         *w,
           t.rot = r;
           break;
         case KM_JOINT_SPHERICAL:
-          km_mat3_from_euler_xyz (km_vec3 (q[pj->var], q[pj->var + 1], q[pj->var + 2]), &motion);
-          mat3_mul_into (&r, &motion, &t.rot);
-          for (int i = 0; i < 3; i++)
-            {
-              w->axis_w[pj->var + i] = km_vec3 (t.rot.m[0][i], t.rot.m[1][i], t.rot.m[2][i]);
-              w->point_w[pj->var + i] = t.pos;
-            }
+          {
+            const double *e = &q[pj->var];
+            gboolean on_limit = FALSE;
+
+            km_mat3_from_euler_xyz (km_vec3 (e[0], e[1], e[2]), &motion);
+            mat3_mul_into (&r, &motion, &t.rot);
+            for (int i = 0; i < 3 && w->euler_ok; i++)
+              on_limit |= e[i] <= w->lo[pj->var + i] || e[i] >= w->hi[pj->var + i];
+            if (on_limit)
+              {
+                /* An angle on its limit, in the position-priority fit: the columns are the
+                 * euler rates (x, then y after Rx, then z after Rx·Ry), so that the limit
+                 * joins the active set like a revolute joint's. Elsewhere the body axes,
+                 * free of gimbal lock, whose steps may also switch to the other euler branch
+                 * (which the free descent uses to get out of a limit). */
+                KmMat3 rx, rxy, ry;
+
+                km_mat3_from_axis_angle (km_vec3 (1, 0, 0), e[0], &rx);
+                km_mat3_from_axis_angle (km_vec3 (0, 1, 0), e[1], &ry);
+                mat3_mul_into (&r, &rx, &rxy);
+                w->axis_w[pj->var] = km_vec3 (r.m[0][0], r.m[1][0], r.m[2][0]);
+                w->axis_w[pj->var + 1] = km_vec3 (rxy.m[0][1], rxy.m[1][1], rxy.m[2][1]);
+                mat3_mul_into (&rxy, &ry, &rx);
+                w->axis_w[pj->var + 2] = km_vec3 (rx.m[0][2], rx.m[1][2], rx.m[2][2]);
+              }
+            else
+              for (int i = 0; i < 3; i++)
+                w->axis_w[pj->var + i] = km_vec3 (t.rot.m[0][i], t.rot.m[1][i], t.rot.m[2][i]);
+            for (int i = 0; i < 3; i++)
+              {
+                w->point_w[pj->var + i] = t.pos;
+                w->euler_fk[pj->var + i] = on_limit;
+              }
+          }
           break;
         case KM_JOINT_FIXED:
         case KM_JOINT_FREE:
@@ -298,7 +335,7 @@ eval_converged (const Work *w,
 {
   const KmIkProblem *p = w->problem;
 
-  return ev->pos_err <= p->position_tolerance &&
+  return ev->pos_err <= p->position_tolerance * w->pos_scale &&
          (w->n_rows == 3 || ev->rot_err <= p->orientation_tolerance);
 }
 
@@ -376,6 +413,7 @@ build_columns (Work        *w,
       double *c = &w->col[v * 6];
       KmVec3 a = w->axis_w[v];
 
+      w->euler[v] = w->euler_fk[v];
       if (w->is_rot[v])
         {
           KmVec3 lin = km_vec3_cross (a, km_vec3_sub (p_eff, w->point_w[v]));
@@ -495,7 +533,16 @@ apply_step (Work         *w,
 
       if (v < 0)
         continue;
-      if (pj->type == KM_JOINT_SPHERICAL)
+      if (pj->type == KM_JOINT_SPHERICAL && w->euler[v])
+        {
+          for (int i = 0; i < 3; i++)
+            {
+              double x = q[v + i] + dq[v + i];
+
+              q_trial[v + i] = CLAMP (isfinite (x) ? x : q[v + i], w->lo[v + i], w->hi[v + i]);
+            }
+        }
+      else if (pj->type == KM_JOINT_SPHERICAL)
         {
           KmMat3 r, inc, r2;
           KmVec3 d = km_vec3 (dq[v], dq[v + 1], dq[v + 2]);
@@ -512,7 +559,8 @@ apply_step (Work         *w,
           else
             r2 = r;
           memcpy (&q_trial[v], &q[v], 3 * sizeof (double));
-          euler_nearest (&r2, &q_trial[v], &w->lo[v], &w->hi[v]);
+          euler_nearest (&r2, &q_trial[v], &w->lo[v], &w->hi[v],
+                         w->keep_branch || w->euler_ok);
         }
       else
         {
@@ -534,7 +582,7 @@ freeze_blocked (Work         *w,
 
   for (guint v = 0; v < w->n_var; v++)
     {
-      if (!w->active[v] || !w->is_rot[v])
+      if (!w->active[v] || !(w->euler_ok ? w->single[v] || w->euler[v] : w->is_rot[v]))
         continue;
       if ((q[v] <= w->lo[v] && w->dq[v] < 0) || (q[v] >= w->hi[v] && w->dq[v] > 0))
         {
@@ -604,10 +652,10 @@ descend (Work     *w,
       moved = FALSE;
       for (v = 0; v < w->n_var; v++)
         w->active[v] = TRUE;
-      if (!dls_step (w, w->q, e, lambda, mu <= 1.0))
+      if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
         break;
       for (int round = 0; round < 3 && freeze_blocked (w, w->q); round++)
-        if (!dls_step (w, w->q, e, lambda, mu <= 1.0))
+        if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
           break;
       apply_step (w, w->q, w->dq, w->q_trial);
 
@@ -669,132 +717,196 @@ inverse3 (double a[3][3],
   return TRUE;
 }
 
-/*
- * Position priority from w->q (in place): dq = J₁⁺ e₁ + N₁ (J₂ N₁)⁺ (e₂ - J₂ J₁⁺ e₁) with
- * damped pseudo-inverses, N₁ = I - J₁⁺ J₁. Rows 0-2 of the columns are position, 3-5
- * orientation. Every inverse is 3 × 3.
- */
+/* The full evaluation (position and orientation) of w->q. */
 static Eval
-polish (Work *w)
+evaluate (Work *w)
 {
   KmTransform eff;
   KmVec3 ep, er;
   Eval ev;
-  double boost = 1.0;
 
   path_fk (w, w->q, &eff);
   pose_error (w, &eff, &ep, &er, &ev);
+  return ev;
+}
 
-  for (guint it = 0; it < POLISH_ITERATIONS && !eval_converged (w, &ev) && tick (w); it++)
+/* Position alone from w->q (in place), without the null-space pull, which would fight the
+ * orientation fit. Returns the full evaluation. */
+static Eval
+restore_position (Work  *w,
+                  guint  max_local)
+{
+  guint rows = w->n_rows;
+  gboolean pull = w->pull;
+
+  /* Then a little further inside the tolerance (an iteration or two where the convergence
+   * is quadratic), so that an independent forward kinematics agrees. */
+  w->n_rows = 3;
+  w->pull = FALSE;
+  if (descend (w, max_local, TRUE).pos_err <= w->problem->position_tolerance)
     {
-      double e[6], a1[3][3] = { { 0 } }, i1[3][3], an[3][3], in[3][3];
-      double a2[3][3] = { { 0 } }, i2[3][3];
-      double c21[3][3] = { { 0 } }, b[3][3], y1[3], r[3], y2[3], t1[3], t2[3];
-      double lambda1, lambda2;
-      KmTransform eff_t;
-      KmVec3 ep_t, er_t;
-      Eval trial;
+      w->pos_scale = 1e-3;
+      descend (w, 3, TRUE);
+    }
+  w->n_rows = rows;
+  w->pull = pull;
+  w->pos_scale = 1.0;
+  return evaluate (w);
+}
 
-      error_vector (w, ep, er, e);
+/*
+ * The orientation step in the null space of the position task, over the active columns:
+ * dq = N (J₂N)ᵀ ((J₂N)(J₂N)ᵀ + λ I)⁻¹ e₂ with N = I - J₁ᵀ (J₁J₁ᵀ)⁻¹ J₁ (floored at W_BAR)
+ * and λ = μ · trace/3. Rows 0-2 of the columns are position, 3-5 orientation. Every inverse
+ * is 3 × 3. Returns the norm of the projected gradient (J₂N)ᵀ e₂, or -1 when singular.
+ */
+static double
+null_step (Work         *w,
+           const double *e2,
+           double        mu)
+{
+  double a1[3][3] = { { 0 } }, in[3][3], c21[3][3] = { { 0 } }, b[3][3];
+  double a2[3][3] = { { 0 } }, i2[3][3], y2[3], t1[3] = { 0 }, t2[3];
+  double g2 = 0.0, lambda;
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+
+      if (!w->active[v])
+        continue;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          {
+            a1[i][j] += c[i] * c[j];
+            c21[i][j] += c[3 + i] * c[j];
+          }
+    }
+  for (int i = 0; i < 3; i++)
+    a1[i][i] += W_BAR;
+  if (!inverse3 (a1, in))
+    return -1.0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      b[i][j] = c21[i][0] * in[0][j] + c21[i][1] * in[1][j] + c21[i][2] * in[2][j];
+
+  /* J₂N column by column (kept in dq for the moment); A₂ and the gradient. */
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+      double n[3], g = 0.0;
+
+      if (!w->active[v])
+        continue;
+      for (int i = 0; i < 3; i++)
+        {
+          n[i] = c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2]);
+          g += n[i] * e2[i];
+        }
+      g2 += g * g;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          a2[i][j] += n[i] * n[j];
+    }
+  lambda = mu * ((a2[0][0] + a2[1][1] + a2[2][2]) / 3.0 + 1e-12);
+  for (int i = 0; i < 3; i++)
+    a2[i][i] += lambda;
+  if (!inverse3 (a2, i2))
+    return -1.0;
+  for (int i = 0; i < 3; i++)
+    y2[i] = i2[i][0] * e2[0] + i2[i][1] * e2[1] + i2[i][2] * e2[2];
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+      double d = 0.0;
+
+      if (w->active[v])
+        for (int i = 0; i < 3; i++)
+          d += (c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2])) * y2[i];
+      w->dq[v] = d;
+      for (int i = 0; i < 3; i++)
+        t1[i] += c[i] * d;
+    }
+  /* Project once more (the step above is in the null space up to the floor). */
+  for (int i = 0; i < 3; i++)
+    t2[i] = in[i][0] * t1[0] + in[i][1] * t1[1] + in[i][2] * t1[2];
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      const double *c = &w->col[v * 6];
+
+      if (w->active[v])
+        w->dq[v] -= c[0] * t2[0] + c[1] * t2[1] + c[2] * t2[2];
+    }
+  return sqrt (g2);
+}
+
+/*
+ * Position priority from w->q (in place): meet the position (position alone, with the
+ * active set of the limits), then fit the orientation in what freedom is left. Each outer
+ * iteration takes a damped orientation step in the null space of the position task (joints
+ * on a limit and pushed outwards are taken out of it) and meets the position again from
+ * there; the result is kept only when the position is met and the rotation error shrank.
+ * It stops at the best fit: when the projected orientation gradient vanishes, or no step
+ * gains any more. Needs n_rows == 6.
+ */
+static Eval
+fit_priority (Work  *w,
+              guint  max_outer)
+{
+  const double tol = w->problem->position_tolerance;
+  Eval ev;
+  double mu = 1e-3;
+
+  w->euler_ok = TRUE;
+  ev = restore_position (w, REFINE_ITERATIONS);
+  if (ev.pos_err > tol)
+    {
+      w->euler_ok = FALSE;
+      return ev;
+    }
+
+  for (guint it = 0; it < max_outer && !eval_converged (w, &ev) && !w->cancelled; it++)
+    {
+      KmTransform eff;
+      KmVec3 ep, er;
+      Eval trial;
+      double e2[3], g = -1.0;
+
+      path_fk (w, w->q, &eff);
+      pose_error (w, &eff, &ep, &er, NULL);
+      e2[0] = er.x * w->wo, e2[1] = er.y * w->wo, e2[2] = er.z * w->wo;
       build_columns (w, eff.pos);
       for (guint v = 0; v < w->n_var; v++)
-        {
-          const double *c = &w->col[v * 6];
-
-          for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-              {
-                a1[i][j] += c[i] * c[j];
-                c21[i][j] += c[3 + i] * c[j];
-              }
-        }
-      /* The projector uses (almost) no damping, or it would not be one and the secondary
-       * task would leak into the position; the primary step itself is damped. */
-      memcpy (an, a1, sizeof an);
-      for (int i = 0; i < 3; i++)
-        an[i][i] += W_BAR;
-      lambda1 = boost * (MIN (0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), 1e-2) + W_BAR);
-      for (int i = 0; i < 3; i++)
-        a1[i][i] += lambda1;
-      if (!inverse3 (a1, i1) || !inverse3 (an, in))
+        w->active[v] = TRUE;
+      g = null_step (w, e2, mu);
+      for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
+        g = null_step (w, e2, mu);
+      /* A stationary point of the orientation on the position's manifold: the best fit. */
+      if (!(g > 1e-12 * (1.0 + ev.rot_err * w->wo)))
         break;
-      for (int i = 0; i < 3; i++)
-        {
-          y1[i] = i1[i][0] * e[0] + i1[i][1] * e[1] + i1[i][2] * e[2];
-          for (int j = 0; j < 3; j++)
-            b[i][j] = c21[i][0] * in[0][j] + c21[i][1] * in[1][j] + c21[i][2] * in[2][j];
-        }
-      /* dq1 = J₁ᵀ y1; the orientation residual after it: r = e₂ - J₂ dq1. */
-      for (int i = 0; i < 3; i++)
-        r[i] = e[3 + i];
-      for (guint v = 0; v < w->n_var; v++)
-        {
-          const double *c = &w->col[v * 6];
-          double d1 = c[0] * y1[0] + c[1] * y1[1] + c[2] * y1[2];
 
-          w->dq[v] = d1;
-          for (int i = 0; i < 3; i++)
-            r[i] -= c[3 + i] * d1;
-        }
-      /* J₂N = J₂ - B J₁ column by column; A₂ = J₂N J₂Nᵀ + λ₂ I. */
-      for (guint v = 0; v < w->n_var; v++)
+      memcpy (w->q_save, w->q, w->n_var * sizeof (double));
+      apply_step (w, w->q_save, w->dq, w->q);
+      trial = restore_position (w, 30);
+      if (trial.pos_err <= tol && trial.rot_err < ev.rot_err)
         {
-          const double *c = &w->col[v * 6];
-          double n[3];
+          gboolean stalled = ev.rot_err - trial.rot_err <= 1e-10 * (1.0 + ev.rot_err);
 
-          for (int i = 0; i < 3; i++)
-            n[i] = c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2]);
-          for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-              a2[i][j] += n[i] * n[j];
-        }
-      lambda2 = 0.5 * (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) + 1e-4;
-      for (int i = 0; i < 3; i++)
-        a2[i][i] += lambda2;
-      if (!inverse3 (a2, i2))
-        break;
-      /* After a rejected step, retry with the position task alone. */
-      for (int i = 0; i < 3; i++)
-        y2[i] = boost > 1.0 ? 0.0 : i2[i][0] * r[0] + i2[i][1] * r[1] + i2[i][2] * r[2];
-      /* v = J₂Nᵀ y2, then N₁ v = v - J₁ᵀ A₁⁻¹ J₁ v; t1 = J₁ v accumulates first. */
-      t1[0] = t1[1] = t1[2] = 0.0;
-      for (guint v = 0; v < w->n_var; v++)
-        {
-          const double *c = &w->col[v * 6];
-          double nv = 0.0;
-
-          for (int i = 0; i < 3; i++)
-            nv += (c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2])) * y2[i];
-          w->q_trial[v] = nv;
-          for (int i = 0; i < 3; i++)
-            t1[i] += c[i] * nv;
-        }
-      for (int i = 0; i < 3; i++)
-        t2[i] = in[i][0] * t1[0] + in[i][1] * t1[1] + in[i][2] * t1[2];
-      for (guint v = 0; v < w->n_var; v++)
-        {
-          const double *c = &w->col[v * 6];
-
-          w->dq[v] += w->q_trial[v] - (c[0] * t2[0] + c[1] * t2[1] + c[2] * t2[2]);
-        }
-
-      apply_step (w, w->q, w->dq, w->q_trial);
-      path_fk (w, w->q_trial, &eff_t);
-      pose_error (w, &eff_t, &ep_t, &er_t, &trial);
-      if (eval_better (w, &trial, &ev))
-        {
-          memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
-          eff = eff_t, ep = ep_t, er = er_t, ev = trial;
-          boost = 1.0;
+          ev = trial;
+          mu = MAX (mu * 0.25, 1e-9);
+          if (stalled)
+            break;
         }
       else
         {
-          path_fk (w, w->q, &eff);
-          boost *= 8.0;
-          if (boost > MU_MAX)
+          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
+          mu *= 8.0;
+          if (mu > 1e6)
             break;
         }
     }
+  w->euler_ok = FALSE;
   return ev;
 }
 
@@ -856,6 +968,7 @@ solve_one (const KmIkProblem *p,
            const KmTransform *target,
            const double      *seed,
            guint64            random_seed,
+           gboolean           continuous,
            KmIkSolution      *out,
            GCancellable      *cancellable,
            GError           **error)
@@ -865,9 +978,9 @@ solve_one (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 12];
+  double stack_d[KM_IK_STACK_DOF * 13];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
-  int stack_i[KM_IK_STACK_DOF * 3];
+  int stack_i[KM_IK_STACK_DOF * 6];
   g_autofree int *heap_idx = NULL;
   g_autofree PathJoint *heap_path = NULL;
   g_autofree double *heap_d = NULL;
@@ -934,6 +1047,9 @@ solve_one (const KmIkProblem *p,
   w.wo = isfinite (p->orientation_weight) ? MAX (p->orientation_weight, 0.0) : 0.0;
   w.n_rows = w.wo > 0 ? 6 : 3;
   w.rng = random_seed;
+  w.pull = TRUE;
+  w.pos_scale = 1.0;
+  w.keep_branch = continuous;
 
   w.prefix = p->root_pose;
   for (guint k = 0; k < first; k++)
@@ -960,20 +1076,24 @@ solve_one (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      w.col = heap_d = g_new (double, MAX (n_var, 1) * 12);
+      w.col = heap_d = g_new (double, MAX (n_var, 1) * 13);
       w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
-      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 3);
+      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 6);
     }
-  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq: 6 more. */
+  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save: 7 more. */
   w.lo = w.col + 6 * n_var;
   w.hi = w.lo + n_var;
   w.q = w.hi + n_var;
   w.q_trial = w.q + n_var;
   w.q_best = w.q_trial + n_var;
   w.dq = w.q_best + n_var;
+  w.q_save = w.dq + n_var;
   w.point_w = w.axis_w + n_var;
   w.is_rot = w.var_dof + n_var;
   w.active = w.is_rot + n_var;
+  w.single = w.active + n_var;
+  w.euler = w.single + n_var;
+  w.euler_fk = w.euler + n_var;
 
   {
     guint v = 0;
@@ -995,6 +1115,8 @@ solve_one (const KmIkProblem *p,
             w.lo[v] = j->limits[d].limited ? j->limits[d].min : -INFINITY;
             w.hi[v] = j->limits[d].limited ? j->limits[d].max : INFINITY;
             w.is_rot[v] = j->type != KM_JOINT_PRISMATIC;
+            w.single[v] = j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC;
+            w.euler[v] = w.euler_fk[v] = FALSE;
             w.q[v] = out->q[w.var_dof[v]];
           }
       }
@@ -1035,12 +1157,131 @@ solve_one (const KmIkProblem *p,
                                           : (seed_heap = g_new (double, n_var));
     double merit_best_q[KM_IK_STACK_DOF];
     g_autofree double *merit_heap = NULL;
+    gboolean restart = TRUE;
 
     q_merit = n_var <= KM_IK_STACK_DOF ? merit_best_q : (merit_heap = g_new (double, n_var));
     memcpy (sp, w.q, n_var * sizeof (double));
-
     best = best_merit = (Eval) { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
-    for (;;)
+
+    if (continuous)
+      {
+        /* A motion: answers near the seed's branch first. The warm descent (patiently when
+         * it stalls, as near a singularity); continuation (sub-targets from the seed's pose
+         * to the target); restarts close to the seed; for a pose that cannot be met, the
+         * best position-priority fit from the seed. Far restarts only when none of
+         * that converged, and then the converged answer nearest to the seed wins. */
+        Eval ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+
+        if (!eval_converged (&w, &ev) && !w.cancelled)
+          ev = descend (&w, REFINE_ITERATIONS, TRUE);
+        attempts = 1;
+        best = best_merit = ev;
+        memcpy (w.q_best, w.q, n_var * sizeof (double));
+        memcpy (q_merit, w.q, n_var * sizeof (double));
+        if (!eval_converged (&w, &best) && !w.cancelled)
+          {
+            KmTransform from;
+            KmVec3 rv;
+            double angle;
+
+            path_fk (&w, sp, &from);
+            rv = km_mat3_rotation_error (&from.rot, &target->rot);
+            angle = safe_norm3 (rv);
+            for (guint n_sub = 4; n_sub <= 16 && !eval_converged (&w, &best) && !w.cancelled;
+                 n_sub *= 4)
+              {
+                memcpy (w.q, sp, n_var * sizeof (double));
+                for (guint k = 1; k <= n_sub && !w.cancelled; k++)
+                  {
+                    double t = (double) k / n_sub;
+
+                    w.target.pos = km_vec3_add (from.pos, km_vec3_scale (km_vec3_sub (target->pos, from.pos), t));
+                    if (angle > 1e-12 && k < n_sub)
+                      {
+                        KmMat3 inc;
+
+                        km_mat3_from_axis_angle (km_vec3_scale (rv, 1.0 / angle), t * angle, &inc);
+                        mat3_mul_into (&inc, &from.rot, &w.target.rot);
+                      }
+                    else
+                      w.target.rot = target->rot;
+                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+                    if (!eval_converged (&w, &ev))
+                      break;
+                  }
+                w.target = *target;
+                ev = evaluate (&w);
+                attempts++;
+                if (eval_converged (&w, &ev))
+                  {
+                    best = ev;
+                    memcpy (w.q_best, w.q, n_var * sizeof (double));
+                  }
+              }
+            for (guint k = 1; k <= 3 && !eval_converged (&w, &best) && !w.cancelled; k++)
+              {
+                random_start (&w, sp, k);
+                ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+                attempts++;
+                if (eval_converged (&w, &ev))
+                  {
+                    best = ev;
+                    memcpy (w.q_best, w.q, n_var * sizeof (double));
+                  }
+              }
+            if (!eval_converged (&w, &best) && !w.cancelled && w.n_rows == 6)
+              {
+                /* From the seed itself: the weighted descent may have drifted to another
+                 * branch, trading position for orientation. */
+                memcpy (w.q, sp, n_var * sizeof (double));
+                ev = fit_priority (&w, PRIORITY_ITERATIONS);
+                /* Continuity first: it wins whenever it meets the position, even over a
+                 * better orientation that the drifted descent found elsewhere. */
+                if (ev.pos_err <= p->position_tolerance || eval_better (&w, &ev, &best))
+                  {
+                    best = ev;
+                    memcpy (w.q_best, w.q, n_var * sizeof (double));
+                  }
+              }
+          }
+        restart = !eval_converged (&w, &best) && !w.cancelled;
+        if (restart)
+          {
+            /* Far restarts; only a converged answer replaces the near one. */
+            double best_dist = INFINITY;
+            guint n_conv = 0;
+            Eval near = best;
+
+            for (guint k = 0; k < (n_var < 6 ? 10u : 30u) && n_conv < 3 && !w.cancelled &&
+                              w.iterations < p->max_iterations; k++)
+              {
+                random_start (&w, sp, 4 + k);
+                ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+                attempts++;
+                if (eval_converged (&w, &ev))
+                  {
+                    double d = 0.0;
+
+                    for (guint v = 0; v < n_var; v++)
+                      d = MAX (d, fabs (w.q[v] - sp[v]));
+                    n_conv++;
+                    if (d < best_dist)
+                      {
+                        best_dist = d;
+                        best = ev;
+                        memcpy (w.q_best, w.q, n_var * sizeof (double));
+                      }
+                  }
+              }
+            /* Nothing converged: the position must still be met when it can be. */
+            restart = !eval_converged (&w, &best) && near.pos_err > p->position_tolerance &&
+                      !w.cancelled;
+            if (restart)
+              random_start (&w, sp, 4);
+          }
+      }
+
+    while (restart)
       {
         Eval ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
 
@@ -1073,7 +1314,7 @@ solve_one (const KmIkProblem *p,
         random_start (&w, sp, attempts);
       }
 
-    if (!eval_converged (&w, &best) && !w.cancelled)
+    if (!eval_converged (&w, &best) && !w.cancelled && (!continuous || restart))
       {
         Eval ev;
 
@@ -1082,44 +1323,24 @@ solve_one (const KmIkProblem *p,
         memcpy (w.q, q_merit, n_var * sizeof (double));
         ev = descend (&w, REFINE_ITERATIONS, TRUE);
         if (w.n_rows == 6 && !w.cancelled)
-          ev = polish (&w);
-        if (w.n_rows == 6 && !w.cancelled && ev.pos_err > p->position_tolerance)
           {
-            /* The null-space step has no active set: find the position on its own (from
-             * here, then from random starts), then fit the orientation again. */
-            for (guint k = 0; k < 8 && !w.cancelled; k++)
+            Eval fit;
+
+            ev = fit_priority (&w, PRIORITY_ITERATIONS);
+            /* The position cannot be met from there: from random starts then; when it is
+             * out of reach, the closest position wins (kept in q_merit meanwhile). */
+            memcpy (q_merit, w.q, n_var * sizeof (double));
+            for (guint k = 0; k < 8 && !w.cancelled && ev.pos_err > p->position_tolerance; k++)
               {
-                Eval pos_only;
-
-                if (k > 0)
-                  random_start (&w, sp, 4);
-                w.n_rows = 3;
-                pos_only = descend (&w, REFINE_ITERATIONS, TRUE);
-                w.n_rows = 6;
-                if (pos_only.pos_err <= p->position_tolerance)
+                random_start (&w, sp, 4);
+                fit = fit_priority (&w, PRIORITY_ITERATIONS);
+                if (eval_better (&w, &fit, &ev))
                   {
-                    ev = polish (&w);
-                    if (ev.pos_err > p->position_tolerance)
-                      {
-                        KmTransform eff;
-                        KmVec3 ep, er;
-
-                        w.n_rows = 3;
-                        descend (&w, REFINE_ITERATIONS, TRUE);
-                        w.n_rows = 6;
-                        path_fk (&w, w.q, &eff);
-                        pose_error (&w, &eff, &ep, &er, &ev);
-                      }
-                    break;
+                    ev = fit;
+                    memcpy (q_merit, w.q, n_var * sizeof (double));
                   }
               }
-            {
-              KmTransform eff;
-              KmVec3 ep, er;
-
-              path_fk (&w, w.q, &eff);
-              pose_error (&w, &eff, &ep, &er, &ev);
-            }
+            memcpy (w.q, q_merit, n_var * sizeof (double));
           }
         if (eval_better (&w, &ev, &best))
           {
@@ -1323,8 +1544,8 @@ km_ik_solve (const KmIkProblem *problem,
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return solve_one (problem, &problem->target, problem->seed, problem->random_seed, out,
-                    cancellable, error);
+  return solve_one (problem, &problem->target, problem->seed, problem->random_seed,
+                    problem->continuous, out, cancellable, error);
 }
 
 /**
@@ -1366,8 +1587,8 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
     {
       KmIkSolution *s = out != NULL ? &out[k] : &local[k % 2];
 
-      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k, s, cancellable,
-                      error);
+      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k, TRUE, s,
+                      cancellable, error);
       if (ok && frame_done != NULL)
         frame_done (k, s, user_data);
       seed = s->q;

@@ -81,6 +81,9 @@ struct _KmIkProblem
   double           *seed;                  /* (array length=n_dof) owned, the starting pose */
   KmIkAnalyticFunc  analytic;              /* (nullable) tried first when set */
   gpointer          analytic_data;         /* shared, not copied, by km_ik_problem_copy() */
+  gboolean          continuous;            /* the seed is the previous frame of a motion: only
+                                            * answers on its branch (what
+                                            * km_ik_solve_trajectory() does); FALSE by default */
 };
 
 /*

@@ -10,6 +10,7 @@
 
 #include "km-ik.h"
 #include "km-skeleton-json.h"
+#include "km-targets-json.h"
 
 /*
  * The chains are the benchmark chains of ../shared/bench/chains (copied to
@@ -396,6 +397,67 @@ test_seed5_position_priority (void)
   km_ik_solution_clear (&s);
 }
 
+/* The spec's example (data/skeleton.json, 5 DOF, and data/targets.json) as a trajectory with
+ * the default parameters: every frame's position is reachable, so every frame meets it
+ * (position priority), whatever orientation the chain cannot also meet. */
+static void
+test_spec_example_trajectory (void)
+{
+  g_autofree char *skel_path = g_test_build_filename (G_TEST_DIST, "..", "data", "skeleton.json", NULL);
+  g_autofree char *targets_path = g_test_build_filename (G_TEST_DIST, "..", "data", "targets.json", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) p = NULL;
+  guint n_frames;
+  g_autofree KmTransform *targets = NULL;
+  g_autofree KmIkSolution *out = NULL;
+  double max_pos = 0.0, max_step = 0.0, mean_rot = 0.0;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (skel_path, &data, &length, &error));
+  skel = km_skeleton_json_load (skel_path, data, length, &error);
+  g_assert_no_error (error);
+  track = km_targets_json_load_file (targets_path, &error);
+  g_assert_no_error (error);
+  p = km_ik_problem_new (skel, -1);
+  n_frames = km_target_track_get_last_frame (track) + 1;
+  g_assert_cmpuint (n_frames, ==, 241);
+  targets = g_new (KmTransform, n_frames);
+  out = g_new0 (KmIkSolution, n_frames);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      KmVec3 pos;
+      KmQuat rot;
+
+      g_assert_true (km_target_track_sample (track, k, &pos, &rot));
+      km_transform_from_pos_quat (pos, rot, &targets[k]);
+    }
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      double pe, re;
+
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      km_ik_measure (p, out[k].q, &pe, &re);
+      g_assert_cmpfloat (pe, <, 1e-6);
+      max_pos = MAX (max_pos, pe);
+      mean_rot += re / n_frames;
+      if (k > 0)
+        for (guint d = 0; d < p->n_dof; d++)
+          max_step = MAX (max_step, fabs (out[k].q[d] - out[k - 1].q[d]));
+    }
+  g_test_message ("spec example: max position error %g m, mean rotation error %g rad, "
+                  "largest step between frames %g", max_pos, mean_rot, max_step);
+  for (guint k = 0; k < n_frames; k++)
+    km_ik_solution_clear (&out[k]);
+}
+
 static void
 test_cancelled (void)
 {
@@ -698,6 +760,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
   g_test_add_func ("/kinema/Ik/unreachable", test_unreachable);
   g_test_add_func ("/kinema/Ik/seed5-position-priority", test_seed5_position_priority);
+  g_test_add_func ("/kinema/Ik/spec-example-trajectory", test_spec_example_trajectory);
   g_test_add_func ("/kinema/Ik/cancelled", test_cancelled);
   g_test_add_func ("/kinema/Ik/bad-targets", test_bad_targets);
   g_test_add_func ("/kinema/Ik/deterministic", test_deterministic);
