@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-message-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "km-message-view.h"
+#include "km-message.h"
+
+struct _KmMessageView
+{
+  GtkWidget          parent_instance;
+
+  /* Template widgets */
+  GtkListView       *list_view;
+  GtkScrolledWindow *scroller;
+
+  /* Owned */
+  KmDocument        *document;
+  GSignalGroup      *messages_signals;
+};
+
+enum {
+  PROP_0,
+  PROP_DOCUMENT,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmMessageView, km_message_view, GTK_TYPE_WIDGET)
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+scroll_to_end_cb (gpointer data)
+{
+  g_autoptr(KmMessageView) self = data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+  gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj));
+}
+
+/* Follow the newest message, once the list has measured it. */
+static void
+messages_items_changed_cb (KmMessageView *self,
+                           guint          position,
+                           guint          removed,
+                           guint          added,
+                           GListModel    *model)
+{
+  gboolean any = g_list_model_get_n_items (model) > 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.clear", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.copy", any);
+  if (added > 0)
+    g_idle_add_once (scroll_to_end_cb, g_object_ref (self));
+}
+
+static void
+clear_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (widget);
+
+  if (self->document != NULL)
+    km_document_clear_messages (self->document);
+}
+
+static void
+copy_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (widget);
+  g_autoptr(GString) text = g_string_new (NULL);
+  GListModel *messages;
+
+  if (self->document == NULL)
+    return;
+
+  messages = km_document_get_messages (self->document);
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+      g_autofree char *line = km_message_to_string (message);
+
+      g_string_append (text, line);
+      g_string_append_c (text, '\n');
+    }
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text->str);
+}
+
+static void
+km_message_view_dispose (GObject *object)
+{
+  KmMessageView *self = (KmMessageView *) object;
+  GtkWidget *child;
+
+  if (self->messages_signals != NULL)
+    g_signal_group_set_target (self->messages_signals, NULL);
+  g_clear_object (&self->messages_signals);
+  g_clear_object (&self->document);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_MESSAGE_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (km_message_view_parent_class)->dispose (object);
+}
+
+static void
+km_message_view_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      g_value_set_object (value, self->document);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_message_view_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      km_message_view_set_document (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_message_view_class_init (KmMessageViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = km_message_view_dispose;
+  object_class->get_property = km_message_view_get_property;
+  object_class->set_property = km_message_view_set_property;
+
+  properties[PROP_DOCUMENT] =
+    g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/kinema/Kinema/ui/km-message-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, KmMessageView, list_view);
+  gtk_widget_class_bind_template_child (widget_class, KmMessageView, scroller);
+
+  gtk_widget_class_install_action (widget_class, "messages.clear", NULL, clear_action);
+  gtk_widget_class_install_action (widget_class, "messages.copy", NULL, copy_action);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "messageview");
+
+  g_type_ensure (KM_TYPE_MESSAGE);
+}
+
+static void
+km_message_view_init (KmMessageView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->messages_signals = g_signal_group_new (G_TYPE_LIST_MODEL);
+  g_signal_group_connect_swapped (self->messages_signals, "items-changed",
+                                  G_CALLBACK (messages_items_changed_cb), self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.clear", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.copy", FALSE);
+}
+
+GtkWidget *
+km_message_view_new (void)
+{
+  return g_object_new (KM_TYPE_MESSAGE_VIEW, NULL);
+}
+
+KmDocument *
+km_message_view_get_document (KmMessageView *self)
+{
+  g_return_val_if_fail (KM_IS_MESSAGE_VIEW (self), NULL);
+
+  return self->document;
+}
+
+void
+km_message_view_set_document (KmMessageView *self,
+                              KmDocument    *document)
+{
+  GListModel *messages = NULL;
+  g_autoptr(GtkNoSelection) selection = NULL;
+
+  g_return_if_fail (KM_IS_MESSAGE_VIEW (self));
+  g_return_if_fail (document == NULL || KM_IS_DOCUMENT (document));
+
+  if (!g_set_object (&self->document, document))
+    return;
+
+  if (document != NULL)
+    {
+      messages = km_document_get_messages (document);
+      selection = gtk_no_selection_new (g_object_ref (messages));
+    }
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+  g_signal_group_set_target (self->messages_signals, messages);
+  if (messages != NULL)
+    messages_items_changed_cb (self, 0, 0, g_list_model_get_n_items (messages), messages);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}

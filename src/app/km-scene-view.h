@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "km-camera.h"
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_SCENE_VIEW (km_scene_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmSceneView, km_scene_view, KM, SCENE_VIEW, GtkGLArea)
+
+GtkWidget      *km_scene_view_new                 (void);
+KmDocument     *km_scene_view_get_document        (KmSceneView    *self);
+void            km_scene_view_set_document        (KmSceneView    *self,
+                                                   KmDocument     *document);
+const KmCamera *km_scene_view_get_camera          (KmSceneView    *self);
+void            km_scene_view_set_camera          (KmSceneView    *self,
+                                                   const KmCamera *camera);
+void            km_scene_view_reset_camera        (KmSceneView    *self);
+gboolean        km_scene_view_get_show_joint_axes (KmSceneView    *self);
+void            km_scene_view_set_show_joint_axes (KmSceneView    *self,
+                                                   gboolean        show);
+guint           km_scene_view_get_n_renders       (KmSceneView    *self);
+GdkTexture     *km_scene_view_grab_texture        (KmSceneView    *self);
+
+G_END_DECLS

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_TIME_BAR (km_time_bar_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmTimeBar, km_time_bar, KM, TIME_BAR, GtkWidget)
+
+GtkWidget  *km_time_bar_new           (void);
+KmDocument *km_time_bar_get_document  (KmTimeBar  *self);
+void        km_time_bar_set_document  (KmTimeBar  *self,
+                                       KmDocument *document);
+gboolean    km_time_bar_get_playing   (KmTimeBar  *self);
+void        km_time_bar_set_playing   (KmTimeBar  *self,
+                                       gboolean    playing);
+gboolean    km_time_bar_get_loop      (KmTimeBar  *self);
+void        km_time_bar_set_loop      (KmTimeBar  *self,
+                                       gboolean    loop);
+
+G_END_DECLS

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "km-window.h"
+#include "km-animation-json.h"
+#include "km-item-tree.h"
+#include "km-joint-panel.h"
+#include "km-message-view.h"
+#include "km-scene-view.h"
+#include "km-time-bar.h"
+
+struct _KmWindow
+{
+  GtkApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  KmItemTree           *item_tree;
+  KmJointPanel         *joint_panel;
+  KmMessageView        *message_view;
+  KmSceneView          *scene_view;
+  KmTimeBar            *time_bar;
+  GtkPaned             *main_paned;
+
+  /* Owned */
+  KmDocument           *document;
+
+  gboolean              show_messages;
+};
+
+enum {
+  PROP_0,
+  PROP_DOCUMENT,
+  PROP_SHOW_JOINT_AXES,
+  PROP_SHOW_MESSAGES,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmWindow, km_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+document_changed_cb (KmWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.solve",
+                                 km_document_get_skeleton (self->document) != NULL
+                                 && km_document_get_targets (self->document) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-animation",
+                                 km_document_get_animation (self->document) != NULL
+                                 && !km_document_get_solving (self->document));
+}
+
+static void
+scene_view_show_joint_axes_cb (KmWindow *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_JOINT_AXES]);
+}
+
+typedef void (*FileChosenFunc) (KmWindow *self,
+                                GFile    *file);
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+typedef struct
+{
+  KmWindow      *window;
+  FileChosenFunc func;
+  gboolean       save;
+} DialogData;
+
+static void
+file_dialog_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  DialogData *data = user_data;
+  g_autoptr(GFile) file = NULL;
+
+  if (data->save)
+    file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
+  else
+    file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, NULL);
+  if (file != NULL)
+    data->func (data->window, file);
+  g_object_unref (data->window);
+  g_free (data);
+}
+#else
+static void
+file_chooser_response_cb (GtkNativeDialog *dialog,
+                          int              response,
+                          KmWindow        *self)
+{
+  FileChosenFunc func = g_object_get_data (G_OBJECT (dialog), "km-func");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        func (self, file);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+#endif
+
+/* GtkFileDialog where GTK has it (4.10), GtkFileChooserNative on Debian 12's 4.8. */
+static void
+choose_file (KmWindow       *self,
+             const char     *title,
+             gboolean        save,
+             const char     *suggested_name,
+             FileChosenFunc  func)
+{
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  DialogData *data = g_new0 (DialogData, 1);
+
+  data->window = g_object_ref (self);
+  data->func = func;
+  data->save = save;
+  gtk_file_dialog_set_title (dialog, title);
+  if (save)
+    {
+      gtk_file_dialog_set_initial_name (dialog, suggested_name);
+      gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, file_dialog_cb, data);
+    }
+  else
+    gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, file_dialog_cb, data);
+#else
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
+                                        save ? GTK_FILE_CHOOSER_ACTION_SAVE
+                                             : GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        save ? _("_Save") : _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  if (save && suggested_name != NULL)
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
+  g_object_set_data (G_OBJECT (dialog), "km-func", func);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (file_chooser_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+static void
+open_chosen (KmWindow *self,
+             GFile    *file)
+{
+  km_window_open_file (self, file);
+}
+
+static void
+export_image_chosen (KmWindow *self,
+                     GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (km_window_export_image (self, file, &error))
+    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Exported the scene to %s."), path);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+static void
+export_animation_chosen (KmWindow *self,
+                         GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  KmAnimation *animation = km_document_get_animation (self->document);
+
+  if (animation == NULL)
+    return;
+  if (path == NULL)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, _("Only local files can be written."));
+  else if (km_animation_json_save (animation, path, &error))
+    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Exported the animation to %s."), path);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  choose_file (KM_WINDOW (widget), _("Open a Project, Model or Targets File"), FALSE, NULL,
+               open_chosen);
+}
+
+static void
+open_example_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  km_window_open_example (KM_WINDOW (widget));
+}
+
+static void
+export_image_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  choose_file (KM_WINDOW (widget), _("Export Image"), TRUE, "kinema.png", export_image_chosen);
+}
+
+static void
+export_animation_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  choose_file (KM_WINDOW (widget), _("Export Animation"), TRUE, "animation.json",
+               export_animation_chosen);
+}
+
+static void
+solve_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  km_document_solve (KM_WINDOW (widget)->document);
+}
+
+static void
+reset_camera_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  km_scene_view_reset_camera (KM_WINDOW (widget)->scene_view);
+}
+
+static gboolean
+drop_cb (KmWindow      *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+
+  files = g_value_get_boxed (value);
+  for (GSList *l = files; l != NULL; l = l->next)
+    km_window_open_file (self, l->data);
+  return files != NULL;
+}
+
+static void
+km_window_dispose (GObject *object)
+{
+  KmWindow *self = (KmWindow *) object;
+
+  if (self->document != NULL)
+    km_document_cancel_solve (self->document);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
+  g_clear_object (&self->document);
+
+  G_OBJECT_CLASS (km_window_parent_class)->dispose (object);
+}
+
+static void
+km_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  KmWindow *self = KM_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      g_value_set_object (value, self->document);
+      break;
+    case PROP_SHOW_JOINT_AXES:
+      g_value_set_boolean (value, km_scene_view_get_show_joint_axes (self->scene_view));
+      break;
+    case PROP_SHOW_MESSAGES:
+      g_value_set_boolean (value, self->show_messages);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_window_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  KmWindow *self = KM_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SHOW_JOINT_AXES:
+      km_scene_view_set_show_joint_axes (self->scene_view, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_MESSAGES:
+      if (self->show_messages != g_value_get_boolean (value))
+        {
+          self->show_messages = g_value_get_boolean (value);
+          gtk_widget_set_visible (GTK_WIDGET (self->message_view), self->show_messages);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_window_class_init (KmWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = km_window_dispose;
+  object_class->get_property = km_window_get_property;
+  object_class->set_property = km_window_set_property;
+
+  properties[PROP_DOCUMENT] =
+    g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_JOINT_AXES] =
+    g_param_spec_boolean ("show-joint-axes", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_MESSAGES] =
+    g_param_spec_boolean ("show-messages", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/kinema/Kinema/ui/km-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, item_tree);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, joint_panel);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, main_paned);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, message_view);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, time_bar);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
+  gtk_widget_class_install_action (widget_class, "win.export-image", NULL, export_image_action);
+  gtk_widget_class_install_action (widget_class, "win.export-animation", NULL,
+                                   export_animation_action);
+  gtk_widget_class_install_action (widget_class, "win.solve", NULL, solve_action);
+  gtk_widget_class_install_action (widget_class, "win.reset-camera", NULL, reset_camera_action);
+  gtk_widget_class_install_property_action (widget_class, "win.show-messages", "show-messages");
+  gtk_widget_class_install_property_action (widget_class, "win.show-joint-axes",
+                                            "show-joint-axes");
+
+  g_type_ensure (KM_TYPE_ITEM_TREE);
+  g_type_ensure (KM_TYPE_JOINT_PANEL);
+  g_type_ensure (KM_TYPE_MESSAGE_VIEW);
+  g_type_ensure (KM_TYPE_SCENE_VIEW);
+  g_type_ensure (KM_TYPE_TIME_BAR);
+}
+
+static void
+km_window_init (KmWindow *self)
+{
+  GtkDropTarget *drop;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->show_messages = TRUE;
+  self->document = km_document_new ();
+  g_object_bind_property (self->document, "title", self, "title", G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->document, "notify::skeleton",
+                           G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::targets",
+                           G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::animation",
+                           G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::solving",
+                           G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->scene_view, "notify::show-joint-axes",
+                           G_CALLBACK (scene_view_show_joint_axes_cb), self, G_CONNECT_SWAPPED);
+  document_changed_cb (self);
+
+  km_item_tree_set_document (self->item_tree, self->document);
+  km_joint_panel_set_document (self->joint_panel, self->document);
+  km_message_view_set_document (self->message_view, self->document);
+  km_scene_view_set_document (self->scene_view, self->document);
+  km_time_bar_set_document (self->time_bar, self->document);
+
+  /* The message pane starts small; the scene gets the rest. */
+  gtk_paned_set_position (self->main_paned, 600);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+}
+
+KmWindow *
+km_window_new (GtkApplication *application)
+{
+  g_return_val_if_fail (application == NULL || GTK_IS_APPLICATION (application), NULL);
+
+  return g_object_new (KM_TYPE_WINDOW, "application", application, NULL);
+}
+
+KmDocument *
+km_window_get_document (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return self->document;
+}
+
+/**
+ * km_window_open_file:
+ *
+ * Opens or imports @file into the window's document. A failure is reported in the
+ * message view and leaves the document as it was.
+ *
+ * Returns: whether the file was opened
+ */
+gboolean
+km_window_open_file (KmWindow *self,
+                     GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  if (km_document_import_file (self->document, file, &error))
+    return TRUE;
+
+  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  g_object_set (self, "show-messages", TRUE, NULL);
+  return FALSE;
+}
+
+gboolean
+km_window_open_example (KmWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+
+  if (km_document_load_defaults (self->document, &error))
+    return TRUE;
+
+  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  return FALSE;
+}
+
+/* Writes the scene view, as shown, to a PNG file. */
+gboolean
+km_window_export_image (KmWindow  *self,
+                        GFile     *file,
+                        GError   **error)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GBytes) png = NULL;
+
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  texture = km_scene_view_grab_texture (self->scene_view);
+  if (texture == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           _("The scene is not shown, so there is no image to export."));
+      return FALSE;
+    }
+
+  png = gdk_texture_save_to_png_bytes (texture);
+  return g_file_replace_contents (file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                                  NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL,
+                                  error);
+}
+
+GtkWidget *
+km_window_get_scene_view (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->scene_view);
+}
+
+GtkWidget *
+km_window_get_joint_panel (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->joint_panel);
+}
+
+GtkWidget *
+km_window_get_time_bar (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->time_bar);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_WINDOW (km_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmWindow, km_window, KM, WINDOW, GtkApplicationWindow)
+
+KmWindow   *km_window_new           (GtkApplication *application);
+KmDocument *km_window_get_document  (KmWindow       *self);
+gboolean    km_window_open_file     (KmWindow       *self,
+                                     GFile          *file);
+gboolean    km_window_open_example  (KmWindow       *self);
+gboolean    km_window_export_image  (KmWindow       *self,
+                                     GFile          *file,
+                                     GError        **error);
+GtkWidget  *km_window_get_scene_view (KmWindow      *self);
+GtkWidget  *km_window_get_joint_panel (KmWindow     *self);
+GtkWidget  *km_window_get_time_bar  (KmWindow       *self);
+
+G_END_DECLS

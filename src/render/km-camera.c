@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-camera"
+
+#include "config.h"
+
+#include <math.h>
+
+#include "km-camera.h"
+
+/* Keep the eye off the poles, where the Z-up look-at basis degenerates. */
+#define PITCH_LIMIT (G_PI / 2 - 0.01)
+#define MIN_DISTANCE 0.01
+#define MAX_DISTANCE 1.0e4
+
+G_DEFINE_BOXED_TYPE (KmCamera, km_camera, km_camera_copy, km_camera_free)
+
+KmCamera *
+km_camera_new (void)
+{
+  KmCamera *self = g_new0 (KmCamera, 1);
+
+  km_camera_reset (self);
+  return self;
+}
+
+KmCamera *
+km_camera_copy (const KmCamera *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return g_memdup2 (self, sizeof *self);
+}
+
+void
+km_camera_free (KmCamera *self)
+{
+  g_free (self);
+}
+
+/**
+ * km_camera_reset:
+ *
+ * A three-quarter view from the front right, slightly above, looking at a point one metre
+ * above the origin from five metres away.
+ */
+void
+km_camera_reset (KmCamera *self)
+{
+  g_return_if_fail (self != NULL);
+
+  self->target = km_vec3 (0.0, 0.0, 1.0);
+  self->yaw = G_PI / 4;
+  self->pitch = 0.45;
+  self->distance = 5.0;
+  self->fov_y = 40.0 * G_PI / 180.0;
+}
+
+KmVec3
+km_camera_get_eye (const KmCamera *self)
+{
+  KmVec3 dir;
+
+  g_return_val_if_fail (self != NULL, KM_VEC3_ZERO);
+
+  dir = km_vec3 (cos (self->pitch) * cos (self->yaw),
+                 cos (self->pitch) * sin (self->yaw),
+                 sin (self->pitch));
+  return km_vec3_add (self->target, km_vec3_scale (dir, self->distance));
+}
+
+void
+km_camera_orbit (KmCamera *self,
+                 double    d_yaw,
+                 double    d_pitch)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!isfinite (d_yaw) || !isfinite (d_pitch))
+    return;
+
+  self->yaw = remainder (self->yaw + d_yaw, 2 * G_PI);
+  self->pitch = CLAMP (self->pitch + d_pitch, -PITCH_LIMIT, PITCH_LIMIT);
+}
+
+/* factor > 1 moves the eye away, < 1 closer. */
+void
+km_camera_zoom (KmCamera *self,
+                double    factor)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!isfinite (factor) || factor <= 0.0)
+    return;
+
+  self->distance = CLAMP (self->distance * factor, MIN_DISTANCE, MAX_DISTANCE);
+}
+
+static void
+camera_basis (const KmCamera *self,
+              KmVec3         *right,
+              KmVec3         *up,
+              KmVec3         *forward)
+{
+  KmVec3 eye = km_camera_get_eye (self);
+
+  *forward = km_vec3_normalize (km_vec3_sub (self->target, eye));
+  *right = km_vec3_normalize (km_vec3_cross (*forward, km_vec3 (0, 0, 1)));
+  *up = km_vec3_cross (*right, *forward);
+}
+
+/* Moves the target so that the point under the pointer follows it (at the target's depth). */
+void
+km_camera_pan (KmCamera *self,
+               double    dx_pixels,
+               double    dy_pixels,
+               int       viewport_height)
+{
+  KmVec3 right, up, forward;
+  double metres_per_pixel;
+
+  g_return_if_fail (self != NULL);
+
+  if (viewport_height <= 0 || !isfinite (dx_pixels) || !isfinite (dy_pixels))
+    return;
+
+  camera_basis (self, &right, &up, &forward);
+  metres_per_pixel = 2.0 * self->distance * tan (self->fov_y / 2) / viewport_height;
+  self->target = km_vec3_add (self->target,
+                              km_vec3_add (km_vec3_scale (right, -dx_pixels * metres_per_pixel),
+                                           km_vec3_scale (up, dy_pixels * metres_per_pixel)));
+}
+
+/**
+ * km_camera_frame_box:
+ * @min: lower corner of a world-space box
+ * @max: upper corner
+ *
+ * Keeps the viewing direction and moves the camera so that the box fills the view. The
+ * box's bounding sphere over-estimates the silhouette of a skeleton, so the sphere may
+ * overlap the edges of the view a little (factor 0.8).
+ */
+void
+km_camera_frame_box (KmCamera *self,
+                     KmVec3    min,
+                     KmVec3    max)
+{
+  double radius;
+
+  g_return_if_fail (self != NULL);
+
+  if (!km_vec3_is_finite (min) || !km_vec3_is_finite (max))
+    return;
+
+  self->target = km_vec3_scale (km_vec3_add (min, max), 0.5);
+  radius = MAX (0.5 * km_vec3_length (km_vec3_sub (max, min)), 0.1);
+  self->distance = CLAMP (0.8 * radius / sin (self->fov_y / 2), MIN_DISTANCE, MAX_DISTANCE);
+}
+
+void
+km_camera_get_view (const KmCamera *self,
+                    mat4            out)
+{
+  KmVec3 eye;
+  vec3 e, t, up = { 0.0f, 0.0f, 1.0f };
+
+  g_return_if_fail (self != NULL);
+
+  eye = km_camera_get_eye (self);
+  e[0] = eye.x, e[1] = eye.y, e[2] = eye.z;
+  t[0] = self->target.x, t[1] = self->target.y, t[2] = self->target.z;
+  glm_lookat (e, t, up, out);
+}
+
+void
+km_camera_get_projection (const KmCamera *self,
+                          double          aspect,
+                          mat4            out)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!isfinite (aspect) || aspect <= 0.0)
+    aspect = 1.0;
+
+  glm_perspective ((float) self->fov_y, (float) aspect,
+                   (float) (self->distance * 0.01), (float) (self->distance * 100.0 + 100.0),
+                   out);
+}
+
+/**
+ * km_camera_project:
+ * @x: (out): pixel column, 0 at the left
+ * @y: (out): pixel row, 0 at the top
+ *
+ * Returns: %FALSE when the point is behind the eye
+ */
+gboolean
+km_camera_project (const KmCamera *self,
+                   KmVec3          world,
+                   int             width,
+                   int             height,
+                   double         *x,
+                   double         *y)
+{
+  mat4 view, proj, vp;
+  vec4 p = { (float) world.x, (float) world.y, (float) world.z, 1.0f }, clip;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (width > 0 && height > 0, FALSE);
+
+  km_camera_get_view (self, view);
+  km_camera_get_projection (self, (double) width / height, proj);
+  glm_mat4_mul (proj, view, vp);
+  glm_mat4_mulv (vp, p, clip);
+  if (clip[3] <= 0.0f)
+    return FALSE;
+
+  *x = (clip[0] / clip[3] * 0.5 + 0.5) * width;
+  *y = (0.5 - clip[1] / clip[3] * 0.5) * height;
+  return TRUE;
+}
+
+/**
+ * km_camera_ray:
+ * @x: pixel column, 0 at the left
+ * @y: pixel row, 0 at the top
+ * @origin: (out): the eye
+ * @direction: (out): unit direction through the pixel, for picking
+ */
+void
+km_camera_ray (const KmCamera *self,
+               double          x,
+               double          y,
+               int             width,
+               int             height,
+               KmVec3         *origin,
+               KmVec3         *direction)
+{
+  KmVec3 right, up, forward;
+  double half_h, half_w, nx, ny;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (width > 0 && height > 0);
+
+  camera_basis (self, &right, &up, &forward);
+  half_h = tan (self->fov_y / 2);
+  half_w = half_h * width / height;
+  nx = (2.0 * x / width - 1.0) * half_w;
+  ny = (1.0 - 2.0 * y / height) * half_h;
+
+  *origin = km_camera_get_eye (self);
+  *direction = km_vec3_normalize (km_vec3_add (forward,
+                                               km_vec3_add (km_vec3_scale (right, nx),
+                                                            km_vec3_scale (up, ny))));
+}

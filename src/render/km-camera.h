@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib-object.h>
+#include <cglm/cglm.h>
+
+#include "km-math.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_CAMERA (km_camera_get_type ())
+
+/*
+ * An orbit camera in Kinema's Z-up world (metres). The eye sits on a sphere of radius
+ * `distance` around `target`: `yaw` turns about world Z (0 = looking from +X towards the
+ * target), `pitch` lifts the eye above the XY plane. Angles in radians.
+ */
+typedef struct
+{
+  KmVec3   target;
+  double   yaw;
+  double   pitch;
+  double   distance;
+  double   fov_y;        /* vertical field of view, radians */
+} KmCamera;
+
+GType       km_camera_get_type       (void) G_GNUC_CONST;
+KmCamera   *km_camera_new            (void);
+KmCamera   *km_camera_copy           (const KmCamera *self);
+void        km_camera_free           (KmCamera       *self);
+
+void        km_camera_reset          (KmCamera       *self);
+KmVec3      km_camera_get_eye        (const KmCamera *self);
+void        km_camera_orbit          (KmCamera       *self,
+                                      double          d_yaw,
+                                      double          d_pitch);
+void        km_camera_zoom           (KmCamera       *self,
+                                      double          factor);
+void        km_camera_pan            (KmCamera       *self,
+                                      double          dx_pixels,
+                                      double          dy_pixels,
+                                      int             viewport_height);
+void        km_camera_frame_box      (KmCamera       *self,
+                                      KmVec3          min,
+                                      KmVec3          max);
+void        km_camera_get_view       (const KmCamera *self,
+                                      mat4            out);
+void        km_camera_get_projection (const KmCamera *self,
+                                      double          aspect,
+                                      mat4            out);
+gboolean    km_camera_project        (const KmCamera *self,
+                                      KmVec3          world,
+                                      int             width,
+                                      int             height,
+                                      double         *x,
+                                      double         *y);
+void        km_camera_ray            (const KmCamera *self,
+                                      double          x,
+                                      double          y,
+                                      int             width,
+                                      int             height,
+                                      KmVec3         *origin,
+                                      KmVec3         *direction);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmCamera, km_camera_free)
+
+G_END_DECLS

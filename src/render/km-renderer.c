@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-renderer"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <epoxy/gl.h>
+#include <glib/gi18n.h>
+
+#include "km-renderer.h"
+
+/*
+ * The renderer owns every GL name the scene needs and is only ever used with its context
+ * current (GtkGLArea's realize/render/unrealize). Meshes are unit shapes placed by a model
+ * matrix per draw; the handful of joints of an editable skeleton does not need instancing.
+ * Lines (grid, axes, trajectory) carry a colour per vertex; the dynamic ones are rebuilt
+ * every frame into one buffer that only reallocates when it has to grow.
+ */
+
+#define SHADER_PREFIX "/io/github/kinema/Kinema/shaders/"
+#define SPHERE_SLICES 16
+#define SPHERE_STACKS 10
+#define CYLINDER_SLICES 14
+#define GRID_HALF_EXTENT 5      /* metres */
+#define GRID_STEP 0.5           /* metres */
+
+typedef struct
+{
+  GLuint vao;
+  GLuint vbo;
+  GLuint ebo;
+  GLsizei n_indices;
+} Mesh;
+
+struct _KmRenderer
+{
+  gboolean use_es;
+
+  GLuint   mesh_program;
+  GLint    u_model_view_proj;
+  GLint    u_normal_view;
+  GLint    u_color;
+
+  GLuint   line_program;
+  GLint    u_view_proj;
+
+  Mesh     sphere;
+  Mesh     cylinder;
+
+  GLuint   grid_vao;
+  GLuint   grid_vbo;
+  GLsizei  grid_n_vertices;
+
+  GLuint   lines_vao;
+  GLuint   lines_vbo;
+  gsize    lines_capacity;     /* bytes allocated in lines_vbo */
+  GArray  *lines;              /* float: x y z r g b per vertex */
+};
+
+G_DEFINE_QUARK (km-renderer-error-quark, km_renderer_error)
+
+static GLuint
+compile_shader (GLenum       type,
+                const char  *name,
+                gboolean     use_es,
+                GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *path = g_strconcat (SHADER_PREFIX, name, NULL);
+  const char *header = use_es ? "#version 300 es\nprecision highp float;\n" : "#version 330 core\n";
+  const char *sources[2];
+  GLint lengths[2];
+  GLint status = GL_FALSE;
+  GLuint shader;
+  gsize size;
+
+  bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (bytes == NULL)
+    return 0;
+
+  sources[0] = header;
+  lengths[0] = (GLint) strlen (header);
+  sources[1] = g_bytes_get_data (bytes, &size);
+  lengths[1] = (GLint) size;
+
+  shader = glCreateShader (type);
+  glShaderSource (shader, 2, sources, lengths);
+  glCompileShader (shader);
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &status);
+  if (status != GL_TRUE)
+    {
+      char log[2048] = "";
+
+      glGetShaderInfoLog (shader, sizeof log, NULL, log);
+      g_warning ("Compiling %s failed: %s", name, log);
+      g_set_error (error, KM_RENDERER_ERROR, KM_RENDERER_ERROR_SHADER,
+                   /* Translators: %s is a shader file name, then the compiler's log */
+                   _("Could not compile the shader %s: %s"), name, log);
+      glDeleteShader (shader);
+      return 0;
+    }
+  return shader;
+}
+
+static GLuint
+link_program (const char  *vertex_name,
+              const char  *fragment_name,
+              gboolean     use_es,
+              GError     **error)
+{
+  GLuint vs, fs, program;
+  GLint status = GL_FALSE;
+
+  if (!(vs = compile_shader (GL_VERTEX_SHADER, vertex_name, use_es, error)))
+    return 0;
+  if (!(fs = compile_shader (GL_FRAGMENT_SHADER, fragment_name, use_es, error)))
+    {
+      glDeleteShader (vs);
+      return 0;
+    }
+
+  program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
+  glDetachShader (program, vs);
+  glDetachShader (program, fs);
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+
+  glGetProgramiv (program, GL_LINK_STATUS, &status);
+  if (status != GL_TRUE)
+    {
+      char log[2048] = "";
+
+      glGetProgramInfoLog (program, sizeof log, NULL, log);
+      g_warning ("Linking %s + %s failed: %s", vertex_name, fragment_name, log);
+      g_set_error (error, KM_RENDERER_ERROR, KM_RENDERER_ERROR_SHADER,
+                   /* Translators: %s is the linker's log */
+                   _("Could not link the shader program: %s"), log);
+      glDeleteProgram (program);
+      return 0;
+    }
+  return program;
+}
+
+/* Vertices are x y z nx ny nz. */
+static void
+mesh_upload (Mesh          *mesh,
+             const GArray  *vertices,
+             const GArray  *indices)
+{
+  glGenVertexArrays (1, &mesh->vao);
+  glGenBuffers (1, &mesh->vbo);
+  glGenBuffers (1, &mesh->ebo);
+
+  glBindVertexArray (mesh->vao);
+  glBindBuffer (GL_ARRAY_BUFFER, mesh->vbo);
+  glBufferData (GL_ARRAY_BUFFER, vertices->len * sizeof (float), vertices->data, GL_STATIC_DRAW);
+  glBindBuffer (GL_ELEMENT_ARRAY_BUFFER, mesh->ebo);
+  glBufferData (GL_ELEMENT_ARRAY_BUFFER, indices->len * sizeof (guint16), indices->data,
+                GL_STATIC_DRAW);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof (float), (void *) 0);
+  glEnableVertexAttribArray (1);
+  glVertexAttribPointer (1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof (float),
+                         (void *) (3 * sizeof (float)));
+  glBindVertexArray (0);
+
+  mesh->n_indices = (GLsizei) indices->len;
+}
+
+static void
+mesh_clear (Mesh *mesh)
+{
+  if (mesh->vao)
+    glDeleteVertexArrays (1, &mesh->vao);
+  if (mesh->vbo)
+    glDeleteBuffers (1, &mesh->vbo);
+  if (mesh->ebo)
+    glDeleteBuffers (1, &mesh->ebo);
+  *mesh = (Mesh) { 0 };
+}
+
+static void
+push6 (GArray *a,
+       float   x,
+       float   y,
+       float   z,
+       float   u,
+       float   v,
+       float   w)
+{
+  float f[6] = { x, y, z, u, v, w };
+
+  g_array_append_vals (a, f, 6);
+}
+
+static void
+push_index3 (GArray  *a,
+             guint    i0,
+             guint    i1,
+             guint    i2)
+{
+  guint16 idx[3] = { (guint16) i0, (guint16) i1, (guint16) i2 };
+
+  g_array_append_vals (a, idx, 3);
+}
+
+/* Unit sphere at the origin. */
+static void
+build_sphere (Mesh *mesh)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+  for (guint s = 0; s <= SPHERE_STACKS; s++)
+    {
+      double phi = G_PI * s / SPHERE_STACKS;
+
+      for (guint l = 0; l <= SPHERE_SLICES; l++)
+        {
+          double theta = 2 * G_PI * l / SPHERE_SLICES;
+          float x = (float) (sin (phi) * cos (theta));
+          float y = (float) (sin (phi) * sin (theta));
+          float z = (float) cos (phi);
+
+          push6 (v, x, y, z, x, y, z);
+        }
+    }
+  for (guint s = 0; s < SPHERE_STACKS; s++)
+    for (guint l = 0; l < SPHERE_SLICES; l++)
+      {
+        guint a = s * (SPHERE_SLICES + 1) + l;
+        guint b = a + SPHERE_SLICES + 1;
+
+        push_index3 (idx, a, b, a + 1);
+        push_index3 (idx, a + 1, b, b + 1);
+      }
+  mesh_upload (mesh, v, idx);
+}
+
+/* Unit-radius cylinder from z = 0 to z = 1, open ends (joint spheres cover them). */
+static void
+build_cylinder (Mesh *mesh)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+  for (guint l = 0; l <= CYLINDER_SLICES; l++)
+    {
+      double theta = 2 * G_PI * l / CYLINDER_SLICES;
+      float x = (float) cos (theta), y = (float) sin (theta);
+
+      push6 (v, x, y, 0.0f, x, y, 0.0f);
+      push6 (v, x, y, 1.0f, x, y, 0.0f);
+    }
+  for (guint l = 0; l < CYLINDER_SLICES; l++)
+    {
+      guint a = 2 * l;
+
+      push_index3 (idx, a, a + 2, a + 1);
+      push_index3 (idx, a + 1, a + 2, a + 3);
+    }
+  mesh_upload (mesh, v, idx);
+}
+
+static void
+line_vertex (GArray       *a,
+             KmVec3        p,
+             const float   rgb[3])
+{
+  push6 (a, (float) p.x, (float) p.y, (float) p.z, rgb[0], rgb[1], rgb[2]);
+}
+
+static void
+line (GArray       *a,
+      KmVec3        p0,
+      KmVec3        p1,
+      const float   rgb[3])
+{
+  line_vertex (a, p0, rgb);
+  line_vertex (a, p1, rgb);
+}
+
+static void
+setup_line_vao (GLuint *vao,
+                GLuint *vbo)
+{
+  glGenVertexArrays (1, vao);
+  glGenBuffers (1, vbo);
+  glBindVertexArray (*vao);
+  glBindBuffer (GL_ARRAY_BUFFER, *vbo);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof (float), (void *) 0);
+  glEnableVertexAttribArray (1);
+  glVertexAttribPointer (1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof (float),
+                         (void *) (3 * sizeof (float)));
+  glBindVertexArray (0);
+}
+
+/* Floor grid in XY with heavier lines every metre and the world X/Y axes through the origin. */
+static void
+build_grid (KmRenderer *self)
+{
+  static const float minor[3] = { 0.255f, 0.259f, 0.275f };
+  static const float major[3] = { 0.340f, 0.345f, 0.365f };
+  static const float x_axis[3] = { 0.800f, 0.250f, 0.250f };
+  static const float y_axis[3] = { 0.300f, 0.720f, 0.300f };
+  static const float z_axis[3] = { 0.300f, 0.450f, 0.900f };
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  int n = (int) (GRID_HALF_EXTENT / GRID_STEP);
+  double e = GRID_HALF_EXTENT;
+
+  for (int i = -n; i <= n; i++)
+    {
+      double c = i * GRID_STEP;
+      const float *rgb = (i % 2 == 0) ? major : minor;
+
+      if (i == 0)
+        {
+          line (v, km_vec3 (-e, 0, 0), km_vec3 (0, 0, 0), major);
+          line (v, km_vec3 (0, 0, 0), km_vec3 (e, 0, 0), x_axis);
+          line (v, km_vec3 (0, -e, 0), km_vec3 (0, 0, 0), major);
+          line (v, km_vec3 (0, 0, 0), km_vec3 (0, e, 0), y_axis);
+          continue;
+        }
+      line (v, km_vec3 (c, -e, 0), km_vec3 (c, e, 0), rgb);
+      line (v, km_vec3 (-e, c, 0), km_vec3 (e, c, 0), rgb);
+    }
+  line (v, km_vec3 (0, 0, 0), km_vec3 (0, 0, 1.0), z_axis);
+
+  setup_line_vao (&self->grid_vao, &self->grid_vbo);
+  glBindBuffer (GL_ARRAY_BUFFER, self->grid_vbo);
+  glBufferData (GL_ARRAY_BUFFER, v->len * sizeof (float), v->data, GL_STATIC_DRAW);
+  self->grid_n_vertices = (GLsizei) (v->len / 6);
+}
+
+/**
+ * km_renderer_new:
+ * @use_es: whether the current context is OpenGL ES (3.0) rather than OpenGL (3.3 core)
+ *
+ * Creates the renderer's GL objects in the current context. The shaders come from the
+ * application's GResources, which must be registered.
+ *
+ * Returns: (transfer full) (nullable): the renderer, or %NULL with @error set
+ */
+KmRenderer *
+km_renderer_new (gboolean   use_es,
+                 GError   **error)
+{
+  g_autoptr(KmRenderer) self = g_new0 (KmRenderer, 1);
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self->use_es = use_es;
+  self->lines = g_array_new (FALSE, FALSE, sizeof (float));
+
+  self->mesh_program = link_program ("mesh.vert.glsl", "mesh.frag.glsl", use_es, error);
+  if (self->mesh_program == 0)
+    return NULL;
+  self->u_model_view_proj = glGetUniformLocation (self->mesh_program, "u_model_view_proj");
+  self->u_normal_view = glGetUniformLocation (self->mesh_program, "u_normal_view");
+  self->u_color = glGetUniformLocation (self->mesh_program, "u_color");
+
+  self->line_program = link_program ("line.vert.glsl", "line.frag.glsl", use_es, error);
+  if (self->line_program == 0)
+    return NULL;
+  self->u_view_proj = glGetUniformLocation (self->line_program, "u_view_proj");
+
+  build_sphere (&self->sphere);
+  build_cylinder (&self->cylinder);
+  build_grid (self);
+  setup_line_vao (&self->lines_vao, &self->lines_vbo);
+
+  return g_steal_pointer (&self);
+}
+
+/* Must run with the renderer's context current. */
+void
+km_renderer_free (KmRenderer *self)
+{
+  if (self == NULL)
+    return;
+
+  if (self->mesh_program)
+    glDeleteProgram (self->mesh_program);
+  if (self->line_program)
+    glDeleteProgram (self->line_program);
+  mesh_clear (&self->sphere);
+  mesh_clear (&self->cylinder);
+  if (self->grid_vao)
+    glDeleteVertexArrays (1, &self->grid_vao);
+  if (self->grid_vbo)
+    glDeleteBuffers (1, &self->grid_vbo);
+  if (self->lines_vao)
+    glDeleteVertexArrays (1, &self->lines_vao);
+  if (self->lines_vbo)
+    glDeleteBuffers (1, &self->lines_vbo);
+  g_clear_pointer (&self->lines, g_array_unref);
+  g_free (self);
+}
+
+/**
+ * km_renderer_joint_radius:
+ *
+ * The radius of a joint marker: 8 % of the mean bone length at rest, so that a robot arm
+ * and a finger both read well.
+ */
+double
+km_renderer_joint_radius (const KmSkeleton *skeleton)
+{
+  double sum = 0.0;
+  guint n = 0;
+
+  g_return_val_if_fail (skeleton != NULL, 0.05);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      double len = km_vec3_length (km_skeleton_get_joint (skeleton, i)->offset);
+
+      if (len > 1e-9 && isfinite (len))
+        sum += len, n++;
+    }
+  return n ? CLAMP (0.08 * sum / n, 0.002, 1.0) : 0.05;
+}
+
+static void
+draw_mesh (KmRenderer  *self,
+           const Mesh  *mesh,
+           mat4         view,
+           mat4         view_proj,
+           mat4         model,
+           const float  rgb[3])
+{
+  mat4 mvp, mv;
+  mat3 normal, inv;
+
+  glm_mat4_mul (view_proj, model, mvp);
+  glm_mat4_mul (view, model, mv);
+  glm_mat4_pick3 (mv, normal);
+  glm_mat3_inv (normal, inv);
+  glm_mat3_transpose_to (inv, normal);
+
+  glUniformMatrix4fv (self->u_model_view_proj, 1, GL_FALSE, (const float *) mvp);
+  glUniformMatrix3fv (self->u_normal_view, 1, GL_FALSE, (const float *) normal);
+  glUniform3fv (self->u_color, 1, rgb);
+  glBindVertexArray (mesh->vao);
+  glDrawElements (GL_TRIANGLES, mesh->n_indices, GL_UNSIGNED_SHORT, NULL);
+}
+
+static void
+sphere_model (KmVec3   centre,
+              double   radius,
+              mat4     out)
+{
+  glm_mat4_identity (out);
+  out[0][0] = out[1][1] = out[2][2] = (float) radius;
+  out[3][0] = (float) centre.x;
+  out[3][1] = (float) centre.y;
+  out[3][2] = (float) centre.z;
+}
+
+/* Cylinder of @radius from @a to @b; FALSE when the two points coincide. */
+static gboolean
+bone_model (KmVec3   a,
+            KmVec3   b,
+            double   radius,
+            mat4     out)
+{
+  KmVec3 d = km_vec3_sub (b, a), z, x, y;
+  double len = km_vec3_length (d);
+
+  if (!(len > 1e-9) || !isfinite (len))
+    return FALSE;
+
+  z = km_vec3_scale (d, 1.0 / len);
+  x = km_vec3_cross (fabs (z.z) < 0.9 ? km_vec3 (0, 0, 1) : km_vec3 (1, 0, 0), z);
+  x = km_vec3_normalize (x);
+  y = km_vec3_cross (z, x);
+
+  glm_mat4_identity (out);
+  out[0][0] = (float) (x.x * radius), out[0][1] = (float) (x.y * radius), out[0][2] = (float) (x.z * radius);
+  out[1][0] = (float) (y.x * radius), out[1][1] = (float) (y.y * radius), out[1][2] = (float) (y.z * radius);
+  out[2][0] = (float) d.x, out[2][1] = (float) d.y, out[2][2] = (float) d.z;
+  out[3][0] = (float) a.x, out[3][1] = (float) a.y, out[3][2] = (float) a.z;
+  return TRUE;
+}
+
+static void
+frame_lines (GArray            *a,
+             const KmTransform *t,
+             double             length)
+{
+  static const float rgb[3][3] = {
+    { 0.95f, 0.30f, 0.30f }, { 0.35f, 0.85f, 0.35f }, { 0.35f, 0.55f, 1.00f },
+  };
+
+  for (guint c = 0; c < 3; c++)
+    {
+      KmVec3 axis = km_vec3 (t->rot.m[0][c], t->rot.m[1][c], t->rot.m[2][c]);
+
+      line (a, t->pos, km_vec3_add (t->pos, km_vec3_scale (axis, length)), rgb[c]);
+    }
+}
+
+static void
+build_dynamic_lines (const KmRenderScene *scene,
+                     double               radius,
+                     GArray              *a)
+{
+  static const float trajectory_rgb[3] = { KM_RENDER_TRAJECTORY_RGB };
+  static const float joint_axis_rgb[3] = { 0.95f, 0.90f, 0.55f };
+
+  g_array_set_size (a, 0);
+
+  for (guint i = 0; i + 1 < scene->n_trajectory; i++)
+    line (a, scene->trajectory[i], scene->trajectory[i + 1], trajectory_rgb);
+
+  if (scene->has_target)
+    frame_lines (a, &scene->target, radius * 4);
+
+  if (scene->show_joint_axes && scene->skeleton != NULL)
+    for (guint i = 0; i < km_skeleton_get_n_joints (scene->skeleton); i++)
+      {
+        const KmJoint *j = km_skeleton_get_joint (scene->skeleton, i);
+        const KmTransform *w = &scene->joint_world[i];
+
+        if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+          {
+            KmVec3 axis = km_mat3_mul_vec3 (&w->rot, j->axis);
+
+            line (a, km_vec3_sub (w->pos, km_vec3_scale (axis, radius * 3)),
+                  km_vec3_add (w->pos, km_vec3_scale (axis, radius * 3)), joint_axis_rgb);
+          }
+        else if (j->type != KM_JOINT_FIXED)
+          frame_lines (a, w, radius * 3);
+      }
+}
+
+/**
+ * km_renderer_render:
+ * @width: framebuffer width in device pixels
+ * @height: framebuffer height in device pixels
+ *
+ * Draws @scene into the bound framebuffer. Needs the renderer's context current.
+ */
+void
+km_renderer_render (KmRenderer          *self,
+                    const KmRenderScene *scene,
+                    const KmCamera      *camera,
+                    int                  width,
+                    int                  height)
+{
+  static const float joint_rgb[3] = { KM_RENDER_JOINT_RGB };
+  static const float selected_rgb[3] = { KM_RENDER_SELECTED_RGB };
+  static const float bone_rgb[3] = { KM_RENDER_BONE_RGB };
+  static const float effector_rgb[3] = { KM_RENDER_EFFECTOR_RGB };
+  static const float target_rgb[3] = { KM_RENDER_TARGET_RGB };
+  mat4 view, proj, view_proj, model;
+  double radius = 0.05;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (scene != NULL);
+  g_return_if_fail (camera != NULL);
+
+  if (width <= 0 || height <= 0)
+    return;
+
+  km_camera_get_view (camera, view);
+  km_camera_get_projection (camera, (double) width / height, proj);
+  glm_mat4_mul (proj, view, view_proj);
+
+  glViewport (0, 0, width, height);
+  glClearColor (KM_RENDER_BACKGROUND_RGB, 1.0f);
+  glClearDepthf (1.0f);
+  glClear (GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable (GL_DEPTH_TEST);
+  glDepthFunc (GL_LEQUAL);
+  glDisable (GL_BLEND);
+  glEnable (GL_CULL_FACE);
+  glCullFace (GL_BACK);
+  glFrontFace (GL_CCW);
+
+  if (scene->skeleton != NULL)
+    radius = km_renderer_joint_radius (scene->skeleton);
+
+  glUseProgram (self->line_program);
+  glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
+  glBindVertexArray (self->grid_vao);
+  glDrawArrays (GL_LINES, 0, self->grid_n_vertices);
+
+  build_dynamic_lines (scene, radius, self->lines);
+  if (self->lines->len > 0)
+    {
+      gsize bytes = self->lines->len * sizeof (float);
+
+      glBindVertexArray (self->lines_vao);
+      glBindBuffer (GL_ARRAY_BUFFER, self->lines_vbo);
+      if (bytes > self->lines_capacity)
+        {
+          glBufferData (GL_ARRAY_BUFFER, bytes, self->lines->data, GL_DYNAMIC_DRAW);
+          self->lines_capacity = bytes;
+        }
+      else
+        glBufferSubData (GL_ARRAY_BUFFER, 0, bytes, self->lines->data);
+      glDrawArrays (GL_LINES, 0, (GLsizei) (self->lines->len / 6));
+    }
+
+  glUseProgram (self->mesh_program);
+
+  if (scene->skeleton != NULL && scene->joint_world != NULL)
+    {
+      guint n = km_skeleton_get_n_joints (scene->skeleton);
+
+      for (guint i = 0; i < n; i++)
+        {
+          const KmJoint *j = km_skeleton_get_joint (scene->skeleton, i);
+          const float *rgb = joint_rgb;
+
+          if (j->parent >= 0
+              && bone_model (scene->joint_world[j->parent].pos, scene->joint_world[i].pos,
+                             radius * 0.45, model))
+            draw_mesh (self, &self->cylinder, view, view_proj, model, bone_rgb);
+
+          if ((int) i == scene->selected_joint)
+            rgb = selected_rgb;
+          else if ((int) i == scene->effector)
+            rgb = effector_rgb;
+          sphere_model (scene->joint_world[i].pos, radius, model);
+          draw_mesh (self, &self->sphere, view, view_proj, model, rgb);
+        }
+    }
+
+  if (scene->has_target)
+    {
+      sphere_model (scene->target.pos, radius * 0.6, model);
+      draw_mesh (self, &self->sphere, view, view_proj, model, target_rgb);
+    }
+
+  glBindVertexArray (0);
+  glUseProgram (0);
+  glDisable (GL_CULL_FACE);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-camera.h"
+#include "km-skeleton.h"
+
+G_BEGIN_DECLS
+
+#define KM_RENDERER_ERROR (km_renderer_error_quark ())
+
+typedef enum
+{
+  KM_RENDERER_ERROR_SHADER,
+  KM_RENDERER_ERROR_RESOURCE,
+} KmRendererError;
+
+/* Colours (linear 0..1 RGB). A surface facing the eye is drawn in exactly these, so tests
+ * and screenshots can find them. */
+#define KM_RENDER_BACKGROUND_RGB   0.180f, 0.184f, 0.196f
+#define KM_RENDER_JOINT_RGB        0.957f, 0.620f, 0.157f
+#define KM_RENDER_SELECTED_RGB     0.337f, 0.706f, 1.000f
+#define KM_RENDER_BONE_RGB         0.780f, 0.800f, 0.840f
+#define KM_RENDER_EFFECTOR_RGB     0.902f, 0.235f, 0.294f
+#define KM_RENDER_TARGET_RGB       0.180f, 0.800f, 0.443f
+#define KM_RENDER_TRAJECTORY_RGB   0.945f, 0.843f, 0.310f
+
+/*
+ * What to draw: borrowed pointers, valid for the duration of km_renderer_render(). World
+ * coordinates are Z-up metres.
+ */
+typedef struct
+{
+  const KmSkeleton  *skeleton;          /* nullable: grid only */
+  const KmTransform *joint_world;       /* one per joint, from km_skeleton_forward_kinematics */
+  int                selected_joint;    /* -1 for none */
+  int                effector;          /* -1 for none */
+  gboolean           show_joint_axes;
+  gboolean           has_target;
+  KmTransform        target;            /* the effector's goal at the current time */
+  const KmVec3      *trajectory;        /* the keyed path, drawn as a polyline */
+  guint              n_trajectory;
+} KmRenderScene;
+
+typedef struct _KmRenderer KmRenderer;
+
+GQuark       km_renderer_error_quark   (void);
+KmRenderer  *km_renderer_new           (gboolean              use_es,
+                                        GError              **error);
+void         km_renderer_free          (KmRenderer           *self);
+void         km_renderer_render        (KmRenderer           *self,
+                                        const KmRenderScene  *scene,
+                                        const KmCamera       *camera,
+                                        int                   width,
+                                        int                   height);
+double       km_renderer_joint_radius  (const KmSkeleton     *skeleton);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)
+
+G_END_DECLS

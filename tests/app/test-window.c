@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+#include "km-joint-panel.h"
+#include "km-message.h"
+#include "km-renderer.h"
+#include "km-scene-view.h"
+#include "km-time-bar.h"
+#include "km-window.h"
+
+/*
+ * The editor window on the built-in example, under Xvfb: real frames are read back from the
+ * scene view (gtk_widget_paintable → GSK texture, B G R A, top-left origin) and searched for
+ * the renderer's colours where the camera projects the joints.
+ */
+
+typedef struct
+{
+  KmWindow    *window;
+  KmDocument  *document;
+  KmSceneView *scene_view;
+  guint8      *pixels;
+  int          width;
+  int          height;
+} Fixture;
+
+static void
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+typedef gboolean (*Condition) (Fixture *f);
+
+static gboolean
+wait_for (Fixture   *f,
+          Condition  condition,
+          guint      ms)
+{
+  gboolean late = FALSE;
+  guint id = g_timeout_add_once (ms, timeout_cb, &late);
+
+  while (!condition (f) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  if (!late)
+    g_source_remove (id);
+  return condition (f);
+}
+
+static guint wait_renders_target;
+
+static gboolean
+rendered (Fixture *f)
+{
+  return km_scene_view_get_n_renders (f->scene_view) >= wait_renders_target
+         || gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view)) != NULL;
+}
+
+static gboolean
+solved (Fixture *f)
+{
+  return !km_document_get_solving (f->document);
+}
+
+static gboolean
+wait_next_render (Fixture *f)
+{
+  wait_renders_target = km_scene_view_get_n_renders (f->scene_view) + 1;
+  return wait_for (f, rendered, 10000);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 700);
+  f->document = km_window_get_document (f->window);
+  f->scene_view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  g_assert_true (km_window_open_example (f->window));
+  gtk_window_present (GTK_WINDOW (f->window));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  /* Wait for a solve still running to hand back its reference, then everything must go. */
+  g_assert_true (wait_for (f, solved, 20000));
+  g_object_add_weak_pointer (G_OBJECT (f->document), (gpointer *) &f->document);
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_null (f->window);
+  g_assert_null (f->document);
+  g_clear_pointer (&f->pixels, g_free);
+}
+
+/* Waits for the solve and a frame after it; FALSE (test skipped) without GL. */
+static gboolean
+settle_or_skip (Fixture *f)
+{
+  const GError *error;
+
+  g_assert_true (wait_for (f, solved, 20000));
+  g_assert_true (wait_next_render (f));
+  error = gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view));
+  if (error != NULL)
+    {
+      g_test_skip_printf ("no GL context: %s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+grab (Fixture *f)
+{
+  g_autoptr(GdkTexture) texture = km_scene_view_grab_texture (f->scene_view);
+
+  g_assert_nonnull (texture);
+  f->width = gdk_texture_get_width (texture);
+  f->height = gdk_texture_get_height (texture);
+  g_free (f->pixels);
+  f->pixels = g_malloc ((gsize) f->width * f->height * 4);
+  gdk_texture_download (texture, f->pixels, (gsize) f->width * 4);
+}
+
+static gboolean
+colour_at (Fixture *f,
+           KmVec3   world,
+           float    r,
+           float    g,
+           float    b)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->scene_view);
+  const guint8 *p;
+  double x, y;
+
+  g_assert_true (km_camera_project (camera, world, f->width, f->height, &x, &y));
+  if (x < 0 || y < 0 || x >= f->width || y >= f->height)
+    return FALSE;
+
+  p = f->pixels + ((gsize) y * f->width + (gsize) x) * 4;   /* B G R A */
+  g_test_message ("pixel (%.0f, %.0f) of %dx%d: %u %u %u", x, y, f->width, f->height,
+                  p[2], p[1], p[0]);
+  return abs (p[2] - (int) lrintf (r * 255)) <= 12
+         && abs (p[1] - (int) lrintf (g * 255)) <= 12
+         && abs (p[0] - (int) lrintf (b * 255)) <= 12;
+}
+
+static void
+test_default_project (Fixture       *f,
+                      gconstpointer  data)
+{
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  const KmTransform *world;
+  guint n_joints;
+
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "Kinema");
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), ==, 5);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 241);
+
+  if (!settle_or_skip (f))
+    return;
+
+  g_assert_nonnull (km_document_get_animation (f->document));
+  world = km_document_get_joint_world (f->document, &n_joints);
+  g_assert_cmpuint (n_joints, ==, 5);
+
+  grab (f);
+  /* The elbow in the joint colour, the end effector in its own. */
+  g_assert_true (colour_at (f, world[2].pos, KM_RENDER_JOINT_RGB));
+  g_assert_true (colour_at (f, world[4].pos, KM_RENDER_EFFECTOR_RGB));
+}
+
+static void
+test_joint_slider (Fixture       *f,
+                   gconstpointer  data)
+{
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  GtkAdjustment *elbow;
+  KmVec3 before, after;
+  const double *pose;
+  double degrees;
+
+  if (!settle_or_skip (f))
+    return;
+
+  before = km_document_get_joint_world (f->document, NULL)[4].pos;
+  grab (f);
+  g_assert_true (colour_at (f, before, KM_RENDER_EFFECTOR_RGB));
+
+  /* Bend the elbow (DOF 3, shown in degrees) by 60°. */
+  elbow = km_joint_panel_get_adjustment (panel, 3);
+  g_assert_nonnull (elbow);
+  g_assert_cmpfloat (gtk_adjustment_get_lower (elbow), ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_upper (elbow), 2.5 * 180.0 / G_PI, 1e-9);
+  degrees = gtk_adjustment_get_value (elbow) > 70 ? gtk_adjustment_get_value (elbow) - 60 : 120.0;
+  gtk_adjustment_set_value (elbow, degrees);
+
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[3], degrees * G_PI / 180.0, 1e-9);
+  after = km_document_get_joint_world (f->document, NULL)[4].pos;
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (after, before)), >, 0.5);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "Untitled* — Kinema");
+
+  g_assert_true (wait_next_render (f));
+  grab (f);
+  g_assert_false (colour_at (f, before, KM_RENDER_EFFECTOR_RGB));
+  g_assert_true (colour_at (f, after, KM_RENDER_EFFECTOR_RGB));
+}
+
+static gboolean
+past_frame_zero (Fixture *f)
+{
+  return km_document_get_current_frame (f->document) > 0;
+}
+
+static void
+test_playback_action (Fixture       *f,
+                      gconstpointer  data)
+{
+  KmTimeBar *time_bar = KM_TIME_BAR (km_window_get_time_bar (f->window));
+  KmVec3 start, end;
+
+  if (!settle_or_skip (f))
+    return;
+
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+  g_assert_false (km_time_bar_get_playing (time_bar));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.toggle-playback", NULL));
+  g_assert_true (km_time_bar_get_playing (time_bar));
+  g_assert_true (wait_for (f, past_frame_zero, 5000));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.toggle-playback", NULL));
+  g_assert_false (km_time_bar_get_playing (time_bar));
+
+  /* Stepping and jumping; the body follows the solved animation. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-start", NULL));
+  start = km_document_get_joint_world (f->document, NULL)[4].pos;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-end", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 240);
+  end = km_document_get_joint_world (f->document, NULL)[4].pos;
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (end, start)), >, 0.5);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.step-forward", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 240);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.step-backward", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 239);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-start", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+}
+
+static gboolean
+playing (Fixture *f)
+{
+  return km_time_bar_get_playing (KM_TIME_BAR (km_window_get_time_bar (f->window)));
+}
+
+static gboolean
+subprocess_done (Fixture *f)
+{
+  return g_object_get_data (G_OBJECT (f->window), "km-test-done") != NULL;
+}
+
+static void
+xdotool_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_wait_check_finish (G_SUBPROCESS (object), result, &error);
+  g_assert_no_error (error);
+  g_object_set_data (user_data, "km-test-done", GINT_TO_POINTER (1));
+}
+
+/* A real Space key press, through the X server (xdotool's XTEST), reaches the time bar. */
+static void
+test_space_key (Fixture       *f,
+                gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xid = NULL;
+  GdkSurface *surface;
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
+    {
+      g_test_skip ("not on X11");
+      return;
+    }
+  if (xdotool == NULL)
+    {
+      g_test_skip ("xdotool is not installed");
+      return;
+    }
+  if (!settle_or_skip (f))
+    return;
+
+  gtk_widget_grab_focus (GTK_WIDGET (f->scene_view));
+  surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  xid = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, xdotool, "windowfocus", "--sync",
+                              xid, "key", "--delay", "50", "space", NULL);
+  g_assert_no_error (error);
+  g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, f->window);
+  g_assert_true (wait_for (f, subprocess_done, 10000));
+  g_assert_true (wait_for (f, playing, 5000));
+  g_assert_true (wait_for (f, past_frame_zero, 5000));
+#else
+  g_test_skip ("built without X11");
+#endif
+}
+
+/* File → Export image writes what the scene view shows. */
+static void
+test_export_image (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "scene.png", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!settle_or_skip (f))
+    return;
+
+  g_assert_true (km_window_export_image (f->window, file, &error));
+  g_assert_no_error (error);
+
+  texture = gdk_texture_new_from_file (file, &error);
+  g_assert_no_error (error);
+  f->width = gdk_texture_get_width (texture);
+  f->height = gdk_texture_get_height (texture);
+  g_assert_cmpint (f->width, ==, gtk_widget_get_width (GTK_WIDGET (f->scene_view)));
+  g_assert_cmpint (f->height, ==, gtk_widget_get_height (GTK_WIDGET (f->scene_view)));
+  f->pixels = g_malloc ((gsize) f->width * f->height * 4);
+  gdk_texture_download (texture, f->pixels, (gsize) f->width * 4);
+  g_assert_true (colour_at (f, km_document_get_joint_world (f->document, NULL)[4].pos,
+                            KM_RENDER_EFFECTOR_RGB));
+}
+
+/* A broken file leaves the open project alone and says where it is broken. */
+static void
+test_open_broken_file (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KmMessage) last = NULL;
+  g_autofree char *path = NULL;
+  KmSkeleton *before = km_document_get_skeleton (f->document);
+  GListModel *messages = km_document_get_messages (f->document);
+  guint n_messages;
+
+  path = g_build_filename (g_get_tmp_dir (), "broken-skeleton.json", NULL);
+  g_file_set_contents (path, "{\n  \"root_name\": \"Root\",\n  \"joints\": 5\n}\n", -1, &error);
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+
+  n_messages = g_list_model_get_n_items (messages);
+  g_assert_false (km_window_open_file (f->window, file));
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (KM_JOINT_PANEL (km_window_get_joint_panel (f->window))), ==, 5);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "Kinema");
+
+  g_assert_cmpuint (g_list_model_get_n_items (messages), ==, n_messages + 1);
+  last = g_list_model_get_item (messages, n_messages);
+  g_assert_cmpint (km_message_get_level (last), ==, G_LOG_LEVEL_WARNING);
+  g_assert_true (g_str_has_prefix (km_message_get_text (last), path));
+  g_assert_nonnull (strstr (km_message_get_text (last), ":3:13: "));
+
+  g_assert_true (wait_for (f, solved, 20000));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  /* The GL area still draws with OpenGL; GSK composes the window with cairo, which spares
+   * llvmpipe compiling GSK's own shaders (5x faster start-up on a software renderer). */
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+
+  g_test_add ("/kinema/Window/default-project", Fixture, NULL,
+              fixture_setup, test_default_project, fixture_teardown);
+  g_test_add ("/kinema/Window/joint-slider", Fixture, NULL,
+              fixture_setup, test_joint_slider, fixture_teardown);
+  g_test_add ("/kinema/Window/playback-action", Fixture, NULL,
+              fixture_setup, test_playback_action, fixture_teardown);
+  g_test_add ("/kinema/Window/export-image", Fixture, NULL,
+              fixture_setup, test_export_image, fixture_teardown);
+  g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
+              fixture_setup, test_open_broken_file, fixture_teardown);
+  g_test_add ("/kinema/Window/space-key", Fixture, NULL,
+              fixture_setup, test_space_key, fixture_teardown);
+  return g_test_run ();
+}
