@@ -9,10 +9,36 @@
 #include <stdio.h>
 #include <glib/gi18n.h>
 
+#include "km-body-handler.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-error.h"
 #include "km-format.h"
+
+/* For a model: one line per body handler it names (what became of it), inserted before
+ * the summary line, which stays last. */
+static void
+describe_handlers (const char *path,
+                   gpointer    result,
+                   GString    *out)
+{
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  const char *last;
+  gsize at;
+
+  set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), result, NULL,
+                                       dir);
+  km_body_handler_set_describe (set, lines);
+  if (lines->len == 0)
+    return;
+  /* The summary line: after the last newline that is not the final one. */
+  at = out->len > 0 && out->str[out->len - 1] == '\n' ? out->len - 1 : out->len;
+  last = g_strrstr_len (out->str, (gssize) at, "\n");
+  at = last != NULL ? (gsize) (last - out->str) + 1 : 0;
+  g_string_insert (out, (gssize) at, lines->str);
+}
 
 static void
 print_warning_cb (const char *message,
@@ -34,6 +60,7 @@ km_cli_info (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = NULL;
   g_autofree char *format_name = NULL;
+  g_auto(GStrv) handler_dirs = NULL;
   gboolean version = FALSE;
   const KmFormat *format = NULL;
   gpointer result;
@@ -41,6 +68,8 @@ km_cli_info (int    argc,
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read the file as format NAME instead of detecting it"), N_("NAME") },
+    { "handler-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &handler_dirs,
+      N_("Also trust body handlers in DIR (repeatable)"), N_("DIR") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
     { NULL }
   };
@@ -50,8 +79,10 @@ km_cli_info (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   km_cli_add_project_options (context);
   g_option_context_set_description (context,
-                                    N_("For a model: one line per joint, then the summary line "
-                                      "“joints=N dof=M”."));
+                                    N_("For a model: one line per joint, one line per body "
+                                      "handler it names (“handler NAME: attached (INTERFACES) "
+                                      "from PATH” or “handler NAME: not found|refused|failed: "
+                                      "WHY”), then the summary line “joints=N dof=M”."));
 
   parsed = km_cli_parse_options (context, &argc, &argv);
   if (parsed >= 0)
@@ -88,6 +119,13 @@ km_cli_info (int    argc,
     format->describe (result, out);
   else
     g_string_append_printf (out, "format=%s\n", format->name);
+  if (format->kind == KM_FILE_KIND_MODEL)
+    {
+      for (guint i = 0; handler_dirs != NULL && handler_dirs[i] != NULL; i++)
+        km_body_handler_loader_add_directory (km_body_handler_loader_get_default (),
+                                              handler_dirs[i]);
+      describe_handlers (argv[1], result, out);
+    }
   format->free_result (result);
   fputs (out->str, stdout);
   return KM_CLI_EXIT_OK;

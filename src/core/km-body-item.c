@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "km-body-handler.h"
 #include "km-body-item.h"
 #include "km-format.h"
 
@@ -25,6 +26,9 @@ struct _KmBodyItem
   char        *format;
   char        *base_link;
   KmSkeleton  *skeleton;
+  KmBodyHandlerSet *handlers;
+  char       **extra_handlers;
+  char        *model_dir;
   double      *q;
   double      *raw;
 
@@ -144,6 +148,19 @@ state_values (KmBodyItem *self)
   return km_yaml_node_new_numbers ((const double *) values->data, values->len);
 }
 
+/* Body handlers never fail a load: what became of each is in the set's reports, which
+ * the front end shows in its message view. */
+static void
+attach_handlers (KmBodyItem *self)
+{
+  g_clear_pointer (&self->handlers, km_body_handler_set_unref);
+  if (self->skeleton != NULL)
+    self->handlers = km_body_handler_loader_attach (km_body_handler_loader_get_default (),
+                                                    self->skeleton,
+                                                    (const char * const *) self->extra_handlers,
+                                                    self->model_dir);
+}
+
 static void
 load_model (KmBodyItem       *self,
             const KmYamlNode *file_node,
@@ -190,6 +207,8 @@ load_model (KmBodyItem       *self,
   self->skeleton = result;
   self->n_dof = km_skeleton_get_n_dof (self->skeleton);
   self->q = g_new0 (double, MAX (self->n_dof, 1));
+  self->model_dir = g_path_get_dirname (path);
+  attach_handlers (self);
 }
 
 static gboolean
@@ -264,6 +283,28 @@ km_body_item_restore (KmItem           *item,
       (self->raw = km_yaml_expect_number_list (node, MAX_JOINT_VALUES, &self->n_raw,
                                                error)) == NULL)
     return FALSE;
+
+  /* Kinema's addition: handlers the project adds to the model's own `body_handlers`
+   * (a name or a list of names). */
+  if ((node = km_yaml_mapping_lookup (data, "extra_body_handlers")) != NULL)
+    {
+      g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+
+      if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
+        g_strv_builder_add (names, km_yaml_node_get_scalar (node, NULL));
+      else if (!km_yaml_expect_sequence (node, error))
+        return FALSE;
+      else
+        for (guint i = 0; i < km_yaml_node_get_length (node) && i < 1024; i++)
+          {
+            const char *s = km_yaml_expect_string (km_yaml_sequence_get (node, i), error);
+
+            if (s == NULL)
+              return FALSE;
+            g_strv_builder_add (names, s);
+          }
+      self->extra_handlers = g_strv_builder_end (names);
+    }
 
   if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
     {
@@ -363,6 +404,9 @@ km_body_item_finalize (GObject *object)
   g_clear_pointer (&self->format, g_free);
   g_clear_pointer (&self->base_link, g_free);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->handlers, km_body_handler_set_unref);
+  g_clear_pointer (&self->extra_handlers, g_strfreev);
+  g_clear_pointer (&self->model_dir, g_free);
   g_clear_pointer (&self->q, g_free);
   g_clear_pointer (&self->raw, g_free);
 
@@ -430,6 +474,10 @@ km_body_item_set_model (KmBodyItem *self,
       self->n_dof = km_skeleton_get_n_dof (skeleton);
       self->q = g_new0 (double, MAX (self->n_dof, 1));
     }
+  g_clear_pointer (&self->model_dir, g_free);
+  if (file != NULL && g_path_is_absolute (file))
+    self->model_dir = g_path_get_dirname (file);
+  attach_handlers (self);
   km_item_set_problem (KM_ITEM (self), NULL);
   self->state_modified = TRUE;
 }
@@ -439,6 +487,22 @@ km_body_item_get_skeleton (KmBodyItem *self)
 {
   g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
   return self->skeleton;
+}
+
+/**
+ * km_body_item_get_body_handlers:
+ *
+ * The handlers attached to the model (those its file names plus the item's
+ * `extra_body_handlers`), with a report for each name, or %NULL without a model. Worker
+ * threads take km_body_handler_set_clone() of it.
+ *
+ * Returns: (transfer none) (nullable): the handler set
+ */
+KmBodyHandlerSet *
+km_body_item_get_body_handlers (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->handlers;
 }
 
 const double *

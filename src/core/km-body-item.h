@@ -5,6 +5,7 @@
 #pragma once
 
 #include "km-item.h"
+#include "km-body-handler.h"
 #include "km-skeleton.h"
 
 G_BEGIN_DECLS
@@ -37,6 +38,7 @@ void           km_body_item_set_model             (KmBodyItem        *self,
                                                    const char        *format,
                                                    KmSkeleton        *skeleton);
 KmSkeleton    *km_body_item_get_skeleton          (KmBodyItem        *self);
+KmBodyHandlerSet *km_body_item_get_body_handlers   (KmBodyItem        *self);
 /* DOF values in radians and metres (km_skeleton_get_n_dof of the skeleton). */
 const double  *km_body_item_get_joint_state       (KmBodyItem        *self,
                                                    guint             *n_dof);

@@ -1,0 +1,1129 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "kinema-body-handler"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+#include <gmodule.h>
+
+#include "km-body-handler.h"
+
+#define MAX_INSTANCE_SIZE ((gsize) 64 * 1024 * 1024)
+#define MAX_NAME_LENGTH   255
+
+struct _KmBodyHandlerLoader
+{
+  GPtrArray  *directories;    /* (element-type filename) from the front end */
+  GHashTable *allowed_files;  /* canonical paths the user allowed */
+  gboolean    allow_paths;
+};
+
+/* The plain-C view of a skeleton handed to handlers; shared by a set and its clones. */
+typedef struct
+{
+  KmSkeleton            *skeleton;
+  KmBodyHandlerSkeleton  view;
+  KmBodyHandlerJoint    *joints;
+} SkeletonView;
+
+typedef struct
+{
+  const KmBodyHandlerClass *klass;
+  gpointer                  instance;
+} Instance;
+
+struct _KmBodyHandlerSet
+{
+  gatomicrefcount  ref_count;
+  SkeletonView    *view;      /* g_atomic_rc_box */
+  GPtrArray       *reports;   /* (element-type KmBodyHandlerReport) immutable, shared */
+  Instance        *instances;
+  guint            n_instances;
+};
+
+struct _KmBodyHandlerIkHook
+{
+  KmBodyHandlerSet *set;
+  int               configuration;
+};
+
+/* A module opened once per file: its class table, or why it could not be used. */
+typedef struct
+{
+  const KmBodyHandlerClass *klass;
+  char                     *error;
+} ModuleEntry;
+
+G_LOCK_DEFINE_STATIC (modules);
+static GHashTable *modules;   /* canonical path → ModuleEntry, never freed */
+
+G_DEFINE_BOXED_TYPE (KmBodyHandlerSet, km_body_handler_set,
+                     km_body_handler_set_ref, km_body_handler_set_unref)
+
+const char *
+km_body_handler_status_to_string (KmBodyHandlerStatus status)
+{
+  switch (status)
+    {
+    case KM_BODY_HANDLER_ATTACHED:
+      return "attached";
+    case KM_BODY_HANDLER_NOT_FOUND:
+      return "not found";
+    case KM_BODY_HANDLER_REFUSED:
+      return "refused";
+    case KM_BODY_HANDLER_FAILED:
+    default:
+      return "failed";
+    }
+}
+
+/* Loader ---------------------------------------------------------------------------- */
+
+KmBodyHandlerLoader *
+km_body_handler_loader_new (void)
+{
+  KmBodyHandlerLoader *loader = g_new0 (KmBodyHandlerLoader, 1);
+
+  loader->directories = g_ptr_array_new_with_free_func (g_free);
+  loader->allowed_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return loader;
+}
+
+void
+km_body_handler_loader_free (KmBodyHandlerLoader *loader)
+{
+  if (loader == NULL)
+    return;
+  g_ptr_array_unref (loader->directories);
+  g_hash_table_unref (loader->allowed_files);
+  g_free (loader);
+}
+
+/**
+ * km_body_handler_loader_get_default:
+ *
+ * The loader body items attach with. Front ends add the preference directories and the
+ * user's allowances to it at start-up, before loading models.
+ *
+ * Returns: (transfer none): the process-wide loader
+ */
+KmBodyHandlerLoader *
+km_body_handler_loader_get_default (void)
+{
+  static KmBodyHandlerLoader *loader;
+
+  if (g_once_init_enter (&loader))
+    g_once_init_leave (&loader, km_body_handler_loader_new ());
+  return loader;
+}
+
+void
+km_body_handler_loader_add_directory (KmBodyHandlerLoader *loader,
+                                      const char          *directory)
+{
+  g_return_if_fail (loader != NULL);
+  g_return_if_fail (directory != NULL);
+
+  g_ptr_array_add (loader->directories, g_canonicalize_filename (directory, NULL));
+}
+
+void
+km_body_handler_loader_set_allow_paths (KmBodyHandlerLoader *loader,
+                                        gboolean             allow)
+{
+  g_return_if_fail (loader != NULL);
+
+  loader->allow_paths = !!allow;
+}
+
+void
+km_body_handler_loader_allow_file (KmBodyHandlerLoader *loader,
+                                   const char          *path)
+{
+  g_return_if_fail (loader != NULL);
+  g_return_if_fail (path != NULL);
+
+  g_hash_table_add (loader->allowed_files, g_canonicalize_filename (path, NULL));
+}
+
+char **
+km_body_handler_loader_get_directories (KmBodyHandlerLoader *loader)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const char *env;
+
+  g_return_val_if_fail (loader != NULL, NULL);
+
+  for (guint i = 0; i < loader->directories->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (loader->directories, i));
+  env = g_getenv ("KINEMA_BODYHANDLER_PATH");
+  if (env != NULL)
+    {
+      g_auto(GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (guint i = 0; parts[i] != NULL; i++)
+        if (parts[i][0] != '\0')
+          {
+            g_autofree char *dir = g_canonicalize_filename (parts[i], NULL);
+
+            g_strv_builder_add (builder, dir);
+          }
+    }
+  {
+    g_autofree char *user = g_build_filename (g_get_user_data_dir (), "kinema",
+                                              "bodyhandler", NULL);
+
+    g_strv_builder_add (builder, user);
+  }
+  g_strv_builder_add (builder, KINEMA_HANDLER_DIR);
+  return g_strv_builder_end (builder);
+}
+
+static gboolean
+is_plain_name (const char *name)
+{
+  gsize len = strlen (name);
+
+  if (len == 0 || len > MAX_NAME_LENGTH || name[0] == '.')
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '+' && *p != '.')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+looks_like_path (const char *name)
+{
+  return g_path_is_absolute (name) || strchr (name, '/') != NULL ||
+         strchr (name, G_DIR_SEPARATOR) != NULL;
+}
+
+/* Opens (once) and checks the module at @path. Returns its class or NULL with @error. */
+static const KmBodyHandlerClass *
+open_module (const char  *path,
+             char       **error)
+{
+  ModuleEntry *entry;
+  GModule *module;
+  gpointer factory_sym = NULL;
+  gpointer version_sym = NULL;
+  const KmBodyHandlerClass *klass;
+  gboolean have_version;
+  guint module_version = 0;
+
+  G_LOCK (modules);
+  if (modules == NULL)
+    modules = g_hash_table_new (g_str_hash, g_str_equal);
+  entry = g_hash_table_lookup (modules, path);
+  if (entry != NULL)
+    {
+      klass = entry->klass;
+      *error = g_strdup (entry->error);
+      G_UNLOCK (modules);
+      return klass;
+    }
+
+  entry = g_new0 (ModuleEntry, 1);
+  g_hash_table_insert (modules, g_strdup (path), entry);
+
+  module = g_module_open (path, G_MODULE_BIND_LOCAL | G_MODULE_BIND_LAZY);
+  if (module == NULL)
+    {
+      entry->error = g_strdup_printf (_("failed to open the module: %s"), g_module_error ());
+      goto out;
+    }
+  have_version = g_module_symbol (module, KM_BODY_HANDLER_VERSION_NAME, &version_sym) &&
+                 version_sym != NULL;
+  if (have_version)
+    module_version = *(const unsigned *) version_sym;
+  if (!g_module_symbol (module, KM_BODY_HANDLER_FACTORY_NAME, &factory_sym) ||
+      factory_sym == NULL)
+    {
+      entry->error = g_strdup_printf (_("failed: the module has no %s function, so it is not "
+                                        "a Kinema body handler"),
+                                      KM_BODY_HANDLER_FACTORY_NAME);
+      g_module_close (module);
+      goto out;
+    }
+  if (have_version && module_version != KM_BODY_HANDLER_ABI_VERSION)
+    {
+      entry->error = g_strdup_printf (_("failed: ABI mismatch: the handler was built for "
+                                        "body-handler ABI version %u, this Kinema provides "
+                                        "version %u; rebuild the handler against this "
+                                        "Kinema's km-body-handler-abi.h"),
+                                      module_version, (guint) KM_BODY_HANDLER_ABI_VERSION);
+      g_module_close (module);
+      goto out;
+    }
+
+  klass = ((KmBodyHandlerFactoryFunc) factory_sym) (KM_BODY_HANDLER_ABI_VERSION);
+  if (klass == NULL)
+    {
+      entry->error = g_strdup_printf (_("failed: ABI mismatch: the handler declined "
+                                        "body-handler ABI version %u (it does not say which "
+                                        "version it was built for)"),
+                                      (guint) KM_BODY_HANDLER_ABI_VERSION);
+      g_module_close (module);
+      goto out;
+    }
+  if (klass->abi_version != KM_BODY_HANDLER_ABI_VERSION)
+    {
+      entry->error = g_strdup_printf (_("failed: ABI mismatch: the handler was built for "
+                                        "body-handler ABI version %u, this Kinema provides "
+                                        "version %u; rebuild the handler against this "
+                                        "Kinema's km-body-handler-abi.h"),
+                                      klass->abi_version, (guint) KM_BODY_HANDLER_ABI_VERSION);
+      g_module_close (module);
+      goto out;
+    }
+  if (klass->struct_size < sizeof (KmBodyHandlerClass) || klass->initialize == NULL ||
+      klass->instance_size == 0 || klass->instance_size > MAX_INSTANCE_SIZE ||
+      klass->name == NULL ||
+      (klass->joint_path != NULL &&
+       (klass->joint_path->struct_size < sizeof (KmBodyHandlerJointPathIface) ||
+        klass->joint_path->covers == NULL || klass->joint_path->solve == NULL)) ||
+      (klass->linked_joints != NULL &&
+       (klass->linked_joints->struct_size < sizeof (KmBodyHandlerLinkedJointsIface) ||
+        klass->linked_joints->is_linked == NULL || klass->linked_joints->update == NULL)) ||
+      (klass->presentation != NULL &&
+       (klass->presentation->struct_size < sizeof (KmBodyHandlerPresentationIface) ||
+        klass->presentation->presents == NULL || klass->presentation->to_shown == NULL ||
+        klass->presentation->from_shown == NULL ||
+        klass->presentation->get_unit_label == NULL)))
+    {
+      entry->error = g_strdup (_("failed: the handler's class table is incomplete "
+                                 "(missing initialize, instance size or interface "
+                                 "functions)"));
+      g_module_close (module);
+      goto out;
+    }
+  /* Clones may outlive every set that used the module: never unload it. */
+  g_module_make_resident (module);
+  entry->klass = klass;
+
+out:
+  klass = entry->klass;
+  *error = g_strdup (entry->error);
+  G_UNLOCK (modules);
+  return klass;
+}
+
+static void
+report_free (gpointer data)
+{
+  KmBodyHandlerReport *report = data;
+
+  g_free ((char *) report->name);
+  g_free ((char *) report->path);
+  g_free ((char *) report->message);
+  g_free (report);
+}
+
+static void
+view_clear (gpointer data)
+{
+  SkeletonView *view = data;
+
+  g_free (view->joints);
+  km_skeleton_unref (view->skeleton);
+}
+
+static SkeletonView *
+view_new (KmSkeleton *skeleton)
+{
+  SkeletonView *view = g_atomic_rc_box_new0 (SkeletonView);
+  guint n = km_skeleton_get_n_joints (skeleton);
+
+  view->skeleton = km_skeleton_ref (skeleton);
+  view->joints = g_new0 (KmBodyHandlerJoint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      KmBodyHandlerJoint *v = &view->joints[i];
+
+      v->name = j->name;
+      v->type = (int) j->type;
+      v->parent = j->parent;
+      v->dof_index = j->dof_index;
+      v->n_dof = j->n_dof;
+      v->joint_id = j->joint_id;
+      v->offset[0] = j->offset.x;
+      v->offset[1] = j->offset.y;
+      v->offset[2] = j->offset.z;
+      v->rotation[0] = j->rotation.w;
+      v->rotation[1] = j->rotation.x;
+      v->rotation[2] = j->rotation.y;
+      v->rotation[3] = j->rotation.z;
+      v->axis[0] = j->axis.x;
+      v->axis[1] = j->axis.y;
+      v->axis[2] = j->axis.z;
+      v->lower = j->limits[0].limited ? j->limits[0].min : -HUGE_VAL;
+      v->upper = j->limits[0].limited ? j->limits[0].max : HUGE_VAL;
+    }
+  view->view.struct_size = sizeof (KmBodyHandlerSkeleton);
+  view->view.name = km_skeleton_get_root_name (skeleton);
+  view->view.n_joints = n;
+  view->view.n_dof = km_skeleton_get_n_dof (skeleton);
+  view->view.joints = view->joints;
+  return view;
+}
+
+static void
+log_cb (void       *log_data,
+        int         level,
+        const char *message)
+{
+  GString *log = log_data;
+
+  if (message == NULL || !g_utf8_validate (message, -1, NULL))
+    return;
+  if (log->len > 0)
+    g_string_append_c (log, '\n');
+  /* A chatty handler cannot flood the message view. */
+  if (log->len < 16384)
+    g_string_append_len (log, message, MIN (strlen (message), 4096));
+}
+
+static const char *
+fallback_text (void)
+{
+  return _("the model loads without it (numeric IK, unlinked joints, plain joint values)");
+}
+
+static KmBodyHandlerIfaces
+class_ifaces (const KmBodyHandlerClass *klass)
+{
+  return (klass->joint_path != NULL ? KM_BODY_HANDLER_IFACE_JOINT_PATH : 0) |
+         (klass->linked_joints != NULL ? KM_BODY_HANDLER_IFACE_LINKED_JOINTS : 0) |
+         (klass->presentation != NULL ? KM_BODY_HANDLER_IFACE_PRESENTATION : 0);
+}
+
+/* Finds the file for @name, or sets the report's status and message. */
+static char *
+resolve (KmBodyHandlerLoader *loader,
+         const char          *name,
+         const char          *model_dir,
+         KmBodyHandlerReport *report)
+{
+  if (looks_like_path (name))
+    {
+      g_autofree char *file = NULL;
+      g_autofree char *canonical = NULL;
+
+      if (g_str_has_suffix (name, "." G_MODULE_SUFFIX))
+        file = g_strdup (name);
+      else
+        file = g_strconcat (name, "." G_MODULE_SUFFIX, NULL);
+      canonical = g_canonicalize_filename (file, model_dir);
+      if (!loader->allow_paths && !g_hash_table_contains (loader->allowed_files, canonical))
+        {
+          report->status = KM_BODY_HANDLER_REFUSED;
+          report->message =
+            g_strdup_printf (_("Body handler “%s” refused: a model may name a handler only by "
+                               "its name, found in the trusted handler directories, not by a "
+                               "path (allow handler paths in the preferences to load it); %s."),
+                             name, fallback_text ());
+          return NULL;
+        }
+      if (!g_file_test (canonical, G_FILE_TEST_IS_REGULAR))
+        {
+          report->status = KM_BODY_HANDLER_NOT_FOUND;
+          report->message = g_strdup_printf (_("Body handler “%s” not found: there is no file "
+                                               "“%s”; %s."),
+                                             name, canonical, fallback_text ());
+          return NULL;
+        }
+      return g_steal_pointer (&canonical);
+    }
+
+  if (!is_plain_name (name))
+    {
+      report->status = KM_BODY_HANDLER_REFUSED;
+      report->message = g_strdup_printf (_("Body handler “%s” refused: a handler name may only "
+                                           "hold letters, digits, “_”, “-”, “+” and “.”; %s."),
+                                         name, fallback_text ());
+      return NULL;
+    }
+
+  {
+    g_auto(GStrv) dirs = km_body_handler_loader_get_directories (loader);
+    g_autofree char *file = g_strconcat (name, "." G_MODULE_SUFFIX, NULL);
+    g_autofree char *list = NULL;
+
+    for (guint i = 0; dirs[i] != NULL; i++)
+      {
+        g_autofree char *path = g_build_filename (dirs[i], file, NULL);
+
+        if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+          return g_steal_pointer (&path);
+      }
+    list = g_strjoinv (G_SEARCHPATH_SEPARATOR_S, dirs);
+    report->status = KM_BODY_HANDLER_NOT_FOUND;
+    report->message = g_strdup_printf (_("Body handler %s not found: no %s in the trusted "
+                                         "handler directories (%s); %s."),
+                                       name, file, list, fallback_text ());
+    return NULL;
+  }
+}
+
+static void
+attach_one (KmBodyHandlerLoader *loader,
+            KmBodyHandlerSet    *set,
+            GArray              *instances,
+            const char          *name,
+            const char          *model_dir)
+{
+  KmBodyHandlerReport *report = g_new0 (KmBodyHandlerReport, 1);
+  g_autofree char *path = NULL;
+  g_autofree char *error = NULL;
+  const KmBodyHandlerClass *klass;
+  const char *model = km_skeleton_get_root_name (set->view->skeleton);
+
+  report->name = g_strdup (name);
+  g_ptr_array_add (set->reports, report);
+  path = resolve (loader, name, model_dir, report);
+  if (path == NULL)
+    return;
+  report->path = g_strdup (path);
+
+  klass = open_module (path, &error);
+  if (klass == NULL)
+    {
+      report->status = KM_BODY_HANDLER_FAILED;
+      report->message = g_strdup_printf (_("Body handler %s at “%s” %s; %s."),
+                                         name, path, error, fallback_text ());
+      return;
+    }
+
+  {
+    g_autoptr(GString) log = g_string_new (NULL);
+    Instance inst = { klass, g_malloc0 (klass->instance_size) };
+
+    if (!klass->initialize (inst.instance, &set->view->view, log_cb, log))
+      {
+        if (klass->finalize != NULL)
+          klass->finalize (inst.instance);
+        g_free (inst.instance);
+        report->status = KM_BODY_HANDLER_FAILED;
+        report->message =
+          g_strdup_printf (_("Body handler %s failed to initialize on %s: %s; %s."),
+                           name, model, log->len > 0 ? log->str : _("no reason given"),
+                           fallback_text ());
+        return;
+      }
+    g_array_append_val (instances, inst);
+    report->status = KM_BODY_HANDLER_ATTACHED;
+    report->ifaces = class_ifaces (klass);
+    report->message = g_strdup_printf (_("Body handler %s was found at “%s”.\n"
+                                         "Body handler %s has been loaded to %s.%s%s"),
+                                       name, path, name, model,
+                                       log->len > 0 ? "\n" : "", log->str);
+  }
+}
+
+KmBodyHandlerSet *
+km_body_handler_loader_attach (KmBodyHandlerLoader *loader,
+                               KmSkeleton          *skeleton,
+                               const char * const  *extra_names,
+                               const char          *model_dir)
+{
+  KmBodyHandlerSet *set;
+  g_autoptr(GArray) instances = NULL;
+  g_autoptr(GHashTable) seen = NULL;
+  const char * const *lists[2];
+
+  g_return_val_if_fail (loader != NULL, NULL);
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  set = g_new0 (KmBodyHandlerSet, 1);
+  g_atomic_ref_count_init (&set->ref_count);
+  set->view = view_new (skeleton);
+  set->reports = g_ptr_array_new_with_free_func (report_free);
+  instances = g_array_new (FALSE, FALSE, sizeof (Instance));
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  lists[0] = km_skeleton_get_body_handlers (skeleton);
+  lists[1] = extra_names;
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l] != NULL && lists[l][i] != NULL; i++)
+      if (g_hash_table_add (seen, (gpointer) lists[l][i]))
+        attach_one (loader, set, instances, lists[l][i], model_dir);
+  set->n_instances = instances->len;
+  set->instances = (Instance *) (void *) g_array_free (g_steal_pointer (&instances), FALSE);
+  return set;
+}
+
+/* Set ------------------------------------------------------------------------------- */
+
+KmBodyHandlerSet *
+km_body_handler_set_ref (KmBodyHandlerSet *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+km_body_handler_set_unref (KmBodyHandlerSet *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      if (self->instances[i].klass->finalize != NULL)
+        self->instances[i].klass->finalize (self->instances[i].instance);
+      g_free (self->instances[i].instance);
+    }
+  g_free (self->instances);
+  g_ptr_array_unref (self->reports);
+  g_atomic_rc_box_release_full (self->view, view_clear);
+  g_free (self);
+}
+
+/**
+ * km_body_handler_set_clone:
+ *
+ * A deep copy for another thread: every handler instance is cloned (the skeleton view
+ * and reports are immutable and shared). A handler whose clone fails is left out of the
+ * copy (its report still says attached; the copy just behaves as if it were missing).
+ *
+ * Returns: (transfer full): the copy
+ */
+KmBodyHandlerSet *
+km_body_handler_set_clone (const KmBodyHandlerSet *self)
+{
+  KmBodyHandlerSet *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = g_new0 (KmBodyHandlerSet, 1);
+  g_atomic_ref_count_init (&copy->ref_count);
+  copy->view = g_atomic_rc_box_acquire (self->view);
+  copy->reports = g_ptr_array_ref (self->reports);
+  copy->instances = g_new0 (Instance, MAX (self->n_instances, 1));
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      const Instance *src = &self->instances[i];
+      Instance dst = { src->klass, g_malloc0 (src->klass->instance_size) };
+
+      if (src->klass->clone == NULL)
+        memcpy (dst.instance, src->instance, src->klass->instance_size);
+      else if (!src->klass->clone (dst.instance, src->instance))
+        {
+          g_free (dst.instance);
+          continue;
+        }
+      copy->instances[copy->n_instances++] = dst;
+    }
+  return copy;
+}
+
+KmSkeleton *
+km_body_handler_set_get_skeleton (const KmBodyHandlerSet *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->view->skeleton;
+}
+
+guint
+km_body_handler_set_get_n_reports (const KmBodyHandlerSet *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->reports->len;
+}
+
+const KmBodyHandlerReport *
+km_body_handler_set_get_report (const KmBodyHandlerSet *self,
+                                guint                   index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->reports->len, NULL);
+
+  return g_ptr_array_index (self->reports, index);
+}
+
+guint
+km_body_handler_set_get_n_attached (const KmBodyHandlerSet *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_instances;
+}
+
+gboolean
+km_body_handler_set_is_attached (const KmBodyHandlerSet *self,
+                                 const char             *name)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < self->reports->len; i++)
+    {
+      const KmBodyHandlerReport *r = g_ptr_array_index (self->reports, i);
+
+      if (g_strcmp0 (r->name, name) == 0)
+        return r->status == KM_BODY_HANDLER_ATTACHED;
+    }
+  return FALSE;
+}
+
+/**
+ * km_body_handler_set_describe:
+ *
+ * One line per handler the model names: `handler NAME: attached (IFACES) from PATH`, or
+ * `handler NAME: not found|refused|failed: MESSAGE` (message lines joined by "; ").
+ * IFACES is a comma-separated subset of joint-path, linked-joints, presentation.
+ */
+void
+km_body_handler_set_describe (const KmBodyHandlerSet *self,
+                              GString                *out)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (out != NULL);
+
+  for (guint i = 0; i < self->reports->len; i++)
+    {
+      const KmBodyHandlerReport *r = g_ptr_array_index (self->reports, i);
+
+      g_string_append_printf (out, "handler %s: %s", r->name,
+                              km_body_handler_status_to_string (r->status));
+      if (r->status == KM_BODY_HANDLER_ATTACHED)
+        {
+          const char *sep = "";
+
+          g_string_append (out, " (");
+          if (r->ifaces & KM_BODY_HANDLER_IFACE_JOINT_PATH)
+            g_string_append_printf (out, "%sjoint-path", sep), sep = ",";
+          if (r->ifaces & KM_BODY_HANDLER_IFACE_LINKED_JOINTS)
+            g_string_append_printf (out, "%slinked-joints", sep), sep = ",";
+          if (r->ifaces & KM_BODY_HANDLER_IFACE_PRESENTATION)
+            g_string_append_printf (out, "%spresentation", sep), sep = ",";
+          if (r->ifaces == 0)
+            g_string_append (out, "no interfaces");
+          g_string_append_printf (out, ") from %s\n", r->path);
+        }
+      else
+        {
+          g_auto(GStrv) lines = g_strsplit (r->message, "\n", -1);
+          g_autofree char *joined = g_strjoinv ("; ", lines);
+
+          g_string_append_printf (out, ": %s\n", joined);
+        }
+    }
+}
+
+/* Joint path ------------------------------------------------------------------------ */
+
+static const Instance *
+find_path (const KmBodyHandlerSet *self,
+           int                     base,
+           int                     end)
+{
+  guint n = km_skeleton_get_n_joints (self->view->skeleton);
+
+  if (end < 0 || (guint) end >= n || base < -1 || base >= (int) n)
+    return NULL;
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      const Instance *inst = &self->instances[i];
+
+      if (inst->klass->joint_path != NULL &&
+          inst->klass->joint_path->covers (inst->instance, base, end))
+        return inst;
+    }
+  return NULL;
+}
+
+gboolean
+km_body_handler_set_covers_path (const KmBodyHandlerSet *self,
+                                 int                     base,
+                                 int                     end)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return find_path (self, base, end) != NULL;
+}
+
+guint
+km_body_handler_set_get_n_configurations (const KmBodyHandlerSet *self,
+                                          int                     base,
+                                          int                     end)
+{
+  const Instance *inst;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  inst = find_path (self, base, end);
+  if (inst == NULL)
+    return 0;
+  if (inst->klass->joint_path->get_n_configurations == NULL)
+    return 1;
+  return MAX (inst->klass->joint_path->get_n_configurations (inst->instance, base, end), 1);
+}
+
+const char *
+km_body_handler_set_get_configuration_name (const KmBodyHandlerSet *self,
+                                            int                     base,
+                                            int                     end,
+                                            guint                   index)
+{
+  const Instance *inst;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  inst = find_path (self, base, end);
+  if (inst == NULL || index >= km_body_handler_set_get_n_configurations (self, base, end) ||
+      inst->klass->joint_path->get_configuration_name == NULL)
+    return NULL;
+  return inst->klass->joint_path->get_configuration_name (inst->instance, base, end, index);
+}
+
+int
+km_body_handler_set_get_configuration (const KmBodyHandlerSet *self,
+                                       int                     base,
+                                       int                     end,
+                                       const double           *q)
+{
+  const Instance *inst;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (q != NULL, -1);
+
+  inst = find_path (self, base, end);
+  if (inst == NULL || inst->klass->joint_path->get_configuration == NULL)
+    return -1;
+  return inst->klass->joint_path->get_configuration (inst->instance, base, end, q);
+}
+
+int
+km_body_handler_set_solve_path (const KmBodyHandlerSet *self,
+                                int                     base,
+                                int                     end,
+                                const KmTransform      *root_pose,
+                                const KmTransform      *target,
+                                int                     configuration,
+                                double                 *q)
+{
+  const Instance *inst;
+  KmSkeleton *skel;
+  KmTransform frame, frame_inv, local;
+  double pos[3], rot[9];
+  guint n_dof;
+  int result;
+  g_autofree double *work = NULL;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (target != NULL, -1);
+  g_return_val_if_fail (q != NULL, -1);
+
+  inst = find_path (self, base, end);
+  if (inst == NULL)
+    return -1;
+  skel = self->view->skeleton;
+  if (root_pose != NULL)
+    frame = *root_pose;
+  else
+    km_transform_identity (&frame);
+  if (base >= 0)
+    {
+      g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+
+      km_skeleton_forward_kinematics (skel, q, root_pose, world);
+      frame = world[base];
+    }
+  km_transform_inverse (&frame, &frame_inv);
+  km_transform_mul (&frame_inv, target, &local);
+  pos[0] = local.pos.x;
+  pos[1] = local.pos.y;
+  pos[2] = local.pos.z;
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 3; c++)
+      rot[r * 3 + c] = local.rot.m[r][c];
+
+  /* The handler writes into a copy: a failed or non-finite answer leaves q untouched. */
+  n_dof = km_skeleton_get_n_dof (skel);
+  work = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
+  result = inst->klass->joint_path->solve (inst->instance, base, end, pos, rot,
+                                           configuration, work);
+  if (result < 0)
+    return -1;
+  for (guint d = 0; d < n_dof; d++)
+    if (!isfinite (work[d]))
+      return -1;
+  memcpy (q, work, n_dof * sizeof (double));
+  return result;
+}
+
+KmBodyHandlerIkHook *
+km_body_handler_ik_hook_new (KmBodyHandlerSet *set,
+                             int               configuration)
+{
+  KmBodyHandlerIkHook *hook;
+
+  g_return_val_if_fail (set != NULL, NULL);
+
+  hook = g_new0 (KmBodyHandlerIkHook, 1);
+  hook->set = km_body_handler_set_ref (set);
+  hook->configuration = configuration;
+  return hook;
+}
+
+void
+km_body_handler_ik_hook_free (KmBodyHandlerIkHook *hook)
+{
+  if (hook == NULL)
+    return;
+  km_body_handler_set_unref (hook->set);
+  g_free (hook);
+}
+
+gboolean
+km_body_handler_ik_hook_install (KmBodyHandlerIkHook *hook,
+                                 KmIkProblem         *problem)
+{
+  g_return_val_if_fail (hook != NULL, FALSE);
+  g_return_val_if_fail (problem != NULL, FALSE);
+
+  if (problem->skeleton != hook->set->view->skeleton ||
+      !km_body_handler_set_covers_path (hook->set, problem->base, problem->effector))
+    return FALSE;
+  problem->analytic = km_body_handler_ik_analytic;
+  problem->analytic_data = hook;
+  return TRUE;
+}
+
+/**
+ * km_body_handler_ik_analytic:
+ * @hook: a #KmBodyHandlerIkHook
+ *
+ * A #KmIkAnalyticFunc. A continuous problem (a trajectory frame) always takes the
+ * configuration nearest to the seed; otherwise the hook's configuration.
+ */
+gboolean
+km_body_handler_ik_analytic (const KmIkProblem *problem,
+                             const KmTransform *target,
+                             double            *q,
+                             gpointer           hook)
+{
+  const KmBodyHandlerIkHook *h = hook;
+  int configuration;
+
+  g_return_val_if_fail (problem != NULL && target != NULL && q != NULL && h != NULL, FALSE);
+
+  configuration = problem->continuous ? KM_BODY_HANDLER_CONFIGURATION_NEAREST
+                                      : h->configuration;
+  return km_body_handler_set_solve_path (h->set, problem->base, problem->effector,
+                                         &problem->root_pose, target, configuration, q) >= 0;
+}
+
+/* Linked joints --------------------------------------------------------------------- */
+
+gboolean
+km_body_handler_set_has_linked_joints (const KmBodyHandlerSet *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint i = 0; i < self->n_instances; i++)
+    if (self->instances[i].klass->linked_joints != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+km_body_handler_set_is_linked_joint (const KmBodyHandlerSet *self,
+                                     int                     joint)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (joint < 0 || (guint) joint >= self->view->view.n_joints)
+    return FALSE;
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      const Instance *inst = &self->instances[i];
+
+      if (inst->klass->linked_joints != NULL &&
+          inst->klass->linked_joints->is_linked (inst->instance, joint))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
+                                  int               joint,
+                                  double            value,
+                                  double           *q)
+{
+  gboolean changed = FALSE;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (q != NULL, FALSE);
+  g_return_val_if_fail (joint >= -1 && joint < (int) self->view->view.n_joints, FALSE);
+
+  if (joint >= 0)
+    {
+      const KmBodyHandlerJoint *j = &self->view->joints[joint];
+
+      if (j->dof_index < 0 || !isfinite (value))
+        return FALSE;
+      q[j->dof_index] = value;
+    }
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      Instance *inst = &self->instances[i];
+      const KmBodyHandlerLinkedJointsIface *iface = inst->klass->linked_joints;
+
+      if (iface == NULL)
+        continue;
+      if (joint >= 0 && !iface->is_linked (inst->instance, joint))
+        continue;
+      if (iface->update (inst->instance, joint, value, q))
+        changed = TRUE;
+    }
+  return changed;
+}
+
+/* Presentation ---------------------------------------------------------------------- */
+
+static const Instance *
+find_presenter (const KmBodyHandlerSet *self,
+                int                     joint)
+{
+  if (joint < 0 || (guint) joint >= self->view->view.n_joints)
+    return NULL;
+  for (guint i = 0; i < self->n_instances; i++)
+    {
+      const Instance *inst = &self->instances[i];
+
+      if (inst->klass->presentation != NULL &&
+          inst->klass->presentation->presents (inst->instance, joint))
+        return inst;
+    }
+  return NULL;
+}
+
+/**
+ * km_body_handler_set_get_presentation:
+ * @out: (out caller-allocates): how the joint's first DOF is shown
+ *
+ * Returns: %TRUE when a handler presents the joint, %FALSE for the defaults
+ */
+gboolean
+km_body_handler_set_get_presentation (const KmBodyHandlerSet *self,
+                                      int                     joint,
+                                      KmJointPresentation    *out)
+{
+  const Instance *inst;
+  const KmBodyHandlerJoint *j;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (joint >= 0 && joint < (int) self->view->view.n_joints, FALSE);
+
+  j = &self->view->joints[joint];
+  inst = find_presenter (self, joint);
+  if (inst != NULL)
+    {
+      const KmBodyHandlerPresentationIface *p = inst->klass->presentation;
+      const char *label = p->get_unit_label (inst->instance, joint);
+      double span = j->type == KM_BODY_HANDLER_JOINT_PRISMATIC ? 10.0 : 2.0 * G_PI;
+      double a = p->to_shown (inst->instance, joint, isfinite (j->lower) ? j->lower : -span);
+      double b = p->to_shown (inst->instance, joint, isfinite (j->upper) ? j->upper : span);
+
+      out->kind = p->get_unit_kind != NULL ? p->get_unit_kind (inst->instance, joint)
+                                           : KM_BODY_HANDLER_UNIT_FIXED;
+      if (out->kind < KM_BODY_HANDLER_UNIT_ANGLE || out->kind > KM_BODY_HANDLER_UNIT_FIXED)
+        out->kind = KM_BODY_HANDLER_UNIT_FIXED;
+      out->unit_label = label != NULL ? label : "";
+      if (p->get_shown_range != NULL)
+        p->get_shown_range (inst->instance, joint, &out->shown_min, &out->shown_max);
+      else
+        {
+          out->shown_min = MIN (a, b);
+          out->shown_max = MAX (a, b);
+        }
+      return TRUE;
+    }
+  if (j->type == KM_BODY_HANDLER_JOINT_PRISMATIC)
+    {
+      out->kind = KM_BODY_HANDLER_UNIT_LENGTH;
+      out->unit_label = "m";
+      out->shown_min = isfinite (j->lower) ? j->lower : -10.0;
+      out->shown_max = isfinite (j->upper) ? j->upper : 10.0;
+    }
+  else if (j->type == KM_BODY_HANDLER_JOINT_REVOLUTE || j->type == KM_BODY_HANDLER_JOINT_SPHERICAL)
+    {
+      out->kind = KM_BODY_HANDLER_UNIT_ANGLE;
+      out->unit_label = "deg";
+      out->shown_min = isfinite (j->lower) ? km_rad_to_deg (j->lower) : -360.0;
+      out->shown_max = isfinite (j->upper) ? km_rad_to_deg (j->upper) : 360.0;
+    }
+  else
+    {
+      out->kind = KM_BODY_HANDLER_UNIT_FIXED;
+      out->unit_label = "";
+      out->shown_min = out->shown_max = 0.0;
+    }
+  return FALSE;
+}
+
+double
+km_body_handler_set_to_shown (const KmBodyHandlerSet *self,
+                              int                     joint,
+                              double                  value)
+{
+  const Instance *inst;
+  int type;
+
+  g_return_val_if_fail (self != NULL, value);
+  g_return_val_if_fail (joint >= 0 && joint < (int) self->view->view.n_joints, value);
+
+  inst = find_presenter (self, joint);
+  if (inst != NULL)
+    return inst->klass->presentation->to_shown (inst->instance, joint, value);
+  type = self->view->joints[joint].type;
+  if (type == KM_BODY_HANDLER_JOINT_REVOLUTE || type == KM_BODY_HANDLER_JOINT_SPHERICAL)
+    return km_rad_to_deg (value);
+  return value;
+}
+
+gboolean
+km_body_handler_set_from_shown (const KmBodyHandlerSet *self,
+                                int                     joint,
+                                double                  shown,
+                                double                 *value)
+{
+  const Instance *inst;
+  int type;
+  double v;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (joint >= 0 && joint < (int) self->view->view.n_joints, FALSE);
+
+  if (!isfinite (shown))
+    return FALSE;
+  inst = find_presenter (self, joint);
+  if (inst != NULL)
+    {
+      if (!inst->klass->presentation->from_shown (inst->instance, joint, shown, &v) ||
+          !isfinite (v))
+        return FALSE;
+      *value = v;
+      return TRUE;
+    }
+  type = self->view->joints[joint].type;
+  *value = (type == KM_BODY_HANDLER_JOINT_REVOLUTE || type == KM_BODY_HANDLER_JOINT_SPHERICAL)
+             ? km_deg_to_rad (shown) : shown;
+  return TRUE;
+}

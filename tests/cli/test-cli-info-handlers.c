@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib.h>
+
+#include "cli-run.h"
+
+/* `kinema-cli info` on models that name body handlers: one line per handler, before the
+ * summary line. The sample handlers are in src/handlers of the build tree, next to
+ * src/cli where $KINEMA_CLI is. */
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+static char *
+handler_dir (void)
+{
+  g_autofree char *cli_dir = g_path_get_dirname (g_getenv ("KINEMA_CLI"));
+  g_autofree char *src_dir = g_path_get_dirname (cli_dir);
+
+  return g_build_filename (src_dir, "handlers", NULL);
+}
+
+/* The last two lines of @out. */
+static char *
+tail2 (const char *out)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+  guint n = g_strv_length (lines);
+
+  g_assert_cmpuint (n, >=, 3);
+  g_assert_cmpstr (lines[n - 1], ==, "");
+  return g_strjoin ("\n", lines[n - 3], lines[n - 2], NULL);
+}
+
+static void
+test_info_attached (void)
+{
+  g_autofree char *dir = handler_dir ();
+  struct { const char *model; const char *name; const char *ifaces; const char *summary; }
+  cases[] = {
+    { "ur5-analytic.json", "UR5AnalyticIkHandler", "joint-path", "joints=8 dof=6" },
+    { "choreonoid/ClosedLinkSample.body", "ClosedLinkSampleHandler", "linked-joints",
+      "joints=4 dof=3" },
+    { "linear-actuator-arm.json", "LinearActuatorSampleHandler", "presentation",
+      "joints=3 dof=1" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autofree char *model = data_path (cases[i].model);
+      g_autofree char *tail = NULL;
+      g_autofree char *expected = g_strdup_printf ("handler %s: attached (%s) from %s/%s.so\n%s",
+                                                   cases[i].name, cases[i].ifaces, dir,
+                                                   cases[i].name, cases[i].summary);
+
+      run_cli (&run, NULL, "info", "--handler-dir", dir, model, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      tail = tail2 (run.out);
+      g_assert_cmpstr (tail, ==, expected);
+    }
+}
+
+static void
+test_info_not_found (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *model = data_path ("choreonoid/features.body");
+  g_autofree char *ur5 = data_path ("ur5-analytic.json");
+
+  run_cli (&run, NULL, "info", model, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "\nhandler FirstHandler: not found: Body handler "
+                                     "FirstHandler not found: no FirstHandler.so in the "
+                                     "trusted handler directories ("));
+  g_assert_nonnull (strstr (run.out, "); the model loads without it (numeric IK, unlinked "
+                                     "joints, plain joint values).\nhandler SecondHandler: "
+                                     "not found: "));
+  g_assert_true (g_str_has_suffix (run.out, "plain joint values).\n"
+                                            "joints=5 dof=3 free_root=1\n"));
+
+  /* Without the handler directory the UR5's handler is not found either. */
+  {
+    g_auto(Run) again = { 0 };
+    g_autofree char *tail = NULL;
+
+    run_cli (&again, NULL, "info", ur5, NULL);
+    g_assert_cmpint (again.status, ==, 0);
+    tail = tail2 (again.out);
+    g_assert_true (g_str_has_prefix (tail, "handler UR5AnalyticIkHandler: not found: "));
+    g_assert_true (g_str_has_suffix (tail, "\njoints=8 dof=6"));
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_unsetenv ("KINEMA_BODYHANDLER_PATH");
+  g_test_add_func ("/kinema/cli/info-handlers/attached", test_info_attached);
+  g_test_add_func ("/kinema/cli/info-handlers/not-found", test_info_not_found);
+  return g_test_run ();
+}

@@ -1,0 +1,706 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+
+#include "km-body-handler.h"
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-format.h"
+#include "km-ik.h"
+#include "km-project.h"
+
+/* KM_TEST_HANDLER_DIR (src/handlers in the build tree) and KM_TEST_MODULE_DIR (the
+ * tests' own modules) come from tests/meson.build. */
+
+static KmSkeleton *
+load_model (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+  const KmFormat *format = NULL;
+  gpointer result = km_format_load_file (path, NULL, &format, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_MODEL);
+  return result;
+}
+
+static KmSkeleton *
+tiny_skeleton (const char *handler)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  guint j;
+  KmSkeleton *skel;
+
+  km_skeleton_builder_set_root_name (b, "root");
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "hinge", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_add_body_handler (b, handler);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skel;
+}
+
+static const KmBodyHandlerReport *
+attach_one (KmBodyHandlerLoader  *loader,
+            const char           *handler,
+            KmBodyHandlerSet    **set_out)
+{
+  g_autoptr(KmSkeleton) skel = tiny_skeleton (handler);
+  KmBodyHandlerSet *set = km_body_handler_loader_attach (loader, skel, NULL, NULL);
+
+  g_assert_cmpuint (km_body_handler_set_get_n_reports (set), ==, 1);
+  *set_out = set;
+  return km_body_handler_set_get_report (set, 0);
+}
+
+static void
+test_abi_mismatch (void)
+{
+  g_autoptr(KmBodyHandlerLoader) loader = km_body_handler_loader_new ();
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  const KmBodyHandlerReport *r = attach_one (loader, "MismatchHandler", &set);
+  g_autofree char *path = g_build_filename (KM_TEST_MODULE_DIR, "MismatchHandler.so", NULL);
+
+  g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_FAILED);
+  g_assert_cmpstr (r->path, ==, path);
+  g_assert_nonnull (strstr (r->message, "failed: ABI mismatch"));
+  g_assert_nonnull (strstr (r->message, "built for body-handler ABI version 999, this "
+                                        "Kinema provides version 1"));
+  g_assert_nonnull (strstr (r->message, "numeric IK"));
+  g_assert_cmpuint (km_body_handler_set_get_n_attached (set), ==, 0);
+  g_assert_false (km_body_handler_set_is_attached (set, "MismatchHandler"));
+}
+
+static void
+test_untrusted_refused (void)
+{
+  g_autoptr(KmBodyHandlerLoader) loader = km_body_handler_loader_new ();
+  g_autofree char *abs_path = g_build_filename (KM_TEST_HANDLER_DIR,
+                                                "ClosedLinkSampleHandler", NULL);
+  const char *refused[] = { abs_path, "../handlers/ClosedLinkSampleHandler",
+                            "sub/ClosedLinkSampleHandler", "bad name", ".hidden", "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(KmBodyHandlerSet) set = NULL;
+      const KmBodyHandlerReport *r = attach_one (loader, refused[i], &set);
+
+      g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_REFUSED);
+      g_assert_null (r->path);
+      g_assert_nonnull (strstr (r->message, "refused"));
+      g_assert_nonnull (strstr (r->message, refused[i]));
+    }
+
+  /* Not on the search path at all. */
+  {
+    g_autoptr(KmBodyHandlerSet) set = NULL;
+    const KmBodyHandlerReport *r = attach_one (loader, "NoSuchHandler", &set);
+
+    g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_NOT_FOUND);
+    g_assert_nonnull (strstr (r->message, "not found: no NoSuchHandler.so in the trusted"));
+    g_assert_nonnull (strstr (r->message, KM_TEST_HANDLER_DIR));
+  }
+
+  /* The user allowed that one file: it loads (and fails initialize on this model). */
+  {
+    g_autoptr(KmBodyHandlerSet) set = NULL;
+    g_autofree char *file = g_strconcat (abs_path, ".so", NULL);
+    const KmBodyHandlerReport *r;
+
+    km_body_handler_loader_allow_file (loader, file);
+    r = attach_one (loader, abs_path, &set);
+    g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_FAILED);
+    g_assert_cmpstr (r->path, ==, file);
+    g_assert_nonnull (strstr (r->message, "failed to initialize on root: J0 is not found."));
+  }
+
+  /* A relative path, with paths allowed, resolves against the model's directory. */
+  {
+    g_autoptr(KmSkeleton) skel = tiny_skeleton ("handlers/ClosedLinkSampleHandler");
+    g_autoptr(KmBodyHandlerSet) set = NULL;
+    g_autofree char *parent = g_path_get_dirname (KM_TEST_HANDLER_DIR);
+
+    km_body_handler_loader_set_allow_paths (loader, TRUE);
+    set = km_body_handler_loader_attach (loader, skel, NULL, parent);
+    g_assert_cmpint (km_body_handler_set_get_report (set, 0)->status, ==,
+                     KM_BODY_HANDLER_FAILED);
+  }
+}
+
+/* FK of @end under @q, from the skeleton itself. */
+static void
+fk_joint (KmSkeleton   *skel,
+          const double *q,
+          int           joint,
+          KmTransform  *out)
+{
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+
+  km_skeleton_forward_kinematics (skel, q, NULL, world);
+  *out = world[joint];
+}
+
+static double
+pose_diff (const KmTransform *a,
+           const KmTransform *b)
+{
+  return MAX (km_vec3_length (km_vec3_sub (a->pos, b->pos)),
+              km_mat3_rotation_angle (&a->rot, &b->rot));
+}
+
+static void
+test_ur5_configurations (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("ur5-analytic.json");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  int tool = km_skeleton_find_joint (skel, "tool0");
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  guint solved = 0, total = 0;
+  guint histogram[9] = { 0 };
+  g_autoptr(GString) desc = g_string_new (NULL);
+
+  g_assert_true (km_body_handler_set_is_attached (set, "UR5AnalyticIkHandler"));
+  km_body_handler_set_describe (set, desc);
+  g_assert_true (g_str_has_prefix (desc->str, "handler UR5AnalyticIkHandler: attached "
+                                              "(joint-path) from "));
+  g_assert_true (km_body_handler_set_covers_path (set, -1, tool));
+  g_assert_true (km_body_handler_set_covers_path (set, 0, tool));
+  g_assert_false (km_body_handler_set_covers_path (set, 2, tool));
+  g_assert_false (km_body_handler_set_covers_path (set, -1, tool - 1));
+  g_assert_cmpuint (km_body_handler_set_get_n_configurations (set, -1, tool), ==, 8);
+  g_assert_cmpstr (km_body_handler_set_get_configuration_name (set, -1, tool, 5), ==,
+                   "shoulder right, wrist no flip, elbow down");
+  g_assert_null (km_body_handler_set_get_configuration_name (set, -1, tool, 8));
+
+  for (guint t = 0; t < 200; t++)
+    {
+      double q[6], seed[6];
+      KmTransform target;
+      int own;
+      guint here = 0;
+      gboolean found_own = FALSE;
+
+      for (guint d = 0; d < n_dof; d++)
+        q[d] = g_rand_double_range (rand, -G_PI, G_PI);
+      fk_joint (skel, q, tool, &target);
+      own = km_body_handler_set_get_configuration (set, -1, tool, q);
+      g_assert_cmpint (own, >=, 0);
+      g_assert_cmpint (own, <, 8);
+
+      for (int c = 0; c < 8; c++)
+        {
+          KmTransform reached;
+          int got;
+
+          memset (seed, 0, sizeof seed);
+          got = km_body_handler_set_solve_path (set, -1, tool, NULL, &target, c, seed);
+          total++;
+          if (got < 0)
+            continue;
+          solved++;
+          here++;
+          g_assert_cmpint (got, ==, c);
+          fk_joint (skel, seed, tool, &reached);
+          g_assert_cmpfloat (pose_diff (&reached, &target), <, 1e-9);
+          g_assert_true (km_skeleton_within_limits (skel, seed, 0.0));
+          g_assert_cmpint (km_body_handler_set_get_configuration (set, -1, tool, seed), ==, c);
+          if (c == own)
+            {
+              found_own = TRUE;
+              for (guint d = 0; d < n_dof; d++)
+                g_assert_cmpfloat (fabs (remainder (seed[d] - q[d], 2 * G_PI)), <, 1e-7);
+            }
+        }
+      g_assert_true (found_own);
+      /* Configurations vanish in elbow pairs (the other shoulder cannot reach). */
+      g_assert_cmpuint (here % 2, ==, 0);
+      histogram[here]++;
+    }
+  g_test_message ("targets with 2/4/6/8 configurations: %u/%u/%u/%u", histogram[2],
+                  histogram[4], histogram[6], histogram[8]);
+  g_test_message ("%u of %u configurations solved", solved, total);
+  /* Most random poses of a UR5 have all 8 configurations (here 159 of 200). */
+  g_assert_cmpuint (solved, >=, total * 85 / 100);
+  g_assert_cmpuint (histogram[8], >=, 150);
+
+  /* Unreachable: no configuration, and q untouched. */
+  {
+    KmTransform far;
+    double q[6] = { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6 };
+
+    km_transform_identity (&far);
+    far.pos = km_vec3 (3.0, 0.0, 0.0);
+    g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &far,
+                                                     KM_BODY_HANDLER_CONFIGURATION_NEAREST,
+                                                     q), ==, -1);
+    g_assert_cmpfloat (q[5], ==, 0.6);
+  }
+}
+
+static void
+test_ur5_switching (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("ur5-analytic.json");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  int tool = km_skeleton_find_joint (skel, "tool0");
+  const double start[6] = { 0.4, -1.2, 1.5, -1.8, -1.5, 0.3 };
+  double q[6], prev[6];
+  KmTransform target, reached;
+  int own, other;
+
+  fk_joint (skel, start, tool, &target);
+  own = km_body_handler_set_get_configuration (set, -1, tool, start);
+  g_assert_cmpint (own, >=, 0);
+
+  /* Nearest to the seed: the seed itself. */
+  memcpy (q, start, sizeof q);
+  g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &target,
+                                                   KM_BODY_HANDLER_CONFIGURATION_NEAREST, q),
+                   ==, own);
+  for (guint d = 0; d < 6; d++)
+    g_assert_cmpfloat_with_epsilon (q[d], start[d], 1e-9);
+
+  /* Switch the elbow: same pose, another configuration, and nearest then keeps it. */
+  other = own ^ 1;
+  g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &target, other, q),
+                   ==, other);
+  fk_joint (skel, q, tool, &reached);
+  g_assert_cmpfloat (pose_diff (&reached, &target), <, 1e-9);
+  g_assert_cmpfloat (fabs (q[2] - start[2]), >, 0.5);
+  g_assert_cmpint (km_body_handler_set_get_configuration (set, -1, tool, q), ==, other);
+
+  /* The same in a world where the arm stands elsewhere, from base_link's frame. */
+  {
+    KmTransform root_pose, world_target;
+    double q2[6] = { 0 };
+
+    km_transform_from_pos_quat (km_vec3 (1.0, -2.0, 0.5),
+                                km_quat_from_axis_angle (km_vec3 (0.6, 0.0, 0.8), 0.7),
+                                &root_pose);
+    km_transform_mul (&root_pose, &target, &world_target);
+    g_assert_cmpint (km_body_handler_set_solve_path (set, 0, tool, &root_pose, &world_target,
+                                                     other, q2), ==, other);
+    for (guint d = 0; d < 6; d++)
+      g_assert_cmpfloat_with_epsilon (remainder (q2[d] - q[d], 2 * G_PI), 0.0, 1e-9);
+  }
+
+  /* A trajectory from there, nearest each frame: continuous, same configuration. */
+  memcpy (prev, q, sizeof prev);
+  for (guint f = 1; f <= 60; f++)
+    {
+      KmTransform step = target;
+
+      step.pos = km_vec3_add (target.pos, km_vec3 (0.003 * f, -0.002 * f, 0.001 * f));
+      g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &step,
+                                                       KM_BODY_HANDLER_CONFIGURATION_NEAREST,
+                                                       q), ==, other);
+      for (guint d = 0; d < 6; d++)
+        g_assert_cmpfloat (fabs (q[d] - prev[d]), <, 0.1);
+      memcpy (prev, q, sizeof prev);
+    }
+
+  /* Through the IK hook: km_ik_solve uses the handler's answer for the chosen
+   * configuration, then verifies it. */
+  {
+    g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, tool);
+    g_autoptr(KmBodyHandlerIkHook) hook = km_body_handler_ik_hook_new (set, other);
+    g_autoptr(GError) error = NULL;
+    KmIkSolution s;
+    double expect[6] = { 0 };
+
+    km_ik_problem_set_target (p, target.pos, &target.rot);
+    g_assert_true (km_body_handler_ik_hook_install (hook, p));
+    km_ik_solution_init (&s, p->n_dof);
+    g_assert_true (km_ik_solve (p, &s, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (s.converged);
+    g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &target, other,
+                                                     expect), ==, other);
+    for (guint d = 0; d < 6; d++)
+      g_assert_cmpfloat_with_epsilon (s.q[d], expect[d], 1e-9);
+    km_ik_solution_clear (&s);
+
+    /* Unreachable: the handler has no answer and the numeric solver takes over. */
+    km_ik_problem_set_target (p, km_vec3 (3.0, 0.0, 0.0), NULL);
+    km_ik_solution_init (&s, p->n_dof);
+    g_assert_true (km_ik_solve (p, &s, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_false (s.converged);
+    g_assert_cmpuint (s.iterations, >, 0);
+    km_ik_solution_clear (&s);
+  }
+}
+
+static void
+check_closed_loop (KmSkeleton   *skel,
+                   const double *q)
+{
+  int j1 = km_skeleton_find_joint (skel, "J1");
+  int j3 = km_skeleton_find_joint (skel, "J3");
+  KmTransform w1, w3;
+  KmVec3 p1, p3, axis, d;
+
+  /* The model's extraJoints hinge: J1 [0.2, 0, 0] meets J3 [0, 0.1, 0]. */
+  fk_joint (skel, q, j1, &w1);
+  fk_joint (skel, q, j3, &w3);
+  p1 = km_vec3_add (w1.pos, km_mat3_mul_vec3 (&w1.rot, km_vec3 (0.2, 0, 0)));
+  p3 = km_vec3_add (w3.pos, km_mat3_mul_vec3 (&w3.rot, km_vec3 (0, 0.1, 0)));
+  /* Both lie on the hinge's axis (z of J1, 0.04 m apart along it). */
+  axis = km_mat3_mul_vec3 (&w1.rot, km_vec3 (0, 0, 1));
+  d = km_vec3_sub (p1, p3);
+  d = km_vec3_sub (d, km_vec3_scale (axis, km_vec3_dot (d, axis)));
+  g_assert_cmpfloat (km_vec3_length (d), <, 1e-12);
+}
+
+static void
+test_linked_joints (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("choreonoid/ClosedLinkSample.body");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  const char *names[3] = { "J0", "J1", "J3" };
+  int dof[3];
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  g_autofree double *q = g_new0 (double, n_dof);
+
+  g_assert_true (km_body_handler_set_is_attached (set, "ClosedLinkSampleHandler"));
+  g_assert_cmpint (km_body_handler_set_get_report (set, 0)->ifaces, ==,
+                   KM_BODY_HANDLER_IFACE_LINKED_JOINTS);
+  g_assert_true (km_body_handler_set_has_linked_joints (set));
+  g_assert_false (km_body_handler_set_covers_path (set, -1, 1));
+  for (guint i = 0; i < 3; i++)
+    {
+      int j = km_skeleton_find_joint (skel, names[i]);
+
+      g_assert_true (km_body_handler_set_is_linked_joint (set, j));
+      dof[i] = km_skeleton_get_joint (skel, j)->dof_index;
+    }
+  g_assert_false (km_body_handler_set_is_linked_joint (set, 0));
+
+  for (guint m = 0; m < 3; m++)
+    {
+      double v = 0.2 + 0.15 * m;
+      double sign[3] = { 1, -1, 1 };
+
+      g_assert_true (km_body_handler_set_apply_linked (set, km_skeleton_find_joint (skel, names[m]),
+                                                       v * sign[m], q));
+      for (guint i = 0; i < 3; i++)
+        g_assert_cmpfloat_with_epsilon (q[dof[i]], v * sign[i], 1e-15);
+      check_closed_loop (skel, q);
+    }
+
+  /* Re-sync from J0 after the values drifted apart. */
+  q[dof[0]] = -0.4;
+  q[dof[1]] = 1.0;
+  q[dof[2]] = 0.0;
+  g_assert_true (km_body_handler_set_apply_linked (set, -1, 0.0, q));
+  g_assert_cmpfloat (q[dof[1]], ==, 0.4);
+  g_assert_cmpfloat (q[dof[2]], ==, -0.4);
+  check_closed_loop (skel, q);
+}
+
+static void
+test_clone (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("choreonoid/ClosedLinkSample.body");
+  KmBodyHandlerSet *set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  g_autoptr(KmBodyHandlerSet) copy = km_body_handler_set_clone (set);
+  int j3 = km_skeleton_find_joint (skel, "J3");
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  g_autofree double *a = g_new0 (double, n_dof);
+  g_autofree double *b = g_new0 (double, n_dof);
+
+  g_assert_true (copy != set);
+  g_assert_true (km_body_handler_set_get_skeleton (copy) == skel);
+  g_assert_cmpuint (km_body_handler_set_get_n_attached (copy), ==, 1);
+
+  /* Each works on its own vectors, and the copy outlives the original. */
+  km_body_handler_set_apply_linked (set, j3, 0.5, a);
+  km_body_handler_set_unref (set);
+  g_assert_true (km_body_handler_set_apply_linked (copy, j3, -0.25, b));
+  g_assert_cmpfloat (a[km_skeleton_get_joint (skel, j3)->dof_index], ==, 0.5);
+  g_assert_cmpfloat (b[km_skeleton_get_joint (skel, j3)->dof_index], ==, -0.25);
+  check_closed_loop (skel, b);
+  g_assert_true (km_body_handler_set_is_attached (copy, "ClosedLinkSampleHandler"));
+}
+
+typedef struct
+{
+  KmBodyHandlerSet *linked;   /* this thread's clone */
+  KmBodyHandlerSet *ur5;      /* shared: joint paths are read-only */
+  KmSkeleton       *closed;
+  KmSkeleton       *arm;
+  guint             seed;
+  gboolean          ok;
+} Worker;
+
+static gpointer
+worker_run (gpointer data)
+{
+  Worker *w = data;
+  int j3 = km_skeleton_find_joint (w->closed, "J3");
+  int j0 = km_skeleton_find_joint (w->closed, "J0");
+  int tool = km_skeleton_find_joint (w->arm, "tool0");
+  double q[3] = { 0 };
+
+  w->ok = TRUE;
+  for (guint i = 0; i < 300; i++)
+    {
+      double v = 0.001 * (i + w->seed);
+      double arm_q[6] = { v, -1.0, 1.2, -0.5, 0.7, v };
+      double seed[6] = { 0 };
+      KmTransform target, reached;
+
+      km_body_handler_set_apply_linked (w->linked, j3, v, q);
+      w->ok &= q[km_skeleton_get_joint (w->closed, j0)->dof_index] == v;
+      fk_joint (w->arm, arm_q, tool, &target);
+      w->ok &= km_body_handler_set_solve_path (w->ur5, -1, tool, NULL, &target,
+                                               KM_BODY_HANDLER_CONFIGURATION_NEAREST,
+                                               seed) >= 0;
+      fk_joint (w->arm, seed, tool, &reached);
+      w->ok &= pose_diff (&reached, &target) < 1e-9;
+    }
+  return NULL;
+}
+
+/* Clones on worker threads and one shared set for joint paths, all at once. */
+static void
+test_threads (void)
+{
+  g_autoptr(KmSkeleton) closed = load_model ("choreonoid/ClosedLinkSample.body");
+  g_autoptr(KmSkeleton) arm = load_model ("ur5-analytic.json");
+  g_autoptr(KmBodyHandlerSet) linked = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), closed, NULL, NULL);
+  g_autoptr(KmBodyHandlerSet) ur5 = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), arm, NULL, NULL);
+  Worker workers[4];
+  GThread *threads[4];
+
+  for (guint i = 0; i < G_N_ELEMENTS (workers); i++)
+    {
+      workers[i] = (Worker) { km_body_handler_set_clone (linked), ur5, closed, arm, i * 7,
+                              FALSE };
+      threads[i] = g_thread_new ("handler-worker", worker_run, &workers[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (workers); i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_true (workers[i].ok);
+      km_body_handler_set_unref (workers[i].linked);
+    }
+}
+
+static void
+test_presentation (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("linear-actuator-arm.json");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  int boom = km_skeleton_find_joint (skel, "boom");
+  KmJointPresentation p;
+  double v;
+
+  g_assert_true (km_body_handler_set_is_attached (set, "LinearActuatorSampleHandler"));
+  g_assert_true (km_body_handler_set_get_presentation (set, boom, &p));
+  g_assert_cmpint (p.kind, ==, KM_BODY_HANDLER_UNIT_LENGTH);
+  g_assert_cmpstr (p.unit_label, ==, "mm");
+  /* sqrt (0.3² + 0.1² − 2·0.3·0.1·cos (π/2 ∓ 1.2)) in mm */
+  g_assert_cmpfloat_with_epsilon (p.shown_min, 1000 * sqrt (0.1 - 0.06 * sin (1.2)), 1e-9);
+  g_assert_cmpfloat_with_epsilon (p.shown_max, 1000 * sqrt (0.1 + 0.06 * sin (1.2)), 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_body_handler_set_to_shown (set, boom, 0.0),
+                                  316.22776601683796, 1e-9);
+  for (double a = -1.2; a <= 1.2; a += 0.05)
+    {
+      double shown = km_body_handler_set_to_shown (set, boom, a);
+
+      g_assert_true (km_body_handler_set_from_shown (set, boom, shown, &v));
+      g_assert_cmpfloat_with_epsilon (v, a, 1e-9);
+    }
+  g_assert_false (km_body_handler_set_from_shown (set, boom, 5000.0, &v));
+  g_assert_false (km_body_handler_set_from_shown (set, boom, NAN, &v));
+
+  /* A joint nobody presents: degrees over its limits. */
+  {
+    g_autoptr(KmSkeleton) ur5 = load_model ("ur5-analytic.json");
+    g_autoptr(KmBodyHandlerSet) other = km_body_handler_loader_attach (
+      km_body_handler_loader_get_default (), ur5, NULL, NULL);
+
+    g_assert_false (km_body_handler_set_get_presentation (other, 1, &p));
+    g_assert_cmpint (p.kind, ==, KM_BODY_HANDLER_UNIT_ANGLE);
+    g_assert_cmpstr (p.unit_label, ==, "deg");
+    g_assert_cmpfloat_with_epsilon (p.shown_max, 360.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon (km_body_handler_set_to_shown (other, 1, G_PI / 2), 90.0,
+                                    1e-12);
+    g_assert_true (km_body_handler_set_from_shown (other, 1, 45.0, &v));
+    g_assert_cmpfloat_with_epsilon (v, G_PI / 4, 1e-12);
+  }
+}
+
+static KmItem *
+find_body (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item))
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_body (km_item_get_child (item, i));
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_cnoid_project (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "ClosedLinkSample.cnoid", NULL);
+  g_autoptr(KmProject) project = km_cnoid_load (path, &error);
+  KmItem *body;
+  KmBodyHandlerSet *set;
+  KmSkeleton *skel;
+  g_autofree double *q = NULL;
+
+  g_assert_no_error (error);
+  body = find_body (km_project_get_root_item (project));
+  g_assert_nonnull (body);
+  set = km_body_item_get_body_handlers (KM_BODY_ITEM (body));
+  g_assert_nonnull (set);
+  g_assert_cmpuint (km_body_handler_set_get_n_reports (set), ==, 1);
+  g_assert_cmpint (km_body_handler_set_get_report (set, 0)->status, ==,
+                   KM_BODY_HANDLER_ATTACHED);
+  g_assert_nonnull (strstr (km_body_handler_set_get_report (set, 0)->message,
+                            "Body handler ClosedLinkSampleHandler has been loaded to "
+                            "WAIST."));
+  skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  g_assert_true (km_body_handler_set_get_skeleton (set) == skel);
+  q = g_new0 (double, km_skeleton_get_n_dof (skel));
+  g_assert_true (km_body_handler_set_apply_linked (set, km_skeleton_find_joint (skel, "J1"),
+                                                   0.3, q));
+  check_closed_loop (skel, q);
+}
+
+/* A project's body item adds handlers the model file does not name, and keeps the key. */
+static void
+test_cnoid_extra_handlers (void)
+{
+  static const char text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"UR5\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data:\n"
+    "        file: \"bench-ur5.json\"\n"
+    "        format: SKELETON-JSON\n"
+    "        extra_body_handlers: [ UR5AnalyticIkHandler, \"/tmp/Evil\" ]\n";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "extra.cnoid", NULL);
+  g_autoptr(KmProject) project =
+    km_cnoid_load_full (path, g_bytes_new_static (text, strlen (text)), NULL, &error);
+  g_autofree char *saved = NULL;
+  KmItem *body;
+  KmBodyHandlerSet *set;
+  KmSkeleton *skel;
+
+  g_assert_no_error (error);
+  body = find_body (km_project_get_root_item (project));
+  g_assert_nonnull (body);
+  set = km_body_item_get_body_handlers (KM_BODY_ITEM (body));
+  skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  g_assert_true (km_skeleton_get_body_handlers (skel) == NULL ||
+                 km_skeleton_get_body_handlers (skel)[0] == NULL);
+  g_assert_cmpuint (km_body_handler_set_get_n_reports (set), ==, 2);
+  g_assert_true (km_body_handler_set_is_attached (set, "UR5AnalyticIkHandler"));
+  g_assert_cmpint (km_body_handler_set_get_report (set, 1)->status, ==,
+                   KM_BODY_HANDLER_REFUSED);
+  g_assert_true (km_body_handler_set_covers_path (set, -1,
+                                                  km_skeleton_find_joint (skel, "tool0")));
+  saved = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (saved, "extra_body_handlers: [ UR5AnalyticIkHandler, "));
+
+  /* A key of the wrong kind is an error of that item, not a crash. */
+  {
+    g_autofree char *bad = g_strdup (text);
+    g_autoptr(KmProject) other = NULL;
+    g_autoptr(GError) error2 = NULL;
+    char *at = strstr (bad, "[ UR5AnalyticIkHandler");
+
+    memcpy (at, "{ a: b }              ", strlen ("{ a: b }              "));
+    other = km_cnoid_load_full (path, g_bytes_new_static (bad, strlen (bad)), NULL, &error2);
+    if (other != NULL)
+      {
+        KmItem *b2 = find_body (km_project_get_root_item (other));
+
+        g_assert_true (b2 == NULL || km_body_item_get_body_handlers (KM_BODY_ITEM (b2)) == NULL);
+      }
+  }
+}
+
+static void
+test_extra_handlers (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("choreonoid/ClosedLinkSample.body");
+  const char * const extra[] = { "NoSuchHandler", "ClosedLinkSampleHandler", NULL };
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, extra, NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  /* The duplicate is attached once; the missing one is reported. */
+  g_assert_cmpuint (km_body_handler_set_get_n_reports (set), ==, 2);
+  g_assert_cmpuint (km_body_handler_set_get_n_attached (set), ==, 1);
+  km_body_handler_set_describe (set, out);
+  g_assert_true (g_str_has_prefix (out->str, "handler ClosedLinkSampleHandler: attached "
+                                             "(linked-joints) from "));
+  g_assert_nonnull (strstr (out->str, "\nhandler NoSuchHandler: not found: Body handler "
+                                      "NoSuchHandler not found: no NoSuchHandler.so"));
+  g_assert_true (g_str_has_suffix (out->str, "plain joint values).\n"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  {
+    g_autofree char *search = g_strjoin (G_SEARCHPATH_SEPARATOR_S, KM_TEST_HANDLER_DIR,
+                                         KM_TEST_MODULE_DIR, NULL);
+
+    g_setenv ("KINEMA_BODYHANDLER_PATH", search, TRUE);
+  }
+  g_test_add_func ("/kinema/BodyHandler/abi-mismatch", test_abi_mismatch);
+  g_test_add_func ("/kinema/BodyHandler/untrusted-refused", test_untrusted_refused);
+  g_test_add_func ("/kinema/BodyHandler/ur5-configurations", test_ur5_configurations);
+  g_test_add_func ("/kinema/BodyHandler/ur5-switching", test_ur5_switching);
+  g_test_add_func ("/kinema/BodyHandler/linked-joints", test_linked_joints);
+  g_test_add_func ("/kinema/BodyHandler/clone", test_clone);
+  g_test_add_func ("/kinema/BodyHandler/threads", test_threads);
+  g_test_add_func ("/kinema/BodyHandler/presentation", test_presentation);
+  g_test_add_func ("/kinema/BodyHandler/cnoid-project", test_cnoid_project);
+  g_test_add_func ("/kinema/BodyHandler/extra-handlers", test_extra_handlers);
+  g_test_add_func ("/kinema/BodyHandler/cnoid-extra-handlers", test_cnoid_extra_handlers);
+  return g_test_run ();
+}
