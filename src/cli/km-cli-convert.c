@@ -92,7 +92,7 @@ km_cli_convert (int    argc,
   context = g_option_context_new (N_("INPUT OUTPUT — convert a model to skeleton.json, or rewrite a file"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  km_cli_add_project_options (context);
+  km_cli_add_model_options (context);
   g_option_context_set_description (context,
                                     N_("Models (Choreonoid .body, Scenebuilder XML, URDF, "
                                        "skeleton.json) are written as skeleton.json; targets "

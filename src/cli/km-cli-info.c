@@ -60,7 +60,6 @@ km_cli_info (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = NULL;
   g_autofree char *format_name = NULL;
-  g_auto(GStrv) handler_dirs = NULL;
   gboolean version = FALSE;
   const KmFormat *format = NULL;
   gpointer result;
@@ -68,8 +67,6 @@ km_cli_info (int    argc,
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read the file as format NAME instead of detecting it"), N_("NAME") },
-    { "handler-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &handler_dirs,
-      N_("Also trust body handlers in DIR (repeatable)"), N_("DIR") },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
     { NULL }
   };
@@ -77,7 +74,7 @@ km_cli_info (int    argc,
   context = g_option_context_new (N_("FILE — describe a file"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  km_cli_add_project_options (context);
+  km_cli_add_model_options (context);
   g_option_context_set_description (context,
                                     N_("For a model: one line per joint, one line per body "
                                       "handler it names (“handler NAME: attached (INTERFACES) "
@@ -121,9 +118,6 @@ km_cli_info (int    argc,
     g_string_append_printf (out, "format=%s\n", format->name);
   if (format->kind == KM_FILE_KIND_MODEL)
     {
-      for (guint i = 0; handler_dirs != NULL && handler_dirs[i] != NULL; i++)
-        km_body_handler_loader_add_directory (km_body_handler_loader_get_default (),
-                                              handler_dirs[i]);
       describe_handlers (argv[1], result, out);
     }
   format->free_result (result);

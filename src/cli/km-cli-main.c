@@ -12,6 +12,7 @@
 
 #include "km-cli.h"
 #include "km-cli-commands.h"
+#include "km-body-handler.h"
 #include "km-format.h"
 
 static const KmCliCommand commands[] = {
@@ -97,13 +98,26 @@ share_dir_option_cb (const char  *option_name,
   return TRUE;
 }
 
-/* Options of every command that may read a .cnoid project: --share-dir for ${SHARE}. */
+static gboolean
+handler_dir_option_cb (const char  *option_name,
+                       const char  *value,
+                       gpointer     data,
+                       GError     **error)
+{
+  km_body_handler_loader_add_directory (km_body_handler_loader_get_default (), value);
+  return TRUE;
+}
+
+/* Options of every command that reads models or projects: where their external
+ * references resolve (--share-dir for ${SHARE}, --handler-dir for body handlers). */
 void
-km_cli_add_project_options (GOptionContext *context)
+km_cli_add_model_options (GOptionContext *context)
 {
   static const GOptionEntry entries[] = {
     { "share-dir", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) share_dir_option_cb,
       N_("Choreonoid’s share directory, for ${SHARE} in projects"), N_("DIR") },
+    { "handler-dir", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) handler_dir_option_cb,
+      N_("Also trust body handlers in DIR (repeatable)"), N_("DIR") },
     { NULL }
   };
 

@@ -16,6 +16,7 @@
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-animation-json.h"
+#include "km-body-handler.h"
 #include "km-defaults.h"
 #include "km-error.h"
 #include "km-format.h"
@@ -47,6 +48,8 @@ typedef struct
 typedef struct
 {
   KmSkeleton    *skeleton;
+  /* The model's analytic IK, when one of its body handlers offers it (nullable). */
+  KmBodyHandlerIkHook *ik_hook;
   const char    *effector;
   GMutex         mutex;
   GCond          cond;
@@ -162,6 +165,8 @@ solve_one (SolveItem    *item,
   g_atomic_int_add (&shared->frames_total, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
+  if (shared->ik_hook != NULL)
+    km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();
   animation = km_ik_solve_track (problem, track, 0, last, frame_done_cb, shared, NULL, error);
   item->seconds = g_timer_elapsed (timer, NULL);
@@ -224,6 +229,8 @@ km_cli_solve (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmBodyHandlerSet) handlers = NULL;
+  g_autoptr(KmBodyHandlerIkHook) ik_hook = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) outputs = NULL;
   g_autofree char *output = NULL;
@@ -251,6 +258,7 @@ km_cli_solve (int    argc,
   context = g_option_context_new (_("[SKELETON [TARGETS…]] — solve IK targets into animations"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  km_cli_add_model_options (context);
   g_option_context_set_description (context,
     _("Writes one animation.json per targets file. Without arguments the embedded default\n"
       "skeleton and targets are solved; without TARGETS the default targets are used.\n"
@@ -326,6 +334,22 @@ km_cli_solve (int    argc,
   jobs = (int) MIN ((guint) jobs, n_items);
 
   shared.skeleton = skeleton;
+  {
+    g_autofree char *model_dir = skeleton_path != NULL ? g_path_get_dirname (skeleton_path) : NULL;
+
+    handlers = km_body_handler_loader_attach (km_body_handler_loader_get_default (), skeleton,
+                                              NULL, model_dir);
+    /* Say what became of the handlers the model names, as `info` does. */
+    if (km_body_handler_set_get_n_reports (handlers) > 0)
+      {
+        g_autoptr(GString) lines = g_string_new (NULL);
+
+        km_body_handler_set_describe (handlers, lines);
+        fputs (lines->str, stderr);
+      }
+    ik_hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
+    shared.ik_hook = ik_hook;
+  }
   shared.effector = effector;
   g_mutex_init (&shared.mutex);
   g_cond_init (&shared.cond);

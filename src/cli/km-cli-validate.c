@@ -45,7 +45,7 @@ km_cli_validate (int    argc,
   context = g_option_context_new (N_("FILE… — check that files are valid"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  km_cli_add_project_options (context);
+  km_cli_add_model_options (context);
   g_option_context_set_description (context,
                                     N_("Each file’s type comes from its content unless --format "
                                       "names one. Exit status: 0 when every file is valid, 1 "

@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "cli-run.h"
 
@@ -38,6 +39,50 @@ tail2 (const char *out)
   g_assert_cmpuint (n, >=, 3);
   g_assert_cmpstr (lines[n - 1], ==, "");
   return g_strjoin ("\n", lines[n - 3], lines[n - 2], NULL);
+}
+
+static double
+summary_value (const char *out,
+               const char *key)
+{
+  g_autofree char *line = g_strconcat (" ", out, NULL);
+  g_autofree char *needle = g_strconcat (" ", key, "=", NULL);
+  const char *at = strstr (line, needle);
+
+  g_assert_nonnull (at);
+  return g_ascii_strtod (at + strlen (needle), NULL);
+}
+
+/* `solve` takes the closed-form path of a model's handler: exact to rounding error, where
+ * the numeric solver stops at its 1e-6 tolerance. */
+static void
+test_solve_analytic (void)
+{
+  g_autofree char *dir = handler_dir ();
+  g_autofree char *model = data_path ("ur5-analytic.json");
+  g_autofree char *numeric_model = data_path ("bench-ur5.json");
+  g_autofree char *targets = data_path ("ur5-warm-30.json");
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-handlers-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (tmp, "a.json", NULL);
+  g_autofree char *out2 = g_build_filename (tmp, "b.json", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) numeric = { 0 };
+
+  run_cli (&run, NULL, "solve", "--handler-dir", dir, model, targets, "-o", out, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "handler UR5AnalyticIkHandler: attached (joint-path)"));
+  g_assert_cmpfloat (summary_value (run.out, "frames"), ==, 30);
+  g_assert_cmpfloat (summary_value (run.out, "max_pos_err"), <, 1e-10);
+  g_assert_cmpfloat (summary_value (run.out, "max_rot_err"), <, 1e-10);
+
+  run_cli (&numeric, NULL, "solve", numeric_model, targets, "-o", out2, NULL);
+  g_assert_cmpint (numeric.status, ==, 0);
+  g_assert_null (strstr (numeric.err, "attached"));
+  g_assert_cmpfloat (summary_value (numeric.out, "max_pos_err"), <, 1e-5);
+
+  g_remove (out);
+  g_remove (out2);
+  g_rmdir (tmp);
 }
 
 static void
@@ -107,6 +152,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_unsetenv ("KINEMA_BODYHANDLER_PATH");
   g_test_add_func ("/kinema/cli/info-handlers/attached", test_info_attached);
+  g_test_add_func ("/kinema/cli/info-handlers/solve-analytic", test_solve_analytic);
   g_test_add_func ("/kinema/cli/info-handlers/not-found", test_info_not_found);
   return g_test_run ();
 }
