@@ -139,9 +139,8 @@ km_cli_bench_ik (int    argc,
   prev = g_new0 (double, MAX (problem->n_dof, 1));
   world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
   km_skeleton_get_mid_range (skel, mid);
-  /* Warm frames are a motion: the solver keeps to the previous answer's branch, as
-   * km_ik_solve_trajectory() does. */
-  problem->continuous = warm;
+  /* Warm frames after the first are a motion: the solver keeps to the previous answer's
+   * branch, as km_ik_solve_trajectory() does (frame 0 starts from the mid-range seed). */
   km_ik_solution_init (&sol, problem->n_dof);
   if (output != NULL && n > 0)
     animation = km_animation_new (skel, keys[n - 1].frame + 1);
@@ -155,6 +154,7 @@ km_cli_bench_ik (int    argc,
       km_transform_from_pos_quat (keys[i].position, keys[i].orientation, &target);
       problem->target = target;
       memcpy (problem->seed, warm && i > 0 ? sol.q : mid, problem->n_dof * sizeof (double));
+      problem->continuous = warm && i > 0;
 
       t0 = now_us ();
       km_ik_solve (problem, &sol, NULL, NULL);

@@ -49,6 +49,25 @@
  * joints in the outer quarters of their range back inwards while the error is between
  * 0.1 mm and 5 cm, which keeps warm-started trajectories away from their limits.
  *
+ * Motions (continuous: the seed is the previous frame's answer) keep to the seed's branch.
+ * The warm descent comes first; when it stalls, the same from the seed in short steps (at
+ * most CONT_MAX_STEP per joint and iteration, a trust region), then sub-targets from the
+ * seed's pose, for a revolute joint with more than a turn of range that ran into its limit
+ * the same pose a turn further inside, restarts near the seed, the position-priority fit;
+ * far restarts last. A converged answer that moved a joint more than CONT_JUMP is kept only
+ * until one nearer to the seed converges. A chain with fewer than six DOFs whose seed
+ * misses the orientation by far more than one frame explains (CONT_UNREACHED) follows the
+ * best fit from the seed: position met, then orientation steps in the null space of the
+ * position, each joint within CONT_FIT_RADIUS of the seed (where the fit has two local
+ * optima the motion stays on the seed's and slides, never jumps), until a step gains less
+ * than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
+ * reach. No restarts there: they cannot find an orientation that does not exist.
+ *
+ * Building with -DKM_IK_TRACE prints, for every motion frame, the stage that produced the
+ * answer, its largest joint motion from the seed, the seed's distance to the nearest limit
+ * and the smallest singular value of the weighted Jacobian at the seed and at the answer
+ * (on stderr, lines starting with IKTRACE).
+ *
  * Nothing is allocated per iteration: the per-solve workspace lives on the stack for paths
  * of up to KM_IK_STACK_DOF DOFs and is allocated once per solve beyond that.
  */
@@ -64,6 +83,12 @@
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
+#define CONT_JUMP           0.5    /* rad or m: a motion's answer moved no joint further */
+#define CONT_MAX_STEP       0.2    /* rad or m: a motion's largest joint step per iteration */
+#define CONT_UNREACHED      0.2    /* rad: a seed missing the orientation by more had missed it */
+#define CONT_FIT_RADIUS     0.25   /* rad or m: a motion's fit moves no joint further per frame */
+#define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
+#define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */
 
 G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
 
@@ -97,17 +122,29 @@ typedef struct
   gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
   gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
   gboolean          *euler_fk;/* the same, as the last path_fk found it */
-  double            *q, *q_trial, *q_best, *dq, *q_save;
+  double            *q, *q_trial, *q_best, *dq, *q_save, *q_ref;
   double             wp, wo;
   gboolean           pull;    /* the null-space pull away from the limits is allowed */
   double             pos_scale; /* of the position tolerance, for convergence */
   gboolean           euler_ok;  /* spherical angles on a limit may use euler-rate columns */
   gboolean           keep_branch; /* a spherical joint never jumps to its other euler branch */
+  double             max_step;  /* largest |dq| of one iteration; 0 = unbounded */
+  const double      *anchor;    /* a motion's orientation fit stays near this (the seed) */
+  double             fit_stall; /* relative rotation gain that ends the orientation fit */
   guint64            rng;
   guint              iterations;
   GCancellable      *cancellable;
   gboolean           cancelled;
+#ifdef KM_IK_TRACE
+  const char        *stage;   /* which stage produced the answer */
+#endif
 } Work;
+
+#ifdef KM_IK_TRACE
+#define TRACE_STAGE(s) (w.stage = (s))
+#else
+#define TRACE_STAGE(s) ((void) 0)
+#endif
 
 typedef struct
 {
@@ -593,6 +630,23 @@ freeze_blocked (Work         *w,
   return changed;
 }
 
+/* A trust region for motions: the step shrinks (keeping its direction) until no joint
+ * moves more than max_step, so that a near-singular direction cannot throw the chain onto
+ * another branch in one iteration. */
+static void
+bound_step (Work *w)
+{
+  double m = 0.0;
+
+  if (!(w->max_step > 0))
+    return;
+  for (guint v = 0; v < w->n_var; v++)
+    m = MAX (m, fabs (w->dq[v]));
+  if (m > w->max_step)
+    for (guint v = 0; v < w->n_var; v++)
+      w->dq[v] *= w->max_step / m;
+}
+
 static void
 error_vector (const Work *w,
               KmVec3      ep,
@@ -657,6 +711,7 @@ descend (Work     *w,
       for (int round = 0; round < 3 && freeze_blocked (w, w->q); round++)
         if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
           break;
+      bound_step (w);
       apply_step (w, w->q, w->dq, w->q_trial);
 
       {
@@ -690,6 +745,19 @@ descend (Work     *w,
         }
     }
   return ev;
+}
+
+/* The largest joint motion between @q and @sp (path variables). */
+static double
+seed_distance (const Work   *w,
+               const double *q,
+               const double *sp)
+{
+  double d = 0.0;
+
+  for (guint v = 0; v < w->n_var; v++)
+    d = MAX (d, fabs (q[v] - sp[v]));
+  return d;
 }
 
 /* 3 × 3 symmetric inverse by cofactors; FALSE when singular. */
@@ -857,6 +925,7 @@ fit_priority (Work  *w,
   const double tol = w->problem->position_tolerance;
   Eval ev;
   double mu = 1e-3;
+  guint outside = 0;
 
   w->euler_ok = TRUE;
   ev = restore_position (w, REFINE_ITERATIONS);
@@ -883,15 +952,36 @@ fit_priority (Work  *w,
       for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
         g = null_step (w, e2, mu);
       /* A stationary point of the orientation on the position's manifold: the best fit. */
-      if (!(g > 1e-12 * (1.0 + ev.rot_err * w->wo)))
+      if (!(g > 1e-2 * w->fit_stall * (1.0 + ev.rot_err * w->wo)))
         break;
 
       memcpy (w->q_save, w->q, w->n_var * sizeof (double));
+      bound_step (w);
       apply_step (w, w->q_save, w->dq, w->q);
       trial = restore_position (w, 30);
+      if (w->anchor != NULL && seed_distance (w, w->q, w->anchor) > CONT_FIT_RADIUS)
+        {
+          /* Out of a motion's trust region: shorter steps, and at its edge the next frame
+           * goes on from here. */
+          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
+          mu *= 8.0;
+          if (++outside > 3)
+            break;
+          continue;
+        }
+      if (w->anchor != NULL && trial.pos_err <= tol &&
+          ev.rot_err - trial.rot_err <= w->fit_stall * (1.0 + ev.rot_err))
+        {
+          /* A motion: no gain worth another step. */
+          if (trial.rot_err < ev.rot_err)
+            ev = trial;
+          else
+            memcpy (w->q, w->q_save, w->n_var * sizeof (double));
+          break;
+        }
       if (trial.pos_err <= tol && trial.rot_err < ev.rot_err)
         {
-          gboolean stalled = ev.rot_err - trial.rot_err <= 1e-10 * (1.0 + ev.rot_err);
+          gboolean stalled = ev.rot_err - trial.rot_err <= w->fit_stall * (1.0 + ev.rot_err);
 
           ev = trial;
           mu = MAX (mu * 0.25, 1e-9);
@@ -938,6 +1028,28 @@ random_start (Work         *w,
     }
 }
 
+/* In a motion: w->q (evaluated as @ev) becomes the answer when it converged nearer to the
+ * seed @sp than the answer so far (@best, @best_dist). */
+static gboolean
+keep_nearest (Work         *w,
+              const Eval   *ev,
+              const double *sp,
+              Eval         *best,
+              double       *best_dist)
+{
+  double d;
+
+  if (!eval_converged (w, ev))
+    return FALSE;
+  d = seed_distance (w, w->q, sp);
+  if (d >= *best_dist)
+    return FALSE;
+  *best = *ev;
+  *best_dist = d;
+  memcpy (w->q_best, w->q, w->n_var * sizeof (double));
+  return TRUE;
+}
+
 static gboolean
 target_is_finite (const KmTransform *t)
 {
@@ -962,6 +1074,70 @@ ensure_solution (KmIkSolution *out,
     }
 }
 
+#ifdef KM_IK_TRACE
+/* Smallest singular value of the weighted 6 × n Jacobian at @q (Jacobi on J Jᵀ). */
+static double
+trace_sigma_min (Work         *w,
+                 const double *q)
+{
+  KmTransform eff;
+  double a[6][6] = { { 0 } }, m = INFINITY;
+
+  path_fk (w, q, &eff);
+  build_columns (w, eff.pos);
+  for (guint v = 0; v < w->n_var; v++)
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 6; j++)
+        a[i][j] += w->col[v * 6 + i] * w->col[v * 6 + j];
+  for (int sweep = 0; sweep < 50; sweep++)
+    for (int p = 0; p < 6; p++)
+      for (int r = p + 1; r < 6; r++)
+        {
+          double th, c, sn;
+
+          if (fabs (a[p][r]) < 1e-300)
+            continue;
+          th = 0.5 * atan2 (2 * a[p][r], a[r][r] - a[p][p]);
+          c = cos (th), sn = sin (th);
+          for (int k = 0; k < 6; k++)
+            {
+              double x = a[k][p], y = a[k][r];
+
+              a[k][p] = c * x - sn * y, a[k][r] = sn * x + c * y;
+            }
+          for (int k = 0; k < 6; k++)
+            {
+              double x = a[p][k], y = a[r][k];
+
+              a[p][k] = c * x - sn * y, a[r][k] = sn * x + c * y;
+            }
+        }
+  for (int i = 0; i < 6; i++)
+    m = MIN (m, a[i][i]);
+  return sqrt (MAX (m, 0.0));
+}
+
+static void
+trace_answer (Work         *w,
+              const double *sp,
+              const Eval   *best)
+{
+  double d = 0.0, margin = INFINITY;
+  int dv = -1;
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      if (fabs (w->q_best[v] - sp[v]) > d)
+        d = fabs (w->q_best[v] - sp[v]), dv = (int) v;
+      margin = MIN (margin, MIN (sp[v] - w->lo[v], w->hi[v] - sp[v]));
+    }
+  g_printerr ("IKTRACE stage=%s dmax=%.3f var=%d seed_margin=%.3f seed_sigma=%.4f "
+              "ans_sigma=%.4f pos=%.2e rot=%.2e it=%u\n",
+              w->stage, d, dv, margin, trace_sigma_min (w, sp), trace_sigma_min (w, w->q_best),
+              best->pos_err, best->rot_err, w->iterations);
+}
+#endif
+
 /* Solves for @target from @seed (n_dof values, may alias out->q). */
 static gboolean
 solve_one (const KmIkProblem *p,
@@ -978,7 +1154,7 @@ solve_one (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 13];
+  double stack_d[KM_IK_STACK_DOF * 14];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
   int stack_i[KM_IK_STACK_DOF * 6];
   g_autofree int *heap_idx = NULL;
@@ -1050,6 +1226,7 @@ solve_one (const KmIkProblem *p,
   w.pull = TRUE;
   w.pos_scale = 1.0;
   w.keep_branch = continuous;
+  w.fit_stall = 1e-10;
 
   w.prefix = p->root_pose;
   for (guint k = 0; k < first; k++)
@@ -1076,11 +1253,11 @@ solve_one (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      w.col = heap_d = g_new (double, MAX (n_var, 1) * 13);
+      w.col = heap_d = g_new (double, MAX (n_var, 1) * 14);
       w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
       w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 6);
     }
-  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save: 7 more. */
+  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save, q_ref: 8 more. */
   w.lo = w.col + 6 * n_var;
   w.hi = w.lo + n_var;
   w.q = w.hi + n_var;
@@ -1088,6 +1265,7 @@ solve_one (const KmIkProblem *p,
   w.q_best = w.q_trial + n_var;
   w.dq = w.q_best + n_var;
   w.q_save = w.dq + n_var;
+  w.q_ref = w.q_save + n_var;
   w.point_w = w.axis_w + n_var;
   w.is_rot = w.var_dof + n_var;
   w.active = w.is_rot + n_var;
@@ -1167,18 +1345,87 @@ solve_one (const KmIkProblem *p,
       {
         /* A motion: answers near the seed's branch first. The warm descent (patiently when
          * it stalls, as near a singularity); continuation (sub-targets from the seed's pose
-         * to the target); restarts close to the seed; for a pose that cannot be met, the
-         * best position-priority fit from the seed. Far restarts only when none of
-         * that converged, and then the converged answer nearest to the seed wins. */
-        Eval ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+         * to the target, ever finer); restarts close to the seed; for a pose that cannot be
+         * met, the best position-priority fit from the seed. Every step is bounded
+         * (max_step), and a converged answer that jumped (a joint moved more than
+         * CONT_JUMP) is kept only until a nearer one converges. Far restarts only when
+         * nothing converged near, and then the converged answer nearest to the seed wins. */
+        double best_dist = INFINITY;
+        Eval ev;
 
+        if (n_var < 6 && w.n_rows == 6)
+          {
+            /* Too few DOFs for every pose: when the seed misses the orientation by far
+             * more than one frame of motion explains, the orientation has been out of
+             * reach, and the motion follows the best fit (position met, orientation
+             * gradient on the position's manifold zero) from the seed on; no restart can
+             * find an orientation that does not exist. */
+            KmTransform from;
+
+            path_fk (&w, sp, &from);
+            if (km_mat3_rotation_angle (&from.rot, &target->rot) > CONT_UNREACHED)
+              {
+                /* Continuity over the last digits of a fit that cannot be met anyway:
+                 * the fit stays near the seed (where the fit has two branches, on the
+                 * seed's), and stops when a step gains little. */
+                w.anchor = sp;
+                w.fit_stall = CONT_FIT_STALL;
+                w.max_step = CONT_MAX_STEP;
+                ev = fit_priority (&w, PRIORITY_ITERATIONS);
+                w.anchor = NULL;
+                w.fit_stall = 1e-10;
+                w.max_step = 0.0;
+                if (ev.pos_err <= p->position_tolerance && !w.cancelled)
+                  {
+                    best = ev;
+                    TRACE_STAGE ("fit-first");
+                    memcpy (w.q_best, w.q, n_var * sizeof (double));
+                    if (!eval_converged (&w, &ev))
+                      {
+                        /* Unless the orientation has come back within reach: one quick
+                         * descent (it stalls at once where it cannot be met). */
+                        ev = descend (&w, CONT_REACH_ITERS, FALSE);
+                        if (eval_converged (&w, &ev) && seed_distance (&w, w.q, sp) <= CONT_JUMP)
+                          {
+                            best = ev;
+                            TRACE_STAGE ("fit-first-met");
+                            memcpy (w.q_best, w.q, n_var * sizeof (double));
+                          }
+                      }
+                    attempts = 1;
+                    restart = FALSE;
+                    goto motion_done;
+                  }
+                memcpy (w.q, sp, n_var * sizeof (double));
+              }
+          }
+        ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
         if (!eval_converged (&w, &ev) && !w.cancelled)
           ev = descend (&w, REFINE_ITERATIONS, TRUE);
+        if (!eval_converged (&w, &ev) && !w.cancelled)
+          {
+            /* Again from the seed in short steps (a trust region), which cannot be thrown
+             * along a near-singular direction onto another branch or into a limit. */
+            Eval unbounded = ev;
+
+            memcpy (w.q_trial, w.q, n_var * sizeof (double));
+            memcpy (w.q, sp, n_var * sizeof (double));
+            w.max_step = CONT_MAX_STEP;
+            ev = descend (&w, REFINE_ITERATIONS, TRUE);
+            if (!eval_converged (&w, &ev) && !eval_better (&w, &ev, &unbounded))
+              {
+                memcpy (w.q, w.q_trial, n_var * sizeof (double));
+                ev = unbounded;
+              }
+          }
         attempts = 1;
         best = best_merit = ev;
+        TRACE_STAGE ("warm");
         memcpy (w.q_best, w.q, n_var * sizeof (double));
         memcpy (q_merit, w.q, n_var * sizeof (double));
-        if (!eval_converged (&w, &best) && !w.cancelled)
+        if (eval_converged (&w, &ev))
+          best_dist = seed_distance (&w, w.q, sp);
+        if (best_dist > CONT_JUMP && !w.cancelled)
           {
             KmTransform from;
             KmVec3 rv;
@@ -1187,7 +1434,7 @@ solve_one (const KmIkProblem *p,
             path_fk (&w, sp, &from);
             rv = km_mat3_rotation_error (&from.rot, &target->rot);
             angle = safe_norm3 (rv);
-            for (guint n_sub = 4; n_sub <= 16 && !eval_converged (&w, &best) && !w.cancelled;
+            for (guint n_sub = 4; n_sub <= 64 && best_dist > CONT_JUMP && !w.cancelled;
                  n_sub *= 4)
               {
                 memcpy (w.q, sp, n_var * sizeof (double));
@@ -1212,22 +1459,47 @@ solve_one (const KmIkProblem *p,
                 w.target = *target;
                 ev = evaluate (&w);
                 attempts++;
-                if (eval_converged (&w, &ev))
+                if (keep_nearest (&w, &ev, sp, &best, &best_dist))
+                  TRACE_STAGE ("subtargets");
+              }
+            if (best_dist > CONT_JUMP && !w.cancelled)
+              {
+                /* A revolute joint with more than a turn of range that ran into a limit:
+                 * the same pose a turn further inside keeps every other joint continuous
+                 * (and leaves the joint its full room). */
+                gboolean wrapped = FALSE;
+
+                memcpy (w.q, sp, n_var * sizeof (double));
+                for (guint v = 0; v < n_var; v++)
+                  if (w.single[v] && w.is_rot[v] && w.hi[v] - w.lo[v] > 2 * G_PI)
+                    {
+                      if (sp[v] - w.lo[v] < CONT_JUMP)
+                        w.q[v] += 2 * G_PI, wrapped = TRUE;
+                      else if (w.hi[v] - sp[v] < CONT_JUMP)
+                        w.q[v] -= 2 * G_PI, wrapped = TRUE;
+                    }
+                if (wrapped)
                   {
-                    best = ev;
-                    memcpy (w.q_best, w.q, n_var * sizeof (double));
+                    /* Measured from the wrapped seed: the turn itself is no jump. */
+                    memcpy (w.q_ref, w.q, n_var * sizeof (double));
+                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+                    attempts++;
+                    if (eval_converged (&w, &ev) && seed_distance (&w, w.q, w.q_ref) < best_dist)
+                      {
+                        best = ev;
+                        best_dist = seed_distance (&w, w.q, w.q_ref);
+                        memcpy (w.q_best, w.q, n_var * sizeof (double));
+                        TRACE_STAGE ("wrap");
+                      }
                   }
               }
-            for (guint k = 1; k <= 3 && !eval_converged (&w, &best) && !w.cancelled; k++)
+            for (guint k = 1; k <= 3 && best_dist > CONT_JUMP && !w.cancelled; k++)
               {
                 random_start (&w, sp, k);
                 ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
                 attempts++;
-                if (eval_converged (&w, &ev))
-                  {
-                    best = ev;
-                    memcpy (w.q_best, w.q, n_var * sizeof (double));
-                  }
+                if (keep_nearest (&w, &ev, sp, &best, &best_dist))
+                  TRACE_STAGE ("near");
               }
             if (!eval_converged (&w, &best) && !w.cancelled && w.n_rows == 6)
               {
@@ -1240,37 +1512,32 @@ solve_one (const KmIkProblem *p,
                 if (ev.pos_err <= p->position_tolerance || eval_better (&w, &ev, &best))
                   {
                     best = ev;
+                    TRACE_STAGE ("fit");
                     memcpy (w.q_best, w.q, n_var * sizeof (double));
                   }
               }
           }
-        restart = !eval_converged (&w, &best) && !w.cancelled;
+        restart = best_dist > CONT_JUMP && !w.cancelled;
         if (restart)
           {
-            /* Far restarts; only a converged answer replaces the near one. */
-            double best_dist = INFINITY;
+            /* Far restarts; only a converged answer nearer to the seed replaces the
+             * current one. */
             guint n_conv = 0;
             Eval near = best;
 
-            for (guint k = 0; k < (n_var < 6 ? 10u : 30u) && n_conv < 3 && !w.cancelled &&
-                              w.iterations < p->max_iterations; k++)
+            /* Free steps first; when nothing converges, the same starts in short steps. */
+            for (guint pass = 0; pass < 2 && n_conv == 0 && !w.cancelled; pass++)
               {
-                random_start (&w, sp, 4 + k);
-                ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-                attempts++;
-                if (eval_converged (&w, &ev))
+                w.max_step = pass == 0 ? 0.0 : CONT_MAX_STEP;
+                for (guint k = 0; k < (n_var < 6 ? 10u : 30u) && n_conv < 3 && !w.cancelled &&
+                                  w.iterations < p->max_iterations; k++)
                   {
-                    double d = 0.0;
-
-                    for (guint v = 0; v < n_var; v++)
-                      d = MAX (d, fabs (w.q[v] - sp[v]));
-                    n_conv++;
-                    if (d < best_dist)
-                      {
-                        best_dist = d;
-                        best = ev;
-                        memcpy (w.q_best, w.q, n_var * sizeof (double));
-                      }
+                    random_start (&w, sp, 4 + k);
+                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+                    attempts++;
+                    n_conv += eval_converged (&w, &ev);
+                    if (keep_nearest (&w, &ev, sp, &best, &best_dist))
+                      TRACE_STAGE ("far");
                   }
               }
             /* Nothing converged: the position must still be met when it can be. */
@@ -1279,6 +1546,8 @@ solve_one (const KmIkProblem *p,
             if (restart)
               random_start (&w, sp, 4);
           }
+      motion_done:
+        w.max_step = 0.0;
       }
 
     while (restart)
@@ -1290,6 +1559,7 @@ solve_one (const KmIkProblem *p,
             if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
               n_same++;
             best = ev;
+            TRACE_STAGE ("fallback");
             memcpy (w.q_best, w.q, n_var * sizeof (double));
           }
         else if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
@@ -1345,9 +1615,14 @@ solve_one (const KmIkProblem *p,
         if (eval_better (&w, &ev, &best))
           {
             best = ev;
+            TRACE_STAGE ("refine");
             memcpy (w.q_best, w.q, n_var * sizeof (double));
           }
       }
+#ifdef KM_IK_TRACE
+    if (continuous)
+      trace_answer (&w, sp, &best);
+#endif
   }
 
   for (guint v = 0; v < n_var; v++)
@@ -1557,8 +1832,9 @@ km_ik_solve (const KmIkProblem *problem,
  * @frame_done: (nullable) (scope call): called after every frame, on this thread
  *
  * Solves the frames in order, each warm-started from the previous frame's answer (whether or
- * not it converged), which keeps the motion on one branch. Frame k uses random seed
- * problem->random_seed + k for its restarts.
+ * not it converged) with problem->continuous set, which keeps the motion on one branch.
+ * Frame 0 starts from problem->seed as km_ik_solve() would (continuous only when the
+ * problem says so). Frame k uses random seed problem->random_seed + k for its restarts.
  *
  * Returns: %FALSE on an invalid problem or target (frames before it are filled in) or when
  *   cancelled (G_IO_ERROR_CANCELLED)
@@ -1587,8 +1863,10 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
     {
       KmIkSolution *s = out != NULL ? &out[k] : &local[k % 2];
 
-      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k, TRUE, s,
-                      cancellable, error);
+      /* Frame 0 starts from the problem's seed, not from a motion (unless the problem
+       * says so): it gets the best answer wherever it is. */
+      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k,
+                      k > 0 || problem->continuous, s, cancellable, error);
       if (ok && frame_done != NULL)
         frame_done (k, s, user_data);
       seed = s->q;

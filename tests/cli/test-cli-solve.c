@@ -49,7 +49,11 @@ parse_summary (const char *line,
   regex = g_regex_new ("^frames=([0-9]+) mean_pos_err=(\\S+) max_pos_err=(\\S+) "
                        "mean_rot_err=(\\S+) max_rot_err=(\\S+) seconds=(\\S+)$", 0, 0, NULL);
   g_assert_true (g_regex_match (regex, line, 0, &match));
-  *frames = (guint) g_ascii_strtoull (g_match_info_fetch (match, 1), NULL, 10);
+  {
+    g_autofree char *text = g_match_info_fetch (match, 1);
+
+    *frames = (guint) g_ascii_strtoull (text, NULL, 10);
+  }
   for (int i = 0; i < 5; i++)
     {
       g_autofree char *text = g_match_info_fetch (match, i + 2);

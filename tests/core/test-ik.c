@@ -454,6 +454,11 @@ test_spec_example_trajectory (void)
     }
   g_test_message ("spec example: max position error %g m, mean rotation error %g rad, "
                   "largest step between frames %g", max_pos, mean_rot, max_step);
+  /* The targets move smoothly, and so does the motion (the orientation fit keeps to its
+   * branch: no jump to another local best fit). */
+  g_assert_cmpfloat (max_step, <, 0.3);
+  /* Five DOFs cannot meet this orientation; the continuous fit stays near the best. */
+  g_assert_cmpfloat (mean_rot, <, 2.2);
   for (guint k = 0; k < n_frames; k++)
     km_ik_solution_clear (&out[k]);
 }
@@ -639,6 +644,68 @@ test_trajectory (void)
   check_trajectory (spherical);
 }
 
+/*
+ * Tracks a path that crosses a wrist singularity (iiwa7: joint_a6 through 0, where a5 and a7
+ * align; UR5: wrist_2 through 0) while another joint comes within a few hundredths of a
+ * radian of its limit (iiwa7: joint_a4 near 2.0942; UR5: shoulder_pan near 2π). A
+ * continuous solution exists (the path itself), so no frame may jump.
+ */
+static void
+check_singular_track (const JointDef *defs,
+                      guint           singular,
+                      guint           near_limit,
+                      double          limit)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (defs);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  guint n = p->n_dof, n_frames = 300;
+  g_autofree double *q = g_new (double, n);
+  g_autofree double *prev = g_new (double, n);
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  TrackState st = { 0, prev, n, 0.0, 0 };
+  double closest = INFINITY, smallest = INFINITY;
+
+  for (guint k = 0; k < n_frames; k++)
+    {
+      for (guint d = 0; d < n; d++)
+        q[d] = 0.3 + 0.4 * sin (0.004 * k * (1 + 0.2 * d) + d);
+      /* Through the singularity at frame 150, and within 0.03 of the limit at frame 157. */
+      q[singular] = 0.6 * sin (0.01 * ((double) k - 150));
+      q[near_limit] = limit - 0.03 - 0.2 * (1 - cos (0.01 * ((double) k - 157)));
+      smallest = MIN (smallest, fabs (q[singular]));
+      closest = MIN (closest, limit - q[near_limit]);
+      target_from_config (p, q);
+      targets[k] = p->target;
+      if (k == 0)
+        memcpy (p->seed, q, n * sizeof (double));
+    }
+  g_assert_cmpfloat (smallest, <, 0.005);
+  g_assert_cmpfloat (closest, <, 0.031);
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, on_frame, &st, NULL, NULL));
+  g_test_message ("%s: largest step between frames %g, %u flips", defs[1].name, st.max_jump,
+                  st.flips);
+  g_assert_cmpuint (st.flips, ==, 0);
+  /* The path moves at most 0.01 rad per frame. */
+  g_assert_cmpfloat (st.max_jump, <, 0.1);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_true (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+}
+
+static void
+test_trajectory_singular (void)
+{
+  check_singular_track (iiwa7, 5, 3, 2.0942);
+  check_singular_track (ur5, 4, 0, 2 * G_PI);
+}
+
 static void
 cancel_at_frame (guint               frame,
                  const KmIkSolution *s,
@@ -765,6 +832,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/bad-targets", test_bad_targets);
   g_test_add_func ("/kinema/Ik/deterministic", test_deterministic);
   g_test_add_func ("/kinema/Ik/trajectory", test_trajectory);
+  g_test_add_func ("/kinema/Ik/trajectory-singular", test_trajectory_singular);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
 
