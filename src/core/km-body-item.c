@@ -329,21 +329,6 @@ km_body_item_restore (KmItem           *item,
   return TRUE;
 }
 
-static void
-copy_except (KmYamlNode       *to,
-             const KmYamlNode *from,
-             const char * const *skip)
-{
-  for (guint i = 0; from != NULL && i < km_yaml_node_get_length (from); i++)
-    {
-      const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (from, i), NULL);
-
-      if (key == NULL || g_strv_contains (skip, key))
-        continue;
-      km_yaml_mapping_append (to, key, km_yaml_node_ref (km_yaml_mapping_get_value (from, i)));
-    }
-}
-
 static KmYamlNode *
 km_body_item_store (KmItem   *item,
                     KmItemIo *io)
@@ -391,7 +376,7 @@ km_body_item_store (KmItem   *item,
     km_yaml_mapping_append (out, "joint_displacements",
                             km_yaml_node_new_numbers (self->raw, self->n_raw));
   km_yaml_mapping_append (out, "fix_root", km_yaml_node_new_bool (self->fix_root));
-  copy_except (out, data, replaced);
+  km_yaml_mapping_append_except (out, data, replaced);
   return out;
 }
 

@@ -250,16 +250,7 @@ km_ik_targets_item_store (KmItem   *item,
         km_yaml_sequence_append (list, keyframe_node (km_target_track_get_keyframe (self->track, i)));
       km_yaml_mapping_append (out, "keyframes", list);
     }
-  for (guint i = 0; data != NULL && i < km_yaml_node_get_length (data); i++)
-    {
-      KmYamlNode *key = km_yaml_mapping_get_key (data, i);
-      const char *name = km_yaml_node_get_scalar (key, NULL);
-
-      if (name == NULL || g_strv_contains (replaced, name))
-        continue;
-      km_yaml_mapping_append_node (out, km_yaml_node_ref (key),
-                                   km_yaml_node_ref (km_yaml_mapping_get_value (data, i)));
-    }
+  km_yaml_mapping_append_except (out, data, replaced);
   return out;
 }
 

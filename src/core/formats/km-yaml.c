@@ -13,6 +13,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-yaml.h"
+#include "km-format.h"
 
 /*
  * Nodes. A mapping keeps its pairs flat in one array (key, value, key, value, …). Parsed
@@ -562,20 +563,18 @@ km_yaml_parse_file (const char          *path,
                     const KmYamlLimits  *limits,
                     GError             **error)
 {
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const char *data;
   gsize length;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!g_file_get_contents (path, &data, &length, &local_error))
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 }, "%s",
-                          local_error->message);
-      return NULL;
-    }
-  return km_yaml_parse (path, data, length, limits, error);
+  bytes = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &length);
+  return km_yaml_parse (path, data != NULL ? data : "", length, limits, error);
 }
 
 gboolean
@@ -949,6 +948,26 @@ km_yaml_mapping_append_node (KmYamlNode *mapping,
   account_child (mapping, value);
   g_ptr_array_add (mapping->items, key);
   g_ptr_array_add (mapping->items, value);
+}
+
+void
+km_yaml_mapping_append_except (KmYamlNode         *mapping,
+                               const KmYamlNode   *from,
+                               const char * const *skip)
+{
+  g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (skip != NULL);
+
+  for (guint i = 0; from != NULL && i < km_yaml_node_get_length (from); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (from, i);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (name == NULL || g_strv_contains (skip, name))
+        continue;
+      km_yaml_mapping_append_node (mapping, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (from, i)));
+    }
 }
 
 void
@@ -1525,9 +1544,14 @@ write_flow (GString          *out,
       g_string_append (out, "{ ");
       for (guint i = 0; i < n; i += 2)
         {
+          const KmYamlNode *key = g_ptr_array_index (node->items, i);
+
           if (i > 0)
             g_string_append (out, ", ");
-          write_flow (out, g_ptr_array_index (node->items, i), indent);
+          if (key->kind == KM_YAML_SCALAR && key->length == 0 && key->tag == NULL)
+            g_string_append (out, "\"\"");
+          else
+            write_flow (out, key, indent);
           g_string_append (out, ": ");
           write_flow (out, g_ptr_array_index (node->items, i + 1), indent);
         }
@@ -1606,7 +1630,10 @@ write_block (GString          *out,
           const KmYamlNode *key = g_ptr_array_index (node->items, i);
 
           indent_to (out, indent);
-          if (key->kind == KM_YAML_SCALAR)
+          /* An empty plain key would read back as a missing key: quote it. */
+          if (key->kind == KM_YAML_SCALAR && key->length == 0 && key->tag == NULL)
+            g_string_append (out, "\"\"");
+          else if (key->kind == KM_YAML_SCALAR)
             write_scalar (out, key, TRUE);
           else
             write_flow (out, key, indent);
@@ -1641,6 +1668,11 @@ km_yaml_emit (const KmYamlNode *root,
           g_string_append_c (out, '\n');
         }
       write_block (out, root, 0);
+    }
+  else if (root->kind == KM_YAML_SCALAR && root->length == 0 && root->tag == NULL)
+    {
+      /* A document of one empty scalar: written bare it would read back as no document. */
+      g_string_append (out, "\"\"\n");
     }
   else
     {

@@ -143,6 +143,11 @@ void              km_yaml_mapping_append       (KmYamlNode          *mapping,
 void              km_yaml_mapping_append_node  (KmYamlNode          *mapping,
                                                 KmYamlNode          *key,
                                                 KmYamlNode          *value);
+/* Appends every pair of @from (nullable) whose key is not in @skip, keys kept with their
+ * style: how an item writes back the keys it does not interpret. */
+void              km_yaml_mapping_append_except (KmYamlNode         *mapping,
+                                                const KmYamlNode    *from,
+                                                const char * const  *skip);
 /* Replaces the value of @key in place, or appends the pair. */
 void              km_yaml_mapping_set          (KmYamlNode          *mapping,
                                                 const char          *key,
