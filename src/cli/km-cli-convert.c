@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <glib/gi18n.h>
 
+#include "km-body-writer.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-cnoid.h"
@@ -18,6 +19,10 @@
 #include "km-skeleton.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
+#include "km-urdf-writer.h"
+
+/* The model formats `--to` writes. */
+static const char * const model_targets[] = { "SKELETON-JSON", "CHOREONOID-BODY", "URDF", NULL };
 
 static gboolean
 skeleton_has_shapes (const KmSkeleton *skeleton)
@@ -36,19 +41,34 @@ skeleton_has_shapes (const KmSkeleton *skeleton)
 static gboolean
 write_model (const KmFormat   *input_format,
              const KmSkeleton *skeleton,
+             const char       *to,
              const char       *output,
              GError          **error)
 {
-  /* skeleton.json has no place for display geometry, mass properties or device nodes:
-   * say so rather than drop them silently. */
-  if (skeleton_has_shapes (skeleton))
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok;
+
+  /* No target format has a place for mass properties or device nodes, and skeleton.json
+   * none for display geometry either: say so rather than drop them silently. */
+  if (g_str_equal (to, "SKELETON-JSON") && skeleton_has_shapes (skeleton))
     fprintf (stderr, _("note: display shapes are not carried over to skeleton.json\n"));
-  if (!g_str_equal (input_format->name, "SKELETON-JSON"))
-    fprintf (stderr, _("note: only the kinematic tree is converted (joints, offsets, "
-                       "rotations, axes, limits, body handlers)\n"));
-  if (!km_skeleton_json_save (skeleton, output, error))
+  if (!g_str_equal (input_format->name, "SKELETON-JSON") && !g_str_equal (input_format->name, to))
+    fprintf (stderr, g_str_equal (to, "SKELETON-JSON") ?
+             _("note: only the kinematic tree is converted (joints, offsets, rotations, "
+               "axes, limits, body handlers)\n") :
+             _("note: only the kinematic tree and display shapes are converted (joints, "
+               "offsets, rotations, axes, limits, primitive and mesh shapes)\n"));
+  if (g_str_equal (to, "CHOREONOID-BODY"))
+    ok = km_body_save (skeleton, output, notes, error);
+  else if (g_str_equal (to, "URDF"))
+    ok = km_urdf_save (skeleton, output, notes, error);
+  else
+    ok = km_skeleton_json_save (skeleton, output, error);
+  for (guint i = 0; i < notes->len; i++)
+    fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
+  if (!ok)
     return FALSE;
-  printf ("output=%s format=SKELETON-JSON joints=%u dof=%u\n", output,
+  printf ("output=%s format=%s joints=%u dof=%u\n", output, to,
           km_skeleton_get_n_joints (skeleton), km_skeleton_get_n_dof (skeleton));
   return TRUE;
 }
@@ -66,9 +86,11 @@ write_targets (const KmTargetTrack *track,
 }
 
 /*
- * kinema-cli convert [--format NAME] INPUT OUTPUT
+ * kinema-cli convert [--format NAME] [--to FORMAT] INPUT OUTPUT
  * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
- * skeleton.json; a targets file is rewritten in canonical form. stdout: one key=value
+ * skeleton.json, or with --to a Choreonoid .body or URDF file (what the target cannot
+ * carry is said on stderr as "note: " lines); a targets file is rewritten in canonical
+ * form. stdout: one key=value
  * line. Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong
  * usage. A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
@@ -79,6 +101,7 @@ km_cli_convert (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *format_name = NULL;
+  g_autofree char *to = NULL;
   const KmFormat *format = NULL;
   gpointer result;
   gboolean ok = FALSE;
@@ -86,6 +109,9 @@ km_cli_convert (int    argc,
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read INPUT as format NAME instead of detecting it"), N_("NAME") },
+    { "to", 't', 0, G_OPTION_ARG_STRING, &to,
+      N_("Write a model as FORMAT: SKELETON-JSON (default), CHOREONOID-BODY or URDF"),
+      N_("FORMAT") },
     { NULL }
   };
 
@@ -95,9 +121,10 @@ km_cli_convert (int    argc,
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
                                     N_("Models (Choreonoid .body, Scenebuilder XML, URDF, "
-                                       "skeleton.json) are written as skeleton.json; targets "
-                                       "files and .cnoid projects are rewritten in canonical "
-                                       "form, keeping what Kinema does not interpret."));
+                                       "skeleton.json) are written as skeleton.json, or as the "
+                                       "format given with --to; targets files and .cnoid "
+                                       "projects are rewritten in canonical form, keeping what "
+                                       "Kinema does not interpret."));
 
   status = km_cli_parse_options (context, &argc, &argv);
   if (status >= 0)
@@ -107,6 +134,15 @@ km_cli_convert (int    argc,
   status = km_cli_check_format (context, format_name);
   if (status >= 0)
     return status;
+  if (to != NULL && !g_strv_contains (model_targets, to))
+    {
+      g_autofree char *message =
+        /* Translators: %s is what the user gave; the names after it are not translated */
+        g_strdup_printf (_("unknown target format “%s” (expected SKELETON-JSON, "
+                           "CHOREONOID-BODY or URDF)"), to);
+
+      return km_cli_usage_error (context, message);
+    }
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
   result = km_format_load_file (argv[1], format_name, &format, &error);
@@ -117,10 +153,16 @@ km_cli_convert (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
+  if (to != NULL && format->kind != KM_FILE_KIND_MODEL)
+    {
+      format->free_result (result);
+      return km_cli_usage_error (context, _("--to applies to models only"));
+    }
+
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, argv[2], &error);
+      ok = write_model (format, result, to ? to : "SKELETON-JSON", argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);

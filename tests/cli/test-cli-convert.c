@@ -127,6 +127,124 @@ test_convert_errors (void)
   g_assert_true (g_str_has_prefix (bad_dir.err, "convert: "));
 }
 
+/* Like assert_same_kinematics, matching joints by name: a spherical joint written as three
+ * revolute ones adds joints but keeps the DOF order. */
+static void
+assert_same_kinematics_by_name (const KmSkeleton *a,
+                                const KmSkeleton *b)
+{
+  guint n_dof = km_skeleton_get_n_dof (a);
+  g_autofree double *q = g_new (double, MAX (n_dof, 1));
+  g_autofree KmTransform *wa = g_new (KmTransform, km_skeleton_get_n_joints (a));
+  g_autofree KmTransform *wb = g_new (KmTransform, km_skeleton_get_n_joints (b));
+
+  g_assert_cmpuint (km_skeleton_get_n_dof (b), ==, n_dof);
+  for (guint d = 0; d < n_dof; d++)
+    q[d] = 0.1 * (double) (d % 7) - 0.3;
+  km_skeleton_clamp (a, q);
+  km_skeleton_forward_kinematics (a, q, NULL, wa);
+  km_skeleton_forward_kinematics (b, q, NULL, wb);
+  for (guint i = 0; i < km_skeleton_get_n_joints (a); i++)
+    {
+      int k = km_skeleton_find_joint (b, km_skeleton_get_joint (a, i)->name);
+
+      g_assert_cmpint (k, >=, 0);
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wa[i].pos, wb[k].pos)), <, 1e-9);
+      g_assert_cmpfloat (km_mat3_rotation_angle (&wa[i].rot, &wb[k].rot), <, 1e-9);
+    }
+}
+
+static void
+test_convert_to_body (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body", NULL);
+  g_autofree char *output = g_build_filename (tmp_dir, "sr1-out.body", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) info = { 0 };
+  KmSkeleton *original, *converted;
+
+  run_cli (&run, NULL, "convert", "--to", "CHOREONOID-BODY", input, output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_suffix (run.out, "format=CHOREONOID-BODY joints=30 dof=29\n"));
+  /* Same format in and out: no "only the kinematic tree" note, shapes are kept. */
+  g_assert_null (strstr (run.err, "only the kinematic tree"));
+  g_assert_null (strstr (run.err, "display shapes are not carried over"));
+
+  run_cli (&info, NULL, "info", output, NULL);
+  g_assert_cmpint (info.status, ==, 0);
+  g_assert_true (g_str_has_suffix (info.out, "joints=30 dof=29 free_root=1\n"));
+
+  original = load_model (input);
+  converted = load_model (output);
+  assert_same_kinematics (original, converted);
+  km_skeleton_unref (original);
+  km_skeleton_unref (converted);
+}
+
+static void
+test_convert_to_urdf (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *output = g_build_filename (tmp_dir, "arm-out.urdf", NULL);
+  g_autofree char *body = g_build_filename (tmp_dir, "arm-out.body", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) run_body = { 0 };
+  g_auto(Run) info = { 0 };
+  KmSkeleton *original, *converted;
+
+  run_cli (&run, NULL, "convert", "--to", "URDF", input, output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_suffix (run.out, "format=URDF joints=5 dof=5\n"));
+  g_assert_nonnull (strstr (run.err, "note: spherical joint “Shoulder” has no URDF equivalent: "
+                                     "written as three revolute joints Shoulder_x, Shoulder_y "
+                                     "and Shoulder about X, Y and Z\n"));
+
+  run_cli (&info, NULL, "info", output, NULL);
+  g_assert_cmpint (info.status, ==, 0);
+  g_assert_true (g_str_has_suffix (info.out, "joints=7 dof=5\n"));
+
+  original = load_model (input);
+  converted = load_model (output);
+  assert_same_kinematics_by_name (original, converted);
+  km_skeleton_unref (converted);
+
+  run_cli (&run_body, NULL, "convert", "-t", "CHOREONOID-BODY", input, body, NULL);
+  g_assert_cmpint (run_body.status, ==, 0);
+  g_assert_nonnull (strstr (run_body.err, "no .body equivalent"));
+  converted = load_model (body);
+  assert_same_kinematics_by_name (original, converted);
+  km_skeleton_unref (converted);
+  km_skeleton_unref (original);
+}
+
+static void
+test_convert_to_errors (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.cnoid", NULL);
+  g_autofree char *existing = g_build_filename (tmp_dir, "keep.urdf", NULL);
+  g_autofree char *unwritable = g_build_filename (tmp_dir, "no-such-dir", "out.urdf", NULL);
+  g_autofree char *contents = NULL;
+  g_auto(Run) bad_to = { 0 };
+  g_auto(Run) not_model = { 0 };
+  g_auto(Run) bad_dir = { 0 };
+
+  g_assert_true (g_file_set_contents (existing, "old", -1, NULL));
+  run_cli (&bad_to, NULL, "convert", "--to", "SDF", model, existing, NULL);
+  g_assert_cmpint (bad_to.status, ==, 2);
+  g_assert_nonnull (strstr (bad_to.err, "unknown target format “SDF”"));
+  run_cli (&not_model, NULL, "convert", "--to", "URDF", project, existing, NULL);
+  g_assert_cmpint (not_model.status, ==, 2);
+  g_assert_nonnull (strstr (not_model.err, "--to applies to models only"));
+  g_assert_true (g_file_get_contents (existing, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "old");
+
+  run_cli (&bad_dir, NULL, "convert", "--to", "URDF", model, unwritable, NULL);
+  g_assert_cmpint (bad_dir.status, ==, 1);
+  g_assert_true (g_str_has_prefix (bad_dir.err, "note: "));
+  g_assert_nonnull (strstr (bad_dir.err, "convert: "));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -139,6 +257,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-body", test_convert_body);
   g_test_add_func ("/kinema/Cli/convert-project", test_convert_project);
   g_test_add_func ("/kinema/Cli/convert-errors", test_convert_errors);
+  g_test_add_func ("/kinema/Cli/convert-to-body", test_convert_to_body);
+  g_test_add_func ("/kinema/Cli/convert-to-urdf", test_convert_to_urdf);
+  g_test_add_func ("/kinema/Cli/convert-to-errors", test_convert_to_errors);
 
   status = g_test_run ();
   {

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-body"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-body-writer.h"
+
+#include "km-yaml.h"
+
+/*
+ * The mapping, joint by joint in the skeleton's preorder (so parents come first):
+ * - every joint is one link: name, parent, translation (the offset), rotation (axis-angle
+ *   [x, y, z, degrees], only when the joint has one), joint_type, joint_axis (revolute and
+ *   prismatic), joint_range (degrees or metres; `unlimited` ends when the joint has no
+ *   limit) and joint_id;
+ * - joint ids are the DOF order: the n-th DOF of the skeleton gets id n, so that a
+ *   `joint_displacements` list in DOF order (DESIGN.md) reads the same in both;
+ * - a spherical joint has no .body equivalent: it becomes three revolute links NAME_x,
+ *   NAME_y and NAME about X, Y and Z, chained with zero offsets (the euler XYZ order of
+ *   Kinema's spherical joints, so the DOFs keep their order and meaning); the first carries
+ *   the offset and rotation, the last the name, children and shapes;
+ * - the root is `free` or `fixed` like the skeleton's root; body handlers are written as
+ *   `body_handlers`;
+ * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
+ *   TriangleMesh), wrapped in a Transform when they are placed or scaled.
+ */
+
+static void
+note (GPtrArray  *notes,
+      const char *format,
+      ...) G_GNUC_PRINTF (2, 3);
+
+static void
+note (GPtrArray  *notes,
+      const char *format,
+      ...)
+{
+  va_list args;
+
+  if (notes == NULL)
+    return;
+  va_start (args, format);
+  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static KmYamlNode *
+vec3_node (KmVec3 v)
+{
+  /* + 0.0 writes a negative zero as 0. */
+  double values[3] = { v.x + 0.0, v.y + 0.0, v.z + 0.0 };
+
+  return km_yaml_node_new_numbers (values, 3);
+}
+
+static KmYamlNode *
+rotation_node (KmQuat q)
+{
+  KmVec3 axis;
+  double angle, values[4];
+
+  km_quat_to_axis_angle (q, &axis, &angle);
+  values[0] = axis.x;
+  values[1] = axis.y;
+  values[2] = axis.z;
+  values[3] = km_rad_to_deg (angle);
+  return km_yaml_node_new_numbers (values, 4);
+}
+
+static KmYamlNode *
+range_node (const KmLimit *limit,
+            double         scale)
+{
+  KmYamlNode *seq = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+
+  if (!limit->limited || !isfinite (limit->min) || !isfinite (limit->max))
+    {
+      km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
+      km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
+    }
+  else
+    {
+      km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->min * scale));
+      km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->max * scale));
+    }
+  return seq;
+}
+
+static KmYamlNode *
+geometry_node (const KmShape *shape)
+{
+  KmYamlNode *g = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+
+  switch (shape->type)
+    {
+    case KM_SHAPE_BOX:
+      km_yaml_mapping_append (g, "type", km_yaml_node_new_string ("Box"));
+      km_yaml_mapping_append (g, "size", vec3_node (shape->size));
+      break;
+    case KM_SHAPE_SPHERE:
+      km_yaml_mapping_append (g, "type", km_yaml_node_new_string ("Sphere"));
+      km_yaml_mapping_append (g, "radius", km_yaml_node_new_number (shape->radius));
+      break;
+    case KM_SHAPE_CYLINDER:
+    case KM_SHAPE_CONE:
+    case KM_SHAPE_CAPSULE:
+      km_yaml_mapping_append (g, "type", km_yaml_node_new_string (
+                                shape->type == KM_SHAPE_CYLINDER ? "Cylinder" :
+                                shape->type == KM_SHAPE_CONE ? "Cone" : "Capsule"));
+      km_yaml_mapping_append (g, "radius", km_yaml_node_new_number (shape->radius));
+      km_yaml_mapping_append (g, "height", km_yaml_node_new_number (shape->height));
+      break;
+    case KM_SHAPE_MESH:
+    default:
+      {
+        const KmMesh *mesh = shape->mesh;
+        guint nv = km_mesh_get_n_vertices (mesh), nt = km_mesh_get_n_triangles (mesh);
+        const float *v = km_mesh_get_vertices (mesh);
+        const guint32 *idx = km_mesh_get_indices (mesh);
+        KmYamlNode *vertices = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+        KmYamlNode *triangles = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+
+        for (gsize i = 0; i < 3 * (gsize) nv; i++)
+          km_yaml_sequence_append (vertices, km_yaml_node_new_number (v[i]));
+        for (gsize i = 0; i < 3 * (gsize) nt; i++)
+          km_yaml_sequence_append (triangles, km_yaml_node_new_int (idx[i]));
+        km_yaml_node_set_style (g, KM_YAML_STYLE_BLOCK);
+        km_yaml_mapping_append (g, "type", km_yaml_node_new_string ("TriangleMesh"));
+        km_yaml_mapping_append (g, "vertices", vertices);
+        km_yaml_mapping_append (g, "triangles", triangles);
+      }
+      break;
+    }
+  return g;
+}
+
+static KmYamlNode *
+shape_node (const KmShape *shape)
+{
+  KmYamlNode *node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  KmYamlNode *appearance = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmYamlNode *material = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmQuat q = km_mat3_to_quat (&shape->transform.rot);
+  gboolean placed = km_vec3_length (shape->transform.pos) > 0 ||
+                    km_quat_angle_between (q, KM_QUAT_IDENTITY) > 1e-12;
+  gboolean scaled = shape->scale.x != 1 || shape->scale.y != 1 || shape->scale.z != 1;
+  /* Colours are floats: six decimals say them exactly enough and read well. */
+  double rgb[3] = { round (shape->color.r * 1e6) / 1e6, round (shape->color.g * 1e6) / 1e6,
+                    round (shape->color.b * 1e6) / 1e6 };
+
+  km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
+  km_yaml_mapping_append (node, "geometry", geometry_node (shape));
+  km_yaml_mapping_append (material, "diffuse", km_yaml_node_new_numbers (rgb, 3));
+  if (shape->color.a < 1)
+    km_yaml_mapping_append (material, "transparency",
+                            km_yaml_node_new_number (round ((1.0 - shape->color.a) * 1e6) / 1e6));
+  km_yaml_mapping_append (appearance, "material", material);
+  km_yaml_mapping_append (node, "appearance", appearance);
+  if (!placed && !scaled)
+    return node;
+
+  {
+    KmYamlNode *transform = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+    KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+    km_yaml_mapping_append (transform, "type", km_yaml_node_new_string ("Transform"));
+    km_yaml_mapping_append (transform, "translation", vec3_node (shape->transform.pos));
+    km_yaml_mapping_append (transform, "rotation", rotation_node (q));
+    if (scaled)
+      km_yaml_mapping_append (transform, "scale", vec3_node (shape->scale));
+    km_yaml_sequence_append (elements, node);
+    km_yaml_mapping_append (transform, "elements", elements);
+    return transform;
+  }
+}
+
+static KmYamlNode *
+link_node (const char    *name,
+           const char    *parent,
+           const char    *type,
+           const KmVec3  *offset,
+           const KmQuat  *rotation,
+           const KmVec3  *axis,
+           const KmLimit *limit,
+           double         scale,
+           int            joint_id)
+{
+  KmYamlNode *link = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+
+  km_yaml_mapping_append (link, "name", km_yaml_node_new_string (name));
+  if (parent != NULL)
+    km_yaml_mapping_append (link, "parent", km_yaml_node_new_string (parent));
+  if (offset != NULL)
+    km_yaml_mapping_append (link, "translation", vec3_node (*offset));
+  if (rotation != NULL)
+    km_yaml_mapping_append (link, "rotation", rotation_node (*rotation));
+  km_yaml_mapping_append (link, "joint_type", km_yaml_node_new_string (type));
+  if (axis != NULL)
+    km_yaml_mapping_append (link, "joint_axis", vec3_node (*axis));
+  if (joint_id >= 0)
+    km_yaml_mapping_append (link, "joint_id", km_yaml_node_new_int (joint_id));
+  if (limit != NULL)
+    km_yaml_mapping_append (link, "joint_range", range_node (limit, scale));
+  return link;
+}
+
+static void
+check_limit (GPtrArray     *notes,
+             const char    *name,
+             const KmLimit *limit)
+{
+  if (limit->limited && (isfinite (limit->min) != isfinite (limit->max)))
+    note (notes, _("joint “%s” is limited on one side only; .body ranges are limited on "
+                   "both sides or none, so it is written unlimited"), name);
+}
+
+/**
+ * km_body_to_string:
+ * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
+ *   format cannot carry (the array needs g_free as its free function)
+ *
+ * Returns: (transfer full): the .body text
+ */
+char *
+km_body_to_string (const KmSkeleton *skeleton,
+                   GPtrArray        *notes)
+{
+  g_autoptr(KmYamlNode) root = NULL;
+  KmYamlNode *links;
+  const char * const *handlers;
+  const char *root_name;
+  gboolean renumbered = FALSE;
+  guint n;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  n = km_skeleton_get_n_joints (skeleton);
+  root_name = km_skeleton_get_joint (skeleton, 0)->name;
+  root = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append (root, "format", km_yaml_node_new_string ("ChoreonoidBody"));
+  km_yaml_mapping_append (root, "format_version", km_yaml_node_new_scalar ("2.0",
+                                                                           KM_YAML_STYLE_PLAIN));
+  km_yaml_mapping_append (root, "angle_unit", km_yaml_node_new_string ("degree"));
+  km_yaml_mapping_append (root, "name", km_yaml_node_new_string (root_name));
+  km_yaml_mapping_append (root, "root_link", km_yaml_node_new_string (root_name));
+  handlers = km_skeleton_get_body_handlers (skeleton);
+  if (handlers != NULL && handlers[0] != NULL)
+    {
+      KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+
+      for (guint h = 0; handlers[h] != NULL; h++)
+        km_yaml_sequence_append (list, km_yaml_node_new_string (handlers[h]));
+      km_yaml_mapping_append (root, "body_handlers", list);
+    }
+
+  links = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      const char *parent = j->parent >= 0 ? km_skeleton_get_joint (skeleton, (guint) j->parent)->name : NULL;
+      const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
+      double angle_scale = 180.0 / G_PI;
+      KmYamlNode *link;
+      guint n_shapes = 0;
+      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
+
+      if (j->joint_id >= 0 && j->joint_id != j->dof_index)
+        renumbered = TRUE;
+      switch (j->type)
+        {
+        case KM_JOINT_REVOLUTE:
+        case KM_JOINT_PRISMATIC:
+          check_limit (notes, j->name, &j->limits[0]);
+          link = link_node (j->name, parent,
+                            j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
+                            &j->offset, rotation, &j->axis, &j->limits[0],
+                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0, j->dof_index);
+          break;
+        case KM_JOINT_SPHERICAL:
+          {
+            g_autofree char *name_x = g_strdup_printf ("%s_x", j->name);
+            g_autofree char *name_y = g_strdup_printf ("%s_y", j->name);
+            KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
+
+            if (km_skeleton_find_joint (skeleton, name_x) >= 0 ||
+                km_skeleton_find_joint (skeleton, name_y) >= 0)
+              {
+                g_free (name_x);
+                g_free (name_y);
+                name_x = g_strdup_printf ("%s_sph_x", j->name);
+                name_y = g_strdup_printf ("%s_sph_y", j->name);
+              }
+            for (guint a = 0; a < 3; a++)
+              check_limit (notes, j->name, &j->limits[a]);
+            note (notes, _("spherical joint “%s” has no .body equivalent: written as three "
+                           "revolute links %s, %s and %s about X, Y and Z"),
+                  j->name, name_x, name_y, j->name);
+            km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
+                                                       rotation, &ax, &j->limits[0],
+                                                       angle_scale, j->dof_index));
+            km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
+                                                       &ay, &j->limits[1], angle_scale,
+                                                       j->dof_index + 1));
+            link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
+                              angle_scale, j->dof_index + 2);
+          }
+          break;
+        case KM_JOINT_FREE:
+          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1, -1);
+          break;
+        case KM_JOINT_FIXED:
+        default:
+          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1, -1);
+          break;
+        }
+      if (n_shapes > 0)
+        {
+          KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+          for (guint s = 0; s < n_shapes; s++)
+            if (shapes[s]->type != KM_SHAPE_MESH || shapes[s]->mesh != NULL)
+              km_yaml_sequence_append (elements, shape_node (shapes[s]));
+          km_yaml_mapping_append (link, "elements", elements);
+        }
+      km_yaml_sequence_append (links, link);
+    }
+  km_yaml_mapping_append (root, "links", links);
+  if (renumbered)
+    note (notes, _("joint ids are renumbered in DOF order"));
+  return km_yaml_emit_to_string (root, NULL);
+}
+
+/**
+ * km_body_save:
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * Writes atomically: a failed save leaves an existing file as it was.
+ */
+gboolean
+km_body_save (const KmSkeleton  *skeleton,
+              const char        *path,
+              GPtrArray         *notes,
+              GError           **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = km_body_to_string (skeleton, notes);
+  return g_file_set_contents_full (path, text, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0666, error);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "km-skeleton.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Writes a skeleton as a Choreonoid body file (format ChoreonoidBody, format_version 2.0,
+ * angle_unit degree) that km_body_load() and Choreonoid read back with the same
+ * kinematics. See km-body-writer.c for what cannot be carried over; each such loss is
+ * reported as one translated line in @notes.
+ */
+
+char     *km_body_to_string  (const KmSkeleton  *skeleton,
+                              GPtrArray         *notes);
+gboolean  km_body_save       (const KmSkeleton  *skeleton,
+                              const char        *path,
+                              GPtrArray         *notes,
+                              GError           **error);
+
+G_END_DECLS

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-urdf"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-urdf-writer.h"
+
+#include "km-yaml.h"
+
+/*
+ * The mapping (km_urdf_load reads it back to the same skeleton, joint names included):
+ * - the root joint is the root link (URDF has no joint above the root); a free root has no
+ *   URDF equivalent and is written as a fixed base (noted); a root with an offset, a
+ *   rotation or a motion of its own becomes a joint of its name below a new link ROOT_base
+ *   (noted);
+ * - every other joint J is a URDF joint named J from its parent's link to a link named J
+ *   (links and joints are separate name spaces in URDF): origin xyz = offset, rpy = the
+ *   rotation as extrinsic roll-pitch-yaw (R = Rz(yaw)·Ry(pitch)·Rx(roll)), axis, and for
+ *   revolute joints <limit lower upper> or type continuous when unlimited; prismatic joints
+ *   always have a <limit> in ROS, so an unlimited one is written without (noted);
+ *   effort and velocity limits are unknown to Kinema and written as 0;
+ * - a spherical joint J becomes three revolute joints J_x, J_y and J about X, Y and Z with
+ *   dummy links J_x and J_y between them and zero origins after the first (the euler XYZ
+ *   order of Kinema's spherical joints, so DOFs keep their order and meaning);
+ * - shapes become <visual>s where URDF has the primitive: box, sphere, cylinder (turned
+ *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
+ *   allows it. Cones, capsules and meshes (URDF meshes are files) are left out (noted).
+ */
+
+static void
+note (GPtrArray  *notes,
+      const char *format,
+      ...) G_GNUC_PRINTF (2, 3);
+
+static void
+note (GPtrArray  *notes,
+      const char *format,
+      ...)
+{
+  va_list args;
+
+  if (notes == NULL)
+    return;
+  va_start (args, format);
+  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static void
+append_number (GString *out,
+               double   value)
+{
+  char buffer[64];
+
+  /* + 0.0 writes a negative zero as 0. */
+  km_yaml_format_number (value + 0.0, buffer, sizeof buffer);
+  g_string_append (out, buffer);
+}
+
+static void
+append_vec3_attr (GString    *out,
+                  const char *attr,
+                  KmVec3      v)
+{
+  g_string_append_printf (out, " %s=\"", attr);
+  append_number (out, v.x);
+  g_string_append_c (out, ' ');
+  append_number (out, v.y);
+  g_string_append_c (out, ' ');
+  append_number (out, v.z);
+  g_string_append_c (out, '"');
+}
+
+/* Extrinsic roll-pitch-yaw of R = Rz(y)·Ry(p)·Rx(r). */
+static KmVec3
+rpy_from_mat3 (const KmMat3 *m)
+{
+  double r, p, y;
+  double c = sqrt (m->m[0][0] * m->m[0][0] + m->m[1][0] * m->m[1][0]);
+
+  p = atan2 (-m->m[2][0], c);
+  if (c > 1e-12)
+    {
+      r = atan2 (m->m[2][1], m->m[2][2]);
+      y = atan2 (m->m[1][0], m->m[0][0]);
+    }
+  else
+    {
+      /* Gimbal lock: only r ∓ y is defined; put it all in roll. */
+      y = 0;
+      r = m->m[2][0] < 0 ? atan2 (m->m[0][1], m->m[1][1]) : atan2 (-m->m[0][1], m->m[1][1]);
+    }
+  return km_vec3 (r, p, y);
+}
+
+static void
+append_origin (GString           *out,
+               const char        *indent,
+               const KmTransform *t)
+{
+  g_string_append_printf (out, "%s<origin", indent);
+  append_vec3_attr (out, "xyz", t->pos);
+  append_vec3_attr (out, "rpy", rpy_from_mat3 (&t->rot));
+  g_string_append (out, "/>\n");
+}
+
+static void
+append_visual (GString       *out,
+               GPtrArray     *notes,
+               const char    *link,
+               guint          index,
+               const KmShape *shape)
+{
+  g_autofree char *material = NULL;
+  KmTransform origin = shape->transform;
+  KmVec3 s = shape->scale;
+  g_autofree char *geometry = NULL;
+  GString *g;
+
+  switch (shape->type)
+    {
+    case KM_SHAPE_BOX:
+      g = g_string_new ("<box");
+      append_vec3_attr (g, "size", km_vec3 (shape->size.x * fabs (s.x), shape->size.y * fabs (s.y),
+                                            shape->size.z * fabs (s.z)));
+      g_string_append (g, "/>");
+      break;
+    case KM_SHAPE_SPHERE:
+      if (fabs (s.x) != fabs (s.y) || fabs (s.y) != fabs (s.z))
+        {
+          note (notes, _("a sphere of link “%s” is scaled unevenly, which URDF cannot "
+                         "draw; it is left out"), link);
+          return;
+        }
+      g = g_string_new ("<sphere radius=\"");
+      append_number (g, shape->radius * fabs (s.x));
+      g_string_append (g, "\"/>");
+      break;
+    case KM_SHAPE_CYLINDER:
+      {
+        KmTransform turn = { 0 };
+
+        if (fabs (s.x) != fabs (s.z))
+          {
+            note (notes, _("a cylinder of link “%s” is scaled unevenly, which URDF cannot "
+                           "draw; it is left out"), link);
+            return;
+          }
+        /* Kinema's cylinders run along +Y, URDF's along +Z: Rx(-90°) takes Z to Y. */
+        km_mat3_from_axis_angle (km_vec3 (1, 0, 0), -G_PI / 2, &turn.rot);
+        km_transform_mul (&shape->transform, &turn, &origin);
+        g = g_string_new ("<cylinder radius=\"");
+        append_number (g, shape->radius * fabs (s.x));
+        g_string_append (g, "\" length=\"");
+        append_number (g, shape->height * fabs (s.y));
+        g_string_append (g, "\"/>");
+      }
+      break;
+    case KM_SHAPE_CONE:
+    case KM_SHAPE_CAPSULE:
+    case KM_SHAPE_MESH:
+    default:
+      note (notes,
+            /* Translators: %s is a shape type (cone, capsule, mesh), then a link name */
+            _("URDF has no inline %s: the one of link “%s” is left out"),
+            km_shape_type_to_string (shape->type), link);
+      return;
+    }
+  geometry = g_string_free (g, FALSE);
+  g_string_append (out, "    <visual>\n");
+  append_origin (out, "      ", &origin);
+  g_string_append_printf (out, "      <geometry>%s</geometry>\n", geometry);
+  /* ROS tools want a material name, unique per colour. */
+  material = g_markup_printf_escaped ("%s_visual%u", link, index);
+  g_string_append_printf (out, "      <material name=\"%s\"><color rgba=\"", material);
+  /* Colours are floats: six decimals say them exactly enough and read well. */
+  append_number (out, round (shape->color.r * 1e6) / 1e6);
+  g_string_append_c (out, ' ');
+  append_number (out, round (shape->color.g * 1e6) / 1e6);
+  g_string_append_c (out, ' ');
+  append_number (out, round (shape->color.b * 1e6) / 1e6);
+  g_string_append_c (out, ' ');
+  append_number (out, round (shape->color.a * 1e6) / 1e6);
+  g_string_append (out, "\"/></material>\n");
+  g_string_append (out, "    </visual>\n");
+}
+
+static void
+append_link (GString          *out,
+             GPtrArray        *notes,
+             const char       *name,
+             const KmSkeleton *skeleton,
+             int               joint)
+{
+  g_autofree char *escaped = g_markup_escape_text (name, -1);
+  KmShape * const *shapes = NULL;
+  guint n_shapes = 0;
+
+  if (joint >= 0)
+    shapes = km_skeleton_get_shapes (skeleton, (guint) joint, &n_shapes);
+  if (n_shapes == 0)
+    {
+      g_string_append_printf (out, "  <link name=\"%s\"/>\n", escaped);
+      return;
+    }
+  g_string_append_printf (out, "  <link name=\"%s\">\n", escaped);
+  for (guint s = 0; s < n_shapes; s++)
+    append_visual (out, notes, name, s, shapes[s]);
+  g_string_append (out, "  </link>\n");
+}
+
+static void
+append_joint (GString           *out,
+              const char        *name,
+              const char        *type,
+              const char        *parent,
+              const char        *child,
+              const KmTransform *origin,
+              const KmVec3      *axis,
+              const KmLimit     *limit)
+{
+  g_autofree char *n = g_markup_escape_text (name, -1);
+  g_autofree char *p = g_markup_escape_text (parent, -1);
+  g_autofree char *c = g_markup_escape_text (child, -1);
+
+  g_string_append_printf (out, "  <joint name=\"%s\" type=\"%s\">\n", n, type);
+  g_string_append_printf (out, "    <parent link=\"%s\"/>\n", p);
+  g_string_append_printf (out, "    <child link=\"%s\"/>\n", c);
+  if (origin != NULL)
+    append_origin (out, "    ", origin);
+  if (axis != NULL)
+    {
+      g_string_append (out, "    <axis");
+      append_vec3_attr (out, "xyz", *axis);
+      g_string_append (out, "/>\n");
+    }
+  if (limit != NULL)
+    {
+      g_string_append (out, "    <limit lower=\"");
+      append_number (out, limit->min);
+      g_string_append (out, "\" upper=\"");
+      append_number (out, limit->max);
+      g_string_append (out, "\" effort=\"0\" velocity=\"0\"/>\n");
+    }
+  g_string_append (out, "  </joint>\n");
+}
+
+static gboolean
+finite_limit (const KmLimit *l)
+{
+  return l->limited && isfinite (l->min) && isfinite (l->max);
+}
+
+static void
+check_limit (GPtrArray     *notes,
+             const char    *name,
+             const KmLimit *limit)
+{
+  if (limit->limited && !finite_limit (limit))
+    note (notes, _("joint “%s” is limited on one side only, which URDF cannot say: it is "
+                   "written unlimited"), name);
+}
+
+/* A name for a dummy link or joint that no joint of @skeleton has and @used has not seen. */
+static char *
+unique_name (const KmSkeleton *skeleton,
+             GHashTable       *used,
+             const char       *base,
+             const char       *suffix)
+{
+  char *name = g_strconcat (base, suffix, NULL);
+
+  for (guint k = 2; km_skeleton_find_joint (skeleton, name) >= 0 ||
+                    g_hash_table_contains (used, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s%s%u", base, suffix, k);
+    }
+  g_hash_table_add (used, g_strdup (name));
+  return name;
+}
+
+/* The URDF joint(s) that lead to @j's link from @parent's link. */
+static void
+append_joint_of (GString          *out,
+                 GPtrArray        *notes,
+                 const KmSkeleton *skeleton,
+                 GHashTable       *used,
+                 const KmJoint    *j,
+                 const char       *parent)
+{
+  KmTransform origin;
+
+  km_transform_from_pos_quat (j->offset, j->rotation, &origin);
+  switch (j->type)
+    {
+    case KM_JOINT_REVOLUTE:
+      check_limit (notes, j->name, &j->limits[0]);
+      append_joint (out, j->name, finite_limit (&j->limits[0]) ? "revolute" : "continuous",
+                    parent, j->name, &origin, &j->axis,
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL);
+      break;
+    case KM_JOINT_PRISMATIC:
+      check_limit (notes, j->name, &j->limits[0]);
+      if (!finite_limit (&j->limits[0]))
+        note (notes, _("prismatic joint “%s” is unlimited and is written without "
+                       "<limit>, which ROS tools require"), j->name);
+      append_joint (out, j->name, "prismatic", parent, j->name, &origin, &j->axis,
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL);
+      break;
+    case KM_JOINT_SPHERICAL:
+      {
+        g_autofree char *name_x = unique_name (skeleton, used, j->name, "_x");
+        g_autofree char *name_y = unique_name (skeleton, used, j->name, "_y");
+        const KmVec3 axes[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+        const char *names[3] = { name_x, name_y, j->name };
+        KmTransform zero;
+
+        km_transform_identity (&zero);
+        note (notes, _("spherical joint “%s” has no URDF equivalent: written as three "
+                       "revolute joints %s, %s and %s about X, Y and Z"),
+              j->name, name_x, name_y, j->name);
+        for (guint a = 0; a < 3; a++)
+          {
+            check_limit (notes, j->name, &j->limits[a]);
+            append_joint (out, names[a],
+                          finite_limit (&j->limits[a]) ? "revolute" : "continuous",
+                          a == 0 ? parent : names[a - 1], names[a],
+                          a == 0 ? &origin : &zero, &axes[a],
+                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL);
+            if (a < 2)
+              append_link (out, notes, names[a], skeleton, -1);
+          }
+      }
+      break;
+    case KM_JOINT_FIXED:
+    case KM_JOINT_FREE:
+    default:
+      append_joint (out, j->name, "fixed", parent, j->name, &origin, NULL, NULL);
+      break;
+    }
+}
+
+/**
+ * km_urdf_to_string:
+ * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
+ *   format cannot carry (the array needs g_free as its free function)
+ *
+ * Returns: (transfer full): the URDF text
+ */
+char *
+km_urdf_to_string (const KmSkeleton *skeleton,
+                   GPtrArray        *notes)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *robot = NULL;
+  const char * const *handlers;
+  const KmJoint *root;
+  GString *out;
+  guint n;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  n = km_skeleton_get_n_joints (skeleton);
+  root = km_skeleton_get_joint (skeleton, 0);
+  robot = g_markup_escape_text (root->name, -1);
+  out = g_string_new ("<?xml version=\"1.0\"?>\n");
+  g_string_append_printf (out, "<robot name=\"%s\">\n", robot);
+
+  if (root->type == KM_JOINT_FREE)
+    note (notes, _("the free root “%s” is written as a fixed base"), root->name);
+  handlers = km_skeleton_get_body_handlers (skeleton);
+  if (handlers != NULL && handlers[0] != NULL)
+    note (notes, _("URDF has no body handlers: %s left out"), handlers[0]);
+  if (km_vec3_length (root->offset) > 0 || root->has_rotation ||
+      (root->type != KM_JOINT_FIXED && root->type != KM_JOINT_FREE))
+    {
+      /* A URDF root link is the model's origin and cannot move: a placed or moving root
+       * hangs from a joint of its own name below a new base link. */
+      g_autofree char *base = unique_name (skeleton, used, root->name, "_base");
+
+      note (notes, _("URDF cannot place or move the root link: “%s” is written as a joint "
+                     "below a new base link “%s”"), root->name, base);
+      append_link (out, notes, base, skeleton, -1);
+      append_joint_of (out, notes, skeleton, used, root, base);
+    }
+  append_link (out, notes, root->name, skeleton, 0);
+
+  for (guint i = 1; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      append_joint_of (out, notes, skeleton, used, j,
+                       km_skeleton_get_joint (skeleton, (guint) j->parent)->name);
+      append_link (out, notes, j->name, skeleton, (int) i);
+    }
+  g_string_append (out, "</robot>\n");
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * km_urdf_save:
+ * @notes: (nullable) (element-type utf8): as for km_urdf_to_string()
+ *
+ * Writes atomically: a failed save leaves an existing file as it was.
+ */
+gboolean
+km_urdf_save (const KmSkeleton  *skeleton,
+              const char        *path,
+              GPtrArray         *notes,
+              GError           **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = km_urdf_to_string (skeleton, notes);
+  return g_file_set_contents_full (path, text, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0666, error);
+}

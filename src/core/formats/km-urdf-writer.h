@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "km-skeleton.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Writes a skeleton as URDF that km_urdf_load() and ROS tools read back with the same
+ * kinematics. See km-urdf-writer.c for the mapping and what cannot be carried over; each
+ * such loss is reported as one translated line in @notes.
+ */
+
+char     *km_urdf_to_string  (const KmSkeleton  *skeleton,
+                              GPtrArray         *notes);
+gboolean  km_urdf_save       (const KmSkeleton  *skeleton,
+                              const char        *path,
+                              GPtrArray         *notes,
+                              GError           **error);
+
+G_END_DECLS
