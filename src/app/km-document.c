@@ -12,26 +12,44 @@
 
 #include "km-document.h"
 #include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-error.h"
+#include "km-folder-item.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-ik.h"
 #include "km-message.h"
-#include "km-project.h"
+#include "km-animation-json.h"
+#include "km-root-item.h"
+#include "km-skeleton-json.h"
+#include "km-targets-json.h"
+#include "km-unknown-item.h"
+#include "km-world-item.h"
 
 /* The keyed path is drawn from at most this many samples, whatever the frame count. */
 #define MAX_TRAJECTORY_POINTS 2048
 /* The log keeps the newest messages only, so a flood of warnings cannot grow it forever. */
 #define MAX_MESSAGES 5000
 
+/*
+ * The document is a KmProject plus a view of its current body: the skeleton, pose, targets
+ * and animation properties mirror the current body item and its first IK targets and IK
+ * animation children. Every edit is a project command; each command's redo and undo end
+ * in sync_from_project, which re-reads that view, so undo and redo need no bookkeeping of
+ * their own. The pose shown is the body's joint state, or the solved animation at the
+ * current frame after scrubbing.
+ */
+
 struct _KmDocument
 {
   GObject         parent_instance;
 
   /* Owned */
+  KmProject      *project;
+  KmBodyItem     *body;          /* the current body, or NULL */
   KmSkeleton     *skeleton;
   KmTargetTrack  *targets;
   KmAnimation    *animation;
@@ -43,6 +61,7 @@ struct _KmDocument
   GListStore     *messages;      /* KmMessage */
   KmIkJob        *job;
   GCancellable   *solve_cancellable;
+  KmBodyItem     *solve_body;    /* the body the running solve is for */
 
   int             effector;
   int             selected_joint;
@@ -50,17 +69,27 @@ struct _KmDocument
   guint           n_frames;
   double          frame_rate;
   gboolean        modified;
+  gboolean        forced_modified;
+  gboolean        solve_recorded;  /* the running solve ends in an undoable step */
+  guint           close_edit_id;   /* ends a continuous joint edit after a pause */
 };
+
+/* Joint values set closer together than this (a slider drag, a scene drag, one
+ * km_document_set_pose) are one undo step. */
+#define EDIT_MERGE_PAUSE_MS 500
 
 enum {
   PROP_0,
   PROP_ANIMATION,
+  PROP_CAN_REDO,
+  PROP_CAN_UNDO,
   PROP_CURRENT_FRAME,
   PROP_FILE,
   PROP_FRAME_RATE,
   PROP_MODIFIED,
   PROP_N_FRAMES,
   PROP_POSE,
+  PROP_PROJECT,
   PROP_SELECTED_JOINT,
   PROP_SKELETON,
   PROP_SOLVE_PROGRESS,
@@ -73,6 +102,9 @@ enum {
 G_DEFINE_FINAL_TYPE (KmDocument, km_document, G_TYPE_OBJECT)
 
 static GParamSpec *properties[N_PROPS];
+
+static void sync_from_project (KmDocument *self);
+static void auto_solve        (KmDocument *self);
 
 static void
 update_title (KmDocument *self)
@@ -97,6 +129,19 @@ update_title (KmDocument *self)
       self->title = g_steal_pointer (&title);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
     }
+}
+
+static void
+update_modified (KmDocument *self)
+{
+  gboolean modified = self->forced_modified
+                      || (self->project != NULL && km_project_get_modified (self->project));
+
+  if (self->modified == modified)
+    return;
+  self->modified = modified;
+  update_title (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
 }
 
 static void
@@ -209,27 +254,47 @@ set_animation (KmDocument  *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
 }
 
+/* The body's joint state, or the rest pose (zero, moved into the limits) without a body. */
+static void
+pose_from_body (KmDocument *self)
+{
+  guint n_dof = self->skeleton ? km_skeleton_get_n_dof (self->skeleton) : 0;
+  guint n = 0;
+  const double *q = self->body ? km_body_item_get_joint_state (self->body, &n) : NULL;
+
+  if (n_dof == 0)
+    return;
+  if (q != NULL && n == n_dof)
+    memcpy (self->pose, q, n_dof * sizeof (double));
+  else
+    {
+      memset (self->pose, 0, n_dof * sizeof (double));
+      km_skeleton_clamp (self->skeleton, self->pose);
+    }
+  update_world (self);
+}
+
 static void
 set_skeleton (KmDocument *self,
               KmSkeleton *skeleton)
 {
-  guint n_dof = km_skeleton_get_n_dof (skeleton);
+  guint n_dof = skeleton ? km_skeleton_get_n_dof (skeleton) : 0;
 
   km_document_cancel_solve (self);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
-  self->skeleton = km_skeleton_ref (skeleton);
+  self->skeleton = skeleton ? km_skeleton_ref (skeleton) : NULL;
 
-  /* Rest pose: zero, moved into the limits where zero lies outside them. */
   g_free (self->pose);
   self->pose = g_new0 (double, MAX (n_dof, 1));
-  km_skeleton_clamp (skeleton, self->pose);
   g_free (self->world);
-  self->world = g_new0 (KmTransform, km_skeleton_get_n_joints (skeleton));
+  self->world = g_new0 (KmTransform, skeleton ? MAX (km_skeleton_get_n_joints (skeleton), 1) : 1);
 
   self->selected_joint = -1;
   update_effector (self);
   set_animation (self, NULL);
-  update_world (self);
+  pose_from_body (self);
+  if (skeleton == NULL)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE]);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_JOINT]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SKELETON]);
@@ -243,7 +308,6 @@ set_targets (KmDocument    *self,
   g_clear_pointer (&self->targets, km_target_track_unref);
   self->targets = targets ? km_target_track_ref (targets) : NULL;
   update_effector (self);
-  set_animation (self, NULL);
   update_frames (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TARGETS]);
 }
@@ -257,6 +321,449 @@ set_file (KmDocument *self,
       update_title (self);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
     }
+}
+
+static gboolean
+is_attached (KmDocument *self,
+             KmItem     *item)
+{
+  KmItem *root = km_project_get_root_item (self->project);
+
+  return item != NULL && root != NULL && (item == root || km_item_is_ancestor_of (root, item));
+}
+
+/* Depth first: the first body item that has a model. */
+static KmBodyItem *
+find_body (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
+    return KM_BODY_ITEM (item);
+
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmBodyItem *body = find_body (km_item_get_child (item, i));
+
+      if (body != NULL)
+        return body;
+    }
+  return NULL;
+}
+
+static KmItem *
+find_child (KmItem *parent,
+            GType   type)
+{
+  for (guint i = 0; parent != NULL && i < km_item_get_n_children (parent); i++)
+    {
+      KmItem *child = km_item_get_child (parent, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+    }
+  return NULL;
+}
+
+/* The current body: the project's, while it is in the tree and has a model, else the
+ * first body that has one. */
+static KmBodyItem *
+pick_body (KmDocument *self)
+{
+  KmItem *current = km_project_get_current_body (self->project);
+  KmItem *root = km_project_get_root_item (self->project);
+
+  if (KM_IS_BODY_ITEM (current) && is_attached (self, current)
+      && km_body_item_get_skeleton (KM_BODY_ITEM (current)) != NULL)
+    return KM_BODY_ITEM (current);
+  return root ? find_body (root) : NULL;
+}
+
+static KmAnimation *
+body_animation (KmBodyItem *body)
+{
+  KmItem *item = find_child (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+  KmAnimation *animation;
+
+  if (item == NULL)
+    return NULL;
+  animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  if (animation == NULL || km_body_item_get_skeleton (body) == NULL
+      || km_animation_get_n_dof (animation)
+         != km_skeleton_get_n_dof (km_body_item_get_skeleton (body)))
+    return NULL;
+  return animation;
+}
+
+static void
+sync_from_project (KmDocument *self)
+{
+  KmBodyItem *body = pick_body (self);
+  KmSkeleton *skeleton = body ? km_body_item_get_skeleton (body) : NULL;
+  KmItem *targets_item = body ? find_child (KM_ITEM (body), KM_TYPE_IK_TARGETS_ITEM) : NULL;
+  KmTargetTrack *targets = NULL;
+  KmAnimation *animation = body ? body_animation (body) : NULL;
+  gboolean body_changed;
+
+  if (targets_item != NULL)
+    targets = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
+
+  g_object_freeze_notify (G_OBJECT (self));
+  body_changed = g_set_object (&self->body, body);
+  if (km_project_get_current_body (self->project) != (KmItem *) body)
+    km_project_set_current_body (self->project, KM_ITEM (body));
+  if (skeleton != self->skeleton)
+    set_skeleton (self, skeleton);
+  else if (body_changed)
+    pose_from_body (self);
+  if (targets != self->targets)
+    set_targets (self, targets);
+  if (animation != self->animation && self->solve_cancellable == NULL)
+    set_animation (self, animation);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+static void
+project_notify_modified_cb (KmDocument *self)
+{
+  update_modified (self);
+}
+
+static void
+project_notify_can_undo_cb (KmDocument *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+}
+
+static void
+project_notify_can_redo_cb (KmDocument *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
+}
+
+/* Replaces the project (no undo: a new history begins) and shows its current body. */
+static void
+set_project (KmDocument *self,
+             KmProject  *project,
+             GFile      *file)
+{
+  km_document_cancel_solve (self);
+  if (self->project != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->project, self);
+      /* Commands point at this document: none may run once the project is not ours. */
+      km_project_clear_history (self->project);
+    }
+  g_set_object (&self->project, project);
+  g_signal_connect_object (project, "notify::modified",
+                           G_CALLBACK (project_notify_modified_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (project, "notify::can-undo",
+                           G_CALLBACK (project_notify_can_undo_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (project, "notify::can-redo",
+                           G_CALLBACK (project_notify_can_redo_cb), self, G_CONNECT_SWAPPED);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  g_clear_object (&self->body);
+  self->current_frame = 0;
+  set_skeleton (self, NULL);
+  set_targets (self, NULL);
+  sync_from_project (self);
+  set_file (self, file);
+  self->forced_modified = FALSE;
+  update_modified (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
+  g_object_thaw_notify (G_OBJECT (self));
+
+  if (self->animation == NULL)
+    auto_solve (self);
+}
+
+/* Commands. Each holds the document as a plain pointer: set_project and dispose clear the
+ * project's history before the document lets go of it, so no command outlives it. */
+
+typedef struct
+{
+  KmDocument *document;
+  KmBodyItem *body;
+  double     *before;       /* the body's joint state before the edit */
+  double     *shown_before; /* the pose shown before (it may come from the animation) */
+  double     *after;
+  guint       n_dof;
+  guint       dof;
+} JointEdit;
+
+static void
+joint_edit_free (gpointer data)
+{
+  JointEdit *edit = data;
+
+  g_clear_object (&edit->body);
+  g_free (edit->before);
+  g_free (edit->shown_before);
+  g_free (edit->after);
+  g_free (edit);
+}
+
+static void
+joint_edit_apply (JointEdit    *edit,
+                  const double *q,
+                  const double *shown)
+{
+  KmDocument *self = edit->document;
+
+  km_body_item_set_joint_state (edit->body, q, edit->n_dof);
+  sync_from_project (self);
+  if (self->body == edit->body && self->skeleton != NULL
+      && km_skeleton_get_n_dof (self->skeleton) == edit->n_dof)
+    {
+      memcpy (self->pose, shown, edit->n_dof * sizeof (double));
+      update_world (self);
+    }
+}
+
+static void
+joint_edit_redo (gpointer data)
+{
+  JointEdit *edit = data;
+
+  joint_edit_apply (edit, edit->after, edit->after);
+}
+
+static void
+joint_edit_undo (gpointer data)
+{
+  JointEdit *edit = data;
+
+  joint_edit_apply (edit, edit->before, edit->shown_before);
+}
+
+/* A drag: consecutive joint values of one body are one step. */
+static gboolean
+joint_edit_merge (gpointer data,
+                  gpointer next_data)
+{
+  JointEdit *edit = data;
+  JointEdit *next = next_data;
+
+  if (edit->body != next->body || edit->n_dof != next->n_dof)
+    return FALSE;
+  memcpy (edit->after, next->after, edit->n_dof * sizeof (double));
+  return TRUE;
+}
+
+typedef struct
+{
+  KmDocument *document;
+  KmItem     *item;       /* KmIkTargetsItem or KmIkAnimationItem */
+  gpointer    before;     /* KmTargetTrack or KmAnimation, nullable */
+  gpointer    after;
+  gboolean    resolve;    /* solve again afterwards (the targets changed) */
+} TrackEdit;
+
+static void
+track_edit_free (gpointer data)
+{
+  TrackEdit *edit = data;
+
+  if (KM_IS_IK_TARGETS_ITEM (edit->item))
+    {
+      g_clear_pointer (&edit->before, km_target_track_unref);
+      g_clear_pointer (&edit->after, km_target_track_unref);
+    }
+  else
+    {
+      g_clear_pointer (&edit->before, km_animation_unref);
+      g_clear_pointer (&edit->after, km_animation_unref);
+    }
+  g_clear_object (&edit->item);
+  g_free (edit);
+}
+
+static void
+track_edit_apply (TrackEdit *edit,
+                  gpointer   value)
+{
+  if (KM_IS_IK_TARGETS_ITEM (edit->item))
+    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->item), value);
+  else
+    km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->item), value);
+  sync_from_project (edit->document);
+  if (edit->resolve)
+    auto_solve (edit->document);
+}
+
+static void
+track_edit_redo (gpointer data)
+{
+  TrackEdit *edit = data;
+
+  track_edit_apply (edit, edit->after);
+}
+
+static void
+track_edit_undo (gpointer data)
+{
+  TrackEdit *edit = data;
+
+  track_edit_apply (edit, edit->before);
+}
+
+/* Dragging a keyframe: consecutive changes of one targets item are one step. */
+static gboolean
+track_edit_merge (gpointer data,
+                  gpointer next_data)
+{
+  TrackEdit *edit = data;
+  TrackEdit *next = next_data;
+
+  if (edit->item != next->item || !KM_IS_IK_TARGETS_ITEM (edit->item))
+    return FALSE;
+  g_clear_pointer (&edit->after, km_target_track_unref);
+  edit->after = g_steal_pointer (&next->after);
+  return TRUE;
+}
+
+typedef struct
+{
+  KmDocument *document;
+  GPtrArray  *parents;    /* KmItem, one per item */
+  GPtrArray  *items;
+  GArray     *positions;  /* guint, where each item was (removing) or goes (inserting) */
+  gboolean    insert;     /* redo inserts (else removes) */
+} TreeEdit;
+
+static void
+tree_edit_free (gpointer data)
+{
+  TreeEdit *edit = data;
+
+  g_ptr_array_unref (edit->parents);
+  g_ptr_array_unref (edit->items);
+  g_array_unref (edit->positions);
+  g_free (edit);
+}
+
+static void
+tree_edit_insert (TreeEdit *edit)
+{
+  for (guint i = 0; i < edit->items->len; i++)
+    {
+      KmItem *parent = g_ptr_array_index (edit->parents, i);
+      guint position = g_array_index (edit->positions, guint, i);
+
+      km_item_insert_child (parent, MIN (position, km_item_get_n_children (parent)),
+                            g_ptr_array_index (edit->items, i));
+    }
+}
+
+static void
+tree_edit_remove (TreeEdit *edit)
+{
+  for (guint i = edit->items->len; i-- > 0;)
+    {
+      KmItem *item = g_ptr_array_index (edit->items, i);
+
+      km_item_remove_child (km_item_get_parent (item), item);
+    }
+}
+
+static void
+tree_edit_redo (gpointer data)
+{
+  TreeEdit *edit = data;
+
+  if (edit->insert)
+    tree_edit_insert (edit);
+  else
+    tree_edit_remove (edit);
+  sync_from_project (edit->document);
+}
+
+static void
+tree_edit_undo (gpointer data)
+{
+  TreeEdit *edit = data;
+
+  if (edit->insert)
+    tree_edit_remove (edit);
+  else
+    tree_edit_insert (edit);
+  sync_from_project (edit->document);
+}
+
+static TreeEdit *
+tree_edit_new (KmDocument *self,
+               gboolean    insert)
+{
+  TreeEdit *edit = g_new0 (TreeEdit, 1);
+
+  edit->document = self;
+  edit->parents = g_ptr_array_new_with_free_func (g_object_unref);
+  edit->items = g_ptr_array_new_with_free_func (g_object_unref);
+  edit->positions = g_array_new (FALSE, FALSE, sizeof (guint));
+  edit->insert = insert;
+  return edit;
+}
+
+static void
+tree_edit_add (TreeEdit *edit,
+               KmItem   *parent,
+               KmItem   *item,
+               guint     position)
+{
+  g_ptr_array_add (edit->parents, g_object_ref (parent));
+  g_ptr_array_add (edit->items, g_object_ref (item));
+  g_array_append_val (edit->positions, position);
+}
+
+typedef struct
+{
+  KmDocument *document;
+  KmItem     *item;
+  KmItem     *old_parent;
+  guint       old_position;
+  KmItem     *new_parent;
+  guint       new_position;
+} MoveEdit;
+
+static void
+move_edit_free (gpointer data)
+{
+  MoveEdit *edit = data;
+
+  g_clear_object (&edit->item);
+  g_clear_object (&edit->old_parent);
+  g_clear_object (&edit->new_parent);
+  g_free (edit);
+}
+
+static void
+move_item (MoveEdit *edit,
+           KmItem   *parent,
+           guint     position)
+{
+  g_autoptr(KmItem) item = g_object_ref (edit->item);
+
+  km_item_remove_child (km_item_get_parent (item), item);
+  km_item_insert_child (parent, MIN (position, km_item_get_n_children (parent)), item);
+  sync_from_project (edit->document);
+}
+
+static void
+move_edit_redo (gpointer data)
+{
+  MoveEdit *edit = data;
+
+  move_item (edit, edit->new_parent, edit->new_position);
+}
+
+static void
+move_edit_undo (gpointer data)
+{
+  MoveEdit *edit = data;
+
+  move_item (edit, edit->old_parent, edit->old_position);
 }
 
 static void
@@ -281,10 +788,62 @@ job_frames_ready_cb (KmDocument *self,
                      guint       n_frames,
                      KmIkJob    *job)
 {
-  if (self->animation == NULL)
+  if (self->solve_cancellable == NULL)
+    return;
+  if (self->animation != km_ik_job_get_animation (job))
     set_animation (self, km_ik_job_get_animation (job));
   if (self->current_frame >= first_frame && self->current_frame < first_frame + n_frames)
     pose_from_animation (self);
+}
+
+/* The solved animation goes into the body's animation item (a new one when it has none):
+ * an undoable step when the user asked for the solve, silently when it only completes a
+ * freshly opened project (the animation is derived from what was opened). */
+static void
+store_animation (KmDocument  *self,
+                 KmBodyItem  *body,
+                 KmAnimation *animation,
+                 gboolean     recorded)
+{
+  KmItem *item = find_child (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+  g_autoptr(KmItem) created = NULL;
+  TrackEdit *edit;
+
+  if (item == NULL)
+    {
+      created = km_ik_animation_item_new ();
+      km_item_set_name (created, _("Solved Animation"));
+      km_item_set_checked (created, TRUE);
+      if (!recorded)
+        km_item_append_child (KM_ITEM (body), created);
+      else
+        {
+          TreeEdit *insert = tree_edit_new (self, TRUE);
+
+          tree_edit_add (insert, KM_ITEM (body), created, km_item_get_n_children (KM_ITEM (body)));
+          km_project_push_command (self->project, _("Add Item"), tree_edit_redo, tree_edit_undo,
+                                   NULL, NULL, insert, tree_edit_free);
+          km_project_close_merge (self->project);
+        }
+      item = created;
+    }
+
+  if (!recorded)
+    {
+      km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), animation);
+      sync_from_project (self);
+      return;
+    }
+
+  edit = g_new0 (TrackEdit, 1);
+  edit->document = self;
+  edit->item = g_object_ref (item);
+  edit->before = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  if (edit->before != NULL)
+    km_animation_ref (edit->before);
+  edit->after = km_animation_ref (animation);
+  km_project_push_command (self->project, _("Solve"), track_edit_redo, track_edit_undo,
+                           NULL, NULL, edit, track_edit_free);
 }
 
 static void
@@ -295,6 +854,7 @@ solve_cb (GObject      *object,
   g_autoptr(KmDocument) self = user_data;
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(KmBodyItem) body = NULL;
   KmAnimationStats stats;
 
   animation = km_ik_job_solve_finish (KM_IK_JOB (object), result, &error);
@@ -304,14 +864,26 @@ solve_cb (GObject      *object,
         {
           km_document_log (self, G_LOG_LEVEL_WARNING, _("Solving failed: %s"), error->message);
           g_clear_object (&self->solve_cancellable);
+          g_clear_object (&self->solve_body);
+          sync_from_project (self);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
         }
       return;
     }
 
   g_clear_object (&self->solve_cancellable);
-  g_clear_pointer (&self->animation, km_animation_unref);
-  set_animation (self, animation);
+  body = g_steal_pointer (&self->solve_body);
+  if (self->project != NULL && body != NULL && is_attached (self, KM_ITEM (body)))
+    store_animation (self, body, animation, self->solve_recorded);
+  else
+    sync_from_project (self);
+  /* The streamed frames were the same animation: views still hear that it is complete. */
+  if (self->animation != NULL)
+    {
+      update_frames (self);
+      pose_from_animation (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
+    }
 
   km_animation_get_stats (animation, &stats);
   km_document_log (self, G_LOG_LEVEL_INFO,
@@ -323,6 +895,37 @@ solve_cb (GObject      *object,
 }
 
 static void
+start_solve (KmDocument *self,
+             gboolean    recorded)
+{
+  g_autoptr(KmIkProblem) problem = NULL;
+
+  if (self->skeleton == NULL || self->targets == NULL || self->effector < 0 || self->body == NULL)
+    return;
+
+  km_document_cancel_solve (self);
+  set_animation (self, NULL);
+
+  problem = km_ik_problem_new (self->skeleton, self->effector);
+  memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
+
+  self->solve_cancellable = g_cancellable_new ();
+  self->solve_body = g_object_ref (self->body);
+  self->solve_recorded = recorded;
+  km_ik_job_solve_async (self->job, problem, self->targets,
+                         0, km_target_track_get_last_frame (self->targets),
+                         self->solve_cancellable, solve_cb, g_object_ref (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
+}
+
+static void
+auto_solve (KmDocument *self)
+{
+  start_solve (self, FALSE);
+}
+
+static void
 km_document_dispose (GObject *object)
 {
   KmDocument *self = (KmDocument *) object;
@@ -330,9 +933,18 @@ km_document_dispose (GObject *object)
   if (self->solve_cancellable != NULL)
     g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
+  g_clear_object (&self->solve_body);
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
   if (self->job != NULL)
     g_signal_handlers_disconnect_by_data (self->job, self);
   g_clear_object (&self->job);
+  if (self->project != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->project, self);
+      km_project_clear_history (self->project);
+    }
+  g_clear_object (&self->project);
+  g_clear_object (&self->body);
   g_clear_object (&self->file);
 
   G_OBJECT_CLASS (km_document_parent_class)->dispose (object);
@@ -368,6 +980,12 @@ km_document_get_property (GObject    *object,
     case PROP_ANIMATION:
       g_value_set_boxed (value, self->animation);
       break;
+    case PROP_CAN_REDO:
+      g_value_set_boolean (value, km_document_can_redo (self));
+      break;
+    case PROP_CAN_UNDO:
+      g_value_set_boolean (value, km_document_can_undo (self));
+      break;
     case PROP_CURRENT_FRAME:
       g_value_set_uint (value, self->current_frame);
       break;
@@ -385,6 +1003,9 @@ km_document_get_property (GObject    *object,
       break;
     case PROP_POSE:
       g_value_set_pointer (value, self->pose);
+      break;
+    case PROP_PROJECT:
+      g_value_set_object (value, self->project);
       break;
     case PROP_SELECTED_JOINT:
       g_value_set_int (value, self->selected_joint);
@@ -447,6 +1068,10 @@ km_document_class_init (KmDocumentClass *klass)
 
   properties[PROP_ANIMATION] =
     g_param_spec_boxed ("animation", NULL, NULL, KM_TYPE_ANIMATION, ro);
+  properties[PROP_CAN_REDO] =
+    g_param_spec_boolean ("can-redo", NULL, NULL, FALSE, ro);
+  properties[PROP_CAN_UNDO] =
+    g_param_spec_boolean ("can-undo", NULL, NULL, FALSE, ro);
   properties[PROP_CURRENT_FRAME] =
     g_param_spec_uint ("current-frame", NULL, NULL, 0, G_MAXUINT, 0, rw);
   properties[PROP_FILE] =
@@ -461,6 +1086,8 @@ km_document_class_init (KmDocumentClass *klass)
   /* The DOF vector (const double *, n_dof long); notified whenever the body moves. */
   properties[PROP_POSE] =
     g_param_spec_pointer ("pose", NULL, NULL, ro);
+  properties[PROP_PROJECT] =
+    g_param_spec_object ("project", NULL, NULL, KM_TYPE_PROJECT, ro);
   properties[PROP_SELECTED_JOINT] =
     g_param_spec_int ("selected-joint", NULL, NULL, -1, G_MAXINT, -1, rw);
   properties[PROP_SKELETON] =
@@ -477,9 +1104,27 @@ km_document_class_init (KmDocumentClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+static KmProject *
+new_empty_project (void)
+{
+  KmProject *project = km_project_new ();
+  g_autoptr(KmItem) root = km_root_item_new ();
+  g_autoptr(KmItem) world = km_world_item_new ();
+
+  km_item_set_name (root, "RootItem");
+  km_item_set_builtin (root, TRUE);
+  km_item_set_name (world, _("World"));
+  km_item_set_checked (world, TRUE);
+  km_item_append_child (root, world);
+  km_project_set_root_item (project, root);
+  return project;
+}
+
 static void
 km_document_init (KmDocument *self)
 {
+  g_autoptr(KmProject) project = new_empty_project ();
+
   self->title = g_strdup ("Kinema");
   self->trajectory = g_array_new (FALSE, FALSE, sizeof (KmVec3));
   self->messages = g_list_store_new (KM_TYPE_MESSAGE);
@@ -488,12 +1133,14 @@ km_document_init (KmDocument *self)
   self->n_frames = 1;
   self->frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
   self->pose = g_new0 (double, 1);
+  self->world = g_new0 (KmTransform, 1);
 
   self->job = km_ik_job_new ();
   g_signal_connect_object (self->job, "notify::progress",
                            G_CALLBACK (job_notify_progress_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->job, "frames-ready",
                            G_CALLBACK (job_frames_ready_cb), self, G_CONNECT_SWAPPED);
+  set_project (self, project, NULL);
 }
 
 KmDocument *
@@ -502,11 +1149,57 @@ km_document_new (void)
   return g_object_new (KM_TYPE_DOCUMENT, NULL);
 }
 
+KmProject *
+km_document_get_project (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  return self->project;
+}
+
+KmItem *
+km_document_get_body_item (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  return KM_ITEM (self->body);
+}
+
+/* Shows @body (a body item of the project with a model); not an edit. */
+void
+km_document_set_current_body (KmDocument *self,
+                              KmItem     *body)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_BODY_ITEM (body));
+
+  if (body == KM_ITEM (self->body) || km_body_item_get_skeleton (KM_BODY_ITEM (body)) == NULL
+      || !is_attached (self, body))
+    return;
+  km_project_set_current_body (self->project, body);
+  sync_from_project (self);
+  if (self->animation == NULL)
+    auto_solve (self);
+}
+
+/* An empty project: a world without bodies, no file, unmodified. */
+void
+km_document_new_project (KmDocument *self)
+{
+  g_autoptr(KmProject) project = NULL;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  project = new_empty_project ();
+  set_project (self, project, NULL);
+}
+
 /**
  * km_document_load_defaults:
  *
- * Loads the embedded data/skeleton.json and data/targets.json, replacing what the document
- * held, and starts solving. On failure nothing changes.
+ * Replaces the project with the built-in example: World → Body (the embedded
+ * skeleton.json) → IK targets (targets.json) and the solved animation, and starts solving.
+ * On failure nothing changes.
  */
 gboolean
 km_document_load_defaults (KmDocument  *self,
@@ -518,6 +1211,11 @@ km_document_load_defaults (KmDocument  *self,
   g_autoptr(GBytes) targets_bytes = km_defaults_get_targets_json ();
   g_autoptr(KmSkeleton) skeleton = NULL;
   g_autoptr(KmTargetTrack) targets = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmItem) body = NULL;
+  g_autoptr(KmItem) targets_item = NULL;
+  g_autoptr(KmItem) animation_item = NULL;
+  KmItem *world;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (skeleton_format != NULL && targets_format != NULL, FALSE);
@@ -530,97 +1228,115 @@ km_document_load_defaults (KmDocument  *self,
   if (targets == NULL)
     return FALSE;
 
-  g_object_freeze_notify (G_OBJECT (self));
-  set_skeleton (self, skeleton);
-  set_targets (self, targets);
-  set_file (self, NULL);
-  km_document_set_current_frame (self, 0);
-  km_document_set_modified (self, FALSE);
-  g_object_thaw_notify (G_OBJECT (self));
+  project = new_empty_project ();
+  world = km_item_get_child (km_project_get_root_item (project), 0);
+  body = km_body_item_new ();
+  km_item_set_name (body, _("Body"));
+  km_item_set_checked (body, TRUE);
+  km_body_item_set_model (KM_BODY_ITEM (body), KM_DEFAULT_SKELETON_NAME, "SKELETON-JSON",
+                          skeleton);
+  g_object_set_data (G_OBJECT (body), "km-embedded-model", GINT_TO_POINTER (TRUE));
+  km_item_append_child (world, body);
+  targets_item = km_ik_targets_item_new ();
+  km_item_set_name (targets_item, _("IK Targets"));
+  km_item_set_checked (targets_item, TRUE);
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (targets_item), targets);
+  km_item_append_child (body, targets_item);
+  animation_item = km_ik_animation_item_new ();
+  km_item_set_name (animation_item, _("Solved Animation"));
+  km_item_set_checked (animation_item, TRUE);
+  km_item_append_child (body, animation_item);
+  km_project_set_current_body (project, body);
+
+  set_project (self, project, NULL);
 
   km_document_log (self, G_LOG_LEVEL_INFO,
                    /* Translators: joint and keyframe counts of the built-in example */
                    _("Opened the built-in example: %u joints, %u target keyframes."),
                    km_skeleton_get_n_joints (skeleton),
                    km_target_track_get_n_keyframes (targets));
-  km_document_solve (self);
   return TRUE;
 }
 
-/* Depth first: the first body item that has a model. */
-static KmBodyItem *
-find_body (KmItem *item)
+/* Where an imported body goes: the first world item, else the root. */
+static KmItem *
+import_parent (KmDocument *self)
 {
-  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
-    return KM_BODY_ITEM (item);
+  KmItem *root = km_project_get_root_item (self->project);
+  KmItem *world = find_child (root, KM_TYPE_WORLD_ITEM);
 
-  for (guint i = 0; i < km_item_get_n_children (item); i++)
-    {
-      KmBodyItem *body = find_body (km_item_get_child (item, i));
-
-      if (body != NULL)
-        return body;
-    }
-  return NULL;
+  return world ? world : root;
 }
 
-/*
- * Until the window edits a whole KmProject, opening a project shows its first body with
- * that body's IK targets and solved animation.
- */
-static gboolean
-open_project (KmDocument  *self,
-              KmProject   *project,
-              GFile       *file,
-              const char  *path,
-              GError     **error)
+static char *
+file_label (GFile *file)
 {
-  KmBodyItem *body = find_body (km_project_get_root_item (project));
-  KmTargetTrack *targets = NULL;
-  KmAnimation *animation = NULL;
+  return g_file_get_basename (file);
+}
 
-  if (body == NULL)
+static void
+import_model (KmDocument     *self,
+              GFile          *file,
+              const char     *path,
+              const KmFormat *format,
+              KmSkeleton     *skeleton)
+{
+  g_autoptr(KmItem) body = km_body_item_new ();
+  g_autofree char *name = file_label (file);
+  KmItem *parent = import_parent (self);
+  TreeEdit *edit = tree_edit_new (self, TRUE);
+
+  km_item_set_name (body, name);
+  km_item_set_checked (body, TRUE);
+  km_body_item_set_model (KM_BODY_ITEM (body), path, format->name, skeleton);
+  tree_edit_add (edit, parent, body, km_item_get_n_children (parent));
+  km_project_push_command (self->project, _("Import Model"), tree_edit_redo, tree_edit_undo,
+                           NULL, NULL, edit, tree_edit_free);
+  km_project_close_merge (self->project);
+  km_project_set_current_body (self->project, body);
+  sync_from_project (self);
+}
+
+/* Adds a targets or animation item under the current body, as one undoable step. */
+static void
+import_child (KmDocument *self,
+              GFile      *file,
+              KmItem     *item,
+              const char *label)
+{
+  g_autofree char *name = file_label (file);
+  TreeEdit *edit = tree_edit_new (self, TRUE);
+  guint position = 0;
+
+  /* The first targets and animation items are the ones shown: the new one goes first. */
+  km_item_set_name (item, name);
+  km_item_set_checked (item, TRUE);
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    position = km_item_get_n_children (KM_ITEM (self->body));
+  else if (find_child (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM) != NULL)
+    position = (guint) km_item_get_index (find_child (KM_ITEM (self->body),
+                                                       KM_TYPE_IK_TARGETS_ITEM));
+  if (KM_IS_IK_ANIMATION_ITEM (item))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: the project has no body to show"), path);
-      return FALSE;
+      KmItem *old = find_child (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
+
+      if (old != NULL)
+        position = (guint) km_item_get_index (old);
     }
-
-  for (guint i = 0; i < km_item_get_n_children (KM_ITEM (body)); i++)
-    {
-      KmItem *child = km_item_get_child (KM_ITEM (body), i);
-
-      if (targets == NULL && KM_IS_IK_TARGETS_ITEM (child))
-        targets = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (child));
-      else if (animation == NULL && KM_IS_IK_ANIMATION_ITEM (child))
-        animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (child));
-    }
-
-  g_object_freeze_notify (G_OBJECT (self));
-  set_skeleton (self, km_body_item_get_skeleton (body));
-  set_targets (self, targets);
-  if (animation != NULL
-      && km_animation_get_n_dof (animation) == km_skeleton_get_n_dof (self->skeleton))
-    set_animation (self, animation);
-  set_file (self, file);
-  km_document_set_current_frame (self, 0);
-  km_document_set_modified (self, FALSE);
-  g_object_thaw_notify (G_OBJECT (self));
-
-  /* Translators: a path, then the name of the body item shown */
-  km_document_log (self, G_LOG_LEVEL_INFO, _("%s: showing the body “%s”."),
-                   path, km_item_get_name (KM_ITEM (body)));
-  if (self->animation == NULL)
-    km_document_solve (self);
-  return TRUE;
+  tree_edit_add (edit, KM_ITEM (self->body), item, position);
+  km_project_push_command (self->project, label, tree_edit_redo, tree_edit_undo,
+                           NULL, NULL, edit, tree_edit_free);
+  km_project_close_merge (self->project);
 }
 
 /**
  * km_document_import_file:
  *
- * Opens any file the loader registry recognises by its content: a model replaces the body,
- * a targets file the targets, an animation the solved motion (it must fit the body). On
- * failure (the error names file, line and column) the document is unchanged.
+ * Opens any file the loader registry recognises by its content: a project (.cnoid)
+ * replaces the project; a model is added to the world as a new body, which becomes the
+ * current one; a targets or animation file is added under the current body (the
+ * animation must fit it). Adding is undoable. On failure (the error names file, line and
+ * column) the document is unchanged.
  */
 gboolean
 km_document_import_file (KmDocument  *self,
@@ -653,40 +1369,65 @@ km_document_import_file (KmDocument  *self,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      g_object_freeze_notify (G_OBJECT (self));
-      set_skeleton (self, result);
-      set_file (self, file);
-      km_document_set_modified (self, FALSE);
-      g_object_thaw_notify (G_OBJECT (self));
-      km_document_solve (self);
+      import_model (self, file, path, format, result);
+      auto_solve (self);
       break;
 
     case KM_FILE_KIND_TARGETS:
-      set_targets (self, result);
-      km_document_set_modified (self, TRUE);
-      km_document_solve (self);
+      {
+        g_autoptr(KmItem) item = NULL;
+
+        if (self->body == NULL)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: there is no body to add these targets to"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        item = km_ik_targets_item_new ();
+        km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), result);
+        import_child (self, file, item, _("Import Targets"));
+        sync_from_project (self);
+        auto_solve (self);
+      }
       break;
 
     case KM_FILE_KIND_ANIMATION:
-      if (self->skeleton == NULL
-          || km_animation_get_n_dof (result) != km_skeleton_get_n_dof (self->skeleton))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("%s: the animation does not fit the open body"), path);
-          format->free_result (result);
-          return FALSE;
-        }
-      km_document_cancel_solve (self);
-      set_animation (self, result);
-      km_document_set_modified (self, TRUE);
+      {
+        g_autoptr(KmItem) item = NULL;
+
+        if (self->skeleton == NULL
+            || km_animation_get_n_dof (result) != km_skeleton_get_n_dof (self->skeleton))
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: the animation does not fit the open body"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        km_document_cancel_solve (self);
+        item = km_ik_animation_item_new ();
+        km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), result);
+        import_child (self, file, item, _("Import Animation"));
+        sync_from_project (self);
+      }
       break;
 
     case KM_FILE_KIND_PROJECT:
-      if (!open_project (self, result, file, path, error))
-        {
-          format->free_result (result);
-          return FALSE;
-        }
+      {
+        GPtrArray *messages = km_project_get_messages (result);
+
+        for (guint i = 0; messages != NULL && i < messages->len; i++)
+          km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                           (const char *) g_ptr_array_index (messages, i));
+        set_project (self, result, file);
+        if (self->body == NULL)
+          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: the project has no body to show."),
+                           path);
+        else
+          /* Translators: a path, then the name of the body item shown */
+          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: showing the body “%s”."),
+                           path, km_item_get_name (KM_ITEM (self->body)));
+      }
       break;
 
     default:
@@ -695,6 +1436,484 @@ km_document_import_file (KmDocument  *self,
 
   format->free_result (result);
   km_document_log (self, G_LOG_LEVEL_INFO, _("Opened %s."), path);
+  return TRUE;
+}
+
+typedef struct
+{
+  KmDocument *document;
+  const char *dir;
+} EmbeddedWrite;
+
+static void
+write_embedded_model (gpointer item,
+                      gpointer user_data)
+{
+  EmbeddedWrite *w = user_data;
+  const char *dir = w->dir;
+  g_autofree char *target = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || !g_object_get_data (item, "km-embedded-model")
+      || g_strcmp0 (km_body_item_get_file (item), KM_DEFAULT_SKELETON_NAME) != 0)
+    return;
+  target = g_build_filename (dir, KM_DEFAULT_SKELETON_NAME, NULL);
+  if (g_file_test (target, G_FILE_TEST_EXISTS))
+    return;
+  bytes = km_defaults_get_skeleton_json ();
+  if (!g_file_set_contents (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                            &error))
+    km_document_log (w->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+/* The built-in example's body refers to its model as "skeleton.json" beside the project:
+ * saving it puts the embedded file there too (unless one exists), so the project reopens. */
+static void
+write_embedded_models (KmDocument *self,
+                       const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  EmbeddedWrite w = { self, dir };
+
+  km_item_foreach (km_project_get_root_item (self->project), write_embedded_model, &w);
+}
+
+/**
+ * km_document_save:
+ *
+ * Writes the project to @file as a Choreonoid project (atomically: a failed save leaves
+ * the old file as it was). On success @file becomes the document's file and the document
+ * is unmodified.
+ */
+gboolean
+km_document_save (KmDocument  *self,
+                  GFile       *file,
+                  GError     **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: only local files can be written"), uri);
+      return FALSE;
+    }
+  if (!km_cnoid_save (self->project, path, error))
+    return FALSE;
+  write_embedded_models (self, path);
+
+  set_file (self, file);
+  km_document_set_modified (self, FALSE);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), path);
+  return TRUE;
+}
+
+gboolean
+km_document_can_undo (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return km_project_can_undo (self->project);
+}
+
+gboolean
+km_document_can_redo (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return km_project_can_redo (self->project);
+}
+
+gboolean
+km_document_undo (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  if (!km_project_undo (self->project))
+    return FALSE;
+  sync_from_project (self);
+  return TRUE;
+}
+
+gboolean
+km_document_redo (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  if (!km_project_redo (self->project))
+    return FALSE;
+  sync_from_project (self);
+  return TRUE;
+}
+
+/* Ends a continuous edit (a slider or keyframe drag): the next edit is a step of its own. */
+void
+km_document_close_edit (KmDocument *self)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  km_project_close_merge (self->project);
+}
+
+/**
+ * km_document_set_targets:
+ *
+ * Replaces the current body's IK targets (undoable; consecutive calls merge into one step
+ * until km_document_close_edit) and solves again. Without a targets item, one is added.
+ */
+void
+km_document_set_targets (KmDocument    *self,
+                         KmTargetTrack *targets)
+{
+  KmItem *item;
+  TrackEdit *edit;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (targets != NULL);
+  g_return_if_fail (self->body != NULL);
+
+  item = find_child (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM);
+  if (item == NULL)
+    {
+      g_autoptr(KmItem) created = km_ik_targets_item_new ();
+
+      km_item_set_name (created, _("IK Targets"));
+      km_item_set_checked (created, TRUE);
+      km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (created), targets);
+      {
+        TreeEdit *insert = tree_edit_new (self, TRUE);
+
+        tree_edit_add (insert, KM_ITEM (self->body), created, 0);
+        km_project_push_command (self->project, _("Add Item"), tree_edit_redo, tree_edit_undo,
+                                 NULL, NULL, insert, tree_edit_free);
+      }
+      auto_solve (self);
+      return;
+    }
+
+  edit = g_new0 (TrackEdit, 1);
+  edit->document = self;
+  edit->item = g_object_ref (item);
+  edit->before = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+  if (edit->before != NULL)
+    km_target_track_ref (edit->before);
+  edit->after = km_target_track_ref (targets);
+  edit->resolve = TRUE;
+  km_project_push_command (self->project, _("Edit Targets"), track_edit_redo, track_edit_undo,
+                           track_edit_merge, "km-document-targets", edit, track_edit_free);
+}
+
+/* Removes @items (with their subtrees) as one undoable step; items inside another removed
+ * item and the root are skipped. */
+void
+km_document_remove_items (KmDocument *self,
+                          GPtrArray  *items)
+{
+  TreeEdit *edit;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (items != NULL);
+
+  edit = tree_edit_new (self, FALSE);
+  for (guint i = 0; i < items->len; i++)
+    {
+      KmItem *item = g_ptr_array_index (items, i);
+      gboolean inside = FALSE;
+
+      if (km_item_get_parent (item) == NULL || !is_attached (self, item))
+        continue;
+      for (guint j = 0; j < items->len && !inside; j++)
+        inside = j != i && km_item_is_ancestor_of (g_ptr_array_index (items, j), item);
+      if (!inside)
+        tree_edit_add (edit, km_item_get_parent (item), item, (guint) km_item_get_index (item));
+    }
+  if (edit->items->len == 0)
+    {
+      tree_edit_free (edit);
+      return;
+    }
+
+  km_document_cancel_solve (self);
+  km_project_clear_selection (self->project);
+  km_project_push_command (self->project,
+                           edit->items->len == 1 ? _("Delete Item") : _("Delete Items"),
+                           tree_edit_redo, tree_edit_undo, NULL, NULL, edit, tree_edit_free);
+  km_project_close_merge (self->project);
+}
+
+void
+km_document_rename_item (KmDocument *self,
+                         KmItem     *item,
+                         const char *name)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (name != NULL);
+
+  if (*name == '\0')
+    return;
+  km_project_rename_item (self->project, item, name);
+  km_project_close_merge (self->project);
+}
+
+void
+km_document_check_item (KmDocument *self,
+                        KmItem     *item,
+                        gboolean    checked)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_ITEM (item));
+
+  if (km_item_get_checked (item) == !!checked)
+    return;
+  km_project_check_item (self->project, item, checked);
+  km_project_close_merge (self->project);
+}
+
+/* A copy of @item and its subtree through the item's own store and restore, so that every
+ * key (also those Kinema does not interpret) is copied. A body keeps its loaded model. */
+static KmItem *
+copy_item (KmItem   *item,
+           KmItemIo *io)
+{
+  g_autoptr(KmYamlNode) data = km_item_store (item, io);
+  g_autoptr(GError) error = NULL;
+  KmItem *copy;
+
+  if (KM_IS_UNKNOWN_ITEM (item))
+    {
+      g_autoptr(KmYamlNode) node = km_yaml_node_copy (km_unknown_item_get_node (KM_UNKNOWN_ITEM (item)));
+
+      copy = km_unknown_item_new (node, km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (item)));
+    }
+  else
+    {
+      copy = g_object_new (G_OBJECT_TYPE (item), NULL);
+      if (!km_item_restore (copy, data, io, &error))
+        g_ptr_array_add (io->messages, g_strdup (error->message));
+    }
+
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL
+      && km_body_item_get_skeleton (KM_BODY_ITEM (copy)) == NULL)
+    {
+      KmBodyItem *body = KM_BODY_ITEM (item);
+      guint n_dof;
+      const double *q = km_body_item_get_joint_state (body, &n_dof);
+
+      km_body_item_set_model (KM_BODY_ITEM (copy), km_body_item_get_file (body),
+                              km_body_item_get_format (body), km_body_item_get_skeleton (body));
+      km_item_set_problem (copy, NULL);
+      if (n_dof > 0)
+        km_body_item_set_joint_state (KM_BODY_ITEM (copy), q, n_dof);
+    }
+  if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
+    g_object_set_data (G_OBJECT (copy), "km-embedded-model", GINT_TO_POINTER (TRUE));
+  km_item_set_name (copy, km_item_get_name (item));
+  km_item_set_checked (copy, km_item_get_checked (item));
+
+  if (!KM_IS_UNKNOWN_ITEM (item)
+      || !km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (item)))
+    for (guint i = 0; i < km_item_get_n_children (item); i++)
+      {
+        g_autoptr(KmItem) child = copy_item (km_item_get_child (item, i), io);
+
+        km_item_append_child (copy, child);
+      }
+  return copy;
+}
+
+/**
+ * km_document_duplicate_items:
+ *
+ * Puts a copy of each of @items (with its subtree) right after it, as one undoable step.
+ */
+void
+km_document_duplicate_items (KmDocument *self,
+                             GPtrArray  *items)
+{
+  const char *file;
+  g_autofree char *dir = NULL;
+  g_autofree char *share_dir = NULL;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
+  KmItemIo io = { 0 };
+  TreeEdit *edit;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (items != NULL);
+
+  file = km_project_get_file (self->project);
+  dir = file ? g_path_get_dirname (file) : g_get_current_dir ();
+  share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
+  io.file = file ? file : "";
+  io.dir = dir;
+  io.share_dir = share_dir;
+  io.messages = messages;
+  io.open_files = open_files;
+
+  /* From the last item back, so that each position is still right when it is used (items
+   * come in tree order; a copy goes right after its original). */
+  edit = tree_edit_new (self, TRUE);
+  for (guint i = items->len; i-- > 0;)
+    {
+      KmItem *item = g_ptr_array_index (items, i);
+      g_autoptr(KmItem) copy = NULL;
+      g_autofree char *name = NULL;
+
+      if (km_item_get_parent (item) == NULL || !is_attached (self, item))
+        continue;
+      copy = copy_item (item, &io);
+      /* Translators: the name of a duplicated item; %s is the original's name */
+      name = g_strdup_printf (_("%s (copy)"), km_item_get_name (item));
+      km_item_set_name (copy, name);
+      tree_edit_add (edit, km_item_get_parent (item), copy, (guint) km_item_get_index (item) + 1);
+    }
+  for (guint i = 0; i < messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s", (const char *) g_ptr_array_index (messages, i));
+  if (edit->items->len == 0)
+    {
+      tree_edit_free (edit);
+      return;
+    }
+  km_project_push_command (self->project, _("Duplicate"), tree_edit_redo, tree_edit_undo,
+                           NULL, NULL, edit, tree_edit_free);
+  km_project_close_merge (self->project);
+}
+
+/**
+ * km_document_save_item:
+ *
+ * Writes what @item holds to @file: a body's model as skeleton.json, IK targets as
+ * targets.json, a solved animation as animation.json. The project is not changed.
+ */
+gboolean
+km_document_save_item (KmDocument  *self,
+                       KmItem      *item,
+                       GFile       *file,
+                       GError     **error)
+{
+  g_autofree char *path = NULL;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: only local files can be written"), uri);
+      return FALSE;
+    }
+
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
+    ok = km_skeleton_json_save (km_body_item_get_skeleton (KM_BODY_ITEM (item)), path, error);
+  else if (KM_IS_IK_TARGETS_ITEM (item)
+           && km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) != NULL)
+    ok = km_targets_json_save (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)), path,
+                               error);
+  else if (KM_IS_IK_ANIMATION_ITEM (item)
+           && km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) != NULL)
+    ok = km_animation_json_save (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)),
+                                 path, error);
+  else
+    {
+      /* Translators: %s is an item's name */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("“%s” holds nothing that can be saved on its own"), km_item_get_name (item));
+      return FALSE;
+    }
+
+  if (ok)
+    /* Translators: an item's name, then a path */
+    km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), km_item_get_name (item), path);
+  return ok;
+}
+
+/**
+ * km_document_item_accepts:
+ *
+ * Whether @parent can take @item as a child: IK targets and animations belong to a body,
+ * bodies to a world or folder, worlds and folders anywhere but inside a body, and nothing
+ * goes inside itself.
+ */
+gboolean
+km_document_item_accepts (KmItem *parent,
+                          KmItem *item)
+{
+  g_return_val_if_fail (KM_IS_ITEM (parent), FALSE);
+  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
+
+  if (parent == item || km_item_is_ancestor_of (item, parent) || KM_IS_ROOT_ITEM (item))
+    return FALSE;
+  if (KM_IS_UNKNOWN_ITEM (parent)
+      && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (parent)))
+    return FALSE;
+  if (KM_IS_IK_TARGETS_ITEM (item) || KM_IS_IK_ANIMATION_ITEM (item))
+    return KM_IS_BODY_ITEM (parent);
+  if (KM_IS_BODY_ITEM (item))
+    return KM_IS_WORLD_ITEM (parent) || KM_IS_FOLDER_ITEM (parent) || KM_IS_ROOT_ITEM (parent);
+  if (KM_IS_WORLD_ITEM (item) || KM_IS_FOLDER_ITEM (item))
+    return !KM_IS_BODY_ITEM (parent) && !KM_IS_IK_TARGETS_ITEM (parent)
+           && !KM_IS_IK_ANIMATION_ITEM (parent);
+  return !KM_IS_IK_TARGETS_ITEM (parent) && !KM_IS_IK_ANIMATION_ITEM (parent);
+}
+
+/**
+ * km_document_move_item:
+ *
+ * Moves @item to @position among @parent's children (the position counts the children
+ * before the move), undoably. Returns FALSE, changing nothing, when @parent cannot take
+ * @item (km_document_item_accepts).
+ */
+gboolean
+km_document_move_item (KmDocument *self,
+                       KmItem     *item,
+                       KmItem     *parent,
+                       guint       position)
+{
+  MoveEdit *edit;
+  KmItem *old_parent;
+  guint old_position;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
+  g_return_val_if_fail (KM_IS_ITEM (parent), FALSE);
+
+  old_parent = km_item_get_parent (item);
+  if (old_parent == NULL || !is_attached (self, item) || !is_attached (self, parent)
+      || !km_document_item_accepts (parent, item))
+    return FALSE;
+
+  old_position = (guint) km_item_get_index (item);
+  position = MIN (position, km_item_get_n_children (parent));
+  if (parent == old_parent && position > old_position)
+    position--;
+  if (parent == old_parent && position == old_position)
+    return TRUE;
+
+  km_document_cancel_solve (self);
+  edit = g_new0 (MoveEdit, 1);
+  edit->document = self;
+  edit->item = g_object_ref (item);
+  edit->old_parent = g_object_ref (old_parent);
+  edit->old_position = old_position;
+  edit->new_parent = g_object_ref (parent);
+  edit->new_position = position;
+  km_project_push_command (self->project, _("Move Item"), move_edit_redo, move_edit_undo,
+                           NULL, NULL, edit, move_edit_free);
+  km_project_close_merge (self->project);
   return TRUE;
 }
 
@@ -746,19 +1965,18 @@ km_document_get_modified (KmDocument *self)
   return self->modified;
 }
 
+/* FALSE marks the project's current state as the saved one; TRUE forces the mark until
+ * the next save or load. */
 void
 km_document_set_modified (KmDocument *self,
                           gboolean    modified)
 {
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
-  modified = !!modified;
-  if (self->modified == modified)
-    return;
-
-  self->modified = modified;
-  update_title (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+  self->forced_modified = !!modified;
+  if (!modified)
+    km_project_set_clean (self->project);
+  update_modified (self);
 }
 
 /**
@@ -778,7 +1996,18 @@ km_document_get_pose (KmDocument *self,
   return self->pose;
 }
 
-/* Sets one DOF (clamped into its limits), as the joint panel does: the body moves at once. */
+static void
+close_edit_cb (gpointer data)
+{
+  KmDocument *self = data;
+
+  self->close_edit_id = 0;
+  km_project_close_merge (self->project);
+}
+
+/* Sets one DOF (clamped into its limits), as the joint panel does: the body moves at once.
+ * Undoable; joint values set in quick succession (a slider drag) are one step until a
+ * pause of EDIT_MERGE_PAUSE_MS, km_document_close_edit or another kind of edit. */
 void
 km_document_set_dof_value (KmDocument *self,
                            guint       dof,
@@ -787,9 +2016,11 @@ km_document_set_dof_value (KmDocument *self,
   double lower, upper;
   int joint;
   const KmJoint *j;
+  JointEdit *edit;
+  guint n_dof;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
-  g_return_if_fail (self->skeleton != NULL);
+  g_return_if_fail (self->skeleton != NULL && self->body != NULL);
   g_return_if_fail (dof < km_skeleton_get_n_dof (self->skeleton));
 
   if (!isfinite (value))
@@ -803,9 +2034,22 @@ km_document_set_dof_value (KmDocument *self,
   if (self->pose[dof] == value)
     return;
 
-  self->pose[dof] = value;
-  update_world (self);
-  km_document_set_modified (self, TRUE);
+  n_dof = km_skeleton_get_n_dof (self->skeleton);
+  edit = g_new0 (JointEdit, 1);
+  edit->document = self;
+  edit->body = g_object_ref (self->body);
+  edit->n_dof = n_dof;
+  edit->dof = dof;
+  edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL),
+                            n_dof * sizeof (double));
+  edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
+  edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
+  edit->after[dof] = value;
+  km_project_push_command (self->project, _("Change Joint Value"), joint_edit_redo,
+                           joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
+                           joint_edit_free);
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }
 
 const KmTransform *
@@ -977,29 +2221,14 @@ km_document_get_frame_rate (KmDocument *self)
  *
  * Solves the whole target track on the IK job's worker thread, seeded with the current
  * pose. Frames stream into the animation as they finish; a newer solve supersedes this one.
+ * The result replaces the body's solved animation as one undoable step.
  */
 void
 km_document_solve (KmDocument *self)
 {
-  g_autoptr(KmIkProblem) problem = NULL;
-
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
-  if (self->skeleton == NULL || self->targets == NULL || self->effector < 0)
-    return;
-
-  km_document_cancel_solve (self);
-  set_animation (self, NULL);
-
-  problem = km_ik_problem_new (self->skeleton, self->effector);
-  memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
-
-  self->solve_cancellable = g_cancellable_new ();
-  km_ik_job_solve_async (self->job, problem, self->targets,
-                         0, km_target_track_get_last_frame (self->targets),
-                         self->solve_cancellable, solve_cb, g_object_ref (self));
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
+  start_solve (self, TRUE);
 }
 
 void
@@ -1012,6 +2241,10 @@ km_document_cancel_solve (KmDocument *self)
 
   g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
+  g_clear_object (&self->solve_body);
+  /* Back to the animation the body had before the solve began. */
+  if (self->project != NULL && self->body != NULL && self->skeleton != NULL)
+    set_animation (self, body_animation (self->body));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
 }
 

@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 
 #include "km-animation.h"
+#include "km-item.h"
+#include "km-project.h"
 #include "km-skeleton.h"
 #include "km-target-track.h"
 
@@ -17,22 +19,60 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (KmDocument, km_document, KM, DOCUMENT, GObject)
 
 /*
- * What the editor window shows: one body (a KmSkeleton and its pose), the IK targets of its
- * end effector, the solved animation, the current frame and the message log. Every view
- * observes it through properties and `notify`; no view talks to another. It is the app-side
- * stand-in for the core's KmProject and keeps the same vocabulary, so the views move over
- * unchanged when that arrives.
+ * What the editor window shows: a KmProject (the item tree, undo stack, file and
+ * modified flag) and a view of its current body: the body's KmSkeleton and pose, the IK
+ * targets of its end effector (its first IK targets item), the solved animation (its first
+ * IK animation item), the current frame and the message log. Every view observes it
+ * through properties and `notify`; no view talks to another. Every edit made through it
+ * is an undoable project command.
  *
  * Units: metres and radians; the pose is a flat DOF vector in the skeleton's DOF order.
  */
 
 KmDocument        *km_document_new                (void);
+KmProject         *km_document_get_project        (KmDocument         *self);
+KmItem            *km_document_get_body_item      (KmDocument         *self);
+void               km_document_set_current_body   (KmDocument         *self,
+                                                   KmItem             *body);
+void               km_document_new_project        (KmDocument         *self);
+gboolean           km_document_save               (KmDocument         *self,
+                                                   GFile              *file,
+                                                   GError            **error);
 
 gboolean           km_document_load_defaults      (KmDocument         *self,
                                                    GError            **error);
 gboolean           km_document_import_file        (KmDocument         *self,
                                                    GFile              *file,
                                                    GError            **error);
+
+/* Undo and edits (each edit is one undoable step of the project) */
+gboolean           km_document_can_undo           (KmDocument         *self);
+gboolean           km_document_can_redo           (KmDocument         *self);
+gboolean           km_document_undo               (KmDocument         *self);
+gboolean           km_document_redo               (KmDocument         *self);
+void               km_document_close_edit         (KmDocument         *self);
+void               km_document_set_targets        (KmDocument         *self,
+                                                   KmTargetTrack      *targets);
+void               km_document_remove_items       (KmDocument         *self,
+                                                   GPtrArray          *items);
+void               km_document_duplicate_items    (KmDocument         *self,
+                                                   GPtrArray          *items);
+gboolean           km_document_save_item          (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   GFile              *file,
+                                                   GError            **error);
+void               km_document_rename_item        (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   const char         *name);
+void               km_document_check_item         (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   gboolean            checked);
+gboolean           km_document_item_accepts       (KmItem             *parent,
+                                                   KmItem             *item);
+gboolean           km_document_move_item          (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   KmItem             *parent,
+                                                   guint               position);
 
 KmSkeleton        *km_document_get_skeleton       (KmDocument         *self);
 KmTargetTrack     *km_document_get_targets        (KmDocument         *self);

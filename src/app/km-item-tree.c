@@ -9,14 +9,18 @@
 #include <glib/gi18n.h>
 
 #include "km-item-tree.h"
+#include "km-body-item.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-item-row.h"
+#include "km-unknown-item.h"
 
 /*
- * The document's contents as a tree: the body with its joints nested as in the skeleton,
- * then the IK targets and the solved animation. Rows are GtkStringObjects; a joint row
- * carries its topological joint index + 1 as "km-joint" data, a node with children its
- * child list as "km-children". Selecting a joint row selects that joint in the document,
- * and the document's selection selects the row, so the scene, this tree and the joint
- * panel always agree.
+ * The project's item tree: a GtkTreeListModel over the items (each KmItem is the list
+ * model of its children), mapped to KmItemRows for the row template. Every change (check
+ * boxes, rename, delete, drag and drop) is an undoable KmDocument edit; the rows follow the
+ * items through their notifications and items-changed. The tree's selection is the
+ * project's selection, and selecting one body makes it the current body.
  */
 
 struct _KmItemTree
@@ -25,13 +29,15 @@ struct _KmItemTree
 
   /* Template widgets */
   GtkListView        *list_view;
+  GtkPopover         *rename_popover;
+  GtkEntry           *rename_entry;
+  GtkPopover         *context_menu;
 
   /* Owned */
   KmDocument         *document;
   GSignalGroup       *document_signals;
-  GtkSingleSelection *selection;
-
-  gboolean            updating;
+  GtkMultiSelection  *selection;
+  KmItem             *renaming;
 };
 
 enum {
@@ -44,135 +50,430 @@ G_DEFINE_FINAL_TYPE (KmItemTree, km_item_tree, GTK_TYPE_WIDGET)
 
 static GParamSpec *properties[N_PROPS];
 
+static gpointer
+map_row_cb (gpointer item,
+            gpointer user_data)
+{
+  KmItemRow *row = km_item_row_new (item);
+
+  g_object_unref (item);
+  return row;
+}
+
+static GListModel *
+rows_of (KmItem *item)
+{
+  return G_LIST_MODEL (gtk_map_list_model_new (G_LIST_MODEL (g_object_ref (item)),
+                                               map_row_cb, NULL, NULL));
+}
+
+/* Items that can hold others get a child model even while empty, so a drop can fill them. */
 static GListModel *
 create_children_cb (gpointer item,
                     gpointer user_data)
 {
-  GListModel *children = g_object_get_data (item, "km-children");
+  KmItem *it = km_item_row_get_item (item);
 
-  return children ? g_object_ref (children) : NULL;
-}
-
-static GtkStringObject *
-new_node (const char *label,
-          int         joint)
-{
-  GtkStringObject *node = gtk_string_object_new (label);
-
-  g_object_set_data (G_OBJECT (node), "km-joint", GINT_TO_POINTER (joint + 1));
-  return node;
-}
-
-static GListStore *
-ensure_children (GtkStringObject *node)
-{
-  GListStore *children = g_object_get_data (G_OBJECT (node), "km-children");
-
-  if (children == NULL)
-    {
-      children = g_list_store_new (GTK_TYPE_STRING_OBJECT);
-      g_object_set_data_full (G_OBJECT (node), "km-children", children, g_object_unref);
-    }
-  return children;
+  if (KM_IS_IK_TARGETS_ITEM (it) || KM_IS_IK_ANIMATION_ITEM (it))
+    return NULL;
+  if (KM_IS_UNKNOWN_ITEM (it) && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (it))
+      && km_item_get_n_children (it) == 0)
+    return NULL;
+  return rows_of (it);
 }
 
 static void
 rebuild (KmItemTree *self)
 {
-  g_autoptr(GListStore) root = g_list_store_new (GTK_TYPE_STRING_OBJECT);
+  KmProject *project = self->document ? km_document_get_project (self->document) : NULL;
+  KmItem *root = project ? km_project_get_root_item (project) : NULL;
   GtkTreeListModel *tree;
-  KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
+  GListModel *top;
 
-  if (skeleton != NULL)
-    {
-      guint n = km_skeleton_get_n_joints (skeleton);
-      g_autoptr(GtkStringObject) body = NULL;
-      g_autofree GtkStringObject **nodes = g_new0 (GtkStringObject *, n);
-      GFile *file = km_document_get_file (self->document);
-      g_autofree char *name = file ? g_file_get_basename (file) : g_strdup (_("Body"));
-
-      body = new_node (name, -1);
-      g_list_store_append (root, body);
-      for (guint i = 0; i < n; i++)
-        {
-          const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-          g_autoptr(GtkStringObject) node = new_node (j->name, (int) i);
-          GtkStringObject *parent = j->parent >= 0 ? nodes[j->parent] : body;
-
-          g_list_store_append (ensure_children (parent), node);
-          nodes[i] = node;
-        }
-    }
-  if (self->document != NULL && km_document_get_targets (self->document) != NULL)
-    {
-      g_autoptr(GtkStringObject) node = new_node (_("IK Targets"), -1);
-
-      g_list_store_append (root, node);
-    }
-  if (self->document != NULL && km_document_get_animation (self->document) != NULL)
-    {
-      g_autoptr(GtkStringObject) node = new_node (_("Solved Animation"), -1);
-
-      g_list_store_append (root, node);
-    }
-
-  tree = gtk_tree_list_model_new (G_LIST_MODEL (g_steal_pointer (&root)), FALSE, TRUE,
-                                  create_children_cb, NULL, NULL);
-  self->updating = TRUE;
-  gtk_single_selection_set_model (self->selection, G_LIST_MODEL (tree));
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
-  self->updating = FALSE;
+  if (root != NULL)
+    top = rows_of (root);
+  else
+    top = G_LIST_MODEL (g_list_store_new (KM_TYPE_ITEM_ROW));
+  tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, NULL, NULL);
+  gtk_multi_selection_set_model (self->selection, G_LIST_MODEL (tree));
   g_object_unref (tree);
 }
 
-static void
-document_selected_joint_changed_cb (KmItemTree *self)
+static KmItem *
+item_at_position (KmItemTree *self,
+                  guint       position)
 {
-  GListModel *model = G_LIST_MODEL (self->selection);
-  int joint = self->document ? km_document_get_selected_joint (self->document) : -1;
-  guint position = GTK_INVALID_LIST_POSITION;
+  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+  g_autoptr(KmItemRow) item_row = NULL;
 
-  for (guint i = 0; joint >= 0 && i < g_list_model_get_n_items (model); i++)
+  if (row == NULL)
+    return NULL;
+  item_row = gtk_tree_list_row_get_item (row);
+  return km_item_row_get_item (item_row);
+}
+
+/* The selected items, in tree order (element-type KmItem, full references). */
+static GPtrArray *
+selected_items (KmItemTree *self)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, selected, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
     {
-      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
-      gpointer node = gtk_tree_list_row_get_item (row);
+      KmItem *item = item_at_position (self, position);
 
-      if (GPOINTER_TO_INT (g_object_get_data (node, "km-joint")) == joint + 1)
-        position = i;
-      g_object_unref (node);
-      if (position != GTK_INVALID_LIST_POSITION)
-        break;
+      if (item != NULL)
+        g_ptr_array_add (items, g_object_ref (item));
     }
+  return items;
+}
 
-  self->updating = TRUE;
-  gtk_single_selection_set_selected (self->selection, position);
-  self->updating = FALSE;
+static void
+update_actions (KmItemTree *self)
+{
+  g_autoptr(GPtrArray) items = selected_items (self);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.rename", items->len == 1);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.delete", items->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.duplicate", items->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", items->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", items->len > 0);
 }
 
 static void
 selection_changed_cb (KmItemTree *self)
 {
-  GtkTreeListRow *row;
-  int joint = -1;
+  g_autoptr(GPtrArray) items = selected_items (self);
+  KmProject *project;
 
-  if (self->updating || self->document == NULL)
+  update_actions (self);
+  if (self->document == NULL)
     return;
 
-  row = gtk_single_selection_get_selected_item (self->selection);
-  if (row != NULL)
-    {
-      g_autoptr(GObject) node = gtk_tree_list_row_get_item (row);
+  project = km_document_get_project (self->document);
+  km_project_clear_selection (project);
+  for (guint i = 0; i < items->len; i++)
+    km_project_select (project, g_ptr_array_index (items, i), TRUE);
+  if (items->len == 1 && KM_IS_BODY_ITEM (g_ptr_array_index (items, 0)))
+    km_document_set_current_body (self->document, g_ptr_array_index (items, 0));
+}
 
-      joint = GPOINTER_TO_INT (g_object_get_data (node, "km-joint")) - 1;
+/* The row (its GtkTreeExpander) under a point of the list view, or NULL. */
+static GtkTreeExpander *
+expander_at (KmItemTree *self,
+             double      x,
+             double      y,
+             GtkWidget **picked)
+{
+  GtkWidget *widget = gtk_widget_pick (GTK_WIDGET (self->list_view), x, y,
+                                       GTK_PICK_NON_TARGETABLE);
+
+  if (picked != NULL)
+    *picked = widget;
+  for (; widget != NULL && widget != GTK_WIDGET (self->list_view);
+       widget = gtk_widget_get_parent (widget))
+    if (GTK_IS_TREE_EXPANDER (widget))
+      return GTK_TREE_EXPANDER (widget);
+  return NULL;
+}
+
+static KmItem *
+expander_item (GtkTreeExpander *expander)
+{
+  GtkTreeListRow *row = gtk_tree_expander_get_list_row (expander);
+  g_autoptr(KmItemRow) item_row = NULL;
+
+  if (row == NULL)
+    return NULL;
+  item_row = gtk_tree_list_row_get_item (row);
+  return KM_IS_ITEM_ROW (item_row) ? km_item_row_get_item (item_row) : NULL;
+}
+
+static guint
+position_of (KmItemTree *self,
+             KmItem     *item)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  for (guint i = 0; i < n; i++)
+    if (item_at_position (self, i) == item)
+      return i;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* The row widget showing @item, to point popovers at; NULL when it is scrolled away. */
+static GtkWidget *
+find_row_widget (GtkWidget *widget,
+                 KmItem    *item)
+{
+  if (GTK_IS_TREE_EXPANDER (widget))
+    return expander_item (GTK_TREE_EXPANDER (widget)) == item ? widget : NULL;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_row_widget (child, item);
+
+      if (found != NULL)
+        return found;
     }
-  km_document_set_selected_joint (self->document, joint);
+  return NULL;
 }
 
 static void
-document_contents_changed_cb (KmItemTree *self)
+point_popover_at (KmItemTree *self,
+                  GtkPopover *popover,
+                  KmItem     *item,
+                  double      x,
+                  double      y)
 {
-  rebuild (self);
-  document_selected_joint_changed_cb (self);
+  GtkWidget *row = item ? find_row_widget (GTK_WIDGET (self->list_view), item) : NULL;
+  graphene_rect_t bounds;
+  GdkRectangle rect = { (int) x, (int) y, 1, 1 };
+
+  if (row != NULL && gtk_widget_compute_bounds (row, GTK_WIDGET (self), &bounds))
+    rect = (GdkRectangle) { (int) bounds.origin.x, (int) bounds.origin.y,
+                            (int) bounds.size.width, (int) bounds.size.height };
+  else if (x < 0)
+    rect = (GdkRectangle) { 0, 0, gtk_widget_get_width (GTK_WIDGET (self)), 1 };
+  else if (!gtk_widget_translate_coordinates (GTK_WIDGET (self->list_view), GTK_WIDGET (self),
+                                              x, y, &x, &y))
+    x = y = 0;
+  if (row == NULL && x >= 0)
+    rect.x = (int) x, rect.y = (int) y;
+  gtk_popover_set_pointing_to (popover, &rect);
+}
+
+static void
+start_rename (KmItemTree *self,
+              KmItem     *item)
+{
+  g_set_object (&self->renaming, item);
+  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), km_item_get_name (item));
+  point_popover_at (self, self->rename_popover, item, -1, -1);
+  gtk_popover_popup (self->rename_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
+  gtk_editable_select_region (GTK_EDITABLE (self->rename_entry), 0, -1);
+}
+
+static void
+rename_entry_activate_cb (KmItemTree *self)
+{
+  const char *name = gtk_editable_get_text (GTK_EDITABLE (self->rename_entry));
+
+  g_assert (KM_IS_ITEM_TREE (self));
+
+  if (self->renaming != NULL && self->document != NULL && *name != '\0')
+    km_document_rename_item (self->document, self->renaming, name);
+  g_clear_object (&self->renaming);
+  gtk_popover_popdown (self->rename_popover);
+}
+
+static void
+rename_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+
+  if (items->len == 1)
+    start_rename (self, g_ptr_array_index (items, 0));
+}
+
+static void
+delete_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+
+  if (self->document != NULL && items->len > 0)
+    km_document_remove_items (self->document, items);
+}
+
+static void
+duplicate_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+
+  if (self->document != NULL && items->len > 0)
+    km_document_duplicate_items (self->document, items);
+}
+
+static void
+check_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+  gboolean checked = g_str_equal (action_name, "tree.check");
+
+  for (guint i = 0; self->document != NULL && i < items->len; i++)
+    km_document_check_item (self->document, g_ptr_array_index (items, i), checked);
+}
+
+/* Check boxes toggle (undoably) on a click; a double click renames. */
+static void
+click_pressed_cb (KmItemTree      *self,
+                  int              n_press,
+                  double           x,
+                  double           y,
+                  GtkGestureClick *gesture)
+{
+  GtkWidget *picked = NULL;
+  GtkTreeExpander *expander = expander_at (self, x, y, &picked);
+  KmItem *item = expander ? expander_item (expander) : NULL;
+
+  if (item == NULL || self->document == NULL)
+    return;
+
+  for (GtkWidget *w = picked; w != NULL && w != GTK_WIDGET (expander); w = gtk_widget_get_parent (w))
+    if (GTK_IS_CHECK_BUTTON (w))
+      {
+        km_document_check_item (self->document, item, !km_item_get_checked (item));
+        gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+        return;
+      }
+
+  if (n_press == 2)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+      start_rename (self, item);
+    }
+}
+
+static void
+context_pressed_cb (KmItemTree      *self,
+                    int              n_press,
+                    double           x,
+                    double           y,
+                    GtkGestureClick *gesture)
+{
+  GtkTreeExpander *expander = expander_at (self, x, y, NULL);
+  KmItem *item = expander ? expander_item (expander) : NULL;
+  guint position;
+
+  if (item == NULL)
+    return;
+
+  position = position_of (self, item);
+  if (position != GTK_INVALID_LIST_POSITION
+      && !gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
+    gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  point_popover_at (self, self->context_menu, NULL, x, y);
+  gtk_popover_popup (self->context_menu);
+}
+
+static GdkContentProvider *
+drag_prepare_cb (KmItemTree    *self,
+                 double         x,
+                 double         y,
+                 GtkDragSource *source)
+{
+  GtkTreeExpander *expander = expander_at (self, x, y, NULL);
+  KmItem *item = expander ? expander_item (expander) : NULL;
+
+  if (item == NULL || km_item_get_parent (item) == NULL)
+    return NULL;
+  return gdk_content_provider_new_typed (KM_TYPE_ITEM, item);
+}
+
+/* Where a drop at (@x, @y) puts an item: before the row's item (top quarter), after it
+ * (bottom quarter), or into it as its last child. */
+static gboolean
+drop_place (KmItemTree  *self,
+            double       x,
+            double       y,
+            KmItem     **parent,
+            guint       *position)
+{
+  GtkTreeExpander *expander = expander_at (self, x, y, NULL);
+  KmItem *target = expander ? expander_item (expander) : NULL;
+  graphene_rect_t bounds;
+  double fraction = 0.5;
+
+  if (target == NULL)
+    return FALSE;
+  if (gtk_widget_compute_bounds (GTK_WIDGET (expander), GTK_WIDGET (self->list_view), &bounds)
+      && bounds.size.height > 0)
+    fraction = (y - bounds.origin.y) / bounds.size.height;
+
+  if ((fraction < 0.25 || fraction > 0.75) && km_item_get_parent (target) != NULL)
+    {
+      *parent = km_item_get_parent (target);
+      *position = (guint) km_item_get_index (target) + (fraction > 0.75 ? 1 : 0);
+    }
+  else
+    {
+      *parent = target;
+      *position = km_item_get_n_children (target);
+    }
+  return TRUE;
+}
+
+static KmItem *
+dragged_item (GtkDropTarget *target)
+{
+  const GValue *value = gtk_drop_target_get_value (target);
+
+  return value != NULL && G_VALUE_HOLDS (value, KM_TYPE_ITEM) ? g_value_get_object (value) : NULL;
+}
+
+static GdkDragAction
+drop_motion_cb (KmItemTree    *self,
+                double         x,
+                double         y,
+                GtkDropTarget *target)
+{
+  KmItem *item = dragged_item (target);
+  KmItem *parent = NULL;
+  guint position;
+
+  if (item == NULL || !drop_place (self, x, y, &parent, &position)
+      || !km_document_item_accepts (parent, item))
+    return 0;
+  return GDK_ACTION_MOVE;
+}
+
+static gboolean
+drop_cb (KmItemTree    *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  KmItem *item = G_VALUE_HOLDS (value, KM_TYPE_ITEM) ? g_value_get_object (value) : NULL;
+  KmItem *parent = NULL;
+  guint position;
+
+  if (item == NULL || self->document == NULL || !drop_place (self, x, y, &parent, &position))
+    return FALSE;
+  return km_document_move_item (self->document, item, parent, position);
+}
+
+static void
+km_item_tree_size_allocate (GtkWidget *widget,
+                            int        width,
+                            int        height,
+                            int        baseline)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+
+  GTK_WIDGET_CLASS (km_item_tree_parent_class)->size_allocate (widget, width, height, baseline);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->rename_popover)))
+    gtk_popover_present (self->rename_popover);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->context_menu)))
+    gtk_popover_present (self->context_menu);
 }
 
 static void
@@ -185,6 +486,7 @@ km_item_tree_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
+  g_clear_object (&self->renaming);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_ITEM_TREE);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -238,6 +540,7 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   object_class->dispose = km_item_tree_dispose;
   object_class->get_property = km_item_tree_get_property;
   object_class->set_property = km_item_tree_set_property;
+  widget_class->size_allocate = km_item_tree_size_allocate;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
@@ -246,36 +549,73 @@ km_item_tree_class_init (KmItemTreeClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-item-tree.ui");
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, context_menu);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, list_view);
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_entry);
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_popover);
+  gtk_widget_class_bind_template_callback (widget_class, rename_entry_activate_cb);
+
+  gtk_widget_class_install_action (widget_class, "tree.rename", NULL, rename_action);
+  gtk_widget_class_install_action (widget_class, "tree.delete", NULL, delete_action);
+  gtk_widget_class_install_action (widget_class, "tree.duplicate", NULL, duplicate_action);
+  gtk_widget_class_install_action (widget_class, "tree.check", NULL, check_action);
+  gtk_widget_class_install_action (widget_class, "tree.uncheck", NULL, check_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "tree.rename", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "tree.delete", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "tree.delete", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "itemtree");
+
+  g_type_ensure (KM_TYPE_ITEM_ROW);
 }
 
 static void
 km_item_tree_init (KmItemTree *self)
 {
+  GtkGesture *click;
+  GtkDragSource *drag;
+  GtkDropTarget *drop;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->selection = gtk_single_selection_new (NULL);
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect_object (self->selection, "notify::selected",
+  self->selection = gtk_multi_selection_new (NULL);
+  g_signal_connect_object (self->selection, "selection-changed",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->selection, "items-changed",
+                           G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
 
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (click_pressed_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (context_pressed_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
+
+  drag = gtk_drag_source_new ();
+  gtk_drag_source_set_actions (drag, GDK_ACTION_MOVE);
+  g_signal_connect_object (drag, "prepare", G_CALLBACK (drag_prepare_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (drag));
+
+  drop = gtk_drop_target_new (KM_TYPE_ITEM, GDK_ACTION_MOVE);
+  gtk_drop_target_set_preload (drop, TRUE);
+  g_signal_connect_object (drop, "motion", G_CALLBACK (drop_motion_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (drop));
+
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
-  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
-                                  G_CALLBACK (document_contents_changed_cb), self);
-  g_signal_group_connect_swapped (self->document_signals, "notify::targets",
-                                  G_CALLBACK (document_contents_changed_cb), self);
-  g_signal_group_connect_swapped (self->document_signals, "notify::animation",
-                                  G_CALLBACK (document_contents_changed_cb), self);
-  g_signal_group_connect_swapped (self->document_signals, "notify::file",
-                                  G_CALLBACK (document_contents_changed_cb), self);
-  g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
-                                  G_CALLBACK (document_selected_joint_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::project",
+                                  G_CALLBACK (rebuild), self);
   rebuild (self);
+  update_actions (self);
 }
 
 GtkWidget *
@@ -303,6 +643,24 @@ km_item_tree_set_document (KmItemTree *self,
     return;
 
   g_signal_group_set_target (self->document_signals, document);
-  document_contents_changed_cb (self);
+  rebuild (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}
+
+/* The tree's rows (GtkTreeListRow of KmItemRow) and their selection, e.g. for tests. */
+GtkSelectionModel *
+km_item_tree_get_selection_model (KmItemTree *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_TREE (self), NULL);
+
+  return GTK_SELECTION_MODEL (self->selection);
+}
+
+/* The entry of the rename popover (shown by the tree.rename action), e.g. for tests. */
+GtkEditable *
+km_item_tree_get_rename_entry (KmItemTree *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_TREE (self), NULL);
+
+  return GTK_EDITABLE (self->rename_entry);
 }

@@ -14,9 +14,11 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmItemTree, km_item_tree, KM, ITEM_TREE, GtkWidget)
 
-GtkWidget  *km_item_tree_new          (void);
-KmDocument *km_item_tree_get_document (KmItemTree *self);
-void        km_item_tree_set_document (KmItemTree *self,
-                                       KmDocument *document);
+GtkWidget         *km_item_tree_new                 (void);
+KmDocument        *km_item_tree_get_document        (KmItemTree *self);
+void               km_item_tree_set_document        (KmItemTree *self,
+                                                     KmDocument *document);
+GtkSelectionModel *km_item_tree_get_selection_model (KmItemTree *self);
+GtkEditable       *km_item_tree_get_rename_entry    (KmItemTree *self);
 
 G_END_DECLS

@@ -6,15 +6,29 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-window.h"
 #include "km-animation-json.h"
+#include "km-format.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
 #include "km-item-tree.h"
 #include "km-joint-panel.h"
 #include "km-message-view.h"
 #include "km-scene-view.h"
 #include "km-time-bar.h"
+
+/* What to do once the unsaved changes are saved or discarded. */
+typedef enum
+{
+  PENDING_NONE,
+  PENDING_CLOSE,
+  PENDING_NEW,
+  PENDING_OPEN,
+  PENDING_EXAMPLE,
+} PendingAction;
 
 struct _KmWindow
 {
@@ -30,8 +44,12 @@ struct _KmWindow
 
   /* Owned */
   KmDocument           *document;
+  GtkWindow            *question;      /* the unsaved-changes dialog while it asks */
+  GFile                *pending_file;
 
+  PendingAction         pending;
   gboolean              show_messages;
+  gboolean              close_confirmed;
 };
 
 enum {
@@ -55,6 +73,15 @@ document_changed_cb (KmWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-animation",
                                  km_document_get_animation (self->document) != NULL
                                  && !km_document_get_solving (self->document));
+}
+
+static void
+document_history_changed_cb (KmWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
+                                 km_document_can_undo (self->document));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
+                                 km_document_can_redo (self->document));
 }
 
 static void
@@ -188,6 +215,333 @@ export_animation_chosen (KmWindow *self,
     km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
 }
 
+/* Recent files are the application's (File → Open Recent); a window on its own, as in
+ * tests, leaves the user's list alone. */
+static void
+add_recent (KmWindow *self,
+            GFile    *file)
+{
+  g_autofree char *uri = NULL;
+
+  if (gtk_window_get_application (GTK_WINDOW (self)) == NULL)
+    return;
+  uri = g_file_get_uri (file);
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+}
+
+static gboolean
+save_to (KmWindow *self,
+         GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (km_document_save (self->document, file, &error))
+    {
+      add_recent (self, file);
+      return TRUE;
+    }
+  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  g_object_set (self, "show-messages", TRUE, NULL);
+  return FALSE;
+}
+
+static void run_pending (KmWindow *self);
+
+static void
+save_as_chosen (KmWindow *self,
+                GFile    *file)
+{
+  if (save_to (self, file))
+    run_pending (self);
+  else
+    self->pending = PENDING_NONE;
+}
+
+static void
+save_as (KmWindow *self)
+{
+  GFile *file = km_document_get_file (self->document);
+  g_autofree char *name = file ? g_file_get_basename (file) : g_strdup (_("Untitled.cnoid"));
+
+  if (!g_str_has_suffix (name, ".cnoid"))
+    {
+      char *dot = strrchr (name, '.');
+      g_autofree char *stem = dot ? g_strndup (name, dot - name) : g_strdup (name);
+
+      g_free (name);
+      name = g_strconcat (stem, ".cnoid", NULL);
+    }
+  choose_file (self, _("Save Project As"), TRUE, name, save_as_chosen);
+}
+
+/* Saves to the project's file, or asks for one; then runs what was pending. */
+static void
+save (KmWindow *self)
+{
+  GFile *file = km_document_get_file (self->document);
+
+  if (file == NULL)
+    save_as (self);
+  else if (save_to (self, file))
+    run_pending (self);
+  else
+    self->pending = PENDING_NONE;
+}
+
+/* Whether @file is a project (it replaces the open one) rather than a file to import. */
+static gboolean
+is_project_file (GFile *file)
+{
+  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
+  g_autofree char *data = g_malloc (64 * 1024);
+  gsize length = 0;
+  const KmFormat *format;
+
+  if (stream == NULL
+      || !g_input_stream_read_all (G_INPUT_STREAM (stream), data, 64 * 1024, &length, NULL, NULL))
+    return FALSE;
+  format = km_format_detect (data, length);
+  return format != NULL && format->kind == KM_FILE_KIND_PROJECT;
+}
+
+static gboolean
+open_now (KmWindow *self,
+          GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (km_document_import_file (self->document, file, &error))
+    {
+      add_recent (self, file);
+      return TRUE;
+    }
+
+  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  g_object_set (self, "show-messages", TRUE, NULL);
+  return FALSE;
+}
+
+static void
+open_example_now (KmWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!km_document_load_defaults (self->document, &error))
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+static void
+run_pending (KmWindow *self)
+{
+  PendingAction pending = self->pending;
+  g_autoptr(GFile) file = g_steal_pointer (&self->pending_file);
+
+  self->pending = PENDING_NONE;
+  switch (pending)
+    {
+    case PENDING_NONE:
+      break;
+    case PENDING_CLOSE:
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+      break;
+    case PENDING_NEW:
+      km_document_new_project (self->document);
+      break;
+    case PENDING_OPEN:
+      open_now (self, file);
+      break;
+    case PENDING_EXAMPLE:
+      open_example_now (self);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+question_response_cb (KmWindow  *self,
+                      int        response,
+                      GtkDialog *dialog)
+{
+  g_autoptr(KmWindow) hold = g_object_ref (self);
+
+  g_assert (KM_IS_WINDOW (self));
+
+  /* The dialog outlives this handler, and the answer may destroy this window. */
+  self->question = NULL;
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  switch (response)
+    {
+    case GTK_RESPONSE_ACCEPT:
+      save (self);
+      break;
+    case GTK_RESPONSE_REJECT:
+      run_pending (self);
+      break;
+    default:
+      self->pending = PENDING_NONE;
+      g_clear_object (&self->pending_file);
+      break;
+    }
+}
+
+/* Runs @pending now when nothing is unsaved, otherwise asks first (Save / Discard /
+ * Cancel); while a question is open, a second one is not asked. */
+static void
+ask_then (KmWindow      *self,
+          PendingAction  pending,
+          GFile         *file)
+{
+  GtkWidget *dialog;
+  GFile *current;
+  g_autofree char *name = NULL;
+
+  if (self->question != NULL)
+    {
+      gtk_window_present (self->question);
+      return;
+    }
+
+  self->pending = pending;
+  g_set_object (&self->pending_file, file);
+  if (!km_document_get_modified (self->document))
+    {
+      run_pending (self);
+      return;
+    }
+
+  current = km_document_get_file (self->document);
+  name = current ? g_file_get_basename (current) : g_strdup (_("Untitled"));
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                   /* Translators: %s is the project's file name */
+                                   _("Save the changes to “%s”?"), name);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
+                                            _("Unsaved changes are lost otherwise."));
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog),
+                          _("_Cancel"), GTK_RESPONSE_CANCEL,
+                          _("_Discard"), GTK_RESPONSE_REJECT,
+                          _("_Save"), GTK_RESPONSE_ACCEPT,
+                          NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (question_response_cb), self,
+                           G_CONNECT_SWAPPED);
+  self->question = GTK_WINDOW (dialog);
+  gtk_window_present (self->question);
+}
+
+static void
+new_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  ask_then (KM_WINDOW (widget), PENDING_NEW, NULL);
+}
+
+static void
+save_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+
+  self->pending = PENDING_NONE;
+  save (self);
+}
+
+static void
+save_as_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+
+  self->pending = PENDING_NONE;
+  save_as (self);
+}
+
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  km_window_open_file (KM_WINDOW (widget), file);
+}
+
+static void
+undo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  km_document_undo (KM_WINDOW (widget)->document);
+}
+
+static void
+redo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  km_document_redo (KM_WINDOW (widget)->document);
+}
+
+static gboolean
+km_window_close_request (GtkWindow *window)
+{
+  KmWindow *self = KM_WINDOW (window);
+
+  if (self->close_confirmed || !km_document_get_modified (self->document))
+    return GTK_WINDOW_CLASS (km_window_parent_class)->close_request (window);
+
+  ask_then (self, PENDING_CLOSE, NULL);
+  return TRUE;
+}
+
+static void
+save_item_chosen (KmWindow *self,
+                  GFile    *file)
+{
+  GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
+  g_autoptr(KmItem) item = g_list_model_get_item (selection, 0);
+  g_autoptr(GError) error = NULL;
+
+  if (item == NULL)
+    return;
+  if (!km_document_save_item (self->document, item, file, &error))
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      g_object_set (self, "show-messages", TRUE, NULL);
+    }
+}
+
+/* Saves the one selected item's contents (model, targets or animation) to a file. */
+static void
+save_item_as_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+  GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
+  g_autoptr(KmItem) item = g_list_model_get_item (selection, 0);
+  const char *name = "skeleton.json";
+
+  if (item == NULL || g_list_model_get_n_items (selection) != 1)
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, _("Select one item to save."));
+      return;
+    }
+  if (KM_IS_IK_TARGETS_ITEM (item))
+    name = "targets.json";
+  else if (KM_IS_IK_ANIMATION_ITEM (item))
+    name = "animation.json";
+  choose_file (self, _("Save Item As"), TRUE, name, save_item_chosen);
+}
+
 static void
 open_action (GtkWidget  *widget,
              const char *action_name,
@@ -263,8 +617,11 @@ km_window_dispose (GObject *object)
 
   if (self->document != NULL)
     km_document_cancel_solve (self->document);
+  if (self->question != NULL)
+    gtk_window_destroy (g_steal_pointer (&self->question));
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
   g_clear_object (&self->document);
+  g_clear_object (&self->pending_file);
 
   G_OBJECT_CLASS (km_window_parent_class)->dispose (object);
 }
@@ -324,10 +681,12 @@ km_window_class_init (KmWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
   object_class->dispose = km_window_dispose;
   object_class->get_property = km_window_get_property;
   object_class->set_property = km_window_set_property;
+  window_class->close_request = km_window_close_request;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
@@ -349,7 +708,14 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, time_bar);
 
+  gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.save-item-as", NULL, save_item_as_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
   gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
   gtk_widget_class_install_action (widget_class, "win.export-image", NULL, export_image_action);
   gtk_widget_class_install_action (widget_class, "win.export-animation", NULL,
@@ -385,9 +751,14 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::solving",
                            G_CALLBACK (document_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-undo",
+                           G_CALLBACK (document_history_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::can-redo",
+                           G_CALLBACK (document_history_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_view, "notify::show-joint-axes",
                            G_CALLBACK (scene_view_show_joint_axes_cb), self, G_CONNECT_SWAPPED);
   document_changed_cb (self);
+  document_history_changed_cb (self);
 
   km_item_tree_set_document (self->item_tree, self->document);
   km_joint_panel_set_document (self->joint_panel, self->document);
@@ -422,40 +793,51 @@ km_window_get_document (KmWindow *self)
 /**
  * km_window_open_file:
  *
- * Opens or imports @file into the window's document. A failure is reported in the
- * message view and leaves the document as it was.
+ * Opens a project (asking first when the open one has unsaved changes) or imports a model,
+ * targets or animation file into it. A failure is reported in the message view and leaves
+ * the document as it was.
  *
- * Returns: whether the file was opened
+ * Returns: whether the file was opened (FALSE also while the question is open)
  */
 gboolean
 km_window_open_file (KmWindow *self,
                      GFile    *file)
 {
-  g_autoptr(GError) error = NULL;
-
   g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  if (km_document_import_file (self->document, file, &error))
-    return TRUE;
+  if (!is_project_file (file) || !km_document_get_modified (self->document))
+    return open_now (self, file);
 
-  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-  g_object_set (self, "show-messages", TRUE, NULL);
+  ask_then (self, PENDING_OPEN, file);
   return FALSE;
 }
 
+/* Opens the built-in example, asking first about unsaved changes. */
 gboolean
 km_window_open_example (KmWindow *self)
 {
-  g_autoptr(GError) error = NULL;
-
   g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
 
-  if (km_document_load_defaults (self->document, &error))
-    return TRUE;
+  ask_then (self, PENDING_EXAMPLE, NULL);
+  return self->question == NULL && km_document_get_skeleton (self->document) != NULL;
+}
 
-  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-  return FALSE;
+/**
+ * km_window_get_question:
+ *
+ * The unsaved-changes question while it is open (a GtkDialog: answer it with
+ * gtk_dialog_response and GTK_RESPONSE_ACCEPT to save, GTK_RESPONSE_REJECT to discard,
+ * GTK_RESPONSE_CANCEL to keep things as they are), else NULL.
+ *
+ * Returns: (transfer none) (nullable): the dialog
+ */
+GtkWindow *
+km_window_get_question (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return self->question;
 }
 
 /* Writes the scene view, as shown, to a PNG file. */
@@ -490,6 +872,14 @@ km_window_get_scene_view (KmWindow *self)
   g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
 
   return GTK_WIDGET (self->scene_view);
+}
+
+GtkWidget *
+km_window_get_item_tree (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->item_tree);
 }
 
 GtkWidget *

@@ -19,11 +19,13 @@ KmDocument *km_window_get_document  (KmWindow       *self);
 gboolean    km_window_open_file     (KmWindow       *self,
                                      GFile          *file);
 gboolean    km_window_open_example  (KmWindow       *self);
+GtkWindow  *km_window_get_question  (KmWindow       *self);
 gboolean    km_window_export_image  (KmWindow       *self,
                                      GFile          *file,
                                      GError        **error);
 GtkWidget  *km_window_get_scene_view (KmWindow      *self);
 GtkWidget  *km_window_get_joint_panel (KmWindow     *self);
+GtkWidget  *km_window_get_item_tree (KmWindow       *self);
 GtkWidget  *km_window_get_time_bar  (KmWindow       *self);
 
 G_END_DECLS

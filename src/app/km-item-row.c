@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-item-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "km-item-row.h"
+#include "km-body-item.h"
+#include "km-folder-item.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-sub-project-item.h"
+#include "km-unknown-item.h"
+#include "km-world-item.h"
+
+struct _KmItemRow
+{
+  GObject     parent_instance;
+
+  /* Owned */
+  KmItem     *item;
+  char       *name;
+  char       *tooltip;
+
+  /* Borrowed (static strings) */
+  const char *icon_name;
+
+  gboolean    checked;
+};
+
+enum {
+  PROP_0,
+  PROP_CHECKED,
+  PROP_ICON_NAME,
+  PROP_ITEM,
+  PROP_KNOWN,
+  PROP_NAME,
+  PROP_TOOLTIP,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmItemRow, km_item_row, G_TYPE_OBJECT)
+
+static GParamSpec *properties[N_PROPS];
+
+static const char *
+icon_for (KmItem *item)
+{
+  if (KM_IS_WORLD_ITEM (item))
+    return "applications-science-symbolic";
+  if (KM_IS_BODY_ITEM (item))
+    return "system-users-symbolic";
+  if (KM_IS_IK_TARGETS_ITEM (item))
+    return "find-location-symbolic";
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    return "media-playback-start-symbolic";
+  if (KM_IS_FOLDER_ITEM (item))
+    return "folder-symbolic";
+  if (KM_IS_SUB_PROJECT_ITEM (item))
+    return "document-open-symbolic";
+  if (KM_IS_UNKNOWN_ITEM (item))
+    return "dialog-question-symbolic";
+  return "text-x-generic-symbolic";
+}
+
+static void
+update_tooltip (KmItemRow *self)
+{
+  const char *problem = km_item_get_problem (self->item);
+  char *tooltip;
+
+  if (KM_IS_UNKNOWN_ITEM (self->item))
+    /* Translators: %s is an item type from a project file, such as "Body/SimulatorItem" */
+    tooltip = g_strdup_printf (_("%s/%s: an item Kinema does not know. It is kept and saved "
+                                 "back unchanged."),
+                               km_item_get_plugin_name (self->item),
+                               km_item_get_class_name (self->item));
+  else if (problem != NULL)
+    tooltip = g_strdup (problem);
+  else
+    tooltip = g_strdup_printf ("%s/%s", km_item_get_plugin_name (self->item),
+                               km_item_get_class_name (self->item));
+  g_free (self->tooltip);
+  self->tooltip = tooltip;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOLTIP]);
+}
+
+static void
+item_notify_cb (KmItemRow  *self,
+                GParamSpec *pspec,
+                KmItem     *item)
+{
+  if (g_strcmp0 (self->name, km_item_get_name (item)) != 0)
+    {
+      g_free (self->name);
+      self->name = g_strdup (km_item_get_name (item));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
+    }
+  if (self->checked != km_item_get_checked (item))
+    {
+      self->checked = km_item_get_checked (item);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECKED]);
+    }
+  if (g_strcmp0 (pspec->name, "problem") == 0)
+    update_tooltip (self);
+}
+
+static void
+km_item_row_dispose (GObject *object)
+{
+  KmItemRow *self = (KmItemRow *) object;
+
+  g_clear_object (&self->item);
+
+  G_OBJECT_CLASS (km_item_row_parent_class)->dispose (object);
+}
+
+static void
+km_item_row_finalize (GObject *object)
+{
+  KmItemRow *self = (KmItemRow *) object;
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->tooltip, g_free);
+
+  G_OBJECT_CLASS (km_item_row_parent_class)->finalize (object);
+}
+
+static void
+km_item_row_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  KmItemRow *self = KM_ITEM_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_CHECKED:
+      g_value_set_boolean (value, self->checked);
+      break;
+    case PROP_ICON_NAME:
+      g_value_set_string (value, self->icon_name);
+      break;
+    case PROP_ITEM:
+      g_value_set_object (value, self->item);
+      break;
+    case PROP_KNOWN:
+      g_value_set_boolean (value, km_item_row_get_known (self));
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_TOOLTIP:
+      g_value_set_string (value, self->tooltip);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_item_row_class_init (KmItemRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  object_class->dispose = km_item_row_dispose;
+  object_class->finalize = km_item_row_finalize;
+  object_class->get_property = km_item_row_get_property;
+
+  properties[PROP_CHECKED] = g_param_spec_boolean ("is-checked", NULL, NULL, FALSE, ro);
+  properties[PROP_ICON_NAME] = g_param_spec_string ("icon-name", NULL, NULL, NULL, ro);
+  properties[PROP_ITEM] = g_param_spec_object ("item", NULL, NULL, KM_TYPE_ITEM, ro);
+  properties[PROP_KNOWN] = g_param_spec_boolean ("known", NULL, NULL, TRUE, ro);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, ro);
+  properties[PROP_TOOLTIP] = g_param_spec_string ("tooltip", NULL, NULL, NULL, ro);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+km_item_row_init (KmItemRow *self)
+{
+}
+
+KmItemRow *
+km_item_row_new (KmItem *item)
+{
+  KmItemRow *self;
+
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+
+  self = g_object_new (KM_TYPE_ITEM_ROW, NULL);
+  self->item = g_object_ref (item);
+  self->name = g_strdup (km_item_get_name (item));
+  self->checked = km_item_get_checked (item);
+  self->icon_name = icon_for (item);
+  update_tooltip (self);
+  g_signal_connect_object (item, "notify", G_CALLBACK (item_notify_cb), self, G_CONNECT_SWAPPED);
+  return self;
+}
+
+KmItem *
+km_item_row_get_item (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
+
+  return self->item;
+}
+
+const char *
+km_item_row_get_icon_name (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
+
+  return self->icon_name;
+}
+
+/* FALSE for an item Kinema keeps without understanding it (shown greyed). */
+gboolean
+km_item_row_get_known (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), FALSE);
+
+  return !KM_IS_UNKNOWN_ITEM (self->item);
+}
+
+const char *
+km_item_row_get_tooltip (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
+
+  return self->tooltip;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-item.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_ITEM_ROW (km_item_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmItemRow, km_item_row, KM, ITEM_ROW, GObject)
+
+/*
+ * One row of the item tree: a KmItem with what its row shows (icon, whether Kinema knows
+ * the item, tooltip) as properties the row template binds to; `name` and `is-checked`
+ * follow the item.
+ */
+
+KmItemRow  *km_item_row_new           (KmItem    *item);
+KmItem     *km_item_row_get_item      (KmItemRow *self);
+const char *km_item_row_get_icon_name (KmItemRow *self);
+gboolean    km_item_row_get_known     (KmItemRow *self);
+const char *km_item_row_get_tooltip   (KmItemRow *self);
+
+G_END_DECLS
