@@ -7,14 +7,41 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-scene-view.h"
+#include "km-document-edit.h"
+#include "km-drag-solver.h"
+#include "km-pick.h"
 #include "km-renderer.h"
 
 /* Radians of orbit per pixel dragged, and zoom factor per scroll step. */
 #define ORBIT_SPEED 0.008
 #define ZOOM_STEP 1.12
+/* Radians per pixel when a drag turns a spherical joint directly. */
+#define FK_SPHERICAL_SPEED 0.01
+/* Keep at most this many latency samples per drag. */
+#define MAX_LATENCY_SAMPLES 100000
+
+/*
+ * In edit mode (Esc) a primary-button drag manipulates instead of orbiting:
+ *  - on a gizmo handle: the IK tip moves along that world axis or turns about it;
+ *  - on the IK tip (or any joint with Ctrl, which makes it the tip): the tip moves in the
+ *    plane through it that faces the camera;
+ *  - on another joint or its bone: that joint turns directly (forward kinematics).
+ * IK requests go to a KmDragSolver (latest request wins); poses arrive on this thread.
+ */
+typedef enum
+{
+  DRAG_NONE,
+  DRAG_ORBIT,
+  DRAG_PAN,
+  DRAG_IK_PLANE,
+  DRAG_IK_AXIS,
+  DRAG_IK_ROTATE,
+  DRAG_FK,
+} DragMode;
 
 struct _KmSceneView
 {
@@ -26,9 +53,26 @@ struct _KmSceneView
   KmRenderer     *renderer;
   KmCamera        camera;
 
+  KmDragSolver   *solver;
+  GArray         *latencies;         /* gint64 µs, request to pose applied, this drag */
+
   /* Drag state: the camera when the drag began. */
   KmCamera        drag_start;
-  gboolean        drag_pans;
+  DragMode        drag_mode;
+  double          drag_x;            /* where the drag began, logical pixels */
+  double          drag_y;
+  int             drag_joint;        /* IK tip or FK joint */
+  KmTransform     drag_tip_start;    /* the tip's world pose when the drag began */
+  KmVec3          drag_plane_normal;
+  KmVec3          drag_hit_start;    /* on the drag plane, or the axis parameter in .x */
+  KmGizmoHandle   drag_handle;
+  double         *drag_pose_start;   /* the pose when the drag began */
+
+  gboolean        edit_mode;
+  gboolean        close_edit_pending;
+  int             ik_tip;            /* -1: the document's effector */
+  int             hover_joint;
+  KmGizmoHandle   gizmo_hover;
 
   gboolean        show_joint_axes;
   gboolean        camera_moved;      /* by the user since the last reset */
@@ -39,6 +83,9 @@ enum {
   PROP_0,
   PROP_CAMERA,
   PROP_DOCUMENT,
+  PROP_EDIT_MODE,
+  PROP_HOVER_JOINT,
+  PROP_IK_TIP,
   PROP_N_RENDERS,
   PROP_SHOW_JOINT_AXES,
   N_PROPS
@@ -47,6 +94,106 @@ enum {
 G_DEFINE_FINAL_TYPE (KmSceneView, km_scene_view, GTK_TYPE_GL_AREA)
 
 static GParamSpec *properties[N_PROPS];
+
+static int
+get_tip (KmSceneView *self)
+{
+  KmSkeleton *skeleton;
+
+  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+    return -1;
+  if (self->ik_tip >= 0 && (guint) self->ik_tip < km_skeleton_get_n_joints (skeleton))
+    return self->ik_tip;
+  return km_document_get_effector (self->document);
+}
+
+static gboolean
+get_gizmo (KmSceneView *self,
+           KmGizmo     *gizmo)
+{
+  const KmTransform *world;
+  int tip = get_tip (self);
+
+  if (!self->edit_mode || tip < 0)
+    return FALSE;
+  world = km_document_get_joint_world (self->document, NULL);
+  gizmo->centre = world[tip].pos;
+  gizmo->size = km_gizmo_size_for_view (&self->camera, gizmo->centre);
+  return TRUE;
+}
+
+static void
+view_ray (KmSceneView *self,
+          double       x,
+          double       y,
+          KmVec3      *origin,
+          KmVec3      *dir)
+{
+  km_camera_ray (&self->camera, x, y, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 1),
+                 MAX (gtk_widget_get_height (GTK_WIDGET (self)), 1), origin, dir);
+}
+
+static int
+pick_joint (KmSceneView *self,
+            double       x,
+            double       y)
+{
+  KmSkeleton *skeleton;
+  KmVec3 origin, dir;
+
+  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+    return -1;
+  view_ray (self, x, y, &origin, &dir);
+  return km_pick_joint (skeleton, km_document_get_joint_world (self->document, NULL),
+                        km_renderer_joint_radius (skeleton), origin, dir, NULL);
+}
+
+static KmGizmoHandle
+pick_gizmo (KmSceneView *self,
+            double       x,
+            double       y)
+{
+  KmGizmo gizmo;
+
+  if (!get_gizmo (self, &gizmo))
+    return KM_GIZMO_NONE;
+  return km_gizmo_pick (&gizmo, &self->camera, gtk_widget_get_width (GTK_WIDGET (self)),
+                        gtk_widget_get_height (GTK_WIDGET (self)), x, y);
+}
+
+static void
+set_hover (KmSceneView   *self,
+           int            joint,
+           KmGizmoHandle  handle)
+{
+  if (self->gizmo_hover != handle)
+    {
+      self->gizmo_hover = handle;
+      gtk_gl_area_queue_render (GTK_GL_AREA (self));
+    }
+  if (self->hover_joint != joint)
+    {
+      self->hover_joint = joint;
+      gtk_gl_area_queue_render (GTK_GL_AREA (self));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HOVER_JOINT]);
+    }
+}
+
+static void
+update_hover (KmSceneView *self,
+              double       x,
+              double       y)
+{
+  KmGizmoHandle handle;
+
+  if (!self->edit_mode)
+    {
+      set_hover (self, -1, KM_GIZMO_NONE);
+      return;
+    }
+  handle = pick_gizmo (self, x, y);
+  set_hover (self, handle == KM_GIZMO_NONE ? pick_joint (self, x, y) : -1, handle);
+}
 
 static void
 notify_camera (KmSceneView *self)
@@ -163,6 +310,11 @@ km_scene_view_render (GtkGLArea    *area,
       scene.effector = km_document_get_effector (self->document);
       scene.has_target = km_document_get_target_pose (self->document, &scene.target);
       scene.trajectory = km_document_get_trajectory (self->document, &scene.n_trajectory);
+      scene.has_gizmo = get_gizmo (self, &scene.gizmo);
+      scene.gizmo_hover = self->drag_mode == DRAG_IK_AXIS || self->drag_mode == DRAG_IK_ROTATE
+                          ? self->drag_handle : self->gizmo_hover;
+      scene.has_hover = self->edit_mode && self->hover_joint >= 0;
+      scene.hover_joint = self->hover_joint;
     }
   scene.show_joint_axes = self->show_joint_axes;
 
@@ -173,6 +325,231 @@ km_scene_view_render (GtkGLArea    *area,
   self->n_renders++;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_RENDERS]);
   return TRUE;
+}
+
+static void
+solver_solved_cb (KmSceneView        *self,
+                  const KmIkSolution *solution,
+                  gint64              request_time,
+                  KmDragSolver       *solver)
+{
+  gint64 latency;
+  guint n_dof;
+
+  if (self->document == NULL || self->drag_pose_start == NULL)
+    return;
+  km_document_get_pose (self->document, &n_dof);
+  if (solution->n_dof != n_dof)
+    return;
+
+  km_document_set_pose (self->document, solution->q, solution->n_dof);
+  latency = g_get_monotonic_time () - request_time;
+  if (self->latencies->len < MAX_LATENCY_SAMPLES)
+    g_array_append_val (self->latencies, latency);
+}
+
+static void
+request_ik (KmSceneView       *self,
+            const KmTransform *target)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  const double *q;
+  KmIkProblem *problem;
+  guint n_dof;
+
+  q = km_document_get_pose (self->document, &n_dof);
+  problem = km_ik_problem_new (skeleton, self->drag_joint);
+  memcpy (problem->seed, q, n_dof * sizeof (double));
+  problem->target = *target;
+  /* Warm start from the pose on screen: the answer stays on its branch and comes quickly. */
+  problem->continuous = TRUE;
+  problem->max_iterations = 200;
+  problem->max_restarts = 4;
+  km_drag_solver_request (self->solver, problem);
+}
+
+static void
+begin_manipulation (KmSceneView *self,
+                    double       x,
+                    double       y,
+                    gboolean     ctrl)
+{
+  const KmTransform *world = km_document_get_joint_world (self->document, NULL);
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  KmGizmoHandle handle = pick_gizmo (self, x, y);
+  KmVec3 origin, dir;
+  const double *q;
+  guint n_dof;
+  int joint = -1;
+
+  self->drag_mode = DRAG_NONE;
+  if (handle == KM_GIZMO_NONE)
+    {
+      joint = pick_joint (self, x, y);
+      if (joint < 0)
+        return;
+      if (ctrl && joint != self->ik_tip)
+        {
+          self->ik_tip = joint;
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IK_TIP]);
+        }
+    }
+
+  view_ray (self, x, y, &origin, &dir);
+  if (handle != KM_GIZMO_NONE || joint == get_tip (self))
+    {
+      self->drag_joint = get_tip (self);
+      self->drag_tip_start = world[self->drag_joint];
+      self->drag_handle = handle;
+      if (handle >= KM_GIZMO_ROTATE_X)
+        {
+          self->drag_mode = DRAG_IK_ROTATE;
+          self->drag_plane_normal = km_gizmo_axis (handle);
+          if (!km_ray_plane (origin, dir, self->drag_tip_start.pos, self->drag_plane_normal,
+                             &self->drag_hit_start))
+            self->drag_mode = DRAG_NONE;
+        }
+      else if (handle != KM_GIZMO_NONE)
+        {
+          self->drag_mode = DRAG_IK_AXIS;
+          self->drag_hit_start.x = km_ray_line_param (origin, dir, self->drag_tip_start.pos,
+                                                      km_gizmo_axis (handle));
+        }
+      else
+        {
+          KmVec3 eye = km_camera_get_eye (&self->camera);
+
+          self->drag_mode = DRAG_IK_PLANE;
+          self->drag_plane_normal = km_vec3_normalize (km_vec3_sub (eye, self->drag_tip_start.pos));
+          if (!km_ray_plane (origin, dir, self->drag_tip_start.pos, self->drag_plane_normal,
+                             &self->drag_hit_start))
+            self->drag_mode = DRAG_NONE;
+        }
+    }
+  else if (km_skeleton_get_joint (skeleton, joint)->n_dof > 0)
+    {
+      self->drag_mode = DRAG_FK;
+      self->drag_joint = joint;
+      self->drag_tip_start = world[joint];
+    }
+  if (self->drag_mode == DRAG_NONE)
+    return;
+
+  q = km_document_get_pose (self->document, &n_dof);
+  g_free (self->drag_pose_start);
+  self->drag_pose_start = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
+  g_array_set_size (self->latencies, 0);
+  km_document_set_selected_joint (self->document, self->drag_joint);
+  /* The view holds still while the user works in it. */
+  self->camera_moved = TRUE;
+  /* Nothing before the drag merges into its undo step. */
+  self->close_edit_pending = FALSE;
+  km_document_close_edit (self->document);
+}
+
+static void
+update_fk (KmSceneView *self,
+           double       x,
+           double       y)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  const KmJoint *j = km_skeleton_get_joint (skeleton, self->drag_joint);
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  const double *q0 = self->drag_pose_start;
+  double cx, cy;
+
+  if (j->type == KM_JOINT_REVOLUTE)
+    {
+      /* The pointer's turn about the joint's image; its sign follows the axis' facing. */
+      KmVec3 axis = km_mat3_mul_vec3 (&self->drag_tip_start.rot, j->axis);
+      KmVec3 eye = km_camera_get_eye (&self->camera);
+      double a0, a1, d, facing;
+
+      if (!km_camera_project (&self->camera, self->drag_tip_start.pos, width, height, &cx, &cy))
+        return;
+      a0 = atan2 (self->drag_y - cy, self->drag_x - cx);
+      a1 = atan2 (y - cy, x - cx);
+      d = remainder (a1 - a0, 2 * G_PI);
+      facing = km_vec3_dot (axis, km_vec3_sub (eye, self->drag_tip_start.pos));
+      /* Screen y points down, so a counter-clockwise turn on screen is a negative angle. */
+      km_document_set_dof_value (self->document, j->dof_index,
+                                 q0[j->dof_index] + (facing >= 0 ? -d : d));
+    }
+  else if (j->type == KM_JOINT_PRISMATIC)
+    {
+      KmVec3 axis = km_mat3_mul_vec3 (&self->drag_tip_start.rot, j->axis);
+      KmVec3 o0, d0, o1, d1;
+
+      view_ray (self, self->drag_x, self->drag_y, &o0, &d0);
+      view_ray (self, x, y, &o1, &d1);
+      km_document_set_dof_value (self->document, j->dof_index,
+                                 q0[j->dof_index]
+                                 + km_ray_line_param (o1, d1, self->drag_tip_start.pos, axis)
+                                 - km_ray_line_param (o0, d0, self->drag_tip_start.pos, axis));
+    }
+  else if (j->type == KM_JOINT_SPHERICAL)
+    {
+      g_object_freeze_notify (G_OBJECT (self->document));
+      km_document_set_dof_value (self->document, j->dof_index,
+                                 q0[j->dof_index] + (y - self->drag_y) * FK_SPHERICAL_SPEED);
+      km_document_set_dof_value (self->document, j->dof_index + 2,
+                                 q0[j->dof_index + 2] + (x - self->drag_x) * FK_SPHERICAL_SPEED);
+      g_object_thaw_notify (G_OBJECT (self->document));
+    }
+}
+
+static void
+update_manipulation (KmSceneView *self,
+                     double       x,
+                     double       y)
+{
+  KmTransform target = self->drag_tip_start;
+  KmVec3 origin, dir, hit;
+
+  view_ray (self, x, y, &origin, &dir);
+  switch (self->drag_mode)
+    {
+    case DRAG_IK_PLANE:
+      if (!km_ray_plane (origin, dir, self->drag_tip_start.pos, self->drag_plane_normal, &hit))
+        return;
+      target.pos = km_vec3_add (self->drag_tip_start.pos,
+                                km_vec3_sub (hit, self->drag_hit_start));
+      break;
+    case DRAG_IK_AXIS:
+      {
+        KmVec3 axis = km_gizmo_axis (self->drag_handle);
+        double s = km_ray_line_param (origin, dir, self->drag_tip_start.pos, axis);
+
+        target.pos = km_vec3_add (self->drag_tip_start.pos,
+                                  km_vec3_scale (axis, s - self->drag_hit_start.x));
+      }
+      break;
+    case DRAG_IK_ROTATE:
+      {
+        KmVec3 axis = self->drag_plane_normal, c = self->drag_tip_start.pos, u, v;
+        KmMat3 turn;
+        double angle;
+
+        if (!km_ray_plane (origin, dir, c, axis, &hit))
+          return;
+        u = km_vec3_sub (self->drag_hit_start, c);
+        v = km_vec3_sub (hit, c);
+        angle = atan2 (km_vec3_dot (km_vec3_cross (u, v), axis), km_vec3_dot (u, v));
+        km_mat3_from_axis_angle (axis, angle, &turn);
+        km_mat3_mul (&turn, &self->drag_tip_start.rot, &target.rot);
+      }
+      break;
+    case DRAG_FK:
+      update_fk (self, x, y);
+      return;
+    case DRAG_NONE:
+    case DRAG_ORBIT:
+    case DRAG_PAN:
+    default:
+      return;
+    }
+  request_ik (self, &target);
 }
 
 static void
@@ -187,7 +564,17 @@ drag_begin_cb (KmSceneView    *self,
   /* Clicking the viewport gives it the keyboard, so playback keys reach the window. */
   gtk_widget_grab_focus (GTK_WIDGET (self));
   self->drag_start = self->camera;
-  self->drag_pans = button == GDK_BUTTON_MIDDLE || (state & GDK_SHIFT_MASK) != 0;
+  self->drag_x = x;
+  self->drag_y = y;
+  self->drag_mode = DRAG_NONE;
+
+  if (self->edit_mode && button == GDK_BUTTON_PRIMARY && self->document != NULL
+      && km_document_get_skeleton (self->document) != NULL && (state & GDK_SHIFT_MASK) == 0)
+    begin_manipulation (self, x, y, (state & GDK_CONTROL_MASK) != 0);
+
+  if (self->drag_mode == DRAG_NONE)
+    self->drag_mode = button == GDK_BUTTON_MIDDLE || (state & GDK_SHIFT_MASK) != 0 ? DRAG_PAN
+                                                                                    : DRAG_ORBIT;
 }
 
 static void
@@ -196,13 +583,69 @@ drag_update_cb (KmSceneView    *self,
                 double          dy,
                 GtkGestureDrag *gesture)
 {
-  self->camera = self->drag_start;
-  self->camera_moved = TRUE;
-  if (self->drag_pans)
-    km_camera_pan (&self->camera, dx, dy, gtk_widget_get_height (GTK_WIDGET (self)));
-  else
-    km_camera_orbit (&self->camera, -dx * ORBIT_SPEED, dy * ORBIT_SPEED);
-  notify_camera (self);
+  if (self->drag_mode == DRAG_ORBIT || self->drag_mode == DRAG_PAN)
+    {
+      self->camera = self->drag_start;
+      self->camera_moved = TRUE;
+      if (self->drag_mode == DRAG_PAN)
+        km_camera_pan (&self->camera, dx, dy, gtk_widget_get_height (GTK_WIDGET (self)));
+      else
+        km_camera_orbit (&self->camera, -dx * ORBIT_SPEED, dy * ORBIT_SPEED);
+      notify_camera (self);
+      return;
+    }
+  if (self->document != NULL && self->drag_pose_start != NULL)
+    update_manipulation (self, self->drag_x + dx, self->drag_y + dy);
+}
+
+static void
+drag_end_cb (KmSceneView    *self,
+             double          dx,
+             double          dy,
+             GtkGestureDrag *gesture)
+{
+  DragMode mode = self->drag_mode;
+
+  if (mode != DRAG_ORBIT && mode != DRAG_PAN && mode != DRAG_NONE
+      && self->document != NULL && self->drag_pose_start != NULL)
+    {
+      update_manipulation (self, self->drag_x + dx, self->drag_y + dy);
+      /* The whole drag is one undo step: close it once the last answer is on the body. */
+      if (km_drag_solver_get_busy (self->solver))
+        self->close_edit_pending = TRUE;
+      else
+        km_document_close_edit (self->document);
+    }
+  self->drag_mode = DRAG_NONE;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+solver_busy_changed_cb (KmSceneView *self)
+{
+  if (self->close_edit_pending && !km_drag_solver_get_busy (self->solver))
+    {
+      self->close_edit_pending = FALSE;
+      if (self->document != NULL)
+        km_document_close_edit (self->document);
+    }
+}
+
+static void
+motion_cb (KmSceneView              *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *controller)
+{
+  if (self->drag_mode == DRAG_NONE)
+    update_hover (self, x, y);
+}
+
+static void
+leave_cb (KmSceneView *self)
+{
+  if (self->drag_mode == DRAG_NONE)
+    set_hover (self, -1, KM_GIZMO_NONE);
 }
 
 static gboolean
@@ -217,7 +660,7 @@ scroll_cb (KmSceneView              *self,
   return TRUE;
 }
 
-/* Picking: the joint marker nearest the eye that the ray through the pixel passes. */
+/* Picking: the first joint sphere or bone that the ray through the pixel meets. */
 static void
 click_released_cb (KmSceneView     *self,
                    int              n_press,
@@ -225,30 +668,10 @@ click_released_cb (KmSceneView     *self,
                    double           y,
                    GtkGestureClick *gesture)
 {
-  KmSkeleton *skeleton;
-  const KmTransform *world;
-  KmVec3 origin, dir;
-  double radius, best_t = INFINITY;
-  int best = -1;
-  guint n;
-
-  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+  if (self->document == NULL || km_document_get_skeleton (self->document) == NULL)
     return;
 
-  world = km_document_get_joint_world (self->document, &n);
-  radius = km_renderer_joint_radius (skeleton) * 1.5;
-  km_camera_ray (&self->camera, x, y, gtk_widget_get_width (GTK_WIDGET (self)),
-                 gtk_widget_get_height (GTK_WIDGET (self)), &origin, &dir);
-  for (guint i = 0; i < n; i++)
-    {
-      KmVec3 to = km_vec3_sub (world[i].pos, origin);
-      double t = km_vec3_dot (to, dir);
-      double d2 = km_vec3_dot (to, to) - t * t;
-
-      if (t > 0 && d2 <= radius * radius && t < best_t)
-        best_t = t, best = (int) i;
-    }
-  km_document_set_selected_joint (self->document, best);
+  km_document_set_selected_joint (self->document, pick_joint (self, x, y));
 }
 
 static void
@@ -264,12 +687,26 @@ km_scene_view_dispose (GObject *object)
 {
   KmSceneView *self = (KmSceneView *) object;
 
+  if (self->solver != NULL)
+    km_drag_solver_cancel (self->solver);
+  g_clear_object (&self->solver);
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
 
   G_OBJECT_CLASS (km_scene_view_parent_class)->dispose (object);
+}
+
+static void
+km_scene_view_finalize (GObject *object)
+{
+  KmSceneView *self = (KmSceneView *) object;
+
+  g_clear_pointer (&self->latencies, g_array_unref);
+  g_clear_pointer (&self->drag_pose_start, g_free);
+
+  G_OBJECT_CLASS (km_scene_view_parent_class)->finalize (object);
 }
 
 static void
@@ -287,6 +724,15 @@ km_scene_view_get_property (GObject    *object,
       break;
     case PROP_DOCUMENT:
       g_value_set_object (value, self->document);
+      break;
+    case PROP_EDIT_MODE:
+      g_value_set_boolean (value, self->edit_mode);
+      break;
+    case PROP_HOVER_JOINT:
+      g_value_set_int (value, self->hover_joint);
+      break;
+    case PROP_IK_TIP:
+      g_value_set_int (value, self->ik_tip);
       break;
     case PROP_N_RENDERS:
       g_value_set_uint (value, self->n_renders);
@@ -315,6 +761,12 @@ km_scene_view_set_property (GObject      *object,
     case PROP_DOCUMENT:
       km_scene_view_set_document (self, g_value_get_object (value));
       break;
+    case PROP_EDIT_MODE:
+      km_scene_view_set_edit_mode (self, g_value_get_boolean (value));
+      break;
+    case PROP_IK_TIP:
+      km_scene_view_set_ik_tip (self, g_value_get_int (value));
+      break;
     case PROP_SHOW_JOINT_AXES:
       km_scene_view_set_show_joint_axes (self, g_value_get_boolean (value));
       break;
@@ -331,6 +783,7 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   GtkGLAreaClass *area_class = GTK_GL_AREA_CLASS (klass);
 
   object_class->dispose = km_scene_view_dispose;
+  object_class->finalize = km_scene_view_finalize;
   object_class->get_property = km_scene_view_get_property;
   object_class->set_property = km_scene_view_set_property;
 
@@ -346,6 +799,17 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EDIT_MODE] =
+    g_param_spec_boolean ("edit-mode", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The joint a click in edit mode would pick, or -1. */
+  properties[PROP_HOVER_JOINT] =
+    g_param_spec_int ("hover-joint", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The joint that IK drags move, or -1 for the document's end effector. */
+  properties[PROP_IK_TIP] =
+    g_param_spec_int ("ik-tip", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* Frames drawn so far; tests and the screenshot script wait on it. */
   properties[PROP_N_RENDERS] =
     g_param_spec_uint ("n-renders", NULL, NULL, 0, G_MAXUINT, 0,
@@ -358,6 +822,9 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   gtk_widget_class_install_action (widget_class, "scene.reset-camera", NULL, reset_camera_action);
   gtk_widget_class_install_property_action (widget_class, "scene.show-joint-axes",
                                             "show-joint-axes");
+  gtk_widget_class_install_property_action (widget_class, "scene.toggle-edit-mode", "edit-mode");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0,
+                                       "scene.toggle-edit-mode", NULL);
 
   gtk_widget_class_set_css_name (widget_class, "sceneview");
 }
@@ -369,6 +836,14 @@ km_scene_view_init (KmSceneView *self)
   GtkEventController *controller;
 
   km_camera_reset (&self->camera);
+  self->ik_tip = -1;
+  self->hover_joint = -1;
+  self->latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->solver = km_drag_solver_new ();
+  g_signal_connect_object (self->solver, "solved", G_CALLBACK (solver_solved_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->solver, "notify::busy", G_CALLBACK (solver_busy_changed_cb),
+                           self, G_CONNECT_SWAPPED);
 
   gtk_gl_area_set_has_depth_buffer (GTK_GL_AREA (self), TRUE);
   gtk_gl_area_set_required_version (GTK_GL_AREA (self), 3, 3);
@@ -380,12 +855,18 @@ km_scene_view_init (KmSceneView *self)
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), 0);
   g_signal_connect_swapped (gesture, "drag-begin", G_CALLBACK (drag_begin_cb), self);
   g_signal_connect_swapped (gesture, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_signal_connect_swapped (gesture, "drag-end", G_CALLBACK (drag_end_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 
   gesture = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
   g_signal_connect_swapped (gesture, "released", G_CALLBACK (click_released_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  controller = gtk_event_controller_motion_new ();
+  g_signal_connect_swapped (controller, "motion", G_CALLBACK (motion_cb), self);
+  g_signal_connect_swapped (controller, "leave", G_CALLBACK (leave_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
   g_signal_connect_swapped (controller, "scroll", G_CALLBACK (scroll_cb), self);
@@ -547,4 +1028,91 @@ km_scene_view_grab_texture (KmSceneView *self)
 
   renderer = gtk_native_get_renderer (native);
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+gboolean
+km_scene_view_get_edit_mode (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), FALSE);
+
+  return self->edit_mode;
+}
+
+void
+km_scene_view_set_edit_mode (KmSceneView *self,
+                             gboolean     edit_mode)
+{
+  g_return_if_fail (KM_IS_SCENE_VIEW (self));
+
+  edit_mode = !!edit_mode;
+  if (self->edit_mode == edit_mode)
+    return;
+
+  self->edit_mode = edit_mode;
+  if (!edit_mode)
+    set_hover (self, -1, KM_GIZMO_NONE);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDIT_MODE]);
+}
+
+int
+km_scene_view_get_ik_tip (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), -1);
+
+  return self->ik_tip;
+}
+
+void
+km_scene_view_set_ik_tip (KmSceneView *self,
+                          int          joint)
+{
+  g_return_if_fail (KM_IS_SCENE_VIEW (self));
+
+  joint = MAX (joint, -1);
+  if (self->ik_tip == joint)
+    return;
+
+  self->ik_tip = joint;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IK_TIP]);
+}
+
+int
+km_scene_view_get_hover_joint (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), -1);
+
+  return self->hover_joint;
+}
+
+/**
+ * km_scene_view_get_drag_solver:
+ *
+ * Returns: (transfer none): the worker that answers IK drags (tests wait on its `busy`)
+ */
+KmDragSolver *
+km_scene_view_get_drag_solver (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), NULL);
+
+  return self->solver;
+}
+
+/**
+ * km_scene_view_get_drag_latencies:
+ * @n: (out): how many
+ *
+ * Returns: (transfer none) (array length=n): for each IK answer applied during the last
+ * drag, microseconds from the motion event's request to the pose on the document
+ */
+const gint64 *
+km_scene_view_get_drag_latencies (KmSceneView *self,
+                                  guint       *n)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), NULL);
+  g_return_val_if_fail (n != NULL, NULL);
+
+  *n = self->latencies->len;
+  return (const gint64 *) (gpointer) self->latencies->data;
 }

@@ -8,6 +8,7 @@
 
 #include "km-camera.h"
 #include "km-document.h"
+#include "km-drag-solver.h"
 
 G_BEGIN_DECLS
 
@@ -28,5 +29,15 @@ void            km_scene_view_set_show_joint_axes (KmSceneView    *self,
                                                    gboolean        show);
 guint           km_scene_view_get_n_renders       (KmSceneView    *self);
 GdkTexture     *km_scene_view_grab_texture        (KmSceneView    *self);
+gboolean        km_scene_view_get_edit_mode       (KmSceneView    *self);
+void            km_scene_view_set_edit_mode       (KmSceneView    *self,
+                                                   gboolean        edit_mode);
+int             km_scene_view_get_ik_tip          (KmSceneView    *self);
+void            km_scene_view_set_ik_tip          (KmSceneView    *self,
+                                                   int             joint);
+int             km_scene_view_get_hover_joint     (KmSceneView    *self);
+KmDragSolver   *km_scene_view_get_drag_solver     (KmSceneView    *self);
+const gint64   *km_scene_view_get_drag_latencies  (KmSceneView    *self,
+                                                   guint          *n);
 
 G_END_DECLS

@@ -10,12 +10,21 @@
 #include <glib/gi18n.h>
 
 #include "km-time-bar.h"
+#include "km-document-edit.h"
 
 /*
  * Playback advances the document's current frame from the frame clock (a tick callback),
- * so it follows the display's real time at the document's frame rate, whatever the monitor
- * refresh; a slow frame skips frames rather than slowing the motion down.
+ * so it follows the display's real time at the document's frame rate times the playback
+ * speed, whatever the monitor refresh; a slow frame skips frames rather than slowing the
+ * motion down. Target keyframes show as marks under the slider.
  */
+
+#define MIN_SPEED 0.25
+#define MAX_SPEED 4.0
+/* The keyframe strip maps frames like the slider's trough: inset by about half a slider. */
+#define STRIP_PAD 10.0
+#define TICK_HALF_WIDTH 4.0
+#define TICK_PICK_PIXELS 6.0
 
 struct _KmTimeBar
 {
@@ -28,6 +37,7 @@ struct _KmTimeBar
   GtkLabel       *frame_label;
   GtkProgressBar *progress_bar;
   GtkScale       *scale;
+  GtkDrawingArea *keyframe_strip;
 
   /* Owned */
   KmDocument     *document;
@@ -39,8 +49,16 @@ struct _KmTimeBar
   guint           tick_id;
   gint64          play_start_time;    /* µs, frame clock time of the first tick */
   guint           play_start_frame;
+  double          speed;
   gboolean        loop;
   gboolean        updating;
+
+  /* A keyframe tick being dragged: from where, and where it would land. */
+  int             tick_from;        /* -1 when none */
+  guint           tick_to;
+
+  gboolean          has_clipboard;
+  KmTargetKeyframe  clipboard;
 };
 
 enum {
@@ -48,6 +66,7 @@ enum {
   PROP_DOCUMENT,
   PROP_LOOP,
   PROP_PLAYING,
+  PROP_SPEED,
   N_PROPS
 };
 
@@ -91,11 +110,142 @@ document_range_changed_cb (KmTimeBar *self)
 {
   guint n_frames = self->document ? km_document_get_n_frames (self->document) : 1;
 
+  gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
   self->updating = TRUE;
   gtk_adjustment_set_upper (self->adjustment, n_frames - 1);
   self->updating = FALSE;
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.toggle-playback", n_frames > 1);
   document_frame_changed_cb (self);
+}
+
+static double
+strip_x (KmTimeBar *self,
+         double     frame)
+{
+  double width = gtk_widget_get_width (GTK_WIDGET (self->keyframe_strip));
+  double last = self->document ? km_document_get_n_frames (self->document) - 1.0 : 0.0;
+
+  return STRIP_PAD + (last > 0 ? frame / last : 0.0) * MAX (width - 2 * STRIP_PAD, 1.0);
+}
+
+static guint
+strip_frame_at (KmTimeBar *self,
+                double     x)
+{
+  double width = gtk_widget_get_width (GTK_WIDGET (self->keyframe_strip)) - 2 * STRIP_PAD;
+  double last = self->document ? km_document_get_n_frames (self->document) - 1.0 : 0.0;
+
+  return (guint) CLAMP (round ((x - STRIP_PAD) / MAX (width, 1.0) * last), 0.0, last);
+}
+
+static void
+strip_draw_cb (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        user_data)
+{
+  KmTimeBar *self = KM_TIME_BAR (user_data);
+  KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
+  const KmTargetKeyframe *keys;
+  GdkRGBA color;
+  guint n = 0;
+
+  if (targets == NULL)
+    return;
+
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &color);
+  gdk_cairo_set_source_rgba (cr, &color);
+  keys = km_target_track_get_keyframes (targets, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      double frame = (int) keys[i].frame == self->tick_from ? self->tick_to : keys[i].frame;
+      double x = strip_x (self, frame);
+
+      cairo_move_to (cr, x, 0);
+      cairo_line_to (cr, x + TICK_HALF_WIDTH, height);
+      cairo_line_to (cr, x - TICK_HALF_WIDTH, height);
+      cairo_close_path (cr);
+    }
+  cairo_fill (cr);
+}
+
+static void
+document_targets_changed_cb (KmTimeBar *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.set-keyframe",
+                                 self->document != NULL
+                                 && km_document_get_effector (self->document) >= 0);
+}
+
+static void
+strip_drag_begin_cb (KmTimeBar      *self,
+                     double          x,
+                     double          y,
+                     GtkGestureDrag *gesture)
+{
+  KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
+  double best = TICK_PICK_PIXELS;
+  const KmTargetKeyframe *keys;
+  guint n = 0;
+
+  self->tick_from = -1;
+  if (targets == NULL)
+    return;
+  keys = km_target_track_get_keyframes (targets, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      double d = fabs (strip_x (self, keys[i].frame) - x);
+
+      if (d <= best)
+        best = d, self->tick_from = (int) keys[i].frame;
+    }
+  if (self->tick_from >= 0)
+    self->tick_to = (guint) self->tick_from;
+  else
+    km_document_set_current_frame (self->document, strip_frame_at (self, x));
+}
+
+static void
+strip_drag_update_cb (KmTimeBar      *self,
+                      double          dx,
+                      double          dy,
+                      GtkGestureDrag *gesture)
+{
+  double x, y;
+
+  if (self->document == NULL || !gtk_gesture_drag_get_start_point (gesture, &x, &y))
+    return;
+  if (self->tick_from < 0)
+    {
+      km_document_set_current_frame (self->document, strip_frame_at (self, x + dx));
+      return;
+    }
+  self->tick_to = strip_frame_at (self, x + dx);
+  gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
+}
+
+static void
+strip_drag_end_cb (KmTimeBar      *self,
+                   double          dx,
+                   double          dy,
+                   GtkGestureDrag *gesture)
+{
+  int from = self->tick_from;
+
+  self->tick_from = -1;
+  if (from >= 0 && self->document != NULL)
+    {
+      strip_drag_update_cb (self, dx, dy, gesture);
+      self->tick_from = -1;
+      if (self->tick_to != (guint) from)
+        {
+          km_document_move_keyframe (self->document, (guint) from, self->tick_to);
+          km_document_set_current_frame (self->document, self->tick_to);
+        }
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
 }
 
 static void
@@ -155,7 +305,8 @@ playback_tick_cb (GtkWidget     *widget,
   n_frames = km_document_get_n_frames (self->document);
   last = n_frames - 1;
   elapsed = (now - self->play_start_time) / (double) G_USEC_PER_SEC;
-  frame = self->play_start_frame + (guint) floor (elapsed * km_document_get_frame_rate (self->document));
+  frame = self->play_start_frame
+          + (guint) floor (elapsed * km_document_get_frame_rate (self->document) * self->speed);
 
   if (frame > last)
     {
@@ -210,6 +361,62 @@ step_action (GtkWidget  *widget,
 }
 
 static void
+keyframe_jump_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  KmTimeBar *self = KM_TIME_BAR (widget);
+  int frame;
+
+  if (self->document == NULL)
+    return;
+
+  km_time_bar_set_playing (self, FALSE);
+  frame = km_document_find_keyframe_near (self->document,
+                                          km_document_get_current_frame (self->document),
+                                          g_str_equal (action_name, "time.next-keyframe") ? 1 : -1);
+  if (frame >= 0)
+    km_document_set_current_frame (self->document, (guint) frame);
+}
+
+static void
+keyframe_edit_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  KmTimeBar *self = KM_TIME_BAR (widget);
+  guint frame;
+
+  if (self->document == NULL)
+    return;
+
+  frame = km_document_get_current_frame (self->document);
+  if (g_str_equal (action_name, "time.set-keyframe"))
+    km_document_set_keyframe (self->document, frame);
+  else if (g_str_equal (action_name, "time.delete-keyframe"))
+    km_document_delete_keyframe (self->document, frame);
+  else if (g_str_equal (action_name, "time.copy-keyframe"))
+    {
+      KmTargetTrack *targets = km_document_get_targets (self->document);
+      int index = targets ? km_target_track_find_keyframe (targets, frame) : -1;
+
+      if (index >= 0)
+        {
+          self->clipboard = *km_target_track_get_keyframe (targets, (guint) index);
+          self->has_clipboard = TRUE;
+          gtk_widget_action_set_enabled (widget, "time.paste-keyframe", TRUE);
+        }
+    }
+  else if (self->has_clipboard)
+    {
+      KmTargetKeyframe keyframe = self->clipboard;
+
+      keyframe.frame = frame;
+      km_document_put_keyframe (self->document, &keyframe);
+    }
+}
+
+static void
 cancel_solve_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
@@ -240,14 +447,22 @@ km_time_bar_root (GtkWidget *widget)
 {
   static const struct
   {
-    guint       keyval;
-    const char *action;
+    guint           keyval;
+    GdkModifierType modifiers;
+    const char     *action;
   } keys[] = {
-    { GDK_KEY_space, "time.toggle-playback" },
-    { GDK_KEY_Right, "time.step-forward" },
-    { GDK_KEY_Left, "time.step-backward" },
-    { GDK_KEY_Home, "time.go-to-start" },
-    { GDK_KEY_End, "time.go-to-end" },
+    { GDK_KEY_space, 0, "time.toggle-playback" },
+    { GDK_KEY_Right, 0, "time.step-forward" },
+    { GDK_KEY_Left, 0, "time.step-backward" },
+    { GDK_KEY_Home, 0, "time.go-to-start" },
+    { GDK_KEY_End, 0, "time.go-to-end" },
+    { GDK_KEY_Page_Up, 0, "time.previous-keyframe" },
+    { GDK_KEY_Page_Down, 0, "time.next-keyframe" },
+    { GDK_KEY_k, 0, "time.set-keyframe" },
+    { GDK_KEY_i, 0, "time.set-keyframe" },
+    { GDK_KEY_K, GDK_SHIFT_MASK, "time.delete-keyframe" },
+    { GDK_KEY_c, GDK_ALT_MASK, "time.copy-keyframe" },
+    { GDK_KEY_v, GDK_ALT_MASK, "time.paste-keyframe" },
   };
   KmTimeBar *self = KM_TIME_BAR (widget);
 
@@ -257,7 +472,8 @@ km_time_bar_root (GtkWidget *widget)
   gtk_event_controller_set_name (self->root_keys, "km-time-bar-keys");
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
-      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval, 0),
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval,
+                                                                                keys[i].modifiers),
                                                 gtk_callback_action_new (root_key_cb, self, NULL));
 
       gtk_shortcut_set_arguments (shortcut, g_variant_new_string (keys[i].action));
@@ -317,6 +533,9 @@ km_time_bar_get_property (GObject    *object,
     case PROP_PLAYING:
       g_value_set_boolean (value, self->tick_id != 0);
       break;
+    case PROP_SPEED:
+      g_value_set_double (value, self->speed);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -340,6 +559,9 @@ km_time_bar_set_property (GObject      *object,
       break;
     case PROP_PLAYING:
       km_time_bar_set_playing (self, g_value_get_boolean (value));
+      break;
+    case PROP_SPEED:
+      km_time_bar_set_speed (self, g_value_get_double (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -368,6 +590,10 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   properties[PROP_PLAYING] =
     g_param_spec_boolean ("playing", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Playback speed: 1 plays at the document's frame rate. */
+  properties[PROP_SPEED] =
+    g_param_spec_double ("speed", NULL, NULL, MIN_SPEED, MAX_SPEED, 1.0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -375,6 +601,7 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, adjustment);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, frame_label);
+  gtk_widget_class_bind_template_child (widget_class, KmTimeBar, keyframe_strip);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, play_button);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, scale);
@@ -388,6 +615,17 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_install_action (widget_class, "time.go-to-end", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "time.cancel-solve", NULL, cancel_solve_action);
   gtk_widget_class_install_property_action (widget_class, "time.loop", "loop");
+  gtk_widget_class_install_property_action (widget_class, "time.speed", "speed");
+  gtk_widget_class_install_action (widget_class, "time.previous-keyframe", NULL,
+                                   keyframe_jump_action);
+  gtk_widget_class_install_action (widget_class, "time.next-keyframe", NULL,
+                                   keyframe_jump_action);
+  gtk_widget_class_install_action (widget_class, "time.set-keyframe", NULL, keyframe_edit_action);
+  gtk_widget_class_install_action (widget_class, "time.delete-keyframe", NULL,
+                                   keyframe_edit_action);
+  gtk_widget_class_install_action (widget_class, "time.copy-keyframe", NULL, keyframe_edit_action);
+  gtk_widget_class_install_action (widget_class, "time.paste-keyframe", NULL,
+                                   keyframe_edit_action);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "timebar");
@@ -396,9 +634,21 @@ km_time_bar_class_init (KmTimeBarClass *klass)
 static void
 km_time_bar_init (KmTimeBar *self)
 {
+  GtkGesture *gesture;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->loop = TRUE;
+  self->speed = 1.0;
+  self->tick_from = -1;
+  gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);
+  gesture = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect_swapped (gesture, "drag-begin", G_CALLBACK (strip_drag_begin_cb), self);
+  g_signal_connect_swapped (gesture, "drag-update", G_CALLBACK (strip_drag_update_cb), self);
+  g_signal_connect_swapped (gesture, "drag-end", G_CALLBACK (strip_drag_end_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->keyframe_strip), GTK_EVENT_CONTROLLER (gesture));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.paste-keyframe", FALSE);
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::current-frame",
                                   G_CALLBACK (document_frame_changed_cb), self);
@@ -406,11 +656,16 @@ km_time_bar_init (KmTimeBar *self)
                                   G_CALLBACK (document_range_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::frame-rate",
                                   G_CALLBACK (update_label), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::targets",
+                                  G_CALLBACK (document_targets_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
+                                  G_CALLBACK (document_targets_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::solving",
                                   G_CALLBACK (document_solving_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::solve-progress",
                                   G_CALLBACK (document_solving_changed_cb), self);
   document_range_changed_cb (self);
+  document_targets_changed_cb (self);
   document_solving_changed_cb (self);
 }
 
@@ -441,6 +696,7 @@ km_time_bar_set_document (KmTimeBar  *self,
   km_time_bar_set_playing (self, FALSE);
   g_signal_group_set_target (self->document_signals, document);
   document_range_changed_cb (self);
+  document_targets_changed_cb (self);
   document_solving_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
@@ -503,4 +759,58 @@ km_time_bar_set_loop (KmTimeBar *self,
 
   self->loop = loop;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOOP]);
+}
+
+double
+km_time_bar_get_speed (KmTimeBar *self)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), 1.0);
+
+  return self->speed;
+}
+
+/* Playback speed, clamped to 0.25–4; playing on from the current frame at the new rate. */
+void
+km_time_bar_set_speed (KmTimeBar *self,
+                       double     speed)
+{
+  g_return_if_fail (KM_IS_TIME_BAR (self));
+
+  if (!isfinite (speed))
+    return;
+  speed = CLAMP (speed, MIN_SPEED, MAX_SPEED);
+  if (self->speed == speed)
+    return;
+
+  self->speed = speed;
+  if (self->tick_id != 0 && self->document != NULL)
+    {
+      self->play_start_frame = km_document_get_current_frame (self->document);
+      self->play_start_time = 0;
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SPEED]);
+}
+
+/**
+ * km_time_bar_get_keyframe_point:
+ * @x: (out): column, in the time bar's coordinates
+ * @y: (out): row, in the time bar's coordinates
+ *
+ * Where the tick of a keyframe at @frame is drawn (tests drag it with real input).
+ *
+ * Returns: %FALSE when the strip is not laid out
+ */
+gboolean
+km_time_bar_get_keyframe_point (KmTimeBar *self,
+                                guint      frame,
+                                double    *x,
+                                double    *y)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), FALSE);
+  g_return_val_if_fail (x != NULL && y != NULL, FALSE);
+
+  return gtk_widget_translate_coordinates (GTK_WIDGET (self->keyframe_strip), GTK_WIDGET (self),
+                                           strip_x (self, frame),
+                                           gtk_widget_get_height (GTK_WIDGET (self->keyframe_strip))
+                                           / 2.0, x, y);
 }

@@ -24,5 +24,12 @@ void        km_time_bar_set_playing   (KmTimeBar  *self,
 gboolean    km_time_bar_get_loop      (KmTimeBar  *self);
 void        km_time_bar_set_loop      (KmTimeBar  *self,
                                        gboolean    loop);
+double      km_time_bar_get_speed     (KmTimeBar  *self);
+void        km_time_bar_set_speed     (KmTimeBar  *self,
+                                       double      speed);
+gboolean    km_time_bar_get_keyframe_point (KmTimeBar *self,
+                                            guint      frame,
+                                            double    *x,
+                                            double    *y);
 
 G_END_DECLS

@@ -59,6 +59,7 @@ struct _KmRenderer
   GLuint   lines_vbo;
   gsize    lines_capacity;     /* bytes allocated in lines_vbo */
   GArray  *lines;              /* float: x y z r g b per vertex */
+  guint    n_scene_floats;     /* lines[0..n) are depth-tested; the rest is the gizmo */
 };
 
 G_DEFINE_QUARK (km-renderer-error-quark, km_renderer_error)
@@ -509,6 +510,41 @@ frame_lines (GArray            *a,
 }
 
 static void
+build_gizmo_lines (const KmRenderScene *scene,
+                   GArray              *a)
+{
+  static const float axis_rgb[3][3] = {
+    { 0.95f, 0.30f, 0.30f }, { 0.35f, 0.85f, 0.35f }, { 0.35f, 0.55f, 1.00f },
+  };
+  static const float active_rgb[3] = { KM_RENDER_GIZMO_ACTIVE_RGB };
+  const KmGizmo *g = &scene->gizmo;
+
+  for (KmGizmoHandle h = KM_GIZMO_MOVE_X; h <= KM_GIZMO_ROTATE_Z; h++)
+    {
+      const float *rgb = h == scene->gizmo_hover ? active_rgb
+                                                 : axis_rgb[(h - KM_GIZMO_MOVE_X) % 3];
+      KmVec3 axis = km_gizmo_axis (h);
+
+      if (h <= KM_GIZMO_MOVE_Z)
+        {
+          KmVec3 base, tip, side, back;
+
+          km_gizmo_arrow (g, h, &base, &tip);
+          side = km_vec3_cross (axis, h == KM_GIZMO_MOVE_Z ? km_vec3 (1, 0, 0)
+                                                           : km_vec3 (0, 0, 1));
+          back = km_vec3_sub (tip, km_vec3_scale (axis, g->size * 0.15));
+
+          line (a, base, tip, rgb);
+          line (a, tip, km_vec3_add (back, km_vec3_scale (side, g->size * 0.06)), rgb);
+          line (a, tip, km_vec3_sub (back, km_vec3_scale (side, g->size * 0.06)), rgb);
+        }
+      else
+        for (guint s = 0; s < KM_GIZMO_RING_SEGMENTS; s++)
+          line (a, km_gizmo_ring_point (g, h, s), km_gizmo_ring_point (g, h, s + 1), rgb);
+    }
+}
+
+static void
 build_dynamic_lines (const KmRenderScene *scene,
                      double               radius,
                      GArray              *a)
@@ -561,6 +597,7 @@ km_renderer_render (KmRenderer          *self,
   static const float bone_rgb[3] = { KM_RENDER_BONE_RGB };
   static const float effector_rgb[3] = { KM_RENDER_EFFECTOR_RGB };
   static const float target_rgb[3] = { KM_RENDER_TARGET_RGB };
+  static const float hover_rgb[3] = { KM_RENDER_HOVER_RGB };
   mat4 view, proj, view_proj, model;
   double radius = 0.05;
 
@@ -595,6 +632,9 @@ km_renderer_render (KmRenderer          *self,
   glDrawArrays (GL_LINES, 0, self->grid_n_vertices);
 
   build_dynamic_lines (scene, radius, self->lines);
+  self->n_scene_floats = self->lines->len;
+  if (scene->has_gizmo)
+    build_gizmo_lines (scene, self->lines);
   if (self->lines->len > 0)
     {
       gsize bytes = self->lines->len * sizeof (float);
@@ -608,7 +648,7 @@ km_renderer_render (KmRenderer          *self,
         }
       else
         glBufferSubData (GL_ARRAY_BUFFER, 0, bytes, self->lines->data);
-      glDrawArrays (GL_LINES, 0, (GLsizei) (self->lines->len / 6));
+      glDrawArrays (GL_LINES, 0, (GLsizei) (self->n_scene_floats / 6));
     }
 
   glUseProgram (self->mesh_program);
@@ -624,10 +664,12 @@ km_renderer_render (KmRenderer          *self,
 
           if (j->parent >= 0
               && bone_model (scene->joint_world[j->parent].pos, scene->joint_world[i].pos,
-                             radius * 0.45, model))
+                             radius * KM_PICK_BONE_RADIUS_FACTOR, model))
             draw_mesh (self, &self->cylinder, view, view_proj, model, bone_rgb);
 
-          if ((int) i == scene->selected_joint)
+          if (scene->has_hover && (int) i == scene->hover_joint)
+            rgb = hover_rgb;
+          else if ((int) i == scene->selected_joint)
             rgb = selected_rgb;
           else if ((int) i == scene->effector)
             rgb = effector_rgb;
@@ -640,6 +682,18 @@ km_renderer_render (KmRenderer          *self,
     {
       sphere_model (scene->target.pos, radius * 0.6, model);
       draw_mesh (self, &self->sphere, view, view_proj, model, target_rgb);
+    }
+
+  /* The gizmo stays visible through the body it moves. */
+  if (self->lines->len > self->n_scene_floats)
+    {
+      glDisable (GL_DEPTH_TEST);
+      glUseProgram (self->line_program);
+      glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
+      glBindVertexArray (self->lines_vao);
+      glDrawArrays (GL_LINES, (GLint) (self->n_scene_floats / 6),
+                    (GLsizei) ((self->lines->len - self->n_scene_floats) / 6));
+      glEnable (GL_DEPTH_TEST);
     }
 
   glBindVertexArray (0);

@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 
 #include "km-camera.h"
+#include "km-pick.h"
 #include "km-skeleton.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,8 @@ typedef enum
 #define KM_RENDER_EFFECTOR_RGB     0.902f, 0.235f, 0.294f
 #define KM_RENDER_TARGET_RGB       0.180f, 0.800f, 0.443f
 #define KM_RENDER_TRAJECTORY_RGB   0.945f, 0.843f, 0.310f
+#define KM_RENDER_HOVER_RGB        1.000f, 1.000f, 1.000f
+#define KM_RENDER_GIZMO_ACTIVE_RGB 1.000f, 0.930f, 0.000f
 
 /*
  * What to draw: borrowed pointers, valid for the duration of km_renderer_render(). World
@@ -44,6 +47,11 @@ typedef struct
   KmTransform        target;            /* the effector's goal at the current time */
   const KmVec3      *trajectory;        /* the keyed path, drawn as a polyline */
   guint              n_trajectory;
+  gboolean           has_hover;         /* hover_joint is what a click in edit mode would pick */
+  int                hover_joint;
+  gboolean           has_gizmo;         /* draw the manipulator over everything */
+  KmGizmo            gizmo;
+  KmGizmoHandle      gizmo_hover;       /* drawn highlighted */
 } KmRenderScene;
 
 typedef struct _KmRenderer KmRenderer;

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-document-edit"
+
+#include "config.h"
+
+#include <math.h>
+
+#include "km-document-edit.h"
+
+/**
+ * km_document_set_pose:
+ * @q: (array length=n_dof): DOF values, clamped into the joint limits
+ *
+ * Moves the body to @q as one change: observers see a single `notify::pose`.
+ */
+void
+km_document_set_pose (KmDocument   *self,
+                      const double *q,
+                      guint         n_dof)
+{
+  guint have;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (q != NULL || n_dof == 0);
+
+  km_document_get_pose (self, &have);
+  g_return_if_fail (n_dof == have);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  for (guint i = 0; i < n_dof; i++)
+    km_document_set_dof_value (self, i, q[i]);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+/* Whether every DOF of the current pose lies within its limits (± @tolerance). */
+gboolean
+km_document_get_limits_held (KmDocument *self,
+                             double      tolerance)
+{
+  KmSkeleton *skeleton;
+  const double *q;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  skeleton = km_document_get_skeleton (self);
+  q = km_document_get_pose (self, NULL);
+  return skeleton == NULL || km_skeleton_within_limits (skeleton, q, tolerance);
+}
+
+/**
+ * km_document_find_keyframe_near:
+ * @direction: 1 for the first keyframe after @frame, -1 for the last one before it
+ *
+ * Returns: the frame of that target keyframe, or -1 when there is none
+ */
+int
+km_document_find_keyframe_near (KmDocument *self,
+                                guint       frame,
+                                int         direction)
+{
+  KmTargetTrack *targets;
+  const KmTargetKeyframe *keys;
+  guint n = 0;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), -1);
+
+  targets = km_document_get_targets (self);
+  if (targets == NULL)
+    return -1;
+  keys = km_target_track_get_keyframes (targets, &n);
+  if (direction > 0)
+    {
+      for (guint i = 0; i < n; i++)
+        if (keys[i].frame > frame)
+          return (int) keys[i].frame;
+    }
+  else
+    {
+      for (guint i = n; i > 0; i--)
+        if (keys[i - 1].frame < frame)
+          return (int) keys[i - 1].frame;
+    }
+  return -1;
+}
+
+/* One undoable step: the next edit does not merge into it. */
+static void
+commit_targets (KmDocument    *self,
+                KmTargetTrack *targets)
+{
+  km_document_close_edit (self);
+  km_document_set_targets (self, targets);
+  km_document_close_edit (self);
+}
+
+/**
+ * km_document_put_keyframe:
+ *
+ * Adds @keyframe to the targets, replacing one at its frame; creates the targets (for the
+ * current end effector) when there are none. One undo step; the motion solves again.
+ *
+ * Returns: %FALSE when there is no body or the keyframe is unusable
+ */
+gboolean
+km_document_put_keyframe (KmDocument             *self,
+                          const KmTargetKeyframe *keyframe)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmTargetTrack *targets;
+  KmSkeleton *skeleton;
+  int effector;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (keyframe != NULL, FALSE);
+
+  skeleton = km_document_get_skeleton (self);
+  effector = km_document_get_effector (self);
+  if (skeleton == NULL || effector < 0 || keyframe->frame > KM_TARGET_TRACK_MAX_FRAME
+      || !km_vec3_is_finite (keyframe->position))
+    return FALSE;
+
+  targets = km_document_get_targets (self);
+  if (targets != NULL)
+    track = km_target_track_with_keyframe (targets, keyframe);
+  else
+    track = km_target_track_new (keyframe, 1, km_skeleton_get_joint (skeleton, effector)->name,
+                                 km_document_get_frame_rate (self), NULL);
+  if (track == NULL)
+    return FALSE;
+  commit_targets (self, track);
+  return TRUE;
+}
+
+/**
+ * km_document_set_keyframe:
+ *
+ * Records the end effector's current world pose as the target keyframe at @frame
+ * (replacing one there), as one undo step.
+ */
+gboolean
+km_document_set_keyframe (KmDocument *self,
+                          guint       frame)
+{
+  const KmTransform *world;
+  KmTargetKeyframe keyframe;
+  int effector;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  effector = km_document_get_effector (self);
+  world = km_document_get_joint_world (self, NULL);
+  if (effector < 0 || world == NULL)
+    return FALSE;
+
+  keyframe.frame = frame;
+  keyframe.position = world[effector].pos;
+  keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
+  return km_document_put_keyframe (self, &keyframe);
+}
+
+/* Removes the keyframe at @frame (one undo step); FALSE when there is none. */
+gboolean
+km_document_delete_keyframe (KmDocument *self,
+                             guint       frame)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmTargetTrack *targets;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  targets = km_document_get_targets (self);
+  if (targets == NULL || km_target_track_find_keyframe (targets, frame) < 0)
+    return FALSE;
+  track = km_target_track_without_keyframe (targets, frame);
+  if (track == NULL)
+    return FALSE;
+  commit_targets (self, track);
+  return TRUE;
+}
+
+/* Moves the keyframe at @from to @to, replacing one there (one undo step). */
+gboolean
+km_document_move_keyframe (KmDocument *self,
+                           guint       from,
+                           guint       to)
+{
+  g_autoptr(KmTargetTrack) without = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmTargetTrack *targets;
+  KmTargetKeyframe keyframe;
+  int index;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  targets = km_document_get_targets (self);
+  if (targets == NULL || from == to || to > KM_TARGET_TRACK_MAX_FRAME
+      || (index = km_target_track_find_keyframe (targets, from)) < 0)
+    return FALSE;
+
+  keyframe = *km_target_track_get_keyframe (targets, (guint) index);
+  keyframe.frame = to;
+  without = km_target_track_without_keyframe (targets, from);
+  track = km_target_track_with_keyframe (without, &keyframe);
+  if (track == NULL)
+    return FALSE;
+  commit_targets (self, track);
+  return TRUE;
+}

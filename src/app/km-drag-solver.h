@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-ik.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_DRAG_SOLVER (km_drag_solver_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmDragSolver, km_drag_solver, KM, DRAG_SOLVER, GObject)
+
+/*
+ * Solves IK for interactive drags on a worker thread with "latest request wins": a new
+ * request cancels the solve in flight and replaces any request still waiting, and the next
+ * solve starts from a G_PRIORITY_LOW idle, so a burst of motion events becomes one solve.
+ * Results arrive on the main context as the ::solved signal; the caller never waits.
+ */
+
+KmDragSolver *km_drag_solver_new            (void);
+void          km_drag_solver_request        (KmDragSolver *self,
+                                             KmIkProblem  *problem);
+void          km_drag_solver_cancel         (KmDragSolver *self);
+gboolean      km_drag_solver_get_busy       (KmDragSolver *self);
+guint         km_drag_solver_get_n_solved   (KmDragSolver *self);
+
+G_END_DECLS

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-graph-view"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "km-graph-view.h"
+
+/*
+ * The selected joint's DOF values over the solved animation (all DOFs, thinner, when no
+ * joint is selected), each on its limit band, with the target keyframes marked along the
+ * bottom and the current frame as a cursor. Clicking or dragging sets the current frame.
+ * Drawn with cairo: a few thousand segments at most, well within a frame.
+ */
+
+#define MARGIN 8.0
+#define KEY_MARK 5.0
+
+struct _KmGraphView
+{
+  GtkWidget       parent_instance;
+
+  /* Template widgets */
+  GtkDrawingArea *area;
+
+  /* Owned */
+  KmDocument     *document;
+  GSignalGroup   *document_signals;
+};
+
+enum {
+  PROP_0,
+  PROP_DOCUMENT,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmGraphView, km_graph_view, GTK_TYPE_WIDGET)
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+set_rgb (cairo_t *cr,
+         guint    r,
+         guint    g,
+         guint    b)
+{
+  cairo_set_source_rgb (cr, r / 255.0, g / 255.0, b / 255.0);
+}
+
+static void
+curve_rgb (cairo_t *cr,
+           guint    index)
+{
+  static const guint8 rgb[3][3] = {
+    { KM_GRAPH_CURVE_0_RGB }, { KM_GRAPH_CURVE_1_RGB }, { KM_GRAPH_CURVE_2_RGB },
+  };
+
+  set_rgb (cr, rgb[index % 3][0], rgb[index % 3][1], rgb[index % 3][2]);
+}
+
+static guint
+n_frames (KmGraphView *self)
+{
+  return self->document ? km_document_get_n_frames (self->document) : 1;
+}
+
+static void
+draw_cb (GtkDrawingArea *area,
+         cairo_t        *cr,
+         int             width,
+         int             height,
+         gpointer        user_data)
+{
+  KmGraphView *self = KM_GRAPH_VIEW (user_data);
+  KmSkeleton *skeleton;
+  KmAnimation *animation;
+  KmTargetTrack *targets;
+  guint first_dof = 0, n_dof, n_anim = 0, total_dof;
+  double *lower, *upper, lo = INFINITY, hi = -INFINITY, plot_h = height - 2 * MARGIN - KEY_MARK;
+  double cursor;
+  int joint;
+
+  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL
+      || plot_h <= 1 || width <= 2 * MARGIN)
+    return;
+
+  total_dof = km_skeleton_get_n_dof (skeleton);
+  n_dof = total_dof;
+  joint = km_document_get_selected_joint (self->document);
+  if (joint >= 0 && (guint) joint < km_skeleton_get_n_joints (skeleton)
+      && km_skeleton_get_joint (skeleton, joint)->n_dof > 0)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, joint);
+
+      first_dof = j->dof_index;
+      n_dof = j->n_dof;
+    }
+  if (n_dof == 0)
+    return;
+
+  animation = km_document_get_animation (self->document);
+  if (animation != NULL && km_animation_get_n_dof (animation) == total_dof)
+    n_anim = km_animation_get_n_frames (animation);
+
+  lower = g_new (double, total_dof);
+  upper = g_new (double, total_dof);
+  km_skeleton_get_dof_limits (skeleton, lower, upper);
+  for (guint d = first_dof; d < first_dof + n_dof; d++)
+    {
+      if (isfinite (lower[d]))
+        lo = MIN (lo, lower[d]);
+      if (isfinite (upper[d]))
+        hi = MAX (hi, upper[d]);
+    }
+  for (guint f = 0; f < n_anim; f++)
+    {
+      const double *q = km_animation_get_frame (animation, f);
+
+      for (guint d = first_dof; q != NULL && d < first_dof + n_dof; d++)
+        if (isfinite (q[d]))
+          lo = MIN (lo, q[d]), hi = MAX (hi, q[d]);
+    }
+  if (!isfinite (lo) || !isfinite (hi))
+    lo = -1, hi = 1;
+  if (hi - lo < 1e-9)
+    lo -= 0.5, hi += 0.5;
+
+#define Y_OF(v) (MARGIN + (hi - (v)) / (hi - lo) * plot_h)
+
+  /* Limit bands first, so curves lie on top. */
+  set_rgb (cr, KM_GRAPH_BAND_RGB);
+  for (guint d = first_dof; d < first_dof + n_dof; d++)
+    if (isfinite (lower[d]) && isfinite (upper[d]))
+      {
+        cairo_rectangle (cr, MARGIN, Y_OF (upper[d]), width - 2 * MARGIN,
+                         Y_OF (lower[d]) - Y_OF (upper[d]));
+        cairo_fill (cr);
+      }
+
+  cairo_set_line_width (cr, n_dof == total_dof && n_dof > 3 ? 1.0 : 2.0);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  for (guint d = first_dof; d < first_dof + n_dof && n_anim > 0; d++)
+    {
+      gboolean started = FALSE;
+
+      for (guint f = 0; f < n_anim; f++)
+        {
+          const double *q = km_animation_get_frame (animation, f);
+          double x = km_graph_view_x_for_frame (self, f);
+
+          if (q == NULL || !isfinite (q[d]))
+            {
+              started = FALSE;
+              continue;
+            }
+          if (started)
+            cairo_line_to (cr, x, Y_OF (q[d]));
+          else
+            cairo_move_to (cr, x, Y_OF (q[d]));
+          started = TRUE;
+        }
+      curve_rgb (cr, d - first_dof);
+      cairo_stroke (cr);
+    }
+#undef Y_OF
+
+  targets = km_document_get_targets (self->document);
+  if (targets != NULL)
+    {
+      const KmTargetKeyframe *keys;
+      guint n = 0;
+
+      keys = km_target_track_get_keyframes (targets, &n);
+      cairo_set_source_rgb (cr, 0.85, 0.85, 0.85);
+      for (guint i = 0; i < n; i++)
+        {
+          double x = km_graph_view_x_for_frame (self, keys[i].frame);
+
+          cairo_move_to (cr, x, height - MARGIN - KEY_MARK);
+          cairo_line_to (cr, x + KEY_MARK, height - MARGIN);
+          cairo_line_to (cr, x - KEY_MARK, height - MARGIN);
+          cairo_close_path (cr);
+        }
+      cairo_fill (cr);
+    }
+
+  set_rgb (cr, KM_GRAPH_CURSOR_RGB);
+  cursor = round (km_graph_view_x_for_frame (self, km_document_get_current_frame (self->document)));
+  cairo_rectangle (cr, cursor - 1, 0, 2, height);
+  cairo_fill (cr);
+
+  g_free (lower);
+  g_free (upper);
+}
+
+static void
+seek (KmGraphView *self,
+      double       x)
+{
+  if (self->document != NULL)
+    km_document_set_current_frame (self->document, km_graph_view_frame_at (self, x));
+}
+
+static void
+pressed_cb (KmGraphView     *self,
+            int              n_press,
+            double           x,
+            double           y,
+            GtkGestureClick *gesture)
+{
+  seek (self, x);
+}
+
+static void
+drag_update_cb (KmGraphView    *self,
+                double          dx,
+                double          dy,
+                GtkGestureDrag *gesture)
+{
+  double x, y;
+
+  if (gtk_gesture_drag_get_start_point (gesture, &x, &y))
+    seek (self, x + dx);
+}
+
+static void
+queue_draw_cb (KmGraphView *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+static void
+km_graph_view_dispose (GObject *object)
+{
+  KmGraphView *self = (KmGraphView *) object;
+
+  if (self->document_signals != NULL)
+    g_signal_group_set_target (self->document_signals, NULL);
+  g_clear_object (&self->document_signals);
+  g_clear_object (&self->document);
+  gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_GRAPH_VIEW);
+
+  G_OBJECT_CLASS (km_graph_view_parent_class)->dispose (object);
+}
+
+static void
+km_graph_view_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  KmGraphView *self = KM_GRAPH_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      g_value_set_object (value, self->document);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_graph_view_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  KmGraphView *self = KM_GRAPH_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      km_graph_view_set_document (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_graph_view_class_init (KmGraphViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = km_graph_view_dispose;
+  object_class->get_property = km_graph_view_get_property;
+  object_class->set_property = km_graph_view_set_property;
+
+  properties[PROP_DOCUMENT] =
+    g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/kinema/Kinema/ui/km-graph-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, KmGraphView, area);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "graphview");
+}
+
+static void
+km_graph_view_init (KmGraphView *self)
+{
+  static const char *redraw_on[] = {
+    "notify::animation", "notify::current-frame", "notify::n-frames", "notify::selected-joint",
+    "notify::skeleton", "notify::solve-progress", "notify::targets",
+  };
+  GtkGesture *gesture;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (self->area, draw_cb, self, NULL);
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect_swapped (gesture, "pressed", G_CALLBACK (pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect_swapped (gesture, "drag-update", G_CALLBACK (drag_update_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (gesture));
+
+  self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
+  for (guint i = 0; i < G_N_ELEMENTS (redraw_on); i++)
+    g_signal_group_connect_swapped (self->document_signals, redraw_on[i],
+                                    G_CALLBACK (queue_draw_cb), self);
+}
+
+GtkWidget *
+km_graph_view_new (void)
+{
+  return g_object_new (KM_TYPE_GRAPH_VIEW, NULL);
+}
+
+KmDocument *
+km_graph_view_get_document (KmGraphView *self)
+{
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), NULL);
+
+  return self->document;
+}
+
+void
+km_graph_view_set_document (KmGraphView *self,
+                            KmDocument  *document)
+{
+  g_return_if_fail (KM_IS_GRAPH_VIEW (self));
+  g_return_if_fail (document == NULL || KM_IS_DOCUMENT (document));
+
+  if (!g_set_object (&self->document, document))
+    return;
+
+  g_signal_group_set_target (self->document_signals, document);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}
+
+/* The column (widget coordinates) where @frame is drawn. */
+double
+km_graph_view_x_for_frame (KmGraphView *self,
+                           double       frame)
+{
+  double width, last;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), 0.0);
+
+  width = gtk_widget_get_width (GTK_WIDGET (self->area));
+  last = MAX (n_frames (self), 2) - 1;
+  return MARGIN + frame / last * MAX (width - 2 * MARGIN, 1.0);
+}
+
+/* The frame nearest column @x, within the document's frames. */
+guint
+km_graph_view_frame_at (KmGraphView *self,
+                        double       x)
+{
+  double width, last, f;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), 0);
+
+  width = MAX (gtk_widget_get_width (GTK_WIDGET (self->area)) - 2 * MARGIN, 1.0);
+  last = n_frames (self) - 1;
+  f = round ((x - MARGIN) / width * MAX (last, 1.0));
+  return (guint) CLAMP (f, 0.0, last);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_GRAPH_VIEW (km_graph_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmGraphView, km_graph_view, KM, GRAPH_VIEW, GtkWidget)
+
+/* Curve colours (sRGB 0..255) of a joint's first, second and third DOF, and the limit band;
+ * tests look for them in the pixels. */
+#define KM_GRAPH_CURVE_0_RGB  0xe0, 0x1b, 0x24
+#define KM_GRAPH_CURVE_1_RGB  0x2e, 0xc2, 0x7e
+#define KM_GRAPH_CURVE_2_RGB  0x35, 0x84, 0xe4
+#define KM_GRAPH_BAND_RGB     0x3d, 0x38, 0x46
+#define KM_GRAPH_CURSOR_RGB   0xf6, 0xd3, 0x2d
+
+GtkWidget  *km_graph_view_new            (void);
+KmDocument *km_graph_view_get_document   (KmGraphView *self);
+void        km_graph_view_set_document   (KmGraphView *self,
+                                          KmDocument  *document);
+double      km_graph_view_x_for_frame    (KmGraphView *self,
+                                          double       frame);
+guint       km_graph_view_frame_at       (KmGraphView *self,
+                                          double       x);
+
+G_END_DECLS
