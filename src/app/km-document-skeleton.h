@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Edits of the current body's skeleton (issue 8), built on KmDocument's public API. Every
+ * edit replaces the body's immutable KmSkeleton with a new one in ONE undoable project
+ * step, carries the joint values of the joints that survive over by name
+ * (km_skeleton_edit_map_state) and re-solves the animation in the background.
+ */
+
+typedef enum
+{
+  KM_SKELETON_EXPORT_BODY,   /* Choreonoid .body */
+  KM_SKELETON_EXPORT_URDF,
+} KmSkeletonExport;
+
+gboolean  km_document_edit_skeleton           (KmDocument        *self,
+                                               KmSkeleton        *skeleton,
+                                               const char        *label,
+                                               const char        *select_joint);
+gboolean  km_document_get_skeleton_modified   (KmDocument        *self);
+GFile    *km_document_dup_skeleton_file       (KmDocument        *self);
+gboolean  km_document_save_skeleton           (KmDocument        *self,
+                                               GFile             *file,
+                                               GError           **error);
+gboolean  km_document_export_skeleton         (KmDocument        *self,
+                                               KmSkeletonExport   format,
+                                               GFile             *file,
+                                               GError           **error);
+
+G_END_DECLS

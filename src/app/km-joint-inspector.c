@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-joint-inspector"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "km-joint-inspector.h"
+
+#include "km-body-item.h"
+#include "km-document-skeleton.h"
+#include "km-skeleton-edit.h"
+#include "km-skeleton-outline.h"
+
+/*
+ * The selected joint of the document's body, field by field, plus the joint hierarchy
+ * (KmSkeletonOutline) and the "skeleton" actions. Each field applies one
+ * km_skeleton_edit_* function; a refused value shows the reason under the field and the
+ * field goes back to the skeleton's value. Angles are shown in degrees, lengths in metres.
+ */
+
+#define N_AXES 3
+
+struct _KmJointInspector
+{
+  GtkWidget           parent_instance;
+
+  /* Template widgets */
+  KmSkeletonOutline  *outline;
+  GtkStack           *stack;
+  GtkEntry           *name_entry;
+  GtkLabel           *name_error;
+  GtkDropDown        *type_dropdown;
+  GtkLabel           *type_error;
+  GtkDropDown        *parent_dropdown;
+  GtkStringList      *parent_names;
+  GtkLabel           *parent_error;
+  GtkSpinButton      *offset_x;
+  GtkSpinButton      *offset_y;
+  GtkSpinButton      *offset_z;
+  GtkLabel           *offset_error;
+  GtkSpinButton      *axis_x;
+  GtkSpinButton      *axis_y;
+  GtkSpinButton      *axis_z;
+  GtkWidget          *axis_presets;
+  GtkLabel           *axis_error;
+  GtkCheckButton     *limited_0;
+  GtkCheckButton     *limited_1;
+  GtkCheckButton     *limited_2;
+  GtkSpinButton      *min_0;
+  GtkSpinButton      *min_1;
+  GtkSpinButton      *min_2;
+  GtkSpinButton      *max_0;
+  GtkSpinButton      *max_1;
+  GtkSpinButton      *max_2;
+  GtkLabel           *limit_unit_0;
+  GtkLabel           *limit_unit_1;
+  GtkLabel           *limit_unit_2;
+  GtkLabel           *limit_error;
+  GtkLabel           *shapes_label;
+
+  /* Owned */
+  KmDocument         *document;
+  GSignalGroup       *document_signals;
+  GSimpleActionGroup *actions;
+
+  gboolean            updating;
+};
+
+enum {
+  PROP_0,
+  PROP_DOCUMENT,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmJointInspector, km_joint_inspector, GTK_TYPE_WIDGET)
+
+static GParamSpec *properties[N_PROPS];
+
+static const KmJoint *
+selected_joint (KmJointInspector *self,
+                KmSkeleton      **skeleton,
+                guint            *index)
+{
+  KmSkeleton *s = self->document ? km_document_get_skeleton (self->document) : NULL;
+  int joint = self->document ? km_document_get_selected_joint (self->document) : -1;
+
+  if (s == NULL || joint < 0 || (guint) joint >= km_skeleton_get_n_joints (s))
+    return NULL;
+  if (skeleton != NULL)
+    *skeleton = s;
+  if (index != NULL)
+    *index = (guint) joint;
+  return km_skeleton_get_joint (s, (guint) joint);
+}
+
+/* Display units per document unit of a joint's limits. */
+static double
+limit_scale (const KmJoint *joint)
+{
+  return joint->type == KM_JOINT_PRISMATIC ? 1.0 : 180.0 / G_PI;
+}
+
+static void
+limit_widgets (KmJointInspector  *self,
+               guint              k,
+               GtkCheckButton   **limited,
+               GtkSpinButton    **min,
+               GtkSpinButton    **max,
+               GtkLabel         **unit)
+{
+  GtkCheckButton *l[N_AXES] = { self->limited_0, self->limited_1, self->limited_2 };
+  GtkSpinButton *lo[N_AXES] = { self->min_0, self->min_1, self->min_2 };
+  GtkSpinButton *hi[N_AXES] = { self->max_0, self->max_1, self->max_2 };
+  GtkLabel *u[N_AXES] = { self->limit_unit_0, self->limit_unit_1, self->limit_unit_2 };
+
+  g_assert (k < N_AXES);
+  *limited = l[k];
+  *min = lo[k];
+  *max = hi[k];
+  if (unit != NULL)
+    *unit = u[k];
+}
+
+static void
+clear_errors (KmJointInspector *self)
+{
+  GtkLabel *labels[] = { self->name_error, self->type_error, self->parent_error,
+                         self->offset_error, self->axis_error, self->limit_error };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      gtk_label_set_text (labels[i], "");
+      gtk_widget_set_visible (GTK_WIDGET (labels[i]), FALSE);
+    }
+}
+
+static void
+update_actions (KmJointInspector *self)
+{
+  static const char * const joint_actions[] = {
+    "add-child", "insert-parent", "duplicate", "mirror", "rename", "axis-preset", NULL
+  };
+  static const char * const body_actions[] = {
+    "save", "save-as", "export-body", "export-urdf", NULL
+  };
+  guint index = 0;
+  const KmJoint *joint = selected_joint (self, NULL, &index);
+  gboolean has_body = self->document && km_document_get_skeleton (self->document) != NULL;
+  GAction *action;
+
+  for (guint i = 0; joint_actions[i] != NULL; i++)
+    {
+      action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), joint_actions[i]);
+      g_simple_action_set_enabled (G_SIMPLE_ACTION (action), joint != NULL);
+    }
+  for (guint i = 0; body_actions[i] != NULL; i++)
+    {
+      action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), body_actions[i]);
+      g_simple_action_set_enabled (G_SIMPLE_ACTION (action), has_body);
+    }
+  action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "delete-joint");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (action), joint != NULL && joint->parent >= 0);
+}
+
+static void
+describe_shapes (KmJointInspector *self,
+                 KmSkeleton       *skeleton,
+                 guint             index)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  guint n = 0;
+  KmShape * const *shapes = km_skeleton_get_shapes (skeleton, index, &n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append (text, km_shape_type_to_string (shapes[i]->type));
+      if (shapes[i]->name != NULL)
+        g_string_append_printf (text, " “%s”", shapes[i]->name);
+    }
+  gtk_label_set_text (self->shapes_label, n > 0 ? text->str : _("None"));
+}
+
+static void
+refresh (KmJointInspector *self)
+{
+  KmSkeleton *skeleton = NULL;
+  guint index = 0;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+  GtkSpinButton *offset[3] = { self->offset_x, self->offset_y, self->offset_z };
+  GtkSpinButton *axis[3] = { self->axis_x, self->axis_y, self->axis_z };
+  gboolean has_axis;
+  guint n_names;
+
+  update_actions (self);
+  if (joint == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+
+  self->updating = TRUE;
+  gtk_stack_set_visible_child_name (self->stack, "joint");
+  gtk_editable_set_text (GTK_EDITABLE (self->name_entry), joint->name);
+  gtk_drop_down_set_selected (self->type_dropdown, (guint) joint->type);
+
+  n_names = g_list_model_get_n_items (G_LIST_MODEL (self->parent_names));
+  {
+    g_autofree const char **names = g_new0 (const char *, km_skeleton_get_n_joints (skeleton) + 1);
+
+    for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+      names[i] = km_skeleton_get_joint (skeleton, i)->name;
+    gtk_string_list_splice (self->parent_names, 0, n_names, names);
+  }
+  gtk_drop_down_set_selected (self->parent_dropdown,
+                              joint->parent >= 0 ? (guint) joint->parent
+                                                 : GTK_INVALID_LIST_POSITION);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->parent_dropdown), joint->parent >= 0);
+
+  gtk_spin_button_set_value (offset[0], joint->offset.x);
+  gtk_spin_button_set_value (offset[1], joint->offset.y);
+  gtk_spin_button_set_value (offset[2], joint->offset.z);
+  gtk_spin_button_set_value (axis[0], joint->axis.x);
+  gtk_spin_button_set_value (axis[1], joint->axis.y);
+  gtk_spin_button_set_value (axis[2], joint->axis.z);
+  has_axis = joint->type == KM_JOINT_REVOLUTE || joint->type == KM_JOINT_PRISMATIC;
+  for (guint i = 0; i < 3; i++)
+    gtk_widget_set_sensitive (GTK_WIDGET (axis[i]), has_axis);
+  gtk_widget_set_sensitive (self->axis_presets, has_axis);
+
+  for (guint k = 0; k < N_AXES; k++)
+    {
+      GtkCheckButton *limited;
+      GtkSpinButton *min, *max;
+      GtkLabel *unit;
+      gboolean shown = k < joint->n_dof;
+      const KmLimit *limit = &joint->limits[k];
+
+      limit_widgets (self, k, &limited, &min, &max, &unit);
+      gtk_widget_set_visible (GTK_WIDGET (limited), shown);
+      gtk_widget_set_visible (GTK_WIDGET (min), shown);
+      gtk_widget_set_visible (GTK_WIDGET (max), shown);
+      gtk_widget_set_visible (GTK_WIDGET (unit), shown);
+      if (!shown)
+        continue;
+      gtk_check_button_set_active (limited, limit->limited);
+      gtk_widget_set_sensitive (GTK_WIDGET (min), limit->limited);
+      gtk_widget_set_sensitive (GTK_WIDGET (max), limit->limited);
+      if (limit->limited)
+        {
+          gtk_spin_button_set_value (min, limit->min * limit_scale (joint));
+          gtk_spin_button_set_value (max, limit->max * limit_scale (joint));
+        }
+      else
+        {
+          gtk_spin_button_set_value (min, 0.0);
+          gtk_spin_button_set_value (max, 0.0);
+        }
+      if (joint->type == KM_JOINT_SPHERICAL)
+        /* Translators: the euler axis (X, Y or Z) of a spherical joint's limit, in degrees */
+        gtk_label_set_text (unit, k == 0 ? _("° about X") : k == 1 ? _("° about Y") : _("° about Z"));
+      else
+        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? _("m") : _("°"));
+    }
+
+  describe_shapes (self, skeleton, index);
+  self->updating = FALSE;
+}
+
+static void
+document_selected_joint_cb (KmJointInspector *self)
+{
+  clear_errors (self);
+  refresh (self);
+}
+
+/* Applies an edit made by a field, or shows why it was refused under @error_label and
+ * puts the skeleton's value back into the field. */
+static gboolean
+apply (KmJointInspector *self,
+       KmSkeleton       *edited,
+       GError           *error,
+       GtkLabel         *error_label,
+       const char       *label,
+       const char       *select)
+{
+  g_autoptr(KmSkeleton) owned = edited;
+
+  if (owned == NULL)
+    {
+      clear_errors (self);
+      if (error_label != NULL)
+        {
+          gtk_label_set_text (error_label, error->message);
+          gtk_widget_set_visible (GTK_WIDGET (error_label), TRUE);
+        }
+      else
+        km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      refresh (self);
+      return FALSE;
+    }
+  /* A field put back to the skeleton's value (after a refusal) is no edit: the reason
+   * stays shown. */
+  if (km_skeleton_equal (owned, km_document_get_skeleton (self->document), 0.0))
+    return FALSE;
+  clear_errors (self);
+  km_document_edit_skeleton (self->document, owned, label, select);
+  refresh (self);
+  return TRUE;
+}
+
+static void
+name_entry_activate_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  const char *name = gtk_editable_get_text (GTK_EDITABLE (self->name_entry));
+
+  if (self->updating || selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  if (g_strcmp0 (name, km_skeleton_get_joint (skeleton, index)->name) == 0)
+    return;
+  edited = km_skeleton_edit_set_name (skeleton, index, name, &error);
+  apply (self, edited, error, self->name_error, _("Rename Joint"), name);
+}
+
+static void
+type_dropdown_selected_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+  guint type = gtk_drop_down_get_selected (self->type_dropdown);
+
+  if (self->updating || joint == NULL || type == GTK_INVALID_LIST_POSITION
+      || type == (guint) joint->type)
+    return;
+  edited = km_skeleton_edit_set_type (skeleton, index, (KmJointType) type, &error);
+  apply (self, edited, error, self->type_error, _("Change Joint Type"), NULL);
+}
+
+static void
+parent_dropdown_selected_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+  guint parent = gtk_drop_down_get_selected (self->parent_dropdown);
+
+  if (self->updating || joint == NULL || parent == GTK_INVALID_LIST_POSITION
+      || (int) parent == joint->parent)
+    return;
+  edited = km_skeleton_edit_set_parent (skeleton, index, parent, &error);
+  apply (self, edited, error, self->parent_error, _("Reparent Joint"), NULL);
+}
+
+static void
+offset_value_changed_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  KmVec3 offset;
+
+  if (self->updating || selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  offset.x = gtk_spin_button_get_value (self->offset_x);
+  offset.y = gtk_spin_button_get_value (self->offset_y);
+  offset.z = gtk_spin_button_get_value (self->offset_z);
+  edited = km_skeleton_edit_set_offset (skeleton, index, offset, &error);
+  apply (self, edited, error, self->offset_error, _("Move Joint"), NULL);
+}
+
+static void
+set_axis (KmJointInspector *self,
+          KmVec3            axis)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+
+  if (selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  /* km_skeleton_edit_set_axis normalises; the fields then show the unit axis. */
+  edited = km_skeleton_edit_set_axis (skeleton, index, axis, &error);
+  apply (self, edited, error, self->axis_error, _("Change Joint Axis"), NULL);
+}
+
+static void
+axis_value_changed_cb (KmJointInspector *self)
+{
+  KmVec3 axis;
+
+  if (self->updating)
+    return;
+  axis.x = gtk_spin_button_get_value (self->axis_x);
+  axis.y = gtk_spin_button_get_value (self->axis_y);
+  axis.z = gtk_spin_button_get_value (self->axis_z);
+  set_axis (self, axis);
+}
+
+static void
+limit_changed_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmSkeleton *skeleton;
+  guint index;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+
+  if (self->updating || joint == NULL)
+    return;
+
+  for (guint k = 0; k < MIN (joint->n_dof, N_AXES); k++)
+    {
+      GtkCheckButton *limited;
+      GtkSpinButton *min, *max;
+      gboolean on;
+      double lo, hi;
+      KmSkeleton *next;
+
+      limit_widgets (self, k, &limited, &min, &max, NULL);
+      on = gtk_check_button_get_active (limited);
+      lo = gtk_spin_button_get_value (min) / limit_scale (joint);
+      hi = gtk_spin_button_get_value (max) / limit_scale (joint);
+      if (on == joint->limits[k].limited
+          && (!on || (fabs (lo - joint->limits[k].min) < 1e-9
+                      && fabs (hi - joint->limits[k].max) < 1e-9)))
+        continue;
+      if (on && !joint->limits[k].limited && lo == 0 && hi == 0)
+        {
+          /* Turning a limit on starts from a usable range, not [0, 0]. */
+          lo = joint->type == KM_JOINT_PRISMATIC ? -0.5 : -G_PI;
+          hi = -lo;
+        }
+      next = km_skeleton_edit_set_limit (edited ? edited : skeleton, index, k, on, lo, hi, &error);
+      if (next == NULL)
+        {
+          apply (self, NULL, error, self->limit_error, NULL, NULL);
+          return;
+        }
+      g_clear_pointer (&edited, km_skeleton_unref);
+      edited = next;
+    }
+  if (edited != NULL)
+    apply (self, g_steal_pointer (&edited), NULL, self->limit_error, _("Change Joint Limits"),
+           NULL);
+}
+
+static char *
+unique_name (KmSkeleton *skeleton,
+             const char *base)
+{
+  for (guint i = 1;; i++)
+    {
+      char *name = g_strdup_printf ("%s%u", base, i);
+
+      if (km_skeleton_find_joint (skeleton, name) < 0)
+        return name;
+      g_free (name);
+    }
+}
+
+static void
+add_child_activated (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+
+  if (selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  name = unique_name (skeleton, "joint");
+  edited = km_skeleton_edit_add_child (skeleton, index, name, KM_JOINT_REVOLUTE,
+                                       (KmVec3) { 0.0, 0.0, 0.1 }, NULL, &error);
+  apply (self, edited, error, NULL, _("Add Joint"), name);
+}
+
+static void
+insert_parent_activated (GSimpleAction *action,
+                         GVariant      *parameter,
+                         gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+
+  if (selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  name = unique_name (skeleton, "joint");
+  edited = km_skeleton_edit_insert_parent (skeleton, index, name, KM_JOINT_REVOLUTE, NULL,
+                                           &error);
+  apply (self, edited, error, NULL, _("Insert Joint"), name);
+}
+
+static void
+delete_joint_activated (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+  g_autofree char *parent = NULL;
+
+  if (joint == NULL)
+    return;
+  if (joint->parent >= 0)
+    parent = g_strdup (km_skeleton_get_joint (skeleton, joint->parent)->name);
+  edited = km_skeleton_edit_delete (skeleton, index, &error);
+  apply (self, edited, error, NULL, _("Delete Joint"), parent);
+}
+
+static void
+copy_activated (KmJointInspector *self,
+                gboolean          mirror)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  int copy = -1;
+
+  if (selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  if (mirror)
+    edited = km_skeleton_edit_mirror (skeleton, index, KM_MIRROR_PLANE_XZ, &copy, &error);
+  else
+    edited = km_skeleton_edit_duplicate (skeleton, index, &copy, &error);
+  apply (self, edited, error, NULL, mirror ? _("Mirror Joints") : _("Duplicate Joints"),
+         edited != NULL && copy >= 0 ? km_skeleton_get_joint (edited, copy)->name : NULL);
+}
+
+static void
+duplicate_activated (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       user_data)
+{
+  copy_activated (user_data, FALSE);
+}
+
+static void
+mirror_activated (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  copy_activated (user_data, TRUE);
+}
+
+static void
+rename_activated (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+
+  gtk_widget_grab_focus (GTK_WIDGET (self->name_entry));
+}
+
+static void
+axis_preset_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  const char *which = g_variant_get_string (parameter, NULL);
+  KmVec3 axis = { which[0] == 'x', which[0] == 'y', which[0] == 'z' };
+
+  set_axis (self, axis);
+}
+
+typedef enum
+{
+  CHOSEN_SAVE,
+  CHOSEN_EXPORT_BODY,
+  CHOSEN_EXPORT_URDF,
+} Chosen;
+
+static void
+file_chosen (KmJointInspector *self,
+             Chosen            what,
+             GFile            *file)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (self->document == NULL)
+    return;
+  if (what == CHOSEN_SAVE)
+    ok = km_document_save_skeleton (self->document, file, &error);
+  else
+    ok = km_document_export_skeleton (self->document,
+                                      what == CHOSEN_EXPORT_BODY ? KM_SKELETON_EXPORT_BODY
+                                                                 : KM_SKELETON_EXPORT_URDF,
+                                      file, &error);
+  if (!ok)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+static void
+chooser_response_cb (GtkNativeDialog  *dialog,
+                     int               response,
+                     KmJointInspector *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        file_chosen (self, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "km-chosen")),
+                     file);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+static void
+choose_file (KmJointInspector *self,
+             const char       *title,
+             const char       *suggested_name,
+             Chosen            what)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
+  g_object_set_data (G_OBJECT (dialog), "km-chosen", GINT_TO_POINTER (what));
+  g_signal_connect_object (dialog, "response", G_CALLBACK (chooser_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+G_GNUC_END_IGNORE_DEPRECATIONS
+
+static void
+save_as_activated (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       user_data)
+{
+  choose_file (user_data, _("Save Skeleton As"), "skeleton.json", CHOSEN_SAVE);
+}
+
+static void
+save_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  g_autoptr(GFile) file = self->document ? km_document_dup_skeleton_file (self->document) : NULL;
+
+  if (file == NULL)
+    save_as_activated (action, parameter, user_data);
+  else
+    file_chosen (self, CHOSEN_SAVE, file);
+}
+
+static void
+export_body_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  choose_file (user_data, _("Export Skeleton as Choreonoid Body"), "model.body",
+               CHOSEN_EXPORT_BODY);
+}
+
+static void
+export_urdf_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  choose_file (user_data, _("Export Skeleton as URDF"), "model.urdf", CHOSEN_EXPORT_URDF);
+}
+
+static const GActionEntry action_entries[] = {
+  { "add-child", add_child_activated, NULL, NULL, NULL, { 0 } },
+  { "insert-parent", insert_parent_activated, NULL, NULL, NULL, { 0 } },
+  { "delete-joint", delete_joint_activated, NULL, NULL, NULL, { 0 } },
+  { "duplicate", duplicate_activated, NULL, NULL, NULL, { 0 } },
+  { "mirror", mirror_activated, NULL, NULL, NULL, { 0 } },
+  { "rename", rename_activated, NULL, NULL, NULL, { 0 } },
+  { "axis-preset", axis_preset_activated, "s", NULL, NULL, { 0 } },
+  { "save", save_activated, NULL, NULL, NULL, { 0 } },
+  { "save-as", save_as_activated, NULL, NULL, NULL, { 0 } },
+  { "export-body", export_body_activated, NULL, NULL, NULL, { 0 } },
+  { "export-urdf", export_urdf_activated, NULL, NULL, NULL, { 0 } },
+};
+
+static void
+km_joint_inspector_dispose (GObject *object)
+{
+  KmJointInspector *self = KM_JOINT_INSPECTOR (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_JOINT_INSPECTOR);
+  /* The template's unnamed top-level child is not disposed with the named ones. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)
+    gtk_widget_unparent (child);
+  if (self->document_signals != NULL)
+    g_signal_group_set_target (self->document_signals, NULL);
+  g_clear_object (&self->document_signals);
+  g_clear_object (&self->document);
+  g_clear_object (&self->actions);
+
+  G_OBJECT_CLASS (km_joint_inspector_parent_class)->dispose (object);
+}
+
+static void
+km_joint_inspector_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  KmJointInspector *self = KM_JOINT_INSPECTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      g_value_set_object (value, self->document);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_joint_inspector_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  KmJointInspector *self = KM_JOINT_INSPECTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      km_joint_inspector_set_document (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_joint_inspector_class_init (KmJointInspectorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = km_joint_inspector_dispose;
+  object_class->get_property = km_joint_inspector_get_property;
+  object_class->set_property = km_joint_inspector_set_property;
+
+  properties[PROP_DOCUMENT] =
+    g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/kinema/Kinema/ui/km-joint-inspector.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, KmJointInspector, name)
+  BIND (outline);
+  BIND (stack);
+  BIND (name_entry);
+  BIND (name_error);
+  BIND (type_dropdown);
+  BIND (type_error);
+  BIND (parent_dropdown);
+  BIND (parent_names);
+  BIND (parent_error);
+  BIND (offset_x);
+  BIND (offset_y);
+  BIND (offset_z);
+  BIND (offset_error);
+  BIND (axis_x);
+  BIND (axis_y);
+  BIND (axis_z);
+  BIND (axis_presets);
+  BIND (axis_error);
+  BIND (limited_0);
+  BIND (limited_1);
+  BIND (limited_2);
+  BIND (min_0);
+  BIND (min_1);
+  BIND (min_2);
+  BIND (max_0);
+  BIND (max_1);
+  BIND (max_2);
+  BIND (limit_unit_0);
+  BIND (limit_unit_1);
+  BIND (limit_unit_2);
+  BIND (limit_error);
+  BIND (shapes_label);
+#undef BIND
+  gtk_widget_class_bind_template_callback (widget_class, name_entry_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, type_dropdown_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, parent_dropdown_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, offset_value_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, axis_value_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, limit_changed_cb);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "skeleton.rename", NULL);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  g_type_ensure (KM_TYPE_SKELETON_OUTLINE);
+}
+
+static void
+km_joint_inspector_init (KmJointInspector *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->actions = g_simple_action_group_new ();
+  g_action_map_add_action_entries (G_ACTION_MAP (self->actions), action_entries,
+                                   G_N_ELEMENTS (action_entries), self);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton", G_ACTION_GROUP (self->actions));
+
+  self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
+  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
+                                  G_CALLBACK (refresh), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
+                                  G_CALLBACK (document_selected_joint_cb), self);
+  refresh (self);
+}
+
+GtkWidget *
+km_joint_inspector_new (void)
+{
+  return g_object_new (KM_TYPE_JOINT_INSPECTOR, NULL);
+}
+
+KmDocument *
+km_joint_inspector_get_document (KmJointInspector *self)
+{
+  g_return_val_if_fail (KM_IS_JOINT_INSPECTOR (self), NULL);
+
+  return self->document;
+}
+
+void
+km_joint_inspector_set_document (KmJointInspector *self,
+                                 KmDocument       *document)
+{
+  g_return_if_fail (KM_IS_JOINT_INSPECTOR (self));
+  g_return_if_fail (document == NULL || KM_IS_DOCUMENT (document));
+
+  if (!g_set_object (&self->document, document))
+    return;
+  g_signal_group_set_target (self->document_signals, document);
+  km_skeleton_outline_set_document (self->outline, document);
+  clear_errors (self);
+  refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}
+
+/* The "skeleton" action group, for a window that shows these actions in its menus. */
+GActionGroup *
+km_joint_inspector_get_actions (KmJointInspector *self)
+{
+  g_return_val_if_fail (KM_IS_JOINT_INSPECTOR (self), NULL);
+
+  return G_ACTION_GROUP (self->actions);
+}
