@@ -9,6 +9,9 @@
 #include <glib/gi18n.h>
 
 #include "km-application.h"
+#include "km-autosave.h"
+#include "km-body-handler.h"
+#include "km-preferences-window.h"
 #include "km-window.h"
 
 /* How many recently used files File → Open Recent lists. */
@@ -20,6 +23,10 @@ struct _KmApplication
 
   /* Owned */
   GBindingGroup    *history_bindings;  /* the active window's document → app.undo/redo */
+  GSettings        *settings;          /* NULL when the schema is not installed */
+  char             *initial_share;     /* $KINEMA_CHOREONOID_SHARE as Kinema started */
+
+  gboolean          recovery_offered;
 
   /* Borrowed */
   GtkRecentManager *recent;
@@ -123,6 +130,62 @@ active_window_changed_cb (KmApplication *self)
     }
 }
 
+/* Trusted handler folders only grow while Kinema runs: a handler already loaded from a
+ * folder stays loaded (modules are never unloaded), so dropping the folder takes effect at
+ * the next start. */
+static void
+settings_directories_changed_cb (KmApplication *self)
+{
+  KmBodyHandlerLoader *loader = km_body_handler_loader_get_default ();
+  g_auto(GStrv) wanted = g_settings_get_strv (self->settings, "trusted-handler-directories");
+  g_auto(GStrv) known = km_body_handler_loader_get_directories (loader);
+
+  for (guint i = 0; wanted[i] != NULL; i++)
+    {
+      g_autofree char *directory = g_canonicalize_filename (wanted[i], NULL);
+
+      if (!g_strv_contains ((const char * const *) known, directory))
+        km_body_handler_loader_add_directory (loader, directory);
+    }
+}
+
+/* ${SHARE} in Choreonoid projects: the preference when set, else what the environment said. */
+static void
+settings_share_changed_cb (KmApplication *self)
+{
+  g_autofree char *share = g_settings_get_string (self->settings, "choreonoid-share-directory");
+
+  if (share[0] != '\0')
+    g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
+  else if (self->initial_share != NULL)
+    g_setenv ("KINEMA_CHOREONOID_SHARE", self->initial_share, TRUE);
+  else
+    g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+}
+
+static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  KmApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+  KmPreferencesWindow *window;
+
+  if (self->settings == NULL)
+    {
+      if (KM_IS_WINDOW (parent))
+        km_document_log (km_window_get_document (KM_WINDOW (parent)), G_LOG_LEVEL_WARNING,
+                         _("Preferences are unavailable: the settings schema %s is not "
+                           "installed."), APP_ID);
+      return;
+    }
+  /* Not one of the application's windows: those are editor windows (KmWindow). */
+  window = km_preferences_window_new (self->settings);
+  gtk_window_set_transient_for (GTK_WINDOW (window), parent);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
 static void
 about_activated (GSimpleAction *action,
                  GVariant      *parameter,
@@ -138,6 +201,7 @@ about_activated (GSimpleAction *action,
                          "comments", _("Edit articulated skeletons, key their end effectors "
                                        "and solve the motion with inverse kinematics"),
                          "license-type", GTK_LICENSE_GPL_3_0,
+                         "website", "https://kinema.github.io/",
                          "authors", authors,
                          "copyright", "© 2026 The Kinema authors",
                          NULL);
@@ -153,6 +217,7 @@ static const GActionEntry app_actions[] = {
   { .name = "redo", .activate = forward_activated },
   { .name = "quit", .activate = quit_activated },
   { .name = "about", .activate = about_activated },
+  { .name = "preferences", .activate = preferences_activated },
 };
 
 static void
@@ -170,6 +235,7 @@ km_application_startup (GApplication *application)
     { "app.undo", { "<Control>z", NULL } },
     { "app.redo", { "<Control><Shift>z", NULL } },
     { "app.quit", { "<Control>q", NULL } },
+    { "app.preferences", { "<Control>comma", NULL } },
     { "win.solve", { "F5", NULL } },
     { "win.export-image", { "<Control><Shift>e", NULL } },
     { "win.reset-camera", { "<Control>0", NULL } },
@@ -179,8 +245,25 @@ km_application_startup (GApplication *application)
   };
 
   KmApplication *self = KM_APPLICATION (application);
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
 
   G_APPLICATION_CLASS (km_application_parent_class)->startup (application);
+
+  self->initial_share = g_strdup (g_getenv ("KINEMA_CHOREONOID_SHARE"));
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema != NULL)
+    {
+      self->settings = g_settings_new (APP_ID);
+      g_signal_connect_object (self->settings, "changed::trusted-handler-directories",
+                               G_CALLBACK (settings_directories_changed_cb), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->settings, "changed::choreonoid-share-directory",
+                               G_CALLBACK (settings_share_changed_cb), self, G_CONNECT_SWAPPED);
+      settings_directories_changed_cb (self);
+      settings_share_changed_cb (self);
+    }
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), application);
@@ -210,11 +293,13 @@ km_application_startup (GApplication *application)
 static void
 km_application_activate (GApplication *application)
 {
+  KmApplication *self = KM_APPLICATION (application);
   gboolean created;
-  KmWindow *window = get_or_create_window (KM_APPLICATION (application), &created);
+  KmWindow *window = get_or_create_window (self, &created);
 
   if (created)
     km_window_open_example (window);
+  km_application_offer_recovery (self, window);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -228,6 +313,7 @@ km_application_open (GApplication  *application,
 
   for (int i = 0; i < n_files; i++)
     km_window_open_file (window, files[i]);
+  km_application_offer_recovery (KM_APPLICATION (application), window);
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -237,8 +323,19 @@ km_application_dispose (GObject *object)
   KmApplication *self = KM_APPLICATION (object);
 
   g_clear_object (&self->history_bindings);
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (km_application_parent_class)->dispose (object);
+}
+
+static void
+km_application_finalize (GObject *object)
+{
+  KmApplication *self = KM_APPLICATION (object);
+
+  g_free (self->initial_share);
+
+  G_OBJECT_CLASS (km_application_parent_class)->finalize (object);
 }
 
 static void
@@ -248,6 +345,7 @@ km_application_class_init (KmApplicationClass *klass)
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
   object_class->dispose = km_application_dispose;
+  object_class->finalize = km_application_finalize;
 
   app_class->startup = km_application_startup;
   app_class->activate = km_application_activate;
@@ -267,4 +365,52 @@ km_application_new (void)
                        "flags", G_APPLICATION_HANDLES_OPEN,
                        "resource-base-path", "/io/github/kinema/Kinema",
                        NULL);
+}
+
+/* The application's settings, or NULL when the schema is not installed. */
+GSettings *
+km_application_get_settings (KmApplication *self)
+{
+  g_return_val_if_fail (KM_IS_APPLICATION (self), NULL);
+
+  return self->settings;
+}
+
+/**
+ * km_application_offer_recovery:
+ *
+ * Once per run, offers @window the newest autosave an earlier session left behind (see
+ * km_autosave_list_recovery); the others stay for a later start. Returns whether it did.
+ */
+gboolean
+km_application_offer_recovery (KmApplication *self,
+                               KmWindow      *window)
+{
+  g_autoptr(GPtrArray) files = NULL;
+  GFile *newest = NULL;
+  guint64 newest_time = 0;
+
+  g_return_val_if_fail (KM_IS_APPLICATION (self), FALSE);
+  g_return_val_if_fail (KM_IS_WINDOW (window), FALSE);
+
+  if (self->recovery_offered)
+    return FALSE;
+  self->recovery_offered = TRUE;
+
+  files = km_autosave_list_recovery ();
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+                                                     G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                                     G_FILE_QUERY_INFO_NONE, NULL, NULL);
+      guint64 time = info ? g_file_info_get_attribute_uint64 (info,
+                                                              G_FILE_ATTRIBUTE_TIME_MODIFIED) : 0;
+
+      if (newest == NULL || time > newest_time)
+        newest = g_ptr_array_index (files, i), newest_time = time;
+    }
+  if (newest == NULL)
+    return FALSE;
+  km_window_offer_recovery (window, newest);
+  return TRUE;
 }

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n.h>
@@ -439,6 +440,34 @@ project_notify_can_redo_cb (KmDocument *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_REDO]);
 }
 
+/* What became of each body handler the body's model names (attached, not found, refused,
+ * failed), for the message view. */
+static void
+log_body_handlers (KmDocument *self,
+                   KmBodyItem *body)
+{
+  KmBodyHandlerSet *set = km_body_item_get_body_handlers (body);
+  guint n = set ? km_body_handler_set_get_n_reports (set) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KmBodyHandlerReport *report = km_body_handler_set_get_report (set, i);
+
+      km_document_log (self,
+                       report->status == KM_BODY_HANDLER_ATTACHED ? G_LOG_LEVEL_INFO
+                                                                  : G_LOG_LEVEL_WARNING,
+                       "%s", report->message);
+    }
+}
+
+static void
+log_item_body_handlers (gpointer item,
+                        gpointer user_data)
+{
+  if (KM_IS_BODY_ITEM (item))
+    log_body_handlers (user_data, item);
+}
+
 /* Replaces the project (no undo: a new history begins) and shows its current body. */
 static void
 set_project (KmDocument *self,
@@ -475,6 +504,7 @@ set_project (KmDocument *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
   g_object_thaw_notify (G_OBJECT (self));
 
+  km_item_foreach (km_project_get_root_item (project), log_item_body_handlers, self);
   if (self->animation == NULL)
     auto_solve (self);
 }
@@ -846,12 +876,31 @@ store_animation (KmDocument  *self,
                            NULL, NULL, edit, track_edit_free);
 }
 
+/* The analytic IK hook lives until the job's callback: the worker has finished by then,
+ * cancelled or not, so no copy of the problem can still call it. */
+typedef struct
+{
+  KmDocument          *document;
+  KmBodyHandlerIkHook *hook;
+} SolveCall;
+
+static void
+solve_call_free (SolveCall *call)
+{
+  g_clear_object (&call->document);
+  g_clear_pointer (&call->hook, km_body_handler_ik_hook_free);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveCall, solve_call_free)
+
 static void
 solve_cb (GObject      *object,
           GAsyncResult *result,
           gpointer      user_data)
 {
-  g_autoptr(KmDocument) self = user_data;
+  g_autoptr(SolveCall) call = user_data;
+  g_autoptr(KmDocument) self = g_steal_pointer (&call->document);
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmBodyItem) body = NULL;
@@ -899,6 +948,8 @@ start_solve (KmDocument *self,
              gboolean    recorded)
 {
   g_autoptr(KmIkProblem) problem = NULL;
+  KmBodyHandlerSet *handlers;
+  SolveCall *call;
 
   if (self->skeleton == NULL || self->targets == NULL || self->effector < 0 || self->body == NULL)
     return;
@@ -909,12 +960,26 @@ start_solve (KmDocument *self,
   problem = km_ik_problem_new (self->skeleton, self->effector);
   memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
 
+  call = g_new0 (SolveCall, 1);
+  call->document = g_object_ref (self);
+  handlers = km_body_item_get_body_handlers (self->body);
+  if (handlers != NULL && km_body_handler_set_get_n_attached (handlers) > 0)
+    {
+      call->hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
+      if (km_body_handler_ik_hook_install (call->hook, problem))
+        km_document_log (self, G_LOG_LEVEL_INFO,
+                         _("Solving with the body handler’s analytic IK, falling back to "
+                           "numeric IK where it has no solution."));
+      else
+        g_clear_pointer (&call->hook, km_body_handler_ik_hook_free);
+    }
+
   self->solve_cancellable = g_cancellable_new ();
   self->solve_body = g_object_ref (self->body);
   self->solve_recorded = recorded;
   km_ik_job_solve_async (self->job, problem, self->targets,
                          0, km_target_track_get_last_frame (self->targets),
-                         self->solve_cancellable, solve_cb, g_object_ref (self));
+                         self->solve_cancellable, solve_cb, call);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }
@@ -1165,6 +1230,22 @@ km_document_get_body_item (KmDocument *self)
   return KM_ITEM (self->body);
 }
 
+/**
+ * km_document_get_body_handlers:
+ *
+ * The body handlers attached to the current body's model: the joint panel's presentation,
+ * linked joints and the solver's analytic IK come from them.
+ *
+ * Returns: (transfer none) (nullable): the set, NULL without a body
+ */
+KmBodyHandlerSet *
+km_document_get_body_handlers (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  return self->body ? km_body_item_get_body_handlers (self->body) : NULL;
+}
+
 /* Shows @body (a body item of the project with a model); not an edit. */
 void
 km_document_set_current_body (KmDocument *self,
@@ -1295,6 +1376,7 @@ import_model (KmDocument     *self,
   km_project_close_merge (self->project);
   km_project_set_current_body (self->project, body);
   sync_from_project (self);
+  log_body_handlers (self, KM_BODY_ITEM (body));
 }
 
 /* Adds a targets or animation item under the current body, as one undoable step. */
@@ -1515,6 +1597,88 @@ km_document_save (KmDocument  *self,
   return TRUE;
 }
 
+/**
+ * km_document_write_autosave:
+ *
+ * Writes the project to @path as a Choreonoid project, as km_document_save does, but
+ * leaves the document alone: its file, modified flag and history stay as they are. The
+ * autosave keeps unsaved work aside with it.
+ */
+gboolean
+km_document_write_autosave (KmDocument  *self,
+                            const char  *path,
+                            GError     **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *dir = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  text = km_cnoid_to_string (self->project, path, &length, error);
+  if (text == NULL)
+    return FALSE;
+  dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   /* Translators: a folder, then the system's reason */
+                   _("%s: cannot create the folder: %s"), dir, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (!g_file_set_contents_full (path, text, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                 error))
+    return FALSE;
+  write_embedded_models (self, path);
+  return TRUE;
+}
+
+/**
+ * km_document_recover:
+ *
+ * Replaces the project with an autosaved one: the document has no file then (saving asks
+ * for one) and is modified, since the work it holds was never saved.
+ */
+gboolean
+km_document_recover (KmDocument  *self,
+                     GFile       *file,
+                     GError     **error)
+{
+  g_autoptr(KmProject) project = NULL;
+  g_autofree char *path = NULL;
+  GPtrArray *messages;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = g_file_get_path (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: only local files can be opened"), uri);
+      return FALSE;
+    }
+  km_parse_warnings_push (parse_warning_cb, self);
+  project = km_cnoid_load (path, error);
+  km_parse_warnings_pop ();
+  if (project == NULL)
+    return FALSE;
+
+  messages = km_project_get_messages (project);
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (messages, i));
+  set_project (self, project, NULL);
+  km_document_set_modified (self, TRUE);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), path);
+  return TRUE;
+}
+
 gboolean
 km_document_can_undo (KmDocument *self)
 {
@@ -1551,6 +1715,16 @@ km_document_redo (KmDocument *self)
     return FALSE;
   sync_from_project (self);
   return TRUE;
+}
+
+/* Shows the project again after a command that changed its items directly (a body's model
+ * or joint state); the views hear what changed. */
+void
+km_document_reload (KmDocument *self)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  sync_from_project (self);
 }
 
 /* Ends a continuous edit (a slider or keyframe drag): the next edit is a step of its own. */
@@ -2017,6 +2191,7 @@ km_document_set_dof_value (KmDocument *self,
   int joint;
   const KmJoint *j;
   JointEdit *edit;
+  KmBodyHandlerSet *handlers;
   guint n_dof;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
@@ -2045,6 +2220,9 @@ km_document_set_dof_value (KmDocument *self,
   edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after[dof] = value;
+  handlers = km_body_item_get_body_handlers (self->body);
+  if (handlers != NULL && j->n_dof == 1 && km_body_handler_set_is_linked_joint (handlers, joint))
+    km_body_handler_set_apply_linked (handlers, joint, value, edit->after);
   km_project_push_command (self->project, _("Change Joint Value"), joint_edit_redo,
                            joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
                            joint_edit_free);
@@ -2309,4 +2487,60 @@ km_document_clear_messages (KmDocument *self)
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
   g_list_store_remove_all (self->messages);
+}
+
+/**
+ * km_document_set_joint_values:
+ * @q: (array length=n): DOF values of the current body, each clamped into its limits
+ * @n: km_skeleton_get_n_dof() of the current skeleton
+ *
+ * Moves the current body to @q as one command (an IK drag answer): one undo step that
+ * merges with the joint edits around it like km_document_set_dof_value() does, and one
+ * re-sync of the document. Linked joints are not applied: @q is a whole pose, such as
+ * the solver's, which applies them itself.
+ */
+void
+km_document_set_joint_values (KmDocument   *self,
+                              const double *q,
+                              guint         n)
+{
+  JointEdit *edit;
+  gboolean changed = FALSE;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (self->skeleton != NULL && self->body != NULL);
+  g_return_if_fail (q != NULL || n == 0);
+  g_return_if_fail (n == km_skeleton_get_n_dof (self->skeleton));
+
+  edit = g_new0 (JointEdit, 1);
+  edit->document = self;
+  edit->body = g_object_ref (self->body);
+  edit->n_dof = n;
+  edit->dof = 0;
+  edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL), n * sizeof (double));
+  edit->shown_before = g_memdup2 (self->pose, n * sizeof (double));
+  edit->after = g_memdup2 (self->pose, n * sizeof (double));
+  for (guint dof = 0; dof < n; dof++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (self->skeleton,
+                                                km_skeleton_get_dof_joint (self->skeleton, dof));
+      double value;
+
+      if (!isfinite (q[dof]))
+        continue;
+      value = CLAMP (q[dof], j->limits[dof - j->dof_index].min, j->limits[dof - j->dof_index].max);
+      changed |= value != edit->after[dof];
+      edit->after[dof] = value;
+    }
+  if (!changed)
+    {
+      joint_edit_free (edit);
+      return;
+    }
+
+  km_project_push_command (self->project, _("Change Joint Value"), joint_edit_redo,
+                           joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
+                           joint_edit_free);
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }

@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 
 #include "km-animation.h"
+#include "km-body-handler.h"
 #include "km-item.h"
 #include "km-project.h"
 #include "km-skeleton.h"
@@ -32,10 +33,18 @@ G_DECLARE_FINAL_TYPE (KmDocument, km_document, KM, DOCUMENT, GObject)
 KmDocument        *km_document_new                (void);
 KmProject         *km_document_get_project        (KmDocument         *self);
 KmItem            *km_document_get_body_item      (KmDocument         *self);
+KmBodyHandlerSet  *km_document_get_body_handlers  (KmDocument         *self);
 void               km_document_set_current_body   (KmDocument         *self,
                                                    KmItem             *body);
 void               km_document_new_project        (KmDocument         *self);
 gboolean           km_document_save               (KmDocument         *self,
+                                                   GFile              *file,
+                                                   GError            **error);
+
+gboolean           km_document_write_autosave     (KmDocument         *self,
+                                                   const char         *path,
+                                                   GError            **error);
+gboolean           km_document_recover            (KmDocument         *self,
                                                    GFile              *file,
                                                    GError            **error);
 
@@ -51,6 +60,7 @@ gboolean           km_document_can_redo           (KmDocument         *self);
 gboolean           km_document_undo               (KmDocument         *self);
 gboolean           km_document_redo               (KmDocument         *self);
 void               km_document_close_edit         (KmDocument         *self);
+void               km_document_reload             (KmDocument         *self);
 void               km_document_set_targets        (KmDocument         *self,
                                                    KmTargetTrack      *targets);
 void               km_document_remove_items       (KmDocument         *self,
@@ -120,5 +130,8 @@ void               km_document_log                (KmDocument         *self,
                                                    const char         *format,
                                                    ...) G_GNUC_PRINTF (3, 4);
 void               km_document_clear_messages     (KmDocument         *self);
+void               km_document_set_joint_values   (KmDocument         *self,
+                                                   const double       *q,
+                                                   guint               n);
 
 G_END_DECLS

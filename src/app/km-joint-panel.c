@@ -13,12 +13,22 @@
 
 /*
  * One row per DOF of the document's body: name, a slider over the limits, a spin button,
- * the unit. Angles are shown in degrees and lengths in metres; the document holds radians
- * and metres. Unlimited DOFs get ±180° or ±1 m, a range a slider can still be used over.
+ * the unit. The document holds radians and metres. A joint a body handler presents is
+ * shown in the handler's unit (to_shown / from_shown); every other joint in the units the
+ * preferences name (angle-unit, length-unit). Unlimited DOFs get ±180° or ±1 m, a range a
+ * slider can still be used over.
  */
 
 #define UNLIMITED_ANGLE G_PI
 #define UNLIMITED_LENGTH 1.0
+
+typedef struct
+{
+  int         joint;
+  gboolean    presented;   /* a body handler converts; otherwise shown = value * scale */
+  double      scale;
+  const char *unit;        /* static or interned */
+} Row;
 
 struct _KmJointPanel
 {
@@ -32,14 +42,18 @@ struct _KmJointPanel
   KmDocument     *document;
   GSignalGroup   *document_signals;
   GPtrArray      *adjustments;     /* GtkAdjustment, one per DOF, in display units */
-  GArray         *scales;          /* double: display units per document unit, per DOF */
+  GArray         *rows;            /* Row, one per DOF */
+  char           *angle_unit;
+  char           *length_unit;
 
   gboolean        updating;
 };
 
 enum {
   PROP_0,
+  PROP_ANGLE_UNIT,
   PROP_DOCUMENT,
+  PROP_LENGTH_UNIT,
   N_PROPS
 };
 
@@ -47,18 +61,51 @@ G_DEFINE_FINAL_TYPE (KmJointPanel, km_joint_panel, GTK_TYPE_WIDGET)
 
 static GParamSpec *properties[N_PROPS];
 
+static KmBodyHandlerSet *
+get_handlers (KmJointPanel *self)
+{
+  return self->document ? km_document_get_body_handlers (self->document) : NULL;
+}
+
+static double
+to_shown (KmJointPanel *self,
+          const Row    *row,
+          double        value)
+{
+  KmBodyHandlerSet *handlers = get_handlers (self);
+
+  if (row->presented && handlers != NULL)
+    return km_body_handler_set_to_shown (handlers, row->joint, value);
+  return value * row->scale;
+}
+
+static gboolean
+from_shown (KmJointPanel *self,
+            const Row    *row,
+            double        shown,
+            double       *value)
+{
+  KmBodyHandlerSet *handlers = get_handlers (self);
+
+  if (row->presented && handlers != NULL)
+    return km_body_handler_set_from_shown (handlers, row->joint, shown, value);
+  *value = shown / row->scale;
+  return TRUE;
+}
+
 static void
 adjustment_value_changed_cb (KmJointPanel  *self,
                              GtkAdjustment *adjustment)
 {
   guint dof = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (adjustment), "km-dof"));
+  double value;
 
-  if (self->updating || self->document == NULL)
+  if (self->updating || self->document == NULL || dof >= self->rows->len)
     return;
 
-  km_document_set_dof_value (self->document, dof,
-                             gtk_adjustment_get_value (adjustment)
-                             / g_array_index (self->scales, double, dof));
+  if (from_shown (self, &g_array_index (self->rows, Row, dof),
+                  gtk_adjustment_get_value (adjustment), &value))
+    km_document_set_dof_value (self->document, dof, value);
 }
 
 static void
@@ -74,7 +121,7 @@ document_pose_changed_cb (KmJointPanel *self)
   self->updating = TRUE;
   for (guint d = 0; d < MIN (n_dof, self->adjustments->len); d++)
     gtk_adjustment_set_value (g_ptr_array_index (self->adjustments, d),
-                              pose[d] * g_array_index (self->scales, double, d));
+                              to_shown (self, &g_array_index (self->rows, Row, d), pose[d]));
   self->updating = FALSE;
 }
 
@@ -86,25 +133,47 @@ clear_rows (KmJointPanel *self)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
     gtk_grid_remove (self->grid, child);
   g_ptr_array_set_size (self->adjustments, 0);
-  g_array_set_size (self->scales, 0);
+  g_array_set_size (self->rows, 0);
+}
+
+/* How a DOF without a presenting handler is shown: its scale, unit and spin digits. */
+static void
+default_unit (KmJointPanel  *self,
+              gboolean       angular,
+              Row           *row,
+              guint         *digits,
+              double        *step)
+{
+  if (angular && g_strcmp0 (self->angle_unit, "radians") == 0)
+    row->scale = 1.0, row->unit = C_("unit", "rad"), *digits = 3, *step = 0.01;
+  else if (angular)
+    row->scale = 180.0 / G_PI, row->unit = C_("unit", "°"), *digits = 1, *step = 1.0;
+  else if (g_strcmp0 (self->length_unit, "millimetres") == 0)
+    row->scale = 1000.0, row->unit = C_("unit", "mm"), *digits = 1, *step = 1.0;
+  else
+    row->scale = 1.0, row->unit = C_("unit", "m"), *digits = 3, *step = 0.001;
 }
 
 static void
 add_row (KmJointPanel  *self,
          guint          dof,
+         int            joint_index,
          const KmJoint *joint,
          guint          axis)
 {
   static const char *axis_names[] = { "X", "Y", "Z" };
+  KmBodyHandlerSet *handlers = get_handlers (self);
   gboolean angular = joint->type != KM_JOINT_PRISMATIC;
-  double scale = angular ? 180.0 / G_PI : 1.0;
   const KmLimit *limit = &joint->limits[axis];
-  double lower, upper;
+  KmJointPresentation presentation;
+  Row row = { joint_index, FALSE, 1.0, NULL };
+  double lower, upper, step;
+  guint digits;
   g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
   GtkAdjustment *adjustment;
   GtkWidget *header, *label, *slider, *spin, *unit;
-  int row = (int) dof * 2;
+  int grid_row = (int) dof * 2;
 
   if (limit->limited)
     lower = limit->min, upper = limit->max;
@@ -113,13 +182,29 @@ add_row (KmJointPanel  *self,
   else
     lower = -UNLIMITED_LENGTH, upper = UNLIMITED_LENGTH;
 
-  adjustment = gtk_adjustment_new (0.0, lower * scale, upper * scale,
-                                   angular ? 1.0 : 0.001, angular ? 10.0 : 0.01, 0.0);
+  if (handlers != NULL && joint->n_dof == 1
+      && km_body_handler_set_get_presentation (handlers, joint_index, &presentation))
+    {
+      row.presented = TRUE;
+      row.unit = g_intern_string (presentation.unit_label);
+      lower = presentation.shown_min;
+      upper = presentation.shown_max;
+      step = (upper - lower) > 0.0 ? pow (10.0, floor (log10 ((upper - lower) / 100.0))) : 1.0;
+      digits = step >= 1.0 ? 0 : (guint) MIN (6.0, -floor (log10 (step)));
+    }
+  else
+    {
+      default_unit (self, angular, &row, &digits, &step);
+      lower *= row.scale;
+      upper *= row.scale;
+    }
+
+  adjustment = gtk_adjustment_new (lower, lower, upper, step, step * 10.0, 0.0);
   g_object_set_data (G_OBJECT (adjustment), "km-dof", GUINT_TO_POINTER (dof));
   g_signal_connect_object (adjustment, "value-changed",
                            G_CALLBACK (adjustment_value_changed_cb), self, G_CONNECT_SWAPPED);
   g_ptr_array_add (self->adjustments, g_object_ref_sink (adjustment));
-  g_array_append_val (self->scales, scale);
+  g_array_append_val (self->rows, row);
 
   if (joint->n_dof > 1)
     /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
@@ -127,18 +212,16 @@ add_row (KmJointPanel  *self,
   else
     name = g_strdup (joint->name);
 
-  if (!limit->limited)
+  if (!limit->limited && !row.presented)
     tooltip = g_strdup (_("Unlimited"));
-  else if (angular)
-    /* Translators: joint limits in degrees */
-    tooltip = g_strdup_printf (_("Limits: %.1f° to %.1f°"), lower * scale, upper * scale);
   else
-    /* Translators: joint limits in metres */
-    tooltip = g_strdup_printf (_("Limits: %.3f m to %.3f m"), lower, upper);
+    /* Translators: joint limits: the lower value, the upper value, then their unit */
+    tooltip = g_strdup_printf (_("Limits: %.*f to %.*f %s"), (int) digits, lower,
+                               (int) digits, upper, row.unit);
 
   header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_margin_top (header, dof == 0 ? 0 : 8);
-  gtk_grid_attach (self->grid, header, 0, row, 3, 1);
+  gtk_grid_attach (self->grid, header, 0, grid_row, 3, 1);
 
   label = gtk_label_new (name);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
@@ -157,18 +240,18 @@ add_row (KmJointPanel  *self,
   gtk_widget_set_hexpand (slider, TRUE);
   gtk_widget_set_tooltip_text (slider, tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (slider), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-  gtk_grid_attach (self->grid, slider, 0, row + 1, 1, 1);
+  gtk_grid_attach (self->grid, slider, 0, grid_row + 1, 1, 1);
 
-  spin = gtk_spin_button_new (adjustment, angular ? 1.0 : 0.001, angular ? 1 : 3);
+  spin = gtk_spin_button_new (adjustment, step, digits);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
   gtk_widget_set_tooltip_text (spin, tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-  gtk_grid_attach (self->grid, spin, 1, row + 1, 1, 1);
+  gtk_grid_attach (self->grid, spin, 1, grid_row + 1, 1, 1);
 
-  unit = gtk_label_new (angular ? C_("unit", "°") : C_("unit", "m"));
+  unit = gtk_label_new (row.unit);
   gtk_label_set_width_chars (GTK_LABEL (unit), 2);
   gtk_label_set_xalign (GTK_LABEL (unit), 0.0);
-  gtk_grid_attach (self->grid, unit, 2, row + 1, 1, 1);
+  gtk_grid_attach (self->grid, unit, 2, grid_row + 1, 1, 1);
 }
 
 static void
@@ -180,12 +263,27 @@ document_skeleton_changed_cb (KmJointPanel *self)
   clear_rows (self);
   for (guint d = 0; d < n_dof; d++)
     {
-      const KmJoint *joint = km_skeleton_get_joint (skeleton, km_skeleton_get_dof_joint (skeleton, d));
+      int joint_index = km_skeleton_get_dof_joint (skeleton, d);
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, joint_index);
 
-      add_row (self, d, joint, d - (guint) joint->dof_index);
+      add_row (self, d, joint_index, joint, d - (guint) joint->dof_index);
     }
   gtk_stack_set_visible_child_name (self->stack, n_dof > 0 ? "rows" : "empty");
   document_pose_changed_cb (self);
+}
+
+static void
+set_unit (KmJointPanel *self,
+          char        **field,
+          const char   *unit,
+          guint         prop_id)
+{
+  if (g_strcmp0 (*field, unit) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (unit);
+  document_skeleton_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
 }
 
 static void
@@ -202,9 +300,20 @@ km_joint_panel_dispose (GObject *object)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   g_clear_pointer (&self->adjustments, g_ptr_array_unref);
-  g_clear_pointer (&self->scales, g_array_unref);
+  g_clear_pointer (&self->rows, g_array_unref);
 
   G_OBJECT_CLASS (km_joint_panel_parent_class)->dispose (object);
+}
+
+static void
+km_joint_panel_finalize (GObject *object)
+{
+  KmJointPanel *self = (KmJointPanel *) object;
+
+  g_free (self->angle_unit);
+  g_free (self->length_unit);
+
+  G_OBJECT_CLASS (km_joint_panel_parent_class)->finalize (object);
 }
 
 static void
@@ -217,8 +326,14 @@ km_joint_panel_get_property (GObject    *object,
 
   switch (prop_id)
     {
+    case PROP_ANGLE_UNIT:
+      g_value_set_string (value, self->angle_unit);
+      break;
     case PROP_DOCUMENT:
       g_value_set_object (value, self->document);
+      break;
+    case PROP_LENGTH_UNIT:
+      g_value_set_string (value, self->length_unit);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -235,8 +350,14 @@ km_joint_panel_set_property (GObject      *object,
 
   switch (prop_id)
     {
+    case PROP_ANGLE_UNIT:
+      set_unit (self, &self->angle_unit, g_value_get_string (value), PROP_ANGLE_UNIT);
+      break;
     case PROP_DOCUMENT:
       km_joint_panel_set_document (self, g_value_get_object (value));
+      break;
+    case PROP_LENGTH_UNIT:
+      set_unit (self, &self->length_unit, g_value_get_string (value), PROP_LENGTH_UNIT);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -250,9 +371,18 @@ km_joint_panel_class_init (KmJointPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = km_joint_panel_dispose;
+  object_class->finalize = km_joint_panel_finalize;
   object_class->get_property = km_joint_panel_get_property;
   object_class->set_property = km_joint_panel_set_property;
 
+  /* "degrees" or "radians", "metres" or "millimetres": the nicks of the GSettings keys
+   * angle-unit and length-unit, so the window binds them directly. */
+  properties[PROP_ANGLE_UNIT] =
+    g_param_spec_string ("angle-unit", NULL, NULL, "degrees",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LENGTH_UNIT] =
+    g_param_spec_string ("length-unit", NULL, NULL, "metres",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -273,7 +403,9 @@ km_joint_panel_init (KmJointPanel *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->adjustments = g_ptr_array_new_with_free_func (g_object_unref);
-  self->scales = g_array_new (FALSE, FALSE, sizeof (double));
+  self->rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  self->angle_unit = g_strdup ("degrees");
+  self->length_unit = g_strdup ("metres");
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
@@ -317,6 +449,20 @@ km_joint_panel_get_n_rows (KmJointPanel *self)
   g_return_val_if_fail (KM_IS_JOINT_PANEL (self), 0);
 
   return self->adjustments->len;
+}
+
+/**
+ * km_joint_panel_get_unit:
+ *
+ * Returns: (transfer none) (nullable): the unit a DOF's row is shown in ("°", "mm", …)
+ */
+const char *
+km_joint_panel_get_unit (KmJointPanel *self,
+                         guint         dof)
+{
+  g_return_val_if_fail (KM_IS_JOINT_PANEL (self), NULL);
+
+  return dof < self->rows->len ? g_array_index (self->rows, Row, dof).unit : NULL;
 }
 
 /**

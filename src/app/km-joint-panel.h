@@ -21,5 +21,7 @@ void           km_joint_panel_set_document   (KmJointPanel *self,
 guint          km_joint_panel_get_n_rows     (KmJointPanel *self);
 GtkAdjustment *km_joint_panel_get_adjustment (KmJointPanel *self,
                                               guint         dof);
+const char    *km_joint_panel_get_unit       (KmJointPanel *self,
+                                              guint         dof);
 
 G_END_DECLS

@@ -11,10 +11,12 @@
 
 #include "km-window.h"
 #include "km-animation-json.h"
+#include "km-autosave.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-tree.h"
+#include "km-joint-inspector.h"
 #include "km-joint-panel.h"
 #include "km-message-view.h"
 #include "km-scene-view.h"
@@ -36,20 +38,30 @@ struct _KmWindow
 
   /* Template widgets */
   KmItemTree           *item_tree;
+  KmJointInspector     *joint_inspector;
   KmJointPanel         *joint_panel;
   KmMessageView        *message_view;
   KmSceneView          *scene_view;
   KmTimeBar            *time_bar;
   GtkPaned             *main_paned;
+  GtkPaned             *side_paned;
+  GtkPaned             *scene_paned;
+  GtkInfoBar           *recovery_bar;
+  GtkLabel             *recovery_label;
 
   /* Owned */
   KmDocument           *document;
   GtkWindow            *question;      /* the unsaved-changes dialog while it asks */
   GFile                *pending_file;
+  GSettings            *settings;      /* NULL when the schema is not installed */
+  KmAutosave           *autosave;
+  GFile                *recovery_file; /* the autosave the recovery bar offers */
 
   PendingAction         pending;
   gboolean              show_messages;
   gboolean              close_confirmed;
+  gboolean              joint_pane_restored;
+  gboolean              message_pane_restored;
 };
 
 enum {
@@ -490,10 +502,28 @@ redo_action (GtkWidget  *widget,
   km_document_redo (KM_WINDOW (widget)->document);
 }
 
+/* The joint panel's width and the message view's height are what the settings keep, so
+ * the panes come back the same size in a window of another size. */
+static void
+save_pane_sizes (KmWindow *self)
+{
+  int joint_width = gtk_widget_get_width (GTK_WIDGET (self->joint_panel));
+  int message_height = gtk_widget_get_height (GTK_WIDGET (self->message_view));
+
+  if (self->settings == NULL)
+    return;
+  if (joint_width > 0)
+    g_settings_set_int (self->settings, "joint-pane-position", joint_width);
+  if (message_height > 0 && self->show_messages)
+    g_settings_set_int (self->settings, "message-pane-position", message_height);
+}
+
 static gboolean
 km_window_close_request (GtkWindow *window)
 {
   KmWindow *self = KM_WINDOW (window);
+
+  save_pane_sizes (self);
 
   if (self->close_confirmed || !km_document_get_modified (self->document))
     return GTK_WINDOW_CLASS (km_window_parent_class)->close_request (window);
@@ -610,6 +640,95 @@ drop_cb (KmWindow      *self,
   return files != NULL;
 }
 
+/* Once the paned has its size (its max-position changes on allocation), the end child
+ * gets the size the settings keep. */
+static void
+restore_pane (GtkPaned   *paned,
+              const char *key,
+              gboolean   *restored,
+              KmWindow   *self)
+{
+  int size = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_HORIZONTAL
+             ? gtk_widget_get_width (GTK_WIDGET (paned)) : gtk_widget_get_height (GTK_WIDGET (paned));
+  int end = g_settings_get_int (self->settings, key);
+
+  if (*restored || size <= 0 || end <= 0 || end >= size)
+    return;
+  *restored = TRUE;
+  gtk_paned_set_position (paned, size - end);
+}
+
+static void
+scene_paned_max_position_cb (KmWindow *self)
+{
+  restore_pane (self->scene_paned, "joint-pane-position", &self->joint_pane_restored, self);
+}
+
+static void
+main_paned_max_position_cb (KmWindow *self)
+{
+  restore_pane (self->main_paned, "message-pane-position", &self->message_pane_restored, self);
+}
+
+static void
+recovery_bar_response_cb (KmWindow   *self,
+                          int         response,
+                          GtkInfoBar *bar)
+{
+  g_autoptr(GFile) file = g_steal_pointer (&self->recovery_file);
+  g_autoptr(GError) error = NULL;
+
+  g_assert (KM_IS_WINDOW (self));
+
+  gtk_info_bar_set_revealed (self->recovery_bar, FALSE);
+  if (file == NULL)
+    return;
+  if (response == GTK_RESPONSE_ACCEPT && !km_document_recover (self->document, file, &error))
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      g_object_set (self, "show-messages", TRUE, NULL);
+      return;
+    }
+  /* Recovered work is autosaved again under this window's own name while it stays
+   * unsaved; declined work is gone. */
+  if (response == GTK_RESPONSE_ACCEPT || response == GTK_RESPONSE_REJECT)
+    g_file_delete (file, NULL, NULL);
+}
+
+static void
+setup_settings (KmWindow *self)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      /* Uninstalled and without GSETTINGS_SCHEMA_DIR: defaults, nothing remembered. */
+      gtk_paned_set_position (self->main_paned, 600);
+      return;
+    }
+
+  self->settings = g_settings_new (APP_ID);
+  g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "side-pane-position", self->side_paned, "position",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "angle-unit", self->joint_panel, "angle-unit",
+                   G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "length-unit", self->joint_panel, "length-unit",
+                   G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "autosave-interval", self->autosave, "interval",
+                   G_SETTINGS_BIND_GET);
+  g_signal_connect_object (self->scene_paned, "notify::max-position",
+                           G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->main_paned, "notify::max-position",
+                           G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+}
+
 static void
 km_window_dispose (GObject *object)
 {
@@ -620,8 +739,11 @@ km_window_dispose (GObject *object)
   if (self->question != NULL)
     gtk_window_destroy (g_steal_pointer (&self->question));
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
+  g_clear_object (&self->autosave);
   g_clear_object (&self->document);
   g_clear_object (&self->pending_file);
+  g_clear_object (&self->recovery_file);
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (km_window_parent_class)->dispose (object);
 }
@@ -702,11 +824,17 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_tree);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, joint_inspector);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, joint_panel);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, message_view);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_bar);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_label);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, time_bar);
+  gtk_widget_class_bind_template_callback (widget_class, recovery_bar_response_cb);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -727,6 +855,7 @@ km_window_class_init (KmWindowClass *klass)
                                             "show-joint-axes");
 
   g_type_ensure (KM_TYPE_ITEM_TREE);
+  g_type_ensure (KM_TYPE_JOINT_INSPECTOR);
   g_type_ensure (KM_TYPE_JOINT_PANEL);
   g_type_ensure (KM_TYPE_MESSAGE_VIEW);
   g_type_ensure (KM_TYPE_SCENE_VIEW);
@@ -761,13 +890,16 @@ km_window_init (KmWindow *self)
   document_history_changed_cb (self);
 
   km_item_tree_set_document (self->item_tree, self->document);
+  km_joint_inspector_set_document (self->joint_inspector, self->document);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
+                                  km_joint_inspector_get_actions (self->joint_inspector));
   km_joint_panel_set_document (self->joint_panel, self->document);
   km_message_view_set_document (self->message_view, self->document);
   km_scene_view_set_document (self->scene_view, self->document);
   km_time_bar_set_document (self->time_bar, self->document);
 
-  /* The message pane starts small; the scene gets the rest. */
-  gtk_paned_set_position (self->main_paned, 600);
+  self->autosave = km_autosave_new (self->document);
+  setup_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
@@ -864,6 +996,59 @@ km_window_export_image (KmWindow  *self,
   return g_file_replace_contents (file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
                                   NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL,
                                   error);
+}
+
+/**
+ * km_window_offer_recovery:
+ *
+ * Shows a bar offering to recover @file, unsaved work an earlier session autosaved
+ * (km_autosave_list_recovery). Recovering replaces the project; either answer removes the
+ * autosave, closing the bar keeps it for next time.
+ */
+void
+km_window_offer_recovery (KmWindow *self,
+                          GFile    *file)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GDateTime) time = NULL;
+  g_autofree char *when = NULL;
+
+  g_return_if_fail (KM_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_set_object (&self->recovery_file, file);
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED, G_FILE_QUERY_INFO_NONE,
+                            NULL, NULL);
+  time = info ? g_file_info_get_modification_date_time (info) : NULL;
+  when = time ? g_date_time_format (time, "%c") : NULL;
+  if (when != NULL)
+    /* Translators: %s is a date and time */
+    text = g_strdup_printf (_("Kinema ended without saving your work. Recover the project "
+                              "autosaved on %s?"), when);
+  else
+    text = g_strdup (_("Kinema ended without saving your work. Recover the autosaved project?"));
+  gtk_label_set_text (self->recovery_label, text);
+  gtk_info_bar_set_revealed (self->recovery_bar, TRUE);
+}
+
+/* The recovery bar (a GtkInfoBar: answer with GTK_RESPONSE_ACCEPT to recover,
+ * GTK_RESPONSE_REJECT to discard). */
+GtkWidget *
+km_window_get_recovery_bar (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->recovery_bar);
+}
+
+/* The window's autosave (it follows the autosave-interval setting when there is one). */
+KmAutosave *
+km_window_get_autosave (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return self->autosave;
 }
 
 GtkWidget *

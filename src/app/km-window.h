@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "km-autosave.h"
 #include "km-document.h"
 
 G_BEGIN_DECLS
@@ -27,5 +28,9 @@ GtkWidget  *km_window_get_scene_view (KmWindow      *self);
 GtkWidget  *km_window_get_joint_panel (KmWindow     *self);
 GtkWidget  *km_window_get_item_tree (KmWindow       *self);
 GtkWidget  *km_window_get_time_bar  (KmWindow       *self);
+void        km_window_offer_recovery (KmWindow      *self,
+                                      GFile         *file);
+GtkWidget  *km_window_get_recovery_bar (KmWindow    *self);
+KmAutosave *km_window_get_autosave  (KmWindow       *self);
 
 G_END_DECLS

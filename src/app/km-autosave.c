@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-autosave"
+
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "km-autosave.h"
+
+/*
+ * Autosave: every `interval` seconds (0 = off) a modified document's project is written
+ * aside to $XDG_STATE_HOME/kinema/autosave/autosave-PID-N.cnoid, without touching the
+ * document's file or modified flag. The file goes away when the document becomes clean
+ * (saved, or a new project) and when the autosave is disposed (the window closed
+ * normally), so a file left there means Kinema ended without either: the next start
+ * offers it for recovery (km_autosave_list_recovery).
+ */
+
+struct _KmAutosave
+{
+  GObject     parent_instance;
+
+  /* Owned */
+  KmDocument *document;
+  char       *path;
+
+  guint       interval;
+  guint       timeout_id;
+};
+
+enum {
+  PROP_0,
+  PROP_INTERVAL,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE (KmAutosave, km_autosave, G_TYPE_OBJECT)
+
+static GParamSpec *properties[N_PROPS];
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  KmAutosave *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!km_autosave_save_now (self, &error))
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: %s is the reason */
+                     _("Autosave failed: %s"), error->message);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+restart_timeout (KmAutosave *self)
+{
+  g_clear_handle_id (&self->timeout_id, g_source_remove);
+  if (self->interval > 0 && self->document != NULL)
+    self->timeout_id = g_timeout_add_seconds (self->interval, timeout_cb, self);
+}
+
+static void
+document_notify_modified_cb (KmAutosave *self)
+{
+  if (!km_document_get_modified (self->document))
+    km_autosave_discard (self);
+}
+
+static void
+km_autosave_dispose (GObject *object)
+{
+  KmAutosave *self = KM_AUTOSAVE (object);
+
+  g_clear_handle_id (&self->timeout_id, g_source_remove);
+  km_autosave_discard (self);
+  g_clear_object (&self->document);
+
+  G_OBJECT_CLASS (km_autosave_parent_class)->dispose (object);
+}
+
+static void
+km_autosave_finalize (GObject *object)
+{
+  KmAutosave *self = KM_AUTOSAVE (object);
+
+  g_free (self->path);
+
+  G_OBJECT_CLASS (km_autosave_parent_class)->finalize (object);
+}
+
+static void
+km_autosave_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  KmAutosave *self = KM_AUTOSAVE (object);
+
+  switch (prop_id)
+    {
+    case PROP_INTERVAL:
+      g_value_set_uint (value, self->interval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_autosave_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  KmAutosave *self = KM_AUTOSAVE (object);
+
+  switch (prop_id)
+    {
+    case PROP_INTERVAL:
+      km_autosave_set_interval (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+km_autosave_class_init (KmAutosaveClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = km_autosave_dispose;
+  object_class->finalize = km_autosave_finalize;
+  object_class->get_property = km_autosave_get_property;
+  object_class->set_property = km_autosave_set_property;
+
+  /* Seconds between autosaves; 0 turns autosave off (the GSettings key autosave-interval). */
+  properties[PROP_INTERVAL] =
+    g_param_spec_uint ("interval", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+km_autosave_init (KmAutosave *self)
+{
+  static gint counter;
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *name = g_strdup_printf ("autosave-%d-%d.cnoid", (int) getpid (),
+                                           g_atomic_int_add (&counter, 1));
+
+  self->path = g_build_filename (dir, name, NULL);
+}
+
+KmAutosave *
+km_autosave_new (KmDocument *document)
+{
+  KmAutosave *self;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (document), NULL);
+
+  self = g_object_new (KM_TYPE_AUTOSAVE, NULL);
+  self->document = g_object_ref (document);
+  g_signal_connect_object (document, "notify::modified",
+                           G_CALLBACK (document_notify_modified_cb), self, G_CONNECT_SWAPPED);
+  return self;
+}
+
+guint
+km_autosave_get_interval (KmAutosave *self)
+{
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), 0);
+
+  return self->interval;
+}
+
+void
+km_autosave_set_interval (KmAutosave *self,
+                          guint       seconds)
+{
+  g_return_if_fail (KM_IS_AUTOSAVE (self));
+
+  if (self->interval == seconds)
+    return;
+  self->interval = seconds;
+  restart_timeout (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INTERVAL]);
+}
+
+/* Where this autosave writes (whether or not the file exists now). */
+const char *
+km_autosave_get_path (KmAutosave *self)
+{
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), NULL);
+
+  return self->path;
+}
+
+/**
+ * km_autosave_save_now:
+ *
+ * Writes the document aside when it is modified, and removes the autosave when it is not,
+ * as each timeout does.
+ */
+gboolean
+km_autosave_save_now (KmAutosave  *self,
+                      GError     **error)
+{
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
+
+  if (self->document == NULL || !km_document_get_modified (self->document))
+    {
+      km_autosave_discard (self);
+      return TRUE;
+    }
+  return km_document_write_autosave (self->document, self->path, error);
+}
+
+/* Removes the autosaved file, if any. */
+void
+km_autosave_discard (KmAutosave *self)
+{
+  g_return_if_fail (KM_IS_AUTOSAVE (self));
+
+  if (g_unlink (self->path) != 0 && errno != ENOENT)
+    g_warning ("Cannot remove %s: %s", self->path, g_strerror (errno));
+}
+
+/* $XDG_STATE_HOME/kinema/autosave */
+char *
+km_autosave_get_directory (void)
+{
+  return g_build_filename (g_get_user_state_dir (), "kinema", "autosave", NULL);
+}
+
+static int
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  g_autofree char *pa = g_file_get_path (*(GFile **) a);
+  g_autofree char *pb = g_file_get_path (*(GFile **) b);
+
+  return g_strcmp0 (pa, pb);
+}
+
+/**
+ * km_autosave_list_recovery:
+ *
+ * The autosaves another Kinema process left behind (this process's own are not listed),
+ * sorted by name.
+ *
+ * Returns: (transfer full) (element-type GFile): the files, possibly none
+ */
+GPtrArray *
+km_autosave_list_recovery (void)
+{
+  g_autofree char *dir_path = km_autosave_get_directory ();
+  g_autofree char *own_prefix = g_strdup_printf ("autosave-%d-", (int) getpid ());
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_str_has_prefix (name, "autosave-") || !g_str_has_suffix (name, ".cnoid")
+          || g_str_has_prefix (name, own_prefix))
+        continue;
+      g_ptr_array_add (files, g_file_new_build_filename (dir_path, name, NULL));
+    }
+  g_ptr_array_sort (files, compare_paths);
+  return files;
+}

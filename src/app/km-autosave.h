@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+#define KM_TYPE_AUTOSAVE (km_autosave_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmAutosave, km_autosave, KM, AUTOSAVE, GObject)
+
+KmAutosave *km_autosave_new            (KmDocument  *document);
+guint       km_autosave_get_interval   (KmAutosave  *self);
+void        km_autosave_set_interval   (KmAutosave  *self,
+                                        guint        seconds);
+const char *km_autosave_get_path       (KmAutosave  *self);
+gboolean    km_autosave_save_now       (KmAutosave  *self,
+                                        GError     **error);
+void        km_autosave_discard        (KmAutosave  *self);
+
+char       *km_autosave_get_directory  (void);
+GPtrArray  *km_autosave_list_recovery  (void);
+
+G_END_DECLS

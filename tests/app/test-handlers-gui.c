@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "km-body-item.h"
+#include "km-joint-panel.h"
+#include "km-message.h"
+
+/*
+ * Body handlers in the editor: the joint panel shows a presenting handler's unit and value
+ * (LinearActuatorSampleHandler: the boom's actuator length in mm), edits go back through
+ * from_shown, linked joints follow a panel edit (ClosedLinkSampleHandler: J3 = J0,
+ * J1 = −J0), and the handler reports reach the message log. The sample handlers are
+ * found through KINEMA_BODYHANDLER_PATH, which meson points at the build's src/handlers.
+ */
+
+typedef struct
+{
+  KmDocument   *document;
+  KmJointPanel *panel;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->document = km_document_new ();
+  f->panel = KM_JOINT_PANEL (g_object_ref_sink (km_joint_panel_new ()));
+  km_joint_panel_set_document (f->panel, f->document);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  km_document_cancel_solve (f->document);
+  g_clear_object (&f->panel);
+  /* A cancelled solve's callback holds the document until its worker has stopped. */
+  while (G_OBJECT (f->document)->ref_count > 1 && g_get_monotonic_time () < end)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  g_assert_finalize_object (f->document);
+}
+
+static void
+import_data (Fixture    *f,
+             const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean
+has_message (KmDocument     *document,
+             GLogLevelFlags  level,
+             const char     *part1,
+             const char     *part2)
+{
+  GListModel *messages = km_document_get_messages (document);
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+      const char *text = km_message_get_text (message);
+
+      if (km_message_get_level (message) == level && strstr (text, part1) != NULL
+          && (part2 == NULL || strstr (text, part2) != NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_presented_unit (Fixture       *f,
+                     gconstpointer  data)
+{
+  KmBodyHandlerSet *handlers;
+  GtkAdjustment *adjustment;
+  const double *pose;
+  double shown, value;
+  guint n_dof;
+  int boom;
+
+  import_data (f, "linear-actuator-arm.json");
+  handlers = km_document_get_body_handlers (f->document);
+  g_assert_nonnull (handlers);
+  g_assert_true (km_body_handler_set_is_attached (handlers, "LinearActuatorSampleHandler"));
+
+  boom = km_skeleton_find_joint (km_document_get_skeleton (f->document), "boom");
+  g_assert_cmpint (boom, >=, 0);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 1);
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "mm");
+  adjustment = km_joint_panel_get_adjustment (f->panel, 0);
+
+  /* The row is in mm, not degrees: the boom's ±1.2 rad would be ±68.75°. */
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment),
+                     >, 100.0);
+  pose = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 1);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment),
+                                  km_body_handler_set_to_shown (handlers, boom, pose[0]), 1e-9);
+
+  /* An edit in mm goes through from_shown; shown again it round-trips. */
+  shown = gtk_adjustment_get_lower (adjustment)
+          + 0.3 * (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment));
+  gtk_adjustment_set_value (adjustment, shown);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_true (km_body_handler_set_from_shown (handlers, boom, shown, &value));
+  g_assert_cmpfloat_with_epsilon (pose[0], value, 1e-9);
+  g_assert_cmpfloat (fabs (pose[0] - shown * G_PI / 180.0), >, 1e-3);
+  g_assert_cmpfloat_with_epsilon (km_body_handler_set_to_shown (handlers, boom, pose[0]), shown, 1e-6);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), shown, 1e-6);
+
+  /* Undo comes back through to_shown as well. */
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_undo (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment),
+                                  km_body_handler_set_to_shown (handlers, boom, pose[0]), 1e-9);
+}
+
+static void
+test_linked_joints (Fixture       *f,
+                    gconstpointer  data)
+{
+  KmSkeleton *skeleton;
+  const double *pose;
+  int j0, j1, j3;
+  guint d0, d1, d3;
+
+  import_data (f, "choreonoid/ClosedLinkSample.body");
+  g_assert_true (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                  "ClosedLinkSampleHandler"));
+  skeleton = km_document_get_skeleton (f->document);
+  j0 = km_skeleton_find_joint (skeleton, "J0");
+  j1 = km_skeleton_find_joint (skeleton, "J1");
+  j3 = km_skeleton_find_joint (skeleton, "J3");
+  g_assert_cmpint (j0, >=, 0);
+  g_assert_cmpint (j1, >=, 0);
+  g_assert_cmpint (j3, >=, 0);
+  d0 = km_skeleton_get_joint (skeleton, j0)->dof_index;
+  d1 = km_skeleton_get_joint (skeleton, j1)->dof_index;
+  d3 = km_skeleton_get_joint (skeleton, j3)->dof_index;
+
+  /* Each of the three drives the other two, through the panel. */
+  gtk_adjustment_set_value (km_joint_panel_get_adjustment (f->panel, d0), 20.0);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d0], 20.0 * G_PI / 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d3], pose[d0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d1], -pose[d0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, d1)),
+                                  -20.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, d3)),
+                                  20.0, 1e-6);
+
+  gtk_adjustment_set_value (km_joint_panel_get_adjustment (f->panel, d1), 10.0);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d1], 10.0 * G_PI / 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d0], -pose[d1], 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d3], -pose[d1], 1e-9);
+
+  gtk_adjustment_set_value (km_joint_panel_get_adjustment (f->panel, d3), -15.0);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d0], -15.0 * G_PI / 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d1], 15.0 * G_PI / 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, d0)),
+                                  -15.0, 1e-6);
+
+  /* The linked move is one undoable step with the edit. */
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_undo (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d3], pose[d0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d1], -pose[d0], 1e-9);
+}
+
+static void
+test_handler_messages (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-handlers-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "missing-handler.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *model =
+    "{ \"root_name\": \"base\", \"body_handlers\": [\"NoSuchHandler\", \"../evil\"],\n"
+    "  \"joints\": [ { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "    { \"name\": \"j\", \"type\": \"revolute\", \"parent\": \"base\",\n"
+    "      \"offset\": [0, 0, 0.1], \"axis\": [0, 0, 1], \"limits\": [-1, 1] } ] }\n";
+
+  import_data (f, "linear-actuator-arm.json");
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "LinearActuatorSampleHandler",
+                              "has been loaded"));
+
+  /* Missing and refused handlers: warnings naming them; the model still loads. */
+  g_assert_true (g_file_set_contents (path, model, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "NoSuchHandler", NULL));
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "../evil", "refused"));
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 1);
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "°");
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_units (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-units-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "slider.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GtkAdjustment *adjustment;
+  const double *pose;
+  const char *model =
+    "{ \"root_name\": \"base\",\n"
+    "  \"joints\": [ { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "    { \"name\": \"turn\", \"type\": \"revolute\", \"parent\": \"base\",\n"
+    "      \"offset\": [0, 0, 0.1], \"axis\": [0, 0, 1], \"limits\": [-1, 1] },\n"
+    "    { \"name\": \"slide\", \"type\": \"prismatic\", \"parent\": \"turn\",\n"
+    "      \"offset\": [0.1, 0, 0], \"axis\": [1, 0, 0], \"limits\": [0, 0.5] } ] }\n";
+
+  g_assert_true (g_file_set_contents (path, model, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 2);
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "°");
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 1), ==, "m");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_upper (km_joint_panel_get_adjustment (f->panel, 0)),
+                                  180.0 / G_PI, 1e-9);
+
+  g_object_set (f->panel, "angle-unit", "radians", "length-unit", "millimetres", NULL);
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "rad");
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 1), ==, "mm");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_upper (km_joint_panel_get_adjustment (f->panel, 0)),
+                                  1.0, 1e-9);
+  adjustment = km_joint_panel_get_adjustment (f->panel, 1);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_upper (adjustment), 500.0, 1e-9);
+
+  gtk_adjustment_set_value (adjustment, 125.0);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[1], 0.125, 1e-12);
+  gtk_adjustment_set_value (km_joint_panel_get_adjustment (f->panel, 0), 0.5);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[0], 0.5, 1e-12);
+
+  g_object_set (f->panel, "angle-unit", "degrees", "length-unit", "metres", NULL);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, 1)),
+                                  0.125, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, 0)),
+                                  0.5 * 180.0 / G_PI, 1e-9);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* The UR5 names its analytic IK handler: the document's solve installs the hook. */
+static void
+test_analytic_solve (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-ur5-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "targets.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  gboolean late = FALSE;
+  guint id;
+  const char *targets =
+    "[ { \"frame\": 0, \"pos\": [0.4, 0.2, 0.4], \"euler\": [180.0, 0.0, 0.0] },\n"
+    "  { \"frame\": 10, \"pos\": [0.3, -0.2, 0.5], \"euler\": [180.0, 0.0, 30.0] } ]\n";
+
+  import_data (f, "ur5-analytic.json");
+  g_assert_true (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                  "UR5AnalyticIkHandler"));
+  g_assert_true (g_file_set_contents (path, targets, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+
+  km_document_solve (f->document);
+  id = g_timeout_add_once (20000, timeout_cb, &late);
+  while (km_document_get_solving (f->document) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  if (!late)
+    g_source_remove (id);
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "analytic IK", NULL));
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "Solved 11 frames", NULL));
+  g_assert_nonnull (km_document_get_animation (f->document));
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+
+  g_test_add ("/kinema/JointPanel/presented-unit", Fixture, NULL,
+              fixture_setup, test_presented_unit, fixture_teardown);
+  g_test_add ("/kinema/JointPanel/linked-joints", Fixture, NULL,
+              fixture_setup, test_linked_joints, fixture_teardown);
+  g_test_add ("/kinema/JointPanel/handler-messages", Fixture, NULL,
+              fixture_setup, test_handler_messages, fixture_teardown);
+  g_test_add ("/kinema/JointPanel/units", Fixture, NULL,
+              fixture_setup, test_units, fixture_teardown);
+  g_test_add ("/kinema/Document/analytic-solve", Fixture, NULL,
+              fixture_setup, test_analytic_solve, fixture_teardown);
+  return g_test_run ();
+}

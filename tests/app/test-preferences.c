@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <glib/gi18n.h>
+#include <gtk/gtk.h>
+
+#include "km-application.h"
+#include "km-autosave.h"
+#include "km-body-item.h"
+#include "km-body-handler.h"
+#include "km-joint-panel.h"
+#include "km-preferences-window.h"
+#include "km-window.h"
+
+/*
+ * Preferences, autosave and translations of the editor, with the build's GSettings schema
+ * (GSETTINGS_SCHEMA_DIR) on the memory backend and the build's message catalogues
+ * (KINEMA_LOCALEDIR). XDG_STATE_HOME is the test's own temporary folder.
+ */
+
+static GSettings *
+new_settings (void)
+{
+  GSettings *settings = g_settings_new (APP_ID);
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  /* Each test starts from the defaults. */
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    g_settings_reset (settings, keys[i]);
+  return settings;
+}
+
+static void
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+wait_until (GSourceFunc condition,
+            gpointer    data,
+            guint       ms)
+{
+  gboolean late = FALSE;
+  guint id = g_timeout_add_once (ms, timeout_cb, &late);
+
+  while (!condition (data) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  if (!late)
+    g_source_remove (id);
+  return condition (data);
+}
+
+static void
+destroy_window (KmWindow *window)
+{
+  km_document_cancel_solve (km_window_get_document (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+test_units (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = km_window_new (NULL);
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (window));
+  KmDocument *document = km_window_get_document (window);
+  const double *pose;
+
+  g_assert_true (km_window_open_example (window));
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), >, 0);
+  g_assert_cmpstr (km_joint_panel_get_unit (panel, 0), ==, "°");
+
+  g_settings_set_string (settings, "angle-unit", "radians");
+  g_assert_cmpstr (km_joint_panel_get_unit (panel, 0), ==, "rad");
+  pose = km_document_get_pose (document, NULL);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (panel, 0)),
+                                  pose[0], 1e-12);
+  g_settings_set_string (settings, "length-unit", "millimetres");
+  g_assert_cmpstr (km_joint_panel_get_unit (panel, 0), ==, "rad");
+  {
+    g_autofree char *unit = NULL;
+
+    g_object_get (panel, "length-unit", &unit, NULL);
+    g_assert_cmpstr (unit, ==, "millimetres");
+  }
+
+  g_settings_set_string (settings, "angle-unit", "degrees");
+  g_assert_cmpstr (km_joint_panel_get_unit (panel, 0), ==, "°");
+
+  destroy_window (window);
+}
+
+static void
+test_preferences_window (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmPreferencesWindow *prefs = km_preferences_window_new (settings);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-trusted-XXXXXX", NULL);
+  g_auto(GStrv) dirs = NULL;
+
+  gtk_window_present (GTK_WINDOW (prefs));
+
+  /* The radio buttons are the settings' actions. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (prefs), "prefs.angle-unit", "s",
+                                             "radians"));
+  g_assert_cmpstr (g_settings_get_string (settings, "angle-unit"), ==, "radians");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (prefs), "prefs.length-unit", "s",
+                                             "millimetres"));
+  g_assert_cmpstr (g_settings_get_string (settings, "length-unit"), ==, "millimetres");
+
+  km_preferences_window_add_handler_directory (prefs, dir);
+  km_preferences_window_add_handler_directory (prefs, dir);
+  dirs = g_settings_get_strv (settings, "trusted-handler-directories");
+  g_assert_cmpuint (g_strv_length (dirs), ==, 1);
+  g_assert_cmpstr (dirs[0], ==, dir);
+  km_preferences_window_remove_handler_directory (prefs, dir);
+  g_clear_pointer (&dirs, g_strfreev);
+  dirs = g_settings_get_strv (settings, "trusted-handler-directories");
+  g_assert_cmpuint (g_strv_length (dirs), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  g_rmdir (dir);
+}
+
+static void
+test_application_settings (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-trusted-XXXXXX", NULL);
+  g_autofree char *share = g_dir_make_tmp ("kinema-share-XXXXXX", NULL);
+  g_auto(GStrv) known = NULL;
+  const char *dirs[] = { dir, NULL };
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (km_application_get_settings (app));
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "preferences"));
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "about"));
+  {
+    g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                   "app.preferences");
+
+    g_assert_cmpstr (accels[0], ==, "<Control>comma");
+  }
+
+  /* Trusted handler folders reach the loader body items use, when they change. */
+  g_settings_set_strv (settings, "trusted-handler-directories", dirs);
+  known = km_body_handler_loader_get_directories (km_body_handler_loader_get_default ());
+  g_assert_true (g_strv_contains ((const char * const *) known, dir));
+
+  /* The share folder is what ${SHARE} means. */
+  g_settings_set_string (settings, "choreonoid-share-directory", share);
+  g_assert_cmpstr (g_getenv ("KINEMA_CHOREONOID_SHARE"), ==, share);
+  g_settings_set_string (settings, "choreonoid-share-directory", "");
+  g_assert_null (g_getenv ("KINEMA_CHOREONOID_SHARE"));
+
+  /* About: version, licence (GPL 3 or later) and website. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkAboutDialog *about = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && about == NULL; i++)
+      {
+        g_autoptr(GObject) toplevel = g_list_model_get_item (toplevels, i);
+
+        if (GTK_IS_ABOUT_DIALOG (toplevel))
+          about = GTK_ABOUT_DIALOG (toplevel);
+      }
+    g_assert_nonnull (about);
+    g_assert_cmpstr (gtk_about_dialog_get_version (about), ==, PACKAGE_VERSION);
+    g_assert_cmpint (gtk_about_dialog_get_license_type (about), ==, GTK_LICENSE_GPL_3_0);
+    g_assert_cmpstr (gtk_about_dialog_get_website (about), ==, "https://kinema.github.io/");
+    gtk_window_destroy (GTK_WINDOW (about));
+  }
+
+  g_rmdir (dir);
+  g_rmdir (share);
+}
+
+static gboolean
+panes_restored (gpointer data)
+{
+  KmWindow *window = data;
+  int joint_width = gtk_widget_get_width (km_window_get_joint_panel (window));
+  GtkWidget *side_paned = gtk_widget_get_parent (km_window_get_item_tree (window));
+  GtkWidget *message_view = gtk_paned_get_end_child (GTK_PANED (gtk_widget_get_parent (side_paned)));
+
+  g_test_message ("joint panel %d, messages %d", joint_width,
+                  message_view ? gtk_widget_get_height (message_view) : -1);
+  /* The paned's handle takes a few pixels of the saved size. */
+  return abs (joint_width - 600) <= 8 && message_view != NULL
+         && abs (gtk_widget_get_height (message_view) - 180) <= 8;
+}
+
+static void
+test_window_size (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window;
+  int width, height;
+
+  g_settings_set_int (settings, "window-width", 900);
+  g_settings_set_int (settings, "window-height", 700);
+  g_settings_set_int (settings, "side-pane-position", 210);
+  window = km_window_new (NULL);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 700);
+
+  /* A resized window is remembered for the next one. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 650);
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 650);
+  destroy_window (window);
+
+  /* The joint panel's width and the message view's height come back once it is shown. */
+  g_settings_set_int (settings, "joint-pane-position", 600);
+  g_settings_set_int (settings, "message-pane-position", 180);
+  window = km_window_new (NULL);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 1000);
+  g_assert_cmpint (height, ==, 650);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (wait_until (panes_restored, window, 5000));
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (gtk_widget_get_parent (km_window_get_item_tree (window)))),
+                   ==, 210);
+
+  /* Closing it keeps the sizes the panes have then. */
+  g_settings_set_int (settings, "joint-pane-position", 1);
+  g_settings_set_int (settings, "message-pane-position", 1);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_cmpint (abs (g_settings_get_int (settings, "joint-pane-position") - 600), <=, 8);
+  g_assert_cmpint (abs (g_settings_get_int (settings, "message-pane-position") - 180), <=, 8);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+test_autosave_recovery (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  KmAutosave *autosave = km_window_get_autosave (window);
+  g_autofree char *path = g_strdup (km_autosave_get_path (autosave));
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
+  g_autofree char *saved_dir = g_dir_make_tmp ("kinema-saved-XXXXXX", NULL);
+  g_autofree char *saved = g_build_filename (saved_dir, "saved.cnoid", NULL);
+  g_autoptr(GFile) left_file = g_file_new_for_path (left);
+  g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
+  g_autoptr(GPtrArray) recovery = NULL;
+  g_autoptr(GError) error = NULL;
+  KmWindow *second;
+  KmDocument *recovered;
+  double value;
+
+  g_assert_true (g_str_has_prefix (path, g_get_user_state_dir ()));
+  g_assert_true (g_str_has_prefix (path, dir));
+  g_assert_true (km_window_open_example (window));
+  g_assert_false (km_document_get_modified (document));
+
+  /* Nothing unsaved: no file, even with autosave on. */
+  g_settings_set_uint (settings, "autosave-interval", 1);
+  g_assert_cmpuint (km_autosave_get_interval (autosave), ==, 1);
+  g_assert_false (wait_until (file_exists, path, 1500));
+
+  value = km_document_get_pose (document, NULL)[0] + 0.25;
+  km_document_set_dof_value (document, 0, value);
+  value = km_document_get_pose (document, NULL)[0];
+  g_assert_true (km_document_get_modified (document));
+  g_assert_true (wait_until (file_exists, path, 3000));
+  /* Autosaving leaves the document as it was. */
+  g_assert_true (km_document_get_modified (document));
+  g_assert_null (km_document_get_file (document));
+
+  /* As if an earlier Kinema had left it: the next start offers it. */
+  {
+    g_autofree char *contents = NULL;
+    gsize length;
+
+    g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+    g_assert_true (g_file_set_contents (left, contents, length, NULL));
+  }
+  recovery = km_autosave_list_recovery ();
+  g_assert_cmpuint (recovery->len, ==, 1);
+  g_assert_true (g_file_equal (g_ptr_array_index (recovery, 0), left_file));
+
+  second = km_window_new (NULL);
+  recovered = km_window_get_document (second);
+  km_window_offer_recovery (second, left_file);
+  g_assert_true (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
+  gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (second)), GTK_RESPONSE_ACCEPT);
+  g_assert_false (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
+  g_assert_nonnull (km_document_get_skeleton (recovered));
+  /* The body's joint state (the pose shown may come from the solved animation). */
+  g_assert_cmpfloat_with_epsilon (km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (recovered)),
+                                                                NULL)[0], value, 1e-9);
+  g_assert_true (km_document_get_modified (recovered));
+  g_assert_null (km_document_get_file (recovered));
+  g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+  destroy_window (second);
+
+  /* A clean save removes the autosave; interval 0 stops it. */
+  g_assert_true (km_document_save (document, saved_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_settings_set_uint (settings, "autosave-interval", 0);
+  km_document_set_dof_value (document, 0, value - 0.1);
+  g_assert_true (km_document_get_modified (document));
+  g_assert_false (wait_until (file_exists, path, 1500));
+
+  /* Closing the window (a clean quit) leaves nothing behind. */
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  destroy_window (window);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&recovery, g_ptr_array_unref);
+  recovery = km_autosave_list_recovery ();
+  g_assert_cmpuint (recovery->len, ==, 0);
+}
+
+static void
+collect_labels (GtkWidget *widget,
+                GPtrArray *texts)
+{
+  if (GTK_IS_LABEL (widget))
+    g_ptr_array_add (texts, g_strdup (gtk_label_get_label (GTK_LABEL (widget))));
+  else if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL)
+    g_ptr_array_add (texts, g_strdup (gtk_button_get_label (GTK_BUTTON (widget))));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_labels (child, texts);
+}
+
+static gboolean
+contains_text (GPtrArray  *texts,
+               const char *text)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (texts, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Run last: it switches this process to Japanese. */
+static void
+test_japanese (void)
+{
+  const char *localedir = g_getenv ("KINEMA_LOCALEDIR");
+  g_autofree char *mo = NULL;
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  const char *heading, *solve;
+  GtkWidget *titlebar;
+  KmWindow *window;
+
+  g_assert_nonnull (localedir);
+  mo = g_build_filename (localedir, "ja", "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
+  if (!g_file_test (mo, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip_printf ("%s was not built", mo);
+      return;
+    }
+
+  g_setenv ("LANGUAGE", "ja", TRUE);
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, localedir);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  heading = g_dgettext (GETTEXT_PACKAGE, "Joint Displacements");
+  solve = g_dpgettext2 (GETTEXT_PACKAGE, "verb", "Solve");
+  if (strcmp (heading, "Joint Displacements") == 0 || strcmp (solve, "Solve") == 0)
+    {
+      g_test_skip ("po/ja.po has no translation of “Joint Displacements” or “Solve” yet");
+      return;
+    }
+
+  window = km_window_new (NULL);
+  collect_labels (GTK_WIDGET (window), texts);
+  titlebar = gtk_window_get_titlebar (GTK_WINDOW (window));
+  g_assert_nonnull (titlebar);
+  collect_labels (titlebar, texts);
+  g_assert_true (contains_text (texts, heading));
+  g_assert_true (contains_text (texts, solve));
+  g_assert_false (contains_text (texts, "Joint Displacements"));
+  g_assert_false (contains_text (texts, "Solve"));
+  destroy_window (window);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+
+  g_test_add_func ("/kinema/Preferences/units", test_units);
+  g_test_add_func ("/kinema/Preferences/window", test_preferences_window);
+  g_test_add_func ("/kinema/Preferences/application", test_application_settings);
+  g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
+  g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
+  g_test_add_func ("/kinema/Window/japanese", test_japanese);
+  return g_test_run ();
+}
