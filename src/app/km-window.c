@@ -13,6 +13,7 @@
 #include "km-animation-json.h"
 #include "km-autosave.h"
 #include "km-format.h"
+#include "km-graph-view.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-tree.h"
@@ -39,6 +40,7 @@ struct _KmWindow
   /* Template widgets */
   KmItemTree           *item_tree;
   KmJointInspector     *joint_inspector;
+  KmGraphView          *graph_view;
   KmJointPanel         *joint_panel;
   KmMessageView        *message_view;
   KmSceneView          *scene_view;
@@ -68,6 +70,7 @@ enum {
   PROP_0,
   PROP_DOCUMENT,
   PROP_SHOW_JOINT_AXES,
+  PROP_EDIT_MODE,
   PROP_SHOW_MESSAGES,
   N_PROPS
 };
@@ -100,6 +103,14 @@ static void
 scene_view_show_joint_axes_cb (KmWindow *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_JOINT_AXES]);
+}
+
+/* scene.* actions reach only widgets inside the scene view; the header bar's toggle uses
+ * this window-level mirror of the scene view's edit-mode. */
+static void
+scene_view_edit_mode_cb (KmWindow *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDIT_MODE]);
 }
 
 typedef void (*FileChosenFunc) (KmWindow *self,
@@ -764,6 +775,11 @@ km_window_get_property (GObject    *object,
     case PROP_SHOW_JOINT_AXES:
       g_value_set_boolean (value, km_scene_view_get_show_joint_axes (self->scene_view));
       break;
+    case PROP_EDIT_MODE:
+      /* Asked for by the property action also while the template is being torn down. */
+      g_value_set_boolean (value, self->scene_view != NULL &&
+                                  km_scene_view_get_edit_mode (self->scene_view));
+      break;
     case PROP_SHOW_MESSAGES:
       g_value_set_boolean (value, self->show_messages);
       break;
@@ -784,6 +800,10 @@ km_window_set_property (GObject      *object,
     {
     case PROP_SHOW_JOINT_AXES:
       km_scene_view_set_show_joint_axes (self->scene_view, g_value_get_boolean (value));
+      break;
+    case PROP_EDIT_MODE:
+      if (self->scene_view != NULL)
+        km_scene_view_set_edit_mode (self->scene_view, g_value_get_boolean (value));
       break;
     case PROP_SHOW_MESSAGES:
       if (self->show_messages != g_value_get_boolean (value))
@@ -816,6 +836,9 @@ km_window_class_init (KmWindowClass *klass)
   properties[PROP_SHOW_JOINT_AXES] =
     g_param_spec_boolean ("show-joint-axes", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EDIT_MODE] =
+    g_param_spec_boolean ("edit-mode", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_SHOW_MESSAGES] =
     g_param_spec_boolean ("show-messages", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -825,6 +848,7 @@ km_window_class_init (KmWindowClass *klass)
                                                "/io/github/kinema/Kinema/ui/km-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_tree);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, joint_inspector);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, graph_view);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, joint_panel);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, message_view);
@@ -853,7 +877,9 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_install_property_action (widget_class, "win.show-messages", "show-messages");
   gtk_widget_class_install_property_action (widget_class, "win.show-joint-axes",
                                             "show-joint-axes");
+  gtk_widget_class_install_property_action (widget_class, "win.edit-mode", "edit-mode");
 
+  g_type_ensure (KM_TYPE_GRAPH_VIEW);
   g_type_ensure (KM_TYPE_ITEM_TREE);
   g_type_ensure (KM_TYPE_JOINT_INSPECTOR);
   g_type_ensure (KM_TYPE_JOINT_PANEL);
@@ -886,6 +912,8 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (document_history_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_view, "notify::show-joint-axes",
                            G_CALLBACK (scene_view_show_joint_axes_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->scene_view, "notify::edit-mode",
+                           G_CALLBACK (scene_view_edit_mode_cb), self, G_CONNECT_SWAPPED);
   document_changed_cb (self);
   document_history_changed_cb (self);
 
@@ -897,6 +925,7 @@ km_window_init (KmWindow *self)
   km_message_view_set_document (self->message_view, self->document);
   km_scene_view_set_document (self->scene_view, self->document);
   km_time_bar_set_document (self->time_bar, self->document);
+  km_graph_view_set_document (self->graph_view, self->document);
 
   self->autosave = km_autosave_new (self->document);
   setup_settings (self);

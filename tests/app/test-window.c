@@ -328,6 +328,25 @@ test_space_key (Fixture       *f,
 }
 
 /* File → Export image writes what the scene view shows. */
+/* The header bar's toggle drives the scene view's edit mode through win.edit-mode, and the
+ * Esc binding inside the scene view is reflected back in the window's action state. */
+static void
+test_edit_mode_action (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_assert_false (km_scene_view_get_edit_mode (f->scene_view));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-mode", NULL));
+  g_assert_true (km_scene_view_get_edit_mode (f->scene_view));
+
+  km_scene_view_set_edit_mode (f->scene_view, FALSE);
+  {
+    gboolean edit_mode = TRUE;
+
+    g_object_get (f->window, "edit-mode", &edit_mode, NULL);
+    g_assert_false (edit_mode);
+  }
+}
+
 static void
 test_export_image (Fixture       *f,
                    gconstpointer  data)
@@ -404,6 +423,8 @@ main (int    argc,
               fixture_setup, test_joint_slider, fixture_teardown);
   g_test_add ("/kinema/Window/playback-action", Fixture, NULL,
               fixture_setup, test_playback_action, fixture_teardown);
+  g_test_add ("/kinema/Window/edit-mode-action", Fixture, NULL,
+              fixture_setup, test_edit_mode_action, fixture_teardown);
   g_test_add ("/kinema/Window/export-image", Fixture, NULL,
               fixture_setup, test_export_image, fixture_teardown);
   g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
