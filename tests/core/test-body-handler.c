@@ -18,6 +18,17 @@
 /* KM_TEST_HANDLER_DIR (src/handlers in the build tree) and KM_TEST_MODULE_DIR (the
  * tests' own modules) come from tests/meson.build. */
 
+/* km_cnoid_load_full does not take the bytes: the caller keeps and frees them. */
+static KmProject *
+load_text (const char  *path,
+           const char  *text,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_cnoid_load_full (path, bytes, NULL, error);
+}
+
 static KmSkeleton *
 load_model (const char *name)
 {
@@ -619,7 +630,7 @@ test_cnoid_extra_handlers (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "extra.cnoid", NULL);
   g_autoptr(KmProject) project =
-    km_cnoid_load_full (path, g_bytes_new_static (text, strlen (text)), NULL, &error);
+    load_text (path, text, &error);
   g_autofree char *saved = NULL;
   KmItem *body;
   KmBodyHandlerSet *set;
@@ -650,7 +661,7 @@ test_cnoid_extra_handlers (void)
     char *at = strstr (bad, "[ UR5AnalyticIkHandler");
 
     memcpy (at, "{ a: b }              ", strlen ("{ a: b }              "));
-    other = km_cnoid_load_full (path, g_bytes_new_static (bad, strlen (bad)), NULL, &error2);
+    other = load_text (path, bad, &error2);
     if (other != NULL)
       {
         KmItem *b2 = find_body (km_project_get_root_item (other));

@@ -20,6 +20,17 @@
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
 
+/* km_cnoid_load_full does not take the bytes: the caller keeps and frees them. */
+static KmProject *
+load_text (const char  *path,
+           const char  *text,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_cnoid_load_full (path, bytes, NULL, error);
+}
+
 static char *
 data_path (const char *name)
 {
@@ -240,8 +251,7 @@ test_round_trip (void)
       g_assert_true (km_yaml_node_equal (original_tree, saved_tree));
 
       /* Reload from the original's folder (relative paths), compare the models. */
-      again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (saved), strlen (saved)),
-                                  NULL, &error);
+      again = load_text (path, saved, &error);
       g_assert_no_error (error);
       text2 = describe (again);
       g_assert_cmpstr (text1, ==, text2);
@@ -333,8 +343,7 @@ test_references (void)
   g_assert_true (km_project_get_modified (project));
   text = km_cnoid_to_string (project, path, NULL, &error);
   g_assert_no_error (error);
-  again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (text), strlen (text)), NULL,
-                              &error);
+  again = load_text (path, text, &error);
   g_assert_no_error (error);
   root = km_project_get_root_item (again);
   g_assert_cmpint (km_item_get_id (find_by_name (root, "New")), ==, 6);
@@ -359,7 +368,7 @@ test_dangling_reference (void)
     "Body:\n  \"BodySelectionManager\":\n    current_body_item: 9\n";
   g_autoptr(GError) error = NULL;
   g_autoptr(KmProject) project =
-    km_cnoid_load_full ("dangling.cnoid", g_bytes_new_static (text, strlen (text)), NULL, &error);
+    load_text ("dangling.cnoid", text, &error);
 
   g_assert_no_error (error);
   g_assert_true (has_message (project, "dangling.cnoid:8:24: “current_body_item” refers to an "
@@ -553,8 +562,7 @@ test_edits_saved (void)
   g_assert_nonnull (strstr (text, "            schema: 2\n"));
   g_assert_nonnull (strstr (text, "                frame_rate: 60\n"));
   g_assert_nonnull (strstr (text, "                  - { frame: 7, pos: [ 0.5, 1, 2 ], euler: [ 0, 0, 90"));
-  again = km_cnoid_load_full (path, g_bytes_new_take (g_strdup (text), strlen (text)), NULL,
-                              &error);
+  again = load_text (path, text, &error);
   g_assert_no_error (error);
   root2 = km_project_get_root_item (again);
   {
@@ -620,8 +628,7 @@ test_bad_files (void)
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(KmProject) project =
-        km_cnoid_load_full ("bad.cnoid", g_bytes_new_static (cases[i].text, strlen (cases[i].text)),
-                            NULL, &error);
+        load_text ("bad.cnoid", cases[i].text, &error);
 
       g_assert_null (project);
       g_assert_nonnull (error);
