@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-animation-json.h"
+#include "km-format.h"
 #include "km-error.h"
 #include "km-json.h"
 
@@ -300,20 +301,13 @@ km_animation_json_load_file (const char  *path,
                              KmSkeleton  *skeleton,
                              GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  char *data;
-  gsize length;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!g_file_get_contents (path, &data, &length, &local_error))
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 }, "%s",
-                          local_error->message);
-      return NULL;
-    }
-  bytes = g_bytes_new_take (data, length);
+  bytes = km_format_read_file (path, KM_JSON_MAX_SIZE, error);
+  if (bytes == NULL)
+    return NULL;
   return km_animation_json_load (path, bytes, skeleton, error);
 }
 

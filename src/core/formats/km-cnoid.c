@@ -81,6 +81,7 @@ typedef struct
   GHashTable *ids;      /* id → KmItem (borrowed), this file's items */
   KmItem     *root;
   gint64      max_id;
+  guint      *n_sub_projects;  /* sub-project files read in the whole load (shared) */
 } LoadContext;
 
 static KmProject *load_project (const char  *path,
@@ -88,6 +89,7 @@ static KmProject *load_project (const char  *path,
                                 const char  *share_dir,
                                 guint        depth,
                                 GPtrArray   *open_files,
+                                guint       *n_sub_projects,
                                 GPtrArray   *messages,
                                 GError     **error);
 
@@ -335,9 +337,21 @@ load_sub_project (LoadContext      *ctx,
       return;
     }
 
+  /* Depth alone does not bound the work: every level may include many sub-projects. */
+  if (++*ctx->n_sub_projects > KM_CNOID_MAX_SUB_PROJECTS)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("more than %d sub-projects in all; “%s” is not loaded"),
+                         KM_CNOID_MAX_SUB_PROJECTS, file);
+
+      km_item_set_problem (item, message);
+      km_item_io_warn (&ctx->io, file_node, "%s", message);
+      return;
+    }
+
   messages = g_ptr_array_new_with_free_func (g_free);
   sub = load_project (path, NULL, ctx->io.share_dir, ctx->io.depth + 1, ctx->io.open_files,
-                      messages, &error);
+                      ctx->n_sub_projects, messages, &error);
   for (guint i = 0; i < messages->len; i++)
     g_ptr_array_add (ctx->io.messages,
                      g_strdup_printf ("%s\nincluded from %s:%u:%u",
@@ -656,6 +670,7 @@ load_project (const char  *path,
               const char  *share_dir,
               guint        depth,
               GPtrArray   *open_files,
+              guint       *n_sub_projects,
               GPtrArray   *messages,
               GError     **error)
 {
@@ -708,6 +723,7 @@ load_project (const char  *path,
   ctx.io.messages = messages;
   ctx.io.depth = depth;
   ctx.io.open_files = open_files;
+  ctx.n_sub_projects = n_sub_projects;
   ctx.ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   ctx.max_id = -1;
   g_ptr_array_add (open_files, canonical);
@@ -792,12 +808,14 @@ km_cnoid_load_full (const char  *path,
                     GError     **error)
 {
   g_autoptr(GPtrArray) open_files = NULL;
+  guint n_sub_projects = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   open_files = g_ptr_array_new ();
-  return load_project (path, contents, share_dir, 0, open_files, NULL, error);
+  return load_project (path, contents, share_dir, 0, open_files, &n_sub_projects, NULL,
+                       error);
 }
 
 KmProject *
@@ -1285,6 +1303,20 @@ describe_line (Description *d,
                           marker != NULL ? marker : "");
 }
 
+/* @key's scalar value in the mapping @node, or @fallback when it is missing or no scalar. */
+static const char *
+verbatim_scalar (const KmYamlNode *node,
+                 const char       *key,
+                 const char       *fallback)
+{
+  const KmYamlNode *value = km_yaml_mapping_lookup (node, key);
+  const char *s = NULL;
+
+  if (value != NULL && km_yaml_node_get_kind (value) == KM_YAML_SCALAR)
+    s = km_yaml_node_get_scalar (value, NULL);
+  return s != NULL ? s : fallback;
+}
+
 static void
 describe_verbatim (Description      *d,
                    const KmYamlNode *node,
@@ -1300,10 +1332,10 @@ describe_verbatim (Description      *d,
       return;
     }
   describe_line (d, depth,
-                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "id"), NULL) ?: "-",
-                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "plugin"), NULL) ?: "?",
-                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "class"), NULL) ?: "?",
-                 km_yaml_node_get_scalar (km_yaml_mapping_lookup (node, "name"), NULL) ?: "",
+                 verbatim_scalar (node, "id", "-"),
+                 verbatim_scalar (node, "plugin", "?"),
+                 verbatim_scalar (node, "class", "?"),
+                 verbatim_scalar (node, "name", ""),
                  " [verbatim]");
   d->items++;
   d->unknown++;

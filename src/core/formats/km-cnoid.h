@@ -59,6 +59,9 @@ G_BEGIN_DECLS
 extern const KmFormat km_format_cnoid;   /* "CNOID-PROJECT", KM_FILE_KIND_PROJECT */
 
 #define KM_CNOID_MAX_SUB_PROJECT_DEPTH 16
+/* Sub-project files read in one load, all levels together (a file may include the same
+ * sub-project many times, and every level multiplies). */
+#define KM_CNOID_MAX_SUB_PROJECTS      1024
 
 KmProject  *km_cnoid_load               (const char        *path,
                                          GError           **error);

@@ -236,16 +236,30 @@ km_format_guess_description (const char *data,
   return g_strdup (_("plain text, not a known Kinema format"));
 }
 
-static GBytes *
-read_bounded (const char  *path,
-              GError     **error)
+/**
+ * km_format_read_file:
+ *
+ * Reads at most @max_size bytes of @path in chunks (a pipe or /dev/zero has no size, so
+ * the size is never asked in advance). A larger file fails with KM_PARSE_ERROR_LIMIT
+ * before more than @max_size bytes are held; an unreadable one with KM_PARSE_ERROR_IO.
+ *
+ * Returns: (transfer full) (nullable): the contents
+ */
+GBytes *
+km_format_read_file (const char  *path,
+                     gsize        max_size,
+                     GError     **error)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) file = NULL;
   g_autoptr(GFileInputStream) in = NULL;
   g_autoptr(GByteArray) buffer = NULL;
   g_autoptr(GError) local_error = NULL;
   guint8 chunk[READ_CHUNK];
 
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  file = g_file_new_for_path (path);
   in = g_file_read (file, NULL, &local_error);
   if (in == NULL)
     {
@@ -269,11 +283,15 @@ read_bounded (const char  *path,
         }
       if (n == 0)
         break;
-      if (buffer->len + (gsize) n > KM_FORMAT_MAX_FILE_SIZE)
+      if (buffer->len + (gsize) n > max_size)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
-                              _("the file is larger than %u MiB"),
-                              (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
+          if (max_size >= 1024 * 1024)
+            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                                _("the file is larger than %u MiB"),
+                                (guint) (max_size / (1024 * 1024)));
+          else
+            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+                                _("the file is larger than %u bytes"), (guint) max_size);
           return NULL;
         }
       g_byte_array_append (buffer, chunk, n);
@@ -313,7 +331,7 @@ km_format_load_file (const char      *path,
         }
     }
 
-  contents = read_bounded (path, error);
+  contents = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
   if (contents == NULL)
     return NULL;
   data = g_bytes_get_data (contents, &length);

@@ -61,6 +61,12 @@ char            *km_format_guess_description (const char  *data,
                                           gsize             length);
 /* "A, B, C": every format name, for messages. */
 char            *km_format_list_names    (void);
+/* Reads at most @max_size bytes of @path (error KM_PARSE_ERROR_LIMIT when larger, IO when
+ * unreadable). Every loader that reads a file itself uses it, so no file (not /dev/zero
+ * or a pipe either) is read without bound. */
+GBytes          *km_format_read_file     (const char       *path,
+                                          gsize             max_size,
+                                          GError          **error);
 /*
  * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
  * @format_name (nullable: detect from content) and loads it. @format (out, optional)

@@ -710,7 +710,9 @@ close_container (Parser *P,
 {
   KmJsonNode *node = frame->node;
   guint n = P->pending->len - frame->start;
-  KmJsonMember *members = &g_array_index (P->pending, KmJsonMember, frame->start);
+  /* (An empty GArray has no data yet: no pointer arithmetic on NULL.) */
+  KmJsonMember *members = n > 0 ? &g_array_index (P->pending, KmJsonMember, frame->start)
+                                : NULL;
 
   if (node->type == KM_JSON_ARRAY)
     {

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "km-mesh-loader.h"
+#include "km-format.h"
 
 #include "km-mesh-private.h"
 
@@ -204,22 +205,18 @@ read_file (const char  *path,
            gsize       *length,
            GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  GStatBuf st;
+  GBytes *bytes = km_format_read_file (path, KM_MESH_MAX_FILE_SIZE, error);
+  gsize size = 0;
+  char *data;
 
-  if (g_stat (path, &st) == 0 && st.st_size > (goffset) KM_MESH_MAX_FILE_SIZE)
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
-                          _("the file is larger than %u MiB"),
-                          (guint) (KM_MESH_MAX_FILE_SIZE / (1024 * 1024)));
-      return FALSE;
-    }
-  if (!g_file_get_contents (path, contents, length, &local_error))
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 }, "%s",
-                          local_error->message);
-      return FALSE;
-    }
+  if (bytes == NULL)
+    return FALSE;
+  /* Takes the buffer (no copy), NUL-terminated for the text readers as
+   * g_file_get_contents would. */
+  data = g_bytes_unref_to_data (bytes, &size);
+  *contents = g_realloc (data, size + 1);
+  (*contents)[size] = '\0';
+  *length = size;
   return TRUE;
 }
 

@@ -24,6 +24,9 @@
  */
 
 #define MAX_SHAPES 65536
+/* Nodes visited while building shapes, each USE instance again: DEF/USE can nest
+ * instances exponentially (a "billion laughs" of groups), so the walk is bounded. */
+#define MAX_WALK_STEPS 1000000
 
 typedef struct _VNode VNode;
 
@@ -50,6 +53,8 @@ typedef struct
   GHashTable *defs;      /* name → VNode * */
   GHashTable *warned;    /* unknown type names already reported */
   guint       n_shapes;
+  guint       n_steps;   /* nodes visited by walk */
+  gsize       n_baked;   /* vertices copied to bake sheared instances */
 } VParser;
 
 static void
@@ -529,6 +534,13 @@ walk (VParser       *p,
                           KM_MESH_MAX_DEPTH);
       return FALSE;
     }
+  if (++p->n_steps > MAX_WALK_STEPS)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                          _("the scene expands to too many nodes (at most %d, every USE "
+                            "counted again)"), MAX_WALK_STEPS);
+      return FALSE;
+    }
 
   if (g_str_equal (type, "Transform"))
     {
@@ -598,8 +610,20 @@ walk (VParser       *p,
           /* A shear: bake the exact map into a copy of the vertices. */
           const KmMesh *src = shape->mesh;
           guint nv = km_mesh_get_n_vertices (src);
-          float *verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
+          float *verts;
           KmMesh *baked;
+
+          /* Instances share their mesh; only sheared ones are copied, within one mesh's
+           * worth of vertices in all. */
+          p->n_baked += nv;
+          if (p->n_baked > KM_MESH_MAX_VERTICES)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                                  _("too many vertices in sheared instances (at most %u)"),
+                                  KM_MESH_MAX_VERTICES);
+              return FALSE;
+            }
+          verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
 
           for (guint i = 0; i < nv; i++)
             {
@@ -696,7 +720,14 @@ km_mesh_load_vrml (const char  *path,
                             external ? "EXTERNPROTO" : "PROTO");
           _km_lexer_next (&p.lx);   /* name */
           _km_lexer_next (&p.lx);
-          ok = expect (&p, "[", error) && skip_balanced (&p, error) && _km_lexer_next (&p.lx);
+          ok = expect (&p, "[", error) && skip_balanced (&p, error);
+          if (ok && !_km_lexer_next (&p.lx))
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&p.lx),
+                                  external ? _("expected the EXTERNPROTO's URL")
+                                           : _("expected “{” (the PROTO's body)"));
+              ok = FALSE;
+            }
           if (ok && !external)
             ok = expect (&p, "{", error) && skip_balanced (&p, error);
           else if (ok && _km_lexer_is (&p.lx, "["))

@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-scenebuilder.h"
+#include "km-format.h"
 #include "km-error.h"
 #include "km-sb-expr.h"
 #include "km-shape.h"
@@ -224,6 +225,14 @@ markup_start (GMarkupParseContext  *context,
                    : _("too many elements (at most %d)"),
                    st->depth > KM_SCENEBUILDER_MAX_DEPTH ? KM_SCENEBUILDER_MAX_DEPTH
                                                          : KM_SCENEBUILDER_MAX_OBJECTS);
+      return;
+    }
+  if (st->current == NULL && st->file->root != NULL)
+    {
+      /* GMarkup reports content after the document element only at its end. */
+      g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
+                   _("a second document element <%s> after the first one ended"),
+                   element_name);
       return;
     }
   node = g_new0 (Node, 1);
@@ -508,6 +517,7 @@ typedef struct
   gboolean     unit_scoped[4];
   guint        n_objects;
   guint        n_steps;
+  gsize        n_import_bytes; /* read by file imports, all together */
   GPtrArray   *objects;      /* every Obj in creation order, borrowed */
 } Loader;
 
@@ -1485,8 +1495,9 @@ process_import (Loader  *L,
                               ? g_strdup (relative)
                               : g_build_filename (node->file->dir, relative, NULL);
       g_autofree char *canonical = g_canonicalize_filename (full, NULL);
-      g_autofree char *contents = NULL;
+      g_autoptr(GBytes) contents = NULL;
       g_autoptr(GError) io_error = NULL;
+      const char *bytes;
       gsize length = 0;
       SbFile *file = NULL;
 
@@ -1516,14 +1527,28 @@ process_import (Loader  *L,
             return FALSE;
           }
       }
-      if (!g_file_get_contents (full, &contents, &length, &io_error))
+      /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
+      contents = km_format_read_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
+      if (contents == NULL)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_IO, node->file->path, at,
-                              _("cannot read the imported file “%s”: %s"), filename,
-                              io_error->message);
+          /* "FULL: cannot read the file: …" or "FULL: the file is larger than …", then
+           * "included from" this element. */
+          g_propagate_error (error, g_steal_pointer (&io_error));
+          km_parse_error_add_include (error, node->file->path, at);
           return FALSE;
         }
-      if (!load_file (L, full, contents, length, &file, error))
+      bytes = g_bytes_get_data (contents, &length);
+      /* Every import reads and keeps its file again: bound them together too, or a scene
+       * importing a large file many times would hold it many times. */
+      L->n_import_bytes += length;
+      if (L->n_import_bytes > KM_SCENEBUILDER_MAX_SIZE)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, at,
+                              _("the imported files are larger than %u MiB in all"),
+                              (guint) (KM_SCENEBUILDER_MAX_SIZE / (1024 * 1024)));
+          return FALSE;
+        }
+      if (!load_file (L, full, bytes != NULL ? bytes : "", length, &file, error))
         {
           km_parse_error_add_include (error, node->file->path, at);
           return FALSE;

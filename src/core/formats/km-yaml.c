@@ -1375,6 +1375,9 @@ plain_is_safe (const char *s,
 
   if (length == 0 || strlen (s) != length)
     return FALSE;
+  /* A byte-order mark (U+FEFF) would be dropped, or refused, when read back. */
+  if (g_strstr_len (s, length, "\xEF\xBB\xBF") != NULL)
+    return FALSE;
   if (strchr (indicators, s[0]) != NULL)
     {
       /* "-1", "-x", ":x" and "?x" are fine as plain scalars when followed by a non-space,
@@ -1440,6 +1443,15 @@ write_double_quoted (GString    *out,
           break;
         case '\0':
           g_string_append (out, "\\0");
+          break;
+        case 0xEF:
+          if (i + 2 < length && (guchar) s[i + 1] == 0xBB && (guchar) s[i + 2] == 0xBF)
+            {
+              g_string_append (out, "\\uFEFF");
+              i += 2;
+            }
+          else
+            g_string_append_c (out, (char) c);
           break;
         default:
           if (c < 0x20 || c == 0x7F)

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ *
+ * A save that fails must leave the previous file as it was (issue 11). For each writer
+ * (km_cnoid_save, km_skeleton_json_save, km_targets_json_save, km_animation_json_save) a
+ * previous file is written, then a larger document is saved over it in a forked child
+ * that meets a fault:
+ *   - disk full: RLIMIT_FSIZE below the new file's size, SIGXFSZ ignored (write → EFBIG);
+ *     the save reports an error, the old file is unchanged and no temporary file is left;
+ *   - killed mid-write: the same limit with SIGXFSZ at its default action, so the kernel
+ *     kills the child at the write that crosses the limit, deterministically mid-write;
+ *   - killed at a random moment: SIGKILL after a delay while the large save runs (several
+ *     delays);
+ *   - permission denied: the folder is not writable (as root the child first drops to
+ *     "nobody", which root's folder does not let in).
+ * After a kill the file is either the old one, byte for byte, or the complete new one;
+ * a killed save may leave its temporary file ("NAME.XXXXXX") behind, which the test
+ * removes (documented in tests/fuzz/README.md, "Faults").
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "km-animation-json.h"
+#include "km-animation.h"
+#include "km-cnoid.h"
+#include "km-project.h"
+#include "km-skeleton-json.h"
+#include "km-skeleton.h"
+#include "km-target-track.h"
+#include "km-targets-json.h"
+
+typedef struct
+{
+  const char *name;       /* file name in the test folder */
+  char     *(*make_text) (guint n);
+  /* Reads @text as the loader would the file @path. */
+  gpointer  (*load)      (const char *text,
+                          const char *path,
+                          GError    **error);
+  gboolean  (*save)      (gpointer    object,
+                          const char *path,
+                          GError    **error);
+  GDestroyNotify free;
+} Writer;
+
+/* Documents of n elements, as a user's file would be. */
+
+static char *
+skeleton_text (guint n)
+{
+  GString *s = g_string_new ("{\n  \"root_name\": \"j0\",\n  \"joints\": [\n"
+                             "    { \"name\": \"j0\", \"type\": \"fixed\", "
+                             "\"offset\": [0, 0, 0] }");
+
+  for (guint i = 1; i < n; i++)
+    g_string_append_printf (s, ",\n    { \"name\": \"j%u\", \"type\": \"revolute\", "
+                            "\"offset\": [0, 0, 0.01], \"parent\": \"j%u\", "
+                            "\"axis\": [0, 0, 1], \"limits\": [-1.5, 1.5] }", i, i - 1);
+  g_string_append (s, "\n  ]\n}\n");
+  return g_string_free (s, FALSE);
+}
+
+static char *
+targets_text (guint n)
+{
+  GString *s = g_string_new ("[\n");
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s  { \"frame\": %u, \"pos\": [%u.25, 1.5, 3.0], "
+                            "\"euler\": [0.0, 10.0, 45.0] }", i > 0 ? ",\n" : "", i, i % 7);
+  g_string_append (s, "\n]\n");
+  return g_string_free (s, FALSE);
+}
+
+static char *
+animation_text (guint n)
+{
+  GString *s = g_string_new ("{\n  \"frames\": [\n");
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s    { \"frame\": %u, \"joints\": { "
+                            "\"Elbow\": { \"type\": \"revolute\", \"angle\": %u.5 }, "
+                            "\"Piston\": { \"type\": \"prismatic\", \"displacement\": 0.%u } "
+                            "} }", i > 0 ? ",\n" : "", i, i % 3, i % 10);
+  g_string_append (s, "\n  ]\n}\n");
+  return g_string_free (s, FALSE);
+}
+
+static char *
+cnoid_text (guint n)
+{
+  GString *s = g_string_new ("items:\n"
+                             "  id: 0\n"
+                             "  name: \"RootItem\"\n"
+                             "  plugin: Base\n"
+                             "  class: RootItem\n"
+                             "  is_builtin_item: true\n"
+                             "  children:\n");
+
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (s, "    -\n"
+                            "      id: %u\n"
+                            "      name: \"Folder %u\"\n"
+                            "      plugin: Base\n"
+                            "      class: FolderItem\n", i, i);
+  return g_string_free (s, FALSE);
+}
+
+static gpointer
+skeleton_load (const char *text,
+               const char *path,
+               GError    **error)
+{
+  return km_skeleton_json_load ("in.json", text, strlen (text), error);
+}
+
+static gboolean
+skeleton_save (gpointer    object,
+               const char *path,
+               GError    **error)
+{
+  return km_skeleton_json_save (object, path, error);
+}
+
+static gpointer
+targets_load (const char *text,
+              const char *path,
+              GError    **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_targets_json_load ("in.json", bytes, error);
+}
+
+static gboolean
+targets_save (gpointer    object,
+              const char *path,
+              GError    **error)
+{
+  return km_targets_json_save (object, path, error);
+}
+
+static gpointer
+animation_load (const char *text,
+                const char *path,
+                GError    **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_animation_json_load ("in.json", bytes, NULL, error);
+}
+
+static gboolean
+animation_save (gpointer    object,
+                const char *path,
+                GError    **error)
+{
+  return km_animation_json_save (object, path, error);
+}
+
+static gpointer
+cnoid_load (const char *text,
+            const char *path,
+            GError    **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_cnoid_load_full (path, bytes, NULL, error);
+}
+
+static gboolean
+cnoid_save (gpointer    object,
+            const char *path,
+            GError    **error)
+{
+  return km_cnoid_save (object, path, error);
+}
+
+static const Writer writers[] = {
+  { "project.cnoid", cnoid_text, cnoid_load, cnoid_save, g_object_unref },
+  { "skeleton.json", skeleton_text, skeleton_load, skeleton_save,
+    (GDestroyNotify) km_skeleton_unref },
+  { "targets.json", targets_text, targets_load, targets_save,
+    (GDestroyNotify) km_target_track_unref },
+  { "animation.json", animation_text, animation_load, animation_save,
+    (GDestroyNotify) km_animation_unref },
+};
+
+/* Loads @text as the writer's document and saves it to @path. */
+static gboolean
+load_and_save (const Writer *w,
+               const char   *text,
+               const char   *path,
+               GError      **error)
+{
+  gpointer object = w->load (text, path, error);
+  gboolean ok;
+
+  if (object == NULL)
+    return FALSE;
+  ok = w->save (object, path, error);
+  w->free (object);
+  return ok;
+}
+
+#define SMALL 3
+#define LARGE 8000
+
+typedef struct
+{
+  char  *dir;
+  char  *path;
+  char  *old;         /* the previous file's bytes */
+  gsize  old_length;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  user_data)
+{
+  const Writer *w = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = w->make_text (SMALL);
+
+  f->dir = g_dir_make_tmp ("km-save-faults-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->path = g_build_filename (f->dir, w->name, NULL);
+  load_and_save (w, text, f->path, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (f->path, &f->old, &f->old_length, NULL));
+  g_assert_cmpuint (f->old_length, >, 20);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  user_data)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  g_chmod (f->dir, 0700);
+  dir = g_dir_open (f->dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (f->dir, name, NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_free (f->old);
+}
+
+/* The folder's entries other than the saved file (temporary files left behind). */
+static guint
+count_other_files (Fixture    *f,
+                   const char *name,
+                   gboolean    remove)
+{
+  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
+  const char *entry;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    if (strcmp (entry, name) != 0)
+      {
+        n++;
+        if (remove)
+          {
+            g_autofree char *p = g_build_filename (f->dir, entry, NULL);
+
+            g_unlink (p);
+          }
+      }
+  return n;
+}
+
+static void
+assert_old_file (Fixture *f)
+{
+  g_autofree char *now = NULL;
+  gsize length = 0;
+
+  g_assert_true (g_file_get_contents (f->path, &now, &length, NULL));
+  g_assert_cmpmem (now, length, f->old, f->old_length);
+}
+
+typedef enum
+{
+  FAULT_DISK_FULL,
+  FAULT_XFSZ_KILL,
+  FAULT_PERMISSION,
+} Fault;
+
+/* Child: 0 = the save failed with an error, 1 = it succeeded, 2 = set-up failed. */
+static void
+run_child (const Writer *w,
+           Fixture      *f,
+           Fault         fault,
+           const char   *text)
+{
+  g_autoptr(GError) error = NULL;
+  struct rlimit limit;
+  gpointer object = w->load (text, f->path, &error);
+  int code;
+
+  if (object == NULL)
+    _exit (2);
+  if (fault == FAULT_PERMISSION)
+    {
+      if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
+        _exit (2);
+    }
+  else
+    {
+      /* Less than the new file needs, more than the old one: the disk "fills up" in the
+       * middle of the new file. */
+      limit.rlim_cur = limit.rlim_max = f->old_length + 4096;
+      signal (SIGXFSZ, fault == FAULT_DISK_FULL ? SIG_IGN : SIG_DFL);
+      if (setrlimit (RLIMIT_FSIZE, &limit) != 0)
+        _exit (2);
+    }
+  if (w->save (object, f->path, &error))
+    code = 1;
+  else
+    code = error != NULL && error->message[0] != '\0' ? 0 : 2;
+  /* Free everything: under valgrind the child's leaks would change its exit status. */
+  w->free (object);
+  g_clear_error (&error);
+  _exit (code);
+}
+
+static int
+fork_and_wait (const Writer *w,
+               Fixture      *f,
+               Fault         fault,
+               const char   *text)
+{
+  int status = 0;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    run_child (w, f, fault, text);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  return status;
+}
+
+static void
+test_disk_full (Fixture       *f,
+                gconstpointer  user_data)
+{
+  const Writer *w = user_data;
+  g_autofree char *text = w->make_text (LARGE);
+  int status = fork_and_wait (w, f, FAULT_DISK_FULL, text);
+
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  assert_old_file (f);
+  /* A failed save removes its temporary file. */
+  g_assert_cmpuint (count_other_files (f, w->name, FALSE), ==, 0);
+}
+
+static void
+test_killed_mid_write (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  const Writer *w = user_data;
+  g_autofree char *text = w->make_text (LARGE);
+  int status = fork_and_wait (w, f, FAULT_XFSZ_KILL, text);
+
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (WTERMSIG (status), ==, SIGXFSZ);
+  assert_old_file (f);
+  /* The kill leaves the partial temporary file; the real one is untouched. */
+  g_assert_cmpuint (count_other_files (f, w->name, TRUE), <=, 1);
+}
+
+static void
+test_permission_denied (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  const Writer *w = user_data;
+  g_autofree char *text = w->make_text (LARGE);
+  int status;
+
+  g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (f->path, 0644), ==, 0);
+  if (geteuid () != 0)
+    g_assert_cmpint (g_chmod (f->dir, 0555), ==, 0);
+  status = fork_and_wait (w, f, FAULT_PERMISSION, text);
+  g_chmod (f->dir, 0700);
+
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  assert_old_file (f);
+  g_assert_cmpuint (count_other_files (f, w->name, FALSE), ==, 0);
+}
+
+/* SIGKILL at several moments of a large save: the file is always the old one or the
+ * whole new one. */
+static void
+test_killed_anytime (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  static const guint delays_us[] = { 0, 2000, 10000, 40000, 150000 };
+  const Writer *w = user_data;
+  g_autofree char *text = w->make_text (LARGE);
+  guint n_old = 0, n_new = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (delays_us); i++)
+    {
+      int fds[2];
+      int status = 0;
+      pid_t pid;
+      char byte = 0;
+      g_autofree char *now = NULL;
+      gsize length = 0;
+
+      g_assert_cmpint (pipe (fds), ==, 0);
+      pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        {
+          gpointer object;
+
+          close (fds[0]);
+          /* Loading is not what we want to interrupt: the go signal comes after it. */
+          object = w->load (text, f->path, NULL);
+          if (object == NULL || write (fds[1], "s", 1) != 1)
+            _exit (2);
+          w->save (object, f->path, NULL);
+          w->free (object);
+          _exit (1);
+        }
+      close (fds[1]);
+      g_assert_cmpint (read (fds[0], &byte, 1), ==, 1);
+      close (fds[0]);
+      g_usleep (delays_us[i]);
+      kill (pid, SIGKILL);
+      g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+
+      g_assert_true (g_file_get_contents (f->path, &now, &length, NULL));
+      if (length == f->old_length && memcmp (now, f->old, length) == 0)
+        n_old++;
+      else
+        {
+          /* The complete new file: it reads back with all its elements. */
+          g_autofree char *expected = NULL;
+          g_autoptr(GError) error = NULL;
+          g_autofree char *copy = g_build_filename (f->dir, "check", NULL);
+
+          g_assert_true (WIFEXITED (status) || WIFSIGNALED (status));
+          g_assert_true (load_and_save (w, now, copy, &error));
+          g_assert_no_error (error);
+          g_assert_true (g_file_get_contents (copy, &expected, NULL, NULL));
+          g_assert_cmpstr (expected, ==, now);
+          g_assert_cmpuint (length, >, f->old_length * 100);
+          g_unlink (copy);
+          n_new++;
+          /* Put the old file back for the next delay. */
+          g_assert_true (g_file_set_contents (f->path, f->old, f->old_length, NULL));
+        }
+      count_other_files (f, w->name, TRUE);
+    }
+  g_test_message ("%s: %u kills left the old file, %u came after the new one was complete",
+                  w->name, n_old, n_new);
+  g_assert_cmpuint (n_old + n_new, ==, G_N_ELEMENTS (delays_us));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      const Writer *w = &writers[i];
+      static const struct
+      {
+        const char *name;
+        void      (*func) (Fixture *, gconstpointer);
+      } cases[] = {
+        { "disk-full", test_disk_full },
+        { "killed-mid-write", test_killed_mid_write },
+        { "permission-denied", test_permission_denied },
+        { "killed-anytime", test_killed_anytime },
+      };
+
+      for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+        {
+          g_autofree char *path = g_strdup_printf ("/kinema/SaveFaults/%s/%s", w->name,
+                                                   cases[c].name);
+
+          g_test_add (path, Fixture, w, fixture_set_up, cases[c].func, fixture_tear_down);
+        }
+    }
+  return g_test_run ();
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ *
+ * libFuzzer target: the STL, OBJ and VRML mesh readers (km-mesh-loader.h), each on the
+ * same input. The path is tests/data/meshes/fuzz.*, so that an OBJ's mtllib reaches the
+ * fixture two-colours.mtl.
+ */
+
+#include "config.h"
+
+#include "fuzz-common.h"
+#include "km-mesh-loader.h"
+
+static char *fuzz_dir;
+
+int
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
+{
+  fuzz_init_logging ();
+  fuzz_dir = g_build_filename (fuzz_data_dir (), "meshes", NULL);
+  return 0;
+}
+
+static void
+check (GPtrArray *shapes,
+       GError    *error)
+{
+  g_assert ((shapes == NULL) != (error == NULL));
+  if (shapes != NULL)
+    g_ptr_array_unref (shapes);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data,
+                        size_t         size)
+{
+  const char *text = (const char *) data;
+  g_autofree char *stl = g_build_filename (fuzz_dir, "fuzz.stl", NULL);
+  g_autofree char *obj = g_build_filename (fuzz_dir, "fuzz.obj", NULL);
+  g_autofree char *wrl = g_build_filename (fuzz_dir, "fuzz.wrl", NULL);
+  GError *error = NULL;
+  GPtrArray *shapes;
+
+  shapes = km_mesh_load_stl (stl, text, size, &error);
+  check (shapes, error);
+  g_clear_error (&error);
+  shapes = km_mesh_load_obj (obj, text, size, &error);
+  check (shapes, error);
+  g_clear_error (&error);
+  shapes = km_mesh_load_vrml (wrl, text, size, NULL, &error);
+  check (shapes, error);
+  g_clear_error (&error);
+  return 0;
+}
