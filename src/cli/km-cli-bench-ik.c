@@ -21,9 +21,22 @@
 #include "km-targets-json.h"
 
 /*
- * kinema-cli bench-ik CHAIN TARGETS --mode cold|warm: the protocol and the output line of
- * ../shared/bench/README.md. Only the km_ik_solve() call is timed; success is judged by the
- * skeleton's own forward kinematics, independently of the solver's verdict.
+ * kinema-cli bench-ik CHAIN TARGETS --mode cold|warm|trajectory: the output line of
+ * ../shared/bench/README.md. Success is judged by the skeleton's own forward kinematics,
+ * independently of the solver's verdict.
+ *
+ * cold and warm are exactly the bench protocol ("How to solve them"), one km_ik_solve() per
+ * frame, only that call timed: cold from the mid-range seed, warm with frame k seeded by the
+ * solver's own answer to frame k−1 and nothing else (problem->continuous set after frame 0,
+ * which only keeps the solver on that answer's branch).
+ *
+ * trajectory is the product's motion solve, not the bench protocol: one
+ * km_ik_solve_trajectory() call over all frames (frame 0 from the mid-range seed), which may
+ * also use earlier answers (momentum: an extrapolation from frames k−2 and k−1). A frame's
+ * time is the wall-clock time between consecutive frame callbacks (the callback only reads
+ * the clock), so the per-frame times add up to the whole call. Its line says mode=trajectory
+ * and carries the same keys as warm (flips, fail_runs, longest_fail_run), so the two can be
+ * compared honestly side by side; KDL has no such mode.
  */
 
 #define SUCCESS_POS 1e-4   /* m */
@@ -64,6 +77,25 @@ now_us (void)
   return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
+typedef struct
+{
+  double *times;
+  double  last;
+} FrameClock;
+
+/* Trajectory mode: a frame's time is the time since the previous frame (or the call). */
+static void
+on_frame_done (guint               frame,
+               const KmIkSolution *solution,
+               gpointer            user_data)
+{
+  FrameClock *clock = user_data;
+  double t = now_us ();
+
+  clock->times[frame] = t - clock->last;
+  clock->last = t;
+}
+
 int
 km_cli_bench_ik (int    argc,
                  char **argv)
@@ -72,7 +104,9 @@ km_cli_bench_ik (int    argc,
   g_autofree char *output = NULL;
   int limit = -1;
   GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, N_("cold (mid-range seed) or warm (previous answer)"), "MODE" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+      N_("cold (mid-range seed), warm (the bench protocol: the previous answer only) or "
+         "trajectory (the product's trajectory solve, which also extrapolates)"), "MODE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("Also write the timed solutions as animation.json"), "ANIMATION" },
     { "limit", 0, 0, G_OPTION_ARG_INT, &limit, N_("Solve only the first N frames"), "N" },
     { NULL }
@@ -89,9 +123,11 @@ km_cli_bench_ik (int    argc,
   g_autofree double *mid = NULL;
   g_autofree double *prev = NULL;
   g_autofree KmTransform *world = NULL;
+  g_autofree KmTransform *targets = NULL;
+  g_autofree KmIkSolution *answers = NULL;
   const KmTargetKeyframe *keys;
   KmIkSolution sol = { 0 };
-  gboolean warm;
+  gboolean warm, trajectory;
   guint n, n_keys, n_ok = 0, n_ok_jl = 0, flips = 0, fail_runs = 0, run = 0, longest = 0;
   double iterations = 0.0, total = 0.0;
   int effector;
@@ -100,14 +136,24 @@ km_cli_bench_ik (int    argc,
 
   g_option_context_set_summary (context, _("Benchmark the IK solver on a chain and a target file "
                                            "(../shared/bench/README.md)."));
+  g_option_context_set_description (context,
+    _("cold and warm follow the bench protocol: one solve per frame, from the mid-range seed "
+      "(cold) or from the solver's own answer to the previous frame and nothing else (warm).\n"
+      "trajectory runs the product's trajectory solve (as kinema-cli solve does) over all "
+      "frames, frame 0 from the mid-range seed; it may also use older answers (it "
+      "extrapolates the motion from the last two), so it is not the bench's warm protocol. "
+      "Its per-frame time is the time between consecutive frames of that one call.\n"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if ((ret = km_cli_parse_options (context, &argc, &argv)) >= 0)
     return ret;
   if (argc != 3)
     return km_cli_usage_error (context, _("expected a chain and a target file"));
-  if (mode == NULL || (!g_str_equal (mode, "cold") && !g_str_equal (mode, "warm")))
-    return km_cli_usage_error (context, _("--mode must be cold or warm"));
-  warm = g_str_equal (mode, "warm");
+  if (mode == NULL || (!g_str_equal (mode, "cold") && !g_str_equal (mode, "warm") &&
+                       !g_str_equal (mode, "trajectory")))
+    return km_cli_usage_error (context, _("--mode must be cold, warm or trajectory"));
+  trajectory = g_str_equal (mode, "trajectory");
+  /* Both are motions: flips and fail runs are counted. */
+  warm = g_str_equal (mode, "warm") || trajectory;
 
   if (!g_file_get_contents (argv[1], &data, &length, &error) ||
       !(skel = km_skeleton_json_load (argv[1], data, length, &error)))
@@ -145,6 +191,30 @@ km_cli_bench_ik (int    argc,
   if (output != NULL && n > 0)
     animation = km_animation_new (skel, keys[n - 1].frame + 1);
 
+  if (trajectory && n > 0)
+    {
+      FrameClock clock;
+
+      /* One call over all frames, timed per frame by the callback (see the top comment). */
+      targets = g_new (KmTransform, n);
+      answers = g_new0 (KmIkSolution, n);
+      for (guint i = 0; i < n; i++)
+        km_transform_from_pos_quat (keys[i].position, keys[i].orientation, &targets[i]);
+      memcpy (problem->seed, mid, problem->n_dof * sizeof (double));
+      problem->continuous = FALSE;
+      clock.times = times;
+      clock.last = now_us ();
+      if (!km_ik_solve_trajectory (problem, targets, n, answers, on_frame_done, &clock, NULL,
+                                   &error))
+        {
+          fprintf (stderr, "kinema-cli: %s: %s\n", argv[2], error->message);
+          for (guint i = 0; i < n; i++)
+            km_ik_solution_clear (&answers[i]);
+          km_ik_solution_clear (&sol);
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
+
   for (guint i = 0; i < n; i++)
     {
       KmTransform target;
@@ -152,13 +222,22 @@ km_cli_bench_ik (int    argc,
       gboolean ok;
 
       km_transform_from_pos_quat (keys[i].position, keys[i].orientation, &target);
-      problem->target = target;
-      memcpy (problem->seed, warm && i > 0 ? sol.q : mid, problem->n_dof * sizeof (double));
-      problem->continuous = warm && i > 0;
+      if (trajectory)
+        {
+          /* Already solved and timed: judge the answer the same way. */
+          km_ik_solution_copy_into (&answers[i], &sol);
+          km_ik_solution_clear (&answers[i]);
+        }
+      else
+        {
+          problem->target = target;
+          memcpy (problem->seed, warm && i > 0 ? sol.q : mid, problem->n_dof * sizeof (double));
+          problem->continuous = warm && i > 0;
 
-      t0 = now_us ();
-      km_ik_solve (problem, &sol, NULL, NULL);
-      times[i] = now_us () - t0;
+          t0 = now_us ();
+          km_ik_solve (problem, &sol, NULL, NULL);
+          times[i] = now_us () - t0;
+        }
 
       km_skeleton_forward_kinematics (skel, sol.q, NULL, world);
       pe = km_vec3_length (km_vec3_sub (world[effector].pos, target.pos));

@@ -89,6 +89,7 @@
 #define CONT_FIT_RADIUS     0.25   /* rad or m: a motion's fit moves no joint further per frame */
 #define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
 #define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */
+#define MOMENTUM_GAIN       0.5    /* a trajectory extrapolates half the last frame's step */
 
 G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
 
@@ -1823,6 +1824,41 @@ km_ik_solve (const KmIkProblem *problem,
                     problem->continuous, out, cancellable, error);
 }
 
+/* The largest change of one DOF between @a and @b. */
+static double
+dof_distance (const double *a,
+              const double *b,
+              guint         n_dof)
+{
+  double d = 0.0;
+
+  for (guint i = 0; i < n_dof; i++)
+    d = MAX (d, fabs (a[i] - b[i]));
+  return d;
+}
+
+/*
+ * Momentum: the seed for frame k extrapolated from the answers to frames k−2 (@before) and
+ * k−1 (@last), q_{k−1} + MOMENTUM_GAIN · (q_{k−1} − q_{k−2}), clamped into the limits.
+ * FALSE (no extrapolation) when the motion stood still or its last step was a jump (a
+ * joint moved more than CONT_JUMP): a jump is no velocity to continue.
+ */
+static gboolean
+momentum_seed (const KmIkProblem *problem,
+               const double      *before,
+               const double      *last,
+               double            *ahead)
+{
+  double step = dof_distance (last, before, problem->n_dof);
+
+  if (!(step > 0.0) || step > CONT_JUMP)
+    return FALSE;
+  for (guint i = 0; i < problem->n_dof; i++)
+    ahead[i] = last[i] + MOMENTUM_GAIN * (last[i] - before[i]);
+  km_skeleton_clamp (problem->skeleton, ahead);
+  return TRUE;
+}
+
 /**
  * km_ik_solve_trajectory:
  * @problem: the problem; its target is ignored, its seed starts frame 0
@@ -1833,8 +1869,13 @@ km_ik_solve (const KmIkProblem *problem,
  *
  * Solves the frames in order, each warm-started from the previous frame's answer (whether or
  * not it converged) with problem->continuous set, which keeps the motion on one branch.
- * Frame 0 starts from problem->seed as km_ik_solve() would (continuous only when the
- * problem says so). Frame k uses random seed problem->random_seed + k for its restarts.
+ * From frame 2 on, an extrapolated seed is tried first (momentum: q_{k−1} + MOMENTUM_GAIN ·
+ * (q_{k−1} − q_{k−2}), clamped into the limits; not after a jump nor after a frame that did
+ * not converge): its answer stands when it converged within CONT_JUMP of the previous
+ * answer; otherwise the frame is solved from the previous answer as well and the converged
+ * answer nearer to it wins (the plain one when neither converged). Frame 0 starts from
+ * problem->seed as km_ik_solve() would (continuous only when the problem says so). Frame k
+ * uses random seed problem->random_seed + k for its restarts. Deterministic.
  *
  * Returns: %FALSE on an invalid problem or target (frames before it are filled in) or when
  *   cancelled (G_IO_ERROR_CANCELLED)
@@ -1850,27 +1891,72 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
                         GError           **error)
 {
   KmIkSolution local[2] = { { 0 } };
+  KmIkSolution plain = { 0 };
+  g_autofree double *before = NULL;
+  g_autofree double *ahead = NULL;
   const double *seed;
-  gboolean ok = TRUE;
+  guint n_dof;
+  gboolean ok = TRUE, last_converged = FALSE;
 
   g_return_val_if_fail (problem != NULL, FALSE);
   g_return_val_if_fail (problem->skeleton != NULL, FALSE);
   g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  n_dof = problem->n_dof;
+  before = g_new (double, MAX (n_dof, 1));
+  ahead = g_new (double, MAX (n_dof, 1));
   seed = problem->seed;
   for (guint k = 0; k < n_frames && ok; k++)
     {
       KmIkSolution *s = out != NULL ? &out[k] : &local[k % 2];
+      guint64 random_seed = problem->random_seed + k;
 
-      /* Frame 0 starts from the problem's seed, not from a motion (unless the problem
-       * says so): it gets the best answer wherever it is. */
-      ok = solve_one (problem, &targets[k], seed, problem->random_seed + k,
-                      k > 0 || problem->continuous, s, cancellable, error);
+      /* Not while the motion follows a fit (a pose out of reach): that follows the seed,
+       * and a second solve per frame would only double its cost. */
+      if (k >= 2 && last_converged && momentum_seed (problem, before, seed, ahead))
+        {
+          /* The extrapolated seed first: at a singular crossing it lies on the motion's own
+           * side, where the previous answer alone is ambiguous. Its answer stands when it
+           * converged within CONT_JUMP of the previous answer. */
+          ok = solve_one (problem, &targets[k], ahead, random_seed, TRUE, s, cancellable,
+                          error);
+          if (ok && !(s->converged && dof_distance (s->q, seed, n_dof) <= CONT_JUMP))
+            {
+              /* Otherwise from the previous answer, as without momentum; of the two, the
+               * converged answer nearer to the previous frame wins (the plain one when
+               * neither converged). */
+              ok = solve_one (problem, &targets[k], seed, random_seed, TRUE, &plain,
+                              cancellable, error);
+              if (ok)
+                {
+                  guint iterations = s->iterations + plain.iterations;
+                  guint restarts = s->restarts + plain.restarts + 1;
+
+                  if (!s->converged ||
+                      (plain.converged &&
+                       dof_distance (plain.q, seed, n_dof) <= dof_distance (s->q, seed, n_dof)))
+                    km_ik_solution_copy_into (&plain, s);
+                  s->iterations = iterations;
+                  s->restarts = restarts;
+                }
+            }
+        }
+      else
+        {
+          /* Frame 0 starts from the problem's seed, not from a motion (unless the problem
+           * says so): it gets the best answer wherever it is. */
+          ok = solve_one (problem, &targets[k], seed, random_seed,
+                          k > 0 || problem->continuous, s, cancellable, error);
+        }
       if (ok && frame_done != NULL)
         frame_done (k, s, user_data);
+      if (k > 0)
+        memcpy (before, seed, n_dof * sizeof (double));
       seed = s->q;
+      last_converged = s->converged;
     }
+  km_ik_solution_clear (&plain);
   km_ik_solution_clear (&local[0]);
   km_ik_solution_clear (&local[1]);
   return ok;

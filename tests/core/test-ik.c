@@ -706,6 +706,67 @@ test_trajectory_singular (void)
   check_singular_track (ur5, 4, 0, 2 * G_PI);
 }
 
+/*
+ * The elbow of iiwa7 (joint_a4) passes exactly through 0 at frame 150 (where the arm is
+ * stretched and the same pose has a mirrored elbow branch touching the path), while
+ * joint_a2 and joint_a6 cross 0 too (frames 100 and 200), at up to 0.018 rad per frame. A
+ * continuous solution exists (the path itself), so the trajectory solve, extrapolated seeds
+ * included, must not jump.
+ */
+static void
+test_trajectory_elbow_crossing (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  guint n = p->n_dof, n_frames = 300;
+  g_autofree double *q = g_new (double, n);
+  g_autofree double *prev = g_new (double, n);
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  TrackState st = { 0, prev, n, 0.0, 0 };
+
+  g_assert_cmpuint (n, ==, 7);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      double t = k;
+
+      q[0] = 0.4 * sin (0.006 * t + 0.3);
+      q[1] = 0.5 * sin (0.015 * (t - 100));
+      q[2] = 0.3 + 0.3 * sin (0.005 * t + 1.0);
+      q[3] = 0.9 * sin (0.02 * (t - 150));
+      q[4] = -0.2 + 0.4 * sin (0.007 * t + 2.0);
+      q[5] = 0.6 * sin (0.02 * (t - 200));
+      q[6] = 0.5 * sin (0.004 * t);
+      target_from_config (p, q);
+      targets[k] = p->target;
+      if (k == 0)
+        memcpy (p->seed, q, n * sizeof (double));
+      /* The crossings are exact. */
+      if (k == 100)
+        g_assert_cmpfloat (q[1], ==, 0.0);
+      if (k == 150)
+        g_assert_cmpfloat (q[3], ==, 0.0);
+      if (k == 200)
+        g_assert_cmpfloat (q[5], ==, 0.0);
+    }
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, on_frame, &st, NULL, NULL));
+  g_assert_cmpuint (st.calls, ==, n_frames);
+  g_test_message ("iiwa7 elbow crossing: largest step between frames %g, %u flips",
+                  st.max_jump, st.flips);
+  g_assert_cmpuint (st.flips, ==, 0);
+  /* The path moves at most 0.018 rad per frame. */
+  g_assert_cmpfloat (st.max_jump, <, 0.1);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_true (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+}
+
 static void
 cancel_at_frame (guint               frame,
                  const KmIkSolution *s,
@@ -833,6 +894,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/deterministic", test_deterministic);
   g_test_add_func ("/kinema/Ik/trajectory", test_trajectory);
   g_test_add_func ("/kinema/Ik/trajectory-singular", test_trajectory_singular);
+  g_test_add_func ("/kinema/Ik/trajectory-elbow-crossing", test_trajectory_elbow_crossing);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
 
