@@ -14,7 +14,7 @@
  * km_document_set_pose:
  * @q: (array length=n_dof): DOF values, clamped into the joint limits
  *
- * Moves the body to @q as one change: observers see a single `notify::pose`.
+ * Moves the body to @q as one command and one change: observers see a single `notify::pose`.
  */
 void
 km_document_set_pose (KmDocument   *self,
@@ -29,10 +29,8 @@ km_document_set_pose (KmDocument   *self,
   km_document_get_pose (self, &have);
   g_return_if_fail (n_dof == have);
 
-  g_object_freeze_notify (G_OBJECT (self));
-  for (guint i = 0; i < n_dof; i++)
-    km_document_set_dof_value (self, i, q[i]);
-  g_object_thaw_notify (G_OBJECT (self));
+  if (n_dof > 0)
+    km_document_set_joint_values (self, q, n_dof);
 }
 
 /* Whether every DOF of the current pose lies within its limits (± @tolerance). */

@@ -218,8 +218,9 @@ km_drag_solver_new (void)
  * km_drag_solver_request:
  * @problem: (transfer full): what to solve
  *
- * Queues @problem as the next solve, dropping any older request: the one waiting is
- * replaced and the one in flight is cancelled when this one starts.
+ * Starts solving @problem at once when no solve is in flight; otherwise queues it as the
+ * next solve, dropping any older request: the one waiting is replaced and the one in
+ * flight is cancelled.
  */
 void
 km_drag_solver_request (KmDragSolver *self,
@@ -231,11 +232,19 @@ km_drag_solver_request (KmDragSolver *self,
   g_clear_pointer (&self->pending, km_ik_problem_free);
   self->pending = problem;
   self->pending_time = g_get_monotonic_time ();
+  set_busy (self, TRUE);
+  /* Nothing in flight: solve now, while the main loop goes on to paint the frame. */
+  if (self->cancellable == NULL && self->idle_id == 0)
+    {
+      start_pending_cb (self);
+      return;
+    }
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  /* Requests that come together (one batch of events) start one solve. Default priority,
+   * not low: a low-priority idle waits behind every frame that the drag itself queues. */
   if (self->idle_id == 0)
-    self->idle_id = g_idle_add_full (G_PRIORITY_LOW, start_pending_cb, self, NULL);
-  set_busy (self, TRUE);
+    self->idle_id = g_idle_add_full (G_PRIORITY_DEFAULT, start_pending_cb, self, NULL);
 }
 
 /* Drops the waiting request and cancels the solve in flight; no ::solved follows. */

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "km-scene-view.h"
+#include "km-body-item.h"
 #include "km-document-edit.h"
 #include "km-drag-solver.h"
 #include "km-pick.h"
@@ -52,6 +53,9 @@ struct _KmSceneView
   GSignalGroup   *document_signals;
   KmRenderer     *renderer;
   KmCamera        camera;
+  GPtrArray      *watched;           /* the project and its items, whose changes redraw */
+  GArray         *bodies;            /* KmRenderBody: the checked bodies, this frame */
+  GPtrArray      *body_worlds;       /* KmTransform arrays posing the other bodies */
 
   KmDragSolver   *solver;
   GArray         *latencies;         /* gint64 µs, request to pose applied, this drag */
@@ -87,6 +91,7 @@ enum {
   PROP_HOVER_JOINT,
   PROP_IK_TIP,
   PROP_N_RENDERS,
+  PROP_ORTHOGRAPHIC,
   PROP_SHOW_JOINT_AXES,
   N_PROPS
 };
@@ -120,6 +125,16 @@ get_gizmo (KmSceneView *self,
   gizmo->centre = world[tip].pos;
   gizmo->size = km_gizmo_size_for_view (&self->camera, gizmo->centre);
   return TRUE;
+}
+
+/* From @p towards the viewer: to the eye, or straight back for an orthographic view. */
+static KmVec3
+toward_eye (KmSceneView *self,
+            KmVec3       p)
+{
+  if (self->camera.orthographic)
+    return km_vec3_scale (km_camera_get_forward (&self->camera), -1.0);
+  return km_vec3_sub (km_camera_get_eye (&self->camera), p);
 }
 
 static void
@@ -206,6 +221,211 @@ static void
 document_changed_cb (KmSceneView *self)
 {
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void watch_project (KmSceneView *self);
+
+static void
+tree_changed_cb (KmSceneView *self)
+{
+  watch_project (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+static void
+unwatch_project (KmSceneView *self)
+{
+  for (guint i = 0; i < self->watched->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->watched, i), self);
+  g_ptr_array_set_size (self->watched, 0);
+}
+
+static void
+watch_item (KmSceneView *self,
+            KmItem      *item)
+{
+  g_ptr_array_add (self->watched, g_object_ref (item));
+  g_signal_connect_swapped (item, "items-changed", G_CALLBACK (tree_changed_cb), self);
+  /* is-checked, and joint states that undo or a loader change */
+  if (KM_IS_BODY_ITEM (item))
+    g_signal_connect_swapped (item, "notify", G_CALLBACK (document_changed_cb), self);
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    watch_item (self, km_item_get_child (item, i));
+}
+
+/* Follows every item of the project: the view draws all checked bodies. */
+static void
+watch_project (KmSceneView *self)
+{
+  KmProject *project;
+  KmItem *root;
+
+  unwatch_project (self);
+  if (self->document == NULL || (project = km_document_get_project (self->document)) == NULL)
+    return;
+  g_ptr_array_add (self->watched, g_object_ref (project));
+  g_signal_connect_swapped (project, "notify::root-item", G_CALLBACK (tree_changed_cb), self);
+  if ((root = km_project_get_root_item (project)) != NULL)
+    watch_item (self, root);
+}
+
+static void
+collect_bodies (KmSceneView *self,
+                KmItem      *item)
+{
+  if (KM_IS_BODY_ITEM (item) && km_item_get_checked (item))
+    {
+      KmRenderBody body = { NULL, NULL };
+
+      if (item == km_document_get_body_item (self->document))
+        {
+          body.skeleton = km_document_get_skeleton (self->document);
+          body.joint_world = km_document_get_joint_world (self->document, NULL);
+        }
+      else if ((body.skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (item))) != NULL)
+        {
+          const double *q;
+          guint n_dof = 0;
+
+          q = km_body_item_get_joint_state (KM_BODY_ITEM (item), &n_dof);
+          if (q != NULL && n_dof == km_skeleton_get_n_dof (body.skeleton))
+            {
+              KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (body.skeleton));
+
+              /* Like the document's own body: posed from the skeleton's root, not from the
+               * item's root pose. */
+              km_skeleton_forward_kinematics (body.skeleton, q, NULL, world);
+              g_ptr_array_add (self->body_worlds, world);
+              body.joint_world = world;
+            }
+        }
+      if (body.skeleton != NULL && body.joint_world != NULL)
+        g_array_append_val (self->bodies, body);
+    }
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    collect_bodies (self, km_item_get_child (item, i));
+}
+
+/* Fills self->bodies for this frame; the pointers stay valid until the next call. */
+static void
+update_bodies (KmSceneView *self)
+{
+  KmProject *project;
+  KmItem *root;
+
+  g_array_set_size (self->bodies, 0);
+  g_ptr_array_set_size (self->body_worlds, 0);
+  if (self->document != NULL && (project = km_document_get_project (self->document)) != NULL
+      && (root = km_project_get_root_item (project)) != NULL)
+    collect_bodies (self, root);
+}
+
+static void
+grow_box (KmVec3 *min,
+          KmVec3 *max,
+          KmVec3  p)
+{
+  if (!km_vec3_is_finite (p))
+    return;
+  min->x = MIN (min->x, p.x), min->y = MIN (min->y, p.y), min->z = MIN (min->z, p.z);
+  max->x = MAX (max->x, p.x), max->y = MAX (max->y, p.y), max->z = MAX (max->z, p.z);
+}
+
+/* Grows the box by joint @joint of @body: its sphere and its shapes' bounds. */
+static void
+grow_box_joint (KmVec3             *min,
+                KmVec3             *max,
+                const KmRenderBody *body,
+                guint               joint)
+{
+  KmShape * const *shapes;
+  guint n_shapes = 0;
+  double r = km_renderer_joint_radius (body->skeleton);
+  mat4 world, model;
+
+  for (int c = 0; c < 8; c++)
+    grow_box (min, max, km_vec3_add (body->joint_world[joint].pos,
+                                     km_vec3 (c & 1 ? r : -r, c & 2 ? r : -r, c & 4 ? r : -r)));
+  shapes = km_skeleton_get_shapes (body->skeleton, joint, &n_shapes);
+  km_transform_to_mat4 (&body->joint_world[joint], world);
+  for (guint k = 0; k < n_shapes; k++)
+    {
+      KmVec3 lo, hi;
+
+      km_shape_get_bounds (shapes[k], &lo, &hi);
+      km_shape_get_mat4 (shapes[k], model);
+      glm_mat4_mul (world, model, model);
+      for (int c = 0; c < 8; c++)
+        {
+          vec4 p = { (float) (c & 1 ? hi.x : lo.x), (float) (c & 2 ? hi.y : lo.y),
+                     (float) (c & 4 ? hi.z : lo.z), 1.0f };
+          vec4 out;
+
+          glm_mat4_mulv (model, p, out);
+          grow_box (min, max, km_vec3 (out[0], out[1], out[2]));
+        }
+    }
+}
+
+/* Whether @joint is @ancestor or below it. */
+static gboolean
+joint_in_subtree (const KmSkeleton *skeleton,
+                  int               joint,
+                  int               ancestor)
+{
+  for (; joint >= 0; joint = km_skeleton_get_joint (skeleton, joint)->parent)
+    if (joint == ancestor)
+      return TRUE;
+  return FALSE;
+}
+
+/* @subtree_of: -1 for every checked body, the edited one and its motion; else a joint of
+ * the edited body whose subtree the box holds. FALSE when there is nothing to frame. */
+static gboolean
+scene_bounds (KmSceneView *self,
+              int          subtree_of,
+              KmVec3      *min,
+              KmVec3      *max)
+{
+  KmRenderBody current = { NULL, NULL };
+
+  *min = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE);
+  *max = km_vec3 (-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE);
+  if (self->document == NULL)
+    return FALSE;
+
+  current.skeleton = km_document_get_skeleton (self->document);
+  current.joint_world = km_document_get_joint_world (self->document, NULL);
+  if (subtree_of >= 0)
+    {
+      if (current.skeleton == NULL
+          || (guint) subtree_of >= km_skeleton_get_n_joints (current.skeleton))
+        return FALSE;
+      for (guint i = 0; i < km_skeleton_get_n_joints (current.skeleton); i++)
+        if (joint_in_subtree (current.skeleton, (int) i, subtree_of))
+          grow_box_joint (min, max, &current, i);
+      return min->x <= max->x;
+    }
+
+  if (current.skeleton != NULL)
+    {
+      KmVec3 lo, hi;
+
+      km_document_get_bounds (self->document, &lo, &hi);
+      grow_box (min, max, lo);
+      grow_box (min, max, hi);
+      for (guint i = 0; i < km_skeleton_get_n_joints (current.skeleton); i++)
+        grow_box_joint (min, max, &current, i);
+    }
+  update_bodies (self);
+  for (guint b = 0; b < self->bodies->len; b++)
+    {
+      const KmRenderBody *body = &g_array_index (self->bodies, KmRenderBody, b);
+
+      for (guint i = 0; i < km_skeleton_get_n_joints (body->skeleton); i++)
+        grow_box_joint (min, max, body, i);
+    }
+  return min->x <= max->x;
 }
 
 static void
@@ -302,6 +522,9 @@ km_scene_view_render (GtkGLArea    *area,
   if (gtk_gl_area_get_error (area) != NULL || self->renderer == NULL)
     return FALSE;
 
+  update_bodies (self);
+  scene.bodies = (const KmRenderBody *) (gpointer) self->bodies->data;
+  scene.n_bodies = self->bodies->len;
   if (self->document != NULL)
     {
       scene.skeleton = km_document_get_skeleton (self->document);
@@ -417,10 +640,9 @@ begin_manipulation (KmSceneView *self,
         }
       else
         {
-          KmVec3 eye = km_camera_get_eye (&self->camera);
-
           self->drag_mode = DRAG_IK_PLANE;
-          self->drag_plane_normal = km_vec3_normalize (km_vec3_sub (eye, self->drag_tip_start.pos));
+          self->drag_plane_normal = km_vec3_normalize (toward_eye (self,
+                                                                   self->drag_tip_start.pos));
           if (!km_ray_plane (origin, dir, self->drag_tip_start.pos, self->drag_plane_normal,
                              &self->drag_hit_start))
             self->drag_mode = DRAG_NONE;
@@ -463,7 +685,6 @@ update_fk (KmSceneView *self,
     {
       /* The pointer's turn about the joint's image; its sign follows the axis' facing. */
       KmVec3 axis = km_mat3_mul_vec3 (&self->drag_tip_start.rot, j->axis);
-      KmVec3 eye = km_camera_get_eye (&self->camera);
       double a0, a1, d, facing;
 
       if (!km_camera_project (&self->camera, self->drag_tip_start.pos, width, height, &cx, &cy))
@@ -471,7 +692,7 @@ update_fk (KmSceneView *self,
       a0 = atan2 (self->drag_y - cy, self->drag_x - cx);
       a1 = atan2 (y - cy, x - cx);
       d = remainder (a1 - a0, 2 * G_PI);
-      facing = km_vec3_dot (axis, km_vec3_sub (eye, self->drag_tip_start.pos));
+      facing = km_vec3_dot (axis, toward_eye (self, self->drag_tip_start.pos));
       /* Screen y points down, so a counter-clockwise turn on screen is a negative angle. */
       km_document_set_dof_value (self->document, j->dof_index,
                                  q0[j->dof_index] + (facing >= 0 ? -d : d));
@@ -490,12 +711,13 @@ update_fk (KmSceneView *self,
     }
   else if (j->type == KM_JOINT_SPHERICAL)
     {
-      g_object_freeze_notify (G_OBJECT (self->document));
-      km_document_set_dof_value (self->document, j->dof_index,
-                                 q0[j->dof_index] + (y - self->drag_y) * FK_SPHERICAL_SPEED);
-      km_document_set_dof_value (self->document, j->dof_index + 2,
-                                 q0[j->dof_index + 2] + (x - self->drag_x) * FK_SPHERICAL_SPEED);
-      g_object_thaw_notify (G_OBJECT (self->document));
+      guint n_dof;
+      g_autofree double *q = g_memdup2 (km_document_get_pose (self->document, &n_dof),
+                                        MAX (n_dof, 1) * sizeof (double));
+
+      q[j->dof_index] = q0[j->dof_index] + (y - self->drag_y) * FK_SPHERICAL_SPEED;
+      q[j->dof_index + 2] = q0[j->dof_index + 2] + (x - self->drag_x) * FK_SPHERICAL_SPEED;
+      km_document_set_joint_values (self->document, q, n_dof);
     }
 }
 
@@ -683,6 +905,36 @@ reset_camera_action (GtkWidget  *widget,
 }
 
 static void
+view_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  KmSceneView *self = KM_SCENE_VIEW (widget);
+
+  if (g_str_equal (action_name, "scene.view-front"))
+    km_camera_set_view (&self->camera, KM_CAMERA_VIEW_FRONT);
+  else if (g_str_equal (action_name, "scene.view-side"))
+    km_camera_set_view (&self->camera, KM_CAMERA_VIEW_RIGHT);
+  else
+    km_camera_set_view (&self->camera, KM_CAMERA_VIEW_TOP);
+  self->camera_moved = TRUE;
+  notify_camera (self);
+}
+
+static void
+frame_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  KmSceneView *self = KM_SCENE_VIEW (widget);
+  int joint = -1;
+
+  if (g_str_equal (action_name, "scene.frame-selection") && self->document != NULL)
+    joint = km_document_get_selected_joint (self->document);
+  km_scene_view_frame (self, joint);
+}
+
+static void
 km_scene_view_dispose (GObject *object)
 {
   KmSceneView *self = (KmSceneView *) object;
@@ -690,6 +942,8 @@ km_scene_view_dispose (GObject *object)
   if (self->solver != NULL)
     km_drag_solver_cancel (self->solver);
   g_clear_object (&self->solver);
+  if (self->watched != NULL)
+    unwatch_project (self);
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
@@ -705,6 +959,9 @@ km_scene_view_finalize (GObject *object)
 
   g_clear_pointer (&self->latencies, g_array_unref);
   g_clear_pointer (&self->drag_pose_start, g_free);
+  g_clear_pointer (&self->watched, g_ptr_array_unref);
+  g_clear_pointer (&self->bodies, g_array_unref);
+  g_clear_pointer (&self->body_worlds, g_ptr_array_unref);
 
   G_OBJECT_CLASS (km_scene_view_parent_class)->finalize (object);
 }
@@ -737,6 +994,9 @@ km_scene_view_get_property (GObject    *object,
     case PROP_N_RENDERS:
       g_value_set_uint (value, self->n_renders);
       break;
+    case PROP_ORTHOGRAPHIC:
+      g_value_set_boolean (value, self->camera.orthographic);
+      break;
     case PROP_SHOW_JOINT_AXES:
       g_value_set_boolean (value, self->show_joint_axes);
       break;
@@ -767,6 +1027,9 @@ km_scene_view_set_property (GObject      *object,
     case PROP_IK_TIP:
       km_scene_view_set_ik_tip (self, g_value_get_int (value));
       break;
+    case PROP_ORTHOGRAPHIC:
+      km_scene_view_set_orthographic (self, g_value_get_boolean (value));
+      break;
     case PROP_SHOW_JOINT_AXES:
       km_scene_view_set_show_joint_axes (self, g_value_get_boolean (value));
       break;
@@ -774,6 +1037,25 @@ km_scene_view_set_property (GObject      *object,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
+
+static const struct
+{
+  guint       key;
+  const char *action;
+} view_keys[] = {
+  { GDK_KEY_1, "scene.view-front" },
+  { GDK_KEY_KP_1, "scene.view-front" },
+  { GDK_KEY_3, "scene.view-side" },
+  { GDK_KEY_KP_3, "scene.view-side" },
+  { GDK_KEY_7, "scene.view-top" },
+  { GDK_KEY_KP_7, "scene.view-top" },
+  { GDK_KEY_5, "scene.toggle-ortho" },
+  { GDK_KEY_KP_5, "scene.toggle-ortho" },
+  { GDK_KEY_o, "scene.toggle-ortho" },
+  { GDK_KEY_f, "scene.frame-selection" },
+  { GDK_KEY_KP_Decimal, "scene.frame-selection" },
+  { GDK_KEY_a, "scene.frame-all" },
+};
 
 static void
 km_scene_view_class_init (KmSceneViewClass *klass)
@@ -814,6 +1096,9 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   properties[PROP_N_RENDERS] =
     g_param_spec_uint ("n-renders", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ORTHOGRAPHIC] =
+    g_param_spec_boolean ("orthographic", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_SHOW_JOINT_AXES] =
     g_param_spec_boolean ("show-joint-axes", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -825,6 +1110,17 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   gtk_widget_class_install_property_action (widget_class, "scene.toggle-edit-mode", "edit-mode");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0,
                                        "scene.toggle-edit-mode", NULL);
+
+  /* Blender's numpad keys, on either row; the time bar and the window keep their keys. */
+  gtk_widget_class_install_action (widget_class, "scene.view-front", NULL, view_action);
+  gtk_widget_class_install_action (widget_class, "scene.view-side", NULL, view_action);
+  gtk_widget_class_install_action (widget_class, "scene.view-top", NULL, view_action);
+  gtk_widget_class_install_property_action (widget_class, "scene.toggle-ortho", "orthographic");
+  gtk_widget_class_install_action (widget_class, "scene.frame-selection", NULL, frame_action);
+  gtk_widget_class_install_action (widget_class, "scene.frame-all", NULL, frame_action);
+  for (guint i = 0; i < G_N_ELEMENTS (view_keys); i++)
+    gtk_widget_class_add_binding_action (widget_class, view_keys[i].key, 0,
+                                         view_keys[i].action, NULL);
 
   gtk_widget_class_set_css_name (widget_class, "sceneview");
 }
@@ -839,6 +1135,9 @@ km_scene_view_init (KmSceneView *self)
   self->ik_tip = -1;
   self->hover_joint = -1;
   self->latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->watched = g_ptr_array_new_with_free_func (g_object_unref);
+  self->bodies = g_array_new (FALSE, FALSE, sizeof (KmRenderBody));
+  self->body_worlds = g_ptr_array_new_with_free_func (g_free);
   self->solver = km_drag_solver_new ();
   g_signal_connect_object (self->solver, "solved", G_CALLBACK (solver_solved_cb), self,
                            G_CONNECT_SWAPPED);
@@ -881,6 +1180,8 @@ km_scene_view_init (KmSceneView *self)
                                   G_CALLBACK (document_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::project",
+                                  G_CALLBACK (tree_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
                                   G_CALLBACK (document_skeleton_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::animation",
@@ -912,6 +1213,7 @@ km_scene_view_set_document (KmSceneView *self,
     return;
 
   g_signal_group_set_target (self->document_signals, document);
+  watch_project (self);
   km_scene_view_reset_camera (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
@@ -928,6 +1230,8 @@ void
 km_scene_view_set_camera (KmSceneView    *self,
                           const KmCamera *camera)
 {
+  gboolean ortho_changed;
+
   g_return_if_fail (KM_IS_SCENE_VIEW (self));
 
   if (camera == NULL)
@@ -935,9 +1239,13 @@ km_scene_view_set_camera (KmSceneView    *self,
       km_scene_view_reset_camera (self);
       return;
     }
+  ortho_changed = self->camera.orthographic != camera->orthographic;
   self->camera = *camera;
+  self->camera.orthographic = !!camera->orthographic;
   self->camera_moved = TRUE;
   notify_camera (self);
+  if (ortho_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
 /**
@@ -949,9 +1257,14 @@ km_scene_view_set_camera (KmSceneView    *self,
 void
 km_scene_view_reset_camera (KmSceneView *self)
 {
+  gboolean orthographic;
+
   g_return_if_fail (KM_IS_SCENE_VIEW (self));
 
+  /* The projection is a preference of the user's, not part of the view's placement. */
+  orthographic = self->camera.orthographic;
   km_camera_reset (&self->camera);
+  self->camera.orthographic = orthographic;
   if (self->document != NULL && km_document_get_skeleton (self->document) != NULL)
     {
       KmVec3 min, max;
@@ -1115,4 +1428,51 @@ km_scene_view_get_drag_latencies (KmSceneView *self,
 
   *n = self->latencies->len;
   return (const gint64 *) (gpointer) self->latencies->data;
+}
+
+gboolean
+km_scene_view_get_orthographic (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), FALSE);
+
+  return self->camera.orthographic;
+}
+
+void
+km_scene_view_set_orthographic (KmSceneView *self,
+                                gboolean     orthographic)
+{
+  g_return_if_fail (KM_IS_SCENE_VIEW (self));
+
+  orthographic = !!orthographic;
+  if (self->camera.orthographic == orthographic)
+    return;
+
+  self->camera.orthographic = orthographic;
+  notify_camera (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
+}
+
+/**
+ * km_scene_view_frame:
+ * @joint: a joint of the edited body, or -1
+ *
+ * Keeps the viewing direction and fits the view to @joint and the joints below it, with
+ * their shapes (scene.frame-selection); with -1, or when @joint is not a joint, to every
+ * checked body, the edited one and its targets and motion (scene.frame-all).
+ */
+void
+km_scene_view_frame (KmSceneView *self,
+                     int          joint)
+{
+  KmVec3 min, max;
+
+  g_return_if_fail (KM_IS_SCENE_VIEW (self));
+
+  if (!scene_bounds (self, joint, &min, &max)
+      && (joint < 0 || !scene_bounds (self, -1, &min, &max)))
+    return;
+  km_camera_frame_box (&self->camera, min, max);
+  self->camera_moved = TRUE;
+  notify_camera (self);
 }

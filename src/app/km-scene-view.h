@@ -39,5 +39,10 @@ int             km_scene_view_get_hover_joint     (KmSceneView    *self);
 KmDragSolver   *km_scene_view_get_drag_solver     (KmSceneView    *self);
 const gint64   *km_scene_view_get_drag_latencies  (KmSceneView    *self,
                                                    guint          *n);
+gboolean        km_scene_view_get_orthographic    (KmSceneView    *self);
+void            km_scene_view_set_orthographic    (KmSceneView    *self,
+                                                   gboolean        orthographic);
+void            km_scene_view_frame               (KmSceneView    *self,
+                                                   int             joint);
 
 G_END_DECLS

@@ -43,8 +43,8 @@ km_camera_free (KmCamera *self)
 /**
  * km_camera_reset:
  *
- * A three-quarter view from the front right, slightly above, looking at a point one metre
- * above the origin from five metres away.
+ * A three-quarter perspective view from the front right, slightly above, looking at a
+ * point one metre above the origin from five metres away.
  */
 void
 km_camera_reset (KmCamera *self)
@@ -56,6 +56,45 @@ km_camera_reset (KmCamera *self)
   self->pitch = 0.45;
   self->distance = 5.0;
   self->fov_y = 40.0 * G_PI / 180.0;
+  self->orthographic = FALSE;
+}
+
+/* Turns the eye about the target to a standard view; target and distance stay. */
+void
+km_camera_set_view (KmCamera     *self,
+                    KmCameraView  view)
+{
+  g_return_if_fail (self != NULL);
+
+  switch (view)
+    {
+    case KM_CAMERA_VIEW_FRONT:
+      self->yaw = -G_PI / 2;
+      self->pitch = 0.0;
+      break;
+    case KM_CAMERA_VIEW_RIGHT:
+      self->yaw = 0.0;
+      self->pitch = 0.0;
+      break;
+    case KM_CAMERA_VIEW_TOP:
+      /* Just short of the pole: the look-at basis needs a horizontal component. */
+      self->yaw = -G_PI / 2;
+      self->pitch = PITCH_LIMIT;
+      break;
+    default:
+      g_return_if_reached ();
+    }
+}
+
+/* The unit viewing direction, from the eye towards the target. */
+KmVec3
+km_camera_get_forward (const KmCamera *self)
+{
+  g_return_val_if_fail (self != NULL, km_vec3 (0, 0, -1));
+
+  return km_vec3 (-cos (self->pitch) * cos (self->yaw),
+                  -cos (self->pitch) * sin (self->yaw),
+                  -sin (self->pitch));
 }
 
 KmVec3
@@ -184,6 +223,17 @@ km_camera_get_projection (const KmCamera *self,
   if (!isfinite (aspect) || aspect <= 0.0)
     aspect = 1.0;
 
+  if (self->orthographic)
+    {
+      double half_h = self->distance * tan (self->fov_y / 2);
+      double half_w = half_h * aspect;
+      double depth = self->distance * 100.0 + 100.0;
+
+      /* The near plane lies behind the eye: nothing the perspective view shows is cut. */
+      glm_ortho ((float) -half_w, (float) half_w, (float) -half_h, (float) half_h,
+                 (float) -depth, (float) depth, out);
+      return;
+    }
   glm_perspective ((float) self->fov_y, (float) aspect,
                    (float) (self->distance * 0.01), (float) (self->distance * 100.0 + 100.0),
                    out);
@@ -226,7 +276,8 @@ km_camera_project (const KmCamera *self,
  * km_camera_ray:
  * @x: pixel column, 0 at the left
  * @y: pixel row, 0 at the top
- * @origin: (out): the eye
+ * @origin: (out): the eye; for an orthographic camera, a point on the pixel's ray behind
+ *   everything the view shows
  * @direction: (out): unit direction through the pixel, for picking
  */
 void
@@ -249,6 +300,18 @@ km_camera_ray (const KmCamera *self,
   half_w = half_h * width / height;
   nx = (2.0 * x / width - 1.0) * half_w;
   ny = (1.0 - 2.0 * y / height) * half_h;
+
+  if (self->orthographic)
+    {
+      double depth = self->distance * 100.0 + 100.0;
+      KmVec3 offset = km_vec3_add (km_vec3_scale (right, nx * self->distance),
+                                   km_vec3_scale (up, ny * self->distance));
+
+      *origin = km_vec3_add (km_vec3_add (km_camera_get_eye (self), offset),
+                             km_vec3_scale (forward, -depth));
+      *direction = forward;
+      return;
+    }
 
   *origin = km_camera_get_eye (self);
   *direction = km_vec3_normalize (km_vec3_add (forward,

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
  * An orbit camera in Kinema's Z-up world (metres). The eye sits on a sphere of radius
  * `distance` around `target`: `yaw` turns about world Z (0 = looking from +X towards the
  * target), `pitch` lifts the eye above the XY plane. Angles in radians.
+ *
+ * An orthographic camera shows the same height at the target's depth as the perspective
+ * one (2 · distance · tan (fov_y / 2)), so toggling keeps the target's size on screen, and
+ * zooming still changes `distance`.
  */
 typedef struct
 {
@@ -25,7 +29,17 @@ typedef struct
   double   pitch;
   double   distance;
   double   fov_y;        /* vertical field of view, radians */
+  gboolean orthographic;
 } KmCamera;
+
+/* Blender's numpad views: front looks along +Y (from -Y), right along -X (from +X), top
+ * down -Z with +X to the right and +Y up. */
+typedef enum
+{
+  KM_CAMERA_VIEW_FRONT,
+  KM_CAMERA_VIEW_RIGHT,
+  KM_CAMERA_VIEW_TOP,
+} KmCameraView;
 
 GType       km_camera_get_type       (void) G_GNUC_CONST;
 KmCamera   *km_camera_new            (void);
@@ -43,6 +57,9 @@ void        km_camera_pan            (KmCamera       *self,
                                       double          dx_pixels,
                                       double          dy_pixels,
                                       int             viewport_height);
+void        km_camera_set_view       (KmCamera       *self,
+                                      KmCameraView    view);
+KmVec3      km_camera_get_forward    (const KmCamera *self);
 void        km_camera_frame_box      (KmCamera       *self,
                                       KmVec3          min,
                                       KmVec3          max);

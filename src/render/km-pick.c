@@ -131,7 +131,9 @@ km_gizmo_size_for_view (const KmCamera *camera,
 
   g_return_val_if_fail (camera != NULL, 0.1);
 
-  d = km_vec3_length (km_vec3_sub (km_camera_get_eye (camera), centre));
+  /* An orthographic view has the same scale at every depth: the target's. */
+  d = camera->orthographic ? camera->distance
+                           : km_vec3_length (km_vec3_sub (km_camera_get_eye (camera), centre));
   return MAX (d * tan (camera->fov_y / 2) * 0.25, 1e-4);
 }
 

@@ -27,6 +27,8 @@
 #define CYLINDER_SLICES 14
 #define GRID_HALF_EXTENT 5      /* metres */
 #define GRID_STEP 0.5           /* metres */
+/* An uploaded KmMesh that no body has drawn for this many frames is deleted. */
+#define MESH_CACHE_FRAMES 600
 
 typedef struct
 {
@@ -34,7 +36,16 @@ typedef struct
   GLuint vbo;
   GLuint ebo;
   GLsizei n_indices;
+  GLenum index_type;
 } Mesh;
+
+/* A KmMesh uploaded once, however many shapes and bodies share it. */
+typedef struct
+{
+  Mesh     gl;
+  KmMesh  *mesh;        /* owned reference: the key stays valid while cached */
+  guint64  last_frame;
+} CachedMesh;
 
 struct _KmRenderer
 {
@@ -50,6 +61,12 @@ struct _KmRenderer
 
   Mesh     sphere;
   Mesh     cylinder;
+  /* Unit primitives for shapes: ±0.5 box; cylinder and cone of radius 1 along Y over ±0.5. */
+  Mesh     box;
+  Mesh     shape_cylinder;
+  Mesh     cone;
+  GHashTable *meshes;          /* KmMesh * → CachedMesh */
+  guint64  frame;
 
   GLuint   grid_vao;
   GLuint   grid_vbo;
@@ -173,6 +190,7 @@ mesh_upload (Mesh          *mesh,
   glBindVertexArray (0);
 
   mesh->n_indices = (GLsizei) indices->len;
+  mesh->index_type = GL_UNSIGNED_SHORT;
 }
 
 static void
@@ -270,6 +288,167 @@ build_cylinder (Mesh *mesh)
   mesh_upload (mesh, v, idx);
 }
 
+/* Unit cube of edge 1 centred on the origin, flat normals. */
+static void
+build_box (Mesh *mesh)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+  for (guint axis = 0; axis < 3; axis++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      {
+        guint u = (axis + 1) % 3, w = (axis + 2) % 3, base = v->len / 6;
+        /* Corners in an order that is counter-clockwise seen from outside. */
+        static const float corner[4][2] = { { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, 1 } };
+
+        for (guint c = 0; c < 4; c++)
+          {
+            float p[3], n[3] = { 0, 0, 0 };
+
+            p[axis] = 0.5f * sign;
+            p[u] = 0.5f * corner[c][0];
+            p[w] = 0.5f * corner[c][1] * sign;
+            n[axis] = (float) sign;
+            push6 (v, p[0], p[1], p[2], n[0], n[1], n[2]);
+          }
+        push_index3 (idx, base, base + 1, base + 2);
+        push_index3 (idx, base, base + 2, base + 3);
+      }
+  mesh_upload (mesh, v, idx);
+}
+
+/* A disc of radius 1 at height y facing +Y (up) or -Y, for cylinder and cone ends. */
+static void
+push_disc (GArray *v,
+           GArray *idx,
+           float   y,
+           gboolean up)
+{
+  guint centre = v->len / 6;
+  float ny = up ? 1.0f : -1.0f;
+
+  push6 (v, 0.0f, y, 0.0f, 0.0f, ny, 0.0f);
+  for (guint l = 0; l <= CYLINDER_SLICES; l++)
+    {
+      double theta = 2 * G_PI * l / CYLINDER_SLICES;
+
+      push6 (v, (float) cos (theta), y, (float) sin (theta), 0.0f, ny, 0.0f);
+    }
+  for (guint l = 0; l < CYLINDER_SLICES; l++)
+    {
+      if (up)
+        push_index3 (idx, centre, centre + 2 + l, centre + 1 + l);
+      else
+        push_index3 (idx, centre, centre + 1 + l, centre + 2 + l);
+    }
+}
+
+/* Closed cylinder (@cone FALSE) or cone of radius 1 along Y, from y = -0.5 to 0.5; the
+ * cone's base is at -0.5 and its apex at 0.5. */
+static void
+build_shape_cylinder (Mesh     *mesh,
+                      gboolean  cone)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+  /* The cone's side normal leans up by atan (radius / height) = 45° for the unit cone. */
+  float ny = cone ? (float) G_SQRT2 / 2 : 0.0f;
+  float nr = cone ? (float) G_SQRT2 / 2 : 1.0f;
+
+  for (guint l = 0; l <= CYLINDER_SLICES; l++)
+    {
+      double theta = 2 * G_PI * l / CYLINDER_SLICES;
+      float x = (float) cos (theta), z = (float) sin (theta);
+
+      push6 (v, x, -0.5f, z, x * nr, ny, z * nr);
+      if (cone)
+        push6 (v, 0.0f, 0.5f, 0.0f, x * nr, ny, z * nr);
+      else
+        push6 (v, x, 0.5f, z, x, 0.0f, z);
+    }
+  for (guint l = 0; l < CYLINDER_SLICES; l++)
+    {
+      guint a = 2 * l;
+
+      /* Seen from outside (+x at theta 0, growing towards +z), the bottom ring runs
+       * clockwise: wind accordingly. */
+      push_index3 (idx, a, a + 1, a + 2);
+      push_index3 (idx, a + 1, a + 3, a + 2);
+    }
+  push_disc (v, idx, -0.5f, FALSE);
+  if (!cone)
+    push_disc (v, idx, 0.5f, TRUE);
+  mesh_upload (mesh, v, idx);
+}
+
+static void
+cached_mesh_free (gpointer data)
+{
+  CachedMesh *cached = data;
+
+  mesh_clear (&cached->gl);
+  km_mesh_unref (cached->mesh);
+  g_free (cached);
+}
+
+static CachedMesh *
+lookup_mesh (KmRenderer *self,
+             KmMesh     *kmesh)
+{
+  CachedMesh *cached = g_hash_table_lookup (self->meshes, kmesh);
+  guint n_vertices, n_triangles;
+  gsize position_bytes;
+
+  if (cached != NULL)
+    {
+      cached->last_frame = self->frame;
+      return cached;
+    }
+
+  n_vertices = km_mesh_get_n_vertices (kmesh);
+  n_triangles = km_mesh_get_n_triangles (kmesh);
+  cached = g_new0 (CachedMesh, 1);
+  cached->mesh = km_mesh_ref (kmesh);
+  cached->last_frame = self->frame;
+  g_hash_table_insert (self->meshes, kmesh, cached);
+  if (n_vertices == 0 || n_triangles == 0)
+    return cached;
+
+  /* Positions, then normals, in one buffer. */
+  position_bytes = (gsize) n_vertices * 3 * sizeof (float);
+  glGenVertexArrays (1, &cached->gl.vao);
+  glGenBuffers (1, &cached->gl.vbo);
+  glGenBuffers (1, &cached->gl.ebo);
+  glBindVertexArray (cached->gl.vao);
+  glBindBuffer (GL_ARRAY_BUFFER, cached->gl.vbo);
+  glBufferData (GL_ARRAY_BUFFER, 2 * position_bytes, NULL, GL_STATIC_DRAW);
+  glBufferSubData (GL_ARRAY_BUFFER, 0, position_bytes, km_mesh_get_vertices (kmesh));
+  glBufferSubData (GL_ARRAY_BUFFER, position_bytes, position_bytes, km_mesh_get_normals (kmesh));
+  glBindBuffer (GL_ELEMENT_ARRAY_BUFFER, cached->gl.ebo);
+  glBufferData (GL_ELEMENT_ARRAY_BUFFER, (gsize) n_triangles * 3 * sizeof (guint32),
+                km_mesh_get_indices (kmesh), GL_STATIC_DRAW);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 3, GL_FLOAT, GL_FALSE, 0, (void *) 0);
+  glEnableVertexAttribArray (1);
+  glVertexAttribPointer (1, 3, GL_FLOAT, GL_FALSE, 0, (void *) position_bytes);
+  glBindVertexArray (0);
+  cached->gl.n_indices = (GLsizei) MIN ((gsize) n_triangles * 3, (gsize) G_MAXINT32);
+  cached->gl.index_type = GL_UNSIGNED_INT;
+  return cached;
+}
+
+static gboolean
+mesh_unused (gpointer key,
+             gpointer value,
+             gpointer user_data)
+{
+  const CachedMesh *cached = value;
+  const KmRenderer *self = user_data;
+
+  return self->frame - cached->last_frame > MESH_CACHE_FRAMES;
+}
+
 static void
 line_vertex (GArray       *a,
              KmVec3        p,
@@ -360,6 +539,7 @@ km_renderer_new (gboolean   use_es,
 
   self->use_es = use_es;
   self->lines = g_array_new (FALSE, FALSE, sizeof (float));
+  self->meshes = g_hash_table_new_full (NULL, NULL, NULL, cached_mesh_free);
 
   self->mesh_program = link_program ("mesh.vert.glsl", "mesh.frag.glsl", use_es, error);
   if (self->mesh_program == 0)
@@ -375,6 +555,9 @@ km_renderer_new (gboolean   use_es,
 
   build_sphere (&self->sphere);
   build_cylinder (&self->cylinder);
+  build_box (&self->box);
+  build_shape_cylinder (&self->shape_cylinder, FALSE);
+  build_shape_cylinder (&self->cone, TRUE);
   build_grid (self);
   setup_line_vao (&self->lines_vao, &self->lines_vbo);
 
@@ -394,6 +577,10 @@ km_renderer_free (KmRenderer *self)
     glDeleteProgram (self->line_program);
   mesh_clear (&self->sphere);
   mesh_clear (&self->cylinder);
+  mesh_clear (&self->box);
+  mesh_clear (&self->shape_cylinder);
+  mesh_clear (&self->cone);
+  g_clear_pointer (&self->meshes, g_hash_table_unref);
   if (self->grid_vao)
     glDeleteVertexArrays (1, &self->grid_vao);
   if (self->grid_vbo)
@@ -430,13 +617,22 @@ km_renderer_joint_radius (const KmSkeleton *skeleton)
   return n ? CLAMP (0.08 * sum / n, 0.002, 1.0) : 0.05;
 }
 
+/* How many KmMesh uploads the renderer holds (tests check the cache). */
+guint
+km_renderer_get_n_cached_meshes (KmRenderer *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return g_hash_table_size (self->meshes);
+}
+
 static void
 draw_mesh (KmRenderer  *self,
            const Mesh  *mesh,
            mat4         view,
            mat4         view_proj,
            mat4         model,
-           const float  rgb[3])
+           const float  rgba[4])
 {
   mat4 mvp, mv;
   mat3 normal, inv;
@@ -449,9 +645,9 @@ draw_mesh (KmRenderer  *self,
 
   glUniformMatrix4fv (self->u_model_view_proj, 1, GL_FALSE, (const float *) mvp);
   glUniformMatrix3fv (self->u_normal_view, 1, GL_FALSE, (const float *) normal);
-  glUniform3fv (self->u_color, 1, rgb);
+  glUniform4fv (self->u_color, 1, rgba);
   glBindVertexArray (mesh->vao);
-  glDrawElements (GL_TRIANGLES, mesh->n_indices, GL_UNSIGNED_SHORT, NULL);
+  glDrawElements (GL_TRIANGLES, mesh->n_indices, mesh->index_type, NULL);
 }
 
 static void
@@ -490,6 +686,120 @@ bone_model (KmVec3   a,
   out[2][0] = (float) d.x, out[2][1] = (float) d.y, out[2][2] = (float) d.z;
   out[3][0] = (float) a.x, out[3][1] = (float) a.y, out[3][2] = (float) a.z;
   return TRUE;
+}
+
+static void
+draw_shape (KmRenderer         *self,
+            const KmShape      *shape,
+            mat4                joint,
+            mat4                view,
+            mat4                view_proj)
+{
+  const float rgba[4] = { shape->color.r, shape->color.g, shape->color.b, shape->color.a };
+  const Mesh *mesh = NULL;
+  mat4 frame, model;
+  vec3 scale = { 1.0f, 1.0f, 1.0f };
+
+  if (!(shape->color.a > 0.0f))
+    return;
+
+  km_shape_get_mat4 (shape, frame);
+  glm_mat4_mul (joint, frame, frame);
+  switch (shape->type)
+    {
+    case KM_SHAPE_BOX:
+      mesh = &self->box;
+      scale[0] = (float) shape->size.x, scale[1] = (float) shape->size.y;
+      scale[2] = (float) shape->size.z;
+      break;
+    case KM_SHAPE_SPHERE:
+      mesh = &self->sphere;
+      scale[0] = scale[1] = scale[2] = (float) shape->radius;
+      break;
+    case KM_SHAPE_CYLINDER:
+    case KM_SHAPE_CONE:
+      mesh = shape->type == KM_SHAPE_CONE ? &self->cone : &self->shape_cylinder;
+      scale[0] = scale[2] = (float) shape->radius;
+      scale[1] = (float) shape->height;
+      break;
+    case KM_SHAPE_CAPSULE:
+      /* A cylinder and two spheres: a non-uniformly scaled mesh would squash the caps. */
+      for (int end = -1; end <= 1; end += 2)
+        {
+          glm_mat4_copy (frame, model);
+          glm_translate (model, (vec3) { 0.0f, (float) (end * shape->height / 2), 0.0f });
+          glm_scale_uni (model, (float) shape->radius);
+          draw_mesh (self, &self->sphere, view, view_proj, model, rgba);
+        }
+      mesh = &self->shape_cylinder;
+      scale[0] = scale[2] = (float) shape->radius;
+      scale[1] = (float) shape->height;
+      break;
+    case KM_SHAPE_MESH:
+      if (shape->mesh != NULL)
+        mesh = &lookup_mesh (self, shape->mesh)->gl;
+      break;
+    default:
+      break;
+    }
+  if (mesh == NULL || mesh->vao == 0)
+    return;
+  glm_mat4_copy (frame, model);
+  glm_scale (model, scale);
+  draw_mesh (self, mesh, view, view_proj, model, rgba);
+}
+
+static gboolean
+skeleton_has_shapes (const KmSkeleton *skeleton)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      guint n = 0;
+
+      km_skeleton_get_shapes (skeleton, i, &n);
+      if (n > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A body's shapes, or its bones where it has none (the edited body draws its own). */
+static void
+draw_body (KmRenderer         *self,
+           const KmRenderBody *body,
+           gboolean            bones,
+           mat4                view,
+           mat4                view_proj)
+{
+  static const float bone_rgba[4] = { KM_RENDER_BONE_RGB, 1.0f };
+  guint n_joints = km_skeleton_get_n_joints (body->skeleton);
+  double radius = km_renderer_joint_radius (body->skeleton);
+  mat4 joint, model;
+
+  for (guint i = 0; i < n_joints; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (body->skeleton, i);
+      KmShape * const *shapes;
+      guint n_shapes = 0;
+
+      if (bones)
+        {
+          if (j->parent >= 0
+              && bone_model (body->joint_world[j->parent].pos, body->joint_world[i].pos,
+                             radius * KM_PICK_BONE_RADIUS_FACTOR, model))
+            draw_mesh (self, &self->cylinder, view, view_proj, model, bone_rgba);
+          sphere_model (body->joint_world[i].pos, radius, model);
+          draw_mesh (self, &self->sphere, view, view_proj, model, bone_rgba);
+          continue;
+        }
+
+      shapes = km_skeleton_get_shapes (body->skeleton, i, &n_shapes);
+      if (n_shapes == 0)
+        continue;
+      km_transform_to_mat4 (&body->joint_world[i], joint);
+      for (guint k = 0; k < n_shapes; k++)
+        draw_shape (self, shapes[k], joint, view, view_proj);
+    }
 }
 
 static void
@@ -592,14 +902,15 @@ km_renderer_render (KmRenderer          *self,
                     int                  width,
                     int                  height)
 {
-  static const float joint_rgb[3] = { KM_RENDER_JOINT_RGB };
-  static const float selected_rgb[3] = { KM_RENDER_SELECTED_RGB };
-  static const float bone_rgb[3] = { KM_RENDER_BONE_RGB };
-  static const float effector_rgb[3] = { KM_RENDER_EFFECTOR_RGB };
-  static const float target_rgb[3] = { KM_RENDER_TARGET_RGB };
-  static const float hover_rgb[3] = { KM_RENDER_HOVER_RGB };
+  float joint_rgb[4] = { KM_RENDER_JOINT_RGB, 1.0f };
+  float selected_rgb[4] = { KM_RENDER_SELECTED_RGB, 1.0f };
+  float bone_rgb[4] = { KM_RENDER_BONE_RGB, 1.0f };
+  float effector_rgb[4] = { KM_RENDER_EFFECTOR_RGB, 1.0f };
+  static const float target_rgb[4] = { KM_RENDER_TARGET_RGB, 1.0f };
+  float hover_rgb[4] = { KM_RENDER_HOVER_RGB, 1.0f };
   mat4 view, proj, view_proj, model;
   double radius = 0.05;
+  gboolean overlay = FALSE;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (scene != NULL);
@@ -653,6 +964,48 @@ km_renderer_render (KmRenderer          *self,
 
   glUseProgram (self->mesh_program);
 
+  self->frame++;
+  if (scene->n_bodies > 0)
+    {
+      /* Shapes: two-sided (mesh files disagree on winding), blended where translucent. */
+      glDisable (GL_CULL_FACE);
+      glEnable (GL_BLEND);
+      glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+      for (guint b = 0; b < scene->n_bodies; b++)
+        {
+          const KmRenderBody *body = &scene->bodies[b];
+          gboolean shapes;
+
+          if (body->skeleton == NULL || body->joint_world == NULL)
+            continue;
+          shapes = skeleton_has_shapes (body->skeleton);
+          /* The edited body draws its own bones, below. */
+          if (body->joint_world == scene->joint_world)
+            overlay |= shapes;
+          if (shapes || body->joint_world != scene->joint_world)
+            draw_body (self, body, !shapes, view, view_proj);
+        }
+      glDisable (GL_BLEND);
+      glEnable (GL_CULL_FACE);
+    }
+  g_hash_table_foreach_remove (self->meshes, mesh_unused, self);
+
+  if (scene->has_target)
+    {
+      sphere_model (scene->target.pos, radius * 0.6, model);
+      draw_mesh (self, &self->sphere, view, view_proj, model, target_rgb);
+    }
+
+  /* The edited body's joints stay visible, and pickable, through its own shapes. */
+  if (overlay)
+    {
+      joint_rgb[3] = selected_rgb[3] = bone_rgb[3] = effector_rgb[3] = hover_rgb[3]
+        = KM_RENDER_OVERLAY_ALPHA;
+      glClear (GL_DEPTH_BUFFER_BIT);
+      glEnable (GL_BLEND);
+      glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    }
+
   if (scene->skeleton != NULL && scene->joint_world != NULL)
     {
       guint n = km_skeleton_get_n_joints (scene->skeleton);
@@ -677,12 +1030,7 @@ km_renderer_render (KmRenderer          *self,
           draw_mesh (self, &self->sphere, view, view_proj, model, rgb);
         }
     }
-
-  if (scene->has_target)
-    {
-      sphere_model (scene->target.pos, radius * 0.6, model);
-      draw_mesh (self, &self->sphere, view, view_proj, model, target_rgb);
-    }
+  glDisable (GL_BLEND);
 
   /* The gizmo stays visible through the body it moves. */
   if (self->lines->len > self->n_scene_floats)

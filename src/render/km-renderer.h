@@ -31,13 +31,27 @@ typedef enum
 #define KM_RENDER_TRAJECTORY_RGB   0.945f, 0.843f, 0.310f
 #define KM_RENDER_HOVER_RGB        1.000f, 1.000f, 1.000f
 #define KM_RENDER_GIZMO_ACTIVE_RGB 1.000f, 0.930f, 0.000f
+/* The opacity of the edited body's joints and bones drawn over its shapes. */
+#define KM_RENDER_OVERLAY_ALPHA    0.45f
+
+/* A posed body whose display shapes are drawn (bones instead when it has none). */
+typedef struct
+{
+  const KmSkeleton  *skeleton;
+  const KmTransform *joint_world;       /* one per joint */
+} KmRenderBody;
 
 /*
  * What to draw: borrowed pointers, valid for the duration of km_renderer_render(). World
  * coordinates are Z-up metres.
+ *
+ * `skeleton` is the body being edited: its joints and bones are drawn for picking, over
+ * its shapes and translucent when it is also in `bodies` with shapes.
  */
 typedef struct
 {
+  const KmRenderBody *bodies;           /* the checked bodies, the edited one included */
+  guint              n_bodies;
   const KmSkeleton  *skeleton;          /* nullable: grid only */
   const KmTransform *joint_world;       /* one per joint, from km_skeleton_forward_kinematics */
   int                selected_joint;    /* -1 for none */
@@ -66,6 +80,7 @@ void         km_renderer_render        (KmRenderer           *self,
                                         int                   width,
                                         int                   height);
 double       km_renderer_joint_radius  (const KmSkeleton     *skeleton);
+guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)
 

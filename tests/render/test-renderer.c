@@ -401,6 +401,182 @@ test_camera_project_ray (void)
   g_assert_true (isfinite (camera->distance) && camera->distance > 0);
 }
 
+/* Standard views and the orthographic projection, by where known points land. */
+static void
+test_camera_views (void)
+{
+  g_autoptr(KmCamera) camera = km_camera_new ();
+  KmVec3 t = km_vec3 (0, 0, 1), origin, dir, o2, d2;
+  double x0, y0, x, y, x_near, y_near, x_far, y_far;
+
+  camera->target = t;
+  km_camera_set_view (camera, KM_CAMERA_VIEW_FRONT);
+  g_assert_true (km_camera_project (camera, t, 640, 480, &x0, &y0));
+  /* Front (looking along +Y): +X to the right, +Z up. */
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (x, >, x0 + 10);
+  g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
+  g_assert_true (km_camera_project (camera, km_vec3 (0, 0, 1.5), 640, 480, &x, &y));
+  g_assert_cmpfloat (y, <, y0 - 10);
+  g_assert_cmpfloat_with_epsilon (x, x0, 1e-3);
+  /* Perspective: the same offset nearer the eye (at -Y) looks bigger. */
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, -1, 1), 640, 480, &x_near, &y_near));
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 1, 1), 640, 480, &x_far, &y_far));
+  g_assert_cmpfloat (x_near - x0, >, x_far - x0 + 5);
+
+  /* Orthographic: depth does not change the image, the target keeps its place, and the
+   * scale at the target's depth is the perspective one. */
+  camera->orthographic = TRUE;
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 1, 1), 640, 480, &x_far, &y_far));
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, -1, 1), 640, 480, &x_near, &y_near));
+  g_assert_cmpfloat_with_epsilon (x_near, x_far, 1e-3);
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat_with_epsilon (x, x_far, 1e-3);
+  g_assert_cmpfloat_with_epsilon (x - x0, 240.0 * 0.5 / (camera->distance * tan (camera->fov_y / 2)),
+                                  1e-2);
+  /* Every ray runs along the view; the one through a projected point meets it. */
+  km_camera_ray (camera, 10, 20, 640, 480, &origin, &dir);
+  km_camera_ray (camera, x, y, 640, 480, &o2, &d2);
+  g_assert_cmpfloat_with_epsilon (km_vec3_dot (dir, km_vec3 (0, 1, 0)), 1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_vec3_dot (d2, km_vec3 (0, 1, 0)), 1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (o2.x, 0.5, 1e-4);
+  g_assert_cmpfloat_with_epsilon (o2.z, 1.0, 1e-4);
+  g_assert_cmpfloat (o2.y, <, -camera->distance);
+
+  /* Right side (looking along -X): +Y to the right. Top: +X right, +Y up. */
+  camera->orthographic = FALSE;
+  km_camera_set_view (camera, KM_CAMERA_VIEW_RIGHT);
+  g_assert_true (km_camera_project (camera, km_vec3 (0, 0.5, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (x, >, x0 + 10);
+  g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
+  km_camera_set_view (camera, KM_CAMERA_VIEW_TOP);
+  g_assert_cmpfloat (km_camera_get_forward (camera).z, <, -0.99);
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (x, >, x0 + 10);
+  g_assert_cmpfloat (fabs (y - y0), <, 1.0);
+  g_assert_true (km_camera_project (camera, km_vec3 (0, 0.5, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (y, <, y0 - 10);
+  g_assert_cmpfloat (fabs (x - x0), <, 1e-3);
+}
+
+static KmSkeleton *
+build_shapes_skeleton (void)
+{
+  static const float square[] = { -0.3f, 0, -0.3f, 0.3f, 0, -0.3f, 0.3f, 0, 0.3f, -0.3f, 0, 0.3f };
+  static const guint32 triangles[] = { 0, 1, 2, 0, 2, 3 };
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmMesh) mesh = NULL;
+  KmSkeleton *skeleton;
+  KmShape *shape;
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "Root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "Arm", KM_JOINT_REVOLUTE, "Root");
+  km_skeleton_builder_set_offset (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 1, 0));
+
+  shape = km_shape_new_box (km_vec3 (0.6, 0.6, 0.6));
+  shape->transform.pos = km_vec3 (1.5, 0, 1);
+  shape->color = (KmColor) { 1, 0, 0, 1 };
+  km_skeleton_builder_add_shape (b, 0, shape);
+  km_shape_unref (shape);
+  shape = km_shape_new_sphere (0.3);
+  shape->transform.pos = km_vec3 (-1.5, 0, 1);
+  shape->color = (KmColor) { 0, 1, 0, 1 };
+  km_skeleton_builder_add_shape (b, 0, shape);
+  km_shape_unref (shape);
+  /* Along +Y, towards a front camera: its end cap faces the eye. */
+  shape = km_shape_new_cylinder (0.3, 0.8);
+  shape->transform.pos = km_vec3 (0, 0, 0.5);
+  shape->color = (KmColor) { 0, 0, 1, 1 };
+  km_skeleton_builder_add_shape (b, j, shape);
+  km_shape_unref (shape);
+
+  mesh = km_mesh_new (square, 4, NULL, triangles, 2, &error);
+  g_assert_no_error (error);
+  shape = km_shape_new_mesh (mesh);
+  shape->transform.pos = km_vec3 (0, 0, -2.5);
+  shape->color = (KmColor) { 1, 0, 1, 1 };
+  km_skeleton_builder_add_shape (b, j, shape);
+  km_shape_unref (shape);
+
+  skeleton = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+static void
+point_pixel (Fixture *f,
+             KmVec3   p,
+             guint8   rgb[3])
+{
+  double x, y;
+
+  g_assert_true (km_camera_project (f->camera, p, f->width, f->height, &x, &y));
+  pixel_at (f, x, y, rgb);
+}
+
+/* Every primitive and an indexed mesh, in its colour where the camera projects it. */
+static void
+test_shapes_pixels (Fixture       *f,
+                    gconstpointer  data)
+{
+  KmRenderBody body;
+  guint8 rgb[3];
+  int renders;
+
+  if (!first_frame_or_skip (f))
+    return;
+
+  km_skeleton_unref (f->skeleton);
+  f->skeleton = build_shapes_skeleton ();
+  f->q[0] = 0.0;
+  body.skeleton = f->skeleton;
+  body.joint_world = f->world;
+  f->scene = (KmRenderScene) { .bodies = &body, .n_bodies = 1, .selected_joint = -1,
+                               .effector = -1 };
+  km_camera_reset (f->camera);
+  f->camera->target = km_vec3 (0, 0, 0);
+  f->camera->distance = 6.0;
+  f->camera->orthographic = TRUE;
+  km_camera_set_view (f->camera, KM_CAMERA_VIEW_FRONT);
+
+  renders = f->renders;
+  gtk_widget_queue_draw (f->area);
+  g_assert_true (wait_renders (f, renders + 1));
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+
+  point_pixel (f, km_vec3 (1.5, 0, 1), rgb);
+  g_assert_true (near_colour (rgb, 1, 0, 0));
+  point_pixel (f, km_vec3 (-1.5, 0, 1), rgb);
+  g_assert_true (near_colour (rgb, 0, 1, 0));
+  point_pixel (f, km_vec3 (0, 0, 1.5), rgb);
+  g_assert_true (near_colour (rgb, 0, 0, 1));
+  point_pixel (f, km_vec3 (0.1, 0, -1.4), rgb);
+  g_assert_true (near_colour (rgb, 1, 0, 1));
+  /* Between the shapes, off the grid (edge-on at z = 0): the background. */
+  point_pixel (f, km_vec3 (0.75, 0, 0.75), rgb);
+  g_assert_true (NEAR_BACKGROUND (rgb));
+  g_assert_cmpuint (km_renderer_get_n_cached_meshes (f->renderer), ==, 1);
+
+  /* The joint turns (about Y): the cylinder follows. */
+  f->q[0] = G_PI / 2;
+  renders = f->renders;
+  gtk_widget_queue_draw (f->area);
+  g_assert_true (wait_renders (f, renders + 1));
+  point_pixel (f, km_vec3 (0, 0, 1.5), rgb);
+  g_assert_false (near_colour (rgb, 0, 0, 1));
+
+  /* A body no longer in the scene leaves no trace. */
+  f->scene.n_bodies = 0;
+  renders = f->renders;
+  gtk_widget_queue_draw (f->area);
+  g_assert_true (wait_renders (f, renders + 1));
+  point_pixel (f, km_vec3 (1.5, 0, 1), rgb);
+  g_assert_true (NEAR_BACKGROUND (rgb));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -412,6 +588,9 @@ main (int    argc,
   gtk_init ();
 
   g_test_add_func ("/kinema/Camera/project-ray", test_camera_project_ray);
+  g_test_add_func ("/kinema/Camera/views", test_camera_views);
+  g_test_add ("/kinema/Renderer/shapes-pixels", Fixture, NULL,
+              fixture_setup, test_shapes_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/joint-pixels", Fixture, NULL,
               fixture_setup, test_joint_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/pose-moves-pixels", Fixture, NULL,
