@@ -40,13 +40,6 @@ describe_handlers (const char *path,
   g_string_insert (out, (gssize) at, lines->str);
 }
 
-static void
-print_warning_cb (const char *message,
-                  gpointer    user_data)
-{
-  fprintf (stderr, "%s\n", message);
-}
-
 /*
  * kinema-cli info [--format NAME] FILE
  * stdout: the format's description of the file, ending with its summary line
@@ -92,17 +85,11 @@ km_cli_info (int    argc,
   if (argc != 2)
     return km_cli_usage_error (context, argc < 2 ? _("no file given")
                                                  : _("exactly one file expected"));
-  if (format_name != NULL && km_format_lookup (format_name) == NULL)
-    {
-      g_autofree char *names = km_format_list_names ();
-      g_autofree char *message =
-        /* Translators: the second %s is a comma-separated list of format names */
-        g_strdup_printf (_("unknown format “%s” (known formats: %s)"), format_name, names);
+  parsed = km_cli_check_format (context, format_name);
+  if (parsed >= 0)
+    return parsed;
 
-      return km_cli_usage_error (context, message);
-    }
-
-  km_parse_warnings_push (print_warning_cb, NULL);
+  km_parse_warnings_push (km_cli_print_warning, NULL);
   result = km_format_load_file (argv[1], format_name, &format, &error);
   km_parse_warnings_pop ();
   if (result == NULL)

@@ -14,13 +14,6 @@
 #include "km-error.h"
 #include "km-format.h"
 
-static void
-print_warning_cb (const char *message,
-                  gpointer    user_data)
-{
-  fprintf (stderr, "%s\n", message);
-}
-
 /*
  * kinema-cli validate [--format NAME] FILE…
  * stdout: "FILE: ok (FORMAT)" per valid file; stderr: one message per bad file, warnings.
@@ -61,15 +54,9 @@ km_cli_validate (int    argc,
     }
   if (argc < 2)
     return km_cli_usage_error (context, _("no file given"));
-  if (format_name != NULL && km_format_lookup (format_name) == NULL)
-    {
-      g_autofree char *names = km_format_list_names ();
-      g_autofree char *message =
-        /* Translators: the second %s is a comma-separated list of format names */
-        g_strdup_printf (_("unknown format “%s” (known formats: %s)"), format_name, names);
-
-      return km_cli_usage_error (context, message);
-    }
+  parsed = km_cli_check_format (context, format_name);
+  if (parsed >= 0)
+    return parsed;
 
   for (int i = 1; i < argc; i++)
     {
@@ -77,7 +64,7 @@ km_cli_validate (int    argc,
       const KmFormat *format = NULL;
       gpointer result;
 
-      km_parse_warnings_push (print_warning_cb, NULL);
+      km_parse_warnings_push (km_cli_print_warning, NULL);
       result = km_format_load_file (argv[i], format_name, &format, &error);
       km_parse_warnings_pop ();
 

@@ -174,8 +174,7 @@ load_model (KmBodyItem       *self,
   path = km_item_io_expand_path (io, self->file, &error);
   if (path == NULL)
     {
-      km_item_set_problem (KM_ITEM (self), error->message);
-      km_item_io_warn (io, file_node, "%s", error->message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
       return;
     }
   if (self->format != NULL && km_format_lookup (self->format) == NULL)
@@ -184,15 +183,13 @@ load_model (KmBodyItem       *self,
         g_strdup_printf (_("no reader for the model format “%s” yet; the body is kept "
                            "but not shown"), self->format);
 
-      km_item_set_problem (KM_ITEM (self), message);
-      km_item_io_warn (io, file_node, "%s", message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
   result = km_format_load_file (path, self->format, &format, &error);
   if (result == NULL)
     {
-      km_item_set_problem (KM_ITEM (self), error->message);
-      km_item_io_warn (io, file_node, "%s", error->message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
       return;
     }
   if (format->kind != KM_FILE_KIND_MODEL)
@@ -200,8 +197,7 @@ load_model (KmBodyItem       *self,
       g_autofree char *message = g_strdup_printf (_("“%s” is not a model file"), path);
 
       format->free_result (result);
-      km_item_set_problem (KM_ITEM (self), message);
-      km_item_io_warn (io, file_node, "%s", message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
   self->skeleton = result;
@@ -233,9 +229,9 @@ km_body_item_restore (KmItem           *item,
       if (!km_yaml_expect_int (node, &self->schema, error))
         return FALSE;
       if (self->schema > KM_BODY_ITEM_SCHEMA)
-        km_item_io_warn (io, node, _("body item schema %" G_GINT64_FORMAT " is newer than %d; "
+        km_item_io_warn (io, node, _("body item schema %lld is newer than %d; "
                                      "loading what can be read"),
-                         self->schema, KM_BODY_ITEM_SCHEMA);
+                         (long long) self->schema, KM_BODY_ITEM_SCHEMA);
     }
 
   if ((node = km_yaml_mapping_lookup_any (data, translation_keys)) != NULL &&
@@ -306,21 +302,10 @@ km_body_item_restore (KmItem           *item,
       self->extra_handlers = g_strv_builder_end (names);
     }
 
-  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+  if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))
+    return FALSE;
+  if (node != NULL)
     {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->format = g_strdup (s);
-    }
-  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
-    {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->file = g_strdup (s);
       load_model (self, node, io);
       apply_raw (self, radians);
     }
@@ -351,11 +336,7 @@ km_body_item_store (KmItem   *item,
 
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   km_yaml_mapping_append (out, "schema", km_yaml_node_new_int (KM_BODY_ITEM_SCHEMA));
-  if (self->file != NULL)
-    km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
-  if (self->format != NULL)
-    km_yaml_mapping_append (out, "format", km_yaml_node_new_scalar (self->format,
-                                                                    KM_YAML_STYLE_ANY));
+  km_item_store_file_ref (out, self->file, self->format);
   if (self->base_link != NULL)
     km_yaml_mapping_append (out, "current_base_link", km_yaml_node_new_string (self->base_link));
   km_yaml_mapping_append (out, "root_translation", km_yaml_node_new_numbers (pos, 3));

@@ -243,8 +243,7 @@ load_file (KmIkAnimationItem *self,
         g_strdup_printf (_("unknown animation format “%s” (expected %s)"), self->format,
                          ANIMATION_FORMAT);
 
-      km_item_set_problem (KM_ITEM (self), message);
-      km_item_io_warn (io, file_node, "%s", message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
   path = km_item_io_expand_path (io, self->file, &error);
@@ -253,8 +252,7 @@ load_file (KmIkAnimationItem *self,
                                                    &error);
   if (self->animation == NULL)
     {
-      km_item_set_problem (KM_ITEM (self), error->message);
-      km_item_io_warn (io, file_node, "%s", error->message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
     }
 }
 
@@ -282,23 +280,10 @@ km_ik_animation_item_restore (KmItem           *item,
       if (frame_rate <= 0)
         return error_at (error, rate_node, _("expected a frame rate > 0"));
     }
-  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
-    {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->format = g_strdup (s);
-    }
-  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
-    {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->file = g_strdup (s);
-      load_file (self, node, io);
-    }
+  if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))
+    return FALSE;
+  if (node != NULL)
+    load_file (self, node, io);
   else if ((node = km_yaml_mapping_lookup (data, "frames")) != NULL)
     {
       g_autoptr(GError) local_error = NULL;
@@ -361,13 +346,8 @@ km_ik_animation_item_store (KmItem   *item,
 
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   if (self->file != NULL)
-    {
-      km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
-      km_yaml_mapping_append (out, "format",
-                              km_yaml_node_new_scalar (self->format != NULL ? self->format
-                                                                            : ANIMATION_FORMAT,
-                                                       KM_YAML_STYLE_ANY));
-    }
+    km_item_store_file_ref (out, self->file,
+                            self->format != NULL ? self->format : ANIMATION_FORMAT);
   if (self->animation != NULL)
     km_yaml_mapping_append (out, "frame_rate",
                             km_yaml_node_new_number (km_animation_get_frame_rate (self->animation)));

@@ -127,8 +127,7 @@ load_file (KmIkTargetsItem  *self,
                                   &format, &error);
   if (path == NULL || result == NULL)
     {
-      km_item_set_problem (KM_ITEM (self), error->message);
-      km_item_io_warn (io, file_node, "%s", error->message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
       return;
     }
   if (format->kind != KM_FILE_KIND_TARGETS)
@@ -136,8 +135,7 @@ load_file (KmIkTargetsItem  *self,
       g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), path);
 
       format->free_result (result);
-      km_item_set_problem (KM_ITEM (self), message);
-      km_item_io_warn (io, file_node, "%s", message);
+      km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
   self->track = result;
@@ -170,21 +168,10 @@ km_ik_targets_item_restore (KmItem           *item,
   if ((node = km_yaml_mapping_lookup (data, "effector")) != NULL &&
       (effector = km_yaml_expect_string (node, error)) == NULL)
     return FALSE;
-  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+  if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))
+    return FALSE;
+  if (node != NULL)
     {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->format = g_strdup (s);
-    }
-  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
-    {
-      const char *s = km_yaml_expect_string (node, error);
-
-      if (s == NULL)
-        return FALSE;
-      self->file = g_strdup (s);
       load_file (self, node, frame_rate, km_yaml_mapping_lookup (data, "frame_rate") != NULL,
                  io);
       return TRUE;
@@ -228,11 +215,8 @@ km_ik_targets_item_store (KmItem   *item,
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   if (self->file != NULL)
     {
-      km_yaml_mapping_append (out, "file", km_yaml_node_new_string (self->file));
-      km_yaml_mapping_append (out, "format",
-                              km_yaml_node_new_scalar (self->format != NULL ? self->format
-                                                                            : TARGETS_FORMAT,
-                                                       KM_YAML_STYLE_ANY));
+      km_item_store_file_ref (out, self->file,
+                              self->format != NULL ? self->format : TARGETS_FORMAT);
       if (self->track != NULL)
         km_yaml_mapping_append (out, "frame_rate",
                                 km_yaml_node_new_number (km_target_track_get_frame_rate (self->track)));

@@ -781,3 +781,66 @@ km_item_io_warn (KmItemIo         *io,
   else
     g_ptr_array_add (io->messages, g_strdup_printf ("%s: %s", io->file, message));
 }
+
+void
+km_item_io_problem (KmItemIo         *io,
+                    KmItem           *item,
+                    const KmYamlNode *at,
+                    const char       *message)
+{
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (message != NULL);
+
+  km_item_set_problem (item, message);
+  km_item_io_warn (io, at, "%s", message);
+}
+
+gboolean
+km_item_restore_file_ref (const KmYamlNode   *data,
+                          const char * const *file_keys,
+                          char              **file,
+                          char              **format,
+                          KmYamlNode        **file_node,
+                          GError            **error)
+{
+  KmYamlNode *node;
+
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (file_keys != NULL, FALSE);
+  g_return_val_if_fail (file != NULL && format != NULL && file_node != NULL, FALSE);
+
+  *file_node = NULL;
+  if ((node = km_yaml_mapping_lookup (data, "format")) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      g_free (*format);
+      *format = g_strdup (s);
+    }
+  if ((node = km_yaml_mapping_lookup_any (data, file_keys)) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, error);
+
+      if (s == NULL)
+        return FALSE;
+      g_free (*file);
+      *file = g_strdup (s);
+      *file_node = node;
+    }
+  return TRUE;
+}
+
+void
+km_item_store_file_ref (KmYamlNode *out,
+                        const char *file,
+                        const char *format)
+{
+  g_return_if_fail (out != NULL);
+
+  if (file != NULL)
+    km_yaml_mapping_append (out, "file", km_yaml_node_new_string (file));
+  if (format != NULL)
+    km_yaml_mapping_append (out, "format", km_yaml_node_new_scalar (format, KM_YAML_STYLE_ANY));
+}

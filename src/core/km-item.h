@@ -119,6 +119,20 @@ KmYamlNode  *km_item_store               (KmItem           *self,
                                           KmItemIo         *io);
 /* The `data` mapping kept from the file (or NULL). */
 KmYamlNode  *km_item_get_data            (KmItem           *self);
+/* For restore: the file reference of @data. A "format" string goes to *@format and the
+ * first of @file_keys (a string) to *@file, with its node in *@file_node (NULL when no
+ * key names a file). FALSE with @error when either is not a string. */
+gboolean     km_item_restore_file_ref    (const KmYamlNode  *data,
+                                          const char * const *file_keys,
+                                          char             **file,
+                                          char             **format,
+                                          KmYamlNode       **file_node,
+                                          GError           **error);
+/* For store, the inverse: appends "file" (when @file is not NULL) and "format" (when
+ * @format is not NULL) to the mapping @out. */
+void         km_item_store_file_ref      (KmYamlNode        *out,
+                                          const char        *file,
+                                          const char        *format);
 
 /* Path variables (DESIGN.md, "Path variables"): ${SHARE}, ${HOME}, ${PROGRAM_TOP}, and
  * paths relative to the project file. NULL with @error when a variable is unknown or
@@ -134,5 +148,11 @@ void         km_item_io_warn             (KmItemIo         *io,
                                           const KmYamlNode *at,
                                           const char       *format,
                                           ...) G_GNUC_PRINTF (3, 4);
+/* A file @item refers to cannot be used: sets the item's problem to @message and warns
+ * with it at @at. */
+void         km_item_io_problem          (KmItemIo         *io,
+                                          KmItem           *item,
+                                          const KmYamlNode *at,
+                                          const char       *message);
 
 G_END_DECLS

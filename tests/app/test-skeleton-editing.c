@@ -17,39 +17,14 @@
 #include "km-skeleton-outline.h"
 #include "km-urdf.h"
 
+#include "test-app-util.h"
+
 typedef struct
 {
   GtkWidget  *window;
   GtkWidget  *inspector;
   KmDocument *document;
 } Fixture;
-
-static void
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-}
-
-static gboolean
-wait_idle_solve (KmDocument *document,
-                 guint       ms)
-{
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (km_document_get_solving (document) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return !km_document_get_solving (document);
-}
-
-static void
-spin (void)
-{
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
 
 static gpointer
 child (Fixture    *f,
@@ -76,8 +51,8 @@ fixture_setup (Fixture       *f,
   gtk_window_set_default_size (GTK_WINDOW (f->window), 400, 700);
   gtk_window_set_child (GTK_WINDOW (f->window), f->inspector);
   gtk_window_present (GTK_WINDOW (f->window));
-  g_assert_true (wait_idle_solve (f->document, 20000));
-  spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
 }
 
 static void
@@ -86,7 +61,7 @@ fixture_teardown (Fixture       *f,
 {
   km_document_cancel_solve (f->document);
   gtk_window_destroy (GTK_WINDOW (f->window));
-  spin ();
+  test_app_spin ();
   g_assert_finalize_object (f->document);
 }
 

@@ -16,6 +16,8 @@
 #include "km-targets-json.h"
 #include "km-window.h"
 
+#include "test-app-util.h"
+
 /*
  * The editor window over a KmProject, under Xvfb: undo and redo of joint edits (one step
  * for a slider drag), Save As and reload, the modified mark in the title, the
@@ -31,33 +33,6 @@ typedef struct
 } Fixture;
 
 static void
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-}
-
-static gboolean
-wait_idle_solve (KmDocument *document,
-                 guint       ms)
-{
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (km_document_get_solving (document) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return !km_document_get_solving (document);
-}
-
-static void
-spin (void)
-{
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
@@ -67,19 +42,19 @@ fixture_setup (Fixture       *f,
   f->tree = KM_ITEM_TREE (km_window_get_item_tree (f->window));
   g_assert_true (km_window_open_example (f->window));
   gtk_window_present (GTK_WINDOW (f->window));
-  g_assert_true (wait_idle_solve (f->document, 20000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  g_assert_true (wait_idle_solve (f->document, 20000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_object_add_weak_pointer (G_OBJECT (f->document), (gpointer *) &f->document);
   g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
   /* Discard whatever a test left unsaved: destroying does not ask. */
   gtk_window_destroy (GTK_WINDOW (f->window));
-  spin ();
+  test_app_spin ();
   g_assert_null (f->window);
   g_assert_null (f->document);
 }
@@ -211,8 +186,8 @@ open_fixture (Fixture    *f,
   g_autoptr(GFile) file = g_file_new_for_path (path);
 
   g_assert_true (km_window_open_file (f->window, file));
-  g_assert_true (wait_idle_solve (f->document, 20000));
-  spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
 }
 
 /* A .cnoid project shows its body and its items; Save As and reload keep the joint values. */
@@ -253,7 +228,7 @@ test_save_as_reload (Fixture       *f,
 
   g_assert_true (km_document_import_file (reloaded, copy_file, &error));
   g_assert_no_error (error);
-  g_assert_true (wait_idle_solve (reloaded, 20000));
+  g_assert_true (test_app_wait_idle_solve (reloaded, 20000));
   for (guint i = 0; i < n_dof; i++)
     g_assert_cmpfloat_with_epsilon (state (km_document_get_body_item (reloaded))[i], saved[i], 1e-9);
   g_assert_false (km_document_get_modified (reloaded));
@@ -280,7 +255,7 @@ test_save_example (Fixture       *f,
 
   g_assert_true (km_document_import_file (reloaded, file, &error));
   g_assert_no_error (error);
-  g_assert_true (wait_idle_solve (reloaded, 20000));
+  g_assert_true (test_app_wait_idle_solve (reloaded, 20000));
   g_assert_nonnull (km_document_get_skeleton (reloaded));
   g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (reloaded)), ==, 5);
   g_assert_nonnull (km_document_get_targets (reloaded));
@@ -306,16 +281,16 @@ test_close_question (void)
   g_signal_connect_swapped (window, "destroy", G_CALLBACK (window_destroyed_cb), &destroyed);
   g_assert_true (km_window_open_example (window));
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (wait_idle_solve (document, 20000));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
   km_document_set_dof_value (document, 1, 0.3);
 
   gtk_window_close (GTK_WINDOW (window));
-  spin ();
+  test_app_spin ();
   g_assert_false (destroyed);
   question = km_window_get_question (window);
   g_assert_true (GTK_IS_DIALOG (question));
   gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_CANCEL);
-  spin ();
+  test_app_spin ();
   g_assert_false (destroyed);
   g_assert_null (km_window_get_question (window));
   g_assert_true (km_document_get_modified (document));
@@ -327,14 +302,14 @@ test_close_question (void)
   g_assert_nonnull (km_document_get_skeleton (document));
 
   gtk_window_close (GTK_WINDOW (window));
-  spin ();
+  test_app_spin ();
   question = km_window_get_question (window);
   g_assert_nonnull (question);
   gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_REJECT);
-  spin ();
+  test_app_spin ();
   g_assert_true (destroyed);
 
-  g_assert_true (wait_idle_solve (document, 20000));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
   g_assert_finalize_object (document);
 }
 
@@ -386,7 +361,7 @@ test_tree_rename (Fixture       *f,
   g_autoptr(KmItemRow) row = NULL;
   KmItem *body;
 
-  spin ();
+  test_app_spin ();
   row = item_row_at (f, row_of (f, "Body"));
   body = km_item_row_get_item (row);
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Body"), TRUE));
@@ -416,14 +391,14 @@ test_tree_delete (Fixture       *f,
   g_autofree char *restored = NULL;
   KmItem *body = km_document_get_body_item (f->document);
 
-  spin ();
+  test_app_spin ();
   before = tree_rows (f);
   g_assert_cmpstr (before, ==, "0:World\n1:Body\n2:IK Targets\n2:Solved Animation\n");
   g_assert_nonnull (km_document_get_targets (f->document));
 
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "IK Targets"), TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.delete", NULL));
-  spin ();
+  test_app_spin ();
   after = tree_rows (f);
   g_assert_cmpstr (after, ==, "0:World\n1:Body\n2:Solved Animation\n");
   g_assert_cmpuint (km_item_get_n_children (body), ==, 1);
@@ -431,7 +406,7 @@ test_tree_delete (Fixture       *f,
   g_assert_true (km_document_get_modified (f->document));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
-  spin ();
+  test_app_spin ();
   restored = tree_rows (f);
   g_assert_cmpstr (restored, ==, before);
   g_assert_true (KM_IS_IK_TARGETS_ITEM (km_item_get_child (body, 0)));
@@ -457,11 +432,11 @@ test_tree_duplicate (Fixture       *f,
   g_autofree char *rows = NULL;
   KmItem *copy;
 
-  spin ();
+  test_app_spin ();
   km_document_set_dof_value (f->document, 2, 0.4);
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Body"), TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.duplicate", NULL));
-  spin ();
+  test_app_spin ();
   rows = tree_rows (f);
   g_assert_cmpstr (rows, ==, "0:World\n1:Body\n2:IK Targets\n2:Solved Animation\n"
                              "1:Body (copy)\n2:IK Targets\n2:Solved Animation\n");

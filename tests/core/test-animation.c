@@ -11,38 +11,7 @@
 #include "km-animation-json.h"
 #include "km-error.h"
 #include "km-json.h"
-
-/* The spec's example: Root(fixed) → Shoulder(spherical) → Elbow(revolute) →
- * Piston(prismatic) → EndEffector(fixed). */
-static KmSkeleton *
-example_skeleton (void)
-{
-  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *skeleton;
-  guint j;
-
-  km_skeleton_builder_set_root_name (builder, "Root");
-  km_skeleton_builder_add_joint (builder, "Root", KM_JOINT_FIXED, NULL);
-  j = km_skeleton_builder_add_joint (builder, "Shoulder", KM_JOINT_SPHERICAL, "Root");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 1.5, 0));
-  km_skeleton_builder_set_limit (builder, j, 0, -3.14, 3.14);
-  km_skeleton_builder_set_limit (builder, j, 2, -0.5, 0.5);
-  j = km_skeleton_builder_add_joint (builder, "Elbow", KM_JOINT_REVOLUTE, "Shoulder");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 2));
-  km_skeleton_builder_set_axis (builder, j, km_vec3 (1, 0, 0));
-  km_skeleton_builder_set_limit (builder, j, 0, 0, 2.5);
-  j = km_skeleton_builder_add_joint (builder, "Piston", KM_JOINT_PRISMATIC, "Elbow");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 1));
-  km_skeleton_builder_set_axis (builder, j, km_vec3 (0, 0, 1));
-  km_skeleton_builder_set_limit (builder, j, 0, 0, 0.5);
-  j = km_skeleton_builder_add_joint (builder, "EndEffector", KM_JOINT_FIXED, "Piston");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 0.5));
-
-  skeleton = km_skeleton_builder_build (builder, NULL, &error);
-  g_assert_no_error (error);
-  return skeleton;
-}
+#include "test-util.h"
 
 static KmAnimation *
 example_animation (KmSkeleton *skeleton)
@@ -72,7 +41,7 @@ load_string (const char  *text,
 static void
 test_model (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
   g_autoptr(KmAnimation) animation = example_animation (skeleton);
   g_autoptr(KmAnimation) copy = NULL;
   KmAnimationStats stats;
@@ -112,7 +81,7 @@ test_model (void)
 static void
 test_round_trip (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
   g_autoptr(KmAnimation) animation = example_animation (skeleton);
   g_autoptr(KmAnimation) loaded = NULL;
   g_autoptr(KmAnimation) bare = NULL;
@@ -157,7 +126,7 @@ test_round_trip (void)
 static void
 test_euler_quaternion_agree (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
   g_autoptr(KmAnimation) animation = example_animation (skeleton);
   g_autofree char *text = km_animation_json_to_string (animation);
   g_autoptr(KmJsonDocument) doc = km_json_parse ("a.json", text, strlen (text), NULL);
@@ -200,7 +169,7 @@ collect_warning_cb (const char *message,
 static void
 test_mismatch_warning (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmAnimation) animation = NULL;
@@ -299,7 +268,7 @@ static const InvalidCase invalid_cases[] = {
 static void
 test_invalid_files (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
 
   for (guint i = 0; i < G_N_ELEMENTS (invalid_cases); i++)
     {

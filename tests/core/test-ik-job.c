@@ -10,37 +10,7 @@
 #include "km-defaults.h"
 #include "km-ik-job.h"
 #include "km-targets-json.h"
-
-/* The spec's example skeleton (data/skeleton.json), built directly. */
-static KmSkeleton *
-example_skeleton (void)
-{
-  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *skeleton;
-  guint j;
-
-  km_skeleton_builder_set_root_name (builder, "Root");
-  km_skeleton_builder_add_joint (builder, "Root", KM_JOINT_FIXED, NULL);
-  j = km_skeleton_builder_add_joint (builder, "Shoulder", KM_JOINT_SPHERICAL, "Root");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 1.5, 0));
-  km_skeleton_builder_set_limit (builder, j, 0, -3.14, 3.14);
-  km_skeleton_builder_set_limit (builder, j, 2, -0.5, 0.5);
-  j = km_skeleton_builder_add_joint (builder, "Elbow", KM_JOINT_REVOLUTE, "Shoulder");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 2));
-  km_skeleton_builder_set_axis (builder, j, km_vec3 (1, 0, 0));
-  km_skeleton_builder_set_limit (builder, j, 0, 0, 2.5);
-  j = km_skeleton_builder_add_joint (builder, "Piston", KM_JOINT_PRISMATIC, "Elbow");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 1));
-  km_skeleton_builder_set_axis (builder, j, km_vec3 (0, 0, 1));
-  km_skeleton_builder_set_limit (builder, j, 0, 0, 0.5);
-  j = km_skeleton_builder_add_joint (builder, "EndEffector", KM_JOINT_FIXED, "Piston");
-  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 0.5));
-
-  skeleton = km_skeleton_builder_build (builder, NULL, &error);
-  g_assert_no_error (error);
-  return skeleton;
-}
+#include "test-util.h"
 
 static KmTargetTrack *
 default_track (void)
@@ -95,7 +65,7 @@ fixture_setup (Fixture       *f,
 {
   f->loop = g_main_loop_new (NULL, FALSE);
   f->job = km_ik_job_new ();
-  f->skeleton = example_skeleton ();
+  f->skeleton = test_util_example_skeleton ();
   f->problem = km_ik_problem_new (f->skeleton, -1);
   f->progress = g_array_new (FALSE, FALSE, sizeof (double));
 }
@@ -356,7 +326,7 @@ test_newer_request_supersedes (Fixture       *f,
 static void
 test_resolve_effector (void)
 {
-  g_autoptr(KmSkeleton) skeleton = example_skeleton ();
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
   g_autoptr(KmTargetTrack) track = default_track ();
   g_autoptr(KmTargetTrack) named = km_target_track_with_effector (track, "Piston");
   g_autoptr(KmTargetTrack) wrong = km_target_track_with_effector (track, "Knee");

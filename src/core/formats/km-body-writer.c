@@ -12,6 +12,7 @@
 
 #include "km-body-writer.h"
 
+#include "km-format.h"
 #include "km-yaml.h"
 
 /*
@@ -31,25 +32,6 @@
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
  *   TriangleMesh), wrapped in a Transform when they are placed or scaled.
  */
-
-static void
-note (GPtrArray  *notes,
-      const char *format,
-      ...) G_GNUC_PRINTF (2, 3);
-
-static void
-note (GPtrArray  *notes,
-      const char *format,
-      ...)
-{
-  va_list args;
-
-  if (notes == NULL)
-    return;
-  va_start (args, format);
-  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
-  va_end (args);
-}
 
 static KmYamlNode *
 vec3_node (KmVec3 v)
@@ -217,8 +199,8 @@ check_limit (GPtrArray     *notes,
              const KmLimit *limit)
 {
   if (limit->limited && (isfinite (limit->min) != isfinite (limit->max)))
-    note (notes, _("joint “%s” is limited on one side only; .body ranges are limited on "
-                   "both sides or none, so it is written unlimited"), name);
+    km_format_note (notes, _("joint “%s” is limited on one side only; .body ranges are limited on "
+                             "both sides or none, so it is written unlimited"), name);
 }
 
 /**
@@ -299,9 +281,9 @@ km_body_to_string (const KmSkeleton *skeleton,
               }
             for (guint a = 0; a < 3; a++)
               check_limit (notes, j->name, &j->limits[a]);
-            note (notes, _("spherical joint “%s” has no .body equivalent: written as three "
-                           "revolute links %s, %s and %s about X, Y and Z"),
-                  j->name, name_x, name_y, j->name);
+            km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
+                                     "three revolute links %s, %s and %s about X, Y and Z"),
+                            j->name, name_x, name_y, j->name);
             km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
                                                        rotation, &ax, &j->limits[0],
                                                        angle_scale, j->dof_index));
@@ -333,7 +315,7 @@ km_body_to_string (const KmSkeleton *skeleton,
     }
   km_yaml_mapping_append (root, "links", links);
   if (renumbered)
-    note (notes, _("joint ids are renumbered in DOF order"));
+    km_format_note (notes, _("joint ids are renumbered in DOF order"));
   return km_yaml_emit_to_string (root, NULL);
 }
 
@@ -356,7 +338,5 @@ km_body_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_body_to_string (skeleton, notes);
-  return g_file_set_contents_full (path, text, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0666, error);
+  return km_format_save_text (path, text, TRUE, error);
 }

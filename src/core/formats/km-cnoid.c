@@ -115,48 +115,6 @@ collect_warning_cb (const char *message,
   g_ptr_array_add (user_data, g_strdup (message));
 }
 
-static GBytes *
-read_bounded (const char  *path,
-              GError     **error)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) in = NULL;
-  g_autoptr(GByteArray) buffer = g_byte_array_new ();
-  g_autoptr(GError) local_error = NULL;
-  guint8 chunk[16384];
-
-  in = g_file_read (file, NULL, &local_error);
-  if (in == NULL)
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
-                          _("cannot read the file: %s"), local_error->message);
-      return NULL;
-    }
-  for (;;)
-    {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), chunk, sizeof chunk, NULL,
-                                      &local_error);
-
-      if (n < 0)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
-                              _("cannot read the file: %s"), local_error->message);
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      if (buffer->len + (gsize) n > KM_FORMAT_MAX_FILE_SIZE)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
-                              _("the file is larger than %u MiB"),
-                              (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
-          return NULL;
-        }
-      g_byte_array_append (buffer, chunk, n);
-    }
-  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Reading */
 
@@ -465,10 +423,11 @@ load_item (LoadContext *ctx,
           if (schema != NULL && (!km_yaml_expect_int (schema, &version, NULL) ||
                                  version > type->schema))
             km_item_io_warn (&ctx->io, schema,
-                             _("“%s/%s” data schema %s is newer than %" G_GINT64_FORMAT
+                             _("“%s/%s” data schema %s is newer than %lld"
                                " that Kinema knows; loading what can be read"),
                              h.plugin, h.klass, km_yaml_node_get_scalar (schema, NULL) != NULL ?
-                             km_yaml_node_get_scalar (schema, NULL) : "?", type->schema);
+                             km_yaml_node_get_scalar (schema, NULL) : "?",
+                             (long long) type->schema);
         }
       if (!km_item_restore (item, h.data, &ctx->io, &error))
         {
@@ -489,8 +448,8 @@ load_item (LoadContext *ctx,
       if (g_hash_table_contains (ctx->ids, &h.id))
         {
           km_item_io_warn (&ctx->io, km_yaml_mapping_lookup (node, "id"),
-                           _("another item already has the id %" G_GINT64_FORMAT "; this one "
-                             "gets a new id when saved"), h.id);
+                           _("another item already has the id %lld; this one "
+                             "gets a new id when saved"), (long long) h.id);
           km_item_set_id (item, -1);
         }
       else
@@ -689,7 +648,7 @@ load_project (const char  *path,
 
   if (contents == NULL)
     {
-      owned = read_bounded (path, error);
+      owned = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
       if (owned == NULL)
         return NULL;
       contents = owned;

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
@@ -363,4 +364,34 @@ km_format_load_file (const char      *path,
   if (format != NULL)
     *format = fmt;
   return result;
+}
+
+gboolean
+km_format_save_text (const char  *path,
+                     const char  *text,
+                     gboolean     durable,
+                     GError     **error)
+{
+  GFileSetContentsFlags flags = G_FILE_SET_CONTENTS_CONSISTENT;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (durable)
+    flags |= G_FILE_SET_CONTENTS_DURABLE;
+  return g_file_set_contents_full (path, text, -1, flags, 0666, error);
+}
+
+void
+km_format_note (GPtrArray  *notes,
+                const char *format,
+                ...)
+{
+  va_list args;
+
+  if (notes == NULL)
+    return;
+  va_start (args, format);
+  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
+  va_end (args);
 }

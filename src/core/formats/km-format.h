@@ -67,6 +67,17 @@ char            *km_format_list_names    (void);
 GBytes          *km_format_read_file     (const char       *path,
                                           gsize             max_size,
                                           GError          **error);
+/* Writes @text to @path atomically (temporary file, rename), with
+ * G_FILE_SET_CONTENTS_DURABLE too when @durable; mode 0666 before the umask. */
+gboolean         km_format_save_text     (const char       *path,
+                                          const char       *text,
+                                          gboolean          durable,
+                                          GError          **error);
+/* For writers that lose something on the way: appends a printf-formatted note to @notes
+ * (nullable: then nothing). */
+void             km_format_note          (GPtrArray        *notes,
+                                          const char       *format,
+                                          ...) G_GNUC_PRINTF (2, 3);
 /*
  * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
  * @format_name (nullable: detect from content) and loads it. @format (out, optional)

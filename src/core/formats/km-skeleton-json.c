@@ -12,6 +12,7 @@
 
 #include "km-skeleton-json.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-json.h"
 
 /*
@@ -473,9 +474,7 @@ km_skeleton_json_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_skeleton_json_to_string (skeleton);
-  return g_file_set_contents_full (path, text, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0666, error);
+  return km_format_save_text (path, text, TRUE, error);
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include "km-urdf-writer.h"
 
+#include "km-format.h"
 #include "km-yaml.h"
 
 /*
@@ -33,25 +34,6 @@
  *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
  *   allows it. Cones, capsules and meshes (URDF meshes are files) are left out (noted).
  */
-
-static void
-note (GPtrArray  *notes,
-      const char *format,
-      ...) G_GNUC_PRINTF (2, 3);
-
-static void
-note (GPtrArray  *notes,
-      const char *format,
-      ...)
-{
-  va_list args;
-
-  if (notes == NULL)
-    return;
-  va_start (args, format);
-  g_ptr_array_add (notes, g_strdup_vprintf (format, args));
-  va_end (args);
-}
 
 static void
 append_number (GString *out,
@@ -135,8 +117,8 @@ append_visual (GString       *out,
     case KM_SHAPE_SPHERE:
       if (fabs (s.x) != fabs (s.y) || fabs (s.y) != fabs (s.z))
         {
-          note (notes, _("a sphere of link “%s” is scaled unevenly, which URDF cannot "
-                         "draw; it is left out"), link);
+          km_format_note (notes, _("a sphere of link “%s” is scaled unevenly, which URDF cannot "
+                                   "draw; it is left out"), link);
           return;
         }
       g = g_string_new ("<sphere radius=\"");
@@ -149,8 +131,8 @@ append_visual (GString       *out,
 
         if (fabs (s.x) != fabs (s.z))
           {
-            note (notes, _("a cylinder of link “%s” is scaled unevenly, which URDF cannot "
-                           "draw; it is left out"), link);
+            km_format_note (notes, _("a cylinder of link “%s” is scaled unevenly, which URDF "
+                                     "cannot draw; it is left out"), link);
             return;
           }
         /* Kinema's cylinders run along +Y, URDF's along +Z: Rx(-90°) takes Z to Y. */
@@ -167,10 +149,10 @@ append_visual (GString       *out,
     case KM_SHAPE_CAPSULE:
     case KM_SHAPE_MESH:
     default:
-      note (notes,
-            /* Translators: %s is a shape type (cone, capsule, mesh), then a link name */
-            _("URDF has no inline %s: the one of link “%s” is left out"),
-            km_shape_type_to_string (shape->type), link);
+      km_format_note (notes,
+                      /* Translators: %s is a shape type (cone, capsule, mesh), then a link name */
+                      _("URDF has no inline %s: the one of link “%s” is left out"),
+                      km_shape_type_to_string (shape->type), link);
       return;
     }
   geometry = g_string_free (g, FALSE);
@@ -264,8 +246,8 @@ check_limit (GPtrArray     *notes,
              const KmLimit *limit)
 {
   if (limit->limited && !finite_limit (limit))
-    note (notes, _("joint “%s” is limited on one side only, which URDF cannot say: it is "
-                   "written unlimited"), name);
+    km_format_note (notes, _("joint “%s” is limited on one side only, which URDF cannot say: it is "
+                             "written unlimited"), name);
 }
 
 /* A name for a dummy link or joint that no joint of @skeleton has and @used has not seen. */
@@ -310,8 +292,8 @@ append_joint_of (GString          *out,
     case KM_JOINT_PRISMATIC:
       check_limit (notes, j->name, &j->limits[0]);
       if (!finite_limit (&j->limits[0]))
-        note (notes, _("prismatic joint “%s” is unlimited and is written without "
-                       "<limit>, which ROS tools require"), j->name);
+        km_format_note (notes, _("prismatic joint “%s” is unlimited and is written without "
+                                 "<limit>, which ROS tools require"), j->name);
       append_joint (out, j->name, "prismatic", parent, j->name, &origin, &j->axis,
                     finite_limit (&j->limits[0]) ? &j->limits[0] : NULL);
       break;
@@ -324,9 +306,9 @@ append_joint_of (GString          *out,
         KmTransform zero;
 
         km_transform_identity (&zero);
-        note (notes, _("spherical joint “%s” has no URDF equivalent: written as three "
-                       "revolute joints %s, %s and %s about X, Y and Z"),
-              j->name, name_x, name_y, j->name);
+        km_format_note (notes, _("spherical joint “%s” has no URDF equivalent: written as three "
+                                 "revolute joints %s, %s and %s about X, Y and Z"),
+                        j->name, name_x, name_y, j->name);
         for (guint a = 0; a < 3; a++)
           {
             check_limit (notes, j->name, &j->limits[a]);
@@ -375,10 +357,10 @@ km_urdf_to_string (const KmSkeleton *skeleton,
   g_string_append_printf (out, "<robot name=\"%s\">\n", robot);
 
   if (root->type == KM_JOINT_FREE)
-    note (notes, _("the free root “%s” is written as a fixed base"), root->name);
+    km_format_note (notes, _("the free root “%s” is written as a fixed base"), root->name);
   handlers = km_skeleton_get_body_handlers (skeleton);
   if (handlers != NULL && handlers[0] != NULL)
-    note (notes, _("URDF has no body handlers: %s left out"), handlers[0]);
+    km_format_note (notes, _("URDF has no body handlers: %s left out"), handlers[0]);
   if (km_vec3_length (root->offset) > 0 || root->has_rotation ||
       (root->type != KM_JOINT_FIXED && root->type != KM_JOINT_FREE))
     {
@@ -386,8 +368,8 @@ km_urdf_to_string (const KmSkeleton *skeleton,
        * hangs from a joint of its own name below a new base link. */
       g_autofree char *base = unique_name (skeleton, used, root->name, "_base");
 
-      note (notes, _("URDF cannot place or move the root link: “%s” is written as a joint "
-                     "below a new base link “%s”"), root->name, base);
+      km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written as a "
+                               "joint below a new base link “%s”"), root->name, base);
       append_link (out, notes, base, skeleton, -1);
       append_joint_of (out, notes, skeleton, used, root, base);
     }
@@ -424,7 +406,5 @@ km_urdf_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_urdf_to_string (skeleton, notes);
-  return g_file_set_contents_full (path, text, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0666, error);
+  return km_format_save_text (path, text, TRUE, error);
 }

@@ -258,8 +258,8 @@ parser_add (Parser     *p,
   if (node->weight > p->limits.max_expanded)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
-                          _("the document expands to more than %" G_GSIZE_FORMAT " nodes"),
-                          p->limits.max_expanded);
+                          _("the document expands to more than %lu nodes"),
+                          (unsigned long) p->limits.max_expanded);
       return FALSE;
     }
 
@@ -293,8 +293,8 @@ parser_add (Parser     *p,
   if (frame->node->weight > p->limits.max_expanded)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
-                          _("the document expands to more than %" G_GSIZE_FORMAT " nodes"),
-                          p->limits.max_expanded);
+                          _("the document expands to more than %lu nodes"),
+                          (unsigned long) p->limits.max_expanded);
       return FALSE;
     }
   return TRUE;
@@ -308,7 +308,7 @@ parser_count (Parser     *p,
   if (++p->n_nodes > p->limits.max_nodes)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
-                          _("more than %" G_GSIZE_FORMAT " nodes"), p->limits.max_nodes);
+                          _("more than %lu nodes"), (unsigned long) p->limits.max_nodes);
       return FALSE;
     }
   return TRUE;
