@@ -65,13 +65,6 @@ solve_item_clear (SolveItem *item)
   g_clear_error (&item->error);
 }
 
-static void
-print_warning_cb (const char *message,
-                  gpointer    user_data)
-{
-  fprintf (stderr, "%s\n", message);
-}
-
 static KmTargetTrack *
 load_targets (const char  *path,
               GError     **error)
@@ -185,7 +178,7 @@ solve_worker (gpointer data,
   SolveItem *item = data;
   SolveShared *shared = user_data;
 
-  km_parse_warnings_push (print_warning_cb, NULL);
+  km_parse_warnings_push (km_cli_print_warning, NULL);
   solve_one (item, shared, &item->error);
   km_parse_warnings_pop ();
 
@@ -318,7 +311,7 @@ km_cli_solve (int    argc,
         }
     }
 
-  km_parse_warnings_push (print_warning_cb, NULL);
+  km_parse_warnings_push (km_cli_print_warning, NULL);
   skeleton = load_skeleton (skeleton_path, &error);
   km_parse_warnings_pop ();
   if (skeleton == NULL)
@@ -367,8 +360,9 @@ km_cli_solve (int    argc,
       g_cond_wait_until (&shared.cond, &shared.mutex, deadline);
       if (show_progress)
         {
+          fputc ('\r', stderr);
           /* Translators: progress on a terminal; the numbers count files, then frames. */
-          fprintf (stderr, _("\rSolving: %u of %u files, %u of %u frames…"), shared.n_finished,
+          fprintf (stderr, _("Solving: %u of %u files, %u of %u frames…"), shared.n_finished,
                    n_items, (guint) g_atomic_int_get (&shared.frames_done),
                    (guint) g_atomic_int_get (&shared.frames_total));
           fflush (stderr);
