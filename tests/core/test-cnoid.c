@@ -614,6 +614,43 @@ test_save_elsewhere (void)
   g_rmdir (tmp);
 }
 
+/* Schema 2 stores prismatic joints in metres; schema 1 (and no schema) converted them like
+ * revolute joints, in "degrees" (DESIGN.md, body item keys). The same metres must come
+ * out of both. */
+static void
+test_schema_1_joint_values (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autofree char *text = read_text (path);
+  static const struct { const char *schema; const char *piston; } cases[] = {
+    { "schema: 2", "0.25" },
+    { "schema: 1", "14.32394487827058" },  /* 0.25 rad expressed in degrees */
+    { "", "14.32394487827058" },
+  };
+
+  g_assert_nonnull (strstr (text, "schema: 2"));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GString) variant = g_string_new (text);
+      g_autoptr(KmProject) project = NULL;
+      g_autofree char *values = g_strdup_printf ("[ 10, 20, 30, 45, %s ]", cases[i].piston);
+      KmBodyItem *arm;
+      const double *q;
+      guint n;
+
+      g_string_replace (variant, "schema: 2", cases[i].schema, 1);
+      g_string_replace (variant, "[ 10, 20, 30, 45, 0.25 ]", values, 1);
+      project = load_text (path, variant->str, &error);
+      g_assert_no_error (error);
+      arm = KM_BODY_ITEM (find_by_name (km_project_get_root_item (project), "Arm"));
+      q = km_body_item_get_joint_state (arm, &n);
+      g_assert_cmpuint (n, ==, 5);
+      g_assert_cmpfloat_with_epsilon (q[3], 45 * G_PI / 180, 1e-12);  /* revolute: degrees */
+      g_assert_cmpfloat_with_epsilon (q[4], 0.25, 1e-12);              /* prismatic: metres */
+    }
+}
+
 static void
 test_bad_files (void)
 {
@@ -756,6 +793,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);
+  g_test_add_func ("/kinema/Cnoid/schema-1-joint-values", test_schema_1_joint_values);
   g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);
   g_test_add_func ("/kinema/Cnoid/format", test_format);
