@@ -14,8 +14,8 @@
 #include "km-preferences-window.h"
 #include "km-window.h"
 
-/* How many recently used files File → Open Recent lists. */
-#define MAX_RECENT 10
+/* How many recently used files File → Open Recent lists without settings. */
+#define DEFAULT_RECENT_LIMIT 10
 
 struct _KmApplication
 {
@@ -93,13 +93,16 @@ update_recent_menu (KmApplication *self)
 {
   GMenu *menu = gtk_application_get_menu_by_id (GTK_APPLICATION (self), "recent-files");
   GList *infos;
+  guint limit = DEFAULT_RECENT_LIMIT;
   guint n = 0;
 
   if (menu == NULL)
     return;
+  if (self->settings != NULL)
+    limit = g_settings_get_uint (self->settings, "recent-files-limit");
   g_menu_remove_all (menu);
   infos = gtk_recent_manager_get_items (self->recent);
-  for (GList *l = infos; l != NULL && n < MAX_RECENT; l = l->next)
+  for (GList *l = infos; l != NULL && n < limit; l = l->next)
     {
       GtkRecentInfo *info = l->data;
       g_autoptr(GMenuItem) item = NULL;
@@ -286,6 +289,9 @@ km_application_startup (GApplication *application)
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent_menu), self,
                            G_CONNECT_SWAPPED);
+  if (self->settings != NULL)
+    g_signal_connect_object (self->settings, "changed::recent-files-limit",
+                             G_CALLBACK (update_recent_menu), self, G_CONNECT_SWAPPED);
   update_recent_menu (self);
 }
 

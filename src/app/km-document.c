@@ -2496,14 +2496,16 @@ km_document_clear_messages (KmDocument *self)
  *
  * Moves the current body to @q as one command (an IK drag answer): one undo step that
  * merges with the joint edits around it like km_document_set_dof_value() does, and one
- * re-sync of the document. Linked joints are not applied: @q is a whole pose, such as
- * the solver's, which applies them itself.
+ * re-sync of the document. Joints linked by the body's handlers are re-synced from @q
+ * (km_body_handler_set_apply_linked() with joint -1), so that a pose which moved only
+ * one joint of a closed link keeps the coupled joints consistent.
  */
 void
 km_document_set_joint_values (KmDocument   *self,
                               const double *q,
                               guint         n)
 {
+  KmBodyHandlerSet *handlers;
   JointEdit *edit;
   gboolean changed = FALSE;
 
@@ -2524,14 +2526,18 @@ km_document_set_joint_values (KmDocument   *self,
     {
       const KmJoint *j = km_skeleton_get_joint (self->skeleton,
                                                 km_skeleton_get_dof_joint (self->skeleton, dof));
-      double value;
 
       if (!isfinite (q[dof]))
         continue;
-      value = CLAMP (q[dof], j->limits[dof - j->dof_index].min, j->limits[dof - j->dof_index].max);
-      changed |= value != edit->after[dof];
-      edit->after[dof] = value;
+      edit->after[dof] = CLAMP (q[dof], j->limits[dof - j->dof_index].min,
+                                j->limits[dof - j->dof_index].max);
     }
+  /* A drag answer may move one joint of a closed link alone: re-sync the linked ones. */
+  handlers = km_body_item_get_body_handlers (self->body);
+  if (handlers != NULL && km_body_handler_set_has_linked_joints (handlers))
+    km_body_handler_set_apply_linked (handlers, -1, 0.0, edit->after);
+  for (guint dof = 0; dof < n; dof++)
+    changed |= edit->after[dof] != self->pose[dof];
   if (!changed)
     {
       joint_edit_free (edit);

@@ -16,6 +16,8 @@ struct _KmDragSolver
 
   /* Owned */
   KmIkProblem  *pending;          /* the latest request not yet started */
+  gpointer      pending_data;     /* what pending refers to (its analytic hook) */
+  GDestroyNotify pending_data_free;
   GCancellable *cancellable;      /* of the solve in flight */
 
   gint64        pending_time;     /* µs, monotonic, when the pending request came */
@@ -26,8 +28,10 @@ struct _KmDragSolver
 
 typedef struct
 {
-  KmIkProblem *problem;
-  gint64       request_time;
+  KmIkProblem   *problem;
+  gpointer       problem_data;
+  GDestroyNotify problem_data_free;
+  gint64         request_time;
 } Job;
 
 enum {
@@ -51,7 +55,20 @@ static void
 job_free (Job *job)
 {
   km_ik_problem_free (job->problem);
+  /* After the problem: it (and any copy the solve made) may point into the data. */
+  if (job->problem_data_free != NULL)
+    job->problem_data_free (job->problem_data);
   g_free (job);
+}
+
+static void
+clear_pending (KmDragSolver *self)
+{
+  g_clear_pointer (&self->pending, km_ik_problem_free);
+  if (self->pending_data_free != NULL)
+    self->pending_data_free (self->pending_data);
+  self->pending_data = NULL;
+  self->pending_data_free = NULL;
 }
 
 static void
@@ -135,6 +152,8 @@ start_pending_cb (gpointer user_data)
 
   job = g_new0 (Job, 1);
   job->problem = g_steal_pointer (&self->pending);
+  job->problem_data = g_steal_pointer (&self->pending_data);
+  job->problem_data_free = g_steal_pointer (&self->pending_data_free);
   job->request_time = self->pending_time;
 
   task = g_task_new (self, self->cancellable, solve_cb, NULL);
@@ -226,11 +245,32 @@ void
 km_drag_solver_request (KmDragSolver *self,
                         KmIkProblem  *problem)
 {
+  km_drag_solver_request_full (self, problem, NULL, NULL);
+}
+
+/**
+ * km_drag_solver_request_full:
+ * @problem: (transfer full): what to solve
+ * @problem_data: (nullable): what @problem refers to, such as the
+ *   KmBodyHandlerIkHook installed on it
+ * @problem_data_free: (nullable): frees @problem_data once @problem and every copy
+ *   the solve made of it are freed, also when a newer request drops this one
+ *
+ * Like km_drag_solver_request(), keeping @problem_data alive as long as @problem.
+ */
+void
+km_drag_solver_request_full (KmDragSolver   *self,
+                             KmIkProblem    *problem,
+                             gpointer        problem_data,
+                             GDestroyNotify  problem_data_free)
+{
   g_return_if_fail (KM_IS_DRAG_SOLVER (self));
   g_return_if_fail (problem != NULL);
 
-  g_clear_pointer (&self->pending, km_ik_problem_free);
+  clear_pending (self);
   self->pending = problem;
+  self->pending_data = problem_data;
+  self->pending_data_free = problem_data_free;
   self->pending_time = g_get_monotonic_time ();
   set_busy (self, TRUE);
   /* Nothing in flight: solve now, while the main loop goes on to paint the frame. */
@@ -254,7 +294,7 @@ km_drag_solver_cancel (KmDragSolver *self)
   g_return_if_fail (KM_IS_DRAG_SOLVER (self));
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
-  g_clear_pointer (&self->pending, km_ik_problem_free);
+  clear_pending (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);

@@ -24,6 +24,10 @@ G_DECLARE_FINAL_TYPE (KmDragSolver, km_drag_solver, KM, DRAG_SOLVER, GObject)
 KmDragSolver *km_drag_solver_new            (void);
 void          km_drag_solver_request        (KmDragSolver *self,
                                              KmIkProblem  *problem);
+void          km_drag_solver_request_full   (KmDragSolver   *self,
+                                             KmIkProblem    *problem,
+                                             gpointer        problem_data,
+                                             GDestroyNotify  problem_data_free);
 void          km_drag_solver_cancel         (KmDragSolver *self);
 gboolean      km_drag_solver_get_busy       (KmDragSolver *self);
 guint         km_drag_solver_get_n_solved   (KmDragSolver *self);

@@ -14,7 +14,9 @@
  * The preferences window edits the application's GSettings directly: the unit radio
  * buttons are GSettings actions (prefs.angle-unit, prefs.length-unit), the autosave spin
  * button and the share folder entry are bound to their keys, and the trusted body-handler
- * folders are a list rebuilt whenever the key changes. Whoever uses a setting follows the
+ * folders are a list rebuilt whenever the key changes. Clear Recent Files removes only the
+ * recent-file entries this application registered (see
+ * km_preferences_window_clear_recent_files()). Whoever uses a setting follows the
  * key, so nothing here needs an Apply button.
  */
 
@@ -24,6 +26,8 @@ struct _KmPreferencesWindow
 
   /* Template widgets */
   GtkAdjustment *autosave_adjustment;
+  GtkAdjustment *recent_adjustment;
+  GtkSwitch     *save_layout_switch;
   GtkListBox    *directory_list;
   GtkEntry      *directory_entry;
   GtkEntry      *share_entry;
@@ -137,6 +141,14 @@ choose_directory_cb (KmPreferencesWindow *self)
 }
 
 static void
+clear_recent_cb (KmPreferencesWindow *self)
+{
+  g_assert (KM_IS_PREFERENCES_WINDOW (self));
+
+  km_preferences_window_clear_recent_files (self);
+}
+
+static void
 set_settings (KmPreferencesWindow *self,
               GSettings           *settings)
 {
@@ -157,6 +169,10 @@ set_settings (KmPreferencesWindow *self,
   g_settings_bind (settings, "autosave-interval", self->autosave_adjustment, "value",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "choreonoid-share-directory", self->share_entry, "text",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "save-layout", self->save_layout_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "recent-files-limit", self->recent_adjustment, "value",
                    G_SETTINGS_BIND_DEFAULT);
   g_signal_connect_object (settings, "changed::trusted-handler-directories",
                            G_CALLBACK (settings_directories_changed_cb), self,
@@ -229,11 +245,14 @@ km_preferences_window_class_init (KmPreferencesWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, autosave_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, recent_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, save_layout_switch);
   gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, directory_list);
   gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, directory_entry);
   gtk_widget_class_bind_template_child (widget_class, KmPreferencesWindow, share_entry);
   gtk_widget_class_bind_template_callback (widget_class, add_directory_cb);
   gtk_widget_class_bind_template_callback (widget_class, choose_directory_cb);
+  gtk_widget_class_bind_template_callback (widget_class, clear_recent_cb);
 }
 
 static void
@@ -303,4 +322,42 @@ km_preferences_window_remove_handler_directory (KmPreferencesWindow *self,
   updated = g_strv_builder_end (builder);
   g_settings_set_strv (self->settings, "trusted-handler-directories",
                        (const char * const *) updated);
+}
+
+/**
+ * km_preferences_window_clear_recent_files:
+ *
+ * Forgets Kinema's recently used files: the entries of the default GtkRecentManager
+ * registered by this application (g_get_application_name()), the ones File → Open Recent
+ * lists. Entries other applications registered stay, even for the same files.
+ *
+ * Returns: how many entries were removed
+ */
+guint
+km_preferences_window_clear_recent_files (KmPreferencesWindow *self)
+{
+  GtkRecentManager *recent = gtk_recent_manager_get_default ();
+  const char *app_name = g_get_application_name ();
+  GList *infos;
+  guint n = 0;
+
+  g_return_val_if_fail (KM_IS_PREFERENCES_WINDOW (self), 0);
+
+  if (app_name == NULL)
+    return 0;
+  infos = gtk_recent_manager_get_items (recent);
+  for (GList *l = infos; l != NULL; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      g_autoptr(GError) error = NULL;
+
+      if (!gtk_recent_info_has_application (info, app_name))
+        continue;
+      if (gtk_recent_manager_remove_item (recent, gtk_recent_info_get_uri (info), &error))
+        n++;
+      else
+        g_debug ("Could not forget %s: %s", gtk_recent_info_get_uri (info), error->message);
+    }
+  g_list_free_full (infos, (GDestroyNotify) gtk_recent_info_unref);
+  return n;
 }

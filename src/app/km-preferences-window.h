@@ -19,5 +19,6 @@ void                 km_preferences_window_add_handler_directory (KmPreferencesW
                                                                   const char          *directory);
 void                 km_preferences_window_remove_handler_directory (KmPreferencesWindow *self,
                                                                   const char          *directory);
+guint                km_preferences_window_clear_recent_files   (KmPreferencesWindow *self);
 
 G_END_DECLS

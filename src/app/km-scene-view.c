@@ -576,6 +576,8 @@ request_ik (KmSceneView       *self,
             const KmTransform *target)
 {
   KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  KmBodyHandlerSet *handlers = km_document_get_body_handlers (self->document);
+  KmBodyHandlerIkHook *hook = NULL;
   const double *q;
   KmIkProblem *problem;
   guint n_dof;
@@ -588,7 +590,17 @@ request_ik (KmSceneView       *self,
   problem->continuous = TRUE;
   problem->max_iterations = 200;
   problem->max_restarts = 4;
-  km_drag_solver_request (self->solver, problem);
+  /* The body's handlers first, like the Solve action; the solver keeps the hook alive
+   * with the problem. */
+  if (handlers != NULL && km_body_handler_set_get_n_attached (handlers) > 0)
+    {
+      hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
+      if (!km_body_handler_ik_hook_install (hook, problem))
+        g_clear_pointer (&hook, km_body_handler_ik_hook_free);
+    }
+  km_drag_solver_request_full (self->solver, problem, hook,
+                               hook != NULL ? (GDestroyNotify) km_body_handler_ik_hook_free
+                                            : NULL);
 }
 
 static void

@@ -706,6 +706,17 @@ recovery_bar_response_cb (KmWindow   *self,
     g_file_delete (file, NULL, NULL);
 }
 
+/* Whether saved projects keep the views and toolbars layout is a preference: it follows
+ * the key on whichever project the document has. */
+static void
+document_project_changed_cb (KmWindow *self)
+{
+  KmProject *project = km_document_get_project (self->document);
+
+  if (self->settings != NULL && project != NULL)
+    g_settings_bind (self->settings, "save-layout", project, "save-layout", G_SETTINGS_BIND_GET);
+}
+
 static void
 setup_settings (KmWindow *self)
 {
@@ -734,6 +745,9 @@ setup_settings (KmWindow *self)
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "autosave-interval", self->autosave, "interval",
                    G_SETTINGS_BIND_GET);
+  g_signal_connect_object (self->document, "notify::project",
+                           G_CALLBACK (document_project_changed_cb), self, G_CONNECT_SWAPPED);
+  document_project_changed_cb (self);
   g_signal_connect_object (self->scene_paned, "notify::max-position",
                            G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->main_paned, "notify::max-position",

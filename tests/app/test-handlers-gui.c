@@ -190,6 +190,50 @@ test_linked_joints (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (pose[d1], -pose[d0], 1e-9);
 }
 
+/* An IK drag answer is a whole pose: km_document_set_joint_values() re-syncs the linked
+ * joints from J0, so a pose that moved J0 alone still closes the loop. */
+static void
+test_linked_joint_values (Fixture       *f,
+                          gconstpointer  data)
+{
+  KmSkeleton *skeleton;
+  const double *pose;
+  g_autofree double *q = NULL;
+  double before[3];
+  guint n_dof, d0, d1, d3;
+
+  import_data (f, "choreonoid/ClosedLinkSample.body");
+  g_assert_true (km_body_handler_set_has_linked_joints (km_document_get_body_handlers (f->document)));
+  skeleton = km_document_get_skeleton (f->document);
+  d0 = km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "J0"))->dof_index;
+  d1 = km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "J1"))->dof_index;
+  d3 = km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "J3"))->dof_index;
+
+  pose = km_document_get_pose (f->document, &n_dof);
+  q = g_memdup2 (pose, n_dof * sizeof (double));
+  before[0] = pose[d0];
+  before[1] = pose[d1];
+  before[2] = pose[d3];
+  q[d0] = 0.3;
+  q[d1] = 0.05;
+  q[d3] = -0.2;
+  km_document_set_joint_values (f->document, q, n_dof);
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d0], 0.3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d3], 0.3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d1], -0.3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (km_joint_panel_get_adjustment (f->panel, d1)),
+                                  -0.3 * 180.0 / G_PI, 1e-6);
+
+  /* One undo step back to the pose before. */
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_undo (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d0], before[0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d1], before[1], 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[d3], before[2], 1e-9);
+}
+
 static void
 test_handler_messages (Fixture       *f,
                        gconstpointer  data)
@@ -328,6 +372,8 @@ main (int    argc,
               fixture_setup, test_presented_unit, fixture_teardown);
   g_test_add ("/kinema/JointPanel/linked-joints", Fixture, NULL,
               fixture_setup, test_linked_joints, fixture_teardown);
+  g_test_add ("/kinema/Document/linked-joint-values", Fixture, NULL,
+              fixture_setup, test_linked_joint_values, fixture_teardown);
   g_test_add ("/kinema/JointPanel/handler-messages", Fixture, NULL,
               fixture_setup, test_handler_messages, fixture_teardown);
   g_test_add ("/kinema/JointPanel/units", Fixture, NULL,

@@ -412,6 +412,136 @@ test_japanese (void)
   destroy_window (window);
 }
 
+static gboolean
+file_has_layout (GFile *file)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_load_contents (file, NULL, &text, NULL, NULL, NULL));
+  return strstr (text, "\nview_areas:") != NULL;
+}
+
+/* save-layout off: a saved project leaves out the layout section (view_areas) it was
+ * loaded with. As in Choreonoid, only the layout sections (view_areas, toolbar_layout,
+ * viewAreas, layoutOfToolBars) are left out; the views' own states stay. */
+static void
+test_save_layout (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "sub",
+                                                 "part.cnoid", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-layout-XXXXXX", NULL);
+  g_autofree char *out_on = g_build_filename (dir, "on.cnoid", NULL);
+  g_autofree char *out_off = g_build_filename (dir, "off.cnoid", NULL);
+  g_autoptr(GFile) source = g_file_new_for_path (path);
+  g_autoptr(GFile) file_on = g_file_new_for_path (out_on);
+  g_autoptr(GFile) file_off = g_file_new_for_path (out_off);
+  g_autoptr(GError) error = NULL;
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+
+  g_assert_true (file_has_layout (source));
+  /* The key reaches whichever project the document opens. */
+  g_settings_set_boolean (settings, "save-layout", FALSE);
+  g_assert_true (km_window_open_file (window, source));
+  g_assert_false (km_project_get_save_layout (km_document_get_project (document)));
+  g_assert_true (km_document_save (document, file_off, &error));
+  g_assert_no_error (error);
+  g_assert_false (file_has_layout (file_off));
+
+  g_settings_set_boolean (settings, "save-layout", TRUE);
+  g_assert_true (km_project_get_save_layout (km_document_get_project (document)));
+  g_assert_true (km_document_save (document, file_on, &error));
+  g_assert_no_error (error);
+  g_assert_true (file_has_layout (file_on));
+
+  destroy_window (window);
+  g_unlink (out_on);
+  g_unlink (out_off);
+  g_rmdir (dir);
+}
+
+typedef struct
+{
+  GMenuModel *menu;
+  int         n_items;
+} MenuCount;
+
+static gboolean
+menu_has_count (gpointer data)
+{
+  MenuCount *count = data;
+
+  return g_menu_model_get_n_items (count->menu) == count->n_items;
+}
+
+/* recent-files-limit caps File → Open Recent; Clear Recent Files empties it. */
+static void
+test_recent_files (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  GtkRecentManager *recent = gtk_recent_manager_get_default ();
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  KmPreferencesWindow *prefs;
+  MenuCount count;
+
+  /* The default manager keeps the file of the test that first asked for it, whose
+   * isolated folder is gone by now: give it back its folder. */
+  {
+    g_autofree char *filename = NULL;
+    g_autofree char *parent = NULL;
+
+    g_object_get (recent, "filename", &filename, NULL);
+    parent = g_path_get_dirname (filename);
+    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  }
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
+                                                             "recent-files"));
+  g_assert_nonnull (count.menu);
+
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("project-%u.cnoid", i);
+      char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+      GtkRecentData data = {
+        .mime_type = (char *) "text/plain",
+        .app_name = (char *) g_get_application_name (),
+        .app_exec = (char *) "kinema %u",
+      };
+
+      g_assert_true (g_file_set_contents (path, "items: {}\n", -1, NULL));
+      g_assert_true (gtk_recent_manager_add_full (recent, uri, &data));
+      g_ptr_array_add (paths, path);
+    }
+  count.n_items = 6;
+  g_assert_true (wait_until (menu_has_count, &count, 5000));
+
+  g_settings_set_uint (settings, "recent-files-limit", 4);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 4);
+  g_settings_set_uint (settings, "recent-files-limit", 0);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 0);
+  g_settings_set_uint (settings, "recent-files-limit", 10);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 6);
+
+  prefs = km_preferences_window_new (settings);
+  g_assert_cmpuint (km_preferences_window_clear_recent_files (prefs), ==, 6);
+  count.n_items = 0;
+  g_assert_true (wait_until (menu_has_count, &count, 5000));
+  gtk_window_destroy (GTK_WINDOW (prefs));
+
+  for (guint i = 0; i < paths->len; i++)
+    g_unlink (paths->pdata[i]);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -423,6 +553,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/window", test_preferences_window);
   g_test_add_func ("/kinema/Preferences/application", test_application_settings);
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
+  g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
+  g_test_add_func ("/kinema/Preferences/recent-files", test_recent_files);
   g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
   g_test_add_func ("/kinema/Window/japanese", test_japanese);
   return g_test_run ();
