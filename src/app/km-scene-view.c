@@ -1277,12 +1277,14 @@ km_scene_view_reset_camera (KmSceneView *self)
   orthographic = self->camera.orthographic;
   km_camera_reset (&self->camera);
   self->camera.orthographic = orthographic;
+  /* Frame what frame-all frames (shapes included): an imported model's feet and head
+   * reach well beyond its joints. */
   if (self->document != NULL && km_document_get_skeleton (self->document) != NULL)
     {
       KmVec3 min, max;
 
-      km_document_get_bounds (self->document, &min, &max);
-      km_camera_frame_box (&self->camera, min, max);
+      if (scene_bounds (self, -1, &min, &max))
+        km_camera_frame_box (&self->camera, min, max);
     }
   self->camera_moved = FALSE;
   notify_camera (self);

@@ -195,7 +195,8 @@ km_camera_frame_box (KmCamera *self,
 
   self->target = km_vec3_scale (km_vec3_add (min, max), 0.5);
   radius = MAX (0.5 * km_vec3_length (km_vec3_sub (max, min)), 0.1);
-  self->distance = CLAMP (0.8 * radius / sin (self->fov_y / 2), MIN_DISTANCE, MAX_DISTANCE);
+  /* The whole bounding sphere in view vertically (a tighter fit cut off heads and feet). */
+  self->distance = CLAMP (radius / sin (self->fov_y / 2), MIN_DISTANCE, MAX_DISTANCE);
 }
 
 void

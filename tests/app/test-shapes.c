@@ -268,6 +268,62 @@ test_sr1 (Fixture       *f,
   g_assert_cmpint (width, >, 0);
 }
 
+/* Importing a model frames all of it, shapes included: a humanoid's head and feet reach
+ * well beyond its joints, and framing the joints alone cut them off. */
+static void
+test_import_frames_shapes (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                 NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const KmTransform *world;
+  const KmCamera *camera;
+  KmSkeleton *skeleton;
+  int width, height;
+  guint n_checked = 0;
+
+  if (!ready_or_skip (f))
+    return;
+
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  skeleton = km_document_get_skeleton (f->document);
+  world = km_document_get_joint_world (f->document, NULL);
+  camera = km_scene_view_get_camera (f->view);
+  width = gtk_widget_get_width (GTK_WIDGET (f->view));
+  height = gtk_widget_get_height (GTK_WIDGET (f->view));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      guint n = 0;
+      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n);
+
+      for (guint k = 0; k < n; k++)
+        {
+          KmVec3 lo, hi;
+
+          km_shape_get_bounds (shapes[k], &lo, &hi);
+          for (guint c = 0; c < 8; c++)
+            {
+              KmVec3 p = km_vec3 (c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z);
+              double x, y;
+
+              p = km_vec3 (p.x * shapes[k]->scale.x, p.y * shapes[k]->scale.y,
+                           p.z * shapes[k]->scale.z);
+              p = km_transform_apply (&world[i], km_transform_apply (&shapes[k]->transform, p));
+              g_assert_true (km_camera_project (camera, p, width, height, &x, &y));
+              g_assert_cmpfloat (x, >=, 0);
+              g_assert_cmpfloat (x, <=, width);
+              g_assert_cmpfloat (y, >=, 0);
+              g_assert_cmpfloat (y, <=, height);
+              n_checked++;
+            }
+        }
+    }
+  g_assert_cmpuint (n_checked, >, 80);
+}
+
 /* The camera actions: standard views keep the target; the orthographic toggle flips the
  * property; frame-selection fits the selected joint. */
 static void
@@ -321,6 +377,8 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/kinema/SceneView/sr1", Fixture, NULL, fixture_setup, test_sr1,
               fixture_teardown);
+  g_test_add ("/kinema/SceneView/import-frames-shapes", Fixture, NULL, fixture_setup,
+              test_import_frames_shapes, fixture_teardown);
   g_test_add ("/kinema/SceneView/camera-actions", Fixture, NULL, fixture_setup,
               test_camera_actions, fixture_teardown);
 
