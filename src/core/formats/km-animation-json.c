@@ -391,7 +391,7 @@ km_animation_json_save (const KmAnimation  *animation,
   g_return_val_if_fail (path != NULL, FALSE);
 
   text = km_animation_json_to_string (animation);
-  return km_format_save_text (path, text, FALSE, error);
+  return km_format_save_text (path, text, error);
 }
 
 /* `kinema-cli info`: one line per joint, then `frames=N joints=M`. */

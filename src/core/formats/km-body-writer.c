@@ -338,5 +338,5 @@ km_body_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_body_to_string (skeleton, notes);
-  return km_format_save_text (path, text, TRUE, error);
+  return km_format_save_text (path, text, error);
 }

@@ -369,17 +369,14 @@ km_format_load_file (const char      *path,
 gboolean
 km_format_save_text (const char  *path,
                      const char  *text,
-                     gboolean     durable,
                      GError     **error)
 {
-  GFileSetContentsFlags flags = G_FILE_SET_CONTENTS_CONSISTENT;
-
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (text != NULL, FALSE);
 
-  if (durable)
-    flags |= G_FILE_SET_CONTENTS_DURABLE;
-  return g_file_set_contents_full (path, text, -1, flags, 0666, error);
+  return g_file_set_contents_full (path, text, -1,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0666, error);
 }
 
 void

@@ -67,11 +67,10 @@ char            *km_format_list_names    (void);
 GBytes          *km_format_read_file     (const char       *path,
                                           gsize             max_size,
                                           GError          **error);
-/* Writes @text to @path atomically (temporary file, rename), with
- * G_FILE_SET_CONTENTS_DURABLE too when @durable; mode 0666 before the umask. */
+/* Writes @text to @path atomically and durably (temporary file, fsync, rename: DESIGN.md),
+ * mode 0666 before the umask. A failed save leaves the old file as it was. */
 gboolean         km_format_save_text     (const char       *path,
                                           const char       *text,
-                                          gboolean          durable,
                                           GError          **error);
 /* For writers that lose something on the way: appends a printf-formatted note to @notes
  * (nullable: then nothing). */

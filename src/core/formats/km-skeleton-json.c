@@ -474,7 +474,7 @@ km_skeleton_json_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_skeleton_json_to_string (skeleton);
-  return km_format_save_text (path, text, TRUE, error);
+  return km_format_save_text (path, text, error);
 }
 
 static void

@@ -221,7 +221,7 @@ km_targets_json_save (const KmTargetTrack  *track,
   g_return_val_if_fail (path != NULL, FALSE);
 
   text = km_targets_json_to_string (track);
-  return km_format_save_text (path, text, FALSE, error);
+  return km_format_save_text (path, text, error);
 }
 
 /* `kinema-cli info`: one line per keyframe, then `keyframes=N first=F last=L`. */

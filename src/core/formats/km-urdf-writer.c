@@ -406,5 +406,5 @@ km_urdf_save (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_urdf_to_string (skeleton, notes);
-  return km_format_save_text (path, text, TRUE, error);
+  return km_format_save_text (path, text, error);
 }
