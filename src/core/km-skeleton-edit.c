@@ -173,6 +173,24 @@ joint_get_frame (const KmJoint *j,
   km_transform_from_pos_quat (j->offset, j->rotation, frame);
 }
 
+/* Drops the links a joint of @joint's (new) type cannot keep: its own and its followers'. */
+static void
+draft_drop_mimic_of (Draft *d,
+                     guint  joint)
+{
+  KmJointType type = draft_get (d, joint)->j.type;
+
+  if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
+    return;
+  for (guint i = 0; i < d->joints->len; i++)
+    {
+      KmJoint *o = &draft_get (d, i)->j;
+
+      if (i == joint || o->mimic == (int) joint)
+        o->mimic = -1;
+    }
+}
+
 static void
 add_to_builder (Draft             *d,
                 KmSkeletonBuilder *builder,
@@ -196,6 +214,9 @@ add_to_builder (Draft             *d,
                                      dj->j.limits[a].max);
   if (dj->j.joint_id >= 0)
     km_skeleton_builder_set_joint_id (builder, index, dj->j.joint_id);
+  if (dj->j.mimic >= 0)
+    km_skeleton_builder_set_mimic (builder, index, draft_get (d, (guint) dj->j.mimic)->j.name,
+                                   dj->j.mimic_ratio, dj->j.mimic_offset);
   for (guint s = 0; dj->shapes != NULL && s < dj->shapes->len; s++)
     km_skeleton_builder_add_shape (builder, index, g_ptr_array_index (dj->shapes, s));
 }
@@ -388,6 +409,7 @@ km_skeleton_edit_set_type (const KmSkeleton  *skeleton,
     joint_reset_limits (j);
   j->type = type;
   joint_ensure_axis (j);
+  draft_drop_mimic_of (&d, joint);
   return draft_build (&d, error);
 }
 
@@ -604,6 +626,66 @@ km_skeleton_edit_set_limit (const KmSkeleton  *skeleton,
   return draft_build (&d, error);
 }
 
+/**
+ * km_skeleton_edit_set_mimic:
+ * @master: the joint @joint follows, or -1 to make it independent
+ * @ratio: q = @ratio · q[@master] + @offset (finite)
+ *
+ * Links @joint to @master (both revolute or prismatic; @master must not follow another
+ * joint, and nothing may follow @joint).
+ *
+ * Returns: (transfer full) (nullable): the new skeleton, or %NULL with @error set
+ */
+KmSkeleton *
+km_skeleton_edit_set_mimic (const KmSkeleton  *skeleton,
+                            guint              joint,
+                            int                master,
+                            double             ratio,
+                            double             offset,
+                            GError           **error)
+{
+  g_auto(Draft) d = { 0 };
+  KmJoint *j;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_joint (skeleton, joint, error) ||
+      (master >= 0 && !check_joint (skeleton, (guint) master, error)))
+    return NULL;
+  draft_init (&d, skeleton);
+  j = &draft_get (&d, joint)->j;
+  if (master < 0)
+    {
+      j->mimic = -1;
+      return draft_build (&d, error);
+    }
+  if (!isfinite (ratio) || !isfinite (offset))
+    {
+      g_set_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_BAD_VALUE,
+                   _("the ratio and offset must be finite numbers"));
+      return NULL;
+    }
+  if ((guint) master == joint || draft_get (&d, (guint) master)->j.mimic >= 0)
+    {
+      g_set_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_BAD_VALUE,
+                   _("a joint can only follow an independent joint other than itself"));
+      return NULL;
+    }
+  for (guint i = 0; i < d.joints->len; i++)
+    if (draft_get (&d, i)->j.mimic == (int) joint)
+      {
+        g_set_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_BAD_VALUE,
+                     _("“%s” is followed by “%s”, so it cannot follow another joint"),
+                     j->name, draft_get (&d, i)->j.name);
+        return NULL;
+      }
+  j->mimic = master;
+  j->mimic_ratio = ratio;
+  j->mimic_offset = offset;
+  return draft_build (&d, error);
+}
+
 static void
 draft_joint_init_new (DraftJoint  *dj,
                       const char  *name,
@@ -616,6 +698,7 @@ draft_joint_init_new (DraftJoint  *dj,
   dj->j.parent = parent;
   dj->j.rotation = KM_QUAT_IDENTITY;
   dj->j.joint_id = -1;
+  dj->j.mimic = -1;
   dj->j.dof_index = -1;
   joint_reset_limits (&dj->j);
   joint_ensure_axis (&dj->j);
@@ -727,6 +810,8 @@ km_skeleton_edit_insert_parent (const KmSkeleton  *skeleton,
 
       if (i != joint && o->j.parent >= (int) joint)
         o->j.parent++;
+      if (i != joint && o->j.mimic >= (int) joint)
+        o->j.mimic++;
     }
   draft_get (&d, joint + 1)->j.parent = (int) joint;
   return draft_build_find (&d, chosen, out_joint, error);
@@ -784,6 +869,11 @@ km_skeleton_edit_delete (const KmSkeleton  *skeleton,
 
       if (o->j.parent > (int) joint)
         o->j.parent--;
+      /* Followers of the deleted joint move on their own from now on. */
+      if (o->j.mimic == (int) joint)
+        o->j.mimic = -1;
+      else if (o->j.mimic > (int) joint)
+        o->j.mimic--;
     }
   return draft_build (&d, error);
 }
@@ -826,6 +916,9 @@ draft_copy_subtree (Draft      *d,
       copy.j.name = rename (d, orig->j.name);
       copy.j.joint_id = -1;
       copy.j.parent = i == joint ? parent : (int) (first + ((guint) orig->j.parent - joint));
+      /* A copied follower follows the copy of its master when that is copied too. */
+      if (orig->j.mimic >= (int) joint && orig->j.mimic < (int) end)
+        copy.j.mimic = (int) (first + ((guint) orig->j.mimic - joint));
       if (orig->shapes != NULL)
         copy.shapes = g_ptr_array_ref (orig->shapes);
       /* Names must be unique before the next one is chosen. */

@@ -90,6 +90,12 @@ KmSkeleton *km_skeleton_edit_set_limit     (const KmSkeleton  *skeleton,
                                             double             min,
                                             double             max,
                                             GError           **error);
+KmSkeleton *km_skeleton_edit_set_mimic     (const KmSkeleton  *skeleton,
+                                            guint              joint,
+                                            int                master,
+                                            double             ratio,
+                                            double             offset,
+                                            GError           **error);
 KmSkeleton *km_skeleton_edit_add_child     (const KmSkeleton  *skeleton,
                                             guint              parent,
                                             const char        *name,

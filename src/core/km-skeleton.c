@@ -29,6 +29,7 @@ struct _KmSkeleton
   char    **body_handlers;
   GHashTable *by_name;        /* name → index + 1 */
   GPtrArray **shapes;         /* per joint (topological), KmShape; NULL when none */
+  gboolean  has_mimic;
 };
 
 typedef struct
@@ -37,6 +38,7 @@ typedef struct
   char    *parent_name;
   gboolean axis_set;
   GPtrArray *shapes;          /* KmShape, owned references; NULL until the first */
+  char    *mimic_name;        /* the master's name, NULL when independent */
 } BuilderJoint;
 
 struct _KmSkeletonBuilder
@@ -185,6 +187,7 @@ builder_joint_clear (BuilderJoint *bj)
   g_clear_pointer (&bj->joint.name, g_free);
   g_clear_pointer (&bj->parent_name, g_free);
   g_clear_pointer (&bj->shapes, g_ptr_array_unref);
+  g_clear_pointer (&bj->mimic_name, g_free);
 }
 
 void
@@ -244,6 +247,7 @@ km_skeleton_builder_add_joint (KmSkeletonBuilder *self,
   bj.joint.type = type;
   bj.joint.rotation = KM_QUAT_IDENTITY;
   bj.joint.joint_id = -1;
+  bj.joint.mimic = -1;
   for (guint i = 0; i < 3; i++)
     bj.joint.limits[i] = (KmLimit) { FALSE, -INFINITY, INFINITY };
   bj.parent_name = g_strdup (parent);
@@ -357,6 +361,31 @@ km_skeleton_builder_add_shape (KmSkeletonBuilder *self,
   g_ptr_array_add (bj->shapes, km_shape_ref (shape));
 }
 
+/**
+ * km_skeleton_builder_set_mimic:
+ * @master: (nullable): the joint @joint follows, %NULL to make it independent again
+ *
+ * Links @joint to @master: q = @ratio · q[@master] + @offset (a URDF `mimic`, a
+ * Scenebuilder `gear`). Checked at build: both revolute or prismatic, @master exists, is
+ * not @joint and follows nobody itself, and @ratio and @offset are finite.
+ */
+void
+km_skeleton_builder_set_mimic (KmSkeletonBuilder *self,
+                               guint              joint,
+                               const char        *master,
+                               double             ratio,
+                               double             offset)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  g_return_if_fail (bj != NULL);
+
+  g_free (bj->mimic_name);
+  bj->mimic_name = g_strdup (master);
+  bj->joint.mimic_ratio = master != NULL ? ratio : 0.0;
+  bj->joint.mimic_offset = master != NULL ? offset : 0.0;
+}
+
 static gboolean
 fail (KmSkeletonProblem *problem,
       guint              joint,
@@ -438,6 +467,63 @@ check_joint_values (BuilderJoint      *bj,
           return fail (problem, index, KM_JOINT_FIELD_LIMITS, a);
         }
     }
+  return TRUE;
+}
+
+static gboolean
+mimic_capable (const KmJoint *joint)
+{
+  return joint->type == KM_JOINT_REVOLUTE || joint->type == KM_JOINT_PRISMATIC;
+}
+
+/* Points @joint (topological, in @skel) at its master, checking what set_mimic promises. */
+static gboolean
+resolve_mimic (KmSkeleton        *skel,
+               KmSkeletonBuilder *builder,
+               guint              file_index,
+               KmJoint           *joint,
+               KmSkeletonProblem *problem,
+               GError           **error)
+{
+  const BuilderJoint *bj = builder_joint (builder, file_index);
+  gpointer found = g_hash_table_lookup (skel->by_name, bj->mimic_name);
+  const KmJoint *master;
+
+  if (found == NULL)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC,
+                   _("joint “%s” follows an unknown joint “%s”"), joint->name, bj->mimic_name);
+      return fail (problem, file_index, KM_JOINT_FIELD_MIMIC, 0);
+    }
+  master = &skel->joints[GPOINTER_TO_UINT (found) - 1];
+  if (master == joint)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC,
+                   _("joint “%s” cannot follow itself"), joint->name);
+      return fail (problem, file_index, KM_JOINT_FIELD_MIMIC, 0);
+    }
+  if (!mimic_capable (joint) || !mimic_capable (master))
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC,
+                   _("only revolute and prismatic joints can be linked (“%s” follows “%s”)"),
+                   joint->name, master->name);
+      return fail (problem, file_index, KM_JOINT_FIELD_MIMIC, 0);
+    }
+  if (builder_joint (builder, master->file_index)->mimic_name != NULL)
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC,
+                   _("joint “%s” follows “%s”, which follows another joint itself"),
+                   joint->name, master->name);
+      return fail (problem, file_index, KM_JOINT_FIELD_MIMIC, 0);
+    }
+  if (!isfinite (joint->mimic_ratio) || !isfinite (joint->mimic_offset))
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC,
+                   _("the ratio and offset of a linked joint must be finite"));
+      return fail (problem, file_index, KM_JOINT_FIELD_MIMIC, 0);
+    }
+  joint->mimic = (int) (master - skel->joints);
+  skel->has_mimic = TRUE;
   return TRUE;
 }
 
@@ -681,6 +767,18 @@ km_skeleton_builder_build (KmSkeletonBuilder  *self,
   for (guint t = 0; t < n; t++)
     for (guint d = 0; d < skel->joints[t].n_dof; d++)
       skel->dof_joints[skel->joints[t].dof_index + d] = (int) t;
+  for (guint t = 0; t < n; t++)
+    {
+      KmJoint *j = &skel->joints[t];
+
+      j->mimic = -1;
+      if (builder_joint (self, order[t])->mimic_name != NULL &&
+          !resolve_mimic (skel, self, order[t], j, problem, error))
+        {
+          km_skeleton_unref (skel);
+          return NULL;
+        }
+    }
   skel->root_name = g_strdup (skel->joints[0].name);
   g_ptr_array_add (self->handlers, NULL);
   skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
@@ -1012,6 +1110,44 @@ vec3_close (KmVec3 a,
  * Whether two skeletons describe the same tree: names, types, parents, offsets, frame
  * rotations, axes, limits and handlers, numbers compared within @epsilon.
  */
+/**
+ * km_skeleton_has_mimic:
+ *
+ * Returns: whether any joint follows another one (see #KmJoint.mimic)
+ */
+gboolean
+km_skeleton_has_mimic (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->has_mimic;
+}
+
+/**
+ * km_skeleton_apply_mimic:
+ * @q: (array): a state vector of km_skeleton_get_n_dof() values
+ *
+ * Sets every linked joint's value from its master's: q = ratio · q[master] + offset.
+ * Values are not clamped: keeping the followers within their limits is the caller's
+ * business (the solver narrows the masters' ranges).
+ */
+void
+km_skeleton_apply_mimic (const KmSkeleton *self,
+                         double           *q)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!self->has_mimic || q == NULL)
+    return;
+  for (guint t = 0; t < self->n_joints; t++)
+    {
+      const KmJoint *j = &self->joints[t];
+
+      if (j->mimic >= 0)
+        q[j->dof_index] = j->mimic_ratio * q[self->joints[j->mimic].dof_index] + j->mimic_offset;
+    }
+}
+
 gboolean
 km_skeleton_equal (const KmSkeleton *a,
                    const KmSkeleton *b,
@@ -1035,6 +1171,10 @@ km_skeleton_equal (const KmSkeleton *a,
       if (!vec3_close (ja->offset, jb->offset, epsilon) || !vec3_close (ja->axis, jb->axis, epsilon))
         return FALSE;
       if (km_quat_angle_between (ja->rotation, jb->rotation) > epsilon)
+        return FALSE;
+      if (ja->mimic != jb->mimic ||
+          (ja->mimic >= 0 && (!close_enough (ja->mimic_ratio, jb->mimic_ratio, epsilon) ||
+                              !close_enough (ja->mimic_offset, jb->mimic_offset, epsilon))))
         return FALSE;
       for (guint l = 0; l < 3; l++)
         if (ja->limits[l].limited != jb->limits[l].limited ||

@@ -31,6 +31,7 @@ typedef enum
   KM_SKELETON_ERROR_BAD_LIMITS,
   KM_SKELETON_ERROR_BAD_VALUE,
   KM_SKELETON_ERROR_TOO_LARGE,
+  KM_SKELETON_ERROR_BAD_MIMIC,
 } KmSkeletonError;
 
 typedef enum
@@ -54,6 +55,7 @@ typedef enum
   KM_JOINT_FIELD_ROTATION,
   KM_JOINT_FIELD_AXIS,
   KM_JOINT_FIELD_LIMITS,
+  KM_JOINT_FIELD_MIMIC,
 } KmJointField;
 
 typedef struct
@@ -94,6 +96,11 @@ typedef struct
   int          dof_index;     /* first DOF in a state vector, -1 for joints without DOF */
   guint        n_dof;
   int          joint_id;      /* Choreonoid joint id, -1 when none */
+  /* A linked (mimic) joint follows another one: q = mimic_ratio · q[mimic] + mimic_offset.
+   * Both are revolute or prismatic, and the master is never a follower itself. */
+  int          mimic;         /* topological index of the master, -1 when independent */
+  double       mimic_ratio;
+  double       mimic_offset;
 } KmJoint;
 
 typedef struct _KmSkeleton KmSkeleton;
@@ -138,6 +145,11 @@ void                km_skeleton_builder_set_limit        (KmSkeletonBuilder     
 void                km_skeleton_builder_set_joint_id     (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           int                      joint_id);
+void                km_skeleton_builder_set_mimic        (KmSkeletonBuilder       *builder,
+                                                          guint                    joint,
+                                                          const char              *master,
+                                                          double                   ratio,
+                                                          double                   offset);
 void                km_skeleton_builder_add_shape        (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           KmShape                 *shape);
@@ -177,6 +189,9 @@ void                km_skeleton_forward_kinematics       (const KmSkeleton      
                                                           const double            *q,
                                                           const KmTransform       *root_pose,
                                                           KmTransform             *world);
+gboolean            km_skeleton_has_mimic                (const KmSkeleton        *self);
+void                km_skeleton_apply_mimic              (const KmSkeleton        *self,
+                                                          double                  *q);
 gboolean            km_skeleton_equal                    (const KmSkeleton        *a,
                                                           const KmSkeleton        *b,
                                                           double                   epsilon);

@@ -567,6 +567,79 @@ test_map_state (void)
   g_assert_cmpfloat (nq[km_skeleton_get_joint (r, (guint) find (r, "neck_base"))->dof_index], ==, 0);
 }
 
+static int
+joint_named (const KmSkeleton *skel,
+             const char       *name)
+{
+  int j = km_skeleton_find_joint (skel, name);
+
+  g_assert_cmpint (j, >=, 0);
+  return j;
+}
+
+/* Links survive edits that keep both joints, follow index shifts, go with a deleted master
+ * and with a type that cannot be linked, and are copied inside duplicated sub-chains. */
+static void
+test_mimic (void)
+{
+  g_autoptr(KmSkeleton) skel = make_skeleton ();
+  g_autoptr(KmSkeleton) linked = NULL, inserted = NULL, deleted = NULL, retyped = NULL;
+  g_autoptr(KmSkeleton) copied = NULL, unlinked = NULL, refused = NULL;
+  g_autoptr(GError) error = NULL;
+  int elbow, shoulder, copy;
+
+  linked = km_skeleton_edit_set_mimic (skel, (guint) joint_named (skel, "l_elbow"),
+                                       joint_named (skel, "l_shoulder"), 0.5, -0.1, &error);
+  g_assert_no_error (error);
+  elbow = joint_named (linked, "l_elbow");
+  g_assert_cmpint (km_skeleton_get_joint (linked, (guint) elbow)->mimic, ==,
+                   joint_named (linked, "l_shoulder"));
+  g_assert_cmpfloat (km_skeleton_get_joint (linked, (guint) elbow)->mimic_ratio, ==, 0.5);
+  g_assert_cmpfloat (km_skeleton_get_joint (linked, (guint) elbow)->mimic_offset, ==, -0.1);
+
+  /* A joint inserted above the shoulder shifts every index after it. */
+  inserted = km_skeleton_edit_insert_parent (linked, (guint) joint_named (linked, "l_shoulder"),
+                                             "l_clavicle", KM_JOINT_FIXED, NULL, &error);
+  g_assert_no_error (error);
+  elbow = joint_named (inserted, "l_elbow");
+  g_assert_cmpint (km_skeleton_get_joint (inserted, (guint) elbow)->mimic, ==,
+                   joint_named (inserted, "l_shoulder"));
+
+  /* Duplicating the shoulder's sub-chain links the copied elbow to the copied shoulder. */
+  copied = km_skeleton_edit_duplicate (linked, (guint) joint_named (linked, "l_shoulder"),
+                                       &copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_get_joint (copied, (guint) joint_named (copied, "l_elbow_2"))->mimic,
+                   ==, joint_named (copied, "l_shoulder_2"));
+  g_assert_cmpint (km_skeleton_get_joint (copied, (guint) joint_named (copied, "l_elbow"))->mimic,
+                   ==, joint_named (copied, "l_shoulder"));
+
+  /* Deleting the master frees the follower. */
+  deleted = km_skeleton_edit_delete (linked, (guint) joint_named (linked, "l_shoulder"), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_get_joint (deleted, (guint) joint_named (deleted, "l_elbow"))->mimic,
+                   ==, -1);
+  g_assert_false (km_skeleton_has_mimic (deleted));
+
+  /* A master that becomes spherical cannot drive a 1-DOF joint. */
+  retyped = km_skeleton_edit_set_type (linked, (guint) joint_named (linked, "l_shoulder"),
+                                       KM_JOINT_SPHERICAL, &error);
+  g_assert_no_error (error);
+  g_assert_false (km_skeleton_has_mimic (retyped));
+
+  unlinked = km_skeleton_edit_set_mimic (linked, (guint) joint_named (linked, "l_elbow"), -1, 0, 0,
+                                         &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (unlinked, skel, 1e-12));
+
+  /* The master is followed, so it cannot follow the torso. */
+  shoulder = joint_named (linked, "l_shoulder");
+  refused = km_skeleton_edit_set_mimic (linked, (guint) shoulder, joint_named (linked, "torso"),
+                                        1, 0, &error);
+  g_assert_null (refused);
+  g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_BAD_VALUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -584,6 +657,7 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonEdit/mirror", test_mirror);
   g_test_add_func ("/kinema/SkeletonEdit/mirror-counterpart", test_mirror_counterpart_parent);
   g_test_add_func ("/kinema/SkeletonEdit/map-state", test_map_state);
+  g_test_add_func ("/kinema/SkeletonEdit/mimic", test_mimic);
 
   return g_test_run ();
 }

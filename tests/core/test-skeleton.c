@@ -380,6 +380,98 @@ test_builder_errors (void)
     }
 }
 
+/* root (fixed) ─ a (rev Z, [-1, 1]) ─ b (rev Z) ─ c (prismatic X); b follows a, c is free. */
+static KmSkeleton *
+build_linked (const char *master_of_b,
+              KmJointType type_of_c,
+              const char *master_of_c,
+              KmSkeletonProblem *problem,
+              GError           **error)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "a", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, -1, 1);
+  j = km_skeleton_builder_add_joint (b, "b", KM_JOINT_REVOLUTE, "a");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_offset (b, j, km_vec3 (1, 0, 0));
+  if (master_of_b != NULL)
+    km_skeleton_builder_set_mimic (b, j, master_of_b, -2.0, 0.25);
+  j = km_skeleton_builder_add_joint (b, "c", type_of_c, "b");
+  if (type_of_c == KM_JOINT_PRISMATIC)
+    km_skeleton_builder_set_axis (b, j, km_vec3 (1, 0, 0));
+  if (master_of_c != NULL)
+    km_skeleton_builder_set_mimic (b, j, master_of_c, 0.5, 0.0);
+  return km_skeleton_builder_build (b, problem, error);
+}
+
+static void
+test_mimic (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) linked = build_linked ("a", KM_JOINT_PRISMATIC, NULL, NULL, &error);
+  g_autoptr(KmSkeleton) plain = NULL;
+  const KmJoint *b;
+  double q[3] = { 0.3, 99.0, 0.1 };
+
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_mimic (linked));
+  b = km_skeleton_get_joint (linked, 2);
+  g_assert_cmpstr (b->name, ==, "b");
+  g_assert_cmpint (b->mimic, ==, 1);
+  g_assert_cmpfloat (b->mimic_ratio, ==, -2.0);
+  g_assert_cmpfloat (b->mimic_offset, ==, 0.25);
+  g_assert_cmpint (km_skeleton_get_joint (linked, 1)->mimic, ==, -1);
+  g_assert_cmpint (km_skeleton_get_joint (linked, 3)->mimic, ==, -1);
+
+  km_skeleton_apply_mimic (linked, q);
+  g_assert_cmpfloat_with_epsilon (q[1], -2.0 * 0.3 + 0.25, 1e-15);
+  g_assert_cmpfloat (q[0], ==, 0.3);
+  g_assert_cmpfloat (q[2], ==, 0.1);
+
+  plain = build_linked (NULL, KM_JOINT_PRISMATIC, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (km_skeleton_has_mimic (plain));
+  g_assert_cmpint (km_skeleton_get_joint (plain, 2)->mimic, ==, -1);
+  g_assert_false (km_skeleton_equal (linked, plain, 1e-9));
+  q[1] = 99.0;
+  km_skeleton_apply_mimic (plain, q);
+  g_assert_cmpfloat (q[1], ==, 99.0);
+}
+
+static void
+test_mimic_errors (void)
+{
+  struct {
+    const char  *master_of_b;
+    KmJointType  type_of_c;
+    const char  *master_of_c;
+    guint        joint;
+  } cases[] = {
+    { "nobody", KM_JOINT_PRISMATIC, NULL, 2 },      /* unknown master */
+    { "b", KM_JOINT_PRISMATIC, NULL, 2 },           /* itself */
+    { "root", KM_JOINT_PRISMATIC, NULL, 2 },        /* a fixed master */
+    { NULL, KM_JOINT_SPHERICAL, "a", 3 },           /* a spherical follower */
+    { "a", KM_JOINT_PRISMATIC, "b", 3 },            /* the master follows another joint */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      KmSkeletonProblem problem = { 99, KM_JOINT_FIELD_NONE, 99 };
+      KmSkeleton *skel = build_linked (cases[i].master_of_b, cases[i].type_of_c,
+                                       cases[i].master_of_c, &problem, &error);
+
+      g_assert_null (skel);
+      g_assert_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC);
+      g_assert_cmpuint (problem.joint, ==, cases[i].joint);
+      g_assert_cmpint (problem.field, ==, KM_JOINT_FIELD_MIMIC);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -393,6 +485,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Skeleton/tree", test_tree);
   g_test_add_func ("/kinema/Skeleton/reversed-order", test_reversed_order);
   g_test_add_func ("/kinema/Skeleton/builder-errors", test_builder_errors);
+  g_test_add_func ("/kinema/Skeleton/mimic", test_mimic);
+  g_test_add_func ("/kinema/Skeleton/mimic-errors", test_mimic_errors);
 
   return g_test_run ();
 }
