@@ -39,6 +39,28 @@ typedef struct
   gulong           user_cancelled_id;
 } SolveRun;
 
+/*
+ * The caller's side of one request, kept until the worker has stopped. The GTask that
+ * answers it is made only then, with the job as its source object when the job still
+ * lives: a running solve holds no reference to the job, so dropping the last one cancels
+ * the solve (dispose) and the job is gone at once.
+ */
+typedef struct
+{
+  GCancellable        *cancellable;
+  GAsyncReadyCallback  callback;
+  gpointer             user_data;
+} SolveReply;
+
+static void
+solve_reply_free (SolveReply *reply)
+{
+  g_clear_object (&reply->cancellable);
+  g_free (reply);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveReply, solve_reply_free)
+
 /* The worker's input: a deep copy made on the main thread. */
 typedef struct
 {
@@ -245,18 +267,29 @@ user_cancelled_cb (GCancellable *user_cancellable,
   g_cancellable_cancel (run_cancellable);
 }
 
-/* Main thread: the worker finished (or stopped). @task is the caller's task. */
+/* Main thread: the worker finished (or stopped). @user_data is the caller's SolveReply. */
 static void
 solve_thread_done_cb (GObject      *object,
                       GAsyncResult *result,
                       gpointer      user_data)
 {
-  KmIkJob *self = KM_IK_JOB (object);
-  g_autoptr(GTask) task = user_data;
+  g_autoptr(SolveReply) reply = user_data;
   GTask *inner = G_TASK (result);
   SolveData *data = g_task_get_task_data (inner);
   g_autoptr(SolveRun) run = solve_run_ref (data->run);
+  g_autoptr(KmIkJob) self = g_weak_ref_get (&run->job);
+  g_autoptr(GTask) task = g_task_new (self, reply->cancellable, reply->callback,
+                                      reply->user_data);
   g_autoptr(GError) error = NULL;
+
+  g_task_set_source_tag (task, km_ik_job_solve_async);
+  if (self == NULL)
+    {
+      /* The job was dropped while solving (dispose cancelled the solve). */
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The solve was cancelled"));
+      return;
+    }
 
   if (!g_task_propagate_boolean (inner, &error))
     {
@@ -432,6 +465,11 @@ new_animation (const KmIkProblem *problem,
  * G_IO_ERROR_CANCELLED). The job's animation is replaced at once by a new one of
  * @last_frame + 1 frames (rows before @first_frame hold the seed and have no residuals);
  * rows fill in as ::frames-ready says.
+ *
+ * A running solve holds no reference to the job: dropping the last reference cancels it,
+ * and once the worker has stopped the callback gets G_IO_ERROR_CANCELLED with a %NULL
+ * source object (pass that %NULL to km_ik_job_solve_finish()). The callback always runs
+ * exactly once, after the worker has let go of everything the request copied.
  */
 void
 km_ik_job_solve_async (KmIkJob             *self,
@@ -443,8 +481,8 @@ km_ik_job_solve_async (KmIkJob             *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
   g_autoptr(GTask) inner = NULL;
+  SolveReply *reply;
   SolveData *data;
   SolveRun *run;
 
@@ -455,8 +493,10 @@ km_ik_job_solve_async (KmIkJob             *self,
   g_return_if_fail (last_frame <= KM_TARGET_TRACK_MAX_FRAME);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, km_ik_job_solve_async);
+  reply = g_new0 (SolveReply, 1);
+  reply->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  reply->callback = callback;
+  reply->user_data = user_data;
 
   if (self->run != NULL)
     g_cancellable_cancel (self->run->cancellable);
@@ -496,7 +536,8 @@ km_ik_job_solve_async (KmIkJob             *self,
   set_busy (self, TRUE);
   g_object_thaw_notify (G_OBJECT (self));
 
-  inner = g_task_new (self, run->cancellable, solve_thread_done_cb, g_steal_pointer (&task));
+  /* No source object: the running solve must not keep the job alive. */
+  inner = g_task_new (NULL, run->cancellable, solve_thread_done_cb, reply);
   g_task_set_source_tag (inner, solve_thread);
   g_task_set_task_data (inner, data, solve_data_free);
   g_task_run_in_thread (inner, solve_thread);
@@ -504,6 +545,8 @@ km_ik_job_solve_async (KmIkJob             *self,
 
 /**
  * km_ik_job_solve_finish:
+ * @self: (nullable): the job, the callback's source object (%NULL when the job was dropped
+ *   while solving)
  *
  * Returns: (transfer full) (nullable): the solved animation (the job's animation, complete
  *   and no longer changed), or NULL with G_IO_ERROR_CANCELLED, KM_IK_ERROR, …
@@ -513,7 +556,7 @@ km_ik_job_solve_finish (KmIkJob       *self,
                         GAsyncResult  *result,
                         GError       **error)
 {
-  g_return_val_if_fail (KM_IS_IK_JOB (self), NULL);
+  g_return_val_if_fail (self == NULL || KM_IS_IK_JOB (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == km_ik_job_solve_async, NULL);
 

@@ -26,7 +26,8 @@ G_DECLARE_FINAL_TYPE (KmIkJob, km_ik_job, KM, IK_JOB, GObject)
  * km_ik_solve_track() with the same arguments. A newer request supersedes an older one: the
  * running solve is cancelled and its callback gets G_IO_ERROR_CANCELLED. While a solve
  * runs, finished frames are copied into the job's animation (km_ik_job_get_animation) in
- * frame order and announced with ::frames-ready; :progress grows from 0 to 1.
+ * frame order and announced with ::frames-ready; :progress grows from 0 to 1. A running
+ * solve does not keep the job alive: dropping its last reference cancels the solve.
  *
  * Properties: "progress" (double, 0..1, read-only), "busy" (boolean, read-only),
  * "animation" (KmAnimation, read-only: the current solve's result being filled in).

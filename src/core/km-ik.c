@@ -45,6 +45,13 @@
  * alone if a limit blocked it. The answer is the closest reachable pose found, with honest
  * residuals, never NaN.
  *
+ * Linked (mimic) joints, q_f = ratio · q_m + offset: a follower is no variable of its own.
+ * Its Jacobian column is folded into its master's (J_m += ratio · J_f) and it never joins a
+ * step; every trial configuration sets it from its master (a follower whose master is off
+ * the path keeps its seed value). A master's range is narrowed so that each of its
+ * followers, on the path or not, stays within its own limits (mimic_range), and the answer
+ * goes through km_skeleton_apply_mimic(), so the coupling holds exactly.
+ *
  * Redundant chains (more active DOFs than task rows) also get a small null-space pull of
  * joints in the outer quarters of their range back inwards while the error is between
  * 0.1 mm and 5 cm, which keeps warm-started trajectories away from their limits.
@@ -123,6 +130,12 @@ typedef struct
   gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
   gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
   gboolean          *euler_fk;/* the same, as the last path_fk found it */
+  /* Linked (mimic) joints: m_lead is the master's path variable, -1 for a free variable,
+   * -2 for a follower whose master is off the path (a constant); the follower's value is
+   * m_ratio · master + m_offset (m_offset alone for a constant). */
+  int               *m_lead;
+  double            *m_ratio, *m_offset;
+  gboolean           has_mimic;
   double            *q, *q_trial, *q_best, *dq, *q_save, *q_ref;
   double             wp, wo;
   gboolean           pull;    /* the null-space pull away from the limits is allowed */
@@ -465,6 +478,26 @@ build_columns (Work        *w,
           c[3] = c[4] = c[5] = 0.0;
         }
     }
+  /* A follower moves with its master: its column joins the master's (never active itself). */
+  if (w->has_mimic)
+    for (guint v = 0; v < w->n_var; v++)
+      if (w->m_lead[v] >= 0)
+        for (int i = 0; i < 6; i++)
+          w->col[w->m_lead[v] * 6 + i] += w->m_ratio[v] * w->col[v * 6 + i];
+}
+
+/* Sets every follower of @q from its master (or to its constant). */
+static void
+enforce_mimic (const Work *w,
+               double     *q)
+{
+  if (!w->has_mimic)
+    return;
+  for (guint v = 0; v < w->n_var; v++)
+    if (w->m_lead[v] >= 0)
+      q[v] = w->m_ratio[v] * q[w->m_lead[v]] + w->m_offset[v];
+    else if (w->m_lead[v] == -2)
+      q[v] = w->m_offset[v];
 }
 
 /*
@@ -609,6 +642,7 @@ apply_step (Work         *w,
           q_trial[v] = CLAMP (x, w->lo[v], w->hi[v]);
         }
     }
+  enforce_mimic (w, q_trial);
 }
 
 /* Which 1-DOF columns sit on a limit with the step pushing outwards. */
@@ -706,7 +740,7 @@ descend (Work     *w,
         build_columns (w, eff.pos);
       moved = FALSE;
       for (v = 0; v < w->n_var; v++)
-        w->active[v] = TRUE;
+        w->active[v] = w->m_lead[v] == -1;
       if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
         break;
       for (int round = 0; round < 3 && freeze_blocked (w, w->q); round++)
@@ -948,7 +982,7 @@ fit_priority (Work  *w,
       e2[0] = er.x * w->wo, e2[1] = er.y * w->wo, e2[2] = er.z * w->wo;
       build_columns (w, eff.pos);
       for (guint v = 0; v < w->n_var; v++)
-        w->active[v] = TRUE;
+        w->active[v] = w->m_lead[v] == -1;
       g = null_step (w, e2, mu);
       for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
         g = null_step (w, e2, mu);
@@ -1027,6 +1061,7 @@ random_start (Work         *w,
           w->q[v] = CLAMP (x, lo, hi);
         }
     }
+  enforce_mimic (w, w->q);
 }
 
 /* In a motion: w->q (evaluated as @ev) becomes the answer when it converged nearer to the
@@ -1139,6 +1174,54 @@ trace_answer (Work         *w,
 }
 #endif
 
+/*
+ * The range of the 1-DOF joint @m (its own limits, or unlimited) narrowed so that every
+ * joint linked to it (mimic) stays within its own limits: for q_f = r · q_m + o that is
+ * q_m within (limits_f − o) / r, rounded inwards so that the follower computed back from a
+ * bound is inside. When no value satisfies them all, the master's own range.
+ */
+static void
+mimic_range (const KmJoint *joints,
+             guint          n_joints,
+             int            m,
+             double        *lo,
+             double        *hi)
+{
+  const KmJoint *mj = &joints[m];
+  double a = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
+  double b = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
+  double own_a = a, own_b = b;
+
+  for (guint t = 0; t < n_joints; t++)
+    {
+      const KmJoint *f = &joints[t];
+      double r = f->mimic_ratio, o = f->mimic_offset, flo, fhi, x, y;
+
+      if (f->mimic != m || !f->limits[0].limited || !(r != 0.0) || !isfinite (r))
+        continue;
+      flo = f->limits[0].min;
+      fhi = f->limits[0].max;
+      x = (flo - o) / r;
+      y = (fhi - o) / r;
+      if (x > y)
+        {
+          double tmp = x;
+
+          x = y, y = tmp;
+        }
+      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
+        x = nextafter (x, INFINITY);
+      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
+        y = nextafter (y, -INFINITY);
+      a = MAX (a, x);
+      b = MIN (b, y);
+    }
+  if (!(a <= b))
+    a = own_a, b = own_b;
+  *lo = a;
+  *hi = b;
+}
+
 /* Solves for @target from @seed (n_dof values, may alias out->q). */
 static gboolean
 solve_one (const KmIkProblem *p,
@@ -1155,9 +1238,9 @@ solve_one (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 14];
+  double stack_d[KM_IK_STACK_DOF * 16];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
-  int stack_i[KM_IK_STACK_DOF * 6];
+  int stack_i[KM_IK_STACK_DOF * 7];
   g_autofree int *heap_idx = NULL;
   g_autofree PathJoint *heap_path = NULL;
   g_autofree double *heap_d = NULL;
@@ -1174,6 +1257,23 @@ solve_one (const KmIkProblem *p,
   if (out->q != seed)
     memcpy (out->q, seed, p->n_dof * sizeof (double));
   km_skeleton_clamp (skel, out->q);
+  w.has_mimic = km_skeleton_has_mimic (skel);
+  if (w.has_mimic)
+    {
+      /* Masters within the ranges that keep their followers within limits; then the
+       * coupling exact. */
+      for (guint t = 0; t < n_joints; t++)
+        if (joints[t].mimic >= 0 && joints[t].mimic < (int) n_joints &&
+            joints[joints[t].mimic].dof_index >= 0)
+          {
+            double lo, hi;
+            int d = joints[joints[t].mimic].dof_index;
+
+            mimic_range (joints, n_joints, joints[t].mimic, &lo, &hi);
+            out->q[d] = CLAMP (out->q[d], lo, hi);
+          }
+      km_skeleton_apply_mimic (skel, out->q);
+    }
   out->iterations = 0;
   out->restarts = 0;
   out->converged = FALSE;
@@ -1254,11 +1354,12 @@ solve_one (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      w.col = heap_d = g_new (double, MAX (n_var, 1) * 14);
+      w.col = heap_d = g_new (double, MAX (n_var, 1) * 16);
       w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
-      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 6);
+      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 7);
     }
-  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save, q_ref: 8 more. */
+  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
+   * m_offset: 10 more. Ints: var_dof, is_rot, active, single, euler, euler_fk, m_lead. */
   w.lo = w.col + 6 * n_var;
   w.hi = w.lo + n_var;
   w.q = w.hi + n_var;
@@ -1267,12 +1368,15 @@ solve_one (const KmIkProblem *p,
   w.dq = w.q_best + n_var;
   w.q_save = w.dq + n_var;
   w.q_ref = w.q_save + n_var;
+  w.m_ratio = w.q_ref + n_var;
+  w.m_offset = w.m_ratio + n_var;
   w.point_w = w.axis_w + n_var;
   w.is_rot = w.var_dof + n_var;
   w.active = w.is_rot + n_var;
   w.single = w.active + n_var;
   w.euler = w.single + n_var;
   w.euler_fk = w.euler + n_var;
+  w.m_lead = w.euler_fk + n_var;
 
   {
     guint v = 0;
@@ -1297,8 +1401,33 @@ solve_one (const KmIkProblem *p,
             w.single[v] = j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC;
             w.euler[v] = w.euler_fk[v] = FALSE;
             w.q[v] = out->q[w.var_dof[v]];
+            w.m_lead[v] = -1;
+            w.m_ratio[v] = 0.0;
+            w.m_offset[v] = 0.0;
+            if (w.has_mimic && w.single[v])
+              mimic_range (joints, n_joints, idx[first + k], &w.lo[v], &w.hi[v]);
           }
       }
+    /* Followers: with their master's path variable, or constant when it is off the path. */
+    for (guint k = 0; w.has_mimic && k < w.n_path; k++)
+      {
+        const KmJoint *j = &joints[idx[first + k]];
+        int fv = w.path[k].var;
+
+        if (j->mimic < 0 || fv < 0 || j->n_dof != 1)
+          continue;
+        w.m_lead[fv] = -2;
+        w.m_offset[fv] = w.q[fv];
+        for (guint k2 = 0; k2 < w.n_path; k2++)
+          if (idx[first + k2] == j->mimic && w.path[k2].var >= 0 &&
+              joints[j->mimic].n_dof == 1 && joints[j->mimic].mimic < 0)
+            {
+              w.m_lead[fv] = w.path[k2].var;
+              w.m_ratio[fv] = j->mimic_ratio;
+              w.m_offset[fv] = j->mimic_offset;
+            }
+      }
+    enforce_mimic (&w, w.q);
   }
 
   if (p->analytic != NULL)
@@ -1309,7 +1438,8 @@ solve_one (const KmIkProblem *p,
         {
           km_skeleton_clamp (skel, scratch);
           for (guint v = 0; v < n_var; v++)
-            w.q_trial[v] = scratch[w.var_dof[v]];
+            w.q_trial[v] = CLAMP (scratch[w.var_dof[v]], w.lo[v], w.hi[v]);
+          enforce_mimic (&w, w.q_trial);
           {
             KmTransform eff;
             KmVec3 ep, er;
@@ -1481,6 +1611,7 @@ solve_one (const KmIkProblem *p,
                     }
                 if (wrapped)
                   {
+                    enforce_mimic (&w, w.q);
                     /* Measured from the wrapped seed: the turn itself is no jump. */
                     memcpy (w.q_ref, w.q, n_var * sizeof (double));
                     ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
@@ -1628,6 +1759,8 @@ solve_one (const KmIkProblem *p,
 
   for (guint v = 0; v < n_var; v++)
     out->q[w.var_dof[v]] = w.q_best[v];
+  /* Followers off the path move with their masters too. */
+  km_skeleton_apply_mimic (skel, out->q);
   out->iterations = w.iterations;
   out->restarts = attempts > 0 ? attempts - 1 : 0;
   out->pos_err = best.pos_err;

@@ -88,7 +88,8 @@ struct _KmIkProblem
 
 /*
  * The answer to one problem. @q is owned by the solution (g_malloc) and always holds
- * @n_dof finite values within the joint limits.
+ * @n_dof finite values within the joint limits, linked (mimic) joints set exactly from
+ * their masters (km_skeleton_apply_mimic()).
  */
 typedef struct
 {

@@ -78,8 +78,11 @@ fixture_teardown (Fixture       *f,
   gpointer job = f->job;
 
   /* A worker thread may hold the finished task (and so the job) a moment longer. */
-  g_object_add_weak_pointer (job, &job);
-  g_object_unref (f->job);
+  if (job != NULL)
+    {
+      g_object_add_weak_pointer (job, &job);
+      g_object_unref (f->job);
+    }
   while (job != NULL && g_get_monotonic_time () < deadline)
     {
       g_main_context_iteration (NULL, FALSE);
@@ -323,6 +326,77 @@ test_newer_request_supersedes (Fixture       *f,
   g_assert_true (km_animation_equal (expected, f->result, 0.0));
 }
 
+/* The analytic hook runs once per solve on the worker: it counts the frames begun. */
+static gboolean
+count_solves_hook (const KmIkProblem *problem,
+                   const KmTransform *target,
+                   double            *q,
+                   gpointer           user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+  return FALSE;
+}
+
+static void
+first_frames_cb (KmIkJob *job,
+                 guint    first_frame,
+                 guint    n_frames,
+                 Fixture *f)
+{
+  if (f->n_signals++ == 0)
+    g_main_loop_quit (f->loop);
+}
+
+static void
+dropped_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Fixture *f = user_data;
+
+  /* The job is gone: no source object, and finish takes that NULL. */
+  g_assert_null (object);
+  f->result = km_ik_job_solve_finish (NULL, result, &f->error);
+  f->n_done++;
+  g_main_loop_quit (f->loop);
+}
+
+static void
+test_unref_cancels (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = slow_track (20000);
+  gint solves = 0, at_unref;
+  gpointer job = f->job;
+
+  f->problem->analytic = count_solves_hook;
+  f->problem->analytic_data = &solves;
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 19999, NULL, dropped_done_cb, f);
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (first_frames_cb), f);
+  /* Until the worker is well under way. */
+  g_main_loop_run (f->loop);
+  g_assert_cmpuint (f->n_signals, ==, 1);
+  g_assert_cmpuint (f->n_done, ==, 0);
+
+  /* The last reference: the job goes at once, the running solve does not keep it. */
+  g_object_add_weak_pointer (job, &job);
+  at_unref = g_atomic_int_get (&solves);
+  g_clear_object (&f->job);
+  g_assert_null (job);
+
+  /* The callback still comes, exactly once, cancelled, after the worker stopped. */
+  g_main_loop_run (f->loop);
+  g_assert_cmpuint (f->n_done, ==, 1);
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (f->result);
+  g_test_message ("%d frames begun before the unref, %d after", at_unref,
+                  g_atomic_int_get (&solves) - at_unref);
+  g_assert_cmpint (at_unref, >, 0);
+  /* At most the frame in progress and one more that began before the cancel was seen. */
+  g_assert_cmpint (g_atomic_int_get (&solves) - at_unref, <=, 2);
+  g_assert_cmpint (at_unref + 2, <, 20000);
+}
+
 static void
 test_resolve_effector (void)
 {
@@ -359,6 +433,8 @@ main (int   argc,
               test_user_cancellable, fixture_teardown);
   g_test_add ("/kinema/IkJob/newer-request-supersedes", Fixture, NULL, fixture_setup,
               test_newer_request_supersedes, fixture_teardown);
+  g_test_add ("/kinema/IkJob/unref-cancels", Fixture, NULL, fixture_setup,
+              test_unref_cancels, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
 
   return g_test_run ();

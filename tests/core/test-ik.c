@@ -846,6 +846,127 @@ test_analytic_hook (void)
   km_ik_solution_clear (&s);
 }
 
+/*
+ * A 6-DOF arm with linked joints: "forearm" follows "upper" (0.5 · upper + 0.1, and its own
+ * limits ±0.5 narrow upper from ±2 to [−1.2, 0.8]); "finger", on another branch, mirrors
+ * "yaw" (−yaw, limits ±1, which narrow yaw from ±2.5 to ±1).
+ */
+static KmSkeleton *
+build_mimic_arm (void)
+{
+  static const JointDef arm[] = {
+    { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { "finger", KM_JOINT_REVOLUTE, "base", { 0.1, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+    { "yaw", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
+    { "upper", KM_JOINT_REVOLUTE, "yaw", { 0, 0, 0.3 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-0.5, 0.5), NOLIM, NOLIM } },
+    { "roll", KM_JOINT_REVOLUTE, "forearm", { 0, 0, 0.35 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+    { "pitch", KM_JOINT_REVOLUTE, "roll", { 0, 0, 0.2 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+    { "twist", KM_JOINT_REVOLUTE, "pitch", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-3, 3), NOLIM, NOLIM } },
+    { "flex", KM_JOINT_REVOLUTE, "twist", { 0, 0, 0.1 }, { 1, 0, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+    { "tip", KM_JOINT_FIXED, "flex", { 0, 0.02, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { NULL },
+  };
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel;
+
+  for (const JointDef *d = arm; d->name != NULL; d++)
+    {
+      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
+      if (d->type == KM_JOINT_REVOLUTE)
+        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
+      if (d->limits[0][0] <= d->limits[0][1])
+        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
+      if (g_str_equal (d->name, "forearm"))
+        km_skeleton_builder_set_mimic (b, j, "upper", 0.5, 0.1);
+      else if (g_str_equal (d->name, "finger"))
+        km_skeleton_builder_set_mimic (b, j, "yaw", -1.0, 0.0);
+    }
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_mimic (skel));
+  return skel;
+}
+
+/* Every value within its limits and the links exact (bit for bit, as apply_mimic has it). */
+static void
+assert_mimic_exact (KmSkeleton   *skel,
+                    const double *q,
+                    int           upper,
+                    int           forearm,
+                    int           yaw,
+                    int           finger)
+{
+  g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+  g_assert_cmpfloat (q[forearm], ==, 0.5 * q[upper] + 0.1);
+  g_assert_cmpfloat (q[finger], ==, -1.0 * q[yaw] + 0.0);
+}
+
+static void
+test_mimic (void)
+{
+  g_autoptr(KmSkeleton) skel = build_mimic_arm ();
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "tip"));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (31);
+  g_autofree double *q = g_new (double, p->n_dof);
+  g_autofree double *lo = g_new (double, p->n_dof);
+  g_autofree double *hi = g_new (double, p->n_dof);
+  int upper = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "upper"))->dof_index;
+  int forearm = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "forearm"))->dof_index;
+  int yaw = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "yaw"))->dof_index;
+  int finger = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "finger"))->dof_index;
+  KmIkSolution s = { 0 };
+  guint n_converged = 0, n = 60;
+
+  g_assert_cmpuint (p->n_dof, ==, 8);
+  km_skeleton_get_dof_limits (skel, lo, hi);
+  for (guint i = 0; i < n; i++)
+    {
+      double pe, re;
+
+      /* Reachable: a configuration within every limit, links included; the last one with
+       * "upper" at the end of its narrowed range (where "forearm" is on its limit). */
+      for (guint d = 0; d < p->n_dof; d++)
+        q[d] = g_rand_double_range (rand, isfinite (lo[d]) ? lo[d] : -G_PI,
+                                    isfinite (hi[d]) ? hi[d] : G_PI);
+      q[upper] = i + 1 == n ? 0.8 : g_rand_double_range (rand, -1.2, 0.8);
+      q[yaw] = g_rand_double_range (rand, -1.0, 1.0);
+      km_skeleton_apply_mimic (skel, q);
+      g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+      target_from_config (p, q);
+
+      /* From the mid-range seed, which itself breaks the link (forearm 0, not 0.1). */
+      km_skeleton_get_mid_range (skel, p->seed);
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_mimic_exact (skel, s.q, upper, forearm, yaw, finger);
+      assert_finite_within_limits (p, &s);
+      km_ik_measure (p, s.q, &pe, &re);
+      g_assert_cmpfloat (fabs (pe - s.pos_err), <=, 1e-9);
+      g_assert_cmpfloat (fabs (re - s.rot_err), <=, 1e-9);
+      if (s.converged)
+        {
+          n_converged++;
+          g_assert_cmpfloat (pe, <=, p->position_tolerance);
+          g_assert_cmpfloat (re, <=, p->orientation_tolerance);
+        }
+    }
+  g_test_message ("%u of %u converged", n_converged, n);
+  g_assert_cmpuint (n_converged, ==, n);
+
+  /* Unreachable for the linked arm (upper beyond its narrowed range): the closest pose,
+   * links exact and within limits all the same. */
+  km_skeleton_get_mid_range (skel, q);
+  q[upper] = 1.9;
+  target_from_config (p, q);
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_mimic_exact (skel, s.q, upper, forearm, yaw, finger);
+  assert_finite_within_limits (p, &s);
+  km_ik_solution_clear (&s);
+}
+
 /* The tables above are the benchmark chains, checked against the copies in tests/data. */
 static void
 test_bench_chains_match (void)
@@ -897,6 +1018,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory-elbow-crossing", test_trajectory_elbow_crossing);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
+  g_test_add_func ("/kinema/Ik/mimic", test_mimic);
 
   return g_test_run ();
 }
