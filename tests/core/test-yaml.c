@@ -286,6 +286,128 @@ test_emit (void)
   g_assert_false (km_yaml_node_equal (reread, built));
 }
 
+/* parse → emit → parse gives an equal tree (the property tests/fuzz/fuzz-yaml.c checks),
+ * the emitted text is @expected, and emitting the tree read back gives it again. */
+static void
+assert_round_trip (const char *text,
+                   gsize       length,
+                   const char *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = km_yaml_parse ("t.yaml", text, length, NULL, &error);
+  g_autoptr(KmYamlNode) again = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *out2 = NULL;
+  gsize out_length = 0;
+
+  g_assert_no_error (error);
+  out = km_yaml_emit_to_string (root, &out_length);
+  again = km_yaml_parse ("again.yaml", out, out_length, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_yaml_node_equal (root, again));
+  g_assert_cmpstr (out, ==, expected);
+  /* written again from what it read back: the same text */
+  out2 = km_yaml_emit_to_string (again, NULL);
+  g_assert_cmpstr (out2, ==, out);
+}
+
+static void
+test_emit_tags (void)
+{
+  /* the non-specific tag "!", shorthands, and tags that only a verbatim "!<…>" can write:
+   * a local tag with a second '!' (it would read as the undefined handle "!a!"), a space
+   * and a '%' (escaped as %20 and %25) */
+  static const char text[] =
+    "- ! a\n"
+    "- !\n"
+    "- !foo b\n"
+    "- !!str c\n"
+    "- !!a!b d\n"
+    "- !<tag:e.com,2000:x> e\n"
+    "- !<!a!b> f\n"
+    "- !<a%20b%25> g\n"
+    "- !m\n"
+    "  !k h: !v [ !s i, !e ]\n";
+  static const char expected[] =
+    "- ! a\n"
+    "- ! \"\"\n"
+    "- !foo b\n"
+    "- !!str c\n"
+    "- !<tag:yaml.org,2002:a!b> d\n"
+    "- !<tag:e.com,2000:x> e\n"
+    "- !<!a!b> f\n"
+    "- !<a%20b%25> g\n"
+    "- !m\n"
+    "  !k h: !v [ !s i, !e \"\" ]\n";
+  static const char directive[] = "%TAG !e! tag:e.com,2000:\n--- !e!x%21y a\n";
+  static const char root[] = "--- !m\n!k a: 1\n";
+
+  assert_round_trip (text, strlen (text), expected);
+  assert_round_trip (directive, strlen (directive), "!<tag:e.com,2000:x!y> a\n");
+  assert_round_trip (root, strlen (root), "!m\n!k a: 1\n");
+}
+
+static void
+test_emit_complex_keys (void)
+{
+  /* tests/fuzz/README.md's open input: a tagged key, and a sequence with one empty item as
+   * a key (was written "[  ]:", an empty sequence) */
+  static const char open_input[] = "!  -:\n  2 -\n? -\n";
+  /* a mapping key whose plain scalar holds ":?" (fine in block, refused in flow) */
+  static const char colon[] = "? x:?y: 1\n: 2\n";
+  /* a flow key wrapped over lines (an implicit key must be on one line) */
+  static const char wrapped[] = "? [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 ]\n: x\n";
+  /* a flow mapping with a complex key, inside a flow sequence: written in block style */
+  static const char in_flow[] = "[ { ? [ a ] : b, c: d } ]\n";
+  /* an anchored empty scalar in a flow sequence (was written "[ , a ]"); an alias as key */
+  static const char anchors[] = "a: &x\n  b: 1\n? *x\n: [ &e , a ]\n";
+  g_autofree char *k = g_strnfill (1500, 'k');
+  g_autofree char *long_key = NULL;
+  g_autofree char *long_expected = NULL;
+
+  assert_round_trip (open_input, strlen (open_input), "! \"-\": 2 -\n?\n  -\n:\n");
+  assert_round_trip (colon, strlen (colon), "?\n  \"x:?y\": 1\n: 2\n");
+  assert_round_trip (wrapped, strlen (wrapped),
+                     "? [\n  1, 2, 3, 4, 5, 6, 7, 8, 9, 10,\n  11 ]\n: x\n");
+  assert_round_trip (in_flow, strlen (in_flow), "-\n  ? [ a ]\n  : b\n  c: d\n");
+  assert_round_trip (anchors, strlen (anchors), "a:\n  b: 1\n?\n  b: 1\n: [ \"\", a ]\n");
+
+  /* a key longer than libyaml's 1024 characters for an implicit key, in block and flow */
+  long_key = g_strdup_printf ("? %s\n: { ? %s : 1 }\n", k, k);
+  long_expected = g_strdup_printf ("? %s\n:\n  ? %s\n  : 1\n", k, k);
+  assert_round_trip (long_key, strlen (long_key), long_expected);
+}
+
+static void
+test_emit_escapes (void)
+{
+  /* line breaks libyaml folds (NEL, LS, PS) and characters its reader refuses (C1
+   * controls, U+FFFE, U+FEFF inside) are escaped; other characters are written as UTF-8 */
+  static const char text[] =
+    "\"a\\x85b\\u2028c\\u2029\\x80\\uFFFE\\uFEFF\\0\\x1F\\x7F\\t\\U0001F600\\xE9\"\n";
+  static const char expected[] =
+    "\"a\\x85b\\u2028c\\u2029\\x80\\uFFFE\\uFEFF\\0\\x1F\\x7F\\t\xF0\x9F\x98\x80\xC3\xA9\"\n";
+  g_autoptr(KmYamlNode) seq = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+  g_autoptr(KmYamlNode) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+
+  assert_round_trip (text, strlen (text), expected);
+
+  /* built nodes: plain text that flow context refuses, a single-quoted NEL, an empty
+   * plain scalar */
+  km_yaml_sequence_append (seq, km_yaml_node_new_scalar ("a:?b", KM_YAML_STYLE_ANY));
+  km_yaml_sequence_append (seq, km_yaml_node_new_scalar ("a:{b", KM_YAML_STYLE_PLAIN));
+  km_yaml_sequence_append (seq, km_yaml_node_new_scalar ("a\xC2\x85" "b",
+                                                         KM_YAML_STYLE_SINGLE_QUOTED));
+  km_yaml_sequence_append (seq, km_yaml_node_new_scalar ("", KM_YAML_STYLE_PLAIN));
+  out = km_yaml_emit_to_string (seq, NULL);
+  g_assert_cmpstr (out, ==, "[ \"a:?b\", \"a:{b\", \"a\\x85b\", \"\" ]\n");
+  again = parse (out, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_yaml_node_equal (seq, again));
+}
+
 static void
 test_sniff (void)
 {
@@ -312,6 +434,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/aliases", test_aliases);
   g_test_add_func ("/kinema/Yaml/depth", test_depth);
   g_test_add_func ("/kinema/Yaml/emit", test_emit);
+  g_test_add_func ("/kinema/Yaml/emit-tags", test_emit_tags);
+  g_test_add_func ("/kinema/Yaml/emit-complex-keys", test_emit_complex_keys);
+  g_test_add_func ("/kinema/Yaml/emit-escapes", test_emit_escapes);
   g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
 
   return g_test_run ();

@@ -2,7 +2,9 @@
  * Copyright 2026 The Kinema authors
  *
  * libFuzzer target: the YAML reader (km-yaml.h) with its default limits, and the emitter
- * on what it read.
+ * on what it read: its text must read back as an equal tree (km_yaml_node_equal: kinds,
+ * scalar values, tags, key order; styles, anchors and comments are not part of the tree's
+ * equality) and be written again as the same text.
  */
 
 #include "config.h"
@@ -41,6 +43,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
             g_error ("emitted YAML does not read back: %s\n%s", error2->message, text);
           if (!km_yaml_node_equal (node, again))
             g_error ("emitted YAML reads back different:\n%s", text);
+          /* and writing what was read back gives the same text (the styles it was read
+           * with lead to the same choices) */
+          {
+            gsize length2 = 0;
+            g_autofree char *text2 = km_yaml_emit_to_string (again, &length2);
+
+            if (length2 != length || memcmp (text, text2, length) != 0)
+              g_error ("emitting again gives different text:\n%s\n---\n%s", text, text2);
+          }
           km_yaml_node_unref (again);
         }
       km_yaml_node_unref (node);

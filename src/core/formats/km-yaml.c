@@ -1355,11 +1355,40 @@ indent_to (GString *out,
     g_string_append_c (out, ' ');
 }
 
+/* libyaml takes an implicit key ("key: value") only on one line and within 1024
+ * characters; a key whose text (tag included) is longer than this many bytes is written
+ * as an explicit "? key" instead. */
+#define MAX_IMPLICIT_KEY 1000
+
+/* Does the code point @c read back as itself wherever it is written unescaped? It must be
+ * printable for libyaml's reader and no line break (NEL, LS and PS fold or end a line like
+ * "\n") or byte-order mark (dropped at the start, refused elsewhere). */
 static gboolean
-is_block_collection (const KmYamlNode *node)
+char_is_literal (gunichar c)
 {
-  return node->kind != KM_YAML_SCALAR && node->style != KM_YAML_STYLE_FLOW &&
-         node->items->len > 0;
+  if (c >= 0x20 && c <= 0x7E)
+    return TRUE;
+  if (c < 0xA0 || c == 0x2028 || c == 0x2029 || c == 0xFEFF)
+    return FALSE;
+  return c <= 0xD7FF || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+/* Is @s valid UTF-8 of such characters only (no NUL, no control character)? */
+static gboolean
+text_is_literal (const char *s,
+                 gsize       length)
+{
+  const char *end = s + length;
+
+  while (s < end)
+    {
+      gunichar c = g_utf8_get_char_validated (s, end - s);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || !char_is_literal (c))
+        return FALSE;
+      s = g_utf8_next_char (s);
+    }
+  return TRUE;
 }
 
 /* Would @s read back as a string equal to itself when written plain? */
@@ -1370,18 +1399,18 @@ plain_is_safe (const char *s,
                gboolean    check_type)
 {
   static const char indicators[] = "-?:,[]{}#&*!|>'\"%@`";
+  static const char flow_indicators[] = ",[]{}";
+  /* in flow context libyaml refuses a ':' followed by one of these inside a plain scalar */
+  static const char after_colon[] = ",?[]{}";
   double d;
   gboolean b;
 
-  if (length == 0 || strlen (s) != length)
-    return FALSE;
-  /* A byte-order mark (U+FEFF) would be dropped, or refused, when read back. */
-  if (g_strstr_len (s, length, "\xEF\xBB\xBF") != NULL)
+  if (length == 0 || !text_is_literal (s, length))
     return FALSE;
   if (strchr (indicators, s[0]) != NULL)
     {
-      /* "-1", "-x", ":x" and "?x" are fine as plain scalars when followed by a non-space,
-       * except in flow context for ':' and '?' (kept simple: only '-' is allowed) */
+      /* "-1" and "-x" are fine as plain scalars ("- " starts a list item); ":x" and "?x"
+       * are too outside flow context, but kept simple: only '-' is allowed */
       if (s[0] != '-' || length == 1 || s[1] == ' ')
         return FALSE;
     }
@@ -1389,15 +1418,14 @@ plain_is_safe (const char *s,
     return FALSE;
   for (gsize i = 0; i < length; i++)
     {
-      guchar c = (guchar) s[i];
+      char c = s[i];
 
-      if (c < 0x20 || c == 0x7F)
+      /* (s[length - 1] is no ':', so s[i + 1] is a character of s here) */
+      if (c == ':' && (s[i + 1] == ' ' || (in_flow && strchr (after_colon, s[i + 1]) != NULL)))
         return FALSE;
-      if (c == ':' && (s[i + 1] == ' ' || (in_flow && strchr (",[]{}", s[i + 1]) != NULL)))
+      if (c == '#' && i > 0 && s[i - 1] == ' ')
         return FALSE;
-      if (c == '#' && s[i - 1] == ' ')
-        return FALSE;
-      if (in_flow && strchr (",[]{}", c) != NULL)
+      if (in_flow && strchr (flow_indicators, c) != NULL)
         return FALSE;
     }
   if (length >= 3 && (memcmp (s, "---", 3) == 0 || memcmp (s, "...", 3) == 0))
@@ -1414,69 +1442,126 @@ plain_is_safe (const char *s,
   return TRUE;
 }
 
+/* Any string, on one line: line breaks, control characters, a NUL, characters libyaml
+ * would refuse or fold (NEL, LS, PS, U+FEFF, U+FFFE, …) are escaped. */
 static void
 write_double_quoted (GString    *out,
                      const char *s,
                      gsize       length)
 {
-  g_string_append_c (out, '"');
-  for (gsize i = 0; i < length; i++)
-    {
-      guchar c = (guchar) s[i];
+  const char *end = s + length;
 
-      switch (c)
+  g_string_append_c (out, '"');
+  while (s < end)
+    {
+      guchar b = (guchar) *s;
+      gunichar c;
+
+      if (b < 0x80)
         {
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        case '\t':
-          g_string_append (out, "\\t");
-          break;
-        case '\r':
-          g_string_append (out, "\\r");
-          break;
-        case '\0':
-          g_string_append (out, "\\0");
-          break;
-        case 0xEF:
-          if (i + 2 < length && (guchar) s[i + 1] == 0xBB && (guchar) s[i + 2] == 0xBF)
+          switch (b)
             {
-              g_string_append (out, "\\uFEFF");
-              i += 2;
+            case '"':
+              g_string_append (out, "\\\"");
+              break;
+            case '\\':
+              g_string_append (out, "\\\\");
+              break;
+            case '\n':
+              g_string_append (out, "\\n");
+              break;
+            case '\t':
+              g_string_append (out, "\\t");
+              break;
+            case '\r':
+              g_string_append (out, "\\r");
+              break;
+            case '\0':
+              g_string_append (out, "\\0");
+              break;
+            default:
+              if (b < 0x20 || b == 0x7F)
+                g_string_append_printf (out, "\\x%02X", b);
+              else
+                g_string_append_c (out, (char) b);
             }
-          else
-            g_string_append_c (out, (char) c);
-          break;
-        default:
-          if (c < 0x20 || c == 0x7F)
-            g_string_append_printf (out, "\\x%02X", c);
-          else
-            g_string_append_c (out, (char) c);
+          s++;
+          continue;
         }
+      c = g_utf8_get_char_validated (s, end - s);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          /* Not UTF-8 (only a built node can hold that): the byte as a code point. */
+          g_string_append_printf (out, "\\x%02X", b);
+          s++;
+          continue;
+        }
+      if (char_is_literal (c))
+        g_string_append_len (out, s, g_utf8_next_char (s) - s);
+      else if (c <= 0xFF)
+        g_string_append_printf (out, "\\x%02X", (guint) c);
+      else if (c <= 0xFFFF)
+        g_string_append_printf (out, "\\u%04X", (guint) c);
+      else
+        g_string_append_printf (out, "\\U%08X", (guint) c);
+      s = g_utf8_next_char (s);
     }
   g_string_append_c (out, '"');
 }
 
+/* Characters a tag shorthand ("!local", "!!str") may hold as they are: libyaml's URI
+ * characters less '%' (an escape), '!' (would end a tag handle) and the flow indicators. */
+static gboolean
+tag_char_is_plain (char c)
+{
+  return g_ascii_isalnum (c) || (c != '\0' && strchr ("-_;/?:@&=+$.~*'()", c) != NULL);
+}
+
+static gboolean
+tag_suffix_is_plain (const char *s)
+{
+  if (*s == '\0')
+    return FALSE;
+  for (; *s != '\0'; s++)
+    if (!tag_char_is_plain (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* Writes "TAG " for a tagged node: "!" (the non-specific tag), "!!name", "!name", or else
+ * verbatim "!<…>" with every other byte %-escaped (libyaml decodes those escapes). */
 static void
 write_tag (GString          *out,
            const KmYamlNode *node)
 {
-  if (node->tag == NULL)
+  static const char core[] = "tag:yaml.org,2002:";
+  const char *tag = node->tag;
+
+  if (tag == NULL)
     return;
-  if (g_str_has_prefix (node->tag, "tag:yaml.org,2002:"))
-    g_string_append_printf (out, "!!%s ", node->tag + strlen ("tag:yaml.org,2002:"));
-  else if (node->tag[0] == '!')
-    g_string_append_printf (out, "%s ", node->tag);
+  if (strcmp (tag, "!") == 0)
+    g_string_append (out, "! ");
+  else if (g_str_has_prefix (tag, core) && tag_suffix_is_plain (tag + strlen (core)))
+    g_string_append_printf (out, "!!%s ", tag + strlen (core));
+  else if (tag[0] == '!' && tag_suffix_is_plain (tag + 1))
+    g_string_append_printf (out, "%s ", tag);
   else
-    g_string_append_printf (out, "!<%s> ", node->tag);
+    {
+      g_string_append (out, "!<");
+      for (const char *c = tag; *c != '\0'; c++)
+        {
+          if (tag_char_is_plain (*c) || strchr ("!,[]", *c) != NULL)
+            g_string_append_c (out, *c);
+          else
+            g_string_append_printf (out, "%%%02X", (guchar) *c);
+        }
+      g_string_append (out, "> ");
+    }
 }
 
+/* A scalar on one line, with its tag: plain where that reads back as the same string (and,
+ * for KM_YAML_STYLE_ANY, not as a number, boolean or null), single-quoted where it was and
+ * needs no escape, else double-quoted. */
 static void
 write_scalar (GString          *out,
               const KmYamlNode *node,
@@ -1489,7 +1574,7 @@ write_scalar (GString          *out,
   switch (node->style)
     {
     case KM_YAML_STYLE_PLAIN:
-      if (plain_is_safe (s, n, in_flow, FALSE) || (n == 0 && node->tag == NULL))
+      if (plain_is_safe (s, n, in_flow, FALSE))
         {
           g_string_append_len (out, s, n);
           return;
@@ -1503,7 +1588,7 @@ write_scalar (GString          *out,
         }
       break;
     case KM_YAML_STYLE_SINGLE_QUOTED:
-      if (strlen (s) == n && strpbrk (s, "\n\r\t") == NULL)
+      if (text_is_literal (s, n))
         {
           g_string_append_c (out, '\'');
           for (gsize i = 0; i < n; i++)
@@ -1527,8 +1612,51 @@ write_scalar (GString          *out,
   write_double_quoted (out, s, n);
 }
 
-static void write_flow (GString *out, const KmYamlNode *node, guint indent);
+/* Can @key be written as an implicit key ("key: value", "{ key: value }")? Only a scalar
+ * short enough; anything else needs an explicit "? key". */
+static gboolean
+key_is_implicit (const KmYamlNode *key)
+{
+  g_autoptr(GString) text = NULL;
 
+  if (key->kind != KM_YAML_SCALAR)
+    return FALSE;
+  /* at most 4 bytes written for each byte of the value, 3 for each of the tag */
+  if (key->length <= 128 && (key->tag == NULL || strlen (key->tag) <= 128))
+    return TRUE;
+  text = g_string_new (NULL);
+  write_scalar (text, key, TRUE);
+  return text->len <= MAX_IMPLICIT_KEY;
+}
+
+/* Can @node be written in flow style, every mapping key in it an implicit one? */
+static gboolean
+flow_is_simple (const KmYamlNode *node)
+{
+  if (node->kind == KM_YAML_SCALAR)
+    return TRUE;
+  for (guint i = 0; i < node->items->len; i++)
+    {
+      const KmYamlNode *item = g_ptr_array_index (node->items, i);
+      gboolean is_key = node->kind == KM_YAML_MAPPING && i % 2 == 0;
+
+      if (is_key ? !key_is_implicit (item) : !flow_is_simple (item))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Is @node written as a block collection? Non-empty collections are, unless they are flow
+ * style and can be written so (a flow collection with a complex or long key cannot). */
+static gboolean
+writes_as_block (const KmYamlNode *node)
+{
+  if (node->kind == KM_YAML_SCALAR || node->items->len == 0)
+    return FALSE;
+  return node->style != KM_YAML_STYLE_FLOW || !flow_is_simple (node);
+}
+
+/* Writes @node in flow style; @node is a scalar, empty, or flow_is_simple. */
 static void
 write_flow (GString          *out,
             const KmYamlNode *node,
@@ -1556,14 +1684,9 @@ write_flow (GString          *out,
       g_string_append (out, "{ ");
       for (guint i = 0; i < n; i += 2)
         {
-          const KmYamlNode *key = g_ptr_array_index (node->items, i);
-
           if (i > 0)
             g_string_append (out, ", ");
-          if (key->kind == KM_YAML_SCALAR && key->length == 0 && key->tag == NULL)
-            g_string_append (out, "\"\"");
-          else
-            write_flow (out, key, indent);
+          write_scalar (out, g_ptr_array_index (node->items, i), TRUE);
           g_string_append (out, ": ");
           write_flow (out, g_ptr_array_index (node->items, i + 1), indent);
         }
@@ -1596,13 +1719,14 @@ write_flow (GString          *out,
 
 static void write_block (GString *out, const KmYamlNode *node, guint indent);
 
-/* Writes " value\n" or "\n" + the nested block after a "key:" or "-". */
+/* Writes " value\n", "\n" for an empty plain value, or "\n" + the nested block after a
+ * "key:", "-", "?" or ":" indicator at column @indent. */
 static void
 write_after_indicator (GString          *out,
                        const KmYamlNode *value,
                        guint             indent)
 {
-  if (is_block_collection (value))
+  if (writes_as_block (value))
     {
       if (value->tag != NULL)
         {
@@ -1633,7 +1757,7 @@ write_block (GString          *out,
              const KmYamlNode *node,
              guint             indent)
 {
-  g_assert (is_block_collection (node));
+  g_assert (writes_as_block (node));
 
   if (node->kind == KM_YAML_MAPPING)
     {
@@ -1642,13 +1766,16 @@ write_block (GString          *out,
           const KmYamlNode *key = g_ptr_array_index (node->items, i);
 
           indent_to (out, indent);
-          /* An empty plain key would read back as a missing key: quote it. */
-          if (key->kind == KM_YAML_SCALAR && key->length == 0 && key->tag == NULL)
-            g_string_append (out, "\"\"");
-          else if (key->kind == KM_YAML_SCALAR)
+          if (key_is_implicit (key))
             write_scalar (out, key, TRUE);
           else
-            write_flow (out, key, indent);
+            {
+              /* A collection or a long scalar: "? key" (in block style when it is one),
+               * then ": value" on a line of its own. */
+              g_string_append_c (out, '?');
+              write_after_indicator (out, key, indent);
+              indent_to (out, indent);
+            }
           g_string_append_c (out, ':');
           write_after_indicator (out, g_ptr_array_index (node->items, i + 1), indent);
         }
@@ -1671,7 +1798,7 @@ km_yaml_emit (const KmYamlNode *root,
   g_return_if_fail (root != NULL);
   g_return_if_fail (out != NULL);
 
-  if (is_block_collection (root))
+  if (writes_as_block (root))
     {
       if (root->tag != NULL)
         {
@@ -1681,13 +1808,9 @@ km_yaml_emit (const KmYamlNode *root,
         }
       write_block (out, root, 0);
     }
-  else if (root->kind == KM_YAML_SCALAR && root->length == 0 && root->tag == NULL)
-    {
-      /* A document of one empty scalar: written bare it would read back as no document. */
-      g_string_append (out, "\"\"\n");
-    }
   else
     {
+      /* (an empty scalar is written "", bare it would read back as no document) */
       write_flow (out, root, 0);
       g_string_append_c (out, '\n');
     }

@@ -29,6 +29,18 @@ G_BEGIN_DECLS
  * mappings, "-" on its own line before a mapping in a block sequence, flow sequences as
  * "[ 0, 0, 1 ]" (wrapped every ten values), scalars in the style they were read with
  * (new plain scalars are quoted when they would not read back as the same string).
+ *
+ * Round trip: for every tree km_yaml_parse returns, km_yaml_parse of km_yaml_emit's text
+ * gives a tree km_yaml_node_equal to it (tests/fuzz/fuzz-yaml.c checks this). What the
+ * tree keeps, and the emitter therefore writes: kinds, scalar values (any bytes, escaped
+ * where needed), tags (as "!", "!!name", "!name" or verbatim "!<…>", whatever directive
+ * or handle they were written with), key order, mapping keys of any kind. What it does not
+ * keep, by design: comments, directives (%YAML, %TAG: tags are kept resolved), anchors
+ * and aliases (an alias is written as a copy of its node), and the style of a scalar or
+ * collection where another is needed to read back the same: a literal or folded scalar is
+ * written double-quoted, a plain scalar that would not read back plain is quoted, a flow
+ * collection with a mapping key that is no short scalar is written in block style, and
+ * such a key as an explicit "? key".
  */
 
 #define KM_TYPE_YAML_NODE (km_yaml_node_get_type ())
