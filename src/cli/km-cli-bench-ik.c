@@ -34,9 +34,13 @@
  * km_ik_solve_trajectory() call over all frames (frame 0 from the mid-range seed), which may
  * also use earlier answers (momentum: an extrapolation from frames k−2 and k−1). A frame's
  * time is the wall-clock time between consecutive frame callbacks (the callback only reads
- * the clock), so the per-frame times add up to the whole call. Its line says mode=trajectory
- * and carries the same keys as warm (flips, fail_runs, longest_fail_run), so the two can be
- * compared honestly side by side; KDL has no such mode.
+ * the clock), so the per-frame times add up to the whole call: mean_us is the honest cost
+ * per frame, branch searches included. The solve hands frames over in bursts (a frame is
+ * final only once no branch search can revise it any more), so median_us and p99_us of this
+ * mode describe the bursts, not the frames. mean_iters counts the iterations of the answers
+ * kept, not those of the tracks a branch search tried and dropped. Its line says
+ * mode=trajectory and carries the same keys as warm (flips, fail_runs, longest_fail_run), so
+ * the two can be compared honestly side by side; KDL has no such mode.
  */
 
 #define SUCCESS_POS 1e-4   /* m */

@@ -1992,26 +1992,482 @@ momentum_seed (const KmIkProblem *problem,
   return TRUE;
 }
 
+/*
+ * Trajectories: a motion tracked frame by frame (motion_frame), with a branch search that
+ * looks ahead. Where the track jumps at frame k (some DOF moves more than CONT_JUMP between
+ * frames, as when a joint runs into its limit on the branch the motion started on), the
+ * segment from its first frame s is tracked again from other starts, and the track that
+ * jumps latest wins. The starts, in this order:
+ *   - the answer the motion jumped to, then answers to frame k from TRAJ_JUMP_STARTS starts
+ *     within the limits, each tracked backwards to s; where such a track itself jumps
+ *     before s, the motion so far slides into it instead (merge_tracks: a redundant
+ *     chain's self-motion, no jump);
+ *   - the track so far again from s, and from TRAJ_PULL_LATE frames before the jump,
+ *     drifting towards the middle of the ranges (traj_pulls);
+ *   - in the first search of a segment only: s's answer with every revolute joint that has
+ *     more than a turn of range (finite limits) turned by 2π towards its middle, then each
+ *     such joint alone; answers to s's target from TRAJ_RANDOM_STARTS starts within the
+ *     limits (through the analytic hook when the problem has one).
+ * Each is tracked forwards until it jumps, at most TRAJ_WINDOW frames past k. Bounded work:
+ * at most TRAJ_MAX_CANDIDATES starts per search and TRAJ_MAX_ROUNDS searches per segment,
+ * and none once the jump is more than TRAJ_WINDOW frames past s. When no start gets past
+ * k, the jump stands and a new segment begins at k, on the track through frame k that goes
+ * furthest (Motion.fb). A search revises frames back to s only, so frames are final (and
+ * handed to the caller) once they lie before the current segment or more than TRAJ_WINDOW
+ * frames behind the track.
+ */
+#define TRAJ_WINDOW          4096  /* frames a search may look back, and ahead */
+#define TRAJ_MAX_CANDIDATES  40    /* starts tracked per search */
+#define TRAJ_MAX_ROUNDS      4     /* searches per segment */
+#define TRAJ_RANDOM_STARTS   12    /* starts within the limits at s, first search only */
+#define TRAJ_JUMP_STARTS     20    /* starts within the limits at the frame that jumped */
+#define TRAJ_SAME            0.05  /* rad or m: starts nearer than this are one */
+#define TRAJ_MERGE_STEP      0.1   /* rad or m per frame: how fast one track slides into another */
+#define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
+
+/* rad or m per frame: drifts of a track towards the middle of the ranges that a search tries */
+static const double traj_pulls[] = { 0.01, 0.03 };
+
+typedef struct
+{
+  const KmIkProblem *problem;
+  const KmTransform *targets;
+  guint              n_dof;
+  GCancellable      *cancellable;
+  KmIkSolution       plain;   /* scratch of motion_frame */
+  double            *ahead;   /* n_dof: the extrapolated seed */
+  double            *start;   /* n_dof: a search's start */
+  double            *tried;   /* TRAJ_MAX_CANDIDATES × n_dof: a search's starts so far */
+  double            *lo, *hi; /* n_dof limits */
+  double            *mid;     /* n_dof: the middle of the ranges */
+  double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
+  /* A search's fallback: of the tracks through the frame that jumped, the one that goes
+   * furthest (valid from that frame to fb_stop, which jumped when fb_jumped), whether or not
+   * it reaches back to the segment's start. */
+  KmIkSolution      *fb;
+  guint              fb_stop;
+  gboolean           fb_jumped;
+  gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
+  gboolean          *on_path; /* n_dof: a DOF that the solve moves */
+} Motion;
+
+/*
+ * Frame @k of a motion, warm-started from @last (the answer to the neighbouring frame the
+ * motion comes from). With @before (the answer one further back, or %NULL) an extrapolated
+ * seed is tried first (momentum: @last + MOMENTUM_GAIN · (@last − @before), not after a jump
+ * nor after a frame that did not converge): its answer stands when it converged within
+ * CONT_JUMP of @last; otherwise the frame is solved from @last as well and the converged
+ * answer nearer to it wins (the plain one when neither converged). Random seed
+ * problem->random_seed + k.
+ */
+static gboolean
+motion_frame (Motion             *m,
+              guint               k,
+              const double       *before,
+              const KmIkSolution *last,
+              KmIkSolution       *s,
+              GError            **error)
+{
+  const KmIkProblem *problem = m->problem;
+  guint64 random_seed = problem->random_seed + k;
+  guint n_dof = m->n_dof;
+  gboolean ok;
+
+  gboolean ahead = before != NULL && last->converged &&
+                   momentum_seed (problem, before, last->q, m->ahead);
+
+  if (m->pull > 0.0)
+    {
+      /* A search's track that drifts through its self-motion towards the middle. */
+      if (!ahead)
+        memcpy (m->ahead, last->q, n_dof * sizeof (double));
+      for (guint d = 0; d < n_dof; d++)
+        if (m->on_path[d] && isfinite (m->mid[d]))
+          m->ahead[d] += CLAMP (m->mid[d] - m->ahead[d], -m->pull, m->pull);
+      km_skeleton_clamp (problem->skeleton, m->ahead);
+      ahead = TRUE;
+    }
+  if (!ahead)
+    return solve_one (problem, &m->targets[k], last->q, random_seed, TRUE, s, m->cancellable,
+                      error);
+
+  /* The extrapolated seed first: at a singular crossing it lies on the motion's own side,
+   * where the previous answer alone is ambiguous. */
+  ok = solve_one (problem, &m->targets[k], m->ahead, random_seed, TRUE, s, m->cancellable,
+                  error);
+  if (ok && !(s->converged && dof_distance (s->q, last->q, n_dof) <= CONT_JUMP))
+    {
+      ok = solve_one (problem, &m->targets[k], last->q, random_seed, TRUE, &m->plain,
+                      m->cancellable, error);
+      if (ok)
+        {
+          guint iterations = s->iterations + m->plain.iterations;
+          guint restarts = s->restarts + m->plain.restarts + 1;
+
+          if (!s->converged ||
+              (m->plain.converged &&
+               dof_distance (m->plain.q, last->q, n_dof) <= dof_distance (s->q, last->q, n_dof)))
+            km_ik_solution_copy_into (&m->plain, s);
+          s->iterations = iterations;
+          s->restarts = restarts;
+        }
+    }
+  return ok;
+}
+
+static gboolean
+motion_jumped (const Motion       *m,
+               const KmIkSolution *a,
+               const KmIkSolution *b)
+{
+  return dof_distance (a->q, b->q, m->n_dof) > CONT_JUMP;
+}
+
+/*
+ * Tracks @buf forwards from frame @from (already solved) up to @limit. @stop is the first
+ * frame that jumped (solved and stored, @jumped set) or @limit. @momentum: buf[from − 1] is
+ * part of the same motion.
+ */
+static gboolean
+track_forward (Motion       *m,
+               KmIkSolution *buf,
+               guint         from,
+               guint         limit,
+               gboolean      momentum,
+               guint        *stop,
+               gboolean     *jumped,
+               GError      **error)
+{
+  *jumped = FALSE;
+  for (guint k = from + 1; k < limit; k++)
+    {
+      const double *before = k >= 2 && (k - 1 > from || momentum) ? buf[k - 2].q : NULL;
+
+      if (!motion_frame (m, k, before, &buf[k - 1], &buf[k], error))
+        {
+          *stop = k;
+          return FALSE;
+        }
+      if (motion_jumped (m, &buf[k - 1], &buf[k]))
+        {
+          *stop = k;
+          *jumped = TRUE;
+          return TRUE;
+        }
+    }
+  *stop = limit;
+  return TRUE;
+}
+
+/* Tracks @buf backwards from frame @from (already solved) down to @to. @first: the earliest
+ * frame reached without a jump (@to when none jumped). */
+static gboolean
+track_backward (Motion       *m,
+                KmIkSolution *buf,
+                guint         from,
+                guint         to,
+                guint        *first,
+                GError      **error)
+{
+  *first = from;
+  for (guint k = from; k-- > to;)
+    {
+      const double *before = k + 2 <= from ? buf[k + 2].q : NULL;
+
+      if (!motion_frame (m, k, before, &buf[k + 1], &buf[k], error))
+        return FALSE;
+      if (motion_jumped (m, &buf[k + 1], &buf[k]))
+        return TRUE;
+      *first = k;
+    }
+  return TRUE;
+}
+
+/*
+ * Merges the track @cur (from frame @s, jumped at @k) into the branch that @buf holds from
+ * frame @a to @k (tracked backwards from the jump): from frame a + 1 on, each frame is solved
+ * from the previous transition frame moved towards buf's answer by at most TRAJ_MERGE_STEP
+ * per DOF, so that a redundant chain slides through its self-motion from one to the other
+ * instead of jumping, until it is within TRAJ_SAME of buf's answer (before frame k).
+ * *@merged when that worked without a jump; buf then holds cur[s .. a], the transition, and
+ * its own frames after it.
+ */
+static gboolean
+merge_tracks (Motion       *m,
+              KmIkSolution *cur,
+              KmIkSolution *buf,
+              guint         s,
+              guint         a,
+              guint         k,
+              gboolean     *merged,
+              GError      **error)
+{
+  guint n = m->n_dof;
+
+  *merged = FALSE;
+  for (guint f = a + 1; f < k; f++)
+    {
+      const double *prev = f == a + 1 ? cur[a].q : buf[f - 1].q;
+
+      for (guint d = 0; d < n; d++)
+        m->start[d] = prev[d] + CLAMP (buf[f].q[d] - prev[d], -TRAJ_MERGE_STEP, TRAJ_MERGE_STEP);
+      if (!solve_one (m->problem, &m->targets[f], m->start, m->problem->random_seed + f, TRUE,
+                      &m->plain, m->cancellable, error))
+        return FALSE;
+      if ((cur[f].converged && !m->plain.converged) ||
+          dof_distance (m->plain.q, prev, n) > CONT_JUMP)
+        return TRUE;
+      if (dof_distance (m->plain.q, buf[f].q, n) < TRAJ_SAME)
+        {
+          /* Arrived: buf's own frames follow. */
+          if (dof_distance (m->plain.q, buf[f + 1].q, n) > CONT_JUMP)
+            return TRUE;
+          km_ik_solution_copy_into (&m->plain, &buf[f]);
+          for (guint g = s; g <= a; g++)
+            km_ik_solution_copy_into (&cur[g], &buf[g]);
+          *merged = TRUE;
+          return TRUE;
+        }
+      km_ik_solution_copy_into (&m->plain, &buf[f]);
+    }
+  return TRUE;
+}
+
+/*
+ * Start @c of a search at a frame whose current answer is @q, into m->start: 0 every
+ * turnable joint turned by 2π towards its middle, 1 .. n_dof that DOF alone, then random
+ * configurations of the path within the limits. FALSE when start @c does not exist (no joint
+ * to turn, or the turn leaves the limits).
+ */
+static gboolean
+search_start (Motion       *m,
+              const double *q,
+              guint         c,
+              guint64      *rng)
+{
+  guint n = m->n_dof;
+  gboolean any = FALSE;
+
+  memcpy (m->start, q, n * sizeof (double));
+  if (c <= n)
+    {
+      for (guint d = 0; d < n; d++)
+        if (m->turns[d] && (c == 0 || c == d + 1))
+          {
+            double x = q[d] > 0.5 * (m->lo[d] + m->hi[d]) ? q[d] - 2 * G_PI : q[d] + 2 * G_PI;
+
+            if (x >= m->lo[d] && x <= m->hi[d])
+              m->start[d] = x, any = TRUE;
+          }
+      return any;
+    }
+  for (guint d = 0; d < n; d++)
+    if (m->on_path[d])
+      {
+        double u = rng_uniform (rng), lo = m->lo[d], hi = m->hi[d];
+
+        if (isfinite (lo) && isfinite (hi))
+          m->start[d] = lo + u * (hi - lo);
+        else
+          m->start[d] = CLAMP (q[d] + (2 * u - 1) * G_PI, lo, hi);
+      }
+  return TRUE;
+}
+
+/* A search's start @q is new: not within TRAJ_SAME of one tried (then it is recorded). */
+static gboolean
+start_is_new (Motion       *m,
+              const double *q,
+              guint        *n_tried)
+{
+  for (guint i = 0; i < *n_tried; i++)
+    if (dof_distance (q, &m->tried[i * m->n_dof], m->n_dof) < TRAJ_SAME)
+      return FALSE;
+  if (*n_tried < TRAJ_MAX_CANDIDATES)
+    memcpy (&m->tried[(*n_tried)++ * m->n_dof], q, m->n_dof * sizeof (double));
+  return TRUE;
+}
+
+/*
+ * The branch search of the segment that starts at frame @s, whose track @cur jumped at frame
+ * @k (see the comment above TRAJ_WINDOW). Candidate tracks go to *@alt, the best so far to
+ * *@best (the two are swapped as needed); when one gets past @k it replaces cur[s ..] and
+ * @reach is its end: the frame where it jumped (@jumped) or @horizon.
+ */
+static gboolean
+branch_search (Motion        *m,
+               KmIkSolution  *cur,
+               KmIkSolution **alt,
+               KmIkSolution **best,
+               guint          s,
+               guint          k,
+               guint          horizon,
+               gboolean       first_round,
+               guint         *reach,
+               gboolean      *jumped,
+               GError       **error)
+{
+  guint best_reach = k, n_tried = 0, stop, last, first;
+  gboolean best_jumped = TRUE, jmp, ok;
+  guint64 rng = m->problem->random_seed ^ (G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) * (s + 1));
+  guint n_starts = m->n_dof + 1 + TRAJ_RANDOM_STARTS;
+  KmIkSolution *tmp;
+
+  start_is_new (m, cur[s].q, &n_tried);
+  m->fb_stop = 0;
+
+  /* The branch the motion jumped to, then other answers to frame k, each followed back to
+   * s; or, where that does not reach that far, merged into from the track so far (see
+   * merge_tracks). The best of those that do neither is the fallback. */
+  for (guint c = 0; c <= TRAJ_JUMP_STARTS && n_tried < TRAJ_MAX_CANDIDATES &&
+                    (best_jumped || best_reach < horizon); c++)
+    {
+      gboolean merged;
+
+      if (c == 0)
+        km_ik_solution_copy_into (&cur[k], &(*alt)[k]);
+      else
+        {
+          search_start (m, cur[k].q, m->n_dof + c, &rng);
+          if (!solve_one (m->problem, &m->targets[k], m->start, m->problem->random_seed + k,
+                          FALSE, &(*alt)[k], m->cancellable, error))
+            return FALSE;
+          if ((cur[k].converged && !(*alt)[k].converged) ||
+              dof_distance ((*alt)[k].q, cur[k].q, m->n_dof) < TRAJ_SAME ||
+              dof_distance ((*alt)[k].q, cur[k - 1].q, m->n_dof) <= CONT_JUMP)
+            continue;
+          n_tried++;
+        }
+      if (!track_backward (m, *alt, k, s, &first, error))
+        return FALSE;
+      if (first == s ? !start_is_new (m, (*alt)[s].q, &n_tried) : first == k)
+        continue;
+      merged = first == s;
+      if (!track_forward (m, *alt, k, horizon, TRUE, &stop, &jmp, error))
+        return FALSE;
+      if (stop > best_reach && !merged &&
+          !merge_tracks (m, cur, *alt, s, first, k, &merged, error))
+        return FALSE;
+      if (stop > best_reach && merged)
+        {
+          best_reach = stop, best_jumped = jmp;
+          tmp = *alt, *alt = *best, *best = tmp;
+        }
+      else if (stop > m->fb_stop)
+        {
+          m->fb_stop = stop, m->fb_jumped = jmp;
+          tmp = *alt, *alt = m->fb, m->fb = tmp;
+        }
+    }
+  /* The track so far again, drifting towards the middle of the ranges: from s, and from
+   * TRAJ_PULL_LATE frames before the jump. */
+  for (guint c = 0; c < 2 * G_N_ELEMENTS (traj_pulls) && n_tried < TRAJ_MAX_CANDIDATES &&
+                    (best_jumped || best_reach < horizon); c++)
+    {
+      guint from = c % 2 == 0 ? s : MAX (s, k > TRAJ_PULL_LATE ? k - TRAJ_PULL_LATE : 0);
+
+      if (c % 2 == 1 && from == s)
+        continue;
+      n_tried++;
+      for (guint f = s; f <= from; f++)
+        km_ik_solution_copy_into (&cur[f], &(*alt)[f]);
+      m->pull = traj_pulls[c / 2];
+      ok = track_forward (m, *alt, from, horizon, from > s, &stop, &jmp, error);
+      m->pull = 0.0;
+      if (!ok)
+        return FALSE;
+      if (stop > best_reach)
+        {
+          best_reach = stop, best_jumped = jmp;
+          tmp = *alt, *alt = *best, *best = tmp;
+        }
+    }
+  if (!first_round)
+    n_starts = 0;
+
+  for (guint c = 0; c < n_starts && n_tried < TRAJ_MAX_CANDIDATES &&
+                    (best_jumped || best_reach < horizon); c++)
+    {
+      gboolean turn = c <= m->n_dof;
+
+      if (!search_start (m, cur[s].q, c, &rng))
+        continue;
+      /* A turn is the same pose: kept on its branch. A random start goes where it goes. */
+      if (!solve_one (m->problem, &m->targets[s], m->start, m->problem->random_seed + s, turn,
+                      &(*alt)[s], m->cancellable, error))
+        return FALSE;
+      if ((cur[s].converged && !(*alt)[s].converged) || !start_is_new (m, (*alt)[s].q, &n_tried))
+        continue;
+      if (!track_forward (m, *alt, s, horizon, FALSE, &stop, &jmp, error))
+        return FALSE;
+      if (stop > best_reach)
+        {
+          best_reach = stop, best_jumped = jmp;
+          tmp = *alt, *alt = *best, *best = tmp;
+        }
+    }
+
+  *reach = best_reach;
+  *jumped = best_jumped;
+  if (best_reach == k)
+    return TRUE;
+  last = best_jumped ? best_reach : best_reach - 1;
+  for (guint f = s; f <= last; f++)
+    km_ik_solution_copy_into (&(*best)[f], &cur[f]);
+  return TRUE;
+}
+
+/* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile. */
+static gboolean
+motion_emit (KmIkSolution  *cur,
+             guint          from,
+             guint          to,
+             KmIkSolution  *out,
+             KmIkFrameFunc  frame_done,
+             gpointer       user_data,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  for (guint f = from; f < to; f++)
+    {
+      if (out != NULL)
+        km_ik_solution_copy_into (&cur[f], &out[f]);
+      if (frame_done != NULL)
+        frame_done (f, &cur[f], user_data);
+      /* The last two stay: the motion goes on from them. */
+      if (f + 2 < to)
+        km_ik_solution_clear (&cur[f]);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * km_ik_solve_trajectory:
  * @problem: the problem; its target is ignored, its seed starts frame 0
  * @targets: (array length=n_frames): the effector's world pose for every frame
  * @out: (nullable) (array length=n_frames): zero-filled or initialised solutions, one per
  *   frame; %NULL when @frame_done consumes the frames
- * @frame_done: (nullable) (scope call): called after every frame, on this thread
+ * @frame_done: (nullable) (scope call): called for every frame in order, on this thread
  *
- * Solves the frames in order, each warm-started from the previous frame's answer (whether or
- * not it converged) with problem->continuous set, which keeps the motion on one branch.
- * From frame 2 on, an extrapolated seed is tried first (momentum: q_{k−1} + MOMENTUM_GAIN ·
- * (q_{k−1} − q_{k−2}), clamped into the limits; not after a jump nor after a frame that did
- * not converge): its answer stands when it converged within CONT_JUMP of the previous
- * answer; otherwise the frame is solved from the previous answer as well and the converged
- * answer nearer to it wins (the plain one when neither converged). Frame 0 starts from
- * problem->seed as km_ik_solve() would (continuous only when the problem says so). Frame k
- * uses random seed problem->random_seed + k for its restarts. Deterministic.
+ * Solves the frames as one continuous motion. Frame 0 starts from problem->seed as
+ * km_ik_solve() would (continuous only when the problem says so); frame k is warm-started
+ * from the answer to frame k − 1 with problem->continuous set, which keeps the motion on one
+ * branch, after an extrapolated seed (momentum from frames k − 2 and k − 1, see
+ * motion_frame). Where the motion would jump (a DOF moving more than CONT_JUMP between
+ * frames), a branch search looks for a start at the segment's first frame whose track goes
+ * further without a jump (see TRAJ_WINDOW above): so frame 0 keeps the seed's answer
+ * whenever that can be tracked without a jump, and a jump remains only where no start tried
+ * avoids it. Frames are final, and reach @out and @frame_done in order, once no search can
+ * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
+ * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
+ * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
+ * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
+ * frame while it runs.
  *
- * Returns: %FALSE on an invalid problem or target (frames before it are filled in) or when
- *   cancelled (G_IO_ERROR_CANCELLED)
+ * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
+ *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
  */
 gboolean
 km_ik_solve_trajectory (const KmIkProblem *problem,
@@ -2023,75 +2479,153 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
                         GCancellable      *cancellable,
                         GError           **error)
 {
-  KmIkSolution local[2] = { { 0 } };
-  KmIkSolution plain = { 0 };
-  g_autofree double *before = NULL;
-  g_autofree double *ahead = NULL;
-  const double *seed;
-  guint n_dof;
-  gboolean ok = TRUE, last_converged = FALSE;
+  Motion m = { 0 };
+  const KmJoint *joints;
+  KmIkSolution *bufs[4] = { NULL };
+  KmIkSolution *cur, *alt, *best;
+  guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0;
+  gboolean ok, pending = FALSE, searched;
 
   g_return_val_if_fail (problem != NULL, FALSE);
   g_return_val_if_fail (problem->skeleton != NULL, FALSE);
   g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (n_frames == 0)
+    return TRUE;
   n_dof = problem->n_dof;
-  before = g_new (double, MAX (n_dof, 1));
-  ahead = g_new (double, MAX (n_dof, 1));
-  seed = problem->seed;
-  for (guint k = 0; k < n_frames && ok; k++)
-    {
-      KmIkSolution *s = out != NULL ? &out[k] : &local[k % 2];
-      guint64 random_seed = problem->random_seed + k;
+  /* Frames up to the first unusable target are solved; that one reports the error. */
+  while (n_valid < n_frames && target_is_finite (&targets[n_valid]))
+    n_valid++;
 
-      /* Not while the motion follows a fit (a pose out of reach): that follows the seed,
-       * and a second solve per frame would only double its cost. */
-      if (k >= 2 && last_converged && momentum_seed (problem, before, seed, ahead))
+  m.problem = problem;
+  m.targets = targets;
+  m.n_dof = n_dof;
+  m.cancellable = cancellable;
+  m.ahead = g_new (double, MAX (n_dof, 1) * (6 + TRAJ_MAX_CANDIDATES));
+  m.start = m.ahead + MAX (n_dof, 1);
+  m.lo = m.start + MAX (n_dof, 1);
+  m.hi = m.lo + MAX (n_dof, 1);
+  m.mid = m.hi + MAX (n_dof, 1);
+  m.tried = m.mid + MAX (n_dof, 1);
+  m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
+  m.on_path = m.turns + MAX (n_dof, 1);
+  km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
+  km_skeleton_get_mid_range (problem->skeleton, m.mid);
+  joints = km_skeleton_get_joints (problem->skeleton);
+  if (problem->effector >= 0 &&
+      (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
+    for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
+      for (guint d = 0; d < joints[j].n_dof; d++)
         {
-          /* The extrapolated seed first: at a singular crossing it lies on the motion's own
-           * side, where the previous answer alone is ambiguous. Its answer stands when it
-           * converged within CONT_JUMP of the previous answer. */
-          ok = solve_one (problem, &targets[k], ahead, random_seed, TRUE, s, cancellable,
-                          error);
-          if (ok && !(s->converged && dof_distance (s->q, seed, n_dof) <= CONT_JUMP))
-            {
-              /* Otherwise from the previous answer, as without momentum; of the two, the
-               * converged answer nearer to the previous frame wins (the plain one when
-               * neither converged). */
-              ok = solve_one (problem, &targets[k], seed, random_seed, TRUE, &plain,
-                              cancellable, error);
-              if (ok)
-                {
-                  guint iterations = s->iterations + plain.iterations;
-                  guint restarts = s->restarts + plain.restarts + 1;
+          int dof = joints[j].dof_index + (int) d;
 
-                  if (!s->converged ||
-                      (plain.converged &&
-                       dof_distance (plain.q, seed, n_dof) <= dof_distance (s->q, seed, n_dof)))
-                    km_ik_solution_copy_into (&plain, s);
-                  s->iterations = iterations;
-                  s->restarts = restarts;
+          m.on_path[dof] = joints[j].mimic < 0;
+          m.turns[dof] = m.on_path[dof] && joints[j].type == KM_JOINT_REVOLUTE &&
+                         isfinite (m.lo[dof]) && isfinite (m.hi[dof]) &&
+                         m.hi[dof] - m.lo[dof] > 2 * G_PI;
+        }
+  for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
+    bufs[i] = g_new0 (KmIkSolution, MAX (n_valid, 1));
+  cur = bufs[0], alt = bufs[1], best = bufs[2], m.fb = bufs[3];
+
+  /* Frame 0 starts from the problem's seed, not from a motion (unless the problem says so):
+   * it gets the best answer wherever it is. */
+  ok = n_valid == 0 ||
+       solve_one (problem, &targets[0], problem->seed, problem->random_seed,
+                  problem->continuous, &cur[0], cancellable, error);
+  while (ok && n_valid > 0)
+    {
+      if (!pending)
+        {
+          if (valid >= n_valid)
+            break;
+          ok = motion_frame (&m, valid, valid >= 2 ? cur[valid - 2].q : NULL, &cur[valid - 1],
+                             &cur[valid], error);
+          if (!ok)
+            break;
+          pending = motion_jumped (&m, &cur[valid - 1], &cur[valid]);
+          valid++;
+        }
+      if (pending)
+        {
+          guint k = valid - 1;
+
+          searched = FALSE;
+          if (k - seg <= TRAJ_WINDOW && rounds < TRAJ_MAX_ROUNDS)
+            {
+              guint reach;
+              gboolean jumped;
+
+              rounds++;
+              searched = TRUE;
+              ok = branch_search (&m, cur, &alt, &best, seg, k, MIN (n_valid, k + TRAJ_WINDOW),
+                                  rounds == 1, &reach, &jumped, error);
+              if (!ok)
+                break;
+              if (reach > k)
+                {
+                  valid = jumped ? reach + 1 : reach;
+                  pending = jumped;
+                  continue;
                 }
             }
+          /* No start gets further: the jump stands, a new segment begins, with the track
+           * through frame k that goes furthest. */
+          if (searched && m.fb_stop > k)
+            {
+              guint last = m.fb_jumped ? m.fb_stop : m.fb_stop - 1;
+
+              for (guint f = k; f <= last; f++)
+                km_ik_solution_copy_into (&m.fb[f], &cur[f]);
+              valid = last + 1;
+            }
+          seg = k;
+          rounds = 0;
+          pending = searched && m.fb_stop > k && m.fb_jumped;
         }
-      else
-        {
-          /* Frame 0 starts from the problem's seed, not from a motion (unless the problem
-           * says so): it gets the best answer wherever it is. */
-          ok = solve_one (problem, &targets[k], seed, random_seed,
-                          k > 0 || problem->continuous, s, cancellable, error);
-        }
-      if (ok && frame_done != NULL)
-        frame_done (k, s, user_data);
-      if (k > 0)
-        memcpy (before, seed, n_dof * sizeof (double));
-      seed = s->q;
-      last_converged = s->converged;
+      /* Frames before the segment are final, and all of them once no search can reach back
+       * to the segment's start. */
+      {
+        guint final = valid - seg > TRAJ_WINDOW ? valid : seg;
+
+        if (final > emitted)
+          {
+            ok = motion_emit (cur, emitted, final, out, frame_done, user_data, cancellable,
+                              error);
+            emitted = final;
+          }
+      }
     }
-  km_ik_solution_clear (&plain);
-  km_ik_solution_clear (&local[0]);
-  km_ik_solution_clear (&local[1]);
+  if (ok)
+    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, cancellable, error);
+  if (ok && n_valid < n_frames)
+    {
+      /* Reports the unusable target (and leaves the clamped seed in its frame). */
+      KmIkSolution *s = out != NULL ? &out[n_valid] : &m.plain;
+
+      ok = solve_one (problem, &targets[n_valid],
+                      n_valid > 0 ? (out != NULL ? out[n_valid - 1].q : problem->seed)
+                                  : problem->seed,
+                      problem->random_seed + n_valid, n_valid > 0 || problem->continuous, s,
+                      cancellable, error);
+    }
+  else if (!ok && emitted == 0 && valid == 1 && out != NULL && cur[0].q != NULL &&
+           !g_cancellable_is_cancelled (cancellable))
+    {
+      /* An unusable problem: frame 0 holds the clamped seed, as km_ik_solve() leaves it. */
+      km_ik_solution_copy_into (&cur[0], &out[0]);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
+    {
+      for (guint f = 0; f < MAX (n_valid, 1); f++)
+        km_ik_solution_clear (&bufs[i][f]);
+      g_free (bufs[i]);
+    }
+  km_ik_solution_clear (&m.plain);
+  g_free (m.ahead);
+  g_free (m.turns);
   return ok;
 }
 

@@ -109,7 +109,8 @@ typedef struct
  * @solution: that frame's answer; valid only during the call
  * @user_data: user data
  *
- * Called on the solving thread after every frame of km_ik_solve_trajectory().
+ * Called on the solving thread for every frame of km_ik_solve_trajectory(), in frame order,
+ * once the frame is final (a branch search may hold frames back, so they come in bursts).
  */
 typedef void (*KmIkFrameFunc) (guint               frame,
                                const KmIkSolution *solution,

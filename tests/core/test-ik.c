@@ -102,6 +102,15 @@ static const JointDef planar[] = {
   { NULL },
 };
 
+/* Planar two-link arm whose shoulder has more than a turn of range (±5 rad). */
+static const JointDef turn2r[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "base", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-5, 5), NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 1, 0, 0 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
+  { "tip", KM_JOINT_FIXED, "j2", { 1, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
 static KmSkeleton *
 build_chain (const JointDef *defs)
 {
@@ -561,6 +570,7 @@ typedef struct
   guint   n_dof;
   double  max_jump;
   guint   flips;
+  gpointer user;
 } TrackState;
 
 static void
@@ -765,6 +775,114 @@ test_trajectory_elbow_crossing (void)
       g_assert_true (out[k].converged);
       km_ik_solution_clear (&out[k]);
     }
+}
+
+/*
+ * The shoulder of turn2r sweeps from −4 to −1 rad (pose and orientation given). From the
+ * zero seed, frame 0's nearest answer is the same pose a turn up (−4 + 2π ≈ 2.28), from
+ * where the sweep would run into the limit at 5 and have to jump by a turn. Only the branch
+ * that starts at −4 goes through within the limits: the trajectory solve must find it.
+ */
+static void
+test_trajectory_turn_branch (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (turn2r);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  guint n = p->n_dof, n_frames = 200;
+  double q[2];
+  g_autofree double *prev = g_new (double, n);
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  TrackState st = { 0, prev, n, 0.0, 0 };
+  KmIkSolution first = { 0 };
+
+  g_assert_cmpuint (n, ==, 2);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      q[0] = -4 + 1.5 * (1 - cos (G_PI * k / (n_frames - 1)));
+      q[1] = 0.5 + 0.3 * sin (0.02 * k);
+      target_from_config (p, q);
+      targets[k] = p->target;
+    }
+  /* The premise: a single solve of frame 0 from the zero seed lands a turn up. */
+  p->seed[0] = p->seed[1] = 0.0;
+  p->target = targets[0];
+  g_assert_true (km_ik_solve (p, &first, NULL, NULL));
+  g_assert_true (first.converged);
+  g_assert_cmpfloat (fabs (first.q[0] - (-4 + 2 * G_PI)), <, 1e-4);
+  km_ik_solution_clear (&first);
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, on_frame, &st, NULL, NULL));
+  g_assert_cmpuint (st.calls, ==, n_frames);
+  g_test_message ("turn2r: largest step between frames %g, %u flips", st.max_jump, st.flips);
+  g_assert_cmpuint (st.flips, ==, 0);
+  g_assert_cmpfloat (st.max_jump, <, 0.1);
+  g_assert_cmpfloat (fabs (out[0].q[0] - (-4)), <, 1e-4);
+  g_assert_cmpfloat (fabs (out[n_frames - 1].q[0] - (-1)), <, 1e-4);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_true (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+
+  /* The same through the callback alone, in order. */
+  st.calls = 0;
+  st.flips = 0;
+  g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, NULL, on_frame, &st, NULL, NULL));
+  g_assert_cmpuint (st.calls, ==, n_frames);
+  g_assert_cmpuint (st.flips, ==, 0);
+}
+
+static void
+cancel_first_frame (guint               frame,
+                    const KmIkSolution *s,
+                    gpointer            user_data)
+{
+  TrackState *st = user_data;
+
+  on_frame (frame, s, user_data);
+  if (frame == 0)
+    g_cancellable_cancel (G_CANCELLABLE (st->user));
+}
+
+/*
+ * A long motion streams: frames reach the caller while later ones are still unsolved (a
+ * branch search holds back at most a window of a few thousand frames), and a cancel from the
+ * first frame's callback stops the solve there.
+ */
+static void
+test_trajectory_streams (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (turn2r);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  guint n = p->n_dof, n_frames = 6000;
+  double q[2];
+  g_autofree double *prev = g_new (double, n);
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  TrackState st = { 0, prev, n, 0.0, 0, cancellable };
+
+  for (guint k = 0; k < n_frames; k++)
+    {
+      q[0] = 1.0 * sin (0.002 * k);
+      q[1] = 0.5 + 0.3 * sin (0.003 * k);
+      target_from_config (p, q);
+      targets[k] = p->target;
+    }
+  p->seed[0] = p->seed[1] = 0.0;
+  g_assert_false (km_ik_solve_trajectory (p, targets, n_frames, out, cancel_first_frame, &st,
+                                          cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (st.calls, ==, 1);
+  g_assert_true (out[0].converged);
+  g_assert_null (out[1].q);
+  g_assert_null (out[n_frames - 1].q);
+  km_ik_solution_clear (&out[0]);
 }
 
 static void
@@ -1016,6 +1134,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory", test_trajectory);
   g_test_add_func ("/kinema/Ik/trajectory-singular", test_trajectory_singular);
   g_test_add_func ("/kinema/Ik/trajectory-elbow-crossing", test_trajectory_elbow_crossing);
+  g_test_add_func ("/kinema/Ik/trajectory-turn-branch", test_trajectory_turn_branch);
+  g_test_add_func ("/kinema/Ik/trajectory-streams", test_trajectory_streams);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
   g_test_add_func ("/kinema/Ik/mimic", test_mimic);
