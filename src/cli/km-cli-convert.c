@@ -41,11 +41,13 @@ skeleton_has_shapes (const KmSkeleton *skeleton)
 static gboolean
 write_model (const KmFormat   *input_format,
              const KmSkeleton *skeleton,
+             const char       *input,
              const char       *to,
              const char       *output,
              GError          **error)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   gboolean ok;
 
   /* No target format has a place for mass properties or device nodes, and skeleton.json
@@ -63,9 +65,19 @@ write_model (const KmFormat   *input_format,
   else if (g_str_equal (to, "URDF"))
     ok = km_urdf_save (skeleton, output, notes, error);
   else
-    ok = km_skeleton_json_save (skeleton, output, error);
+    /* The spec's skeleton.json has no floating base: a free root stays where it starts. */
+    ok = km_skeleton_json_save_full (skeleton, output, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
+                                     warnings, error);
   for (guint i = 0; i < notes->len; i++)
     fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
+  for (guint i = 0; ok && i < warnings->len; i++)
+    {
+      /* As the loaders' warnings read: "INPUT: what happened". */
+      g_autofree char *message = g_strdup_printf ("%s: %s", input,
+                                                  (const char *) g_ptr_array_index (warnings, i));
+
+      km_cli_print_warning (message, NULL);
+    }
   if (!ok)
     return FALSE;
   printf ("output=%s format=%s joints=%u dof=%u\n", output, to,
@@ -88,9 +100,10 @@ write_targets (const KmTargetTrack *track,
 /*
  * kinema-cli convert [--format NAME] [--to FORMAT] INPUT OUTPUT
  * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
- * skeleton.json, or with --to a Choreonoid .body or URDF file (what the target cannot
- * carry is said on stderr as "note: " lines); a targets file is rewritten in canonical
- * form. stdout: one key=value
+ * skeleton.json (a free root fixed at its initial pose, said on stderr as "INPUT: the
+ * free root … is fixed …"), or with --to a Choreonoid .body or URDF file (what the target
+ * cannot carry is said on stderr as "note: " lines); a targets file is rewritten in
+ * canonical form. stdout: one key=value
  * line. Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong
  * usage. A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
@@ -162,7 +175,7 @@ km_cli_convert (int    argc,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, to ? to : "SKELETON-JSON", argv[2], &error);
+      ok = write_model (format, result, argv[1], to ? to : "SKELETON-JSON", argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);

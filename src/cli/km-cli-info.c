@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <glib/gi18n.h>
 
@@ -14,9 +15,26 @@
 #include "km-cli-commands.h"
 #include "km-error.h"
 #include "km-format.h"
+#include "km-target-track.h"
 
-/* For a model: one line per body handler it names (what became of it), inserted before
- * the summary line, which stays last. */
+/* Inserts @lines before the summary line of @out, which stays last. */
+static void
+insert_before_summary (GString    *out,
+                       const char *lines)
+{
+  const char *last;
+  gsize at;
+
+  if (*lines == '\0')
+    return;
+  /* The summary line: after the last newline that is not the final one. */
+  at = out->len > 0 && out->str[out->len - 1] == '\n' ? out->len - 1 : out->len;
+  last = g_strrstr_len (out->str, (gssize) at, "\n");
+  at = last != NULL ? (gsize) (last - out->str) + 1 : 0;
+  g_string_insert (out, (gssize) at, lines);
+}
+
+/* For a model: one line per body handler it names (what became of it). */
 static void
 describe_handlers (const char *path,
                    gpointer    result,
@@ -25,19 +43,65 @@ describe_handlers (const char *path,
   g_autoptr(KmBodyHandlerSet) set = NULL;
   g_autoptr(GString) lines = g_string_new (NULL);
   g_autofree char *dir = g_path_get_dirname (path);
-  const char *last;
-  gsize at;
 
   set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), result, NULL,
                                        dir);
   km_body_handler_set_describe (set, lines);
-  if (lines->len == 0)
-    return;
-  /* The summary line: after the last newline that is not the final one. */
-  at = out->len > 0 && out->str[out->len - 1] == '\n' ? out->len - 1 : out->len;
-  last = g_strrstr_len (out->str, (gssize) at, "\n");
-  at = last != NULL ? (gsize) (last - out->str) + 1 : 0;
-  g_string_insert (out, (gssize) at, lines->str);
+  insert_before_summary (out, lines->str);
+}
+
+static void
+append_numbers (GString      *out,
+                const double *values,
+                guint         n)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < n; i++)
+    {
+      /* No "-0": a value printed as zero is zero. */
+      double v = fabs (values[i]) < 5e-13 ? 0.0 : values[i];
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.6g", v));
+    }
+}
+
+/* For a model: one line per IK target it defines,
+ * "target=NAME effector=JOINT frame=F pos=X,Y,Z quaternion=W,X,Y,Z" per keyframe. */
+static void
+describe_targets (const KmModelExtras *extras,
+                  GString             *out)
+{
+  g_autoptr(GString) lines = g_string_new (NULL);
+
+  for (guint i = 0; i < extras->targets->len; i++)
+    {
+      const KmTargetTrack *track = g_ptr_array_index (extras->targets, i);
+      const KmTargetKeyframe *keyframes;
+      guint n = 0;
+
+      keyframes = km_target_track_get_keyframes (track, &n);
+      for (guint k = 0; k < n; k++)
+        {
+          const double pos[3] = { keyframes[k].position.x, keyframes[k].position.y,
+                                  keyframes[k].position.z };
+          const double rot[4] = { keyframes[k].orientation.w, keyframes[k].orientation.x,
+                                  keyframes[k].orientation.y, keyframes[k].orientation.z };
+
+          g_string_append_printf (lines, "target=%s effector=%s frame=%u pos=",
+                                  (const char *) g_ptr_array_index (extras->target_names, i),
+                                  km_target_track_get_effector (track) != NULL
+                                  ? km_target_track_get_effector (track) : "-",
+                                  keyframes[k].frame);
+          append_numbers (lines, pos, 3);
+          g_string_append (lines, " quaternion=");
+          append_numbers (lines, rot, 4);
+          g_string_append_c (lines, '\n');
+        }
+    }
+  insert_before_summary (out, lines->str);
 }
 
 /*
@@ -52,6 +116,7 @@ km_cli_info (int    argc,
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
   g_autofree char *format_name = NULL;
   gboolean version = FALSE;
   const KmFormat *format = NULL;
@@ -69,7 +134,9 @@ km_cli_info (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
-                                    N_("For a model: one line per joint, one line per body "
+                                    N_("For a model: one line per joint, one line per IK "
+                                      "target it defines (“target=NAME effector=JOINT frame=F "
+                                      "pos=X,Y,Z quaternion=W,X,Y,Z”), one line per body "
                                       "handler it names (“handler NAME: attached (INTERFACES) "
                                       "from PATH” or “handler NAME: not found|refused|failed: "
                                       "WHY”), then the summary line “joints=N dof=M”."));
@@ -90,7 +157,7 @@ km_cli_info (int    argc,
     return parsed;
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  result = km_format_load_file (argv[1], format_name, &format, &error);
+  result = km_format_load_model_file (argv[1], format_name, &format, &extras, &error);
   km_parse_warnings_pop ();
   if (result == NULL)
     {
@@ -105,6 +172,7 @@ km_cli_info (int    argc,
     g_string_append_printf (out, "format=%s\n", format->name);
   if (format->kind == KM_FILE_KIND_MODEL)
     {
+      describe_targets (extras, out);
       describe_handlers (argv[1], result, out);
     }
   format->free_result (result);

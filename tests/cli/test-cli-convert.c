@@ -100,13 +100,105 @@ test_convert_body (void)
   g_autofree char *output = g_build_filename (tmp_dir, "sr1.json", NULL);
   g_auto(Run) run = { 0 };
 
+  KmSkeleton *converted;
+  const KmJoint *root;
+  g_autofree char *note = NULL;
+
   run_cli (&run, NULL, "convert", input, output, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_true (g_str_has_suffix (run.out, "format=SKELETON-JSON joints=30 dof=29\n"));
   g_assert_nonnull (strstr (run.err, "display shapes are not carried over"));
+  /* skeleton.json has no floating base: the free root WAIST stays where the model puts it
+   * (translation 0 0 0.7135), said as the loaders' warnings are: "INPUT: …". */
+  note = g_strdup_printf ("%s: the free root “WAIST” is fixed at its initial pose "
+                          "(skeleton.json has no floating base)\n", input);
+  g_assert_nonnull (strstr (run.err, note));
 
-  assert_info_suffix (output, "joints=30 dof=29 free_root=1\n");
+  assert_info_suffix (output, "joints=30 dof=29\n");
   assert_converted_model (input, output, FALSE);
+  converted = load_model (output);
+  root = km_skeleton_get_joint (converted, 0);
+  g_assert_cmpstr (root->name, ==, "WAIST");
+  g_assert_cmpint (root->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpfloat (root->offset.x, ==, 0);
+  g_assert_cmpfloat (root->offset.y, ==, 0);
+  g_assert_cmpfloat (root->offset.z, ==, 0.7135);
+  g_assert_false (root->has_rotation);
+  km_skeleton_unref (converted);
+}
+
+/* `info` shows the linked joints of a Scenebuilder scene (its gears) and its IK target. */
+static void
+test_info_scenebuilder (void)
+{
+  g_autofree char *gears = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", "slider_gear.xml", NULL);
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", "arm2_mm_deg.xml", NULL);
+  g_auto(Run) run_gears = { 0 };
+  g_auto(Run) run_arm = { 0 };
+
+  run_cli (&run_gears, NULL, "info", gears, NULL);
+  g_assert_cmpint (run_gears.status, ==, 0);
+  g_assert_cmpstr (run_gears.out, ==,
+                   "frame type=fixed parent=- dof=0\n"
+                   "pinion_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=-3.14159,3.14159\n"
+                   "rack_joint type=prismatic parent=frame dof=1 axis=1,0,0 limits=-0.1,0.1 "
+                   "mimic=pinion_joint*0.02+0.01\n"
+                   "idler_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=none "
+                   "mimic=pinion_joint*-0.5+0.25\n"
+                   "joints=4 dof=3\n");
+
+  run_cli (&run_arm, NULL, "info", arm, NULL);
+  g_assert_cmpint (run_arm.status, ==, 0);
+  g_assert_cmpstr (run_arm.out, ==,
+                   "base type=fixed parent=- dof=0\n"
+                   "shoulder type=revolute parent=base dof=1 axis=0,1,0 limits=-1.5708,1.5708\n"
+                   "elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5,2.5\n"
+                   "target=reach effector=elbow frame=0 pos=0.327646,0,0.210222 "
+                   "quaternion=0.991445,0,-0.130526,0\n"
+                   "joints=3 dof=2\n");
+}
+
+/* Linked joints survive skeleton.json and URDF; a .body file cannot say them (noted). */
+static void
+test_convert_mimic (void)
+{
+  g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", "slider_gear.xml", NULL);
+  const char *targets[] = { "SKELETON-JSON", "URDF", "CHOREONOID-BODY" };
+  const char *names[] = { "gears.json", "gears.urdf", "gears.body" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, names[i], NULL);
+      g_auto(Run) run = { 0 };
+      KmSkeleton *original, *converted;
+      const KmJoint *rack;
+
+      run_cli (&run, NULL, "convert", "--to", targets[i], input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      original = load_model (input);
+      converted = load_model (output);
+      assert_same_kinematics (original, converted, FALSE);
+      rack = km_skeleton_get_joint (converted, (guint) km_skeleton_find_joint (converted, "rack_joint"));
+      if (i < 2)
+        {
+          g_assert_true (km_skeleton_equal (original, converted, 1e-12));
+          g_assert_cmpint (rack->mimic, ==, km_skeleton_find_joint (converted, "pinion_joint"));
+          g_assert_cmpfloat_with_epsilon (rack->mimic_ratio, 0.02, 1e-15);
+          g_assert_cmpfloat_with_epsilon (rack->mimic_offset, 0.01, 1e-15);
+          g_assert_null (strstr (run.err, "follows"));
+        }
+      else
+        {
+          g_assert_cmpint (rack->mimic, ==, -1);
+          g_assert_false (km_skeleton_has_mimic (converted));
+          g_assert_nonnull (strstr (run.err, "note: joint “rack_joint” follows “pinion_joint”, "
+                                             "which a .body file cannot say: it is written as "
+                                             "an independent joint\n"));
+          g_assert_nonnull (strstr (run.err, "note: joint “idler_joint” follows “pinion_joint”"));
+        }
+      km_skeleton_unref (original);
+      km_skeleton_unref (converted);
+    }
 }
 
 /* A project rewritten into another folder keeps every item, and its relative references
@@ -243,6 +335,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-to-body", test_convert_to_body);
   g_test_add_func ("/kinema/Cli/convert-to-urdf", test_convert_to_urdf);
   g_test_add_func ("/kinema/Cli/convert-to-errors", test_convert_to_errors);
+  g_test_add_func ("/kinema/Cli/info-scenebuilder", test_info_scenebuilder);
+  g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
 
   status = g_test_run ();
   {

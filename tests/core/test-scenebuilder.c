@@ -11,6 +11,7 @@
 #include "km-format.h"
 #include "km-sb-expr.h"
 #include "km-scenebuilder.h"
+#include "km-target-track.h"
 
 #define EPS 1e-5
 
@@ -317,6 +318,168 @@ test_slider_gear (void)
   g_assert_cmpfloat_with_epsilon (gear->ratio, -0.5, 1e-12);
   g_assert_cmpfloat_with_epsilon (gear->offset, 0.25, 1e-12);
   g_assert_cmpuint (warnings->len, ==, 0);
+
+  /* The gears are mimic joints of the skeleton: rack = 0.02 · pinion + 0.01 (position gear),
+   * idler = −0.5 · pinion + (0 + 0.5 · 0.5) (velocity gear, offset from the initial pos). */
+  g_assert_true (km_skeleton_has_mimic (model->skeleton));
+  g_assert_cmpint (rack->mimic, ==, km_skeleton_find_joint (model->skeleton, "pinion_joint"));
+  g_assert_cmpfloat_with_epsilon (rack->mimic_ratio, 0.02, 1e-15);
+  g_assert_cmpfloat_with_epsilon (rack->mimic_offset, 0.01, 1e-15);
+  g_assert_cmpint (joint (model, "idler_joint")->mimic, ==,
+                   km_skeleton_find_joint (model->skeleton, "pinion_joint"));
+  g_assert_cmpfloat (joint (model, "idler_joint")->mimic_ratio, ==, -0.5);
+  g_assert_cmpfloat (joint (model, "idler_joint")->mimic_offset, ==, 0.25);
+  g_assert_cmpint (joint (model, "pinion_joint")->mimic, ==, -1);
+  {
+    double q[3];
+
+    memcpy (q, model->initial_q, sizeof q);
+    q[joint (model, "pinion_joint")->dof_index] = 1.0;
+    km_skeleton_apply_mimic (model->skeleton, q);
+    g_assert_cmpfloat_with_epsilon (q[rack->dof_index], 0.03, 1e-15);
+    g_assert_cmpfloat_with_epsilon (q[joint (model, "idler_joint")->dof_index], -0.25, 1e-15);
+  }
+  {
+    g_autoptr(GString) out = g_string_new (NULL);
+
+    km_scenebuilder_describe (model->skeleton, out);
+    g_assert_nonnull (strstr (out->str, "rack_joint type=prismatic parent=frame dof=1 axis=1,0,0 "
+                                        "limits=-0.1,0.1 mimic=pinion_joint*0.02+0.01\n"));
+    g_assert_nonnull (strstr (out->str, " mimic=pinion_joint*-0.5+0.25\n"));
+  }
+}
+
+/* Gears that cannot be mimic joints are left out with a warning each; a position gear that
+ * disagrees with the pos values sets the initial configuration. */
+static void
+test_gear_conflicts (void)
+{
+  static const char xml[] =
+    "<namespace name=\"g\">\n"
+    "  <body name=\"frame\" dynamical=\"false\">\n"
+    "    <connector name=\"ca\"/><connector name=\"cb\" trn=\"1 0 0\"/>\n"
+    "    <connector name=\"cc\" trn=\"2 0 0\"/><connector name=\"cd\" trn=\"3 0 0\"/>\n"
+    "  </body>\n"
+    "  <body name=\"a\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"b\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"c\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"d\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"ja\" sock=\"frame/ca\" plug=\"a/c\" pos=\"0.5\"/>\n"
+    "  <hinge name=\"jb\" sock=\"frame/cb\" plug=\"b/c\" pos=\"0.3\"/>\n"
+    "  <hinge name=\"jc\" sock=\"frame/cc\" plug=\"c/c\"/>\n"
+    "  <hinge name=\"jd\" sock=\"frame/cd\" plug=\"d/c\"/>\n"
+    "  <gear name=\"g1\" up=\"ja\" down=\"jb\" type=\"pos\" ratio=\"2\" offset=\"0.1\"/>\n"
+    "  <gear name=\"g2\" up=\"jc\" down=\"jb\" type=\"pos\"/>\n"
+    "  <gear name=\"g3\" up=\"jb\" down=\"jc\" type=\"pos\"/>\n"
+    "  <gear name=\"g4\" up=\"jd\" down=\"ja\"/>\n"
+    "  <gear name=\"g5\" up=\"jd\" down=\"jd\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = load_data ("gears.xml", xml, strlen (xml), warnings,
+                                                    &error);
+  static const char * const expected[] = {
+    "gears.xml:15:3: the gear “g2” is left out: the joint “jb” is already driven by the gear “g1”",
+    "gears.xml:16:3: the gear “g3” is left out: it would chain with the gear “g1” (a driven "
+    "joint cannot drive another one)",
+    "gears.xml:17:3: the gear “g4” is left out: it would chain with the gear “g1” (a driven "
+    "joint cannot drive another one)",
+    "gears.xml:18:3: the gear “g5” couples the joint “jd” to itself; it is left out",
+    "gears.xml:14:3: the initial position of “jb” does not satisfy the gear “g1”; the gear sets it",
+  };
+  const KmJoint *jb;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (model->gears->len, ==, 1);
+  jb = joint (model, "jb");
+  g_assert_cmpint (jb->mimic, ==, km_skeleton_find_joint (model->skeleton, "ja"));
+  g_assert_cmpfloat (jb->mimic_ratio, ==, 2.0);
+  g_assert_cmpfloat (jb->mimic_offset, ==, 0.1);
+  g_assert_cmpint (joint (model, "jc")->mimic, ==, -1);
+  g_assert_cmpint (joint (model, "ja")->mimic, ==, -1);
+  g_assert_cmpint (joint (model, "jd")->mimic, ==, -1);
+  /* jb = 2 · 0.5 + 0.1, not its pos 0.3 */
+  g_assert_cmpfloat_with_epsilon (model->initial_q[jb->dof_index], 1.1, 1e-15);
+  g_assert_cmpuint (warnings->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (g_ptr_array_index (warnings, i), ==, expected[i]);
+}
+
+/* Through the registry an <ik> is a targets track: effector joint, one keyframe at frame 0
+ * holding the effector joint's frame when the end connector is at the target. */
+static void
+test_ik_target (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "skeleton-mimic.json",
+                                                 NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(KmModelExtras) none = NULL;
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  const KmTargetTrack *track;
+  const KmTargetKeyframe *key;
+  KmSkeleton *skeleton;
+  KmQuat expected_rot;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skeleton = km_format_load_model_file (path, NULL, &format, &extras, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_scenebuilder);
+  g_assert_nonnull (extras);
+  g_assert_cmpuint (extras->targets->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (extras->target_names, 0), ==, "reach");
+  track = g_ptr_array_index (extras->targets, 0);
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, "elbow");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 1);
+  key = km_target_track_get_keyframe (track, 0);
+  g_assert_cmpuint (key->frame, ==, 0);
+  /* The tip is (0.0723543 0 0.649585) and elbow's frame (0.15 0 0.359808) at the initial
+   * pose (header comment of the fixture), so the tip sits (−0.0776457 0 0.289777) from it in
+   * the world; with enable_rot="false" the elbow keeps its initial orientation Ry(−15°) and
+   * moves by the target (0.25 0 0.5) minus that. */
+  assert_vec3 (key->position, 0.3276457, 0, 0.210223);
+  expected_rot = (KmQuat) { 0.991445, 0, -0.130526, 0 };
+  g_assert_cmpfloat (km_quat_angle_between (key->orientation, expected_rot), <, 1e-5);
+  format->free_result (skeleton);
+
+  /* Other formats define nothing beside the skeleton. */
+  skeleton = km_format_load_model_file (json, NULL, &format, &none, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (format->name, ==, "SKELETON-JSON");
+  g_assert_cmpuint (none->targets->len, ==, 0);
+  format->free_result (skeleton);
+}
+
+/* With enable_rot the effector frame is the target composed with the inverse connector. */
+static void
+test_ik_orientation (void)
+{
+  static const char xml[] =
+    "<namespace name=\"r\">\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"s\" trn=\"0 0 1\"/></body>\n"
+    "  <body name=\"arm\"><connector name=\"p\"/>\n"
+    "    <connector name=\"tip\" trn=\"0.5 0 0\" rot=\"90deg@z\"/></body>\n"
+    "  <hinge name=\"j\" sock=\"base/s\" plug=\"arm/p\"/>\n"
+    "  <ik name=\"grip\" end=\"arm/tip\" trn=\"0 1 1\" rot=\"180deg@z\" enable_rot=\"true\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = load_data ("ik.xml", xml, strlen (xml), warnings,
+                                                    &error);
+  const KmScenebuilderIk *ik;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (model->ik_targets->len, ==, 1);
+  ik = g_ptr_array_index (model->ik_targets, 0);
+  g_assert_true (ik->enable_orientation);
+  /* T = (0 1 1)·Rz(180°), tip connector O = (0.5 0 0)·Rz(90°) in the joint frame:
+   * T·O⁻¹ has Rz(180°)·Rz(−90°) = Rz(90°) and (0 1 1) + Rz(180°)·(0 0.5 0) = (0 0.5 1). */
+  assert_vec3 (ik->effector_target.pos, 0, 0.5, 1);
+  assert_quat (&ik->effector_target.rot, M_SQRT1_2, 0, 0, M_SQRT1_2);
 }
 
 static void
@@ -682,6 +845,52 @@ test_format (void)
                    "joints=3 dof=2\n");
 }
 
+/* A scene of @n unnamed bodies on hinges, each hinge geared to the first and back. */
+static void
+load_gears (guint                 n,
+            KmScenebuilderModel **out)
+{
+  GString *xml = g_string_new ("<namespace name=\"g\">\n"
+                               "  <body name=\"frame\" dynamical=\"false\"><connector name=\"c\"/></body>\n");
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmScenebuilderModel *model;
+
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (xml, "  <body><connector/></body>"
+                            "<hinge sock=\"frame/c\" plug=\"body%u/connector1\"/>\n", i);
+  for (guint i = 2; i <= n; i++)
+    g_string_append_printf (xml, "  <gear up=\"hinge1\" down=\"hinge%u\" type=\"pos\" ratio=\"2\"/>"
+                            "<gear up=\"hinge%u\" down=\"hinge1\"/>\n", i, i);
+  g_string_append (xml, "</namespace>\n");
+  model = load_data ("many.xml", xml->str, xml->len, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, n + 1);
+  g_assert_cmpuint (model->gears->len, ==, n - 1);
+  /* every gear back to hinge1 would chain */
+  g_assert_cmpuint (warnings->len, ==, n - 1);
+  g_string_free (xml, TRUE);
+  if (out != NULL)
+    *out = model;
+  else
+    km_scenebuilder_model_free (model);
+}
+
+/* Many siblings and gears: names, paths and links are looked up through indexes and
+ * unnamed elements numbered without a search from 1, so a scene of 3000 geared bodies
+ * loads in a fraction of a second (a search through the siblings made it take minutes,
+ * past the test's time-out). No wall-clock assertion: the time-out is the guard. */
+static void
+test_many_gears (void)
+{
+  g_autoptr(KmScenebuilderModel) model = NULL;
+
+  load_gears (3000, &model);
+  g_assert_cmpint (joint (model, "hinge3000")->mimic, ==,
+                   km_skeleton_find_joint (model->skeleton, "hinge1"));
+  g_assert_cmpfloat (joint (model, "hinge3000")->mimic_ratio, ==, 2.0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -698,6 +907,10 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);
   g_test_add_func ("/kinema/Scenebuilder/language", test_language);
   g_test_add_func ("/kinema/Scenebuilder/format", test_format);
+  g_test_add_func ("/kinema/Scenebuilder/gear-conflicts", test_gear_conflicts);
+  g_test_add_func ("/kinema/Scenebuilder/ik-target", test_ik_target);
+  g_test_add_func ("/kinema/Scenebuilder/ik-orientation", test_ik_orientation);
+  g_test_add_func ("/kinema/Scenebuilder/many-gears", test_many_gears);
 
   return g_test_run ();
 }

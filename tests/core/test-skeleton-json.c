@@ -454,6 +454,154 @@ test_skeleton_json_round_trip (void)
   g_assert_true (km_skeleton_equal (extras, saved, 1e-7));
 }
 
+/* Kinema's "mimic" extension: read, applied, described, written and read back. */
+static void
+test_skeleton_json_mimic (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("skeleton-mimic.json", &error);
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(GString) info = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  const KmJoint *rack, *idler;
+  double q[4] = { 0 };
+
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_mimic (skel));
+  rack = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "Rack"));
+  idler = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "Idler"));
+  g_assert_cmpint (rack->mimic, ==, km_skeleton_find_joint (skel, "Pinion"));
+  g_assert_cmpfloat (rack->mimic_ratio, ==, 0.02);
+  g_assert_cmpfloat (rack->mimic_offset, ==, 0.01);
+  /* ratio and offset default to 1 and 0; only the ratio is given here */
+  g_assert_cmpint (idler->mimic, ==, km_skeleton_find_joint (skel, "Pinion"));
+  g_assert_cmpfloat (idler->mimic_ratio, ==, -0.5);
+  g_assert_cmpfloat (idler->mimic_offset, ==, 0.0);
+  /* "mimic": null is an independent joint */
+  g_assert_cmpint (km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "Free"))->mimic,
+                   ==, -1);
+
+  /* DOF order = topological order: Pinion, Free, Rack, Idler (preorder) — look them up. */
+  q[km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "Pinion"))->dof_index] = 2.0;
+  km_skeleton_apply_mimic (skel, q);
+  g_assert_cmpfloat_with_epsilon (q[rack->dof_index], 0.05, 1e-15);
+  g_assert_cmpfloat_with_epsilon (q[idler->dof_index], -1.0, 1e-15);
+
+  km_skeleton_json_describe (skel, info);
+  g_assert_nonnull (strstr (info->str, "joint=Rack type=prismatic parent=Base dof=1 axis=1,0,0 "
+                                       "limits=-0.1:0.1 mimic=Pinion*0.02+0.01\n"));
+  g_assert_nonnull (strstr (info->str, "joint=Idler type=revolute parent=Base dof=1 axis=0,1,0 "
+                                       "limits=- mimic=Pinion*-0.5+0\n"));
+  g_assert_nonnull (strstr (info->str, "joint=Free type=revolute parent=Pinion dof=1 axis=0,0,1 "
+                                       "limits=-\n"));
+
+  text = km_skeleton_json_to_string (skel);
+  g_assert_nonnull (strstr (text, "\"mimic\": {\n"));
+  g_assert_nonnull (strstr (text, "\"joint\": \"Pinion\",\n"));
+  again = km_skeleton_json_load ("written.json", text, strlen (text), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (skel, again, 0));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skel); i++)
+    {
+      const KmJoint *a = km_skeleton_get_joint (skel, i);
+      const KmJoint *b = km_skeleton_get_joint (again, i);
+
+      g_assert_cmpint (a->mimic, ==, b->mimic);
+      g_assert_cmpfloat (a->mimic_ratio, ==, b->mimic_ratio);
+      g_assert_cmpfloat (a->mimic_offset, ==, b->mimic_offset);
+    }
+  assert_round_trip (skel);
+}
+
+/* A bad "mimic" fails at the offending value, line and column. Line 4 holds B's mimic,
+ * line 6 C's; every joint sits on a line of its own. */
+static const struct
+{
+  const char *b_mimic;
+  const char *c_mimic;
+  guint       line;
+  guint       column;
+  const char *message;
+} bad_mimic_cases[] = {
+  { "\"A\"", "null", 4, 101,
+    "expected null or an object {\"joint\": NAME, \"ratio\": R, \"offset\": O} for “mimic”, "
+    "found a string" },
+  { "{\"ratio\": 2}", "null", 4, 101, "expected the required key “joint”" },
+  { "{\"joint\": 3}", "null", 4, 111, "expected a string" },
+  { "{\"joint\": \"A\", \"ratio\": \"two\"}", "null", 4, 125, "expected a number" },
+  { "{\"joint\": \"A\", \"offset\": [1]}", "null", 4, 126, "expected a number" },
+  { "{\"joint\": \"Nope\"}", "null", 4, 111, "joint “B” follows an unknown joint “Nope”" },
+  { "{\"joint\": \"B\"}", "null", 4, 111, "joint “B” cannot follow itself" },
+  { "{\"joint\": \"F\"}", "null", 4, 111,
+    "only revolute and prismatic joints can be linked (“B” follows “F”)" },
+  { "{\"joint\": \"A\"}", "{\"joint\": \"B\"}", 6, 111,
+    "joint “C” follows “B”, which follows another joint itself" },
+};
+
+static void
+test_skeleton_json_bad_mimic (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (bad_mimic_cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"root_name\": \"R\", \"joints\": [\n"
+        "  {\"name\": \"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0]},\n"
+        "  {\"name\": \"A\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"R\", \"axis\": [0, 0, 1]},\n"
+        "  {\"name\": \"B\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"A\", \"axis\": [0, 0, 1], \"mimic\": %s},\n"
+        "  {\"name\": \"F\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": \"B\"},\n"
+        "  {\"name\": \"C\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"F\", \"axis\": [0, 0, 1], \"mimic\": %s}\n"
+        "]}\n", bad_mimic_cases[i].b_mimic, bad_mimic_cases[i].c_mimic);
+
+      assert_rejected_at (text, bad_mimic_cases[i].line, bad_mimic_cases[i].column,
+                          bad_mimic_cases[i].message);
+    }
+}
+
+/* convert's writer option: a free root is written fixed at its initial pose, with a note. */
+static void
+test_skeleton_json_fix_free_root (void)
+{
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) built = NULL;
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *plain = NULL;
+  g_autofree char *fixed = NULL;
+  const KmJoint *root;
+  KmQuat rotation = km_quat_normalize ((KmQuat) { 0.9, 0.1, 0.2, -0.3 });
+  guint j;
+
+  j = km_skeleton_builder_add_joint (builder, "Waist", KM_JOINT_FREE, NULL);
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0.1, -0.2, 0.7135));
+  km_skeleton_builder_set_rotation (builder, j, rotation);
+  j = km_skeleton_builder_add_joint (builder, "Hip", KM_JOINT_REVOLUTE, "Waist");
+  km_skeleton_builder_set_axis (builder, j, km_vec3 (0, 1, 0));
+  built = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+
+  plain = km_skeleton_json_to_string_full (built, KM_SKELETON_JSON_WRITE_DEFAULT, notes);
+  g_assert_nonnull (strstr (plain, "\"type\": \"free\""));
+  g_assert_cmpuint (notes->len, ==, 0);
+
+  fixed = km_skeleton_json_to_string_full (built, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT, notes);
+  g_assert_null (strstr (fixed, "\"type\": \"free\""));
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (notes, 0), ==,
+                   "the free root “Waist” is fixed at its initial pose (skeleton.json has no "
+                   "floating base)");
+  again = km_skeleton_json_load ("fixed.json", fixed, strlen (fixed), &error);
+  g_assert_no_error (error);
+  g_assert_false (km_skeleton_has_free_root (again));
+  root = km_skeleton_get_joint (again, 0);
+  g_assert_cmpint (root->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpfloat (root->offset.x, ==, 0.1);
+  g_assert_cmpfloat (root->offset.y, ==, -0.2);
+  g_assert_cmpfloat (root->offset.z, ==, 0.7135);
+  g_assert_cmpfloat (km_quat_angle_between (root->rotation, rotation), <, 1e-7);
+  g_assert_cmpuint (km_skeleton_get_n_dof (again), ==, 1);
+}
+
 static void
 test_skeleton_json_describe_free_root (void)
 {
@@ -503,6 +651,9 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/round-trip", test_skeleton_json_round_trip);
   g_test_add_func ("/kinema/SkeletonJson/describe-free-root", test_skeleton_json_describe_free_root);
   g_test_add_func ("/kinema/SkeletonJson/sniff", test_skeleton_json_sniff);
+  g_test_add_func ("/kinema/SkeletonJson/mimic", test_skeleton_json_mimic);
+  g_test_add_func ("/kinema/SkeletonJson/bad-mimic", test_skeleton_json_bad_mimic);
+  g_test_add_func ("/kinema/SkeletonJson/fix-free-root", test_skeleton_json_fix_free_root);
 
   return g_test_run ();
 }

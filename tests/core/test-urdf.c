@@ -9,6 +9,7 @@
 
 #include "km-error.h"
 #include "km-urdf.h"
+#include "km-urdf-writer.h"
 
 static void
 collect_warning (const char *message,
@@ -283,6 +284,135 @@ test_deep (void)
   g_assert_cmpint (km_urdf_sniff ("<scene/>", 8), ==, 0);
 }
 
+static const char mimic_urdf[] =
+  "<robot name='g'><link name='base'/><link name='l'/><link name='r'/><link name='t'/>\n"
+  "<joint name='left' type='prismatic'><parent link='base'/><child link='l'/><axis xyz='0 1 0'/><limit lower='0' upper='0.04'/></joint>\n"
+  "<joint name='right' type='prismatic'><parent link='base'/><child link='r'/><axis xyz='0 1 0'/><limit lower='-0.04' upper='0'/>\n"
+  "  <mimic joint='left' multiplier='-1' offset='0.001'/></joint>\n"
+  "<joint name='tip' type='continuous'><parent link='r'/><child link='t'/><axis xyz='0 0 1'/>\n"
+  "  <mimic joint='right' multiplier='2' offset='0.1'/></joint>\n"
+  "<link name='f'/><joint name='f' type='fixed'><parent link='t'/><child link='f'/>\n"
+  "  <mimic joint='left'/></joint>\n"
+  "</robot>\n";
+
+static void
+assert_mimic (const KmSkeleton *skel,
+              const char       *name,
+              const char       *master,
+              double            ratio,
+              double            offset)
+{
+  const KmJoint *j = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, name));
+
+  g_assert_cmpint (j->mimic, ==, km_skeleton_find_joint (skel, master));
+  g_assert_cmpfloat_with_epsilon (j->mimic_ratio, ratio, 1e-15);
+  g_assert_cmpfloat_with_epsilon (j->mimic_offset, offset, 1e-15);
+}
+
+static void
+test_mimic (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_text (mimic_urdf, warnings, &error);
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_mimic (skel));
+  assert_mimic (skel, "right", "left", -1, 0.001);
+  /* tip mimics right, which mimics left: tip = 2·(−left + 0.001) + 0.1 */
+  assert_mimic (skel, "tip", "left", -2, 0.102);
+  g_assert_cmpint (km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "left"))->mimic,
+                   ==, -1);
+  g_assert_cmpint (km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "f"))->mimic,
+                   ==, -1);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_true (has_warning (warnings, "t.urdf:6:17: joint “tip” mimics “right”, which mimics "
+                                        "another joint: it follows “left”"));
+  g_assert_true (has_warning (warnings, "t.urdf:8:17: <mimic> links only revolute, continuous "
+                                        "and prismatic joints; joint “f” moves on its own"));
+
+  /* Written back: <mimic> on each follower, read to the same couplings. */
+  text = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (text, "<mimic joint=\"left\" multiplier=\"-1\" offset=\"0.001\"/>"));
+  /* 0.1 + 2 · 0.001 is 0.10200000000000001 in binary; written so that it reads back. */
+  g_assert_nonnull (strstr (text, "<mimic joint=\"left\" multiplier=\"-2\" offset=\"0.102"));
+  again = km_urdf_load ("w.urdf", text, strlen (text), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (skel, again, 1e-12));
+  assert_mimic (again, "right", "left", -1, 0.001);
+  assert_mimic (again, "tip", "left", -2, 0.102);
+}
+
+static void
+test_mimic_errors (void)
+{
+  static const char head[] =
+    "<robot name='g'><link name='base'/><link name='l'/><link name='r'/>\n"
+    "<joint name='left' type='revolute'><parent link='base'/><child link='l'/><limit lower='-1' upper='1'/>\n";
+  g_autofree char *unknown = g_strconcat (head,
+    "  <mimic joint='nope'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/></joint></robot>", NULL);
+  g_autofree char *cycle = g_strconcat (head,
+    "  <mimic joint='right'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/>\n"
+    "  <mimic joint='left'/></joint></robot>", NULL);
+  g_autofree char *itself = g_strconcat (head,
+    "  <mimic joint='left'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/></joint></robot>", NULL);
+  g_autofree char *twice = g_strconcat (head,
+    "  <mimic joint='right'/><mimic joint='right'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/></joint></robot>", NULL);
+  g_autofree char *bad_number = g_strconcat (head,
+    "  <mimic joint='right' multiplier='two'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/></joint></robot>", NULL);
+  g_autofree char *no_joint = g_strconcat (head,
+    "  <mimic multiplier='2'/></joint>\n"
+    "<joint name='right' type='continuous'><parent link='base'/><child link='r'/></joint></robot>", NULL);
+
+  assert_error (unknown, "t.urdf:3:17: joint “left” follows an unknown joint “nope”");
+  assert_error (cycle, "t.urdf:3:17: the <mimic> joints of “left” form a cycle");
+  assert_error (itself, "t.urdf:3:17: the <mimic> joints of “left” form a cycle");
+  assert_error (twice, "t.urdf:3:25: expected one <mimic> in a joint, found a second one");
+  assert_error (bad_number, "t.urdf:3:36: ");
+  assert_error (no_joint, "t.urdf:3:3: ");
+}
+
+/* A long chain of mimics (each joint resolved once): every joint follows the first one. */
+static void
+test_mimic_chain (void)
+{
+  GString *text = g_string_new ("<robot name='c'><link name='l0'/>\n");
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  const guint n = 2000;
+  const KmJoint *last;
+
+  for (guint i = 1; i <= n; i++)
+    {
+      g_string_append_printf (text, "<link name='l%u'/><joint name='j%u' type='continuous'>"
+                              "<parent link='l%u'/><child link='l%u'/>", i, i, i - 1, i);
+      if (i > 1)
+        g_string_append_printf (text, "<mimic joint='j%u' offset='0.5'/>", i - 1);
+      g_string_append (text, "</joint>\n");
+    }
+  g_string_append (text, "</robot>\n");
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = km_urdf_load ("chain.urdf", text->str, text->len, NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  /* j2 follows j1 directly; j3 … jn through a chain (one warning each). */
+  g_assert_cmpuint (warnings->len, ==, n - 2);
+  last = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "j2000"));
+  g_assert_cmpint (last->mimic, ==, km_skeleton_find_joint (skel, "j1"));
+  g_assert_cmpfloat (last->mimic_ratio, ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (last->mimic_offset, 0.5 * (n - 1), 1e-9);
+  g_string_free (text, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -295,6 +425,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);
   g_test_add_func ("/kinema/Urdf/deep", test_deep);
+  g_test_add_func ("/kinema/Urdf/mimic", test_mimic);
+  g_test_add_func ("/kinema/Urdf/mimic-errors", test_mimic_errors);
+  g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
 
   return g_test_run ();
 }

@@ -29,6 +29,8 @@
  *   the offset and rotation, the last the name, children and shapes;
  * - the root is `free` or `fixed` like the skeleton's root; body handlers are written as
  *   `body_handlers`;
+ * - Choreonoid has no key for linked (mimic) joints: a follower is written as an
+ *   independent joint (noted);
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
  *   TriangleMesh), wrapped in a Transform when they are placed or scaled.
  */
@@ -260,6 +262,10 @@ km_body_to_string (const KmSkeleton *skeleton,
         case KM_JOINT_REVOLUTE:
         case KM_JOINT_PRISMATIC:
           check_limit (notes, j->name, &j->limits[0]);
+          if (j->mimic >= 0)
+            km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
+                                     "it is written as an independent joint"),
+                            j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
           link = link_node (j->name, parent,
                             j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                             &j->offset, rotation, &j->axis, &j->limits[0],

@@ -13,6 +13,7 @@
 #include "km-format.h"
 #include "km-error.h"
 #include "km-json.h"
+#include "km-target-track.h"
 
 /*
  * The registry: one row per format. To add a format, include its header in this list and
@@ -300,12 +301,49 @@ km_format_read_file (const char  *path,
   return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
 }
 
+KmModelExtras *
+km_model_extras_new (void)
+{
+  KmModelExtras *extras = g_new0 (KmModelExtras, 1);
+
+  extras->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) km_target_track_unref);
+  extras->target_names = g_ptr_array_new_with_free_func (g_free);
+  return extras;
+}
+
+void
+km_model_extras_free (KmModelExtras *extras)
+{
+  if (extras == NULL)
+    return;
+  g_clear_pointer (&extras->targets, g_ptr_array_unref);
+  g_clear_pointer (&extras->target_names, g_ptr_array_unref);
+  g_free (extras);
+}
+
 gpointer
 km_format_load_file (const char      *path,
                      const char      *format_name,
                      const KmFormat **format,
                      GError         **error)
 {
+  return km_format_load_model_file (path, format_name, format, NULL, error);
+}
+
+/**
+ * km_format_load_model_file:
+ * @extras: (out) (optional) (transfer full): what a model file defines beside the skeleton
+ *
+ * Returns: (transfer full) (nullable): the format's result, free it with format->free_result
+ */
+gpointer
+km_format_load_model_file (const char      *path,
+                           const char      *format_name,
+                           const KmFormat **format,
+                           KmModelExtras  **extras,
+                           GError         **error)
+{
+  g_autoptr(KmModelExtras) found = NULL;
   g_autoptr(GBytes) contents = NULL;
   const KmFormat *fmt = NULL;
   const char *data;
@@ -317,6 +355,8 @@ km_format_load_file (const char      *path,
 
   if (format != NULL)
     *format = NULL;
+  if (extras != NULL)
+    *extras = NULL;
 
   if (format_name != NULL)
     {
@@ -353,7 +393,11 @@ km_format_load_file (const char      *path,
         }
     }
 
-  result = fmt->load (path, contents, error);
+  found = km_model_extras_new ();
+  if (fmt->kind == KM_FILE_KIND_MODEL && fmt->load_model != NULL)
+    result = fmt->load_model (path, contents, found, error);
+  else
+    result = fmt->load (path, contents, error);
   if (result == NULL)
     {
       if (error != NULL && *error == NULL)
@@ -363,6 +407,8 @@ km_format_load_file (const char      *path,
     }
   if (format != NULL)
     *format = fmt;
+  if (extras != NULL)
+    *extras = g_steal_pointer (&found);
   return result;
 }
 

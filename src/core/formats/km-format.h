@@ -28,6 +28,20 @@ typedef enum
 
 typedef struct _KmFormat KmFormat;
 
+/*
+ * What a model file defines beside its skeleton (km_format_load_model_file): things that
+ * become items of their own next to the body item.
+ */
+typedef struct
+{
+  /* KmTargetTrack *: IK targets the model defines (Scenebuilder <ik>), one track per
+   * target, its effector named, one keyframe at frame 0 holding the effector joint's frame
+   * at the initial target pose. */
+  GPtrArray *targets;
+  /* char *: the targets' names in the file, parallel to @targets. */
+  GPtrArray *target_names;
+} KmModelExtras;
+
 struct _KmFormat
 {
   /* Stable, never translated: the `format` value in projects and the --format argument,
@@ -47,6 +61,13 @@ struct _KmFormat
   /* Appends `kinema-cli info` output: detail lines, then the one summary line. */
   void      (*describe)    (gpointer    result,
                             GString    *out);
+  /* Optional, KM_FILE_KIND_MODEL only: like load, and also appends to @extras (whose
+   * arrays exist on entry) what the file defines beside the skeleton. Formats without it
+   * define nothing beside the skeleton. */
+  gpointer  (*load_model)  (const char     *path,
+                            GBytes         *contents,
+                            KmModelExtras  *extras,
+                            GError        **error);
 };
 
 /* By name, ignoring ASCII case; NULL when unknown. */
@@ -88,5 +109,19 @@ gpointer         km_format_load_file     (const char       *path,
                                           const char       *format_name,
                                           const KmFormat  **format,
                                           GError          **error);
+/*
+ * km_format_load_file(), and for a model also what the file defines beside the skeleton:
+ * @extras (out, optional) receives a new KmModelExtras (empty arrays for other formats
+ * and other kinds) when the load succeeds.
+ */
+gpointer         km_format_load_model_file (const char     *path,
+                                          const char       *format_name,
+                                          const KmFormat  **format,
+                                          KmModelExtras   **extras,
+                                          GError          **error);
+KmModelExtras   *km_model_extras_new     (void);
+void             km_model_extras_free    (KmModelExtras    *extras);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmModelExtras, km_model_extras_free)
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include "km-error.h"
 #include "km-sb-expr.h"
 #include "km-shape.h"
+#include "km-target-track.h"
 
 #define MAX_STEPS       1000000   /* elements processed, imports and loops included */
 #define MAX_NAME_BYTES  255       /* str256_t */
@@ -448,6 +449,10 @@ struct _Obj
   Obj         *parent;
   GPtrArray   *children;    /* Obj, owned */
   GPtrArray   *links;       /* Link, owned */
+  /* Indexes that keep name look-ups constant-time (NULL until the first name): */
+  GHashTable  *child_names; /* name (borrowed) → Obj */
+  GHashTable  *link_names;  /* name (borrowed) → Link */
+  GHashTable  *suffixes;    /* base name (owned) → the next numbered suffix to try */
   Node        *node;        /* the element (the <import> for import namespaces) */
   guint        index;       /* creation order */
   gboolean     spatial;
@@ -531,6 +536,9 @@ link_free (Link *link)
 static void
 obj_free (Obj *obj)
 {
+  g_clear_pointer (&obj->child_names, g_hash_table_unref);
+  g_clear_pointer (&obj->link_names, g_hash_table_unref);
+  g_clear_pointer (&obj->suffixes, g_hash_table_unref);
   g_free (obj->name);
   g_ptr_array_unref (obj->children);
   g_ptr_array_unref (obj->links);
@@ -851,44 +859,62 @@ static Obj *
 find_child (Obj        *obj,
             const char *name)
 {
-  for (guint i = 0; i < obj->children->len; i++)
-    {
-      Obj *c = g_ptr_array_index (obj->children, i);
-
-      if (g_str_equal (c->name, name))
-        return c;
-    }
-  return NULL;
+  return obj->child_names != NULL ? g_hash_table_lookup (obj->child_names, name) : NULL;
 }
 
 static gboolean
 name_taken (Obj        *parent,
             const char *name)
 {
-  if (find_child (parent, name) != NULL)
-    return TRUE;
-  for (guint i = 0; i < parent->links->len; i++)
-    if (g_str_equal (((Link *) g_ptr_array_index (parent->links, i))->name, name))
-      return TRUE;
-  return FALSE;
+  return find_child (parent, name) != NULL ||
+         (parent->link_names != NULL && g_hash_table_contains (parent->link_names, name));
 }
 
-/* Scenebuilder's AssignName: "" → type1, type2…; a clash → name1, name2… */
+/* Appends @child (named by assign_name, so its name is free) and indexes it. */
+static void
+add_child (Obj *parent,
+           Obj *child)
+{
+  g_ptr_array_add (parent->children, child);
+  if (parent->child_names == NULL)
+    parent->child_names = g_hash_table_new (g_str_hash, g_str_equal);
+  g_hash_table_insert (parent->child_names, child->name, child);
+}
+
+static void
+add_link_indexed (Obj  *obj,
+                  Link *link)
+{
+  g_ptr_array_add (obj->links, link);
+  if (obj->link_names == NULL)
+    obj->link_names = g_hash_table_new (g_str_hash, g_str_equal);
+  g_hash_table_insert (obj->link_names, link->name, link);
+}
+
+/* Scenebuilder's AssignName: "" → type1, type2…; a clash → name1, name2… (the first free
+ * number; names are never released, so the search goes on where it stopped last time). */
 static char *
 assign_name (Obj        *parent,
              const char *name,
              const char *type_name)
 {
   const char *base = (name && name[0]) ? name : type_name;
+  guint first;
 
   if (name && name[0] && !name_taken (parent, name))
     return g_strdup (name);
-  for (guint i = 1;; i++)
+  if (parent->suffixes == NULL)
+    parent->suffixes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  first = GPOINTER_TO_UINT (g_hash_table_lookup (parent->suffixes, base));
+  for (guint i = MAX (first, 1);; i++)
     {
       char *candidate = g_strdup_printf ("%s%u", base, i);
 
       if (!name_taken (parent, candidate))
-        return candidate;
+        {
+          g_hash_table_insert (parent->suffixes, g_strdup (base), GUINT_TO_POINTER (i + 1));
+          return candidate;
+        }
       g_free (candidate);
     }
 }
@@ -920,14 +946,7 @@ static Link *
 obj_find_link (Obj        *obj,
                const char *name)
 {
-  for (guint i = 0; i < obj->links->len; i++)
-    {
-      Link *link = g_ptr_array_index (obj->links, i);
-
-      if (g_str_equal (link->name, name))
-        return link;
-    }
-  return NULL;
+  return obj->link_names != NULL ? g_hash_table_lookup (obj->link_names, name) : NULL;
 }
 
 static Obj *
@@ -971,7 +990,7 @@ add_link (Loader      *L,
   link->target = target;
   link->file = path->file;
   link->pos = path->pos;
-  g_ptr_array_add (obj->links, link);
+  add_link_indexed (obj, link);
   return TRUE;
 }
 
@@ -1343,7 +1362,7 @@ create_object (Loader      *L,
                  obj->name);
   }
   val_clear (&name);
-  g_ptr_array_add (L->cur->children, obj);
+  add_child (L->cur, obj);
   g_ptr_array_add (L->objects, obj);
 
   for (guint i = 0; paths[i] != NULL; i++)
@@ -2032,29 +2051,42 @@ km_scenebuilder_model_free (KmScenebuilderModel *model)
   g_free (model);
 }
 
-static int
-edge_of_joint (GArray *edges,
-               Obj    *joint)
+/* A gear that became a mimic coupling (builder joint indices). */
+typedef struct
 {
-  for (guint i = 0; i < edges->len; i++)
-    if (g_array_index (edges, Edge, i).joint == joint)
-      return (int) i;
-  return -1;
-}
+  Obj    *gear;
+  guint   up;
+  guint   down;
+  double  ratio;
+  double  offset;
+} LinkedGear;
 
+/*
+ * Before the build: each gear becomes a mimic coupling of its down joint (section 6.2).
+ * A position gear gives down = ratio · up + offset directly; a velocity gear takes the
+ * offset from the initial positions. Ratio and offset are in the skeleton's q (negated for
+ * inverted joints). A gear whose down joint another gear already drives, or that would
+ * chain (its up joint driven, or its down joint driving), is left out with a warning.
+ */
 static gboolean
-add_gears (Loader              *L,
-           GArray              *edges,
-           GArray              *infos,
-           KmScenebuilderModel *model,
-           GError             **error)
+link_gears (Loader             *L,
+            GArray             *edges,
+            GArray             *infos,
+            KmSkeletonBuilder  *builder,
+            GArray             *linked,
+            GError            **error)
 {
+  g_autoptr(GHashTable) edge_of = NULL;
+  g_autofree guint *driven = g_new0 (guint, MAX (infos->len, 1));
+  g_autofree guint *driving = g_new0 (guint, MAX (infos->len, 1));
+
   for (guint i = 0; i < L->objects->len; i++)
     {
       Obj *gear = g_ptr_array_index (L->objects, i);
-      int ends[2], idx[2];
-      double sign[2];
-      KmScenebuilderGear *g;
+      guint idx[2] = { 0, 0 };
+      double sign[2] = { 1, 1 };
+      const JointInfo *up, *down;
+      LinkedGear g;
       gboolean skip = FALSE;
 
       if (gear->type != OBJ_GEAR)
@@ -2064,6 +2096,7 @@ add_gears (Loader              *L,
           const char *attribute = k == 0 ? "up" : "down";
           Link *link = obj_find_link (gear, attribute);
           Edge *e;
+          int edge;
 
           if (link == NULL)
             {
@@ -2078,8 +2111,16 @@ add_gears (Loader              *L,
                                   attribute, link->target->type_name);
               return FALSE;
             }
-          ends[k] = edge_of_joint (edges, link->target);
-          e = ends[k] >= 0 ? &g_array_index (edges, Edge, ends[k]) : NULL;
+          if (edge_of == NULL)
+            {
+              /* joint element → 1 + its edge, built at the first gear */
+              edge_of = g_hash_table_new (NULL, NULL);
+              for (guint n = edges->len; n > 0; n--)
+                g_hash_table_insert (edge_of, g_array_index (edges, Edge, n - 1).joint,
+                                     GUINT_TO_POINTER (n));
+            }
+          edge = (int) GPOINTER_TO_UINT (g_hash_table_lookup (edge_of, link->target)) - 1;
+          e = edge >= 0 ? &g_array_index (edges, Edge, edge) : NULL;
           if (e == NULL || e->skeleton[0] < 0)
             {
               note_once (L, NULL, link->file, link->pos,
@@ -2087,32 +2128,87 @@ add_gears (Loader              *L,
               skip = TRUE;
               break;
             }
-          idx[k] = km_skeleton_find_joint (model->skeleton,
-                                           g_array_index (infos, JointInfo, e->skeleton[0]).name);
+          idx[k] = (guint) e->skeleton[0];
           sign[k] = e->sign;
         }
       if (skip)
         continue;
-      g = g_new0 (KmScenebuilderGear, 1);
-      g->name = g_strdup (gear->name);
-      g->up = idx[0];
-      g->down = idx[1];
-      g->position = gear->gear_position;
-      /* In the skeleton's q (negated for inverted joints): down = ratio · up + offset. */
-      g->ratio = sign[0] * sign[1] * gear->ratio;
-      if (gear->gear_position)
-        g->offset = sign[1] * gear->offset;
-      else
-        {
-          const KmJoint *up = km_skeleton_get_joint (model->skeleton, idx[0]);
-          const KmJoint *down = km_skeleton_get_joint (model->skeleton, idx[1]);
 
-          g->offset = model->initial_q[down->dof_index] -
-                      g->ratio * model->initial_q[up->dof_index];
+      up = &g_array_index (infos, JointInfo, idx[0]);
+      down = &g_array_index (infos, JointInfo, idx[1]);
+      if (idx[0] == idx[1])
+        {
+          note_once (L, NULL, gear->node->file, gear->node->pos,
+                     _("the gear “%s” couples the joint “%s” to itself; it is left out"),
+                     gear->name, down->name);
+          continue;
         }
-      g_ptr_array_add (model->gears, g);
+      /* driven[j], driving[j]: 1 + the linked gear that drives j / that j drives first. */
+      if (driven[idx[1]] > 0)
+        {
+          note_once (L, NULL, gear->node->file, gear->node->pos,
+                     /* Translators: gear, joint, the other gear */
+                     _("the gear “%s” is left out: the joint “%s” is already driven by "
+                       "the gear “%s”"), gear->name, down->name,
+                     g_array_index (linked, LinkedGear, driven[idx[1]] - 1).gear->name);
+          continue;
+        }
+      if (driven[idx[0]] > 0 || driving[idx[1]] > 0)
+        {
+          guint other = driven[idx[0]] > 0 ? driven[idx[0]] : driving[idx[1]];
+
+          note_once (L, NULL, gear->node->file, gear->node->pos,
+                     /* Translators: gear, the other gear */
+                     _("the gear “%s” is left out: it would chain with the gear “%s” "
+                       "(a driven joint cannot drive another one)"),
+                     gear->name, g_array_index (linked, LinkedGear, other - 1).gear->name);
+          continue;
+        }
+
+      g.gear = gear;
+      g.up = idx[0];
+      g.down = idx[1];
+      g.ratio = sign[0] * sign[1] * gear->ratio;
+      if (gear->gear_position)
+        g.offset = sign[1] * gear->offset;
+      else
+        g.offset = down->q[0] - g.ratio * up->q[0];
+      if (!isfinite (g.ratio) || !isfinite (g.offset))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, gear->node->file->path,
+                              gear->node->pos, _("expected a finite “ratio” and “offset”"));
+          return FALSE;
+        }
+      km_skeleton_builder_set_mimic (builder, g.down, up->name, g.ratio, g.offset);
+      g_array_append_val (linked, g);
+      driven[g.down] = linked->len;
+      if (driving[g.up] == 0)
+        driving[g.up] = linked->len;
     }
   return TRUE;
+}
+
+/* After the build: the couplings in skeleton indices. */
+static void
+add_gears (GArray              *linked,
+           GArray              *infos,
+           KmScenebuilderModel *model)
+{
+  for (guint i = 0; i < linked->len; i++)
+    {
+      const LinkedGear *l = &g_array_index (linked, LinkedGear, i);
+      KmScenebuilderGear *g = g_new0 (KmScenebuilderGear, 1);
+
+      g->name = g_strdup (l->gear->name);
+      g->up = km_skeleton_find_joint (model->skeleton,
+                                      g_array_index (infos, JointInfo, l->up).name);
+      g->down = km_skeleton_find_joint (model->skeleton,
+                                        g_array_index (infos, JointInfo, l->down).name);
+      g->position = l->gear->gear_position;
+      g->ratio = l->ratio;
+      g->offset = l->offset;
+      g_ptr_array_add (model->gears, g);
+    }
 }
 
 static gboolean
@@ -2177,6 +2273,22 @@ add_iks (Loader              *L,
               km_transform_mul (&ref_world, &ik->local, &target->target);
             }
         }
+      if (target->enable_orientation)
+        {
+          KmTransform inverse;
+
+          km_transform_inverse (&target->effector_offset, &inverse);
+          km_transform_mul (&target->target, &inverse, &target->effector_target);
+        }
+      else
+        {
+          /* Joint position p with the initial orientation R: p + R · offset = target. */
+          KmMat3 r = world[target->effector].rot;
+          KmVec3 reach = km_mat3_mul_vec3 (&r, target->effector_offset.pos);
+
+          target->effector_target.rot = r;
+          target->effector_target.pos = km_vec3_sub (target->target.pos, reach);
+        }
       g_ptr_array_add (model->ik_targets, target);
     }
   return TRUE;
@@ -2191,6 +2303,7 @@ build_model (Loader  *L,
   g_autoptr(GArray) steps = g_array_new (FALSE, TRUE, sizeof (Step));
   g_autoptr(GArray) roots = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(GArray) infos = g_array_new (FALSE, TRUE, sizeof (JointInfo));
+  g_autoptr(GArray) linked = g_array_new (FALSE, TRUE, sizeof (LinkedGear));
   g_autoptr(GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
   g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
@@ -2533,7 +2646,8 @@ build_model (Loader  *L,
       body_joint[step->child_body] = (int) j;
     }
 
-  if (!add_shapes (L, builder, infos, body_joint, error))
+  if (!add_shapes (L, builder, infos, body_joint, error) ||
+      !link_gears (L, edges, infos, builder, linked, error))
     return NULL;
 
   model = g_new0 (KmScenebuilderModel, 1);
@@ -2570,8 +2684,27 @@ build_model (Loader  *L,
         model->effort_limits[t] = info->effort;
       }
   }
-  if (!add_gears (L, edges, infos, model, error) ||
-      !add_iks (L, body_joint, infos, model, error))
+  add_gears (linked, infos, model);
+  /* The initial configuration satisfies every coupling (a position gear's pos values may
+   * disagree: the gear wins). */
+  for (guint i = 0; i < model->gears->len; i++)
+    {
+      const KmScenebuilderGear *g = g_ptr_array_index (model->gears, i);
+      const KmJoint *up = km_skeleton_get_joint (model->skeleton, g->up);
+      const KmJoint *down = km_skeleton_get_joint (model->skeleton, g->down);
+      double q = g->ratio * model->initial_q[up->dof_index] + g->offset;
+
+      if (fabs (q - model->initial_q[down->dof_index]) > 1e-9)
+        {
+          const LinkedGear *l = &g_array_index (linked, LinkedGear, i);
+
+          note_once (L, NULL, l->gear->node->file, l->gear->node->pos,
+                     _("the initial position of “%s” does not satisfy the gear “%s”; the "
+                       "gear sets it"), down->name, g->name);
+        }
+    }
+  km_skeleton_apply_mimic (model->skeleton, model->initial_q);
+  if (!add_iks (L, body_joint, infos, model, error))
     {
       km_scenebuilder_model_free (model);
       return NULL;
@@ -2707,7 +2840,8 @@ append_double (GString *out,
  * km_scenebuilder_describe:
  *
  * One line per joint: "NAME type=T parent=P dof=N axis=X,Y,Z limits=MIN,MAX" (axis and
- * limits only where they apply; "limits=none" when unlimited), then "joints=N dof=M"
+ * limits only where they apply; "limits=none" when unlimited; a linked joint ends with
+ * "mimic=MASTER*RATIO+OFFSET", "-" for a negative offset), then "joints=N dof=M"
  * (every joint counted, fixed ones too) with " free_root=1" for a free root.
  */
 void
@@ -2755,6 +2889,18 @@ km_scenebuilder_describe (const KmSkeleton *skeleton,
                 }
             }
         }
+      if (j->mimic >= 0)
+        {
+          /* The sign of the offset as printed: a tiny one prints as "+0". */
+          double offset = fabs (j->mimic_offset) < 5e-13 ? 0.0 : j->mimic_offset;
+
+          g_string_append_printf (out, " mimic=%s*",
+                                  km_skeleton_get_joint (skeleton, j->mimic)->name);
+          append_double (out, j->mimic_ratio);
+          if (offset >= 0)
+            g_string_append_c (out, '+');
+          append_double (out, offset);
+        }
       g_string_append_c (out, '\n');
     }
   g_string_append_printf (out, "joints=%u dof=%u%s\n", n, km_skeleton_get_n_dof (skeleton),
@@ -2774,6 +2920,47 @@ format_load (const char  *path,
   return model ? g_steal_pointer (&model->skeleton) : NULL;
 }
 
+/* Each ik element becomes a targets track: its effector and one keyframe at frame 0. */
+static gpointer
+format_load_model (const char     *path,
+                   GBytes         *contents,
+                   KmModelExtras  *extras,
+                   GError        **error)
+{
+  gsize length = 0;
+  const char *data = g_bytes_get_data (contents, &length);
+  g_autoptr(KmScenebuilderModel) model = km_scenebuilder_load (path, data ? data : "", length,
+                                                               error);
+
+  if (model == NULL)
+    return NULL;
+  for (guint i = 0; i < model->ik_targets->len; i++)
+    {
+      const KmScenebuilderIk *ik = g_ptr_array_index (model->ik_targets, i);
+      const KmJoint *effector = km_skeleton_get_joint (model->skeleton, ik->effector);
+      KmTargetKeyframe keyframe = { 0 };
+      KmTargetTrack *track;
+      GError *track_error = NULL;
+
+      keyframe.frame = 0;
+      keyframe.position = ik->effector_target.pos;
+      keyframe.orientation = km_mat3_to_quat (&ik->effector_target.rot);
+      track = km_target_track_new (&keyframe, 1, effector->name,
+                                   KM_TARGET_TRACK_DEFAULT_FRAME_RATE, &track_error);
+      if (track == NULL)
+        {
+          /* Translators: %s is the name of an <ik> element, then why it was left out */
+          km_parse_warning (path, (KmSourcePos) { 0, 0 }, _("the IK target “%s” is left out: %s"),
+                            ik->name, track_error->message);
+          g_clear_error (&track_error);
+          continue;
+        }
+      g_ptr_array_add (extras->targets, track);
+      g_ptr_array_add (extras->target_names, g_strdup (ik->name));
+    }
+  return g_steal_pointer (&model->skeleton);
+}
+
 static void
 format_describe (gpointer  result,
                  GString  *out)
@@ -2789,4 +2976,5 @@ const KmFormat km_format_scenebuilder = {
   .load = format_load,
   .free_result = (void (*) (gpointer)) km_skeleton_unref,
   .describe = format_describe,
+  .load_model = format_load_model,
 };

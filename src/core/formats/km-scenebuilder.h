@@ -35,7 +35,15 @@ G_BEGIN_DECLS
  *   dynamical="false" (or stationary), a free root otherwise. Several: a fixed root named
  *   after the document element holds each root body as a fixed joint at its world pose
  *   (a floating one with a warning).
- * - Gears become mimic couplings and ik elements IK targets (KmScenebuilderModel).
+ * - Gears become mimic (linked) joints of the skeleton (KmJoint.mimic; section 6.2: a
+ *   velocity gear takes its offset from the initial positions) and are listed in
+ *   KmScenebuilderModel.gears; a gear whose down joint is already driven, or that would
+ *   chain with another gear, is left out with a warning. The initial configuration is made
+ *   to satisfy the couplings.
+ * - ik elements become IK targets (KmScenebuilderModel.ik_targets); through the registry
+ *   (km_format_load_model_file) each is a KmTargetTrack in KmModelExtras: its effector
+ *   joint and one keyframe at frame 0, the effector frame at the target
+ *   (KmScenebuilderIk.effector_target).
  * - Display shapes: box, sphere, cylinder and capsule attached by <attach> become
  *   KmShapes of the body's joint (colour from the vmat); meshes are left out with a
  *   warning.
@@ -71,6 +79,11 @@ typedef struct
   KmTransform  target;          /* world frame, at the initial configuration */
   gboolean     enable_position;
   gboolean     enable_orientation;
+  /* Where the effector joint's frame is when the end connector reaches the target (what a
+   * KmTargetTrack keyframe holds): target · effector_offset⁻¹ when the orientation is
+   * enabled; otherwise the joint keeps its orientation at the initial configuration and
+   * only the end connector's position is matched. */
+  KmTransform  effector_target;
 } KmScenebuilderIk;
 
 typedef struct
@@ -82,7 +95,7 @@ typedef struct
   KmTransform *body_offsets;    /* the body frame in the joint frame */
   KmLimit     *velocity_limits; /* vrange (1-DOF joints), unlimited otherwise */
   double      *effort_limits;   /* flim, INFINITY when none */
-  GPtrArray   *gears;           /* KmScenebuilderGear */
+  GPtrArray   *gears;           /* KmScenebuilderGear: those that became mimic joints */
   GPtrArray   *ik_targets;      /* KmScenebuilderIk */
 } KmScenebuilderModel;
 

@@ -31,11 +31,14 @@ typedef struct
   const KmJsonNode *quaternion;
   const KmJsonNode *axis;
   const KmJsonNode *limits;
+  const KmJsonNode *mimic;
+  const KmJsonNode *mimic_joint;
 } JointNodes;
 
 static const char * const top_keys[] = { "root_name", "joints", "body_handlers", NULL };
 static const char * const joint_keys[] = { "name", "type", "offset", "parent", "axis", "limits",
-                                           "quaternion", NULL };
+                                           "quaternion", "mimic", NULL };
+static const char * const mimic_keys[] = { "joint", "ratio", "offset", NULL };
 
 static gboolean
 read_pair (const KmJsonDocument  *doc,
@@ -101,6 +104,43 @@ read_limits (const KmJsonDocument  *doc,
       if (limited)
         km_skeleton_builder_set_limit (builder, index, a, min, max);
     }
+  return TRUE;
+}
+
+/* Kinema's extension: "mimic": {"joint": MASTER, "ratio": R, "offset": O} (R defaults to 1,
+ * O to 0), or null. The builder checks the master (exists, 1-DOF, not itself linked). */
+static gboolean
+read_mimic (const KmJsonDocument  *doc,
+            KmSkeletonBuilder     *builder,
+            guint                  index,
+            JointNodes            *jn,
+            GError               **error)
+{
+  const KmJsonNode *ratio_node, *offset_node;
+  const char *master;
+  double ratio = 1.0, offset = 0.0;
+
+  if (km_json_node_type (jn->mimic) == KM_JSON_NULL)
+    return TRUE;
+  if (km_json_node_type (jn->mimic) != KM_JSON_OBJECT)
+    {
+      km_json_error_at (doc, jn->mimic, KM_PARSE_ERROR_INVALID, error,
+                        _("expected null or an object {\"joint\": NAME, \"ratio\": R, "
+                          "\"offset\": O} for “mimic”, found %s"),
+                        km_json_type_describe (km_json_node_type (jn->mimic)));
+      return FALSE;
+    }
+  km_json_warn_unknown_keys (doc, jn->mimic, mimic_keys);
+  if (!km_json_expect_member (doc, jn->mimic, "joint", TRUE, &jn->mimic_joint, error) ||
+      !km_json_expect_string (doc, jn->mimic_joint, &master, error))
+    return FALSE;
+  if (!km_json_expect_member (doc, jn->mimic, "ratio", FALSE, &ratio_node, error) ||
+      (ratio_node != NULL && !km_json_expect_number (doc, ratio_node, &ratio, error)))
+    return FALSE;
+  if (!km_json_expect_member (doc, jn->mimic, "offset", FALSE, &offset_node, error) ||
+      (offset_node != NULL && !km_json_expect_number (doc, offset_node, &offset, error)))
+    return FALSE;
+  km_skeleton_builder_set_mimic (builder, index, master, ratio, offset);
   return TRUE;
 }
 
@@ -189,6 +229,11 @@ read_joint (const KmJsonDocument  *doc,
   if (jn->limits != NULL && !read_limits (doc, builder, index, type, jn->limits, error))
     return FALSE;
 
+  if (!km_json_expect_member (doc, jn->object, "mimic", FALSE, &jn->mimic, error))
+    return FALSE;
+  if (jn->mimic != NULL && !read_mimic (doc, builder, index, jn, error))
+    return FALSE;
+
   return TRUE;
 }
 
@@ -275,6 +320,10 @@ problem_node (const KmSkeletonProblem *problem,
           km_json_node_get_length (jn->limits) == 3 && problem->axis < 3)
         return km_json_node_get_element (jn->limits, problem->axis);
       return jn->limits;
+    case KM_JOINT_FIELD_MIMIC:
+      if (jn->mimic_joint != NULL)
+        return jn->mimic_joint;
+      return jn->mimic != NULL ? jn->mimic : jn->object;
     case KM_JOINT_FIELD_NONE:
     default:
       if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH))
@@ -389,6 +438,20 @@ write_limit (KmJsonWriter  *writer,
 char *
 km_skeleton_json_to_string (const KmSkeleton *skeleton)
 {
+  return km_skeleton_json_to_string_full (skeleton, KM_SKELETON_JSON_WRITE_DEFAULT, NULL);
+}
+
+/**
+ * km_skeleton_json_to_string_full:
+ * @notes: (nullable) (element-type utf8): receives what the text does not keep
+ *
+ * Returns: (transfer full): the skeleton as skeleton.json text, joints in topological order
+ */
+char *
+km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
+                                 KmSkeletonJsonWriteFlags  flags,
+                                 GPtrArray                *notes)
+{
   KmJsonWriter *writer;
   const char * const *handlers;
   guint n;
@@ -416,12 +479,19 @@ km_skeleton_json_to_string (const KmSkeleton *skeleton)
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      KmJointType type = j->type;
 
+      if (type == KM_JOINT_FREE && (flags & KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT))
+        {
+          type = KM_JOINT_FIXED;
+          km_format_note (notes, _("the free root “%s” is fixed at its initial pose "
+                                   "(skeleton.json has no floating base)"), j->name);
+        }
       km_json_writer_begin_object (writer);
       km_json_writer_key (writer, "name");
       km_json_writer_string (writer, j->name);
       km_json_writer_key (writer, "type");
-      km_json_writer_string (writer, km_joint_type_to_string (j->type));
+      km_json_writer_string (writer, km_joint_type_to_string (type));
       km_json_writer_key (writer, "offset");
       km_json_writer_vec3 (writer, j->offset);
       km_json_writer_key (writer, "parent");
@@ -440,6 +510,18 @@ km_skeleton_json_to_string (const KmSkeleton *skeleton)
           km_json_writer_vec3 (writer, j->axis);
           km_json_writer_key (writer, "limits");
           write_limit (writer, &j->limits[0]);
+          if (j->mimic >= 0)
+            {
+              km_json_writer_key (writer, "mimic");
+              km_json_writer_begin_object (writer);
+              km_json_writer_key (writer, "joint");
+              km_json_writer_string (writer, km_skeleton_get_joint (skeleton, j->mimic)->name);
+              km_json_writer_key (writer, "ratio");
+              km_json_writer_number (writer, j->mimic_ratio);
+              km_json_writer_key (writer, "offset");
+              km_json_writer_number (writer, j->mimic_offset);
+              km_json_writer_end_object (writer);
+            }
         }
       else if (j->type == KM_JOINT_SPHERICAL)
         {
@@ -467,13 +549,24 @@ km_skeleton_json_save (const KmSkeleton  *skeleton,
                        const char        *path,
                        GError           **error)
 {
+  return km_skeleton_json_save_full (skeleton, path, KM_SKELETON_JSON_WRITE_DEFAULT, NULL,
+                                     error);
+}
+
+gboolean
+km_skeleton_json_save_full (const KmSkeleton         *skeleton,
+                            const char               *path,
+                            KmSkeletonJsonWriteFlags  flags,
+                            GPtrArray                *notes,
+                            GError                  **error)
+{
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = km_skeleton_json_to_string (skeleton);
+  text = km_skeleton_json_to_string_full (skeleton, flags, notes);
   return km_format_save_text (path, text, error);
 }
 
@@ -537,6 +630,16 @@ km_skeleton_json_describe (gpointer  skeleton,
           if (a > 0)
             g_string_append_c (out, ',');
           append_limit (out, &j->limits[a]);
+        }
+      if (j->mimic >= 0)
+        {
+          double offset = j->mimic_offset + 0.0; /* + 0.0: no "-0" */
+
+          g_string_append_printf (out, " mimic=%s*", km_skeleton_get_joint (skel, j->mimic)->name);
+          append_number (out, j->mimic_ratio);
+          if (offset >= 0)
+            g_string_append_c (out, '+');
+          append_number (out, offset);
         }
       g_string_append_c (out, '\n');
     }

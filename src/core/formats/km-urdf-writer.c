@@ -32,7 +32,8 @@
  *   order of Kinema's spherical joints, so DOFs keep their order and meaning);
  * - shapes become <visual>s where URDF has the primitive: box, sphere, cylinder (turned
  *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
- *   allows it. Cones, capsules and meshes (URDF meshes are files) are left out (noted).
+ *   allows it. Cones, capsules and meshes (URDF meshes are files) are left out (noted);
+ * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>.
  */
 
 static void
@@ -206,7 +207,9 @@ append_joint (GString           *out,
               const char        *child,
               const KmTransform *origin,
               const KmVec3      *axis,
-              const KmLimit     *limit)
+              const KmLimit     *limit,
+              const KmJoint     *mimic_master,
+              const KmJoint     *follower)
 {
   g_autofree char *n = g_markup_escape_text (name, -1);
   g_autofree char *p = g_markup_escape_text (parent, -1);
@@ -230,6 +233,16 @@ append_joint (GString           *out,
       g_string_append (out, "\" upper=\"");
       append_number (out, limit->max);
       g_string_append (out, "\" effort=\"0\" velocity=\"0\"/>\n");
+    }
+  if (mimic_master != NULL)
+    {
+      g_autofree char *m = g_markup_escape_text (mimic_master->name, -1);
+
+      g_string_append_printf (out, "    <mimic joint=\"%s\" multiplier=\"", m);
+      append_number (out, follower->mimic_ratio);
+      g_string_append (out, "\" offset=\"");
+      append_number (out, follower->mimic_offset);
+      g_string_append (out, "\"/>\n");
     }
   g_string_append (out, "  </joint>\n");
 }
@@ -278,6 +291,7 @@ append_joint_of (GString          *out,
                  const KmJoint    *j,
                  const char       *parent)
 {
+  const KmJoint *master = j->mimic >= 0 ? km_skeleton_get_joint (skeleton, j->mimic) : NULL;
   KmTransform origin;
 
   km_transform_from_pos_quat (j->offset, j->rotation, &origin);
@@ -287,7 +301,7 @@ append_joint_of (GString          *out,
       check_limit (notes, j->name, &j->limits[0]);
       append_joint (out, j->name, finite_limit (&j->limits[0]) ? "revolute" : "continuous",
                     parent, j->name, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL);
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
       break;
     case KM_JOINT_PRISMATIC:
       check_limit (notes, j->name, &j->limits[0]);
@@ -295,7 +309,7 @@ append_joint_of (GString          *out,
         km_format_note (notes, _("prismatic joint “%s” is unlimited and is written without "
                                  "<limit>, which ROS tools require"), j->name);
       append_joint (out, j->name, "prismatic", parent, j->name, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL);
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
       break;
     case KM_JOINT_SPHERICAL:
       {
@@ -316,7 +330,7 @@ append_joint_of (GString          *out,
                           finite_limit (&j->limits[a]) ? "revolute" : "continuous",
                           a == 0 ? parent : names[a - 1], names[a],
                           a == 0 ? &origin : &zero, &axes[a],
-                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL);
+                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, NULL, NULL);
             if (a < 2)
               append_link (out, notes, names[a], skeleton, -1);
           }
@@ -325,7 +339,7 @@ append_joint_of (GString          *out,
     case KM_JOINT_FIXED:
     case KM_JOINT_FREE:
     default:
-      append_joint (out, j->name, "fixed", parent, j->name, &origin, NULL, NULL);
+      append_joint (out, j->name, "fixed", parent, j->name, &origin, NULL, NULL, NULL, NULL);
       break;
     }
 }

@@ -68,6 +68,10 @@ typedef struct
   double       lower;
   double       upper;
   KmSourcePos  limit_pos;
+  char        *mimic;         /* <mimic joint=…>, NULL when none */
+  KmSourcePos  mimic_pos;     /* of the joint value */
+  double       mimic_multiplier;
+  double       mimic_offset;
   guint        index;         /* in the skeleton builder */
 } UrdfJoint;
 
@@ -129,6 +133,7 @@ joint_free (gpointer data)
   g_free (j->type);
   g_free (j->parent);
   g_free (j->child);
+  g_free (j->mimic);
   g_free (j);
 }
 
@@ -625,11 +630,32 @@ start_joint_child (Parser      *p,
           (upper && !parse_numbers (p, "upper", upper, &j->upper, 1, error)))
         return FALSE;
     }
+  else if (g_str_equal (element, "mimic"))
+    {
+      const char *multiplier = find_attr (names, values, "multiplier");
+      const char *offset = find_attr (names, values, "offset");
+
+      if (!require_attr (p, names, values, element, "joint", &value, error))
+        return FALSE;
+      if (j->mimic != NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                              _("expected one <%s> in a joint, found a second one"), element);
+          return FALSE;
+        }
+      /* URDF: multiplier defaults to 1, offset to 0. */
+      j->mimic_multiplier = 1;
+      j->mimic_offset = 0;
+      if ((multiplier && !parse_numbers (p, "multiplier", multiplier, &j->mimic_multiplier, 1,
+                                         error)) ||
+          (offset && !parse_numbers (p, "offset", offset, &j->mimic_offset, 1, error)))
+        return FALSE;
+      j->mimic = g_strdup (value);
+      j->mimic_pos = attr_pos (p, "joint");
+      p->skip_depth = 1;
+    }
   else
     {
-      if (g_str_equal (element, "mimic"))
-        km_parse_warning (p->path, tag_pos (p),
-                          _("<mimic> is not supported; joint “%s” moves on its own"), j->name);
       /* dynamics, calibration, safety_controller: not needed for kinematics */
       p->skip_depth = 1;
     }
@@ -970,11 +996,140 @@ problem_pos (Parser            *p,
       return j->axis_pos;
     case KM_JOINT_FIELD_LIMITS:
       return j->limit_pos;
+    case KM_JOINT_FIELD_MIMIC:
+      return j->mimic != NULL ? j->mimic_pos : j->pos;
     case KM_JOINT_FIELD_NAME:
     case KM_JOINT_FIELD_NONE:
     default:
       return j->pos;
     }
+}
+
+static gboolean
+one_dof_type (const UrdfJoint *j)
+{
+  return g_str_equal (j->type, "revolute") || g_str_equal (j->type, "continuous") ||
+         g_str_equal (j->type, "prismatic");
+}
+
+/* A joint's mimic, resolved to a master that mimics nobody. */
+typedef struct
+{
+  guint        state;         /* RESOLVE_* */
+  const char  *master;        /* the master's name (borrowed) */
+  double       ratio;
+  double       offset;
+  gboolean     chained;       /* through another mimic joint */
+} Resolved;
+
+enum { RESOLVE_NEW, RESOLVE_ACTIVE, RESOLVE_DONE };
+
+/*
+ * <mimic joint= multiplier= offset=>: value = multiplier · value(joint) + offset, as a
+ * mimic coupling of the skeleton. A joint that mimics a joint that mimics another one is
+ * linked to the last one with the products (q = m₁·(m₂·q₂ + o₂) + o₁), with a warning; a
+ * cycle is an error. A mimic on or of a joint that does not move along one axis (fixed,
+ * floating, planar) is ignored with a warning. The builder reports an unknown master at
+ * the mimic's joint attribute. Every joint is resolved once (a long chain stays linear).
+ */
+static gboolean
+link_mimics (Parser             *p,
+             KmSkeletonBuilder  *builder,
+             GError            **error)
+{
+  g_autoptr(GHashTable) by_name = NULL;
+  g_autoptr(GArray) stack = NULL;
+  g_autofree Resolved *resolved = NULL;
+  guint n = p->joints->len;
+
+  for (guint i = 0; i < n; i++)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, i);
+      UrdfJoint *master;
+      const Resolved *r;
+      guint k;
+
+      if (j->mimic == NULL)
+        continue;
+      if (by_name == NULL)
+        {
+          by_name = g_hash_table_new (g_str_hash, g_str_equal);
+          for (guint m = 0; m < n; m++)
+            g_hash_table_insert (by_name, ((UrdfJoint *) g_ptr_array_index (p->joints, m))->name,
+                                 GUINT_TO_POINTER (m + 1));
+          resolved = g_new0 (Resolved, n);
+          stack = g_array_new (FALSE, FALSE, sizeof (guint));
+        }
+
+      /* Down the chain to a resolved joint, an independent one or an unknown name. */
+      g_array_set_size (stack, 0);
+      k = i;
+      for (;;)
+        {
+          UrdfJoint *jk = g_ptr_array_index (p->joints, k);
+          guint next;
+
+          if (resolved[k].state == RESOLVE_DONE || jk->mimic == NULL)
+            break;
+          if (resolved[k].state == RESOLVE_ACTIVE)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->mimic_pos,
+                                  _("the <mimic> joints of “%s” form a cycle"), j->name);
+              return FALSE;
+            }
+          resolved[k].state = RESOLVE_ACTIVE;
+          g_array_append_val (stack, k);
+          next = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, jk->mimic));
+          if (next == 0)
+            break;
+          k = next - 1;
+        }
+      /* Back up, each joint from its direct master. */
+      for (guint s = stack->len; s > 0; s--)
+        {
+          guint t = g_array_index (stack, guint, s - 1);
+          UrdfJoint *jt = g_ptr_array_index (p->joints, t);
+          guint d = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, jt->mimic));
+          UrdfJoint *jd = d > 0 ? g_ptr_array_index (p->joints, d - 1) : NULL;
+          Resolved *rt = &resolved[t];
+
+          if (jd == NULL || jd->mimic == NULL)
+            {
+              rt->master = jt->mimic;
+              rt->ratio = jt->mimic_multiplier;
+              rt->offset = jt->mimic_offset;
+            }
+          else
+            {
+              const Resolved *rd = &resolved[d - 1];
+
+              /* q = m·(r·q_M + o) + o' */
+              rt->master = rd->master;
+              rt->ratio = jt->mimic_multiplier * rd->ratio;
+              rt->offset = jt->mimic_multiplier * rd->offset + jt->mimic_offset;
+              rt->chained = TRUE;
+            }
+          rt->state = RESOLVE_DONE;
+        }
+
+      r = &resolved[i];
+      if (r->chained)
+        km_parse_warning (p->path, j->mimic_pos,
+                          _("joint “%s” mimics “%s”, which mimics another joint: it follows "
+                            "“%s” with the combined multiplier and offset"),
+                          j->name, j->mimic, r->master);
+      k = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, r->master));
+      master = k > 0 ? g_ptr_array_index (p->joints, k - 1) : NULL;
+      if (!one_dof_type (j) || (master != NULL && !one_dof_type (master)))
+        {
+          km_parse_warning (p->path, j->mimic_pos,
+                            _("<mimic> links only revolute, continuous and prismatic joints; "
+                              "joint “%s” moves on its own"), j->name);
+          continue;
+        }
+      km_skeleton_builder_set_mimic (builder, j->index, r->master, r->ratio, r->offset);
+    }
+  return TRUE;
 }
 
 static KmSkeleton *
@@ -1131,6 +1286,9 @@ build (Parser               *p,
                               j->type, j->name);
         }
     }
+
+  if (!link_mimics (p, builder, error))
+    return NULL;
 
   for (guint i = 0; i < p->links->len; i++)
     {

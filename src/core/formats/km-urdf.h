@@ -28,6 +28,12 @@ G_BEGIN_DECLS
  * the tree the joint is fixed at its origin. Each case is reported through
  * km_parse_warning. An unknown type is an error.
  *
+ * <mimic joint multiplier offset> (defaults 1 and 0) makes the joint a linked joint of the
+ * skeleton (KmJoint.mimic): q = multiplier · q[joint] + offset. A mimic of a mimic follows
+ * the last master with the combined multiplier and offset (a warning); a cycle, an unknown
+ * joint or a second <mimic> is an error; a mimic on or of a fixed, floating or planar joint
+ * is ignored with a warning.
+ *
  * Geometry: <origin xyz rpy> (rpy are extrinsic X, Y, Z rotations: R = Rz(yaw)·Ry(pitch)·
  * Rx(roll)), <axis xyz> (default 1 0 0). Visual <box>, <sphere>, <cylinder> (URDF
  * cylinders run along Z: the shape is turned so that Kinema's +Y cylinder lies on Z) and
