@@ -255,14 +255,12 @@ test_vrml_use_billion_laughs (void)
   g_autofree char *path = regression_path ("mesh-use-billion-laughs.wrl");
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) shapes = NULL;
-  gint64 start = g_get_monotonic_time ();
 
   shapes = km_mesh_load_file (path, NULL, &error);
   g_assert_null (shapes);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
   g_assert_true (strstr (error->message, "mesh-use-billion-laughs.wrl:") != NULL);
   g_assert_true (strstr (error->message, "the scene expands to too many nodes") != NULL);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
 }
 
 static void

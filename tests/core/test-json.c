@@ -177,15 +177,12 @@ test_json_depth (void)
   GString *ok = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmJsonDocument) doc = NULL;
-  gint64 start;
 
   memset (bomb, '[', n);
-  start = g_get_monotonic_time ();
   doc = km_json_parse ("t.json", bomb, n, &error);
   g_assert_null (doc);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
   g_assert_cmpstr (error->message, ==, "t.json:1:513: nesting deeper than 512 levels");
-  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
   g_clear_error (&error);
 
   /* Objects count as well. */

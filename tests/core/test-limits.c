@@ -439,7 +439,6 @@ test_sub_project_count (void)
   g_autoptr(KmProject) project = NULL;
   GPtrArray *messages;
   guint n_refused = 0;
-  gint64 start = g_get_monotonic_time ();
 
   project = km_cnoid_load (first, &error);
   g_assert_no_error (error);
@@ -453,7 +452,6 @@ test_sub_project_count (void)
       n_refused++;
   g_assert_cmpuint (n_refused, >, 0);
   g_assert_cmpuint (messages->len, ==, n_refused);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
   g_clear_object (&project);
   remove_chain (dir, "cnoid", 6);
   g_rmdir (dir);
