@@ -13,11 +13,15 @@
 
 #include "km-body-item.h"
 #include "km-body-writer.h"
+#include "km-ik-animation-item.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 #include "km-urdf-writer.h"
+#include "km-world-item.h"
 
 #define SKELETON_JSON_FORMAT "SKELETON-JSON"
+#define BODY_FORMAT "CHOREONOID-BODY"
+#define URDF_FORMAT "URDF"
 /* Set on a body item while its skeleton differs from its model file. */
 #define MODIFIED_KEY "km-skeleton-modified"
 
@@ -33,13 +37,35 @@ typedef struct
   gboolean    modified;
 } BodyModel;
 
+typedef struct _SolveLink SolveLink;
+
+/*
+ * A skeleton edit and the re-solve it starts are one step: the solve that the edit's redo
+ * starts hands its animation to the edit (km_document_solve_completing) instead of
+ * recording a step of its own. Undo puts the animation the body's animation item had back
+ * (and removes an item the solve had to add); redo puts the solved one back, or solves
+ * again when the first solve never finished (it was cancelled by undo or a newer edit).
+ */
 typedef struct
 {
-  KmDocument *document;
-  KmBodyItem *body;
-  BodyModel   before;
-  BodyModel   after;
+  KmDocument  *document;
+  KmBodyItem  *body;
+  BodyModel    before;
+  BodyModel    after;
+
+  gboolean     resolves;          /* the edit changes the skeleton: its motion is solved again */
+  KmItem      *animation_item;    /* the body's (first) IK animation item, or NULL */
+  gboolean     item_created;      /* the solve added animation_item */
+  KmAnimation *animation_before;  /* what animation_item held before the edit */
+  KmAnimation *animation_after;   /* the solve's result; NULL until it finished */
+  SolveLink   *link;              /* the running solve that completes this step */
 } SkeletonEdit;
+
+/* Shared by an edit and the solve that completes it; whichever goes first unlinks. */
+struct _SolveLink
+{
+  SkeletonEdit *edit;
+};
 
 static void
 body_model_clear (BodyModel *model)
@@ -56,10 +82,92 @@ skeleton_edit_free (gpointer data)
 {
   SkeletonEdit *edit = data;
 
+  if (edit->link != NULL)
+    edit->link->edit = NULL;
   g_clear_object (&edit->body);
+  g_clear_object (&edit->animation_item);
+  g_clear_pointer (&edit->animation_before, km_animation_unref);
+  g_clear_pointer (&edit->animation_after, km_animation_unref);
   body_model_clear (&edit->before);
   body_model_clear (&edit->after);
   g_free (edit);
+}
+
+static void
+solve_link_free (gpointer data)
+{
+  SolveLink *link = data;
+
+  if (link->edit != NULL)
+    link->edit->link = NULL;
+  g_free (link);
+}
+
+static KmItem *
+find_animation_item (KmBodyItem *body)
+{
+  for (guint i = 0; i < km_item_get_n_children (KM_ITEM (body)); i++)
+    {
+      KmItem *child = km_item_get_child (KM_ITEM (body), i);
+
+      if (KM_IS_IK_ANIMATION_ITEM (child))
+        return child;
+    }
+  return NULL;
+}
+
+/* The completing solve finished: its animation becomes the body's motion and the step's. */
+static void
+edit_solved_cb (KmDocument  *self,
+                KmItem      *body,
+                KmAnimation *animation,
+                gpointer     user_data)
+{
+  SolveLink *link = user_data;
+  SkeletonEdit *edit = link->edit;
+
+  if (edit == NULL || body != KM_ITEM (edit->body)
+      || km_body_item_get_skeleton (edit->body) != edit->after.skeleton)
+    {
+      km_document_reload (self);
+      return;
+    }
+
+  if (edit->animation_item == NULL)
+    {
+      edit->animation_item = km_ik_animation_item_new ();
+      km_item_set_name (edit->animation_item, _("Solved Animation"));
+      km_item_set_checked (edit->animation_item, TRUE);
+      edit->item_created = TRUE;
+      km_item_append_child (body, edit->animation_item);
+    }
+  g_clear_pointer (&edit->animation_after, km_animation_unref);
+  edit->animation_after = km_animation_ref (animation);
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item), animation);
+  /* Saved while it solved: the file has the motion from before. */
+  if (!km_document_get_modified (self))
+    km_document_set_modified (self, TRUE);
+  km_document_reload (self);
+}
+
+/* Puts the motion of one side of the edit into the body's animation item. */
+static void
+skeleton_edit_apply_animation (SkeletonEdit *edit,
+                               gboolean      after)
+{
+  KmItem *item = edit->animation_item;
+
+  if (item == NULL || edit->animation_after == NULL)
+    return;
+  if (edit->item_created)
+    {
+      if (after && km_item_get_parent (item) == NULL)
+        km_item_append_child (KM_ITEM (edit->body), item);
+      else if (!after && km_item_get_parent (item) == KM_ITEM (edit->body))
+        km_item_remove_child (KM_ITEM (edit->body), item);
+    }
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item),
+                                      after ? edit->animation_after : edit->animation_before);
 }
 
 static void
@@ -74,6 +182,8 @@ skeleton_edit_apply (SkeletonEdit    *edit,
   if (model->n_dof > 0)
     km_body_item_set_joint_state (edit->body, model->q, model->n_dof);
   g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (model->modified));
+  if (edit->resolves)
+    skeleton_edit_apply_animation (edit, model == &edit->after);
   km_document_reload (self);
 
   shown = km_document_get_skeleton (self);
@@ -89,6 +199,15 @@ skeleton_edit_redo (gpointer data)
   SkeletonEdit *edit = data;
 
   skeleton_edit_apply (edit, &edit->after);
+  if (edit->resolves && edit->animation_after == NULL
+      && km_document_get_skeleton (edit->document) == edit->after.skeleton)
+    {
+      SolveLink *link = g_new0 (SolveLink, 1);
+
+      link->edit = edit;
+      edit->link = link;
+      km_document_solve_completing (edit->document, edit_solved_cb, link, solve_link_free);
+    }
 }
 
 static void
@@ -213,9 +332,127 @@ km_document_edit_skeleton (KmDocument *self,
   edit->after.selected = g_strdup (select_joint != NULL ? select_joint : edit->before.selected);
   edit->after.modified = TRUE;
 
+  edit->resolves = TRUE;
+  edit->animation_item = find_animation_item (body);
+  if (edit->animation_item != NULL)
+    {
+      KmAnimation *animation;
+
+      g_object_ref (edit->animation_item);
+      animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (edit->animation_item));
+      edit->animation_before = animation != NULL ? km_animation_ref (animation) : NULL;
+    }
+
+  /* The redo that pushing runs starts the solve that completes this step. */
   push_edit (self, edit, label);
-  km_document_solve (self);
   return TRUE;
+}
+
+/* Adding a body item (New Skeleton): redo inserts it and makes it the current body. */
+typedef struct
+{
+  KmDocument *document;
+  KmItem     *parent;
+  KmItem     *body;
+  KmItem     *previous;   /* the current body before, or NULL */
+  guint       position;
+} NewBody;
+
+static void
+new_body_free (gpointer data)
+{
+  NewBody *edit = data;
+
+  g_clear_object (&edit->parent);
+  g_clear_object (&edit->body);
+  g_clear_object (&edit->previous);
+  g_free (edit);
+}
+
+static void
+new_body_redo (gpointer data)
+{
+  NewBody *edit = data;
+  KmProject *project = km_document_get_project (edit->document);
+
+  km_item_insert_child (edit->parent, MIN (edit->position, km_item_get_n_children (edit->parent)),
+                        edit->body);
+  km_project_set_current_body (project, edit->body);
+  km_project_select (project, edit->body, FALSE);
+  km_document_reload (edit->document);
+  if (km_document_get_body_item (edit->document) == edit->body)
+    km_document_set_selected_joint (edit->document, 0);
+}
+
+static void
+new_body_undo (gpointer data)
+{
+  NewBody *edit = data;
+  KmProject *project = km_document_get_project (edit->document);
+
+  km_project_clear_selection (project);
+  km_item_remove_child (edit->parent, edit->body);
+  km_project_set_current_body (project, edit->previous);
+  km_document_reload (edit->document);
+}
+
+/**
+ * km_document_new_skeleton:
+ * @root_name: (nullable): the root joint's name, "Root" when %NULL
+ *
+ * Adds a body item whose skeleton is a single fixed root joint (to the first world item,
+ * else the project's root item) as one undoable step, makes it the current body, selects
+ * it and its root joint. The body has no file until its skeleton is saved (Save Skeleton
+ * asks where).
+ *
+ * Returns: (transfer none): the new body item
+ */
+KmItem *
+km_document_new_skeleton (KmDocument *self,
+                          const char *root_name)
+{
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(GError) error = NULL;
+  KmProject *project;
+  KmItem *root;
+  NewBody *edit;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  if (root_name == NULL || *root_name == '\0')
+    root_name = "Root";
+  km_skeleton_builder_set_root_name (builder, root_name);
+  km_skeleton_builder_add_joint (builder, root_name, KM_JOINT_FIXED, NULL);
+  skeleton = km_skeleton_builder_build (builder, NULL, &error);
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  project = km_document_get_project (self);
+  root = km_project_get_root_item (project);
+  edit = g_new0 (NewBody, 1);
+  edit->document = self;
+  edit->parent = NULL;
+  for (guint i = 0; i < km_item_get_n_children (root) && edit->parent == NULL; i++)
+    if (KM_IS_WORLD_ITEM (km_item_get_child (root, i)))
+      edit->parent = g_object_ref (km_item_get_child (root, i));
+  if (edit->parent == NULL)
+    edit->parent = g_object_ref (root);
+  edit->position = km_item_get_n_children (edit->parent);
+  edit->previous = km_document_get_body_item (self);
+  if (edit->previous != NULL)
+    g_object_ref (edit->previous);
+
+  edit->body = km_body_item_new ();
+  km_item_set_name (edit->body, _("New Skeleton"));
+  km_item_set_checked (edit->body, TRUE);
+  km_body_item_set_model (KM_BODY_ITEM (edit->body), NULL, SKELETON_JSON_FORMAT, skeleton);
+  g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+
+  km_document_close_edit (self);
+  km_project_push_command (project, _("New Skeleton"), new_body_redo, new_body_undo, NULL, NULL,
+                           edit, new_body_free);
+  km_document_close_edit (self);
+  return edit->body;
 }
 
 /* Whether the current body's skeleton was edited since it was loaded or saved. */
@@ -410,5 +647,309 @@ km_document_export_skeleton (KmDocument        *self,
 
   log_notes (self, path, notes);
   km_document_log (self, G_LOG_LEVEL_INFO, _("Exported the skeleton to %s."), path);
+  return TRUE;
+}
+
+typedef struct
+{
+  KmDocument *document;
+  const char *dir;
+  GHashTable *used;     /* file names chosen in this save */
+  GError    **error;
+  gboolean    ok;
+} EditedScan;
+
+/* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
+ * unique among this save's files and the files already in DIR. */
+static char *
+edited_copy_path (KmBodyItem *body,
+                  const char *dir,
+                  const char *extension,
+                  GHashTable *used)
+{
+  const char *file = km_body_item_get_file (body);
+  g_autofree char *base = file != NULL ? g_path_get_basename (file)
+                                       : g_strdup (km_item_get_name (KM_ITEM (body)));
+  char *dot = strrchr (base, '.');
+  g_autofree char *stem = NULL;
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  g_strdelimit (base, G_DIR_SEPARATOR_S "/\\:", '_');
+  stem = g_strdup (*base != '\0' && strcmp (base, ".") != 0 && strcmp (base, "..") != 0 ? base
+                                                                                       : "body");
+  for (guint i = 1;; i++)
+    {
+      g_autofree char *name = i == 1 ? g_strdup_printf ("%s.%s", stem, extension)
+                                     : g_strdup_printf ("%s-%u.%s", stem, i, extension);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (!g_hash_table_contains (used, name) && !g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_hash_table_add (used, g_steal_pointer (&name));
+          return g_steal_pointer (&path);
+        }
+    }
+}
+
+static void
+save_edited_skeleton (gpointer item,
+                      gpointer user_data)
+{
+  EditedScan *scan = user_data;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  KmBodyItem *body;
+  KmSkeleton *skeleton;
+  const char *file, *format, *new_format;
+  gboolean in_place, ok;
+
+  if (!scan->ok || !KM_IS_BODY_ITEM (item))
+    return;
+  body = KM_BODY_ITEM (item);
+  skeleton = km_body_item_get_skeleton (body);
+  file = km_body_item_get_file (body);
+  format = km_body_item_get_format (body);
+  if (skeleton == NULL
+      || (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))))
+    return;
+
+  /* A skeleton.json of the user's is written back; a model in another format is never
+   * overwritten (Kinema's writers would drop what they do not know), so an edited one is
+   * saved as a copy beside the project in the same format where Kinema writes it. */
+  in_place = file != NULL && g_path_is_absolute (file)
+             && g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
+             && !g_object_get_data (item, "km-embedded-model");
+  if (in_place)
+    {
+      path = g_strdup (file);
+      new_format = SKELETON_JSON_FORMAT;
+    }
+  else if (g_strcmp0 (format, BODY_FORMAT) == 0)
+    {
+      path = edited_copy_path (body, scan->dir, "body", scan->used);
+      new_format = BODY_FORMAT;
+    }
+  else if (g_strcmp0 (format, URDF_FORMAT) == 0)
+    {
+      path = edited_copy_path (body, scan->dir, "urdf", scan->used);
+      new_format = URDF_FORMAT;
+    }
+  else
+    {
+      path = edited_copy_path (body, scan->dir, "json", scan->used);
+      new_format = SKELETON_JSON_FORMAT;
+    }
+
+  if (g_strcmp0 (new_format, BODY_FORMAT) == 0)
+    ok = km_body_save (skeleton, path, notes, scan->error);
+  else if (g_strcmp0 (new_format, URDF_FORMAT) == 0)
+    ok = km_urdf_save (skeleton, path, notes, scan->error);
+  else
+    {
+      ok = km_skeleton_json_save (skeleton, path, scan->error);
+      skeleton_json_notes (skeleton, notes);
+    }
+  if (!ok)
+    {
+      scan->ok = FALSE;
+      return;
+    }
+  log_notes (scan->document, path, notes);
+  if (!in_place)
+    {
+      km_body_item_set_model (body, path, new_format, skeleton);
+      g_object_set_data (item, "km-embedded-model", NULL);
+      /* Translators: a body item's name, then a file */
+      km_document_log (scan->document, G_LOG_LEVEL_INFO,
+                       _("The edited skeleton of “%s” is saved as %s."),
+                       km_item_get_name (KM_ITEM (body)), path);
+    }
+  g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (FALSE));
+}
+
+/**
+ * km_document_save_edited_skeletons:
+ * @project_path: the project file about to be written
+ *
+ * Saving a project must not lose skeleton edits: every body whose skeleton was edited
+ * since it was loaded (or that has no model file, like a new skeleton) is written before
+ * the project. A skeleton.json model is written back to its file; an edited `.body` or
+ * URDF model is saved as a copy beside the project in its own format (the original is
+ * never rewritten), anything else as skeleton.json there; the body items then refer to
+ * those files, so the project reopens with the edits.
+ *
+ * Returns: %FALSE with @error set when a file could not be written (the project must not
+ *   be written then)
+ */
+gboolean
+km_document_save_edited_skeletons (KmDocument  *self,
+                                   const char  *project_path,
+                                   GError     **error)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *dir = NULL;
+  EditedScan scan;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (project_path != NULL, FALSE);
+
+  dir = g_path_get_dirname (project_path);
+  scan = (EditedScan) { self, dir, used, error, TRUE };
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   save_edited_skeleton, &scan);
+  return scan.ok;
+}
+
+/* Several bodies switched to their .body copies as one step. */
+static void
+edits_redo (gpointer data)
+{
+  GPtrArray *edits = data;
+
+  for (guint i = 0; i < edits->len; i++)
+    skeleton_edit_redo (g_ptr_array_index (edits, i));
+}
+
+static void
+edits_undo (gpointer data)
+{
+  GPtrArray *edits = data;
+
+  for (guint i = edits->len; i-- > 0;)
+    skeleton_edit_undo (g_ptr_array_index (edits, i));
+}
+
+typedef struct
+{
+  GPtrArray *bodies;
+} BodyScan;
+
+static void
+collect_skeleton_json_body (gpointer item,
+                            gpointer user_data)
+{
+  BodyScan *scan = user_data;
+
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (item) != NULL
+      && g_strcmp0 (km_body_item_get_format (item), SKELETON_JSON_FORMAT) == 0)
+    g_ptr_array_add (scan->bodies, g_object_ref (item));
+}
+
+/* "DIR/STEM.body", STEM from the body's skeleton.json name (else its item name), made
+ * unique among the copies of one save. */
+static char *
+body_copy_path (KmBodyItem *body,
+                const char *dir,
+                GHashTable *used)
+{
+  const char *file = km_body_item_get_file (body);
+  g_autofree char *base = file != NULL ? g_path_get_basename (file)
+                                       : g_strdup (km_item_get_name (KM_ITEM (body)));
+  char *dot = strrchr (base, '.');
+  g_autofree char *stem = NULL;
+  char *name;
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  g_strdelimit (base, G_DIR_SEPARATOR_S "/\\:", '_');
+  stem = g_strdup (*base != '\0' && strcmp (base, ".") != 0 && strcmp (base, "..") != 0 ? base
+                                                                                       : "body");
+  name = g_strdup_printf ("%s.body", stem);
+  for (guint i = 2; g_hash_table_contains (used, name); i++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s-%u.body", stem, i);
+    }
+  g_hash_table_add (used, name);
+  return g_build_filename (dir, name, NULL);
+}
+
+/**
+ * km_document_save_with_body_copies:
+ * @file: the project file to write
+ *
+ * Saves the project so that Choreonoid opens it: every body whose model is a skeleton.json
+ * (which Choreonoid cannot read) gets a Choreonoid `.body` copy beside the project file,
+ * named after its skeleton.json (`arm.json` → `arm.body`), and the body items refer to
+ * those copies (one undoable step, so the open project is what the file says), then the
+ * project is written to @file. The skeleton.json files stay as they were. What a `.body`
+ * file cannot carry (spherical joints become three revolute ones, linked joints
+ * independent ones) is listed in the message view. Other bodies are saved as usual.
+ *
+ * Returns: whether the copies and the project were written; on failure the bodies keep
+ *   their skeleton.json.
+ */
+gboolean
+km_document_save_with_body_copies (KmDocument  *self,
+                                   GFile       *file,
+                                   GError     **error)
+{
+  g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  BodyScan scan = { bodies };
+  GPtrArray *edits;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  path = local_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  dir = g_path_get_dirname (path);
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   collect_skeleton_json_body, &scan);
+
+  for (guint i = 0; i < bodies->len; i++)
+    {
+      g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+      KmBodyItem *body = g_ptr_array_index (bodies, i);
+      char *copy = body_copy_path (body, dir, used);
+
+      g_ptr_array_add (paths, copy);
+      if (!km_body_save (km_body_item_get_skeleton (body), copy, notes, error))
+        return FALSE;
+      log_notes (self, copy, notes);
+    }
+
+  if (bodies->len > 0)
+    {
+      edits = g_ptr_array_new_with_free_func (skeleton_edit_free);
+      for (guint i = 0; i < bodies->len; i++)
+        {
+          KmBodyItem *body = g_ptr_array_index (bodies, i);
+          SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
+
+          edit->document = self;
+          edit->body = g_object_ref (body);
+          body_model_init_current (&edit->before, self, body);
+          body_model_init_current (&edit->after, self, body);
+          g_free (edit->after.file);
+          g_free (edit->after.format);
+          edit->after.file = g_strdup (g_ptr_array_index (paths, i));
+          edit->after.format = g_strdup (BODY_FORMAT);
+          edit->after.modified = FALSE;
+          g_ptr_array_add (edits, edit);
+        }
+      km_document_close_edit (self);
+      km_project_push_command (km_document_get_project (self), _("Use Choreonoid Body Copies"),
+                               edits_redo, edits_undo, NULL, NULL, edits,
+                               (GDestroyNotify) g_ptr_array_unref);
+      km_document_close_edit (self);
+    }
+
+  if (!km_document_save (self, file, error))
+    {
+      if (bodies->len > 0)
+        km_document_undo (self);
+      return FALSE;
+    }
+  for (guint i = 0; i < paths->len; i++)
+    km_document_log (self, G_LOG_LEVEL_INFO, _("Wrote the Choreonoid body copy %s."),
+                     (const char *) g_ptr_array_index (paths, i));
   return TRUE;
 }

@@ -12,7 +12,9 @@ G_BEGIN_DECLS
  * Edits of the current body's skeleton (issue 8), built on KmDocument's public API. Every
  * edit replaces the body's immutable KmSkeleton with a new one in ONE undoable project
  * step, carries the joint values of the joints that survive over by name
- * (km_skeleton_edit_map_state) and re-solves the animation in the background.
+ * (km_skeleton_edit_map_state) and re-solves the animation in the background; the solved
+ * animation belongs to the edit's step, so one undo brings back the old skeleton and the
+ * old animation, and undo while the solve runs cancels it.
  */
 
 typedef enum
@@ -25,6 +27,8 @@ gboolean  km_document_edit_skeleton           (KmDocument        *self,
                                                KmSkeleton        *skeleton,
                                                const char        *label,
                                                const char        *select_joint);
+KmItem   *km_document_new_skeleton            (KmDocument        *self,
+                                               const char        *root_name);
 gboolean  km_document_get_skeleton_modified   (KmDocument        *self);
 GFile    *km_document_dup_skeleton_file       (KmDocument        *self);
 gboolean  km_document_save_skeleton           (KmDocument        *self,
@@ -32,6 +36,12 @@ gboolean  km_document_save_skeleton           (KmDocument        *self,
                                                GError           **error);
 gboolean  km_document_export_skeleton         (KmDocument        *self,
                                                KmSkeletonExport   format,
+                                               GFile             *file,
+                                               GError           **error);
+gboolean  km_document_save_edited_skeletons   (KmDocument        *self,
+                                               const char        *project_path,
+                                               GError           **error);
+gboolean  km_document_save_with_body_copies   (KmDocument        *self,
                                                GFile             *file,
                                                GError           **error);
 

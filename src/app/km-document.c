@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "km-document.h"
+#include "km-document-skeleton.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
@@ -72,6 +73,10 @@ struct _KmDocument
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        solve_recorded;  /* the running solve ends in an undoable step */
+  /* Set while the running solve completes an edit's step (km_document_solve_completing) */
+  KmDocumentSolvedFunc solve_done;
+  gpointer        solve_done_data;
+  GDestroyNotify  solve_done_destroy;
   guint           close_edit_id;   /* ends a continuous joint edit after a pause */
 };
 
@@ -106,6 +111,18 @@ static GParamSpec *properties[N_PROPS];
 
 static void sync_from_project (KmDocument *self);
 static void auto_solve        (KmDocument *self);
+
+/* Forgets the step the running solve was to complete (its data goes now). */
+static void
+clear_solve_done (KmDocument *self)
+{
+  gpointer data = g_steal_pointer (&self->solve_done_data);
+  GDestroyNotify destroy = g_steal_pointer (&self->solve_done_destroy);
+
+  self->solve_done = NULL;
+  if (destroy != NULL)
+    destroy (data);
+}
 
 static void
 update_title (KmDocument *self)
@@ -904,6 +921,9 @@ solve_cb (GObject      *object,
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmBodyItem) body = NULL;
+  KmDocumentSolvedFunc done;
+  gpointer done_data;
+  GDestroyNotify done_destroy;
   KmAnimationStats stats;
 
   animation = km_ik_job_solve_finish (KM_IK_JOB (object), result, &error);
@@ -914,6 +934,7 @@ solve_cb (GObject      *object,
           km_document_log (self, G_LOG_LEVEL_WARNING, _("Solving failed: %s"), error->message);
           g_clear_object (&self->solve_cancellable);
           g_clear_object (&self->solve_body);
+          clear_solve_done (self);
           sync_from_project (self);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
         }
@@ -922,10 +943,22 @@ solve_cb (GObject      *object,
 
   g_clear_object (&self->solve_cancellable);
   body = g_steal_pointer (&self->solve_body);
+  /* Taken first: storing the result may start or cancel another solve. */
+  done = self->solve_done;
+  done_data = g_steal_pointer (&self->solve_done_data);
+  done_destroy = g_steal_pointer (&self->solve_done_destroy);
+  self->solve_done = NULL;
   if (self->project != NULL && body != NULL && is_attached (self, KM_ITEM (body)))
-    store_animation (self, body, animation, self->solve_recorded);
+    {
+      if (done != NULL)
+        done (self, KM_ITEM (body), animation, done_data);
+      else
+        store_animation (self, body, animation, self->solve_recorded);
+    }
   else
     sync_from_project (self);
+  if (done_destroy != NULL)
+    done_destroy (done_data);
   /* The streamed frames were the same animation: views still hear that it is complete. */
   if (self->animation != NULL)
     {
@@ -999,6 +1032,7 @@ km_document_dispose (GObject *object)
     g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
   g_clear_object (&self->solve_body);
+  clear_solve_done (self);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
   if (self->job != NULL)
     g_signal_handlers_disconnect_by_data (self->job, self);
@@ -1426,6 +1460,7 @@ km_document_import_file (KmDocument  *self,
                          GError     **error)
 {
   g_autofree char *path = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
   const KmFormat *format = NULL;
   gpointer result;
 
@@ -1443,7 +1478,7 @@ km_document_import_file (KmDocument  *self,
     }
 
   km_parse_warnings_push (parse_warning_cb, self);
-  result = km_format_load_file (path, NULL, &format, error);
+  result = km_format_load_model_file (path, NULL, &format, &extras, error);
   km_parse_warnings_pop ();
   if (result == NULL)
     return FALSE;
@@ -1452,6 +1487,17 @@ km_document_import_file (KmDocument  *self,
     {
     case KM_FILE_KIND_MODEL:
       import_model (self, file, path, format, result);
+      /* IK targets the model defines (Scenebuilder <ik>) go under the new body; added last
+       * first, so that the first target is the one shown. */
+      for (guint i = extras->targets->len; i > 0; i--)
+        {
+          g_autoptr(KmItem) item = km_ik_targets_item_new ();
+
+          km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item),
+                                        g_ptr_array_index (extras->targets, i - 1));
+          import_child (self, file, item, _("Import Targets"));
+          sync_from_project (self);
+        }
       auto_solve (self);
       break;
 
@@ -1587,7 +1633,8 @@ km_document_save (KmDocument  *self,
                    _("%s: only local files can be written"), uri);
       return FALSE;
     }
-  if (!km_cnoid_save (self->project, path, error))
+  if (!km_document_save_edited_skeletons (self, path, error)
+      || !km_cnoid_save (self->project, path, error))
     return FALSE;
   write_embedded_models (self, path);
 
@@ -2220,6 +2267,11 @@ km_document_set_dof_value (KmDocument *self,
   edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after[dof] = value;
+  /* Moving a linked (mimic) joint moves its master, and the master moves its followers. */
+  if (j->mimic >= 0 && j->mimic_ratio != 0.0)
+    edit->after[km_skeleton_get_joint (self->skeleton, (guint) j->mimic)->dof_index] =
+      (value - j->mimic_offset) / j->mimic_ratio;
+  km_skeleton_apply_mimic (self->skeleton, edit->after);
   handlers = km_body_item_get_body_handlers (self->body);
   if (handlers != NULL && j->n_dof == 1 && km_body_handler_set_is_linked_joint (handlers, joint))
     km_body_handler_set_apply_linked (handlers, joint, value, edit->after);
@@ -2409,11 +2461,47 @@ km_document_solve (KmDocument *self)
   start_solve (self, TRUE);
 }
 
+/**
+ * km_document_solve_completing:
+ * @func: receives the solved animation instead of a step of its own
+ * @destroy: (nullable): frees @user_data once the solve ends, is cancelled or superseded
+ *
+ * Solves as km_document_solve() does, for an edit that was just pushed and whose step the
+ * new motion belongs to (a skeleton edit): when the solve finishes, @func stores the
+ * animation (in the body's animation item, and in the edit's command for redo) and no
+ * "Solve" step is recorded. Undoing the edit changes the body, which cancels the solve.
+ *
+ * Returns: whether a solve started (without a body, targets or end effector there is
+ *   nothing to solve, and @user_data is freed at once)
+ */
+gboolean
+km_document_solve_completing (KmDocument           *self,
+                              KmDocumentSolvedFunc  func,
+                              gpointer              user_data,
+                              GDestroyNotify        destroy)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  start_solve (self, FALSE);
+  if (self->solve_cancellable == NULL)
+    {
+      if (destroy != NULL)
+        destroy (user_data);
+      return FALSE;
+    }
+  self->solve_done = func;
+  self->solve_done_data = user_data;
+  self->solve_done_destroy = destroy;
+  return TRUE;
+}
+
 void
 km_document_cancel_solve (KmDocument *self)
 {
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
+  clear_solve_done (self);
   if (self->solve_cancellable == NULL)
     return;
 
@@ -2533,6 +2621,7 @@ km_document_set_joint_values (KmDocument   *self,
                                 j->limits[dof - j->dof_index].max);
     }
   /* A drag answer may move one joint of a closed link alone: re-sync the linked ones. */
+  km_skeleton_apply_mimic (self->skeleton, edit->after);
   handlers = km_body_item_get_body_handlers (self->body);
   if (handlers != NULL && km_body_handler_set_has_linked_joints (handlers))
     km_body_handler_set_apply_linked (handlers, -1, 0.0, edit->after);

@@ -19,6 +19,12 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmDocument, km_document, KM, DOCUMENT, GObject)
 
+/* Stores the animation a km_document_solve_completing() solve produced for @body. */
+typedef void (*KmDocumentSolvedFunc) (KmDocument  *self,
+                                      KmItem      *body,
+                                      KmAnimation *animation,
+                                      gpointer     user_data);
+
 /*
  * What the editor window shows: a KmProject (the item tree, undo stack, file and
  * modified flag) and a view of its current body: the body's KmSkeleton and pose, the IK
@@ -120,6 +126,10 @@ guint              km_document_get_n_frames       (KmDocument         *self);
 double             km_document_get_frame_rate     (KmDocument         *self);
 
 void               km_document_solve              (KmDocument         *self);
+gboolean           km_document_solve_completing   (KmDocument         *self,
+                                                   KmDocumentSolvedFunc func,
+                                                   gpointer            user_data,
+                                                   GDestroyNotify      destroy);
 void               km_document_cancel_solve       (KmDocument         *self);
 gboolean           km_document_get_solving        (KmDocument         *self);
 double             km_document_get_solve_progress (KmDocument         *self);

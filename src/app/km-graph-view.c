@@ -10,16 +10,20 @@
 #include <glib/gi18n.h>
 
 #include "km-graph-view.h"
+#include "km-document-edit.h"
 
 /*
  * The selected joint's DOF values over the solved animation (all DOFs, thinner, when no
  * joint is selected), each on its limit band, with the target keyframes marked along the
- * bottom and the current frame as a cursor. Clicking or dragging sets the current frame.
+ * bottom and the current frame as a cursor. Clicking or dragging sets the current frame;
+ * dragging a keyframe's mark moves that keyframe to another frame (one undo step).
  * Drawn with cairo: a few thousand segments at most, well within a frame.
  */
 
 #define MARGIN 8.0
 #define KEY_MARK 5.0
+/* How close (pixels) a press must come to a keyframe's mark to grab it. */
+#define KEY_PICK 6.0
 
 struct _KmGraphView
 {
@@ -31,6 +35,10 @@ struct _KmGraphView
   /* Owned */
   KmDocument     *document;
   GSignalGroup   *document_signals;
+
+  /* A keyframe mark being dragged: from which frame (-1: none), and where it would land. */
+  int             key_from;
+  guint           key_to;
 };
 
 enum {
@@ -179,7 +187,9 @@ draw_cb (GtkDrawingArea *area,
       cairo_set_source_rgb (cr, 0.85, 0.85, 0.85);
       for (guint i = 0; i < n; i++)
         {
-          double x = km_graph_view_x_for_frame (self, keys[i].frame);
+          /* The one being dragged is drawn where it would land. */
+          double x = km_graph_view_x_for_frame (self, (int) keys[i].frame == self->key_from
+                                                      ? self->key_to : keys[i].frame);
 
           cairo_move_to (cr, x, height - MARGIN - KEY_MARK);
           cairo_line_to (cr, x + KEY_MARK, height - MARGIN);
@@ -206,14 +216,46 @@ seek (KmGraphView *self,
     km_document_set_current_frame (self->document, km_graph_view_frame_at (self, x));
 }
 
-static void
-pressed_cb (KmGraphView     *self,
-            int              n_press,
-            double           x,
-            double           y,
-            GtkGestureClick *gesture)
+/* The keyframe whose mark is nearest (@x, @y), within KEY_PICK pixels; -1 for none. */
+static int
+keyframe_at (KmGraphView *self,
+             double       x,
+             double       y)
 {
-  seek (self, x);
+  KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
+  double height = gtk_widget_get_height (GTK_WIDGET (self->area)), best = KEY_PICK;
+  const KmTargetKeyframe *keys;
+  guint n = 0;
+  int found = -1;
+
+  if (targets == NULL || y < height - MARGIN - KEY_MARK - KEY_PICK)
+    return -1;
+  keys = km_target_track_get_keyframes (targets, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      double d = fabs (km_graph_view_x_for_frame (self, keys[i].frame) - x);
+
+      if (d <= best)
+        best = d, found = (int) keys[i].frame;
+    }
+  return found;
+}
+
+/* A press on a keyframe's mark grabs it; anywhere else it sets the time. */
+static void
+drag_begin_cb (KmGraphView    *self,
+               double          x,
+               double          y,
+               GtkGestureDrag *gesture)
+{
+  self->key_from = keyframe_at (self, x, y);
+  if (self->key_from >= 0)
+    {
+      self->key_to = (guint) self->key_from;
+      gtk_widget_queue_draw (GTK_WIDGET (self->area));
+    }
+  else
+    seek (self, x);
 }
 
 static void
@@ -224,8 +266,45 @@ drag_update_cb (KmGraphView    *self,
 {
   double x, y;
 
-  if (gtk_gesture_drag_get_start_point (gesture, &x, &y))
-    seek (self, x + dx);
+  if (!gtk_gesture_drag_get_start_point (gesture, &x, &y))
+    return;
+  if (self->key_from < 0)
+    {
+      seek (self, x + dx);
+      return;
+    }
+  self->key_to = km_graph_view_frame_at (self, x + dx);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+static void
+drag_end_cb (KmGraphView    *self,
+             double          dx,
+             double          dy,
+             GtkGestureDrag *gesture)
+{
+  int from = self->key_from;
+
+  if (from >= 0 && self->document != NULL)
+    {
+      drag_update_cb (self, dx, dy, gesture);
+      self->key_from = -1;
+      if (self->key_to != (guint) from
+          && km_document_move_keyframe (self->document, (guint) from, self->key_to))
+        km_document_set_current_frame (self->document, self->key_to);
+    }
+  self->key_from = -1;
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* A grab ends without moving anything (another gesture took over, or the widget went). */
+static void
+drag_cancel_cb (KmGraphView      *self,
+                GdkEventSequence *sequence,
+                GtkGesture       *gesture)
+{
+  self->key_from = -1;
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
 
 static void
@@ -318,15 +397,15 @@ km_graph_view_init (KmGraphView *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (self->area, draw_cb, self, NULL);
+  self->key_from = -1;
 
-  gesture = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect_swapped (gesture, "pressed", G_CALLBACK (pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (gesture));
-
+  /* One drag gesture: its press (drag-begin) also serves a plain click. */
   gesture = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  g_signal_connect_swapped (gesture, "drag-begin", G_CALLBACK (drag_begin_cb), self);
   g_signal_connect_swapped (gesture, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_signal_connect_swapped (gesture, "drag-end", G_CALLBACK (drag_end_cb), self);
+  g_signal_connect_swapped (gesture, "cancel", G_CALLBACK (drag_cancel_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (gesture));
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
@@ -376,6 +455,32 @@ km_graph_view_x_for_frame (KmGraphView *self,
   width = gtk_widget_get_width (GTK_WIDGET (self->area));
   last = MAX (n_frames (self), 2) - 1;
   return MARGIN + frame / last * MAX (width - 2 * MARGIN, 1.0);
+}
+
+/**
+ * km_graph_view_get_keyframe_point:
+ * @x: (out): the column of the keyframe's mark
+ * @y: (out): the row of its middle
+ *
+ * Where the mark of a keyframe at @frame is drawn (tests drag it with real input); for a
+ * frame without a keyframe, where its mark would be.
+ *
+ * Returns: %FALSE when @frame is past the end of the motion
+ */
+gboolean
+km_graph_view_get_keyframe_point (KmGraphView *self,
+                                  guint        frame,
+                                  double      *x,
+                                  double      *y)
+{
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), FALSE);
+  g_return_val_if_fail (x != NULL && y != NULL, FALSE);
+
+  if (frame >= n_frames (self))
+    return FALSE;
+  *x = km_graph_view_x_for_frame (self, frame);
+  *y = gtk_widget_get_height (GTK_WIDGET (self->area)) - MARGIN - KEY_MARK / 2;
+  return TRUE;
 }
 
 /* The frame nearest column @x, within the document's frames. */

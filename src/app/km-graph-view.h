@@ -30,5 +30,9 @@ double      km_graph_view_x_for_frame    (KmGraphView *self,
                                           double       frame);
 guint       km_graph_view_frame_at       (KmGraphView *self,
                                           double       x);
+gboolean    km_graph_view_get_keyframe_point (KmGraphView *self,
+                                              guint        frame,
+                                              double      *x,
+                                              double      *y);
 
 G_END_DECLS

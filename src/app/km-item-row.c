@@ -30,13 +30,16 @@ struct _KmItemRow
   const char *icon_name;
 
   gboolean    checked;
+  int         joint;      /* a joint of the body item's skeleton, or -1 for the item */
 };
 
 enum {
   PROP_0,
   PROP_CHECKED,
   PROP_ICON_NAME,
+  PROP_IS_ITEM,
   PROP_ITEM,
+  PROP_JOINT,
   PROP_KNOWN,
   PROP_NAME,
   PROP_TOOLTIP,
@@ -146,8 +149,14 @@ km_item_row_get_property (GObject    *object,
     case PROP_ICON_NAME:
       g_value_set_string (value, self->icon_name);
       break;
+    case PROP_IS_ITEM:
+      g_value_set_boolean (value, self->joint < 0);
+      break;
     case PROP_ITEM:
       g_value_set_object (value, self->item);
+      break;
+    case PROP_JOINT:
+      g_value_set_int (value, self->joint);
       break;
     case PROP_KNOWN:
       g_value_set_boolean (value, km_item_row_get_known (self));
@@ -175,7 +184,9 @@ km_item_row_class_init (KmItemRowClass *klass)
 
   properties[PROP_CHECKED] = g_param_spec_boolean ("is-checked", NULL, NULL, FALSE, ro);
   properties[PROP_ICON_NAME] = g_param_spec_string ("icon-name", NULL, NULL, NULL, ro);
+  properties[PROP_IS_ITEM] = g_param_spec_boolean ("is-item", NULL, NULL, TRUE, ro);
   properties[PROP_ITEM] = g_param_spec_object ("item", NULL, NULL, KM_TYPE_ITEM, ro);
+  properties[PROP_JOINT] = g_param_spec_int ("joint", NULL, NULL, -1, G_MAXINT, -1, ro);
   properties[PROP_KNOWN] = g_param_spec_boolean ("known", NULL, NULL, TRUE, ro);
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, ro);
   properties[PROP_TOOLTIP] = g_param_spec_string ("tooltip", NULL, NULL, NULL, ro);
@@ -185,6 +196,7 @@ km_item_row_class_init (KmItemRowClass *klass)
 static void
 km_item_row_init (KmItemRow *self)
 {
+  self->joint = -1;
 }
 
 KmItemRow *
@@ -235,4 +247,43 @@ km_item_row_get_tooltip (KmItemRow *self)
   g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
 
   return self->tooltip;
+}
+
+/**
+ * km_item_row_new_joint:
+ * @body: the body item whose skeleton has the joint
+ * @joint: the joint's index in the skeleton
+ * @name: the joint's name
+ *
+ * A row for one joint of a body, listed under the body's row. It is no item of the project
+ * (nothing is saved for it): km_item_row_get_item gives the body.
+ */
+KmItemRow *
+km_item_row_new_joint (KmItem     *body,
+                       int         joint,
+                       const char *name)
+{
+  KmItemRow *self;
+
+  g_return_val_if_fail (KM_IS_ITEM (body), NULL);
+  g_return_val_if_fail (joint >= 0, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  self = g_object_new (KM_TYPE_ITEM_ROW, NULL);
+  self->item = g_object_ref (body);
+  self->joint = joint;
+  self->name = g_strdup (name);
+  self->icon_name = "emblem-system-symbolic";
+  /* Translators: a joint's name, then its body's name */
+  self->tooltip = g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
+  return self;
+}
+
+/* The joint a joint row stands for, -1 for an item's row. */
+int
+km_item_row_get_joint (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), -1);
+
+  return self->joint;
 }

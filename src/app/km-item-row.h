@@ -17,10 +17,15 @@ G_DECLARE_FINAL_TYPE (KmItemRow, km_item_row, KM, ITEM_ROW, GObject)
 /*
  * One row of the item tree: a KmItem with what its row shows (icon, whether Kinema knows
  * the item, tooltip) as properties the row template binds to; `name` and `is-checked`
- * follow the item.
+ * follow the item. Joint rows (km_item_row_new_joint) list the joints of the current body
+ * under it; they have no check box (`is-item` is FALSE).
  */
 
 KmItemRow  *km_item_row_new           (KmItem    *item);
+KmItemRow  *km_item_row_new_joint     (KmItem     *body,
+                                       int         joint,
+                                       const char *name);
+int         km_item_row_get_joint     (KmItemRow *self);
 KmItem     *km_item_row_get_item      (KmItemRow *self);
 const char *km_item_row_get_icon_name (KmItemRow *self);
 gboolean    km_item_row_get_known     (KmItemRow *self);

@@ -10,6 +10,7 @@
 
 #include "km-item-tree.h"
 #include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
@@ -21,7 +22,14 @@
  * boxes, rename, delete, drag and drop) is an undoable KmDocument edit; the rows follow the
  * items through their notifications and items-changed. The tree's selection is the
  * project's selection, and selecting one body makes it the current body.
+ *
+ * The joints of the current body are listed under it (rows that are not project items and
+ * are not saved). Selection is one thing: a joint selected here is the document's selected
+ * joint, and a joint or item selected elsewhere (the scene, the joint panel) is selected
+ * here. A selected joint stands for its body: the project selection then holds the body.
  */
+
+#define JOINT_ROWS_KEY "km-item-tree-joint-rows"
 
 struct _KmItemTree
 {
@@ -38,6 +46,10 @@ struct _KmItemTree
   GSignalGroup       *document_signals;
   GtkMultiSelection  *selection;
   KmItem             *renaming;
+  KmProject          *project;       /* whose selection the tree follows */
+  GWeakRef            joint_body;    /* the body whose joints are listed */
+
+  gboolean            syncing;       /* setting the tree's selection from the model's */
 };
 
 enum {
@@ -67,13 +79,76 @@ rows_of (KmItem *item)
                                                map_row_cb, NULL, NULL));
 }
 
-/* Items that can hold others get a child model even while empty, so a drop can fill them. */
+/* The rows of @body's joints (empty unless it is the current body). The rows hold the body,
+ * so they are emptied when it stops being the current body and when the tree goes. */
+static GListStore *
+joint_rows_of (KmItem *body)
+{
+  GListStore *store = g_object_get_data (G_OBJECT (body), JOINT_ROWS_KEY);
+
+  if (store == NULL)
+    {
+      store = g_list_store_new (KM_TYPE_ITEM_ROW);
+      g_object_set_data_full (G_OBJECT (body), JOINT_ROWS_KEY, store, g_object_unref);
+    }
+  return store;
+}
+
+/* Fills @body's joint rows with @skeleton's joints (none for NULL), unless they are those
+ * already, so that rows and their selection stay put. */
+static void
+fill_joint_rows (KmItem     *body,
+                 KmSkeleton *skeleton)
+{
+  GListStore *store = joint_rows_of (body);
+  guint n_joints = skeleton ? km_skeleton_get_n_joints (skeleton) : 0;
+  guint n_rows = g_list_model_get_n_items (G_LIST_MODEL (store));
+  gboolean same = n_rows == n_joints;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  for (guint i = 0; same && i < n_joints; i++)
+    {
+      g_autoptr(GObject) row = g_list_model_get_item (G_LIST_MODEL (store), i);
+      GValue name = G_VALUE_INIT;
+
+      g_value_init (&name, G_TYPE_STRING);
+      g_object_get_property (row, "name", &name);
+      same = g_strcmp0 (g_value_get_string (&name), km_skeleton_get_joint (skeleton, i)->name) == 0;
+      g_value_unset (&name);
+    }
+  if (same)
+    return;
+
+  rows = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n_joints; i++)
+    g_ptr_array_add (rows, km_item_row_new_joint (body, (int) i,
+                                                  km_skeleton_get_joint (skeleton, i)->name));
+  g_list_store_splice (store, 0, n_rows, rows->pdata, rows->len);
+}
+
+/* Items that can hold others get a child model even while empty, so a drop can fill them.
+ * A body's model starts with its joint rows. */
 static GListModel *
 create_children_cb (gpointer item,
                     gpointer user_data)
 {
+  KmItemTree *self = user_data;
   KmItem *it = km_item_row_get_item (item);
 
+  if (km_item_row_get_joint (item) >= 0)
+    return NULL;
+  if (KM_IS_BODY_ITEM (it))
+    {
+      GListStore *parts = g_list_store_new (G_TYPE_LIST_MODEL);
+      GListStore *joints = joint_rows_of (it);
+      g_autoptr(GListModel) children = rows_of (it);
+
+      if (self->document != NULL && km_document_get_body_item (self->document) == (KmItem *) it)
+        fill_joint_rows (it, km_document_get_skeleton (self->document));
+      g_list_store_append (parts, joints);
+      g_list_store_append (parts, children);
+      return G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (parts)));
+    }
   if (KM_IS_IK_TARGETS_ITEM (it) || KM_IS_IK_ANIMATION_ITEM (it))
     return NULL;
   if (KM_IS_UNKNOWN_ITEM (it) && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (it))
@@ -94,21 +169,41 @@ rebuild (KmItemTree *self)
     top = rows_of (root);
   else
     top = G_LIST_MODEL (g_list_store_new (KM_TYPE_ITEM_ROW));
-  tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, NULL, NULL);
+  tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, self, NULL);
   gtk_multi_selection_set_model (self->selection, G_LIST_MODEL (tree));
   g_object_unref (tree);
 }
 
+static void update_joint_rows (KmItemTree *self);
+static void watch_project     (KmItemTree *self);
+
+static void
+project_changed_cb (KmItemTree *self)
+{
+  watch_project (self);
+  rebuild (self);
+  update_joint_rows (self);
+}
+
+/* The row at @position (a full reference), or NULL. */
+static KmItemRow *
+row_at_position (KmItemTree *self,
+                 guint       position)
+{
+  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+
+  return row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+}
+
+/* The item at @position; NULL for a joint's row. */
 static KmItem *
 item_at_position (KmItemTree *self,
                   guint       position)
 {
-  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
-  g_autoptr(KmItemRow) item_row = NULL;
+  g_autoptr(KmItemRow) item_row = row_at_position (self, position);
 
-  if (row == NULL)
+  if (item_row == NULL || km_item_row_get_joint (item_row) >= 0)
     return NULL;
-  item_row = gtk_tree_list_row_get_item (row);
   return km_item_row_get_item (item_row);
 }
 
@@ -132,6 +227,123 @@ selected_items (KmItemTree *self)
   return items;
 }
 
+/* The file an item was read from (as written, with its variables), or NULL. */
+static const char *
+item_file (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item))
+    return km_body_item_get_file (KM_BODY_ITEM (item));
+  if (KM_IS_IK_TARGETS_ITEM (item))
+    return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
+  return NULL;
+}
+
+/* Reloading swaps the item for one read again from its file, at the same place, with the
+ * children moved over: one undoable step. */
+typedef struct
+{
+  KmDocument *document;
+  KmItem     *parent;
+  guint       position;
+  KmItem     *old_item;
+  KmItem     *new_item;
+} ReloadEdit;
+
+static void
+reload_edit_free (gpointer data)
+{
+  ReloadEdit *edit = data;
+
+  g_clear_object (&edit->parent);
+  g_clear_object (&edit->old_item);
+  g_clear_object (&edit->new_item);
+  g_free (edit);
+}
+
+static void
+reload_edit_swap (ReloadEdit *edit,
+                  KmItem     *from,
+                  KmItem     *to)
+{
+  KmProject *project = km_document_get_project (edit->document);
+  gboolean current = km_project_get_current_body (project) == from;
+
+  while (km_item_get_n_children (from) > 0)
+    {
+      g_autoptr(KmItem) child = g_object_ref (km_item_get_child (from, 0));
+
+      km_item_remove_child (from, child);
+      km_item_append_child (to, child);
+    }
+  km_item_remove_child (edit->parent, from);
+  km_item_insert_child (edit->parent, MIN (edit->position, km_item_get_n_children (edit->parent)),
+                        to);
+  if (current)
+    km_project_set_current_body (project, to);
+  km_document_reload (edit->document);
+}
+
+static void
+reload_edit_redo (gpointer data)
+{
+  ReloadEdit *edit = data;
+
+  reload_edit_swap (edit, edit->old_item, edit->new_item);
+}
+
+static void
+reload_edit_undo (gpointer data)
+{
+  ReloadEdit *edit = data;
+
+  reload_edit_swap (edit, edit->new_item, edit->old_item);
+}
+
+/* A fresh item of @item's type restored from what @item stores: its file is read again,
+ * while its name, check, joint values and other keys stay. NULL with @error when the file
+ * cannot be read. */
+static KmItem *
+reread_item (KmDocument  *document,
+             KmItem      *item,
+             GError     **error)
+{
+  KmProject *project = km_document_get_project (document);
+  const char *file = km_project_get_file (project);
+  g_autofree char *dir = file ? g_path_get_dirname (file) : g_get_current_dir ();
+  g_autofree char *share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmYamlNode) data = NULL;
+  g_autoptr(KmItem) fresh = NULL;
+  KmItemIo io = { 0 };
+
+  io.file = file ? file : "";
+  io.dir = dir;
+  io.share_dir = share_dir;
+  io.messages = messages;
+  io.open_files = open_files;
+
+  data = km_item_store (item, &io);
+  fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
+  if (!km_item_restore (fresh, data, &io, error))
+    return NULL;
+  if (km_item_get_problem (fresh) != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
+      return NULL;
+    }
+  for (guint i = 0; i < messages->len; i++)
+    km_document_log (document, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (messages, i));
+  if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
+    g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
+  km_item_set_name (fresh, km_item_get_name (item));
+  km_item_set_checked (fresh, km_item_get_checked (item));
+  return g_steal_pointer (&fresh);
+}
+
 static void
 update_actions (KmItemTree *self)
 {
@@ -142,24 +354,174 @@ update_actions (KmItemTree *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.duplicate", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", items->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.reload",
+                                 items->len == 1 && item_file (g_ptr_array_index (items, 0)));
+}
+
+/* The first selected joint row's joint, or -1. */
+static int
+selected_joint_row (KmItemTree *self)
+{
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, selected, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
+    {
+      g_autoptr(KmItemRow) row = row_at_position (self, position);
+
+      if (row != NULL && km_item_row_get_joint (row) >= 0)
+        return km_item_row_get_joint (row);
+    }
+  return -1;
+}
+
+/* The tree shows the project's selection, with the selected joint's row for its body. */
+static void
+sync_selection (KmItemTree *self)
+{
+  g_autoptr(GtkBitset) wanted = gtk_bitset_new_empty ();
+  g_autoptr(GtkBitset) mask = NULL;
+  KmProject *project;
+  GListModel *selection;
+  KmItem *body;
+  int joint;
+  guint n;
+
+  if (self->document == NULL || self->syncing)
+    return;
+
+  project = km_document_get_project (self->document);
+  selection = km_project_get_selection (project);
+  body = km_document_get_body_item (self->document);
+  joint = km_document_get_selected_joint (self->document);
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(KmItemRow) row = row_at_position (self, i);
+      KmItem *item = row ? km_item_row_get_item (row) : NULL;
+      guint at;
+
+      if (row == NULL)
+        continue;
+      if (km_item_row_get_joint (row) >= 0)
+        {
+          if (joint >= 0 && item == body && km_item_row_get_joint (row) == joint)
+            gtk_bitset_add (wanted, i);
+        }
+      else if (!(joint >= 0 && item == body) && g_list_store_find (G_LIST_STORE (selection), item, &at))
+        gtk_bitset_add (wanted, i);
+    }
+
+  self->syncing = TRUE;
+  mask = gtk_bitset_new_range (0, n);
+  gtk_selection_model_set_selection (GTK_SELECTION_MODEL (self->selection), wanted, mask);
+  self->syncing = FALSE;
+  update_actions (self);
+}
+
+/* A row of a collapsed body is not in the list: a joint selected elsewhere expands it. */
+static void
+expand_body_of_joint (KmItemTree *self)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  if (body == NULL || km_document_get_selected_joint (self->document) < 0)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (km_item_row_get_joint (item_row) < 0 && km_item_row_get_item (item_row) == body)
+        {
+          gtk_tree_list_row_set_expanded (row, TRUE);
+          return;
+        }
+    }
+}
+
+/* A joint selected elsewhere (the scene, the joint panel) is its body selected here. */
+static void
+document_selected_joint_cb (KmItemTree *self)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  KmProject *project = km_document_get_project (self->document);
+
+  if (self->syncing)
+    return;
+  if (km_document_get_selected_joint (self->document) >= 0 && body != NULL)
+    {
+      self->syncing = TRUE;
+      km_project_select (project, body, FALSE);
+      self->syncing = FALSE;
+      expand_body_of_joint (self);
+    }
+  sync_selection (self);
+}
+
+/* The current body's joints under it, the previous body's gone. */
+static void
+update_joint_rows (KmItemTree *self)
+{
+  KmItem *body = self->document ? km_document_get_body_item (self->document) : NULL;
+  g_autoptr(KmItem) old = g_weak_ref_get (&self->joint_body);
+
+  if (old != NULL && old != body)
+    fill_joint_rows (old, NULL);
+  if (body != NULL)
+    fill_joint_rows (body, km_document_get_skeleton (self->document));
+  g_weak_ref_set (&self->joint_body, body);
+  sync_selection (self);
+}
+
+static void
+project_selection_changed_cb (KmItemTree *self)
+{
+  sync_selection (self);
+}
+
+static void
+watch_project (KmItemTree *self)
+{
+  KmProject *project = self->document ? km_document_get_project (self->document) : NULL;
+
+  if (self->project == project)
+    return;
+  if (self->project != NULL)
+    g_signal_handlers_disconnect_by_data (km_project_get_selection (self->project), self);
+  g_set_object (&self->project, project);
+  if (project != NULL)
+    g_signal_connect_object (km_project_get_selection (project), "items-changed",
+                             G_CALLBACK (project_selection_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
 static void
 selection_changed_cb (KmItemTree *self)
 {
-  g_autoptr(GPtrArray) items = selected_items (self);
+  g_autoptr(GPtrArray) items = NULL;
   KmProject *project;
+  int joint;
 
   update_actions (self);
-  if (self->document == NULL)
+  if (self->document == NULL || self->syncing)
     return;
 
+  items = selected_items (self);
+  joint = selected_joint_row (self);
   project = km_document_get_project (self->document);
+  self->syncing = TRUE;
   km_project_clear_selection (project);
+  if (joint >= 0 && km_document_get_body_item (self->document) != NULL)
+    km_project_select (project, km_document_get_body_item (self->document), TRUE);
   for (guint i = 0; i < items->len; i++)
     km_project_select (project, g_ptr_array_index (items, i), TRUE);
-  if (items->len == 1 && KM_IS_BODY_ITEM (g_ptr_array_index (items, 0)))
+  if (joint < 0 && items->len == 1 && KM_IS_BODY_ITEM (g_ptr_array_index (items, 0)))
     km_document_set_current_body (self->document, g_ptr_array_index (items, 0));
+  km_document_set_selected_joint (self->document, joint);
+  self->syncing = FALSE;
 }
 
 /* The row (its GtkTreeExpander) under a point of the list view, or NULL. */
@@ -190,7 +552,9 @@ expander_item (GtkTreeExpander *expander)
   if (row == NULL)
     return NULL;
   item_row = gtk_tree_list_row_get_item (row);
-  return KM_IS_ITEM_ROW (item_row) ? km_item_row_get_item (item_row) : NULL;
+  if (!KM_IS_ITEM_ROW (item_row) || km_item_row_get_joint (item_row) >= 0)
+    return NULL;
+  return km_item_row_get_item (item_row);
 }
 
 static guint
@@ -306,6 +670,49 @@ duplicate_action (GtkWidget  *widget,
 
   if (self->document != NULL && items->len > 0)
     km_document_duplicate_items (self->document, items);
+}
+
+/* Reads the one selected item's file again (undoable, so nothing is lost by asking too
+ * little); a file that cannot be read leaves the item as it is and says why. */
+static void
+reload_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+  g_autoptr(GError) error = NULL;
+  KmItem *item;
+  KmItem *fresh;
+  ReloadEdit *edit;
+
+  if (self->document == NULL || items->len != 1)
+    return;
+  item = g_ptr_array_index (items, 0);
+  if (km_item_get_parent (item) == NULL || item_file (item) == NULL)
+    return;
+
+  fresh = reread_item (self->document, item, &error);
+  if (fresh == NULL)
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                       /* Translators: an item's name, then why it could not be reloaded */
+                       _("Could not reload “%s”: %s"), km_item_get_name (item), error->message);
+      return;
+    }
+
+  edit = g_new0 (ReloadEdit, 1);
+  edit->document = self->document;
+  edit->parent = g_object_ref (km_item_get_parent (item));
+  edit->position = (guint) km_item_get_index (item);
+  edit->old_item = g_object_ref (item);
+  edit->new_item = fresh;
+  km_project_push_command (km_document_get_project (self->document), _("Reload"),
+                           reload_edit_redo, reload_edit_undo, NULL, NULL, edit,
+                           reload_edit_free);
+  km_project_close_merge (km_document_get_project (self->document));
+  km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
+                   km_item_get_name (fresh), item_file (fresh));
 }
 
 static void
@@ -485,8 +892,20 @@ km_item_tree_dispose (GObject *object)
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
+  {
+    /* Joint rows hold their body: let go of them, or the body would hold itself. */
+    g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);
+
+    if (body != NULL)
+      fill_joint_rows (body, NULL);
+    g_weak_ref_set (&self->joint_body, NULL);
+  }
+  if (self->project != NULL)
+    g_signal_handlers_disconnect_by_data (km_project_get_selection (self->project), self);
+  g_clear_object (&self->project);
   g_clear_object (&self->document);
   g_clear_object (&self->renaming);
+  g_weak_ref_clear (&self->joint_body);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_ITEM_TREE);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -560,6 +979,7 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   gtk_widget_class_install_action (widget_class, "tree.duplicate", NULL, duplicate_action);
   gtk_widget_class_install_action (widget_class, "tree.check", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "tree.uncheck", NULL, check_action);
+  gtk_widget_class_install_action (widget_class, "tree.reload", NULL, reload_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "tree.rename", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "tree.delete", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "tree.delete", NULL);
@@ -579,6 +999,7 @@ km_item_tree_init (KmItemTree *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  g_weak_ref_init (&self->joint_body, NULL);
   self->selection = gtk_multi_selection_new (NULL);
   g_signal_connect_object (self->selection, "selection-changed",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
@@ -613,7 +1034,11 @@ km_item_tree_init (KmItemTree *self)
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::project",
-                                  G_CALLBACK (rebuild), self);
+                                  G_CALLBACK (project_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
+                                  G_CALLBACK (update_joint_rows), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
+                                  G_CALLBACK (document_selected_joint_cb), self);
   rebuild (self);
   update_actions (self);
 }
@@ -643,7 +1068,7 @@ km_item_tree_set_document (KmItemTree *self,
     return;
 
   g_signal_group_set_target (self->document_signals, document);
-  rebuild (self);
+  project_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 

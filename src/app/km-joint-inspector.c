@@ -62,6 +62,8 @@ struct _KmJointInspector
   GtkLabel           *limit_unit_2;
   GtkLabel           *limit_error;
   GtkLabel           *shapes_label;
+  GtkWidget          *mimic_title;
+  GtkLabel           *mimic_label;
 
   /* Owned */
   KmDocument         *document;
@@ -146,7 +148,7 @@ update_actions (KmJointInspector *self)
     "add-child", "insert-parent", "duplicate", "mirror", "rename", "axis-preset", NULL
   };
   static const char * const body_actions[] = {
-    "save", "save-as", "export-body", "export-urdf", NULL
+    "save", "save-as", "export-body", "export-urdf", "save-project-with-body", NULL
   };
   guint index = 0;
   const KmJoint *joint = selected_joint (self, NULL, &index);
@@ -165,6 +167,8 @@ update_actions (KmJointInspector *self)
     }
   action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "delete-joint");
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), joint != NULL && joint->parent >= 0);
+  action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "new-skeleton");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (action), self->document != NULL);
 }
 
 static void
@@ -185,6 +189,36 @@ describe_shapes (KmJointInspector *self,
         g_string_append_printf (text, " “%s”", shapes[i]->name);
     }
   gtk_label_set_text (self->shapes_label, n > 0 ? text->str : _("None"));
+}
+
+/* A linked joint follows its master: q = ratio · q[master] + offset, shown read-only. The
+ * offset is in the joint's own unit (degrees or metres). */
+static void
+describe_mimic (KmJointInspector *self,
+                KmSkeleton       *skeleton,
+                const KmJoint    *joint)
+{
+  g_autofree char *text = NULL;
+  gboolean follows = joint->mimic >= 0 && (guint) joint->mimic < km_skeleton_get_n_joints (skeleton);
+
+  gtk_widget_set_visible (self->mimic_title, follows);
+  gtk_widget_set_visible (GTK_WIDGET (self->mimic_label), follows);
+  if (!follows)
+    {
+      gtk_label_set_text (self->mimic_label, "");
+      return;
+    }
+  if (joint->type == KM_JOINT_PRISMATIC)
+    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset in metres */
+    text = g_strdup_printf (_("follows %s × %g + %g m"),
+                            km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
+                            joint->mimic_ratio, joint->mimic_offset);
+  else
+    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset in degrees */
+    text = g_strdup_printf (_("follows %s × %g + %g°"),
+                            km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
+                            joint->mimic_ratio, joint->mimic_offset * 180.0 / G_PI);
+  gtk_label_set_text (self->mimic_label, text);
 }
 
 static void
@@ -270,6 +304,7 @@ refresh (KmJointInspector *self)
     }
 
   describe_shapes (self, skeleton, index);
+  describe_mimic (self, skeleton, joint);
   self->updating = FALSE;
 }
 
@@ -594,11 +629,23 @@ axis_preset_activated (GSimpleAction *action,
   set_axis (self, axis);
 }
 
+static void
+new_skeleton_activated (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+
+  if (self->document != NULL)
+    km_document_new_skeleton (self->document, NULL);
+}
+
 typedef enum
 {
   CHOSEN_SAVE,
   CHOSEN_EXPORT_BODY,
   CHOSEN_EXPORT_URDF,
+  CHOSEN_SAVE_PROJECT_WITH_BODY,
 } Chosen;
 
 static void
@@ -613,6 +660,8 @@ file_chosen (KmJointInspector *self,
     return;
   if (what == CHOSEN_SAVE)
     ok = km_document_save_skeleton (self->document, file, &error);
+  else if (what == CHOSEN_SAVE_PROJECT_WITH_BODY)
+    ok = km_document_save_with_body_copies (self->document, file, &error);
   else
     ok = km_document_export_skeleton (self->document,
                                       what == CHOSEN_EXPORT_BODY ? KM_SKELETON_EXPORT_BODY
@@ -698,7 +747,21 @@ export_urdf_activated (GSimpleAction *action,
   choose_file (user_data, _("Export Skeleton as URDF"), "model.urdf", CHOSEN_EXPORT_URDF);
 }
 
+static void
+save_project_with_body_activated (GSimpleAction *action,
+                                  GVariant      *parameter,
+                                  gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  GFile *file = self->document ? km_document_get_file (self->document) : NULL;
+  g_autofree char *name = file != NULL ? g_file_get_basename (file) : g_strdup ("project.cnoid");
+
+  choose_file (self, _("Save Project with Choreonoid Body Copies"), name,
+               CHOSEN_SAVE_PROJECT_WITH_BODY);
+}
+
 static const GActionEntry action_entries[] = {
+  { "new-skeleton", new_skeleton_activated, NULL, NULL, NULL, { 0 } },
   { "add-child", add_child_activated, NULL, NULL, NULL, { 0 } },
   { "insert-parent", insert_parent_activated, NULL, NULL, NULL, { 0 } },
   { "delete-joint", delete_joint_activated, NULL, NULL, NULL, { 0 } },
@@ -710,6 +773,7 @@ static const GActionEntry action_entries[] = {
   { "save-as", save_as_activated, NULL, NULL, NULL, { 0 } },
   { "export-body", export_body_activated, NULL, NULL, NULL, { 0 } },
   { "export-urdf", export_urdf_activated, NULL, NULL, NULL, { 0 } },
+  { "save-project-with-body", save_project_with_body_activated, NULL, NULL, NULL, { 0 } },
 };
 
 static void
@@ -816,6 +880,8 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   BIND (limit_unit_2);
   BIND (limit_error);
   BIND (shapes_label);
+  BIND (mimic_title);
+  BIND (mimic_label);
 #undef BIND
   gtk_widget_class_bind_template_callback (widget_class, name_entry_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, type_dropdown_selected_cb);

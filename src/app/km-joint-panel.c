@@ -17,6 +17,8 @@
  * shown in the handler's unit (to_shown / from_shown); every other joint in the units the
  * preferences name (angle-unit, length-unit). Unlimited DOFs get ±180° or ±1 m, a range a
  * slider can still be used over.
+ *
+ * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
  */
 
 #define UNLIMITED_ANGLE G_PI
@@ -28,6 +30,7 @@ typedef struct
   gboolean    presented;   /* a body handler converts; otherwise shown = value * scale */
   double      scale;
   const char *unit;        /* static or interned */
+  GtkWidget  *label;       /* borrowed: the name in the grid */
 } Row;
 
 struct _KmJointPanel
@@ -109,6 +112,53 @@ adjustment_value_changed_cb (KmJointPanel  *self,
 }
 
 static void
+document_selected_joint_cb (KmJointPanel *self)
+{
+  int joint = self->document ? km_document_get_selected_joint (self->document) : -1;
+
+  for (guint d = 0; d < self->rows->len; d++)
+    {
+      const Row *row = &g_array_index (self->rows, Row, d);
+
+      if (row->joint == joint)
+        gtk_widget_add_css_class (row->label, "heading");
+      else
+        gtk_widget_remove_css_class (row->label, "heading");
+    }
+}
+
+/* A press on a row's widgets selects its joint (the press is not taken). The focus does not:
+ * the window's first focus lands on a slider without the user choosing a joint. */
+static void
+row_pressed_cb (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                KmJointPanel    *self)
+{
+  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+
+  if (self->document != NULL)
+    km_document_set_selected_joint (self->document,
+                                    GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget),
+                                                                        "km-joint")));
+}
+
+static void
+watch_row_widget (KmJointPanel *self,
+                  GtkWidget    *widget,
+                  int           joint)
+{
+  GtkGesture *click = gtk_gesture_click_new ();
+
+  g_object_set_data (G_OBJECT (widget), "km-joint", GINT_TO_POINTER (joint));
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), 0);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (row_pressed_cb), self, 0);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (click));
+}
+
+static void
 document_pose_changed_cb (KmJointPanel *self)
 {
   const double *pose;
@@ -166,7 +216,7 @@ add_row (KmJointPanel  *self,
   gboolean angular = joint->type != KM_JOINT_PRISMATIC;
   const KmLimit *limit = &joint->limits[axis];
   KmJointPresentation presentation;
-  Row row = { joint_index, FALSE, 1.0, NULL };
+  Row row = { joint_index, FALSE, 1.0, NULL, NULL };
   double lower, upper, step;
   guint digits;
   g_autofree char *name = NULL;
@@ -204,7 +254,6 @@ add_row (KmJointPanel  *self,
   g_signal_connect_object (adjustment, "value-changed",
                            G_CALLBACK (adjustment_value_changed_cb), self, G_CONNECT_SWAPPED);
   g_ptr_array_add (self->adjustments, g_object_ref_sink (adjustment));
-  g_array_append_val (self->rows, row);
 
   if (joint->n_dof > 1)
     /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
@@ -228,6 +277,9 @@ add_row (KmJointPanel  *self,
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_box_append (GTK_BOX (header), label);
+  row.label = label;
+  g_array_append_val (self->rows, row);
+  watch_row_widget (self, header, joint_index);
 
   unit = gtk_label_new (tooltip);
   gtk_label_set_xalign (GTK_LABEL (unit), 1.0);
@@ -241,12 +293,14 @@ add_row (KmJointPanel  *self,
   gtk_widget_set_tooltip_text (slider, tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (slider), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   gtk_grid_attach (self->grid, slider, 0, grid_row + 1, 1, 1);
+  watch_row_widget (self, slider, joint_index);
 
   spin = gtk_spin_button_new (adjustment, step, digits);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
   gtk_widget_set_tooltip_text (spin, tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   gtk_grid_attach (self->grid, spin, 1, grid_row + 1, 1, 1);
+  watch_row_widget (self, spin, joint_index);
 
   unit = gtk_label_new (row.unit);
   gtk_label_set_width_chars (GTK_LABEL (unit), 2);
@@ -270,6 +324,7 @@ document_skeleton_changed_cb (KmJointPanel *self)
     }
   gtk_stack_set_visible_child_name (self->stack, n_dof > 0 ? "rows" : "empty");
   document_pose_changed_cb (self);
+  document_selected_joint_cb (self);
 }
 
 static void
@@ -412,6 +467,8 @@ km_joint_panel_init (KmJointPanel *self)
                                   G_CALLBACK (document_skeleton_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::pose",
                                   G_CALLBACK (document_pose_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
+                                  G_CALLBACK (document_selected_joint_cb), self);
 }
 
 GtkWidget *

@@ -13,15 +13,19 @@
 #include "km-scene-view.h"
 #include "km-body-item.h"
 #include "km-document-edit.h"
+#include "km-document-skeleton.h"
 #include "km-drag-solver.h"
 #include "km-pick.h"
 #include "km-renderer.h"
+#include "km-skeleton-edit.h"
 
 /* Radians of orbit per pixel dragged, and zoom factor per scroll step. */
 #define ORBIT_SPEED 0.008
 #define ZOOM_STEP 1.12
 /* Radians per pixel when a drag turns a spherical joint directly. */
 #define FK_SPHERICAL_SPEED 0.01
+/* Pixels a press may move and still count as a click. */
+#define CLICK_SLOP 3.0
 /* Keep at most this many latency samples per drag. */
 #define MAX_LATENCY_SAMPLES 100000
 
@@ -31,6 +35,9 @@
  *  - on the IK tip (or any joint with Ctrl, which makes it the tip): the tip moves in the
  *    plane through it that faces the camera;
  *  - on another joint or its bone: that joint turns directly (forward kinematics).
+ * While a joint other than the IK tip is selected, the gizmo sits on that joint instead,
+ * with arrows only and the joint's axis: dragging an arrow moves the joint's offset along
+ * that world axis (a skeleton edit, previewed live, one undo step when the drag ends).
  * IK requests go to a KmDragSolver (latest request wins); poses arrive on this thread.
  */
 typedef enum
@@ -42,6 +49,7 @@ typedef enum
   DRAG_IK_AXIS,
   DRAG_IK_ROTATE,
   DRAG_FK,
+  DRAG_OFFSET,
 } DragMode;
 
 struct _KmSceneView
@@ -58,6 +66,8 @@ struct _KmSceneView
   GPtrArray      *body_worlds;       /* KmTransform arrays posing the other bodies */
 
   KmDragSolver   *solver;
+  GdkFrameClock  *frame_clock;       /* while realized: answers are taken before painting */
+  gulong          layout_handler;
   GArray         *latencies;         /* gint64 µs, request to pose applied, this drag */
 
   /* Drag state: the camera when the drag began. */
@@ -71,8 +81,13 @@ struct _KmSceneView
   KmVec3          drag_hit_start;    /* on the drag plane, or the axis parameter in .x */
   KmGizmoHandle   drag_handle;
   double         *drag_pose_start;   /* the pose when the drag began */
+  KmVec3          drag_offset_start; /* DRAG_OFFSET: the joint's offset when it began */
+  KmSkeleton     *offset_preview;    /* DRAG_OFFSET: the edited skeleton, not yet applied */
+  KmTransform    *offset_world;      /* its joints posed by the document's pose */
+  KmItem         *framed_body;       /* weak: the body the camera was last reset for */
 
   gboolean        edit_mode;
+  gboolean        drag_moved;        /* the press went further than a click */
   gboolean        close_edit_pending;
   int             ik_tip;            /* -1: the document's effector */
   int             hover_joint;
@@ -112,17 +127,61 @@ get_tip (KmSceneView *self)
   return km_document_get_effector (self->document);
 }
 
+/* The joint whose offset the gizmo moves: in edit mode, the selected joint when it is not
+ * the IK tip; -1 when the gizmo drives the tip. */
+static int
+get_offset_joint (KmSceneView *self)
+{
+  KmSkeleton *skeleton;
+  int joint;
+
+  if (!self->edit_mode || self->document == NULL
+      || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+    return -1;
+  if (self->drag_mode == DRAG_OFFSET)
+    return self->drag_joint;
+  joint = km_document_get_selected_joint (self->document);
+  if (joint < 0 || (guint) joint >= km_skeleton_get_n_joints (skeleton) || joint == get_tip (self))
+    return -1;
+  return joint;
+}
+
+/* The joints as drawn: posed on the skeleton being edited while an offset is dragged. */
+static const KmTransform *
+drawn_joint_world (KmSceneView *self)
+{
+  if (self->offset_preview != NULL)
+    return self->offset_world;
+  return km_document_get_joint_world (self->document, NULL);
+}
+
 static gboolean
 get_gizmo (KmSceneView *self,
            KmGizmo     *gizmo)
 {
   const KmTransform *world;
-  int tip = get_tip (self);
+  int tip = get_tip (self), joint = get_offset_joint (self);
 
+  *gizmo = (KmGizmo) { { 0, 0, 0 }, 0.0, FALSE, FALSE, { 0, 0, 0 } };
   if (!self->edit_mode || tip < 0)
     return FALSE;
-  world = km_document_get_joint_world (self->document, NULL);
-  gizmo->centre = world[tip].pos;
+  world = drawn_joint_world (self);
+  if (joint >= 0)
+    {
+      KmSkeleton *skeleton = self->offset_preview != NULL ? self->offset_preview
+                                                          : km_document_get_skeleton (self->document);
+      const KmJoint *j = km_skeleton_get_joint (skeleton, (guint) joint);
+
+      gizmo->centre = world[joint].pos;
+      gizmo->translate_only = TRUE;
+      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+        {
+          gizmo->show_axis = TRUE;
+          gizmo->axis = km_vec3_normalize (km_mat3_mul_vec3 (&world[joint].rot, j->axis));
+        }
+    }
+  else
+    gizmo->centre = world[tip].pos;
   gizmo->size = km_gizmo_size_for_view (&self->camera, gizmo->centre);
   return TRUE;
 }
@@ -428,9 +487,15 @@ scene_bounds (KmSceneView *self,
   return min->x <= max->x;
 }
 
+/* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
+ * joint added, undone) keeps the view where the user put it. */
 static void
 document_skeleton_changed_cb (KmSceneView *self)
 {
+  KmItem *body = km_document_get_body_item (self->document);
+
+  if (body != NULL && body == self->framed_body && self->camera_moved)
+    return;
   km_scene_view_reset_camera (self);
 }
 
@@ -478,6 +543,15 @@ km_scene_view_create_context (GtkGLArea *area)
   return NULL;
 }
 
+/* The frame's layout phase comes after its input and before its paint: an answer that is
+ * there by then is on the body in the frame drawn next, not one frame later. */
+static void
+frame_layout_cb (KmSceneView *self)
+{
+  if (self->solver != NULL && km_drag_solver_get_busy (self->solver))
+    km_drag_solver_flush (self->solver);
+}
+
 static void
 km_scene_view_realize (GtkWidget *widget)
 {
@@ -486,6 +560,14 @@ km_scene_view_realize (GtkWidget *widget)
   GdkGLContext *context;
 
   GTK_WIDGET_CLASS (km_scene_view_parent_class)->realize (widget);
+
+  self->frame_clock = gtk_widget_get_frame_clock (widget);
+  if (self->frame_clock != NULL)
+    {
+      g_object_ref (self->frame_clock);
+      self->layout_handler = g_signal_connect_swapped (self->frame_clock, "layout",
+                                                       G_CALLBACK (frame_layout_cb), self);
+    }
 
   gtk_gl_area_make_current (GTK_GL_AREA (self));
   if (gtk_gl_area_get_error (GTK_GL_AREA (self)) != NULL)
@@ -501,6 +583,10 @@ static void
 km_scene_view_unrealize (GtkWidget *widget)
 {
   KmSceneView *self = KM_SCENE_VIEW (widget);
+
+  if (self->frame_clock != NULL)
+    g_clear_signal_handler (&self->layout_handler, self->frame_clock);
+  g_clear_object (&self->frame_clock);
 
   gtk_gl_area_make_current (GTK_GL_AREA (self));
   if (gtk_gl_area_get_error (GTK_GL_AREA (self)) == NULL)
@@ -529,12 +615,26 @@ km_scene_view_render (GtkGLArea    *area,
     {
       scene.skeleton = km_document_get_skeleton (self->document);
       scene.joint_world = km_document_get_joint_world (self->document, NULL);
+      if (self->offset_preview != NULL)
+        {
+          /* The body as it would be with the dragged offset, shapes and all. */
+          for (guint b = 0; b < self->bodies->len; b++)
+            {
+              KmRenderBody *body = &g_array_index (self->bodies, KmRenderBody, b);
+
+              if (body->skeleton == scene.skeleton)
+                body->skeleton = self->offset_preview, body->joint_world = self->offset_world;
+            }
+          scene.skeleton = self->offset_preview;
+          scene.joint_world = self->offset_world;
+        }
       scene.selected_joint = km_document_get_selected_joint (self->document);
       scene.effector = km_document_get_effector (self->document);
       scene.has_target = km_document_get_target_pose (self->document, &scene.target);
       scene.trajectory = km_document_get_trajectory (self->document, &scene.n_trajectory);
       scene.has_gizmo = get_gizmo (self, &scene.gizmo);
       scene.gizmo_hover = self->drag_mode == DRAG_IK_AXIS || self->drag_mode == DRAG_IK_ROTATE
+                          || self->drag_mode == DRAG_OFFSET
                           ? self->drag_handle : self->gizmo_hover;
       scene.has_hover = self->edit_mode && self->hover_joint >= 0;
       scene.hover_joint = self->hover_joint;
@@ -601,6 +701,9 @@ request_ik (KmSceneView       *self,
   km_drag_solver_request_full (self->solver, problem, hook,
                                hook != NULL ? (GDestroyNotify) km_body_handler_ik_hook_free
                                             : NULL);
+  /* Motion comes at the start of a frame: look for the answer again before it paints. */
+  if (self->frame_clock != NULL)
+    gdk_frame_clock_request_phase (self->frame_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
 }
 
 static void
@@ -618,6 +721,19 @@ begin_manipulation (KmSceneView *self,
   int joint = -1;
 
   self->drag_mode = DRAG_NONE;
+  if (handle != KM_GIZMO_NONE && (joint = get_offset_joint (self)) >= 0)
+    {
+      view_ray (self, x, y, &origin, &dir);
+      self->drag_mode = DRAG_OFFSET;
+      self->drag_joint = joint;
+      self->drag_handle = handle;
+      self->drag_tip_start = world[joint];
+      self->drag_offset_start = km_skeleton_get_joint (skeleton, (guint) joint)->offset;
+      self->drag_hit_start.x = km_ray_line_param (origin, dir, world[joint].pos,
+                                                  km_gizmo_axis (handle));
+      g_clear_pointer (&self->offset_preview, km_skeleton_unref);
+      goto started;
+    }
   if (handle == KM_GIZMO_NONE)
     {
       joint = pick_joint (self, x, y);
@@ -669,6 +785,7 @@ begin_manipulation (KmSceneView *self,
   if (self->drag_mode == DRAG_NONE)
     return;
 
+started:
   q = km_document_get_pose (self->document, &n_dof);
   g_free (self->drag_pose_start);
   self->drag_pose_start = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
@@ -723,14 +840,71 @@ update_fk (KmSceneView *self,
     }
   else if (j->type == KM_JOINT_SPHERICAL)
     {
-      guint n_dof;
-      g_autofree double *q = g_memdup2 (km_document_get_pose (self->document, &n_dof),
-                                        MAX (n_dof, 1) * sizeof (double));
+      guint n_dof = 0;
+      const double *pose = km_document_get_pose (self->document, &n_dof);
+      /* Not in one expression: the arguments' order of evaluation is unspecified. */
+      g_autofree double *q = g_memdup2 (pose, MAX (n_dof, 1) * sizeof (double));
 
       q[j->dof_index] = q0[j->dof_index] + (y - self->drag_y) * FK_SPHERICAL_SPEED;
       q[j->dof_index + 2] = q0[j->dof_index + 2] + (x - self->drag_x) * FK_SPHERICAL_SPEED;
       km_document_set_joint_values (self->document, q, n_dof);
     }
+}
+
+/* Previews the dragged joint's offset moved along the handle's world axis. */
+static void
+update_offset (KmSceneView *self,
+               double       x,
+               double       y)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  const KmTransform *world = km_document_get_joint_world (self->document, NULL);
+  KmVec3 axis = km_gizmo_axis (self->drag_handle), origin, dir, moved, offset;
+  g_autoptr(GError) error = NULL;
+  const KmJoint *j;
+  KmSkeleton *edited;
+  double s;
+
+  /* The skeleton changed under the drag (an undo from the keyboard): nothing to move. */
+  if (skeleton == NULL || (guint) self->drag_joint >= km_skeleton_get_n_joints (skeleton))
+    {
+      g_clear_pointer (&self->offset_preview, km_skeleton_unref);
+      return;
+    }
+  j = km_skeleton_get_joint (skeleton, (guint) self->drag_joint);
+  view_ray (self, x, y, &origin, &dir);
+  s = km_ray_line_param (origin, dir, self->drag_tip_start.pos, axis);
+  if (!isfinite (s))
+    return;
+  moved = km_vec3_scale (axis, s - self->drag_hit_start.x);
+  /* The offset is in the parent joint's frame. */
+  if (j->parent >= 0)
+    moved = km_mat3_transpose_mul_vec3 (&world[j->parent].rot, moved);
+  offset = km_vec3_add (self->drag_offset_start, moved);
+  edited = km_skeleton_edit_set_offset (skeleton, (guint) self->drag_joint, offset, &error);
+  if (edited == NULL)
+    {
+      g_debug ("offset not previewed: %s", error->message);
+      return;
+    }
+  g_clear_pointer (&self->offset_preview, km_skeleton_unref);
+  self->offset_preview = edited;
+  g_free (self->offset_world);
+  self->offset_world = g_new (KmTransform, km_skeleton_get_n_joints (edited));
+  km_skeleton_forward_kinematics (edited, km_document_get_pose (self->document, NULL), NULL,
+                                  self->offset_world);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+/* Applies the previewed offset as one skeleton edit. */
+static void
+finish_offset (KmSceneView *self)
+{
+  g_autoptr(KmSkeleton) edited = g_steal_pointer (&self->offset_preview);
+
+  g_clear_pointer (&self->offset_world, g_free);
+  if (edited != NULL)
+    km_document_edit_skeleton (self->document, edited, _("Move Joint"), NULL);
 }
 
 static void
@@ -777,6 +951,9 @@ update_manipulation (KmSceneView *self,
     case DRAG_FK:
       update_fk (self, x, y);
       return;
+    case DRAG_OFFSET:
+      update_offset (self, x, y);
+      return;
     case DRAG_NONE:
     case DRAG_ORBIT:
     case DRAG_PAN:
@@ -801,6 +978,7 @@ drag_begin_cb (KmSceneView    *self,
   self->drag_x = x;
   self->drag_y = y;
   self->drag_mode = DRAG_NONE;
+  self->drag_moved = FALSE;
 
   if (self->edit_mode && button == GDK_BUTTON_PRIMARY && self->document != NULL
       && km_document_get_skeleton (self->document) != NULL && (state & GDK_SHIFT_MASK) == 0)
@@ -817,6 +995,8 @@ drag_update_cb (KmSceneView    *self,
                 double          dy,
                 GtkGestureDrag *gesture)
 {
+  if (hypot (dx, dy) > CLICK_SLOP)
+    self->drag_moved = TRUE;
   if (self->drag_mode == DRAG_ORBIT || self->drag_mode == DRAG_PAN)
     {
       self->camera = self->drag_start;
@@ -844,6 +1024,8 @@ drag_end_cb (KmSceneView    *self,
       && self->document != NULL && self->drag_pose_start != NULL)
     {
       update_manipulation (self, self->drag_x + dx, self->drag_y + dy);
+      if (mode == DRAG_OFFSET)
+        finish_offset (self);
       /* The whole drag is one undo step: close it once the last answer is on the body. */
       if (km_drag_solver_get_busy (self->solver))
         self->close_edit_pending = TRUE;
@@ -905,6 +1087,10 @@ click_released_cb (KmSceneView     *self,
   if (self->document == NULL || km_document_get_skeleton (self->document) == NULL)
     return;
 
+  /* A press that became a drag (orbit, manipulation) or hit a gizmo handle selects
+   * nothing: the selection stays with what was dragged. */
+  if (self->drag_moved || pick_gizmo (self, x, y) != KM_GIZMO_NONE)
+    return;
   km_document_set_selected_joint (self->document, pick_joint (self, x, y));
 }
 
@@ -971,6 +1157,9 @@ km_scene_view_finalize (GObject *object)
 
   g_clear_pointer (&self->latencies, g_array_unref);
   g_clear_pointer (&self->drag_pose_start, g_free);
+  g_clear_pointer (&self->offset_preview, km_skeleton_unref);
+  g_clear_pointer (&self->offset_world, g_free);
+  g_clear_weak_pointer (&self->framed_body);
   g_clear_pointer (&self->watched, g_ptr_array_unref);
   g_clear_pointer (&self->bodies, g_array_unref);
   g_clear_pointer (&self->body_worlds, g_ptr_array_unref);
@@ -1255,6 +1444,8 @@ km_scene_view_set_camera (KmSceneView    *self,
   self->camera = *camera;
   self->camera.orthographic = !!camera->orthographic;
   self->camera_moved = TRUE;
+  if (self->document != NULL)
+    g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
   if (ortho_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
@@ -1287,6 +1478,8 @@ km_scene_view_reset_camera (KmSceneView *self)
         km_camera_frame_box (&self->camera, min, max);
     }
   self->camera_moved = FALSE;
+  if (self->document != NULL)
+    g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
 }
 

@@ -7,16 +7,19 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-time-bar.h"
 #include "km-document-edit.h"
+#include "km-ik.h"
 
 /*
  * Playback advances the document's current frame from the frame clock (a tick callback),
  * so it follows the display's real time at the document's frame rate times the playback
  * speed, whatever the monitor refresh; a slow frame skips frames rather than slowing the
- * motion down. Target keyframes show as marks under the slider.
+ * motion down. Target keyframes show as marks under the slider, over coloured bands at the
+ * frames whose solve missed its target (red) or left a joint on a limit (orange).
  */
 
 #define MIN_SPEED 0.25
@@ -25,6 +28,10 @@
 #define STRIP_PAD 10.0
 #define TICK_HALF_WIDTH 4.0
 #define TICK_PICK_PIXELS 6.0
+/* A joint this close to a limit (rad or m) sits on it: the solver clamps onto limits. */
+#define LIMIT_EPSILON 1e-6
+/* Marked frames: at least this wide, so one frame of many still shows. */
+#define MARK_MIN_WIDTH 2.0
 
 struct _KmTimeBar
 {
@@ -59,6 +66,10 @@ struct _KmTimeBar
 
   gboolean          has_clipboard;
   KmTargetKeyframe  clipboard;
+
+  /* KmTimeBarMarks of each frame of the solved animation */
+  GByteArray       *marks;
+  guint             n_marked;
 };
 
 enum {
@@ -138,6 +149,49 @@ strip_frame_at (KmTimeBar *self,
   return (guint) CLAMP (round ((x - STRIP_PAD) / MAX (width, 1.0) * last), 0.0, last);
 }
 
+/* Bands under the frames the solve marked: a frame's band spans half a frame each side. */
+static void
+draw_marks (KmTimeBar *self,
+            cairo_t   *cr,
+            int        height)
+{
+  static const struct
+  {
+    KmTimeBarMarks mark;
+    double         r, g, b;
+  } kinds[] = {
+    /* GNOME palette: orange 3 under red 3, so a frame with both shows red */
+    { KM_TIME_BAR_MARK_AT_LIMIT, 0xff / 255.0, 0x78 / 255.0, 0x00 / 255.0 },
+    { KM_TIME_BAR_MARK_MISSED, 0xe0 / 255.0, 0x1b / 255.0, 0x24 / 255.0 },
+  };
+
+  if (self->n_marked == 0)
+    return;
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      cairo_set_source_rgb (cr, kinds[k].r, kinds[k].g, kinds[k].b);
+      for (guint f = 0; f < self->marks->len; f++)
+        {
+          double x0, x1;
+
+          if (!(self->marks->data[f] & kinds[k].mark))
+            continue;
+          x0 = strip_x (self, f - 0.5);
+          x1 = strip_x (self, f + 0.5);
+          if (x1 - x0 < MARK_MIN_WIDTH)
+            {
+              double mid = (x0 + x1) / 2.0;
+
+              x0 = mid - MARK_MIN_WIDTH / 2.0;
+              x1 = mid + MARK_MIN_WIDTH / 2.0;
+            }
+          cairo_rectangle (cr, floor (x0), 0, MAX (ceil (x1) - floor (x0), 1.0), height);
+        }
+      cairo_fill (cr);
+    }
+}
+
 static void
 strip_draw_cb (GtkDrawingArea *area,
                cairo_t        *cr,
@@ -151,6 +205,7 @@ strip_draw_cb (GtkDrawingArea *area,
   GdkRGBA color;
   guint n = 0;
 
+  draw_marks (self, cr, height);
   if (targets == NULL)
     return;
 
@@ -168,6 +223,62 @@ strip_draw_cb (GtkDrawingArea *area,
       cairo_close_path (cr);
     }
   cairo_fill (cr);
+}
+
+/* Which frames of the solved animation missed their target (a position residual above the
+ * solver's tolerance) or hold a joint on one of its limits. */
+static void
+update_marks (KmTimeBar *self)
+{
+  KmAnimation *animation = self->document ? km_document_get_animation (self->document) : NULL;
+  KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
+  g_autofree double *lower = NULL;
+  g_autofree double *upper = NULL;
+  guint n_frames, n_dof;
+
+  g_byte_array_set_size (self->marks, 0);
+  self->n_marked = 0;
+  gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
+  if (animation == NULL)
+    return;
+
+  n_frames = km_animation_get_n_frames (animation);
+  n_dof = km_animation_get_n_dof (animation);
+  g_byte_array_set_size (self->marks, n_frames);
+  memset (self->marks->data, 0, n_frames);
+  if (skeleton != NULL && km_skeleton_get_n_dof (skeleton) == n_dof)
+    {
+      lower = g_new (double, n_dof);
+      upper = g_new (double, n_dof);
+      km_skeleton_get_dof_limits (skeleton, lower, upper);
+    }
+
+  for (guint f = 0; f < n_frames; f++)
+    {
+      const double *q = km_animation_get_frame (animation, f);
+      double pos_err, rot_err;
+      guint8 mark = 0;
+
+      if (km_animation_get_residual (animation, f, &pos_err, &rot_err))
+        {
+          /* The solver reaches the position first and the orientation where the joints
+           * allow (a 5-DOF arm cannot turn every way): the position is the target. */
+          if (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE)
+            mark |= KM_TIME_BAR_MARK_MISSED;
+        }
+      else if (km_animation_has_residuals (animation))
+        continue;  /* not solved yet, while the frames stream in */
+      for (guint i = 0; q != NULL && lower != NULL && i < n_dof; i++)
+        if ((isfinite (lower[i]) && q[i] <= lower[i] + LIMIT_EPSILON)
+            || (isfinite (upper[i]) && q[i] >= upper[i] - LIMIT_EPSILON))
+          {
+            mark |= KM_TIME_BAR_MARK_AT_LIMIT;
+            break;
+          }
+      self->marks->data[f] = mark;
+      if (mark != 0)
+        self->n_marked++;
+    }
 }
 
 static void
@@ -507,6 +618,7 @@ km_time_bar_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
+  g_clear_pointer (&self->marks, g_byte_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_TIME_BAR);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -641,6 +753,7 @@ km_time_bar_init (KmTimeBar *self)
   self->loop = TRUE;
   self->speed = 1.0;
   self->tick_from = -1;
+  self->marks = g_byte_array_new ();
   gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);
   gesture = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
@@ -664,6 +777,10 @@ km_time_bar_init (KmTimeBar *self)
                                   G_CALLBACK (document_solving_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::solve-progress",
                                   G_CALLBACK (document_solving_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::animation",
+                                  G_CALLBACK (update_marks), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
+                                  G_CALLBACK (update_marks), self);
   document_range_changed_cb (self);
   document_targets_changed_cb (self);
   document_solving_changed_cb (self);
@@ -698,6 +815,7 @@ km_time_bar_set_document (KmTimeBar  *self,
   document_range_changed_cb (self);
   document_targets_changed_cb (self);
   document_solving_changed_cb (self);
+  update_marks (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
@@ -813,4 +931,40 @@ km_time_bar_get_keyframe_point (KmTimeBar *self,
                                            strip_x (self, frame),
                                            gtk_widget_get_height (GTK_WIDGET (self->keyframe_strip))
                                            / 2.0, x, y);
+}
+
+/**
+ * km_time_bar_get_frame_marks:
+ *
+ * What the time bar marks at @frame of the solved animation: whether its solve missed the
+ * target (a position residual above the IK solver's default tolerance) and whether a joint
+ * sits on one of its limits there.
+ *
+ * Returns: the marks, 0 for an unmarked frame or one past the animation
+ */
+KmTimeBarMarks
+km_time_bar_get_frame_marks (KmTimeBar *self,
+                             guint      frame)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), 0);
+
+  return frame < self->marks->len ? self->marks->data[frame] : 0;
+}
+
+/* How many frames carry a mark. */
+guint
+km_time_bar_get_n_marked_frames (KmTimeBar *self)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), 0);
+
+  return self->n_marked;
+}
+
+/* The strip under the slider that shows keyframes and marks (tests read its pixels). */
+GtkWidget *
+km_time_bar_get_strip (KmTimeBar *self)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), NULL);
+
+  return GTK_WIDGET (self->keyframe_strip);
 }

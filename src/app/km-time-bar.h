@@ -14,6 +14,13 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmTimeBar, km_time_bar, KM, TIME_BAR, GtkWidget)
 
+/* What the time bar marks at a frame of the solved animation. */
+typedef enum
+{
+  KM_TIME_BAR_MARK_MISSED   = 1 << 0,  /* the solve missed its target */
+  KM_TIME_BAR_MARK_AT_LIMIT = 1 << 1,  /* a joint sits on one of its limits */
+} KmTimeBarMarks;
+
 GtkWidget  *km_time_bar_new           (void);
 KmDocument *km_time_bar_get_document  (KmTimeBar  *self);
 void        km_time_bar_set_document  (KmTimeBar  *self,
@@ -31,5 +38,9 @@ gboolean    km_time_bar_get_keyframe_point (KmTimeBar *self,
                                             guint      frame,
                                             double    *x,
                                             double    *y);
+KmTimeBarMarks km_time_bar_get_frame_marks    (KmTimeBar *self,
+                                              guint      frame);
+guint       km_time_bar_get_n_marked_frames (KmTimeBar *self);
+GtkWidget  *km_time_bar_get_strip           (KmTimeBar *self);
 
 G_END_DECLS

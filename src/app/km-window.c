@@ -19,6 +19,7 @@
 #include "km-item-tree.h"
 #include "km-joint-inspector.h"
 #include "km-joint-panel.h"
+#include "km-layout-state.h"
 #include "km-message-view.h"
 #include "km-scene-view.h"
 #include "km-time-bar.h"
@@ -258,6 +259,8 @@ save_to (KmWindow *self,
 {
   g_autoptr(GError) error = NULL;
 
+  km_layout_state_store (km_document_get_project (self->document), self->scene_view,
+                         self->time_bar);
   if (km_document_save (self->document, file, &error))
     {
       add_recent (self, file);
@@ -332,9 +335,14 @@ open_now (KmWindow *self,
           GFile    *file)
 {
   g_autoptr(GError) error = NULL;
+  KmProject *before = km_document_get_project (self->document);
 
   if (km_document_import_file (self->document, file, &error))
     {
+      /* A project opened (not a file imported into this one): its camera and time. */
+      if (km_document_get_project (self->document) != before)
+        km_layout_state_restore (km_document_get_project (self->document), self->scene_view,
+                                 self->time_bar);
       add_recent (self, file);
       return TRUE;
     }

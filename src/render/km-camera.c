@@ -97,6 +97,57 @@ km_camera_get_forward (const KmCamera *self)
                   -sin (self->pitch));
 }
 
+/* The unit up direction of the view: world Z made orthogonal to the forward direction. */
+KmVec3
+km_camera_get_up (const KmCamera *self)
+{
+  g_return_val_if_fail (self != NULL, km_vec3 (0, 0, 1));
+
+  return km_vec3 (-sin (self->pitch) * cos (self->yaw),
+                  -sin (self->pitch) * sin (self->yaw),
+                  cos (self->pitch));
+}
+
+/**
+ * km_camera_look_from:
+ * @eye: where the eye is
+ * @direction: where it looks (any length but zero)
+ * @distance: how far ahead of the eye the orbit target lies
+ *
+ * Places the camera at @eye looking along @direction, as Choreonoid stores its cameras
+ * (the roll is always zero: the camera keeps world Z up). The pitch is kept off the poles
+ * and the distance within the zoom range, so the eye can move a little from @eye for a
+ * direction straight up or down. Field of view and projection stay.
+ *
+ * Returns: %FALSE (and the camera unchanged) when a value is not finite or @direction is
+ *   zero
+ */
+gboolean
+km_camera_look_from (KmCamera *self,
+                     KmVec3    eye,
+                     KmVec3    direction,
+                     double    distance)
+{
+  double length;
+  KmVec3 forward;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  length = km_vec3_length (direction);
+  if (!isfinite (eye.x) || !isfinite (eye.y) || !isfinite (eye.z) || !isfinite (length)
+      || length < 1e-12 || !isfinite (distance))
+    return FALSE;
+
+  forward = km_vec3_scale (direction, 1.0 / length);
+  self->distance = CLAMP (distance, MIN_DISTANCE, MAX_DISTANCE);
+  self->pitch = CLAMP (asin (CLAMP (-forward.z, -1.0, 1.0)), -PITCH_LIMIT, PITCH_LIMIT);
+  if (hypot (forward.x, forward.y) > 1e-9)
+    self->yaw = atan2 (-forward.y, -forward.x);
+  forward = km_camera_get_forward (self);
+  self->target = km_vec3_add (eye, km_vec3_scale (forward, self->distance));
+  return TRUE;
+}
+
 KmVec3
 km_camera_get_eye (const KmCamera *self)
 {

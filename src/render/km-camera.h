@@ -60,6 +60,11 @@ void        km_camera_pan            (KmCamera       *self,
 void        km_camera_set_view       (KmCamera       *self,
                                       KmCameraView    view);
 KmVec3      km_camera_get_forward    (const KmCamera *self);
+KmVec3      km_camera_get_up         (const KmCamera *self);
+gboolean    km_camera_look_from      (KmCamera       *self,
+                                      KmVec3          eye,
+                                      KmVec3          direction,
+                                      double          distance);
 void        km_camera_frame_box      (KmCamera       *self,
                                       KmVec3          min,
                                       KmVec3          max);

@@ -245,7 +245,8 @@ km_gizmo_pick (const KmGizmo  *gizmo,
       if (d < best_d)
         best_d = d, best = h;
     }
-  for (KmGizmoHandle h = KM_GIZMO_ROTATE_X; h <= KM_GIZMO_ROTATE_Z; h++)
+  for (KmGizmoHandle h = KM_GIZMO_ROTATE_X; h <= KM_GIZMO_ROTATE_Z && !gizmo->translate_only;
+       h++)
     {
       double px = 0, py = 0;
       gboolean have_prev = FALSE;

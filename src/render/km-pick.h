@@ -32,11 +32,16 @@ typedef enum
 } KmGizmoHandle;
 
 /* The gizmo: three arrows of length `size` along the world axes from `centre`, and three
- * rings of radius 0.8 × `size` about them. */
+ * rings of radius 0.8 × `size` about them; with `translate_only` the arrows alone (the rings
+ * are neither drawn nor picked). With `show_axis`, a line along the unit vector `axis`
+ * through `centre` is drawn too (a joint's axis); it is not a handle. Zero-initialise it. */
 typedef struct
 {
-  KmVec3 centre;
-  double size;
+  KmVec3   centre;
+  double   size;
+  gboolean translate_only;
+  gboolean show_axis;
+  KmVec3   axis;
 } KmGizmo;
 
 #define KM_GIZMO_RING_SEGMENTS 64

@@ -67,6 +67,9 @@ struct _KmRenderer
   Mesh     cone;
   GHashTable *meshes;          /* KmMesh * → CachedMesh */
   guint64  frame;
+  int      blending;       /* GL_BLEND as last set while drawing shapes: 0, 1, -1 unknown */
+  int      culling;        /* GL_CULL_FACE likewise */
+  int      front_ccw;      /* glFrontFace likewise: 1 GL_CCW, 0 GL_CW */
 
   GLuint   grid_vao;
   GLuint   grid_vbo;
@@ -688,6 +691,38 @@ bone_model (KmVec3   a,
   return TRUE;
 }
 
+/* The primitives are closed and wound counter-clockwise outwards: their back faces, hidden
+ * anyway, need not be rasterised (a mirroring transform turns the winding round). Mesh
+ * files do not agree on winding: both sides. */
+static void
+set_culling (KmRenderer *self,
+             gboolean    closed,
+             mat4        model)
+{
+  mat3 linear;
+
+  if (self->culling != closed)
+    {
+      self->culling = closed;
+      if (closed)
+        glEnable (GL_CULL_FACE);
+      else
+        glDisable (GL_CULL_FACE);
+    }
+  if (closed)
+    {
+      int ccw;
+
+      glm_mat4_pick3 (model, linear);
+      ccw = glm_mat3_det (linear) >= 0.0f;
+      if (self->front_ccw != ccw)
+        {
+          self->front_ccw = ccw;
+          glFrontFace (ccw ? GL_CCW : GL_CW);
+        }
+    }
+}
+
 static void
 draw_shape (KmRenderer         *self,
             const KmShape      *shape,
@@ -702,6 +737,15 @@ draw_shape (KmRenderer         *self,
 
   if (!(shape->color.a > 0.0f))
     return;
+  /* Blending an opaque colour gives that colour: skip the blend unit's work. */
+  if (self->blending != (shape->color.a < 1.0f))
+    {
+      self->blending = shape->color.a < 1.0f;
+      if (self->blending)
+        glEnable (GL_BLEND);
+      else
+        glDisable (GL_BLEND);
+    }
 
   km_shape_get_mat4 (shape, frame);
   glm_mat4_mul (joint, frame, frame);
@@ -729,6 +773,7 @@ draw_shape (KmRenderer         *self,
           glm_mat4_copy (frame, model);
           glm_translate (model, (vec3) { 0.0f, (float) (end * shape->height / 2), 0.0f });
           glm_scale_uni (model, (float) shape->radius);
+          set_culling (self, TRUE, model);
           draw_mesh (self, &self->sphere, view, view_proj, model, rgba);
         }
       mesh = &self->shape_cylinder;
@@ -746,6 +791,7 @@ draw_shape (KmRenderer         *self,
     return;
   glm_mat4_copy (frame, model);
   glm_scale (model, scale);
+  set_culling (self, shape->type != KM_SHAPE_MESH, model);
   draw_mesh (self, mesh, view, view_proj, model, rgba);
 }
 
@@ -827,9 +873,14 @@ build_gizmo_lines (const KmRenderScene *scene,
     { 0.95f, 0.30f, 0.30f }, { 0.35f, 0.85f, 0.35f }, { 0.35f, 0.55f, 1.00f },
   };
   static const float active_rgb[3] = { KM_RENDER_GIZMO_ACTIVE_RGB };
+  static const float axis_line_rgb[3] = { 0.95f, 0.90f, 0.55f };
   const KmGizmo *g = &scene->gizmo;
 
-  for (KmGizmoHandle h = KM_GIZMO_MOVE_X; h <= KM_GIZMO_ROTATE_Z; h++)
+  if (g->show_axis)
+    line (a, km_vec3_sub (g->centre, km_vec3_scale (g->axis, g->size * 1.2)),
+          km_vec3_add (g->centre, km_vec3_scale (g->axis, g->size * 1.2)), axis_line_rgb);
+  for (KmGizmoHandle h = KM_GIZMO_MOVE_X;
+       h <= (g->translate_only ? KM_GIZMO_MOVE_Z : KM_GIZMO_ROTATE_Z); h++)
     {
       const float *rgb = h == scene->gizmo_hover ? active_rgb
                                                  : axis_rgb[(h - KM_GIZMO_MOVE_X) % 3];
@@ -967,10 +1018,13 @@ km_renderer_render (KmRenderer          *self,
   self->frame++;
   if (scene->n_bodies > 0)
     {
-      /* Shapes: two-sided (mesh files disagree on winding), blended where translucent. */
+      /* Shapes: closed primitives culled, meshes two-sided; blended where translucent. */
       glDisable (GL_CULL_FACE);
       glEnable (GL_BLEND);
       glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+      self->blending = 1;
+      self->culling = 0;
+      self->front_ccw = 1;
       for (guint b = 0; b < scene->n_bodies; b++)
         {
           const KmRenderBody *body = &scene->bodies[b];
@@ -987,6 +1041,7 @@ km_renderer_render (KmRenderer          *self,
         }
       glDisable (GL_BLEND);
       glEnable (GL_CULL_FACE);
+      glFrontFace (GL_CCW);
     }
   g_hash_table_foreach_remove (self->meshes, mesh_unused, self);
 

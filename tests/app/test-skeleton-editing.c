@@ -9,9 +9,13 @@
 #include <gtk/gtk.h>
 
 #include "km-body-item.h"
+#include "km-body.h"
+#include "km-camera.h"
 #include "km-document-skeleton.h"
 #include "km-document.h"
+#include "km-ik-animation-item.h"
 #include "km-joint-inspector.h"
+#include "km-scene-view.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 #include "km-skeleton-outline.h"
@@ -25,6 +29,9 @@ typedef struct
   GtkWidget  *inspector;
   KmDocument *document;
 } Fixture;
+
+static GtkWidget *find_action_button (GtkWidget  *widget,
+                                      const char *action);
 
 static gpointer
 child (Fixture    *f,
@@ -59,7 +66,8 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  km_document_cancel_solve (f->document);
+  /* A cancelled solve still holds the document until its worker returns: let it end. */
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   gtk_window_destroy (GTK_WINDOW (f->window));
   test_app_spin ();
   g_assert_finalize_object (f->document);
@@ -427,6 +435,506 @@ test_export_urdf (Fixture       *f,
   g_rmdir (dir);
 }
 
+static KmAnimation *
+copy_motion (Fixture *f)
+{
+  KmAnimation *animation = km_document_get_animation (f->document);
+
+  g_assert_nonnull (animation);
+  return km_animation_copy (animation);
+}
+
+static void
+assert_motion (Fixture     *f,
+               KmAnimation *expected)
+{
+  KmAnimation *animation = km_document_get_animation (f->document);
+
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_dof (animation), ==, km_animation_get_n_dof (expected));
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==,
+                    km_animation_get_n_frames (expected));
+  g_assert_true (km_animation_equal (animation, expected, 0.0));
+}
+
+/* A structural edit and the re-solve it starts are one undo step. */
+static void
+test_edit_and_solve_one_step (Fixture       *f,
+                              gconstpointer  data)
+{
+  KmProject *project = km_document_get_project (f->document);
+  g_autoptr(KmSkeleton) original = km_skeleton_ref (skeleton (f));
+  g_autoptr(KmAnimation) original_motion = copy_motion (f);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmAnimation) edited_motion = NULL;
+  guint n_items = km_item_get_n_children (km_document_get_body_item (f->document));
+
+  g_assert_cmpuint (km_animation_get_n_dof (original_motion), ==, 5);
+  g_assert_cmpuint (km_animation_get_n_frames (original_motion), >, 1);
+
+  /* A joint above the elbow: one more DOF, so the motion must be solved again. */
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.insert-parent"));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  edited = km_skeleton_ref (skeleton (f));
+  g_assert_cmpuint (km_skeleton_get_n_dof (edited), ==, 6);
+  edited_motion = copy_motion (f);
+  g_assert_cmpuint (km_animation_get_n_dof (edited_motion), ==, 6);
+  g_assert_cmpuint (km_animation_get_n_frames (edited_motion), ==,
+                    km_animation_get_n_frames (original_motion));
+  g_assert_cmpstr (km_project_get_undo_label (project), ==, "Insert Joint");
+  g_assert_cmpuint (km_item_get_n_children (km_document_get_body_item (f->document)), ==, n_items);
+
+  /* One undo: the old skeleton and the old motion, value for value. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+  assert_motion (f, original_motion);
+
+  /* Redo: the edited ones, without solving again. */
+  g_assert_true (km_document_redo (f->document));
+  g_assert_false (km_document_can_redo (f->document));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), edited, 0.0));
+  assert_motion (f, edited_motion);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+  assert_motion (f, original_motion);
+}
+
+static KmItem *
+animation_item (Fixture *f)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    if (KM_IS_IK_ANIMATION_ITEM (km_item_get_child (body, i)))
+      return km_item_get_child (body, i);
+  return NULL;
+}
+
+/* A body with targets but no animation item: the item the re-solve adds belongs to the
+ * edit's step too. */
+static void
+test_edit_adds_animation_item (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  g_autoptr(KmItem) added = NULL;
+  guint n_children;
+
+  g_assert_nonnull (animation_item (f));
+  g_ptr_array_add (items, animation_item (f));
+  km_document_remove_items (f->document, items);
+  g_assert_null (animation_item (f));
+  g_assert_null (km_document_get_animation (f->document));
+  n_children = km_item_get_n_children (km_document_get_body_item (f->document));
+
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.insert-parent"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (animation_item (f));
+  added = g_object_ref (animation_item (f));
+  g_assert_cmpuint (km_item_get_n_children (km_document_get_body_item (f->document)), ==,
+                    n_children + 1);
+  g_assert_cmpuint (km_animation_get_n_dof (km_document_get_animation (f->document)), ==, 6);
+  g_assert_cmpstr (km_project_get_undo_label (km_document_get_project (f->document)), ==,
+                   "Insert Joint");
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_null (animation_item (f));
+  g_assert_null (km_document_get_animation (f->document));
+  g_assert_cmpuint (km_skeleton_get_n_dof (skeleton (f)), ==, 5);
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (animation_item (f) == added);
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_cmpuint (km_animation_get_n_dof (km_document_get_animation (f->document)), ==, 6);
+}
+
+/* Undo while the re-solve runs cancels it; no step appears later; redo solves again. */
+static void
+test_undo_during_solve (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) original = km_skeleton_ref (skeleton (f));
+  g_autoptr(KmAnimation) original_motion = copy_motion (f);
+
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.insert-parent"));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+  assert_motion (f, original_motion);
+
+  /* The cancelled solve's callback arrives later and changes nothing. */
+  for (guint i = 0; i < 20; i++)
+    {
+      g_usleep (10000);
+      test_app_spin ();
+    }
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (km_document_can_redo (f->document));
+  assert_motion (f, original_motion);
+
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_animation_get_n_dof (km_document_get_animation (f->document)), ==, 6);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+  assert_motion (f, original_motion);
+}
+
+static void
+test_new_skeleton (Fixture       *f,
+                   gconstpointer  data)
+{
+  KmProject *project = km_document_get_project (f->document);
+  g_autoptr(KmItem) old_body = g_object_ref (km_document_get_body_item (f->document));
+  g_autoptr(KmSkeleton) original = km_skeleton_ref (skeleton (f));
+  g_autoptr(KmItem) body = NULL;
+  g_autoptr(KmItem) selected = NULL;
+  g_autoptr(GFile) file = NULL;
+  const KmJoint *root;
+  GtkWidget *button;
+
+  /* The button on the inspector's "no joint" page. */
+  km_document_set_selected_joint (f->document, -1);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (child (f, "stack")), ==, "empty");
+  button = find_action_button (f->inspector, "skeleton.new-skeleton");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
+  body = g_object_ref (km_document_get_body_item (f->document));
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  g_assert_true (body != old_body);
+  g_assert_nonnull (km_item_get_parent (body));
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 1);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skeleton (f)), ==, 0);
+  root = km_skeleton_get_joint (skeleton (f), 0);
+  g_assert_cmpstr (root->name, ==, "Root");
+  g_assert_cmpint (root->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (root->parent, ==, -1);
+  /* The new body is selected in the project, its root joint in the inspector. */
+  g_assert_cmpuint (g_list_model_get_n_items (km_project_get_selection (project)), ==, 1);
+  selected = g_list_model_get_item (km_project_get_selection (project), 0);
+  g_assert_true (selected == body);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, 0);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (child (f, "stack")), ==, "joint");
+  g_assert_cmpstr (gtk_editable_get_text (child (f, "name_entry")), ==, "Root");
+  /* Not saved anywhere yet: Save Skeleton asks where. */
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  file = km_document_dup_skeleton_file (f->document);
+  g_assert_null (file);
+
+  /* The hierarchy operations work on it. */
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 2);
+  g_assert_cmpstr (parent_name (f, "joint1"), ==, "Root");
+  g_assert_cmpuint (km_skeleton_get_n_dof (skeleton (f)), ==, 1);
+  gtk_spin_button_set_value (child (f, "offset_x"), 0.25);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton (f), 1)->offset.x, 0.25, 1e-12);
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_cmpstr (parent_name (f, "joint2"), ==, "joint1");
+
+  /* Undo, step by step, back to the project before. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton (f), 1)->offset.x, 0.0, 1e-12);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 1);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_null (km_item_get_parent (body));
+  g_assert_true (km_document_get_body_item (f->document) == old_body);
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (km_document_redo (f->document));
+  g_assert_true (km_document_get_body_item (f->document) == body);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 3);
+  g_assert_cmpstr (parent_name (f, "joint2"), ==, "joint1");
+}
+
+static KmSkeleton *
+load_body (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  KmSkeleton *loaded;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, &error));
+  loaded = km_body_load (path, contents, length, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  return loaded;
+}
+
+/* A project whose body came from skeleton.json, saved for Choreonoid: a .body copy beside
+ * it, which the project refers to and which loads back as the same skeleton. */
+static void
+test_save_with_body_copy (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "arm.json", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autofree char *body_path = g_build_filename (dir, "arm.body", NULL);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  KmSkeleton *edited;
+  KmBodyItem *body;
+  KmBodyItem *reopened_body;
+  int elbow;
+  guint n = 0;
+  const double *q;
+
+  g_assert_nonnull (dir);
+  /* A spherical joint has no .body equivalent: make the shoulder revolute first. */
+  edited = km_skeleton_edit_set_type (skeleton (f), (guint) find (f, "Shoulder"),
+                                      KM_JOINT_REVOLUTE, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  elbow = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->dof_index;
+  km_document_set_dof_value (f->document, (guint) elbow, 0.75);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_save_skeleton (f->document, json_file, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (km_document_save_with_body_copies (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (project_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (body_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (km_document_get_modified (f->document));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "CHOREONOID-BODY");
+  g_assert_cmpstr (km_body_item_get_file (body), ==, body_path);
+
+  loaded = load_body (body_path);
+  g_assert_true (km_skeleton_equal (loaded, skeleton (f), 1e-9));
+  g_clear_pointer (&loaded, km_skeleton_unref);
+
+  /* The project opens with the body from the copy and its joint values. */
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  reopened_body = KM_BODY_ITEM (km_document_get_body_item (reopened));
+  g_assert_nonnull (reopened_body);
+  g_assert_cmpstr (km_body_item_get_format (reopened_body), ==, "CHOREONOID-BODY");
+  g_assert_true (km_skeleton_equal (km_document_get_skeleton (reopened), skeleton (f), 1e-9));
+  q = km_body_item_get_joint_state (reopened_body, &n);
+  g_assert_cmpuint (n, ==, km_skeleton_get_n_dof (skeleton (f)));
+  g_assert_cmpfloat_with_epsilon (q[elbow], 0.75, 1e-9);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  km_document_cancel_solve (reopened);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+
+  /* The skeleton.json stays as it was; undo points the body back at it. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+
+  g_remove (body_path);
+  g_remove (project_path);
+  g_remove (json_path);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static KmSkeleton *
+load_skeleton_json (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  KmSkeleton *loaded;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, &error));
+  loaded = km_skeleton_json_load (path, contents, length, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  return loaded;
+}
+
+/* Saving the project keeps skeleton edits: the edited embedded example and a new skeleton
+ * (which has no file yet) are written beside the project, the body items refer to them,
+ * and the reopened project shows the edited skeleton. Before, both were lost. */
+static void
+test_project_save_keeps_edits (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "edited.cnoid", NULL);
+  g_autofree char *skeleton_path = g_build_filename (dir, "skeleton.json", NULL);
+  g_autofree char *new_path = g_build_filename (dir, "New Skeleton.json", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  KmSkeleton *next;
+  KmItem *new_body;
+
+  g_assert_nonnull (dir);
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Added",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0.1, 0, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  edited = km_skeleton_ref (skeleton (f));
+
+  new_body = km_document_new_skeleton (f->document, "Root");
+  g_assert_nonnull (new_body);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (skeleton_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (new_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (new_body)), ==, new_path);
+  g_assert_false (km_document_get_modified (f->document));
+
+  loaded = load_skeleton_json (skeleton_path);
+  g_assert_true (km_skeleton_equal (loaded, edited, 1e-9));
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "Added"), >=, 0);
+  g_clear_pointer (&loaded, km_skeleton_unref);
+  loaded = load_skeleton_json (new_path);
+  g_assert_cmpuint (km_skeleton_get_n_joints (loaded), ==, 1);
+
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_true (km_skeleton_equal (km_document_get_skeleton (reopened), edited, 1e-9));
+  km_document_cancel_solve (reopened);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+
+  g_remove (project_path);
+  g_remove (skeleton_path);
+  g_remove (new_path);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* Export as .body and URDF → reload equality (without a spherical joint both are exact). */
+static void
+test_export_body_reload (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "arm.body", NULL);
+  g_autofree char *urdf_path = g_build_filename (dir, "arm.urdf", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) urdf_file = g_file_new_for_path (urdf_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  /* Spherical joints split into three revolute ones: the same DOF, more joints. */
+  g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_BODY, file, &error));
+  g_assert_no_error (error);
+  loaded = load_body (path);
+  g_assert_cmpuint (km_skeleton_get_n_joints (loaded), ==, 7);
+  g_assert_cmpuint (km_skeleton_get_n_dof (loaded), ==, km_skeleton_get_n_dof (skeleton (f)));
+  g_clear_pointer (&loaded, km_skeleton_unref);
+
+  select_joint (f, "Shoulder");
+  gtk_drop_down_set_selected (child (f, "type_dropdown"), KM_JOINT_REVOLUTE);
+  g_assert_cmpint (km_skeleton_get_joint (skeleton (f), 1)->type, ==, KM_JOINT_REVOLUTE);
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_BODY, file, &error));
+  g_assert_no_error (error);
+  loaded = load_body (path);
+  g_assert_true (km_skeleton_equal (loaded, skeleton (f), 1e-9));
+  g_clear_pointer (&loaded, km_skeleton_unref);
+
+  /* The same skeleton through URDF. */
+  g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_URDF, urdf_file,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (urdf_path, &contents, &length, &error));
+  loaded = km_urdf_load (urdf_path, contents, length, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (loaded, skeleton (f), 1e-9));
+
+  g_remove (path);
+  g_remove (urdf_path);
+  g_rmdir (dir);
+}
+
+/* A parent below the joint would make a cycle: refused at the parent field. */
+static void
+test_cycle_refused (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkDropDown *parent = child (f, "parent_dropdown");
+  GtkWidget *error_label = child (f, "parent_error");
+  KmSkeleton *before = skeleton (f);
+  g_autoptr(GError) expected = NULL;
+
+  g_assert_null (km_skeleton_edit_set_parent (before, (guint) find (f, "Shoulder"),
+                                              (guint) find (f, "Piston"), &expected));
+  g_assert_nonnull (expected);
+
+  select_joint (f, "Shoulder");
+  g_assert_cmpuint (gtk_drop_down_get_selected (parent), ==, (guint) find (f, "Root"));
+  g_assert_false (gtk_widget_get_visible (error_label));
+  gtk_drop_down_set_selected (parent, (guint) find (f, "Piston"));
+
+  g_assert_true (skeleton (f) == before);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (gtk_widget_get_visible (error_label));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (error_label)), ==, expected->message);
+  g_assert_cmpuint (gtk_drop_down_get_selected (parent), ==, (guint) find (f, "Root"));
+
+  /* A parent that makes no cycle is taken. */
+  select_joint (f, "Piston");
+  g_assert_false (gtk_widget_get_visible (error_label));
+  gtk_drop_down_set_selected (parent, (guint) find (f, "Shoulder"));
+  g_assert_cmpstr (parent_name (f, "Piston"), ==, "Shoulder");
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* A linked (mimic) joint shows its master and formula, read-only. */
+static void
+test_mimic_shown (Fixture       *f,
+                  gconstpointer  data)
+{
+  GtkWidget *label = child (f, "mimic_label");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) linked = NULL;
+
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  linked = km_skeleton_edit_set_mimic (skeleton (f), (guint) find (f, "joint1"),
+                                       find (f, "Elbow"), 2.0, 0.1, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, linked, "Link Joint", NULL));
+  select_joint (f, "joint1");
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_true (gtk_widget_get_visible (child (f, "mimic_title")));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "follows Elbow × 2 + 5.72958°");
+
+  select_joint (f, "Elbow");
+  g_assert_false (gtk_widget_get_visible (label));
+  g_assert_false (gtk_widget_get_visible (child (f, "mimic_title")));
+}
+
 static void
 test_outline (Fixture       *f,
               gconstpointer  data)
@@ -441,6 +949,288 @@ test_outline (Fixture       *f,
   g_assert_true (activate (f, "skeleton.add-child"));
   g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 6);
   g_assert_cmpuint (gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (rows)), ==, 5);
+}
+
+/* The inspector beside the scene view: edits made in its widgets are drawn. */
+typedef struct
+{
+  Fixture      base;
+  KmSceneView *scene_view;
+} SceneFixture;
+
+static void
+scene_fixture_setup (SceneFixture  *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+
+  f->base.document = km_document_new ();
+  f->scene_view = KM_SCENE_VIEW (km_scene_view_new ());
+  /* A fixed size, so frames before and after an edit compare pixel for pixel. */
+  gtk_widget_set_size_request (GTK_WIDGET (f->scene_view), 480, 480);
+  gtk_widget_set_hexpand (GTK_WIDGET (f->scene_view), FALSE);
+  gtk_widget_set_vexpand (GTK_WIDGET (f->scene_view), FALSE);
+  gtk_widget_set_valign (GTK_WIDGET (f->scene_view), GTK_ALIGN_START);
+  km_scene_view_set_document (f->scene_view, f->base.document);
+  f->base.inspector = km_joint_inspector_new ();
+  km_joint_inspector_set_document (KM_JOINT_INSPECTOR (f->base.inspector), f->base.document);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (f->scene_view));
+  gtk_widget_set_hexpand (f->base.inspector, TRUE);
+  gtk_box_append (GTK_BOX (box), f->base.inspector);
+  f->base.window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->base.window), 800, 700);
+  gtk_window_set_child (GTK_WINDOW (f->base.window), box);
+  gtk_window_present (GTK_WINDOW (f->base.window));
+  /* Opened while shown, as the window does: the scene view frames this body, and keeps a
+   * camera placed on it when its skeleton is edited. */
+  g_assert_true (km_document_load_defaults (f->base.document, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->base.document, 20000));
+  test_app_spin ();
+}
+
+static void
+scene_fixture_teardown (SceneFixture  *f,
+                        gconstpointer  data)
+{
+  fixture_teardown (&f->base, data);
+}
+
+static gboolean
+wait_renders (SceneFixture *f,
+              guint         target)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+  while (km_scene_view_get_n_renders (f->scene_view) < target
+         && gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view)) == NULL
+         && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+  return km_scene_view_get_n_renders (f->scene_view) >= target;
+}
+
+/* A fresh frame of the scene view, B G R A, top-left origin (width × height × 4 bytes). */
+static guint8 *
+grab (SceneFixture *f,
+      int          *width,
+      int          *height)
+{
+  g_autoptr(GdkTexture) texture = NULL;
+  guint8 *pixels;
+
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->scene_view));
+  g_assert_true (wait_renders (f, km_scene_view_get_n_renders (f->scene_view) + 1));
+  texture = km_scene_view_grab_texture (f->scene_view);
+  g_assert_nonnull (texture);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return pixels;
+}
+
+static gboolean
+pixel_differs (const guint8 *a,
+               const guint8 *b,
+               int           width,
+               int           height,
+               int           x,
+               int           y)
+{
+  gsize i;
+
+  if (x < 0 || y < 0 || x >= width || y >= height)
+    return FALSE;
+  i = ((gsize) y * width + x) * 4;
+  return abs (a[i] - b[i]) + abs (a[i + 1] - b[i + 1]) + abs (a[i + 2] - b[i + 2]) > 48;
+}
+
+/* Of 21 points along the middle of the segment (x0, y0) → (x1, y1), how many show a
+ * changed pixel within one pixel of them. */
+static guint
+changed_along (const guint8 *a,
+               const guint8 *b,
+               int           width,
+               int           height,
+               double        x0,
+               double        y0,
+               double        x1,
+               double        y1)
+{
+  guint n = 0;
+
+  for (guint k = 0; k <= 20; k++)
+    {
+      double t = 0.25 + 0.5 * k / 20.0;
+      int x = (int) lround (x0 + t * (x1 - x0));
+      int y = (int) lround (y0 + t * (y1 - y0));
+      gboolean changed = FALSE;
+
+      for (int dy = -1; dy <= 1 && !changed; dy++)
+        for (int dx = -1; dx <= 1 && !changed; dx++)
+          changed = pixel_differs (a, b, width, height, x + dx, y + dy);
+      n += changed;
+    }
+  return n;
+}
+
+static GtkWidget *
+find_action_button (GtkWidget  *widget,
+                    const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_action_button (c, action);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+project_point (SceneFixture *f,
+               KmVec3        world,
+               double       *x,
+               double       *y)
+{
+  g_assert_true (km_camera_project (km_scene_view_get_camera (f->scene_view), world,
+                                    gtk_widget_get_width (GTK_WIDGET (f->scene_view)),
+                                    gtk_widget_get_height (GTK_WIDGET (f->scene_view)), x, y));
+}
+
+/* Add Child clicked in the inspector, the offset typed into its field: the new bone shows
+ * up in the scene where the camera projects it; undo takes it away, pixel for pixel. */
+static void
+test_add_joint_drawn (SceneFixture  *f,
+                      gconstpointer  data)
+{
+  Fixture *base = &f->base;
+  KmDocument *document = base->document;
+  const GError *gl_error;
+  g_autofree guint8 *before = NULL;
+  g_autofree guint8 *added = NULL;
+  g_autofree guint8 *undone = NULL;
+  g_autofree KmTransform *world_before = NULL;
+  const KmTransform *world;
+  GtkWidget *button;
+  GtkSpinButton *offset_fields[3] = { child (base, "offset_x"), child (base, "offset_y"),
+                                      child (base, "offset_z") };
+  int width, height, w2, h2;
+  int tip;
+  guint best_axis = 0, n_joints, changed, n_differ = 0;
+  double best = -1, x0, y0, x1, y1;
+  const double length = 0.6;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (wait_renders (f, 1));
+  gl_error = gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view));
+  if (gl_error != NULL)
+    {
+      g_test_skip_printf ("no GL context: %s", gl_error->message);
+      return;
+    }
+  /* Pin the camera: a placed camera does not reframe when the skeleton changes. */
+  km_scene_view_set_camera (f->scene_view, km_scene_view_get_camera (f->scene_view));
+
+  tip = km_skeleton_find_joint (km_document_get_skeleton (document), "EndEffector");
+  g_assert_cmpint (tip, >=, 0);
+  /* The example's targets name no end effector, so the last leaf would be it: a new leaf
+   * would take over and the motion change. Name the tip, as a targets file can. */
+  {
+    KmTargetTrack *targets = km_document_get_targets (document);
+    const KmTargetKeyframe *keys;
+    g_autoptr(KmTargetTrack) named = NULL;
+    guint n_keys = 0;
+
+    g_assert_nonnull (targets);
+    keys = km_target_track_get_keyframes (targets, &n_keys);
+    named = km_target_track_new (keys, n_keys, "EndEffector",
+                                 km_target_track_get_frame_rate (targets), &error);
+    g_assert_no_error (error);
+    km_document_set_targets (document, named);
+    km_document_close_edit (document);
+    g_assert_true (test_app_wait_idle_solve (document, 20000));
+    test_app_spin ();
+  }
+  km_document_set_selected_joint (document, tip);
+  n_joints = km_skeleton_get_n_joints (km_document_get_skeleton (document));
+  world = km_document_get_joint_world (document, NULL);
+  world_before = g_memdup2 (world, n_joints * sizeof (KmTransform));
+
+  /* The offset axis (in the tip's frame) that looks longest on screen. */
+  project_point (f, world[tip].pos, &x0, &y0);
+  for (guint k = 0; k < 3; k++)
+    {
+      KmVec3 axis = { k == 0, k == 1, k == 2 };
+      KmVec3 end = km_vec3_add (world[tip].pos,
+                                km_vec3_scale (km_mat3_mul_vec3 (&world[tip].rot, axis), length));
+
+      project_point (f, end, &x1, &y1);
+      if (hypot (x1 - x0, y1 - y0) > best)
+        {
+          best = hypot (x1 - x0, y1 - y0);
+          best_axis = k;
+        }
+    }
+  g_assert_cmpfloat (best, >, 40.0);
+
+  before = grab (f, &width, &height);
+
+  button = find_action_button (base->inspector, "skeleton.add-child");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (document)), ==,
+                    n_joints + 1);
+  g_assert_cmpint (km_document_get_selected_joint (document), ==, (int) n_joints);
+  g_assert_cmpstr (gtk_editable_get_text (child (base, "name_entry")), ==, "joint1");
+  for (guint k = 0; k < 3; k++)
+    gtk_spin_button_set_value (offset_fields[k], k == best_axis ? length : 0.0);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+
+  /* The joints that were there stay where they were (within the solver's tolerance, far
+   * below a pixel); the new one is at the offset. */
+  world = km_document_get_joint_world (document, NULL);
+  for (guint i = 0; i < n_joints; i++)
+    g_assert_cmpfloat (km_vec3_length (km_vec3_sub (world[i].pos, world_before[i].pos)), <, 1e-3);
+  g_assert_cmpfloat_with_epsilon (km_vec3_length (km_vec3_sub (world[n_joints].pos,
+                                                               world[tip].pos)), length, 1e-9);
+  project_point (f, world[tip].pos, &x0, &y0);
+  project_point (f, world[n_joints].pos, &x1, &y1);
+
+  added = grab (f, &w2, &h2);
+  g_assert_cmpint (w2, ==, width);
+  g_assert_cmpint (h2, ==, height);
+  changed = changed_along (before, added, width, height, x0, y0, x1, y1);
+  g_test_message ("new bone (%.0f, %.0f) → (%.0f, %.0f): %u of 21 points changed",
+                  x0, y0, x1, y1, changed);
+  g_assert_cmpuint (changed, >=, 18);
+
+  /* Undo the offset, then the joint: the frame is the one before. */
+  /* (Each field that changed is a step of its own.) */
+  for (guint k = 0; k < 3; k++)
+    if (g_strcmp0 (km_project_get_undo_label (km_document_get_project (document)),
+                   "Move Joint") == 0)
+      g_assert_true (km_document_undo (document));
+  g_assert_cmpstr (km_project_get_undo_label (km_document_get_project (document)), ==,
+                   "Add Joint");
+  g_assert_true (km_document_undo (document));
+  g_assert_false (km_document_get_solving (document));
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (document)), ==, n_joints);
+  undone = grab (f, &w2, &h2);
+  g_assert_cmpint (w2, ==, width);
+  g_assert_cmpuint (changed_along (before, undone, width, height, x0, y0, x1, y1), ==, 0);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      n_differ += pixel_differs (before, undone, width, height, x, y);
+  g_assert_cmpuint (n_differ, ==, 0);
 }
 
 int
@@ -462,7 +1252,18 @@ main (int    argc,
   ADD ("/kinema/JointInspector/values-kept", test_values_kept);
   ADD ("/kinema/JointInspector/save-reload", test_save_reload);
   ADD ("/kinema/JointInspector/export-urdf", test_export_urdf);
+  ADD ("/kinema/JointInspector/edit-and-solve-one-step", test_edit_and_solve_one_step);
+  ADD ("/kinema/JointInspector/undo-during-solve", test_undo_during_solve);
+  ADD ("/kinema/JointInspector/edit-adds-animation-item", test_edit_adds_animation_item);
+  ADD ("/kinema/JointInspector/new-skeleton", test_new_skeleton);
+  ADD ("/kinema/JointInspector/save-with-body-copy", test_save_with_body_copy);
+  ADD ("/kinema/JointInspector/project-save-keeps-edits", test_project_save_keeps_edits);
+  ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
+  ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
+  ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
 #undef ADD
+  g_test_add ("/kinema/JointInspector/add-joint-drawn", SceneFixture, NULL, scene_fixture_setup,
+              test_add_joint_drawn, scene_fixture_teardown);
   return g_test_run ();
 }

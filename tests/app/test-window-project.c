@@ -6,15 +6,24 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "km-body-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
 #include "km-joint-panel.h"
+#include "km-layout-state.h"
+#include "km-message.h"
+#include "km-scene-view.h"
 #include "km-targets-json.h"
+#include "km-time-bar.h"
 #include "km-window.h"
+#include "km-yaml.h"
 
 #include "test-app-util.h"
 
@@ -134,9 +143,11 @@ test_merged_slider_drag (Fixture       *f,
   g_assert_false (km_document_get_modified (f->document));
 }
 
-/* Every row of the tree, as "depth:name" lines. */
+/* Every row of the tree, as "depth:name" lines; the current body's joints as
+ * "depth:@name" with @joints, else left out. */
 static char *
-tree_rows (Fixture *f)
+tree_rows_with_joints (Fixture  *f,
+                       gboolean  joints)
 {
   GListModel *rows = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
   GString *out = g_string_new (NULL);
@@ -146,10 +157,22 @@ tree_rows (Fixture *f)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
 
-      g_string_append_printf (out, "%u:%s\n", gtk_tree_list_row_get_depth (row),
-                              km_item_get_name (km_item_row_get_item (item_row)));
+      g_autofree char *name = NULL;
+
+      if (km_item_row_get_joint (item_row) >= 0 && !joints)
+        continue;
+      g_object_get (item_row, "name", &name, NULL);
+      /* a joint of the current body: "depth:@name" */
+      g_string_append_printf (out, "%u:%s%s\n", gtk_tree_list_row_get_depth (row),
+                              km_item_row_get_joint (item_row) >= 0 ? "@" : "", name);
     }
   return g_string_free (out, FALSE);
+}
+
+static char *
+tree_rows (Fixture *f)
+{
+  return tree_rows_with_joints (f, FALSE);
 }
 
 static guint
@@ -163,7 +186,28 @@ row_of (Fixture    *f,
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
 
-      if (g_strcmp0 (km_item_get_name (km_item_row_get_item (item_row)), name) == 0)
+      if (km_item_row_get_joint (item_row) < 0
+          && g_strcmp0 (km_item_get_name (km_item_row_get_item (item_row)), name) == 0)
+        return i;
+    }
+  g_assert_not_reached ();
+}
+
+/* The row of the current body's joint @name. */
+static guint
+joint_row_of (Fixture    *f,
+              const char *name)
+{
+  GListModel *rows = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+      g_autofree char *row_name = NULL;
+
+      g_object_get (item_row, "name", &row_name, NULL);
+      if (km_item_row_get_joint (item_row) >= 0 && g_strcmp0 (row_name, name) == 0)
         return i;
     }
   g_assert_not_reached ();
@@ -211,6 +255,11 @@ test_save_as_reload (Fixture       *f,
   rows = tree_rows (f);
   g_assert_cmpstr (rows, ==,
                    "0:World\n1:Arm\n2:Targets\n2:Targets from a file\n2:Motion\n");
+  g_free (rows);
+  rows = tree_rows_with_joints (f, TRUE);
+  g_assert_cmpstr (rows, ==,
+                   "0:World\n1:Arm\n2:@Root\n2:@Shoulder\n2:@Elbow\n2:@Piston\n2:@EndEffector\n"
+                   "2:Targets\n2:Targets from a file\n2:Motion\n");
   /* joint_displacements: [ 10, 20, 30, 45, 0.25 ] (degrees, the piston in metres) */
   g_assert_cmpfloat_with_epsilon (state (km_document_get_body_item (f->document))[3],
                                   45.0 * G_PI / 180.0, 1e-9);
@@ -260,6 +309,208 @@ test_save_example (Fixture       *f,
   g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (reloaded)), ==, 5);
   g_assert_nonnull (km_document_get_targets (reloaded));
   g_assert_cmpfloat_with_epsilon (state (km_document_get_body_item (reloaded))[1], 0.3, 1e-9);
+}
+
+
+static void
+assert_vec3_near (KmVec3 a,
+                  KmVec3 b,
+                  double epsilon)
+{
+  g_assert_cmpfloat_with_epsilon (a.x, b.x, epsilon);
+  g_assert_cmpfloat_with_epsilon (a.y, b.y, epsilon);
+  g_assert_cmpfloat_with_epsilon (a.z, b.z, epsilon);
+}
+
+static void
+assert_camera_equal (const KmCamera *a,
+                     const KmCamera *b)
+{
+  assert_vec3_near (a->target, b->target, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->yaw, b->yaw, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->pitch, b->pitch, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->distance, b->distance, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->fov_y, b->fov_y, 1e-9);
+  g_assert_cmpint (a->orthographic, ==, b->orthographic);
+}
+
+/* File → Save writes the camera into `views` and the time bar into `toolbars` with
+ * Choreonoid's keys; opening the file again brings both back. */
+static void
+test_layout_round_trip (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.cnoid", NULL);
+  g_autofree char *copy = g_build_filename (g_get_tmp_dir (), "arm-layout.cnoid", NULL);
+  g_autoptr(GFile) copy_file = g_file_new_for_path (copy);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  KmTimeBar *bar = KM_TIME_BAR (km_window_get_time_bar (f->window));
+  KmCamera camera;
+  KmCamera saved;
+  guint frame;
+
+  open_fixture (f, arm);
+  g_assert_true (km_document_save (f->document, copy_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), >, 5);
+
+  camera = *km_scene_view_get_camera (view);
+  camera.target = km_vec3 (0.1, -0.2, 0.7);
+  camera.yaw = -2.0;
+  camera.pitch = 0.3;
+  camera.distance = 2.25;
+  camera.fov_y = 0.6;
+  camera.orthographic = TRUE;
+  km_scene_view_set_camera (view, &camera);
+  saved = *km_scene_view_get_camera (view);
+  frame = km_document_get_n_frames (f->document) / 2;
+  km_document_set_current_frame (f->document, frame);
+  km_time_bar_set_speed (bar, 2.0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "class: SceneView"));
+  g_assert_nonnull (strstr (text, "camera: [ System, Orthographic ]\n          is_current: true"));
+  g_assert_nonnull (strstr (text, "  \"TimeBar\":\n    current_time: "));
+  g_assert_nonnull (strstr (text, "    playback_speed_ratio: 2\n"));
+
+  /* Elsewhere, then back by opening the saved file */
+  km_scene_view_reset_camera (view);
+  km_scene_view_set_orthographic (view, FALSE);
+  km_document_set_current_frame (f->document, 0);
+  km_time_bar_set_speed (bar, 1.0);
+  open_fixture (f, copy);
+  g_assert_cmpstr (title (f), ==, "arm-layout.cnoid — Kinema");
+  assert_camera_equal (km_scene_view_get_camera (view), &saved);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  g_assert_cmpfloat (km_time_bar_get_speed (bar), ==, 2.0);
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Opened before the window is shown (a file on the command line): the same camera once
+   * the view has its size (which the field of view depends on, for a wide view). */
+  {
+    KmWindow *second = km_window_new (NULL);
+    KmSceneView *second_view = KM_SCENE_VIEW (km_window_get_scene_view (second));
+    gint64 end;
+
+    gtk_window_set_default_size (GTK_WINDOW (second), 900, 600);
+    g_assert_true (km_window_open_file (second, copy_file));
+    gtk_window_present (GTK_WINDOW (second));
+    end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while ((km_scene_view_get_n_renders (second_view) == 0
+            || km_document_get_solving (km_window_get_document (second)))
+           && gtk_gl_area_get_error (GTK_GL_AREA (second_view)) == NULL
+           && g_get_monotonic_time () < end)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    assert_camera_equal (km_scene_view_get_camera (second_view), &saved);
+    gtk_window_destroy (GTK_WINDOW (second));
+    test_app_spin ();
+  }
+}
+
+/* Choreonoid's own project opens with its camera (eye, direction, up as the file has them). */
+static void
+test_layout_choreonoid_camera (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "ClosedLinkSample.cnoid", NULL);
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  const KmCamera *camera;
+  KmVec3 direction = km_vec3 (-0.650101, -0.716069, -0.254193);
+
+  open_fixture (f, path);
+  camera = km_scene_view_get_camera (view);
+  g_assert_false (camera->orthographic);
+  assert_vec3_near (km_camera_get_eye (camera), km_vec3 (0.817133, 0.834253, 0.399377), 1e-6);
+  assert_vec3_near (km_camera_get_forward (camera),
+                    km_vec3_scale (direction, 1.0 / km_vec3_length (direction)), 1e-6);
+  assert_vec3_near (km_camera_get_up (camera), km_vec3 (-0.170863, -0.188201, 0.967154), 1e-5);
+}
+
+/* Choreonoid's older camelCase keys (SR1WalkEdit.cnoid's SceneView and TimeBar). */
+static void
+test_layout_camel_case (void)
+{
+  static const char text[] =
+    "views:\n"
+    "  - id: 4\n"
+    "    plugin: Base\n"
+    "    class: SceneView\n"
+    "    state:\n"
+    "      cameras:\n"
+    "        - camera: [ System, Perspective ]\n"
+    "          isCurrent: true\n"
+    "          fieldOfView: 0.6978\n"
+    "          eye: [ 2.38053, 1.54674, 1.10801 ]\n"
+    "          direction: [ -0.82064, -0.55381, -0.140871 ]\n"
+    "          up: [ -0.116769, -0.0788013, 0.990028 ]\n"
+    "        - camera: [ System, Orthographic ]\n"
+    "          orthoHeight: 20\n"
+    "toolbars:\n"
+    "  \"TimeBar\":\n"
+    "    minTime: 0\n"
+    "    maxTime: 15\n"
+    "    frameRate: 200\n"
+    "    playbackFrameRate: 50\n"
+    "    currentTime: 1.5\n"
+    "    speedScale: 0.5\n";
+  g_autoptr(KmProject) project = km_project_new ();
+  g_autoptr(KmYamlNode) sections = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  KmTimeBarState state;
+  KmCamera camera;
+
+  sections = km_yaml_parse ("layout.cnoid", text, sizeof text - 1, NULL, &error);
+  g_assert_no_error (error);
+  km_project_set_sections (project, sections);
+
+  km_camera_reset (&camera);
+  g_assert_true (km_layout_state_get_camera (project, 16.0 / 9.0, &camera));
+  g_assert_false (camera.orthographic);
+  assert_vec3_near (km_camera_get_eye (&camera), km_vec3 (2.38053, 1.54674, 1.10801), 1e-6);
+  /* 0.6978 rad across the width of a 16:9 view */
+  g_assert_cmpfloat_with_epsilon (camera.fov_y, 2.0 * atan (tan (0.6978 / 2) * 9.0 / 16.0), 1e-12);
+  g_assert_true (km_layout_state_get_time_bar (project, &state));
+  g_assert_cmpfloat (state.current_time, ==, 1.5);
+  g_assert_cmpfloat (state.max_time, ==, 15.0);
+  g_assert_cmpfloat (state.frame_rate, ==, 200.0);
+  g_assert_cmpfloat (state.playback_frame_rate, ==, 50.0);
+  g_assert_cmpfloat (state.playback_speed_ratio, ==, 0.5);
+
+  /* Written back in the spelling the file has, the orthographic camera made current */
+  camera.orthographic = TRUE;
+  km_layout_state_set_camera (project, &camera, 16.0 / 9.0);
+  state.current_time = 2.0;
+  km_layout_state_set_time_bar (project, &state);
+  km_yaml_emit (km_project_get_sections (project), out);
+  g_assert_null (strstr (out->str, "is_current"));
+  g_assert_null (strstr (out->str, "current_time"));
+  g_assert_nonnull (strstr (out->str, "camera: [ System, Orthographic ]\n          orthoHeight: "));
+  g_assert_nonnull (strstr (out->str, "    currentTime: 2\n"));
+  g_assert_nonnull (strstr (out->str, "    speedScale: 0.5\n"));
+  /* The parsed tree the project had first is not changed */
+  {
+    KmYamlNode *views = km_yaml_mapping_lookup (sections, "views");
+    KmYamlNode *state_node = km_yaml_mapping_lookup (km_yaml_sequence_get (views, 0), "state");
+    KmYamlNode *cameras = km_yaml_mapping_lookup (state_node, "cameras");
+
+    g_assert_nonnull (km_yaml_mapping_lookup (km_yaml_sequence_get (cameras, 0), "isCurrent"));
+    g_assert_null (km_yaml_mapping_lookup (km_yaml_sequence_get (cameras, 1), "isCurrent"));
+  }
+  {
+    KmCamera back;
+
+    km_camera_reset (&back);
+    g_assert_true (km_layout_state_get_camera (project, 16.0 / 9.0, &back));
+    g_assert_true (back.orthographic);
+    assert_camera_equal (&back, &camera);
+  }
 }
 
 static void
@@ -494,6 +745,280 @@ test_tree_move (Fixture       *f,
   g_assert_true (km_item_get_child (body, 0) == targets);
 }
 
+
+static GtkWidget *
+find_label (GtkWidget  *widget,
+            const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+xdotool_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_wait_check_finish (G_SUBPROCESS (object), result, &error);
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* A real click (xdotool, through the X server) in the middle of @widget. */
+static gboolean
+real_click (Fixture   *f,
+            GtkWidget *widget)
+{
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xid = NULL;
+  g_autofree char *x = NULL;
+  g_autofree char *y = NULL;
+  double tx, ty, sx, sy;
+  gboolean done = FALSE;
+  GdkSurface *surface;
+
+  if (xdotool == NULL || !GDK_IS_X11_DISPLAY (gtk_widget_get_display (widget)))
+    return FALSE;
+  g_assert_true (gtk_widget_translate_coordinates (widget, GTK_WIDGET (f->window),
+                                                   gtk_widget_get_width (widget) / 2.0,
+                                                   gtk_widget_get_height (widget) / 2.0,
+                                                   &tx, &ty));
+  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
+  surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  xid = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  x = g_strdup_printf ("%ld", lround (tx + sx));
+  y = g_strdup_printf ("%ld", lround (ty + sy));
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, xdotool, "mousemove", "--window",
+                              xid, x, y, "sleep", "0.05", "click", "1", NULL);
+  g_assert_no_error (error);
+  g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  return TRUE;
+}
+
+static gboolean
+wait_selected_joint (KmDocument *document,
+                     int         joint,
+                     guint       ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (km_document_get_selected_joint (document) != joint && g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (2000);
+  return km_document_get_selected_joint (document) == joint;
+}
+
+/* The selected rows, as tree_rows writes them. */
+static char *
+selected_rows (Fixture *f)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (selection)); i++)
+    {
+      g_autoptr(KmItemRow) row = NULL;
+      g_autofree char *name = NULL;
+
+      if (!gtk_selection_model_is_selected (selection, i))
+        continue;
+      row = item_row_at (f, i);
+      g_object_get (row, "name", &name, NULL);
+      g_string_append_printf (out, "%s%s\n", km_item_row_get_joint (row) >= 0 ? "@" : "", name);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+project_selection (Fixture *f)
+{
+  GListModel *selection = km_project_get_selection (km_document_get_project (f->document));
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+    {
+      g_autoptr(KmItem) item = g_list_model_get_item (selection, i);
+
+      g_string_append_printf (out, "%s\n", km_item_get_name (item));
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Selection is one thing: a joint selected in the scene (the document), in the tree or in
+ * the joint panel is the same joint everywhere; an item selected in the tree is no joint. */
+static void
+test_selection_sync (Fixture       *f,
+                     gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  const char *elbow = km_skeleton_get_joint (skeleton, 2)->name;
+  const char *shoulder = km_skeleton_get_joint (skeleton, 1)->name;
+  g_autofree char *rows = NULL;
+  g_autofree char *expected = NULL;
+  GtkWidget *label;
+
+  rows = tree_rows_with_joints (f, TRUE);
+  g_assert_cmpstr (rows, ==, "0:World\n1:Body\n2:@Root\n2:@Shoulder\n2:@Elbow\n2:@Piston\n"
+                             "2:@EndEffector\n2:IK Targets\n2:Solved Animation\n");
+
+  /* As the scene does when a joint is clicked */
+  km_document_set_selected_joint (f->document, 2);
+  g_free (rows);
+  rows = selected_rows (f);
+  expected = g_strdup_printf ("@%s\n", elbow);
+  g_assert_cmpstr (rows, ==, expected);
+  g_free (rows);
+  rows = project_selection (f);
+  g_assert_cmpstr (rows, ==, "Body\n");
+  label = find_label (GTK_WIDGET (panel), elbow);
+  g_assert_nonnull (label);
+  g_assert_true (gtk_widget_has_css_class (label, "heading"));
+
+  /* In the tree */
+  g_assert_true (gtk_selection_model_select_item (selection, joint_row_of (f, shoulder), TRUE));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, 1);
+  g_assert_false (gtk_widget_has_css_class (label, "heading"));
+  {
+    /* a spherical joint: three rows, X, Y and Z */
+    g_autofree char *shoulder_x = g_strdup_printf ("%s X", shoulder);
+
+    g_assert_true (gtk_widget_has_css_class (find_label (GTK_WIDGET (panel), shoulder_x),
+                                             "heading"));
+  }
+
+  /* An item is no joint */
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "IK Targets"), TRUE));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
+  g_free (rows);
+  rows = project_selection (f);
+  g_assert_cmpstr (rows, ==, "IK Targets\n");
+  km_document_set_selected_joint (f->document, -1);
+  g_free (rows);
+  rows = selected_rows (f);
+  g_assert_cmpstr (rows, ==, "IK Targets\n");
+
+  /* A real click on the elbow's name in the joint panel */
+  {
+    gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+    while (gtk_widget_get_width (label) == 0 && g_get_monotonic_time () < end)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    g_test_message ("label %dx%d", gtk_widget_get_width (label), gtk_widget_get_height (label));
+  }
+  if (!real_click (f, label))
+    {
+      g_test_skip ("no xdotool or no X11: the joint panel click is not tested");
+      return;
+    }
+  g_assert_true (wait_selected_joint (f->document, 2, 5000));
+  g_free (rows);
+  rows = selected_rows (f);
+  g_assert_cmpstr (rows, ==, expected);
+}
+
+/* Reload reads an item's file again as one undoable step, keeping its place; a file that
+ * is gone leaves the item as it was and says so. */
+static void
+test_tree_reload (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (g_get_tmp_dir (), "reload", NULL);
+  g_autofree char *project = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autofree char *targets_path = g_build_filename (dir, "targets.json", NULL);
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  const char *names[] = { "arm.cnoid", "arm.json", "targets.json" };
+  g_autoptr(KmItem) old_targets = NULL;
+  g_autoptr(KmItem) old_body = NULL;
+  KmItem *body, *fresh;
+  g_autofree char *rows = NULL;
+  g_autofree char *rows_after = NULL;
+  GListModel *messages;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, length, NULL));
+    }
+  open_fixture (f, project);
+  rows = tree_rows (f);
+  body = km_document_get_body_item (f->document);
+  old_body = g_object_ref (body);
+  old_targets = g_object_ref (km_item_get_child (body, 1));
+  g_assert_cmpstr (km_item_get_name (old_targets), ==, "Targets from a file");
+
+  /* Embedded targets have no file */
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets"), TRUE));
+  g_assert_false (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL)
+                  && km_document_get_modified (f->document));
+
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
+                                                  TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  fresh = km_item_get_child (body, 1);
+  g_assert_true (fresh != old_targets);
+  g_assert_cmpstr (km_item_get_name (fresh), ==, "Targets from a file");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (fresh))),
+                    ==,
+                    km_target_track_get_n_keyframes (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (old_targets))));
+  rows_after = tree_rows (f);
+  g_assert_cmpstr (rows_after, ==, rows);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_item_get_child (body, 1) == old_targets);
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* The body: its model read again, its joint values kept, its children moved over */
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Arm"), TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  body = km_document_get_body_item (f->document);
+  g_assert_true (body != old_body);
+  g_assert_cmpuint (km_item_get_n_children (body), ==, 3);
+  g_assert_cmpuint (km_item_get_n_children (old_body), ==, 0);
+  g_assert_cmpfloat_with_epsilon (state (body)[3], 45.0 * G_PI / 180.0, 1e-9);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_body_item (f->document) == old_body);
+  g_assert_cmpuint (km_item_get_n_children (old_body), ==, 3);
+
+  /* A file that is gone */
+  g_assert_cmpint (g_unlink (targets_path), ==, 0);
+  messages = km_document_get_messages (f->document);
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
+                                                  TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (km_item_get_child (old_body, 1) == old_targets);
+  g_assert_false (km_document_get_modified (f->document));
+  {
+    g_autoptr(KmMessage) last = g_list_model_get_item (messages, g_list_model_get_n_items (messages) - 1);
+
+    g_assert_nonnull (strstr (km_message_get_text (last), "Could not reload “Targets from a file”"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -511,6 +1036,11 @@ main (int    argc,
   g_test_add ("/kinema/Window/save-example", Fixture, NULL,
               fixture_setup, test_save_example, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-question", test_close_question);
+  g_test_add ("/kinema/LayoutState/round-trip", Fixture, NULL,
+              fixture_setup, test_layout_round_trip, fixture_teardown);
+  g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
+              fixture_setup, test_layout_choreonoid_camera, fixture_teardown);
+  g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
   g_test_add ("/kinema/ItemTree/unknown-item", Fixture, NULL,
               fixture_setup, test_unknown_item, fixture_teardown);
   g_test_add ("/kinema/ItemTree/rename", Fixture, NULL,
@@ -523,5 +1053,9 @@ main (int    argc,
               fixture_setup, test_save_item, fixture_teardown);
   g_test_add ("/kinema/ItemTree/move", Fixture, NULL,
               fixture_setup, test_tree_move, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/reload", Fixture, NULL,
+              fixture_setup, test_tree_reload, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/selection-sync", Fixture, NULL,
+              fixture_setup, test_selection_sync, fixture_teardown);
   return g_test_run ();
 }

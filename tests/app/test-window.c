@@ -11,6 +11,7 @@
 #include <gdk/x11/gdkx.h>
 #endif
 
+#include "km-document-edit.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
 #include "km-renderer.h"
@@ -407,6 +408,112 @@ test_open_broken_file (Fixture       *f,
   g_assert_true (wait_for (f, solved, 20000));
 }
 
+
+/* The time bar's strip as drawn (B G R A, top-left origin); *width and *height set. */
+static guint8 *
+grab_widget (GtkWidget *widget,
+             int       *width,
+             int       *height)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  guint8 *pixels;
+
+  *width = gtk_widget_get_width (widget);
+  *height = gtk_widget_get_height (widget);
+  g_assert_cmpint (*width, >, 0);
+  g_assert_cmpint (*height, >, 0);
+  gdk_paintable_snapshot (paintable, snapshot, *width, *height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node,
+                                         &GRAPHENE_RECT_INIT (0, 0, *width, *height));
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return pixels;
+}
+
+/* Pixels of the "missed" red (#e01b24) in columns x0 .. x1 of a strip's top row. */
+static guint
+count_missed_red (const guint8 *pixels,
+                  int           width,
+                  int           x0,
+                  int           x1)
+{
+  guint n = 0;
+
+  for (int x = MAX (x0, 0); x <= MIN (x1, width - 1); x++)
+    {
+      const guint8 *p = pixels + (gsize) x * 4;
+
+      if (abs (p[2] - 0xe0) <= 2 && abs (p[1] - 0x1b) <= 2 && abs (p[0] - 0x24) <= 2)
+        n++;
+    }
+  return n;
+}
+
+static gboolean
+strip_mapped (Fixture *f)
+{
+  KmTimeBar *bar = KM_TIME_BAR (km_window_get_time_bar (f->window));
+
+  return gtk_widget_get_mapped (km_time_bar_get_strip (bar))
+         && gtk_widget_get_width (km_time_bar_get_strip (bar)) > 0;
+}
+
+/* A keyframe out of reach: its frame (and the frames leading to it) are marked as missed,
+ * in the marks and in red under the slider; reachable frames are not. */
+static void
+test_time_bar_marks (Fixture       *f,
+                     gconstpointer  data)
+{
+  KmTimeBar *bar = KM_TIME_BAR (km_window_get_time_bar (f->window));
+  GtkWidget *strip = km_time_bar_get_strip (bar);
+  KmTargetKeyframe key = { 0, };
+  g_autofree guint8 *pixels = NULL;
+  double x, y;
+  guint last;
+  int width, height;
+
+  g_assert_true (wait_for (f, solved, 20000));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  g_assert_false (km_time_bar_get_frame_marks (bar, 0) & KM_TIME_BAR_MARK_MISSED);
+
+  last = km_target_track_get_last_frame (km_document_get_targets (f->document));
+  key.frame = last / 2;
+  key.position = km_vec3 (40.0, 40.0, 40.0);
+  key.orientation = KM_QUAT_IDENTITY;
+  g_assert_true (km_document_put_keyframe (f->document, &key));
+  km_document_solve (f->document);
+  g_assert_true (wait_for (f, solved, 20000));
+
+  g_assert_true (km_time_bar_get_frame_marks (bar, key.frame) & KM_TIME_BAR_MARK_MISSED);
+  g_assert_false (km_time_bar_get_frame_marks (bar, 0) & KM_TIME_BAR_MARK_MISSED);
+  g_assert_cmpuint (km_time_bar_get_n_marked_frames (bar), >=, 1);
+  g_assert_cmpuint (km_time_bar_get_n_marked_frames (bar), <, last + 1);
+
+  /* Drawn: red at the keyframe's column (beside its tick), none at frame 0 */
+  g_assert_true (wait_for (f, strip_mapped, 10000));
+  {
+    gboolean late = FALSE;
+
+    /* the paintable shows the strip as last drawn */
+    g_timeout_add_once (100, timeout_cb, &late);
+    while (!late)
+      g_main_context_iteration (NULL, TRUE);
+  }
+  pixels = grab_widget (strip, &width, &height);
+  g_assert_true (km_time_bar_get_keyframe_point (bar, key.frame, &x, &y));
+  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (bar), strip, x, y, &x, &y));
+  g_assert_cmpuint (count_missed_red (pixels, width, (int) x - 6, (int) x + 6), >=, 2);
+  g_assert_true (km_time_bar_get_keyframe_point (bar, 0, &x, &y));
+  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (bar), strip, x, y, &x, &y));
+  g_assert_cmpuint (count_missed_red (pixels, width, (int) x - 2, (int) x + 2), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -431,5 +538,7 @@ main (int    argc,
               fixture_setup, test_open_broken_file, fixture_teardown);
   g_test_add ("/kinema/Window/space-key", Fixture, NULL,
               fixture_setup, test_space_key, fixture_teardown);
+  g_test_add ("/kinema/TimeBar/marks", Fixture, NULL,
+              fixture_setup, test_time_bar_marks, fixture_teardown);
   return g_test_run ();
 }

@@ -493,6 +493,20 @@ build_shapes_skeleton (void)
   km_skeleton_builder_add_shape (b, j, shape);
   km_shape_unref (shape);
 
+  /* Mirrored (a negative scale turns the winding round): still drawn, culled right. */
+  shape = km_shape_new_box (km_vec3 (0.6, 0.6, 0.6));
+  shape->transform.pos = km_vec3 (1.5, 0, -1);
+  shape->scale = km_vec3 (-1, 1, 1);
+  shape->color = (KmColor) { 0, 1, 1, 1 };
+  km_skeleton_builder_add_shape (b, 0, shape);
+  km_shape_unref (shape);
+  /* Half transparent: blended over the background. */
+  shape = km_shape_new_sphere (0.3);
+  shape->transform.pos = km_vec3 (-1.5, 0, -1);
+  shape->color = (KmColor) { 1, 1, 0, 0.5f };
+  km_skeleton_builder_add_shape (b, 0, shape);
+  km_shape_unref (shape);
+
   mesh = km_mesh_new (square, 4, NULL, triangles, 2, &error);
   g_assert_no_error (error);
   shape = km_shape_new_mesh (mesh);
@@ -522,6 +536,7 @@ static void
 test_shapes_pixels (Fixture       *f,
                     gconstpointer  data)
 {
+  static const float background[3] = { KM_RENDER_BACKGROUND_RGB };
   KmRenderBody body;
   guint8 rgb[3];
   int renders;
@@ -555,6 +570,12 @@ test_shapes_pixels (Fixture       *f,
   g_assert_true (near_colour (rgb, 0, 0, 1));
   point_pixel (f, km_vec3 (0.1, 0, -1.4), rgb);
   g_assert_true (near_colour (rgb, 1, 0, 1));
+  point_pixel (f, km_vec3 (1.5, 0, -1), rgb);
+  g_assert_true (near_colour (rgb, 0, 1, 1));
+  /* once over the background (a closed shape's back faces are not blended in too) */
+  point_pixel (f, km_vec3 (-1.5, 0, -1), rgb);
+  g_assert_true (near_colour (rgb, (1 + background[0]) / 2, (1 + background[1]) / 2,
+                              background[2] / 2));
   /* Between the shapes, off the grid (edge-on at z = 0): the background. */
   point_pixel (f, km_vec3 (0.75, 0, 0.75), rgb);
   g_assert_true (NEAR_BACKGROUND (rgb));

@@ -1311,6 +1311,7 @@ describe_item (Description *d,
                gboolean     written)
 {
   g_autofree char *id = NULL;
+  g_autofree char *targets_marker = NULL;
   const char *marker = NULL;
   gboolean verbatim = FALSE;
 
@@ -1339,6 +1340,12 @@ describe_item (Description *d,
 
   if (!written && KM_IS_UNKNOWN_ITEM (item))
     marker = " [verbatim] [sub-project]";
+  /* IK targets: how many keyframes they hold, inline or in their file. */
+  if (KM_IS_IK_TARGETS_ITEM (item)
+      && km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) != NULL)
+    marker = targets_marker = g_strdup_printf (
+      "%s keyframes=%u", marker != NULL ? marker : "",
+      km_target_track_get_n_keyframes (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))));
   describe_line (d, depth, id, km_item_get_plugin_name (item), km_item_get_class_name (item),
                  km_item_get_name (item), marker);
   if (written)
