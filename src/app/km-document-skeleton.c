@@ -14,6 +14,7 @@
 #include "km-body-item.h"
 #include "km-body-writer.h"
 #include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 #include "km-urdf-writer.h"
@@ -59,6 +60,12 @@ typedef struct
   KmAnimation *animation_before;  /* what animation_item held before the edit */
   KmAnimation *animation_after;   /* the solve's result; NULL until it finished */
   SolveLink   *link;              /* the running solve that completes this step */
+
+  /* Targets that name no effector follow the skeleton's default one (the last leaf): an
+   * edit that changes which joint that is names the old one on the targets instead. */
+  KmItem        *targets_item;
+  KmTargetTrack *targets_before;
+  KmTargetTrack *targets_after;
 } SkeletonEdit;
 
 /* Shared by an edit and the solve that completes it; whichever goes first unlinks. */
@@ -88,6 +95,9 @@ skeleton_edit_free (gpointer data)
   g_clear_object (&edit->animation_item);
   g_clear_pointer (&edit->animation_before, km_animation_unref);
   g_clear_pointer (&edit->animation_after, km_animation_unref);
+  g_clear_object (&edit->targets_item);
+  g_clear_pointer (&edit->targets_before, km_target_track_unref);
+  g_clear_pointer (&edit->targets_after, km_target_track_unref);
   body_model_clear (&edit->before);
   body_model_clear (&edit->after);
   g_free (edit);
@@ -104,16 +114,51 @@ solve_link_free (gpointer data)
 }
 
 static KmItem *
-find_animation_item (KmBodyItem *body)
+find_child_of_type (KmBodyItem *body,
+                    GType       type)
 {
   for (guint i = 0; i < km_item_get_n_children (KM_ITEM (body)); i++)
     {
       KmItem *child = km_item_get_child (KM_ITEM (body), i);
 
-      if (KM_IS_IK_ANIMATION_ITEM (child))
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
         return child;
     }
   return NULL;
+}
+
+static KmItem *
+find_animation_item (KmBodyItem *body)
+{
+  return find_child_of_type (body, KM_TYPE_IK_ANIMATION_ITEM);
+}
+
+/* When @edit's targets follow the default effector and the new skeleton's default is
+ * another joint, the targets name the old one (which must survive the edit). */
+static void
+pin_default_effector (SkeletonEdit *edit)
+{
+  KmItem *item = find_child_of_type (edit->body, KM_TYPE_IK_TARGETS_ITEM);
+  KmTargetTrack *track = item != NULL ? km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))
+                                      : NULL;
+  int old_default, new_default;
+  const char *name;
+
+  if (track == NULL || km_target_track_get_effector (track) != NULL)
+    return;
+  old_default = km_skeleton_get_default_effector (edit->before.skeleton);
+  new_default = km_skeleton_get_default_effector (edit->after.skeleton);
+  if (old_default < 0)
+    return;
+  name = km_skeleton_get_joint (edit->before.skeleton, (guint) old_default)->name;
+  if (km_skeleton_find_joint (edit->after.skeleton, name) < 0
+      || (new_default >= 0
+          && g_str_equal (km_skeleton_get_joint (edit->after.skeleton, (guint) new_default)->name,
+                          name)))
+    return;
+  edit->targets_item = g_object_ref (item);
+  edit->targets_before = km_target_track_ref (track);
+  edit->targets_after = km_target_track_with_effector (track, name);
 }
 
 /* The completing solve finished: its animation becomes the body's motion and the step's. */
@@ -179,6 +224,10 @@ skeleton_edit_apply (SkeletonEdit    *edit,
   int joint = -1;
 
   km_body_item_set_model (edit->body, model->file, model->format, model->skeleton);
+  if (edit->targets_item != NULL)
+    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item),
+                                  model == &edit->after ? edit->targets_after
+                                                        : edit->targets_before);
   if (model->n_dof > 0)
     km_body_item_set_joint_state (edit->body, model->q, model->n_dof);
   g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (model->modified));
@@ -333,6 +382,7 @@ km_document_edit_skeleton (KmDocument *self,
   edit->after.modified = TRUE;
 
   edit->resolves = TRUE;
+  pin_default_effector (edit);
   edit->animation_item = find_animation_item (body);
   if (edit->animation_item != NULL)
     {

@@ -14,6 +14,7 @@
 #include "km-document-skeleton.h"
 #include "km-document.h"
 #include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
 #include "km-joint-inspector.h"
 #include "km-scene-view.h"
 #include "km-skeleton-edit.h"
@@ -829,6 +830,53 @@ test_project_save_keeps_edits (Fixture       *f,
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
+ * not move the effector (the motion would change completely). The edit names the old
+ * effector on the targets, in the same undo step. */
+static void
+test_add_leaf_keeps_effector (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  KmItem *targets_item = NULL;
+  KmTargetTrack *track;
+  KmSkeleton *next;
+  int effector = km_document_get_effector (f->document);
+  g_autofree char *effector_name = g_strdup (km_skeleton_get_joint (skeleton (f),
+                                                                    (guint) effector)->name);
+
+  for (guint i = 0; i < km_item_get_n_children (km_document_get_body_item (f->document)); i++)
+    if (KM_IS_IK_TARGETS_ITEM (km_item_get_child (km_document_get_body_item (f->document), i)))
+      targets_item = km_item_get_child (km_document_get_body_item (f->document), i);
+  g_assert_nonnull (targets_item);
+  g_assert_null (km_target_track_get_effector (
+    km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
+
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
+  g_assert_no_error (error);
+  /* By the default rule alone, the new leaf would be the effector. */
+  g_assert_cmpstr (km_skeleton_get_joint (next, (guint) km_skeleton_get_default_effector (next))->name,
+                   ==, "Extra");
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpstr (km_skeleton_get_joint (skeleton (f), (guint) effector)->name, ==, effector_name);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
+
+  /* One undo: the skeleton and the targets as they were. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpint (find (f, "Extra"), <, 0);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
+  g_assert_null (km_target_track_get_effector (track));
+  g_assert_true (km_document_redo (f->document));
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
+}
+
 /* Export as .body and URDF → reload equality (without a spherical joint both are exact). */
 static void
 test_export_body_reload (Fixture       *f,
@@ -1258,6 +1306,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/new-skeleton", test_new_skeleton);
   ADD ("/kinema/JointInspector/save-with-body-copy", test_save_with_body_copy);
   ADD ("/kinema/JointInspector/project-save-keeps-edits", test_project_save_keeps_edits);
+  ADD ("/kinema/JointInspector/add-leaf-keeps-effector", test_add_leaf_keeps_effector);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
