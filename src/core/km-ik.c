@@ -2038,6 +2038,7 @@ typedef struct
   double            *ahead;   /* n_dof: the extrapolated seed */
   double            *start;   /* n_dof: a search's start */
   double            *tried;   /* TRAJ_MAX_CANDIDATES × n_dof: a search's starts so far */
+  guint              n_seen;  /* how many of them are recorded */
   double            *lo, *hi; /* n_dof limits */
   double            *mid;     /* n_dof: the middle of the ranges */
   double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
@@ -2274,17 +2275,22 @@ search_start (Motion       *m,
   return TRUE;
 }
 
-/* A search's start @q is new: not within TRAJ_SAME of one tried (then it is recorded). */
+/* A search's start @q is new: not within TRAJ_SAME of one recorded (m->n_seen of them);
+ * then it is recorded and counts as tried. Starts that a search tries without recording
+ * them only count in @n_tried, so only recorded starts are ever compared. */
 static gboolean
 start_is_new (Motion       *m,
               const double *q,
               guint        *n_tried)
 {
-  for (guint i = 0; i < *n_tried; i++)
+  for (guint i = 0; i < m->n_seen; i++)
     if (dof_distance (q, &m->tried[i * m->n_dof], m->n_dof) < TRAJ_SAME)
       return FALSE;
-  if (*n_tried < TRAJ_MAX_CANDIDATES)
-    memcpy (&m->tried[(*n_tried)++ * m->n_dof], q, m->n_dof * sizeof (double));
+  if (m->n_seen < TRAJ_MAX_CANDIDATES && *n_tried < TRAJ_MAX_CANDIDATES)
+    {
+      memcpy (&m->tried[m->n_seen++ * m->n_dof], q, m->n_dof * sizeof (double));
+      (*n_tried)++;
+    }
   return TRUE;
 }
 
@@ -2313,6 +2319,7 @@ branch_search (Motion        *m,
   guint n_starts = m->n_dof + 1 + TRAJ_RANDOM_STARTS;
   KmIkSolution *tmp;
 
+  m->n_seen = 0;
   start_is_new (m, cur[s].q, &n_tried);
   m->fb_stop = 0;
 
