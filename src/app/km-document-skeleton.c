@@ -700,6 +700,24 @@ km_document_export_skeleton (KmDocument        *self,
   return TRUE;
 }
 
+/* A file-name stem for a copy of @body's model: its model file's name without the
+ * extension, else the item's name, with path separators replaced. */
+static char *
+body_file_stem (KmBodyItem *body)
+{
+  const char *file = km_body_item_get_file (body);
+  g_autofree char *base = file != NULL ? g_path_get_basename (file)
+                                       : g_strdup (km_item_get_name (KM_ITEM (body)));
+  char *dot = strrchr (base, '.');
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  g_strdelimit (base, G_DIR_SEPARATOR_S "/\\:", '_');
+  if (*base == '\0' || strcmp (base, ".") == 0 || strcmp (base, "..") == 0)
+    return g_strdup ("body");
+  return g_steal_pointer (&base);
+}
+
 typedef struct
 {
   KmDocument *document;
@@ -717,17 +735,8 @@ edited_copy_path (KmBodyItem *body,
                   const char *extension,
                   GHashTable *used)
 {
-  const char *file = km_body_item_get_file (body);
-  g_autofree char *base = file != NULL ? g_path_get_basename (file)
-                                       : g_strdup (km_item_get_name (KM_ITEM (body)));
-  char *dot = strrchr (base, '.');
-  g_autofree char *stem = NULL;
+  g_autofree char *stem = body_file_stem (body);
 
-  if (dot != NULL && dot != base)
-    *dot = '\0';
-  g_strdelimit (base, G_DIR_SEPARATOR_S "/\\:", '_');
-  stem = g_strdup (*base != '\0' && strcmp (base, ".") != 0 && strcmp (base, "..") != 0 ? base
-                                                                                       : "body");
   for (guint i = 1;; i++)
     {
       g_autofree char *name = i == 1 ? g_strdup_printf ("%s.%s", stem, extension)
@@ -893,18 +902,9 @@ body_copy_path (KmBodyItem *body,
                 const char *dir,
                 GHashTable *used)
 {
-  const char *file = km_body_item_get_file (body);
-  g_autofree char *base = file != NULL ? g_path_get_basename (file)
-                                       : g_strdup (km_item_get_name (KM_ITEM (body)));
-  char *dot = strrchr (base, '.');
-  g_autofree char *stem = NULL;
+  g_autofree char *stem = body_file_stem (body);
   char *name;
 
-  if (dot != NULL && dot != base)
-    *dot = '\0';
-  g_strdelimit (base, G_DIR_SEPARATOR_S "/\\:", '_');
-  stem = g_strdup (*base != '\0' && strcmp (base, ".") != 0 && strcmp (base, "..") != 0 ? base
-                                                                                       : "body");
   name = g_strdup_printf ("%s.body", stem);
   for (guint i = 2; g_hash_table_contains (used, name); i++)
     {

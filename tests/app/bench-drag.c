@@ -15,6 +15,8 @@
 
 #include "km-scene-view.h"
 
+#include "test-app-util.h"
+
 /*
  * Drag latency (issue 7): the tip of a generated 30-DOF chain is dragged in the scene view
  * with real pointer input (xdotool, which uses XTEST) while the view repaints; each IK
@@ -29,35 +31,6 @@
 #define SKIP 77
 
 static gboolean done;
-
-static void
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-}
-
-static void
-spin (guint ms)
-{
-  gboolean late = FALSE;
-
-  g_timeout_add_once (ms, timeout_cb, &late);
-  while (!late)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static gboolean
-wait_until (gboolean (*condition) (gpointer), gpointer data, guint ms)
-{
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (!condition (data) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return condition (data);
-}
 
 static gboolean
 not_solving (gpointer data)
@@ -144,7 +117,7 @@ real_drag (GtkWindow   *window,
     return FALSE;
   done = FALSE;
   g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, NULL);
-  return wait_until (input_done, NULL, 60000);
+  return test_app_wait_until (input_done, NULL, 60000);
 #else
   return FALSE;
 #endif
@@ -234,7 +207,7 @@ main (int   argc,
   file = g_file_new_for_path (path);
   if (!km_document_import_file (document, file, &error))
     g_error ("%s", error->message);
-  g_assert_true (wait_until (not_solving, document, 30000));
+  g_assert_true (test_app_wait_until (not_solving, document, 30000));
   g_assert_cmpuint (km_skeleton_get_n_dof (km_document_get_skeleton (document)), ==, 30);
   for (guint i = 0; i < 30; i++)
     km_document_set_dof_value (document, i, 0.1);
@@ -246,7 +219,7 @@ main (int   argc,
   gtk_window_set_child (window, GTK_WIDGET (view));
   km_scene_view_set_document (view, document);
   gtk_window_present (window);
-  g_assert_true (wait_until (rendered, view, 10000));
+  g_assert_true (test_app_wait_until (rendered, view, 10000));
   if (gtk_gl_area_get_error (GTK_GL_AREA (view)) != NULL)
     {
       printf ("bench-drag: skipped, no GL: %s\n",
@@ -257,7 +230,7 @@ main (int   argc,
   km_scene_view_reset_camera (view);
   km_scene_view_set_camera (view, km_scene_view_get_camera (view));
   km_scene_view_set_edit_mode (view, TRUE);
-  spin (200);
+  test_app_spin_for (200);
 
   tip = km_document_get_effector (document);
   g_assert_cmpint (tip, >=, 0);
@@ -274,7 +247,7 @@ main (int   argc,
       if (!real_drag (window, GTK_WIDGET (view), xdotool, x0, y0,
                       x0 + 45 * cos (angle), y0 + 45 * sin (angle), steps))
         g_error ("the drag did not run");
-      g_assert_true (wait_until (drag_idle, view, 10000));
+      g_assert_true (test_app_wait_until (drag_idle, view, 10000));
       lat = km_scene_view_get_drag_latencies (view, &n);
       g_array_append_vals (all, lat, n);
     }

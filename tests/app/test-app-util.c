@@ -14,18 +14,45 @@ timeout_cb (gpointer data)
 
 /* Runs the main loop until @document has no solve running, for at most @ms
  * milliseconds. Returns whether the solve finished. */
+static gboolean
+not_solving (gpointer document)
+{
+  return !km_document_get_solving (document);
+}
+
 gboolean
 test_app_wait_idle_solve (KmDocument *document,
                           guint       ms)
 {
+  return test_app_wait_until (not_solving, document, ms);
+}
+
+/* Runs the main loop until @condition (@data) holds, for at most @ms milliseconds.
+ * Returns whether it holds. */
+gboolean
+test_app_wait_until (GSourceFunc condition,
+                     gpointer    data,
+                     guint       ms)
+{
   gboolean late = FALSE;
   guint id = g_timeout_add_once (ms, timeout_cb, &late);
 
-  while (km_document_get_solving (document) && !late)
+  while (!condition (data) && !late)
     g_main_context_iteration (NULL, TRUE);
   if (!late)
     g_source_remove (id);
-  return !km_document_get_solving (document);
+  return condition (data);
+}
+
+/* Runs the main loop for @ms milliseconds. */
+void
+test_app_spin_for (guint ms)
+{
+  gboolean late = FALSE;
+
+  g_timeout_add_once (ms, timeout_cb, &late);
+  while (!late)
+    g_main_context_iteration (NULL, TRUE);
 }
 
 /* Dispatches every pending source without blocking. */

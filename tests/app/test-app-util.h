@@ -11,5 +11,9 @@ G_BEGIN_DECLS
 gboolean test_app_wait_idle_solve (KmDocument *document,
                                    guint       ms);
 void     test_app_spin            (void);
+gboolean test_app_wait_until      (GSourceFunc condition,
+                                   gpointer    data,
+                                   guint       ms);
+void     test_app_spin_for        (guint       ms);
 
 G_END_DECLS

@@ -20,6 +20,8 @@
 #include "km-time-bar.h"
 #include "km-window.h"
 
+#include "test-app-util.h"
+
 /*
  * Direct manipulation with real input: pointer moves, drags and clicks go through the X
  * server (xdotool, which uses XTEST) to the scene view, the time bar's keyframe strip and
@@ -49,24 +51,7 @@ wait_for (Fixture   *f,
           Condition  condition,
           guint      ms)
 {
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (!condition (f) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return condition (f);
-}
-
-static void
-spin (guint ms)
-{
-  gboolean late = FALSE;
-
-  g_timeout_add_once (ms, timeout_cb, &late);
-  while (!late)
-    g_main_context_iteration (NULL, TRUE);
+  return test_app_wait_until ((GSourceFunc) condition, f, ms);
 }
 
 static gboolean
@@ -212,7 +197,7 @@ xdotool (Fixture    *f,
   /* xdotool has exited, but its events may still wait in our queue: a round trip to the X
    * server puts every one of them there, and the main loop then handles them. */
   gdk_display_sync (gtk_widget_get_display (GTK_WIDGET (f->window)));
-  spin (60);
+  test_app_spin_for (60);
 }
 
 #ifdef GDK_WINDOWING_X11
@@ -412,10 +397,10 @@ test_pick (Fixture       *f,
 
   km_document_set_selected_joint (f->document, -1);
   real_click (f, view, x, y);
-  spin (100);
+  test_app_spin_for (100);
   g_assert_cmpint (km_document_get_selected_joint (f->document), ==, 2);
   real_click (f, view, 3, 3);
-  spin (100);
+  test_app_spin_for (100);
   g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
 
   /* Leaving edit mode drops the highlight. */
@@ -459,7 +444,7 @@ test_drag_effector (Fixture       *f,
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (joint_pos (f, effector), start)), >, 0.05);
   g_assert_true (km_document_get_limits_held (f->document, 1e-9));
   /* On screen: the dragged joint (selected, under the pointer) is drawn where it went. */
-  spin (100);
+  test_app_spin_for (100);
   g_assert_true (colour_near (f, x1, y1, KM_RENDER_HOVER_RGB)
                  || colour_near (f, x1, y1, KM_RENDER_SELECTED_RGB));
   g_assert_false (colour_near (f, x0, y0, KM_RENDER_HOVER_RGB)
@@ -497,7 +482,7 @@ test_drag_joint_fk (Fixture       *f,
   project (f, joint_pos (f, 2), &x, &y);
   real_drag (f, view, x, y, x + 1, y + 2, 2);
   real_drag (f, view, x + 4, y, x, y + 40, 8);
-  spin (50);
+  test_app_spin_for (50);
   pose = km_document_get_pose (f->document, NULL);
   g_assert_cmpfloat (fabs (pose[3] - before[3]), >, 0.01);
   for (guint i = 0; i < n_dof; i++)
@@ -559,7 +544,7 @@ test_drag_ring (Fixture       *f,
     km_scene_view_set_camera (f->scene_view, &view_camera);
   }
   km_scene_view_set_edit_mode (f->scene_view, TRUE);
-  spin (100);
+  test_app_spin_for (100);
   w = gtk_widget_get_width (view);
   h = gtk_widget_get_height (view);
   camera = km_scene_view_get_camera (f->scene_view);
@@ -659,7 +644,7 @@ test_drag_offset (Fixture       *f,
   km_document_set_selected_joint (f->document, joint);
   g_assert_cmpint (joint, !=, km_scene_view_get_ik_tip (f->scene_view));
   g_assert_cmpint (joint, !=, km_document_get_effector (f->document));
-  spin (100);
+  test_app_spin_for (100);
   w = gtk_widget_get_width (view);
   h = gtk_widget_get_height (view);
   camera = km_scene_view_get_camera (f->scene_view);
@@ -708,7 +693,7 @@ test_drag_offset (Fixture       *f,
       add_move (f, args, view, x0 + (x1 - x0) * s / 8, y0 + (y1 - y0) * s / 8);
     xdotool (f, args);
   }
-  spin (150);
+  test_app_spin_for (150);
   g_assert_true (km_document_get_skeleton (f->document) == before);
   project (f, pos0, &px, &py);
   g_assert_cmpint (colour_count_around (f, px + 40 * ux, py + 40 * uy, 4,
@@ -720,7 +705,7 @@ test_drag_offset (Fixture       *f,
     g_ptr_array_add (args, g_strdup ("1"));
     xdotool (f, args);
   }
-  spin (50);
+  test_app_spin_for (50);
 
   /* Applied: the offset moved along the arrow's world axis only (in the parent's frame as
    * it was posed during the drag), as far as the pointer went. The motion then solves
@@ -800,7 +785,7 @@ test_keyframes (Fixture       *f,
   g_assert_nonnull (km_document_get_animation (f->document));
 
   /* Drag its tick 20 frames on. */
-  spin (100);
+  test_app_spin_for (100);
   g_assert_true (km_time_bar_get_keyframe_point (f->time_bar, frame, &x, &y));
   {
     double x2, y2;
@@ -1067,7 +1052,7 @@ test_playback_speed (Fixture       *f,
        * machine) delays both ends of the interval alike. */
       handler = g_signal_connect (f->document, "notify::current-frame",
                                   G_CALLBACK (frame_changed_cb), &samples);
-      spin (1000);
+      test_app_spin_for (1000);
       g_signal_handler_disconnect (f->document, handler);
       km_time_bar_set_playing (f->time_bar, FALSE);
       g_assert_cmpuint (samples.n, >=, 2);
@@ -1133,7 +1118,7 @@ test_graph (Fixture       *f,
     return;
 
   km_document_set_selected_joint (f->document, 2);
-  spin (100);
+  test_app_spin_for (100);
   w = gtk_widget_get_width (graph);
   h = gtk_widget_get_height (graph);
   paintable = gtk_widget_paintable_new (graph);
@@ -1151,7 +1136,7 @@ test_graph (Fixture       *f,
 
   x = km_graph_view_x_for_frame (f->graph_view, 100);
   real_click (f, graph, x, h / 2.0);
-  spin (100);
+  test_app_spin_for (100);
   g_assert_cmpint (abs ((int) km_document_get_current_frame (f->document) - 100), <=, 1);
 }
 
@@ -1171,7 +1156,7 @@ test_graph_keyframe_drag (Fixture       *f,
   if (!ready_or_skip (f))
     return;
 
-  spin (100);
+  test_app_spin_for (100);
   h = gtk_widget_get_height (graph);
   targets = km_document_get_targets (f->document);
   n0 = km_target_track_get_n_keyframes (targets);
@@ -1300,7 +1285,7 @@ test_drag_solver (Fixture       *f,
   }
   km_drag_solver_cancel (solver);
   g_assert_false (km_drag_solver_get_busy (solver));
-  spin (200);
+  test_app_spin_for (200);
   g_assert_cmpuint (answers.n, ==, 0);
   g_assert_false (km_drag_solver_flush (solver));
 }
@@ -1358,7 +1343,7 @@ test_latency_30dof (Fixture       *f,
     km_document_set_dof_value (f->document, i, 0.1);
   km_document_close_edit (f->document);
   km_scene_view_reset_camera (f->scene_view);
-  spin (100);
+  test_app_spin_for (100);
 
   km_scene_view_set_edit_mode (f->scene_view, TRUE);
   tip = km_document_get_effector (f->document);

@@ -19,6 +19,8 @@
 #include "km-preferences-window.h"
 #include "km-window.h"
 
+#include "test-app-util.h"
+
 /*
  * Preferences, autosave and translations of the editor, with the build's GSettings schema
  * (GSETTINGS_SCHEMA_DIR) on the memory backend and the build's message catalogues
@@ -40,31 +42,10 @@ new_settings (void)
   return settings;
 }
 
-static void
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-}
-
 static gboolean
 file_exists (gpointer path)
 {
   return g_file_test (path, G_FILE_TEST_EXISTS);
-}
-
-static gboolean
-wait_until (GSourceFunc condition,
-            gpointer    data,
-            guint       ms)
-{
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (!condition (data) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return condition (data);
 }
 
 static void
@@ -244,7 +225,7 @@ test_window_size (void)
   g_assert_cmpint (width, ==, 1000);
   g_assert_cmpint (height, ==, 650);
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (wait_until (panes_restored, window, 5000));
+  g_assert_true (test_app_wait_until (panes_restored, window, 5000));
   g_assert_cmpint (gtk_paned_get_position (GTK_PANED (gtk_widget_get_parent (km_window_get_item_tree (window)))),
                    ==, 210);
 
@@ -286,13 +267,13 @@ test_autosave_recovery (void)
   /* Nothing unsaved: no file, even with autosave on. */
   g_settings_set_uint (settings, "autosave-interval", 1);
   g_assert_cmpuint (km_autosave_get_interval (autosave), ==, 1);
-  g_assert_false (wait_until (file_exists, path, 1500));
+  g_assert_false (test_app_wait_until (file_exists, path, 1500));
 
   value = km_document_get_pose (document, NULL)[0] + 0.25;
   km_document_set_dof_value (document, 0, value);
   value = km_document_get_pose (document, NULL)[0];
   g_assert_true (km_document_get_modified (document));
-  g_assert_true (wait_until (file_exists, path, 3000));
+  g_assert_true (test_app_wait_until (file_exists, path, 3000));
   /* Autosaving leaves the document as it was. */
   g_assert_true (km_document_get_modified (document));
   g_assert_null (km_document_get_file (document));
@@ -331,7 +312,7 @@ test_autosave_recovery (void)
   g_settings_set_uint (settings, "autosave-interval", 0);
   km_document_set_dof_value (document, 0, value - 0.1);
   g_assert_true (km_document_get_modified (document));
-  g_assert_false (wait_until (file_exists, path, 1500));
+  g_assert_false (test_app_wait_until (file_exists, path, 1500));
 
   /* Closing the window (a clean quit) leaves nothing behind. */
   g_assert_true (km_autosave_save_now (autosave, &error));
@@ -522,7 +503,7 @@ test_recent_files (void)
       g_ptr_array_add (paths, path);
     }
   count.n_items = 6;
-  g_assert_true (wait_until (menu_has_count, &count, 5000));
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
 
   g_settings_set_uint (settings, "recent-files-limit", 4);
   g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 4);
@@ -534,7 +515,7 @@ test_recent_files (void)
   prefs = km_preferences_window_new (settings);
   g_assert_cmpuint (km_preferences_window_clear_recent_files (prefs), ==, 6);
   count.n_items = 0;
-  g_assert_true (wait_until (menu_has_count, &count, 5000));
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
   gtk_window_destroy (GTK_WINDOW (prefs));
 
   for (guint i = 0; i < paths->len; i++)
