@@ -13,6 +13,7 @@
 #include "km-camera.h"
 #include "km-document-skeleton.h"
 #include "km-document.h"
+#include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-joint-inspector.h"
@@ -663,19 +664,26 @@ test_new_skeleton (Fixture       *f,
   g_assert_cmpstr (parent_name (f, "joint2"), ==, "joint1");
 }
 
+/* A model file read through the loader registry, which must find @format_name in it. */
+static KmSkeleton *
+load_model (const char *path,
+            const char *format_name)
+{
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer loaded = km_format_load_file (path, NULL, &format, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  g_assert_cmpstr (format->name, ==, format_name);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_MODEL);
+  return loaded;
+}
+
 static KmSkeleton *
 load_body (const char *path)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  KmSkeleton *loaded;
-  gsize length;
-
-  g_assert_true (g_file_get_contents (path, &contents, &length, &error));
-  loaded = km_body_load (path, contents, length, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (loaded);
-  return loaded;
+  return load_model (path, "CHOREONOID-BODY");
 }
 
 /* A project whose body came from skeleton.json, saved for Choreonoid: a .body copy beside
@@ -757,16 +765,7 @@ test_save_with_body_copy (Fixture       *f,
 static KmSkeleton *
 load_skeleton_json (const char *path)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  KmSkeleton *loaded;
-  gsize length;
-
-  g_assert_true (g_file_get_contents (path, &contents, &length, &error));
-  loaded = km_skeleton_json_load (path, contents, length, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (loaded);
-  return loaded;
+  return load_model (path, "SKELETON-JSON");
 }
 
 /* Saving the project keeps skeleton edits: the edited embedded example and a new skeleton
