@@ -1019,6 +1019,71 @@ test_tree_reload (Fixture       *f,
   }
 }
 
+static KmItem *
+find_child_of_type (KmItem *parent,
+                    GType   type)
+{
+  for (guint i = 0; i < km_item_get_n_children (parent); i++)
+    if (G_TYPE_CHECK_INSTANCE_TYPE (km_item_get_child (parent, i), type))
+      return km_item_get_child (parent, i);
+  return NULL;
+}
+
+/* Opening a Scenebuilder scene in the editor: its ik element becomes an IK targets item
+ * under the body (effector and keyframe from the scene), which the solver then uses; its
+ * gears are linked joints, and moving the driving joint moves the driven ones. */
+static void
+test_import_scenebuilder (void)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                "arm2_mm_deg.xml", NULL);
+  g_autofree char *gears = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                  "slider_gear.xml", NULL);
+  g_autoptr(GFile) arm_file = g_file_new_for_path (arm);
+  g_autoptr(GFile) gears_file = g_file_new_for_path (gears);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmItem *targets_item;
+  KmTargetTrack *track;
+  const KmJoint *rack, *idler;
+  const double *pose;
+  int pinion;
+
+  g_assert_true (km_document_import_file (document, arm_file, &error));
+  g_assert_no_error (error);
+  targets_item = find_child_of_type (km_document_get_body_item (document),
+                                     KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (targets_item);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
+  g_assert_cmpstr (km_target_track_get_effector (track), ==, "elbow");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 1);
+  g_assert_cmpint (km_document_get_effector (document), ==,
+                   km_skeleton_find_joint (km_document_get_skeleton (document), "elbow"));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+
+  g_assert_true (km_document_import_file (document, gears_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  skeleton = km_document_get_skeleton (document);
+  pinion = km_skeleton_find_joint (skeleton, "pinion_joint");
+  rack = km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "rack_joint"));
+  idler = km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "idler_joint"));
+  g_assert_cmpint (pinion, >=, 0);
+  g_assert_cmpint (rack->mimic, ==, pinion);
+  g_assert_cmpint (idler->mimic, ==, pinion);
+
+  km_document_set_dof_value (document,
+                             (guint) km_skeleton_get_joint (skeleton, (guint) pinion)->dof_index,
+                             1.0);
+  pose = km_document_get_pose (document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[rack->dof_index], 0.02 * 1.0 + 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pose[idler->dof_index],
+                                  idler->mimic_ratio * 1.0 + idler->mimic_offset, 1e-12);
+  km_document_cancel_solve (document);
+  test_app_spin ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1036,6 +1101,7 @@ main (int    argc,
   g_test_add ("/kinema/Window/save-example", Fixture, NULL,
               fixture_setup, test_save_example, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-question", test_close_question);
+  g_test_add_func ("/kinema/Window/import-scenebuilder", test_import_scenebuilder);
   g_test_add ("/kinema/LayoutState/round-trip", Fixture, NULL,
               fixture_setup, test_layout_round_trip, fixture_teardown);
   g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
