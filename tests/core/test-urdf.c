@@ -247,6 +247,13 @@ test_errors (void)
                 "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
                 "  <axis xyz='0 0 nope'/></joint></robot>",
                 "t.urdf:3:14: expected 3 finite numbers");
+  /* A xacro file given as URDF: the message says what to do. */
+  assert_error ("<robot name='r' xmlns:xacro='http://www.ros.org/wiki/xacro'>\n"
+                "<link name='a'/><link name='b'/>\n"
+                "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                "  <origin xyz='0 0 ${len}'/></joint></robot>",
+                "t.urdf:4:16: expected numbers in “xyz”, found a xacro expression: "
+                "expand the file with xacro first");
   assert_error ("<robot name='r'><link name='a'/><link name='b'/>\n"
                 "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
                 "  <axis xyz='0 0 0'/></joint></robot>",

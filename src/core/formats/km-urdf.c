@@ -332,7 +332,12 @@ parse_numbers (Parser     *p,
     return TRUE;
 
 bad:
-  if (n == 1)
+  /* A xacro file read as URDF: say what to do instead of only what is wrong. */
+  if (strstr (value, "${") != NULL || strstr (value, "$(") != NULL)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
+                        _("expected numbers in “%s”, found a xacro expression: expand the "
+                          "file with xacro first"), attr);
+  else if (n == 1)
     km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
                         _("expected a finite number in “%s”"), attr);
   else
