@@ -2267,10 +2267,15 @@ km_document_set_dof_value (KmDocument *self,
   edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after[dof] = value;
-  /* Moving a linked (mimic) joint moves its master, and the master moves its followers. */
+  /* Moving a linked (mimic) joint moves its master (within the master's limits), and the
+   * master moves its followers. */
   if (j->mimic >= 0 && j->mimic_ratio != 0.0)
-    edit->after[km_skeleton_get_joint (self->skeleton, (guint) j->mimic)->dof_index] =
-      (value - j->mimic_offset) / j->mimic_ratio;
+    {
+      const KmJoint *master = km_skeleton_get_joint (self->skeleton, (guint) j->mimic);
+
+      edit->after[master->dof_index] = CLAMP ((value - j->mimic_offset) / j->mimic_ratio,
+                                              master->limits[0].min, master->limits[0].max);
+    }
   km_skeleton_apply_mimic (self->skeleton, edit->after);
   handlers = km_body_item_get_body_handlers (self->body);
   if (handlers != NULL && j->n_dof == 1 && km_body_handler_set_is_linked_joint (handlers, joint))

@@ -1080,6 +1080,15 @@ test_import_scenebuilder (void)
   g_assert_cmpfloat_with_epsilon (pose[rack->dof_index], 0.02 * 1.0 + 0.01, 1e-12);
   g_assert_cmpfloat_with_epsilon (pose[idler->dof_index],
                                   idler->mimic_ratio * 1.0 + idler->mimic_offset, 1e-12);
+
+  /* Moving the rack moves the pinion, but never past the pinion's limits (±π): asking for
+   * 0.1 m would need 4.5 rad. */
+  km_document_close_edit (document);
+  km_document_set_dof_value (document, (guint) rack->dof_index, 0.1);
+  pose = km_document_get_pose (document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[km_skeleton_get_joint (skeleton, (guint) pinion)->dof_index],
+                                  G_PI, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pose[rack->dof_index], 0.02 * G_PI + 0.01, 1e-9);
   km_document_cancel_solve (document);
   test_app_spin ();
 }
