@@ -191,10 +191,16 @@ km_mat3_rotation_error (const KmMat3 *current,
   return km_vec3_scale (v, angle / s);
 }
 
+double
+km_quat_length (KmQuat q)
+{
+  return sqrt (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+}
+
 KmQuat
 km_quat_normalize (KmQuat q)
 {
-  double n = sqrt (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  double n = km_quat_length (q);
 
   if (n <= 0.0 || !isfinite (n))
     return KM_QUAT_IDENTITY;

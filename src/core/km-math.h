@@ -149,6 +149,7 @@ double      km_mat3_rotation_angle       (const KmMat3      *a,
 KmVec3      km_mat3_rotation_error       (const KmMat3      *current,
                                           const KmMat3      *target);
 
+double      km_quat_length               (KmQuat             q);
 KmQuat      km_quat_normalize            (KmQuat             q);
 KmQuat      km_quat_mul                  (KmQuat             a,
                                           KmQuat             b);

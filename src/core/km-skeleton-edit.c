@@ -514,8 +514,7 @@ km_skeleton_edit_set_rotation (const KmSkeleton  *skeleton,
                                GError           **error)
 {
   g_auto(Draft) d = { 0 };
-  double n = sqrt (rotation.w * rotation.w + rotation.x * rotation.x +
-                   rotation.y * rotation.y + rotation.z * rotation.z);
+  double n = km_quat_length (rotation);
   KmJoint *j;
 
   g_return_val_if_fail (skeleton != NULL, NULL);

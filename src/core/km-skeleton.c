@@ -420,8 +420,7 @@ check_joint_values (BuilderJoint      *bj,
     }
   if (j->has_rotation)
     {
-      double n = sqrt (j->rotation.w * j->rotation.w + j->rotation.x * j->rotation.x +
-                       j->rotation.y * j->rotation.y + j->rotation.z * j->rotation.z);
+      double n = km_quat_length (j->rotation);
 
       if (!isfinite (n) || n < 1e-9)
         {

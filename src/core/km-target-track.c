@@ -110,9 +110,7 @@ km_target_track_new (const KmTargetKeyframe *keyframes,
                        (guint) KM_TARGET_TRACK_MAX_FRAME);
           return NULL;
         }
-      norm = sqrt (k->orientation.w * k->orientation.w + k->orientation.x * k->orientation.x
-                   + k->orientation.y * k->orientation.y
-                   + k->orientation.z * k->orientation.z);
+      norm = km_quat_length (k->orientation);
       if (!km_vec3_is_finite (k->position) || !quat_is_finite (k->orientation)
           || !isfinite (norm) || norm < 1e-12)
         {
