@@ -595,6 +595,25 @@ log_notes (KmDocument *self,
                      (const char *) g_ptr_array_index (notes, i));
 }
 
+/* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
+ * @notes what that format cannot carry. Every writer is atomic. */
+static gboolean
+write_skeleton (const KmSkeleton  *skeleton,
+                const char        *format,
+                const char        *path,
+                GPtrArray         *notes,
+                GError           **error)
+{
+  if (g_strcmp0 (format, BODY_FORMAT) == 0)
+    return km_body_save (skeleton, path, notes, error);
+  if (g_strcmp0 (format, URDF_FORMAT) == 0)
+    return km_urdf_save (skeleton, path, notes, error);
+  if (!km_skeleton_json_save (skeleton, path, error))
+    return FALSE;
+  skeleton_json_notes (skeleton, notes);
+  return TRUE;
+}
+
 /**
  * km_document_save_skeleton:
  * @file: where to write skeleton.json
@@ -627,10 +646,8 @@ km_document_save_skeleton (KmDocument  *self,
   if (path == NULL)
     return FALSE;
   skeleton = km_body_item_get_skeleton (body);
-  if (!km_skeleton_json_save (skeleton, path, error))
+  if (!write_skeleton (skeleton, SKELETON_JSON_FORMAT, path, notes, error))
     return FALSE;
-
-  skeleton_json_notes (skeleton, notes);
   log_notes (self, path, notes);
 
   if (g_strcmp0 (km_body_item_get_file (body), path) != 0
@@ -671,7 +688,6 @@ km_document_export_skeleton (KmDocument        *self,
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *path = NULL;
   KmBodyItem *body;
-  gboolean ok;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
@@ -688,11 +704,9 @@ km_document_export_skeleton (KmDocument        *self,
   if (path == NULL)
     return FALSE;
 
-  if (format == KM_SKELETON_EXPORT_BODY)
-    ok = km_body_save (km_body_item_get_skeleton (body), path, notes, error);
-  else
-    ok = km_urdf_save (km_body_item_get_skeleton (body), path, notes, error);
-  if (!ok)
+  if (!write_skeleton (km_body_item_get_skeleton (body),
+                       format == KM_SKELETON_EXPORT_BODY ? BODY_FORMAT : URDF_FORMAT, path,
+                       notes, error))
     return FALSE;
 
   log_notes (self, path, notes);
@@ -761,7 +775,7 @@ save_edited_skeleton (gpointer item,
   KmBodyItem *body;
   KmSkeleton *skeleton;
   const char *file, *format, *new_format;
-  gboolean in_place, ok;
+  gboolean in_place;
 
   if (!scan->ok || !KM_IS_BODY_ITEM (item))
     return;
@@ -800,16 +814,7 @@ save_edited_skeleton (gpointer item,
       new_format = SKELETON_JSON_FORMAT;
     }
 
-  if (g_strcmp0 (new_format, BODY_FORMAT) == 0)
-    ok = km_body_save (skeleton, path, notes, scan->error);
-  else if (g_strcmp0 (new_format, URDF_FORMAT) == 0)
-    ok = km_urdf_save (skeleton, path, notes, scan->error);
-  else
-    {
-      ok = km_skeleton_json_save (skeleton, path, scan->error);
-      skeleton_json_notes (skeleton, notes);
-    }
-  if (!ok)
+  if (!write_skeleton (skeleton, new_format, path, notes, scan->error))
     {
       scan->ok = FALSE;
       return;
@@ -961,7 +966,7 @@ km_document_save_with_body_copies (KmDocument  *self,
       char *copy = body_copy_path (body, dir, used);
 
       g_ptr_array_add (paths, copy);
-      if (!km_body_save (km_body_item_get_skeleton (body), copy, notes, error))
+      if (!write_skeleton (km_body_item_get_skeleton (body), BODY_FORMAT, copy, notes, error))
         return FALSE;
       log_notes (self, copy, notes);
     }
