@@ -114,23 +114,9 @@ solve_link_free (gpointer data)
 }
 
 static KmItem *
-find_child_of_type (KmBodyItem *body,
-                    GType       type)
-{
-  for (guint i = 0; i < km_item_get_n_children (KM_ITEM (body)); i++)
-    {
-      KmItem *child = km_item_get_child (KM_ITEM (body), i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
-        return child;
-    }
-  return NULL;
-}
-
-static KmItem *
 find_animation_item (KmBodyItem *body)
 {
-  return find_child_of_type (body, KM_TYPE_IK_ANIMATION_ITEM);
+  return km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
 }
 
 /* When @edit's targets follow the default effector and the new skeleton's default is
@@ -138,7 +124,8 @@ find_animation_item (KmBodyItem *body)
 static void
 pin_default_effector (SkeletonEdit *edit)
 {
-  KmItem *item = find_child_of_type (edit->body, KM_TYPE_IK_TARGETS_ITEM);
+  KmItem *item = km_item_find_child_by_type (KM_ITEM (edit->body),
+                                             KM_TYPE_IK_TARGETS_ITEM);
   KmTargetTrack *track = item != NULL ? km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))
                                       : NULL;
   int old_default, new_default;

@@ -367,20 +367,6 @@ find_body (KmItem *item)
   return NULL;
 }
 
-static KmItem *
-find_child (KmItem *parent,
-            GType   type)
-{
-  for (guint i = 0; parent != NULL && i < km_item_get_n_children (parent); i++)
-    {
-      KmItem *child = km_item_get_child (parent, i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
-        return child;
-    }
-  return NULL;
-}
-
 /* The current body: the project's, while it is in the tree and has a model, else the
  * first body that has one. */
 static KmBodyItem *
@@ -398,7 +384,7 @@ pick_body (KmDocument *self)
 static KmAnimation *
 body_animation (KmBodyItem *body)
 {
-  KmItem *item = find_child (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+  KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
   KmAnimation *animation;
 
   if (item == NULL)
@@ -416,7 +402,9 @@ sync_from_project (KmDocument *self)
 {
   KmBodyItem *body = pick_body (self);
   KmSkeleton *skeleton = body ? km_body_item_get_skeleton (body) : NULL;
-  KmItem *targets_item = body ? find_child (KM_ITEM (body), KM_TYPE_IK_TARGETS_ITEM) : NULL;
+  KmItem *targets_item = body ? km_item_find_child_by_type (KM_ITEM (body),
+                                                            KM_TYPE_IK_TARGETS_ITEM)
+                               : NULL;
   KmTargetTrack *targets = NULL;
   KmAnimation *animation = body ? body_animation (body) : NULL;
   gboolean body_changed;
@@ -852,7 +840,7 @@ store_animation (KmDocument  *self,
                  KmAnimation *animation,
                  gboolean     recorded)
 {
-  KmItem *item = find_child (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+  KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
   g_autoptr(KmItem) created = NULL;
   TrackEdit *edit;
 
@@ -1378,7 +1366,7 @@ static KmItem *
 import_parent (KmDocument *self)
 {
   KmItem *root = km_project_get_root_item (self->project);
-  KmItem *world = find_child (root, KM_TYPE_WORLD_ITEM);
+  KmItem *world = km_item_find_child_by_type (root, KM_TYPE_WORLD_ITEM);
 
   return world ? world : root;
 }
@@ -1422,23 +1410,21 @@ import_child (KmDocument *self,
 {
   g_autofree char *name = file_label (file);
   TreeEdit *edit = tree_edit_new (self, TRUE);
-  guint position = 0;
+  gboolean animation = KM_IS_IK_ANIMATION_ITEM (item);
+  KmItem *shown;
+  guint position;
 
-  /* The first targets and animation items are the ones shown: the new one goes first. */
+  /* The first targets and animation items are the ones shown: the new one goes first (a
+   * first animation item after the others, a first targets item at the top). */
   km_item_set_name (item, name);
   km_item_set_checked (item, TRUE);
-  if (KM_IS_IK_ANIMATION_ITEM (item))
-    position = km_item_get_n_children (KM_ITEM (self->body));
-  else if (find_child (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM) != NULL)
-    position = (guint) km_item_get_index (find_child (KM_ITEM (self->body),
-                                                       KM_TYPE_IK_TARGETS_ITEM));
-  if (KM_IS_IK_ANIMATION_ITEM (item))
-    {
-      KmItem *old = find_child (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
-
-      if (old != NULL)
-        position = (guint) km_item_get_index (old);
-    }
+  shown = km_item_find_child_by_type (KM_ITEM (self->body),
+                                      animation ? KM_TYPE_IK_ANIMATION_ITEM
+                                                : KM_TYPE_IK_TARGETS_ITEM);
+  if (shown != NULL)
+    position = (guint) km_item_get_index (shown);
+  else
+    position = animation ? km_item_get_n_children (KM_ITEM (self->body)) : 0;
   tree_edit_add (edit, KM_ITEM (self->body), item, position);
   km_project_push_command (self->project, label, tree_edit_redo, tree_edit_undo,
                            NULL, NULL, edit, tree_edit_free);
@@ -1801,7 +1787,7 @@ km_document_set_targets (KmDocument    *self,
   g_return_if_fail (targets != NULL);
   g_return_if_fail (self->body != NULL);
 
-  item = find_child (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM);
+  item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM);
   if (item == NULL)
     {
       g_autoptr(KmItem) created = km_ik_targets_item_new ();

@@ -576,6 +576,33 @@ km_item_find_by_id (KmItem *self,
   return NULL;
 }
 
+/**
+ * km_item_find_child_by_type:
+ * @self: (nullable): the parent; %NULL has no children
+ *
+ * Returns: (transfer none) (nullable): the first direct child that is a @type
+ */
+KmItem *
+km_item_find_child_by_type (KmItem *self,
+                            GType   type)
+{
+  KmItemPrivate *priv;
+
+  if (self == NULL)
+    return NULL;
+  g_return_val_if_fail (KM_IS_ITEM (self), NULL);
+  priv = km_item_get_instance_private (self);
+
+  for (guint i = 0; i < priv->children->len; i++)
+    {
+      KmItem *child = g_ptr_array_index (priv->children, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+    }
+  return NULL;
+}
+
 KmItem *
 km_item_find_child_by_name (KmItem     *self,
                             const char *name)

@@ -104,6 +104,8 @@ gboolean     km_item_is_ancestor_of      (KmItem           *self,
 /* Depth-first preorder search; NULL when none. */
 KmItem      *km_item_find_by_id          (KmItem           *self,
                                           gint64            id);
+KmItem      *km_item_find_child_by_type  (KmItem           *self,
+                                          GType             type);
 KmItem      *km_item_find_child_by_name  (KmItem           *self,
                                           const char       *name);
 /* Calls @func on @self and every descendant in preorder. */

@@ -837,16 +837,15 @@ test_add_leaf_keeps_effector (Fixture       *f,
                               gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  KmItem *targets_item = NULL;
+  KmItem *targets_item;
   KmTargetTrack *track;
   KmSkeleton *next;
   int effector = km_document_get_effector (f->document);
   g_autofree char *effector_name = g_strdup (km_skeleton_get_joint (skeleton (f),
                                                                     (guint) effector)->name);
 
-  for (guint i = 0; i < km_item_get_n_children (km_document_get_body_item (f->document)); i++)
-    if (KM_IS_IK_TARGETS_ITEM (km_item_get_child (km_document_get_body_item (f->document), i)))
-      targets_item = km_item_get_child (km_document_get_body_item (f->document), i);
+  targets_item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
   g_assert_nonnull (targets_item);
   g_assert_null (km_target_track_get_effector (
     km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));

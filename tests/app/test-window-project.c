@@ -1019,16 +1019,6 @@ test_tree_reload (Fixture       *f,
   }
 }
 
-static KmItem *
-find_child_of_type (KmItem *parent,
-                    GType   type)
-{
-  for (guint i = 0; i < km_item_get_n_children (parent); i++)
-    if (G_TYPE_CHECK_INSTANCE_TYPE (km_item_get_child (parent, i), type))
-      return km_item_get_child (parent, i);
-  return NULL;
-}
-
 /* Opening a Scenebuilder scene in the editor: its ik element becomes an IK targets item
  * under the body (effector and keyframe from the scene), which the solver then uses; its
  * gears are linked joints, and moving the driving joint moves the driven ones. */
@@ -1052,8 +1042,8 @@ test_import_scenebuilder (void)
 
   g_assert_true (km_document_import_file (document, arm_file, &error));
   g_assert_no_error (error);
-  targets_item = find_child_of_type (km_document_get_body_item (document),
-                                     KM_TYPE_IK_TARGETS_ITEM);
+  targets_item = km_item_find_child_by_type (km_document_get_body_item (document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
   g_assert_nonnull (targets_item);
   track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
   g_assert_cmpstr (km_target_track_get_effector (track), ==, "elbow");
