@@ -25,6 +25,7 @@ struct _KmItemRow
   KmItem     *item;
   char       *name;
   char       *tooltip;
+  GListStore *children;   /* a joint row's child joint rows; NULL for an item's row */
 
   /* Borrowed (static strings) */
   const char *icon_name;
@@ -118,6 +119,7 @@ km_item_row_dispose (GObject *object)
   KmItemRow *self = (KmItemRow *) object;
 
   g_clear_object (&self->item);
+  g_clear_object (&self->children);
 
   G_OBJECT_CLASS (km_item_row_parent_class)->dispose (object);
 }
@@ -255,8 +257,9 @@ km_item_row_get_tooltip (KmItemRow *self)
  * @joint: the joint's index in the skeleton
  * @name: the joint's name
  *
- * A row for one joint of a body, listed under the body's row. It is no item of the project
- * (nothing is saved for it): km_item_row_get_item gives the body.
+ * A row for one joint of a body, listed under the body's row or under its parent joint's
+ * row. It is no item of the project (nothing is saved for it): km_item_row_get_item gives
+ * the body, km_item_row_get_children the (empty) store of its child joints' rows.
  */
 KmItemRow *
 km_item_row_new_joint (KmItem     *body,
@@ -273,6 +276,7 @@ km_item_row_new_joint (KmItem     *body,
   self->item = g_object_ref (body);
   self->joint = joint;
   self->name = g_strdup (name);
+  self->children = g_list_store_new (KM_TYPE_ITEM_ROW);
   self->icon_name = "emblem-system-symbolic";
   /* Translators: a joint's name, then its body's name */
   self->tooltip = g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
@@ -286,4 +290,27 @@ km_item_row_get_joint (KmItemRow *self)
   g_return_val_if_fail (KM_IS_ITEM_ROW (self), -1);
 
   return self->joint;
+}
+
+/* A joint keeps its row when edits before it in the skeleton move its index. */
+void
+km_item_row_set_joint (KmItemRow *self,
+                       int        joint)
+{
+  g_return_if_fail (KM_IS_ITEM_ROW (self));
+  g_return_if_fail (self->joint >= 0 && joint >= 0);
+
+  if (self->joint == joint)
+    return;
+  self->joint = joint;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_JOINT]);
+}
+
+/* The rows of a joint row's child joints (element-type KmItemRow), NULL for an item's row. */
+GListStore *
+km_item_row_get_children (KmItemRow *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
+
+  return self->children;
 }

@@ -18,7 +18,8 @@ G_DECLARE_FINAL_TYPE (KmItemRow, km_item_row, KM, ITEM_ROW, GObject)
  * One row of the item tree: a KmItem with what its row shows (icon, whether Kinema knows
  * the item, tooltip) as properties the row template binds to; `name` and `is-checked`
  * follow the item. Joint rows (km_item_row_new_joint) list the joints of the current body
- * under it; they have no check box (`is-item` is FALSE).
+ * under it as the skeleton's hierarchy (each joint row holds its child joints' rows); they
+ * have no check box (`is-item` is FALSE).
  */
 
 KmItemRow  *km_item_row_new           (KmItem    *item);
@@ -26,6 +27,9 @@ KmItemRow  *km_item_row_new_joint     (KmItem     *body,
                                        int         joint,
                                        const char *name);
 int         km_item_row_get_joint     (KmItemRow *self);
+void        km_item_row_set_joint     (KmItemRow  *self,
+                                       int         joint);
+GListStore *km_item_row_get_children  (KmItemRow  *self);
 KmItem     *km_item_row_get_item      (KmItemRow *self);
 const char *km_item_row_get_icon_name (KmItemRow *self);
 gboolean    km_item_row_get_known     (KmItemRow *self);

@@ -23,8 +23,9 @@
  * items through their notifications and items-changed. The tree's selection is the
  * project's selection, and selecting one body makes it the current body.
  *
- * The joints of the current body are listed under it (rows that are not project items and
- * are not saved). Selection is one thing: a joint selected here is the document's selected
+ * The joints of the current body are listed under it as the skeleton's hierarchy: its root
+ * joints, each with its child joints under it (rows that are not project items and are not
+ * saved). Selection is one thing: a joint selected here is the document's selected
  * joint, and a joint or item selected elsewhere (the scene, the joint panel) is selected
  * here. A selected joint stands for its body: the project selection then holds the body.
  */
@@ -94,36 +95,105 @@ joint_rows_of (KmItem *body)
   return store;
 }
 
-/* Fills @body's joint rows with @skeleton's joints (none for NULL), unless they are those
- * already, so that rows and their selection stay put. */
+/* Whether @model's item at @position is @row. */
+static gboolean
+row_is (GListModel *model,
+        guint       position,
+        gpointer    row)
+{
+  g_autoptr(GObject) item = g_list_model_get_item (model, position);
+
+  return item == row;
+}
+
+/* Makes @store hold @rows, leaving the rows they share at its start and at its end in place
+ * so that the tree keeps their expansion. */
+static void
+set_rows (GListStore *store,
+          GPtrArray  *rows)
+{
+  GListModel *model = G_LIST_MODEL (store);
+  guint n = g_list_model_get_n_items (model);
+  guint start = 0;
+  guint end = 0;
+
+  while (start < n && start < rows->len && row_is (model, start, g_ptr_array_index (rows, start)))
+    start++;
+  while (end < n - start && end < rows->len - start
+         && row_is (model, n - 1 - end, g_ptr_array_index (rows, rows->len - 1 - end)))
+    end++;
+  if (start == n && start == rows->len)
+    return;
+  g_list_store_splice (store, start, n - start - end, rows->pdata + start,
+                       rows->len - start - end);
+}
+
+/* Adds the joint rows in @store and below to @rows, by joint name. */
+static void
+collect_joint_rows (GListStore *store,
+                    GHashTable *rows)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (store)); i++)
+    {
+      KmItemRow *row = g_list_model_get_item (G_LIST_MODEL (store), i);
+      char *name = NULL;
+
+      g_object_get (row, "name", &name, NULL);
+      collect_joint_rows (km_item_row_get_children (row), rows);
+      g_hash_table_replace (rows, name, row);
+    }
+}
+
+/* Fills @body's joint rows with @skeleton's joints (none for NULL) as its hierarchy: the
+ * roots in @body's store, each joint's children in its row's. A joint keeps its row (and its
+ * expansion) while its name stays and it keeps having children or none: GtkTreeListModel
+ * asks only once whether a row can expand. */
 static void
 fill_joint_rows (KmItem     *body,
                  KmSkeleton *skeleton)
 {
-  GListStore *store = joint_rows_of (body);
   guint n_joints = skeleton ? km_skeleton_get_n_joints (skeleton) : 0;
-  guint n_rows = g_list_model_get_n_items (G_LIST_MODEL (store));
-  gboolean same = n_rows == n_joints;
-  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GHashTable) old = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     g_object_unref);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autofree guint *n_children = g_new0 (guint, n_joints + 1);
 
-  for (guint i = 0; same && i < n_joints; i++)
-    {
-      g_autoptr(GObject) row = g_list_model_get_item (G_LIST_MODEL (store), i);
-      GValue name = G_VALUE_INIT;
-
-      g_value_init (&name, G_TYPE_STRING);
-      g_object_get_property (row, "name", &name);
-      same = g_strcmp0 (g_value_get_string (&name), km_skeleton_get_joint (skeleton, i)->name) == 0;
-      g_value_unset (&name);
-    }
-  if (same)
-    return;
-
-  rows = g_ptr_array_new_with_free_func (g_object_unref);
+  collect_joint_rows (joint_rows_of (body), old);
   for (guint i = 0; i < n_joints; i++)
-    g_ptr_array_add (rows, km_item_row_new_joint (body, (int) i,
-                                                  km_skeleton_get_joint (skeleton, i)->name));
-  g_list_store_splice (store, 0, n_rows, rows->pdata, rows->len);
+    {
+      int parent = km_skeleton_get_joint (skeleton, i)->parent;
+
+      n_children[parent >= 0 ? (guint) parent : n_joints]++;
+    }
+  for (guint i = 0; i <= n_joints; i++)
+    g_ptr_array_add (lists, g_ptr_array_new ());
+
+  for (guint i = 0; i < n_joints; i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+      guint parent_list = joint->parent >= 0 ? (guint) joint->parent : n_joints;
+      KmItemRow *row = g_hash_table_lookup (old, joint->name);
+
+      if (row != NULL
+          && (g_list_model_get_n_items (G_LIST_MODEL (km_item_row_get_children (row))) == 0)
+             == (n_children[i] == 0))
+        {
+          g_object_ref (row);
+          km_item_row_set_joint (row, (int) i);
+          g_hash_table_remove (old, joint->name);
+        }
+      else
+        row = km_item_row_new_joint (body, (int) i, joint->name);
+      g_ptr_array_add (rows, row);
+      g_ptr_array_add (g_ptr_array_index (lists, parent_list), row);
+    }
+
+  /* Bottom up, so that a row has its children before the tree sees it. */
+  for (guint i = n_joints; i-- > 0;)
+    set_rows (km_item_row_get_children (g_ptr_array_index (rows, i)),
+              g_ptr_array_index (lists, i));
+  set_rows (joint_rows_of (body), g_ptr_array_index (lists, n_joints));
 }
 
 /* Items that can hold others get a child model even while empty, so a drop can fill them.
@@ -136,7 +206,11 @@ create_children_cb (gpointer item,
   KmItem *it = km_item_row_get_item (item);
 
   if (km_item_row_get_joint (item) >= 0)
-    return NULL;
+    {
+      GListModel *joints = G_LIST_MODEL (km_item_row_get_children (item));
+
+      return g_list_model_get_n_items (joints) > 0 ? g_object_ref (joints) : NULL;
+    }
   if (KM_IS_BODY_ITEM (it))
     {
       GListStore *parts = g_list_store_new (G_TYPE_LIST_MODEL);
@@ -421,26 +495,59 @@ sync_selection (KmItemTree *self)
   update_actions (self);
 }
 
-/* A row of a collapsed body is not in the list: a joint selected elsewhere expands it. */
-static void
-expand_body_of_joint (KmItemTree *self)
+/* Expands the row of @item, or of its joint @joint (>= 0); FALSE when the row is not in
+ * the list (a collapsed row above it). */
+static gboolean
+expand_row (KmItemTree *self,
+            KmItem     *item,
+            int         joint)
 {
-  KmItem *body = km_document_get_body_item (self->document);
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
 
-  if (body == NULL || km_document_get_selected_joint (self->document) < 0)
-    return;
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), i);
       g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
 
-      if (km_item_row_get_joint (item_row) < 0 && km_item_row_get_item (item_row) == body)
+      if (km_item_row_get_item (item_row) == item && km_item_row_get_joint (item_row) == joint)
         {
           gtk_tree_list_row_set_expanded (row, TRUE);
-          return;
+          return TRUE;
         }
     }
+  return FALSE;
+}
+
+/* The selected joint's row is in the list only while the rows above it are expanded: the
+ * body's items, the body and the joint's ancestors, from the top down. */
+static void
+expand_to_selected_joint (KmItemTree *self)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  int joint = km_document_get_selected_joint (self->document);
+  g_autoptr(GPtrArray) items = NULL;
+  g_autoptr(GArray) joints = NULL;
+
+  if (body == NULL || skeleton == NULL || joint < 0
+      || (guint) joint >= km_skeleton_get_n_joints (skeleton))
+    return;
+
+  items = g_ptr_array_new ();
+  for (KmItem *it = body; it != NULL && km_item_get_parent (it) != NULL;
+       it = km_item_get_parent (it))
+    g_ptr_array_insert (items, 0, it);
+  for (guint i = 0; i < items->len; i++)
+    if (!expand_row (self, g_ptr_array_index (items, i), -1))
+      return;
+
+  joints = g_array_new (FALSE, FALSE, sizeof (int));
+  for (int j = km_skeleton_get_joint (skeleton, (guint) joint)->parent; j >= 0;
+       j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    g_array_prepend_val (joints, j);
+  for (guint i = 0; i < joints->len; i++)
+    if (!expand_row (self, body, g_array_index (joints, int, i)))
+      return;
 }
 
 /* A joint selected elsewhere (the scene, the joint panel) is its body selected here. */
@@ -457,7 +564,7 @@ document_selected_joint_cb (KmItemTree *self)
       self->syncing = TRUE;
       km_project_select (project, body, FALSE);
       self->syncing = FALSE;
-      expand_body_of_joint (self);
+      expand_to_selected_joint (self);
     }
   sync_selection (self);
 }
@@ -474,6 +581,8 @@ update_joint_rows (KmItemTree *self)
   if (body != NULL)
     fill_joint_rows (body, km_document_get_skeleton (self->document));
   g_weak_ref_set (&self->joint_body, body);
+  if (body != NULL)
+    expand_to_selected_joint (self);
   sync_selection (self);
 }
 
