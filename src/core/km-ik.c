@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-ik.h"
+#include "km-ik-srs.h"
 
 /*
  * Inverse kinematics by damped least squares (Levenberg-Marquardt), double precision.
@@ -2025,6 +2026,29 @@ momentum_seed (const KmIkProblem *problem,
 #define TRAJ_MERGE_STEP      0.1   /* rad or m per frame: how fast one track slides into another */
 #define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
 
+/*
+ * Routing (SRS arms, see km-ik-srs.c): before a motion is tracked, a shortest path through its
+ * whole solution set (eight families × arm angles per frame) that no joint leaves by more
+ * than a step per frame wherever such a path exists; the track then follows that route
+ * (route_frame), which decides ahead of time the things a frame-by-frame track cannot know:
+ * on which side of a singularity to pass and which family to be in when a joint's limit
+ * comes, hundreds of frames later. Where the route passes a singularity of a spherical group
+ * (its outer axes within ROUTE_ZONE_ANGLE of aligned, or a route step above ROUTE_ZONE_STEP)
+ * its samples of the fast-turning joints mean little, so the track heads straight for where
+ * the route comes out, on the branch it comes out on, passing through the singularity from
+ * a seed mirrored through it when the group is within ROUTE_CROSS_ANGLE of it. Route nodes
+ * near the stretched elbow are checked by a short solve (ROUTE_CHECK_ITERATIONS, converging
+ * within ROUTE_CHECK_NEAR), since the closed form of a nearly-SRS arm misjudges its reach
+ * there. A track that loses its route drifts back towards it by ROUTE_PULL per frame; a
+ * jump it still makes goes to the branch search as before.
+ */
+#define ROUTE_ZONE_ANGLE       0.0245 /* rad */
+#define ROUTE_ZONE_STEP        0.3    /* rad or m */
+#define ROUTE_CROSS_ANGLE      0.1    /* rad */
+#define ROUTE_CHECK_ITERATIONS 30
+#define ROUTE_CHECK_NEAR       0.3    /* rad or m */
+#define ROUTE_PULL             0.05   /* rad or m per frame */
+
 /* rad or m per frame: drifts of a track towards the middle of the ranges that a search tries */
 static const double traj_pulls[] = { 0.01, 0.03 };
 
@@ -2042,6 +2066,11 @@ typedef struct
   double            *lo, *hi; /* n_dof limits */
   double            *mid;     /* n_dof: the middle of the ranges */
   double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
+  KmIkSrs           *srs;     /* an SRS arm's closed form, or NULL */
+  double            *route;   /* n_frames × n_dof: where its motion goes, or NULL */
+  guint             *route_exit; /* per frame: the first frame from there on where the route
+                                  * is clear of singular stretches */
+  double            *goal;    /* n_dof: where route_frame() heads */
   /* A search's fallback: of the tracks through the frame that jumped, the one that goes
    * furthest (valid from that frame to fb_stop, which jumped when fb_jumped), whether or not
    * it reaches back to the segment's start. */
@@ -2052,6 +2081,132 @@ typedef struct
   gboolean          *on_path; /* n_dof: a DOF that the solve moves */
 } Motion;
 
+/* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. */
+static gboolean
+route_check (guint         frame,
+             const double *q,
+             gpointer      user_data)
+{
+  Motion *m = user_data;
+  KmIkProblem local = *m->problem;
+
+  local.max_iterations = ROUTE_CHECK_ITERATIONS;
+  local.max_restarts = 0;
+  local.analytic = NULL;
+  if (!solve_one (&local, &m->targets[frame], q, local.random_seed, TRUE, &m->plain, NULL, NULL))
+    return FALSE;
+  return m->plain.converged && dof_distance (m->plain.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
+}
+
+/*
+ * Frame @k of a routed motion (see ROUTE_ZONE_ANGLE): of the converged answers within
+ * CONT_JUMP of @last, the one nearest to where the route goes. Tried from the route's own
+ * configuration (or, through a singular stretch, the way straight towards where the route
+ * comes out of it), from @last, from half and a quarter of the way there, and, near a
+ * singularity of the shoulder, the wrist or the elbow, from @last mirrored through it (how a
+ * motion passes through into the other family). *@found is FALSE when none follows on.
+ */
+static gboolean
+route_frame (Motion             *m,
+             guint               k,
+             const KmIkSolution *last,
+             KmIkSolution       *s,
+             gboolean           *found,
+             GError            **error)
+{
+  guint n_dof = m->n_dof, exit = m->route_exit[k];
+  const double *out = &m->route[(gsize) exit * n_dof];
+  double best_key = INFINITY;
+
+  if (exit > k)
+    for (guint d = 0; d < n_dof; d++)
+      m->goal[d] = last->q[d] + (out[d] - last->q[d]) / (double) (exit - k + 1);
+  else
+    memcpy (m->goal, out, n_dof * sizeof (double));
+
+  for (guint c = 0; c < 4 + KM_IK_SRS_SINGULARITIES; c++)
+    {
+      const double *seed = c == 0 ? m->goal : last->q;
+      double key;
+
+      if (c == 2 || c == 3)
+        {
+          double t = c == 2 ? 0.5 : 0.25;
+
+          if (best_key < 1e-3)
+            continue;
+          for (guint d = 0; d < n_dof; d++)
+            m->ahead[d] = last->q[d] + t * (m->goal[d] - last->q[d]);
+          seed = m->ahead;
+        }
+      else if (c >= 4)
+        {
+          if (!km_ik_srs_near_singular (m->srs, c - 4, last->q, ROUTE_CROSS_ANGLE))
+            continue;
+          memcpy (m->ahead, last->q, n_dof * sizeof (double));
+          km_ik_srs_cross (m->srs, c - 4, m->ahead);
+          seed = m->ahead;
+        }
+      if (!solve_one (m->problem, &m->targets[k], seed, m->problem->random_seed + k, TRUE,
+                      &m->plain, m->cancellable, error))
+        return FALSE;
+      if (!m->plain.converged || dof_distance (m->plain.q, last->q, n_dof) > CONT_JUMP)
+        continue;
+      /* Through a singular stretch, the branch the route comes out on counts first. */
+      key = dof_distance (m->plain.q, m->goal, n_dof);
+      if (exit > k)
+        key = km_ik_srs_branch_distance (m->srs, m->plain.q, out) +
+              0.1 * dof_distance (m->plain.q, last->q, n_dof);
+      if (key < best_key)
+        {
+          best_key = key;
+          km_ik_solution_copy_into (&m->plain, s);
+        }
+    }
+  *found = isfinite (best_key);
+  return TRUE;
+}
+
+/*
+ * The route of an SRS arm's motion over frames 0 .. @n − 1 (see ROUTE_ZONE_ANGLE), from
+ * @first (the answer to frame 0) on; m->route and m->route_exit, or both NULL when the arm
+ * is no SRS arm or the motion cannot be routed. FALSE only when cancelled.
+ */
+static gboolean
+motion_route (Motion             *m,
+              guint               n,
+              const KmIkSolution *first)
+{
+  guint n_dof = m->n_dof, jumps;
+  double *route;
+  guint *exit;
+
+  m->srs = km_ik_srs_new (m->problem);
+  if (m->srs == NULL || n < 2)
+    return TRUE;
+  route = g_new (double, (gsize) n * n_dof);
+  if (!km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
+                        m->cancellable))
+    {
+      g_free (route);
+      return !g_cancellable_is_cancelled (m->cancellable);
+    }
+  exit = g_new (guint, n);
+  for (guint f = n; f-- > 0;)
+    {
+      const double *rq = &route[(gsize) f * n_dof];
+      gboolean singular = km_ik_srs_near_singular (m->srs, 0, rq, ROUTE_ZONE_ANGLE) ||
+                          km_ik_srs_near_singular (m->srs, 1, rq, ROUTE_ZONE_ANGLE) ||
+                          (f > 0 && dof_distance (rq, rq - n_dof, n_dof) > ROUTE_ZONE_STEP) ||
+                          (f + 1 < n && dof_distance (rq, rq + n_dof, n_dof) > ROUTE_ZONE_STEP);
+
+      exit[f] = singular && f + 1 < n ? exit[f + 1] : f;
+    }
+  m->route = route;
+  m->route_exit = exit;
+  return TRUE;
+}
+
 /*
  * Frame @k of a motion, warm-started from @last (the answer to the neighbouring frame the
  * motion comes from). With @before (the answer one further back, or %NULL) an extrapolated
@@ -2059,7 +2214,9 @@ typedef struct
  * nor after a frame that did not converge): its answer stands when it converged within
  * CONT_JUMP of @last; otherwise the frame is solved from @last as well and the converged
  * answer nearer to it wins (the plain one when neither converged). Random seed
- * problem->random_seed + k.
+ * problem->random_seed + k. A routed motion (m->route) goes where its route goes
+ * (route_frame) and falls back to the above, drifting back towards the route, only where
+ * that does not follow on.
  */
 static gboolean
 motion_frame (Motion             *m,
@@ -2074,17 +2231,32 @@ motion_frame (Motion             *m,
   guint n_dof = m->n_dof;
   gboolean ok;
 
-  gboolean ahead = before != NULL && last->converged &&
-                   momentum_seed (problem, before, last->q, m->ahead);
+  gboolean ahead;
 
-  if (m->pull > 0.0)
+  if (m->route != NULL)
     {
-      /* A search's track that drifts through its self-motion towards the middle. */
+      gboolean found;
+
+      if (!route_frame (m, k, last, s, &found, error))
+        return FALSE;
+      if (found)
+        return TRUE;
+    }
+  ahead = before != NULL && last->converged &&
+          momentum_seed (problem, before, last->q, m->ahead);
+
+  if (m->pull > 0.0 || m->route != NULL)
+    {
+      /* A search's track that drifts through its self-motion towards the middle; a routed
+       * motion that lost its route, back towards it. */
+      const double *to = m->route != NULL ? &m->route[(gsize) k * n_dof] : m->mid;
+      double rate = m->route != NULL ? ROUTE_PULL : m->pull;
+
       if (!ahead)
         memcpy (m->ahead, last->q, n_dof * sizeof (double));
       for (guint d = 0; d < n_dof; d++)
-        if (m->on_path[d] && isfinite (m->mid[d]))
-          m->ahead[d] += CLAMP (m->mid[d] - m->ahead[d], -m->pull, m->pull);
+        if (m->on_path[d] && isfinite (to[d]))
+          m->ahead[d] += CLAMP (to[d] - m->ahead[d], -rate, rate);
       km_skeleton_clamp (problem->skeleton, m->ahead);
       ahead = TRUE;
     }
@@ -2450,41 +2622,17 @@ motion_emit (KmIkSolution  *cur,
   return TRUE;
 }
 
-/**
- * km_ik_solve_trajectory:
- * @problem: the problem; its target is ignored, its seed starts frame 0
- * @targets: (array length=n_frames): the effector's world pose for every frame
- * @out: (nullable) (array length=n_frames): zero-filled or initialised solutions, one per
- *   frame; %NULL when @frame_done consumes the frames
- * @frame_done: (nullable) (scope call): called for every frame in order, on this thread
- *
- * Solves the frames as one continuous motion. Frame 0 starts from problem->seed as
- * km_ik_solve() would (continuous only when the problem says so); frame k is warm-started
- * from the answer to frame k − 1 with problem->continuous set, which keeps the motion on one
- * branch, after an extrapolated seed (momentum from frames k − 2 and k − 1, see
- * motion_frame). Where the motion would jump (a DOF moving more than CONT_JUMP between
- * frames), a branch search looks for a start at the segment's first frame whose track goes
- * further without a jump (see TRAJ_WINDOW above): so frame 0 keeps the seed's answer
- * whenever that can be tracked without a jump, and a jump remains only where no start tried
- * avoids it. Frames are final, and reach @out and @frame_done in order, once no search can
- * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
- * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
- * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
- * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
- * frame while it runs.
- *
- * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
- *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
- */
-gboolean
-km_ik_solve_trajectory (const KmIkProblem *problem,
-                        const KmTransform *targets,
-                        guint              n_frames,
-                        KmIkSolution      *out,
-                        KmIkFrameFunc      frame_done,
-                        gpointer           user_data,
-                        GCancellable      *cancellable,
-                        GError           **error)
+/* km_ik_solve_trajectory() without its choice: routed (SRS arms only) or not. */
+static gboolean
+solve_motion (const KmIkProblem *problem,
+              const KmTransform *targets,
+              guint              n_frames,
+              KmIkSolution      *out,
+              KmIkFrameFunc      frame_done,
+              gpointer           user_data,
+              gboolean           routed,
+              GCancellable      *cancellable,
+              GError           **error)
 {
   Motion m = { 0 };
   const KmJoint *joints;
@@ -2509,12 +2657,13 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   m.targets = targets;
   m.n_dof = n_dof;
   m.cancellable = cancellable;
-  m.ahead = g_new (double, MAX (n_dof, 1) * (6 + TRAJ_MAX_CANDIDATES));
+  m.ahead = g_new (double, MAX (n_dof, 1) * (7 + TRAJ_MAX_CANDIDATES));
   m.start = m.ahead + MAX (n_dof, 1);
   m.lo = m.start + MAX (n_dof, 1);
   m.hi = m.lo + MAX (n_dof, 1);
   m.mid = m.hi + MAX (n_dof, 1);
-  m.tried = m.mid + MAX (n_dof, 1);
+  m.goal = m.mid + MAX (n_dof, 1);
+  m.tried = m.goal + MAX (n_dof, 1);
   m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
   m.on_path = m.turns + MAX (n_dof, 1);
   km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
@@ -2541,6 +2690,16 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   ok = n_valid == 0 ||
        solve_one (problem, &targets[0], problem->seed, problem->random_seed,
                   problem->continuous, &cur[0], cancellable, error);
+  /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
+  if (ok && routed && n_valid >= 2)
+    {
+      ok = motion_route (&m, n_valid, &cur[0]);
+      if (!ok)
+        g_cancellable_set_error_if_cancelled (cancellable, error);
+      else if (m.route != NULL)
+        ok = solve_one (problem, &targets[0], m.route, problem->random_seed, TRUE, &cur[0],
+                        cancellable, error);
+    }
   while (ok && n_valid > 0)
     {
       if (!pending)
@@ -2633,7 +2792,101 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   km_ik_solution_clear (&m.plain);
   g_free (m.ahead);
   g_free (m.turns);
+  g_free (m.route);
+  g_free (m.route_exit);
+  km_ik_srs_free (m.srs);
   return ok;
+}
+
+/**
+ * km_ik_solve_trajectory:
+ * @problem: the problem; its target is ignored, its seed starts frame 0
+ * @targets: (array length=n_frames): the effector's world pose for every frame
+ * @out: (nullable) (array length=n_frames): zero-filled or initialised solutions, one per
+ *   frame; %NULL when @frame_done consumes the frames
+ * @frame_done: (nullable) (scope call): called for every frame in order, on this thread
+ *
+ * Solves the frames as one continuous motion. Frame 0 starts from problem->seed as
+ * km_ik_solve() would (continuous only when the problem says so); frame k is warm-started
+ * from the answer to frame k − 1 with problem->continuous set, which keeps the motion on one
+ * branch, after an extrapolated seed (momentum from frames k − 2 and k − 1, see
+ * motion_frame). Where the motion would jump (a DOF moving more than CONT_JUMP between
+ * frames), a branch search looks for a start at the segment's first frame whose track goes
+ * further without a jump (see TRAJ_WINDOW above): so frame 0 keeps the seed's answer
+ * whenever that can be tracked without a jump, and a jump remains only where no start tried
+ * avoids it. Frames are final, and reach @out and @frame_done in order, once no search can
+ * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
+ * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
+ * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
+ * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
+ * frame while it runs.
+ *
+ * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames
+ * held back; where that leaves a jump, the motion is solved again routed through its whole
+ * solution set (see ROUTE_ZONE_ANGLE), and the one with fewer jumps is handed over, after
+ * the whole motion is solved.
+ *
+ * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
+ *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
+ */
+gboolean
+km_ik_solve_trajectory (const KmIkProblem *problem,
+                        const KmTransform *targets,
+                        guint              n_frames,
+                        KmIkSolution      *out,
+                        KmIkFrameFunc      frame_done,
+                        gpointer           user_data,
+                        GCancellable      *cancellable,
+                        GError           **error)
+{
+  g_autoptr (KmIkSrs) srs = NULL;
+  KmIkSolution *motions[2] = { NULL };
+  guint jumps[2] = { 0, 0 }, pick = 0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (n_frames >= 2)
+    srs = km_ik_srs_new (problem);
+  if (srs == NULL)
+    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, FALSE,
+                         cancellable, error);
+
+  for (guint r = 0; r < 2 && ok && (r == 0 || jumps[0] > 0); r++)
+    {
+      motions[r] = g_new0 (KmIkSolution, n_frames);
+      ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL, r == 1, cancellable,
+                         NULL);
+      for (guint f = 1; ok && f < n_frames; f++)
+        jumps[r] += dof_distance (motions[r][f].q, motions[r][f - 1].q, problem->n_dof) >
+                    CONT_JUMP;
+      if (ok && r == 1 && jumps[1] < jumps[0])
+        pick = 1;
+    }
+  if (ok)
+    for (guint f = 0; f < n_frames && ok; f++)
+      {
+        if (out != NULL)
+          km_ik_solution_copy_into (&motions[pick][f], &out[f]);
+        if (frame_done != NULL)
+          frame_done (f, &motions[pick][f], user_data);
+        ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
+      }
+  for (guint r = 0; r < 2; r++)
+    if (motions[r] != NULL)
+      {
+        for (guint f = 0; f < n_frames; f++)
+          km_ik_solution_clear (&motions[r][f]);
+        g_free (motions[r]);
+      }
+  if (ok || (error != NULL && *error != NULL))
+    return ok;
+  /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
+  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, FALSE,
+                       cancellable, error);
 }
 
 /**

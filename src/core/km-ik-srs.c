@@ -1,0 +1,807 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-ik"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-ik-srs.h"
+
+/*
+ * Spherical-revolute-spherical arms in closed form, by the Paden-Kahan subproblems on the
+ * product of exponentials: the arm's forward kinematics is
+ * exp(ξ₁q₁)⋯exp(ξ₇q₇)·T₀, with ξᵢ the joint axes in the zero configuration (world frame)
+ * and T₀ the effector's zero-configuration pose. The axes of joints 1-3 meet in the
+ * shoulder S and those of joints 5-7 in the wrist W, so for a target T:
+ *   - the wrist goes to W_T = T·W_e (W in the effector's frame);
+ *   - the elbow q₄ sets the distance |S W| (subproblem 3: two solutions);
+ *   - the shoulder rotation R_s turns the elbow's wrist onto W_T: every rotation that does is
+ *     Rot(Ŵ_T − S, ψ)·R₀, one for each arm angle ψ; R_s = Rot(a₁,q₁)Rot(a₂,q₂)Rot(a₃,q₃)
+ *     (subproblem 2 on a₃, then subproblem 1: two solutions);
+ *   - the wrist rotation is what remains of the target's orientation (two solutions).
+ * Eight families (elbow, shoulder, wrist sign), each a circle of arm angles. Axes that only
+ * nearly meet (the iiwa's have 0.44 mm offsets) are taken at the point nearest to them all:
+ * the answers are then seeds within a fraction of a millimetre, which the numerical solver
+ * finishes.
+ *
+ * Routing (km_ik_srs_route): over a motion, a shortest path through the frames × families ×
+ * SRS_PSI_STEPS arm angles, where one frame's configuration may follow another's when no
+ * joint moves more than SRS_STEP_MAX (in the same family within SRS_PSI_REACH arm-angle
+ * steps; into another family next to the same arm angle, as at a singular crossing) and both
+ * are within the limits. The cost is the sum of squared joint steps, plus SRS_JUMP_COST for
+ * every frame that cannot follow on from any configuration of the previous one (a jump, only
+ * where the solution set offers no continuous way), plus, at frame 0, a pull towards the
+ * caller's answer there. Deterministic, no allocation per frame; memory: two bytes per node
+ * and frame for the way back.
+ */
+
+#define SRS_ARM_JOINTS     7
+#define SRS_PSI_STEPS      72      /* arm angles per family: every 5° */
+#define SRS_NODES          (KM_IK_SRS_FAMILIES * SRS_PSI_STEPS)
+#define SRS_PSI_REACH      2       /* arm-angle steps per frame within a family */
+#define SRS_STEP_MAX       0.45    /* rad: the largest joint step between frames of a route */
+#define SRS_EDGE_NEAR      0.99    /* cosine: a group this near its singularity may pass it */
+#define SRS_JUMP_COST      1e4
+#define SRS_FIRST_PULL     10.0    /* per rad² away from the caller's frame-0 answer */
+#define SRS_CHECK_STRAIGHT 0.1     /* rad: nodes this near the stretched elbow are checked */
+#define SRS_AXIS_TOL       0.01    /* of |SW|: how far an axis may pass by its joint point */
+#define SRS_REACH_SLACK    1e-2    /* of the elbow's cosine: the stretched elbow, nearly */
+#define SRS_MAX_FRAMES     200000  /* longer motions are not routed (memory) */
+#define SRS_NO_WAY         0xffffu
+#define SRS_JUMPED         0x8000u
+
+struct _KmIkSrs
+{
+  KmSkeleton *skeleton;
+  guint       n_dof;
+  int         dof[SRS_ARM_JOINTS];   /* state index of each arm joint */
+  KmVec3      axis[SRS_ARM_JOINTS];  /* zero configuration, world */
+  KmVec3      point[SRS_ARM_JOINTS];
+  double      lo[SRS_ARM_JOINTS], hi[SRS_ARM_JOINTS];
+  KmVec3      shoulder, wrist;       /* zero configuration, world */
+  KmVec3      wrist_in_effector;
+  KmMat3      effector_rot0;
+  double      singular[2];           /* where each group's middle joint aligns its outer axes */
+  double      straight;              /* the elbow angle that stretches the arm */
+  double     *base;                  /* n_dof: every DOF off the arm, the arm at zero */
+};
+
+/* The elbow's part of a target, shared by all arm angles. */
+typedef struct
+{
+  gboolean ok;
+  double   q4;
+  KmVec3   to;                       /* unit: shoulder towards the target's wrist */
+  KmMat3   r0;                       /* a shoulder rotation that gets the wrist there */
+} Elbow;
+
+static KmVec3
+rotate (KmVec3 axis,
+        double angle,
+        KmVec3 v)
+{
+  double c = cos (angle), s = sin (angle);
+
+  return km_vec3_add (km_vec3_add (km_vec3_scale (v, c), km_vec3_scale (km_vec3_cross (axis, v), s)),
+                      km_vec3_scale (axis, km_vec3_dot (axis, v) * (1 - c)));
+}
+
+/* Subproblem 1: the angle about unit @w that turns @p onto @q (their parts across w). */
+static double
+subproblem1 (KmVec3 w,
+             KmVec3 p,
+             KmVec3 q)
+{
+  KmVec3 pp = km_vec3_sub (p, km_vec3_scale (w, km_vec3_dot (w, p)));
+  KmVec3 qq = km_vec3_sub (q, km_vec3_scale (w, km_vec3_dot (w, q)));
+
+  return atan2 (km_vec3_dot (w, km_vec3_cross (pp, qq)), km_vec3_dot (pp, qq));
+}
+
+/* Subproblem 2 on vectors: Rot(w1, t1)·Rot(w2, t2)·p = q; two solutions (equal at a
+ * singularity), FALSE when there are none. */
+static gboolean
+subproblem2 (KmVec3 w1,
+             KmVec3 w2,
+             KmVec3 p,
+             KmVec3 q,
+             double t1[2],
+             double t2[2])
+{
+  double c = km_vec3_dot (w1, w2), den = c * c - 1.0;
+  KmVec3 cr = km_vec3_cross (w1, w2);
+  double alpha, beta, g2, g;
+
+  if (fabs (den) < 1e-9)
+    return FALSE;
+  alpha = (c * km_vec3_dot (w2, p) - km_vec3_dot (w1, q)) / den;
+  beta = (c * km_vec3_dot (w1, q) - km_vec3_dot (w2, p)) / den;
+  g2 = (km_vec3_dot (p, p) - alpha * alpha - beta * beta - 2 * alpha * beta * c) /
+       km_vec3_dot (cr, cr);
+  if (g2 < -1e-9)
+    return FALSE;
+  g = sqrt (MAX (g2, 0.0));
+  for (int k = 0; k < 2; k++)
+    {
+      KmVec3 z = km_vec3_add (km_vec3_add (km_vec3_scale (w1, alpha), km_vec3_scale (w2, beta)),
+                              km_vec3_scale (cr, k == 0 ? g : -g));
+
+      t2[k] = subproblem1 (w2, p, z);
+      t1[k] = subproblem1 (w1, z, q);
+    }
+  return TRUE;
+}
+
+/* @r as Rot(w1, t1)·Rot(w2, t2)·Rot(w3, t3), both solutions. */
+static gboolean
+decompose (const KmMat3 *r,
+           KmVec3        w1,
+           KmVec3        w2,
+           KmVec3        w3,
+           double        t[2][3])
+{
+  double t1[2], t2[2];
+  KmVec3 y = km_vec3_cross (w3, w2);
+
+  if (!subproblem2 (w1, w2, w3, km_mat3_mul_vec3 (r, w3), t1, t2))
+    return FALSE;
+  if (km_vec3_length (y) < 0.1)
+    y = km_vec3_cross (w3, w1);
+  y = km_vec3_normalize (y);
+  for (int k = 0; k < 2; k++)
+    {
+      /* Rot(w3, t3)·y = (Rot(w1, t1)·Rot(w2, t2))ᵀ·R·y */
+      KmVec3 ry = km_mat3_mul_vec3 (r, y);
+
+      ry = rotate (w2, -t2[k], rotate (w1, -t1[k], ry));
+      t[k][0] = t1[k];
+      t[k][1] = t2[k];
+      t[k][2] = subproblem1 (w3, y, ry);
+    }
+  return TRUE;
+}
+
+/* The turn of @x inside [lo, hi] nearest to their middle; FALSE when none is inside. */
+static gboolean
+fit_limits (double *x,
+            double  lo,
+            double  hi)
+{
+  double mid = isfinite (lo) && isfinite (hi) ? 0.5 * (lo + hi) : 0.0;
+  double y = *x + 2 * G_PI * nearbyint ((mid - *x) / (2 * G_PI));
+
+  for (int k = 0; k < 3; k++)
+    {
+      double z = y + (k == 0 ? 0.0 : k == 1 ? -2 * G_PI : 2 * G_PI);
+
+      if (z >= lo - 1e-12 && z <= hi + 1e-12)
+        {
+          *x = CLAMP (z, lo, hi);
+          return TRUE;
+        }
+    }
+  *x = y;
+  return FALSE;
+}
+
+/* The point nearest to three lines (least squares); FALSE when they are parallel. */
+static gboolean
+nearest_point (const KmVec3 *axis,
+               const KmVec3 *point,
+               KmVec3       *out)
+{
+  double a[3][3] = { { 0 } }, b[3] = { 0 }, det;
+  double inv[3][3];
+
+  for (int i = 0; i < 3; i++)
+    {
+      double d[3] = { axis[i].x, axis[i].y, axis[i].z };
+      double p[3] = { point[i].x, point[i].y, point[i].z };
+
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+          {
+            double m = (r == c ? 1.0 : 0.0) - d[r] * d[c];
+
+            a[r][c] += m;
+            b[r] += m * p[c];
+          }
+    }
+  inv[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+  inv[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
+  inv[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
+  inv[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+  inv[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
+  inv[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
+  inv[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  inv[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
+  inv[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  det = a[0][0] * inv[0][0] + a[0][1] * inv[1][0] + a[0][2] * inv[2][0];
+  if (!(fabs (det) > 1e-9))
+    return FALSE;
+  out->x = (inv[0][0] * b[0] + inv[0][1] * b[1] + inv[0][2] * b[2]) / det;
+  out->y = (inv[1][0] * b[0] + inv[1][1] * b[1] + inv[1][2] * b[2]) / det;
+  out->z = (inv[2][0] * b[0] + inv[2][1] * b[1] + inv[2][2] * b[2]) / det;
+  return TRUE;
+}
+
+static double
+line_distance (KmVec3 axis,
+               KmVec3 point,
+               KmVec3 x)
+{
+  KmVec3 d = km_vec3_sub (x, point);
+
+  return km_vec3_length (km_vec3_sub (d, km_vec3_scale (axis, km_vec3_dot (axis, d))));
+}
+
+/**
+ * km_ik_srs_new:
+ * @problem: a problem
+ *
+ * The closed form of @problem's arm: its path from the base to the effector has exactly
+ * seven DOFs, all revolute joints without links (mimic), and the axes of the first three
+ * and of the last three meet (within SRS_AXIS_TOL of the shoulder-wrist distance) in two
+ * distinct points that the fourth axis passes by. DOFs off the path keep @problem's seed.
+ *
+ * Returns: (transfer full) (nullable): the arm, or %NULL when it is no such arm
+ */
+KmIkSrs *
+km_ik_srs_new (const KmIkProblem *problem)
+{
+  const KmSkeleton *skel = problem->skeleton;
+  const KmJoint *joints = km_skeleton_get_joints (skel);
+  guint n_joints = km_skeleton_get_n_joints (skel), n_arm = 0;
+  int arm[SRS_ARM_JOINTS];
+  g_autofree KmTransform *world = NULL;
+  g_autoptr (KmIkSrs) srs = NULL;
+  double sw;
+
+  if (problem->effector < 0 || (guint) problem->effector >= n_joints)
+    return NULL;
+  for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
+    {
+      if (joints[j].n_dof == 0)
+        continue;
+      if (joints[j].type != KM_JOINT_REVOLUTE || joints[j].mimic >= 0 || n_arm == SRS_ARM_JOINTS)
+        return NULL;
+      arm[SRS_ARM_JOINTS - 1 - n_arm++] = j;
+    }
+  if (n_arm != SRS_ARM_JOINTS || km_skeleton_has_mimic (skel))
+    return NULL;
+
+  srs = g_new0 (KmIkSrs, 1);
+  srs->skeleton = km_skeleton_ref ((KmSkeleton *) skel);
+  srs->n_dof = problem->n_dof;
+  srs->base = g_memdup2 (problem->seed, MAX (problem->n_dof, 1) * sizeof (double));
+  for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+    srs->base[joints[arm[i]].dof_index] = 0.0;
+  world = g_new (KmTransform, n_joints);
+  km_skeleton_forward_kinematics (skel, srs->base, &problem->root_pose, world);
+  for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+    {
+      const KmJoint *j = &joints[arm[i]];
+
+      srs->dof[i] = j->dof_index;
+      srs->axis[i] = km_vec3_normalize (km_mat3_mul_vec3 (&world[arm[i]].rot, j->axis));
+      srs->point[i] = world[arm[i]].pos;
+      srs->lo[i] = j->limits[0].limited ? j->limits[0].min : -INFINITY;
+      srs->hi[i] = j->limits[0].limited ? j->limits[0].max : INFINITY;
+    }
+  if (!nearest_point (&srs->axis[0], &srs->point[0], &srs->shoulder) ||
+      !nearest_point (&srs->axis[4], &srs->point[4], &srs->wrist))
+    return NULL;
+  sw = km_vec3_length (km_vec3_sub (srs->wrist, srs->shoulder));
+  if (!(sw > 1e-6))
+    return NULL;
+  for (guint i = 0; i < 3; i++)
+    if (line_distance (srs->axis[i], srs->point[i], srs->shoulder) > SRS_AXIS_TOL * sw ||
+        line_distance (srs->axis[4 + i], srs->point[4 + i], srs->wrist) > SRS_AXIS_TOL * sw)
+      return NULL;
+  /* The elbow must move the wrist: its axis passes by both points. */
+  if (line_distance (srs->axis[3], srs->point[3], srs->shoulder) < SRS_AXIS_TOL * sw ||
+      line_distance (srs->axis[3], srs->point[3], srs->wrist) < SRS_AXIS_TOL * sw)
+    return NULL;
+  /* Consecutive axes of a spherical group must not be parallel (subproblem 2). */
+  for (guint i = 0; i < 2; i++)
+    if (fabs (km_vec3_dot (srs->axis[i], srs->axis[i + 1])) > 0.99 ||
+        fabs (km_vec3_dot (srs->axis[4 + i], srs->axis[5 + i])) > 0.99)
+      return NULL;
+  for (guint g = 0; g < 2; g++)
+    {
+      /* Rot(a₂, θ)·a₃ parallel to a₁ (or opposed: the nearer of the two). */
+      double t = subproblem1 (srs->axis[4 * g + 1], srs->axis[4 * g + 2], srs->axis[4 * g]);
+
+      srs->singular[g] = t;
+    }
+  {
+    KmVec3 a = srs->axis[3], p = srs->point[3];
+    KmVec3 u = km_vec3_sub (srs->wrist, p), v = km_vec3_sub (srs->shoulder, p);
+    KmVec3 u1 = km_vec3_sub (u, km_vec3_scale (a, km_vec3_dot (a, u)));
+    KmVec3 v1 = km_vec3_sub (v, km_vec3_scale (a, km_vec3_dot (a, v)));
+
+    /* |S W| is largest where the elbow turns u' opposite v'. */
+    srs->straight = remainder (atan2 (km_vec3_dot (a, km_vec3_cross (u1, v1)), km_vec3_dot (u1, v1)) + G_PI,
+                               2 * G_PI);
+  }
+  srs->effector_rot0 = world[problem->effector].rot;
+  srs->wrist_in_effector = km_mat3_transpose_mul_vec3 (&world[problem->effector].rot,
+                                                       km_vec3_sub (srs->wrist, world[problem->effector].pos));
+  return g_steal_pointer (&srs);
+}
+
+void
+km_ik_srs_free (KmIkSrs *srs)
+{
+  if (srs == NULL)
+    return;
+  km_skeleton_unref (srs->skeleton);
+  g_free (srs->base);
+  g_free (srs);
+}
+
+/* Elbow @e (0 or 1) for @target. */
+static Elbow
+elbow_for (const KmIkSrs     *srs,
+           const KmTransform *target,
+           int                e)
+{
+  Elbow out = { FALSE };
+  KmVec3 wt = km_transform_apply (target, srs->wrist_in_effector);
+  KmVec3 a = srs->axis[3], p = srs->point[3];
+  KmVec3 u = km_vec3_sub (srs->wrist, p), v = km_vec3_sub (srs->shoulder, p);
+  double ua = km_vec3_dot (a, u), va = km_vec3_dot (a, v);
+  KmVec3 u1 = km_vec3_sub (u, km_vec3_scale (a, ua)), v1 = km_vec3_sub (v, km_vec3_scale (a, va));
+  double d = km_vec3_length (km_vec3_sub (wt, srs->shoulder));
+  double d2 = d * d - (ua - va) * (ua - va), lu = km_vec3_length (u1), lv = km_vec3_length (v1);
+  double c, th0, angle;
+  KmVec3 w4, from, axis;
+
+  if (!(lu > 1e-9 && lv > 1e-9) || d2 < 0 || !km_vec3_is_finite (wt))
+    return out;
+  /* A little out of reach is the stretched (or folded) elbow: where the arm only nearly is
+   * SRS, the model's reach differs from the arm's by its offsets. */
+  c = (lu * lu + lv * lv - d2) / (2 * lu * lv);
+  if (c > 1 + SRS_REACH_SLACK || c < -1 - SRS_REACH_SLACK)
+    return out;
+  th0 = atan2 (km_vec3_dot (a, km_vec3_cross (u1, v1)), km_vec3_dot (u1, v1));
+  out.q4 = th0 + (e == 0 ? 1 : -1) * acos (CLAMP (c, -1.0, 1.0));
+  w4 = km_vec3_add (p, rotate (a, out.q4, u));
+  from = km_vec3_sub (w4, srs->shoulder);
+  out.to = km_vec3_sub (wt, srs->shoulder);
+  if (!(km_vec3_length (from) > 1e-9 && km_vec3_length (out.to) > 1e-9))
+    return out;
+  from = km_vec3_normalize (from);
+  out.to = km_vec3_normalize (out.to);
+  axis = km_vec3_cross (from, out.to);
+  angle = atan2 (km_vec3_length (axis), km_vec3_dot (from, out.to));
+  if (km_vec3_length (axis) < 1e-12)
+    {
+      /* Parallel or opposite: any axis across them. */
+      axis = km_vec3_cross (from, fabs (from.x) < 0.9 ? km_vec3 (1, 0, 0) : km_vec3 (0, 1, 0));
+    }
+  km_mat3_from_axis_angle (km_vec3_normalize (axis), angle, &out.r0);
+  out.ok = TRUE;
+  return out;
+}
+
+/* The eight families' arm values at arm angle @psi (ok[f] when within the limits). */
+static void
+arm_at (const KmIkSrs     *srs,
+        const KmTransform *target,
+        const Elbow        elbow[2],
+        double             psi,
+        double             q[KM_IK_SRS_FAMILIES][SRS_ARM_JOINTS],
+        gboolean           ok[KM_IK_SRS_FAMILIES])
+{
+  for (guint f = 0; f < KM_IK_SRS_FAMILIES; f++)
+    ok[f] = FALSE;
+  for (int e = 0; e < 2; e++)
+    {
+      KmMat3 spin, rs;
+      double sh[2][3];
+
+      if (!elbow[e].ok)
+        continue;
+      km_mat3_from_axis_angle (elbow[e].to, psi, &spin);
+      km_mat3_mul (&spin, &elbow[e].r0, &rs);
+      if (!decompose (&rs, srs->axis[0], srs->axis[1], srs->axis[2], sh))
+        continue;
+      for (int s = 0; s < 2; s++)
+        {
+          KmMat3 r1, r2, r3, r4, t, arm, armt, rem, eff0t, rw;
+          double wr[2][3];
+
+          km_mat3_from_axis_angle (srs->axis[0], sh[s][0], &r1);
+          km_mat3_from_axis_angle (srs->axis[1], sh[s][1], &r2);
+          km_mat3_from_axis_angle (srs->axis[2], sh[s][2], &r3);
+          km_mat3_from_axis_angle (srs->axis[3], elbow[e].q4, &r4);
+          km_mat3_mul (&r1, &r2, &t);
+          km_mat3_mul (&t, &r3, &arm);
+          km_mat3_mul (&arm, &r4, &t);
+          km_mat3_transpose (&t, &armt);
+          km_mat3_mul (&armt, &target->rot, &rem);
+          km_mat3_transpose (&srs->effector_rot0, &eff0t);
+          km_mat3_mul (&rem, &eff0t, &rw);
+          if (!decompose (&rw, srs->axis[4], srs->axis[5], srs->axis[6], wr))
+            continue;
+          for (int w = 0; w < 2; w++)
+            {
+              guint f = (guint) e | (guint) s << 1 | (guint) w << 2;
+              double *x = q[f];
+              gboolean in = TRUE;
+
+              x[0] = sh[s][0], x[1] = sh[s][1], x[2] = sh[s][2], x[3] = elbow[e].q4;
+              x[4] = wr[w][0], x[5] = wr[w][1], x[6] = wr[w][2];
+              for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+                in &= fit_limits (&x[i], srs->lo[i], srs->hi[i]);
+              ok[f] = in;
+            }
+        }
+    }
+}
+
+/**
+ * km_ik_srs_config:
+ * @q: (array): n_dof values: every DOF off the arm from the problem's seed, the arm's from
+ *   family @family (0 .. KM_IK_SRS_FAMILIES − 1) at arm angle @psi
+ *
+ * Returns: whether that configuration exists and lies within the limits (@q is filled
+ *   either way when it exists)
+ */
+gboolean
+km_ik_srs_config (const KmIkSrs     *srs,
+                  const KmTransform *target,
+                  guint              family,
+                  double             psi,
+                  double            *q)
+{
+  Elbow elbow[2];
+  double arm[KM_IK_SRS_FAMILIES][SRS_ARM_JOINTS];
+  gboolean ok[KM_IK_SRS_FAMILIES];
+
+  g_return_val_if_fail (srs != NULL && target != NULL && q != NULL, FALSE);
+  g_return_val_if_fail (family < KM_IK_SRS_FAMILIES, FALSE);
+
+  elbow[0] = elbow_for (srs, target, 0);
+  elbow[1] = elbow_for (srs, target, 1);
+  arm_at (srs, target, elbow, psi, arm, ok);
+  memcpy (q, srs->base, srs->n_dof * sizeof (double));
+  for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+    q[srs->dof[i]] = arm[family][i];
+  return ok[family];
+}
+
+/* A node of the route: one family at one arm angle of one frame. */
+typedef struct
+{
+  double   q[SRS_ARM_JOINTS];
+  double   align[2];                /* cosine between each group's outer axes */
+  gboolean valid;
+} Node;
+
+/* How near group @g (joints g .. g + 2) of @q is to its singularity: the cosine between its
+ * first axis and its third as the first two turn it (±1 at the singularity). */
+static double
+group_alignment (const KmIkSrs *srs,
+                 const double  *q,
+                 guint          g)
+{
+  KmVec3 a3 = rotate (srs->axis[g], q[g], rotate (srs->axis[g + 1], q[g + 1], srs->axis[g + 2]));
+
+  return km_vec3_dot (srs->axis[g], a3);
+}
+
+/* All nodes of one frame. */
+static void
+frame_nodes (const KmIkSrs     *srs,
+             const KmTransform *target,
+             Node              *nodes)
+{
+  Elbow elbow[2] = { elbow_for (srs, target, 0), elbow_for (srs, target, 1) };
+
+  for (guint i = 0; i < SRS_PSI_STEPS; i++)
+    {
+      double arm[KM_IK_SRS_FAMILIES][SRS_ARM_JOINTS];
+      gboolean ok[KM_IK_SRS_FAMILIES];
+
+      arm_at (srs, target, elbow, -G_PI + 2 * G_PI * i / SRS_PSI_STEPS, arm, ok);
+      for (guint f = 0; f < KM_IK_SRS_FAMILIES; f++)
+        {
+          Node *n = &nodes[f * SRS_PSI_STEPS + i];
+
+          memcpy (n->q, arm[f], sizeof arm[f]);
+          n->valid = ok[f];
+          if (ok[f])
+            {
+              n->align[0] = group_alignment (srs, n->q, 0);
+              n->align[1] = group_alignment (srs, n->q, 4);
+            }
+        }
+    }
+}
+
+/*
+ * Whether @b may follow @a, and at what cost (the sum of squared joint steps): no joint
+ * moves more than SRS_STEP_MAX; except in a spherical group that is near its singularity in
+ * both (its outer axes within SRS_NEAR_SINGULAR of aligned), where only the middle angle and
+ * the sum (or, axes opposed, the difference) of the outer two are held to it: their other
+ * combination is what a small turn of the arm angle changes fast there, and where two
+ * families meet. The motion then passes the singularity continuously, on either side or
+ * through it (the local solver between the frames finds that way).
+ */
+static double
+group_step (const Node *a,
+            const Node *b,
+            guint       g,
+            guint       which)
+{
+  double d = 0.0, d2 = 0.0, sign, mid, det;
+
+  for (guint i = g; i < g + 3; i++)
+    {
+      double x = fabs (a->q[i] - b->q[i]);
+
+      d = MAX (d, x);
+      d2 += x * x;
+    }
+  if (d <= SRS_STEP_MAX)
+    return d2;
+  if (fabs (a->align[which]) < SRS_EDGE_NEAR || fabs (b->align[which]) < SRS_EDGE_NEAR ||
+      (a->align[which] > 0) != (b->align[which] > 0))
+    return INFINITY;
+  sign = a->align[which] > 0 ? 1.0 : -1.0;
+  mid = fabs (a->q[g + 1] - b->q[g + 1]);
+  det = fabs ((a->q[g] + sign * a->q[g + 2]) - (b->q[g] + sign * b->q[g + 2]));
+  if (mid > SRS_STEP_MAX || det > SRS_STEP_MAX)
+    return INFINITY;
+  return mid * mid + det * det;
+}
+
+static double
+node_step_cost (const Node *a,
+                const Node *b)
+{
+  double e = fabs (a->q[3] - b->q[3]);
+
+  if (e > SRS_STEP_MAX)
+    return INFINITY;
+  return e * e + group_step (a, b, 0, 0) + group_step (a, b, 4, 1);
+}
+
+/**
+ * km_ik_srs_route:
+ * @targets: (array length=n_frames): the effector's world pose per frame
+ * @first: (array): n_dof values, the caller's answer to frame 0 (the route starts near it)
+ * @route: (array): n_frames × n_dof values, out: the routed configuration of every frame
+ *   (seeds for the numerical solver)
+ * @n_jumps: (out): frames where the route could not follow on continuously
+ *
+ * Returns: FALSE when the motion cannot be routed (too long, a frame without any
+ *   configuration within the limits, or cancelled); @route is then undefined
+ */
+gboolean
+km_ik_srs_route (const KmIkSrs     *srs,
+                 const KmTransform *targets,
+                 guint              n_frames,
+                 const double      *first,
+                 double            *route,
+                 guint             *n_jumps,
+                 KmIkSrsCheck       check,
+                 gpointer           check_data,
+                 GCancellable      *cancellable)
+{
+  g_autofree guint16 *back = NULL;
+  g_autofree Node *nodes = NULL;
+  g_autofree double *cost = NULL;
+  g_autofree guint16 *reached = NULL;
+  guint n_reached = 0;
+  double start[SRS_ARM_JOINTS];
+  guint end = 0;
+
+  g_return_val_if_fail (srs != NULL && n_jumps != NULL, FALSE);
+  *n_jumps = 0;
+  if (n_frames == 0 || n_frames > SRS_MAX_FRAMES)
+    return FALSE;
+
+  back = g_new (guint16, (gsize) n_frames * SRS_NODES);
+  nodes = g_new (Node, 2 * SRS_NODES);
+  cost = g_new (double, 2 * SRS_NODES);
+  reached = g_new (guint16, SRS_NODES);
+  for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+    start[i] = first[srs->dof[i]];
+
+  for (guint k = 0; k < n_frames; k++)
+    {
+      Node *cur = &nodes[(k % 2) * SRS_NODES], *prev = &nodes[((k + 1) % 2) * SRS_NODES];
+      double *c = &cost[(k % 2) * SRS_NODES], *pc = &cost[((k + 1) % 2) * SRS_NODES];
+      guint16 *bk = &back[(gsize) k * SRS_NODES];
+      double best_prev = INFINITY;
+      guint best_node = 0;
+      gboolean any = FALSE;
+
+      if ((k & 255) == 0 && cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+        return FALSE;
+      frame_nodes (srs, &targets[k], cur);
+      if (check != NULL)
+        {
+          /* Near the stretched elbow the closed form of an arm that only nearly is SRS says
+           * little about what the arm itself reaches: each such node is tried. */
+          double *q = g_alloca (srs->n_dof * sizeof (double));
+
+          for (guint n = 0; n < SRS_NODES; n++)
+            {
+              if (!cur[n].valid ||
+                  fabs (remainder (cur[n].q[3] - srs->straight, 2 * G_PI)) >= SRS_CHECK_STRAIGHT)
+                continue;
+              memcpy (q, srs->base, srs->n_dof * sizeof (double));
+              for (guint j = 0; j < SRS_ARM_JOINTS; j++)
+                q[srs->dof[j]] = cur[n].q[j];
+              cur[n].valid = check (k, q, check_data);
+            }
+        }
+      n_reached = 0;
+      if (k > 0)
+        for (guint n = 0; n < SRS_NODES; n++)
+          if (isfinite (pc[n]))
+            {
+              reached[n_reached++] = (guint16) n;
+              if (pc[n] < best_prev)
+                best_prev = pc[n], best_node = n;
+            }
+
+      for (guint n = 0; n < SRS_NODES; n++)
+        {
+          guint f = n / SRS_PSI_STEPS, i = n % SRS_PSI_STEPS;
+          double best = INFINITY;
+          guint16 from = SRS_NO_WAY;
+
+          c[n] = INFINITY;
+          bk[n] = SRS_NO_WAY;
+          if (!cur[n].valid)
+            continue;
+          any = TRUE;
+          if (k == 0)
+            {
+              double d2 = 0.0;
+
+              for (guint j = 0; j < SRS_ARM_JOINTS; j++)
+                d2 += (cur[n].q[j] - start[j]) * (cur[n].q[j] - start[j]);
+              c[n] = SRS_FIRST_PULL * d2;
+              continue;
+            }
+          for (guint f2 = 0; f2 < KM_IK_SRS_FAMILIES; f2++)
+            {
+              int reach = f2 == f ? SRS_PSI_REACH : 1;
+
+              for (int di = -reach; di <= reach; di++)
+                {
+                  guint i2 = (i + SRS_PSI_STEPS + di) % SRS_PSI_STEPS, m = f2 * SRS_PSI_STEPS + i2;
+                  double x;
+
+                  if (!(pc[m] < best))
+                    continue;
+                  x = pc[m] + node_step_cost (&prev[m], &cur[n]);
+                  if (x < best)
+                    best = x, from = (guint16) m;
+                }
+            }
+          if (from == SRS_NO_WAY)
+            {
+              /* Where the arm angle's reference turns fast (the wrist passing opposite the
+               * zero configuration's direction), any arm angle of the previous frame. */
+              for (guint r = 0; r < n_reached; r++)
+                {
+                  guint m = reached[r];
+                  double x = pc[m] + node_step_cost (&prev[m], &cur[n]);
+
+                  if (x < best)
+                    best = x, from = (guint16) m;
+                }
+            }
+          if (from == SRS_NO_WAY && isfinite (best_prev))
+            best = best_prev + SRS_JUMP_COST, from = (guint16) (best_node | SRS_JUMPED);
+          c[n] = best;
+          bk[n] = from;
+        }
+      if (!any)
+        return FALSE;
+    }
+
+  {
+    double *c = &cost[((n_frames - 1) % 2) * SRS_NODES], best = INFINITY;
+
+    for (guint n = 0; n < SRS_NODES; n++)
+      if (c[n] < best)
+        best = c[n], end = n;
+    if (!isfinite (best))
+      return FALSE;
+  }
+  for (guint k = n_frames; k-- > 0;)
+    {
+      guint16 b = back[(gsize) k * SRS_NODES + end];
+      double *q = &route[(gsize) k * srs->n_dof];
+
+      km_ik_srs_config (srs, &targets[k], end / SRS_PSI_STEPS,
+                        -G_PI + 2 * G_PI * (end % SRS_PSI_STEPS) / SRS_PSI_STEPS, q);
+      if (k == 0)
+        break;
+      if (b == SRS_NO_WAY)
+        return FALSE;
+      if (b & SRS_JUMPED)
+        (*n_jumps)++;
+      end = b & ~SRS_JUMPED;
+    }
+  return TRUE;
+}
+
+/**
+ * km_ik_srs_cross:
+ * @q: (array): n_dof values near a singularity of spherical group @group (0 shoulder,
+ *   1 wrist), out: the same with the group's middle joint mirrored about its singular angle
+ *
+ * A seed on the other side of the singularity, for a motion that passes through it into
+ * the other family.
+ */
+void
+km_ik_srs_cross (const KmIkSrs *srs,
+                 guint          group,
+                 double        *q)
+{
+  guint j;
+  double about;
+  int d;
+
+  g_return_if_fail (srs != NULL && group < 3 && q != NULL);
+  j = group == 2 ? 3 : 4 * group + 1;
+  about = group == 2 ? srs->straight : srs->singular[group];
+  d = srs->dof[j];
+  q[d] = 2 * about - q[d];
+  fit_limits (&q[d], srs->lo[j], srs->hi[j]);
+  q[d] = CLAMP (q[d], srs->lo[j], srs->hi[j]);
+}
+
+/**
+ * km_ik_srs_near_singular:
+ *
+ * Returns: whether spherical group @group (0 shoulder, 1 wrist) of @q is within
+ *   SRS_NEAR_SINGULAR of its singularity
+ */
+gboolean
+km_ik_srs_near_singular (const KmIkSrs *srs,
+                         guint          group,
+                         const double  *q,
+                         double         within)
+{
+  double arm[SRS_ARM_JOINTS];
+
+  g_return_val_if_fail (srs != NULL && group < 3 && q != NULL, FALSE);
+  for (guint i = 0; i < SRS_ARM_JOINTS; i++)
+    arm[i] = q[srs->dof[i]];
+  if (group == 2)
+    return fabs (remainder (arm[3] - srs->straight, 2 * G_PI)) < within;
+  return fabs (group_alignment (srs, arm, 4 * group)) >= cos (within);
+}
+
+/**
+ * km_ik_srs_branch_distance:
+ *
+ * Returns: how far apart @a and @b are in what tells the families apart: the largest
+ *   difference of the elbow and the two middle joints
+ */
+double
+km_ik_srs_branch_distance (const KmIkSrs *srs,
+                           const double  *a,
+                           const double  *b)
+{
+  double d = 0.0;
+
+  g_return_val_if_fail (srs != NULL && a != NULL && b != NULL, INFINITY);
+  for (guint i = 1; i < SRS_ARM_JOINTS; i += 2)
+    d = MAX (d, fabs (a[srs->dof[i]] - b[srs->dof[i]]));
+  return d;
+}
