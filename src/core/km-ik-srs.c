@@ -194,39 +194,30 @@ nearest_point (const KmVec3 *axis,
                const KmVec3 *point,
                KmVec3       *out)
 {
-  double a[3][3] = { { 0 } }, b[3] = { 0 }, det;
-  double inv[3][3];
+  KmMat3 a = { { { 0 } } };
+  KmVec3 b = KM_VEC3_ZERO;
 
+  /* Σ (I − d dᵀ) x = Σ (I − d dᵀ) p */
   for (int i = 0; i < 3; i++)
     {
       double d[3] = { axis[i].x, axis[i].y, axis[i].z };
       double p[3] = { point[i].x, point[i].y, point[i].z };
+      double r[3] = { 0, 0, 0 };
 
-      for (int r = 0; r < 3; r++)
+      for (int row = 0; row < 3; row++)
         for (int c = 0; c < 3; c++)
           {
-            double m = (r == c ? 1.0 : 0.0) - d[r] * d[c];
+            double m = (row == c ? 1.0 : 0.0) - d[row] * d[c];
 
-            a[r][c] += m;
-            b[r] += m * p[c];
+            a.m[row][c] += m;
+            r[row] += m * p[c];
           }
+      b = km_vec3_add (b, km_vec3 (r[0], r[1], r[2]));
     }
-  inv[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-  inv[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
-  inv[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
-  inv[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-  inv[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
-  inv[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
-  inv[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  inv[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
-  inv[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  det = a[0][0] * inv[0][0] + a[0][1] * inv[1][0] + a[0][2] * inv[2][0];
-  if (!(fabs (det) > 1e-9))
+  if (!km_mat3_inverse (&a, &a))
     return FALSE;
-  out->x = (inv[0][0] * b[0] + inv[0][1] * b[1] + inv[0][2] * b[2]) / det;
-  out->y = (inv[1][0] * b[0] + inv[1][1] * b[1] + inv[1][2] * b[2]) / det;
-  out->z = (inv[2][0] * b[0] + inv[2][1] * b[1] + inv[2][2] * b[2]) / det;
-  return TRUE;
+  *out = km_mat3_mul_vec3 (&a, b);
+  return km_vec3_is_finite (*out);
 }
 
 static double

@@ -801,23 +801,12 @@ static gboolean
 inverse3 (double a[3][3],
           double inv[3][3])
 {
-  double det;
+  KmMat3 m;
 
-  inv[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-  inv[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
-  inv[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
-  inv[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-  inv[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
-  inv[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
-  inv[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  inv[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
-  inv[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  det = a[0][0] * inv[0][0] + a[0][1] * inv[1][0] + a[0][2] * inv[2][0];
-  if (!(fabs (det) > 1e-300) || !isfinite (det))
+  memcpy (m.m, a, sizeof m.m);
+  if (!km_mat3_inverse (&m, &m))
     return FALSE;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      inv[i][j] /= det;
+  memcpy (inv, m.m, sizeof m.m);
   return TRUE;
 }
 

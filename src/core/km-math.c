@@ -51,6 +51,42 @@ km_mat3_transpose (const KmMat3 *a,
   *out = r;
 }
 
+/**
+ * km_mat3_inverse:
+ * @a: a matrix
+ * @out: (out): its inverse (may alias @a)
+ *
+ * By cofactors.
+ *
+ * Returns: FALSE (and @out untouched) when @a is singular or not finite
+ */
+gboolean
+km_mat3_inverse (const KmMat3 *a,
+                 KmMat3       *out)
+{
+  const double (*m)[3] = a->m;
+  KmMat3 inv;
+  double det;
+
+  inv.m[0][0] = m[1][1] * m[2][2] - m[1][2] * m[2][1];
+  inv.m[0][1] = m[0][2] * m[2][1] - m[0][1] * m[2][2];
+  inv.m[0][2] = m[0][1] * m[1][2] - m[0][2] * m[1][1];
+  inv.m[1][0] = m[1][2] * m[2][0] - m[1][0] * m[2][2];
+  inv.m[1][1] = m[0][0] * m[2][2] - m[0][2] * m[2][0];
+  inv.m[1][2] = m[0][2] * m[1][0] - m[0][0] * m[1][2];
+  inv.m[2][0] = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+  inv.m[2][1] = m[0][1] * m[2][0] - m[0][0] * m[2][1];
+  inv.m[2][2] = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+  det = m[0][0] * inv.m[0][0] + m[0][1] * inv.m[1][0] + m[0][2] * inv.m[2][0];
+  if (!(fabs (det) > 1e-300) || !isfinite (det))
+    return FALSE;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      inv.m[i][j] /= det;
+  *out = inv;
+  return TRUE;
+}
+
 void
 km_mat3_from_axis_angle (KmVec3  axis,
                          double  angle,

@@ -135,6 +135,8 @@ void        km_mat3_mul                  (const KmMat3      *a,
                                           KmMat3            *out);
 void        km_mat3_transpose            (const KmMat3      *a,
                                           KmMat3            *out);
+gboolean    km_mat3_inverse              (const KmMat3      *a,
+                                          KmMat3            *out);
 void        km_mat3_from_axis_angle      (KmVec3             axis,
                                           double             angle,
                                           KmMat3            *out);

@@ -160,6 +160,29 @@ test_transform (void)
   g_assert_cmpfloat_with_epsilon (m[0][1], 1, 1e-6); /* column 0 = image of X = +Y */
 }
 
+static void
+test_mat3_inverse (void)
+{
+  KmMat3 a = { { { 2, -1, 0.5 }, { 0.3, 4, 1 }, { -1, 0.2, 3 } } }, inv, prod;
+  KmMat3 singular = { { { 1, 2, 3 }, { 2, 4, 6 }, { 0, 1, 1 } } }, untouched = a;
+  KmMat3 nan_m = { { { NAN, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } };
+
+  g_assert_true (km_mat3_inverse (&a, &inv));
+  km_mat3_mul (&a, &inv, &prod);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      g_assert_cmpfloat_with_epsilon (prod.m[i][j], i == j ? 1.0 : 0.0, 1e-12);
+  /* In place. */
+  g_assert_true (km_mat3_inverse (&untouched, &untouched));
+  g_assert_cmpfloat_with_epsilon (untouched.m[1][2], inv.m[1][2], 1e-15);
+  /* Singular or not finite: FALSE, the output left alone. */
+  untouched = a;
+  g_assert_false (km_mat3_inverse (&singular, &untouched));
+  g_assert_cmpfloat (untouched.m[0][0], ==, 2.0);
+  g_assert_false (km_mat3_inverse (&nan_m, &untouched));
+  g_assert_cmpfloat (untouched.m[0][0], ==, 2.0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -173,6 +196,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Math/slerp", test_slerp);
   g_test_add_func ("/kinema/Math/rotation-error", test_rotation_error);
   g_test_add_func ("/kinema/Math/transform", test_transform);
+  g_test_add_func ("/kinema/Math/mat3-inverse", test_mat3_inverse);
 
   return g_test_run ();
 }
