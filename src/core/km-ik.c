@@ -2037,6 +2037,7 @@ momentum_seed (const KmIkProblem *problem,
 #define ROUTE_CHECK_ITERATIONS 30
 #define ROUTE_CHECK_NEAR       0.3    /* rad or m */
 #define ROUTE_PULL             0.05   /* rad or m per frame */
+#define ROUTE_ON               0.05   /* rad or m: an answer this near the route follows it */
 
 /* rad or m per frame: drifts of a track towards the middle of the ranges that a search tries */
 static const double traj_pulls[] = { 0.01, 0.03 };
@@ -2151,6 +2152,9 @@ route_frame (Motion             *m,
           best_key = key;
           km_ik_solution_copy_into (&m->plain, s);
         }
+      /* On the route (outside singular stretches): nothing to choose. */
+      if (c == 0 && exit == k && best_key < ROUTE_ON)
+        break;
     }
   *found = isfinite (best_key);
   return TRUE;
