@@ -29,14 +29,22 @@
  * finishes.
  *
  * Routing (km_ik_srs_route): over a motion, a shortest path through the frames × families ×
- * SRS_PSI_STEPS arm angles, where one frame's configuration may follow another's when no
- * joint moves more than SRS_STEP_MAX (in the same family within SRS_PSI_REACH arm-angle
- * steps; into another family next to the same arm angle, as at a singular crossing) and both
- * are within the limits. The cost is the sum of squared joint steps, plus SRS_JUMP_COST for
- * every frame that cannot follow on from any configuration of the previous one (a jump, only
- * where the solution set offers no continuous way), plus, at frame 0, a pull towards the
- * caller's answer there. Deterministic, no allocation per frame; memory: two bytes per node
- * and frame for the way back.
+ * SRS_PSI_STEPS arm angles. One frame's configuration may follow another's when both are
+ * within the limits and no joint moves more than SRS_STEP_MAX; except that a spherical group
+ * near its singularity in both (outer axes within SRS_EDGE_NEAR of aligned) is held to that
+ * only in its middle joint and the combination of its outer two that the singularity
+ * leaves determined: the other combination turns fast there for a small turn of the arm
+ * angle, and two families meet (the track then passes through, see km-ik.c). Candidates:
+ * the same family within SRS_PSI_REACH arm-angle steps, the other families next to the
+ * same arm angle, and, where none of those follows on, every configuration reached so far
+ * (the arm angle's reference turns fast where the wrist points opposite its zero-
+ * configuration direction). The cost is the sum of squared joint steps, plus SRS_JUMP_COST
+ * for every frame that cannot follow on from any configuration of the previous one (a
+ * jump, only where the sampled solution set offers no continuous way), plus, at frame 0, a
+ * pull towards the caller's answer there. Nodes within SRS_CHECK_STRAIGHT of the stretched
+ * elbow go through the caller's check (a short numerical solve): there the closed form of
+ * a nearly-SRS arm misjudges what the arm reaches. Deterministic; memory: two bytes per
+ * node and frame for the way back.
  */
 
 #define SRS_ARM_JOINTS     7
