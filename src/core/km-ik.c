@@ -2163,12 +2163,14 @@ route_frame (Motion             *m,
 /*
  * The route of an SRS arm's motion over frames 0 .. @n − 1 (see ROUTE_ZONE_ANGLE), from
  * @first (the answer to frame 0) on; m->route and m->route_exit, or both NULL when the arm
- * is no SRS arm or the motion cannot be routed. FALSE only when cancelled.
+ * is no SRS arm, the motion cannot be routed or its route jumps @max_jumps times or more
+ * (then it cannot do better than the plain track). FALSE only when cancelled.
  */
 static gboolean
 motion_route (Motion             *m,
               guint               n,
-              const KmIkSolution *first)
+              const KmIkSolution *first,
+              guint               max_jumps)
 {
   guint n_dof = m->n_dof, jumps;
   double *route;
@@ -2179,7 +2181,7 @@ motion_route (Motion             *m,
     return TRUE;
   route = g_new (double, (gsize) n * n_dof);
   if (!km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
-                        m->cancellable))
+                        m->cancellable) || jumps >= max_jumps)
     {
       g_free (route);
       return !g_cancellable_is_cancelled (m->cancellable);
@@ -2615,7 +2617,9 @@ motion_emit (KmIkSolution  *cur,
   return TRUE;
 }
 
-/* km_ik_solve_trajectory() without its choice: routed (SRS arms only) or not. */
+/* km_ik_solve_trajectory() without its choice: plain (@max_route_jumps 0) or routed (SRS
+ * arms only), where a route that jumps @max_route_jumps times or more is not followed: then
+ * *@routed is FALSE and nothing is solved. */
 static gboolean
 solve_motion (const KmIkProblem *problem,
               const KmTransform *targets,
@@ -2623,7 +2627,8 @@ solve_motion (const KmIkProblem *problem,
               KmIkSolution      *out,
               KmIkFrameFunc      frame_done,
               gpointer           user_data,
-              gboolean           routed,
+              guint              max_route_jumps,
+              gboolean          *routed,
               GCancellable      *cancellable,
               GError           **error)
 {
@@ -2684,14 +2689,20 @@ solve_motion (const KmIkProblem *problem,
        solve_one (problem, &targets[0], problem->seed, problem->random_seed,
                   problem->continuous, &cur[0], cancellable, error);
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
-  if (ok && routed && n_valid >= 2)
+  if (routed != NULL)
+    *routed = FALSE;
+  if (ok && max_route_jumps > 0 && n_valid >= 2)
     {
-      ok = motion_route (&m, n_valid, &cur[0]);
+      ok = motion_route (&m, n_valid, &cur[0], max_route_jumps);
       if (!ok)
         g_cancellable_set_error_if_cancelled (cancellable, error);
       else if (m.route != NULL)
         ok = solve_one (problem, &targets[0], m.route, problem->random_seed, TRUE, &cur[0],
                         cancellable, error);
+      if (routed != NULL)
+        *routed = ok && m.route != NULL;
+      if (ok && m.route == NULL)
+        goto done; /* nothing to gain over the plain track */
     }
   while (ok && n_valid > 0)
     {
@@ -2776,6 +2787,7 @@ solve_motion (const KmIkProblem *problem,
       km_ik_solution_copy_into (&cur[0], &out[0]);
     }
 
+done:
   for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
     {
       for (guint f = 0; f < MAX (n_valid, 1); f++)
@@ -2815,9 +2827,9 @@ solve_motion (const KmIkProblem *problem,
  * frame while it runs.
  *
  * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames
- * held back; where that leaves a jump, the motion is solved again routed through its whole
- * solution set (see ROUTE_ZONE_ANGLE), and the one with fewer jumps is handed over, after
- * the whole motion is solved.
+ * held back; where that leaves a jump and the route through the arm's whole solution set
+ * (see ROUTE_ZONE_ANGLE) jumps fewer times, the motion is solved again along that route,
+ * and the one with fewer jumps is handed over, after the whole motion is solved.
  *
  * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
  *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
@@ -2845,14 +2857,19 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   if (n_frames >= 2)
     srs = km_ik_srs_new (problem);
   if (srs == NULL)
-    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, FALSE,
+    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, 0, NULL,
                          cancellable, error);
 
+  /* The plain track; where it jumps, the routed one when its route jumps fewer times. */
   for (guint r = 0; r < 2 && ok && (r == 0 || jumps[0] > 0); r++)
     {
+      gboolean routed = FALSE;
+
       motions[r] = g_new0 (KmIkSolution, n_frames);
-      ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL, r == 1, cancellable,
-                         NULL);
+      ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL,
+                         r == 0 ? 0 : jumps[0], &routed, cancellable, NULL);
+      if (ok && r == 1 && !routed)
+        break;
       for (guint f = 1; ok && f < n_frames; f++)
         jumps[r] += dof_distance (motions[r][f].q, motions[r][f - 1].q, problem->n_dof) >
                     CONT_JUMP;
@@ -2878,7 +2895,7 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   if (ok || (error != NULL && *error != NULL))
     return ok;
   /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
-  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, FALSE,
+  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, 0, NULL,
                        cancellable, error);
 }
 
