@@ -75,6 +75,10 @@ struct _KmIkSrs
   KmMat3      effector_rot0;
   double      singular[2];           /* where each group's middle joint aligns its outer axes */
   double      straight;              /* the elbow angle that stretches the arm */
+  /* Subproblem 3 for the elbow, target-independent: W − p₄, the axial distance of W and S,
+   * their distances from the axis, and the elbow angle that lines them up. */
+  KmVec3      elbow_wrist;
+  double      elbow_along, elbow_lu, elbow_lv, elbow_zero;
   double     *base;                  /* n_dof: every DOF off the arm, the arm at zero */
 };
 
@@ -318,14 +322,19 @@ km_ik_srs_new (const KmIkProblem *problem)
       srs->singular[g] = t;
     }
   {
+    /* The elbow in subproblem 3's terms: the wrist and the shoulder across its axis. */
     KmVec3 a = srs->axis[3], p = srs->point[3];
     KmVec3 u = km_vec3_sub (srs->wrist, p), v = km_vec3_sub (srs->shoulder, p);
-    KmVec3 u1 = km_vec3_sub (u, km_vec3_scale (a, km_vec3_dot (a, u)));
-    KmVec3 v1 = km_vec3_sub (v, km_vec3_scale (a, km_vec3_dot (a, v)));
+    double ua = km_vec3_dot (a, u), va = km_vec3_dot (a, v);
+    KmVec3 u1 = km_vec3_sub (u, km_vec3_scale (a, ua)), v1 = km_vec3_sub (v, km_vec3_scale (a, va));
 
+    srs->elbow_wrist = u;
+    srs->elbow_along = ua - va;
+    srs->elbow_lu = km_vec3_length (u1);
+    srs->elbow_lv = km_vec3_length (v1);
+    srs->elbow_zero = atan2 (km_vec3_dot (a, km_vec3_cross (u1, v1)), km_vec3_dot (u1, v1));
     /* |S W| is largest where the elbow turns u' opposite v'. */
-    srs->straight = remainder (atan2 (km_vec3_dot (a, km_vec3_cross (u1, v1)), km_vec3_dot (u1, v1)) + G_PI,
-                               2 * G_PI);
+    srs->straight = remainder (srs->elbow_zero + G_PI, 2 * G_PI);
   }
   srs->effector_rot0 = world[problem->effector].rot;
   srs->wrist_in_effector = km_mat3_transpose_mul_vec3 (&world[problem->effector].rot,
@@ -352,12 +361,10 @@ elbow_for (const KmIkSrs     *srs,
   Elbow out = { FALSE };
   KmVec3 wt = km_transform_apply (target, srs->wrist_in_effector);
   KmVec3 a = srs->axis[3], p = srs->point[3];
-  KmVec3 u = km_vec3_sub (srs->wrist, p), v = km_vec3_sub (srs->shoulder, p);
-  double ua = km_vec3_dot (a, u), va = km_vec3_dot (a, v);
-  KmVec3 u1 = km_vec3_sub (u, km_vec3_scale (a, ua)), v1 = km_vec3_sub (v, km_vec3_scale (a, va));
   double d = km_vec3_length (km_vec3_sub (wt, srs->shoulder));
-  double d2 = d * d - (ua - va) * (ua - va), lu = km_vec3_length (u1), lv = km_vec3_length (v1);
-  double c, th0, angle;
+  double d2 = d * d - srs->elbow_along * srs->elbow_along;
+  double lu = srs->elbow_lu, lv = srs->elbow_lv;
+  double c, angle;
   KmVec3 w4, from, axis;
 
   if (!(lu > 1e-9 && lv > 1e-9) || d2 < 0 || !km_vec3_is_finite (wt))
@@ -367,9 +374,8 @@ elbow_for (const KmIkSrs     *srs,
   c = (lu * lu + lv * lv - d2) / (2 * lu * lv);
   if (c > 1 + SRS_REACH_SLACK || c < -1 - SRS_REACH_SLACK)
     return out;
-  th0 = atan2 (km_vec3_dot (a, km_vec3_cross (u1, v1)), km_vec3_dot (u1, v1));
-  out.q4 = th0 + (e == 0 ? 1 : -1) * acos (CLAMP (c, -1.0, 1.0));
-  w4 = km_vec3_add (p, rotate (a, out.q4, u));
+  out.q4 = srs->elbow_zero + (e == 0 ? 1 : -1) * acos (CLAMP (c, -1.0, 1.0));
+  w4 = km_vec3_add (p, rotate (a, out.q4, srs->elbow_wrist));
   from = km_vec3_sub (w4, srs->shoulder);
   out.to = km_vec3_sub (wt, srs->shoulder);
   if (!(km_vec3_length (from) > 1e-9 && km_vec3_length (out.to) > 1e-9))

@@ -2056,7 +2056,7 @@ typedef struct
   double            *lo, *hi; /* n_dof limits */
   double            *mid;     /* n_dof: the middle of the ranges */
   double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
-  KmIkSrs           *srs;     /* an SRS arm's closed form, or NULL */
+  const KmIkSrs     *srs;     /* an SRS arm's closed form (the caller's), or NULL */
   double            *route;   /* n_frames × n_dof: where its motion goes, or NULL */
   guint             *route_exit; /* per frame: the first frame from there on where the route
                                   * is clear of singular stretches */
@@ -2162,12 +2162,14 @@ route_frame (Motion             *m,
 
 /*
  * The route of an SRS arm's motion over frames 0 .. @n − 1 (see ROUTE_ZONE_ANGLE), from
- * @first (the answer to frame 0) on; m->route and m->route_exit, or both NULL when the arm
- * is no SRS arm, the motion cannot be routed or its route jumps @max_jumps times or more
- * (then it cannot do better than the plain track). FALSE only when cancelled.
+ * @first (the answer to frame 0) on, for the arm's closed form @srs; m->route and
+ * m->route_exit, or both NULL when the motion cannot be routed or its route jumps
+ * @max_jumps times or more (then it cannot do better than the plain track). FALSE only
+ * when cancelled.
  */
 static gboolean
 motion_route (Motion             *m,
+              const KmIkSrs      *srs,
               guint               n,
               const KmIkSolution *first,
               guint               max_jumps)
@@ -2176,8 +2178,8 @@ motion_route (Motion             *m,
   double *route;
   guint *exit;
 
-  m->srs = km_ik_srs_new (m->problem);
-  if (m->srs == NULL || n < 2)
+  m->srs = srs;
+  if (n < 2)
     return TRUE;
   route = g_new (double, (gsize) n * n_dof);
   if (!km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
@@ -2617,9 +2619,21 @@ motion_emit (KmIkSolution  *cur,
   return TRUE;
 }
 
-/* km_ik_solve_trajectory() without its choice: plain (@max_route_jumps 0) or routed (SRS
- * arms only), where a route that jumps @max_route_jumps times or more is not followed: then
- * *@routed is FALSE and nothing is solved. */
+/* How many frames of @motion moved a DOF more than CONT_JUMP from the frame before. */
+static guint
+count_jumps (const KmIkSolution *motion,
+             guint               n_frames)
+{
+  guint jumps = 0;
+
+  for (guint f = 1; f < n_frames; f++)
+    jumps += dof_distance (motion[f].q, motion[f - 1].q, motion[f].n_dof) > CONT_JUMP;
+  return jumps;
+}
+
+/* km_ik_solve_trajectory() without its choice: plain (@srs NULL) or routed along the
+ * closed form @srs of the problem's arm, where a route that jumps @max_route_jumps times or
+ * more is not followed: then *@routed is FALSE and nothing is solved. */
 static gboolean
 solve_motion (const KmIkProblem *problem,
               const KmTransform *targets,
@@ -2627,6 +2641,7 @@ solve_motion (const KmIkProblem *problem,
               KmIkSolution      *out,
               KmIkFrameFunc      frame_done,
               gpointer           user_data,
+              const KmIkSrs     *srs,
               guint              max_route_jumps,
               gboolean          *routed,
               GCancellable      *cancellable,
@@ -2638,11 +2653,6 @@ solve_motion (const KmIkProblem *problem,
   KmIkSolution *cur, *alt, *best;
   guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0;
   gboolean ok, pending = FALSE, searched;
-
-  g_return_val_if_fail (problem != NULL, FALSE);
-  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (n_frames == 0)
     return TRUE;
@@ -2691,9 +2701,9 @@ solve_motion (const KmIkProblem *problem,
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
   if (routed != NULL)
     *routed = FALSE;
-  if (ok && max_route_jumps > 0 && n_valid >= 2)
+  if (ok && srs != NULL && n_valid >= 2)
     {
-      ok = motion_route (&m, n_valid, &cur[0], max_route_jumps);
+      ok = motion_route (&m, srs, n_valid, &cur[0], max_route_jumps);
       if (!ok)
         g_cancellable_set_error_if_cancelled (cancellable, error);
       else if (m.route != NULL)
@@ -2799,7 +2809,6 @@ done:
   g_free (m.turns);
   g_free (m.route);
   g_free (m.route_exit);
-  km_ik_srs_free (m.srs);
   return ok;
 }
 
@@ -2857,7 +2866,7 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   if (n_frames >= 2)
     srs = km_ik_srs_new (problem);
   if (srs == NULL)
-    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, 0, NULL,
+    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, 0, NULL,
                          cancellable, error);
 
   /* The plain track; where it jumps, the routed one when its route jumps fewer times. */
@@ -2867,12 +2876,11 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
 
       motions[r] = g_new0 (KmIkSolution, n_frames);
       ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL,
-                         r == 0 ? 0 : jumps[0], &routed, cancellable, NULL);
+                         r == 0 ? NULL : srs, jumps[0], &routed, cancellable, NULL);
       if (ok && r == 1 && !routed)
         break;
-      for (guint f = 1; ok && f < n_frames; f++)
-        jumps[r] += dof_distance (motions[r][f].q, motions[r][f - 1].q, problem->n_dof) >
-                    CONT_JUMP;
+      if (ok)
+        jumps[r] = count_jumps (motions[r], n_frames);
       if (ok && r == 1 && jumps[1] < jumps[0])
         pick = 1;
     }
@@ -2895,7 +2903,7 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
   if (ok || (error != NULL && *error != NULL))
     return ok;
   /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
-  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, 0, NULL,
+  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, 0, NULL,
                        cancellable, error);
 }
 
