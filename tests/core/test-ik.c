@@ -190,6 +190,24 @@ assert_honest (KmIkProblem  *p,
   g_assert_cmpfloat_with_epsilon (re, s->rot_err, 1e-9);
 }
 
+/* Every frame of a solved motion: finite, within the limits, honest and converged; then
+ * cleared. */
+static void
+assert_motion_frames (KmIkProblem       *p,
+                      const KmTransform *targets,
+                      KmIkSolution      *out,
+                      guint              n_frames)
+{
+  for (guint k = 0; k < n_frames; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_true (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+}
+
 static void
 check_reachable (const JointDef *defs,
                  guint           n_targets,
@@ -631,14 +649,7 @@ check_trajectory (const JointDef *defs)
   /* A warm start that stalls falls back to restarts, which may land on another branch: at
    * most a couple of such frames in 400 (the benchmark measures this on 10 000). */
   g_assert_cmpuint (st.flips, <=, 2);
-  for (guint k = 0; k < n_frames; k++)
-    {
-      p->target = targets[k];
-      assert_finite_within_limits (p, &out[k]);
-      assert_honest (p, &out[k]);
-      g_assert_true (out[k].converged);
-      km_ik_solution_clear (&out[k]);
-    }
+  assert_motion_frames (p, targets, out, n_frames);
 
   /* Without an output array the callback alone sees the frames. */
   st.calls = 0;
@@ -699,14 +710,7 @@ check_singular_track (const JointDef *defs,
   g_assert_cmpuint (st.flips, ==, 0);
   /* The path moves at most 0.01 rad per frame. */
   g_assert_cmpfloat (st.max_jump, <, 0.1);
-  for (guint k = 0; k < n_frames; k++)
-    {
-      p->target = targets[k];
-      assert_finite_within_limits (p, &out[k]);
-      assert_honest (p, &out[k]);
-      g_assert_true (out[k].converged);
-      km_ik_solution_clear (&out[k]);
-    }
+  assert_motion_frames (p, targets, out, n_frames);
 }
 
 static void
@@ -767,14 +771,7 @@ test_trajectory_elbow_crossing (void)
   g_assert_cmpuint (st.flips, ==, 0);
   /* The path moves at most 0.018 rad per frame. */
   g_assert_cmpfloat (st.max_jump, <, 0.1);
-  for (guint k = 0; k < n_frames; k++)
-    {
-      p->target = targets[k];
-      assert_finite_within_limits (p, &out[k]);
-      assert_honest (p, &out[k]);
-      g_assert_true (out[k].converged);
-      km_ik_solution_clear (&out[k]);
-    }
+  assert_motion_frames (p, targets, out, n_frames);
 }
 
 /*
@@ -819,14 +816,7 @@ test_trajectory_turn_branch (void)
   g_assert_cmpfloat (st.max_jump, <, 0.1);
   g_assert_cmpfloat (fabs (out[0].q[0] - (-4)), <, 1e-4);
   g_assert_cmpfloat (fabs (out[n_frames - 1].q[0] - (-1)), <, 1e-4);
-  for (guint k = 0; k < n_frames; k++)
-    {
-      p->target = targets[k];
-      assert_finite_within_limits (p, &out[k]);
-      assert_honest (p, &out[k]);
-      g_assert_true (out[k].converged);
-      km_ik_solution_clear (&out[k]);
-    }
+  assert_motion_frames (p, targets, out, n_frames);
 
   /* The same through the callback alone, in order. */
   st.calls = 0;
