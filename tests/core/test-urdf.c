@@ -420,6 +420,34 @@ test_mimic_chain (void)
   g_string_free (text, TRUE);
 }
 
+/* urdfdom reads the first shape of a <geometry>; DART's primitive_geometry.urdf has three. */
+static void
+test_geometry_first_shape (void)
+{
+  const char *text =
+    "<robot name='r'>\n"
+    "<link name='base'><visual><geometry>\n"
+    "  <sphere radius='0.5'/>\n"
+    "  <cylinder radius='1' length='1'/>\n"
+    "  <box size='1 1 1'/>\n"
+    "</geometry></visual></link>\n"
+    "</robot>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_text (text, warnings, &error);
+  KmShape * const *shapes;
+  guint n;
+
+  g_assert_no_error (error);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_SPHERE);
+  g_assert_cmpfloat (shapes[0]->radius, ==, 0.5);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_true (has_warning (warnings, "t.urdf:4:3: <geometry> has more than one shape; <cylinder>"));
+  g_assert_true (has_warning (warnings, "t.urdf:5:3: <geometry> has more than one shape; <box>"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -431,6 +459,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/rpy", test_rpy);
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);
+  g_test_add_func ("/kinema/Urdf/geometry-first-shape", test_geometry_first_shape);
   g_test_add_func ("/kinema/Urdf/deep", test_deep);
   g_test_add_func ("/kinema/Urdf/mimic", test_mimic);
   g_test_add_func ("/kinema/Urdf/mimic-errors", test_mimic_errors);

@@ -510,11 +510,15 @@ start_link_child (Parser      *p,
     {
       UrdfVisual *v = p->visual;
 
+      /* urdfdom reads the first shape of a <geometry> and ignores the rest; files
+       * written against it (DART's test models, for one) rely on that. */
       if (v->kind != GEOM_NONE)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
-                              _("expected one shape in <geometry>, found a second one"));
-          return FALSE;
+          km_parse_warning (p->path, tag_pos (p),
+                            _("<geometry> has more than one shape; <%s> is ignored"),
+                            element);
+          p->skip_depth = 1;
+          return TRUE;
         }
       if (g_str_equal (element, "box"))
         {
