@@ -43,6 +43,10 @@ typedef struct
   GError        *error;
   KmAnimationStats stats;
   double         seconds;
+
+  /* Progress, written by the worker, read by the main thread. */
+  guint          n_frames;         /* atomic: frames to solve, once known */
+  guint          frames_solved;    /* atomic: frames done, or the solver's estimate */
 } SolveItem;
 
 typedef struct
@@ -54,7 +58,6 @@ typedef struct
   GMutex         mutex;
   GCond          cond;
   guint          n_finished;
-  guint          frames_done;      /* atomic */
   guint          frames_total;     /* atomic */
 } SolveShared;
 
@@ -124,14 +127,40 @@ load_skeleton (const char  *path,
   return result;
 }
 
+/* Worker thread: frames come in order, possibly held back to the end of the solve. */
 static void
 frame_done_cb (guint               frame,
                const KmIkSolution *solution,
                gpointer            user_data)
 {
-  SolveShared *shared = user_data;
+  SolveItem *item = user_data;
 
-  g_atomic_int_inc (&shared->frames_done);
+  if (frame + 1 > (guint) g_atomic_int_get (&item->frames_solved))
+    g_atomic_int_set (&item->frames_solved, frame + 1);
+}
+
+/* Worker thread: the solver's own progress, ahead of frames it holds back. */
+static void
+progress_cb (double   fraction,
+             gpointer user_data)
+{
+  SolveItem *item = user_data;
+  guint solved = (guint) (fraction * g_atomic_int_get (&item->n_frames));
+
+  if (solved > (guint) g_atomic_int_get (&item->frames_solved))
+    g_atomic_int_set (&item->frames_solved, solved);
+}
+
+/* Main thread: frames solved over all files so far. */
+static guint
+frames_solved (const SolveItem *items,
+               guint            n_items)
+{
+  guint total = 0;
+
+  for (guint i = 0; i < n_items; i++)
+    total += (guint) g_atomic_int_get (&items[i].frames_solved);
+  return total;
 }
 
 static gboolean
@@ -156,12 +185,14 @@ solve_one (SolveItem    *item,
 
   last = km_target_track_get_last_frame (track);
   g_atomic_int_add (&shared->frames_total, last + 1);
+  g_atomic_int_set (&item->n_frames, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();
-  animation = km_ik_solve_track (problem, track, 0, last, frame_done_cb, shared, NULL, error);
+  animation = km_ik_solve_track (problem, track, 0, last, frame_done_cb, progress_cb, item,
+                                 NULL, error);
   item->seconds = g_timer_elapsed (timer, NULL);
   if (animation == NULL)
     return FALSE;
@@ -363,7 +394,7 @@ km_cli_solve (int    argc,
           fputc ('\r', stderr);
           /* Translators: progress on a terminal; the numbers count files, then frames. */
           fprintf (stderr, _("Solving: %u of %u files, %u of %u frames…"), shared.n_finished,
-                   n_items, (guint) g_atomic_int_get (&shared.frames_done),
+                   n_items, frames_solved (items, n_items),
                    (guint) g_atomic_int_get (&shared.frames_total));
           fflush (stderr);
         }

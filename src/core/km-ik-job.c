@@ -16,7 +16,8 @@
  * worker never sees the job. Frames the worker finishes are appended to @pending (stride
  * n_dof + 2: values, pos_err, rot_err) and at most one idle (@idle_pending) is queued on
  * @context to move them into the job's animation and update :progress, in the manner of
- * Sysprof's set_progress.
+ * Sysprof's set_progress. The solver may hold frames back (see km_ik_solve_trajectory), so
+ * it also reports its own progress (@solved), which the idle shows when it is ahead.
  */
 typedef struct
 {
@@ -30,6 +31,7 @@ typedef struct
   GMutex           mutex;
   GArray          *pending;          /* doubles, see above */
   guint            n_done;           /* frames finished by the worker */
+  double           solved;           /* the solver's own progress, 0 … 1 */
   gboolean         idle_pending;
 
   /* Main thread only. */
@@ -166,6 +168,7 @@ deliver_pending (KmIkJob  *self,
   g_autoptr(GArray) frames = NULL;
   guint stride = run->n_dof + 2;
   guint n_done, first, n;
+  double solved, progress;
 
   g_assert (self->run == run);
 
@@ -173,12 +176,21 @@ deliver_pending (KmIkJob  *self,
   frames = g_steal_pointer (&run->pending);
   run->pending = g_array_new (FALSE, FALSE, sizeof (double));
   n_done = run->n_done;
+  solved = run->solved;
   run->idle_pending = FALSE;
   g_mutex_unlock (&run->mutex);
 
+  /* The solver's progress runs ahead of the frames it holds back; 1 belongs to the moment
+   * the animation is complete. */
+  progress = run->n_frames > 0 ? (double) n_done / run->n_frames : 1.0;
+  if (progress < 1.0)
+    progress = MAX (progress, MIN (solved, 0.999));
   n = frames->len / stride;
   if (n == 0)
-    return;
+    {
+      set_progress (self, MAX (self->progress, progress));
+      return;
+    }
 
   first = run->first_frame + run->n_delivered;
   for (guint i = 0; i < n; i++)
@@ -194,7 +206,7 @@ deliver_pending (KmIkJob  *self,
   g_signal_emit (self, signals[FRAMES_READY], 0, first, n);
   /* A handler may have started a newer solve. */
   if (self->run == run)
-    set_progress (self, run->n_frames > 0 ? (double) n_done / run->n_frames : 1.0);
+    set_progress (self, MAX (self->progress, progress));
 }
 
 static gboolean
@@ -214,6 +226,29 @@ deliver_idle_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Worker thread, with the run's mutex held: queues the idle that delivers, unless one is
+ * queued already. Returns whether the caller must attach it (after unlocking). */
+static gboolean
+claim_delivery (SolveRun *run)
+{
+  gboolean schedule = !run->idle_pending;
+
+  run->idle_pending = TRUE;
+  return schedule;
+}
+
+static void
+schedule_delivery (SolveRun *run)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, deliver_idle_cb, solve_run_ref (run),
+                         (GDestroyNotify) solve_run_unref);
+  g_source_set_static_name (source, "[kinema] ik job progress");
+  g_source_attach (source, run->context);
+}
+
 /* Worker thread: touches only the run's locked fields. */
 static void
 frame_done_cb (guint               frame,
@@ -228,20 +263,28 @@ frame_done_cb (guint               frame,
   g_array_append_vals (run->pending, solution->q, run->n_dof);
   g_array_append_vals (run->pending, residuals, 2);
   run->n_done++;
-  schedule = !run->idle_pending;
-  run->idle_pending = TRUE;
+  schedule = claim_delivery (run);
   g_mutex_unlock (&run->mutex);
 
   if (schedule)
-    {
-      g_autoptr(GSource) source = g_idle_source_new ();
+    schedule_delivery (run);
+}
 
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, deliver_idle_cb, solve_run_ref (run),
-                             (GDestroyNotify) solve_run_unref);
-      g_source_set_static_name (source, "[kinema] ik job progress");
-      g_source_attach (source, run->context);
-    }
+/* Worker thread. */
+static void
+progress_cb (double   fraction,
+             gpointer user_data)
+{
+  SolveRun *run = user_data;
+  gboolean schedule;
+
+  g_mutex_lock (&run->mutex);
+  run->solved = fraction;
+  schedule = claim_delivery (run);
+  g_mutex_unlock (&run->mutex);
+
+  if (schedule)
+    schedule_delivery (run);
 }
 
 static void
@@ -253,8 +296,8 @@ solve_thread (GTask        *task,
   SolveData *data = task_data;
   GError *error = NULL;
 
-  if (km_ik_solve_trajectory (data->problem, data->targets, data->n_frames, NULL,
-                              frame_done_cb, data->run, cancellable, &error))
+  if (km_ik_solve_trajectory_full (data->problem, data->targets, data->n_frames, NULL,
+                                   frame_done_cb, progress_cb, data->run, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -605,11 +648,22 @@ km_ik_job_get_animation (KmIkJob *self)
 
 typedef struct
 {
-  KmAnimation   *animation;
-  guint          first_frame;
-  KmIkFrameFunc  frame_done;
-  gpointer       user_data;
+  KmAnimation      *animation;
+  guint             first_frame;
+  KmIkFrameFunc     frame_done;
+  KmIkProgressFunc  progress;
+  gpointer          user_data;
 } TrackClosure;
+
+static void
+track_progress_cb (double   fraction,
+                   gpointer user_data)
+{
+  TrackClosure *closure = user_data;
+
+  if (closure->progress != NULL)
+    closure->progress (fraction, closure->user_data);
+}
 
 static void
 track_frame_done_cb (guint               frame,
@@ -633,7 +687,9 @@ track_frame_done_cb (guint               frame,
  * @last_frame: last frame to solve
  * @frame_done: (nullable) (scope call): called on this thread after every frame, with the
  *   frame's number in the track (not its index in the range)
- * @user_data: data for @frame_done
+ * @progress: (nullable) (scope call): called on this thread as the solve advances (see
+ *   km_ik_solve_trajectory_full())
+ * @user_data: data for @frame_done and @progress
  * @cancellable: (nullable): polled by the solver
  *
  * Solves frames @first_frame .. @last_frame of @track on the calling thread with
@@ -649,6 +705,7 @@ km_ik_solve_track (const KmIkProblem    *problem,
                    guint                 first_frame,
                    guint                 last_frame,
                    KmIkFrameFunc         frame_done,
+                   KmIkProgressFunc      progress,
                    gpointer              user_data,
                    GCancellable         *cancellable,
                    GError              **error)
@@ -670,9 +727,10 @@ km_ik_solve_track (const KmIkProblem    *problem,
   closure.animation = animation;
   closure.first_frame = first_frame;
   closure.frame_done = frame_done;
+  closure.progress = progress;
   closure.user_data = user_data;
-  if (!km_ik_solve_trajectory (problem, targets, n, NULL, track_frame_done_cb, &closure,
-                               cancellable, error))
+  if (!km_ik_solve_trajectory_full (problem, targets, n, NULL, track_frame_done_cb,
+                                    track_progress_cb, &closure, cancellable, error))
     return NULL;
   return g_steal_pointer (&animation);
 }

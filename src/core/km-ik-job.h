@@ -58,6 +58,7 @@ KmAnimation   *km_ik_solve_track          (const KmIkProblem   *problem,
                                            guint                first_frame,
                                            guint                last_frame,
                                            KmIkFrameFunc        frame_done,
+                                           KmIkProgressFunc     progress,
                                            gpointer             user_data,
                                            GCancellable        *cancellable,
                                            GError             **error);

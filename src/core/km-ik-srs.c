@@ -585,6 +585,9 @@ node_step_cost (const Node *a,
  * @route: (array): n_frames × n_dof values, out: the routed configuration of every frame
  *   (seeds for the numerical solver)
  * @n_jumps: (out): frames where the route could not follow on continuously
+ * @check: (nullable) (scope call): tells whether a configuration near the stretched elbow
+ *   is one the arm really reaches
+ * @progress: (nullable) (scope call): the fraction of the frames routed, now and then
  *
  * Returns: FALSE when the motion cannot be routed (too long, a frame without any
  *   configuration within the limits, or cancelled); @route is then undefined
@@ -598,6 +601,8 @@ km_ik_srs_route (const KmIkSrs     *srs,
                  guint             *n_jumps,
                  KmIkSrsCheck       check,
                  gpointer           check_data,
+                 KmIkProgressFunc   progress,
+                 gpointer           progress_data,
                  GCancellable      *cancellable)
 {
   g_autofree guint16 *back = NULL;
@@ -631,6 +636,8 @@ km_ik_srs_route (const KmIkSrs     *srs,
 
       if ((k & 255) == 0 && cancellable != NULL && g_cancellable_is_cancelled (cancellable))
         return FALSE;
+      if ((k & 63) == 0 && k > 0 && progress != NULL)
+        progress ((double) k / n_frames, progress_data);
       frame_nodes (srs, &targets[k], cur);
       if (check != NULL)
         {

@@ -42,6 +42,8 @@ gboolean  km_ik_srs_route      (const KmIkSrs      *srs,
                                 guint              *n_jumps,
                                 KmIkSrsCheck        check,
                                 gpointer            check_data,
+                                KmIkProgressFunc    progress,
+                                gpointer            progress_data,
                                 GCancellable       *cancellable);
 
 void      km_ik_srs_cross      (const KmIkSrs      *srs,

@@ -116,6 +116,16 @@ typedef void (*KmIkFrameFunc) (guint               frame,
                                const KmIkSolution *solution,
                                gpointer            user_data);
 
+/**
+ * KmIkProgressFunc:
+ * @fraction: the part of the work done, 0 … 1
+ * @user_data: user data
+ *
+ * Called on the solving thread as km_ik_solve_trajectory_full() advances.
+ */
+typedef void (*KmIkProgressFunc) (double   fraction,
+                                  gpointer user_data);
+
 GQuark        km_ik_error_quark            (void);
 
 KmIkProblem  *km_ik_problem_new            (KmSkeleton         *skeleton,
@@ -143,6 +153,16 @@ gboolean      km_ik_solve_trajectory       (const KmIkProblem  *problem,
                                             guint               n_frames,
                                             KmIkSolution       *out,
                                             KmIkFrameFunc       frame_done,
+                                            gpointer            user_data,
+                                            GCancellable       *cancellable,
+                                            GError            **error);
+
+gboolean      km_ik_solve_trajectory_full  (const KmIkProblem  *problem,
+                                            const KmTransform  *targets,
+                                            guint               n_frames,
+                                            KmIkSolution       *out,
+                                            KmIkFrameFunc       frame_done,
+                                            KmIkProgressFunc    progress,
                                             gpointer            user_data,
                                             GCancellable       *cancellable,
                                             GError            **error);

@@ -187,7 +187,7 @@ test_progress_and_result (Fixture       *f,
   g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
 
   /* Bit for bit the synchronous solve. */
-  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, &error);
+  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_animation_get_n_frames (expected), ==, 241);
   for (guint i = 0; i < 241; i++)
@@ -229,7 +229,7 @@ test_range (Fixture       *f,
                    f->problem->seed, 5 * sizeof (double));
   g_assert_cmpuint (f->next_frame, ==, 121);
 
-  expected = km_ik_solve_track (f->problem, track, 100, 120, NULL, NULL, NULL, NULL);
+  expected = km_ik_solve_track (f->problem, track, 100, 120, NULL, NULL, NULL, NULL, NULL);
   g_assert_true (km_animation_equal (expected, f->result, 0.0));
 }
 
@@ -339,7 +339,7 @@ test_newer_request_supersedes (Fixture       *f,
   g_assert_cmpuint (f->next_frame, ==, 241);
   g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
   g_assert_false (km_ik_job_get_busy (f->job));
-  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, NULL);
+  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, NULL, NULL);
   g_assert_true (km_animation_equal (expected, f->result, 0.0));
 }
 

@@ -169,6 +169,56 @@ static const double motion_phase[7] = {
   -0.7224915957673894, 1.3588418003636913, 3.1179648944639293,
 };
 
+/* What a routed solve reported, in order. */
+typedef struct
+{
+  GArray *progress;          /* doubles */
+  guint   frames;            /* frames handed over */
+  guint   before_first;      /* progress reports before the first frame */
+  double  first_shown;       /* the progress shown when the first frame came */
+} Reports;
+
+static void
+on_progress (double   fraction,
+             gpointer user_data)
+{
+  Reports *r = user_data;
+
+  g_array_append_val (r->progress, fraction);
+  if (r->frames == 0)
+    {
+      r->before_first++;
+      r->first_shown = fraction;
+    }
+}
+
+static void
+on_frame (guint               frame,
+          const KmIkSolution *solution,
+          gpointer            user_data)
+{
+  Reports *r = user_data;
+
+  g_assert_cmpuint (frame, ==, r->frames);
+  r->frames++;
+}
+
+/* Routed, the frames come only at the end; the progress moves all along, rising to 1. */
+static void
+assert_progress (const Reports *r,
+                 guint          n_frames)
+{
+  g_assert_cmpuint (r->frames, ==, n_frames);
+  g_assert_cmpuint (r->before_first, >=, 50);
+  g_assert_cmpfloat (r->first_shown, >=, 0.99);
+  for (guint i = 1; i < r->progress->len; i++)
+    g_assert_cmpfloat (g_array_index (r->progress, double, i), >,
+                       g_array_index (r->progress, double, i - 1));
+  g_assert_cmpfloat (g_array_index (r->progress, double, 0), >, 0.0);
+  g_assert_cmpfloat (g_array_index (r->progress, double, r->progress->len - 1), ==, 1.0);
+  g_assert_cmpuint (r->progress->len, <=, 501);
+}
+
 static void
 test_route_continuous (void)
 {
@@ -181,6 +231,7 @@ test_route_continuous (void)
   g_autofree double *hi = g_new (double, p->n_dof);
   g_autofree double *q = g_new (double, p->n_dof);
   double largest = 0.0;
+  Reports reports = { g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, 0.0 };
 
   km_skeleton_get_dof_limits (p->skeleton, lo, hi);
   for (guint k = 0; k < n; k++)
@@ -190,8 +241,11 @@ test_route_continuous (void)
       pose_of (p, q, &targets[k]);
     }
   km_skeleton_get_mid_range (p->skeleton, p->seed);
-  g_assert_true (km_ik_solve_trajectory (p, targets, n, out, NULL, NULL, NULL, &error));
+  g_assert_true (km_ik_solve_trajectory_full (p, targets, n, out, on_frame, on_progress,
+                                              &reports, NULL, &error));
   g_assert_no_error (error);
+  assert_progress (&reports, n);
+  g_array_unref (reports.progress);
   for (guint k = 0; k < n; k++)
     {
       g_assert_true (out[k].converged);
