@@ -251,6 +251,14 @@ km_item_row_get_tooltip (KmItemRow *self)
   return self->tooltip;
 }
 
+static char *
+joint_tooltip (const char *name,
+               KmItem     *body)
+{
+  /* Translators: a joint's name, then its body's name */
+  return g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
+}
+
 /**
  * km_item_row_new_joint:
  * @body: the body item whose skeleton has the joint
@@ -278,8 +286,7 @@ km_item_row_new_joint (KmItem     *body,
   self->name = g_strdup (name);
   self->children = g_list_store_new (KM_TYPE_ITEM_ROW);
   self->icon_name = "emblem-system-symbolic";
-  /* Translators: a joint's name, then its body's name */
-  self->tooltip = g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
+  self->tooltip = joint_tooltip (name, body);
   return self;
 }
 
@@ -304,6 +311,24 @@ km_item_row_set_joint (KmItemRow *self,
     return;
   self->joint = joint;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_JOINT]);
+}
+
+/* A renamed joint keeps its row. */
+void
+km_item_row_set_joint_name (KmItemRow  *self,
+                            const char *name)
+{
+  g_return_if_fail (KM_IS_ITEM_ROW (self));
+  g_return_if_fail (self->joint >= 0 && name != NULL);
+
+  if (g_strcmp0 (self->name, name) == 0)
+    return;
+  g_free (self->name);
+  self->name = g_strdup (name);
+  g_free (self->tooltip);
+  self->tooltip = joint_tooltip (name, self->item);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOLTIP]);
 }
 
 /* The rows of a joint row's child joints (element-type KmItemRow), NULL for an item's row. */

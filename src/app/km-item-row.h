@@ -29,6 +29,8 @@ KmItemRow  *km_item_row_new_joint     (KmItem     *body,
 int         km_item_row_get_joint     (KmItemRow *self);
 void        km_item_row_set_joint     (KmItemRow  *self,
                                        int         joint);
+void        km_item_row_set_joint_name (KmItemRow  *self,
+                                        const char *name);
 GListStore *km_item_row_get_children  (KmItemRow  *self);
 KmItem     *km_item_row_get_item      (KmItemRow *self);
 const char *km_item_row_get_icon_name (KmItemRow *self);

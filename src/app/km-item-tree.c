@@ -144,10 +144,20 @@ collect_joint_rows (GListStore *store,
     }
 }
 
+/* Whether @row, a joint's old row, can stand for a joint with @n_children children:
+ * GtkTreeListModel asks only once whether a row can expand. */
+static gboolean
+row_fits (KmItemRow *row,
+          guint      n_children)
+{
+  return (g_list_model_get_n_items (G_LIST_MODEL (km_item_row_get_children (row))) == 0)
+         == (n_children == 0);
+}
+
 /* Fills @body's joint rows with @skeleton's joints (none for NULL) as its hierarchy: the
  * roots in @body's store, each joint's children in its row's. A joint keeps its row (and its
- * expansion) while its name stays and it keeps having children or none: GtkTreeListModel
- * asks only once whether a row can expand. */
+ * expansion) while it keeps having children or none, and either its name (edits before it
+ * move its index) or its index (a rename). */
 static void
 fill_joint_rows (KmItem     *body,
                  KmSkeleton *skeleton)
@@ -155,9 +165,12 @@ fill_joint_rows (KmItem     *body,
   guint n_joints = skeleton ? km_skeleton_get_n_joints (skeleton) : 0;
   g_autoptr(GHashTable) old = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                      g_object_unref);
+  g_autoptr(GHashTable) old_at = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_autofree guint *n_children = g_new0 (guint, n_joints + 1);
+  GHashTableIter iter;
+  gpointer value;
 
   collect_joint_rows (joint_rows_of (body), old);
   for (guint i = 0; i < n_joints; i++)
@@ -169,24 +182,44 @@ fill_joint_rows (KmItem     *body,
   for (guint i = 0; i <= n_joints; i++)
     g_ptr_array_add (lists, g_ptr_array_new ());
 
+  /* By name first */
+  g_ptr_array_set_size (rows, n_joints);
   for (guint i = 0; i < n_joints; i++)
     {
       const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
-      guint parent_list = joint->parent >= 0 ? (guint) joint->parent : n_joints;
       KmItemRow *row = g_hash_table_lookup (old, joint->name);
 
-      if (row != NULL
-          && (g_list_model_get_n_items (G_LIST_MODEL (km_item_row_get_children (row))) == 0)
-             == (n_children[i] == 0))
+      if (row != NULL && row_fits (row, n_children[i]))
         {
-          g_object_ref (row);
+          g_ptr_array_index (rows, i) = g_object_ref (row);
           km_item_row_set_joint (row, (int) i);
           g_hash_table_remove (old, joint->name);
         }
-      else
-        row = km_item_row_new_joint (body, (int) i, joint->name);
-      g_ptr_array_add (rows, row);
-      g_ptr_array_add (g_ptr_array_index (lists, parent_list), row);
+    }
+  /* Then the rows of joints that lost their name, by index */
+  g_hash_table_iter_init (&iter, old);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_hash_table_insert (old_at, GINT_TO_POINTER (km_item_row_get_joint (value)), value);
+  for (guint i = 0; i < n_joints; i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+      KmItemRow *row = g_ptr_array_index (rows, i);
+
+      if (row == NULL)
+        {
+          row = g_hash_table_lookup (old_at, GINT_TO_POINTER (i));
+          if (row != NULL && row_fits (row, n_children[i]))
+            {
+              g_hash_table_remove (old_at, GINT_TO_POINTER (i));
+              km_item_row_set_joint_name (row, joint->name);
+              g_object_ref (row);
+            }
+          else
+            row = km_item_row_new_joint (body, (int) i, joint->name);
+          g_ptr_array_index (rows, i) = row;
+        }
+      g_ptr_array_add (g_ptr_array_index (lists, joint->parent >= 0 ? (guint) joint->parent
+                                                                     : n_joints), row);
     }
 
   /* Bottom up, so that a row has its children before the tree sees it. */

@@ -446,6 +446,24 @@ test_structural_edits (Fixture       *f,
   lines = joint_rows (f);
   g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n3:Gear\n");
   assert_rows_match_skeleton (f);
+
+  /* A renamed joint keeps its row, collapsed as it was, under its new name */
+  gtk_tree_list_row_set_expanded (pinion, FALSE);
+  next = km_skeleton_edit_set_name (km_document_get_skeleton (f->document),
+                                    (guint) find (f, "Pinion"), "Drive", &error);
+  edit (f, next, error, "Rename Joint");
+  g_free (lines);
+  lines = joint_rows (f);
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Drive\n2:Slider\n2:Idler\n3:Gear\n");
+  g_clear_object (&pinion_after);
+  pinion_after = joint_row (f, "Drive");
+  g_assert_true (pinion_after == pinion);
+  g_assert_false (gtk_tree_list_row_get_expanded (pinion));
+  assert_rows_match_skeleton (f);
+  gtk_tree_list_row_set_expanded (pinion, TRUE);
+  g_free (under);
+  under = child_joints (pinion);
+  g_assert_cmpstr (under, ==, "Free\nCam\n");
 }
 
 int
