@@ -31,7 +31,7 @@ typedef enum
 #define KM_IK_DEFAULT_POSITION_TOLERANCE    1e-6   /* m */
 #define KM_IK_DEFAULT_ORIENTATION_TOLERANCE 1e-6   /* rad */
 #define KM_IK_DEFAULT_ORIENTATION_WEIGHT    0.5    /* m per rad */
-#define KM_IK_DEFAULT_MAX_ITERATIONS        1000   /* over all restarts together */
+#define KM_IK_DEFAULT_MAX_ITERATIONS        2000   /* over all restarts together */
 #define KM_IK_DEFAULT_MAX_RESTARTS          100
 
 typedef struct _KmIkProblem KmIkProblem;

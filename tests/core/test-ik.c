@@ -1075,6 +1075,58 @@ test_mimic (void)
   km_ik_solution_clear (&s);
 }
 
+/*
+ * Poses of the KUKA KR5 sixx R650 (DART's URDF; six joints, a spherical wrist, tight limits)
+ * that need many restarts from the mid-range seed: each has a solution within the limits
+ * (they are the forward kinematics of configurations within them), found only in a few
+ * of its up to eight branches. A budget of 1000 iterations left the orientation wrong.
+ */
+static void
+test_kr5_hard_poses (void)
+{
+  static const struct { double pos[3]; double euler_deg[3]; } poses[] = {
+    { { -0.015763349438842222, -0.15620013729595536, -0.39611688138954515 },
+      { 177.05910496608345, -40.64754963842406, -102.76530586102838 } },
+    { { 0.1430363407277633, 0.018742286839200793, 0.07418735615928179 },
+      { 67.96209316336149, 26.278523380365975, 53.26228488669663 } },
+    { { 0.040542693216329, -0.421852845772597, -0.04482880601243083 },
+      { 168.96474312115214, -30.683167798298083, 87.056903436832 } },
+    { { 0.04100985919256078, -0.027814679677060583, 0.13004075053020994 },
+      { 45.89410954203777, -23.667265326200795, 115.55141118882948 } },
+    { { -0.010385311246678415, -0.3738824892164988, 0.019246945868612073 },
+      { 67.07203388604299, 2.3516496526820205, -174.37137324996579 } },
+  };
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "kr5-sixx-r650.json",
+                                                 NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmIkProblem) p = NULL;
+  KmIkSolution s = { 0 };
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, &error));
+  skel = km_skeleton_json_load (path, data, length, &error);
+  g_assert_no_error (error);
+  p = km_ik_problem_new (skel, km_skeleton_get_default_effector (skel));
+  g_assert_cmpuint (p->n_dof, ==, 6);
+  for (guint i = 0; i < G_N_ELEMENTS (poses); i++)
+    {
+      KmVec3 e = km_vec3 (poses[i].euler_deg[0], poses[i].euler_deg[1], poses[i].euler_deg[2]);
+
+      p->target.pos = km_vec3 (poses[i].pos[0], poses[i].pos[1], poses[i].pos[2]);
+      km_mat3_from_euler_xyz (km_vec3_scale (e, G_PI / 180), &p->target.rot);
+      km_skeleton_get_mid_range (skel, p->seed);
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+      g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+      g_assert_cmpfloat (s.rot_err, <=, 1e-6);
+    }
+  km_ik_solution_clear (&s);
+}
+
 /* The tables above are the benchmark chains, checked against the copies in tests/data. */
 static void
 test_bench_chains_match (void)
@@ -1112,6 +1164,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/reachable-iiwa7", test_reachable_iiwa7);
   g_test_add_func ("/kinema/Ik/reachable-ur5", test_reachable_ur5);
   g_test_add_func ("/kinema/Ik/reachable-seed5", test_reachable_seed5);
+  g_test_add_func ("/kinema/Ik/kr5-hard-poses", test_kr5_hard_poses);
   g_test_add_func ("/kinema/Ik/reachable-spherical", test_reachable_spherical);
   g_test_add_func ("/kinema/Ik/gimbal-lock", test_gimbal_lock);
   g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
