@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
  * Copyright 2026 The Kinema authors
  *
- * libFuzzer target: the STL, OBJ and VRML mesh readers (km-mesh-loader.h), each on the
- * same input. The path is tests/data/meshes/fuzz.*, so that an OBJ's mtllib reaches the
- * fixture two-colours.mtl.
+ * libFuzzer target: the STL, OBJ, VRML and COLLADA mesh readers (km-mesh-loader.h), each
+ * on the same input. The path is tests/data/meshes/fuzz.*, so that an OBJ's mtllib reaches
+ * the fixture two-colours.mtl.
  */
 
 #include "config.h"
@@ -39,6 +39,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_autofree char *stl = g_build_filename (fuzz_dir, "fuzz.stl", NULL);
   g_autofree char *obj = g_build_filename (fuzz_dir, "fuzz.obj", NULL);
   g_autofree char *wrl = g_build_filename (fuzz_dir, "fuzz.wrl", NULL);
+  g_autofree char *dae = g_build_filename (fuzz_dir, "fuzz.dae", NULL);
   GError *error = NULL;
   GPtrArray *shapes;
 
@@ -49,6 +50,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   check (shapes, error);
   g_clear_error (&error);
   shapes = km_mesh_load_vrml (wrl, text, size, NULL, &error);
+  check (shapes, error);
+  g_clear_error (&error);
+  shapes = km_mesh_load_collada (dae, text, size, &error);
   check (shapes, error);
   g_clear_error (&error);
   return 0;

@@ -863,6 +863,35 @@ looks_like_ascii_stl (const char *data,
          g_strstr_len (data, MIN (length, 4096), "facet") != NULL;
 }
 
+/* "<COLLADA" after an optional BOM, XML declaration, comments and white space. */
+static gboolean
+looks_like_collada (const char *data,
+                    gsize       length)
+{
+  gsize i = 0;
+
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    i = 3;
+  for (;;)
+    {
+      const char *close = NULL, *end;
+
+      while (i < length && g_ascii_isspace (data[i]))
+        i++;
+      if (length - i >= 5 && memcmp (data + i, "<?xml", 5) == 0)
+        close = "?>";
+      else if (length - i >= 4 && memcmp (data + i, "<!--", 4) == 0)
+        close = "-->";
+      else
+        break;
+      end = g_strstr_len (data + i + 4, length - i - 4, close);
+      if (end == NULL)
+        return FALSE;
+      i = (gsize) (end - data) + strlen (close);
+    }
+  return length - i >= 8 && memcmp (data + i, "<COLLADA", 8) == 0;
+}
+
 /**
  * km_mesh_load_file:
  *
@@ -884,14 +913,18 @@ km_mesh_load_file (const char  *path,
     return km_mesh_load_stl (path, data, length, error);
   if (length >= 5 && memcmp (data, "#VRML", 5) == 0)
     return km_mesh_load_vrml (path, data, length, node, error);
+  if (looks_like_collada (data, length))
+    return km_mesh_load_collada (path, data, length, error);
   if (has_suffix (path, ".stl"))
     return km_mesh_load_stl (path, data, length, error);
   if (has_suffix (path, ".obj"))
     return km_mesh_load_obj (path, data, length, error);
   if (has_suffix (path, ".wrl") || has_suffix (path, ".vrml"))
     return km_mesh_load_vrml (path, data, length, node, error);
+  if (has_suffix (path, ".dae"))
+    return km_mesh_load_collada (path, data, length, error);
   km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
-                      _("expected a mesh file in STL, OBJ or VRML97 format"));
+                      _("expected a mesh file in STL, OBJ, VRML97 or COLLADA format"));
   return NULL;
 }
 

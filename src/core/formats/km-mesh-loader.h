@@ -15,7 +15,9 @@ G_BEGIN_DECLS
  * Mesh files that model formats refer to (a Choreonoid `Resource`/`uri`, a URDF `<mesh>`,
  * a Scenebuilder shape): STL (binary or ASCII), Wavefront OBJ with its MTL colours, and
  * the VRML97 subset model files use (Transform, Group, Shape, Appearance/Material,
- * IndexedFaceSet, Box/Cylinder/Sphere/Cone, DEF/USE, header optional).
+ * IndexedFaceSet, Box/Cylinder/Sphere/Cone, DEF/USE, header optional), and COLLADA 1.4/1.5
+ * (.dae: the mesh, material and visual-scene subset robot models use, <unit> applied and
+ * <up_axis> not, as ROS tools read them; km-mesh-collada.c).
  *
  * A file loads as a list of KmShape in the file's own frame and units (metres assumed):
  * one shape per OBJ material group, one per VRML Shape (with the Transforms above it
@@ -25,10 +27,11 @@ G_BEGIN_DECLS
  *
  * Which reader: the content decides where it can (an STL whose size is 84 + 50·n bytes
  * for the triangle count n it states is binary even when it starts with "solid"; "#VRML"
- * is VRML; "solid" … "facet" is ASCII STL), then the extension (.stl, .obj, .wrl/.vrml).
+ * is VRML; "solid" … "facet" is ASCII STL; <COLLADA after an optional XML declaration,
+ * comments and white space is COLLADA), then the extension (.stl, .obj, .wrl/.vrml, .dae).
  *
  * Bounds: files over KM_MESH_MAX_FILE_SIZE, and meshes over KM_MESH_MAX_VERTICES /
- * KM_MESH_MAX_TRIANGLES (km-shape.h) are refused; VRML nesting is bounded by
+ * KM_MESH_MAX_TRIANGLES (km-shape.h) are refused; VRML and COLLADA nesting is bounded by
  * KM_MESH_MAX_DEPTH. Errors in text formats are "FILE:LINE:COLUMN: …" (KM_PARSE_ERROR).
  */
 
@@ -65,6 +68,10 @@ GPtrArray    *km_mesh_load_vrml        (const char     *path,
                                         const char     *data,
                                         gsize           length,
                                         const char     *node,
+                                        GError        **error);
+GPtrArray    *km_mesh_load_collada     (const char     *path,
+                                        const char     *data,
+                                        gsize           length,
                                         GError        **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmMeshCache, km_mesh_cache_free)
