@@ -385,6 +385,11 @@ test_errors (void)
                      "offset=\"0\"/><input semantic=\"NORMAL\" source=\"#s\" offset=\"1\"/>"
                      "<p>0 0 1 1 2</p></triangles>", NULL),
                 KM_PARSE_ERROR_INVALID, "t.dae:6:120: ", "expected a multiple of 2 indices");
+  /* An input offset past the limit (a stride of that many indices per corner). */
+  assert_error (doc (NULL, NULL, NULL, NULL,
+                     "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" "
+                     "offset=\"64\"/><p>0 1 2</p></triangles>", NULL),
+                KM_PARSE_ERROR_LIMIT, "t.dae:6:67: ", "expected an input offset below 64");
   /* A triangle count that does not match <p>. */
   assert_error (doc (NULL, NULL, NULL, NULL,
                      "<triangles count=\"2\"><input semantic=\"VERTEX\" source=\"#v\" "
