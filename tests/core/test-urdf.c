@@ -175,6 +175,33 @@ test_package_paths (void)
   g_assert_cmpuint (n, ==, 1);
 }
 
+/* A package folder under another name (a repository cloned as itself): the mesh is found
+ * in the first folder above the URDF that has the path after the package name. */
+static void
+test_package_renamed_folder (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "kinema_arm", "urdf",
+                                                 "renamed.urdf", NULL);
+  static const char text[] =
+    "<robot name='p'><link name='a'><visual><geometry>"
+    "<mesh filename='package://arm_description/meshes/cube.stl'/></geometry></visual>"
+    "</link></robot>";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  KmShape * const *shapes;
+  guint n;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = km_urdf_load (path, text, strlen (text), NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_MESH);
+}
+
 /* rpy is extrinsic X, Y, Z: Rz(y)·Ry(p)·Rx(r). */
 static void
 test_rpy (void)
@@ -456,6 +483,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/Urdf/ur5", test_ur5);
   g_test_add_func ("/kinema/Urdf/package-paths", test_package_paths);
+  g_test_add_func ("/kinema/Urdf/package-renamed-folder", test_package_renamed_folder);
   g_test_add_func ("/kinema/Urdf/rpy", test_rpy);
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);

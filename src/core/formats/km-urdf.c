@@ -858,6 +858,23 @@ resolve_mesh_path (const char          *urdf_path,
           g_free (here);
           here = g_steal_pointer (&parent);
         }
+      /* The same layout in a folder named otherwise (a repository cloned under its own
+       * name, a download unpacked anywhere): the first folder above the file that has the
+       * path after the package name. */
+      g_free (here);
+      here = g_canonicalize_filename (dir, NULL);
+      for (guint up = 0; up < 8; up++)
+        {
+          g_autofree char *candidate = g_build_filename (here, slash + 1, NULL);
+          g_autofree char *parent = g_path_get_dirname (here);
+
+          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+            return g_steal_pointer (&candidate);
+          if (g_str_equal (parent, here))
+            break;
+          g_free (here);
+          here = g_steal_pointer (&parent);
+        }
       return NULL;
     }
   if (g_str_has_prefix (filename, "file://"))
