@@ -253,6 +253,16 @@ km_application_startup (GApplication *application)
 
   G_APPLICATION_CLASS (km_application_parent_class)->startup (application);
 
+  /* The editor's own style rules; GtkApplication (unlike AdwApplication) loads none. */
+  {
+    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, "/io/github/kinema/Kinema/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
+
   self->initial_share = g_strdup (g_getenv ("KINEMA_CHOREONOID_SHARE"));
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
