@@ -11,7 +11,9 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "km-markup-text.h"
 #include "km-mesh-loader.h"
+#include "km-mesh-private.h"
 
 /*
  * COLLADA 1.4 / 1.5 (.dae) meshes, the subset that robot models (URDF visuals of the UR,
@@ -91,12 +93,6 @@ struct _Elem
 
 typedef struct
 {
-  KmMat3 lin;
-  KmVec3 t;
-} Affine;
-
-typedef struct
-{
   float *values;
   guint  n;
 } FloatArray;
@@ -118,10 +114,9 @@ typedef struct
 typedef struct
 {
   const char *path;
-  const char *text;
+  const char *text;          /* markup's text and length */
   gsize       length;
-  GArray     *line_starts;   /* gsize */
-  gsize       cursor;
+  KmMarkupText markup;
 
   GPtrArray  *arena;         /* Elem *, owned */
   Elem       *root;
@@ -133,12 +128,12 @@ typedef struct
   GHashTable *arrays;        /* float_array Elem * → FloatArray * */
   GHashTable *geometries;    /* geometry Elem * → GPtrArray of Part * */
   GHashTable *warned;        /* messages already given once */
-  GHashTable *locals;        /* node Elem * → Affine * */
+  GHashTable *locals;        /* node Elem * → KmAffine * */
   GHashTable *colors;        /* material Elem * → KmColor * */
   guint32    *first;         /* per position: see Builder; all G_MAXUINT32 between uses */
   gsize       first_len;
 
-  Affine      root_affine;   /* <unit> */
+  KmAffine      root_affine;   /* <unit> */
   guint       n_shapes;
   guint       n_steps;
   gsize       n_triangles;
@@ -151,21 +146,7 @@ static KmSourcePos
 pos_at (Parser *p,
         gsize   offset)
 {
-  guint lo = 0, hi = p->line_starts->len;
-  gsize start;
-
-  offset = MIN (offset, p->length);
-  while (hi - lo > 1)
-    {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (p->line_starts, gsize, mid) <= offset)
-        lo = mid;
-      else
-        hi = mid;
-    }
-  start = g_array_index (p->line_starts, gsize, lo);
-  return (KmSourcePos) { lo + 1, (guint) g_utf8_strlen (p->text + start, offset - start) + 1 };
+  return km_markup_text_pos (&p->markup, offset);
 }
 
 static KmSourcePos
@@ -175,102 +156,13 @@ elem_pos (Parser *p,
   return pos_at (p, e->tag);
 }
 
-/* GMarkup reports positions somewhere after a start tag, so the reader finds the tags
- * itself: the n-th start tag in the text belongs to the n-th start_element callback.
- * Leaves the cursor on the tag's closing '>'. */
-static gsize
-next_start_tag (Parser *p)
-{
-  const char *t = p->text;
-  gsize i = p->cursor, n = p->length;
-
-  while (i < n)
-    {
-      const char *end = NULL;
-
-      if (t[i] != '<')
-        {
-          i++;
-          continue;
-        }
-      if (i + 4 <= n && strncmp (t + i, "<!--", 4) == 0)
-        end = g_strstr_len (t + i + 4, n - i - 4, "-->");
-      else if (i + 9 <= n && strncmp (t + i, "<![CDATA[", 9) == 0)
-        end = g_strstr_len (t + i + 9, n - i - 9, "]]>");
-      else if (i + 2 <= n && t[i + 1] == '?')
-        end = g_strstr_len (t + i + 2, n - i - 2, "?>");
-      else if (i + 2 <= n && (t[i + 1] == '!' || t[i + 1] == '/'))
-        end = memchr (t + i + 1, '>', n - i - 1);
-      else
-        {
-          gsize j = i + 1;
-          char quote = 0;
-
-          for (; j < n; j++)
-            {
-              if (quote)
-                {
-                  if (t[j] == quote)
-                    quote = 0;
-                }
-              else if (t[j] == '"' || t[j] == '\'')
-                quote = t[j];
-              else if (t[j] == '>')
-                break;
-            }
-          p->cursor = j;
-          return i;
-        }
-      if (end == NULL)
-        break;
-      i = (gsize) (end - t) + 1;
-    }
-  p->cursor = n;
-  return n;
-}
-
 /* The first character of attribute @name's value in @e's start tag (the tag if absent). */
 static KmSourcePos
 attr_pos (Parser     *p,
           Elem       *e,
           const char *name)
 {
-  const char *t = p->text;
-  gsize n = p->length, i = e->tag + 1, len = strlen (name);
-
-  while (i < n && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
-    i++;
-  while (i < n && t[i] != '>')
-    {
-      gsize name_start, name_end;
-
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      name_start = i;
-      while (i < n && t[i] != '=' && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
-        i++;
-      name_end = i;
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      if (i >= n || t[i] != '=')
-        break;
-      i++;
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      if (i >= n || (t[i] != '"' && t[i] != '\''))
-        break;
-      {
-        char quote = t[i++];
-        gsize value = i;
-
-        while (i < n && t[i] != quote)
-          i++;
-        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0)
-          return pos_at (p, value);
-        i++;
-      }
-    }
-  return elem_pos (p, e);
+  return km_markup_text_attr_pos (&p->markup, e->tag, name);
 }
 
 static void
@@ -349,7 +241,7 @@ start_element (GMarkupParseContext  *context,
                GError              **error)
 {
   Parser *p = user_data;
-  gsize tag = next_start_tag (p);
+  gsize tag = km_markup_text_next_start_tag (&p->markup);
   guint n_attrs = g_strv_length ((char **) names);
   Elem *e;
 
@@ -396,8 +288,9 @@ start_element (GMarkupParseContext  *context,
     }
   e->attrs[2 * n_attrs] = NULL;
   e->tag = tag;
-  e->content = p->cursor < p->length && p->cursor > 0 && p->text[p->cursor - 1] == '/' ?
-               G_MAXSIZE : MIN (p->cursor + 1, p->length);
+  e->content = p->markup.cursor < p->length && p->markup.cursor > 0 &&
+               p->text[p->markup.cursor - 1] == '/' ?
+               G_MAXSIZE : MIN (p->markup.cursor + 1, p->length);
   g_ptr_array_add (p->arena, e);
 
   e->parent = p->current;
@@ -1387,33 +1280,14 @@ part_color (Parser      *p,
 
 /* ---- scene -------------------------------------------------------------------------- */
 
-static void
-affine_mul (const Affine *a,
-            const Affine *b,
-            Affine       *out)
-{
-  Affine r;
-
-  km_mat3_mul (&a->lin, &b->lin, &r.lin);
-  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
-  *out = r;
-}
-
-static void
-affine_identity (Affine *a)
-{
-  km_mat3_identity (&a->lin);
-  a->t = KM_VEC3_ZERO;
-}
-
 static gboolean
-add_instance (Parser       *p,
-              Elem         *instance,
-              Elem         *geometry,
-              const char   *name,
-              const Affine *m,
-              GPtrArray    *shapes,
-              GError      **error)
+add_instance (Parser          *p,
+              Elem            *instance,
+              Elem            *geometry,
+              const char      *name,
+              const KmAffine  *m,
+              GPtrArray       *shapes,
+              GError         **error)
 {
   GPtrArray *parts = geometry_parts (p, geometry, error);
   gboolean finite = km_vec3_is_finite (m->t);
@@ -1497,15 +1371,15 @@ add_instance (Parser       *p,
 
 /* Applies one transformation element to @m; FALSE with @error set on bad numbers. */
 static gboolean
-apply_transform (Parser  *p,
-                 Elem    *e,
-                 Affine  *m,
-                 GError **error)
+apply_transform (Parser    *p,
+                 Elem      *e,
+                 KmAffine  *m,
+                 GError   **error)
 {
-  Affine local, tmp;
+  KmAffine local, tmp;
   double v[16];
 
-  affine_identity (&local);
+  _km_affine_identity (&local);
   if (g_str_equal (e->name, "matrix"))
     {
       if (!read_doubles (p, e, v, 16, error))
@@ -1550,20 +1424,20 @@ apply_transform (Parser  *p,
   else
     return TRUE;
   tmp = *m;
-  affine_mul (&tmp, &local, m);
+  _km_affine_mul (&tmp, &local, m);
   return TRUE;
 }
 
 static gboolean
-walk_node (Parser       *p,
-           Elem         *node,
-           const Affine *parent,
-           guint         depth,
-           GPtrArray    *shapes,
-           GError      **error)
+walk_node (Parser          *p,
+           Elem            *node,
+           const KmAffine  *parent,
+           guint            depth,
+           GPtrArray       *shapes,
+           GError         **error)
 {
   const char *name = attr (node, "name") ? attr (node, "name") : attr (node, "id");
-  Affine m = *parent;
+  KmAffine m = *parent;
 
   if (depth > KM_MESH_MAX_DEPTH)
     {
@@ -1575,18 +1449,18 @@ walk_node (Parser       *p,
   if (++p->n_steps > MAX_WALK_STEPS)
     return walk_limit (p, node, error);
   {
-    Affine *local = g_hash_table_lookup (p->locals, node);
+    KmAffine *local = g_hash_table_lookup (p->locals, node);
 
     if (local == NULL)
       {
-        local = g_new (Affine, 1);
-        affine_identity (local);
+        local = g_new (KmAffine, 1);
+        _km_affine_identity (local);
         g_hash_table_insert (p->locals, node, local);
         for (Elem *c = node->first; c != NULL; c = c->next)
           if (!apply_transform (p, c, local, error))
             return FALSE;
       }
-    affine_mul (parent, local, &m);
+    _km_affine_mul (parent, local, &m);
   }
   for (Elem *c = node->first; c != NULL; c = c->next)
     {
@@ -1636,9 +1510,9 @@ read_asset (Parser  *p,
   Elem *asset = child (p->root, "asset");
   Elem *unit = child (asset, "unit"), *up = child (asset, "up_axis");
   double meter = 1;
-  Affine scale;
+  KmAffine scale;
 
-  affine_identity (&p->root_affine);
+  _km_affine_identity (&p->root_affine);
   if (unit != NULL && attr (unit, "meter") != NULL)
     {
       const char *value = attr (unit, "meter");
@@ -1675,10 +1549,10 @@ read_asset (Parser  *p,
           return FALSE;
         }
     }
-  affine_identity (&scale);
+  _km_affine_identity (&scale);
   for (int k = 0; k < 3; k++)
     scale.lin.m[k][k] = meter;
-  affine_mul (&p->root_affine, &scale, &p->root_affine);
+  _km_affine_mul (&p->root_affine, &scale, &p->root_affine);
   return TRUE;
 }
 
@@ -1721,36 +1595,6 @@ build (Parser  *p,
 
 /* ---- entry point -------------------------------------------------------------------- */
 
-static char *
-gmarkup_message (const char *message)
-{
-  /* "Error on line 3 char 5: …" — the location goes into our own prefix. */
-  if (g_str_has_prefix (message, "Error on line "))
-    {
-      const char *colon = strstr (message, ": ");
-
-      if (colon != NULL)
-        return g_strdup (colon + 2);
-    }
-  return g_strdup (message);
-}
-
-static void
-index_lines (Parser *p)
-{
-  gsize zero = 0;
-
-  p->line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_array_append_val (p->line_starts, zero);
-  for (gsize i = 0; i < p->length; i++)
-    if (p->text[i] == '\n')
-      {
-        gsize next = i + 1;
-
-        g_array_append_val (p->line_starts, next);
-      }
-}
-
 /**
  * km_mesh_load_collada:
  * @path: the path as given, for messages
@@ -1770,7 +1614,6 @@ km_mesh_load_collada (const char  *path,
 {
   static const GMarkupParser parser_funcs = { start_element, end_element, NULL, NULL, NULL };
   g_autoptr(GMarkupParseContext) context = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *text = NULL;
   GPtrArray *shapes = NULL;
   Parser p = { 0 };
@@ -1785,28 +1628,13 @@ km_mesh_load_collada (const char  *path,
                           (guint) (KM_MESH_MAX_FILE_SIZE / (1024 * 1024)));
       return NULL;
     }
-  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    {
-      data += 3;
-      length -= 3;
-    }
-  text = g_strndup (data, length);
+  text = km_markup_text_dup_utf8 (path, data, length, error);
+  if (text == NULL)
+    return NULL;
   p.path = path;
-  p.text = text;
-  p.length = length;
-  if (strlen (text) != length || !g_utf8_validate (text, -1, NULL))
-    {
-      const char *end = NULL;
-
-      g_utf8_validate (text, -1, &end);
-      p.length = (gsize) (end - text);
-      index_lines (&p);
-      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos_at (&p, p.length),
-                          _("expected UTF-8 text"));
-      g_array_unref (p.line_starts);
-      return NULL;
-    }
-  index_lines (&p);
+  km_markup_text_init (&p.markup, text, strlen (text));
+  p.text = p.markup.text;
+  p.length = p.markup.length;
   p.arena = g_ptr_array_new_with_free_func (elem_free);
   p.ids = g_hash_table_new (g_str_hash, g_str_equal);
   p.arrays = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, float_array_free);
@@ -1817,23 +1645,8 @@ km_mesh_load_collada (const char  *path,
   p.colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
-  if (!g_markup_parse_context_parse (context, text, (gssize) length, &local_error) ||
-      !g_markup_parse_context_end_parse (context, &local_error))
-    {
-      if (local_error->domain == KM_PARSE_ERROR)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        {
-          g_autofree char *message = gmarkup_message (local_error->message);
-          int line = 0, column = 0;
-
-          g_markup_parse_context_get_position (context, &line, &column);
-          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
-                              (KmSourcePos) { (guint) MAX (line, 1), (guint) MAX (column, 1) },
-                              _("expected well-formed XML: %s"), message);
-        }
-      goto out;
-    }
+  if (!km_markup_text_parse (&p.markup, path, context, error))
+    goto out;
   if (p.root == NULL)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 1, 1 },
@@ -1843,7 +1656,7 @@ km_mesh_load_collada (const char  *path,
   shapes = build (&p, error);
 
 out:
-  g_array_unref (p.line_starts);
+  km_markup_text_clear (&p.markup);
   g_hash_table_unref (p.warned);
   g_hash_table_unref (p.locals);
   g_hash_table_unref (p.colors);

@@ -428,6 +428,25 @@ expected_facet:
   return NULL;
 }
 
+void
+_km_affine_identity (KmAffine *a)
+{
+  km_mat3_identity (&a->lin);
+  a->t = KM_VEC3_ZERO;
+}
+
+void
+_km_affine_mul (const KmAffine *a,
+                const KmAffine *b,
+                KmAffine       *out)
+{
+  KmAffine r;
+
+  km_mat3_mul (&a->lin, &b->lin, &r.lin);
+  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
+  *out = r;
+}
+
 /**
  * km_mesh_load_stl:
  *

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "km-error.h"
+#include "km-math.h"
 
 G_BEGIN_DECLS
 
@@ -52,5 +53,19 @@ gboolean     _km_lexer_number      (KmLexer     *lexer,
 gboolean     _km_lexer_next_number (KmLexer     *lexer,
                                     double      *out,
                                     GError     **error);
+
+/* An affine map p ↦ lin · p + t: the nested transforms of VRML, COLLADA and .body scenes,
+ * which may scale and shear. */
+typedef struct
+{
+  KmMat3 lin;
+  KmVec3 t;
+} KmAffine;
+
+void         _km_affine_identity   (KmAffine       *a);
+/* out = a ∘ b (b first); @out may be @a or @b. */
+void         _km_affine_mul        (const KmAffine *a,
+                                    const KmAffine *b,
+                                    KmAffine       *out);
 
 G_END_DECLS

@@ -458,25 +458,6 @@ face_set_mesh (VParser  *p,
   return ifs->mesh;
 }
 
-/* An affine map: p ↦ lin · p + t. */
-typedef struct
-{
-  KmMat3 lin;
-  KmVec3 t;
-} Affine;
-
-static void
-affine_mul (const Affine *a,
-            const Affine *b,
-            Affine       *out)
-{
-  Affine r;
-
-  km_mat3_mul (&a->lin, &b->lin, &r.lin);
-  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
-  *out = r;
-}
-
 static gboolean
 is_geometry (const char *type)
 {
@@ -517,14 +498,14 @@ geometry_shape (VParser  *p,
 }
 
 static gboolean
-walk (VParser       *p,
-      VNode         *node,
-      const Affine  *parent,
-      guint          depth,
-      GPtrArray     *shapes,
-      GError       **error)
+walk (VParser         *p,
+      VNode           *node,
+      const KmAffine  *parent,
+      guint            depth,
+      GPtrArray       *shapes,
+      GError         **error)
 {
-  Affine m = *parent;
+  KmAffine m = *parent;
   const char *type = node->type;
 
   if (depth > KM_MESH_MAX_DEPTH)
@@ -546,7 +527,7 @@ walk (VParser       *p,
     {
       double tr[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 1, 0 }, sc[3] = { 1, 1, 1 };
       double ce[3] = { 0, 0, 0 };
-      Affine local, tmp;
+      KmAffine local, tmp;
       KmMat3 r;
 
       field_vec (node, "translation", tr, 3);
@@ -568,7 +549,7 @@ walk (VParser       *p,
                                                               km_vec3 (ce[0], ce[1], ce[2])),
                                             -1));
       tmp = m;
-      affine_mul (&tmp, &local, &m);
+      _km_affine_mul (&tmp, &local, &m);
     }
 
   if (g_str_equal (type, "Shape") || (depth == 0 && is_geometry (type)))
@@ -693,7 +674,7 @@ km_mesh_load_vrml (const char  *path,
 {
   g_autoptr(GPtrArray) roots = g_ptr_array_new ();
   g_autoptr(GPtrArray) shapes = NULL;
-  Affine identity;
+  KmAffine identity;
   VParser p = { 0 };
   gboolean ok = TRUE;
 

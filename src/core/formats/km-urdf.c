@@ -14,6 +14,7 @@
 #include "km-urdf.h"
 
 #include "km-error.h"
+#include "km-markup-text.h"
 #include "km-mesh-loader.h"
 #include "km-skeleton-json.h"
 
@@ -84,10 +85,7 @@ typedef struct
 typedef struct
 {
   const char  *path;
-  const char  *text;          /* BOM stripped */
-  gsize        length;
-  GArray      *line_starts;   /* gsize byte offsets */
-  gsize        cursor;        /* where the next start tag is looked for */
+  KmMarkupText markup;        /* the text, BOM stripped */
   gsize        tag_offset;    /* '<' of the element being started */
 
   GPtrArray   *stack;         /* element names (borrowed from GMarkup? no: owned copies) */
@@ -143,76 +141,7 @@ static KmSourcePos
 pos_at (Parser *p,
         gsize   offset)
 {
-  guint lo = 0, hi = p->line_starts->len;
-  gsize start;
-
-  offset = MIN (offset, p->length);
-  /* The last line start ≤ offset. */
-  while (hi - lo > 1)
-    {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (p->line_starts, gsize, mid) <= offset)
-        lo = mid;
-      else
-        hi = mid;
-    }
-  start = g_array_index (p->line_starts, gsize, lo);
-  return (KmSourcePos) { lo + 1, (guint) g_utf8_strlen (p->text + start, offset - start) + 1 };
-}
-
-/* GMarkup reports positions somewhere after a start tag, so the reader finds the tags
- * itself: the n-th start tag in the text belongs to the n-th start_element callback. */
-static gsize
-next_start_tag (Parser *p)
-{
-  const char *t = p->text;
-  gsize i = p->cursor, n = p->length;
-
-  while (i < n)
-    {
-      const char *end = NULL;
-
-      if (t[i] != '<')
-        {
-          i++;
-          continue;
-        }
-      if (i + 4 <= n && strncmp (t + i, "<!--", 4) == 0)
-        end = g_strstr_len (t + i + 4, n - i - 4, "-->");
-      else if (i + 9 <= n && strncmp (t + i, "<![CDATA[", 9) == 0)
-        end = g_strstr_len (t + i + 9, n - i - 9, "]]>");
-      else if (i + 2 <= n && t[i + 1] == '?')
-        end = g_strstr_len (t + i + 2, n - i - 2, "?>");
-      else if (i + 2 <= n && (t[i + 1] == '!' || t[i + 1] == '/'))
-        end = memchr (t + i + 1, '>', n - i - 1);
-      else
-        {
-          gsize j = i + 1;
-          char quote = 0;
-
-          /* Skip this tag (quoted values may hold '>') so the cursor is past it. */
-          for (; j < n; j++)
-            {
-              if (quote)
-                {
-                  if (t[j] == quote)
-                    quote = 0;
-                }
-              else if (t[j] == '"' || t[j] == '\'')
-                quote = t[j];
-              else if (t[j] == '>')
-                break;
-            }
-          p->cursor = j;
-          return i;
-        }
-      if (end == NULL)
-        break;
-      i = (gsize) (end - t) + 1;
-    }
-  p->cursor = n;
-  return n;
+  return km_markup_text_pos (&p->markup, offset);
 }
 
 /* The first character of attribute @name's value in the tag at p->tag_offset. */
@@ -220,42 +149,7 @@ static KmSourcePos
 attr_pos (Parser     *p,
           const char *name)
 {
-  const char *t = p->text;
-  gsize n = p->length, i = p->tag_offset + 1, len = strlen (name);
-
-  while (i < n && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
-    i++;
-  while (i < n && t[i] != '>')
-    {
-      gsize name_start, name_end;
-
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      name_start = i;
-      while (i < n && t[i] != '=' && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
-        i++;
-      name_end = i;
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      if (i >= n || t[i] != '=')
-        break;
-      i++;
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-      if (i >= n || (t[i] != '"' && t[i] != '\''))
-        break;
-      {
-        char quote = t[i++];
-        gsize value = i;
-
-        while (i < n && t[i] != quote)
-          i++;
-        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0)
-          return pos_at (p, value);
-        i++;
-      }
-    }
-  return pos_at (p, p->tag_offset);
+  return km_markup_text_attr_pos (&p->markup, p->tag_offset, name);
 }
 
 static KmSourcePos
@@ -683,7 +577,7 @@ start_element (GMarkupParseContext  *context,
   const char *parent;
   gboolean ok = TRUE;
 
-  p->tag_offset = next_start_tag (p);
+  p->tag_offset = km_markup_text_next_start_tag (&p->markup);
 
   if (p->skip_depth > 0)
     {
@@ -1336,20 +1230,6 @@ build (Parser               *p,
   return skel;
 }
 
-static char *
-gmarkup_message (const char *message)
-{
-  /* "Error on line 3 char 5: …" — the location goes into our own prefix. */
-  if (g_str_has_prefix (message, "Error on line "))
-    {
-      const char *colon = strstr (message, ": ");
-
-      if (colon != NULL)
-        return g_strdup (colon + 2);
-    }
-  return g_strdup (message);
-}
-
 /**
  * km_urdf_load:
  * @path: the path as given, for messages and relative mesh names
@@ -1372,7 +1252,6 @@ km_urdf_load (const char           *path,
   static const GMarkupParser parser_funcs = { start_element, end_element, NULL, NULL, NULL };
   KmUrdfOptions default_options = { NULL, TRUE };
   g_autoptr(GMarkupParseContext) context = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *text = NULL;
   KmSkeleton *skel = NULL;
   Parser p = { 0 };
@@ -1389,77 +1268,20 @@ km_urdf_load (const char           *path,
                           (guint) (KM_URDF_MAX_SIZE / (1024 * 1024)));
       return NULL;
     }
-  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    {
-      data += 3;
-      length -= 3;
-    }
-  text = g_strndup (data, length);
-  if (strlen (text) != length || !g_utf8_validate (text, -1, NULL))
-    {
-      const char *end = NULL;
-
-      g_utf8_validate (text, -1, &end);
-      p.text = text;
-      p.length = (gsize) (end - text);
-      p.line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
-      {
-        gsize zero = 0;
-
-        g_array_append_val (p.line_starts, zero);
-        for (gsize i = 0; i < p.length; i++)
-          if (text[i] == '\n')
-            {
-              gsize next = i + 1;
-
-              g_array_append_val (p.line_starts, next);
-            }
-      }
-      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos_at (&p, p.length),
-                          _("expected UTF-8 text"));
-      g_array_unref (p.line_starts);
-      return NULL;
-    }
+  text = km_markup_text_dup_utf8 (path, data, length, error);
+  if (text == NULL)
+    return NULL;
 
   p.path = path;
-  p.text = text;
-  p.length = length;
-  p.line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
-  {
-    gsize zero = 0;
-
-    g_array_append_val (p.line_starts, zero);
-    for (gsize i = 0; i < length; i++)
-      if (text[i] == '\n')
-        {
-          gsize next = i + 1;
-
-          g_array_append_val (p.line_starts, next);
-        }
-  }
+  km_markup_text_init (&p.markup, text, strlen (text));
   p.stack = g_ptr_array_new_with_free_func (g_free);
   p.links = g_ptr_array_new_with_free_func (link_free);
   p.joints = g_ptr_array_new_with_free_func (joint_free);
   p.materials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
-  if (!g_markup_parse_context_parse (context, text, (gssize) length, &local_error) ||
-      !g_markup_parse_context_end_parse (context, &local_error))
-    {
-      if (local_error->domain == KM_PARSE_ERROR)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        {
-          g_autofree char *message = gmarkup_message (local_error->message);
-          int line = 0, column = 0;
-
-          g_markup_parse_context_get_position (context, &line, &column);
-          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
-                              (KmSourcePos) { (guint) MAX (line, 1), (guint) MAX (column, 1) },
-                              _("expected well-formed XML: %s"), message);
-        }
-      goto out;
-    }
+  if (!km_markup_text_parse (&p.markup, path, context, error))
+    goto out;
   if (!p.seen_robot)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 1, 1 },
@@ -1469,7 +1291,7 @@ km_urdf_load (const char           *path,
   skel = build (&p, options, error);
 
 out:
-  g_array_unref (p.line_starts);
+  km_markup_text_clear (&p.markup);
   g_ptr_array_unref (p.stack);
   g_ptr_array_unref (p.links);
   g_ptr_array_unref (p.joints);

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-markup-text"
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-markup-text.h"
+
+/**
+ * km_markup_text_init:
+ * @text: the document (need not be NUL-terminated), kept by reference
+ *
+ * Indexes the lines of @text, and starts the start-tag search at its beginning.
+ */
+void
+km_markup_text_init (KmMarkupText *self,
+                     const char   *text,
+                     gsize         length)
+{
+  gsize zero = 0;
+
+  self->text = text;
+  self->length = length;
+  self->cursor = 0;
+  self->line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_array_append_val (self->line_starts, zero);
+  for (gsize i = 0; i < length; i++)
+    if (text[i] == '\n')
+      {
+        gsize next = i + 1;
+
+        g_array_append_val (self->line_starts, next);
+      }
+}
+
+void
+km_markup_text_clear (KmMarkupText *self)
+{
+  g_clear_pointer (&self->line_starts, g_array_unref);
+}
+
+/* The line and column of byte @offset (clamped to the text). */
+KmSourcePos
+km_markup_text_pos (const KmMarkupText *self,
+                    gsize               offset)
+{
+  guint lo = 0, hi = self->line_starts->len;
+  gsize start;
+
+  offset = MIN (offset, self->length);
+  /* The last line start ≤ offset. */
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (self->line_starts, gsize, mid) <= offset)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  start = g_array_index (self->line_starts, gsize, lo);
+  return (KmSourcePos) { lo + 1,
+                         (guint) g_utf8_strlen (self->text + start, (gssize) (offset - start)) + 1 };
+}
+
+/**
+ * km_markup_text_next_start_tag:
+ *
+ * The n-th call finds the n-th start tag, skipping comments, CDATA, processing
+ * instructions, declarations and end tags, so that it belongs to GMarkup's n-th
+ * start_element callback. Leaves the cursor on the tag's closing '>' (quoted attribute
+ * values may hold '>').
+ *
+ * Returns: the offset of the tag's '<', or the text's length when there is none
+ */
+gsize
+km_markup_text_next_start_tag (KmMarkupText *self)
+{
+  const char *t = self->text;
+  gsize i = self->cursor, n = self->length;
+
+  while (i < n)
+    {
+      const char *end = NULL;
+
+      if (t[i] != '<')
+        {
+          i++;
+          continue;
+        }
+      if (i + 4 <= n && strncmp (t + i, "<!--", 4) == 0)
+        end = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+      else if (i + 9 <= n && strncmp (t + i, "<![CDATA[", 9) == 0)
+        end = g_strstr_len (t + i + 9, (gssize) (n - i - 9), "]]>");
+      else if (i + 2 <= n && t[i + 1] == '?')
+        end = g_strstr_len (t + i + 2, (gssize) (n - i - 2), "?>");
+      else if (i + 2 <= n && (t[i + 1] == '!' || t[i + 1] == '/'))
+        end = memchr (t + i + 1, '>', n - i - 1);
+      else
+        {
+          gsize j = i + 1;
+          char quote = 0;
+
+          for (; j < n; j++)
+            {
+              if (quote)
+                {
+                  if (t[j] == quote)
+                    quote = 0;
+                }
+              else if (t[j] == '"' || t[j] == '\'')
+                quote = t[j];
+              else if (t[j] == '>')
+                break;
+            }
+          self->cursor = j;
+          return i;
+        }
+      if (end == NULL)
+        break;
+      i = (gsize) (end - t) + 1;
+    }
+  self->cursor = n;
+  return n;
+}
+
+/* The first character of attribute @name's value in the start tag at @tag, or the tag's
+ * own position when it has no such attribute. */
+KmSourcePos
+km_markup_text_attr_pos (const KmMarkupText *self,
+                         gsize               tag,
+                         const char         *name)
+{
+  const char *t = self->text;
+  gsize n = self->length, i = tag + 1, len = strlen (name);
+
+  while (i < n && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
+    i++;
+  while (i < n && t[i] != '>')
+    {
+      gsize name_start, name_end;
+
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      name_start = i;
+      while (i < n && t[i] != '=' && !g_ascii_isspace (t[i]) && t[i] != '>' && t[i] != '/')
+        i++;
+      name_end = i;
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      if (i >= n || t[i] != '=')
+        break;
+      i++;
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+      if (i >= n || (t[i] != '"' && t[i] != '\''))
+        break;
+      {
+        char quote = t[i++];
+        gsize value = i;
+
+        while (i < n && t[i] != quote)
+          i++;
+        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0)
+          return km_markup_text_pos (self, value);
+        i++;
+      }
+    }
+  return km_markup_text_pos (self, tag);
+}
+
+/**
+ * km_markup_text_dup_utf8:
+ * @data: the file's bytes (need not be NUL-terminated); a UTF-8 byte-order mark is dropped
+ *
+ * Returns: (transfer full) (nullable): the text, NUL-terminated, or %NULL with
+ *   "FILE:LINE:COLUMN: expected UTF-8 text" at the first byte that is not (a NUL
+ *   included)
+ */
+char *
+km_markup_text_dup_utf8 (const char  *path,
+                         const char  *data,
+                         gsize        length,
+                         GError     **error)
+{
+  g_autofree char *text = NULL;
+  const char *end = NULL;
+
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
+  text = g_strndup (data, length);
+  if (strlen (text) == length && g_utf8_validate (text, -1, NULL))
+    return g_steal_pointer (&text);
+
+  g_utf8_validate (text, -1, &end);
+  {
+    KmMarkupText bad;
+
+    km_markup_text_init (&bad, text, (gsize) (end - text));
+    km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, km_markup_text_pos (&bad, bad.length),
+                        _("expected UTF-8 text"));
+    km_markup_text_clear (&bad);
+  }
+  return NULL;
+}
+
+/* GMarkup's messages start with their own location, which goes into our prefix. */
+static char *
+gmarkup_message (const char *message)
+{
+  if (g_str_has_prefix (message, "Error on line "))
+    {
+      const char *colon = strstr (message, ": ");
+
+      if (colon != NULL)
+        return g_strdup (colon + 2);
+    }
+  return g_strdup (message);
+}
+
+/**
+ * km_markup_text_parse:
+ * @context: a parse context whose callbacks report their own errors as KM_PARSE_ERROR
+ *
+ * Parses the whole text with @context. A KM_PARSE_ERROR from a callback is passed on;
+ * GMarkup's own errors (the XML is not well-formed) become "FILE:LINE:COLUMN: expected
+ * well-formed XML: …" at GMarkup's position.
+ */
+gboolean
+km_markup_text_parse (const KmMarkupText   *self,
+                      const char           *path,
+                      GMarkupParseContext  *context,
+                      GError              **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *message = NULL;
+  int line = 0, column = 0;
+
+  if (g_markup_parse_context_parse (context, self->text, (gssize) self->length, &local_error) &&
+      g_markup_parse_context_end_parse (context, &local_error))
+    return TRUE;
+
+  if (local_error->domain == KM_PARSE_ERROR)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  message = gmarkup_message (local_error->message);
+  g_markup_parse_context_get_position (context, &line, &column);
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
+                      (KmSourcePos) { (guint) MAX (line, 1), (guint) MAX (column, 1) },
+                      _("expected well-formed XML: %s"), message);
+  return FALSE;
+}

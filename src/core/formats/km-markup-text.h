@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "km-error.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The text of an XML document that a GMarkup reader (URDF, COLLADA) parses, for exact
+ * positions: GMarkup reports where it is only roughly (somewhere after a start tag), so the
+ * reader finds each start tag in the text itself and points its errors at the offending
+ * value. Offsets are bytes into the text; positions are 1-based lines and columns in
+ * characters.
+ */
+typedef struct
+{
+  const char *text;
+  gsize       length;
+  GArray     *line_starts;   /* gsize byte offsets of each line's first character */
+  gsize       cursor;        /* where the next start tag is looked for */
+} KmMarkupText;
+
+void         km_markup_text_init           (KmMarkupText       *self,
+                                            const char         *text,
+                                            gsize               length);
+void         km_markup_text_clear          (KmMarkupText       *self);
+KmSourcePos  km_markup_text_pos            (const KmMarkupText *self,
+                                            gsize               offset);
+gsize        km_markup_text_next_start_tag (KmMarkupText       *self);
+KmSourcePos  km_markup_text_attr_pos       (const KmMarkupText *self,
+                                            gsize               tag,
+                                            const char         *name);
+
+char        *km_markup_text_dup_utf8       (const char         *path,
+                                            const char         *data,
+                                            gsize               length,
+                                            GError            **error);
+gboolean     km_markup_text_parse          (const KmMarkupText *self,
+                                            const char         *path,
+                                            GMarkupParseContext *context,
+                                            GError            **error);
+
+G_END_DECLS
