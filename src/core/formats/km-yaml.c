@@ -758,18 +758,51 @@ mapping_find (const KmYamlNode *node,
   return -1;
 }
 
+/* YAML's merge key, `<<: *base` or `<<: [ *a, *b ]`, which Choreonoid's models use to share
+ * settings between links (its reader merges them): a key the mapping lacks is taken from
+ * the merged mappings, the earlier ones first, and from what they merge in turn. Aliases
+ * make a merged mapping cheap to repeat, so @budget bounds the mappings one lookup visits
+ * (a nest of merge lists would otherwise multiply). */
+static KmYamlNode *
+lookup_merged (const KmYamlNode *node,
+               const char       *key,
+               guint            *budget)
+{
+  int i;
+  KmYamlNode *merge;
+
+  if (node->kind != KM_YAML_MAPPING || *budget == 0)
+    return NULL;
+  (*budget)--;
+  if ((i = mapping_find (node, key)) >= 0)
+    return g_ptr_array_index (node->items, i + 1);
+  if ((i = mapping_find (node, "<<")) < 0)
+    return NULL;
+  merge = g_ptr_array_index (node->items, i + 1);
+  if (merge->kind == KM_YAML_MAPPING)
+    return lookup_merged (merge, key, budget);
+  if (merge->kind == KM_YAML_SEQUENCE)
+    for (guint k = 0; k < merge->items->len; k++)
+      {
+        KmYamlNode *found = lookup_merged (g_ptr_array_index (merge->items, k), key, budget);
+
+        if (found != NULL)
+          return found;
+      }
+  return NULL;
+}
+
 KmYamlNode *
 km_yaml_mapping_lookup (const KmYamlNode *node,
                         const char       *key)
 {
-  int i;
+  guint budget = 256;
 
   g_return_val_if_fail (key != NULL, NULL);
 
   if (node == NULL || node->kind != KM_YAML_MAPPING)
     return NULL;
-  i = mapping_find (node, key);
-  return i < 0 ? NULL : g_ptr_array_index (node->items, i + 1);
+  return lookup_merged (node, key, &budget);
 }
 
 KmYamlNode *

@@ -120,8 +120,8 @@ KmYamlNode       *km_yaml_mapping_get_key      (const KmYamlNode    *node,
                                                 guint                index);
 KmYamlNode       *km_yaml_mapping_get_value    (const KmYamlNode    *node,
                                                 guint                index);
-/* The value of the first scalar key equal to @key, or NULL (also when @node is no
- * mapping). */
+/* The value of the first scalar key equal to @key, else of the mappings merged in with
+ * the merge key `<<` (in order), or NULL (also when @node is no mapping). */
 KmYamlNode       *km_yaml_mapping_lookup       (const KmYamlNode    *node,
                                                 const char          *key);
 /* Like km_yaml_mapping_lookup, trying each key of the NULL-terminated list in turn (for
