@@ -14,6 +14,7 @@
 #include "km-body.h"
 
 #include "km-error.h"
+#include "km-extrusion.h"
 #include "km-mesh-loader.h"
 #include "km-skeleton-json.h"
 #include "km-yaml.h"
@@ -476,6 +477,189 @@ face_set_mesh (Body        *b,
   return mesh;
 }
 
+/* A list of @dim-number tuples at @key of @geometry, or @fallback (@n_fallback tuples)
+ * without the key; NULL with @error set on a bad list. */
+static double *
+tuple_list (Body        *b,
+            KmYamlNode  *geometry,
+            const char  *key,
+            guint        dim,
+            guint        max_tuples,
+            const double *fallback,
+            guint        n_fallback,
+            guint       *n_out,
+            GError     **error)
+{
+  KmYamlNode *node = km_yaml_mapping_lookup (geometry, key);
+  double *values;
+  guint n;
+
+  if (node == NULL)
+    {
+      *n_out = n_fallback;
+      return g_memdup2 (fallback, n_fallback * dim * sizeof (double));
+    }
+  values = km_yaml_expect_number_list (node, max_tuples * dim, &n, error);
+  if (values == NULL)
+    return NULL;
+  if (n == 0 || n % dim != 0)
+    {
+      g_free (values);
+      fail_at (b, node, error, dim == 2 ? _("expected pairs of numbers")
+                                        : _("expected x, y, z triples"));
+      return NULL;
+    }
+  *n_out = n / dim;
+  return values;
+}
+
+/* VRML's Extrusion (km_extrusion_mesh), which Choreonoid's models use for outlines such
+ * as crawler tracks. */
+static KmMesh *
+extrusion_mesh (Body        *b,
+                KmYamlNode  *geometry,
+                GError     **error)
+{
+  static const double default_section[] = { 1, 1, 1, -1, -1, -1, -1, 1, 1, 1 };
+  static const double default_spine[] = { 0, 0, 0, 0, 1, 0 };
+  static const double default_scale[] = { 1, 1 };
+  g_autofree double *section = NULL, *spine = NULL, *scale = NULL;
+  guint nc, ns, nscale;
+  gboolean begin_cap = TRUE, end_cap = TRUE;
+  KmYamlNode *cap;
+  KmMesh *mesh;
+
+  mesh = g_hash_table_lookup (b->meshes, geometry);
+  if (mesh != NULL)
+    return km_mesh_ref (mesh);
+  section = tuple_list (b, geometry, "crossSection", 2, 65536, default_section, 5, &nc, error);
+  if (section == NULL)
+    return NULL;
+  spine = tuple_list (b, geometry, "spine", 3, 65536, default_spine, 2, &ns, error);
+  if (spine == NULL)
+    return NULL;
+  scale = tuple_list (b, geometry, "scale", 2, 65536, default_scale, 1, &nscale, error);
+  if (scale == NULL)
+    return NULL;
+  if ((cap = km_yaml_mapping_lookup (geometry, "beginCap")) != NULL
+      && !km_yaml_expect_bool (cap, &begin_cap, error))
+    return NULL;
+  if ((cap = km_yaml_mapping_lookup (geometry, "endCap")) != NULL
+      && !km_yaml_expect_bool (cap, &end_cap, error))
+    return NULL;
+  if (km_yaml_mapping_lookup (geometry, "orientation") != NULL)
+    km_parse_warning (b->path, km_yaml_node_get_pos (km_yaml_mapping_lookup (geometry,
+                                                                             "orientation")),
+                      _("Extrusion orientation is not supported; it is ignored"));
+  if (ns < 2 || km_extrusion_ring_size (section, nc) < 2)
+    {
+      fail_at (b, geometry, error,
+               _("expected at least 2 spine points and 2 cross-section points"));
+      return NULL;
+    }
+
+  mesh = km_extrusion_mesh (section, nc, spine, ns, scale, nscale, begin_cap, end_cap, error);
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
+                      km_yaml_node_get_pos (geometry).column);
+      return NULL;
+    }
+  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
+  return mesh;
+}
+
+/* VRML's ElevationGrid (terrain in Choreonoid's models): heights along +Y over an
+ * xDimension × zDimension grid of points xSpacing and zSpacing apart, from the origin
+ * towards +X and +Z. */
+static KmMesh *
+elevation_grid_mesh (Body        *b,
+                     KmYamlNode  *geometry,
+                     GError     **error)
+{
+  KmYamlNode *heights = km_yaml_mapping_lookup (geometry, "height");
+  g_autofree double *h = NULL;
+  g_autofree float *vertices = NULL;
+  g_autofree guint32 *indices = NULL;
+  double dims[2], spacing[2] = { 1, 1 };
+  const char *dim_keys[2] = { "xDimension", "zDimension" };
+  const char *spacing_keys[2] = { "xSpacing", "zSpacing" };
+  guint nx, nz, n_heights, t = 0;
+  KmMesh *mesh;
+
+  mesh = g_hash_table_lookup (b->meshes, geometry);
+  if (mesh != NULL)
+    return km_mesh_ref (mesh);
+  for (guint k = 0; k < 2; k++)
+    {
+      KmYamlNode *dim = km_yaml_mapping_lookup (geometry, dim_keys[k]);
+
+      if (dim == NULL)
+        {
+          fail_at (b, geometry, error, _("expected “%s”"), dim_keys[k]);
+          return NULL;
+        }
+      if (!km_yaml_expect_number (dim, &dims[k], error))
+        return NULL;
+      if (dims[k] < 2 || dims[k] > 65536 || dims[k] != floor (dims[k]))
+        {
+          fail_at (b, dim, error, _("expected a whole number of grid points from 2 to 65536"));
+          return NULL;
+        }
+      if (!positive (b, geometry, spacing_keys[k], 1, &spacing[k], error))
+        return NULL;
+    }
+  nx = (guint) dims[0], nz = (guint) dims[1];
+  if ((guint64) nx * nz > KM_MESH_MAX_VERTICES || 2 * (guint64) (nx - 1) * (nz - 1)
+                                                  > KM_MESH_MAX_TRIANGLES)
+    {
+      fail_at (b, geometry, error, _("the grid has too many points"));
+      return NULL;
+    }
+  if (heights == NULL)
+    {
+      fail_at (b, geometry, error, _("expected “height”"));
+      return NULL;
+    }
+  h = km_yaml_expect_number_list (heights, nx * nz, &n_heights, error);
+  if (h == NULL)
+    return NULL;
+  if (n_heights != nx * nz)
+    {
+      fail_at (b, heights, error, _("expected %u heights (xDimension × zDimension), not %u"),
+               nx * nz, n_heights);
+      return NULL;
+    }
+  vertices = g_new (float, (gsize) nx * nz * 3);
+  for (guint j = 0; j < nz; j++)
+    for (guint i = 0; i < nx; i++)
+      {
+        float *v = vertices + ((gsize) j * nx + i) * 3;
+
+        v[0] = (float) (i * spacing[0]), v[1] = (float) h[j * nx + i];
+        v[2] = (float) (j * spacing[1]);
+      }
+  indices = g_new (guint32, (gsize) (nx - 1) * (nz - 1) * 6);
+  for (guint j = 0; j + 1 < nz; j++)
+    for (guint i = 0; i + 1 < nx; i++)
+      {
+        guint32 a = j * nx + i;
+
+        indices[t++] = a, indices[t++] = a + nx, indices[t++] = a + 1;
+        indices[t++] = a + 1, indices[t++] = a + nx, indices[t++] = a + nx + 1;
+      }
+  mesh = km_mesh_new_take (g_steal_pointer (&vertices), nx * nz, NULL,
+                           g_steal_pointer (&indices), t / 3, error);
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
+                      km_yaml_node_get_pos (geometry).column);
+      return NULL;
+    }
+  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
+  return mesh;
+}
+
 static char *
 expand_uri (Body        *b,
             KmYamlNode  *node,
@@ -733,6 +917,16 @@ add_geometry_shape (Body          *b,
   else if (g_str_equal (type, "IndexedFaceSet") || g_str_equal (type, "TriangleMesh"))
     {
       KmMesh *mesh = face_set_mesh (b, geometry, g_str_equal (type, "TriangleMesh"), error);
+
+      if (mesh == NULL)
+        return FALSE;
+      shape = km_shape_new_mesh (mesh);
+      km_mesh_unref (mesh);
+    }
+  else if (g_str_equal (type, "Extrusion") || g_str_equal (type, "ElevationGrid"))
+    {
+      KmMesh *mesh = type[0] == 'E' && type[1] == 'x' ? extrusion_mesh (b, geometry, error)
+                                                      : elevation_grid_mesh (b, geometry, error);
 
       if (mesh == NULL)
         return FALSE;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "km-extrusion.h"
 #include "km-mesh-loader.h"
 
 #include "km-mesh-private.h"
@@ -218,6 +219,7 @@ known_type (const char *type)
     "Transform", "Group", "Collision", "Anchor", "Billboard", "Switch", "LOD", "Shape",
     "Appearance", "Material", "IndexedFaceSet", "Coordinate", "Box", "Sphere", "Cylinder",
     "Cone", "Normal", "TextureCoordinate", "ImageTexture", "TextureTransform", "Color",
+    "Extrusion",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
@@ -463,7 +465,48 @@ is_geometry (const char *type)
 {
   return g_str_equal (type, "Box") || g_str_equal (type, "Sphere") ||
          g_str_equal (type, "Cylinder") || g_str_equal (type, "Cone") ||
-         g_str_equal (type, "IndexedFaceSet");
+         g_str_equal (type, "IndexedFaceSet") || g_str_equal (type, "Extrusion");
+}
+
+/* An Extrusion's mesh (km_extrusion_mesh), built once per node like a face set's. */
+static KmMesh *
+extrusion_mesh (VParser  *p,
+                VNode    *node,
+                GError  **error)
+{
+  static const double default_section[] = { 1, 1, 1, -1, -1, -1, -1, 1, 1, 1 };
+  static const double default_spine[] = { 0, 0, 0, 0, 1, 0 };
+  static const double default_scale[] = { 1, 1 };
+  GArray *section = field_numbers (node, "crossSection");
+  GArray *spine = field_numbers (node, "spine");
+  GArray *scale = field_numbers (node, "scale");
+  const double *cs = section ? (const double *) section->data : default_section;
+  const double *sp = spine ? (const double *) spine->data : default_spine;
+  const double *sc = scale ? (const double *) scale->data : default_scale;
+  guint nc = section ? section->len / 2 : 5, ns = spine ? spine->len / 3 : 2;
+  guint nscale = scale ? scale->len / 2 : 1;
+
+  if (node->mesh != NULL || node->mesh_failed)
+    return node->mesh;
+  if ((section && section->len % 2 != 0) || (spine && spine->len % 3 != 0)
+      || (scale && scale->len % 2 != 0) || nscale == 0 || ns < 2
+      || km_extrusion_ring_size (cs, nc) < 2)
+    {
+      node->mesh_failed = TRUE;
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->lx.path, node->pos,
+                          _("expected an Extrusion with at least 2 spine points (x y z) and "
+                            "2 crossSection points (x z)"));
+      return NULL;
+    }
+  node->mesh = km_extrusion_mesh (cs, nc, sp, ns, sc, nscale,
+                                  field_double (node, "beginCap", 1) != 0,
+                                  field_double (node, "endCap", 1) != 0, error);
+  if (node->mesh == NULL)
+    {
+      node->mesh_failed = TRUE;
+      g_prefix_error (error, "%s:%u:%u: ", p->lx.path, node->pos.line, node->pos.column);
+    }
+  return node->mesh;
 }
 
 static KmShape *
@@ -493,7 +536,16 @@ geometry_shape (VParser  *p,
 
       return mesh ? km_shape_new_mesh (mesh) : NULL;
     }
-  km_parse_warning (p->lx.path, geom->pos, _("%s geometry is not drawn; skipped"), geom->type);
+  if (g_str_equal (geom->type, "Extrusion"))
+    {
+      KmMesh *mesh = extrusion_mesh (p, geom, error);
+
+      return mesh ? km_shape_new_mesh (mesh) : NULL;
+    }
+  /* A type the parser skipped has had its warning already. */
+  if (known_type (geom->type))
+    km_parse_warning (p->lx.path, geom->pos, _("%s geometry is not drawn; skipped"),
+                      geom->type);
   return NULL;
 }
 

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "km-body.h"
+#include "km-error.h"
+#include "km-mesh-loader.h"
+#include "km-shape.h"
+
+/*
+ * Extrusion geometry in Choreonoid bodies (crawler tracks in Choreonoid's Tank-like
+ * models): the cross-section swept along the spine, with caps, as a mesh; and
+ * ElevationGrid (terrain): a height field over the XZ plane. The same Extrusion in a VRML
+ * mesh file.
+ */
+
+static KmSkeleton *
+load (const char  *geometry,
+      GError     **error)
+{
+  g_autofree char *text = g_strdup_printf ("format: ChoreonoidBody\n"
+                                           "formatVersion: 1.0\n"
+                                           "links:\n"
+                                           "  - name: TRACK\n"
+                                           "    jointType: fixed\n"
+                                           "    elements:\n"
+                                           "      Shape:\n"
+                                           "        geometry: %s\n", geometry);
+
+  return km_body_load ("t.body", text, strlen (text), NULL, error);
+}
+
+static const KmMesh *
+only_mesh (const KmSkeleton *skel)
+{
+  KmShape * const *shapes;
+  guint n = 0;
+
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_MESH);
+  g_assert_nonnull (shapes[0]->mesh);
+  return shapes[0]->mesh;
+}
+
+static void
+assert_bounds (const KmMesh *mesh,
+               double        x0,
+               double        y0,
+               double        z0,
+               double        x1,
+               double        y1,
+               double        z1)
+{
+  KmVec3 lo, hi;
+
+  km_mesh_get_bounds (mesh, &lo, &hi);
+  g_assert_cmpfloat_with_epsilon (lo.x, x0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (lo.y, y0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (lo.z, z0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (hi.x, x1, 1e-6);
+  g_assert_cmpfloat_with_epsilon (hi.y, y1, 1e-6);
+  g_assert_cmpfloat_with_epsilon (hi.z, z1, 1e-6);
+}
+
+/* Choreonoid's track outline: a closed trapezoid (x, z) swept 0.1 along +Y. */
+static void
+test_track (void)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel = load ("{ type: Extrusion, "
+                           "crossSection: [ -0.22, -0.1, 0.22, -0.1, 0.34, 0.06, -0.34, 0.06, "
+                           "-0.22, -0.1 ], spine: [ 0, -0.05, 0, 0, 0.05, 0 ] }", &error);
+  const KmMesh *mesh;
+
+  g_assert_no_error (error);
+  mesh = only_mesh (skel);
+  /* 4 outline points at 2 spine points; 4 side quads and 2 two-triangle caps. */
+  g_assert_cmpuint (km_mesh_get_n_vertices (mesh), ==, 8);
+  g_assert_cmpuint (km_mesh_get_n_triangles (mesh), ==, 12);
+  assert_bounds (mesh, -0.34, -0.05, -0.1, 0.34, 0.05, 0.06);
+  km_skeleton_unref (skel);
+}
+
+/* A straight spine along +X: the outline's plane turns with it (+Y onto +X), a scale per
+ * spine point, no caps. */
+static void
+test_straight_spine (void)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel = load ("{ type: Extrusion, crossSection: [ 1, 1, 1, -1, -1, -1, -1, 1, "
+                           "1, 1 ], spine: [ 0, 0, 0, 2, 0, 0 ], scale: [ 1, 1, 0.5, 0.5 ], "
+                           "beginCap: false, endCap: false }", &error);
+  const KmMesh *mesh;
+
+  g_assert_no_error (error);
+  mesh = only_mesh (skel);
+  g_assert_cmpuint (km_mesh_get_n_vertices (mesh), ==, 8);
+  g_assert_cmpuint (km_mesh_get_n_triangles (mesh), ==, 8);
+  assert_bounds (mesh, 0, -1, -1, 2, 1, 1);
+  km_skeleton_unref (skel);
+}
+
+/* A bent spine (an L in the XY plane): each outline lies across the spine there. */
+static void
+test_bent_spine (void)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel = load ("{ type: Extrusion, crossSection: [ 0.1, 0.1, 0.1, -0.1, -0.1, "
+                           "-0.1, -0.1, 0.1, 0.1, 0.1 ], spine: [ 0, 0, 0, 0, 1, 0, 1, 1, 0 ] }",
+                           &error);
+  const KmMesh *mesh;
+  KmVec3 lo, hi;
+
+  g_assert_no_error (error);
+  mesh = only_mesh (skel);
+  g_assert_cmpuint (km_mesh_get_n_vertices (mesh), ==, 12);
+  g_assert_cmpuint (km_mesh_get_n_triangles (mesh), ==, 2 * 4 * 2 + 2 * 2);
+  km_mesh_get_bounds (mesh, &lo, &hi);
+  /* The tube's thickness stays 0.2 across Z, and it reaches both spine ends. */
+  g_assert_cmpfloat_with_epsilon (lo.z, -0.1, 1e-6);
+  g_assert_cmpfloat_with_epsilon (hi.z, 0.1, 1e-6);
+  g_assert_cmpfloat (hi.x, >=, 1.0 - 1e-6);
+  g_assert_cmpfloat (lo.y, <=, 1e-6);
+  km_skeleton_unref (skel);
+}
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* A bad extrusion is reported at the offending value and left out, like other bad
+ * elements. */
+static void
+test_errors (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel;
+  guint n = 0;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = load ("{ type: Extrusion, crossSection: [ 1, 1, 1 ] }", &error);
+  g_assert_no_error (error);
+  km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 0);
+  km_skeleton_unref (skel);
+  skel = load ("{ type: Extrusion, spine: [ 0, 0, 0 ] }", &error);
+  g_assert_no_error (error);
+  km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 0);
+  km_skeleton_unref (skel);
+  km_parse_warnings_pop ();
+
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
+                   "t.body:8:52: expected pairs of numbers (the element is skipped)");
+  g_assert_cmpstr (g_ptr_array_index (warnings, 1), ==,
+                   "t.body:8:19: expected at least 2 spine points and 2 cross-section points "
+                   "(the element is skipped)");
+}
+
+static void
+test_elevation_grid (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel = load ("{ type: ElevationGrid, xDimension: 3, zDimension: 2, "
+                           "xSpacing: 0.5, zSpacing: 2, height: [ 0, 1, 0, -1, 0, 3 ] }",
+                           &error);
+  const KmMesh *mesh;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  mesh = only_mesh (skel);
+  g_assert_cmpuint (km_mesh_get_n_vertices (mesh), ==, 6);
+  g_assert_cmpuint (km_mesh_get_n_triangles (mesh), ==, 4);
+  assert_bounds (mesh, 0, -1, 0, 1, 3, 2);
+  /* The last point: x = 2 × 0.5, z = 1 × 2, height 3. */
+  g_assert_cmpfloat (km_mesh_get_vertices (mesh)[5 * 3 + 0], ==, 1.0f);
+  g_assert_cmpfloat (km_mesh_get_vertices (mesh)[5 * 3 + 1], ==, 3.0f);
+  g_assert_cmpfloat (km_mesh_get_vertices (mesh)[5 * 3 + 2], ==, 2.0f);
+  km_skeleton_unref (skel);
+
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = load ("{ type: ElevationGrid, xDimension: 2, zDimension: 2, height: [ 0, 1, 2 ] }",
+               &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 0);
+  km_skeleton_unref (skel);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
+                   "t.body:8:80: expected 4 heights (xDimension × zDimension), not 3 "
+                   "(the element is skipped)");
+}
+
+static void
+test_vrml (void)
+{
+  static const char text[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry Extrusion {\n"
+    "  crossSection [ -0.22 -0.1, 0.22 -0.1, 0.34 0.06, -0.34 0.06, -0.22 -0.1 ]\n"
+    "  spine [ 0 -0.05 0, 0 0.05 0 ] endCap FALSE } }\n";
+  static const char bad[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry Extrusion { spine [ 0 0 0 ] } }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_vrml ("m.wrl", text, sizeof text - 1, NULL,
+                                                   &error);
+  const KmShape *shape;
+
+  /* One mesh: 4 outline points at 2 spine points, 4 side quads and the begin cap. */
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpint (shape->type, ==, KM_SHAPE_MESH);
+  g_assert_cmpuint (km_mesh_get_n_vertices (shape->mesh), ==, 8);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 10);
+  assert_bounds (shape->mesh, -0.34, -0.05, -0.1, 0.34, 0.05, 0.06);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  /* A spine of one point is an error at the node. */
+  shapes = km_mesh_load_vrml ("m.wrl", bad, sizeof bad - 1, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "m.wrl:2:18: "));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/Body/extrusion-track", test_track);
+  g_test_add_func ("/kinema/Body/extrusion-straight-spine", test_straight_spine);
+  g_test_add_func ("/kinema/Body/extrusion-bent-spine", test_bent_spine);
+  g_test_add_func ("/kinema/Body/extrusion-errors", test_errors);
+  g_test_add_func ("/kinema/Body/elevation-grid", test_elevation_grid);
+  g_test_add_func ("/kinema/Mesh/vrml-extrusion", test_vrml);
+  return g_test_run ();
+}
