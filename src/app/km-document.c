@@ -280,15 +280,21 @@ pose_from_body (KmDocument *self)
   guint n = 0;
   const double *q = self->body ? km_body_item_get_joint_state (self->body, &n) : NULL;
 
-  if (n_dof == 0)
+  if (self->skeleton == NULL)
     return;
-  if (q != NULL && n == n_dof)
-    memcpy (self->pose, q, n_dof * sizeof (double));
-  else
+  if (n_dof > 0)
     {
-      memset (self->pose, 0, n_dof * sizeof (double));
-      km_skeleton_clamp (self->skeleton, self->pose);
+      if (q != NULL && n == n_dof)
+        memcpy (self->pose, q, n_dof * sizeof (double));
+      else
+        {
+          memset (self->pose, 0, n_dof * sizeof (double));
+          km_skeleton_clamp (self->skeleton, self->pose);
+        }
     }
+  /* Also without movable joints (a floor, a scene of fixed parts): self->world starts
+   * zeroed, which would draw every shape at the origin with a zero rotation, that is not
+   * at all. */
   update_world (self);
 }
 

@@ -487,6 +487,29 @@ scene_bounds (KmSceneView *self,
   return min->x <= max->x;
 }
 
+/* km_camera_frame_box fits the box's bounding sphere into the vertical field of view. A
+ * view narrower than it is tall (the scene pane beside the item tree and joint panel) has
+ * a smaller horizontal one, which cut off the sides of wide models (a floor, outstretched
+ * arms): back off until the sphere fits that one too. */
+static void
+frame_box (KmSceneView *self,
+           KmVec3       min,
+           KmVec3       max)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+
+  km_camera_frame_box (&self->camera, min, max);
+  if (width > 0 && height > 0 && width < height)
+    {
+      double half_v = self->camera.fov_y / 2;
+      double half_h = atan ((double) width / height * tan (half_v));
+
+      if (half_h > 1e-6)
+        self->camera.distance *= sin (half_v) / sin (half_h);
+    }
+}
+
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
  * joint added, undone) keeps the view where the user put it. */
 static void
@@ -1258,6 +1281,22 @@ static const struct
   { GDK_KEY_a, "scene.frame-all" },
 };
 
+/* The framing depends on the view's shape (frame_box): a view the user has not placed
+ * (a model just opened, before the window had its size) is framed again at its size. */
+static void
+km_scene_view_size_allocate (GtkWidget *widget,
+                             int        width,
+                             int        height,
+                             int        baseline)
+{
+  KmSceneView *self = KM_SCENE_VIEW (widget);
+
+  GTK_WIDGET_CLASS (km_scene_view_parent_class)->size_allocate (widget, width, height, baseline);
+  if (!self->camera_moved && self->document != NULL
+      && km_document_get_skeleton (self->document) != NULL)
+    km_scene_view_reset_camera (self);
+}
+
 static void
 km_scene_view_class_init (KmSceneViewClass *klass)
 {
@@ -1272,6 +1311,7 @@ km_scene_view_class_init (KmSceneViewClass *klass)
 
   widget_class->realize = km_scene_view_realize;
   widget_class->unrealize = km_scene_view_unrealize;
+  widget_class->size_allocate = km_scene_view_size_allocate;
 
   area_class->render = km_scene_view_render;
   area_class->create_context = km_scene_view_create_context;
@@ -1475,7 +1515,7 @@ km_scene_view_reset_camera (KmSceneView *self)
       KmVec3 min, max;
 
       if (scene_bounds (self, -1, &min, &max))
-        km_camera_frame_box (&self->camera, min, max);
+        frame_box (self, min, max);
     }
   self->camera_moved = FALSE;
   if (self->document != NULL)
@@ -1679,7 +1719,7 @@ km_scene_view_frame (KmSceneView *self,
   if (!scene_bounds (self, joint, &min, &max)
       && (joint < 0 || !scene_bounds (self, -1, &min, &max)))
     return;
-  km_camera_frame_box (&self->camera, min, max);
+  frame_box (self, min, max);
   self->camera_moved = TRUE;
   notify_camera (self);
 }
