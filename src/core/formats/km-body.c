@@ -16,18 +16,12 @@
 #include "km-error.h"
 #include "km-extrusion.h"
 #include "km-mesh-loader.h"
+#include "km-mesh-private.h"
 #include "km-skeleton-json.h"
 #include "km-yaml.h"
 
 #define MAX_ELEMENT_DEPTH 64
 #define MAX_SHAPES_PER_BODY 65536
-
-/* An affine map p ↦ lin · p + t (nested Transforms may scale). */
-typedef struct
-{
-  KmMat3 lin;
-  KmVec3 t;
-} Affine;
 
 typedef struct
 {
@@ -260,38 +254,19 @@ read_range (Body        *b,
 
 /* ---- elements ----------------------------------------------------------------------- */
 
-static void
-affine_identity (Affine *a)
-{
-  km_mat3_identity (&a->lin);
-  a->t = KM_VEC3_ZERO;
-}
-
-static void
-affine_mul (const Affine *a,
-            const Affine *b,
-            Affine       *out)
-{
-  Affine r;
-
-  km_mat3_mul (&a->lin, &b->lin, &r.lin);
-  r.t = km_vec3_add (km_mat3_mul_vec3 (&a->lin, b->t), a->t);
-  *out = r;
-}
-
 /* M · T(translation) · R(rotation) · S(scale) from a node's Transform keys. */
 static gboolean
 apply_transform_keys (Body        *b,
                       KmYamlNode  *node,
-                      Affine      *m,
+                      KmAffine    *m,
                       GError     **error)
 {
   KmYamlNode *v;
-  Affine local, prev = *m;
+  KmAffine local, prev = *m;
   KmQuat q = KM_QUAT_IDENTITY;
   KmVec3 scale = km_vec3 (1, 1, 1);
 
-  affine_identity (&local);
+  _km_affine_identity (&local);
   if ((v = km_yaml_mapping_lookup (node, "translation")) != NULL &&
       !read_translation (v, &local.t, error))
     return FALSE;
@@ -317,7 +292,7 @@ apply_transform_keys (Body        *b,
       local.lin.m[r][1] *= scale.y;
       local.lin.m[r][2] *= scale.z;
     }
-  affine_mul (&prev, &local, m);
+  _km_affine_mul (&prev, &local, m);
   return TRUE;
 }
 
@@ -709,14 +684,14 @@ expand_uri (Body        *b,
   return g_string_free (out, FALSE);
 }
 
-static gboolean walk_elements (Body *b, guint joint, KmYamlNode *node, const Affine *m,
+static gboolean walk_elements (Body *b, guint joint, KmYamlNode *node, const KmAffine *m,
                                guint depth, GError **error);
 
 static void
-add_shape (Body          *b,
-           guint          joint,
-           KmShape       *shape,
-           const Affine  *m)
+add_shape (Body           *b,
+           guint           joint,
+           KmShape        *shape,
+           const KmAffine *m)
 {
   if (!km_shape_set_affine (shape, &m->lin, m->t) && shape->mesh != NULL)
     {
@@ -751,13 +726,13 @@ add_shape (Body          *b,
 
 /* Mesh files: the shapes of the file, under @m and the Resource's metadata. */
 static gboolean
-add_resource (Body          *b,
-              guint          joint,
-              KmYamlNode    *node,
-              const Affine  *parent,
-              gboolean       has_color,
-              KmColor        color,
-              GError       **error)
+add_resource (Body            *b,
+              guint            joint,
+              KmYamlNode      *node,
+              const KmAffine  *parent,
+              gboolean         has_color,
+              KmColor          color,
+              GError         **error)
 {
   KmYamlNode *uri_node = km_yaml_mapping_lookup_any (node, KEYS ("uri", "url"));
   KmYamlNode *fragment = km_yaml_mapping_lookup_any (node, KEYS ("node", "fragment"));
@@ -768,7 +743,7 @@ add_resource (Body          *b,
   const char *uri, *node_name = NULL;
   double unit = 1;
   gboolean y_up = FALSE;
-  Affine m = *parent;
+  KmAffine m = *parent;
 
   if (uri_node == NULL)
     return fail_at (b, node, error, _("expected a “uri” key"));
@@ -825,9 +800,9 @@ add_resource (Body          *b,
       return TRUE;
     }
   {
-    Affine adjust, tmp = m;
+    KmAffine adjust, tmp = m;
 
-    affine_identity (&adjust);
+    _km_affine_identity (&adjust);
     if (y_up)
       {
         /* Y-up file into Z-up: Rx(90°) takes +Y to +Z. */
@@ -836,13 +811,13 @@ add_resource (Body          *b,
     for (int r = 0; r < 3; r++)
       for (int c = 0; c < 3; c++)
         adjust.lin.m[r][c] *= unit;
-    affine_mul (&tmp, &adjust, &m);
+    _km_affine_mul (&tmp, &adjust, &m);
   }
   for (guint i = 0; i < shapes->len; i++)
     {
       KmShape *src = g_ptr_array_index (shapes, i);
       g_autoptr(KmShape) shape = km_shape_copy (src);
-      Affine own, total;
+      KmAffine own, total;
 
       if (++b->n_shapes > MAX_SHAPES_PER_BODY)
         return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
@@ -854,7 +829,7 @@ add_resource (Body          *b,
           own.lin.m[r][2] *= src->scale.z;
         }
       own.t = src->transform.pos;
-      affine_mul (&m, &own, &total);
+      _km_affine_mul (&m, &own, &total);
       if (has_color)
         shape->color = color;
       add_shape (b, joint, shape, &total);
@@ -863,11 +838,11 @@ add_resource (Body          *b,
 }
 
 static gboolean
-add_geometry_shape (Body          *b,
-                    guint          joint,
-                    KmYamlNode    *shape_node,
-                    const Affine  *m,
-                    GError       **error)
+add_geometry_shape (Body            *b,
+                    guint            joint,
+                    KmYamlNode      *shape_node,
+                    const KmAffine  *m,
+                    GError         **error)
 {
   KmYamlNode *geometry = km_yaml_mapping_lookup (shape_node, "geometry");
   KmYamlNode *type_node;
@@ -969,17 +944,17 @@ is_device (const char *type)
 /* One element node (a mapping) of @type. Errors in it are reported and the element is
  * skipped; only limits (depth, shape count) abort the load. */
 static gboolean
-walk_node (Body          *b,
-           guint          joint,
-           KmYamlNode    *node,
-           const char    *type,
-           KmYamlNode    *type_pos,
-           const Affine  *parent,
-           guint          depth,
-           GError       **error)
+walk_node (Body            *b,
+           guint            joint,
+           KmYamlNode      *node,
+           const char      *type,
+           KmYamlNode      *type_pos,
+           const KmAffine  *parent,
+           guint            depth,
+           GError         **error)
 {
   g_autoptr(GError) local_error = NULL;
-  Affine m = *parent;
+  KmAffine m = *parent;
   gboolean ok = TRUE;
 
   if (depth > MAX_ELEMENT_DEPTH)
@@ -1079,12 +1054,12 @@ element_failed:
 
 /* `elements`: a list of typed mappings, one typed mapping, or a mapping keyed by type. */
 static gboolean
-walk_elements (Body          *b,
-               guint          joint,
-               KmYamlNode    *node,
-               const Affine  *m,
-               guint          depth,
-               GError       **error)
+walk_elements (Body            *b,
+               guint            joint,
+               KmYamlNode      *node,
+               const KmAffine  *m,
+               guint            depth,
+               GError         **error)
 {
   if (depth > MAX_ELEMENT_DEPTH)
     return fail_at (b, node, error, _("elements are nested too deeply (at most %d levels)"),
@@ -1300,9 +1275,9 @@ read_link (Body        *b,
 
   if ((v = link_lookup (link, KEYS ("elements"))) != NULL)
     {
-      Affine m;
+      KmAffine m;
 
-      affine_identity (&m);
+      _km_affine_identity (&m);
       if (!walk_elements (b, joint, v, &m, 0, error))
         return FALSE;
     }
