@@ -175,6 +175,28 @@ test_package_paths (void)
   g_assert_cmpuint (n, ==, 1);
 }
 
+/* A ROS workspace on the package path keeps its packages in src/REPOSITORY/PACKAGE: here
+ * the package path is tests/, and the package tests/data/kinema_arm. */
+static void
+test_package_in_workspace (void)
+{
+  g_autofree char *tests = g_strdup (g_test_get_dir (G_TEST_DIST));
+  const char *paths[] = { "/nonexistent-kinema-path", tests, NULL };
+  KmUrdfOptions options = { paths, TRUE };
+  static const char text[] =
+    "<robot name='p'><link name='a'><visual><geometry>"
+    "<mesh filename='package://kinema_arm/meshes/cube.stl'/></geometry></visual></link>"
+    "</robot>";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_urdf_load ("/nowhere/p.urdf", text, strlen (text), &options,
+                                             &error);
+  guint n;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (km_skeleton_get_shapes (skel, 0, &n));
+  g_assert_cmpuint (n, ==, 1);
+}
+
 /* A package folder under another name (a repository cloned as itself): the mesh is found
  * in the first folder above the URDF that has the path after the package name. */
 static void
@@ -484,6 +506,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/ur5", test_ur5);
   g_test_add_func ("/kinema/Urdf/package-paths", test_package_paths);
   g_test_add_func ("/kinema/Urdf/package-renamed-folder", test_package_renamed_folder);
+  g_test_add_func ("/kinema/Urdf/package-in-workspace", test_package_in_workspace);
   g_test_add_func ("/kinema/Urdf/rpy", test_rpy);
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);

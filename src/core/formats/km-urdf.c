@@ -713,6 +713,50 @@ end_element (GMarkupParseContext  *context,
 
 /* ---- building ----------------------------------------------------------------------- */
 
+#define PACKAGE_SEARCH_DEPTH    3      /* folders below a package path entry */
+#define PACKAGE_SEARCH_ENTRIES  20000  /* directory entries looked at, all together */
+
+/* A folder named @package at most @depth levels below @dir (ROS workspaces keep packages in
+ * src/REPOSITORY/PACKAGE), breadth first; *@budget bounds the entries read. */
+static char *
+find_package_below (const char *dir,
+                    const char *package,
+                    guint       depth,
+                    guint      *budget)
+{
+  g_autoptr(GPtrArray) level = g_ptr_array_new_with_free_func (g_free);
+
+  g_ptr_array_add (level, g_strdup (dir));
+  for (guint d = 0; d < depth && level->len > 0; d++)
+    {
+      g_autoptr(GPtrArray) next = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; i < level->len; i++)
+        {
+          g_autoptr(GDir) handle = g_dir_open (g_ptr_array_index (level, i), 0, NULL);
+          const char *name;
+
+          while (handle != NULL && *budget > 0 && (name = g_dir_read_name (handle)) != NULL)
+            {
+              g_autofree char *child = NULL;
+
+              (*budget)--;
+              if (name[0] == '.')
+                continue;
+              child = g_build_filename (g_ptr_array_index (level, i), name, NULL);
+              if (!g_file_test (child, G_FILE_TEST_IS_DIR))
+                continue;
+              if (g_str_equal (name, package))
+                return g_steal_pointer (&child);
+              g_ptr_array_add (next, g_steal_pointer (&child));
+            }
+        }
+      g_ptr_array_unref (level);
+      level = g_steal_pointer (&next);
+    }
+  return NULL;
+}
+
 static char *
 resolve_mesh_path (const char          *urdf_path,
                    const char          *filename,
@@ -734,9 +778,19 @@ resolve_mesh_path (const char          *urdf_path,
         {
           g_autofree char *candidate = g_build_filename (package_paths[i], package, slash + 1,
                                                          NULL);
+          g_autofree char *below = NULL;
+          guint budget = PACKAGE_SEARCH_ENTRIES;
 
           if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
             return g_steal_pointer (&candidate);
+          below = find_package_below (package_paths[i], package, PACKAGE_SEARCH_DEPTH, &budget);
+          if (below != NULL)
+            {
+              g_free (candidate);
+              candidate = g_build_filename (below, slash + 1, NULL);
+              if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+                return g_steal_pointer (&candidate);
+            }
         }
       /* The usual layout: PKG/urdf/robot.urdf next to PKG/meshes/… */
       here = g_canonicalize_filename (dir, NULL);
