@@ -474,7 +474,7 @@ read_indices (Parser         *p,
             {
               km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, pos_at (p, start),
                                   _("expected an index below %u (the size of the source "
-                                    "it indexes), found %" G_GUINT64_FORMAT), limit, v);
+                                    "it indexes), found %llu"), limit, (unsigned long long) v);
               return FALSE;
             }
         }
@@ -657,9 +657,10 @@ vector_source (Parser  *p,
       km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path,
                           attr_pos (p, accessor, "count"),
                           _("expected an accessor within its array: %u items of stride %u "
-                            "from offset %u need %" G_GUINT64_FORMAT " numbers, the array "
-                            "has %u"), count, stride, offset,
-                          (guint64) offset + (guint64) (count - 1) * stride + 3, array->n);
+                            "from offset %u need %llu numbers, the array has %u"),
+                          count, stride, offset,
+                          (unsigned long long) offset + (unsigned long long) (count - 1) * stride
+                          + 3, array->n);
       return FALSE;
     }
   *out = (Source) { array->values, count, stride, offset };
@@ -998,8 +999,9 @@ build_primitive (Parser   *p,
         {
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path,
                               elem_pos (p, pe ? pe : prim),
-                              _("expected %" G_GUINT64_FORMAT " indices in <p> (the sum of "
-                                "<vcount> × %u inputs), found %u"), total * b.stride,
+                              /* (not G_GUINT64_FORMAT: xgettext cannot see through it) */
+                              _("expected %llu indices in <p> (the sum of <vcount> × %u "
+                                "inputs), found %u"), (unsigned long long) (total * b.stride),
                               b.stride, idx->len);
           goto out;
         }
