@@ -487,10 +487,6 @@ scene_bounds (KmSceneView *self,
   return min->x <= max->x;
 }
 
-/* km_camera_frame_box fits the box's bounding sphere into the vertical field of view. A
- * view narrower than it is tall (the scene pane beside the item tree and joint panel) has
- * a smaller horizontal one, which cut off the sides of wide models (a floor, outstretched
- * arms): back off until the sphere fits that one too. */
 static void
 frame_box (KmSceneView *self,
            KmVec3       min,
@@ -499,15 +495,8 @@ frame_box (KmSceneView *self,
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
 
-  km_camera_frame_box (&self->camera, min, max);
-  if (width > 0 && height > 0 && width < height)
-    {
-      double half_v = self->camera.fov_y / 2;
-      double half_h = atan ((double) width / height * tan (half_v));
-
-      if (half_h > 1e-6)
-        self->camera.distance *= sin (half_v) / sin (half_h);
-    }
+  km_camera_frame_box (&self->camera, min, max,
+                       width > 0 && height > 0 ? (double) width / height : 1.0);
 }
 
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a

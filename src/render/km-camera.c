@@ -227,27 +227,35 @@ km_camera_pan (KmCamera *self,
  * km_camera_frame_box:
  * @min: lower corner of a world-space box
  * @max: upper corner
+ * @aspect: the view's width / height (non-positive: 1)
  *
- * Keeps the viewing direction and moves the camera so that the box fills the view. The
- * box's bounding sphere over-estimates the silhouette of a skeleton, so the sphere may
- * overlap the edges of the view a little (factor 0.8).
+ * Keeps the viewing direction and moves the camera so that the box's bounding sphere fits
+ * the view: the vertical field of view, and the horizontal one where the view is narrower
+ * than it is tall (the scene pane beside the item tree and joint panel), which would
+ * otherwise cut off the sides of wide models (a floor, outstretched arms).
  */
 void
 km_camera_frame_box (KmCamera *self,
                      KmVec3    min,
-                     KmVec3    max)
+                     KmVec3    max,
+                     double    aspect)
 {
-  double radius;
+  double radius, half;
 
   g_return_if_fail (self != NULL);
 
   if (!km_vec3_is_finite (min) || !km_vec3_is_finite (max))
     return;
+  if (!isfinite (aspect) || aspect <= 0.0)
+    aspect = 1.0;
 
   self->target = km_vec3_scale (km_vec3_add (min, max), 0.5);
   radius = MAX (0.5 * km_vec3_length (km_vec3_sub (max, min)), 0.1);
-  /* The whole bounding sphere in view vertically (a tighter fit cut off heads and feet). */
-  self->distance = CLAMP (radius / sin (self->fov_y / 2), MIN_DISTANCE, MAX_DISTANCE);
+  /* The whole bounding sphere in view (a tighter fit cut off heads and feet). */
+  half = self->fov_y / 2;
+  if (aspect < 1.0)
+    half = MAX (atan (aspect * tan (half)), 1e-6);
+  self->distance = CLAMP (radius / sin (half), MIN_DISTANCE, MAX_DISTANCE);
 }
 
 void

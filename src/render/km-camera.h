@@ -67,7 +67,8 @@ gboolean    km_camera_look_from      (KmCamera       *self,
                                       double          distance);
 void        km_camera_frame_box      (KmCamera       *self,
                                       KmVec3          min,
-                                      KmVec3          max);
+                                      KmVec3          max,
+                                      double          aspect);
 void        km_camera_get_view       (const KmCamera *self,
                                       mat4            out);
 void        km_camera_get_projection (const KmCamera *self,

@@ -175,7 +175,7 @@ frame_camera (KmCamera          *camera,
       max = km_vec3 (MAX (max.x, p.x), MAX (max.y, p.y), MAX (max.z, p.z));
     }
   km_camera_reset (camera);
-  km_camera_frame_box (camera, min, max);
+  km_camera_frame_box (camera, min, max, 1.0);
 }
 
 static void

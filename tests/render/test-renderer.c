@@ -165,7 +165,7 @@ fixture_setup (Fixture       *f,
 {
   f->skeleton = build_default_like_skeleton ();
   f->camera = km_camera_new ();
-  km_camera_frame_box (f->camera, km_vec3 (-1, -1, 0), km_vec3 (1, 2, 3.5));
+  km_camera_frame_box (f->camera, km_vec3 (-1, -1, 0), km_vec3 (1, 2, 3.5), 1.0);
 
   f->scene.skeleton = f->skeleton;
   f->scene.joint_world = f->world;
@@ -598,6 +598,39 @@ test_shapes_pixels (Fixture       *f,
   g_assert_true (NEAR_BACKGROUND (rgb));
 }
 
+/* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
+static void
+test_camera_frame_box_aspect (void)
+{
+  const KmVec3 min = km_vec3 (-4, -4, 0), max = km_vec3 (4, 4, 0.2);   /* a floor */
+  const struct { int width, height; } views[] = { { 640, 480 }, { 320, 358 }, { 200, 800 } };
+
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      g_autoptr(KmCamera) camera = km_camera_new ();
+      double lo_x = G_MAXDOUBLE, hi_x = -G_MAXDOUBLE;
+
+      km_camera_orbit (camera, 0.3, 0.2);
+      km_camera_frame_box (camera, min, max, (double) views[v].width / views[v].height);
+      for (guint c = 0; c < 8; c++)
+        {
+          KmVec3 corner = km_vec3 (c & 1 ? max.x : min.x, c & 2 ? max.y : min.y,
+                                   c & 4 ? max.z : min.z);
+          double x, y;
+
+          g_assert_true (km_camera_project (camera, corner, views[v].width, views[v].height,
+                                            &x, &y));
+          g_assert_cmpfloat (x, >=, 0);
+          g_assert_cmpfloat (x, <=, views[v].width);
+          g_assert_cmpfloat (y, >=, 0);
+          g_assert_cmpfloat (y, <=, views[v].height);
+          lo_x = MIN (lo_x, x), hi_x = MAX (hi_x, x);
+        }
+      /* Not framed from afar either: the floor spans a good part of the width. */
+      g_assert_cmpfloat (hi_x - lo_x, >=, 0.4 * views[v].width);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -610,6 +643,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/Camera/project-ray", test_camera_project_ray);
   g_test_add_func ("/kinema/Camera/views", test_camera_views);
+  g_test_add_func ("/kinema/Camera/frame-box-aspect", test_camera_frame_box_aspect);
   g_test_add ("/kinema/Renderer/shapes-pixels", Fixture, NULL,
               fixture_setup, test_shapes_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/joint-pixels", Fixture, NULL,
