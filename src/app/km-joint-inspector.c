@@ -43,6 +43,10 @@ struct _KmJointInspector
   GtkSpinButton      *offset_y;
   GtkSpinButton      *offset_z;
   GtkLabel           *offset_error;
+  GtkSpinButton      *rotation_x;
+  GtkSpinButton      *rotation_y;
+  GtkSpinButton      *rotation_z;
+  GtkLabel           *rotation_error;
   GtkSpinButton      *axis_x;
   GtkSpinButton      *axis_y;
   GtkSpinButton      *axis_z;
@@ -132,7 +136,8 @@ static void
 clear_errors (KmJointInspector *self)
 {
   GtkLabel *labels[] = { self->name_error, self->type_error, self->parent_error,
-                         self->offset_error, self->axis_error, self->limit_error };
+                         self->offset_error, self->rotation_error, self->axis_error,
+                         self->limit_error };
 
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
     {
@@ -260,6 +265,13 @@ refresh (KmJointInspector *self)
   gtk_spin_button_set_value (offset[0], joint->offset.x);
   gtk_spin_button_set_value (offset[1], joint->offset.y);
   gtk_spin_button_set_value (offset[2], joint->offset.z);
+  {
+    KmVec3 euler = km_quat_to_euler_xyz (joint->rotation);
+
+    gtk_spin_button_set_value (self->rotation_x, euler.x * 180.0 / G_PI);
+    gtk_spin_button_set_value (self->rotation_y, euler.y * 180.0 / G_PI);
+    gtk_spin_button_set_value (self->rotation_z, euler.z * 180.0 / G_PI);
+  }
   gtk_spin_button_set_value (axis[0], joint->axis.x);
   gtk_spin_button_set_value (axis[1], joint->axis.y);
   gtk_spin_button_set_value (axis[2], joint->axis.z);
@@ -417,6 +429,26 @@ offset_value_changed_cb (KmJointInspector *self)
   offset.z = gtk_spin_button_get_value (self->offset_z);
   edited = km_skeleton_edit_set_offset (skeleton, index, offset, &error);
   apply (self, edited, error, self->offset_error, _("Move Joint"), NULL);
+}
+
+/* The frame's turn as euler angles X, Y, Z in degrees (intrinsic, as in the JSON formats). */
+static void
+rotation_value_changed_cb (KmJointInspector *self)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  KmSkeleton *edited;
+  guint index;
+  KmVec3 euler;
+
+  if (self->updating || selected_joint (self, &skeleton, &index) == NULL)
+    return;
+  euler = km_vec3_scale (km_vec3 (gtk_spin_button_get_value (self->rotation_x),
+                                  gtk_spin_button_get_value (self->rotation_y),
+                                  gtk_spin_button_get_value (self->rotation_z)), G_PI / 180.0);
+  edited = km_skeleton_edit_set_rotation (skeleton, index, km_quat_from_euler_xyz (euler),
+                                          &error);
+  apply (self, edited, error, self->rotation_error, _("Turn Joint Frame"), NULL);
 }
 
 static void
@@ -861,6 +893,10 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   BIND (offset_y);
   BIND (offset_z);
   BIND (offset_error);
+  BIND (rotation_x);
+  BIND (rotation_y);
+  BIND (rotation_z);
+  BIND (rotation_error);
   BIND (axis_x);
   BIND (axis_y);
   BIND (axis_z);
@@ -887,6 +923,7 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, type_dropdown_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, parent_dropdown_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, offset_value_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rotation_value_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, axis_value_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, limit_changed_cb);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "skeleton.rename", NULL);

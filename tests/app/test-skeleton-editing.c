@@ -143,6 +143,41 @@ test_rename_undo (Fixture       *f,
   g_assert_cmpint (find (f, "Forearm"), ==, 2);
 }
 
+/* The frame's rotation, as euler X, Y, Z in degrees: edited, shown back, undone. */
+static void
+test_rotation_undo (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkSpinButton *rx = child (f, "rotation_x");
+  GtkSpinButton *rz = child (f, "rotation_z");
+  const KmJoint *joint;
+  KmQuat before, expected;
+
+  select_joint (f, "Elbow");
+  before = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->rotation;
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rx), 0.0, 1e-9);
+
+  gtk_spin_button_set_value (rx, 90.0);
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"));
+  expected = km_quat_from_euler_xyz (km_vec3 (G_PI / 2, 0, 0));
+  g_assert_cmpfloat (km_quat_angle_between (joint->rotation, expected), <, 1e-9);
+  gtk_spin_button_set_value (rz, -30.0);
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"));
+  expected = km_quat_from_euler_xyz (km_vec3 (G_PI / 2, 0, -G_PI / 6));
+  g_assert_cmpfloat (km_quat_angle_between (joint->rotation, expected), <, 1e-9);
+  /* Shown back as it was typed */
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rx), 90.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rz), -30.0, 1e-6);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"));
+  g_assert_cmpfloat (km_quat_angle_between (joint->rotation, before), <, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rx), 0.0, 1e-9);
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+}
+
 static void
 test_duplicate_name_refused (Fixture       *f,
                              gconstpointer  data)
@@ -1290,6 +1325,7 @@ main (int    argc,
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/kinema/JointInspector/rename-undo", test_rename_undo);
+  ADD ("/kinema/JointInspector/rotation-undo", test_rotation_undo);
   ADD ("/kinema/JointInspector/duplicate-name-refused", test_duplicate_name_refused);
   ADD ("/kinema/JointInspector/zero-axis-refused", test_zero_axis_refused);
   ADD ("/kinema/JointInspector/min-above-max-refused", test_min_above_max_refused);
