@@ -133,8 +133,8 @@ km_cli_convert (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
-                                    N_("Models (Choreonoid .body, Scenebuilder XML, URDF, "
-                                       "skeleton.json) are written as skeleton.json, or as the "
+                                    N_("Models (Choreonoid .body, OpenHRP VRML, Scenebuilder "
+                                       "XML, URDF, skeleton.json) are written as skeleton.json, or as the "
                                        "format given with --to; targets files and .cnoid "
                                        "projects are rewritten in canonical form, keeping what "
                                        "Kinema does not interpret."));

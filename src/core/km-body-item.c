@@ -14,6 +14,7 @@
 #include "km-body-handler.h"
 #include "km-body-item.h"
 #include "km-format.h"
+#include "km-openhrp.h"
 
 #define MAX_JOINT_VALUES 100000
 
@@ -186,7 +187,8 @@ load_model (KmBodyItem       *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  result = km_format_load_file (path, self->format, &format, &error);
+  result = km_format_load_file (path, km_openhrp_body_item_format (self->format, path),
+                                &format, &error);
   if (result == NULL)
     {
       km_item_io_problem (io, KM_ITEM (self), file_node, error->message);

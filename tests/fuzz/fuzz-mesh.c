@@ -10,6 +10,7 @@
 
 #include "fuzz-common.h"
 #include "km-mesh-loader.h"
+#include "km-openhrp.h"
 
 static char *fuzz_dir;
 
@@ -55,5 +56,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   shapes = km_mesh_load_collada (dae, text, size, &error);
   check (shapes, error);
   g_clear_error (&error);
+  /* The same VRML parser read as an OpenHRP model: a skeleton or an error, never both. */
+  {
+    KmSkeleton *skeleton = km_openhrp_load (wrl, text, size, &error);
+
+    g_assert ((skeleton == NULL) != (error == NULL));
+    g_clear_pointer (&skeleton, km_skeleton_unref);
+    g_clear_error (&error);
+  }
   return 0;
 }

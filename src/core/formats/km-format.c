@@ -23,6 +23,7 @@
 #include "km-animation-json.h"
 #include "km-body.h"
 #include "km-cnoid.h"
+#include "km-openhrp.h"
 #include "km-scenebuilder.h"
 #include "km-skeleton-json.h"
 #include "km-targets-json.h"
@@ -33,6 +34,7 @@ static const KmFormat * const formats[] = {
   &km_format_cnoid,
   &km_format_animation_json,
   &km_format_targets_json,
+  &km_format_openhrp,
   &km_format_scenebuilder,
   &km_format_skeleton_json,
   &km_format_urdf,

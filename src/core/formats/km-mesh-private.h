@@ -8,6 +8,7 @@
 
 #include "km-error.h"
 #include "km-math.h"
+#include "km-mesh-loader.h"
 
 G_BEGIN_DECLS
 
@@ -67,5 +68,75 @@ void         _km_affine_identity   (KmAffine       *a);
 void         _km_affine_mul        (const KmAffine *a,
                                     const KmAffine *b,
                                     KmAffine       *out);
+
+/*
+ * The VRML97 node graph of km-mesh-vrml.c, for model readers built on it (km-openhrp.c).
+ * A value is a run of numbers (TRUE/FALSE read as 1/0), strings (unescaped) or nodes;
+ * nodes are owned by the document and shared by DEF/USE.
+ */
+typedef struct _KmVrmlNode KmVrmlNode;
+typedef struct _KmVrmlDoc KmVrmlDoc;
+
+typedef struct
+{
+  GArray     *numbers;   /* double, or NULL */
+  GPtrArray  *strings;   /* char *, or NULL */
+  GPtrArray  *nodes;     /* KmVrmlNode * (borrowed from the document), or NULL */
+  KmSourcePos pos;       /* of the value's first token ("[" for a list) */
+} KmVrmlValue;
+
+struct _KmVrmlNode
+{
+  char       *type;
+  char       *def;       /* the DEF name, or NULL */
+  KmSourcePos def_pos;   /* of the DEF name */
+  KmSourcePos pos;       /* of the type name */
+  GHashTable *fields;    /* name → KmVrmlValue * */
+  /* Private to km-mesh-vrml.c: */
+  KmMesh     *mesh;
+  gboolean    mesh_failed;
+};
+
+/* A PROTO or EXTERNPROTO declaration: its interface fields with their types and (PROTO
+ * only, not eventIn/eventOut) default values. */
+typedef struct
+{
+  char       *name;
+  KmSourcePos pos;
+  gboolean    external;
+  GHashTable *types;     /* field name → type name ("SFVec3f", …) */
+  GHashTable *defaults;  /* field name → KmVrmlValue * */
+} KmVrmlProto;
+
+/* Parses @data, keeping PROTO declarations and their instances (as ordinary nodes) and
+ * Inline nodes; other unknown node types are skipped with one warning per type. @cache
+ * (nullable, borrowed: it must outlive the document) loads Inline urls, relative to
+ * @path's directory, in _km_vrml_doc_shapes. */
+KmVrmlDoc         *_km_vrml_doc_parse      (const char       *path,
+                                            const char       *data,
+                                            gsize             length,
+                                            KmMeshCache      *cache,
+                                            GError          **error);
+void               _km_vrml_doc_free       (KmVrmlDoc        *doc);
+/* The top-level nodes, in file order (KmVrmlNode *). */
+GPtrArray         *_km_vrml_doc_get_roots  (KmVrmlDoc        *doc);
+const KmVrmlProto *_km_vrml_doc_get_proto  (KmVrmlDoc        *doc,
+                                            const char       *name);
+/* The node's value of @field, else its PROTO's default, else NULL. */
+KmVrmlValue       *_km_vrml_doc_field      (KmVrmlDoc        *doc,
+                                            KmVrmlNode       *node,
+                                            const char       *field);
+/* The shapes of a Shape / Transform / Group / Inline (…) subtree under @at, appended to
+ * @shapes (KmShape *, owned). */
+gboolean           _km_vrml_doc_shapes     (KmVrmlDoc        *doc,
+                                            KmVrmlNode       *node,
+                                            const KmAffine   *at,
+                                            GPtrArray        *shapes,
+                                            GError          **error);
+/* A Transform node's own map T · C · R · S · -C (from its fields and their defaults). */
+void               _km_vrml_transform_affine (KmVrmlNode     *node,
+                                            KmAffine         *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmVrmlDoc, _km_vrml_doc_free)
 
 G_END_DECLS

@@ -22,6 +22,11 @@
  * the accumulated Transform, giving one KmShape per Shape node. An IndexedFaceSet used
  * several times becomes one KmMesh shared by its shapes. Nodes we do not draw (lights,
  * sensors, PROTO instances, Inline…) are skipped with one warning per type.
+ *
+ * Model readers (OpenHRP bodies, km-openhrp.c) parse through _km_vrml_doc_parse instead:
+ * PROTO interfaces are recorded with their field types and defaults, PROTO instances and
+ * Inline nodes are kept as ordinary nodes, strings are kept, and an Inline's url is
+ * loaded through the mesh cache when its subtree is walked.
  */
 
 #define MAX_SHAPES 65536
@@ -29,23 +34,10 @@
  * instances exponentially (a "billion laughs" of groups), so the walk is bounded. */
 #define MAX_WALK_STEPS 1000000
 
-typedef struct _VNode VNode;
-
-typedef struct
-{
-  GArray    *numbers;    /* double; TRUE/FALSE read as 1/0; NULL when the value has nodes */
-  GPtrArray *nodes;      /* VNode * (borrowed from the parser's arena); NULL for numbers */
-  KmSourcePos pos;       /* of the value's first token */
-} VValue;
-
-struct _VNode
-{
-  char       *type;
-  KmSourcePos pos;
-  GHashTable *fields;    /* name → VValue * */
-  KmMesh     *mesh;      /* IndexedFaceSet: built once */
-  gboolean    mesh_failed;
-};
+/* The node graph (km-mesh-private.h): a value holds numbers, strings or nodes (borrowed
+ * from the parser's arena); a node's mesh (IndexedFaceSet, Extrusion) is built once. */
+typedef KmVrmlNode VNode;
+typedef KmVrmlValue VValue;
 
 typedef struct
 {
@@ -56,7 +48,17 @@ typedef struct
   guint       n_shapes;
   guint       n_steps;   /* nodes visited by walk */
   gsize       n_baked;   /* vertices copied to bake sheared instances */
+  /* Model readers (_km_vrml_doc_parse): PROTO declarations by name (KmVrmlProto *), their
+   * instances and Inline nodes kept; NULL for plain meshes. */
+  GHashTable *protos;
+  KmMeshCache *cache;    /* for Inline urls; borrowed, nullable */
 } VParser;
+
+struct _KmVrmlDoc
+{
+  VParser     p;
+  GPtrArray  *roots;     /* VNode * */
+};
 
 static void
 value_free (gpointer data)
@@ -64,6 +66,7 @@ value_free (gpointer data)
   VValue *v = data;
 
   g_clear_pointer (&v->numbers, g_array_unref);
+  g_clear_pointer (&v->strings, g_ptr_array_unref);
   g_clear_pointer (&v->nodes, g_ptr_array_unref);
   g_free (v);
 }
@@ -74,6 +77,7 @@ vnode_free (gpointer data)
   VNode *n = data;
 
   g_free (n->type);
+  g_free (n->def);
   g_hash_table_unref (n->fields);
   g_clear_pointer (&n->mesh, km_mesh_unref);
   g_free (n);
@@ -88,6 +92,23 @@ is_number_start (KmLexer *lx)
 }
 
 static gboolean parse_node (VParser *p, guint depth, VNode **out, GError **error);
+
+/* A string token "…" without its quotes, \x read as x. */
+static char *
+unescape_string (const char *tok,
+                 gsize       len)
+{
+  GString *s = g_string_sized_new (len);
+  gsize end = len >= 2 && tok[len - 1] == '"' ? len - 1 : len;
+
+  for (gsize i = 1; i < end; i++)
+    {
+      if (tok[i] == '\\' && i + 1 < end)
+        i++;
+      g_string_append_c (s, tok[i]);
+    }
+  return g_string_free (s, FALSE);
+}
 
 static gboolean
 expect (VParser     *p,
@@ -138,6 +159,7 @@ parse_value (VParser  *p,
              GError  **error)
 {
   g_autoptr(GArray) numbers = NULL;
+  g_autoptr(GPtrArray) strings = NULL;
   g_autoptr(GPtrArray) nodes = NULL;
   KmLexer *lx = &p->lx;
   gboolean list = _km_lexer_is (lx, "[");
@@ -182,7 +204,13 @@ parse_value (VParser  *p,
         }
       else if (lx->tok[0] == '"')
         {
-          /* Strings (url, title…): not needed. */
+          /* Strings (url, jointType…): kept for model readers, unescaped. */
+          if (p->protos != NULL)
+            {
+              if (strings == NULL)
+                strings = g_ptr_array_new_with_free_func (g_free);
+              g_ptr_array_add (strings, unescape_string (lx->tok, lx->tok_len));
+            }
           if (!list)
             break;
         }
@@ -207,6 +235,7 @@ parse_value (VParser  *p,
 
   *out = g_new0 (VValue, 1);
   (*out)->numbers = g_steal_pointer (&numbers);
+  (*out)->strings = g_steal_pointer (&strings);
   (*out)->nodes = g_steal_pointer (&nodes);
   (*out)->pos = pos;
   return TRUE;
@@ -238,6 +267,7 @@ parse_node (VParser  *p,
 {
   KmLexer *lx = &p->lx;
   g_autofree char *def = NULL;
+  KmSourcePos def_pos = { 0, 0 };
   VNode *node;
 
   *out = NULL;
@@ -270,6 +300,7 @@ parse_node (VParser  *p,
     {
       _km_lexer_next (lx);
       def = g_strndup (lx->tok, lx->tok_len);
+      def_pos = _km_lexer_tok_pos (lx);
       _km_lexer_next (lx);
     }
   if (lx->tok_len == 0 || is_number_start (lx) || strchr ("{}[]\"", lx->tok[0]) != NULL)
@@ -281,6 +312,8 @@ parse_node (VParser  *p,
 
   node = g_new0 (VNode, 1);
   node->type = g_strndup (lx->tok, lx->tok_len);
+  node->def = g_strdup (def);
+  node->def_pos = def_pos;
   node->pos = _km_lexer_tok_pos (lx);
   node->fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, value_free);
   g_ptr_array_add (p->arena, node);
@@ -288,12 +321,19 @@ parse_node (VParser  *p,
   if (!expect (p, "{", error))
     return FALSE;
 
-  if (!known_type (node->type))
+  if (!known_type (node->type) &&
+      (p->protos == NULL || (!g_hash_table_contains (p->protos, node->type) &&
+                             !g_str_equal (node->type, "Inline"))))
     {
       if (!g_hash_table_contains (p->warned, node->type))
         {
-          km_parse_warning (lx->path, node->pos, _("%s nodes are not drawn; skipped"),
-                            node->type);
+          if (p->protos != NULL)
+            km_parse_warning (lx->path, node->pos,
+                              _("%s is neither a VRML97 node Kinema reads nor a PROTO "
+                                "declared earlier; skipped"), node->type);
+          else
+            km_parse_warning (lx->path, node->pos, _("%s nodes are not drawn; skipped"),
+                              node->type);
           g_hash_table_add (p->warned, g_strdup (node->type));
         }
       if (!skip_balanced (p, error))
@@ -549,6 +589,158 @@ geometry_shape (VParser  *p,
   return NULL;
 }
 
+/**
+ * _km_vrml_transform_affine:
+ *
+ * T · C · R · S · -C of a Transform node (scaleOrientation is not applied).
+ */
+void
+_km_vrml_transform_affine (KmVrmlNode *node,
+                           KmAffine   *out)
+{
+  double tr[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 1, 0 }, sc[3] = { 1, 1, 1 };
+  double ce[3] = { 0, 0, 0 };
+  KmMat3 r;
+
+  field_vec (node, "translation", tr, 3);
+  field_vec (node, "rotation", rot, 4);
+  field_vec (node, "scale", sc, 3);
+  field_vec (node, "center", ce, 3);
+  if (km_vec3_length (km_vec3 (rot[0], rot[1], rot[2])) > 0)
+    km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (rot[0], rot[1], rot[2])), rot[3], &r);
+  else
+    km_mat3_identity (&r);
+  out->lin = r;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      out->lin.m[i][j] *= sc[j];
+  out->t = km_vec3_add (km_vec3 (tr[0] + ce[0], tr[1] + ce[1], tr[2] + ce[2]),
+                        km_vec3_scale (km_mat3_mul_vec3 (&out->lin,
+                                                         km_vec3 (ce[0], ce[1], ce[2])),
+                                       -1));
+}
+
+/* Places @shape (taken) under @m, appending it to @shapes. */
+static gboolean
+place_shape (VParser         *p,
+             VNode           *node,
+             KmShape         *shape,
+             const KmAffine  *m,
+             GPtrArray       *shapes,
+             GError         **error)
+{
+  if (!km_shape_set_affine (shape, &m->lin, m->t) && shape->mesh != NULL)
+    {
+      /* A shear: bake the exact map into a copy of the vertices. */
+      const KmMesh *src = shape->mesh;
+      guint nv = km_mesh_get_n_vertices (src);
+      float *verts;
+      KmMesh *baked;
+
+      /* Instances share their mesh; only sheared ones are copied, within one mesh's
+       * worth of vertices in all. */
+      p->n_baked += nv;
+      if (p->n_baked > KM_MESH_MAX_VERTICES)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                              _("too many vertices in sheared instances (at most %u)"),
+                              KM_MESH_MAX_VERTICES);
+          km_shape_unref (shape);
+          return FALSE;
+        }
+      verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
+
+      for (guint i = 0; i < nv; i++)
+        {
+          KmVec3 q = km_vec3 (verts[i * 3], verts[i * 3 + 1], verts[i * 3 + 2]);
+
+          q = km_vec3_add (km_mat3_mul_vec3 (&m->lin, q), m->t);
+          verts[i * 3] = (float) q.x;
+          verts[i * 3 + 1] = (float) q.y;
+          verts[i * 3 + 2] = (float) q.z;
+        }
+      baked = km_mesh_new_take (verts, nv, NULL,
+                                g_memdup2 (km_mesh_get_indices (src),
+                                           sizeof (guint32) * 3 *
+                                           km_mesh_get_n_triangles (src)),
+                                km_mesh_get_n_triangles (src), error);
+      if (baked == NULL)
+        {
+          km_shape_unref (shape);
+          return FALSE;
+        }
+      km_mesh_unref (shape->mesh);
+      shape->mesh = baked;
+      km_transform_identity (&shape->transform);
+      shape->scale = km_vec3 (1, 1, 1);
+    }
+  g_ptr_array_add (shapes, shape);
+  return TRUE;
+}
+
+/* Inline { url [ … ] } in a model: the first url that loads, relative to the file's
+ * directory, its shapes placed under @m. One that does not load is a warning. */
+static gboolean
+walk_inline (VParser         *p,
+             VNode           *node,
+             const KmAffine  *m,
+             GPtrArray       *shapes,
+             GError         **error)
+{
+  VValue *url = g_hash_table_lookup (node->fields, "url");
+  g_autofree char *dir = g_path_get_dirname (p->lx.path);
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *file = NULL;
+  g_autoptr(GPtrArray) loaded = NULL;
+
+  if (url == NULL || url->strings == NULL || url->strings->len == 0)
+    {
+      km_parse_warning (p->lx.path, node->pos, _("Inline without a url; skipped"));
+      return TRUE;
+    }
+  for (guint i = 0; i < url->strings->len && loaded == NULL; i++)
+    {
+      const char *name = g_ptr_array_index (url->strings, i);
+
+      if (g_str_has_prefix (name, "file://"))
+        name += strlen ("file://");
+      g_clear_pointer (&file, g_free);
+      file = g_path_is_absolute (name) ? g_strdup (name) : g_build_filename (dir, name, NULL);
+      g_clear_error (&local_error);
+      loaded = km_mesh_cache_load (p->cache, file, NULL, &local_error);
+    }
+  if (loaded == NULL)
+    {
+      km_parse_warning (p->lx.path, url->pos, _("Inline mesh is left out: %s"),
+                        local_error->message);
+      return TRUE;
+    }
+  for (guint i = 0; i < loaded->len; i++)
+    {
+      const KmShape *src = g_ptr_array_index (loaded, i);
+      KmAffine own, total;
+
+      if (++p->n_shapes > MAX_SHAPES)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
+                              _("too many shapes (at most %d)"), MAX_SHAPES);
+          return FALSE;
+        }
+      own.lin = src->transform.rot;
+      for (int r = 0; r < 3; r++)
+        {
+          own.lin.m[r][0] *= src->scale.x;
+          own.lin.m[r][1] *= src->scale.y;
+          own.lin.m[r][2] *= src->scale.z;
+        }
+      own.t = src->transform.pos;
+      _km_affine_mul (m, &own, &total);
+      if (!place_shape (p, node, km_shape_copy (src), &total, shapes, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 walk (VParser         *p,
       VNode           *node,
@@ -577,32 +769,15 @@ walk (VParser         *p,
 
   if (g_str_equal (type, "Transform"))
     {
-      double tr[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 1, 0 }, sc[3] = { 1, 1, 1 };
-      double ce[3] = { 0, 0, 0 };
       KmAffine local, tmp;
-      KmMat3 r;
 
-      field_vec (node, "translation", tr, 3);
-      field_vec (node, "rotation", rot, 4);
-      field_vec (node, "scale", sc, 3);
-      field_vec (node, "center", ce, 3);
-      if (km_vec3_length (km_vec3 (rot[0], rot[1], rot[2])) > 0)
-        km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (rot[0], rot[1], rot[2])), rot[3],
-                                 &r);
-      else
-        km_mat3_identity (&r);
-      /* T · C · R · S · -C (scaleOrientation is not applied). */
-      local.lin = r;
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-          local.lin.m[i][j] *= sc[j];
-      local.t = km_vec3_add (km_vec3 (tr[0] + ce[0], tr[1] + ce[1], tr[2] + ce[2]),
-                             km_vec3_scale (km_mat3_mul_vec3 (&local.lin,
-                                                              km_vec3 (ce[0], ce[1], ce[2])),
-                                            -1));
+      _km_vrml_transform_affine (node, &local);
       tmp = m;
       _km_affine_mul (&tmp, &local, &m);
     }
+
+  if (g_str_equal (type, "Inline") && p->cache != NULL)
+    return walk_inline (p, node, &m, shapes, error);
 
   if (g_str_equal (type, "Shape") || (depth == 0 && is_geometry (type)))
     {
@@ -638,49 +813,7 @@ walk (VParser         *p,
                                        (float) CLAMP (c[2], 0, 1), 1.0f };
           shape->color.a = (float) (1 - CLAMP (field_double (material, "transparency", 0), 0, 1));
         }
-      if (!km_shape_set_affine (shape, &m.lin, m.t) && shape->mesh != NULL)
-        {
-          /* A shear: bake the exact map into a copy of the vertices. */
-          const KmMesh *src = shape->mesh;
-          guint nv = km_mesh_get_n_vertices (src);
-          float *verts;
-          KmMesh *baked;
-
-          /* Instances share their mesh; only sheared ones are copied, within one mesh's
-           * worth of vertices in all. */
-          p->n_baked += nv;
-          if (p->n_baked > KM_MESH_MAX_VERTICES)
-            {
-              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
-                                  _("too many vertices in sheared instances (at most %u)"),
-                                  KM_MESH_MAX_VERTICES);
-              return FALSE;
-            }
-          verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
-
-          for (guint i = 0; i < nv; i++)
-            {
-              KmVec3 q = km_vec3 (verts[i * 3], verts[i * 3 + 1], verts[i * 3 + 2]);
-
-              q = km_vec3_add (km_mat3_mul_vec3 (&m.lin, q), m.t);
-              verts[i * 3] = (float) q.x;
-              verts[i * 3 + 1] = (float) q.y;
-              verts[i * 3 + 2] = (float) q.z;
-            }
-          baked = km_mesh_new_take (verts, nv, NULL,
-                                    g_memdup2 (km_mesh_get_indices (src),
-                                               sizeof (guint32) * 3 *
-                                               km_mesh_get_n_triangles (src)),
-                                    km_mesh_get_n_triangles (src), error);
-          if (baked == NULL)
-            return FALSE;
-          km_mesh_unref (shape->mesh);
-          shape->mesh = baked;
-          km_transform_identity (&shape->transform);
-          shape->scale = km_vec3 (1, 1, 1);
-        }
-      g_ptr_array_add (shapes, g_steal_pointer (&shape));
-      return TRUE;
+      return place_shape (p, node, g_steal_pointer (&shape), &m, shapes, error);
     }
 
   if (g_str_equal (type, "Transform") || g_str_equal (type, "Group") ||
@@ -711,6 +844,258 @@ walk (VParser         *p,
   return TRUE;
 }
 
+static void
+proto_free (gpointer data)
+{
+  KmVrmlProto *proto = data;
+
+  g_free (proto->name);
+  g_hash_table_unref (proto->types);
+  g_hash_table_unref (proto->defaults);
+  g_free (proto);
+}
+
+/* A PROTO's or EXTERNPROTO's interface, its "[" current: field kinds, types, names and
+ * (for field and exposedField of a PROTO) default values. Leaves "]" current. */
+static gboolean
+parse_interface (VParser      *p,
+                 KmVrmlProto  *proto,
+                 GError      **error)
+{
+  KmLexer *lx = &p->lx;
+
+  for (;;)
+    {
+      gboolean has_value;
+      g_autofree char *type = NULL;
+      g_autofree char *name = NULL;
+      VValue *value = NULL;
+
+      if (!_km_lexer_next (lx))
+        return expect (p, "]", error);
+      if (_km_lexer_is (lx, "]"))
+        return TRUE;
+      if (_km_lexer_is (lx, "field") || _km_lexer_is (lx, "exposedField") ||
+          _km_lexer_is (lx, "initializeOnly") || _km_lexer_is (lx, "inputOutput"))
+        has_value = !proto->external;
+      else if (_km_lexer_is (lx, "eventIn") || _km_lexer_is (lx, "eventOut") ||
+               _km_lexer_is (lx, "inputOnly") || _km_lexer_is (lx, "outputOnly"))
+        has_value = FALSE;
+      else
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected field, exposedField, eventIn, eventOut or “]”"));
+          return FALSE;
+        }
+      if (!_km_lexer_next (lx) || !g_ascii_isalpha (lx->tok[0]))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected a field type (SFVec3f, MFNode, …)"));
+          return FALSE;
+        }
+      type = g_strndup (lx->tok, lx->tok_len);
+      if (!_km_lexer_next (lx) || (!g_ascii_isalpha (lx->tok[0]) && lx->tok[0] != '_'))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected a field name"));
+          return FALSE;
+        }
+      name = g_strndup (lx->tok, lx->tok_len);
+      if (has_value)
+        {
+          if (!_km_lexer_next (lx))
+            return expect (p, "]", error);
+          if (!parse_value (p, 0, &value, error))
+            return FALSE;
+          g_hash_table_replace (proto->defaults, g_strdup (name), value);
+        }
+      g_hash_table_replace (proto->types, g_steal_pointer (&name), g_steal_pointer (&type));
+    }
+}
+
+/* PROTO / EXTERNPROTO, its keyword current: recorded (model readers) or skipped. */
+static gboolean
+parse_proto (VParser  *p,
+             GError  **error)
+{
+  gboolean external = p->lx.tok_len == strlen ("EXTERNPROTO");
+  KmSourcePos at = _km_lexer_tok_pos (&p->lx);
+  KmVrmlProto *proto = NULL;
+  gboolean ok;
+
+  if (p->protos == NULL)
+    km_parse_warning (p->lx.path, at, _("%s definitions are not supported; skipped"),
+                      external ? "EXTERNPROTO" : "PROTO");
+  _km_lexer_next (&p->lx);   /* name */
+  if (p->protos != NULL && p->lx.tok_len > 0 &&
+      (g_ascii_isalpha (p->lx.tok[0]) || p->lx.tok[0] == '_'))
+    {
+      proto = g_new0 (KmVrmlProto, 1);
+      proto->name = g_strndup (p->lx.tok, p->lx.tok_len);
+      proto->pos = _km_lexer_tok_pos (&p->lx);
+      proto->external = external;
+      proto->types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      proto->defaults = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, value_free);
+      g_hash_table_replace (p->protos, proto->name, proto);
+    }
+  _km_lexer_next (&p->lx);
+  ok = expect (p, "[", error) &&
+       (proto != NULL ? parse_interface (p, proto, error) : skip_balanced (p, error));
+  if (ok && !_km_lexer_next (&p->lx))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->lx.path, _km_lexer_tok_pos (&p->lx),
+                          external ? _("expected the EXTERNPROTO's URL")
+                                   : _("expected “{” (the PROTO's body)"));
+      ok = FALSE;
+    }
+  if (ok && !external)
+    ok = expect (p, "{", error) && skip_balanced (p, error);
+  else if (ok && _km_lexer_is (&p->lx, "["))
+    ok = skip_balanced (p, error);
+  return ok;
+}
+
+static void
+parser_init (VParser    *p,
+             const char *path,
+             const char *data,
+             gsize       length)
+{
+  _km_lexer_init (&p->lx, path, data, length);
+  p->lx.punct = "{}[]";
+  p->arena = g_ptr_array_new_with_free_func (vnode_free);
+  p->defs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  p->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+parser_clear (VParser *p)
+{
+  g_clear_pointer (&p->protos, g_hash_table_unref);
+  g_clear_pointer (&p->arena, g_ptr_array_unref);
+  g_clear_pointer (&p->defs, g_hash_table_unref);
+  g_clear_pointer (&p->warned, g_hash_table_unref);
+}
+
+/* The top-level statements: nodes (appended to @roots), PROTOs, ROUTEs. */
+static gboolean
+parse_document (VParser    *p,
+                GPtrArray  *roots,
+                GError    **error)
+{
+  gboolean ok = TRUE;
+
+  /* The "#VRML V2.0 utf8" header is a comment to the tokenizer, so it is optional. */
+  while (ok && _km_lexer_next (&p->lx))
+    {
+      VNode *root = NULL;
+
+      if (_km_lexer_is (&p->lx, "PROTO") || _km_lexer_is (&p->lx, "EXTERNPROTO"))
+        {
+          ok = parse_proto (p, error);
+          continue;
+        }
+      if (_km_lexer_is (&p->lx, "ROUTE"))
+        {
+          for (int k = 0; k < 3; k++)
+            _km_lexer_next (&p->lx);
+          continue;
+        }
+      ok = parse_node (p, 0, &root, error);
+      if (ok && root != NULL)
+        g_ptr_array_add (roots, root);
+    }
+  return ok;
+}
+
+/**
+ * _km_vrml_doc_parse:
+ *
+ * Returns: (transfer full) (nullable): the document, or %NULL with @error set
+ */
+KmVrmlDoc *
+_km_vrml_doc_parse (const char   *path,
+                    const char   *data,
+                    gsize         length,
+                    KmMeshCache  *cache,
+                    GError      **error)
+{
+  g_autoptr(KmVrmlDoc) doc = g_new0 (KmVrmlDoc, 1);
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  parser_init (&doc->p, path, data != NULL ? data : "", length);
+  doc->p.protos = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, proto_free);
+  doc->p.cache = cache;
+  doc->roots = g_ptr_array_new ();
+  if (!parse_document (&doc->p, doc->roots, error))
+    return NULL;
+  return g_steal_pointer (&doc);
+}
+
+void
+_km_vrml_doc_free (KmVrmlDoc *doc)
+{
+  if (doc == NULL)
+    return;
+  parser_clear (&doc->p);
+  g_clear_pointer (&doc->roots, g_ptr_array_unref);
+  g_free (doc);
+}
+
+GPtrArray *
+_km_vrml_doc_get_roots (KmVrmlDoc *doc)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+
+  return doc->roots;
+}
+
+const KmVrmlProto *
+_km_vrml_doc_get_proto (KmVrmlDoc  *doc,
+                        const char *name)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_hash_table_lookup (doc->p.protos, name);
+}
+
+KmVrmlValue *
+_km_vrml_doc_field (KmVrmlDoc  *doc,
+                    KmVrmlNode *node,
+                    const char *field)
+{
+  KmVrmlValue *value;
+  const KmVrmlProto *proto;
+
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (node != NULL, NULL);
+  g_return_val_if_fail (field != NULL, NULL);
+
+  value = g_hash_table_lookup (node->fields, field);
+  if (value != NULL)
+    return value;
+  proto = g_hash_table_lookup (doc->p.protos, node->type);
+  return proto != NULL ? g_hash_table_lookup (proto->defaults, field) : NULL;
+}
+
+gboolean
+_km_vrml_doc_shapes (KmVrmlDoc       *doc,
+                     KmVrmlNode      *node,
+                     const KmAffine  *at,
+                     GPtrArray       *shapes,
+                     GError         **error)
+{
+  g_return_val_if_fail (doc != NULL, FALSE);
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (at != NULL, FALSE);
+  g_return_val_if_fail (shapes != NULL, FALSE);
+
+  return walk (&doc->p, node, at, 1, shapes, error);
+}
+
 /**
  * km_mesh_load_vrml:
  * @node: (nullable): the DEF name of the one node to load, in its own frame
@@ -728,55 +1113,13 @@ km_mesh_load_vrml (const char  *path,
   g_autoptr(GPtrArray) shapes = NULL;
   KmAffine identity;
   VParser p = { 0 };
-  gboolean ok = TRUE;
+  gboolean ok;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  _km_lexer_init (&p.lx, path, data, length);
-  p.lx.punct = "{}[]";
-  p.arena = g_ptr_array_new_with_free_func (vnode_free);
-  p.defs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  p.warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  /* The "#VRML V2.0 utf8" header is a comment to the tokenizer, so it is optional. */
-  while (ok && _km_lexer_next (&p.lx))
-    {
-      VNode *root = NULL;
-
-      if (_km_lexer_is (&p.lx, "PROTO") || _km_lexer_is (&p.lx, "EXTERNPROTO"))
-        {
-          gboolean external = p.lx.tok_len == strlen ("EXTERNPROTO");
-          KmSourcePos at = _km_lexer_tok_pos (&p.lx);
-
-          km_parse_warning (path, at, _("%s definitions are not supported; skipped"),
-                            external ? "EXTERNPROTO" : "PROTO");
-          _km_lexer_next (&p.lx);   /* name */
-          _km_lexer_next (&p.lx);
-          ok = expect (&p, "[", error) && skip_balanced (&p, error);
-          if (ok && !_km_lexer_next (&p.lx))
-            {
-              km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, _km_lexer_tok_pos (&p.lx),
-                                  external ? _("expected the EXTERNPROTO's URL")
-                                           : _("expected “{” (the PROTO's body)"));
-              ok = FALSE;
-            }
-          if (ok && !external)
-            ok = expect (&p, "{", error) && skip_balanced (&p, error);
-          else if (ok && _km_lexer_is (&p.lx, "["))
-            ok = skip_balanced (&p, error);
-          continue;
-        }
-      if (_km_lexer_is (&p.lx, "ROUTE"))
-        {
-          for (int k = 0; k < 3; k++)
-            _km_lexer_next (&p.lx);
-          continue;
-        }
-      ok = parse_node (&p, 0, &root, error);
-      if (ok && root != NULL)
-        g_ptr_array_add (roots, root);
-    }
+  parser_init (&p, path, data, length);
+  ok = parse_document (&p, roots, error);
 
   if (ok)
     {
@@ -801,8 +1144,6 @@ km_mesh_load_vrml (const char  *path,
           ok = walk (&p, g_ptr_array_index (roots, i), &identity, 0, shapes, error);
     }
 
-  g_ptr_array_unref (p.arena);
-  g_hash_table_unref (p.defs);
-  g_hash_table_unref (p.warned);
+  parser_clear (&p);
   return ok ? g_steal_pointer (&shapes) : NULL;
 }

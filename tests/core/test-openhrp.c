@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-openhrp.h"
+
+#define EPS 1e-9
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+static KmSkeleton *
+load_fixture (const char *name,
+              GPtrArray  *warnings)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp", name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  if (warnings != NULL)
+    km_parse_warnings_push (collect_warning, warnings);
+  skel = km_openhrp_load (path, data, length, &error);
+  if (warnings != NULL)
+    km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  return skel;
+}
+
+static const KmJoint *
+joint (KmSkeleton *skel,
+       const char *name)
+{
+  int index = km_skeleton_find_joint (skel, name);
+
+  g_assert_cmpint (index, >=, 0);
+  return km_skeleton_get_joint (skel, index);
+}
+
+static void
+assert_vec (KmVec3 v,
+            double x,
+            double y,
+            double z)
+{
+  g_assert_cmpfloat_with_epsilon (v.x, x, EPS);
+  g_assert_cmpfloat_with_epsilon (v.y, y, EPS);
+  g_assert_cmpfloat_with_epsilon (v.z, z, EPS);
+}
+
+static const char *
+parent_name (KmSkeleton    *skel,
+             const KmJoint *j)
+{
+  return j->parent < 0 ? NULL : km_skeleton_get_joint (skel, j->parent)->name;
+}
+
+static void
+test_arm (void)
+{
+  g_autoptr(KmSkeleton) skel = load_fixture ("arm.wrl", NULL);
+  const KmJoint *base, *j1, *j2, *j3, *tool;
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 4);
+  g_assert_false (km_skeleton_has_free_root (skel));
+  base = joint (skel, "BASE");
+  j1 = joint (skel, "J1");
+  j2 = joint (skel, "J2");
+  j3 = joint (skel, "J3");
+  tool = joint (skel, "TOOL");
+
+  g_assert_cmpint (base->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (base->parent, ==, -1);
+  assert_vec (base->offset, 0, 0, 0.1);
+  g_assert_false (base->has_rotation);
+
+  /* Letter axis, both limits, jointId. */
+  g_assert_cmpint (j1->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpstr (parent_name (skel, j1), ==, "BASE");
+  assert_vec (j1->axis, 0, 0, 1);
+  assert_vec (j1->offset, 0, 0, 0.2);
+  g_assert_true (j1->limits[0].limited);
+  g_assert_cmpfloat (j1->limits[0].min, ==, -1.5);
+  g_assert_cmpfloat (j1->limits[0].max, ==, 1.5);
+  g_assert_cmpint (j1->joint_id, ==, 0);
+
+  /* Vector axis, a rotation, only the first ulimit value counts. */
+  g_assert_cmpint (j2->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpstr (parent_name (skel, j2), ==, "J1");
+  assert_vec (j2->axis, 0, 1, 0);
+  assert_vec (j2->offset, 0, 0, 0.3);
+  g_assert_true (j2->has_rotation);
+  g_assert_cmpfloat_with_epsilon (j2->rotation.w, cos (G_PI / 4), EPS);
+  g_assert_cmpfloat_with_epsilon (j2->rotation.x, sin (G_PI / 4), EPS);
+  g_assert_cmpfloat_with_epsilon (j2->rotation.y, 0, EPS);
+  g_assert_cmpfloat_with_epsilon (j2->rotation.z, 0, EPS);
+  g_assert_cmpfloat (j2->limits[0].min, ==, -0.5);
+  g_assert_cmpfloat (j2->limits[0].max, ==, 2.0);
+
+  /* "-X", no limits. */
+  g_assert_cmpstr (parent_name (skel, j3), ==, "J2");
+  assert_vec (j3->axis, -1, 0, 0);
+  assert_vec (j3->offset, 0.4, 0, 0);
+  g_assert_false (j3->limits[0].limited);
+  g_assert_cmpint (j3->joint_id, ==, 2);
+
+  /* Slide with jointAxis omitted: the PROTO's default "Z". */
+  g_assert_cmpint (tool->type, ==, KM_JOINT_PRISMATIC);
+  g_assert_cmpstr (parent_name (skel, tool), ==, "J3");
+  assert_vec (tool->axis, 0, 0, 1);
+  assert_vec (tool->offset, 0, 0, 0.05);
+  g_assert_cmpfloat (tool->limits[0].min, ==, 0);
+  g_assert_cmpfloat (tool->limits[0].max, ==, 0.1);
+  g_assert_cmpint (tool->joint_id, ==, 3);
+
+  /* Shapes: the BASE segment's box, J1's cylinder, none on the others. */
+  {
+    guint n;
+    KmShape * const *shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "BASE"),
+                                                      &n);
+
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_BOX);
+    assert_vec (shapes[0]->size, 0.2, 0.2, 0.1);
+    shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "J1"), &n);
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_CYLINDER);
+    km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "J3"), &n);
+    g_assert_cmpuint (n, ==, 0);
+  }
+}
+
+/* World pose of TOOL at q = (0.5, 0.3, 0.2, 0.04), computed by hand as
+ * T(0,0,.1)·T(0,0,.2)·Rz(q1)·T(0,0,.3)·Rx(90°)·Ry(q2)·T(.4,0,0)·R−x(q3)·T(0,0,.05+q4). */
+static void
+test_arm_forward_kinematics (void)
+{
+  g_autoptr(KmSkeleton) skel = load_fixture ("arm.wrl", NULL);
+  static const double expected_pos[3] = { 0.341957789358, 0.225488729925, 0.617880239772 };
+  static const double expected_rot[3][3] = {
+    { 0.696706709347, -0.142516654521, 0.703056729101 },
+    { 0.7173560909, 0.138414255706, -0.682818960389 },
+    { 0.0, 0.980066577841, 0.198669330795 },
+  };
+  const char *names[] = { "J1", "J2", "J3", "TOOL" };
+  const double values[] = { 0.5, 0.3, 0.2, 0.04 };
+  guint n = km_skeleton_get_n_joints (skel);
+  g_autofree KmTransform *world = g_new (KmTransform, n);
+  double q[4] = { 0 };
+  KmTransform identity;
+  int tool = km_skeleton_find_joint (skel, "TOOL"), j2 = km_skeleton_find_joint (skel, "J2");
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    q[joint (skel, names[i])->dof_index] = values[i];
+  km_transform_identity (&identity);
+  km_skeleton_forward_kinematics (skel, q, &identity, world);
+  assert_vec (world[j2].pos, 0, 0, 0.6);
+  for (int r = 0; r < 3; r++)
+    {
+      g_assert_cmpfloat_with_epsilon ((&world[tool].pos.x)[r], expected_pos[r], 1e-9);
+      for (int c = 0; c < 3; c++)
+        g_assert_cmpfloat_with_epsilon (world[tool].rot.m[r][c], expected_rot[r][c], 1e-9);
+    }
+}
+
+static void
+test_humanoid (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = load_fixture ("humanoid.wrl", warnings);
+  const KmJoint *waist, *lleg, *rleg, *chest, *head;
+  KmShape * const *shapes;
+  guint n;
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+  g_assert_true (km_skeleton_has_free_root (skel));
+  waist = joint (skel, "WAIST");
+  lleg = joint (skel, "LLEG");
+  rleg = joint (skel, "RLEG");
+  chest = joint (skel, "CHEST");
+  head = joint (skel, "HEAD");
+  g_assert_cmpint (waist->type, ==, KM_JOINT_FREE);
+  g_assert_cmpint (waist->parent, ==, -1);
+  assert_vec (waist->offset, 0, 0, 0.7);
+
+  g_assert_cmpstr (parent_name (skel, lleg), ==, "WAIST");
+  assert_vec (lleg->axis, 0, 1, 0);
+  assert_vec (lleg->offset, 0, 0.1, -0.1);
+  g_assert_cmpfloat (lleg->limits[0].min, ==, -2);
+  g_assert_cmpfloat (lleg->limits[0].max, ==, 1);
+  /* jointAxis omitted: this file's PROTO declares SFVec3f jointAxis 0 1 0. */
+  assert_vec (rleg->axis, 0, 1, 0);
+  assert_vec (rleg->offset, 0, -0.1, -0.1);
+  g_assert_false (rleg->limits[0].limited);
+  g_assert_cmpint (chest->type, ==, KM_JOINT_PRISMATIC);
+  assert_vec (chest->axis, 0, 0, 1);
+  g_assert_cmpfloat (chest->limits[0].min, ==, -0.05);
+  /* HEAD sits in a Transform among CHEST's children: 0.2 + its own 0.1. */
+  g_assert_cmpstr (parent_name (skel, head), ==, "CHEST");
+  assert_vec (head->offset, 0, 0, 0.3);
+
+  /* WAIST: the box with its Transform folded in (0 0 0.1, 90° about Z). */
+  shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "WAIST"), &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_BOX);
+  assert_vec (shapes[0]->transform.pos, 0, 0, 0.1);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->transform.rot.m[0][1], -1, 1e-9);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->transform.rot.m[1][0], 1, 1e-9);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.b, 1, 1e-6);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.r, 0, 1e-6);
+
+  /* LLEG: the Inline mesh file's box, its own Transform (0 0 -0.2) under the one in the
+   * joint's children (0.01 0 0). */
+  shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "LLEG"), &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_BOX);
+  assert_vec (shapes[0]->size, 0.1, 0.1, 0.4);
+  assert_vec (shapes[0]->transform.pos, 0.01, 0, -0.2);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.r, 1, 1e-6);
+
+  km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "RLEG"), &n);
+  g_assert_cmpuint (n, ==, 0);
+
+  /* CHEST: a sphere, and a box scaled by 2 at 0 0 0.3 (Group and Transform folded). */
+  shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "CHEST"), &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_SPHERE);
+  g_assert_cmpfloat (shapes[0]->radius, ==, 0.1);
+  g_assert_cmpint (shapes[1]->type, ==, KM_SHAPE_BOX);
+  assert_vec (shapes[1]->transform.pos, 0, 0, 0.3);
+  assert_vec (km_vec3 (shapes[1]->size.x * shapes[1]->scale.x,
+                       shapes[1]->size.y * shapes[1]->scale.y,
+                       shapes[1]->size.z * shapes[1]->scale.z), 0.2, 0.2, 0.2);
+
+  /* Sensors are skipped silently; the unknown Marker once (two instances). */
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_suffix (g_ptr_array_index (warnings, 0),
+                                   "humanoid.wrl:154:16: Marker nodes in a Joint are not read; "
+                                   "skipped"));
+}
+
+static const char header[] =
+  "#VRML V2.0 utf8\n"
+  "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ]\n"
+  "  exposedField SFString jointAxis \"Z\" exposedField SFVec3f translation 0 0 0\n"
+  "  exposedField MFFloat ulimit [ ] exposedField MFFloat llimit [ ] ] { Group { } }\n";
+
+static void
+check_error (const char *body,
+             const char *expected)
+{
+  g_autofree char *text = g_strconcat (header, body, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_openhrp_load ("bad.wrl", text, strlen (text), &error);
+
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, error->code);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_errors (void)
+{
+  /* Lines 1-4 are the header. */
+  check_error ("DEF R Joint {\n  jointType \"rotor\"\n}\n",
+               "bad.wrl:6:13: expected a jointType “free”, “fixed”, “rotate”, “slide”, "
+               "“crawler” or “pseudoContinuousTrack”");
+  check_error ("DEF R Joint { jointType \"rotate\"\n  jointAxis \"W\" }\n",
+               "bad.wrl:6:13: expected a jointAxis “X”, “Y”, “Z” (or “-X”, “-Y”, “-Z”) or "
+               "three numbers, not all zero");
+  check_error ("DEF R Joint { jointType \"slide\" jointAxis 0 0 0 }\n",
+               "bad.wrl:5:43: expected a jointAxis “X”, “Y”, “Z” (or “-X”, “-Y”, “-Z”) or "
+               "three numbers, not all zero");
+  check_error ("DEF R Joint { jointType \"fixed\"\n translation 0 0 }\n",
+               "bad.wrl:6:14: expected translation to be 3 numbers (x y z)");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ \"a\" ] llimit [ 0 ] }\n",
+               "bad.wrl:5:41: expected ulimit to be a list of numbers");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ 0 ] llimit [ 1 ] }\n",
+               "bad.wrl:5:54: expected llimit 1 not to exceed ulimit 0");
+  check_error ("DEF R Joint { jointType \"rotate\" translation 0 0 1x }\n",
+               "bad.wrl:5:50: expected a finite number");
+  /* jointType omitted: the PROTO's default "" is no type; the message points at the node. */
+  check_error ("PROTO Humanoid [ exposedField MFNode humanoidBody [ ] ] { Group { } }\n"
+               "DEF H Humanoid { humanoidBody [\n  DEF R Joint { } ] }\n",
+               "bad.wrl:7:9: expected a jointType “free”, “fixed”, “rotate”, “slide”, "
+               "“crawler” or “pseudoContinuousTrack”");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  DEF A Joint { jointType \"fixed\" }\n  USE A ] }\n",
+               "bad.wrl:6:9: expected each Joint once in the tree, “A” is used again");
+  check_error ("DEF H Humanoid { humanoidBody [ ] }\n",
+               "bad.wrl:5:7: expected a declaration “PROTO Humanoid [ … ] { … }” earlier in "
+               "the file");
+  check_error ("DEF R Joint { jointType \"free\" children [ DEF S Segment { } ] }\n",
+               "bad.wrl:5:49: expected a declaration “PROTO Segment [ … ] { … }” earlier in "
+               "the file");
+  check_error ("Transform { }\n",
+               "bad.wrl:1:1: expected a Humanoid node (or a Joint) of the OpenHRP model format");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  Transform { scale 2 2 2 children DEF A Joint { jointType \"fixed\" } } ] }\n",
+               "bad.wrl:6:3: a Transform above Joint “A” scales or shears it; expected only "
+               "translation and rotation");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  DEF A Joint { jointType \"fixed\" } DEF A Joint { jointType \"fixed\" } ] }\n",
+               "bad.wrl:6:41: duplicate joint name “A”");
+}
+
+/* Joints nested deeper than the parser's bound fail cleanly, with no crash. */
+static void
+test_deep (void)
+{
+  g_autoptr(GString) text = g_string_new (header);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  for (int i = 0; i < 500; i++)
+    g_string_append_printf (text, "DEF J%d Joint { jointType \"rotate\" children [\n", i);
+  skel = km_openhrp_load ("deep.wrl", text->str, text->len, &error);
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+
+  /* Groups that USE the one below twice, 40 levels: 2^40 nodes in a Joint's children. */
+  g_clear_error (&error);
+  g_string_assign (text, header);
+  g_string_append (text, "DEF G0 Group { children Shape { geometry Box { } } }\n");
+  for (int i = 1; i <= 40; i++)
+    g_string_append_printf (text, "DEF G%d Group { children [ USE G%d USE G%d ] }\n", i, i - 1,
+                            i - 1);
+  g_string_append (text, "DEF R Joint { jointType \"free\" children [ USE G40 ] }\n");
+  skel = km_openhrp_load ("laughs.wrl", text->str, text->len, &error);
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+}
+
+/* Every prefix of the arm, and the arm with bytes changed: a skeleton or an error, never
+ * both, never a crash (for the sanitizer builds). */
+static void
+test_damaged (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp", "arm.wrl",
+                                                 NULL);
+  static const char replacements[] = "{}[]\"#0-.eXUSEDEF \n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *data = NULL;
+  gsize length;
+  GRand *rand = g_rand_new_with_seed (7);
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  km_parse_warnings_push (collect_warning, warnings);
+  for (gsize n = 0; n < length; n += 4)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = km_openhrp_load ("cut.wrl", data, n, &error);
+
+      g_assert_true ((skel == NULL) != (error == NULL));
+    }
+  for (guint i = 0; i < 800; i++)
+    {
+      g_autofree char *copy = g_memdup2 (data, length);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+
+      for (int k = 0; k < 3; k++)
+        copy[g_rand_int_range (rand, 0, (gint32) length)] =
+          replacements[g_rand_int_range (rand, 0, sizeof replacements - 1)];
+      skel = km_openhrp_load ("changed.wrl", copy, length, &error);
+      g_assert_true ((skel == NULL) != (error == NULL));
+    }
+  km_parse_warnings_pop ();
+  g_rand_free (rand);
+}
+
+static void
+test_detect (void)
+{
+  const char *files[][2] = {
+    { "openhrp", "arm.wrl" }, { "openhrp", "humanoid.wrl" },
+    { "openhrp", "leg.wrl" }, { "meshes", "scene.wrl" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", files[i][0],
+                                                     files[i][1], NULL);
+      g_autofree char *data = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+      if (i < 2)
+        g_assert_true (km_format_detect (data, length) == &km_format_openhrp);
+      else
+        g_assert_null (km_format_detect (data, length));
+    }
+  g_assert_true (km_format_lookup ("OpenHRP-VRML-MODEL") == &km_format_openhrp);
+  g_assert_cmpint (km_openhrp_sniff ("#VRML V2.0 utf8\nShape { }", 25), ==, 0);
+  g_assert_cmpint (km_openhrp_sniff ("PROTO Joint [ ]", 15), ==, 0);
+
+  g_assert_null (km_openhrp_body_item_format ("CHOREONOID-BODY", "/a/HRP4C.WRL"));
+  g_assert_cmpstr (km_openhrp_body_item_format ("CHOREONOID-BODY", "a.body"), ==,
+                   "CHOREONOID-BODY");
+  g_assert_cmpstr (km_openhrp_body_item_format ("URDF", "a.wrl"), ==, "URDF");
+  g_assert_null (km_openhrp_body_item_format (NULL, "a.wrl"));
+}
+
+static void
+test_load_file (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp", "arm.wrl",
+                                                 NULL);
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  KmSkeleton *skel = km_format_load_file (path, NULL, &format, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_openhrp);
+  format->describe (skel, out);
+  g_assert_nonnull (strstr (out->str, "joint=J2 type=revolute parent=J1 dof=1 axis=0,1,0 "
+                                      "limits=-0.5:2\n"));
+  g_assert_nonnull (strstr (out->str, "joints=5 dof=4"));
+  format->free_result (skel);
+}
+
+static KmBodyItem *
+find_body (KmItem     *item,
+           const char *name)
+{
+  if (KM_IS_BODY_ITEM (item) && g_strcmp0 (km_item_get_name (item), name) == 0)
+    return KM_BODY_ITEM (item);
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmBodyItem *found = find_body (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_project (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp",
+                                                 "humanoid.cnoid", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = km_cnoid_load (path, &error);
+  GPtrArray *messages;
+  KmBodyItem *small, *arm;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  messages = km_project_get_messages (project);
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
+  small = find_body (km_project_get_root_item (project), "small");
+  arm = find_body (km_project_get_root_item (project), "arm");
+  g_assert_nonnull (small);
+  g_assert_nonnull (arm);
+  /* "CHOREONOID-BODY" for a .wrl file, as Choreonoid writes it. */
+  g_assert_nonnull (km_body_item_get_skeleton (small));
+  g_assert_true (km_skeleton_has_free_root (km_body_item_get_skeleton (small)));
+  g_assert_cmpint (km_skeleton_find_joint (km_body_item_get_skeleton (small), "HEAD"), >=, 0);
+  /* Choreonoid 1.x's "OpenHRP-VRML-MODEL". */
+  g_assert_nonnull (km_body_item_get_skeleton (arm));
+  g_assert_cmpuint (km_skeleton_get_n_dof (km_body_item_get_skeleton (arm)), ==, 4);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/OpenHrp/arm", test_arm);
+  g_test_add_func ("/kinema/OpenHrp/arm-forward-kinematics", test_arm_forward_kinematics);
+  g_test_add_func ("/kinema/OpenHrp/humanoid", test_humanoid);
+  g_test_add_func ("/kinema/OpenHrp/errors", test_errors);
+  g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
+  g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
+  g_test_add_func ("/kinema/OpenHrp/detect", test_detect);
+  g_test_add_func ("/kinema/OpenHrp/load-file", test_load_file);
+  g_test_add_func ("/kinema/OpenHrp/project", test_project);
+
+  return g_test_run ();
+}
