@@ -297,6 +297,40 @@ test_hostile (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
 }
 
+/* A scale above a rotation shears: the map is baked into a copy of the vertices, and the
+ * shape's own transform is the identity. */
+static void
+test_vrml_shear_baked (void)
+{
+  static const char text[] =
+    "#VRML V2.0 utf8\n"
+    "Transform { scale 2 1 1 children Transform { rotation 0 0 1 0.7853981633974483\n"
+    "  translation 0 0 1 children Shape { geometry IndexedFaceSet {\n"
+    "    coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0 ] } coordIndex [ 0 1 2 -1 ] } } } }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_vrml ("shear.wrl", text, sizeof text - 1, NULL,
+                                                   &error);
+  const KmShape *shape;
+  const float *v;
+  const double r = G_SQRT2 / 2;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpfloat (shape->transform.pos.z, ==, 0.0);
+  g_assert_cmpfloat (shape->scale.x, ==, 1.0);
+  g_assert_cmpuint (km_mesh_get_n_vertices (shape->mesh), ==, 3);
+  v = km_mesh_get_vertices (shape->mesh);
+  /* S(2, 1, 1) · (T(0, 0, 1) · R(z, 45°) · p) */
+  g_assert_cmpfloat_with_epsilon (v[0], 0.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[2], 1.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[3], 2 * r, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[4], r, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[6], -2 * r, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[7], r, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[8], 1.0, 1e-6);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -311,6 +345,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/obj-errors", test_obj_errors);
   g_test_add_func ("/kinema/Mesh/vrml", test_vrml);
   g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
+  g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);
 

@@ -693,34 +693,9 @@ add_shape (Body           *b,
            KmShape        *shape,
            const KmAffine *m)
 {
-  if (!km_shape_set_affine (shape, &m->lin, m->t) && shape->mesh != NULL)
-    {
-      /* A shear from nested non-uniform scales: bake the exact map into the vertices. */
-      guint nv = km_mesh_get_n_vertices (shape->mesh);
-      float *v = g_memdup2 (km_mesh_get_vertices (shape->mesh), sizeof (float) * 3 * nv);
-      guint nt = km_mesh_get_n_triangles (shape->mesh);
-      KmMesh *baked;
-
-      for (guint i = 0; i < nv; i++)
-        {
-          KmVec3 p = km_vec3 (v[i * 3], v[i * 3 + 1], v[i * 3 + 2]);
-
-          p = km_vec3_add (km_mat3_mul_vec3 (&m->lin, p), m->t);
-          v[i * 3] = (float) p.x;
-          v[i * 3 + 1] = (float) p.y;
-          v[i * 3 + 2] = (float) p.z;
-        }
-      baked = km_mesh_new_take (v, nv, NULL,
-                                g_memdup2 (km_mesh_get_indices (shape->mesh),
-                                           sizeof (guint32) * 3 * nt), nt, NULL);
-      if (baked != NULL)
-        {
-          km_mesh_unref (shape->mesh);
-          shape->mesh = baked;
-          km_transform_identity (&shape->transform);
-          shape->scale = km_vec3 (1, 1, 1);
-        }
-    }
+  /* A shear from nested non-uniform scales is baked into the vertices; should that copy
+   * fail, the shape keeps the nearest transform without shear. */
+  _km_shape_place (shape, m, NULL, b->path, (KmSourcePos) { 0, 0 }, NULL);
   km_skeleton_builder_add_shape (b->builder, joint, shape);
 }
 

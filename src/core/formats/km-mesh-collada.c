@@ -1323,49 +1323,9 @@ add_instance (Parser          *p,
         return FALSE;
       if (name != NULL)
         km_shape_set_name (shape, name);
-      if (!km_shape_set_affine (shape, &m->lin, m->t))
-        {
-          /* A shear: bake the exact map into a copy of the vertices. */
-          const KmMesh *src = part->mesh;
-          guint nv = km_mesh_get_n_vertices (src), nt = km_mesh_get_n_triangles (src);
-          float *verts;
-          KmMesh *baked;
-
-          p->n_baked += nv;
-          if (p->n_baked > KM_MESH_MAX_VERTICES)
-            {
-              km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->path,
-                                  elem_pos (p, instance ? instance : geometry),
-                                  _("too many vertices in sheared instances (at most %u)"),
-                                  KM_MESH_MAX_VERTICES);
-              return FALSE;
-            }
-          verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
-          for (guint k = 0; k < nv; k++)
-            {
-              KmVec3 q = km_vec3 (verts[k * 3], verts[k * 3 + 1], verts[k * 3 + 2]);
-
-              q = km_vec3_add (km_mat3_mul_vec3 (&m->lin, q), m->t);
-              verts[k * 3] = (float) q.x;
-              verts[k * 3 + 1] = (float) q.y;
-              verts[k * 3 + 2] = (float) q.z;
-            }
-          baked = km_mesh_new_take (verts, nv, NULL,
-                                    g_memdup2 (km_mesh_get_indices (src),
-                                               sizeof (guint32) * 3 * nt),
-                                    nt, error);
-          if (baked == NULL)
-            {
-              KmSourcePos pos = elem_pos (p, instance ? instance : geometry);
-
-              g_prefix_error (error, "%s:%u:%u: ", p->path, pos.line, pos.column);
-              return FALSE;
-            }
-          km_mesh_unref (shape->mesh);
-          shape->mesh = baked;
-          km_transform_identity (&shape->transform);
-          shape->scale = km_vec3 (1, 1, 1);
-        }
+      if (!_km_shape_place (shape, m, &p->n_baked, p->path,
+                            elem_pos (p, instance ? instance : geometry), error))
+        return FALSE;
       g_ptr_array_add (shapes, g_steal_pointer (&shape));
     }
   return TRUE;

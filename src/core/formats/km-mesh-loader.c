@@ -435,6 +435,62 @@ _km_affine_identity (KmAffine *a)
   a->t = KM_VEC3_ZERO;
 }
 
+gboolean
+_km_shape_place (KmShape        *shape,
+                 const KmAffine *m,
+                 gsize          *n_baked,
+                 const char     *path,
+                 KmSourcePos     pos,
+                 GError        **error)
+{
+  const KmMesh *src = shape->mesh;
+  g_autoptr(GError) local_error = NULL;
+  guint nv, nt;
+  float *verts;
+  KmMesh *baked;
+
+  if (km_shape_set_affine (shape, &m->lin, m->t) || src == NULL)
+    return TRUE;
+
+  /* Instances share their mesh; only sheared ones are copied. */
+  nv = km_mesh_get_n_vertices (src);
+  nt = km_mesh_get_n_triangles (src);
+  if (n_baked != NULL)
+    {
+      *n_baked += nv;
+      if (*n_baked > KM_MESH_MAX_VERTICES)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
+                              _("too many vertices in sheared instances (at most %u)"),
+                              KM_MESH_MAX_VERTICES);
+          return FALSE;
+        }
+    }
+  verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
+  for (guint i = 0; i < nv; i++)
+    {
+      KmVec3 q = km_vec3 (verts[i * 3], verts[i * 3 + 1], verts[i * 3 + 2]);
+
+      q = km_vec3_add (km_mat3_mul_vec3 (&m->lin, q), m->t);
+      verts[i * 3] = (float) q.x;
+      verts[i * 3 + 1] = (float) q.y;
+      verts[i * 3 + 2] = (float) q.z;
+    }
+  baked = km_mesh_new_take (verts, nv, NULL,
+                            g_memdup2 (km_mesh_get_indices (src), sizeof (guint32) * 3 * nt),
+                            nt, &local_error);
+  if (baked == NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos, "%s", local_error->message);
+      return FALSE;
+    }
+  km_mesh_unref (shape->mesh);
+  shape->mesh = baked;
+  km_transform_identity (&shape->transform);
+  shape->scale = km_vec3 (1, 1, 1);
+  return TRUE;
+}
+
 void
 _km_affine_mul (const KmAffine *a,
                 const KmAffine *b,

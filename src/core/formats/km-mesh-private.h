@@ -8,6 +8,7 @@
 
 #include "km-error.h"
 #include "km-math.h"
+#include "km-shape.h"
 #include "km-mesh-loader.h"
 
 G_BEGIN_DECLS
@@ -64,6 +65,16 @@ typedef struct
 } KmAffine;
 
 void         _km_affine_identity   (KmAffine       *a);
+/* Places @shape under @m: as its transform and scale, or, for a shear (which those cannot
+ * hold), by baking @m into a copy of its mesh's vertices (the transform then identity).
+ * *@n_baked (nullable: no bound) counts the vertices copied by one load; beyond
+ * KM_MESH_MAX_VERTICES it fails with KM_PARSE_ERROR_LIMIT at @path:@pos. */
+gboolean     _km_shape_place       (KmShape        *shape,
+                                    const KmAffine *m,
+                                    gsize          *n_baked,
+                                    const char     *path,
+                                    KmSourcePos     pos,
+                                    GError        **error);
 /* out = a ∘ b (b first); @out may be @a or @b. */
 void         _km_affine_mul        (const KmAffine *a,
                                     const KmAffine *b,

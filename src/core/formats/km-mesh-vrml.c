@@ -629,50 +629,10 @@ place_shape (VParser         *p,
              GPtrArray       *shapes,
              GError         **error)
 {
-  if (!km_shape_set_affine (shape, &m->lin, m->t) && shape->mesh != NULL)
+  if (!_km_shape_place (shape, m, &p->n_baked, p->lx.path, node->pos, error))
     {
-      /* A shear: bake the exact map into a copy of the vertices. */
-      const KmMesh *src = shape->mesh;
-      guint nv = km_mesh_get_n_vertices (src);
-      float *verts;
-      KmMesh *baked;
-
-      /* Instances share their mesh; only sheared ones are copied, within one mesh's
-       * worth of vertices in all. */
-      p->n_baked += nv;
-      if (p->n_baked > KM_MESH_MAX_VERTICES)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->lx.path, node->pos,
-                              _("too many vertices in sheared instances (at most %u)"),
-                              KM_MESH_MAX_VERTICES);
-          km_shape_unref (shape);
-          return FALSE;
-        }
-      verts = g_memdup2 (km_mesh_get_vertices (src), sizeof (float) * 3 * nv);
-
-      for (guint i = 0; i < nv; i++)
-        {
-          KmVec3 q = km_vec3 (verts[i * 3], verts[i * 3 + 1], verts[i * 3 + 2]);
-
-          q = km_vec3_add (km_mat3_mul_vec3 (&m->lin, q), m->t);
-          verts[i * 3] = (float) q.x;
-          verts[i * 3 + 1] = (float) q.y;
-          verts[i * 3 + 2] = (float) q.z;
-        }
-      baked = km_mesh_new_take (verts, nv, NULL,
-                                g_memdup2 (km_mesh_get_indices (src),
-                                           sizeof (guint32) * 3 *
-                                           km_mesh_get_n_triangles (src)),
-                                km_mesh_get_n_triangles (src), error);
-      if (baked == NULL)
-        {
-          km_shape_unref (shape);
-          return FALSE;
-        }
-      km_mesh_unref (shape->mesh);
-      shape->mesh = baked;
-      km_transform_identity (&shape->transform);
-      shape->scale = km_vec3 (1, 1, 1);
+      km_shape_unref (shape);
+      return FALSE;
     }
   g_ptr_array_add (shapes, shape);
   return TRUE;
