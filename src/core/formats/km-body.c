@@ -351,6 +351,24 @@ positive (Body        *b,
   return TRUE;
 }
 
+/* A geometry's mesh, kept for the geometry node (a YAML alias is the same node, so its
+ * mesh is shared); NULL with @error placed at the geometry when building it failed. */
+static KmMesh *
+remember_mesh (Body        *b,
+               KmYamlNode  *geometry,
+               KmMesh      *mesh,
+               GError     **error)
+{
+  if (mesh == NULL)
+    {
+      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
+                      km_yaml_node_get_pos (geometry).column);
+      return NULL;
+    }
+  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
+  return mesh;
+}
+
 static KmMesh *
 face_set_mesh (Body        *b,
                KmYamlNode  *geometry,
@@ -441,15 +459,7 @@ face_set_mesh (Body        *b,
     mesh = km_mesh_new_take (g_steal_pointer (&vertices), nv, NULL,
                              (guint32 *) g_array_free (g_steal_pointer (&tris), FALSE), nt, error);
   }
-  if (mesh == NULL)
-    {
-      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
-                      km_yaml_node_get_pos (geometry).column);
-      return NULL;
-    }
-  /* A YAML alias is the same node: the mesh is shared. */
-  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
-  return mesh;
+  return remember_mesh (b, geometry, mesh, error);
 }
 
 /* A list of @dim-number tuples at @key of @geometry, or @fallback (@n_fallback tuples)
@@ -534,14 +544,7 @@ extrusion_mesh (Body        *b,
     }
 
   mesh = km_extrusion_mesh (section, nc, spine, ns, scale, nscale, begin_cap, end_cap, error);
-  if (mesh == NULL)
-    {
-      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
-                      km_yaml_node_get_pos (geometry).column);
-      return NULL;
-    }
-  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
-  return mesh;
+  return remember_mesh (b, geometry, mesh, error);
 }
 
 /* VRML's ElevationGrid (terrain in Choreonoid's models): heights along +Y over an
@@ -625,14 +628,7 @@ elevation_grid_mesh (Body        *b,
       }
   mesh = km_mesh_new_take (g_steal_pointer (&vertices), nx * nz, NULL,
                            g_steal_pointer (&indices), t / 3, error);
-  if (mesh == NULL)
-    {
-      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
-                      km_yaml_node_get_pos (geometry).column);
-      return NULL;
-    }
-  g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
-  return mesh;
+  return remember_mesh (b, geometry, mesh, error);
 }
 
 static char *
