@@ -12,6 +12,7 @@ load, and the installed schema compiles. Prints TAP.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -176,15 +177,22 @@ def main(argv):
                       ":application/x-choreonoid-project:*.cnoid" in text,
                       "update-mime-database maps *.cnoid to the project type",
                       f"exit {proc.returncode}: {proc.stderr}\nglobs2: {text}")
+            tap.check(":application/x-choreonoid-body:*.body" in text and
+                      ":application/x-urdf:*.urdf" in text,
+                      "update-mime-database maps *.body and *.urdf to the model types",
+                      f"globs2: {text}")
 
         if gui and os.path.isfile(mime) and os.path.isfile(desktop):
             with open(mime, encoding="utf-8") as f:
                 mime_text = f.read()
             with open(desktop, encoding="utf-8") as f:
                 desktop_text = f.read()
-            tap.check('type="application/x-choreonoid-project"' in mime_text and
-                      "MimeType=application/x-choreonoid-project;" in desktop_text,
-                      "the desktop file opens the .cnoid MIME type it installs")
+            installed = re.findall(r'<mime-type type="([^"]+)"', mime_text)
+            opened = re.search(r"^MimeType=(.*)$", desktop_text, re.M)
+            opened = opened.group(1).split(";") if opened else []
+            tap.check(len(installed) >= 3 and all(t in opened for t in installed),
+                      "the desktop file opens every MIME type it installs",
+                      f"installed {installed}, MimeType {opened}")
 
     return tap.finish()
 
