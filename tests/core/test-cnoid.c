@@ -773,6 +773,31 @@ test_share_dir (void)
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
 }
 
+/* A project kept anywhere finds an installed Choreonoid's share folder: the newest
+ * choreonoid-X.Y with a model/ folder in the system data folders. */
+static void
+test_share_dir_installed (void)
+{
+  /* G_TEST_OPTION_ISOLATE_DIRS gives this test its own $XDG_DATA_DIRS. */
+  const char *system = g_get_system_data_dirs ()[0];
+  const char *versions[] = { "choreonoid-1.7", "choreonoid-2.9", "choreonoid-2.10" };
+  g_autofree char *empty = g_build_filename (system, "choreonoid-3.0", NULL);
+  g_autofree char *expected = g_build_filename (system, "choreonoid-2.10", NULL);
+  g_autofree char *found = NULL;
+
+  g_assert_null (km_cnoid_find_share_dir ("/tmp/x.cnoid"));
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *model = g_build_filename (system, versions[i], "model", NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (model, 0755), ==, 0);
+    }
+  /* Without model/ it is not a share folder. */
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0755), ==, 0);
+  found = km_cnoid_find_share_dir ("/tmp/x.cnoid");
+  g_assert_cmpstr (found, ==, expected);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -781,6 +806,7 @@ main (int    argc,
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
 
   g_test_add_func ("/kinema/Cnoid/fixtures-load", test_fixtures_load);
+  g_test_add_func ("/kinema/Cnoid/share-dir-installed", test_share_dir_installed);
   g_test_add_func ("/kinema/Cnoid/choreonoid-bodies", test_choreonoid_bodies);
   g_test_add_func ("/kinema/Cnoid/round-trip", test_round_trip);
   g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);

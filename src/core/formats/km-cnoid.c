@@ -725,6 +725,47 @@ load_project (const char  *path,
   return g_steal_pointer (&project);
 }
 
+/* An installed Choreonoid's share folder (PREFIX/share/choreonoid-X.Y, holding model/) in
+ * the system data folders ($XDG_DATA_DIRS: /usr/local/share, /usr/share), in their order,
+ * the newest version in each first; NULL when there is none. */
+static char *
+installed_share_dir (void)
+{
+  const char * const *dirs = g_get_system_data_dirs ();
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      g_autoptr(GDir) dir = g_dir_open (dirs[i], 0, NULL);
+      g_autofree char *best = NULL;
+      g_autofree char *best_key = NULL;
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *model = NULL;
+          g_autofree char *key = NULL;
+
+          if (!g_str_has_prefix (name, "choreonoid-"))
+            continue;
+          model = g_build_filename (dirs[i], name, "model", NULL);
+          if (!g_file_test (model, G_FILE_TEST_IS_DIR))
+            continue;
+          /* Natural order: choreonoid-2.10 after choreonoid-2.9. */
+          key = g_utf8_collate_key_for_filename (name, -1);
+          if (best_key == NULL || strcmp (key, best_key) > 0)
+            {
+              g_free (best);
+              g_free (best_key);
+              best = g_build_filename (dirs[i], name, NULL);
+              best_key = g_steal_pointer (&key);
+            }
+        }
+      if (best != NULL)
+        return g_steal_pointer (&best);
+    }
+  return NULL;
+}
+
 char *
 km_cnoid_find_share_dir (const char *project_path)
 {
@@ -752,7 +793,7 @@ km_cnoid_find_share_dir (const char *project_path)
         if (strcmp (base, "project") == 0 && strcmp (parent_base, "share") == 0)
           return g_steal_pointer (&parent);
         if (strcmp (parent, p) == 0)
-          return NULL;
+          return installed_share_dir ();
         p[strlen (parent)] = '\0';
         if (strcmp (parent, "/") == 0)
           p[1] = '\0';

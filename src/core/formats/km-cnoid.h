@@ -45,7 +45,8 @@ G_BEGIN_DECLS
  * sub-project name the innermost file first, then "included from FILE:LINE:COLUMN".
  *
  * Path variables: ${SHARE} is @share_dir, else $KINEMA_CHOREONOID_SHARE, else the `share/`
- * folder of a project kept in `share/project/` (km_cnoid_find_share_dir).
+ * folder of a project kept in `share/project/`, else an installed Choreonoid's share
+ * folder (km_cnoid_find_share_dir).
  *
  * Writing: Choreonoid's layout (km_yaml_emit), the items in each item's original key order
  * with keys we do not interpret kept in place, a blank line after `optional_plugins`, and
@@ -83,7 +84,9 @@ gboolean    km_cnoid_save               (KmProject         *project,
                                          const char        *path,
                                          GError           **error);
 /* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
- * else the `share/` above a `share/project/` folder holding the project, else NULL. */
+ * else the `share/` above a `share/project/` folder holding the project, else an installed
+ * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
+ * NULL. */
 char       *km_cnoid_find_share_dir     (const char        *project_path);
 /* An item reference as the project file writes it: an id, or a list of an id and the
  * names of sub-items below it. NULL when it does not resolve. */
