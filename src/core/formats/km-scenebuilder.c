@@ -11,8 +11,10 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-scenebuilder.h"
-#include "km-format.h"
+
 #include "km-error.h"
+#include "km-format.h"
+#include "km-markup-text.h"
 #include "km-sb-expr.h"
 #include "km-shape.h"
 #include "km-target-track.h"
@@ -47,7 +49,7 @@ struct _SbFile
   char   *dir;
   char   *data;      /* BOM stripped */
   gsize   length;
-  GArray *lines;     /* byte offset of each line start */
+  KmMarkupText markup;  /* data's lines and start tags, for positions */
   Node   *root;
 };
 
@@ -55,7 +57,6 @@ typedef struct
 {
   SbFile *file;
   Node   *current;
-  gsize   cursor;
   guint   depth;
   guint   n_nodes;
   gboolean limit;
@@ -81,7 +82,7 @@ sb_file_free (SbFile *file)
   g_free (file->path);
   g_free (file->dir);
   g_free (file->data);
-  g_array_unref (file->lines);
+  km_markup_text_clear (&file->markup);
   node_free (file->root);
   g_free (file);
 }
@@ -90,21 +91,7 @@ static KmSourcePos
 file_pos_at (const SbFile *file,
              gsize         offset)
 {
-  guint lo = 0, hi = file->lines->len;
-  gsize start;
-
-  offset = MIN (offset, file->length);
-  while (hi - lo > 1)
-    {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (file->lines, gsize, mid) <= offset)
-        lo = mid;
-      else
-        hi = mid;
-    }
-  start = g_array_index (file->lines, gsize, lo);
-  return (KmSourcePos) { lo + 1, (guint) g_utf8_strlen (file->data + start, offset - start) + 1 };
+  return km_markup_text_pos (&file->markup, offset);
 }
 
 static gsize
@@ -131,46 +118,14 @@ locate_tag (ParseState *st,
             Node       *node)
 {
   const char *d = st->file->data;
-  gsize len = st->file->length, p = st->cursor;
+  gsize len = st->file->length, p = km_markup_text_next_start_tag (&st->file->markup);
   guint attr = 0;
 
-  while (p < len)
-    {
-      if (d[p] != '<')
-        {
-          p++;
-          continue;
-        }
-      if (p + 1 < len && d[p + 1] == '!')
-        {
-          if (p + 3 < len && d[p + 2] == '-' && d[p + 3] == '-')
-            p = skip_past (d, len, p + 4, "-->");
-          else if (p + 8 < len && memcmp (d + p, "<![CDATA[", 9) == 0)
-            p = skip_past (d, len, p + 9, "]]>");
-          else
-            p = skip_past (d, len, p + 2, ">");
-          continue;
-        }
-      if (p + 1 < len && d[p + 1] == '?')
-        {
-          p = skip_past (d, len, p + 2, "?>");
-          continue;
-        }
-      if (p + 1 < len && d[p + 1] == '/')
-        {
-          p = skip_past (d, len, p + 2, ">");
-          continue;
-        }
-      break;
-    }
   node->pos = file_pos_at (st->file, p);
   for (guint i = 0; i < node->n_attrs; i++)
     node->attr_pos[i] = node->pos;
   if (p >= len)
-    {
-      st->cursor = len;
-      return;
-    }
+    return;
   p++;
   while (p < len && !g_ascii_isspace (d[p]) && d[p] != '>' && d[p] != '/')
     p++;
@@ -203,7 +158,6 @@ locate_tag (ParseState *st,
       attr++;
       p++;
     }
-  st->cursor = skip_past (d, len, p, ">");
 }
 
 static void
@@ -300,19 +254,7 @@ parse_document (const char  *path,
   file->dir = g_steal_pointer (&dir);
   file->data = g_strndup (data, length);
   file->length = strlen (file->data);
-  file->lines = g_array_new (FALSE, FALSE, sizeof (gsize));
-  {
-    gsize zero = 0;
-
-    g_array_append_val (file->lines, zero);
-    for (gsize i = 0; i < file->length; i++)
-      if (file->data[i] == '\n')
-        {
-          gsize next = i + 1;
-
-          g_array_append_val (file->lines, next);
-        }
-  }
+  km_markup_text_init (&file->markup, file->data, file->length);
   if (file->length != length)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
@@ -334,11 +276,12 @@ parse_document (const char  *path,
 
       /* GMarkup's position is just after what it read last, counted in bytes. */
       g_markup_parse_context_get_position (context, &line, &chr);
-      if (line >= 1 && (guint) line <= file->lines->len)
+      if (line >= 1 && (guint) line <= file->markup.line_starts->len)
         {
-          gsize start = g_array_index (file->lines, gsize, line - 1);
-          gsize end = (guint) line < file->lines->len
-                      ? g_array_index (file->lines, gsize, line) : file->length;
+          GArray *lines = file->markup.line_starts;
+          gsize start = g_array_index (lines, gsize, line - 1);
+          gsize end = (guint) line < lines->len ? g_array_index (lines, gsize, line)
+                                                : file->length;
           gsize consumed = MIN ((gsize) MAX (chr - 1, 0), end - start);
 
           while (consumed > 0 && (file->data[start + consumed - 1] == '\n' ||
