@@ -88,13 +88,14 @@ typedef struct
   KmMarkupText markup;        /* the text, BOM stripped */
   gsize        tag_offset;    /* '<' of the element being started */
 
-  GPtrArray   *stack;         /* element names (borrowed from GMarkup? no: owned copies) */
+  GPtrArray   *stack;         /* element names, owned copies */
   guint        skip_depth;    /* > 0 while inside an element that is not read */
   gboolean     seen_robot;
 
   GPtrArray   *links;         /* UrdfLink * */
   GPtrArray   *joints;        /* UrdfJoint * */
   GHashTable  *materials;     /* name → UrdfMaterial * */
+  GHashTable  *packages_found; /* "i/package" → folder or NULL: see package_below */
 
   UrdfLink    *link;          /* the <link> being read */
   UrdfJoint   *joint;
@@ -757,10 +758,31 @@ find_package_below (const char *dir,
   return NULL;
 }
 
+/* find_package_below for package path entry @i, searched once per load: @found maps
+ * "i/package" to the folder, or to NULL when there is none. */
+static const char *
+package_below (GHashTable         *found,
+               const char * const *package_paths,
+               guint               i,
+               const char         *package)
+{
+  g_autofree char *key = g_strdup_printf ("%u/%s", i, package);
+  char *dir = NULL;
+  guint budget = PACKAGE_SEARCH_ENTRIES;
+
+  if (g_hash_table_lookup_extended (found, key, NULL, (gpointer *) &dir))
+    return dir;
+  dir = find_package_below (package_paths[i], package, PACKAGE_SEARCH_DEPTH, &budget);
+  g_hash_table_insert (found, g_steal_pointer (&key), dir);
+  return dir;
+}
+
+/* @packages_found: package_below's memory for this load. */
 static char *
 resolve_mesh_path (const char          *urdf_path,
                    const char          *filename,
-                   const char * const  *package_paths)
+                   const char * const  *package_paths,
+                   GHashTable          *packages_found)
 {
   g_autofree char *dir = g_path_get_dirname (urdf_path);
 
@@ -778,12 +800,11 @@ resolve_mesh_path (const char          *urdf_path,
         {
           g_autofree char *candidate = g_build_filename (package_paths[i], package, slash + 1,
                                                          NULL);
-          g_autofree char *below = NULL;
-          guint budget = PACKAGE_SEARCH_ENTRIES;
+          const char *below;
 
           if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
             return g_steal_pointer (&candidate);
-          below = find_package_below (package_paths[i], package, PACKAGE_SEARCH_DEPTH, &budget);
+          below = package_below (packages_found, package_paths, i, package);
           if (below != NULL)
             {
               g_free (candidate);
@@ -907,7 +928,8 @@ add_visual_shapes (Parser               *p,
 
         if (!options->load_meshes)
           break;
-        file = resolve_mesh_path (p->path, v->filename, options->package_paths);
+        file = resolve_mesh_path (p->path, v->filename, options->package_paths,
+                                  p->packages_found);
         if (file == NULL)
           {
             km_parse_warning (p->path, v->filename_pos,
@@ -1332,6 +1354,7 @@ km_urdf_load (const char           *path,
   p.links = g_ptr_array_new_with_free_func (link_free);
   p.joints = g_ptr_array_new_with_free_func (joint_free);
   p.materials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  p.packages_found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
   if (!km_markup_text_parse (&p.markup, path, context, error))
@@ -1349,6 +1372,7 @@ out:
   g_ptr_array_unref (p.stack);
   g_ptr_array_unref (p.links);
   g_ptr_array_unref (p.joints);
+  g_hash_table_unref (p.packages_found);
   g_hash_table_unref (p.materials);
   return skel;
 }
