@@ -9,6 +9,7 @@
 
 #include "km-body.h"
 #include "km-error.h"
+#include "km-extrusion.h"
 #include "km-mesh-loader.h"
 #include "km-shape.h"
 
@@ -237,6 +238,101 @@ test_vrml (void)
   g_assert_nonnull (strstr (error->message, "m.wrl:2:18: "));
 }
 
+/* Twice the signed area of triangle a, b, c of the outline. */
+static double
+triangle_area2 (const double *p,
+                guint32       a,
+                guint32       b,
+                guint32       c)
+{
+  return (p[2 * b] - p[2 * a]) * (p[2 * c + 1] - p[2 * a + 1])
+         - (p[2 * b + 1] - p[2 * a + 1]) * (p[2 * c] - p[2 * a]);
+}
+
+/* A U-shaped outline (area 5) is concave: a fan from its first corner would cover the
+ * notch. Ear clipping gives n − 2 triangles, all wound like the outline, that add up to
+ * its area; a clockwise outline gives clockwise triangles. */
+static void
+test_concave_cap (void)
+{
+  static const double u[] = { 0, 0, 3, 0, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2, 0, 2 };
+  double reversed[G_N_ELEMENTS (u)];
+  guint32 tris[3 * 6];
+  guint n = G_N_ELEMENTS (u) / 2;
+
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const double *p = pass == 0 ? u : reversed;
+      double sign = pass == 0 ? 1 : -1, total = 0;
+      guint n_tri;
+
+      if (pass == 1)
+        for (guint i = 0; i < n; i++)
+          {
+            reversed[2 * i] = u[2 * (n - 1 - i)];
+            reversed[2 * i + 1] = u[2 * (n - 1 - i) + 1];
+          }
+      n_tri = km_extrusion_triangulate (p, n, tris);
+      g_assert_cmpuint (n_tri, ==, n - 2);
+      for (guint k = 0; k < n_tri; k++)
+        {
+          double a2 = sign * triangle_area2 (p, tris[3 * k], tris[3 * k + 1], tris[3 * k + 2]);
+
+          g_assert_cmpfloat (a2, >, 0);
+          total += a2 / 2;
+        }
+      g_assert_cmpfloat_with_epsilon (total, 5, 1e-12);
+    }
+
+  /* Collinear points still give n − 2 triangles (degenerate ones included), no loop. */
+  {
+    static const double line[] = { 0, 0, 1, 0, 2, 0, 3, 0 };
+
+    g_assert_cmpuint (km_extrusion_triangulate (line, 4, tris), ==, 2);
+  }
+}
+
+/* VRML's orientation turns each cross-section in its plane's frame: a 2 × 1 outline
+ * turned 90° about the spine (Y) lies 1 wide in X and 2 in Z; a turn about X tilts it out
+ * of the plane; a count that is not a multiple of 4 is an error at the node. */
+static void
+test_vrml_orientation (void)
+{
+  static const char about_y[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry Extrusion {\n"
+    "  crossSection [ -1 -0.5, 1 -0.5, 1 0.5, -1 0.5, -1 -0.5 ]\n"
+    "  spine [ 0 0 0, 0 1 0 ] orientation 0 1 0 1.5707963267948966 } }\n";
+  static const char about_x[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry Extrusion {\n"
+    "  crossSection [ -1 -0.5, 1 -0.5, 1 0.5, -1 0.5, -1 -0.5 ]\n"
+    "  spine [ 0 0 0, 0 1 0 ] orientation [ 1 0 0 0, 1 0 0 1.5707963267948966 ] } }\n";
+  static const char bad[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry Extrusion { orientation [ 0 1 0 ] } }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+
+  shapes = km_mesh_load_vrml ("m.wrl", about_y, sizeof about_y - 1, NULL, &error);
+  g_assert_no_error (error);
+  assert_bounds (((KmShape *) g_ptr_array_index (shapes, 0))->mesh,
+                 -0.5, 0, -1, 0.5, 1, 1);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  /* The first section lies flat at y = 0; the second stands up around y = 1. */
+  shapes = km_mesh_load_vrml ("m.wrl", about_x, sizeof about_x - 1, NULL, &error);
+  g_assert_no_error (error);
+  assert_bounds (((KmShape *) g_ptr_array_index (shapes, 0))->mesh,
+                 -1, 0, -0.5, 1, 1.5, 0.5);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_vrml ("m.wrl", bad, sizeof bad - 1, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "m.wrl:2:18: "));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -249,5 +345,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Body/extrusion-errors", test_errors);
   g_test_add_func ("/kinema/Body/elevation-grid", test_elevation_grid);
   g_test_add_func ("/kinema/Mesh/vrml-extrusion", test_vrml);
+  g_test_add_func ("/kinema/Mesh/extrusion-concave-cap", test_concave_cap);
+  g_test_add_func ("/kinema/Mesh/vrml-extrusion-orientation", test_vrml_orientation);
   return g_test_run ();
 }

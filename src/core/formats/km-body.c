@@ -543,7 +543,8 @@ extrusion_mesh (Body        *b,
       return NULL;
     }
 
-  mesh = km_extrusion_mesh (section, nc, spine, ns, scale, nscale, begin_cap, end_cap, error);
+  mesh = km_extrusion_mesh (&(KmExtrusion) { section, nc, spine, ns, scale, nscale, NULL, 0,
+                                             begin_cap, end_cap }, error);
   return remember_mesh (b, geometry, mesh, error);
 }
 

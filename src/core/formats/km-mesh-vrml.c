@@ -520,6 +520,7 @@ extrusion_mesh (VParser  *p,
   GArray *section = field_numbers (node, "crossSection");
   GArray *spine = field_numbers (node, "spine");
   GArray *scale = field_numbers (node, "scale");
+  GArray *orientation = field_numbers (node, "orientation");
   const double *cs = section ? (const double *) section->data : default_section;
   const double *sp = spine ? (const double *) spine->data : default_spine;
   const double *sc = scale ? (const double *) scale->data : default_scale;
@@ -530,17 +531,25 @@ extrusion_mesh (VParser  *p,
     return node->mesh;
   if ((section && section->len % 2 != 0) || (spine && spine->len % 3 != 0)
       || (scale && scale->len % 2 != 0) || nscale == 0 || ns < 2
+      || (orientation && orientation->len % 4 != 0)
       || km_extrusion_ring_size (cs, nc) < 2)
     {
       node->mesh_failed = TRUE;
       km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->lx.path, node->pos,
-                          _("expected an Extrusion with at least 2 spine points (x y z) and "
-                            "2 crossSection points (x z)"));
+                          _("expected an Extrusion with at least 2 spine points (x y z), "
+                            "2 crossSection points (x z) and orientations of 4 numbers"));
       return NULL;
     }
-  node->mesh = km_extrusion_mesh (cs, nc, sp, ns, sc, nscale,
-                                  field_double (node, "beginCap", 1) != 0,
-                                  field_double (node, "endCap", 1) != 0, error);
+  node->mesh = km_extrusion_mesh (&(KmExtrusion) {
+                                    .section = cs, .n_section = nc,
+                                    .spine = sp, .n_spine = ns,
+                                    .scale = sc, .n_scale = nscale,
+                                    .orientation = orientation ? (const double *) orientation->data
+                                                               : NULL,
+                                    .n_orientation = orientation ? orientation->len / 4 : 0,
+                                    .begin_cap = field_double (node, "beginCap", 1) != 0,
+                                    .end_cap = field_double (node, "endCap", 1) != 0,
+                                  }, error);
   if (node->mesh == NULL)
     {
       node->mesh_failed = TRUE;
