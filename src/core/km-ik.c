@@ -128,6 +128,8 @@ typedef struct
   gboolean          *is_rot;
   double            *col;     /* n_var × 6 weighted Jacobian columns */
   gboolean          *active;
+  gboolean          *held;    /* the orientation fit keeps these free on their limit */
+  double            *grad;    /* the orientation fit's projected gradient, per variable */
   gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
   gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
   gboolean          *euler_fk;/* the same, as the last path_fk found it */
@@ -655,7 +657,8 @@ freeze_blocked (Work         *w,
 
   for (guint v = 0; v < w->n_var; v++)
     {
-      if (!w->active[v] || !(w->euler_ok ? w->single[v] || w->euler[v] : w->is_rot[v]))
+      if (!w->active[v] || w->held[v]
+          || !(w->euler_ok ? w->single[v] || w->euler[v] : w->is_rot[v]))
         continue;
       if ((q[v] <= w->lo[v] && w->dq[v] < 0) || (q[v] >= w->hi[v] && w->dq[v] > 0))
         {
@@ -851,7 +854,8 @@ restore_position (Work  *w,
  * The orientation step in the null space of the position task, over the active columns:
  * dq = N (J₂N)ᵀ ((J₂N)(J₂N)ᵀ + λ I)⁻¹ e₂ with N = I - J₁ᵀ (J₁J₁ᵀ)⁻¹ J₁ (floored at W_BAR)
  * and λ = μ · trace/3. Rows 0-2 of the columns are position, 3-5 orientation. Every inverse
- * is 3 × 3. Returns the norm of the projected gradient (J₂N)ᵀ e₂, or -1 when singular.
+ * is 3 × 3. Returns the norm of the projected gradient (J₂N)ᵀ e₂, or -1 when singular;
+ * w->grad holds its components, for every column.
  */
 static double
 null_step (Work         *w,
@@ -883,19 +887,21 @@ null_step (Work         *w,
     for (int j = 0; j < 3; j++)
       b[i][j] = c21[i][0] * in[0][j] + c21[i][1] * in[1][j] + c21[i][2] * in[2][j];
 
-  /* J₂N column by column (kept in dq for the moment); A₂ and the gradient. */
+  /* J₂N column by column; A₂ and the gradient (also of the frozen columns, for the
+   * fit's test of which limits really hold). */
   for (guint v = 0; v < w->n_var; v++)
     {
       const double *c = &w->col[v * 6];
       double n[3], g = 0.0;
 
-      if (!w->active[v])
-        continue;
       for (int i = 0; i < 3; i++)
         {
           n[i] = c[3 + i] - (b[i][0] * c[0] + b[i][1] * c[1] + b[i][2] * c[2]);
           g += n[i] * e2[i];
         }
+      w->grad[v] = g;
+      if (!w->active[v])
+        continue;
       g2 += g * g;
       for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -935,6 +941,33 @@ null_step (Work         *w,
 }
 
 /*
+ * The orientation fit froze the joints its Gauss-Newton step pushed out through a limit.
+ * That step is not the gradient: a frozen joint whose gradient points back inside, by more
+ * than @threshold, is not held by its limit, and the fit would stall short of the best
+ * one. Holds such joints free from now on (the damping then turns the step inwards);
+ * returns whether any was.
+ */
+static gboolean
+release_pulled_inward (Work   *w,
+                       double  threshold)
+{
+  gboolean released = FALSE;
+
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      if (w->active[v] || w->held[v] || w->m_lead[v] != -1)
+        continue;
+      if ((w->q[v] <= w->lo[v] && w->grad[v] > threshold)
+          || (w->q[v] >= w->hi[v] && w->grad[v] < -threshold))
+        {
+          w->held[v] = TRUE;
+          released = TRUE;
+        }
+    }
+  return released;
+}
+
+/*
  * Position priority from w->q (in place): meet the position (position alone, with the
  * active set of the limits), then fit the orientation in what freedom is left. Each outer
  * iteration takes a damped orientation step in the null space of the position task (joints
@@ -949,9 +982,10 @@ fit_priority (Work  *w,
 {
   const double tol = w->problem->position_tolerance;
   Eval ev;
-  double mu = 1e-3;
+  double mu = 1e-3, threshold;
   guint outside = 0;
 
+  memset (w->held, 0, w->n_var * sizeof (gboolean));
   w->euler_ok = TRUE;
   ev = restore_position (w, REFINE_ITERATIONS);
   if (ev.pos_err > tol)
@@ -976,8 +1010,13 @@ fit_priority (Work  *w,
       g = null_step (w, e2, mu);
       for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
         g = null_step (w, e2, mu);
-      /* A stationary point of the orientation on the position's manifold: the best fit. */
-      if (!(g > 1e-2 * w->fit_stall * (1.0 + ev.rot_err * w->wo)))
+      /* A frozen joint pulled back inside harder than the free ones are pulled at all
+       * takes part again; then a stationary point of the orientation on the position's
+       * manifold is the best fit. */
+      threshold = 1e-2 * w->fit_stall * (1.0 + ev.rot_err * w->wo);
+      if (g >= 0 && release_pulled_inward (w, MAX (threshold, g)))
+        continue;
+      if (!(g > threshold))
         break;
 
       memcpy (w->q_save, w->q, w->n_var * sizeof (double));
@@ -1021,6 +1060,7 @@ fit_priority (Work  *w,
             break;
         }
     }
+  memset (w->held, 0, w->n_var * sizeof (gboolean));
   w->euler_ok = FALSE;
   return ev;
 }
@@ -1228,9 +1268,9 @@ solve_one (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 16];
+  double stack_d[KM_IK_STACK_DOF * 17];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
-  int stack_i[KM_IK_STACK_DOF * 7];
+  int stack_i[KM_IK_STACK_DOF * 8];
   g_autofree int *heap_idx = NULL;
   g_autofree PathJoint *heap_path = NULL;
   g_autofree double *heap_d = NULL;
@@ -1344,12 +1384,13 @@ solve_one (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      w.col = heap_d = g_new (double, MAX (n_var, 1) * 16);
+      w.col = heap_d = g_new (double, MAX (n_var, 1) * 17);
       w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
-      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 7);
+      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 8);
     }
   /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
-   * m_offset: 10 more. Ints: var_dof, is_rot, active, single, euler, euler_fk, m_lead. */
+   * m_offset, grad: 11 more. Ints: var_dof, is_rot, active, single, euler, euler_fk, m_lead,
+   * held. */
   w.lo = w.col + 6 * n_var;
   w.hi = w.lo + n_var;
   w.q = w.hi + n_var;
@@ -1360,6 +1401,7 @@ solve_one (const KmIkProblem *p,
   w.q_ref = w.q_save + n_var;
   w.m_ratio = w.q_ref + n_var;
   w.m_offset = w.m_ratio + n_var;
+  w.grad = w.m_offset + n_var;
   w.point_w = w.axis_w + n_var;
   w.is_rot = w.var_dof + n_var;
   w.active = w.is_rot + n_var;
@@ -1367,6 +1409,8 @@ solve_one (const KmIkProblem *p,
   w.euler = w.single + n_var;
   w.euler_fk = w.euler + n_var;
   w.m_lead = w.euler_fk + n_var;
+  w.held = w.m_lead + n_var;
+  memset (w.held, 0, n_var * sizeof (gboolean));
 
   {
     guint v = 0;

@@ -424,6 +424,32 @@ test_seed5_position_priority (void)
   km_ik_solution_clear (&s);
 }
 
+/* The best orientation is not always on a limit the fit's Gauss-Newton step pushes
+ * against. The spec's last keyframe (2.5, 0, 1), identity: the position is met with the
+ * Piston at 0 and the Elbow at 0.998; the rotation error is smallest, 1.5643170 rad (found
+ * independently by SLSQP from 100 seeds), with the Shoulder's Z angle inside its limits at
+ * -0.2765. A fit that kept that angle frozen on its -0.5 limit stopped at 1.5711516. */
+static void
+test_seed5_fit_leaves_limit (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (seed5);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  static const double mid[] = { 0, 0, 0, 1.25, 0.25 };
+  KmIkSolution s = { 0 };
+  KmMat3 rot;
+
+  km_mat3_identity (&rot);
+  km_ik_problem_set_target (p, km_vec3 (2.5, 0, 1), &rot);
+  memcpy (p->seed, mid, sizeof mid);
+  km_ik_solve (p, &s, NULL, NULL);
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+  g_assert_cmpfloat_with_epsilon (s.rot_err, 1.5643170, 1e-5);
+  g_assert_cmpfloat_with_epsilon (s.q[2], -0.2765, 1e-3);
+  km_ik_solution_clear (&s);
+}
+
 /* The spec's example (data/skeleton.json, 5 DOF, and data/targets.json) as a trajectory with
  * the default parameters: every frame's position is reachable, so every frame meets it
  * (position priority), whatever orientation the chain cannot also meet. */
@@ -1170,6 +1196,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
   g_test_add_func ("/kinema/Ik/unreachable", test_unreachable);
   g_test_add_func ("/kinema/Ik/seed5-position-priority", test_seed5_position_priority);
+  g_test_add_func ("/kinema/Ik/seed5-fit-leaves-limit", test_seed5_fit_leaves_limit);
   g_test_add_func ("/kinema/Ik/spec-example-trajectory", test_spec_example_trajectory);
   g_test_add_func ("/kinema/Ik/cancelled", test_cancelled);
   g_test_add_func ("/kinema/Ik/bad-targets", test_bad_targets);
