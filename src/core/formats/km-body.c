@@ -22,6 +22,8 @@
 
 #define MAX_ELEMENT_DEPTH 64
 #define MAX_SHAPES_PER_BODY 65536
+#define MAX_SUB_BODY_DEPTH 16
+#define MAX_SUB_BODIES 1024   /* in all: nested includes could otherwise multiply */
 
 typedef struct
 {
@@ -32,8 +34,23 @@ typedef struct
   KmMeshCache         *cache;
   GHashTable          *meshes;        /* KmYamlNode * (geometry) → KmMesh * */
   GHashTable          *warned;        /* device type names already reported */
+  GPtrArray           *documents;     /* KmYamlNode *: sub-body files, kept while loading */
+  GPtrArray           *includes;      /* char *: the sub-body files being read (nesting) */
+  guint                n_sub_bodies;
   guint                n_shapes;
 } Body;
+
+/* The links of one file: the body file itself, or a SubBody's file, whose link names get
+ * a prefix and suffix, whose joint ids are offset, and whose root link takes the keys of
+ * the SubBody node (parent, translation, joint_type, …) over its own. */
+typedef struct
+{
+  const char *prefix;
+  const char *suffix;
+  int         joint_id_offset;
+  KmYamlNode *root_override;   /* the SubBody node, NULL for the body file */
+  const char *root_name;       /* the sub-body's root link (unprefixed) */
+} Scope;
 
 /* Where each link's values are, to point a skeleton build error at them. */
 typedef struct
@@ -70,8 +87,11 @@ fail_at (Body        *b,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, b->path, km_yaml_node_get_pos (node), "%s",
-                      message);
+  /* A node from a sub-body file is reported in that file. */
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID,
+                      node != NULL && km_yaml_node_get_file (node)[0] != '\0' ?
+                      km_yaml_node_get_file (node) : b->path,
+                      km_yaml_node_get_pos (node), "%s", message);
   return FALSE;
 }
 
@@ -98,6 +118,23 @@ link_lookup (KmYamlNode         *link,
           return value;
       }
   return NULL;
+}
+
+/* A key of a link in @scope: a sub-body's root link takes the SubBody node's keys first. */
+static KmYamlNode *
+scope_lookup (const Scope        *scope,
+              gboolean            is_sub_root,
+              KmYamlNode         *link,
+              const char * const *keys)
+{
+  if (is_sub_root)
+    {
+      KmYamlNode *value = km_yaml_mapping_lookup_any (scope->root_override, keys);
+
+      if (value != NULL)
+        return value;
+    }
+  return link_lookup (link, keys);
 }
 
 static gboolean
@@ -204,7 +241,10 @@ read_range_end (Body        *b,
                   km_yaml_node_get_scalar (node, NULL) : NULL;
 
   *unlimited = FALSE;
-  if (s != NULL && g_ascii_strcasecmp (s, "unlimited") == 0)
+  /* `unlimited`, and the YAML infinities some exporters write (.inf, -.inf). */
+  if (s != NULL && km_yaml_node_get_tag (node) == NULL &&
+      (g_ascii_strcasecmp (s, "unlimited") == 0 || g_ascii_strcasecmp (s, ".inf") == 0 ||
+       g_ascii_strcasecmp (s, "+.inf") == 0 || g_ascii_strcasecmp (s, "-.inf") == 0))
     {
       *unlimited = TRUE;
       return TRUE;
@@ -299,6 +339,7 @@ apply_transform_keys (Body        *b,
 static gboolean
 read_color (KmYamlNode  *appearance,
             KmColor     *out,
+            gboolean    *has_color,
             GError     **error)
 {
   KmYamlNode *material, *v;
@@ -321,25 +362,27 @@ read_color (KmYamlNode  *appearance,
       out->r = (float) CLAMP (c.x, 0, 1);
       out->g = (float) CLAMP (c.y, 0, 1);
       out->b = (float) CLAMP (c.z, 0, 1);
+      *has_color = TRUE;
     }
   if ((v = km_yaml_mapping_lookup (material, "transparency")))
     {
       if (!km_yaml_expect_number (v, &transparency, error))
         return FALSE;
       out->a = (float) (1 - CLAMP (transparency, 0, 1));
+      *has_color = TRUE;
     }
   return TRUE;
 }
 
 static gboolean
-positive (Body        *b,
-          KmYamlNode  *geometry,
-          const char  *key,
-          double       fallback,
-          double      *out,
-          GError     **error)
+positive (Body               *b,
+          KmYamlNode         *geometry,
+          const char * const *keys,
+          double              fallback,
+          double             *out,
+          GError            **error)
 {
-  KmYamlNode *v = km_yaml_mapping_lookup (geometry, key);
+  KmYamlNode *v = km_yaml_mapping_lookup_any (geometry, keys);
 
   *out = fallback;
   if (v == NULL)
@@ -465,17 +508,17 @@ face_set_mesh (Body        *b,
 /* A list of @dim-number tuples at @key of @geometry, or @fallback (@n_fallback tuples)
  * without the key; NULL with @error set on a bad list. */
 static double *
-tuple_list (Body        *b,
-            KmYamlNode  *geometry,
-            const char  *key,
-            guint        dim,
+tuple_list (Body               *b,
+            KmYamlNode         *geometry,
+            const char * const *keys,
+            guint               dim,
             guint        max_tuples,
             const double *fallback,
             guint        n_fallback,
             guint       *n_out,
             GError     **error)
 {
-  KmYamlNode *node = km_yaml_mapping_lookup (geometry, key);
+  KmYamlNode *node = km_yaml_mapping_lookup_any (geometry, keys);
   double *values;
   guint n;
 
@@ -491,7 +534,8 @@ tuple_list (Body        *b,
     {
       g_free (values);
       fail_at (b, node, error, dim == 2 ? _("expected pairs of numbers")
-                                        : _("expected x, y, z triples"));
+                                        : dim == 3 ? _("expected x, y, z triples")
+                                        : _("expected axis-angle quadruples"));
       return NULL;
     }
   *n_out = n / dim;
@@ -508,8 +552,9 @@ extrusion_mesh (Body        *b,
   static const double default_section[] = { 1, 1, 1, -1, -1, -1, -1, 1, 1, 1 };
   static const double default_spine[] = { 0, 0, 0, 0, 1, 0 };
   static const double default_scale[] = { 1, 1 };
-  g_autofree double *section = NULL, *spine = NULL, *scale = NULL;
-  guint nc, ns, nscale;
+  static const double default_orientation[] = { 0, 0, 1, 0 };
+  g_autofree double *section = NULL, *spine = NULL, *scale = NULL, *orientation = NULL;
+  guint nc, ns, nscale, norient;
   gboolean begin_cap = TRUE, end_cap = TRUE;
   KmYamlNode *cap;
   KmMesh *mesh;
@@ -517,25 +562,30 @@ extrusion_mesh (Body        *b,
   mesh = g_hash_table_lookup (b->meshes, geometry);
   if (mesh != NULL)
     return km_mesh_ref (mesh);
-  section = tuple_list (b, geometry, "crossSection", 2, 65536, default_section, 5, &nc, error);
+  /* Choreonoid 2.x writes snake_case keys, older files (and VRML) camelCase. */
+  section = tuple_list (b, geometry, KEYS ("cross_section", "crossSection"), 2, 65536,
+                        default_section, 5, &nc, error);
   if (section == NULL)
     return NULL;
-  spine = tuple_list (b, geometry, "spine", 3, 65536, default_spine, 2, &ns, error);
+  spine = tuple_list (b, geometry, KEYS ("spine"), 3, 65536, default_spine, 2, &ns, error);
   if (spine == NULL)
     return NULL;
-  scale = tuple_list (b, geometry, "scale", 2, 65536, default_scale, 1, &nscale, error);
+  scale = tuple_list (b, geometry, KEYS ("scale"), 2, 65536, default_scale, 1, &nscale, error);
   if (scale == NULL)
     return NULL;
-  if ((cap = km_yaml_mapping_lookup (geometry, "beginCap")) != NULL
+  orientation = tuple_list (b, geometry, KEYS ("orientation"), 4, 65536, default_orientation,
+                            1, &norient, error);
+  if (orientation == NULL)
+    return NULL;
+  /* Orientation angles are in the file's angle unit. */
+  for (guint i = 0; i < norient; i++)
+    orientation[i * 4 + 3] *= b->angle_scale;
+  if ((cap = km_yaml_mapping_lookup_any (geometry, KEYS ("begin_cap", "beginCap"))) != NULL
       && !km_yaml_expect_bool (cap, &begin_cap, error))
     return NULL;
-  if ((cap = km_yaml_mapping_lookup (geometry, "endCap")) != NULL
+  if ((cap = km_yaml_mapping_lookup_any (geometry, KEYS ("end_cap", "endCap"))) != NULL
       && !km_yaml_expect_bool (cap, &end_cap, error))
     return NULL;
-  if (km_yaml_mapping_lookup (geometry, "orientation") != NULL)
-    km_parse_warning (b->path, km_yaml_node_get_pos (km_yaml_mapping_lookup (geometry,
-                                                                             "orientation")),
-                      _("Extrusion orientation is not supported; it is ignored"));
   if (ns < 2 || km_extrusion_ring_size (section, nc) < 2)
     {
       fail_at (b, geometry, error,
@@ -543,8 +593,9 @@ extrusion_mesh (Body        *b,
       return NULL;
     }
 
-  mesh = km_extrusion_mesh (&(KmExtrusion) { section, nc, spine, ns, scale, nscale, NULL, 0,
-                                             begin_cap, end_cap }, error);
+  mesh = km_extrusion_mesh (&(KmExtrusion) { section, nc, spine, ns, scale, nscale,
+                                             orientation, norient, begin_cap, end_cap },
+                            error);
   return remember_mesh (b, geometry, mesh, error);
 }
 
@@ -561,8 +612,10 @@ elevation_grid_mesh (Body        *b,
   g_autofree float *vertices = NULL;
   g_autofree guint32 *indices = NULL;
   double dims[2], spacing[2] = { 1, 1 };
-  const char *dim_keys[2] = { "xDimension", "zDimension" };
-  const char *spacing_keys[2] = { "xSpacing", "zSpacing" };
+  const char * const dim_keys[2][3] = { { "x_dimension", "xDimension", NULL },
+                                        { "z_dimension", "zDimension", NULL } };
+  const char * const spacing_keys[2][3] = { { "x_spacing", "xSpacing", NULL },
+                                            { "z_spacing", "zSpacing", NULL } };
   guint nx, nz, n_heights, t = 0;
   KmMesh *mesh;
 
@@ -571,11 +624,11 @@ elevation_grid_mesh (Body        *b,
     return km_mesh_ref (mesh);
   for (guint k = 0; k < 2; k++)
     {
-      KmYamlNode *dim = km_yaml_mapping_lookup (geometry, dim_keys[k]);
+      KmYamlNode *dim = km_yaml_mapping_lookup_any (geometry, dim_keys[k]);
 
       if (dim == NULL)
         {
-          fail_at (b, geometry, error, _("expected “%s”"), dim_keys[k]);
+          fail_at (b, geometry, error, _("expected “%s”"), dim_keys[k][0]);
           return NULL;
         }
       if (!km_yaml_expect_number (dim, &dims[k], error))
@@ -820,10 +873,12 @@ add_geometry_shape (Body            *b,
   KmYamlNode *type_node;
   g_autoptr(KmShape) shape = NULL;
   KmColor color = KM_COLOR_DEFAULT;
+  gboolean has_color = FALSE;
   const char *type;
   double r, h;
 
-  if (!read_color (km_yaml_mapping_lookup (shape_node, "appearance"), &color, error))
+  if (!read_color (km_yaml_mapping_lookup (shape_node, "appearance"), &color, &has_color,
+                   error))
     return FALSE;
   if (geometry == NULL)
     return TRUE;
@@ -848,15 +903,15 @@ add_geometry_shape (Body            *b,
     }
   else if (g_str_equal (type, "Sphere"))
     {
-      if (!positive (b, geometry, "radius", 1, &r, error))
+      if (!positive (b, geometry, KEYS ("radius"), 1, &r, error))
         return FALSE;
       shape = km_shape_new_sphere (r);
     }
   else if (g_str_equal (type, "Cylinder") || g_str_equal (type, "Cone") ||
            g_str_equal (type, "Capsule"))
     {
-      if (!positive (b, geometry, "radius", 1, &r, error) ||
-          !positive (b, geometry, "height", g_str_equal (type, "Capsule") ? 1 : 2, &h, error))
+      if (!positive (b, geometry, KEYS ("radius"), 1, &r, error) ||
+          !positive (b, geometry, KEYS ("height"), g_str_equal (type, "Capsule") ? 1 : 2, &h, error))
         return FALSE;
       shape = type[1] == 'y' ? km_shape_new_cylinder (r, h) :
               type[1] == 'o' ? km_shape_new_cone (r, h) : km_shape_new_capsule (r, h);
@@ -881,8 +936,8 @@ add_geometry_shape (Body            *b,
       km_mesh_unref (mesh);
     }
   else if (g_str_equal (type, "Resource"))
-    return add_resource (b, joint, geometry, m,
-                         km_yaml_mapping_lookup (shape_node, "appearance") != NULL, color, error);
+    /* A mesh keeps its own colours unless the appearance gives a material colour. */
+    return add_resource (b, joint, geometry, m, has_color, color, error);
   else
     {
       km_parse_warning (b->path, km_yaml_node_get_pos (type_node),
@@ -1097,6 +1152,9 @@ walk_elements (Body            *b,
 
 /* ---- links -------------------------------------------------------------------------- */
 
+static gboolean read_links (Body *b, KmYamlNode *links, const Scope *scope, GArray *link_nodes,
+                            GError **error);
+
 static gboolean
 check_mass_properties (Body        *b,
                        KmYamlNode  *link,
@@ -1129,12 +1187,15 @@ check_mass_properties (Body        *b,
 static gboolean
 read_link (Body        *b,
            KmYamlNode  *link,
+           const Scope *scope,
            LinkNodes   *nodes,
            GError     **error)
 {
   KmYamlNode *v;
   const char *name, *parent = NULL, *type_name = "fixed";
+  g_autofree char *full_name = NULL, *full_parent = NULL;
   KmJointType type = KM_JOINT_FIXED;
+  gboolean track = FALSE, sub_root;
   guint joint;
 
   nodes->link = link;
@@ -1148,18 +1209,32 @@ read_link (Body        *b,
         return FALSE;
       if (g_str_equal (node_type, "Skip"))
         return TRUE;
-      if (!g_str_equal (node_type, "Link"))
-        return fail_at (b, v, error, _("expected link type Link or Skip (%s links are not "
-                                       "supported)"), node_type);
+      if (g_str_equal (node_type, "ContinuousTrack"))
+        {
+          /* Choreonoid expands it into a chain of track-shoe links; Kinema keeps one. */
+          km_parse_warning (b->path, km_yaml_node_get_pos (v),
+                            _("a continuous track is read as one fixed link"));
+          track = TRUE;
+        }
+      else if (!g_str_equal (node_type, "Link"))
+        return fail_at (b, v, error, _("expected link type Link, SubBody, ContinuousTrack or "
+                                       "Skip (%s links are not supported)"), node_type);
     }
   if ((nodes->name = km_yaml_expect_key (link, "name", error)) == NULL ||
       (name = km_yaml_expect_string (nodes->name, error)) == NULL)
     return FALSE;
-  if ((nodes->parent = link_lookup (link, KEYS ("parent"))) != NULL &&
+  sub_root = scope->root_override != NULL && g_strcmp0 (name, scope->root_name) == 0;
+  full_name = g_strconcat (scope->prefix, name, scope->suffix, NULL);
+  if ((nodes->parent = scope_lookup (scope, sub_root, link, KEYS ("parent"))) != NULL &&
       (parent = km_yaml_expect_string (nodes->parent, error)) == NULL)
     return FALSE;
+  /* The parent of a sub-body's root is a link of the including file: no prefix. */
+  if (parent != NULL)
+    full_parent = sub_root ? g_strdup (parent) : g_strconcat (scope->prefix, parent,
+                                                              scope->suffix, NULL);
 
-  if ((nodes->type = link_lookup (link, KEYS ("joint_type", "jointType"))) != NULL)
+  if ((nodes->type = scope_lookup (scope, sub_root, link, KEYS ("joint_type", "jointType")))
+      != NULL && !track)
     {
       if ((type_name = km_yaml_expect_string (nodes->type, error)) == NULL)
         return FALSE;
@@ -1172,8 +1247,10 @@ read_link (Body        *b,
       else if (g_str_equal (type_name, "free"))
         type = KM_JOINT_FREE;
       else if (g_str_equal (type_name, "pseudo_continuous_track") ||
-               g_str_equal (type_name, "pseudoContinuousTrack"))
+               g_str_equal (type_name, "pseudoContinuousTrack") ||
+               g_str_equal (type_name, "crawler"))
         {
+          /* `crawler` is the Choreonoid 1.x name. */
           type = KM_JOINT_FIXED;
           km_parse_warning (b->path, km_yaml_node_get_pos (nodes->type),
                             _("a pseudo continuous track moves its surface, not the link: "
@@ -1184,9 +1261,9 @@ read_link (Body        *b,
                                                  "slide, fixed, free or pseudo_continuous_track"));
     }
 
-  joint = km_skeleton_builder_add_joint (b->builder, name, type, parent);
+  joint = km_skeleton_builder_add_joint (b->builder, full_name, type, full_parent);
 
-  if ((nodes->translation = link_lookup (link, KEYS ("translation"))) != NULL)
+  if ((nodes->translation = scope_lookup (scope, sub_root, link, KEYS ("translation"))) != NULL)
     {
       KmVec3 t;
 
@@ -1194,7 +1271,7 @@ read_link (Body        *b,
         return FALSE;
       km_skeleton_builder_set_offset (b->builder, joint, t);
     }
-  if ((nodes->rotation = link_lookup (link, KEYS ("rotation"))) != NULL)
+  if ((nodes->rotation = scope_lookup (scope, sub_root, link, KEYS ("rotation"))) != NULL)
     {
       KmQuat q;
 
@@ -1207,28 +1284,33 @@ read_link (Body        *b,
     /* Choreonoid's default joint axis is Z. */
     KmVec3 axis = km_vec3 (0, 0, 1);
 
-    if ((nodes->axis = link_lookup (link, KEYS ("joint_axis", "jointAxis"))) != NULL &&
-        !read_axis (b, nodes->axis, &axis, error))
+    if ((nodes->axis = scope_lookup (scope, sub_root, link, KEYS ("joint_axis", "jointAxis")))
+        != NULL && !read_axis (b, nodes->axis, &axis, error))
       return FALSE;
     km_skeleton_builder_set_axis (b->builder, joint, axis);
   }
-  if ((v = link_lookup (link, KEYS ("joint_id", "jointId"))) != NULL)
+  if ((v = scope_lookup (scope, sub_root, link, KEYS ("joint_id", "jointId"))) != NULL)
     {
       gint64 id;
 
       if (!km_yaml_expect_int (v, &id, error))
         return FALSE;
-      if (id < 0 || id > KM_SKELETON_MAX_JOINTS)
+      /* Exporters write -1 for “no id”, as Choreonoid's Link::jointId() does. */
+      if (id >= 0)
+        id += scope->joint_id_offset;
+      if (id < -1 || id > KM_SKELETON_MAX_JOINTS)
         return fail_at (b, v, error, _("expected a joint id between 0 and %d"),
                         KM_SKELETON_MAX_JOINTS);
-      km_skeleton_builder_set_joint_id (b->builder, joint, (int) id);
+      if (id >= 0)
+        km_skeleton_builder_set_joint_id (b->builder, joint, (int) id);
     }
   {
     double scale = type == KM_JOINT_REVOLUTE ? b->angle_scale : 1;
     gboolean limited;
     double lower, upper;
 
-    if ((nodes->range = link_lookup (link, KEYS ("joint_range", "jointRange"))) != NULL)
+    if ((nodes->range = scope_lookup (scope, sub_root, link, KEYS ("joint_range", "jointRange")))
+        != NULL)
       {
         if (!read_range (b, nodes->range, scale, &limited, &lower, &upper, error))
           return FALSE;
@@ -1296,21 +1378,18 @@ problem_node (GArray                  *links,
   return node ? node : n->name ? n->name : n->link;
 }
 
-static KmSkeleton *
-load_tree (Body        *b,
-           KmYamlNode  *root,
-           GError     **error)
+/* `format`, `format_version` and `angle_unit` of a body file; sets b->angle_scale. */
+static gboolean
+read_header (Body        *b,
+             KmYamlNode  *root,
+             GError     **error)
 {
-  g_autoptr(GArray) link_nodes = g_array_new (FALSE, TRUE, sizeof (LinkNodes));
-  g_autoptr(GError) build_error = NULL;
-  KmSkeletonProblem problem = { 0 };
-  KmYamlNode *v, *links;
+  KmYamlNode *v;
   const char *format;
   double version;
-  KmSkeleton *skel;
 
   if (!km_yaml_expect_mapping (root, error))
-    return NULL;
+    return FALSE;
   v = km_yaml_mapping_lookup (root, "format");
   if (v == NULL)
     {
@@ -1320,26 +1399,26 @@ load_tree (Body        *b,
                    "itself"));
       else
         fail_at (b, root, error, _("expected “format: ChoreonoidBody”"));
-      return NULL;
+      return FALSE;
     }
   if ((format = km_yaml_expect_string (v, error)) == NULL)
-    return NULL;
+    return FALSE;
   if (!g_str_equal (format, "ChoreonoidBody"))
     {
       fail_at (b, v, error, _("expected “ChoreonoidBody”"));
-      return NULL;
+      return FALSE;
     }
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("format_version", "formatVersion"))) == NULL)
     {
       fail_at (b, root, error, _("missing key “format_version”"));
-      return NULL;
+      return FALSE;
     }
   if (!km_yaml_expect_number (v, &version, error))
-    return NULL;
+    return FALSE;
   if (version >= 2.1 || version < 0)
     {
       fail_at (b, v, error, _("expected a format version below 2.1"));
-      return NULL;
+      return FALSE;
     }
   b->angle_scale = G_PI / 180.0;
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("angle_unit", "angleUnit"))) != NULL)
@@ -1347,21 +1426,177 @@ load_tree (Body        *b,
       const char *unit = km_yaml_expect_string (v, error);
 
       if (unit == NULL)
-        return NULL;
+        return FALSE;
       if (g_str_equal (unit, "radian") && version < 2.0)
         b->angle_scale = 1;
       else if (g_str_equal (unit, "radian"))
         {
           fail_at (b, v, error, _("format version 2.0 uses degrees only"));
-          return NULL;
+          return FALSE;
         }
       else if (!g_str_equal (unit, "degree"))
         {
           fail_at (b, v, error, _("expected “degree” or “radian”"));
-          return NULL;
+          return FALSE;
         }
     }
 
+  return TRUE;
+}
+
+/* A SubBody link node: the links of another body file, under the SubBody's `parent`. */
+static gboolean
+read_sub_body (Body        *b,
+               KmYamlNode  *node,
+               const Scope *outer,
+               GArray      *link_nodes,
+               GError     **error)
+{
+  KmYamlNode *uri_node = km_yaml_mapping_lookup_any (node, KEYS ("uri", "url", "file"));
+  KmYamlNode *v, *root, *links;
+  g_autofree char *file = NULL, *canonical = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  const char *data;
+  g_autofree char *prefix = NULL, *suffix = NULL;
+  g_autoptr(GError) read_error = NULL;
+  const char *uri, *saved_path = b->path, *inner_prefix = "", *inner_suffix = "";
+  double saved_scale = b->angle_scale;
+  gint64 offset = 0;
+  gsize length;
+  Scope scope;
+  gboolean ok;
+
+  if (uri_node == NULL)
+    return fail_at (b, node, error, _("expected a “uri” key"));
+  if ((uri = km_yaml_expect_string (uri_node, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (node, "prefix")) != NULL &&
+      (inner_prefix = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup (node, "suffix")) != NULL &&
+      (inner_suffix = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup_any (node, KEYS ("joint_id_offset", "jointIdOffset"))) != NULL &&
+      !km_yaml_expect_int (v, &offset, error))
+    return FALSE;
+  if (offset < 0 || offset > KM_SKELETON_MAX_JOINTS)
+    return fail_at (b, v, error, _("expected a joint id between 0 and %d"),
+                    KM_SKELETON_MAX_JOINTS);
+  if ((file = expand_uri (b, uri_node, uri, error)) == NULL)
+    return FALSE;
+  canonical = g_canonicalize_filename (file, NULL);
+  for (guint i = 0; i < b->includes->len; i++)
+    if (g_str_equal (g_ptr_array_index (b->includes, i), canonical))
+      return fail_at (b, uri_node, error, _("the sub-body “%s” includes itself"), uri);
+  if (b->includes->len >= MAX_SUB_BODY_DEPTH)
+    return fail_at (b, uri_node, error, _("sub-bodies are nested too deeply (at most %d levels)"),
+                    MAX_SUB_BODY_DEPTH);
+  if (++b->n_sub_bodies > MAX_SUB_BODIES)
+    return fail_at (b, uri_node, error, _("too many sub-bodies (at most %d)"), MAX_SUB_BODIES);
+  /* Bounded, like every file a loader reads (not /dev/zero or a pipe without end). */
+  contents = km_format_read_file (file, KM_FORMAT_MAX_FILE_SIZE, &read_error);
+  if (contents == NULL)
+    return fail_at (b, uri_node, error, _("cannot read the sub-body “%s”: %s"), uri,
+                    read_error->message);
+  data = g_bytes_get_data (contents, &length);
+  root = km_yaml_parse (file, data ? data : "", length, NULL, error);
+  if (root == NULL)
+    return FALSE;
+  g_ptr_array_add (b->documents, root);
+  b->path = km_yaml_node_get_file (root);
+  if (!read_header (b, root, error))
+    goto failed;
+  if ((links = km_yaml_expect_key (root, "links", error)) == NULL ||
+      !km_yaml_expect_sequence (links, error))
+    goto failed;
+  scope.root_name = NULL;
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL &&
+      (scope.root_name = km_yaml_expect_string (v, error)) == NULL)
+    goto failed;
+  for (guint i = 0; scope.root_name == NULL && i < km_yaml_node_get_length (links); i++)
+    {
+      KmYamlNode *link = km_yaml_sequence_get (links, i);
+      KmYamlNode *name = km_yaml_mapping_lookup (link, "name");
+      KmYamlNode *type = km_yaml_mapping_lookup (link, "type");
+
+      if (type == NULL || g_strcmp0 (km_yaml_node_get_scalar (type, NULL), "Link") == 0)
+        scope.root_name = name ? km_yaml_node_get_scalar (name, NULL) : NULL;
+    }
+  if (scope.root_name == NULL)
+    {
+      fail_at (b, links, error, _("expected at least one link"));
+      goto failed;
+    }
+  /* Names nest like Choreonoid's: outer prefix, inner prefix, name, inner and outer suffix. */
+  prefix = g_strconcat (outer->prefix, inner_prefix, NULL);
+  suffix = g_strconcat (inner_suffix, outer->suffix, NULL);
+  scope.prefix = prefix;
+  scope.suffix = suffix;
+  scope.joint_id_offset = outer->joint_id_offset + (int) offset;
+  scope.root_override = node;
+  if ((v = km_yaml_mapping_lookup_any (root, KEYS ("extra_joints", "extraJoints"))) != NULL)
+    km_parse_warning (b->path, km_yaml_node_get_pos (v),
+                      _("extra joints (closed loops) are not represented; the tree is kept "
+                        "open"));
+  g_ptr_array_add (b->includes, g_steal_pointer (&canonical));
+  ok = read_links (b, links, &scope, link_nodes, error);
+  g_ptr_array_remove_index (b->includes, b->includes->len - 1);
+  b->path = saved_path;
+  b->angle_scale = saved_scale;
+  return ok;
+
+failed:
+  b->path = saved_path;
+  b->angle_scale = saved_scale;
+  return FALSE;
+}
+
+static gboolean
+read_links (Body        *b,
+            KmYamlNode  *links,
+            const Scope *scope,
+            GArray      *link_nodes,
+            GError     **error)
+{
+  if (km_yaml_node_get_length (links) > KM_SKELETON_MAX_JOINTS)
+    return fail_at (b, links, error, _("too many links (at most %d)"), KM_SKELETON_MAX_JOINTS);
+  for (guint i = 0; i < km_yaml_node_get_length (links); i++)
+    {
+      KmYamlNode *link = km_yaml_sequence_get (links, i);
+      KmYamlNode *type = km_yaml_mapping_lookup (link, "type");
+      LinkNodes nodes = { 0 };
+      guint before = km_skeleton_builder_get_n_joints (b->builder);
+
+      if (type != NULL && g_strcmp0 (km_yaml_node_get_scalar (type, NULL), "SubBody") == 0)
+        {
+          if (!read_sub_body (b, link, scope, link_nodes, error))
+            return FALSE;
+          continue;
+        }
+      if (!read_link (b, link, scope, &nodes, error))
+        return FALSE;
+      if (km_skeleton_builder_get_n_joints (b->builder) > before)
+        g_array_append_val (link_nodes, nodes);
+      if (km_skeleton_builder_get_n_joints (b->builder) > KM_SKELETON_MAX_JOINTS)
+        return fail_at (b, link, error, _("too many links (at most %d)"),
+                        KM_SKELETON_MAX_JOINTS);
+    }
+  return TRUE;
+}
+
+static KmSkeleton *
+load_tree (Body        *b,
+           KmYamlNode  *root,
+           GError     **error)
+{
+  g_autoptr(GArray) link_nodes = g_array_new (FALSE, TRUE, sizeof (LinkNodes));
+  g_autoptr(GError) build_error = NULL;
+  KmSkeletonProblem problem = { 0 };
+  KmYamlNode *v, *links;
+  KmSkeleton *skel;
+
+  if (!read_header (b, root, error))
+    return NULL;
   if ((links = km_yaml_expect_key (root, "links", error)) == NULL ||
       !km_yaml_expect_sequence (links, error))
     return NULL;
@@ -1375,16 +1610,8 @@ load_tree (Body        *b,
       fail_at (b, links, error, _("too many links (at most %d)"), KM_SKELETON_MAX_JOINTS);
       return NULL;
     }
-  for (guint i = 0; i < km_yaml_node_get_length (links); i++)
-    {
-      LinkNodes nodes = { 0 };
-      guint before = km_skeleton_builder_get_n_joints (b->builder);
-
-      if (!read_link (b, km_yaml_sequence_get (links, i), &nodes, error))
-        return NULL;
-      if (km_skeleton_builder_get_n_joints (b->builder) > before)
-        g_array_append_val (link_nodes, nodes);
-    }
+  if (!read_links (b, links, &(Scope) { "", "", 0, NULL, NULL }, link_nodes, error))
+    return NULL;
 
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
     {
@@ -1457,6 +1684,9 @@ km_body_load (const char           *path,
   g_autoptr(GHashTable) meshes = g_hash_table_new_full (NULL, NULL, NULL,
                                                         (GDestroyNotify) km_mesh_unref);
   g_autoptr(GHashTable) warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) documents = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                   km_yaml_node_unref);
+  g_autoptr(GPtrArray) includes = g_ptr_array_new_with_free_func (g_free);
   Body b = { 0 };
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -1471,6 +1701,9 @@ km_body_load (const char           *path,
   b.cache = cache;
   b.meshes = meshes;
   b.warned = warned;
+  b.documents = documents;
+  b.includes = includes;
+  g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));
   return load_tree (&b, root, error);
 }
 

@@ -20,11 +20,18 @@ G_BEGIN_DECLS
  * `angle_unit` (degree by default), `name`, `links` with `parent`, `translation` (a list
  * of vectors is summed), `rotation` (axis-angle in the angle unit, or a list of them
  * multiplied left to right), `joint_type` (revolute, prismatic/slide, fixed, free;
- * pseudo_continuous_track is a track surface, read as fixed with a warning),
- * `joint_axis` (vector or X, -Y, … in any case; Z when absent), `joint_id`, `joint_range`
- * ([lower, upper] or ±u; revolute ranges in the angle unit, prismatic ones in metres; an
- * `unlimited` end leaves the joint unlimited, with a warning when the other end is
- * finite), `import` (merged into the link), and `body_handlers`. Velocity ranges, mass,
+ * pseudo_continuous_track and the 1.x name crawler are a track surface, read as fixed
+ * with a warning),
+ * `joint_axis` (vector or X, -Y, … in any case; Z when absent), `joint_id` (-1: none),
+ * `joint_range` ([lower, upper] or ±u; revolute ranges in the angle unit, prismatic ones
+ * in metres; an `unlimited` or ±.inf end leaves the joint unlimited, with a warning when
+ * the other end is finite), `import` (merged into the link), and `body_handlers`.
+ * Link nodes of `type: SubBody` read the links of another body file (`uri` relative to
+ * the including file; `prefix`, `suffix`, `joint_id_offset`; the SubBody's `parent`,
+ * `translation`, `joint_type`, … replace those of the sub-body's root link; nested
+ * sub-bodies are read, a file that includes itself is an error). A `type:
+ * ContinuousTrack` node is read as one fixed link with a warning (Choreonoid expands it
+ * into track-shoe links). Velocity ranges, mass,
  * centre of mass and inertia are checked for shape but not kept (KmSkeleton has no
  * dynamics). Both snake_case and camelCase spellings are accepted.
  *
@@ -32,8 +39,10 @@ G_BEGIN_DECLS
  * (`uri` relative to the body file, `${SHARE}` from KINEMA_CHOREONOID_SHARE and ${HOME};
  * `node` selects a DEF node of a VRML file; `metadata` length_unit millimeter/inch and
  * upper_axis Y), with Box, Sphere, Cylinder, Cone, Capsule (along +Y),
- * IndexedFaceSet/TriangleMesh and Resource geometry, and the diffuse colour and
- * transparency of `appearance.material`. Collision content is not drawn. Devices
+ * IndexedFaceSet/TriangleMesh, Extrusion (orientation angles in the angle unit),
+ * ElevationGrid (snake_case or camelCase keys) and Resource geometry, and the diffuse
+ * colour and transparency of `appearance.material` (a mesh resource keeps its own colours
+ * unless the material gives one). Collision content is not drawn. Devices
  * (sensors, cameras, lights, …) are not modelled: one warning per device type, but the
  * shapes under them are drawn. An unknown node type, a bad geometry value or a mesh
  * file that cannot be read skips that element with a warning; the model still loads.
