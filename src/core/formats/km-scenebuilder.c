@@ -677,8 +677,46 @@ value_error (const Val   *v,
   return FALSE;
 }
 
+/*
+ * A bad value: an error, except where it comes from an <attr>. An <attr> value applies to
+ * every later element with an attribute of that name, whatever its type
+ * (specs/scenebuilder.md 1.5: <attr mass="1.0"/> meant for bodies also reaches the boolean
+ * "mass" of shapes); where it is invalid for this element, Scenebuilder reports it and keeps
+ * the default. That is a warning here, once per <attr> value and element name.
+ * Returns FALSE for an error, TRUE for a warning (the caller keeps the default).
+ */
 static gboolean
-trimmed_real (const Val       *v,
+value_problem (Loader      *L,
+               Node        *node,
+               const Val   *v,
+               const char  *attribute,
+               gsize        offset,
+               char        *message,
+               GError     **error)
+{
+  g_autofree char *key = NULL;
+
+  if (L == NULL || !v->from_attr)
+    return value_error (v, attribute, offset, message, error);
+  key = g_strdup_printf ("inherited:%s:%u:%u:%s:%s", v->file->path, v->pos.line,
+                         v->pos.column, attribute, node->name);
+  if (!g_hash_table_contains (L->noted, key))
+    {
+      g_hash_table_add (L->noted, g_steal_pointer (&key));
+      /* Translators: an attribute name, what is wrong with its value, an element name. */
+      km_parse_warning (v->file->path, val_pos (v, offset),
+                        _("invalid value of “%s”: %s; the value inherited from <attr> is "
+                          "ignored for <%s>"), attribute, message, node->name);
+    }
+  g_free (message);
+  return TRUE;
+}
+
+/* @L and @node may be NULL: errors only (unit values). */
+static gboolean
+trimmed_real (Loader          *L,
+              Node            *node,
+              const Val       *v,
               const char      *attribute,
               KmSbDim          dim,
               const KmSbUnits *units,
@@ -687,13 +725,15 @@ trimmed_real (const Val       *v,
 {
   gsize start = 0, end = strlen (v->text), offset = 0;
   char *message = NULL;
+  double value = 0;
 
   while (start < end && g_ascii_isspace (v->text[start]))
     start++;
   while (end > start && g_ascii_isspace (v->text[end - 1]))
     end--;
-  if (!km_sb_eval_real (v->text + start, end - start, dim, units, out, &offset, &message))
-    return value_error (v, attribute, start + offset, message, error);
+  if (!km_sb_eval_real (v->text + start, end - start, dim, units, &value, &offset, &message))
+    return value_problem (L, node, v, attribute, start + offset, message, error);
+  *out = value;
   return TRUE;
 }
 
@@ -712,7 +752,7 @@ get_real (Loader      *L,
     return FALSE;
   if (v.text == NULL)
     return TRUE;
-  ok = trimmed_real (&v, name, dim, &L->units, out, error);
+  ok = trimmed_real (L, node, &v, name, dim, &L->units, out, error);
   val_clear (&v);
   return ok;
 }
@@ -727,12 +767,14 @@ get_bool (Loader      *L,
   Val v;
   gsize offset = 0;
   char *message = NULL;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, value = FALSE;
 
   if (!lookup (L, node, name, &v, error))
     return FALSE;
-  if (v.text != NULL && !km_sb_parse_bool (v.text, out, &offset, &message))
-    ok = value_error (&v, name, offset, message, error);
+  if (v.text != NULL && !km_sb_parse_bool (v.text, &value, &offset, &message))
+    ok = value_problem (L, node, &v, name, offset, message, error);
+  else if (v.text != NULL)
+    *out = value;
   val_clear (&v);
   return ok;
 }
@@ -750,11 +792,16 @@ get_vector (Loader      *L,
   gsize offset = 0;
   char *message = NULL;
   gboolean ok = TRUE;
+  double values[4];
 
+  g_assert (n <= G_N_ELEMENTS (values));
   if (!lookup (L, node, name, &v, error))
     return FALSE;
-  if (v.text != NULL && !km_sb_parse_vector (v.text, n, dim, &L->units, out, &offset, &message))
-    ok = value_error (&v, name, offset, message, error);
+  if (v.text != NULL &&
+      !km_sb_parse_vector (v.text, n, dim, &L->units, values, &offset, &message))
+    ok = value_problem (L, node, &v, name, offset, message, error);
+  else if (v.text != NULL)
+    memcpy (out, values, n * sizeof *out);
   val_clear (&v);
   return ok;
 }
@@ -771,18 +818,24 @@ get_rotation (Loader      *L,
   char *message = NULL;
   KmSbValueFlags flags = KM_SB_VALUE_OK;
   gboolean ok = TRUE;
+  KmQuat value;
 
   if (!lookup (L, node, name, &v, error))
     return FALSE;
   if (v.text != NULL)
     {
-      if (!km_sb_parse_rotation (v.text, &L->units, out, &flags, &offset, &message))
-        ok = value_error (&v, name, offset, message, error);
-      else if (flags & KM_SB_VALUE_NORMALIZED)
-        note_once (L, NULL, v.file, v.pos, _("the quaternion is not of unit length; normalised"));
-      else if (flags & KM_SB_VALUE_NOT_ORTHONORMAL)
-        note_once (L, NULL, v.file, v.pos,
-                   _("the matrix is not a rotation; the nearest rotation is used"));
+      if (!km_sb_parse_rotation (v.text, &L->units, &value, &flags, &offset, &message))
+        ok = value_problem (L, node, &v, name, offset, message, error);
+      else
+        {
+          *out = value;
+          if (flags & KM_SB_VALUE_NORMALIZED)
+            note_once (L, NULL, v.file, v.pos,
+                       _("the quaternion is not of unit length; normalised"));
+          else if (flags & KM_SB_VALUE_NOT_ORTHONORMAL)
+            note_once (L, NULL, v.file, v.pos,
+                       _("the matrix is not a rotation; the nearest rotation is used"));
+        }
     }
   val_clear (&v);
   return ok;
@@ -1001,7 +1054,7 @@ read_units (Loader  *L,
             }
           continue;
         }
-      ok = trimmed_real (&v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor, error);
+      ok = trimmed_real (NULL, NULL, &v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor, error);
       if (ok && factor <= 0.0)
         ok = value_error (&v, unit_attributes[u], 0, g_strdup (_("expected a positive unit")),
                           error);
@@ -1057,21 +1110,85 @@ read_spatial (Loader  *L,
   return TRUE;
 }
 
-static const struct
+/* The CSS / X11 colour names (specs/scenebuilder.md 5.7: vmat colorname), sorted. */
+typedef struct
 {
   const char *name;
-  KmColor     color;
-} color_names[] = {
-  { "black", { 0, 0, 0, 1 } }, { "white", { 1, 1, 1, 1 } }, { "red", { 1, 0, 0, 1 } },
-  { "green", { 0, 0.5f, 0, 1 } }, { "lime", { 0, 1, 0, 1 } }, { "blue", { 0, 0, 1, 1 } },
-  { "yellow", { 1, 1, 0, 1 } }, { "cyan", { 0, 1, 1, 1 } }, { "magenta", { 1, 0, 1, 1 } },
-  { "gray", { 0.5f, 0.5f, 0.5f, 1 } }, { "grey", { 0.5f, 0.5f, 0.5f, 1 } },
-  { "silver", { 0.75f, 0.75f, 0.75f, 1 } }, { "orange", { 1, 0.647f, 0, 1 } },
-  { "purple", { 0.5f, 0, 0.5f, 1 } }, { "brown", { 0.647f, 0.165f, 0.165f, 1 } },
-  { "pink", { 1, 0.753f, 0.796f, 1 } }, { "lightpink", { 1, 0.714f, 0.757f, 1 } },
-  { "navy", { 0, 0, 0.5f, 1 } }, { "darkturquoise", { 0, 0.808f, 0.82f, 1 } },
-  { "lightgray", { 0.827f, 0.827f, 0.827f, 1 } }, { "darkgray", { 0.663f, 0.663f, 0.663f, 1 } },
+  guint32     rgb;
+} ColorName;
+
+static const ColorName color_names[] = {
+  { "aliceblue", 0xf0f8ff }, { "antiquewhite", 0xfaebd7 }, { "aqua", 0x00ffff },
+  { "aquamarine", 0x7fffd4 }, { "azure", 0xf0ffff }, { "beige", 0xf5f5dc },
+  { "bisque", 0xffe4c4 }, { "black", 0x000000 }, { "blanchedalmond", 0xffebcd },
+  { "blue", 0x0000ff }, { "blueviolet", 0x8a2be2 }, { "brown", 0xa52a2a },
+  { "burlywood", 0xdeb887 }, { "cadetblue", 0x5f9ea0 }, { "chartreuse", 0x7fff00 },
+  { "chocolate", 0xd2691e }, { "coral", 0xff7f50 }, { "cornflowerblue", 0x6495ed },
+  { "cornsilk", 0xfff8dc }, { "crimson", 0xdc143c }, { "cyan", 0x00ffff },
+  { "darkblue", 0x00008b }, { "darkcyan", 0x008b8b }, { "darkgoldenrod", 0xb8860b },
+  { "darkgray", 0xa9a9a9 }, { "darkgreen", 0x006400 }, { "darkgrey", 0xa9a9a9 },
+  { "darkkhaki", 0xbdb76b }, { "darkmagenta", 0x8b008b }, { "darkolivegreen", 0x556b2f },
+  { "darkorange", 0xff8c00 }, { "darkorchid", 0x9932cc }, { "darkred", 0x8b0000 },
+  { "darksalmon", 0xe9967a }, { "darkseagreen", 0x8fbc8f }, { "darkslateblue", 0x483d8b },
+  { "darkslategray", 0x2f4f4f }, { "darkslategrey", 0x2f4f4f }, { "darkturquoise", 0x00ced1 },
+  { "darkviolet", 0x9400d3 }, { "deeppink", 0xff1493 }, { "deepskyblue", 0x00bfff },
+  { "dimgray", 0x696969 }, { "dimgrey", 0x696969 }, { "dodgerblue", 0x1e90ff },
+  { "firebrick", 0xb22222 }, { "floralwhite", 0xfffaf0 }, { "forestgreen", 0x228b22 },
+  { "fuchsia", 0xff00ff }, { "gainsboro", 0xdcdcdc }, { "ghostwhite", 0xf8f8ff },
+  { "gold", 0xffd700 }, { "goldenrod", 0xdaa520 }, { "gray", 0x808080 }, { "green", 0x008000 },
+  { "greenyellow", 0xadff2f }, { "grey", 0x808080 }, { "honeydew", 0xf0fff0 },
+  { "hotpink", 0xff69b4 }, { "indianred", 0xcd5c5c }, { "indigo", 0x4b0082 },
+  { "ivory", 0xfffff0 }, { "khaki", 0xf0e68c }, { "lavender", 0xe6e6fa },
+  { "lavenderblush", 0xfff0f5 }, { "lawngreen", 0x7cfc00 }, { "lemonchiffon", 0xfffacd },
+  { "lightblue", 0xadd8e6 }, { "lightcoral", 0xf08080 }, { "lightcyan", 0xe0ffff },
+  { "lightgoldenrodyellow", 0xfafad2 }, { "lightgray", 0xd3d3d3 }, { "lightgreen", 0x90ee90 },
+  { "lightgrey", 0xd3d3d3 }, { "lightpink", 0xffb6c1 }, { "lightsalmon", 0xffa07a },
+  { "lightseagreen", 0x20b2aa }, { "lightskyblue", 0x87cefa }, { "lightslategray", 0x778899 },
+  { "lightslategrey", 0x778899 }, { "lightsteelblue", 0xb0c4de }, { "lightyellow", 0xffffe0 },
+  { "lime", 0x00ff00 }, { "limegreen", 0x32cd32 }, { "linen", 0xfaf0e6 }, { "magenta", 0xff00ff },
+  { "maroon", 0x800000 }, { "mediumaquamarine", 0x66cdaa }, { "mediumblue", 0x0000cd },
+  { "mediumorchid", 0xba55d3 }, { "mediumpurple", 0x9370db }, { "mediumseagreen", 0x3cb371 },
+  { "mediumslateblue", 0x7b68ee }, { "mediumspringgreen", 0x00fa9a },
+  { "mediumturquoise", 0x48d1cc }, { "mediumvioletred", 0xc71585 }, { "midnightblue", 0x191970 },
+  { "mintcream", 0xf5fffa }, { "mistyrose", 0xffe4e1 }, { "moccasin", 0xffe4b5 },
+  { "navajowhite", 0xffdead }, { "navy", 0x000080 }, { "oldlace", 0xfdf5e6 },
+  { "olive", 0x808000 }, { "olivedrab", 0x6b8e23 }, { "orange", 0xffa500 },
+  { "orangered", 0xff4500 }, { "orchid", 0xda70d6 }, { "palegoldenrod", 0xeee8aa },
+  { "palegreen", 0x98fb98 }, { "paleturquoise", 0xafeeee }, { "palevioletred", 0xdb7093 },
+  { "papayawhip", 0xffefd5 }, { "peachpuff", 0xffdab9 }, { "peru", 0xcd853f },
+  { "pink", 0xffc0cb }, { "plum", 0xdda0dd }, { "powderblue", 0xb0e0e6 }, { "purple", 0x800080 },
+  { "rebeccapurple", 0x663399 }, { "red", 0xff0000 }, { "rosybrown", 0xbc8f8f },
+  { "royalblue", 0x4169e1 }, { "saddlebrown", 0x8b4513 }, { "salmon", 0xfa8072 },
+  { "sandybrown", 0xf4a460 }, { "seagreen", 0x2e8b57 }, { "seashell", 0xfff5ee },
+  { "sienna", 0xa0522d }, { "silver", 0xc0c0c0 }, { "skyblue", 0x87ceeb },
+  { "slateblue", 0x6a5acd }, { "slategray", 0x708090 }, { "slategrey", 0x708090 },
+  { "snow", 0xfffafa }, { "springgreen", 0x00ff7f }, { "steelblue", 0x4682b4 },
+  { "tan", 0xd2b48c }, { "teal", 0x008080 }, { "thistle", 0xd8bfd8 }, { "tomato", 0xff6347 },
+  { "turquoise", 0x40e0d0 }, { "violet", 0xee82ee }, { "wheat", 0xf5deb3 }, { "white", 0xffffff },
+  { "whitesmoke", 0xf5f5f5 }, { "yellow", 0xffff00 }, { "yellowgreen", 0x9acd32 },
 };
+
+static int
+compare_color_name (const void *key,
+                    const void *element)
+{
+  return g_ascii_strcasecmp (key, *(const char * const *) element);
+}
+
+static gboolean
+lookup_color_name (const char *name,
+                   KmColor    *color)
+{
+  const ColorName *found = bsearch (name, color_names, G_N_ELEMENTS (color_names),
+                                    sizeof color_names[0], compare_color_name);
+
+  if (found == NULL)
+    return FALSE;
+  color->r = ((found->rgb >> 16) & 0xff) / 255.0f;
+  color->g = ((found->rgb >> 8) & 0xff) / 255.0f;
+  color->b = (found->rgb & 0xff) / 255.0f;
+  return TRUE;
+}
 
 /* The typed attributes of each element this loader uses (section 5). */
 static gboolean
@@ -1182,18 +1299,9 @@ read_attributes (Loader  *L,
           obj->color.a = alpha;
         if (name.text != NULL)
           {
-            gboolean found = FALSE;
+            g_autofree char *trimmed = g_strstrip (g_strdup (name.text));
 
-            for (guint i = 0; i < G_N_ELEMENTS (color_names) && !found; i++)
-              if (g_ascii_strcasecmp (color_names[i].name, name.text) == 0)
-                {
-                  float a = obj->color.a;
-
-                  obj->color = color_names[i].color;
-                  obj->color.a = a;
-                  found = TRUE;
-                }
-            if (!found)
+            if (!lookup_color_name (trimmed, &obj->color))
               note_once (L, NULL, name.file, name.pos,
                          _("unknown colour name “%s”; the diffuse colour is used"), name.text);
           }
@@ -1202,6 +1310,82 @@ read_attributes (Loader  *L,
       }
     default:
       return TRUE;
+    }
+}
+
+/* Every attribute Scenebuilder knows, per element (section 5; bases included), so that
+ * unknown ones can be noted (section 1.2) while known but unused ones stay silent. */
+#define SB_OBJECT  "name unit_length unit_rotation unit_mass unit_time "
+#define SB_SPATIAL SB_OBJECT "trn rot scale mirrorx mirrory mirrorz "
+#define SB_SHAPE   SB_OBJECT "collision mass visual auto_texcoord texture_scale texture_offset "
+#define SB_JOINT   SB_OBJECT "sock plug enabled "
+#define SB_JOINT1D SB_JOINT "range vrange flim damper spring pos vel targetpos targetvel filename "
+
+static const struct
+{
+  const char *element;
+  const char *attributes;   /* blank-separated, with a blank at both ends */
+} known_attributes[] = {
+  { "namespace", " " SB_SPATIAL },
+  { "import", " " SB_SPATIAL "path filename " },
+  { "body", " " SB_SPATIAL "mass inertia center dynamical stationary auto_mass auto_tree vel "
+            "angvel acc angacc " },
+  { "connector", " " SB_SPATIAL },
+  { "ik", " " SB_SPATIAL "end ref sock enable_trn enable_rot " },
+  { "pmat", " " SB_OBJECT "density cor static_friction dynamic_friction spring damper "
+            "velocity_field_mode velocity_field_axis velocity_field_magnitude " },
+  { "vmat", " " SB_OBJECT "ambient diffuse specular emissive shininess alpha colorname "
+            "texture " },
+  { "box", " " SB_SHAPE "size " },
+  { "sphere", " " SB_SHAPE "radius slice stack " },
+  { "cylinder", " " SB_SHAPE "radius height slice " },
+  { "capsule", " " SB_SHAPE "radius height slice stack " },
+  { "mesh", " " SB_SHAPE "filename scale prism prismdir mirror convex points stl_color "
+            "stl_binary " },
+  { "light", " " SB_OBJECT },
+  { "camera", " " SB_OBJECT "fov " },
+  { "attach", " " SB_OBJECT "connector shape vmat pmat light camera bone " },
+  { "hinge", " " SB_JOINT1D "cyclic " },
+  { "slider", " " SB_JOINT1D },
+  { "balljoint", " " SB_JOINT "damper spring pos vel targetpos targetvel " },
+  { "fixjoint", " " SB_JOINT },
+  { "universaljoint", " " SB_JOINT "damper spring pos vel targetpos targetvel " },
+  { "freejoint", " " SB_JOINT "pos ori vel angvel " },
+  { "spring", " " SB_JOINT "damper spring " },
+  { "gear", " " SB_OBJECT "up down ratio offset type " },
+  { "gravity", " " SB_OBJECT "accel " },
+  { "contact_group", " " SB_OBJECT "enable all_bodies " },
+  { "ikjoint", " " SB_OBJECT "path " },
+  { "iksync", " " SB_OBJECT "path0 path1 ratio " },
+  { "ikcom", " " SB_OBJECT "pos enable " },
+};
+
+/* One note per (element, attribute) Scenebuilder does not know; it ignores them. */
+static void
+note_unknown_attributes (Loader *L,
+                         Node   *node)
+{
+  const char *known = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (known_attributes) && known == NULL; i++)
+    if (g_str_equal (known_attributes[i].element, node->name))
+      known = known_attributes[i].attributes;
+  if (known == NULL)
+    return;   /* mates, sensors, motors: not checked */
+  for (guint i = 0; i < node->n_attrs; i++)
+    {
+      const char *name = node->attr_names[i];
+      g_autofree char *word = g_strconcat (" ", name, " ", NULL);
+      g_autofree char *key = NULL;
+
+      /* xmlns, xml:lang, other vocabularies: not Scenebuilder's business. */
+      if (strchr (name, ':') != NULL || g_str_has_prefix (name, "xmlns") ||
+          strstr (known, word) != NULL)
+        continue;
+      key = g_strdup_printf ("attribute:%s:%s", node->name, name);
+      /* Translators: an attribute name, then an element name. */
+      note_once (L, key, node->file, node->attr_pos[i],
+                 _("unknown attribute “%s” of <%s> ignored"), name, node->name);
     }
 }
 
@@ -1299,8 +1483,9 @@ create_object (Loader      *L,
       note_once (L, "name-from-attr", name.file, name.pos,
                  _("an <attr> sets “name”, so it names every later element"));
     obj->name = assign_name (L->cur, wanted, type_name);
+    /* At the element renamed (an <attr> name renames many). */
     if (wanted != NULL && !g_str_equal (wanted, obj->name))
-      note_once (L, NULL, node->file, name.pos,
+      note_once (L, NULL, node->file, name.from_attr ? node->pos : name.pos,
                  _("a sibling is already called “%s”; this one is renamed “%s”"), wanted,
                  obj->name);
   }
@@ -1321,6 +1506,7 @@ create_object (Loader      *L,
     }
   if (!read_units (L, node, error) || !read_attributes (L, node, obj, error))
     return FALSE;
+  note_unknown_attributes (L, node);
   if (type == OBJ_SKIPPED || type == OBJ_MESH)
     note_once (L, type_name, node->file, node->pos,
                type == OBJ_MESH ? _("<mesh> geometry is not loaded; skipped")
@@ -1394,9 +1580,30 @@ process_import (Loader  *L,
   guint path_index = 0, file_index = 0;
   const char *path = node_attr (node, "path", &path_index);
   const char *filename = node_attr (node, "filename", &file_index);
+  g_autofree char *path_text = NULL;
+  g_autofree char *filename_text = NULL;
   KmSourcePos at;
   gboolean ok;
 
+  /* $name substitution, as in every looked-up value (<for> loops import "leg$i.xml"). */
+  for (guint k = 0; k < 2; k++)
+    {
+      const char **text = k == 0 ? &path : &filename;
+      char **copy = k == 0 ? &path_text : &filename_text;
+
+      if (*text == NULL || strchr (*text, '$') == NULL)
+        continue;
+      *copy = substitute_vars (L, *text);
+      if (*copy == NULL)
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path,
+                              node->attr_pos[k == 0 ? path_index : file_index],
+                              _("the value of “%s” grows beyond %d bytes after $ substitution"),
+                              k == 0 ? "path" : "filename", MAX_VALUE_BYTES);
+          return FALSE;
+        }
+      *text = *copy;
+    }
   if (path != NULL && path[0] == '\0')
     path = NULL;
   if (filename != NULL && filename[0] == '\0')
@@ -2258,6 +2465,7 @@ build_model (Loader  *L,
   g_autofree gboolean *visited = NULL;
   g_autofree int *body_joint = NULL;
   g_autofree int *queue = NULL;
+  g_autofree int *first_plug = NULL;
   Obj *doc = L->root->children->len > 0 ? g_ptr_array_index (L->root->children, 0) : NULL;
   KmScenebuilderModel *model;
   guint nb;
@@ -2366,14 +2574,36 @@ build_model (Loader  *L,
     if (best[find_root (uf, b)] == (int) b)
       g_array_append_val (roots, b);
 
+  /*
+   * Breadth-first from the roots. A body's parent joint is the first joint in document
+   * order that plugs it (Scenebuilder's IK: if(!plugBody->parent) plugBody->SetParent…),
+   * so the first pass follows only those; the second pass takes what is left (joints met
+   * from their plug side, bodies whose first joint cannot be reached from the root).
+   */
   visited = g_new0 (gboolean, nb);
   queue = g_new (int, nb);
-  for (guint r = 0; r < roots->len; r++)
+  first_plug = g_new (int, nb);
+  for (guint b = 0; b < nb; b++)
+    first_plug[b] = -1;
+  for (guint i = 0; i < edges->len; i++)
+    {
+      Edge *e = &g_array_index (edges, Edge, i);
+
+      if (first_plug[e->plug_body] < 0)
+        first_plug[e->plug_body] = (int) i;
+    }
+  for (guint pass = 0; pass < 2; pass++)
     {
       guint head = 0, tail = 0;
 
-      queue[tail++] = g_array_index (roots, int, r);
-      visited[queue[0]] = TRUE;
+      /* The bodies reached so far, in the order they were reached. */
+      for (guint r = 0; r < roots->len; r++)
+        {
+          queue[tail++] = g_array_index (roots, int, r);
+          visited[g_array_index (roots, int, r)] = TRUE;
+        }
+      for (guint s = 0; s < steps->len; s++)
+        queue[tail++] = g_array_index (steps, Step, s).child_body;
       while (head < tail)
         {
           int b = queue[head++];
@@ -2385,9 +2615,10 @@ build_model (Loader  *L,
 
               if (e->used)
                 continue;
-              if (e->sock_body == b && !visited[e->plug_body])
+              if (e->sock_body == b && !visited[e->plug_body] &&
+                  (pass > 0 || first_plug[e->plug_body] == (int) i))
                 step.child_body = e->plug_body;
-              else if (e->plug_body == b && !visited[e->sock_body] &&
+              else if (pass > 0 && e->plug_body == b && !visited[e->sock_body] &&
                        e->joint->type != OBJ_UNIVERSALJOINT)
                 {
                   step.child_body = e->sock_body;

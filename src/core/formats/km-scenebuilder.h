@@ -21,9 +21,10 @@ G_BEGIN_DECLS
  * - Every body is a link. Joints (hinge, slider, balljoint, fixjoint, universaljoint) join
  *   the sock body (parent) to the plug body (child); the tree is grown breadth-first from
  *   the root of each connected group (auto_tree bodies, else bodies that are never a plug,
- *   preferring dynamical="false", then document order). A body reached twice or a joint
- *   closing a cycle is left out as a loop closure; a joint met from its plug side is
- *   inverted (q negated); freejoint between bodies is dropped. Each case is a warning.
+ *   preferring dynamical="false", then document order). A body's parent joint is the first
+ *   joint in document order that plugs it; a body reached twice or a joint closing a cycle
+ *   is left out as a loop closure; a joint met from its plug side is inverted (q negated);
+ *   freejoint between bodies is dropped. Each case is a warning.
  * - Skeleton joints are named after the Scenebuilder joint element (the root after its
  *   body): the bare name when it is unique, else the path below the document element
  *   ("wheel_fl/axle"). A joint's frame has the orientation of its child body and its
@@ -50,10 +51,13 @@ G_BEGIN_DECLS
  *
  * Physics-only elements (pmat, gravity, contact_group, light, camera, sensors, motors,
  * spring, mates, ikjoint/iksync/ikcom) and unknown elements (DiMP planner settings) are
- * skipped with one warning per element name, through km_parse_warning. Bad values, bad
+ * skipped with one warning per element name, through km_parse_warning; an attribute
+ * Scenebuilder does not know is noted once per element name and attribute. Bad values, bad
  * references, import cycles and XML errors fail the load with "FILE:LINE:COLUMN: …" at
- * the offending value. A UTF-8 byte-order mark is ignored (it does not count as a column);
- * CRLF line ends are fine.
+ * the offending value, except a value inherited from an <attr> that is invalid for one
+ * element type (<attr pos="30"/> reaching a balljoint): that is a warning and the
+ * default stays, as in Scenebuilder. A UTF-8 byte-order mark is ignored (it does not
+ * count as a column); CRLF line ends are fine.
  */
 
 #define KM_SCENEBUILDER_MAX_SIZE     ((gsize) 64 * 1024 * 1024)
