@@ -1437,6 +1437,75 @@ import_child (KmDocument *self,
   km_project_close_merge (self->project);
 }
 
+/* A file read and parsed, not yet applied: what the loading thread hands back. */
+typedef struct
+{
+  char           *path;
+  const KmFormat *format;
+  gpointer        result;
+  KmModelExtras  *extras;
+  GPtrArray      *warnings;   /* of char *, the parse warnings in order */
+} LoadedFile;
+
+static void
+loaded_file_free (LoadedFile *loaded)
+{
+  if (loaded->result != NULL)
+    loaded->format->free_result (loaded->result);
+  g_clear_pointer (&loaded->extras, km_model_extras_free);
+  g_ptr_array_unref (loaded->warnings);
+  g_free (loaded->path);
+  g_free (loaded);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LoadedFile, loaded_file_free)
+
+static void
+collect_warning_cb (const char *message,
+                    gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Reads and parses @path. Touches no document, so it runs on any thread. */
+static LoadedFile *
+load_file (const char  *path,
+           GError     **error)
+{
+  g_autoptr(LoadedFile) loaded = g_new0 (LoadedFile, 1);
+
+  loaded->path = g_strdup (path);
+  loaded->warnings = g_ptr_array_new_with_free_func (g_free);
+  km_parse_warnings_push (collect_warning_cb, loaded->warnings);
+  loaded->result = km_format_load_model_file (path, NULL, &loaded->format, &loaded->extras,
+                                              error);
+  km_parse_warnings_pop ();
+  if (loaded->result == NULL)
+    return NULL;
+  return g_steal_pointer (&loaded);
+}
+
+static char *
+local_path (GFile   *file,
+            GError **error)
+{
+  char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("%s: only local files can be opened"), uri);
+    }
+  return path;
+}
+
+static gboolean apply_loaded_file (KmDocument  *self,
+                                   GFile       *file,
+                                   LoadedFile  *loaded,
+                                   GError     **error);
+
 /**
  * km_document_import_file:
  *
@@ -1444,7 +1513,8 @@ import_child (KmDocument *self,
  * replaces the project; a model is added to the world as a new body, which becomes the
  * current one; a targets or animation file is added under the current body (the
  * animation must fit it). Adding is undoable. On failure (the error names file, line and
- * column) the document is unchanged.
+ * column) the document is unchanged. Reads the file on the calling thread: the editor
+ * uses km_document_import_file_async().
  */
 gboolean
 km_document_import_file (KmDocument  *self,
@@ -1452,28 +1522,100 @@ km_document_import_file (KmDocument  *self,
                          GError     **error)
 {
   g_autofree char *path = NULL;
-  g_autoptr(KmModelExtras) extras = NULL;
-  const KmFormat *format = NULL;
-  gpointer result;
+  g_autoptr(LoadedFile) loaded = NULL;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = g_file_get_path (file);
+  path = local_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  loaded = load_file (path, error);
+  return loaded != NULL && apply_loaded_file (self, file, loaded, error);
+}
+
+static void
+load_file_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  GError *error = NULL;
+  LoadedFile *loaded = load_file (task_data, &error);
+
+  if (loaded == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, loaded, (GDestroyNotify) loaded_file_free);
+}
+
+/**
+ * km_document_import_file_async:
+ *
+ * km_document_import_file() with the reading and parsing (meshes included) on a worker
+ * thread, so that the window stays responsive; the document changes only in
+ * km_document_import_file_finish(), on the main thread, and not at all when @cancellable
+ * is cancelled before that.
+ */
+void
+km_document_import_file_async (KmDocument          *self,
+                               GFile               *file,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  char *path;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_document_import_file_async);
+  g_task_set_check_cancellable (task, TRUE);
+  path = local_path (file, &error);
   if (path == NULL)
     {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be opened"), uri);
-      return FALSE;
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
     }
+  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
+  g_task_set_task_data (task, path, g_free);
+  g_task_run_in_thread (task, load_file_thread);
+}
 
-  km_parse_warnings_push (parse_warning_cb, self);
-  result = km_format_load_model_file (path, NULL, &format, &extras, error);
-  km_parse_warnings_pop ();
-  if (result == NULL)
-    return FALSE;
+gboolean
+km_document_import_file_finish (KmDocument    *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_autoptr(LoadedFile) loaded = NULL;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  loaded = g_task_propagate_pointer (G_TASK (result), error);
+  return loaded != NULL
+         && apply_loaded_file (self, g_object_get_data (G_OBJECT (result), "file"), loaded,
+                               error);
+}
+
+/* The main-thread half of opening: replays the parse warnings, then changes the
+ * document. @loaded's result is taken over. */
+static gboolean
+apply_loaded_file (KmDocument  *self,
+                   GFile       *file,
+                   LoadedFile  *loaded,
+                   GError     **error)
+{
+  const char *path = loaded->path;
+  const KmFormat *format = loaded->format;
+  KmModelExtras *extras = loaded->extras;
+  gpointer result = g_steal_pointer (&loaded->result);
+
+  for (guint i = 0; i < loaded->warnings->len; i++)
+    parse_warning_cb (g_ptr_array_index (loaded->warnings, i), self);
 
   switch (format->kind)
     {

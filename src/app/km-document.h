@@ -59,6 +59,14 @@ gboolean           km_document_load_defaults      (KmDocument         *self,
 gboolean           km_document_import_file        (KmDocument         *self,
                                                    GFile              *file,
                                                    GError            **error);
+void               km_document_import_file_async  (KmDocument         *self,
+                                                   GFile              *file,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean           km_document_import_file_finish (KmDocument         *self,
+                                                   GAsyncResult       *result,
+                                                   GError            **error);
 
 /* Undo and edits (each edit is one undoable step of the project) */
 gboolean           km_document_can_undo           (KmDocument         *self);

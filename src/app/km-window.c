@@ -51,6 +51,7 @@ struct _KmWindow
   GtkPaned             *scene_paned;
   GtkInfoBar           *recovery_bar;
   GtkLabel             *recovery_label;
+  GtkSpinner           *open_spinner;
 
   /* Owned */
   KmDocument           *document;
@@ -59,6 +60,9 @@ struct _KmWindow
   GSettings            *settings;      /* NULL when the schema is not installed */
   KmAutosave           *autosave;
   GFile                *recovery_file; /* the autosave the recovery bar offers */
+  GQueue                open_queue;    /* of GFile: files to open after the current one */
+  GFile                *opening_file;  /* the file read in the background, or NULL */
+  GCancellable         *opening;
 
   PendingAction         pending;
   gboolean              show_messages;
@@ -73,6 +77,7 @@ enum {
   PROP_SHOW_JOINT_AXES,
   PROP_EDIT_MODE,
   PROP_SHOW_MESSAGES,
+  PROP_LOADING,
   N_PROPS
 };
 
@@ -330,26 +335,82 @@ is_project_file (GFile *file)
   return format != NULL && format->kind == KM_FILE_KIND_PROJECT;
 }
 
-static gboolean
-open_now (KmWindow *self,
-          GFile    *file)
-{
-  g_autoptr(GError) error = NULL;
-  KmProject *before = km_document_get_project (self->document);
+static void open_next (KmWindow *self);
 
-  if (km_document_import_file (self->document, file, &error))
+static void
+open_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  KmProject *before;
+  gboolean opened;
+
+  /* Cancelled: the window was closed meanwhile; the document was left as it was. */
+  if (g_cancellable_is_cancelled (self->opening))
+    return;
+  before = km_document_get_project (self->document);
+  opened = km_document_import_file_finish (KM_DOCUMENT (source), result, &error);
+  file = g_steal_pointer (&self->opening_file);
+  g_clear_object (&self->opening);
+  if (opened)
     {
       /* A project opened (not a file imported into this one): its camera and time. */
       if (km_document_get_project (self->document) != before)
         km_layout_state_restore (km_document_get_project (self->document), self->scene_view,
                                  self->time_bar);
       add_recent (self, file);
-      return TRUE;
+    }
+  else
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      g_object_set (self, "show-messages", TRUE, NULL);
+    }
+  open_next (self);
+}
+
+/* Starts reading the next queued file on a worker thread, or says that loading is over. */
+static void
+open_next (KmWindow *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *tooltip = NULL;
+
+  g_return_if_fail (self->opening == NULL);
+
+  self->opening_file = g_queue_pop_head (&self->open_queue);
+  gtk_spinner_set_spinning (self->open_spinner, self->opening_file != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_spinner), self->opening_file != NULL);
+  if (self->opening_file == NULL)
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+      return;
     }
 
-  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-  g_object_set (self, "show-messages", TRUE, NULL);
-  return FALSE;
+  name = g_file_get_basename (self->opening_file);
+  /* Translators: shown over the spinner while a file loads; %s is its name */
+  tooltip = g_strdup_printf (_("Opening %s…"), name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->open_spinner), tooltip);
+  self->opening = g_cancellable_new ();
+  km_document_import_file_async (self->document, self->opening_file, self->opening,
+                                 open_done_cb, g_object_ref (self));
+}
+
+/* Opens @file after the files already being opened: they are read and parsed on a worker
+ * thread (meshes can take seconds), one after another, and applied in order. */
+static void
+open_now (KmWindow *self,
+          GFile    *file)
+{
+  gboolean was_loading = km_window_get_loading (self);
+
+  g_queue_push_tail (&self->open_queue, g_object_ref (file));
+  if (self->opening == NULL)
+    open_next (self);
+  if (!was_loading)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 }
 
 static void
@@ -769,6 +830,10 @@ km_window_dispose (GObject *object)
 
   if (self->document != NULL)
     km_document_cancel_solve (self->document);
+  g_cancellable_cancel (self->opening);
+  g_clear_object (&self->opening);
+  g_clear_object (&self->opening_file);
+  g_queue_clear_full (&self->open_queue, g_object_unref);
   if (self->question != NULL)
     gtk_window_destroy (g_steal_pointer (&self->question));
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
@@ -804,6 +869,9 @@ km_window_get_property (GObject    *object,
       break;
     case PROP_SHOW_MESSAGES:
       g_value_set_boolean (value, self->show_messages);
+      break;
+    case PROP_LOADING:
+      g_value_set_boolean (value, km_window_get_loading (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -864,6 +932,14 @@ km_window_class_init (KmWindowClass *klass)
   properties[PROP_SHOW_MESSAGES] =
     g_param_spec_boolean ("show-messages", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * KmWindow:loading:
+   *
+   * Whether files are being opened in the background (km_window_open_file()).
+   */
+  properties[PROP_LOADING] =
+    g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -875,6 +951,7 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, main_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, message_view);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_bar);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, open_spinner);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_label);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
@@ -977,10 +1054,11 @@ km_window_get_document (KmWindow *self)
  * km_window_open_file:
  *
  * Opens a project (asking first when the open one has unsaved changes) or imports a model,
- * targets or animation file into it. A failure is reported in the message view and leaves
- * the document as it was.
+ * targets or animation file into it. The file is read on a worker thread, after any file
+ * still being opened (KmWindow:loading is TRUE meanwhile); a failure is then reported in
+ * the message view and leaves the document as it was.
  *
- * Returns: whether the file was opened (FALSE also while the question is open)
+ * Returns: whether the file is being opened (FALSE while the question is open)
  */
 gboolean
 km_window_open_file (KmWindow *self,
@@ -990,10 +1068,26 @@ km_window_open_file (KmWindow *self,
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
   if (!is_project_file (file) || !km_document_get_modified (self->document))
-    return open_now (self, file);
+    {
+      open_now (self, file);
+      return TRUE;
+    }
 
   ask_then (self, PENDING_OPEN, file);
   return FALSE;
+}
+
+/**
+ * km_window_get_loading:
+ *
+ * Returns: whether files are being opened in the background
+ */
+gboolean
+km_window_get_loading (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+
+  return self->opening != NULL || !g_queue_is_empty (&self->open_queue);
 }
 
 /* Opens the built-in example, asking first about unsaved changes. */

@@ -44,6 +44,24 @@ test_app_wait_until (GSourceFunc condition,
   return condition (data);
 }
 
+static gboolean
+loaded (gpointer window)
+{
+  return !km_window_get_loading (window);
+}
+
+/* km_window_open_file(), then the main loop until the file is read and applied (at most
+ * 20 s). Returns what km_window_open_file() returned. */
+gboolean
+test_app_open_file (KmWindow *window,
+                    GFile    *file)
+{
+  if (!km_window_open_file (window, file))
+    return FALSE;
+  g_assert_true (test_app_wait_until (loaded, window, 20000));
+  return TRUE;
+}
+
 /* Runs the main loop for @ms milliseconds. */
 void
 test_app_spin_for (guint ms)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "km-document.h"
+#include "km-window.h"
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,7 @@ gboolean test_app_wait_until      (GSourceFunc condition,
                                    gpointer    data,
                                    guint       ms);
 void     test_app_spin_for        (guint       ms);
+gboolean test_app_open_file       (KmWindow   *window,
+                                   GFile      *file);
 
 G_END_DECLS

@@ -48,7 +48,7 @@ fixture_setup (Fixture       *f,
   f->document = km_window_get_document (f->window);
   f->tree = KM_ITEM_TREE (km_window_get_item_tree (f->window));
   gtk_window_present (GTK_WINDOW (f->window));
-  g_assert_true (km_window_open_file (f->window, file));
+  g_assert_true (test_app_open_file (f->window, file));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
   g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 5);

@@ -183,7 +183,7 @@ test_open (gconstpointer data)
   o.document = km_window_get_document (o.window);
   o.view = KM_SCENE_VIEW (km_window_get_scene_view (o.window));
   /* What KmApplication::open does for `kinema FILE`. */
-  g_assert_true (km_window_open_file (o.window, file));
+  g_assert_true (test_app_open_file (o.window, file));
   gtk_window_present (GTK_WINDOW (o.window));
   g_assert_true (test_app_wait_until (rendered, &o, 20000));
   test_app_spin ();

@@ -424,7 +424,7 @@ test_save_layout (void)
   g_assert_true (file_has_layout (source));
   /* The key reaches whichever project the document opens. */
   g_settings_set_boolean (settings, "save-layout", FALSE);
-  g_assert_true (km_window_open_file (window, source));
+  g_assert_true (test_app_open_file (window, source));
   g_assert_false (km_project_get_save_layout (km_document_get_project (document)));
   g_assert_true (km_document_save (document, file_off, &error));
   g_assert_no_error (error);

@@ -229,7 +229,7 @@ open_fixture (Fixture    *f,
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
 
-  g_assert_true (km_window_open_file (f->window, file));
+  g_assert_true (test_app_open_file (f->window, file));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
 }
@@ -397,7 +397,7 @@ test_layout_round_trip (Fixture       *f,
     gint64 end;
 
     gtk_window_set_default_size (GTK_WINDOW (second), 900, 600);
-    g_assert_true (km_window_open_file (second, copy_file));
+    g_assert_true (test_app_open_file (second, copy_file));
     gtk_window_present (GTK_WINDOW (second));
     end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
     while ((km_scene_view_get_n_renders (second_view) == 0

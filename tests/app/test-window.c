@@ -18,6 +18,7 @@
 #include "km-scene-view.h"
 #include "km-time-bar.h"
 #include "km-window.h"
+#include "test-app-util.h"
 
 /*
  * The editor window on the built-in example, under Xvfb: real frames are read back from the
@@ -393,8 +394,10 @@ test_open_broken_file (Fixture       *f,
   g_assert_no_error (error);
   file = g_file_new_for_path (path);
 
+  /* The example's solve logs its result: let it, so that the next message is the error. */
+  g_assert_true (wait_for (f, solved, 20000));
   n_messages = g_list_model_get_n_items (messages);
-  g_assert_false (km_window_open_file (f->window, file));
+  g_assert_true (test_app_open_file (f->window, file));
   g_assert_true (km_document_get_skeleton (f->document) == before);
   g_assert_cmpuint (km_joint_panel_get_n_rows (KM_JOINT_PANEL (km_window_get_joint_panel (f->window))), ==, 5);
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "Kinema");
@@ -408,6 +411,89 @@ test_open_broken_file (Fixture       *f,
   g_assert_true (wait_for (f, solved, 20000));
 }
 
+
+static const char three_joints[] =
+  "{\n  \"root_name\": \"Base\",\n  \"joints\": [\n"
+  "    { \"name\": \"Base\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
+  "    { \"name\": \"Hinge\", \"type\": \"revolute\", \"offset\": [0, 0, 1],"
+  " \"parent\": \"Base\", \"axis\": [0, 1, 0] },\n"
+  "    { \"name\": \"Tip\", \"type\": \"fixed\", \"offset\": [0, 0, 1], \"parent\": \"Hinge\" }\n"
+  "  ]\n}\n";
+
+static void
+count_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 gpointer    data)
+{
+  (*(guint *) data)++;
+}
+
+static gboolean
+not_loading (Fixture *f)
+{
+  return !km_window_get_loading (f->window);
+}
+
+static GFile *
+write_three_joints (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "three-joints.json", NULL);
+
+  g_file_set_contents (path, three_joints, -1, &error);
+  g_assert_no_error (error);
+  return g_file_new_for_path (path);
+}
+
+/* A file is read on a worker thread: right after km_window_open_file() the document is
+ * still the old one and the window says it is loading; the main loop then applies it.
+ * Files opened meanwhile follow in order. */
+static void
+test_open_in_background (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GFile) file = write_three_joints ();
+  KmSkeleton *before = km_document_get_skeleton (f->document);
+  guint notified = 0;
+
+  g_signal_connect (f->window, "notify::loading", G_CALLBACK (count_notify_cb), &notified);
+  g_assert_false (km_window_get_loading (f->window));
+  g_assert_true (km_window_open_file (f->window, file));
+  g_assert_true (km_window_open_file (f->window, file));
+  g_assert_true (km_window_get_loading (f->window));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+
+  g_assert_true (wait_for (f, not_loading, 20000));
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_true (km_document_get_skeleton (f->document) != before);
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 3);
+  /* Both imports happened, one after the other: two bodies more in the world. */
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==,
+                   "three-joints.json");
+  g_signal_handlers_disconnect_by_func (f->window, count_notify_cb, &notified);
+}
+
+/* Closing the window while a file is read leaves nothing behind: the worker's answer is
+ * dropped, and window and document are finalized once it is in. */
+static void
+test_close_while_opening (void)
+{
+  g_autoptr(GFile) file = write_three_joints ();
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (km_window_open_file (window, file));
+  g_object_add_weak_pointer (G_OBJECT (document), (gpointer *) &document);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  while ((window != NULL || document != NULL) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_null (window);
+  g_assert_null (document);
+}
 
 /* The time bar's strip as drawn (B G R A, top-left origin); *width and *height set. */
 static guint8 *
@@ -536,6 +622,9 @@ main (int    argc,
               fixture_setup, test_export_image, fixture_teardown);
   g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
               fixture_setup, test_open_broken_file, fixture_teardown);
+  g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
+              fixture_setup, test_open_in_background, fixture_teardown);
+  g_test_add_func ("/kinema/Window/close-while-opening", test_close_while_opening);
   g_test_add ("/kinema/Window/space-key", Fixture, NULL,
               fixture_setup, test_space_key, fixture_teardown);
   g_test_add ("/kinema/TimeBar/marks", Fixture, NULL,
