@@ -83,6 +83,7 @@
 #define KM_IK_STACK_DOF     32
 #define KM_IK_STACK_JOINTS  64
 #define W_BAR               1e-9   /* floor of the damping, m² */
+#define EULER_AT_LIMIT      1e-6   /* rad: a spherical angle this near its limit is on it */
 #define MU_MAX              1e8
 #define STEP_ERROR_MAX      1.0    /* the step sees at most this weighted error, m */
 #define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
@@ -324,14 +325,17 @@ path_fk (Work         *w,
             km_mat3_from_euler_xyz (km_vec3 (e[0], e[1], e[2]), &motion);
             mat3_mul_into (&r, &motion, &t.rot);
             for (int i = 0; i < 3 && w->euler_ok; i++)
-              on_limit |= e[i] <= w->lo[pj->var + i] || e[i] >= w->hi[pj->var + i];
+              on_limit |= e[i] <= w->lo[pj->var + i] + EULER_AT_LIMIT
+                          || e[i] >= w->hi[pj->var + i] - EULER_AT_LIMIT;
             if (on_limit)
               {
-                /* An angle on its limit, in the position-priority fit: the columns are the
-                 * euler rates (x, then y after Rx, then z after Rx·Ry), so that the limit
-                 * joins the active set like a revolute joint's. Elsewhere the body axes,
-                 * free of gimbal lock, whose steps may also switch to the other euler branch
-                 * (which the free descent uses to get out of a limit). */
+                /* An angle on its limit (or a hair inside, where a body-axis step would
+                 * carry it through and be clamped back), in the position-priority fit:
+                 * the columns are the euler rates (x, then y after Rx, then z after
+                 * Rx·Ry), so that the limit joins the active set like a revolute joint's.
+                 * Elsewhere the body axes, free of gimbal lock, whose steps may also
+                 * switch to the other euler branch (which the free descent uses to get
+                 * out of a limit). */
                 KmMat3 rx, rxy, ry;
 
                 km_mat3_from_axis_angle (km_vec3 (1, 0, 0), e[0], &rx);
@@ -942,10 +946,11 @@ null_step (Work         *w,
 
 /*
  * The orientation fit froze the joints its Gauss-Newton step pushed out through a limit.
- * That step is not the gradient: a frozen joint whose gradient points back inside, by more
- * than @threshold, is not held by its limit, and the fit would stall short of the best
- * one. Holds such joints free from now on (the damping then turns the step inwards);
- * returns whether any was.
+ * That step is not the gradient: at a stationary point over the others, a frozen joint
+ * whose gradient points back inside, by more than @threshold, is not held by its limit,
+ * and the fit would stop short of the best one (away from a stationary point the gradient
+ * says nothing about the limit). Holds such joints free from now on (the damping then
+ * turns the step inwards); returns whether any was.
  */
 static gboolean
 release_pulled_inward (Work   *w,
@@ -1010,11 +1015,11 @@ fit_priority (Work  *w,
       g = null_step (w, e2, mu);
       for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
         g = null_step (w, e2, mu);
-      /* A frozen joint pulled back inside harder than the free ones are pulled at all
-       * takes part again; then a stationary point of the orientation on the position's
-       * manifold is the best fit. */
+      /* Stationary over the free joints (to a thousandth of its pull), a frozen joint
+       * pulled back inside takes part again; else a stationary point of the orientation
+       * on the position's manifold is the best fit. */
       threshold = 1e-2 * w->fit_stall * (1.0 + ev.rot_err * w->wo);
-      if (g >= 0 && release_pulled_inward (w, MAX (threshold, g)))
+      if (g >= 0 && release_pulled_inward (w, MAX (threshold, 1e3 * g)))
         continue;
       if (!(g > threshold))
         break;
