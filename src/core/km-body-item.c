@@ -36,6 +36,8 @@ struct _KmBodyItem
   guint        n_dof;
   guint        n_raw;
   gint64       schema;
+  /* The raw values were read from the older jointPositions (radians). */
+  gboolean     raw_radians;
   KmTransform  root;
   gboolean     fix_root;
   /* The state differs from the data it was read from: store writes it (schema 2). */
@@ -162,6 +164,23 @@ attach_handlers (KmBodyItem *self)
                                                     self->model_dir);
 }
 
+/* The reader for a model: Choreonoid's body loader reads VRML and URDF models under
+ * CHOREONOID-BODY too, choosing by the extension; those are detected from the file. */
+static const char *
+model_format (const char *format,
+              const char *path)
+{
+  g_autofree char *lower = NULL;
+
+  format = km_openhrp_body_item_format (format, path);
+  if (format == NULL || g_ascii_strcasecmp (format, "CHOREONOID-BODY") != 0)
+    return format;
+  lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".urdf"))
+    return NULL;
+  return format;
+}
+
 static void
 load_model (KmBodyItem       *self,
             const KmYamlNode *file_node,
@@ -187,7 +206,7 @@ load_model (KmBodyItem       *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  result = km_format_load_file (path, km_openhrp_body_item_format (self->format, path),
+  result = km_format_load_file (path, model_format (self->format, path),
                                 &format, &error);
   if (result == NULL)
     {
@@ -277,6 +296,7 @@ km_body_item_restore (KmItem           *item,
     node = km_yaml_mapping_lookup (data, "jointDisplacements");
   if (node == NULL && (node = km_yaml_mapping_lookup (data, "jointPositions")) != NULL)
     radians = TRUE;
+  self->raw_radians = radians;
   if (node != NULL &&
       (self->raw = km_yaml_expect_number_list (node, MAX_JOINT_VALUES, &self->n_raw,
                                                error)) == NULL)
@@ -337,7 +357,12 @@ km_body_item_store (KmItem   *item,
     return km_yaml_node_ref (data);
 
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-  km_yaml_mapping_append (out, "schema", km_yaml_node_new_int (KM_BODY_ITEM_SCHEMA));
+  /* Without the model, the joint values read cannot be converted: they are written as
+   * they were, under their schema (no key for schema 1) and key. */
+  if (self->skeleton != NULL || self->raw == NULL)
+    km_yaml_mapping_append (out, "schema", km_yaml_node_new_int (KM_BODY_ITEM_SCHEMA));
+  else if (self->schema != 1)
+    km_yaml_mapping_append (out, "schema", km_yaml_node_new_int (self->schema));
   km_item_store_file_ref (out, self->file, self->format);
   if (self->base_link != NULL)
     km_yaml_mapping_append (out, "current_base_link", km_yaml_node_new_string (self->base_link));
@@ -356,7 +381,7 @@ km_body_item_store (KmItem   *item,
   if (self->skeleton != NULL)
     km_yaml_mapping_append (out, "joint_displacements", state_values (self));
   else if (self->raw != NULL)
-    km_yaml_mapping_append (out, "joint_displacements",
+    km_yaml_mapping_append (out, self->raw_radians ? "jointPositions" : "joint_displacements",
                             km_yaml_node_new_numbers (self->raw, self->n_raw));
   km_yaml_mapping_append (out, "fix_root", km_yaml_node_new_bool (self->fix_root));
   km_yaml_mapping_append_except (out, data, replaced);

@@ -27,6 +27,9 @@
 #define SUB_CHILDREN_KEY "km-cnoid-sub-children"
 /* Set on items read from a sub-project file: they are not written into the parent. */
 #define FROM_SUB_KEY "km-cnoid-from-sub"
+/* Set on items checked by the item tree view's `checked` list (Choreonoid 1.x keeps the
+ * check marks there, not in the items). */
+#define VIEW_CHECKED_KEY "km-cnoid-view-checked"
 /* On the project: the highest id ever read or written (gint64 boxed), and ${SHARE}. */
 #define MAX_ID_KEY "km-cnoid-max-id"
 #define SHARE_DIR_KEY "km-cnoid-share-dir"
@@ -58,6 +61,7 @@ enum {
   KEY_NAME,
   KEY_PLUGIN,
   KEY_CLASS,
+  KEY_SELECTED,
   KEY_CHECKED,
   KEY_BUILTIN,
   KEY_DATA,
@@ -66,9 +70,11 @@ enum {
 };
 
 static const char * const key_names[N_KEYS] = {
-  "id", "name", "plugin", "class", "is_checked", "is_builtin_item", "data", "children"
+  "id", "name", "plugin", "class", "is_selected", "is_checked", "is_builtin_item", "data",
+  "children"
 };
 
+static const char * const selected_keys[] = { "is_selected", "isSelected", NULL };
 static const char * const checked_keys[] = { "is_checked", "isChecked", NULL };
 static const char * const builtin_keys[] = { "is_builtin_item", "isBuiltinItem", NULL };
 static const char * const layout_keys[] = {
@@ -79,10 +85,49 @@ typedef struct
 {
   KmItemIo    io;
   GHashTable *ids;      /* id → KmItem (borrowed), this file's items */
+  GPtrArray  *selected; /* the items marked is_selected (borrowed) */
   KmItem     *root;
   gint64      max_id;
   guint      *n_sub_projects;  /* sub-project files read in the whole load (shared) */
 } LoadContext;
+
+static gboolean
+scalar_is (const KmYamlNode *node,
+           const char       *value)
+{
+  return node != NULL && km_yaml_node_get_kind (node) == KM_YAML_SCALAR &&
+         g_strcmp0 (km_yaml_node_get_scalar (node, NULL), value) == 0;
+}
+
+/* The `checked` list in the state of the first ItemTreeView in @views, or NULL; @index:
+ * that view's place in @views. */
+static KmYamlNode *
+view_checked_list (const KmYamlNode *views,
+                   guint            *index)
+{
+  if (views == NULL || km_yaml_node_get_kind (views) != KM_YAML_SEQUENCE)
+    return NULL;
+  for (guint i = 0; i < km_yaml_node_get_length (views); i++)
+    {
+      KmYamlNode *view = km_yaml_sequence_get (views, i);
+      KmYamlNode *state;
+      KmYamlNode *checked;
+
+      if (km_yaml_node_get_kind (view) != KM_YAML_MAPPING ||
+          !scalar_is (km_yaml_mapping_lookup (view, "class"), "ItemTreeView"))
+        continue;
+      state = km_yaml_mapping_lookup (view, "state");
+      if (state == NULL || km_yaml_node_get_kind (state) != KM_YAML_MAPPING)
+        return NULL;
+      checked = km_yaml_mapping_lookup (state, "checked");
+      if (checked == NULL || km_yaml_node_get_kind (checked) != KM_YAML_SEQUENCE)
+        return NULL;
+      if (index != NULL)
+        *index = i;
+      return checked;
+    }
+  return NULL;
+}
 
 static KmProject *load_project (const char  *path,
                                 GBytes      *contents,
@@ -101,6 +146,8 @@ key_index (const char *key)
   for (int i = 0; i < N_KEYS; i++)
     if (strcmp (key, key_names[i]) == 0)
       return i;
+  if (strcmp (key, "isSelected") == 0)
+    return KEY_SELECTED;
   if (strcmp (key, "isChecked") == 0)
     return KEY_CHECKED;
   if (strcmp (key, "isBuiltinItem") == 0)
@@ -182,6 +229,7 @@ typedef struct
   const char *klass;
   const char *name;
   gint64      id;
+  gboolean    selected;
   gboolean    checked;
   gboolean    builtin;
   KmYamlNode *data;
@@ -217,6 +265,9 @@ read_header (const KmYamlNode *node,
     }
   if ((v = km_yaml_mapping_lookup (node, "name")) != NULL &&
       (h->name = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_mapping_lookup_any (node, selected_keys)) != NULL &&
+      !km_yaml_expect_bool (v, &h->selected, error))
     return FALSE;
   if ((v = km_yaml_mapping_lookup_any (node, checked_keys)) != NULL &&
       !km_yaml_expect_bool (v, &h->checked, error))
@@ -461,6 +512,9 @@ load_item (LoadContext *ctx,
         }
     }
 
+  if (h.selected)
+    g_ptr_array_add (ctx->selected, item);
+
   if (KM_IS_SUB_PROJECT_ITEM (item))
     {
       if (h.children != NULL && km_yaml_node_get_length (h.children) > 0)
@@ -617,10 +671,97 @@ choose_current_body (KmProject  *project,
                                     "BodySelectionManager");
   if ((ref = km_yaml_mapping_lookup_any (manager, keys)) != NULL)
     body = km_cnoid_resolve_reference (root, ref);
+  /* Older Choreonoid: the body bar's `current`. */
+  if ((body == NULL || !KM_IS_BODY_ITEM (body)) &&
+      (ref = km_yaml_mapping_lookup (km_yaml_mapping_lookup (km_yaml_mapping_lookup (
+         sections, "toolbars"), "BodyBar"), "current")) != NULL)
+    body = km_cnoid_resolve_reference (root, ref);
   if (body == NULL || !KM_IS_BODY_ITEM (body))
     body = first_body (root);
   if (body != NULL)
     km_project_set_current_body (project, body);
+}
+
+static void
+add_item_by_id (gpointer item,
+                gpointer user_data)
+{
+  gint64 id = km_item_get_id (item);
+
+  if (id >= 0 && !g_hash_table_contains (user_data, &id))
+    g_hash_table_insert (user_data, g_memdup2 (&id, sizeof id), item);
+}
+
+/* The items below @root by id (the first holder of each), for resolving many references. */
+static GHashTable *
+items_by_id (KmItem *root)
+{
+  GHashTable *table = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+
+  km_item_foreach (root, add_item_by_id, table);
+  return table;
+}
+
+/* km_cnoid_resolve_reference with the items by id at hand. */
+static KmItem *
+resolve_in (GHashTable       *by_id,
+            const KmYamlNode *reference)
+{
+  const KmYamlNode *first = reference;
+  KmItem *item;
+  gint64 id;
+
+  if (km_yaml_node_get_kind (reference) == KM_YAML_SEQUENCE)
+    {
+      if (km_yaml_node_get_length (reference) == 0)
+        return NULL;
+      first = km_yaml_sequence_get (reference, 0);
+    }
+  if (km_yaml_node_get_kind (first) != KM_YAML_SCALAR ||
+      !km_yaml_expect_int (first, &id, NULL) || id < 0)
+    return NULL;
+  item = g_hash_table_lookup (by_id, &id);
+  for (guint i = 1; km_yaml_node_get_kind (reference) == KM_YAML_SEQUENCE &&
+       i < km_yaml_node_get_length (reference) && item != NULL; i++)
+    {
+      KmYamlNode *name = km_yaml_sequence_get (reference, i);
+
+      if (km_yaml_node_get_kind (name) != KM_YAML_SCALAR)
+        return NULL;
+      item = km_item_find_child_by_name (item, km_yaml_node_get_scalar (name, NULL));
+    }
+  return item;
+}
+
+/* Choreonoid 1.x: the items in the item tree view's `checked` list are checked. Its ids
+ * count as used (@max_id), so that no new item comes to be checked by a stale entry. */
+static void
+apply_view_checks (KmItem     *root,
+                   KmYamlNode *sections,
+                   gint64     *max_id)
+{
+  KmYamlNode *checked = view_checked_list (km_yaml_mapping_lookup (sections, "views"), NULL);
+  g_autoptr(GHashTable) by_id = NULL;
+
+  if (checked == NULL)
+    return;
+  by_id = items_by_id (root);
+  for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
+    {
+      KmYamlNode *entry = km_yaml_sequence_get (checked, i);
+      KmItem *item = resolve_in (by_id, entry);
+      gint64 id;
+
+      if (km_yaml_node_get_kind (entry) == KM_YAML_SEQUENCE && km_yaml_node_get_length (entry) > 0)
+        entry = km_yaml_sequence_get (entry, 0);
+      if (km_yaml_expect_int (entry, &id, NULL))
+        *max_id = MAX (*max_id, id);
+
+      if (item == NULL || km_item_get_checked (item))
+        continue;
+      km_item_set_checked (item, TRUE);
+      g_object_set_data (G_OBJECT (item), VIEW_CHECKED_KEY, GINT_TO_POINTER (1));
+    }
 }
 
 static KmProject *
@@ -685,6 +826,7 @@ load_project (const char  *path,
   ctx.n_sub_projects = n_sub_projects;
   ctx.ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   ctx.max_id = -1;
+  ctx.selected = g_ptr_array_new ();
   g_ptr_array_add (open_files, canonical);
 
   km_parse_warnings_push (collect_warning_cb, messages);
@@ -693,6 +835,9 @@ load_project (const char  *path,
   g_ptr_array_remove_index (open_files, open_files->len - 1);
   km_project_set_root_item (project, root);
   g_object_unref (root);
+  for (guint i = 0; i < ctx.selected->len; i++)
+    km_project_select (project, g_ptr_array_index (ctx.selected, i), TRUE);
+  g_ptr_array_unref (ctx.selected);
 
   /* The sections as read; `items` keeps its place with an empty value. */
   sections = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
@@ -713,6 +858,7 @@ load_project (const char  *path,
   ctx.root = root;
   km_item_foreach (root, check_item_references, &ctx);
   check_references (&ctx, root, top, 0);
+  apply_view_checks (root, sections, &ctx.max_id);
   choose_current_body (project, sections);
 
   g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&ctx.max_id, sizeof ctx.max_id),
@@ -776,7 +922,7 @@ km_cnoid_find_share_dir (const char *project_path)
 
   env = g_getenv ("KINEMA_CHOREONOID_SHARE");
   if (env != NULL && *env != '\0')
-    return g_strdup (env);
+    return g_canonicalize_filename (env, NULL);
 
   dir = g_path_get_dirname (project_path);
   {
@@ -808,13 +954,18 @@ km_cnoid_load_full (const char  *path,
                     GError     **error)
 {
   g_autoptr(GPtrArray) open_files = NULL;
+  g_autofree char *share = NULL;
   guint n_sub_projects = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* A relative share folder (--share-dir=../share) is relative to the working directory,
+   * not to the project's folder, where ${SHARE}/… paths would otherwise be resolved. */
+  if (share_dir != NULL && *share_dir != '\0')
+    share = g_canonicalize_filename (share_dir, NULL);
   open_files = g_ptr_array_new ();
-  return load_project (path, contents, share_dir, 0, open_files, &n_sub_projects, NULL,
+  return load_project (path, contents, share, 0, open_files, &n_sub_projects, NULL,
                        error);
 }
 
@@ -837,6 +988,7 @@ typedef struct
   /* Set when saving into another folder than the project was loaded from: relative file
    * references are rewritten so that they still point at the same files. */
   const char *load_dir;
+  GHashTable *selected; /* the project's selected items */
 } SaveContext;
 
 /*
@@ -848,7 +1000,9 @@ static KmYamlNode *
 relocate_file_references (SaveContext *ctx,
                           KmYamlNode  *data)
 {
-  static const char * const keys[] = { "file", "filename", "modelFile", NULL };
+  static const char * const keys[] = {
+    "file", "filename", "modelFile", "default_material_table_file", "materialTableFile", NULL
+  };
   KmYamlNode *copy = NULL;
 
   if (ctx->load_dir == NULL || data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING)
@@ -941,14 +1095,6 @@ note_kept_ids (gpointer item,
   for (guint i = 0; kept != NULL && km_yaml_node_get_kind (kept) == KM_YAML_SEQUENCE &&
        i < km_yaml_node_get_length (kept); i++)
     ctx->next_id = MAX (ctx->next_id, verbatim_max_id (km_yaml_sequence_get (kept, i), 0) + 1);
-}
-
-static gboolean
-scalar_is (const KmYamlNode *node,
-           const char       *value)
-{
-  return node != NULL && km_yaml_node_get_kind (node) == KM_YAML_SCALAR &&
-         g_strcmp0 (km_yaml_node_get_scalar (node, NULL), value) == 0;
 }
 
 static KmYamlNode *
@@ -1058,8 +1204,14 @@ write_item (SaveContext *ctx,
   v = km_yaml_mapping_lookup (orig, "class");
   values[KEY_CLASS] = scalar_is (v, km_item_get_class_name (item)) ? km_yaml_node_ref (v) :
                       km_yaml_node_new_scalar (km_item_get_class_name (item), KM_YAML_STYLE_ANY);
+  values[KEY_SELECTED] = bool_value (km_yaml_mapping_lookup_any (orig, selected_keys),
+                                     g_hash_table_contains (ctx->selected, item));
   values[KEY_CHECKED] = bool_value (km_yaml_mapping_lookup_any (orig, checked_keys),
                                     km_item_get_checked (item));
+  /* Still checked by the item tree view's list, which is written back. */
+  if (g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
+      km_yaml_mapping_lookup_any (orig, checked_keys) == NULL)
+    g_clear_pointer (&values[KEY_CHECKED], km_yaml_node_unref);
   values[KEY_BUILTIN] = bool_value (km_yaml_mapping_lookup_any (orig, builtin_keys),
                                     km_item_get_builtin (item));
 
@@ -1117,6 +1269,48 @@ is_layout_key (const char *key)
   return key != NULL && g_strv_contains (layout_keys, key);
 }
 
+/* @views with the item tree view's `checked` list (Choreonoid 1.x) left without the
+ * items it checked that are unchecked now; the same node when nothing changed. */
+static KmYamlNode *
+write_views (KmItem     *root,
+             KmYamlNode *views)
+{
+  guint index = 0;
+  KmYamlNode *checked = view_checked_list (views, &index);
+  g_autoptr(KmYamlNode) list = NULL;
+  g_autoptr(KmYamlNode) view = NULL;
+  g_autoptr(KmYamlNode) state = NULL;
+  g_autoptr(GHashTable) by_id = NULL;
+  KmYamlNode *out;
+
+  if (checked == NULL)
+    return km_yaml_node_ref (views);
+  by_id = items_by_id (root);
+  list = km_yaml_node_new_sequence (km_yaml_node_get_style (checked));
+  for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
+    {
+      KmYamlNode *entry = km_yaml_sequence_get (checked, i);
+      KmItem *item = resolve_in (by_id, entry);
+
+      if (item != NULL && g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
+          !km_item_get_checked (item))
+        continue;
+      km_yaml_sequence_append (list, km_yaml_node_ref (entry));
+    }
+  if (km_yaml_node_get_length (list) == km_yaml_node_get_length (checked))
+    return km_yaml_node_ref (views);
+
+  view = km_yaml_node_copy (km_yaml_sequence_get (views, index));
+  state = km_yaml_node_copy (km_yaml_mapping_lookup (view, "state"));
+  km_yaml_mapping_set (state, "checked", g_steal_pointer (&list));
+  km_yaml_mapping_set (view, "state", g_steal_pointer (&state));
+  out = km_yaml_node_new_sequence (km_yaml_node_get_style (views));
+  for (guint i = 0; i < km_yaml_node_get_length (views); i++)
+    km_yaml_sequence_append (out, i == index ? km_yaml_node_ref (view) :
+                                  km_yaml_node_ref (km_yaml_sequence_get (views, i)));
+  return out;
+}
+
 /* The file text, and (out) the ids the items were given. */
 static char *
 write_project (KmProject   *project,
@@ -1147,6 +1341,13 @@ write_project (KmProject   *project,
   }
   ctx.ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   ctx.next_id = max_read != NULL ? *max_read + 1 : 0;
+  ctx.selected = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (km_project_get_selection (project)); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (km_project_get_selection (project), i);
+
+      g_hash_table_add (ctx.selected, item);
+    }
 
   /* Ids: loaded items keep theirs; new items (and a second holder of an id) get ones
    * above every id in use or ever read. */
@@ -1173,6 +1374,12 @@ write_project (KmProject   *project,
         }
       if (is_layout_key (name) && !km_project_get_save_layout (project))
         continue;
+      if (g_strcmp0 (name, "views") == 0)
+        {
+          km_yaml_mapping_append_node (top, km_yaml_node_ref (key),
+                                       write_views (root, km_yaml_mapping_get_value (sections, i)));
+          continue;
+        }
       km_yaml_mapping_append_node (top, km_yaml_node_ref (key),
                                    km_yaml_node_ref (km_yaml_mapping_get_value (sections, i)));
     }
@@ -1211,6 +1418,7 @@ write_project (KmProject   *project,
         g_string_append_c (out, '\n');
     }
 
+  g_hash_table_unref (ctx.selected);
   if (ids_out != NULL)
     *ids_out = g_steal_pointer (&ctx.ids);
   else

@@ -38,13 +38,21 @@ G_BEGIN_DECLS
  * A `schema` in an item's data newer than the item class knows gives a warning, and the
  * item loads what it can.
  *
+ * Selection: the items marked `is_selected` (`isSelected`) are selected when loaded; the
+ * mark follows km_project_get_selection() when written.
+ *
+ * Check marks: `is_checked` (`isChecked`) on the items, or, as Choreonoid 1.x writes them,
+ * the `checked` list of ids in the ItemTreeView's state; that list is written back as it
+ * was, less the items unchecked since (items checked since get `is_checked: true`).
+ *
  * Sub-projects: a Base/SubProjectItem loads its file's items beneath it (their ids are
  * the sub-project file's, so they are cleared); those items are not written into the
  * parent file (the sub-project file is not rewritten either). A sub-project that
  * includes itself, directly or not, is refused with a message; messages from inside a
  * sub-project name the innermost file first, then "included from FILE:LINE:COLUMN".
  *
- * Path variables: ${SHARE} is @share_dir, else $KINEMA_CHOREONOID_SHARE, else the `share/`
+ * Path variables: ${SHARE} is @share_dir (a relative one is relative to the working
+ * directory), else $KINEMA_CHOREONOID_SHARE, else the `share/`
  * folder of a project kept in `share/project/`, else an installed Choreonoid's share
  * folder (km_cnoid_find_share_dir).
  *
