@@ -89,6 +89,8 @@
 #define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
 #define PRIORITY_ITERATIONS 100  /* outer iterations of the orientation fit */
 #define REFINE_ITERATIONS   200
+#define FIT_STARTS          4    /* local minima of the restarts the orientation fit starts from */
+#define FIT_STARTS_APART    0.1  /* rad or m: minima nearer than this are one */
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
@@ -1258,6 +1260,53 @@ mimic_range (const KmJoint *joints,
 }
 
 /* Solves for @target from @seed (n_dof values, may alias out->q). */
+/*
+ * The lowest local minima of a solve's restarts (their merit), at most FIT_STARTS of them
+ * and FIT_STARTS_APART apart: where the pose cannot be met, the orientation fit starts
+ * from each, since the lowest merit need not lie in the basin of the best fit (the merit
+ * weighs position against orientation; the fit puts position first).
+ */
+typedef struct
+{
+  double q[FIT_STARTS][KM_IK_STACK_DOF];
+  double merit[FIT_STARTS];
+  guint  n;
+} FitStarts;
+
+static void
+fit_starts_offer (FitStarts  *starts,
+                  const Work *w,
+                  double      merit)
+{
+  guint at = starts->n;
+
+  if (w->n_var > KM_IK_STACK_DOF || !isfinite (merit))
+    return;
+  for (guint i = 0; i < starts->n; i++)
+    if (seed_distance (w, w->q, starts->q[i]) < FIT_STARTS_APART)
+      {
+        if (merit >= starts->merit[i])
+          return;
+        /* The same minimum, lower: it moves up from its place. */
+        memmove (&starts->q[i], &starts->q[i + 1], (starts->n - i - 1) * sizeof starts->q[0]);
+        memmove (&starts->merit[i], &starts->merit[i + 1],
+                 (starts->n - i - 1) * sizeof starts->merit[0]);
+        starts->n--;
+        break;
+      }
+  for (at = 0; at < starts->n && starts->merit[at] <= merit; at++)
+    ;
+  if (at >= FIT_STARTS)
+    return;
+  if (starts->n == FIT_STARTS)
+    starts->n--;
+  memmove (&starts->q[at + 1], &starts->q[at], (starts->n - at) * sizeof starts->q[0]);
+  memmove (&starts->merit[at + 1], &starts->merit[at], (starts->n - at) * sizeof starts->merit[0]);
+  memcpy (starts->q[at], w->q, w->n_var * sizeof (double));
+  starts->merit[at] = merit;
+  starts->n++;
+}
+
 static gboolean
 solve_one (const KmIkProblem *p,
            const KmTransform *target,
@@ -1287,6 +1336,7 @@ solve_one (const KmIkProblem *p,
   Eval best, best_merit;
   double *q_merit;
   gboolean pos_met = FALSE;
+  FitStarts fit_starts = { .n = 0 };
 
   ensure_solution (out, p->n_dof);
   if (out->q != seed)
@@ -1744,6 +1794,7 @@ solve_one (const KmIkProblem *p,
             best_merit = ev;
             memcpy (q_merit, w.q, n_var * sizeof (double));
           }
+        fit_starts_offer (&fit_starts, &w, ev.merit);
         attempts++;
         if (ev.pos_err <= p->position_tolerance)
           pos_met = TRUE;
@@ -1774,6 +1825,20 @@ solve_one (const KmIkProblem *p,
             for (guint k = 0; k < 8 && !w.cancelled && ev.pos_err > p->position_tolerance; k++)
               {
                 random_start (&w, sp, 4);
+                fit = fit_priority (&w, PRIORITY_ITERATIONS);
+                if (eval_better (&w, &fit, &ev))
+                  {
+                    ev = fit;
+                    memcpy (q_merit, w.q, n_var * sizeof (double));
+                  }
+              }
+            /* The other low minima of the restarts, when the position is met: their fits
+             * may reach a better orientation. */
+            for (guint i = 1; i < fit_starts.n && !w.cancelled
+                              && ev.pos_err <= p->position_tolerance; i++)
+              {
+                memcpy (w.q, fit_starts.q[i], n_var * sizeof (double));
+                descend (&w, REFINE_ITERATIONS, TRUE);
                 fit = fit_priority (&w, PRIORITY_ITERATIONS);
                 if (eval_better (&w, &fit, &ev))
                   {

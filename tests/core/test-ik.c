@@ -432,7 +432,10 @@ test_seed5_position_priority (void)
  *     stopped at 1.5711516;
  *   - a target near the euler gimbal (Y -86°) whose best fit has Z on its -0.5 limit:
  *     a hair inside the limit the fit stepped in body axes, was clamped back every time
- *     and stopped at 0.3418 instead of 0.3036125. */
+ *     and stopped at 0.3418 instead of 0.3036125;
+ *   - a target whose best fit (1.8192850, elbow nearly straight) lies in another basin than
+ *     the restarts' lowest merit (position and orientation weighed together): fitting only
+ *     from that one gave 2.9539. */
 static void
 test_seed5_fit_at_limits (void)
 {
@@ -445,6 +448,8 @@ test_seed5_fit_at_limits (void)
     { { 2.5, 0, 1 }, { 0, 0, 0 }, 1.5643170 },
     { { -3.7063647645173208, 1.9569553693641213, -0.4324424311056438 },
       { -20.807598300501354, -85.48049892186047, -123.86912143580084 }, 0.3036125 },
+    { { 2.987991849235269, 3.2598210115763626, 0.23433346525803 },
+      { -110.15082863746396, -19.71739551641012, 107.25619899492756 }, 1.8192850 },
   };
   g_autoptr(KmSkeleton) skel = build_chain (seed5);
   g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
