@@ -672,16 +672,26 @@ km_item_get_data (KmItem *self)
   return priv->data;
 }
 
+/* Choreonoid's ${PROGRAM_TOP}, its install prefix: the folder above the share folder
+ * (PREFIX/share/choreonoid-X.Y as installed, TOP/share in a build tree). */
 static char *
-program_top (void)
+program_top (const char *share_dir)
 {
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *bin = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
 
-  if (exe == NULL)
+  if (share_dir == NULL)
     return NULL;
-  bin = g_path_get_dirname (exe);
-  return g_path_get_dirname (bin);
+  dir = g_canonicalize_filename (share_dir, NULL);
+  base = g_path_get_basename (dir);
+  if (g_str_has_prefix (base, "choreonoid"))
+    {
+      g_autofree char *parent = g_path_get_dirname (dir);
+
+      g_free (dir);
+      dir = g_steal_pointer (&parent);
+    }
+  return g_path_get_dirname (dir);
 }
 
 char *
@@ -712,7 +722,7 @@ km_item_io_expand_path (KmItemIo   *io,
       else if (strcmp (name, "HOME") == 0)
         value = g_strdup (g_get_home_dir ());
       else if (strcmp (name, "PROGRAM_TOP") == 0)
-        value = program_top ();
+        value = program_top (io->share_dir);
       else
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,

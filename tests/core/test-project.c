@@ -184,6 +184,35 @@ test_unknown (void)
   g_assert_true (km_unknown_item_get_node (KM_UNKNOWN_ITEM (item)) == node);
 }
 
+/* Path variables: ${SHARE} is the share folder; ${PROGRAM_TOP} is Choreonoid's install
+ * prefix, the folder above it (PREFIX/share/choreonoid-2.2 installed, TOP/share in a build
+ * tree), not Kinema's own; both unset without a share folder. */
+static void
+test_path_variables (void)
+{
+  KmItemIo io = { .dir = "/work/projects" };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+  io.share_dir = "/usr/local/share/choreonoid-2.2";
+  a = km_item_io_expand_path (&io, "${PROGRAM_TOP}/lib/choreonoid-2.2/x.so", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (a, ==, "/usr/local/lib/choreonoid-2.2/x.so");
+  b = km_item_io_expand_path (&io, "${SHARE}/model/SR1/SR1.body", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (b, ==, "/usr/local/share/choreonoid-2.2/model/SR1/SR1.body");
+
+  io.share_dir = "/src/choreonoid/share/";
+  c = km_item_io_expand_path (&io, "${PROGRAM_TOP}/bin/choreonoid", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (c, ==, "/src/choreonoid/bin/choreonoid");
+
+  io.share_dir = NULL;
+  d = km_item_io_expand_path (&io, "${PROGRAM_TOP}/x", &error);
+  g_assert_null (d);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -193,6 +222,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Item/tree", test_item_tree);
   g_test_add_func ("/kinema/Project/undo", test_undo);
   g_test_add_func ("/kinema/UnknownItem/verbatim", test_unknown);
+  g_test_add_func ("/kinema/ItemIo/path-variables", test_path_variables);
 
   return g_test_run ();
 }
