@@ -15,6 +15,7 @@
 #include "km-body-writer.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-local-file.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 #include "km-urdf-writer.h"
@@ -527,22 +528,6 @@ km_document_dup_skeleton_file (KmDocument *self)
   return g_file_new_for_path (file);
 }
 
-static char *
-local_path (GFile   *file,
-            GError **error)
-{
-  char *path = g_file_get_path (file);
-
-  if (path == NULL)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be written"), uri);
-    }
-  return path;
-}
-
 /* What skeleton.json has no place for. */
 static void
 skeleton_json_notes (const KmSkeleton *skeleton,
@@ -629,7 +614,7 @@ km_document_save_skeleton (KmDocument  *self,
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is no body to save"));
       return FALSE;
     }
-  path = local_path (file, error);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
   skeleton = km_body_item_get_skeleton (body);
@@ -687,7 +672,7 @@ km_document_export_skeleton (KmDocument        *self,
                            _("There is no body to export"));
       return FALSE;
     }
-  path = local_path (file, error);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
 
@@ -939,7 +924,7 @@ km_document_save_with_body_copies (KmDocument  *self,
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  path = local_path (file, error);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
   dir = g_path_get_dirname (path);

@@ -23,6 +23,7 @@
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-ik.h"
+#include "km-local-file.h"
 #include "km-message.h"
 #include "km-animation-json.h"
 #include "km-root-item.h"
@@ -1485,22 +1486,6 @@ load_file (const char  *path,
   return g_steal_pointer (&loaded);
 }
 
-static char *
-local_path (GFile   *file,
-            GError **error)
-{
-  char *path = g_file_get_path (file);
-
-  if (path == NULL)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be opened"), uri);
-    }
-  return path;
-}
-
 static gboolean apply_loaded_file (KmDocument  *self,
                                    GFile       *file,
                                    LoadedFile  *loaded,
@@ -1527,7 +1512,7 @@ km_document_import_file (KmDocument  *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = local_path (file, error);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
   loaded = load_file (path, error);
@@ -1574,7 +1559,7 @@ km_document_import_file_async (KmDocument          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, km_document_import_file_async);
   g_task_set_check_cancellable (task, TRUE);
-  path = local_path (file, &error);
+  path = km_local_file_get_path (file, &error);
   if (path == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
