@@ -533,28 +533,29 @@ load_item (LoadContext *ctx,
   return item;
 }
 
-KmItem *
-km_cnoid_resolve_reference (KmItem           *root,
-                            const KmYamlNode *reference)
+/* A reference ID or [ID, NAME, …] (a child by name below the item with ID, and so on),
+ * the item by id looked up in @by_id when given, else in the tree below @root. */
+static KmItem *
+resolve_reference (KmItem           *root,
+                   GHashTable       *by_id,
+                   const KmYamlNode *reference)
 {
+  const KmYamlNode *first = reference;
+  gboolean is_path = km_yaml_node_get_kind (reference) == KM_YAML_SEQUENCE;
   KmItem *item;
-  KmYamlNode *first;
   gint64 id;
 
-  g_return_val_if_fail (KM_IS_ITEM (root), NULL);
-  g_return_val_if_fail (reference != NULL, NULL);
-
-  if (km_yaml_node_get_kind (reference) == KM_YAML_SCALAR)
-    return km_yaml_expect_int (reference, &id, NULL) && id >= 0 ?
-           km_item_find_by_id (root, id) : NULL;
-  if (km_yaml_node_get_kind (reference) != KM_YAML_SEQUENCE ||
-      km_yaml_node_get_length (reference) == 0)
+  if (is_path)
+    {
+      if (km_yaml_node_get_length (reference) == 0)
+        return NULL;
+      first = km_yaml_sequence_get (reference, 0);
+    }
+  if (km_yaml_node_get_kind (first) != KM_YAML_SCALAR ||
+      !km_yaml_expect_int (first, &id, NULL) || id < 0)
     return NULL;
-  first = km_yaml_sequence_get (reference, 0);
-  if (!km_yaml_expect_int (first, &id, NULL) || id < 0 ||
-      (item = km_item_find_by_id (root, id)) == NULL)
-    return NULL;
-  for (guint i = 1; i < km_yaml_node_get_length (reference) && item != NULL; i++)
+  item = by_id != NULL ? g_hash_table_lookup (by_id, &id) : km_item_find_by_id (root, id);
+  for (guint i = 1; is_path && i < km_yaml_node_get_length (reference) && item != NULL; i++)
     {
       KmYamlNode *name = km_yaml_sequence_get (reference, i);
 
@@ -563,6 +564,16 @@ km_cnoid_resolve_reference (KmItem           *root,
       item = km_item_find_child_by_name (item, km_yaml_node_get_scalar (name, NULL));
     }
   return item;
+}
+
+KmItem *
+km_cnoid_resolve_reference (KmItem           *root,
+                            const KmYamlNode *reference)
+{
+  g_return_val_if_fail (KM_IS_ITEM (root), NULL);
+  g_return_val_if_fail (reference != NULL, NULL);
+
+  return resolve_reference (root, NULL, reference);
 }
 
 /* Keys that hold item references by Choreonoid's naming ("body_item", "currentBodyItem",
@@ -702,37 +713,6 @@ items_by_id (KmItem *root)
   return table;
 }
 
-/* km_cnoid_resolve_reference with the items by id at hand. */
-static KmItem *
-resolve_in (GHashTable       *by_id,
-            const KmYamlNode *reference)
-{
-  const KmYamlNode *first = reference;
-  KmItem *item;
-  gint64 id;
-
-  if (km_yaml_node_get_kind (reference) == KM_YAML_SEQUENCE)
-    {
-      if (km_yaml_node_get_length (reference) == 0)
-        return NULL;
-      first = km_yaml_sequence_get (reference, 0);
-    }
-  if (km_yaml_node_get_kind (first) != KM_YAML_SCALAR ||
-      !km_yaml_expect_int (first, &id, NULL) || id < 0)
-    return NULL;
-  item = g_hash_table_lookup (by_id, &id);
-  for (guint i = 1; km_yaml_node_get_kind (reference) == KM_YAML_SEQUENCE &&
-       i < km_yaml_node_get_length (reference) && item != NULL; i++)
-    {
-      KmYamlNode *name = km_yaml_sequence_get (reference, i);
-
-      if (km_yaml_node_get_kind (name) != KM_YAML_SCALAR)
-        return NULL;
-      item = km_item_find_child_by_name (item, km_yaml_node_get_scalar (name, NULL));
-    }
-  return item;
-}
-
 /* Choreonoid 1.x: the items in the item tree view's `checked` list are checked. Its ids
  * count as used (@max_id), so that no new item comes to be checked by a stale entry. */
 static void
@@ -749,7 +729,7 @@ apply_view_checks (KmItem     *root,
   for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
     {
       KmYamlNode *entry = km_yaml_sequence_get (checked, i);
-      KmItem *item = resolve_in (by_id, entry);
+      KmItem *item = resolve_reference (NULL, by_id, entry);
       gint64 id;
 
       if (km_yaml_node_get_kind (entry) == KM_YAML_SEQUENCE && km_yaml_node_get_length (entry) > 0)
@@ -1290,7 +1270,7 @@ write_views (KmItem     *root,
   for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
     {
       KmYamlNode *entry = km_yaml_sequence_get (checked, i);
-      KmItem *item = resolve_in (by_id, entry);
+      KmItem *item = resolve_reference (NULL, by_id, entry);
 
       if (item != NULL && g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
           !km_item_get_checked (item))
