@@ -41,6 +41,9 @@ typedef struct
   KmSourcePos  material_pos;
   gboolean     has_color;
   KmColor      color;
+  gboolean     has_origin;    /* urdfdom reads the first <origin>, <material>, <color> */
+  gboolean     has_material;
+  gboolean     broken;        /* a value could not be read: left out, with a warning */
 } UrdfVisual;
 
 typedef struct
@@ -61,9 +64,12 @@ typedef struct
   char        *child;
   KmSourcePos  child_pos;
   KmVec3       xyz;
-  KmVec3       rpy;
+  KmQuat       rotation;
+  gboolean     has_rotation;
+  gboolean     has_origin;
   KmSourcePos  origin_pos;
   KmVec3       axis;
+  gboolean     has_axis;
   KmSourcePos  axis_pos;
   gboolean     has_limit;
   double       lower;
@@ -101,6 +107,7 @@ typedef struct
   UrdfJoint   *joint;
   UrdfVisual  *visual;
   UrdfMaterial *material;     /* a robot-level <material> being read */
+  gboolean     material_has_color_element;
   gboolean     in_visual_material;
 } Parser;
 
@@ -172,6 +179,47 @@ find_attr (const char **names,
   return NULL;
 }
 
+/*
+ * A value that cannot be read. In a joint, or anywhere outside visuals and materials, the
+ * file is refused (@error is set). Inside a <visual> or a <material> it is a warning: the
+ * visual, or the colour, is left out and the rest of the file loads. urdfdom accepts such
+ * files too (it drops the visual, or the material, and goes on), so robots that RViz shows
+ * load here. start_element skips the element when a helper fails without setting @error.
+ */
+static void
+report (Parser      *p,
+        GError     **error,
+        KmSourcePos  pos,
+        const char  *format,
+        ...) G_GNUC_PRINTF (4, 5);
+
+static void
+report (Parser      *p,
+        GError     **error,
+        KmSourcePos  pos,
+        const char  *format,
+        ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (p->in_visual_material || (p->material != NULL && p->link == NULL))
+    /* Translators: %s is a message about a value, like “expected a finite number”. */
+    km_parse_warning (p->path, pos, _("%s; the colour is left out"), text);
+  else if (p->visual != NULL)
+    {
+      /* Translators: %s is a message about a value, like “expected a finite number”. */
+      km_parse_warning (p->path, pos, _("%s; the visual is left out"), text);
+      p->visual->broken = TRUE;
+    }
+  else
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, pos, "%s", text);
+}
+
 static gboolean
 require_attr (Parser      *p,
               const char **names,
@@ -185,14 +233,19 @@ require_attr (Parser      *p,
   if (*out == NULL)
     {
       /* Translators: the first %s is an XML attribute name, the second an element name. */
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
-                          _("expected a “%s” attribute on <%s>"), name, element);
+      report (p, error, tag_pos (p), _("expected a “%s” attribute on <%s>"), name, element);
       return FALSE;
     }
   return TRUE;
 }
 
-/* Exactly @n finite numbers separated by white space. */
+/*
+ * Exactly @n finite numbers separated by white space: decimal, with an optional sign and
+ * exponent ("1e-3", "+2", ".5"), as urdfdom reads them (C++ streams in the classic locale).
+ * Hexadecimal ("0x10"), which g_ascii_strtod would take and urdfdom refuses, is refused.
+ * Tabs and line breaks count as spaces (urdfdom splits at spaces only): a file that
+ * urdfdom reads is read the same here.
+ */
 static gboolean
 parse_numbers (Parser     *p,
                const char *attr,
@@ -218,7 +271,9 @@ parse_numbers (Parser     *p,
       errno = 0;
       v = g_ascii_strtod (s, &end);
       if (end == s || errno == ERANGE || !isfinite (v) ||
-          (*end != '\0' && !g_ascii_isspace (*end)))
+          (*end != '\0' && !g_ascii_isspace (*end)) ||
+          memchr (s, 'x', (gsize) (end - s)) != NULL ||
+          memchr (s, 'X', (gsize) (end - s)) != NULL)
         goto bad;
       out[count++] = v;
       s = end;
@@ -229,16 +284,15 @@ parse_numbers (Parser     *p,
 bad:
   /* A xacro file read as URDF: say what to do instead of only what is wrong. */
   if (strstr (value, "${") != NULL || strstr (value, "$(") != NULL)
-    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
-                        _("expected numbers in “%s”, found a xacro expression: expand the "
-                          "file with xacro first"), attr);
+    report (p, error, attr_pos (p, attr),
+            _("expected numbers in “%s”, found a xacro expression: expand the "
+              "file with xacro first"), attr);
   else if (n == 1)
-    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
-                        _("expected a finite number in “%s”"), attr);
+    report (p, error, attr_pos (p, attr), _("expected a finite number in “%s”"), attr);
   else
     /* Translators: %u is a count (3 or 4), %s an XML attribute name. */
-    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
-                        _("expected %u finite numbers separated by spaces in “%s”"), n, attr);
+    report (p, error, attr_pos (p, attr),
+            _("expected %u finite numbers separated by spaces in “%s”"), n, attr);
   return FALSE;
 }
 
@@ -277,8 +331,7 @@ parse_positive (Parser      *p,
     return FALSE;
   if (*out <= 0)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, attr),
-                          _("expected a positive number in “%s”"), attr);
+      report (p, error, attr_pos (p, attr), _("expected a positive number in “%s”"), attr);
       return FALSE;
     }
   return TRUE;
@@ -300,8 +353,8 @@ parse_rgba (Parser      *p,
   for (guint i = 0; i < 4; i++)
     if (v[i] < 0 || v[i] > 1)
       {
-        km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, "rgba"),
-                            _("expected four numbers between 0 and 1 in “rgba”"));
+        report (p, error, attr_pos (p, "rgba"),
+                _("expected four numbers between 0 and 1 in “rgba”"));
         return FALSE;
       }
   *out = (KmColor) { (float) v[0], (float) v[1], (float) v[2], (float) v[3] };
@@ -327,18 +380,62 @@ parent_element (Parser *p)
   return p->stack->len > 0 ? g_ptr_array_index (p->stack, p->stack->len - 1) : NULL;
 }
 
+/*
+ * <origin xyz rpy> or <origin xyz quat_xyzw> (urdfdom 4, ROS 2 Jazzy and later: a
+ * quaternion x y z w, normalised; zero is an error, and so is giving both rpy and
+ * quat_xyzw). A missing xyz is zero, a missing orientation the identity.
+ */
 static gboolean
 parse_origin (Parser      *p,
               const char **names,
               const char **values,
               KmVec3      *xyz,
-              KmVec3      *rpy,
+              KmQuat      *rotation,
+              gboolean    *has_rotation,
               GError     **error)
 {
+  const char *quat = find_attr (names, values, "quat_xyzw");
+  KmVec3 rpy = KM_VEC3_ZERO;
+
   *xyz = KM_VEC3_ZERO;
-  *rpy = KM_VEC3_ZERO;
-  return parse_vec3 (p, names, values, "xyz", xyz, error) &&
-         parse_vec3 (p, names, values, "rpy", rpy, error);
+  *rotation = KM_QUAT_IDENTITY;
+  *has_rotation = FALSE;
+  if (!parse_vec3 (p, names, values, "xyz", xyz, error))
+    return FALSE;
+  if (quat != NULL)
+    {
+      double v[4];
+      KmQuat q;
+      double n;
+
+      if (find_attr (names, values, "rpy") != NULL)
+        {
+          report (p, error, attr_pos (p, "quat_xyzw"),
+                  _("expected either “rpy” or “quat_xyzw” on <origin>, not both"));
+          return FALSE;
+        }
+      if (!parse_numbers (p, "quat_xyzw", quat, v, 4, error))
+        return FALSE;
+      q = (KmQuat) { .w = v[3], .x = v[0], .y = v[1], .z = v[2] };
+      n = km_quat_length (q);
+      if (!isfinite (n) || n < 1e-9)
+        {
+          report (p, error, attr_pos (p, "quat_xyzw"),
+                  _("expected a quaternion that is not zero in “quat_xyzw”"));
+          return FALSE;
+        }
+      *rotation = km_quat_normalize (q);
+      *has_rotation = TRUE;
+      return TRUE;
+    }
+  if (!parse_vec3 (p, names, values, "rpy", &rpy, error))
+    return FALSE;
+  if (rpy.x != 0 || rpy.y != 0 || rpy.z != 0)
+    {
+      *rotation = quat_from_rpy (rpy);
+      *has_rotation = TRUE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -374,21 +471,27 @@ start_link_child (Parser      *p,
 
   if (g_str_equal (parent, "visual"))
     {
-      if (g_str_equal (element, "origin"))
+      /* urdfdom reads the first <origin> and the first <material> of a visual. */
+      if (g_str_equal (element, "origin") && !p->visual->has_origin)
         {
-          KmVec3 xyz, rpy;
+          KmVec3 xyz;
+          KmQuat rotation;
+          gboolean has_rotation;
 
-          if (!parse_origin (p, names, values, &xyz, &rpy, error))
+          p->visual->has_origin = TRUE;
+          if (!parse_origin (p, names, values, &xyz, &rotation, &has_rotation, error))
             return FALSE;
-          km_transform_from_pos_quat (xyz, quat_from_rpy (rpy), &p->visual->origin);
+          km_transform_from_pos_quat (xyz, rotation, &p->visual->origin);
         }
       else if (g_str_equal (element, "geometry"))
         ;
-      else if (g_str_equal (element, "material"))
+      else if (g_str_equal (element, "material") && !p->visual->has_material)
         {
           const char *name = find_attr (names, values, "name");
 
+          p->visual->has_material = TRUE;
           p->in_visual_material = TRUE;
+          p->material_has_color_element = FALSE;
           if (name != NULL && *name != '\0')
             {
               g_free (p->visual->material);
@@ -425,8 +528,7 @@ start_link_child (Parser      *p,
             return FALSE;
           if (v->size.x < 0 || v->size.y < 0 || v->size.z < 0)
             {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, attr_pos (p, "size"),
-                                  _("expected sizes that are not negative"));
+              report (p, error, attr_pos (p, "size"), _("expected sizes that are not negative"));
               return FALSE;
             }
         }
@@ -467,8 +569,10 @@ start_link_child (Parser      *p,
 
   if (g_str_equal (parent, "material") && p->in_visual_material)
     {
-      if (g_str_equal (element, "color"))
+      /* urdfdom reads the first <color>; a bad one leaves the colour out, not the visual. */
+      if (g_str_equal (element, "color") && !p->material_has_color_element)
         {
+          p->material_has_color_element = TRUE;
           if (!parse_rgba (p, names, values, &p->visual->color, error))
             return FALSE;
           p->visual->has_color = TRUE;
@@ -478,6 +582,35 @@ start_link_child (Parser      *p,
       return TRUE;
     }
 
+  p->skip_depth = 1;
+  return TRUE;
+}
+
+/* A joint whose <axis> is read. urdfdom ignores the axis of fixed and floating joints,
+ * whatever it holds; a planar joint's axis (the plane's normal) is not used here, as the
+ * joint becomes a free root or a fixed joint. An unknown type is refused later. */
+static gboolean
+joint_has_axis (const UrdfJoint *j)
+{
+  return g_str_equal (j->type, "revolute") || g_str_equal (j->type, "continuous") ||
+         g_str_equal (j->type, "prismatic");
+}
+
+/*
+ * urdfdom reads the first <origin>, <axis>, <limit>, <parent>, <child> and <mimic> of a
+ * joint and ignores later ones; so does this reader, with a warning for each one ignored.
+ */
+static gboolean
+second_joint_child (Parser     *p,
+                    const char *element,
+                    gboolean    seen)
+{
+  if (!seen)
+    return FALSE;
+  /* Translators: the first %s is an element name (origin, axis, limit, parent, child,
+   * mimic), the second a joint name. */
+  km_parse_warning (p->path, tag_pos (p), _("a second <%s> in joint “%s” is ignored"),
+                    element, p->joint->name);
   p->skip_depth = 1;
   return TRUE;
 }
@@ -497,25 +630,27 @@ start_joint_child (Parser      *p,
       gboolean is_parent = element[0] == 'p';
       char **slot = is_parent ? &j->parent : &j->child;
 
+      if (second_joint_child (p, element, *slot != NULL))
+        return TRUE;
       if (!require_attr (p, names, values, element, "link", &value, error))
         return FALSE;
-      if (*slot != NULL)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
-                              _("expected one <%s> in a joint, found a second one"), element);
-          return FALSE;
-        }
       *slot = g_strdup (value);
       *(is_parent ? &j->parent_pos : &j->child_pos) = attr_pos (p, "link");
     }
   else if (g_str_equal (element, "origin"))
     {
+      if (second_joint_child (p, element, j->has_origin))
+        return TRUE;
+      j->has_origin = TRUE;
       j->origin_pos = tag_pos (p);
-      if (!parse_origin (p, names, values, &j->xyz, &j->rpy, error))
+      if (!parse_origin (p, names, values, &j->xyz, &j->rotation, &j->has_rotation, error))
         return FALSE;
     }
-  else if (g_str_equal (element, "axis"))
+  else if (g_str_equal (element, "axis") && joint_has_axis (j))
     {
+      if (second_joint_child (p, element, j->has_axis))
+        return TRUE;
+      j->has_axis = TRUE;
       if (!require_attr (p, names, values, element, "xyz", &value, error) ||
           !parse_vec3 (p, names, values, "xyz", &j->axis, error))
         return FALSE;
@@ -526,6 +661,8 @@ start_joint_child (Parser      *p,
       const char *lower = find_attr (names, values, "lower");
       const char *upper = find_attr (names, values, "upper");
 
+      if (second_joint_child (p, element, j->has_limit))
+        return TRUE;
       /* URDF: lower and upper default to 0. */
       j->has_limit = TRUE;
       j->lower = j->upper = 0;
@@ -539,14 +676,10 @@ start_joint_child (Parser      *p,
       const char *multiplier = find_attr (names, values, "multiplier");
       const char *offset = find_attr (names, values, "offset");
 
+      if (second_joint_child (p, element, j->mimic != NULL))
+        return TRUE;
       if (!require_attr (p, names, values, element, "joint", &value, error))
         return FALSE;
-      if (j->mimic != NULL)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
-                              _("expected one <%s> in a joint, found a second one"), element);
-          return FALSE;
-        }
       /* URDF: multiplier defaults to 1, offset to 0. */
       j->mimic_multiplier = 1;
       j->mimic_offset = 0;
@@ -560,10 +693,25 @@ start_joint_child (Parser      *p,
     }
   else
     {
-      /* dynamics, calibration, safety_controller: not needed for kinematics */
+      /* dynamics, calibration, safety_controller, the axis of a fixed or floating joint:
+       * not needed for kinematics */
       p->skip_depth = 1;
     }
   return TRUE;
+}
+
+/* urdfdom 3 reads version "1.0" only (the default) and refuses any other; URDF 1.1 (urdfdom
+ * 4) adds quat_xyzw, read here whatever the version. Anything else is read as 1.0, with a
+ * warning. */
+static void
+check_version (Parser     *p,
+               const char *version)
+{
+  if (version == NULL || g_str_equal (version, "1.0") || g_str_equal (version, "1.1"))
+    return;
+  km_parse_warning (p->path, attr_pos (p, "version"),
+                    _("URDF version “%s” is not known; the file is read as version 1.0"),
+                    version);
 }
 
 static void
@@ -604,6 +752,7 @@ start_element (GMarkupParseContext  *context,
           return;
         }
       p->seen_robot = TRUE;
+      check_version (p, find_attr (names, values, "version"));
     }
   else if (g_str_equal (parent, "robot"))
     {
@@ -654,12 +803,29 @@ start_element (GMarkupParseContext  *context,
         }
       else if (g_str_equal (element, "material"))
         {
-          const char *name;
+          /* urdfdom refuses a second material of the same name; the first one is kept
+           * here. A material without a name cannot be used: both are warnings. */
+          const char *name = find_attr (names, values, "name");
 
-          if (!require_attr (p, names, values, element, "name", &name, error))
-            return;
-          p->material = g_new0 (UrdfMaterial, 1);
-          g_hash_table_replace (p->materials, g_strdup (name), p->material);
+          if (name == NULL)
+            {
+              km_parse_warning (p->path, tag_pos (p),
+                                _("a <material> without a “name” is ignored"));
+              p->skip_depth = 1;
+            }
+          else if (g_hash_table_contains (p->materials, name))
+            {
+              km_parse_warning (p->path, attr_pos (p, "name"),
+                                _("material “%s” is defined twice; the first definition is "
+                                  "used"), name);
+              p->skip_depth = 1;
+            }
+          else
+            {
+              p->material = g_new0 (UrdfMaterial, 1);
+              p->material_has_color_element = FALSE;
+              g_hash_table_insert (p->materials, g_strdup (name), p->material);
+            }
         }
       else
         p->skip_depth = 1;    /* transmission, gazebo, … */
@@ -668,14 +834,22 @@ start_element (GMarkupParseContext  *context,
     ok = start_link_child (p, element, names, values, error);
   else if (p->joint != NULL)
     ok = start_joint_child (p, element, names, values, error);
-  else if (p->material != NULL && g_str_equal (element, "color"))
+  else if (p->material != NULL && g_str_equal (element, "color") &&
+           !p->material_has_color_element)
     {
+      p->material_has_color_element = TRUE;
       ok = parse_rgba (p, names, values, &p->material->color, error);
       p->material->has_color = ok;
     }
   else
     p->skip_depth = 1;
 
+  /* A value that report() turned into a warning: the element is skipped. */
+  if (!ok && *error == NULL)
+    {
+      ok = TRUE;
+      p->skip_depth = 1;
+    }
   /* A skipped element is counted in skip_depth, not pushed. */
   if (ok && p->skip_depth == 0)
     g_ptr_array_add (p->stack, g_strdup (element));
@@ -870,25 +1044,41 @@ add_visual_shapes (Parser               *p,
   KmColor color = KM_COLOR_DEFAULT;
   gboolean has_color = FALSE;
 
-  if (v->has_color)
-    {
-      color = v->color;
-      has_color = TRUE;
-    }
-  else if (v->material != NULL)
+  if (v->broken)
+    return;
+  /* As urdfdom's assignMaterial: a named material that is known (robot-level, or defined
+   * in an earlier link's visual) wins over the visual's own colour; an unknown name with
+   * a colour defines the material for the links that follow. */
+  if (v->material != NULL)
     {
       UrdfMaterial *m = g_hash_table_lookup (p->materials, v->material);
 
-      if (m != NULL && m->has_color)
+      if (m != NULL)
         {
           color = m->color;
+          has_color = m->has_color;
+        }
+      else if (v->has_color)
+        {
+          m = g_new0 (UrdfMaterial, 1);
+          m->color = v->color;
+          m->has_color = TRUE;
+          g_hash_table_insert (p->materials, g_strdup (v->material), m);
+          color = v->color;
           has_color = TRUE;
         }
-      else if (m == NULL)
+      else
         km_parse_warning (p->path, v->material_pos,
                           _("material “%s” is not defined; the default colour is used"),
                           v->material);
     }
+  else if (v->has_color)
+    {
+      color = v->color;
+      has_color = TRUE;
+    }
+  if (!has_color)
+    color = KM_COLOR_DEFAULT;
 
   switch (v->kind)
     {
@@ -1016,17 +1206,22 @@ typedef struct
   double       ratio;
   double       offset;
   gboolean     chained;       /* through another mimic joint */
+  guint        ignored;       /* IGNORED_*: the joint's own <mimic> is not used */
 } Resolved;
 
 enum { RESOLVE_NEW, RESOLVE_ACTIVE, RESOLVE_DONE };
+enum { IGNORED_NOT, IGNORED_UNKNOWN, IGNORED_CYCLE };
 
 /*
  * <mimic joint= multiplier= offset=>: value = multiplier · value(joint) + offset, as a
  * mimic coupling of the skeleton. A joint that mimics a joint that mimics another one is
- * linked to the last one with the products (q = m₁·(m₂·q₂ + o₂) + o₁), with a warning; a
- * cycle is an error. A mimic on or of a joint that does not move along one axis (fixed,
- * floating, planar) is ignored with a warning. The builder reports an unknown master at
- * the mimic's joint attribute. Every joint is resolved once (a long chain stays linear).
+ * linked to the last one with the products (q = m₁·(m₂·q₂ + o₂) + o₁), with a warning.
+ * urdfdom does not check the joint names of <mimic> at all; here a mimic of an unknown
+ * joint, and every mimic of a cycle (a joint that mimics itself, two that mimic each
+ * other), is ignored with a warning: those joints move on their own, and a joint that
+ * mimics one of them follows it directly. A mimic on or of a joint that does not move
+ * along one axis (fixed, floating, planar) is ignored with a warning too. Every joint is
+ * resolved once (a long chain stays linear).
  */
 static gboolean
 link_mimics (Parser             *p,
@@ -1050,14 +1245,16 @@ link_mimics (Parser             *p,
       if (by_name == NULL)
         {
           by_name = g_hash_table_new (g_str_hash, g_str_equal);
-          for (guint m = 0; m < n; m++)
-            g_hash_table_insert (by_name, ((UrdfJoint *) g_ptr_array_index (p->joints, m))->name,
-                                 GUINT_TO_POINTER (m + 1));
+          /* The first of two joints of the same name: the builder refuses the second. */
+          for (guint m = n; m > 0; m--)
+            g_hash_table_insert (by_name, ((UrdfJoint *) g_ptr_array_index (p->joints, m - 1))->name,
+                                 GUINT_TO_POINTER (m));
           resolved = g_new0 (Resolved, n);
           stack = g_array_new (FALSE, FALSE, sizeof (guint));
         }
 
-      /* Down the chain to a resolved joint, an independent one or an unknown name. */
+      /* Down the chain to a resolved joint, an independent one, an unknown name or back
+       * to a joint of this chain (a cycle). */
       g_array_set_size (stack, 0);
       k = i;
       for (;;)
@@ -1069,9 +1266,19 @@ link_mimics (Parser             *p,
             break;
           if (resolved[k].state == RESOLVE_ACTIVE)
             {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->mimic_pos,
-                                  _("the <mimic> joints of “%s” form a cycle"), j->name);
-              return FALSE;
+              /* The joints from k on form the cycle: they move on their own. */
+              guint s = stack->len;
+
+              do
+                {
+                  guint t = g_array_index (stack, guint, --s);
+
+                  resolved[t].state = RESOLVE_DONE;
+                  resolved[t].ignored = IGNORED_CYCLE;
+                }
+              while (g_array_index (stack, guint, s) != k);
+              g_array_set_size (stack, s);
+              break;
             }
           resolved[k].state = RESOLVE_ACTIVE;
           g_array_append_val (stack, k);
@@ -1089,7 +1296,9 @@ link_mimics (Parser             *p,
           UrdfJoint *jd = d > 0 ? g_ptr_array_index (p->joints, d - 1) : NULL;
           Resolved *rt = &resolved[t];
 
-          if (jd == NULL || jd->mimic == NULL)
+          if (jd == NULL)
+            rt->ignored = IGNORED_UNKNOWN;
+          else if (jd->mimic == NULL || resolved[d - 1].ignored != IGNORED_NOT)
             {
               rt->master = jt->mimic;
               rt->ratio = jt->mimic_multiplier;
@@ -1109,6 +1318,20 @@ link_mimics (Parser             *p,
         }
 
       r = &resolved[i];
+      if (r->ignored == IGNORED_UNKNOWN)
+        {
+          km_parse_warning (p->path, j->mimic_pos,
+                            _("joint “%s” mimics “%s”, which is not a joint; it moves on its "
+                              "own"), j->name, j->mimic);
+          continue;
+        }
+      if (r->ignored == IGNORED_CYCLE)
+        {
+          km_parse_warning (p->path, j->mimic_pos,
+                            _("the <mimic> joints of “%s” form a cycle; it moves on its own"),
+                            j->name);
+          continue;
+        }
       if (r->chained)
         km_parse_warning (p->path, j->mimic_pos,
                           _("joint “%s” mimics “%s”, which mimics another joint: it follows "
@@ -1135,12 +1358,14 @@ build (Parser               *p,
 {
   g_autoptr(GHashTable) links = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) child_of = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) joint_names = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
   g_autoptr(KmMeshCache) cache = km_mesh_cache_new ();
   g_autoptr(GError) build_error = NULL;
   KmSkeletonProblem problem = { 0 };
   UrdfLink *root = NULL;
   UrdfJoint *free_base = NULL;
+  g_autofree char *root_joint = NULL;
   KmSkeleton *skel;
 
   if (p->links->len == 0)
@@ -1227,14 +1452,30 @@ build (Parser               *p,
           g_str_equal (j->parent, root->name))
         free_base = j;
     }
-  km_skeleton_builder_add_joint (builder, root->name,
+  /* Links and joints have names of their own in URDF: a joint may be called like the
+   * root link. The root joint then takes the first of NAME_root, NAME_root_2, … that no
+   * joint has. */
+  for (guint i = 0; i < p->joints->len; i++)
+    g_hash_table_add (joint_names, ((UrdfJoint *) g_ptr_array_index (p->joints, i))->name);
+  root_joint = g_strdup (root->name);
+  for (guint n = 1; g_hash_table_contains (joint_names, root_joint); n++)
+    {
+      g_free (root_joint);
+      root_joint = n == 1 ? g_strdup_printf ("%s_root", root->name)
+                          : g_strdup_printf ("%s_root_%u", root->name, n);
+    }
+  if (!g_str_equal (root_joint, root->name))
+    km_parse_warning (p->path, root->pos,
+                      _("a joint is called “%s” like the root link: the root is called “%s”"),
+                      root->name, root_joint);
+  km_skeleton_builder_add_joint (builder, root_joint,
                                  free_base ? KM_JOINT_FREE : KM_JOINT_FIXED, NULL);
-  km_skeleton_builder_set_root_name (builder, root->name);
+  km_skeleton_builder_set_root_name (builder, root_joint);
   for (guint i = 0; i < p->joints->len; i++)
     {
       UrdfJoint *j = g_ptr_array_index (p->joints, i);
       UrdfJoint *pj = g_hash_table_lookup (child_of, j->parent);
-      const char *parent_name = pj ? pj->name : root->name;
+      const char *parent_name = pj ? pj->name : root_joint;
       KmJointType type;
       guint index;
 
@@ -1267,13 +1508,18 @@ build (Parser               *p,
       index = km_skeleton_builder_add_joint (builder, j->name, type, parent_name);
       j->index = index;
       km_skeleton_builder_set_offset (builder, index, j->xyz);
-      if (j->rpy.x != 0 || j->rpy.y != 0 || j->rpy.z != 0)
-        km_skeleton_builder_set_rotation (builder, index, quat_from_rpy (j->rpy));
+      if (j->has_rotation)
+        km_skeleton_builder_set_rotation (builder, index, j->rotation);
       if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
         {
           km_skeleton_builder_set_axis (builder, index, j->axis);
           if (g_str_equal (j->type, "continuous"))
             ;
+          else if (j->has_limit && j->lower > j->upper)
+            /* urdfdom takes such limits as they are; no position is within them. */
+            km_parse_warning (p->path, j->limit_pos,
+                              _("joint “%s” has a lower limit above its upper limit; it is "
+                                "left unlimited"), j->name);
           else if (j->has_limit)
             km_skeleton_builder_set_limit (builder, index, 0, j->lower, j->upper);
           else
