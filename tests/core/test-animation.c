@@ -160,13 +160,6 @@ test_euler_quaternion_agree (void)
 }
 
 static void
-collect_warning_cb (const char *message,
-                    gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static void
 test_mismatch_warning (void)
 {
   g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
@@ -188,9 +181,9 @@ test_mismatch_warning (void)
                           km_json_format_number (b[0], q.w), km_json_format_number (b[1], q.x),
                           km_json_format_number (b[2], q.y), km_json_format_number (b[3], q.z));
 
-  km_parse_warnings_push (collect_warning_cb, warnings);
+  test_util_push_warnings (warnings);
   animation = load_string (text, skeleton, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
 
   g_assert_no_error (error);
   g_assert_cmpuint (warnings->len, ==, 2);
@@ -218,9 +211,9 @@ test_mismatch_warning (void)
                           km_json_format_number (b[2], e.z), km_json_format_number (b[3], q.w),
                           km_json_format_number (c[0], q.x), km_json_format_number (c[1], q.y),
                           km_json_format_number (c[2], q.z));
-  km_parse_warnings_push (collect_warning_cb, warnings);
+  test_util_push_warnings (warnings);
   animation = load_string (text, NULL, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   g_assert_cmpuint (warnings->len, ==, 0);
   row = km_animation_get_frame (animation, 0);

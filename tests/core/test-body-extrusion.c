@@ -13,6 +13,8 @@
 #include "km-mesh-loader.h"
 #include "km-shape.h"
 
+#include "test-util.h"
+
 /*
  * Extrusion geometry in Choreonoid bodies (crawler tracks in Choreonoid's Tank-like
  * models): the cross-section swept along the spine, with caps, as a mesh; and
@@ -131,13 +133,6 @@ test_bent_spine (void)
   km_skeleton_unref (skel);
 }
 
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
 /* A bad extrusion is reported at the offending value and left out, like other bad
  * elements. */
 static void
@@ -148,7 +143,7 @@ test_errors (void)
   KmSkeleton *skel;
   guint n = 0;
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = load ("{ type: Extrusion, crossSection: [ 1, 1, 1 ] }", &error);
   g_assert_no_error (error);
   km_skeleton_get_shapes (skel, 0, &n);
@@ -159,7 +154,7 @@ test_errors (void)
   km_skeleton_get_shapes (skel, 0, &n);
   g_assert_cmpuint (n, ==, 0);
   km_skeleton_unref (skel);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
 
   g_assert_cmpuint (warnings->len, ==, 2);
   g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
@@ -191,10 +186,10 @@ test_elevation_grid (void)
   g_assert_cmpfloat (km_mesh_get_vertices (mesh)[5 * 3 + 2], ==, 2.0f);
   km_skeleton_unref (skel);
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = load ("{ type: ElevationGrid, xDimension: 2, zDimension: 2, height: [ 0, 1, 2 ] }",
                &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   km_skeleton_get_shapes (skel, 0, &n);
   g_assert_cmpuint (n, ==, 0);

@@ -14,27 +14,11 @@
 #include "km-body.h"
 #include "km-error.h"
 
+#include "test-util.h"
+
 #define DEG (G_PI / 180.0)
 #define EPS 1e-6
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static gboolean
-has_warning (GPtrArray  *warnings,
-             const char *words)
-{
-  for (guint i = 0; i < warnings->len; i++)
-    if (strstr (g_ptr_array_index (warnings, i), words) != NULL)
-      return TRUE;
-  for (guint i = 0; i < warnings->len; i++)
-    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
-  return FALSE;
-}
+#define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), EPS)
 
 static KmSkeleton *
 load_style (const char  *name,
@@ -42,15 +26,11 @@ load_style (const char  *name,
             GError     **error)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "body-styles", name, NULL);
-  g_autofree char *data = NULL;
   KmSkeleton *skel;
-  gsize length;
+  int sniff;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  g_assert_cmpint (km_body_sniff (data, length), ==, 95);
-  km_parse_warnings_push (collect_warning, warnings);
-  skel = km_body_load (path, data, length, NULL, error);
-  km_parse_warnings_pop ();
+  skel = test_util_body_load_file (path, &sniff, warnings, error);
+  g_assert_cmpint (sniff, ==, 95);
   return skel;
 }
 
@@ -64,17 +44,6 @@ load_ok (const char *name,
   g_assert_no_error (error);
   g_assert_nonnull (skel);
   return skel;
-}
-
-static const KmJoint *
-joint (const KmSkeleton *skel,
-       const char       *name)
-{
-  int i = km_skeleton_find_joint (skel, name);
-
-  if (i < 0)
-    g_error ("no joint “%s”", name);
-  return km_skeleton_get_joint (skel, i);
 }
 
 static KmShape * const *
@@ -91,16 +60,6 @@ shapes (const KmSkeleton *skel,
 }
 
 static void
-assert_vec3 (KmVec3 v,
-             double x,
-             double y,
-             double z)
-{
-  if (fabs (v.x - x) > EPS || fabs (v.y - y) > EPS || fabs (v.z - z) > EPS)
-    g_error ("got (%g, %g, %g), expected (%g, %g, %g)", v.x, v.y, v.z, x, y, z);
-}
-
-static void
 assert_revolute (const KmSkeleton *skel,
                  const char       *name,
                  KmVec3            axis,
@@ -108,7 +67,7 @@ assert_revolute (const KmSkeleton *skel,
                  double            lower,
                  double            upper)
 {
-  const KmJoint *j = joint (skel, name);
+  const KmJoint *j = test_util_joint (skel, name);
 
   g_assert_cmpint (j->type, ==, KM_JOINT_REVOLUTE);
   assert_vec3 (j->axis, axis.x, axis.y, axis.z);
@@ -184,14 +143,14 @@ test_arm_v1 (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       assert_revolute (skel, names[i], axes[i], TRUE, -range[i] * DEG, range[i] * DEG);
-      g_assert_cmpint (joint (skel, names[i])->joint_id, ==, (int) i);
+      g_assert_cmpint (test_util_joint (skel, names[i])->joint_id, ==, (int) i);
     }
-  assert_vec3 (joint (skel, "J1")->offset, 0, 0, 0.2);
+  assert_vec3 (test_util_joint (skel, "J1")->offset, 0, 0, 0.2);
   /* A list of translations is summed. */
-  assert_vec3 (joint (skel, "J3")->offset, 0, 0, 0.45);
+  assert_vec3 (test_util_joint (skel, "J3")->offset, 0, 0, 0.45);
   /* [[1,0,0,90],[0,0,1,90]] = Rx(90°)·Rz(90°): X goes to Z, Y to -X. */
-  g_assert_true (joint (skel, "J5")->has_rotation);
-  km_mat3_from_quat (joint (skel, "J5")->rotation, &r);
+  g_assert_true (test_util_joint (skel, "J5")->has_rotation);
+  km_mat3_from_quat (test_util_joint (skel, "J5")->rotation, &r);
   assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (1, 0, 0)), 0, 0, 1);
   assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (0, 1, 0)), -1, 0, 0);
 
@@ -215,7 +174,7 @@ test_arm_v1 (void)
   /* ForceSensor: no shape; Visual resource shorthand: the OBJ quad. */
   s = shapes (skel, "J7", 1);
   g_assert_cmpuint (km_mesh_get_n_triangles (s[0]->mesh), ==, 2);
-  g_assert_true (has_warning (warnings, "ForceSensor devices are not modelled"));
+  test_util_assert_warning (warnings, "ForceSensor devices are not modelled");
   g_assert_cmpuint (warnings->len, ==, 1);
 }
 
@@ -231,17 +190,17 @@ test_humanoid_anchors (void)
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 4);
   g_assert_true (km_skeleton_has_free_root (skel));
   g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "WAIST");
-  assert_vec3 (joint (skel, "WAIST")->offset, 0, 0, 0.25);
+  assert_vec3 (test_util_joint (skel, "WAIST")->offset, 0, 0, 0.25);
   /* jointRange: 150 (one number) through a merge key and through import. */
   assert_revolute (skel, "R_HIP_Y", km_vec3 (0, 0, -1), TRUE, -150 * DEG, 150 * DEG);
   assert_revolute (skel, "R_HIP_R", km_vec3 (1, 0, 0), TRUE, -150 * DEG, 150 * DEG);
   /* The link's own range wins over the imported one; the axis letter in lower case. */
   assert_revolute (skel, "R_KNEE_P", km_vec3 (0, -1, 0), TRUE, 0, 130 * DEG);
   assert_revolute (skel, "L_HIP_Y", km_vec3 (0, 0, -1), TRUE, -150 * DEG, 150 * DEG);
-  g_assert_cmpint (joint (skel, "HEAD")->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (test_util_joint (skel, "HEAD")->type, ==, KM_JOINT_FIXED);
   /* jointId: -1 means no id (was an error). */
-  g_assert_cmpint (joint (skel, "HEAD")->joint_id, ==, -1);
-  g_assert_cmpint (joint (skel, "R_KNEE_P")->joint_id, ==, 2);
+  g_assert_cmpint (test_util_joint (skel, "HEAD")->joint_id, ==, -1);
+  g_assert_cmpint (test_util_joint (skel, "R_KNEE_P")->joint_id, ==, 2);
 
   s = shapes (skel, "WAIST", 1);
   g_assert_cmpint (s[0]->type, ==, KM_SHAPE_BOX);
@@ -274,13 +233,13 @@ test_radian_v1 (void)
 
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 4);
-  lift = joint (skel, "LIFT");
+  lift = test_util_joint (skel, "LIFT");
   g_assert_cmpint (lift->type, ==, KM_JOINT_PRISMATIC);
   g_assert_true (lift->limits[0].limited);
   g_assert_cmpfloat_with_epsilon (lift->limits[0].min, 0, EPS);
   g_assert_cmpfloat_with_epsilon (lift->limits[0].max, 0.2, EPS);
   assert_revolute (skel, "PAN", km_vec3 (0, 0, 1), TRUE, -1.5, 1.5);
-  km_mat3_from_quat (joint (skel, "PAN")->rotation, &r);
+  km_mat3_from_quat (test_util_joint (skel, "PAN")->rotation, &r);
   assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (1, 0, 0)), 0, 1, 0);
   assert_revolute (skel, "WHEEL_L", km_vec3 (0, 1, 0), FALSE, 0, 0);
   /* [ -.inf, .inf ] (was an error: “expected a number”). */
@@ -303,9 +262,9 @@ test_tank_v2 (void)
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 2);
   assert_revolute (skel, "TURRET_Y", km_vec3 (0, 0, -1), FALSE, 0, 0);
   assert_revolute (skel, "TURRET_P", km_vec3 (0, -1, 0), TRUE, -10 * DEG, 45 * DEG);
-  g_assert_cmpint (joint (skel, "TRACK_L")->type, ==, KM_JOINT_FIXED);
-  g_assert_cmpint (joint (skel, "TRACK_R")->type, ==, KM_JOINT_FIXED);
-  g_assert_cmpint (joint (skel, "TURRET_P")->joint_id, ==, 1);
+  g_assert_cmpint (test_util_joint (skel, "TRACK_L")->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (test_util_joint (skel, "TRACK_R")->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (test_util_joint (skel, "TURRET_P")->joint_id, ==, 1);
 
   s = shapes (skel, "CHASSIS", 1);   /* the Visual box; the Collision box is not drawn */
   assert_color (s[0], 0, 0.6, 0, 1);
@@ -330,9 +289,9 @@ test_tank_v2 (void)
   assert_vec3 (lo, 0, 0, 0);
   assert_vec3 (hi, 1.0, 0.2, 0.25);
 
-  g_assert_true (has_warning (warnings, "tank-v2.body:108:17: a pseudo continuous track"));
-  g_assert_true (has_warning (warnings, "tank-v2.body:131:16: a pseudo continuous track"));
-  g_assert_true (has_warning (warnings, "SpotLight devices are not modelled"));
+  test_util_assert_warning (warnings, "tank-v2.body:108:17: a pseudo continuous track");
+  test_util_assert_warning (warnings, "tank-v2.body:131:16: a pseudo continuous track");
+  test_util_assert_warning (warnings, "SpotLight devices are not modelled");
   for (guint i = 0; i < warnings->len; i++)
     g_assert_null (strstr (g_ptr_array_index (warnings, i), "skipped)"));
 }
@@ -348,8 +307,8 @@ test_legacy_crawler (void)
   KmVec3 lo, hi;
 
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 3);
-  g_assert_cmpint (joint (skel, "CRAWLER_L")->type, ==, KM_JOINT_FIXED);
-  assert_vec3 (joint (skel, "CRAWLER_L")->offset, 0, 0.13, 0);
+  g_assert_cmpint (test_util_joint (skel, "CRAWLER_L")->type, ==, KM_JOINT_FIXED);
+  assert_vec3 (test_util_joint (skel, "CRAWLER_L")->offset, 0, 0.13, 0);
   /* The outline (x ±0.1, z ±0.03) turned 90° about the spine (Y): x ±0.03, z ±0.1. */
   s = shapes (skel, "CRAWLER_L", 1);
   mesh_bounds (s[0], &lo, &hi);
@@ -357,7 +316,7 @@ test_legacy_crawler (void)
   assert_vec3 (hi, 0.03, 0.03, 0.1);
   s = shapes (skel, "FIELD", 1);
   g_assert_cmpuint (km_mesh_get_n_triangles (s[0]->mesh), ==, 2);
-  g_assert_true (has_warning (warnings, "legacy-crawler.body:19:16: a pseudo continuous"));
+  test_util_assert_warning (warnings, "legacy-crawler.body:19:16: a pseudo continuous");
   g_assert_cmpuint (warnings->len, ==, 1);
 }
 
@@ -375,26 +334,27 @@ test_sub_body (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 10);
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 7);
   g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "BASE");
-  base = joint (skel, "R_ARM_BASE");
+  base = test_util_joint (skel, "R_ARM_BASE");
   g_assert_cmpint (base->type, ==, KM_JOINT_FIXED);   /* free in its own file */
   g_assert_cmpstr (km_skeleton_get_joint (skel, base->parent)->name, ==, "BASE");
   assert_vec3 (base->offset, 0.1, -0.15, 0.1);
   km_mat3_from_quat (base->rotation, &r);
   assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (1, 0, 0)), 0, -1, 0);
-  g_assert_cmpint (joint (skel, "FLIPPER")->joint_id, ==, 0);
-  g_assert_cmpint (joint (skel, "R_SHOULDER")->joint_id, ==, 1);
-  g_assert_cmpint (joint (skel, "R_ELBOW")->joint_id, ==, 2);
-  g_assert_cmpint (joint (skel, "R_FINGER")->joint_id, ==, 3);
-  g_assert_cmpint (joint (skel, "L_SHOULDER_2")->joint_id, ==, 4);
-  g_assert_cmpint (joint (skel, "L_FINGER_2")->joint_id, ==, 6);
-  g_assert_cmpstr (km_skeleton_get_joint (skel, joint (skel, "L_ELBOW_2")->parent)->name, ==,
-                   "L_SHOULDER_2");
-  assert_vec3 (joint (skel, "L_ARM_BASE_2")->offset, 0.1, 0.15, 0.1);
-  g_assert_false (joint (skel, "L_ARM_BASE_2")->has_rotation);
+  g_assert_cmpint (test_util_joint (skel, "FLIPPER")->joint_id, ==, 0);
+  g_assert_cmpint (test_util_joint (skel, "R_SHOULDER")->joint_id, ==, 1);
+  g_assert_cmpint (test_util_joint (skel, "R_ELBOW")->joint_id, ==, 2);
+  g_assert_cmpint (test_util_joint (skel, "R_FINGER")->joint_id, ==, 3);
+  g_assert_cmpint (test_util_joint (skel, "L_SHOULDER_2")->joint_id, ==, 4);
+  g_assert_cmpint (test_util_joint (skel, "L_FINGER_2")->joint_id, ==, 6);
+  g_assert_cmpstr (km_skeleton_get_joint (skel,
+                                          test_util_joint (skel, "L_ELBOW_2")->parent)->name,
+                   ==, "L_SHOULDER_2");
+  assert_vec3 (test_util_joint (skel, "L_ARM_BASE_2")->offset, 0.1, 0.15, 0.1);
+  g_assert_false (test_util_joint (skel, "L_ARM_BASE_2")->has_rotation);
   assert_revolute (skel, "R_SHOULDER", km_vec3 (0, 0, -1), FALSE, 0, 0);
   assert_revolute (skel, "L_ELBOW_2", km_vec3 (0, 1, 0), TRUE, -150 * DEG, 150 * DEG);
-  g_assert_cmpint (joint (skel, "R_FINGER")->type, ==, KM_JOINT_PRISMATIC);
-  g_assert_cmpfloat_with_epsilon (joint (skel, "R_FINGER")->limits[0].max, 0.04, EPS);
+  g_assert_cmpint (test_util_joint (skel, "R_FINGER")->type, ==, KM_JOINT_PRISMATIC);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (skel, "R_FINGER")->limits[0].max, 0.04, EPS);
   s = shapes (skel, "R_ARM_BASE", 1);
   g_assert_cmpint (s[0]->type, ==, KM_SHAPE_CYLINDER);
   /* "link.wrl" is found next to parts/gripper-arm.body. */
@@ -426,13 +386,13 @@ test_continuous_track (void)
 
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 3);
   g_assert_cmpint (km_skeleton_find_joint (skel, "UNUSED"), ==, -1);
-  g_assert_cmpint (joint (skel, "TRACK")->type, ==, KM_JOINT_FIXED);
-  assert_vec3 (joint (skel, "TRACK")->offset, 0, 0.2, 0);
+  g_assert_cmpint (test_util_joint (skel, "TRACK")->type, ==, KM_JOINT_FIXED);
+  assert_vec3 (test_util_joint (skel, "TRACK")->offset, 0, 0.2, 0);
   s = shapes (skel, "TRACK", 1);
   g_assert_cmpint (s[0]->type, ==, KM_SHAPE_BOX);
   assert_revolute (skel, "ARM", km_vec3 (0, 0, 1), TRUE, -45 * DEG, 45 * DEG);
-  g_assert_true (has_warning (warnings, "continuous-track.body:15:11: a continuous track is "
-                              "read as one fixed link"));
+  test_util_assert_warning (warnings, "continuous-track.body:15:11: a continuous track is "
+                                      "read as one fixed link");
 }
 
 /* Every primitive, face sets, scale, meta nodes, and mesh resources with metadata. */
@@ -480,8 +440,8 @@ test_shapes (void)
   assert_vec3 (lo, 0, 0, 1);
   assert_vec3 (hi, 0.1, 0, 1.1);
 
-  g_assert_true (has_warning (warnings, "RotorDevice devices are not modelled"));
-  g_assert_true (has_warning (warnings, "unknown element type “PropellerBlur”"));
+  test_util_assert_warning (warnings, "RotorDevice devices are not modelled");
+  test_util_assert_warning (warnings, "unknown element type “PropellerBlur”");
   g_assert_cmpuint (warnings->len, ==, 3);
 }
 

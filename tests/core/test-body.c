@@ -10,26 +10,10 @@
 #include "km-body.h"
 #include "km-error.h"
 
+#include "test-util.h"
+
 #define DEG (G_PI / 180.0)
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static gboolean
-has_warning (GPtrArray  *warnings,
-             const char *words)
-{
-  for (guint i = 0; i < warnings->len; i++)
-    if (strstr (g_ptr_array_index (warnings, i), words) != NULL)
-      return TRUE;
-  for (guint i = 0; i < warnings->len; i++)
-    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
-  return FALSE;
-}
+#define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), 1e-9)
 
 static KmSkeleton *
 load_fixture (const char  *name,
@@ -37,37 +21,12 @@ load_fixture (const char  *name,
               GError     **error)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", name, NULL);
-  g_autofree char *data = NULL;
   KmSkeleton *skel;
-  gsize length;
+  int sniff;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  g_assert_cmpint (km_body_sniff (data, length), >=, 90);
-  km_parse_warnings_push (collect_warning, warnings);
-  skel = km_body_load (path, data, length, NULL, error);
-  km_parse_warnings_pop ();
+  skel = test_util_body_load_file (path, &sniff, warnings, error);
+  g_assert_cmpint (sniff, >=, 90);
   return skel;
-}
-
-static const KmJoint *
-joint (const KmSkeleton *skel,
-       const char       *name)
-{
-  int i = km_skeleton_find_joint (skel, name);
-
-  g_assert_cmpint (i, >=, 0);
-  return km_skeleton_get_joint (skel, i);
-}
-
-static void
-assert_vec3 (KmVec3 v,
-             double x,
-             double y,
-             double z)
-{
-  g_assert_cmpfloat_with_epsilon (v.x, x, 1e-9);
-  g_assert_cmpfloat_with_epsilon (v.y, y, 1e-9);
-  g_assert_cmpfloat_with_epsilon (v.z, z, 1e-9);
 }
 
 static void
@@ -89,7 +48,7 @@ test_sr1 (void)
   g_assert_true (km_skeleton_has_free_root (skel));
   g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "WAIST");
 
-  j = joint (skel, "LARM_SHOULDER_R");
+  j = test_util_joint (skel, "LARM_SHOULDER_R");
   g_assert_cmpint (j->type, ==, KM_JOINT_REVOLUTE);
   g_assert_cmpstr (km_skeleton_get_joint (skel, j->parent)->name, ==, "LARM_SHOULDER_P");
   g_assert_cmpint (j->joint_id, ==, 20);
@@ -97,9 +56,10 @@ test_sr1 (void)
   g_assert_cmpfloat_with_epsilon (j->limits[0].min, -45 * DEG, 1e-12);
   g_assert_cmpfloat_with_epsilon (j->limits[0].max, 180 * DEG, 1e-12);
   /* No joint_axis: Choreonoid's default Z. */
-  assert_vec3 (joint (skel, "CHEST")->axis, 0, 0, 1);
-  g_assert_cmpfloat_with_epsilon (joint (skel, "RLEG_KNEE")->limits[0].max, 150 * DEG, 1e-12);
-  g_assert_cmpint (joint (skel, "RLEG_HIP_R")->joint_id, ==, 0);
+  assert_vec3 (test_util_joint (skel, "CHEST")->axis, 0, 0, 1);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (skel, "RLEG_KNEE")->limits[0].max, 150 * DEG,
+                                  1e-12);
+  g_assert_cmpint (test_util_joint (skel, "RLEG_HIP_R")->joint_id, ==, 0);
 
   /* Zero pose, by hand: ankle = (0, 0.09, 0.7135 - 0.3535 - 0.3); wrist = (0, 0.21,
    * 0.7135 + 0.176 + 0.35 - 0.263 - 0.247). */
@@ -131,8 +91,8 @@ test_sr1 (void)
 
   /* One warning per device type. */
   g_assert_cmpuint (warnings->len, ==, 5);
-  g_assert_true (has_warning (warnings, "SR1.body:34:15: AccelerationSensor"));
-  g_assert_true (has_warning (warnings, "Camera"));
+  test_util_assert_warning (warnings, "SR1.body:34:15: AccelerationSensor");
+  test_util_assert_warning (warnings, "Camera");
 }
 
 static void
@@ -156,7 +116,7 @@ test_closed_link (void)
   km_skeleton_forward_kinematics (skel, q, NULL, world);
   assert_vec3 (world[km_skeleton_find_joint (skel, "J0")].pos, 0, 0.12, 0);
   assert_vec3 (world[km_skeleton_find_joint (skel, "J1")].pos, 0, 0.16, -0.1);
-  g_assert_true (has_warning (warnings, "ClosedLinkSample.body:137:3: extra joints"));
+  test_util_assert_warning (warnings, "ClosedLinkSample.body:137:3: extra joints");
 }
 
 static void
@@ -198,7 +158,7 @@ test_features (void)
   g_assert_true (km_skeleton_has_free_root (skel));
   g_assert_cmpstr (km_skeleton_get_body_handlers (skel)[1], ==, "SecondHandler");
 
-  j = joint (skel, "BASE");
+  j = test_util_joint (skel, "BASE");
   assert_vec3 (j->offset, 1, 2, 0.5);                 /* summed */
   /* Rz(90°) · Rx(90°), left to right: local +Y → Rz (0, 0, 1)… → +Z; local +X → +Y. */
   {
@@ -209,18 +169,18 @@ test_features (void)
     assert_vec3 (km_mat3_mul_vec3 (&r, km_vec3 (0, 1, 0)), 0, 0, 1);
   }
 
-  j = joint (skel, "ARM");                             /* from the import: -Y, ±0.5 rad */
+  j = test_util_joint (skel, "ARM"); /* from the import: -Y, ±0.5 rad */
   assert_vec3 (j->axis, 0, -1, 0);
   g_assert_cmpfloat (j->limits[0].min, ==, -0.5);
   g_assert_cmpfloat (j->limits[0].max, ==, 0.5);
-  j = joint (skel, "SLIDER");
+  j = test_util_joint (skel, "SLIDER");
   g_assert_cmpint (j->type, ==, KM_JOINT_PRISMATIC);
   assert_vec3 (j->axis, 0, 0, 1);
   g_assert_false (j->limits[0].limited);               /* one end unlimited: a warning */
-  j = joint (skel, "WHEEL");
+  j = test_util_joint (skel, "WHEEL");
   assert_vec3 (j->axis, 1, 0, 0);
   g_assert_false (j->limits[0].limited);
-  g_assert_cmpint (joint (skel, "TRACK")->type, ==, KM_JOINT_FIXED);
+  g_assert_cmpint (test_util_joint (skel, "TRACK")->type, ==, KM_JOINT_FIXED);
 
   /* BASE: the capsule (Visual) and the scaled cone (RigidBody); not the collision box. */
   shapes = km_skeleton_get_shapes (skel, 0, &n);
@@ -245,14 +205,14 @@ test_features (void)
   v = km_mat3_mul_vec3 (&shapes[3]->transform.rot, km_vec3 (0, 0, 1));
   assert_vec3 (v, 0, 0, 1);
 
-  g_assert_true (has_warning (warnings, "not-there.stl"));
-  g_assert_true (has_warning (warnings, "features.body:63:43: expected a number that is not "
-                                        "negative"));
-  g_assert_true (has_warning (warnings, "features.body:64:15: unknown element type “Hologram”"));
-  g_assert_true (has_warning (warnings, "ForceSensor"));
-  g_assert_true (has_warning (warnings, "features.body:72:18: a range with one unlimited end"));
-  g_assert_true (has_warning (warnings, "pseudo continuous track"));
-  g_assert_true (has_warning (warnings, "features.body:86:3: extra joints"));
+  test_util_assert_warning (warnings, "not-there.stl");
+  test_util_assert_warning (warnings, "features.body:63:43: expected a number that is not "
+                                      "negative");
+  test_util_assert_warning (warnings, "features.body:64:15: unknown element type “Hologram”");
+  test_util_assert_warning (warnings, "ForceSensor");
+  test_util_assert_warning (warnings, "features.body:72:18: a range with one unlimited end");
+  test_util_assert_warning (warnings, "pseudo continuous track");
+  test_util_assert_warning (warnings, "features.body:86:3: extra joints");
 }
 
 static void
@@ -263,9 +223,9 @@ assert_error (const char *text,
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmSkeleton) skel = NULL;
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_null (skel);
   g_assert_error (error, KM_PARSE_ERROR, error->code);
   if (!g_str_has_prefix (error->message, expected))

@@ -21,6 +21,8 @@
 #include "km-unknown-item.h"
 #include "km-world-item.h"
 
+#include "test-util.h"
+
 static char *
 style_path (const char *name)
 {
@@ -32,17 +34,6 @@ static char *
 share_dir (void)
 {
   return g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", NULL);
-}
-
-static char *
-read_text (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
 }
 
 static KmProject *
@@ -153,7 +144,7 @@ save_next_to (KmProject  *project,
 
   g_assert_true (km_cnoid_save (project, path, &error));
   g_assert_no_error (error);
-  text = read_text (path);
+  text = test_util_read_file (path, NULL);
   g_assert_cmpint (g_unlink (path), ==, 0);
   return text;
 }
@@ -201,7 +192,7 @@ test_old_camelcase (void)
   /* Saved unchanged: the same items and keys, old spellings kept. */
   km_project_set_save_layout (project, TRUE);
   text = save_next_to (project, "old-camelcase-saved.cnoid");
-  original = read_text (path);
+  original = test_util_read_file (path, NULL);
   g_assert_nonnull (strstr (text, "            modelFile: \"${SHARE}/model/SR1/SR1.body\"\n"));
   g_assert_nonnull (strstr (text, "            rootAttitude: [ 0, -1, 0, 1, 0, 0, 0, 0, 1 ]\n"));
   g_assert_nonnull (strstr (text, "                filename: \"motion/SR1/SR1WalkPattern2.pseq\"\n"));
@@ -231,7 +222,7 @@ test_tank_style (void)
 {
   g_autoptr(KmProject) project = load_style ("tank-style.cnoid");
   g_autofree char *path = style_path ("tank-style.cnoid");
-  g_autofree char *original = read_text (path);
+  g_autofree char *original = test_util_read_file (path, NULL);
   g_autofree char *text = NULL;
   static const double rot_z90[9] = { 0, -1, 0, 1, 0, 0, 0, 0, 1 };
   static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
@@ -336,7 +327,7 @@ test_sub_project (void)
 {
   g_autoptr(KmProject) project = load_style ("with-subproject.cnoid");
   g_autofree char *path = style_path ("with-subproject.cnoid");
-  g_autofree char *original = read_text (path);
+  g_autofree char *original = test_util_read_file (path, NULL);
   g_autofree char *text = NULL;
   static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
   KmItem *sub = km_project_find_item_by_id (project, 2);
@@ -376,8 +367,7 @@ test_relative_share_dir (void)
   g_assert_nonnull (km_body_item_get_skeleton (body (project, 10)));
   g_assert_false (has_message (project, "SR1.body: cannot read"));
   /* Written back as ${SHARE}/…, as it was. */
-  text = km_cnoid_to_string (project, absolute, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, absolute);
   g_assert_nonnull (strstr (text, "            file: \"${SHARE}/model/SR1/SR1.body\"\n"));
   g_assert_cmpint (g_chdir (cwd), ==, 0);
 }
@@ -462,7 +452,6 @@ test_missing_model_edited (void)
   g_autofree char *path = style_path ("missing-model.cnoid");
   g_autofree char *share = share_dir ();
   g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
   KmTransform pose;
   const double *raw;
   guint n;
@@ -472,8 +461,7 @@ test_missing_model_edited (void)
   km_transform_identity (&pose);
   pose.pos.x = 2;
   km_body_item_set_root_pose (body (project, 1), &pose);
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   again = load_text (path, text, share);
   km_body_item_get_root_pose (body (again, 1), &pose);
   g_assert_cmpfloat (pose.pos.x, ==, 2);
@@ -515,12 +503,10 @@ test_missing_model_schema_1 (void)
   g_autofree char *path = style_path ("missing-model.cnoid");
   g_autofree char *share = share_dir ();
   g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
 
   project = load_text (path, text_in, share);
   km_body_item_set_fix_root (body (project, 1), TRUE);
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_null (strstr (text, "schema:"));
   g_assert_nonnull (strstr (text, "        joint_displacements: [ 30, 5.72958 ]\n"));
   g_assert_nonnull (strstr (text, "        fix_root: true\n"));
@@ -534,7 +520,7 @@ test_model_formats (void)
 {
   g_autoptr(KmProject) project = load_style ("model-formats.cnoid");
   g_autofree char *path = style_path ("model-formats.cnoid");
-  g_autofree char *original = read_text (path);
+  g_autofree char *original = test_util_read_file (path, NULL);
   g_autofree char *text = NULL;
   g_autofree char *description = describe (project);
   KmBodyItem *ur5;
@@ -575,7 +561,7 @@ test_save_elsewhere (void)
   path = g_build_filename (dir, "moved.cnoid", NULL);
   g_assert_true (km_cnoid_save (project, path, &error));
   g_assert_no_error (error);
-  text = read_text (path);
+  text = test_util_read_file (path, NULL);
   /* The share folder holds the material table: it becomes ${SHARE}/…. */
   g_assert_nonnull (strstr (text, "        default_material_table_file: "
                                   "\"${SHARE}/default/materials.yaml\"\n"));
@@ -603,15 +589,13 @@ test_view_checks (void)
   g_autofree char *path = style_path ("old-camelcase.cnoid");
   g_autofree char *share = share_dir ();
   g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
   static const gboolean checked[8] = { FALSE, TRUE, TRUE, FALSE, FALSE, TRUE, FALSE, FALSE };
 
   for (gint64 id = 0; id < 8; id++)
     g_assert_cmpint (km_item_get_checked (km_project_find_item_by_id (project, id)), ==,
                      checked[id]);
 
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_null (strstr (text, "is_checked"));
   g_assert_null (strstr (text, "isChecked"));
   g_assert_nonnull (strstr (text, "      checked: [ 1, 2, 5 ]\n"));
@@ -619,8 +603,7 @@ test_view_checks (void)
 
   km_item_set_checked (km_project_find_item_by_id (project, 5), FALSE);
   km_item_set_checked (km_project_find_item_by_id (project, 6), TRUE);
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_nonnull (strstr (text, "      checked: [ 1, 2 ]\n"));
   g_assert_nonnull (strstr (text, "          class: AISTSimulatorItem\n"
                                   "          is_checked: true\n"));
@@ -650,8 +633,7 @@ test_view_checks (void)
 
     km_item_append_child (km_project_get_root_item (bare), folder);
     g_object_unref (folder);
-    text = km_cnoid_to_string (bare, path, NULL, &error);
-    g_assert_no_error (error);
+    text = test_util_cnoid_to_string (bare, path);
     g_assert_nonnull (strstr (text, "    -\n      id: 10\n"));
     again = load_text (path, text, share);
     g_assert_false (km_item_get_checked (km_project_find_item_by_id (again, 10)));
@@ -666,7 +648,6 @@ test_selection (void)
   g_autoptr(KmProject) project = load_style ("tank-style.cnoid");
   g_autoptr(KmProject) again = NULL;
   g_autoptr(GObject) first = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = style_path ("tank-style.cnoid");
   g_autofree char *share = share_dir ();
   g_autofree char *text = NULL;
@@ -678,8 +659,7 @@ test_selection (void)
   g_clear_object (&first);
 
   km_project_select (project, km_project_find_item_by_id (project, 8), FALSE);
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_nonnull (strstr (text, "          name: \"SR1\"\n"
                                   "          plugin: Body\n"
                                   "          class: BodyItem\n"
@@ -702,7 +682,7 @@ test_body_bar_current (void)
 {
   g_autofree char *path = style_path ("old-camelcase.cnoid");
   g_autofree char *share = share_dir ();
-  g_autofree char *original = read_text (path);
+  g_autofree char *original = test_util_read_file (path, NULL);
   g_autofree char *text = NULL;
   g_autoptr(KmProject) project = NULL;
   char *manager = strstr (original, "  \"BodySelectionManager\": \n");
@@ -733,13 +713,11 @@ test_names (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autoptr(KmProject) again = NULL;
-      g_autoptr(GError) error = NULL;
       g_autofree char *text = NULL;
 
       km_item_set_name (km_project_find_item_by_id (project, 3), names[i]);
       km_item_set_name (km_project_find_item_by_id (project, 8), names[i]);
-      text = km_cnoid_to_string (project, path, NULL, &error);
-      g_assert_no_error (error);
+      text = test_util_cnoid_to_string (project, path);
       again = load_text (path, text, share);
       g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (again, 3)), ==, names[i]);
       g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (again, 8)), ==, names[i]);

@@ -20,6 +20,8 @@
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
 
+#include "test-util.h"
+
 /* km_cnoid_load_full does not take the bytes: the caller keeps and frees them. */
 static KmProject *
 load_text (const char  *path,
@@ -35,17 +37,6 @@ static char *
 data_path (const char *name)
 {
   return g_test_build_filename (G_TEST_DIST, "data", "cnoid", name, NULL);
-}
-
-static char *
-read_text (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
 }
 
 static char *
@@ -225,7 +216,7 @@ test_round_trip (void)
       g_autoptr(KmYamlNode) original_tree = NULL;
       g_autoptr(KmYamlNode) saved_tree = NULL;
       g_autoptr(GError) error = NULL;
-      g_autofree char *original = read_text (path);
+      g_autofree char *original = test_util_read_file (path, NULL);
       g_autofree char *saved = NULL;
       g_autofree char *saved2 = NULL;
       g_autofree char *text1 = describe (project);
@@ -235,8 +226,7 @@ test_round_trip (void)
       /* Written as if saved over the original, so that relative references (arm.json,
        * part.cnoid) stay as they are; saving into another folder re-bases them (see
        * test_save_elsewhere). */
-      saved = km_cnoid_to_string (project, path, NULL, &error);
-      g_assert_no_error (error);
+      saved = test_util_cnoid_to_string (project, path);
       if (cases[i].identical)
         g_assert_cmpstr (saved, ==, original);
       else
@@ -258,8 +248,7 @@ test_round_trip (void)
       g_assert_true (km_yaml_node_equal (km_project_get_sections (project),
                                          km_project_get_sections (again)));
       /* A file we wrote saves byte-identically, and so does a real save of it. */
-      saved2 = km_cnoid_to_string (again, path, NULL, &error);
-      g_assert_no_error (error);
+      saved2 = test_util_cnoid_to_string (again, path);
       g_assert_cmpstr (saved2, ==, saved);
       g_assert_true (km_cnoid_save (again, out, &error));
       g_assert_no_error (error);
@@ -274,7 +263,6 @@ test_sections_kept (void)
 {
   g_autofree char *path = data_path ("share/project/SR1WalkEdit.cnoid");
   g_autoptr(KmProject) project = load_ok (path);
-  g_autoptr(GError) error = NULL;
   KmYamlNode *sections = km_project_get_sections (project);
   static const char * const keys[] = {
     "items", "views", "toolbars", "Body", "Media", "viewAreas", "layoutOfToolBars"
@@ -288,8 +276,7 @@ test_sections_kept (void)
 
   /* Layout only when "save layout" is on. */
   km_project_set_save_layout (project, FALSE);
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_null (strstr (text, "viewAreas:"));
   g_assert_null (strstr (text, "layoutOfToolBars:"));
   g_assert_nonnull (strstr (text, "    class: PythonConsoleView\n"));
@@ -341,8 +328,7 @@ test_references (void)
   km_project_remove_item (project, find_by_name (root, "Targets from a file"));
   km_project_insert_item (project, arm, 0, folder2);
   g_assert_true (km_project_get_modified (project));
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   again = load_text (path, text, &error);
   g_assert_no_error (error);
   root = km_project_get_root_item (again);
@@ -381,7 +367,6 @@ test_sub_project (void)
   g_autofree char *path = data_path ("sub/main.cnoid");
   g_autofree char *part = data_path ("sub/part.cnoid");
   g_autoptr(KmProject) project = load_ok (path);
-  g_autoptr(GError) error = NULL;
   g_autofree char *expected = g_strdup_printf ("%s:17:19: expected true or false\n"
                                                "included from %s:14:15", part, path);
   g_autofree char *text = NULL;
@@ -397,8 +382,7 @@ test_sub_project (void)
   g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (project, 2)), ==, "After");
 
   /* The parent file does not carry the sub-project's items or layout. */
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_null (strstr (text, "Part folder"));
   g_assert_null (strstr (text, "view_areas"));
 }
@@ -557,8 +541,7 @@ test_edits_saved (void)
   g_object_unref (targets);
   g_object_unref (motion);
 
-  text = km_cnoid_to_string (project, path, NULL, &error);
-  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
   g_assert_nonnull (strstr (text, "            schema: 2\n"));
   g_assert_nonnull (strstr (text, "                frame_rate: 60\n"));
   g_assert_nonnull (strstr (text, "                  - { frame: 7, pos: [ 0.5, 1, 2 ], euler: [ 0, 0, 90"));
@@ -621,7 +604,7 @@ static void
 test_schema_1_joint_values (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autofree char *text = read_text (path);
+  g_autofree char *text = test_util_read_file (path, NULL);
   static const struct { const char *schema; const char *piston; } cases[] = {
     { "schema: 2", "0.25" },
     { "schema: 1", "14.32394487827058" },  /* 0.25 rad expressed in degrees */
@@ -712,7 +695,7 @@ test_failed_save (void)
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
-  after = read_text (target);
+  after = test_util_read_file (target, NULL);
   g_assert_cmpstr (after, ==, "old project\n");
   {
     g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
@@ -732,8 +715,8 @@ test_format (void)
 {
   g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
   g_autofree char *body = data_path ("share/model/SR1/SR1.body");
-  g_autofree char *text = read_text (path);
-  g_autofree char *body_text = read_text (body);
+  g_autofree char *text = test_util_read_file (path, NULL);
+  g_autofree char *body_text = test_util_read_file (body, NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
   const KmFormat *format = NULL;

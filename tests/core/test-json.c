@@ -10,6 +10,8 @@
 
 #include "km-json.h"
 
+#include "test-util.h"
+
 static KmJsonDocument *
 parse_ok (const char *text)
 {
@@ -284,13 +286,6 @@ test_json_duplicate_keys (void)
 }
 
 static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static void
 test_json_expect (void)
 {
   g_autoptr(KmJsonDocument) doc =
@@ -371,9 +366,9 @@ test_json_expect (void)
                    "t.json:2:74: expected an object for “arr”, found an array");
   g_clear_error (&error);
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   g_assert_cmpuint (km_json_warn_unknown_keys (doc, root, known), ==, 1);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_cmpuint (warnings->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
                    "t.json:2:82: unknown key “zz” ignored");

@@ -13,12 +13,7 @@
 #include "km-skeleton.h"
 #include "km-urdf.h"
 
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
+#include "test-util.h"
 
 static gboolean
 has_warning (GPtrArray  *warnings,
@@ -49,11 +44,9 @@ load (const char  *name,
   g_autofree char *path = data_path (name);
   GPtrArray *shapes;
 
-  if (warnings != NULL)
-    km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   shapes = km_mesh_load_file (path, NULL, error);
-  if (warnings != NULL)
-    km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   return shapes;
 }
 
@@ -90,13 +83,7 @@ world_bounds (GPtrArray *shapes,
     }
 }
 
-#define assert_vec3(v, ex, ey, ez) \
-  G_STMT_START { \
-    KmVec3 v_ = (v); \
-    g_assert_cmpfloat_with_epsilon (v_.x, (ex), 1e-6); \
-    g_assert_cmpfloat_with_epsilon (v_.y, (ey), 1e-6); \
-    g_assert_cmpfloat_with_epsilon (v_.z, (ez), 1e-6); \
-  } G_STMT_END
+#define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), 1e-6)
 
 static guint
 total_triangles (GPtrArray *shapes)
@@ -523,7 +510,7 @@ test_load_file (void)
   gsize length;
 
   g_assert_nonnull (dir);
-  g_assert_true (g_file_get_contents (cube, &data, &length, NULL));
+  data = test_util_read_file (cube, &length);
 
   /* The content says COLLADA (after the XML declaration and a comment). */
   g_assert_true (g_file_set_contents (by_content, data, (gssize) length, NULL));
@@ -569,19 +556,16 @@ test_urdf (void)
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmSkeleton) skel = NULL;
-  g_autofree char *data = NULL;
+  gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
   KmShape * const *shapes;
   guint n_shapes = 0;
-  gsize length;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = km_urdf_load (path, data, length, NULL, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
-  for (guint i = 0; i < warnings->len; i++)
-    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
-  g_assert_cmpuint (warnings->len, ==, 0);
+  test_util_assert_no_warnings (warnings);
 
   shapes = km_skeleton_get_shapes (skel, 0, &n_shapes);
   g_assert_cmpuint (n_shapes, ==, 1);

@@ -10,12 +10,7 @@
 #include "km-mesh-loader.h"
 #include "km-shape.h"
 
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
+#include "test-util.h"
 
 static char *
 data_path (const char *name)
@@ -190,9 +185,9 @@ test_vrml (void)
   KmShape *box, *box2, *tri, *cyl, *sphere;
   KmVec3 p;
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   shapes = load ("scene.wrl", NULL, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   /* Box, USEd box, face set, cylinder (under ROOT), then the lone sphere. */
   g_assert_cmpuint (shapes->len, ==, 5);

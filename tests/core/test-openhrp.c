@@ -15,55 +15,27 @@
 #include "km-format.h"
 #include "km-openhrp.h"
 
-#define EPS 1e-9
+#include "test-util.h"
 
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
+#define EPS 1e-9
+#define assert_vec(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), EPS)
 
 static KmSkeleton *
 load_fixture (const char *name,
               GPtrArray  *warnings)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp", name, NULL);
-  g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
-  KmSkeleton *skel;
   gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
+  KmSkeleton *skel;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  if (warnings != NULL)
-    km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = km_openhrp_load (path, data, length, &error);
-  if (warnings != NULL)
-    km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   g_assert_nonnull (skel);
   return skel;
-}
-
-static const KmJoint *
-joint (KmSkeleton *skel,
-       const char *name)
-{
-  int index = km_skeleton_find_joint (skel, name);
-
-  g_assert_cmpint (index, >=, 0);
-  return km_skeleton_get_joint (skel, index);
-}
-
-static void
-assert_vec (KmVec3 v,
-            double x,
-            double y,
-            double z)
-{
-  g_assert_cmpfloat_with_epsilon (v.x, x, EPS);
-  g_assert_cmpfloat_with_epsilon (v.y, y, EPS);
-  g_assert_cmpfloat_with_epsilon (v.z, z, EPS);
 }
 
 static const char *
@@ -82,11 +54,11 @@ test_arm (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 4);
   g_assert_false (km_skeleton_has_free_root (skel));
-  base = joint (skel, "BASE");
-  j1 = joint (skel, "J1");
-  j2 = joint (skel, "J2");
-  j3 = joint (skel, "J3");
-  tool = joint (skel, "TOOL");
+  base = test_util_joint (skel, "BASE");
+  j1 = test_util_joint (skel, "J1");
+  j2 = test_util_joint (skel, "J2");
+  j3 = test_util_joint (skel, "J3");
+  tool = test_util_joint (skel, "TOOL");
 
   g_assert_cmpint (base->type, ==, KM_JOINT_FIXED);
   g_assert_cmpint (base->parent, ==, -1);
@@ -170,7 +142,7 @@ test_arm_forward_kinematics (void)
   int tool = km_skeleton_find_joint (skel, "TOOL"), j2 = km_skeleton_find_joint (skel, "J2");
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    q[joint (skel, names[i])->dof_index] = values[i];
+    q[test_util_joint (skel, names[i])->dof_index] = values[i];
   km_transform_identity (&identity);
   km_skeleton_forward_kinematics (skel, q, &identity, world);
   assert_vec (world[j2].pos, 0, 0, 0.6);
@@ -193,11 +165,11 @@ test_humanoid (void)
 
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
   g_assert_true (km_skeleton_has_free_root (skel));
-  waist = joint (skel, "WAIST");
-  lleg = joint (skel, "LLEG");
-  rleg = joint (skel, "RLEG");
-  chest = joint (skel, "CHEST");
-  head = joint (skel, "HEAD");
+  waist = test_util_joint (skel, "WAIST");
+  lleg = test_util_joint (skel, "LLEG");
+  rleg = test_util_joint (skel, "RLEG");
+  chest = test_util_joint (skel, "CHEST");
+  head = test_util_joint (skel, "HEAD");
   g_assert_cmpint (waist->type, ==, KM_JOINT_FREE);
   g_assert_cmpint (waist->parent, ==, -1);
   assert_vec (waist->offset, 0, 0, 0.7);
@@ -361,12 +333,11 @@ test_damaged (void)
                                                  NULL);
   static const char replacements[] = "{}[]\"#0-.eXUSEDEF \n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *data = NULL;
   gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
   GRand *rand = g_rand_new_with_seed (7);
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   for (gsize n = 0; n < length; n += 4)
     {
       g_autoptr(GError) error = NULL;
@@ -386,7 +357,7 @@ test_damaged (void)
       skel = km_openhrp_load ("changed.wrl", copy, length, &error);
       g_assert_true ((skel == NULL) != (error == NULL));
     }
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_rand_free (rand);
 }
 
@@ -402,10 +373,9 @@ test_detect (void)
     {
       g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", files[i][0],
                                                      files[i][1], NULL);
-      g_autofree char *data = NULL;
       gsize length;
+      g_autofree char *data = test_util_read_file (path, &length);
 
-      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
       if (i < 2)
         g_assert_true (km_format_detect (data, length) == &km_format_openhrp);
       else

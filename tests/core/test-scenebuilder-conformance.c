@@ -15,30 +15,13 @@
 #include "km-error.h"
 #include "km-scenebuilder.h"
 
+#include "test-util.h"
+
 #define EPS 1e-9
 #define DEG (G_PI / 180.0)
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static KmScenebuilderModel *
-load_data (const char  *path,
-           const char  *data,
-           gsize        length,
-           GPtrArray   *warnings,
-           GError     **error)
-{
-  KmScenebuilderModel *model;
-
-  km_parse_warnings_push (collect_warning, warnings);
-  model = km_scenebuilder_load (path, data, length, error);
-  km_parse_warnings_pop ();
-  return model;
-}
+#define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), EPS)
+#define assert_quat(m, w, x, y, z) test_util_assert_quat ((m), (w), (x), (y), (z), EPS)
+#define joint(model, name) test_util_joint ((model)->skeleton, (name))
 
 /* Loads tests/data/scenebuilder-conformance/@name; *@path_out gets its path. */
 static KmScenebuilderModel *
@@ -48,32 +31,11 @@ load_scene (const char  *name,
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data",
                                                  "scenebuilder-conformance", name, NULL);
-  g_autofree char *data = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize length;
-  KmScenebuilderModel *model;
+  KmScenebuilderModel *model = test_util_scenebuilder_load_file (path, warnings);
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  model = load_data (path, data, length, warnings, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
   if (path_out)
     *path_out = g_steal_pointer (&path);
   return model;
-}
-
-static char *
-load_error (const char *xml,
-            GPtrArray  *warnings)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) local = g_ptr_array_new_with_free_func (g_free);
-  KmScenebuilderModel *model = load_data ("bad.xml", xml, strlen (xml),
-                                          warnings ? warnings : local, &error);
-
-  g_assert_null (model);
-  g_assert_error (error, KM_PARSE_ERROR, error->code);
-  return g_strdup (error->message);
 }
 
 static KmScenebuilderModel *
@@ -81,22 +43,12 @@ load_ok (const char *xml,
          GPtrArray  *warnings)
 {
   g_autoptr(GError) error = NULL;
-  KmScenebuilderModel *model = load_data ("ok.xml", xml, strlen (xml), warnings, &error);
+  KmScenebuilderModel *model = test_util_scenebuilder_load ("ok.xml", xml, strlen (xml),
+                                                            warnings, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (model);
   return model;
-}
-
-static const KmJoint *
-joint (KmScenebuilderModel *model,
-       const char          *name)
-{
-  int j = km_skeleton_find_joint (model->skeleton, name);
-
-  if (j < 0)
-    g_error ("no joint “%s”", name);
-  return km_skeleton_get_joint (model->skeleton, j);
 }
 
 static const char *
@@ -132,33 +84,6 @@ world_of (KmScenebuilderModel *model,
     *joint_world = world[j];
   if (body_world)
     km_transform_mul (&world[j], &model->body_offsets[j], body_world);
-}
-
-static void
-assert_vec3 (KmVec3 v,
-             double x,
-             double y,
-             double z)
-{
-  g_assert_cmpfloat_with_epsilon (v.x, x, EPS);
-  g_assert_cmpfloat_with_epsilon (v.y, y, EPS);
-  g_assert_cmpfloat_with_epsilon (v.z, z, EPS);
-}
-
-static void
-assert_quat (const KmMat3 *m,
-             double        w,
-             double        x,
-             double        y,
-             double        z)
-{
-  KmQuat q = km_mat3_to_quat (m);
-  double s = (q.w * w + q.x * x + q.y * y + q.z * z) < 0 ? -1.0 : 1.0;
-
-  g_assert_cmpfloat_with_epsilon (s * q.w, w, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.x, x, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.y, y, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.z, z, EPS);
 }
 
 /* The body carried by joint @name: world position and orientation at the initial q. */
@@ -672,7 +597,7 @@ test_reference_errors (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *message = load_error (cases[i].xml, NULL);
+      g_autofree char *message = test_util_scenebuilder_error (cases[i].xml, NULL);
 
       assert_prefix (message, cases[i].prefix);
     }
@@ -684,7 +609,7 @@ test_reference_errors (void)
       "  <body name=\"a\"/>\n"
       "  <import name=\"i\" filename=\"no-such-dir/none.xml\"/>\n"
       "</namespace>\n";
-    g_autofree char *message = load_error (xml, NULL);
+    g_autofree char *message = test_util_scenebuilder_error (xml, NULL);
 
     g_assert_nonnull (strstr (message, "no-such-dir/none.xml"));
     g_assert_nonnull (strstr (message, "included from bad.xml:3:30"));

@@ -13,59 +13,20 @@
 #include "km-scenebuilder.h"
 #include "km-target-track.h"
 
+#include "test-util.h"
+
 #define EPS 1e-5
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static KmScenebuilderModel *
-load_data (const char  *path,
-           const char  *data,
-           gsize        length,
-           GPtrArray   *warnings,
-           GError     **error)
-{
-  KmScenebuilderModel *model;
-
-  km_parse_warnings_push (collect_warning, warnings);
-  model = km_scenebuilder_load (path, data, length, error);
-  km_parse_warnings_pop ();
-  return model;
-}
+#define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), EPS)
+#define assert_quat(m, w, x, y, z) test_util_assert_quat ((m), (w), (x), (y), (z), EPS)
+#define joint(model, name) test_util_joint ((model)->skeleton, (name))
 
 static KmScenebuilderModel *
 load_fixture (const char *name,
               GPtrArray  *warnings)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", name, NULL);
-  g_autofree char *data = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize length;
-  KmScenebuilderModel *model;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  model = load_data (path, data, length, warnings, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
-  return model;
-}
-
-static char *
-load_error (const char *xml,
-            GPtrArray  *warnings)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) local = g_ptr_array_new_with_free_func (g_free);
-  KmScenebuilderModel *model = load_data ("bad.xml", xml, strlen (xml),
-                                          warnings ? warnings : local, &error);
-
-  g_assert_null (model);
-  g_assert_error (error, KM_PARSE_ERROR, error->code);
-  return g_strdup (error->message);
+  return test_util_scenebuilder_load_file (path, warnings);
 }
 
 /* World pose of the body carried by joint @name, at the initial configuration. */
@@ -81,43 +42,6 @@ body_world (KmScenebuilderModel *model,
   g_assert_cmpint (j, >=, 0);
   km_skeleton_forward_kinematics (model->skeleton, model->initial_q, NULL, world);
   km_transform_mul (&world[j], &model->body_offsets[j], out);
-}
-
-static void
-assert_vec3 (KmVec3 v,
-             double x,
-             double y,
-             double z)
-{
-  g_assert_cmpfloat_with_epsilon (v.x, x, EPS);
-  g_assert_cmpfloat_with_epsilon (v.y, y, EPS);
-  g_assert_cmpfloat_with_epsilon (v.z, z, EPS);
-}
-
-static void
-assert_quat (const KmMat3 *m,
-             double        w,
-             double        x,
-             double        y,
-             double        z)
-{
-  KmQuat q = km_mat3_to_quat (m);
-  double s = (q.w * w + q.x * x + q.y * y + q.z * z) < 0 ? -1.0 : 1.0;
-
-  g_assert_cmpfloat_with_epsilon (s * q.w, w, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.x, x, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.y, y, EPS);
-  g_assert_cmpfloat_with_epsilon (s * q.z, z, EPS);
-}
-
-static const KmJoint *
-joint (KmScenebuilderModel *model,
-       const char          *name)
-{
-  int j = km_skeleton_find_joint (model->skeleton, name);
-
-  g_assert_cmpint (j, >=, 0);
-  return km_skeleton_get_joint (model->skeleton, j);
 }
 
 static const char *
@@ -376,8 +300,8 @@ test_gear_conflicts (void)
     "</namespace>\n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmScenebuilderModel) model = load_data ("gears.xml", xml, strlen (xml), warnings,
-                                                    &error);
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("gears.xml", xml, strlen (xml), warnings, &error);
   static const char * const expected[] = {
     "gears.xml:15:3: the gear “g2” is left out: the joint “jb” is already driven by the gear “g1”",
     "gears.xml:16:3: the gear “g3” is left out: it would chain with the gear “g1” (a driven "
@@ -424,9 +348,9 @@ test_ik_target (void)
   KmSkeleton *skeleton;
   KmQuat expected_rot;
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skeleton = km_format_load_model_file (path, NULL, &format, &extras, &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   g_assert_true (format == &km_format_scenebuilder);
   g_assert_nonnull (extras);
@@ -468,8 +392,8 @@ test_ik_orientation (void)
     "</namespace>\n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmScenebuilderModel) model = load_data ("ik.xml", xml, strlen (xml), warnings,
-                                                    &error);
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("ik.xml", xml, strlen (xml), warnings, &error);
   const KmScenebuilderIk *ik;
 
   g_assert_no_error (error);
@@ -533,26 +457,27 @@ test_crlf_bom (void)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
                                                  "arm2_mm_deg.xml", NULL);
-  g_autofree char *data = NULL, *converted = NULL, *message = NULL, *bad = NULL;
+  g_autofree char *data = test_util_read_file (path, NULL);
+  g_autofree char *converted = NULL, *message = NULL, *bad = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmScenebuilderModel) plain = NULL, windows = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
   converted = crlf_bom (data);
-  plain = load_data (path, data, strlen (data), warnings, &error);
+  plain = test_util_scenebuilder_load (path, data, strlen (data), warnings, &error);
   g_assert_no_error (error);
-  windows = load_data (path, converted, strlen (converted), warnings, &error);
+  windows = test_util_scenebuilder_load (path, converted, strlen (converted), warnings, &error);
   g_assert_no_error (error);
   g_assert_true (km_skeleton_equal (plain->skeleton, windows->skeleton, 1e-12));
   g_assert_cmpfloat (windows->initial_q[0], ==, plain->initial_q[0]);
 
   /* Positions are unchanged: the BOM is not a column, CR is not a line. */
   bad = crlf_bom ("<?xml version=\"1.0\"?>\n<namespace name=\"x\">\n  <body mass=\"2kgg\"/>\n</namespace>\n");
-  message = load_error (bad, NULL);
+  message = test_util_scenebuilder_error (bad, NULL);
   g_assert_cmpstr (message, ==, "bad.xml:3:16: invalid value of “mass”: unknown name “kgg” (expected a unit, pi or a function)");
   g_free (message);
-  message = load_error ("\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>", NULL);
+  message = test_util_scenebuilder_error ("\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>",
+                                          NULL);
   g_assert_true (g_str_has_prefix (message, "bad.xml:1:24: "));
 }
 
@@ -720,7 +645,7 @@ test_errors (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *message = load_error (cases[i].xml, NULL);
+      g_autofree char *message = test_util_scenebuilder_error (cases[i].xml, NULL);
 
       if (!g_str_has_prefix (message, cases[i].message_prefix))
         {
@@ -758,19 +683,19 @@ test_hostile (void)
 
   for (guint i = 0; i < 10000; i++)
     g_string_append (deep, "<namespace>");
-  message = load_error (deep->str, NULL);
+  message = test_util_scenebuilder_error (deep->str, NULL);
   g_assert_true (g_str_has_prefix (message, "bad.xml:1:"));
   g_assert_nonnull (strstr (message, "nested too deeply"));
   g_clear_pointer (&message, g_free);
 
-  model = load_data ("unknown.xml", unknown, strlen (unknown), warnings, &error);
+  model = test_util_scenebuilder_load ("unknown.xml", unknown, strlen (unknown), warnings, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
   /* One warning per unknown element name (ticks once), one for pmat. */
   g_assert_cmpuint (warnings->len, ==, 2);
   g_assert_cmpstr (warnings->pdata[0], ==, "unknown.xml:2:3: unknown element <ticks> skipped with its contents");
 
-  message = load_error (blowup, NULL);
+  message = test_util_scenebuilder_error (blowup, NULL);
   g_assert_nonnull (strstr (message, "too many objects"));
 }
 
@@ -794,8 +719,8 @@ test_language (void)
     "</namespace>\n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmScenebuilderModel) model = load_data ("lang.xml", xml, strlen (xml), warnings,
-                                                    &error);
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("lang.xml", xml, strlen (xml), warnings, &error);
   const KmJoint *j3;
 
   g_assert_no_error (error);
@@ -863,7 +788,7 @@ load_gears (guint                 n,
     g_string_append_printf (xml, "  <gear up=\"hinge1\" down=\"hinge%u\" type=\"pos\" ratio=\"2\"/>"
                             "<gear up=\"hinge%u\" down=\"hinge1\"/>\n", i, i);
   g_string_append (xml, "</namespace>\n");
-  model = load_data ("many.xml", xml->str, xml->len, warnings, &error);
+  model = test_util_scenebuilder_load ("many.xml", xml->str, xml->len, warnings, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, n + 1);
   g_assert_cmpuint (model->gears->len, ==, n - 1);

@@ -12,6 +12,8 @@
 #include "km-error.h"
 #include "km-skeleton-json.h"
 
+#include "test-util.h"
+
 static KmSkeleton *
 load_fixture (const char  *name,
               GError     **error)
@@ -22,13 +24,6 @@ load_fixture (const char  *name,
 
   g_assert_true (g_file_get_contents (path, &text, &length, NULL));
   return km_skeleton_json_load (name, text, length, error);
-}
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
 }
 
 static void
@@ -109,9 +104,9 @@ test_skeleton_json_extras (void)
   const char * const *handlers;
   const KmJoint *shoulder, *elbow, *hand;
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   skel = load_fixture ("skeleton-extras.json", &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
 
   /* Unknown keys: a warning each, at the key, the file still loads. */
@@ -409,9 +404,9 @@ test_skeleton_json_round_trip (void)
   g_assert_no_error (error);
   assert_round_trip (spec);
 
-  km_parse_warnings_push (collect_warning, warnings);
+  test_util_push_warnings (warnings);
   extras = load_fixture ("skeleton-extras.json", &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
   g_assert_no_error (error);
   assert_round_trip (extras);
 

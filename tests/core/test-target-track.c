@@ -12,6 +12,8 @@
 #include "km-target-track.h"
 #include "km-targets-json.h"
 
+#include "test-util.h"
+
 static KmTargetTrack *
 load_string (const char  *text,
              GError     **error)
@@ -311,23 +313,16 @@ test_invalid_files (void)
 }
 
 static void
-collect_warning_cb (const char *message,
-                    gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-static void
 test_unknown_keys_warn (void)
 {
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmTargetTrack) track = NULL;
 
-  km_parse_warnings_push (collect_warning_cb, warnings);
+  test_util_push_warnings (warnings);
   track = load_string ("[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0],\n"
                        "  \"speed\": 3}]", &error);
-  km_parse_warnings_pop ();
+  test_util_pop_warnings (warnings);
 
   g_assert_no_error (error);
   g_assert_nonnull (track);
