@@ -12,18 +12,13 @@
 #include "km-shape.h"
 #include "km-yaml.h"
 
+#include "test-util.h"
+
 /*
  * YAML's merge key (`<<: *base`, `<<: [ *a, *b ]`), which Choreonoid's models use to share
  * link settings: keys come from the merged mappings unless the mapping has its own, the
  * earlier merged mapping first; a nest of merge lists stays cheap to look up in.
  */
-
-static void
-collect_warning (const char *message,
-                 gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
 
 static KmYamlNode *
 parse (const char *text)
@@ -100,16 +95,6 @@ test_lookup_bounded (void)
   g_string_free (text, TRUE);
 }
 
-static const KmJoint *
-joint (const KmSkeleton *skel,
-       const char       *name)
-{
-  int i = km_skeleton_find_joint (skel, name);
-
-  g_assert_cmpint (i, >=, 0);
-  return km_skeleton_get_joint (skel, i);
-}
-
 /* A Choreonoid body whose links take parent, joint and shapes from merged mappings. */
 static void
 test_body (void)
@@ -118,27 +103,20 @@ test_body (void)
                                                  "merge-keys.body", NULL);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
-  gsize length;
   KmSkeleton *skel;
   const KmJoint *left, *right;
   KmShape * const *shapes;
   guint n_shapes = 0;
 
-  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
-  km_parse_warnings_push (collect_warning, warnings);
-  skel = km_body_load (path, data, length, NULL, &error);
-  km_parse_warnings_pop ();
+  skel = test_util_body_load_file (path, NULL, warnings, &error);
   g_assert_no_error (error);
   g_assert_nonnull (skel);
-  for (guint i = 0; i < warnings->len; i++)
-    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
-  g_assert_cmpuint (warnings->len, ==, 0);
+  test_util_assert_no_warnings (warnings);
 
   g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 3);
   g_assert_cmpuint (km_skeleton_get_n_dof (skel), ==, 2);
-  left = joint (skel, "LEFT");
-  right = joint (skel, "RIGHT");
+  left = test_util_joint (skel, "LEFT");
+  right = test_util_joint (skel, "RIGHT");
   g_assert_cmpint (left->parent, ==, km_skeleton_find_joint (skel, "BASE"));
   g_assert_cmpint (right->parent, ==, km_skeleton_find_joint (skel, "BASE"));
   g_assert_cmpint (left->type, ==, KM_JOINT_REVOLUTE);
