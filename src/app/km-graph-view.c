@@ -181,10 +181,14 @@ draw_cb (GtkDrawingArea *area,
   if (targets != NULL)
     {
       const KmTargetKeyframe *keys;
+      GdkRGBA color;
       guint n = 0;
 
       keys = km_target_track_get_keyframes (targets, &n);
-      cairo_set_source_rgb (cr, 0.85, 0.85, 0.85);
+      /* Below the plot, on the theme's background: in its text colour, as the time bar's
+       * ticks (a fixed light grey all but vanished on a light theme). */
+      gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &color);
+      gdk_cairo_set_source_rgba (cr, &color);
       for (guint i = 0; i < n; i++)
         {
           /* The one being dragged is drawn where it would land. */

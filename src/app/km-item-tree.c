@@ -63,21 +63,38 @@ G_DEFINE_FINAL_TYPE (KmItemTree, km_item_tree, GTK_TYPE_WIDGET)
 
 static GParamSpec *properties[N_PROPS];
 
-static gpointer
-map_row_cb (gpointer item,
-            gpointer user_data)
+/* Keeps @rows, the rows of @item's children, in step with them. */
+static void
+item_children_changed_cb (GListModel *item,
+                          guint       position,
+                          guint       removed,
+                          guint       added,
+                          GListStore *rows)
 {
-  KmItemRow *row = km_item_row_new (item);
+  g_autoptr(GPtrArray) new_rows = g_ptr_array_new_with_free_func (g_object_unref);
 
-  g_object_unref (item);
-  return row;
+  for (guint i = 0; i < added; i++)
+    {
+      g_autoptr(KmItem) child = g_list_model_get_item (item, position + i);
+
+      g_ptr_array_add (new_rows, km_item_row_new (child));
+    }
+  g_list_store_splice (rows, position, removed, new_rows->pdata, new_rows->len);
 }
 
+/* The rows of @item's children. The store holds them: GtkTreeListRow does not keep its item,
+ * so rows made on demand (a GtkMapListModel) would be gone the moment after a list item
+ * bound its label to them, and the label would never show a rename, a check or a problem. */
 static GListModel *
 rows_of (KmItem *item)
 {
-  return G_LIST_MODEL (gtk_map_list_model_new (G_LIST_MODEL (g_object_ref (item)),
-                                               map_row_cb, NULL, NULL));
+  GListStore *rows = g_list_store_new (KM_TYPE_ITEM_ROW);
+
+  item_children_changed_cb (G_LIST_MODEL (item), 0, 0,
+                            g_list_model_get_n_items (G_LIST_MODEL (item)), rows);
+  g_signal_connect_object (item, "items-changed", G_CALLBACK (item_children_changed_cb), rows,
+                           0);
+  return G_LIST_MODEL (rows);
 }
 
 /* The rows of @body's joints (empty unless it is the current body). The rows hold the body,
@@ -1123,8 +1140,9 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   gtk_widget_class_install_action (widget_class, "tree.uncheck", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "tree.reload", NULL, reload_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "tree.rename", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "tree.delete", NULL);
+  /* The last binding of an action is the one its menu entry shows. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "tree.delete", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "tree.delete", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "itemtree");

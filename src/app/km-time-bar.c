@@ -748,10 +748,12 @@ km_time_bar_init (KmTimeBar *self)
 {
   GtkGesture *gesture;
 
-  gtk_widget_init_template (GTK_WIDGET (self));
-
+  /* Before the template: its loop button and speed menu take their first state from these
+   * properties as they are built (a speed of 0 matched no entry of the menu). */
   self->loop = TRUE;
   self->speed = 1.0;
+  gtk_widget_init_template (GTK_WIDGET (self));
+
   self->tick_from = -1;
   self->marks = g_byte_array_new ();
   gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);

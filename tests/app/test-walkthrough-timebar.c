@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+#include "km-time-bar.h"
+
+#include "test-app-util.h"
+
+/*
+ * What a user sees in the time bar, under Xvfb: the playback speed menu marks the speed the
+ * time bar plays at, from the start and after a change.
+ */
+
+typedef struct
+{
+  GtkWindow  *window;
+  KmDocument *document;
+  KmTimeBar  *time_bar;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_load_defaults (f->document, &error));
+  g_assert_no_error (error);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  gtk_window_destroy (f->window);
+  test_app_spin ();
+  g_assert_finalize_object (f->document);
+}
+
+static GtkWidget *
+find_menu_button (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_menu_button (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Appends the text of each checked menu entry at or below @widget, one a line. */
+static void
+collect_active_entries (GtkWidget *widget,
+                        GString   *entries)
+{
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") == 0)
+    {
+      g_autofree char *text = NULL;
+      gboolean active = FALSE;
+
+      g_object_get (widget, "text", &text, "active", &active, NULL);
+      if (active)
+        g_string_append_printf (entries, "%s\n", text);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_active_entries (child, entries);
+}
+
+static char *
+checked_speeds (Fixture *f)
+{
+  GtkWidget *button = find_menu_button (GTK_WIDGET (f->time_bar));
+  GtkPopover *popover;
+  GString *entries = g_string_new (NULL);
+
+  g_assert_nonnull (button);
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+  g_assert_nonnull (popover);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  test_app_spin ();
+  collect_active_entries (GTK_WIDGET (popover), entries);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  test_app_spin ();
+  return g_string_free (entries, FALSE);
+}
+
+static void
+test_speed_menu_marks_speed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *at_start = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *back = NULL;
+
+  g_assert_cmpfloat (km_time_bar_get_speed (f->time_bar), ==, 1.0);
+  at_start = checked_speeds (f);
+  g_assert_cmpstr (at_start, ==, "1×\n");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.speed", "d", 2.0));
+  g_assert_cmpfloat (km_time_bar_get_speed (f->time_bar), ==, 2.0);
+  changed = checked_speeds (f);
+  g_assert_cmpstr (changed, ==, "2×\n");
+
+  km_time_bar_set_speed (f->time_bar, 1.0);
+  back = checked_speeds (f);
+  g_assert_cmpstr (back, ==, "1×\n");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+
+  g_test_add ("/kinema/Walkthrough/timebar/speed-menu-marks-speed", Fixture, NULL,
+              fixture_setup, test_speed_menu_marks_speed, fixture_teardown);
+  return g_test_run ();
+}

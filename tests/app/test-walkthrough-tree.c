@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <gtk/gtk.h>
+
+#include "km-item-row.h"
+#include "km-item-tree.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * What a user sees in the item tree of the built-in example, under Xvfb: the labels of the
+ * rows the tree shows (not only the items' names) after the edits the README lists.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  KmItemTree *tree;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 900, 600);
+  f->document = km_window_get_document (f->window);
+  f->tree = KM_ITEM_TREE (km_window_get_item_tree (f->window));
+  g_assert_true (km_window_open_example (f->window));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_null (f->window);
+}
+
+/* Appends the text of every GtkLabel at or below @widget to @labels. */
+static void
+collect_labels (GtkWidget *widget,
+                GString   *labels)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget))
+    g_string_append_printf (labels, "%s\n", gtk_label_get_text (GTK_LABEL (widget)));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_labels (child, labels);
+}
+
+/* "name:1" (checked) or "name:0" for each item row the tree shows with a check box. */
+static void
+collect_checks (GtkWidget *widget,
+                GString   *checks)
+{
+  GtkWidget *check = NULL;
+  GtkWidget *label = NULL;
+
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_CHECK_BUTTON (child) && gtk_widget_get_mapped (child))
+        check = child;
+      else if (GTK_IS_LABEL (child))
+        label = child;
+      collect_checks (child, checks);
+    }
+  if (check != NULL && label != NULL)
+    g_string_append_printf (checks, "%s:%d\n", gtk_label_get_text (GTK_LABEL (label)),
+                            gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+}
+
+static char *
+shown_checks (Fixture *f)
+{
+  GString *checks = g_string_new (NULL);
+
+  test_app_spin ();
+  collect_checks (GTK_WIDGET (f->tree), checks);
+  return g_string_free (checks, FALSE);
+}
+
+/* The labels the tree shows, one a line, top to bottom. */
+static char *
+shown_labels (Fixture *f)
+{
+  GString *labels = g_string_new (NULL);
+
+  test_app_spin ();
+  collect_labels (GTK_WIDGET (f->tree), labels);
+  return g_string_free (labels, FALSE);
+}
+
+static guint
+position_of (Fixture    *f,
+             const char *name)
+{
+  GListModel *model = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+      g_autofree char *row_name = NULL;
+
+      g_object_get (item_row, "name", &row_name, NULL);
+      if (g_strcmp0 (row_name, name) == 0)
+        return i;
+    }
+  g_assert_not_reached ();
+}
+
+/* F2 on the body, a new name, Enter: the row reads the new name, and again the old one
+ * after undo. */
+static void
+test_rename_shows (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GtkEditable *entry = km_item_tree_get_rename_entry (f->tree);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *undone = NULL;
+
+  before = shown_labels (f);
+  g_assert_nonnull (strstr (before, "\nBody\n"));
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.rename", NULL));
+  gtk_editable_set_text (entry, "Arm");
+  g_signal_emit_by_name (entry, "activate");
+
+  after = shown_labels (f);
+  g_assert_null (strstr (after, "\nBody\n"));
+  g_assert_nonnull (strstr (after, "\nArm\n"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  undone = shown_labels (f);
+  g_assert_cmpstr (undone, ==, before);
+}
+
+/* Unchecking the body and undoing it: the body's check box follows both times. */
+static void
+test_check_shows (Fixture       *f,
+                  gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  g_autofree char *before = NULL;
+  g_autofree char *unchecked = NULL;
+  g_autofree char *undone = NULL;
+
+  /* Joint rows have no check box */
+  before = shown_checks (f);
+  g_assert_nonnull (strstr (before, "World:1\nBody:1\n"));
+  g_assert_null (strstr (before, "Root:"));
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.uncheck", NULL));
+  unchecked = shown_checks (f);
+  g_assert_nonnull (strstr (unchecked, "World:1\nBody:0\n"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  undone = shown_checks (f);
+  g_assert_cmpstr (undone, ==, before);
+}
+
+/* Appends "text=accel" for every menu entry at or below @widget. */
+static void
+collect_menu_entries (GtkWidget *widget,
+                      GString   *entries)
+{
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") == 0)
+    {
+      g_autofree char *text = NULL;
+      g_autofree char *accel = NULL;
+
+      g_object_get (widget, "text", &text, "accel", &accel, NULL);
+      g_string_append_printf (entries, "%s=%s\n", text, accel ? accel : "");
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_menu_entries (child, entries);
+}
+
+/* The context menu names the keys the tree takes: Delete for Delete, not the keypad's. */
+static void
+test_context_menu_accels (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GtkWidget *menu = NULL;
+  g_autoptr(GString) entries = g_string_new (NULL);
+
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (f->tree)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER_MENU (child))
+      menu = child;
+  g_assert_nonnull (menu);
+  gtk_popover_popup (GTK_POPOVER (menu));
+  test_app_spin ();
+  collect_menu_entries (menu, entries);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  g_test_message ("%s", entries->str);
+  g_assert_nonnull (strstr (entries->str, "Delete=Delete\n"));
+  g_assert_null (strstr (entries->str, "KP_Delete"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+  g_test_add ("/kinema/Walkthrough/tree/rename-shows", Fixture, NULL, fixture_setup,
+              test_rename_shows, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/check-shows", Fixture, NULL, fixture_setup,
+              test_check_shows, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/context-menu-accels", Fixture, NULL, fixture_setup,
+              test_context_menu_accels, fixture_teardown);
+  return g_test_run ();
+}
