@@ -1039,7 +1039,9 @@ km_window_new (GtkApplication *application)
 {
   g_return_val_if_fail (application == NULL || GTK_IS_APPLICATION (application), NULL);
 
-  return g_object_new (KM_TYPE_WINDOW, "application", application, NULL);
+  /* show-menubar is a construct property: set here, or its default (FALSE) replaces the
+   * template's value after the template is built. */
+  return g_object_new (KM_TYPE_WINDOW, "application", application, "show-menubar", TRUE, NULL);
 }
 
 KmDocument *

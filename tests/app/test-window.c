@@ -412,6 +412,16 @@ test_open_broken_file (Fixture       *f,
 }
 
 
+/* The menu bar (every command, also those without a button: Export Animation, Save for
+ * Choreonoid, the Skeleton menu, Open Recent, About) is shown: the template asks for it, but
+ * a construct property's default would override the template. */
+static void
+test_menubar_shown (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_assert_true (gtk_application_window_get_show_menubar (GTK_APPLICATION_WINDOW (f->window)));
+}
+
 static const char three_joints[] =
   "{\n  \"root_name\": \"Base\",\n  \"joints\": [\n"
   "    { \"name\": \"Base\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
@@ -622,6 +632,8 @@ main (int    argc,
               fixture_setup, test_export_image, fixture_teardown);
   g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
               fixture_setup, test_open_broken_file, fixture_teardown);
+  g_test_add ("/kinema/Window/menubar-shown", Fixture, NULL,
+              fixture_setup, test_menubar_shown, fixture_teardown);
   g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
               fixture_setup, test_open_in_background, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-while-opening", test_close_while_opening);
