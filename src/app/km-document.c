@@ -965,7 +965,9 @@ solve_cb (GObject      *object,
   km_animation_get_stats (animation, &stats);
   km_document_log (self, G_LOG_LEVEL_INFO,
                    /* Translators: a frame count, then the largest position error in mm */
-                   _("Solved %u frames; largest position error %.3f mm."),
+                   g_dngettext (GETTEXT_PACKAGE, "Solved %u frame; largest position error %.3f mm.",
+                                "Solved %u frames; largest position error %.3f mm.",
+                                stats.n_frames),
                    stats.n_frames, stats.max_pos_err * 1000.0);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);

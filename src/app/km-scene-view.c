@@ -115,12 +115,27 @@ G_DEFINE_FINAL_TYPE (KmSceneView, km_scene_view, GTK_TYPE_GL_AREA)
 
 static GParamSpec *properties[N_PROPS];
 
+/* The document's body as the scene has it: none while its item is unchecked (checked
+ * bodies are drawn; an unchecked one is neither drawn nor picked). */
+static KmSkeleton *
+shown_skeleton (KmSceneView *self)
+{
+  KmItem *body;
+
+  if (self->document == NULL)
+    return NULL;
+  body = km_document_get_body_item (self->document);
+  if (body != NULL && !km_item_get_checked (body))
+    return NULL;
+  return km_document_get_skeleton (self->document);
+}
+
 static int
 get_tip (KmSceneView *self)
 {
   KmSkeleton *skeleton;
 
-  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+  if ((skeleton = shown_skeleton (self)) == NULL)
     return -1;
   if (self->ik_tip >= 0 && (guint) self->ik_tip < km_skeleton_get_n_joints (skeleton))
     return self->ik_tip;
@@ -135,8 +150,7 @@ get_offset_joint (KmSceneView *self)
   KmSkeleton *skeleton;
   int joint;
 
-  if (!self->edit_mode || self->document == NULL
-      || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+  if (!self->edit_mode || (skeleton = shown_skeleton (self)) == NULL)
     return -1;
   if (self->drag_mode == DRAG_OFFSET)
     return self->drag_joint;
@@ -215,7 +229,7 @@ pick_joint (KmSceneView *self,
   KmSkeleton *skeleton;
   KmVec3 origin, dir;
 
-  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL)
+  if ((skeleton = shown_skeleton (self)) == NULL)
     return -1;
   view_ray (self, x, y, &origin, &dir);
   return km_pick_joint (skeleton, km_document_get_joint_world (self->document, NULL),
@@ -453,8 +467,9 @@ scene_bounds (KmSceneView *self,
   if (self->document == NULL)
     return FALSE;
 
-  current.skeleton = km_document_get_skeleton (self->document);
-  current.joint_world = km_document_get_joint_world (self->document, NULL);
+  current.skeleton = shown_skeleton (self);
+  current.joint_world = current.skeleton != NULL
+                        ? km_document_get_joint_world (self->document, NULL) : NULL;
   if (subtree_of >= 0)
     {
       if (current.skeleton == NULL
@@ -623,9 +638,9 @@ km_scene_view_render (GtkGLArea    *area,
   update_bodies (self);
   scene.bodies = (const KmRenderBody *) (gpointer) self->bodies->data;
   scene.n_bodies = self->bodies->len;
-  if (self->document != NULL)
+  /* The edited body with its joints, target, motion and gizmo; nothing of it unchecked. */
+  if ((scene.skeleton = shown_skeleton (self)) != NULL)
     {
-      scene.skeleton = km_document_get_skeleton (self->document);
       scene.joint_world = km_document_get_joint_world (self->document, NULL);
       if (self->offset_preview != NULL)
         {
@@ -992,8 +1007,8 @@ drag_begin_cb (KmSceneView    *self,
   self->drag_mode = DRAG_NONE;
   self->drag_moved = FALSE;
 
-  if (self->edit_mode && button == GDK_BUTTON_PRIMARY && self->document != NULL
-      && km_document_get_skeleton (self->document) != NULL && (state & GDK_SHIFT_MASK) == 0)
+  if (self->edit_mode && button == GDK_BUTTON_PRIMARY && shown_skeleton (self) != NULL
+      && (state & GDK_SHIFT_MASK) == 0)
     begin_manipulation (self, x, y, (state & GDK_CONTROL_MASK) != 0);
 
   if (self->drag_mode == DRAG_NONE)
@@ -1096,7 +1111,7 @@ click_released_cb (KmSceneView     *self,
                    double           y,
                    GtkGestureClick *gesture)
 {
-  if (self->document == NULL || km_document_get_skeleton (self->document) == NULL)
+  if (shown_skeleton (self) == NULL)
     return;
 
   /* A press that became a drag (orbit, manipulation) or hit a gizmo handle selects

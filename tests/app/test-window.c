@@ -412,6 +412,35 @@ test_open_broken_file (Fixture       *f,
 }
 
 
+/* Checked bodies are drawn: unchecking the body being edited hides it, bones, joints and
+ * target too, and checking it again brings it back. */
+static void
+test_uncheck_hides_body (Fixture       *f,
+                         gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  KmVec3 elbow, tip;
+
+  if (!settle_or_skip (f))
+    return;
+  elbow = km_document_get_joint_world (f->document, NULL)[2].pos;
+  tip = km_document_get_joint_world (f->document, NULL)[4].pos;
+  grab (f);
+  g_assert_true (colour_at (f, elbow, KM_RENDER_JOINT_RGB));
+  g_assert_true (colour_at (f, tip, KM_RENDER_EFFECTOR_RGB));
+
+  km_item_set_checked (body, FALSE);
+  g_assert_true (wait_next_render (f));
+  grab (f);
+  g_assert_false (colour_at (f, elbow, KM_RENDER_JOINT_RGB));
+  g_assert_false (colour_at (f, tip, KM_RENDER_EFFECTOR_RGB));
+
+  km_item_set_checked (body, TRUE);
+  g_assert_true (wait_next_render (f));
+  grab (f);
+  g_assert_true (colour_at (f, elbow, KM_RENDER_JOINT_RGB));
+}
+
 /* The menu bar (every command, also those without a button: Export Animation, Save for
  * Choreonoid, the Skeleton menu, Open Recent, About) is shown: the template asks for it, but
  * a construct property's default would override the template. */
@@ -632,6 +661,8 @@ main (int    argc,
               fixture_setup, test_export_image, fixture_teardown);
   g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
               fixture_setup, test_open_broken_file, fixture_teardown);
+  g_test_add ("/kinema/Window/uncheck-hides-body", Fixture, NULL,
+              fixture_setup, test_uncheck_hides_body, fixture_teardown);
   g_test_add ("/kinema/Window/menubar-shown", Fixture, NULL,
               fixture_setup, test_menubar_shown, fixture_teardown);
   g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
