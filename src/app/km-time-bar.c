@@ -104,9 +104,24 @@ update_label (KmTimeBar *self)
   gtk_label_set_text (self->frame_label, text);
 }
 
+/* Delete and copy act on the keyframe at the current frame: enabled only where there is one. */
+static void
+update_keyframe_actions (KmTimeBar *self)
+{
+  KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
+  gboolean keyed = targets != NULL
+                   && km_target_track_find_keyframe (targets,
+                                                     km_document_get_current_frame (self->document))
+                      >= 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.delete-keyframe", keyed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.copy-keyframe", keyed);
+}
+
 static void
 document_frame_changed_cb (KmTimeBar *self)
 {
+  update_keyframe_actions (self);
   if (self->document == NULL)
     return;
 
@@ -288,6 +303,7 @@ document_targets_changed_cb (KmTimeBar *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.set-keyframe",
                                  self->document != NULL
                                  && km_document_get_effector (self->document) >= 0);
+  update_keyframe_actions (self);
 }
 
 static void

@@ -125,6 +125,47 @@ test_speed_menu_marks_speed (Fixture       *f,
   g_assert_cmpstr (back, ==, "1×\n");
 }
 
+static GtkWidget *
+find_actionable (GtkWidget  *widget,
+                 const char *action_name)
+{
+  if (GTK_IS_ACTIONABLE (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action_name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_actionable (child, action_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Delete Keyframe (and Shift+K, and copy) act on the keyframe at the current frame: the
+ * button is insensitive where there is none, and follows the frame and the keyframes. */
+static void
+test_delete_keyframe_follows_frame (Fixture       *f,
+                                    gconstpointer  data)
+{
+  GtkWidget *delete = find_actionable (GTK_WIDGET (f->time_bar), "time.delete-keyframe");
+
+  g_assert_nonnull (delete);
+  km_document_set_current_frame (f->document, 0);     /* the example keys frames 0, 80, … */
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_sensitive (delete));
+
+  km_document_set_current_frame (f->document, 1);
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_sensitive (delete));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_sensitive (delete));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -135,5 +176,7 @@ main (int    argc,
 
   g_test_add ("/kinema/Walkthrough/timebar/speed-menu-marks-speed", Fixture, NULL,
               fixture_setup, test_speed_menu_marks_speed, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/delete-keyframe-follows-frame", Fixture, NULL,
+              fixture_setup, test_delete_keyframe_follows_frame, fixture_teardown);
   return g_test_run ();
 }
