@@ -34,6 +34,7 @@
 #include "km-animation-json.h"
 #include "km-animation.h"
 #include "km-cnoid.h"
+#include "km-format.h"
 #include "km-project.h"
 #include "km-skeleton-json.h"
 #include "km-skeleton.h"
@@ -481,6 +482,23 @@ test_killed_anytime (Fixture       *f,
   g_assert_cmpuint (n_old + n_new, ==, G_N_ELEMENTS (delays_us));
 }
 
+/* A file that cannot be written is named in the message, with the system's reason, and
+ * not the temporary file the atomic write failed on (GLib's “x.json.4KX2Q1”). */
+static void
+test_message_names_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "no-such-folder", "x.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: %s", path,
+                                               g_strerror (ENOENT));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (km_format_save_text (path, "{}\n", &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -509,5 +527,6 @@ main (int   argc,
           g_test_add (path, Fixture, w, fixture_set_up, cases[c].func, fixture_tear_down);
         }
     }
+  g_test_add_func ("/kinema/SaveFaults/message-names-file", test_message_names_file);
   return g_test_run ();
 }

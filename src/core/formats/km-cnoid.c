@@ -1440,9 +1440,7 @@ km_cnoid_save (KmProject   *project,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = write_project (project, path, &length, &ids);
-  if (!g_file_set_contents_full (path, text, length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0666, &local_error))
+  if (!km_format_save_data (path, text, length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
                    _("The project was not saved: %s"), local_error->message);

@@ -422,9 +422,33 @@ km_format_save_text (const char  *path,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (text != NULL, FALSE);
 
-  return g_file_set_contents_full (path, text, -1,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0666, error);
+  return km_format_save_data (path, text, -1, error);
+}
+
+gboolean
+km_format_save_data (const char  *path,
+                     const char  *data,
+                     gssize       length,
+                     GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  const char *reason;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  if (g_file_set_contents_full (path, data, length,
+                                G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                0666, &local_error))
+    return TRUE;
+
+  /* GLib names the temporary file it failed on (“x.cnoid.4KX2Q1”), which the user never
+   * asked for: the message names the file and keeps only the system's reason. */
+  reason = g_strrstr (local_error->message, ": ");
+  reason = reason != NULL ? reason + 2 : local_error->message;
+  g_set_error (error, G_FILE_ERROR, local_error->code, _("%s: cannot write the file: %s"),
+               path, reason);
+  return FALSE;
 }
 
 void

@@ -93,6 +93,12 @@ GBytes          *km_format_read_file     (const char       *path,
 gboolean         km_format_save_text     (const char       *path,
                                           const char       *text,
                                           GError          **error);
+/* The same for @length bytes (-1: up to the NUL); errors “PATH: cannot write the file:
+ * REASON” (G_FILE_ERROR). */
+gboolean         km_format_save_data     (const char       *path,
+                                          const char       *data,
+                                          gssize            length,
+                                          GError          **error);
 /* For writers that lose something on the way: appends a printf-formatted note to @notes
  * (nullable: then nothing). */
 void             km_format_note          (GPtrArray        *notes,
