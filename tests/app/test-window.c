@@ -441,6 +441,42 @@ test_uncheck_hides_body (Fixture       *f,
   g_assert_true (colour_at (f, elbow, KM_RENDER_JOINT_RGB));
 }
 
+static GtkWidget *
+find_label (GtkWidget  *widget,
+            const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The message pane says so when it is empty (after Clear), and shows the list again when a
+ * message comes. */
+static void
+test_messages_placeholder (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *placeholder = find_label (GTK_WIDGET (f->window), "No messages");
+
+  g_assert_true (wait_for (f, solved, 20000));
+  g_assert_nonnull (placeholder);
+  g_assert_false (gtk_widget_get_visible (placeholder));
+
+  km_document_clear_messages (f->document);
+  g_assert_true (gtk_widget_get_visible (placeholder));
+
+  km_document_log (f->document, G_LOG_LEVEL_INFO, "%s", "hello");
+  g_assert_false (gtk_widget_get_visible (placeholder));
+}
+
 /* The menu bar (every command, also those without a button: Export Animation, Save for
  * Choreonoid, the Skeleton menu, Open Recent, About) is shown: the template asks for it, but
  * a construct property's default would override the template. */
@@ -663,6 +699,8 @@ main (int    argc,
               fixture_setup, test_open_broken_file, fixture_teardown);
   g_test_add ("/kinema/Window/uncheck-hides-body", Fixture, NULL,
               fixture_setup, test_uncheck_hides_body, fixture_teardown);
+  g_test_add ("/kinema/Window/messages-placeholder", Fixture, NULL,
+              fixture_setup, test_messages_placeholder, fixture_teardown);
   g_test_add ("/kinema/Window/menubar-shown", Fixture, NULL,
               fixture_setup, test_menubar_shown, fixture_teardown);
   g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
