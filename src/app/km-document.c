@@ -1745,15 +1745,9 @@ km_document_save (KmDocument  *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = g_file_get_path (file);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be written"), uri);
-      return FALSE;
-    }
+    return FALSE;
   if (!km_document_save_edited_skeletons (self, path, error)
       || !km_cnoid_save (self->project, path, error))
     return FALSE;
@@ -1822,15 +1816,9 @@ km_document_recover (KmDocument  *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = g_file_get_path (file);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be opened"), uri);
-      return FALSE;
-    }
+    return FALSE;
   km_parse_warnings_push (parse_warning_cb, self);
   project = km_cnoid_load (path, error);
   km_parse_warnings_pop ();
@@ -2149,15 +2137,9 @@ km_document_save_item (KmDocument  *self,
   g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = g_file_get_path (file);
+  path = km_local_file_get_path (file, error);
   if (path == NULL)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: only local files can be written"), uri);
-      return FALSE;
-    }
+    return FALSE;
 
   if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
     ok = km_skeleton_json_save (km_body_item_get_skeleton (KM_BODY_ITEM (item)), path, error);

@@ -80,3 +80,78 @@ test_app_spin (void)
   while (g_main_context_iteration (NULL, FALSE))
     ;
 }
+
+/* What every GUI test's main() does first: GTK's software renderer unless the environment
+ * chose one, GTest with isolated user folders, GTK. */
+void
+test_app_init (int    *argc,
+               char ***argv)
+{
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_test_init (argc, argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  gtk_init ();
+}
+
+typedef gboolean (*WidgetMatch) (GtkWidget    *widget,
+                                 gconstpointer data);
+
+/* The first widget at or below @widget, depth first, of @type that @match accepts. */
+static GtkWidget *
+find_widget (GtkWidget    *widget,
+             GType         type,
+             WidgetMatch   match,
+             gconstpointer data)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && (match == NULL || match (widget, data)))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type, match, data);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first widget of @type at or below @root, or NULL. */
+GtkWidget *
+test_app_find_widget (GtkWidget *root,
+                      GType      type)
+{
+  return find_widget (root, type, NULL, NULL);
+}
+
+static gboolean
+label_is (GtkWidget    *widget,
+          gconstpointer text)
+{
+  return g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+/* The first label at or below @root that shows @text, or NULL. */
+GtkWidget *
+test_app_find_label (GtkWidget  *root,
+                     const char *text)
+{
+  return find_widget (root, GTK_TYPE_LABEL, label_is, text);
+}
+
+static gboolean
+action_is (GtkWidget    *widget,
+           gconstpointer action_name)
+{
+  return GTK_IS_ACTIONABLE (widget)
+         && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)),
+                       action_name) == 0;
+}
+
+/* The first actionable widget of @type at or below @root bound to @action_name, or NULL. */
+GtkWidget *
+test_app_find_action (GtkWidget  *root,
+                      GType       type,
+                      const char *action_name)
+{
+  return find_widget (root, type, action_is, action_name);
+}

@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include <gtk/gtk.h>
+
 #include "km-document.h"
 #include "km-window.h"
 
@@ -18,5 +20,15 @@ gboolean test_app_wait_until      (GSourceFunc condition,
 void     test_app_spin_for        (guint       ms);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
+void     test_app_init            (int        *argc,
+                                   char     ***argv);
+
+GtkWidget *test_app_find_widget   (GtkWidget  *root,
+                                   GType       type);
+GtkWidget *test_app_find_label    (GtkWidget  *root,
+                                   const char *text);
+GtkWidget *test_app_find_action   (GtkWidget  *root,
+                                   GType       type,
+                                   const char *action_name);
 
 G_END_DECLS

@@ -470,9 +470,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/ItemTree/joints/hierarchy", Fixture, NULL,
               fixture_setup, test_hierarchy, fixture_teardown);

@@ -884,22 +884,6 @@ cli_info_keyframes (const char *path)
   return has_count ? counted : listed;
 }
 
-static GtkWidget *
-find_time_bar (GtkWidget *widget)
-{
-  if (KM_IS_TIME_BAR (widget))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_time_bar (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* In the editor window: the pose changed at a new frame, time.set-keyframe, win.save;
  * `kinema-cli info` on the saved project lists one keyframe more, and the motion solved
  * through that frame changed and reaches the new keyframe. */
@@ -954,7 +938,7 @@ test_keyframe_save (void)
   world = km_document_get_joint_world (document, NULL);
   g_assert_true (km_document_get_limits_held (document, 0.0));
 
-  time_bar = find_time_bar (GTK_WIDGET (window));
+  time_bar = test_app_find_widget (GTK_WIDGET (window), KM_TYPE_TIME_BAR);
   g_assert_nonnull (time_bar);
   g_assert_true (gtk_widget_activate_action (time_bar, "time.set-keyframe", NULL));
   targets = km_document_get_targets (document);

@@ -267,9 +267,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
   /* ${SHARE} in the Choreonoid sample projects: the copy of Choreonoid's share tree. */
   {

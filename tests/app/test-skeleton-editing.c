@@ -32,8 +32,6 @@ typedef struct
   KmDocument *document;
 } Fixture;
 
-static GtkWidget *find_action_button (GtkWidget  *widget,
-                                      const char *action);
 
 static gpointer
 child (Fixture    *f,
@@ -644,7 +642,7 @@ test_new_skeleton (Fixture       *f,
   /* The button on the inspector's "no joint" page. */
   km_document_set_selected_joint (f->document, -1);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (child (f, "stack")), ==, "empty");
-  button = find_action_button (f->inspector, "skeleton.new-skeleton");
+  button = test_app_find_action (f->inspector, GTK_TYPE_BUTTON, "skeleton.new-skeleton");
   g_assert_nonnull (button);
   g_assert_true (gtk_widget_is_sensitive (button));
   g_signal_emit_by_name (button, "clicked");
@@ -1156,24 +1154,6 @@ changed_along (const guint8 *a,
   return n;
 }
 
-static GtkWidget *
-find_action_button (GtkWidget  *widget,
-                    const char *action)
-{
-  if (GTK_IS_BUTTON (widget)
-      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
-       c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_action_button (c, action);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 project_point (SceneFixture *f,
                KmVec3        world,
@@ -1263,7 +1243,7 @@ test_add_joint_drawn (SceneFixture  *f,
 
   before = grab (f, &width, &height);
 
-  button = find_action_button (base->inspector, "skeleton.add-child");
+  button = test_app_find_action (base->inspector, GTK_TYPE_BUTTON, "skeleton.add-child");
   g_assert_nonnull (button);
   g_assert_true (gtk_widget_is_sensitive (button));
   g_signal_emit_by_name (button, "clicked");
@@ -1318,9 +1298,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)

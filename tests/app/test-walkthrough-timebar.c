@@ -50,22 +50,6 @@ fixture_teardown (Fixture       *f,
   g_assert_finalize_object (f->document);
 }
 
-static GtkWidget *
-find_menu_button (GtkWidget *widget)
-{
-  if (GTK_IS_MENU_BUTTON (widget))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_menu_button (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Appends the text of each checked menu entry at or below @widget, one a line. */
 static void
 collect_active_entries (GtkWidget *widget,
@@ -88,7 +72,7 @@ collect_active_entries (GtkWidget *widget,
 static char *
 checked_speeds (Fixture *f)
 {
-  GtkWidget *button = find_menu_button (GTK_WIDGET (f->time_bar));
+  GtkWidget *button = test_app_find_widget (GTK_WIDGET (f->time_bar), GTK_TYPE_MENU_BUTTON);
   GtkPopover *popover;
   GString *entries = g_string_new (NULL);
 
@@ -125,31 +109,13 @@ test_speed_menu_marks_speed (Fixture       *f,
   g_assert_cmpstr (back, ==, "1×\n");
 }
 
-static GtkWidget *
-find_actionable (GtkWidget  *widget,
-                 const char *action_name)
-{
-  if (GTK_IS_ACTIONABLE (widget)
-      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action_name) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_actionable (child, action_name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Delete Keyframe (and Shift+K, and copy) act on the keyframe at the current frame: the
  * button is insensitive where there is none, and follows the frame and the keyframes. */
 static void
 test_delete_keyframe_follows_frame (Fixture       *f,
                                     gconstpointer  data)
 {
-  GtkWidget *delete = find_actionable (GTK_WIDGET (f->time_bar), "time.delete-keyframe");
+  GtkWidget *delete = test_app_find_action (GTK_WIDGET (f->time_bar), GTK_TYPE_WIDGET, "time.delete-keyframe");
 
   g_assert_nonnull (delete);
   km_document_set_current_frame (f->document, 0);     /* the example keys frames 0, 80, … */
@@ -170,9 +136,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/Walkthrough/timebar/speed-menu-marks-speed", Fixture, NULL,
               fixture_setup, test_speed_menu_marks_speed, fixture_teardown);

@@ -226,9 +226,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
   g_test_add ("/kinema/Walkthrough/tree/rename-shows", Fixture, NULL, fixture_setup,
               test_rename_shows, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/check-shows", Fixture, NULL, fixture_setup,

@@ -746,23 +746,6 @@ test_tree_move (Fixture       *f,
 }
 
 
-static GtkWidget *
-find_label (GtkWidget  *widget,
-            const char *text)
-{
-  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_label (child, text);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 xdotool_done_cb (GObject      *object,
                  GAsyncResult *result,
@@ -887,7 +870,7 @@ test_selection_sync (Fixture       *f,
   g_free (rows);
   rows = project_selection (f);
   g_assert_cmpstr (rows, ==, "Body\n");
-  label = find_label (GTK_WIDGET (panel), elbow);
+  label = test_app_find_label (GTK_WIDGET (panel), elbow);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_has_css_class (label, "heading"));
 
@@ -899,7 +882,7 @@ test_selection_sync (Fixture       *f,
     /* a spherical joint: three rows, X, Y and Z */
     g_autofree char *shoulder_x = g_strdup_printf ("%s X", shoulder);
 
-    g_assert_true (gtk_widget_has_css_class (find_label (GTK_WIDGET (panel), shoulder_x),
+    g_assert_true (gtk_widget_has_css_class (test_app_find_label (GTK_WIDGET (panel), shoulder_x),
                                              "heading"));
   }
 
@@ -1087,9 +1070,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/Window/undo-joint-edit", Fixture, NULL,
               fixture_setup, test_undo_joint_edit, fixture_teardown);

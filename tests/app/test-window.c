@@ -441,30 +441,13 @@ test_uncheck_hides_body (Fixture       *f,
   g_assert_true (colour_at (f, elbow, KM_RENDER_JOINT_RGB));
 }
 
-static GtkWidget *
-find_label (GtkWidget  *widget,
-            const char *text)
-{
-  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_label (child, text);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The message pane says so when it is empty (after Clear), and shows the list again when a
  * message comes. */
 static void
 test_messages_placeholder (Fixture       *f,
                            gconstpointer  data)
 {
-  GtkWidget *placeholder = find_label (GTK_WIDGET (f->window), "No messages");
+  GtkWidget *placeholder = test_app_find_label (GTK_WIDGET (f->window), "No messages");
 
   g_assert_true (wait_for (f, solved, 20000));
   g_assert_nonnull (placeholder);
@@ -681,9 +664,7 @@ main (int    argc,
 {
   /* The GL area still draws with OpenGL; GSK composes the window with cairo, which spares
    * llvmpipe compiling GSK's own shaders (5x faster start-up on a software renderer). */
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  gtk_init ();
+  test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/Window/default-project", Fixture, NULL,
               fixture_setup, test_default_project, fixture_teardown);
