@@ -348,8 +348,9 @@ open_done_cb (GObject      *source,
   KmProject *before;
   gboolean opened;
 
-  /* Cancelled: the window was closed meanwhile; the document was left as it was. */
-  if (g_cancellable_is_cancelled (self->opening))
+  /* Disposed meanwhile (which cancels the load and drops the document): nothing to show the
+   * file in, and the document was left as it was. */
+  if (self->opening == NULL || g_cancellable_is_cancelled (self->opening))
     return;
   before = km_document_get_project (self->document);
   opened = km_document_import_file_finish (KM_DOCUMENT (source), result, &error);
