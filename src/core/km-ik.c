@@ -91,6 +91,7 @@
 #define REFINE_ITERATIONS   200
 #define FIT_STARTS          4    /* local minima of the restarts the orientation fit starts from */
 #define FIT_STARTS_APART    0.1  /* rad or m: minima nearer than this are one */
+#define WRAP_GAP            0.05 /* rad: a range this near a whole turn nearly wraps */
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
@@ -1804,6 +1805,39 @@ solve_one (const KmIkProblem *p,
             (n_var < 6 && (n_same >= 3 || (pos_met && attempts > 30))))
           break;
         random_start (&w, sp, attempts);
+      }
+
+    /* A joint stopped on a limit that nearly meets its other limit a turn away (a range of
+     * almost 2π, as ±3.14): the pose may lie just across that gap, which no descent crosses.
+     * Once more from the other limit, the rest as it was. */
+    for (guint v = 0; v < n_var && !continuous && !eval_converged (&w, &best) && !w.cancelled;
+         v++)
+      {
+        double range = w.hi[v] - w.lo[v], other;
+        Eval ev;
+
+        if (!w.is_rot[v] || w.m_lead[v] != -1 || !(fabs (range - 2 * G_PI) < WRAP_GAP))
+          continue;
+        if (w.q_best[v] >= w.hi[v])
+          other = w.lo[v];
+        else if (w.q_best[v] <= w.lo[v])
+          other = w.hi[v];
+        else
+          continue;
+        memcpy (w.q, w.q_best, n_var * sizeof (double));
+        w.q[v] = other;
+        ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
+        if (ev.merit < best_merit.merit)
+          {
+            best_merit = ev;
+            memcpy (q_merit, w.q, n_var * sizeof (double));
+          }
+        if (eval_better (&w, &ev, &best))
+          {
+            best = ev;
+            TRACE_STAGE ("wrap-gap");
+            memcpy (w.q_best, w.q, n_var * sizeof (double));
+          }
       }
 
     if (!eval_converged (&w, &best) && !w.cancelled && (!continuous || restart))
