@@ -36,28 +36,8 @@ typedef struct
   int          height;
 } Fixture;
 
-static void
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-}
-
-typedef gboolean (*Condition) (Fixture *f);
-
-static gboolean
-wait_for (Fixture   *f,
-          Condition  condition,
-          guint      ms)
-{
-  gboolean late = FALSE;
-  guint id = g_timeout_add_once (ms, timeout_cb, &late);
-
-  while (!condition (f) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  return condition (f);
-}
+/* test_app_wait_until() for a condition on the fixture. */
+#define wait_for(f, condition, ms) test_app_wait_until ((GSourceFunc) (condition), (f), (ms))
 
 static guint wait_renders_target;
 
@@ -444,20 +424,20 @@ test_uncheck_hides_body (Fixture       *f,
 /* The message pane says so when it is empty (after Clear), and shows the list again when a
  * message comes. */
 static void
-test_messages_placeholder (Fixture       *f,
+test_messages_when_empty (Fixture       *f,
                            gconstpointer  data)
 {
-  GtkWidget *placeholder = test_app_find_label (GTK_WIDGET (f->window), "No messages");
+  GtkWidget *empty = test_app_find_label (GTK_WIDGET (f->window), "No messages");
 
   g_assert_true (wait_for (f, solved, 20000));
-  g_assert_nonnull (placeholder);
-  g_assert_false (gtk_widget_get_visible (placeholder));
+  g_assert_nonnull (empty);
+  g_assert_false (gtk_widget_get_visible (empty));
 
   km_document_clear_messages (f->document);
-  g_assert_true (gtk_widget_get_visible (placeholder));
+  g_assert_true (gtk_widget_get_visible (empty));
 
   km_document_log (f->document, G_LOG_LEVEL_INFO, "%s", "hello");
-  g_assert_false (gtk_widget_get_visible (placeholder));
+  g_assert_false (gtk_widget_get_visible (empty));
 }
 
 /* The menu bar (every command, also those without a button: Export Animation, Save for
@@ -644,14 +624,8 @@ test_time_bar_marks (Fixture       *f,
 
   /* Drawn: red at the keyframe's column (beside its tick), none at frame 0 */
   g_assert_true (wait_for (f, strip_mapped, 10000));
-  {
-    gboolean late = FALSE;
-
-    /* the paintable shows the strip as last drawn */
-    g_timeout_add_once (100, timeout_cb, &late);
-    while (!late)
-      g_main_context_iteration (NULL, TRUE);
-  }
+  /* the paintable shows the strip as last drawn */
+  test_app_spin_for (100);
   pixels = grab_widget (strip, &width, &height);
   g_assert_true (km_time_bar_get_keyframe_point (bar, key.frame, &x, &y));
   g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (bar), strip, x, y, &x, &y));
@@ -683,8 +657,8 @@ main (int    argc,
               fixture_setup, test_open_broken_file, fixture_teardown);
   g_test_add ("/kinema/Window/uncheck-hides-body", Fixture, NULL,
               fixture_setup, test_uncheck_hides_body, fixture_teardown);
-  g_test_add ("/kinema/Window/messages-placeholder", Fixture, NULL,
-              fixture_setup, test_messages_placeholder, fixture_teardown);
+  g_test_add ("/kinema/Window/messages-when-empty", Fixture, NULL,
+              fixture_setup, test_messages_when_empty, fixture_teardown);
   g_test_add ("/kinema/Window/menubar-shown", Fixture, NULL,
               fixture_setup, test_menubar_shown, fixture_teardown);
   g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
