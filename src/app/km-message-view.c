@@ -18,7 +18,7 @@ struct _KmMessageView
   /* Template widgets */
   GtkListView       *list_view;
   GtkScrolledWindow *scroller;
-  GtkWidget         *placeholder;   /* instead of the list while it is empty */
+  GtkWidget         *empty_label;   /* instead of the list while it is empty */
 
   /* Owned */
   KmDocument        *document;
@@ -57,7 +57,7 @@ messages_items_changed_cb (KmMessageView *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.clear", any);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "messages.copy", any);
   gtk_widget_set_visible (GTK_WIDGET (self->scroller), any);
-  gtk_widget_set_visible (self->placeholder, !any);
+  gtk_widget_set_visible (self->empty_label, !any);
   if (added > 0)
     g_idle_add_once (scroll_to_end_cb, g_object_ref (self));
 }
@@ -169,7 +169,7 @@ km_message_view_class_init (KmMessageViewClass *klass)
                                                "/io/github/kinema/Kinema/ui/km-message-view.ui");
   gtk_widget_class_bind_template_child (widget_class, KmMessageView, list_view);
   gtk_widget_class_bind_template_child (widget_class, KmMessageView, scroller);
-  gtk_widget_class_bind_template_child (widget_class, KmMessageView, placeholder);
+  gtk_widget_class_bind_template_child (widget_class, KmMessageView, empty_label);
 
   gtk_widget_class_install_action (widget_class, "messages.clear", NULL, clear_action);
   gtk_widget_class_install_action (widget_class, "messages.copy", NULL, copy_action);

@@ -824,6 +824,16 @@ setup_settings (KmWindow *self)
                            G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
 }
 
+/* The menu bar (the application's gtk/menus.ui): show-menubar is a construct property, so
+ * a template cannot set it (its default would come after); it is set once constructed. */
+static void
+km_window_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (km_window_parent_class)->constructed (object);
+
+  gtk_application_window_set_show_menubar (GTK_APPLICATION_WINDOW (object), TRUE);
+}
+
 static void
 km_window_dispose (GObject *object)
 {
@@ -916,6 +926,7 @@ km_window_class_init (KmWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
+  object_class->constructed = km_window_constructed;
   object_class->dispose = km_window_dispose;
   object_class->get_property = km_window_get_property;
   object_class->set_property = km_window_set_property;
@@ -1040,9 +1051,7 @@ km_window_new (GtkApplication *application)
 {
   g_return_val_if_fail (application == NULL || GTK_IS_APPLICATION (application), NULL);
 
-  /* show-menubar is a construct property: set here, or its default (FALSE) replaces the
-   * template's value after the template is built. */
-  return g_object_new (KM_TYPE_WINDOW, "application", application, "show-menubar", TRUE, NULL);
+  return g_object_new (KM_TYPE_WINDOW, "application", application, NULL);
 }
 
 KmDocument *
