@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-ik.h"
+#include "km-ik-private.h"
 #include "km-ik-srs.h"
 
 /*
@@ -62,7 +63,7 @@
  * most CONT_MAX_STEP per joint and iteration, a trust region), then sub-targets from the
  * seed's pose, for a revolute joint with more than a turn of range that ran into its limit
  * the same pose a turn further inside, restarts near the seed, the position-priority fit;
- * far restarts last. A converged answer that moved a joint more than CONT_JUMP is kept only
+ * far restarts last. A converged answer that moved a joint more than KM_IK_CONT_JUMP is kept only
  * until one nearer to the seed converges. A chain with fewer than six DOFs whose seed
  * misses the orientation by far more than one frame explains (CONT_UNREACHED) follows the
  * best fit from the seed: position met, then orientation steps in the null space of the
@@ -95,13 +96,11 @@
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
-#define CONT_JUMP           0.5    /* rad or m: a motion's answer moved no joint further */
 #define CONT_MAX_STEP       0.2    /* rad or m: a motion's largest joint step per iteration */
 #define CONT_UNREACHED      0.2    /* rad: a seed missing the orientation by more had missed it */
 #define CONT_FIT_RADIUS     0.25   /* rad or m: a motion's fit moves no joint further per frame */
 #define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
 #define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */
-#define MOMENTUM_GAIN       0.5    /* a trajectory extrapolates half the last frame's step */
 
 G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
 
@@ -185,23 +184,6 @@ safe_norm3 (KmVec3 v)
     return G_MAXDOUBLE;
   v = km_vec3_scale (v, 1.0 / m);
   return m * sqrt (km_vec3_dot (v, v));
-}
-
-static guint64
-rng_next (guint64 *state)
-{
-  /* splitmix64 */
-  guint64 z = (*state += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
-
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
-static double
-rng_uniform (guint64 *state)
-{
-  return (rng_next (state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static double
@@ -1083,7 +1065,7 @@ random_start (Work         *w,
 
   for (guint v = 0; v < w->n_var; v++)
     {
-      double lo = w->lo[v], hi = w->hi[v], u = rng_uniform (&w->rng);
+      double lo = w->lo[v], hi = w->hi[v], u = km_ik_rng_uniform (&w->rng);
 
       if (spread > 0)
         {
@@ -1121,18 +1103,6 @@ keep_nearest (Work         *w,
   *best = *ev;
   *best_dist = d;
   memcpy (w->q_best, w->q, w->n_var * sizeof (double));
-  return TRUE;
-}
-
-static gboolean
-target_is_finite (const KmTransform *t)
-{
-  if (!km_vec3_is_finite (t->pos))
-    return FALSE;
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++)
-      if (!isfinite (t->rot.m[r][c]))
-        return FALSE;
   return TRUE;
 }
 
@@ -1308,8 +1278,8 @@ fit_starts_offer (FitStarts  *starts,
   starts->n++;
 }
 
-static gboolean
-solve_one (const KmIkProblem *p,
+gboolean
+km_ik_solve_seeded (const KmIkProblem *p,
            const KmTransform *target,
            const double      *seed,
            guint64            random_seed,
@@ -1373,7 +1343,7 @@ solve_one (const KmIkProblem *p,
                    _("the end effector or the base is not a joint of the skeleton"));
       return FALSE;
     }
-  if (!target_is_finite (target) || !target_is_finite (&p->root_pose))
+  if (!km_ik_target_is_finite (target) || !km_ik_target_is_finite (&p->root_pose))
     {
       g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
                    _("the target pose is not a finite number"));
@@ -1569,7 +1539,7 @@ solve_one (const KmIkProblem *p,
          * to the target, ever finer); restarts close to the seed; for a pose that cannot be
          * met, the best position-priority fit from the seed. Every step is bounded
          * (max_step), and a converged answer that jumped (a joint moved more than
-         * CONT_JUMP) is kept only until a nearer one converges. Far restarts only when
+         * KM_IK_CONT_JUMP) is kept only until a nearer one converges. Far restarts only when
          * nothing converged near, and then the converged answer nearest to the seed wins. */
         double best_dist = INFINITY;
         Eval ev;
@@ -1606,7 +1576,7 @@ solve_one (const KmIkProblem *p,
                         /* Unless the orientation has come back within reach: one quick
                          * descent (it stalls at once where it cannot be met). */
                         ev = descend (&w, CONT_REACH_ITERS, FALSE);
-                        if (eval_converged (&w, &ev) && seed_distance (&w, w.q, sp) <= CONT_JUMP)
+                        if (eval_converged (&w, &ev) && seed_distance (&w, w.q, sp) <= KM_IK_CONT_JUMP)
                           {
                             best = ev;
                             TRACE_STAGE ("fit-first-met");
@@ -1646,7 +1616,7 @@ solve_one (const KmIkProblem *p,
         memcpy (q_merit, w.q, n_var * sizeof (double));
         if (eval_converged (&w, &ev))
           best_dist = seed_distance (&w, w.q, sp);
-        if (best_dist > CONT_JUMP && !w.cancelled)
+        if (best_dist > KM_IK_CONT_JUMP && !w.cancelled)
           {
             KmTransform from;
             KmVec3 rv;
@@ -1655,7 +1625,7 @@ solve_one (const KmIkProblem *p,
             path_fk (&w, sp, &from);
             rv = km_mat3_rotation_error (&from.rot, &target->rot);
             angle = safe_norm3 (rv);
-            for (guint n_sub = 4; n_sub <= 64 && best_dist > CONT_JUMP && !w.cancelled;
+            for (guint n_sub = 4; n_sub <= 64 && best_dist > KM_IK_CONT_JUMP && !w.cancelled;
                  n_sub *= 4)
               {
                 memcpy (w.q, sp, n_var * sizeof (double));
@@ -1683,7 +1653,7 @@ solve_one (const KmIkProblem *p,
                 if (keep_nearest (&w, &ev, sp, &best, &best_dist))
                   TRACE_STAGE ("subtargets");
               }
-            if (best_dist > CONT_JUMP && !w.cancelled)
+            if (best_dist > KM_IK_CONT_JUMP && !w.cancelled)
               {
                 /* A revolute joint with more than a turn of range that ran into a limit:
                  * the same pose a turn further inside keeps every other joint continuous
@@ -1694,9 +1664,9 @@ solve_one (const KmIkProblem *p,
                 for (guint v = 0; v < n_var; v++)
                   if (w.single[v] && w.is_rot[v] && w.hi[v] - w.lo[v] > 2 * G_PI)
                     {
-                      if (sp[v] - w.lo[v] < CONT_JUMP)
+                      if (sp[v] - w.lo[v] < KM_IK_CONT_JUMP)
                         w.q[v] += 2 * G_PI, wrapped = TRUE;
-                      else if (w.hi[v] - sp[v] < CONT_JUMP)
+                      else if (w.hi[v] - sp[v] < KM_IK_CONT_JUMP)
                         w.q[v] -= 2 * G_PI, wrapped = TRUE;
                     }
                 if (wrapped)
@@ -1715,7 +1685,7 @@ solve_one (const KmIkProblem *p,
                       }
                   }
               }
-            for (guint k = 1; k <= 3 && best_dist > CONT_JUMP && !w.cancelled; k++)
+            for (guint k = 1; k <= 3 && best_dist > KM_IK_CONT_JUMP && !w.cancelled; k++)
               {
                 random_start (&w, sp, k);
                 ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
@@ -1739,7 +1709,7 @@ solve_one (const KmIkProblem *p,
                   }
               }
           }
-        restart = best_dist > CONT_JUMP && !w.cancelled;
+        restart = best_dist > KM_IK_CONT_JUMP && !w.cancelled;
         if (restart)
           {
             /* Far restarts; only a converged answer nearer to the seed replaces the
@@ -2091,1059 +2061,8 @@ km_ik_solve (const KmIkProblem *problem,
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return solve_one (problem, &problem->target, problem->seed, problem->random_seed,
+  return km_ik_solve_seeded (problem, &problem->target, problem->seed, problem->random_seed,
                     problem->continuous, out, cancellable, error);
-}
-
-/* The largest change of one DOF between @a and @b. */
-static double
-dof_distance (const double *a,
-              const double *b,
-              guint         n_dof)
-{
-  double d = 0.0;
-
-  for (guint i = 0; i < n_dof; i++)
-    d = MAX (d, fabs (a[i] - b[i]));
-  return d;
-}
-
-/*
- * Momentum: the seed for frame k extrapolated from the answers to frames k−2 (@before) and
- * k−1 (@last), q_{k−1} + MOMENTUM_GAIN · (q_{k−1} − q_{k−2}), clamped into the limits.
- * FALSE (no extrapolation) when the motion stood still or its last step was a jump (a
- * joint moved more than CONT_JUMP): a jump is no velocity to continue.
- */
-static gboolean
-momentum_seed (const KmIkProblem *problem,
-               const double      *before,
-               const double      *last,
-               double            *ahead)
-{
-  double step = dof_distance (last, before, problem->n_dof);
-
-  if (!(step > 0.0) || step > CONT_JUMP)
-    return FALSE;
-  for (guint i = 0; i < problem->n_dof; i++)
-    ahead[i] = last[i] + MOMENTUM_GAIN * (last[i] - before[i]);
-  km_skeleton_clamp (problem->skeleton, ahead);
-  return TRUE;
-}
-
-/*
- * Trajectories: a motion tracked frame by frame (motion_frame), with a branch search that
- * looks ahead. Where the track jumps at frame k (some DOF moves more than CONT_JUMP between
- * frames, as when a joint runs into its limit on the branch the motion started on), the
- * segment from its first frame s is tracked again from other starts, and the track that
- * jumps latest wins. The starts, in this order:
- *   - the answer the motion jumped to, then answers to frame k from TRAJ_JUMP_STARTS starts
- *     within the limits, each tracked backwards to s; where such a track itself jumps
- *     before s, the motion so far slides into it instead (merge_tracks: a redundant
- *     chain's self-motion, no jump);
- *   - the track so far again from s, and from TRAJ_PULL_LATE frames before the jump,
- *     drifting towards the middle of the ranges (traj_pulls);
- *   - in the first search of a segment only: s's answer with every revolute joint that has
- *     more than a turn of range (finite limits) turned by 2π towards its middle, then each
- *     such joint alone; answers to s's target from TRAJ_RANDOM_STARTS starts within the
- *     limits (through the analytic hook when the problem has one).
- * Each is tracked forwards until it jumps, at most TRAJ_WINDOW frames past k. Bounded work:
- * at most TRAJ_MAX_CANDIDATES starts per search and TRAJ_MAX_ROUNDS searches per segment,
- * and none once the jump is more than TRAJ_WINDOW frames past s. When no start gets past
- * k, the jump stands and a new segment begins at k, on the track through frame k that goes
- * furthest (Motion.fb). A search revises frames back to s only, so frames are final (and
- * handed to the caller) once they lie before the current segment or more than TRAJ_WINDOW
- * frames behind the track.
- */
-#define TRAJ_WINDOW          4096  /* frames a search may look back, and ahead */
-#define TRAJ_MAX_CANDIDATES  40    /* starts tracked per search */
-#define TRAJ_MAX_ROUNDS      4     /* searches per segment */
-#define TRAJ_RANDOM_STARTS   12    /* starts within the limits at s, first search only */
-#define TRAJ_JUMP_STARTS     20    /* starts within the limits at the frame that jumped */
-#define TRAJ_SAME            0.05  /* rad or m: starts nearer than this are one */
-#define TRAJ_MERGE_STEP      0.1   /* rad or m per frame: how fast one track slides into another */
-#define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
-
-/*
- * Routing (SRS arms, see km-ik-srs.c): before a motion is tracked, a shortest path through its
- * whole solution set (eight families × arm angles per frame) that no joint leaves by more
- * than a step per frame wherever such a path exists; the track then follows that route
- * (route_frame), which decides ahead of time the things a frame-by-frame track cannot know:
- * on which side of a singularity to pass and which family to be in when a joint's limit
- * comes, hundreds of frames later. Where the route passes a singularity of a spherical group
- * (its outer axes within ROUTE_ZONE_ANGLE of aligned, or a route step above ROUTE_ZONE_STEP)
- * its samples of the fast-turning joints mean little, so the track heads straight for where
- * the route comes out, on the branch it comes out on, passing through the singularity from
- * a seed mirrored through it when the group is within ROUTE_CROSS_ANGLE of it. Route nodes
- * near the stretched elbow are checked by a short solve (ROUTE_CHECK_ITERATIONS, converging
- * within ROUTE_CHECK_NEAR), since the closed form of a nearly-SRS arm misjudges its reach
- * there. A track that loses its route drifts back towards it by ROUTE_PULL per frame; a
- * jump it still makes goes to the branch search as before.
- */
-#define ROUTE_ZONE_ANGLE       0.0245 /* rad */
-#define ROUTE_ZONE_STEP        0.3    /* rad or m */
-#define ROUTE_CROSS_ANGLE      0.1    /* rad */
-#define ROUTE_CHECK_ITERATIONS 30
-#define ROUTE_CHECK_NEAR       0.3    /* rad or m */
-#define ROUTE_PULL             0.05   /* rad or m per frame */
-#define ROUTE_ON               0.05   /* rad or m: an answer this near the route follows it */
-/* Progress of an SRS arm's solve: the plain track's share when a routed pass may follow,
- * and the route's share of the routed pass (measured on iiwa7, 10 000 frames: 3 s of plain
- * track, 8 s of routing, 0.5 s of tracking the route). */
-#define PLAIN_PROGRESS_SHARE   0.25
-#define ROUTE_PROGRESS_SHARE   0.9
-
-/* Where a solve reports its progress: the part [from, to] of the whole that this pass is;
- * *shown is the last fraction reported, shared by the passes of one solve. */
-typedef struct
-{
-  KmIkProgressFunc func;
-  gpointer         data;
-  double           from, to;
-  double          *shown;
-} Progress;
-
-/* Reports @done (0 … 1) of @progress's pass when it moved the whole by a step worth telling
- * (1/500) or finished it; never backwards. */
-static void
-progress_report (const Progress *progress,
-                 double          done)
-{
-  double fraction;
-
-  if (progress == NULL || progress->func == NULL)
-    return;
-  fraction = progress->from + (progress->to - progress->from) * CLAMP (done, 0.0, 1.0);
-  if (fraction <= *progress->shown || (fraction - *progress->shown < 0.002 && done < 1.0))
-    return;
-  *progress->shown = fraction;
-  progress->func (fraction, progress->data);
-}
-
-/* rad or m per frame: drifts of a track towards the middle of the ranges that a search tries */
-static const double traj_pulls[] = { 0.01, 0.03 };
-
-typedef struct
-{
-  const KmIkProblem *problem;
-  const KmTransform *targets;
-  guint              n_dof;
-  GCancellable      *cancellable;
-  KmIkSolution       plain;   /* scratch of motion_frame */
-  double            *ahead;   /* n_dof: the extrapolated seed */
-  double            *start;   /* n_dof: a search's start */
-  double            *tried;   /* TRAJ_MAX_CANDIDATES × n_dof: a search's starts so far */
-  guint              n_seen;  /* how many of them are recorded */
-  double            *lo, *hi; /* n_dof limits */
-  double            *mid;     /* n_dof: the middle of the ranges */
-  double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
-  const KmIkSrs     *srs;     /* an SRS arm's closed form (the caller's), or NULL */
-  double            *route;   /* n_frames × n_dof: where its motion goes, or NULL */
-  guint             *route_exit; /* per frame: the first frame from there on where the route
-                                  * is clear of singular stretches */
-  double            *goal;    /* n_dof: where route_frame() heads */
-  const Progress    *routing; /* the route's part of the progress, or NULL */
-  /* A search's fallback: of the tracks through the frame that jumped, the one that goes
-   * furthest (valid from that frame to fb_stop, which jumped when fb_jumped), whether or not
-   * it reaches back to the segment's start. */
-  KmIkSolution      *fb;
-  guint              fb_stop;
-  gboolean           fb_jumped;
-  gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
-  gboolean          *on_path; /* n_dof: a DOF that the solve moves */
-} Motion;
-
-/* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. */
-static gboolean
-route_check (guint         frame,
-             const double *q,
-             gpointer      user_data)
-{
-  Motion *m = user_data;
-  KmIkProblem local = *m->problem;
-
-  local.max_iterations = ROUTE_CHECK_ITERATIONS;
-  local.max_restarts = 0;
-  local.analytic = NULL;
-  if (!solve_one (&local, &m->targets[frame], q, local.random_seed, TRUE, &m->plain, NULL, NULL))
-    return FALSE;
-  return m->plain.converged && dof_distance (m->plain.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
-}
-
-/*
- * Frame @k of a routed motion (see ROUTE_ZONE_ANGLE): of the converged answers within
- * CONT_JUMP of @last, the one nearest to where the route goes. Tried from the route's own
- * configuration (or, through a singular stretch, the way straight towards where the route
- * comes out of it), from @last, from half and a quarter of the way there, and, near a
- * singularity of the shoulder, the wrist or the elbow, from @last mirrored through it (how a
- * motion passes through into the other family). *@found is FALSE when none follows on.
- */
-static gboolean
-route_frame (Motion             *m,
-             guint               k,
-             const KmIkSolution *last,
-             KmIkSolution       *s,
-             gboolean           *found,
-             GError            **error)
-{
-  guint n_dof = m->n_dof, exit = m->route_exit[k];
-  const double *out = &m->route[(gsize) exit * n_dof];
-  double best_key = INFINITY;
-
-  if (exit > k)
-    for (guint d = 0; d < n_dof; d++)
-      m->goal[d] = last->q[d] + (out[d] - last->q[d]) / (double) (exit - k + 1);
-  else
-    memcpy (m->goal, out, n_dof * sizeof (double));
-
-  for (guint c = 0; c < 4 + KM_IK_SRS_SINGULARITIES; c++)
-    {
-      const double *seed = c == 0 ? m->goal : last->q;
-      double key;
-
-      if (c == 2 || c == 3)
-        {
-          double t = c == 2 ? 0.5 : 0.25;
-
-          if (best_key < 1e-3)
-            continue;
-          for (guint d = 0; d < n_dof; d++)
-            m->ahead[d] = last->q[d] + t * (m->goal[d] - last->q[d]);
-          seed = m->ahead;
-        }
-      else if (c >= 4)
-        {
-          if (!km_ik_srs_near_singular (m->srs, c - 4, last->q, ROUTE_CROSS_ANGLE))
-            continue;
-          memcpy (m->ahead, last->q, n_dof * sizeof (double));
-          km_ik_srs_cross (m->srs, c - 4, m->ahead);
-          seed = m->ahead;
-        }
-      if (!solve_one (m->problem, &m->targets[k], seed, m->problem->random_seed + k, TRUE,
-                      &m->plain, m->cancellable, error))
-        return FALSE;
-      if (!m->plain.converged || dof_distance (m->plain.q, last->q, n_dof) > CONT_JUMP)
-        continue;
-      /* Through a singular stretch, the branch the route comes out on counts first. */
-      key = dof_distance (m->plain.q, m->goal, n_dof);
-      if (exit > k)
-        key = km_ik_srs_branch_distance (m->srs, m->plain.q, out) +
-              0.1 * dof_distance (m->plain.q, last->q, n_dof);
-      if (key < best_key)
-        {
-          best_key = key;
-          km_ik_solution_copy_into (&m->plain, s);
-        }
-      /* On the route (outside singular stretches): nothing to choose. */
-      if (c == 0 && exit == k && best_key < ROUTE_ON)
-        break;
-    }
-  *found = isfinite (best_key);
-  return TRUE;
-}
-
-/*
- * The route of an SRS arm's motion over frames 0 .. @n − 1 (see ROUTE_ZONE_ANGLE), from
- * @first (the answer to frame 0) on, for the arm's closed form @srs; m->route and
- * m->route_exit, or both NULL when the motion cannot be routed or its route jumps
- * @max_jumps times or more (then it cannot do better than the plain track). FALSE only
- * when cancelled.
- */
-static void
-route_progress_cb (double   fraction,
-                   gpointer user_data)
-{
-  Motion *m = user_data;
-
-  progress_report (m->routing, fraction);
-}
-
-static gboolean
-motion_route (Motion             *m,
-              const KmIkSrs      *srs,
-              guint               n,
-              const KmIkSolution *first,
-              guint               max_jumps)
-{
-  guint n_dof = m->n_dof, jumps;
-  double *route;
-  guint *exit;
-
-  m->srs = srs;
-  if (n < 2)
-    return TRUE;
-  route = g_new (double, (gsize) n * n_dof);
-  if (!km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
-                        route_progress_cb, m, m->cancellable) || jumps >= max_jumps)
-    {
-      g_free (route);
-      return !g_cancellable_is_cancelled (m->cancellable);
-    }
-  exit = g_new (guint, n);
-  for (guint f = n; f-- > 0;)
-    {
-      const double *rq = &route[(gsize) f * n_dof];
-      gboolean singular = km_ik_srs_near_singular (m->srs, 0, rq, ROUTE_ZONE_ANGLE) ||
-                          km_ik_srs_near_singular (m->srs, 1, rq, ROUTE_ZONE_ANGLE) ||
-                          (f > 0 && dof_distance (rq, rq - n_dof, n_dof) > ROUTE_ZONE_STEP) ||
-                          (f + 1 < n && dof_distance (rq, rq + n_dof, n_dof) > ROUTE_ZONE_STEP);
-
-      exit[f] = singular && f + 1 < n ? exit[f + 1] : f;
-    }
-  m->route = route;
-  m->route_exit = exit;
-  return TRUE;
-}
-
-/*
- * Frame @k of a motion, warm-started from @last (the answer to the neighbouring frame the
- * motion comes from). With @before (the answer one further back, or %NULL) an extrapolated
- * seed is tried first (momentum: @last + MOMENTUM_GAIN · (@last − @before), not after a jump
- * nor after a frame that did not converge): its answer stands when it converged within
- * CONT_JUMP of @last; otherwise the frame is solved from @last as well and the converged
- * answer nearer to it wins (the plain one when neither converged). Random seed
- * problem->random_seed + k. A routed motion (m->route) goes where its route goes
- * (route_frame) and falls back to the above, drifting back towards the route, only where
- * that does not follow on.
- */
-static gboolean
-motion_frame (Motion             *m,
-              guint               k,
-              const double       *before,
-              const KmIkSolution *last,
-              KmIkSolution       *s,
-              GError            **error)
-{
-  const KmIkProblem *problem = m->problem;
-  guint64 random_seed = problem->random_seed + k;
-  guint n_dof = m->n_dof;
-  gboolean ok;
-
-  gboolean ahead;
-
-  if (m->route != NULL)
-    {
-      gboolean found;
-
-      if (!route_frame (m, k, last, s, &found, error))
-        return FALSE;
-      if (found)
-        return TRUE;
-    }
-  ahead = before != NULL && last->converged &&
-          momentum_seed (problem, before, last->q, m->ahead);
-
-  if (m->pull > 0.0 || m->route != NULL)
-    {
-      /* A search's track that drifts through its self-motion towards the middle; a routed
-       * motion that lost its route, back towards it. */
-      const double *to = m->route != NULL ? &m->route[(gsize) k * n_dof] : m->mid;
-      double rate = m->route != NULL ? ROUTE_PULL : m->pull;
-
-      if (!ahead)
-        memcpy (m->ahead, last->q, n_dof * sizeof (double));
-      for (guint d = 0; d < n_dof; d++)
-        if (m->on_path[d] && isfinite (to[d]))
-          m->ahead[d] += CLAMP (to[d] - m->ahead[d], -rate, rate);
-      km_skeleton_clamp (problem->skeleton, m->ahead);
-      ahead = TRUE;
-    }
-  if (!ahead)
-    return solve_one (problem, &m->targets[k], last->q, random_seed, TRUE, s, m->cancellable,
-                      error);
-
-  /* The extrapolated seed first: at a singular crossing it lies on the motion's own side,
-   * where the previous answer alone is ambiguous. */
-  ok = solve_one (problem, &m->targets[k], m->ahead, random_seed, TRUE, s, m->cancellable,
-                  error);
-  if (ok && !(s->converged && dof_distance (s->q, last->q, n_dof) <= CONT_JUMP))
-    {
-      ok = solve_one (problem, &m->targets[k], last->q, random_seed, TRUE, &m->plain,
-                      m->cancellable, error);
-      if (ok)
-        {
-          guint iterations = s->iterations + m->plain.iterations;
-          guint restarts = s->restarts + m->plain.restarts + 1;
-
-          if (!s->converged ||
-              (m->plain.converged &&
-               dof_distance (m->plain.q, last->q, n_dof) <= dof_distance (s->q, last->q, n_dof)))
-            km_ik_solution_copy_into (&m->plain, s);
-          s->iterations = iterations;
-          s->restarts = restarts;
-        }
-    }
-  return ok;
-}
-
-static gboolean
-motion_jumped (const Motion       *m,
-               const KmIkSolution *a,
-               const KmIkSolution *b)
-{
-  return dof_distance (a->q, b->q, m->n_dof) > CONT_JUMP;
-}
-
-/*
- * Tracks @buf forwards from frame @from (already solved) up to @limit. @stop is the first
- * frame that jumped (solved and stored, @jumped set) or @limit. @momentum: buf[from − 1] is
- * part of the same motion.
- */
-static gboolean
-track_forward (Motion       *m,
-               KmIkSolution *buf,
-               guint         from,
-               guint         limit,
-               gboolean      momentum,
-               guint        *stop,
-               gboolean     *jumped,
-               GError      **error)
-{
-  *jumped = FALSE;
-  for (guint k = from + 1; k < limit; k++)
-    {
-      const double *before = k >= 2 && (k - 1 > from || momentum) ? buf[k - 2].q : NULL;
-
-      if (!motion_frame (m, k, before, &buf[k - 1], &buf[k], error))
-        {
-          *stop = k;
-          return FALSE;
-        }
-      if (motion_jumped (m, &buf[k - 1], &buf[k]))
-        {
-          *stop = k;
-          *jumped = TRUE;
-          return TRUE;
-        }
-    }
-  *stop = limit;
-  return TRUE;
-}
-
-/* Tracks @buf backwards from frame @from (already solved) down to @to. @first: the earliest
- * frame reached without a jump (@to when none jumped). */
-static gboolean
-track_backward (Motion       *m,
-                KmIkSolution *buf,
-                guint         from,
-                guint         to,
-                guint        *first,
-                GError      **error)
-{
-  *first = from;
-  for (guint k = from; k-- > to;)
-    {
-      const double *before = k + 2 <= from ? buf[k + 2].q : NULL;
-
-      if (!motion_frame (m, k, before, &buf[k + 1], &buf[k], error))
-        return FALSE;
-      if (motion_jumped (m, &buf[k + 1], &buf[k]))
-        return TRUE;
-      *first = k;
-    }
-  return TRUE;
-}
-
-/*
- * Merges the track @cur (from frame @s, jumped at @k) into the branch that @buf holds from
- * frame @a to @k (tracked backwards from the jump): from frame a + 1 on, each frame is solved
- * from the previous transition frame moved towards buf's answer by at most TRAJ_MERGE_STEP
- * per DOF, so that a redundant chain slides through its self-motion from one to the other
- * instead of jumping, until it is within TRAJ_SAME of buf's answer (before frame k).
- * *@merged when that worked without a jump; buf then holds cur[s .. a], the transition, and
- * its own frames after it.
- */
-static gboolean
-merge_tracks (Motion       *m,
-              KmIkSolution *cur,
-              KmIkSolution *buf,
-              guint         s,
-              guint         a,
-              guint         k,
-              gboolean     *merged,
-              GError      **error)
-{
-  guint n = m->n_dof;
-
-  *merged = FALSE;
-  for (guint f = a + 1; f < k; f++)
-    {
-      const double *prev = f == a + 1 ? cur[a].q : buf[f - 1].q;
-
-      for (guint d = 0; d < n; d++)
-        m->start[d] = prev[d] + CLAMP (buf[f].q[d] - prev[d], -TRAJ_MERGE_STEP, TRAJ_MERGE_STEP);
-      if (!solve_one (m->problem, &m->targets[f], m->start, m->problem->random_seed + f, TRUE,
-                      &m->plain, m->cancellable, error))
-        return FALSE;
-      if ((cur[f].converged && !m->plain.converged) ||
-          dof_distance (m->plain.q, prev, n) > CONT_JUMP)
-        return TRUE;
-      if (dof_distance (m->plain.q, buf[f].q, n) < TRAJ_SAME)
-        {
-          /* Arrived: buf's own frames follow. */
-          if (dof_distance (m->plain.q, buf[f + 1].q, n) > CONT_JUMP)
-            return TRUE;
-          km_ik_solution_copy_into (&m->plain, &buf[f]);
-          for (guint g = s; g <= a; g++)
-            km_ik_solution_copy_into (&cur[g], &buf[g]);
-          *merged = TRUE;
-          return TRUE;
-        }
-      km_ik_solution_copy_into (&m->plain, &buf[f]);
-    }
-  return TRUE;
-}
-
-/*
- * Start @c of a search at a frame whose current answer is @q, into m->start: 0 every
- * turnable joint turned by 2π towards its middle, 1 .. n_dof that DOF alone, then random
- * configurations of the path within the limits. FALSE when start @c does not exist (no joint
- * to turn, or the turn leaves the limits).
- */
-static gboolean
-search_start (Motion       *m,
-              const double *q,
-              guint         c,
-              guint64      *rng)
-{
-  guint n = m->n_dof;
-  gboolean any = FALSE;
-
-  memcpy (m->start, q, n * sizeof (double));
-  if (c <= n)
-    {
-      for (guint d = 0; d < n; d++)
-        if (m->turns[d] && (c == 0 || c == d + 1))
-          {
-            double x = q[d] > 0.5 * (m->lo[d] + m->hi[d]) ? q[d] - 2 * G_PI : q[d] + 2 * G_PI;
-
-            if (x >= m->lo[d] && x <= m->hi[d])
-              m->start[d] = x, any = TRUE;
-          }
-      return any;
-    }
-  for (guint d = 0; d < n; d++)
-    if (m->on_path[d])
-      {
-        double u = rng_uniform (rng), lo = m->lo[d], hi = m->hi[d];
-
-        if (isfinite (lo) && isfinite (hi))
-          m->start[d] = lo + u * (hi - lo);
-        else
-          m->start[d] = CLAMP (q[d] + (2 * u - 1) * G_PI, lo, hi);
-      }
-  return TRUE;
-}
-
-/* A search's start @q is new: not within TRAJ_SAME of one recorded (m->n_seen of them);
- * then it is recorded and counts as tried. Starts that a search tries without recording
- * them only count in @n_tried, so only recorded starts are ever compared. */
-static gboolean
-start_is_new (Motion       *m,
-              const double *q,
-              guint        *n_tried)
-{
-  for (guint i = 0; i < m->n_seen; i++)
-    if (dof_distance (q, &m->tried[i * m->n_dof], m->n_dof) < TRAJ_SAME)
-      return FALSE;
-  if (m->n_seen < TRAJ_MAX_CANDIDATES && *n_tried < TRAJ_MAX_CANDIDATES)
-    {
-      memcpy (&m->tried[m->n_seen++ * m->n_dof], q, m->n_dof * sizeof (double));
-      (*n_tried)++;
-    }
-  return TRUE;
-}
-
-/*
- * The branch search of the segment that starts at frame @s, whose track @cur jumped at frame
- * @k (see the comment above TRAJ_WINDOW). Candidate tracks go to *@alt, the best so far to
- * *@best (the two are swapped as needed); when one gets past @k it replaces cur[s ..] and
- * @reach is its end: the frame where it jumped (@jumped) or @horizon.
- */
-static gboolean
-branch_search (Motion        *m,
-               KmIkSolution  *cur,
-               KmIkSolution **alt,
-               KmIkSolution **best,
-               guint          s,
-               guint          k,
-               guint          horizon,
-               gboolean       first_round,
-               guint         *reach,
-               gboolean      *jumped,
-               GError       **error)
-{
-  guint best_reach = k, n_tried = 0, stop, last, first;
-  gboolean best_jumped = TRUE, jmp, ok;
-  guint64 rng = m->problem->random_seed ^ (G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) * (s + 1));
-  guint n_starts = m->n_dof + 1 + TRAJ_RANDOM_STARTS;
-  KmIkSolution *tmp;
-
-  m->n_seen = 0;
-  start_is_new (m, cur[s].q, &n_tried);
-  m->fb_stop = 0;
-
-  /* The branch the motion jumped to, then other answers to frame k, each followed back to
-   * s; or, where that does not reach that far, merged into from the track so far (see
-   * merge_tracks). The best of those that do neither is the fallback. */
-  for (guint c = 0; c <= TRAJ_JUMP_STARTS && n_tried < TRAJ_MAX_CANDIDATES &&
-                    (best_jumped || best_reach < horizon); c++)
-    {
-      gboolean merged;
-
-      if (c == 0)
-        km_ik_solution_copy_into (&cur[k], &(*alt)[k]);
-      else
-        {
-          search_start (m, cur[k].q, m->n_dof + c, &rng);
-          if (!solve_one (m->problem, &m->targets[k], m->start, m->problem->random_seed + k,
-                          FALSE, &(*alt)[k], m->cancellable, error))
-            return FALSE;
-          if ((cur[k].converged && !(*alt)[k].converged) ||
-              dof_distance ((*alt)[k].q, cur[k].q, m->n_dof) < TRAJ_SAME ||
-              dof_distance ((*alt)[k].q, cur[k - 1].q, m->n_dof) <= CONT_JUMP)
-            continue;
-          n_tried++;
-        }
-      if (!track_backward (m, *alt, k, s, &first, error))
-        return FALSE;
-      if (first == s ? !start_is_new (m, (*alt)[s].q, &n_tried) : first == k)
-        continue;
-      merged = first == s;
-      if (!track_forward (m, *alt, k, horizon, TRUE, &stop, &jmp, error))
-        return FALSE;
-      if (stop > best_reach && !merged &&
-          !merge_tracks (m, cur, *alt, s, first, k, &merged, error))
-        return FALSE;
-      if (stop > best_reach && merged)
-        {
-          best_reach = stop, best_jumped = jmp;
-          tmp = *alt, *alt = *best, *best = tmp;
-        }
-      else if (stop > m->fb_stop)
-        {
-          m->fb_stop = stop, m->fb_jumped = jmp;
-          tmp = *alt, *alt = m->fb, m->fb = tmp;
-        }
-    }
-  /* The track so far again, drifting towards the middle of the ranges: from s, and from
-   * TRAJ_PULL_LATE frames before the jump. */
-  for (guint c = 0; c < 2 * G_N_ELEMENTS (traj_pulls) && n_tried < TRAJ_MAX_CANDIDATES &&
-                    (best_jumped || best_reach < horizon); c++)
-    {
-      guint from = c % 2 == 0 ? s : MAX (s, k > TRAJ_PULL_LATE ? k - TRAJ_PULL_LATE : 0);
-
-      if (c % 2 == 1 && from == s)
-        continue;
-      n_tried++;
-      for (guint f = s; f <= from; f++)
-        km_ik_solution_copy_into (&cur[f], &(*alt)[f]);
-      m->pull = traj_pulls[c / 2];
-      ok = track_forward (m, *alt, from, horizon, from > s, &stop, &jmp, error);
-      m->pull = 0.0;
-      if (!ok)
-        return FALSE;
-      if (stop > best_reach)
-        {
-          best_reach = stop, best_jumped = jmp;
-          tmp = *alt, *alt = *best, *best = tmp;
-        }
-    }
-  if (!first_round)
-    n_starts = 0;
-
-  for (guint c = 0; c < n_starts && n_tried < TRAJ_MAX_CANDIDATES &&
-                    (best_jumped || best_reach < horizon); c++)
-    {
-      gboolean turn = c <= m->n_dof;
-
-      if (!search_start (m, cur[s].q, c, &rng))
-        continue;
-      /* A turn is the same pose: kept on its branch. A random start goes where it goes. */
-      if (!solve_one (m->problem, &m->targets[s], m->start, m->problem->random_seed + s, turn,
-                      &(*alt)[s], m->cancellable, error))
-        return FALSE;
-      if ((cur[s].converged && !(*alt)[s].converged) || !start_is_new (m, (*alt)[s].q, &n_tried))
-        continue;
-      if (!track_forward (m, *alt, s, horizon, FALSE, &stop, &jmp, error))
-        return FALSE;
-      if (stop > best_reach)
-        {
-          best_reach = stop, best_jumped = jmp;
-          tmp = *alt, *alt = *best, *best = tmp;
-        }
-    }
-
-  *reach = best_reach;
-  *jumped = best_jumped;
-  if (best_reach == k)
-    return TRUE;
-  last = best_jumped ? best_reach : best_reach - 1;
-  for (guint f = s; f <= last; f++)
-    km_ik_solution_copy_into (&(*best)[f], &cur[f]);
-  return TRUE;
-}
-
-/* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile. */
-static gboolean
-motion_emit (KmIkSolution  *cur,
-             guint          from,
-             guint          to,
-             KmIkSolution  *out,
-             KmIkFrameFunc  frame_done,
-             gpointer       user_data,
-             GCancellable  *cancellable,
-             GError       **error)
-{
-  for (guint f = from; f < to; f++)
-    {
-      if (out != NULL)
-        km_ik_solution_copy_into (&cur[f], &out[f]);
-      if (frame_done != NULL)
-        frame_done (f, &cur[f], user_data);
-      /* The last two stay: the motion goes on from them. */
-      if (f + 2 < to)
-        km_ik_solution_clear (&cur[f]);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* How many frames of @motion moved a DOF more than CONT_JUMP from the frame before. */
-static guint
-count_jumps (const KmIkSolution *motion,
-             guint               n_frames)
-{
-  guint jumps = 0;
-
-  for (guint f = 1; f < n_frames; f++)
-    jumps += dof_distance (motion[f].q, motion[f - 1].q, motion[f].n_dof) > CONT_JUMP;
-  return jumps;
-}
-
-/* km_ik_solve_trajectory() without its choice: plain (@srs NULL) or routed along the
- * closed form @srs of the problem's arm, where a route that jumps @max_route_jumps times or
- * more is not followed: then *@routed is FALSE and nothing is solved. */
-static gboolean
-solve_motion (const KmIkProblem *problem,
-              const KmTransform *targets,
-              guint              n_frames,
-              KmIkSolution      *out,
-              KmIkFrameFunc      frame_done,
-              gpointer           user_data,
-              const Progress    *progress,
-              const KmIkSrs     *srs,
-              guint              max_route_jumps,
-              gboolean          *routed,
-              GCancellable      *cancellable,
-              GError           **error)
-{
-  Motion m = { 0 };
-  const KmJoint *joints;
-  KmIkSolution *bufs[4] = { NULL };
-  KmIkSolution *cur, *alt, *best;
-  guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0;
-  gboolean ok, pending = FALSE, searched;
-  Progress routing, tracking;  /* a routed pass's two parts: routing, then tracking */
-
-  if (n_frames == 0)
-    return TRUE;
-  n_dof = problem->n_dof;
-  /* Frames up to the first unusable target are solved; that one reports the error. */
-  while (n_valid < n_frames && target_is_finite (&targets[n_valid]))
-    n_valid++;
-
-  m.problem = problem;
-  m.targets = targets;
-  m.n_dof = n_dof;
-  m.cancellable = cancellable;
-  m.ahead = g_new (double, MAX (n_dof, 1) * (7 + TRAJ_MAX_CANDIDATES));
-  m.start = m.ahead + MAX (n_dof, 1);
-  m.lo = m.start + MAX (n_dof, 1);
-  m.hi = m.lo + MAX (n_dof, 1);
-  m.mid = m.hi + MAX (n_dof, 1);
-  m.goal = m.mid + MAX (n_dof, 1);
-  m.tried = m.goal + MAX (n_dof, 1);
-  m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
-  m.on_path = m.turns + MAX (n_dof, 1);
-  km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
-  km_skeleton_get_mid_range (problem->skeleton, m.mid);
-  joints = km_skeleton_get_joints (problem->skeleton);
-  if (problem->effector >= 0 &&
-      (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
-    for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
-      for (guint d = 0; d < joints[j].n_dof; d++)
-        {
-          int dof = joints[j].dof_index + (int) d;
-
-          m.on_path[dof] = joints[j].mimic < 0;
-          m.turns[dof] = m.on_path[dof] && joints[j].type == KM_JOINT_REVOLUTE &&
-                         isfinite (m.lo[dof]) && isfinite (m.hi[dof]) &&
-                         m.hi[dof] - m.lo[dof] > 2 * G_PI;
-        }
-  for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
-    bufs[i] = g_new0 (KmIkSolution, MAX (n_valid, 1));
-  cur = bufs[0], alt = bufs[1], best = bufs[2], m.fb = bufs[3];
-
-  /* Frame 0 starts from the problem's seed, not from a motion (unless the problem says so):
-   * it gets the best answer wherever it is. */
-  ok = n_valid == 0 ||
-       solve_one (problem, &targets[0], problem->seed, problem->random_seed,
-                  problem->continuous, &cur[0], cancellable, error);
-  /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
-  if (routed != NULL)
-    *routed = FALSE;
-  if (ok && srs != NULL && n_valid >= 2)
-    {
-      if (progress != NULL)
-        {
-          routing = tracking = *progress;
-          routing.to = tracking.from =
-            progress->from + (progress->to - progress->from) * ROUTE_PROGRESS_SHARE;
-          m.routing = &routing;
-          progress = &tracking;
-        }
-      ok = motion_route (&m, srs, n_valid, &cur[0], max_route_jumps);
-      progress_report (m.routing, 1.0);
-      if (!ok)
-        g_cancellable_set_error_if_cancelled (cancellable, error);
-      else if (m.route != NULL)
-        ok = solve_one (problem, &targets[0], m.route, problem->random_seed, TRUE, &cur[0],
-                        cancellable, error);
-      if (routed != NULL)
-        *routed = ok && m.route != NULL;
-      if (ok && m.route == NULL)
-        goto done; /* nothing to gain over the plain track */
-    }
-  while (ok && n_valid > 0)
-    {
-      progress_report (progress, (double) valid / n_valid);
-      if (!pending)
-        {
-          if (valid >= n_valid)
-            break;
-          ok = motion_frame (&m, valid, valid >= 2 ? cur[valid - 2].q : NULL, &cur[valid - 1],
-                             &cur[valid], error);
-          if (!ok)
-            break;
-          pending = motion_jumped (&m, &cur[valid - 1], &cur[valid]);
-          valid++;
-        }
-      if (pending)
-        {
-          guint k = valid - 1;
-
-          searched = FALSE;
-          if (k - seg <= TRAJ_WINDOW && rounds < TRAJ_MAX_ROUNDS)
-            {
-              guint reach;
-              gboolean jumped;
-
-              rounds++;
-              searched = TRUE;
-              ok = branch_search (&m, cur, &alt, &best, seg, k, MIN (n_valid, k + TRAJ_WINDOW),
-                                  rounds == 1, &reach, &jumped, error);
-              if (!ok)
-                break;
-              if (reach > k)
-                {
-                  valid = jumped ? reach + 1 : reach;
-                  pending = jumped;
-                  continue;
-                }
-            }
-          /* No start gets further: the jump stands, a new segment begins, with the track
-           * through frame k that goes furthest. */
-          if (searched && m.fb_stop > k)
-            {
-              guint last = m.fb_jumped ? m.fb_stop : m.fb_stop - 1;
-
-              for (guint f = k; f <= last; f++)
-                km_ik_solution_copy_into (&m.fb[f], &cur[f]);
-              valid = last + 1;
-            }
-          seg = k;
-          rounds = 0;
-          pending = searched && m.fb_stop > k && m.fb_jumped;
-        }
-      /* Frames before the segment are final, and all of them once no search can reach back
-       * to the segment's start. */
-      {
-        guint final = valid - seg > TRAJ_WINDOW ? valid : seg;
-
-        if (final > emitted)
-          {
-            ok = motion_emit (cur, emitted, final, out, frame_done, user_data, cancellable,
-                              error);
-            emitted = final;
-          }
-      }
-    }
-  if (ok)
-    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, cancellable, error);
-  if (ok && n_valid < n_frames)
-    {
-      /* Reports the unusable target (and leaves the clamped seed in its frame). */
-      KmIkSolution *s = out != NULL ? &out[n_valid] : &m.plain;
-
-      ok = solve_one (problem, &targets[n_valid],
-                      n_valid > 0 ? (out != NULL ? out[n_valid - 1].q : problem->seed)
-                                  : problem->seed,
-                      problem->random_seed + n_valid, n_valid > 0 || problem->continuous, s,
-                      cancellable, error);
-    }
-  else if (!ok && emitted == 0 && valid == 1 && out != NULL && cur[0].q != NULL &&
-           !g_cancellable_is_cancelled (cancellable))
-    {
-      /* An unusable problem: frame 0 holds the clamped seed, as km_ik_solve() leaves it. */
-      km_ik_solution_copy_into (&cur[0], &out[0]);
-    }
-
-done:
-  for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
-    {
-      for (guint f = 0; f < MAX (n_valid, 1); f++)
-        km_ik_solution_clear (&bufs[i][f]);
-      g_free (bufs[i]);
-    }
-  km_ik_solution_clear (&m.plain);
-  g_free (m.ahead);
-  g_free (m.turns);
-  g_free (m.route);
-  g_free (m.route_exit);
-  return ok;
-}
-
-/**
- * km_ik_solve_trajectory:
- * @problem: the problem; its target is ignored, its seed starts frame 0
- * @targets: (array length=n_frames): the effector's world pose for every frame
- * @out: (nullable) (array length=n_frames): zero-filled or initialised solutions, one per
- *   frame; %NULL when @frame_done consumes the frames
- * @frame_done: (nullable) (scope call): called for every frame in order, on this thread
- *
- * Solves the frames as one continuous motion. Frame 0 starts from problem->seed as
- * km_ik_solve() would (continuous only when the problem says so); frame k is warm-started
- * from the answer to frame k − 1 with problem->continuous set, which keeps the motion on one
- * branch, after an extrapolated seed (momentum from frames k − 2 and k − 1, see
- * motion_frame). Where the motion would jump (a DOF moving more than CONT_JUMP between
- * frames), a branch search looks for a start at the segment's first frame whose track goes
- * further without a jump (see TRAJ_WINDOW above): so frame 0 keeps the seed's answer
- * whenever that can be tracked without a jump, and a jump remains only where no start tried
- * avoids it. Frames are final, and reach @out and @frame_done in order, once no search can
- * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
- * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
- * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
- * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
- * frame while it runs.
- *
- * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames
- * held back; where that leaves a jump and the route through the arm's whole solution set
- * (see ROUTE_ZONE_ANGLE) jumps fewer times, the motion is solved again along that route,
- * and the one with fewer jumps is handed over, after the whole motion is solved
- * (km_ik_solve_trajectory_full() reports the progress meanwhile).
- *
- * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
- *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
- */
-gboolean
-km_ik_solve_trajectory (const KmIkProblem *problem,
-                        const KmTransform *targets,
-                        guint              n_frames,
-                        KmIkSolution      *out,
-                        KmIkFrameFunc      frame_done,
-                        gpointer           user_data,
-                        GCancellable      *cancellable,
-                        GError           **error)
-{
-  return km_ik_solve_trajectory_full (problem, targets, n_frames, out, frame_done, NULL,
-                                      user_data, cancellable, error);
-}
-
-/**
- * km_ik_solve_trajectory_full:
- * @progress: (nullable) (scope call): called on this thread as the solve advances, with the
- *   fraction of the work done (0 … 1, rising, 1 last)
- * @user_data: data for @frame_done and @progress
- *
- * km_ik_solve_trajectory() that also reports its progress. Frames may be held back until
- * the end (see there); the progress moves all the same, at most about 500 times a solve.
- *
- * Returns: as km_ik_solve_trajectory()
- */
-gboolean
-km_ik_solve_trajectory_full (const KmIkProblem *problem,
-                             const KmTransform *targets,
-                             guint              n_frames,
-                             KmIkSolution      *out,
-                             KmIkFrameFunc      frame_done,
-                             KmIkProgressFunc   progress,
-                             gpointer           user_data,
-                             GCancellable      *cancellable,
-                             GError           **error)
-{
-  g_autoptr (KmIkSrs) srs = NULL;
-  KmIkSolution *motions[2] = { NULL };
-  guint jumps[2] = { 0, 0 }, pick = 0;
-  gboolean ok = TRUE;
-  double shown = 0.0;
-  Progress passes[2] = {
-    { progress, user_data, 0.0, 1.0, &shown },
-    { progress, user_data, 1.0, 1.0, &shown },
-  };
-
-  g_return_val_if_fail (problem != NULL, FALSE);
-  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (n_frames >= 2)
-    srs = km_ik_srs_new (problem);
-  if (srs == NULL)
-    return solve_motion (problem, targets, n_frames, out, frame_done, user_data, &passes[0],
-                         NULL, 0, NULL, cancellable, error);
-
-  /* The plain track; where it jumps, the routed one when its route jumps fewer times. Both
-   * passes may run: the plain one counts as the first part of the work, the rest goes to the
-   * routed one if it runs. */
-  passes[0].to = passes[1].from = PLAIN_PROGRESS_SHARE;
-  for (guint r = 0; r < 2 && ok && (r == 0 || jumps[0] > 0); r++)
-    {
-      gboolean routed = FALSE;
-
-      motions[r] = g_new0 (KmIkSolution, n_frames);
-      ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL, &passes[r],
-                         r == 0 ? NULL : srs, jumps[0], &routed, cancellable, NULL);
-      if (ok && r == 1 && !routed)
-        break;
-      if (ok)
-        jumps[r] = count_jumps (motions[r], n_frames);
-      if (ok && r == 1 && jumps[1] < jumps[0])
-        pick = 1;
-    }
-  if (ok)
-    for (guint f = 0; f < n_frames && ok; f++)
-      {
-        if (out != NULL)
-          km_ik_solution_copy_into (&motions[pick][f], &out[f]);
-        if (frame_done != NULL)
-          frame_done (f, &motions[pick][f], user_data);
-        ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
-      }
-  if (ok)
-    progress_report (&passes[1], 1.0);
-  for (guint r = 0; r < 2; r++)
-    if (motions[r] != NULL)
-      {
-        for (guint f = 0; f < n_frames; f++)
-          km_ik_solution_clear (&motions[r][f]);
-        g_free (motions[r]);
-      }
-  if (ok || (error != NULL && *error != NULL))
-    return ok;
-  /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
-  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, NULL, 0,
-                       NULL, cancellable, error);
 }
 
 /**
