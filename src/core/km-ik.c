@@ -161,9 +161,9 @@ typedef struct
 } Work;
 
 #ifdef KM_IK_TRACE
-#define TRACE_STAGE(s) (w.stage = (s))
+#define TRACE_STAGE(w, s) ((w)->stage = (s))
 #else
-#define TRACE_STAGE(s) ((void) 0)
+#define TRACE_STAGE(w, s) ((void) 0)
 #endif
 
 typedef struct
@@ -1230,7 +1230,6 @@ mimic_range (const KmJoint *joints,
   *hi = b;
 }
 
-/* Solves for @target from @seed (n_dof values, may alias out->q). */
 /*
  * The lowest local minima of a solve's restarts (their merit), at most FIT_STARTS of them
  * and FIT_STARTS_APART apart: where the pose cannot be met, the orientation fit starts
@@ -1278,15 +1277,589 @@ fit_starts_offer (FitStarts  *starts,
   starts->n++;
 }
 
+/*
+ * One solve's search, stage by stage: the answer so far (best, its values in w->q_best),
+ * the lowest merit any attempt reached (best_merit, its values in q_merit) and how many
+ * attempts were made.
+ */
+typedef struct
+{
+  const double *seed;         /* n_var: the seed's path values */
+  Eval          best;
+  Eval          best_merit;
+  double       *q_merit;      /* n_var */
+  guint         attempts;
+  gboolean      restart;      /* restarts from random starts are still to come */
+  FitStarts     fit_starts;
+} Search;
+
+/* w->q, evaluated as @ev, becomes the answer. */
+static void
+take_answer (Work       *w,
+             Search     *s,
+             const Eval *ev)
+{
+  s->best = *ev;
+  memcpy (w->q_best, w->q, w->n_var * sizeof (double));
+}
+
+/* @out's values: @seed, clamped into the limits, with linked joints coupled exactly (each
+ * master within the range that keeps its followers within theirs). */
+static void
+seed_within_limits (const KmSkeleton *skel,
+                    const double     *seed,
+                    guint             n_dof,
+                    KmIkSolution     *out)
+{
+  const KmJoint *joints = km_skeleton_get_joints (skel);
+  guint n_joints = km_skeleton_get_n_joints (skel);
+
+  if (out->q != seed)
+    memcpy (out->q, seed, n_dof * sizeof (double));
+  km_skeleton_clamp (skel, out->q);
+  if (!km_skeleton_has_mimic (skel))
+    return;
+  for (guint t = 0; t < n_joints; t++)
+    if (joints[t].mimic >= 0 && joints[t].mimic < (int) n_joints &&
+        joints[joints[t].mimic].dof_index >= 0)
+      {
+        double lo, hi;
+        int d = joints[joints[t].mimic].dof_index;
+
+        mimic_range (joints, n_joints, joints[t].mimic, &lo, &hi);
+        out->q[d] = CLAMP (out->q[d], lo, hi);
+      }
+  km_skeleton_apply_mimic (skel, out->q);
+}
+
+/* Points the per-variable arrays of @w into @d (17 doubles per variable), @v (2 vectors)
+ * and @i (8 ints). */
+static void
+work_lay_out (Work   *w,
+              double *d,
+              KmVec3 *v,
+              int    *i)
+{
+  guint n = w->n_var;
+
+  /* Doubles: col (6 per variable), lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
+   * m_offset, grad. Vectors: axis_w, point_w. Ints: var_dof, is_rot, active, single, euler,
+   * euler_fk, m_lead, held. */
+  w->col = d;
+  w->lo = w->col + 6 * n;
+  w->hi = w->lo + n;
+  w->q = w->hi + n;
+  w->q_trial = w->q + n;
+  w->q_best = w->q_trial + n;
+  w->dq = w->q_best + n;
+  w->q_save = w->dq + n;
+  w->q_ref = w->q_save + n;
+  w->m_ratio = w->q_ref + n;
+  w->m_offset = w->m_ratio + n;
+  w->grad = w->m_offset + n;
+  w->axis_w = v;
+  w->point_w = w->axis_w + n;
+  w->var_dof = i;
+  w->is_rot = w->var_dof + n;
+  w->active = w->is_rot + n;
+  w->single = w->active + n;
+  w->euler = w->single + n;
+  w->euler_fk = w->euler + n;
+  w->m_lead = w->euler_fk + n;
+  w->held = w->m_lead + n;
+  memset (w->held, 0, n * sizeof (gboolean));
+}
+
+/* Fills @w's path and variables from the joints @path (w->n_path of them, root first), their
+ * values from @q (all DOFs) and their limits; linked joints follow their master's variable,
+ * or stay constant when it is off the path. */
+static void
+work_load_path (Work         *w,
+                const int    *path,
+                const double *q)
+{
+  const KmJoint *joints = km_skeleton_get_joints (w->problem->skeleton);
+  guint n_joints = km_skeleton_get_n_joints (w->problem->skeleton);
+  guint v = 0;
+
+  for (guint k = 0; k < w->n_path; k++)
+    {
+      const KmJoint *j = &joints[path[k]];
+      PathJoint *pj = &w->path[k];
+
+      pj->type = j->type;
+      pj->has_frame = j->has_rotation;
+      km_mat3_from_quat (j->rotation, &pj->frame);
+      pj->offset = j->offset;
+      pj->axis = j->axis;
+      pj->var = j->n_dof > 0 ? (int) v : -1;
+      for (guint d = 0; d < j->n_dof; d++, v++)
+        {
+          w->var_dof[v] = j->dof_index + (int) d;
+          w->lo[v] = j->limits[d].limited ? j->limits[d].min : -INFINITY;
+          w->hi[v] = j->limits[d].limited ? j->limits[d].max : INFINITY;
+          w->is_rot[v] = j->type != KM_JOINT_PRISMATIC;
+          w->single[v] = j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC;
+          w->euler[v] = w->euler_fk[v] = FALSE;
+          w->q[v] = q[w->var_dof[v]];
+          w->m_lead[v] = -1;
+          w->m_ratio[v] = 0.0;
+          w->m_offset[v] = 0.0;
+          if (w->has_mimic && w->single[v])
+            mimic_range (joints, n_joints, path[k], &w->lo[v], &w->hi[v]);
+        }
+    }
+  for (guint k = 0; w->has_mimic && k < w->n_path; k++)
+    {
+      const KmJoint *j = &joints[path[k]];
+      int fv = w->path[k].var;
+
+      if (j->mimic < 0 || fv < 0 || j->n_dof != 1)
+        continue;
+      w->m_lead[fv] = -2;
+      w->m_offset[fv] = w->q[fv];
+      for (guint k2 = 0; k2 < w->n_path; k2++)
+        if (path[k2] == j->mimic && w->path[k2].var >= 0 &&
+            joints[j->mimic].n_dof == 1 && joints[j->mimic].mimic < 0)
+          {
+            w->m_lead[fv] = w->path[k2].var;
+            w->m_ratio[fv] = j->mimic_ratio;
+            w->m_offset[fv] = j->mimic_offset;
+          }
+    }
+  enforce_mimic (w, w->q);
+}
+
+/* The problem's analytic solver (a body handler's): its answer replaces the seed in w->q
+ * when it is no worse. @q: all DOFs, the seed. */
+static void
+try_analytic (Work              *w,
+              const KmTransform *target,
+              const double      *q)
+{
+  const KmIkProblem *p = w->problem;
+  g_autofree double *scratch = g_memdup2 (q, p->n_dof * sizeof (double));
+  KmTransform eff;
+  KmVec3 ep, er;
+  Eval ea, es;
+
+  if (!p->analytic (p, target, scratch, p->analytic_data))
+    return;
+  km_skeleton_clamp (p->skeleton, scratch);
+  for (guint v = 0; v < w->n_var; v++)
+    w->q_trial[v] = CLAMP (scratch[w->var_dof[v]], w->lo[v], w->hi[v]);
+  enforce_mimic (w, w->q_trial);
+  path_fk (w, w->q, &eff);
+  pose_error (w, &eff, &ep, &er, &es);
+  path_fk (w, w->q_trial, &eff);
+  pose_error (w, &eff, &ep, &er, &ea);
+  if (ea.merit <= es.merit)
+    memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+}
+
+/*
+ * A motion whose chain has too few DOFs for every pose: when the seed misses the orientation
+ * by far more than one frame of motion explains, the orientation has been out of reach, and
+ * the motion follows the best fit (position met, orientation gradient on the position's
+ * manifold zero) from the seed on; no restart can find an orientation that does not exist.
+ * TRUE when that fit is the answer.
+ */
+static gboolean
+motion_follow_fit (Work              *w,
+                   Search            *s,
+                   const KmTransform *target)
+{
+  const KmIkProblem *p = w->problem;
+  KmTransform from;
+  Eval ev;
+
+  path_fk (w, s->seed, &from);
+  if (km_mat3_rotation_angle (&from.rot, &target->rot) <= CONT_UNREACHED)
+    return FALSE;
+  /* Continuity over the last digits of a fit that cannot be met anyway: the fit stays near
+   * the seed (where the fit has two branches, on the seed's), and stops when a step gains
+   * little. */
+  w->anchor = s->seed;
+  w->fit_stall = CONT_FIT_STALL;
+  w->max_step = CONT_MAX_STEP;
+  ev = fit_priority (w, PRIORITY_ITERATIONS);
+  w->anchor = NULL;
+  w->fit_stall = 1e-10;
+  w->max_step = 0.0;
+  if (ev.pos_err > p->position_tolerance || w->cancelled)
+    {
+      memcpy (w->q, s->seed, w->n_var * sizeof (double));
+      return FALSE;
+    }
+  take_answer (w, s, &ev);
+  TRACE_STAGE (w, "fit-first");
+  if (!eval_converged (w, &ev))
+    {
+      /* Unless the orientation has come back within reach: one quick descent (it stalls at
+       * once where it cannot be met). */
+      ev = descend (w, CONT_REACH_ITERS, FALSE);
+      if (eval_converged (w, &ev) && seed_distance (w, w->q, s->seed) <= KM_IK_CONT_JUMP)
+        {
+          take_answer (w, s, &ev);
+          TRACE_STAGE (w, "fit-first-met");
+        }
+    }
+  s->attempts = 1;
+  return TRUE;
+}
+
+/* A motion's first attempt: the warm descent from the seed, patiently when it stalls (as
+ * near a singularity), then again in short steps (a trust region), which cannot be thrown
+ * along a near-singular direction onto another branch or into a limit. */
+static Eval
+motion_descend (Work   *w,
+                Search *s)
+{
+  Eval ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+
+  if (!eval_converged (w, &ev) && !w->cancelled)
+    ev = descend (w, REFINE_ITERATIONS, TRUE);
+  if (!eval_converged (w, &ev) && !w->cancelled)
+    {
+      Eval unbounded = ev;
+
+      memcpy (w->q_trial, w->q, w->n_var * sizeof (double));
+      memcpy (w->q, s->seed, w->n_var * sizeof (double));
+      w->max_step = CONT_MAX_STEP;
+      ev = descend (w, REFINE_ITERATIONS, TRUE);
+      if (!eval_converged (w, &ev) && !eval_better (w, &ev, &unbounded))
+        {
+          memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+          ev = unbounded;
+        }
+    }
+  return ev;
+}
+
+/* Continuation: sub-targets from the seed's pose to @target, ever finer, each met by a
+ * descent from the one before. */
+static void
+motion_subtargets (Work              *w,
+                   Search            *s,
+                   const KmTransform *target,
+                   double            *best_dist)
+{
+  KmTransform from;
+  KmVec3 rv;
+  double angle;
+  Eval ev;
+
+  path_fk (w, s->seed, &from);
+  rv = km_mat3_rotation_error (&from.rot, &target->rot);
+  angle = safe_norm3 (rv);
+  for (guint n_sub = 4; n_sub <= 64 && *best_dist > KM_IK_CONT_JUMP && !w->cancelled; n_sub *= 4)
+    {
+      memcpy (w->q, s->seed, w->n_var * sizeof (double));
+      for (guint k = 1; k <= n_sub && !w->cancelled; k++)
+        {
+          double t = (double) k / n_sub;
+
+          w->target.pos = km_vec3_add (from.pos, km_vec3_scale (km_vec3_sub (target->pos, from.pos), t));
+          if (angle > 1e-12 && k < n_sub)
+            {
+              KmMat3 inc;
+
+              km_mat3_from_axis_angle (km_vec3_scale (rv, 1.0 / angle), t * angle, &inc);
+              mat3_mul_into (&inc, &from.rot, &w->target.rot);
+            }
+          else
+            w->target.rot = target->rot;
+          ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+          if (!eval_converged (w, &ev))
+            break;
+        }
+      w->target = *target;
+      ev = evaluate (w);
+      s->attempts++;
+      if (keep_nearest (w, &ev, s->seed, &s->best, best_dist))
+        TRACE_STAGE (w, "subtargets");
+    }
+}
+
+/* A revolute joint with more than a turn of range that ran into a limit: the same pose a
+ * turn further inside keeps every other joint continuous (and leaves the joint its full
+ * room). */
+static void
+motion_turn_inside (Work   *w,
+                    Search *s,
+                    double *best_dist)
+{
+  const double *sp = s->seed;
+  gboolean turned = FALSE;
+  Eval ev;
+
+  memcpy (w->q, sp, w->n_var * sizeof (double));
+  for (guint v = 0; v < w->n_var; v++)
+    if (w->single[v] && w->is_rot[v] && w->hi[v] - w->lo[v] > 2 * G_PI)
+      {
+        if (sp[v] - w->lo[v] < KM_IK_CONT_JUMP)
+          w->q[v] += 2 * G_PI, turned = TRUE;
+        else if (w->hi[v] - sp[v] < KM_IK_CONT_JUMP)
+          w->q[v] -= 2 * G_PI, turned = TRUE;
+      }
+  if (!turned)
+    return;
+  enforce_mimic (w, w->q);
+  /* Measured from the turned seed: the turn itself is no jump. */
+  memcpy (w->q_ref, w->q, w->n_var * sizeof (double));
+  ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+  s->attempts++;
+  if (eval_converged (w, &ev) && seed_distance (w, w->q, w->q_ref) < *best_dist)
+    {
+      take_answer (w, s, &ev);
+      *best_dist = seed_distance (w, w->q, w->q_ref);
+      TRACE_STAGE (w, "wrap");
+    }
+}
+
+/* Far restarts; only a converged answer nearer to the seed replaces the current one. Free
+ * steps first; when nothing converges, the same starts in short steps. FALSE when the
+ * restarts of a plain solve must still follow: nothing converged and the position was not
+ * met, which it must be when it can be. */
+static gboolean
+motion_restart_far (Work   *w,
+                    Search *s,
+                    double *best_dist)
+{
+  const KmIkProblem *p = w->problem;
+  guint n_conv = 0;
+  Eval near = s->best, ev;
+
+  for (guint pass = 0; pass < 2 && n_conv == 0 && !w->cancelled; pass++)
+    {
+      w->max_step = pass == 0 ? 0.0 : CONT_MAX_STEP;
+      for (guint k = 0; k < (w->n_var < 6 ? 10u : 30u) && n_conv < 3 && !w->cancelled &&
+                        w->iterations < p->max_iterations; k++)
+        {
+          random_start (w, s->seed, 4 + k);
+          ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+          s->attempts++;
+          n_conv += eval_converged (w, &ev);
+          if (keep_nearest (w, &ev, s->seed, &s->best, best_dist))
+            TRACE_STAGE (w, "far");
+        }
+    }
+  if (!eval_converged (w, &s->best) && near.pos_err > p->position_tolerance && !w->cancelled)
+    {
+      random_start (w, s->seed, 4);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/*
+ * A motion (continuous: the seed is the previous frame's answer): answers near the seed's
+ * branch first. The warm descent (patiently when it stalls, as near a singularity);
+ * continuation (sub-targets from the seed's pose to the target, ever finer); a turn inside
+ * for a joint with more than a turn of range; restarts close to the seed; for a pose that
+ * cannot be met, the best position-priority fit from the seed. Every step is bounded
+ * (max_step), and a converged answer that jumped (a joint moved more than KM_IK_CONT_JUMP)
+ * is kept only until a nearer one converges. Far restarts only when nothing converged near,
+ * and then the converged answer nearest to the seed wins. Sets s->restart when the plain
+ * restarts must still follow.
+ */
+static void
+motion_search (Work              *w,
+               Search            *s,
+               const KmTransform *target)
+{
+  const KmIkProblem *p = w->problem;
+  double best_dist = INFINITY;
+  Eval ev;
+
+  s->restart = FALSE;
+  if (w->n_var < 6 && w->n_rows == 6 && motion_follow_fit (w, s, target))
+    return;
+  ev = motion_descend (w, s);
+  s->attempts = 1;
+  take_answer (w, s, &ev);
+  s->best_merit = ev;
+  TRACE_STAGE (w, "warm");
+  memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+  if (eval_converged (w, &ev))
+    best_dist = seed_distance (w, w->q, s->seed);
+  if (best_dist > KM_IK_CONT_JUMP && !w->cancelled)
+    {
+      motion_subtargets (w, s, target, &best_dist);
+      if (best_dist > KM_IK_CONT_JUMP && !w->cancelled)
+        motion_turn_inside (w, s, &best_dist);
+      for (guint k = 1; k <= 3 && best_dist > KM_IK_CONT_JUMP && !w->cancelled; k++)
+        {
+          random_start (w, s->seed, k);
+          ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+          s->attempts++;
+          if (keep_nearest (w, &ev, s->seed, &s->best, &best_dist))
+            TRACE_STAGE (w, "near");
+        }
+      if (!eval_converged (w, &s->best) && !w->cancelled && w->n_rows == 6)
+        {
+          /* From the seed itself: the weighted descent may have drifted to another branch,
+           * trading position for orientation. */
+          memcpy (w->q, s->seed, w->n_var * sizeof (double));
+          ev = fit_priority (w, PRIORITY_ITERATIONS);
+          /* Continuity first: it wins whenever it meets the position, even over a better
+           * orientation that the drifted descent found elsewhere. */
+          if (ev.pos_err <= p->position_tolerance || eval_better (w, &ev, &s->best))
+            {
+              take_answer (w, s, &ev);
+              TRACE_STAGE (w, "fit");
+            }
+        }
+    }
+  if (best_dist > KM_IK_CONT_JUMP && !w->cancelled)
+    s->restart = !motion_restart_far (w, s, &best_dist);
+}
+
+/* Restarts from random starts within the limits until one converges or the budget is spent
+ * (half of max_iterations, max_restarts attempts, 30 without a gain of merit; a chain with
+ * fewer than six DOFs also stops when the same minimum keeps coming back). w->q is the first
+ * start. */
+static void
+restart_search (Work   *w,
+                Search *s)
+{
+  const KmIkProblem *p = w->problem;
+  guint n_same = 0, no_gain = 0;
+  gboolean pos_met = FALSE;
+
+  for (;;)
+    {
+      Eval ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+      gboolean same = s->attempts > 3 && fabs (ev.merit - s->best.merit) <= 1e-9 * (1 + s->best.merit);
+
+      if (s->attempts == 0 || eval_better (w, &ev, &s->best))
+        {
+          n_same += same;
+          take_answer (w, s, &ev);
+          TRACE_STAGE (w, "fallback");
+        }
+      else
+        n_same += same;
+      if (ev.merit < s->best_merit.merit * (1 - 1e-6))
+        no_gain = 0;
+      else
+        no_gain++;
+      if (ev.merit < s->best_merit.merit)
+        {
+          s->best_merit = ev;
+          memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+        }
+      fit_starts_offer (&s->fit_starts, w, ev.merit);
+      s->attempts++;
+      if (ev.pos_err <= p->position_tolerance)
+        pos_met = TRUE;
+      if (eval_converged (w, &s->best) || w->cancelled ||
+          w->iterations >= p->max_iterations / 2 ||
+          s->attempts > p->max_restarts || no_gain >= 30 ||
+          (w->n_var < 6 && (n_same >= 3 || (pos_met && s->attempts > 30))))
+        return;
+      random_start (w, s->seed, s->attempts);
+    }
+}
+
+/* A joint stopped on a limit that nearly meets its other limit a turn away (a range of almost
+ * 2π, as ±3.14): the pose may lie just across that gap, which no descent crosses. Once more
+ * from the other limit, the rest as it was. */
+static void
+cross_wrap_gaps (Work   *w,
+                 Search *s)
+{
+  for (guint v = 0; v < w->n_var && !eval_converged (w, &s->best) && !w->cancelled; v++)
+    {
+      double range = w->hi[v] - w->lo[v], other;
+      Eval ev;
+
+      if (!w->is_rot[v] || w->m_lead[v] != -1 || !(fabs (range - 2 * G_PI) < WRAP_GAP))
+        continue;
+      if (w->q_best[v] >= w->hi[v])
+        other = w->lo[v];
+      else if (w->q_best[v] <= w->lo[v])
+        other = w->hi[v];
+      else
+        continue;
+      memcpy (w->q, w->q_best, w->n_var * sizeof (double));
+      w->q[v] = other;
+      ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
+      if (ev.merit < s->best_merit.merit)
+        {
+          s->best_merit = ev;
+          memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+        }
+      if (eval_better (w, &ev, &s->best))
+        {
+          take_answer (w, s, &ev);
+          TRACE_STAGE (w, "wrap-gap");
+        }
+    }
+}
+
+/* Out of reach, or orientation out of reach: converge patiently to the closest pose, then
+ * meet the position and fit the orientation in what freedom is left. */
+static void
+fit_unreachable (Work   *w,
+                 Search *s)
+{
+  const KmIkProblem *p = w->problem;
+  Eval ev;
+
+  memcpy (w->q, s->q_merit, w->n_var * sizeof (double));
+  ev = descend (w, REFINE_ITERATIONS, TRUE);
+  if (w->n_rows == 6 && !w->cancelled)
+    {
+      Eval fit;
+
+      ev = fit_priority (w, PRIORITY_ITERATIONS);
+      /* The position cannot be met from there: from random starts then; when it is out of
+       * reach, the closest position wins (kept in q_merit meanwhile). */
+      memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+      for (guint k = 0; k < 8 && !w->cancelled && ev.pos_err > p->position_tolerance; k++)
+        {
+          random_start (w, s->seed, 4);
+          fit = fit_priority (w, PRIORITY_ITERATIONS);
+          if (eval_better (w, &fit, &ev))
+            {
+              ev = fit;
+              memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+            }
+        }
+      /* The other low minima of the restarts, when the position is met: their fits may
+       * reach a better orientation. */
+      for (guint i = 1; i < s->fit_starts.n && !w->cancelled
+                        && ev.pos_err <= p->position_tolerance; i++)
+        {
+          memcpy (w->q, s->fit_starts.q[i], w->n_var * sizeof (double));
+          descend (w, REFINE_ITERATIONS, TRUE);
+          fit = fit_priority (w, PRIORITY_ITERATIONS);
+          if (eval_better (w, &fit, &ev))
+            {
+              ev = fit;
+              memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
+            }
+        }
+      memcpy (w->q, s->q_merit, w->n_var * sizeof (double));
+    }
+  if (eval_better (w, &ev, &s->best))
+    {
+      take_answer (w, s, &ev);
+      TRACE_STAGE (w, "refine");
+    }
+}
+
+/* Solves for @target from @seed (n_dof values, may alias out->q). */
 gboolean
 km_ik_solve_seeded (const KmIkProblem *p,
-           const KmTransform *target,
-           const double      *seed,
-           guint64            random_seed,
-           gboolean           continuous,
-           KmIkSolution      *out,
-           GCancellable      *cancellable,
-           GError           **error)
+                    const KmTransform *target,
+                    const double      *seed,
+                    guint64            random_seed,
+                    gboolean           continuous,
+                    KmIkSolution      *out,
+                    GCancellable      *cancellable,
+                    GError           **error)
 {
   const KmSkeleton *skel = p->skeleton;
   const KmJoint *joints = km_skeleton_get_joints (skel);
@@ -1296,40 +1869,23 @@ km_ik_solve_seeded (const KmIkProblem *p,
   double stack_d[KM_IK_STACK_DOF * 17];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
   int stack_i[KM_IK_STACK_DOF * 8];
+  double stack_seed[KM_IK_STACK_DOF];
+  double stack_merit[KM_IK_STACK_DOF];
   g_autofree int *heap_idx = NULL;
   g_autofree PathJoint *heap_path = NULL;
   g_autofree double *heap_d = NULL;
   g_autofree KmVec3 *heap_v = NULL;
   g_autofree int *heap_i = NULL;
+  g_autofree double *heap_seed = NULL;
+  g_autofree double *heap_merit = NULL;
   int *idx;
-  guint depth = 0, first = 0, n_var = 0, attempts = 0, n_same = 0, no_gain = 0;
+  guint depth = 0, first = 0, n_var = 0;
   Work w = { 0 };
-  Eval best, best_merit;
-  double *q_merit;
-  gboolean pos_met = FALSE;
-  FitStarts fit_starts = { .n = 0 };
+  Search s;
+  double *sp;
 
   ensure_solution (out, p->n_dof);
-  if (out->q != seed)
-    memcpy (out->q, seed, p->n_dof * sizeof (double));
-  km_skeleton_clamp (skel, out->q);
-  w.has_mimic = km_skeleton_has_mimic (skel);
-  if (w.has_mimic)
-    {
-      /* Masters within the ranges that keep their followers within limits; then the
-       * coupling exact. */
-      for (guint t = 0; t < n_joints; t++)
-        if (joints[t].mimic >= 0 && joints[t].mimic < (int) n_joints &&
-            joints[joints[t].mimic].dof_index >= 0)
-          {
-            double lo, hi;
-            int d = joints[joints[t].mimic].dof_index;
-
-            mimic_range (joints, n_joints, joints[t].mimic, &lo, &hi);
-            out->q[d] = CLAMP (out->q[d], lo, hi);
-          }
-      km_skeleton_apply_mimic (skel, out->q);
-    }
+  seed_within_limits (skel, seed, p->n_dof, out);
   out->iterations = 0;
   out->restarts = 0;
   out->converged = FALSE;
@@ -1384,7 +1940,9 @@ km_ik_solve_seeded (const KmIkProblem *p,
   w.pos_scale = 1.0;
   w.keep_branch = continuous;
   w.fit_stall = 1e-10;
+  w.has_mimic = km_skeleton_has_mimic (skel);
 
+  /* The joints above the base are fixed: their pose is the path's prefix. */
   w.prefix = p->root_pose;
   for (guint k = 0; k < first; k++)
     {
@@ -1403,477 +1961,59 @@ km_ik_solve_seeded (const KmIkProblem *p,
   if (w.n_path <= KM_IK_STACK_JOINTS && n_var <= KM_IK_STACK_DOF)
     {
       w.path = stack_path;
-      w.col = stack_d;
-      w.axis_w = stack_v;
-      w.var_dof = stack_i;
+      work_lay_out (&w, stack_d, stack_v, stack_i);
+      sp = stack_seed;
+      s.q_merit = stack_merit;
     }
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      w.col = heap_d = g_new (double, MAX (n_var, 1) * 17);
-      w.axis_w = heap_v = g_new (KmVec3, MAX (n_var, 1) * 2);
-      w.var_dof = heap_i = g_new (int, MAX (n_var, 1) * 8);
+      work_lay_out (&w, heap_d = g_new (double, MAX (n_var, 1) * 17),
+                    heap_v = g_new (KmVec3, MAX (n_var, 1) * 2),
+                    heap_i = g_new (int, MAX (n_var, 1) * 8));
+      sp = heap_seed = g_new (double, MAX (n_var, 1));
+      s.q_merit = heap_merit = g_new (double, MAX (n_var, 1));
     }
-  /* col: 6 per var; then lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
-   * m_offset, grad: 11 more. Ints: var_dof, is_rot, active, single, euler, euler_fk, m_lead,
-   * held. */
-  w.lo = w.col + 6 * n_var;
-  w.hi = w.lo + n_var;
-  w.q = w.hi + n_var;
-  w.q_trial = w.q + n_var;
-  w.q_best = w.q_trial + n_var;
-  w.dq = w.q_best + n_var;
-  w.q_save = w.dq + n_var;
-  w.q_ref = w.q_save + n_var;
-  w.m_ratio = w.q_ref + n_var;
-  w.m_offset = w.m_ratio + n_var;
-  w.grad = w.m_offset + n_var;
-  w.point_w = w.axis_w + n_var;
-  w.is_rot = w.var_dof + n_var;
-  w.active = w.is_rot + n_var;
-  w.single = w.active + n_var;
-  w.euler = w.single + n_var;
-  w.euler_fk = w.euler + n_var;
-  w.m_lead = w.euler_fk + n_var;
-  w.held = w.m_lead + n_var;
-  memset (w.held, 0, n_var * sizeof (gboolean));
-
-  {
-    guint v = 0;
-
-    for (guint k = 0; k < w.n_path; k++)
-      {
-        const KmJoint *j = &joints[idx[first + k]];
-        PathJoint *pj = &w.path[k];
-
-        pj->type = j->type;
-        pj->has_frame = j->has_rotation;
-        km_mat3_from_quat (j->rotation, &pj->frame);
-        pj->offset = j->offset;
-        pj->axis = j->axis;
-        pj->var = j->n_dof > 0 ? (int) v : -1;
-        for (guint d = 0; d < j->n_dof; d++, v++)
-          {
-            w.var_dof[v] = j->dof_index + (int) d;
-            w.lo[v] = j->limits[d].limited ? j->limits[d].min : -INFINITY;
-            w.hi[v] = j->limits[d].limited ? j->limits[d].max : INFINITY;
-            w.is_rot[v] = j->type != KM_JOINT_PRISMATIC;
-            w.single[v] = j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC;
-            w.euler[v] = w.euler_fk[v] = FALSE;
-            w.q[v] = out->q[w.var_dof[v]];
-            w.m_lead[v] = -1;
-            w.m_ratio[v] = 0.0;
-            w.m_offset[v] = 0.0;
-            if (w.has_mimic && w.single[v])
-              mimic_range (joints, n_joints, idx[first + k], &w.lo[v], &w.hi[v]);
-          }
-      }
-    /* Followers: with their master's path variable, or constant when it is off the path. */
-    for (guint k = 0; w.has_mimic && k < w.n_path; k++)
-      {
-        const KmJoint *j = &joints[idx[first + k]];
-        int fv = w.path[k].var;
-
-        if (j->mimic < 0 || fv < 0 || j->n_dof != 1)
-          continue;
-        w.m_lead[fv] = -2;
-        w.m_offset[fv] = w.q[fv];
-        for (guint k2 = 0; k2 < w.n_path; k2++)
-          if (idx[first + k2] == j->mimic && w.path[k2].var >= 0 &&
-              joints[j->mimic].n_dof == 1 && joints[j->mimic].mimic < 0)
-            {
-              w.m_lead[fv] = w.path[k2].var;
-              w.m_ratio[fv] = j->mimic_ratio;
-              w.m_offset[fv] = j->mimic_offset;
-            }
-      }
-    enforce_mimic (&w, w.q);
-  }
-
+  work_load_path (&w, idx + first, out->q);
   if (p->analytic != NULL)
-    {
-      g_autofree double *scratch = g_memdup2 (out->q, p->n_dof * sizeof (double));
-
-      if (p->analytic (p, target, scratch, p->analytic_data))
-        {
-          km_skeleton_clamp (skel, scratch);
-          for (guint v = 0; v < n_var; v++)
-            w.q_trial[v] = CLAMP (scratch[w.var_dof[v]], w.lo[v], w.hi[v]);
-          enforce_mimic (&w, w.q_trial);
-          {
-            KmTransform eff;
-            KmVec3 ep, er;
-            Eval ea, es;
-
-            path_fk (&w, w.q, &eff);
-            pose_error (&w, &eff, &ep, &er, &es);
-            path_fk (&w, w.q_trial, &eff);
-            pose_error (&w, &eff, &ep, &er, &ea);
-            if (ea.merit <= es.merit)
-              memcpy (w.q, w.q_trial, n_var * sizeof (double));
-          }
-        }
-    }
+    try_analytic (&w, target, out->q);
 
   /* The seed's own path values, for restarts around it. */
   memcpy (w.q_best, w.q, n_var * sizeof (double));
   for (guint v = 0; v < n_var; v++)
     w.dq[v] = 0.0;
-  {
-    double seed_path[KM_IK_STACK_DOF];
-    g_autofree double *seed_heap = NULL;
-    double *sp = n_var <= KM_IK_STACK_DOF ? seed_path
-                                          : (seed_heap = g_new (double, n_var));
-    double merit_best_q[KM_IK_STACK_DOF];
-    g_autofree double *merit_heap = NULL;
-    gboolean restart = TRUE;
+  memcpy (sp, w.q, n_var * sizeof (double));
+  s.seed = sp;
+  s.best = s.best_merit = (Eval) { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
+  s.attempts = 0;
+  s.restart = TRUE;
+  s.fit_starts.n = 0;
 
-    q_merit = n_var <= KM_IK_STACK_DOF ? merit_best_q : (merit_heap = g_new (double, n_var));
-    memcpy (sp, w.q, n_var * sizeof (double));
-    best = best_merit = (Eval) { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
-
-    if (continuous)
-      {
-        /* A motion: answers near the seed's branch first. The warm descent (patiently when
-         * it stalls, as near a singularity); continuation (sub-targets from the seed's pose
-         * to the target, ever finer); restarts close to the seed; for a pose that cannot be
-         * met, the best position-priority fit from the seed. Every step is bounded
-         * (max_step), and a converged answer that jumped (a joint moved more than
-         * KM_IK_CONT_JUMP) is kept only until a nearer one converges. Far restarts only when
-         * nothing converged near, and then the converged answer nearest to the seed wins. */
-        double best_dist = INFINITY;
-        Eval ev;
-
-        if (n_var < 6 && w.n_rows == 6)
-          {
-            /* Too few DOFs for every pose: when the seed misses the orientation by far
-             * more than one frame of motion explains, the orientation has been out of
-             * reach, and the motion follows the best fit (position met, orientation
-             * gradient on the position's manifold zero) from the seed on; no restart can
-             * find an orientation that does not exist. */
-            KmTransform from;
-
-            path_fk (&w, sp, &from);
-            if (km_mat3_rotation_angle (&from.rot, &target->rot) > CONT_UNREACHED)
-              {
-                /* Continuity over the last digits of a fit that cannot be met anyway:
-                 * the fit stays near the seed (where the fit has two branches, on the
-                 * seed's), and stops when a step gains little. */
-                w.anchor = sp;
-                w.fit_stall = CONT_FIT_STALL;
-                w.max_step = CONT_MAX_STEP;
-                ev = fit_priority (&w, PRIORITY_ITERATIONS);
-                w.anchor = NULL;
-                w.fit_stall = 1e-10;
-                w.max_step = 0.0;
-                if (ev.pos_err <= p->position_tolerance && !w.cancelled)
-                  {
-                    best = ev;
-                    TRACE_STAGE ("fit-first");
-                    memcpy (w.q_best, w.q, n_var * sizeof (double));
-                    if (!eval_converged (&w, &ev))
-                      {
-                        /* Unless the orientation has come back within reach: one quick
-                         * descent (it stalls at once where it cannot be met). */
-                        ev = descend (&w, CONT_REACH_ITERS, FALSE);
-                        if (eval_converged (&w, &ev) && seed_distance (&w, w.q, sp) <= KM_IK_CONT_JUMP)
-                          {
-                            best = ev;
-                            TRACE_STAGE ("fit-first-met");
-                            memcpy (w.q_best, w.q, n_var * sizeof (double));
-                          }
-                      }
-                    attempts = 1;
-                    restart = FALSE;
-                    goto motion_done;
-                  }
-                memcpy (w.q, sp, n_var * sizeof (double));
-              }
-          }
-        ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-        if (!eval_converged (&w, &ev) && !w.cancelled)
-          ev = descend (&w, REFINE_ITERATIONS, TRUE);
-        if (!eval_converged (&w, &ev) && !w.cancelled)
-          {
-            /* Again from the seed in short steps (a trust region), which cannot be thrown
-             * along a near-singular direction onto another branch or into a limit. */
-            Eval unbounded = ev;
-
-            memcpy (w.q_trial, w.q, n_var * sizeof (double));
-            memcpy (w.q, sp, n_var * sizeof (double));
-            w.max_step = CONT_MAX_STEP;
-            ev = descend (&w, REFINE_ITERATIONS, TRUE);
-            if (!eval_converged (&w, &ev) && !eval_better (&w, &ev, &unbounded))
-              {
-                memcpy (w.q, w.q_trial, n_var * sizeof (double));
-                ev = unbounded;
-              }
-          }
-        attempts = 1;
-        best = best_merit = ev;
-        TRACE_STAGE ("warm");
-        memcpy (w.q_best, w.q, n_var * sizeof (double));
-        memcpy (q_merit, w.q, n_var * sizeof (double));
-        if (eval_converged (&w, &ev))
-          best_dist = seed_distance (&w, w.q, sp);
-        if (best_dist > KM_IK_CONT_JUMP && !w.cancelled)
-          {
-            KmTransform from;
-            KmVec3 rv;
-            double angle;
-
-            path_fk (&w, sp, &from);
-            rv = km_mat3_rotation_error (&from.rot, &target->rot);
-            angle = safe_norm3 (rv);
-            for (guint n_sub = 4; n_sub <= 64 && best_dist > KM_IK_CONT_JUMP && !w.cancelled;
-                 n_sub *= 4)
-              {
-                memcpy (w.q, sp, n_var * sizeof (double));
-                for (guint k = 1; k <= n_sub && !w.cancelled; k++)
-                  {
-                    double t = (double) k / n_sub;
-
-                    w.target.pos = km_vec3_add (from.pos, km_vec3_scale (km_vec3_sub (target->pos, from.pos), t));
-                    if (angle > 1e-12 && k < n_sub)
-                      {
-                        KmMat3 inc;
-
-                        km_mat3_from_axis_angle (km_vec3_scale (rv, 1.0 / angle), t * angle, &inc);
-                        mat3_mul_into (&inc, &from.rot, &w.target.rot);
-                      }
-                    else
-                      w.target.rot = target->rot;
-                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-                    if (!eval_converged (&w, &ev))
-                      break;
-                  }
-                w.target = *target;
-                ev = evaluate (&w);
-                attempts++;
-                if (keep_nearest (&w, &ev, sp, &best, &best_dist))
-                  TRACE_STAGE ("subtargets");
-              }
-            if (best_dist > KM_IK_CONT_JUMP && !w.cancelled)
-              {
-                /* A revolute joint with more than a turn of range that ran into a limit:
-                 * the same pose a turn further inside keeps every other joint continuous
-                 * (and leaves the joint its full room). */
-                gboolean wrapped = FALSE;
-
-                memcpy (w.q, sp, n_var * sizeof (double));
-                for (guint v = 0; v < n_var; v++)
-                  if (w.single[v] && w.is_rot[v] && w.hi[v] - w.lo[v] > 2 * G_PI)
-                    {
-                      if (sp[v] - w.lo[v] < KM_IK_CONT_JUMP)
-                        w.q[v] += 2 * G_PI, wrapped = TRUE;
-                      else if (w.hi[v] - sp[v] < KM_IK_CONT_JUMP)
-                        w.q[v] -= 2 * G_PI, wrapped = TRUE;
-                    }
-                if (wrapped)
-                  {
-                    enforce_mimic (&w, w.q);
-                    /* Measured from the wrapped seed: the turn itself is no jump. */
-                    memcpy (w.q_ref, w.q, n_var * sizeof (double));
-                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-                    attempts++;
-                    if (eval_converged (&w, &ev) && seed_distance (&w, w.q, w.q_ref) < best_dist)
-                      {
-                        best = ev;
-                        best_dist = seed_distance (&w, w.q, w.q_ref);
-                        memcpy (w.q_best, w.q, n_var * sizeof (double));
-                        TRACE_STAGE ("wrap");
-                      }
-                  }
-              }
-            for (guint k = 1; k <= 3 && best_dist > KM_IK_CONT_JUMP && !w.cancelled; k++)
-              {
-                random_start (&w, sp, k);
-                ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-                attempts++;
-                if (keep_nearest (&w, &ev, sp, &best, &best_dist))
-                  TRACE_STAGE ("near");
-              }
-            if (!eval_converged (&w, &best) && !w.cancelled && w.n_rows == 6)
-              {
-                /* From the seed itself: the weighted descent may have drifted to another
-                 * branch, trading position for orientation. */
-                memcpy (w.q, sp, n_var * sizeof (double));
-                ev = fit_priority (&w, PRIORITY_ITERATIONS);
-                /* Continuity first: it wins whenever it meets the position, even over a
-                 * better orientation that the drifted descent found elsewhere. */
-                if (ev.pos_err <= p->position_tolerance || eval_better (&w, &ev, &best))
-                  {
-                    best = ev;
-                    TRACE_STAGE ("fit");
-                    memcpy (w.q_best, w.q, n_var * sizeof (double));
-                  }
-              }
-          }
-        restart = best_dist > KM_IK_CONT_JUMP && !w.cancelled;
-        if (restart)
-          {
-            /* Far restarts; only a converged answer nearer to the seed replaces the
-             * current one. */
-            guint n_conv = 0;
-            Eval near = best;
-
-            /* Free steps first; when nothing converges, the same starts in short steps. */
-            for (guint pass = 0; pass < 2 && n_conv == 0 && !w.cancelled; pass++)
-              {
-                w.max_step = pass == 0 ? 0.0 : CONT_MAX_STEP;
-                for (guint k = 0; k < (n_var < 6 ? 10u : 30u) && n_conv < 3 && !w.cancelled &&
-                                  w.iterations < p->max_iterations; k++)
-                  {
-                    random_start (&w, sp, 4 + k);
-                    ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-                    attempts++;
-                    n_conv += eval_converged (&w, &ev);
-                    if (keep_nearest (&w, &ev, sp, &best, &best_dist))
-                      TRACE_STAGE ("far");
-                  }
-              }
-            /* Nothing converged: the position must still be met when it can be. */
-            restart = !eval_converged (&w, &best) && near.pos_err > p->position_tolerance &&
-                      !w.cancelled;
-            if (restart)
-              random_start (&w, sp, 4);
-          }
-      motion_done:
-        w.max_step = 0.0;
-      }
-
-    while (restart)
-      {
-        Eval ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-
-        if (attempts == 0 || eval_better (&w, &ev, &best))
-          {
-            if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
-              n_same++;
-            best = ev;
-            TRACE_STAGE ("fallback");
-            memcpy (w.q_best, w.q, n_var * sizeof (double));
-          }
-        else if (attempts > 3 && fabs (ev.merit - best.merit) <= 1e-9 * (1 + best.merit))
-          n_same++;
-        if (ev.merit < best_merit.merit * (1 - 1e-6))
-          no_gain = 0;
-        else
-          no_gain++;
-        if (ev.merit < best_merit.merit)
-          {
-            best_merit = ev;
-            memcpy (q_merit, w.q, n_var * sizeof (double));
-          }
-        fit_starts_offer (&fit_starts, &w, ev.merit);
-        attempts++;
-        if (ev.pos_err <= p->position_tolerance)
-          pos_met = TRUE;
-        if (eval_converged (&w, &best) || w.cancelled ||
-            w.iterations >= p->max_iterations / 2 ||
-            attempts > p->max_restarts || no_gain >= 30 ||
-            (n_var < 6 && (n_same >= 3 || (pos_met && attempts > 30))))
-          break;
-        random_start (&w, sp, attempts);
-      }
-
-    /* A joint stopped on a limit that nearly meets its other limit a turn away (a range of
-     * almost 2π, as ±3.14): the pose may lie just across that gap, which no descent crosses.
-     * Once more from the other limit, the rest as it was. */
-    for (guint v = 0; v < n_var && !continuous && !eval_converged (&w, &best) && !w.cancelled;
-         v++)
-      {
-        double range = w.hi[v] - w.lo[v], other;
-        Eval ev;
-
-        if (!w.is_rot[v] || w.m_lead[v] != -1 || !(fabs (range - 2 * G_PI) < WRAP_GAP))
-          continue;
-        if (w.q_best[v] >= w.hi[v])
-          other = w.lo[v];
-        else if (w.q_best[v] <= w.lo[v])
-          other = w.hi[v];
-        else
-          continue;
-        memcpy (w.q, w.q_best, n_var * sizeof (double));
-        w.q[v] = other;
-        ev = descend (&w, ATTEMPT_ITERATIONS, FALSE);
-        if (ev.merit < best_merit.merit)
-          {
-            best_merit = ev;
-            memcpy (q_merit, w.q, n_var * sizeof (double));
-          }
-        if (eval_better (&w, &ev, &best))
-          {
-            best = ev;
-            TRACE_STAGE ("wrap-gap");
-            memcpy (w.q_best, w.q, n_var * sizeof (double));
-          }
-      }
-
-    if (!eval_converged (&w, &best) && !w.cancelled && (!continuous || restart))
-      {
-        Eval ev;
-
-        /* Out of reach, or orientation out of reach: converge patiently to the closest
-         * pose, then meet the position and fit the orientation in what freedom is left. */
-        memcpy (w.q, q_merit, n_var * sizeof (double));
-        ev = descend (&w, REFINE_ITERATIONS, TRUE);
-        if (w.n_rows == 6 && !w.cancelled)
-          {
-            Eval fit;
-
-            ev = fit_priority (&w, PRIORITY_ITERATIONS);
-            /* The position cannot be met from there: from random starts then; when it is
-             * out of reach, the closest position wins (kept in q_merit meanwhile). */
-            memcpy (q_merit, w.q, n_var * sizeof (double));
-            for (guint k = 0; k < 8 && !w.cancelled && ev.pos_err > p->position_tolerance; k++)
-              {
-                random_start (&w, sp, 4);
-                fit = fit_priority (&w, PRIORITY_ITERATIONS);
-                if (eval_better (&w, &fit, &ev))
-                  {
-                    ev = fit;
-                    memcpy (q_merit, w.q, n_var * sizeof (double));
-                  }
-              }
-            /* The other low minima of the restarts, when the position is met: their fits
-             * may reach a better orientation. */
-            for (guint i = 1; i < fit_starts.n && !w.cancelled
-                              && ev.pos_err <= p->position_tolerance; i++)
-              {
-                memcpy (w.q, fit_starts.q[i], n_var * sizeof (double));
-                descend (&w, REFINE_ITERATIONS, TRUE);
-                fit = fit_priority (&w, PRIORITY_ITERATIONS);
-                if (eval_better (&w, &fit, &ev))
-                  {
-                    ev = fit;
-                    memcpy (q_merit, w.q, n_var * sizeof (double));
-                  }
-              }
-            memcpy (w.q, q_merit, n_var * sizeof (double));
-          }
-        if (eval_better (&w, &ev, &best))
-          {
-            best = ev;
-            TRACE_STAGE ("refine");
-            memcpy (w.q_best, w.q, n_var * sizeof (double));
-          }
-      }
+  if (continuous)
+    {
+      motion_search (&w, &s, target);
+      w.max_step = 0.0;
+    }
+  if (s.restart)
+    restart_search (&w, &s);
+  if (!continuous)
+    cross_wrap_gaps (&w, &s);
+  if (!eval_converged (&w, &s.best) && !w.cancelled && (!continuous || s.restart))
+    fit_unreachable (&w, &s);
 #ifdef KM_IK_TRACE
-    if (continuous)
-      trace_answer (&w, sp, &best);
+  if (continuous)
+    trace_answer (&w, sp, &s.best);
 #endif
-  }
 
   for (guint v = 0; v < n_var; v++)
     out->q[w.var_dof[v]] = w.q_best[v];
   /* Followers off the path move with their masters too. */
   km_skeleton_apply_mimic (skel, out->q);
   out->iterations = w.iterations;
-  out->restarts = attempts > 0 ? attempts - 1 : 0;
-  out->pos_err = best.pos_err;
-  out->rot_err = best.rot_err;
-  out->converged = eval_converged (&w, &best);
+  out->restarts = s.attempts > 0 ? s.attempts - 1 : 0;
+  out->pos_err = s.best.pos_err;
+  out->rot_err = s.best.rot_err;
+  out->converged = eval_converged (&w, &s.best);
   out->within_limits = km_skeleton_within_limits (skel, out->q, 0.0);
 
   if (w.cancelled)
