@@ -14,6 +14,8 @@
 
 #include "km-error.h"
 #include "km-scenebuilder.h"
+#include "km-sb-expr.h"
+#include "km-shape.h"
 
 #include "test-util.h"
 
@@ -197,7 +199,9 @@ test_mobile_manipulator (void)
   const KmJoint *fr;
   g_autofree char *w_pmat = g_strconcat (path, ":34:3: <pmat> has no meaning", NULL);
   g_autofree char *w_gravity = g_strconcat (path, ":35:3: <gravity> has no meaning", NULL);
-  g_autofree char *w_leak = g_strconcat (path, ":55:3: the default unit of “unit_length” is "
+  /* At the first value converted with the leaked mm (the camera connector's trn), not at
+   * the fixjoint created before it, which has no length. */
+  g_autofree char *w_leak = g_strconcat (path, ":58:34: the default unit of “unit_length” is "
                                          "inherited from an earlier scope", NULL);
   g_autofree char *w_ticks = g_strconcat (path, ":71:3: unknown element <ticks>", NULL);
   const char *expected[] = { w_pmat, w_gravity, w_leak, w_ticks, NULL };
@@ -718,6 +722,311 @@ test_shapes_colours (void)
   g_assert_cmpfloat_with_epsilon (shapes[2]->color.b, 0.3, 1e-6);
 }
 
+/* Section 3: the consumer checks a reference's type, an error for that object only: an
+ * attach whose shape is no shape is skipped, a vmat that is no vmat leaves the default
+ * colour; both with a warning at the path. */
+static void
+test_attach_wrong_types (void)
+{
+  static const char xml[] =
+    "<namespace name=\"s\">\n"
+    "  <vmat name=\"v\" colorname=\"red\"/>\n"
+    "  <sphere name=\"ball\" radius=\"0.1\"/>\n"
+    "  <body name=\"b\" dynamical=\"false\"><connector name=\"c\"/></body>\n"
+    "  <attach connector=\"b/c\" shape=\"v\"/>\n"
+    "  <attach connector=\"b/c\" shape=\"ball\" vmat=\"ball\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("s.xml", xml, strlen (xml), warnings, &error);
+  KmShape * const *shapes;
+  guint n = 0;
+  KmColor standard = KM_COLOR_DEFAULT;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "s.xml:5:34: “shape” must name a shape (box, sphere, cylinder, capsule or "
+                   "mesh), not a <vmat>; the attach is skipped");
+  g_assert_cmpstr (warnings->pdata[1], ==,
+                   "s.xml:6:46: “vmat” must name a <vmat>, not a <sphere>; the default colour "
+                   "is used");
+  shapes = km_skeleton_get_shapes (model->skeleton, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_SPHERE);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.r, standard.r, 1e-6);
+  g_assert_cmpfloat_with_epsilon (shapes[0]->color.g, standard.g, 1e-6);
+}
+
+/* 1.6: a sticky unit that leaked is noted at the first value converted with it. */
+static void
+test_leaked_unit_position (void)
+{
+  static const char xml[] =
+    "<namespace name=\"k\">\n"
+    "  <namespace name=\"a\" unit_length=\"mm\"/>\n"
+    "  <vmat name=\"v\" alpha=\"0.5\"/>\n"
+    "  <body name=\"b\" dynamical=\"false\" mass=\"2\" trn=\"0 0 100\"/>\n"
+    "  <body name=\"c\" dynamical=\"false\" trn=\"0 0 200\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("k.xml", xml, strlen (xml), warnings, &error);
+  KmTransform body;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "k.xml:4:50: the default unit of “unit_length” is inherited from an earlier "
+                   "scope (Scenebuilder behaviour)");
+  world_of (model, "b", NULL, &body);
+  assert_vec3 (body.pos, 0, 0, 0.1);
+}
+
+/* 2.3: a unit inside parentheses does not count as explicit ("(10mm)" with mm as the
+ * default is 10 µm). It is read so, with one warning per value at its first character,
+ * where the default scale of the value's dimension is not 1. */
+static void
+test_parenthesised_unit (void)
+{
+  static const char one[] =
+    "<namespace name=\"p\">\n"
+    "  <attr unit_length=\"mm\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\" trn=\"0 0 (10mm)\"/>\n"
+    "</namespace>\n";
+  /* Nothing to say: the unit outside the parentheses, a default scale of 1 (metres; a
+   * dimensionless alpha), no unit inside. */
+  static const char none[] =
+    "<namespace name=\"q\">\n"
+    "  <attr unit_rotation=\"deg\"/>\n"
+    "  <vmat name=\"v\" alpha=\"sin(30deg)\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\" trn=\"(1m) (10)mm 0\" rot=\"(2*45)deg@z\"/>\n"
+    "</namespace>\n";
+  /* An inherited value: one warning, at the <attr>, however many elements use it. */
+  static const char inherited[] =
+    "<namespace name=\"r\">\n"
+    "  <attr unit_rotation=\"deg\" rot=\"(90deg)@z\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"c\"/><connector name=\"d\"/></body>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmScenebuilderModel *model;
+  KmTransform body;
+
+  model = test_util_scenebuilder_load ("p.xml", one, strlen (one), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "p.xml:3:48: a unit inside parentheses is not explicit in Scenebuilder: "
+                   "with no unit outside them, the value is scaled by the default unit as well");
+  world_of (model, "base", NULL, &body);
+  assert_vec3 (body.pos, 0, 0, 1e-5);
+  km_scenebuilder_model_free (model);
+
+  g_ptr_array_set_size (warnings, 0);
+  model = test_util_scenebuilder_load ("q.xml", none, strlen (none), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  world_of (model, "base", NULL, &body);
+  assert_vec3 (body.pos, 1, 0.01, 0);
+  assert_quat (&body.rot, sqrt (0.5), 0, 0, sqrt (0.5));
+  km_scenebuilder_model_free (model);
+
+  g_ptr_array_set_size (warnings, 0);
+  model = test_util_scenebuilder_load ("r.xml", inherited, strlen (inherited), warnings,
+                                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  assert_prefix (warnings->pdata[0], "r.xml:2:34: a unit inside parentheses is not explicit");
+  /* (90deg) is π/2, then in degrees: π²/360 rad. */
+  world_of (model, "base", NULL, &body);
+  assert_quat (&body.rot, cos (G_PI * G_PI / 720), 0, 0, sin (G_PI * G_PI / 720));
+  km_scenebuilder_model_free (model);
+}
+
+/* The value language tells where a parenthesised unit stands (km_sb_*_full). */
+static void
+test_parenthesised_unit_values (void)
+{
+  KmSbUnits mm = { 0.001, 1, 1, 1 };
+  KmSbUnits deg = { 1, G_PI / 180, 1, 1 };
+  KmSbUnits si = KM_SB_UNITS_SI;
+  KmSbValueFlags flags = KM_SB_VALUE_OK;
+  gsize at = 99;
+  double v = 0, values[3];
+  KmQuat q;
+
+  g_assert_true (km_sb_eval_real_full ("(10mm)", 6, KM_SB_DIM_L, &mm, &v, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_PARENTHESISED_UNIT | KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_cmpfloat_with_epsilon (v, 1e-5, 1e-15);
+  /* The spec's condition is literal: a unit in parentheses while the default scale is not
+   * 1, even where a unit outside makes the value SI. */
+  g_assert_true (km_sb_eval_real_full ("(10mm)m", 7, KM_SB_DIM_L, &mm, &v, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_PARENTHESISED_UNIT);
+  g_assert_cmpfloat_with_epsilon (v, 0.01, 1e-15);
+  g_assert_true (km_sb_eval_real_full ("sqrt(4[km/h])", 13, KM_SB_DIM_L_T, &mm, &v, &flags,
+                                       NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_PARENTHESISED_UNIT | KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_true (km_sb_eval_real_full ("(10mm)", 6, KM_SB_DIM_L, &si, &v, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_true (km_sb_eval_real_full ("(10mm)", 6, KM_SB_DIM_NONE, &mm, &v, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_true (km_sb_eval_real_full ("(10)mm", 6, KM_SB_DIM_L, &mm, &v, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_OK);
+
+  g_assert_true (km_sb_parse_vector_full ("1 (2mm)  (3mm)", 3, KM_SB_DIM_L, &mm, values, &flags,
+                                          &at, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_PARENTHESISED_UNIT | KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_cmpuint (at, ==, 2);
+  g_assert_cmpfloat_with_epsilon (values[2], 3e-6, 1e-18);
+  g_assert_true (km_sb_parse_vector_full ("1mm 2mm 3mm", 3, KM_SB_DIM_L, &mm, values, &flags,
+                                          &at, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_OK);
+  g_assert_true (km_sb_parse_vector_full ("1 2mm 3", 3, KM_SB_DIM_L, &mm, values, &flags, &at,
+                                          NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_DEFAULT_UNIT);
+
+  g_assert_true (km_sb_parse_rotation_full ("90@z*(90deg)@x", &deg, &q, &flags, &at, NULL,
+                                            NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_PARENTHESISED_UNIT | KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_cmpuint (at, ==, 5);
+  g_assert_true (km_sb_parse_rotation_full ("(90deg)@z", &si, &q, &flags, &at, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_DEFAULT_UNIT);
+  g_assert_cmpfloat_with_epsilon (q.z, sqrt (0.5), 1e-12);
+  /* The older entry point reports repairs only. */
+  g_assert_true (km_sb_parse_rotation ("(90deg)@z", &deg, &q, &flags, NULL, NULL));
+  g_assert_cmpint (flags, ==, KM_SB_VALUE_OK);
+  g_assert_cmpfloat_with_epsilon (q.z, sin (G_PI * G_PI / 720), 1e-12);
+}
+
+/* 8.2 step 6: a jointed body's own trn/rot only guess its pose; where they disagree with
+ * forward kinematics by more than 1e-6, one note, at the first such body, with how much. */
+static void
+test_pose_disagreement (void)
+{
+  static const char position[] =
+    "<namespace name=\"fk\">\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"s\" trn=\"0 0 1\"/></body>\n"
+    "  <body name=\"arm\" trn=\"0.2 0 1\"><connector name=\"p\" trn=\"0.2 0 0\"/></body>\n"
+    "  <hinge name=\"j\" sock=\"base/s\" plug=\"arm/p\" pos=\"90deg\"/>\n"
+    "</namespace>\n";
+  /* arm's orientation (Rz 90° by FK) is 10° off; tip's position (0 -0.1 1) is off too. */
+  static const char orientation[] =
+    "<namespace name=\"fk\">\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"s\" trn=\"0 0 1\"/></body>\n"
+    "  <body name=\"arm\" rot=\"80deg@z\">\n"
+    "    <connector name=\"p\" trn=\"0.2 0 0\"/><connector name=\"s\" rot=\"90deg@y\"/>\n"
+    "  </body>\n"
+    "  <body name=\"tip\" trn=\"0 0 0\"><connector name=\"p\"/></body>\n"
+    "  <hinge name=\"j\" sock=\"base/s\" plug=\"arm/p\" pos=\"90deg\"/>\n"
+    "  <slider name=\"k\" sock=\"arm/s\" plug=\"tip/p\" pos=\"0.1\"/>\n"
+    "</namespace>\n";
+  /* The same poses stated right: the body frame (not the joint frame at the plug), through
+   * the spatial ancestors (an import's pose), only what is stated (tip2 has no rot). */
+  static const char consistent[] =
+    "<namespace name=\"fk\">\n"
+    "  <body name=\"base\" dynamical=\"false\">\n"
+    "    <connector name=\"s\" trn=\"0 0 1\"/><connector name=\"m\" trn=\"1 0 0\" rot=\"90deg@z\"/>\n"
+    "  </body>\n"
+    "  <body name=\"arm\" trn=\"0 -0.2 1\" rot=\"90deg@z\">\n"
+    "    <connector name=\"p\" trn=\"0.2 0 0\"/><connector name=\"s\" rot=\"90deg@y\"/>\n"
+    "  </body>\n"
+    "  <body name=\"tip\" trn=\"0 -0.1 1\" rot=\"90deg@z*90deg@y\"><connector name=\"p\"/></body>\n"
+    "  <hinge name=\"j\" sock=\"base/s\" plug=\"arm/p\" pos=\"90deg\"/>\n"
+    "  <slider name=\"k\" sock=\"arm/s\" plug=\"tip/p\" pos=\"0.1\"/>\n"
+    "  <import name=\"w\" path=\"part\" trn=\"1 0 0\" rot=\"90deg@z\"/>\n"
+    "  <hinge name=\"h\" sock=\"base/m\" plug=\"w/tip2/p\" pos=\"0.3\"/>\n"
+    "  <module name=\"part\">\n"
+    "    <body name=\"tip2\" trn=\"0 0 0.5\"><connector name=\"p\" trn=\"0 0 -0.5\"/></body>\n"
+    "  </module>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmScenebuilderModel *model;
+  KmTransform body;
+
+  model = test_util_scenebuilder_load ("fk.xml", position, strlen (position), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "fk.xml:3:3: the position of body “arm” disagrees with forward kinematics "
+                   "from the joints by 0.283 m; the joints are used");
+  /* The joints win. */
+  assert_body (model, "j", 0, -0.2, 1, sqrt (0.5), 0, 0, sqrt (0.5));
+  km_scenebuilder_model_free (model);
+
+  g_ptr_array_set_size (warnings, 0);
+  model = test_util_scenebuilder_load ("fk.xml", orientation, strlen (orientation), warnings,
+                                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "fk.xml:3:3: the orientation of body “arm” disagrees with forward kinematics "
+                   "from the joints by 10°; the joints are used (and 1 more body)");
+  km_scenebuilder_model_free (model);
+
+  g_ptr_array_set_size (warnings, 0);
+  model = test_util_scenebuilder_load ("fk.xml", consistent, strlen (consistent), warnings,
+                                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  world_of (model, "k", NULL, &body);
+  assert_vec3 (body.pos, 0, -0.1, 1);
+  world_of (model, "h", NULL, &body);
+  assert_vec3 (body.pos, 1, 0, 0.5);
+  km_scenebuilder_model_free (model);
+}
+
+/* No fixture scene has a false pose note; they are compared (link1's trn="0 0 100" is). */
+static void
+test_pose_fixtures (void)
+{
+  static const char * const scenes[] = {
+    "scenebuilder/arm2_mm_deg.xml", "scenebuilder/attr_namespaces.xml",
+    "scenebuilder/slider_gear.xml", "scenebuilder/wheels_module.xml",
+    "scenebuilder-conformance/attr_clash.xml", "scenebuilder-conformance/dual_arm_torso.xml",
+    "scenebuilder-conformance/fourbar_order.xml", "scenebuilder-conformance/import_pose.xml",
+    "scenebuilder-conformance/legs/for_import.xml",
+    "scenebuilder-conformance/mobile_manipulator/mobile_manipulator.xml",
+    "scenebuilder-conformance/mobile_manipulator/modules/arm3.xml",
+  };
+  g_autofree char *arm2 = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GString) moved = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmScenebuilderModel *model;
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenes); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", scenes[i], NULL);
+
+      g_ptr_array_set_size (warnings, 0);
+      model = test_util_scenebuilder_load_file (path, warnings);
+      for (guint k = 0; k < warnings->len; k++)
+        if (strstr (warnings->pdata[k], "forward kinematics") != NULL)
+          g_error ("%s", (char *) warnings->pdata[k]);
+      km_scenebuilder_model_free (model);
+    }
+
+  /* arm2 with link1 one millimetre off. */
+  data = test_util_read_file (arm2, NULL);
+  moved = g_string_new (data);
+  g_assert_cmpuint (g_string_replace (moved, "name=\"link1\" trn=\"0 0 100\"",
+                                      "name=\"link1\" trn=\"0 0 101\"", 0), ==, 1);
+  g_ptr_array_set_size (warnings, 0);
+  model = test_util_scenebuilder_load ("arm2.xml", moved->str, moved->len, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "arm2.xml:46:3: the position of body “link1” disagrees with forward "
+                   "kinematics from the joints by 0.001 m; the joints are used");
+  km_scenebuilder_model_free (model);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -735,6 +1044,14 @@ main (int   argc,
   g_test_add_func ("/kinema/ScenebuilderConformance/reference-errors", test_reference_errors);
   g_test_add_func ("/kinema/ScenebuilderConformance/lookup-rules", test_lookup_rules);
   g_test_add_func ("/kinema/ScenebuilderConformance/shapes-colours", test_shapes_colours);
+  g_test_add_func ("/kinema/ScenebuilderConformance/attach-wrong-types", test_attach_wrong_types);
+  g_test_add_func ("/kinema/ScenebuilderConformance/leaked-unit-position",
+                   test_leaked_unit_position);
+  g_test_add_func ("/kinema/ScenebuilderConformance/parenthesised-unit", test_parenthesised_unit);
+  g_test_add_func ("/kinema/ScenebuilderConformance/parenthesised-unit-values",
+                   test_parenthesised_unit_values);
+  g_test_add_func ("/kinema/ScenebuilderConformance/pose-disagreement", test_pose_disagreement);
+  g_test_add_func ("/kinema/ScenebuilderConformance/pose-fixtures", test_pose_fixtures);
 
   return g_test_run ();
 }

@@ -741,7 +741,13 @@ test_language (void)
     assert_vec3 (pose.pos, 0.11, 0, 0);
     assert_quat (&pose.rot, cos ((G_PI / 2 + 0.5) / 2), 0, 0, sin ((G_PI / 2 + 0.5) / 2));
   }
-  g_assert_cmpuint (warnings->len, ==, 2);
+  /* The inverted slider, the loop, and the stated link positions ($i*100 mm) that forward
+   * kinematics does not reach (link1: 0.1 stated, 0.01 computed). */
+  g_assert_cmpuint (warnings->len, ==, 3);
+  g_assert_cmpstr (warnings->pdata[2], ==,
+                   "lang.xml:6:5: the position of body “link1” disagrees with forward "
+                   "kinematics from the joints by 0.09 m; the joints are used (and 2 more "
+                   "bodies)");
 }
 
 static void

@@ -37,6 +37,7 @@ typedef struct
   gsize       pos;
   gsize       error_offset;
   char       *error_message;
+  gboolean    paren_unit;   /* a unit stood inside parentheses */
 } Scanner;
 
 static const struct
@@ -421,6 +422,7 @@ scan_level (Scanner  *s,
             {
               item.kind = ITEM_UNIT;
               *explicit_unit = TRUE;
+              s->paren_unit |= depth > 0;
             }
           else if (len == 2 && memcmp (s->text + start, "pi", 2) == 0)
             item.value = G_PI;
@@ -441,6 +443,7 @@ scan_level (Scanner  *s,
         {
           item.kind = ITEM_UNIT;
           *explicit_unit = TRUE;
+          s->paren_unit |= depth > 0;
           if (!scan_compound_unit (s, &item.value))
             return FALSE;
         }
@@ -506,7 +509,30 @@ km_sb_eval_real (const char      *text,
                  gsize           *error_offset,
                  char           **error_message)
 {
-  Scanner s = { text, length, 0, 0, NULL };
+  return km_sb_eval_real_full (text, length, dim, units, value, NULL, error_offset,
+                               error_message);
+}
+
+/**
+ * km_sb_eval_real_full:
+ * @flags: (out) (optional): %KM_SB_VALUE_PARENTHESISED_UNIT when a unit stands inside
+ *   parentheses while the default scale of @dim is not 1 (specs/scenebuilder.md 2.3: such
+ *   a unit does not count as explicit, so "(10mm)" with mm as the default is 10 µm);
+ *   %KM_SB_VALUE_DEFAULT_UNIT when the default scale of @dim was applied
+ *
+ * km_sb_eval_real(), also telling what is legal but probably not meant.
+ */
+gboolean
+km_sb_eval_real_full (const char      *text,
+                      gsize            length,
+                      KmSbDim          dim,
+                      const KmSbUnits *units,
+                      double          *value,
+                      KmSbValueFlags  *flags,
+                      gsize           *error_offset,
+                      char           **error_message)
+{
+  Scanner s = { text, length, 0, 0, NULL, FALSE };
   gboolean explicit_unit = FALSE;
   double v;
 
@@ -514,10 +540,18 @@ km_sb_eval_real (const char      *text,
   g_return_val_if_fail (units != NULL, FALSE);
   g_return_val_if_fail (value != NULL, FALSE);
 
+  if (flags)
+    *flags = KM_SB_VALUE_OK;
   if (!scan_level (&s, 0, &v, &explicit_unit))
     goto fail;
+  if (flags && s.paren_unit && km_sb_units_scale (units, dim) != 1.0)
+    *flags |= KM_SB_VALUE_PARENTHESISED_UNIT;
   if (!explicit_unit)
-    v *= km_sb_units_scale (units, dim);
+    {
+      v *= km_sb_units_scale (units, dim);
+      if (flags)
+        *flags |= KM_SB_VALUE_DEFAULT_UNIT;
+    }
   if (!isfinite (v))
     {
       scan_fail (&s, 0, _("the result is not a finite number"));
@@ -621,6 +655,8 @@ split_blanks (const char *text,
   return n;
 }
 
+/* @flags accumulates; *@unit_offset is the start of the first component with a
+ * parenthesised unit (KM_SB_VALUE_PARENTHESISED_UNIT). */
 static gboolean
 parse_components (const char      *text,
                   gsize            start,
@@ -629,6 +665,8 @@ parse_components (const char      *text,
                   KmSbDim          dim,
                   const KmSbUnits *units,
                   double          *values,
+                  KmSbValueFlags  *flags,
+                  gsize           *unit_offset,
                   gsize           *error_offset,
                   char           **error_message)
 {
@@ -651,14 +689,20 @@ parse_components (const char      *text,
   for (guint i = 0; i < count; i++)
     {
       gsize offset = 0;
+      KmSbValueFlags f = KM_SB_VALUE_OK;
 
-      if (!km_sb_eval_real (text + spans[i].start, spans[i].end - spans[i].start, dim, units,
-                            &values[i], &offset, error_message))
+      if (!km_sb_eval_real_full (text + spans[i].start, spans[i].end - spans[i].start, dim,
+                                 units, &values[i], &f, &offset, error_message))
         {
           if (error_offset)
             *error_offset = spans[i].start + offset;
           return FALSE;
         }
+      if (flags != NULL && (f & KM_SB_VALUE_PARENTHESISED_UNIT) &&
+          !(*flags & KM_SB_VALUE_PARENTHESISED_UNIT) && unit_offset != NULL)
+        *unit_offset = spans[i].start;
+      if (flags != NULL)
+        *flags |= f;
     }
   for (guint i = count; i < n; i++)
     values[i] = values[0];
@@ -681,11 +725,45 @@ km_sb_parse_vector (const char      *text,
                     gsize           *error_offset,
                     char           **error_message)
 {
+  return km_sb_parse_vector_full (text, n, dim, units, values, NULL, NULL, error_offset,
+                                  error_message);
+}
+
+/**
+ * km_sb_parse_vector_full:
+ * @flags: (out) (optional): as for km_sb_eval_real_full(), for any component
+ * @unit_offset: (out) (optional): where @flags has %KM_SB_VALUE_PARENTHESISED_UNIT, the
+ *   byte offset of the first component with a parenthesised unit
+ */
+gboolean
+km_sb_parse_vector_full (const char      *text,
+                         guint            n,
+                         KmSbDim          dim,
+                         const KmSbUnits *units,
+                         double          *values,
+                         KmSbValueFlags  *flags,
+                         gsize           *unit_offset,
+                         gsize           *error_offset,
+                         char           **error_message)
+{
+  KmSbValueFlags f = KM_SB_VALUE_OK;
+  gsize at = 0;
+
   g_return_val_if_fail (text != NULL, FALSE);
   g_return_val_if_fail (n >= 1 && n <= 9, FALSE);
 
-  return parse_components (text, 0, strlen (text), n, dim, units, values, error_offset,
-                           error_message);
+  if (flags)
+    *flags = KM_SB_VALUE_OK;
+  if (unit_offset)
+    *unit_offset = 0;
+  if (!parse_components (text, 0, strlen (text), n, dim, units, values, &f, &at, error_offset,
+                         error_message))
+    return FALSE;
+  if (flags)
+    *flags = f;
+  if (unit_offset)
+    *unit_offset = at;
+  return TRUE;
 }
 
 static gboolean
@@ -710,7 +788,7 @@ parse_axis (const char      *text,
       *axis = km_vec3 (c == 'x', c == 'y', c == 'z');
       return TRUE;
     }
-  if (!parse_components (text, start, end, 3, KM_SB_DIM_NONE, &si, v, error_offset,
+  if (!parse_components (text, start, end, 3, KM_SB_DIM_NONE, &si, v, NULL, NULL, error_offset,
                          error_message))
     return FALSE;
   *axis = km_vec3 (v[0], v[1], v[2]);
@@ -731,6 +809,7 @@ parse_rotation_term (const char      *text,
                      const KmSbUnits *units,
                      KmQuat          *q,
                      KmSbValueFlags  *flags,
+                     gsize           *unit_offset,
                      gsize           *error_offset,
                      char           **error_message)
 {
@@ -758,6 +837,7 @@ parse_rotation_term (const char      *text,
       double angle;
       KmVec3 axis;
       gsize offset = 0;
+      KmSbValueFlags f = KM_SB_VALUE_OK;
 
       while (a < b && g_ascii_isspace (text[a]))
         a++;
@@ -768,12 +848,16 @@ parse_rotation_term (const char      *text,
           set_error (error_offset, error_message, at, g_strdup (_("expected an angle before @")));
           return FALSE;
         }
-      if (!km_sb_eval_real (text + a, b - a, KM_SB_DIM_R, units, &angle, &offset, error_message))
+      if (!km_sb_eval_real_full (text + a, b - a, KM_SB_DIM_R, units, &angle, &f, &offset,
+                                 error_message))
         {
           if (error_offset)
             *error_offset = a + offset;
           return FALSE;
         }
+      if ((f & KM_SB_VALUE_PARENTHESISED_UNIT) && !(*flags & KM_SB_VALUE_PARENTHESISED_UNIT))
+        *unit_offset = a;
+      *flags |= f;
       if (!parse_axis (text, at + 1, end, &axis, error_offset, error_message))
         return FALSE;
       *q = km_quat_from_axis_angle (axis, angle);
@@ -785,8 +869,8 @@ parse_rotation_term (const char      *text,
     {
       KmSbUnits si = KM_SB_UNITS_SI;
 
-      if (!parse_components (text, start, end, count, KM_SB_DIM_NONE, &si, v, error_offset,
-                             error_message))
+      if (!parse_components (text, start, end, count, KM_SB_DIM_NONE, &si, v, NULL, NULL,
+                             error_offset, error_message))
         return FALSE;
       if (count == 4)
         {
@@ -851,15 +935,41 @@ km_sb_parse_rotation (const char      *text,
                       gsize           *error_offset,
                       char           **error_message)
 {
+  if (!km_sb_parse_rotation_full (text, units, value, flags, NULL, error_offset,
+                                  error_message))
+    return FALSE;
+  *flags &= KM_SB_VALUE_NORMALIZED | KM_SB_VALUE_NOT_ORTHONORMAL;
+  return TRUE;
+}
+
+/**
+ * km_sb_parse_rotation_full:
+ * @flags: (out): as for km_sb_parse_rotation(), plus %KM_SB_VALUE_PARENTHESISED_UNIT for an
+ *   angle (km_sb_eval_real_full())
+ * @unit_offset: (out) (optional): where @flags has %KM_SB_VALUE_PARENTHESISED_UNIT, the
+ *   byte offset of the first angle with a parenthesised unit
+ */
+gboolean
+km_sb_parse_rotation_full (const char      *text,
+                           const KmSbUnits *units,
+                           KmQuat          *value,
+                           KmSbValueFlags  *flags,
+                           gsize           *unit_offset,
+                           gsize           *error_offset,
+                           char           **error_message)
+{
   KmQuat q = KM_QUAT_IDENTITY;
-  gsize len, start = 0;
+  gsize len, start = 0, at = 0;
   int depth = 0;
 
   g_return_val_if_fail (text != NULL, FALSE);
   g_return_val_if_fail (units != NULL, FALSE);
   g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (flags != NULL, FALSE);
 
   *flags = KM_SB_VALUE_OK;
+  if (unit_offset)
+    *unit_offset = 0;
   len = strlen (text);
   for (gsize p = 0; p <= len; p++)
     {
@@ -883,12 +993,14 @@ km_sb_parse_rotation (const char      *text,
             return FALSE;
           }
       }
-      if (!parse_rotation_term (text, start, p, units, &term, flags, error_offset,
+      if (!parse_rotation_term (text, start, p, units, &term, flags, &at, error_offset,
                                 error_message))
         return FALSE;
       q = km_quat_mul (q, term);
       start = p + 1;
     }
+  if (unit_offset)
+    *unit_offset = at;
   *value = km_quat_normalize (q);
   return TRUE;
 }

@@ -21,7 +21,9 @@ G_BEGIN_DECLS
  * number before it, a bare unit is 1 unit). Exactly one number must remain. A unit at the
  * top level makes the value SI; otherwise it is multiplied by the default scale of the
  * attribute's dimension (a unit inside parentheses does not count: with mm as the default,
- * "(10mm)" is 10 µm, as in Scenebuilder). Reals contain no whitespace.
+ * "(10mm)" is 10 µm, as in Scenebuilder). Reals contain no whitespace. The *_full variants
+ * also tell where that happened while the default scale is not 1
+ * (KM_SB_VALUE_PARENTHESISED_UNIT), so that a reader can warn about it.
  *
  * Errors give the byte offset in the text of the character that is wrong; the caller turns
  * it into a file position. Nesting is bounded by KM_SB_EXPR_MAX_DEPTH; results must be
@@ -61,42 +63,72 @@ typedef struct
 
 #define KM_SB_UNITS_SI ((KmSbUnits) { 1.0, 1.0, 1.0, 1.0 })
 
-/* Problems found while reading a value that do not make it invalid (km_sb_parse_rotation). */
+/* Problems found while reading a value that do not make it invalid (the *_full functions
+ * and km_sb_parse_rotation). */
 typedef enum
 {
   KM_SB_VALUE_OK = 0,
   KM_SB_VALUE_NORMALIZED = 1 << 0,   /* a quaternion was not of unit length */
   KM_SB_VALUE_NOT_ORTHONORMAL = 1 << 1,   /* a 3x3 matrix was not a rotation */
+  /* A unit stood inside parentheses while the default scale of the value's dimension is
+   * not 1: it does not count as explicit, so the default scale applies too (2.3). */
+  KM_SB_VALUE_PARENTHESISED_UNIT = 1 << 2,
+  /* A real without a unit at its top level: the default scale of its dimension applied. */
+  KM_SB_VALUE_DEFAULT_UNIT = 1 << 3,
 } KmSbValueFlags;
 
-double    km_sb_units_scale      (const KmSbUnits *units,
-                                  KmSbDim          dim);
-gboolean  km_sb_unit_lookup      (const char      *name,
-                                  gsize            length,
-                                  double          *factor);
-gboolean  km_sb_eval_real        (const char      *text,
-                                  gsize            length,
-                                  KmSbDim          dim,
-                                  const KmSbUnits *units,
-                                  double          *value,
-                                  gsize           *error_offset,
-                                  char           **error_message);
-gboolean  km_sb_parse_bool       (const char      *text,
-                                  gboolean        *value,
-                                  gsize           *error_offset,
-                                  char           **error_message);
-gboolean  km_sb_parse_vector     (const char      *text,
-                                  guint            n,
-                                  KmSbDim          dim,
-                                  const KmSbUnits *units,
-                                  double          *values,
-                                  gsize           *error_offset,
-                                  char           **error_message);
-gboolean  km_sb_parse_rotation   (const char      *text,
-                                  const KmSbUnits *units,
-                                  KmQuat          *value,
-                                  KmSbValueFlags  *flags,
-                                  gsize           *error_offset,
-                                  char           **error_message);
+double    km_sb_units_scale         (const KmSbUnits *units,
+                                     KmSbDim          dim);
+gboolean  km_sb_unit_lookup         (const char      *name,
+                                     gsize            length,
+                                     double          *factor);
+gboolean  km_sb_eval_real           (const char      *text,
+                                     gsize            length,
+                                     KmSbDim          dim,
+                                     const KmSbUnits *units,
+                                     double          *value,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_eval_real_full      (const char      *text,
+                                     gsize            length,
+                                     KmSbDim          dim,
+                                     const KmSbUnits *units,
+                                     double          *value,
+                                     KmSbValueFlags  *flags,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_parse_bool          (const char      *text,
+                                     gboolean        *value,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_parse_vector        (const char      *text,
+                                     guint            n,
+                                     KmSbDim          dim,
+                                     const KmSbUnits *units,
+                                     double          *values,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_parse_vector_full   (const char      *text,
+                                     guint            n,
+                                     KmSbDim          dim,
+                                     const KmSbUnits *units,
+                                     double          *values,
+                                     KmSbValueFlags  *flags,
+                                     gsize           *unit_offset,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_parse_rotation      (const char      *text,
+                                     const KmSbUnits *units,
+                                     KmQuat          *value,
+                                     KmSbValueFlags  *flags,
+                                     gsize           *error_offset,
+                                     char           **error_message);
+gboolean  km_sb_parse_rotation_full (const char      *text,
+                                     const KmSbUnits *units,
+                                     KmQuat          *value,
+                                     KmSbValueFlags  *flags,
+                                     gsize           *unit_offset,
+                                     gsize           *error_offset,
+                                     char           **error_message);
 
 G_END_DECLS

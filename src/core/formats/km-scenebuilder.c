@@ -402,6 +402,8 @@ struct _Obj
   KmTransform  local;
 
   /* body */
+  gboolean     given_trn;   /* trn written (own or <attr>): its position is stated */
+  gboolean     given_rot;   /* rot written: its orientation is stated */
   double       mass;
   gboolean     dynamical;
   gboolean     stationary;
@@ -463,6 +465,7 @@ typedef struct
   Obj         *cur;
   KmSbUnits    units;
   gboolean     unit_scoped[4];
+  gboolean     unit_leaked[4];  /* for the element being read: its default came from leakage */
   guint        n_objects;
   guint        n_steps;
   gsize        n_import_bytes; /* read by file imports, all together */
@@ -712,6 +715,68 @@ value_problem (Loader      *L,
   return TRUE;
 }
 
+/*
+ * specs/scenebuilder.md 2.3: a unit inside parentheses does not count as explicit, so with
+ * mm as the default "(10mm)" is 10 µm. Read as Scenebuilder does, with a warning where the
+ * default scale of the value's dimension is not 1; once per value in the file.
+ */
+static void
+note_parenthesised_unit (Loader    *L,
+                         const Val *v,
+                         gsize      offset)
+{
+  KmSourcePos pos = val_pos (v, offset);
+  g_autofree char *key = g_strdup_printf ("parenthesised-unit:%s:%u:%u", v->file->path,
+                                          pos.line, pos.column);
+
+  note_once (L, key, v->file, pos,
+             _("a unit inside parentheses is not explicit in Scenebuilder: with no unit "
+               "outside them, the value is scaled by the default unit as well"));
+}
+
+static const char * const unit_attributes[] = {
+  "unit_length", "unit_rotation", "unit_mass", "unit_time"
+};
+
+/* Whether a value of dimension @dim is scaled by default unit @u (length, rotation, mass,
+ * time) when it has no unit. */
+static gboolean
+dim_uses_unit (KmSbDim dim,
+               guint   u)
+{
+  static const char * const uses[] = {
+    [KM_SB_DIM_NONE] = "", [KM_SB_DIM_L] = "L", [KM_SB_DIM_R] = "R", [KM_SB_DIM_M] = "M",
+    [KM_SB_DIM_L_T] = "LT", [KM_SB_DIM_L_T2] = "LT", [KM_SB_DIM_R_T] = "RT",
+    [KM_SB_DIM_R_T2] = "RT", [KM_SB_DIM_ML_T2] = "MLT", [KM_SB_DIM_ML2_T2] = "MLT",
+    [KM_SB_DIM_ML2] = "ML", [KM_SB_DIM_M_T] = "MT", [KM_SB_DIM_M_T2] = "MT",
+    [KM_SB_DIM_ML2_RT] = "MLRT", [KM_SB_DIM_ML2_RT2] = "MLRT", [KM_SB_DIM_M_L3] = "ML",
+  };
+
+  return (guint) dim < G_N_ELEMENTS (uses) && uses[dim] != NULL &&
+         strchr (uses[dim], "LRMT"[u]) != NULL;
+}
+
+/*
+ * specs/scenebuilder.md 1.6: default units are sticky. Where a value of the element being
+ * read is converted with a default unit that no unit_* in its scope set (it leaked from an
+ * earlier element or file), that is noted once per unit and load, at the value.
+ */
+static void
+note_leaked_unit (Loader    *L,
+                  const Val *v,
+                  KmSbDim    dim)
+{
+  for (guint u = 0; u < 4; u++)
+    if (L->unit_leaked[u] && dim_uses_unit (dim, u))
+      {
+        g_autofree char *key = g_strdup_printf ("leak:%s", unit_attributes[u]);
+
+        note_once (L, key, v->file, v->pos,
+                   _("the default unit of “%s” is inherited from an earlier scope "
+                     "(Scenebuilder behaviour)"), unit_attributes[u]);
+      }
+}
+
 /* @L and @node may be NULL: errors only (unit values). */
 static gboolean
 trimmed_real (Loader          *L,
@@ -726,13 +791,19 @@ trimmed_real (Loader          *L,
   gsize start = 0, end = strlen (v->text), offset = 0;
   char *message = NULL;
   double value = 0;
+  KmSbValueFlags flags = KM_SB_VALUE_OK;
 
   while (start < end && g_ascii_isspace (v->text[start]))
     start++;
   while (end > start && g_ascii_isspace (v->text[end - 1]))
     end--;
-  if (!km_sb_eval_real (v->text + start, end - start, dim, units, &value, &offset, &message))
+  if (!km_sb_eval_real_full (v->text + start, end - start, dim, units, &value, &flags, &offset,
+                             &message))
     return value_problem (L, node, v, attribute, start + offset, message, error);
+  if ((flags & KM_SB_VALUE_PARENTHESISED_UNIT) && L != NULL)
+    note_parenthesised_unit (L, v, start);
+  if ((flags & KM_SB_VALUE_DEFAULT_UNIT) && L != NULL)
+    note_leaked_unit (L, v, dim);
   *out = value;
   return TRUE;
 }
@@ -789,19 +860,27 @@ get_vector (Loader      *L,
             GError     **error)
 {
   Val v;
-  gsize offset = 0;
+  gsize offset = 0, unit_offset = 0;
   char *message = NULL;
   gboolean ok = TRUE;
+  KmSbValueFlags flags = KM_SB_VALUE_OK;
   double values[4];
 
   g_assert (n <= G_N_ELEMENTS (values));
   if (!lookup (L, node, name, &v, error))
     return FALSE;
   if (v.text != NULL &&
-      !km_sb_parse_vector (v.text, n, dim, &L->units, values, &offset, &message))
+      !km_sb_parse_vector_full (v.text, n, dim, &L->units, values, &flags, &unit_offset,
+                                &offset, &message))
     ok = value_problem (L, node, &v, name, offset, message, error);
   else if (v.text != NULL)
-    memcpy (out, values, n * sizeof *out);
+    {
+      memcpy (out, values, n * sizeof *out);
+      if (flags & KM_SB_VALUE_PARENTHESISED_UNIT)
+        note_parenthesised_unit (L, &v, unit_offset);
+      if (flags & KM_SB_VALUE_DEFAULT_UNIT)
+        note_leaked_unit (L, &v, dim);
+    }
   val_clear (&v);
   return ok;
 }
@@ -814,7 +893,7 @@ get_rotation (Loader      *L,
               GError     **error)
 {
   Val v;
-  gsize offset = 0;
+  gsize offset = 0, unit_offset = 0;
   char *message = NULL;
   KmSbValueFlags flags = KM_SB_VALUE_OK;
   gboolean ok = TRUE;
@@ -824,11 +903,16 @@ get_rotation (Loader      *L,
     return FALSE;
   if (v.text != NULL)
     {
-      if (!km_sb_parse_rotation (v.text, &L->units, &value, &flags, &offset, &message))
+      if (!km_sb_parse_rotation_full (v.text, &L->units, &value, &flags, &unit_offset, &offset,
+                                      &message))
         ok = value_problem (L, node, &v, name, offset, message, error);
       else
         {
           *out = value;
+          if (flags & KM_SB_VALUE_PARENTHESISED_UNIT)
+            note_parenthesised_unit (L, &v, unit_offset);
+          if (flags & KM_SB_VALUE_DEFAULT_UNIT)
+            note_leaked_unit (L, &v, KM_SB_DIM_R);
           if (flags & KM_SB_VALUE_NORMALIZED)
             note_once (L, NULL, v.file, v.pos,
                        _("the quaternion is not of unit length; normalised"));
@@ -1020,10 +1104,6 @@ truncate_name (Loader    *L,
   return g_strndup (v->text, MAX_NAME_BYTES);
 }
 
-static const char * const unit_attributes[] = {
-  "unit_length", "unit_rotation", "unit_mass", "unit_time"
-};
-
 /* Sticky default units (specs/scenebuilder.md 1.6): set when found, never restored. */
 static gboolean
 read_units (Loader  *L,
@@ -1039,19 +1119,14 @@ read_units (Loader  *L,
 
       if (!lookup (L, node, unit_attributes[u], &v, error))
         return FALSE;
+      L->unit_leaked[u] = FALSE;
       if (v.text == NULL)
         {
           double current = u == 0 ? L->units.length : u == 1 ? L->units.rotation
                            : u == 2 ? L->units.mass : L->units.time;
 
-          if (current != 1.0 && L->unit_scoped[u])
-            {
-              g_autofree char *key = g_strdup_printf ("leak:%s", unit_attributes[u]);
-
-              note_once (L, key, node->file, node->pos,
-                         _("the default unit of “%s” is inherited from an earlier scope "
-                           "(Scenebuilder behaviour)"), unit_attributes[u]);
-            }
+          /* Noted where a value of this element is converted with it (note_leaked_unit). */
+          L->unit_leaked[u] = current != 1.0 && L->unit_scoped[u];
           continue;
         }
       ok = trimmed_real (NULL, NULL, &v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor, error);
@@ -1106,6 +1181,20 @@ read_spatial (Loader  *L,
   if (scale != 1.0 || mirror)
     note_once (L, "scale", node->file, node->pos,
                _("scale and mirror do not change poses in Scenebuilder; ignored"));
+  if (obj->type == OBJ_BODY)
+    {
+      Val v;
+
+      /* Already looked up without error above. */
+      if (!lookup (L, node, "trn", &v, error))
+        return FALSE;
+      obj->given_trn = v.text != NULL;
+      val_clear (&v);
+      if (!lookup (L, node, "rot", &v, error))
+        return FALSE;
+      obj->given_rot = v.text != NULL;
+      val_clear (&v);
+    }
   km_transform_from_pos_quat (km_vec3 (trn[0], trn[1], trn[2]), rot, &obj->local);
   return TRUE;
 }
@@ -2094,13 +2183,21 @@ count_name (GHashTable *counts,
 }
 
 static void
-shape_color (Obj     *attach,
+shape_color (Loader  *L,
+             Obj     *attach,
              KmShape *shape)
 {
-  Obj *vmat = obj_link_target (attach, "vmat");
+  Link *vmat = obj_find_link (attach, "vmat");
 
-  if (vmat != NULL && vmat->type == OBJ_VMAT)
-    shape->color = vmat->color;
+  if (vmat == NULL)
+    return;
+  if (vmat->target->type == OBJ_VMAT)
+    shape->color = vmat->target->color;
+  else
+    /* Translators: an element name. */
+    note_once (L, NULL, vmat->file, vmat->pos,
+               _("“vmat” must name a <vmat>, not a <%s>; the default colour is used"),
+               vmat->target->type_name);
 }
 
 static gboolean
@@ -2141,11 +2238,22 @@ add_shapes (Loader            *L,
         case OBJ_CAPSULE:
           shape = km_shape_new_capsule (target->radius, target->height);
           break;
+        case OBJ_MESH:
+          continue;   /* noted where the mesh is */
         default:
+          {
+            Link *link = obj_find_link (attach, "shape");
+
+            /* Section 3: the consumer checks the type, an error for this object only. */
+            /* Translators: an element name. */
+            note_once (L, NULL, link->file, link->pos,
+                       _("“shape” must name a shape (box, sphere, cylinder, capsule or mesh), "
+                         "not a <%s>; the attach is skipped"), target->type_name);
+          }
           continue;
         }
       km_shape_set_name (shape, target->name);
-      shape_color (attach, shape);
+      shape_color (L, attach, shape);
       info = &g_array_index (infos, JointInfo, body_joint[body->body_index]);
       km_transform_mul (&info->body_offset, &pose, &in_joint);
       if (target->type == OBJ_CYLINDER || target->type == OBJ_CAPSULE)
@@ -2444,6 +2552,98 @@ add_iks (Loader              *L,
   return TRUE;
 }
 
+/*
+ * specs/scenebuilder.md 8.2 step 6: a jointed body's own trn/rot are only an initial guess;
+ * its pose comes from forward kinematics at q = pos. Where a file states a body's position
+ * (trn) or orientation (rot) and it disagrees with FK by more than 1e-6 (metre, radian),
+ * that is mentioned once per load, at the first such body in document order. Only what is
+ * stated is compared: a body with trn alone states no orientation, and one with neither
+ * (the usual "every link at the origin" of real files) states nothing.
+ */
+#define POSE_TOLERANCE 1e-6
+
+static void
+note_pose_disagreement (Loader              *L,
+                        GPtrArray           *bodies,
+                        const gboolean      *is_root,
+                        const int           *body_joint,
+                        GArray              *infos,
+                        KmScenebuilderModel *model)
+{
+  g_autofree KmTransform *world = NULL;
+  Obj *first = NULL;
+  double first_distance = 0.0, first_angle = 0.0;
+  guint others = 0;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+
+  world = g_new (KmTransform, MAX (km_skeleton_get_n_joints (model->skeleton), 1));
+  km_skeleton_forward_kinematics (model->skeleton, model->initial_q, NULL, world);
+  for (guint b = 0; b < bodies->len; b++)
+    {
+      Obj *o = bodies->pdata[b];
+      JointInfo *info;
+      KmTransform stated, fk;
+      double distance = 0.0, angle = 0.0;
+      int t;
+
+      if (is_root[b] || body_joint[b] < 0 || (!o->given_trn && !o->given_rot))
+        continue;
+      info = &g_array_index (infos, JointInfo, body_joint[b]);
+      t = km_skeleton_find_joint (model->skeleton, info->name);
+      if (t < 0)
+        continue;
+      /* Both are the body frame in the world: the stated one through its spatial
+       * ancestors, the computed one as the joint frame times the body offset. */
+      pose_below (o, NULL, &stated);
+      km_transform_mul (&world[t], &info->body_offset, &fk);
+      if (o->given_trn)
+        distance = km_vec3_length (km_vec3_sub (stated.pos, fk.pos));
+      if (o->given_rot)
+        angle = km_mat3_rotation_angle (&stated.rot, &fk.rot);
+      if (distance <= POSE_TOLERANCE && angle <= POSE_TOLERANCE)
+        continue;
+      if (first == NULL)
+        {
+          first = o;
+          first_distance = distance;
+          first_angle = angle;
+        }
+      else
+        others++;
+    }
+  if (first == NULL)
+    return;
+  path = obj_path (first);
+  if (first_distance > POSE_TOLERANCE && first_angle > POSE_TOLERANCE)
+    /* Translators: a body's name, a distance in metres, an angle in degrees. */
+    text = g_strdup_printf (_("the pose of body “%s” disagrees with forward kinematics from "
+                              "the joints by %.3g m and %.3g°; the joints are used"),
+                            path, first_distance, first_angle * 180.0 / G_PI);
+  else if (first_distance > POSE_TOLERANCE)
+    /* Translators: a body's name, a distance in metres. */
+    text = g_strdup_printf (_("the position of body “%s” disagrees with forward kinematics "
+                              "from the joints by %.3g m; the joints are used"),
+                            path, first_distance);
+  else
+    /* Translators: a body's name, an angle in degrees. */
+    text = g_strdup_printf (_("the orientation of body “%s” disagrees with forward kinematics "
+                              "from the joints by %.3g°; the joints are used"),
+                            path, first_angle * 180.0 / G_PI);
+  if (others > 0)
+    {
+      /* Translators: added to the message above. */
+      g_autofree char *more = g_strdup_printf (ngettext (" (and %u more body)",
+                                                         " (and %u more bodies)", others),
+                                               others);
+      char *longer = g_strconcat (text, more, NULL);
+
+      g_free (text);
+      text = longer;
+    }
+  note_once (L, "pose-disagreement", first->node->file, first->node->pos, "%s", text);
+}
+
 static KmScenebuilderModel *
 build_model (Loader  *L,
              GError **error)
@@ -2466,6 +2666,7 @@ build_model (Loader  *L,
   g_autofree int *body_joint = NULL;
   g_autofree int *queue = NULL;
   g_autofree int *first_plug = NULL;
+  g_autofree gboolean *is_root = NULL;
   Obj *doc = L->root->children->len > 0 ? g_ptr_array_index (L->root->children, 0) : NULL;
   KmScenebuilderModel *model;
   guint nb;
@@ -2878,6 +3079,10 @@ build_model (Loader  *L,
         }
     }
   km_skeleton_apply_mimic (model->skeleton, model->initial_q);
+  is_root = g_new0 (gboolean, nb);
+  for (guint r = 0; r < roots->len; r++)
+    is_root[g_array_index (roots, int, r)] = TRUE;
+  note_pose_disagreement (L, bodies, is_root, body_joint, infos, model);
   if (!add_iks (L, body_joint, infos, model, error))
     {
       km_scenebuilder_model_free (model);

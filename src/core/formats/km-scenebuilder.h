@@ -58,6 +58,16 @@ G_BEGIN_DECLS
  * element type (<attr pos="30"/> reaching a balljoint): that is a warning and the
  * default stays, as in Scenebuilder. A UTF-8 byte-order mark is ignored (it does not
  * count as a column); CRLF line ends are fine.
+ *
+ * Values are read as Scenebuilder reads them, with warnings where that is probably not
+ * what was meant: a unit inside parentheses while the default unit of the value's
+ * dimension is not SI ("(10mm)" with mm as the default is 10 µm; once per value, at the
+ * real expression holding it), a default unit that leaked from an earlier scope (once per
+ * unit, at the first value converted with it), and a jointed body whose own trn or rot
+ * disagrees with forward kinematics at q = pos by more than 1e-6 m or rad (once per load,
+ * at the first such body, naming it and by how much; only what the body states is
+ * compared). An <attach> whose shape is not a shape is skipped, one whose vmat is not a
+ * <vmat> keeps the default colour, each with a warning.
  */
 
 #define KM_SCENEBUILDER_MAX_SIZE     ((gsize) 64 * 1024 * 1024)
