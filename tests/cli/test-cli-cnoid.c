@@ -7,17 +7,20 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
-/* `kinema-cli info` and `validate` on a Choreonoid project, run as a user would. */
+/* `kinema-cli info`, `validate` and `convert` on a Choreonoid project, run as a user
+ * would. */
 
 static int
-run_cli (const char  *command,
-         const char  *file,
-         char       **out,
-         char       **err)
+run_cli_full (const char  *command,
+              const char  *file,
+              const char  *output,
+              char       **out,
+              char       **err)
 {
   const char *cli = g_getenv ("KINEMA_CLI");
-  const char *argv[] = { cli, command, file, NULL };
+  const char *argv[] = { cli, command, file, output, NULL };
   g_autoptr(GError) error = NULL;
   int wait_status;
 
@@ -27,6 +30,93 @@ run_cli (const char  *command,
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   return WEXITSTATUS (wait_status);
+}
+
+static int
+run_cli (const char  *command,
+         const char  *file,
+         char       **out,
+         char       **err)
+{
+  return run_cli_full (command, file, NULL, out, err);
+}
+
+static void
+put_file (const char *path,
+          const char *contents)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+/* Converted into another folder, a project whose model lies in a sibling folder names it
+ * "../models/…", and the result, moved with that folder, still loads it. */
+static void
+test_convert_elsewhere (void)
+{
+  static const char project[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"Arm\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data:\n"
+    "        file: \"../models/arm.json\"\n"
+    "        format: SKELETON-JSON\n";
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.json", NULL);
+  g_autofree char *arm_text = NULL;
+  g_autofree char *root = g_dir_make_tmp ("cli-cnoid-XXXXXX", NULL);
+  g_autofree char *source = g_build_filename (root, "project", "arm.cnoid", NULL);
+  g_autofree char *source_dir = g_path_get_dirname (source);
+  g_autofree char *model = g_build_filename (root, "models", "arm.json", NULL);
+  g_autofree char *output = g_build_filename (root, "converted", "arm.cnoid", NULL);
+  g_autofree char *output_dir = g_path_get_dirname (output);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *expected = g_strdup_printf ("output=%s format=CNOID-PROJECT\n", output);
+  g_autofree char *written = NULL;
+
+  g_assert_true (g_file_get_contents (arm, &arm_text, NULL, NULL));
+  put_file (source, project);
+  put_file (model, arm_text);
+  g_assert_cmpint (g_mkdir_with_parents (output_dir, 0755), ==, 0);
+
+  g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  g_assert_cmpstr (out, ==, expected);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, project);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* The project's own folder gone: `info` shows the body with its model. */
+  g_assert_cmpint (g_unlink (source), ==, 0);
+  g_assert_cmpint (g_rmdir (source_dir), ==, 0);
+  g_assert_cmpint (run_cli ("info", output, &out, &err), ==, 0);
+  g_assert_cmpstr (out, ==, "0 Base/RootItem \"RootItem\"\n"
+                            "  1 Body/BodyItem \"Arm\"\n"
+                            "items=2 unknown=0 bodies=1\n");
+  g_assert_cmpstr (err, ==, "");
+
+  g_assert_cmpint (g_unlink (output), ==, 0);
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_cmpint (g_rmdir (output_dir), ==, 0);
+  {
+    g_autofree char *models = g_path_get_dirname (model);
+
+    g_assert_cmpint (g_rmdir (models), ==, 0);
+  }
+  g_assert_cmpint (g_rmdir (root), ==, 0);
 }
 
 static void
@@ -70,5 +160,6 @@ main (int    argc,
 
   g_test_add_func ("/kinema/cli/cnoid/info", test_info);
   g_test_add_func ("/kinema/cli/cnoid/validate", test_validate);
+  g_test_add_func ("/kinema/cli/cnoid/convert-elsewhere", test_convert_elsewhere);
   return g_test_run ();
 }

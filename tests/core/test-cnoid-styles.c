@@ -567,13 +567,20 @@ test_save_elsewhere (void)
                                   "\"${SHARE}/default/materials.yaml\"\n"));
   humanoid = g_test_build_filename (G_TEST_DIST, "data", "openhrp", "humanoid.wrl", NULL);
   canonical = g_canonicalize_filename (humanoid, NULL);
-  expected = g_strdup_printf ("            file: \"%s\"\n", canonical);
-  g_assert_nonnull (strstr (text, expected));
 
   again = km_cnoid_load_full (path, NULL, share, &error);
   g_assert_no_error (error);
   for (gint64 id = 2; id <= 5; id++)
     g_assert_nonnull (km_body_item_get_skeleton (body (again, id)));
+  /* The model, outside the share folder: absolute, or "../" where the temporary folder
+   * and the source tree have a folder worth climbing to in common; the same file. */
+  {
+    KmItemIo io = { .file = path, .dir = dir, .share_dir = share };
+
+    expected = km_item_io_expand_path (&io, km_body_item_get_file (body (again, 2)), &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (expected, ==, canonical);
+  }
   g_assert_cmpint (g_unlink (path), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
@@ -676,6 +683,130 @@ test_selection (void)
   g_assert_true (first == G_OBJECT (km_project_find_item_by_id (again, 8)));
 }
 
+/* The items selected, by id (-1 for an item without one). */
+static char *
+selected_ids (KmProject *project)
+{
+  GListModel *selection = km_project_get_selection (project);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+    {
+      g_autoptr(KmItem) item = g_list_model_get_item (selection, i);
+
+      g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? " " : "",
+                              km_item_get_id (item));
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Choreonoid 1.x keeps the selection in the item tree view's state (`selected: [ ids ]`),
+ * as it keeps the check marks: the items it lists are selected when loaded, and the list
+ * is written back as it is, less the items no longer selected (items selected since get
+ * `is_selected: true`). */
+static void
+test_view_selection (void)
+{
+  g_autoptr(KmProject) project = load_style ("old-camelcase.cnoid");
+  g_autoptr(KmProject) again = NULL;
+  g_autofree char *path = style_path ("old-camelcase.cnoid");
+  g_autofree char *share = share_dir ();
+  g_autofree char *ids = NULL;
+  g_autofree char *text = NULL;
+
+  ids = selected_ids (project);
+  g_assert_cmpstr (ids, ==, "6");
+  g_assert_false (km_project_get_modified (project));
+
+  /* Unchanged: the list as it was, no mark in the items. */
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (text, "      selected: [ 6 ]\n"
+                                  "      checked: [ 1, 2, 5 ]\n"));
+  g_assert_null (strstr (text, "is_selected"));
+  g_assert_null (strstr (text, "isSelected"));
+  again = load_text (path, text, share);
+  g_clear_pointer (&ids, g_free);
+  ids = selected_ids (again);
+  g_assert_cmpstr (ids, ==, "6");
+  g_clear_object (&again);
+  g_clear_pointer (&text, g_free);
+
+  /* Selected again after a change: still the list's, written as it was. */
+  km_project_clear_selection (project);
+  km_project_select (project, km_project_find_item_by_id (project, 6), TRUE);
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (text, "      selected: [ 6 ]\n"));
+  g_assert_null (strstr (text, "is_selected"));
+  g_clear_pointer (&text, g_free);
+
+  /* The SR1 body and the floor selected instead. */
+  km_project_select (project, km_project_find_item_by_id (project, 2), FALSE);
+  km_project_select (project, km_project_find_item_by_id (project, 5), TRUE);
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (text, "      selected: [ ]\n"
+                                  "      checked: [ 1, 2, 5 ]\n"));
+  g_assert_nonnull (strstr (text, "          name: \"SR1\"\n"
+                                  "          plugin: Body\n"
+                                  "          class: BodyItem\n"
+                                  "          is_selected: true\n"));
+  g_assert_nonnull (strstr (text, "          name: \"Floor\"\n"
+                                  "          plugin: Body\n"
+                                  "          class: BodyItem\n"
+                                  "          is_selected: true\n"));
+  g_assert_null (strstr (text, "          class: AISTSimulatorItem\n"
+                               "          is_selected"));
+  again = load_text (path, text, share);
+  g_clear_pointer (&ids, g_free);
+  ids = selected_ids (again);
+  g_assert_cmpstr (ids, ==, "2 5");
+  g_clear_object (&again);
+  g_clear_pointer (&text, g_free);
+
+  /* A list naming an item that is gone, or a sub-item by name. */
+  {
+    static const char listed[] =
+      "items:\n"
+      "  id: 0\n"
+      "  plugin: Base\n"
+      "  class: RootItem\n"
+      "  children:\n"
+      "    -\n"
+      "      id: 1\n"
+      "      name: \"Folder\"\n"
+      "      plugin: Base\n"
+      "      class: FolderItem\n"
+      "      children:\n"
+      "        -\n"
+      "          id: 2\n"
+      "          name: \"Inner\"\n"
+      "          plugin: Base\n"
+      "          class: FolderItem\n"
+      "views:\n"
+      "  -\n"
+      "    id: 1\n"
+      "    plugin: Base\n"
+      "    class: ItemTreeView\n"
+      "    state:\n"
+      "      selected: [ 7, [ 1, \"Inner\" ] ]\n";
+    g_autoptr(KmProject) bare = load_text (path, listed, share);
+    KmItem *folder = km_folder_item_new ();
+
+    g_clear_pointer (&ids, g_free);
+    ids = selected_ids (bare);
+    g_assert_cmpstr (ids, ==, "2");
+    km_item_append_child (km_project_get_root_item (bare), folder);
+    g_object_unref (folder);
+    text = test_util_cnoid_to_string (bare, path);
+    /* The stale 7 counts as used: the new folder does not become selected by it. */
+    g_assert_nonnull (strstr (text, "    -\n      id: 8\n"));
+    g_assert_nonnull (strstr (text, "      selected: [ 7, [ 1, \"Inner\" ] ]\n"));
+    again = load_text (path, text, share);
+    g_clear_pointer (&ids, g_free);
+    ids = selected_ids (again);
+    g_assert_cmpstr (ids, ==, "2");
+  }
+}
+
 /* Without a BodySelectionManager, older Choreonoid's body bar names the current body. */
 static void
 test_body_bar_current (void)
@@ -736,6 +867,7 @@ main (int   argc,
   g_test_add_func ("/kinema/CnoidStyles/old-camelcase-edited", test_old_camelcase_edited);
   g_test_add_func ("/kinema/CnoidStyles/view-checks", test_view_checks);
   g_test_add_func ("/kinema/CnoidStyles/selection", test_selection);
+  g_test_add_func ("/kinema/CnoidStyles/view-selection", test_view_selection);
   g_test_add_func ("/kinema/CnoidStyles/body-bar-current", test_body_bar_current);
   g_test_add_func ("/kinema/CnoidStyles/names", test_names);
   g_test_add_func ("/kinema/CnoidStyles/missing-model-edited", test_missing_model_edited);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -597,6 +598,400 @@ test_save_elsewhere (void)
   g_rmdir (tmp);
 }
 
+/* ---- File references written for the folder the project is saved in ---- */
+
+static void
+put_file (const char *root,
+          const char *relative,
+          const char *contents)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+static void
+make_parent (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+}
+
+static void
+copy_to (const char *from,
+         const char *root,
+         const char *relative)
+{
+  g_autofree char *text = test_util_read_file (from, NULL);
+
+  put_file (root, relative, text);
+}
+
+static void
+remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      g_assert_nonnull (dir);
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_assert_cmpint (g_rmdir (path), ==, 0);
+    }
+  else
+    g_assert_cmpint (g_unlink (path), ==, 0);
+}
+
+/* The arm model and its targets (tests/data/cnoid/kinema) under @root/@folder. */
+static void
+put_models (const char *root,
+            const char *folder)
+{
+  g_autofree char *arm = data_path ("kinema/arm.json");
+  g_autofree char *targets = data_path ("kinema/targets.json");
+  g_autofree char *arm_to = g_build_filename (folder, "arm.json", NULL);
+  g_autofree char *targets_to = g_build_filename (folder, "targets.json", NULL);
+
+  copy_to (arm, root, arm_to);
+  copy_to (targets, root, targets_to);
+}
+
+/* A project with the arm (@body), targets from a file (@targets) and an item Kinema does
+ * not know, with its file (@pose_seq). */
+static char *
+paths_project (const char *body,
+               const char *targets,
+               const char *pose_seq)
+{
+  return g_strdup_printf ("items:\n"
+                          "  id: 0\n"
+                          "  name: \"RootItem\"\n"
+                          "  plugin: Base\n"
+                          "  class: RootItem\n"
+                          "  is_builtin_item: true\n"
+                          "  children:\n"
+                          "    -\n"
+                          "      id: 1\n"
+                          "      name: \"Arm\"\n"
+                          "      plugin: Body\n"
+                          "      class: BodyItem\n"
+                          "      data:\n"
+                          "        file: \"%s\"\n"
+                          "        format: SKELETON-JSON\n"
+                          "      children:\n"
+                          "        -\n"
+                          "          id: 2\n"
+                          "          name: \"Targets\"\n"
+                          "          plugin: Kinema\n"
+                          "          class: IKTargetsItem\n"
+                          "          data:\n"
+                          "            file: \"%s\"\n"
+                          "            format: KINEMA-TARGETS-JSON\n"
+                          "        -\n"
+                          "          id: 3\n"
+                          "          name: \"Walk\"\n"
+                          "          plugin: PoseSeq\n"
+                          "          class: PoseSeqItem\n"
+                          "          data:\n"
+                          "            filename: \"%s\"\n"
+                          "            format: POSE-SEQ-YAML\n",
+                          body, targets, pose_seq);
+}
+
+/* The file @reference names in the project @project_path, as the reader resolves it. */
+static char *
+resolve_in (const char *project_path,
+            const char *share,
+            const char *reference)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_path_get_dirname (project_path);
+  KmItemIo io = { .file = project_path, .dir = dir, .share_dir = share };
+  char *path = km_item_io_expand_path (&io, reference, &error);
+
+  g_assert_no_error (error);
+  return path;
+}
+
+/* The project at @path (read with ${SHARE} @share) has the arm loaded from @arm, its
+ * targets from @targets and names @pose_seq for the pose sequence (canonical paths). */
+static void
+assert_paths_project (const char *path,
+                      const char *share,
+                      const char *arm,
+                      const char *targets,
+                      const char *pose_seq)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = km_cnoid_load_full (path, NULL, share, &error);
+  KmItem *root;
+  KmItem *body;
+  KmItem *from_file;
+  KmItem *walk;
+  g_autofree char *arm_read = NULL;
+  g_autofree char *targets_read = NULL;
+  g_autofree char *pose_seq_read = NULL;
+
+  g_assert_no_error (error);
+  root = km_project_get_root_item (project);
+  body = find_by_name (root, "Arm");
+  from_file = find_by_name (root, "Targets");
+  walk = find_by_name (root, "Walk");
+  /* The one message: the pose sequence's item type is not Kinema's. */
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (km_project_get_messages (project), 0),
+                            "unknown item type “PoseSeq/PoseSeqItem”"));
+  g_assert_null (km_item_get_problem (body));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+  g_assert_null (km_item_get_problem (from_file));
+  g_assert_nonnull (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (from_file)));
+
+  arm_read = resolve_in (path, share, km_body_item_get_file (KM_BODY_ITEM (body)));
+  targets_read = resolve_in (path, share,
+                             km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (from_file)));
+  pose_seq_read = resolve_in (path, share, km_yaml_node_get_scalar (
+    km_yaml_mapping_lookup (km_yaml_mapping_lookup (km_unknown_item_get_node (
+      KM_UNKNOWN_ITEM (walk)), "data"), "filename"), NULL));
+  g_assert_cmpstr (arm_read, ==, arm);
+  g_assert_cmpstr (targets_read, ==, targets);
+  g_assert_cmpstr (pose_seq_read, ==, pose_seq);
+}
+
+/* Saved into another folder, a project whose models lie in a sibling folder refers to
+ * them with "../": the folders moved together, it still finds them. */
+static void
+test_save_sibling_folder (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *moved_tmp = g_dir_make_tmp ("cnoid-moved-XXXXXX", NULL);
+  g_autofree char *moved = g_canonicalize_filename (moved_tmp, NULL);
+  g_autofree char *targets_abs = g_build_filename (root, "models", "targets.json", NULL);
+  g_autofree char *text_in = paths_project ("../models/arm.json", targets_abs,
+                                            "../motion/walk.pseq");
+  g_autofree char *source = g_build_filename (root, "project", "arm.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (root, "saved", "arm.cnoid", NULL);
+  g_autofree char *moved_project = g_build_filename (moved, "saved", "arm.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *in_place = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  put_models (root, "models");
+  put_file (root, "motion/walk.pseq", "# a pose sequence\n");
+  put_file (root, "project/arm.cnoid", text_in);
+  make_parent (saved);
+  project = load_ok (source);
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (
+    find_by_name (km_project_get_root_item (project), "Arm"))));
+
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"../models/arm.json\"\n"));
+  /* The absolute reference too: Save As writes every reference for the new place. */
+  g_assert_nonnull (strstr (text, "            file: \"../models/targets.json\"\n"));
+  g_assert_nonnull (strstr (text, "            filename: \"../motion/walk.pseq\"\n"));
+  g_assert_null (strstr (text, root));
+  /* Saved where it was read from, the references stay as they were read. */
+  in_place = test_util_cnoid_to_string (project, source);
+  g_assert_cmpstr (in_place, ==, text_in);
+
+  /* Both folders moved to another root, the old one gone: the copy still finds all. */
+  {
+    g_autofree char *arm = g_build_filename (moved, "models", "arm.json", NULL);
+    g_autofree char *targets = g_build_filename (moved, "models", "targets.json", NULL);
+    g_autofree char *pose_seq = g_build_filename (moved, "motion", "walk.pseq", NULL);
+
+    copy_to (saved, moved, "saved/arm.cnoid");
+    put_models (moved, "models");
+    put_file (moved, "motion/walk.pseq", "# a pose sequence\n");
+    remove_tree (root);
+    assert_paths_project (moved_project, NULL, arm, targets, pose_seq);
+  }
+
+  /* A file inside the new folder is relative without "../" (as Choreonoid writes it). */
+  {
+    g_autofree char *arm = g_build_filename (moved, "saved", "models", "arm.json", NULL);
+    g_autofree char *targets = g_build_filename (moved, "models", "targets.json", NULL);
+    g_autofree char *pose_seq = g_build_filename (moved, "motion", "walk.pseq", NULL);
+    g_autofree char *deeper = g_build_filename (moved, "saved", "deeper", "arm.cnoid", NULL);
+    g_autoptr(KmProject) inside = NULL;
+    g_autofree char *inside_text = NULL;
+
+    put_models (moved, "saved/models");
+    g_clear_pointer (&text_in, g_free);
+    text_in = paths_project (arm, "../models/targets.json", "../motion/walk.pseq");
+    put_file (moved, "saved/arm.cnoid", text_in);
+    inside = load_ok (moved_project);
+    make_parent (deeper);
+    g_assert_true (km_cnoid_save (inside, deeper, &error));
+    g_assert_no_error (error);
+    inside_text = test_util_read_file (deeper, NULL);
+    g_assert_nonnull (strstr (inside_text, "        file: \"../models/arm.json\"\n"));
+    g_assert_nonnull (strstr (inside_text, "            file: \"../../models/targets.json\"\n"));
+    g_assert_nonnull (strstr (inside_text, "            filename: \"../../motion/walk.pseq\"\n"));
+    assert_paths_project (deeper, NULL, arm, targets, pose_seq);
+
+    /* Saved at the top of the moved tree: every file is inside its folder. */
+    g_clear_pointer (&deeper, g_free);
+    g_clear_pointer (&inside_text, g_free);
+    deeper = g_build_filename (moved, "top.cnoid", NULL);
+    g_assert_true (km_cnoid_save (inside, deeper, &error));
+    g_assert_no_error (error);
+    inside_text = test_util_read_file (deeper, NULL);
+    g_assert_nonnull (strstr (inside_text, "        file: \"saved/models/arm.json\"\n"));
+    g_assert_nonnull (strstr (inside_text, "            file: \"models/targets.json\"\n"));
+    g_assert_nonnull (strstr (inside_text, "            filename: \"motion/walk.pseq\"\n"));
+    assert_paths_project (deeper, NULL, arm, targets, pose_seq);
+  }
+  remove_tree (moved);
+}
+
+/* "../" only climbs to a folder worth moving as a whole: not to the home folder (the
+ * file is then ${HOME}/…), not to a top-level folder such as /tmp (then absolute), and
+ * not through a symbolic link, where Choreonoid's ".." is not the lexical parent. */
+static void
+test_save_climb_limits (void)
+{
+  g_autofree char *home = g_canonicalize_filename (g_get_home_dir (), NULL);
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *other_tmp = g_dir_make_tmp ("cnoid-other-XXXXXX", NULL);
+  g_autofree char *other = g_canonicalize_filename (other_tmp, NULL);
+  g_autofree char *home_arm = g_build_filename (home, "models", "arm.json", NULL);
+  g_autofree char *home_targets = g_build_filename (home, "models", "targets.json", NULL);
+  g_autofree char *pose_seq = g_build_filename (root, "motion", "walk.pseq", NULL);
+  g_autofree char *text_in = paths_project ("../models/arm.json", "../models/targets.json",
+                                            pose_seq);
+  g_autofree char *source = g_build_filename (home, "project", "arm.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (home, "elsewhere", "arm.cnoid", NULL);
+  g_autofree char *in_other = g_build_filename (other, "arm.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* The temporary folders are not inside the (test's) home folder. */
+  g_assert_null (strstr (root, home));
+  put_models (home, "models");
+  put_file (home, "project/arm.cnoid", text_in);
+  put_file (root, "motion/walk.pseq", "# a pose sequence\n");
+  project = load_ok (source);
+
+  /* Home folder → home folder: ${HOME}/…, not "../models/…" through the home folder. */
+  make_parent (saved);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"${HOME}/models/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            file: \"${HOME}/models/targets.json\"\n"));
+  assert_paths_project (saved, NULL, home_arm, home_targets, pose_seq);
+  g_clear_pointer (&text, g_free);
+
+  /* Two temporary folders have only the temporary folder in common, which is no folder
+   * to climb to: either it is a top-level one (/tmp), or (TMPDIR=/var/tmp) it holds the
+   * test's home folder (G_TEST_OPTION_ISOLATE_DIRS). The pose sequence stays absolute. */
+  {
+    g_autofree char *tmp_dir = g_canonicalize_filename (g_get_tmp_dir (), NULL);
+
+    g_assert_true (g_str_has_prefix (home, tmp_dir));
+  }
+  g_assert_true (km_cnoid_save (project, in_other, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (in_other, NULL);
+  {
+    g_autofree char *expected = g_strdup_printf ("            filename: \"%s\"\n", pose_seq);
+
+    g_assert_nonnull (strstr (text, expected));
+  }
+  assert_paths_project (in_other, NULL, home_arm, home_targets, pose_seq);
+  g_clear_pointer (&text, g_free);
+
+  /* A folder reached through a link: ROOT/link is ROOT/real/deep, so "../motion" from
+   * there is ROOT/real/motion on the file system, not ROOT/motion. */
+  {
+    g_autofree char *real = g_build_filename (root, "real", "deep", NULL);
+    g_autofree char *link = g_build_filename (root, "link", NULL);
+    g_autofree char *linked = g_build_filename (link, "arm.cnoid", NULL);
+    g_autofree char *expected = g_strdup_printf ("            filename: \"%s\"\n", pose_seq);
+
+    g_assert_cmpint (g_mkdir_with_parents (real, 0755), ==, 0);
+    g_assert_cmpint (symlink (real, link), ==, 0);
+    g_assert_true (km_cnoid_save (project, linked, &error));
+    g_assert_no_error (error);
+    text = test_util_read_file (linked, NULL);
+    g_assert_nonnull (strstr (text, expected));
+    assert_paths_project (linked, NULL, home_arm, home_targets, pose_seq);
+  }
+  remove_tree (root);
+  remove_tree (other);
+}
+
+/* ${SHARE}/… (and ${PROGRAM_TOP}/…) references survive a Save As into another folder as
+ * they were read, though "../" would reach the same files; files under the share folder
+ * referenced otherwise become ${SHARE}/… (as Choreonoid writes them). */
+static void
+test_save_share_round_trip (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *share = g_build_filename (root, "share", NULL);
+  g_autofree char *arm = g_build_filename (share, "model", "arm", "arm.json", NULL);
+  g_autofree char *targets = g_build_filename (share, "model", "arm", "targets.json", NULL);
+  g_autofree char *pose_seq = g_build_filename (share, "motion", "walk.pseq", NULL);
+  g_autofree char *text_in = paths_project ("${SHARE}/model/arm/arm.json", targets,
+                                            "../motion/walk.pseq");
+  g_autofree char *top_text = paths_project ("${PROGRAM_TOP}/share/model/arm/arm.json",
+                                             "${SHARE}/model/arm/targets.json",
+                                             "${SHARE}/motion/walk.pseq");
+  g_autofree char *source = g_build_filename (share, "project", "arm.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (root, "elsewhere", "arm.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *in_place = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  put_models (share, "model/arm");
+  put_file (share, "motion/walk.pseq", "# a pose sequence\n");
+  put_file (share, "project/arm.cnoid", text_in);
+  make_parent (saved);
+  /* ${SHARE}: the share/ above the project's share/project/ folder. */
+  project = load_ok (source);
+  in_place = test_util_cnoid_to_string (project, source);
+  g_assert_cmpstr (in_place, ==, text_in);
+
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"${SHARE}/model/arm/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            file: \"${SHARE}/model/arm/targets.json\"\n"));
+  g_assert_nonnull (strstr (text, "            filename: \"${SHARE}/motion/walk.pseq\"\n"));
+  assert_paths_project (saved, share, arm, targets, pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* The variable each reference was read with is kept. */
+  put_file (share, "project/top.cnoid", top_text);
+  g_clear_pointer (&source, g_free);
+  source = g_build_filename (share, "project", "top.cnoid", NULL);
+  project = load_ok (source);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_cmpstr (text, ==, top_text);
+  assert_paths_project (saved, share, arm, targets, pose_seq);
+  remove_tree (root);
+}
+
 /* Schema 2 stores prismatic joints in metres; schema 1 (and no schema) converted them like
  * revolute joints, in "degrees" (DESIGN.md, body item keys). The same metres must come
  * out of both. */
@@ -691,6 +1086,10 @@ test_failed_save (void)
       g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
       g_assert_false (km_cnoid_save (project, target, &error));
       g_assert_nonnull (error);
+      /* This run's own folder (the parent checks the one it made). */
+      g_unlink (target);
+      g_unlink (file);
+      g_rmdir (dir);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -802,6 +1201,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);
+  g_test_add_func ("/kinema/Cnoid/save-sibling-folder", test_save_sibling_folder);
+  g_test_add_func ("/kinema/Cnoid/save-climb-limits", test_save_climb_limits);
+  g_test_add_func ("/kinema/Cnoid/save-share-round-trip", test_save_share_round_trip);
   g_test_add_func ("/kinema/Cnoid/schema-1-joint-values", test_schema_1_joint_values);
   g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "km-body-item.h"
 #include "km-cnoid.h"
@@ -27,9 +28,10 @@
 #define SUB_CHILDREN_KEY "km-cnoid-sub-children"
 /* Set on items read from a sub-project file: they are not written into the parent. */
 #define FROM_SUB_KEY "km-cnoid-from-sub"
-/* Set on items checked by the item tree view's `checked` list (Choreonoid 1.x keeps the
- * check marks there, not in the items). */
+/* Set on items checked (selected) by the item tree view's `checked` (`selected`) list
+ * (Choreonoid 1.x keeps the check marks and the selection there, not in the items). */
 #define VIEW_CHECKED_KEY "km-cnoid-view-checked"
+#define VIEW_SELECTED_KEY "km-cnoid-view-selected"
 /* On the project: the highest id ever read or written (gint64 boxed), and ${SHARE}. */
 #define MAX_ID_KEY "km-cnoid-max-id"
 #define SHARE_DIR_KEY "km-cnoid-share-dir"
@@ -99,11 +101,12 @@ scalar_is (const KmYamlNode *node,
          g_strcmp0 (km_yaml_node_get_scalar (node, NULL), value) == 0;
 }
 
-/* The `checked` list in the state of the first ItemTreeView in @views, or NULL; @index:
- * that view's place in @views. */
+/* The list @key (`checked`, `selected`) in the state of the first ItemTreeView in @views,
+ * or NULL; @index: that view's place in @views. */
 static KmYamlNode *
-view_checked_list (const KmYamlNode *views,
-                   guint            *index)
+view_state_list (const KmYamlNode *views,
+                 const char       *key,
+                 guint            *index)
 {
   if (views == NULL || km_yaml_node_get_kind (views) != KM_YAML_SEQUENCE)
     return NULL;
@@ -111,7 +114,7 @@ view_checked_list (const KmYamlNode *views,
     {
       KmYamlNode *view = km_yaml_sequence_get (views, i);
       KmYamlNode *state;
-      KmYamlNode *checked;
+      KmYamlNode *list;
 
       if (km_yaml_node_get_kind (view) != KM_YAML_MAPPING ||
           !scalar_is (km_yaml_mapping_lookup (view, "class"), "ItemTreeView"))
@@ -119,12 +122,12 @@ view_checked_list (const KmYamlNode *views,
       state = km_yaml_mapping_lookup (view, "state");
       if (state == NULL || km_yaml_node_get_kind (state) != KM_YAML_MAPPING)
         return NULL;
-      checked = km_yaml_mapping_lookup (state, "checked");
-      if (checked == NULL || km_yaml_node_get_kind (checked) != KM_YAML_SEQUENCE)
+      list = km_yaml_mapping_lookup (state, key);
+      if (list == NULL || km_yaml_node_get_kind (list) != KM_YAML_SEQUENCE)
         return NULL;
       if (index != NULL)
         *index = i;
-      return checked;
+      return list;
     }
   return NULL;
 }
@@ -713,34 +716,73 @@ items_by_id (KmItem *root)
   return table;
 }
 
-/* Choreonoid 1.x: the items in the item tree view's `checked` list are checked. Its ids
- * count as used (@max_id), so that no new item comes to be checked by a stale entry. */
-static void
-apply_view_checks (KmItem     *root,
-                   KmYamlNode *sections,
-                   gint64     *max_id)
+static gboolean
+is_selected (KmProject *project,
+             KmItem    *item)
 {
-  KmYamlNode *checked = view_checked_list (km_yaml_mapping_lookup (sections, "views"), NULL);
+  GListModel *selection = km_project_get_selection (project);
+
+  for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+    {
+      g_autoptr(KmItem) selected = g_list_model_get_item (selection, i);
+
+      if (selected == item)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Choreonoid 1.x: the items in the item tree view's `checked` list are checked, the
+ * ones in its `selected` list selected, as `is_checked` and `is_selected` do in 2.x. The
+ * ids in both count as used (@max_id), so that no new item comes to be checked or
+ * selected by a stale entry. */
+static void
+apply_view_lists (KmProject  *project,
+                  KmYamlNode *sections,
+                  gint64     *max_id)
+{
+  static const char * const keys[] = { "checked", "selected" };
+  KmYamlNode *views = km_yaml_mapping_lookup (sections, "views");
   g_autoptr(GHashTable) by_id = NULL;
 
-  if (checked == NULL)
-    return;
-  by_id = items_by_id (root);
-  for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
     {
-      KmYamlNode *entry = km_yaml_sequence_get (checked, i);
-      KmItem *item = resolve_reference (NULL, by_id, entry);
-      gint64 id;
+      KmYamlNode *list = view_state_list (views, keys[k], NULL);
+      gboolean selecting = k == 1;
 
-      if (km_yaml_node_get_kind (entry) == KM_YAML_SEQUENCE && km_yaml_node_get_length (entry) > 0)
-        entry = km_yaml_sequence_get (entry, 0);
-      if (km_yaml_expect_int (entry, &id, NULL))
-        *max_id = MAX (*max_id, id);
-
-      if (item == NULL || km_item_get_checked (item))
+      if (list == NULL)
         continue;
-      km_item_set_checked (item, TRUE);
-      g_object_set_data (G_OBJECT (item), VIEW_CHECKED_KEY, GINT_TO_POINTER (1));
+      if (by_id == NULL)
+        by_id = items_by_id (km_project_get_root_item (project));
+      for (guint i = 0; i < km_yaml_node_get_length (list); i++)
+        {
+          KmYamlNode *entry = km_yaml_sequence_get (list, i);
+          KmItem *item = resolve_reference (NULL, by_id, entry);
+          gint64 id;
+
+          if (km_yaml_node_get_kind (entry) == KM_YAML_SEQUENCE &&
+              km_yaml_node_get_length (entry) > 0)
+            entry = km_yaml_sequence_get (entry, 0);
+          if (km_yaml_expect_int (entry, &id, NULL))
+            *max_id = MAX (*max_id, id);
+
+          if (item == NULL)
+            continue;
+          if (selecting)
+            {
+              if (is_selected (project, item))
+                continue;
+              km_project_select (project, item, TRUE);
+              g_object_set_data (G_OBJECT (item), VIEW_SELECTED_KEY, GINT_TO_POINTER (1));
+            }
+          else
+            {
+              if (km_item_get_checked (item))
+                continue;
+              km_item_set_checked (item, TRUE);
+              g_object_set_data (G_OBJECT (item), VIEW_CHECKED_KEY, GINT_TO_POINTER (1));
+            }
+        }
     }
 }
 
@@ -838,7 +880,7 @@ load_project (const char  *path,
   ctx.root = root;
   km_item_foreach (root, check_item_references, &ctx);
   check_references (&ctx, root, top, 0);
-  apply_view_checks (root, sections, &ctx.max_id);
+  apply_view_lists (project, sections, &ctx.max_id);
   choose_current_body (project, sections);
 
   g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&ctx.max_id, sizeof ctx.max_id),
@@ -972,37 +1014,238 @@ typedef struct
 } SaveContext;
 
 /*
- * Items keep file references as they were written, relative to the folder the project
- * was loaded from. Saving elsewhere ("Save As" into another folder) re-bases every
- * relative reference, known item or not, so that no model or motion is lost.
+ * File references: the file-naming keys at the top of an item's data.
+ *
+ * Items keep each reference as it was read: ${VAR}/…, relative to the folder the project
+ * was loaded from, or absolute. Saved into that folder, a reference read from the file is
+ * written back unchanged (an unmodified load → save stays byte-identical). Saved into
+ * another folder (Save As, `kinema-cli convert`), every reference, and wherever it is
+ * saved a new absolute one (not read from the file), is written as the inverse of
+ * km_item_io_expand_path, the first of these that resolves back to the same file:
+ *
+ *  1. ${VAR}/… with the variable the reference was read with, while the file is under it;
+ *  2. relative, when the file is inside the project's folder (as Choreonoid does);
+ *  3. ${SHARE}/…, else ${PROGRAM_TOP}/…, when the file is under that folder (Choreonoid);
+ *  4. relative with "../", when the file and the project's folder have a common ancestor
+ *     worth moving as a whole: two or more levels below the root ("/tmp" or "/home" alone
+ *     is not one), and not $HOME or above it (a project moved within the home folder keeps
+ *     its ${HOME}/… files). The spec lets a path be relative to the project file, and
+ *     Choreonoid resolves it against the project's folder, where "../" climbs; as that
+ *     climb is a physical one (Kinema's reader climbs lexically), the path is also checked
+ *     on the file system, for a folder reached through a symbolic link;
+ *  5. ${HOME}/… (Choreonoid);
+ *  6. absolute.
+ *
+ * Each candidate is expanded as the reader expands it, against the new folder, and used
+ * only when that gives the same absolute file: no path is written that does not lead
+ * back to the file it named.
  */
-static KmYamlNode *
-relocate_file_references (SaveContext *ctx,
-                          KmYamlNode  *data)
+static const char * const file_ref_keys[] = {
+  "file", "filename", "modelFile", "default_material_table_file", "materialTableFile", NULL
+};
+
+/* What follows @dir's own components in @path ("" for @dir itself), or NULL when @path is
+ * not inside it. Both canonical. */
+static const char *
+path_inside (const char *path,
+             const char *dir)
 {
-  static const char * const keys[] = {
-    "file", "filename", "modelFile", "default_material_table_file", "materialTableFile", NULL
-  };
+  gsize n = strlen (dir);
+
+  while (n > 0 && dir[n - 1] == '/')
+    n--;
+  if (strncmp (path, dir, n) != 0)
+    return NULL;
+  if (path[n] == '\0')
+    return path + n;
+  if (path[n] == '/')
+    return path + n + 1;
+  return NULL;
+}
+
+/* The value of the path variable @name for the save (canonical), or NULL when it has none
+ * or it is the root folder (which would make every file "under" it). */
+static char *
+variable_value (SaveContext *ctx,
+                const char  *name)
+{
+  g_autofree char *reference = g_strdup_printf ("${%s}", name);
+  g_autofree char *value = km_item_io_expand_path (&ctx->io, reference, NULL);
+
+  if (value == NULL || strcmp (value, "/") == 0)
+    return NULL;
+  return g_steal_pointer (&value);
+}
+
+/* @candidate when the reader, reading the saved file, makes @absolute of it; else NULL. */
+static char *
+check_candidate (SaveContext *ctx,
+                 char        *candidate,
+                 const char  *absolute)
+{
+  g_autofree char *expanded = km_item_io_expand_path (&ctx->io, candidate, NULL);
+
+  if (expanded == NULL || strcmp (expanded, absolute) != 0)
+    {
+      g_free (candidate);
+      return NULL;
+    }
+  return candidate;
+}
+
+static char *
+under_variable (SaveContext *ctx,
+                const char  *name,
+                const char  *absolute)
+{
+  g_autofree char *value = variable_value (ctx, name);
+  const char *rest = value != NULL ? path_inside (absolute, value) : NULL;
+
+  if (rest == NULL || *rest == '\0')
+    return NULL;
+  return check_candidate (ctx, g_strdup_printf ("${%s}/%s", name, rest), absolute);
+}
+
+/* Rule 4: "../…" from the canonical folder @dir to @absolute, or NULL. */
+static char *
+climbing_path (SaveContext *ctx,
+               const char  *dir,
+               const char  *absolute)
+{
+  g_auto(GStrv) from = g_strsplit (dir + 1, "/", -1);
+  g_auto(GStrv) to = g_strsplit (absolute + 1, "/", -1);
+  g_autofree char *home = variable_value (ctx, "HOME");
+  g_autofree char *common = NULL;
+  g_autoptr(GString) out = NULL;
+  g_autofree char *physical = NULL;
+  guint n_from = g_strv_length (from);
+  guint n_to = g_strv_length (to);
+  guint k = 0;
+  GStatBuf a, b;
+
+  if (strcmp (dir, "/") == 0)
+    return NULL;
+  while (k < n_from && k + 1 < n_to && strcmp (from[k], to[k]) == 0)
+    k++;
+  if (k < 2)
+    return NULL;
+  common = g_strdup (dir);
+  for (guint i = 0, slashes = 0; common[i] != '\0'; i++)
+    if (common[i] == '/' && slashes++ == k)
+      {
+        common[i] = '\0';
+        break;
+      }
+  if (home != NULL && path_inside (home, common) != NULL)
+    return NULL;
+
+  out = g_string_new (NULL);
+  for (guint i = k; i < n_from; i++)
+    g_string_append (out, "../");
+  for (guint i = k; i < n_to; i++)
+    g_string_append_printf (out, i + 1 < n_to ? "%s/" : "%s", to[i]);
+
+  /* Climbed on the file system, "../" must reach the same file. */
+  physical = g_build_filename (dir, out->str, NULL);
+  if (g_stat (absolute, &a) == 0 &&
+      (g_stat (physical, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+    return NULL;
+  return check_candidate (ctx, g_string_free (g_steal_pointer (&out), FALSE), absolute);
+}
+
+/* The reference to write for the file @absolute (canonical); @variable: the variable the
+ * reference was read with, or NULL. */
+static char *
+portable_path (SaveContext *ctx,
+               const char  *absolute,
+               const char  *variable)
+{
+  g_autofree char *dir = g_canonicalize_filename (ctx->io.dir, NULL);
+  const char *rest;
+  char *path = NULL;
+
+  if (variable != NULL && (path = under_variable (ctx, variable, absolute)) != NULL)
+    return path;
+  if ((rest = path_inside (absolute, dir)) != NULL && *rest != '\0' &&
+      (path = check_candidate (ctx, g_strdup (rest), absolute)) != NULL)
+    return path;
+  if ((path = under_variable (ctx, "SHARE", absolute)) != NULL ||
+      (path = under_variable (ctx, "PROGRAM_TOP", absolute)) != NULL ||
+      (path = climbing_path (ctx, dir, absolute)) != NULL ||
+      (path = under_variable (ctx, "HOME", absolute)) != NULL)
+    return path;
+  return g_strdup (absolute);
+}
+
+/* The variable @value starts with ("${NAME}…"), or NULL. */
+static char *
+leading_variable (const char *value)
+{
+  const char *end;
+
+  if (!g_str_has_prefix (value, "${") || (end = strchr (value + 2, '}')) == NULL)
+    return NULL;
+  return g_strndup (value + 2, end - value - 2);
+}
+
+/* TRUE when @value is what @orig_data held under one of the file keys when it was read. */
+static gboolean
+reference_as_read (const KmYamlNode *orig_data,
+                   const char       *value)
+{
+  if (orig_data == NULL || km_yaml_node_get_kind (orig_data) != KM_YAML_MAPPING)
+    return FALSE;
+  for (guint k = 0; file_ref_keys[k] != NULL; k++)
+    if (scalar_is (km_yaml_mapping_lookup (orig_data, file_ref_keys[k]), value))
+      return TRUE;
+  return FALSE;
+}
+
+/* @data (full transfer) with its file references written for the new file (see above). */
+static KmYamlNode *
+write_file_references (SaveContext      *ctx,
+                       const KmYamlNode *orig_data,
+                       KmYamlNode       *data)
+{
   KmYamlNode *copy = NULL;
 
-  if (ctx->load_dir == NULL || data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING)
+  if (data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING)
     return data;
 
-  for (guint k = 0; keys[k] != NULL; k++)
+  for (guint k = 0; file_ref_keys[k] != NULL; k++)
     {
-      KmYamlNode *v = km_yaml_mapping_lookup (copy != NULL ? copy : data, keys[k]);
+      KmYamlNode *v = km_yaml_mapping_lookup (copy != NULL ? copy : data, file_ref_keys[k]);
       const char *value = v != NULL && km_yaml_node_get_kind (v) == KM_YAML_SCALAR ?
                           km_yaml_node_get_scalar (v, NULL) : NULL;
+      g_autofree char *variable = NULL;
       g_autofree char *absolute = NULL;
-      g_autofree char *relocated = NULL;
+      g_autofree char *written = NULL;
 
-      if (value == NULL || *value == '\0' || value[0] == '$' || g_path_is_absolute (value))
+      if (value == NULL || *value == '\0')
         continue;
-      absolute = g_canonicalize_filename (value, ctx->load_dir);
-      relocated = km_item_io_make_path (&ctx->io, absolute);
+      variable = leading_variable (value);
+      if (ctx->load_dir == NULL &&
+          (variable != NULL || !g_path_is_absolute (value) || reference_as_read (orig_data, value)))
+        continue;   /* in place: as read, and new relative or ${VAR} ones as they are */
+
+      if (variable != NULL || !g_path_is_absolute (value))
+        {
+          /* As the reader expanded it, in the folder it was read from. */
+          KmItemIo read_io = ctx->io;
+
+          read_io.dir = ctx->load_dir;
+          absolute = km_item_io_expand_path (&read_io, value, NULL);
+          if (absolute == NULL)
+            continue;   /* an unknown or unset variable: kept as it is */
+        }
+      else
+        absolute = g_canonicalize_filename (value, NULL);
+      written = portable_path (ctx, absolute, variable);
+      if (strcmp (written, value) == 0)
+        continue;
       if (copy == NULL)
         copy = km_yaml_node_copy (data);
-      km_yaml_mapping_set (copy, keys[k], km_yaml_node_new_string (relocated));
+      km_yaml_mapping_set (copy, file_ref_keys[k], km_yaml_node_new_string (written));
     }
   if (copy == NULL)
     return data;
@@ -1188,21 +1431,25 @@ write_item (SaveContext *ctx,
                                      g_hash_table_contains (ctx->selected, item));
   values[KEY_CHECKED] = bool_value (km_yaml_mapping_lookup_any (orig, checked_keys),
                                     km_item_get_checked (item));
-  /* Still checked by the item tree view's list, which is written back. */
+  /* Still checked (selected) by the item tree view's list, which is written back. */
   if (g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
       km_yaml_mapping_lookup_any (orig, checked_keys) == NULL)
     g_clear_pointer (&values[KEY_CHECKED], km_yaml_node_unref);
+  if (g_object_get_data (G_OBJECT (item), VIEW_SELECTED_KEY) != NULL &&
+      km_yaml_mapping_lookup_any (orig, selected_keys) == NULL)
+    g_clear_pointer (&values[KEY_SELECTED], km_yaml_node_unref);
   values[KEY_BUILTIN] = bool_value (km_yaml_mapping_lookup_any (orig, builtin_keys),
                                     km_item_get_builtin (item));
 
   if (KM_IS_UNKNOWN_ITEM (item))
     {
       v = km_yaml_mapping_lookup (orig, "data");
-      values[KEY_DATA] = relocate_file_references (ctx, v != NULL ? km_yaml_node_ref (v) : NULL);
+      values[KEY_DATA] = write_file_references (ctx, v, v != NULL ? km_yaml_node_ref (v) : NULL);
     }
   else
     {
-      values[KEY_DATA] = relocate_file_references (ctx, km_item_store (item, &ctx->io));
+      values[KEY_DATA] = write_file_references (ctx, km_yaml_mapping_lookup (orig, "data"),
+                                                km_item_store (item, &ctx->io));
       if (values[KEY_DATA] != NULL && km_yaml_node_get_length (values[KEY_DATA]) == 0 &&
           km_yaml_node_get_kind (values[KEY_DATA]) == KM_YAML_MAPPING &&
           km_yaml_mapping_lookup (orig, "data") == NULL)
@@ -1249,40 +1496,60 @@ is_layout_key (const char *key)
   return key != NULL && g_strv_contains (layout_keys, key);
 }
 
-/* @views with the item tree view's `checked` list (Choreonoid 1.x) left without the
- * items it checked that are unchecked now; the same node when nothing changed. */
+/* @views with the item tree view's `checked` and `selected` lists (Choreonoid 1.x) left
+ * without the items they marked that are unchecked (no longer selected) now; the same node
+ * when nothing changed. (Items checked or selected since get `is_checked` / `is_selected`.) */
 static KmYamlNode *
-write_views (KmItem     *root,
-             KmYamlNode *views)
+write_views (SaveContext *ctx,
+             KmItem      *root,
+             KmYamlNode  *views)
 {
-  guint index = 0;
-  KmYamlNode *checked = view_checked_list (views, &index);
-  g_autoptr(KmYamlNode) list = NULL;
+  static const char * const keys[] = { "checked", "selected" };
+  g_autoptr(GHashTable) by_id = NULL;
   g_autoptr(KmYamlNode) view = NULL;
   g_autoptr(KmYamlNode) state = NULL;
-  g_autoptr(GHashTable) by_id = NULL;
+  guint index = 0;
   KmYamlNode *out;
 
-  if (checked == NULL)
-    return km_yaml_node_ref (views);
-  by_id = items_by_id (root);
-  list = km_yaml_node_new_sequence (km_yaml_node_get_style (checked));
-  for (guint i = 0; i < km_yaml_node_get_length (checked); i++)
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
     {
-      KmYamlNode *entry = km_yaml_sequence_get (checked, i);
-      KmItem *item = resolve_reference (NULL, by_id, entry);
+      guint at = 0;
+      KmYamlNode *list = view_state_list (views, keys[k], &at);
+      g_autoptr(KmYamlNode) kept = NULL;
 
-      if (item != NULL && g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
-          !km_item_get_checked (item))
+      if (list == NULL)
         continue;
-      km_yaml_sequence_append (list, km_yaml_node_ref (entry));
+      if (by_id == NULL)
+        by_id = items_by_id (root);
+      kept = km_yaml_node_new_sequence (km_yaml_node_get_style (list));
+      for (guint i = 0; i < km_yaml_node_get_length (list); i++)
+        {
+          KmYamlNode *entry = km_yaml_sequence_get (list, i);
+          KmItem *item = resolve_reference (NULL, by_id, entry);
+
+          if (item != NULL && k == 0 &&
+              g_object_get_data (G_OBJECT (item), VIEW_CHECKED_KEY) != NULL &&
+              !km_item_get_checked (item))
+            continue;
+          if (item != NULL && k == 1 &&
+              g_object_get_data (G_OBJECT (item), VIEW_SELECTED_KEY) != NULL &&
+              !g_hash_table_contains (ctx->selected, item))
+            continue;
+          km_yaml_sequence_append (kept, km_yaml_node_ref (entry));
+        }
+      if (km_yaml_node_get_length (kept) == km_yaml_node_get_length (list))
+        continue;
+      if (view == NULL)
+        {
+          index = at;
+          view = km_yaml_node_copy (km_yaml_sequence_get (views, index));
+          state = km_yaml_node_copy (km_yaml_mapping_lookup (view, "state"));
+        }
+      km_yaml_mapping_set (state, keys[k], g_steal_pointer (&kept));
     }
-  if (km_yaml_node_get_length (list) == km_yaml_node_get_length (checked))
+  if (view == NULL)
     return km_yaml_node_ref (views);
 
-  view = km_yaml_node_copy (km_yaml_sequence_get (views, index));
-  state = km_yaml_node_copy (km_yaml_mapping_lookup (view, "state"));
-  km_yaml_mapping_set (state, "checked", g_steal_pointer (&list));
   km_yaml_mapping_set (view, "state", g_steal_pointer (&state));
   out = km_yaml_node_new_sequence (km_yaml_node_get_style (views));
   for (guint i = 0; i < km_yaml_node_get_length (views); i++)
@@ -1357,7 +1624,8 @@ write_project (KmProject   *project,
       if (g_strcmp0 (name, "views") == 0)
         {
           km_yaml_mapping_append_node (top, km_yaml_node_ref (key),
-                                       write_views (root, km_yaml_mapping_get_value (sections, i)));
+                                       write_views (&ctx, root,
+                                                    km_yaml_mapping_get_value (sections, i)));
           continue;
         }
       km_yaml_mapping_append_node (top, km_yaml_node_ref (key),

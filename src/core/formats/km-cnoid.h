@@ -38,8 +38,11 @@ G_BEGIN_DECLS
  * A `schema` in an item's data newer than the item class knows gives a warning, and the
  * item loads what it can.
  *
- * Selection: the items marked `is_selected` (`isSelected`) are selected when loaded; the
- * mark follows km_project_get_selection() when written.
+ * Selection: the items marked `is_selected` (`isSelected`), or, as Choreonoid 1.x writes
+ * them, listed in the `selected` list of ids in the ItemTreeView's state, are selected
+ * when loaded. The mark follows km_project_get_selection() when written; the list is
+ * written back as it was, less the items no longer selected (items selected since get
+ * `is_selected: true`).
  *
  * Check marks: `is_checked` (`isChecked`) on the items, or, as Choreonoid 1.x writes them,
  * the `checked` list of ids in the ItemTreeView's state; that list is written back as it
@@ -55,6 +58,14 @@ G_BEGIN_DECLS
  * directory), else $KINEMA_CHOREONOID_SHARE, else the `share/`
  * folder of a project kept in `share/project/`, else an installed Choreonoid's share
  * folder (km_cnoid_find_share_dir).
+ *
+ * File references (`file`, `filename`, … in the items' data): saved into the folder the
+ * project was read from, they are written as they were read. Saved into another folder,
+ * and for new absolute references, each is written as the first of these that the reader
+ * resolves to the same file: with the ${VAR} it was read with; relative when inside the
+ * project's folder; ${SHARE}/…, ${PROGRAM_TOP}/…; relative with "../" up to a common
+ * folder at least two levels below the root and below $HOME; ${HOME}/…; absolute (the
+ * comment above write_file_references in km-cnoid.c gives the reasons).
  *
  * Writing: Choreonoid's layout (km_yaml_emit), the items in each item's original key order
  * with keys we do not interpret kept in place, a blank line after `optional_plugins`, and
@@ -80,8 +91,8 @@ KmProject  *km_cnoid_load_full          (const char        *path,
                                          GBytes            *contents,
                                          const char        *share_dir,
                                          GError           **error);
-/* The text km_cnoid_save would write to @path (paths of new file references are made
- * relative to it). Does not change the project. */
+/* The text km_cnoid_save would write to @path (file references written for @path's
+ * folder, see above). Does not change the project. */
 char       *km_cnoid_to_string          (KmProject         *project,
                                          const char        *path,
                                          gsize             *length,
