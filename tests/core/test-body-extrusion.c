@@ -11,6 +11,7 @@
 #include "km-error.h"
 #include "km-extrusion.h"
 #include "km-mesh-loader.h"
+#include "km-polygon.h"
 #include "km-shape.h"
 
 #include "test-util.h"
@@ -267,7 +268,7 @@ test_concave_cap (void)
             reversed[2 * i] = u[2 * (n - 1 - i)];
             reversed[2 * i + 1] = u[2 * (n - 1 - i) + 1];
           }
-      n_tri = km_extrusion_triangulate (p, n, tris);
+      n_tri = km_polygon_triangulate_2d (p, n, tris);
       g_assert_cmpuint (n_tri, ==, n - 2);
       for (guint k = 0; k < n_tri; k++)
         {
@@ -283,8 +284,45 @@ test_concave_cap (void)
   {
     static const double line[] = { 0, 0, 1, 0, 2, 0, 3, 0 };
 
-    g_assert_cmpuint (km_extrusion_triangulate (line, 4, tris), ==, 2);
+    g_assert_cmpuint (km_polygon_triangulate_2d (line, 4, tris), ==, 2);
   }
+}
+
+/* The caps of an extrusion with a U outline (area 5, counter-clockwise in x, z) along +Y:
+ * 6 triangles each (after the 2 × 8 side triangles), each turned the same way (−Y at the
+ * end, +Y at the begin cap, as the outline's winding gives), adding up to the U. */
+static void
+test_concave_cap_mesh (void)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel = load ("{ type: Extrusion, crossSection: [ 0, 0, 3, 0, 3, 2, 2, 2, 2, 1, "
+                           "1, 1, 1, 2, 0, 2, 0, 0 ], spine: [ 0, 0, 0, 0, 1, 0 ] }", &error);
+  const KmMesh *mesh;
+  const float *v;
+  const guint32 *idx;
+  double area[2] = { 0, 0 };
+
+  g_assert_no_error (error);
+  mesh = only_mesh (skel);
+  g_assert_cmpuint (km_mesh_get_n_triangles (mesh), ==, 2 * 8 + 2 * 6);
+  v = km_mesh_get_vertices (mesh);
+  idx = km_mesh_get_indices (mesh);
+  for (guint k = 2 * 8; k < 2 * 8 + 2 * 6; k++)
+    {
+      const float *a = v + 3 * idx[3 * k], *b = v + 3 * idx[3 * k + 1];
+      const float *c = v + 3 * idx[3 * k + 2];
+      KmVec3 n = km_vec3_cross (km_vec3 (b[0] - a[0], b[1] - a[1], b[2] - a[2]),
+                                km_vec3 (c[0] - a[0], c[1] - a[1], c[2] - a[2]));
+      gboolean end = a[1] > 0.5f;
+
+      g_assert_cmpfloat (a[1], ==, b[1]);
+      g_assert_cmpfloat (a[1], ==, c[1]);
+      g_assert_cmpfloat (end ? -n.y : n.y, >, 0);
+      area[end] += fabs (n.y) / 2;
+    }
+  g_assert_cmpfloat_with_epsilon (area[0], 5, 1e-6);
+  g_assert_cmpfloat_with_epsilon (area[1], 5, 1e-6);
+  km_skeleton_unref (skel);
 }
 
 /* VRML's orientation turns each cross-section in its plane's frame: a 2 × 1 outline
@@ -341,6 +379,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Body/elevation-grid", test_elevation_grid);
   g_test_add_func ("/kinema/Mesh/vrml-extrusion", test_vrml);
   g_test_add_func ("/kinema/Mesh/extrusion-concave-cap", test_concave_cap);
+  g_test_add_func ("/kinema/Body/extrusion-concave-cap", test_concave_cap_mesh);
   g_test_add_func ("/kinema/Mesh/vrml-extrusion-orientation", test_vrml_orientation);
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
 #include "km-extrusion.h"
 #include "km-mesh-loader.h"
 #include "km-mesh-private.h"
+#include "km-polygon.h"
 #include "km-skeleton-json.h"
 #include "km-yaml.h"
 
@@ -425,7 +426,7 @@ face_set_mesh (Body        *b,
   g_autofree double *index = NULL;
   g_autoptr(GArray) tris = NULL;
   g_autofree float *vertices = NULL;
-  guint n_coords, n_index, nv, start = 0;
+  guint n_coords, n_index, nv;
   KmMesh *mesh;
 
   mesh = g_hash_table_lookup (b->meshes, geometry);
@@ -472,10 +473,12 @@ face_set_mesh (Body        *b,
     }
   else
     {
-      /* IndexedFaceSet: polygons separated by -1, split into fans. */
-      for (guint i = 0; i <= n_index; i++)
+      /* IndexedFaceSet: polygons separated by -1, each of more than 3 vertices
+       * triangulated by ear clipping in its own plane, as Choreonoid's loader does (a
+       * convex one still gives the fan from its first vertex). */
+      for (guint i = 0; i < n_index; i++)
         {
-          double v = i < n_index ? index[i] : -1;
+          double v = index[i];
 
           if (v != -1 && (v < 0 || v >= nv || v != floor (v)))
             {
@@ -483,18 +486,8 @@ face_set_mesh (Body        *b,
                        nv - 1);
               return NULL;
             }
-          if (v == -1)
-            {
-              for (guint k = start + 1; k + 1 < i; k++)
-                {
-                  guint32 tri[3] = { (guint32) index[start], (guint32) index[k],
-                                     (guint32) index[k + 1] };
-
-                  g_array_append_vals (tris, tri, 3);
-                }
-              start = i + 1;
-            }
         }
+      km_polygon_triangulate_faces (vertices, index, n_index, FALSE, G_MAXUINT, tris);
     }
   {
     guint nt = tris->len / 3;

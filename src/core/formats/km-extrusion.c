@@ -7,11 +7,11 @@
 #include "config.h"
 
 #include <math.h>
-#include <string.h>
 #include <glib/gi18n-lib.h>
 
 #include "km-error.h"
 #include "km-extrusion.h"
+#include "km-polygon.h"
 
 /* The outline's distinct points: a closed outline repeats its first point. */
 guint
@@ -24,133 +24,6 @@ km_extrusion_ring_size (const double *section,
       && section[1] == section[2 * (n_section - 1) + 1])
     return n_section - 1;
   return n_section;
-}
-
-/* Twice the signed area of the outline (positive when counter-clockwise in x, z). */
-static double
-outline_area2 (const double *p,
-               guint         n)
-{
-  double sum = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      guint j = (i + 1) % n;
-
-      sum += p[2 * i] * p[2 * j + 1] - p[2 * j] * p[2 * i + 1];
-    }
-  return sum;
-}
-
-static double
-corner_cross (const double *p,
-              guint         a,
-              guint         b,
-              guint         c)
-{
-  return (p[2 * b] - p[2 * a]) * (p[2 * c + 1] - p[2 * b + 1])
-         - (p[2 * b + 1] - p[2 * a + 1]) * (p[2 * c] - p[2 * b]);
-}
-
-/* Whether point q lies inside or on the triangle a, b, c of orientation @sign. */
-static gboolean
-in_triangle (const double *p,
-             double        sign,
-             guint         a,
-             guint         b,
-             guint         c,
-             guint         q)
-{
-  return sign * corner_cross (p, a, b, q) >= 0 && sign * corner_cross (p, b, c, q) >= 0
-         && sign * corner_cross (p, c, a, q) >= 0;
-}
-
-/* Whether the corner at @at of the remaining polygon @idx (@n left) is an ear: convex, with
- * no other remaining point inside it. */
-static gboolean
-is_ear (const double  *p,
-        double         sign,
-        const guint32 *idx,
-        guint          n,
-        guint          at)
-{
-  guint32 a = idx[(at + n - 1) % n], b = idx[at], c = idx[(at + 1) % n];
-
-  if (sign * corner_cross (p, a, b, c) <= 0)
-    return FALSE;
-  for (guint k = 0; k < n; k++)
-    {
-      guint32 q = idx[k];
-
-      if (q == a || q == b || q == c)
-        continue;
-      /* Points that coincide with a corner (a touching outline) do not block it. */
-      if ((p[2 * q] == p[2 * a] && p[2 * q + 1] == p[2 * a + 1])
-          || (p[2 * q] == p[2 * c] && p[2 * q + 1] == p[2 * c + 1]))
-        continue;
-      if (in_triangle (p, sign, a, b, c, q))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/**
- * km_extrusion_triangulate:
- * @outline: @n_points x, z pairs, a simple polygon (not closed by a repeated point)
- * @n_points: at least 3
- * @triangles: (out caller-allocates): room for 3 × (@n_points − 2) indices
- *
- * Triangulates the polygon by ear clipping; every triangle runs in the outline's own
- * direction (so a convex outline gives triangles wound like the fan 0, k, k + 1).
- * Degenerate outlines (collinear or crossing edges) still give n − 2 triangles: when no
- * ear is left, the next corner is clipped anyway. Above KM_EXTRUSION_MAX_CLIPPED_RING
- * points the result is the fan, to bound the time.
- *
- * Returns: the number of triangles written
- */
-guint
-km_extrusion_triangulate (const double *outline,
-                          guint         n_points,
-                          guint32      *triangles)
-{
-  g_autofree guint32 *idx = NULL;
-  double sign;
-  guint n = n_points, at = 0, misses = 0, n_tri = 0;
-
-  g_return_val_if_fail (outline != NULL && triangles != NULL, 0);
-
-  if (n_points < 3)
-    return 0;
-  sign = outline_area2 (outline, n_points) < 0 ? -1 : 1;
-  idx = g_new (guint32, n_points);
-  for (guint i = 0; i < n_points; i++)
-    idx[i] = i;
-  while (n > 3)
-    {
-      gboolean clip = n_points > KM_EXTRUSION_MAX_CLIPPED_RING || misses >= n
-                      || is_ear (outline, sign, idx, n, at);
-
-      if (!clip)
-        {
-          at = (at + 1) % n;
-          misses++;
-          continue;
-        }
-      triangles[3 * n_tri] = idx[(at + n - 1) % n];
-      triangles[3 * n_tri + 1] = idx[at];
-      triangles[3 * n_tri + 2] = idx[(at + 1) % n];
-      n_tri++;
-      memmove (idx + at, idx + at + 1, (n - at - 1) * sizeof *idx);
-      n--;
-      at = at == 0 ? 0 : at - 1;
-      if (at >= n)
-        at = 0;
-      misses = 0;
-    }
-  triangles[3 * n_tri] = idx[0];
-  triangles[3 * n_tri + 1] = idx[1];
-  triangles[3 * n_tri + 2] = idx[2];
-  return n_tri + 1;
 }
 
 /* The turn of the outline at spine point @i: identity without an orientation. */
@@ -302,7 +175,7 @@ km_extrusion_mesh (const KmExtrusion *e,
   if ((e->begin_cap || e->end_cap) && ring >= 3)
     {
       cap = g_new (guint32, 3 * (ring - 2));
-      n_cap = km_extrusion_triangulate (section, ring, cap);
+      n_cap = km_polygon_triangulate_2d (section, ring, cap);
     }
   for (guint k = 0; k < n_cap; k++)
     {

@@ -18,15 +18,13 @@ G_BEGIN_DECLS
  * radians, in the cross-section plane's frame), as VRML97 says; both give one entry per
  * spine point or fewer, the last one repeated (@n_orientation may be 0: no turn).
  *
- * The caps are the outline triangulated by ear clipping, so concave outlines (an L, a
- * star) are right too; an outline of more than KM_EXTRUSION_MAX_CLIPPED_RING points is
- * capped with a fan.
+ * The caps are the outline triangulated by km_polygon_triangulate_2d (ear clipping), so
+ * concave outlines (an L, a star) are right too; an outline of more than
+ * KM_POLYGON_MAX_CLIPPED points is capped with a fan.
  *
  * The caller checks @n_spine ≥ 2, @n_scale ≥ 1 and an outline of at least 2 distinct
  * points (km_extrusion_ring_size). Errors: KM_PARSE_ERROR_LIMIT beyond the mesh limits.
  */
-#define KM_EXTRUSION_MAX_CLIPPED_RING 512
-
 typedef struct
 {
   const double *section;
@@ -43,9 +41,6 @@ typedef struct
 
 guint    km_extrusion_ring_size     (const double      *section,
                                      guint              n_section);
-guint    km_extrusion_triangulate   (const double      *outline,
-                                     guint              n_points,
-                                     guint32           *triangles);
 KmMesh  *km_extrusion_mesh          (const KmExtrusion *extrusion,
                                      GError           **error);
 

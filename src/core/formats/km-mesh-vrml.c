@@ -12,6 +12,7 @@
 
 #include "km-extrusion.h"
 #include "km-mesh-loader.h"
+#include "km-polygon.h"
 
 #include "km-mesh-private.h"
 
@@ -419,6 +420,15 @@ field_double (VNode      *node,
   return field_vec (node, name, &v, 1) ? v : fallback;
 }
 
+/*
+ * An IndexedFaceSet's mesh. Every polygon of more than 3 vertices is triangulated by ear
+ * clipping in its own plane (km_polygon_triangulate), whatever the convex field says:
+ * VRML97 leaves a non-convex polygon under `convex TRUE` (the default) undefined, so
+ * triangulating it properly is allowed; exporters mark concave faces `convex FALSE` or
+ * not at all; and Choreonoid's loader triangulates every polygon of more than 3 vertices
+ * too. A convex polygon still gives the fan from its first vertex, so convex faces come
+ * out as they always did. `ccw FALSE` reverses every triangle.
+ */
 static KmMesh *
 face_set_mesh (VParser  *p,
                VNode    *ifs,
@@ -431,7 +441,7 @@ face_set_mesh (VParser  *p,
   g_autoptr(GArray) tris = NULL;
   g_autofree float *vertices = NULL;
   gboolean ccw = field_double (ifs, "ccw", 1) != 0;
-  guint nv, start = 0;
+  guint nv;
 
   if (ifs->mesh || ifs->mesh_failed)
     return ifs->mesh;
@@ -455,9 +465,9 @@ face_set_mesh (VParser  *p,
   for (guint i = 0; i < nv * 3; i++)
     vertices[i] = (float) g_array_index (points, double, i);
   tris = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint i = 0; i <= index->len; i++)
+  for (guint i = 0; i < index->len; i++)
     {
-      double v = i < index->len ? g_array_index (index, double, i) : -1;
+      double v = g_array_index (index, double, i);
 
       if (v >= 0 && v != floor (v))
         v = -2;
@@ -469,22 +479,9 @@ face_set_mesh (VParser  *p,
           ifs->mesh_failed = TRUE;
           return NULL;
         }
-      if (v == -1)
-        {
-          for (guint k = start + 1; k + 1 < i; k++)
-            {
-              guint32 a = (guint32) g_array_index (index, double, start);
-              guint32 b = (guint32) g_array_index (index, double, k);
-              guint32 c = (guint32) g_array_index (index, double, k + 1);
-              guint32 tri[3] = { a, ccw ? b : c, ccw ? c : b };
-
-              if (tris->len / 3 >= KM_MESH_MAX_TRIANGLES)
-                break;
-              g_array_append_vals (tris, tri, 3);
-            }
-          start = i + 1;
-        }
     }
+  km_polygon_triangulate_faces (vertices, (const double *) index->data, index->len, !ccw,
+                                KM_MESH_MAX_TRIANGLES, tris);
   {
     guint nt = tris->len / 3;
 
