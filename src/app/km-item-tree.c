@@ -435,7 +435,7 @@ reread_item (KmDocument  *document,
 {
   KmProject *project = km_document_get_project (document);
   const char *file = km_project_get_file (project);
-  g_autofree char *dir = file ? g_path_get_dirname (file) : g_get_current_dir ();
+  g_autofree char *dir = km_cnoid_reference_dir (project);
   g_autofree char *share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
@@ -443,6 +443,8 @@ reread_item (KmDocument  *document,
   g_autoptr(KmItem) fresh = NULL;
   KmItemIo io = { 0 };
 
+  if (dir == NULL)
+    dir = g_get_current_dir ();
   io.file = file ? file : "";
   io.dir = dir;
   io.share_dir = share_dir;

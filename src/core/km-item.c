@@ -750,48 +750,6 @@ km_item_io_expand_path (KmItemIo   *io,
   return g_canonicalize_filename (out->str, NULL);
 }
 
-static const char *
-strip_prefix_dir (const char *path,
-                  const char *dir)
-{
-  gsize n;
-
-  if (dir == NULL)
-    return NULL;
-  n = strlen (dir);
-  while (n > 1 && dir[n - 1] == G_DIR_SEPARATOR)
-    n--;
-  if (strncmp (path, dir, n) == 0 && path[n] == G_DIR_SEPARATOR)
-    return path + n + 1;
-  return NULL;
-}
-
-char *
-km_item_io_make_path (KmItemIo   *io,
-                      const char *absolute)
-{
-  g_autofree char *share = NULL;
-  g_autofree char *dir = NULL;
-  const char *rest;
-
-  g_return_val_if_fail (io != NULL, NULL);
-  g_return_val_if_fail (absolute != NULL, NULL);
-
-  if (io->share_dir != NULL)
-    {
-      share = g_canonicalize_filename (io->share_dir, NULL);
-      if ((rest = strip_prefix_dir (absolute, share)) != NULL)
-        return g_strconcat ("${SHARE}/", rest, NULL);
-    }
-  if (io->dir != NULL)
-    {
-      dir = g_canonicalize_filename (io->dir, NULL);
-      if ((rest = strip_prefix_dir (absolute, dir)) != NULL)
-        return g_strdup (rest);
-    }
-  return g_strdup (absolute);
-}
-
 void
 km_item_io_warn (KmItemIo         *io,
                  const KmYamlNode *at,

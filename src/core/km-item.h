@@ -142,10 +142,6 @@ void         km_item_store_file_ref      (KmYamlNode        *out,
 char        *km_item_io_expand_path      (KmItemIo         *io,
                                           const char       *path,
                                           GError          **error);
-/* The inverse, for a new file reference: ${SHARE}/… under the share directory, relative
- * under the project's directory, else absolute. */
-char        *km_item_io_make_path        (KmItemIo         *io,
-                                          const char       *absolute);
 void         km_item_io_warn             (KmItemIo         *io,
                                           const KmYamlNode *at,
                                           const char       *format,

@@ -802,6 +802,15 @@ test_save_sibling_folder (void)
   g_assert_nonnull (strstr (text, "            file: \"../models/targets.json\"\n"));
   g_assert_nonnull (strstr (text, "            filename: \"../motion/walk.pseq\"\n"));
   g_assert_null (strstr (text, root));
+  /* In memory the items keep their references as read: they stay relative to the folder
+   * the project came from, which is what reading an item's file again must use. */
+  {
+    g_autofree char *source_dir = g_path_get_dirname (source);
+    g_autofree char *reference_dir = km_cnoid_reference_dir (project);
+
+    g_assert_cmpstr (km_project_get_file (project), ==, saved);
+    g_assert_cmpstr (reference_dir, ==, source_dir);
+  }
   /* Saved where it was read from, the references stay as they were read. */
   in_place = test_util_cnoid_to_string (project, source);
   g_assert_cmpstr (in_place, ==, text_in);

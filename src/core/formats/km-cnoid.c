@@ -935,6 +935,21 @@ installed_share_dir (void)
 }
 
 char *
+km_cnoid_reference_dir (KmProject *project)
+{
+  const char *load_dir;
+  const char *file;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+
+  load_dir = g_object_get_data (G_OBJECT (project), LOAD_DIR_KEY);
+  if (load_dir != NULL)
+    return g_strdup (load_dir);
+  file = km_project_get_file (project);
+  return file != NULL ? g_path_get_dirname (file) : NULL;
+}
+
+char *
 km_cnoid_find_share_dir (const char *project_path)
 {
   g_autofree char *dir = NULL;

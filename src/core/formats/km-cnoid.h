@@ -107,6 +107,10 @@ gboolean    km_cnoid_save               (KmProject         *project,
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
  * NULL. */
 char       *km_cnoid_find_share_dir     (const char        *project_path);
+/* The folder @project's relative item references are relative to: the one it was read
+ * from (its items keep their references as read, also after a save elsewhere), else the
+ * folder of its file, else NULL. */
+char       *km_cnoid_reference_dir      (KmProject         *project);
 /* An item reference as the project file writes it: an id, or a list of an id and the
  * names of sub-items below it. NULL when it does not resolve. */
 KmItem     *km_cnoid_resolve_reference  (KmItem            *root,
