@@ -15,12 +15,15 @@
 #include "km-document-skeleton.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-outline.h"
+#include "km-units.h"
 
 /*
  * The selected joint of the document's body, field by field, plus the joint hierarchy
  * (KmSkeletonOutline) and the "skeleton" actions. Each field applies one
  * km_skeleton_edit_* function; a refused value shows the reason under the field and the
- * field goes back to the skeleton's value. Angles are shown in degrees, lengths in metres.
+ * field goes back to the skeleton's value. Angles are shown in degrees; lengths (offsets,
+ * a prismatic joint's limits and linked offset) in the unit the preferences name
+ * (length-unit, followed while the inspector is open), stored in metres.
  */
 
 #define N_AXES 3
@@ -32,6 +35,7 @@ struct _KmJointInspector
   /* Template widgets */
   KmSkeletonOutline  *outline;
   GtkStack           *stack;
+  GtkLabel           *offset_title;
   GtkEntry           *name_entry;
   GtkLabel           *name_error;
   GtkDropDown        *type_dropdown;
@@ -73,6 +77,8 @@ struct _KmJointInspector
   KmDocument         *document;
   GSignalGroup       *document_signals;
   GSimpleActionGroup *actions;
+  GSettings          *settings;      /* NULL when the schema is not installed */
+  char               *length_unit;
 
   gboolean            updating;
 };
@@ -80,6 +86,7 @@ struct _KmJointInspector
 enum {
   PROP_0,
   PROP_DOCUMENT,
+  PROP_LENGTH_UNIT,
   N_PROPS
 };
 
@@ -104,11 +111,54 @@ selected_joint (KmJointInspector *self,
   return km_skeleton_get_joint (s, (guint) joint);
 }
 
+static KmUnit
+length_unit (KmJointInspector *self)
+{
+  return km_unit_for_length (self->length_unit);
+}
+
 /* Display units per document unit of a joint's limits. */
 static double
-limit_scale (const KmJoint *joint)
+limit_scale (KmJointInspector *self,
+             const KmJoint    *joint)
 {
-  return joint->type == KM_JOINT_PRISMATIC ? 1.0 : 180.0 / G_PI;
+  return joint->type == KM_JOINT_PRISMATIC ? length_unit (self).scale : 180.0 / G_PI;
+}
+
+/* A shown length back in metres: the stored value itself where the field still shows it,
+ * so that editing one field leaves the others' values exactly as they were. */
+static double
+length_from_shown (double shown,
+                   double stored,
+                   double scale)
+{
+  return shown == stored * scale ? stored : shown / scale;
+}
+
+/* Range, digits and steps of a length field. Lengths are one digit finer than the joint
+ * panel's values: offsets come from drawings, to a tenth of a millimetre or better. */
+static void
+configure_length_spin (GtkSpinButton *spin,
+                       KmUnit         unit)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+
+  gtk_spin_button_set_digits (spin, unit.digits + 1);
+  gtk_spin_button_set_increments (spin, unit.step, unit.step * 10.0);
+  gtk_adjustment_set_lower (adjustment, -1000.0 * unit.scale);
+  gtk_adjustment_set_upper (adjustment, 1000.0 * unit.scale);
+}
+
+/* Angle limits in degrees, up to a hundred turns (the template's settings). */
+static void
+configure_angle_limit_spin (GtkSpinButton *spin)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+
+  gtk_spin_button_set_digits (spin, 3);
+  gtk_spin_button_set_increments (spin, 1.0, 10.0);
+  gtk_adjustment_set_lower (adjustment, -36000.0);
+  gtk_adjustment_set_upper (adjustment, 36000.0);
 }
 
 static void
@@ -205,6 +255,7 @@ describe_mimic (KmJointInspector *self,
 {
   g_autofree char *text = NULL;
   gboolean follows = joint->mimic >= 0 && (guint) joint->mimic < km_skeleton_get_n_joints (skeleton);
+  KmUnit length = length_unit (self);
 
   gtk_widget_set_visible (self->mimic_title, follows);
   gtk_widget_set_visible (GTK_WIDGET (self->mimic_label), follows);
@@ -214,10 +265,12 @@ describe_mimic (KmJointInspector *self,
       return;
     }
   if (joint->type == KM_JOINT_PRISMATIC)
-    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset in metres */
-    text = g_strdup_printf (_("follows %s × %g + %g m"),
+    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset,
+     * its unit ("m" or "mm") */
+    text = g_strdup_printf (_("follows %s × %g + %g %s"),
                             km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
-                            joint->mimic_ratio, joint->mimic_offset);
+                            joint->mimic_ratio, joint->mimic_offset * length.scale,
+                            length.symbol);
   else
     /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset in degrees */
     text = g_strdup_printf (_("follows %s × %g + %g°"),
@@ -236,6 +289,7 @@ refresh (KmJointInspector *self)
   GtkSpinButton *axis[3] = { self->axis_x, self->axis_y, self->axis_z };
   gboolean has_axis;
   guint n_names;
+  KmUnit length = length_unit (self);
 
   update_actions (self);
   if (joint == NULL)
@@ -262,9 +316,9 @@ refresh (KmJointInspector *self)
                                                  : GTK_INVALID_LIST_POSITION);
   gtk_widget_set_sensitive (GTK_WIDGET (self->parent_dropdown), joint->parent >= 0);
 
-  gtk_spin_button_set_value (offset[0], joint->offset.x);
-  gtk_spin_button_set_value (offset[1], joint->offset.y);
-  gtk_spin_button_set_value (offset[2], joint->offset.z);
+  gtk_spin_button_set_value (offset[0], joint->offset.x * length.scale);
+  gtk_spin_button_set_value (offset[1], joint->offset.y * length.scale);
+  gtk_spin_button_set_value (offset[2], joint->offset.z * length.scale);
   {
     KmVec3 euler = km_quat_to_euler_xyz (joint->rotation);
 
@@ -295,13 +349,23 @@ refresh (KmJointInspector *self)
       gtk_widget_set_visible (GTK_WIDGET (unit), shown);
       if (!shown)
         continue;
+      if (joint->type == KM_JOINT_PRISMATIC)
+        {
+          configure_length_spin (min, length);
+          configure_length_spin (max, length);
+        }
+      else
+        {
+          configure_angle_limit_spin (min);
+          configure_angle_limit_spin (max);
+        }
       gtk_check_button_set_active (limited, limit->limited);
       gtk_widget_set_sensitive (GTK_WIDGET (min), limit->limited);
       gtk_widget_set_sensitive (GTK_WIDGET (max), limit->limited);
       if (limit->limited)
         {
-          gtk_spin_button_set_value (min, limit->min * limit_scale (joint));
-          gtk_spin_button_set_value (max, limit->max * limit_scale (joint));
+          gtk_spin_button_set_value (min, limit->min * limit_scale (self, joint));
+          gtk_spin_button_set_value (max, limit->max * limit_scale (self, joint));
         }
       else
         {
@@ -312,12 +376,30 @@ refresh (KmJointInspector *self)
         /* Translators: the euler axis (X, Y or Z) of a spherical joint's limit, in degrees */
         gtk_label_set_text (unit, k == 0 ? _("° about X") : k == 1 ? _("° about Y") : _("° about Z"));
       else
-        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? _("m") : _("°"));
+        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? length.symbol : _("°"));
     }
 
   describe_shapes (self, skeleton, index);
   describe_mimic (self, skeleton, joint);
   self->updating = FALSE;
+}
+
+/* The offset fields and their title in the length unit; then every shown length again. */
+static void
+show_length_unit (KmJointInspector *self)
+{
+  GtkSpinButton *offset[3] = { self->offset_x, self->offset_y, self->offset_z };
+  KmUnit length = length_unit (self);
+  g_autofree char *title = NULL;
+
+  /* Translators: the title of a joint's offset fields; %s is their unit, "m" or "mm" */
+  title = g_strdup_printf (_("Offset (%s)"), length.symbol);
+  gtk_label_set_text (self->offset_title, title);
+  self->updating = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (offset); i++)
+    configure_length_spin (offset[i], length);
+  self->updating = FALSE;
+  refresh (self);
 }
 
 static void
@@ -420,13 +502,15 @@ offset_value_changed_cb (KmJointInspector *self)
   KmSkeleton *skeleton;
   KmSkeleton *edited;
   guint index;
+  const KmJoint *joint = selected_joint (self, &skeleton, &index);
+  double scale = length_unit (self).scale;
   KmVec3 offset;
 
-  if (self->updating || selected_joint (self, &skeleton, &index) == NULL)
+  if (self->updating || joint == NULL)
     return;
-  offset.x = gtk_spin_button_get_value (self->offset_x);
-  offset.y = gtk_spin_button_get_value (self->offset_y);
-  offset.z = gtk_spin_button_get_value (self->offset_z);
+  offset.x = length_from_shown (gtk_spin_button_get_value (self->offset_x), joint->offset.x, scale);
+  offset.y = length_from_shown (gtk_spin_button_get_value (self->offset_y), joint->offset.y, scale);
+  offset.z = length_from_shown (gtk_spin_button_get_value (self->offset_z), joint->offset.z, scale);
   edited = km_skeleton_edit_set_offset (skeleton, index, offset, &error);
   apply (self, edited, error, self->offset_error, _("Move Joint"), NULL);
 }
@@ -502,8 +586,8 @@ limit_changed_cb (KmJointInspector *self)
 
       limit_widgets (self, k, &limited, &min, &max, NULL);
       on = gtk_check_button_get_active (limited);
-      lo = gtk_spin_button_get_value (min) / limit_scale (joint);
-      hi = gtk_spin_button_get_value (max) / limit_scale (joint);
+      lo = gtk_spin_button_get_value (min) / limit_scale (self, joint);
+      hi = gtk_spin_button_get_value (max) / limit_scale (self, joint);
       if (on == joint->limits[k].limited
           && (!on || (fabs (lo - joint->limits[k].min) < 1e-9
                       && fabs (hi - joint->limits[k].max) < 1e-9)))
@@ -822,8 +906,21 @@ km_joint_inspector_dispose (GObject *object)
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
   g_clear_object (&self->actions);
+  if (self->settings != NULL)
+    g_settings_unbind (self, "length-unit");
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (km_joint_inspector_parent_class)->dispose (object);
+}
+
+static void
+km_joint_inspector_finalize (GObject *object)
+{
+  KmJointInspector *self = KM_JOINT_INSPECTOR (object);
+
+  g_free (self->length_unit);
+
+  G_OBJECT_CLASS (km_joint_inspector_parent_class)->finalize (object);
 }
 
 static void
@@ -838,6 +935,9 @@ km_joint_inspector_get_property (GObject    *object,
     {
     case PROP_DOCUMENT:
       g_value_set_object (value, self->document);
+      break;
+    case PROP_LENGTH_UNIT:
+      g_value_set_string (value, self->length_unit);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -857,6 +957,9 @@ km_joint_inspector_set_property (GObject      *object,
     case PROP_DOCUMENT:
       km_joint_inspector_set_document (self, g_value_get_object (value));
       break;
+    case PROP_LENGTH_UNIT:
+      km_joint_inspector_set_length_unit (self, g_value_get_string (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -869,11 +972,17 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = km_joint_inspector_dispose;
+  object_class->finalize = km_joint_inspector_finalize;
   object_class->get_property = km_joint_inspector_get_property;
   object_class->set_property = km_joint_inspector_set_property;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* "metres" or "millimetres", the nicks of the GSettings key length-unit (as the joint
+   * panel's property of that name). */
+  properties[PROP_LENGTH_UNIT] =
+    g_param_spec_string ("length-unit", NULL, NULL, "metres",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -882,6 +991,7 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, KmJointInspector, name)
   BIND (outline);
   BIND (stack);
+  BIND (offset_title);
   BIND (name_entry);
   BIND (name_error);
   BIND (type_dropdown);
@@ -935,7 +1045,11 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
 static void
 km_joint_inspector_init (KmJointInspector *self)
 {
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->length_unit = g_strdup ("metres");
 
   self->actions = g_simple_action_group_new ();
   g_action_map_add_action_entries (G_ACTION_MAP (self->actions), action_entries,
@@ -947,7 +1061,17 @@ km_joint_inspector_init (KmJointInspector *self)
                                   G_CALLBACK (refresh), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_selected_joint_cb), self);
-  refresh (self);
+  show_length_unit (self);
+
+  /* The length unit of the preferences, followed while the inspector lives. Uninstalled
+   * and without GSETTINGS_SCHEMA_DIR: metres, or what the property is set to. */
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema != NULL)
+    {
+      self->settings = g_settings_new (APP_ID);
+      g_settings_bind (self->settings, "length-unit", self, "length-unit", G_SETTINGS_BIND_GET);
+    }
 }
 
 GtkWidget *
@@ -978,6 +1102,36 @@ km_joint_inspector_set_document (KmJointInspector *self,
   clear_errors (self);
   refresh (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}
+
+/**
+ * km_joint_inspector_set_length_unit:
+ * @length_unit: "metres" or "millimetres" (anything else reads as metres)
+ *
+ * The unit offsets and a prismatic joint's limits are shown and entered in; the skeleton
+ * keeps metres. The inspector follows the length-unit setting by itself where the schema
+ * is installed.
+ */
+void
+km_joint_inspector_set_length_unit (KmJointInspector *self,
+                                    const char       *length_unit)
+{
+  g_return_if_fail (KM_IS_JOINT_INSPECTOR (self));
+
+  if (g_strcmp0 (self->length_unit, length_unit) == 0)
+    return;
+  g_free (self->length_unit);
+  self->length_unit = g_strdup (length_unit);
+  show_length_unit (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LENGTH_UNIT]);
+}
+
+const char *
+km_joint_inspector_get_length_unit (KmJointInspector *self)
+{
+  g_return_val_if_fail (KM_IS_JOINT_INSPECTOR (self), NULL);
+
+  return self->length_unit;
 }
 
 /* The "skeleton" action group, for a window that shows these actions in its menus. */

@@ -19,5 +19,8 @@ KmDocument   *km_joint_inspector_get_document (KmJointInspector *self);
 void          km_joint_inspector_set_document (KmJointInspector *self,
                                                KmDocument       *document);
 GActionGroup *km_joint_inspector_get_actions  (KmJointInspector *self);
+const char   *km_joint_inspector_get_length_unit (KmJointInspector *self);
+void          km_joint_inspector_set_length_unit (KmJointInspector *self,
+                                                  const char       *length_unit);
 
 G_END_DECLS

@@ -11,6 +11,8 @@
 
 #include "km-joint-panel.h"
 
+#include "km-units.h"
+
 /*
  * One row per DOF of the document's body: name, a slider over the limits, a spin button,
  * the unit. The document holds radians and metres. A joint a body handler presents is
@@ -194,14 +196,13 @@ default_unit (KmJointPanel  *self,
               guint         *digits,
               double        *step)
 {
-  if (angular && g_strcmp0 (self->angle_unit, "radians") == 0)
-    row->scale = 1.0, row->unit = C_("unit", "rad"), *digits = 3, *step = 0.01;
-  else if (angular)
-    row->scale = 180.0 / G_PI, row->unit = C_("unit", "°"), *digits = 1, *step = 1.0;
-  else if (g_strcmp0 (self->length_unit, "millimetres") == 0)
-    row->scale = 1000.0, row->unit = C_("unit", "mm"), *digits = 1, *step = 1.0;
-  else
-    row->scale = 1.0, row->unit = C_("unit", "m"), *digits = 3, *step = 0.001;
+  KmUnit unit = angular ? km_unit_for_angle (self->angle_unit)
+                        : km_unit_for_length (self->length_unit);
+
+  row->scale = unit.scale;
+  row->unit = unit.symbol;
+  *digits = unit.digits;
+  *step = unit.step;
 }
 
 static void

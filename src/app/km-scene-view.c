@@ -297,6 +297,7 @@ document_changed_cb (KmSceneView *self)
 }
 
 static void watch_project (KmSceneView *self);
+static void reframe (KmSceneView *self);
 
 static void
 tree_changed_cb (KmSceneView *self)
@@ -523,7 +524,7 @@ document_skeleton_changed_cb (KmSceneView *self)
 
   if (body != NULL && body == self->framed_body && self->camera_moved)
     return;
-  km_scene_view_reset_camera (self);
+  reframe (self);
 }
 
 /* A finished solve shows the whole motion, unless the user has placed the camera. */
@@ -531,7 +532,7 @@ static void
 document_animation_changed_cb (KmSceneView *self)
 {
   if (!self->camera_moved && !km_document_get_solving (self->document))
-    km_scene_view_reset_camera (self);
+    reframe (self);
 }
 
 /* GL 3.3 core first; where that is unavailable, OpenGL ES 3.0. */
@@ -1298,7 +1299,7 @@ km_scene_view_size_allocate (GtkWidget *widget,
   GTK_WIDGET_CLASS (km_scene_view_parent_class)->size_allocate (widget, width, height, baseline);
   if (!self->camera_moved && self->document != NULL
       && km_document_get_skeleton (self->document) != NULL)
-    km_scene_view_reset_camera (self);
+    reframe (self);
 }
 
 static void
@@ -1459,7 +1460,7 @@ km_scene_view_set_document (KmSceneView *self,
 
   g_signal_group_set_target (self->document_signals, document);
   watch_project (self);
-  km_scene_view_reset_camera (self);
+  reframe (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
@@ -1495,21 +1496,14 @@ km_scene_view_set_camera (KmSceneView    *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
-/**
- * km_scene_view_reset_camera:
- *
- * The default three-quarter view, framing the body at its current pose and the targets'
- * path (the scene.reset-camera action).
- */
-void
-km_scene_view_reset_camera (KmSceneView *self)
+/* The default three-quarter view framing the scene, in the projection the user chose: what
+ * the view shows by itself (a body opened, a solve finished, the view resized) while the
+ * user has not placed the camera. */
+static void
+reframe (KmSceneView *self)
 {
-  gboolean orthographic;
+  gboolean orthographic = self->camera.orthographic;
 
-  g_return_if_fail (KM_IS_SCENE_VIEW (self));
-
-  /* The projection is a preference of the user's, not part of the view's placement. */
-  orthographic = self->camera.orthographic;
   km_camera_reset (&self->camera);
   self->camera.orthographic = orthographic;
   /* Frame what frame-all frames (shapes included): an imported model's feet and head
@@ -1525,6 +1519,26 @@ km_scene_view_reset_camera (KmSceneView *self)
   if (self->document != NULL)
     g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
+}
+
+/**
+ * km_scene_view_reset_camera:
+ *
+ * The default view (the scene.reset-camera action, Ctrl+0): perspective, from the front
+ * right and slightly above, framing the body at its current pose and the targets' path.
+ */
+void
+km_scene_view_reset_camera (KmSceneView *self)
+{
+  gboolean was_orthographic;
+
+  g_return_if_fail (KM_IS_SCENE_VIEW (self));
+
+  was_orthographic = self->camera.orthographic;
+  self->camera.orthographic = FALSE;
+  reframe (self);
+  if (was_orthographic)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
 gboolean

@@ -18,6 +18,8 @@
  * GtkStringObjects holding joint names (names are unique and survive every edit, indices
  * do not). Selecting a row selects the joint in the document; dropping a row on another
  * makes that joint its parent. The context menu names the inspector's skeleton.* actions.
+ * The selected joint's row is scrolled into view, whoever selected it (a joint just added,
+ * a click in the scene).
  */
 
 struct _KmSkeletonOutline
@@ -33,6 +35,8 @@ struct _KmSkeletonOutline
   KmDocument         *document;
   GSignalGroup       *document_signals;
   KmSkeleton         *skeleton;
+  guint               scroll_tick;   /* tick callback bringing the selected row into view */
+  guint               scroll_frames; /* frames it has waited */
 
   gboolean            updating;
 };
@@ -81,6 +85,107 @@ name_at (KmSkeletonOutline *self,
                                      : NULL;
 }
 
+#if !GTK_CHECK_VERSION (4, 12, 0)
+/* Frames to wait for the selected row to be laid out before giving up scrolling to it. */
+#define SCROLL_MAX_FRAMES 30
+
+/* The list position @child (a row widget of the list view) shows and its place in the list
+ * view, if the list laid it out; the list also keeps a widget for the selected row when it
+ * is far outside the visible part, which has no size there. */
+static gboolean
+row_widget_bounds (KmSkeletonOutline *self,
+                   GtkWidget         *child,
+                   guint             *position,
+                   graphene_rect_t   *bounds)
+{
+  GtkWidget *expander = gtk_widget_get_first_child (child);
+  GtkTreeListRow *row;
+
+  if (!GTK_IS_TREE_EXPANDER (expander)
+      || (row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander))) == NULL
+      || !gtk_widget_get_mapped (child)
+      || !gtk_widget_compute_bounds (child, GTK_WIDGET (self->list_view), bounds)
+      || bounds->size.height <= 0)
+    return FALSE;
+  *position = gtk_tree_list_row_get_position (row);
+  return TRUE;
+}
+
+/* GTK 4.8 has no gtk_list_view_scroll_to: once the list is laid out, moves its vertical
+ * adjustment just enough to show the selected row whole. A row the list has not made yet
+ * (far from the visible part) is first brought near from the height of the rows it has
+ * (the rows are alike), then shown exactly a frame later. */
+static gboolean
+scroll_tick_cb (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       user_data)
+{
+  KmSkeletonOutline *self = user_data;
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+  guint position = gtk_single_selection_get_selected (self->selection);
+  double value = gtk_adjustment_get_value (adjustment);
+  gboolean near = FALSE;
+  graphene_rect_t near_bounds = GRAPHENE_RECT_INIT (0, 0, 0, 0);
+  guint near_position = 0;
+
+  if (position == GTK_INVALID_LIST_POSITION || ++self->scroll_frames > SCROLL_MAX_FRAMES)
+    goto done;
+  /* Not laid out yet. */
+  if (gtk_widget_get_height (widget) <= 0)
+    return G_SOURCE_CONTINUE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      graphene_rect_t bounds;
+      guint shown;
+
+      if (!row_widget_bounds (self, child, &shown, &bounds))
+        continue;
+      if (shown == position)
+        {
+          /* In the list view's coordinates, whose top is the adjustment's value. */
+          gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
+                                     value + bounds.origin.y + bounds.size.height);
+          goto done;
+        }
+      if (!near)
+        near = TRUE, near_bounds = bounds, near_position = shown;
+    }
+
+  /* Not laid out: brought near, shown exactly on a later frame. */
+  if (near)
+    {
+      double top = value + near_bounds.origin.y
+                   + ((double) position - (double) near_position) * near_bounds.size.height;
+
+      gtk_adjustment_clamp_page (adjustment, top, top + near_bounds.size.height);
+    }
+  return G_SOURCE_CONTINUE;
+
+done:
+  self->scroll_tick = 0;
+  return G_SOURCE_REMOVE;
+}
+#endif
+
+static void
+scroll_to_selected (KmSkeletonOutline *self)
+{
+  guint position = gtk_single_selection_get_selected (self->selection);
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    return;
+#if GTK_CHECK_VERSION (4, 12, 0)
+  gtk_list_view_scroll_to (self->list_view, position, GTK_LIST_SCROLL_NONE, NULL);
+#else
+  self->scroll_frames = 0;
+  if (self->scroll_tick == 0)
+    self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view),
+                                                      scroll_tick_cb, self, NULL);
+#endif
+}
+
 static void
 select_document_joint (KmSkeletonOutline *self)
 {
@@ -100,6 +205,7 @@ select_document_joint (KmSkeletonOutline *self)
   self->updating = TRUE;
   gtk_single_selection_set_selected (self->selection, position);
   self->updating = FALSE;
+  scroll_to_selected (self);
 }
 
 static void
@@ -246,6 +352,9 @@ km_skeleton_outline_dispose (GObject *object)
 {
   KmSkeletonOutline *self = KM_SKELETON_OUTLINE (object);
 
+  if (self->scroll_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->scroll_tick);
+  self->scroll_tick = 0;
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_SKELETON_OUTLINE);
   /* The template's unnamed top-level child is not disposed with the named ones. */
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL;)

@@ -15,6 +15,7 @@
 #include "km-autosave.h"
 #include "km-body-item.h"
 #include "km-body-handler.h"
+#include "km-joint-inspector.h"
 #include "km-joint-panel.h"
 #include "km-preferences-window.h"
 #include "km-window.h"
@@ -86,6 +87,134 @@ test_units (void)
 
   g_settings_set_string (settings, "angle-unit", "degrees");
   g_assert_cmpstr (km_joint_panel_get_unit (panel, 0), ==, "°");
+
+  destroy_window (window);
+}
+
+static gpointer
+inspector_child (GtkWidget  *inspector,
+                 const char *name)
+{
+  GObject *object = gtk_widget_get_template_child (inspector, KM_TYPE_JOINT_INSPECTOR, name);
+
+  g_assert_nonnull (object);
+  return object;
+}
+
+static const KmJoint *
+joint_named (KmDocument *document,
+             const char *name)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (document);
+  int index = km_skeleton_find_joint (skeleton, name);
+
+  g_assert_cmpint (index, >=, 0);
+  return km_skeleton_get_joint (skeleton, (guint) index);
+}
+
+/* Typed into the field and Enter pressed. */
+static void
+type_into (GtkSpinButton *spin,
+           const char    *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  /* Enter in the spin button's text, which updates the value from it. */
+  g_signal_emit_by_name (gtk_editable_get_delegate (GTK_EDITABLE (spin)), "activate");
+  test_app_spin ();
+}
+
+/* The joint inspector of the Skeleton tab follows the length unit of the preferences while
+ * it is open: offsets and a prismatic joint's limits are shown and typed in millimetres,
+ * the skeleton keeps metres, and an offset typed in millimetres is undone as one step. */
+static void
+test_inspector_length_unit (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  GtkWidget *inspector;
+  GtkSpinButton *offset_x, *offset_z, *max;
+  GtkAdjustment *adjustment;
+
+  g_assert_true (km_window_open_example (window));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  inspector = test_app_find_widget (GTK_WIDGET (window), KM_TYPE_JOINT_INSPECTOR);
+  g_assert_nonnull (inspector);
+  offset_x = inspector_child (inspector, "offset_x");
+  offset_z = inspector_child (inspector, "offset_z");
+  max = inspector_child (inspector, "max_0");
+
+  /* The example's Piston: prismatic, 1 m above the elbow, limits 0 to 0.5 m. */
+  km_document_set_selected_joint (document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (document),
+                                                          "Piston"));
+  test_app_spin ();
+  g_assert_cmpstr (km_joint_inspector_get_length_unit (KM_JOINT_INSPECTOR (inspector)), ==,
+                   "metres");
+  g_assert_cmpfloat (gtk_spin_button_get_value (offset_z), ==, 1.0);
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "offset_title")), ==,
+                   "Offset (m)");
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "m");
+  g_assert_cmpfloat (gtk_spin_button_get_value (max), ==, 0.5);
+
+  /* Switched while the inspector is open. */
+  g_settings_set_string (settings, "length-unit", "millimetres");
+  test_app_spin ();
+  g_assert_cmpstr (km_joint_inspector_get_length_unit (KM_JOINT_INSPECTOR (inspector)), ==,
+                   "millimetres");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (offset_z), 1000.0, 1e-9);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (offset_z)), ==, "1000.00");
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "offset_title")), ==,
+                   "Offset (mm)");
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "mm");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (max), 500.0, 1e-9);
+  /* Ranges and steps in millimetres: a whole kilometre either way, 1 mm a step. */
+  adjustment = gtk_spin_button_get_adjustment (offset_z);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), ==, 1e6);
+  g_assert_cmpfloat (gtk_adjustment_get_lower (adjustment), ==, -1e6);
+  g_assert_cmpfloat (gtk_adjustment_get_step_increment (adjustment), ==, 1.0);
+  g_assert_cmpuint (gtk_spin_button_get_digits (offset_z), ==, 2);
+  g_assert_cmpuint (gtk_spin_button_get_digits (max), ==, 2);
+  /* The joint panel says the same. */
+  {
+    KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (window));
+    guint dof = (guint) joint_named (document, "Piston")->dof_index;
+
+    g_assert_cmpstr (km_joint_panel_get_unit (panel, dof), ==, "mm");
+  }
+
+  /* Typed in millimetres, kept in metres; the other axes untouched. */
+  type_into (offset_z, "420");
+  g_assert_cmpfloat_with_epsilon (joint_named (document, "Piston")->offset.z, 0.42, 1e-12);
+  g_assert_cmpfloat (joint_named (document, "Piston")->offset.x, ==, 0.0);
+  g_assert_cmpfloat (joint_named (document, "Piston")->offset.y, ==, 0.0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (offset_z)), ==, "420.00");
+  type_into (offset_x, "12.5");
+  g_assert_cmpfloat_with_epsilon (joint_named (document, "Piston")->offset.x, 0.0125, 1e-12);
+  g_assert_cmpfloat_with_epsilon (joint_named (document, "Piston")->offset.z, 0.42, 1e-12);
+  type_into (max, "250");
+  g_assert_cmpfloat_with_epsilon (joint_named (document, "Piston")->limits[0].max, 0.25, 1e-12);
+
+  /* Undone step by step, the fields following. */
+  g_assert_true (km_document_undo (document));
+  g_assert_cmpfloat (joint_named (document, "Piston")->limits[0].max, ==, 0.5);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (max), 500.0, 1e-9);
+  g_assert_true (km_document_undo (document));
+  g_assert_cmpfloat (joint_named (document, "Piston")->offset.x, ==, 0.0);
+  g_assert_true (km_document_undo (document));
+  g_assert_cmpfloat (joint_named (document, "Piston")->offset.z, ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (offset_z), 1000.0, 1e-9);
+
+  /* And back to metres. */
+  g_settings_set_string (settings, "length-unit", "metres");
+  test_app_spin ();
+  g_assert_cmpfloat (gtk_spin_button_get_value (offset_z), ==, 1.0);
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "offset_title")), ==,
+                   "Offset (m)");
+  g_assert_cmpuint (gtk_spin_button_get_digits (offset_z), ==, 4);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), ==, 1000.0);
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "m");
 
   destroy_window (window);
 }
@@ -532,6 +661,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/Preferences/units", test_units);
   g_test_add_func ("/kinema/Preferences/window", test_preferences_window);
+  g_test_add_func ("/kinema/Preferences/inspector-length-unit", test_inspector_length_unit);
   g_test_add_func ("/kinema/Preferences/application", test_application_settings);
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);

@@ -112,6 +112,12 @@ activate (Fixture    *f,
 }
 
 static void
+count_notify (guint *count)
+{
+  (*count)++;
+}
+
+static void
 test_rename_undo (Fixture       *f,
                   gconstpointer  data)
 {
@@ -1014,6 +1020,81 @@ test_mimic_shown (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (child (f, "mimic_title")));
 }
 
+/* In millimetres (the length-unit preference, set here directly): a prismatic linked
+ * joint's offset, its limits and its offset fields; the skeleton keeps metres. */
+static void
+test_length_unit_millimetres (Fixture       *f,
+                              gconstpointer  data)
+{
+  KmJointInspector *inspector = KM_JOINT_INSPECTOR (f->inspector);
+  GtkWidget *label = child (f, "mimic_label");
+  GtkSpinButton *min = child (f, "min_0");
+  GtkSpinButton *offset_y = child (f, "offset_y");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) linked = NULL;
+  g_autoptr(KmSkeleton) prismatic = NULL;
+  guint notified = 0;
+  const KmJoint *joint;
+
+  g_signal_connect_swapped (inspector, "notify::length-unit", G_CALLBACK (count_notify),
+                            &notified);
+  select_joint (f, "Piston");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  prismatic = km_skeleton_edit_set_type (skeleton (f), (guint) find (f, "joint1"),
+                                         KM_JOINT_PRISMATIC, &error);
+  g_assert_no_error (error);
+  linked = km_skeleton_edit_set_mimic (prismatic, (guint) find (f, "joint1"), find (f, "Piston"),
+                                       2.0, 0.015, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, linked, "Link Joint", NULL));
+  select_joint (f, "joint1");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "follows Piston × 2 + 0.015 m");
+
+  km_joint_inspector_set_length_unit (inspector, "millimetres");
+  g_assert_cmpuint (notified, ==, 1);
+  km_joint_inspector_set_length_unit (inspector, "millimetres");
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "follows Piston × 2 + 15 mm");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "offset_title")), ==, "Offset (mm)");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (child (f, "offset_z")), 100.0, 1e-9);
+
+  /* Limits turned on start from ±0.5 m, shown as ±500 mm; a new lower limit typed in mm. */
+  gtk_check_button_set_active (child (f, "limited_0"), TRUE);
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+  g_assert_true (joint->limits[0].limited);
+  g_assert_cmpfloat (joint->limits[0].min, ==, -0.5);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), -500.0, 1e-9);
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "mm");
+  gtk_spin_button_set_value (min, -120.0);
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+  g_assert_cmpfloat_with_epsilon (joint->limits[0].min, -0.12, 1e-12);
+  g_assert_cmpfloat (joint->limits[0].max, ==, 0.5);
+
+  /* An offset field typed in mm; undone, back to the metres it had. */
+  gtk_spin_button_set_value (offset_y, 35.0);
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+  g_assert_cmpfloat_with_epsilon (joint->offset.y, 0.035, 1e-12);
+  g_assert_cmpfloat (joint->offset.z, ==, 0.1);
+  g_assert_true (km_document_undo (f->document));
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+  g_assert_cmpfloat (joint->offset.y, ==, 0.0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (offset_y), ==, 0.0);
+
+  /* A revolute joint's limits stay in degrees. */
+  select_joint (f, "Elbow");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "°");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (child (f, "max_0")),
+                                  2.5 * 180.0 / G_PI, 1e-9);
+  g_assert_cmpuint (gtk_spin_button_get_digits (child (f, "max_0")), ==, 3);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (child (f, "offset_z")), 2000.0, 1e-9);
+
+  km_joint_inspector_set_length_unit (inspector, "metres");
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_cmpfloat (gtk_spin_button_get_value (child (f, "offset_z")), ==, 2.0);
+  g_assert_cmpstr (gtk_label_get_text (child (f, "offset_title")), ==, "Offset (m)");
+  g_signal_handlers_disconnect_by_func (inspector, count_notify, &notified);
+}
+
 static void
 test_outline (Fixture       *f,
               gconstpointer  data)
@@ -1028,6 +1109,140 @@ test_outline (Fixture       *f,
   g_assert_true (activate (f, "skeleton.add-child"));
   g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 6);
   g_assert_cmpuint (gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (rows)), ==, 5);
+}
+
+/* The row widget of the outline's list showing the selected joint, or NULL where the list
+ * has made none (far outside the visible part). */
+static GtkWidget *
+selected_row_widget (GtkListView *list_view,
+                     GListModel  *rows)
+{
+  guint position = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (rows));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (list_view)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *expander = gtk_widget_get_first_child (child);
+      GtkTreeListRow *row;
+
+      if (GTK_IS_TREE_EXPANDER (expander)
+          && (row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander))) != NULL
+          && gtk_tree_list_row_get_position (row) == position)
+        return child;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  GtkListView *list_view;
+  GListModel  *rows;
+  GtkWidget   *scrolled;
+} OutlineView;
+
+/* Whether the selected row lies whole inside the scrolled window's visible area. */
+static gboolean
+selected_row_shown (gpointer data)
+{
+  OutlineView *o = data;
+  GtkWidget *row = selected_row_widget (o->list_view, o->rows);
+  graphene_rect_t bounds;
+
+  if (row == NULL || !gtk_widget_get_mapped (row)
+      || !gtk_widget_compute_bounds (row, o->scrolled, &bounds))
+    return FALSE;
+  if (bounds.size.height <= 0 || bounds.origin.y < -0.5
+      || bounds.origin.y + bounds.size.height > gtk_widget_get_height (o->scrolled) + 0.5)
+    return FALSE;
+  return gtk_widget_compute_bounds (row, GTK_WIDGET (o->list_view), &bounds)
+         && bounds.origin.y >= -0.5
+         && bounds.origin.y + bounds.size.height
+            <= gtk_widget_get_height (GTK_WIDGET (o->list_view)) + 0.5;
+}
+
+static void
+assert_selected_row_shown (OutlineView *o,
+                           const char  *name)
+{
+  GtkWidget *row;
+  graphene_rect_t bounds;
+
+  /* Scrolled once laid out: a few frames at most. */
+  test_app_wait_until (selected_row_shown, o, 2000);
+  row = selected_row_widget (o->list_view, o->rows);
+  g_assert_nonnull (row);
+  g_assert_nonnull (test_app_find_label (row, name));
+  g_assert_true (gtk_widget_compute_bounds (row, o->scrolled, &bounds));
+  g_assert_cmpfloat (bounds.size.height, >, 0);
+  g_assert_cmpfloat (bounds.origin.y, >=, -0.5);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=,
+                     gtk_widget_get_height (o->scrolled) + 0.5);
+  /* And inside the list's own part of it. */
+  g_assert_true (gtk_widget_compute_bounds (row, GTK_WIDGET (o->list_view), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, -0.5);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=,
+                     gtk_widget_get_height (GTK_WIDGET (o->list_view)) + 0.5);
+}
+
+/* A joint added (or selected elsewhere) far down a long outline: its row is scrolled into
+ * view, whole. */
+static void
+test_outline_scrolls_to_selected (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmSkeletonOutline *outline = child (f, "outline");
+  OutlineView o;
+  g_autoptr(KmSkeleton) edited = km_skeleton_ref (skeleton (f));
+  GtkAdjustment *adjustment;
+  guint n;
+
+  o.list_view = GTK_LIST_VIEW (test_app_find_widget (GTK_WIDGET (outline), GTK_TYPE_LIST_VIEW));
+  g_assert_nonnull (o.list_view);
+  o.rows = km_skeleton_outline_get_rows (outline);
+  o.scrolled = gtk_widget_get_ancestor (GTK_WIDGET (o.list_view), GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (o.scrolled);
+  adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (o.list_view));
+
+  /* Forty more joints under the root, in one edit. */
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *name = g_strdup_printf ("Extra%02u", i);
+      KmSkeleton *next = km_skeleton_edit_add_child (edited, 0, name, KM_JOINT_FIXED,
+                                                     km_vec3 (0.01 * i, 0.0, 0.0), NULL, &error);
+
+      g_assert_no_error (error);
+      km_skeleton_unref (edited);
+      edited = next;
+    }
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Add Joints", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  n = g_list_model_get_n_items (o.rows);
+  g_assert_cmpuint (n, ==, 45);
+
+  /* The root, at the top. */
+  select_joint (f, "Root");
+  assert_selected_row_shown (&o, "Root");
+  test_app_spin_for (100);
+  /* The list is longer than what it shows. */
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), >,
+                     2 * gtk_adjustment_get_page_size (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0.0);
+
+  /* Add Child on the root: the new joint is the last row. */
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_cmpuint (g_list_model_get_n_items (o.rows), ==, 46);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, find (f, "joint1"));
+  g_assert_cmpuint (gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (o.rows)), ==, 45);
+  assert_selected_row_shown (&o, "joint1");
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, 0.0);
+
+  /* Selected elsewhere (the scene, the item tree): up near the top, then down again. */
+  select_joint (f, "Elbow");
+  assert_selected_row_shown (&o, "Elbow");
+  select_joint (f, "Extra30");
+  assert_selected_row_shown (&o, "Extra30");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
 /* The inspector beside the scene view: edits made in its widgets are drawn. */
@@ -1322,7 +1537,9 @@ main (int    argc,
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
+  ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
+  ADD ("/kinema/SkeletonOutline/scrolls-to-selected", test_outline_scrolls_to_selected);
 #undef ADD
   g_test_add ("/kinema/JointInspector/add-joint-drawn", SceneFixture, NULL, scene_fixture_setup,
               test_add_joint_drawn, scene_fixture_teardown);

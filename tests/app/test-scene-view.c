@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <gtk/gtk.h>
+
+#include "km-camera.h"
+#include "km-document-skeleton.h"
+#include "km-skeleton-edit.h"
+#include "km-scene-view.h"
+#include "km-window.h"
+#include "test-app-util.h"
+
+/*
+ * The scene view's camera in the editor window on the built-in example, under Xvfb:
+ * Reset Camera (Ctrl+0, win.reset-camera; scene.reset-camera in the view) gives the default
+ * view, perspective included, while the view's own re-framing keeps the user's projection.
+ */
+
+typedef struct
+{
+  KmWindow    *window;
+  KmDocument  *document;
+  KmSceneView *view;
+  KmCamera     initial;      /* the default view the example opened with */
+  guint        n_ortho_notify;
+} Fixture;
+
+static gboolean
+allocated (gpointer view)
+{
+  return gtk_widget_get_width (view) > 0 && gtk_widget_get_height (view) > 0;
+}
+
+static void
+ortho_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 gpointer    user_data)
+{
+  ((Fixture *) user_data)->n_ortho_notify++;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 700);
+  f->document = km_window_get_document (f->window);
+  f->view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  g_assert_true (km_window_open_example (f->window));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_until (allocated, f->view, 10000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  f->initial = *km_scene_view_get_camera (f->view);
+  g_assert_false (f->initial.orthographic);
+  g_signal_connect (f->view, "notify::orthographic", G_CALLBACK (ortho_notify_cb), f);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_signal_handlers_disconnect_by_func (f->view, ortho_notify_cb, f);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+}
+
+static void
+assert_default_view (Fixture *f)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+  gboolean orthographic = TRUE;
+
+  g_assert_false (camera->orthographic);
+  g_assert_false (km_scene_view_get_orthographic (f->view));
+  /* The property the scene.toggle-ortho action's state is. */
+  g_object_get (f->view, "orthographic", &orthographic, NULL);
+  g_assert_false (orthographic);
+  /* The same framing as when the example opened. */
+  g_assert_cmpfloat_with_epsilon (camera->yaw, f->initial.yaw, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->pitch, f->initial.pitch, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->distance, f->initial.distance, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->fov_y, f->initial.fov_y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->target.x, f->initial.target.x, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->target.y, f->initial.target.y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (camera->target.z, f->initial.target.z, 1e-9);
+}
+
+/* Orthographic top view, orbited and zoomed, then the window's Reset Camera (Ctrl+0). */
+static void
+test_reset_camera_perspective (Fixture       *f,
+                               gconstpointer  data)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-top", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));
+  g_assert_true (camera->orthographic);
+  g_assert_cmpuint (f->n_ortho_notify, ==, 1);
+  {
+    KmCamera moved = *camera;
+
+    km_camera_orbit (&moved, 0.4, -0.5);
+    km_camera_zoom (&moved, 0.5);
+    km_scene_view_set_camera (f->view, &moved);
+  }
+  g_assert_true (camera->orthographic);
+  g_assert_cmpfloat (km_camera_get_forward (camera).z, >, -0.99);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-camera", NULL));
+  assert_default_view (f);
+  g_assert_cmpuint (f->n_ortho_notify, ==, 2);
+
+  /* The view's own action does the same. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));
+  g_assert_true (camera->orthographic);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.reset-camera", NULL));
+  assert_default_view (f);
+  g_assert_cmpuint (f->n_ortho_notify, ==, 4);
+
+  /* Already the default: nothing to notify. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.reset-camera", NULL));
+  assert_default_view (f);
+  g_assert_cmpuint (f->n_ortho_notify, ==, 4);
+}
+
+/* The view frames the model again by itself while the user has not placed the camera (here:
+ * the skeleton edited, which re-solves the motion); that keeps the projection the user
+ * chose. Only Reset Camera changes it. */
+static void
+test_reframe_keeps_projection (Fixture       *f,
+                               gconstpointer  data)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int effector = km_skeleton_find_joint (skeleton, "EndEffector");
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  double distance = camera->distance;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));
+  g_assert_true (camera->orthographic);
+
+  /* A long fixed link added past the end effector: the model grows (the effector stays),
+   * the view stands back to frame it. */
+  g_assert_cmpint (effector, >=, 0);
+  edited = km_skeleton_edit_add_child (skeleton, (guint) effector, "Antenna", KM_JOINT_FIXED,
+                                       km_vec3 (0.0, 0.0, 4.0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Add Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat (camera->distance, >, distance * 1.05);
+  g_assert_true (camera->orthographic);
+  g_assert_true (km_scene_view_get_orthographic (f->view));
+  g_assert_cmpuint (f->n_ortho_notify, ==, 1);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-camera", NULL));
+  g_assert_false (camera->orthographic);
+  g_assert_cmpuint (f->n_ortho_notify, ==, 2);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/SceneView/reset-camera-perspective", Fixture, NULL,
+              fixture_setup, test_reset_camera_perspective, fixture_teardown);
+  g_test_add ("/kinema/SceneView/reframe-keeps-projection", Fixture, NULL,
+              fixture_setup, test_reframe_keeps_projection, fixture_teardown);
+  return g_test_run ();
+}
