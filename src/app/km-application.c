@@ -22,7 +22,7 @@ struct _KmApplication
   GtkApplication    parent_instance;
 
   /* Owned */
-  GBindingGroup    *history_bindings;  /* the active window's document → app.undo/redo */
+  GBindingGroup    *history_bindings;  /* the active window's document → app.undo/redo/save */
   GSettings        *settings;          /* NULL when the schema is not installed */
   char             *initial_share;     /* $KINEMA_CHOREONOID_SHARE as Kinema started */
 
@@ -293,6 +293,13 @@ km_application_startup (GApplication *application)
   g_binding_group_bind (self->history_bindings, "can-redo",
                         g_action_map_lookup_action (G_ACTION_MAP (self), "redo"), "enabled",
                         G_BINDING_SYNC_CREATE);
+  /* One save at a time: Save and Save As wait while the document is being written. */
+  g_binding_group_bind (self->history_bindings, "saving",
+                        g_action_map_lookup_action (G_ACTION_MAP (self), "save"), "enabled",
+                        G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
+  g_binding_group_bind (self->history_bindings, "saving",
+                        g_action_map_lookup_action (G_ACTION_MAP (self), "save-as"), "enabled",
+                        G_BINDING_SYNC_CREATE | G_BINDING_INVERT_BOOLEAN);
   g_signal_connect (self, "notify::active-window", G_CALLBACK (active_window_changed_cb), NULL);
   active_window_changed_cb (self);
 

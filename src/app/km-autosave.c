@@ -20,6 +20,9 @@
  * (saved, or a new project) and when the autosave is disposed (the window closed
  * normally), so a file left there means Kinema ended without either: the next start
  * offers it for recovery (km_autosave_list_recovery).
+ *
+ * The timeout writes on a worker thread (km_document_write_autosave_async) and never while
+ * its previous write still runs.
  */
 
 struct _KmAutosave
@@ -32,6 +35,7 @@ struct _KmAutosave
 
   guint       interval;
   guint       timeout_id;
+  gboolean    writing;
 };
 
 enum {
@@ -44,16 +48,28 @@ G_DEFINE_FINAL_TYPE (KmAutosave, km_autosave, G_TYPE_OBJECT)
 
 static GParamSpec *properties[N_PROPS];
 
+static void
+timeout_save_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  KmAutosave *self = KM_AUTOSAVE (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!km_autosave_save_finish (self, result, &error) && self->document != NULL)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: %s is the reason */
+                     _("Autosave failed: %s"), error->message);
+}
+
 static gboolean
 timeout_cb (gpointer data)
 {
   KmAutosave *self = data;
-  g_autoptr(GError) error = NULL;
 
-  if (!km_autosave_save_now (self, &error))
-    km_document_log (self->document, G_LOG_LEVEL_WARNING,
-                     /* Translators: %s is the reason */
-                     _("Autosave failed: %s"), error->message);
+  /* A slow disk: the next write waits for the next timeout. */
+  if (!self->writing)
+    km_autosave_save_async (self, NULL, timeout_save_cb, NULL);
   return G_SOURCE_CONTINUE;
 }
 
@@ -220,6 +236,83 @@ km_autosave_save_now (KmAutosave  *self,
       return TRUE;
     }
   return km_document_write_autosave (self->document, self->path, error);
+}
+
+static void
+written_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  KmAutosave *self = g_task_get_source_object (task);
+  GError *error = NULL;
+
+  self->writing = FALSE;
+  if (!km_document_write_autosave_finish (KM_DOCUMENT (source), result, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* Saved, or a new project, while the file was written: it is not wanted any more. */
+  if (self->document == NULL || !km_document_get_modified (self->document))
+    km_autosave_discard (self);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * km_autosave_save_async:
+ *
+ * km_autosave_save_now() with the write on a worker thread (the project's text is made
+ * on the calling thread). One write at a time: while one runs, this fails with
+ * %G_IO_ERROR_PENDING. The autosave stays alive until the write is done.
+ */
+void
+km_autosave_save_async (KmAutosave          *self,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (KM_IS_AUTOSAVE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_autosave_save_async);
+  if (self->writing)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING, "%s",
+                               _("The autosave is being written already"));
+      return;
+    }
+  if (self->document == NULL || !km_document_get_modified (self->document))
+    {
+      km_autosave_discard (self);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  self->writing = TRUE;
+  km_document_write_autosave_async (self->document, self->path, NULL, written_cb,
+                                    g_steal_pointer (&task));
+}
+
+gboolean
+km_autosave_save_finish (KmAutosave    *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Whether an autosave write (km_autosave_save_async) runs. */
+gboolean
+km_autosave_get_writing (KmAutosave *self)
+{
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
+
+  return self->writing;
 }
 
 /* Removes the autosaved file, if any. */

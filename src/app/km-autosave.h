@@ -14,14 +14,22 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmAutosave, km_autosave, KM, AUTOSAVE, GObject)
 
-KmAutosave *km_autosave_new            (KmDocument  *document);
-guint       km_autosave_get_interval   (KmAutosave  *self);
-void        km_autosave_set_interval   (KmAutosave  *self,
-                                        guint        seconds);
-const char *km_autosave_get_path       (KmAutosave  *self);
-gboolean    km_autosave_save_now       (KmAutosave  *self,
-                                        GError     **error);
-void        km_autosave_discard        (KmAutosave  *self);
+KmAutosave *km_autosave_new            (KmDocument          *document);
+guint       km_autosave_get_interval   (KmAutosave          *self);
+void        km_autosave_set_interval   (KmAutosave          *self,
+                                        guint                seconds);
+const char *km_autosave_get_path       (KmAutosave          *self);
+gboolean    km_autosave_save_now       (KmAutosave          *self,
+                                        GError             **error);
+void        km_autosave_save_async     (KmAutosave          *self,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
+gboolean    km_autosave_save_finish    (KmAutosave          *self,
+                                        GAsyncResult        *result,
+                                        GError             **error);
+gboolean    km_autosave_get_writing    (KmAutosave          *self);
+void        km_autosave_discard        (KmAutosave          *self);
 
 char       *km_autosave_get_directory  (void);
 GPtrArray  *km_autosave_list_recovery  (void);

@@ -6,13 +6,11 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n.h>
 
-#include "km-document.h"
-#include "km-document-skeleton.h"
+#include "km-document-private.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
@@ -23,12 +21,8 @@
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-ik.h"
-#include "km-local-file.h"
 #include "km-message.h"
-#include "km-animation-json.h"
 #include "km-root-item.h"
-#include "km-skeleton-json.h"
-#include "km-targets-json.h"
 #include "km-unknown-item.h"
 #include "km-world-item.h"
 
@@ -73,6 +67,7 @@ struct _KmDocument
   double          frame_rate;
   gboolean        modified;
   gboolean        forced_modified;
+  gboolean        saving;          /* a project save runs (_km_document_begin_save) */
   gboolean        solve_recorded;  /* the running solve ends in an undoable step */
   /* Set while the running solve completes an edit's step (km_document_solve_completing) */
   KmDocumentSolvedFunc solve_done;
@@ -100,6 +95,7 @@ enum {
   PROP_SELECTED_JOINT,
   PROP_SKELETON,
   PROP_SOLVE_PROGRESS,
+  PROP_SAVING,
   PROP_SOLVING,
   PROP_TARGETS,
   PROP_TITLE,
@@ -1112,6 +1108,9 @@ km_document_get_property (GObject    *object,
     case PROP_SOLVE_PROGRESS:
       g_value_set_double (value, km_document_get_solve_progress (self));
       break;
+    case PROP_SAVING:
+      g_value_set_boolean (value, self->saving);
+      break;
     case PROP_SOLVING:
       g_value_set_boolean (value, km_document_get_solving (self));
       break;
@@ -1190,6 +1189,9 @@ km_document_class_init (KmDocumentClass *klass)
     g_param_spec_boxed ("skeleton", NULL, NULL, KM_TYPE_SKELETON, ro);
   properties[PROP_SOLVE_PROGRESS] =
     g_param_spec_double ("solve-progress", NULL, NULL, 0.0, 1.0, 0.0, ro);
+  /* Whether a project save (km_document_save_async) is writing. */
+  properties[PROP_SAVING] =
+    g_param_spec_boolean ("saving", NULL, NULL, FALSE, ro);
   properties[PROP_SOLVING] =
     g_param_spec_boolean ("solving", NULL, NULL, FALSE, ro);
   properties[PROP_TARGETS] =
@@ -1438,401 +1440,6 @@ import_child (KmDocument *self,
   km_project_push_command (self->project, label, tree_edit_redo, tree_edit_undo,
                            NULL, NULL, edit, tree_edit_free);
   km_project_close_merge (self->project);
-}
-
-/* A file read and parsed, not yet applied: what the loading thread hands back. */
-typedef struct
-{
-  char           *path;
-  const KmFormat *format;
-  gpointer        result;
-  KmModelExtras  *extras;
-  GPtrArray      *warnings;   /* of char *, the parse warnings in order */
-} LoadedFile;
-
-static void
-loaded_file_free (LoadedFile *loaded)
-{
-  if (loaded->result != NULL)
-    loaded->format->free_result (loaded->result);
-  g_clear_pointer (&loaded->extras, km_model_extras_free);
-  g_ptr_array_unref (loaded->warnings);
-  g_free (loaded->path);
-  g_free (loaded);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (LoadedFile, loaded_file_free)
-
-static void
-collect_warning_cb (const char *message,
-                    gpointer    user_data)
-{
-  g_ptr_array_add (user_data, g_strdup (message));
-}
-
-/* Reads and parses @path. Touches no document, so it runs on any thread. */
-static LoadedFile *
-load_file (const char  *path,
-           GError     **error)
-{
-  g_autoptr(LoadedFile) loaded = g_new0 (LoadedFile, 1);
-
-  loaded->path = g_strdup (path);
-  loaded->warnings = g_ptr_array_new_with_free_func (g_free);
-  km_parse_warnings_push (collect_warning_cb, loaded->warnings);
-  loaded->result = km_format_load_model_file (path, NULL, &loaded->format, &loaded->extras,
-                                              error);
-  km_parse_warnings_pop ();
-  if (loaded->result == NULL)
-    return NULL;
-  return g_steal_pointer (&loaded);
-}
-
-static gboolean apply_loaded_file (KmDocument  *self,
-                                   GFile       *file,
-                                   LoadedFile  *loaded,
-                                   GError     **error);
-
-/**
- * km_document_import_file:
- *
- * Opens any file the loader registry recognises by its content: a project (.cnoid)
- * replaces the project; a model is added to the world as a new body, which becomes the
- * current one; a targets or animation file is added under the current body (the
- * animation must fit it). Adding is undoable. On failure (the error names file, line and
- * column) the document is unchanged. Reads the file on the calling thread: the editor
- * uses km_document_import_file_async().
- */
-gboolean
-km_document_import_file (KmDocument  *self,
-                         GFile       *file,
-                         GError     **error)
-{
-  g_autofree char *path = NULL;
-  g_autoptr(LoadedFile) loaded = NULL;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  loaded = load_file (path, error);
-  return loaded != NULL && apply_loaded_file (self, file, loaded, error);
-}
-
-static void
-load_file_thread (GTask        *task,
-                  gpointer      source_object,
-                  gpointer      task_data,
-                  GCancellable *cancellable)
-{
-  GError *error = NULL;
-  LoadedFile *loaded = load_file (task_data, &error);
-
-  if (loaded == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, loaded, (GDestroyNotify) loaded_file_free);
-}
-
-/**
- * km_document_import_file_async:
- *
- * km_document_import_file() with the reading and parsing (meshes included) on a worker
- * thread, so that the window stays responsive; the document changes only in
- * km_document_import_file_finish(), on the main thread, and not at all when @cancellable
- * is cancelled before that.
- */
-void
-km_document_import_file_async (KmDocument          *self,
-                               GFile               *file,
-                               GCancellable        *cancellable,
-                               GAsyncReadyCallback  callback,
-                               gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  char *path;
-
-  g_return_if_fail (KM_IS_DOCUMENT (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, km_document_import_file_async);
-  g_task_set_check_cancellable (task, TRUE);
-  path = km_local_file_get_path (file, &error);
-  if (path == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
-  g_task_set_task_data (task, path, g_free);
-  g_task_run_in_thread (task, load_file_thread);
-}
-
-gboolean
-km_document_import_file_finish (KmDocument    *self,
-                                GAsyncResult  *result,
-                                GError       **error)
-{
-  g_autoptr(LoadedFile) loaded = NULL;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  loaded = g_task_propagate_pointer (G_TASK (result), error);
-  return loaded != NULL
-         && apply_loaded_file (self, g_object_get_data (G_OBJECT (result), "file"), loaded,
-                               error);
-}
-
-/* The main-thread half of opening: replays the parse warnings, then changes the
- * document. @loaded's result is taken over. */
-static gboolean
-apply_loaded_file (KmDocument  *self,
-                   GFile       *file,
-                   LoadedFile  *loaded,
-                   GError     **error)
-{
-  const char *path = loaded->path;
-  const KmFormat *format = loaded->format;
-  KmModelExtras *extras = loaded->extras;
-  gpointer result = g_steal_pointer (&loaded->result);
-
-  for (guint i = 0; i < loaded->warnings->len; i++)
-    parse_warning_cb (g_ptr_array_index (loaded->warnings, i), self);
-
-  switch (format->kind)
-    {
-    case KM_FILE_KIND_MODEL:
-      import_model (self, file, path, format, result);
-      /* IK targets the model defines (Scenebuilder <ik>) go under the new body; added last
-       * first, so that the first target is the one shown. */
-      for (guint i = extras->targets->len; i > 0; i--)
-        {
-          g_autoptr(KmItem) item = km_ik_targets_item_new ();
-
-          km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item),
-                                        g_ptr_array_index (extras->targets, i - 1));
-          import_child (self, file, item, _("Import Targets"));
-          sync_from_project (self);
-        }
-      auto_solve (self);
-      break;
-
-    case KM_FILE_KIND_TARGETS:
-      {
-        g_autoptr(KmItem) item = NULL;
-
-        if (self->body == NULL)
-          {
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                         _("%s: there is no body to add these targets to"), path);
-            format->free_result (result);
-            return FALSE;
-          }
-        item = km_ik_targets_item_new ();
-        km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), result);
-        import_child (self, file, item, _("Import Targets"));
-        sync_from_project (self);
-        auto_solve (self);
-      }
-      break;
-
-    case KM_FILE_KIND_ANIMATION:
-      {
-        g_autoptr(KmItem) item = NULL;
-
-        if (self->skeleton == NULL
-            || km_animation_get_n_dof (result) != km_skeleton_get_n_dof (self->skeleton))
-          {
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                         _("%s: the animation does not fit the open body"), path);
-            format->free_result (result);
-            return FALSE;
-          }
-        km_document_cancel_solve (self);
-        item = km_ik_animation_item_new ();
-        km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), result);
-        import_child (self, file, item, _("Import Animation"));
-        sync_from_project (self);
-      }
-      break;
-
-    case KM_FILE_KIND_PROJECT:
-      {
-        GPtrArray *messages = km_project_get_messages (result);
-
-        for (guint i = 0; messages != NULL && i < messages->len; i++)
-          km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                           (const char *) g_ptr_array_index (messages, i));
-        set_project (self, result, file);
-        if (self->body == NULL)
-          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: the project has no body to show."),
-                           path);
-        else
-          /* Translators: a path, then the name of the body item shown */
-          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: showing the body “%s”."),
-                           path, km_item_get_name (KM_ITEM (self->body)));
-      }
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  format->free_result (result);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Opened %s."), path);
-  return TRUE;
-}
-
-typedef struct
-{
-  KmDocument *document;
-  const char *dir;
-} EmbeddedWrite;
-
-static void
-write_embedded_model (gpointer item,
-                      gpointer user_data)
-{
-  EmbeddedWrite *w = user_data;
-  const char *dir = w->dir;
-  g_autofree char *target = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (!KM_IS_BODY_ITEM (item) || !g_object_get_data (item, "km-embedded-model")
-      || g_strcmp0 (km_body_item_get_file (item), KM_DEFAULT_SKELETON_NAME) != 0)
-    return;
-  target = g_build_filename (dir, KM_DEFAULT_SKELETON_NAME, NULL);
-  if (g_file_test (target, G_FILE_TEST_EXISTS))
-    return;
-  bytes = km_defaults_get_skeleton_json ();
-  if (!g_file_set_contents (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                            &error))
-    km_document_log (w->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-}
-
-/* The built-in example's body refers to its model as "skeleton.json" beside the project:
- * saving it puts the embedded file there too (unless one exists), so the project reopens. */
-static void
-write_embedded_models (KmDocument *self,
-                       const char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  EmbeddedWrite w = { self, dir };
-
-  km_item_foreach (km_project_get_root_item (self->project), write_embedded_model, &w);
-}
-
-/**
- * km_document_save:
- *
- * Writes the project to @file as a Choreonoid project (atomically: a failed save leaves
- * the old file as it was). On success @file becomes the document's file and the document
- * is unmodified.
- */
-gboolean
-km_document_save (KmDocument  *self,
-                  GFile       *file,
-                  GError     **error)
-{
-  g_autofree char *path = NULL;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  if (!km_document_save_edited_skeletons (self, path, error)
-      || !km_cnoid_save (self->project, path, error))
-    return FALSE;
-  write_embedded_models (self, path);
-
-  set_file (self, file);
-  km_document_set_modified (self, FALSE);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), path);
-  return TRUE;
-}
-
-/**
- * km_document_write_autosave:
- *
- * Writes the project to @path as a Choreonoid project, as km_document_save does, but
- * leaves the document alone: its file, modified flag and history stay as they are. The
- * autosave keeps unsaved work aside with it.
- */
-gboolean
-km_document_write_autosave (KmDocument  *self,
-                            const char  *path,
-                            GError     **error)
-{
-  g_autofree char *text = NULL;
-  g_autofree char *dir = NULL;
-  gsize length = 0;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
-  text = km_cnoid_to_string (self->project, path, &length, error);
-  if (text == NULL)
-    return FALSE;
-  dir = g_path_get_dirname (path);
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   /* Translators: a folder, then the system's reason */
-                   _("%s: cannot create the folder: %s"), dir, g_strerror (saved_errno));
-      return FALSE;
-    }
-  if (!g_file_set_contents_full (path, text, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                 error))
-    return FALSE;
-  write_embedded_models (self, path);
-  return TRUE;
-}
-
-/**
- * km_document_recover:
- *
- * Replaces the project with an autosaved one: the document has no file then (saving asks
- * for one) and is modified, since the work it holds was never saved.
- */
-gboolean
-km_document_recover (KmDocument  *self,
-                     GFile       *file,
-                     GError     **error)
-{
-  g_autoptr(KmProject) project = NULL;
-  g_autofree char *path = NULL;
-  GPtrArray *messages;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  km_parse_warnings_push (parse_warning_cb, self);
-  project = km_cnoid_load (path, error);
-  km_parse_warnings_pop ();
-  if (project == NULL)
-    return FALSE;
-
-  messages = km_project_get_messages (project);
-  for (guint i = 0; messages != NULL && i < messages->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (messages, i));
-  set_project (self, project, NULL);
-  km_document_set_modified (self, TRUE);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), path);
-  return TRUE;
 }
 
 gboolean
@@ -2116,53 +1723,6 @@ km_document_duplicate_items (KmDocument *self,
   km_project_push_command (self->project, _("Duplicate"), tree_edit_redo, tree_edit_undo,
                            NULL, NULL, edit, tree_edit_free);
   km_project_close_merge (self->project);
-}
-
-/**
- * km_document_save_item:
- *
- * Writes what @item holds to @file: a body's model as skeleton.json, IK targets as
- * targets.json, a solved animation as animation.json. The project is not changed.
- */
-gboolean
-km_document_save_item (KmDocument  *self,
-                       KmItem      *item,
-                       GFile       *file,
-                       GError     **error)
-{
-  g_autofree char *path = NULL;
-  gboolean ok = FALSE;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-
-  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
-    ok = km_skeleton_json_save (km_body_item_get_skeleton (KM_BODY_ITEM (item)), path, error);
-  else if (KM_IS_IK_TARGETS_ITEM (item)
-           && km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) != NULL)
-    ok = km_targets_json_save (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)), path,
-                               error);
-  else if (KM_IS_IK_ANIMATION_ITEM (item)
-           && km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) != NULL)
-    ok = km_animation_json_save (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)),
-                                 path, error);
-  else
-    {
-      /* Translators: %s is an item's name */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("“%s” holds nothing that can be saved on its own"), km_item_get_name (item));
-      return FALSE;
-    }
-
-  if (ok)
-    /* Translators: an item's name, then a path */
-    km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), km_item_get_name (item), path);
-  return ok;
 }
 
 /**
@@ -2746,4 +2306,107 @@ km_document_set_joint_values (KmDocument   *self,
                            joint_edit_free);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
   self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
+}
+
+/* Whether a project save (km_document_save_async) is running: it ends just before the
+ * save's callback. */
+gboolean
+km_document_get_saving (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return self->saving;
+}
+
+/* km-document-private.h: what km-document-io.c uses */
+
+void
+_km_document_set_project (KmDocument *self,
+                          KmProject  *project,
+                          GFile      *file)
+{
+  set_project (self, project, file);
+}
+
+void
+_km_document_set_file (KmDocument *self,
+                       GFile      *file)
+{
+  set_file (self, file);
+}
+
+void
+_km_document_sync (KmDocument *self)
+{
+  sync_from_project (self);
+}
+
+void
+_km_document_auto_solve (KmDocument *self)
+{
+  auto_solve (self);
+}
+
+void
+_km_document_parse_warning (const char *message,
+                            gpointer    document)
+{
+  parse_warning_cb (message, document);
+}
+
+void
+_km_document_import_model (KmDocument     *self,
+                           GFile          *file,
+                           const char     *path,
+                           const KmFormat *format,
+                           KmSkeleton     *skeleton)
+{
+  import_model (self, file, path, format, skeleton);
+}
+
+void
+_km_document_import_child (KmDocument *self,
+                           GFile      *file,
+                           KmItem     *item,
+                           const char *label)
+{
+  import_child (self, file, item, label);
+}
+
+/* The state written is the one the project is in now: it becomes the project's clean
+ * state (which also ends merging, so that an edit made while the file is written is a
+ * step of its own), while the document keeps showing the modified flag it has until
+ * _km_document_end_save. */
+void
+_km_document_begin_save (KmDocument *self)
+{
+  g_return_if_fail (!self->saving);
+
+  self->forced_modified = self->modified;
+  km_project_set_clean (self->project);
+  self->saving = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
+}
+
+/* On success the document is modified only if the project left the state written; on
+ * failure it stays as modified as it was (the clean state is the unwritten one now, so the
+ * flag stays forced until the next save or load). */
+void
+_km_document_end_save (KmDocument *self,
+                       KmProject  *project,
+                       GFile      *file)
+{
+  g_return_if_fail (self->saving);
+
+  self->saving = FALSE;
+  if (file != NULL && project == self->project)
+    {
+      g_autofree char *path = g_file_get_path (file);
+
+      km_project_set_file (project, path);
+      set_file (self, file);
+      self->forced_modified = FALSE;
+      update_modified (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
 }

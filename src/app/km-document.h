@@ -43,12 +43,32 @@ KmBodyHandlerSet  *km_document_get_body_handlers  (KmDocument         *self);
 void               km_document_set_current_body   (KmDocument         *self,
                                                    KmItem             *body);
 void               km_document_new_project        (KmDocument         *self);
+
+/* Files (km-document-io.c). The editor uses the asynchronous calls: only their
+ * serialisation of the project (km_cnoid_to_string) runs on the main thread. */
 gboolean           km_document_save               (KmDocument         *self,
                                                    GFile              *file,
                                                    GError            **error);
+void               km_document_save_async         (KmDocument         *self,
+                                                   GFile              *file,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean           km_document_save_finish        (KmDocument         *self,
+                                                   GAsyncResult       *result,
+                                                   GError            **error);
+gboolean           km_document_get_saving         (KmDocument         *self);
 
 gboolean           km_document_write_autosave     (KmDocument         *self,
                                                    const char         *path,
+                                                   GError            **error);
+void               km_document_write_autosave_async (KmDocument       *self,
+                                                   const char         *path,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean           km_document_write_autosave_finish (KmDocument      *self,
+                                                   GAsyncResult       *result,
                                                    GError            **error);
 gboolean           km_document_recover            (KmDocument         *self,
                                                    GFile              *file,
@@ -84,6 +104,15 @@ void               km_document_duplicate_items    (KmDocument         *self,
 gboolean           km_document_save_item          (KmDocument         *self,
                                                    KmItem             *item,
                                                    GFile              *file,
+                                                   GError            **error);
+void               km_document_save_item_async    (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   GFile              *file,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean           km_document_save_item_finish   (KmDocument         *self,
+                                                   GAsyncResult       *result,
                                                    GError            **error);
 void               km_document_rename_item        (KmDocument         *self,
                                                    KmItem             *item,

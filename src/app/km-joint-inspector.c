@@ -22,8 +22,8 @@
  * (KmSkeletonOutline) and the "skeleton" actions. Each field applies one
  * km_skeleton_edit_* function; a refused value shows the reason under the field and the
  * field goes back to the skeleton's value. Angles are shown in degrees; lengths (offsets,
- * a prismatic joint's limits and linked offset) in the unit the preferences name
- * (length-unit, followed while the inspector is open), stored in metres.
+ * a prismatic joint's limits and linked offset) in the unit of the length-unit property
+ * (the window binds it to the preference), stored in metres.
  */
 
 #define N_AXES 3
@@ -77,7 +77,6 @@ struct _KmJointInspector
   KmDocument         *document;
   GSignalGroup       *document_signals;
   GSimpleActionGroup *actions;
-  GSettings          *settings;      /* NULL when the schema is not installed */
   char               *length_unit;
 
   gboolean            updating;
@@ -906,9 +905,6 @@ km_joint_inspector_dispose (GObject *object)
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
   g_clear_object (&self->actions);
-  if (self->settings != NULL)
-    g_settings_unbind (self, "length-unit");
-  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (km_joint_inspector_parent_class)->dispose (object);
 }
@@ -1045,9 +1041,6 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
 static void
 km_joint_inspector_init (KmJointInspector *self)
 {
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
   gtk_widget_init_template (GTK_WIDGET (self));
   self->length_unit = g_strdup ("metres");
 
@@ -1062,16 +1055,6 @@ km_joint_inspector_init (KmJointInspector *self)
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_selected_joint_cb), self);
   show_length_unit (self);
-
-  /* The length unit of the preferences, followed while the inspector lives. Uninstalled
-   * and without GSETTINGS_SCHEMA_DIR: metres, or what the property is set to. */
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema != NULL)
-    {
-      self->settings = g_settings_new (APP_ID);
-      g_settings_bind (self->settings, "length-unit", self, "length-unit", G_SETTINGS_BIND_GET);
-    }
 }
 
 GtkWidget *
@@ -1109,8 +1092,7 @@ km_joint_inspector_set_document (KmJointInspector *self,
  * @length_unit: "metres" or "millimetres" (anything else reads as metres)
  *
  * The unit offsets and a prismatic joint's limits are shown and entered in; the skeleton
- * keeps metres. The inspector follows the length-unit setting by itself where the schema
- * is installed.
+ * keeps metres. The window binds it to the length-unit setting.
  */
 void
 km_joint_inspector_set_length_unit (KmJointInspector *self,

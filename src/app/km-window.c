@@ -63,8 +63,11 @@ struct _KmWindow
   GQueue                open_queue;    /* of GFile: files to open after the current one */
   GFile                *opening_file;  /* the file read in the background, or NULL */
   GCancellable         *opening;
+  GFile                *saving_file;   /* the project file being written, or NULL */
+  GApplication         *saving_app;    /* held while the project is written */
 
   PendingAction         pending;
+  gboolean              close_after_save;
   gboolean              show_messages;
   gboolean              close_confirmed;
   gboolean              joint_pane_restored;
@@ -78,6 +81,7 @@ enum {
   PROP_EDIT_MODE,
   PROP_SHOW_MESSAGES,
   PROP_LOADING,
+  PROP_SAVING,
   N_PROPS
 };
 
@@ -258,34 +262,102 @@ add_recent (KmWindow *self,
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
 }
 
-static gboolean
+/* The spinner shows a file being opened or the project being written. */
+static void
+update_spinner (KmWindow *self)
+{
+  GFile *file = self->opening_file != NULL ? self->opening_file : self->saving_file;
+  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
+  g_autofree char *tooltip = NULL;
+
+  gtk_spinner_set_spinning (self->open_spinner, file != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_spinner), file != NULL);
+  if (self->opening_file != NULL)
+    /* Translators: shown over the spinner while a file loads; %s is its name */
+    tooltip = g_strdup_printf (_("Opening %s…"), name);
+  else if (file != NULL)
+    /* Translators: shown over the spinner while the project is written; %s is its name */
+    tooltip = g_strdup_printf (_("Saving %s…"), name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->open_spinner), tooltip);
+}
+
+static void ask_then (KmWindow      *self,
+                      PendingAction  pending,
+                      GFile         *file);
+
+/* The project is written: what waited for it runs now, unless the save failed. */
+static void
+save_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = g_steal_pointer (&self->saving_file);
+  g_autoptr(GFile) pending_file = NULL;
+  g_autoptr(GApplication) app = g_steal_pointer (&self->saving_app);
+  gboolean saved = km_document_save_finish (KM_DOCUMENT (source), result, &error);
+  PendingAction pending;
+
+  if (app != NULL)
+    g_application_release (app);
+  /* Destroyed meanwhile: the document has taken the result, nothing waits for it here. */
+  if (self->document == NULL)
+    return;
+
+  update_spinner (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save", TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
+
+  pending = self->close_after_save ? PENDING_CLOSE : self->pending;
+  pending_file = g_steal_pointer (&self->pending_file);
+  self->pending = PENDING_NONE;
+  self->close_after_save = FALSE;
+  if (!saved)
+    {
+      /* Nothing that waited for the save runs: the changes are not on disk. */
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      g_object_set (self, "show-messages", TRUE, NULL);
+      return;
+    }
+  add_recent (self, file);
+  /* Asks again if the project was edited while it was written. */
+  if (pending != PENDING_NONE)
+    ask_then (self, pending, pending_file);
+}
+
+/* Starts writing the project to @file on a worker thread (KmWindow:saving meanwhile);
+ * what is pending runs once it is written. */
+static void
 save_to (KmWindow *self,
          GFile    *file)
 {
-  g_autoptr(GError) error = NULL;
+  GApplication *app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
 
+  if (self->saving_file != NULL)
+    return;
   km_layout_state_store (km_document_get_project (self->document), self->scene_view,
                          self->time_bar);
-  if (km_document_save (self->document, file, &error))
+  self->saving_file = g_object_ref (file);
+  /* The application does not quit before the file is complete. */
+  if (app != NULL)
     {
-      add_recent (self, file);
-      return TRUE;
+      self->saving_app = g_object_ref (app);
+      g_application_hold (app);
     }
-  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-  g_object_set (self, "show-messages", TRUE, NULL);
-  return FALSE;
+  update_spinner (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
+  km_document_save_async (self->document, file, NULL, save_done_cb, g_object_ref (self));
 }
-
-static void run_pending (KmWindow *self);
 
 static void
 save_as_chosen (KmWindow *self,
                 GFile    *file)
 {
-  if (save_to (self, file))
-    run_pending (self);
-  else
-    self->pending = PENDING_NONE;
+  save_to (self, file);
 }
 
 static void
@@ -305,7 +377,8 @@ save_as (KmWindow *self)
   choose_file (self, _("Save Project As"), TRUE, name, save_as_chosen);
 }
 
-/* Saves to the project's file, or asks for one; then runs what was pending. */
+/* Saves to the project's file, or asks for one; what was pending runs once it is
+ * written. */
 static void
 save (KmWindow *self)
 {
@@ -313,10 +386,8 @@ save (KmWindow *self)
 
   if (file == NULL)
     save_as (self);
-  else if (save_to (self, file))
-    run_pending (self);
   else
-    self->pending = PENDING_NONE;
+    save_to (self, file);
 }
 
 /* Whether @file is a project (it replaces the open one) rather than a file to import. */
@@ -376,24 +447,16 @@ open_done_cb (GObject      *source,
 static void
 open_next (KmWindow *self)
 {
-  g_autofree char *name = NULL;
-  g_autofree char *tooltip = NULL;
-
   g_return_if_fail (self->opening == NULL);
 
   self->opening_file = g_queue_pop_head (&self->open_queue);
-  gtk_spinner_set_spinning (self->open_spinner, self->opening_file != NULL);
-  gtk_widget_set_visible (GTK_WIDGET (self->open_spinner), self->opening_file != NULL);
+  update_spinner (self);
   if (self->opening_file == NULL)
     {
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
       return;
     }
 
-  name = g_file_get_basename (self->opening_file);
-  /* Translators: shown over the spinner while a file loads; %s is its name */
-  tooltip = g_strdup_printf (_("Opening %s…"), name);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->open_spinner), tooltip);
   self->opening = g_cancellable_new ();
   km_document_import_file_async (self->document, self->opening_file, self->opening,
                                  open_done_cb, g_object_ref (self));
@@ -482,7 +545,8 @@ question_response_cb (KmWindow  *self,
 }
 
 /* Runs @pending now when nothing is unsaved, otherwise asks first (Save / Discard /
- * Cancel); while a question is open, a second one is not asked. */
+ * Cancel); while a question is open, a second one is not asked. While the project is
+ * being written, @pending waits for that (and is forgotten if the save fails). */
 static void
 ask_then (KmWindow      *self,
           PendingAction  pending,
@@ -500,6 +564,8 @@ ask_then (KmWindow      *self,
 
   self->pending = pending;
   g_set_object (&self->pending_file, file);
+  if (self->saving_file != NULL)
+    return;
   if (!km_document_get_modified (self->document))
     {
       run_pending (self);
@@ -542,6 +608,8 @@ save_action (GtkWidget  *widget,
 {
   KmWindow *self = KM_WINDOW (widget);
 
+  if (self->saving_file != NULL)
+    return;
   self->pending = PENDING_NONE;
   save (self);
 }
@@ -553,6 +621,8 @@ save_as_action (GtkWidget  *widget,
 {
   KmWindow *self = KM_WINDOW (widget);
 
+  if (self->saving_file != NULL)
+    return;
   self->pending = PENDING_NONE;
   save_as (self);
 }
@@ -606,6 +676,12 @@ km_window_close_request (GtkWindow *window)
 
   save_pane_sizes (self);
 
+  /* Closing waits for the project to be written (and asks then if it is still modified). */
+  if (self->saving_file != NULL)
+    {
+      self->close_after_save = TRUE;
+      return TRUE;
+    }
   if (self->close_confirmed || !km_document_get_modified (self->document))
     return GTK_WINDOW_CLASS (km_window_parent_class)->close_request (window);
 
@@ -614,20 +690,32 @@ km_window_close_request (GtkWindow *window)
 }
 
 static void
+save_item_done_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (km_document_save_item_finish (KM_DOCUMENT (source), result, &error))
+    return;
+  km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+  if (self->document != NULL)
+    g_object_set (self, "show-messages", TRUE, NULL);
+}
+
+/* The item's contents are taken now and written on a worker thread. */
+static void
 save_item_chosen (KmWindow *self,
                   GFile    *file)
 {
   GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
   g_autoptr(KmItem) item = g_list_model_get_item (selection, 0);
-  g_autoptr(GError) error = NULL;
 
   if (item == NULL)
     return;
-  if (!km_document_save_item (self->document, item, file, &error))
-    {
-      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-      g_object_set (self, "show-messages", TRUE, NULL);
-    }
+  km_document_save_item_async (self->document, item, file, NULL, save_item_done_cb,
+                               g_object_ref (self));
 }
 
 /* Saves the one selected item's contents (model, targets or animation) to a file. */
@@ -813,6 +901,8 @@ setup_settings (KmWindow *self)
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_panel, "length-unit",
                    G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "length-unit", self->joint_inspector, "length-unit",
+                   G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "autosave-interval", self->autosave, "interval",
                    G_SETTINGS_BIND_GET);
   g_signal_connect_object (self->document, "notify::project",
@@ -884,6 +974,9 @@ km_window_get_property (GObject    *object,
     case PROP_LOADING:
       g_value_set_boolean (value, km_window_get_loading (self));
       break;
+    case PROP_SAVING:
+      g_value_set_boolean (value, km_window_get_saving (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -951,6 +1044,15 @@ km_window_class_init (KmWindowClass *klass)
    */
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * KmWindow:saving:
+   *
+   * Whether the project is being written (Save, Save As, or Save in the unsaved-changes
+   * question); Save and Save As are disabled meanwhile.
+   */
+  properties[PROP_SAVING] =
+    g_param_spec_boolean ("saving", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -1100,6 +1202,19 @@ km_window_get_loading (KmWindow *self)
   g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
 
   return self->opening != NULL || !g_queue_is_empty (&self->open_queue);
+}
+
+/**
+ * km_window_get_saving:
+ *
+ * Returns: whether the project is being written in the background
+ */
+gboolean
+km_window_get_saving (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+
+  return self->saving_file != NULL;
 }
 
 /* Opens the built-in example, asking first about unsaved changes. */

@@ -20,6 +20,7 @@ KmDocument *km_window_get_document  (KmWindow       *self);
 gboolean    km_window_open_file     (KmWindow       *self,
                                      GFile          *file);
 gboolean    km_window_get_loading   (KmWindow       *self);
+gboolean    km_window_get_saving    (KmWindow       *self);
 gboolean    km_window_open_example  (KmWindow       *self);
 GtkWindow  *km_window_get_question  (KmWindow       *self);
 gboolean    km_window_export_image  (KmWindow       *self,

@@ -62,6 +62,20 @@ test_app_open_file (KmWindow *window,
   return TRUE;
 }
 
+static gboolean
+not_saving (gpointer window)
+{
+  return !km_window_get_saving (window);
+}
+
+/* Runs the main loop until @window's project save is written (at most 20 s). Returns
+ * whether it is. */
+gboolean
+test_app_wait_saved (KmWindow *window)
+{
+  return test_app_wait_until (not_saving, window, 20000);
+}
+
 /* Runs the main loop for @ms milliseconds. */
 void
 test_app_spin_for (guint ms)

@@ -14,6 +14,7 @@ G_BEGIN_DECLS
 gboolean test_app_wait_idle_solve (KmDocument *document,
                                    guint       ms);
 void     test_app_spin            (void);
+gboolean test_app_wait_saved      (KmWindow   *window);
 gboolean test_app_wait_until      (GSourceFunc condition,
                                    gpointer    data,
                                    guint       ms);

@@ -960,6 +960,7 @@ test_keyframe_save (void)
 
   g_assert_true (km_document_get_modified (document));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (window));
   g_assert_false (km_document_get_modified (document));
   info1 = cli_info_keyframes (path);
   g_assert_cmpuint (info1, ==, info0 + 1);

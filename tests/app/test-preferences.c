@@ -652,6 +652,51 @@ test_recent_files (void)
   g_rmdir (dir);
 }
 
+static gboolean
+document_not_saving (gpointer document)
+{
+  return !km_document_get_saving (document);
+}
+
+/* The application's Save and Save As are greyed while the active window's project is
+ * being written, so the menu offers no second save of the same file. */
+static void
+test_save_actions_while_saving (void)
+{
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-saving-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "project.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KmWindow *window;
+  KmDocument *document;
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  window = km_window_new (GTK_APPLICATION (app));
+  document = km_window_get_document (window);
+  g_assert_true (km_window_open_example (window));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_assert_true (gtk_application_get_active_window (GTK_APPLICATION (app)) == GTK_WINDOW (window));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save"));
+
+  km_document_save_async (document, file, NULL, NULL, NULL);
+  g_assert_true (km_document_get_saving (document));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save"));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save-as"));
+  g_assert_true (test_app_wait_until (document_not_saving, document, 20000));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save-as"));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  test_app_spin ();
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -666,6 +711,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
   g_test_add_func ("/kinema/Preferences/recent-files", test_recent_files);
+  g_test_add_func ("/kinema/Application/save-while-saving", test_save_actions_while_saving);
   g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
   g_test_add_func ("/kinema/Window/japanese", test_japanese);
   return g_test_run ();

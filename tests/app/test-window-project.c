@@ -371,6 +371,7 @@ test_layout_round_trip (Fixture       *f,
   km_time_bar_set_speed (bar, 2.0);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, "class: SceneView"));
   g_assert_nonnull (strstr (text, "camera: [ System, Orthographic ]\n          is_current: true"));

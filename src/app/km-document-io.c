@@ -1,0 +1,853 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-document-io"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+
+#include "km-document-private.h"
+#include "km-document-skeleton.h"
+#include "km-animation-json.h"
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-defaults.h"
+#include "km-error.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-local-file.h"
+#include "km-skeleton-json.h"
+#include "km-targets-json.h"
+
+/*
+ * The document's files: opening and importing (read and parsed on a worker thread, applied
+ * on the main thread), saving the project, autosaving it aside, recovering an autosave and
+ * saving one item's contents.
+ *
+ * Saving off the main thread: the project model is not thread-safe, so the main thread
+ * takes what the worker needs first. For the project that is its text
+ * (km_cnoid_to_string): an item's store has to run where the items live. Only the write
+ * (atomic: a temporary file, fsync, rename) and the files beside it run on the worker.
+ * An item's contents (skeleton, targets, animation) are immutable or copied values, so
+ * their serialisation runs on the worker as well.
+ */
+
+/* ---- Opening ------------------------------------------------------------------------ */
+
+/* A file read and parsed, not yet applied: what the loading thread hands back. */
+typedef struct
+{
+  char           *path;
+  const KmFormat *format;
+  gpointer        result;
+  KmModelExtras  *extras;
+  GPtrArray      *warnings;   /* of char *, the parse warnings in order */
+} LoadedFile;
+
+static void
+loaded_file_free (LoadedFile *loaded)
+{
+  if (loaded->result != NULL)
+    loaded->format->free_result (loaded->result);
+  g_clear_pointer (&loaded->extras, km_model_extras_free);
+  g_ptr_array_unref (loaded->warnings);
+  g_free (loaded->path);
+  g_free (loaded);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LoadedFile, loaded_file_free)
+
+static void
+collect_warning_cb (const char *message,
+                    gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Reads and parses @path. Touches no document, so it runs on any thread. */
+static LoadedFile *
+load_file (const char  *path,
+           GError     **error)
+{
+  g_autoptr(LoadedFile) loaded = g_new0 (LoadedFile, 1);
+
+  loaded->path = g_strdup (path);
+  loaded->warnings = g_ptr_array_new_with_free_func (g_free);
+  km_parse_warnings_push (collect_warning_cb, loaded->warnings);
+  loaded->result = km_format_load_model_file (path, NULL, &loaded->format, &loaded->extras,
+                                              error);
+  km_parse_warnings_pop ();
+  if (loaded->result == NULL)
+    return NULL;
+  return g_steal_pointer (&loaded);
+}
+
+/* The main-thread half of opening: replays the parse warnings, then changes the
+ * document. @loaded's result is taken over. */
+static gboolean
+apply_loaded_file (KmDocument  *self,
+                   GFile       *file,
+                   LoadedFile  *loaded,
+                   GError     **error)
+{
+  const char *path = loaded->path;
+  const KmFormat *format = loaded->format;
+  KmModelExtras *extras = loaded->extras;
+  gpointer result = g_steal_pointer (&loaded->result);
+
+  for (guint i = 0; i < loaded->warnings->len; i++)
+    _km_document_parse_warning (g_ptr_array_index (loaded->warnings, i), self);
+
+  switch (format->kind)
+    {
+    case KM_FILE_KIND_MODEL:
+      _km_document_import_model (self, file, path, format, result);
+      /* IK targets the model defines (Scenebuilder <ik>) go under the new body; added last
+       * first, so that the first target is the one shown. */
+      for (guint i = extras->targets->len; i > 0; i--)
+        {
+          g_autoptr(KmItem) item = km_ik_targets_item_new ();
+
+          km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item),
+                                        g_ptr_array_index (extras->targets, i - 1));
+          _km_document_import_child (self, file, item, _("Import Targets"));
+          _km_document_sync (self);
+        }
+      _km_document_auto_solve (self);
+      break;
+
+    case KM_FILE_KIND_TARGETS:
+      {
+        g_autoptr(KmItem) item = NULL;
+
+        if (km_document_get_body_item (self) == NULL)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: there is no body to add these targets to"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        item = km_ik_targets_item_new ();
+        km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), result);
+        _km_document_import_child (self, file, item, _("Import Targets"));
+        _km_document_sync (self);
+        _km_document_auto_solve (self);
+      }
+      break;
+
+    case KM_FILE_KIND_ANIMATION:
+      {
+        KmSkeleton *skeleton = km_document_get_skeleton (self);
+        g_autoptr(KmItem) item = NULL;
+
+        if (skeleton == NULL
+            || km_animation_get_n_dof (result) != km_skeleton_get_n_dof (skeleton))
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: the animation does not fit the open body"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        km_document_cancel_solve (self);
+        item = km_ik_animation_item_new ();
+        km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), result);
+        _km_document_import_child (self, file, item, _("Import Animation"));
+        _km_document_sync (self);
+      }
+      break;
+
+    case KM_FILE_KIND_PROJECT:
+      {
+        GPtrArray *messages = km_project_get_messages (result);
+        KmItem *body;
+
+        for (guint i = 0; messages != NULL && i < messages->len; i++)
+          km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                           (const char *) g_ptr_array_index (messages, i));
+        _km_document_set_project (self, result, file);
+        body = km_document_get_body_item (self);
+        if (body == NULL)
+          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: the project has no body to show."),
+                           path);
+        else
+          /* Translators: a path, then the name of the body item shown */
+          km_document_log (self, G_LOG_LEVEL_INFO, _("%s: showing the body “%s”."),
+                           path, km_item_get_name (body));
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  format->free_result (result);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Opened %s."), path);
+  return TRUE;
+}
+
+/**
+ * km_document_import_file:
+ *
+ * Opens any file the loader registry recognises by its content: a project (.cnoid)
+ * replaces the project; a model is added to the world as a new body, which becomes the
+ * current one; a targets or animation file is added under the current body (the
+ * animation must fit it). Adding is undoable. On failure (the error names file, line and
+ * column) the document is unchanged. Reads the file on the calling thread: the editor
+ * uses km_document_import_file_async().
+ */
+gboolean
+km_document_import_file (KmDocument  *self,
+                         GFile       *file,
+                         GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(LoadedFile) loaded = NULL;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = km_local_file_get_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  loaded = load_file (path, error);
+  return loaded != NULL && apply_loaded_file (self, file, loaded, error);
+}
+
+static void
+load_file_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  GError *error = NULL;
+  LoadedFile *loaded = load_file (task_data, &error);
+
+  if (loaded == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, loaded, (GDestroyNotify) loaded_file_free);
+}
+
+/**
+ * km_document_import_file_async:
+ *
+ * km_document_import_file() with the reading and parsing (meshes included) on a worker
+ * thread, so that the window stays responsive; the document changes only in
+ * km_document_import_file_finish(), on the main thread, and not at all when @cancellable
+ * is cancelled before that.
+ */
+void
+km_document_import_file_async (KmDocument          *self,
+                               GFile               *file,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  char *path;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_document_import_file_async);
+  g_task_set_check_cancellable (task, TRUE);
+  path = km_local_file_get_path (file, &error);
+  if (path == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
+  g_task_set_task_data (task, path, g_free);
+  g_task_run_in_thread (task, load_file_thread);
+}
+
+gboolean
+km_document_import_file_finish (KmDocument    *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_autoptr(LoadedFile) loaded = NULL;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  loaded = g_task_propagate_pointer (G_TASK (result), error);
+  return loaded != NULL
+         && apply_loaded_file (self, g_object_get_data (G_OBJECT (result), "file"), loaded,
+                               error);
+}
+
+/**
+ * km_document_recover:
+ *
+ * Replaces the project with an autosaved one: the document has no file then (saving asks
+ * for one) and is modified, since the work it holds was never saved.
+ */
+gboolean
+km_document_recover (KmDocument  *self,
+                     GFile       *file,
+                     GError     **error)
+{
+  g_autoptr(KmProject) project = NULL;
+  g_autofree char *path = NULL;
+  GPtrArray *messages;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = km_local_file_get_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  km_parse_warnings_push (_km_document_parse_warning, self);
+  project = km_cnoid_load (path, error);
+  km_parse_warnings_pop ();
+  if (project == NULL)
+    return FALSE;
+
+  messages = km_project_get_messages (project);
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (messages, i));
+  _km_document_set_project (self, project, NULL);
+  km_document_set_modified (self, TRUE);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), path);
+  return TRUE;
+}
+
+/* ---- Writing ------------------------------------------------------------------------ */
+
+static void
+find_embedded_model (gpointer item,
+                     gpointer user_data)
+{
+  if (KM_IS_BODY_ITEM (item) && g_object_get_data (item, "km-embedded-model")
+      && g_strcmp0 (km_body_item_get_file (item), KM_DEFAULT_SKELETON_NAME) == 0)
+    *(gboolean *) user_data = TRUE;
+}
+
+/* The built-in example's body refers to its model as "skeleton.json" beside the project:
+ * the bytes to put there when @project has such a body, else NULL. */
+static GBytes *
+embedded_model (KmProject *project)
+{
+  gboolean found = FALSE;
+
+  km_item_foreach (km_project_get_root_item (project), find_embedded_model, &found);
+  return found ? km_defaults_get_skeleton_json () : NULL;
+}
+
+/* Puts the embedded model beside the file at @path (unless one is there), so that the
+ * project reopens. Touches no document: runs on any thread. */
+static gboolean
+write_embedded_model (const char  *path,
+                      GBytes      *bytes,
+                      GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *target = g_build_filename (dir, KM_DEFAULT_SKELETON_NAME, NULL);
+
+  if (g_file_test (target, G_FILE_TEST_EXISTS))
+    return TRUE;
+  return g_file_set_contents (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                              error);
+}
+
+static void
+write_embedded_models (KmDocument *self,
+                       const char *path)
+{
+  g_autoptr(GBytes) bytes = embedded_model (km_document_get_project (self));
+  g_autoptr(GError) error = NULL;
+
+  if (bytes != NULL && !write_embedded_model (path, bytes, &error))
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+/**
+ * km_document_save:
+ *
+ * Writes the project to @file as a Choreonoid project (atomically: a failed save leaves
+ * the old file as it was). On success @file becomes the document's file and the document
+ * is unmodified. Writes on the calling thread: the editor uses km_document_save_async().
+ */
+gboolean
+km_document_save (KmDocument  *self,
+                  GFile       *file,
+                  GError     **error)
+{
+  g_autofree char *path = NULL;
+  KmProject *project;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = km_local_file_get_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  project = km_document_get_project (self);
+  if (!km_document_save_edited_skeletons (self, path, error)
+      || !km_cnoid_save (project, path, error))
+    return FALSE;
+  write_embedded_models (self, path);
+
+  _km_document_set_file (self, file);
+  km_document_set_modified (self, FALSE);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), path);
+  return TRUE;
+}
+
+/* The directory an autosave goes to, made when missing. */
+static gboolean
+make_autosave_dir (const char  *path,
+                   GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   /* Translators: a folder, then the system's reason */
+                   _("%s: cannot create the folder: %s"), dir, g_strerror (saved_errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * km_document_write_autosave:
+ *
+ * Writes the project to @path as a Choreonoid project, as km_document_save does, but
+ * leaves the document alone: its file, modified flag and history stay as they are. The
+ * autosave keeps unsaved work aside with it.
+ */
+gboolean
+km_document_write_autosave (KmDocument  *self,
+                            const char  *path,
+                            GError     **error)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  text = km_cnoid_to_string (km_document_get_project (self), path, &length, error);
+  if (text == NULL || !make_autosave_dir (path, error)
+      || !g_file_set_contents_full (path, text, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                    error))
+    return FALSE;
+  write_embedded_models (self, path);
+  return TRUE;
+}
+
+/* ---- Writing on a worker thread ------------------------------------------------------ */
+
+typedef enum
+{
+  JOB_PROJECT,
+  JOB_AUTOSAVE,
+  JOB_ITEM,
+} JobKind;
+
+/* What a worker writes, all taken on the main thread: no project object is touched on the
+ * worker. */
+typedef struct
+{
+  JobKind        kind;
+  char          *path;
+  GFile         *file;
+  KmProject     *project;    /* JOB_PROJECT: the project saved (main thread only) */
+  char          *text;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file */
+  gsize          length;
+  GBytes        *embedded;   /* the model to put beside the project, or NULL */
+  char          *item_name;  /* JOB_ITEM */
+  KmSkeleton    *skeleton;   /* JOB_ITEM: one of these three */
+  KmTargetTrack *targets;
+  KmAnimation   *animation;
+  GPtrArray     *warnings;   /* of char *, from the worker */
+} WriteJob;
+
+static void
+write_job_free (WriteJob *job)
+{
+  g_free (job->path);
+  g_clear_object (&job->file);
+  g_clear_object (&job->project);
+  g_free (job->text);
+  g_clear_pointer (&job->embedded, g_bytes_unref);
+  g_free (job->item_name);
+  g_clear_pointer (&job->skeleton, km_skeleton_unref);
+  g_clear_pointer (&job->targets, km_target_track_unref);
+  g_clear_pointer (&job->animation, km_animation_unref);
+  g_ptr_array_unref (job->warnings);
+  g_free (job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WriteJob, write_job_free)
+
+static WriteJob *
+write_job_new (JobKind     kind,
+               const char *path)
+{
+  WriteJob *job = g_new0 (WriteJob, 1);
+
+  job->kind = kind;
+  job->path = g_strdup (path);
+  job->warnings = g_ptr_array_new_with_free_func (g_free);
+  return job;
+}
+
+static gboolean
+write_job_run (WriteJob  *job,
+               GError   **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  switch (job->kind)
+    {
+    case JOB_PROJECT:
+      if (!km_format_save_data (job->path, job->text, job->length, &local_error))
+        {
+          /* As km_cnoid_save says it */
+          g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                       _("The project was not saved: %s"), local_error->message);
+          return FALSE;
+        }
+      break;
+
+    case JOB_AUTOSAVE:
+      if (!make_autosave_dir (job->path, error)
+          || !g_file_set_contents_full (job->path, job->text, job->length,
+                                        G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+        return FALSE;
+      break;
+
+    case JOB_ITEM:
+      if (job->skeleton != NULL)
+        return km_skeleton_json_save (job->skeleton, job->path, error);
+      if (job->targets != NULL)
+        return km_targets_json_save (job->targets, job->path, error);
+      return km_animation_json_save (job->animation, job->path, error);
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (job->embedded != NULL && !write_embedded_model (job->path, job->embedded, &local_error))
+    g_ptr_array_add (job->warnings, g_strdup (local_error->message));
+  return TRUE;
+}
+
+static void
+write_job_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (write_job_run (task_data, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* Back on the main thread: the document learns what was written, then the caller. */
+static void
+write_job_done_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  KmDocument *self = g_task_get_source_object (outer);
+  WriteJob *job = g_task_get_task_data (G_TASK (result));
+  GError *error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  for (guint i = 0; i < job->warnings->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (job->warnings, i));
+  switch (job->kind)
+    {
+    case JOB_PROJECT:
+      _km_document_end_save (self, job->project, ok ? job->file : NULL);
+      /* Here: the worker may drop the job last. */
+      g_clear_object (&job->project);
+      if (ok)
+        km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
+      break;
+    case JOB_AUTOSAVE:
+      break;
+    case JOB_ITEM:
+      if (ok)
+        /* Translators: an item's name, then a path */
+        km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), job->item_name,
+                         job->path);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (ok)
+    g_task_return_boolean (outer, TRUE);
+  else
+    g_task_return_error (outer, error);
+}
+
+/* Runs @job on a worker thread; @outer (taken; its source object is the document)
+ * completes once the document has seen the result. The worker's task holds no document:
+ * the worker thread may drop it last. */
+static void
+write_job_start (WriteJob *job,
+                 GTask    *outer)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, write_job_done_cb, outer);
+
+  g_task_set_source_tag (task, write_job_start);
+  g_task_set_task_data (task, job, (GDestroyNotify) write_job_free);
+  g_task_run_in_thread (task, write_job_thread);
+}
+
+static gboolean
+write_job_finish (KmDocument    *self,
+                  GAsyncResult  *result,
+                  gpointer       source_tag,
+                  GError       **error)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * km_document_save_async:
+ *
+ * km_document_save() with the write on a worker thread. The project's text is made first,
+ * on the calling (main) thread, since the project may not be read elsewhere; edited
+ * skeletons are written then too (km_document_save_edited_skeletons, which changes the
+ * body items). KmDocument:saving is %TRUE until the document has taken the result, just
+ * before @callback: on success @file is the document's file and the document is
+ * unmodified unless it was edited while the file was written; on failure the old file is
+ * as it was and the document stays modified. One project save runs at a time: another
+ * fails with %G_IO_ERROR_PENDING. @cancellable is not checked (a started write
+ * completes).
+ */
+void
+km_document_save_async (KmDocument          *self,
+                        GFile               *file,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(WriteJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  KmProject *project;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, km_document_save_async);
+  if (km_document_get_saving (self))
+    {
+      g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_PENDING, "%s",
+                               _("The project is being saved already"));
+      return;
+    }
+  path = km_local_file_get_path (file, &error);
+  project = km_document_get_project (self);
+  if (path == NULL || !km_document_save_edited_skeletons (self, path, &error))
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+
+  job = write_job_new (JOB_PROJECT, path);
+  job->text = km_cnoid_to_string (project, path, &job->length, &error);
+  if (job->text == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  job->file = g_object_ref (file);
+  job->project = g_object_ref (project);
+  job->embedded = embedded_model (project);
+  _km_document_begin_save (self);
+  write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
+}
+
+gboolean
+km_document_save_finish (KmDocument    *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  return write_job_finish (self, result, km_document_save_async, error);
+}
+
+/**
+ * km_document_write_autosave_async:
+ *
+ * km_document_write_autosave() with the write on a worker thread (the text is made on the
+ * calling thread). The document is not changed.
+ */
+void
+km_document_write_autosave_async (KmDocument          *self,
+                                  const char          *path,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(WriteJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  KmProject *project;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (path != NULL);
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, km_document_write_autosave_async);
+  project = km_document_get_project (self);
+  job = write_job_new (JOB_AUTOSAVE, path);
+  job->text = km_cnoid_to_string (project, path, &job->length, &error);
+  if (job->text == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  job->embedded = embedded_model (project);
+  write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
+}
+
+gboolean
+km_document_write_autosave_finish (KmDocument    *self,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  return write_job_finish (self, result, km_document_write_autosave_async, error);
+}
+
+/* The contents of @item to write on their own, in @job; FALSE when it holds none. */
+static gboolean
+take_item_contents (KmItem   *item,
+                    WriteJob *job)
+{
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
+    job->skeleton = km_skeleton_ref (km_body_item_get_skeleton (KM_BODY_ITEM (item)));
+  else if (KM_IS_IK_TARGETS_ITEM (item)
+           && km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) != NULL)
+    job->targets = km_target_track_ref (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)));
+  else if (KM_IS_IK_ANIMATION_ITEM (item)
+           && km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) != NULL)
+    /* A copy: an animation may still be filled in on the main thread. */
+    job->animation = km_animation_copy (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)));
+  else
+    return FALSE;
+  job->item_name = g_strdup (km_item_get_name (item));
+  return TRUE;
+}
+
+static void
+set_nothing_to_save (GError **error,
+                     KmItem  *item)
+{
+  /* Translators: %s is an item's name */
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               _("“%s” holds nothing that can be saved on its own"), km_item_get_name (item));
+}
+
+/**
+ * km_document_save_item:
+ *
+ * Writes what @item holds to @file: a body's model as skeleton.json, IK targets as
+ * targets.json, a solved animation as animation.json. The project is not changed.
+ */
+gboolean
+km_document_save_item (KmDocument  *self,
+                       KmItem      *item,
+                       GFile       *file,
+                       GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(WriteJob) job = NULL;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = km_local_file_get_path (file, error);
+  if (path == NULL)
+    return FALSE;
+  job = write_job_new (JOB_ITEM, path);
+  if (!take_item_contents (item, job))
+    {
+      set_nothing_to_save (error, item);
+      return FALSE;
+    }
+  if (!write_job_run (job, error))
+    return FALSE;
+  /* Translators: an item's name, then a path */
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), job->item_name, path);
+  return TRUE;
+}
+
+/**
+ * km_document_save_item_async:
+ *
+ * km_document_save_item() with the serialisation and the write on a worker thread (the
+ * item's contents are taken, by reference or copied, on the calling thread).
+ */
+void
+km_document_save_item_async (KmDocument          *self,
+                             KmItem              *item,
+                             GFile               *file,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(WriteJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (G_IS_FILE (file));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, km_document_save_item_async);
+  path = km_local_file_get_path (file, &error);
+  if (path == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  job = write_job_new (JOB_ITEM, path);
+  if (!take_item_contents (item, job))
+    {
+      set_nothing_to_save (&error, item);
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
+}
+
+gboolean
+km_document_save_item_finish (KmDocument    *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  return write_job_finish (self, result, km_document_save_item_async, error);
+}

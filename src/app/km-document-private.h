@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include "km-document.h"
+#include "km-format.h"
+
+G_BEGIN_DECLS
+
+/*
+ * What km-document-io.c (the document's file I/O: opening, saving, autosave, recovery)
+ * needs of km-document.c beyond the public API. Main thread only, like the document.
+ */
+
+void      _km_document_set_project     (KmDocument     *self,
+                                        KmProject      *project,
+                                        GFile          *file);
+void      _km_document_set_file        (KmDocument     *self,
+                                        GFile          *file);
+void      _km_document_sync            (KmDocument     *self);
+void      _km_document_auto_solve      (KmDocument     *self);
+void      _km_document_parse_warning   (const char     *message,
+                                        gpointer        document);
+void      _km_document_import_model    (KmDocument     *self,
+                                        GFile          *file,
+                                        const char     *path,
+                                        const KmFormat *format,
+                                        KmSkeleton     *skeleton);
+void      _km_document_import_child    (KmDocument     *self,
+                                        GFile          *file,
+                                        KmItem         *item,
+                                        const char     *label);
+
+/* A project save off the main thread: begin marks the state being written as the one a
+ * success makes clean (the document keeps showing its modified flag meanwhile); end, with
+ * @file on success (NULL on failure), makes @file the document's file and clears the
+ * modified flag unless the project changed since begin. @project is the project begin
+ * was called for: nothing but the saving flag changes when it was replaced meanwhile. */
+void      _km_document_begin_save      (KmDocument     *self);
+void      _km_document_end_save        (KmDocument     *self,
+                                        KmProject      *project,
+                                        GFile          *file);
+
+G_END_DECLS

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "km-animation.h"
+#include "km-autosave.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-message.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * Saving off the UI thread, under Xvfb: Save returns before the file is written
+ * (KmWindow:saving), the modified flag clears only for the state written, an edit made
+ * meanwhile keeps the document modified, a failed save leaves the old file and runs
+ * nothing that waited for it, closing waits for the save, the main loop keeps running
+ * while a 10,000-frame animation is written, and the autosave and Save Item As write on a
+ * worker thread as well.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  char       *dir;
+  char       *path;
+  GFile      *file;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 900, 600);
+  f->document = km_window_get_document (f->window);
+  g_assert_true (km_window_open_example (f->window));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  f->dir = g_dir_make_tmp ("km-save-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->path = g_build_filename (f->dir, "project.cnoid", NULL);
+  f->file = g_file_new_for_path (f->path);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_chmod (dir, 0755);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->window != NULL)
+    {
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+      g_object_add_weak_pointer (G_OBJECT (f->document), (gpointer *) &f->document);
+      g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+      gtk_window_destroy (GTK_WINDOW (f->window));
+      test_app_spin ();
+      g_assert_null (f->window);
+      g_assert_null (f->document);
+    }
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_object_unref (f->file);
+}
+
+static gboolean
+not_saving (gpointer window)
+{
+  return !km_window_get_saving (window);
+}
+
+static char *
+read_file (const char *path)
+{
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* The newest message in the document's log. */
+static const char *
+last_message (KmDocument     *document,
+              GLogLevelFlags *level)
+{
+  GListModel *messages = km_document_get_messages (document);
+  guint n = g_list_model_get_n_items (messages);
+  g_autoptr(KmMessage) message = NULL;
+
+  g_assert_cmpuint (n, >, 0);
+  message = g_list_model_get_item (messages, n - 1);
+  if (level != NULL)
+    *level = km_message_get_level (message);
+  /* The log keeps the message alive after this reference goes. */
+  return km_message_get_text (message);
+}
+
+/* The project has a file (saved once, synchronously) and an unsaved joint edit. */
+static char *
+save_then_edit (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_save (f->document, f->file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (km_document_get_modified (f->document));
+  return read_file (f->path);
+}
+
+/* Save returns at once; the flag clears when the file is written, not before. */
+static void
+test_save_clears_modified_when_written (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = g_strdup_printf ("Saved %s.", f->path);
+  GListModel *messages = km_document_get_messages (f->document);
+  guint n_messages = g_list_model_get_n_items (messages);
+  GLogLevelFlags level;
+
+  g_assert_false (km_window_get_saving (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (km_window_get_saving (f->window));
+  g_assert_true (km_document_get_saving (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (f->window)),
+                                   "project.cnoid* — Kinema"));
+  /* A second Save does not start a second write of the same file. */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save-as", NULL);
+  g_assert_true (km_window_get_saving (f->window));
+
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_false (km_document_get_saving (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "project.cnoid — Kinema");
+  after = read_file (f->path);
+  g_assert_cmpstr (after, !=, before);
+  g_assert_cmpstr (last_message (f->document, &level), ==, expected);
+  g_assert_cmpint (level, ==, G_LOG_LEVEL_INFO);
+  /* That is all: no second save, not even a refused one. */
+  g_assert_cmpuint (g_list_model_get_n_items (messages), ==, n_messages + 1);
+
+  /* Saving is possible again. */
+  km_document_set_dof_value (f->document, 1, 0.1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (km_window_get_saving (f->window));
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* The state written is the one clean afterwards: an edit made meanwhile stays unsaved,
+ * and undoing it is back at the saved state. */
+static void
+test_edit_while_saving (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  g_autofree char *written = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (km_window_get_saving (f->window));
+  km_document_set_dof_value (f->document, 2, 0.4);
+  g_assert_true (km_document_get_modified (f->document));
+
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (f->window)), "* — Kinema"));
+  written = read_file (f->path);
+  g_assert_cmpstr (written, !=, before);
+
+  /* One undo takes back the edit made while writing (it did not merge into the saved
+   * step): the document is at the state written, so unmodified. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* Writes fail from now on: the folder is read-only, and for root (whom permissions do not
+ * stop) files may not grow past a few bytes. */
+static void
+make_writes_fail (Fixture       *f,
+                  struct rlimit *saved)
+{
+  g_assert_cmpint (g_chmod (f->dir, 0555), ==, 0);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, saved), ==, 0);
+  if (geteuid () == 0)
+    {
+      struct rlimit small = { 16, saved->rlim_max };
+
+      signal (SIGXFSZ, SIG_IGN);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+    }
+}
+
+static void
+let_writes_succeed (Fixture             *f,
+                    const struct rlimit *saved)
+{
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, saved), ==, 0);
+  g_assert_cmpint (g_chmod (f->dir, 0755), ==, 0);
+}
+
+static void
+window_destroyed_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* Close → Save in the question, and the save fails: the old file is intact, the error is
+ * in the log, and the window stays open with the work unsaved. */
+static void
+test_failed_save_keeps_window (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: ", f->path);
+  g_autoptr(GDir) dir = NULL;
+  gboolean destroyed = FALSE;
+  struct rlimit saved;
+  GLogLevelFlags level;
+  const char *name;
+  guint n_files = 0;
+
+  g_signal_connect_swapped (f->window, "destroy", G_CALLBACK (window_destroyed_cb), &destroyed);
+  gtk_window_close (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_nonnull (km_window_get_question (f->window));
+
+  make_writes_fail (f, &saved);
+  gtk_dialog_response (GTK_DIALOG (km_window_get_question (f->window)), GTK_RESPONSE_ACCEPT);
+  g_assert_true (km_window_get_saving (f->window));
+  g_assert_false (destroyed);
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  let_writes_succeed (f, &saved);
+  test_app_spin ();
+
+  g_assert_false (destroyed);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (km_document_get_modified (f->document));
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_nonnull (strstr (last_message (f->document, &level), expected));
+  g_assert_cmpint (level, ==, G_LOG_LEVEL_WARNING);
+  /* No temporary file is left beside it. */
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_assert_true (g_str_equal (name, "project.cnoid") || g_str_equal (name, "skeleton.json"));
+      n_files++;
+    }
+  g_assert_cmpuint (n_files, ==, 2);
+
+  /* The next Save works, and the document is clean then. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (destroyed);
+  g_signal_handlers_disconnect_by_func (f->window, window_destroyed_cb, &destroyed);
+}
+
+static gboolean
+is_true (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
+/* Close → Save: the window closes once the file is written. Closing while a Save runs
+ * waits for it too. */
+static void
+test_close_waits_for_save (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  g_autofree char *after = NULL;
+  g_autoptr(KmDocument) document = g_object_ref (f->document);
+  gboolean destroyed = FALSE;
+
+  g_signal_connect_swapped (f->window, "destroy", G_CALLBACK (window_destroyed_cb), &destroyed);
+  gtk_window_close (GTK_WINDOW (f->window));
+  test_app_spin ();
+  gtk_dialog_response (GTK_DIALOG (km_window_get_question (f->window)), GTK_RESPONSE_ACCEPT);
+  g_assert_true (km_window_get_saving (f->window));
+  g_assert_false (destroyed);
+  /* Closed again while writing: still waits, and asks nothing. */
+  gtk_window_close (GTK_WINDOW (f->window));
+  g_assert_false (destroyed);
+  g_assert_null (km_window_get_question (f->window));
+
+  g_assert_true (test_app_wait_until (is_true, &destroyed, 20000));
+  f->window = NULL;
+  f->document = NULL;
+  g_assert_false (km_document_get_modified (document));
+  after = read_file (f->path);
+  g_assert_cmpstr (after, !=, before);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
+static gboolean
+count_idle_cb (gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* A 10,000-frame animation is written while the main loop keeps running. Prints how long
+ * Save held the main thread (the project's text is made there) and how long the write
+ * took on the worker. */
+static void
+test_main_loop_runs_while_saving (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  guint n_dof = km_skeleton_get_n_dof (skeleton);
+  g_autoptr(KmAnimation) animation = km_animation_new (skeleton, 10000);
+  g_autoptr(KmItem) item = km_ik_animation_item_new ();
+  g_autofree double *q = g_new0 (double, n_dof);
+  g_autofree char *text = NULL;
+  guint iterations = 0;
+  gint64 start, returned, written;
+  guint idle_id;
+
+  for (guint frame = 0; frame < 10000; frame++)
+    {
+      for (guint i = 0; i < n_dof; i++)
+        q[i] = 1e-4 * frame + 0.01 * i;
+      km_animation_set_frame (animation, frame, q);
+    }
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), animation);
+  km_item_set_name (item, "Long Animation");
+  km_item_append_child (km_document_get_body_item (f->document), item);
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (km_document_save (f->document, f->file, &error));
+    g_assert_no_error (error);
+  }
+  km_document_set_dof_value (f->document, 1, 0.3);
+
+  /* At the default priority, as the save's completion: lower ones may starve while the
+   * window redraws. */
+  idle_id = g_idle_add_full (G_PRIORITY_DEFAULT, count_idle_cb, &iterations, NULL);
+  start = g_get_monotonic_time ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  returned = g_get_monotonic_time ();
+  g_assert_cmpuint (iterations, ==, 0);
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  written = g_get_monotonic_time ();
+  g_source_remove (idle_id);
+
+  g_test_message ("10000 frames x %u DOF: main thread %.1f ms, worker write %.1f ms, "
+                  "%u main-loop iterations meanwhile", n_dof, (returned - start) / 1000.0,
+                  (written - returned) / 1000.0, iterations);
+  g_assert_cmpuint (iterations, >, 1);
+  g_assert_false (km_document_get_modified (f->document));
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "Long Animation"));
+  g_assert_nonnull (strstr (text, "frame: 9999"));
+}
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} Result;
+
+static void
+autosave_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = km_autosave_save_finish (KM_AUTOSAVE (source), result, &r->error);
+  r->done = TRUE;
+}
+
+/* The autosave writes on a worker thread, one write at a time, and leaves the document's
+ * file and modified flag alone. */
+static void
+test_autosave_async (Fixture       *f,
+                     gconstpointer  data)
+{
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  const char *path = km_autosave_get_path (autosave);
+  g_autofree char *before = save_then_edit (f);
+  g_autofree char *text = NULL;
+  Result first = { 0, };
+  Result second = { 0, };
+
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  km_autosave_save_async (autosave, NULL, autosave_done_cb, &first);
+  g_assert_true (km_autosave_get_writing (autosave));
+  km_autosave_save_async (autosave, NULL, autosave_done_cb, &second);
+  g_assert_true (test_app_wait_until (is_true, &second.done, 20000));
+  g_assert_error (second.error, G_IO_ERROR, G_IO_ERROR_PENDING);
+  g_clear_error (&second.error);
+  g_assert_true (test_app_wait_until (is_true, &first.done, 20000));
+  g_assert_no_error (first.error);
+  g_assert_true (first.ok);
+  g_assert_false (km_autosave_get_writing (autosave));
+
+  text = read_file (path);
+  g_assert_nonnull (strstr (text, "class: BodyItem"));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (g_file_equal (km_document_get_file (f->document), f->file));
+
+  /* Saved while an autosave is written: the autosave is gone once it is written. */
+  km_autosave_save_async (autosave, NULL, autosave_done_cb, &second);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_until (is_true, &second.done, 20000));
+  g_assert_no_error (second.error);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+item_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = km_document_save_item_finish (KM_DOCUMENT (source), result, &r->error);
+  r->done = TRUE;
+}
+
+/* Save Item As writes the item's contents on a worker thread. */
+static void
+test_save_item_async (Fixture       *f,
+                      gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *targets = km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM);
+  g_autofree char *path = g_build_filename (f->dir, "targets.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *expected = g_strdup_printf ("Saved “%s” to %s.", km_item_get_name (targets),
+                                               path);
+  g_autofree char *text = NULL;
+  Result r = { 0, };
+
+  km_document_save_item_async (f->document, targets, file, NULL, item_done_cb, &r);
+  g_assert_false (r.done);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (test_app_wait_until (is_true, &r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  text = read_file (path);
+  g_assert_nonnull (strstr (text, "\"frame\": 240"));
+  g_assert_cmpstr (last_message (f->document, NULL), ==, expected);
+
+  /* An item that holds nothing to save fails, writing nothing. */
+  memset (&r, 0, sizeof r);
+  km_document_save_item_async (f->document, km_item_get_parent (body), file, NULL,
+                               item_done_cb, &r);
+  g_assert_true (test_app_wait_until (is_true, &r.done, 20000));
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_clear_error (&r.error);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
+              fixture_setup, test_save_clears_modified_when_written, fixture_teardown);
+  g_test_add ("/kinema/Window/save/edit-while-saving", Fixture, NULL,
+              fixture_setup, test_edit_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/save/failure-keeps-window", Fixture, NULL,
+              fixture_setup, test_failed_save_keeps_window, fixture_teardown);
+  g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,
+              fixture_setup, test_close_waits_for_save, fixture_teardown);
+  g_test_add ("/kinema/Window/save/main-loop-runs", Fixture, NULL,
+              fixture_setup, test_main_loop_runs_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Autosave/async", Fixture, NULL,
+              fixture_setup, test_autosave_async, fixture_teardown);
+  g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
+              fixture_setup, test_save_item_async, fixture_teardown);
+
+  return g_test_run ();
+}
