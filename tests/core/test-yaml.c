@@ -421,6 +421,42 @@ test_sniff (void)
   g_assert_false (km_yaml_sniff_top_key ("{\"items\": 1}", 12, "items"));
 }
 
+/* Numbers are written with the fewest significant digits that read back exactly, at least
+ * six, and every double reads back as itself. */
+static void
+test_format_number (void)
+{
+  static const struct { double value; const char *text; } cases[] = {
+    { 0.0, "0" }, { 60.0, "60" }, { 0.5, "0.5" }, { -1.25, "-1.25" },
+    { 1e6, "1e+06" }, { 123456.0, "123456" }, { 1234567.0, "1234567" },
+    { 0.0001, "0.0001" }, { 0.00001, "1e-05" }, { 0.1234567, "0.1234567" },
+    { 0.30000000000000004, "0.30000000000000004" }, { 0.1 + 0.7, "0.7999999999999999" },
+    { 1.0 / 3.0, "0.3333333333333333" }, { 2.0 / 3.0, "0.6666666666666666" },
+    { 123456789012345.0, "123456789012345" }, { 1e300, "1e+300" },
+    { 4.9406564584124654e-324, "4.94066e-324" }, { 2.2250738585072014e-308, "2.2250738585072014e-308" },
+  };
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+  guint64 state = 12345;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      km_yaml_format_number (cases[i].value, buffer, sizeof buffer);
+      g_assert_cmpstr (buffer, ==, cases[i].text);
+    }
+  /* Random bit patterns, subnormals included: exact, never more than 17 digits. */
+  for (guint i = 0; i < 20000; i++)
+    {
+      double value;
+
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      memcpy (&value, &state, sizeof value);
+      if (!isfinite (value))
+        continue;
+      km_yaml_format_number (value, buffer, sizeof buffer);
+      g_assert_cmpfloat (g_ascii_strtod (buffer, NULL), ==, value);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -438,6 +474,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/emit-complex-keys", test_emit_complex_keys);
   g_test_add_func ("/kinema/Yaml/emit-escapes", test_emit_escapes);
   g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
+  g_test_add_func ("/kinema/Yaml/format-number", test_format_number);
 
   return g_test_run ();
 }

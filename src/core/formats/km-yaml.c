@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <yaml.h>
@@ -1349,11 +1350,40 @@ km_yaml_expect_key (const KmYamlNode *mapping,
 /* ---------------------------------------------------------------------------------------- */
 /* Writing */
 
+/* The count of significant digits in a %g string: its digits without leading zeros, and
+ * without the trailing zeros %g has already removed. */
+static int
+significant_digits (const char *text)
+{
+  int n = 0, zeros = 0;
+  gboolean started = FALSE;
+
+  for (const char *c = text; *c != '\0' && *c != 'e' && *c != 'E'; c++)
+    {
+      if (!g_ascii_isdigit (*c))
+        continue;
+      if (*c == '0' && !started)
+        continue;
+      started = TRUE;
+      if (*c == '0')
+        zeros++;
+      else
+        {
+          n += zeros + 1;
+          zeros = 0;
+        }
+    }
+  return n;
+}
+
 void
 km_yaml_format_number (double value,
                        char  *buffer,
                        gsize  buffer_size)
 {
+  char format[8];
+  int precision;
+
   g_return_if_fail (buffer != NULL && buffer_size >= G_ASCII_DTOSTR_BUF_SIZE);
 
   if (isnan (value))
@@ -1368,16 +1398,37 @@ km_yaml_format_number (double value,
     }
   /* The fewest significant digits that read back exactly, but at least six (printf's
    * default), so that "60" is not written "6e+01": exponents only from 1e+06 and below
-   * 1e-04, as Choreonoid writes them. */
-  for (int precision = 1; precision <= 17; precision++)
+   * 1e-04, as Choreonoid writes them. A double's 15 significant digits always read back
+   * as what was written (DBL_DIG): when "%.15g" reads back, its digits are the fewest. */
+  if (value != 0.0 && fabs (value) < DBL_MIN)
     {
-      char format[8];
-
-      g_snprintf (format, sizeof format, "%%.%dg", MAX (precision, 6));
-      g_ascii_formatd (buffer, buffer_size, format, value);
+      /* Subnormal: fewer digits are exact, so every precision is tried. */
+      for (precision = 6; precision <= 17; precision++)
+        {
+          g_snprintf (format, sizeof format, "%%.%dg", precision);
+          g_ascii_formatd (buffer, buffer_size, format, value);
+          if (g_ascii_strtod (buffer, NULL) == value)
+            return;
+        }
+      return;
+    }
+  g_ascii_formatd (buffer, buffer_size, "%.6g", value);
+  if (g_ascii_strtod (buffer, NULL) == value)
+    return;
+  g_ascii_formatd (buffer, buffer_size, "%.15g", value);
+  if (g_ascii_strtod (buffer, NULL) == value)
+    precision = MAX (significant_digits (buffer), 6);
+  else
+    {
+      g_ascii_formatd (buffer, buffer_size, "%.16g", value);
       if (g_ascii_strtod (buffer, NULL) == value)
         return;
+      precision = 17;
     }
+  if (precision == 15)
+    return;
+  g_snprintf (format, sizeof format, "%%.%dg", precision);
+  g_ascii_formatd (buffer, buffer_size, format, value);
 }
 
 static void
