@@ -465,6 +465,7 @@ typedef struct
   char          *path;
   GFile         *file;
   KmProject     *project;    /* JOB_PROJECT: the project saved (main thread only) */
+  GHashTable    *ids;        /* JOB_PROJECT: the ids the text gives new items (main thread only) */
   char          *text;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file */
   gsize          length;
   GBytes        *embedded;   /* the model to put beside the project, or NULL */
@@ -481,6 +482,7 @@ write_job_free (WriteJob *job)
   g_free (job->path);
   g_clear_object (&job->file);
   g_clear_object (&job->project);
+  g_clear_pointer (&job->ids, g_hash_table_unref);
   g_free (job->text);
   g_clear_pointer (&job->embedded, g_bytes_unref);
   g_free (job->item_name);
@@ -578,9 +580,13 @@ write_job_done_cb (GObject      *source,
   switch (job->kind)
     {
     case JOB_PROJECT:
+      /* The items keep the ids they were written with, as after km_cnoid_save(). */
+      if (ok)
+        km_cnoid_saved (job->project, job->ids);
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
+      g_clear_pointer (&job->ids, g_hash_table_unref);
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
       break;
@@ -675,12 +681,7 @@ km_document_save_async (KmDocument          *self,
     }
 
   job = write_job_new (JOB_PROJECT, path);
-  job->text = km_cnoid_to_string (project, path, &job->length, &error);
-  if (job->text == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
+  job->text = km_cnoid_to_string_for_save (project, path, &job->length, &job->ids);
   job->file = g_object_ref (file);
   job->project = g_object_ref (project);
   job->embedded = embedded_model (project);

@@ -496,6 +496,39 @@ test_save_item_async (Fixture       *f,
   g_clear_error (&r.error);
 }
 
+static gboolean
+document_not_saving (gpointer document)
+{
+  return !km_document_get_saving (document);
+}
+
+/* Items take the ids a background save wrote them with, as after a synchronous save: the
+ * next save writes the same ids, whatever was added before them meanwhile. */
+static void
+test_save_keeps_ids (Fixture       *f,
+                     gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *child = km_item_get_child (body, 0);
+  g_autofree char *text = NULL;
+  g_autofree char *body_id = NULL;
+  g_autofree char *child_id = NULL;
+
+  g_assert_cmpint (km_item_get_id (body), <, 0);
+  g_assert_cmpint (km_item_get_id (child), <, 0);
+  km_document_save_async (f->document, f->file, NULL, NULL, NULL);
+  g_assert_true (km_document_get_saving (f->document));
+  g_assert_cmpint (km_item_get_id (body), <, 0);
+  g_assert_true (test_app_wait_until (document_not_saving, f->document, 20000));
+  g_assert_cmpint (km_item_get_id (body), >=, 0);
+  g_assert_cmpint (km_item_get_id (child), >, km_item_get_id (body));
+  text = read_file (f->path);
+  body_id = g_strdup_printf ("id: %" G_GINT64_FORMAT "\n", km_item_get_id (body));
+  child_id = g_strdup_printf ("id: %" G_GINT64_FORMAT "\n", km_item_get_id (child));
+  g_assert_nonnull (strstr (text, body_id));
+  g_assert_nonnull (strstr (text, child_id));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -504,6 +537,8 @@ main (int    argc,
 
   g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
               fixture_setup, test_save_clears_modified_when_written, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-ids", Fixture, NULL,
+              fixture_setup, test_save_keeps_ids, fixture_teardown);
   g_test_add ("/kinema/Window/save/edit-while-saving", Fixture, NULL,
               fixture_setup, test_edit_while_saving, fixture_teardown);
   g_test_add ("/kinema/Window/save/failure-keeps-window", Fixture, NULL,

@@ -1704,31 +1704,40 @@ km_cnoid_to_string (KmProject   *project,
   return write_project (project, path, length, NULL);
 }
 
-gboolean
-km_cnoid_save (KmProject   *project,
-               const char  *path,
-               GError     **error)
+char *
+km_cnoid_to_string_for_save (KmProject   *project,
+                             const char  *path,
+                             gsize       *length,
+                             GHashTable **ids)
 {
-  g_autoptr(GHashTable) ids = NULL;
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr(GHashTable) assigned = NULL;
+  GHashTableIter iter;
+  gpointer item, id;
+  char *text;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (ids != NULL, NULL);
+
+  text = write_project (project, path, length, &assigned);
+  *ids = g_hash_table_new_full (NULL, NULL, g_object_unref, g_free);
+  g_hash_table_iter_init (&iter, assigned);
+  while (g_hash_table_iter_next (&iter, &item, &id))
+    g_hash_table_insert (*ids, g_object_ref (item), g_memdup2 (id, sizeof (gint64)));
+  return text;
+}
+
+void
+km_cnoid_saved (KmProject  *project,
+                GHashTable *ids)
+{
   GHashTableIter iter;
   gpointer item, id;
   gint64 max_id = -1;
   gint64 *max_read;
-  gsize length;
 
-  g_return_val_if_fail (KM_IS_PROJECT (project), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  text = write_project (project, path, &length, &ids);
-  if (!km_format_save_data (path, text, length, &local_error))
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
-                   _("The project was not saved: %s"), local_error->message);
-      return FALSE;
-    }
+  g_return_if_fail (KM_IS_PROJECT (project));
+  g_return_if_fail (ids != NULL);
 
   g_hash_table_iter_init (&iter, ids);
   while (g_hash_table_iter_next (&iter, &item, &id))
@@ -1741,6 +1750,30 @@ km_cnoid_save (KmProject   *project,
     max_id = MAX (max_id, *max_read);
   g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&max_id, sizeof max_id),
                           g_free);
+}
+
+gboolean
+km_cnoid_save (KmProject   *project,
+               const char  *path,
+               GError     **error)
+{
+  g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  gsize length;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = km_cnoid_to_string_for_save (project, path, &length, &ids);
+  if (!km_format_save_data (path, text, length, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   _("The project was not saved: %s"), local_error->message);
+      return FALSE;
+    }
+  km_cnoid_saved (project, ids);
   km_project_set_file (project, path);
   km_project_set_clean (project);
   return TRUE;

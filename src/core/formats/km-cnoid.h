@@ -102,6 +102,17 @@ char       *km_cnoid_to_string          (KmProject         *project,
 gboolean    km_cnoid_save               (KmProject         *project,
                                          const char        *path,
                                          GError           **error);
+/* The two halves of km_cnoid_save() around a write made elsewhere (on a worker thread):
+ * the text it would write to @path and the ids it gives new items (a table of referenced
+ * KmItem → gint64 *), and, once that text is written, the items taking those ids (the
+ * project's file and clean state are the caller's). Both on the thread the project lives
+ * on. */
+char       *km_cnoid_to_string_for_save (KmProject         *project,
+                                         const char        *path,
+                                         gsize             *length,
+                                         GHashTable       **ids);
+void        km_cnoid_saved              (KmProject         *project,
+                                         GHashTable        *ids);
 /* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
  * else the `share/` above a `share/project/` folder holding the project, else an installed
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
