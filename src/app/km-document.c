@@ -1668,6 +1668,47 @@ copy_item (KmItem   *item,
 }
 
 /**
+ * km_document_item_io_init:
+ *
+ * Fills @io for reading or copying the files of an item of @self's project: relative
+ * references resolve against the folder the project was read from (which stays so after a
+ * save elsewhere), else the working directory. Free with km_document_item_io_clear().
+ */
+void
+km_document_item_io_init (KmDocument       *self,
+                          KmDocumentItemIo *io)
+{
+  const char *file;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (io != NULL);
+
+  file = km_project_get_file (self->project);
+  io->dir = km_cnoid_reference_dir (self->project);
+  if (io->dir == NULL)
+    io->dir = g_get_current_dir ();
+  io->share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
+  io->messages = g_ptr_array_new_with_free_func (g_free);
+  io->open_files = g_ptr_array_new_with_free_func (g_free);
+  io->io = (KmItemIo) {
+    .file = file ? file : "",
+    .dir = io->dir,
+    .share_dir = io->share_dir,
+    .messages = io->messages,
+    .open_files = io->open_files,
+  };
+}
+
+void
+km_document_item_io_clear (KmDocumentItemIo *io)
+{
+  g_clear_pointer (&io->dir, g_free);
+  g_clear_pointer (&io->share_dir, g_free);
+  g_clear_pointer (&io->messages, g_ptr_array_unref);
+  g_clear_pointer (&io->open_files, g_ptr_array_unref);
+}
+
+/**
  * km_document_duplicate_items:
  *
  * Puts a copy of each of @items (with its subtree) right after it, as one undoable step.
@@ -1676,25 +1717,13 @@ void
 km_document_duplicate_items (KmDocument *self,
                              GPtrArray  *items)
 {
-  const char *file;
-  g_autofree char *dir = NULL;
-  g_autofree char *share_dir = NULL;
-  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
-  KmItemIo io = { 0 };
+  g_auto(KmDocumentItemIo) io = { 0 };
   TreeEdit *edit;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (items != NULL);
 
-  file = km_project_get_file (self->project);
-  dir = file ? g_path_get_dirname (file) : g_get_current_dir ();
-  share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
-  io.file = file ? file : "";
-  io.dir = dir;
-  io.share_dir = share_dir;
-  io.messages = messages;
-  io.open_files = open_files;
+  km_document_item_io_init (self, &io);
 
   /* From the last item back, so that each position is still right when it is used (items
    * come in tree order; a copy goes right after its original). */
@@ -1707,14 +1736,15 @@ km_document_duplicate_items (KmDocument *self,
 
       if (km_item_get_parent (item) == NULL || !is_attached (self, item))
         continue;
-      copy = copy_item (item, &io);
+      copy = copy_item (item, &io.io);
       /* Translators: the name of a duplicated item; %s is the original's name */
       name = g_strdup_printf (_("%s (copy)"), km_item_get_name (item));
       km_item_set_name (copy, name);
       tree_edit_add (edit, km_item_get_parent (item), copy, (guint) km_item_get_index (item) + 1);
     }
-  for (guint i = 0; i < messages->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s", (const char *) g_ptr_array_index (messages, i));
+  for (guint i = 0; i < io.messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (io.messages, i));
   if (edit->items->len == 0)
     {
       tree_edit_free (edit);

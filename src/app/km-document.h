@@ -181,4 +181,21 @@ void               km_document_set_joint_values   (KmDocument         *self,
                                                    const double       *q,
                                                    guint               n);
 
+/* What an item of the document's project needs to read or copy its files: references
+ * resolve as the project's were read (km_cnoid_reference_dir), messages are collected. */
+typedef struct
+{
+  KmItemIo   io;
+  char      *dir;
+  char      *share_dir;
+  GPtrArray *messages;      /* of char * */
+  GPtrArray *open_files;
+} KmDocumentItemIo;
+
+void               km_document_item_io_init       (KmDocument         *self,
+                                                   KmDocumentItemIo   *io);
+void               km_document_item_io_clear      (KmDocumentItemIo   *io);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KmDocumentItemIo, km_document_item_io_clear)
+
 G_END_DECLS

@@ -433,36 +433,23 @@ reread_item (KmDocument  *document,
              KmItem      *item,
              GError     **error)
 {
-  KmProject *project = km_document_get_project (document);
-  const char *file = km_project_get_file (project);
-  g_autofree char *dir = km_cnoid_reference_dir (project);
-  g_autofree char *share_dir = file ? km_cnoid_find_share_dir (file) : NULL;
-  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
+  g_auto(KmDocumentItemIo) io = { 0 };
   g_autoptr(KmYamlNode) data = NULL;
   g_autoptr(KmItem) fresh = NULL;
-  KmItemIo io = { 0 };
 
-  if (dir == NULL)
-    dir = g_get_current_dir ();
-  io.file = file ? file : "";
-  io.dir = dir;
-  io.share_dir = share_dir;
-  io.messages = messages;
-  io.open_files = open_files;
-
-  data = km_item_store (item, &io);
+  km_document_item_io_init (document, &io);
+  data = km_item_store (item, &io.io);
   fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
-  if (!km_item_restore (fresh, data, &io, error))
+  if (!km_item_restore (fresh, data, &io.io, error))
     return NULL;
   if (km_item_get_problem (fresh) != NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
       return NULL;
     }
-  for (guint i = 0; i < messages->len; i++)
+  for (guint i = 0; i < io.messages->len; i++)
     km_document_log (document, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (messages, i));
+                     (const char *) g_ptr_array_index (io.messages, i));
   if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
     g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
   km_item_set_name (fresh, km_item_get_name (item));

@@ -988,6 +988,42 @@ test_tree_reload (Fixture       *f,
   g_assert_true (km_document_get_body_item (f->document) == old_body);
   g_assert_cmpuint (km_item_get_n_children (old_body), ==, 3);
 
+  /* Saved into another folder, the items' references stay relative to the folder the
+   * project was read from: Reload and Duplicate still find their files there. */
+  {
+    g_autofree char *elsewhere = g_build_filename (dir, "elsewhere", NULL);
+    g_autofree char *saved = g_build_filename (elsewhere, "arm.cnoid", NULL);
+    g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) items = g_ptr_array_new ();
+    KmItem *targets;
+
+    g_assert_cmpint (g_mkdir_with_parents (elsewhere, 0700), ==, 0);
+    g_assert_true (km_document_save (f->document, saved_file, &error));
+    g_assert_no_error (error);
+    body = km_document_get_body_item (f->document);
+    g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
+                                                    TRUE));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+    targets = km_item_get_child (body, 1);
+    g_assert_true (targets != old_targets);
+    g_assert_null (km_item_get_problem (targets));
+    g_assert_cmpuint (km_target_track_get_n_keyframes (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets))),
+                      ==,
+                      km_target_track_get_n_keyframes (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (old_targets))));
+    g_ptr_array_add (items, targets);
+    km_document_duplicate_items (f->document, items);
+    g_assert_cmpstr (km_item_get_name (km_item_get_child (body, 2)), ==,
+                     "Targets from a file (copy)");
+    g_assert_null (km_item_get_problem (km_item_get_child (body, 2)));
+    g_assert_nonnull (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (km_item_get_child (body, 2))));
+    g_assert_true (km_document_undo (f->document));
+    g_assert_true (km_document_undo (f->document));
+    g_assert_true (km_item_get_child (body, 1) == old_targets);
+    g_unlink (saved);
+    g_rmdir (elsewhere);
+  }
+
   /* A file that is gone */
   g_assert_cmpint (g_unlink (targets_path), ==, 0);
   messages = km_document_get_messages (f->document);
