@@ -28,9 +28,10 @@
  * saving one item's contents.
  *
  * Saving off the main thread: the project model is not thread-safe, so the main thread
- * takes what the worker needs first. For the project that is its text
- * (km_cnoid_to_string): an item's store has to run where the items live. Only the write
- * (atomic: a temporary file, fsync, rename) and the files beside it run on the worker.
+ * takes what the worker needs first. For the project that is its text and the ids it gives
+ * new items (km_cnoid_to_string_for_save): an item's store has to run where the items live.
+ * Only the write (atomic: a temporary file, fsync, rename) and the files beside it run on
+ * the worker; the items take their ids back on the main thread (km_cnoid_saved).
  * An item's contents (skeleton, targets, animation) are immutable or copied values, so
  * their serialisation runs on the worker as well.
  */
