@@ -76,6 +76,27 @@ test_app_wait_saved (KmWindow *window)
   return test_app_wait_until (not_saving, window, 20000);
 }
 
+static gboolean
+pointer_cleared (gpointer location)
+{
+  return *(gpointer *) location == NULL;
+}
+
+/* Drops the caller's reference to @object, then runs the main loop until it is finalized
+ * (at most @ms milliseconds): a worker that held it a moment longer (a solve, a save)
+ * hands it back through the main loop. Returns whether it was finalized. */
+gboolean
+test_app_unref_and_wait_finalized (gpointer object,
+                                   guint    ms)
+{
+  gpointer watched = object;
+
+  g_object_add_weak_pointer (object, &watched);
+  g_object_unref (object);
+  test_app_spin ();
+  return test_app_wait_until (pointer_cleared, &watched, ms);
+}
+
 /* Runs the main loop for @ms milliseconds. */
 void
 test_app_spin_for (guint ms)

@@ -14,6 +14,8 @@ G_BEGIN_DECLS
 gboolean test_app_wait_idle_solve (KmDocument *document,
                                    guint       ms);
 void     test_app_spin            (void);
+gboolean test_app_unref_and_wait_finalized (gpointer object,
+                                            guint    ms);
 gboolean test_app_wait_saved      (KmWindow   *window);
 gboolean test_app_wait_until      (GSourceFunc condition,
                                    gpointer    data,
