@@ -265,6 +265,60 @@ test_materials (void)
   g_assert_cmpfloat (s->color.a, ==, def.a);
 }
 
+/* assimp's cube_emptyTags.dae: <library_materials/> is empty but the instance binds
+ * "#Blue"; the cube loads with the default colour and a warning at the target (it was
+ * refused as a whole). */
+static void
+test_missing_material (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("collada-empty-material.dae", warnings, &error);
+  g_autofree char *path = data_path ("collada-empty-material.dae");
+  g_autofree char *prefix = g_strconcat (path, ":66:72: ", NULL);
+  KmColor def = KM_COLOR_DEFAULT;
+  const KmShape *s;
+  KmVec3 min, max;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  s = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (s->mesh), ==, 12);
+  g_assert_cmpfloat (s->color.r, ==, def.r);
+  g_assert_cmpfloat (s->color.g, ==, def.g);
+  g_assert_cmpfloat (s->color.b, ==, def.b);
+  world_bounds (shapes, &min, &max);
+  g_assert_cmpfloat_with_epsilon (min.x, -50, 1e-4);
+  g_assert_cmpfloat_with_epsilon (max.y, 50, 1e-4);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (has_warning (warnings, prefix, "found “#Blue”; the default colour is used"));
+}
+
+/* assimp's cube_UTF16LE.dae (a byte order mark, as XML wants for UTF-16) was refused as
+ * "expected UTF-8 text". */
+static void
+test_utf16 (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("collada-utf16le.dae", warnings, &error);
+  const KmShape *s;
+  KmVec3 min, max;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  s = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (s->mesh), ==, 12);
+  /* The phong diffuse colour of its material. */
+  g_assert_cmpfloat_with_epsilon (s->color.r, 0.137255, 1e-6);
+  g_assert_cmpfloat_with_epsilon (s->color.g, 0.403922, 1e-6);
+  g_assert_cmpfloat_with_epsilon (s->color.b, 0.870588, 1e-6);
+  /* <unit meter="0.01">: a 100-unit cube is 1 m. */
+  world_bounds (shapes, &min, &max);
+  g_assert_cmpfloat_with_epsilon (max.x - min.x, 1, 1e-4);
+  test_util_assert_no_warnings (warnings);
+}
+
 /* A real file: DART's HERB WAM upper arm (3ds Max, Y_UP, textured, five inputs). */
 static void
 test_real_file (void)
@@ -588,6 +642,8 @@ main (int   argc,
   g_test_add_func ("/kinema/MeshCollada/units-up-axis", test_units_up_axis);
   g_test_add_func ("/kinema/MeshCollada/nodes", test_nodes);
   g_test_add_func ("/kinema/MeshCollada/materials", test_materials);
+  g_test_add_func ("/kinema/MeshCollada/missing-material", test_missing_material);
+  g_test_add_func ("/kinema/MeshCollada/utf16", test_utf16);
   g_test_add_func ("/kinema/MeshCollada/real-file", test_real_file);
   g_test_add_func ("/kinema/MeshCollada/errors", test_errors);
   g_test_add_func ("/kinema/MeshCollada/hostile", test_hostile);

@@ -176,6 +176,90 @@ test_obj_errors (void)
   g_assert_cmpstr (error->message, ==, "m.obj:2:5: expected a finite number");
 }
 
+/* Found by loading assimp's test models: a UTF-16 OBJ (box_UTF16BE.obj, a cube) read as
+ * no shapes at all, and a UTF-8 byte order mark hid the first line. */
+static void
+test_obj_encodings (void)
+{
+  static const char bom[] = "\xef\xbb\xbfv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  static const char odd[] = "\xff\xfev\0 \0""0";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+  KmShape *shape;
+  KmVec3 min, max;
+
+  test_util_push_warnings (warnings);
+  shapes = load ("obj-utf16be.obj", NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_vertices (shape->mesh), ==, 8);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 12);
+  km_mesh_get_bounds (shape->mesh, &min, &max);
+  g_assert_cmpfloat (min.x, ==, -0.5);
+  g_assert_cmpfloat (max.z, ==, 0.5);
+  /* Its "usemtl Default" has no library. */
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "“Default” is not defined"));
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_obj ("m.obj", bom, sizeof bom - 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 1);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  /* An odd number of UTF-16 bytes. */
+  shapes = km_mesh_load_obj ("m.obj", odd, sizeof odd - 1, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_true (g_str_has_prefix (error->message,
+                                   "m.obj: expected UTF-16LE text after the byte order mark"));
+}
+
+/* assimp's empty_mat.obj (from Blender): "newmtl " and "usemtl " with no name are the
+ * same material (Kd 0.8 0.8 0.8); it was "not defined". */
+static void
+test_obj_empty_material_name (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+  KmShape *shape;
+  KmColor color;
+
+  test_util_push_warnings (warnings);
+  shapes = load ("empty_mat.obj", NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 256);
+  g_assert_true (km_mesh_get_color (shape->mesh, &color));
+  g_assert_cmpfloat_with_epsilon (color.r, 0.8, 1e-6);
+  g_assert_cmpfloat_with_epsilon (color.b, 0.8, 1e-6);
+  g_assert_cmpfloat (color.a, ==, 1);
+}
+
+/* A zipped COLLADA file (.zae, as in assimp's test models) is refused as such. */
+static void
+test_zipped (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = load ("collada-cube.zae", NULL, &error);
+  g_autofree char *path = data_path ("collada-cube.zae");
+  g_autofree char *expected = g_strconcat (path, ": zipped files (such as COLLADA .zae) are "
+                                           "not read", NULL);
+
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_UNKNOWN);
+  g_assert_true (g_str_has_prefix (error->message, expected));
+}
+
 static void
 test_vrml (void)
 {
@@ -338,6 +422,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/stl-ascii", test_stl_ascii);
   g_test_add_func ("/kinema/Mesh/obj", test_obj);
   g_test_add_func ("/kinema/Mesh/obj-errors", test_obj_errors);
+  g_test_add_func ("/kinema/Mesh/obj-encodings", test_obj_encodings);
+  g_test_add_func ("/kinema/Mesh/obj-empty-material-name", test_obj_empty_material_name);
+  g_test_add_func ("/kinema/Mesh/zipped", test_zipped);
   g_test_add_func ("/kinema/Mesh/vrml", test_vrml);
   g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);

@@ -63,7 +63,9 @@
  *   profile_COMMON <phong>, <lambert> or <blinn> (the emission colour of <constant>),
  *   with <transparent>/<transparency> as alpha when both are given (a result of zero is
  *   read as the common inverted convention, i.e. opaque). A textured diffuse gives the
- *   default colour.
+ *   default colour, and so does a binding to a material that is not in the file (with a
+ *   warning).
+ * - UTF-16 files (with a byte order mark) are converted to UTF-8 first.
  *
  * References are "#id" within the file only; a reference to another file is an error.
  */
@@ -1272,9 +1274,23 @@ part_color (Parser      *p,
       if (g_str_equal (c->name, "instance_material") &&
           g_strcmp0 (attr (c, "symbol"), symbol) == 0)
         {
-          Elem *material = resolve (p, c, "target", "material", error);
+          const char *target = attr (c, "target");
+          Elem *material = target != NULL && target[0] == '#' ?
+                           g_hash_table_lookup (p->ids, target + 1) : NULL;
 
-          return material != NULL && material_color (p, material, out, error);
+          /* A binding to a material that is not there (exporters leave them when the
+           * library is emptied) costs the colour, not the geometry. */
+          if (material == NULL || !g_str_equal (material->name, "material"))
+            {
+              g_autofree char *message =
+                g_strdup_printf (_("expected “target” to be the “#id” of a <material> of this "
+                                   "file, found “%s”; the default colour is used"),
+                                 target != NULL ? target : "");
+
+              warn_once (p, attr_pos (p, c, "target"), message);
+              return TRUE;
+            }
+          return material_color (p, material, out, error);
         }
     }
   return TRUE;
@@ -1577,6 +1593,7 @@ km_mesh_load_collada (const char  *path,
   static const GMarkupParser parser_funcs = { start_element, end_element, NULL, NULL, NULL };
   g_autoptr(GMarkupParseContext) context = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *converted = NULL;
   GPtrArray *shapes = NULL;
   Parser p = { 0 };
 
@@ -1590,6 +1607,9 @@ km_mesh_load_collada (const char  *path,
                           (guint) (KM_MESH_MAX_FILE_SIZE / (1024 * 1024)));
       return NULL;
     }
+  /* UTF-16 (with its byte order mark, as XML requires) is converted first. */
+  if (!_km_mesh_text_unmark (path, &data, &length, &converted, error))
+    return NULL;
   text = km_markup_text_dup_utf8 (path, data, length, error);
   if (text == NULL)
     return NULL;

@@ -220,6 +220,49 @@ read_file (const char  *path,
   return TRUE;
 }
 
+gboolean
+_km_mesh_text_unmark (const char   *path,
+                      const char  **data,
+                      gsize        *length,
+                      char        **owned,
+                      GError      **error)
+{
+  const char *d = *data;
+  gsize n = *length;
+  const char *from;
+  g_autoptr(GError) local_error = NULL;
+  gsize written = 0;
+  char *text;
+
+  *owned = NULL;
+  if (n >= 3 && memcmp (d, "\xef\xbb\xbf", 3) == 0)
+    {
+      *data = d + 3;
+      *length = n - 3;
+      return TRUE;
+    }
+  if (n >= 2 && memcmp (d, "\xff\xfe", 2) == 0)
+    from = "UTF-16LE";
+  else if (n >= 2 && memcmp (d, "\xfe\xff", 2) == 0)
+    from = "UTF-16BE";
+  else
+    return TRUE;
+  text = g_convert (d + 2, n - 2, "UTF-8", from, NULL, &written, &local_error);
+  if (text == NULL || memchr (text, '\0', written) != NULL)
+    {
+      /* Translators: %s is an encoding name (UTF-16LE), the last %s the reason. */
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 0, 0 },
+                          _("expected %s text after the byte order mark: %s"), from,
+                          local_error != NULL ? local_error->message : _("it contains a NUL"));
+      g_free (text);
+      return FALSE;
+    }
+  *owned = text;
+  *data = text;
+  *length = written;
+  return TRUE;
+}
+
 /* ---- STL ---------------------------------------------------------------------------- */
 
 static gboolean
@@ -605,8 +648,9 @@ mtl_load (const char  *obj_path,
         {
           g_autofree char *mname = NULL;
 
-          if (!_km_lexer_next (&lx))
-            continue;
+          /* Blender writes "newmtl " for a material without a name, and "usemtl " to
+           * use it: the empty name is a name. */
+          _km_lexer_next (&lx);
           mname = g_strndup (lx.tok, lx.tok_len);
           current = g_new0 (ObjMaterial, 1);
           current->color = KM_COLOR_DEFAULT;
@@ -707,7 +751,8 @@ out:
  *
  * Reads v, vn, f, usemtl and mtllib (MTL: newmtl, Kd, d, Tr); texture coordinates,
  * groups, smoothing groups and free-form geometry are not read. Polygons are split into
- * fans. One shape per material, in the order the materials are first used.
+ * fans. One shape per material, in the order the materials are first used. The text may
+ * start with a UTF-8 or UTF-16 (LE or BE) byte order mark.
  *
  * Returns: (transfer full) (nullable): the shapes, or %NULL with @error set
  */
@@ -723,6 +768,7 @@ km_mesh_load_obj (const char  *path,
                                                            g_free);
   g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func (obj_group_free);
   g_autoptr(GPtrArray) shapes = shapes_new ();
+  g_autofree char *converted = NULL;
   ObjGroup *group = NULL;
   gsize total_triangles = 0;
   KmLexer lx;
@@ -730,6 +776,10 @@ km_mesh_load_obj (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
+  /* Exporters on Windows write a byte order mark, some UTF-16 text (read as nothing at
+   * all before: no line started with "v" or "f"). */
+  if (!_km_mesh_text_unmark (path, &data, &length, &converted, error))
+    return NULL;
   _km_lexer_init (&lx, path, data, length);
   lx.line_mode = TRUE;
   do
@@ -998,6 +1048,13 @@ km_mesh_load_file (const char  *path,
     return km_mesh_load_vrml (path, data, length, node, error);
   if (has_suffix (path, ".dae"))
     return km_mesh_load_collada (path, data, length, error);
+  if (has_suffix (path, ".zae") || (length >= 4 && memcmp (data, "PK\x03\x04", 4) == 0))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                          _("zipped files (such as COLLADA .zae) are not read: unpack the "
+                            "archive and use the .dae file in it"));
+      return NULL;
+    }
   km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
                       _("expected a mesh file in STL, OBJ, VRML97 or COLLADA format"));
   return NULL;

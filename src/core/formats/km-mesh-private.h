@@ -56,6 +56,17 @@ gboolean     _km_lexer_next_number (KmLexer     *lexer,
                                     double      *out,
                                     GError     **error);
 
+/* Text that starts with a byte order mark: UTF-8 (the mark dropped) or UTF-16 LE/BE
+ * (converted to UTF-8, so that lines and columns in characters stay those of the file).
+ * Without a mark, returns TRUE and leaves *@data, *@length alone. Otherwise points them
+ * at the text without the mark, *@owned (to free) holding a converted copy; FALSE with
+ * "FILE: …" when UTF-16 text does not convert. */
+gboolean     _km_mesh_text_unmark  (const char   *path,
+                                    const char  **data,
+                                    gsize        *length,
+                                    char        **owned,
+                                    GError      **error);
+
 /* An affine map p ↦ lin · p + t: the nested transforms of VRML, COLLADA and .body scenes,
  * which may scale and shear. */
 typedef struct
