@@ -121,6 +121,35 @@ test_stl_binary (void)
   g_assert_cmpfloat (max.z, ==, 0.5);
 }
 
+/* A binary STL padded after its last triangle, as some exporters write it: the counted
+ * triangles load, with a warning about the bytes after them. */
+static void
+test_stl_binary_padded (void)
+{
+  g_autofree char *path = data_path ("cube-binary.stl");
+  g_autofree char *data = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) shapes = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+  char *padded;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  g_assert_cmpuint (length, ==, 84 + 50 * 12);
+  padded = g_malloc0 (length + 7);
+  memcpy (padded, data, length);
+  test_util_push_warnings (warnings);
+  shapes = km_mesh_load_stl ("padded.stl", padded, length + 7, &error);
+  test_util_pop_warnings (warnings);
+  g_free (padded);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpuint (km_mesh_get_n_triangles (((KmShape *) g_ptr_array_index (shapes, 0))->mesh), ==, 12);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0),
+                            "padded.stl: 7 bytes after the last of the 12 triangles"));
+}
+
 static void
 test_stl_ascii (void)
 {
@@ -419,6 +448,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Shape/basics", test_shape_basics);
   g_test_add_func ("/kinema/Mesh/checks", test_mesh_checks);
   g_test_add_func ("/kinema/Mesh/stl-binary", test_stl_binary);
+  g_test_add_func ("/kinema/Mesh/stl-binary-padded", test_stl_binary_padded);
   g_test_add_func ("/kinema/Mesh/stl-ascii", test_stl_ascii);
   g_test_add_func ("/kinema/Mesh/obj", test_obj);
   g_test_add_func ("/kinema/Mesh/obj-errors", test_obj_errors);

@@ -550,7 +550,8 @@ _km_affine_mul (const KmAffine *a,
  * km_mesh_load_stl:
  *
  * Binary when the size is 84 + 50·n for the triangle count n in the header (whatever the
- * first word), ASCII otherwise. Vertices are not shared between triangles, so normals
+ * first word), or larger and not text (padded: a warning says what is ignored), ASCII
+ * otherwise. Vertices are not shared between triangles, so normals
  * are flat.
  *
  * Returns: (transfer full) (nullable): one mesh shape, or %NULL with @error set
@@ -572,11 +573,22 @@ km_mesh_load_stl (const char  *path,
 
       if (length >= 84)
         memcpy (&n, data + 80, 4);
+      n = GUINT32_FROM_LE (n);
+      if (n > 0 && (guint64) length > 84 + 50 * (guint64) n)
+        {
+          /* Binary with bytes after its last triangle, as some exporters pad the file:
+           * the triangles the header counts are all there. */
+          km_parse_warning (path, (KmSourcePos) { 0, 0 },
+                            _("%lu bytes after the last of the %u triangles of this binary "
+                              "STL file are ignored"),
+                            (unsigned long) (length - 84 - 50 * (guint64) n), n);
+          return stl_binary (path, data, 84 + 50 * (gsize) n, error);
+        }
       /* Translators: %lu and %u are byte counts, the last %u a triangle count. */
       km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 0, 0 },
                           _("expected an ASCII STL file, or a binary one of 84 + 50 × triangles "
                             "bytes: this one has %lu bytes and claims %u triangles"),
-                          (unsigned long) length, GUINT32_FROM_LE (n));
+                          (unsigned long) length, n);
       return NULL;
     }
   return stl_ascii (path, data, length, error);
