@@ -456,6 +456,7 @@ typedef enum
   JOB_PROJECT,
   JOB_AUTOSAVE,
   JOB_ITEM,
+  JOB_EXPORT_ANIMATION,
 } JobKind;
 
 /* What a worker writes, all taken on the main thread: no project object is touched on the
@@ -471,7 +472,7 @@ typedef struct
   gsize          length;
   GBytes        *embedded;   /* the model to put beside the project, or NULL */
   char          *item_name;  /* JOB_ITEM */
-  KmSkeleton    *skeleton;   /* JOB_ITEM: one of these three */
+  KmSkeleton    *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
   KmTargetTrack *targets;
   KmAnimation   *animation;
   GPtrArray     *warnings;   /* of char *, from the worker */
@@ -534,6 +535,7 @@ write_job_run (WriteJob  *job,
       break;
 
     case JOB_ITEM:
+    case JOB_EXPORT_ANIMATION:
       if (job->skeleton != NULL)
         return km_skeleton_json_save (job->skeleton, job->path, error);
       if (job->targets != NULL)
@@ -597,6 +599,11 @@ write_job_done_cb (GObject      *source,
       if (ok)
         /* Translators: an item's name, then a path */
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), job->item_name,
+                         job->path);
+      break;
+    case JOB_EXPORT_ANIMATION:
+      if (ok)
+        km_document_log (self, G_LOG_LEVEL_INFO, _("Exported the animation to %s."),
                          job->path);
       break;
     default:
@@ -852,4 +859,56 @@ km_document_save_item_finish (KmDocument    *self,
                               GError       **error)
 {
   return write_job_finish (self, result, km_document_save_item_async, error);
+}
+
+/**
+ * km_document_export_animation_async:
+ *
+ * Writes the document's solved animation to @file as animation.json, on a worker thread
+ * (the animation is copied on the calling thread, so the solve may go on filling it); the
+ * document logs where it went. Fails with %G_IO_ERROR_NOT_FOUND when there is no
+ * animation.
+ */
+void
+km_document_export_animation_async (KmDocument          *self,
+                                    GFile               *file,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(WriteJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  KmAnimation *animation;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, km_document_export_animation_async);
+  animation = km_document_get_animation (self);
+  if (animation == NULL)
+    {
+      g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s",
+                               _("There is no solved animation to export."));
+      return;
+    }
+  path = km_local_file_get_path (file, &error);
+  if (path == NULL)
+    {
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  job = write_job_new (JOB_EXPORT_ANIMATION, path);
+  job->animation = km_animation_copy (animation);
+  write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
+}
+
+gboolean
+km_document_export_animation_finish (KmDocument    *self,
+                                     GAsyncResult  *result,
+                                     GError       **error)
+{
+  return write_job_finish (self, result, km_document_export_animation_async, error);
 }

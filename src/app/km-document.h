@@ -181,6 +181,15 @@ void               km_document_set_joint_values   (KmDocument         *self,
                                                    const double       *q,
                                                    guint               n);
 
+void               km_document_export_animation_async  (KmDocument          *self,
+                                                        GFile               *file,
+                                                        GCancellable        *cancellable,
+                                                        GAsyncReadyCallback  callback,
+                                                        gpointer             user_data);
+gboolean           km_document_export_animation_finish (KmDocument          *self,
+                                                        GAsyncResult        *result,
+                                                        GError             **error);
+
 /* What an item of the document's project needs to read or copy its files: references
  * resolve as the project's were read (km_cnoid_reference_dir), messages are collected. */
 typedef struct

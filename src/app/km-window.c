@@ -231,21 +231,24 @@ export_image_chosen (KmWindow *self,
 }
 
 static void
+export_animation_done_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!km_document_export_animation_finish (KM_DOCUMENT (source), result, &error))
+    km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+/* The animation is copied now and written on a worker thread. */
+static void
 export_animation_chosen (KmWindow *self,
                          GFile    *file)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_file_get_path (file);
-  KmAnimation *animation = km_document_get_animation (self->document);
-
-  if (animation == NULL)
-    return;
-  if (path == NULL)
-    km_document_log (self->document, G_LOG_LEVEL_WARNING, _("Only local files can be written."));
-  else if (km_animation_json_save (animation, path, &error))
-    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Exported the animation to %s."), path);
-  else
-    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  km_document_export_animation_async (self->document, file, NULL, export_animation_done_cb,
+                                      g_object_ref (self));
 }
 
 /* Recent files are the application's (File → Open Recent); a window on its own, as in

@@ -13,6 +13,7 @@
 #include <gtk/gtk.h>
 
 #include "km-animation.h"
+#include "km-animation-json.h"
 #include "km-autosave.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -529,6 +530,50 @@ test_save_keeps_ids (Fixture       *f,
   g_assert_nonnull (strstr (text, child_id));
 }
 
+static void
+export_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean *done = user_data;
+
+  g_assert_true (km_document_export_animation_finish (KM_DOCUMENT (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+static gboolean
+flag_set (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
+/* Export Animation copies the animation and writes it on a worker: the call returns before
+ * the document reports the file, which then holds every frame. */
+static void
+test_export_animation_async (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "motion.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *expected = g_strdup_printf ("Exported the animation to %s.", path);
+  g_autoptr(KmAnimation) written = NULL;
+  g_autoptr(GError) error = NULL;
+  KmAnimation *animation = km_document_get_animation (f->document);
+  gboolean done = FALSE;
+
+  g_assert_nonnull (animation);
+  km_document_export_animation_async (f->document, file, NULL, export_done_cb, &done);
+  /* Nothing reported yet: that comes through the main loop once the file is written. */
+  g_assert_cmpstr (last_message (f->document, NULL), !=, expected);
+  g_assert_true (test_app_wait_until (flag_set, &done, 20000));
+  g_assert_cmpstr (last_message (f->document, NULL), ==, expected);
+  written = km_animation_json_load_file (path, km_document_get_skeleton (f->document), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (written), ==, km_animation_get_n_frames (animation));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -537,6 +582,8 @@ main (int    argc,
 
   g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
               fixture_setup, test_save_clears_modified_when_written, fixture_teardown);
+  g_test_add ("/kinema/Window/export-animation", Fixture, NULL,
+              fixture_setup, test_export_animation_async, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-ids", Fixture, NULL,
               fixture_setup, test_save_keeps_ids, fixture_teardown);
   g_test_add ("/kinema/Window/save/edit-while-saving", Fixture, NULL,
