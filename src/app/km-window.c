@@ -218,16 +218,29 @@ open_chosen (KmWindow *self,
 }
 
 static void
+export_image_done_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  KmWindow *self = KM_WINDOW (source);
+  g_autoptr(GFile) file = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = g_file_get_parse_name (file);
+  gboolean ok = km_window_export_image_finish (self, result, &error);
+
+  if (self->document == NULL)
+    return;   /* the window closed meanwhile */
+  if (ok)
+    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Exported the scene to %s."), name);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+}
+
+static void
 export_image_chosen (KmWindow *self,
                      GFile    *file)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_file_get_path (file);
-
-  if (km_window_export_image (self, file, &error))
-    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Exported the scene to %s."), path);
-  else
-    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  km_window_export_image_async (self, file, NULL, export_image_done_cb, g_object_ref (file));
 }
 
 static void
@@ -1247,30 +1260,103 @@ km_window_get_question (KmWindow *self)
   return self->question;
 }
 
-/* Writes the scene view, as shown, to a PNG file. */
-gboolean
-km_window_export_image (KmWindow  *self,
-                        GFile     *file,
-                        GError   **error)
+/* What the worker of km_window_export_image_async() writes. */
+typedef struct
 {
+  GdkTexture *texture;   /* in memory: any thread may read it */
+  GFile      *file;
+} ImageJob;
+
+static void
+image_job_free (ImageJob *job)
+{
+  g_object_unref (job->texture);
+  g_object_unref (job->file);
+  g_free (job);
+}
+
+static void
+export_image_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  ImageJob *job = task_data;
+  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (job->texture);
+  GError *error = NULL;
+
+  if (g_file_replace_contents (job->file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                               NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL,
+                               cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* @texture's pixels in a memory texture: a GL texture may only be read where its context
+ * lives (this thread). */
+static GdkTexture *
+memory_texture (GdkTexture *texture)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  gsize stride = (gsize) width * 4;
+  guchar *pixels;
+  g_autoptr(GBytes) bytes = NULL;
+
+  if (GDK_IS_MEMORY_TEXTURE (texture))
+    return g_object_ref (texture);
+  pixels = g_malloc (stride * height);
+  gdk_texture_download (texture, pixels, stride);
+  bytes = g_bytes_new_take (pixels, stride * height);
+  return gdk_memory_texture_new (width, height, GDK_MEMORY_DEFAULT, bytes, stride);
+}
+
+/**
+ * km_window_export_image_async:
+ *
+ * Writes the scene view, as shown now, to a PNG file: the image is taken on the calling
+ * (main) thread, encoded and written on a worker.
+ */
+void
+km_window_export_image_async (KmWindow            *self,
+                              GFile               *file,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
   g_autoptr(GdkTexture) texture = NULL;
-  g_autoptr(GBytes) png = NULL;
+  ImageJob *job;
 
-  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  g_return_if_fail (KM_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
 
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_window_export_image_async);
   texture = km_scene_view_grab_texture (self->scene_view);
   if (texture == NULL)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           _("The scene is not shown, so there is no image to export."));
-      return FALSE;
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
+                               _("The scene is not shown, so there is no image to export."));
+      return;
     }
+  job = g_new0 (ImageJob, 1);
+  job->texture = memory_texture (texture);
+  job->file = g_object_ref (file);
+  g_task_set_task_data (task, job, (GDestroyNotify) image_job_free);
+  g_task_run_in_thread (task, export_image_thread);
+}
 
-  png = gdk_texture_save_to_png_bytes (texture);
-  return g_file_replace_contents (file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
-                                  NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL,
-                                  error);
+gboolean
+km_window_export_image_finish (KmWindow      *self,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /**

@@ -23,9 +23,14 @@ gboolean    km_window_get_loading   (KmWindow       *self);
 gboolean    km_window_get_saving    (KmWindow       *self);
 gboolean    km_window_open_example  (KmWindow       *self);
 GtkWindow  *km_window_get_question  (KmWindow       *self);
-gboolean    km_window_export_image  (KmWindow       *self,
-                                     GFile          *file,
-                                     GError        **error);
+void        km_window_export_image_async  (KmWindow            *self,
+                                           GFile               *file,
+                                           GCancellable        *cancellable,
+                                           GAsyncReadyCallback  callback,
+                                           gpointer             user_data);
+gboolean    km_window_export_image_finish (KmWindow            *self,
+                                           GAsyncResult        *result,
+                                           GError             **error);
 GtkWidget  *km_window_get_scene_view (KmWindow      *self);
 GtkWidget  *km_window_get_joint_panel (KmWindow     *self);
 GtkWidget  *km_window_get_item_tree (KmWindow       *self);
