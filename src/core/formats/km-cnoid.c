@@ -1287,7 +1287,7 @@ collect_ids (SaveContext *ctx,
       gint64 *key = g_memdup2 (&id, sizeof id);
 
       g_hash_table_add (used, key);
-      g_hash_table_insert (ctx->ids, item, g_memdup2 (&id, sizeof id));
+      g_hash_table_insert (ctx->ids, g_object_ref (item), g_memdup2 (&id, sizeof id));
       ctx->next_id = MAX (ctx->next_id, id + 1);
     }
   else
@@ -1601,7 +1601,8 @@ write_project (KmProject   *project,
     if (g_strcmp0 (ctx.load_dir, target_dir) == 0)
       ctx.load_dir = NULL;
   }
-  ctx.ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  /* Items referenced: the table may outlive this call (km_cnoid_to_string_for_save). */
+  ctx.ids = g_hash_table_new_full (NULL, NULL, g_object_unref, g_free);
   ctx.next_id = max_read != NULL ? *max_read + 1 : 0;
   ctx.selected = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < g_list_model_get_n_items (km_project_get_selection (project)); i++)
@@ -1619,7 +1620,8 @@ write_project (KmProject   *project,
     {
       gint64 id = ctx.next_id++;
 
-      g_hash_table_insert (ctx.ids, g_ptr_array_index (unassigned, i), g_memdup2 (&id, sizeof id));
+      g_hash_table_insert (ctx.ids, g_object_ref (g_ptr_array_index (unassigned, i)),
+                           g_memdup2 (&id, sizeof id));
     }
 
   for (guint i = 0; sections != NULL && i < km_yaml_node_get_length (sections); i++)
@@ -1710,21 +1712,11 @@ km_cnoid_to_string_for_save (KmProject   *project,
                              gsize       *length,
                              GHashTable **ids)
 {
-  g_autoptr(GHashTable) assigned = NULL;
-  GHashTableIter iter;
-  gpointer item, id;
-  char *text;
-
   g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (ids != NULL, NULL);
 
-  text = write_project (project, path, length, &assigned);
-  *ids = g_hash_table_new_full (NULL, NULL, g_object_unref, g_free);
-  g_hash_table_iter_init (&iter, assigned);
-  while (g_hash_table_iter_next (&iter, &item, &id))
-    g_hash_table_insert (*ids, g_object_ref (item), g_memdup2 (id, sizeof (gint64)));
-  return text;
+  return write_project (project, path, length, ids);
 }
 
 void
