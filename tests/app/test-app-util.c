@@ -77,6 +77,34 @@ test_app_wait_saved (KmWindow *window)
 }
 
 static gboolean
+document_not_saving (gpointer document)
+{
+  return !km_document_get_saving (document);
+}
+
+/* The same for a save started on @document itself (km_document_save_async). */
+gboolean
+test_app_wait_document_saved (KmDocument *document)
+{
+  return test_app_wait_until (document_not_saving, document, 20000);
+}
+
+static gboolean
+flag_set (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
+/* Runs the main loop until *@flag is TRUE (an async callback set it), for at most @ms
+ * milliseconds. Returns whether it is. */
+gboolean
+test_app_wait_flag (gboolean *flag,
+                    guint     ms)
+{
+  return test_app_wait_until (flag_set, flag, ms);
+}
+
+static gboolean
 pointer_cleared (gpointer location)
 {
   return *(gpointer *) location == NULL;

@@ -17,6 +17,9 @@ void     test_app_spin            (void);
 gboolean test_app_unref_and_wait_finalized (gpointer object,
                                             guint    ms);
 gboolean test_app_wait_saved      (KmWindow   *window);
+gboolean test_app_wait_document_saved (KmDocument *document);
+gboolean test_app_wait_flag       (gboolean   *flag,
+                                   guint       ms);
 gboolean test_app_wait_until      (GSourceFunc condition,
                                    gpointer    data,
                                    guint       ms);

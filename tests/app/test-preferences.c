@@ -652,12 +652,6 @@ test_recent_files (void)
   g_rmdir (dir);
 }
 
-static gboolean
-document_not_saving (gpointer document)
-{
-  return !km_document_get_saving (document);
-}
-
 /* The application's Save and Save As are greyed while the active window's project is
  * being written, so the menu offers no second save of the same file. */
 static void
@@ -686,7 +680,7 @@ test_save_actions_while_saving (void)
   g_assert_true (km_document_get_saving (document));
   g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save"));
   g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save-as"));
-  g_assert_true (test_app_wait_until (document_not_saving, document, 20000));
+  g_assert_true (test_app_wait_document_saved (document));
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save"));
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "save-as"));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));

@@ -95,12 +95,6 @@ fixture_teardown (Fixture       *f,
   g_object_unref (f->file);
 }
 
-static gboolean
-not_saving (gpointer window)
-{
-  return !km_window_get_saving (window);
-}
-
 static char *
 read_file (const char *path)
 {
@@ -165,7 +159,7 @@ test_save_clears_modified_when_written (Fixture       *f,
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save-as", NULL);
   g_assert_true (km_window_get_saving (f->window));
 
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_false (km_document_get_saving (f->document));
   g_assert_false (km_document_get_modified (f->document));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "project.cnoid — Kinema");
@@ -180,7 +174,7 @@ test_save_clears_modified_when_written (Fixture       *f,
   km_document_set_dof_value (f->document, 1, 0.1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
   g_assert_true (km_window_get_saving (f->window));
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_false (km_document_get_modified (f->document));
 }
 
@@ -198,7 +192,7 @@ test_edit_while_saving (Fixture       *f,
   km_document_set_dof_value (f->document, 2, 0.4);
   g_assert_true (km_document_get_modified (f->document));
 
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_true (km_document_get_modified (f->document));
   g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (f->window)), "* — Kinema"));
   written = read_file (f->path);
@@ -268,7 +262,7 @@ test_failed_save_keeps_window (Fixture       *f,
   gtk_dialog_response (GTK_DIALOG (km_window_get_question (f->window)), GTK_RESPONSE_ACCEPT);
   g_assert_true (km_window_get_saving (f->window));
   g_assert_false (destroyed);
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   let_writes_succeed (f, &saved);
   test_app_spin ();
 
@@ -290,7 +284,7 @@ test_failed_save_keeps_window (Fixture       *f,
 
   /* The next Save works, and the document is clean then. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_false (km_document_get_modified (f->document));
   g_assert_false (destroyed);
   g_signal_handlers_disconnect_by_func (f->window, window_destroyed_cb, &destroyed);
@@ -381,7 +375,7 @@ test_main_loop_runs_while_saving (Fixture       *f,
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
   returned = g_get_monotonic_time ();
   g_assert_cmpuint (iterations, ==, 0);
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   written = g_get_monotonic_time ();
   g_source_remove (idle_id);
 
@@ -446,7 +440,7 @@ test_autosave_async (Fixture       *f,
   /* Saved while an autosave is written: the autosave is gone once it is written. */
   km_autosave_save_async (autosave, NULL, autosave_done_cb, &second);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
-  g_assert_true (test_app_wait_until (not_saving, f->window, 20000));
+  g_assert_true (test_app_wait_saved (f->window));
   g_assert_true (test_app_wait_until (is_true, &second.done, 20000));
   g_assert_no_error (second.error);
   g_assert_false (km_document_get_modified (f->document));
@@ -497,12 +491,6 @@ test_save_item_async (Fixture       *f,
   g_clear_error (&r.error);
 }
 
-static gboolean
-document_not_saving (gpointer document)
-{
-  return !km_document_get_saving (document);
-}
-
 /* Items take the ids a background save wrote them with, as after a synchronous save: the
  * next save writes the same ids, whatever was added before them meanwhile. */
 static void
@@ -520,7 +508,7 @@ test_save_keeps_ids (Fixture       *f,
   km_document_save_async (f->document, f->file, NULL, NULL, NULL);
   g_assert_true (km_document_get_saving (f->document));
   g_assert_cmpint (km_item_get_id (body), <, 0);
-  g_assert_true (test_app_wait_until (document_not_saving, f->document, 20000));
+  g_assert_true (test_app_wait_document_saved (f->document));
   g_assert_cmpint (km_item_get_id (body), >=, 0);
   g_assert_cmpint (km_item_get_id (child), >, km_item_get_id (body));
   text = read_file (f->path);
@@ -543,12 +531,6 @@ export_done_cb (GObject      *source,
   *done = TRUE;
 }
 
-static gboolean
-flag_set (gpointer flag)
-{
-  return *(gboolean *) flag;
-}
-
 /* Export Animation copies the animation and writes it on a worker: the call returns before
  * the document reports the file, which then holds every frame. */
 static void
@@ -567,7 +549,7 @@ test_export_animation_async (Fixture       *f,
   km_document_export_animation_async (f->document, file, NULL, export_done_cb, &done);
   /* Nothing reported yet: that comes through the main loop once the file is written. */
   g_assert_cmpstr (last_message (f->document, NULL), !=, expected);
-  g_assert_true (test_app_wait_until (flag_set, &done, 20000));
+  g_assert_true (test_app_wait_flag (&done, 20000));
   g_assert_cmpstr (last_message (f->document, NULL), ==, expected);
   written = km_animation_json_load_file (path, km_document_get_skeleton (f->document), &error);
   g_assert_no_error (error);

@@ -342,12 +342,6 @@ export_image_done_cb (GObject      *source,
   *done = TRUE;
 }
 
-static gboolean
-flag_set (gpointer flag)
-{
-  return *(gboolean *) flag;
-}
-
 static void
 test_export_image (Fixture       *f,
                    gconstpointer  data)
@@ -364,7 +358,7 @@ test_export_image (Fixture       *f,
   km_window_export_image_async (f->window, file, NULL, export_image_done_cb, &done);
   /* The image is encoded and written on a worker; the answer comes through the main loop. */
   g_assert_false (done);
-  g_assert_true (test_app_wait_until (flag_set, &done, 20000));
+  g_assert_true (test_app_wait_flag (&done, 20000));
 
   texture = gdk_texture_new_from_file (file, &error);
   g_assert_no_error (error);
