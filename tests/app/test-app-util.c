@@ -125,6 +125,20 @@ test_app_unref_and_wait_finalized (gpointer object,
   return test_app_wait_until (pointer_cleared, &watched, ms);
 }
 
+/* A window of @width × @height on the built-in example, presented; its first solve may
+ * still be running. */
+KmWindow *
+test_app_example_window (int width,
+                         int height)
+{
+  KmWindow *window = km_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  g_assert_true (km_window_open_example (window));
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
 /* Runs the main loop for @ms milliseconds. */
 void
 test_app_spin_for (guint ms)

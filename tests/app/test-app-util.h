@@ -16,6 +16,8 @@ gboolean test_app_wait_idle_solve (KmDocument *document,
 void     test_app_spin            (void);
 gboolean test_app_unref_and_wait_finalized (gpointer object,
                                             guint    ms);
+KmWindow *test_app_example_window (int         width,
+                                   int         height);
 gboolean test_app_wait_saved      (KmWindow   *window);
 gboolean test_app_wait_document_saved (KmDocument *document);
 gboolean test_app_wait_flag       (gboolean   *flag,

@@ -45,12 +45,9 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  f->window = km_window_new (NULL);
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 900, 600);
+  f->window = test_app_example_window (900, 600);
   f->document = km_window_get_document (f->window);
   f->tree = KM_ITEM_TREE (km_window_get_item_tree (f->window));
-  g_assert_true (km_window_open_example (f->window));
-  gtk_window_present (GTK_WINDOW (f->window));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 

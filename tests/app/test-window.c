@@ -65,12 +65,9 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  f->window = km_window_new (NULL);
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 700);
+  f->window = test_app_example_window (1100, 700);
   f->document = km_window_get_document (f->window);
   f->scene_view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
-  g_assert_true (km_window_open_example (f->window));
-  gtk_window_present (GTK_WINDOW (f->window));
 }
 
 static void
