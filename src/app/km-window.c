@@ -826,33 +826,38 @@ drop_cb (KmWindow      *self,
 }
 
 /* Once the paned has its size (its max-position changes on allocation), the end child
- * gets the size the settings keep. */
+ * gets the size the settings keep; run uninstalled, without the schema, the size the
+ * schema gives by default. Never past max-position: the end child keeps its minimum. */
 static void
 restore_pane (GtkPaned   *paned,
               const char *key,
+              int         default_end,
               gboolean   *restored,
               KmWindow   *self)
 {
   int size = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_HORIZONTAL
              ? gtk_widget_get_width (GTK_WIDGET (paned)) : gtk_widget_get_height (GTK_WIDGET (paned));
-  int end = g_settings_get_int (self->settings, key);
+  int end = self->settings != NULL ? g_settings_get_int (self->settings, key) : default_end;
+  int max_position = 0;
 
   if (*restored || size <= 0 || end <= 0 || end >= size)
     return;
   *restored = TRUE;
-  gtk_paned_set_position (paned, size - end);
+  g_object_get (paned, "max-position", &max_position, NULL);
+  gtk_paned_set_position (paned, MIN (size - end, max_position));
 }
 
 static void
 scene_paned_max_position_cb (KmWindow *self)
 {
-  restore_pane (self->scene_paned, "joint-pane-position", &self->joint_pane_restored, self);
+  restore_pane (self->scene_paned, "joint-pane-position", 300, &self->joint_pane_restored, self);
 }
 
 static void
 main_paned_max_position_cb (KmWindow *self)
 {
-  restore_pane (self->main_paned, "message-pane-position", &self->message_pane_restored, self);
+  restore_pane (self->main_paned, "message-pane-position", 140, &self->message_pane_restored,
+                self);
 }
 
 static void
@@ -899,12 +904,13 @@ setup_settings (KmWindow *self)
 
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  g_signal_connect_object (self->scene_paned, "notify::max-position",
+                           G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->main_paned, "notify::max-position",
+                           G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+  /* Uninstalled and without GSETTINGS_SCHEMA_DIR: defaults, nothing remembered. */
   if (schema == NULL)
-    {
-      /* Uninstalled and without GSETTINGS_SCHEMA_DIR: defaults, nothing remembered. */
-      gtk_paned_set_position (self->main_paned, 600);
-      return;
-    }
+    return;
 
   self->settings = g_settings_new (APP_ID);
   g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
@@ -924,10 +930,6 @@ setup_settings (KmWindow *self)
   g_signal_connect_object (self->document, "notify::project",
                            G_CALLBACK (document_project_changed_cb), self, G_CONNECT_SWAPPED);
   document_project_changed_cb (self);
-  g_signal_connect_object (self->scene_paned, "notify::max-position",
-                           G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->main_paned, "notify::max-position",
-                           G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
 }
 
 /* The menu bar (the application's gtk/menus.ui): show-menubar is a construct property, so
