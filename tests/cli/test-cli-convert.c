@@ -139,20 +139,22 @@ test_info_scenebuilder (void)
   run_cli (&run_gears, NULL, "info", gears, NULL);
   g_assert_cmpint (run_gears.status, ==, 0);
   g_assert_cmpstr (run_gears.out, ==,
-                   "frame type=fixed parent=- dof=0\n"
-                   "pinion_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=-3.14159,3.14159\n"
-                   "rack_joint type=prismatic parent=frame dof=1 axis=1,0,0 limits=-0.1,0.1 "
+                   "joint=frame type=fixed parent=- dof=0 axis=- limits=-\n"
+                   "joint=pinion_joint type=revolute parent=frame dof=1 axis=0,1,0 "
+                   "limits=-3.141592653589793:3.141592653589793\n"
+                   "joint=rack_joint type=prismatic parent=frame dof=1 axis=1,0,0 limits=-0.1:0.1 "
                    "mimic=pinion_joint*0.02+0.01\n"
-                   "idler_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=none "
+                   "joint=idler_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=- "
                    "mimic=pinion_joint*-0.5+0.25\n"
                    "joints=4 dof=3\n");
 
   run_cli (&run_arm, NULL, "info", arm, NULL);
   g_assert_cmpint (run_arm.status, ==, 0);
   g_assert_cmpstr (run_arm.out, ==,
-                   "base type=fixed parent=- dof=0\n"
-                   "shoulder type=revolute parent=base dof=1 axis=0,1,0 limits=-1.5708,1.5708\n"
-                   "elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5,2.5\n"
+                   "joint=base type=fixed parent=- dof=0 axis=- limits=-\n"
+                   "joint=shoulder type=revolute parent=base dof=1 axis=0,1,0 "
+                   "limits=-1.5707963267948966:1.5707963267948966\n"
+                   "joint=elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5:2.5\n"
                    "target=reach effector=elbow frame=0 pos=0.327646,0,0.210222 "
                    "quaternion=0.991445,0,-0.130526,0\n"
                    "joints=3 dof=2\n");

@@ -89,6 +89,41 @@ test_validate_warnings (void)
   g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON)\n"));
 }
 
+/* A Scenebuilder scene with a bad value and a bad gear still gives its skeleton
+ * (specs/scenebuilder.md 1.7): warnings, exit 0. */
+static void
+test_validate_scene_warnings (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *scene = write_temp ("scene.xml",
+    "<?xml version=\"1.0\"?>\n"
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\" mass=\"heavy\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"arm\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"arm2\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"j\" sock=\"base/c\" plug=\"arm/c\"/>\n"
+    "  <hinge name=\"k\" sock=\"arm/c\" plug=\"arm2/c\"/>\n"
+    "  <gear up=\"j\" down=\"k\" type=\"sideways\"/>\n"
+    "</namespace>\n", -1);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (SCENEBUILDER-XML)\n", scene);
+
+  run_cli (&run, NULL, "validate", scene, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, expected_out);
+  g_assert_nonnull (strstr (run.err, ":3:27: invalid value of “mass”"));
+  g_assert_nonnull (strstr (run.err, ":8:31: invalid value of “type”: expected pos or vel; "
+                                     "the gear is left out"));
+
+  {
+    g_auto(Run) info = { 0 };
+
+    run_cli (&info, NULL, "info", scene, NULL);
+    g_assert_cmpint (info.status, ==, 0);
+    g_assert_nonnull (strstr (info.out, "joint=k type=revolute parent=j"));
+    g_assert_null (strstr (info.out, "mimic="));
+  }
+}
+
 static void
 test_validate_content_detection (void)
 {
@@ -275,6 +310,7 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/ok", test_validate_ok);
   g_test_add_func ("/kinema/CliValidate/invalid", test_validate_invalid);
   g_test_add_func ("/kinema/CliValidate/warnings", test_validate_warnings);
+  g_test_add_func ("/kinema/CliValidate/scene-warnings", test_validate_scene_warnings);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
   g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
   g_test_add_func ("/kinema/CliValidate/info", test_info);

@@ -537,14 +537,17 @@ test_joint_units (void)
   assert_body (model, "h", 0, 0, 0.1, 0, cos (G_PI / 8), -sin (G_PI / 8), 0);
 }
 
-/* 3 and 7.4: paths and imports, errors at FILE:LINE:COLUMN of the offending value. */
+/* 3 and 7.4: paths and imports. A bad one is a warning at FILE:LINE:COLUMN of the
+ * offending value (1.7), and what needs it is left out; the scene still loads. */
 static void
 test_reference_errors (void)
 {
   static const struct
   {
     const char *xml;
-    const char *prefix;
+    const char *prefix;   /* of the first warning */
+    guint       n_warnings;
+    guint       n_joints;
   } cases[] = {
     /* Links are never traversed: "sock" is a link of the hinge, not a child. */
     { "<namespace name=\"p\">\n"
@@ -553,70 +556,118 @@ test_reference_errors (void)
       "  <hinge name=\"h\" sock=\"a/c\" plug=\"b/c\"/>\n"
       "  <hinge name=\"g\" sock=\"h/sock\" plug=\"b/c\"/>\n"
       "</namespace>\n",
-      "bad.xml:5:25: no object at path “h/sock”" },
+      "bad.xml:5:25: no object at path “h/sock”", 1, 2 },
     /* Going above the scene root. */
     { "<namespace name=\"p\">\n"
       "  <body name=\"a\"><connector name=\"c\"/></body>\n"
       "  <hinge sock=\"../../a/c\" plug=\"a/c\"/>\n"
       "</namespace>\n",
-      "bad.xml:3:16: no object at path “../../a/c”" },
+      "bad.xml:3:16: no object at path “../../a/c”", 1, 1 },
     /* Creation order: a body declared after the joint. */
     { "<namespace name=\"p\">\n"
       "  <body name=\"a\"><connector name=\"c\"/></body>\n"
       "  <hinge sock=\"a/c\" plug=\"b/c\"/>\n"
       "  <body name=\"b\"><connector name=\"c\"/></body>\n"
       "</namespace>\n",
-      "bad.xml:3:27: no object at path “b/c”" },
-    /* A link's base is the element that contains it: one more "..". */
+      "bad.xml:3:27: no object at path “b/c” (a relative path starts at the element that "
+      "contains this one; objects must be declared before they are referenced); the joint is "
+      "left out", 3, 3 },   /* and a, b floating roots fixed under "p" */
+    /* A link's base is the element that contains it: one more "..". The link is ignored,
+     * so the hinge has no sock either. */
     { "<namespace name=\"p\">\n"
       "  <body name=\"a\"><connector name=\"c\"/></body>\n"
       "  <hinge><link name=\"sock\" path=\"a/c\"/></hinge>\n"
       "</namespace>\n",
-      "bad.xml:3:34: no object at path “a/c”" },
+      "bad.xml:3:34: no object at path “a/c” (a relative path starts at the element that "
+      "contains this one; objects must be declared before they are referenced); the link is "
+      "ignored", 2, 1 },
     /* A link with the name of a set attribute is renamed; the attribute wins, so the
      * joint still lacks its plug. */
     { "<namespace name=\"p\">\n"
       "  <body name=\"a\"><connector name=\"c\"/></body>\n"
       "  <hinge sock=\"a/c\"><link name=\"sock\" path=\"../a/c\"/></hinge>\n"
       "</namespace>\n",
-      "bad.xml:3:3: <hinge> needs a plug connector" },
+      "bad.xml:3:45: “sock” is already set on this element; the link is renamed and unused",
+      2, 1 },
     /* Both path and filename. */
     { "<namespace name=\"p\">\n"
       "  <module name=\"m\"><body/></module>\n"
+      "  <body/>\n"
       "  <import name=\"i\" path=\"m\" filename=\"m.xml\"/>\n"
       "</namespace>\n",
-      "bad.xml:3:39: an <import> takes either path or filename, not both" },
+      "bad.xml:4:39: an <import> takes either path or filename, not both; nothing is imported",
+      1, 1 },
     /* A module path names elements of the file, not objects. */
     { "<namespace name=\"p\">\n"
       "  <namespace name=\"lib\"><module name=\"m\"><body/></module></namespace>\n"
+      "  <body/>\n"
       "  <import name=\"i\" path=\"m\"/>\n"
       "</namespace>\n",
-      "bad.xml:3:26: no module at path “m”" },
-    /* The unknown document element. */
-    { "<scene>\n  <body/>\n</scene>\n", "bad.xml:1:1: expected a Scenebuilder scene" },
-    /* <joint> is not an element in Scenebuilder: unknown, skipped, so no tree. */
-    { "<namespace>\n  <joint sock=\"a\" plug=\"b\"/>\n</namespace>\n",
-      "bad.xml:1:1: the scene has no <body>" },
+      "bad.xml:4:26: invalid import path “m”: no module there", 1, 1 },
+    /* Neither. */
+    { "<namespace name=\"p\">\n"
+      "  <body/>\n"
+      "  <import name=\"i\" trn=\"1 0 0\"/>\n"
+      "</namespace>\n",
+      "bad.xml:3:3: an <import> needs a path (a module) or a filename; nothing is imported",
+      1, 1 },
+    /* A cycle through two modules. */
+    { "<namespace name=\"p\">\n"
+      "  <module name=\"m\"><body/><import name=\"again\" path=\"../n\"/></module>\n"
+      "  <module name=\"n\"><import name=\"back\" path=\"../m\"/></module>\n"
+      "  <import name=\"i\" path=\"m\"/>\n"
+      "</namespace>\n",
+      "bad.xml:3:46: the module “../m” imports itself (an import cycle); nothing is imported",
+      1, 1 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *message = test_util_scenebuilder_error (cases[i].xml, NULL);
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmScenebuilderModel) model =
+        test_util_scenebuilder_load ("bad.xml", cases[i].xml, strlen (cases[i].xml), warnings,
+                                     &error);
 
-      assert_prefix (message, cases[i].prefix);
+      g_test_message ("case %u", i);
+      g_assert_no_error (error);
+      for (guint k = 0; k < warnings->len; k++)
+        g_test_message ("warning: %s", (char *) warnings->pdata[k]);
+      g_assert_cmpuint (warnings->len, ==, cases[i].n_warnings);
+      assert_prefix (warnings->pdata[0], cases[i].prefix);
+      g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, cases[i].n_joints);
     }
 
   {
-    /* A missing file: the reading error, then where it was imported from. */
+    /* Still errors: the unknown document element, and no body (<joint> is not an element
+     * in Scenebuilder: unknown, skipped). */
+    g_autofree char *message = test_util_scenebuilder_error ("<scene>\n  <body/>\n</scene>\n",
+                                                             NULL);
+
+    assert_prefix (message, "bad.xml:1:1: expected a Scenebuilder scene");
+    g_free (g_steal_pointer (&message));
+    message = test_util_scenebuilder_error ("<namespace>\n  <joint sock=\"a\" plug=\"b\"/>\n"
+                                            "</namespace>\n", NULL);
+    assert_prefix (message, "bad.xml:1:1: the scene has no <body>");
+  }
+  {
+    /* A missing file: a warning at the filename, and nothing is imported. */
     static const char xml[] =
       "<namespace name=\"p\">\n"
       "  <body name=\"a\"/>\n"
       "  <import name=\"i\" filename=\"no-such-dir/none.xml\"/>\n"
       "</namespace>\n";
-    g_autofree char *message = test_util_scenebuilder_error (xml, NULL);
+    g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmScenebuilderModel) model =
+      test_util_scenebuilder_load ("bad.xml", xml, strlen (xml), warnings, &error);
 
-    g_assert_nonnull (strstr (message, "no-such-dir/none.xml"));
-    g_assert_nonnull (strstr (message, "included from bad.xml:3:30"));
+    g_assert_no_error (error);
+    g_assert_cmpuint (warnings->len, ==, 1);
+    assert_prefix (warnings->pdata[0], "bad.xml:3:30: invalid import filename "
+                                       "“no-such-dir/none.xml”: cannot read the file: ");
+    g_assert_true (g_str_has_suffix (warnings->pdata[0], "; nothing is imported"));
+    g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "km-format.h"
 #include "km-sb-expr.h"
 #include "km-scenebuilder.h"
+#include "km-skeleton-json.h"
 #include "km-target-track.h"
 
 #include "test-util.h"
@@ -266,9 +267,10 @@ test_slider_gear (void)
   {
     g_autoptr(GString) out = g_string_new (NULL);
 
-    km_scenebuilder_describe (model->skeleton, out);
-    g_assert_nonnull (strstr (out->str, "rack_joint type=prismatic parent=frame dof=1 axis=1,0,0 "
-                                        "limits=-0.1,0.1 mimic=pinion_joint*0.02+0.01\n"));
+    km_skeleton_json_describe (model->skeleton, out);
+    g_assert_nonnull (strstr (out->str, "joint=rack_joint type=prismatic parent=frame dof=1 "
+                                        "axis=1,0,0 limits=-0.1:0.1 "
+                                        "mimic=pinion_joint*0.02+0.01\n"));
     g_assert_nonnull (strstr (out->str, " mimic=pinion_joint*-0.5+0.25\n"));
   }
 }
@@ -458,7 +460,7 @@ test_crlf_bom (void)
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
                                                  "arm2_mm_deg.xml", NULL);
   g_autofree char *data = test_util_read_file (path, NULL);
-  g_autofree char *converted = NULL, *message = NULL, *bad = NULL;
+  g_autofree char *converted = NULL, *bad = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmScenebuilderModel) plain = NULL, windows = NULL;
   g_autoptr(GError) error = NULL;
@@ -473,12 +475,20 @@ test_crlf_bom (void)
 
   /* Positions are unchanged: the BOM is not a column, CR is not a line. */
   bad = crlf_bom ("<?xml version=\"1.0\"?>\n<namespace name=\"x\">\n  <body mass=\"2kgg\"/>\n</namespace>\n");
-  message = test_util_scenebuilder_error (bad, NULL);
-  g_assert_cmpstr (message, ==, "bad.xml:3:16: invalid value of “mass”: unknown name “kgg” (expected a unit, pi or a function)");
-  g_free (message);
-  message = test_util_scenebuilder_error ("\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>",
-                                          NULL);
-  g_assert_true (g_str_has_prefix (message, "bad.xml:1:24: "));
+  g_ptr_array_set_size (warnings, 0);
+  g_clear_pointer (&plain, km_scenebuilder_model_free);
+  plain = test_util_scenebuilder_load ("bad.xml", bad, strlen (bad), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==, "bad.xml:3:16: invalid value of “mass”: unknown name “kgg” (expected a unit, pi or a function); the value is ignored");
+  g_clear_pointer (&plain, km_scenebuilder_model_free);
+  g_ptr_array_set_size (warnings, 0);
+  plain = test_util_scenebuilder_load ("bad.xml", "\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>",
+                                       strlen ("\xef\xbb\xbf<namespace><body mass=\"x\"/></namespace>"),
+                                       warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_prefix (warnings->pdata[0], "bad.xml:1:24: "));
 }
 
 static double
@@ -607,6 +617,8 @@ test_expressions (void)
   g_assert_false (km_sb_parse_rotation ("90deg@0 0 0", &deg, &q, &flags, NULL, NULL));
 }
 
+/* Only XML syntax, an unknown document element and a scene without a body fail the load
+ * (specs/scenebuilder.md 1.7); resource limits too (test_hostile). */
 static void
 test_errors (void)
 {
@@ -619,28 +631,10 @@ test_errors (void)
     { "<namespace>\n  <body>\n  </bodx>\n</namespace>", "bad.xml:3:9: " },
     { "<namespace>\n  <body mass=1/>\n</namespace>", "bad.xml:2:14: " },
     { "", "bad.xml:1:1: " },
-    /* Values, at the offending character. */
-    { "<namespace>\n  <body trn=\"1 2 3mm+\"/>\n</namespace>", "bad.xml:2:21: invalid value of “trn”: expected a number after “+”" },
-    { "<namespace>\n  <body rot=\"90deg@q\"/>\n</namespace>", "bad.xml:2:20: invalid value of “rot”: unknown name “q”" },
-    { "<namespace>\n  <body rot=\"1.57\"/>\n</namespace>", "bad.xml:2:14: invalid value of “rot”: missing @axis" },
-    { "<namespace>\n  <body dynamical=\"yes\"/>\n</namespace>", "bad.xml:2:20: invalid value of “dynamical”: expected true or false" },
-    { "<namespace>\n  <attr unit_length=\"furlong\"/>\n  <body/>\n</namespace>", "bad.xml:2:22: invalid value of “unit_length”" },
-    { "<namespace><body mass=\"1/0\"/></namespace>", "bad.xml:1:25: invalid value of “mass”: division by zero" },
-    /* References. */
-    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <body name=\"b\"><connector name=\"c\"/></body>\n  <hinge sock=\"a/c\" plug=\"b/x\"/>\n</namespace>",
-      "bad.xml:4:27: no object at path “b/x”" },
-    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <hinge sock=\"a\" plug=\"a/c\"/>\n</namespace>",
-      "bad.xml:3:16: “sock” must name a <connector>, not a <body>" },
-    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/><connector name=\"d\"/></body>\n  <hinge sock=\"a/c\" plug=\"a/d\"/>\n</namespace>",
-      "bad.xml:3:3: the sock and plug" },
-    { "<namespace>\n  <body name=\"a\"><connector name=\"c\"/></body>\n  <body name=\"b\"><connector name=\"c\"/></body>\n  <hinge sock=\"a/c\" plug=\"b/c\" range=\"1 -1\"/>\n</namespace>",
-      "bad.xml:4:39: invalid value of “range”: the minimum" },
-    { "<namespace>\n  <import name=\"w\" path=\"nowhere\"/>\n</namespace>", "bad.xml:2:26: no module at path" },
-    { "<namespace>\n  <module name=\"m\"><import name=\"again\" path=\"../m\"/></module>\n  <import name=\"w\" path=\"m\"/>\n</namespace>",
-      "bad.xml:2:47: the module “../m” imports itself" },
-    { "<namespace>\n  <import name=\"w\" filename=\"bad.xml\"/>\n</namespace>", "bad.xml:2:30: “bad.xml” imports itself" },
     { "<robot name=\"r\"><link name=\"a\"/></robot>", "bad.xml:1:1: expected a Scenebuilder scene" },
     { "<namespace><namespace/></namespace>", "bad.xml:1:1: the scene has no <body>" },
+    /* Everything else is left out: here the only body is in a module that is missing. */
+    { "<namespace>\n  <import name=\"w\" path=\"nowhere\"/>\n</namespace>", "bad.xml:1:1: the scene has no <body>" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -654,6 +648,281 @@ test_errors (void)
           g_test_fail ();
         }
     }
+}
+
+/* @xml loads as "bad.xml" with exactly the warnings @expected (NULL-terminated). */
+static KmScenebuilderModel *
+load_with_warnings (const char         *xml,
+                    const char * const *expected)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmScenebuilderModel *model = test_util_scenebuilder_load ("bad.xml", xml, strlen (xml),
+                                                            warnings, &error);
+  guint n = g_strv_length ((char **) expected);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  for (guint k = 0; k < warnings->len; k++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[k]);
+  g_assert_cmpuint (warnings->len, ==, n);
+  for (guint k = 0; k < n; k++)
+    g_assert_cmpstr (warnings->pdata[k], ==, expected[k]);
+  return model;
+}
+
+/* 1.7: bad values are warnings at the offending character, and the default stays. */
+static void
+test_bad_values (void)
+{
+  static const char xml[] =
+    "<namespace name=\"x\">\n"
+    "  <body name=\"a\" dynamical=\"false\" trn=\"1 2 3mm+\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"b\" mass=\"1/0\" rot=\"90deg@q\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"d\" dynamical=\"yes\" rot=\"1.57\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"h\" sock=\"a/c\" plug=\"b/c\" range=\"1 -1\" pos=\"0.5\"/>\n"
+    "  <slider name=\"s\" sock=\"a/c\" plug=\"d/c\" vrange=\"x\" pos=\"2kgg\"/>\n"
+    "  <namespace name=\"n\" unit_length=\"furlong\" trn=\"3\"/>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:2:48: invalid value of “trn”: expected a number after “+”; the value is ignored",
+    "bad.xml:3:40: invalid value of “rot”: unknown name “q” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:3:25: invalid value of “mass”: division by zero; the value is ignored",
+    "bad.xml:4:39: invalid value of “rot”: missing @axis: expected a rotation such as 90deg@z; the value is ignored",
+    "bad.xml:4:29: invalid value of “dynamical”: expected true or false; the value is ignored",
+    "bad.xml:5:48: invalid value of “range”: the minimum is larger than the maximum; the value is ignored",
+    "bad.xml:6:50: invalid value of “vrange”: unknown name “x” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:6:59: invalid value of “pos”: unknown name “kgg” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:7:36: invalid value of “unit_length”: unknown name “furlong” (expected a unit, pi or a function); the value is ignored",
+    NULL
+  };
+  g_autoptr(KmScenebuilderModel) model = load_with_warnings (xml, expected);
+  const KmJoint *h, *s;
+  KmTransform pose;
+
+  /* a, then h and s: a's trn, b's mass and rot, d's rot are their defaults. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 3);
+  g_assert_cmpint (joint (model, "a")->type, ==, KM_JOINT_FIXED);
+  assert_vec3 (joint (model, "a")->offset, 0, 0, 0);
+  h = joint (model, "h");
+  g_assert_false (h->limits[0].limited);
+  g_assert_cmpfloat (model->initial_q[h->dof_index], ==, 0.5);
+  s = joint (model, "s");
+  g_assert_cmpfloat (model->initial_q[s->dof_index], ==, 0.0);
+  g_assert_false (model->velocity_limits[km_skeleton_find_joint (model->skeleton, "s")].limited);
+  body_world (model, "h", &pose);
+  assert_quat (&pose.rot, cos (0.25), 0, 0, sin (0.25));
+}
+
+/* 3, 5.12, 8.2: a reference that does not resolve, or names the wrong kind of element,
+ * leaves its element out with a warning at the path. */
+static void
+test_bad_references (void)
+{
+  static const char xml[] =
+    "<namespace name=\"x\">\n"
+    "  <body name=\"a\" dynamical=\"false\"><connector name=\"c\"/><connector name=\"d\"/></body>\n"
+    "  <body name=\"b\"><connector name=\"c\"/></body>\n"
+    "  <box name=\"shape\"/>\n"
+    "  <hinge name=\"h1\" sock=\"a/c\" plug=\"b/x\"/>\n"
+    "  <hinge name=\"h2\" sock=\"a\" plug=\"b/c\"/>\n"
+    "  <hinge name=\"h3\" sock=\"a/c\" plug=\"a/d\"/>\n"
+    "  <hinge name=\"h4\" sock=\"a/c\" plug=\"b/c\"/>\n"
+    "  <gear name=\"g1\" up=\"h4\" down=\"h4\" type=\"position\"/>\n"
+    "  <gear name=\"g2\" up=\"a\" down=\"h4\"/>\n"
+    "  <gear name=\"g3\" up=\"h1\" down=\"h4\"/>\n"
+    "  <ik name=\"k\" end=\"b/nothing\"/>\n"
+    "  <attach connector=\"b\" shape=\"shape\"/>\n"
+    "  <attach connector=\"b/c\" shape=\"shape\" vmat=\"none\"/>\n"
+    "  <link path=\"b/none\"/><link name=\"l\"/>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:5:37: no object at path “b/x” (a relative path starts at the element that contains this one; objects must be declared before they are referenced); the joint is left out",
+    "bad.xml:9:43: invalid value of “type”: expected pos or vel; the gear is left out",
+    "bad.xml:12:21: no object at path “b/nothing” (a relative path starts at the element that contains this one; objects must be declared before they are referenced); the IK target is left out",
+    "bad.xml:14:47: no object at path “none” (a relative path starts at the element that contains this one; objects must be declared before they are referenced); the default colour is used",
+    "bad.xml:15:15: no object at path “b/none” (a relative path starts at the element that contains this one; objects must be declared before they are referenced); the link is ignored",
+    "bad.xml:15:24: a <link> needs a path attribute; it is ignored",
+    "bad.xml:6:26: “sock” must name a <connector>, not a <body>; the joint is left out",
+    "bad.xml:7:3: the sock and plug of “h3” are on the same body; the joint is left out",
+    "bad.xml:13:22: “connector” must name a <connector>, not a <body>; the attach is skipped",
+    "bad.xml:10:23: “up” must name a <hinge> or <slider>, not a <body>; the gear is left out",
+    "bad.xml:11:23: the joint is not part of the tree; the gear is left out",
+    NULL
+  };
+  g_autoptr(KmScenebuilderModel) model = load_with_warnings (xml, expected);
+  guint n_shapes = 0;
+
+  /* a and h4 only; no gear, no IK target; one box (the second attach). */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 2);
+  g_assert_cmpint (joint (model, "h4")->type, ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpuint (model->gears->len, ==, 0);
+  g_assert_cmpuint (model->ik_targets->len, ==, 0);
+  km_skeleton_get_shapes (model->skeleton, km_skeleton_find_joint (model->skeleton, "h4"),
+                          &n_shapes);
+  g_assert_cmpuint (n_shapes, ==, 1);
+}
+
+/* 2.9: str32 values are cut to 31 bytes, str256 values and paths to 255, at a UTF-8
+ * character boundary, each with a warning at the value. */
+static void
+test_long_values (void)
+{
+  g_autofree char *color = g_strconcat ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "\xc3\xa9", "x", NULL);
+  g_autofree char *name = g_strnfill (254, 'n');
+  g_autofree char *long_name = g_strconcat (name, "\xc3\xa9", "z", NULL);
+  g_autofree char *slashes = g_strnfill (300, '/');
+  g_autofree char *xml = g_strdup_printf (
+    "<namespace name=\"x\">\n"
+    "  <vmat name=\"v\" colorname=\"%s\"/>\n"
+    "  <body name=\"%s\" dynamical=\"false\"><connector name=\"c\"/></body>\n"
+    "  <namespace name=\"n\"><body name=\"b\" dynamical=\"false\"><connector name=\"c\"/></body></namespace>\n"
+    "  <hinge name=\"h\" sock=\"%s/c\" plug=\"n/b/c%s\"/>\n"
+    "  <hinge name=\"i\" sock=\"n/b/c\" plug=\"n/b/c\"/>\n"
+    "  <gear up=\"h\" down=\"h\" type=\"velocityvelocityvelocityvelocity\"/>\n"
+    "</namespace>\n", color, long_name, name, slashes);
+  g_autofree char *w_color = g_strdup_printf ("bad.xml:2:29: unknown colour name “%s”; the "
+                                              "diffuse colour is used",
+                                              "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+  g_autofree char *w_sock = NULL;
+  const char *expected[] = {
+    "bad.xml:2:29: the value of “colorname” is longer than 31 bytes and is cut",
+    NULL,   /* w_color */
+    "bad.xml:3:15: the value of “name” is longer than 255 bytes and is cut",
+    "bad.xml:5:25: the value of “sock” is longer than 255 bytes and is cut",
+    NULL,   /* w_sock */
+    "bad.xml:5:289: the value of “plug” is longer than 255 bytes and is cut",
+    "bad.xml:7:31: the value of “type” is longer than 31 bytes and is cut",
+    "bad.xml:7:31: invalid value of “type”: expected pos or vel; the gear is left out",
+    "bad.xml:6:3: the sock and plug of “i” are on the same body; the joint is left out",
+    NULL
+  };
+  g_autoptr(KmScenebuilderModel) model = NULL;
+  const char *root;
+
+  /* "NAME/c": 256 bytes, cut to "NAME/", the body, not its connector. The plug "n/b/c"
+   * with 300 slashes is cut too, and still names the connector (empty segments drop). */
+  w_sock = g_strdup_printf ("bad.xml:5:25: “sock” must name a <connector>, not a <body>; the "
+                            "joint is left out");
+  expected[1] = w_color;
+  expected[4] = w_sock;
+  /* The order in which they are found: while reading, then while building the tree. */
+  {
+    const char *ordered[] = { expected[0], expected[1], expected[2], expected[3], expected[5],
+                              expected[6], expected[7], expected[4], expected[8], NULL };
+
+    model = load_with_warnings (xml, ordered);
+  }
+  /* The body's name is cut before the "é" that would cross byte 255. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 3);
+  root = km_skeleton_get_joint (model->skeleton,
+                                km_skeleton_find_joint (model->skeleton, name))->name;
+  g_assert_cmpuint (strlen (root), ==, 254);
+  g_assert_cmpint (km_skeleton_find_joint (model->skeleton, "b"), >=, 0);
+  g_assert_cmpuint (model->gears->len, ==, 0);
+}
+
+/* 1.3/1.5/7.4: an <import>'s path, filename and name may come from an <attr>; the import's
+ * own path or filename wins over an inherited other one, with a warning. */
+static void
+test_import_from_attr (void)
+{
+  static const char xml[] =
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"c\"/></body>\n"
+    "  <module name=\"m\"><body name=\"link\" dynamical=\"false\"><connector name=\"c\"/></body></module>\n"
+    "  <namespace name=\"by_file\">\n"
+    "    <attr filename=\"sb-import-part.xml\" name=\"part\"/>\n"
+    "    <import trn=\"1 0 0\"/>\n"
+    "    <import name=\"part_b\" trn=\"2 0 0\"/>\n"
+    "    <import path=\"../m\" name=\"from_module\" trn=\"3 0 0\"/>\n"
+    "  </namespace>\n"
+    "  <namespace name=\"by_path\">\n"
+    "    <attr path=\"../m\"/>\n"
+    "    <import name=\"p1\" trn=\"0 1 0\"/>\n"
+    "  </namespace>\n"
+    "</namespace>\n";
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "sb-virtual.xml", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load (path, xml, strlen (xml), warnings, &error);
+  static const struct { const char *joint; double x, y, z; } bodies[] = {
+    { "by_file/part/link", 1, 0, 1 }, { "by_file/part_b/link", 2, 0, 1 },
+    { "by_file/from_module/link", 3, 0, 0 }, { "by_path/p1/link", 0, 1, 0 },
+  };
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < warnings->len; k++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[k]);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_true (g_str_has_suffix (warnings->pdata[0], "sb-virtual.xml:5:47: an <attr> sets "
+                                   "“name”, so it names every later element"));
+  g_assert_true (g_str_has_suffix (warnings->pdata[1], "sb-virtual.xml:5:21: “filename” "
+                                   "inherited from <attr> is ignored: the <import> has its own "
+                                   "“path”"));
+  /* base and the four imported bodies, each a fixed root under "w". */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 6);
+  for (guint i = 0; i < G_N_ELEMENTS (bodies); i++)
+    {
+      KmTransform pose;
+
+      body_world (model, bodies[i].joint, &pose);
+      assert_vec3 (pose.pos, bodies[i].x, bodies[i].y, bodies[i].z);
+    }
+}
+
+/* 7.4: a file that imports itself, directly or through another, is a warning; nothing is
+ * imported there. */
+static void
+test_import_cycle (void)
+{
+  static const char xml[] =
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\"/>\n"
+    "  <import name=\"again\" filename=\"sb-virtual.xml\"/>\n"
+    "</namespace>\n";
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "sb-virtual.xml", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load (path, xml, strlen (xml), warnings, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_suffix (warnings->pdata[0], "sb-virtual.xml:3:34: “sb-virtual.xml” "
+                                   "imports itself (an import cycle); nothing is imported"));
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
+}
+
+/* for and var without their names are skipped with a warning; a loop bound that is not a
+ * number keeps its default (0). */
+static void
+test_special_elements (void)
+{
+  static const char xml[] =
+    "<namespace name=\"s\">\n"
+    "  <for begin=\"0\" end=\"2\"><body/></for>\n"
+    "  <var value=\"3\"/>\n"
+    "  <for var=\"i\" begin=\"0\" end=\"two\"><body name=\"loop$i\"/></for>\n"
+    "  <for var=\"j\" begin=\"-x\" end=\"2\"><body name=\"b$j\"/></for>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:2:3: a <for> needs a var attribute; it is skipped with its contents",
+    "bad.xml:3:3: a <var> needs a name attribute; it is ignored",
+    "bad.xml:4:31: invalid value of “end”: unknown name “two” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:5:24: invalid value of “begin”: unknown name “x” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:5:35: the floating body “b0” is fixed at its initial pose (the scene has several roots, a skeleton only one)",
+    "bad.xml:5:35: the floating body “b1” is fixed at its initial pose (the scene has several roots, a skeleton only one)",
+    NULL
+  };
+  g_autoptr(KmScenebuilderModel) model = NULL;
+
+  model = load_with_warnings (xml, expected);
+  /* Only the last loop runs, from 0 (its begin's default) to 2. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 3);
+  g_assert_cmpint (km_skeleton_find_joint (model->skeleton, "b0"), >=, 0);
+  g_assert_cmpint (km_skeleton_find_joint (model->skeleton, "b1"), >=, 0);
 }
 
 static void
@@ -768,11 +1037,12 @@ test_format (void)
   g_assert_cmpint (km_scenebuilder_sniff ("{}", 2), ==, 0);
   g_assert_true (km_format_detect (sb, strlen (sb)) == &km_format_scenebuilder);
 
-  km_scenebuilder_describe (model->skeleton, out);
+  km_skeleton_json_describe (model->skeleton, out);
   g_assert_cmpstr (out->str, ==,
-                   "base type=fixed parent=- dof=0\n"
-                   "shoulder type=revolute parent=base dof=1 axis=0,1,0 limits=-1.5708,1.5708\n"
-                   "elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5,2.5\n"
+                   "joint=base type=fixed parent=- dof=0 axis=- limits=-\n"
+                   "joint=shoulder type=revolute parent=base dof=1 axis=0,1,0 "
+                   "limits=-1.5707963267948966:1.5707963267948966\n"
+                   "joint=elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5:2.5\n"
                    "joints=3 dof=2\n");
 }
 
@@ -835,6 +1105,12 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/crlf-bom", test_crlf_bom);
   g_test_add_func ("/kinema/Scenebuilder/expressions", test_expressions);
   g_test_add_func ("/kinema/Scenebuilder/errors", test_errors);
+  g_test_add_func ("/kinema/Scenebuilder/bad-values", test_bad_values);
+  g_test_add_func ("/kinema/Scenebuilder/bad-references", test_bad_references);
+  g_test_add_func ("/kinema/Scenebuilder/long-values", test_long_values);
+  g_test_add_func ("/kinema/Scenebuilder/import-from-attr", test_import_from_attr);
+  g_test_add_func ("/kinema/Scenebuilder/import-cycle", test_import_cycle);
+  g_test_add_func ("/kinema/Scenebuilder/special-elements", test_special_elements);
   g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);
   g_test_add_func ("/kinema/Scenebuilder/language", test_language);
   g_test_add_func ("/kinema/Scenebuilder/format", test_format);

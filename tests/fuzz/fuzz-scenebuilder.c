@@ -10,6 +10,7 @@
 
 #include "fuzz-common.h"
 #include "km-scenebuilder.h"
+#include "km-skeleton-json.h"
 #include "km-skeleton.h"
 
 static char *fuzz_path;
@@ -37,7 +38,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      km_scenebuilder_describe (model->skeleton, out);
+      km_skeleton_json_describe (model->skeleton, out);
       km_scenebuilder_model_free (model);
     }
   return 0;

@@ -17,10 +17,10 @@
 #include "km-markup-text.h"
 #include "km-sb-expr.h"
 #include "km-shape.h"
+#include "km-skeleton-json.h"
 #include "km-target-track.h"
 
 #define MAX_STEPS       1000000   /* elements processed, imports and loops included */
-#define MAX_NAME_BYTES  255       /* str256_t */
 #define MAX_VALUE_BYTES 65536     /* an attribute after $var substitution */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -402,8 +402,8 @@ struct _Obj
   KmTransform  local;
 
   /* body */
-  gboolean     given_trn;   /* trn written (own or <attr>): its position is stated */
-  gboolean     given_rot;   /* rot written: its orientation is stated */
+  gboolean     given_trn;   /* a valid trn written (own or <attr>): its position is stated */
+  gboolean     given_rot;   /* a valid rot written: its orientation is stated */
   double       mass;
   gboolean     dynamical;
   gboolean     stationary;
@@ -429,6 +429,9 @@ struct _Obj
   KmColor      color;
   /* kinematic mapping */
   int          body_index;
+  /* left out of the kinematic tree: a reference it needs did not resolve, or (gear) an
+   * invalid type; said where that was found */
+  gboolean     broken;
 };
 
 typedef struct
@@ -666,53 +669,47 @@ lookup (Loader      *L,
   return TRUE;
 }
 
-static gboolean
-value_error (const Val   *v,
-             const char  *attribute,
-             gsize        offset,
-             char        *message,
-             GError     **error)
-{
-  /* Translators: the first %s is an attribute name, the second what was expected. */
-  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, v->file->path, val_pos (v, offset),
-                      _("invalid value of “%s”: %s"), attribute, message);
-  g_free (message);
-  return FALSE;
-}
-
 /*
- * A bad value: an error, except where it comes from an <attr>. An <attr> value applies to
- * every later element with an attribute of that name, whatever its type
- * (specs/scenebuilder.md 1.5: <attr mass="1.0"/> meant for bodies also reaches the boolean
- * "mass" of shapes); where it is invalid for this element, Scenebuilder reports it and keeps
- * the default. That is a warning here, once per <attr> value and element name.
- * Returns FALSE for an error, TRUE for a warning (the caller keeps the default).
+ * A bad value (specs/scenebuilder.md 1.7: everything but XML syntax and an unreadable file
+ * is reported and the load goes on): a warning at the offending character, and the value is
+ * ignored, so the attribute keeps its default (a unit_* keeps the current default unit).
+ * Once per value in the file (a module imported many times, a <for> body), however often it
+ * is read.
+ *
+ * An <attr> value applies to every later element with an attribute of that name, whatever
+ * its type (1.5: <attr mass="1.0"/> meant for bodies also reaches the boolean "mass" of
+ * shapes); where it is invalid for one element type, that is said once per <attr> value and
+ * element name.
  */
-static gboolean
+static void
 value_problem (Loader      *L,
                Node        *node,
                const Val   *v,
                const char  *attribute,
                gsize        offset,
-               char        *message,
-               GError     **error)
+               char        *message)
 {
   g_autofree char *key = NULL;
+  KmSourcePos pos = val_pos (v, offset);
 
-  if (L == NULL || !v->from_attr)
-    return value_error (v, attribute, offset, message, error);
-  key = g_strdup_printf ("inherited:%s:%u:%u:%s:%s", v->file->path, v->pos.line,
-                         v->pos.column, attribute, node->name);
-  if (!g_hash_table_contains (L->noted, key))
+  if (v->from_attr && node != NULL)
     {
-      g_hash_table_add (L->noted, g_steal_pointer (&key));
+      key = g_strdup_printf ("inherited:%s:%u:%u:%s:%s", v->file->path, v->pos.line,
+                             v->pos.column, attribute, node->name);
       /* Translators: an attribute name, what is wrong with its value, an element name. */
-      km_parse_warning (v->file->path, val_pos (v, offset),
-                        _("invalid value of “%s”: %s; the value inherited from <attr> is "
-                          "ignored for <%s>"), attribute, message, node->name);
+      note_once (L, key, v->file, pos,
+                 _("invalid value of “%s”: %s; the value inherited from <attr> is ignored "
+                   "for <%s>"), attribute, message, node->name);
+    }
+  else
+    {
+      key = g_strdup_printf ("invalid:%s:%u:%u:%s", v->file->path, v->pos.line,
+                             v->pos.column, attribute);
+      /* Translators: the first %s is an attribute name, the second what was expected. */
+      note_once (L, key, v->file, pos, _("invalid value of “%s”: %s; the value is ignored"),
+                 attribute, message);
     }
   g_free (message);
-  return TRUE;
 }
 
 /*
@@ -777,7 +774,10 @@ note_leaked_unit (Loader    *L,
       }
 }
 
-/* @L and @node may be NULL: errors only (unit values). */
+/*
+ * Reads a real. @node is NULL for a unit value (unit_length…): no notes about units then.
+ * Returns FALSE for an invalid value (a warning; *@out is unchanged).
+ */
 static gboolean
 trimmed_real (Loader          *L,
               Node            *node,
@@ -785,8 +785,7 @@ trimmed_real (Loader          *L,
               const char      *attribute,
               KmSbDim          dim,
               const KmSbUnits *units,
-              double          *out,
-              GError         **error)
+              double          *out)
 {
   gsize start = 0, end = strlen (v->text), offset = 0;
   char *message = NULL;
@@ -799,15 +798,22 @@ trimmed_real (Loader          *L,
     end--;
   if (!km_sb_eval_real_full (v->text + start, end - start, dim, units, &value, &flags, &offset,
                              &message))
-    return value_problem (L, node, v, attribute, start + offset, message, error);
-  if ((flags & KM_SB_VALUE_PARENTHESISED_UNIT) && L != NULL)
+    {
+      value_problem (L, node, v, attribute, start + offset, message);
+      return FALSE;
+    }
+  if ((flags & KM_SB_VALUE_PARENTHESISED_UNIT) && node != NULL)
     note_parenthesised_unit (L, v, start);
-  if ((flags & KM_SB_VALUE_DEFAULT_UNIT) && L != NULL)
+  if ((flags & KM_SB_VALUE_DEFAULT_UNIT) && node != NULL)
     note_leaked_unit (L, v, dim);
   *out = value;
   return TRUE;
 }
 
+/*
+ * The typed getters: *@out keeps its default when the attribute is absent or its value is
+ * invalid (a warning). They fail only when a value grows past MAX_VALUE_BYTES.
+ */
 static gboolean
 get_real (Loader      *L,
           Node        *node,
@@ -817,15 +823,14 @@ get_real (Loader      *L,
           GError     **error)
 {
   Val v;
-  gboolean ok;
 
   if (!lookup (L, node, name, &v, error))
     return FALSE;
   if (v.text == NULL)
     return TRUE;
-  ok = trimmed_real (L, node, &v, name, dim, &L->units, out, error);
+  trimmed_real (L, node, &v, name, dim, &L->units, out);
   val_clear (&v);
-  return ok;
+  return TRUE;
 }
 
 static gboolean
@@ -838,16 +843,16 @@ get_bool (Loader      *L,
   Val v;
   gsize offset = 0;
   char *message = NULL;
-  gboolean ok = TRUE, value = FALSE;
+  gboolean value = FALSE;
 
   if (!lookup (L, node, name, &v, error))
     return FALSE;
   if (v.text != NULL && !km_sb_parse_bool (v.text, &value, &offset, &message))
-    ok = value_problem (L, node, &v, name, offset, message, error);
+    value_problem (L, node, &v, name, offset, message);
   else if (v.text != NULL)
     *out = value;
   val_clear (&v);
-  return ok;
+  return TRUE;
 }
 
 static gboolean
@@ -862,7 +867,6 @@ get_vector (Loader      *L,
   Val v;
   gsize offset = 0, unit_offset = 0;
   char *message = NULL;
-  gboolean ok = TRUE;
   KmSbValueFlags flags = KM_SB_VALUE_OK;
   double values[4];
 
@@ -872,7 +876,7 @@ get_vector (Loader      *L,
   if (v.text != NULL &&
       !km_sb_parse_vector_full (v.text, n, dim, &L->units, values, &flags, &unit_offset,
                                 &offset, &message))
-    ok = value_problem (L, node, &v, name, offset, message, error);
+    value_problem (L, node, &v, name, offset, message);
   else if (v.text != NULL)
     {
       memcpy (out, values, n * sizeof *out);
@@ -882,7 +886,7 @@ get_vector (Loader      *L,
         note_leaked_unit (L, &v, dim);
     }
   val_clear (&v);
-  return ok;
+  return TRUE;
 }
 
 static gboolean
@@ -896,7 +900,6 @@ get_rotation (Loader      *L,
   gsize offset = 0, unit_offset = 0;
   char *message = NULL;
   KmSbValueFlags flags = KM_SB_VALUE_OK;
-  gboolean ok = TRUE;
   KmQuat value;
 
   if (!lookup (L, node, name, &v, error))
@@ -905,7 +908,7 @@ get_rotation (Loader      *L,
     {
       if (!km_sb_parse_rotation_full (v.text, &L->units, &value, &flags, &unit_offset, &offset,
                                       &message))
-        ok = value_problem (L, node, &v, name, offset, message, error);
+        value_problem (L, node, &v, name, offset, message);
       else
         {
           *out = value;
@@ -922,7 +925,39 @@ get_rotation (Loader      *L,
         }
     }
   val_clear (&v);
-  return ok;
+  return TRUE;
+}
+
+/*
+ * specs/scenebuilder.md 2.9: str32_t holds 31 bytes, str256_t and paths 255; a longer value
+ * is cut at the last UTF-8 character that fits, with a warning at the value (once per value
+ * in the file).
+ */
+#define STR32_BYTES  31
+#define STR256_BYTES 255
+
+static void
+limit_length (Loader     *L,
+              Val        *v,
+              const char *attribute,
+              gsize       max_bytes)
+{
+  const char *end;
+  g_autofree char *key = NULL;
+
+  if (v->text == NULL || strlen (v->text) <= max_bytes)
+    return;
+  key = g_strdup_printf ("long:%s:%u:%u:%s", v->file->path, v->pos.line, v->pos.column,
+                         attribute);
+  /* Translators: an attribute name, then a number of bytes. */
+  note_once (L, key, v->file, v->pos, _("the value of “%s” is longer than %u bytes and is cut"),
+             attribute, (guint) max_bytes);
+  /* Values are UTF-8 (GMarkup checks); the cut must not split a character. */
+  end = v->text + max_bytes;
+  if (!g_utf8_validate (v->text, max_bytes, &end))
+    v->text[end - v->text] = '\0';
+  else
+    v->text[max_bytes] = '\0';
 }
 
 static gboolean
@@ -1038,23 +1073,33 @@ obj_link_target (Obj        *obj,
   return link ? link->target : NULL;
 }
 
+/*
+ * Adds the link @name of @obj to the object at @path (base: @base). A path that resolves to
+ * nothing is a warning at the path (once per value in the file) saying @consequence, and no
+ * link is made. Returns whether the link was made.
+ */
 static gboolean
 add_link (Loader      *L,
           Obj         *obj,
           Obj         *base,
           const char  *name,
-          const Val   *path,
-          GError     **error)
+          Val         *path,
+          const char  *consequence)
 {
-  Obj *target = resolve_path (L, base, path->text);
+  Obj *target;
   Link *link;
 
+  target = resolve_path (L, base, path->text);
   if (target == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path->file->path, path->pos,
-                          _("no object at path “%s” (a relative path starts at the element "
-                            "that contains this one; objects must be declared before they "
-                            "are referenced)"), path->text);
+      g_autofree char *key = g_strdup_printf ("path:%s:%u:%u", path->file->path,
+                                              path->pos.line, path->pos.column);
+
+      /* Translators: a path, then what is done about it ("the <hinge> is left out"). */
+      note_once (L, key, path->file, path->pos,
+                 _("no object at path “%s” (a relative path starts at the element that "
+                   "contains this one; objects must be declared before they are "
+                   "referenced); %s"), path->text, consequence);
       return FALSE;
     }
   link = g_new0 (Link, 1);
@@ -1088,22 +1133,6 @@ count_step (Loader  *L,
   return TRUE;
 }
 
-static char *
-truncate_name (Loader    *L,
-               const Val *v)
-{
-  const char *end;
-
-  if (strlen (v->text) <= MAX_NAME_BYTES)
-    return g_strdup (v->text);
-  note_once (L, NULL, v->file, v->pos, _("the name is longer than %d bytes and is cut"),
-             MAX_NAME_BYTES);
-  end = v->text + MAX_NAME_BYTES;
-  if (!g_utf8_validate (v->text, MAX_NAME_BYTES, &end))
-    return g_strndup (v->text, end - v->text);
-  return g_strndup (v->text, MAX_NAME_BYTES);
-}
-
 /* Sticky default units (specs/scenebuilder.md 1.6): set when found, never restored. */
 static gboolean
 read_units (Loader  *L,
@@ -1120,7 +1149,17 @@ read_units (Loader  *L,
       if (!lookup (L, node, unit_attributes[u], &v, error))
         return FALSE;
       L->unit_leaked[u] = FALSE;
-      if (v.text == NULL)
+      /* An invalid unit is a warning; the current default unit stays, as if none were set. */
+      ok = v.text != NULL &&
+           trimmed_real (L, NULL, &v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor);
+      if (ok && factor <= 0.0)
+        {
+          value_problem (L, NULL, &v, unit_attributes[u], 0,
+                         g_strdup (_("expected a positive unit")));
+          ok = FALSE;
+        }
+      val_clear (&v);
+      if (!ok)
         {
           double current = u == 0 ? L->units.length : u == 1 ? L->units.rotation
                            : u == 2 ? L->units.mass : L->units.time;
@@ -1129,13 +1168,6 @@ read_units (Loader  *L,
           L->unit_leaked[u] = current != 1.0 && L->unit_scoped[u];
           continue;
         }
-      ok = trimmed_real (NULL, NULL, &v, unit_attributes[u], KM_SB_DIM_NONE, &si, &factor, error);
-      if (ok && factor <= 0.0)
-        ok = value_error (&v, unit_attributes[u], 0, g_strdup (_("expected a positive unit")),
-                          error);
-      val_clear (&v);
-      if (!ok)
-        return FALSE;
       L->unit_scoped[u] = TRUE;
       switch (u)
         {
@@ -1160,8 +1192,9 @@ read_spatial (Loader  *L,
               Obj     *obj,
               GError **error)
 {
-  double trn[3] = { 0, 0, 0 };
-  KmQuat rot = KM_QUAT_IDENTITY;
+  /* NaN until a valid value is read: an absent or invalid trn or rot states nothing. */
+  double trn[3] = { NAN, NAN, NAN };
+  KmQuat rot = { NAN, NAN, NAN, NAN };
   double scale = 1.0;
   gboolean mirror = FALSE;
 
@@ -1181,20 +1214,12 @@ read_spatial (Loader  *L,
   if (scale != 1.0 || mirror)
     note_once (L, "scale", node->file, node->pos,
                _("scale and mirror do not change poses in Scenebuilder; ignored"));
-  if (obj->type == OBJ_BODY)
-    {
-      Val v;
-
-      /* Already looked up without error above. */
-      if (!lookup (L, node, "trn", &v, error))
-        return FALSE;
-      obj->given_trn = v.text != NULL;
-      val_clear (&v);
-      if (!lookup (L, node, "rot", &v, error))
-        return FALSE;
-      obj->given_rot = v.text != NULL;
-      val_clear (&v);
-    }
+  obj->given_trn = !isnan (trn[0]);
+  obj->given_rot = !isnan (rot.w);
+  if (!obj->given_trn)
+    trn[0] = trn[1] = trn[2] = 0.0;
+  if (!obj->given_rot)
+    rot = KM_QUAT_IDENTITY;
   km_transform_from_pos_quat (km_vec3 (trn[0], trn[1], trn[2]), rot, &obj->local);
   return TRUE;
 }
@@ -1318,12 +1343,19 @@ read_attributes (Loader  *L,
 
               if (!lookup (L, node, i == 0 ? "range" : "vrange", &v, error))
                 return FALSE;
-              /* Translators: %s is an attribute name (range or vrange). */
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, v.file->path, v.pos,
-                                  _("invalid value of “%s”: the minimum is larger than the "
-                                    "maximum"), i == 0 ? "range" : "vrange");
+              value_problem (L, node, &v, i == 0 ? "range" : "vrange", 0,
+                             g_strdup (_("the minimum is larger than the maximum")));
               val_clear (&v);
-              return FALSE;
+              if (i == 0)
+                {
+                  obj->range[0] = -INFINITY;
+                  obj->range[1] = INFINITY;
+                }
+              else
+                {
+                  obj->vrange[0] = -INFINITY;
+                  obj->vrange[1] = INFINITY;
+                }
             }
         }
       return TRUE;
@@ -1344,13 +1376,17 @@ read_attributes (Loader  *L,
             !get_real (L, node, "offset", KM_SB_DIM_NONE, &obj->offset, error) ||
             !get_string (L, node, "type", &type, error))
           return FALSE;
+        limit_length (L, &type, "type", STR32_BYTES);
         if (type.text != NULL && !g_str_equal (type.text, "pos") &&
             !g_str_equal (type.text, "vel"))
           {
-            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, type.file->path, type.pos,
-                                _("invalid value of “type”: expected pos or vel"));
-            val_clear (&type);
-            return FALSE;
+            g_autofree char *key = g_strdup_printf ("gear-type:%s:%u:%u", type.file->path,
+                                                    type.pos.line, type.pos.column);
+
+            /* 5.12: only pos and vel (or nothing) say how the joints are coupled. */
+            note_once (L, key, type.file, type.pos,
+                       _("invalid value of “type”: expected pos or vel; the gear is left out"));
+            obj->broken = TRUE;
           }
         obj->gear_position = type.text != NULL && g_str_equal (type.text, "pos");
         val_clear (&type);
@@ -1383,6 +1419,7 @@ read_attributes (Loader  *L,
             !get_real (L, node, "alpha", KM_SB_DIM_NONE, &alpha, error) ||
             !get_string (L, node, "colorname", &name, error))
           return FALSE;
+        limit_length (L, &name, "colorname", STR32_BYTES);
         obj->color = (KmColor) { diffuse[0], diffuse[1], diffuse[2], diffuse[3] };
         if (alpha != 1.0)
           obj->color.a = alpha;
@@ -1566,7 +1603,10 @@ create_object (Loader      *L,
   obj->body_index = -1;
   obj->parent = L->cur;
   {
-    g_autofree char *wanted = name.text ? truncate_name (L, &name) : NULL;
+    const char *wanted;
+
+    limit_length (L, &name, "name", STR256_BYTES);
+    wanted = name.text;
 
     if (name.from_attr)
       note_once (L, "name-from-attr", name.file, name.pos,
@@ -1588,10 +1628,19 @@ create_object (Loader      *L,
 
       if (!lookup (L, node, paths[i], &v, error))
         return FALSE;
-      ok = v.text == NULL || add_link (L, obj, obj->parent, paths[i], &v, error);
+      limit_length (L, &v, paths[i], STR256_BYTES);
+      /* Every path this loader reads is needed by its element, except an attach's vmat
+       * (the default colour then). */
+      if (v.text != NULL &&
+          !add_link (L, obj, obj->parent, paths[i], &v,
+                     type == OBJ_ATTACH && g_str_equal (paths[i], "vmat")
+                     ? _("the default colour is used")
+                     : obj->type == OBJ_ATTACH ? _("the attach is skipped")
+                     : obj->type == OBJ_GEAR ? _("the gear is left out")
+                     : obj->type == OBJ_IK ? _("the IK target is left out")
+                     : _("the joint is left out")))
+        obj->broken |= !(type == OBJ_ATTACH && g_str_equal (paths[i], "vmat"));
       val_clear (&v);
-      if (!ok)
-        return FALSE;
     }
   if (!read_units (L, node, error) || !read_attributes (L, node, obj, error))
     return FALSE;
@@ -1661,169 +1710,212 @@ static gboolean load_file (Loader      *L,
                            SbFile     **out,
                            GError     **error);
 
+/* An import that cannot be done (7.4: "invalid import path/filename", and nothing is
+ * created): a warning at @pos, once per place in the file. */
+G_GNUC_PRINTF (4, 5)
+static void
+import_problem (Loader      *L,
+                SbFile      *file,
+                KmSourcePos  pos,
+                const char  *format,
+                ...)
+{
+  g_autofree char *key = g_strdup_printf ("import:%s:%u:%u", file->path, pos.line, pos.column);
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  note_once (L, key, file, pos, "%s", text);
+}
+
+static gboolean
+import_module (Loader     *L,
+               Node       *node,
+               const Val  *path,
+               GError    **error)
+{
+  Node *module = resolve_module (node, path->text);
+  gboolean ok;
+
+  if (module == NULL)
+    {
+      import_problem (L, path->file, path->pos,
+                      _("invalid import path “%s”: no module there (paths name elements of "
+                        "this file, starting at the element that contains the import); "
+                        "nothing is imported"), path->text);
+      return TRUE;
+    }
+  for (Node *n = node; n != NULL; n = n->parent)
+    if (n == module || g_ptr_array_find (L->import_stack, module, NULL))
+      {
+        import_problem (L, path->file, path->pos,
+                        _("the module “%s” imports itself (an import cycle); nothing is "
+                          "imported"), path->text);
+        return TRUE;
+      }
+  if (!g_str_equal (module->name, "module"))
+    note_once (L, "import-non-module", path->file, path->pos,
+               _("the import copies the children of a <%s>, not of a <module>"),
+               module->name);
+  g_ptr_array_add (L->import_stack, module);
+  ok = create_object (L, node, OBJ_NAMESPACE, "namespace", module, error);
+  g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
+  return ok;
+}
+
+static gboolean
+import_file (Loader     *L,
+             Node       *node,
+             const Val  *filename,
+             GError    **error)
+{
+  g_autofree char *relative = g_strdelimit (g_strdup (filename->text), "\\", '/');
+  g_autofree char *full = g_path_is_absolute (relative)
+                          ? g_strdup (relative)
+                          : g_build_filename (node->file->dir, relative, NULL);
+  g_autofree char *canonical = g_canonicalize_filename (full, NULL);
+  g_autofree char *self = g_canonicalize_filename (node->file->path, NULL);
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) io_error = NULL;
+  KmSourcePos at = filename->pos;
+  const char *bytes;
+  gsize length = 0;
+  SbFile *file = NULL;
+  gboolean cycle = g_str_equal (self, canonical);
+  gboolean ok;
+
+  for (guint i = 0; i < L->import_stack->len && !cycle; i++)
+    {
+      SbFile *open = g_ptr_array_index (L->import_stack, i);
+      g_autofree char *other = NULL;
+
+      if (!g_ptr_array_find (L->files, open, NULL))
+        continue;
+      other = g_canonicalize_filename (open->path, NULL);
+      cycle = g_str_equal (other, canonical);
+    }
+  if (cycle)
+    {
+      import_problem (L, filename->file, at,
+                      _("“%s” imports itself (an import cycle); nothing is imported"),
+                      filename->text);
+      return TRUE;
+    }
+  /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
+  contents = km_format_read_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
+  if (contents == NULL && g_error_matches (io_error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO))
+    {
+      g_autofree char *prefix = g_strconcat (full, ": ", NULL);
+      const char *why = io_error->message;
+
+      /* "FULL: cannot read the file: …" without the FULL, which the message names. */
+      if (g_str_has_prefix (why, prefix))
+        why = why + strlen (prefix);
+      /* Translators: a file name, then why it cannot be read. */
+      import_problem (L, filename->file, at,
+                      _("invalid import filename “%s”: %s; nothing is imported"),
+                      filename->text, why);
+      return TRUE;
+    }
+  if (contents == NULL)
+    {
+      /* "FULL: the file is larger than …" (a resource limit), then "included from" this
+       * element. */
+      g_propagate_error (error, g_steal_pointer (&io_error));
+      km_parse_error_add_include (error, filename->file->path, at);
+      return FALSE;
+    }
+  bytes = g_bytes_get_data (contents, &length);
+  /* Every import reads and keeps its file again: bound them together too, or a scene
+   * importing a large file many times would hold it many times. */
+  L->n_import_bytes += length;
+  if (L->n_import_bytes > KM_SCENEBUILDER_MAX_SIZE)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, filename->file->path, at,
+                          _("the imported files are larger than %u MiB in all"),
+                          (guint) (KM_SCENEBUILDER_MAX_SIZE / (1024 * 1024)));
+      return FALSE;
+    }
+  /* An XML syntax error in the imported file fails the load, as in the top-level one. */
+  if (!load_file (L, full, bytes != NULL ? bytes : "", length, &file, error))
+    {
+      km_parse_error_add_include (error, filename->file->path, at);
+      return FALSE;
+    }
+  g_ptr_array_add (L->import_stack, file);
+  ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
+  g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
+  if (!ok && error && *error)
+    {
+      g_autofree char *prefix = g_strconcat (filename->file->path, ":", NULL);
+
+      /* Errors inside the imported file (or deeper) name where it was included. */
+      if (!g_str_has_prefix ((*error)->message, prefix))
+        km_parse_error_add_include (error, filename->file->path, at);
+    }
+  return ok;
+}
+
+/*
+ * <import path=…> or <import filename=…> (7.4). Like every attribute, path, filename, name,
+ * trn and rot may come from an enclosing <attr> (1.3, 1.5). Problems other than resource
+ * limits and XML syntax errors in an imported file are warnings, and nothing is imported.
+ */
 static gboolean
 process_import (Loader  *L,
                 Node    *node,
                 GError **error)
 {
-  guint path_index = 0, file_index = 0;
-  const char *path = node_attr (node, "path", &path_index);
-  const char *filename = node_attr (node, "filename", &file_index);
-  g_autofree char *path_text = NULL;
-  g_autofree char *filename_text = NULL;
-  KmSourcePos at;
-  gboolean ok;
+  Val path, filename;
+  gboolean ok = TRUE;
 
-  /* $name substitution, as in every looked-up value (<for> loops import "leg$i.xml"). */
-  for (guint k = 0; k < 2; k++)
+  if (!lookup (L, node, "path", &path, error))
+    return FALSE;
+  if (!lookup (L, node, "filename", &filename, error))
     {
-      const char **text = k == 0 ? &path : &filename;
-      char **copy = k == 0 ? &path_text : &filename_text;
-
-      if (*text == NULL || strchr (*text, '$') == NULL)
-        continue;
-      *copy = substitute_vars (L, *text);
-      if (*copy == NULL)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path,
-                              node->attr_pos[k == 0 ? path_index : file_index],
-                              _("the value of “%s” grows beyond %d bytes after $ substitution"),
-                              k == 0 ? "path" : "filename", MAX_VALUE_BYTES);
-          return FALSE;
-        }
-      *text = *copy;
-    }
-  if (path != NULL && path[0] == '\0')
-    path = NULL;
-  if (filename != NULL && filename[0] == '\0')
-    filename = NULL;
-  if (path != NULL && filename != NULL)
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path,
-                          node->attr_pos[file_index],
-                          _("an <import> takes either path or filename, not both"));
+      val_clear (&path);
       return FALSE;
     }
-  if (path == NULL && filename == NULL)
+  limit_length (L, &path, "path", STR256_BYTES);
+  limit_length (L, &filename, "filename", STR256_BYTES);
+  /* An <attr filename=…> meant for meshes reaches imports too (1.5): the import's own path
+   * or filename wins over an inherited other one. */
+  if (path.text != NULL && filename.text != NULL && path.from_attr != filename.from_attr)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
-                          _("an <import> needs a path (a module) or a filename"));
-      return FALSE;
+      Val *inherited = path.from_attr ? &path : &filename;
+      g_autofree char *key = g_strdup_printf ("import-inherited:%s:%u:%u", node->file->path,
+                                              node->pos.line, node->pos.column);
+
+      /* Translators: both are attribute names (path, filename). */
+      note_once (L, key, inherited->file, inherited->pos,
+                 _("“%s” inherited from <attr> is ignored: the <import> has its own “%s”"),
+                 path.from_attr ? "path" : "filename", path.from_attr ? "filename" : "path");
+      val_clear (inherited);
     }
-  if (L->import_stack->len >= KM_SCENEBUILDER_MAX_IMPORTS)
+  if (path.text != NULL && filename.text != NULL)
+    import_problem (L, filename.file, filename.pos,
+                    _("an <import> takes either path or filename, not both; nothing is "
+                      "imported"));
+  else if (path.text == NULL && filename.text == NULL)
+    import_problem (L, node->file, node->pos,
+                    _("an <import> needs a path (a module) or a filename; nothing is "
+                      "imported"));
+  else if (L->import_stack->len >= KM_SCENEBUILDER_MAX_IMPORTS)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, node->pos,
                           _("imports nested too deeply (at most %d levels)"),
                           KM_SCENEBUILDER_MAX_IMPORTS);
-      return FALSE;
+      ok = FALSE;
     }
-
-  if (path != NULL)
-    {
-      Node *module = resolve_module (node, path);
-
-      at = node->attr_pos[path_index];
-      if (module == NULL)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
-                              _("no module at path “%s” (paths name elements of this file, "
-                                "starting at the element that contains the import)"), path);
-          return FALSE;
-        }
-      for (Node *n = node; n != NULL; n = n->parent)
-        if (n == module || g_ptr_array_find (L->import_stack, module, NULL))
-          {
-            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
-                                _("the module “%s” imports itself"), path);
-            return FALSE;
-          }
-      if (!g_str_equal (module->name, "module"))
-        note_once (L, "import-non-module", node->file, at,
-                   _("the import copies the children of a <%s>, not of a <module>"),
-                   module->name);
-      g_ptr_array_add (L->import_stack, module);
-      ok = create_object (L, node, OBJ_NAMESPACE, "namespace", module, error);
-      g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
-      return ok;
-    }
+  else if (path.text != NULL)
+    ok = import_module (L, node, &path, error);
   else
-    {
-      g_autofree char *relative = g_strdelimit (g_strdup (filename), "\\", '/');
-      g_autofree char *full = g_path_is_absolute (relative)
-                              ? g_strdup (relative)
-                              : g_build_filename (node->file->dir, relative, NULL);
-      g_autofree char *canonical = g_canonicalize_filename (full, NULL);
-      g_autoptr(GBytes) contents = NULL;
-      g_autoptr(GError) io_error = NULL;
-      const char *bytes;
-      gsize length = 0;
-      SbFile *file = NULL;
-
-      at = node->attr_pos[file_index];
-      for (guint i = 0; i < L->import_stack->len; i++)
-        {
-          SbFile *open = g_ptr_array_index (L->import_stack, i);
-          g_autofree char *other = NULL;
-
-          if (!g_ptr_array_find (L->files, open, NULL))
-            continue;
-          other = g_canonicalize_filename (open->path, NULL);
-          if (g_str_equal (other, canonical))
-            {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
-                                  _("“%s” imports itself (an import cycle)"), filename);
-              return FALSE;
-            }
-        }
-      {
-        g_autofree char *self = g_canonicalize_filename (node->file->path, NULL);
-
-        if (g_str_equal (self, canonical))
-          {
-            km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, at,
-                                _("“%s” imports itself (an import cycle)"), filename);
-            return FALSE;
-          }
-      }
-      /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
-      contents = km_format_read_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
-      if (contents == NULL)
-        {
-          /* "FULL: cannot read the file: …" or "FULL: the file is larger than …", then
-           * "included from" this element. */
-          g_propagate_error (error, g_steal_pointer (&io_error));
-          km_parse_error_add_include (error, node->file->path, at);
-          return FALSE;
-        }
-      bytes = g_bytes_get_data (contents, &length);
-      /* Every import reads and keeps its file again: bound them together too, or a scene
-       * importing a large file many times would hold it many times. */
-      L->n_import_bytes += length;
-      if (L->n_import_bytes > KM_SCENEBUILDER_MAX_SIZE)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file->path, at,
-                              _("the imported files are larger than %u MiB in all"),
-                              (guint) (KM_SCENEBUILDER_MAX_SIZE / (1024 * 1024)));
-          return FALSE;
-        }
-      if (!load_file (L, full, bytes != NULL ? bytes : "", length, &file, error))
-        {
-          km_parse_error_add_include (error, node->file->path, at);
-          return FALSE;
-        }
-      g_ptr_array_add (L->import_stack, file);
-      ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
-      g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
-      if (!ok && error && *error)
-        {
-          g_autofree char *prefix = g_strconcat (node->file->path, ":", NULL);
-
-          /* Errors inside the imported file (or deeper) name where it was included. */
-          if (!g_str_has_prefix ((*error)->message, prefix))
-            km_parse_error_add_include (error, node->file->path, at);
-        }
-      return ok;
-    }
+    ok = import_file (L, node, &filename, error);
+  val_clear (&path);
+  val_clear (&filename);
+  return ok;
 }
 
 static gboolean
@@ -1840,9 +1932,12 @@ process_for (Loader  *L,
     return FALSE;
   if (var.text == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
-                          _("a <for> needs a var attribute"));
-      return FALSE;
+      g_autofree char *key = g_strdup_printf ("for-var:%s:%u:%u", node->file->path,
+                                              node->pos.line, node->pos.column);
+
+      note_once (L, key, node->file, node->pos,
+                 _("a <for> needs a var attribute; it is skipped with its contents"));
+      return TRUE;
     }
   if (!get_real (L, node, "begin", KM_SB_DIM_NONE, &begin, error) ||
       !get_real (L, node, "end", KM_SB_DIM_NONE, &end, error))
@@ -1881,9 +1976,11 @@ process_var (Loader  *L,
     return FALSE;
   if (name.text == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
-                          _("a <var> needs a name attribute"));
-      return FALSE;
+      g_autofree char *key = g_strdup_printf ("var-name:%s:%u:%u", node->file->path,
+                                              node->pos.line, node->pos.column);
+
+      note_once (L, key, node->file, node->pos, _("a <var> needs a name attribute; it is ignored"));
+      return TRUE;
     }
   if (!get_real (L, node, "value", KM_SB_DIM_NONE, &value, error))
     {
@@ -1934,7 +2031,6 @@ process_node (Loader  *L,
   if (g_str_equal (node->name, "link"))
     {
       Val name, path;
-      gboolean ok;
 
       if (!lookup (L, node, "name", &name, error))
         return FALSE;
@@ -1945,19 +2041,25 @@ process_node (Loader  *L,
         }
       if (path.text == NULL)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file->path, node->pos,
-                              _("a <link> needs a path attribute"));
+          g_autofree char *key = g_strdup_printf ("link-path:%s:%u:%u", node->file->path,
+                                                  node->pos.line, node->pos.column);
+
+          note_once (L, key, node->file, node->pos,
+                     _("a <link> needs a path attribute; it is ignored"));
           val_clear (&name);
-          return FALSE;
+          return TRUE;
         }
+      limit_length (L, &name, "name", STR256_BYTES);
+      limit_length (L, &path, "path", STR256_BYTES);
       {
         g_autofree char *link_name = assign_name (L->cur, name.text, "link");
 
-        ok = add_link (L, L->cur, L->cur, name.text ? name.text : link_name, &path, error);
+        add_link (L, L->cur, L->cur, name.text ? name.text : link_name, &path,
+                  _("the link is ignored"));
       }
       val_clear (&name);
       val_clear (&path);
-      return ok;
+      return TRUE;
     }
   for (guint i = 0; i < G_N_ELEMENTS (object_types); i++)
     if (g_str_equal (node->name, object_types[i].name))
@@ -2077,35 +2179,45 @@ joint_info_clear (gpointer data)
   g_free (info->body_path);
 }
 
+/*
+ * The body and pose of the connector that @joint's @attribute names. Where there is none
+ * (section 3: the consumer checks the type, an error for this object only), a warning
+ * saying @consequence, once per element in the file, and FALSE.
+ */
 static gboolean
 connector_end (Loader      *L,
                Obj         *joint,
                const char  *attribute,
+               const char  *consequence,
                Obj        **body,
-               KmTransform *pose,
-               GError     **error)
+               KmTransform *pose)
 {
   Link *link = obj_find_link (joint, attribute);
+  SbFile *file = link ? link->file : joint->node->file;
+  KmSourcePos pos = link ? link->pos : joint->node->pos;
+  g_autofree char *key = g_strdup_printf ("connector:%s:%u:%u:%s", file->path, pos.line,
+                                          pos.column, attribute);
 
   if (link == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, joint->node->file->path,
-                          joint->node->pos, _("<%s> needs a %s connector"), joint->type_name,
-                          attribute);
+      /* Translators: an element name, an attribute name, then what is done about it. */
+      note_once (L, key, file, pos, _("<%s> needs a %s connector; %s"), joint->type_name,
+                 attribute, consequence);
       return FALSE;
     }
   if (link->target->type != OBJ_CONNECTOR)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
-                          _("“%s” must name a <connector>, not a <%s>"), attribute,
-                          link->target->type_name);
+      /* Translators: an attribute name, an element name, then what is done about it. */
+      note_once (L, key, file, pos, _("“%s” must name a <connector>, not a <%s>; %s"),
+                 attribute, link->target->type_name, consequence);
       return FALSE;
     }
   *body = body_of (link->target);
   if (*body == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
-                          _("the connector of “%s” is not inside a <body>"), attribute);
+      /* Translators: an attribute name, then what is done about it. */
+      note_once (L, key, file, pos, _("the connector of “%s” is not inside a <body>; %s"),
+                 attribute, consequence);
       return FALSE;
     }
   pose_below (link->target, *body, pose);
@@ -2200,12 +2312,11 @@ shape_color (Loader  *L,
                vmat->target->type_name);
 }
 
-static gboolean
+static void
 add_shapes (Loader            *L,
             KmSkeletonBuilder *builder,
             GArray            *infos,
-            const int         *body_joint,
-            GError           **error)
+            const int         *body_joint)
 {
   for (guint i = 0; i < L->objects->len; i++)
     {
@@ -2220,8 +2331,9 @@ add_shapes (Loader            *L,
       target = obj_link_target (attach, "shape");
       if (target == NULL || obj_link_target (attach, "connector") == NULL)
         continue;
-      if (!connector_end (L, attach, "connector", &body, &pose, error))
-        return FALSE;
+      if (attach->broken ||
+          !connector_end (L, attach, "connector", _("the attach is skipped"), &body, &pose))
+        continue;
       if (body->body_index < 0 || body_joint[body->body_index] < 0)
         continue;
       switch (target->type)
@@ -2268,7 +2380,6 @@ add_shapes (Loader            *L,
         shape->transform = in_joint;
       km_skeleton_builder_add_shape (builder, body_joint[body->body_index], shape);
     }
-  return TRUE;
 }
 
 typedef struct
@@ -2326,13 +2437,12 @@ typedef struct
  * inverted joints). A gear whose down joint another gear already drives, or that would
  * chain (its up joint driven, or its down joint driving), is left out with a warning.
  */
-static gboolean
+static void
 link_gears (Loader             *L,
             GArray             *edges,
             GArray             *infos,
             KmSkeletonBuilder  *builder,
-            GArray             *linked,
-            GError            **error)
+            GArray             *linked)
 {
   g_autoptr(GHashTable) edge_of = NULL;
   g_autofree guint *driven = g_new0 (guint, MAX (infos->len, 1));
@@ -2347,7 +2457,7 @@ link_gears (Loader             *L,
       LinkedGear g;
       gboolean skip = FALSE;
 
-      if (gear->type != OBJ_GEAR)
+      if (gear->type != OBJ_GEAR || gear->broken)
         continue;
       for (guint k = 0; k < 2; k++)
         {
@@ -2358,16 +2468,27 @@ link_gears (Loader             *L,
 
           if (link == NULL)
             {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, gear->node->file->path,
-                                  gear->node->pos, _("<gear> needs “up” and “down” joints"));
-              return FALSE;
+              g_autofree char *key = g_strdup_printf ("gear-joints:%s:%u:%u",
+                                                      gear->node->file->path,
+                                                      gear->node->pos.line,
+                                                      gear->node->pos.column);
+
+              note_once (L, key, gear->node->file, gear->node->pos,
+                         _("<gear> needs “up” and “down” joints; the gear is left out"));
+              skip = TRUE;
+              break;
             }
           if (link->target->type != OBJ_HINGE && link->target->type != OBJ_SLIDER)
             {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, link->file->path, link->pos,
-                                  _("“%s” must name a <hinge> or <slider>, not a <%s>"),
-                                  attribute, link->target->type_name);
-              return FALSE;
+              g_autofree char *key = g_strdup_printf ("gear-joint:%s:%u:%u", link->file->path,
+                                                      link->pos.line, link->pos.column);
+
+              /* Translators: an attribute name (up or down), then an element name. */
+              note_once (L, key, link->file, link->pos,
+                         _("“%s” must name a <hinge> or <slider>, not a <%s>; the gear is "
+                           "left out"), attribute, link->target->type_name);
+              skip = TRUE;
+              break;
             }
           if (edge_of == NULL)
             {
@@ -2433,9 +2554,10 @@ link_gears (Loader             *L,
         g.offset = down->q[0] - g.ratio * up->q[0];
       if (!isfinite (g.ratio) || !isfinite (g.offset))
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, gear->node->file->path,
-                              gear->node->pos, _("expected a finite “ratio” and “offset”"));
-          return FALSE;
+          note_once (L, NULL, gear->node->file, gear->node->pos,
+                     _("the gear “%s” does not give a finite ratio and offset; it is left "
+                       "out"), gear->name);
+          continue;
         }
       km_skeleton_builder_set_mimic (builder, g.down, up->name, g.ratio, g.offset);
       g_array_append_val (linked, g);
@@ -2443,7 +2565,6 @@ link_gears (Loader             *L,
       if (driving[g.up] == 0)
         driving[g.up] = linked->len;
     }
-  return TRUE;
 }
 
 /* After the build: the couplings in skeleton indices. */
@@ -2469,12 +2590,11 @@ add_gears (GArray              *linked,
     }
 }
 
-static gboolean
+static void
 add_iks (Loader              *L,
          const int           *body_joint,
          GArray              *infos,
-         KmScenebuilderModel *model,
-         GError             **error)
+         KmScenebuilderModel *model)
 {
   g_autofree KmTransform *world = NULL;
   guint n = km_skeleton_get_n_joints (model->skeleton);
@@ -2497,8 +2617,10 @@ add_iks (Loader              *L,
       if (end && sock && end->target != sock->target)
         note_once (L, NULL, sock->file, sock->pos,
                    _("“end” and “sock” name different connectors; “end” is used"));
-      if (!connector_end (L, ik, end ? "end" : "sock", &body, &pose, error))
-        return FALSE;
+      if (ik->broken ||
+          !connector_end (L, ik, end ? "end" : "sock", _("the IK target is left out"), &body,
+                          &pose))
+        continue;
       if (body_joint[body->body_index] < 0)
         continue;
       target = g_new0 (KmScenebuilderIk, 1);
@@ -2515,10 +2637,11 @@ add_iks (Loader              *L,
           Obj *ref_body;
           KmTransform ref_pose, in_joint, ref_world;
 
-          if (!connector_end (L, ik, "ref", &ref_body, &ref_pose, error))
+          if (!connector_end (L, ik, "ref", _("the IK target is left out"), &ref_body,
+                              &ref_pose))
             {
               ik_free (target);
-              return FALSE;
+              continue;
             }
           j = body_joint[ref_body->body_index];
           if (j >= 0)
@@ -2549,7 +2672,6 @@ add_iks (Loader              *L,
         }
       g_ptr_array_add (model->ik_targets, target);
     }
-  return TRUE;
 }
 
 /*
@@ -2644,6 +2766,20 @@ note_pose_disagreement (Loader              *L,
   note_once (L, "pose-disagreement", first->node->file, first->node->pos, "%s", text);
 }
 
+/* A connector's @local axis in its body: rounding left by the rotation (cos 90° is
+ * 6e-17, not 0) is dropped, so "rot=-90@x" gives the axis 0,1,0 that was meant. */
+static KmVec3
+connector_axis (const KmTransform *connector,
+                KmVec3             local)
+{
+  KmVec3 axis = km_mat3_mul_vec3 (&connector->rot, local);
+
+  axis.x = fabs (axis.x) < 1e-12 ? 0.0 : axis.x;
+  axis.y = fabs (axis.y) < 1e-12 ? 0.0 : axis.y;
+  axis.z = fabs (axis.z) < 1e-12 ? 0.0 : axis.z;
+  return km_vec3_normalize (axis);
+}
+
 static KmScenebuilderModel *
 build_model (Loader  *L,
              GError **error)
@@ -2710,14 +2846,20 @@ build_model (Loader  *L,
                      _("the joint is disabled (enabled=\"false\") and left out"));
           continue;
         }
-      if (!connector_end (L, o, "sock", &sb, &e.sock, error) ||
-          !connector_end (L, o, "plug", &pb, &e.plug, error))
-        return NULL;
+      /* 8.2 step 1: only joints whose connectors resolve, on two bodies, count. */
+      if (o->broken ||
+          !connector_end (L, o, "sock", _("the joint is left out"), &sb, &e.sock) ||
+          !connector_end (L, o, "plug", _("the joint is left out"), &pb, &e.plug))
+        continue;
       if (sb == pb)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, o->node->file->path, o->node->pos,
-                              _("the sock and plug of “%s” are on the same body"), o->name);
-          return NULL;
+          g_autofree char *key = g_strdup_printf ("same-body:%s:%u:%u", o->node->file->path,
+                                                  o->node->pos.line, o->node->pos.column);
+
+          note_once (L, key, o->node->file, o->node->pos,
+                     _("the sock and plug of “%s” are on the same body; the joint is left "
+                       "out"), o->name);
+          continue;
         }
       if (o->type == OBJ_FREEJOINT)
         {
@@ -2951,7 +3093,7 @@ build_model (Loader  *L,
           j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
                                  jo->type == OBJ_HINGE ? KM_JOINT_REVOLUTE : KM_JOINT_PRISMATIC,
                                  parent_name, &frame);
-          km_skeleton_builder_set_axis (builder, j, km_mat3_mul_vec3 (&C->rot, km_vec3 (0, 0, 1)));
+          km_skeleton_builder_set_axis (builder, j, connector_axis (C, km_vec3 (0, 0, 1)));
           if (limited (jo->range[0]) && limited (jo->range[1]))
             km_skeleton_builder_set_limit (builder, j, 0,
                                            sign > 0 ? jo->range[0] : -jo->range[1],
@@ -2992,8 +3134,7 @@ build_model (Loader  *L,
             /* Ry(q1) · Rx(q0): the outer axis is the sock's y, the inner one x. */
             j0 = add_builder_joint (builder, infos, unique_name (counts, yname, ypath),
                                     KM_JOINT_REVOLUTE, parent_name, &frame);
-            km_skeleton_builder_set_axis (builder, j0,
-                                          km_mat3_mul_vec3 (&C->rot, km_vec3 (0, 1, 0)));
+            km_skeleton_builder_set_axis (builder, j0, connector_axis (C, km_vec3 (0, 1, 0)));
             g_array_index (infos, JointInfo, j0).q[0] = jo->pos[1];
             g_array_index (infos, JointInfo, j0).n_q = 1;
             e->skeleton[1] = (int) j0;
@@ -3001,8 +3142,7 @@ build_model (Loader  *L,
             km_transform_identity (&identity);
             j = add_builder_joint (builder, infos, unique_name (counts, xname, xpath),
                                    KM_JOINT_REVOLUTE, first, &identity);
-            km_skeleton_builder_set_axis (builder, j,
-                                          km_mat3_mul_vec3 (&C->rot, km_vec3 (1, 0, 0)));
+            km_skeleton_builder_set_axis (builder, j, connector_axis (C, km_vec3 (1, 0, 0)));
             info = &g_array_index (infos, JointInfo, j);
             info->q[0] = jo->pos[0];
             info->n_q = 1;
@@ -3021,9 +3161,8 @@ build_model (Loader  *L,
       body_joint[step->child_body] = (int) j;
     }
 
-  if (!add_shapes (L, builder, infos, body_joint, error) ||
-      !link_gears (L, edges, infos, builder, linked, error))
-    return NULL;
+  add_shapes (L, builder, infos, body_joint);
+  link_gears (L, edges, infos, builder, linked);
 
   model = g_new0 (KmScenebuilderModel, 1);
   model->gears = g_ptr_array_new_with_free_func ((GDestroyNotify) gear_free);
@@ -3083,11 +3222,7 @@ build_model (Loader  *L,
   for (guint r = 0; r < roots->len; r++)
     is_root[g_array_index (roots, int, r)] = TRUE;
   note_pose_disagreement (L, bodies, is_root, body_joint, infos, model);
-  if (!add_iks (L, body_joint, infos, model, error))
-    {
-      km_scenebuilder_model_free (model);
-      return NULL;
-    }
+  add_iks (L, body_joint, infos, model);
   return model;
 }
 
@@ -3204,88 +3339,6 @@ km_scenebuilder_sniff (const char *data,
   return 0;
 }
 
-static void
-append_double (GString *out,
-               double   v)
-{
-  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (fabs (v) < 5e-13)
-    v = 0.0;
-  g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.6g", v));
-}
-
-/**
- * km_scenebuilder_describe:
- *
- * One line per joint: "NAME type=T parent=P dof=N axis=X,Y,Z limits=MIN,MAX" (axis and
- * limits only where they apply; "limits=none" when unlimited; a linked joint ends with
- * "mimic=MASTER*RATIO+OFFSET", "-" for a negative offset), then "joints=N dof=M"
- * (every joint counted, fixed ones too) with " free_root=1" for a free root.
- */
-void
-km_scenebuilder_describe (const KmSkeleton *skeleton,
-                          GString          *out)
-{
-  guint n;
-
-  g_return_if_fail (skeleton != NULL);
-  g_return_if_fail (out != NULL);
-
-  n = km_skeleton_get_n_joints (skeleton);
-  for (guint t = 0; t < n; t++)
-    {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, t);
-
-      g_string_append_printf (out, "%s type=%s parent=%s dof=%u", j->name,
-                              km_joint_type_to_string (j->type),
-                              j->parent >= 0 ? km_skeleton_get_joint (skeleton, j->parent)->name
-                                             : "-",
-                              j->n_dof);
-      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
-        {
-          g_string_append (out, " axis=");
-          append_double (out, j->axis.x);
-          g_string_append_c (out, ',');
-          append_double (out, j->axis.y);
-          g_string_append_c (out, ',');
-          append_double (out, j->axis.z);
-        }
-      if (j->n_dof > 0)
-        {
-          g_string_append (out, " limits=");
-          for (guint k = 0; k < (j->n_dof == 3 ? 3u : 1u); k++)
-            {
-              if (k > 0)
-                g_string_append_c (out, ';');
-              if (!j->limits[k].limited)
-                g_string_append (out, "none");
-              else
-                {
-                  append_double (out, j->limits[k].min);
-                  g_string_append_c (out, ',');
-                  append_double (out, j->limits[k].max);
-                }
-            }
-        }
-      if (j->mimic >= 0)
-        {
-          /* The sign of the offset as printed: a tiny one prints as "+0". */
-          double offset = fabs (j->mimic_offset) < 5e-13 ? 0.0 : j->mimic_offset;
-
-          g_string_append_printf (out, " mimic=%s*",
-                                  km_skeleton_get_joint (skeleton, j->mimic)->name);
-          append_double (out, j->mimic_ratio);
-          if (offset >= 0)
-            g_string_append_c (out, '+');
-          append_double (out, offset);
-        }
-      g_string_append_c (out, '\n');
-    }
-  g_string_append_printf (out, "joints=%u dof=%u%s\n", n, km_skeleton_get_n_dof (skeleton),
-                          km_skeleton_has_free_root (skeleton) ? " free_root=1" : "");
-}
-
 static gpointer
 format_load (const char  *path,
              GBytes      *contents,
@@ -3340,13 +3393,6 @@ format_load_model (const char     *path,
   return g_steal_pointer (&model->skeleton);
 }
 
-static void
-format_describe (gpointer  result,
-                 GString  *out)
-{
-  km_scenebuilder_describe (result, out);
-}
-
 const KmFormat km_format_scenebuilder = {
   .name = "SCENEBUILDER-XML",
   .kind = KM_FILE_KIND_MODEL,
@@ -3354,6 +3400,6 @@ const KmFormat km_format_scenebuilder = {
   .sniff = km_scenebuilder_sniff,
   .load = format_load,
   .free_result = (void (*) (gpointer)) km_skeleton_unref,
-  .describe = format_describe,
+  .describe = km_skeleton_json_describe,
   .load_model = format_load_model,
 };

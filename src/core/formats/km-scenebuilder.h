@@ -52,12 +52,22 @@ G_BEGIN_DECLS
  * Physics-only elements (pmat, gravity, contact_group, light, camera, sensors, motors,
  * spring, mates, ikjoint/iksync/ikcom) and unknown elements (DiMP planner settings) are
  * skipped with one warning per element name, through km_parse_warning; an attribute
- * Scenebuilder does not know is noted once per element name and attribute. Bad values, bad
- * references, import cycles and XML errors fail the load with "FILE:LINE:COLUMN: …" at
- * the offending value, except a value inherited from an <attr> that is invalid for one
- * element type (<attr pos="30"/> reaching a balljoint): that is a warning and the
- * default stays, as in Scenebuilder. A UTF-8 byte-order mark is ignored (it does not
- * count as a column); CRLF line ends are fine.
+ * Scenebuilder does not know is noted once per element name and attribute.
+ *
+ * Only XML syntax errors (in the file or a file it imports), an unreadable or too large
+ * file, an unknown document element, a scene without any <body> and the resource limits
+ * below fail the load (specs/scenebuilder.md 1.7). Everything else is a warning
+ * "FILE:LINE:COLUMN: …" at the offending value, once per place in the file, and the load
+ * goes on: an invalid value keeps the attribute's default (an inherited <attr> value
+ * invalid for one element type says so); a path that names nothing, or a reference to the
+ * wrong kind of element, leaves out the joint, gear, IK target or attach that needs it (an
+ * attach's vmat: the default colour); a gear type other than pos or vel leaves the gear
+ * out; an import whose module or file is missing, that imports itself, or that has both
+ * or neither of path and filename imports nothing. str32 values (gear type, colorname)
+ * are cut to 31 bytes, names, paths and file names to 255, at a character boundary, with
+ * a warning. An <import>'s path, filename and name come from an <attr> like any other
+ * attribute; its own path or filename wins over an inherited other one. A UTF-8
+ * byte-order mark is ignored (it does not count as a column); CRLF line ends are fine.
  *
  * Values are read as Scenebuilder reads them, with warnings where that is probably not
  * what was meant: a unit inside parentheses while the default unit of the value's
@@ -120,8 +130,6 @@ KmScenebuilderModel *km_scenebuilder_load       (const char           *path,
 void                 km_scenebuilder_model_free (KmScenebuilderModel  *model);
 int                  km_scenebuilder_sniff      (const char           *data,
                                                  gsize                 length);
-void                 km_scenebuilder_describe   (const KmSkeleton     *skeleton,
-                                                 GString              *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmScenebuilderModel, km_scenebuilder_model_free)
 
