@@ -67,6 +67,14 @@ watch (Fixture *f)
   g_object_add_weak_pointer (G_OBJECT (f->leaf_row), (gpointer *) &f->leaf_row);
 }
 
+static gboolean
+rows_finalized (gpointer data)
+{
+  Fixture *f = data;
+
+  return f->body == NULL && f->leaf_row == NULL;
+}
+
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
@@ -78,8 +86,8 @@ fixture_teardown (Fixture       *f,
   test_app_spin ();
   g_assert_null (f->window);
   g_assert_null (f->document);
-  g_assert_null (f->body);
-  g_assert_null (f->leaf_row);
+  /* GTK 4.18's list views let go of their rows' items in a later main-loop turn. */
+  g_assert_true (test_app_wait_until (rows_finalized, f, 5000));
 }
 
 static GListModel *
@@ -243,6 +251,7 @@ test_hierarchy (Fixture       *f,
   g_autoptr(GtkTreeListRow) base = NULL;
   g_autoptr(GtkTreeListRow) pinion = NULL;
   g_autoptr(GtkTreeListRow) free_row = NULL;
+  g_autoptr(GtkTreeListRow) pinion_parent = NULL;
   g_autofree char *lines = joint_rows (f);
   g_autofree char *top = child_joints (body);
   g_autofree char *under_base = NULL;
@@ -262,7 +271,8 @@ test_hierarchy (Fixture       *f,
   pinion = joint_row (f, "Pinion");
   under_pinion = child_joints (pinion);
   g_assert_cmpstr (under_pinion, ==, "Free\n");
-  g_assert_true (gtk_tree_list_row_get_parent (pinion) == base);
+  pinion_parent = gtk_tree_list_row_get_parent (pinion);
+  g_assert_true (pinion_parent == base);
 
   /* A leaf has no expander */
   free_row = joint_row (f, "Free");
