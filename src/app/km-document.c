@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "km-document-private.h"
+#include "km-animation-source.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
@@ -21,7 +22,9 @@
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-ik.h"
+#include "km-layout-state.h"
 #include "km-message.h"
+#include "km-pose-seq-item.h"
 #include "km-root-item.h"
 #include "km-unknown-item.h"
 #include "km-world-item.h"
@@ -33,8 +36,9 @@
 
 /*
  * The document is a KmProject plus a view of its current body: the skeleton, pose, targets
- * and animation properties mirror the current body item and its first IK targets and IK
- * animation children. Every edit is a project command; each command's redo and undo end
+ * and animation properties mirror the current body item, its first IK targets child and
+ * the first animation source below it (KmAnimationSource: its solved IK animation, or a
+ * Choreonoid pose sequence, whose root motion moves the body too). Every edit is a project command; each command's redo and undo end
  * in sync_from_project, which re-reads that view, so undo and redo need no bookkeeping of
  * their own. The pose shown is the body's joint state, or the solved animation at the
  * current frame after scrubbing.
@@ -50,6 +54,11 @@ struct _KmDocument
   KmSkeleton     *skeleton;
   KmTargetTrack  *targets;
   KmAnimation    *animation;
+  /* The item the shown animation comes from (NULL for a solve in progress), and the root
+   * pose it gives at the current frame (has_root_pose). */
+  KmAnimationSource *animation_source;
+  KmTransform     root_pose;
+  gboolean        has_root_pose;
   GFile          *file;
   char           *title;
   double         *pose;          /* n_dof */
@@ -163,7 +172,8 @@ static void
 update_world (KmDocument *self)
 {
   if (self->skeleton != NULL)
-    km_skeleton_forward_kinematics (self->skeleton, self->pose, NULL, self->world);
+    km_skeleton_forward_kinematics (self->skeleton, self->pose,
+                                    self->has_root_pose ? &self->root_pose : NULL, self->world);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE]);
 }
 
@@ -183,6 +193,13 @@ pose_from_animation (KmDocument *self)
     return;
 
   memcpy (self->pose, values, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
+  /* A pose sequence moves the floating base too (a walk). */
+  self->has_root_pose = self->animation_source != NULL
+                        && km_animation_source_get_animation (self->animation_source)
+                           == self->animation
+                        && km_animation_source_get_root_pose (self->animation_source,
+                                                              self->current_frame,
+                                                              &self->root_pose);
   update_world (self);
 }
 
@@ -279,6 +296,7 @@ pose_from_body (KmDocument *self)
 
   if (self->skeleton == NULL)
     return;
+  self->has_root_pose = FALSE;
   if (n_dof > 0)
     {
       if (q != NULL && n == n_dof)
@@ -384,19 +402,110 @@ pick_body (KmDocument *self)
   return root ? find_body (root) : NULL;
 }
 
-static KmAnimation *
-body_animation (KmBodyItem *body)
+/* Pose sequences are sampled at the project's time bar frame rate (Choreonoid's TimeBar
+ * `frameRate`), else at their default. */
+static void
+pose_seq_built_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
-  KmAnimation *animation;
+  g_autoptr(KmDocument) self = user_data;
+  g_autoptr(GError) error = NULL;
 
-  if (item == NULL)
+  /* A failure is the item's problem, shown in the tree. */
+  km_pose_seq_item_build_finish (KM_POSE_SEQ_ITEM (source), result, &error);
+  if (self->project != NULL)
+    sync_from_project (self);
+}
+
+/* The pose sequences below @item (not below another body) at @frame_rate, their
+ * animations built on a worker thread where they have none: sync_from_project runs again
+ * when one is ready. */
+static void
+prepare_pose_seqs (KmDocument *self,
+                   KmItem     *item,
+                   double      frame_rate)
+{
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *child = km_item_get_child (item, i);
+
+      if (KM_IS_POSE_SEQ_ITEM (child))
+        {
+          KmPoseSeqItem *pose_seq = KM_POSE_SEQ_ITEM (child);
+
+          km_pose_seq_item_set_frame_rate (pose_seq, frame_rate);
+          if (km_pose_seq_item_get_animation (pose_seq) == NULL
+              && km_pose_seq_item_get_pose_seq (pose_seq) != NULL
+              && !km_pose_seq_item_get_building (pose_seq))
+            km_pose_seq_item_build_async (pose_seq, NULL, pose_seq_built_cb,
+                                          g_object_ref (self));
+        }
+      if (!KM_IS_BODY_ITEM (child))
+        prepare_pose_seqs (self, child, frame_rate);
+    }
+}
+
+/* Whether @item lies below @body and no other body in between. */
+static gboolean
+item_is_of_body (KmItem     *item,
+                 KmBodyItem *body)
+{
+  for (KmItem *up = km_item_get_parent (item); up != NULL; up = km_item_get_parent (up))
+    if (KM_IS_BODY_ITEM (up))
+      return up == (KmItem *) body;
+  return FALSE;
+}
+
+/* The animation source that plays for @body: one selected in the item tree (as in
+ * Choreonoid, picking a pose sequence plays it), else the body's own solved IK animation,
+ * else the first source below it in tree order (a pose sequence below a controller
+ * item, …). */
+static KmAnimationSource *
+pick_animation_source (KmDocument *self,
+                       KmBodyItem *body)
+{
+  GListModel *selection = km_project_get_selection (self->project);
+  KmItem *solved;
+
+  for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+    {
+      g_autoptr(KmItem) item = g_list_model_get_item (selection, i);
+
+      if (KM_IS_ANIMATION_SOURCE (item) && item_is_of_body (item, body)
+          && km_animation_source_get_animation (KM_ANIMATION_SOURCE (item)) != NULL)
+        return KM_ANIMATION_SOURCE (item);
+    }
+  solved = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+  if (solved != NULL && km_animation_source_get_animation (KM_ANIMATION_SOURCE (solved)) != NULL)
+    return KM_ANIMATION_SOURCE (solved);
+  return km_animation_source_find (KM_ITEM (body));
+}
+
+/* The animation shown for @body (pick_animation_source), when it fits its model. */
+static KmAnimation *
+body_animation (KmDocument         *self,
+                KmBodyItem         *body,
+                KmAnimationSource **source_out)
+{
+  KmAnimationSource *source;
+  KmAnimation *animation;
+  KmTimeBarState time_bar;
+
+  *source_out = NULL;
+  prepare_pose_seqs (self, KM_ITEM (body),
+                     km_layout_state_get_time_bar (self->project, &time_bar)
+                     && time_bar.frame_rate > 0 && isfinite (time_bar.frame_rate)
+                     ? time_bar.frame_rate : KM_POSE_SEQ_ITEM_DEFAULT_FRAME_RATE);
+  source = pick_animation_source (self, body);
+  if (source == NULL)
     return NULL;
-  animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  animation = km_animation_source_get_animation (source);
   if (animation == NULL || km_body_item_get_skeleton (body) == NULL
       || km_animation_get_n_dof (animation)
          != km_skeleton_get_n_dof (km_body_item_get_skeleton (body)))
     return NULL;
+  *source_out = source;
   return animation;
 }
 
@@ -409,7 +518,8 @@ sync_from_project (KmDocument *self)
                                                             KM_TYPE_IK_TARGETS_ITEM)
                                : NULL;
   KmTargetTrack *targets = NULL;
-  KmAnimation *animation = body ? body_animation (body) : NULL;
+  KmAnimationSource *source = NULL;
+  KmAnimation *animation = body ? body_animation (self, body, &source) : NULL;
   gboolean body_changed;
 
   if (targets_item != NULL)
@@ -426,7 +536,10 @@ sync_from_project (KmDocument *self)
   if (targets != self->targets)
     set_targets (self, targets);
   if (animation != self->animation && self->solve_cancellable == NULL)
-    set_animation (self, animation);
+    {
+      g_set_object (&self->animation_source, source);
+      set_animation (self, animation);
+    }
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -486,6 +599,7 @@ set_project (KmDocument *self,
   if (self->project != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->project, self);
+      g_signal_handlers_disconnect_by_data (km_project_get_selection (self->project), self);
       /* Commands point at this document: none may run once the project is not ours. */
       km_project_clear_history (self->project);
     }
@@ -496,6 +610,9 @@ set_project (KmDocument *self,
                            G_CALLBACK (project_notify_can_undo_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "notify::can-redo",
                            G_CALLBACK (project_notify_can_redo_cb), self, G_CONNECT_SWAPPED);
+  /* A pose sequence or animation picked in the item tree is the one that plays. */
+  g_signal_connect_object (km_project_get_selection (project), "items-changed",
+                           G_CALLBACK (sync_from_project), self, G_CONNECT_SWAPPED);
 
   g_object_freeze_notify (G_OBJECT (self));
   g_clear_object (&self->body);
@@ -1033,6 +1150,7 @@ km_document_dispose (GObject *object)
   if (self->project != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->project, self);
+      g_signal_handlers_disconnect_by_data (km_project_get_selection (self->project), self);
       km_project_clear_history (self->project);
     }
   g_clear_object (&self->project);
@@ -1050,6 +1168,7 @@ km_document_finalize (GObject *object)
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->targets, km_target_track_unref);
   g_clear_pointer (&self->animation, km_animation_unref);
+  g_clear_object (&self->animation_source);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->pose, g_free);
   g_clear_pointer (&self->world, g_free);
@@ -2067,10 +2186,18 @@ km_document_get_bounds (KmDocument *self,
           for (guint f = 0; f < n_frames; f += step)
             {
               const double *q = km_animation_get_frame (self->animation, f);
+              KmTransform root;
+              gboolean moves_root;
 
               if (q == NULL)
                 continue;
-              km_skeleton_forward_kinematics (self->skeleton, q, NULL, world);
+              moves_root = self->animation_source != NULL
+                           && km_animation_source_get_animation (self->animation_source)
+                              == self->animation
+                           && km_animation_source_get_root_pose (self->animation_source, f,
+                                                                 &root);
+              km_skeleton_forward_kinematics (self->skeleton, q, moves_root ? &root : NULL,
+                                              world);
               for (guint i = 0; i < n_joints; i++)
                 grow_bounds (min, max, world[i].pos);
             }
@@ -2208,7 +2335,13 @@ km_document_cancel_solve (KmDocument *self)
   g_clear_object (&self->solve_body);
   /* Back to the animation the body had before the solve began. */
   if (self->project != NULL && self->body != NULL && self->skeleton != NULL)
-    set_animation (self, body_animation (self->body));
+    {
+      KmAnimationSource *source;
+      KmAnimation *animation = body_animation (self, self->body, &source);
+
+      g_set_object (&self->animation_source, source);
+      set_animation (self, animation);
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
 }
 

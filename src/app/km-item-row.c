@@ -13,6 +13,7 @@
 #include "km-folder-item.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-pose-seq-item.h"
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
 #include "km-world-item.h"
@@ -60,7 +61,7 @@ icon_for (KmItem *item)
     return "system-users-symbolic";
   if (KM_IS_IK_TARGETS_ITEM (item))
     return "find-location-symbolic";
-  if (KM_IS_IK_ANIMATION_ITEM (item))
+  if (KM_IS_IK_ANIMATION_ITEM (item) || KM_IS_POSE_SEQ_ITEM (item))
     return "media-playback-start-symbolic";
   if (KM_IS_FOLDER_ITEM (item))
     return "folder-symbolic";
@@ -85,6 +86,19 @@ update_tooltip (KmItemRow *self)
                                km_item_get_class_name (self->item));
   else if (problem != NULL)
     tooltip = g_strdup (problem);
+  else if (KM_IS_POSE_SEQ_ITEM (self->item)
+           && km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (self->item)) != NULL)
+    {
+      KmPoseSeq *seq = km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (self->item));
+
+      /* Translators: a number of key poses and a duration in seconds */
+      tooltip = g_strdup_printf (ngettext ("Choreonoid pose sequence: %u key pose, %.3f s. "
+                                           "It plays with its body; Kinema does not edit it.",
+                                           "Choreonoid pose sequence: %u key poses, %.3f s. "
+                                           "It plays with its body; Kinema does not edit it.",
+                                           km_pose_seq_get_n_keys (seq)),
+                                 km_pose_seq_get_n_keys (seq), km_pose_seq_get_duration (seq));
+    }
   else
     tooltip = g_strdup_printf ("%s/%s", km_item_get_plugin_name (self->item),
                                km_item_get_class_name (self->item));

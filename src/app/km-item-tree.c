@@ -14,6 +14,7 @@
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
+#include "km-pose-seq-item.h"
 #include "km-unknown-item.h"
 
 /*
@@ -273,7 +274,8 @@ create_children_cb (gpointer item,
       g_list_store_append (parts, children);
       return G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (parts)));
     }
-  if (KM_IS_IK_TARGETS_ITEM (it) || KM_IS_IK_ANIMATION_ITEM (it))
+  if (KM_IS_IK_TARGETS_ITEM (it) || KM_IS_IK_ANIMATION_ITEM (it)
+      || (KM_IS_POSE_SEQ_ITEM (it) && km_item_get_n_children (it) == 0))
     return NULL;
   if (KM_IS_UNKNOWN_ITEM (it) && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (it))
       && km_item_get_n_children (it) == 0)
@@ -361,6 +363,8 @@ item_file (KmItem *item)
     return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
   if (KM_IS_IK_ANIMATION_ITEM (item))
     return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
+  if (KM_IS_POSE_SEQ_ITEM (item))
+    return km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item));
   return NULL;
 }
 

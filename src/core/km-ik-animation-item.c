@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-animation-json.h"
+#include "km-animation-source.h"
 #include "km-body-item.h"
 #include "km-ik-animation-item.h"
 #include "km-target-track.h"
@@ -30,7 +31,11 @@ struct _KmIkAnimationItem
   gboolean     modified;
 };
 
-G_DEFINE_FINAL_TYPE (KmIkAnimationItem, km_ik_animation_item, KM_TYPE_ITEM)
+static void animation_source_iface_init (KmAnimationSourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (KmIkAnimationItem, km_ik_animation_item, KM_TYPE_ITEM,
+                               G_IMPLEMENT_INTERFACE (KM_TYPE_ANIMATION_SOURCE,
+                                                      animation_source_iface_init))
 
 static const char * const file_keys[] = { "file", "filename", NULL };
 
@@ -386,6 +391,18 @@ km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
   item_class->class_name = "IKAnimationItem";
   item_class->restore = km_ik_animation_item_restore;
   item_class->store = km_ik_animation_item_store;
+}
+
+static KmAnimation *
+source_get_animation (KmAnimationSource *source)
+{
+  return KM_IK_ANIMATION_ITEM (source)->animation;
+}
+
+static void
+animation_source_iface_init (KmAnimationSourceInterface *iface)
+{
+  iface->get_animation = source_get_animation;
 }
 
 static void

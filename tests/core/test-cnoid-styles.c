@@ -169,11 +169,11 @@ test_old_camelcase (void)
                    "  1 Body/WorldItem \"World\"\n"
                    "    2 Body/BodyItem \"SR1\"\n"
                    "      3 Body/SimpleControllerItem \"SR1WalkController\" [verbatim]\n"
-                   "      4 PoseSeq/PoseSeqItem \"SR1WalkPattern2\" [verbatim]\n"
+                   "      4 PoseSeq/PoseSeqItem \"SR1WalkPattern2\"\n"
                    "    5 Body/BodyItem \"Floor\"\n"
                    "    6 Body/AISTSimulatorItem \"AISTSimulator\" [verbatim]\n"
                    "      7 Body/GLVisionSimulatorItem \"GLVisionSimulator\" [verbatim]\n"
-                   "items=8 unknown=4 bodies=2\n");
+                   "items=8 unknown=3 bodies=2\n");
   g_assert_true (km_item_get_checked (km_project_find_item_by_id (project, 1)));
   sr1 = body (project, 2);
   g_assert_cmpstr (km_body_item_get_file (sr1), ==, "${SHARE}/model/SR1/SR1.body");

@@ -18,6 +18,7 @@
 #include "km-folder-item.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-pose-seq-item.h"
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
 
@@ -128,7 +129,7 @@ test_fixtures_load (void)
   static const struct { const char *file; const char *summary; guint n_messages; } cases[] = {
     { "share/project/ClosedLinkSample.cnoid", "items=9 unknown=5 bodies=1\n", 5 },
     { "share/project/SR1Walk.cnoid", "items=14 unknown=9 bodies=2\n", 9 },
-    { "share/project/SR1WalkEdit.cnoid", "items=7 unknown=3 bodies=2\n", 3 },
+    { "share/project/SR1WalkEdit.cnoid", "items=7 unknown=2 bodies=2\n", 2 },
     { "kinema/arm.cnoid", "items=6 unknown=0 bodies=1\n", 0 },
     { "kinema/broken.cnoid", "items=9 unknown=2 bodies=3\n", 5 },
     { "sub/main.cnoid", "items=3 unknown=0 bodies=0\n", 1 },
@@ -746,10 +747,10 @@ assert_paths_project (const char *path,
   body = find_by_name (root, "Arm");
   from_file = find_by_name (root, "Targets");
   walk = find_by_name (root, "Walk");
-  /* The one message: the pose sequence's item type is not Kinema's. */
+  /* The one message: the stand-in pose sequence file is found but holds no pose sequence. */
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (km_project_get_messages (project), 0),
-                            "unknown item type “PoseSeq/PoseSeqItem”"));
+                            "walk.pseq:1:1: "));
   g_assert_null (km_item_get_problem (body));
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
   g_assert_null (km_item_get_problem (from_file));
@@ -758,9 +759,7 @@ assert_paths_project (const char *path,
   arm_read = resolve_in (path, share, km_body_item_get_file (KM_BODY_ITEM (body)));
   targets_read = resolve_in (path, share,
                              km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (from_file)));
-  pose_seq_read = resolve_in (path, share, km_yaml_node_get_scalar (
-    km_yaml_mapping_lookup (km_yaml_mapping_lookup (km_unknown_item_get_node (
-      KM_UNKNOWN_ITEM (walk)), "data"), "filename"), NULL));
+  pose_seq_read = resolve_in (path, share, km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (walk)));
   g_assert_cmpstr (arm_read, ==, arm);
   g_assert_cmpstr (targets_read, ==, targets);
   g_assert_cmpstr (pose_seq_read, ==, pose_seq);

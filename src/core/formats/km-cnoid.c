@@ -17,6 +17,7 @@
 #include "km-folder-item.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-pose-seq-item.h"
 #include "km-root-item.h"
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
@@ -55,6 +56,7 @@ static const ItemType item_types[] = {
   { "Body", "WorldItem", km_world_item_get_type, 1 },
   { "Kinema", "IKAnimationItem", km_ik_animation_item_get_type, 1 },
   { "Kinema", "IKTargetsItem", km_ik_targets_item_get_type, 1 },
+  { "PoseSeq", "PoseSeqItem", km_pose_seq_item_get_type, 0 },
 };
 
 /* The keys every item has, in the order Choreonoid writes them; older spellings after. */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <gtk/gtk.h>
+
+#include "km-ik-animation-item.h"
+#include "km-item-row.h"
+#include "km-item-tree.h"
+#include "km-pose-seq-item.h"
+#include "km-scene-view.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * Choreonoid's SR1WalkEdit.cnoid opened in the editor: its pose sequence (below a
+ * BodyMotionControllerItem, below SR1) is what the time bar plays, at the project's time
+ * bar rate (200 fps), over the whole sequence, and SR1 takes each key's pose at the key's
+ * time, its waist where the key puts it.
+ */
+
+typedef struct
+{
+  KmWindow    *window;
+  KmDocument  *document;
+  KmSceneView *view;
+  guint        renders;
+} Opened;
+
+static gboolean
+rendered (gpointer data)
+{
+  Opened *o = data;
+
+  return km_scene_view_get_n_renders (o->view) > o->renders
+         && gtk_widget_get_width (GTK_WIDGET (o->view)) > 0;
+}
+
+static int
+dof_of_joint_id (KmSkeleton *skeleton,
+                 int         id)
+{
+  for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
+    if (km_skeleton_get_joint (skeleton, j)->joint_id == id)
+      return km_skeleton_get_joint (skeleton, j)->dof_index;
+  g_assert_not_reached ();
+  return -1;
+}
+
+static KmItem *
+tree_pose_seq_item (KmWindow *window)
+{
+  KmItemTree *tree = KM_ITEM_TREE (km_window_get_item_tree (window));
+  GListModel *rows = G_LIST_MODEL (km_item_tree_get_selection_model (tree));
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (KM_IS_POSE_SEQ_ITEM (km_item_row_get_item (item_row)))
+        return km_item_row_get_item (item_row);
+    }
+  return NULL;
+}
+
+/* The scene at @frame, once drawn. */
+static GdkTexture *
+grab_at (Opened *o,
+         guint   frame)
+{
+  if (km_document_get_current_frame (o->document) != frame)
+    {
+      o->renders = km_scene_view_get_n_renders (o->view);
+      km_document_set_current_frame (o->document, frame);
+      g_assert_true (test_app_wait_until (rendered, o, 10000));
+    }
+  test_app_spin ();
+  return km_scene_view_grab_texture (o->view);
+}
+
+static guint
+n_pixels_differing (GdkTexture *a,
+                    GdkTexture *b)
+{
+  int w = gdk_texture_get_width (a), h = gdk_texture_get_height (a);
+  g_autofree guint8 *pa = g_malloc ((gsize) w * h * 4);
+  g_autofree guint8 *pb = g_malloc ((gsize) w * h * 4);
+  guint n = 0;
+
+  g_assert_cmpint (gdk_texture_get_width (b), ==, w);
+  g_assert_cmpint (gdk_texture_get_height (b), ==, h);
+  gdk_texture_download (a, pa, (gsize) w * 4);
+  gdk_texture_download (b, pb, (gsize) w * 4);
+  for (gsize i = 0; i < (gsize) w * h; i++)
+    n += abs (pa[4 * i] - pb[4 * i]) + abs (pa[4 * i + 1] - pb[4 * i + 1])
+         + abs (pa[4 * i + 2] - pb[4 * i + 2]) > 30;
+  return n;
+}
+
+/* Whether the document plays a pose sequence: its animation is built on a worker thread. */
+static gboolean
+pose_seq_playing (gpointer data)
+{
+  Opened *o = data;
+  KmItem *item = tree_pose_seq_item (o->window);
+
+  return item != NULL && km_document_get_animation (o->document) != NULL
+         && km_document_get_animation (o->document)
+            == km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (item));
+}
+
+/* SR1WalkEdit.cnoid in a window, drawn once, its pose sequence playing. */
+static void
+open_walk (Opened *o)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "SR1WalkEdit.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  o->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (o->window), 800, 600);
+  o->document = km_window_get_document (o->window);
+  o->view = KM_SCENE_VIEW (km_window_get_scene_view (o->window));
+  g_assert_true (test_app_open_file (o->window, file));
+  gtk_window_present (GTK_WINDOW (o->window));
+  g_assert_true (test_app_wait_until (rendered, o, 20000));
+  g_assert_true (test_app_wait_until (pose_seq_playing, o, 20000));
+  test_app_spin ();
+}
+
+static void
+close_window (Opened *o)
+{
+  g_object_add_weak_pointer (G_OBJECT (o->window), (gpointer *) &o->window);
+  gtk_window_destroy (GTK_WINDOW (o->window));
+  test_app_spin ();
+  g_assert_null (o->window);
+}
+
+static void
+test_play_walk (void)
+{
+  g_autoptr(GdkTexture) at_start = NULL;
+  g_autoptr(GdkTexture) at_key = NULL;
+  Opened o = { NULL, };
+  KmSkeleton *skeleton;
+  KmPoseSeq *seq;
+  const KmPoseSeqKey *key;
+  const KmTransform *world;
+  const double *pose;
+  KmItem *item;
+  guint n_dof = 0;
+  guint differing;
+
+  open_walk (&o);
+
+  /* The tree shows the pose sequence item, and it is what plays. */
+  item = tree_pose_seq_item (o.window);
+  g_assert_nonnull (item);
+  g_assert_null (km_item_get_problem (item));
+  seq = km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (item));
+  g_assert_nonnull (seq);
+  g_assert_true (km_document_get_animation (o.document)
+                 == km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (item)));
+  /* The time bar's frameRate is 200, and the range covers the 13.29 s sequence. */
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
+  g_assert_cmpuint (km_document_get_n_frames (o.document), ==, 2659);
+
+  at_start = grab_at (&o, 0);
+
+  /* Key 2 is at 5.01 s, frame 1002: its joints have its values, the waist its place. */
+  key = km_pose_seq_get_key (seq, 2);
+  g_assert_cmpfloat (key->time, ==, 5.01);
+  at_key = grab_at (&o, 1002);
+  skeleton = km_document_get_skeleton (o.document);
+  pose = km_document_get_pose (o.document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, km_skeleton_get_n_dof (skeleton));
+  for (guint j = 0; j < key->n_joints; j++)
+    g_assert_cmpfloat (pose[dof_of_joint_id (skeleton, key->joints[j])], ==, key->q[j]);
+  g_assert_cmpfloat (pose[dof_of_joint_id (skeleton, 0)], ==, -0.104999768);
+  world = km_document_get_joint_world (o.document, NULL);
+  g_assert_cmpstr (km_skeleton_get_joint (skeleton, 0)->name, ==, "WAIST");
+  g_assert_cmpfloat_with_epsilon (world[0].pos.x, 0.0484073025, 1e-9);
+  g_assert_cmpfloat_with_epsilon (world[0].pos.y, 0.0609281633, 1e-9);
+  g_assert_cmpfloat_with_epsilon (world[0].pos.z, 0.65863289, 1e-9);
+
+  /* And the scene shows it: SR1 stepped and leaned between the two. */
+  differing = n_pixels_differing (at_start, at_key);
+  g_test_message ("%u pixels differ between 0 s and 5.01 s", differing);
+  g_assert_cmpuint (differing, >, 500);
+
+  close_window (&o);
+}
+
+/* Which animation plays for a body with several: the one picked in the item tree, else
+ * the body's own solved IK animation, else the first below it (the pose sequence). */
+static void
+test_picked_source (void)
+{
+  Opened o = { NULL, };
+  KmProject *project;
+  KmItem *pose_seq, *body, *solved;
+  g_autoptr(KmAnimation) animation = NULL;
+
+  open_walk (&o);
+  project = km_document_get_project (o.document);
+  pose_seq = tree_pose_seq_item (o.window);
+  g_assert_nonnull (pose_seq);
+  body = km_pose_seq_item_get_body (KM_POSE_SEQ_ITEM (pose_seq));
+  g_assert_true (km_document_get_animation (o.document)
+                 == km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (pose_seq)));
+
+  /* A solved IK animation of SR1 (as a solve leaves one) is what plays once there. */
+  animation = km_animation_new (km_document_get_skeleton (o.document), 30);
+  solved = km_ik_animation_item_new ();
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (solved), animation);
+  km_item_append_child (body, solved);
+  km_project_select (project, body, FALSE);
+  test_app_spin ();
+  g_assert_true (km_document_get_animation (o.document) == animation);
+
+  /* Picking the pose sequence in the tree plays it; picking something else goes back. */
+  km_project_select (project, pose_seq, FALSE);
+  test_app_spin ();
+  g_assert_true (km_document_get_animation (o.document)
+                 == km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (pose_seq)));
+  g_assert_cmpuint (km_document_get_n_frames (o.document), ==, 2659);
+  km_project_clear_selection (project);
+  test_app_spin ();
+  g_assert_true (km_document_get_animation (o.document) == animation);
+  g_assert_cmpuint (km_document_get_n_frames (o.document), ==, 30);
+
+  close_window (&o);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  {
+    g_autofree char *share = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                    NULL);
+
+    g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
+  }
+  g_test_add_func ("/kinema/PoseSeqPlayback/play-walk", test_play_walk);
+  g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
+  return g_test_run ();
+}
