@@ -28,12 +28,17 @@
  * saving one item's contents.
  *
  * Saving off the main thread: the project model is not thread-safe, so the main thread
- * takes what the worker needs first. For the project that is its text and the ids it gives
- * new items (km_cnoid_to_string_for_save): an item's store has to run where the items live.
- * Only the write (atomic: a temporary file, fsync, rename) and the files beside it run on
- * the worker; the items take their ids back on the main thread (km_cnoid_saved).
- * An item's contents (skeleton, targets, animation) are immutable or copied values, so
- * their serialisation runs on the worker as well.
+ * takes what the worker needs first. For the project that is the file's tree and the ids
+ * it gives new items (km_cnoid_build_tree): an item's store has to run where the items
+ * live. The tree is cheap to make: it shares the items' parsed nodes (immutable, with
+ * atomic reference counts) and holds an animation's frames as a deferred node over a copy
+ * of the animation, so the bulk of the work (building those frames, formatting their
+ * numbers, emitting the text) runs on the worker with the write (atomic: a temporary file,
+ * fsync, rename) and the files beside it; the items take their ids back on the main thread
+ * (km_cnoid_saved). An item's contents (skeleton, targets, animation) are immutable or
+ * copied values, so their serialisation runs on the worker as well, as do the Skeleton
+ * tab's files (_km_document_write_async). Recovering an autosave reads and parses it on a
+ * worker like opening a file does.
  */
 
 /* ---- Opening ------------------------------------------------------------------------ */
@@ -68,9 +73,11 @@ collect_warning_cb (const char *message,
   g_ptr_array_add (user_data, g_strdup (message));
 }
 
-/* Reads and parses @path. Touches no document, so it runs on any thread. */
+/* Reads and parses @path: any file the loader registry knows, or (@project_only, for a
+ * recovery) a Choreonoid project. Touches no document, so it runs on any thread. */
 static LoadedFile *
 load_file (const char  *path,
+           gboolean     project_only,
            GError     **error)
 {
   g_autoptr(LoadedFile) loaded = g_new0 (LoadedFile, 1);
@@ -78,8 +85,14 @@ load_file (const char  *path,
   loaded->path = g_strdup (path);
   loaded->warnings = g_ptr_array_new_with_free_func (g_free);
   km_parse_warnings_push (collect_warning_cb, loaded->warnings);
-  loaded->result = km_format_load_model_file (path, NULL, &loaded->format, &loaded->extras,
-                                              error);
+  if (project_only)
+    {
+      loaded->format = &km_format_cnoid;
+      loaded->result = km_cnoid_load (path, error);
+    }
+  else
+    loaded->result = km_format_load_model_file (path, NULL, &loaded->format, &loaded->extras,
+                                                error);
   km_parse_warnings_pop ();
   if (loaded->result == NULL)
     return NULL;
@@ -213,7 +226,7 @@ km_document_import_file (KmDocument  *self,
   path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
-  loaded = load_file (path, error);
+  loaded = load_file (path, FALSE, error);
   return loaded != NULL && apply_loaded_file (self, file, loaded, error);
 }
 
@@ -224,12 +237,55 @@ load_file_thread (GTask        *task,
                   GCancellable *cancellable)
 {
   GError *error = NULL;
-  LoadedFile *loaded = load_file (task_data, &error);
+  /* A recovery reads a project only. */
+  gboolean project_only = g_task_get_source_tag (task) == km_document_recover_async;
+  LoadedFile *loaded = load_file (task_data, project_only, &error);
 
   if (loaded == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, loaded, (GDestroyNotify) loaded_file_free);
+}
+
+/* Reads and parses @file on a worker thread for the _finish of @source_tag (the file is
+ * kept on the task as "file"). */
+static void
+load_file_async (KmDocument          *self,
+                 GFile               *file,
+                 GCancellable        *cancellable,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data,
+                 gpointer             source_tag)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GError) error = NULL;
+  char *path;
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_check_cancellable (task, TRUE);
+  path = km_local_file_get_path (file, &error);
+  if (path == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
+  g_task_set_task_data (task, path, g_free);
+  g_task_run_in_thread (task, load_file_thread);
+}
+
+/* What a _finish of load_file_async hands back, NULL with @error set on failure. */
+static LoadedFile *
+load_file_finish (KmDocument    *self,
+                  GAsyncResult  *result,
+                  gpointer       source_tag,
+                  GError       **error)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -247,25 +303,11 @@ km_document_import_file_async (KmDocument          *self,
                                GAsyncReadyCallback  callback,
                                gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  char *path;
-
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, km_document_import_file_async);
-  g_task_set_check_cancellable (task, TRUE);
-  path = km_local_file_get_path (file, &error);
-  if (path == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
-  g_task_set_task_data (task, path, g_free);
-  g_task_run_in_thread (task, load_file_thread);
+  load_file_async (self, file, cancellable, callback, user_data,
+                   km_document_import_file_async);
 }
 
 gboolean
@@ -273,31 +315,46 @@ km_document_import_file_finish (KmDocument    *self,
                                 GAsyncResult  *result,
                                 GError       **error)
 {
-  g_autoptr(LoadedFile) loaded = NULL;
+  g_autoptr(LoadedFile) loaded = load_file_finish (self, result,
+                                                   km_document_import_file_async, error);
 
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  loaded = g_task_propagate_pointer (G_TASK (result), error);
   return loaded != NULL
          && apply_loaded_file (self, g_object_get_data (G_OBJECT (result), "file"), loaded,
                                error);
+}
+
+/* The main-thread half of a recovery: @loaded holds the autosaved project. */
+static void
+apply_recovered (KmDocument *self,
+                 LoadedFile *loaded)
+{
+  KmProject *project = loaded->result;
+  GPtrArray *messages = km_project_get_messages (project);
+
+  for (guint i = 0; i < loaded->warnings->len; i++)
+    _km_document_parse_warning (g_ptr_array_index (loaded->warnings, i), self);
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (messages, i));
+  _km_document_set_project (self, project, NULL);
+  km_document_set_modified (self, TRUE);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), loaded->path);
 }
 
 /**
  * km_document_recover:
  *
  * Replaces the project with an autosaved one: the document has no file then (saving asks
- * for one) and is modified, since the work it holds was never saved.
+ * for one) and is modified, since the work it holds was never saved. Reads the file on the
+ * calling thread: the editor uses km_document_recover_async().
  */
 gboolean
 km_document_recover (KmDocument  *self,
                      GFile       *file,
                      GError     **error)
 {
-  g_autoptr(KmProject) project = NULL;
+  g_autoptr(LoadedFile) loaded = NULL;
   g_autofree char *path = NULL;
-  GPtrArray *messages;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
@@ -305,19 +362,45 @@ km_document_recover (KmDocument  *self,
   path = km_local_file_get_path (file, error);
   if (path == NULL)
     return FALSE;
-  km_parse_warnings_push (_km_document_parse_warning, self);
-  project = km_cnoid_load (path, error);
-  km_parse_warnings_pop ();
-  if (project == NULL)
+  loaded = load_file (path, TRUE, error);
+  if (loaded == NULL)
     return FALSE;
+  apply_recovered (self, loaded);
+  return TRUE;
+}
 
-  messages = km_project_get_messages (project);
-  for (guint i = 0; messages != NULL && i < messages->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (messages, i));
-  _km_document_set_project (self, project, NULL);
-  km_document_set_modified (self, TRUE);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), path);
+/**
+ * km_document_recover_async:
+ *
+ * km_document_recover() with the reading and parsing on a worker thread (as
+ * km_document_import_file_async() does); the project is replaced only in
+ * km_document_recover_finish(), on the main thread, and not at all when @cancellable is
+ * cancelled before that.
+ */
+void
+km_document_recover_async (KmDocument          *self,
+                           GFile               *file,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  load_file_async (self, file, cancellable, callback, user_data, km_document_recover_async);
+}
+
+gboolean
+km_document_recover_finish (KmDocument    *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_autoptr(LoadedFile) loaded = load_file_finish (self, result, km_document_recover_async,
+                                                   error);
+
+  if (loaded == NULL)
+    return FALSE;
+  apply_recovered (self, loaded);
   return TRUE;
 }
 
@@ -457,25 +540,29 @@ typedef enum
   JOB_AUTOSAVE,
   JOB_ITEM,
   JOB_EXPORT_ANIMATION,
+  JOB_FILES,
 } JobKind;
 
 /* What a worker writes, all taken on the main thread: no project object is touched on the
  * worker. */
 typedef struct
 {
-  JobKind        kind;
-  char          *path;
-  GFile         *file;
-  KmProject     *project;    /* JOB_PROJECT: the project saved (main thread only) */
-  GHashTable    *ids;        /* JOB_PROJECT: the ids the text gives new items (main thread only) */
-  char          *text;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file */
-  gsize          length;
-  GBytes        *embedded;   /* the model to put beside the project, or NULL */
-  char          *item_name;  /* JOB_ITEM */
-  KmSkeleton    *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
-  KmTargetTrack *targets;
-  KmAnimation   *animation;
-  GPtrArray     *warnings;   /* of char *, from the worker */
+  JobKind              kind;
+  char                *path;
+  GFile               *file;
+  KmProject           *project;    /* JOB_PROJECT: the project saved (main thread only) */
+  GHashTable          *ids;        /* JOB_PROJECT: the ids the file gives new items (main thread only) */
+  KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
+                                    * (km_cnoid_build_tree), its text made on the worker */
+  GBytes              *embedded;   /* the model to put beside the project, or NULL */
+  char                *item_name;  /* JOB_ITEM */
+  KmSkeleton          *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
+  KmTargetTrack       *targets;
+  KmAnimation         *animation;
+  KmDocumentWriteFunc  write;      /* JOB_FILES: writes write_data */
+  gpointer             write_data;
+  GDestroyNotify       write_data_free;
+  GPtrArray           *warnings;   /* of char *, from the worker */
 } WriteJob;
 
 static void
@@ -485,12 +572,14 @@ write_job_free (WriteJob *job)
   g_clear_object (&job->file);
   g_clear_object (&job->project);
   g_clear_pointer (&job->ids, g_hash_table_unref);
-  g_free (job->text);
+  g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
   g_free (job->item_name);
   g_clear_pointer (&job->skeleton, km_skeleton_unref);
   g_clear_pointer (&job->targets, km_target_track_unref);
   g_clear_pointer (&job->animation, km_animation_unref);
+  if (job->write_data_free != NULL)
+    job->write_data_free (job->write_data);
   g_ptr_array_unref (job->warnings);
   g_free (job);
 }
@@ -514,11 +603,14 @@ write_job_run (WriteJob  *job,
                GError   **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
 
   switch (job->kind)
     {
     case JOB_PROJECT:
-      if (!km_format_save_data (job->path, job->text, job->length, &local_error))
+      text = km_cnoid_tree_to_string (job->tree, &length);
+      if (!km_format_save_data (job->path, text, length, &local_error))
         {
           /* As km_cnoid_save says it */
           g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
@@ -528,8 +620,9 @@ write_job_run (WriteJob  *job,
       break;
 
     case JOB_AUTOSAVE:
+      text = km_cnoid_tree_to_string (job->tree, &length);
       if (!make_autosave_dir (job->path, error)
-          || !g_file_set_contents_full (job->path, job->text, job->length,
+          || !g_file_set_contents_full (job->path, text, length,
                                         G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
         return FALSE;
       break;
@@ -541,6 +634,9 @@ write_job_run (WriteJob  *job,
       if (job->targets != NULL)
         return km_targets_json_save (job->targets, job->path, error);
       return km_animation_json_save (job->animation, job->path, error);
+
+    case JOB_FILES:
+      return job->write (job->write_data, job->warnings, error);
 
     default:
       g_assert_not_reached ();
@@ -594,6 +690,7 @@ write_job_done_cb (GObject      *source,
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
       break;
     case JOB_AUTOSAVE:
+    case JOB_FILES:
       break;
     case JOB_ITEM:
       if (ok)
@@ -630,6 +727,30 @@ write_job_start (WriteJob *job,
   g_task_run_in_thread (task, write_job_thread);
 }
 
+/* The task an async write completes (its source object the document), and in *@path the
+ * local path of @file (when @file is given). NULL when @file has none: the task has
+ * failed with that error then, and is gone. */
+static GTask *
+write_task_new (KmDocument          *self,
+                GFile               *file,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data,
+                gpointer             source_tag,
+                char               **path)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GError *error = NULL;
+
+  g_task_set_source_tag (task, source_tag);
+  if (file != NULL && (*path = km_local_file_get_path (file, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return NULL;
+    }
+  return g_steal_pointer (&task);
+}
+
 static gboolean
 write_job_finish (KmDocument    *self,
                   GAsyncResult  *result,
@@ -646,15 +767,16 @@ write_job_finish (KmDocument    *self,
 /**
  * km_document_save_async:
  *
- * km_document_save() with the write on a worker thread. The project's text is made first,
- * on the calling (main) thread, since the project may not be read elsewhere; edited
- * skeletons are written then too (km_document_save_edited_skeletons, which changes the
- * body items). KmDocument:saving is %TRUE until the document has taken the result, just
- * before @callback: on success @file is the document's file and the document is
- * unmodified unless it was edited while the file was written; on failure the old file is
- * as it was and the document stays modified. One project save runs at a time: another
- * fails with %G_IO_ERROR_PENDING. @cancellable is not checked (a started write
- * completes).
+ * km_document_save() with the write on a worker thread. The project's tree is made first,
+ * on the calling (main) thread, since the project may not be read elsewhere; its text,
+ * the costly part (an animation's frames, numbers formatted), is made on the worker
+ * (km_cnoid_build_tree). Edited skeletons are written then too
+ * (km_document_save_edited_skeletons, which changes the body items). KmDocument:saving is
+ * %TRUE until the document has taken the result, just before @callback: on success @file
+ * is the document's file and the document is unmodified unless it was edited while the
+ * file was written; on failure the old file is as it was and the document stays modified.
+ * One project save runs at a time: another fails with %G_IO_ERROR_PENDING. @cancellable
+ * is not checked (a started write completes).
  */
 void
 km_document_save_async (KmDocument          *self,
@@ -672,24 +794,25 @@ km_document_save_async (KmDocument          *self,
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  outer = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (outer, km_document_save_async);
+  outer = write_task_new (self, file, cancellable, callback, user_data, km_document_save_async,
+                          &path);
+  if (outer == NULL)
+    return;
   if (km_document_get_saving (self))
     {
       g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_PENDING, "%s",
                                _("The project is being saved already"));
       return;
     }
-  path = km_local_file_get_path (file, &error);
-  project = km_document_get_project (self);
-  if (path == NULL || !km_document_save_edited_skeletons (self, path, &error))
+  if (!km_document_save_edited_skeletons (self, path, &error))
     {
       g_task_return_error (outer, g_steal_pointer (&error));
       return;
     }
 
+  project = km_document_get_project (self);
   job = write_job_new (JOB_PROJECT, path);
-  job->text = km_cnoid_to_string_for_save (project, path, &job->length, &job->ids);
+  job->tree = km_cnoid_build_tree (project, path, &job->ids);
   job->file = g_object_ref (file);
   job->project = g_object_ref (project);
   job->embedded = embedded_model (project);
@@ -708,8 +831,8 @@ km_document_save_finish (KmDocument    *self,
 /**
  * km_document_write_autosave_async:
  *
- * km_document_write_autosave() with the write on a worker thread (the text is made on the
- * calling thread). The document is not changed.
+ * km_document_write_autosave() with the text made and written on a worker thread (the
+ * project's tree is made on the calling thread). The document is not changed.
  */
 void
 km_document_write_autosave_async (KmDocument          *self,
@@ -720,22 +843,16 @@ km_document_write_autosave_async (KmDocument          *self,
 {
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
-  g_autoptr(GError) error = NULL;
   KmProject *project;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (path != NULL);
 
-  outer = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (outer, km_document_write_autosave_async);
+  outer = write_task_new (self, NULL, cancellable, callback, user_data,
+                          km_document_write_autosave_async, NULL);
   project = km_document_get_project (self);
   job = write_job_new (JOB_AUTOSAVE, path);
-  job->text = km_cnoid_to_string (project, path, &job->length, &error);
-  if (job->text == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
+  job->tree = km_cnoid_build_tree (project, path, NULL);
   job->embedded = embedded_model (project);
   write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
 }
@@ -746,6 +863,44 @@ km_document_write_autosave_finish (KmDocument    *self,
                                    GError       **error)
 {
   return write_job_finish (self, result, km_document_write_autosave_async, error);
+}
+
+/**
+ * _km_document_write_async:
+ *
+ * Runs @write (@data, the warnings to log, an error) on a worker thread, for writes of
+ * the document's other parts (the Skeleton tab's files). @data is freed with @free_data,
+ * on either thread. The warnings are logged on the main thread before @callback.
+ */
+void
+_km_document_write_async (KmDocument          *self,
+                          KmDocumentWriteFunc  write,
+                          gpointer             data,
+                          GDestroyNotify       free_data,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  GTask *outer;
+  WriteJob *job;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (write != NULL);
+
+  outer = write_task_new (self, NULL, NULL, callback, user_data, _km_document_write_async,
+                          NULL);
+  job = write_job_new (JOB_FILES, NULL);
+  job->write = write;
+  job->write_data = data;
+  job->write_data_free = free_data;
+  write_job_start (job, outer);
+}
+
+gboolean
+_km_document_write_finish (KmDocument    *self,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  return write_job_finish (self, result, _km_document_write_async, error);
 }
 
 /* The contents of @item to write on their own, in @job; FALSE when it holds none. */
@@ -835,14 +990,10 @@ km_document_save_item_async (KmDocument          *self,
   g_return_if_fail (KM_IS_ITEM (item));
   g_return_if_fail (G_IS_FILE (file));
 
-  outer = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (outer, km_document_save_item_async);
-  path = km_local_file_get_path (file, &error);
-  if (path == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
+  outer = write_task_new (self, file, cancellable, callback, user_data,
+                          km_document_save_item_async, &path);
+  if (outer == NULL)
+    return;
   job = write_job_new (JOB_ITEM, path);
   if (!take_item_contents (item, job))
     {
@@ -878,26 +1029,21 @@ km_document_export_animation_async (KmDocument          *self,
 {
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
   KmAnimation *animation;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  outer = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (outer, km_document_export_animation_async);
+  outer = write_task_new (self, file, cancellable, callback, user_data,
+                          km_document_export_animation_async, &path);
+  if (outer == NULL)
+    return;
   animation = km_document_get_animation (self);
   if (animation == NULL)
     {
       g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s",
                                _("There is no solved animation to export."));
-      return;
-    }
-  path = km_local_file_get_path (file, &error);
-  if (path == NULL)
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
       return;
     }
   job = write_job_new (JOB_EXPORT_ANIMATION, path);

@@ -43,4 +43,22 @@ void      _km_document_end_save        (KmDocument     *self,
                                         KmProject      *project,
                                         GFile          *file);
 
+/* A write of the document's other files (the Skeleton tab's) on a worker thread, through
+ * the machinery the project's saves use. @write runs on the worker with @data (which it
+ * must not share with the main thread unless immutable), adding warnings (char *, taken)
+ * to @warnings; the document logs them on the main thread before @callback. */
+typedef gboolean (*KmDocumentWriteFunc) (gpointer    data,
+                                         GPtrArray  *warnings,
+                                         GError    **error);
+
+void      _km_document_write_async     (KmDocument          *self,
+                                        KmDocumentWriteFunc  write,
+                                        gpointer             data,
+                                        GDestroyNotify       free_data,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
+gboolean  _km_document_write_finish    (KmDocument          *self,
+                                        GAsyncResult        *result,
+                                        GError             **error);
+
 G_END_DECLS

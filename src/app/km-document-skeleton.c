@@ -11,6 +11,7 @@
 
 #include "km-document-skeleton.h"
 
+#include "km-document-private.h"
 #include "km-body-item.h"
 #include "km-body-writer.h"
 #include "km-ik-animation-item.h"
@@ -26,6 +27,8 @@
 #define URDF_FORMAT "URDF"
 /* Set on a body item while its skeleton differs from its model file. */
 #define MODIFIED_KEY "km-skeleton-modified"
+/* Set on the document while a Skeleton tab save runs: the file it writes. */
+#define SAVING_KEY "km-skeleton-saving"
 
 /* One side (before or after) of a skeleton edit: everything the body item is reset to. */
 typedef struct
@@ -568,7 +571,8 @@ log_notes (KmDocument *self,
 }
 
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
- * @notes what that format cannot carry. Every writer is atomic. */
+ * @notes what that format cannot carry. Every writer is atomic. Touches no document: runs
+ * on any thread. */
 static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const char        *format,
@@ -586,44 +590,232 @@ write_skeleton (const KmSkeleton  *skeleton,
   return TRUE;
 }
 
-/**
- * km_document_save_skeleton:
- * @file: where to write skeleton.json
- *
- * Writes the current body's skeleton as skeleton.json. When @file is not the body's model
- * file, the body then refers to @file (an undoable step, as Save As does). What
- * skeleton.json does not carry is listed in the message view.
- */
-gboolean
-km_document_save_skeleton (KmDocument  *self,
-                           GFile       *file,
-                           GError     **error)
+/* ---- Writing skeleton files, here or on a worker thread ---------------------------- */
+
+/* One file to write: an immutable skeleton, so the worker may hold it. */
+typedef struct
 {
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *path = NULL;
-  KmBodyItem *body;
   KmSkeleton *skeleton;
+  char       *format;
+  char       *path;
+} SkeletonFile;
 
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+static void
+skeleton_file_free (gpointer data)
+{
+  SkeletonFile *file = data;
 
-  body = current_body (self);
-  if (body == NULL)
+  km_skeleton_unref (file->skeleton);
+  g_free (file->format);
+  g_free (file->path);
+  g_free (file);
+}
+
+static GPtrArray *
+skeleton_files_new (void)
+{
+  return g_ptr_array_new_with_free_func (skeleton_file_free);
+}
+
+static void
+skeleton_files_add (GPtrArray  *files,
+                    KmSkeleton *skeleton,
+                    const char *format,
+                    const char *path)
+{
+  SkeletonFile *file = g_new0 (SkeletonFile, 1);
+
+  file->skeleton = km_skeleton_ref (skeleton);
+  file->format = g_strdup (format);
+  file->path = g_strdup (path);
+  g_ptr_array_add (files, file);
+}
+
+/* Writes @files (a GPtrArray of SkeletonFile) in order, stopping at the first failure;
+ * what the formats cannot carry goes to @warnings as "PATH: note". A KmDocumentWriteFunc. */
+static gboolean
+write_skeleton_files (gpointer    data,
+                      GPtrArray  *warnings,
+                      GError    **error)
+{
+  GPtrArray *files = data;
+
+  for (guint i = 0; i < files->len; i++)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is no body to save"));
+      SkeletonFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+      gboolean ok = write_skeleton (file->skeleton, file->format, file->path, notes, error);
+
+      for (guint n = 0; n < notes->len; n++)
+        g_ptr_array_add (warnings, g_strdup_printf ("%s: %s", file->path,
+                                                    (const char *) g_ptr_array_index (notes, n)));
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* On the calling thread, logging the notes as a worker's write would. */
+static gboolean
+write_skeleton_files_now (KmDocument  *self,
+                          GPtrArray   *files,
+                          GError     **error)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = write_skeleton_files (files, warnings, error);
+
+  for (guint i = 0; i < warnings->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (warnings, i));
+  return ok;
+}
+
+/* The Skeleton tab's saves run one at a time: the document keeps the file being written
+ * (km_document_get_skeleton_saving_file). FALSE with %G_IO_ERROR_PENDING while one runs. */
+static gboolean
+begin_skeleton_save (KmDocument  *self,
+                     GFile       *file,
+                     GError     **error)
+{
+  if (g_object_get_data (G_OBJECT (self), SAVING_KEY) != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING,
+                           _("A skeleton file is being saved already"));
       return FALSE;
     }
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  skeleton = km_body_item_get_skeleton (body);
-  if (!write_skeleton (skeleton, SKELETON_JSON_FORMAT, path, notes, error))
-    return FALSE;
-  log_notes (self, path, notes);
+  g_object_set_data_full (G_OBJECT (self), SAVING_KEY, g_object_ref (file), g_object_unref);
+  return TRUE;
+}
 
-  if (g_strcmp0 (km_body_item_get_file (body), path) != 0
-      || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0)
+static void
+end_skeleton_save (KmDocument *self)
+{
+  g_object_set_data (G_OBJECT (self), SAVING_KEY, NULL);
+}
+
+/**
+ * km_document_get_skeleton_saving_file:
+ *
+ * Returns: (transfer none) (nullable): the file a Skeleton tab save
+ *   (km_document_save_skeleton_async() and the others) is writing, or %NULL
+ */
+GFile *
+km_document_get_skeleton_saving_file (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  return g_object_get_data (G_OBJECT (self), SAVING_KEY);
+}
+
+/* The outer task of a Skeleton tab save, its file taken as the one being written; NULL
+ * when another runs (the task has failed then, and is gone). */
+static GTask *
+skeleton_task_new (KmDocument          *self,
+                   GFile               *file,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data,
+                   gpointer             source_tag)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GError *error = NULL;
+
+  g_task_set_source_tag (task, source_tag);
+  if (!begin_skeleton_save (self, file, &error))
+    {
+      g_task_return_error (task, error);
+      return NULL;
+    }
+  return g_steal_pointer (&task);
+}
+
+/* Ends @task (taken) and the save it stands for: with @error (taken) when not NULL. */
+static void
+skeleton_task_return (GTask  *task,
+                      GError *error)
+{
+  end_skeleton_save (g_task_get_source_object (task));
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+static gboolean
+skeleton_task_finish (KmDocument    *self,
+                      GAsyncResult  *result,
+                      gpointer       source_tag,
+                      GError       **error)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- Save Skeleton, Export ---------------------------------------------------------- */
+
+/* What a skeleton save or export writes: the current body's skeleton to @path. */
+typedef struct
+{
+  KmBodyItem *body;
+  KmSkeleton *skeleton;
+  char       *path;
+  gboolean    export;
+} SkeletonSave;
+
+static void
+skeleton_save_free (SkeletonSave *save)
+{
+  g_clear_object (&save->body);
+  g_clear_pointer (&save->skeleton, km_skeleton_unref);
+  g_free (save->path);
+  g_free (save);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SkeletonSave, skeleton_save_free)
+
+static SkeletonSave *
+skeleton_save_new (KmDocument  *self,
+                   GFile       *file,
+                   gboolean     export,
+                   GError     **error)
+{
+  g_autoptr(SkeletonSave) save = g_new0 (SkeletonSave, 1);
+  KmBodyItem *body = current_body (self);
+
+  if (body == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           export ? _("There is no body to export") : _("There is no body to save"));
+      return NULL;
+    }
+  save->path = km_local_file_get_path (file, error);
+  if (save->path == NULL)
+    return NULL;
+  save->body = g_object_ref (body);
+  save->skeleton = km_skeleton_ref (km_body_item_get_skeleton (body));
+  save->export = export;
+  return g_steal_pointer (&save);
+}
+
+/* After skeleton.json is written: when it is not the body's model file, the body refers
+ * to it from now on (an undoable step, as Save As does). The body is unmodified unless its
+ * skeleton changed while the file was written. */
+static void
+skeleton_saved (KmDocument   *self,
+                SkeletonSave *save)
+{
+  KmBodyItem *body = save->body;
+  gboolean current = km_body_item_get_skeleton (body) == save->skeleton;
+
+  /* (A body removed while the file was written stays as it is.) */
+  if (km_item_get_parent (KM_ITEM (body)) == NULL)
+    ;
+  else if (g_strcmp0 (km_body_item_get_file (body), save->path) != 0
+           || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0)
     {
       SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
 
@@ -633,16 +825,53 @@ km_document_save_skeleton (KmDocument  *self,
       body_model_init_current (&edit->after, self, body);
       g_free (edit->after.file);
       g_free (edit->after.format);
-      edit->after.file = g_strdup (path);
+      edit->after.file = g_strdup (save->path);
       edit->after.format = g_strdup (SKELETON_JSON_FORMAT);
-      edit->after.modified = FALSE;
+      edit->after.modified = !current;
       push_edit (self, edit, _("Save Skeleton As"));
     }
-  else
+  else if (current)
     g_object_set_data (G_OBJECT (body), MODIFIED_KEY, GINT_TO_POINTER (FALSE));
 
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved the skeleton to %s."), path);
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved the skeleton to %s."), save->path);
+}
+
+/**
+ * km_document_save_skeleton:
+ * @file: where to write skeleton.json
+ *
+ * Writes the current body's skeleton as skeleton.json. When @file is not the body's model
+ * file, the body then refers to @file (an undoable step, as Save As does). What
+ * skeleton.json does not carry is listed in the message view. Writes on the calling
+ * thread: the editor uses km_document_save_skeleton_async().
+ */
+gboolean
+km_document_save_skeleton (KmDocument  *self,
+                           GFile       *file,
+                           GError     **error)
+{
+  g_autoptr(SkeletonSave) save = NULL;
+  g_autoptr(GPtrArray) files = skeleton_files_new ();
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  save = skeleton_save_new (self, file, FALSE, error);
+  if (save == NULL)
+    return FALSE;
+  skeleton_files_add (files, save->skeleton, SKELETON_JSON_FORMAT, save->path);
+  if (!write_skeleton_files_now (self, files, error))
+    return FALSE;
+  skeleton_saved (self, save);
   return TRUE;
+}
+
+static void
+skeleton_exported (KmDocument   *self,
+                   SkeletonSave *save)
+{
+  km_document_log (self, G_LOG_LEVEL_INFO, _("Exported the skeleton to %s."), save->path);
 }
 
 /**
@@ -650,6 +879,7 @@ km_document_save_skeleton (KmDocument  *self,
  *
  * Writes a copy of the current body's skeleton as a Choreonoid .body file or URDF. The
  * project does not change; what the format cannot carry is listed in the message view.
+ * Writes on the calling thread: the editor uses km_document_export_skeleton_async().
  */
 gboolean
 km_document_export_skeleton (KmDocument        *self,
@@ -657,33 +887,134 @@ km_document_export_skeleton (KmDocument        *self,
                              GFile             *file,
                              GError           **error)
 {
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *path = NULL;
-  KmBodyItem *body;
+  g_autoptr(SkeletonSave) save = NULL;
+  g_autoptr(GPtrArray) files = skeleton_files_new ();
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  body = current_body (self);
-  if (body == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           _("There is no body to export"));
-      return FALSE;
-    }
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
+  save = skeleton_save_new (self, file, TRUE, error);
+  if (save == NULL)
     return FALSE;
-
-  if (!write_skeleton (km_body_item_get_skeleton (body),
-                       format == KM_SKELETON_EXPORT_BODY ? BODY_FORMAT : URDF_FORMAT, path,
-                       notes, error))
+  skeleton_files_add (files, save->skeleton,
+                      format == KM_SKELETON_EXPORT_BODY ? BODY_FORMAT : URDF_FORMAT, save->path);
+  if (!write_skeleton_files_now (self, files, error))
     return FALSE;
-
-  log_notes (self, path, notes);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Exported the skeleton to %s."), path);
+  skeleton_exported (self, save);
   return TRUE;
+}
+
+/* The skeleton file is written: the document takes it in, then the caller. */
+static void
+skeleton_written_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  KmDocument *self = KM_DOCUMENT (source);
+  SkeletonSave *save = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (_km_document_write_finish (self, result, &error))
+    {
+      if (save->export)
+        skeleton_exported (self, save);
+      else
+        skeleton_saved (self, save);
+    }
+  skeleton_task_return (task, error);
+}
+
+/* Starts writing the current body's skeleton to @file in @format on a worker thread. */
+static void
+save_skeleton_async (KmDocument          *self,
+                     const char          *format,
+                     GFile               *file,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data,
+                     gpointer             source_tag)
+{
+  gboolean export = g_strcmp0 (format, SKELETON_JSON_FORMAT) != 0;
+  GTask *task = skeleton_task_new (self, file, cancellable, callback, user_data, source_tag);
+  GPtrArray *files;
+  SkeletonSave *save;
+  GError *error = NULL;
+
+  if (task == NULL)
+    return;
+  save = skeleton_save_new (self, file, export, &error);
+  if (save == NULL)
+    {
+      skeleton_task_return (task, error);
+      return;
+    }
+  g_task_set_task_data (task, save, (GDestroyNotify) skeleton_save_free);
+  files = skeleton_files_new ();
+  skeleton_files_add (files, save->skeleton, format, save->path);
+  _km_document_write_async (self, write_skeleton_files, files,
+                            (GDestroyNotify) g_ptr_array_unref, skeleton_written_cb, task);
+}
+
+/**
+ * km_document_save_skeleton_async:
+ *
+ * km_document_save_skeleton() with the file written on a worker thread (the skeleton is
+ * immutable; the body refers to the file once it is written, back on the main thread).
+ * One Skeleton tab save runs at a time (km_document_get_skeleton_saving_file() is the
+ * file meanwhile): another fails with %G_IO_ERROR_PENDING.
+ */
+void
+km_document_save_skeleton_async (KmDocument          *self,
+                                 GFile               *file,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  save_skeleton_async (self, SKELETON_JSON_FORMAT, file, cancellable, callback, user_data,
+                       km_document_save_skeleton_async);
+}
+
+gboolean
+km_document_save_skeleton_finish (KmDocument    *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return skeleton_task_finish (self, result, km_document_save_skeleton_async, error);
+}
+
+/**
+ * km_document_export_skeleton_async:
+ *
+ * km_document_export_skeleton() with the file written on a worker thread, one Skeleton
+ * tab save at a time (as km_document_save_skeleton_async()).
+ */
+void
+km_document_export_skeleton_async (KmDocument          *self,
+                                   KmSkeletonExport     format,
+                                   GFile               *file,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  save_skeleton_async (self, format == KM_SKELETON_EXPORT_BODY ? BODY_FORMAT : URDF_FORMAT,
+                       file, cancellable, callback, user_data,
+                       km_document_export_skeleton_async);
+}
+
+gboolean
+km_document_export_skeleton_finish (KmDocument    *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  return skeleton_task_finish (self, result, km_document_export_skeleton_async, error);
 }
 
 /* A file-name stem for a copy of @body's model: its model file's name without the
@@ -892,6 +1223,117 @@ body_copy_path (KmBodyItem *body,
   return g_build_filename (dir, name, NULL);
 }
 
+/* A save with body copies: the bodies whose model is a skeleton.json and the .body copy
+ * each gets, then the project. */
+typedef struct
+{
+  GPtrArray *bodies;   /* of KmBodyItem */
+  GPtrArray *files;    /* of SkeletonFile, one for each body */
+  GFile     *project;
+} CopiesSave;
+
+static void
+copies_save_free (CopiesSave *save)
+{
+  g_ptr_array_unref (save->bodies);
+  g_ptr_array_unref (save->files);
+  g_clear_object (&save->project);
+  g_free (save);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CopiesSave, copies_save_free)
+
+static CopiesSave *
+copies_save_new (KmDocument  *self,
+                 GFile       *file,
+                 GError     **error)
+{
+  g_autoptr(CopiesSave) save = g_new0 (CopiesSave, 1);
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  BodyScan scan;
+
+  path = km_local_file_get_path (file, error);
+  if (path == NULL)
+    return NULL;
+  dir = g_path_get_dirname (path);
+  save->bodies = g_ptr_array_new_with_free_func (g_object_unref);
+  save->files = skeleton_files_new ();
+  save->project = g_object_ref (file);
+  scan.bodies = save->bodies;
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   collect_skeleton_json_body, &scan);
+  for (guint i = 0; i < save->bodies->len; i++)
+    {
+      KmBodyItem *body = g_ptr_array_index (save->bodies, i);
+      g_autofree char *copy = body_copy_path (body, dir, used);
+
+      skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
+    }
+  return g_steal_pointer (&save);
+}
+
+#define USE_COPIES_LABEL N_("Use Choreonoid Body Copies")
+
+/* Once the copies are written: the bodies refer to them, one undoable step. */
+static void
+use_body_copies (KmDocument *self,
+                 CopiesSave *save)
+{
+  GPtrArray *edits;
+
+  if (save->bodies->len == 0)
+    return;
+  edits = g_ptr_array_new_with_free_func (skeleton_edit_free);
+  for (guint i = 0; i < save->bodies->len; i++)
+    {
+      KmBodyItem *body = g_ptr_array_index (save->bodies, i);
+      SkeletonFile *copy = g_ptr_array_index (save->files, i);
+      SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
+
+      edit->document = self;
+      edit->body = g_object_ref (body);
+      body_model_init_current (&edit->before, self, body);
+      body_model_init_current (&edit->after, self, body);
+      g_free (edit->after.file);
+      g_free (edit->after.format);
+      edit->after.file = g_strdup (copy->path);
+      edit->after.format = g_strdup (BODY_FORMAT);
+      /* (edited while the copy was written: the copy is older) */
+      edit->after.modified = km_body_item_get_skeleton (body) != copy->skeleton;
+      g_ptr_array_add (edits, edit);
+    }
+  km_document_close_edit (self);
+  km_project_push_command (km_document_get_project (self), _(USE_COPIES_LABEL),
+                           edits_redo, edits_undo, NULL, NULL, edits,
+                           (GDestroyNotify) g_ptr_array_unref);
+  km_document_close_edit (self);
+}
+
+/* The project was not written: the bodies keep their skeleton.json again, unless the step
+ * that switched them is no longer the last one (the copies exist, so the bodies may refer
+ * to them). */
+static void
+unuse_body_copies (KmDocument *self,
+                   CopiesSave *save)
+{
+  KmProject *project = km_document_get_project (self);
+
+  if (save->bodies->len > 0 && km_project_can_undo (project)
+      && g_strcmp0 (km_project_get_undo_label (project), _(USE_COPIES_LABEL)) == 0)
+    km_document_undo (self);
+}
+
+static void
+body_copies_written (KmDocument *self,
+                     CopiesSave *save)
+{
+  for (guint i = 0; i < save->files->len; i++)
+    km_document_log (self, G_LOG_LEVEL_INFO, _("Wrote the Choreonoid body copy %s."),
+                     ((SkeletonFile *) g_ptr_array_index (save->files, i))->path);
+}
+
 /**
  * km_document_save_with_body_copies:
  * @file: the project file to write
@@ -903,6 +1345,7 @@ body_copy_path (KmBodyItem *body,
  * project is written to @file. The skeleton.json files stay as they were. What a `.body`
  * file cannot carry (spherical joints become three revolute ones, linked joints
  * independent ones) is listed in the message view. Other bodies are saved as usual.
+ * Writes on the calling thread: the editor uses km_document_save_with_body_copies_async().
  *
  * Returns: whether the copies and the project were written; on failure the bodies keep
  *   their skeleton.json.
@@ -912,71 +1355,116 @@ km_document_save_with_body_copies (KmDocument  *self,
                                    GFile       *file,
                                    GError     **error)
 {
-  g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *path = NULL;
-  g_autofree char *dir = NULL;
-  BodyScan scan = { bodies };
-  GPtrArray *edits;
+  g_autoptr(CopiesSave) save = NULL;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
+  save = copies_save_new (self, file, error);
+  if (save == NULL || !write_skeleton_files_now (self, save->files, error))
     return FALSE;
-  dir = g_path_get_dirname (path);
-  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   collect_skeleton_json_body, &scan);
-
-  for (guint i = 0; i < bodies->len; i++)
-    {
-      g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-      KmBodyItem *body = g_ptr_array_index (bodies, i);
-      char *copy = body_copy_path (body, dir, used);
-
-      g_ptr_array_add (paths, copy);
-      if (!write_skeleton (km_body_item_get_skeleton (body), BODY_FORMAT, copy, notes, error))
-        return FALSE;
-      log_notes (self, copy, notes);
-    }
-
-  if (bodies->len > 0)
-    {
-      edits = g_ptr_array_new_with_free_func (skeleton_edit_free);
-      for (guint i = 0; i < bodies->len; i++)
-        {
-          KmBodyItem *body = g_ptr_array_index (bodies, i);
-          SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
-
-          edit->document = self;
-          edit->body = g_object_ref (body);
-          body_model_init_current (&edit->before, self, body);
-          body_model_init_current (&edit->after, self, body);
-          g_free (edit->after.file);
-          g_free (edit->after.format);
-          edit->after.file = g_strdup (g_ptr_array_index (paths, i));
-          edit->after.format = g_strdup (BODY_FORMAT);
-          edit->after.modified = FALSE;
-          g_ptr_array_add (edits, edit);
-        }
-      km_document_close_edit (self);
-      km_project_push_command (km_document_get_project (self), _("Use Choreonoid Body Copies"),
-                               edits_redo, edits_undo, NULL, NULL, edits,
-                               (GDestroyNotify) g_ptr_array_unref);
-      km_document_close_edit (self);
-    }
-
+  use_body_copies (self, save);
   if (!km_document_save (self, file, error))
     {
-      if (bodies->len > 0)
-        km_document_undo (self);
+      unuse_body_copies (self, save);
       return FALSE;
     }
-  for (guint i = 0; i < paths->len; i++)
-    km_document_log (self, G_LOG_LEVEL_INFO, _("Wrote the Choreonoid body copy %s."),
-                     (const char *) g_ptr_array_index (paths, i));
+  body_copies_written (self, save);
   return TRUE;
+}
+
+static void
+copies_project_saved_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  GTask *task = user_data;
+  KmDocument *self = KM_DOCUMENT (source);
+  CopiesSave *save = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (km_document_save_finish (self, result, &error))
+    body_copies_written (self, save);
+  else
+    unuse_body_copies (self, save);
+  skeleton_task_return (task, error);
+}
+
+static void
+copies_written_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  KmDocument *self = KM_DOCUMENT (source);
+  CopiesSave *save = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!_km_document_write_finish (self, result, &error))
+    {
+      skeleton_task_return (task, error);
+      return;
+    }
+  /* A project save that began meanwhile would refuse this one: the bodies stay as they
+   * are then. */
+  if (km_document_get_saving (self))
+    {
+      skeleton_task_return (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_PENDING,
+                                                       _("The project is being saved already")));
+      return;
+    }
+  use_body_copies (self, save);
+  km_document_save_async (self, save->project, NULL, copies_project_saved_cb, task);
+}
+
+/**
+ * km_document_save_with_body_copies_async:
+ *
+ * km_document_save_with_body_copies() with the copies and then the project written on a
+ * worker thread (km_document_save_async(); the bodies refer to the copies once those are
+ * written). One Skeleton tab save runs at a time (as km_document_save_skeleton_async()),
+ * and none while the project is being saved: it fails with %G_IO_ERROR_PENDING then.
+ */
+void
+km_document_save_with_body_copies_async (KmDocument          *self,
+                                         GFile               *file,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  GTask *task;
+  CopiesSave *save;
+  GError *error = NULL;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = skeleton_task_new (self, file, cancellable, callback, user_data,
+                            km_document_save_with_body_copies_async);
+  if (task == NULL)
+    return;
+  if (km_document_get_saving (self))
+    {
+      skeleton_task_return (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_PENDING,
+                                                       _("The project is being saved already")));
+      return;
+    }
+  save = copies_save_new (self, file, &error);
+  if (save == NULL)
+    {
+      skeleton_task_return (task, error);
+      return;
+    }
+  g_task_set_task_data (task, save, (GDestroyNotify) copies_save_free);
+  _km_document_write_async (self, write_skeleton_files, g_ptr_array_ref (save->files),
+                            (GDestroyNotify) g_ptr_array_unref, copies_written_cb, task);
+}
+
+gboolean
+km_document_save_with_body_copies_finish (KmDocument    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error)
+{
+  return skeleton_task_finish (self, result, km_document_save_with_body_copies_async, error);
 }

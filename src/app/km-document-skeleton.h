@@ -45,4 +45,34 @@ gboolean  km_document_save_with_body_copies   (KmDocument        *self,
                                                GFile             *file,
                                                GError           **error);
 
+/* The same on a worker thread, one Skeleton tab save at a time (the file it writes is
+ * km_document_get_skeleton_saving_file() meanwhile; another fails with
+ * G_IO_ERROR_PENDING). The editor's Skeleton tab uses these. */
+GFile    *km_document_get_skeleton_saving_file (KmDocument          *self);
+void      km_document_save_skeleton_async      (KmDocument          *self,
+                                                GFile               *file,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+gboolean  km_document_save_skeleton_finish     (KmDocument          *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void      km_document_export_skeleton_async    (KmDocument          *self,
+                                                KmSkeletonExport     format,
+                                                GFile               *file,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+gboolean  km_document_export_skeleton_finish   (KmDocument          *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+void      km_document_save_with_body_copies_async  (KmDocument          *self,
+                                                    GFile               *file,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+gboolean  km_document_save_with_body_copies_finish (KmDocument          *self,
+                                                    GAsyncResult        *result,
+                                                    GError             **error);
+
 G_END_DECLS

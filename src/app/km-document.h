@@ -73,6 +73,14 @@ gboolean           km_document_write_autosave_finish (KmDocument      *self,
 gboolean           km_document_recover            (KmDocument         *self,
                                                    GFile              *file,
                                                    GError            **error);
+void               km_document_recover_async      (KmDocument         *self,
+                                                   GFile              *file,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean           km_document_recover_finish     (KmDocument         *self,
+                                                   GAsyncResult       *result,
+                                                   GError            **error);
 
 gboolean           km_document_load_defaults      (KmDocument         *self,
                                                    GError            **error);

@@ -78,6 +78,8 @@ struct _KmJointInspector
   GSignalGroup       *document_signals;
   GSimpleActionGroup *actions;
   char               *length_unit;
+  GFile              *saving_file;  /* the file a save from here is writing, or NULL */
+  GApplication       *saving_app;   /* held while it is written */
 
   gboolean            updating;
 };
@@ -86,6 +88,7 @@ enum {
   PROP_0,
   PROP_DOCUMENT,
   PROP_LENGTH_UNIT,
+  PROP_SAVING_FILE,
   N_PROPS
 };
 
@@ -217,7 +220,9 @@ update_actions (KmJointInspector *self)
   for (guint i = 0; body_actions[i] != NULL; i++)
     {
       action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), body_actions[i]);
-      g_simple_action_set_enabled (G_SIMPLE_ACTION (action), has_body);
+      /* One save at a time (the next waits for the file to be written). */
+      g_simple_action_set_enabled (G_SIMPLE_ACTION (action),
+                                   has_body && self->saving_file == NULL);
     }
   action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "delete-joint");
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), joint != NULL && joint->parent >= 0);
@@ -763,27 +768,70 @@ typedef enum
   CHOSEN_SAVE_PROJECT_WITH_BODY,
 } Chosen;
 
+/* The file is written (or not): the actions are back, an error goes to the messages. */
+static void
+file_saved_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(KmJointInspector) self = user_data;
+  g_autoptr(GApplication) app = g_steal_pointer (&self->saving_app);
+  g_autoptr(GError) error = NULL;
+  KmDocument *document = KM_DOCUMENT (source);
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
+  gboolean ok;
+
+  if (tag == km_document_save_skeleton_async)
+    ok = km_document_save_skeleton_finish (document, result, &error);
+  else if (tag == km_document_save_with_body_copies_async)
+    ok = km_document_save_with_body_copies_finish (document, result, &error);
+  else
+    ok = km_document_export_skeleton_finish (document, result, &error);
+  if (!ok)
+    km_document_log (document, G_LOG_LEVEL_WARNING, "%s", error->message);
+
+  if (app != NULL)
+    g_application_release (app);
+  g_clear_object (&self->saving_file);
+  /* (Disposed meanwhile: no actions left to enable.) */
+  if (self->actions != NULL)
+    update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING_FILE]);
+}
+
+/* Writes @file on a worker thread (KmJointInspector:saving-file meanwhile). */
 static void
 file_chosen (KmJointInspector *self,
              Chosen            what,
              GFile            *file)
 {
-  g_autoptr(GError) error = NULL;
-  gboolean ok;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkApplication *app = GTK_IS_WINDOW (root) ? gtk_window_get_application (GTK_WINDOW (root))
+                                             : NULL;
 
-  if (self->document == NULL)
+  if (self->document == NULL || self->saving_file != NULL)
     return;
+  self->saving_file = g_object_ref (file);
+  /* The application does not quit before the file is complete. */
+  if (app != NULL)
+    {
+      self->saving_app = G_APPLICATION (g_object_ref (app));
+      g_application_hold (self->saving_app);
+    }
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING_FILE]);
+
   if (what == CHOSEN_SAVE)
-    ok = km_document_save_skeleton (self->document, file, &error);
+    km_document_save_skeleton_async (self->document, file, NULL, file_saved_cb,
+                                     g_object_ref (self));
   else if (what == CHOSEN_SAVE_PROJECT_WITH_BODY)
-    ok = km_document_save_with_body_copies (self->document, file, &error);
+    km_document_save_with_body_copies_async (self->document, file, NULL, file_saved_cb,
+                                             g_object_ref (self));
   else
-    ok = km_document_export_skeleton (self->document,
-                                      what == CHOSEN_EXPORT_BODY ? KM_SKELETON_EXPORT_BODY
-                                                                 : KM_SKELETON_EXPORT_URDF,
-                                      file, &error);
-  if (!ok)
-    km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+    km_document_export_skeleton_async (self->document,
+                                       what == CHOSEN_EXPORT_BODY ? KM_SKELETON_EXPORT_BODY
+                                                                  : KM_SKELETON_EXPORT_URDF,
+                                       file, NULL, file_saved_cb, g_object_ref (self));
 }
 
 static void
@@ -915,6 +963,7 @@ km_joint_inspector_finalize (GObject *object)
   KmJointInspector *self = KM_JOINT_INSPECTOR (object);
 
   g_free (self->length_unit);
+  g_clear_object (&self->saving_file);
 
   G_OBJECT_CLASS (km_joint_inspector_parent_class)->finalize (object);
 }
@@ -934,6 +983,9 @@ km_joint_inspector_get_property (GObject    *object,
       break;
     case PROP_LENGTH_UNIT:
       g_value_set_string (value, self->length_unit);
+      break;
+    case PROP_SAVING_FILE:
+      g_value_set_object (value, self->saving_file);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -980,6 +1032,15 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   properties[PROP_LENGTH_UNIT] =
     g_param_spec_string ("length-unit", NULL, NULL, "metres",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * KmJointInspector:saving-file:
+   *
+   * The file a save or export from the Skeleton tab is writing (on a worker thread), or
+   * %NULL; the save actions are disabled meanwhile.
+   */
+  properties[PROP_SAVING_FILE] =
+    g_param_spec_object ("saving-file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,

@@ -278,14 +278,24 @@ add_recent (KmWindow *self,
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
 }
 
-/* The spinner shows a file being opened or the project being written. */
+/* The spinner shows a file being opened, or the project or a Skeleton tab file being
+ * written. */
 static void
 update_spinner (KmWindow *self)
 {
-  GFile *file = self->opening_file != NULL ? self->opening_file : self->saving_file;
-  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
+  g_autoptr(GFile) skeleton_file = NULL;
+  GFile *file;
+  g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
 
+  /* (A Skeleton tab file may be written after the window's widgets are gone.) */
+  if (self->open_spinner == NULL)
+    return;
+  if (self->joint_inspector != NULL)
+    g_object_get (self->joint_inspector, "saving-file", &skeleton_file, NULL);
+  file = self->opening_file != NULL ? self->opening_file
+         : self->saving_file != NULL ? self->saving_file : skeleton_file;
+  name = file != NULL ? g_file_get_basename (file) : NULL;
   gtk_spinner_set_spinning (self->open_spinner, file != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->open_spinner), file != NULL);
   if (self->opening_file != NULL)
@@ -424,6 +434,9 @@ is_project_file (GFile *file)
 
 static void open_next (KmWindow *self);
 
+/* Marks a queued file as an autosave to recover rather than a file to open. */
+#define RECOVERY_KEY "km-window-recovery"
+
 static void
 open_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -440,9 +453,23 @@ open_done_cb (GObject      *source,
   if (self->opening == NULL || g_cancellable_is_cancelled (self->opening))
     return;
   before = km_document_get_project (self->document);
-  opened = km_document_import_file_finish (KM_DOCUMENT (source), result, &error);
   file = g_steal_pointer (&self->opening_file);
   g_clear_object (&self->opening);
+  if (g_object_get_data (G_OBJECT (file), RECOVERY_KEY) != NULL)
+    {
+      /* Recovered work is autosaved again under this window's own name while it stays
+       * unsaved. */
+      if (km_document_recover_finish (KM_DOCUMENT (source), result, &error))
+        g_file_delete (file, NULL, NULL);
+      else
+        {
+          km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+          g_object_set (self, "show-messages", TRUE, NULL);
+        }
+      open_next (self);
+      return;
+    }
+  opened = km_document_import_file_finish (KM_DOCUMENT (source), result, &error);
   if (opened)
     {
       /* A project opened (not a file imported into this one): its camera and time. */
@@ -474,8 +501,12 @@ open_next (KmWindow *self)
     }
 
   self->opening = g_cancellable_new ();
-  km_document_import_file_async (self->document, self->opening_file, self->opening,
-                                 open_done_cb, g_object_ref (self));
+  if (g_object_get_data (G_OBJECT (self->opening_file), RECOVERY_KEY) != NULL)
+    km_document_recover_async (self->document, self->opening_file, self->opening,
+                               open_done_cb, g_object_ref (self));
+  else
+    km_document_import_file_async (self->document, self->opening_file, self->opening,
+                                   open_done_cb, g_object_ref (self));
 }
 
 /* Opens @file after the files already being opened: they are read and parsed on a worker
@@ -866,22 +897,23 @@ recovery_bar_response_cb (KmWindow   *self,
                           GtkInfoBar *bar)
 {
   g_autoptr(GFile) file = g_steal_pointer (&self->recovery_file);
-  g_autoptr(GError) error = NULL;
 
   g_assert (KM_IS_WINDOW (self));
 
   gtk_info_bar_set_revealed (self->recovery_bar, FALSE);
   if (file == NULL)
     return;
-  if (response == GTK_RESPONSE_ACCEPT && !km_document_recover (self->document, file, &error))
+  if (response == GTK_RESPONSE_ACCEPT)
     {
-      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-      g_object_set (self, "show-messages", TRUE, NULL);
-      return;
+      /* Read on a worker thread like any file opened (KmWindow:loading meanwhile), after
+       * the files being opened; it is removed once recovered. */
+      g_autoptr(GFile) recovery = g_file_dup (file);
+
+      g_object_set_data (G_OBJECT (recovery), RECOVERY_KEY, GINT_TO_POINTER (TRUE));
+      open_now (self, recovery);
     }
-  /* Recovered work is autosaved again under this window's own name while it stays
-   * unsaved; declined work is gone. */
-  if (response == GTK_RESPONSE_ACCEPT || response == GTK_RESPONSE_REJECT)
+  /* Declined work is gone. */
+  else if (response == GTK_RESPONSE_REJECT)
     g_file_delete (file, NULL, NULL);
 }
 
@@ -1150,6 +1182,8 @@ km_window_init (KmWindow *self)
 
   km_item_tree_set_document (self->item_tree, self->document);
   km_joint_inspector_set_document (self->joint_inspector, self->document);
+  g_signal_connect_object (self->joint_inspector, "notify::saving-file",
+                           G_CALLBACK (update_spinner), self, G_CONNECT_SWAPPED);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
   km_joint_panel_set_document (self->joint_panel, self->document);

@@ -335,19 +335,34 @@ frame_node (const KmAnimation *animation,
   return map;
 }
 
+/* The `frames` list of @animation. */
 static KmYamlNode *
-km_ik_animation_item_store (KmItem   *item,
-                            KmItemIo *io)
+frames_node (gpointer animation)
+{
+  KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    km_yaml_sequence_append (list, frame_node (animation, f));
+  return list;
+}
+
+/* store, with the `frames` list built at once or (@deferred) left to whoever writes the
+ * data (a deferred node over a copy of the animation: the copy is what makes it safe on
+ * another thread, as an item's animation may be filled in while a solve streams frames
+ * into it, and cheap next to the nodes: a memcpy of the values). */
+static KmYamlNode *
+store_data (KmIkAnimationItem *self,
+            KmItemIo          *io,
+            gboolean           deferred)
 {
   static const char * const replaced[] = {
     "file", "filename", "format", "frame_rate", "frames", NULL
   };
-  KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (item);
-  KmYamlNode *data = km_item_get_data (item);
+  KmYamlNode *data = km_item_get_data (KM_ITEM (self));
   KmYamlNode *out;
 
   if (!self->modified)
-    return KM_ITEM_CLASS (km_ik_animation_item_parent_class)->store (item, io);
+    return KM_ITEM_CLASS (km_ik_animation_item_parent_class)->store (KM_ITEM (self), io);
 
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   if (self->file != NULL)
@@ -357,15 +372,21 @@ km_ik_animation_item_store (KmItem   *item,
     km_yaml_mapping_append (out, "frame_rate",
                             km_yaml_node_new_number (km_animation_get_frame_rate (self->animation)));
   if (self->file == NULL && self->animation != NULL)
-    {
-      KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
-
-      for (guint f = 0; f < km_animation_get_n_frames (self->animation); f++)
-        km_yaml_sequence_append (list, frame_node (self->animation, f));
-      km_yaml_mapping_append (out, "frames", list);
-    }
+    km_yaml_mapping_append (out, "frames",
+                            deferred ?
+                            km_yaml_node_new_deferred (KM_YAML_SEQUENCE, frames_node,
+                                                       km_animation_copy (self->animation),
+                                                       (GDestroyNotify) km_animation_unref) :
+                            frames_node (self->animation));
   km_yaml_mapping_append_except (out, data, replaced);
   return out;
+}
+
+static KmYamlNode *
+km_ik_animation_item_store (KmItem   *item,
+                            KmItemIo *io)
+{
+  return store_data (KM_IK_ANIMATION_ITEM (item), io, FALSE);
 }
 
 static void
@@ -380,6 +401,18 @@ km_ik_animation_item_finalize (GObject *object)
   G_OBJECT_CLASS (km_ik_animation_item_parent_class)->finalize (object);
 }
 
+static KmAnimation *
+source_get_animation (KmAnimationSource *source)
+{
+  return KM_IK_ANIMATION_ITEM (source)->animation;
+}
+
+static void
+animation_source_iface_init (KmAnimationSourceInterface *iface)
+{
+  iface->get_animation = source_get_animation;
+}
+
 static void
 km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
 {
@@ -391,18 +424,6 @@ km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
   item_class->class_name = "IKAnimationItem";
   item_class->restore = km_ik_animation_item_restore;
   item_class->store = km_ik_animation_item_store;
-}
-
-static KmAnimation *
-source_get_animation (KmAnimationSource *source)
-{
-  return KM_IK_ANIMATION_ITEM (source)->animation;
-}
-
-static void
-animation_source_iface_init (KmAnimationSourceInterface *iface)
-{
-  iface->get_animation = source_get_animation;
 }
 
 static void
@@ -462,4 +483,22 @@ km_ik_animation_item_set_file (KmIkAnimationItem *self,
   self->file = g_strdup (file);
   self->format = g_strdup (format != NULL ? format : ANIMATION_FORMAT);
   self->modified = TRUE;
+}
+
+/**
+ * km_ik_animation_item_store_for_writing:
+ *
+ * What km_item_store() returns, for a tree that is only written (km_yaml_emit): the inline
+ * `frames` are a deferred node (km_yaml_node_new_deferred) over a copy of the animation,
+ * built where the tree is written. That keeps a project save's main-thread part short: a
+ * 10,000-frame animation is some 300,000 nodes and as many numbers to format.
+ */
+KmYamlNode *
+km_ik_animation_item_store_for_writing (KmIkAnimationItem *self,
+                                        KmItemIo          *io)
+{
+  g_return_val_if_fail (KM_IS_IK_ANIMATION_ITEM (self), NULL);
+  g_return_val_if_fail (io != NULL, NULL);
+
+  return store_data (self, io, TRUE);
 }

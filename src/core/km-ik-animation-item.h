@@ -42,5 +42,9 @@ void         km_ik_animation_item_set_animation (KmIkAnimationItem *self,
 void         km_ik_animation_item_set_file      (KmIkAnimationItem *self,
                                                  const char        *file,
                                                  const char        *format);
+/* km_item_store() for a tree that is only written: the inline frames are built when it is
+ * (on the thread that writes it; see km_yaml_node_new_deferred). */
+KmYamlNode  *km_ik_animation_item_store_for_writing (KmIkAnimationItem *self,
+                                                     KmItemIo          *io);
 
 G_END_DECLS

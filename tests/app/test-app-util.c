@@ -50,6 +50,14 @@ loaded (gpointer window)
   return !km_window_get_loading (window);
 }
 
+/* Runs the main loop until @window has no file left to open or recover (at most 20 s).
+ * Returns whether it has none. */
+gboolean
+test_app_wait_loaded (KmWindow *window)
+{
+  return test_app_wait_until (loaded, window, 20000);
+}
+
 /* km_window_open_file(), then the main loop until the file is read and applied (at most
  * 20 s). Returns what km_window_open_file() returned. */
 gboolean

@@ -28,6 +28,7 @@ gboolean test_app_wait_until      (GSourceFunc condition,
 void     test_app_spin_for        (guint       ms);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
+gboolean test_app_wait_loaded     (KmWindow   *window);
 void     test_app_init            (int        *argc,
                                    char     ***argv);
 

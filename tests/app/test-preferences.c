@@ -425,6 +425,7 @@ test_autosave_recovery (void)
   g_assert_true (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
   gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (second)), GTK_RESPONSE_ACCEPT);
   g_assert_false (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
+  g_assert_true (test_app_wait_loaded (second));
   g_assert_nonnull (km_document_get_skeleton (recovered));
   /* The body's joint state (the pose shown may come from the solved animation). */
   g_assert_cmpfloat_with_epsilon (km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (recovered)),

@@ -1465,8 +1465,14 @@ write_item (SaveContext *ctx,
     }
   else
     {
+      /* The tree is only written: an animation's frames are built where it is. */
+      KmYamlNode *data = KM_IS_IK_ANIMATION_ITEM (item) ?
+                         km_ik_animation_item_store_for_writing (KM_IK_ANIMATION_ITEM (item),
+                                                                 &ctx->io) :
+                         km_item_store (item, &ctx->io);
+
       values[KEY_DATA] = write_file_references (ctx, km_yaml_mapping_lookup (orig, "data"),
-                                                km_item_store (item, &ctx->io));
+                                                data);
       if (values[KEY_DATA] != NULL && km_yaml_node_get_length (values[KEY_DATA]) == 0 &&
           km_yaml_node_get_kind (values[KEY_DATA]) == KM_YAML_MAPPING &&
           km_yaml_mapping_lookup (orig, "data") == NULL)
@@ -1575,12 +1581,11 @@ write_views (SaveContext *ctx,
   return out;
 }
 
-/* The file text, and (out) the ids the items were given. */
-static char *
-write_project (KmProject   *project,
-               const char  *path,
-               gsize       *length,
-               GHashTable **ids_out)
+/* The file's tree, and (out) the ids the items were given. */
+static KmYamlNode *
+build_tree (KmProject   *project,
+            const char  *path,
+            GHashTable **ids_out)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GPtrArray) unassigned = g_ptr_array_new ();
@@ -1591,7 +1596,6 @@ write_project (KmProject   *project,
   gint64 *max_read = g_object_get_data (G_OBJECT (project), MAX_ID_KEY);
   gboolean items_written = FALSE;
   SaveContext ctx = { 0, };
-  GString *out;
 
   ctx.io.file = path;
   ctx.io.dir = dir;
@@ -1671,28 +1675,62 @@ write_project (KmProject   *project,
       top = g_steal_pointer (&reordered);
     }
 
-  /* One top-level pair at a time: Choreonoid leaves a blank line after optional_plugins. */
-  out = g_string_new (NULL);
-  for (guint i = 0; i < km_yaml_node_get_length (top); i++)
-    {
-      g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-      KmYamlNode *key = km_yaml_mapping_get_key (top, i);
-
-      km_yaml_mapping_append_node (one, km_yaml_node_ref (key),
-                                   km_yaml_node_ref (km_yaml_mapping_get_value (top, i)));
-      km_yaml_emit (one, out);
-      if (scalar_is (key, "optional_plugins") && i + 1 < km_yaml_node_get_length (top))
-        g_string_append_c (out, '\n');
-    }
-
   g_hash_table_unref (ctx.selected);
   if (ids_out != NULL)
     *ids_out = g_steal_pointer (&ctx.ids);
   else
     g_hash_table_unref (ctx.ids);
+  return g_steal_pointer (&top);
+}
+
+KmYamlNode *
+km_cnoid_build_tree (KmProject   *project,
+                     const char  *path,
+                     GHashTable **ids)
+{
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return build_tree (project, path, ids);
+}
+
+char *
+km_cnoid_tree_to_string (const KmYamlNode *tree,
+                         gsize            *length)
+{
+  GString *out;
+
+  g_return_val_if_fail (tree != NULL, NULL);
+  g_return_val_if_fail (km_yaml_node_get_kind (tree) == KM_YAML_MAPPING, NULL);
+
+  /* One top-level pair at a time: Choreonoid leaves a blank line after optional_plugins. */
+  out = g_string_new (NULL);
+  for (guint i = 0; i < km_yaml_node_get_length (tree); i++)
+    {
+      g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      KmYamlNode *key = km_yaml_mapping_get_key (tree, i);
+
+      km_yaml_mapping_append_node (one, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (tree, i)));
+      km_yaml_emit (one, out);
+      if (scalar_is (key, "optional_plugins") && i + 1 < km_yaml_node_get_length (tree))
+        g_string_append_c (out, '\n');
+    }
   if (length != NULL)
     *length = out->len;
   return g_string_free (out, FALSE);
+}
+
+/* The file text, and (out) the ids the items were given. */
+static char *
+write_project (KmProject   *project,
+               const char  *path,
+               gsize       *length,
+               GHashTable **ids_out)
+{
+  g_autoptr(KmYamlNode) tree = build_tree (project, path, ids_out);
+
+  return km_cnoid_tree_to_string (tree, length);
 }
 
 char *

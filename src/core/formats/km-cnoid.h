@@ -113,6 +113,17 @@ char       *km_cnoid_to_string_for_save (KmProject         *project,
                                          GHashTable       **ids);
 void        km_cnoid_saved              (KmProject         *project,
                                          GHashTable        *ids);
+/* km_cnoid_to_string_for_save() in two halves, so that the costly one runs on a worker:
+ * the file's tree and (@ids nullable) the ids it gives new items, on the project's thread;
+ * then its text, on any thread. The tree is the caller's and no one changes it: it holds
+ * nodes the items share (parsed nodes are immutable, with atomic reference counts) and
+ * deferred nodes over copies (an animation's frames, km_yaml_node_new_deferred), built
+ * when the text is. */
+KmYamlNode *km_cnoid_build_tree         (KmProject         *project,
+                                         const char        *path,
+                                         GHashTable       **ids);
+char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
+                                         gsize             *length);
 /* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
  * else the `share/` above a `share/project/` folder holding the project, else an installed
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else

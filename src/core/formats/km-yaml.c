@@ -35,6 +35,10 @@ struct _KmYamlNode
   char           *value;    /* scalar */
   gsize           length;   /* scalar */
   GPtrArray      *items;    /* sequence: items; mapping: key, value pairs */
+  /* Deferred (km_yaml_node_new_deferred): what builds the contents when written. */
+  KmYamlExpandFunc expand;
+  gpointer         expand_data;
+  GDestroyNotify   expand_destroy;
 };
 
 G_DEFINE_BOXED_TYPE (KmYamlNode, km_yaml_node, km_yaml_node_ref, km_yaml_node_unref)
@@ -78,7 +82,22 @@ km_yaml_node_unref (KmYamlNode *node)
   g_clear_pointer (&node->items, g_ptr_array_unref);
   g_free (node->value);
   g_free (node->tag);
+  if (node->expand_destroy != NULL)
+    node->expand_destroy (node->expand_data);
   g_free (node);
+}
+
+/* What @node stands for: itself, or for a deferred node the tree its function builds (a
+ * new one each time), in *@owned for the caller to drop. */
+static const KmYamlNode *
+resolve (const KmYamlNode  *node,
+         KmYamlNode       **owned)
+{
+  *owned = NULL;
+  if (node->expand == NULL)
+    return node;
+  *owned = node->expand (node->expand_data);
+  return *owned;
 }
 
 static gsize
@@ -826,10 +845,15 @@ gboolean
 km_yaml_node_equal (const KmYamlNode *a,
                     const KmYamlNode *b)
 {
+  g_autoptr(KmYamlNode) a_built = NULL;
+  g_autoptr(KmYamlNode) b_built = NULL;
+
   g_return_val_if_fail (a != NULL && b != NULL, FALSE);
 
   if (a == b)
     return TRUE;
+  a = resolve (a, &a_built);
+  b = resolve (b, &b_built);
   if (a->kind != b->kind || g_strcmp0 (a->tag, b->tag) != 0)
     return FALSE;
   if (a->kind == KM_YAML_SCALAR)
@@ -849,6 +873,12 @@ km_yaml_node_copy (const KmYamlNode *node)
 
   g_return_val_if_fail (node != NULL, NULL);
 
+  if (node->expand != NULL)
+    {
+      g_autoptr(KmYamlNode) built = node->expand (node->expand_data);
+
+      return km_yaml_node_copy (built);
+    }
   copy = node_new (node->kind, node->style);
   copy->pos = node->pos;
   copy->file = node->file;
@@ -929,6 +959,31 @@ km_yaml_node_new_mapping (KmYamlStyle style)
 }
 
 KmYamlNode *
+km_yaml_node_new_deferred (KmYamlKind       kind,
+                           KmYamlExpandFunc expand,
+                           gpointer         data,
+                           GDestroyNotify   destroy)
+{
+  KmYamlNode *node;
+
+  g_return_val_if_fail (kind == KM_YAML_SEQUENCE || kind == KM_YAML_MAPPING, NULL);
+  g_return_val_if_fail (expand != NULL, NULL);
+
+  node = node_new (kind, KM_YAML_STYLE_ANY);
+  node->expand = expand;
+  node->expand_data = data;
+  node->expand_destroy = destroy;
+  return node;
+}
+
+gboolean
+km_yaml_node_is_deferred (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+  return node->expand != NULL;
+}
+
+KmYamlNode *
 km_yaml_node_new_numbers (const double *values,
                           guint         n_values)
 {
@@ -946,6 +1001,7 @@ km_yaml_sequence_append (KmYamlNode *sequence,
                          KmYamlNode *item)
 {
   g_return_if_fail (sequence != NULL && sequence->kind == KM_YAML_SEQUENCE);
+  g_return_if_fail (sequence->expand == NULL);
   g_return_if_fail (item != NULL);
 
   account_child (sequence, item);
@@ -960,6 +1016,7 @@ km_yaml_mapping_append (KmYamlNode *mapping,
   KmYamlNode *key_node;
 
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (mapping->expand == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   key_node = km_yaml_node_new_scalar (key, KM_YAML_STYLE_ANY);
@@ -976,6 +1033,7 @@ km_yaml_mapping_append_node (KmYamlNode *mapping,
                              KmYamlNode *value)
 {
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (mapping->expand == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   account_child (mapping, key);
@@ -1012,6 +1070,7 @@ km_yaml_mapping_set (KmYamlNode *mapping,
   int i;
 
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
+  g_return_if_fail (mapping->expand == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   i = mapping_find (mapping, key);
@@ -1032,6 +1091,7 @@ km_yaml_mapping_remove (KmYamlNode *mapping,
   int i;
 
   g_return_val_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING, FALSE);
+  g_return_val_if_fail (mapping->expand == NULL, FALSE);
   g_return_val_if_fail (key != NULL, FALSE);
 
   i = mapping_find (mapping, key);
@@ -1717,6 +1777,9 @@ key_is_implicit (const KmYamlNode *key)
 static gboolean
 flow_is_simple (const KmYamlNode *node)
 {
+  g_autoptr(KmYamlNode) built = NULL;
+
+  node = resolve (node, &built);
   if (node->kind == KM_YAML_SCALAR)
     return TRUE;
   for (guint i = 0; i < node->items->len; i++)
@@ -1746,9 +1809,11 @@ write_flow (GString          *out,
             const KmYamlNode *node,
             guint             indent)
 {
+  g_autoptr(KmYamlNode) built = NULL;
   gboolean wrap;
   guint n;
 
+  node = resolve (node, &built);
   if (node->kind == KM_YAML_SCALAR)
     {
       write_scalar (out, node, TRUE);
@@ -1810,6 +1875,9 @@ write_after_indicator (GString          *out,
                        const KmYamlNode *value,
                        guint             indent)
 {
+  g_autoptr(KmYamlNode) built = NULL;
+
+  value = resolve (value, &built);
   if (writes_as_block (value))
     {
       if (value->tag != NULL)
@@ -1879,9 +1947,12 @@ void
 km_yaml_emit (const KmYamlNode *root,
               GString          *out)
 {
+  g_autoptr(KmYamlNode) built = NULL;
+
   g_return_if_fail (root != NULL);
   g_return_if_fail (out != NULL);
 
+  root = resolve (root, &built);
   if (writes_as_block (root))
     {
       if (root->tag != NULL)

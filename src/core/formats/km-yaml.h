@@ -78,6 +78,10 @@ typedef struct
 
 typedef struct _KmYamlNode KmYamlNode;
 
+/* Builds the contents of a deferred node (see km_yaml_node_new_deferred): a new tree of
+ * the node's kind (full transfer), from @data alone. */
+typedef KmYamlNode *(*KmYamlExpandFunc) (gpointer data);
+
 GType             km_yaml_node_get_type        (void) G_GNUC_CONST;
 
 /* Parsing. @file is the path as given, used in messages. Exactly one document. */
@@ -146,6 +150,19 @@ KmYamlNode       *km_yaml_node_new_sequence    (KmYamlStyle          style);
 KmYamlNode       *km_yaml_node_new_mapping     (KmYamlStyle          style);
 KmYamlNode       *km_yaml_node_new_numbers     (const double        *values,
                                                 guint                n_values);
+/* A sequence or mapping whose contents @expand builds from @data when the node is
+ * written (km_yaml_emit), each time it is: how a tree made on one thread leaves the bulk
+ * of its building to the thread that writes it (a project save builds the tree on the
+ * main thread and writes it on a worker). @data is freed with @destroy when the node is,
+ * and both @expand and @destroy may run on any thread, so @data must be a value no one
+ * changes (a copy). Only km_yaml_emit, km_yaml_node_equal and km_yaml_node_copy (which
+ * returns the built tree's copy) see the contents; every other accessor reads the node
+ * as an empty collection, and it cannot be appended to. */
+KmYamlNode       *km_yaml_node_new_deferred    (KmYamlKind           kind,
+                                                KmYamlExpandFunc     expand,
+                                                gpointer             data,
+                                                GDestroyNotify       destroy);
+gboolean          km_yaml_node_is_deferred     (const KmYamlNode    *node);
 void              km_yaml_sequence_append      (KmYamlNode          *sequence,
                                                 KmYamlNode          *item);
 void              km_yaml_mapping_append       (KmYamlNode          *mapping,

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "km-animation.h"
+#include "km-body-item.h"
+#include "km-cnoid.h"
+#include "km-document-skeleton.h"
+#include "km-format.h"
+#include "km-ik-animation-item.h"
+#include "km-joint-inspector.h"
+#include "km-skeleton-edit.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * The UI thread never waits on file work, under Xvfb: a project save with a 10,000-frame
+ * animation writes the bytes km_cnoid_save writes while the main loop keeps running; the
+ * Skeleton tab's saves and exports write on a worker thread, one at a time; a recovery
+ * reads the autosave on a worker thread. Every check is on the order of events, none on
+ * the clock.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  char       *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->window = test_app_example_window (900, 600);
+  f->document = km_window_get_document (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  f->dir = g_dir_make_tmp ("km-ui-io-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+destroy_window (KmWindow **window)
+{
+  KmDocument *document = km_window_get_document (*window);
+
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (document), (gpointer *) &document);
+  g_object_add_weak_pointer (G_OBJECT (*window), (gpointer *) window);
+  gtk_window_destroy (GTK_WINDOW (*window));
+  test_app_spin ();
+  g_assert_null (*window);
+  g_assert_null (document);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  destroy_window (&f->window);
+  remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+read_file (const char *path,
+           gsize      *length)
+{
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, length, NULL));
+  return text;
+}
+
+/* Counts main-loop dispatches (at the default priority, as an async result's). */
+static gboolean
+tick_cb (gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  guint   *ticks;
+  guint    ticks_at_done;   /* what *ticks was when the result came */
+  gboolean done;
+  gboolean ok;
+  GError  *error;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_clear_error (&r->error);
+}
+
+static void
+save_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = km_document_save_finish (KM_DOCUMENT (source), result, &r->error);
+  r->ticks_at_done = *r->ticks;
+  r->done = TRUE;
+}
+
+/* ---- 1. A big project save ----------------------------------------------------------- */
+
+#define N_FRAMES 10000
+
+/* The async save of a project with a 10,000-frame animation writes what km_cnoid_save
+ * writes, byte for byte; the main loop dispatches other sources before the result comes. */
+static void
+test_big_save_bytes (Fixture       *f,
+                     gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  guint n_dof = km_skeleton_get_n_dof (skeleton);
+  g_autoptr(KmAnimation) animation = km_animation_new (skeleton, N_FRAMES);
+  g_autoptr(KmItem) item = km_ik_animation_item_new ();
+  g_autofree double *q = g_new0 (double, n_dof);
+  g_autofree char *path = g_build_filename (f->dir, "big.cnoid", NULL);
+  g_autofree char *sync_path = g_build_filename (f->dir, "big-sync.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *expected = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *sync_written = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize expected_length = 0, written_length = 0, sync_length = 0;
+  guint ticks = 0;
+  Result r = { .ticks = &ticks };
+  guint tick_id;
+
+  for (guint frame = 0; frame < N_FRAMES; frame++)
+    {
+      for (guint i = 0; i < n_dof; i++)
+        q[i] = 1e-4 * frame + 0.01 * i + 1.0 / 3.0;
+      km_animation_set_frame (animation, frame, q);
+    }
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), animation);
+  km_item_set_name (item, "Long Animation");
+  km_item_append_child (km_document_get_body_item (f->document), item);
+  expected = km_cnoid_to_string (km_document_get_project (f->document), path, &expected_length,
+                                 &error);
+  g_assert_no_error (error);
+
+  tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
+  km_document_save_async (f->document, file, NULL, save_done_cb, &r);
+  g_assert_false (r.done);
+  g_assert_true (km_document_get_saving (f->document));
+  g_assert_cmpuint (ticks, ==, 0);
+  g_assert_true (test_app_wait_flag (&r.done, 30000));
+  g_source_remove (tick_id);
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  /* The result came after the main loop had run other sources. */
+  g_assert_cmpuint (r.ticks_at_done, >=, 1);
+  g_assert_false (km_document_get_modified (f->document));
+
+  written = read_file (path, &written_length);
+  g_assert_cmpuint (written_length, ==, expected_length);
+  g_assert_true (memcmp (written, expected, expected_length) == 0);
+  g_assert_nonnull (strstr (written, "- { frame: 9999, joints: "));
+
+  /* The synchronous save writes the same bytes (the same folder, the ids now kept). */
+  g_assert_true (km_cnoid_save (km_document_get_project (f->document), sync_path, &error));
+  g_assert_no_error (error);
+  sync_written = read_file (sync_path, &sync_length);
+  g_assert_cmpuint (sync_length, ==, written_length);
+  g_assert_true (memcmp (sync_written, written, written_length) == 0);
+  result_clear (&r);
+}
+
+/* ---- 2. The Skeleton tab's saves ------------------------------------------------------ */
+
+static KmJointInspector *
+inspector (Fixture *f)
+{
+  GtkWidget *widget = test_app_find_widget (GTK_WIDGET (f->window), KM_TYPE_JOINT_INSPECTOR);
+
+  g_assert_nonnull (widget);
+  return KM_JOINT_INSPECTOR (widget);
+}
+
+static GFile *
+inspector_saving_file (Fixture *f)
+{
+  GFile *file = NULL;
+
+  g_object_get (inspector (f), "saving-file", &file, NULL);
+  return file;
+}
+
+static gboolean
+inspector_idle (gpointer data)
+{
+  g_autoptr(GFile) file = inspector_saving_file (data);
+
+  return file == NULL;
+}
+
+static gboolean
+action_enabled (Fixture    *f,
+                const char *name)
+{
+  GActionGroup *group = km_joint_inspector_get_actions (inspector (f));
+
+  return g_action_group_get_action_enabled (group, name);
+}
+
+/* Moves the first joint's child: the skeleton differs from its file. */
+static void
+edit_skeleton (Fixture *f,
+               double   x)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  KmVec3 offset = km_skeleton_get_joint (skeleton, 1)->offset;
+  g_autoptr(KmSkeleton) edited = NULL;
+
+  offset.x = x;
+  edited = km_skeleton_edit_set_offset (skeleton, 1, offset, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Move Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+static KmSkeleton *
+load_model (const char *path,
+            const char *format_name)
+{
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer result = km_format_load_model_file (path, format_name, &format, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_MODEL);
+  return result;
+}
+
+/* Save Skeleton writes on a worker thread: the document takes the file in only once it
+ * is written; meanwhile the tab's save actions are off, the window's spinner says what is
+ * saved, and another save is refused. */
+static void
+test_skeleton_save_async (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) saving = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  GtkWidget *spinner;
+  const char *tooltip;
+  guint ticks = 0;
+  guint ticks_at_start;
+  guint tick_id;
+
+  /* The body's model is a skeleton.json of the user's: Save writes it back. */
+  g_assert_true (km_document_save_skeleton (f->document, file, &error));
+  g_assert_no_error (error);
+  edit_skeleton (f, 0.125);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (action_enabled (f, "save"));
+
+  tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "skeleton.save", NULL));
+  ticks_at_start = ticks;
+  /* Not written yet as far as the document knows: that happens on the main loop. */
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  saving = inspector_saving_file (f);
+  g_assert_nonnull (saving);
+  g_assert_true (g_file_equal (saving, file));
+  g_assert_true (g_file_equal (km_document_get_skeleton_saving_file (f->document), file));
+  g_assert_false (action_enabled (f, "save"));
+  g_assert_false (action_enabled (f, "export-urdf"));
+  g_assert_false (action_enabled (f, "save-project-with-body"));
+  spinner = test_app_find_widget (GTK_WIDGET (f->window), GTK_TYPE_SPINNER);
+  g_assert_nonnull (spinner);
+  g_assert_true (gtk_widget_get_visible (spinner));
+  tooltip = gtk_widget_get_tooltip_text (spinner);
+  g_assert_cmpstr (tooltip, ==, "Saving arm.json…");
+
+  g_assert_true (test_app_wait_until (inspector_idle, f, 20000));
+  g_source_remove (tick_id);
+  g_assert_cmpuint (ticks, >, ticks_at_start);
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+  g_assert_null (km_document_get_skeleton_saving_file (f->document));
+  g_assert_true (action_enabled (f, "save"));
+  g_assert_false (gtk_widget_get_visible (spinner));
+
+  loaded = load_model (path, "SKELETON-JSON");
+  g_assert_true (km_skeleton_equal (loaded, km_document_get_skeleton (f->document), 1e-12));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (loaded, 1)->offset.x, 0.125, 1e-12);
+}
+
+static void
+skeleton_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Result *r = user_data;
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
+
+  if (tag == km_document_save_skeleton_async)
+    r->ok = km_document_save_skeleton_finish (KM_DOCUMENT (source), result, &r->error);
+  else if (tag == km_document_export_skeleton_async)
+    r->ok = km_document_export_skeleton_finish (KM_DOCUMENT (source), result, &r->error);
+  else
+    r->ok = km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result, &r->error);
+  if (r->ticks != NULL)
+    r->ticks_at_done = *r->ticks;
+  r->done = TRUE;
+}
+
+/* One Skeleton tab save at a time: a second one fails with G_IO_ERROR_PENDING and writes
+ * nothing; an export writes the model the file format reads back. */
+static void
+test_skeleton_one_at_a_time (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *urdf_path = g_build_filename (f->dir, "arm.urdf", NULL);
+  g_autofree char *json_path = g_build_filename (f->dir, "second.json", NULL);
+  g_autoptr(GFile) urdf = g_file_new_for_path (urdf_path);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(KmSkeleton) loaded = NULL;
+  guint ticks = 0;
+  Result first = { .ticks = &ticks };
+  Result second = { .ticks = &ticks };
+  guint tick_id;
+
+  tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
+  km_document_export_skeleton_async (f->document, KM_SKELETON_EXPORT_URDF, urdf, NULL,
+                                     skeleton_done_cb, &first);
+  km_document_save_skeleton_async (f->document, json, NULL, skeleton_done_cb, &second);
+  g_assert_false (first.done);
+  g_assert_false (second.done);
+  g_assert_true (test_app_wait_flag (&first.done, 20000));
+  g_assert_true (test_app_wait_flag (&second.done, 20000));
+  g_source_remove (tick_id);
+
+  g_assert_no_error (first.error);
+  g_assert_true (first.ok);
+  g_assert_cmpuint (first.ticks_at_done, >=, 1);
+  g_assert_error (second.error, G_IO_ERROR, G_IO_ERROR_PENDING);
+  g_assert_false (second.ok);
+  g_assert_false (g_file_test (json_path, G_FILE_TEST_EXISTS));
+
+  /* The spherical shoulder is three revolute joints in URDF. */
+  loaded = load_model (urdf_path, "URDF");
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 5);
+  g_assert_cmpuint (km_skeleton_get_n_joints (loaded), ==, 7);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "Elbow"), >=, 0);
+  /* The export left the body's model as it was. */
+  g_assert_null (km_document_dup_skeleton_file (f->document));
+  result_clear (&first);
+  result_clear (&second);
+}
+
+/* Save Project with Body Copies writes the .body copy, then the project, on a worker
+ * thread; the body refers to the copy, and the project file says so. */
+static void
+test_save_with_body_copies_async (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *json_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autofree char *project_path = g_build_filename (f->dir, "arm.cnoid", NULL);
+  g_autofree char *body_path = g_build_filename (f->dir, "arm.body", NULL);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autofree char *text = NULL;
+  KmBodyItem *body;
+  KmSkeleton *edited;
+  guint ticks = 0;
+  Result r = { .ticks = &ticks };
+  Result refused = { NULL, };
+  guint tick_id;
+
+  /* A spherical joint has no .body equivalent: the shoulder becomes revolute first. */
+  edited = km_skeleton_edit_set_type (km_document_get_skeleton (f->document), 1,
+                                      KM_JOINT_REVOLUTE, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save_skeleton (f->document, json, &error));
+  g_assert_no_error (error);
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+
+  tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
+  km_document_save_with_body_copies_async (f->document, project, NULL, skeleton_done_cb, &r);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
+  /* The project save waits for this one. */
+  km_document_save_with_body_copies_async (f->document, project, NULL, skeleton_done_cb,
+                                           &refused);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_true (test_app_wait_flag (&refused.done, 20000));
+  g_source_remove (tick_id);
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_cmpuint (r.ticks_at_done, >=, 1);
+  g_assert_error (refused.error, G_IO_ERROR, G_IO_ERROR_PENDING);
+
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "CHOREONOID-BODY");
+  g_assert_cmpstr (km_body_item_get_file (body), ==, body_path);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_get_saving (f->document));
+  loaded = load_model (body_path, "CHOREONOID-BODY");
+  g_assert_true (km_skeleton_equal (loaded, km_document_get_skeleton (f->document), 1e-9));
+  text = read_file (project_path, NULL);
+  g_assert_nonnull (strstr (text, "file: \"arm.body\""));
+
+  /* One step: undo points the body back at its skeleton.json. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+  result_clear (&r);
+  result_clear (&refused);
+}
+
+/* ---- 3. Recovery ----------------------------------------------------------------------- */
+
+static gboolean
+loaded_cb (gpointer window)
+{
+  return !km_window_get_loading (window);
+}
+
+/* Recovering an autosave reads it on a worker thread: the bar's answer returns at once,
+ * the window is loading (its spinner says what) until the project is replaced, and the
+ * autosave is gone once it is. */
+static void
+test_recovery_async (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "autosave-7-0.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *bar = km_window_get_recovery_bar (f->window);
+  KmProject *before = km_document_get_project (f->document);
+  GtkWidget *spinner;
+  const char *tooltip;
+  double value;
+
+  /* Unsaved work, autosaved. */
+  value = km_document_get_pose (f->document, NULL)[0] + 0.25;
+  km_document_set_dof_value (f->document, 0, value);
+  value = km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (f->document)),
+                                        NULL)[0];
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  km_document_set_dof_value (f->document, 0, value - 0.5);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  km_window_offer_recovery (f->window, file);
+  gtk_info_bar_response (GTK_INFO_BAR (bar), GTK_RESPONSE_ACCEPT);
+  /* Nothing replaced yet: the file is read on a worker thread. */
+  g_assert_true (km_document_get_project (f->document) == before);
+  g_assert_true (km_window_get_loading (f->window));
+  spinner = test_app_find_widget (GTK_WIDGET (f->window), GTK_TYPE_SPINNER);
+  tooltip = gtk_widget_get_tooltip_text (spinner);
+  g_assert_cmpstr (tooltip, ==, "Opening autosave-7-0.cnoid…");
+
+  g_assert_true (test_app_wait_until (loaded_cb, f->window, 20000));
+  g_assert_true (km_document_get_project (f->document) != before);
+  g_assert_cmpfloat_with_epsilon (km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (f->document)),
+                                                                NULL)[0], value, 1e-9);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_null (km_document_get_file (f->document));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+recover_done_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = km_document_recover_finish (KM_DOCUMENT (source), result, &r->error);
+  r->done = TRUE;
+}
+
+/* km_document_recover_async changes nothing when cancelled, and a file that is no project
+ * is an error that names it. */
+static void
+test_recover_cancel_and_errors (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "autosave.cnoid", NULL);
+  g_autofree char *bad_path = g_build_filename (f->dir, "bad.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) bad = g_file_new_for_path (bad_path);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  KmProject *before = km_document_get_project (f->document);
+  Result cancelled = { NULL, };
+  Result failed = { NULL, };
+  Result recovered = { NULL, };
+
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (bad_path, "items: [ 1, \n", -1, NULL));
+
+  km_document_recover_async (f->document, file, cancellable, recover_done_cb, &cancelled);
+  g_cancellable_cancel (cancellable);
+  g_assert_true (test_app_wait_flag (&cancelled.done, 20000));
+  g_assert_error (cancelled.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (km_document_get_project (f->document) == before);
+
+  km_document_recover_async (f->document, bad, NULL, recover_done_cb, &failed);
+  g_assert_true (test_app_wait_flag (&failed.done, 20000));
+  g_assert_false (failed.ok);
+  g_assert_nonnull (failed.error);
+  g_assert_true (g_str_has_prefix (failed.error->message, bad_path));
+  g_assert_true (km_document_get_project (f->document) == before);
+
+  km_document_recover_async (f->document, file, NULL, recover_done_cb, &recovered);
+  g_assert_true (km_document_get_project (f->document) == before);
+  g_assert_true (test_app_wait_flag (&recovered.done, 20000));
+  g_assert_no_error (recovered.error);
+  g_assert_true (recovered.ok);
+  g_assert_true (km_document_get_project (f->document) != before);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+  result_clear (&cancelled);
+  result_clear (&failed);
+  result_clear (&recovered);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/UiIo/big-save-bytes", Fixture, NULL,
+              fixture_setup, test_big_save_bytes, fixture_teardown);
+  g_test_add ("/kinema/UiIo/skeleton-save-async", Fixture, NULL,
+              fixture_setup, test_skeleton_save_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/skeleton-one-at-a-time", Fixture, NULL,
+              fixture_setup, test_skeleton_one_at_a_time, fixture_teardown);
+  g_test_add ("/kinema/UiIo/save-with-body-copies-async", Fixture, NULL,
+              fixture_setup, test_save_with_body_copies_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recovery-async", Fixture, NULL,
+              fixture_setup, test_recovery_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recover-cancel-and-errors", Fixture, NULL,
+              fixture_setup, test_recover_cancel_and_errors, fixture_teardown);
+
+  return g_test_run ();
+}
