@@ -48,11 +48,27 @@ km_document_get_limits_held (KmDocument *self,
   return skeleton == NULL || km_skeleton_within_limits (skeleton, q, tolerance);
 }
 
+/* The nearer of @best and @candidate in @direction from @frame (-1: none yet). */
+static int
+nearer_key (int   best,
+            guint candidate,
+            guint frame,
+            int   direction)
+{
+  if (direction > 0 ? candidate <= frame : candidate >= frame)
+    return best;
+  if (best < 0 || (direction > 0 ? candidate < (guint) best : candidate > (guint) best))
+    return (int) candidate;
+  return best;
+}
+
 /**
  * km_document_find_keyframe_near:
  * @direction: 1 for the first keyframe after @frame, -1 for the last one before it
  *
- * Returns: the frame of that target keyframe, or -1 when there is none
+ * Keyframes are the targets' and, where a pose sequence plays, its key poses.
+ *
+ * Returns: the frame of that keyframe, or -1 when there is none
  */
 int
 km_document_find_keyframe_near (KmDocument *self,
@@ -62,26 +78,17 @@ km_document_find_keyframe_near (KmDocument *self,
   KmTargetTrack *targets;
   const KmTargetKeyframe *keys;
   guint n = 0;
+  int best = -1;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), -1);
 
   targets = km_document_get_targets (self);
-  if (targets == NULL)
-    return -1;
-  keys = km_target_track_get_keyframes (targets, &n);
-  if (direction > 0)
-    {
-      for (guint i = 0; i < n; i++)
-        if (keys[i].frame > frame)
-          return (int) keys[i].frame;
-    }
-  else
-    {
-      for (guint i = n; i > 0; i--)
-        if (keys[i - 1].frame < frame)
-          return (int) keys[i - 1].frame;
-    }
-  return -1;
+  keys = targets != NULL ? km_target_track_get_keyframes (targets, &n) : NULL;
+  for (guint i = 0; i < n; i++)
+    best = nearer_key (best, keys[i].frame, frame, direction);
+  for (guint i = 0; i < km_document_get_n_pose_keys (self); i++)
+    best = nearer_key (best, km_document_get_pose_key_frame (self, i), frame, direction);
+  return best;
 }
 
 /* One undoable step: the next edit does not merge into it. */

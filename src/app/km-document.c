@@ -1974,6 +1974,54 @@ km_document_get_animation (KmDocument *self)
   return self->animation;
 }
 
+/* The pose sequence that plays, or NULL (an IK animation, or nothing, plays). */
+static KmPoseSeq *
+playing_pose_seq (KmDocument *self)
+{
+  if (self->animation == NULL || !KM_IS_POSE_SEQ_ITEM (self->animation_source))
+    return NULL;
+  return km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (self->animation_source));
+}
+
+/**
+ * km_document_get_n_pose_keys:
+ *
+ * Returns: the number of key poses of the pose sequence that plays (Choreonoid's keys,
+ *   read-only in Kinema), 0 when none plays
+ */
+guint
+km_document_get_n_pose_keys (KmDocument *self)
+{
+  KmPoseSeq *seq;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
+
+  seq = playing_pose_seq (self);
+  return seq != NULL ? km_pose_seq_get_n_keys (seq) : 0;
+}
+
+/**
+ * km_document_get_pose_key_frame:
+ * @index: below km_document_get_n_pose_keys()
+ *
+ * Returns: the frame nearest to the time of that key pose, within the animation
+ */
+guint
+km_document_get_pose_key_frame (KmDocument *self,
+                                guint       index)
+{
+  KmPoseSeq *seq;
+  double frame;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
+  g_return_val_if_fail (index < km_document_get_n_pose_keys (self), 0);
+
+  seq = playing_pose_seq (self);
+  frame = round (km_pose_seq_get_key (seq, index)->time
+                 * km_animation_get_frame_rate (self->animation));
+  return (guint) CLAMP (frame, 0.0, (double) km_animation_get_n_frames (self->animation) - 1);
+}
+
 GFile *
 km_document_get_file (KmDocument *self)
 {

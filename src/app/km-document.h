@@ -138,6 +138,9 @@ gboolean           km_document_move_item          (KmDocument         *self,
 KmSkeleton        *km_document_get_skeleton       (KmDocument         *self);
 KmTargetTrack     *km_document_get_targets        (KmDocument         *self);
 KmAnimation       *km_document_get_animation      (KmDocument         *self);
+guint              km_document_get_pose_key_frame (KmDocument         *self,
+                                                   guint               index);
+guint              km_document_get_n_pose_keys    (KmDocument         *self);
 GFile             *km_document_get_file           (KmDocument         *self);
 const char        *km_document_get_title          (KmDocument         *self);
 gboolean           km_document_get_modified       (KmDocument         *self);

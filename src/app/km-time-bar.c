@@ -19,7 +19,8 @@
  * so it follows the display's real time at the document's frame rate times the playback
  * speed, whatever the monitor refresh; a slow frame skips frames rather than slowing the
  * motion down. Target keyframes show as marks under the slider, over coloured bands at the
- * frames whose solve missed its target (red) or left a joint on a limit (orange).
+ * frames whose solve missed its target (red) or left a joint on a limit (orange); a playing
+ * pose sequence's key poses as outlined marks (they cannot be dragged).
  */
 
 #define MIN_SPEED 0.25
@@ -221,11 +222,26 @@ strip_draw_cb (GtkDrawingArea *area,
   guint n = 0;
 
   draw_marks (self, cr, height);
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &color);
+  gdk_cairo_set_source_rgba (cr, &color);
+  /* A playing pose sequence's key poses: outlined, as they cannot be moved here. */
+  if (self->document != NULL && km_document_get_n_pose_keys (self->document) > 0)
+    {
+      for (guint i = 0; i < km_document_get_n_pose_keys (self->document); i++)
+        {
+          double x = strip_x (self, km_document_get_pose_key_frame (self->document, i));
+
+          cairo_move_to (cr, x, 0.5);
+          cairo_line_to (cr, x + TICK_HALF_WIDTH - 0.5, height - 0.5);
+          cairo_line_to (cr, x - TICK_HALF_WIDTH + 0.5, height - 0.5);
+          cairo_close_path (cr);
+        }
+      cairo_set_line_width (cr, 1.0);
+      cairo_stroke (cr);
+    }
   if (targets == NULL)
     return;
 
-  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &color);
-  gdk_cairo_set_source_rgba (cr, &color);
   keys = km_target_track_get_keyframes (targets, &n);
   for (guint i = 0; i < n; i++)
     {

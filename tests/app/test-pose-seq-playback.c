@@ -7,6 +7,7 @@
 #include <math.h>
 #include <gtk/gtk.h>
 
+#include "km-document-edit.h"
 #include "km-ik-animation-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
@@ -170,6 +171,19 @@ test_play_walk (void)
   /* The time bar's frameRate is 200, and the range covers the 13.29 s sequence. */
   g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
   g_assert_cmpuint (km_document_get_n_frames (o.document), ==, 2659);
+
+  /* Its key poses are the time bar's keyframes: Page Down goes to the next one. */
+  g_assert_cmpuint (km_document_get_n_pose_keys (o.document), ==, km_pose_seq_get_n_keys (seq));
+  g_assert_cmpuint (km_document_get_pose_key_frame (o.document, 2), ==, 1002);
+  g_assert_cmpint (km_document_find_keyframe_near (o.document, 0, 1), ==,
+                   (int) round (km_pose_seq_get_key (seq, 1)->time * 200));
+  g_assert_true (gtk_widget_activate_action (km_window_get_time_bar (o.window),
+                                             "time.next-keyframe", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (o.document), ==,
+                    (guint) round (km_pose_seq_get_key (seq, 1)->time * 200));
+  g_assert_true (gtk_widget_activate_action (km_window_get_time_bar (o.window),
+                                             "time.previous-keyframe", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (o.document), ==, 0);
 
   at_start = grab_at (&o, 0);
 
