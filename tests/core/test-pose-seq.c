@@ -393,6 +393,31 @@ test_interpolate_unlisted (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
 }
 
+/* angleUnit: degree (as in Choreonoid's other YAML files) applies to revolute joints. */
+static void
+test_angle_unit (void)
+{
+  g_autoptr(KmSkeleton) skel = load_sr1 ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmPoseSeq) seq = load_text ("type: PoseSeq\nangleUnit: degree\nrefs:\n"
+                                        "  - time: 0\n    refer: { type: Pose, joints: [ 3 ], q: [ 90 ] }\n",
+                                        &error);
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree double *rest = g_new0 (double, km_skeleton_get_n_dof (skel));
+  int knee = dof_of_joint_id (skel, 3);
+
+  g_assert_no_error (error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 0)[knee], G_PI / 2, 1e-15);
+
+  g_clear_pointer (&seq, km_pose_seq_unref);
+  seq = load_text ("type: PoseSeq\nangleUnit: grad\nrefs: []\n", &error);
+  g_assert_null (seq);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, ":2:12: expected “degree” or “radian”"));
+}
+
 /* Where the touching feet are while they should stay: after a key at which a foot touches,
  * until the next key that lists the foot (or, when that key lifts it and has a
  * maxTransitionTime, until the transition starts), the foot does not leave the straight
@@ -669,6 +694,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeq/interpolate-keys", test_interpolate_keys);
   g_test_add_func ("/kinema/PoseSeq/interpolate-between", test_interpolate_between);
   g_test_add_func ("/kinema/PoseSeq/interpolate-unlisted", test_interpolate_unlisted);
+  g_test_add_func ("/kinema/PoseSeq/angle-unit", test_angle_unit);
   g_test_add_func ("/kinema/PoseSeq/feet-planted", test_feet_planted);
   g_test_add_func ("/kinema/PoseSeqItem/load", test_item);
   g_test_add_func ("/kinema/PoseSeqItem/round-trip", test_round_trip);

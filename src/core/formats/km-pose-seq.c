@@ -31,6 +31,7 @@ struct _KmPoseSeq
   KmPoseSeqKey    *keys;
   guint            n_keys;
   guint            n_skipped;
+  gboolean         degrees;     /* angleUnit: degree: revolute joints' q in degrees */
 };
 
 G_DEFINE_BOXED_TYPE (KmPoseSeq, km_pose_seq, km_pose_seq_ref, km_pose_seq_unref)
@@ -356,6 +357,21 @@ km_pose_seq_load (const char  *path,
   if (!optional_string (root, "name", &self->name, error) ||
       !optional_string (root, "targetBody", &self->target_body, error))
     return NULL;
+  /* As in Choreonoid's other YAML files: degrees apply to revolute joints' values. */
+  if ((v = km_yaml_mapping_lookup (root, "angleUnit")) != NULL)
+    {
+      const char *unit = km_yaml_expect_string (v, error);
+
+      if (unit == NULL)
+        return NULL;
+      if (g_ascii_strcasecmp (unit, "degree") == 0)
+        self->degrees = TRUE;
+      else if (g_ascii_strcasecmp (unit, "radian") != 0)
+        {
+          error_at (error, KM_PARSE_ERROR_INVALID, v, _("expected “degree” or “radian”"));
+          return NULL;
+        }
+    }
   if ((refs = km_yaml_expect_key (root, "refs", error)) == NULL ||
       !km_yaml_expect_sequence (refs, error))
     return NULL;
@@ -728,6 +744,22 @@ dof_by_joint_id (KmSkeleton *skeleton)
   return map;
 }
 
+/* Which degrees of freedom are revolute joints' (n_dof entries). */
+static gboolean *
+revolute_dofs (KmSkeleton *skeleton)
+{
+  gboolean *angular = g_new0 (gboolean, MAX (km_skeleton_get_n_dof (skeleton), 1));
+
+  for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, j);
+
+      if (joint->type == KM_JOINT_REVOLUTE && joint->dof_index >= 0)
+        angular[joint->dof_index] = TRUE;
+    }
+  return angular;
+}
+
 /* Whether @key lists every joint with a degree of freedom from the root to @link. */
 static gboolean
 key_covers_chain (const KmPoseSeqKey *key,
@@ -917,6 +949,7 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
                          GError           **error)
 {
   g_autoptr(GHashTable) dofs = NULL;
+  g_autofree gboolean *angular = NULL;   /* with angleUnit: degree */
   g_autoptr(GPtrArray) channels = NULL;   /* GArray of Knot per DOF, NULL when not keyed */
   GArray *root_pos[3] = { NULL, NULL, NULL };
   g_autoptr(GArray) root_rot = NULL;
@@ -954,6 +987,8 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
     initial_root = &identity;
 
   dofs = dof_by_joint_id (skeleton);
+  if (self->degrees)
+    angular = revolute_dofs (skeleton);
   channels = g_ptr_array_new_with_free_func (free_knots);
   for (guint d = 0; d < n_dof; d++)
     g_ptr_array_add (channels, NULL);
@@ -971,7 +1006,9 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
           dof = GPOINTER_TO_UINT (d) - 1;
           if (channels->pdata[dof] == NULL)
             channels->pdata[dof] = g_array_new (FALSE, FALSE, sizeof (Knot));
-          add_knot (channels->pdata[dof], key->time, key->q[j], key->max_transition_time);
+          add_knot (channels->pdata[dof], key->time,
+                    angular != NULL && angular[dof] ? key->q[j] * (G_PI / 180.0) : key->q[j],
+                    key->max_transition_time);
         }
     }
   for (guint d = 0; d < n_dof; d++)

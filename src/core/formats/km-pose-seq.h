@@ -20,6 +20,7 @@ G_BEGIN_DECLS
  *   type: PoseSeq
  *   name: "SR1WalkPattern2"
  *   targetBody: "SR1"
+ *   angleUnit: radian             (optional; degree: revolute joints' q in degrees)
  *   refs:
  *     - time: 2.014                  (s, >= 0, not decreasing)
  *       maxTransitionTime: 1.09      (optional, s; see km_pose_seq_interpolate)
