@@ -30,6 +30,8 @@ case $target in
     seed $data/choreonoid/*.body ;;
   fuzz-scenebuilder)
     seed $data/scenebuilder/*.xml ;;
+  fuzz-pose-seq)
+    seed $data/cnoid/share/project/motion/SR1/*.pseq ;;
   fuzz-sb-expr)
     # First byte: entry point (0 real, 1 bool, 2 vector, 3 rotation), the rest the text.
     printf '\000sqrt2*sin(30deg)+(10mm)^2/-3' > "$corpus/seed-real"
