@@ -2158,6 +2158,30 @@ km_document_get_joint_world (KmDocument *self,
   return self->skeleton ? self->world : NULL;
 }
 
+/**
+ * km_document_get_root_pose:
+ * @root_pose: (out): where the shown skeleton's root stands in the world
+ *
+ * The root pose km_document_get_joint_world() is computed with: the one the playing
+ * animation gives at the current frame (a pose sequence's walking waist), else identity.
+ * An IK problem for a drag in the world frame must stand its skeleton there too.
+ *
+ * Returns: whether the animation gives the root pose (%FALSE: identity)
+ */
+gboolean
+km_document_get_root_pose (KmDocument  *self,
+                           KmTransform *root_pose)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (root_pose != NULL, FALSE);
+
+  if (self->has_root_pose)
+    *root_pose = self->root_pose;
+  else
+    km_transform_identity (root_pose);
+  return self->has_root_pose;
+}
+
 int
 km_document_get_effector (KmDocument *self)
 {

@@ -154,6 +154,8 @@ void               km_document_set_dof_value      (KmDocument         *self,
                                                    double              value);
 const KmTransform *km_document_get_joint_world    (KmDocument         *self,
                                                    guint              *n_joints);
+gboolean           km_document_get_root_pose      (KmDocument         *self,
+                                                   KmTransform        *root_pose);
 int                km_document_get_effector       (KmDocument         *self);
 gboolean           km_document_get_target_pose    (KmDocument         *self,
                                                    KmTransform        *target);

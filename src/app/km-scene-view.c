@@ -713,6 +713,10 @@ request_ik (KmSceneView       *self,
   q = km_document_get_pose (self->document, &n_dof);
   problem = km_ik_problem_new (skeleton, self->drag_joint);
   memcpy (problem->seed, q, n_dof * sizeof (double));
+  /* The target is in the world the scene draws: stand the skeleton where it is drawn (a
+   * pose sequence moves the root), else the answer puts the effector off by the root's
+   * move, and the body jumps. */
+  km_document_get_root_pose (self->document, &problem->root_pose);
   problem->target = *target;
   /* Warm start from the pose on screen: the answer stays on its branch and comes quickly. */
   problem->continuous = TRUE;
@@ -889,6 +893,7 @@ update_offset (KmSceneView *self,
   const KmTransform *world = km_document_get_joint_world (self->document, NULL);
   KmVec3 axis = km_gizmo_axis (self->drag_handle), origin, dir, moved, offset;
   g_autoptr(GError) error = NULL;
+  KmTransform root_pose;
   const KmJoint *j;
   KmSkeleton *edited;
   double s;
@@ -919,8 +924,9 @@ update_offset (KmSceneView *self,
   self->offset_preview = edited;
   g_free (self->offset_world);
   self->offset_world = g_new (KmTransform, km_skeleton_get_n_joints (edited));
-  km_skeleton_forward_kinematics (edited, km_document_get_pose (self->document, NULL), NULL,
-                                  self->offset_world);
+  km_document_get_root_pose (self->document, &root_pose);
+  km_skeleton_forward_kinematics (edited, km_document_get_pose (self->document, NULL),
+                                  &root_pose, self->offset_world);
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
