@@ -551,6 +551,8 @@ typedef struct
   char                *path;
   GFile               *file;
   KmProject           *project;    /* JOB_PROJECT: the project saved (main thread only) */
+  KmEditedSkeletons   *edited;     /* JOB_PROJECT: written before the project, or NULL
+                                    * (its body items main thread only) */
   GHashTable          *ids;        /* JOB_PROJECT: the ids the file gives new items (main thread only) */
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
@@ -571,6 +573,7 @@ write_job_free (WriteJob *job)
   g_free (job->path);
   g_clear_object (&job->file);
   g_clear_object (&job->project);
+  g_clear_pointer (&job->edited, _km_edited_skeletons_free);
   g_clear_pointer (&job->ids, g_hash_table_unref);
   g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
@@ -609,6 +612,10 @@ write_job_run (WriteJob  *job,
   switch (job->kind)
     {
     case JOB_PROJECT:
+      /* The edited skeletons first: a project that refers to files not written must not
+       * be written. */
+      if (job->edited != NULL && !_km_edited_skeletons_write (job->edited, job->warnings, error))
+        return FALSE;
       text = km_cnoid_tree_to_string (job->tree, &length);
       if (!km_format_save_data (job->path, text, length, &local_error))
         {
@@ -682,9 +689,14 @@ write_job_done_cb (GObject      *source,
       /* The items keep the ids they were written with, as after km_cnoid_save(). */
       if (ok)
         km_cnoid_saved (job->project, job->ids);
+      /* Before the end: on failure the body items go back to their old files, an
+       * undone save rather than an edit made while the file was written. */
+      if (job->edited != NULL)
+        _km_document_edited_skeletons_done (self, job->edited, ok);
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
+      g_clear_pointer (&job->edited, _km_edited_skeletons_free);
       g_clear_pointer (&job->ids, g_hash_table_unref);
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
@@ -770,8 +782,9 @@ write_job_finish (KmDocument    *self,
  * km_document_save() with the write on a worker thread. The project's tree is made first,
  * on the calling (main) thread, since the project may not be read elsewhere; its text,
  * the costly part (an animation's frames, numbers formatted), is made on the worker
- * (km_cnoid_build_tree). Edited skeletons are written then too
- * (km_document_save_edited_skeletons, which changes the body items). KmDocument:saving is
+ * (km_cnoid_build_tree). Edited skeletons are written on the worker too, before the
+ * project (as km_document_save_edited_skeletons() does; their body items refer to the new
+ * files from the start, and back to the old ones when the save fails). KmDocument:saving is
  * %TRUE until the document has taken the result, just before @callback: on success @file
  * is the document's file and the document is unmodified unless it was edited while the
  * file was written; on failure the old file is as it was and the document stays modified.
@@ -787,7 +800,6 @@ km_document_save_async (KmDocument          *self,
 {
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
   KmProject *project;
 
@@ -804,14 +816,11 @@ km_document_save_async (KmDocument          *self,
                                _("The project is being saved already"));
       return;
     }
-  if (!km_document_save_edited_skeletons (self, path, &error))
-    {
-      g_task_return_error (outer, g_steal_pointer (&error));
-      return;
-    }
 
   project = km_document_get_project (self);
   job = write_job_new (JOB_PROJECT, path);
+  /* The body items refer to the edited skeletons' files before the tree is made. */
+  job->edited = _km_document_take_edited_skeletons (self, path);
   job->tree = km_cnoid_build_tree (project, path, &job->ids);
   job->file = g_object_ref (file);
   job->project = g_object_ref (project);

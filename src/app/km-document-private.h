@@ -61,4 +61,21 @@ gboolean  _km_document_write_finish    (KmDocument          *self,
                                         GAsyncResult        *result,
                                         GError             **error);
 
+/* The edited skeletons a project save writes before the project (km-document-skeleton.c):
+ * taken on the main thread, which switches their body items to the files they go to;
+ * written on any thread (it touches no item); done on the main thread, which logs where
+ * they went or, when @ok is FALSE, puts the body items back as they were. Freed on the
+ * main thread. */
+typedef struct _KmEditedSkeletons KmEditedSkeletons;
+
+KmEditedSkeletons *_km_document_take_edited_skeletons (KmDocument        *self,
+                                                       const char        *project_path);
+gboolean           _km_edited_skeletons_write         (KmEditedSkeletons *edited,
+                                                       GPtrArray         *warnings,
+                                                       GError           **error);
+void               _km_document_edited_skeletons_done (KmDocument        *self,
+                                                       KmEditedSkeletons *edited,
+                                                       gboolean           ok);
+void               _km_edited_skeletons_free          (KmEditedSkeletons *edited);
+
 G_END_DECLS

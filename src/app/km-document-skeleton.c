@@ -560,16 +560,6 @@ skeleton_json_notes (const KmSkeleton *skeleton,
                                                           n_ids), n_ids));
 }
 
-static void
-log_notes (KmDocument *self,
-           const char *path,
-           GPtrArray  *notes)
-{
-  for (guint i = 0; i < notes->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s: %s", path,
-                     (const char *) g_ptr_array_index (notes, i));
-}
-
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
  * @notes what that format cannot carry. Every writer is atomic. Touches no document: runs
  * on any thread. */
@@ -1035,13 +1025,43 @@ body_file_stem (KmBodyItem *body)
   return g_steal_pointer (&base);
 }
 
+/* One body whose edited skeleton a project save writes, and what it referred to before
+ * (put back when the save fails). */
 typedef struct
 {
-  KmDocument *document;
-  const char *dir;
-  GHashTable *used;     /* file names chosen in this save */
-  GError    **error;
-  gboolean    ok;
+  KmBodyItem *body;
+  char       *path;           /* the file written */
+  char       *old_file;
+  char       *old_format;
+  gboolean    switched;       /* the body refers to path now (a copy, not written back) */
+  gboolean    was_embedded;   /* it was the built-in example's model */
+} EditedBody;
+
+/* What a project save writes of the edited skeletons: @files (SkeletonFile, immutable:
+ * the worker writes them) and @bodies (main thread only), in the same order. */
+struct _KmEditedSkeletons
+{
+  GPtrArray *files;
+  GPtrArray *bodies;
+};
+
+static void
+edited_body_free (gpointer data)
+{
+  EditedBody *edited = data;
+
+  g_object_unref (edited->body);
+  g_free (edited->path);
+  g_free (edited->old_file);
+  g_free (edited->old_format);
+  g_free (edited);
+}
+
+typedef struct
+{
+  const char        *dir;
+  GHashTable        *used;     /* file names chosen in this save */
+  KmEditedSkeletons *edited;
 } EditedScan;
 
 /* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
@@ -1068,19 +1088,21 @@ edited_copy_path (KmBodyItem *body,
     }
 }
 
+/* Plans the write of @item's skeleton when it was edited, and switches the body to the
+ * file it goes to. */
 static void
-save_edited_skeleton (gpointer item,
+take_edited_skeleton (gpointer item,
                       gpointer user_data)
 {
   EditedScan *scan = user_data;
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *path = NULL;
+  EditedBody *edited;
   KmBodyItem *body;
   KmSkeleton *skeleton;
   const char *file, *format, *new_format;
   gboolean in_place;
+  g_autofree char *path = NULL;
 
-  if (!scan->ok || !KM_IS_BODY_ITEM (item))
+  if (!KM_IS_BODY_ITEM (item))
     return;
   body = KM_BODY_ITEM (item);
   skeleton = km_body_item_get_skeleton (body);
@@ -1117,22 +1139,144 @@ save_edited_skeleton (gpointer item,
       new_format = SKELETON_JSON_FORMAT;
     }
 
-  if (!write_skeleton (skeleton, new_format, path, notes, scan->error))
+  edited = g_new0 (EditedBody, 1);
+  edited->body = g_object_ref (body);
+  edited->path = g_strdup (path);
+  edited->old_file = g_strdup (file);
+  edited->old_format = g_strdup (format);
+  edited->switched = !in_place;
+  edited->was_embedded = g_object_get_data (item, "km-embedded-model") != NULL;
+  skeleton_files_add (scan->edited->files, skeleton, new_format, path);
+  g_ptr_array_add (scan->edited->bodies, edited);
+
+  if (edited->switched)
     {
-      scan->ok = FALSE;
-      return;
-    }
-  log_notes (scan->document, path, notes);
-  if (!in_place)
-    {
+      guint n_dof = 0;
+      const double *state = km_body_item_get_joint_state (body, &n_dof);
+      g_autofree double *q = state != NULL ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double))
+                                           : NULL;
+
+      /* The same skeleton from another file: the body keeps its pose. */
       km_body_item_set_model (body, path, new_format, skeleton);
+      if (q != NULL)
+        km_body_item_set_joint_state (body, q, n_dof);
       g_object_set_data (item, "km-embedded-model", NULL);
-      /* Translators: a body item's name, then a file */
-      km_document_log (scan->document, G_LOG_LEVEL_INFO,
-                       _("The edited skeleton of “%s” is saved as %s."),
-                       km_item_get_name (KM_ITEM (body)), path);
     }
+  /* Cleared now: an edit made while the file is written sets it again. */
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (FALSE));
+}
+
+/**
+ * _km_document_take_edited_skeletons:
+ * @project_path: the project file about to be written
+ *
+ * The first half of km_document_save_edited_skeletons(), on the main thread: finds the
+ * edited skeletons, picks their files and switches the body items to them (so that the
+ * project written next refers to them), and marks them saved.
+ *
+ * Returns: (transfer full) (nullable): what to write (_km_edited_skeletons_write()), then
+ *   hand to _km_document_edited_skeletons_done(); %NULL when no skeleton was edited
+ */
+KmEditedSkeletons *
+_km_document_take_edited_skeletons (KmDocument *self,
+                                    const char *project_path)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *dir = NULL;
+  KmEditedSkeletons *edited;
+  EditedScan scan;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (project_path != NULL, NULL);
+
+  dir = g_path_get_dirname (project_path);
+  edited = g_new0 (KmEditedSkeletons, 1);
+  edited->files = skeleton_files_new ();
+  edited->bodies = g_ptr_array_new_with_free_func (edited_body_free);
+  scan = (EditedScan) { dir, used, edited };
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   take_edited_skeleton, &scan);
+  if (edited->files->len == 0)
+    {
+      _km_edited_skeletons_free (edited);
+      return NULL;
+    }
+  return edited;
+}
+
+/**
+ * _km_edited_skeletons_write:
+ * @warnings: (element-type utf8): what the formats cannot carry, as "PATH: note"
+ *
+ * Writes the edited skeletons, stopping at the first failure. Touches no document or
+ * item: runs on any thread.
+ */
+gboolean
+_km_edited_skeletons_write (KmEditedSkeletons  *edited,
+                            GPtrArray          *warnings,
+                            GError            **error)
+{
+  g_return_val_if_fail (edited != NULL, FALSE);
+
+  return write_skeleton_files (edited->files, warnings, error);
+}
+
+/**
+ * _km_document_edited_skeletons_done:
+ * @ok: whether the skeletons (and the project after them) were written
+ *
+ * Back on the main thread: on success logs where the copies went; on failure puts the
+ * body items back to the files they referred to, their skeletons edited again.
+ */
+void
+_km_document_edited_skeletons_done (KmDocument        *self,
+                                    KmEditedSkeletons *edited,
+                                    gboolean           ok)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (edited != NULL);
+
+  for (guint i = 0; i < edited->bodies->len; i++)
+    {
+      EditedBody *e = g_ptr_array_index (edited->bodies, i);
+      KmItem *item = KM_ITEM (e->body);
+
+      if (ok)
+        {
+          if (e->switched)
+            /* Translators: a body item's name, then a file */
+            km_document_log (self, G_LOG_LEVEL_INFO,
+                             _("The edited skeleton of “%s” is saved as %s."),
+                             km_item_get_name (item), e->path);
+          continue;
+        }
+      /* (Unless an undo took the body elsewhere meanwhile.) */
+      if (e->switched && g_strcmp0 (km_body_item_get_file (e->body), e->path) == 0)
+        {
+          guint n_dof = 0;
+          const double *state = km_body_item_get_joint_state (e->body, &n_dof);
+          g_autofree double *q = state != NULL
+                                 ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double)) : NULL;
+
+          km_body_item_set_model (e->body, e->old_file, e->old_format,
+                                  km_body_item_get_skeleton (e->body));
+          if (q != NULL)
+            km_body_item_set_joint_state (e->body, q, n_dof);
+          if (e->was_embedded)
+            g_object_set_data (G_OBJECT (item), "km-embedded-model", GINT_TO_POINTER (TRUE));
+        }
+      g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+    }
+}
+
+void
+_km_edited_skeletons_free (KmEditedSkeletons *edited)
+{
+  if (edited == NULL)
+    return;
+  g_ptr_array_unref (edited->files);
+  g_ptr_array_unref (edited->bodies);
+  g_free (edited);
 }
 
 /**
@@ -1144,28 +1288,30 @@ save_edited_skeleton (gpointer item,
  * the project. A skeleton.json model is written back to its file; an edited `.body` or
  * URDF model is saved as a copy beside the project in its own format (the original is
  * never rewritten), anything else as skeleton.json there; the body items then refer to
- * those files, so the project reopens with the edits.
+ * those files, so the project reopens with the edits. Writes on the calling thread:
+ * km_document_save_async() writes them on its worker, before the project.
  *
  * Returns: %FALSE with @error set when a file could not be written (the project must not
- *   be written then)
+ *   be written then; the body items refer to their old files again)
  */
 gboolean
 km_document_save_edited_skeletons (KmDocument  *self,
                                    const char  *project_path,
                                    GError     **error)
 {
-  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autofree char *dir = NULL;
-  EditedScan scan;
+  KmEditedSkeletons *edited;
+  gboolean ok;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (project_path != NULL, FALSE);
 
-  dir = g_path_get_dirname (project_path);
-  scan = (EditedScan) { self, dir, used, error, TRUE };
-  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   save_edited_skeleton, &scan);
-  return scan.ok;
+  edited = _km_document_take_edited_skeletons (self, project_path);
+  if (edited == NULL)
+    return TRUE;
+  ok = write_skeleton_files_now (self, edited->files, error);
+  _km_document_edited_skeletons_done (self, edited, ok);
+  _km_edited_skeletons_free (edited);
+  return ok;
 }
 
 /* Several bodies switched to their .body copies as one step. */

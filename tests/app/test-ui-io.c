@@ -320,6 +320,71 @@ test_skeleton_save_async (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (loaded, 1)->offset.x, 0.125, 1e-12);
 }
 
+/* A project save writes the edited skeleton on its worker too: right after the call the
+ * body refers to the file the skeleton goes to, which is not there yet; once the save is
+ * done it holds the edited skeleton and the document is unmodified. A save that cannot
+ * write the skeleton puts the body back on its old file, its skeleton still edited. */
+static void
+test_save_edited_skeleton_async (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "edited.cnoid", NULL);
+  g_autofree char *skeleton_path = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *bad_dir = g_build_filename (f->dir, "missing", NULL);
+  g_autofree char *bad_path = g_build_filename (bad_dir, "edited.cnoid", NULL);
+  g_autofree char *bad_skeleton_path = g_build_filename (bad_dir, "skeleton.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad_path);
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autofree char *project_text = NULL;
+  g_autofree char *old_file = NULL;
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  guint ticks = 0;
+  Result r = { .ticks = &ticks }, failed = { .ticks = &ticks };
+
+  old_file = g_strdup (km_body_item_get_file (body));
+  edit_skeleton (f, 0.375);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+
+  /* The skeleton cannot be written: the save fails and the body is as it was. */
+  km_document_save_async (f->document, bad_file, NULL, save_done_cb, &failed);
+  g_assert_false (failed.done);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, bad_skeleton_path);
+  g_assert_true (test_app_wait_flag (&failed.done, 20000));
+  g_assert_false (failed.ok);
+  g_assert_nonnull (failed.error);
+  g_assert_false (g_file_test (bad_path, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+
+  km_document_save_async (f->document, file, NULL, save_done_cb, &r);
+  /* Returned before the worker wrote anything, the body already on its new file. */
+  g_assert_false (r.done);
+  g_assert_true (km_document_get_saving (f->document));
+  g_assert_false (g_file_test (skeleton_path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, skeleton_path);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
+
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_false (km_document_get_saving (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, skeleton_path);
+
+  loaded = load_model (skeleton_path, "SKELETON-JSON");
+  g_assert_true (km_skeleton_equal (loaded, km_document_get_skeleton (f->document), 1e-12));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (loaded, 1)->offset.x, 0.375, 1e-12);
+  project_text = read_file (path, NULL);
+  g_assert_nonnull (strstr (project_text, "skeleton.json"));
+  result_clear (&r);
+  result_clear (&failed);
+}
+
 static void
 skeleton_done_cb (GObject      *source,
                   GAsyncResult *result,
@@ -567,6 +632,8 @@ main (int    argc,
               fixture_setup, test_skeleton_save_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/skeleton-one-at-a-time", Fixture, NULL,
               fixture_setup, test_skeleton_one_at_a_time, fixture_teardown);
+  g_test_add ("/kinema/UiIo/save-edited-skeleton-async", Fixture, NULL,
+              fixture_setup, test_save_edited_skeleton_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/save-with-body-copies-async", Fixture, NULL,
               fixture_setup, test_save_with_body_copies_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-async", Fixture, NULL,
