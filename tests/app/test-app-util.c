@@ -158,6 +158,41 @@ test_app_spin_for (guint ms)
     g_main_context_iteration (NULL, TRUE);
 }
 
+static void
+xdotool_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_wait_check_finish (G_SUBPROCESS (object), result, &error);
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* Runs xdotool with @args (its arguments; the program name and the NULL end are added)
+ * while the main loop keeps going, then handles the events it sent: xdotool has exited,
+ * but its events may still wait in our queue, and a round trip to the X server of
+ * @widget's display puts every one of them there. */
+void
+test_app_xdotool (GtkWidget *widget,
+                  GPtrArray *args)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+
+  g_ptr_array_insert (args, 0, g_find_program_in_path ("xdotool"));
+  g_ptr_array_add (args, NULL);
+  process = g_subprocess_newv ((const char * const *) args->pdata, G_SUBPROCESS_FLAGS_NONE,
+                               &error);
+  g_assert_no_error (error);
+  g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, &done);
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  gdk_display_sync (gtk_widget_get_display (widget));
+  test_app_spin_for (60);
+}
+
 /* Dispatches every pending source without blocking. */
 void
 test_app_spin (void)

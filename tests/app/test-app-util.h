@@ -26,6 +26,8 @@ gboolean test_app_wait_until      (GSourceFunc condition,
                                    gpointer    data,
                                    guint       ms);
 void     test_app_spin_for        (guint       ms);
+void     test_app_xdotool         (GtkWidget  *widget,
+                                   GPtrArray  *args);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
 gboolean test_app_wait_loaded     (KmWindow   *window);

@@ -35,7 +35,6 @@ typedef struct
   KmSceneView *scene_view;
   KmTimeBar   *time_bar;
   KmGraphView *graph_view;
-  gboolean     done;
 } Fixture;
 
 typedef gboolean (*Condition) (Fixture *f);
@@ -84,12 +83,6 @@ rendered (Fixture *f)
 {
   return km_scene_view_get_n_renders (f->scene_view) > 0
          || gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view)) != NULL;
-}
-
-static gboolean
-input_done (Fixture *f)
-{
-  return f->done;
 }
 
 static void
@@ -164,41 +157,6 @@ ready_or_skip (Fixture *f)
   return TRUE;
 }
 
-static void
-xdotool_done_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Fixture *f = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_wait_check_finish (G_SUBPROCESS (object), result, &error);
-  g_assert_no_error (error);
-  f->done = TRUE;
-}
-
-/* Runs xdotool with @args (a NULL-terminated vector) while the main loop keeps going. */
-static void
-xdotool (Fixture    *f,
-         GPtrArray  *args)
-{
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_ptr_array_insert (args, 0, g_find_program_in_path ("xdotool"));
-  g_ptr_array_add (args, NULL);
-  process = g_subprocess_newv ((const char * const *) args->pdata, G_SUBPROCESS_FLAGS_NONE,
-                               &error);
-  g_assert_no_error (error);
-  f->done = FALSE;
-  g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, f);
-  g_assert_true (wait_for (f, input_done, 20000));
-  /* xdotool has exited, but its events may still wait in our queue: a round trip to the X
-   * server puts every one of them there, and the main loop then handles them. */
-  gdk_display_sync (gtk_widget_get_display (GTK_WIDGET (f->window)));
-  test_app_spin_for (60);
-}
-
 #ifdef GDK_WINDOWING_X11
 static char *
 window_xid (Fixture *f)
@@ -268,7 +226,7 @@ real_drag (Fixture   *f,
     add_move (f, args, widget, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
   g_ptr_array_add (args, g_strdup ("mouseup"));
   g_ptr_array_add (args, g_strdup ("1"));
-  xdotool (f, args);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
 static void
@@ -280,7 +238,7 @@ real_move (Fixture   *f,
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
   add_move (f, args, widget, x, y);
-  xdotool (f, args);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
 static void
@@ -294,7 +252,7 @@ real_click (Fixture   *f,
   add_move (f, args, widget, x, y);
   g_ptr_array_add (args, g_strdup ("click"));
   g_ptr_array_add (args, g_strdup ("1"));
-  xdotool (f, args);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
 static void
@@ -589,7 +547,7 @@ test_drag_ring (Fixture       *f,
       }
     g_ptr_array_add (args, g_strdup ("mouseup"));
     g_ptr_array_add (args, g_strdup ("1"));
-    xdotool (f, args);
+    test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   g_assert_true (wait_for (f, drag_idle, 10000));
 
@@ -690,7 +648,7 @@ test_drag_offset (Fixture       *f,
     g_ptr_array_add (args, g_strdup ("1"));
     for (int s = 1; s <= 8; s++)
       add_move (f, args, view, x0 + (x1 - x0) * s / 8, y0 + (y1 - y0) * s / 8);
-    xdotool (f, args);
+    test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   test_app_spin_for (150);
   g_assert_true (km_document_get_skeleton (f->document) == before);
@@ -702,7 +660,7 @@ test_drag_offset (Fixture       *f,
 
     g_ptr_array_add (args, g_strdup ("mouseup"));
     g_ptr_array_add (args, g_strdup ("1"));
-    xdotool (f, args);
+    test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   test_app_spin_for (50);
 

@@ -32,7 +32,6 @@ typedef struct
   KmDocument  *document;
   KmSceneView *view;
   guint        renders;
-  gboolean     done;
 } Fixture;
 
 static gboolean
@@ -59,47 +58,6 @@ drag_idle (gpointer data)
   Fixture *f = data;
 
   return !km_drag_solver_get_busy (km_scene_view_get_drag_solver (f->view));
-}
-
-static gboolean
-input_done (gpointer data)
-{
-  Fixture *f = data;
-
-  return f->done;
-}
-
-static void
-xdotool_done_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Fixture *f = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_wait_check_finish (G_SUBPROCESS (object), result, &error);
-  g_assert_no_error (error);
-  f->done = TRUE;
-}
-
-/* Runs xdotool with @args while the main loop keeps going, then handles its events. */
-static void
-xdotool (Fixture   *f,
-         GPtrArray *args)
-{
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_ptr_array_insert (args, 0, g_find_program_in_path ("xdotool"));
-  g_ptr_array_add (args, NULL);
-  process = g_subprocess_newv ((const char * const *) args->pdata, G_SUBPROCESS_FLAGS_NONE,
-                               &error);
-  g_assert_no_error (error);
-  f->done = FALSE;
-  g_subprocess_wait_check_async (process, NULL, xdotool_done_cb, f);
-  g_assert_true (test_app_wait_until (input_done, f, 20000));
-  gdk_display_sync (gtk_widget_get_display (GTK_WIDGET (f->window)));
-  test_app_spin_for (60);
 }
 
 static void
@@ -143,7 +101,7 @@ real_drag (Fixture *f,
     add_move (f, args, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
   g_ptr_array_add (args, g_strdup ("mouseup"));
   g_ptr_array_add (args, g_strdup ("1"));
-  xdotool (f, args);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
 static void
@@ -328,7 +286,7 @@ test_drag_in_place (void)
     add_move (&f, args, x0, y0);
     g_ptr_array_add (args, g_strdup ("mouseup"));
     g_ptr_array_add (args, g_strdup ("1"));
-    xdotool (&f, args);
+    test_app_xdotool (GTK_WIDGET (f.window), args);
   }
   g_assert_true (test_app_wait_until (drag_idle, &f, 10000));
 
