@@ -29,36 +29,24 @@
 #include "km-project.h"
 #include "km-yaml.h"
 
+#include "test-util.h"
+
 #define N_FRAMES 10000
 #define N_JOINTS 5
 #define N_RUNS   5
 
+/* Solver output: full-precision angles, as a solve gives them. */
+static double
+joint_value (guint frame,
+             guint joint)
+{
+  return sin (frame * 0.001 * (joint + 1)) * (1.0 + joint / 7.0);
+}
+
 static KmAnimation *
 make_animation (void)
 {
-  KmAnimationChannel channels[N_JOINTS];
-  char *names[N_JOINTS];
-  KmAnimation *animation;
-
-  for (guint c = 0; c < N_JOINTS; c++)
-    {
-      names[c] = g_strdup_printf ("joint%u", c + 1);
-      channels[c] = (KmAnimationChannel) { .name = names[c], .type = KM_JOINT_REVOLUTE,
-                                           .dof_index = c, .n_dof = 1, .joint = -1 };
-    }
-  animation = km_animation_new_for_channels (channels, N_JOINTS, N_FRAMES);
-  for (guint f = 0; f < N_FRAMES; f++)
-    {
-      double row[N_JOINTS];
-
-      /* Solver output: full-precision angles, as a solve gives them. */
-      for (guint c = 0; c < N_JOINTS; c++)
-        row[c] = sin (f * 0.001 * (c + 1)) * (1.0 + c / 7.0);
-      km_animation_set_frame (animation, f, row);
-    }
-  for (guint c = 0; c < N_JOINTS; c++)
-    g_free (names[c]);
-  return animation;
+  return test_util_revolute_animation (N_JOINTS, N_FRAMES, joint_value);
 }
 
 static double

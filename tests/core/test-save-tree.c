@@ -15,6 +15,8 @@
 #include "km-project.h"
 #include "km-yaml.h"
 
+#include "test-util.h"
+
 /*
  * A project save in two halves: the tree made on the project's thread (cheap: an
  * animation's frames are a deferred node over a copy), its text on another thread (the
@@ -137,31 +139,17 @@ test_deferred_refuses_changes (void)
 #define N_FRAMES 2000
 #define N_JOINTS 5
 
+static double
+joint_value (guint frame,
+             guint joint)
+{
+  return 1e-4 * frame + 0.01 * joint + 1.0 / 3.0;
+}
+
 static KmAnimation *
 make_animation (void)
 {
-  KmAnimationChannel channels[N_JOINTS];
-  char *names[N_JOINTS];
-  KmAnimation *animation;
-
-  for (guint c = 0; c < N_JOINTS; c++)
-    {
-      names[c] = g_strdup_printf ("joint%u", c + 1);
-      channels[c] = (KmAnimationChannel) { .name = names[c], .type = KM_JOINT_REVOLUTE,
-                                           .dof_index = c, .n_dof = 1, .joint = -1 };
-    }
-  animation = km_animation_new_for_channels (channels, N_JOINTS, N_FRAMES);
-  for (guint f = 0; f < N_FRAMES; f++)
-    {
-      double row[N_JOINTS];
-
-      for (guint c = 0; c < N_JOINTS; c++)
-        row[c] = 1e-4 * f + 0.01 * c + 1.0 / 3.0;
-      km_animation_set_frame (animation, f, row);
-    }
-  for (guint c = 0; c < N_JOINTS; c++)
-    g_free (names[c]);
-  return animation;
+  return test_util_revolute_animation (N_JOINTS, N_FRAMES, joint_value);
 }
 
 static KmProject *

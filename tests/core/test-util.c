@@ -14,6 +14,35 @@
 
 /* The spec's example (data/skeleton.json), built directly: Root(fixed) →
  * Shoulder(spherical) → Elbow(revolute) → Piston(prismatic) → EndEffector(fixed). */
+/* An animation of @n_joints revolute joints "joint1"… (no skeleton) over @n_frames frames,
+ * joint j at frame f being value (f, j): what a solve of a plain chain leaves. */
+KmAnimation *
+test_util_revolute_animation (guint    n_joints,
+                              guint    n_frames,
+                              double (*value) (guint frame,
+                                               guint joint))
+{
+  g_autofree KmAnimationChannel *channels = g_new0 (KmAnimationChannel, n_joints);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *row = g_new0 (double, MAX (n_joints, 1));
+  KmAnimation *animation;
+
+  for (guint c = 0; c < n_joints; c++)
+    {
+      g_ptr_array_add (names, g_strdup_printf ("joint%u", c + 1));
+      channels[c] = (KmAnimationChannel) { .name = names->pdata[c], .type = KM_JOINT_REVOLUTE,
+                                           .dof_index = c, .n_dof = 1, .joint = -1 };
+    }
+  animation = km_animation_new_for_channels (channels, n_joints, n_frames);
+  for (guint f = 0; f < n_frames; f++)
+    {
+      for (guint c = 0; c < n_joints; c++)
+        row[c] = value (f, c);
+      km_animation_set_frame (animation, f, row);
+    }
+  return animation;
+}
+
 KmSkeleton *
 test_util_example_skeleton (void)
 {

@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include "km-animation.h"
 #include "km-project.h"
 #include "km-scenebuilder.h"
 #include "km-skeleton.h"
@@ -11,6 +12,10 @@
 G_BEGIN_DECLS
 
 KmSkeleton           *test_util_example_skeleton       (void);
+KmAnimation          *test_util_revolute_animation     (guint              n_joints,
+                                                        guint              n_frames,
+                                                        double           (*value) (guint frame,
+                                                                                   guint joint));
 const KmJoint        *test_util_joint                  (const KmSkeleton  *skel,
                                                         const char        *name);
 void                  test_util_assert_vec3            (KmVec3             v,
