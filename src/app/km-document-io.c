@@ -763,11 +763,12 @@ write_task_new (KmDocument          *self,
   return g_steal_pointer (&task);
 }
 
-static gboolean
-write_job_finish (KmDocument    *self,
-                  GAsyncResult  *result,
-                  gpointer       source_tag,
-                  GError       **error)
+/* The boolean result of a document task started by the function @source_tag. */
+gboolean
+_km_document_task_finish (KmDocument    *self,
+                          GAsyncResult  *result,
+                          gpointer       source_tag,
+                          GError       **error)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
@@ -834,7 +835,7 @@ km_document_save_finish (KmDocument    *self,
                          GAsyncResult  *result,
                          GError       **error)
 {
-  return write_job_finish (self, result, km_document_save_async, error);
+  return _km_document_task_finish (self, result, km_document_save_async, error);
 }
 
 /**
@@ -871,7 +872,7 @@ km_document_write_autosave_finish (KmDocument    *self,
                                    GAsyncResult  *result,
                                    GError       **error)
 {
-  return write_job_finish (self, result, km_document_write_autosave_async, error);
+  return _km_document_task_finish (self, result, km_document_write_autosave_async, error);
 }
 
 /**
@@ -909,7 +910,7 @@ _km_document_write_finish (KmDocument    *self,
                            GAsyncResult  *result,
                            GError       **error)
 {
-  return write_job_finish (self, result, _km_document_write_async, error);
+  return _km_document_task_finish (self, result, _km_document_write_async, error);
 }
 
 /* The contents of @item to write on their own, in @job; FALSE when it holds none. */
@@ -1018,7 +1019,7 @@ km_document_save_item_finish (KmDocument    *self,
                               GAsyncResult  *result,
                               GError       **error)
 {
-  return write_job_finish (self, result, km_document_save_item_async, error);
+  return _km_document_task_finish (self, result, km_document_save_item_async, error);
 }
 
 /**
@@ -1065,5 +1066,5 @@ km_document_export_animation_finish (KmDocument    *self,
                                      GAsyncResult  *result,
                                      GError       **error)
 {
-  return write_job_finish (self, result, km_document_export_animation_async, error);
+  return _km_document_task_finish (self, result, km_document_export_animation_async, error);
 }

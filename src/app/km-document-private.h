@@ -60,6 +60,10 @@ void      _km_document_write_async     (KmDocument          *self,
 gboolean  _km_document_write_finish    (KmDocument          *self,
                                         GAsyncResult        *result,
                                         GError             **error);
+gboolean  _km_document_task_finish     (KmDocument          *self,
+                                        GAsyncResult        *result,
+                                        gpointer             source_tag,
+                                        GError             **error);
 
 /* The edited skeletons a project save writes before the project (km-document-skeleton.c):
  * taken on the main thread, which switches their body items to the files they go to;

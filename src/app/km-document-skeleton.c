@@ -732,19 +732,6 @@ skeleton_task_return (GTask  *task,
   g_object_unref (task);
 }
 
-static gboolean
-skeleton_task_finish (KmDocument    *self,
-                      GAsyncResult  *result,
-                      gpointer       source_tag,
-                      GError       **error)
-{
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* ---- Save Skeleton, Export ---------------------------------------------------------- */
 
 /* What a skeleton save or export writes: the current body's skeleton to @path. */
@@ -974,7 +961,7 @@ km_document_save_skeleton_finish (KmDocument    *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
-  return skeleton_task_finish (self, result, km_document_save_skeleton_async, error);
+  return _km_document_task_finish (self, result, km_document_save_skeleton_async, error);
 }
 
 /**
@@ -1004,7 +991,7 @@ km_document_export_skeleton_finish (KmDocument    *self,
                                     GAsyncResult  *result,
                                     GError       **error)
 {
-  return skeleton_task_finish (self, result, km_document_export_skeleton_async, error);
+  return _km_document_task_finish (self, result, km_document_export_skeleton_async, error);
 }
 
 /* A file-name stem for a copy of @body's model: its model file's name without the
@@ -1612,5 +1599,5 @@ km_document_save_with_body_copies_finish (KmDocument    *self,
                                           GAsyncResult  *result,
                                           GError       **error)
 {
-  return skeleton_task_finish (self, result, km_document_save_with_body_copies_async, error);
+  return _km_document_task_finish (self, result, km_document_save_with_body_copies_async, error);
 }
