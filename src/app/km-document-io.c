@@ -342,40 +342,13 @@ apply_recovered (KmDocument *self,
 }
 
 /**
- * km_document_recover:
- *
- * Replaces the project with an autosaved one: the document has no file then (saving asks
- * for one) and is modified, since the work it holds was never saved. Reads the file on the
- * calling thread: the editor uses km_document_recover_async().
- */
-gboolean
-km_document_recover (KmDocument  *self,
-                     GFile       *file,
-                     GError     **error)
-{
-  g_autoptr(LoadedFile) loaded = NULL;
-  g_autofree char *path = NULL;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  loaded = load_file (path, TRUE, error);
-  if (loaded == NULL)
-    return FALSE;
-  apply_recovered (self, loaded);
-  return TRUE;
-}
-
-/**
  * km_document_recover_async:
  *
- * km_document_recover() with the reading and parsing on a worker thread (as
- * km_document_import_file_async() does); the project is replaced only in
- * km_document_recover_finish(), on the main thread, and not at all when @cancellable is
- * cancelled before that.
+ * Replaces the project with an autosaved one: the document has no file then (saving asks
+ * for one) and is modified, since the work it holds was never saved. The file is read and
+ * parsed on a worker thread (as km_document_import_file_async() does); the project is
+ * replaced only in km_document_recover_finish(), on the main thread, and not at all when
+ * @cancellable is cancelled before that.
  */
 void
 km_document_recover_async (KmDocument          *self,

@@ -70,9 +70,6 @@ void               km_document_write_autosave_async (KmDocument       *self,
 gboolean           km_document_write_autosave_finish (KmDocument      *self,
                                                    GAsyncResult       *result,
                                                    GError            **error);
-gboolean           km_document_recover            (KmDocument         *self,
-                                                   GFile              *file,
-                                                   GError            **error);
 void               km_document_recover_async      (KmDocument         *self,
                                                    GFile              *file,
                                                    GCancellable       *cancellable,
