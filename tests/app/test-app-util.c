@@ -193,6 +193,18 @@ test_app_xdotool (GtkWidget *widget,
   test_app_spin_for (60);
 }
 
+/* Where @world shows in @view, in the view's logical pixels (asserts it is in front). */
+void
+test_app_project (KmSceneView *view,
+                  KmVec3       world,
+                  double      *x,
+                  double      *y)
+{
+  g_assert_true (km_camera_project (km_scene_view_get_camera (view), world,
+                                    gtk_widget_get_width (GTK_WIDGET (view)),
+                                    gtk_widget_get_height (GTK_WIDGET (view)), x, y));
+}
+
 /* Dispatches every pending source without blocking. */
 void
 test_app_spin (void)

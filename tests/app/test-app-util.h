@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "km-document.h"
+#include "km-scene-view.h"
 #include "km-window.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,10 @@ gboolean test_app_wait_until      (GSourceFunc condition,
 void     test_app_spin_for        (guint       ms);
 void     test_app_xdotool         (GtkWidget  *widget,
                                    GPtrArray  *args);
+void     test_app_project         (KmSceneView *view,
+                                   KmVec3      world,
+                                   double     *x,
+                                   double     *y);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
 gboolean test_app_wait_loaded     (KmWindow   *window);

@@ -255,17 +255,6 @@ real_click (Fixture   *f,
   test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
-static void
-project (Fixture *f,
-         KmVec3   world,
-         double  *x,
-         double  *y)
-{
-  g_assert_true (km_camera_project (km_scene_view_get_camera (f->scene_view), world,
-                                    gtk_widget_get_width (GTK_WIDGET (f->scene_view)),
-                                    gtk_widget_get_height (GTK_WIDGET (f->scene_view)), x, y));
-}
-
 static KmVec3
 joint_pos (Fixture *f,
            int      joint)
@@ -342,7 +331,7 @@ test_pick (Fixture       *f,
   g_assert_true (km_scene_view_get_edit_mode (f->scene_view));
 
   /* The elbow (joint 2). */
-  project (f, joint_pos (f, 2), &x, &y);
+  test_app_project (f->scene_view, joint_pos (f, 2), &x, &y);
   real_move (f, view, x, y);
   hover_wanted = 2;
   g_assert_true (wait_for (f, hover_is, 5000));
@@ -388,14 +377,14 @@ test_drag_effector (Fixture       *f,
   pose = km_document_get_pose (f->document, &n_dof);
   before = g_memdup2 (pose, n_dof * sizeof (double));
   start = joint_pos (f, effector);
-  project (f, start, &x0, &y0);
+  test_app_project (f->scene_view, start, &x0, &y0);
   /* Away from the gizmo's arrows: the free drag in the view plane. */
   x1 = x0 - 30;
   y1 = y0 + 25;
   real_drag (f, view, x0, y0, x1, y1, 10);
   g_assert_true (wait_for (f, drag_idle, 10000));
 
-  project (f, joint_pos (f, effector), &x, &y);
+  test_app_project (f->scene_view, joint_pos (f, effector), &x, &y);
   g_test_message ("effector at (%.1f, %.1f), pointer released at (%.1f, %.1f)", x, y, x1, y1);
   g_assert_cmpfloat (hypot (x - x1, y - y1), <, 4.0);
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (joint_pos (f, effector), start)), >, 0.05);
@@ -436,7 +425,7 @@ test_drag_joint_fk (Fixture       *f,
   before = g_memdup2 (pose, n_dof * sizeof (double));
 
   /* The elbow (joint 2, DOF 3), dragged around its own image. */
-  project (f, joint_pos (f, 2), &x, &y);
+  test_app_project (f->scene_view, joint_pos (f, 2), &x, &y);
   real_drag (f, view, x, y, x + 1, y + 2, 2);
   real_drag (f, view, x + 4, y, x, y + 40, 8);
   test_app_spin_for (50);
@@ -652,7 +641,7 @@ test_drag_offset (Fixture       *f,
   }
   test_app_spin_for (150);
   g_assert_true (km_document_get_skeleton (f->document) == before);
-  project (f, pos0, &px, &py);
+  test_app_project (f->scene_view, pos0, &px, &py);
   g_assert_cmpint (colour_count_around (f, px + 40 * ux, py + 40 * uy, 4,
                                         KM_RENDER_SELECTED_RGB), >, 5);
   {
@@ -682,11 +671,11 @@ test_drag_offset (Fixture       *f,
   g_assert_cmpfloat (camera->yaw, ==, view_camera.yaw);
   g_assert_cmpfloat (camera->pitch, ==, view_camera.pitch);
   g_assert_cmpfloat (camera->distance, ==, view_camera.distance);
-  project (f, km_vec3_add (pos0, moved), &px, &py);
+  test_app_project (f->scene_view, km_vec3_add (pos0, moved), &px, &py);
   {
     double qx, qy;
 
-    project (f, pos0, &qx, &qy);
+    test_app_project (f->scene_view, pos0, &qx, &qy);
     g_assert_cmpfloat (hypot (px - (qx + 40 * ux), py - (qy + 40 * uy)), <, 3.0);
   }
   g_assert_cmpint (km_document_get_selected_joint (f->document), ==, joint);
@@ -1290,10 +1279,10 @@ test_latency_30dof (Fixture       *f,
   km_scene_view_set_edit_mode (f->scene_view, TRUE);
   tip = km_document_get_effector (f->document);
   g_assert_cmpint (tip, >=, 0);
-  project (f, joint_pos (f, tip), &x0, &y0);
+  test_app_project (f->scene_view, joint_pos (f, tip), &x0, &y0);
   real_drag (f, GTK_WIDGET (f->scene_view), x0, y0, x0 - 40, y0 + 30, 20);
   g_assert_true (wait_for (f, drag_idle, 10000));
-  project (f, joint_pos (f, tip), &x, &y);
+  test_app_project (f->scene_view, joint_pos (f, tip), &x, &y);
   g_assert_cmpfloat (hypot (x - (x0 - 40), y - (y0 + 30)), <, 4.0);
   g_assert_true (km_document_get_limits_held (f->document, 1e-9));
 

@@ -104,17 +104,6 @@ real_drag (Fixture *f,
   test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
-static void
-project (Fixture *f,
-         KmVec3   world,
-         double  *x,
-         double  *y)
-{
-  g_assert_true (km_camera_project (km_scene_view_get_camera (f->view), world,
-                                    gtk_widget_get_width (GTK_WIDGET (f->view)),
-                                    gtk_widget_get_height (GTK_WIDGET (f->view)), x, y));
-}
-
 static KmVec3
 joint_pos (Fixture *f,
            int      joint)
@@ -231,13 +220,13 @@ test_drag_effector (void)
   before = g_memdup2 (pose, n_dof * sizeof (double));
   start = joint_pos (&f, effector);
   waist = joint_pos (&f, 0);
-  project (&f, start, &x0, &y0);
+  test_app_project (f.view, start, &x0, &y0);
   x1 = x0 - 12;
   y1 = y0 + 10;
   real_drag (&f, x0, y0, x1, y1, 8);
   g_assert_true (test_app_wait_until (drag_idle, &f, 10000));
 
-  project (&f, joint_pos (&f, effector), &x, &y);
+  test_app_project (f.view, joint_pos (&f, effector), &x, &y);
   g_test_message ("effector at (%.1f, %.1f), pointer released at (%.1f, %.1f); moved %.4f m",
                   x, y, x1, y1, km_vec3_length (km_vec3_sub (joint_pos (&f, effector), start)));
   g_assert_cmpfloat (max_pose_change (before, km_document_get_pose (f.document, NULL), n_dof),
@@ -273,7 +262,7 @@ test_drag_in_place (void)
   pose = km_document_get_pose (f.document, &n_dof);
   before = g_memdup2 (pose, n_dof * sizeof (double));
   start = joint_pos (&f, effector);
-  project (&f, start, &x0, &y0);
+  test_app_project (f.view, start, &x0, &y0);
   /* Out by a pixel and back: the last request is the start. */
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
@@ -326,7 +315,7 @@ test_drag_joint_fk (void)
   g_assert_cmpint (j->n_dof, ==, 1);
   pose = km_document_get_pose (f.document, &n_dof);
   before = g_memdup2 (pose, n_dof * sizeof (double));
-  project (&f, joint_pos (&f, joint), &x, &y);
+  test_app_project (f.view, joint_pos (&f, joint), &x, &y);
   real_drag (&f, x, y, x + 30, y + 30, 8);
   test_app_spin ();
 

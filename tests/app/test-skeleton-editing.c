@@ -1369,17 +1369,6 @@ changed_along (const guint8 *a,
   return n;
 }
 
-static void
-project_point (SceneFixture *f,
-               KmVec3        world,
-               double       *x,
-               double       *y)
-{
-  g_assert_true (km_camera_project (km_scene_view_get_camera (f->scene_view), world,
-                                    gtk_widget_get_width (GTK_WIDGET (f->scene_view)),
-                                    gtk_widget_get_height (GTK_WIDGET (f->scene_view)), x, y));
-}
-
 /* Add Child clicked in the inspector, the offset typed into its field: the new bone shows
  * up in the scene where the camera projects it; undo takes it away, pixel for pixel. */
 static void
@@ -1440,14 +1429,14 @@ test_add_joint_drawn (SceneFixture  *f,
   world_before = g_memdup2 (world, n_joints * sizeof (KmTransform));
 
   /* The offset axis (in the tip's frame) that looks longest on screen. */
-  project_point (f, world[tip].pos, &x0, &y0);
+  test_app_project (f->scene_view, world[tip].pos, &x0, &y0);
   for (guint k = 0; k < 3; k++)
     {
       KmVec3 axis = { k == 0, k == 1, k == 2 };
       KmVec3 end = km_vec3_add (world[tip].pos,
                                 km_vec3_scale (km_mat3_mul_vec3 (&world[tip].rot, axis), length));
 
-      project_point (f, end, &x1, &y1);
+      test_app_project (f->scene_view, end, &x1, &y1);
       if (hypot (x1 - x0, y1 - y0) > best)
         {
           best = hypot (x1 - x0, y1 - y0);
@@ -1478,8 +1467,8 @@ test_add_joint_drawn (SceneFixture  *f,
     g_assert_cmpfloat (km_vec3_length (km_vec3_sub (world[i].pos, world_before[i].pos)), <, 1e-3);
   g_assert_cmpfloat_with_epsilon (km_vec3_length (km_vec3_sub (world[n_joints].pos,
                                                                world[tip].pos)), length, 1e-9);
-  project_point (f, world[tip].pos, &x0, &y0);
-  project_point (f, world[n_joints].pos, &x1, &y1);
+  test_app_project (f->scene_view, world[tip].pos, &x0, &y0);
+  test_app_project (f->scene_view, world[n_joints].pos, &x1, &y1);
 
   added = grab (f, &w2, &h2);
   g_assert_cmpint (w2, ==, width);
