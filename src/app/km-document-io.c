@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-document-private.h"
@@ -19,6 +20,7 @@
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-local-file.h"
+#include "km-pose-seq-item.h"
 #include "km-skeleton-json.h"
 #include "km-targets-json.h"
 
@@ -99,6 +101,20 @@ load_file (const char  *path,
   return g_steal_pointer (&loaded);
 }
 
+/* Whether @body is the body @name: its item is named so, or after a file of that name
+ * ("SR1.body" for SR1). */
+static gboolean
+body_is_named (KmItem     *body,
+               const char *name)
+{
+  const char *item_name = km_item_get_name (body);
+  gsize n = strlen (name);
+
+  return g_str_equal (item_name, name)
+         || (strncmp (item_name, name, n) == 0 && item_name[n] == '.'
+             && strchr (item_name + n + 1, '.') == NULL);
+}
+
 /* The main-thread half of opening: replays the parse warnings, then changes the
  * document. @loaded's result is taken over. */
 static gboolean
@@ -169,6 +185,33 @@ apply_loaded_file (KmDocument  *self,
         item = km_ik_animation_item_new ();
         km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), result);
         _km_document_import_child (self, file, item, _("Import Animation"));
+        _km_document_sync (self);
+      }
+      break;
+
+    case KM_FILE_KIND_POSE_SEQ:
+      {
+        const char *target_body = km_pose_seq_get_target_body (result);
+        KmItem *body = km_document_get_body_item (self);
+        g_autoptr(KmItem) item = NULL;
+
+        if (body == NULL)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: there is no body to add this pose sequence to"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        if (target_body != NULL && !body_is_named (body, target_body))
+          /* Translators: a path, the body the file was made for, then the body it plays on */
+          km_document_log (self, G_LOG_LEVEL_WARNING,
+                           _("%s: the pose sequence was made for “%s”; it plays on “%s”, "
+                             "joints matched by their ids."),
+                           path, target_body, km_item_get_name (body));
+        item = km_pose_seq_item_new_for_file (path, result);
+        _km_document_import_child (self, file, item, _("Import Pose Sequence"));
+        /* Picked in the tree, it is the motion that plays (as in Choreonoid). */
+        km_project_select (km_document_get_project (self), item, FALSE);
         _km_document_sync (self);
       }
       break;

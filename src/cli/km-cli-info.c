@@ -13,7 +13,6 @@
 #include "km-body-handler.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
-#include "km-cli-pose-seq.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-target-track.h"
@@ -153,31 +152,9 @@ km_cli_info (int    argc,
   if (argc != 2)
     return km_cli_usage_error (context, argc < 2 ? _("no file given")
                                                  : _("exactly one file expected"));
-  parsed = km_cli_is_pose_seq_format (format_name) ? -1
-           : km_cli_check_format (context, format_name);
+  parsed = km_cli_check_format (context, format_name);
   if (parsed >= 0)
     return parsed;
-
-  {
-    g_autoptr(KmPoseSeq) seq = NULL;
-    gboolean is_pose_seq;
-
-    km_parse_warnings_push (km_cli_print_warning, NULL);
-    is_pose_seq = km_cli_try_pose_seq (argv[1], format_name, &seq, &error);
-    km_parse_warnings_pop ();
-    if (is_pose_seq && seq == NULL)
-      {
-        fprintf (stderr, "%s\n", error->message);
-        return KM_CLI_EXIT_INVALID;
-      }
-    if (is_pose_seq)
-      {
-        out = g_string_new (NULL);
-        km_pose_seq_describe (seq, out);
-        fputs (out->str, stdout);
-        return KM_CLI_EXIT_OK;
-      }
-  }
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
   result = km_format_load_model_file (argv[1], format_name, &format, &extras, &error);

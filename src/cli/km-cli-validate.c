@@ -11,7 +11,6 @@
 
 #include "km-cli.h"
 #include "km-cli-commands.h"
-#include "km-cli-pose-seq.h"
 #include "km-error.h"
 #include "km-format.h"
 
@@ -55,36 +54,19 @@ km_cli_validate (int    argc,
     }
   if (argc < 2)
     return km_cli_usage_error (context, _("no file given"));
-  parsed = km_cli_is_pose_seq_format (format_name) ? -1
-           : km_cli_check_format (context, format_name);
+  parsed = km_cli_check_format (context, format_name);
   if (parsed >= 0)
     return parsed;
 
   for (int i = 1; i < argc; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(KmPoseSeq) seq = NULL;
       const KmFormat *format = NULL;
-      gpointer result = NULL;
-      gboolean is_pose_seq;
+      gpointer result;
 
       km_parse_warnings_push (km_cli_print_warning, NULL);
-      is_pose_seq = km_cli_try_pose_seq (argv[i], format_name, &seq, &error);
-      if (!is_pose_seq)
-        result = km_format_load_file (argv[i], format_name, &format, &error);
+      result = km_format_load_file (argv[i], format_name, &format, &error);
       km_parse_warnings_pop ();
-
-      if (is_pose_seq)
-        {
-          if (seq == NULL)
-            {
-              fprintf (stderr, "%s\n", error->message);
-              status = KM_CLI_EXIT_INVALID;
-            }
-          else
-            printf ("%s: ok (%s)\n", argv[i], KM_POSE_SEQ_FORMAT);
-          continue;
-        }
 
       if (result == NULL)
         {

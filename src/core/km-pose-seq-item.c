@@ -146,6 +146,27 @@ km_pose_seq_item_init (KmPoseSeqItem *self)
   self->frame_rate = KM_POSE_SEQ_ITEM_DEFAULT_FRAME_RATE;
 }
 
+KmItem *
+km_pose_seq_item_new_for_file (const char *path,
+                               KmPoseSeq  *pose_seq)
+{
+  g_autoptr(KmYamlNode) data = NULL;
+  KmPoseSeqItem *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (pose_seq != NULL, NULL);
+
+  self = g_object_new (KM_TYPE_POSE_SEQ_ITEM, NULL);
+  self->file = g_strdup (path);
+  self->format = g_strdup (KM_POSE_SEQ_FORMAT);
+  self->pose_seq = km_pose_seq_ref (pose_seq);
+  /* The data a project writes back: the same keys Choreonoid writes. */
+  data = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_item_store_file_ref (data, self->file, self->format);
+  KM_ITEM_CLASS (km_pose_seq_item_parent_class)->restore (KM_ITEM (self), data, NULL, NULL);
+  return KM_ITEM (self);
+}
+
 const char *
 km_pose_seq_item_get_file (KmPoseSeqItem *self)
 {

@@ -33,6 +33,10 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmPoseSeqItem, km_pose_seq_item, KM, POSE_SEQ_ITEM, KmItem)
 
+/* A new item for the sequence @pose_seq read from @path (File → Open of a bare `.pseq`):
+ * its data names @path, so a project saved with it refers to the file. */
+KmItem      *km_pose_seq_item_new_for_file   (const char    *path,
+                                              KmPoseSeq     *pose_seq);
 /* The `file` value as written, or NULL. */
 const char  *km_pose_seq_item_get_file       (KmPoseSeqItem *self);
 /* The sequence read, or NULL when none could be read. */

@@ -5,8 +5,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-document-edit.h"
 #include "km-ik-animation-item.h"
 #include "km-item-row.h"
@@ -254,6 +257,118 @@ test_picked_source (void)
   close_window (&o);
 }
 
+/* The first item of @type below @item, in preorder. */
+static KmItem *
+find_item (KmItem *item,
+           GType   type)
+{
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *child = km_item_get_child (item, i);
+      KmItem *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type) ? child : find_item (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A bare .pseq opened with File → Open goes below the current body as a pose sequence item,
+ * picked so that it plays, undoably; a saved project refers to the file and reads it back.
+ * Without a body it is refused, naming the file. */
+static void
+test_open_bare_pose_seq (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
+                                                  "SR1", "SR1.body", NULL);
+  g_autofree char *pseq = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "motion", "SR1",
+                                                 "SR1WalkPattern2.pseq", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) pseq_file = g_file_new_for_path (pseq);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  g_autofree char *saved = g_build_filename (dir, "walk.cnoid", NULL);
+  g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
+  g_autofree char *text = NULL;
+  g_autofree char *file_line = NULL;
+  g_autoptr(KmProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) empty = NULL;
+  Opened o = { NULL, };
+  KmItem *item, *body, *found;
+  KmPoseSeq *seq;
+  const KmPoseSeqKey *key;
+  const double *pose;
+  KmSkeleton *skeleton;
+  guint frame, n_dof = 0;
+
+  o.window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (o.window), 800, 600);
+  o.document = km_window_get_document (o.window);
+  o.view = KM_SCENE_VIEW (km_window_get_scene_view (o.window));
+  gtk_window_present (GTK_WINDOW (o.window));
+  g_assert_true (test_app_open_file (o.window, model_file));
+  body = km_document_get_body_item (o.document);
+  g_assert_cmpstr (km_item_get_name (body), ==, "SR1.body");
+
+  g_assert_true (test_app_open_file (o.window, pseq_file));
+  g_assert_true (test_app_wait_until (pose_seq_playing, &o, 20000));
+  item = tree_pose_seq_item (o.window);
+  g_assert_true (km_item_get_parent (item) == body);
+  g_assert_cmpstr (km_item_get_name (item), ==, "SR1WalkPattern2.pseq");
+  g_assert_cmpstr (km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item)), ==, pseq);
+  seq = km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (item));
+  g_assert_cmpuint (km_pose_seq_get_n_keys (seq), ==, 15);
+
+  /* It plays: at key 2 SR1 has the key's joint values. */
+  key = km_pose_seq_get_key (seq, 2);
+  frame = (guint) round (key->time * km_document_get_frame_rate (o.document));
+  km_document_set_current_frame (o.document, frame);
+  test_app_spin ();
+  skeleton = km_document_get_skeleton (o.document);
+  pose = km_document_get_pose (o.document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, km_skeleton_get_n_dof (skeleton));
+  for (guint j = 0; j < key->n_joints; j++)
+    g_assert_cmpfloat_with_epsilon (pose[dof_of_joint_id (skeleton, key->joints[j])],
+                                    key->q[j], 1e-9);
+
+  /* Saved, the project names the file (as it names the body's model) and reads it back. */
+  km_document_save_async (o.document, saved_file, NULL, NULL, NULL);
+  g_assert_true (test_app_wait_document_saved (o.document));
+  g_assert_true (g_file_get_contents (saved, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "class: PoseSeqItem"));
+  file_line = g_strdup_printf ("file: \"%s\"", pseq);
+  g_assert_nonnull (strstr (text, file_line));
+  g_assert_nonnull (strstr (text, "format: POSE-SEQ-YAML"));
+  reloaded = km_cnoid_load (saved, &error);
+  g_assert_no_error (error);
+  found = find_item (km_project_get_root_item (reloaded), KM_TYPE_POSE_SEQ_ITEM);
+  g_assert_nonnull (found);
+  g_assert_true (KM_IS_BODY_ITEM (km_item_get_parent (found)));
+  g_assert_nonnull (km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (found)));
+  g_assert_null (km_item_get_problem (found));
+
+  /* Undo takes it away again. */
+  g_object_ref (item);
+  g_assert_true (km_document_undo (o.document));
+  test_app_spin ();
+  g_assert_null (km_item_get_parent (item));
+  g_object_unref (item);
+  g_assert_null (tree_pose_seq_item (o.window));
+
+  close_window (&o);
+
+  /* Without a body there is nothing to play it on. */
+  empty = km_document_new ();
+  km_document_new_project (empty);
+  g_assert_false (km_document_import_file (empty, pseq_file, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "SR1WalkPattern2.pseq: there is no body"));
+
+  g_unlink (saved);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -268,5 +383,6 @@ main (int    argc,
   }
   g_test_add_func ("/kinema/PoseSeqPlayback/play-walk", test_play_walk);
   g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
+  g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-pose-seq", test_open_bare_pose_seq);
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "km-animation-source.h"
 #include "km-body-item.h"
@@ -681,6 +682,45 @@ test_missing_file (void)
   g_assert_nonnull (strstr (saved, "                    file: \"motion/SR1/NoSuchFile.pseq\"\n"));
 }
 
+/* The loader registry knows pose sequences by their content, whatever the name: the CLI
+ * and File → Open both come through it. Other YAML (a Choreonoid body) stays what it is. */
+static void
+test_registry (void)
+{
+  g_autofree char *path = pseq_path ();
+  g_autofree char *body = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
+                                                 "SR1", "SR1.body", NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer result;
+  gsize length;
+
+  g_assert_true (km_format_lookup ("pose-seq-yaml") == &km_format_pose_seq);
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  g_assert_true (km_format_detect (data, length) == &km_format_pose_seq);
+  g_clear_pointer (&data, g_free);
+  g_assert_true (g_file_get_contents (body, &data, &length, NULL));
+  g_assert_false (km_format_detect (data, length) == &km_format_pose_seq);
+  g_clear_pointer (&data, g_free);
+
+  /* Named anything: the content decides. */
+  dir = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  copy = g_build_filename (dir, "walk.txt", NULL);
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  g_assert_true (g_file_set_contents (copy, data, length, NULL));
+  result = km_format_load_file (copy, NULL, &format, &error);
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_pose_seq);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_POSE_SEQ);
+  g_assert_cmpuint (km_pose_seq_get_n_keys (result), ==, 15);
+  format->free_result (result);
+  g_unlink (copy);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -688,6 +728,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/PoseSeq/parse-real", test_parse_real);
+  g_test_add_func ("/kinema/PoseSeq/registry", test_registry);
   g_test_add_func ("/kinema/PoseSeq/bad-inputs", test_bad_inputs);
   g_test_add_func ("/kinema/PoseSeq/limits", test_limits);
   g_test_add_func ("/kinema/PoseSeq/skip-other-refs", test_skip_other_refs);

@@ -24,6 +24,7 @@
 #include "km-body.h"
 #include "km-cnoid.h"
 #include "km-openhrp.h"
+#include "km-pose-seq.h"
 #include "km-scenebuilder.h"
 #include "km-skeleton-json.h"
 #include "km-targets-json.h"
@@ -35,6 +36,7 @@ static const KmFormat * const formats[] = {
   &km_format_animation_json,
   &km_format_targets_json,
   &km_format_openhrp,
+  &km_format_pose_seq,
   &km_format_scenebuilder,
   &km_format_skeleton_json,
   &km_format_urdf,

@@ -24,6 +24,7 @@ typedef enum
   KM_FILE_KIND_TARGETS,     /* load returns a KmTargetTrack * */
   KM_FILE_KIND_ANIMATION,   /* load returns a KmAnimation * */
   KM_FILE_KIND_PROJECT,     /* load returns a KmProject * */
+  KM_FILE_KIND_POSE_SEQ,    /* load returns a KmPoseSeq * */
 } KmFileKind;
 
 typedef struct _KmFormat KmFormat;

@@ -524,6 +524,37 @@ km_pose_seq_describe (const KmPoseSeq *self,
                           self->target_body != NULL ? self->target_body : "-");
 }
 
+static gpointer
+format_load (const char *path,
+             GBytes     *contents,
+             GError    **error)
+{
+  return km_pose_seq_load (path, contents, error);
+}
+
+static void
+format_free_result (gpointer result)
+{
+  km_pose_seq_unref (result);
+}
+
+static void
+format_describe (gpointer  result,
+                 GString  *out)
+{
+  km_pose_seq_describe (result, out);
+}
+
+const KmFormat km_format_pose_seq = {
+  .name = KM_POSE_SEQ_FORMAT,
+  .kind = KM_FILE_KIND_POSE_SEQ,
+  .description = N_("Choreonoid pose sequence (.pseq)"),
+  .sniff = km_pose_seq_sniff,
+  .load = format_load,
+  .free_result = format_free_result,
+  .describe = format_describe,
+};
+
 /* Interpolation ----------------------------------------------------------------------- */
 
 typedef struct

@@ -8,6 +8,7 @@
 
 #include "km-animation.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-math.h"
 #include "km-skeleton.h"
 
@@ -115,5 +116,8 @@ KmAnimation        *km_pose_seq_interpolate       (const KmPoseSeq  *self,
                                                    GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmPoseSeq, km_pose_seq_unref)
+
+/* The registry's row (km-format.h): KM_FILE_KIND_POSE_SEQ, name KM_POSE_SEQ_FORMAT. */
+extern const KmFormat km_format_pose_seq;
 
 G_END_DECLS
