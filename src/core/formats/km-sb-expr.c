@@ -766,6 +766,29 @@ km_sb_parse_vector_full (const char      *text,
   return TRUE;
 }
 
+/*
+ * The length of the @n numbers in @v, which are scaled in place to their largest magnitude
+ * first, so that neither huge ("1e200 1e200 0 0") nor tiny components overflow or vanish
+ * in the squares: the direction survives. 0 when all are zero.
+ */
+static double
+scaled_length (double *v,
+               guint   n)
+{
+  double largest = 0.0, sum = 0.0;
+
+  for (guint i = 0; i < n; i++)
+    largest = MAX (largest, fabs (v[i]));
+  if (largest == 0.0)
+    return 0.0;
+  for (guint i = 0; i < n; i++)
+    {
+      v[i] /= largest;
+      sum += v[i] * v[i];
+    }
+  return largest * sqrt (sum);
+}
+
 static gboolean
 parse_axis (const char      *text,
             gsize            start,
@@ -791,14 +814,13 @@ parse_axis (const char      *text,
   if (!parse_components (text, start, end, 3, KM_SB_DIM_NONE, &si, v, NULL, NULL, error_offset,
                          error_message))
     return FALSE;
-  *axis = km_vec3 (v[0], v[1], v[2]);
-  if (km_vec3_length (*axis) < 1e-12)
+  if (scaled_length (v, 3) < 1e-12)
     {
       set_error (error_offset, error_message, start,
                  g_strdup (_("expected a non-zero rotation axis (x, y, z or three numbers)")));
       return FALSE;
     }
-  *axis = km_vec3_normalize (*axis);
+  *axis = km_vec3 (v[0], v[1], v[2]);
   return TRUE;
 }
 
@@ -874,7 +896,7 @@ parse_rotation_term (const char      *text,
         return FALSE;
       if (count == 4)
         {
-          double norm = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+          double norm = scaled_length (v, 4);
 
           if (norm < 1e-12)
             {
@@ -889,7 +911,7 @@ parse_rotation_term (const char      *text,
       else
         {
           KmMat3 m, mt, mtm;
-          double worst = 0.0;
+          double worst = 0.0, largest = 0.0;
 
           /* Column-major: the first three numbers are column 0. */
           for (guint c = 0; c < 3; c++)
@@ -902,6 +924,14 @@ parse_rotation_term (const char      *text,
               worst = MAX (worst, fabs (mtm.m[r][c] - (r == c ? 1.0 : 0.0)));
           if (worst > 1e-6)
             *flags |= KM_SB_VALUE_NOT_ORTHONORMAL;
+          /* The nearest rotation of s·M is that of M (s > 0): scaled to entries of at most
+           * 1, huge entries do not overflow in the conversion. */
+          for (guint i = 0; i < 9; i++)
+            largest = MAX (largest, fabs (v[i]));
+          if (largest > 0.0)
+            for (guint r = 0; r < 3; r++)
+              for (guint c = 0; c < 3; c++)
+                m.m[r][c] /= largest;
           *q = km_quat_normalize (km_mat3_to_quat (&m));
           if (!isfinite (q->w) || !isfinite (q->x) || !isfinite (q->y) || !isfinite (q->z))
             {
@@ -925,7 +955,10 @@ parse_rotation_term (const char      *text,
  *
  * term ('*' term)*, composed left to right (Hamilton product: intrinsic rotations); a term
  * is w x y z, nine numbers of a column-major matrix, or angle@axis (angle of dimension R,
- * axis x|y|z or three numbers). '*' inside parentheses does not split.
+ * axis x|y|z or three numbers). '*' inside parentheses does not split. A quaternion, an
+ * axis or a matrix is scaled to its largest number before it is normalised, so that huge
+ * numbers ("1e200 1e200 0 0") keep their direction instead of overflowing; one shorter
+ * than 1e-12 is still an error.
  */
 gboolean
 km_sb_parse_rotation (const char      *text,

@@ -51,6 +51,8 @@ struct _SbFile
   gsize   length;
   KmMarkupText markup;  /* data's lines and start tags, for positions */
   Node   *root;
+  gsize        last_offset;  /* the last position asked for (line 0: none yet) */
+  KmSourcePos  last_pos;
 };
 
 typedef struct
@@ -87,11 +89,30 @@ sb_file_free (SbFile *file)
   g_free (file);
 }
 
+/*
+ * The positions of the tags and attribute values are asked for in document order: the
+ * column is counted on from the last one where it is on the same line, so that a file of
+ * one long line (100 000 elements in 700 KB) costs its length once, not once per element.
+ */
 static KmSourcePos
-file_pos_at (const SbFile *file,
-             gsize         offset)
+file_pos_at (SbFile *file,
+             gsize   offset)
 {
-  return km_markup_text_pos (&file->markup, offset);
+  KmSourcePos pos;
+
+  offset = MIN (offset, file->length);
+  if (file->last_pos.line > 0 && offset >= file->last_offset &&
+      memchr (file->data + file->last_offset, '\n', offset - file->last_offset) == NULL)
+    {
+      pos = file->last_pos;
+      pos.column += (guint) g_utf8_strlen (file->data + file->last_offset,
+                                           (gssize) (offset - file->last_offset));
+    }
+  else
+    pos = km_markup_text_pos (&file->markup, offset);
+  file->last_offset = offset;
+  file->last_pos = pos;
+  return pos;
 }
 
 static gsize
@@ -855,12 +876,55 @@ get_bool (Loader      *L,
   return TRUE;
 }
 
+/*
+ * Whether one of the @n values read from @v is larger than @bound in magnitude (a length
+ * the skeleton cannot hold, KM_SCENEBUILDER_MAX_LENGTH): then a warning at that component
+ * (the only one, when a single value stands for all), and the value is ignored.
+ */
+static gboolean
+out_of_bounds (Loader       *L,
+               Node         *node,
+               const Val    *v,
+               const char   *name,
+               const double *values,
+               guint         n,
+               double        bound)
+{
+  gsize starts[4] = { 0 };
+  guint count = 0;
+
+  g_assert (n <= G_N_ELEMENTS (starts));
+  for (guint i = 0; i < n; i++)
+    if (fabs (values[i]) > bound)
+      {
+        for (gsize p = 0; v->text[p] != '\0';)
+          {
+            while (v->text[p] == ' ' || v->text[p] == '\t')
+              p++;
+            if (v->text[p] == '\0')
+              break;
+            if (count < n)
+              starts[count] = p;
+            count++;
+            while (v->text[p] != '\0' && v->text[p] != ' ' && v->text[p] != '\t')
+              p++;
+          }
+        /* Translators: a length in metres such as 1e+100. */
+        value_problem (L, node, v, name, starts[count == n ? i : 0],
+                       g_strdup_printf (_("expected a length of at most %g m"), bound));
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* A vector; with a finite @bound, components larger than that in magnitude are invalid. */
 static gboolean
 get_vector (Loader      *L,
             Node        *node,
             const char  *name,
             guint        n,
             KmSbDim      dim,
+            double       bound,
             double      *out,
             GError     **error)
 {
@@ -877,7 +941,7 @@ get_vector (Loader      *L,
       !km_sb_parse_vector_full (v.text, n, dim, &L->units, values, &flags, &unit_offset,
                                 &offset, &message))
     value_problem (L, node, &v, name, offset, message);
-  else if (v.text != NULL)
+  else if (v.text != NULL && !out_of_bounds (L, node, &v, name, values, n, bound))
     {
       memcpy (out, values, n * sizeof *out);
       if (flags & KM_SB_VALUE_PARENTHESISED_UNIT)
@@ -885,6 +949,27 @@ get_vector (Loader      *L,
       if (flags & KM_SB_VALUE_DEFAULT_UNIT)
         note_leaked_unit (L, &v, dim);
     }
+  val_clear (&v);
+  return TRUE;
+}
+
+/* A real of dimension L that a pose is made of: at most KM_SCENEBUILDER_MAX_LENGTH. */
+static gboolean
+get_length (Loader      *L,
+            Node        *node,
+            const char  *name,
+            double      *out,
+            GError     **error)
+{
+  Val v;
+  double value = 0.0;
+
+  if (!lookup (L, node, name, &v, error))
+    return FALSE;
+  if (v.text != NULL &&
+      trimmed_real (L, node, &v, name, KM_SB_DIM_L, &L->units, &value) &&
+      !out_of_bounds (L, node, &v, name, &value, 1, KM_SCENEBUILDER_MAX_LENGTH))
+    *out = value;
   val_clear (&v);
   return TRUE;
 }
@@ -1148,6 +1233,8 @@ read_units (Loader  *L,
 
       if (!lookup (L, node, unit_attributes[u], &v, error))
         return FALSE;
+      /* 5.1: unit_* are str32 like every short string. */
+      limit_length (L, &v, unit_attributes[u], STR32_BYTES);
       L->unit_leaked[u] = FALSE;
       /* An invalid unit is a warning; the current default unit stays, as if none were set. */
       ok = v.text != NULL &&
@@ -1198,7 +1285,7 @@ read_spatial (Loader  *L,
   double scale = 1.0;
   gboolean mirror = FALSE;
 
-  if (!get_vector (L, node, "trn", 3, KM_SB_DIM_L, trn, error) ||
+  if (!get_vector (L, node, "trn", 3, KM_SB_DIM_L, KM_SCENEBUILDER_MAX_LENGTH, trn, error) ||
       !get_rotation (L, node, "rot", &rot, error) ||
       !get_real (L, node, "scale", KM_SB_DIM_NONE, &scale, error))
     return FALSE;
@@ -1325,13 +1412,14 @@ read_attributes (Loader  *L,
     case OBJ_HINGE:
     case OBJ_SLIDER:
       if (!get_bool (L, node, "enabled", &obj->enabled, error) ||
-          !get_vector (L, node, "range", 2, slider ? KM_SB_DIM_L : KM_SB_DIM_R, obj->range,
-                       error) ||
-          !get_vector (L, node, "vrange", 2, slider ? KM_SB_DIM_L_T : KM_SB_DIM_R_T,
+          !get_vector (L, node, "range", 2, slider ? KM_SB_DIM_L : KM_SB_DIM_R, INFINITY,
+                       obj->range, error) ||
+          !get_vector (L, node, "vrange", 2, slider ? KM_SB_DIM_L_T : KM_SB_DIM_R_T, INFINITY,
                        obj->vrange, error) ||
           !get_real (L, node, "flim", slider ? KM_SB_DIM_ML_T2 : KM_SB_DIM_ML2_T2, &obj->flim,
                      error) ||
-          !get_real (L, node, "pos", slider ? KM_SB_DIM_L : KM_SB_DIM_R, &obj->pos[0], error))
+          !(slider ? get_length (L, node, "pos", &obj->pos[0], error)
+                   : get_real (L, node, "pos", KM_SB_DIM_R, &obj->pos[0], error)))
         return FALSE;
       for (guint i = 0; i < 2; i++)
         {
@@ -1364,7 +1452,7 @@ read_attributes (Loader  *L,
              get_rotation (L, node, "pos", &obj->ball_pos, error);
     case OBJ_UNIVERSALJOINT:
       return get_bool (L, node, "enabled", &obj->enabled, error) &&
-             get_vector (L, node, "pos", 2, KM_SB_DIM_R, obj->pos, error);
+             get_vector (L, node, "pos", 2, KM_SB_DIM_R, INFINITY, obj->pos, error);
     case OBJ_FIXJOINT:
     case OBJ_FREEJOINT:
       return get_bool (L, node, "enabled", &obj->enabled, error);
@@ -1399,7 +1487,7 @@ read_attributes (Loader  *L,
       {
         double size[3] = { 1, 1, 1 };
 
-        if (!get_vector (L, node, "size", 3, KM_SB_DIM_L, size, error))
+        if (!get_vector (L, node, "size", 3, KM_SB_DIM_L, INFINITY, size, error))
           return FALSE;
         obj->size = km_vec3 (size[0], size[1], size[2]);
         return TRUE;
@@ -1415,7 +1503,7 @@ read_attributes (Loader  *L,
         double alpha = 1.0;
         Val name;
 
-        if (!get_vector (L, node, "diffuse", 4, KM_SB_DIM_NONE, diffuse, error) ||
+        if (!get_vector (L, node, "diffuse", 4, KM_SB_DIM_NONE, INFINITY, diffuse, error) ||
             !get_real (L, node, "alpha", KM_SB_DIM_NONE, &alpha, error) ||
             !get_string (L, node, "colorname", &name, error))
           return FALSE;
@@ -2162,6 +2250,7 @@ typedef struct
 typedef struct
 {
   char        *name;
+  Node        *node;        /* the element it was made for */
   char        *body_path;
   KmTransform  body_offset;
   double       q[3];
@@ -2249,42 +2338,20 @@ is_identity_rotation (const KmMat3 *m)
   return TRUE;
 }
 
-static guint
-add_builder_joint (KmSkeletonBuilder *builder,
-                   GArray            *infos,
-                   const char        *name,
-                   KmJointType        type,
-                   const char        *parent,
-                   const KmTransform *frame)
-{
-  guint j = km_skeleton_builder_add_joint (builder, name, type, parent);
-  JointInfo info = { 0 };
-
-  km_skeleton_builder_set_offset (builder, j, frame->pos);
-  if (!is_identity_rotation (&frame->rot))
-    km_skeleton_builder_set_rotation (builder, j, transform_quat (frame));
-  info.name = g_strdup (name);
-  km_transform_identity (&info.body_offset);
-  info.vlimit = (KmLimit) { FALSE, -INFINITY, INFINITY };
-  info.effort = INFINITY;
-  g_array_append_val (infos, info);
-  return j;
-}
-
 static gboolean
 limited (double v)
 {
   return isfinite (v) && fabs (v) < 1e300;
 }
 
-/* Names: the bare name when unique among the skeleton's joints, else the path. */
-static const char *
-unique_name (GHashTable *counts,
-             const char *bare,
-             const char *path)
+/* The skeleton's joint names, unique (km_skeleton_builder_build refuses duplicates). */
+typedef struct
 {
-  return GPOINTER_TO_UINT (g_hash_table_lookup (counts, bare)) > 1 ? path : bare;
-}
+  GHashTable *counts;   /* bare name (borrowed) → how many skeleton joints are called so */
+  GHashTable *taken;    /* the names given so far (borrowed from strings) */
+  GHashTable *next;     /* name (owned) → the next numbered suffix to try */
+  GPtrArray  *strings;  /* owns the names */
+} Naming;
 
 static void
 count_name (GHashTable *counts,
@@ -2292,6 +2359,101 @@ count_name (GHashTable *counts,
 {
   g_hash_table_insert (counts, (gpointer) name,
                        GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, name)) + 1));
+}
+
+/* The end of @path that fits in @max bytes, whole levels only ("b/c" of "a/b/c"); each
+ * level is a name cut to 255 bytes (plus a renaming number, "_y" or "_x"), so the last one
+ * always fits. */
+static const char *
+last_levels (const char *path,
+             gsize       max)
+{
+  const char *p = path;
+
+  while (strlen (p) > max && strchr (p, '/') != NULL)
+    p = strchr (p, '/') + 1;
+  return p;
+}
+
+/*
+ * The name of a skeleton joint made for @node: the bare name when it is unique among the
+ * skeleton's joints, else the path below the document element. A path longer than
+ * KM_SKELETON_MAX_NAME keeps its last levels; a name already given (names with '/', a
+ * universal joint's "_y" and a hinge called so) gets the first free number, as
+ * Scenebuilder's AssignName does. Each with a warning at @node.
+ */
+static const char *
+joint_name (Loader     *L,
+            Naming     *naming,
+            Node       *node,
+            const char *bare,
+            const char *path)
+{
+  const char *wanted = GPOINTER_TO_UINT (g_hash_table_lookup (naming->counts, bare)) > 1
+                       ? path : bare;
+  char *name = g_strdup (last_levels (wanted, KM_SKELETON_MAX_NAME));
+
+  if (strlen (wanted) > KM_SKELETON_MAX_NAME)
+    note_once (L, NULL, node->file, node->pos,
+               /* Translators: a number of bytes, then a joint name. */
+               _("the path of this joint is longer than %d bytes; the joint is named “%s” "
+                 "after its last levels"), KM_SKELETON_MAX_NAME, name);
+  if (g_hash_table_contains (naming->taken, name))
+    {
+      guint first = GPOINTER_TO_UINT (g_hash_table_lookup (naming->next, name));
+
+      for (guint i = MAX (first, 1);; i++)
+        {
+          g_autofree char *suffix = g_strdup_printf ("%u", i);
+          const char *base = last_levels (name, KM_SKELETON_MAX_NAME - strlen (suffix));
+          char *candidate = g_strconcat (base, suffix, NULL);
+
+          if (!g_hash_table_contains (naming->taken, candidate))
+            {
+              g_hash_table_insert (naming->next, g_strdup (name), GUINT_TO_POINTER (i + 1));
+              note_once (L, NULL, node->file, node->pos,
+                         /* Translators: two joint names. */
+                         _("the skeleton already has a joint “%s”; this one is named “%s”"),
+                         name, candidate);
+              g_free (name);
+              name = candidate;
+              break;
+            }
+          g_free (candidate);
+        }
+    }
+  g_ptr_array_add (naming->strings, name);
+  g_hash_table_add (naming->taken, name);
+  return name;
+}
+
+/* A skeleton joint for @node (what an error about it points at), named by joint_name. */
+static guint
+add_builder_joint (Loader            *L,
+                   KmSkeletonBuilder *builder,
+                   GArray            *infos,
+                   Naming            *naming,
+                   Node              *node,
+                   const char        *bare,
+                   const char        *path,
+                   KmJointType        type,
+                   const char        *parent,
+                   const KmTransform *frame)
+{
+  const char *name = joint_name (L, naming, node, bare, path);
+  guint j = km_skeleton_builder_add_joint (builder, name, type, parent);
+  JointInfo info = { 0 };
+
+  km_skeleton_builder_set_offset (builder, j, frame->pos);
+  if (!is_identity_rotation (&frame->rot))
+    km_skeleton_builder_set_rotation (builder, j, transform_quat (frame));
+  info.name = g_strdup (name);
+  info.node = node;
+  km_transform_identity (&info.body_offset);
+  info.vlimit = (KmLimit) { FALSE, -INFINITY, INFINITY };
+  info.effort = INFINITY;
+  g_array_append_val (infos, info);
+  return j;
 }
 
 static void
@@ -2401,6 +2563,7 @@ static void
 ik_free (KmScenebuilderIk *ik)
 {
   g_free (ik->name);
+  g_free (ik->file);
   g_free (ik);
 }
 
@@ -2455,7 +2618,8 @@ link_gears (Loader             *L,
       double sign[2] = { 1, 1 };
       const JointInfo *up, *down;
       LinkedGear g;
-      gboolean skip = FALSE;
+      gboolean skip = FALSE, slider = FALSE;
+      double q;
 
       if (gear->type != OBJ_GEAR || gear->broken)
         continue;
@@ -2509,6 +2673,7 @@ link_gears (Loader             *L,
             }
           idx[k] = (guint) e->skeleton[0];
           sign[k] = e->sign;
+          slider = link->target->type == OBJ_SLIDER;
         }
       if (skip)
         continue;
@@ -2557,6 +2722,23 @@ link_gears (Loader             *L,
           note_once (L, NULL, gear->node->file, gear->node->pos,
                      _("the gear “%s” does not give a finite ratio and offset; it is left "
                        "out"), gear->name);
+          continue;
+        }
+      /* Where the gear puts its down joint at the initial configuration: a finite angle,
+       * a slider position a pose can hold (KM_SCENEBUILDER_MAX_LENGTH). */
+      q = g.ratio * up->q[0] + g.offset;
+      if (!isfinite (q) || (slider && fabs (q) > KM_SCENEBUILDER_MAX_LENGTH))
+        {
+          if (slider)
+            note_once (L, NULL, gear->node->file, gear->node->pos,
+                       /* Translators: gear, joint, then a length in metres such as 1e+100 */
+                       _("the gear “%s” moves the slider “%s” beyond %g m; it is left out"),
+                       gear->name, down->name, KM_SCENEBUILDER_MAX_LENGTH);
+          else
+            note_once (L, NULL, gear->node->file, gear->node->pos,
+                       /* Translators: gear, joint */
+                       _("the gear “%s” turns the hinge “%s” to an angle that is not "
+                         "finite; it is left out"), gear->name, down->name);
           continue;
         }
       km_skeleton_builder_set_mimic (builder, g.down, up->name, g.ratio, g.offset);
@@ -2625,6 +2807,8 @@ add_iks (Loader              *L,
         continue;
       target = g_new0 (KmScenebuilderIk, 1);
       target->name = g_strdup (ik->name);
+      target->file = g_strdup (ik->node->file->path);
+      target->pos = ik->node->pos;
       target->effector = km_skeleton_find_joint (
         model->skeleton, g_array_index (infos, JointInfo, body_joint[body->body_index]).name);
       km_transform_mul (&g_array_index (infos, JointInfo, body_joint[body->body_index]).body_offset,
@@ -2669,6 +2853,18 @@ add_iks (Loader              *L,
 
           target->effector_target.rot = r;
           target->effector_target.pos = km_vec3_sub (target->target.pos, reach);
+        }
+      /* A KmTargetTrack keyframe must be finite. With every length bounded
+       * (KM_SCENEBUILDER_MAX_LENGTH) it is; checked all the same, since a track that cannot
+       * be made is otherwise only found after the load. */
+      if (!km_vec3_is_finite (target->effector_target.pos) ||
+          !km_vec3_is_finite (target->target.pos))
+        {
+          note_once (L, NULL, ik->node->file, ik->node->pos,
+                     _("the IK target is not finite at the initial configuration; it is left "
+                       "out"));
+          ik_free (target);
+          continue;
         }
       g_ptr_array_add (model->ik_targets, target);
     }
@@ -2793,6 +2989,10 @@ build_model (Loader  *L,
   g_autoptr(GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
   g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Naming naming = { counts, taken, next, strings };
+  KmSkeletonProblem problem = { 0 };
   g_autoptr(GError) build_error = NULL;
   g_autofree int *uf = NULL;
   g_autofree int *best = NULL;
@@ -3020,7 +3220,7 @@ build_model (Loader  *L,
 
     if (roots->len > 1)
       {
-        char *name = g_strdup (doc ? doc->name : "world");
+        char *name = g_strdup (doc->name);
         KmTransform identity;
 
         while (g_hash_table_contains (counts, name))
@@ -3032,9 +3232,9 @@ build_model (Loader  *L,
           }
         g_ptr_array_add (strings, name);
         km_transform_identity (&identity);
-        parent_joint = (int) add_builder_joint (builder, infos, name, KM_JOINT_FIXED, NULL,
-                                                &identity);
-        parent_name = name;
+        parent_joint = (int) add_builder_joint (L, builder, infos, &naming, doc->node, name,
+                                                name, KM_JOINT_FIXED, NULL, &identity);
+        parent_name = g_array_index (infos, JointInfo, parent_joint).name;
       }
     for (guint r = 0; r < roots->len; r++)
       {
@@ -3047,7 +3247,7 @@ build_model (Loader  *L,
 
         g_ptr_array_add (strings, path);
         pose_below (o, NULL, &world);
-        j = add_builder_joint (builder, infos, unique_name (counts, o->name, path),
+        j = add_builder_joint (L, builder, infos, &naming, o->node, o->name, path,
                                fixed || parent_joint >= 0 ? KM_JOINT_FIXED : KM_JOINT_FREE,
                                parent_name, &world);
         if (!fixed && parent_joint >= 0)
@@ -3090,7 +3290,7 @@ build_model (Loader  *L,
         {
         case OBJ_HINGE:
         case OBJ_SLIDER:
-          j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+          j = add_builder_joint (L, builder, infos, &naming, jo->node, jo->name, path,
                                  jo->type == OBJ_HINGE ? KM_JOINT_REVOLUTE : KM_JOINT_PRISMATIC,
                                  parent_name, &frame);
           km_skeleton_builder_set_axis (builder, j, connector_axis (C, km_vec3 (0, 0, 1)));
@@ -3111,7 +3311,7 @@ build_model (Loader  *L,
             KmQuat q = step->inverted ? km_quat_conjugate (jo->ball_pos) : jo->ball_pos;
             KmVec3 euler = km_quat_to_euler_xyz (q);
 
-            j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+            j = add_builder_joint (L, builder, infos, &naming, jo->node, jo->name, path,
                                    KM_JOINT_SPHERICAL, parent_name, &Sp);
             km_transform_inverse (C, &child_offset);
             info = &g_array_index (infos, JointInfo, j);
@@ -3132,7 +3332,7 @@ build_model (Loader  *L,
             guint j0;
 
             /* Ry(q1) · Rx(q0): the outer axis is the sock's y, the inner one x. */
-            j0 = add_builder_joint (builder, infos, unique_name (counts, yname, ypath),
+            j0 = add_builder_joint (L, builder, infos, &naming, jo->node, yname, ypath,
                                     KM_JOINT_REVOLUTE, parent_name, &frame);
             km_skeleton_builder_set_axis (builder, j0, connector_axis (C, km_vec3 (0, 1, 0)));
             g_array_index (infos, JointInfo, j0).q[0] = jo->pos[1];
@@ -3140,7 +3340,7 @@ build_model (Loader  *L,
             e->skeleton[1] = (int) j0;
             first = g_strdup (g_array_index (infos, JointInfo, j0).name);
             km_transform_identity (&identity);
-            j = add_builder_joint (builder, infos, unique_name (counts, xname, xpath),
+            j = add_builder_joint (L, builder, infos, &naming, jo->node, xname, xpath,
                                    KM_JOINT_REVOLUTE, first, &identity);
             km_skeleton_builder_set_axis (builder, j, connector_axis (C, km_vec3 (1, 0, 0)));
             info = &g_array_index (infos, JointInfo, j);
@@ -3150,7 +3350,7 @@ build_model (Loader  *L,
           break;
         case OBJ_FIXJOINT:
         default:
-          j = add_builder_joint (builder, infos, unique_name (counts, jo->name, path),
+          j = add_builder_joint (L, builder, infos, &naming, jo->node, jo->name, path,
                                  KM_JOINT_FIXED, parent_name, &frame);
           info = &g_array_index (infos, JointInfo, j);
           break;
@@ -3167,13 +3367,18 @@ build_model (Loader  *L,
   model = g_new0 (KmScenebuilderModel, 1);
   model->gears = g_ptr_array_new_with_free_func ((GDestroyNotify) gear_free);
   model->ik_targets = g_ptr_array_new_with_free_func ((GDestroyNotify) ik_free);
-  model->skeleton = km_skeleton_builder_build (builder, NULL, &build_error);
+  model->skeleton = km_skeleton_builder_build (builder, &problem, &build_error);
   if (model->skeleton == NULL)
     {
-      SbFile *file = g_ptr_array_index (L->files, 0);
+      /* What the builder refuses (the repairs above should leave nothing) is said at the
+       * element of the refused joint; too many joints at the last one. */
+      Node *at = g_array_index (infos, JointInfo, MIN (problem.joint, infos->len - 1)).node;
 
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, file->path, file->root->pos, "%s",
-                          build_error->message);
+      km_parse_error_set (error,
+                          g_error_matches (build_error, KM_SKELETON_ERROR,
+                                           KM_SKELETON_ERROR_TOO_LARGE)
+                          ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_INVALID,
+                          at->file->path, at->pos, "%s", build_error->message);
       km_scenebuilder_model_free (model);
       return NULL;
     }
@@ -3382,7 +3587,7 @@ format_load_model (const char     *path,
       if (track == NULL)
         {
           /* Translators: %s is the name of an <ik> element, then why it was left out */
-          km_parse_warning (path, (KmSourcePos) { 0, 0 }, _("the IK target “%s” is left out: %s"),
+          km_parse_warning (ik->file, ik->pos, _("the IK target “%s” is left out: %s"),
                             ik->name, track_error->message);
           g_clear_error (&track_error);
           continue;

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "km-error.h"
 #include "km-format.h"
 #include "km-skeleton.h"
 
@@ -63,11 +64,22 @@ G_BEGIN_DECLS
  * wrong kind of element, leaves out the joint, gear, IK target or attach that needs it (an
  * attach's vmat: the default colour); a gear type other than pos or vel leaves the gear
  * out; an import whose module or file is missing, that imports itself, or that has both
- * or neither of path and filename imports nothing. str32 values (gear type, colorname)
- * are cut to 31 bytes, names, paths and file names to 255, at a character boundary, with
- * a warning. An <import>'s path, filename and name come from an <attr> like any other
- * attribute; its own path or filename wins over an inherited other one. A UTF-8
+ * or neither of path and filename imports nothing. str32 values (gear type, colorname,
+ * unit_*) are cut to 31 bytes, names, paths and file names to 255, at a character
+ * boundary, with a warning. An <import>'s path, filename and name come from an <attr> like
+ * any other attribute; its own path or filename wins over an inherited other one. A UTF-8
  * byte-order mark is ignored (it does not count as a column); CRLF line ends are fine.
+ *
+ * What the skeleton cannot hold is repaired the same way, never a failed load: a trn or
+ * slider pos beyond ±KM_SCENEBUILDER_MAX_LENGTH metres is an invalid value (the default
+ * stays), so that no pose composed from them overflows; a gear that would put its joint
+ * out of that range or at a non-finite position is left out. A skeleton joint whose name
+ * (its path, above) would be longer than KM_SKELETON_MAX_NAME bytes is named after the
+ * last levels of the path that fit, and a name that another skeleton joint already has
+ * (names with '/', a universal joint's "_y"/"_x" halves) gets the first free number, as
+ * Scenebuilder renames siblings ("j1"); each with a warning at the element. If the
+ * skeleton builder still refuses the tree, the error names the element of the refused
+ * joint.
  *
  * Values are read as Scenebuilder reads them, with warnings where that is probably not
  * what was meant: a unit inside parentheses while the default unit of the value's
@@ -84,6 +96,11 @@ G_BEGIN_DECLS
 #define KM_SCENEBUILDER_MAX_DEPTH    64
 #define KM_SCENEBUILDER_MAX_OBJECTS  100000
 #define KM_SCENEBUILDER_MAX_IMPORTS  16
+/* The largest length (metres) a trn or a slider position may have, and the largest slider
+ * position a gear may give: far beyond any real scene, and small enough that no
+ * composition of them (at most 64 levels per file × 17 files of nested frames, at most
+ * 100 000 joints) overflows, not even squared by the IK solver. */
+#define KM_SCENEBUILDER_MAX_LENGTH   1e100
 
 typedef struct
 {
@@ -108,6 +125,8 @@ typedef struct
    * enabled; otherwise the joint keeps its orientation at the initial configuration and
    * only the end connector's position is matched. */
   KmTransform  effector_target;
+  char        *file;            /* where the ik element is (messages about it) */
+  KmSourcePos  pos;
 } KmScenebuilderIk;
 
 typedef struct
