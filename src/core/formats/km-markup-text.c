@@ -23,25 +23,51 @@ km_markup_text_init (KmMarkupText *self,
                      gsize         length)
 {
   gsize zero = 0;
+  gsize chars = 0;
 
   self->text = text;
   self->length = length;
   self->cursor = 0;
   self->line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  self->block_chars = g_array_sized_new (FALSE, FALSE, sizeof (gsize),
+                                         (guint) (length / KM_MARKUP_TEXT_BLOCK + 1));
   g_array_append_val (self->line_starts, zero);
   for (gsize i = 0; i < length; i++)
-    if (text[i] == '\n')
-      {
-        gsize next = i + 1;
+    {
+      if (i % KM_MARKUP_TEXT_BLOCK == 0)
+        g_array_append_val (self->block_chars, chars);
+      if (text[i] == '\n')
+        {
+          gsize next = i + 1;
 
-        g_array_append_val (self->line_starts, next);
-      }
+          g_array_append_val (self->line_starts, next);
+        }
+      /* A character starts at every byte but a UTF-8 continuation byte. */
+      chars += ((guchar) text[i] & 0xc0) != 0x80;
+    }
 }
 
 void
 km_markup_text_clear (KmMarkupText *self)
 {
   g_clear_pointer (&self->line_starts, g_array_unref);
+  g_clear_pointer (&self->block_chars, g_array_unref);
+}
+
+/* The characters that start before byte @offset (≤ the length). */
+static gsize
+chars_before (const KmMarkupText *self,
+              gsize               offset)
+{
+  gsize block = offset / KM_MARKUP_TEXT_BLOCK;
+  gsize chars;
+
+  if (block >= self->block_chars->len)
+    block = self->block_chars->len - 1;
+  chars = g_array_index (self->block_chars, gsize, block);
+  for (gsize i = block * KM_MARKUP_TEXT_BLOCK; i < offset; i++)
+    chars += ((guchar) self->text[i] & 0xc0) != 0x80;
+  return chars;
 }
 
 /* The line and column of byte @offset (clamped to the text). */
@@ -64,8 +90,10 @@ km_markup_text_pos (const KmMarkupText *self,
         hi = mid;
     }
   start = g_array_index (self->line_starts, gsize, lo);
-  return (KmSourcePos) { lo + 1,
-                         (guint) g_utf8_strlen (self->text + start, (gssize) (offset - start)) + 1 };
+  if (self->length == 0)
+    return (KmSourcePos) { 1, 1 };
+  return (KmSourcePos) { lo + 1, (guint) (chars_before (self, offset)
+                                          - chars_before (self, start)) + 1 };
 }
 
 /**

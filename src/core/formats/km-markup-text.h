@@ -23,7 +23,12 @@ typedef struct
   gsize       length;
   GArray     *line_starts;   /* gsize byte offsets of each line's first character */
   gsize       cursor;        /* where the next start tag is looked for */
+  /* gsize: the characters before each KM_MARKUP_TEXT_BLOCK-byte block, so that a column
+   * costs one block's count whatever the line's length (XML written on one line). */
+  GArray     *block_chars;
 } KmMarkupText;
+
+#define KM_MARKUP_TEXT_BLOCK 256
 
 void         km_markup_text_init           (KmMarkupText       *self,
                                             const char         *text,

@@ -51,8 +51,6 @@ struct _SbFile
   gsize   length;
   KmMarkupText markup;  /* data's lines and start tags, for positions */
   Node   *root;
-  gsize        last_offset;  /* the last position asked for (line 0: none yet) */
-  KmSourcePos  last_pos;
 };
 
 typedef struct
@@ -89,30 +87,11 @@ sb_file_free (SbFile *file)
   g_free (file);
 }
 
-/*
- * The positions of the tags and attribute values are asked for in document order: the
- * column is counted on from the last one where it is on the same line, so that a file of
- * one long line (100 000 elements in 700 KB) costs its length once, not once per element.
- */
 static KmSourcePos
 file_pos_at (SbFile *file,
              gsize   offset)
 {
-  KmSourcePos pos;
-
-  offset = MIN (offset, file->length);
-  if (file->last_pos.line > 0 && offset >= file->last_offset &&
-      memchr (file->data + file->last_offset, '\n', offset - file->last_offset) == NULL)
-    {
-      pos = file->last_pos;
-      pos.column += (guint) g_utf8_strlen (file->data + file->last_offset,
-                                           (gssize) (offset - file->last_offset));
-    }
-  else
-    pos = km_markup_text_pos (&file->markup, offset);
-  file->last_offset = offset;
-  file->last_pos = pos;
-  return pos;
+  return km_markup_text_pos (&file->markup, offset);
 }
 
 static gsize
