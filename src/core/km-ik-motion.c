@@ -115,10 +115,14 @@ momentum_seed (const KmIkProblem *problem,
 #define ROUTE_PULL             0.05   /* rad or m per frame */
 #define ROUTE_ON               0.05   /* rad or m: an answer this near the route follows it */
 /* Progress of an SRS arm's solve: the plain track's share when a routed pass may follow,
- * and the route's share of the routed pass (measured on iiwa7, 10 000 frames: 3 s of plain
- * track, 8 s of routing, 0.5 s of tracking the route). */
-#define PLAIN_PROGRESS_SHARE   0.25
+ * the route's share of the routed pass, and the share kept for solving the plain track whole
+ * after all (see km_ik_solve_trajectory_full()). Measured on iiwa7, 10 000 frames, two
+ * cores: 0.8 s of plain track up to its first final jump (2.3 s whole), 5 to 5.6 s of CPU
+ * routing, on two threads (about half that when both cores are free), 0.3 to 0.5 s of
+ * tracking the route. */
+#define PLAIN_PROGRESS_SHARE   0.2
 #define ROUTE_PROGRESS_SHARE   0.9
+#define PLAIN_RERUN_SHARE      0.1
 
 /* Where a solve reports its progress: the part [from, to] of the whole that this pass is;
  * *shown is the last fraction reported, shared by the passes of one solve. */
@@ -170,6 +174,7 @@ typedef struct
                                   * is clear of singular stretches */
   double            *goal;    /* n_dof: where route_frame() heads */
   const Progress    *routing; /* the route's part of the progress, or NULL */
+  guint              route_jumps; /* the route's jumps (G_MAXUINT: no route) */
   /* A search's fallback: of the tracks through the frame that jumped, the one that goes
    * furthest (valid from that frame to fb_stop, which jumped when fb_jumped), whether or not
    * it reaches back to the segment's start. */
@@ -180,21 +185,26 @@ typedef struct
   gboolean          *on_path; /* n_dof: a DOF that the solve moves */
 } Motion;
 
-/* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. */
+/* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. Called from
+ * the route's threads: touches nothing of @user_data's but what stays constant. */
 static gboolean
 route_check (guint         frame,
              const double *q,
              gpointer      user_data)
 {
-  Motion *m = user_data;
+  const Motion *m = user_data;
   KmIkProblem local = *m->problem;
+  KmIkSolution s = { 0 };
+  gboolean near;
 
   local.max_iterations = ROUTE_CHECK_ITERATIONS;
   local.max_restarts = 0;
   local.analytic = NULL;
-  if (!km_ik_solve_seeded (&local, &m->targets[frame], q, local.random_seed, TRUE, &m->plain, NULL, NULL))
-    return FALSE;
-  return m->plain.converged && dof_distance (m->plain.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
+  near = km_ik_solve_seeded (&local, &m->targets[frame], q, local.random_seed, TRUE, &s, NULL,
+                             NULL) &&
+         s.converged && dof_distance (s.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
+  km_ik_solution_clear (&s);
+  return near;
 }
 
 /*
@@ -297,11 +307,14 @@ motion_route (Motion             *m,
   guint *exit;
 
   m->srs = srs;
+  m->route_jumps = G_MAXUINT;
   if (n < 2)
     return TRUE;
   route = g_new (double, (gsize) n * n_dof);
-  if (!km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
-                        route_progress_cb, m, m->cancellable) || jumps >= max_jumps)
+  if (km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
+                       route_progress_cb, m, m->cancellable))
+    m->route_jumps = jumps;
+  if (m->route_jumps == G_MAXUINT || jumps >= max_jumps)
     {
       g_free (route);
       return !g_cancellable_is_cancelled (m->cancellable);
@@ -711,7 +724,8 @@ branch_search (Motion        *m,
   return TRUE;
 }
 
-/* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile. */
+/* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile.
+ * *@jumped (nullable) is set when one of them jumped from the frame before. */
 static gboolean
 motion_emit (KmIkSolution  *cur,
              guint          from,
@@ -719,18 +733,22 @@ motion_emit (KmIkSolution  *cur,
              KmIkSolution  *out,
              KmIkFrameFunc  frame_done,
              gpointer       user_data,
+             gboolean      *jumped,
              GCancellable  *cancellable,
              GError       **error)
 {
   for (guint f = from; f < to; f++)
     {
+      if (jumped != NULL && f > 0 &&
+          dof_distance (cur[f].q, cur[f - 1].q, cur[f].n_dof) > KM_IK_CONT_JUMP)
+        *jumped = TRUE;
+      /* The last two stay: the motion goes on from them. */
+      if (f > from && f + 1 < to)
+        km_ik_solution_clear (&cur[f - 1]);
       if (out != NULL)
         km_ik_solution_copy_into (&cur[f], &out[f]);
       if (frame_done != NULL)
         frame_done (f, &cur[f], user_data);
-      /* The last two stay: the motion goes on from them. */
-      if (f + 2 < to)
-        km_ik_solution_clear (&cur[f]);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
     }
@@ -751,7 +769,11 @@ count_jumps (const KmIkSolution *motion,
 
 /* km_ik_solve_trajectory() without its choice: plain (@srs NULL) or routed along the
  * closed form @srs of the problem's arm, where a route that jumps @max_route_jumps times or
- * more is not followed: then *@routed is FALSE and nothing is solved. */
+ * more is not followed: then *@routed is FALSE and nothing is solved. *@route_jumps
+ * (nullable): the route's jumps, G_MAXUINT when there is none. With @stopped (nullable),
+ * the solve stops at the first jump that is final (a frame handed over that jumped), when
+ * every target is usable: *@stopped is then TRUE and only the frames before it are handed
+ * over. */
 static gboolean
 solve_motion (const KmIkProblem *problem,
               const KmTransform *targets,
@@ -763,6 +785,8 @@ solve_motion (const KmIkProblem *problem,
               const KmIkSrs     *srs,
               guint              max_route_jumps,
               gboolean          *routed,
+              guint             *route_jumps,
+              gboolean          *stopped,
               GCancellable      *cancellable,
               GError           **error)
 {
@@ -773,13 +797,22 @@ solve_motion (const KmIkProblem *problem,
   guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0;
   gboolean ok, pending = FALSE, searched;
   Progress routing, tracking;  /* a routed pass's two parts: routing, then tracking */
+  gboolean emitted_jump = FALSE;
 
+  if (routed != NULL)
+    *routed = FALSE;
+  if (route_jumps != NULL)
+    *route_jumps = G_MAXUINT;
+  if (stopped != NULL)
+    *stopped = FALSE;
   if (n_frames == 0)
     return TRUE;
   n_dof = problem->n_dof;
   /* Frames up to the first unusable target are solved; that one reports the error. */
   while (n_valid < n_frames && km_ik_target_is_finite (&targets[n_valid]))
     n_valid++;
+  if (n_valid < n_frames)
+    stopped = NULL;
 
   m.problem = problem;
   m.targets = targets;
@@ -819,8 +852,6 @@ solve_motion (const KmIkProblem *problem,
        km_ik_solve_seeded (problem, &targets[0], problem->seed, problem->random_seed,
                   problem->continuous, &cur[0], cancellable, error);
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
-  if (routed != NULL)
-    *routed = FALSE;
   if (ok && srs != NULL && n_valid >= 2)
     {
       if (progress != NULL)
@@ -833,6 +864,8 @@ solve_motion (const KmIkProblem *problem,
         }
       ok = motion_route (&m, srs, n_valid, &cur[0], max_route_jumps);
       progress_report (m.routing, 1.0);
+      if (route_jumps != NULL)
+        *route_jumps = m.route_jumps;
       if (!ok)
         g_cancellable_set_error_if_cancelled (cancellable, error);
       else if (m.route != NULL)
@@ -901,14 +934,20 @@ solve_motion (const KmIkProblem *problem,
 
         if (final > emitted)
           {
-            ok = motion_emit (cur, emitted, final, out, frame_done, user_data, cancellable,
-                              error);
+            ok = motion_emit (cur, emitted, final, out, frame_done, user_data,
+                              stopped != NULL ? &emitted_jump : NULL, cancellable, error);
             emitted = final;
+            if (ok && emitted_jump)
+              {
+                *stopped = TRUE;
+                goto done;
+              }
           }
       }
     }
   if (ok)
-    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, cancellable, error);
+    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, cancellable,
+                      error);
   if (ok && n_valid < n_frames)
     {
       /* Reports the unusable target (and leaves the clamped seed in its frame). */
@@ -969,7 +1008,10 @@ done:
  * held back; where that leaves a jump and the route through the arm's whole solution set
  * (see ROUTE_ZONE_ANGLE) jumps fewer times, the motion is solved again along that route,
  * and the one with fewer jumps is handed over, after the whole motion is solved
- * (km_ik_solve_trajectory_full() reports the progress meanwhile).
+ * (km_ik_solve_trajectory_full() reports the progress meanwhile). The plain track is only
+ * solved up to its first jump that is final unless the routed one jumps too (the outcome is
+ * the same). The route's frames are prepared on as many threads as there are processors (up
+ * to 8); the result does not depend on how many.
  *
  * Returns: %FALSE on an invalid problem or target (the frames before it are handed over) or
  *   when cancelled (G_IO_ERROR_CANCELLED; the frames handed over so far stand)
@@ -1012,11 +1054,12 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
 {
   g_autoptr (KmIkSrs) srs = NULL;
   KmIkSolution *motions[2] = { NULL };
-  guint jumps[2] = { 0, 0 }, pick = 0;
-  gboolean ok = TRUE;
+  guint jumps[2] = { 0, 0 }, route_jumps = G_MAXUINT, pick = 0;
+  gboolean ok = TRUE, stopped = FALSE, routed = FALSE;
   double shown = 0.0;
-  Progress passes[2] = {
+  Progress passes[3] = {
     { progress, user_data, 0.0, 1.0, &shown },
+    { progress, user_data, 1.0, 1.0, &shown },
     { progress, user_data, 1.0, 1.0, &shown },
   };
 
@@ -1029,26 +1072,49 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
     srs = km_ik_srs_new (problem);
   if (srs == NULL)
     return solve_motion (problem, targets, n_frames, out, frame_done, user_data, &passes[0],
-                         NULL, 0, NULL, cancellable, error);
+                         NULL, 0, NULL, NULL, NULL, cancellable, error);
 
-  /* The plain track; where it jumps, the routed one when its route jumps fewer times. Both
-   * passes may run: the plain one counts as the first part of the work, the rest goes to the
-   * routed one if it runs. */
+  /*
+   * The plain track; where it jumps, the routed one when its route jumps fewer times, and
+   * the one with fewer jumps wins (the plain one on a tie). The plain track only needs to go
+   * as far as its first jump at first (*stopped: it has one, that much is final): the routed
+   * one is then solved whatever its route's jumps, and where neither jumps it wins outright;
+   * otherwise the plain track is solved whole after all (PLAIN_RERUN_SHARE), to count its
+   * jumps. The outcome is the same as with the plain track solved whole first.
+   */
   passes[0].to = passes[1].from = PLAIN_PROGRESS_SHARE;
-  for (guint r = 0; r < 2 && ok && (r == 0 || jumps[0] > 0); r++)
+  passes[1].to = passes[2].from = 1.0 - PLAIN_RERUN_SHARE;
+  motions[0] = g_new0 (KmIkSolution, n_frames);
+  ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[0], NULL, 0,
+                     NULL, NULL, &stopped, cancellable, NULL);
+  /* Stopped: at least one jump, how many is not known yet. */
+  jumps[0] = stopped ? G_MAXUINT : ok ? count_jumps (motions[0], n_frames) : 0;
+  if (ok && (stopped || jumps[0] > 0))
     {
-      gboolean routed = FALSE;
-
-      motions[r] = g_new0 (KmIkSolution, n_frames);
-      ok = solve_motion (problem, targets, n_frames, motions[r], NULL, NULL, &passes[r],
-                         r == 0 ? NULL : srs, jumps[0], &routed, cancellable, NULL);
-      if (ok && r == 1 && !routed)
-        break;
-      if (ok)
-        jumps[r] = count_jumps (motions[r], n_frames);
-      if (ok && r == 1 && jumps[1] < jumps[0])
+      motions[1] = g_new0 (KmIkSolution, n_frames);
+      ok = solve_motion (problem, targets, n_frames, motions[1], NULL, NULL, &passes[1], srs,
+                         stopped ? G_MAXUINT : jumps[0], &routed, &route_jumps, NULL,
+                         cancellable, NULL);
+      if (ok && routed)
+        jumps[1] = count_jumps (motions[1], n_frames);
+      if (ok && stopped && !(routed && route_jumps == 0 && jumps[1] == 0))
+        {
+          /* The plain track's jumps decide. */
+          for (guint f = 0; f < n_frames; f++)
+            km_ik_solution_clear (&motions[0][f]);
+          ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[2],
+                             NULL, 0, NULL, NULL, NULL, cancellable, NULL);
+          if (ok)
+            jumps[0] = count_jumps (motions[0], n_frames);
+          routed = routed && route_jumps < jumps[0];
+        }
+      if (ok && routed && jumps[1] < jumps[0])
         pick = 1;
     }
+  /* The work is done (the rest of the progress is the plain track's rerun that was not
+   * needed, if any): 1, then the frames. */
+  if (ok)
+    progress_report (&passes[2], 1.0);
   if (ok)
     for (guint f = 0; f < n_frames && ok; f++)
       {
@@ -1058,8 +1124,6 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
           frame_done (f, &motions[pick][f], user_data);
         ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
       }
-  if (ok)
-    progress_report (&passes[1], 1.0);
   for (guint r = 0; r < 2; r++)
     if (motions[r] != NULL)
       {
@@ -1071,5 +1135,5 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
     return ok;
   /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
   return solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, NULL, 0,
-                       NULL, cancellable, error);
+                       NULL, NULL, NULL, cancellable, error);
 }

@@ -45,6 +45,14 @@
  * elbow go through the caller's check (a short numerical solve): there the closed form of
  * a nearly-SRS arm misjudges what the arm reaches. Deterministic; memory: two bytes per
  * node and frame for the way back.
+ *
+ * Speed (the route is the same): each frame's nodes and checks depend on that frame alone,
+ * so blocks of SRS_BLOCK frames are prepared on several threads, the next block while the
+ * shortest path goes through this one. Transitions that cannot be finite are skipped by an
+ * exact pre-test: every finite step holds the elbow and both middle joints to SRS_STEP_MAX,
+ * so a family whose range of them (over the frame's arm angles) lies further than that from
+ * another's cannot follow it (the other families' candidates mostly, away from the
+ * singularities). The groups' alignments are computed only where a step needs them.
  */
 
 #define SRS_ARM_JOINTS     7
@@ -59,8 +67,22 @@
 #define SRS_AXIS_TOL       0.01    /* of |SW|: how far an axis may pass by its joint point */
 #define SRS_REACH_SLACK    1e-2    /* of the elbow's cosine: the stretched elbow, nearly */
 #define SRS_MAX_FRAMES     200000  /* longer motions are not routed (memory) */
+#define SRS_BLOCK          32      /* frames whose nodes are prepared at a time */
+#define SRS_RING           (2 * SRS_BLOCK + 1) /* frames held: frame k at k % SRS_RING */
+#define SRS_MAX_THREADS    8       /* that prepare them */
 #define SRS_NO_WAY         0xffffu
 #define SRS_JUMPED         0x8000u
+
+/* A spherical group's axes w1, w2, w3 and what decompose() needs of them alone. */
+typedef struct
+{
+  KmVec3 w1, w2, w3;
+  double c, den;                     /* w1·w2, c² − 1 */
+  KmVec3 cr;                         /* w1 × w2 */
+  double cr2, w2p, pp2;              /* cr·cr, w2·w3, w3·w3 */
+  KmVec3 p_across;                   /* w3's part across w2 */
+  KmVec3 y, y_across;                /* unit, across w3; its part across w3 */
+} Spherical;
 
 struct _KmIkSrs
 {
@@ -80,6 +102,10 @@ struct _KmIkSrs
   KmVec3      elbow_wrist;
   double      elbow_along, elbow_lu, elbow_lv, elbow_zero;
   double     *base;                  /* n_dof: every DOF off the arm, the arm at zero */
+  KmMat3      effector_rot0t;        /* effector_rot0 transposed */
+  Spherical   group[2];              /* shoulder, wrist */
+  double      psi_cos[SRS_PSI_STEPS], psi_sin[SRS_PSI_STEPS]; /* of the sampled arm angles */
+  gboolean    exhaustive;            /* the route tries every transition (tests) */
 };
 
 /* The elbow's part of a target, shared by all arm angles. */
@@ -89,18 +115,8 @@ typedef struct
   double   q4;
   KmVec3   to;                       /* unit: shoulder towards the target's wrist */
   KmMat3   r0;                       /* a shoulder rotation that gets the wrist there */
+  KmMat3   r4;                       /* the elbow's rotation */
 } Elbow;
-
-static KmVec3
-rotate (KmVec3 axis,
-        double angle,
-        KmVec3 v)
-{
-  double c = cos (angle), s = sin (angle);
-
-  return km_vec3_add (km_vec3_add (km_vec3_scale (v, c), km_vec3_scale (km_vec3_cross (axis, v), s)),
-                      km_vec3_scale (axis, km_vec3_dot (axis, v) * (1 - c)));
-}
 
 /* Subproblem 1: the angle about unit @w that turns @p onto @q (their parts across w). */
 static double
@@ -114,65 +130,104 @@ subproblem1 (KmVec3 w,
   return atan2 (km_vec3_dot (w, km_vec3_cross (pp, qq)), km_vec3_dot (pp, qq));
 }
 
-/* Subproblem 2 on vectors: Rot(w1, t1)·Rot(w2, t2)·p = q; two solutions (equal at a
- * singularity), FALSE when there are none. */
-static gboolean
-subproblem2 (KmVec3 w1,
-             KmVec3 w2,
-             KmVec3 p,
-             KmVec3 q,
-             double t1[2],
-             double t2[2])
+/* subproblem1() with @p's part across @w given. */
+static double
+subproblem1_across (KmVec3 w,
+                    KmVec3 pp,
+                    KmVec3 q)
 {
-  double c = km_vec3_dot (w1, w2), den = c * c - 1.0;
-  KmVec3 cr = km_vec3_cross (w1, w2);
-  double alpha, beta, g2, g;
+  KmVec3 qq = km_vec3_sub (q, km_vec3_scale (w, km_vec3_dot (w, q)));
 
-  if (fabs (den) < 1e-9)
+  return atan2 (km_vec3_dot (w, km_vec3_cross (pp, qq)), km_vec3_dot (pp, qq));
+}
+
+/* rotate() by the angle whose cosine and sine are @c and @s. */
+static KmVec3
+rotate_cs (KmVec3 axis,
+           double c,
+           double s,
+           KmVec3 v)
+{
+  return km_vec3_add (km_vec3_add (km_vec3_scale (v, c), km_vec3_scale (km_vec3_cross (axis, v), s)),
+                      km_vec3_scale (axis, km_vec3_dot (axis, v) * (1 - c)));
+}
+
+static KmVec3
+rotate (KmVec3 axis,
+        double angle,
+        KmVec3 v)
+{
+  return rotate_cs (axis, cos (angle), sin (angle), v);
+}
+
+static void
+spherical_init (Spherical *sp,
+                KmVec3     w1,
+                KmVec3     w2,
+                KmVec3     w3)
+{
+  KmVec3 y = km_vec3_cross (w3, w2);
+
+  sp->w1 = w1, sp->w2 = w2, sp->w3 = w3;
+  sp->c = km_vec3_dot (w1, w2);
+  sp->den = sp->c * sp->c - 1.0;
+  sp->cr = km_vec3_cross (w1, w2);
+  sp->cr2 = km_vec3_dot (sp->cr, sp->cr);
+  sp->w2p = km_vec3_dot (w2, w3);
+  sp->pp2 = km_vec3_dot (w3, w3);
+  sp->p_across = km_vec3_sub (w3, km_vec3_scale (w2, km_vec3_dot (w2, w3)));
+  if (km_vec3_length (y) < 0.1)
+    y = km_vec3_cross (w3, w1);
+  sp->y = km_vec3_normalize (y);
+  sp->y_across = km_vec3_sub (sp->y, km_vec3_scale (w3, km_vec3_dot (w3, sp->y)));
+}
+
+/*
+ * @r as Rot(w1, t1)·Rot(w2, t2)·Rot(w3, t3), both solutions: subproblem 2 (Rot(w1, t1)·
+ * Rot(w2, t2)·w3 = R·w3, two solutions, equal at a singularity), then subproblem 1 for t3.
+ * @cs (nullable): the cosine and sine of t1 and t2 of each. FALSE when there is none.
+ */
+static gboolean
+decompose (const Spherical *sp,
+           const KmMat3    *r,
+           double           t[2][3],
+           double           cs[2][2][2])
+{
+  KmVec3 q = km_mat3_mul_vec3 (r, sp->w3), ry;
+  double w1q, alpha, beta, g2, g;
+
+  if (fabs (sp->den) < 1e-9)
     return FALSE;
-  alpha = (c * km_vec3_dot (w2, p) - km_vec3_dot (w1, q)) / den;
-  beta = (c * km_vec3_dot (w1, q) - km_vec3_dot (w2, p)) / den;
-  g2 = (km_vec3_dot (p, p) - alpha * alpha - beta * beta - 2 * alpha * beta * c) /
-       km_vec3_dot (cr, cr);
+  w1q = km_vec3_dot (sp->w1, q);
+  alpha = (sp->c * sp->w2p - w1q) / sp->den;
+  beta = (sp->c * w1q - sp->w2p) / sp->den;
+  g2 = (sp->pp2 - alpha * alpha - beta * beta - 2 * alpha * beta * sp->c) / sp->cr2;
   if (g2 < -1e-9)
     return FALSE;
   g = sqrt (MAX (g2, 0.0));
+  /* Rot(w3, t3)·y = (Rot(w1, t1)·Rot(w2, t2))ᵀ·R·y */
+  ry = km_mat3_mul_vec3 (r, sp->y);
   for (int k = 0; k < 2; k++)
     {
-      KmVec3 z = km_vec3_add (km_vec3_add (km_vec3_scale (w1, alpha), km_vec3_scale (w2, beta)),
-                              km_vec3_scale (cr, k == 0 ? g : -g));
+      KmVec3 z = km_vec3_add (km_vec3_add (km_vec3_scale (sp->w1, alpha),
+                                           km_vec3_scale (sp->w2, beta)),
+                              km_vec3_scale (sp->cr, k == 0 ? g : -g));
+      KmVec3 z_across = km_vec3_sub (z, km_vec3_scale (sp->w1, km_vec3_dot (sp->w1, z)));
+      double t1 = subproblem1_across (sp->w1, z_across, q);
+      double t2 = subproblem1_across (sp->w2, sp->p_across, z);
+      /* libm's cosine is even and its sine odd to the bit: these turns by −t1 and −t2 are
+       * the same as rotate()'s, and the caller's rotations by t1 and t2 reuse them. */
+      double c1 = cos (t1), s1 = sin (t1), c2 = cos (t2), s2 = sin (t2);
+      KmVec3 back = rotate_cs (sp->w2, c2, -s2, rotate_cs (sp->w1, c1, -s1, ry));
 
-      t2[k] = subproblem1 (w2, p, z);
-      t1[k] = subproblem1 (w1, z, q);
-    }
-  return TRUE;
-}
-
-/* @r as Rot(w1, t1)·Rot(w2, t2)·Rot(w3, t3), both solutions. */
-static gboolean
-decompose (const KmMat3 *r,
-           KmVec3        w1,
-           KmVec3        w2,
-           KmVec3        w3,
-           double        t[2][3])
-{
-  double t1[2], t2[2];
-  KmVec3 y = km_vec3_cross (w3, w2);
-
-  if (!subproblem2 (w1, w2, w3, km_mat3_mul_vec3 (r, w3), t1, t2))
-    return FALSE;
-  if (km_vec3_length (y) < 0.1)
-    y = km_vec3_cross (w3, w1);
-  y = km_vec3_normalize (y);
-  for (int k = 0; k < 2; k++)
-    {
-      /* Rot(w3, t3)·y = (Rot(w1, t1)·Rot(w2, t2))ᵀ·R·y */
-      KmVec3 ry = km_mat3_mul_vec3 (r, y);
-
-      ry = rotate (w2, -t2[k], rotate (w1, -t1[k], ry));
-      t[k][0] = t1[k];
-      t[k][1] = t2[k];
-      t[k][2] = subproblem1 (w3, y, ry);
+      t[k][0] = t1;
+      t[k][1] = t2;
+      t[k][2] = subproblem1_across (sp->w3, sp->y_across, back);
+      if (cs != NULL)
+        {
+          cs[k][0][0] = c1, cs[k][0][1] = s1;
+          cs[k][1][0] = c2, cs[k][1][1] = s2;
+        }
     }
   return TRUE;
 }
@@ -337,6 +392,16 @@ km_ik_srs_new (const KmIkProblem *problem)
     srs->straight = remainder (srs->elbow_zero + G_PI, 2 * G_PI);
   }
   srs->effector_rot0 = world[problem->effector].rot;
+  km_mat3_transpose (&srs->effector_rot0, &srs->effector_rot0t);
+  spherical_init (&srs->group[0], srs->axis[0], srs->axis[1], srs->axis[2]);
+  spherical_init (&srs->group[1], srs->axis[4], srs->axis[5], srs->axis[6]);
+  for (guint i = 0; i < SRS_PSI_STEPS; i++)
+    {
+      double psi = -G_PI + 2 * G_PI * i / SRS_PSI_STEPS;
+
+      srs->psi_cos[i] = cos (psi);
+      srs->psi_sin[i] = sin (psi);
+    }
   srs->wrist_in_effector = km_mat3_transpose_mul_vec3 (&world[problem->effector].rot,
                                                        km_vec3_sub (srs->wrist, world[problem->effector].pos));
   return g_steal_pointer (&srs);
@@ -390,16 +455,66 @@ elbow_for (const KmIkSrs     *srs,
       axis = km_vec3_cross (from, fabs (from.x) < 0.9 ? km_vec3 (1, 0, 0) : km_vec3 (0, 1, 0));
     }
   km_mat3_from_axis_angle (km_vec3_normalize (axis), angle, &out.r0);
+  km_mat3_from_axis_angle (srs->axis[3], out.q4, &out.r4);
   out.ok = TRUE;
   return out;
 }
 
-/* The eight families' arm values at arm angle @psi (ok[f] when within the limits). */
+/* km_mat3_mul() (the same sums, in the same order), @out not aliasing @a or @b. */
+static inline void
+mat3_mul (const KmMat3 *a,
+          const KmMat3 *b,
+          KmMat3       *out)
+{
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      out->m[i][j] = a->m[i][0] * b->m[0][j] + a->m[i][1] * b->m[1][j] + a->m[i][2] * b->m[2][j];
+}
+
+/* aᵀ·b, as km_mat3_mul() of the transpose would sum it; @out not aliasing @a or @b. */
+static inline void
+mat3_transpose_mul (const KmMat3 *a,
+                    const KmMat3 *b,
+                    KmMat3       *out)
+{
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      out->m[i][j] = a->m[0][i] * b->m[0][j] + a->m[1][i] * b->m[1][j] + a->m[2][i] * b->m[2][j];
+}
+
+/* km_mat3_from_axis_angle() from the angle's cosine @c and sine @s. */
+static void
+axis_angle_cs (KmVec3  axis,
+               double  c,
+               double  s,
+               KmMat3 *out)
+{
+  double t = 1.0 - c;
+  double x = axis.x, y = axis.y, z = axis.z;
+
+  out->m[0][0] = t * x * x + c;
+  out->m[0][1] = t * x * y - s * z;
+  out->m[0][2] = t * x * z + s * y;
+  out->m[1][0] = t * x * y + s * z;
+  out->m[1][1] = t * y * y + c;
+  out->m[1][2] = t * y * z - s * x;
+  out->m[2][0] = t * x * z - s * y;
+  out->m[2][1] = t * y * z + s * x;
+  out->m[2][2] = t * z * z + c;
+}
+
+/*
+ * The eight families' arm values at the arm angle whose cosine and sine are @psi_c and
+ * @psi_s (ok[f] when within the limits). With @only_valid, a family's values are filled only
+ * when it lies within the limits (the route needs no others).
+ */
 static void
 arm_at (const KmIkSrs     *srs,
         const KmTransform *target,
         const Elbow        elbow[2],
-        double             psi,
+        double             psi_c,
+        double             psi_s,
+        gboolean           only_valid,
         double             q[KM_IK_SRS_FAMILIES][SRS_ARM_JOINTS],
         gboolean           ok[KM_IK_SRS_FAMILIES])
 {
@@ -408,43 +523,53 @@ arm_at (const KmIkSrs     *srs,
   for (int e = 0; e < 2; e++)
     {
       KmMat3 spin, rs;
-      double sh[2][3];
+      double sh[2][3], sh_cs[2][2][2], q4;
+      gboolean elbow_in;
 
       if (!elbow[e].ok)
         continue;
-      km_mat3_from_axis_angle (elbow[e].to, psi, &spin);
-      km_mat3_mul (&spin, &elbow[e].r0, &rs);
-      if (!decompose (&rs, srs->axis[0], srs->axis[1], srs->axis[2], sh))
+      q4 = elbow[e].q4;
+      elbow_in = fit_limits (&q4, srs->lo[3], srs->hi[3]);
+      if (only_valid && !elbow_in)
+        continue;
+      axis_angle_cs (elbow[e].to, psi_c, psi_s, &spin);
+      mat3_mul (&spin, &elbow[e].r0, &rs);
+      if (!decompose (&srs->group[0], &rs, sh, sh_cs))
         continue;
       for (int s = 0; s < 2; s++)
         {
-          KmMat3 r1, r2, r3, r4, t, arm, armt, rem, eff0t, rw;
-          double wr[2][3];
+          KmMat3 r1, r2, r3, t, arm, rem, rw;
+          double wr[2][3], x0[3];
+          gboolean in = elbow_in;
 
-          km_mat3_from_axis_angle (srs->axis[0], sh[s][0], &r1);
-          km_mat3_from_axis_angle (srs->axis[1], sh[s][1], &r2);
+          for (guint i = 0; i < 3; i++)
+            {
+              x0[i] = sh[s][i];
+              in &= fit_limits (&x0[i], srs->lo[i], srs->hi[i]);
+            }
+          if (only_valid && !in)
+            continue;
+          axis_angle_cs (srs->axis[0], sh_cs[s][0][0], sh_cs[s][0][1], &r1);
+          axis_angle_cs (srs->axis[1], sh_cs[s][1][0], sh_cs[s][1][1], &r2);
           km_mat3_from_axis_angle (srs->axis[2], sh[s][2], &r3);
-          km_mat3_from_axis_angle (srs->axis[3], elbow[e].q4, &r4);
-          km_mat3_mul (&r1, &r2, &t);
-          km_mat3_mul (&t, &r3, &arm);
-          km_mat3_mul (&arm, &r4, &t);
-          km_mat3_transpose (&t, &armt);
-          km_mat3_mul (&armt, &target->rot, &rem);
-          km_mat3_transpose (&srs->effector_rot0, &eff0t);
-          km_mat3_mul (&rem, &eff0t, &rw);
-          if (!decompose (&rw, srs->axis[4], srs->axis[5], srs->axis[6], wr))
+          mat3_mul (&r1, &r2, &t);
+          mat3_mul (&t, &r3, &arm);
+          mat3_mul (&arm, &elbow[e].r4, &t);
+          mat3_transpose_mul (&t, &target->rot, &rem);
+          mat3_mul (&rem, &srs->effector_rot0t, &rw);
+          if (!decompose (&srs->group[1], &rw, wr, NULL))
             continue;
           for (int w = 0; w < 2; w++)
             {
               guint f = (guint) e | (guint) s << 1 | (guint) w << 2;
               double *x = q[f];
-              gboolean in = TRUE;
+              gboolean fin = in;
 
-              x[0] = sh[s][0], x[1] = sh[s][1], x[2] = sh[s][2], x[3] = elbow[e].q4;
+              x[0] = x0[0], x[1] = x0[1], x[2] = x0[2], x[3] = q4;
               x[4] = wr[w][0], x[5] = wr[w][1], x[6] = wr[w][2];
-              for (guint i = 0; i < SRS_ARM_JOINTS; i++)
-                in &= fit_limits (&x[i], srs->lo[i], srs->hi[i]);
-              ok[f] = in;
+              for (guint i = 4; i < SRS_ARM_JOINTS; i++)
+                fin &= fit_limits (&x[i], srs->lo[i], srs->hi[i]);
+              ok[f] = fin;
             }
         }
     }
@@ -474,7 +599,7 @@ km_ik_srs_config (const KmIkSrs     *srs,
 
   elbow[0] = elbow_for (srs, target, 0);
   elbow[1] = elbow_for (srs, target, 1);
-  arm_at (srs, target, elbow, psi, arm, ok);
+  arm_at (srs, target, elbow, cos (psi), sin (psi), FALSE, arm, ok);
   memcpy (q, srs->base, srs->n_dof * sizeof (double));
   for (guint i = 0; i < SRS_ARM_JOINTS; i++)
     q[srs->dof[i]] = arm[family][i];
@@ -485,9 +610,22 @@ km_ik_srs_config (const KmIkSrs     *srs,
 typedef struct
 {
   double   q[SRS_ARM_JOINTS];
-  double   align[2];                /* cosine between each group's outer axes */
+  double   align[2];                /* cosine between each group's outer axes, NAN until
+                                     * needed (see node_align) */
   gboolean valid;
 } Node;
+
+/* What the route keeps of one frame: its nodes, and per family the range of the joints
+ * that every step holds to SRS_STEP_MAX, the elbow and each group's middle joint (empty,
+ * lo > hi, where a family has no node within the limits). */
+#define SRS_HELD 3
+static const guint srs_held[SRS_HELD] = { 1, 3, 5 };
+
+typedef struct
+{
+  Node   nodes[SRS_NODES];
+  double lo[KM_IK_SRS_FAMILIES][SRS_HELD], hi[KM_IK_SRS_FAMILIES][SRS_HELD];
+} Frame;
 
 /* How near group @g (joints g .. g + 2) of @q is to its singularity: the cosine between its
  * first axis and its third as the first two turn it (±1 at the singularity). */
@@ -501,33 +639,145 @@ group_alignment (const KmIkSrs *srs,
   return km_vec3_dot (srs->axis[g], a3);
 }
 
-/* All nodes of one frame. */
+/* Node @n's alignment of group @which (0 shoulder, 1 wrist), computed once. */
+static double
+node_align (const KmIkSrs *srs,
+            Node          *n,
+            guint          which)
+{
+  if (isnan (n->align[which]))
+    n->align[which] = group_alignment (srs, n->q, 4 * which);
+  return n->align[which];
+}
+
+/* All nodes of one frame (only those within the limits are filled). */
 static void
 frame_nodes (const KmIkSrs     *srs,
              const KmTransform *target,
-             Node              *nodes)
+             Frame             *frame)
 {
   Elbow elbow[2] = { elbow_for (srs, target, 0), elbow_for (srs, target, 1) };
 
+  for (guint f = 0; f < KM_IK_SRS_FAMILIES; f++)
+    for (guint h = 0; h < SRS_HELD; h++)
+      frame->lo[f][h] = INFINITY, frame->hi[f][h] = -INFINITY;
   for (guint i = 0; i < SRS_PSI_STEPS; i++)
     {
       double arm[KM_IK_SRS_FAMILIES][SRS_ARM_JOINTS];
       gboolean ok[KM_IK_SRS_FAMILIES];
 
-      arm_at (srs, target, elbow, -G_PI + 2 * G_PI * i / SRS_PSI_STEPS, arm, ok);
+      arm_at (srs, target, elbow, srs->psi_cos[i], srs->psi_sin[i], TRUE, arm, ok);
       for (guint f = 0; f < KM_IK_SRS_FAMILIES; f++)
         {
-          Node *n = &nodes[f * SRS_PSI_STEPS + i];
+          Node *n = &frame->nodes[f * SRS_PSI_STEPS + i];
 
-          memcpy (n->q, arm[f], sizeof arm[f]);
           n->valid = ok[f];
           if (ok[f])
             {
-              n->align[0] = group_alignment (srs, n->q, 0);
-              n->align[1] = group_alignment (srs, n->q, 4);
+              memcpy (n->q, arm[f], sizeof arm[f]);
+              n->align[0] = n->align[1] = NAN;
+              for (guint h = 0; h < SRS_HELD; h++)
+                {
+                  frame->lo[f][h] = MIN (frame->lo[f][h], n->q[srs_held[h]]);
+                  frame->hi[f][h] = MAX (frame->hi[f][h], n->q[srs_held[h]]);
+                }
             }
         }
     }
+}
+
+/* Near the stretched elbow the closed form of an arm that only nearly is SRS says little
+ * about what the arm itself reaches: each such node of frame @k is tried. */
+static void
+frame_check (const KmIkSrs *srs,
+             guint          k,
+             Frame         *frame,
+             KmIkSrsCheck   check,
+             gpointer       check_data)
+{
+  double *q = g_alloca (srs->n_dof * sizeof (double));
+
+  for (guint n = 0; n < SRS_NODES; n++)
+    {
+      Node *node = &frame->nodes[n];
+
+      if (!node->valid ||
+          fabs (remainder (node->q[3] - srs->straight, 2 * G_PI)) >= SRS_CHECK_STRAIGHT)
+        continue;
+      memcpy (q, srs->base, srs->n_dof * sizeof (double));
+      for (guint j = 0; j < SRS_ARM_JOINTS; j++)
+        q[srs->dof[j]] = node->q[j];
+      node->valid = check (k, q, check_data);
+    }
+}
+
+/* A block of frames whose nodes are prepared (and checked) by several threads: each frame
+ * on its own, the same whichever thread does it. The route prepares the next block while it
+ * goes through this one. */
+typedef struct
+{
+  const KmIkSrs     *srs;
+  const KmTransform *targets;
+  Frame             *ring;           /* SRS_RING frames: frame k at k % SRS_RING */
+  guint              first, n;       /* the block: frames first .. first + n − 1 */
+  gint               next;           /* the next of them to prepare (atomic) */
+  KmIkSrsCheck       check;
+  gpointer           check_data;
+  GThread           *threads[SRS_MAX_THREADS];
+  guint              n_threads;      /* of them started */
+} Prepare;
+
+static gpointer
+prepare_frames (gpointer data)
+{
+  Prepare *p = data;
+
+  for (;;)
+    {
+      guint i = (guint) g_atomic_int_add (&p->next, 1), k;
+      Frame *frame;
+
+      if (i >= p->n)
+        break;
+      k = p->first + i;
+      frame = &p->ring[k % SRS_RING];
+      frame_nodes (p->srs, &p->targets[k], frame);
+      if (p->check != NULL)
+        frame_check (p->srs, k, frame, p->check, p->check_data);
+    }
+  return NULL;
+}
+
+/* Starts preparing frames @first .. @first + @n − 1 on @n_threads − 1 threads besides this
+ * one (which joins in at prepare_finish()). */
+static void
+prepare_start (Prepare *p,
+               guint    first,
+               guint    n,
+               guint    n_threads)
+{
+  p->first = first;
+  p->n = n;
+  g_atomic_int_set (&p->next, 0);
+  p->n_threads = MIN (n_threads - 1, n);
+  for (guint t = 0; t < p->n_threads; t++)
+    p->threads[t] = g_thread_try_new ("km-srs-route", prepare_frames, p, NULL);
+}
+
+/* Waits for @p's threads; with @help, this thread prepares what is left of the block first
+ * (without, what is left is abandoned). */
+static void
+prepare_finish (Prepare  *p,
+                gboolean  help)
+{
+  if (help)
+    prepare_frames (p);
+  else
+    g_atomic_int_set (&p->next, (gint) p->n);
+  for (guint t = 0; t < p->n_threads; t++)
+    if (p->threads[t] != NULL)
+      g_thread_join (p->threads[t]);
+  p->n_threads = 0;
 }
 
 /*
@@ -540,13 +790,18 @@ frame_nodes (const KmIkSrs     *srs,
  * through it (the local solver between the frames finds that way).
  */
 static double
-group_step (const Node *a,
-            const Node *b,
-            guint       g,
-            guint       which)
+group_step (const KmIkSrs *srs,
+            Node          *a,
+            Node          *b,
+            guint          g,
+            guint          which)
 {
-  double d = 0.0, d2 = 0.0, sign, mid, det;
+  double d = 0.0, d2 = 0.0, sign, mid, det, align_a, align_b;
 
+  /* The middle joint is held to SRS_STEP_MAX either way. */
+  mid = fabs (a->q[g + 1] - b->q[g + 1]);
+  if (mid > SRS_STEP_MAX)
+    return INFINITY;
   for (guint i = g; i < g + 3; i++)
     {
       double x = fabs (a->q[i] - b->q[i]);
@@ -556,26 +811,32 @@ group_step (const Node *a,
     }
   if (d <= SRS_STEP_MAX)
     return d2;
-  if (fabs (a->align[which]) < SRS_EDGE_NEAR || fabs (b->align[which]) < SRS_EDGE_NEAR ||
-      (a->align[which] > 0) != (b->align[which] > 0))
+  align_a = node_align (srs, a, which);
+  if (fabs (align_a) < SRS_EDGE_NEAR)
     return INFINITY;
-  sign = a->align[which] > 0 ? 1.0 : -1.0;
-  mid = fabs (a->q[g + 1] - b->q[g + 1]);
+  align_b = node_align (srs, b, which);
+  if (fabs (align_b) < SRS_EDGE_NEAR || (align_a > 0) != (align_b > 0))
+    return INFINITY;
+  sign = align_a > 0 ? 1.0 : -1.0;
   det = fabs ((a->q[g] + sign * a->q[g + 2]) - (b->q[g] + sign * b->q[g + 2]));
-  if (mid > SRS_STEP_MAX || det > SRS_STEP_MAX)
+  if (det > SRS_STEP_MAX)
     return INFINITY;
   return mid * mid + det * det;
 }
 
 static double
-node_step_cost (const Node *a,
-                const Node *b)
+node_step_cost (const KmIkSrs *srs,
+                Node          *a,
+                Node          *b)
 {
-  double e = fabs (a->q[3] - b->q[3]);
+  double e = fabs (a->q[3] - b->q[3]), shoulder;
 
   if (e > SRS_STEP_MAX)
     return INFINITY;
-  return e * e + group_step (a, b, 0, 0) + group_step (a, b, 4, 1);
+  shoulder = group_step (srs, a, b, 0, 0);
+  if (shoulder == INFINITY)
+    return INFINITY;
+  return e * e + shoulder + group_step (srs, a, b, 4, 1);
 }
 
 /**
@@ -606,10 +867,13 @@ km_ik_srs_route (const KmIkSrs     *srs,
                  GCancellable      *cancellable)
 {
   g_autofree guint16 *back = NULL;
-  g_autofree Node *nodes = NULL;
+  g_autofree Frame *frames = NULL;
   g_autofree double *cost = NULL;
   g_autofree guint16 *reached = NULL;
+  Prepare blocks[2] = { { 0 } };
+  guint n_threads = CLAMP (g_get_num_processors (), 1, SRS_MAX_THREADS);
   guint n_reached = 0;
+  gboolean ok = TRUE;
   double start[SRS_ARM_JOINTS];
   guint end = 0;
 
@@ -619,7 +883,15 @@ km_ik_srs_route (const KmIkSrs     *srs,
     return FALSE;
 
   back = g_new (guint16, (gsize) n_frames * SRS_NODES);
-  nodes = g_new (Node, 2 * SRS_NODES);
+  frames = g_new (Frame, SRS_RING);
+  for (guint b = 0; b < 2; b++)
+    {
+      blocks[b].srs = srs;
+      blocks[b].targets = targets;
+      blocks[b].ring = frames;
+      blocks[b].check = check;
+      blocks[b].check_data = check_data;
+    }
   cost = g_new (double, 2 * SRS_NODES);
   reached = g_new (guint16, SRS_NODES);
   for (guint i = 0; i < SRS_ARM_JOINTS; i++)
@@ -627,7 +899,10 @@ km_ik_srs_route (const KmIkSrs     *srs,
 
   for (guint k = 0; k < n_frames; k++)
     {
-      Node *cur = &nodes[(k % 2) * SRS_NODES], *prev = &nodes[((k + 1) % 2) * SRS_NODES];
+      Frame *cur_frame = &frames[k % SRS_RING];
+      Frame *prev_frame = &frames[(k + SRS_RING - 1) % SRS_RING];
+      Node *cur = cur_frame->nodes, *prev = prev_frame->nodes;
+      gboolean follows[KM_IK_SRS_FAMILIES][KM_IK_SRS_FAMILIES];
       double *c = &cost[(k % 2) * SRS_NODES], *pc = &cost[((k + 1) % 2) * SRS_NODES];
       guint16 *bk = &back[(gsize) k * SRS_NODES];
       double best_prev = INFINITY;
@@ -635,27 +910,42 @@ km_ik_srs_route (const KmIkSrs     *srs,
       gboolean any = FALSE;
 
       if ((k & 255) == 0 && cancellable != NULL && g_cancellable_is_cancelled (cancellable))
-        return FALSE;
+        {
+          ok = FALSE;
+          break;
+        }
       if ((k & 63) == 0 && k > 0 && progress != NULL)
         progress ((double) k / n_frames, progress_data);
-      frame_nodes (srs, &targets[k], cur);
-      if (check != NULL)
+      if (k % SRS_BLOCK == 0)
         {
-          /* Near the stretched elbow the closed form of an arm that only nearly is SRS says
-           * little about what the arm itself reaches: each such node is tried. */
-          double *q = g_alloca (srs->n_dof * sizeof (double));
+          /* This block's frames, and the next block's started meanwhile. */
+          guint b = k / SRS_BLOCK;
 
-          for (guint n = 0; n < SRS_NODES; n++)
+          if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
             {
-              if (!cur[n].valid ||
-                  fabs (remainder (cur[n].q[3] - srs->straight, 2 * G_PI)) >= SRS_CHECK_STRAIGHT)
-                continue;
-              memcpy (q, srs->base, srs->n_dof * sizeof (double));
-              for (guint j = 0; j < SRS_ARM_JOINTS; j++)
-                q[srs->dof[j]] = cur[n].q[j];
-              cur[n].valid = check (k, q, check_data);
+              ok = FALSE;
+              break;
             }
+          if (k == 0)
+            prepare_start (&blocks[0], 0, MIN (SRS_BLOCK, n_frames), n_threads);
+          prepare_finish (&blocks[b % 2], TRUE);
+          if (k + SRS_BLOCK < n_frames)
+            prepare_start (&blocks[(b + 1) % 2], k + SRS_BLOCK,
+                           MIN (SRS_BLOCK, n_frames - k - SRS_BLOCK), n_threads);
         }
+      /* Which family may follow which at all: node_step_cost() is infinite between nodes
+       * whose elbow or middle joints are further apart than SRS_STEP_MAX, so between
+       * families whose ranges of them are (an exact test, it only skips infinite costs). */
+      for (guint f2 = 0; f2 < KM_IK_SRS_FAMILIES; f2++)
+        for (guint f = 0; f < KM_IK_SRS_FAMILIES; f++)
+          {
+            gboolean may = k > 0;
+
+            for (guint h = 0; h < SRS_HELD && may && !srs->exhaustive; h++)
+              may = cur_frame->lo[f][h] - prev_frame->hi[f2][h] <= SRS_STEP_MAX &&
+                    prev_frame->lo[f2][h] - cur_frame->hi[f][h] <= SRS_STEP_MAX;
+            follows[f2][f] = may;
+          }
       n_reached = 0;
       if (k > 0)
         for (guint n = 0; n < SRS_NODES; n++)
@@ -690,6 +980,9 @@ km_ik_srs_route (const KmIkSrs     *srs,
             {
               int reach = f2 == f ? SRS_PSI_REACH : 1;
 
+              /* Exact: node_step_cost() is infinite between these (the elbow steps too far). */
+              if (!follows[f2][f])
+                continue;
               for (int di = -reach; di <= reach; di++)
                 {
                   guint i2 = (i + SRS_PSI_STEPS + di) % SRS_PSI_STEPS, m = f2 * SRS_PSI_STEPS + i2;
@@ -697,7 +990,7 @@ km_ik_srs_route (const KmIkSrs     *srs,
 
                   if (!(pc[m] < best))
                     continue;
-                  x = pc[m] + node_step_cost (&prev[m], &cur[n]);
+                  x = pc[m] + node_step_cost (srs, &prev[m], &cur[n]);
                   if (x < best)
                     best = x, from = (guint16) m;
                 }
@@ -709,7 +1002,11 @@ km_ik_srs_route (const KmIkSrs     *srs,
               for (guint r = 0; r < n_reached; r++)
                 {
                   guint m = reached[r];
-                  double x = pc[m] + node_step_cost (&prev[m], &cur[n]);
+                  double x;
+
+                  if (!follows[m / SRS_PSI_STEPS][f])
+                    continue;
+                  x = pc[m] + node_step_cost (srs, &prev[m], &cur[n]);
 
                   if (x < best)
                     best = x, from = (guint16) m;
@@ -721,8 +1018,15 @@ km_ik_srs_route (const KmIkSrs     *srs,
           bk[n] = from;
         }
       if (!any)
-        return FALSE;
+        {
+          ok = FALSE;
+          break;
+        }
     }
+  for (guint b = 0; b < 2; b++)
+    prepare_finish (&blocks[b], FALSE);
+  if (!ok)
+    return FALSE;
 
   {
     double *c = &cost[((n_frames - 1) % 2) * SRS_NODES], best = INFINITY;
@@ -749,6 +1053,20 @@ km_ik_srs_route (const KmIkSrs     *srs,
       end = b & ~SRS_JUMPED;
     }
   return TRUE;
+}
+
+/**
+ * km_ik_srs_set_exhaustive:
+ *
+ * With @exhaustive, km_ik_srs_route() evaluates every candidate transition instead of
+ * skipping those that its pre-tests show to be infinite: the same route, slower. For tests.
+ */
+void
+km_ik_srs_set_exhaustive (KmIkSrs  *srs,
+                          gboolean  exhaustive)
+{
+  g_return_if_fail (srs != NULL);
+  srs->exhaustive = exhaustive;
 }
 
 /**

@@ -22,7 +22,8 @@ G_BEGIN_DECLS
 
 typedef struct _KmIkSrs KmIkSrs;
 
-/* Whether configuration @q (n_dof values) of frame @frame is one the arm really reaches. */
+/* Whether configuration @q (n_dof values) of frame @frame is one the arm really reaches.
+ * km_ik_srs_route() calls it from several threads at once. */
 typedef gboolean (*KmIkSrsCheck) (guint         frame,
                                   const double *q,
                                   gpointer      user_data);
@@ -46,6 +47,8 @@ gboolean  km_ik_srs_route      (const KmIkSrs      *srs,
                                 gpointer            progress_data,
                                 GCancellable       *cancellable);
 
+void      km_ik_srs_set_exhaustive (KmIkSrs      *srs,
+                                gboolean            exhaustive);
 void      km_ik_srs_cross      (const KmIkSrs      *srs,
                                 guint               group,
                                 double             *q);

@@ -260,6 +260,69 @@ test_route_continuous (void)
     km_ik_solution_clear (&out[k]);
 }
 
+/* A check that turns down some of the nodes near the stretched elbow, deterministically. */
+static gboolean
+reject_some (guint         frame,
+             const double *q,
+             gpointer      user_data)
+{
+  gint *n_checked = user_data;
+
+  /* The route checks from several threads. */
+  g_atomic_int_inc (n_checked);
+  return frame % 3 != 0 || q[0] < 0.0;
+}
+
+/*
+ * The route's pre-tests (which family may follow which at all) only skip transitions that
+ * cost infinitely much: over frames 550-949 of the benchmark's motion (shoulder, wrist and
+ * elbow singularities, the limits), the route is the same, to the bit, as the one that
+ * evaluates every transition; and also where a check turns nodes down.
+ */
+static void
+test_route_pretest_exact (void)
+{
+  g_autoptr (KmIkProblem) p = problem_for ("bench-iiwa7.json");
+  g_autoptr (KmIkSrs) srs = km_ik_srs_new (p);
+  const guint first = 550, n = 400;
+  g_autofree KmTransform *targets = g_new (KmTransform, n);
+  g_autofree double *lo = g_new (double, p->n_dof);
+  g_autofree double *hi = g_new (double, p->n_dof);
+  g_autofree double *q = g_new (double, p->n_dof);
+  g_autofree double *fast = g_new (double, (gsize) n * p->n_dof);
+  g_autofree double *full = g_new (double, (gsize) n * p->n_dof);
+
+  g_assert_nonnull (srs);
+  km_skeleton_get_dof_limits (p->skeleton, lo, hi);
+  for (guint k = 0; k < n; k++)
+    {
+      for (guint d = 0; d < p->n_dof; d++)
+        q[d] = 0.9 * hi[d] * sin (motion_w[d] * (first + k) + motion_phase[d]);
+      pose_of (p, q, &targets[k]);
+    }
+  for (guint d = 0; d < p->n_dof; d++)
+    q[d] = 0.9 * hi[d] * sin (motion_w[d] * first + motion_phase[d]);
+  for (guint with_check = 0; with_check < 2; with_check++)
+    {
+      guint jumps[2];
+      gint checked[2] = { 0, 0 };
+
+      for (guint e = 0; e < 2; e++)
+        {
+          km_ik_srs_set_exhaustive (srs, e == 1);
+          g_assert_true (km_ik_srs_route (srs, targets, n, q, e == 0 ? fast : full, &jumps[e],
+                                          with_check ? reject_some : NULL, &checked[e],
+                                          NULL, NULL, NULL));
+        }
+      g_assert_cmpuint (jumps[0], ==, jumps[1]);
+      g_assert_cmpint (checked[0], ==, checked[1]);
+      if (with_check)
+        g_assert_cmpint (checked[0], >, 0);
+      g_assert_cmpmem (fast, (gsize) n * p->n_dof * sizeof (double),
+                       full, (gsize) n * p->n_dof * sizeof (double));
+    }
+}
+
 /* A cancelled solve of an SRS arm stops in its routing, with the cancellation. */
 static void
 test_route_cancel (void)
@@ -293,6 +356,7 @@ main (int    argc,
   g_test_add_func ("/kinema/IkSrs/closed-form", test_closed_form);
   g_test_add_func ("/kinema/IkSrs/singularities", test_singularities);
   g_test_add_func ("/kinema/IkSrs/route-continuous", test_route_continuous);
+  g_test_add_func ("/kinema/IkSrs/route-pretest-exact", test_route_pretest_exact);
   g_test_add_func ("/kinema/IkSrs/route-cancel", test_route_cancel);
   return g_test_run ();
 }
