@@ -7,11 +7,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
 #include "km-autosave.h"
+
+#include "km-document-private.h"
 
 /*
  * Autosave: every `interval` seconds (0 = off) a modified document's project is written
@@ -22,7 +28,8 @@
  * offers it for recovery (km_autosave_list_recovery).
  *
  * The timeout writes on a worker thread (km_document_write_autosave_async) and never while
- * its previous write still runs.
+ * its previous write still runs. Skeletons that no model file holds go in a folder beside
+ * the file (autosave-PID-N.cnoid.models), which goes with it.
  */
 
 struct _KmAutosave
@@ -221,21 +228,23 @@ km_autosave_get_path (KmAutosave *self)
 /**
  * km_autosave_save_now:
  *
- * Writes the document aside when it is modified, and removes the autosave when it is not,
- * as each timeout does.
+ * km_autosave_save_async() run to its end on the calling thread: writes the document
+ * aside when it is modified, and removes the autosave when it is not, as each timeout
+ * does.
  */
 gboolean
 km_autosave_save_now (KmAutosave  *self,
                       GError     **error)
 {
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
+
   g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
 
-  if (self->document == NULL || !km_document_get_modified (self->document))
-    {
-      km_autosave_discard (self);
-      return TRUE;
-    }
-  return km_document_write_autosave (self->document, self->path, error);
+  _km_sync_call_begin (&call);
+  km_autosave_save_async (self, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_autosave_save_finish (self, result, error);
 }
 
 static void
@@ -262,9 +271,10 @@ written_cb (GObject      *source,
 /**
  * km_autosave_save_async:
  *
- * km_autosave_save_now() with the write on a worker thread (the project's text is made
- * on the calling thread). One write at a time: while one runs, this fails with
- * %G_IO_ERROR_PENDING. The autosave stays alive until the write is done.
+ * Writes the document aside when it is modified (km_document_write_autosave_async(): the
+ * project's tree is made on the calling thread, its text and the files written on a worker
+ * thread), and removes the autosave when it is not. One write at a time: while one runs,
+ * this fails with %G_IO_ERROR_PENDING. The autosave stays alive until the write is done.
  */
 void
 km_autosave_save_async (KmAutosave          *self,
@@ -315,7 +325,7 @@ km_autosave_get_writing (KmAutosave *self)
   return self->writing;
 }
 
-/* Removes the autosaved file, if any. */
+/* Removes the autosaved file and the skeletons kept beside it, if any. */
 void
 km_autosave_discard (KmAutosave *self)
 {
@@ -323,6 +333,7 @@ km_autosave_discard (KmAutosave *self)
 
   if (g_unlink (self->path) != 0 && errno != ENOENT)
     g_warning ("Cannot remove %s: %s", self->path, g_strerror (errno));
+  _km_autosave_remove_models (self->path, NULL);
 }
 
 /* $XDG_STATE_HOME/kinema/autosave */
@@ -330,6 +341,24 @@ char *
 km_autosave_get_directory (void)
 {
   return g_build_filename (g_get_user_state_dir (), "kinema", "autosave", NULL);
+}
+
+/* Removes the skeleton copies @name in @dir_path when their autosave is gone and the
+ * process that wrote them (its id in the name) does not run: it writes the copies before
+ * the autosave. */
+static void
+remove_orphan_models (const char *dir_path,
+                      const char *name)
+{
+  g_autofree char *models = g_build_filename (dir_path, name, NULL);
+  g_autofree char *autosave = g_strndup (models, strlen (models) - strlen (".models"));
+  int pid = 0;
+
+  if (g_file_test (autosave, G_FILE_TEST_EXISTS)
+      || sscanf (name, "autosave-%d-", &pid) != 1 || pid <= 0
+      || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+    return;
+  _km_autosave_remove_models (autosave, NULL);
 }
 
 static int
@@ -346,7 +375,8 @@ compare_paths (gconstpointer a,
  * km_autosave_list_recovery:
  *
  * The autosaves another Kinema process left behind (this process's own are not listed),
- * sorted by name.
+ * sorted by name. The skeleton copies of autosaves that are gone (recovered or declined)
+ * are removed on the way, unless the process that wrote them still runs.
  *
  * Returns: (transfer full) (element-type GFile): the files, possibly none
  */
@@ -361,10 +391,12 @@ km_autosave_list_recovery (void)
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
-      if (!g_str_has_prefix (name, "autosave-") || !g_str_has_suffix (name, ".cnoid")
-          || g_str_has_prefix (name, own_prefix))
+      if (!g_str_has_prefix (name, "autosave-") || g_str_has_prefix (name, own_prefix))
         continue;
-      g_ptr_array_add (files, g_file_new_build_filename (dir_path, name, NULL));
+      if (g_str_has_suffix (name, ".cnoid"))
+        g_ptr_array_add (files, g_file_new_build_filename (dir_path, name, NULL));
+      else if (g_str_has_suffix (name, ".cnoid.models"))
+        remove_orphan_models (dir_path, name);
     }
   g_ptr_array_sort (files, compare_paths);
   return files;

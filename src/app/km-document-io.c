@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
@@ -40,7 +41,8 @@
  * (km_cnoid_saved). An item's contents (skeleton, targets, animation) are immutable or
  * copied values, so their serialisation runs on the worker as well, as do the Skeleton
  * tab's files (_km_document_write_async). Recovering an autosave reads and parses it on a
- * worker like opening a file does.
+ * worker like opening a file does. The synchronous calls run the same jobs to their end
+ * (KmSyncCall), so that both write the same files in the same order.
  */
 
 /* ---- Opening ------------------------------------------------------------------------ */
@@ -162,6 +164,8 @@ apply_loaded_file (KmDocument  *self,
           }
         item = km_ik_targets_item_new ();
         km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), result);
+        /* Saved as a reference to the file until it is edited (DESIGN.md). */
+        km_ik_targets_item_set_file (KM_IK_TARGETS_ITEM (item), path, format->name);
         _km_document_import_child (self, file, item, _("Import Targets"));
         _km_document_sync (self);
         _km_document_auto_solve (self);
@@ -373,14 +377,18 @@ apply_recovered (KmDocument *self,
 {
   KmProject *project = loaded->result;
   GPtrArray *messages = km_project_get_messages (project);
+  g_autofree char *models = _km_autosave_models_dir (loaded->path);
 
   for (guint i = 0; i < loaded->warnings->len; i++)
     _km_document_parse_warning (g_ptr_array_index (loaded->warnings, i), self);
   for (guint i = 0; messages != NULL && i < messages->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
                      (const char *) g_ptr_array_index (messages, i));
+  _km_project_restore_autosaved_skeletons (project, loaded->path, models);
   _km_document_set_project (self, project, NULL);
   km_document_set_modified (self, TRUE);
+  /* The skeletons read from the autosave's copies are the document's now. */
+  _km_autosave_remove_models (loaded->path, NULL);
   km_document_log (self, G_LOG_LEVEL_INFO, _("Recovered unsaved work from %s."), loaded->path);
 }
 
@@ -388,10 +396,12 @@ apply_recovered (KmDocument *self,
  * km_document_recover_async:
  *
  * Replaces the project with an autosaved one: the document has no file then (saving asks
- * for one) and is modified, since the work it holds was never saved. The file is read and
- * parsed on a worker thread (as km_document_import_file_async() does); the project is
- * replaced only in km_document_recover_finish(), on the main thread, and not at all when
- * @cancellable is cancelled before that.
+ * for one) and is modified, since the work it holds was never saved. Bodies whose
+ * skeletons the autosave kept beside it (km_document_write_autosave_async()) refer to
+ * their own files again, their skeletons still to be saved; those copies are removed. The
+ * file is read and parsed on a worker thread (as km_document_import_file_async() does);
+ * the project is replaced only in km_document_recover_finish(), on the main thread, and
+ * not at all when @cancellable is cancelled before that.
  */
 void
 km_document_recover_async (KmDocument          *self,
@@ -458,50 +468,6 @@ write_embedded_model (const char  *path,
                               error);
 }
 
-static void
-write_embedded_models (KmDocument *self,
-                       const char *path)
-{
-  g_autoptr(GBytes) bytes = embedded_model (km_document_get_project (self));
-  g_autoptr(GError) error = NULL;
-
-  if (bytes != NULL && !write_embedded_model (path, bytes, &error))
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s", error->message);
-}
-
-/**
- * km_document_save:
- *
- * Writes the project to @file as a Choreonoid project (atomically: a failed save leaves
- * the old file as it was). On success @file becomes the document's file and the document
- * is unmodified. Writes on the calling thread: the editor uses km_document_save_async().
- */
-gboolean
-km_document_save (KmDocument  *self,
-                  GFile       *file,
-                  GError     **error)
-{
-  g_autofree char *path = NULL;
-  KmProject *project;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (file), FALSE);
-
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  project = km_document_get_project (self);
-  if (!km_document_save_edited_skeletons (self, path, error)
-      || !km_cnoid_save (project, path, error))
-    return FALSE;
-  write_embedded_models (self, path);
-
-  _km_document_set_file (self, file);
-  km_document_set_modified (self, FALSE);
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), path);
-  return TRUE;
-}
-
 /* The directory an autosave goes to, made when missing. */
 static gboolean
 make_autosave_dir (const char  *path,
@@ -521,31 +487,130 @@ make_autosave_dir (const char  *path,
   return TRUE;
 }
 
+/* "PATH.models": where the autosave at @autosave_path keeps its skeleton copies, in a
+ * folder for each write. */
+char *
+_km_autosave_models_dir (const char *autosave_path)
+{
+  return g_strconcat (autosave_path, ".models", NULL);
+}
+
+/* Removes @path, a folder with everything in it or a file. (A folder an autosave write
+ * has just put a file in stays: its end removes it, see written_cb in km-autosave.c.) */
+static void
+remove_path (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      remove_path (child);
+    }
+  if (g_remove (path) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+    g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
+}
+
+void
+_km_autosave_remove_models (const char *autosave_path,
+                            const char *keep)
+{
+  g_autofree char *models = _km_autosave_models_dir (autosave_path);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (keep == NULL)
+    {
+      remove_path (models);
+      return;
+    }
+  dir = g_dir_open (models, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (models, name, NULL);
+
+      if (g_strcmp0 (child, keep) != 0)
+        remove_path (child);
+    }
+}
+
+/* ---- Running an asynchronous call to its end ---------------------------------------- */
+
+void
+_km_sync_call_begin (KmSyncCall *call)
+{
+  call->context = g_main_context_new ();
+  call->result = NULL;
+  g_main_context_push_thread_default (call->context);
+}
+
+void
+_km_sync_call_done_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  KmSyncCall *call = user_data;
+
+  call->result = g_object_ref (result);
+}
+
+GAsyncResult *
+_km_sync_call_wait (KmSyncCall *call)
+{
+  while (call->result == NULL)
+    g_main_context_iteration (call->context, TRUE);
+  g_main_context_pop_thread_default (call->context);
+  g_clear_pointer (&call->context, g_main_context_unref);
+  return g_steal_pointer (&call->result);
+}
+
+/**
+ * km_document_save:
+ *
+ * km_document_save_async() run to its end on the calling thread: writes the project to
+ * @file as a Choreonoid project (atomically: a failed save leaves the old file as it
+ * was), the edited skeletons first. On success @file becomes the document's file and the
+ * document is unmodified. The editor uses km_document_save_async().
+ */
+gboolean
+km_document_save (KmDocument  *self,
+                  GFile       *file,
+                  GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  _km_sync_call_begin (&call);
+  km_document_save_async (self, file, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_save_finish (self, result, error);
+}
+
 /**
  * km_document_write_autosave:
  *
- * Writes the project to @path as a Choreonoid project, as km_document_save does, but
- * leaves the document alone: its file, modified flag and history stay as they are. The
- * autosave keeps unsaved work aside with it.
+ * km_document_write_autosave_async() run to its end on the calling thread.
  */
 gboolean
 km_document_write_autosave (KmDocument  *self,
                             const char  *path,
                             GError     **error)
 {
-  g_autofree char *text = NULL;
-  gsize length = 0;
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  text = km_cnoid_to_string (km_document_get_project (self), path, &length, error);
-  if (text == NULL || !make_autosave_dir (path, error)
-      || !g_file_set_contents_full (path, text, length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                    error))
-    return FALSE;
-  write_embedded_models (self, path);
-  return TRUE;
+  _km_sync_call_begin (&call);
+  km_document_write_autosave_async (self, path, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_write_autosave_finish (self, result, error);
 }
 
 /* ---- Writing on a worker thread ------------------------------------------------------ */
@@ -573,6 +638,8 @@ typedef struct
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
   GBytes              *embedded;   /* the model to put beside the project, or NULL */
+  char                *models;     /* JOB_AUTOSAVE: the folder of this write's skeleton
+                                    * copies (job->edited), whether or not there are any */
   char                *item_name;  /* JOB_ITEM */
   KmSkeleton          *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
   KmTargetTrack       *targets;
@@ -593,6 +660,7 @@ write_job_free (WriteJob *job)
   g_clear_pointer (&job->ids, g_hash_table_unref);
   g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
+  g_free (job->models);
   g_free (job->item_name);
   g_clear_pointer (&job->skeleton, km_skeleton_unref);
   g_clear_pointer (&job->targets, km_target_track_unref);
@@ -631,23 +699,46 @@ write_job_run (WriteJob  *job,
       /* The edited skeletons first: a project that refers to files not written must not
        * be written. */
       if (job->edited != NULL && !_km_edited_skeletons_write (job->edited, job->warnings, error))
-        return FALSE;
+        {
+          _km_edited_skeletons_abort (job->edited);
+          return FALSE;
+        }
       text = km_cnoid_tree_to_string (job->tree, &length);
       if (!km_format_save_data (job->path, text, length, &local_error))
         {
+          /* The bodies go back to their old files, which stay as they were: nothing
+           * refers to the new ones. */
+          if (job->edited != NULL)
+            _km_edited_skeletons_abort (job->edited);
           /* As km_cnoid_save says it */
           g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
                        _("The project was not saved: %s"), local_error->message);
           return FALSE;
         }
+      if (job->edited != NULL && !_km_edited_skeletons_commit (job->edited, error))
+        return FALSE;
       break;
 
     case JOB_AUTOSAVE:
-      text = km_cnoid_tree_to_string (job->tree, &length);
-      if (!make_autosave_dir (job->path, error)
-          || !g_file_set_contents_full (job->path, text, length,
-                                        G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
-        return FALSE;
+      {
+        /* One autosave write at a time: a write removes the copies of the others. */
+        static GMutex lock;
+        g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&lock);
+
+        /* The skeleton copies first: an autosave that refers to files not written must
+         * not be written. The previous autosave and its copies stay until it is. */
+        text = km_cnoid_tree_to_string (job->tree, &length);
+        if (!make_autosave_dir (job->path, error)
+            || (job->edited != NULL
+                && !_km_edited_skeletons_write (job->edited, job->warnings, error))
+            || !g_file_set_contents_full (job->path, text, length,
+                                          G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+          {
+            remove_path (job->models);
+            return FALSE;
+          }
+        _km_autosave_remove_models (job->path, job->edited != NULL ? job->models : NULL);
+      }
       break;
 
     case JOB_ITEM:
@@ -718,6 +809,9 @@ write_job_done_cb (GObject      *source,
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
       break;
     case JOB_AUTOSAVE:
+      /* Here: its body items may not be dropped on the worker. */
+      g_clear_pointer (&job->edited, _km_edited_skeletons_free);
+      break;
     case JOB_FILES:
       break;
     case JOB_ITEM:
@@ -796,16 +890,19 @@ _km_document_task_finish (KmDocument    *self,
 /**
  * km_document_save_async:
  *
- * km_document_save() with the write on a worker thread. The project's tree is made first,
- * on the calling (main) thread, since the project may not be read elsewhere; its text,
- * the costly part (an animation's frames, numbers formatted), is made on the worker
+ * Writes the project to @file as a Choreonoid project (atomically: a temporary file,
+ * fsync, rename) on a worker thread. The project's tree is made first, on the calling
+ * (main) thread, since the project may not be read elsewhere; its text, the costly part
+ * (an animation's frames, numbers formatted), is made on the worker
  * (km_cnoid_build_tree). Edited skeletons are written on the worker too, before the
- * project (as km_document_save_edited_skeletons() does; their body items refer to the new
- * files from the start, and back to the old ones when the save fails). KmDocument:saving is
- * %TRUE until the document has taken the result, just before @callback: on success @file
- * is the document's file and the document is unmodified unless it was edited while the
- * file was written; on failure the old file is as it was and the document stays modified.
- * One project save runs at a time: another fails with %G_IO_ERROR_PENDING. @cancellable
+ * project: a skeleton.json of the user's is written back, a model in another format is
+ * saved as a copy beside the project in that format (the original is never rewritten),
+ * anything else as skeleton.json there. Their body items refer to the new files from the
+ * start, and back to the old ones when the save fails. KmDocument:saving is %TRUE until
+ * the document has taken the result, just before @callback: on success @file is the
+ * document's file and the document is unmodified unless it was edited while the file was
+ * written; on failure the old file is as it was and the document stays modified. One
+ * project save runs at a time: another fails with %G_IO_ERROR_PENDING. @cancellable
  * is not checked (a started write completes).
  */
 void
@@ -857,8 +954,15 @@ km_document_save_finish (KmDocument    *self,
 /**
  * km_document_write_autosave_async:
  *
- * km_document_write_autosave() with the text made and written on a worker thread (the
- * project's tree is made on the calling thread). The document is not changed.
+ * Writes the project to @path as a Choreonoid project, as km_document_save_async() does,
+ * but leaves the document alone: its file, modified flag and history stay as they are.
+ * The autosave keeps unsaved work aside with it, all of it: the skeletons that no model
+ * file holds (edited, new, or not written yet by a project save that runs) are written in
+ * a folder beside it (@path with ".models"), which it refers to instead, and
+ * km_document_recover_async() puts them back. The project's tree is made on the calling
+ * thread, its text and the files written on a worker thread, the copies first; the
+ * copies of the autosave written before go once this one is written. One write to a
+ * @path at a time (KmAutosave sees to it).
  */
 void
 km_document_write_autosave_async (KmDocument          *self,
@@ -867,8 +971,11 @@ km_document_write_autosave_async (KmDocument          *self,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
+  static guint writes;
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
+  g_autofree char *models = NULL;
+  g_autofree char *name = NULL;
   KmProject *project;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
@@ -878,8 +985,17 @@ km_document_write_autosave_async (KmDocument          *self,
                           km_document_write_autosave_async, NULL);
   project = km_document_get_project (self);
   job = write_job_new (JOB_AUTOSAVE, path);
+  /* A folder of its own for each write: the previous autosave keeps its copies until this
+   * one is written. */
+  models = _km_autosave_models_dir (path);
+  name = g_strdup_printf ("%" G_GINT64_FORMAT "-%u", g_get_real_time (), ++writes);
+  job->models = g_build_filename (models, name, NULL);
+  /* The body items refer to those copies while the tree is made, and only then. */
+  job->edited = _km_document_take_autosave_skeletons (self, job->models);
   job->tree = km_cnoid_build_tree (project, path, NULL);
   job->embedded = embedded_model (project);
+  if (job->edited != NULL)
+    _km_document_put_back_skeletons (self, job->edited);
   write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
 }
 
@@ -961,8 +1077,9 @@ set_nothing_to_save (GError **error,
 /**
  * km_document_save_item:
  *
- * Writes what @item holds to @file: a body's model as skeleton.json, IK targets as
- * targets.json, a solved animation as animation.json. The project is not changed.
+ * km_document_save_item_async() run to its end on the calling thread: writes what @item
+ * holds to @file (a body's model as skeleton.json, IK targets as targets.json, a solved
+ * animation as animation.json). The project is not changed.
  */
 gboolean
 km_document_save_item (KmDocument  *self,
@@ -970,34 +1087,26 @@ km_document_save_item (KmDocument  *self,
                        GFile       *file,
                        GError     **error)
 {
-  g_autofree char *path = NULL;
-  g_autoptr(WriteJob) job = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  path = km_local_file_get_path (file, error);
-  if (path == NULL)
-    return FALSE;
-  job = write_job_new (JOB_ITEM, path);
-  if (!take_item_contents (item, job))
-    {
-      set_nothing_to_save (error, item);
-      return FALSE;
-    }
-  if (!write_job_run (job, error))
-    return FALSE;
-  /* Translators: an item's name, then a path */
-  km_document_log (self, G_LOG_LEVEL_INFO, _("Saved “%s” to %s."), job->item_name, path);
-  return TRUE;
+  _km_sync_call_begin (&call);
+  km_document_save_item_async (self, item, file, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_save_item_finish (self, result, error);
 }
 
 /**
  * km_document_save_item_async:
  *
- * km_document_save_item() with the serialisation and the write on a worker thread (the
- * item's contents are taken, by reference or copied, on the calling thread).
+ * Writes what @item holds to @file: a body's model as skeleton.json, IK targets as
+ * targets.json, a solved animation as animation.json; the serialisation and the write
+ * run on a worker thread (the item's contents are taken, by reference or copied, on the
+ * calling thread). The project is not changed; the document logs where it went.
  */
 void
 km_document_save_item_async (KmDocument          *self,

@@ -11,7 +11,9 @@ G_BEGIN_DECLS
 
 /*
  * What km-document-io.c (the document's file I/O: opening, saving, autosave, recovery)
- * needs of km-document.c beyond the public API. Main thread only, like the document.
+ * needs of km-document.c beyond the public API, and what it shares with
+ * km-document-skeleton.c and km-autosave.c. Main thread only, like the document, unless
+ * said otherwise.
  */
 
 void      _km_document_set_project     (KmDocument     *self,
@@ -67,9 +69,11 @@ gboolean  _km_document_task_finish     (KmDocument          *self,
 
 /* The edited skeletons a project save writes before the project (km-document-skeleton.c):
  * taken on the main thread, which switches their body items to the files they go to;
- * written on any thread (it touches no item); done on the main thread, which logs where
- * they went or, when @ok is FALSE, puts the body items back as they were. Freed on the
- * main thread. */
+ * written on any thread (it touches no item): a skeleton.json of the user's that is
+ * written back goes beside it first; once the project is written, commit puts it in its
+ * place, and when the project is not, abort removes what was written, leaving every file
+ * as it was; done on the main thread, which logs where they went or, when @ok is FALSE,
+ * puts the body items back as they were. Freed on the main thread. */
 typedef struct _KmEditedSkeletons KmEditedSkeletons;
 
 KmEditedSkeletons *_km_document_take_edited_skeletons (KmDocument        *self,
@@ -77,9 +81,48 @@ KmEditedSkeletons *_km_document_take_edited_skeletons (KmDocument        *self,
 gboolean           _km_edited_skeletons_write         (KmEditedSkeletons *edited,
                                                        GPtrArray         *warnings,
                                                        GError           **error);
+gboolean           _km_edited_skeletons_commit        (KmEditedSkeletons *edited,
+                                                       GError           **error);
+void               _km_edited_skeletons_abort         (KmEditedSkeletons *edited);
 void               _km_document_edited_skeletons_done (KmDocument        *self,
                                                        KmEditedSkeletons *edited,
                                                        gboolean           ok);
 void               _km_edited_skeletons_free          (KmEditedSkeletons *edited);
+
+/* An autosave holds every edit: the skeletons no model file holds (edited, new, or not
+ * written yet by a running project save) are written in a folder of its own beside it
+ * (_km_autosave_models_dir), which the autosave's body items refer to; taken on the main
+ * thread, which puts the body items back once the autosave's tree is made; written with
+ * _km_edited_skeletons_write(). A recovery puts the bodies back on their files, their
+ * skeletons edited. */
+KmEditedSkeletons *_km_document_take_autosave_skeletons    (KmDocument        *self,
+                                                            const char        *dir);
+void               _km_document_put_back_skeletons         (KmDocument        *self,
+                                                            KmEditedSkeletons *edited);
+void               _km_project_restore_autosaved_skeletons (KmProject         *project,
+                                                            const char        *autosave_path,
+                                                            const char        *models_dir);
+
+/* The folder of the autosave at @autosave_path's skeleton copies ("PATH.models"), and its
+ * removal but for the copies in @keep (one of its folders; NULL removes all). Any thread. */
+char      *_km_autosave_models_dir     (const char     *autosave_path);
+void       _km_autosave_remove_models  (const char     *autosave_path,
+                                        const char     *keep);
+
+/* An asynchronous call run to its end on the calling thread: begin, start the call with
+ * _km_sync_call_done_cb and the KmSyncCall, then wait for its result (a new reference)
+ * and pass it to the call's _finish. The call's tasks complete in a main context of its
+ * own, so nothing else the main loop would run runs meanwhile. */
+typedef struct
+{
+  GMainContext *context;
+  GAsyncResult *result;
+} KmSyncCall;
+
+void          _km_sync_call_begin     (KmSyncCall   *call);
+void          _km_sync_call_done_cb   (GObject      *source,
+                                       GAsyncResult *result,
+                                       gpointer      user_data);
+GAsyncResult *_km_sync_call_wait      (KmSyncCall   *call);
 
 G_END_DECLS

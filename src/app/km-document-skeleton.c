@@ -6,14 +6,19 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "km-document-skeleton.h"
 
 #include "km-document-private.h"
 #include "km-body-item.h"
 #include "km-body-writer.h"
+#include "km-cnoid.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-local-file.h"
@@ -29,6 +34,12 @@
 #define MODIFIED_KEY "km-skeleton-modified"
 /* Set on the document while a Skeleton tab save runs: the file it writes. */
 #define SAVING_KEY "km-skeleton-saving"
+/* Set on a body item while a project save writes its skeleton, its EditedBody: the file it
+ * refers to may not hold it yet, or ever (_km_document_take_edited_skeletons to
+ * _km_document_edited_skeletons_done). */
+#define PENDING_KEY "km-skeleton-pending"
+/* The key file beside an autosave's skeleton copies: what each body referred to. */
+#define AUTOSAVE_INDEX "index.ini"
 
 /* One side (before or after) of a skeleton edit: everything the body item is reset to. */
 typedef struct
@@ -580,7 +591,7 @@ write_skeleton (const KmSkeleton  *skeleton,
   return TRUE;
 }
 
-/* ---- Writing skeleton files, here or on a worker thread ---------------------------- */
+/* ---- Writing skeleton files on a worker thread ------------------------------------ */
 
 /* One file to write: an immutable skeleton, so the worker may hold it. */
 typedef struct
@@ -588,6 +599,10 @@ typedef struct
   KmSkeleton *skeleton;
   char       *format;
   char       *path;
+  gboolean    is_new;   /* no file was there: a failed save removes it again */
+  gboolean    replace;  /* a file of the user's, replaced only once the project is written:
+                         * the write goes to @temp (the worker's) */
+  char       *temp;
 } SkeletonFile;
 
 static void
@@ -598,6 +613,7 @@ skeleton_file_free (gpointer data)
   km_skeleton_unref (file->skeleton);
   g_free (file->format);
   g_free (file->path);
+  g_free (file->temp);
   g_free (file);
 }
 
@@ -621,6 +637,26 @@ skeleton_files_add (GPtrArray  *files,
   g_ptr_array_add (files, file);
 }
 
+/* A new file beside @path for what is to replace it. */
+static char *
+reserve_temp (const char  *path,
+              GError     **error)
+{
+  g_autofree char *temp = g_strconcat (path, ".XXXXXX", NULL);
+  int fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("%s: cannot write the file: %s"), path, g_strerror (saved_errno));
+      return NULL;
+    }
+  close (fd);
+  return g_steal_pointer (&temp);
+}
+
 /* Writes @files (a GPtrArray of SkeletonFile) in order, stopping at the first failure;
  * what the formats cannot carry goes to @warnings as "PATH: note". A KmDocumentWriteFunc. */
 static gboolean
@@ -634,7 +670,12 @@ write_skeleton_files (gpointer    data,
     {
       SkeletonFile *file = g_ptr_array_index (files, i);
       g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-      gboolean ok = write_skeleton (file->skeleton, file->format, file->path, notes, error);
+      gboolean ok;
+
+      if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
+        return FALSE;
+      ok = write_skeleton (file->skeleton, file->format,
+                           file->temp != NULL ? file->temp : file->path, notes, error);
 
       for (guint n = 0; n < notes->len; n++)
         g_ptr_array_add (warnings, g_strdup_printf ("%s: %s", file->path,
@@ -643,21 +684,6 @@ write_skeleton_files (gpointer    data,
         return FALSE;
     }
   return TRUE;
-}
-
-/* On the calling thread, logging the notes as a worker's write would. */
-static gboolean
-write_skeleton_files_now (KmDocument  *self,
-                          GPtrArray   *files,
-                          GError     **error)
-{
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = write_skeleton_files (files, warnings, error);
-
-  for (guint i = 0; i < warnings->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (warnings, i));
-  return ok;
 }
 
 /* The Skeleton tab's saves run one at a time: the document keeps the file being written
@@ -817,31 +843,27 @@ skeleton_saved (KmDocument   *self,
  * km_document_save_skeleton:
  * @file: where to write skeleton.json
  *
- * Writes the current body's skeleton as skeleton.json. When @file is not the body's model
- * file, the body then refers to @file (an undoable step, as Save As does). What
- * skeleton.json does not carry is listed in the message view. Writes on the calling
- * thread: the editor uses km_document_save_skeleton_async().
+ * km_document_save_skeleton_async() run to its end on the calling thread: writes the
+ * current body's skeleton as skeleton.json. When @file is not the body's model file, the
+ * body then refers to @file (an undoable step, as Save As does). What skeleton.json does
+ * not carry is listed in the message view.
  */
 gboolean
 km_document_save_skeleton (KmDocument  *self,
                            GFile       *file,
                            GError     **error)
 {
-  g_autoptr(SkeletonSave) save = NULL;
-  g_autoptr(GPtrArray) files = skeleton_files_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  save = skeleton_save_new (self, file, FALSE, error);
-  if (save == NULL)
-    return FALSE;
-  skeleton_files_add (files, save->skeleton, SKELETON_JSON_FORMAT, save->path);
-  if (!write_skeleton_files_now (self, files, error))
-    return FALSE;
-  skeleton_saved (self, save);
-  return TRUE;
+  _km_sync_call_begin (&call);
+  km_document_save_skeleton_async (self, file, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_save_skeleton_finish (self, result, error);
 }
 
 static void
@@ -854,9 +876,9 @@ skeleton_exported (KmDocument   *self,
 /**
  * km_document_export_skeleton:
  *
- * Writes a copy of the current body's skeleton as a Choreonoid .body file or URDF. The
- * project does not change; what the format cannot carry is listed in the message view.
- * Writes on the calling thread: the editor uses km_document_export_skeleton_async().
+ * km_document_export_skeleton_async() run to its end on the calling thread: writes a copy
+ * of the current body's skeleton as a Choreonoid .body file or URDF. The project does not
+ * change; what the format cannot carry is listed in the message view.
  */
 gboolean
 km_document_export_skeleton (KmDocument        *self,
@@ -864,22 +886,17 @@ km_document_export_skeleton (KmDocument        *self,
                              GFile             *file,
                              GError           **error)
 {
-  g_autoptr(SkeletonSave) save = NULL;
-  g_autoptr(GPtrArray) files = skeleton_files_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  save = skeleton_save_new (self, file, TRUE, error);
-  if (save == NULL)
-    return FALSE;
-  skeleton_files_add (files, save->skeleton,
-                      format == KM_SKELETON_EXPORT_BODY ? BODY_FORMAT : URDF_FORMAT, save->path);
-  if (!write_skeleton_files_now (self, files, error))
-    return FALSE;
-  skeleton_exported (self, save);
-  return TRUE;
+  _km_sync_call_begin (&call);
+  km_document_export_skeleton_async (self, format, file, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_export_skeleton_finish (self, result, error);
 }
 
 /* The skeleton file is written: the document takes it in, then the caller. */
@@ -1024,12 +1041,16 @@ typedef struct
   gboolean    was_embedded;   /* it was the built-in example's model */
 } EditedBody;
 
-/* What a project save writes of the edited skeletons: @files (SkeletonFile, immutable:
- * the worker writes them) and @bodies (main thread only), in the same order. */
+/* What a project save (or an autosave) writes of the edited skeletons: @files
+ * (SkeletonFile, immutable: the worker writes them) and @bodies (main thread only), in
+ * the same order. An autosave's copies go to their own folder, @dir, with an index of what
+ * the bodies referred to (@index, its text). */
 struct _KmEditedSkeletons
 {
   GPtrArray *files;
   GPtrArray *bodies;
+  char      *dir;      /* an autosave's: made by the write */
+  char      *index;
 };
 
 static void
@@ -1037,6 +1058,8 @@ edited_body_free (gpointer data)
 {
   EditedBody *edited = data;
 
+  if (g_object_get_data (G_OBJECT (edited->body), PENDING_KEY) == edited)
+    g_object_set_data (G_OBJECT (edited->body), PENDING_KEY, NULL);
   g_object_unref (edited->body);
   g_free (edited->path);
   g_free (edited->old_file);
@@ -1047,8 +1070,10 @@ edited_body_free (gpointer data)
 typedef struct
 {
   const char        *dir;
-  GHashTable        *used;     /* file names chosen in this save */
+  GHashTable        *used;     /* file names chosen in this save; NULL for an autosave */
   KmEditedSkeletons *edited;
+  GKeyFile          *index;    /* an autosave's */
+  char              *reference_dir;   /* an autosave's: where relative files are */
 } EditedScan;
 
 /* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
@@ -1075,17 +1100,75 @@ edited_copy_path (KmBodyItem *body,
     }
 }
 
+/* Switches @body to the same skeleton from @file in @format: it keeps its pose. */
+static void
+switch_body_model (KmBodyItem *body,
+                   const char *file,
+                   const char *format)
+{
+  guint n_dof = 0;
+  const double *state = km_body_item_get_joint_state (body, &n_dof);
+  g_autofree double *q = state != NULL ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double))
+                                       : NULL;
+
+  km_body_item_set_model (body, file, format, km_body_item_get_skeleton (body));
+  if (q != NULL)
+    km_body_item_set_joint_state (body, q, n_dof);
+}
+
+/* Puts @edited's body back on the file it referred to before it was switched. */
+static void
+edited_body_put_back (EditedBody *edited)
+{
+  switch_body_model (edited->body, edited->old_file, edited->old_format);
+  if (edited->was_embedded)
+    g_object_set_data (G_OBJECT (edited->body), "km-embedded-model", GINT_TO_POINTER (TRUE));
+}
+
+/* Notes in an autosave's index, under @name (its copy's), the file @body refers to, so
+ * that a recovery puts it back there: while a project save writes its skeleton, the one it
+ * referred to before (the file that save writes may never be). */
+static void
+index_autosaved_body (EditedScan *scan,
+                      const char *name,
+                      KmBodyItem *body)
+{
+  EditedBody *pending = g_object_get_data (G_OBJECT (body), PENDING_KEY);
+  const char *file = pending != NULL ? pending->old_file : km_body_item_get_file (body);
+  const char *format = pending != NULL ? pending->old_format : km_body_item_get_format (body);
+  gboolean embedded = pending != NULL
+                      ? pending->was_embedded
+                      : g_object_get_data (G_OBJECT (body), "km-embedded-model") != NULL;
+
+  /* The recovered project is read from another folder: the file as the body's project
+   * found it, but the built-in example's model, which goes beside any project. */
+  if (file != NULL && !g_path_is_absolute (file) && scan->reference_dir != NULL && !embedded)
+    {
+      g_autofree char *absolute = g_canonicalize_filename (file, scan->reference_dir);
+
+      g_key_file_set_string (scan->index, name, "file", absolute);
+    }
+  else if (file != NULL)
+    g_key_file_set_string (scan->index, name, "file", file);
+  if (format != NULL)
+    g_key_file_set_string (scan->index, name, "format", format);
+  g_key_file_set_boolean (scan->index, name, "embedded", embedded);
+}
+
 /* Plans the write of @item's skeleton when it was edited, and switches the body to the
- * file it goes to. */
+ * file it goes to. A project save writes a skeleton.json of the user's back and the
+ * others as copies beside the project; an autosave writes every one as a copy in its own
+ * folder, also those a running project save has not written yet. */
 static void
 take_edited_skeleton (gpointer item,
                       gpointer user_data)
 {
   EditedScan *scan = user_data;
+  gboolean autosave = scan->used == NULL;
   EditedBody *edited;
   KmBodyItem *body;
   KmSkeleton *skeleton;
-  const char *file, *format, *new_format;
+  const char *file, *format, *new_format, *extension;
   gboolean in_place;
   g_autofree char *path = NULL;
 
@@ -1096,7 +1179,8 @@ take_edited_skeleton (gpointer item,
   file = km_body_item_get_file (body);
   format = km_body_item_get_format (body);
   if (skeleton == NULL
-      || (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))))
+      || (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))
+          && !(autosave && g_object_get_data (item, PENDING_KEY) != NULL)))
     return;
 
   /* A skeleton.json of the user's is written back; a model in another format is never
@@ -1105,59 +1189,100 @@ take_edited_skeleton (gpointer item,
   in_place = file != NULL && g_path_is_absolute (file)
              && g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
              && !g_object_get_data (item, "km-embedded-model");
-  if (in_place)
+  if (!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
     {
-      path = g_strdup (file);
-      new_format = SKELETON_JSON_FORMAT;
-    }
-  else if (g_strcmp0 (format, BODY_FORMAT) == 0)
-    {
-      path = edited_copy_path (body, scan->dir, "body", scan->used);
       new_format = BODY_FORMAT;
+      extension = "body";
     }
-  else if (g_strcmp0 (format, URDF_FORMAT) == 0)
+  else if (!in_place && g_strcmp0 (format, URDF_FORMAT) == 0)
     {
-      path = edited_copy_path (body, scan->dir, "urdf", scan->used);
       new_format = URDF_FORMAT;
+      extension = "urdf";
     }
   else
     {
-      path = edited_copy_path (body, scan->dir, "json", scan->used);
       new_format = SKELETON_JSON_FORMAT;
+      extension = "json";
     }
+  if (autosave)
+    {
+      g_autofree char *name = g_strdup_printf ("%u.%s", scan->edited->bodies->len + 1,
+                                               extension);
+
+      path = g_build_filename (scan->dir, name, NULL);
+      index_autosaved_body (scan, name, body);
+    }
+  else if (in_place)
+    path = g_strdup (file);
+  else
+    path = edited_copy_path (body, scan->dir, extension, scan->used);
 
   edited = g_new0 (EditedBody, 1);
   edited->body = g_object_ref (body);
   edited->path = g_strdup (path);
   edited->old_file = g_strdup (file);
   edited->old_format = g_strdup (format);
-  edited->switched = !in_place;
+  edited->switched = autosave || !in_place;
   edited->was_embedded = g_object_get_data (item, "km-embedded-model") != NULL;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
   g_ptr_array_add (scan->edited->bodies, edited);
+  /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
+   * of the user's it writes back is replaced once the project is written. */
+  if (!autosave)
+    {
+      SkeletonFile *written = g_ptr_array_index (scan->edited->files,
+                                                 scan->edited->files->len - 1);
+
+      written->is_new = edited->switched;
+      written->replace = !edited->switched;
+    }
 
   if (edited->switched)
     {
-      guint n_dof = 0;
-      const double *state = km_body_item_get_joint_state (body, &n_dof);
-      g_autofree double *q = state != NULL ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double))
-                                           : NULL;
-
-      /* The same skeleton from another file: the body keeps its pose. */
-      km_body_item_set_model (body, path, new_format, skeleton);
-      if (q != NULL)
-        km_body_item_set_joint_state (body, q, n_dof);
+      switch_body_model (body, path, new_format);
       g_object_set_data (item, "km-embedded-model", NULL);
     }
+  if (autosave)
+    return;
   /* Cleared now: an edit made while the file is written sets it again. */
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (FALSE));
+  g_object_set_data (item, PENDING_KEY, edited);
+}
+
+/* The edited skeletons of @self's project, planned by take_edited_skeleton (@used NULL for
+ * an autosave); NULL when there are none. */
+static KmEditedSkeletons *
+take_edited_skeletons (KmDocument *self,
+                       const char *dir,
+                       GHashTable *used)
+{
+  KmEditedSkeletons *edited = g_new0 (KmEditedSkeletons, 1);
+  g_autoptr(GKeyFile) index = used == NULL ? g_key_file_new () : NULL;
+  KmProject *project = km_document_get_project (self);
+  g_autofree char *reference_dir = index != NULL ? km_cnoid_reference_dir (project) : NULL;
+  EditedScan scan = { dir, used, edited, index, reference_dir };
+
+  edited->files = skeleton_files_new ();
+  edited->bodies = g_ptr_array_new_with_free_func (edited_body_free);
+  km_item_foreach (km_project_get_root_item (project), take_edited_skeleton, &scan);
+  if (edited->files->len == 0)
+    {
+      _km_edited_skeletons_free (edited);
+      return NULL;
+    }
+  if (index != NULL)
+    {
+      edited->dir = g_strdup (dir);
+      edited->index = g_key_file_to_data (index, NULL, NULL);
+    }
+  return edited;
 }
 
 /**
  * _km_document_take_edited_skeletons:
  * @project_path: the project file about to be written
  *
- * The first half of km_document_save_edited_skeletons(), on the main thread: finds the
+ * The first half of a project save's skeleton writes, on the main thread: finds the
  * edited skeletons, picks their files and switches the body items to them (so that the
  * project written next refers to them), and marks them saved.
  *
@@ -1170,25 +1295,142 @@ _km_document_take_edited_skeletons (KmDocument *self,
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree char *dir = NULL;
-  KmEditedSkeletons *edited;
-  EditedScan scan;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
   g_return_val_if_fail (project_path != NULL, NULL);
 
   dir = g_path_get_dirname (project_path);
-  edited = g_new0 (KmEditedSkeletons, 1);
-  edited->files = skeleton_files_new ();
-  edited->bodies = g_ptr_array_new_with_free_func (edited_body_free);
-  scan = (EditedScan) { dir, used, edited };
-  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   take_edited_skeleton, &scan);
-  if (edited->files->len == 0)
+  return take_edited_skeletons (self, dir, used);
+}
+
+/**
+ * _km_document_take_autosave_skeletons:
+ * @dir: the folder of this autosave's copies (not there yet: the write makes it)
+ *
+ * What an autosave must write beside it so that recovering it gives back every skeleton
+ * edit: the skeleton of every body that its model file does not hold (edited, new, or
+ * being written by a project save that may still fail) goes to @dir, and the body items
+ * refer to those copies until _km_document_put_back_skeletons(), called once the
+ * autosave's tree is made. Nothing else changes: the bodies stay modified.
+ *
+ * Returns: (transfer full) (nullable): what to write (_km_edited_skeletons_write()), %NULL
+ *   when every skeleton is in its file
+ */
+KmEditedSkeletons *
+_km_document_take_autosave_skeletons (KmDocument *self,
+                                      const char *dir)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  return take_edited_skeletons (self, dir, NULL);
+}
+
+/* The body items of an autosave's @edited refer to their own files again. */
+void
+_km_document_put_back_skeletons (KmDocument        *self,
+                                 KmEditedSkeletons *edited)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (edited != NULL);
+
+  for (guint i = 0; i < edited->bodies->len; i++)
+    edited_body_put_back (g_ptr_array_index (edited->bodies, i));
+}
+
+/* Whether @file (as a body item of the project read from @project_dir refers to it) lies
+ * in @dir; its absolute path in *@path then. */
+static gboolean
+file_in_dir (const char  *file,
+             const char  *project_dir,
+             const char  *dir,
+             char       **path)
+{
+  g_autofree char *absolute = NULL;
+  g_autofree char *parent = NULL;
+
+  if (file == NULL)
+    return FALSE;
+  absolute = g_canonicalize_filename (file, project_dir);
+  parent = g_path_get_dirname (absolute);
+  if (!g_str_has_prefix (parent, dir)
+      || (parent[strlen (dir)] != '\0' && parent[strlen (dir)] != G_DIR_SEPARATOR))
+    return FALSE;
+  *path = g_steal_pointer (&absolute);
+  return TRUE;
+}
+
+typedef struct
+{
+  const char *project_dir;
+  char       *models_dir;
+  GHashTable *indexes;   /* folder → GKeyFile */
+} RestoreScan;
+
+static void
+restore_autosaved_skeleton (gpointer item,
+                            gpointer user_data)
+{
+  RestoreScan *scan = user_data;
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *format = NULL;
+  GKeyFile *index;
+
+  if (!KM_IS_BODY_ITEM (item) || km_body_item_get_skeleton (item) == NULL
+      || !file_in_dir (km_body_item_get_file (item), scan->project_dir, scan->models_dir,
+                       &path))
+    return;
+  dir = g_path_get_dirname (path);
+  index = g_hash_table_lookup (scan->indexes, dir);
+  if (index == NULL)
     {
-      _km_edited_skeletons_free (edited);
-      return NULL;
+      g_autofree char *index_path = g_build_filename (dir, AUTOSAVE_INDEX, NULL);
+
+      index = g_key_file_new ();
+      g_key_file_load_from_file (index, index_path, G_KEY_FILE_NONE, NULL);
+      g_hash_table_insert (scan->indexes, g_strdup (dir), index);
     }
-  return edited;
+  name = g_path_get_basename (path);
+  file = g_key_file_get_string (index, name, "file", NULL);
+  format = g_key_file_get_string (index, name, "format", NULL);
+  /* (No index: the body has no file, as a new skeleton, and keeps the format read.) */
+  switch_body_model (item, file, format != NULL ? format : km_body_item_get_format (item));
+  if (g_key_file_get_boolean (index, name, "embedded", NULL))
+    g_object_set_data (item, "km-embedded-model", GINT_TO_POINTER (TRUE));
+  g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+}
+
+/**
+ * _km_project_restore_autosaved_skeletons:
+ * @project: the project read from @autosave_path, not shown yet
+ * @autosave_path: the autosave being recovered
+ * @models_dir: the folder of its skeleton copies
+ *
+ * The bodies whose skeletons were read from the autosave's copies refer to the files they
+ * referred to when it was written again, their skeletons edited (a save writes them).
+ */
+void
+_km_project_restore_autosaved_skeletons (KmProject  *project,
+                                         const char *autosave_path,
+                                         const char *models_dir)
+{
+  g_autofree char *project_dir = NULL;
+  RestoreScan scan;
+
+  g_return_if_fail (KM_IS_PROJECT (project));
+  g_return_if_fail (autosave_path != NULL && models_dir != NULL);
+
+  project_dir = g_path_get_dirname (autosave_path);
+  scan.project_dir = project_dir;
+  scan.models_dir = g_canonicalize_filename (models_dir, project_dir);
+  scan.indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        (GDestroyNotify) g_key_file_unref);
+  km_item_foreach (km_project_get_root_item (project), restore_autosaved_skeleton, &scan);
+  g_hash_table_unref (scan.indexes);
+  g_free (scan.models_dir);
 }
 
 /**
@@ -1203,9 +1445,94 @@ _km_edited_skeletons_write (KmEditedSkeletons  *edited,
                             GPtrArray          *warnings,
                             GError            **error)
 {
+  g_autofree char *index_path = NULL;
+
   g_return_val_if_fail (edited != NULL, FALSE);
 
-  return write_skeleton_files (edited->files, warnings, error);
+  if (edited->dir == NULL)
+    return write_skeleton_files (edited->files, warnings, error);
+  /* An autosave's: its folder, the copies, then what they stand for. */
+  if (g_mkdir_with_parents (edited->dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   /* Translators: a folder, then the system's reason */
+                   _("%s: cannot create the folder: %s"), edited->dir,
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  index_path = g_build_filename (edited->dir, AUTOSAVE_INDEX, NULL);
+  return write_skeleton_files (edited->files, warnings, error)
+         && g_file_set_contents_full (index_path, edited->index, -1,
+                                      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
+/* Removes the files meant to replace the user's ones, and with @copies the copies. */
+static void
+remove_written (KmEditedSkeletons *edited,
+                gboolean           copies)
+{
+  for (guint i = 0; i < edited->files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (edited->files, i);
+      const char *path = file->temp != NULL ? file->temp
+                         : copies && file->is_new ? file->path : NULL;
+
+      if (path != NULL && g_unlink (path) != 0 && errno != ENOENT)
+        g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
+      g_clear_pointer (&file->temp, g_free);
+    }
+}
+
+/**
+ * _km_edited_skeletons_commit:
+ *
+ * Once the project is written: the files of the user's that _km_edited_skeletons_write()
+ * wrote beside them replace them. Should one not, the others that have not are removed
+ * (the copies beside the project stay: the project written refers to them). Touches no
+ * document or item: runs on any thread.
+ */
+gboolean
+_km_edited_skeletons_commit (KmEditedSkeletons  *edited,
+                             GError            **error)
+{
+  g_return_val_if_fail (edited != NULL, FALSE);
+
+  for (guint i = 0; i < edited->files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (edited->files, i);
+
+      if (file->temp == NULL)
+        continue;
+      if (g_rename (file->temp, file->path) != 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       _("%s: cannot write the file: %s"), file->path,
+                       g_strerror (saved_errno));
+          remove_written (edited, FALSE);
+          return FALSE;
+        }
+      g_clear_pointer (&file->temp, g_free);
+    }
+  return TRUE;
+}
+
+/**
+ * _km_edited_skeletons_abort:
+ *
+ * After a failed save: removes what _km_edited_skeletons_write() wrote (the copies beside
+ * the project, which no body will refer to, and the files meant to replace the user's
+ * ones), so that every file is as it was. Touches no document or item: runs on any thread.
+ */
+void
+_km_edited_skeletons_abort (KmEditedSkeletons *edited)
+{
+  g_return_if_fail (edited != NULL);
+
+  remove_written (edited, TRUE);
 }
 
 /**
@@ -1228,6 +1555,7 @@ _km_document_edited_skeletons_done (KmDocument        *self,
       EditedBody *e = g_ptr_array_index (edited->bodies, i);
       KmItem *item = KM_ITEM (e->body);
 
+      g_object_set_data (G_OBJECT (item), PENDING_KEY, NULL);
       if (ok)
         {
           if (e->switched)
@@ -1239,19 +1567,7 @@ _km_document_edited_skeletons_done (KmDocument        *self,
         }
       /* (Unless an undo took the body elsewhere meanwhile.) */
       if (e->switched && g_strcmp0 (km_body_item_get_file (e->body), e->path) == 0)
-        {
-          guint n_dof = 0;
-          const double *state = km_body_item_get_joint_state (e->body, &n_dof);
-          g_autofree double *q = state != NULL
-                                 ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double)) : NULL;
-
-          km_body_item_set_model (e->body, e->old_file, e->old_format,
-                                  km_body_item_get_skeleton (e->body));
-          if (q != NULL)
-            km_body_item_set_joint_state (e->body, q, n_dof);
-          if (e->was_embedded)
-            g_object_set_data (G_OBJECT (item), "km-embedded-model", GINT_TO_POINTER (TRUE));
-        }
+        edited_body_put_back (e);
       g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
     }
 }
@@ -1263,42 +1579,9 @@ _km_edited_skeletons_free (KmEditedSkeletons *edited)
     return;
   g_ptr_array_unref (edited->files);
   g_ptr_array_unref (edited->bodies);
+  g_free (edited->dir);
+  g_free (edited->index);
   g_free (edited);
-}
-
-/**
- * km_document_save_edited_skeletons:
- * @project_path: the project file about to be written
- *
- * Saving a project must not lose skeleton edits: every body whose skeleton was edited
- * since it was loaded (or that has no model file, like a new skeleton) is written before
- * the project. A skeleton.json model is written back to its file; an edited `.body` or
- * URDF model is saved as a copy beside the project in its own format (the original is
- * never rewritten), anything else as skeleton.json there; the body items then refer to
- * those files, so the project reopens with the edits. Writes on the calling thread:
- * km_document_save_async() writes them on its worker, before the project.
- *
- * Returns: %FALSE with @error set when a file could not be written (the project must not
- *   be written then; the body items refer to their old files again)
- */
-gboolean
-km_document_save_edited_skeletons (KmDocument  *self,
-                                   const char  *project_path,
-                                   GError     **error)
-{
-  KmEditedSkeletons *edited;
-  gboolean ok;
-
-  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
-  g_return_val_if_fail (project_path != NULL, FALSE);
-
-  edited = _km_document_take_edited_skeletons (self, project_path);
-  if (edited == NULL)
-    return TRUE;
-  ok = write_skeleton_files_now (self, edited->files, error);
-  _km_document_edited_skeletons_done (self, edited, ok);
-  _km_edited_skeletons_free (edited);
-  return ok;
 }
 
 /* Several bodies switched to their .body copies as one step. */
@@ -1469,16 +1752,8 @@ body_copies_written (KmDocument *self,
 
 /**
  * km_document_save_with_body_copies:
- * @file: the project file to write
  *
- * Saves the project so that Choreonoid opens it: every body whose model is a skeleton.json
- * (which Choreonoid cannot read) gets a Choreonoid `.body` copy beside the project file,
- * named after its skeleton.json (`arm.json` → `arm.body`), and the body items refer to
- * those copies (one undoable step, so the open project is what the file says), then the
- * project is written to @file. The skeleton.json files stay as they were. What a `.body`
- * file cannot carry (spherical joints become three revolute ones, linked joints
- * independent ones) is listed in the message view. Other bodies are saved as usual.
- * Writes on the calling thread: the editor uses km_document_save_with_body_copies_async().
+ * km_document_save_with_body_copies_async() run to its end on the calling thread.
  *
  * Returns: whether the copies and the project were written; on failure the bodies keep
  *   their skeleton.json.
@@ -1488,23 +1763,17 @@ km_document_save_with_body_copies (KmDocument  *self,
                                    GFile       *file,
                                    GError     **error)
 {
-  g_autoptr(CopiesSave) save = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  KmSyncCall call;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  save = copies_save_new (self, file, error);
-  if (save == NULL || !write_skeleton_files_now (self, save->files, error))
-    return FALSE;
-  use_body_copies (self, save);
-  if (!km_document_save (self, file, error))
-    {
-      unuse_body_copies (self, save);
-      return FALSE;
-    }
-  body_copies_written (self, save);
-  return TRUE;
+  _km_sync_call_begin (&call);
+  km_document_save_with_body_copies_async (self, file, NULL, _km_sync_call_done_cb, &call);
+  result = _km_sync_call_wait (&call);
+  return km_document_save_with_body_copies_finish (self, result, error);
 }
 
 static void
@@ -1554,10 +1823,17 @@ copies_written_cb (GObject      *source,
 /**
  * km_document_save_with_body_copies_async:
  *
- * km_document_save_with_body_copies() with the copies and then the project written on a
- * worker thread (km_document_save_async(); the bodies refer to the copies once those are
- * written). One Skeleton tab save runs at a time (as km_document_save_skeleton_async()),
- * and none while the project is being saved: it fails with %G_IO_ERROR_PENDING then.
+ * Saves the project so that Choreonoid opens it: every body whose model is a skeleton.json
+ * (which Choreonoid cannot read) gets a Choreonoid `.body` copy beside the project file,
+ * named after its skeleton.json (`arm.json` → `arm.body`), and the body items refer to
+ * those copies (one undoable step, so the open project is what the file says), then the
+ * project is written to @file (km_document_save_async()). The copies and then the project
+ * are written on a worker thread; the bodies refer to the copies once those are written,
+ * and keep their skeleton.json when the project is not. The skeleton.json files stay as
+ * they were. What a `.body` file cannot carry (spherical joints become three revolute
+ * ones, linked joints independent ones) is listed in the message view. One Skeleton tab
+ * save runs at a time (as km_document_save_skeleton_async()), and none while the project
+ * is being saved: it fails with %G_IO_ERROR_PENDING then.
  */
 void
 km_document_save_with_body_copies_async (KmDocument          *self,

@@ -38,16 +38,14 @@ gboolean  km_document_export_skeleton         (KmDocument        *self,
                                                KmSkeletonExport   format,
                                                GFile             *file,
                                                GError           **error);
-gboolean  km_document_save_edited_skeletons   (KmDocument        *self,
-                                               const char        *project_path,
-                                               GError           **error);
 gboolean  km_document_save_with_body_copies   (KmDocument        *self,
                                                GFile             *file,
                                                GError           **error);
 
-/* The same on a worker thread, one Skeleton tab save at a time (the file it writes is
- * km_document_get_skeleton_saving_file() meanwhile; another fails with
- * G_IO_ERROR_PENDING). The editor's Skeleton tab uses these. */
+/* The same on a worker thread (the calls above run these to their end), one Skeleton
+ * tab save at a time (the file it writes is km_document_get_skeleton_saving_file()
+ * meanwhile; another fails with G_IO_ERROR_PENDING). The editor's Skeleton tab uses
+ * these. */
 GFile    *km_document_get_skeleton_saving_file (KmDocument          *self);
 void      km_document_save_skeleton_async      (KmDocument          *self,
                                                 GFile               *file,

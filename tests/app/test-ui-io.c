@@ -56,7 +56,10 @@ remove_tree (const char *dir)
     {
       g_autofree char *p = g_build_filename (dir, name, NULL);
 
-      g_unlink (p);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_tree (p);
+      else
+        g_unlink (p);
     }
   g_rmdir (dir);
 }
@@ -117,15 +120,32 @@ result_clear (Result *r)
   g_clear_error (&r->error);
 }
 
+/* Takes the result of any of the document's calls these tests make. */
 static void
-save_done_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+done_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
 {
   Result *r = user_data;
+  KmDocument *document = KM_DOCUMENT (source);
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
 
-  r->ok = km_document_save_finish (KM_DOCUMENT (source), result, &r->error);
-  r->ticks_at_done = *r->ticks;
+  if (tag == km_document_save_async)
+    r->ok = km_document_save_finish (document, result, &r->error);
+  else if (tag == km_document_save_skeleton_async)
+    r->ok = km_document_save_skeleton_finish (document, result, &r->error);
+  else if (tag == km_document_export_skeleton_async)
+    r->ok = km_document_export_skeleton_finish (document, result, &r->error);
+  else if (tag == km_document_save_with_body_copies_async)
+    r->ok = km_document_save_with_body_copies_finish (document, result, &r->error);
+  else if (tag == km_document_recover_async)
+    r->ok = km_document_recover_finish (document, result, &r->error);
+  else if (tag == km_document_write_autosave_async)
+    r->ok = km_document_write_autosave_finish (document, result, &r->error);
+  else
+    g_assert_not_reached ();
+  if (r->ticks != NULL)
+    r->ticks_at_done = *r->ticks;
   r->done = TRUE;
 }
 
@@ -170,7 +190,7 @@ test_big_save_bytes (Fixture       *f,
   g_assert_no_error (error);
 
   tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
-  km_document_save_async (f->document, file, NULL, save_done_cb, &r);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
   g_assert_false (r.done);
   g_assert_true (km_document_get_saving (f->document));
   g_assert_cmpuint (ticks, ==, 0);
@@ -348,7 +368,7 @@ test_save_edited_skeleton_async (Fixture       *f,
   g_assert_true (km_document_get_modified (f->document));
 
   /* The skeleton cannot be written: the save fails and the body is as it was. */
-  km_document_save_async (f->document, bad_file, NULL, save_done_cb, &failed);
+  km_document_save_async (f->document, bad_file, NULL, done_cb, &failed);
   g_assert_false (failed.done);
   g_assert_cmpstr (km_body_item_get_file (body), ==, bad_skeleton_path);
   g_assert_true (test_app_wait_flag (&failed.done, 20000));
@@ -359,7 +379,7 @@ test_save_edited_skeleton_async (Fixture       *f,
   g_assert_true (km_document_get_skeleton_modified (f->document));
   g_assert_true (km_document_get_modified (f->document));
 
-  km_document_save_async (f->document, file, NULL, save_done_cb, &r);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
   /* Returned before the worker wrote anything, the body already on its new file. */
   g_assert_false (r.done);
   g_assert_true (km_document_get_saving (f->document));
@@ -385,25 +405,6 @@ test_save_edited_skeleton_async (Fixture       *f,
   result_clear (&failed);
 }
 
-static void
-skeleton_done_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  Result *r = user_data;
-  gpointer tag = g_task_get_source_tag (G_TASK (result));
-
-  if (tag == km_document_save_skeleton_async)
-    r->ok = km_document_save_skeleton_finish (KM_DOCUMENT (source), result, &r->error);
-  else if (tag == km_document_export_skeleton_async)
-    r->ok = km_document_export_skeleton_finish (KM_DOCUMENT (source), result, &r->error);
-  else
-    r->ok = km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result, &r->error);
-  if (r->ticks != NULL)
-    r->ticks_at_done = *r->ticks;
-  r->done = TRUE;
-}
-
 /* One Skeleton tab save at a time: a second one fails with G_IO_ERROR_PENDING and writes
  * nothing; an export writes the model the file format reads back. */
 static void
@@ -422,8 +423,8 @@ test_skeleton_one_at_a_time (Fixture       *f,
 
   tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
   km_document_export_skeleton_async (f->document, KM_SKELETON_EXPORT_URDF, urdf, NULL,
-                                     skeleton_done_cb, &first);
-  km_document_save_skeleton_async (f->document, json, NULL, skeleton_done_cb, &second);
+                                     done_cb, &first);
+  km_document_save_skeleton_async (f->document, json, NULL, done_cb, &second);
   g_assert_false (first.done);
   g_assert_false (second.done);
   g_assert_true (test_app_wait_flag (&first.done, 20000));
@@ -481,10 +482,10 @@ test_save_with_body_copies_async (Fixture       *f,
   body = KM_BODY_ITEM (km_document_get_body_item (f->document));
 
   tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
-  km_document_save_with_body_copies_async (f->document, project, NULL, skeleton_done_cb, &r);
+  km_document_save_with_body_copies_async (f->document, project, NULL, done_cb, &r);
   g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
   /* The project save waits for this one. */
-  km_document_save_with_body_copies_async (f->document, project, NULL, skeleton_done_cb,
+  km_document_save_with_body_copies_async (f->document, project, NULL, done_cb,
                                            &refused);
   g_assert_true (test_app_wait_flag (&r.done, 20000));
   g_assert_true (test_app_wait_flag (&refused.done, 20000));
@@ -562,17 +563,6 @@ test_recovery_async (Fixture       *f,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
-static void
-recover_done_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Result *r = user_data;
-
-  r->ok = km_document_recover_finish (KM_DOCUMENT (source), result, &r->error);
-  r->done = TRUE;
-}
-
 /* km_document_recover_async changes nothing when cancelled, and a file that is no project
  * is an error that names it. */
 static void
@@ -594,20 +584,20 @@ test_recover_cancel_and_errors (Fixture       *f,
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (bad_path, "items: [ 1, \n", -1, NULL));
 
-  km_document_recover_async (f->document, file, cancellable, recover_done_cb, &cancelled);
+  km_document_recover_async (f->document, file, cancellable, done_cb, &cancelled);
   g_cancellable_cancel (cancellable);
   g_assert_true (test_app_wait_flag (&cancelled.done, 20000));
   g_assert_error (cancelled.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_true (km_document_get_project (f->document) == before);
 
-  km_document_recover_async (f->document, bad, NULL, recover_done_cb, &failed);
+  km_document_recover_async (f->document, bad, NULL, done_cb, &failed);
   g_assert_true (test_app_wait_flag (&failed.done, 20000));
   g_assert_false (failed.ok);
   g_assert_nonnull (failed.error);
   g_assert_true (g_str_has_prefix (failed.error->message, bad_path));
   g_assert_true (km_document_get_project (f->document) == before);
 
-  km_document_recover_async (f->document, file, NULL, recover_done_cb, &recovered);
+  km_document_recover_async (f->document, file, NULL, done_cb, &recovered);
   g_assert_true (km_document_get_project (f->document) == before);
   g_assert_true (test_app_wait_flag (&recovered.done, 20000));
   g_assert_no_error (recovered.error);
@@ -618,6 +608,200 @@ test_recover_cancel_and_errors (Fixture       *f,
   result_clear (&cancelled);
   result_clear (&failed);
   result_clear (&recovered);
+}
+
+/* A project save that has written the edited skeleton's new file and then cannot write
+ * the project removes that file again: the body is back on its old one and nothing refers
+ * to it (the next save would pick another name beside it). */
+static void
+test_failed_save_removes_copies (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "edited.cnoid", NULL);
+  g_autofree char *skeleton_path = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_autofree char *old_file = g_strdup (km_body_item_get_file (body));
+  Result r = { NULL, };
+
+  edit_skeleton (f, 0.25);
+  /* The project cannot be put where a folder is. */
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, skeleton_path);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_false (r.ok);
+  g_assert_nonnull (r.error);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_false (g_file_test (skeleton_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+  result_clear (&r);
+}
+
+/* The body's model is a skeleton.json of the user's, which a save writes back: when the
+ * project cannot be written, that file is as it was (the old project refers to it). */
+static void
+test_failed_save_keeps_skeleton_file (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "edited.cnoid", NULL);
+  g_autofree char *json_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  KmBodyItem *body;
+  Result r = { NULL, };
+  const char *name;
+
+  /* A body of its own on the file (the example's is the built-in model). */
+  g_assert_true (km_document_save_skeleton (f->document, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (f->document, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+  before = read_file (json_path, NULL);
+  edit_skeleton (f, 0.25);
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_false (r.ok);
+  g_assert_nonnull (r.error);
+  after = read_file (json_path, NULL);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  /* Nothing else is left beside it. */
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_true (g_str_equal (name, "arm.json") || g_str_equal (name, "edited.cnoid"));
+
+  /* Saved where it can be: the file has the edit. */
+  g_rmdir (path);
+  result_clear (&r);
+  memset (&r, 0, sizeof r);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_clear_pointer (&after, g_free);
+  after = read_file (json_path, NULL);
+  g_assert_cmpstr (after, !=, before);
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+  result_clear (&r);
+}
+
+/* ---- 4. Autosaves that hold every edit -------------------------------------------------- */
+
+/* Recovers the autosave at @path into the fixture's document. */
+static void
+recover (Fixture    *f,
+         const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  Result r = { NULL, };
+
+  km_document_recover_async (f->document, file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+/* The recovered body has the edited skeleton, on the file it had, still to be saved. */
+static void
+assert_recovered_edit (Fixture    *f,
+                       const char *old_file,
+                       const char *old_format,
+                       double      x)
+{
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+
+  g_assert_nonnull (skeleton);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton, 1)->offset.x, x, 1e-9);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, old_format);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* A skeleton edited and not saved is written beside the autosave, which refers to it:
+ * the recovered body has the edit, back on the file it had and still to be saved, and
+ * the copies beside the autosave go once it is recovered. */
+static void
+test_autosave_keeps_skeleton_edit (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "autosave-9-0.cnoid", NULL);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_autofree char *old_file = g_strdup (km_body_item_get_file (body));
+  g_autofree char *old_format = g_strdup (km_body_item_get_format (body));
+  g_autofree char *text = NULL;
+  Result r = { NULL, };
+
+  edit_skeleton (f, 0.375);
+  km_document_write_autosave_async (f->document, path, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  /* The document still refers to its own file. */
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  text = read_file (path, NULL);
+  g_assert_nonnull (strstr (text, "autosave-9-0.cnoid.models/"));
+  g_assert_true (g_file_test (models, G_FILE_TEST_IS_DIR));
+
+  /* Edited again: the recovered skeleton is the one autosaved. */
+  edit_skeleton (f, 0.5);
+  recover (f, path);
+  assert_recovered_edit (f, old_file, old_format, 0.375);
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+}
+
+/* An autosave taken while a project save runs, which fails: the body refers meanwhile to
+ * the file the save writes its skeleton to (never written), but the autosave refers to
+ * its own copy, so recovering it gives the edit back. */
+static void
+test_autosave_during_failed_save (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "autosave-9-1.cnoid", NULL);
+  g_autofree char *bad_dir = g_build_filename (f->dir, "missing", NULL);
+  g_autofree char *bad_path = g_build_filename (bad_dir, "edited.cnoid", NULL);
+  g_autofree char *bad_skeleton_path = g_build_filename (bad_dir, "skeleton.json", NULL);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad_path);
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_autofree char *old_file = g_strdup (km_body_item_get_file (body));
+  g_autofree char *old_format = g_strdup (km_body_item_get_format (body));
+  g_autofree char *text = NULL;
+  Result saved = { NULL, }, autosaved = { NULL, };
+
+  edit_skeleton (f, 0.375);
+  km_document_save_async (f->document, bad_file, NULL, done_cb, &saved);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, bad_skeleton_path);
+  km_document_write_autosave_async (f->document, path, NULL, done_cb, &autosaved);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, bad_skeleton_path);
+  g_assert_true (test_app_wait_flag (&saved.done, 20000));
+  g_assert_true (test_app_wait_flag (&autosaved.done, 20000));
+  g_assert_false (saved.ok);
+  g_assert_no_error (autosaved.error);
+  g_assert_true (autosaved.ok);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  text = read_file (path, NULL);
+  g_assert_null (strstr (text, "missing"));
+
+  recover (f, path);
+  assert_recovered_edit (f, old_file, old_format, 0.375);
+  result_clear (&saved);
+  result_clear (&autosaved);
 }
 
 int
@@ -640,6 +824,14 @@ main (int    argc,
               fixture_setup, test_recovery_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recover-cancel-and-errors", Fixture, NULL,
               fixture_setup, test_recover_cancel_and_errors, fixture_teardown);
+  g_test_add ("/kinema/UiIo/failed-save-removes-copies", Fixture, NULL,
+              fixture_setup, test_failed_save_removes_copies, fixture_teardown);
+  g_test_add ("/kinema/UiIo/failed-save-keeps-skeleton-file", Fixture, NULL,
+              fixture_setup, test_failed_save_keeps_skeleton_file, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-keeps-skeleton-edit", Fixture, NULL,
+              fixture_setup, test_autosave_keeps_skeleton_edit, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-during-failed-save", Fixture, NULL,
+              fixture_setup, test_autosave_during_failed_save, fixture_teardown);
 
   return g_test_run ();
 }

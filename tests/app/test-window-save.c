@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -15,9 +16,11 @@
 #include "km-animation.h"
 #include "km-animation-json.h"
 #include "km-autosave.h"
+#include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-message.h"
+#include "km-skeleton-edit.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -444,6 +447,96 @@ test_autosave_async (Fixture       *f,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* The number of entries in the folder @path (-1: no folder). */
+static int
+count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  int n = 0;
+
+  if (dir == NULL)
+    return -1;
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* A folder @name in @dir holding a folder with a file, as an autosave's skeleton copies. */
+static char *
+make_models (const char *dir,
+             const char *name)
+{
+  char *models = g_build_filename (dir, name, NULL);
+  g_autofree char *copies = g_build_filename (models, "1", NULL);
+  g_autofree char *copy = g_build_filename (copies, "1.json", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (copies, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (copy, "{}", -1, NULL));
+  return models;
+}
+
+/* An edited skeleton is kept beside the autosave, in a folder for each write that goes
+ * once the next one is written, and with the autosave when it is discarded. Listing the
+ * autosaves to recover removes the copies whose autosave is gone, unless the process that
+ * wrote them runs. */
+static void
+test_autosave_skeleton_copies (Fixture       *f,
+                               gconstpointer  data)
+{
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  const char *path = km_autosave_get_path (autosave);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  g_autofree char *dir = km_autosave_get_directory ();
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  KmVec3 offset = km_skeleton_get_joint (skeleton, 1)->offset;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) recovery = NULL;
+  g_autofree char *orphan = NULL;
+  g_autofree char *running = NULL;
+  g_autofree char *listed = NULL;
+  g_autofree char *listed_file = NULL;
+  g_autofree char *orphan_name = NULL;
+  pid_t child;
+
+  offset.x = 0.25;
+  edited = km_skeleton_edit_set_offset (skeleton, 1, offset, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Move Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (count_entries (models), ==, 1);
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (count_entries (models), ==, 1);
+  km_autosave_discard (autosave);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+
+  /* A process that has ended (a child waited for), one that runs (pid 1). */
+  child = fork ();
+  if (child == 0)
+    _exit (0);
+  g_assert_cmpint (child, >, 0);
+  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
+  orphan_name = g_strdup_printf ("autosave-%d-0.cnoid.models", (int) child);
+  orphan = make_models (dir, orphan_name);
+  running = make_models (dir, "autosave-1-0.cnoid.models");
+  listed = make_models (dir, "autosave-1-1.cnoid.models");
+  listed_file = g_build_filename (dir, "autosave-1-1.cnoid", NULL);
+  g_assert_true (g_file_set_contents (listed_file, "items: {}\n", -1, NULL));
+
+  recovery = km_autosave_list_recovery ();
+  g_assert_cmpuint (recovery->len, ==, 1);
+  g_assert_false (g_file_test (orphan, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (count_entries (running), ==, 1);
+  g_assert_cmpint (count_entries (listed), ==, 1);
+  g_unlink (listed_file);
+}
+
 static void
 item_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -575,6 +668,8 @@ main (int    argc,
               fixture_setup, test_main_loop_runs_while_saving, fixture_teardown);
   g_test_add ("/kinema/Autosave/async", Fixture, NULL,
               fixture_setup, test_autosave_async, fixture_teardown);
+  g_test_add ("/kinema/Autosave/skeleton-copies", Fixture, NULL,
+              fixture_setup, test_autosave_skeleton_copies, fixture_teardown);
   g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
               fixture_setup, test_save_item_async, fixture_teardown);
 
