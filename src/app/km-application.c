@@ -107,7 +107,10 @@ update_recent_menu (KmApplication *self)
       GtkRecentInfo *info = l->data;
       g_autoptr(GMenuItem) item = NULL;
 
+      /* Only what Kinema opened or saved (KM_RECENT_GROUP): the file chooser adds exported
+       * files (images, animations) under the application's name too. */
       if (!gtk_recent_info_has_application (info, g_get_application_name ())
+          || !gtk_recent_info_has_group (info, KM_RECENT_GROUP)
           || !gtk_recent_info_exists (info))
         continue;
       item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
@@ -240,6 +243,9 @@ km_application_startup (GApplication *application)
     { "app.quit", { "<Control>q", NULL } },
     { "app.preferences", { "<Control>comma", NULL } },
     { "win.solve", { "F5", NULL } },
+    /* Not Alt+C/Alt+V: Alt+V opens the View menu (Alt+letter belongs to the menu bar). */
+    { "win.copy-keyframe", { "<Control><Shift>c", NULL } },
+    { "win.paste-keyframe", { "<Control><Shift>v", NULL } },
     { "win.export-image", { "<Control><Shift>e", NULL } },
     { "win.reset-camera", { "<Control>0", NULL } },
     { "win.show-joint-axes", { "<Control>j", NULL } },

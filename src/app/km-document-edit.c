@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <glib/gi18n.h>
 
 #include "km-document-edit.h"
 
@@ -91,6 +92,20 @@ km_document_find_keyframe_near (KmDocument *self,
   return best;
 }
 
+/* While a pose sequence plays, keyframe edits would start an IK solve of new targets that
+ * replaces its playback (and keys its moving waist against a fixed root): Kinema does not
+ * edit pose sequences, so it says so and leaves everything as it is. */
+static gboolean
+pose_seq_read_only (KmDocument *self)
+{
+  if (km_document_get_n_pose_keys (self) == 0)
+    return FALSE;
+  km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                   _("A pose sequence plays: pose sequences are read-only in Kinema, so no "
+                     "keyframe was set or changed."));
+  return TRUE;
+}
+
 /* One undoable step: the next edit does not merge into it. */
 static void
 commit_targets (KmDocument    *self,
@@ -106,8 +121,9 @@ commit_targets (KmDocument    *self,
  *
  * Adds @keyframe to the targets, replacing one at its frame; creates the targets (for the
  * current end effector) when there are none. One undo step; the motion solves again.
+ * Not while a pose sequence plays (they are read-only): that logs a warning.
  *
- * Returns: %FALSE when there is no body or the keyframe is unusable
+ * Returns: %FALSE when there is no body, a pose sequence plays or the keyframe is unusable
  */
 gboolean
 km_document_put_keyframe (KmDocument             *self,
@@ -121,6 +137,8 @@ km_document_put_keyframe (KmDocument             *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (keyframe != NULL, FALSE);
 
+  if (pose_seq_read_only (self))
+    return FALSE;
   skeleton = km_document_get_skeleton (self);
   effector = km_document_get_effector (self);
   if (skeleton == NULL || effector < 0 || keyframe->frame > KM_TARGET_TRACK_MAX_FRAME
@@ -177,7 +195,8 @@ km_document_delete_keyframe (KmDocument *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
 
   targets = km_document_get_targets (self);
-  if (targets == NULL || km_target_track_find_keyframe (targets, frame) < 0)
+  if (targets == NULL || km_target_track_find_keyframe (targets, frame) < 0
+      || pose_seq_read_only (self))
     return FALSE;
   track = km_target_track_without_keyframe (targets, frame);
   if (track == NULL)
@@ -202,7 +221,8 @@ km_document_move_keyframe (KmDocument *self,
 
   targets = km_document_get_targets (self);
   if (targets == NULL || from == to || to > KM_TARGET_TRACK_MAX_FRAME
-      || (index = km_target_track_find_keyframe (targets, from)) < 0)
+      || (index = km_target_track_find_keyframe (targets, from)) < 0
+      || pose_seq_read_only (self))
     return FALSE;
 
   keyframe = *km_target_track_get_keyframe (targets, (guint) index);

@@ -786,6 +786,8 @@ typedef struct
   GPtrArray  *items;
   GArray     *positions;  /* guint, where each item was (removing) or goes (inserting) */
   gboolean    insert;     /* redo inserts (else removes) */
+  KmItem     *current;    /* the current body before the edit, or NULL */
+  GPtrArray  *selection;  /* KmItem: the items selected before the edit */
 } TreeEdit;
 
 static void
@@ -796,6 +798,8 @@ tree_edit_free (gpointer data)
   g_ptr_array_unref (edit->parents);
   g_ptr_array_unref (edit->items);
   g_array_unref (edit->positions);
+  g_clear_object (&edit->current);
+  g_ptr_array_unref (edit->selection);
   g_free (edit);
 }
 
@@ -835,16 +839,25 @@ tree_edit_redo (gpointer data)
   sync_from_project (edit->document);
 }
 
+/* Undoing puts back the current body and the selection of before the edit: deleting the
+ * shown body made another one current, and undoing must show the restored one again. */
 static void
 tree_edit_undo (gpointer data)
 {
   TreeEdit *edit = data;
+  KmDocument *self = edit->document;
 
   if (edit->insert)
     tree_edit_remove (edit);
   else
     tree_edit_insert (edit);
-  sync_from_project (edit->document);
+  if (edit->current != NULL && is_attached (self, edit->current))
+    km_project_set_current_body (self->project, edit->current);
+  km_project_clear_selection (self->project);
+  for (guint i = 0; i < edit->selection->len; i++)
+    if (is_attached (self, g_ptr_array_index (edit->selection, i)))
+      km_project_select (self->project, g_ptr_array_index (edit->selection, i), TRUE);
+  sync_from_project (self);
 }
 
 static TreeEdit *
@@ -858,6 +871,16 @@ tree_edit_new (KmDocument *self,
   edit->items = g_ptr_array_new_with_free_func (g_object_unref);
   edit->positions = g_array_new (FALSE, FALSE, sizeof (guint));
   edit->insert = insert;
+  edit->current = km_project_get_current_body (self->project);
+  if (edit->current != NULL)
+    g_object_ref (edit->current);
+  edit->selection = g_ptr_array_new_with_free_func (g_object_unref);
+  {
+    GListModel *selection = km_project_get_selection (self->project);
+
+    for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+      g_ptr_array_add (edit->selection, g_list_model_get_item (selection, i));
+  }
   return edit;
 }
 
@@ -1076,12 +1099,25 @@ solve_cb (GObject      *object,
     }
 
   km_animation_get_stats (animation, &stats);
-  km_document_log (self, G_LOG_LEVEL_INFO,
-                   /* Translators: a frame count, then the largest position error in mm */
-                   g_dngettext (GETTEXT_PACKAGE, "Solved %u frame; largest position error %.3f mm.",
-                                "Solved %u frames; largest position error %.3f mm.",
-                                stats.n_frames),
-                   stats.n_frames, stats.max_pos_err * 1000.0);
+  if (km_document_get_solves_orientation (self))
+    km_document_log (self, G_LOG_LEVEL_INFO,
+                     /* Translators: a frame count, the largest position error in mm, then
+                      * the largest orientation error in degrees */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "Solved %u frame; largest position error %.3f mm, largest "
+                                  "orientation error %.3f°.",
+                                  "Solved %u frames; largest position error %.3f mm, largest "
+                                  "orientation error %.3f°.",
+                                  stats.n_frames),
+                     stats.n_frames, stats.max_pos_err * 1000.0,
+                     stats.max_rot_err * 180.0 / G_PI);
+  else
+    km_document_log (self, G_LOG_LEVEL_INFO,
+                     /* Translators: a frame count, then the largest position error in mm */
+                     g_dngettext (GETTEXT_PACKAGE, "Solved %u frame; largest position error %.3f mm.",
+                                  "Solved %u frames; largest position error %.3f mm.",
+                                  stats.n_frames),
+                     stats.n_frames, stats.max_pos_err * 1000.0);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }
@@ -2086,16 +2122,223 @@ close_edit_cb (gpointer data)
   km_project_close_merge (self->project);
 }
 
-/* Sets one DOF (clamped into its limits), as the joint panel does: the body moves at once.
- * Undoable; joint values set in quick succession (a slider drag) are one step until a
- * pause of EDIT_MERGE_PAUSE_MS, km_document_close_edit or another kind of edit. */
+/*
+ * The independent joint a 1-DOF joint follows through linked (mimic) joints, chained or
+ * not, and the map from its value: q[joint] = *ratio · q[master] + *offset. The joint
+ * itself (ratio 1, offset 0) when it is independent; -1 when the links lead nowhere
+ * usable (a cycle, a master without exactly one DOF, a ratio that is not finite).
+ */
+static int
+mimic_master (KmSkeleton *skeleton,
+              int         joint,
+              double     *ratio,
+              double     *offset)
+{
+  guint n_joints = km_skeleton_get_n_joints (skeleton);
+  const KmJoint *j = km_skeleton_get_joint (skeleton, (guint) joint);
+  double r = 1.0, o = 0.0;
+
+  for (guint steps = 0; j->mimic >= 0; steps++)
+    {
+      if (steps >= n_joints || j->mimic >= (int) n_joints || !isfinite (j->mimic_ratio)
+          || !isfinite (j->mimic_offset))
+        return -1;
+      o += r * j->mimic_offset;
+      r *= j->mimic_ratio;
+      joint = j->mimic;
+      j = km_skeleton_get_joint (skeleton, (guint) joint);
+    }
+  if (j->n_dof != 1 || j->dof_index < 0)
+    return -1;
+  *ratio = r;
+  *offset = o;
+  return joint;
+}
+
+/* The range of the independent 1-DOF joint @master: its limits (±∞ where it has none),
+ * narrowed so that every joint following it (chained links too) stays within its own, as
+ * the solver does; rounded inwards so that a follower computed from a bound is inside.
+ * When no value satisfies them all, the joint's own limits. */
+static void
+master_range (KmSkeleton *skeleton,
+              int         master,
+              double     *lower,
+              double     *upper)
+{
+  const KmJoint *mj = km_skeleton_get_joint (skeleton, (guint) master);
+  double own_lo = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
+  double own_hi = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
+  double lo = own_lo, hi = own_hi;
+
+  for (guint t = 0; t < km_skeleton_get_n_joints (skeleton); t++)
+    {
+      const KmJoint *f = km_skeleton_get_joint (skeleton, t);
+      double r, o, flo, fhi, x, y;
+
+      if ((int) t == master || f->mimic < 0 || f->n_dof != 1 || !f->limits[0].limited
+          || mimic_master (skeleton, (int) t, &r, &o) != master || !(r != 0.0))
+        continue;
+      flo = f->limits[0].min;
+      fhi = f->limits[0].max;
+      x = (flo - o) / r;
+      y = (fhi - o) / r;
+      if (x > y)
+        {
+          double tmp = x;
+
+          x = y, y = tmp;
+        }
+      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
+        x = nextafter (x, INFINITY);
+      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
+        y = nextafter (y, -INFINITY);
+      lo = MAX (lo, x);
+      hi = MIN (hi, y);
+    }
+  if (!(lo <= hi))
+    lo = own_lo, hi = own_hi;
+  *lower = lo;
+  *upper = hi;
+}
+
+/**
+ * km_document_get_dof_range:
+ * @lower: (out): the lowest value, -∞ when unlimited
+ * @upper: (out): the highest value, +∞ when unlimited
+ *
+ * The values @dof can take in the Pose tab: its joint limits, except for linked (mimic)
+ * joints: a master's range narrows so that its followers stay within theirs (as the
+ * solver's), and a follower's is the image of its master's.
+ *
+ * Returns: %FALSE (and ±∞) without a skeleton or for a DOF out of range
+ */
+gboolean
+km_document_get_dof_range (KmDocument *self,
+                           guint       dof,
+                           double     *lower,
+                           double     *upper)
+{
+  const KmJoint *j;
+  int joint, master;
+  double r, o, lo, hi;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (lower != NULL && upper != NULL, FALSE);
+
+  *lower = -INFINITY;
+  *upper = INFINITY;
+  if (self->skeleton == NULL || dof >= km_skeleton_get_n_dof (self->skeleton))
+    return FALSE;
+
+  joint = km_skeleton_get_dof_joint (self->skeleton, dof);
+  j = km_skeleton_get_joint (self->skeleton, (guint) joint);
+  if (j->limits[dof - (guint) j->dof_index].limited)
+    {
+      *lower = j->limits[dof - (guint) j->dof_index].min;
+      *upper = j->limits[dof - (guint) j->dof_index].max;
+    }
+  if (!km_skeleton_has_mimic (self->skeleton) || j->n_dof != 1
+      || (master = mimic_master (self->skeleton, joint, &r, &o)) < 0 || !(r != 0.0))
+    return TRUE;
+
+  master_range (self->skeleton, master, &lo, &hi);
+  if (master == joint)
+    {
+      *lower = lo;
+      *upper = hi;
+      return TRUE;
+    }
+  lo = r * lo + o;
+  hi = r * hi + o;
+  if (lo > hi)
+    {
+      double tmp = lo;
+
+      lo = hi, hi = tmp;
+    }
+  /* Within the follower's own limits (the master's range keeps it there, up to rounding). */
+  *lower = isfinite (lo) ? MAX (lo, *lower) : *lower;
+  *upper = isfinite (hi) ? MIN (hi, *upper) : *upper;
+  if (*lower > *upper)
+    *lower = *upper = CLAMP (lo, *lower, *upper);
+  return TRUE;
+}
+
+/**
+ * km_document_get_solved_dofs:
+ * @moving: (out caller-allocates) (array) (nullable): km_skeleton_get_n_dof() flags, set
+ *   for each DOF an IK solve moves
+ *
+ * The DOFs the IK solve moves: those of the joints on the path from the end effector up to
+ * the root, and the linked (mimic) joints that follow them. Every other DOF keeps its value.
+ *
+ * Returns: how many independent DOFs (not followers) the solve moves
+ */
+guint
+km_document_get_solved_dofs (KmDocument *self,
+                             gboolean   *moving)
+{
+  guint n_dof, n_joints, n = 0;
+  const KmJoint *joints;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
+
+  n_dof = self->skeleton ? km_skeleton_get_n_dof (self->skeleton) : 0;
+  if (moving != NULL)
+    memset (moving, 0, n_dof * sizeof (gboolean));
+  if (self->skeleton == NULL || self->effector < 0)
+    return 0;
+  n_joints = km_skeleton_get_n_joints (self->skeleton);
+  joints = km_skeleton_get_joints (self->skeleton);
+  for (int j = self->effector; j >= 0 && (guint) j < n_joints; j = joints[j].parent)
+    for (guint d = 0; d < joints[j].n_dof; d++)
+      {
+        if (moving != NULL)
+          moving[joints[j].dof_index + (int) d] = TRUE;
+        if (joints[j].mimic < 0)
+          n++;
+      }
+  if (moving != NULL && km_skeleton_has_mimic (self->skeleton))
+    for (guint t = 0; t < n_joints; t++)
+      {
+        double r, o;
+        int m;
+
+        if (joints[t].mimic >= 0 && joints[t].n_dof == 1
+            && (m = mimic_master (self->skeleton, (int) t, &r, &o)) >= 0
+            && moving[joints[m].dof_index])
+          moving[joints[t].dof_index] = TRUE;
+      }
+  return n;
+}
+
+/**
+ * km_document_get_solves_orientation:
+ *
+ * Whether the IK solve can meet the targets' orientation as well as their position: its
+ * chain has 6 or more independent DOFs and orientation has a weight. A shorter chain (a
+ * 5-DOF arm) reaches the position and turns only as far as its joints allow, by design.
+ */
+gboolean
+km_document_get_solves_orientation (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return KM_IK_DEFAULT_ORIENTATION_WEIGHT > 0.0 && km_document_get_solved_dofs (self, NULL) >= 6;
+}
+
+/* Sets one DOF (clamped into its range, km_document_get_dof_range), as the joint panel
+ * does: the body moves at once. A linked (mimic) joint moves its master, and the master
+ * all its followers, so they stay exactly linked. Undoable; joint values set in quick
+ * succession (a slider drag) are one step until a pause of EDIT_MERGE_PAUSE_MS,
+ * km_document_close_edit or another kind of edit. */
 void
 km_document_set_dof_value (KmDocument *self,
                            guint       dof,
                            double      value)
 {
-  double lower, upper;
-  int joint;
+  double lower, upper, ratio = 1.0, offset = 0.0;
+  int joint, master = -1;
   const KmJoint *j;
   JointEdit *edit;
   KmBodyHandlerSet *handlers;
@@ -2110,11 +2353,12 @@ km_document_set_dof_value (KmDocument *self,
 
   joint = km_skeleton_get_dof_joint (self->skeleton, dof);
   j = km_skeleton_get_joint (self->skeleton, joint);
-  lower = j->limits[dof - j->dof_index].min;
-  upper = j->limits[dof - j->dof_index].max;
+  km_document_get_dof_range (self, dof, &lower, &upper);
   value = CLAMP (value, lower, upper);
   if (self->pose[dof] == value)
     return;
+  if (km_skeleton_has_mimic (self->skeleton) && j->n_dof == 1)
+    master = mimic_master (self->skeleton, joint, &ratio, &offset);
 
   n_dof = km_skeleton_get_n_dof (self->skeleton);
   edit = g_new0 (JointEdit, 1);
@@ -2127,14 +2371,15 @@ km_document_set_dof_value (KmDocument *self,
   edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
   edit->after[dof] = value;
-  /* Moving a linked (mimic) joint moves its master (within the master's limits), and the
-   * master moves its followers. */
-  if (j->mimic >= 0 && j->mimic_ratio != 0.0)
+  /* Moving a linked (mimic) joint moves the joint it follows (through chained links), and
+   * that one moves every follower. */
+  if (master >= 0 && master != joint && ratio != 0.0)
     {
-      const KmJoint *master = km_skeleton_get_joint (self->skeleton, (guint) j->mimic);
+      double lo, hi;
 
-      edit->after[master->dof_index] = CLAMP ((value - j->mimic_offset) / j->mimic_ratio,
-                                              master->limits[0].min, master->limits[0].max);
+      master_range (self->skeleton, master, &lo, &hi);
+      edit->after[km_skeleton_get_joint (self->skeleton, (guint) master)->dof_index]
+        = CLAMP ((value - offset) / ratio, lo, hi);
     }
   km_skeleton_apply_mimic (self->skeleton, edit->after);
   handlers = km_body_item_get_body_handlers (self->body);

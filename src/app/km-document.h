@@ -146,6 +146,10 @@ void               km_document_set_modified       (KmDocument         *self,
 
 const double      *km_document_get_pose           (KmDocument         *self,
                                                    guint              *n_dof);
+gboolean           km_document_get_dof_range      (KmDocument         *self,
+                                                   guint               dof,
+                                                   double             *lower,
+                                                   double             *upper);
 void               km_document_set_dof_value      (KmDocument         *self,
                                                    guint               dof,
                                                    double              value);
@@ -153,6 +157,9 @@ const KmTransform *km_document_get_joint_world    (KmDocument         *self,
                                                    guint              *n_joints);
 gboolean           km_document_get_root_pose      (KmDocument         *self,
                                                    KmTransform        *root_pose);
+guint              km_document_get_solved_dofs    (KmDocument         *self,
+                                                   gboolean           *moving);
+gboolean           km_document_get_solves_orientation (KmDocument     *self);
 int                km_document_get_effector       (KmDocument         *self);
 gboolean           km_document_get_target_pose    (KmDocument         *self,
                                                    KmTransform        *target);

@@ -219,6 +219,7 @@ add_row (KmJointPanel  *self,
   KmJointPresentation presentation;
   Row row = { joint_index, FALSE, 1.0, NULL, NULL };
   double lower, upper, step;
+  gboolean limited;
   guint digits;
   g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
@@ -226,7 +227,13 @@ add_row (KmJointPanel  *self,
   GtkWidget *header, *label, *slider, *spin, *unit;
   int grid_row = (int) dof * 2;
 
-  if (limit->limited)
+  /* Linked (mimic) joints: a master's range narrowed so its followers stay within theirs,
+   * a follower's the image of its master's (what km_document_set_dof_value enforces). */
+  limited = limit->limited;
+  if (self->document != NULL && km_document_get_dof_range (self->document, dof, &lower, &upper)
+      && isfinite (lower) && isfinite (upper))
+    limited = TRUE;
+  else if (limit->limited)
     lower = limit->min, upper = limit->max;
   else if (angular)
     lower = -UNLIMITED_ANGLE, upper = UNLIMITED_ANGLE;
@@ -262,7 +269,7 @@ add_row (KmJointPanel  *self,
   else
     name = g_strdup (joint->name);
 
-  if (!limit->limited && !row.presented)
+  if (!limited && !row.presented)
     tooltip = g_strdup (_("Unlimited"));
   else
     /* Translators: joint limits: the lower value, the upper value, then their unit */

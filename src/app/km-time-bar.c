@@ -79,6 +79,7 @@ enum {
   PROP_LOOP,
   PROP_PLAYING,
   PROP_SPEED,
+  PROP_HAS_CLIPBOARD,
   N_PROPS
 };
 
@@ -257,7 +258,8 @@ strip_draw_cb (GtkDrawingArea *area,
 }
 
 /* Which frames of the solved animation missed their target (a position residual above the
- * solver's tolerance) or hold a joint on one of its limits. */
+ * solver's tolerance, or an orientation residual above it where the chain can meet
+ * orientation) or hold a joint the solve moves on one of its limits. */
 static void
 update_marks (KmTimeBar *self)
 {
@@ -265,6 +267,8 @@ update_marks (KmTimeBar *self)
   KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
   g_autofree double *lower = NULL;
   g_autofree double *upper = NULL;
+  g_autofree gboolean *counted = NULL;
+  gboolean orientation = FALSE;
   guint n_frames, n_dof;
 
   g_byte_array_set_size (self->marks, 0);
@@ -282,6 +286,18 @@ update_marks (KmTimeBar *self)
       lower = g_new (double, n_dof);
       upper = g_new (double, n_dof);
       km_skeleton_get_dof_limits (skeleton, lower, upper);
+      counted = g_new (gboolean, MAX (n_dof, 1));
+      /* A solved animation moves only the effector's chain (and its linked joints): the
+       * other joints keep what they had, on a limit or not. Other motions (a pose
+       * sequence) move every joint. */
+      if (km_animation_has_residuals (animation))
+        {
+          km_document_get_solved_dofs (self->document, counted);
+          orientation = km_document_get_solves_orientation (self->document);
+        }
+      else
+        for (guint i = 0; i < n_dof; i++)
+          counted[i] = TRUE;
     }
 
   for (guint f = 0; f < n_frames; f++)
@@ -293,15 +309,18 @@ update_marks (KmTimeBar *self)
       if (km_animation_get_residual (animation, f, &pos_err, &rot_err))
         {
           /* The solver reaches the position first and the orientation where the joints
-           * allow (a 5-DOF arm cannot turn every way): the position is the target. */
-          if (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE)
+           * allow: a chain of fewer than 6 DOFs (a 5-DOF arm) cannot turn every way, so
+           * only its position is the target. */
+          if (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
+              || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE))
             mark |= KM_TIME_BAR_MARK_MISSED;
         }
       else if (km_animation_has_residuals (animation))
         continue;  /* not solved yet, while the frames stream in */
       for (guint i = 0; q != NULL && lower != NULL && i < n_dof; i++)
-        if ((isfinite (lower[i]) && q[i] <= lower[i] + LIMIT_EPSILON)
-            || (isfinite (upper[i]) && q[i] >= upper[i] - LIMIT_EPSILON))
+        if (counted[i]
+            && ((isfinite (lower[i]) && q[i] <= lower[i] + LIMIT_EPSILON)
+                || (isfinite (upper[i]) && q[i] >= upper[i] - LIMIT_EPSILON)))
           {
             mark |= KM_TIME_BAR_MARK_AT_LIMIT;
             break;
@@ -546,8 +565,12 @@ keyframe_edit_action (GtkWidget  *widget,
       if (index >= 0)
         {
           self->clipboard = *km_target_track_get_keyframe (targets, (guint) index);
-          self->has_clipboard = TRUE;
-          gtk_widget_action_set_enabled (widget, "time.paste-keyframe", TRUE);
+          if (!self->has_clipboard)
+            {
+              self->has_clipboard = TRUE;
+              gtk_widget_action_set_enabled (widget, "time.paste-keyframe", TRUE);
+              g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_CLIPBOARD]);
+            }
         }
     }
   else if (self->has_clipboard)
@@ -570,20 +593,45 @@ cancel_solve_action (GtkWidget  *widget,
     km_document_cancel_solve (self->document);
 }
 
+/* Whether a key event belongs to a widget that takes the key as text, or to a popover
+ * (a menu, a drop-down list): those keep their keys. */
+static gboolean
+key_is_for_focus (KmTimeBar *self,
+                  GtkWidget *root)
+{
+  GdkEvent *event = self->root_keys != NULL
+                    ? gtk_event_controller_get_current_event (self->root_keys) : NULL;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (root));
+
+  if (event != NULL
+      && gdk_event_get_surface (event) != gtk_native_get_surface (GTK_NATIVE (root)))
+    return TRUE;
+  for (GtkWidget *w = focus; w != NULL && w != root; w = gtk_widget_get_parent (w))
+    if (GTK_IS_EDITABLE (w) || GTK_IS_POPOVER (w))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 root_key_cb (GtkWidget *root,
              GVariant  *args,
              gpointer   user_data)
 {
+  if (key_is_for_focus (KM_TIME_BAR (user_data), root))
+    return FALSE;
   return gtk_widget_activate_action (GTK_WIDGET (user_data), g_variant_get_string (args, NULL),
                                      NULL);
 }
 
 /*
- * Playback keys work wherever the keyboard focus is in the window, unless the focused widget
- * uses the key itself (a slider its arrows, a button Space). GTK 4.8 ignores global and
- * managed shortcut scopes on a descendant, so the time bar puts a local controller on its
- * root, in the bubble phase, and takes it away again when it leaves.
+ * The time bar's keys work wherever the keyboard focus is in the window, except in text
+ * (an entry or a spin button takes its arrows, Home, End and letters) and in popovers:
+ * a focused slider of the Pose tab must not turn its joint when the user steps frames.
+ * GTK 4.8 ignores global and managed shortcut scopes on a descendant, so the time bar puts
+ * a local controller on its root, in the capture phase (before the focused widget sees the
+ * key), and takes it away again when it leaves. Copy and paste of keyframes are window
+ * actions with application accelerators (Ctrl+Shift+C, Ctrl+Shift+V; an Alt+letter would
+ * open a menu of the menu bar).
  */
 static void
 km_time_bar_root (GtkWidget *widget)
@@ -604,15 +652,16 @@ km_time_bar_root (GtkWidget *widget)
     { GDK_KEY_k, 0, "time.set-keyframe" },
     { GDK_KEY_i, 0, "time.set-keyframe" },
     { GDK_KEY_K, GDK_SHIFT_MASK, "time.delete-keyframe" },
-    { GDK_KEY_c, GDK_ALT_MASK, "time.copy-keyframe" },
-    { GDK_KEY_v, GDK_ALT_MASK, "time.paste-keyframe" },
   };
   KmTimeBar *self = KM_TIME_BAR (widget);
+  GtkWidget *root;
 
   GTK_WIDGET_CLASS (km_time_bar_parent_class)->root (widget);
 
+  root = GTK_WIDGET (gtk_widget_get_root (widget));
   self->root_keys = gtk_shortcut_controller_new ();
   gtk_event_controller_set_name (self->root_keys, "km-time-bar-keys");
+  gtk_event_controller_set_propagation_phase (self->root_keys, GTK_PHASE_CAPTURE);
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].keyval,
@@ -622,7 +671,7 @@ km_time_bar_root (GtkWidget *widget)
       gtk_shortcut_set_arguments (shortcut, g_variant_new_string (keys[i].action));
       gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (self->root_keys), shortcut);
     }
-  gtk_widget_add_controller (GTK_WIDGET (gtk_widget_get_root (widget)), self->root_keys);
+  gtk_widget_add_controller (root, self->root_keys);
 }
 
 static void
@@ -679,6 +728,9 @@ km_time_bar_get_property (GObject    *object,
       break;
     case PROP_SPEED:
       g_value_set_double (value, self->speed);
+      break;
+    case PROP_HAS_CLIPBOARD:
+      g_value_set_boolean (value, self->has_clipboard);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -738,6 +790,10 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   properties[PROP_SPEED] =
     g_param_spec_double ("speed", NULL, NULL, MIN_SPEED, MAX_SPEED, 1.0,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether a keyframe was copied, so Paste Keyframe has something to paste. */
+  properties[PROP_HAS_CLIPBOARD] =
+    g_param_spec_boolean ("has-clipboard", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -971,8 +1027,9 @@ km_time_bar_get_keyframe_point (KmTimeBar *self,
  * km_time_bar_get_frame_marks:
  *
  * What the time bar marks at @frame of the solved animation: whether its solve missed the
- * target (a position residual above the IK solver's default tolerance) and whether a joint
- * sits on one of its limits there.
+ * target (a position residual above the IK solver's default tolerance, or an orientation
+ * residual above it where km_document_get_solves_orientation()) and whether a joint the
+ * solve moves (km_document_get_solved_dofs()) sits on one of its limits there.
  *
  * Returns: the marks, 0 for an unmarked frame or one past the animation
  */
@@ -983,6 +1040,15 @@ km_time_bar_get_frame_marks (KmTimeBar *self,
   g_return_val_if_fail (KM_IS_TIME_BAR (self), 0);
 
   return frame < self->marks->len ? self->marks->data[frame] : 0;
+}
+
+/* Whether a keyframe was copied (time.copy-keyframe) that time.paste-keyframe can paste. */
+gboolean
+km_time_bar_get_has_clipboard (KmTimeBar *self)
+{
+  g_return_val_if_fail (KM_IS_TIME_BAR (self), FALSE);
+
+  return self->has_clipboard;
 }
 
 /* How many frames carry a mark. */

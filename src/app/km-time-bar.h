@@ -41,6 +41,7 @@ gboolean    km_time_bar_get_keyframe_point (KmTimeBar *self,
 KmTimeBarMarks km_time_bar_get_frame_marks    (KmTimeBar *self,
                                               guint      frame);
 guint       km_time_bar_get_n_marked_frames (KmTimeBar *self);
+gboolean    km_time_bar_get_has_clipboard   (KmTimeBar *self);
 GtkWidget  *km_time_bar_get_strip           (KmTimeBar *self);
 
 G_END_DECLS

@@ -92,6 +92,8 @@ static GParamSpec *properties[N_PROPS];
 static void
 document_changed_cb (KmWindow *self)
 {
+  if (self->document == NULL)
+    return;
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.solve",
                                  km_document_get_skeleton (self->document) != NULL
                                  && km_document_get_targets (self->document) != NULL);
@@ -100,9 +102,39 @@ document_changed_cb (KmWindow *self)
                                  && !km_document_get_solving (self->document));
 }
 
+/* Copy Keyframe acts on the keyframe at the current frame, Paste Keyframe needs a copy:
+ * the time bar holds the copy, the Motion menu and Ctrl+Shift+C/V reach it here. */
+static void
+update_keyframe_actions (KmWindow *self)
+{
+  KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
+  gboolean keyed = targets != NULL
+                   && km_target_track_find_keyframe (targets,
+                                                     km_document_get_current_frame (self->document))
+                      >= 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-keyframe", keyed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.paste-keyframe",
+                                 km_time_bar_get_has_clipboard (self->time_bar));
+}
+
+static void
+keyframe_clipboard_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->time_bar),
+                              g_str_equal (action_name, "win.copy-keyframe")
+                              ? "time.copy-keyframe" : "time.paste-keyframe", NULL);
+}
+
 static void
 document_history_changed_cb (KmWindow *self)
 {
+  if (self->document == NULL)
+    return;  /* disposed: a focused entry may still commit its text as the window goes */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo",
                                  km_document_can_undo (self->document));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo",
@@ -265,17 +297,33 @@ export_animation_chosen (KmWindow *self,
 }
 
 /* Recent files are the application's (File → Open Recent); a window on its own, as in
- * tests, leaves the user's list alone. */
+ * tests, leaves the user's list alone. Files Kinema opened or saved as a project carry
+ * KM_RECENT_GROUP: File → Open Recent lists only those, not what the file chooser adds by
+ * itself (an exported image or animation, which Kinema cannot open). */
 static void
 add_recent (KmWindow *self,
             GFile    *file)
 {
   g_autofree char *uri = NULL;
+  g_autofree char *content_type = NULL;
+  g_autofree char *mime_type = NULL;
+  g_autofree char *basename = NULL;
+  g_autofree char *exec = NULL;
+  char *groups[] = { (char *) KM_RECENT_GROUP, NULL };
+  GtkRecentData data = { 0, };
 
   if (gtk_window_get_application (GTK_WINDOW (self)) == NULL)
     return;
   uri = g_file_get_uri (file);
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  basename = g_file_get_basename (file);
+  content_type = g_content_type_guess (basename, NULL, 0, NULL);
+  mime_type = g_content_type_get_mime_type (content_type);
+  exec = g_strdup_printf ("%s %%u", g_get_prgname () ? g_get_prgname () : "kinema");
+  data.mime_type = mime_type ? mime_type : (char *) "application/octet-stream";
+  data.app_name = (char *) g_get_application_name ();
+  data.app_exec = exec;
+  data.groups = groups;
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
 /* The spinner shows a file being opened, or the project or a Skeleton tab file being
@@ -463,7 +511,7 @@ open_done_cb (GObject      *source,
         g_file_delete (file, NULL, NULL);
       else
         {
-          km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+          km_document_log (self->document, G_LOG_LEVEL_CRITICAL, "%s", error->message);
           g_object_set (self, "show-messages", TRUE, NULL);
         }
       open_next (self);
@@ -480,7 +528,8 @@ open_done_cb (GObject      *source,
     }
   else
     {
-      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      /* The file was not opened: an error (Messages shows its severity), not a warning. */
+      km_document_log (self->document, G_LOG_LEVEL_CRITICAL, "%s", error->message);
       g_object_set (self, "show-messages", TRUE, NULL);
     }
   open_next (self);
@@ -1137,6 +1186,10 @@ km_window_class_init (KmWindowClass *klass)
                                    export_animation_action);
   gtk_widget_class_install_action (widget_class, "win.solve", NULL, solve_action);
   gtk_widget_class_install_action (widget_class, "win.reset-camera", NULL, reset_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-keyframe", NULL,
+                                   keyframe_clipboard_action);
+  gtk_widget_class_install_action (widget_class, "win.paste-keyframe", NULL,
+                                   keyframe_clipboard_action);
   gtk_widget_class_install_property_action (widget_class, "win.show-messages", "show-messages");
   gtk_widget_class_install_property_action (widget_class, "win.show-joint-axes",
                                             "show-joint-axes");
@@ -1177,8 +1230,15 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (scene_view_show_joint_axes_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_view, "notify::edit-mode",
                            G_CALLBACK (scene_view_edit_mode_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::targets",
+                           G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::current-frame",
+                           G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->time_bar, "notify::has-clipboard",
+                           G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
   document_changed_cb (self);
   document_history_changed_cb (self);
+  update_keyframe_actions (self);
 
   km_item_tree_set_document (self->item_tree, self->document);
   km_joint_inspector_set_document (self->joint_inspector, self->document);
@@ -1402,6 +1462,34 @@ km_window_export_image_finish (KmWindow      *self,
  * (km_autosave_list_recovery). Recovering replaces the project; either answer removes the
  * autosave, closing the bar keeps it for next time.
  */
+/* The locale's date and time (%c) without the padding GLib puts in it: its %e pads a
+ * one-digit day with a figure space (U+2007), which reads as a double space ("Dec  1"). */
+static char *
+format_date_time (GDateTime *time)
+{
+  g_autofree char *text = g_date_time_format (time, "%c");
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == 0x2007 || g_unichar_isspace (c))
+        {
+          if (out->len > 0 && out->str[out->len - 1] != ' ')
+            g_string_append_c (out, ' ');
+        }
+      else
+        g_string_append_unichar (out, c);
+    }
+  if (out->len > 0 && out->str[out->len - 1] == ' ')
+    g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}
+
 void
 km_window_offer_recovery (KmWindow *self,
                           GFile    *file)
@@ -1418,7 +1506,7 @@ km_window_offer_recovery (KmWindow *self,
   info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED, G_FILE_QUERY_INFO_NONE,
                             NULL, NULL);
   time = info ? g_file_info_get_modification_date_time (info) : NULL;
-  when = time ? g_date_time_format (time, "%c") : NULL;
+  when = time ? format_date_time (time) : NULL;
   if (when != NULL)
     /* Translators: %s is a date and time */
     text = g_strdup_printf (_("Kinema ended without saving your work. Recover the project "

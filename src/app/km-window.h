@@ -13,6 +13,9 @@ G_BEGIN_DECLS
 
 #define KM_TYPE_WINDOW (km_window_get_type ())
 
+/* The GtkRecentManager group of the files Kinema opened or saved (File → Open Recent). */
+#define KM_RECENT_GROUP "kinema-opened"
+
 G_DECLARE_FINAL_TYPE (KmWindow, km_window, KM, WINDOW, GtkApplicationWindow)
 
 KmWindow   *km_window_new           (GtkApplication *application);

@@ -421,8 +421,30 @@ test_autosave_recovery (void)
 
   second = km_window_new (NULL);
   recovered = km_window_get_document (second);
+  /* Saved on the 1st of a month: the date reads "1", not " 1" after a double space. */
+  {
+    g_autoptr(GDateTime) first = g_date_time_new_local (2026, 12, 1, 7, 5, 0);
+
+    g_assert_true (g_file_set_attribute_uint64 (left_file, G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                                (guint64) g_date_time_to_unix (first),
+                                                G_FILE_QUERY_INFO_NONE, NULL, NULL));
+  }
   km_window_offer_recovery (second, left_file);
   g_assert_true (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
+  {
+    GtkWidget *label = test_app_find_widget (km_window_get_recovery_bar (second),
+                                             GTK_TYPE_LABEL);
+    const char *text;
+
+    g_assert_nonnull (label);
+    text = gtk_label_get_text (GTK_LABEL (label));
+    g_test_message ("%s", text);
+    g_assert_nonnull (strstr (text, "autosaved on "));
+    g_assert_nonnull (strstr (text, "2026"));
+    g_assert_null (strstr (text, "  "));
+    g_assert_null (strstr (text, " \u2007"));    /* GLib's %e pads with a figure space */
+    g_assert_null (strstr (text, "\u2007"));
+  }
   gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (second)), GTK_RESPONSE_ACCEPT);
   g_assert_false (gtk_info_bar_get_revealed (GTK_INFO_BAR (km_window_get_recovery_bar (second))));
   g_assert_true (test_app_wait_loaded (second));
@@ -622,28 +644,75 @@ test_recent_files (void)
       g_autofree char *name = g_strdup_printf ("project-%u.cnoid", i);
       char *path = g_build_filename (dir, name, NULL);
       g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+      char *groups[] = { (char *) KM_RECENT_GROUP, NULL };
       GtkRecentData data = {
         .mime_type = (char *) "text/plain",
         .app_name = (char *) g_get_application_name (),
         .app_exec = (char *) "kinema %u",
+        .groups = groups,
       };
 
       g_assert_true (g_file_set_contents (path, "items: {}\n", -1, NULL));
       g_assert_true (gtk_recent_manager_add_full (recent, uri, &data));
       g_ptr_array_add (paths, path);
     }
+  /* What the file chooser adds by itself under the application's name, an exported image:
+   * Kinema cannot open it, so it is not offered. */
+  {
+    char *path = g_build_filename (dir, "scene.png", NULL);
+    g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+    GtkRecentData data = {
+      .mime_type = (char *) "image/png",
+      .app_name = (char *) g_get_application_name (),
+      .app_exec = (char *) "kinema %u",
+    };
+
+    g_assert_true (g_file_set_contents (path, "\x89PNG\r\n", -1, NULL));
+    g_assert_true (gtk_recent_manager_add_full (recent, uri, &data));
+    g_ptr_array_add (paths, path);
+  }
   count.n_items = 6;
   g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+  test_app_spin_for (200);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 6);
+  for (int i = 0; i < g_menu_model_get_n_items (count.menu); i++)
+    {
+      g_autofree char *label = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (count.menu, i, G_MENU_ATTRIBUTE_LABEL,
+                                                      "s", &label));
+      g_assert_true (g_str_has_suffix (label, ".cnoid"));
+    }
+  /* A file a window of the application opens is listed (tagged as Kinema's). */
+  {
+    g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "review",
+                                                   "mimic-chain.urdf", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autofree char *uri = g_file_get_uri (file);
+    KmWindow *window = km_window_new (GTK_APPLICATION (app));
+    GtkRecentInfo *info;
+
+    g_assert_true (test_app_open_file (window, file));
+    count.n_items = 7;
+    g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+    info = gtk_recent_manager_lookup_item (recent, uri, NULL);
+    g_assert_nonnull (info);
+    g_assert_true (gtk_recent_info_has_group (info, KM_RECENT_GROUP));
+    gtk_recent_info_unref (info);
+    km_document_set_modified (km_window_get_document (window), FALSE);
+    gtk_window_destroy (GTK_WINDOW (window));
+    test_app_spin ();
+  }
 
   g_settings_set_uint (settings, "recent-files-limit", 4);
   g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 4);
   g_settings_set_uint (settings, "recent-files-limit", 0);
   g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 0);
   g_settings_set_uint (settings, "recent-files-limit", 10);
-  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 6);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 7);
 
   prefs = km_preferences_window_new (settings);
-  g_assert_cmpuint (km_preferences_window_clear_recent_files (prefs), ==, 6);
+  g_assert_cmpuint (km_preferences_window_clear_recent_files (prefs), ==, 8);
   count.n_items = 0;
   g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
   gtk_window_destroy (GTK_WINDOW (prefs));

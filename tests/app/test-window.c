@@ -423,7 +423,9 @@ test_open_broken_file (Fixture       *f,
 
   g_assert_cmpuint (g_list_model_get_n_items (messages), ==, n_messages + 1);
   last = g_list_model_get_item (messages, n_messages);
-  g_assert_cmpint (km_message_get_level (last), ==, G_LOG_LEVEL_WARNING);
+  /* The file could not be opened: an error, not a warning. */
+  g_assert_cmpint (km_message_get_level (last), ==, G_LOG_LEVEL_CRITICAL);
+  g_assert_cmpstr (km_message_get_level_name (last), ==, "Error");
   g_assert_true (g_str_has_prefix (km_message_get_text (last), path));
   g_assert_nonnull (strstr (km_message_get_text (last), ":3:13: "));
 

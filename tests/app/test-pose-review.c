@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+#include "km-joint-inspector.h"
+#include "km-joint-panel.h"
+#include "km-message.h"
+#include "km-time-bar.h"
+
+#include "test-app-util.h"
+
+/*
+ * The Pose tab and the time bar's marks on models from the independent review: linked
+ * (mimic) joints stay linked within the master's narrowed range; joints the solve does
+ * not move put no limit marks; a 6-DOF arm's orientation misses are marked and reported,
+ * a 5-DOF chain's (which cannot meet orientation) are not.
+ */
+
+typedef struct
+{
+  GtkWindow    *window;
+  KmDocument   *document;
+  KmJointPanel *panel;
+  KmTimeBar    *time_bar;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+  f->document = km_document_new ();
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 600, 500);
+  f->panel = KM_JOINT_PANEL (km_joint_panel_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (f->panel), TRUE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (f->panel));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (f->time_bar));
+  gtk_window_set_child (f->window, box);
+  km_joint_panel_set_document (f->panel, f->document);
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  gtk_window_destroy (f->window);
+  test_app_spin ();
+  g_assert_true (test_app_unref_and_wait_finalized (f->document, 5000));
+}
+
+static void
+import_data (Fixture    *f,
+             const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  test_app_spin ();
+}
+
+/* The spin button of the Pose tab's row of @dof. */
+static GtkWidget *
+find_spin (GtkWidget     *root,
+           GtkAdjustment *adjustment)
+{
+  if (GTK_IS_SPIN_BUTTON (root)
+      && gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (root)) == adjustment)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_spin (child, adjustment);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Types @text into a row's spin button and commits it, as Enter does. */
+static void
+type_value (Fixture    *f,
+            guint       dof,
+            const char *text)
+{
+  GtkWidget *spin = find_spin (GTK_WIDGET (f->panel), km_joint_panel_get_adjustment (f->panel,
+                                                                                     dof));
+
+  g_assert_nonnull (spin);
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  gtk_spin_button_update (GTK_SPIN_BUTTON (spin));
+  test_app_spin ();
+}
+
+/* mimic-chain.urdf: b = 2a (b within ±1 rad), c = −b + 0.1 (c within ±0.5 rad). a's range
+ * narrows to [−0.2, 0.3] (from b: a within ±0.5; from c: b within [−0.4, 0.6]); typing 50°
+ * for a stops at 0.3 rad and the followers stay linked. */
+static void
+test_mimic_chain_stays_linked (Fixture       *f,
+                               gconstpointer  data)
+{
+  GtkAdjustment *a;
+  const double *q;
+  double lo, hi;
+  guint n_dof = 0;
+
+  import_data (f, "review/mimic-chain.urdf");
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+  q = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 4);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 4);
+
+  /* The ranges the Pose tab shows: a narrowed, b and c the images of a's. */
+  g_assert_true (km_document_get_dof_range (f->document, 0, &lo, &hi));
+  g_assert_cmpfloat_with_epsilon (lo, -0.2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (hi, 0.3, 1e-12);
+  a = km_joint_panel_get_adjustment (f->panel, 0);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_lower (a), -0.2 * 180.0 / G_PI, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_upper (a), 0.3 * 180.0 / G_PI, 1e-9);
+  g_assert_true (km_document_get_dof_range (f->document, 1, &lo, &hi));
+  g_assert_cmpfloat_with_epsilon (lo, -0.4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (hi, 0.6, 1e-12);
+  g_assert_true (km_document_get_dof_range (f->document, 2, &lo, &hi));
+  g_assert_cmpfloat_with_epsilon (lo, -0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (hi, 0.5, 1e-12);
+  /* d's link names no joint: it is independent, with its own limits. */
+  g_assert_true (km_document_get_dof_range (f->document, 3, &lo, &hi));
+  g_assert_cmpfloat (lo, ==, -1.0);
+  g_assert_cmpfloat (hi, ==, 1.0);
+
+  type_value (f, 0, "50");
+  q = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (q[0], 0.3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (q[1], 2.0 * q[0], 1e-12);
+  g_assert_cmpfloat_with_epsilon (q[2], -q[1] + 0.1, 1e-12);
+  g_assert_cmpfloat (q[1], <=, 1.0);
+  g_assert_cmpfloat (q[2], >=, -0.5);
+
+  /* Typing a follower moves its master, which moves every follower. */
+  type_value (f, 2, "11.459156");      /* 0.2 rad: b = 0.1 − 0.2 = −0.1, a = −0.05 */
+  q = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (q[2], 0.2, 1e-6);
+  g_assert_cmpfloat_with_epsilon (q[1], -0.1, 1e-6);
+  g_assert_cmpfloat_with_epsilon (q[0], -0.05, 1e-6);
+
+  type_value (f, 1, "-90");            /* beyond b's image range: a stops at −0.2 */
+  q = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (q[0], -0.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (q[1], -0.4, 1e-9);
+  g_assert_cmpfloat_with_epsilon (q[2], 0.5, 1e-9);
+}
+
+static gboolean
+has_message (KmDocument *document,
+             const char *part)
+{
+  GListModel *messages = km_document_get_messages (document);
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (strstr (km_message_get_text (message), part) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static guint
+count_marks (Fixture        *f,
+             KmTimeBarMarks  mark)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < km_document_get_n_frames (f->document); i++)
+    n += (km_time_bar_get_frame_marks (f->time_bar, i) & mark) != 0;
+  return n;
+}
+
+/* The built-in example (5 DOFs: it cannot meet orientation) after Skeleton → Mirror
+ * Sub-chain of its arm: the mirrored arm is not on the effector's chain, so its joints
+ * (wherever they sit) mark no frame; the solve itself holds no joint on a limit. */
+static void
+test_marks_only_solved_dofs (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  GtkWidget *inspector = km_joint_inspector_new ();
+  KmSkeleton *skeleton;
+  g_autofree gboolean *moving = NULL;
+  g_autofree double *lower = NULL;
+  g_autofree double *upper = NULL;
+  KmAnimation *animation;
+  guint n_dof, before, n_other = 0;
+
+  g_assert_true (km_document_load_defaults (f->document, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  test_app_spin ();
+  g_assert_false (km_document_get_solves_orientation (f->document));
+  g_assert_cmpuint (km_document_get_solved_dofs (f->document, NULL), ==, 5);
+  g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_MISSED), ==, 0);
+  before = count_marks (f, KM_TIME_BAR_MARK_AT_LIMIT);
+  g_assert_cmpuint (before, <, km_document_get_n_frames (f->document));
+  g_assert_true (has_message (f->document, "largest position error 0.000 mm."));
+
+  g_object_ref_sink (inspector);
+  km_joint_inspector_set_document (KM_JOINT_INSPECTOR (inspector), f->document);
+  skeleton = km_document_get_skeleton (f->document);
+  for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
+    if (g_str_equal (km_skeleton_get_joint (skeleton, j)->name, "Shoulder"))
+      km_document_set_selected_joint (f->document, (int) j);
+  g_action_group_activate_action (km_joint_inspector_get_actions (KM_JOINT_INSPECTOR (inspector)),
+                                  "mirror", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  test_app_spin ();
+  skeleton = km_document_get_skeleton (f->document);
+  n_dof = km_skeleton_get_n_dof (skeleton);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton), ==, 9);
+  g_assert_cmpuint (n_dof, ==, 10);
+  moving = g_new (gboolean, n_dof);
+  g_assert_cmpuint (km_document_get_solved_dofs (f->document, moving), ==, 5);
+  {
+    guint n_moving = 0;
+
+    for (guint d = 0; d < n_dof; d++)
+      n_moving += moving[d] != FALSE;
+    g_assert_cmpuint (n_moving, ==, 5);
+  }
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  lower = g_new (double, n_dof);
+  upper = g_new (double, n_dof);
+  km_skeleton_get_dof_limits (skeleton, lower, upper);
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      const double *q = km_animation_get_frame (animation, i);
+      gboolean moving_at_limit = FALSE, other_at_limit = FALSE;
+
+      for (guint d = 0; d < n_dof; d++)
+        {
+          gboolean at = q[d] <= lower[d] + 1e-6 || q[d] >= upper[d] - 1e-6;
+
+          if (moving[d])
+            moving_at_limit |= at;
+          else
+            other_at_limit |= at;
+        }
+      g_assert_cmpint ((km_time_bar_get_frame_marks (f->time_bar, i)
+                        & KM_TIME_BAR_MARK_AT_LIMIT) != 0, ==, moving_at_limit);
+      n_other += other_at_limit && !moving_at_limit;
+    }
+  /* The mirrored arm sits on a limit where the solved one does not: those frames stay
+   * unmarked (they were all marked before the fix). */
+  g_test_message ("%u frames marked, %u with only an unsolved joint on a limit",
+                  count_marks (f, KM_TIME_BAR_MARK_AT_LIMIT), n_other);
+  g_assert_cmpuint (n_other, >, 0);
+  g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_AT_LIMIT), ==, before);
+  g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_MISSED), ==, 0);
+  km_joint_inspector_set_document (KM_JOINT_INSPECTOR (inspector), NULL);
+  g_object_unref (inspector);
+}
+
+/* The UR10 (6 DOFs) on targets it can reach in position but not in orientation: the
+ * frames that miss the orientation are marked red and the message gives the error. */
+static void
+test_orientation_misses_marked (Fixture       *f,
+                                gconstpointer  data)
+{
+  KmAnimation *animation;
+  guint missed = 0, checked = 0;
+
+  import_data (f, "review/ur10.urdf");
+  import_data (f, "review/ur10-targets.json");
+  g_assert_true (test_app_wait_idle_solve (f->document, 60000));
+  test_app_spin ();
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_document_get_solved_dofs (f->document, NULL), ==, 6);
+  g_assert_true (km_document_get_solves_orientation (f->document));
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      double pos_err, rot_err;
+      gboolean marked = (km_time_bar_get_frame_marks (f->time_bar, i)
+                         & KM_TIME_BAR_MARK_MISSED) != 0;
+
+      g_assert_true (km_animation_get_residual (animation, i, &pos_err, &rot_err));
+      g_assert_cmpint (marked, ==, pos_err > 1e-6 || rot_err > 1e-6);
+      missed += marked;
+      checked++;
+    }
+  g_test_message ("%u of %u frames missed", missed, checked);
+  g_assert_cmpuint (missed, >, 0);
+  g_assert_true (has_message (f->document, "largest orientation error"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/PoseReview/mimic-chain-stays-linked", Fixture, NULL,
+              fixture_setup, test_mimic_chain_stays_linked, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/marks-only-solved-dofs", Fixture, NULL,
+              fixture_setup, test_marks_only_solved_dofs, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/orientation-misses-marked", Fixture, NULL,
+              fixture_setup, test_orientation_misses_marked, fixture_teardown);
+  return g_test_run ();
+}

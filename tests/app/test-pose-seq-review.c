@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+#include "km-body-item.h"
+#include "km-ik-targets-item.h"
+#include "km-item-tree.h"
+#include "km-message.h"
+#include "km-pose-seq-item.h"
+#include "km-project.h"
+#include "km-time-bar.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * Choreonoid's SR1WalkEdit.cnoid (a pose sequence playing on SR1) in the editor, on the
+ * independent review's findings: undoing the delete of the body restores it as it was
+ * (current body, joints, playback, selection, modified mark), and K does not turn the
+ * read-only pose sequence into an IK solve.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+} Fixture;
+
+static gboolean
+pose_seq_playing (gpointer data)
+{
+  Fixture *f = data;
+  KmItem *body = km_document_get_body_item (f->document);
+  KmAnimation *animation = km_document_get_animation (f->document);
+
+  if (body == NULL || animation == NULL)
+    return FALSE;
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    {
+      KmItem *child = km_item_get_child (body, i);
+
+      for (guint k = 0; k < km_item_get_n_children (child); k++)
+        if (KM_IS_POSE_SEQ_ITEM (km_item_get_child (child, k))
+            && km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (km_item_get_child (child, k)))
+               == animation)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "SR1WalkEdit.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 600);
+  f->document = km_window_get_document (f->window);
+  g_assert_true (test_app_open_file (f->window, file));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_null (f->window);
+}
+
+/* Delete SR1 (selected in the tree), then undo: SR1 is the current body again, with its
+ * joints, its pose sequence playing over its 2659 frames, selected, and the project
+ * unmodified; redo deletes it again and marks the project modified. */
+static void
+test_undo_delete_body (Fixture       *f,
+                       gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  guint n_frames = km_document_get_n_frames (f->document);
+  GListModel *selected;
+
+  g_assert_nonnull (body);
+  g_assert_cmpstr (km_item_get_name (body), ==, "SR1");
+  g_assert_nonnull (skeleton);
+  g_assert_cmpuint (n_frames, ==, 2659);
+  km_project_select (km_document_get_project (f->document), body, FALSE);
+  test_app_spin ();
+
+  g_ptr_array_add (items, body);
+  km_document_remove_items (f->document, items);
+  test_app_spin ();
+  /* The floor is the body shown now: it has no movable joints. */
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_true (km_document_get_skeleton (f->document) != skeleton);
+  g_assert_true (km_document_get_modified (f->document));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) == body);
+  g_assert_true (km_document_get_skeleton (f->document) == skeleton);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+  g_assert_cmpuint (km_document_get_n_pose_keys (f->document), >, 0);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==,
+                   "SR1WalkEdit.cnoid — Kinema");
+  selected = km_project_get_selection (km_document_get_project (f->document));
+  g_assert_cmpuint (g_list_model_get_n_items (selected), ==, 1);
+  {
+    g_autoptr(KmItem) item = g_list_model_get_item (selected, 0);
+
+    g_assert_true (item == body);
+  }
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.redo", NULL));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==,
+                   "SR1WalkEdit.cnoid* — Kinema");
+  km_document_set_modified (f->document, FALSE);
+}
+
+/* Whether a message of @level that contains @part was logged. */
+static gboolean
+has_message (KmDocument     *document,
+             GLogLevelFlags  level,
+             const char     *part)
+{
+  GListModel *messages = km_document_get_messages (document);
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (km_message_get_level (message) == level
+          && strstr (km_message_get_text (message), part) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* K (a real key press) while the pose sequence plays: no IK targets item, no solve, the
+ * pose sequence still plays, nothing to undo, and the message view says why. */
+static void
+test_key_on_pose_seq (Fixture       *f,
+                      gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  KmItem *body = km_document_get_body_item (f->document);
+  KmAnimation *animation = km_document_get_animation (f->document);
+  guint n_children = km_item_get_n_children (body);
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))) || xdotool == NULL)
+    {
+      g_test_skip ("needs X11 and xdotool");
+      return;
+    }
+  g_assert_false (km_document_can_undo (f->document));
+  km_document_set_current_frame (f->document, 400);
+  test_app_spin ();
+
+  g_ptr_array_add (args, g_strdup ("windowfocus"));
+  g_ptr_array_add (args, g_strdup ("--sync"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (
+                                            gtk_native_get_surface (GTK_NATIVE (f->window)))));
+  g_ptr_array_add (args, g_strdup ("key"));
+  g_ptr_array_add (args, g_strdup ("k"));
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  test_app_spin_for (100);
+
+  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "read-only"));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_null (km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM));
+  g_assert_cmpuint (km_item_get_n_children (body), ==, n_children);
+  g_assert_true (km_document_get_animation (f->document) == animation);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 2659);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+#else
+  g_test_skip ("needs X11");
+#endif
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/PoseSeqReview/undo-delete-body", Fixture, NULL,
+              fixture_setup, test_undo_delete_body, fixture_teardown);
+  g_test_add ("/kinema/PoseSeqReview/key-on-pose-seq", Fixture, NULL,
+              fixture_setup, test_key_on_pose_seq, fixture_teardown);
+  return g_test_run ();
+}
