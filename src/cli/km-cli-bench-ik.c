@@ -17,9 +17,9 @@
 #include "km-animation.h"
 #include "km-animation-json.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-ik.h"
-#include "km-skeleton-json.h"
-#include "km-targets-json.h"
+#include "km-target-track.h"
 
 /*
  * kinema-cli bench-ik CHAIN TARGETS --mode cold|warm|trajectory: the output line of
@@ -55,6 +55,31 @@ compare_double (gconstpointer a,
   double x = *(const double *) a, y = *(const double *) b;
 
   return x < y ? -1 : x > y;
+}
+
+/* Loads @path through the loader registry (its type from its content, as every command
+ * does) and checks it is of @kind; NULL with @error otherwise. */
+static gpointer
+load_kind (const char  *path,
+           KmFileKind   kind,
+           const char  *expected,
+           GError     **error)
+{
+  const KmFormat *format = NULL;
+  gpointer result = km_format_load_file (path, NULL, &format, error);
+
+  if (result == NULL)
+    return NULL;
+  if (format->kind != kind)
+    {
+      /* Translators: the first %s says what was expected ("a skeleton or model file"),
+       * the second is a format's description. */
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+                          _("expected %s, found %s"), expected, _(format->description));
+      format->free_result (result);
+      return NULL;
+    }
+  return result;
 }
 
 /* Linear interpolation between order statistics of the sorted @v. */
@@ -122,7 +147,6 @@ km_cli_bench_ik (int    argc,
   g_autoptr(KmTargetTrack) track = NULL;
   g_autoptr(KmIkProblem) problem = NULL;
   g_autoptr(KmAnimation) animation = NULL;
-  g_autofree char *data = NULL;
   g_autofree char *chain = NULL;
   g_autofree double *times = NULL;
   g_autofree double *mid = NULL;
@@ -136,7 +160,6 @@ km_cli_bench_ik (int    argc,
   guint n, n_keys, n_ok = 0, n_ok_jl = 0, flips = 0, fail_runs = 0, run = 0, longest = 0;
   double iterations = 0.0, total = 0.0;
   int effector;
-  gsize length;
   int ret;
 
   g_option_context_set_summary (context, _("Benchmark the IK solver on a chain and a target file "
@@ -160,21 +183,16 @@ km_cli_bench_ik (int    argc,
   /* Both are motions: flips and fail runs are counted. */
   warm = g_str_equal (mode, "warm") || trajectory;
 
-  /* Load warnings (the bench chains' top-level "comment" key) in the CLI's own form. */
+  /* Load warnings (the bench chains' top-level "comment" key) in the CLI's own form. Any
+   * model format the loaders know, recognised by its content. */
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  if (g_file_get_contents (argv[1], &data, &length, &error))
-    skel = km_skeleton_json_load (argv[1], data, length, &error);
+  skel = load_kind (argv[1], KM_FILE_KIND_MODEL, _("a skeleton or model file"), &error);
   if (skel != NULL)
-    track = km_targets_json_load_file (argv[2], &error);
+    track = load_kind (argv[2], KM_FILE_KIND_TARGETS, _("an IK targets file"), &error);
   km_parse_warnings_pop ();
-  if (skel == NULL)
+  if (skel == NULL || track == NULL)
     {
-      fprintf (stderr, "kinema-cli: %s\n", error->message);
-      return KM_CLI_EXIT_INVALID;
-    }
-  if (track == NULL)
-    {
-      fprintf (stderr, "kinema-cli: %s\n", error->message);
+      fprintf (stderr, "%s\n", error->message);
       return KM_CLI_EXIT_INVALID;
     }
 
@@ -285,9 +303,10 @@ km_cli_bench_ik (int    argc,
         }
     }
 
+  /* The file's name without its extension: "ur5" for ur5.json or ur5.urdf. */
   chain = g_path_get_basename (argv[1]);
-  if (g_str_has_suffix (chain, ".json"))
-    chain[strlen (chain) - 5] = '\0';
+  if (strrchr (chain, '.') != NULL && strrchr (chain, '.') != chain)
+    *strrchr (chain, '.') = '\0';
   qsort (times, n, sizeof (double), compare_double);
   printf ("solver=kinema chain=%s dof=%u n=%u mode=%s success=%.4f success_jl=%.4f "
           "median_us=%.2f mean_us=%.2f p99_us=%.2f mean_iters=%.1f",

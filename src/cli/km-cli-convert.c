@@ -72,11 +72,8 @@ write_model (const KmFormat   *input_format,
     fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
   for (guint i = 0; ok && i < warnings->len; i++)
     {
-      /* As the loaders' warnings read: "INPUT: what happened". */
-      g_autofree char *message = g_strdup_printf ("%s: %s", input,
-                                                  (const char *) g_ptr_array_index (warnings, i));
-
-      km_cli_print_warning (message, NULL);
+      /* As the loaders' warnings read: "INPUT: warning: what happened". */
+      km_cli_print_warning_at (input, g_ptr_array_index (warnings, i));
     }
   if (!ok)
     return FALSE;

@@ -8,6 +8,7 @@
 
 #include <locale.h>
 #include <stdio.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-cli.h"
@@ -78,12 +79,66 @@ km_cli_check_format (GOptionContext *context,
   return km_cli_usage_error (context, message);
 }
 
-/* A KmParseWarningFunc: loaders' located warnings go to stderr. */
+/* The length of the location prefix of a loader's message, "FILE:LINE:COLUMN: " (the
+ * first such on its first line) or else "FILE: "; 0 when it has none. */
+static gsize
+location_prefix_length (const char *message)
+{
+  const char *end = strchr (message, '\n');
+  gsize line_len = end != NULL ? (gsize) (end - message) : strlen (message);
+  const char *colon_space = NULL;
+
+  for (gsize i = 0; i < line_len; i++)
+    {
+      gsize j = i + 1;
+      gsize digits;
+
+      if (message[i] != ':')
+        continue;
+      if (colon_space == NULL && i + 1 < line_len && message[i + 1] == ' ')
+        colon_space = message + i;
+      for (digits = 0; j < line_len && g_ascii_isdigit (message[j]); j++)
+        digits++;
+      if (digits == 0 || j >= line_len || message[j] != ':')
+        continue;
+      for (digits = 0, j++; j < line_len && g_ascii_isdigit (message[j]); j++)
+        digits++;
+      if (digits > 0 && j + 1 < line_len && message[j] == ':' && message[j + 1] == ' ')
+        return j + 2;
+    }
+  return colon_space != NULL ? (gsize) (colon_space - message) + 2 : 0;
+}
+
+/* Prints a located warning on stderr as "FILE:LINE:COLUMN: warning: message" (the
+ * word, like the message, translated; the prefix never). */
+void
+km_cli_print_warning_at (const char *location,
+                         const char *text)
+{
+  g_return_if_fail (text != NULL);
+
+  if (location != NULL)
+    fprintf (stderr, "%s: ", location);
+  /* Translators: the word that starts a warning on the command line, as in
+   * "model.json:4:3: warning: unknown key “comment” ignored" */
+  fprintf (stderr, "%s: %s\n", _("warning"), text);
+}
+
+/* A KmParseWarningFunc: loaders' located warnings ("FILE:LINE:COLUMN: message") go to
+ * stderr with "warning: " after the location. @user_data: NULL, or a guint that counts
+ * them. */
 void
 km_cli_print_warning (const char *message,
                       gpointer    user_data)
 {
-  fprintf (stderr, "%s\n", message);
+  gsize prefix = location_prefix_length (message);
+  g_autofree char *location = NULL;
+
+  if (user_data != NULL)
+    (*(guint *) user_data)++;
+  if (prefix >= 2)
+    location = g_strndup (message, prefix - 2);
+  km_cli_print_warning_at (location, message + prefix);
 }
 
 static gboolean

@@ -163,6 +163,51 @@ frames_solved (const SolveItem *items,
   return total;
 }
 
+/*
+ * Seeds @problem for a motion solved from the model as loaded: the DOFs the solve moves
+ * (the effector's chain, up to its base) keep the problem's cold-start seed (mid-range);
+ * every other DOF keeps the model's pose (0, clamped into its limits, linked joints
+ * following their masters), which the solver leaves alone. Fails when the chain has no
+ * DOF to move: nothing could reach a target.
+ */
+static gboolean
+seed_problem (KmIkProblem  *problem,
+              GError      **error)
+{
+  KmSkeleton *skeleton = problem->skeleton;
+  g_autofree double *pose = g_new0 (double, MAX (problem->n_dof, 1));
+  g_autofree gboolean *moves = g_new0 (gboolean, MAX (problem->n_dof, 1));
+  guint n_moving = 0;
+
+  for (int j = problem->effector; j >= 0 && j != problem->base;
+       j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, (guint) j);
+
+      for (guint d = 0; joint->dof_index >= 0 && d < joint->n_dof; d++)
+        {
+          moves[joint->dof_index + d] = TRUE;
+          n_moving++;
+        }
+    }
+  if (n_moving == 0)
+    {
+      const char *effector = km_skeleton_get_joint (skeleton, (guint) problem->effector)->name;
+
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("no joint between the end effector “%s” and the root moves: choose "
+                     "another effector (--effector NAME)"), effector);
+      return FALSE;
+    }
+
+  km_skeleton_clamp (skeleton, pose);
+  km_skeleton_apply_mimic (skeleton, pose);
+  for (guint d = 0; d < problem->n_dof; d++)
+    if (!moves[d])
+      problem->seed[d] = pose[d];
+  return TRUE;
+}
+
 static gboolean
 solve_one (SolveItem    *item,
            SolveShared  *shared,
@@ -188,6 +233,8 @@ solve_one (SolveItem    *item,
   g_atomic_int_set (&item->n_frames, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
+  if (!seed_problem (problem, error))
+    return FALSE;
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();
@@ -348,6 +395,18 @@ km_cli_solve (int    argc,
   if (skeleton == NULL)
     {
       fprintf (stderr, "%s\n", error->message);
+      for (guint i = 0; i < n_items; i++)
+        solve_item_clear (&items[i]);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  if (km_skeleton_get_n_dof (skeleton) == 0)
+    {
+      /* The prefix is never translated. */
+      fprintf (stderr, "%s: %s\n",
+               skeleton_path != NULL ? skeleton_path : KM_DEFAULT_SKELETON_NAME,
+               _("the model has no joint that moves (every joint is fixed): there is nothing "
+                 "to solve"));
       for (guint i = 0; i < n_items; i++)
         solve_item_clear (&items[i]);
       return KM_CLI_EXIT_INVALID;

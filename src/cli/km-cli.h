@@ -33,6 +33,8 @@ int   km_cli_check_format   (GOptionContext *context,
                              const char     *format_name);
 void  km_cli_print_warning  (const char     *message,
                              gpointer        user_data);
+void  km_cli_print_warning_at (const char   *location,
+                             const char     *text);
 void  km_cli_add_model_options (GOptionContext *context);
 
 G_END_DECLS

@@ -414,13 +414,19 @@ resolve (KmBodyHandlerLoader *loader,
   if (looks_like_path (name))
     {
       g_autofree char *file = NULL;
+      g_autofree char *base = NULL;
       g_autofree char *canonical = NULL;
 
       if (g_str_has_suffix (name, "." G_MODULE_SUFFIX))
         file = g_strdup (name);
       else
         file = g_strconcat (name, "." G_MODULE_SUFFIX, NULL);
-      canonical = g_canonicalize_filename (file, model_dir);
+      /* g_canonicalize_filename needs an absolute base: a model opened by a relative
+       * path ("dir/model.json", "." for "model.json") has a relative directory, which
+       * means the current one. */
+      if (model_dir != NULL)
+        base = g_canonicalize_filename (model_dir, NULL);
+      canonical = g_canonicalize_filename (file, base);
       if (!loader->allow_paths && !g_hash_table_contains (loader->allowed_files, canonical))
         {
           report->status = KM_BODY_HANDLER_REFUSED;

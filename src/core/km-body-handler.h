@@ -98,8 +98,9 @@ void                 km_body_handler_loader_allow_file    (KmBodyHandlerLoader *
 char               **km_body_handler_loader_get_directories (KmBodyHandlerLoader *loader);
 /*
  * Attaches the handlers @skeleton names plus @extra_names (nullable, NULL-terminated).
- * @model_dir (nullable) resolves relative handler paths where paths are allowed. Never
- * fails: the set reports what became of each name.
+ * @model_dir (nullable; relative means relative to the current directory) resolves
+ * relative handler paths where paths are allowed. Never fails: the set reports what
+ * became of each name.
  */
 KmBodyHandlerSet    *km_body_handler_loader_attach        (KmBodyHandlerLoader *loader,
                                                            KmSkeleton          *skeleton,

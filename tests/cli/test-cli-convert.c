@@ -109,8 +109,8 @@ test_convert_body (void)
   g_assert_true (g_str_has_suffix (run.out, "format=SKELETON-JSON joints=30 dof=29\n"));
   g_assert_nonnull (strstr (run.err, "display shapes are not carried over"));
   /* skeleton.json has no floating base: the free root WAIST stays where the model puts it
-   * (translation 0 0 0.7135), said as the loaders' warnings are: "INPUT: …". */
-  note = g_strdup_printf ("%s: the free root “WAIST” is fixed at its initial pose "
+   * (translation 0 0 0.7135), said as the loaders' warnings are: "INPUT: warning: …". */
+  note = g_strdup_printf ("%s: warning: the free root “WAIST” is fixed at its initial pose "
                           "(skeleton.json has no floating base)\n", input);
   g_assert_nonnull (strstr (run.err, note));
 

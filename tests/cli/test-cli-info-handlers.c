@@ -145,6 +145,47 @@ test_info_not_found (void)
   }
 }
 
+/* A model opened by a relative path whose body_handlers names a handler by a path: the
+ * model's folder is relative ("data", "."), the handler is refused with the reason, and
+ * nothing crashes (it was a SIGSEGV in info and solve). */
+static void
+test_relative_model_path (void)
+{
+  g_autofree char *tests_dir = g_strdup (g_test_get_dir (G_TEST_DIST));
+  g_autofree char *data_dir = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  const char *refused = "handler handlers/MyHandler: refused: Body handler "
+                        "“handlers/MyHandler” refused: a model may name a handler only by "
+                        "its name";
+  struct { const char *cwd; const char *file; const char *summary; } cases[] = {
+    { tests_dir, "data/handler-path-crash.json", "\njoints=2 dof=1\n" },
+    { data_dir, "handler-path-crash.json", "\njoints=2 dof=1\n" },
+    { tests_dir, "data/handler-path-crash.body", "\njoints=1 dof=0\n" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, cases[i].cwd, "info", cases[i].file, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_nonnull (strstr (run.out, refused));
+      g_assert_true (g_str_has_suffix (run.out, cases[i].summary));
+    }
+
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *out_dir = g_dir_make_tmp ("kinema-cli-XXXXXX", NULL);
+    g_autofree char *out = g_build_filename (out_dir, "animation.json", NULL);
+
+    run_cli (&run, tests_dir, "solve", "data/handler-path-crash.json", "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.err, refused));
+    g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+    g_unlink (out);
+    g_rmdir (out_dir);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -154,5 +195,6 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/info-handlers/attached", test_info_attached);
   g_test_add_func ("/kinema/cli/info-handlers/solve-analytic", test_solve_analytic);
   g_test_add_func ("/kinema/cli/info-handlers/not-found", test_info_not_found);
+  g_test_add_func ("/kinema/cli/info-handlers/relative-model-path", test_relative_model_path);
   return g_test_run ();
 }

@@ -275,6 +275,97 @@ test_errors (void)
   g_assert_cmpint (run.status, ==, 2);
 }
 
+static char *
+test_data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+/* Solving one arm leaves the head and the other arm at the model's pose (0, clamped into
+ * their limits), not at the middles of their ranges (they were 0.45, 0.45 and -1.2). */
+static void
+test_off_chain_pose (void)
+{
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *targets = test_data_path ("targets-two-arms.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) run = { 0, };
+  struct { const char *joint; double value; } kept[] = {
+    { "head_tilt", 0.0 }, { "l_shoulder", 0.0 }, { "l_elbow", -0.1 },
+  };
+  g_auto(GStrv) lines = NULL;
+  double values[5];
+  guint frames;
+
+  run_cli (&run, NULL, "solve", model, targets, "--effector", "r_tool", "-o", out, NULL);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 11);
+  g_assert_cmpfloat (values[1], <, 1e-6);   /* max_pos_err: the arm reaches */
+
+  animation = km_animation_json_load_file (out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 11);
+  for (guint f = 0; f < 11; f++)
+    {
+      const double *q = km_animation_get_frame (animation, f);
+
+      for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+        {
+          int c = km_animation_find_channel (animation, kept[i].joint);
+
+          g_assert_cmpint (c, >=, 0);
+          g_assert_cmpfloat (q[km_animation_get_channel (animation, (guint) c)->dof_index], ==,
+                             kept[i].value);
+        }
+    }
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
+/* Nothing to move: a model whose joints are all fixed, or an effector whose chain has no
+ * DOF, is an error (exit 1), not a "solved" animation with metres of error. */
+static void
+test_nothing_moves (void)
+{
+  g_autofree char *fixed = test_data_path ("urdf-fixed-only.urdf");
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *targets = test_data_path ("targets-two-arms.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s: the model has no joint that moves (every "
+                                                 "joint is fixed): there is nothing to solve\n",
+                                                 fixed);
+
+    run_cli (&run, NULL, "solve", fixed, targets, "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s: no joint between the end effector “base” "
+                                                 "and the root moves: choose another effector "
+                                                 "(--effector NAME)\n", targets);
+
+    run_cli (&run, NULL, "solve", model, targets, "--effector", "base", "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -285,6 +376,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/defaults", test_defaults);
   g_test_add_func ("/kinema/cli/solve/batch", test_batch);
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
+  g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
+  g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
 
   return g_test_run ();
 }

@@ -80,13 +80,13 @@ test_validate_warnings (void)
   g_auto(Run) run = { 0 };
   g_autofree char *extras = data_path ("skeleton-extras.json");
   g_autofree char *expected_err = g_strdup_printf (
-    "%s:4:3: unknown key “comment” ignored\n"
-    "%s:10:49: unknown key “colour” ignored\n", extras, extras);
+    "%s:4:3: warning: unknown key “comment” ignored\n"
+    "%s:10:49: warning: unknown key “colour” ignored\n", extras, extras);
 
   run_cli (&run, NULL, "validate", extras, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_cmpstr (run.err, ==, expected_err);
-  g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON)\n"));
+  g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON) with 2 warnings\n"));
 }
 
 /* A Scenebuilder scene with a bad value and a bad gear still gives its skeleton
@@ -105,14 +105,15 @@ test_validate_scene_warnings (void)
     "  <hinge name=\"k\" sock=\"arm/c\" plug=\"arm2/c\"/>\n"
     "  <gear up=\"j\" down=\"k\" type=\"sideways\"/>\n"
     "</namespace>\n", -1);
-  g_autofree char *expected_out = g_strdup_printf ("%s: ok (SCENEBUILDER-XML)\n", scene);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (SCENEBUILDER-XML) with 2 warnings\n",
+                                                   scene);
 
   run_cli (&run, NULL, "validate", scene, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_cmpstr (run.out, ==, expected_out);
-  g_assert_nonnull (strstr (run.err, ":3:27: invalid value of “mass”"));
-  g_assert_nonnull (strstr (run.err, ":8:31: invalid value of “type”: expected pos or vel; "
-                                     "the gear is left out"));
+  g_assert_nonnull (strstr (run.err, ":3:27: warning: invalid value of “mass”"));
+  g_assert_nonnull (strstr (run.err, ":8:31: warning: invalid value of “type”: expected pos "
+                                     "or vel; the gear is left out"));
 
   {
     g_auto(Run) info = { 0 };
@@ -122,6 +123,33 @@ test_validate_scene_warnings (void)
     g_assert_nonnull (strstr (info.out, "joint=k type=revolute parent=j"));
     g_assert_null (strstr (info.out, "mimic="));
   }
+}
+
+/* A project with problems still loads (as in the editor), so it is valid, but the ok
+ * line says it has warnings and each warning says it is one: an item whose children are
+ * not a list, a body item whose model fails to load. */
+static void
+test_validate_project_warnings (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "review", NULL);
+  struct { const char *file; const char *err; } cases[] = {
+    { "sub-bad.cnoid", "sub-bad.cnoid:6:76: warning: expected a list\n" },
+    { "proj-badbody.cnoid", "bad-axis.body:10:17: warning: expected a joint axis: [x, y, z] "
+                            "or X, Y, Z, -X, -Y, -Z\n"
+                            "included from proj-badbody.cnoid:17:19\n" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autofree char *expected_out = g_strdup_printf ("%s: ok (CNOID-PROJECT) with 1 warning\n",
+                                                       cases[i].file);
+
+      run_cli (&run, dir, "validate", cases[i].file, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.err, ==, cases[i].err);
+      g_assert_cmpstr (run.out, ==, expected_out);
+    }
 }
 
 static void
@@ -161,15 +189,15 @@ test_validate_content_detection (void)
     g_assert_cmpint (run.status, ==, 1);
     g_assert_cmpstr (run.out, ==, "");
     expected = g_strdup_printf (
-      "%s: not a file Kinema can read: plain text, not a known Kinema format\n"
-      "%s: not a file Kinema can read: binary data\n"
-      "%s: not a file Kinema can read: an empty file\n"
-      "%s: not a file Kinema can read: a JSON array, not a known Kinema format\n"
-      "%s: not a file Kinema can read: an XML document with root element <foo>\n",
+      "%s:1:1: not a file Kinema can read: plain text, not a known Kinema format\n"
+      "%s:1:1: not a file Kinema can read: binary data\n"
+      "%s:1:1: not a file Kinema can read: an empty file\n"
+      "%s:1:1: not a file Kinema can read: a JSON array, not a known Kinema format\n"
+      "%s:1:1: not a file Kinema can read: an XML document with root element <foo>\n",
       not_json, binary, empty, array, xml);
     g_assert_true (g_str_has_prefix (run.err, expected));
     g_clear_pointer (&expected, g_free);
-    expected = g_strdup_printf ("%s: cannot read the file: ", missing);
+    expected = g_strdup_printf ("%s:1:1: cannot read the file: ", missing);
     g_assert_nonnull (strstr (run.err, expected));
     g_clear_pointer (&expected, g_free);
   }
@@ -202,6 +230,100 @@ test_validate_content_detection (void)
     run_cli (&run, NULL, "validate", "--format=skeleton-json", as_txt, NULL);
     g_assert_cmpint (run.status, ==, 0);
   }
+}
+
+/* Every rejection is located (DESIGN.md, "Error locations"), where the content starts or
+ * at 1:1; UTF-16 XML with its byte order mark reads as the same XML in UTF-8. */
+static void
+test_validate_located_rejections (void)
+{
+  g_autofree char *object = write_temp ("object.json", "\n\n  {\"a\": 1}\n", -1);
+  g_autofree char *dir = g_build_filename (tmp_dir, "folder.json", NULL);
+  g_autofree char *scene = g_test_build_filename (G_TEST_DIST, "data", "review",
+                                                  "sb-utf16.xml", NULL);
+  g_autofree char *urdf_path = g_test_build_filename (G_TEST_DIST, "data",
+                                                      "urdf-two-arms.urdf", NULL);
+  g_autofree char *urdf = NULL;
+  g_autofree char *bad_urdf = NULL;
+  g_autofree char *le = NULL;
+  g_autofree char *be = NULL;
+  g_autofree char *bad = NULL;
+  g_autofree char *cut = write_temp ("cut.xml", "\xFF\xFE<\0r\0\0\xD8", 8);
+  gsize length;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (urdf_path, &urdf, NULL, NULL));
+  /* The same URDF in UTF-16LE and UTF-16BE, and one with a bad value on line 32. */
+  {
+    g_autofree char *text = g_convert (urdf, -1, "UTF-16LE", "UTF-8", NULL, &length, NULL);
+    g_autofree char *data = g_malloc (length + 2);
+
+    memcpy (data, "\xFF\xFE", 2);
+    memcpy (data + 2, text, length);
+    le = write_temp ("le.urdf", data, (gssize) length + 2);
+  }
+  {
+    g_autofree char *text = g_convert (urdf, -1, "UTF-16BE", "UTF-8", NULL, &length, NULL);
+    g_autofree char *data = g_malloc (length + 2);
+
+    memcpy (data, "\xFE\xFF", 2);
+    memcpy (data + 2, text, length);
+    be = write_temp ("be.urdf", data, (gssize) length + 2);
+  }
+  {
+    g_autoptr(GString) edited = g_string_new (urdf);
+    g_autofree char *text = NULL;
+    g_autofree char *data = NULL;
+
+    g_assert_cmpuint (g_string_replace (edited, "lower=\"-2.3\"", "lower=\"x\"", 1), ==, 1);
+    text = g_convert (edited->str, -1, "UTF-16LE", "UTF-8", NULL, &length, NULL);
+    data = g_malloc (length + 2);
+    memcpy (data, "\xFF\xFE", 2);
+    memcpy (data + 2, text, length);
+    bad_urdf = write_temp ("bad.urdf", data, (gssize) length + 2);
+  }
+
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *expected_out = g_strdup_printf ("%s: ok (SCENEBUILDER-XML)\n"
+                                                     "%s: ok (URDF)\n%s: ok (URDF)\n",
+                                                     scene, le, be);
+
+    run_cli (&run, NULL, "validate", scene, le, be, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpstr (run.out, ==, expected_out);
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "info", scene, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_str_has_suffix (run.out, "\njoints=3 dof=2\n"));
+  }
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *expected = g_strdup_printf (
+      "%s:3:3: not a file Kinema can read: a JSON object, not a known Kinema format\n"
+      "%s:1:1: cannot read the file: ", object, dir);
+
+    run_cli (&run, NULL, "validate", object, dir, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_true (g_str_has_prefix (run.err, expected));
+  }
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *expected = g_strdup_printf (
+      "%s:32:19: expected a finite number in “lower”\n"
+      "%s:1:1: expected UTF-16LE text after the byte order mark: ", bad_urdf, cut);
+
+    run_cli (&run, NULL, "validate", bad_urdf, cut, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_true (g_str_has_prefix (run.err, expected));
+  }
+  g_rmdir (dir);
 }
 
 static void
@@ -311,7 +433,9 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/invalid", test_validate_invalid);
   g_test_add_func ("/kinema/CliValidate/warnings", test_validate_warnings);
   g_test_add_func ("/kinema/CliValidate/scene-warnings", test_validate_scene_warnings);
+  g_test_add_func ("/kinema/CliValidate/project-warnings", test_validate_project_warnings);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
+  g_test_add_func ("/kinema/CliValidate/located-rejections", test_validate_located_rejections);
   g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
   g_test_add_func ("/kinema/CliValidate/info", test_info);
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "km-body-handler.h"
 #include "km-body-item.h"
@@ -146,6 +147,54 @@ test_untrusted_refused (void)
     g_assert_cmpint (km_body_handler_set_get_report (set, 0)->status, ==,
                      KM_BODY_HANDLER_FAILED);
   }
+}
+
+/* A model opened by a relative path has a relative directory (the CLI's
+ * "kinema-cli info dir/model.json"): it means the current directory, and a handler path
+ * in the model is refused or resolved, never a crash. */
+static void
+test_relative_model_dir (void)
+{
+  g_autoptr(KmBodyHandlerLoader) loader = km_body_handler_loader_new ();
+  g_autoptr(KmSkeleton) skel = tiny_skeleton ("handlers/ClosedLinkSampleHandler");
+  g_autofree char *saved = g_get_current_dir ();
+  g_autofree char *parent = g_path_get_dirname (KM_TEST_HANDLER_DIR);
+  g_autofree char *grandparent = g_path_get_dirname (parent);
+  g_autofree char *relative = g_path_get_basename (parent);
+  g_autofree char *expected = g_build_filename (KM_TEST_HANDLER_DIR,
+                                                "ClosedLinkSampleHandler.so", NULL);
+
+  g_assert_cmpint (g_chdir (grandparent), ==, 0);
+
+  /* Paths not allowed: refused, with the reason. */
+  {
+    g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (loader, skel, NULL,
+                                                                     relative);
+    const KmBodyHandlerReport *r = km_body_handler_set_get_report (set, 0);
+
+    g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_REFUSED);
+    g_assert_nonnull (strstr (r->message, "may name a handler only by its name"));
+  }
+  /* "." (what g_path_get_dirname gives for a bare file name) also works. */
+  {
+    g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (loader, skel, NULL, ".");
+
+    g_assert_cmpint (km_body_handler_set_get_report (set, 0)->status, ==,
+                     KM_BODY_HANDLER_REFUSED);
+  }
+  /* Paths allowed: the relative directory resolves against the current one. */
+  {
+    g_autoptr(KmBodyHandlerSet) set = NULL;
+    const KmBodyHandlerReport *r;
+
+    km_body_handler_loader_set_allow_paths (loader, TRUE);
+    set = km_body_handler_loader_attach (loader, skel, NULL, relative);
+    r = km_body_handler_set_get_report (set, 0);
+    g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_FAILED);
+    g_assert_cmpstr (r->path, ==, expected);
+  }
+
+  g_assert_cmpint (g_chdir (saved), ==, 0);
 }
 
 /* FK of @end under @q, from the skeleton itself. */
@@ -704,6 +753,7 @@ main (int    argc,
   }
   g_test_add_func ("/kinema/BodyHandler/abi-mismatch", test_abi_mismatch);
   g_test_add_func ("/kinema/BodyHandler/untrusted-refused", test_untrusted_refused);
+  g_test_add_func ("/kinema/BodyHandler/relative-model-dir", test_relative_model_dir);
   g_test_add_func ("/kinema/BodyHandler/ur5-configurations", test_ur5_configurations);
   g_test_add_func ("/kinema/BodyHandler/ur5-switching", test_ur5_switching);
   g_test_add_func ("/kinema/BodyHandler/linked-joints", test_linked_joints);

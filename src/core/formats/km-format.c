@@ -242,6 +242,11 @@ km_format_guess_description (const char *data,
   return g_strdup (_("plain text, not a known Kinema format"));
 }
 
+static GBytes *read_file_at (const char   *path,
+                             gsize         max_size,
+                             KmSourcePos   pos,
+                             GError      **error);
+
 /**
  * km_format_read_file:
  *
@@ -256,21 +261,41 @@ km_format_read_file (const char  *path,
                      gsize        max_size,
                      GError     **error)
 {
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return read_file_at (path, max_size, (KmSourcePos) { 0, 0 }, error);
+}
+
+/* The system's reason in a GIO error: GLib's "Error opening file PATH: No such file or
+ * directory" names the file again, after a prefix the user never asked for. */
+static const char *
+io_reason (const GError *error)
+{
+  const char *reason = g_strrstr (error->message, ": ");
+
+  return reason != NULL && reason[2] != '\0' ? reason + 2 : error->message;
+}
+
+/* km_format_read_file, its errors located at @pos (line 0: the file alone). */
+static GBytes *
+read_file_at (const char   *path,
+              gsize         max_size,
+              KmSourcePos   pos,
+              GError      **error)
+{
   g_autoptr(GFile) file = NULL;
   g_autoptr(GFileInputStream) in = NULL;
   g_autoptr(GByteArray) buffer = NULL;
   g_autoptr(GError) local_error = NULL;
   guint8 chunk[READ_CHUNK];
 
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   file = g_file_new_for_path (path);
   in = g_file_read (file, NULL, &local_error);
   if (in == NULL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
-                          _("cannot read the file: %s"), local_error->message);
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos,
+                          _("cannot read the file: %s"), io_reason (local_error));
       return NULL;
     }
 
@@ -283,8 +308,8 @@ km_format_read_file (const char  *path,
 
       if (n < 0)
         {
-          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, (KmSourcePos) { 0, 0 },
-                              _("cannot read the file: %s"), local_error->message);
+          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos,
+                              _("cannot read the file: %s"), io_reason (local_error));
           return NULL;
         }
       if (n == 0)
@@ -292,17 +317,81 @@ km_format_read_file (const char  *path,
       if (buffer->len + (gsize) n > max_size)
         {
           if (max_size >= 1024 * 1024)
-            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
                                 _("the file is larger than %u MiB"),
                                 (guint) (max_size / (1024 * 1024)));
           else
-            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, (KmSourcePos) { 0, 0 },
+            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
                                 _("the file is larger than %u bytes"), (guint) max_size);
           return NULL;
         }
       g_byte_array_append (buffer, chunk, n);
     }
   return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+}
+
+/* Where the content starts: the first character that is not white space (after a UTF-8
+ * byte order mark), or 1:1 when there is none. Column in characters: only white space
+ * precedes it on its line. */
+static KmSourcePos
+content_start (const char *data,
+               gsize       length)
+{
+  KmSourcePos pos = { 1, 1 };
+  gsize i = length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+
+  for (; i < MIN (length, GUESS_LIMIT) && is_space (data[i]); i++)
+    {
+      if (data[i] == '\n')
+        {
+          pos.line++;
+          pos.column = 1;
+        }
+      else if (data[i] != '\r')
+        pos.column++;
+    }
+  if (i >= MIN (length, GUESS_LIMIT))
+    return (KmSourcePos) { 1, 1 };
+  return pos;
+}
+
+/*
+ * UTF-16 text (with its byte order mark, as XML requires; Windows tools write URDF and
+ * Scenebuilder scenes so) is read as the same text in UTF-8, without the mark: lines and
+ * columns (in characters) are the same. Returns the converted bytes, @contents itself when
+ * it is not UTF-16, or NULL with @error when it is not valid UTF-16.
+ */
+static GBytes *
+utf16_to_utf8 (const char  *path,
+               GBytes      *contents,
+               GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gsize length;
+  const char *data = g_bytes_get_data (contents, &length);
+  const char *from;
+  gsize written = 0;
+  char *text;
+
+  if (data != NULL && length >= 2 && memcmp (data, "\xFF\xFE", 2) == 0)
+    from = "UTF-16LE";
+  else if (data != NULL && length >= 2 && memcmp (data, "\xFE\xFF", 2) == 0)
+    from = "UTF-16BE";
+  else
+    return g_bytes_ref (contents);
+
+  text = g_convert (data + 2, length - 2, "UTF-8", from, NULL, &written, &local_error);
+  if (text == NULL || memchr (text, '\0', written) != NULL)
+    {
+      /* Translators: %s is an encoding name (UTF-16LE), the last %s the reason. */
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 1, 1 },
+                          _("expected %s text after the byte order mark: %s"), from,
+                          local_error != NULL ? local_error->message
+                                              : _("it contains a NUL character"));
+      g_free (text);
+      return NULL;
+    }
+  return g_bytes_new_take (text, written);
 }
 
 KmModelExtras *
@@ -348,6 +437,7 @@ km_format_load_model_file (const char      *path,
                            GError         **error)
 {
   g_autoptr(KmModelExtras) found = NULL;
+  g_autoptr(GBytes) raw = NULL;
   g_autoptr(GBytes) contents = NULL;
   const KmFormat *fmt = NULL;
   const char *data;
@@ -376,7 +466,12 @@ km_format_load_model_file (const char      *path,
         }
     }
 
-  contents = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
+  /* Every error names a place in the file (DESIGN.md, "Error locations"): where the
+   * file cannot be read at all, its start. */
+  raw = read_file_at (path, KM_FORMAT_MAX_FILE_SIZE, (KmSourcePos) { 1, 1 }, error);
+  if (raw == NULL)
+    return NULL;
+  contents = utf16_to_utf8 (path, raw, error);
   if (contents == NULL)
     return NULL;
   data = g_bytes_get_data (contents, &length);
@@ -391,7 +486,7 @@ km_format_load_model_file (const char      *path,
           g_autofree char *guess = km_format_guess_description (data, length);
 
           /* Translators: %s says what the file looks like, e.g. "binary data" */
-          km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+          km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, content_start (data, length),
                               _("not a file Kinema can read: %s"), guess);
           return NULL;
         }
@@ -405,7 +500,7 @@ km_format_load_model_file (const char      *path,
   if (result == NULL)
     {
       if (error != NULL && *error == NULL)
-        km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 0, 0 },
+        km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, (KmSourcePos) { 1, 1 },
                             _("could not be loaded as %s"), fmt->name);
       return NULL;
     }
