@@ -13,6 +13,7 @@
 
 #include "km-body-handler.h"
 #include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-format.h"
 #include "km-openhrp.h"
 
@@ -188,6 +189,7 @@ load_model (KmBodyItem       *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
   const KmFormat *format = NULL;
   gpointer result;
 
@@ -197,6 +199,9 @@ load_model (KmBodyItem       *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
       return;
     }
+  /* The model is read under the path the user knows it by, so that its loader's messages
+   * name it so (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_shown_path (io, self->file, path);
   if (self->format != NULL && km_format_lookup (self->format) == NULL)
     {
       g_autofree char *message =
@@ -206,11 +211,12 @@ load_model (KmBodyItem       *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  result = km_format_load_file (path, model_format (self->format, path),
+  result = km_format_load_file (shown, model_format (self->format, path),
                                 &format, &error);
   if (result == NULL)
     {
-      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
+      /* The model's own "FILE:LINE:COLUMN: …" first, then where the project names it. */
+      km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
       return;
     }
   if (format->kind != KM_FILE_KIND_MODEL)

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "km-error.h"
 
@@ -59,6 +60,54 @@ km_parse_error_add_include (GError     **error,
                              MAX (pos.column, 1));
   g_free ((*error)->message);
   (*error)->message = message;
+}
+
+/**
+ * km_parse_error_add_include_from:
+ *
+ * Like km_parse_error_add_include(), but leaves an error raised in @file itself (at the
+ * include, or in a part of @file that applies to what it includes) as it is. Errors from
+ * deeper files carry their own "included from" lines already; this one goes after them.
+ */
+void
+km_parse_error_add_include_from (GError     **error,
+                                 const char  *file,
+                                 KmSourcePos  pos)
+{
+  g_autofree char *prefix = NULL;
+
+  if (error == NULL || *error == NULL)
+    return;
+  prefix = g_strconcat (file, ":", NULL);
+  if (!g_str_has_prefix ((*error)->message, prefix))
+    km_parse_error_add_include (error, file, pos);
+}
+
+/**
+ * km_parse_included_path:
+ * @including: the including file, as the user gave it
+ * @reference: the name it gives: relative to @including's folder, or absolute
+ *
+ * Returns: (transfer full): the included file's path "as given" (DESIGN.md, "Error
+ *   locations"): joined to @including's folder, without a leading "./"
+ */
+char *
+km_parse_included_path (const char *including,
+                        const char *reference)
+{
+  g_autofree char *dir = NULL;
+
+  g_return_val_if_fail (including != NULL, NULL);
+  g_return_val_if_fail (reference != NULL, NULL);
+
+  if (g_path_is_absolute (reference))
+    return g_strdup (reference);
+  while (reference[0] == '.' && G_IS_DIR_SEPARATOR (reference[1]))
+    reference += 2;
+  dir = g_path_get_dirname (including);
+  if (strcmp (dir, ".") == 0)
+    return g_strdup (reference);
+  return g_build_filename (dir, reference, NULL);
 }
 
 typedef struct

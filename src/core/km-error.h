@@ -42,6 +42,17 @@ void        km_parse_error_set          (GError     **error,
 void        km_parse_error_add_include  (GError     **error,
                                          const char  *file,
                                          KmSourcePos  pos);
+/* The same, unless the error is located in @file itself (its first line starts with
+ * "FILE:"): for a loader whose failure may come from the including file or from inside. */
+void        km_parse_error_add_include_from (GError     **error,
+                                         const char  *file,
+                                         KmSourcePos  pos);
+/* The path of a file that @including (a path as the user gave it) names by @reference
+ * (relative to @including's folder, or absolute), as the user would write it in messages:
+ * "b.body" for a file next to "a.body", "dir/b.body" next to "dir/a.body", @reference
+ * itself when absolute. Valid for opening too (relative to the same working folder). */
+char       *km_parse_included_path      (const char  *including,
+                                         const char  *reference);
 
 /*
  * Non-fatal problems in a file that a loader accepts ("unknown key “x” ignored"), as

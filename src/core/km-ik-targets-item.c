@@ -8,6 +8,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "km-cnoid.h"
 #include "km-format.h"
 #include "km-ik-targets-item.h"
 
@@ -118,16 +119,23 @@ load_file (KmIkTargetsItem  *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
   const KmFormat *format = NULL;
   gpointer result = NULL;
 
   path = km_item_io_expand_path (io, self->file, &error);
-  if (path != NULL)
-    result = km_format_load_file (path, self->format != NULL ? self->format : TARGETS_FORMAT,
-                                  &format, &error);
-  if (path == NULL || result == NULL)
+  if (path == NULL)
     {
       km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
+      return;
+    }
+  /* Read under the path the user knows it by: its errors name it so, then the project. */
+  shown = km_cnoid_shown_path (io, self->file, path);
+  result = km_format_load_file (shown, self->format != NULL ? self->format : TARGETS_FORMAT,
+                                &format, &error);
+  if (result == NULL)
+    {
+      km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
       return;
     }
   if (format->kind != KM_FILE_KIND_TARGETS)
@@ -198,6 +206,18 @@ keyframe_node (const KmTargetKeyframe *key)
   return map;
 }
 
+/*
+ * What is written (DESIGN.md, "Our project items": an item with a file writes the file
+ * reference; a new item is inline until saved to a file):
+ *  - read from the project and unchanged: its data as read;
+ *  - with a file (read from a `file` reference, or opened from a targets file and named
+ *    by km_ik_targets_item_set_file, as a front end does on import): `file` and
+ *    `format`, and the frame rate the track plays at;
+ *  - edited since (km_ik_targets_item_set_track): inline, without `file`. The keys are
+ *    not written back into the file on a project save: that would change a file the user
+ *    may share with other projects, behind their back. Saving the targets to a file and
+ *    then calling km_ik_targets_item_set_file makes it a reference again.
+ */
 static KmYamlNode *
 km_ik_targets_item_store (KmItem   *item,
                           KmItemIo *io)

@@ -144,6 +144,26 @@ km_shape_new_mesh (KmMesh *mesh)
 }
 
 /**
+ * km_shape_new_mesh_reference:
+ * @uri: the mesh file as the model names it
+ *
+ * A mesh that was not loaded: it draws nothing, and writers write @uri back.
+ *
+ * Returns: (transfer full): a new shape of type %KM_SHAPE_MESH without a mesh
+ */
+KmShape *
+km_shape_new_mesh_reference (const char *uri)
+{
+  KmShape *self;
+
+  g_return_val_if_fail (uri != NULL, NULL);
+
+  self = km_shape_new (KM_SHAPE_MESH);
+  self->uri = g_strdup (uri);
+  return self;
+}
+
+/**
  * km_shape_copy:
  *
  * Returns: (transfer full): a new shape with the same fields, sharing the mesh
@@ -160,6 +180,8 @@ km_shape_copy (const KmShape *self)
   if (copy->mesh)
     km_mesh_ref (copy->mesh);
   copy->name = g_strdup (self->name);
+  copy->uri = g_strdup (self->uri);
+  copy->material = g_strdup (self->material);
   return copy;
 }
 
@@ -176,6 +198,8 @@ shape_clear (KmShape *self)
 {
   g_clear_pointer (&self->mesh, km_mesh_unref);
   g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->uri, g_free);
+  g_clear_pointer (&self->material, g_free);
 }
 
 void
@@ -194,6 +218,16 @@ km_shape_set_name (KmShape    *self,
 
   g_free (self->name);
   self->name = g_strdup (name);
+}
+
+void
+km_shape_set_material (KmShape    *self,
+                       const char *material)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->material);
+  self->material = g_strdup (material);
 }
 
 /**

@@ -68,6 +68,13 @@ typedef struct
   double       height;      /* cylinder, cone, capsule: along +Y */
   KmMesh      *mesh;        /* KM_SHAPE_MESH: owned reference; NULL otherwise */
   char        *name;        /* nullable: a DEF / node name from the file, for messages */
+  /* nullable: the mesh file as the model names it ("package://pkg/meshes/arm.dae"), kept
+   * for a mesh that was not loaded (not found, unreadable, or meshes not read): such a
+   * shape is KM_SHAPE_MESH with mesh NULL, placed by transform and scale like the file's
+   * own reference, and draws nothing; writers write the reference back as it was. */
+  char        *uri;
+  /* nullable: the name the model gives the shape's material (URDF), for writers */
+  char        *material;
 } KmShape;
 
 GType           km_shape_get_type             (void) G_GNUC_CONST;
@@ -83,11 +90,14 @@ KmShape        *km_shape_new_cone             (double          radius,
 KmShape        *km_shape_new_capsule          (double          radius,
                                                double          height);
 KmShape        *km_shape_new_mesh             (KmMesh         *mesh);
+KmShape        *km_shape_new_mesh_reference   (const char     *uri);
 KmShape        *km_shape_copy                 (const KmShape  *self);
 KmShape        *km_shape_ref                  (KmShape        *self);
 void            km_shape_unref                (KmShape        *self);
 void            km_shape_set_name             (KmShape        *self,
                                                const char     *name);
+void            km_shape_set_material         (KmShape        *self,
+                                               const char     *material);
 gboolean        km_shape_set_affine           (KmShape        *self,
                                                const KmMat3   *linear,
                                                KmVec3          translation);

@@ -22,7 +22,7 @@
 
 typedef struct
 {
-  KmJoint    j;        /* j.name owned; j.parent is a draft index */
+  KmJoint    j;        /* j.name and j.link_name owned; j.parent is a draft index */
   GPtrArray *shapes;   /* KmShape, owned references; NULL when none */
 } DraftJoint;
 
@@ -40,6 +40,7 @@ draft_joint_clear (gpointer data)
   DraftJoint *dj = data;
 
   g_clear_pointer (&dj->j.name, g_free);
+  g_clear_pointer (&dj->j.link_name, g_free);
   g_clear_pointer (&dj->shapes, g_ptr_array_unref);
 }
 
@@ -82,6 +83,7 @@ draft_init (Draft            *d,
 
       dj.j = *km_skeleton_get_joint (skeleton, i);
       dj.j.name = g_strdup (dj.j.name);
+      dj.j.link_name = g_strdup (dj.j.link_name);
       shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
       dj.shapes = shapes_copy (shapes, n_shapes);
       g_array_append_val (d->joints, dj);
@@ -118,6 +120,33 @@ draft_unique_name (Draft      *d,
       g_autofree char *name = g_strdup_printf ("%s_%u", base, k);
 
       if (!draft_name_taken (d, name, -1))
+        return g_steal_pointer (&name);
+    }
+}
+
+/* Whether a joint's link is called @name (its own link name, or its name when it has none). */
+static gboolean
+draft_link_name_taken (Draft      *d,
+                       const char *name)
+{
+  for (guint i = 0; i < d->joints->len; i++)
+    if (g_str_equal (km_joint_get_link_name (&draft_get (d, i)->j), name))
+      return TRUE;
+  return FALSE;
+}
+
+/* A link name: @base if no link has it, else @base_2, @base_3, … */
+static char *
+draft_unique_link_name (Draft      *d,
+                        const char *base)
+{
+  if (!draft_link_name_taken (d, base))
+    return g_strdup (base);
+  for (guint k = 2;; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s_%u", base, k);
+
+      if (!draft_link_name_taken (d, name))
         return g_steal_pointer (&name);
     }
 }
@@ -203,6 +232,7 @@ add_to_builder (Draft             *d,
 
   index = km_skeleton_builder_add_joint (builder, dj->j.name, dj->j.type,
                                          parent >= 0 ? draft_get (d, (guint) parent)->j.name : NULL);
+  km_skeleton_builder_set_link_name (builder, index, dj->j.link_name);
   km_skeleton_builder_set_offset (builder, index, dj->j.offset);
   if (dj->j.has_rotation)
     km_skeleton_builder_set_rotation (builder, index, dj->j.rotation);
@@ -877,22 +907,19 @@ km_skeleton_edit_delete (const KmSkeleton  *skeleton,
   return draft_build (&d, error);
 }
 
-typedef char *(*RenameFunc) (Draft *d, const char *name);
+/* The name a copy would like (made unique by the caller). */
+typedef char *(*RenameFunc) (const char *name);
 
 static char *
-rename_copy (Draft      *d,
-             const char *name)
+rename_copy (const char *name)
 {
-  return draft_unique_name (d, name);
+  return g_strdup (name);
 }
 
 static char *
-rename_mirror (Draft      *d,
-               const char *name)
+rename_mirror (const char *name)
 {
-  g_autofree char *mirrored = km_skeleton_edit_mirror_name (name);
-
-  return draft_unique_name (d, mirrored);
+  return km_skeleton_edit_mirror_name (name);
 }
 
 /* Appends a copy of the subtree of @joint (in the source skeleton's preorder, which the
@@ -910,9 +937,18 @@ draft_copy_subtree (Draft      *d,
     {
       DraftJoint copy = { 0 };
       DraftJoint *orig = draft_get (d, i);
+      g_autofree char *wanted = rename (orig->j.name);
 
       copy.j = orig->j;
-      copy.j.name = rename (d, orig->j.name);
+      copy.j.name = draft_unique_name (d, wanted);
+      /* A link of its own name gets one the same way, unique among the links. */
+      copy.j.link_name = NULL;
+      if (orig->j.link_name != NULL)
+        {
+          g_autofree char *wanted_link = rename (orig->j.link_name);
+
+          copy.j.link_name = draft_unique_link_name (d, wanted_link);
+        }
       copy.j.joint_id = -1;
       copy.j.parent = i == joint ? parent : (int) (first + ((guint) orig->j.parent - joint));
       /* A copied follower follows the copy of its master when that is copied too. */
@@ -1154,6 +1190,12 @@ reflect_shape (KmVec3         m,
         }
       km_mesh_unref (copy->mesh);
       copy->mesh = mirrored;
+    }
+  else if (shape->type == KM_SHAPE_MESH)
+    {
+      /* A mesh file that was not loaded cannot be mirrored vertex by vertex: its scale
+       * mirrors instead (M·T·S = (M·T·M)·(M·S), M diagonal). */
+      copy->scale = reflect (m, shape->scale);
     }
   return copy;
 }

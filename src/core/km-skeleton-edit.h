@@ -28,7 +28,12 @@ G_BEGIN_DECLS
  * Shapes stay with their joint through every edit. Deleting a joint drops its own shapes.
  * Duplicating copies the shapes (shared references: shapes are immutable). Mirroring
  * mirrors them: primitives get the mirrored placement (a cone flipped so its apex mirrors),
- * meshes get mirrored vertices with reversed winding.
+ * meshes get mirrored vertices with reversed winding, and a mesh file that was not loaded
+ * (KmShape.uri) a mirrored scale.
+ *
+ * Link names (KmJoint.link_name) stay with their joint; a renamed joint keeps its link's
+ * name. A duplicated or mirrored copy gets the link name made unique among the links
+ * ("NAME_2", …), mirrored left/right like joint names (km_skeleton_edit_mirror_name()).
  */
 
 #define KM_SKELETON_EDIT_ERROR (km_skeleton_edit_error_quark ())

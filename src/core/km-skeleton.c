@@ -171,6 +171,20 @@ km_joint_local_transform (const KmJoint *joint,
   local_transform (joint, &frame, q ? q : zero, out);
 }
 
+/**
+ * km_joint_get_link_name:
+ *
+ * Returns: the name of the link @joint moves: #KmJoint.link_name, or the joint's own name
+ *   when the link has none of its own
+ */
+const char *
+km_joint_get_link_name (const KmJoint *joint)
+{
+  g_return_val_if_fail (joint != NULL, NULL);
+
+  return joint->link_name != NULL ? joint->link_name : joint->name;
+}
+
 KmSkeletonBuilder *
 km_skeleton_builder_new (void)
 {
@@ -185,6 +199,7 @@ static void
 builder_joint_clear (BuilderJoint *bj)
 {
   g_clear_pointer (&bj->joint.name, g_free);
+  g_clear_pointer (&bj->joint.link_name, g_free);
   g_clear_pointer (&bj->parent_name, g_free);
   g_clear_pointer (&bj->shapes, g_ptr_array_unref);
   g_clear_pointer (&bj->mimic_name, g_free);
@@ -338,6 +353,25 @@ km_skeleton_builder_set_joint_id (KmSkeletonBuilder *self,
 }
 
 /**
+ * km_skeleton_builder_set_link_name:
+ * @joint: the joint's index as km_skeleton_builder_add_joint() returned it
+ * @link_name: (nullable): the name of the link the joint moves (1 to KM_SKELETON_MAX_NAME
+ *   bytes), %NULL when it has none of its own; the joint's own name is the same as %NULL
+ */
+void
+km_skeleton_builder_set_link_name (KmSkeletonBuilder *self,
+                                   guint              joint,
+                                   const char        *link_name)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  g_return_if_fail (bj != NULL);
+
+  g_free (bj->joint.link_name);
+  bj->joint.link_name = g_strcmp0 (link_name, bj->joint.name) == 0 ? NULL : g_strdup (link_name);
+}
+
+/**
  * km_skeleton_builder_add_shape:
  * @joint: the joint's index as km_skeleton_builder_add_joint() returned it
  * @shape: (transfer none): display geometry in the joint's frame; the builder takes a
@@ -410,6 +444,13 @@ check_joint_values (BuilderJoint      *bj,
     {
       g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
                    _("a joint name must be between 1 and %d bytes long"), KM_SKELETON_MAX_NAME);
+      return fail (problem, index, KM_JOINT_FIELD_NAME, 0);
+    }
+  if (j->link_name != NULL &&
+      (j->link_name[0] == '\0' || strlen (j->link_name) > KM_SKELETON_MAX_NAME))
+    {
+      g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE,
+                   _("a link name must be between 1 and %d bytes long"), KM_SKELETON_MAX_NAME);
       return fail (problem, index, KM_JOINT_FIELD_NAME, 0);
     }
   if (!km_vec3_is_finite (j->offset))
@@ -744,6 +785,7 @@ km_skeleton_builder_build (KmSkeletonBuilder  *self,
 
       *j = builder_joint (self, f)->joint;
       j->name = g_strdup (j->name);
+      j->link_name = g_strdup (j->link_name);
       j->parent = parent_of[f] < 0 ? -1 : (int) file_to_topo[parent_of[f]];
       j->file_index = f;
       j->n_dof = km_joint_type_n_dof (j->type);
@@ -800,6 +842,7 @@ skeleton_clear (KmSkeleton *self)
   for (guint i = 0; i < self->n_joints; i++)
     {
       g_free (self->joints[i].name);
+      g_free (self->joints[i].link_name);
       g_clear_pointer (&self->shapes[i], g_ptr_array_unref);
     }
   g_free (self->shapes);

@@ -101,6 +101,10 @@ typedef struct
   int          mimic;         /* topological index of the master, -1 when independent */
   double       mimic_ratio;
   double       mimic_offset;
+  /* The name of the link the joint moves (URDF's child link; the root link for the root),
+   * or NULL when that link has no name of its own: the format has none (a .body link is
+   * its joint) or it is the joint's name. km_joint_get_link_name() reads either. */
+  char        *link_name;
 } KmJoint;
 
 typedef struct _KmSkeleton KmSkeleton;
@@ -116,6 +120,7 @@ guint               km_joint_type_n_dof                  (KmJointType           
 void                km_joint_local_transform             (const KmJoint           *joint,
                                                           const double            *q,
                                                           KmTransform             *out);
+const char         *km_joint_get_link_name               (const KmJoint           *joint);
 
 KmSkeletonBuilder  *km_skeleton_builder_new              (void);
 void                km_skeleton_builder_free             (KmSkeletonBuilder       *builder);
@@ -150,6 +155,9 @@ void                km_skeleton_builder_set_mimic        (KmSkeletonBuilder     
                                                           const char              *master,
                                                           double                   ratio,
                                                           double                   offset);
+void                km_skeleton_builder_set_link_name    (KmSkeletonBuilder       *builder,
+                                                          guint                    joint,
+                                                          const char              *link_name);
 void                km_skeleton_builder_add_shape        (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           KmShape                 *shape);

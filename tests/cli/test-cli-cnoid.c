@@ -126,7 +126,7 @@ test_info (void)
                                                  "project", "SR1Walk.cnoid", NULL);
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
-  g_autofree char *warning = g_strdup_printf ("%s:52:22: unknown item type "
+  g_autofree char *warning = g_strdup_printf ("%s:52:22: warning: unknown item type "
                                               "“Body/SimpleControllerItem”; it is kept as it is\n",
                                               path);
 
@@ -152,6 +152,101 @@ test_validate (void)
   g_assert_cmpstr (err, ==, "");
 }
 
+/* kinema-cli @command @file in the folder @cwd: the exit status, stdout and stderr. */
+static int
+run_cli_in (const char  *cwd,
+            const char  *command,
+            const char  *file,
+            char       **out,
+            char       **err)
+{
+  const char *cli = g_getenv ("KINEMA_CLI");
+  const char *argv[] = { cli, command, file, NULL };
+  g_autoptr(GError) error = NULL;
+  int wait_status;
+
+  g_assert_nonnull (cli);
+  g_assert_true (g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                               &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+/* Errors inside included files (DESIGN.md, "Error locations"): the innermost file first,
+ * named as the user knows it, then one "included from" line per including file. */
+static void
+test_included_error_chain (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "include-chain", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *at, *chain;
+
+  /* A SubBody with a bad joint axis: the model is invalid. */
+  g_assert_cmpint (run_cli_in (dir, "validate", "outer-subbody.body", &out, &err), ==, 1);
+  g_assert_true (g_str_has_prefix (err, "bad-axis.body:10:17: "));
+  g_assert_nonnull (strstr (err, "\nincluded from outer-subbody.body:7:10\n"));
+  g_assert_null (strstr (err, "./bad-axis.body"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* The same model in a project, in a sub-project: one message, innermost first. */
+  run_cli_in (dir, "validate", "proj-sub.cnoid", &out, &err);
+  at = strstr (err, "bad-axis.body:10:17: ");
+  g_assert_nonnull (at);
+  g_assert_true (at == err || at[-1] == '\n');
+  chain = strstr (at, "\nincluded from proj-badbody.cnoid:17:19\n"
+                      "included from proj-sub.cnoid:12:19\n");
+  g_assert_nonnull (chain);
+  g_assert_null (memchr (at, '\n', chain - at));
+  g_assert_null (strstr (err, "/bad-axis.body"));
+}
+
+/* Converted out of share/project/, a project whose ${SHARE} was found from its place
+ * keeps no ${SHARE} (nothing would set it there): its bodies load at the new place with
+ * no share folder set. With KINEMA_CHOREONOID_SHARE set, ${SHARE} holds there and stays. */
+static void
+test_convert_share_moved (void)
+{
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                   "project", "SR1WalkEdit.cnoid", NULL);
+  g_autofree char *share = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", NULL);
+  g_autofree char *root = g_dir_make_tmp ("cli-share-XXXXXX", NULL);
+  g_autofree char *output = g_build_filename (root, "walk.cnoid", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *written = NULL;
+
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+  g_assert_null (strstr (written, "${SHARE}"));
+  g_assert_nonnull (strstr (written, "/model/SR1/SR1.body\"\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli ("info", output, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "bodies=2\n"));
+  g_assert_null (strstr (out, "[not shown]"));
+  g_assert_null (strstr (err, "SHARE"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&written, g_free);
+
+  g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
+  g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+  g_assert_nonnull (strstr (written, "file: \"${SHARE}/model/SR1/SR1.body\"\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli ("info", output, &out, &err), ==, 0);
+  g_assert_null (strstr (out, "[not shown]"));
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+
+  g_assert_cmpint (g_unlink (output), ==, 0);
+  g_assert_cmpint (g_rmdir (root), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -161,5 +256,7 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/cnoid/info", test_info);
   g_test_add_func ("/kinema/cli/cnoid/validate", test_validate);
   g_test_add_func ("/kinema/cli/cnoid/convert-elsewhere", test_convert_elsewhere);
+  g_test_add_func ("/kinema/cli/cnoid/included-error-chain", test_included_error_chain);
+  g_test_add_func ("/kinema/cli/cnoid/convert-share-moved", test_convert_share_moved);
   return g_test_run ();
 }

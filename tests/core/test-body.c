@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "km-body.h"
 #include "km-error.h"
@@ -194,9 +195,13 @@ test_features (void)
   assert_vec3 (shapes[1]->transform.pos, 0, 0, 1);
 
   /* ARM: face set (2 triangles), the aliased triangle mesh twice (one KmMesh), the STL in
-   * millimetres. The missing file, the negative radius and the unknown node are skipped. */
+   * millimetres, and the missing file kept as written (a reference without a mesh). The
+   * negative radius and the unknown node are skipped. */
   shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "ARM"), &n);
-  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_cmpint (shapes[4]->type, ==, KM_SHAPE_MESH);
+  g_assert_null (shapes[4]->mesh);
+  g_assert_cmpstr (shapes[4]->uri, ==, "../meshes/not-there.stl");
   g_assert_cmpuint (km_mesh_get_n_triangles (shapes[0]->mesh), ==, 2);
   g_assert_true (shapes[1]->mesh == shapes[2]->mesh);
   g_assert_cmpuint (km_mesh_get_n_triangles (shapes[3]->mesh), ==, 12);
@@ -277,6 +282,63 @@ test_sniff (void)
   g_assert_cmpint (km_body_sniff (other, sizeof other - 1), ==, 0);
 }
 
+/* The error of a SubBody file run from @dir, loaded as @name (relative to @dir). */
+static char *
+error_in (const char *dir,
+          const char *name)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  int sniff;
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  skel = test_util_body_load_file (name, &sniff, warnings, &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_null (skel);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  return g_strdup (error->message);
+}
+
+/* DESIGN.md, "Error locations": inside a SubBody file, the innermost file first (named
+ * relative to how the including file was given), then "included from FILE:LINE:COLUMN"
+ * lines out to the body file. */
+static void
+test_sub_body_error_chain (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "include-chain", NULL);
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  g_autofree char *message = NULL;
+
+  /* Read while the SubBody's links are read. */
+  message = error_in (dir, "outer-subbody.body");
+  g_assert_cmpstr (message, ==, "bad-axis.body:10:17: expected a joint axis: [x, y, z] or X, "
+                                "Y, Z, -X, -Y, -Z\n"
+                                "included from outer-subbody.body:7:10");
+  g_clear_pointer (&message, g_free);
+  message = error_in (dir, "nested-subbody.body");
+  g_assert_cmpstr (message, ==, "bad-axis.body:10:17: expected a joint axis: [x, y, z] or X, "
+                                "Y, Z, -X, -Y, -Z\n"
+                                "included from outer-subbody.body:7:10\n"
+                                "included from nested-subbody.body:7:10");
+  g_clear_pointer (&message, g_free);
+  /* The path as given: joined to the including file's folder. */
+  message = error_in (data, "include-chain/outer-subbody.body");
+  g_assert_cmpstr (message, ==, "include-chain/bad-axis.body:10:17: expected a joint axis: "
+                                "[x, y, z] or X, Y, Z, -X, -Y, -Z\n"
+                                "included from include-chain/outer-subbody.body:7:10");
+  g_clear_pointer (&message, g_free);
+  /* Found when the skeleton is built (a name clash), after the sub-body was read. */
+  message = error_in (dir, "dup-outer.body");
+  g_assert_cmpstr (message, ==, "parts/dup-inner.body:6:11: duplicate joint name “L_J”\n"
+                                "included from dup-outer.body:10:10");
+  g_clear_pointer (&message, g_free);
+  /* A key of the SubBody node itself is in the including file: no chain. */
+  message = error_in (dir, "override-outer.body");
+  g_assert_cmpstr (message, ==, "override-outer.body:9:18: expected a list of 3 numbers");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -289,6 +351,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/features", test_features);
   g_test_add_func ("/kinema/Body/errors", test_errors);
   g_test_add_func ("/kinema/Body/sniff", test_sniff);
+  g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);
 
   return g_test_run ();
 }

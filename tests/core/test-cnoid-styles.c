@@ -856,6 +856,65 @@ test_names (void)
     }
 }
 
+/* Choreonoid 1.5 and older write `views` as a mapping from view names to states
+ * (`"Items": {selected: [ ids ], checked: [ ids ]}`): the check marks and the selection
+ * are read from there too, and written back in that form, less the items unchecked. */
+static void
+test_view_checks_mapping (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "include-chain",
+                                                 "old1x.cnoid", NULL);
+  g_autofree char *share = share_dir ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = km_cnoid_load_full (path, NULL, share, &error);
+  g_autoptr(KmProject) again = NULL;
+  g_autofree char *text = NULL;
+  KmItem *world, *sr1;
+  g_autoptr(GObject) selected = NULL;
+  KmTransform root;
+  const double *q;
+  guint n_dof;
+
+  g_assert_no_error (error);
+  world = km_project_find_item_by_id (project, 1);
+  sr1 = km_project_find_item_by_id (project, 2);
+  g_assert_true (km_item_get_checked (world));
+  g_assert_true (km_item_get_checked (sr1));
+  g_assert_cmpuint (g_list_model_get_n_items (km_project_get_selection (project)), ==, 1);
+  selected = g_list_model_get_item (km_project_get_selection (project), 0);
+  g_assert_true (selected == G_OBJECT (sr1));
+  /* The rest of the 1.x body item: modelFile, rootPosition, rootAttitude, jointPositions
+   * (radians, in joint-id order). */
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (sr1)));
+  km_body_item_get_root_pose (KM_BODY_ITEM (sr1), &root);
+  g_assert_cmpfloat (root.pos.z, ==, 0.7135);
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (sr1), &n_dof);
+  g_assert_cmpuint (n_dof, ==, 29);
+  g_assert_cmpfloat (q[km_skeleton_get_joint (km_body_item_get_skeleton (KM_BODY_ITEM (sr1)),
+                                              km_skeleton_find_joint (
+                                                km_body_item_get_skeleton (KM_BODY_ITEM (sr1)),
+                                                "RLEG_HIP_P"))->dof_index], ==, -0.036652);
+
+  /* Unchanged: written back as read, in the mapping form, with no is_checked. */
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_null (strstr (text, "is_checked"));
+  g_assert_nonnull (strstr (text, "views:\n  \"Items\":\n    selected: [ 2 ]\n"
+                                  "    checked: [ 1, 2 ]\n    expanded: [ 1, 2 ]\n"));
+  g_clear_pointer (&text, g_free);
+
+  /* SR1 unchecked and not selected: dropped from the lists, still a mapping. */
+  km_item_set_checked (sr1, FALSE);
+  km_project_clear_selection (project);
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_null (strstr (text, "is_checked"));
+  g_assert_nonnull (strstr (text, "views:\n  \"Items\":\n    selected: [ ]\n"
+                                  "    checked: [ 1 ]\n    expanded: [ 1, 2 ]\n"));
+  again = load_text (path, text, share);
+  g_assert_true (km_item_get_checked (km_project_find_item_by_id (again, 1)));
+  g_assert_false (km_item_get_checked (km_project_find_item_by_id (again, 2)));
+  g_assert_cmpuint (g_list_model_get_n_items (km_project_get_selection (again)), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -877,5 +936,6 @@ main (int   argc,
   g_test_add_func ("/kinema/CnoidStyles/save-elsewhere", test_save_elsewhere);
   g_test_add_func ("/kinema/CnoidStyles/sub-project", test_sub_project);
   g_test_add_func ("/kinema/CnoidStyles/relative-share-dir", test_relative_share_dir);
+  g_test_add_func ("/kinema/CnoidStyles/view-checks-mapping", test_view_checks_mapping);
   return g_test_run ();
 }

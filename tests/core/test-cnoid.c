@@ -945,8 +945,11 @@ test_save_climb_limits (void)
 }
 
 /* ${SHARE}/… (and ${PROGRAM_TOP}/…) references survive a Save As into another folder as
- * they were read, though "../" would reach the same files; files under the share folder
- * referenced otherwise become ${SHARE}/… (as Choreonoid writes them). */
+ * they were read, though "../" would reach the same files, while ${SHARE} resolves from
+ * the new place (KINEMA_CHOREONOID_SHARE, or the share folder given to the load); files
+ * under the share folder referenced otherwise become ${SHARE}/… (as Choreonoid writes
+ * them). ${SHARE} found only from the old place (the share/ above share/project/) is
+ * not kept: the reader of the moved file would not know it. */
 static void
 test_save_share_round_trip (void)
 {
@@ -968,6 +971,7 @@ test_save_share_round_trip (void)
   g_autoptr(KmProject) project = NULL;
   g_autoptr(GError) error = NULL;
 
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
   put_models (share, "model/arm");
   put_file (share, "motion/walk.pseq", "# a pose sequence\n");
   put_file (share, "project/arm.cnoid", text_in);
@@ -977,6 +981,34 @@ test_save_share_round_trip (void)
   in_place = test_util_cnoid_to_string (project, source);
   g_assert_cmpstr (in_place, ==, text_in);
 
+  /* Moved out of share/project/, with no share folder set: ${SHARE} would not resolve
+   * there, so the files are reached with "../" (the next rule that leads to them). */
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"../share/model/arm/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            file: \"../share/model/arm/targets.json\"\n"));
+  g_assert_nonnull (strstr (text, "            filename: \"../share/motion/walk.pseq\"\n"));
+  assert_paths_project (saved, NULL, arm, targets, pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* The share folder given to the load holds wherever the project goes: kept. */
+  project = km_cnoid_load_full (source, NULL, share, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"${SHARE}/model/arm/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            file: \"${SHARE}/model/arm/targets.json\"\n"));
+  g_assert_nonnull (strstr (text, "            filename: \"${SHARE}/motion/walk.pseq\"\n"));
+  assert_paths_project (saved, share, arm, targets, pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* So does KINEMA_CHOREONOID_SHARE (the editor's preference sets it). */
+  g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
+  project = load_ok (source);
   g_assert_true (km_cnoid_save (project, saved, &error));
   g_assert_no_error (error);
   text = test_util_read_file (saved, NULL);
@@ -997,6 +1029,7 @@ test_save_share_round_trip (void)
   text = test_util_read_file (saved, NULL);
   g_assert_cmpstr (text, ==, top_text);
   assert_paths_project (saved, share, arm, targets, pose_seq);
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
   remove_tree (root);
 }
 
@@ -1188,6 +1221,150 @@ test_share_dir_installed (void)
   g_assert_cmpstr (found, ==, expected);
 }
 
+/* The project @name, loaded from @dir (@name relative to it). */
+static KmProject *
+load_in (const char *dir,
+         const char *name)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  KmProject *project;
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  project = load_ok (name);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  return project;
+}
+
+/* DESIGN.md, "Error locations": an error in a body model a project (or a sub-project of
+ * it) names comes first, named as the user knows it (relative to how the project was
+ * given), then one "included from FILE:LINE:COLUMN" line per file out to the one opened. */
+static void
+test_included_error_chain (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "include-chain", NULL);
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  g_autofree char *absolute = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(KmProject) project = NULL;
+  KmItem *body;
+
+  project = load_in (dir, "proj-sub.cnoid");
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  g_assert_true (has_message (project, "bad-axis.body:10:17: expected a joint axis: [x, y, z] "
+                                       "or X, Y, Z, -X, -Y, -Z\n"
+                                       "included from proj-badbody.cnoid:17:19\n"
+                                       "included from proj-sub.cnoid:12:19"));
+  /* The body is kept, not shown; its problem is the first line. */
+  body = find_by_name (km_project_get_root_item (project), "ロボ");
+  g_assert_nonnull (body);
+  g_assert_null (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+  g_assert_cmpstr (km_item_get_problem (body), ==,
+                   "bad-axis.body:10:17: expected a joint axis: [x, y, z] or X, Y, Z, -X, -Y, -Z");
+  g_clear_object (&project);
+
+  /* "sub/../bad-axis.body" named as the file it is. */
+  project = load_in (dir, "sub/proj-up.cnoid");
+  g_assert_true (has_message (project, "bad-axis.body:10:17: expected a joint axis: [x, y, z] "
+                                       "or X, Y, Z, -X, -Y, -Z\n"
+                                       "included from sub/proj-up.cnoid:12:15"));
+  g_clear_object (&project);
+
+  project = load_in (data, "include-chain/proj-badbody.cnoid");
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  g_assert_true (has_message (project, "include-chain/bad-axis.body:10:17: expected a joint "
+                                       "axis: [x, y, z] or X, Y, Z, -X, -Y, -Z\n"
+                                       "included from include-chain/proj-badbody.cnoid:17:19"));
+  g_clear_object (&project);
+
+  /* Given as an absolute path: every file absolute. */
+  absolute = g_canonicalize_filename (dir, NULL);
+  expected = g_strdup_printf ("%s/bad-axis.body:10:17: expected a joint axis: [x, y, z] or X, "
+                              "Y, Z, -X, -Y, -Z\n"
+                              "included from %s/proj-badbody.cnoid:17:19\n"
+                              "included from %s/proj-sub.cnoid:12:19", absolute, absolute,
+                              absolute);
+  g_clear_pointer (&dir, g_free);
+  dir = g_build_filename (absolute, "proj-sub.cnoid", NULL);
+  project = load_ok (dir);
+  g_assert_true (has_message (project, expected));
+}
+
+/* Targets opened from a file are written as a reference to it (DESIGN.md: "An item with
+ * a file writes the file reference"); once edited, inline and without the file, which a
+ * project save does not rewrite. */
+static void
+test_targets_file_reference (void)
+{
+  static const char text_in[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"Arm\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data:\n"
+    "        file: \"arm.json\"\n"
+    "        format: SKELETON-JSON\n";
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-targets-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *path = g_build_filename (root, "arm.cnoid", NULL);
+  g_autofree char *targets_path = g_build_filename (root, "targets.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  KmTargetTrack *track;
+  KmItem *body, *item;
+  guint n_keys;
+
+  put_models (root, ".");
+  put_file (root, "arm.cnoid", text_in);
+  project = load_ok (path);
+  body = find_by_name (km_project_get_root_item (project), "Arm");
+  track = km_format_load_file (targets_path, NULL, &format, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_TARGETS);
+  n_keys = km_target_track_get_n_keyframes (track);
+  g_assert_cmpuint (n_keys, >, 1);
+
+  /* As a front end imports a targets file. */
+  item = km_ik_targets_item_new ();
+  km_item_set_name (item, "Targets");
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), track);
+  km_ik_targets_item_set_file (KM_IK_TARGETS_ITEM (item), targets_path, format->name);
+  km_item_append_child (body, item);
+  g_object_unref (item);
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (text, "          class: IKTargetsItem\n"
+                                  "          data:\n"
+                                  "            file: \"targets.json\"\n"
+                                  "            format: KINEMA-TARGETS-JSON\n"));
+  g_assert_null (strstr (text, "keyframes"));
+  again = load_text (path, text, &error);
+  g_assert_no_error (error);
+  item = find_by_name (km_project_get_root_item (again), "Targets");
+  g_assert_null (km_item_get_problem (item));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (
+                      km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))), ==, n_keys);
+  g_clear_pointer (&text, g_free);
+
+  /* Edited: inline, the file left as it is. */
+  item = find_by_name (km_project_get_root_item (project), "Targets");
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), track);
+  text = test_util_cnoid_to_string (project, path);
+  g_assert_null (strstr (text, "targets.json"));
+  g_assert_nonnull (strstr (text, "            keyframes:\n"));
+
+  km_target_track_unref (track);
+  remove_tree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1217,5 +1394,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);
   g_test_add_func ("/kinema/Cnoid/format", test_format);
   g_test_add_func ("/kinema/Cnoid/share-dir", test_share_dir);
+  g_test_add_func ("/kinema/Cnoid/included-error-chain", test_included_error_chain);
+  g_test_add_func ("/kinema/Cnoid/targets-file-reference", test_targets_file_reference);
   return g_test_run ();
 }

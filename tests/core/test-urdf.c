@@ -6,8 +6,10 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "km-error.h"
+#include "km-format.h"
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
 
@@ -162,10 +164,14 @@ test_ur5 (void)
     g_assert_cmpuint (n, ==, 2);
     g_assert_cmpfloat (shapes[1]->color.g, ==, 1.0f);
 
-    /* The missing mesh is a warning; the link just has no shape. */
+    /* The missing mesh is a warning; the link keeps the reference as written, without a
+     * mesh (nothing is drawn). */
     shapes = km_skeleton_get_shapes (skel, km_skeleton_find_joint (skel, "wrist_2_joint"), &n);
-    g_assert_null (shapes);
-    g_assert_cmpuint (n, ==, 0);
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_MESH);
+    g_assert_null (shapes[0]->mesh);
+    g_assert_cmpstr (shapes[0]->uri, ==, "package://kinema_arm/meshes/missing.stl");
+    g_assert_null (shapes[0]->material);
   }
   g_assert_true (has_warning (warnings, "missing.stl"));
   g_assert_true (has_warning (warnings, "ur5.urdf:73:39: "));
@@ -527,6 +533,64 @@ test_geometry_first_shape (void)
   g_assert_true (has_warning (warnings, "t.urdf:5:3: <geometry> has more than one shape; <box>"));
 }
 
+/* km_format_load_file reads UTF-16 (with its byte order mark, LE or BE) as the same text
+ * in UTF-8: detected as URDF, errors at the same line and column. */
+static void
+test_utf16 (void)
+{
+  static const char urdf[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n"
+    "<robot name=\"r\">\n"
+    "  <link name=\"a\"/><link name=\"b\"/>\n"
+    "  <joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>\n"
+    "    <limit lower=\"LOWER\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+    "</robot>\n";
+  const char *encodings[] = { "UTF-16LE", "UTF-16BE" };
+  const char *boms[] = { "\xFF\xFE", "\xFE\xFF" };
+  g_autofree char *dir = g_dir_make_tmp ("km-urdf-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
+
+  for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
+    for (guint bad = 0; bad < 2; bad++)
+      {
+        g_autoptr(GString) text = g_string_new (urdf);
+        g_autoptr(GError) error = NULL;
+        g_autofree char *converted = NULL;
+        g_autofree char *data = NULL;
+        const KmFormat *format = NULL;
+        gpointer result;
+        gsize length;
+
+        g_string_replace (text, "LOWER", bad ? "é" : "-1", 1);
+        converted = g_convert (text->str, -1, encodings[e], "UTF-8", NULL, &length, NULL);
+        g_assert_nonnull (converted);
+        data = g_malloc (length + 2);
+        memcpy (data, boms[e], 2);
+        memcpy (data + 2, converted, length);
+        g_assert_true (g_file_set_contents (path, data, (gssize) length + 2, NULL));
+
+        result = km_format_load_file (path, NULL, &format, &error);
+        if (bad)
+          {
+            g_autofree char *expected = g_strdup_printf ("%s:5:19: ", path);
+
+            g_assert_null (result);
+            g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+            g_assert_true (g_str_has_prefix (error->message, expected));
+          }
+        else
+          {
+            g_assert_no_error (error);
+            g_assert_nonnull (result);
+            g_assert_cmpstr (format->name, ==, "URDF");
+            g_assert_cmpuint (km_skeleton_get_n_dof (result), ==, 1);
+            format->free_result (result);
+          }
+      }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -545,6 +609,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/mimic", test_mimic);
   g_test_add_func ("/kinema/Urdf/mimic-errors", test_mimic_errors);
   g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
+  g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
 
   return g_test_run ();
 }

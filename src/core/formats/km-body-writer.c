@@ -32,7 +32,10 @@
  * - Choreonoid has no key for linked (mimic) joints: a follower is written as an
  *   independent joint (noted);
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
- *   TriangleMesh), wrapped in a Transform when they are placed or scaled.
+ *   TriangleMesh), wrapped in a Transform when they are placed or scaled; a mesh the model
+ *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written;
+ * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
+ *   child link's, KmJoint.link_name) is left out (noted).
  */
 
 static KmYamlNode *
@@ -129,8 +132,7 @@ static KmYamlNode *
 shape_node (const KmShape *shape)
 {
   KmYamlNode *node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-  KmYamlNode *appearance = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
-  KmYamlNode *material = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmYamlNode *appearance, *material;
   KmQuat q = km_mat3_to_quat (&shape->transform.rot);
   gboolean placed = km_vec3_length (shape->transform.pos) > 0 ||
                     km_quat_angle_between (q, KM_QUAT_IDENTITY) > 1e-12;
@@ -139,14 +141,26 @@ shape_node (const KmShape *shape)
   double rgb[3] = { round (shape->color.r * 1e6) / 1e6, round (shape->color.g * 1e6) / 1e6,
                     round (shape->color.b * 1e6) / 1e6 };
 
-  km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
-  km_yaml_mapping_append (node, "geometry", geometry_node (shape));
-  km_yaml_mapping_append (material, "diffuse", km_yaml_node_new_numbers (rgb, 3));
-  if (shape->color.a < 1)
-    km_yaml_mapping_append (material, "transparency",
-                            km_yaml_node_new_number (round ((1.0 - shape->color.a) * 1e6) / 1e6));
-  km_yaml_mapping_append (appearance, "material", material);
-  km_yaml_mapping_append (node, "appearance", appearance);
+  if (shape->type == KM_SHAPE_MESH && shape->mesh == NULL)
+    {
+      /* A mesh file that was not loaded: the reference as the model wrote it. */
+      km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Resource"));
+      km_yaml_mapping_append (node, "uri", km_yaml_node_new_string (shape->uri));
+    }
+  else
+    {
+      appearance = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+      material = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+      km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
+      km_yaml_mapping_append (node, "geometry", geometry_node (shape));
+      km_yaml_mapping_append (material, "diffuse", km_yaml_node_new_numbers (rgb, 3));
+      if (shape->color.a < 1)
+        km_yaml_mapping_append (material, "transparency",
+                                km_yaml_node_new_number (round ((1.0 - shape->color.a) * 1e6) /
+                                                         1e6));
+      km_yaml_mapping_append (appearance, "material", material);
+      km_yaml_mapping_append (node, "appearance", appearance);
+    }
   if (!placed && !scaled)
     return node;
 
@@ -221,6 +235,8 @@ km_body_to_string (const KmSkeleton *skeleton,
   const char * const *handlers;
   const char *root_name;
   gboolean renumbered = FALSE;
+  const KmJoint *own_link = NULL;
+  guint n_own_links = 0;
   guint n;
 
   g_return_val_if_fail (skeleton != NULL, NULL);
@@ -257,6 +273,8 @@ km_body_to_string (const KmSkeleton *skeleton,
 
       if (j->joint_id >= 0 && j->joint_id != j->dof_index)
         renumbered = TRUE;
+      if (j->link_name != NULL && n_own_links++ == 0)
+        own_link = j;
       switch (j->type)
         {
         case KM_JOINT_REVOLUTE:
@@ -313,13 +331,27 @@ km_body_to_string (const KmSkeleton *skeleton,
           KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
 
           for (guint s = 0; s < n_shapes; s++)
-            if (shapes[s]->type != KM_SHAPE_MESH || shapes[s]->mesh != NULL)
+            if (shapes[s]->type != KM_SHAPE_MESH || shapes[s]->mesh != NULL ||
+                shapes[s]->uri != NULL)
               km_yaml_sequence_append (elements, shape_node (shapes[s]));
           km_yaml_mapping_append (link, "elements", elements);
         }
       km_yaml_sequence_append (links, link);
     }
   km_yaml_mapping_append (root, "links", links);
+  if (n_own_links == 1)
+    km_format_note (notes, _("a .body link is named after its joint: the link “%s” of joint "
+                             "“%s” is written as “%s”"),
+                    own_link->link_name, own_link->name, own_link->name);
+  else if (n_own_links > 1)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "a .body link is named after its joint: %u link name is "
+                                        "left out (the link “%s” of joint “%s” is written as "
+                                        "“%s”, …)",
+                                        "a .body link is named after its joint: %u link names "
+                                        "are left out (the link “%s” of joint “%s” is written "
+                                        "as “%s”, …)", n_own_links),
+                    n_own_links, own_link->link_name, own_link->name, own_link->name);
   if (renumbered)
     km_format_note (notes, _("joint ids are renumbered in DOF order"));
   return km_yaml_emit_to_string (root, NULL);

@@ -37,9 +37,20 @@ typedef struct
   GHashTable          *warned;        /* device type names already reported */
   GPtrArray           *documents;     /* KmYamlNode *: sub-body files, kept while loading */
   GPtrArray           *includes;      /* char *: the sub-body files being read (nesting) */
+  GPtrArray           *inclusions;    /* Include *: every SubBody read, for error chains */
   guint                n_sub_bodies;
   guint                n_shapes;
 } Body;
+
+/* Where a sub-body file was included: the including file (as given) and the position of
+ * the SubBody's `uri` there, then where that file was included, up to the body file. */
+typedef struct Include Include;
+struct Include
+{
+  const char    *file;
+  KmSourcePos    pos;
+  const Include *outer;
+};
 
 /* The links of one file: the body file itself, or a SubBody's file, whose link names get
  * a prefix and suffix, whose joint ids are offset, and whose root link takes the keys of
@@ -51,6 +62,8 @@ typedef struct
   int         joint_id_offset;
   KmYamlNode *root_override;   /* the SubBody node, NULL for the body file */
   const char *root_name;       /* the sub-body's root link (unprefixed) */
+  const char *file;            /* the file of the links (as given) */
+  const Include *include;      /* where that file was included, NULL for the body file */
 } Scope;
 
 /* Where each link's values are, to point a skeleton build error at them. */
@@ -64,6 +77,8 @@ typedef struct
   KmYamlNode *range;
   KmYamlNode *translation;
   KmYamlNode *rotation;
+  const char *file;            /* the file of the link (its scope's) */
+  const Include *include;      /* where that file was included */
 } LinkNodes;
 
 #define KEYS(...) ((const char * const[]) { __VA_ARGS__, NULL })
@@ -229,7 +244,8 @@ read_axis (Body        *b,
   return km_yaml_expect_vec3 (node, out, error);
 }
 
-/* One end of a range: a number (scaled) or `unlimited`. */
+/* One end of a range: a number (scaled) or `unlimited`. The end's place says which way it
+ * is unlimited (like Choreonoid's reader), whatever the sign written. */
 static gboolean
 read_range_end (Body        *b,
                 KmYamlNode  *node,
@@ -244,8 +260,9 @@ read_range_end (Body        *b,
   *unlimited = FALSE;
   /* `unlimited`, and the YAML infinities some exporters write (.inf, -.inf). */
   if (s != NULL && km_yaml_node_get_tag (node) == NULL &&
-      (g_ascii_strcasecmp (s, "unlimited") == 0 || g_ascii_strcasecmp (s, ".inf") == 0 ||
-       g_ascii_strcasecmp (s, "+.inf") == 0 || g_ascii_strcasecmp (s, "-.inf") == 0))
+      (g_ascii_strcasecmp (s, "unlimited") == 0 || g_ascii_strcasecmp (s, "-unlimited") == 0 ||
+       g_ascii_strcasecmp (s, ".inf") == 0 || g_ascii_strcasecmp (s, "+.inf") == 0 ||
+       g_ascii_strcasecmp (s, "-.inf") == 0))
     {
       *unlimited = TRUE;
       return TRUE;
@@ -286,6 +303,8 @@ read_range (Body        *b,
 
   if (!lo_unlimited && !hi_unlimited && *lower > *upper)
     return fail_at (b, node, error, _("expected lower ≤ upper"));
+  /* The rest of Kinema (seeds, sliders, writers) knows only ranges limited on both sides
+   * or none. */
   if (lo_unlimited != hi_unlimited)
     km_parse_warning (b->path, km_yaml_node_get_pos (node),
                       _("a range with one unlimited end is read as unlimited"));
@@ -684,7 +703,6 @@ expand_uri (Body        *b,
             const char  *uri,
             GError     **error)
 {
-  g_autofree char *dir = g_path_get_dirname (b->path);
   GString *out = g_string_new (NULL);
   const char *s = uri;
 
@@ -719,7 +737,8 @@ expand_uri (Body        *b,
     }
   if (!g_path_is_absolute (out->str))
     {
-      char *joined = g_build_filename (dir, out->str, NULL);
+      /* Relative to the current file, named as the user would (for messages). */
+      char *joined = km_parse_included_path (b->path, out->str);
 
       g_string_free (out, TRUE);
       return joined;
@@ -740,6 +759,35 @@ add_shape (Body           *b,
    * fail, the shape keeps the nearest transform without shear. */
   _km_shape_place (shape, m, NULL, b->path, (KmSourcePos) { 0, 0 }, NULL);
   km_skeleton_builder_add_shape (b->builder, joint, shape);
+}
+
+/* A mesh file that is not read stays in the model as the file names it (a user who has it
+ * elsewhere still needs it): it draws nothing, and the writers write it back. The length
+ * unit and upper axis of the metadata go into its placement. */
+static gboolean
+add_resource_reference (Body           *b,
+                        guint           joint,
+                        KmYamlNode     *node,
+                        const char     *uri,
+                        const KmAffine *m,
+                        double          unit,
+                        gboolean        y_up,
+                        GError        **error)
+{
+  g_autoptr(KmShape) shape = km_shape_new_mesh_reference (uri);
+  KmAffine adjust, placed;
+
+  if (++b->n_shapes > MAX_SHAPES_PER_BODY)
+    return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
+  _km_affine_identity (&adjust);
+  if (y_up)
+    adjust.lin = (KmMat3) { { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } } };
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      adjust.lin.m[r][c] *= unit;
+  _km_affine_mul (m, &adjust, &placed);
+  add_shape (b, joint, shape, &placed);
+  return TRUE;
 }
 
 /* Mesh files: the shapes of the file, under @m and the Resource's metadata. */
@@ -799,7 +847,7 @@ add_resource (Body            *b,
   if (!apply_transform_keys (b, node, &m, error))
     return FALSE;
   if (!b->options->load_meshes)
-    return TRUE;
+    return add_resource_reference (b, joint, node, uri, &m, unit, y_up, error);
   if (g_str_has_suffix (uri, ".yaml") || g_str_has_suffix (uri, ".yml") ||
       g_str_has_suffix (uri, ".body"))
     {
@@ -813,9 +861,9 @@ add_resource (Body            *b,
   shapes = km_mesh_cache_load (b->cache, file, node_name, &local_error);
   if (shapes == NULL)
     {
-      km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is left out: %s"),
+      km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is not drawn: %s"),
                         uri, local_error->message);
-      return TRUE;
+      return add_resource_reference (b, joint, node, uri, &m, unit, y_up, error);
     }
   {
     KmAffine adjust, tmp = m;
@@ -1192,6 +1240,8 @@ read_link (Body        *b,
   guint joint;
 
   nodes->link = link;
+  nodes->file = scope->file;
+  nodes->include = scope->include;
   if (!km_yaml_expect_mapping (link, error))
     return FALSE;
   if ((v = km_yaml_mapping_lookup (link, "type")) != NULL)
@@ -1457,6 +1507,7 @@ read_sub_body (Body        *b,
   gint64 offset = 0;
   gsize length;
   Scope scope;
+  Include *include;
   gboolean ok;
 
   if (uri_node == NULL)
@@ -1491,10 +1542,15 @@ read_sub_body (Body        *b,
   if (contents == NULL)
     return fail_at (b, uri_node, error, _("cannot read the sub-body “%s”: %s"), uri,
                     read_error->message);
+  include = g_new (Include, 1);
+  include->file = saved_path;
+  include->pos = km_yaml_node_get_pos (uri_node);
+  include->outer = outer->include;
+  g_ptr_array_add (b->inclusions, include);
   data = g_bytes_get_data (contents, &length);
   root = km_yaml_parse (file, data ? data : "", length, NULL, error);
   if (root == NULL)
-    return FALSE;
+    goto failed;
   g_ptr_array_add (b->documents, root);
   b->path = km_yaml_node_get_file (root);
   if (!read_header (b, root, error))
@@ -1527,6 +1583,8 @@ read_sub_body (Body        *b,
   scope.suffix = suffix;
   scope.joint_id_offset = outer->joint_id_offset + (int) offset;
   scope.root_override = node;
+  scope.file = b->path;
+  scope.include = include;
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("extra_joints", "extraJoints"))) != NULL)
     km_parse_warning (b->path, km_yaml_node_get_pos (v),
                       _("extra joints (closed loops) are not represented; the tree is kept "
@@ -1536,11 +1594,16 @@ read_sub_body (Body        *b,
   g_ptr_array_remove_index (b->includes, b->includes->len - 1);
   b->path = saved_path;
   b->angle_scale = saved_scale;
+  /* An error inside the sub-body file (or deeper) names where it was included; one in
+   * this file (a key of the SubBody node that applies to the sub-body's root) does not. */
+  if (!ok)
+    km_parse_error_add_include_from (error, saved_path, include->pos);
   return ok;
 
 failed:
   b->path = saved_path;
   b->angle_scale = saved_scale;
+  km_parse_error_add_include_from (error, saved_path, include->pos);
   return FALSE;
 }
 
@@ -1603,7 +1666,8 @@ load_tree (Body        *b,
       fail_at (b, links, error, _("too many links (at most %d)"), KM_SKELETON_MAX_JOINTS);
       return NULL;
     }
-  if (!read_links (b, links, &(Scope) { "", "", 0, NULL, NULL }, link_nodes, error))
+  if (!read_links (b, links, &(Scope) { "", "", 0, NULL, NULL, b->path, NULL }, link_nodes,
+                   error))
     return NULL;
 
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
@@ -1645,12 +1709,24 @@ load_tree (Body        *b,
   if (skel == NULL)
     {
       KmYamlNode *at = problem_node (link_nodes, &problem, links);
+      const Include *include = NULL;
 
       /* The root named by root_link is not a link's joint field: point at root_link. */
       if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH) &&
           (v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
         at = v;
+      else if (problem.joint < link_nodes->len)
+        {
+          const LinkNodes *n = &g_array_index (link_nodes, LinkNodes, problem.joint);
+
+          /* A link of a sub-body file, or its SubBody node (in the including file). */
+          include = n->include;
+          if (include != NULL && g_strcmp0 (km_yaml_node_get_file (at), n->file) != 0)
+            include = include->outer;
+        }
       fail_at (b, at, error, "%s", build_error->message);
+      for (; include != NULL; include = include->outer)
+        km_parse_error_add_include (error, include->file, include->pos);
       return NULL;
     }
   return skel;
@@ -1680,6 +1756,7 @@ km_body_load (const char           *path,
   g_autoptr(GPtrArray) documents = g_ptr_array_new_with_free_func ((GDestroyNotify)
                                                                    km_yaml_node_unref);
   g_autoptr(GPtrArray) includes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) inclusions = g_ptr_array_new_with_free_func (g_free);
   Body b = { 0 };
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -1696,6 +1773,7 @@ km_body_load (const char           *path,
   b.warned = warned;
   b.documents = documents;
   b.includes = includes;
+  b.inclusions = inclusions;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));
   return load_tree (&b, root, error);
 }

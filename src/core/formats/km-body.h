@@ -52,7 +52,8 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  /* FALSE skips mesh files (Resource nodes) without warnings. */
+  /* FALSE does not read mesh files: each Resource is kept as its uri (KmShape.uri),
+   * without warnings, and draws nothing. */
   gboolean load_meshes;
 } KmBodyOptions;
 

@@ -36,6 +36,9 @@
 /* On the project: the highest id ever read or written (gint64 boxed), and ${SHARE}. */
 #define MAX_ID_KEY "km-cnoid-max-id"
 #define SHARE_DIR_KEY "km-cnoid-share-dir"
+/* ${SHARE} as the caller of the load gave it (--share-dir), NULL when it was found from the
+ * project's place (km_cnoid_find_share_dir), which a save elsewhere finds anew. */
+#define SHARE_GIVEN_KEY "km-cnoid-share-given"
 /* The folder relative file references in the items' data were written against. */
 #define LOAD_DIR_KEY "km-cnoid-load-dir"
 
@@ -103,35 +106,143 @@ scalar_is (const KmYamlNode *node,
          g_strcmp0 (km_yaml_node_get_scalar (node, NULL), value) == 0;
 }
 
-/* The list @key (`checked`, `selected`) in the state of the first ItemTreeView in @views,
+/* The state of the item tree view in @views, or NULL. Two forms: a list of views, the
+ * first with `class: ItemTreeView` holding it under `state` (Choreonoid 1.6 and later),
+ * or (Choreonoid 1.5 and older) a mapping from view names to states, keyed "Items" (the
+ * view's name) or "ItemTreeView". @index: the view's place in @views (either form). */
+static KmYamlNode *
+item_tree_state (const KmYamlNode *views,
+                 guint            *index)
+{
+  KmYamlNode *state = NULL;
+
+  if (views == NULL)
+    return NULL;
+  if (km_yaml_node_get_kind (views) == KM_YAML_MAPPING)
+    {
+      for (guint i = 0; i < km_yaml_node_get_length (views) && state == NULL; i++)
+        {
+          KmYamlNode *key = km_yaml_mapping_get_key (views, i);
+
+          if (scalar_is (key, "Items") || scalar_is (key, "ItemTreeView"))
+            {
+              state = km_yaml_mapping_get_value (views, i);
+              if (index != NULL)
+                *index = i;
+            }
+        }
+    }
+  else if (km_yaml_node_get_kind (views) == KM_YAML_SEQUENCE)
+    {
+      for (guint i = 0; i < km_yaml_node_get_length (views) && state == NULL; i++)
+        {
+          KmYamlNode *view = km_yaml_sequence_get (views, i);
+
+          if (km_yaml_node_get_kind (view) != KM_YAML_MAPPING ||
+              !scalar_is (km_yaml_mapping_lookup (view, "class"), "ItemTreeView"))
+            continue;
+          state = km_yaml_mapping_lookup (view, "state");
+          if (state == NULL)
+            return NULL;
+          if (index != NULL)
+            *index = i;
+        }
+    }
+  if (state == NULL || km_yaml_node_get_kind (state) != KM_YAML_MAPPING)
+    return NULL;
+  return state;
+}
+
+/* The list @key (`checked`, `selected`) in the item tree view's state (item_tree_state),
  * or NULL; @index: that view's place in @views. */
 static KmYamlNode *
 view_state_list (const KmYamlNode *views,
                  const char       *key,
                  guint            *index)
 {
-  if (views == NULL || km_yaml_node_get_kind (views) != KM_YAML_SEQUENCE)
-    return NULL;
-  for (guint i = 0; i < km_yaml_node_get_length (views); i++)
-    {
-      KmYamlNode *view = km_yaml_sequence_get (views, i);
-      KmYamlNode *state;
-      KmYamlNode *list;
+  KmYamlNode *state = item_tree_state (views, index);
+  KmYamlNode *list;
 
-      if (km_yaml_node_get_kind (view) != KM_YAML_MAPPING ||
-          !scalar_is (km_yaml_mapping_lookup (view, "class"), "ItemTreeView"))
+  if (state == NULL)
+    return NULL;
+  list = km_yaml_mapping_lookup (state, key);
+  if (list == NULL || km_yaml_node_get_kind (list) != KM_YAML_SEQUENCE)
+    return NULL;
+  return list;
+}
+
+/**
+ * km_cnoid_shown_path:
+ * @io: the project being read
+ * @reference: a file reference in it, as written
+ * @expanded: @reference expanded (km_item_io_expand_path)
+ *
+ * The path of a file a project refers to, for messages and for the loader reading it
+ * (DESIGN.md, "Error locations": the path as given): a plain relative reference joined to
+ * the project's path as given ("bad.body", "dir/bad.body"), which opens the same file
+ * from the same working folder; one with a path variable or absolute, @expanded.
+ */
+char *
+km_cnoid_shown_path (const KmItemIo *io,
+                     const char     *reference,
+                     const char     *expanded)
+{
+  g_autofree char *joined = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(GPtrArray) kept = NULL;
+
+  g_return_val_if_fail (io != NULL && io->file != NULL, NULL);
+  g_return_val_if_fail (reference != NULL && expanded != NULL, NULL);
+
+  if (strstr (reference, "${") != NULL || g_path_is_absolute (reference))
+    return g_strdup (expanded);
+  joined = km_parse_included_path (io->file, reference);
+  if (g_path_is_absolute (joined))
+    return g_strdup (expanded);
+  /* "dir/../x" as "x": "..", like ".", taken lexically, as km_item_io_expand_path does
+   * (the kernel would climb out of a symbolically linked dir physically). */
+  parts = g_strsplit (joined, "/", -1);
+  kept = g_ptr_array_new ();
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (parts[i][0] == '\0' || strcmp (parts[i], ".") == 0)
         continue;
-      state = km_yaml_mapping_lookup (view, "state");
-      if (state == NULL || km_yaml_node_get_kind (state) != KM_YAML_MAPPING)
-        return NULL;
-      list = km_yaml_mapping_lookup (state, key);
-      if (list == NULL || km_yaml_node_get_kind (list) != KM_YAML_SEQUENCE)
-        return NULL;
-      if (index != NULL)
-        *index = i;
-      return list;
+      if (strcmp (parts[i], "..") == 0 && kept->len > 0 &&
+          strcmp (g_ptr_array_index (kept, kept->len - 1), "..") != 0)
+        g_ptr_array_remove_index (kept, kept->len - 1);
+      else
+        g_ptr_array_add (kept, parts[i]);
     }
-  return NULL;
+  if (kept->len == 0)
+    return g_strdup (expanded);
+  g_ptr_array_add (kept, NULL);
+  return g_strjoinv ("/", (char **) kept->pdata);
+}
+
+void
+km_cnoid_report_file_error (KmItemIo         *io,
+                            KmItem           *item,
+                            const KmYamlNode *at,
+                            const GError     *error)
+{
+  g_autoptr(GError) chained = NULL;
+  g_autofree char *first = NULL;
+
+  g_return_if_fail (io != NULL);
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (error != NULL);
+
+  if (at == NULL || error->domain != KM_PARSE_ERROR || error->code == KM_PARSE_ERROR_IO)
+    {
+      km_item_io_problem (io, item, at, error->message);
+      return;
+    }
+  chained = g_error_copy (error);
+  km_parse_error_add_include (&chained, io->file, km_yaml_node_get_pos (at));
+  if (io->messages != NULL)
+    g_ptr_array_add (io->messages, g_strdup (chained->message));
+  first = g_strndup (chained->message, strcspn (chained->message, "\n"));
+  km_item_set_problem (item, first);
 }
 
 static KmProject *load_project (const char  *path,
@@ -309,6 +420,7 @@ load_sub_project (LoadContext      *ctx,
   g_autoptr(KmProject) sub = NULL;
   g_autoptr(GPtrArray) messages = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
   KmYamlNode *file_node = km_yaml_mapping_lookup_any (data, file_keys);
   KmSourcePos at;
   const char *file;
@@ -363,8 +475,10 @@ load_sub_project (LoadContext      *ctx,
       return;
     }
 
+  /* Messages name the sub-project as the user would (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_shown_path (&ctx->io, file, path);
   messages = g_ptr_array_new_with_free_func (g_free);
-  sub = load_project (path, NULL, ctx->io.share_dir, ctx->io.depth + 1, ctx->io.open_files,
+  sub = load_project (shown, NULL, ctx->io.share_dir, ctx->io.depth + 1, ctx->io.open_files,
                       ctx->n_sub_projects, messages, &error);
   for (guint i = 0; i < messages->len; i++)
     g_ptr_array_add (ctx->io.messages,
@@ -888,6 +1002,8 @@ load_project (const char  *path,
   g_object_set_data_full (G_OBJECT (project), MAX_ID_KEY, g_memdup2 (&ctx.max_id, sizeof ctx.max_id),
                           g_free);
   g_object_set_data_full (G_OBJECT (project), SHARE_DIR_KEY, g_strdup (share_dir), g_free);
+  g_object_set_data_full (G_OBJECT (project), SHARE_GIVEN_KEY,
+                          found_share == NULL ? g_strdup (share_dir) : NULL, g_free);
   g_object_set_data_full (G_OBJECT (project), LOAD_DIR_KEY,
                           g_canonicalize_filename (ctx.io.dir, NULL), g_free);
   g_hash_table_unref (ctx.ids);
@@ -1027,6 +1143,9 @@ typedef struct
   /* Set when saving into another folder than the project was loaded from: relative file
    * references are rewritten so that they still point at the same files. */
   const char *load_dir;
+  /* ${SHARE} as the project was read (io.share_dir is what a reader of the saved file
+   * will take: the one given, else the one found from the new place). */
+  const char *load_share_dir;
   GHashTable *selected; /* the project's selected items */
 } SaveContext;
 
@@ -1055,7 +1174,11 @@ typedef struct
  *
  * Each candidate is expanded as the reader expands it, against the new folder, and used
  * only when that gives the same absolute file: no path is written that does not lead
- * back to the file it named.
+ * back to the file it named. That reader's ${SHARE} is the one the load was given
+ * (--share-dir), else the one the new place finds (km_cnoid_find_share_dir: the
+ * environment and preference, then a share/ above a share/project/ holding the file):
+ * ${SHARE} found from the old place only (a project moved out of share/project/) is not
+ * kept, and its files get the next rule that leads to them.
  */
 static const char * const file_ref_keys[] = {
   "file", "filename", "modelFile", "default_material_table_file", "materialTableFile", NULL
@@ -1251,6 +1374,7 @@ write_file_references (SaveContext      *ctx,
           KmItemIo read_io = ctx->io;
 
           read_io.dir = ctx->load_dir;
+          read_io.share_dir = ctx->load_share_dir;
           absolute = km_item_io_expand_path (&read_io, value, NULL);
           if (absolute == NULL)
             continue;   /* an unknown or unset variable: kept as it is */
@@ -1562,17 +1686,27 @@ write_views (SaveContext *ctx,
         }
       if (km_yaml_node_get_length (kept) == km_yaml_node_get_length (list))
         continue;
-      if (view == NULL)
+      if (state == NULL)
         {
           index = at;
-          view = km_yaml_node_copy (km_yaml_sequence_get (views, index));
-          state = km_yaml_node_copy (km_yaml_mapping_lookup (view, "state"));
+          state = km_yaml_node_copy (item_tree_state (views, NULL));
         }
       km_yaml_mapping_set (state, keys[k], g_steal_pointer (&kept));
     }
-  if (view == NULL)
+  if (state == NULL)
     return km_yaml_node_ref (views);
 
+  if (km_yaml_node_get_kind (views) == KM_YAML_MAPPING)
+    {
+      /* The older form: the state is the value under the view's name. */
+      out = km_yaml_node_new_mapping (km_yaml_node_get_style (views));
+      for (guint i = 0; i < km_yaml_node_get_length (views); i++)
+        km_yaml_mapping_append_node (out, km_yaml_node_ref (km_yaml_mapping_get_key (views, i)),
+                                     i == index ? g_steal_pointer (&state) :
+                                     km_yaml_node_ref (km_yaml_mapping_get_value (views, i)));
+      return out;
+    }
+  view = km_yaml_node_copy (km_yaml_sequence_get (views, index));
   km_yaml_mapping_set (view, "state", g_steal_pointer (&state));
   out = km_yaml_node_new_sequence (km_yaml_node_get_style (views));
   for (guint i = 0; i < km_yaml_node_get_length (views); i++)
@@ -1595,11 +1729,15 @@ build_tree (KmProject   *project,
   KmItem *root = km_project_get_root_item (project);
   gint64 *max_read = g_object_get_data (G_OBJECT (project), MAX_ID_KEY);
   gboolean items_written = FALSE;
+  g_autofree char *found_share = NULL;
   SaveContext ctx = { 0, };
 
   ctx.io.file = path;
   ctx.io.dir = dir;
-  ctx.io.share_dir = g_object_get_data (G_OBJECT (project), SHARE_DIR_KEY);
+  ctx.load_share_dir = g_object_get_data (G_OBJECT (project), SHARE_DIR_KEY);
+  ctx.io.share_dir = g_object_get_data (G_OBJECT (project), SHARE_GIVEN_KEY);
+  if (ctx.io.share_dir == NULL)
+    ctx.io.share_dir = found_share = km_cnoid_find_share_dir (path);
   ctx.load_dir = g_object_get_data (G_OBJECT (project), LOAD_DIR_KEY);
   {
     g_autofree char *target_dir = g_canonicalize_filename (dir, NULL);

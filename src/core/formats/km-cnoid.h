@@ -47,6 +47,10 @@ G_BEGIN_DECLS
  * Check marks: `is_checked` (`isChecked`) on the items, or, as Choreonoid 1.x writes them,
  * the `checked` list of ids in the ItemTreeView's state; that list is written back as it
  * was, less the items unchecked since (items checked since get `is_checked: true`).
+ * The item tree view's state is found in either form of `views`: a list of views (the
+ * one with `class: ItemTreeView`, its `state`), or, before Choreonoid 1.6, a mapping
+ * from view names to states (key "Items" or "ItemTreeView"); it is written back in the
+ * form it was read in.
  *
  * Sub-projects: a Base/SubProjectItem loads its file's items beneath it (their ids are
  * the sub-project file's, so they are cleared); those items are not written into the
@@ -65,7 +69,10 @@ G_BEGIN_DECLS
  * resolves to the same file: with the ${VAR} it was read with; relative when inside the
  * project's folder; ${SHARE}/…, ${PROGRAM_TOP}/…; relative with "../" up to a common
  * folder at least two levels below the root and below $HOME; ${HOME}/…; absolute (the
- * comment above write_file_references in km-cnoid.c gives the reasons).
+ * comment above write_file_references in km-cnoid.c gives the reasons). ${SHARE} there
+ * is what a reader of the saved file gets: the share folder given to the load, else the
+ * one km_cnoid_find_share_dir finds for the new place (not a share/ found only from the
+ * old place).
  *
  * Writing: Choreonoid's layout (km_yaml_emit), the items in each item's original key order
  * with keys we do not interpret kept in place, a blank line after `optional_plugins`, and
@@ -137,6 +144,21 @@ char       *km_cnoid_reference_dir      (KmProject         *project);
  * names of sub-items below it. NULL when it does not resolve. */
 KmItem     *km_cnoid_resolve_reference  (KmItem            *root,
                                          const KmYamlNode  *reference);
+/* The path of a file a project (@io) refers to by @reference (@expanded: as
+ * km_item_io_expand_path expands it), for messages and for reading it: a plain relative
+ * reference joined to the project's path as given, else @expanded. */
+char       *km_cnoid_shown_path         (const KmItemIo    *io,
+                                         const char        *reference,
+                                         const char        *expanded);
+/* For an item whose file (named at @at in the project @io) failed to load with @error:
+ * sets the item's problem and reports it. A file that cannot be read is a problem of the
+ * reference ("PROJECT:LINE:COLUMN: …"); an error inside the file keeps its own location
+ * first, then "included from PROJECT:LINE:COLUMN" (DESIGN.md, "Error locations"), and
+ * the item's problem is that first line. */
+void        km_cnoid_report_file_error  (KmItemIo          *io,
+                                         KmItem            *item,
+                                         const KmYamlNode  *at,
+                                         const GError      *error);
 /* `kinema-cli info` output: one line per item (indented two spaces per level:
  * `ID PLUGIN/CLASS "NAME"`, marked ` [verbatim]` when kept unread, ` [sub-project]` for
  * items read from a sub-project file, ` [not shown]` for a body without its model), then

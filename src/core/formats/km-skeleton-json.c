@@ -33,11 +33,12 @@ typedef struct
   const KmJsonNode *limits;
   const KmJsonNode *mimic;
   const KmJsonNode *mimic_joint;
+  const KmJsonNode *link;
 } JointNodes;
 
 static const char * const top_keys[] = { "root_name", "joints", "body_handlers", NULL };
 static const char * const joint_keys[] = { "name", "type", "offset", "parent", "axis", "limits",
-                                           "quaternion", "mimic", NULL };
+                                           "quaternion", "mimic", "link", NULL };
 static const char * const mimic_keys[] = { "joint", "ratio", "offset", NULL };
 
 static gboolean
@@ -233,6 +234,26 @@ read_joint (const KmJsonDocument  *doc,
     return FALSE;
   if (jn->mimic != NULL && !read_mimic (doc, builder, index, jn, error))
     return FALSE;
+
+  /* Kinema's extension: "link": NAME, the name of the link the joint moves (a URDF child
+   * link), so that URDF → skeleton.json → URDF keeps the frames' names. */
+  if (!km_json_expect_member (doc, jn->object, "link", FALSE, &jn->link, error))
+    return FALSE;
+  if (jn->link != NULL)
+    {
+      const char *link;
+
+      if (!km_json_expect_string (doc, jn->link, &link, error))
+        return FALSE;
+      if (link[0] == '\0' || strlen (link) > KM_SKELETON_MAX_NAME)
+        {
+          km_json_error_at (doc, jn->link, KM_PARSE_ERROR_INVALID, error,
+                            _("a link name must be between 1 and %d bytes long"),
+                            KM_SKELETON_MAX_NAME);
+          return FALSE;
+        }
+      km_skeleton_builder_set_link_name (builder, index, link);
+    }
 
   return TRUE;
 }
@@ -499,6 +520,11 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
         km_json_writer_null (writer);
       else
         km_json_writer_string (writer, km_skeleton_get_joint (skeleton, j->parent)->name);
+      if (j->link_name != NULL)
+        {
+          km_json_writer_key (writer, "link");
+          km_json_writer_string (writer, j->link_name);
+        }
       if (j->has_rotation)
         {
           km_json_writer_key (writer, "quaternion");

@@ -21,8 +21,12 @@
  *   URDF equivalent and is written as a fixed base (noted); a root with an offset, a
  *   rotation or a motion of its own becomes a joint of its name below a new link ROOT_base
  *   (noted);
- * - every other joint J is a URDF joint named J from its parent's link to a link named J
- *   (links and joints are separate name spaces in URDF): origin xyz = offset, rpy = the
+ * - links keep their names (KmJoint.link_name: the URDF child link a joint was read from,
+ *   the root link for the root); a joint without one moves a link of its own name (links
+ *   and joints are separate name spaces in URDF), and a link name that two joints share
+ *   is made unique (noted);
+ * - every other joint J is a URDF joint named J from its parent's link to its link: origin
+ *   xyz = offset, rpy = the
  *   rotation as extrinsic roll-pitch-yaw (R = Rz(yaw)·Ry(pitch)·Rx(roll)), axis, and for
  *   revolute joints <limit lower upper> or type continuous when unlimited; prismatic joints
  *   always have a <limit> in ROS, so an unlimited one is written without (noted);
@@ -32,7 +36,10 @@
  *   order of Kinema's spherical joints, so DOFs keep their order and meaning);
  * - shapes become <visual>s where URDF has the primitive: box, sphere, cylinder (turned
  *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
- *   allows it. Cones, capsules and meshes (URDF meshes are files) are left out (noted);
+ *   allows it; a mesh the model names but did not load (KmShape.uri) is written back as
+ *   <mesh filename="URI" scale="…"/> with its origin, and with its material when it had
+ *   one. Cones, capsules and loaded meshes (URDF meshes are files) are left out (noted);
+ *   a material keeps the name the model gives it (KmShape.material), else gets one;
  * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>.
  */
 
@@ -146,9 +153,21 @@ append_visual (GString       *out,
         g_string_append (g, "\"/>");
       }
       break;
+    case KM_SHAPE_MESH:
+      if (shape->mesh == NULL && shape->uri != NULL)
+        {
+          g_autofree char *uri = g_markup_escape_text (shape->uri, -1);
+
+          g = g_string_new (NULL);
+          g_string_append_printf (g, "<mesh filename=\"%s\"", uri);
+          if (s.x != 1 || s.y != 1 || s.z != 1)
+            append_vec3_attr (g, "scale", s);
+          g_string_append (g, "/>");
+          break;
+        }
+      G_GNUC_FALLTHROUGH;
     case KM_SHAPE_CONE:
     case KM_SHAPE_CAPSULE:
-    case KM_SHAPE_MESH:
     default:
       km_format_note (notes,
                       /* Translators: %s is a shape type (cone, capsule, mesh), then a link name */
@@ -160,8 +179,17 @@ append_visual (GString       *out,
   g_string_append (out, "    <visual>\n");
   append_origin (out, "      ", &origin);
   g_string_append_printf (out, "      <geometry>%s</geometry>\n", geometry);
-  /* ROS tools want a material name, unique per colour. */
-  material = g_markup_printf_escaped ("%s_visual%u", link, index);
+  if (shape->type == KM_SHAPE_MESH && shape->material == NULL)
+    {
+      /* A mesh reference without a material in the model keeps the mesh's own colours. */
+      g_string_append (out, "    </visual>\n");
+      return;
+    }
+  /* ROS tools want a material name, unique per colour: the model's, else one per visual. */
+  if (shape->material != NULL && shape->material[0] != '\0')
+    material = g_markup_escape_text (shape->material, -1);
+  else
+    material = g_markup_printf_escaped ("%s_visual%u", link, index);
   g_string_append_printf (out, "      <material name=\"%s\"><color rgba=\"", material);
   /* Colours are floats: six decimals say them exactly enough and read well. */
   append_number (out, round (shape->color.r * 1e6) / 1e6);
@@ -263,7 +291,8 @@ check_limit (GPtrArray     *notes,
                              "written unlimited"), name);
 }
 
-/* A name for a dummy link or joint that no joint of @skeleton has and @used has not seen. */
+/* A name for a dummy link or joint that no joint of @skeleton has and @used (the link
+ * names) has not seen. */
 static char *
 unique_name (const KmSkeleton *skeleton,
              GHashTable       *used,
@@ -289,7 +318,8 @@ append_joint_of (GString          *out,
                  const KmSkeleton *skeleton,
                  GHashTable       *used,
                  const KmJoint    *j,
-                 const char       *parent)
+                 const char       *parent,
+                 const char       *child)
 {
   const KmJoint *master = j->mimic >= 0 ? km_skeleton_get_joint (skeleton, j->mimic) : NULL;
   KmTransform origin;
@@ -300,7 +330,7 @@ append_joint_of (GString          *out,
     case KM_JOINT_REVOLUTE:
       check_limit (notes, j->name, &j->limits[0]);
       append_joint (out, j->name, finite_limit (&j->limits[0]) ? "revolute" : "continuous",
-                    parent, j->name, &origin, &j->axis,
+                    parent, child, &origin, &j->axis,
                     finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
       break;
     case KM_JOINT_PRISMATIC:
@@ -308,7 +338,7 @@ append_joint_of (GString          *out,
       if (!finite_limit (&j->limits[0]))
         km_format_note (notes, _("prismatic joint “%s” is unlimited and is written without "
                                  "<limit>, which ROS tools require"), j->name);
-      append_joint (out, j->name, "prismatic", parent, j->name, &origin, &j->axis,
+      append_joint (out, j->name, "prismatic", parent, child, &origin, &j->axis,
                     finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
       break;
     case KM_JOINT_SPHERICAL:
@@ -317,6 +347,7 @@ append_joint_of (GString          *out,
         g_autofree char *name_y = unique_name (skeleton, used, j->name, "_y");
         const KmVec3 axes[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
         const char *names[3] = { name_x, name_y, j->name };
+        const char *links[3] = { name_x, name_y, child };
         KmTransform zero;
 
         km_transform_identity (&zero);
@@ -328,7 +359,7 @@ append_joint_of (GString          *out,
             check_limit (notes, j->name, &j->limits[a]);
             append_joint (out, names[a],
                           finite_limit (&j->limits[a]) ? "revolute" : "continuous",
-                          a == 0 ? parent : names[a - 1], names[a],
+                          a == 0 ? parent : links[a - 1], links[a],
                           a == 0 ? &origin : &zero, &axes[a],
                           finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, NULL, NULL);
             if (a < 2)
@@ -339,7 +370,7 @@ append_joint_of (GString          *out,
     case KM_JOINT_FIXED:
     case KM_JOINT_FREE:
     default:
-      append_joint (out, j->name, "fixed", parent, j->name, &origin, NULL, NULL, NULL, NULL);
+      append_joint (out, j->name, "fixed", parent, child, &origin, NULL, NULL, NULL, NULL);
       break;
     }
 }
@@ -356,6 +387,7 @@ km_urdf_to_string (const KmSkeleton *skeleton,
                    GPtrArray        *notes)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) links = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *robot = NULL;
   const char * const *handlers;
   const KmJoint *root;
@@ -367,6 +399,26 @@ km_urdf_to_string (const KmSkeleton *skeleton,
   n = km_skeleton_get_n_joints (skeleton);
   root = km_skeleton_get_joint (skeleton, 0);
   robot = g_markup_escape_text (root->name, -1);
+  /* Link names first, so that the dummy links and joints below keep clear of them. */
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      const char *link = km_joint_get_link_name (j);
+
+      if (!g_hash_table_contains (used, link))
+        {
+          g_hash_table_add (used, g_strdup (link));
+          g_ptr_array_add (links, g_strdup (link));
+        }
+      else
+        {
+          char *unique = unique_name (skeleton, used, link, "_link");
+
+          km_format_note (notes, _("two links are called “%s”: the link of joint “%s” is "
+                                   "written as “%s”"), link, j->name, unique);
+          g_ptr_array_add (links, unique);
+        }
+    }
   out = g_string_new ("<?xml version=\"1.0\"?>\n");
   g_string_append_printf (out, "<robot name=\"%s\">\n", robot);
 
@@ -385,17 +437,17 @@ km_urdf_to_string (const KmSkeleton *skeleton,
       km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written as a "
                                "joint below a new base link “%s”"), root->name, base);
       append_link (out, notes, base, skeleton, -1);
-      append_joint_of (out, notes, skeleton, used, root, base);
+      append_joint_of (out, notes, skeleton, used, root, base, g_ptr_array_index (links, 0));
     }
-  append_link (out, notes, root->name, skeleton, 0);
+  append_link (out, notes, g_ptr_array_index (links, 0), skeleton, 0);
 
   for (guint i = 1; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
-      append_joint_of (out, notes, skeleton, used, j,
-                       km_skeleton_get_joint (skeleton, (guint) j->parent)->name);
-      append_link (out, notes, j->name, skeleton, (int) i);
+      append_joint_of (out, notes, skeleton, used, j, g_ptr_array_index (links, (guint) j->parent),
+                       g_ptr_array_index (links, i));
+      append_link (out, notes, g_ptr_array_index (links, i), skeleton, (int) i);
     }
   g_string_append (out, "</robot>\n");
   return g_string_free (out, FALSE);

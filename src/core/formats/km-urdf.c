@@ -1033,6 +1033,23 @@ resolve_mesh_path (const char          *urdf_path,
   return g_build_filename (dir, filename, NULL);
 }
 
+/* A mesh that is not loaded stays in the model as written (a user with the ROS package
+ * elsewhere still needs it): it draws nothing and the writers write it back. */
+static void
+add_mesh_reference (KmSkeletonBuilder *builder,
+                    guint              joint,
+                    const UrdfVisual  *v,
+                    KmColor            color)
+{
+  g_autoptr(KmShape) shape = km_shape_new_mesh_reference (v->filename);
+
+  shape->transform = v->origin;
+  shape->scale = v->scale;
+  shape->color = color;
+  km_shape_set_material (shape, v->material);
+  km_skeleton_builder_add_shape (builder, joint, shape);
+}
+
 static void
 add_visual_shapes (Parser               *p,
                    KmSkeletonBuilder    *builder,
@@ -1106,6 +1123,7 @@ add_visual_shapes (Parser               *p,
         if (v->kind != GEOM_CYLINDER)
           shape->transform = v->origin;
         shape->color = color;
+        km_shape_set_material (shape, v->material);
         km_skeleton_builder_add_shape (builder, joint, shape);
       }
       break;
@@ -1117,22 +1135,27 @@ add_visual_shapes (Parser               *p,
         g_autoptr(GError) local_error = NULL;
 
         if (!options->load_meshes)
-          break;
+          {
+            add_mesh_reference (builder, joint, v, color);
+            break;
+          }
         file = resolve_mesh_path (p->path, v->filename, options->package_paths,
                                   p->packages_found);
         if (file == NULL)
           {
             km_parse_warning (p->path, v->filename_pos,
                               _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
-                                "package:// names); the visual is left out"), v->filename);
+                                "package:// names); it is not drawn"), v->filename);
+            add_mesh_reference (builder, joint, v, color);
             break;
           }
         shapes = km_mesh_cache_load (cache, file, NULL, &local_error);
         if (shapes == NULL)
           {
             km_parse_warning (p->path, v->filename_pos,
-                              _("mesh “%s” is left out: %s"), v->filename,
+                              _("mesh “%s” is not drawn: %s"), v->filename,
                               local_error->message);
+            add_mesh_reference (builder, joint, v, color);
             break;
           }
         for (guint i = 0; i < shapes->len; i++)
@@ -1157,6 +1180,18 @@ add_visual_shapes (Parser               *p,
     default:
       break;
     }
+}
+
+/* The joint moves the link: its name is kept for writers (tf frames, MoveIt and controller
+ * configurations refer to links by name). A name the skeleton cannot keep (empty, or
+ * longer than a joint name may be) is left out: the link is then named after its joint. */
+static void
+set_link_name (KmSkeletonBuilder *builder,
+               guint              joint,
+               const char        *link)
+{
+  if (link[0] != '\0' && strlen (link) <= KM_SKELETON_MAX_NAME)
+    km_skeleton_builder_set_link_name (builder, joint, link);
 }
 
 static KmSourcePos
@@ -1471,6 +1506,7 @@ build (Parser               *p,
   km_skeleton_builder_add_joint (builder, root_joint,
                                  free_base ? KM_JOINT_FREE : KM_JOINT_FIXED, NULL);
   km_skeleton_builder_set_root_name (builder, root_joint);
+  set_link_name (builder, 0, root->name);
   for (guint i = 0; i < p->joints->len; i++)
     {
       UrdfJoint *j = g_ptr_array_index (p->joints, i);
@@ -1507,6 +1543,7 @@ build (Parser               *p,
 
       index = km_skeleton_builder_add_joint (builder, j->name, type, parent_name);
       j->index = index;
+      set_link_name (builder, index, j->child);
       km_skeleton_builder_set_offset (builder, index, j->xyz);
       if (j->has_rotation)
         km_skeleton_builder_set_rotation (builder, index, j->rotation);

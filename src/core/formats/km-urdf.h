@@ -85,7 +85,8 @@ typedef struct
   /* NULL-terminated directories to look up package:// URIs in, or NULL. The registry's
    * loader uses $KINEMA_PACKAGE_PATH and then $ROS_PACKAGE_PATH (colon-separated). */
   const char * const *package_paths;
-  /* FALSE skips mesh files altogether (a mesh is then a warning-free omission). */
+  /* FALSE does not read mesh files: each mesh is kept as its reference (KmShape.uri),
+   * without warnings, and draws nothing. */
   gboolean            load_meshes;
 } KmUrdfOptions;
 

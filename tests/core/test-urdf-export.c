@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "km-body.h"
+#include "km-body-writer.h"
+#include "km-skeleton-edit.h"
+#include "km-skeleton-json.h"
+#include "km-urdf.h"
+#include "km-urdf-writer.h"
+#include "test-util.h"
+
+/*
+ * Link names and mesh references through the writers: URDF link names are the frames ROS
+ * tools refer to, and a mesh that was not found locally stays as the file wrote it.
+ */
+
+/* The UR10 (tests/data/review/ur10.urdf): every link with its joint, as the file has them. */
+static const struct
+{
+  const char *joint;
+  const char *link;
+  const char *mesh;   /* the visual's mesh, NULL when the link has no visual */
+} ur10[] = {
+  { "world", "world", NULL },
+  { "world_joint", "base_link", "Base" },
+  { "shoulder_pan_joint", "shoulder_link", "Shoulder" },
+  { "shoulder_lift_joint", "upper_arm_link", "UpperArm" },
+  { "elbow_joint", "forearm_link", "Forearm" },
+  { "wrist_1_joint", "wrist_1_link", "Wrist1" },
+  { "wrist_2_joint", "wrist_2_link", "Wrist2" },
+  { "wrist_3_joint", "wrist_3_link", "Wrist3" },
+  { "ee_fixed_joint", "ee_link", NULL },
+};
+
+/* Each joint of the UR10 as km_urdf_to_string() writes it: names, parent and child links,
+ * origin, axis and limits as in the file (effort and velocity are unknown to Kinema). */
+static const char *const ur10_joints[] = {
+  "  <joint name=\"world_joint\" type=\"fixed\">\n"
+  "    <parent link=\"world\"/>\n"
+  "    <child link=\"base_link\"/>\n"
+  "    <origin xyz=\"0 0 0\" rpy=\"0 0 0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"shoulder_pan_joint\" type=\"revolute\">\n"
+  "    <parent link=\"base_link\"/>\n"
+  "    <child link=\"shoulder_link\"/>\n"
+  "    <origin xyz=\"0 0 0.1273\" rpy=\"0 0 0\"/>\n"
+  "    <axis xyz=\"0 0 1\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"shoulder_lift_joint\" type=\"revolute\">\n"
+  "    <parent link=\"shoulder_link\"/>\n"
+  "    <child link=\"upper_arm_link\"/>\n"
+  "    <origin xyz=\"0 0.220941 0\" rpy=\"0 1.570796325 0\"/>\n"
+  "    <axis xyz=\"0 1 0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"elbow_joint\" type=\"revolute\">\n"
+  "    <parent link=\"upper_arm_link\"/>\n"
+  "    <child link=\"forearm_link\"/>\n"
+  "    <origin xyz=\"0 -0.1719 0.612\" rpy=\"0 0 0\"/>\n"
+  "    <axis xyz=\"0 1 0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"wrist_1_joint\" type=\"revolute\">\n"
+  "    <parent link=\"forearm_link\"/>\n"
+  "    <child link=\"wrist_1_link\"/>\n"
+  "    <origin xyz=\"0 0 0.5723\" rpy=\"0 1.570796325 0\"/>\n"
+  "    <axis xyz=\"0 1 0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"wrist_2_joint\" type=\"revolute\">\n"
+  "    <parent link=\"wrist_1_link\"/>\n"
+  "    <child link=\"wrist_2_link\"/>\n"
+  "    <origin xyz=\"0 0.1149 0\" rpy=\"0 0 0\"/>\n"
+  "    <axis xyz=\"0 0 1\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"wrist_3_joint\" type=\"revolute\">\n"
+  "    <parent link=\"wrist_2_link\"/>\n"
+  "    <child link=\"wrist_3_link\"/>\n"
+  "    <origin xyz=\"0 0 0.1157\" rpy=\"0 0 0\"/>\n"
+  "    <axis xyz=\"0 1 0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "  </joint>\n",
+  "  <joint name=\"ee_fixed_joint\" type=\"fixed\">\n"
+  "    <parent link=\"wrist_3_link\"/>\n"
+  "    <child link=\"ee_link\"/>\n"
+  "    <origin xyz=\"0 0.0922 0\" rpy=\"0 0 1.570796325\"/>\n"
+  "  </joint>\n",
+};
+
+static KmSkeleton *
+load_urdf_text (const char *path,
+                const char *text,
+                gboolean    load_meshes,
+                GPtrArray  *warnings)
+{
+  g_autoptr(GError) error = NULL;
+  KmUrdfOptions options = { NULL, load_meshes };
+  KmSkeleton *skel;
+
+  test_util_push_warnings (warnings);
+  skel = km_urdf_load (path, text, strlen (text), &options, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  return skel;
+}
+
+static KmSkeleton *
+load_ur10 (GPtrArray *warnings)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "review", "ur10.urdf",
+                                                 NULL);
+  g_autofree char *text = test_util_read_file (path, NULL);
+
+  return load_urdf_text (path, text, TRUE, warnings);
+}
+
+static char *
+mesh_uri (const char *name)
+{
+  return g_strdup_printf ("package://ur_description/meshes/ur10/visual/%s.dae", name);
+}
+
+/* The model has the UR10's joints and links, and each visual as a reference of its mesh. */
+static void
+assert_ur10_model (const KmSkeleton *skel,
+                   gboolean          link_names)
+{
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, G_N_ELEMENTS (ur10));
+  for (guint i = 0; i < G_N_ELEMENTS (ur10); i++)
+    {
+      int k = km_skeleton_find_joint (skel, ur10[i].joint);
+      const KmJoint *j;
+      KmShape * const *shapes;
+      guint n = 0;
+
+      g_assert_cmpint (k, >=, 1e-12);
+      j = km_skeleton_get_joint (skel, (guint) k);
+      g_assert_cmpstr (km_joint_get_link_name (j), ==, link_names ? ur10[i].link : ur10[i].joint);
+      shapes = km_skeleton_get_shapes (skel, (guint) k, &n);
+      if (ur10[i].mesh == NULL)
+        {
+          g_assert_cmpuint (n, ==, 1e-12);
+          continue;
+        }
+      {
+        g_autofree char *uri = mesh_uri (ur10[i].mesh);
+
+        g_assert_cmpuint (n, ==, 1);
+        g_assert_cmpint (shapes[0]->type, ==, KM_SHAPE_MESH);
+        g_assert_null (shapes[0]->mesh);
+        g_assert_cmpstr (shapes[0]->uri, ==, uri);
+        test_util_assert_vec3 (shapes[0]->scale, 1, 1, 1, 1e-12);
+        test_util_assert_vec3 (shapes[0]->transform.pos, 0, 0, 0, 1e-12);
+      }
+    }
+  /* The root link is "world" (the root joint, which URDF does not have, is named after it). */
+  g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "world");
+  g_assert_null (km_skeleton_get_joint (skel, 0)->link_name);
+}
+
+/* tests/data/review/ur10.urdf, meshes not found: URDF → URDF keeps every link name, joint
+ * name, origin, axis and limit, and the 7 package:// visuals as written. */
+static void
+test_ur10_urdf (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = load_ur10 (warnings);
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text_again = NULL;
+
+  /* The 7 meshes are not found (no package path): a warning each, and references kept. */
+  test_util_assert_warning (warnings, "ur10.urdf:33:25: cannot find mesh "
+                                      "“package://ur_description/meshes/ur10/visual/Base.dae”");
+  assert_ur10_model (skel, TRUE);
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_cmpuint (notes->len, ==, 1e-12);
+  for (guint i = 0; i < G_N_ELEMENTS (ur10_joints); i++)
+    if (strstr (text, ur10_joints[i]) == NULL)
+      g_error ("expected in the URDF:\n%s\ngot:\n%s", ur10_joints[i], text);
+  for (guint i = 0; i < G_N_ELEMENTS (ur10); i++)
+    {
+      g_autofree char *link = NULL;
+
+      if (ur10[i].mesh == NULL)
+        link = g_strdup_printf ("  <link name=\"%s\"/>\n", ur10[i].link);
+      else
+        {
+          g_autofree char *uri = mesh_uri (ur10[i].mesh);
+
+          link = g_strdup_printf ("  <link name=\"%s\">\n"
+                                  "    <visual>\n"
+                                  "      <origin xyz=\"0 0 0\" rpy=\"0 0 0\"/>\n"
+                                  "      <geometry><mesh filename=\"%s\"/></geometry>\n"
+                                  "    </visual>\n"
+                                  "  </link>\n", ur10[i].link, uri);
+        }
+      if (strstr (text, link) == NULL)
+        g_error ("expected in the URDF:\n%s\ngot:\n%s", link, text);
+    }
+  /* No link is named after a joint. */
+  g_assert_null (strstr (text, "<link name=\"world_joint\""));
+  g_assert_null (strstr (text, "<link name=\"shoulder_pan_joint\""));
+
+  /* Read back: the same model, written the same way. */
+  g_ptr_array_set_size (warnings, 0);
+  again = load_urdf_text ("again.urdf", text, TRUE, warnings);
+  test_util_assert_warning (warnings, "again.urdf:12:33: cannot find mesh "
+                                      "“package://ur_description/meshes/ur10/visual/Base.dae”");
+  assert_ur10_model (again, TRUE);
+  g_assert_true (km_skeleton_equal (skel, again, 1e-12));
+  text_again = km_urdf_to_string (again, NULL);
+  g_assert_cmpstr (text_again, ==, text);
+}
+
+/* URDF → skeleton.json → URDF keeps the link names (Kinema's "link" extension); URDF →
+ * .body → URDF cannot (a .body link is its joint: noted) but keeps the joint names and the
+ * mesh references. */
+static void
+test_ur10_other_formats (void)
+{
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = load_ur10 (warnings);
+  g_autoptr(KmSkeleton) from_json = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *urdf = NULL;
+  g_autofree char *urdf_from_json = NULL;
+
+  json = km_skeleton_json_to_string (skel);
+  g_assert_nonnull (strstr (json, "\"name\": \"shoulder_pan_joint\""));
+  g_assert_nonnull (strstr (json, "\"link\": \"shoulder_link\""));
+  /* No key for a link of the joint's own name (the root). */
+  g_assert_null (strstr (json, "\"link\": \"world\""));
+  from_json = km_skeleton_json_load ("t.json", json, strlen (json), &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (ur10); i++)
+    g_assert_cmpstr (km_joint_get_link_name (test_util_joint (from_json, ur10[i].joint)), ==,
+                     ur10[i].link);
+  urdf = km_urdf_to_string (skel, NULL);
+  urdf_from_json = km_urdf_to_string (from_json, NULL);
+  /* skeleton.json has no shapes: the links are the same, without visuals. */
+  for (guint i = 0; i < G_N_ELEMENTS (ur10_joints); i++)
+    g_assert_nonnull (strstr (urdf_from_json, ur10_joints[i]));
+
+  body = km_body_to_string (skel, notes);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (notes, 0), ==,
+                   "a .body link is named after its joint: 8 link names are left out (the link "
+                   "“base_link” of joint “world_joint” is written as “world_joint”, …)");
+  g_assert_nonnull (strstr (body, "    name: \"shoulder_pan_joint\"\n"));
+  g_assert_nonnull (strstr (body, "        type: \"Resource\"\n"
+                                  "        uri: \"package://ur_description/meshes/ur10/visual/"
+                                  "Shoulder.dae\"\n"));
+  test_util_push_warnings (warnings);
+  from_body = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  /* The references are not found relative to t.body either: kept again. */
+  test_util_assert_warning (warnings, "t.body:");
+  assert_ur10_model (from_body, FALSE);
+
+  /* And back to URDF: the joints and visuals are the same, the links named after them. */
+  g_clear_pointer (&urdf, g_free);
+  urdf = km_urdf_to_string (from_body, NULL);
+  g_assert_nonnull (strstr (urdf, "    <parent link=\"shoulder_pan_joint\"/>\n"
+                                  "    <child link=\"shoulder_lift_joint\"/>\n"));
+  g_assert_nonnull (strstr (urdf, "<mesh filename=\"package://ur_description/meshes/ur10/"
+                                  "visual/Wrist3.dae\"/>"));
+}
+
+/* A visual whose mesh is not found keeps its origin, scale and material, and is written
+ * back as it was, also when meshes are not read at all; a .body Resource too. */
+static void
+test_missing_mesh (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <material name='blue'><color rgba='0 0 1 1'/></material>\n"
+    "  <link name='base'/>\n"
+    "  <link name='l_hand'>\n"
+    "    <visual>\n"
+    "      <origin xyz='0.1 0.2 0.3' rpy='0.5 0 0'/>\n"
+    "      <geometry><mesh filename='meshes/not-here.stl' scale='0.001 0.002 0.003'/></geometry>\n"
+    "      <material name='blue'/>\n"
+    "    </visual>\n"
+    "    <visual><geometry><box size='1 2 3'/></geometry></visual>\n"
+    "  </link>\n"
+    "  <joint name='l_wrist' type='revolute'>\n"
+    "    <parent link='base'/><child link='l_hand'/>\n"
+    "    <axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/>\n"
+    "  </joint>\n"
+    "</robot>\n";
+  /* The rpy goes through a rotation matrix: 0.5 may come back 0.5000000000000001. */
+  static const char origin[] =
+    "  <link name=\"l_hand\">\n"
+    "    <visual>\n"
+    "      <origin xyz=\"0.1 0.2 0.3\" rpy=\"0.5";
+  static const char visual[] =
+    " 0 0\"/>\n"
+    "      <geometry><mesh filename=\"meshes/not-here.stl\" scale=\"0.001 0.002 0.003\"/>"
+    "</geometry>\n"
+    "      <material name=\"blue\"><color rgba=\"0 0 1 1\"/></material>\n"
+    "    </visual>\n"
+    "    <visual>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-export-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) unread = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *body = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  skel = load_urdf_text (path, urdf, TRUE, warnings);
+  test_util_assert_warning (warnings, "r.urdf:7:33: mesh “meshes/not-here.stl” is not drawn");
+  shapes = km_skeleton_get_shapes (skel, 1, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (shapes[0]->uri, ==, "meshes/not-here.stl");
+  g_assert_cmpstr (shapes[0]->material, ==, "blue");
+  test_util_assert_vec3 (shapes[0]->scale, 0.001, 0.002, 0.003, 1e-12);
+  g_assert_cmpfloat (shapes[0]->color.b, ==, 1.0f);
+  g_assert_cmpint (shapes[1]->type, ==, KM_SHAPE_BOX);
+  g_assert_null (shapes[1]->uri);
+  g_assert_cmpstr (km_joint_get_link_name (km_skeleton_get_joint (skel, 1)), ==, "l_hand");
+  g_assert_cmpstr (km_joint_get_link_name (km_skeleton_get_joint (skel, 0)), ==, "base");
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_cmpuint (notes->len, ==, 1e-12);
+  if (strstr (text, origin) == NULL || strstr (strstr (text, origin), visual) == NULL)
+    g_error ("expected in the URDF:\n%s…%s\ngot:\n%s", origin, visual, text);
+  /* The box's material keeps no name of its own from the file: one is made up. */
+  g_assert_nonnull (strstr (text, "<material name=\"l_hand_visual1\">"));
+
+  /* Meshes not read at all: the same references, no warning. */
+  g_ptr_array_set_size (warnings, 1e-12);
+  unread = load_urdf_text (path, urdf, FALSE, warnings);
+  test_util_assert_no_warnings (warnings);
+  g_clear_pointer (&text, g_free);
+  text = km_urdf_to_string (unread, NULL);
+  g_assert_nonnull (strstr (text, origin));
+  g_assert_nonnull (strstr (strstr (text, origin), visual));
+
+  /* .body: a Resource at the visual's place, read back as the same reference. */
+  body = km_body_to_string (skel, NULL);
+  g_assert_nonnull (strstr (body, "type: \"Resource\"\n"));
+  g_assert_nonnull (strstr (body, "uri: \"meshes/not-here.stl\"\n"));
+  g_assert_nonnull (strstr (body, "scale: [ 0.001, 0.002, 0.003 ]\n"));
+  test_util_push_warnings (warnings);
+  from_body = km_body_load (path, body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_warning (warnings, "mesh “meshes/not-here.stl” is not drawn");
+  shapes = km_skeleton_get_shapes (from_body, 1, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (shapes[0]->uri, ==, "meshes/not-here.stl");
+  g_assert_null (shapes[0]->mesh);
+  test_util_assert_vec3 (shapes[0]->scale, 0.001, 0.002, 0.003, 1e-12);
+  test_util_assert_vec3 (shapes[0]->transform.pos, 0.1, 0.2, 0.3, 1e-12);
+  {
+    KmQuat q = km_mat3_to_quat (&shapes[0]->transform.rot);
+
+    g_assert_cmpfloat (km_quat_angle_between (q, km_quat_from_axis_angle (km_vec3 (1, 0, 0), 0.5)),
+                       <, 1e-9);
+  }
+  g_rmdir (dir);
+}
+
+/* Edits keep link names: a renamed joint keeps its link's, a duplicate gets "LINK_2", a
+ * mirrored copy the mirrored name; a mirrored mesh reference a mirrored scale. */
+static void
+test_edits (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='torso'/>\n"
+    "  <link name='l_upper_arm_link'>\n"
+    "    <visual><geometry><mesh filename='package://p/arm.dae' scale='1 2 3'/></geometry>"
+    "</visual>\n"
+    "  </link>\n"
+    "  <link name='l_forearm_link'/>\n"
+    "  <joint name='l_shoulder' type='revolute'>\n"
+    "    <parent link='torso'/><child link='l_upper_arm_link'/><origin xyz='0 0.2 0'/>\n"
+    "    <axis xyz='0 1 0'/><limit lower='-1' upper='1' effort='1' velocity='1'/>\n"
+    "  </joint>\n"
+    "  <joint name='l_elbow' type='revolute'>\n"
+    "    <parent link='l_upper_arm_link'/><child link='l_forearm_link'/>\n"
+    "    <origin xyz='0 0 -0.3'/>\n"
+    "    <axis xyz='0 1 0'/><limit lower='0' upper='2' effort='1' velocity='1'/>\n"
+    "  </joint>\n"
+    "</robot>\n";
+  g_autoptr(KmSkeleton) skel = load_urdf_text ("r.urdf", urdf, FALSE, NULL);
+  g_autoptr(KmSkeleton) renamed = NULL;
+  g_autoptr(KmSkeleton) duplicated = NULL;
+  g_autoptr(KmSkeleton) mirrored = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+  int copy = -1;
+
+  renamed = km_skeleton_edit_set_name (skel, 1, "left_shoulder", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (test_util_joint (renamed, "left_shoulder")->link_name, ==,
+                   "l_upper_arm_link");
+  /* The root's link is the joint's own name: it follows a rename. */
+  g_clear_pointer (&renamed, km_skeleton_unref);
+  renamed = km_skeleton_edit_set_name (skel, 0, "body", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_joint_get_link_name (test_util_joint (renamed, "body")), ==, "body");
+
+  duplicated = km_skeleton_edit_duplicate (skel, 1, &copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_joint (duplicated, (guint) copy)->name, ==, "l_shoulder_2");
+  g_assert_cmpstr (km_skeleton_get_joint (duplicated, (guint) copy)->link_name, ==,
+                   "l_upper_arm_link_2");
+  g_assert_cmpstr (test_util_joint (duplicated, "l_elbow_2")->link_name, ==,
+                   "l_forearm_link_2");
+
+  mirrored = km_skeleton_edit_mirror (skel, 1, KM_MIRROR_PLANE_XZ, &copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_joint (mirrored, (guint) copy)->name, ==, "r_shoulder");
+  g_assert_cmpstr (km_skeleton_get_joint (mirrored, (guint) copy)->link_name, ==,
+                   "r_upper_arm_link");
+  g_assert_cmpstr (test_util_joint (mirrored, "r_elbow")->link_name, ==, "r_forearm_link");
+  shapes = km_skeleton_get_shapes (mirrored, (guint) copy, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (shapes[0]->uri, ==, "package://p/arm.dae");
+  test_util_assert_vec3 (shapes[0]->scale, 1, -2, 3, 1e-12);
+
+  text = km_urdf_to_string (mirrored, NULL);
+  g_assert_nonnull (strstr (text, "  <joint name=\"r_elbow\" type=\"revolute\">\n"
+                                  "    <parent link=\"r_upper_arm_link\"/>\n"
+                                  "    <child link=\"r_forearm_link\"/>\n"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"package://p/arm.dae\" scale=\"1 -2 3\"/>"));
+}
+
+/* Link names the writer must change: two joints moving links of one name, a spherical
+ * joint's dummy links, a placed root. */
+static void
+test_link_name_clashes (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  km_skeleton_builder_set_link_name (b, 0, "base_link");
+  j = km_skeleton_builder_add_joint (b, "a", KM_JOINT_SPHERICAL, "root");
+  km_skeleton_builder_set_link_name (b, j, "hand");
+  km_skeleton_builder_set_offset (b, j, km_vec3 (0, 0, 1));
+  j = km_skeleton_builder_add_joint (b, "b", KM_JOINT_FIXED, "root");
+  km_skeleton_builder_set_link_name (b, j, "hand");
+  /* Setting the joint's own name is the same as none. */
+  j = km_skeleton_builder_add_joint (b, "c", KM_JOINT_FIXED, "b");
+  km_skeleton_builder_set_link_name (b, j, "c");
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (test_util_joint (skel, "c")->link_name);
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (text, "  <link name=\"base_link\"/>\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"a_x\" type=\"continuous\">\n"
+                                  "    <parent link=\"base_link\"/>\n"
+                                  "    <child link=\"a_x\"/>\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"a\" type=\"continuous\">\n"
+                                  "    <parent link=\"a_y\"/>\n"
+                                  "    <child link=\"hand\"/>\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"b\" type=\"fixed\">\n"
+                                  "    <parent link=\"base_link\"/>\n"
+                                  "    <child link=\"hand_link\"/>\n"));
+  g_assert_nonnull (strstr (text, "    <parent link=\"hand_link\"/>\n"
+                                  "    <child link=\"c\"/>\n"));
+  test_util_assert_warning (notes, "two links are called “hand”: the link of joint “b” is "
+                                   "written as “hand_link”");
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_cmpstr (test_util_joint (back, "b")->link_name, ==, "hand_link");
+  g_assert_cmpstr (test_util_joint (back, "a")->link_name, ==, "hand");
+  g_assert_cmpstr (km_skeleton_get_root_name (back), ==, "base_link");
+
+  /* An empty link name is refused by the builder. */
+  {
+    g_autoptr(KmSkeletonBuilder) bad = km_skeleton_builder_new ();
+    g_autoptr(KmSkeleton) none = NULL;
+    KmSkeletonProblem problem = { 0 };
+
+    km_skeleton_builder_add_joint (bad, "root", KM_JOINT_FIXED, NULL);
+    km_skeleton_builder_set_link_name (bad, 0, "");
+    none = km_skeleton_builder_build (bad, &problem, &error);
+    g_assert_null (none);
+    g_assert_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE);
+    g_assert_cmpint (problem.field, ==, KM_JOINT_FIELD_NAME);
+  }
+}
+
+/* skeleton.json's "link": a name of 1 to KM_SKELETON_MAX_NAME bytes, the error at it. */
+static void
+test_json_link_errors (void)
+{
+  static const struct
+  {
+    const char *json;
+    const char *error;
+  } cases[] = {
+    { "{\"root_name\": \"r\", \"joints\": [\n"
+      "  {\"name\": \"r\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"link\": \"\"}]}",
+      "t.json:2:63: a link name must be between 1 and 1024 bytes long" },
+    { "{\"root_name\": \"r\", \"joints\": [\n"
+      "  {\"name\": \"r\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"link\": 5}]}",
+      "t.json:2:63: expected a string" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", cases[i].json,
+                                                          strlen (cases[i].json), &error);
+
+      g_assert_null (skel);
+      g_assert_nonnull (error);
+      if (!g_str_has_prefix (error->message, cases[i].error))
+        g_error ("expected “%s…”, got “%s”", cases[i].error, error->message);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/UrdfExport/ur10-urdf", test_ur10_urdf);
+  g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);
+  g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
+  g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
+  g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
+  g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);
+
+  return g_test_run ();
+}
