@@ -19,8 +19,6 @@ G_BEGIN_DECLS
 void      _km_document_set_project     (KmDocument     *self,
                                         KmProject      *project,
                                         GFile          *file);
-void      _km_document_set_file        (KmDocument     *self,
-                                        GFile          *file);
 void      _km_document_sync            (KmDocument     *self);
 void      _km_document_auto_solve      (KmDocument     *self);
 void      _km_document_parse_warning   (const char     *message,

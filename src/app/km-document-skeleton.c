@@ -17,8 +17,10 @@
 
 #include "km-document-private.h"
 #include "km-body-item.h"
+#include "km-body.h"
 #include "km-body-writer.h"
 #include "km-cnoid.h"
+#include "km-error.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-local-file.h"
@@ -30,6 +32,8 @@
 #define SKELETON_JSON_FORMAT "SKELETON-JSON"
 #define BODY_FORMAT "CHOREONOID-BODY"
 #define URDF_FORMAT "URDF"
+/* Set on the built-in example's body while its model is the embedded one. */
+#define EMBEDDED_KEY "km-embedded-model"
 /* Set on a body item while its skeleton differs from its model file. */
 #define MODIFIED_KEY "km-skeleton-modified"
 /* Set on the document while a Skeleton tab save runs: the file it writes. */
@@ -51,6 +55,7 @@ typedef struct
   guint       n_dof;
   char       *selected;   /* joint name to select, or NULL */
   gboolean    modified;
+  gboolean    embedded;   /* the built-in example's embedded model (EMBEDDED_KEY) */
 } BodyModel;
 
 typedef struct _SolveLink SolveLink;
@@ -81,7 +86,46 @@ typedef struct
   KmItem        *targets_item;
   KmTargetTrack *targets_before;
   KmTargetTrack *targets_after;
+
+  /* Items below the body re-expressed for the new model (ItemSwap), set with it. */
+  GPtrArray     *swaps;
 } SkeletonEdit;
+
+/* One item below a body and what it holds before and after a model conversion: an IK
+ * animation item's animation or an IK targets item's track. */
+typedef struct
+{
+  KmItem        *item;
+  KmAnimation   *animation_before;
+  KmAnimation   *animation_after;
+  KmTargetTrack *track_before;
+  KmTargetTrack *track_after;
+} ItemSwap;
+
+static void
+item_swap_free (gpointer data)
+{
+  ItemSwap *swap = data;
+
+  g_clear_object (&swap->item);
+  g_clear_pointer (&swap->animation_before, km_animation_unref);
+  g_clear_pointer (&swap->animation_after, km_animation_unref);
+  g_clear_pointer (&swap->track_before, km_target_track_unref);
+  g_clear_pointer (&swap->track_after, km_target_track_unref);
+  g_free (swap);
+}
+
+static void
+item_swap_apply (ItemSwap *swap,
+                 gboolean  after)
+{
+  if (KM_IS_IK_ANIMATION_ITEM (swap->item))
+    km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (swap->item),
+                                        after ? swap->animation_after : swap->animation_before);
+  else if (KM_IS_IK_TARGETS_ITEM (swap->item))
+    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (swap->item),
+                                  after ? swap->track_after : swap->track_before);
+}
 
 /* Shared by an edit and the solve that completes it; whichever goes first unlinks. */
 struct _SolveLink
@@ -113,6 +157,7 @@ skeleton_edit_free (gpointer data)
   g_clear_object (&edit->targets_item);
   g_clear_pointer (&edit->targets_before, km_target_track_unref);
   g_clear_pointer (&edit->targets_after, km_target_track_unref);
+  g_clear_pointer (&edit->swaps, g_ptr_array_unref);
   body_model_clear (&edit->before);
   body_model_clear (&edit->after);
   g_free (edit);
@@ -230,9 +275,13 @@ skeleton_edit_apply (SkeletonEdit    *edit,
     km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item),
                                   model == &edit->after ? edit->targets_after
                                                         : edit->targets_before);
+  for (guint i = 0; edit->swaps != NULL && i < edit->swaps->len; i++)
+    item_swap_apply (g_ptr_array_index (edit->swaps, i), model == &edit->after);
   if (model->n_dof > 0)
     km_body_item_set_joint_state (edit->body, model->q, model->n_dof);
   g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (model->modified));
+  g_object_set_data (G_OBJECT (edit->body), EMBEDDED_KEY,
+                     model->embedded ? GINT_TO_POINTER (TRUE) : NULL);
   if (edit->resolves)
     skeleton_edit_apply_animation (edit, model == &edit->after);
   km_document_reload (self);
@@ -329,6 +378,7 @@ body_model_init_current (BodyModel  *model,
   if (selected >= 0 && (guint) selected < km_skeleton_get_n_joints (skeleton))
     model->selected = g_strdup (km_skeleton_get_joint (skeleton, selected)->name);
   model->modified = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (body), MODIFIED_KEY));
+  model->embedded = g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
 }
 
 static void
@@ -382,6 +432,7 @@ km_document_edit_skeleton (KmDocument *self,
   map_state (edit->before.skeleton, edit->before.q, skeleton, edit->after.q);
   edit->after.selected = g_strdup (select_joint != NULL ? select_joint : edit->before.selected);
   edit->after.modified = TRUE;
+  edit->after.embedded = edit->before.embedded;
 
   edit->resolves = TRUE;
   pin_default_effector (edit);
@@ -603,6 +654,8 @@ typedef struct
   gboolean    replace;  /* a file of the user's, replaced only once the project is written:
                          * the write goes to @temp (the worker's) */
   char       *temp;
+  gboolean    read_back; /* the written file is read back into @written */
+  KmSkeleton *written;
 } SkeletonFile;
 
 static void
@@ -611,6 +664,7 @@ skeleton_file_free (gpointer data)
   SkeletonFile *file = data;
 
   km_skeleton_unref (file->skeleton);
+  g_clear_pointer (&file->written, km_skeleton_unref);
   g_free (file->format);
   g_free (file->path);
   g_free (file->temp);
@@ -657,6 +711,31 @@ reserve_temp (const char  *path,
   return g_steal_pointer (&temp);
 }
 
+static void
+add_read_back_warning (const char *message,
+                       gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Reads the .body file @file wrote back, as a project that refers to it loads it. */
+static gboolean
+read_back_body (SkeletonFile  *file,
+                GPtrArray     *warnings,
+                GError       **error)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  KmBodyOptions options = { .load_meshes = TRUE };
+
+  if (!g_file_get_contents (file->temp != NULL ? file->temp : file->path, &data, &length, error))
+    return FALSE;
+  km_parse_warnings_push (add_read_back_warning, warnings);
+  file->written = km_body_load (file->path, data, length, &options, error);
+  km_parse_warnings_pop ();
+  return file->written != NULL;
+}
+
 /* Writes @files (a GPtrArray of SkeletonFile) in order, stopping at the first failure;
  * what the formats cannot carry goes to @warnings as "PATH: note". A KmDocumentWriteFunc. */
 static gboolean
@@ -681,6 +760,9 @@ write_skeleton_files (gpointer    data,
         g_ptr_array_add (warnings, g_strdup_printf ("%s: %s", file->path,
                                                     (const char *) g_ptr_array_index (notes, n)));
       if (!ok)
+        return FALSE;
+      if (file->read_back && g_strcmp0 (file->format, BODY_FORMAT) == 0
+          && !read_back_body (file, warnings, error))
         return FALSE;
     }
   return TRUE;
@@ -831,6 +913,8 @@ skeleton_saved (KmDocument   *self,
       edit->after.file = g_strdup (save->path);
       edit->after.format = g_strdup (SKELETON_JSON_FORMAT);
       edit->after.modified = !current;
+      /* (the body's model is the user's file now, no longer the embedded one) */
+      edit->after.embedded = FALSE;
       push_edit (self, edit, _("Save Skeleton As"));
     }
   else if (current)
@@ -1122,7 +1206,7 @@ edited_body_put_back (EditedBody *edited)
 {
   switch_body_model (edited->body, edited->old_file, edited->old_format);
   if (edited->was_embedded)
-    g_object_set_data (G_OBJECT (edited->body), "km-embedded-model", GINT_TO_POINTER (TRUE));
+    g_object_set_data (G_OBJECT (edited->body), EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
 }
 
 /* Notes in an autosave's index, under @name (its copy's), the file @body refers to, so
@@ -1138,7 +1222,7 @@ index_autosaved_body (EditedScan *scan,
   const char *format = pending != NULL ? pending->old_format : km_body_item_get_format (body);
   gboolean embedded = pending != NULL
                       ? pending->was_embedded
-                      : g_object_get_data (G_OBJECT (body), "km-embedded-model") != NULL;
+                      : g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
 
   /* The recovered project is read from another folder: the file as the body's project
    * found it, but the built-in example's model, which goes beside any project. */
@@ -1153,6 +1237,15 @@ index_autosaved_body (EditedScan *scan,
   if (format != NULL)
     g_key_file_set_string (scan->index, name, "format", format);
   g_key_file_set_boolean (scan->index, name, "embedded", embedded);
+}
+
+static gboolean
+has_spherical_joint (const KmSkeleton *skeleton)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    if (km_skeleton_get_joint (skeleton, i)->type == KM_JOINT_SPHERICAL)
+      return TRUE;
+  return FALSE;
 }
 
 /* Plans the write of @item's skeleton when it was edited, and switches the body to the
@@ -1185,11 +1278,19 @@ take_edited_skeleton (gpointer item,
 
   /* A skeleton.json of the user's is written back; a model in another format is never
    * overwritten (Kinema's writers would drop what they do not know), so an edited one is
-   * saved as a copy beside the project in the same format where Kinema writes it. */
+   * saved as a copy beside the project in the same format where Kinema writes it, unless
+   * that format splits a spherical joint into three (the body's animations and joint
+   * values, saved with the project, would no longer fit the model it loads): skeleton.json
+   * then. */
   in_place = file != NULL && g_path_is_absolute (file)
              && g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
-             && !g_object_get_data (item, "km-embedded-model");
-  if (!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
+             && !g_object_get_data (item, EMBEDDED_KEY);
+  if (has_spherical_joint (skeleton))
+    {
+      new_format = SKELETON_JSON_FORMAT;
+      extension = "json";
+    }
+  else if (!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
     {
       new_format = BODY_FORMAT;
       extension = "body";
@@ -1223,7 +1324,7 @@ take_edited_skeleton (gpointer item,
   edited->old_file = g_strdup (file);
   edited->old_format = g_strdup (format);
   edited->switched = autosave || !in_place;
-  edited->was_embedded = g_object_get_data (item, "km-embedded-model") != NULL;
+  edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
@@ -1240,7 +1341,7 @@ take_edited_skeleton (gpointer item,
   if (edited->switched)
     {
       switch_body_model (body, path, new_format);
-      g_object_set_data (item, "km-embedded-model", NULL);
+      g_object_set_data (item, EMBEDDED_KEY, NULL);
     }
   if (autosave)
     return;
@@ -1399,7 +1500,7 @@ restore_autosaved_skeleton (gpointer item,
   /* (No index: the body has no file, as a new skeleton, and keeps the format read.) */
   switch_body_model (item, file, format != NULL ? format : km_body_item_get_format (item));
   if (g_key_file_get_boolean (index, name, "embedded", NULL))
-    g_object_set_data (item, "km-embedded-model", GINT_TO_POINTER (TRUE));
+    g_object_set_data (item, EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (TRUE));
 }
 
@@ -1685,46 +1786,136 @@ copies_save_new (KmDocument  *self,
       KmBodyItem *body = g_ptr_array_index (save->bodies, i);
       g_autofree char *copy = body_copy_path (body, dir, used);
 
+      SkeletonFile *added;
+
       skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
+      /* The body takes the model as the project will load it from the copy. */
+      added = g_ptr_array_index (save->files, save->files->len - 1);
+      added->read_back = TRUE;
     }
   return g_steal_pointer (&save);
 }
 
 #define USE_COPIES_LABEL N_("Use Choreonoid Body Copies")
 
-/* Once the copies are written: the bodies refer to them, one undoable step. */
-static void
-use_body_copies (KmDocument *self,
-                 CopiesSave *save)
+/* Whether @animation's channels are @skeleton's DOF joints, at their DOFs. */
+static gboolean
+animation_fits (const KmAnimation *animation,
+                const KmSkeleton  *skeleton)
 {
-  GPtrArray *edits;
+  if (km_animation_get_n_dof (animation) != km_skeleton_get_n_dof (skeleton))
+    return FALSE;
+  for (guint c = 0; c < km_animation_get_n_channels (animation); c++)
+    {
+      const KmAnimationChannel *channel = km_animation_get_channel (animation, c);
+      int index = km_skeleton_find_joint (skeleton, channel->name);
+      const KmJoint *joint = index >= 0 ? km_skeleton_get_joint (skeleton, (guint) index) : NULL;
+
+      if (joint == NULL || joint->type != channel->type
+          || joint->dof_index != (int) channel->dof_index)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The body takes the model its copy holds (as the project loads it from there): the joint
+ * values and the animations below it are re-expressed DOF by DOF (a spherical joint's euler
+ * angles become its three revolute links' values, which have the same forward kinematics).
+ * Targets are in the world frame and keep their effector's name, which the copy keeps. */
+static SkeletonEdit *
+body_copy_edit (KmDocument    *self,
+                KmBodyItem    *body,
+                SkeletonFile  *copy,
+                GError       **error)
+{
+  SkeletonEdit *edit;
+  g_autofree int *map = NULL;
+
+  if (km_body_item_get_skeleton (body) != copy->skeleton)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("The skeleton was edited while its Choreonoid copy %s was written; "
+                     "save again"), copy->path);
+      return NULL;
+    }
+  map = km_body_map_dofs (copy->skeleton, copy->written);
+  if (map == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("%s: the Choreonoid copy does not have the joints of the skeleton"),
+                   copy->path);
+      return NULL;
+    }
+
+  edit = g_new0 (SkeletonEdit, 1);
+  edit->document = self;
+  edit->body = g_object_ref (body);
+  body_model_init_current (&edit->before, self, body);
+  edit->after.skeleton = km_skeleton_ref (copy->written);
+  edit->after.file = g_strdup (copy->path);
+  edit->after.format = g_strdup (BODY_FORMAT);
+  edit->after.n_dof = km_skeleton_get_n_dof (copy->written);
+  edit->after.q = g_new0 (double, MAX (edit->after.n_dof, 1));
+  for (guint k = 0; k < edit->after.n_dof; k++)
+    edit->after.q[k] = edit->before.q[map[k]];
+  edit->after.selected = g_strdup (edit->before.selected);
+  edit->after.modified = FALSE;
+  edit->after.embedded = FALSE;
+  pin_default_effector (edit);
+
+  edit->swaps = g_ptr_array_new_with_free_func (item_swap_free);
+  for (guint i = 0; i < km_item_get_n_children (KM_ITEM (body)); i++)
+    {
+      KmItem *child = km_item_get_child (KM_ITEM (body), i);
+      KmAnimation *animation;
+      KmAnimation *remapped;
+      ItemSwap *swap;
+
+      if (!KM_IS_IK_ANIMATION_ITEM (child))
+        continue;
+      animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (child));
+      /* (an animation that did not fit the skeleton keeps its data as read) */
+      if (animation == NULL || !animation_fits (animation, copy->skeleton))
+        continue;
+      remapped = km_animation_remap (animation, copy->written, map);
+      if (remapped == NULL)
+        continue;
+      swap = g_new0 (ItemSwap, 1);
+      swap->item = g_object_ref (child);
+      swap->animation_before = km_animation_ref (animation);
+      swap->animation_after = remapped;
+      g_ptr_array_add (edit->swaps, swap);
+    }
+  return edit;
+}
+
+/* Once the copies are written: the bodies refer to them and take the models they hold,
+ * one undoable step. */
+static gboolean
+use_body_copies (KmDocument  *self,
+                 CopiesSave  *save,
+                 GError     **error)
+{
+  g_autoptr(GPtrArray) edits = NULL;
 
   if (save->bodies->len == 0)
-    return;
+    return TRUE;
   edits = g_ptr_array_new_with_free_func (skeleton_edit_free);
   for (guint i = 0; i < save->bodies->len; i++)
     {
-      KmBodyItem *body = g_ptr_array_index (save->bodies, i);
-      SkeletonFile *copy = g_ptr_array_index (save->files, i);
-      SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
+      SkeletonEdit *edit = body_copy_edit (self, g_ptr_array_index (save->bodies, i),
+                                           g_ptr_array_index (save->files, i), error);
 
-      edit->document = self;
-      edit->body = g_object_ref (body);
-      body_model_init_current (&edit->before, self, body);
-      body_model_init_current (&edit->after, self, body);
-      g_free (edit->after.file);
-      g_free (edit->after.format);
-      edit->after.file = g_strdup (copy->path);
-      edit->after.format = g_strdup (BODY_FORMAT);
-      /* (edited while the copy was written: the copy is older) */
-      edit->after.modified = km_body_item_get_skeleton (body) != copy->skeleton;
+      if (edit == NULL)
+        return FALSE;
       g_ptr_array_add (edits, edit);
     }
   km_document_close_edit (self);
   km_project_push_command (km_document_get_project (self), _(USE_COPIES_LABEL),
-                           edits_redo, edits_undo, NULL, NULL, edits,
+                           edits_redo, edits_undo, NULL, NULL, g_steal_pointer (&edits),
                            (GDestroyNotify) g_ptr_array_unref);
   km_document_close_edit (self);
+  return TRUE;
 }
 
 /* The project was not written: the bodies keep their skeleton.json again, unless the step
@@ -1816,7 +2007,11 @@ copies_written_cb (GObject      *source,
                                                        _("The project is being saved already")));
       return;
     }
-  use_body_copies (self, save);
+  if (!use_body_copies (self, save, &error))
+    {
+      skeleton_task_return (task, error);
+      return;
+    }
   km_document_save_async (self, save->project, NULL, copies_project_saved_cb, task);
 }
 
@@ -1826,12 +2021,16 @@ copies_written_cb (GObject      *source,
  * Saves the project so that Choreonoid opens it: every body whose model is a skeleton.json
  * (which Choreonoid cannot read) gets a Choreonoid `.body` copy beside the project file,
  * named after its skeleton.json (`arm.json` → `arm.body`), and the body items refer to
- * those copies (one undoable step, so the open project is what the file says), then the
- * project is written to @file (km_document_save_async()). The copies and then the project
- * are written on a worker thread; the bodies refer to the copies once those are written,
- * and keep their skeleton.json when the project is not. The skeleton.json files stay as
- * they were. What a `.body` file cannot carry (spherical joints become three revolute
- * ones, linked joints independent ones) is listed in the message view. One Skeleton tab
+ * those copies and take the models they hold, as the project loads them (one undoable
+ * step, so the open project is what the file says), then the project is written to @file
+ * (km_document_save_async()). A spherical joint becomes three revolute ones in a `.body`
+ * file: the joint values and animations below the body are re-expressed for them (the same
+ * motion), targets stay as they are (world frame; the effector keeps its name). The copies
+ * and then the project are written on a worker thread; the bodies refer to the copies once
+ * those are written, and keep their skeleton.json when the project is not. The skeleton.json
+ * files stay as they were. What a `.body` file cannot carry (spherical joints become three
+ * revolute ones, linked joints independent ones) is listed in the message view. It fails
+ * when a body's skeleton was edited while its copy was written. One Skeleton tab
  * save runs at a time (as km_document_save_skeleton_async()), and none while the project
  * is being saved: it fails with %G_IO_ERROR_PENDING then.
  */

@@ -2809,13 +2809,6 @@ _km_document_set_project (KmDocument *self,
 }
 
 void
-_km_document_set_file (KmDocument *self,
-                       GFile      *file)
-{
-  set_file (self, file);
-}
-
-void
 _km_document_sync (KmDocument *self)
 {
   sync_from_project (self);

@@ -155,6 +155,46 @@ km_animation_copy (const KmAnimation *self)
   return copy;
 }
 
+/**
+ * km_animation_remap:
+ * @skeleton: the skeleton of the new animation
+ * @dof_map: (array): for each DOF of @skeleton, the DOF of @self whose values it takes
+ *   (-1: zero), e.g. from km_body_map_dofs()
+ *
+ * The same motion re-expressed for another skeleton, DOF by DOF: frame k's value of DOF i
+ * is @self's frame k value of DOF @dof_map[i]. The frame rate and residuals are kept.
+ *
+ * Returns: (transfer full) (nullable): the new animation, NULL when @dof_map names a DOF
+ *   that @self does not have
+ */
+KmAnimation *
+km_animation_remap (const KmAnimation *self,
+                    KmSkeleton        *skeleton,
+                    const int         *dof_map)
+{
+  KmAnimation *remapped;
+  guint n_dof;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  n_dof = km_skeleton_get_n_dof (skeleton);
+  g_return_val_if_fail (dof_map != NULL || n_dof == 0, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    if (dof_map[i] >= (int) self->n_dof)
+      return NULL;
+
+  remapped = km_animation_new (skeleton, self->n_frames);
+  remapped->frame_rate = self->frame_rate;
+  remapped->has_residuals = self->has_residuals;
+  memcpy (remapped->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
+  for (gsize f = 0; f < self->n_frames; f++)
+    for (guint i = 0; i < n_dof; i++)
+      remapped->values[f * n_dof + i] = dof_map[i] >= 0 ? self->values[f * self->n_dof + dof_map[i]]
+                                                        : 0.0;
+  return remapped;
+}
+
 KmAnimation *
 km_animation_ref (KmAnimation *self)
 {

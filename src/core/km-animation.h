@@ -60,6 +60,9 @@ KmAnimation         *km_animation_new_for_channels       (const KmAnimationChann
                                                           guint                     n_channels,
                                                           guint                     n_frames);
 KmAnimation         *km_animation_copy                   (const KmAnimation        *self);
+KmAnimation         *km_animation_remap                  (const KmAnimation        *self,
+                                                          KmSkeleton               *skeleton,
+                                                          const int                *dof_map);
 KmAnimation         *km_animation_ref                    (KmAnimation              *self);
 void                 km_animation_unref                  (KmAnimation              *self);
 

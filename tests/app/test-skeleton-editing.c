@@ -11,8 +11,10 @@
 #include "km-body-item.h"
 #include "km-body.h"
 #include "km-camera.h"
+#include "km-cnoid.h"
 #include "km-document-skeleton.h"
 #include "km-document.h"
+#include "km-error.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -801,10 +803,371 @@ test_save_with_body_copy (Fixture       *f,
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+static void
+collect_message (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+typedef struct
+{
+  KmItem *body;
+  KmItem *animation;
+  guint   n_animations;
+  guint   n_problems;
+} SavedItems;
+
+static void
+scan_saved_item (gpointer item,
+                 gpointer user_data)
+{
+  SavedItems *found = user_data;
+
+  if (km_item_get_problem (item) != NULL)
+    {
+      g_test_message ("%s: %s", km_item_get_name (item), km_item_get_problem (item));
+      found->n_problems++;
+    }
+  if (KM_IS_BODY_ITEM (item) && found->body == NULL)
+    found->body = item;
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    {
+      if (found->animation == NULL)
+        found->animation = item;
+      found->n_animations++;
+    }
+}
+
+/* The effector's world pose at frame @frame of @animation, on @skel. */
+static KmTransform
+effector_pose (KmSkeleton        *skel,
+               const KmAnimation *animation,
+               guint              frame,
+               const char        *effector)
+{
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  int joint = km_skeleton_find_joint (skel, effector);
+
+  g_assert_cmpint (joint, >=, 0);
+  km_skeleton_forward_kinematics (skel, km_animation_get_frame (animation, frame), NULL, world);
+  return world[joint];
+}
+
+static void
+assert_same_pose (KmTransform a,
+                  KmTransform b)
+{
+  g_assert_cmpfloat_with_epsilon (a.pos.x, b.pos.x, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a.pos.y, b.pos.y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a.pos.z, b.pos.z, 1e-9);
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 3; c++)
+      g_assert_cmpfloat_with_epsilon (a.rot.m[r][c], b.rot.m[r][c], 1e-9);
+}
+
+/* The built-in example (whose Shoulder is spherical) saved for Choreonoid: the .body copy
+ * has three revolute joints for the shoulder, and the saved project fits it: it loads
+ * without a message, its animation has every frame, re-expressed joint by joint with the
+ * same effector motion, and the editor reopens it without solving again. Before, the
+ * animation kept the spherical shoulder and could not be loaded. */
+static void
+test_save_with_body_copy_spherical (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) original = km_skeleton_ref (skeleton (f));
+  g_autoptr(KmAnimation) motion = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autofree char *body_path = NULL;
+  g_autofree char *effector = NULL;
+  KmItem *item;
+  KmItem *targets;
+  KmTargetTrack *track;
+  KmAnimation *saved;
+  KmSkeleton *converted;
+  SavedItems found = { 0 };
+  const char *shoulder[] = { "Shoulder_x", "Shoulder_y", "Shoulder" };
+  int sph;
+  guint n_frames;
+  const double *q;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  sph = find (f, "Shoulder");
+  g_assert_cmpint (sph, >=, 0);
+  g_assert_cmpint (km_skeleton_get_joint (original, (guint) sph)->type, ==, KM_JOINT_SPHERICAL);
+  item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                     KM_TYPE_IK_ANIMATION_ITEM);
+  g_assert_nonnull (item);
+  motion = km_animation_ref (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)));
+  n_frames = km_animation_get_n_frames (motion);
+  g_assert_cmpuint (n_frames, >, 2);
+  effector = g_strdup (km_skeleton_get_joint (original,
+                                              (guint) km_skeleton_get_default_effector (original))->name);
+  /* A shoulder pose, which the saved joint displacements keep axis by axis. */
+  for (guint a = 0; a < 3; a++)
+    km_document_set_dof_value (f->document,
+                               (guint) km_skeleton_get_joint (original, (guint) sph)->dof_index + a,
+                               0.1 * (a + 1));
+  km_document_close_edit (f->document);
+
+  g_assert_true (km_document_save_with_body_copies (f->document, project_file, &error));
+  g_assert_no_error (error);
+  body_path = g_strdup (km_body_item_get_file (KM_BODY_ITEM (km_document_get_body_item (f->document))));
+  g_assert_nonnull (body_path);
+  g_assert_true (g_str_has_prefix (body_path, dir));
+
+  /* The project as the CLI and Choreonoid read it. */
+  km_parse_warnings_push (collect_message, messages);
+  project = km_cnoid_load (project_path, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  for (guint i = 0; i < km_project_get_messages (project)->len; i++)
+    g_ptr_array_add (messages, g_strdup (g_ptr_array_index (km_project_get_messages (project), i)));
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("%s", (const char *) g_ptr_array_index (messages, i));
+  g_assert_cmpuint (messages->len, ==, 0);
+  km_item_foreach (km_project_get_root_item (project), scan_saved_item, &found);
+  g_assert_cmpuint (found.n_problems, ==, 0);
+  g_assert_nonnull (found.body);
+  g_assert_cmpuint (found.n_animations, ==, 1);
+  converted = km_body_item_get_skeleton (KM_BODY_ITEM (found.body));
+  g_assert_nonnull (converted);
+  g_assert_cmpuint (km_skeleton_get_n_dof (converted), ==, km_skeleton_get_n_dof (original));
+  for (guint a = 0; a < 3; a++)
+    {
+      int j = km_skeleton_find_joint (converted, shoulder[a]);
+
+      g_assert_cmpint (j, >=, 0);
+      g_assert_cmpint (km_skeleton_get_joint (converted, (guint) j)->type, ==, KM_JOINT_REVOLUTE);
+    }
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (found.body), &n);
+  g_assert_cmpuint (n, ==, km_skeleton_get_n_dof (converted));
+  for (guint a = 0; a < 3; a++)
+    g_assert_cmpfloat_with_epsilon (q[km_skeleton_get_joint (converted,
+                                                             (guint) km_skeleton_find_joint (converted, shoulder[a]))->dof_index],
+                                    0.1 * (a + 1), 1e-12);
+  saved = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (found.animation));
+  g_assert_nonnull (saved);
+  g_assert_cmpuint (km_animation_get_n_frames (saved), ==, n_frames);
+  g_assert_cmpuint (km_animation_get_n_dof (saved), ==, km_animation_get_n_dof (motion));
+  /* The shoulder's euler XYZ angles are its three links' angles, in that order. */
+  for (guint a = 0; a < 3; a++)
+    {
+      int c = km_animation_find_channel (saved, shoulder[a]);
+      const KmAnimationChannel *channel;
+
+      g_assert_cmpint (c, >=, 0);
+      channel = km_animation_get_channel (saved, (guint) c);
+      g_assert_cmpint (channel->type, ==, KM_JOINT_REVOLUTE);
+      g_assert_cmpfloat_with_epsilon (km_animation_get_frame (saved, n_frames / 2)[channel->dof_index],
+                                      km_animation_get_frame (motion, n_frames / 2)
+                                        [km_skeleton_get_joint (original, (guint) sph)->dof_index + a],
+                                      1e-12);
+    }
+  for (guint k = 0; k < n_frames; k += MAX (n_frames / 4, 1))
+    assert_same_pose (effector_pose (converted, saved, k, effector),
+                      effector_pose (original, motion, k, effector));
+  assert_same_pose (effector_pose (converted, saved, n_frames - 1, effector),
+                    effector_pose (original, motion, n_frames - 1, effector));
+  /* The targets stay in the world frame; their effector is still there. */
+  targets = km_item_find_child_by_type (found.body, KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (targets);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets));
+  g_assert_nonnull (track);
+  if (km_target_track_get_effector (track) != NULL)
+    g_assert_cmpint (km_skeleton_find_joint (converted, km_target_track_get_effector (track)),
+                     >=, 0);
+
+  /* The editor shows what was saved: the converted model and the re-expressed motion. */
+  g_assert_true (km_skeleton_equal (skeleton (f), converted, 1e-12));
+  g_assert_true (km_animation_equal (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)),
+                                     saved, 1e-12));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+
+  /* Reopened, it does not solve again: one animation, the saved one. */
+  g_clear_pointer (&messages, g_ptr_array_unref);
+  messages = g_ptr_array_new_with_free_func (g_free);
+  reopened = km_document_new ();
+  km_parse_warnings_push (collect_message, messages);
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_cmpuint (messages->len, ==, 0);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  memset (&found, 0, sizeof found);
+  km_item_foreach (km_project_get_root_item (km_document_get_project (reopened)),
+                   scan_saved_item, &found);
+  g_assert_cmpuint (found.n_problems, ==, 0);
+  g_assert_cmpuint (found.n_animations, ==, 1);
+  g_assert_true (km_animation_equal (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (found.animation)),
+                                     saved, 1e-12));
+  g_assert_false (km_document_get_modified (reopened));
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+
+  /* Undo gives the spherical model and its motion back. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_skeleton_equal (skeleton (f), original, 0.0));
+  g_assert_true (km_animation_equal (km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)),
+                                     motion, 0.0));
+
+  g_remove (body_path);
+  g_remove (project_path);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A body whose model is a Choreonoid .body, given a spherical joint and saved with the
+ * project: the edited model goes to a skeleton.json copy, which keeps the spherical joint,
+ * so that the saved animation fits the model the project loads. Before, it went to a .body
+ * copy with three revolute joints and the project no longer loaded its animation. */
+static void
+test_edited_body_keeps_spherical (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GDir) listing = NULL;
+  g_autoptr(KmTargetTrack) short_track = NULL;
+  KmTargetKeyframe keyframes[2];
+  KmTargetTrack *track;
+  KmItem *targets;
+  KmSkeleton *edited;
+  KmBodyItem *body;
+  KmAnimation *saved;
+  SavedItems found = { 0 };
+  const char *name;
+  int elbow;
+
+  g_assert_nonnull (dir);
+  /* Ten frames of targets, so that the solves stay short. */
+  targets = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                        KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (targets);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (track), >=, 2);
+  keyframes[0] = *km_target_track_get_keyframe (track, 0);
+  keyframes[1] = *km_target_track_get_keyframe (track, 1);
+  keyframes[1].frame = keyframes[0].frame + 10;
+  short_track = km_target_track_new (keyframes, 2, km_target_track_get_effector (track),
+                                     km_target_track_get_frame_rate (track), &error);
+  g_assert_no_error (error);
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (targets), short_track);
+  km_document_reload (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_save_with_body_copies (f->document, project_file, &error));
+  g_assert_no_error (error);
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "CHOREONOID-BODY");
+
+  edited = km_skeleton_edit_set_type (skeleton (f), (guint) find (f, "Elbow"),
+                                      KM_JOINT_SPHERICAL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+
+  km_parse_warnings_push (collect_message, messages);
+  project = km_cnoid_load (project_path, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  for (guint i = 0; i < km_project_get_messages (project)->len; i++)
+    g_ptr_array_add (messages, g_strdup (g_ptr_array_index (km_project_get_messages (project), i)));
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("%s", (const char *) g_ptr_array_index (messages, i));
+  g_assert_cmpuint (messages->len, ==, 0);
+  km_item_foreach (km_project_get_root_item (project), scan_saved_item, &found);
+  g_assert_cmpuint (found.n_problems, ==, 0);
+  g_assert_cmpuint (found.n_animations, ==, 1);
+  g_assert_true (km_skeleton_equal (km_body_item_get_skeleton (KM_BODY_ITEM (found.body)),
+                                    skeleton (f), 1e-12));
+  elbow = km_skeleton_find_joint (km_body_item_get_skeleton (KM_BODY_ITEM (found.body)), "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  g_assert_cmpint (km_skeleton_get_joint (km_body_item_get_skeleton (KM_BODY_ITEM (found.body)),
+                                          (guint) elbow)->type, ==, KM_JOINT_SPHERICAL);
+  saved = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (found.animation));
+  g_assert_nonnull (saved);
+  g_assert_cmpint (km_animation_find_channel (saved, "Elbow"), >=, 0);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
+  g_assert_true (g_str_has_suffix (km_body_item_get_file (body), ".json"));
+
+  listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_assert_cmpint (g_remove (path), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static KmSkeleton *
 load_skeleton_json (const char *path)
 {
   return load_model (path, "SKELETON-JSON");
+}
+
+/* The built-in example's skeleton saved with Save Skeleton As is the user's file from then
+ * on: a later project save with an edited skeleton writes that file back. Before, the body
+ * still counted as the embedded model and the save wrote a copy, arm-2.json, beside it. */
+static void
+test_save_skeleton_as_leaves_builtin (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "arm.json", NULL);
+  g_autofree char *copy_path = g_build_filename (dir, "arm-2.json", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autofree char *embedded_path = g_build_filename (dir, "skeleton.json", NULL);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  KmSkeleton *edited;
+  KmBodyItem *body;
+
+  g_assert_nonnull (dir);
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_true (km_document_save_skeleton (f->document, json_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+
+  edited = km_skeleton_edit_set_name (skeleton (f), (guint) find (f, "Elbow"), "Forearm", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Rename Joint", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (copy_path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (embedded_path, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+  loaded = load_skeleton_json (json_path);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "Forearm"), >=, 0);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "Elbow"), ==, -1);
+
+  g_remove (copy_path);
+  g_remove (embedded_path);
+  g_remove (project_path);
+  g_remove (json_path);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 /* Saving the project keeps skeleton edits: the edited embedded example and a new skeleton
@@ -1521,7 +1884,12 @@ main (int    argc,
   ADD ("/kinema/JointInspector/edit-adds-animation-item", test_edit_adds_animation_item);
   ADD ("/kinema/JointInspector/new-skeleton", test_new_skeleton);
   ADD ("/kinema/JointInspector/save-with-body-copy", test_save_with_body_copy);
+  ADD ("/kinema/JointInspector/save-with-body-copy-spherical",
+       test_save_with_body_copy_spherical);
   ADD ("/kinema/JointInspector/project-save-keeps-edits", test_project_save_keeps_edits);
+  ADD ("/kinema/JointInspector/edited-body-keeps-spherical", test_edited_body_keeps_spherical);
+  ADD ("/kinema/JointInspector/save-skeleton-as-leaves-builtin",
+       test_save_skeleton_as_leaves_builtin);
   ADD ("/kinema/JointInspector/add-leaf-keeps-effector", test_add_leaf_keeps_effector);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);

@@ -209,6 +209,26 @@ link_node (const char    *name,
   return link;
 }
 
+/* The names of the first two of the three revolute links a spherical joint becomes (the
+ * third has the joint's name). */
+static void
+spherical_link_names (const KmSkeleton  *skeleton,
+                      const KmJoint     *joint,
+                      char             **name_x,
+                      char             **name_y)
+{
+  *name_x = g_strdup_printf ("%s_x", joint->name);
+  *name_y = g_strdup_printf ("%s_y", joint->name);
+  if (km_skeleton_find_joint (skeleton, *name_x) >= 0 ||
+      km_skeleton_find_joint (skeleton, *name_y) >= 0)
+    {
+      g_free (*name_x);
+      g_free (*name_y);
+      *name_x = g_strdup_printf ("%s_sph_x", joint->name);
+      *name_y = g_strdup_printf ("%s_sph_y", joint->name);
+    }
+}
+
 static void
 check_limit (GPtrArray     *notes,
              const char    *name,
@@ -291,18 +311,11 @@ km_body_to_string (const KmSkeleton *skeleton,
           break;
         case KM_JOINT_SPHERICAL:
           {
-            g_autofree char *name_x = g_strdup_printf ("%s_x", j->name);
-            g_autofree char *name_y = g_strdup_printf ("%s_y", j->name);
+            g_autofree char *name_x = NULL;
+            g_autofree char *name_y = NULL;
             KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
 
-            if (km_skeleton_find_joint (skeleton, name_x) >= 0 ||
-                km_skeleton_find_joint (skeleton, name_y) >= 0)
-              {
-                g_free (name_x);
-                g_free (name_y);
-                name_x = g_strdup_printf ("%s_sph_x", j->name);
-                name_y = g_strdup_printf ("%s_sph_y", j->name);
-              }
+            spherical_link_names (skeleton, j, &name_x, &name_y);
             for (guint a = 0; a < 3; a++)
               check_limit (notes, j->name, &j->limits[a]);
             km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
@@ -377,4 +390,87 @@ km_body_save (const KmSkeleton  *skeleton,
 
   text = km_body_to_string (skeleton, notes);
   return km_format_save_text (path, text, error);
+}
+
+/* Maps the joint named @name of @body, which must be a one-DOF joint of @type, to the DOF
+ * @dof of the original. */
+static gboolean
+map_one_dof (const KmSkeleton *body,
+             const char       *name,
+             KmJointType       type,
+             int               dof,
+             int              *map)
+{
+  int index = km_skeleton_find_joint (body, name);
+  const KmJoint *joint;
+
+  if (index < 0)
+    return FALSE;
+  joint = km_skeleton_get_joint (body, (guint) index);
+  if (joint->type != type || joint->n_dof != 1 || map[joint->dof_index] >= 0)
+    return FALSE;
+  map[joint->dof_index] = dof;
+  return TRUE;
+}
+
+/**
+ * km_body_map_dofs:
+ * @skeleton: the skeleton km_body_to_string() wrote
+ * @body: that .body file as km_body_load() read it back
+ *
+ * Where each degree of freedom of @skeleton went: a revolute or prismatic joint keeps its
+ * name, and a spherical joint's euler XYZ angles become the values of its three revolute
+ * links about X, Y and Z, in that order. A state vector of @skeleton re-expressed for
+ * @body is `q_body[k] = q[map[k]]`, and both have the same forward kinematics.
+ *
+ * Returns: (transfer full) (array) (nullable): for each DOF of @body, the DOF of @skeleton
+ *   it carries; NULL when @body is not what km_body_to_string() wrote for @skeleton (a DOF
+ *   has no joint of the right name and type in @body, or @body has other DOFs)
+ */
+int *
+km_body_map_dofs (const KmSkeleton *skeleton,
+                  const KmSkeleton *body)
+{
+  g_autofree int *map = NULL;
+  guint n_dof;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+  g_return_val_if_fail (body != NULL, NULL);
+
+  n_dof = km_skeleton_get_n_dof (body);
+  if (n_dof != km_skeleton_get_n_dof (skeleton))
+    return NULL;
+  map = g_new (int, MAX (n_dof, 1));
+  for (guint k = 0; k < n_dof; k++)
+    map[k] = -1;
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      switch (j->type)
+        {
+        case KM_JOINT_REVOLUTE:
+        case KM_JOINT_PRISMATIC:
+          if (!map_one_dof (body, j->name, j->type, j->dof_index, map))
+            return NULL;
+          break;
+        case KM_JOINT_SPHERICAL:
+          {
+            g_autofree char *name_x = NULL;
+            g_autofree char *name_y = NULL;
+
+            spherical_link_names (skeleton, j, &name_x, &name_y);
+            if (!map_one_dof (body, name_x, KM_JOINT_REVOLUTE, j->dof_index, map)
+                || !map_one_dof (body, name_y, KM_JOINT_REVOLUTE, j->dof_index + 1, map)
+                || !map_one_dof (body, j->name, KM_JOINT_REVOLUTE, j->dof_index + 2, map))
+              return NULL;
+          }
+          break;
+        case KM_JOINT_FIXED:
+        case KM_JOINT_FREE:
+        default:
+          break;
+        }
+    }
+  return g_steal_pointer (&map);
 }
