@@ -2123,10 +2123,9 @@ close_edit_cb (gpointer data)
 }
 
 /*
- * The independent joint a 1-DOF joint follows through linked (mimic) joints, chained or
- * not, and the map from its value: q[joint] = *ratio · q[master] + *offset. The joint
- * itself (ratio 1, offset 0) when it is independent; -1 when the links lead nowhere
- * usable (a cycle, a master without exactly one DOF, a ratio that is not finite).
+ * The independent joint a 1-DOF joint follows (KmJoint.mimic: masters follow no one) and
+ * the map from its value: q[joint] = *ratio · q[master] + *offset. The joint itself
+ * (ratio 1, offset 0) when it is independent; -1 when it has not exactly one DOF.
  */
 static int
 mimic_master (KmSkeleton *skeleton,
@@ -2134,71 +2133,13 @@ mimic_master (KmSkeleton *skeleton,
               double     *ratio,
               double     *offset)
 {
-  guint n_joints = km_skeleton_get_n_joints (skeleton);
   const KmJoint *j = km_skeleton_get_joint (skeleton, (guint) joint);
-  double r = 1.0, o = 0.0;
 
-  for (guint steps = 0; j->mimic >= 0; steps++)
-    {
-      if (steps >= n_joints || j->mimic >= (int) n_joints || !isfinite (j->mimic_ratio)
-          || !isfinite (j->mimic_offset))
-        return -1;
-      o += r * j->mimic_offset;
-      r *= j->mimic_ratio;
-      joint = j->mimic;
-      j = km_skeleton_get_joint (skeleton, (guint) joint);
-    }
   if (j->n_dof != 1 || j->dof_index < 0)
     return -1;
-  *ratio = r;
-  *offset = o;
-  return joint;
-}
-
-/* The range of the independent 1-DOF joint @master: its limits (±∞ where it has none),
- * narrowed so that every joint following it (chained links too) stays within its own, as
- * the solver does; rounded inwards so that a follower computed from a bound is inside.
- * When no value satisfies them all, the joint's own limits. */
-static void
-master_range (KmSkeleton *skeleton,
-              int         master,
-              double     *lower,
-              double     *upper)
-{
-  const KmJoint *mj = km_skeleton_get_joint (skeleton, (guint) master);
-  double own_lo = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
-  double own_hi = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
-  double lo = own_lo, hi = own_hi;
-
-  for (guint t = 0; t < km_skeleton_get_n_joints (skeleton); t++)
-    {
-      const KmJoint *f = km_skeleton_get_joint (skeleton, t);
-      double r, o, flo, fhi, x, y;
-
-      if ((int) t == master || f->mimic < 0 || f->n_dof != 1 || !f->limits[0].limited
-          || mimic_master (skeleton, (int) t, &r, &o) != master || !(r != 0.0))
-        continue;
-      flo = f->limits[0].min;
-      fhi = f->limits[0].max;
-      x = (flo - o) / r;
-      y = (fhi - o) / r;
-      if (x > y)
-        {
-          double tmp = x;
-
-          x = y, y = tmp;
-        }
-      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
-        x = nextafter (x, INFINITY);
-      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
-        y = nextafter (y, -INFINITY);
-      lo = MAX (lo, x);
-      hi = MIN (hi, y);
-    }
-  if (!(lo <= hi))
-    lo = own_lo, hi = own_hi;
-  *lower = lo;
-  *upper = hi;
+  *ratio = j->mimic >= 0 ? j->mimic_ratio : 1.0;
+  *offset = j->mimic >= 0 ? j->mimic_offset : 0.0;
+  return j->mimic >= 0 ? j->mimic : joint;
 }
 
 /**
@@ -2241,7 +2182,7 @@ km_document_get_dof_range (KmDocument *self,
       || (master = mimic_master (self->skeleton, joint, &r, &o)) < 0 || !(r != 0.0))
     return TRUE;
 
-  master_range (self->skeleton, master, &lo, &hi);
+  km_skeleton_get_mimic_range (self->skeleton, (guint) master, &lo, &hi);
   if (master == joint)
     {
       *lower = lo;
@@ -2377,7 +2318,7 @@ km_document_set_dof_value (KmDocument *self,
     {
       double lo, hi;
 
-      master_range (self->skeleton, master, &lo, &hi);
+      km_skeleton_get_mimic_range (self->skeleton, (guint) master, &lo, &hi);
       edit->after[km_skeleton_get_joint (self->skeleton, (guint) master)->dof_index]
         = CLAMP ((value - offset) / ratio, lo, hi);
     }

@@ -51,8 +51,9 @@
  * Its Jacobian column is folded into its master's (J_m += ratio · J_f) and it never joins a
  * step; every trial configuration sets it from its master (a follower whose master is off
  * the path keeps its seed value). A master's range is narrowed so that each of its
- * followers, on the path or not, stays within its own limits (mimic_range), and the answer
- * goes through km_skeleton_apply_mimic(), so the coupling holds exactly.
+ * followers, on the path or not, stays within its own limits
+ * (km_skeleton_get_mimic_range()), and the answer goes through km_skeleton_apply_mimic(),
+ * so the coupling holds exactly.
  *
  * Redundant chains (more active DOFs than task rows) also get a small null-space pull of
  * joints in the outer quarters of their range back inwards while the error is between
@@ -1183,54 +1184,6 @@ trace_answer (Work         *w,
 #endif
 
 /*
- * The range of the 1-DOF joint @m (its own limits, or unlimited) narrowed so that every
- * joint linked to it (mimic) stays within its own limits: for q_f = r · q_m + o that is
- * q_m within (limits_f − o) / r, rounded inwards so that the follower computed back from a
- * bound is inside. When no value satisfies them all, the master's own range.
- */
-static void
-mimic_range (const KmJoint *joints,
-             guint          n_joints,
-             int            m,
-             double        *lo,
-             double        *hi)
-{
-  const KmJoint *mj = &joints[m];
-  double a = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
-  double b = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
-  double own_a = a, own_b = b;
-
-  for (guint t = 0; t < n_joints; t++)
-    {
-      const KmJoint *f = &joints[t];
-      double r = f->mimic_ratio, o = f->mimic_offset, flo, fhi, x, y;
-
-      if (f->mimic != m || !f->limits[0].limited || !(r != 0.0) || !isfinite (r))
-        continue;
-      flo = f->limits[0].min;
-      fhi = f->limits[0].max;
-      x = (flo - o) / r;
-      y = (fhi - o) / r;
-      if (x > y)
-        {
-          double tmp = x;
-
-          x = y, y = tmp;
-        }
-      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
-        x = nextafter (x, INFINITY);
-      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
-        y = nextafter (y, -INFINITY);
-      a = MAX (a, x);
-      b = MIN (b, y);
-    }
-  if (!(a <= b))
-    a = own_a, b = own_b;
-  *lo = a;
-  *hi = b;
-}
-
-/*
  * The lowest local minima of a solve's restarts (their merit), at most FIT_STARTS of them
  * and FIT_STARTS_APART apart: where the pose cannot be met, the orientation fit starts
  * from each, since the lowest merit need not lie in the basin of the best fit (the merit
@@ -1326,7 +1279,7 @@ seed_within_limits (const KmSkeleton *skel,
         double lo, hi;
         int d = joints[joints[t].mimic].dof_index;
 
-        mimic_range (joints, n_joints, joints[t].mimic, &lo, &hi);
+        km_skeleton_get_mimic_range (skel, (guint) joints[t].mimic, &lo, &hi);
         out->q[d] = CLAMP (out->q[d], lo, hi);
       }
   km_skeleton_apply_mimic (skel, out->q);
@@ -1379,7 +1332,6 @@ work_load_path (Work         *w,
                 const double *q)
 {
   const KmJoint *joints = km_skeleton_get_joints (w->problem->skeleton);
-  guint n_joints = km_skeleton_get_n_joints (w->problem->skeleton);
   guint v = 0;
 
   for (guint k = 0; k < w->n_path; k++)
@@ -1406,7 +1358,8 @@ work_load_path (Work         *w,
           w->m_ratio[v] = 0.0;
           w->m_offset[v] = 0.0;
           if (w->has_mimic && w->single[v])
-            mimic_range (joints, n_joints, path[k], &w->lo[v], &w->hi[v]);
+            km_skeleton_get_mimic_range (w->problem->skeleton, (guint) path[k], &w->lo[v],
+                                         &w->hi[v]);
         }
     }
   for (guint k = 0; w->has_mimic && k < w->n_path; k++)

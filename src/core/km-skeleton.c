@@ -1166,6 +1166,64 @@ km_skeleton_has_mimic (const KmSkeleton *self)
 }
 
 /**
+ * km_skeleton_get_mimic_range:
+ * @joint: a 1-DOF joint's topological index
+ * @lower: (out): the lowest value, -∞ when unlimited
+ * @upper: (out): the highest value, +∞ when unlimited
+ *
+ * The range of @joint (its own limits, or unlimited) narrowed so that every joint linked to
+ * it (mimic) stays within its own limits: for q_f = r · q_m + o that is q_m within
+ * (limits_f − o) / r, rounded inwards so that the follower computed back from a bound is
+ * inside. When no value satisfies them all, the joint's own range. The solver and the Pose
+ * tab both keep masters within it.
+ */
+void
+km_skeleton_get_mimic_range (const KmSkeleton *self,
+                             guint             joint,
+                             double           *lower,
+                             double           *upper)
+{
+  const KmJoint *mj;
+  double a, b, own_a, own_b;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (joint < self->n_joints);
+  g_return_if_fail (lower != NULL && upper != NULL);
+
+  mj = &self->joints[joint];
+  a = own_a = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
+  b = own_b = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
+  for (guint t = 0; t < self->n_joints; t++)
+    {
+      const KmJoint *f = &self->joints[t];
+      double r = f->mimic_ratio, o = f->mimic_offset, flo, fhi, x, y;
+
+      if (f->mimic != (int) joint || !f->limits[0].limited || !(r != 0.0) || !isfinite (r))
+        continue;
+      flo = f->limits[0].min;
+      fhi = f->limits[0].max;
+      x = (flo - o) / r;
+      y = (fhi - o) / r;
+      if (x > y)
+        {
+          double tmp = x;
+
+          x = y, y = tmp;
+        }
+      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
+        x = nextafter (x, INFINITY);
+      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
+        y = nextafter (y, -INFINITY);
+      a = MAX (a, x);
+      b = MIN (b, y);
+    }
+  if (!(a <= b))
+    a = own_a, b = own_b;
+  *lower = a;
+  *upper = b;
+}
+
+/**
  * km_skeleton_apply_mimic:
  * @q: (array): a state vector of km_skeleton_get_n_dof() values
  *

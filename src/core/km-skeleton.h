@@ -200,6 +200,10 @@ void                km_skeleton_forward_kinematics       (const KmSkeleton      
 gboolean            km_skeleton_has_mimic                (const KmSkeleton        *self);
 void                km_skeleton_apply_mimic              (const KmSkeleton        *self,
                                                           double                  *q);
+void                km_skeleton_get_mimic_range          (const KmSkeleton        *self,
+                                                          guint                    joint,
+                                                          double                  *lower,
+                                                          double                  *upper);
 gboolean            km_skeleton_equal                    (const KmSkeleton        *a,
                                                           const KmSkeleton        *b,
                                                           double                   epsilon);
