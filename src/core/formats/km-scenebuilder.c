@@ -87,13 +87,6 @@ sb_file_free (SbFile *file)
   g_free (file);
 }
 
-static KmSourcePos
-file_pos_at (SbFile *file,
-             gsize   offset)
-{
-  return km_markup_text_pos (&file->markup, offset);
-}
-
 static gsize
 skip_past (const char *data,
            gsize       length,
@@ -121,7 +114,7 @@ locate_tag (ParseState *st,
   gsize len = st->file->length, p = km_markup_text_next_start_tag (&st->file->markup);
   guint attr = 0;
 
-  node->pos = file_pos_at (st->file, p);
+  node->pos = km_markup_text_pos (&st->file->markup, p);
   for (guint i = 0; i < node->n_attrs; i++)
     node->attr_pos[i] = node->pos;
   if (p >= len)
@@ -152,7 +145,7 @@ locate_tag (ParseState *st,
       if (attr < node->n_attrs && strncmp (d + name_start, node->attr_names[attr],
                                            strlen (node->attr_names[attr])) == 0)
         {
-          node->attr_pos[attr] = file_pos_at (st->file, value_start);
+          node->attr_pos[attr] = km_markup_text_pos (&st->file->markup, value_start);
           node->attr_exact[attr] = memchr (d + value_start, '&', p - value_start) == NULL;
         }
       attr++;
@@ -258,7 +251,7 @@ parse_document (const char  *path,
   if (file->length != length)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
-                          file_pos_at (file, file->length),
+                          km_markup_text_pos (&file->markup, file->length),
                           _("the file contains a NUL byte"));
       sb_file_free (file);
       return NULL;
