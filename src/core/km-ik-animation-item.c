@@ -13,6 +13,7 @@
 #include "km-animation-json.h"
 #include "km-animation-source.h"
 #include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-ik-animation-item.h"
 #include "km-target-track.h"
 
@@ -241,6 +242,7 @@ load_file (KmIkAnimationItem *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
 
   if (self->format != NULL && g_ascii_strcasecmp (self->format, ANIMATION_FORMAT) != 0)
     {
@@ -252,13 +254,18 @@ load_file (KmIkAnimationItem *self,
       return;
     }
   path = km_item_io_expand_path (io, self->file, &error);
-  if (path != NULL)
-    self->animation = km_animation_json_load_file (path, parent_skeleton (KM_ITEM (self)),
-                                                   &error);
-  if (self->animation == NULL)
+  if (path == NULL)
     {
       km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
+      return;
     }
+  /* Read under the path the user knows it by: its errors name it so, then the project
+   * (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_shown_path (io, self->file, path);
+  self->animation = km_animation_json_load_file (shown, parent_skeleton (KM_ITEM (self)),
+                                                 &error);
+  if (self->animation == NULL)
+    km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
 }
 
 static gboolean

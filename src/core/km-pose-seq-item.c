@@ -13,6 +13,7 @@
 #include "km-pose-seq-item.h"
 #include "km-animation-source.h"
 #include "km-body-item.h"
+#include "km-cnoid.h"
 
 struct _KmPoseSeqItem
 {
@@ -53,6 +54,7 @@ load_file (KmPoseSeqItem    *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
 
   if (self->format != NULL && g_ascii_strcasecmp (self->format, KM_POSE_SEQ_FORMAT) != 0)
     {
@@ -65,10 +67,17 @@ load_file (KmPoseSeqItem    *self,
       return;
     }
   path = km_item_io_expand_path (io, self->file, &error);
-  if (path != NULL)
-    self->pose_seq = km_pose_seq_load_file (path, &error);
+  if (path == NULL)
+    {
+      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
+      return;
+    }
+  /* Read under the path the user knows it by: its errors name it so, then the project
+   * (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_shown_path (io, self->file, path);
+  self->pose_seq = km_pose_seq_load_file (shown, &error);
   if (self->pose_seq == NULL)
-    km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
+    km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
 }
 
 static gboolean

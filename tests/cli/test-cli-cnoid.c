@@ -203,6 +203,32 @@ test_included_error_chain (void)
   g_assert_null (strstr (err, "/bad-axis.body"));
 }
 
+/* The same for the motion files a project names (IK targets, an IK animation, a pose
+ * sequence): `validate` and `info` print the file's own location first ("./x" as "x"),
+ * then where the project names it, never the absolute path the project resolved. */
+static void
+test_included_motion_errors (void)
+{
+  static const char expected[] =
+    "bad-targets.json:3:25: warning: expected an array of 3 numbers for “pos”\n"
+    "included from proj-motion.cnoid:20:19\n"
+    "bad-animation.json:3:149: warning: expected a number for “angle”, found a string\n"
+    "included from proj-motion.cnoid:27:19\n"
+    "bad.pseq:4:11: warning: expected a finite number\n"
+    "included from proj-motion.cnoid:33:19\n";
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "include-chain", NULL);
+  const char *commands[] = { "validate", "info" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (run_cli_in (dir, commands[i], "proj-motion.cnoid", &out, &err), ==, 0);
+      g_assert_cmpstr (err, ==, expected);
+    }
+}
+
 /* Converted out of share/project/, a project whose ${SHARE} was found from its place
  * keeps no ${SHARE} (nothing would set it there): its bodies load at the new place with
  * no share folder set. With KINEMA_CHOREONOID_SHARE set, ${SHARE} holds there and stays. */
@@ -257,6 +283,7 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/cnoid/validate", test_validate);
   g_test_add_func ("/kinema/cli/cnoid/convert-elsewhere", test_convert_elsewhere);
   g_test_add_func ("/kinema/cli/cnoid/included-error-chain", test_included_error_chain);
+  g_test_add_func ("/kinema/cli/cnoid/included-motion-errors", test_included_motion_errors);
   g_test_add_func ("/kinema/cli/cnoid/convert-share-moved", test_convert_share_moved);
   return g_test_run ();
 }

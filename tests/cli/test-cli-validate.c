@@ -125,6 +125,47 @@ test_validate_scene_warnings (void)
   }
 }
 
+/* A scene given by a bare name, in its folder: the files it imports are named as the user
+ * would name them ("part.xml", not "./part.xml"; DESIGN.md, "Error locations"), in
+ * warnings and in errors, which come first and then say where the file is imported. */
+static void
+test_validate_scene_import_paths (void)
+{
+  g_autofree char *part = write_temp ("import-part.xml",
+    "<namespace>\n  <body name=\"b\" dynamical=\"false\" mass=\"heavy\"/>\n</namespace>\n",
+    -1);
+  g_autofree char *scene = write_temp ("import-scene.xml",
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\" dynamical=\"false\"/>\n"
+    "  <import name=\"p\" filename=\"./import-part.xml\"/>\n"
+    "</namespace>\n", -1);
+  g_autofree char *broken = write_temp ("import-broken.xml",
+    "<namespace>\n  <body name=\"x\"\n</namespace>\n", -1);
+  g_autofree char *broken_scene = write_temp ("import-broken-scene.xml",
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\"/>\n"
+    "  <import name=\"p\" filename=\"import-broken.xml\"/>\n"
+    "</namespace>\n", -1);
+
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, tmp_dir, "validate", "import-scene.xml", NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_cmpstr (run.out, ==, "import-scene.xml: ok (SCENEBUILDER-XML) with 1 warning\n");
+    g_assert_true (g_str_has_prefix (run.err, "import-part.xml:2:42: warning: "));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, tmp_dir, "validate", "import-broken-scene.xml", NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_true (g_str_has_prefix (run.err, "import-broken.xml:3:2: "));
+    g_assert_true (g_str_has_suffix (run.err, "\nincluded from import-broken-scene.xml:3:30\n"));
+    g_assert_null (strstr (run.err, "./"));
+  }
+}
+
 /* A project with problems still loads (as in the editor), so it is valid, but the ok
  * line says it has warnings and each warning says it is one: an item whose children are
  * not a list, a body item whose model fails to load. */
@@ -433,6 +474,7 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/invalid", test_validate_invalid);
   g_test_add_func ("/kinema/CliValidate/warnings", test_validate_warnings);
   g_test_add_func ("/kinema/CliValidate/scene-warnings", test_validate_scene_warnings);
+  g_test_add_func ("/kinema/CliValidate/scene-import-paths", test_validate_scene_import_paths);
   g_test_add_func ("/kinema/CliValidate/project-warnings", test_validate_project_warnings);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
   g_test_add_func ("/kinema/CliValidate/located-rejections", test_validate_located_rejections);

@@ -1289,6 +1289,49 @@ test_included_error_chain (void)
   g_assert_true (has_message (project, expected));
 }
 
+/* The same for the motion files a project names (IK targets, an IK animation, a pose
+ * sequence): the file's own location first, as the user knows the file ("./x" as "x"),
+ * then "included from" where the project names it; each item's problem is the first
+ * line. */
+static void
+test_included_motion_errors (void)
+{
+  static const struct
+  {
+    const char *item;
+    const char *first;
+    const char *included_from;
+  } files[] = {
+    { "Targets", "bad-targets.json:3:25: expected an array of 3 numbers for “pos”",
+      "proj-motion.cnoid:20:19" },
+    { "Motion", "bad-animation.json:3:149: expected a number for “angle”, found a string",
+      "proj-motion.cnoid:27:19" },
+    { "Walk", "bad.pseq:4:11: expected a finite number", "proj-motion.cnoid:33:19" },
+  };
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "include-chain", NULL);
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  const char *prefixes[] = { "", "include-chain/" };
+
+  for (guint p = 0; p < G_N_ELEMENTS (prefixes); p++)
+    {
+      g_autoptr(KmProject) project = p == 0 ? load_in (dir, "proj-motion.cnoid")
+                                            : load_in (data, "include-chain/proj-motion.cnoid");
+
+      g_assert_cmpuint (km_project_get_messages (project)->len, ==, G_N_ELEMENTS (files));
+      for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+        {
+          g_autofree char *first = g_strconcat (prefixes[p], files[i].first, NULL);
+          g_autofree char *expected = g_strdup_printf ("%s\nincluded from %s%s", first,
+                                                       prefixes[p], files[i].included_from);
+          KmItem *item = find_by_name (km_project_get_root_item (project), files[i].item);
+
+          g_assert_true (has_message (project, expected));
+          g_assert_nonnull (item);
+          g_assert_cmpstr (km_item_get_problem (item), ==, first);
+        }
+    }
+}
+
 /* Targets opened from a file are written as a reference to it (DESIGN.md: "An item with
  * a file writes the file reference"); once edited, inline and without the file, which a
  * project save does not rewrite. */
@@ -1395,6 +1438,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/format", test_format);
   g_test_add_func ("/kinema/Cnoid/share-dir", test_share_dir);
   g_test_add_func ("/kinema/Cnoid/included-error-chain", test_included_error_chain);
+  g_test_add_func ("/kinema/Cnoid/included-motion-errors", test_included_motion_errors);
   g_test_add_func ("/kinema/Cnoid/targets-file-reference", test_targets_file_reference);
   return g_test_run ();
 }

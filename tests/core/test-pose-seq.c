@@ -682,6 +682,60 @@ test_missing_file (void)
   g_assert_nonnull (strstr (saved, "                    file: \"motion/SR1/NoSuchFile.pseq\"\n"));
 }
 
+/* An error inside the pose sequence file a project names (DESIGN.md, "Error locations"):
+ * the file's own location first, named as the user knows it (the project's path as given
+ * joined to the reference, "proj/../motion" as "motion"), then where the project names
+ * it; the item's problem is the first line. */
+static void
+test_bad_file (void)
+{
+  static const char project_text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"Root\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 4\n"
+    "      name: \"Walk\"\n"
+    "      plugin: PoseSeq\n"
+    "      class: PoseSeqItem\n"
+    "      data:\n"
+    "        file: \"../motion/bad.pseq\"\n"
+    "        format: POSE-SEQ-YAML\n";
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *proj_dir = g_build_filename (tmp, "proj", NULL);
+  g_autofree char *motion_dir = g_build_filename (tmp, "motion", NULL);
+  g_autofree char *project_file = g_build_filename (proj_dir, "p.cnoid", NULL);
+  g_autofree char *pseq_file = g_build_filename (motion_dir, "bad.pseq", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  GPtrArray *messages;
+
+  g_assert_cmpint (g_mkdir (proj_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (motion_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (project_file, project_text, -1, NULL));
+  g_assert_true (g_file_set_contents (pseq_file, "type: PoseSeq\nrefs:\n  - time: x\n", -1,
+                                      NULL));
+  g_assert_cmpint (g_chdir (tmp), ==, 0);
+  project = km_cnoid_load ("proj/p.cnoid", &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_no_error (error);
+  messages = km_project_get_messages (project);
+  g_assert_cmpuint (messages->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (messages, 0), ==,
+                   "motion/bad.pseq:3:11: expected a finite number\n"
+                   "included from proj/p.cnoid:12:15");
+  g_assert_cmpstr (km_item_get_problem (pose_seq_item (project)), ==,
+                   "motion/bad.pseq:3:11: expected a finite number");
+  g_unlink (pseq_file);
+  g_unlink (project_file);
+  g_rmdir (motion_dir);
+  g_rmdir (proj_dir);
+  g_rmdir (tmp);
+}
+
 /* The loader registry knows pose sequences by their content, whatever the name: the CLI
  * and File → Open both come through it. Other YAML (a Choreonoid body) stays what it is. */
 static void
@@ -740,6 +794,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeqItem/load", test_item);
   g_test_add_func ("/kinema/PoseSeqItem/round-trip", test_round_trip);
   g_test_add_func ("/kinema/PoseSeqItem/missing-file", test_missing_file);
+  g_test_add_func ("/kinema/PoseSeqItem/bad-file", test_bad_file);
 
   return g_test_run ();
 }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "km-error.h"
 #include "km-format.h"
@@ -895,6 +896,64 @@ test_import_cycle (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
 }
 
+/* DESIGN.md, "Error locations": an imported file is named as the user would name it,
+ * joined to the including file's path as given, without a "./" ("part.xml", not
+ * "./part.xml", for a scene given as "scene.xml"); errors inside it come first, then one
+ * "included from" line per including file. */
+static void
+test_import_paths (void)
+{
+  static const struct { const char *name; const char *text; } files[] = {
+    { "scene.xml",
+      "<namespace name=\"w\">\n"
+      "  <body name=\"base\"><connector name=\"c\"/></body>\n"
+      "  <import name=\"p\" filename=\"part.xml\"/>\n"
+      "  <import name=\"q\" filename=\"./a/outer.xml\"/>\n"
+      "</namespace>\n" },
+    { "part.xml", "<namespace>\n  <body name=\"b\" mass=\"heavy\"/>\n</namespace>\n" },
+    { "a/outer.xml", "<namespace>\n  <import name=\"i\" filename=\"inner.xml\"/>\n</namespace>\n" },
+    { "a/inner.xml", "<namespace>\n  <body name=\"x\"\n</namespace>\n" },
+  };
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *sub = g_build_filename (tmp, "a", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
+    }
+  g_assert_cmpint (g_chdir (tmp), ==, 0);
+  model = test_util_scenebuilder_load ("scene.xml", files[0].text, strlen (files[0].text),
+                                       warnings, &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+
+  g_assert_null (model);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_true (g_str_has_prefix (error->message, "a/inner.xml:3:2: "));
+  g_assert_true (g_str_has_suffix (error->message, "\n"
+                                   "included from a/outer.xml:2:30\n"
+                                   "included from scene.xml:4:30"));
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_prefix (warnings->pdata[0], "part.xml:2:24: "));
+
+  for (guint i = G_N_ELEMENTS (files); i-- > 0;)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (sub);
+  g_rmdir (tmp);
+}
+
 /* for and var without their names are skipped with a warning; a loop bound that is not a
  * number keeps its default (0). */
 static void
@@ -1425,6 +1484,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/long-values", test_long_values);
   g_test_add_func ("/kinema/Scenebuilder/import-from-attr", test_import_from_attr);
   g_test_add_func ("/kinema/Scenebuilder/import-cycle", test_import_cycle);
+  g_test_add_func ("/kinema/Scenebuilder/import-paths", test_import_paths);
   g_test_add_func ("/kinema/Scenebuilder/special-elements", test_special_elements);
   g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);
   g_test_add_func ("/kinema/Scenebuilder/language", test_language);

@@ -45,8 +45,7 @@ struct _Node
 
 struct _SbFile
 {
-  char   *path;      /* as given / as built from the including file */
-  char   *dir;
+  char   *path;      /* as given / as the user would name it (km_parse_included_path) */
   char   *data;      /* BOM stripped */
   gsize   length;
   KmMarkupText markup;  /* data's lines and start tags, for positions */
@@ -80,7 +79,6 @@ static void
 sb_file_free (SbFile *file)
 {
   g_free (file->path);
-  g_free (file->dir);
   g_free (file->data);
   km_markup_text_clear (&file->markup);
   node_free (file->root);
@@ -227,7 +225,6 @@ parse_document (const char  *path,
   g_autoptr(GError) local = NULL;
   SbFile *file;
   ParseState st = { 0 };
-  g_autofree char *dir = g_path_get_dirname (path);
 
   if (length > KM_SCENEBUILDER_MAX_SIZE)
     {
@@ -244,7 +241,6 @@ parse_document (const char  *path,
     }
   file = g_new0 (SbFile, 1);
   file->path = g_strdup (path);
-  file->dir = g_steal_pointer (&dir);
   file->data = g_strndup (data, length);
   file->length = strlen (file->data);
   km_markup_text_init (&file->markup, file->data, file->length);
@@ -1832,9 +1828,9 @@ import_file (Loader     *L,
              GError    **error)
 {
   g_autofree char *relative = g_strdelimit (g_strdup (filename->text), "\\", '/');
-  g_autofree char *full = g_path_is_absolute (relative)
-                          ? g_strdup (relative)
-                          : g_build_filename (node->file->dir, relative, NULL);
+  /* Named as the user would name it ("x.xml", not "./x.xml", for a scene given as
+   * "scene.xml"): its errors and warnings say so (DESIGN.md, "Error locations"). */
+  g_autofree char *full = km_parse_included_path (node->file->path, relative);
   g_autofree char *canonical = g_canonicalize_filename (full, NULL);
   g_autofree char *self = g_canonicalize_filename (node->file->path, NULL);
   g_autoptr(GBytes) contents = NULL;
@@ -1907,14 +1903,9 @@ import_file (Loader     *L,
   g_ptr_array_add (L->import_stack, file);
   ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
   g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
-  if (!ok && error && *error)
-    {
-      g_autofree char *prefix = g_strconcat (filename->file->path, ":", NULL);
-
-      /* Errors inside the imported file (or deeper) name where it was included. */
-      if (!g_str_has_prefix ((*error)->message, prefix))
-        km_parse_error_add_include (error, filename->file->path, at);
-    }
+  /* Errors inside the imported file (or deeper) name where it was included. */
+  if (!ok)
+    km_parse_error_add_include_from (error, filename->file->path, at);
   return ok;
 }
 
