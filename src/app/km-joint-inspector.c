@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-joint-inspector.h"
@@ -161,6 +162,83 @@ configure_angle_limit_spin (GtkSpinButton *spin)
   gtk_spin_button_set_increments (spin, 1.0, 10.0);
   gtk_adjustment_set_lower (adjustment, -36000.0);
   gtk_adjustment_set_upper (adjustment, 36000.0);
+}
+
+/* A limit field at the far end of its range (the min field at its lowest, the max field at
+ * its highest) is an open end: that side is not limited (a joint limited on one side only,
+ * KmLimit with an infinite end). It shows −∞ or ∞, and typing ∞, inf or unlimited (with
+ * a sign or not) puts it there. */
+#define OPEN_END_KEY "km-open-end"
+
+static gboolean
+at_open_end (GtkSpinButton *spin)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+  double value = gtk_adjustment_get_value (adjustment);
+
+  return side < 0 ? value <= gtk_adjustment_get_lower (adjustment)
+                  : side > 0 && value >= gtk_adjustment_get_upper (adjustment);
+}
+
+static gboolean
+limit_output_cb (GtkSpinButton *spin)
+{
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+
+  if (!at_open_end (spin))
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (spin), side < 0 ? "−∞" : "∞");
+  return TRUE;
+}
+
+static int
+limit_input_cb (GtkSpinButton *spin,
+                double        *value)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin))));
+  const char *word = text;
+
+  if (g_str_has_prefix (word, "−"))
+    word += strlen ("−");
+  else if (*word == '-' || *word == '+')
+    word++;
+  if (strcmp (word, "∞") != 0 && g_ascii_strcasecmp (word, "inf") != 0 &&
+      g_ascii_strcasecmp (word, "infinity") != 0 && g_ascii_strcasecmp (word, "unlimited") != 0 &&
+      g_strcmp0 (word, _("unlimited")) != 0)
+    return FALSE;
+  *value = side < 0 ? gtk_adjustment_get_lower (adjustment) : gtk_adjustment_get_upper (adjustment);
+  return TRUE;
+}
+
+/* A limit's end shown in @spin: its far end when the end is open. */
+static void
+show_limit_end (GtkSpinButton *spin,
+                double         value,
+                double         scale)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+
+  if (value == -INFINITY)
+    gtk_spin_button_set_value (spin, gtk_adjustment_get_lower (adjustment));
+  else if (value == INFINITY)
+    gtk_spin_button_set_value (spin, gtk_adjustment_get_upper (adjustment));
+  else
+    gtk_spin_button_set_value (spin, value * scale);
+}
+
+/* The limit end @spin shows, in radians or metres: ±∞ at its open end. */
+static double
+limit_end (GtkSpinButton *spin,
+           double         scale)
+{
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+
+  if (at_open_end (spin))
+    return side < 0 ? -INFINITY : INFINITY;
+  return gtk_spin_button_get_value (spin) / scale;
 }
 
 static void
@@ -368,8 +446,8 @@ refresh (KmJointInspector *self)
       gtk_widget_set_sensitive (GTK_WIDGET (max), limit->limited);
       if (limit->limited)
         {
-          gtk_spin_button_set_value (min, limit->min * limit_scale (self, joint));
-          gtk_spin_button_set_value (max, limit->max * limit_scale (self, joint));
+          show_limit_end (min, limit->min, limit_scale (self, joint));
+          show_limit_end (max, limit->max, limit_scale (self, joint));
         }
       else
         {
@@ -590,11 +668,12 @@ limit_changed_cb (KmJointInspector *self)
 
       limit_widgets (self, k, &limited, &min, &max, NULL);
       on = gtk_check_button_get_active (limited);
-      lo = gtk_spin_button_get_value (min) / limit_scale (self, joint);
-      hi = gtk_spin_button_get_value (max) / limit_scale (self, joint);
+      lo = limit_end (min, limit_scale (self, joint));
+      hi = limit_end (max, limit_scale (self, joint));
       if (on == joint->limits[k].limited
-          && (!on || (fabs (lo - joint->limits[k].min) < 1e-9
-                      && fabs (hi - joint->limits[k].max) < 1e-9)))
+          && (!on || ((lo == joint->limits[k].min || fabs (lo - joint->limits[k].min) < 1e-9)
+                      && (hi == joint->limits[k].max
+                          || fabs (hi - joint->limits[k].max) < 1e-9))))
         continue;
       if (on && !joint->limits[k].limited && lo == 0 && hi == 0)
         {
@@ -1104,6 +1183,20 @@ km_joint_inspector_init (KmJointInspector *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->length_unit = g_strdup ("metres");
+
+  for (guint k = 0; k < N_AXES; k++)
+    {
+      GtkCheckButton *limited;
+      GtkSpinButton *ends[2];
+
+      limit_widgets (self, k, &limited, &ends[0], &ends[1], NULL);
+      for (guint e = 0; e < 2; e++)
+        {
+          g_object_set_data (G_OBJECT (ends[e]), OPEN_END_KEY, GINT_TO_POINTER (e == 0 ? -1 : 1));
+          g_signal_connect (ends[e], "output", G_CALLBACK (limit_output_cb), NULL);
+          g_signal_connect (ends[e], "input", G_CALLBACK (limit_input_cb), NULL);
+        }
+    }
 
   self->actions = g_simple_action_group_new ();
   g_action_map_add_action_entries (G_ACTION_MAP (self->actions), action_entries,

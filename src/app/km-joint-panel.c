@@ -18,7 +18,8 @@
  * the unit. The document holds radians and metres. A joint a body handler presents is
  * shown in the handler's unit (to_shown / from_shown); every other joint in the units the
  * preferences name (angle-unit, length-unit). Unlimited DOFs get ±180° or ±1 m, a range a
- * slider can still be used over.
+ * slider can still be used over; a DOF limited on one side only gets as wide a range (a
+ * turn, 2 m) from its finite end inwards (km_range_span), e.g. [0.5 rad - 360°, 0.5 rad].
  *
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
  */
@@ -219,7 +220,7 @@ add_row (KmJointPanel  *self,
   KmJointPresentation presentation;
   Row row = { joint_index, FALSE, 1.0, NULL, NULL };
   double lower, upper, step;
-  gboolean limited;
+  gboolean has_lower, has_upper;
   guint digits;
   g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
@@ -229,16 +230,16 @@ add_row (KmJointPanel  *self,
 
   /* Linked (mimic) joints: a master's range narrowed so its followers stay within theirs,
    * a follower's the image of its master's (what km_document_set_dof_value enforces). */
-  limited = limit->limited;
-  if (self->document != NULL && km_document_get_dof_range (self->document, dof, &lower, &upper)
-      && isfinite (lower) && isfinite (upper))
-    limited = TRUE;
-  else if (limit->limited)
-    lower = limit->min, upper = limit->max;
-  else if (angular)
-    lower = -UNLIMITED_ANGLE, upper = UNLIMITED_ANGLE;
-  else
-    lower = -UNLIMITED_LENGTH, upper = UNLIMITED_LENGTH;
+  if (self->document == NULL || !km_document_get_dof_range (self->document, dof, &lower, &upper))
+    {
+      lower = limit->limited ? limit->min : -INFINITY;
+      upper = limit->limited ? limit->max : INFINITY;
+    }
+  has_lower = isfinite (lower);
+  has_upper = isfinite (upper);
+  if (!has_lower || !has_upper)
+    km_range_span (lower, upper, 0.0, angular ? UNLIMITED_ANGLE : UNLIMITED_LENGTH, &lower,
+                   &upper);
 
   if (handlers != NULL && joint->n_dof == 1
       && km_body_handler_set_get_presentation (handlers, joint_index, &presentation))
@@ -269,12 +270,18 @@ add_row (KmJointPanel  *self,
   else
     name = g_strdup (joint->name);
 
-  if (!limited && !row.presented)
-    tooltip = g_strdup (_("Unlimited"));
-  else
+  if (row.presented || (has_lower && has_upper))
     /* Translators: joint limits: the lower value, the upper value, then their unit */
     tooltip = g_strdup_printf (_("Limits: %.*f to %.*f %s"), (int) digits, lower,
                                (int) digits, upper, row.unit);
+  else if (has_lower)
+    /* Translators: a joint limited on one side only: its lowest value, then the unit */
+    tooltip = g_strdup_printf (_("Limits: %.*f or more %s"), (int) digits, lower, row.unit);
+  else if (has_upper)
+    /* Translators: a joint limited on one side only: its highest value, then the unit */
+    tooltip = g_strdup_printf (_("Limits: %.*f or less %s"), (int) digits, upper, row.unit);
+  else
+    tooltip = g_strdup (_("Unlimited"));
 
   header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_margin_top (header, dof == 0 ? 0 : 8);

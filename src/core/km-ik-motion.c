@@ -569,8 +569,16 @@ search_start (Motion       *m,
 
         if (isfinite (lo) && isfinite (hi))
           m->start[d] = lo + u * (hi - lo);
+        else if (!isfinite (lo) && !isfinite (hi))
+          m->start[d] = q[d] + (2 * u - 1) * G_PI;
         else
-          m->start[d] = CLAMP (q[d] + (2 * u - 1) * G_PI, lo, hi);
+          {
+            /* A turn around the value, slid inside a range with one finite end. */
+            double a, b;
+
+            km_range_span (lo, hi, q[d], G_PI, &a, &b);
+            m->start[d] = a + u * (b - a);
+          }
       }
   return TRUE;
 }

@@ -232,13 +232,14 @@ decompose (const Spherical *sp,
   return TRUE;
 }
 
-/* The turn of @x inside [lo, hi] nearest to their middle; FALSE when none is inside. */
+/* The turn of @x inside [lo, hi] nearest to their middle (km_range_seed: 0 when unlimited,
+ * near the finite end of a range limited on one side only); FALSE when none is inside. */
 static gboolean
 fit_limits (double *x,
             double  lo,
             double  hi)
 {
-  double mid = isfinite (lo) && isfinite (hi) ? 0.5 * (lo + hi) : 0.0;
+  double mid = km_range_seed (lo, hi, FALSE);
   double y = *x + 2 * G_PI * nearbyint ((mid - *x) / (2 * G_PI));
 
   for (int k = 0; k < 3; k++)

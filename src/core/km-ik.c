@@ -1074,12 +1074,17 @@ random_start (Work         *w,
         }
       else if (isfinite (lo) && isfinite (hi))
         w->q[v] = lo + u * (hi - lo);
+      else if (!isfinite (lo) && !isfinite (hi))
+        /* Unlimited: a turn around the seed (angles) or ±1 m (prismatic). */
+        w->q[v] = seed[v] + (2 * u - 1) * (w->is_rot[v] ? G_PI : 1.0);
       else
         {
-          /* Unlimited: a turn around the seed (angles) or ±1 m (prismatic). */
-          double x = seed[v] + (2 * u - 1) * (w->is_rot[v] ? G_PI : 1.0);
+          /* Limited on one side only: the same span, slid inside the range, so that its
+           * finite end is not drawn more often than any other value. */
+          double a, b;
 
-          w->q[v] = CLAMP (x, lo, hi);
+          km_range_span (lo, hi, seed[v], w->is_rot[v] ? G_PI : 1.0, &a, &b);
+          w->q[v] = a + u * (b - a);
         }
     }
   enforce_mimic (w, w->q);

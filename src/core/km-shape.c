@@ -64,6 +64,8 @@ km_shape_new (KmShapeType type)
   self->type = type;
   km_transform_identity (&self->transform);
   self->scale = km_vec3 (1, 1, 1);
+  km_transform_identity (&self->uri_transform);
+  self->uri_scale = km_vec3 (1, 1, 1);
   self->color = KM_COLOR_DEFAULT;
   return self;
 }

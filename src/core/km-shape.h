@@ -68,11 +68,20 @@ typedef struct
   double       height;      /* cylinder, cone, capsule: along +Y */
   KmMesh      *mesh;        /* KM_SHAPE_MESH: owned reference; NULL otherwise */
   char        *name;        /* nullable: a DEF / node name from the file, for messages */
-  /* nullable: the mesh file as the model names it ("package://pkg/meshes/arm.dae"), kept
-   * for a mesh that was not loaded (not found, unreadable, or meshes not read): such a
-   * shape is KM_SHAPE_MESH with mesh NULL, placed by transform and scale like the file's
-   * own reference, and draws nothing; writers write the reference back as it was. */
+  /* nullable: the mesh file as the model names it ("package://pkg/meshes/arm.dae"), for
+   * writers to write the reference back as it was.
+   * - A mesh that was not loaded (not found, unreadable, or meshes not read) is
+   *   KM_SHAPE_MESH with mesh NULL, placed by transform and scale like the file's own
+   *   reference, and draws nothing.
+   * - A mesh that was loaded keeps its file's reference too (a URDF <mesh filename>): a
+   *   file may hold several meshes, each a shape placed by transform and scale (the file's
+   *   own node transforms included), so the reference's placement is in uri_transform and
+   *   uri_scale, and uri_part numbers the shapes read from it: a writer that writes the
+   *   reference writes it for part 0 and leaves out the others. */
   char        *uri;
+  KmTransform  uri_transform; /* loaded mesh with a uri: the file's frame in the joint frame */
+  KmVec3       uri_scale;     /* loaded mesh with a uri: the reference's scale; (1, 1, 1) */
+  guint        uri_part;      /* loaded mesh with a uri: which of the file's shapes this is */
   /* nullable: the name the model gives the shape's material (URDF), for writers */
   char        *material;
 } KmShape;

@@ -244,6 +244,8 @@ add_to_builder (Draft             *d,
                                      dj->j.limits[a].max);
   if (dj->j.joint_id >= 0)
     km_skeleton_builder_set_joint_id (builder, index, dj->j.joint_id);
+  km_skeleton_builder_set_max_effort (builder, index, dj->j.max_effort);
+  km_skeleton_builder_set_max_velocity (builder, index, dj->j.max_velocity);
   if (dj->j.mimic >= 0)
     km_skeleton_builder_set_mimic (builder, index, draft_get (d, (guint) dj->j.mimic)->j.name,
                                    dj->j.mimic_ratio, dj->j.mimic_offset);
@@ -282,6 +284,7 @@ draft_build (Draft   *d,
 
   if (km_skeleton_get_root_name (d->source) != NULL)
     km_skeleton_builder_set_root_name (builder, draft_get (d, (guint) root)->j.name);
+  km_skeleton_builder_set_model_name (builder, km_skeleton_get_model_name (d->source));
   for (guint h = 0; handlers != NULL && handlers[h] != NULL; h++)
     km_skeleton_builder_add_body_handler (builder, handlers[h]);
 
@@ -1190,6 +1193,13 @@ reflect_shape (KmVec3         m,
         }
       km_mesh_unref (copy->mesh);
       copy->mesh = mirrored;
+      /* The file it was loaded from is not mirrored: its reference mirrors like one that
+       * was not loaded (below), so that writers place the file mirrored. */
+      if (shape->uri != NULL)
+        {
+          reflect_transform (m, &shape->uri_transform, &copy->uri_transform);
+          copy->uri_scale = reflect (m, shape->uri_scale);
+        }
     }
   else if (shape->type == KM_SHAPE_MESH)
     {

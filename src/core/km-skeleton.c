@@ -26,6 +26,7 @@ struct _KmSkeleton
   guint     n_dof;
   int      *dof_joints;       /* joint index of every DOF */
   char     *root_name;
+  char     *model_name;       /* the model's own name (URDF <robot name>), NULL when none */
   char    **body_handlers;
   GHashTable *by_name;        /* name → index + 1 */
   GPtrArray **shapes;         /* per joint (topological), KmShape; NULL when none */
@@ -45,6 +46,7 @@ struct _KmSkeletonBuilder
 {
   GArray    *joints;          /* BuilderJoint, file order */
   char      *root_name;
+  char      *model_name;
   GPtrArray *handlers;
 };
 
@@ -215,6 +217,7 @@ km_skeleton_builder_free (KmSkeletonBuilder *self)
   g_array_unref (self->joints);
   g_ptr_array_unref (self->handlers);
   g_free (self->root_name);
+  g_free (self->model_name);
   g_free (self);
 }
 
@@ -263,6 +266,8 @@ km_skeleton_builder_add_joint (KmSkeletonBuilder *self,
   bj.joint.rotation = KM_QUAT_IDENTITY;
   bj.joint.joint_id = -1;
   bj.joint.mimic = -1;
+  bj.joint.max_effort = NAN;
+  bj.joint.max_velocity = NAN;
   for (guint i = 0; i < 3; i++)
     bj.joint.limits[i] = (KmLimit) { FALSE, -INFINITY, INFINITY };
   bj.parent_name = g_strdup (parent);
@@ -369,6 +374,55 @@ km_skeleton_builder_set_link_name (KmSkeletonBuilder *self,
 
   g_free (bj->joint.link_name);
   bj->joint.link_name = g_strcmp0 (link_name, bj->joint.name) == 0 ? NULL : g_strdup (link_name);
+}
+
+/**
+ * km_skeleton_builder_set_max_effort:
+ * @effort: the joint's effort limit (N·m or N) as the model gives it, NAN when none
+ *
+ * Kept for writers (#KmJoint.max_effort); the solver does not use it.
+ */
+void
+km_skeleton_builder_set_max_effort (KmSkeletonBuilder *self,
+                                    guint              joint,
+                                    double             effort)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    bj->joint.max_effort = effort;
+}
+
+/**
+ * km_skeleton_builder_set_max_velocity:
+ * @velocity: the joint's velocity limit (rad/s or m/s) as the model gives it, NAN when none
+ *
+ * Kept for writers (#KmJoint.max_velocity); the solver does not use it.
+ */
+void
+km_skeleton_builder_set_max_velocity (KmSkeletonBuilder *self,
+                                      guint              joint,
+                                      double             velocity)
+{
+  BuilderJoint *bj = builder_joint (self, joint);
+
+  if (bj)
+    bj->joint.max_velocity = velocity;
+}
+
+/**
+ * km_skeleton_builder_set_model_name:
+ * @model_name: (nullable): the model's own name (URDF <robot name>, .body name), kept for
+ *   writers; %NULL when it has none
+ */
+void
+km_skeleton_builder_set_model_name (KmSkeletonBuilder *self,
+                                    const char        *model_name)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->model_name);
+  self->model_name = model_name != NULL && model_name[0] != '\0' ? g_strdup (model_name) : NULL;
 }
 
 /**
@@ -498,9 +552,15 @@ check_joint_values (BuilderJoint      *bj,
           *l = (KmLimit) { FALSE, -INFINITY, INFINITY };
           continue;
         }
-      if (!l->limited)
-        continue;
-      if (isnan (l->min) || isnan (l->max) || l->min > l->max)
+      /* Both ends open is no limit at all; an end open the wrong way (min = +∞, max = -∞)
+       * leaves no value. */
+      if (!l->limited || (isinf (l->min) && isinf (l->max) && l->min < l->max))
+        {
+          *l = (KmLimit) { FALSE, -INFINITY, INFINITY };
+          continue;
+        }
+      if (isnan (l->min) || isnan (l->max) || l->min > l->max || l->min == INFINITY ||
+          l->max == -INFINITY)
         {
           g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_LIMITS,
                        _("limits must be [min, max] with min ≤ max"));
@@ -821,6 +881,7 @@ km_skeleton_builder_build (KmSkeletonBuilder  *self,
         }
     }
   skel->root_name = g_strdup (skel->joints[0].name);
+  skel->model_name = g_strdup (self->model_name);
   g_ptr_array_add (self->handlers, NULL);
   skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
   g_ptr_array_set_size (self->handlers, self->handlers->len - 1);
@@ -850,6 +911,7 @@ skeleton_clear (KmSkeleton *self)
   g_free (self->frame_rotations);
   g_free (self->dof_joints);
   g_free (self->root_name);
+  g_free (self->model_name);
   g_strfreev (self->body_handlers);
   g_hash_table_unref (self->by_name);
 }
@@ -922,6 +984,20 @@ km_skeleton_get_root_name (const KmSkeleton *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->root_name;
+}
+
+/**
+ * km_skeleton_get_model_name:
+ *
+ * Returns: (nullable): the model's own name (URDF <robot name>, .body name), %NULL when the
+ *   model has none
+ */
+const char *
+km_skeleton_get_model_name (const KmSkeleton *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->model_name;
 }
 
 /**
@@ -1033,11 +1109,92 @@ km_skeleton_get_dof_limits (const KmSkeleton *self,
     }
 }
 
+/* How far inside its finite end a DOF limited on one side only is seeded: an eighth of a
+ * turn, or 10 cm. */
+#define HALF_RANGE_MARGIN_ANGLE (G_PI / 4)
+#define HALF_RANGE_MARGIN_LENGTH 0.1
+
+/**
+ * km_range_seed:
+ * @lower: the lowest value, -∞ when open
+ * @upper: the highest value, +∞ when open
+ * @linear: %TRUE for a length (metres), %FALSE for an angle (radians)
+ *
+ * The neutral value of a range: its middle when both ends are finite, 0 when both are
+ * open, and for a range limited on one side only 0 kept at least HALF_RANGE_MARGIN (an
+ * eighth of a turn, 10 cm) inside the finite end, so that a seed is never on a limit:
+ * [-∞, 0.5] gives -0.285, [-π/2, +∞] gives 0, [0, +∞] gives π/4. Always finite.
+ */
+double
+km_range_seed (double   lower,
+               double   upper,
+               gboolean linear)
+{
+  double margin = linear ? HALF_RANGE_MARGIN_LENGTH : HALF_RANGE_MARGIN_ANGLE;
+  double q;
+
+  if (isfinite (lower) && isfinite (upper))
+    q = 0.5 * (lower + upper);
+  else if (isfinite (lower))
+    q = MAX (0.0, lower + margin);
+  else if (isfinite (upper))
+    q = MIN (0.0, upper - margin);
+  else
+    q = 0.0;
+  return isfinite (q) ? q : 0.0;
+}
+
+/**
+ * km_range_span:
+ * @centre: where the span is centred (0 when not finite)
+ * @half_width: half the span's width
+ * @from: (out): the span's low end, finite
+ * @to: (out): the span's high end, finite
+ *
+ * A finite span of [@lower, @upper] to draw values from where a range has an open end:
+ * [@centre - @half_width, @centre + @half_width] slid (not shrunk) inside the range, cut
+ * to the range where that is narrower. For [-∞, 0.5] and a half-width of π about 0 that
+ * is [0.5 - 2π, 0.5]: the finite end and a turn inwards.
+ */
+void
+km_range_span (double  lower,
+               double  upper,
+               double  centre,
+               double  half_width,
+               double *from,
+               double *to)
+{
+  double a, b;
+
+  if (!isfinite (centre))
+    centre = 0.0;
+  if (!(half_width >= 0.0) || !isfinite (half_width))
+    half_width = 0.0;
+  a = centre - half_width;
+  b = centre + half_width;
+  if (a < lower)
+    b += lower - a, a = lower;
+  if (b > upper)
+    a -= b - upper, b = upper;
+  *from = MAX (a, lower);
+  *to = MIN (b, upper);
+}
+
+/* The seed of one DOF of @j (km_range_seed). */
+static double
+limit_seed (const KmJoint *j,
+            const KmLimit *l)
+{
+  return l->limited ? km_range_seed (l->min, l->max, j->type == KM_JOINT_PRISMATIC) : 0.0;
+}
+
 /**
  * km_skeleton_get_mid_range:
  * @q: (out caller-allocates) (array): n_dof values
  *
- * The middle of every DOF's limits, 0 where a DOF is unlimited (the benchmarks' seed).
+ * The middle of every DOF's limits, 0 where a DOF is unlimited (the benchmarks' seed). A
+ * DOF limited on one side only gets 0 kept an eighth of a turn (10 cm for a prismatic
+ * joint) inside its finite end (km_range_seed()): finite, within the limits, off them.
  */
 void
 km_skeleton_get_mid_range (const KmSkeleton *self,
@@ -1050,7 +1207,7 @@ km_skeleton_get_mid_range (const KmSkeleton *self,
       const KmJoint *j = &self->joints[self->dof_joints[d]];
       const KmLimit *l = &j->limits[d - (guint) j->dof_index];
 
-      q[d] = l->limited ? 0.5 * (l->min + l->max) : 0.0;
+      q[d] = limit_seed (j, l);
     }
 }
 
@@ -1066,7 +1223,7 @@ km_skeleton_clamp (const KmSkeleton *self,
       const KmLimit *l = &j->limits[d - (guint) j->dof_index];
 
       if (!isfinite (q[d]))
-        q[d] = l->limited ? 0.5 * (l->min + l->max) : 0.0;
+        q[d] = limit_seed (j, l);
       if (l->limited)
         q[d] = CLAMP (q[d], l->min, l->max);
     }

@@ -69,7 +69,9 @@ typedef struct
 
 typedef struct
 {
-  /* FALSE = unlimited; min and max are then -INFINITY and +INFINITY. */
+  /* FALSE = unlimited; min and max are then -INFINITY and +INFINITY. TRUE: min ≤ max, and
+   * one end may be infinite (limited on one side only, e.g. [-INFINITY, 0.5]); never both,
+   * which the builder makes unlimited. */
   gboolean limited;
   double   min;
   double   max;
@@ -105,6 +107,11 @@ typedef struct
    * or NULL when that link has no name of its own: the format has none (a .body link is
    * its joint) or it is the joint's name. km_joint_get_link_name() reads either. */
   char        *link_name;
+  /* The effort limit (N·m or N) and velocity limit (rad/s or m/s) the model gives the joint
+   * (URDF <limit effort velocity>, .body max_joint_effort and max_joint_velocity), kept
+   * for writers: the solver does not use them. NAN when the model gives none. */
+  double       max_effort;
+  double       max_velocity;
 } KmJoint;
 
 typedef struct _KmSkeleton KmSkeleton;
@@ -158,6 +165,14 @@ void                km_skeleton_builder_set_mimic        (KmSkeletonBuilder     
 void                km_skeleton_builder_set_link_name    (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           const char              *link_name);
+void                km_skeleton_builder_set_max_effort   (KmSkeletonBuilder       *builder,
+                                                          guint                    joint,
+                                                          double                   effort);
+void                km_skeleton_builder_set_max_velocity (KmSkeletonBuilder       *builder,
+                                                          guint                    joint,
+                                                          double                   velocity);
+void                km_skeleton_builder_set_model_name   (KmSkeletonBuilder       *builder,
+                                                          const char              *model_name);
 void                km_skeleton_builder_add_shape        (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           KmShape                 *shape);
@@ -175,6 +190,7 @@ const KmJoint      *km_skeleton_get_joints               (const KmSkeleton      
 int                 km_skeleton_find_joint               (const KmSkeleton        *self,
                                                           const char              *name);
 const char         *km_skeleton_get_root_name            (const KmSkeleton        *self);
+const char         *km_skeleton_get_model_name           (const KmSkeleton        *self);
 const char * const *km_skeleton_get_body_handlers        (const KmSkeleton        *self);
 KmShape * const    *km_skeleton_get_shapes               (const KmSkeleton        *self,
                                                           guint                    index,
@@ -190,6 +206,15 @@ void                km_skeleton_get_mid_range            (const KmSkeleton      
                                                           double                  *q);
 void                km_skeleton_clamp                    (const KmSkeleton        *self,
                                                           double                  *q);
+double              km_range_seed                        (double                   lower,
+                                                          double                   upper,
+                                                          gboolean                 linear);
+void                km_range_span                        (double                   lower,
+                                                          double                   upper,
+                                                          double                   centre,
+                                                          double                   half_width,
+                                                          double                  *from,
+                                                          double                  *to);
 gboolean            km_skeleton_within_limits            (const KmSkeleton        *self,
                                                           const double            *q,
                                                           double                   slack);

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "km-document.h"
@@ -73,6 +74,60 @@ import_data (Fixture    *f,
   g_assert_true (km_document_import_file (f->document, file, &error));
   g_assert_no_error (error);
   test_app_spin ();
+}
+
+/* A joint limited on one side only gets a slider from its finite end over a turn (2 m for a
+ * prismatic joint) inwards, and finite values. */
+static void
+test_one_sided_slider (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char text[] =
+    "{\"root_name\": \"r\", \"joints\": ["
+    "{\"name\": \"r\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null},"
+    "{\"name\": \"a\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"r\","
+    " \"axis\": [0, 0, 1], \"limits\": [null, 0.5]},"
+    "{\"name\": \"b\", \"type\": \"prismatic\", \"offset\": [0, 0, 1], \"parent\": \"a\","
+    " \"axis\": [1, 0, 0], \"limits\": [-0.1, null]}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("km-one-sided-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  GtkAdjustment *a, *b;
+  const double *pose;
+  guint n_dof;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "one-sided.json", NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  test_app_spin ();
+
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 2);
+  a = km_joint_panel_get_adjustment (f->panel, 0);
+  b = km_joint_panel_get_adjustment (f->panel, 1);
+  g_assert_true (isfinite (gtk_adjustment_get_lower (a)) && isfinite (gtk_adjustment_get_upper (a)));
+  g_assert_true (isfinite (gtk_adjustment_get_lower (b)) && isfinite (gtk_adjustment_get_upper (b)));
+  g_assert_true (isfinite (gtk_adjustment_get_value (a)) && isfinite (gtk_adjustment_get_value (b)));
+  /* Whatever the unit: [0.5 - 2π, 0.5] and [-0.1, 1.9]. */
+  g_assert_cmpfloat_with_epsilon ((gtk_adjustment_get_upper (a) - gtk_adjustment_get_lower (a))
+                                  / gtk_adjustment_get_upper (a), 2 * G_PI / 0.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon ((gtk_adjustment_get_upper (b) - gtk_adjustment_get_lower (b))
+                                  / -gtk_adjustment_get_lower (b), 2.0 / 0.1, 1e-9);
+  pose = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 2);
+  g_assert_true (isfinite (pose[0]) && pose[0] <= 0.5);
+  g_assert_true (isfinite (pose[1]) && pose[1] >= -0.1);
+
+  /* The slider's far end sets a finite value within the limit. */
+  gtk_adjustment_set_value (a, gtk_adjustment_get_lower (a));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpfloat_with_epsilon (pose[0], 0.5 - 2 * G_PI, 1e-6);
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* The spin button of the Pose tab's row of @dof. */
@@ -317,6 +372,8 @@ main (int    argc,
 {
   test_app_init (&argc, &argv);
 
+  g_test_add ("/kinema/PoseReview/one-sided-slider", Fixture, NULL, fixture_setup,
+              test_one_sided_slider, fixture_teardown);
   g_test_add ("/kinema/PoseReview/mimic-chain-stays-linked", Fixture, NULL,
               fixture_setup, test_mimic_chain_stays_linked, fixture_teardown);
   g_test_add ("/kinema/PoseReview/marks-only-solved-dofs", Fixture, NULL,

@@ -243,6 +243,36 @@ test_zero_axis_refused (Fixture       *f,
                                   1e-9);
 }
 
+/* The min field at its lowest leaves the lower side open (−∞), and shows so. */
+static void
+test_one_sided_limit_field (Fixture       *f,
+                            gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkSpinButton *max = child (f, "max_0");
+  const KmLimit *limit;
+
+  select_joint (f, "Elbow");
+  gtk_spin_button_set_value (min, gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (min)));
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_true (limit->limited);
+  g_assert_cmpfloat (limit->min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (limit->max, 2.5, 1e-9);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "−∞");
+
+  /* Another field's edit keeps the open end; the refreshed fields show it. */
+  gtk_spin_button_set_value (max, 100.0);
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_cmpfloat (limit->min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (limit->max, 100.0 * G_PI / 180.0, 1e-9);
+  select_joint (f, "Piston");
+  select_joint (f, "Elbow");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "−∞");
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), 2)->limits[0].min, ==, 0.0);
+}
+
 static void
 test_min_above_max_refused (Fixture       *f,
                             gconstpointer  data)
@@ -1874,6 +1904,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/duplicate-name-refused", test_duplicate_name_refused);
   ADD ("/kinema/JointInspector/zero-axis-refused", test_zero_axis_refused);
   ADD ("/kinema/JointInspector/min-above-max-refused", test_min_above_max_refused);
+  ADD ("/kinema/JointInspector/one-sided-limit-field", test_one_sided_limit_field);
   ADD ("/kinema/JointInspector/add-delete-undo", test_add_delete_undo);
   ADD ("/kinema/JointInspector/mirror", test_mirror);
   ADD ("/kinema/JointInspector/values-kept", test_values_kept);

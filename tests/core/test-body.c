@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "km-body.h"
+#include "km-body-writer.h"
 #include "km-error.h"
 
 #include "test-util.h"
@@ -177,7 +178,9 @@ test_features (void)
   j = test_util_joint (skel, "SLIDER");
   g_assert_cmpint (j->type, ==, KM_JOINT_PRISMATIC);
   assert_vec3 (j->axis, 0, 0, 1);
-  g_assert_false (j->limits[0].limited);               /* one end unlimited: a warning */
+  g_assert_true (j->limits[0].limited);                /* [ -0.1, unlimited ]: one side */
+  g_assert_cmpfloat (j->limits[0].min, ==, -0.1);
+  g_assert_cmpfloat (j->limits[0].max, ==, INFINITY);
   j = test_util_joint (skel, "WHEEL");
   assert_vec3 (j->axis, 1, 0, 0);
   g_assert_false (j->limits[0].limited);
@@ -215,7 +218,7 @@ test_features (void)
                                       "negative");
   test_util_assert_warning (warnings, "features.body:64:15: unknown element type “Hologram”");
   test_util_assert_warning (warnings, "ForceSensor");
-  test_util_assert_warning (warnings, "features.body:72:18: a range with one unlimited end");
+  g_assert_false (test_util_has_warning (warnings, "one unlimited end"));
   test_util_assert_warning (warnings, "pseudo continuous track");
   test_util_assert_warning (warnings, "features.body:86:3: extra joints");
 }
@@ -238,6 +241,55 @@ assert_error (const char *text,
 }
 
 #define HEAD "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+
+/* A range with one unlimited end keeps the other (limited on one side only), without a
+ * warning, and the writer writes it back so. */
+static void
+test_one_sided_range (void)
+{
+  static const char text[] =
+    HEAD "  - name: A\n"
+    "  - name: B\n    parent: A\n    joint_type: revolute\n"
+    "    joint_range: [ unlimited, 28.64788975654116 ]\n"
+    "  - name: C\n    parent: B\n    joint_type: prismatic\n    joint_range: [ -0.1, .inf ]\n"
+    "  - name: D\n    parent: C\n    joint_type: revolute\n"
+    "    joint_range: [ -unlimited, unlimited ]\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_true (test_util_joint (skel, "B")->limits[0].limited);
+  g_assert_cmpfloat (test_util_joint (skel, "B")->limits[0].min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (skel, "B")->limits[0].max, 0.5, 1e-12);
+  g_assert_true (test_util_joint (skel, "C")->limits[0].limited);
+  g_assert_cmpfloat (test_util_joint (skel, "C")->limits[0].min, ==, -0.1);
+  g_assert_cmpfloat (test_util_joint (skel, "C")->limits[0].max, ==, INFINITY);
+  g_assert_false (test_util_joint (skel, "D")->limits[0].limited);
+
+  written = km_body_to_string (skel, notes);
+  for (guint i = 0; i < notes->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (notes, i), "one side"));
+  g_assert_nonnull (strstr (written, "[ \"unlimited\", 28.6"));
+  g_assert_nonnull (strstr (written, "[ -0.1, \"unlimited\" ]"));
+  test_util_push_warnings (warnings);
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_cmpfloat (test_util_joint (back, "B")->limits[0].min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (back, "B")->limits[0].max, 0.5, 1e-12);
+  g_assert_cmpfloat (test_util_joint (back, "C")->limits[0].min, ==, -0.1);
+  g_assert_cmpfloat (test_util_joint (back, "C")->limits[0].max, ==, INFINITY);
+  g_assert_false (test_util_joint (back, "D")->limits[0].limited);
+}
 
 static void
 test_errors (void)
@@ -350,6 +402,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/floor", test_floor);
   g_test_add_func ("/kinema/Body/features", test_features);
   g_test_add_func ("/kinema/Body/errors", test_errors);
+  g_test_add_func ("/kinema/Body/one-sided-range", test_one_sided_range);
   g_test_add_func ("/kinema/Body/sniff", test_sniff);
   g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);
 

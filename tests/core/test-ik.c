@@ -111,6 +111,17 @@ static const JointDef turn2r[] = {
   { NULL },
 };
 
+/* A planar arm limited on one side only: the shoulder up to 0.5 rad, the elbow from
+ * 0.2 rad, a slide from 0 m outwards. */
+static const JointDef half[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "base", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-INFINITY, 0.5), NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 1, 0, 0 }, { 0, 0, 1 }, { LIM (0.2, INFINITY), NOLIM, NOLIM } },
+  { "slide", KM_JOINT_PRISMATIC, "j2", { 1, 0, 0 }, { 1, 0, 0 }, { LIM (0, INFINITY), NOLIM, NOLIM } },
+  { "tip", KM_JOINT_FIXED, "slide", { 0.5, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
 static KmSkeleton *
 build_chain (const JointDef *defs)
 {
@@ -394,6 +405,63 @@ test_unreachable (void)
     g_assert_true (fabs (s.rot_err - err[0]) < 1e-6 || fabs (s.rot_err - err[1]) < 1e-6);
   }
   km_ik_solution_clear (&s);
+}
+
+/* Joints limited on one side only: the mid-range seed is finite and off the limits, and
+ * answers from it, from cold seeds and from the random restarts an unreachable target
+ * uses up are finite and within the one-sided limits. */
+static void check_trajectory (const JointDef *defs);
+
+static void
+test_half_bounded (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (half);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  double mid[3], q[3], cold[3] = { NAN, INFINITY, -INFINITY };
+  KmIkSolution s = { 0 };
+
+  g_assert_cmpuint (p->n_dof, ==, 3);
+  km_skeleton_get_mid_range (skel, mid);
+  /* 0 kept an eighth of a turn (10 cm) inside the finite end. */
+  g_assert_cmpfloat_with_epsilon (mid[0], 0.5 - G_PI / 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (mid[1], 0.2 + G_PI / 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (mid[2], 0.1, 1e-12);
+  g_assert_true (km_skeleton_within_limits (skel, mid, 0.0));
+  g_assert_cmpmem (mid, sizeof mid, p->seed, sizeof mid);
+  memcpy (q, cold, sizeof q);
+  km_skeleton_clamp (skel, q);
+  g_assert_cmpmem (mid, sizeof mid, q, sizeof q);
+
+  check_reachable (half, 200, 7);
+
+  for (guint i = 0; i < 50; i++)
+    {
+      random_config (skel, rand, q);
+      target_from_config (p, q);
+      memcpy (p->seed, cold, sizeof cold);
+      p->random_seed = i;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+    }
+
+  /* Out of the plane: never met, so every restart is drawn (within the open ranges too). */
+  km_ik_problem_set_target (p, km_vec3 (0.3, 0.4, 2.0), NULL);
+  for (guint i = 0; i < 20; i++)
+    {
+      memcpy (p->seed, i % 2 ? cold : mid, sizeof mid);
+      p->random_seed = i;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_false (s.converged);
+      g_assert_cmpfloat_with_epsilon (s.pos_err, 2.0, 1e-6);
+    }
+  km_ik_solution_clear (&s);
+
+  check_trajectory (half);
 }
 
 /* The 5-DOF chain of the spec cannot meet every pose: position first, best orientation. */
@@ -1257,6 +1325,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/gimbal-lock", test_gimbal_lock);
   g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
   g_test_add_func ("/kinema/Ik/unreachable", test_unreachable);
+  g_test_add_func ("/kinema/Ik/half-bounded", test_half_bounded);
   g_test_add_func ("/kinema/Ik/seed5-position-priority", test_seed5_position_priority);
   g_test_add_func ("/kinema/Ik/seed5-fit-at-limits", test_seed5_fit_at_limits);
   g_test_add_func ("/kinema/Ik/seed5-across-wrap-gap", test_seed5_across_wrap_gap);

@@ -449,6 +449,54 @@ test_skeleton_json_round_trip (void)
   g_assert_true (km_skeleton_equal (extras, saved, 1e-7));
 }
 
+/* Limits with an open end (limited on one side only) are written [null, max] or [min, null]
+ * and read back exactly; [null, null] reads as no limit. */
+static void
+test_skeleton_json_one_sided (void)
+{
+  static const char text[] =
+    "{\"root_name\": \"r\", \"joints\": ["
+    "{\"name\": \"r\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null},"
+    "{\"name\": \"a\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"r\","
+    " \"axis\": [0, 0, 1], \"limits\": [null, 0.5]},"
+    "{\"name\": \"b\", \"type\": \"prismatic\", \"offset\": [0, 0, 1], \"parent\": \"a\","
+    " \"axis\": [1, 0, 0], \"limits\": [-0.1, null]},"
+    "{\"name\": \"c\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"b\","
+    " \"axis\": [0, 1, 0], \"limits\": [null, null]},"
+    "{\"name\": \"s\", \"type\": \"spherical\", \"offset\": [0, 0, 1], \"parent\": \"c\","
+    " \"limits\": [[-1, null], null, [null, 2]]}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", text, strlen (text), &error);
+  g_autoptr(GString) described = g_string_new (NULL);
+  g_autofree char *written = NULL;
+  const KmJoint *j;
+
+  g_assert_no_error (error);
+  j = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "a"));
+  g_assert_true (j->limits[0].limited);
+  g_assert_cmpfloat (j->limits[0].min, ==, -INFINITY);
+  g_assert_cmpfloat (j->limits[0].max, ==, 0.5);
+  j = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "b"));
+  g_assert_cmpfloat (j->limits[0].min, ==, -0.1);
+  g_assert_cmpfloat (j->limits[0].max, ==, INFINITY);
+  j = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "c"));
+  g_assert_false (j->limits[0].limited);
+  j = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "s"));
+  g_assert_cmpfloat (j->limits[0].max, ==, INFINITY);
+  g_assert_false (j->limits[1].limited);
+  g_assert_cmpfloat (j->limits[2].min, ==, -INFINITY);
+
+  assert_round_trip (skel);
+  written = km_skeleton_json_to_string (skel);
+  g_assert_nonnull (strstr (written, "\"limits\": [null, 0.5]"));
+  g_assert_nonnull (strstr (written, "\"limits\": [-0.1, null]"));
+  g_assert_nonnull (strstr (written, "\"limits\": [[-1, null], null, [null, 2]]"));
+  km_skeleton_json_describe (skel, described);
+  g_assert_nonnull (strstr (described->str, "joint=a type=revolute parent=r dof=1 axis=0,0,1 "
+                                            "limits=-inf:0.5"));
+  g_assert_nonnull (strstr (described->str, "limits=-1:inf,-,-inf:2"));
+}
+
 /* Kinema's "mimic" extension: read, applied, described, written and read back. */
 static void
 test_skeleton_json_mimic (void)
@@ -647,6 +695,7 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/describe-free-root", test_skeleton_json_describe_free_root);
   g_test_add_func ("/kinema/SkeletonJson/sniff", test_skeleton_json_sniff);
   g_test_add_func ("/kinema/SkeletonJson/mimic", test_skeleton_json_mimic);
+  g_test_add_func ("/kinema/SkeletonJson/one-sided", test_skeleton_json_one_sided);
   g_test_add_func ("/kinema/SkeletonJson/bad-mimic", test_skeleton_json_bad_mimic);
   g_test_add_func ("/kinema/SkeletonJson/fix-free-root", test_skeleton_json_fix_free_root);
 

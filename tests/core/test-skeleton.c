@@ -345,6 +345,88 @@ bad_limits (KmSkeletonBuilder *b)
   km_skeleton_builder_set_limit (b, j, 2, 0.5, -0.5);
 }
 
+/* An end open the wrong way ([+∞, +∞]) leaves no value. */
+static void
+bad_open_limits (KmSkeletonBuilder *b)
+{
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "r", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, INFINITY, INFINITY);
+}
+
+/* Limits with one open end are kept; both open is no limit. Seeds, clamping and spans are
+ * finite and within them. */
+static void
+test_one_sided_limits (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  double q[3], lo[3], hi[3], a, c;
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "r", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, -INFINITY, 0.5);
+  j = km_skeleton_builder_add_joint (b, "p", KM_JOINT_PRISMATIC, "r");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (1, 0, 0));
+  km_skeleton_builder_set_limit (b, j, 0, 0.05, INFINITY);
+  j = km_skeleton_builder_add_joint (b, "u", KM_JOINT_REVOLUTE, "p");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 1, 0));
+  km_skeleton_builder_set_limit (b, j, 0, -INFINITY, INFINITY);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (km_skeleton_get_joint (skel, 1)->limits[0].limited);
+  g_assert_true (km_skeleton_get_joint (skel, 2)->limits[0].limited);
+  g_assert_false (km_skeleton_get_joint (skel, 3)->limits[0].limited);
+  km_skeleton_get_dof_limits (skel, lo, hi);
+  g_assert_cmpfloat (lo[0], ==, -INFINITY);
+  g_assert_cmpfloat (hi[0], ==, 0.5);
+  g_assert_cmpfloat (lo[1], ==, 0.05);
+  g_assert_cmpfloat (hi[1], ==, INFINITY);
+
+  km_skeleton_get_mid_range (skel, q);
+  g_assert_cmpfloat_with_epsilon (q[0], 0.5 - G_PI / 4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (q[1], 0.15, 1e-12);
+  g_assert_cmpfloat (q[2], ==, 0.0);
+  q[0] = 3.0, q[1] = NAN, q[2] = -INFINITY;
+  km_skeleton_clamp (skel, q);
+  g_assert_cmpfloat (q[0], ==, 0.5);
+  g_assert_cmpfloat_with_epsilon (q[1], 0.15, 1e-12);
+  g_assert_cmpfloat (q[2], ==, 0.0);
+  g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+  q[0] = -1e6;
+  g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+  q[1] = 0.0;
+  g_assert_false (km_skeleton_within_limits (skel, q, 0.0));
+
+  g_assert_cmpfloat (km_range_seed (-1.0, 1.0, FALSE), ==, 0.0);
+  g_assert_cmpfloat (km_range_seed (-INFINITY, INFINITY, FALSE), ==, 0.0);
+  g_assert_cmpfloat (km_range_seed (-G_PI_2, INFINITY, FALSE), ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (km_range_seed (-INFINITY, -2.0, TRUE), -2.1, 1e-12);
+  /* A turn slid inside from the finite end; a range narrower than the span is the span. */
+  km_range_span (-INFINITY, 0.5, 0.0, G_PI, &a, &c);
+  g_assert_cmpfloat_with_epsilon (a, 0.5 - 2 * G_PI, 1e-12);
+  g_assert_cmpfloat (c, ==, 0.5);
+  km_range_span (-2.0, INFINITY, 1.0, G_PI, &a, &c);
+  g_assert_cmpfloat (a, ==, -2.0);
+  g_assert_cmpfloat_with_epsilon (c, -2.0 + 2 * G_PI, 1e-12);
+  km_range_span (-2.0, INFINITY, 4.0, G_PI, &a, &c);
+  g_assert_cmpfloat_with_epsilon (a, 4.0 - G_PI, 1e-12);
+  g_assert_cmpfloat_with_epsilon (c, 4.0 + G_PI, 1e-12);
+  km_range_span (-0.5, 0.5, NAN, G_PI, &a, &c);
+  g_assert_cmpfloat (a, ==, -0.5);
+  g_assert_cmpfloat (c, ==, 0.5);
+  km_range_span (-INFINITY, INFINITY, 0.0, 1.0, &a, &c);
+  g_assert_cmpfloat (a, ==, -1.0);
+  g_assert_cmpfloat (c, ==, 1.0);
+}
+
 static void
 test_builder_errors (void)
 {
@@ -361,6 +443,7 @@ test_builder_errors (void)
     { bad_two_roots, KM_SKELETON_ERROR_MULTIPLE_ROOTS, 2, KM_JOINT_FIELD_PARENT, 0 },
     { bad_zero_axis, KM_SKELETON_ERROR_ZERO_AXIS, 1, KM_JOINT_FIELD_AXIS, 0 },
     { bad_limits, KM_SKELETON_ERROR_BAD_LIMITS, 1, KM_JOINT_FIELD_LIMITS, 2 },
+    { bad_open_limits, KM_SKELETON_ERROR_BAD_LIMITS, 1, KM_JOINT_FIELD_LIMITS, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -485,6 +568,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Skeleton/tree", test_tree);
   g_test_add_func ("/kinema/Skeleton/reversed-order", test_reversed_order);
   g_test_add_func ("/kinema/Skeleton/builder-errors", test_builder_errors);
+  g_test_add_func ("/kinema/Skeleton/one-sided-limits", test_one_sided_limits);
   g_test_add_func ("/kinema/Skeleton/mimic", test_mimic);
   g_test_add_func ("/kinema/Skeleton/mimic-errors", test_mimic_errors);
 

@@ -41,7 +41,7 @@ static const struct
 };
 
 /* Each joint of the UR10 as km_urdf_to_string() writes it: names, parent and child links,
- * origin, axis and limits as in the file (effort and velocity are unknown to Kinema). */
+ * origin, axis and limits as in the file, effort and velocity included. */
 static const char *const ur10_joints[] = {
   "  <joint name=\"world_joint\" type=\"fixed\">\n"
   "    <parent link=\"world\"/>\n"
@@ -53,42 +53,42 @@ static const char *const ur10_joints[] = {
   "    <child link=\"shoulder_link\"/>\n"
   "    <origin xyz=\"0 0 0.1273\" rpy=\"0 0 0\"/>\n"
   "    <axis xyz=\"0 0 1\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"330\" velocity=\"2.16\"/>\n"
   "  </joint>\n",
   "  <joint name=\"shoulder_lift_joint\" type=\"revolute\">\n"
   "    <parent link=\"shoulder_link\"/>\n"
   "    <child link=\"upper_arm_link\"/>\n"
   "    <origin xyz=\"0 0.220941 0\" rpy=\"0 1.570796325 0\"/>\n"
   "    <axis xyz=\"0 1 0\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"330\" velocity=\"2.16\"/>\n"
   "  </joint>\n",
   "  <joint name=\"elbow_joint\" type=\"revolute\">\n"
   "    <parent link=\"upper_arm_link\"/>\n"
   "    <child link=\"forearm_link\"/>\n"
   "    <origin xyz=\"0 -0.1719 0.612\" rpy=\"0 0 0\"/>\n"
   "    <axis xyz=\"0 1 0\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"150\" velocity=\"3.15\"/>\n"
   "  </joint>\n",
   "  <joint name=\"wrist_1_joint\" type=\"revolute\">\n"
   "    <parent link=\"forearm_link\"/>\n"
   "    <child link=\"wrist_1_link\"/>\n"
   "    <origin xyz=\"0 0 0.5723\" rpy=\"0 1.570796325 0\"/>\n"
   "    <axis xyz=\"0 1 0\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"54\" velocity=\"3.2\"/>\n"
   "  </joint>\n",
   "  <joint name=\"wrist_2_joint\" type=\"revolute\">\n"
   "    <parent link=\"wrist_1_link\"/>\n"
   "    <child link=\"wrist_2_link\"/>\n"
   "    <origin xyz=\"0 0.1149 0\" rpy=\"0 0 0\"/>\n"
   "    <axis xyz=\"0 0 1\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"54\" velocity=\"3.2\"/>\n"
   "  </joint>\n",
   "  <joint name=\"wrist_3_joint\" type=\"revolute\">\n"
   "    <parent link=\"wrist_2_link\"/>\n"
   "    <child link=\"wrist_3_link\"/>\n"
   "    <origin xyz=\"0 0 0.1157\" rpy=\"0 0 0\"/>\n"
   "    <axis xyz=\"0 1 0\"/>\n"
-  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"0\" velocity=\"0\"/>\n"
+  "    <limit lower=\"-3.14159265\" upper=\"3.14159265\" effort=\"54\" velocity=\"3.2\"/>\n"
   "  </joint>\n",
   "  <joint name=\"ee_fixed_joint\" type=\"fixed\">\n"
   "    <parent link=\"wrist_3_link\"/>\n"
@@ -188,6 +188,9 @@ test_ur10_urdf (void)
 
   text = km_urdf_to_string (skel, notes);
   g_assert_cmpuint (notes->len, ==, 1e-12);
+  /* The robot keeps its name, not the root link's ("world"). */
+  g_assert_nonnull (strstr (text, "<robot name=\"ur10\">\n"));
+  g_assert_cmpstr (km_skeleton_get_model_name (skel), ==, "ur10");
   for (guint i = 0; i < G_N_ELEMENTS (ur10_joints); i++)
     if (strstr (text, ur10_joints[i]) == NULL)
       g_error ("expected in the URDF:\n%s\ngot:\n%s", ur10_joints[i], text);
@@ -386,6 +389,148 @@ test_missing_mesh (void)
   g_rmdir (dir);
 }
 
+/* A mesh that was found and loaded is written back as the reference the file has (once,
+ * however many meshes the file holds), at the visual's origin and scale, with its
+ * material; also after mirroring. Effort and velocity limits are kept (a continuous joint's
+ * too), and placeholders stand for unknown ones; the robot keeps its name; numbers carry no
+ * float noise. URDF → .body → URDF keeps the limits and the name, and the .body has the
+ * mesh's triangles. */
+static void
+test_loaded_mesh (void)
+{
+  static const char urdf[] =
+    "<robot name='my_robot'>\n"
+    "  <link name='base'/>\n"
+    "  <link name='l_hand'>\n"
+    "    <visual>\n"
+    "      <origin xyz='0.1 0.2 0.3' rpy='0.5 0 0'/>\n"
+    "      <geometry><mesh filename='meshes/collada-nodes.dae' scale='0.001 0.002 0.003'/>"
+    "</geometry>\n"
+    "      <material name='blue'><color rgba='0 0 1 1'/></material>\n"
+    "    </visual>\n"
+    "  </link>\n"
+    "  <link name='l_finger'/>\n"
+    "  <link name='l_tip'/>\n"
+    "  <joint name='l_wrist' type='revolute'>\n"
+    "    <parent link='base'/><child link='l_hand'/>\n"
+    "    <origin xyz='0 0 0' rpy='0.1 0.2 0.3'/>\n"
+    "    <axis xyz='1 0 0'/><limit lower='-1' upper='1' effort='12.5' velocity='0.75'/>\n"
+    "  </joint>\n"
+    "  <joint name='l_finger_joint' type='continuous'>\n"
+    "    <parent link='l_hand'/><child link='l_finger'/>\n"
+    "    <axis xyz='0 0 1'/><limit effort='3' velocity='4'/>\n"
+    "  </joint>\n"
+    "  <joint name='l_tip_joint' type='prismatic'>\n"
+    "    <parent link='l_finger'/><child link='l_tip'/>\n"
+    "    <axis xyz='0 0 1'/><limit lower='0' upper='0.1'/>\n"
+    "  </joint>\n"
+    "</robot>\n";
+  static const char visual[] =
+    "    <visual>\n"
+    "      <origin xyz=\"0.1 0.2 0.3\" rpy=\"0.5 0 0\"/>\n"
+    "      <geometry><mesh filename=\"meshes/collada-nodes.dae\" scale=\"0.001 0.002 0.003\"/>"
+    "</geometry>\n"
+    "      <material name=\"blue\"><color rgba=\"0 0 1 1\"/></material>\n"
+    "    </visual>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "loaded.urdf", NULL);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(KmSkeleton) mirrored = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text_again = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *from_body_text = NULL;
+  const KmJoint *j;
+  KmShape * const *shapes;
+  guint n = 0;
+  int copy = -1;
+
+  skel = load_urdf_text (path, urdf, TRUE, warnings);
+  /* The only warning is about the mesh file itself. */
+  g_assert_cmpuint (warnings->len, ==, 1);
+  test_util_assert_warning (warnings, "<lookat> transformations are ignored");
+  g_assert_cmpstr (km_skeleton_get_model_name (skel), ==, "my_robot");
+  shapes = km_skeleton_get_shapes (skel, 1, &n);
+  g_assert_cmpuint (n, >=, 2);
+  for (guint s = 0; s < n; s++)
+    {
+      g_assert_nonnull (shapes[s]->mesh);
+      g_assert_cmpstr (shapes[s]->uri, ==, "meshes/collada-nodes.dae");
+      g_assert_cmpuint (shapes[s]->uri_part, ==, s);
+      test_util_assert_vec3 (shapes[s]->uri_scale, 0.001, 0.002, 0.003, 1e-15);
+      test_util_assert_vec3 (shapes[s]->uri_transform.pos, 0.1, 0.2, 0.3, 1e-15);
+    }
+  j = test_util_joint (skel, "l_wrist");
+  g_assert_cmpfloat (j->max_effort, ==, 12.5);
+  g_assert_cmpfloat (j->max_velocity, ==, 0.75);
+  j = test_util_joint (skel, "l_finger_joint");
+  g_assert_false (j->limits[0].limited);
+  g_assert_cmpfloat (j->max_effort, ==, 3);
+  g_assert_cmpfloat (j->max_velocity, ==, 4);
+  j = test_util_joint (skel, "l_tip_joint");
+  g_assert_true (isnan (j->max_effort) && isnan (j->max_velocity));
+
+  text = km_urdf_to_string (skel, notes);
+  if (strstr (text, visual) == NULL)
+    g_error ("expected in the URDF:\n%s\ngot:\n%s", visual, text);
+  /* Once for the file, not once per mesh in it. */
+  g_assert_null (strstr (strstr (text, visual) + strlen (visual), "collada-nodes.dae"));
+  g_assert_nonnull (strstr (text, "<robot name=\"my_robot\">\n"));
+  g_assert_nonnull (strstr (text, "<origin xyz=\"0 0 0\" rpy=\"0.1 0.2 0.3\"/>\n"
+                                  "    <axis xyz=\"1 0 0\"/>\n"
+                                  "    <limit lower=\"-1\" upper=\"1\" effort=\"12.5\" "
+                                  "velocity=\"0.75\"/>\n"));
+  g_assert_nonnull (strstr (text, "<joint name=\"l_finger_joint\" type=\"continuous\">"));
+  g_assert_nonnull (strstr (text, "<limit effort=\"3\" velocity=\"4\"/>\n"));
+  g_assert_nonnull (strstr (text, "<limit lower=\"0\" upper=\"0.1\" effort=\"10000\" "
+                                  "velocity=\"1\"/>\n"));
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "“l_tip_joint”"));
+
+  /* Read back: the same, written the same. */
+  g_ptr_array_set_size (warnings, 0);
+  again = load_urdf_text (path, text, TRUE, warnings);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (km_skeleton_equal (skel, again, 1e-12));
+  text_again = km_urdf_to_string (again, NULL);
+  g_assert_cmpstr (text_again, ==, text);
+
+  /* Mirrored: the copy refers to the same file with a mirrored scale; the name stays. */
+  mirrored = km_skeleton_edit_mirror (skel, 1, KM_MIRROR_PLANE_XZ, &copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (mirrored), ==, "my_robot");
+  g_assert_cmpfloat (km_skeleton_get_joint (mirrored, (guint) copy)->max_effort, ==, 12.5);
+  g_assert_cmpfloat (km_skeleton_get_joint (mirrored, (guint) copy)->max_velocity, ==, 0.75);
+  shapes = km_skeleton_get_shapes (mirrored, (guint) copy, &n);
+  test_util_assert_vec3 (shapes[0]->uri_scale, 0.001, -0.002, 0.003, 1e-15);
+  test_util_assert_vec3 (shapes[0]->uri_transform.pos, 0.1, -0.2, 0.3, 1e-15);
+  g_clear_pointer (&text_again, g_free);
+  text_again = km_urdf_to_string (mirrored, NULL);
+  g_assert_nonnull (strstr (text_again, "<origin xyz=\"0.1 -0.2 0.3\" rpy=\"-0.5 0 0\"/>\n"
+                                        "      <geometry><mesh filename=\"meshes/collada-nodes.dae\""
+                                        " scale=\"0.001 -0.002 0.003\"/></geometry>\n"));
+
+  /* .body: the triangles, the limits (degrees per second) and the name. */
+  body = km_body_to_string (skel, NULL);
+  g_assert_nonnull (strstr (body, "name: \"my_robot\"\n"));
+  g_assert_nonnull (strstr (body, "type: \"TriangleMesh\"\n"));
+  g_assert_nonnull (strstr (body, "max_joint_effort: 12.5\n"));
+  g_assert_nonnull (strstr (body, "max_joint_velocity: 42.9718"));
+  from_body = km_body_load ("r.body", body, strlen (body), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (from_body), ==, "my_robot");
+  j = test_util_joint (from_body, "l_wrist");
+  g_assert_cmpfloat_with_epsilon (j->max_velocity, 0.75, 1e-12);
+  g_assert_cmpfloat (j->max_effort, ==, 12.5);
+  from_body_text = km_urdf_to_string (from_body, NULL);
+  g_assert_nonnull (strstr (from_body_text, "<robot name=\"my_robot\">\n"));
+  g_assert_nonnull (strstr (from_body_text, "effort=\"12.5\" velocity=\"0.75\"/>\n"));
+}
+
 /* Edits keep link names: a renamed joint keeps its link's, a duplicate gets "LINK_2", a
  * mirrored copy the mirrored name; a mirrored mesh reference a mirrored scale. */
 static void
@@ -556,6 +701,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/ur10-urdf", test_ur10_urdf);
   g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
+  g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);

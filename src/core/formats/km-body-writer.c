@@ -19,10 +19,15 @@
  * The mapping, joint by joint in the skeleton's preorder (so parents come first):
  * - every joint is one link: name, parent, translation (the offset), rotation (axis-angle
  *   [x, y, z, degrees], only when the joint has one), joint_type, joint_axis (revolute and
- *   prismatic), joint_range (degrees or metres; `unlimited` ends when the joint has no
- *   limit) and joint_id;
+ *   prismatic), joint_range (degrees or metres; an `unlimited` end for each open side:
+ *   both when the joint has no limit, one when it is limited on one side only) and
+ *   joint_id;
  * - joint ids are the DOF order: the n-th DOF of the skeleton gets id n, so that a
  *   `joint_displacements` list in DOF order (DESIGN.md) reads the same in both;
+ * - velocity and effort limits the model gave (KmJoint.max_velocity, max_effort) become
+ *   max_joint_velocity (degrees or metres per second) and max_joint_effort;
+ * - the body's name is the model's (a URDF robot name, KmSkeleton's model name), else the
+ *   root's;
  * - a spherical joint has no .body equivalent: it becomes three revolute links NAME_x,
  *   NAME_y and NAME about X, Y and Z, chained with zero offsets (the euler XYZ order of
  *   Kinema's spherical joints, so the DOFs keep their order and meaning); the first carries
@@ -33,7 +38,10 @@
  *   independent joint (noted);
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
  *   TriangleMesh), wrapped in a Transform when they are placed or scaled; a mesh the model
- *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written;
+ *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written. A
+ *   loaded mesh is written as its triangles even when the model named its file: a .body
+ *   Resource uri is relative to the .body file, and neither Choreonoid nor Kinema resolves
+ *   the package:// names URDF meshes have, so a reference could not be read back;
  * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
  *   child link's, KmJoint.link_name) is left out (noted).
  */
@@ -67,16 +75,15 @@ range_node (const KmLimit *limit,
 {
   KmYamlNode *seq = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
 
-  if (!limit->limited || !isfinite (limit->min) || !isfinite (limit->max))
-    {
-      km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
-      km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
-    }
+  /* Each end on its own: a joint limited on one side only is [unlimited, 28.6479]. */
+  if (limit->limited && isfinite (limit->min))
+    km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->min * scale));
   else
-    {
-      km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->min * scale));
-      km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->max * scale));
-    }
+    km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
+  if (limit->limited && isfinite (limit->max))
+    km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->max * scale));
+  else
+    km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
   return seq;
 }
 
@@ -188,7 +195,8 @@ link_node (const char    *name,
            const KmVec3  *axis,
            const KmLimit *limit,
            double         scale,
-           int            joint_id)
+           int            joint_id,
+           const KmJoint *rates)
 {
   KmYamlNode *link = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
 
@@ -206,6 +214,11 @@ link_node (const char    *name,
     km_yaml_mapping_append (link, "joint_id", km_yaml_node_new_int (joint_id));
   if (limit != NULL)
     km_yaml_mapping_append (link, "joint_range", range_node (limit, scale));
+  if (rates != NULL && isfinite (rates->max_velocity))
+    km_yaml_mapping_append (link, "max_joint_velocity",
+                            km_yaml_node_new_number (rates->max_velocity * scale));
+  if (rates != NULL && isfinite (rates->max_effort))
+    km_yaml_mapping_append (link, "max_joint_effort", km_yaml_node_new_number (rates->max_effort));
   return link;
 }
 
@@ -227,16 +240,6 @@ spherical_link_names (const KmSkeleton  *skeleton,
       *name_x = g_strdup_printf ("%s_sph_x", joint->name);
       *name_y = g_strdup_printf ("%s_sph_y", joint->name);
     }
-}
-
-static void
-check_limit (GPtrArray     *notes,
-             const char    *name,
-             const KmLimit *limit)
-{
-  if (limit->limited && (isfinite (limit->min) != isfinite (limit->max)))
-    km_format_note (notes, _("joint “%s” is limited on one side only; .body ranges are limited on "
-                             "both sides or none, so it is written unlimited"), name);
 }
 
 /**
@@ -268,7 +271,9 @@ km_body_to_string (const KmSkeleton *skeleton,
   km_yaml_mapping_append (root, "format_version", km_yaml_node_new_scalar ("2.0",
                                                                            KM_YAML_STYLE_PLAIN));
   km_yaml_mapping_append (root, "angle_unit", km_yaml_node_new_string ("degree"));
-  km_yaml_mapping_append (root, "name", km_yaml_node_new_string (root_name));
+  km_yaml_mapping_append (root, "name", km_yaml_node_new_string (
+                            km_skeleton_get_model_name (skeleton) != NULL ?
+                            km_skeleton_get_model_name (skeleton) : root_name));
   km_yaml_mapping_append (root, "root_link", km_yaml_node_new_string (root_name));
   handlers = km_skeleton_get_body_handlers (skeleton);
   if (handlers != NULL && handlers[0] != NULL)
@@ -299,7 +304,6 @@ km_body_to_string (const KmSkeleton *skeleton,
         {
         case KM_JOINT_REVOLUTE:
         case KM_JOINT_PRISMATIC:
-          check_limit (notes, j->name, &j->limits[0]);
           if (j->mimic >= 0)
             km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
                                      "it is written as an independent joint"),
@@ -307,7 +311,7 @@ km_body_to_string (const KmSkeleton *skeleton,
           link = link_node (j->name, parent,
                             j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                             &j->offset, rotation, &j->axis, &j->limits[0],
-                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0, j->dof_index);
+                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0, j->dof_index, j);
           break;
         case KM_JOINT_SPHERICAL:
           {
@@ -316,27 +320,27 @@ km_body_to_string (const KmSkeleton *skeleton,
             KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
 
             spherical_link_names (skeleton, j, &name_x, &name_y);
-            for (guint a = 0; a < 3; a++)
-              check_limit (notes, j->name, &j->limits[a]);
             km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
                                      "three revolute links %s, %s and %s about X, Y and Z"),
                             j->name, name_x, name_y, j->name);
             km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
                                                        rotation, &ax, &j->limits[0],
-                                                       angle_scale, j->dof_index));
+                                                       angle_scale, j->dof_index, j));
             km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
                                                        &ay, &j->limits[1], angle_scale,
-                                                       j->dof_index + 1));
+                                                       j->dof_index + 1, j));
             link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
-                              angle_scale, j->dof_index + 2);
+                              angle_scale, j->dof_index + 2, j);
           }
           break;
         case KM_JOINT_FREE:
-          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1, -1);
+          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1, -1,
+                            NULL);
           break;
         case KM_JOINT_FIXED:
         default:
-          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1, -1);
+          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1, -1,
+                            NULL);
           break;
         }
       if (n_shapes > 0)

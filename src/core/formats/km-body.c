@@ -244,12 +244,14 @@ read_axis (Body        *b,
   return km_yaml_expect_vec3 (node, out, error);
 }
 
-/* One end of a range: a number (scaled) or `unlimited`. The end's place says which way it
- * is unlimited (like Choreonoid's reader), whatever the sign written. */
+/* One end of a range: a number (scaled) or `unlimited`. The end's place (@open_value, -∞
+ * for a lower end, +∞ for an upper one) says which way it is unlimited (like Choreonoid's
+ * reader), whatever the sign written. */
 static gboolean
 read_range_end (Body        *b,
                 KmYamlNode  *node,
                 double       scale,
+                double       open_value,
                 double      *out,
                 gboolean    *unlimited,
                 GError     **error)
@@ -265,6 +267,7 @@ read_range_end (Body        *b,
        g_ascii_strcasecmp (s, "-.inf") == 0))
     {
       *unlimited = TRUE;
+      *out = open_value;
       return TRUE;
     }
   if (!km_yaml_expect_number (node, out, error))
@@ -286,7 +289,7 @@ read_range (Body        *b,
 
   if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
     {
-      if (!read_range_end (b, node, scale, upper, &hi_unlimited, error))
+      if (!read_range_end (b, node, scale, INFINITY, upper, &hi_unlimited, error))
         return FALSE;
       *upper = fabs (*upper);
       *lower = -*upper;
@@ -294,8 +297,10 @@ read_range (Body        *b,
     }
   else if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE && km_yaml_node_get_length (node) == 2)
     {
-      if (!read_range_end (b, km_yaml_sequence_get (node, 0), scale, lower, &lo_unlimited, error) ||
-          !read_range_end (b, km_yaml_sequence_get (node, 1), scale, upper, &hi_unlimited, error))
+      if (!read_range_end (b, km_yaml_sequence_get (node, 0), scale, -INFINITY, lower,
+                           &lo_unlimited, error) ||
+          !read_range_end (b, km_yaml_sequence_get (node, 1), scale, INFINITY, upper,
+                           &hi_unlimited, error))
         return FALSE;
     }
   else
@@ -303,12 +308,9 @@ read_range (Body        *b,
 
   if (!lo_unlimited && !hi_unlimited && *lower > *upper)
     return fail_at (b, node, error, _("expected lower ≤ upper"));
-  /* The rest of Kinema (seeds, sliders, writers) knows only ranges limited on both sides
-   * or none. */
-  if (lo_unlimited != hi_unlimited)
-    km_parse_warning (b->path, km_yaml_node_get_pos (node),
-                      _("a range with one unlimited end is read as unlimited"));
-  *limited = !lo_unlimited && !hi_unlimited;
+  /* One unlimited end keeps the other: [unlimited, 0.5] is limited on one side only
+   * ([-∞, 0.5]); both unlimited is no limit. */
+  *limited = !lo_unlimited || !hi_unlimited;
   return TRUE;
 }
 
@@ -1360,12 +1362,29 @@ read_link (Body        *b,
         if (limited)
           km_skeleton_builder_set_limit (b->builder, joint, 0, lower, upper);
       }
-    if ((v = link_lookup (link, KEYS ("joint_velocity_range", "jointVelocityRange"))) != NULL &&
-        !read_range (b, v, scale, &limited, &lower, &upper, error))
-      return FALSE;
-    if ((v = link_lookup (link, KEYS ("max_joint_velocity", "maxJointVelocity"))) != NULL &&
-        !km_yaml_expect_number (v, &lower, error))
-      return FALSE;
+    /* Velocity and effort limits are kept for writers (URDF <limit velocity effort>): a
+     * velocity range becomes the speed allowed both ways. */
+    if ((v = link_lookup (link, KEYS ("joint_velocity_range", "jointVelocityRange"))) != NULL)
+      {
+        if (!read_range (b, v, scale, &limited, &lower, &upper, error))
+          return FALSE;
+        if (limited)
+          km_skeleton_builder_set_max_velocity (b->builder, joint, MIN (fabs (lower), fabs (upper)));
+      }
+    if ((v = link_lookup (link, KEYS ("max_joint_velocity", "maxJointVelocity"))) != NULL)
+      {
+        if (!km_yaml_expect_number (v, &lower, error))
+          return FALSE;
+        if (isfinite (lower))
+          km_skeleton_builder_set_max_velocity (b->builder, joint, fabs (lower) * scale);
+      }
+    if ((v = link_lookup (link, KEYS ("max_joint_effort", "maxJointEffort"))) != NULL)
+      {
+        if (!km_yaml_expect_number (v, &lower, error))
+          return FALSE;
+        if (isfinite (lower))
+          km_skeleton_builder_set_max_effort (b->builder, joint, fabs (lower));
+      }
   }
   if (!check_mass_properties (b, link, error))
     return FALSE;
@@ -1678,6 +1697,10 @@ load_tree (Body        *b,
         return NULL;
       km_skeleton_builder_set_root_name (b->builder, name);
     }
+  /* The model's name, kept for writers; Choreonoid takes any scalar. */
+  if ((v = km_yaml_mapping_lookup (root, "name")) != NULL &&
+      km_yaml_node_get_kind (v) == KM_YAML_SCALAR)
+    km_skeleton_builder_set_model_name (b->builder, km_yaml_node_get_scalar (v, NULL));
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("body_handlers", "bodyHandlers"))) != NULL)
     {
       if (km_yaml_node_get_kind (v) == KM_YAML_SEQUENCE)

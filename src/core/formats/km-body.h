@@ -24,8 +24,8 @@ G_BEGIN_DECLS
  * with a warning),
  * `joint_axis` (vector or X, -Y, … in any case; Z when absent), `joint_id` (-1: none),
  * `joint_range` ([lower, upper] or ±u; revolute ranges in the angle unit, prismatic ones
- * in metres; an `unlimited` or ±.inf end leaves the joint unlimited, with a warning when
- * the other end is finite), `import` (merged into the link), and `body_handlers`.
+ * in metres; an `unlimited` or ±.inf end leaves that side open: [unlimited, 0.5] is
+ * limited on one side only, both ends unlimited is no limit), `import` (merged into the link), and `body_handlers`.
  * Link nodes of `type: SubBody` read the links of another body file (`uri` relative to
  * the including file; `prefix`, `suffix`, `joint_id_offset`; the SubBody's `parent`,
  * `translation`, `joint_type`, … replace those of the sub-body's root link; nested

@@ -36,10 +36,29 @@ typedef struct
   const KmJsonNode *link;
 } JointNodes;
 
-static const char * const top_keys[] = { "root_name", "joints", "body_handlers", NULL };
+static const char * const top_keys[] = { "root_name", "joints", "body_handlers", "model_name",
+                                         NULL };
 static const char * const joint_keys[] = { "name", "type", "offset", "parent", "axis", "limits",
-                                           "quaternion", "mimic", "link", NULL };
+                                           "quaternion", "mimic", "link", "max_effort",
+                                           "max_velocity", NULL };
 static const char * const mimic_keys[] = { "joint", "ratio", "offset", NULL };
+
+/* One end of a [min, max] pair: a number, or null for an open end (@open_value: -∞ for
+ * min, +∞ for max), so that a joint limited on one side only is [null, 0.5]. */
+static gboolean
+read_end (const KmJsonDocument  *doc,
+          const KmJsonNode      *node,
+          double                 open_value,
+          double                *out,
+          GError               **error)
+{
+  if (km_json_node_type (node) == KM_JSON_NULL)
+    {
+      *out = open_value;
+      return TRUE;
+    }
+  return km_json_expect_number (doc, node, out, error);
+}
 
 static gboolean
 read_pair (const KmJsonDocument  *doc,
@@ -62,10 +81,11 @@ read_pair (const KmJsonDocument  *doc,
                           _("expected [min, max] or null"));
       return FALSE;
     }
-  if (!km_json_expect_number (doc, km_json_node_get_element (node, 0), min, error) ||
-      !km_json_expect_number (doc, km_json_node_get_element (node, 1), max, error))
+  if (!read_end (doc, km_json_node_get_element (node, 0), -INFINITY, min, error) ||
+      !read_end (doc, km_json_node_get_element (node, 1), INFINITY, max, error))
     return FALSE;
-  *limited = TRUE;
+  /* [null, null] is no limit, like null. */
+  *limited = isfinite (*min) || isfinite (*max);
   return TRUE;
 }
 
@@ -255,6 +275,29 @@ read_joint (const KmJsonDocument  *doc,
       km_skeleton_builder_set_link_name (builder, index, link);
     }
 
+  /* Kinema's extension: "max_effort" and "max_velocity", the limits a URDF <limit> gives
+   * (N·m or N, rad/s or m/s), so that URDF → skeleton.json → URDF keeps them. */
+  {
+    static const char * const rate_keys[] = { "max_effort", "max_velocity" };
+
+    for (guint k = 0; k < G_N_ELEMENTS (rate_keys); k++)
+      {
+        const KmJsonNode *node;
+        double value;
+
+        if (!km_json_expect_member (doc, jn->object, rate_keys[k], FALSE, &node, error))
+          return FALSE;
+        if (node == NULL)
+          continue;
+        if (!km_json_expect_number (doc, node, &value, error))
+          return FALSE;
+        if (k == 0)
+          km_skeleton_builder_set_max_effort (builder, index, value);
+        else
+          km_skeleton_builder_set_max_velocity (builder, index, value);
+      }
+  }
+
   return TRUE;
 }
 
@@ -393,6 +436,21 @@ km_skeleton_json_load (const char  *path,
     return NULL;
   km_skeleton_builder_set_root_name (builder, root_name);
 
+  /* Kinema's extension: "model_name", the model's own name (a URDF robot name). */
+  {
+    const KmJsonNode *model_name_node;
+    const char *model_name;
+
+    if (!km_json_expect_member (doc, root, "model_name", FALSE, &model_name_node, error))
+      return NULL;
+    if (model_name_node != NULL)
+      {
+        if (!km_json_expect_string (doc, model_name_node, &model_name, error))
+          return NULL;
+        km_skeleton_builder_set_model_name (builder, model_name);
+      }
+  }
+
   if (!km_json_expect_member (doc, root, "body_handlers", FALSE, &handlers_node, error))
     return NULL;
   if (handlers_node != NULL && !read_body_handlers (doc, builder, handlers_node, error))
@@ -445,9 +503,16 @@ write_limit (KmJsonWriter  *writer,
       km_json_writer_null (writer);
       return;
     }
+  /* An open end (a joint limited on one side only) is null: [null, 0.5]. */
   km_json_writer_begin_inline_array (writer);
-  km_json_writer_number (writer, limit->min);
-  km_json_writer_number (writer, limit->max);
+  if (isfinite (limit->min))
+    km_json_writer_number (writer, limit->min);
+  else
+    km_json_writer_null (writer);
+  if (isfinite (limit->max))
+    km_json_writer_number (writer, limit->max);
+  else
+    km_json_writer_null (writer);
   km_json_writer_end_array (writer);
 }
 
@@ -483,6 +548,11 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
   km_json_writer_begin_object (writer);
   km_json_writer_key (writer, "root_name");
   km_json_writer_string (writer, km_skeleton_get_root_name (skeleton));
+  if (km_skeleton_get_model_name (skeleton) != NULL)
+    {
+      km_json_writer_key (writer, "model_name");
+      km_json_writer_string (writer, km_skeleton_get_model_name (skeleton));
+    }
 
   handlers = km_skeleton_get_body_handlers (skeleton);
   if (handlers != NULL && handlers[0] != NULL)
@@ -549,6 +619,16 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
               km_json_writer_end_object (writer);
             }
         }
+      if (isfinite (j->max_effort))
+        {
+          km_json_writer_key (writer, "max_effort");
+          km_json_writer_number (writer, j->max_effort);
+        }
+      if (isfinite (j->max_velocity))
+        {
+          km_json_writer_key (writer, "max_velocity");
+          km_json_writer_number (writer, j->max_velocity);
+        }
       else if (j->type == KM_JOINT_SPHERICAL)
         {
           km_json_writer_key (writer, "limits");
@@ -614,9 +694,15 @@ append_limit (GString       *out,
       g_string_append_c (out, '-');
       return;
     }
-  append_number (out, limit->min);
+  if (isfinite (limit->min))
+    append_number (out, limit->min);
+  else
+    g_string_append (out, "-inf");
   g_string_append_c (out, ':');
-  append_number (out, limit->max);
+  if (isfinite (limit->max))
+    append_number (out, limit->max);
+  else
+    g_string_append (out, "inf");
 }
 
 void

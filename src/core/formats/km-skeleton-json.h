@@ -23,6 +23,9 @@ G_BEGIN_DECLS
  *   master must exist, be revolute or prismatic, not be the joint itself and not follow
  *   another joint; a bad mimic is an error at the offending value ("joint" for the master
  *   rules). Writers write it for every linked joint.
+ * - either end of a [min, max] limit may be null, an open end: [null, 0.5] is a joint
+ *   limited on one side only (-∞ to 0.5), as a .body `[unlimited, 0.5]` reads; [null, null]
+ *   is the same as null. The writer writes such limits so.
  */
 
 extern const KmFormat km_format_skeleton_json;
@@ -58,7 +61,7 @@ gboolean    km_skeleton_json_save_full  (const KmSkeleton        *skeleton,
  * The `kinema-cli info` text of any model (usable as KmFormat.describe by every format
  * whose load returns a KmSkeleton): one line per joint in topological order,
  *   joint=NAME type=TYPE parent=NAME|- dof=N axis=X,Y,Z|- limits=MIN:MAX|-[,…]
- * (spherical: three comma-separated X, Y, Z limits; a linked joint ends with
+ * (an open end of a joint limited on one side only is -inf or inf; spherical: three comma-separated X, Y, Z limits; a linked joint ends with
  * ` mimic=MASTER*RATIO+OFFSET`, "-" for a negative offset), then `joints=N dof=M`, with
  * ` free_root=1` appended when the root is free. Never translated.
  */

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
@@ -17,6 +18,8 @@
 
 /*
  * The mapping (km_urdf_load reads it back to the same skeleton, joint names included):
+ * - the robot is named as the model names itself (KmSkeleton's model name: a URDF robot
+ *   name, a .body name), else after the root link;
  * - the root joint is the root link (URDF has no joint above the root); a free root has no
  *   URDF equivalent and is written as a fixed base (noted); a root with an offset, a
  *   rotation or a motion of its own becomes a joint of its name below a new link ROOT_base
@@ -29,8 +32,17 @@
  *   xyz = offset, rpy = the
  *   rotation as extrinsic roll-pitch-yaw (R = Rz(yaw)·Ry(pitch)·Rx(roll)), axis, and for
  *   revolute joints <limit lower upper> or type continuous when unlimited; prismatic joints
- *   always have a <limit> in ROS, so an unlimited one is written without (noted);
- *   effort and velocity limits are unknown to Kinema and written as 0;
+ *   always have a <limit> in ROS, so an unlimited one is written without (noted); URDF has
+ *   no open end, so a joint limited on one side only is written as unlimited (noted) rather
+ *   than given a made-up second limit;
+ * - <limit> carries the effort and velocity the model gave (KmJoint.max_effort,
+ *   max_velocity; a continuous joint with them gets a <limit> of those alone). URDF
+ *   requires both attributes on a <limit>, so an unknown one is written as a placeholder
+ *   (noted): velocity 1 (rad/s or m/s), the speed MoveIt assumes for a joint without a
+ *   velocity limit, and effort 10000 (N·m or N), more than any arm needs. 0 (what
+ *   exporters often write) is worse: ros_control and gazebo_ros_control clamp every
+ *   command to it, so the joint never moves, and MoveIt 2 refuses to time a trajectory;
+ *   a huge velocity would let planners move a real robot as fast as its controller lets;
  * - a spherical joint J becomes three revolute joints J_x, J_y and J about X, Y and Z with
  *   dummy links J_x and J_y between them and zero origins after the first (the euler XYZ
  *   order of Kinema's spherical joints, so DOFs keep their order and meaning);
@@ -38,20 +50,49 @@
  *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
  *   allows it; a mesh the model names but did not load (KmShape.uri) is written back as
  *   <mesh filename="URI" scale="…"/> with its origin, and with its material when it had
- *   one. Cones, capsules and loaded meshes (URDF meshes are files) are left out (noted);
+ *   one; so is a loaded mesh that keeps the reference it was read from (its uri_transform
+ *   and uri_scale, once for all the shapes read from the file). Cones, capsules and meshes
+ *   without a file (URDF meshes are files) are left out (noted);
  *   a material keeps the name the model gives it (KmShape.material), else gets one;
- * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>.
+ * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>;
+ * - numbers are written with 15 significant digits when those read back within a few ulps
+ *   (0.5, not the 0.5000000000000001 that a rotation's round trip leaves), else with as
+ *   many as read back exactly; in xyz, rpy and the other triples a component below 1e-15
+ *   is rounding noise and written as 0. Writing what was read back gives the same text.
  */
+
+/* The joint-limit placeholders above. */
+#define UNKNOWN_EFFORT   10000.0
+#define UNKNOWN_VELOCITY 1.0
 
 static void
 append_number (GString *out,
                double   value)
 {
-  char buffer[64];
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+  double back;
 
   /* + 0.0 writes a negative zero as 0. */
-  km_yaml_format_number (value + 0.0, buffer, sizeof buffer);
+  value += 0.0;
+  if (!isfinite (value))
+    {
+      km_yaml_format_number (value, buffer, sizeof buffer);
+      g_string_append (out, buffer);
+      return;
+    }
+  g_ascii_formatd (buffer, sizeof buffer, "%.15g", value);
+  back = g_ascii_strtod (buffer, NULL);
+  if (fabs (back - value) > 2 * DBL_EPSILON * fabs (value))
+    km_yaml_format_number (value, buffer, sizeof buffer);
   g_string_append (out, buffer);
+}
+
+/* A component of a triple: noise below 1e-15 (sin π, a rotation's round trip) is 0. */
+static void
+append_component (GString *out,
+                  double   value)
+{
+  append_number (out, fabs (value) < 1e-15 ? 0 : value);
 }
 
 static void
@@ -60,11 +101,11 @@ append_vec3_attr (GString    *out,
                   KmVec3      v)
 {
   g_string_append_printf (out, " %s=\"", attr);
-  append_number (out, v.x);
+  append_component (out, v.x);
   g_string_append_c (out, ' ');
-  append_number (out, v.y);
+  append_component (out, v.y);
   g_string_append_c (out, ' ');
-  append_number (out, v.z);
+  append_component (out, v.z);
   g_string_append_c (out, '"');
 }
 
@@ -154,7 +195,15 @@ append_visual (GString       *out,
       }
       break;
     case KM_SHAPE_MESH:
-      if (shape->mesh == NULL && shape->uri != NULL)
+      if (shape->mesh != NULL && shape->uri != NULL)
+        {
+          /* A loaded mesh: its file's reference, once for the file's shapes. */
+          if (shape->uri_part > 0)
+            return;
+          origin = shape->uri_transform;
+          s = shape->uri_scale;
+        }
+      if (shape->uri != NULL)
         {
           g_autofree char *uri = g_markup_escape_text (shape->uri, -1);
 
@@ -227,6 +276,44 @@ append_link (GString          *out,
   g_string_append (out, "  </link>\n");
 }
 
+/* The joints whose <limit> got a placeholder effort or velocity, for one note. */
+typedef struct
+{
+  guint        n;
+  const char  *first;
+} Placeholders;
+
+static void
+append_limit (GString       *out,
+              const char    *name,
+              const KmLimit *limit,
+              const KmJoint *rates,
+              Placeholders  *placeholders)
+{
+  gboolean has_effort = rates != NULL && isfinite (rates->max_effort);
+  gboolean has_velocity = rates != NULL && isfinite (rates->max_velocity);
+
+  /* A continuous joint has a <limit> only to say its effort and velocity. */
+  if (limit == NULL && !has_effort && !has_velocity)
+    return;
+  if ((!has_effort || !has_velocity) && placeholders->n++ == 0)
+    placeholders->first = name;
+  g_string_append (out, "    <limit");
+  if (limit != NULL)
+    {
+      g_string_append (out, " lower=\"");
+      append_number (out, limit->min);
+      g_string_append (out, "\" upper=\"");
+      append_number (out, limit->max);
+      g_string_append_c (out, '"');
+    }
+  g_string_append (out, " effort=\"");
+  append_number (out, has_effort ? rates->max_effort : UNKNOWN_EFFORT);
+  g_string_append (out, "\" velocity=\"");
+  append_number (out, has_velocity ? rates->max_velocity : UNKNOWN_VELOCITY);
+  g_string_append (out, "\"/>\n");
+}
+
 static void
 append_joint (GString           *out,
               const char        *name,
@@ -236,6 +323,8 @@ append_joint (GString           *out,
               const KmTransform *origin,
               const KmVec3      *axis,
               const KmLimit     *limit,
+              const KmJoint     *rates,
+              Placeholders      *placeholders,
               const KmJoint     *mimic_master,
               const KmJoint     *follower)
 {
@@ -254,14 +343,8 @@ append_joint (GString           *out,
       append_vec3_attr (out, "xyz", *axis);
       g_string_append (out, "/>\n");
     }
-  if (limit != NULL)
-    {
-      g_string_append (out, "    <limit lower=\"");
-      append_number (out, limit->min);
-      g_string_append (out, "\" upper=\"");
-      append_number (out, limit->max);
-      g_string_append (out, "\" effort=\"0\" velocity=\"0\"/>\n");
-    }
+  if (rates != NULL || limit != NULL)
+    append_limit (out, name, limit, rates, placeholders);
   if (mimic_master != NULL)
     {
       g_autofree char *m = g_markup_escape_text (mimic_master->name, -1);
@@ -319,7 +402,8 @@ append_joint_of (GString          *out,
                  GHashTable       *used,
                  const KmJoint    *j,
                  const char       *parent,
-                 const char       *child)
+                 const char       *child,
+                 Placeholders     *placeholders)
 {
   const KmJoint *master = j->mimic >= 0 ? km_skeleton_get_joint (skeleton, j->mimic) : NULL;
   KmTransform origin;
@@ -331,7 +415,8 @@ append_joint_of (GString          *out,
       check_limit (notes, j->name, &j->limits[0]);
       append_joint (out, j->name, finite_limit (&j->limits[0]) ? "revolute" : "continuous",
                     parent, child, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, j, placeholders,
+                    master, j);
       break;
     case KM_JOINT_PRISMATIC:
       check_limit (notes, j->name, &j->limits[0]);
@@ -339,7 +424,8 @@ append_joint_of (GString          *out,
         km_format_note (notes, _("prismatic joint “%s” is unlimited and is written without "
                                  "<limit>, which ROS tools require"), j->name);
       append_joint (out, j->name, "prismatic", parent, child, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, master, j);
+                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, j, placeholders,
+                    master, j);
       break;
     case KM_JOINT_SPHERICAL:
       {
@@ -361,7 +447,8 @@ append_joint_of (GString          *out,
                           finite_limit (&j->limits[a]) ? "revolute" : "continuous",
                           a == 0 ? parent : links[a - 1], links[a],
                           a == 0 ? &origin : &zero, &axes[a],
-                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, NULL, NULL);
+                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, j,
+                          placeholders, NULL, NULL);
             if (a < 2)
               append_link (out, notes, names[a], skeleton, -1);
           }
@@ -370,7 +457,8 @@ append_joint_of (GString          *out,
     case KM_JOINT_FIXED:
     case KM_JOINT_FREE:
     default:
-      append_joint (out, j->name, "fixed", parent, child, &origin, NULL, NULL, NULL, NULL);
+      append_joint (out, j->name, "fixed", parent, child, &origin, NULL, NULL, NULL, NULL, NULL,
+                    NULL);
       break;
     }
 }
@@ -389,6 +477,7 @@ km_urdf_to_string (const KmSkeleton *skeleton,
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) links = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *robot = NULL;
+  Placeholders placeholders = { 0 };
   const char * const *handlers;
   const KmJoint *root;
   GString *out;
@@ -398,7 +487,8 @@ km_urdf_to_string (const KmSkeleton *skeleton,
 
   n = km_skeleton_get_n_joints (skeleton);
   root = km_skeleton_get_joint (skeleton, 0);
-  robot = g_markup_escape_text (root->name, -1);
+  robot = g_markup_escape_text (km_skeleton_get_model_name (skeleton) != NULL ?
+                                km_skeleton_get_model_name (skeleton) : root->name, -1);
   /* Link names first, so that the dummy links and joints below keep clear of them. */
   for (guint i = 0; i < n; i++)
     {
@@ -437,7 +527,8 @@ km_urdf_to_string (const KmSkeleton *skeleton,
       km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written as a "
                                "joint below a new base link “%s”"), root->name, base);
       append_link (out, notes, base, skeleton, -1);
-      append_joint_of (out, notes, skeleton, used, root, base, g_ptr_array_index (links, 0));
+      append_joint_of (out, notes, skeleton, used, root, base, g_ptr_array_index (links, 0),
+                       &placeholders);
     }
   append_link (out, notes, g_ptr_array_index (links, 0), skeleton, 0);
 
@@ -446,10 +537,22 @@ km_urdf_to_string (const KmSkeleton *skeleton,
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
       append_joint_of (out, notes, skeleton, used, j, g_ptr_array_index (links, (guint) j->parent),
-                       g_ptr_array_index (links, i));
+                       g_ptr_array_index (links, i), &placeholders);
       append_link (out, notes, g_ptr_array_index (links, i), skeleton, (int) i);
     }
   g_string_append (out, "</robot>\n");
+  if (placeholders.n == 1)
+    km_format_note (notes, _("joint “%s” has no effort or velocity limit, which URDF requires: "
+                             "written as effort 10000 and velocity 1"), placeholders.first);
+  else if (placeholders.n > 1)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u joint (“%s”, …) has no effort or velocity limit, "
+                                        "which URDF requires: written as effort 10000 and "
+                                        "velocity 1",
+                                        "%u joints (“%s”, …) have no effort or velocity limit, "
+                                        "which URDF requires: written as effort 10000 and "
+                                        "velocity 1", placeholders.n),
+                    placeholders.n, placeholders.first);
   return g_string_free (out, FALSE);
 }
 

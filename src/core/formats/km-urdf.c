@@ -74,6 +74,8 @@ typedef struct
   gboolean     has_limit;
   double       lower;
   double       upper;
+  double       effort;        /* NAN when not given (or not a number: warned) */
+  double       velocity;
   KmSourcePos  limit_pos;
   char        *mimic;         /* <mimic joint=…>, NULL when none */
   KmSourcePos  mimic_pos;     /* of the joint value */
@@ -97,6 +99,7 @@ typedef struct
   GPtrArray   *stack;         /* element names, owned copies */
   guint        skip_depth;    /* > 0 while inside an element that is not read */
   gboolean     seen_robot;
+  char        *robot_name;    /* <robot name=…>, NULL when none */
 
   GPtrArray   *links;         /* UrdfLink * */
   GPtrArray   *joints;        /* UrdfJoint * */
@@ -596,6 +599,33 @@ joint_has_axis (const UrdfJoint *j)
          g_str_equal (j->type, "prismatic");
 }
 
+/* The effort or velocity of a <limit>, NAN when absent. Kinema only keeps them for writers,
+ * so a value that is not a number is left out with a warning rather than refused. */
+static double
+limit_value (Parser      *p,
+             const char **names,
+             const char **values,
+             const char  *attr)
+{
+  const char *value = find_attr (names, values, attr);
+  char *end;
+  double v;
+
+  if (value == NULL)
+    return NAN;
+  errno = 0;
+  v = g_ascii_strtod (value, &end);
+  while (g_ascii_isspace (*end))
+    end++;
+  if (end == value || *end != '\0' || errno == ERANGE || !isfinite (v))
+    {
+      km_parse_warning (p->path, attr_pos (p, attr),
+                        _("expected a finite number in “%s”; it is left out"), attr);
+      return NAN;
+    }
+  return v;
+}
+
 /*
  * urdfdom reads the first <origin>, <axis>, <limit>, <parent>, <child> and <mimic> of a
  * joint and ignores later ones; so does this reader, with a warning for each one ignored.
@@ -670,6 +700,9 @@ start_joint_child (Parser      *p,
       if ((lower && !parse_numbers (p, "lower", lower, &j->lower, 1, error)) ||
           (upper && !parse_numbers (p, "upper", upper, &j->upper, 1, error)))
         return FALSE;
+      /* Kept for writers only: a value that is not a number is left out, not fatal. */
+      j->effort = limit_value (p, names, values, "effort");
+      j->velocity = limit_value (p, names, values, "velocity");
     }
   else if (g_str_equal (element, "mimic"))
     {
@@ -752,6 +785,7 @@ start_element (GMarkupParseContext  *context,
           return;
         }
       p->seen_robot = TRUE;
+      p->robot_name = g_strdup (find_attr (names, values, "name"));
       check_version (p, find_attr (names, values, "version"));
     }
   else if (g_str_equal (parent, "robot"))
@@ -1170,7 +1204,16 @@ add_visual_shapes (Parser               *p,
             shape->scale = km_vec3 (shape->scale.x * v->scale.x, shape->scale.y * v->scale.y,
                                     shape->scale.z * v->scale.z);
             if (has_color)
-              shape->color = color;
+              {
+                shape->color = color;
+                km_shape_set_material (shape, v->material);
+              }
+            /* The reference as written, so that writers keep it (KmShape.uri). */
+            g_free (shape->uri);
+            shape->uri = g_strdup (v->filename);
+            shape->uri_transform = v->origin;
+            shape->uri_scale = v->scale;
+            shape->uri_part = i;
             km_skeleton_builder_add_shape (builder, joint, shape);
           }
       }
@@ -1506,6 +1549,7 @@ build (Parser               *p,
   km_skeleton_builder_add_joint (builder, root_joint,
                                  free_base ? KM_JOINT_FREE : KM_JOINT_FIXED, NULL);
   km_skeleton_builder_set_root_name (builder, root_joint);
+  km_skeleton_builder_set_model_name (builder, p->robot_name);
   set_link_name (builder, 0, root->name);
   for (guint i = 0; i < p->joints->len; i++)
     {
@@ -1563,6 +1607,12 @@ build (Parser               *p,
             km_parse_warning (p->path, j->pos,
                               _("%s joint “%s” has no <limit>; it is left unlimited"),
                               j->type, j->name);
+          /* A continuous joint's <limit> may still say its effort and velocity. */
+          if (j->has_limit)
+            {
+              km_skeleton_builder_set_max_effort (builder, index, j->effort);
+              km_skeleton_builder_set_max_velocity (builder, index, j->velocity);
+            }
         }
     }
 
@@ -1657,6 +1707,7 @@ out:
   g_ptr_array_unref (p.joints);
   g_hash_table_unref (p.packages_found);
   g_hash_table_unref (p.materials);
+  g_free (p.robot_name);
   return skel;
 }
 
