@@ -36,8 +36,10 @@ void      _km_document_import_child    (KmDocument     *self,
 /* A project save off the main thread: begin marks the state being written as the one a
  * success makes clean (the document keeps showing its modified flag meanwhile); end, with
  * @file on success (NULL on failure), makes @file the document's file and clears the
- * modified flag unless the project changed since begin. @project is the project begin
- * was called for: nothing but the saving flag changes when it was replaced meanwhile. */
+ * modified flag unless the project changed since begin; on failure it puts back the clean
+ * state from before begin, so that the document is modified as if it had not been saved.
+ * @project is the project begin was called for: nothing but the saving flag changes when
+ * it was replaced meanwhile. */
 void      _km_document_begin_save      (KmDocument     *self);
 void      _km_document_end_save        (KmDocument     *self,
                                         KmProject      *project,

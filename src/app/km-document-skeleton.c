@@ -28,6 +28,7 @@
 #include "km-skeleton-json.h"
 #include "km-urdf-writer.h"
 #include "km-world-item.h"
+#include "km-yaml.h"
 
 #define SKELETON_JSON_FORMAT "SKELETON-JSON"
 #define BODY_FORMAT "CHOREONOID-BODY"
@@ -45,6 +46,51 @@
 /* The key file beside an autosave's skeleton copies: what each body referred to. */
 #define AUTOSAVE_INDEX "index.ini"
 
+/* The file a project save writes a body's edited skeleton to, shared with every state of
+ * the body recorded while that save runs (BodyModel.pending): should the save fail, those
+ * states refer to the file the body had before, their skeleton edited, as the body itself
+ * does then (_km_document_edited_skeletons_done). Main thread only. */
+typedef struct
+{
+  guint     ref_count;
+  char     *path;          /* the file written */
+  char     *old_file;
+  char     *old_format;
+  gboolean  was_embedded;
+  gboolean  failed;        /* the save failed: nothing refers to path */
+} PendingFile;
+
+static PendingFile *
+pending_file_ref (PendingFile *pending)
+{
+  pending->ref_count++;
+  return pending;
+}
+
+static void
+pending_file_unref (PendingFile *pending)
+{
+  if (--pending->ref_count > 0)
+    return;
+  g_free (pending->path);
+  g_free (pending->old_file);
+  g_free (pending->old_format);
+  g_free (pending);
+}
+
+/* One body whose edited skeleton a project save writes, and what it referred to before
+ * (put back when the save fails). */
+typedef struct
+{
+  KmBodyItem  *body;
+  char        *path;           /* the file written */
+  char        *old_file;
+  char        *old_format;
+  gboolean     switched;       /* the body refers to path now (a copy, not written back) */
+  gboolean     was_embedded;   /* it was the built-in example's model */
+  PendingFile *pending;        /* a project save's: the same, for the states recorded */
+} EditedBody;
+
 /* One side (before or after) of a skeleton edit: everything the body item is reset to. */
 typedef struct
 {
@@ -56,6 +102,7 @@ typedef struct
   char       *selected;   /* joint name to select, or NULL */
   gboolean    modified;
   gboolean    embedded;   /* the built-in example's embedded model (EMBEDDED_KEY) */
+  PendingFile *pending;   /* recorded while a project save wrote the body's skeleton */
 } BodyModel;
 
 typedef struct _SolveLink SolveLink;
@@ -141,6 +188,7 @@ body_model_clear (BodyModel *model)
   g_clear_pointer (&model->format, g_free);
   g_clear_pointer (&model->q, g_free);
   g_clear_pointer (&model->selected, g_free);
+  g_clear_pointer (&model->pending, pending_file_unref);
 }
 
 static void
@@ -269,8 +317,22 @@ skeleton_edit_apply (SkeletonEdit    *edit,
   KmDocument *self = edit->document;
   KmSkeleton *shown;
   int joint = -1;
+  const char *file = model->file;
+  const char *format = model->format;
+  gboolean modified = model->modified;
+  gboolean embedded = model->embedded;
 
-  km_body_item_set_model (edit->body, model->file, model->format, model->skeleton);
+  /* Recorded while a save wrote the skeleton to the file, which it then did not: the body
+   * is on its file from before the save, its skeleton not in it. */
+  if (model->pending != NULL && model->pending->failed
+      && g_strcmp0 (file, model->pending->path) == 0)
+    {
+      file = model->pending->old_file;
+      format = model->pending->old_format;
+      embedded = model->pending->was_embedded;
+      modified = TRUE;
+    }
+  km_body_item_set_model (edit->body, file, format, model->skeleton);
   if (edit->targets_item != NULL)
     km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item),
                                   model == &edit->after ? edit->targets_after
@@ -279,9 +341,9 @@ skeleton_edit_apply (SkeletonEdit    *edit,
     item_swap_apply (g_ptr_array_index (edit->swaps, i), model == &edit->after);
   if (model->n_dof > 0)
     km_body_item_set_joint_state (edit->body, model->q, model->n_dof);
-  g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (model->modified));
+  g_object_set_data (G_OBJECT (edit->body), MODIFIED_KEY, GINT_TO_POINTER (modified));
   g_object_set_data (G_OBJECT (edit->body), EMBEDDED_KEY,
-                     model->embedded ? GINT_TO_POINTER (TRUE) : NULL);
+                     embedded ? GINT_TO_POINTER (TRUE) : NULL);
   if (edit->resolves)
     skeleton_edit_apply_animation (edit, model == &edit->after);
   km_document_reload (self);
@@ -364,6 +426,7 @@ body_model_init_current (BodyModel  *model,
                          KmBodyItem *body)
 {
   KmSkeleton *skeleton = km_body_item_get_skeleton (body);
+  EditedBody *pending = g_object_get_data (G_OBJECT (body), PENDING_KEY);
   int selected = km_document_get_selected_joint (self);
   guint n = 0;
   const double *q = km_body_item_get_joint_state (body, &n);
@@ -379,6 +442,8 @@ body_model_init_current (BodyModel  *model,
     model->selected = g_strdup (km_skeleton_get_joint (skeleton, selected)->name);
   model->modified = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (body), MODIFIED_KEY));
   model->embedded = g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
+  if (pending != NULL)
+    model->pending = pending_file_ref (pending->pending);
 }
 
 static void
@@ -433,6 +498,8 @@ km_document_edit_skeleton (KmDocument *self,
   edit->after.selected = g_strdup (select_joint != NULL ? select_joint : edit->before.selected);
   edit->after.modified = TRUE;
   edit->after.embedded = edit->before.embedded;
+  if (edit->before.pending != NULL)
+    edit->after.pending = pending_file_ref (edit->before.pending);
 
   edit->resolves = TRUE;
   pin_default_effector (edit);
@@ -622,6 +689,102 @@ skeleton_json_notes (const KmSkeleton *skeleton,
                                                           n_ids), n_ids));
 }
 
+/* The file a relative mesh reference @uri of a model in @model_dir names, made absolute,
+ * or NULL when it leads to the same file from anywhere (absolute, ${VAR}/…, a URL). */
+static char *
+rebased_reference (const char *uri,
+                   const char *model_dir)
+{
+  const char *path = g_str_has_prefix (uri, "file://") ? uri + strlen ("file://") : uri;
+
+  if (*path == '\0' || g_path_is_absolute (path) || g_str_has_prefix (path, "${")
+      || strstr (path, "://") != NULL)
+    return NULL;
+  return g_canonicalize_filename (path, model_dir);
+}
+
+static gboolean
+has_relative_reference (const KmSkeleton *skeleton,
+                        const char       *model_dir)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      guint n = 0;
+      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n);
+
+      for (guint k = 0; k < n; k++)
+        {
+          g_autofree char *absolute = NULL;
+
+          if (shapes[k]->mesh == NULL && shapes[k]->uri != NULL
+              && (absolute = rebased_reference (shapes[k]->uri, model_dir)) != NULL)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static const char *
+scalar_value (const KmYamlNode *node)
+{
+  return node != NULL ? km_yaml_node_get_scalar (node, NULL) : NULL;
+}
+
+/* Makes the relative uri of every Resource element below @node absolute. */
+static void
+rebase_resources (KmYamlNode *node,
+                  const char *model_dir)
+{
+  guint n = km_yaml_node_get_length (node);
+
+  if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < n; i++)
+      rebase_resources (km_yaml_sequence_get (node, i), model_dir);
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
+    return;
+  if (g_strcmp0 (scalar_value (km_yaml_mapping_lookup (node, "type")), "Resource") == 0)
+    {
+      const char *uri = scalar_value (km_yaml_mapping_lookup (node, "uri"));
+      g_autofree char *absolute = uri != NULL ? rebased_reference (uri, model_dir) : NULL;
+
+      if (absolute != NULL)
+        km_yaml_mapping_set (node, "uri", km_yaml_node_new_string (absolute));
+    }
+  for (guint i = 0; i < n; i++)
+    rebase_resources (km_yaml_mapping_get_value (node, i), model_dir);
+}
+
+/* km_body_save() for a copy of a model of @model_dir elsewhere: a .body Resource uri is
+ * relative to the .body file, so the references the model names relative to its own
+ * folder are written as absolute paths, which lead to the same files from the copy's
+ * folder (an autosave's, a project's). */
+static gboolean
+save_body_copy (const KmSkeleton  *skeleton,
+                const char        *path,
+                const char        *model_dir,
+                GPtrArray         *notes,
+                GError           **error)
+{
+  /* (The text is Kinema's own, read back whatever its size.) */
+  static const KmYamlLimits limits = { G_MAXUINT, G_MAXSIZE, G_MAXSIZE };
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *text = NULL;
+  g_autoptr(KmYamlNode) root = NULL;
+
+  /* (Beside the model, its references lead where they did.) */
+  if (model_dir == NULL || g_strcmp0 (dir, model_dir) == 0
+      || !has_relative_reference (skeleton, model_dir))
+    return km_body_save (skeleton, path, notes, error);
+  text = km_body_to_string (skeleton, notes);
+  root = km_yaml_parse (path, text, strlen (text), &limits, error);
+  if (root == NULL)
+    return FALSE;
+  rebase_resources (root, model_dir);
+  g_free (text);
+  text = km_yaml_emit_to_string (root, NULL);
+  return km_format_save_text (path, text, error);
+}
+
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
  * @notes what that format cannot carry. Every writer is atomic. Touches no document: runs
  * on any thread. */
@@ -629,11 +792,12 @@ static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const char        *format,
                 const char        *path,
+                const char        *model_dir,
                 GPtrArray         *notes,
                 GError           **error)
 {
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
-    return km_body_save (skeleton, path, notes, error);
+    return save_body_copy (skeleton, path, model_dir, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
   if (!km_skeleton_json_save (skeleton, path, error))
@@ -656,6 +820,8 @@ typedef struct
   char       *temp;
   gboolean    read_back; /* the written file is read back into @written */
   KmSkeleton *written;
+  char       *model_dir; /* the folder of the model file the skeleton was read from, where
+                          * its relative mesh references lead; or NULL */
 } SkeletonFile;
 
 static void
@@ -668,6 +834,7 @@ skeleton_file_free (gpointer data)
   g_free (file->format);
   g_free (file->path);
   g_free (file->temp);
+  g_free (file->model_dir);
   g_free (file);
 }
 
@@ -709,6 +876,23 @@ reserve_temp (const char  *path,
     }
   close (fd);
   return g_steal_pointer (&temp);
+}
+
+/* An error about the file @temp, written to replace @path, names @path: the user never
+ * asked for the temporary file (“arm.json.4KX2Q1”: cannot write the file: …). */
+static void
+name_user_file (GError     **error,
+                const char  *temp,
+                const char  *path)
+{
+  g_autoptr(GString) message = NULL;
+
+  if (error == NULL || *error == NULL)
+    return;
+  message = g_string_new ((*error)->message);
+  g_string_replace (message, temp, path, 0);
+  g_free ((*error)->message);
+  (*error)->message = g_string_free (g_steal_pointer (&message), FALSE);
 }
 
 static void
@@ -754,7 +938,10 @@ write_skeleton_files (gpointer    data,
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
       ok = write_skeleton (file->skeleton, file->format,
-                           file->temp != NULL ? file->temp : file->path, notes, error);
+                           file->temp != NULL ? file->temp : file->path, file->model_dir, notes,
+                           error);
+      if (!ok && file->temp != NULL)
+        name_user_file (error, file->temp, file->path);
 
       for (guint n = 0; n < notes->len; n++)
         g_ptr_array_add (warnings, g_strdup_printf ("%s: %s", file->path,
@@ -832,15 +1019,23 @@ static void
 skeleton_task_return (GTask  *task,
                       GError *error)
 {
-  end_skeleton_save (g_task_get_source_object (task));
+  g_autoptr(KmDocument) self = g_object_ref (g_task_get_source_object (task));
+  gboolean ok = error == NULL;
+
+  end_skeleton_save (self);
   if (error != NULL)
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
   g_object_unref (task);
+  /* (After the caller's callback when it ran now, which logs what went wrong.) */
+  g_signal_emit_by_name (self, "skeleton-save-ended", ok);
 }
 
 /* ---- Save Skeleton, Export ---------------------------------------------------------- */
+
+static char *body_model_dir (KmBodyItem *body,
+                             const char *reference_dir);
 
 /* What a skeleton save or export writes: the current body's skeleton to @path. */
 typedef struct
@@ -1031,6 +1226,15 @@ save_skeleton_async (KmDocument          *self,
   g_task_set_task_data (task, save, (GDestroyNotify) skeleton_save_free);
   files = skeleton_files_new ();
   skeleton_files_add (files, save->skeleton, format, save->path);
+  /* An exported copy leads to the meshes the model names too. */
+  if (export)
+    {
+      g_autofree char *reference_dir =
+        km_cnoid_reference_dir (km_document_get_project (self));
+
+      ((SkeletonFile *) g_ptr_array_index (files, 0))->model_dir =
+        body_model_dir (save->body, reference_dir);
+    }
   _km_document_write_async (self, write_skeleton_files, files,
                             (GDestroyNotify) g_ptr_array_unref, skeleton_written_cb, task);
 }
@@ -1113,18 +1317,6 @@ body_file_stem (KmBodyItem *body)
   return g_steal_pointer (&base);
 }
 
-/* One body whose edited skeleton a project save writes, and what it referred to before
- * (put back when the save fails). */
-typedef struct
-{
-  KmBodyItem *body;
-  char       *path;           /* the file written */
-  char       *old_file;
-  char       *old_format;
-  gboolean    switched;       /* the body refers to path now (a copy, not written back) */
-  gboolean    was_embedded;   /* it was the built-in example's model */
-} EditedBody;
-
 /* What a project save (or an autosave) writes of the edited skeletons: @files
  * (SkeletonFile, immutable: the worker writes them) and @bodies (main thread only), in
  * the same order. An autosave's copies go to their own folder, @dir, with an index of what
@@ -1145,6 +1337,7 @@ edited_body_free (gpointer data)
   if (g_object_get_data (G_OBJECT (edited->body), PENDING_KEY) == edited)
     g_object_set_data (G_OBJECT (edited->body), PENDING_KEY, NULL);
   g_object_unref (edited->body);
+  g_clear_pointer (&edited->pending, pending_file_unref);
   g_free (edited->path);
   g_free (edited->old_file);
   g_free (edited->old_format);
@@ -1157,7 +1350,7 @@ typedef struct
   GHashTable        *used;     /* file names chosen in this save; NULL for an autosave */
   KmEditedSkeletons *edited;
   GKeyFile          *index;    /* an autosave's */
-  char              *reference_dir;   /* an autosave's: where relative files are */
+  char              *reference_dir;   /* where the bodies' relative files are */
 } EditedScan;
 
 /* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
@@ -1237,6 +1430,26 @@ index_autosaved_body (EditedScan *scan,
   if (format != NULL)
     g_key_file_set_string (scan->index, name, "format", format);
   g_key_file_set_boolean (scan->index, name, "embedded", embedded);
+}
+
+/* The folder of the model file @body's skeleton was read from (while a project save writes
+ * it elsewhere, the one from before), a relative one found from @reference_dir as the
+ * project does; NULL when it has none. */
+static char *
+body_model_dir (KmBodyItem *body,
+                const char *reference_dir)
+{
+  EditedBody *pending = g_object_get_data (G_OBJECT (body), PENDING_KEY);
+  const char *file = pending != NULL ? pending->old_file : km_body_item_get_file (body);
+  gboolean embedded = pending != NULL
+                      ? pending->was_embedded
+                      : g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
+  g_autofree char *absolute = NULL;
+
+  if (file == NULL || embedded || (!g_path_is_absolute (file) && reference_dir == NULL))
+    return NULL;
+  absolute = g_canonicalize_filename (file, reference_dir);
+  return g_path_get_dirname (absolute);
 }
 
 static gboolean
@@ -1326,6 +1539,10 @@ take_edited_skeleton (gpointer item,
   edited->switched = autosave || !in_place;
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
+  /* (Before the body is switched to the file it goes to.) */
+  ((SkeletonFile *) g_ptr_array_index (scan->edited->files,
+                                       scan->edited->files->len - 1))->model_dir =
+    body_model_dir (body, scan->reference_dir);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -1345,6 +1562,12 @@ take_edited_skeleton (gpointer item,
     }
   if (autosave)
     return;
+  edited->pending = g_new0 (PendingFile, 1);
+  edited->pending->ref_count = 1;
+  edited->pending->path = g_strdup (path);
+  edited->pending->old_file = g_strdup (edited->old_file);
+  edited->pending->old_format = g_strdup (edited->old_format);
+  edited->pending->was_embedded = edited->was_embedded;
   /* Cleared now: an edit made while the file is written sets it again. */
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (FALSE));
   g_object_set_data (item, PENDING_KEY, edited);
@@ -1360,7 +1583,7 @@ take_edited_skeletons (KmDocument *self,
   KmEditedSkeletons *edited = g_new0 (KmEditedSkeletons, 1);
   g_autoptr(GKeyFile) index = used == NULL ? g_key_file_new () : NULL;
   KmProject *project = km_document_get_project (self);
-  g_autofree char *reference_dir = index != NULL ? km_cnoid_reference_dir (project) : NULL;
+  g_autofree char *reference_dir = km_cnoid_reference_dir (project);
   EditedScan scan = { dir, used, edited, index, reference_dir };
 
   edited->files = skeleton_files_new ();
@@ -1654,6 +1877,7 @@ _km_document_edited_skeletons_done (KmDocument        *self,
   for (guint i = 0; i < edited->bodies->len; i++)
     {
       EditedBody *e = g_ptr_array_index (edited->bodies, i);
+      SkeletonFile *written = g_ptr_array_index (edited->files, i);
       KmItem *item = KM_ITEM (e->body);
 
       g_object_set_data (G_OBJECT (item), PENDING_KEY, NULL);
@@ -1666,8 +1890,14 @@ _km_document_edited_skeletons_done (KmDocument        *self,
                              km_item_get_name (item), e->path);
           continue;
         }
-      /* (Unless an undo took the body elsewhere meanwhile.) */
-      if (e->switched && g_strcmp0 (km_body_item_get_file (e->body), e->path) == 0)
+      /* The states recorded meanwhile (undo steps) follow when they are applied. */
+      e->pending->failed = TRUE;
+      /* The body's state is the one written or an edit made meanwhile, unless an undo took
+       * it back to a state from before the save, which stays as it was recorded. */
+      if (e->switched ? g_strcmp0 (km_body_item_get_file (e->body), e->path) != 0
+                      : km_body_item_get_skeleton (e->body) != written->skeleton)
+        continue;
+      if (e->switched)
         edited_body_put_back (e);
       g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
     }

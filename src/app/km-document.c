@@ -77,6 +77,8 @@ struct _KmDocument
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        saving;          /* a project save runs (_km_document_begin_save) */
+  guint64         saved_clean;     /* while it runs: the clean state and the forced flag */
+  gboolean        saved_forced;    /*   from before, put back when it fails */
   gboolean        solve_recorded;  /* the running solve ends in an undoable step */
   /* Set while the running solve completes an edit's step (km_document_solve_completing) */
   KmDocumentSolvedFunc solve_done;
@@ -1355,6 +1357,17 @@ km_document_class_init (KmDocumentClass *klass)
     g_param_spec_string ("title", NULL, NULL, "Kinema", ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * KmDocument::skeleton-save-ended:
+   * @ok: whether the file was written
+   *
+   * A Skeleton tab save (km_document_save_skeleton_async() and the others) has ended,
+   * after its caller took the result: km_document_get_skeleton_saving_file() is %NULL
+   * again. A window that waits for it to close learns here whether it may.
+   */
+  g_signal_new ("skeleton-save-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
 }
 
 static KmProject *
@@ -2796,6 +2809,8 @@ _km_document_begin_save (KmDocument *self)
 {
   g_return_if_fail (!self->saving);
 
+  self->saved_clean = km_project_get_clean_state (self->project);
+  self->saved_forced = self->forced_modified;
   self->forced_modified = self->modified;
   km_project_set_clean (self->project);
   self->saving = TRUE;
@@ -2803,8 +2818,8 @@ _km_document_begin_save (KmDocument *self)
 }
 
 /* On success the document is modified only if the project left the state written; on
- * failure it stays as modified as it was (the clean state is the unwritten one now, so the
- * flag stays forced until the next save or load). */
+ * failure the clean state is the one from before the save again (the steps the history has
+ * then are as they were), and the document is modified as it would be without the save. */
 void
 _km_document_end_save (KmDocument *self,
                        KmProject  *project,
@@ -2820,6 +2835,12 @@ _km_document_end_save (KmDocument *self,
       km_project_set_file (project, path);
       set_file (self, file);
       self->forced_modified = FALSE;
+      update_modified (self);
+    }
+  else if (project == self->project)
+    {
+      km_project_restore_clean_state (project, self->saved_clean);
+      self->forced_modified = self->saved_forced;
       update_modified (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);

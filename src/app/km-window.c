@@ -12,6 +12,7 @@
 #include "km-window.h"
 #include "km-animation-json.h"
 #include "km-autosave.h"
+#include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-graph-view.h"
 #include "km-ik-animation-item.h"
@@ -765,6 +766,28 @@ save_pane_sizes (KmWindow *self)
     g_settings_set_int (self->settings, "message-pane-position", message_height);
 }
 
+/* A Skeleton tab save ended: a close that waited for it goes on, unless the file was not
+ * written (the error is in the log, which shows then) or the project is still written
+ * (save_done_cb goes on then). */
+static void
+skeleton_save_ended_cb (KmWindow *self,
+                        gboolean  ok)
+{
+  if (!self->close_after_save || self->saving_file != NULL)
+    return;
+  self->close_after_save = FALSE;
+  if (!ok)
+    {
+      self->close_confirmed = FALSE;
+      g_object_set (self, "show-messages", TRUE, NULL);
+      return;
+    }
+  if (self->close_confirmed)
+    gtk_window_close (GTK_WINDOW (self));
+  else
+    ask_then (self, PENDING_CLOSE, NULL);
+}
+
 static gboolean
 km_window_close_request (GtkWindow *window)
 {
@@ -772,8 +795,11 @@ km_window_close_request (GtkWindow *window)
 
   save_pane_sizes (self);
 
-  /* Closing waits for the project to be written (and asks then if it is still modified). */
-  if (self->saving_file != NULL)
+  /* Closing waits for the project or a Skeleton tab file to be written (and asks then if
+   * the project is still modified): the process must not end in the middle of a write. */
+  if (self->saving_file != NULL
+      || (self->document != NULL
+          && km_document_get_skeleton_saving_file (self->document) != NULL))
     {
       self->close_after_save = TRUE;
       return TRUE;
@@ -1244,6 +1270,8 @@ km_window_init (KmWindow *self)
   km_joint_inspector_set_document (self->joint_inspector, self->document);
   g_signal_connect_object (self->joint_inspector, "notify::saving-file",
                            G_CALLBACK (update_spinner), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "skeleton-save-ended",
+                           G_CALLBACK (skeleton_save_ended_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
   km_joint_panel_set_document (self->joint_panel, self->document);

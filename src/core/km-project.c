@@ -20,6 +20,7 @@ typedef struct
   KmCommandMergeFunc  merge;
   gpointer            data;
   GDestroyNotify      free_data;
+  guint64             state;      /* names the state this command leads to */
 } Command;
 
 struct _KmProject
@@ -37,6 +38,8 @@ struct _KmProject
 
   guint       position;    /* commands done: history[0 .. position) */
   int         clean;       /* position of the clean state, -1 when unreachable */
+  guint64     first_state; /* names the state before the first command */
+  guint64     last_state;  /* the last name given */
   double      current_time;
   gboolean    modified;
   gboolean    merge_open;
@@ -216,6 +219,7 @@ km_project_init (KmProject *self)
   self->selection = g_list_store_new (KM_TYPE_ITEM);
   self->messages = g_ptr_array_new_with_free_func (g_free);
   self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) command_free);
+  self->first_state = ++self->last_state;
   self->save_layout = TRUE;
 }
 
@@ -459,6 +463,7 @@ km_project_push_command (KmProject          *self,
   command->merge = merge;
   command->data = data;
   command->free_data = free_data;
+  command->state = ++self->last_state;
   g_ptr_array_add (self->history, command);
   self->position = self->history->len;
   self->merge_open = merge != NULL;
@@ -551,6 +556,59 @@ km_project_set_clean (KmProject *self)
   update_state (self, km_project_can_undo (self), km_project_can_redo (self));
 }
 
+/* The name of the state at @position of the history. */
+static guint64
+state_at (KmProject *self,
+          guint      position)
+{
+  if (position == 0)
+    return self->first_state;
+  return ((Command *) g_ptr_array_index (self->history, position - 1))->state;
+}
+
+/**
+ * km_project_get_clean_state:
+ *
+ * Names the clean state, for km_project_restore_clean_state() (a save that fails puts
+ * back the clean state it moved).
+ *
+ * Returns: the clean state's name, 0 when it cannot be reached
+ */
+guint64
+km_project_get_clean_state (KmProject *self)
+{
+  g_return_val_if_fail (KM_IS_PROJECT (self), 0);
+
+  if (self->clean < 0)
+    return 0;
+  return state_at (self, (guint) self->clean);
+}
+
+/**
+ * km_project_restore_clean_state:
+ * @state: a name from km_project_get_clean_state()
+ *
+ * Makes the state @state names the clean one again, wherever it is in the history now;
+ * when the history no longer holds it (the steps after it were replaced, or the history
+ * cleared) no state is clean. A step merged into since keeps its name, but no step is
+ * merged into once it is clean (km_project_set_clean ends merging).
+ */
+void
+km_project_restore_clean_state (KmProject *self,
+                                guint64    state)
+{
+  g_return_if_fail (KM_IS_PROJECT (self));
+
+  self->clean = -1;
+  for (guint position = 0; state != 0 && position <= self->history->len; position++)
+    if (state_at (self, position) == state)
+      {
+        self->clean = (int) position;
+        break;
+      }
+  update_state (self, km_project_can_undo (self), km_project_can_redo (self));
+}
+
 void
 km_project_clear_history (KmProject *self)
 {
@@ -561,6 +619,7 @@ km_project_clear_history (KmProject *self)
   could_undo = km_project_can_undo (self);
   could_redo = km_project_can_redo (self);
   g_ptr_array_set_size (self->history, 0);
+  self->first_state = ++self->last_state;
   self->clean = self->modified ? -1 : 0;
   self->position = 0;
   self->merge_open = FALSE;

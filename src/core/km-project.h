@@ -86,6 +86,9 @@ const char   *km_project_get_redo_label      (KmProject          *self);
 gboolean      km_project_undo                (KmProject          *self);
 gboolean      km_project_redo                (KmProject          *self);
 void          km_project_set_clean           (KmProject          *self);
+guint64       km_project_get_clean_state     (KmProject          *self);
+void          km_project_restore_clean_state (KmProject          *self,
+                                              guint64             state);
 void          km_project_clear_history       (KmProject          *self);
 
 /* Convenience commands (undoable) */

@@ -4,7 +4,9 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
@@ -696,7 +698,165 @@ test_failed_save_keeps_skeleton_file (Fixture       *f,
   result_clear (&r);
 }
 
+/* An edit made while a project save writes the edited skeleton, and the save then fails:
+ * the undo history does not keep the file that was never written (undo and redo put the
+ * body on its own file, its skeleton edited), and the document is modified as it would be
+ * without the save (undone to the state saved last, it is clean). */
+static void
+test_failed_save_keeps_history (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "saved.cnoid", NULL);
+  g_autofree char *bad_dir = g_build_filename (f->dir, "missing", NULL);
+  g_autofree char *bad_path = g_build_filename (bad_dir, "edited.cnoid", NULL);
+  g_autofree char *bad_skeleton_path = g_build_filename (bad_dir, "skeleton.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad_path);
+  g_autoptr(GError) error = NULL;
+  KmBodyItem *body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_autofree char *old_file = g_strdup (km_body_item_get_file (body));
+  double x = km_skeleton_get_joint (km_document_get_skeleton (f->document), 1)->offset.x;
+  Result failed = { NULL, };
+
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+  edit_skeleton (f, 0.375);
+  km_document_save_async (f->document, bad_file, NULL, done_cb, &failed);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, bad_skeleton_path);
+  /* (Recorded before the save's result, which comes on the main loop.) */
+  edit_skeleton (f, 0.5);
+  g_assert_true (test_app_wait_flag (&failed.done, 20000));
+  g_assert_false (failed.ok);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         1)->offset.x, 0.375, 1e-12);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_true (km_document_get_skeleton_modified (f->document));
+
+  /* Back at the state saved before: clean, on its own file. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         1)->offset.x, x, 1e-12);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, old_file);
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  result_clear (&failed);
+}
+
+/* A skeleton.json of the user's that a project save cannot write back (the disk is full):
+ * the error names that file, not the temporary one beside it the write went to. */
+static void
+test_write_back_error_names_file (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "edited.cnoid", NULL);
+  g_autofree char *json_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: ", json_path);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  struct rlimit saved, small;
+  Result r = { NULL, };
+  const char *name;
+
+  g_assert_true (km_document_save_skeleton (f->document, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (f->document, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  edit_skeleton (f, 0.25);
+
+  /* Files may not grow past a few bytes until the save is over. */
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  small = (struct rlimit) { 16, saved.rlim_max };
+  signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  km_document_save_async (f->document, file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  signal (SIGXFSZ, SIG_DFL);
+
+  g_assert_false (r.ok);
+  g_assert_nonnull (r.error);
+  g_test_message ("%s", r.error->message);
+  g_assert_true (g_str_has_prefix (r.error->message, expected));
+  g_assert_null (strstr (r.error->message, "arm.json."));
+  /* Nothing is left beside it. */
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_cmpstr (name, ==, "arm.json");
+  result_clear (&r);
+}
+
 /* ---- 4. Autosaves that hold every edit -------------------------------------------------- */
+
+/* A .body model names a mesh relative to its folder: the edited skeleton's copy beside the
+ * autosave names it so that it leads to the same file from there. */
+static void
+test_autosave_body_copy_references (Fixture       *f,
+                                    gconstpointer  data)
+{
+  static const char model[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\nname: Robot\n"
+    "root_link: Base\nlinks:\n"
+    "  - name: Base\n    joint_type: fixed\n"
+    "    elements:\n      - type: Resource\n        uri: \"meshes/base.stl\"\n"
+    "  - name: Arm\n    parent: Base\n    joint_type: revolute\n    joint_id: 0\n"
+    "    joint_axis: Z\n    translation: [ 0, 0, 0.1 ]\n    joint_range: [ -90, 90 ]\n";
+  g_autofree char *model_dir = g_build_filename (f->dir, "model", NULL);
+  g_autofree char *model_path = g_build_filename (model_dir, "robot.body", NULL);
+  g_autofree char *mesh = g_build_filename (model_dir, "meshes", "base.stl", NULL);
+  g_autofree char *path = g_build_filename (f->dir, "autosave-9-2.cnoid", NULL);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(KmSkeleton) copy = NULL;
+  g_autofree char *copy_dir = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n_shapes = 0;
+  Result r = { NULL, };
+
+  g_assert_cmpint (g_mkdir (model_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (model_path, model, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  edit_skeleton (f, 0.25);
+
+  km_document_write_autosave_async (f->document, path, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  dir = g_dir_open (models, 0, NULL);
+  g_assert_nonnull (dir);
+  copy_dir = g_build_filename (models, g_dir_read_name (dir), NULL);
+  copy_path = g_build_filename (copy_dir, "1.body", NULL);
+  text = read_file (copy_path, NULL);
+  g_assert_nonnull (strstr (text, mesh));
+
+  /* Read from there, it names that file. */
+  copy = load_model (copy_path, "CHOREONOID-BODY");
+  shapes = km_skeleton_get_shapes (copy, 0, &n_shapes);
+  g_assert_cmpuint (n_shapes, ==, 1);
+  g_assert_cmpstr (shapes[0]->uri, ==, mesh);
+  result_clear (&r);
+}
 
 /* Recovers the autosave at @path into the fixture's document. */
 static void
@@ -828,6 +988,12 @@ main (int    argc,
               fixture_setup, test_failed_save_removes_copies, fixture_teardown);
   g_test_add ("/kinema/UiIo/failed-save-keeps-skeleton-file", Fixture, NULL,
               fixture_setup, test_failed_save_keeps_skeleton_file, fixture_teardown);
+  g_test_add ("/kinema/UiIo/failed-save-keeps-history", Fixture, NULL,
+              fixture_setup, test_failed_save_keeps_history, fixture_teardown);
+  g_test_add ("/kinema/UiIo/write-back-error-names-file", Fixture, NULL,
+              fixture_setup, test_write_back_error_names_file, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-body-copy-references", Fixture, NULL,
+              fixture_setup, test_autosave_body_copy_references, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-keeps-skeleton-edit", Fixture, NULL,
               fixture_setup, test_autosave_keeps_skeleton_edit, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-during-failed-save", Fixture, NULL,

@@ -327,6 +327,77 @@ test_close_waits_for_save (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (document, 20000));
 }
 
+static void
+skeleton_saved_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  km_document_save_skeleton_finish (KM_DOCUMENT (source), result, NULL);
+  *done = TRUE;
+}
+
+/* Closing while a Skeleton tab file is written waits for it, then closes as any close
+ * does (asking about the unsaved project: the body refers to the file now, a step); the
+ * process never ends in the middle of that write. */
+static void
+test_close_waits_for_skeleton_save (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) document = g_object_ref (f->document);
+  gboolean destroyed = FALSE;
+  gboolean done = FALSE;
+
+  g_assert_false (km_document_get_modified (f->document));
+  g_signal_connect_swapped (f->window, "destroy", G_CALLBACK (window_destroyed_cb), &destroyed);
+  km_document_save_skeleton_async (f->document, file, NULL, skeleton_saved_cb, &done);
+  gtk_window_close (GTK_WINDOW (f->window));
+  g_assert_false (destroyed);
+  g_assert_null (km_window_get_question (f->window));
+
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  test_app_spin ();
+  g_assert_false (destroyed);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_nonnull (km_window_get_question (f->window));
+  gtk_dialog_response (GTK_DIALOG (km_window_get_question (f->window)), GTK_RESPONSE_REJECT);
+  g_assert_true (test_app_wait_until (is_true, &destroyed, 20000));
+  f->window = NULL;
+  f->document = NULL;
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
+/* A Skeleton tab file that cannot be written: the close that waited for it does not
+ * happen, and the messages show why. */
+static void
+test_close_after_failed_skeleton_save (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "missing", "arm.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  gboolean destroyed = FALSE;
+  gboolean done = FALSE;
+  gboolean show_messages = FALSE;
+
+  g_object_set (f->window, "show-messages", FALSE, NULL);
+  g_signal_connect_swapped (f->window, "destroy", G_CALLBACK (window_destroyed_cb), &destroyed);
+  km_document_save_skeleton_async (f->document, file, NULL, skeleton_saved_cb, &done);
+  gtk_window_close (GTK_WINDOW (f->window));
+  g_assert_false (destroyed);
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  test_app_spin ();
+
+  g_assert_false (destroyed);
+  g_assert_null (km_window_get_question (f->window));
+  g_object_get (f->window, "show-messages", &show_messages, NULL);
+  g_assert_true (show_messages);
+  g_signal_handlers_disconnect_by_func (f->window, window_destroyed_cb, &destroyed);
+}
+
 static gboolean
 count_idle_cb (gpointer data)
 {
@@ -664,6 +735,10 @@ main (int    argc,
               fixture_setup, test_failed_save_keeps_window, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,
               fixture_setup, test_close_waits_for_save, fixture_teardown);
+  g_test_add ("/kinema/Window/save/close-waits-for-skeleton", Fixture, NULL,
+              fixture_setup, test_close_waits_for_skeleton_save, fixture_teardown);
+  g_test_add ("/kinema/Window/save/close-after-failed-skeleton-save", Fixture, NULL,
+              fixture_setup, test_close_after_failed_skeleton_save, fixture_teardown);
   g_test_add ("/kinema/Window/save/main-loop-runs", Fixture, NULL,
               fixture_setup, test_main_loop_runs_while_saving, fixture_teardown);
   g_test_add ("/kinema/Autosave/async", Fixture, NULL,

@@ -165,6 +165,55 @@ test_undo (void)
   g_assert_true (km_item_get_parent (item) == root);
 }
 
+/* A save that fails puts back the clean state it moved (km_project_set_clean when it
+ * began): the steps made meanwhile stay, and the state from before is clean again unless
+ * the history no longer holds it. */
+static void
+test_restore_clean_state (void)
+{
+  g_autoptr(KmProject) project = km_project_new ();
+  double value = 0;
+  guint64 clean;
+
+  g_assert_cmpuint (km_project_get_clean_state (project), !=, 0);
+  drag (project, &value, 1);
+  km_project_set_clean (project);
+  km_project_close_merge (project);
+  drag (project, &value, 2);
+  g_assert_true (km_project_get_modified (project));
+
+  /* A save begins at 2, a step is made while it runs, the save fails. */
+  clean = km_project_get_clean_state (project);
+  km_project_set_clean (project);
+  drag (project, &value, 3);
+  km_project_restore_clean_state (project, clean);
+  g_assert_true (km_project_get_modified (project));
+  g_assert_true (km_project_undo (project));
+  g_assert_true (km_project_get_modified (project));
+  g_assert_true (km_project_undo (project));
+  g_assert_cmpfloat (value, ==, 1);
+  g_assert_false (km_project_get_modified (project));
+  g_assert_true (km_project_redo (project));
+  g_assert_true (km_project_redo (project));
+
+  /* Undone below the clean state and edited meanwhile: that state is gone. */
+  clean = km_project_get_clean_state (project);
+  km_project_set_clean (project);
+  g_assert_true (km_project_undo (project));
+  g_assert_true (km_project_undo (project));
+  g_assert_true (km_project_undo (project));
+  g_assert_cmpfloat (value, ==, 0);
+  drag (project, &value, 5);
+  km_project_restore_clean_state (project, clean);
+  g_assert_true (km_project_get_modified (project));
+  g_assert_true (km_project_undo (project));
+  g_assert_true (km_project_get_modified (project));
+
+  /* No clean state to put back. */
+  km_project_restore_clean_state (project, 0);
+  g_assert_true (km_project_get_modified (project));
+}
+
 static void
 test_unknown (void)
 {
@@ -221,6 +270,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/Item/tree", test_item_tree);
   g_test_add_func ("/kinema/Project/undo", test_undo);
+  g_test_add_func ("/kinema/Project/restore-clean-state", test_restore_clean_state);
   g_test_add_func ("/kinema/UnknownItem/verbatim", test_unknown);
   g_test_add_func ("/kinema/ItemIo/path-variables", test_path_variables);
 
