@@ -297,6 +297,36 @@ test_errors (void)
                "bad.wrl:6:41: duplicate joint name “A”");
 }
 
+/* One of llimit and ulimit: the other side is open, as in Choreonoid's VRML loader (its
+ * missing end is the largest float), and the given end holds. */
+static void
+test_one_sided_limit (void)
+{
+  g_autofree char *text = g_strconcat (header,
+                                       "DEF R Joint { jointType \"fixed\" children [\n"
+                                       "  DEF A Joint { jointType \"rotate\" ulimit [ 0.5 ] }\n"
+                                       "  DEF B Joint { jointType \"slide\" llimit [ -0.1 ] } ] }\n",
+                                       NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  const KmJoint *a, *b;
+
+  test_util_push_warnings (warnings);
+  skel = km_openhrp_load ("one.wrl", text, strlen (text), &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  a = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "A"));
+  b = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "B"));
+  g_assert_true (a->limits[0].limited);
+  g_assert_true (isinf (a->limits[0].min) && a->limits[0].min < 0);
+  g_assert_cmpfloat (a->limits[0].max, ==, 0.5);
+  g_assert_true (b->limits[0].limited);
+  g_assert_cmpfloat (b->limits[0].min, ==, -0.1);
+  g_assert_true (isinf (b->limits[0].max) && b->limits[0].max > 0);
+}
+
 /* Joints nested deeper than the parser's bound fail cleanly, with no crash. */
 static void
 test_deep (void)
@@ -465,6 +495,7 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/arm-forward-kinematics", test_arm_forward_kinematics);
   g_test_add_func ("/kinema/OpenHrp/humanoid", test_humanoid);
   g_test_add_func ("/kinema/OpenHrp/errors", test_errors);
+  g_test_add_func ("/kinema/OpenHrp/one-sided-limit", test_one_sided_limit);
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
   g_test_add_func ("/kinema/OpenHrp/detect", test_detect);

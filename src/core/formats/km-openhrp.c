@@ -461,9 +461,10 @@ add_joint (Reader          *r,
           km_skeleton_builder_set_limit (r->builder, index, 0, lower, upper);
         }
       else if (has_lower || has_upper)
-        km_parse_warning (r->path, has_lower ? lower_pos : upper_pos,
-                          _("joint “%s” has only one of llimit and ulimit; it is left "
-                            "unlimited"), name);
+        /* One end given: the other is open, as in Choreonoid's VRML loader (whose missing
+         * end is the largest float). */
+        km_skeleton_builder_set_limit (r->builder, index, 0, has_lower ? lower : -INFINITY,
+                                       has_upper ? upper : INFINITY);
     }
 
   if (children != NULL && children->nodes != NULL)
