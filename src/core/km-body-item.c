@@ -51,34 +51,50 @@ static const char * const file_keys[] = { "file", "modelFile", NULL };
 static const char * const base_link_keys[] = { "current_base_link", "currentBaseLink", NULL };
 static const char * const translation_keys[] = { "root_translation", "rootPosition", NULL };
 
-/* Joints with DOF in the order joint_displacements lists them. */
+/* A joint id no joint has, in value_order(): Choreonoid's dummy joint there. */
+#define NO_JOINT G_MAXUINT
+
+/* The joints in the order joint_displacements lists their values. With joint ids, that is
+ * Choreonoid's joint array: by id, one value for each id up to the largest (a joint without
+ * DOF that has an id has a value too, and so has each id no joint has: NO_JOINT, a dummy
+ * joint for Choreonoid), then the joints with DOF and no id in link order, among them a
+ * joint with an id an earlier one has (Choreonoid keeps the first; km_body_save writes the
+ * others so). Without ids: the joints with DOF in DOF order. */
 static GArray *
 value_order (KmSkeleton *skeleton)
 {
   GArray *order = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n = km_skeleton_get_n_joints (skeleton);
-  gboolean any_id = FALSE;
+  int max_id = -1;
 
+  /* (ids past the most values a list may have count as none: no file lists them) */
   for (guint i = 0; i < n; i++)
-    if (km_skeleton_get_joint (skeleton, i)->joint_id >= 0)
-      any_id = TRUE;
+    if (km_skeleton_get_joint (skeleton, i)->joint_id < MAX_JOINT_VALUES)
+      max_id = MAX (max_id, km_skeleton_get_joint (skeleton, i)->joint_id);
 
-  if (any_id)
+  if (max_id >= 0)
     {
-      int max_id = -1;
+      g_autofree guint *by_id = g_new (guint, (gsize) max_id + 1);
+      g_autofree gboolean *listed = g_new0 (gboolean, MAX (n, 1));
 
-      for (guint i = 0; i < n; i++)
-        max_id = MAX (max_id, km_skeleton_get_joint (skeleton, i)->joint_id);
       for (int id = 0; id <= max_id; id++)
-        for (guint i = 0; i < n; i++)
-          if (km_skeleton_get_joint (skeleton, i)->joint_id == id &&
-              km_skeleton_get_joint (skeleton, i)->n_dof > 0)
-            g_array_append_val (order, i);
+        by_id[id] = NO_JOINT;
+      for (guint i = 0; i < n; i++)
+        {
+          int id = km_skeleton_get_joint (skeleton, i)->joint_id;
+
+          if (id >= 0 && id <= max_id && by_id[id] == NO_JOINT)
+            {
+              by_id[id] = i;
+              listed[i] = TRUE;
+            }
+        }
+      g_array_append_vals (order, by_id, (guint) max_id + 1);
       for (guint i = 0; i < n; i++)
         {
           const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
 
-          if (joint->joint_id < 0 && joint->n_dof > 0 && joint->type != KM_JOINT_FREE)
+          if (!listed[i] && joint->n_dof > 0 && joint->type != KM_JOINT_FREE)
             g_array_append_val (order, i);
         }
       return order;
@@ -123,9 +139,16 @@ apply_raw (KmBodyItem *self,
   order = value_order (self->skeleton);
   for (guint i = 0; i < order->len && k < self->n_raw; i++)
     {
-      const KmJoint *joint = km_skeleton_get_joint (self->skeleton,
-                                                    g_array_index (order, guint, i));
+      guint index = g_array_index (order, guint, i);
+      const KmJoint *joint = index != NO_JOINT ? km_skeleton_get_joint (self->skeleton, index)
+                                               : NULL;
 
+      /* (a dummy's or a joint's without DOF: nothing to move) */
+      if (joint == NULL || joint->n_dof == 0)
+        {
+          k++;
+          continue;
+        }
       for (guint d = 0; d < joint->n_dof && k < self->n_raw; d++, k++)
         self->q[joint->dof_index + d] = value_in (joint, self->raw[k], self->schema, radians);
     }
@@ -139,9 +162,17 @@ state_values (KmBodyItem *self)
 
   for (guint i = 0; i < order->len; i++)
     {
-      const KmJoint *joint = km_skeleton_get_joint (self->skeleton,
-                                                    g_array_index (order, guint, i));
+      guint index = g_array_index (order, guint, i);
+      const KmJoint *joint = index != NO_JOINT ? km_skeleton_get_joint (self->skeleton, index)
+                                               : NULL;
 
+      if (joint == NULL || joint->n_dof == 0)
+        {
+          double zero = 0;
+
+          g_array_append_val (values, zero);
+          continue;
+        }
       for (guint d = 0; d < joint->n_dof; d++)
         {
           double v = value_out (joint, self->q[joint->dof_index + d]);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "km-shape.h"
 
@@ -183,6 +184,7 @@ km_shape_copy (const KmShape *self)
     km_mesh_ref (copy->mesh);
   copy->name = g_strdup (self->name);
   copy->uri = g_strdup (self->uri);
+  copy->uri_dir = g_strdup (self->uri_dir);
   copy->material = g_strdup (self->material);
   return copy;
 }
@@ -201,6 +203,7 @@ shape_clear (KmShape *self)
   g_clear_pointer (&self->mesh, km_mesh_unref);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->uri, g_free);
+  g_clear_pointer (&self->uri_dir, g_free);
   g_clear_pointer (&self->material, g_free);
 }
 
@@ -230,6 +233,113 @@ km_shape_set_material (KmShape    *self,
 
   g_free (self->material);
   self->material = g_strdup (material);
+}
+
+/* A reference that names a file relative to the folder of the model naming it: not a URL
+ * (package://, file://, http://), not ${VAR}/…, not absolute. */
+static gboolean
+is_relative_reference (const char *uri)
+{
+  return *uri != '\0' && !g_path_is_absolute (uri) && strstr (uri, "://") == NULL &&
+         !g_str_has_prefix (uri, "${");
+}
+
+/**
+ * km_shape_set_uri:
+ * @uri: (nullable): the mesh file as the model names it
+ * @model_path: (nullable): the model file naming it, as given (relative to the working
+ *   folder or absolute), where a relative @uri leads from; NULL when @uri is not read
+ *   from a file
+ *
+ * Sets KmShape.uri and, for a plain relative @uri, KmShape.uri_dir.
+ */
+void
+km_shape_set_uri (KmShape    *self,
+                  const char *uri,
+                  const char *model_path)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->uri);
+  self->uri = g_strdup (uri);
+  g_clear_pointer (&self->uri_dir, g_free);
+  if (uri != NULL && model_path != NULL && is_relative_reference (uri))
+    {
+      g_autofree char *dir = g_path_get_dirname (model_path);
+
+      self->uri_dir = g_canonicalize_filename (dir, NULL);
+    }
+}
+
+/* @absolute (canonical) relative to the canonical folder @dir, climbing with "../" to
+ * their common ancestor; NULL when that is the root folder (a path up to "/" and down
+ * again is no more portable than the absolute one). The kernel climbs "../" physically,
+ * so the path is checked on the file system too, for a folder reached through a symbolic
+ * link. */
+static char *
+relative_path (const char *absolute,
+               const char *dir)
+{
+  g_auto(GStrv) from = g_strsplit (dir, G_DIR_SEPARATOR_S, -1);
+  g_auto(GStrv) to = g_strsplit (absolute, G_DIR_SEPARATOR_S, -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *physical = NULL;
+  guint n_from, n_to, k = 0;
+  GStatBuf a, b;
+
+  /* "/a/b" splits to "", "a", "b"; the root alone to "", "". */
+  if (strcmp (dir, G_DIR_SEPARATOR_S) == 0)
+    return NULL;
+  n_from = g_strv_length (from);
+  n_to = g_strv_length (to);
+  while (k < n_from && k + 1 < n_to && strcmp (from[k], to[k]) == 0)
+    k++;
+  if (k < 2)
+    return NULL;
+  for (guint i = k; i < n_from; i++)
+    g_string_append (out, ".." G_DIR_SEPARATOR_S);
+  for (guint i = k; i < n_to; i++)
+    {
+      g_string_append (out, to[i]);
+      if (i + 1 < n_to)
+        g_string_append_c (out, G_DIR_SEPARATOR);
+    }
+  physical = g_build_filename (dir, out->str, NULL);
+  if (g_stat (absolute, &a) == 0 &&
+      (g_stat (physical, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/**
+ * km_shape_dup_uri_for:
+ * @dir: (nullable): the folder the model is written into (relative to the working folder
+ *   or absolute); NULL: the uri as written
+ *
+ * The reference to write for KmShape.uri in a model file in @dir: as the model wrote it,
+ * unless it is relative (KmShape.uri_dir) and @dir is another folder; then relative to
+ * @dir ("../" where needed), or absolute when the two folders share only the root.
+ *
+ * Returns: (transfer full) (nullable): the reference, NULL when the shape has no uri
+ */
+char *
+km_shape_dup_uri_for (const KmShape *self,
+                      const char    *dir)
+{
+  g_autofree char *to = NULL;
+  g_autofree char *absolute = NULL;
+  char *relative;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->uri == NULL || self->uri_dir == NULL || dir == NULL)
+    return g_strdup (self->uri);
+  to = g_canonicalize_filename (dir, NULL);
+  if (strcmp (to, self->uri_dir) == 0)
+    return g_strdup (self->uri);
+  absolute = g_canonicalize_filename (self->uri, self->uri_dir);
+  relative = relative_path (absolute, to);
+  return relative != NULL ? relative : g_steal_pointer (&absolute);
 }
 
 /**

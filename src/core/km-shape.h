@@ -79,6 +79,12 @@ typedef struct
    *   uri_scale, and uri_part numbers the shapes read from it: a writer that writes the
    *   reference writes it for part 0 and leaves out the others. */
   char        *uri;
+  /* nullable: the folder (canonical) a plain relative uri ("meshes/arm.stl") leads from:
+   * the folder of the model file that names it, so that a writer writing the model
+   * elsewhere still names the same file (km_shape_dup_uri_for). NULL for a URL
+   * ("package://…"), a path with a variable ("${SHARE}/…") or an absolute path, which
+   * lead to the same file from anywhere, and for a uri that was not read from a file. */
+  char        *uri_dir;
   KmTransform  uri_transform; /* loaded mesh with a uri: the file's frame in the joint frame */
   KmVec3       uri_scale;     /* loaded mesh with a uri: the reference's scale; (1, 1, 1) */
   guint        uri_part;      /* loaded mesh with a uri: which of the file's shapes this is */
@@ -107,6 +113,11 @@ void            km_shape_set_name             (KmShape        *self,
                                                const char     *name);
 void            km_shape_set_material         (KmShape        *self,
                                                const char     *material);
+void            km_shape_set_uri              (KmShape        *self,
+                                               const char     *uri,
+                                               const char     *model_path);
+char           *km_shape_dup_uri_for          (const KmShape  *self,
+                                               const char     *dir);
 gboolean        km_shape_set_affine           (KmShape        *self,
                                                const KmMat3   *linear,
                                                KmVec3          translation);

@@ -11,6 +11,7 @@
 #include "km-body.h"
 #include "km-body-writer.h"
 #include "km-error.h"
+#include "km-skeleton-edit.h"
 
 #include "test-util.h"
 
@@ -291,6 +292,90 @@ test_one_sided_range (void)
   g_assert_false (test_util_joint (back, "D")->limits[0].limited);
 }
 
+/* Choreonoid addresses joints by id (pose sequences, joint_displacements): written, a joint
+ * keeps its id, whatever the DOF order; one without gets the next after the largest. */
+static void
+test_joint_ids_kept (void)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_fixture ("SR1.body", warnings, &error);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+  int added = -1;
+
+  g_assert_no_error (error);
+  /* SR1 lists its legs (ids 0 … 12) after the chest and arms (13 … 28). */
+  g_assert_cmpint (km_skeleton_get_joint (skel, 1)->joint_id, !=,
+                   km_skeleton_get_joint (skel, 1)->dof_index);
+  edited = km_skeleton_edit_add_child (skel, (guint) km_skeleton_find_joint (skel, "CHEST"),
+                                       "HEAD_Y", KM_JOINT_REVOLUTE, km_vec3 (0, 0, 0.3), &added,
+                                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_get_joint (edited, (guint) added)->joint_id, ==, -1);
+
+  written = km_body_to_string (edited, notes);
+  g_assert_cmpuint (notes->len, ==, 0);
+  test_util_push_warnings (warnings);
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, km_skeleton_get_n_joints (edited));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skel); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skel, i);
+
+      g_assert_cmpint (test_util_joint (back, j->name)->joint_id, ==, j->joint_id);
+    }
+  g_assert_cmpint (test_util_joint (back, "HEAD_Y")->joint_id, ==, 29);
+}
+
+/* Joints without an id get new ones in link order, after the largest; an id an earlier
+ * joint has already is not written twice; a spherical joint's links get ids of their own. */
+static void
+test_joint_ids_new (void)
+{
+  static const char text[] =
+    HEAD "  - name: A\n    joint_type: fixed\n"
+    "  - name: B\n    parent: A\n    joint_type: revolute\n    joint_id: 5\n"
+    "  - name: C\n    parent: B\n    joint_type: prismatic\n"
+    "  - name: D\n    parent: C\n    joint_type: revolute\n    joint_id: 5\n"
+    "  - name: E\n    parent: D\n    joint_type: fixed\n    joint_id: 2\n"
+    "  - name: F\n    parent: E\n    joint_type: revolute\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) spherical = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
+  g_assert_no_error (error);
+  spherical = km_skeleton_edit_set_type (skel, (guint) km_skeleton_find_joint (skel, "F"),
+                                         KM_JOINT_SPHERICAL, &error);
+  g_assert_no_error (error);
+  written = km_body_to_string (spherical, notes);
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_util_joint (back, "A")->joint_id, ==, -1);
+  g_assert_cmpint (test_util_joint (back, "B")->joint_id, ==, 5);
+  g_assert_cmpint (test_util_joint (back, "C")->joint_id, ==, 6);
+  g_assert_cmpint (test_util_joint (back, "D")->joint_id, ==, 7);
+  g_assert_cmpint (test_util_joint (back, "E")->joint_id, ==, 2);
+  g_assert_cmpint (test_util_joint (back, "F_x")->joint_id, ==, 8);
+  g_assert_cmpint (test_util_joint (back, "F_y")->joint_id, ==, 9);
+  g_assert_cmpint (test_util_joint (back, "F")->joint_id, ==, 10);
+  /* The spherical joint's note and the duplicate's, and nothing else renumbered. */
+  g_assert_cmpuint (notes->len, ==, 2);
+  test_util_assert_warning (notes, "1 joint has the joint id of an earlier one: it is written "
+                            "with a new id, or none when it has no DOF (“D” has 5, like “B”)");
+}
+
 static void
 test_errors (void)
 {
@@ -332,6 +417,92 @@ test_sniff (void)
   g_assert_cmpint (km_body_sniff (body, sizeof body - 1), ==, 95);
   g_assert_cmpint (km_body_sniff (links, sizeof links - 1), ==, 60);
   g_assert_cmpint (km_body_sniff (other, sizeof other - 1), ==, 0);
+}
+
+/* A Resource uri relative to its .body file names the same file wherever the model is
+ * saved: relative to the new folder ("../" where needed), unchanged in the model's own
+ * folder; a sub-body's from the sub-body's folder; ${SHARE}/… and URLs as written. The
+ * model is given relative to the working folder, as on a command line. */
+static void
+test_rebased_resources (void)
+{
+  static const char body[] =
+    HEAD "  - name: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"meshes/tri.stl\"\n"
+    "      - type: Resource\n        uri: \"${SHARE}/model/x.wrl\"\n"
+    "      - type: Resource\n        uri: \"package://pkg/arm.dae\"\n"
+    "  - type: SubBody\n    uri: parts/arm.body\n    parent: BASE\n    prefix: \"L_\"\n";
+  static const char arm[] =
+    HEAD "  - name: ARM\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"meshes/arm.stl\"\n";
+  static const char stl[] =
+    "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 0\n  vertex 1 0 0\n"
+    "  vertex 0 1 0\n endloop\nendfacet\nendsolid t\n";
+  const KmBodyOptions references = { FALSE };
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *top = g_dir_make_tmp ("kinema-body-rebase-XXXXXX", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *as_read = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+  int sniff;
+
+  g_assert_cmpint (g_chdir (top), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("model/meshes", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("model/parts/meshes", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("other", 0755), ==, 0);
+  g_assert_true (g_file_set_contents ("model/r.body", body, -1, NULL));
+  g_assert_true (g_file_set_contents ("model/parts/arm.body", arm, -1, NULL));
+  g_assert_true (g_file_set_contents ("model/meshes/tri.stl", stl, -1, NULL));
+  g_assert_true (g_file_set_contents ("model/parts/meshes/arm.stl", stl, -1, NULL));
+
+  skel = km_body_load ("model/r.body", body, strlen (body), &references, &error);
+  g_assert_no_error (error);
+  as_read = km_body_to_string (skel, NULL);
+  g_assert_nonnull (strstr (as_read, "uri: \"meshes/tri.stl\"\n"));
+  g_assert_nonnull (strstr (as_read, "uri: \"meshes/arm.stl\"\n"));
+
+  /* Into the model's folder: the text as written, but for the sub-body's reference, which
+   * now leads from the body file's folder where the sub-body's links are written. */
+  g_assert_true (km_body_save (skel, "model/same.body", NULL, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file ("model/same.body", NULL);
+  {
+    g_autoptr(GString) expected = g_string_new (as_read);
+
+    g_string_replace (expected, "uri: \"meshes/arm.stl\"", "uri: \"parts/meshes/arm.stl\"",
+                      1);
+    g_assert_cmpstr (text, ==, expected->str);
+  }
+
+  /* Into another folder: from there, the same files. */
+  g_assert_true (km_body_save (skel, "other/r.body", NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&text, g_free);
+  text = test_util_read_file ("other/r.body", NULL);
+  g_assert_nonnull (strstr (text, "uri: \"../model/meshes/tri.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"../model/parts/meshes/arm.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"${SHARE}/model/x.wrl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"package://pkg/arm.dae\"\n"));
+
+  /* Read back from there with its meshes: both found (the ${SHARE} one is not set). */
+  g_setenv ("KINEMA_CHOREONOID_SHARE", top, TRUE);
+  back = test_util_body_load_file ("other/r.body", &sniff, warnings, &error);
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_no_error (error);
+  g_assert_false (test_util_has_warning (warnings, "tri.stl"));
+  g_assert_false (test_util_has_warning (warnings, "arm.stl"));
+  shapes = km_skeleton_get_shapes (back, 0, &n);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_nonnull (shapes[0]->mesh);
+  shapes = km_skeleton_get_shapes (back, 1, &n);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_nonnull (shapes[0]->mesh);
 }
 
 /* The error of a SubBody file run from @dir, loaded as @name (relative to @dir). */
@@ -405,6 +576,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/one-sided-range", test_one_sided_range);
   g_test_add_func ("/kinema/Body/sniff", test_sniff);
   g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);
+  g_test_add_func ("/kinema/Body/rebased-resources", test_rebased_resources);
+  g_test_add_func ("/kinema/Body/joint-ids-kept", test_joint_ids_kept);
+  g_test_add_func ("/kinema/Body/joint-ids-new", test_joint_ids_new);
 
   return g_test_run ();
 }

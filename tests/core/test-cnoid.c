@@ -1408,6 +1408,74 @@ test_targets_file_reference (void)
   remove_tree (root);
 }
 
+/* joint_displacements follow Choreonoid's joint array: a value for each joint id up to the
+ * largest (a fixed joint's with an id, a dummy's for an id no joint has), then the joints
+ * without an id. Read so, and written back so. */
+static void
+test_joint_id_gaps (void)
+{
+  static const char model[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\nlinks:\n"
+    "  - name: R\n    joint_type: free\n"
+    "  - name: A\n    parent: R\n    joint_type: revolute\n    joint_id: 0\n"
+    "  - name: F\n    parent: A\n    joint_type: fixed\n    joint_id: 1\n"
+    "  - name: B\n    parent: F\n    joint_type: revolute\n    joint_id: 3\n"
+    "  - name: C\n    parent: B\n    joint_type: revolute\n";
+  static const char text_in[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"Gaps\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data:\n"
+    "        schema: 2\n"
+    "        file: \"gaps.body\"\n"
+    "        format: CHOREONOID-BODY\n"
+    "        joint_displacements: [ 10, 0, 0, 30, 40 ]\n";
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-gaps-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *path = g_build_filename (root, "gaps.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autofree double *q2 = NULL;
+  const char *line;
+  KmItem *body;
+  KmSkeleton *skel;
+  const double *q;
+  guint n;
+
+  put_file (root, "gaps.body", model);
+  put_file (root, "gaps.cnoid", text_in);
+  project = load_ok (path);
+  body = find_by_name (km_project_get_root_item (project), "Gaps");
+  g_assert_null (km_item_get_problem (body));
+  skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpfloat_with_epsilon (q[test_util_joint (skel, "A")->dof_index], 10 * G_PI / 180,
+                                  1e-12);
+  g_assert_cmpfloat_with_epsilon (q[test_util_joint (skel, "B")->dof_index], 30 * G_PI / 180,
+                                  1e-12);
+  g_assert_cmpfloat_with_epsilon (q[test_util_joint (skel, "C")->dof_index], 40 * G_PI / 180,
+                                  1e-12);
+
+  /* Changed, the state is written from the joints. */
+  q2 = g_memdup2 (q, n * sizeof (double));
+  q2[test_util_joint (skel, "C")->dof_index] = 50 * G_PI / 180;
+  km_body_item_set_joint_state (KM_BODY_ITEM (body), q2, n);
+  text = test_util_cnoid_to_string (project, path);
+  line = strstr (text, "joint_displacements: [ 10, 0, 0, ");
+  g_assert_nonnull (line);
+  /* (30° comes back as 29.999999999999996) */
+  g_assert_true (g_str_has_prefix (strchr (line, '\n') - strlen (", 50 ]"), ", 50 ]"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1440,5 +1508,6 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/included-error-chain", test_included_error_chain);
   g_test_add_func ("/kinema/Cnoid/included-motion-errors", test_included_motion_errors);
   g_test_add_func ("/kinema/Cnoid/targets-file-reference", test_targets_file_reference);
+  g_test_add_func ("/kinema/Cnoid/joint-id-gaps", test_joint_id_gaps);
   return g_test_run ();
 }

@@ -6,8 +6,10 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "km-mesh-loader.h"
+#include "km-openhrp.h"
 #include "km-shape.h"
 
 #include "test-util.h"
@@ -439,6 +441,75 @@ test_vrml_shear_baked (void)
   g_assert_cmpfloat_with_epsilon (v[8], 1.0, 1e-6);
 }
 
+/* Files a mesh file names (an OBJ's mtllib, a VRML Inline) are named in messages as the
+ * user would name them: joined to the including file's path as given, without "./" when
+ * that is a bare name; and found from the working folder. */
+static void
+test_included_paths (void)
+{
+  static const char obj[] =
+    "mtllib mats/bad.mtl\nmtllib mats/ok.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
+    "f 1 2 3\n";
+  static const char bad_mtl[] = "newmtl blue\nKd 0 0 x\n";
+  static const char ok_mtl[] = "newmtl red\nKd 1 0 0\n";
+  static const char wrl[] =
+    "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ] ]\n"
+    "{ Group { } }\n"
+    "DEF R Joint { jointType \"fixed\" children [\n"
+    "  Inline { url \"parts/missing.wrl\" }\n"
+    "  Inline { url \"parts/tri.wrl\" } ] }\n";
+  static const char tri[] =
+    "#VRML V2.0 utf8\n"
+    "Shape { geometry IndexedFaceSet {\n"
+    "  coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0 ] } coordIndex [ 0 1 2 -1 ] } }\n";
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *dir = g_dir_make_tmp ("kinema-mesh-paths-XXXXXX", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  KmShape * const *joint_shapes;
+  const KmShape *shape;
+  guint n = 0;
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  g_assert_cmpint (g_mkdir ("mats", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir ("parts", 0755), ==, 0);
+  g_assert_true (g_file_set_contents ("m.obj", obj, -1, NULL));
+  g_assert_true (g_file_set_contents ("mats/bad.mtl", bad_mtl, -1, NULL));
+  g_assert_true (g_file_set_contents ("mats/ok.mtl", ok_mtl, -1, NULL));
+  g_assert_true (g_file_set_contents ("w.wrl", wrl, -1, NULL));
+  g_assert_true (g_file_set_contents ("parts/tri.wrl", tri, -1, NULL));
+
+  test_util_push_warnings (warnings);
+  shapes = km_mesh_load_file ("m.obj", NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (warnings, 0), "mats/bad.mtl:2:8: "));
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpfloat (shape->color.r, ==, 1.0f);
+  g_assert_cmpfloat (shape->color.g, ==, 0.0f);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  /* Inline is followed in a model (OpenHRP). */
+  g_ptr_array_set_size (warnings, 0);
+  test_util_push_warnings (warnings);
+  skel = km_openhrp_load ("w.wrl", wrl, sizeof wrl - 1, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  if (!g_str_has_prefix (g_ptr_array_index (warnings, 0),
+                         "w.wrl:5:16: Inline mesh is left out: parts/missing.wrl: "))
+    g_error ("got “%s”", (char *) g_ptr_array_index (warnings, 0));
+  joint_shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (km_mesh_get_n_triangles (joint_shapes[0]->mesh), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -459,6 +530,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
+  g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);
 
   return g_test_run ();

@@ -10,10 +10,13 @@
 #include <glib/gstdio.h>
 
 #include "km-animation-source.h"
+#include "km-body.h"
+#include "km-body-writer.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-pose-seq-item.h"
 #include "km-pose-seq.h"
+#include "km-skeleton-edit.h"
 
 #include "test-util.h"
 
@@ -775,6 +778,60 @@ test_registry (void)
   g_rmdir (dir);
 }
 
+/* A pose sequence names joints by Choreonoid joint id: played on SR1 saved again as a .body
+ * file (its chest moved, as in the skeleton editor), it moves the same joints the same way
+ * as on the original, although SR1's ids are not in its DOF order. */
+static void
+test_resaved_model (void)
+{
+  g_autoptr(KmPoseSeq) seq = load_real ();
+  g_autoptr(KmSkeleton) skel = load_sr1 ();
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) resaved = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmAnimation) a = NULL;
+  g_autoptr(KmAnimation) b = NULL;
+  g_autofree double *rest = g_new0 (double, km_skeleton_get_n_dof (skel));
+  g_autofree KmTransform *roots_a = NULL;
+  g_autofree KmTransform *roots_b = NULL;
+  g_autofree char *text = NULL;
+  guint n_moved = 0;
+
+  edited = km_skeleton_edit_set_offset (skel, (guint) km_skeleton_find_joint (skel, "CHEST"),
+                                        km_vec3 (0, 0, 0.2), &error);
+  g_assert_no_error (error);
+  text = km_body_to_string (edited, NULL);
+  test_util_push_warnings (warnings);
+  resaved = km_body_load ("SR1.body", text, strlen (text), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_dof (resaved), ==, km_skeleton_get_n_dof (skel));
+
+  a = km_pose_seq_interpolate (seq, skel, rest, NULL, 100, &roots_a, &error);
+  g_assert_no_error (error);
+  b = km_pose_seq_interpolate (seq, resaved, rest, NULL, 100, &roots_b, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (b), ==, km_animation_get_n_frames (a));
+  for (guint f = 0; f < km_animation_get_n_frames (a); f++)
+    {
+      const double *qa = km_animation_get_frame (a, f);
+      const double *qb = km_animation_get_frame (b, f);
+
+      for (guint i = 0; i < km_skeleton_get_n_joints (skel); i++)
+        {
+          const KmJoint *ja = km_skeleton_get_joint (skel, i);
+          const KmJoint *jb = test_util_joint (resaved, ja->name);
+
+          if (ja->n_dof == 0)
+            continue;
+          g_assert_cmpfloat_with_epsilon (qb[jb->dof_index], qa[ja->dof_index], 1e-9);
+          n_moved += qa[ja->dof_index] != 0;
+        }
+    }
+  g_assert_cmpuint (n_moved, >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -791,6 +848,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeq/interpolate-unlisted", test_interpolate_unlisted);
   g_test_add_func ("/kinema/PoseSeq/angle-unit", test_angle_unit);
   g_test_add_func ("/kinema/PoseSeq/feet-planted", test_feet_planted);
+  g_test_add_func ("/kinema/PoseSeq/resaved-model", test_resaved_model);
   g_test_add_func ("/kinema/PoseSeqItem/load", test_item);
   g_test_add_func ("/kinema/PoseSeqItem/round-trip", test_round_trip);
   g_test_add_func ("/kinema/PoseSeqItem/missing-file", test_missing_file);

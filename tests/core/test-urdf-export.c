@@ -531,6 +531,120 @@ test_loaded_mesh (void)
   g_assert_nonnull (strstr (from_body_text, "effort=\"12.5\" velocity=\"0.75\"/>\n"));
 }
 
+static const char one_triangle_stl[] =
+  "solid t\n"
+  "facet normal 0 0 1\n outer loop\n  vertex 0 0 0\n  vertex 1 0 0\n  vertex 0 1 0\n"
+  " endloop\nendfacet\nendsolid t\n";
+
+/* A file named as @path's visual, read back with its meshes: each mesh named in it
+ * resolves from where it is (no "cannot find" or "not drawn" warning for the loaded one). */
+static KmSkeleton *
+load_urdf_file (const char *path,
+                GPtrArray  *warnings)
+{
+  g_autofree char *text = test_util_read_file (path, NULL);
+
+  return load_urdf_text (path, text, TRUE, warnings);
+}
+
+/* A relative mesh reference names the same file wherever the model is saved: relative to
+ * the new folder ("../" where needed), unchanged in the model's own folder, and a
+ * package:// name is kept as it is. km_urdf_to_string (no folder) writes it as read. */
+static void
+test_rebased_mesh (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='base'>\n"
+    "    <visual><geometry><mesh filename='meshes/tri.stl'/></geometry></visual>\n"
+    "    <visual><geometry><mesh filename='./meshes/gone.stl'/></geometry></visual>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/arm.dae'/></geometry>"
+    "</visual>\n"
+    "  </link>\n"
+    "</robot>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *top = g_dir_make_tmp ("kinema-urdf-rebase-XXXXXX", NULL);
+  g_autofree char *model_dir = g_build_filename (top, "model", NULL);
+  g_autofree char *meshes = g_build_filename (model_dir, "meshes", NULL);
+  g_autofree char *stl = g_build_filename (meshes, "tri.stl", NULL);
+  g_autofree char *other_dir = g_build_filename (top, "other", "deeper", NULL);
+  g_autofree char *path = g_build_filename (model_dir, "r.urdf", NULL);
+  g_autofree char *same = g_build_filename (model_dir, "same.urdf", NULL);
+  g_autofree char *other = g_build_filename (other_dir, "r.urdf", NULL);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *as_read = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (meshes, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (other_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (stl, one_triangle_stl, -1, NULL));
+  g_assert_true (g_file_set_contents (path, urdf, -1, NULL));
+
+  skel = load_urdf_file (path, warnings);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_null (shapes[1]->mesh);
+  g_assert_null (shapes[2]->mesh);
+  as_read = km_urdf_to_string (skel, NULL);
+  g_assert_nonnull (strstr (as_read, "<mesh filename=\"meshes/tri.stl\"/>"));
+  g_assert_nonnull (strstr (as_read, "<mesh filename=\"./meshes/gone.stl\"/>"));
+
+  /* Into the model's folder: the text as written. */
+  g_assert_true (km_urdf_save (skel, same, NULL, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (same, NULL);
+  g_assert_cmpstr (text, ==, as_read);
+
+  /* Into another folder: from there, the same files. */
+  g_assert_true (km_urdf_save (skel, other, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&text, g_free);
+  text = test_util_read_file (other, NULL);
+  g_assert_nonnull (strstr (text, "<mesh filename=\"../../model/meshes/tri.stl\"/>"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"../../model/meshes/gone.stl\"/>"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"package://pkg/meshes/arm.dae\"/>"));
+  g_ptr_array_set_size (warnings, 0);
+  back = load_urdf_file (other, warnings);
+  g_assert_false (test_util_has_warning (warnings, "tri.stl"));
+  shapes = km_skeleton_get_shapes (back, 0, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_cmpstr (shapes[0]->uri, ==, "../../model/meshes/tri.stl");
+
+  /* Read back from there and saved into the model's folder again: as first written,
+   * but for the "./" the canonical path has no more. */
+  g_assert_true (km_urdf_save (back, same, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&text, g_free);
+  text = test_util_read_file (same, NULL);
+  g_assert_nonnull (strstr (text, "<mesh filename=\"meshes/tri.stl\"/>"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"meshes/gone.stl\"/>"));
+
+  /* Writing as text, without a folder: as the model wrote them. */
+  g_clear_pointer (&text, g_free);
+  text = km_urdf_to_string (back, NULL);
+  g_assert_nonnull (strstr (text, "<mesh filename=\"../../model/meshes/tri.stl\"/>"));
+
+  g_remove (same);
+  g_remove (other);
+  g_remove (path);
+  g_remove (stl);
+  g_rmdir (meshes);
+  g_rmdir (model_dir);
+  g_rmdir (other_dir);
+  {
+    g_autofree char *other_top = g_path_get_dirname (other_dir);
+
+    g_rmdir (other_top);
+  }
+  g_rmdir (top);
+}
+
 /* Edits keep link names: a renamed joint keeps its link's, a duplicate gets "LINK_2", a
  * mirrored copy the mirrored name; a mirrored mesh reference a mirrored scale. */
 static void
@@ -702,6 +816,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);
+  g_test_add_func ("/kinema/UrdfExport/rebased-mesh", test_rebased_mesh);
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);

@@ -197,6 +197,52 @@ assert_package_mesh_found (const char * const *paths)
   g_assert_cmpuint (n, ==, 1);
 }
 
+/* A mesh file of a URDF given by a bare name is named in messages as the user would name
+ * it ("meshes/bad.stl", not "./meshes/bad.stl"), and found from the working folder. */
+static void
+test_mesh_message_paths (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='base'>\n"
+    "    <visual><geometry><mesh filename='meshes/bad.stl'/></geometry></visual>\n"
+    "    <visual><geometry><mesh filename='./meshes/tri.stl'/></geometry></visual>\n"
+    "  </link>\n"
+    "</robot>\n";
+  static const char tri[] =
+    "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 0\n  vertex 1 0 0\n"
+    "  vertex 0 1 0\n endloop\nendfacet\nendsolid t\n";
+  static const char bad[] = "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 x\n";
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-paths-XXXXXX", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  KmUrdfOptions options = { NULL, TRUE };
+  KmShape * const *shapes;
+  const char *message;
+  guint n = 0;
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  g_assert_cmpint (g_mkdir ("meshes", 0755), ==, 0);
+  g_assert_true (g_file_set_contents ("meshes/tri.stl", tri, -1, NULL));
+  g_assert_true (g_file_set_contents ("meshes/bad.stl", bad, -1, NULL));
+  km_parse_warnings_push (collect_warning, warnings);
+  skel = km_urdf_load ("r.urdf", urdf, strlen (urdf), &options, &error);
+  km_parse_warnings_pop ();
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  message = g_ptr_array_index (warnings, 0);
+  if (!g_str_has_prefix (message, "r.urdf:3:39: mesh “meshes/bad.stl” is not drawn: "
+                                  "meshes/bad.stl:4:14: "))
+    g_error ("got “%s”", message);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_null (shapes[0]->mesh);
+  g_assert_nonnull (shapes[1]->mesh);
+}
+
 static void
 test_package_paths (void)
 {
@@ -598,6 +644,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Urdf/ur5", test_ur5);
+  g_test_add_func ("/kinema/Urdf/mesh-message-paths", test_mesh_message_paths);
   g_test_add_func ("/kinema/Urdf/package-paths", test_package_paths);
   g_test_add_func ("/kinema/Urdf/package-renamed-folder", test_package_renamed_folder);
   g_test_add_func ("/kinema/Urdf/package-in-workspace", test_package_in_workspace);

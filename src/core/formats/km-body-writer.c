@@ -22,8 +22,13 @@
  *   prismatic), joint_range (degrees or metres; an `unlimited` end for each open side:
  *   both when the joint has no limit, one when it is limited on one side only) and
  *   joint_id;
- * - joint ids are the DOF order: the n-th DOF of the skeleton gets id n, so that a
- *   `joint_displacements` list in DOF order (DESIGN.md) reads the same in both;
+ * - a joint keeps its joint id (KmJoint.joint_id): Choreonoid addresses joints by id (a
+ *   pose sequence's keys, a project's joint_displacements), so renumbering them would make
+ *   those drive other joints. A joint with DOF and no id (one added in the editor, one of
+ *   a model without ids) gets the next id after the largest one, in link order, the place
+ *   where Choreonoid counts joints without an id too; a spherical joint's three links get
+ *   its id, if any, and new ones. An id an earlier joint has already (which Choreonoid
+ *   warns about) is not written twice: the later joint is treated as one without (noted);
  * - velocity and effort limits the model gave (KmJoint.max_velocity, max_effort) become
  *   max_joint_velocity (degrees or metres per second) and max_joint_effort;
  * - the body's name is the model's (a URDF robot name, KmSkeleton's model name), else the
@@ -38,7 +43,8 @@
  *   independent joint (noted);
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
  *   TriangleMesh), wrapped in a Transform when they are placed or scaled; a mesh the model
- *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written. A
+ *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written (one
+ *   relative to the model's folder relative to the saved file's: km_body_save). A
  *   loaded mesh is written as its triangles even when the model named its file: a .body
  *   Resource uri is relative to the .body file, and neither Choreonoid nor Kinema resolves
  *   the package:// names URDF meshes have, so a reference could not be read back;
@@ -135,8 +141,10 @@ geometry_node (const KmShape *shape)
   return g;
 }
 
+/* @dir: as for body_to_string. */
 static KmYamlNode *
-shape_node (const KmShape *shape)
+shape_node (const KmShape *shape,
+            const char    *dir)
 {
   KmYamlNode *node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   KmYamlNode *appearance, *material;
@@ -150,9 +158,12 @@ shape_node (const KmShape *shape)
 
   if (shape->type == KM_SHAPE_MESH && shape->mesh == NULL)
     {
-      /* A mesh file that was not loaded: the reference as the model wrote it. */
+      /* A mesh file that was not loaded: the reference as the model wrote it, a relative
+       * one leading from @dir. */
+      g_autofree char *uri = km_shape_dup_uri_for (shape, dir);
+
       km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Resource"));
-      km_yaml_mapping_append (node, "uri", km_yaml_node_new_string (shape->uri));
+      km_yaml_mapping_append (node, "uri", km_yaml_node_new_string (uri));
     }
   else
     {
@@ -242,22 +253,123 @@ spherical_link_names (const KmSkeleton  *skeleton,
     }
 }
 
-/**
- * km_body_to_string:
- * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
- *   format cannot carry (the array needs g_free as its free function)
- *
- * Returns: (transfer full): the .body text
- */
-char *
-km_body_to_string (const KmSkeleton *skeleton,
-                   GPtrArray        *notes)
+typedef struct
+{
+  GHashTable *used;   /* ids written, each + 1 */
+  int         next;   /* one past the largest id */
+  int         low;    /* where to look for a free one once next is past the largest readable */
+} JointIds;
+
+/* An id no joint has yet: the next after the largest, or (past the ids a .body file may
+ * have) the smallest free one. */
+static int
+new_joint_id (JointIds *ids)
+{
+  int id;
+
+  if (ids->next <= KM_SKELETON_MAX_JOINTS)
+    id = ids->next++;
+  else
+    {
+      while (g_hash_table_contains (ids->used, GINT_TO_POINTER (ids->low + 1)))
+        ids->low++;
+      id = ids->low;
+    }
+  g_hash_table_add (ids->used, GINT_TO_POINTER (id + 1));
+  return id;
+}
+
+/* The joint_id of each link written: three for each joint (a spherical joint's three links;
+ * other joints have one link, the first), -1 for none. See the mapping above. */
+static int *
+link_joint_ids (const KmSkeleton *skeleton,
+                GPtrArray        *notes)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  int *link_ids = g_new (int, 3 * (gsize) MAX (n, 1));
+  JointIds ids = { g_hash_table_new (NULL, NULL), 0, 0 };
+  const KmJoint *duplicate = NULL, *too_large = NULL;
+  guint n_duplicates = 0, n_too_large = 0;
+
+  /* The ids joints keep first, then new ones in link order. An id no .body file may have
+   * (a VRML model's) is renumbered too. */
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      int *link = &link_ids[3 * (gsize) i];
+
+      link[0] = link[1] = link[2] = -1;
+      if (j->joint_id > KM_SKELETON_MAX_JOINTS)
+        {
+          if (n_too_large++ == 0)
+            too_large = j;
+        }
+      else if (j->joint_id >= 0
+               && !g_hash_table_contains (ids.used, GINT_TO_POINTER (j->joint_id + 1)))
+        {
+          link[0] = j->joint_id;
+          ids.next = MAX (ids.next, j->joint_id + 1);
+          g_hash_table_add (ids.used, GINT_TO_POINTER (j->joint_id + 1));
+        }
+      else if (j->joint_id >= 0 && n_duplicates++ == 0)
+        duplicate = j;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      int *link = &link_ids[3 * (gsize) i];
+
+      if (j->type != KM_JOINT_REVOLUTE && j->type != KM_JOINT_PRISMATIC
+          && j->type != KM_JOINT_SPHERICAL)
+        continue;
+      if (link[0] < 0)
+        link[0] = new_joint_id (&ids);
+      if (j->type == KM_JOINT_SPHERICAL)
+        {
+          link[1] = new_joint_id (&ids);
+          link[2] = new_joint_id (&ids);
+        }
+    }
+  g_hash_table_unref (ids.used);
+  if (duplicate != NULL)
+    {
+      guint other = 0;
+
+      while (km_skeleton_get_joint (skeleton, other)->joint_id != duplicate->joint_id)
+        other++;
+      km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                          "%u joint has the joint id of an earlier one: it is "
+                                          "written with a new id, or none when it has no DOF "
+                                          "(“%s” has %d, like “%s”)",
+                                          "%u joints have the joint id of an earlier one: they "
+                                          "are written with new ids, or none when they have no "
+                                          "DOF (“%s” has %d, like “%s”, …)", n_duplicates),
+                      n_duplicates, duplicate->name, duplicate->joint_id,
+                      km_skeleton_get_joint (skeleton, other)->name);
+    }
+  if (too_large != NULL)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u joint id is larger than %d: it is written as a new "
+                                        "id, or none when its joint has no DOF (“%s” has %d)",
+                                        "%u joint ids are larger than %d: they are written as "
+                                        "new ids, or none when their joints have no DOF (“%s” "
+                                        "has %d, …)", n_too_large),
+                    n_too_large, KM_SKELETON_MAX_JOINTS, too_large->name, too_large->joint_id);
+  return link_ids;
+}
+
+/* @dir: the folder the text is written into, where relative Resource uris must lead from
+ * (km_shape_dup_uri_for); NULL: as the model wrote them. */
+static char *
+body_to_string (const KmSkeleton *skeleton,
+                const char       *dir,
+                GPtrArray        *notes)
 {
   g_autoptr(KmYamlNode) root = NULL;
   KmYamlNode *links;
   const char * const *handlers;
   const char *root_name;
-  gboolean renumbered = FALSE;
+  g_autofree int *link_ids = NULL;
   const KmJoint *own_link = NULL;
   guint n_own_links = 0;
   guint n;
@@ -285,6 +397,7 @@ km_body_to_string (const KmSkeleton *skeleton,
       km_yaml_mapping_append (root, "body_handlers", list);
     }
 
+  link_ids = link_joint_ids (skeleton, notes);
   links = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
   for (guint i = 0; i < n; i++)
     {
@@ -296,8 +409,6 @@ km_body_to_string (const KmSkeleton *skeleton,
       guint n_shapes = 0;
       KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
 
-      if (j->joint_id >= 0 && j->joint_id != j->dof_index)
-        renumbered = TRUE;
       if (j->link_name != NULL && n_own_links++ == 0)
         own_link = j;
       switch (j->type)
@@ -311,7 +422,8 @@ km_body_to_string (const KmSkeleton *skeleton,
           link = link_node (j->name, parent,
                             j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                             &j->offset, rotation, &j->axis, &j->limits[0],
-                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0, j->dof_index, j);
+                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0,
+                            link_ids[3 * (gsize) i], j);
           break;
         case KM_JOINT_SPHERICAL:
           {
@@ -325,22 +437,23 @@ km_body_to_string (const KmSkeleton *skeleton,
                             j->name, name_x, name_y, j->name);
             km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
                                                        rotation, &ax, &j->limits[0],
-                                                       angle_scale, j->dof_index, j));
+                                                       angle_scale, link_ids[3 * (gsize) i],
+                                                       j));
             km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
                                                        &ay, &j->limits[1], angle_scale,
-                                                       j->dof_index + 1, j));
+                                                       link_ids[3 * (gsize) i + 1], j));
             link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
-                              angle_scale, j->dof_index + 2, j);
+                              angle_scale, link_ids[3 * (gsize) i + 2], j);
           }
           break;
         case KM_JOINT_FREE:
-          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1, -1,
-                            NULL);
+          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1,
+                            link_ids[3 * (gsize) i], NULL);
           break;
         case KM_JOINT_FIXED:
         default:
-          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1, -1,
-                            NULL);
+          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1,
+                            link_ids[3 * (gsize) i], NULL);
           break;
         }
       if (n_shapes > 0)
@@ -350,7 +463,7 @@ km_body_to_string (const KmSkeleton *skeleton,
           for (guint s = 0; s < n_shapes; s++)
             if (shapes[s]->type != KM_SHAPE_MESH || shapes[s]->mesh != NULL ||
                 shapes[s]->uri != NULL)
-              km_yaml_sequence_append (elements, shape_node (shapes[s]));
+              km_yaml_sequence_append (elements, shape_node (shapes[s], dir));
           km_yaml_mapping_append (link, "elements", elements);
         }
       km_yaml_sequence_append (links, link);
@@ -369,16 +482,34 @@ km_body_to_string (const KmSkeleton *skeleton,
                                         "are left out (the link “%s” of joint “%s” is written "
                                         "as “%s”, …)", n_own_links),
                     n_own_links, own_link->link_name, own_link->name, own_link->name);
-  if (renumbered)
-    km_format_note (notes, _("joint ids are renumbered in DOF order"));
   return km_yaml_emit_to_string (root, NULL);
+}
+
+/**
+ * km_body_to_string:
+ * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
+ *   format cannot carry (the array needs g_free as its free function)
+ *
+ * Resource uris are written as the model wrote them.
+ *
+ * Returns: (transfer full): the .body text
+ */
+char *
+km_body_to_string (const KmSkeleton *skeleton,
+                   GPtrArray        *notes)
+{
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  return body_to_string (skeleton, NULL, notes);
 }
 
 /**
  * km_body_save:
  * @notes: (nullable) (element-type utf8): as for km_body_to_string()
  *
- * Writes atomically: a failed save leaves an existing file as it was.
+ * Writes atomically: a failed save leaves an existing file as it was. A Resource uri
+ * relative to the model's folder (KmShape.uri_dir) is written relative to @path's folder,
+ * so that it names the same file from there; into the model's own folder, as written.
  */
 gboolean
 km_body_save (const KmSkeleton  *skeleton,
@@ -386,13 +517,15 @@ km_body_save (const KmSkeleton  *skeleton,
               GPtrArray         *notes,
               GError           **error)
 {
+  g_autofree char *dir = NULL;
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = km_body_to_string (skeleton, notes);
+  dir = g_path_get_dirname (path);
+  text = body_to_string (skeleton, dir, notes);
   return km_format_save_text (path, text, error);
 }
 

@@ -781,6 +781,8 @@ add_resource_reference (Body           *b,
 
   if (++b->n_shapes > MAX_SHAPES_PER_BODY)
     return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
+  /* Relative to this file (a sub-body's own), for writers that write elsewhere. */
+  km_shape_set_uri (shape, uri, b->path);
   _km_affine_identity (&adjust);
   if (y_up)
     adjust.lin = (KmMat3) { { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } } };

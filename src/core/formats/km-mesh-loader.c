@@ -636,8 +636,8 @@ mtl_load (const char  *obj_path,
           const char  *name,
           GHashTable  *materials)
 {
-  g_autofree char *dir = g_path_get_dirname (obj_path);
-  g_autofree char *path = g_build_filename (dir, name, NULL);
+  /* Named as the user would (no "./"): messages about the library name this path. */
+  g_autofree char *path = km_parse_included_path (obj_path, name);
   g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
   ObjMaterial *current = NULL;

@@ -654,7 +654,6 @@ walk_inline (VParser         *p,
              GError         **error)
 {
   VValue *url = g_hash_table_lookup (node->fields, "url");
-  g_autofree char *dir = g_path_get_dirname (p->lx.path);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *file = NULL;
   g_autoptr(GPtrArray) loaded = NULL;
@@ -671,7 +670,8 @@ walk_inline (VParser         *p,
       if (g_str_has_prefix (name, "file://"))
         name += strlen ("file://");
       g_clear_pointer (&file, g_free);
-      file = g_path_is_absolute (name) ? g_strdup (name) : g_build_filename (dir, name, NULL);
+      /* Named as the user would (no "./"): the loader's messages name this path. */
+      file = km_parse_included_path (p->lx.path, name);
       g_clear_error (&local_error);
       loaded = km_mesh_cache_load (p->cache, file, NULL, &local_error);
     }

@@ -51,7 +51,9 @@
  *   allows it; a mesh the model names but did not load (KmShape.uri) is written back as
  *   <mesh filename="URI" scale="…"/> with its origin, and with its material when it had
  *   one; so is a loaded mesh that keeps the reference it was read from (its uri_transform
- *   and uri_scale, once for all the shapes read from the file). Cones, capsules and meshes
+ *   and uri_scale, once for all the shapes read from the file); a reference relative to
+ *   the model's folder is written relative to the saved file's folder (km_urdf_save), a
+ *   package:// or other URL as it is. Cones, capsules and meshes
  *   without a file (URDF meshes are files) are left out (noted);
  *   a material keeps the name the model gives it (KmShape.material), else gets one;
  * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>;
@@ -145,6 +147,7 @@ append_origin (GString           *out,
 static void
 append_visual (GString       *out,
                GPtrArray     *notes,
+               const char    *dir,
                const char    *link,
                guint          index,
                const KmShape *shape)
@@ -205,7 +208,8 @@ append_visual (GString       *out,
         }
       if (shape->uri != NULL)
         {
-          g_autofree char *uri = g_markup_escape_text (shape->uri, -1);
+          g_autofree char *written = km_shape_dup_uri_for (shape, dir);
+          g_autofree char *uri = g_markup_escape_text (written, -1);
 
           g = g_string_new (NULL);
           g_string_append_printf (g, "<mesh filename=\"%s\"", uri);
@@ -255,6 +259,7 @@ append_visual (GString       *out,
 static void
 append_link (GString          *out,
              GPtrArray        *notes,
+             const char       *dir,
              const char       *name,
              const KmSkeleton *skeleton,
              int               joint)
@@ -272,7 +277,7 @@ append_link (GString          *out,
     }
   g_string_append_printf (out, "  <link name=\"%s\">\n", escaped);
   for (guint s = 0; s < n_shapes; s++)
-    append_visual (out, notes, name, s, shapes[s]);
+    append_visual (out, notes, dir, name, s, shapes[s]);
   g_string_append (out, "  </link>\n");
 }
 
@@ -450,7 +455,7 @@ append_joint_of (GString          *out,
                           finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, j,
                           placeholders, NULL, NULL);
             if (a < 2)
-              append_link (out, notes, names[a], skeleton, -1);
+              append_link (out, notes, NULL, names[a], skeleton, -1);
           }
       }
       break;
@@ -463,16 +468,12 @@ append_joint_of (GString          *out,
     }
 }
 
-/**
- * km_urdf_to_string:
- * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
- *   format cannot carry (the array needs g_free as its free function)
- *
- * Returns: (transfer full): the URDF text
- */
-char *
-km_urdf_to_string (const KmSkeleton *skeleton,
-                   GPtrArray        *notes)
+/* @dir: the folder the text is written into, where relative mesh references must lead
+ * from (km_shape_dup_uri_for); NULL: as the model wrote them. */
+static char *
+urdf_to_string (const KmSkeleton *skeleton,
+                const char       *dir,
+                GPtrArray        *notes)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) links = g_ptr_array_new_with_free_func (g_free);
@@ -526,11 +527,11 @@ km_urdf_to_string (const KmSkeleton *skeleton,
 
       km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written as a "
                                "joint below a new base link “%s”"), root->name, base);
-      append_link (out, notes, base, skeleton, -1);
+      append_link (out, notes, NULL, base, skeleton, -1);
       append_joint_of (out, notes, skeleton, used, root, base, g_ptr_array_index (links, 0),
                        &placeholders);
     }
-  append_link (out, notes, g_ptr_array_index (links, 0), skeleton, 0);
+  append_link (out, notes, dir, g_ptr_array_index (links, 0), skeleton, 0);
 
   for (guint i = 1; i < n; i++)
     {
@@ -538,7 +539,7 @@ km_urdf_to_string (const KmSkeleton *skeleton,
 
       append_joint_of (out, notes, skeleton, used, j, g_ptr_array_index (links, (guint) j->parent),
                        g_ptr_array_index (links, i), &placeholders);
-      append_link (out, notes, g_ptr_array_index (links, i), skeleton, (int) i);
+      append_link (out, notes, dir, g_ptr_array_index (links, i), skeleton, (int) i);
     }
   g_string_append (out, "</robot>\n");
   if (placeholders.n == 1)
@@ -557,10 +558,30 @@ km_urdf_to_string (const KmSkeleton *skeleton,
 }
 
 /**
+ * km_urdf_to_string:
+ * @notes: (nullable) (element-type utf8): receives a translated line for each thing the
+ *   format cannot carry (the array needs g_free as its free function)
+ *
+ * Mesh references are written as the model wrote them.
+ *
+ * Returns: (transfer full): the URDF text
+ */
+char *
+km_urdf_to_string (const KmSkeleton *skeleton,
+                   GPtrArray        *notes)
+{
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  return urdf_to_string (skeleton, NULL, notes);
+}
+
+/**
  * km_urdf_save:
  * @notes: (nullable) (element-type utf8): as for km_urdf_to_string()
  *
- * Writes atomically: a failed save leaves an existing file as it was.
+ * Writes atomically: a failed save leaves an existing file as it was. A mesh reference
+ * relative to the model's folder (KmShape.uri_dir) is written relative to @path's folder,
+ * so that it names the same file from there; into the model's own folder, as written.
  */
 gboolean
 km_urdf_save (const KmSkeleton  *skeleton,
@@ -568,12 +589,14 @@ km_urdf_save (const KmSkeleton  *skeleton,
               GPtrArray         *notes,
               GError           **error)
 {
+  g_autofree char *dir = NULL;
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = km_urdf_to_string (skeleton, notes);
+  dir = g_path_get_dirname (path);
+  text = urdf_to_string (skeleton, dir, notes);
   return km_format_save_text (path, text, error);
 }

@@ -1062,21 +1062,23 @@ resolve_mesh_path (const char          *urdf_path,
     }
   if (strstr (filename, "://") != NULL)
     return NULL;
-  if (g_path_is_absolute (filename))
-    return g_strdup (filename);
-  return g_build_filename (dir, filename, NULL);
+  /* Named as the user would ("meshes/arm.stl" beside a URDF given as "robot.urdf", not
+   * "./meshes/arm.stl"): the mesh loaders' messages name this path. */
+  return km_parse_included_path (urdf_path, filename);
 }
 
 /* A mesh that is not loaded stays in the model as written (a user with the ROS package
  * elsewhere still needs it): it draws nothing and the writers write it back. */
 static void
-add_mesh_reference (KmSkeletonBuilder *builder,
+add_mesh_reference (Parser            *p,
+                    KmSkeletonBuilder *builder,
                     guint              joint,
                     const UrdfVisual  *v,
                     KmColor            color)
 {
   g_autoptr(KmShape) shape = km_shape_new_mesh_reference (v->filename);
 
+  km_shape_set_uri (shape, v->filename, p->path);
   shape->transform = v->origin;
   shape->scale = v->scale;
   shape->color = color;
@@ -1170,7 +1172,7 @@ add_visual_shapes (Parser               *p,
 
         if (!options->load_meshes)
           {
-            add_mesh_reference (builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, color);
             break;
           }
         file = resolve_mesh_path (p->path, v->filename, options->package_paths,
@@ -1180,7 +1182,7 @@ add_visual_shapes (Parser               *p,
             km_parse_warning (p->path, v->filename_pos,
                               _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
                                 "package:// names); it is not drawn"), v->filename);
-            add_mesh_reference (builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, color);
             break;
           }
         shapes = km_mesh_cache_load (cache, file, NULL, &local_error);
@@ -1189,7 +1191,7 @@ add_visual_shapes (Parser               *p,
             km_parse_warning (p->path, v->filename_pos,
                               _("mesh “%s” is not drawn: %s"), v->filename,
                               local_error->message);
-            add_mesh_reference (builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, color);
             break;
           }
         for (guint i = 0; i < shapes->len; i++)
@@ -1209,8 +1211,7 @@ add_visual_shapes (Parser               *p,
                 km_shape_set_material (shape, v->material);
               }
             /* The reference as written, so that writers keep it (KmShape.uri). */
-            g_free (shape->uri);
-            shape->uri = g_strdup (v->filename);
+            km_shape_set_uri (shape, v->filename, p->path);
             shape->uri_transform = v->origin;
             shape->uri_scale = v->scale;
             shape->uri_part = i;
