@@ -69,7 +69,9 @@ append_numbers (GString      *out,
 }
 
 /* For a model: one line per IK target it defines,
- * "target=NAME effector=JOINT frame=F pos=X,Y,Z quaternion=W,X,Y,Z" per keyframe. */
+ * "target=NAME effector=JOINT frame=F pos=X,Y,Z quaternion=W,X,Y,Z" per keyframe, then
+ * " offset=X,Y,Z" when the target is for a point off the effector joint's origin (in its
+ * frame) and " position_only" when the orientation is no target. */
 static void
 describe_targets (const KmModelExtras *extras,
                   GString             *out)
@@ -80,6 +82,8 @@ describe_targets (const KmModelExtras *extras,
     {
       const KmTargetTrack *track = g_ptr_array_index (extras->targets, i);
       const KmTargetKeyframe *keyframes;
+      KmVec3 o = km_target_track_get_effector_offset (track);
+      const double offset[3] = { o.x, o.y, o.z };
       guint n = 0;
 
       keyframes = km_target_track_get_keyframes (track, &n);
@@ -98,6 +102,13 @@ describe_targets (const KmModelExtras *extras,
           append_numbers (lines, pos, 3);
           g_string_append (lines, " quaternion=");
           append_numbers (lines, rot, 4);
+          if (offset[0] != 0.0 || offset[1] != 0.0 || offset[2] != 0.0)
+            {
+              g_string_append (lines, " offset=");
+              append_numbers (lines, offset, 3);
+            }
+          if (km_target_track_get_position_only (track))
+            g_string_append (lines, " position_only");
           g_string_append_c (lines, '\n');
         }
     }

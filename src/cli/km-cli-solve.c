@@ -27,6 +27,7 @@
 /*
  * kinema-cli solve [SKELETON [TARGETS…]] [-o ANIMATION|DIR] [--jobs N] [--effector NAME]
  *
+ * Without TARGETS a model's own IK targets (KmModelExtras) are the targets, one item each.
  * One animation per targets file, solved on a GThreadPool of --jobs workers. Each worker
  * loads its targets, solves them with km_ik_solve_track() and writes the animation; the
  * main thread only waits, draws progress on a terminal and prints the results in argument
@@ -37,6 +38,8 @@ typedef struct
 {
   /* Input, set before the pool starts. */
   const char    *targets_path;     /* the path as given; NULL for the embedded default */
+  KmTargetTrack *track;            /* instead of a file: one of the model's own IK targets */
+  char          *label;            /* for messages: the model and its target's name */
   char          *output_path;
 
   /* Output, written by the worker, read after the pool is done. */
@@ -65,6 +68,8 @@ static void
 solve_item_clear (SolveItem *item)
 {
   g_clear_pointer (&item->output_path, g_free);
+  g_clear_pointer (&item->track, km_target_track_unref);
+  g_clear_pointer (&item->label, g_free);
   g_clear_error (&item->error);
 }
 
@@ -96,8 +101,9 @@ load_targets (const char  *path,
 }
 
 static KmSkeleton *
-load_skeleton (const char  *path,
-               GError     **error)
+load_skeleton (const char      *path,
+               KmModelExtras  **extras,
+               GError         **error)
 {
   const KmFormat *format = NULL;
   gpointer result;
@@ -113,7 +119,7 @@ load_skeleton (const char  *path,
       return format->load (KM_DEFAULT_SKELETON_NAME, bytes, error);
     }
 
-  result = km_format_load_file (path, NULL, &format, error);
+  result = km_format_load_model_file (path, NULL, &format, extras, error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_MODEL)
@@ -220,7 +226,8 @@ solve_one (SolveItem    *item,
   guint last;
   int effector;
 
-  track = load_targets (item->targets_path, error);
+  track = item->track != NULL ? km_target_track_ref (item->track)
+                               : load_targets (item->targets_path, error);
   if (track == NULL)
     return FALSE;
 
@@ -279,6 +286,38 @@ output_name (const char *targets_path)
   return g_strconcat (base, ".animation.json", NULL);
 }
 
+/* A model's own target "reach" → "reach.animation.json" (no directory in it). */
+static char *
+target_output_name (const char *name)
+{
+  g_autofree char *safe = g_strdup (name != NULL && *name != '\0' ? name : "target");
+
+  g_strdelimit (safe, G_DIR_SEPARATOR_S "/", '_');
+  return g_strconcat (safe, ".animation.json", NULL);
+}
+
+/*
+ * Without TARGETS, the embedded default targets are for the default skeleton's end
+ * effector: on another model they mean nothing unless it has a joint of that name (or
+ * --effector chooses one). FALSE, with the joint's name in *@wanted, when it has not.
+ */
+static gboolean
+default_targets_fit (KmSkeleton  *skeleton,
+                     char       **wanted)
+{
+  g_autoptr(KmSkeleton) fallback = load_skeleton (NULL, NULL, NULL);
+  int index = fallback != NULL ? km_skeleton_get_default_effector (fallback) : -1;
+  const char *name;
+
+  if (index < 0)
+    return TRUE;
+  name = km_skeleton_get_joint (fallback, (guint) index)->name;
+  if (km_skeleton_find_joint (skeleton, name) >= 0)
+    return TRUE;
+  *wanted = g_strdup (name);
+  return FALSE;
+}
+
 static void
 print_summary (const SolveItem *item)
 {
@@ -304,6 +343,8 @@ km_cli_solve (int    argc,
   g_autoptr(KmBodyHandlerIkHook) ik_hook = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) outputs = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
+  GPtrArray *scene_targets;
   g_autofree char *output = NULL;
   g_autofree char *effector = NULL;
   g_autofree SolveItem *items = NULL;
@@ -332,7 +373,10 @@ km_cli_solve (int    argc,
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
     _("Writes one animation.json per targets file. Without arguments the embedded default\n"
-      "skeleton and targets are solved; without TARGETS the default targets are used.\n"
+      "skeleton and targets are solved. Without TARGETS, the IK targets the model defines\n"
+      "(Scenebuilder <ik>) are solved, one animation each (NAME.animation.json when there\n"
+      "are several); a model without any gets the default targets, an error unless it has\n"
+      "their end effector's joint or --effector names one.\n"
       "With one targets file, -o names the output file (default: animation.json); with\n"
       "several, -o names a directory (default: the current one) that receives\n"
       "NAME.animation.json for every NAME.json. Standard output ends with one line per\n"
@@ -346,7 +390,49 @@ km_cli_solve (int    argc,
     return km_cli_usage_error (context, _("--jobs must be a positive number"));
 
   skeleton_path = argc > 1 ? argv[1] : NULL;
-  n_items = argc > 2 ? (guint) argc - 2 : 1;
+
+  km_parse_warnings_push (km_cli_print_warning, NULL);
+  skeleton = load_skeleton (skeleton_path, &extras, &error);
+  km_parse_warnings_pop ();
+  if (skeleton == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  if (km_skeleton_get_n_dof (skeleton) == 0)
+    {
+      /* The prefix is never translated. */
+      fprintf (stderr, "%s: %s\n",
+               skeleton_path != NULL ? skeleton_path : KM_DEFAULT_SKELETON_NAME,
+               _("the model has no joint that moves (every joint is fixed): there is nothing "
+                 "to solve"));
+      return KM_CLI_EXIT_INVALID;
+    }
+
+  /* A model without TARGETS: its own IK targets (Scenebuilder <ik>), one animation each;
+   * without any, the default targets only where they can mean something. */
+  scene_targets = argc == 2 && extras != NULL ? extras->targets : NULL;
+  if (scene_targets != NULL && scene_targets->len == 0)
+    {
+      g_autofree char *wanted = NULL;
+
+      scene_targets = NULL;
+      if (effector == NULL && !default_targets_fit (skeleton, &wanted))
+        {
+          /* The prefix is never translated. */
+          fprintf (stderr, "%s: ", skeleton_path);
+          fprintf (stderr, _("the model defines no IK targets and has no joint “%s” that the "
+                             "default targets are for: give a targets file (or --effector "
+                             "NAME)"), wanted);
+          fputc ('\n', stderr);
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
+  if (scene_targets != NULL)
+    n_items = scene_targets->len;
+  else
+    n_items = argc > 2 ? (guint) argc - 2 : 1;
   output_is_dir = n_items > 1
                   || (output != NULL && (g_str_has_suffix (output, G_DIR_SEPARATOR_S)
                                          || g_file_test (output, G_FILE_TEST_IS_DIR)));
@@ -368,9 +454,19 @@ km_cli_solve (int    argc,
   for (guint i = 0; i < n_items; i++)
     {
       items[i].targets_path = argc > 2 ? argv[i + 2] : NULL;
+      if (scene_targets != NULL)
+        {
+          const char *name = g_ptr_array_index (extras->target_names, i);
+
+          items[i].track = km_target_track_ref (g_ptr_array_index (scene_targets, i));
+          /* Translators: a model file, then the name of an IK target it defines */
+          items[i].label = g_strdup_printf (_("%s, IK target “%s”"), skeleton_path, name);
+        }
       if (output_is_dir)
         {
-          g_autofree char *name = output_name (items[i].targets_path);
+          g_autofree char *name = scene_targets != NULL
+                                  ? target_output_name (g_ptr_array_index (extras->target_names, i))
+                                  : output_name (items[i].targets_path);
 
           items[i].output_path = g_build_filename (output != NULL ? output : ".", name, NULL);
         }
@@ -389,28 +485,6 @@ km_cli_solve (int    argc,
         }
     }
 
-  km_parse_warnings_push (km_cli_print_warning, NULL);
-  skeleton = load_skeleton (skeleton_path, &error);
-  km_parse_warnings_pop ();
-  if (skeleton == NULL)
-    {
-      fprintf (stderr, "%s\n", error->message);
-      for (guint i = 0; i < n_items; i++)
-        solve_item_clear (&items[i]);
-      return KM_CLI_EXIT_INVALID;
-    }
-
-  if (km_skeleton_get_n_dof (skeleton) == 0)
-    {
-      /* The prefix is never translated. */
-      fprintf (stderr, "%s: %s\n",
-               skeleton_path != NULL ? skeleton_path : KM_DEFAULT_SKELETON_NAME,
-               _("the model has no joint that moves (every joint is fixed): there is nothing "
-                 "to solve"));
-      for (guint i = 0; i < n_items; i++)
-        solve_item_clear (&items[i]);
-      return KM_CLI_EXIT_INVALID;
-    }
 
   if (jobs == 0)
     jobs = (int) g_get_num_processors ();
@@ -474,8 +548,9 @@ km_cli_solve (int    argc,
             fprintf (stderr, "%s\n", items[i].error->message);
           else
             fprintf (stderr, "%s: %s\n",
-                     items[i].targets_path != NULL ? items[i].targets_path
-                                                   : KM_DEFAULT_TARGETS_NAME,
+                     items[i].label != NULL ? items[i].label
+                     : items[i].targets_path != NULL ? items[i].targets_path
+                                                     : KM_DEFAULT_TARGETS_NAME,
                      items[i].error->message);
           status = KM_CLI_EXIT_INVALID;
         }

@@ -482,6 +482,41 @@ sample_targets (const KmTargetTrack *track,
   return targets;
 }
 
+/**
+ * km_ik_problem_use_track:
+ * @problem: a problem
+ * @track: the targets it is to solve
+ *
+ * Makes @problem aim at the point @track's keyframes are for: a track with an effector
+ * offset sets @problem's, and a position-only track sets the orientation weight to 0. A
+ * track for the joint's origin, with orientations, leaves @problem as it is (so the
+ * problem's own offset and weights stay).
+ */
+void
+km_ik_problem_use_track (KmIkProblem         *problem,
+                         const KmTargetTrack *track)
+{
+  KmVec3 offset;
+
+  g_return_if_fail (problem != NULL);
+  g_return_if_fail (track != NULL);
+
+  offset = km_target_track_get_effector_offset (track);
+  if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
+    problem->effector_offset = offset;
+  if (km_target_track_get_position_only (track))
+    problem->orientation_weight = 0.0;
+}
+
+static gboolean
+track_has_tool (const KmTargetTrack *track)
+{
+  KmVec3 offset = km_target_track_get_effector_offset (track);
+
+  return offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0
+         || km_target_track_get_position_only (track);
+}
+
 /* An animation of last_frame + 1 frames whose rows before @first_frame hold the seed. */
 static KmAnimation *
 new_animation (const KmIkProblem *problem,
@@ -566,6 +601,7 @@ km_ik_job_solve_async (KmIkJob             *self,
 
   data = g_new0 (SolveData, 1);
   data->problem = km_ik_problem_copy (problem);
+  km_ik_problem_use_track (data->problem, track);
   data->n_frames = run->n_frames;
   data->targets = sample_targets (track, first_frame, run->n_frames);
   data->run = solve_run_ref (run);
@@ -693,7 +729,8 @@ track_frame_done_cb (guint               frame,
  * @cancellable: (nullable): polled by the solver
  *
  * Solves frames @first_frame .. @last_frame of @track on the calling thread with
- * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame. Uses only its
+ * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame, for the
+ * point the track is for (km_ik_problem_use_track()). Uses only its
  * arguments, so any thread may call it.
  *
  * Returns: (transfer full) (nullable): an animation of @last_frame + 1 frames (rows before
@@ -711,6 +748,7 @@ km_ik_solve_track (const KmIkProblem    *problem,
                    GError              **error)
 {
   g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmIkProblem) aimed = NULL;
   g_autofree KmTransform *targets = NULL;
   TrackClosure closure;
   guint n;
@@ -721,6 +759,13 @@ km_ik_solve_track (const KmIkProblem    *problem,
   g_return_val_if_fail (last_frame <= KM_TARGET_TRACK_MAX_FRAME, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* A copy only when the track changes what the problem aims at: no cost otherwise. */
+  if (track_has_tool (track))
+    {
+      aimed = km_ik_problem_copy (problem);
+      km_ik_problem_use_track (aimed, track);
+      problem = aimed;
+    }
   n = last_frame - first_frame + 1;
   targets = sample_targets (track, first_frame, n);
   animation = new_animation (problem, first_frame, last_frame);

@@ -21,7 +21,8 @@ G_DECLARE_FINAL_TYPE (KmIkJob, km_ik_job, KM, IK_JOB, GObject)
  * rule"). A job object lives on the main context it was created in; every signal and
  * notification is emitted there.
  *
- * km_ik_job_solve_async() samples the track and copies the problem on the calling thread;
+ * km_ik_job_solve_async() samples the track and copies the problem on the calling thread
+ * (aimed at the track's point, km_ik_problem_use_track());
  * the worker reads only that copy and calls km_ik_solve_trajectory(), so the result equals
  * km_ik_solve_track() with the same arguments. A newer request supersedes an older one: the
  * running solve is cancelled and its callback gets G_IO_ERROR_CANCELLED. While a solve
@@ -62,6 +63,8 @@ KmAnimation   *km_ik_solve_track          (const KmIkProblem   *problem,
                                            gpointer             user_data,
                                            GCancellable        *cancellable,
                                            GError             **error);
+void           km_ik_problem_use_track    (KmIkProblem         *problem,
+                                           const KmTargetTrack *track);
 int            km_ik_resolve_effector     (KmSkeleton          *skeleton,
                                            const KmTargetTrack *track,
                                            const char          *override,

@@ -305,7 +305,8 @@ line_distance (KmVec3 axis,
  * The closed form of @problem's arm: its path from the base to the effector has exactly
  * seven DOFs, all revolute joints without links (mimic), and the axes of the first three
  * and of the last three meet (within SRS_AXIS_TOL of the shoulder-wrist distance) in two
- * distinct points that the fourth axis passes by. DOFs off the path keep @problem's seed.
+ * distinct points that the fourth axis passes by, and the target is for the effector
+ * joint's origin (no effector offset). DOFs off the path keep @problem's seed.
  *
  * Returns: (transfer full) (nullable): the arm, or %NULL when it is no such arm
  */
@@ -320,7 +321,10 @@ km_ik_srs_new (const KmIkProblem *problem)
   g_autoptr (KmIkSrs) srs = NULL;
   double sw;
 
-  if (problem->effector < 0 || (guint) problem->effector >= n_joints)
+  /* The closed form is for the wrist's frame; a target for a tool point off it (an
+   * effector offset) is left to the numeric solver. */
+  if (problem->effector < 0 || (guint) problem->effector >= n_joints
+      || km_ik_problem_has_effector_offset (problem))
     return NULL;
   for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
     {

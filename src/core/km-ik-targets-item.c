@@ -156,6 +156,40 @@ load_file (KmIkTargetsItem  *self,
     }
 }
 
+/* The point the keyframes are for (KmTargetTrack's effector offset) and whether they are
+ * position only: `effector_offset: [x, y, z]` (metres, in the effector joint's frame) and
+ * `position_only: true`, written only when not the defaults. */
+static gboolean
+read_tool (KmIkTargetsItem  *self,
+           const KmYamlNode *data,
+           GError          **error)
+{
+  KmVec3 offset = KM_VEC3_ZERO;
+  gboolean position_only = FALSE;
+  KmYamlNode *node;
+  KmTargetTrack *aimed;
+
+  if ((node = km_yaml_mapping_lookup (data, "effector_offset")) != NULL &&
+      !km_yaml_expect_vec3 (node, &offset, error))
+    return FALSE;
+  if ((node = km_yaml_mapping_lookup (data, "position_only")) != NULL &&
+      !km_yaml_expect_bool (node, &position_only, error))
+    return FALSE;
+  if (offset.x == 0.0 && offset.y == 0.0 && offset.z == 0.0 && !position_only)
+    return TRUE;
+  aimed = km_target_track_with_tool (self->track, offset, position_only);
+  if (aimed == NULL)
+    {
+      node = km_yaml_mapping_lookup (data, "effector_offset");
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (node),
+                          km_yaml_node_get_pos (node), _("expected three finite numbers"));
+      return FALSE;
+    }
+  km_target_track_unref (self->track);
+  self->track = aimed;
+  return TRUE;
+}
+
 static gboolean
 km_ik_targets_item_restore (KmItem           *item,
                             const KmYamlNode *data,
@@ -187,7 +221,7 @@ km_ik_targets_item_restore (KmItem           *item,
   if ((node = km_yaml_mapping_lookup (data, "keyframes")) != NULL &&
       (self->track = read_keyframes (node, effector, frame_rate, error)) == NULL)
     return FALSE;
-  return TRUE;
+  return self->track == NULL || read_tool (self, data, error);
 }
 
 static KmYamlNode *
@@ -223,7 +257,8 @@ km_ik_targets_item_store (KmItem   *item,
                           KmItemIo *io)
 {
   static const char * const replaced[] = {
-    "file", "filename", "format", "effector", "frame_rate", "keyframes", NULL
+    "file", "filename", "format", "effector", "frame_rate", "keyframes", "effector_offset",
+    "position_only", NULL
   };
   KmIkTargetsItem *self = KM_IK_TARGETS_ITEM (item);
   KmYamlNode *data = km_item_get_data (item);
@@ -245,11 +280,21 @@ km_ik_targets_item_store (KmItem   *item,
     {
       KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
       const char *effector = km_target_track_get_effector (self->track);
+      KmVec3 offset = km_target_track_get_effector_offset (self->track);
 
       if (effector != NULL)
         km_yaml_mapping_append (out, "effector", km_yaml_node_new_string (effector));
       km_yaml_mapping_append (out, "frame_rate",
                               km_yaml_node_new_number (km_target_track_get_frame_rate (self->track)));
+
+      if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
+        {
+          double xyz[3] = { offset.x, offset.y, offset.z };
+
+          km_yaml_mapping_append (out, "effector_offset", km_yaml_node_new_numbers (xyz, 3));
+        }
+      if (km_target_track_get_position_only (self->track))
+        km_yaml_mapping_append (out, "position_only", km_yaml_node_new_bool (TRUE));
       for (guint i = 0; i < km_target_track_get_n_keyframes (self->track); i++)
         km_yaml_sequence_append (list, keyframe_node (km_target_track_get_keyframe (self->track, i)));
       km_yaml_mapping_append (out, "keyframes", list);

@@ -120,6 +120,8 @@ typedef struct
   const KmIkProblem *problem;
   KmTransform        prefix;  /* world pose of the parent of path[0] */
   KmTransform        target;
+  gboolean           has_tool;  /* problem->effector_offset is not zero */
+  KmVec3             tool;      /* problem->effector_offset */
   PathJoint         *path;
   guint              n_path;
   guint              n_var;
@@ -349,6 +351,10 @@ path_fk (Work         *w,
           break;
         }
     }
+  /* The effector point: the Jacobian's columns and the errors use it alike. Zero offset:
+   * nothing composed, so the arithmetic stays that of the joint's origin. */
+  if (w->has_tool)
+    t.pos = km_transform_apply (&t, w->tool);
   *eff = t;
 }
 
@@ -1400,8 +1406,14 @@ try_analytic (Work              *w,
   KmTransform eff;
   KmVec3 ep, er;
   Eval ea, es;
+  KmTransform joint_target = *target;
 
-  if (!p->analytic (p, target, scratch, p->analytic_data))
+  /* The hook solves for the joint's frame: where it is when the effector point is on the
+   * target with the target's orientation (the comparison below keeps only a better answer,
+   * so a position-only target's arbitrary orientation costs nothing). */
+  if (w->has_tool)
+    joint_target.pos = km_vec3_sub (target->pos, km_mat3_mul_vec3 (&target->rot, w->tool));
+  if (!p->analytic (p, &joint_target, scratch, p->analytic_data))
     return;
   km_skeleton_clamp (p->skeleton, scratch);
   for (guint v = 0; v < w->n_var; v++)
@@ -1857,7 +1869,8 @@ km_ik_solve_seeded (const KmIkProblem *p,
                    _("the end effector or the base is not a joint of the skeleton"));
       return FALSE;
     }
-  if (!km_ik_target_is_finite (target) || !km_ik_target_is_finite (&p->root_pose))
+  if (!km_ik_target_is_finite (target) || !km_ik_target_is_finite (&p->root_pose)
+      || !km_vec3_is_finite (p->effector_offset))
     {
       g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
                    _("the target pose is not a finite number"));
@@ -1890,6 +1903,8 @@ km_ik_solve_seeded (const KmIkProblem *p,
   w.problem = p;
   w.cancellable = cancellable;
   w.target = *target;
+  w.has_tool = km_ik_problem_has_effector_offset (p);
+  w.tool = p->effector_offset;
   w.wp = p->position_weight > 0 && isfinite (p->position_weight) ? p->position_weight : 1.0;
   w.wo = isfinite (p->orientation_weight) ? MAX (p->orientation_weight, 0.0) : 0.0;
   w.n_rows = w.wo > 0 ? 6 : 3;
@@ -2024,6 +2039,34 @@ km_ik_problem_new (KmSkeleton *skeleton,
   else
     km_transform_identity (&p->target);
   return p;
+}
+
+/* TRUE when @problem's target is for a point off the effector joint's origin. */
+gboolean
+km_ik_problem_has_effector_offset (const KmIkProblem *problem)
+{
+  g_return_val_if_fail (problem != NULL, FALSE);
+
+  return problem->effector_offset.x != 0.0 || problem->effector_offset.y != 0.0
+         || problem->effector_offset.z != 0.0;
+}
+
+/**
+ * km_ik_effector_point:
+ * @joint: the effector joint's world pose
+ * @out: (out): the pose whose position @problem's target is for: @joint moved by
+ *   @problem->effector_offset in its own frame (@joint itself when that is zero)
+ */
+void
+km_ik_effector_point (const KmIkProblem *problem,
+                      const KmTransform *joint,
+                      KmTransform       *out)
+{
+  g_return_if_fail (problem != NULL && joint != NULL && out != NULL);
+
+  *out = *joint;
+  if (km_ik_problem_has_effector_offset (problem))
+    out->pos = km_transform_apply (joint, problem->effector_offset);
 }
 
 /**
@@ -2180,6 +2223,7 @@ km_ik_measure (const KmIkProblem *problem,
 {
   g_autofree KmTransform *world = NULL;
   const KmTransform *eff;
+  KmTransform point;
 
   g_return_if_fail (problem != NULL && q != NULL);
   g_return_if_fail (problem->effector >= 0 &&
@@ -2187,7 +2231,8 @@ km_ik_measure (const KmIkProblem *problem,
 
   world = g_new (KmTransform, km_skeleton_get_n_joints (problem->skeleton));
   km_skeleton_forward_kinematics (problem->skeleton, q, &problem->root_pose, world);
-  eff = &world[problem->effector];
+  km_ik_effector_point (problem, &world[problem->effector], &point);
+  eff = &point;
   if (pos_err != NULL)
     *pos_err = safe_norm3 (km_vec3_sub (problem->target.pos, eff->pos));
   if (rot_err != NULL)

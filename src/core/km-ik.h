@@ -71,6 +71,10 @@ struct _KmIkProblem
   int               base;                  /* topological joint index, or -1 for the root */
   KmTransform       root_pose;             /* where the skeleton stands in the world */
   KmTransform       target;                /* effector pose wanted, world frame */
+  KmVec3            effector_offset;       /* the point @target is for, in the effector
+                                            * joint's frame (a tool point); zero by default:
+                                            * the joint's origin. The orientation stays the
+                                            * joint's. */
   double            position_weight;       /* 1 by default; only its ratio to the next matters */
   double            orientation_weight;    /* m per rad; 0 = position only */
   double            position_tolerance;    /* m */
@@ -135,6 +139,10 @@ void          km_ik_problem_free           (KmIkProblem        *problem);
 void          km_ik_problem_set_target     (KmIkProblem        *problem,
                                             KmVec3              position,
                                             const KmMat3       *rotation);
+gboolean      km_ik_problem_has_effector_offset (const KmIkProblem *problem);
+void          km_ik_effector_point         (const KmIkProblem  *problem,
+                                            const KmTransform  *joint,
+                                            KmTransform        *out);
 
 KmIkSolution *km_ik_solution_new           (guint               n_dof);
 void          km_ik_solution_init          (KmIkSolution       *solution,

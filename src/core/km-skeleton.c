@@ -31,6 +31,10 @@ struct _KmSkeleton
   GHashTable *by_name;        /* name → index + 1 */
   GPtrArray **shapes;         /* per joint (topological), KmShape; NULL when none */
   gboolean  has_mimic;
+  /* Per joint (topological), lower and upper: the range of a 1-DOF joint that keeps every
+   * joint linked to it within its limits (km_skeleton_get_mimic_range()); NULL without
+   * links. */
+  double   *mimic_range;
 };
 
 typedef struct
@@ -48,6 +52,8 @@ struct _KmSkeletonBuilder
   char      *root_name;
   char      *model_name;
   GPtrArray *handlers;
+  KmSkeletonUnlinkFunc unlink_func;
+  gpointer   unlink_data;
 };
 
 G_DEFINE_QUARK (km-skeleton-error-quark, km_skeleton_error)
@@ -474,6 +480,27 @@ km_skeleton_builder_set_mimic (KmSkeletonBuilder *self,
   bj->joint.mimic_offset = master != NULL ? offset : 0.0;
 }
 
+/**
+ * km_skeleton_builder_set_unlink_func:
+ * @func: (nullable): called for each link the build drops, %NULL to refuse such links
+ *
+ * What the build does with a linked joint whose limits no value of its master's range
+ * can meet (see km_skeleton_get_mimic_range()): without @func (strict readers, edits) the
+ * build fails at the joint's %KM_JOINT_FIELD_MIMIC; with it (lenient importers) the link is
+ * dropped, the joint moves on its own within its limits, and @func gets the joint's file
+ * index and the reason to warn with.
+ */
+void
+km_skeleton_builder_set_unlink_func (KmSkeletonBuilder    *self,
+                                     KmSkeletonUnlinkFunc  func,
+                                     gpointer              user_data)
+{
+  g_return_if_fail (self != NULL);
+
+  self->unlink_func = func;
+  self->unlink_data = user_data;
+}
+
 static gboolean
 fail (KmSkeletonProblem *problem,
       guint              joint,
@@ -627,12 +654,135 @@ resolve_mimic (KmSkeleton        *skel,
   return TRUE;
 }
 
+/*
+ * Narrows [*lower, *upper], a range of @follower's master, to the values that keep
+ * @follower (q_f = r · q_m + o) within its limits: q_m within (limits − o) / r, rounded
+ * inwards so that the follower computed back from a bound is inside. Returns FALSE, and
+ * leaves the range alone, when no value of it does. A range that only rounding empties (a
+ * follower's limits narrower than a step of r · q_m) keeps the exact bounds; the follower
+ * is clamped to its limits by km_skeleton_apply_mimic() then.
+ */
+static gboolean
+narrow_for_follower (const KmJoint *follower,
+                     double        *lower,
+                     double        *upper)
+{
+  double r = follower->mimic_ratio, o = follower->mimic_offset, flo, fhi, x, y, x0, y0;
+
+  if (!follower->limits[0].limited)
+    return TRUE;
+  flo = follower->limits[0].min;
+  fhi = follower->limits[0].max;
+  if (r == 0.0)
+    return flo <= o && o <= fhi;
+  x0 = x = (flo - o) / r;
+  y0 = y = (fhi - o) / r;
+  if (x > y)
+    {
+      double tmp = x;
+
+      x0 = x = y, y0 = y = tmp;
+    }
+  if (!(MAX (*lower, x0) <= MIN (*upper, y0)))
+    return FALSE;
+  for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
+    x = nextafter (x, INFINITY);
+  for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
+    y = nextafter (y, -INFINITY);
+  if (MAX (*lower, x) <= MIN (*upper, y))
+    x0 = x, y0 = y;
+  *lower = MAX (*lower, x0);
+  *upper = MIN (*upper, y0);
+  return TRUE;
+}
+
+/* Why @follower's limits cannot be met over [lower, upper], its master's range left. */
+static char *
+describe_unreachable (const KmSkeleton *skel,
+                      const KmJoint    *follower,
+                      double            lower,
+                      double            upper)
+{
+  double r = follower->mimic_ratio, o = follower->mimic_offset;
+  const char *master = skel->joints[follower->mimic].name;
+  double a, b;
+
+  if (r == 0.0)
+    return g_strdup_printf (_("expected limits of “%s” that it can reach following “%s”: "
+                              "with ratio 0 it stays at its offset %g, outside its limits "
+                              "[%g, %g]"),
+                            follower->name, master, o, follower->limits[0].min,
+                            follower->limits[0].max);
+  a = r * lower + o;
+  b = r * upper + o;
+  return g_strdup_printf (_("expected limits of “%s” that it can reach following “%s”: "
+                            "with ratio %g and offset %g it moves within [%g, %g], outside "
+                            "its limits [%g, %g]"),
+                          follower->name, master, r, o, MIN (a, b), MAX (a, b),
+                          follower->limits[0].min, follower->limits[0].max);
+}
+
+/*
+ * Every master's range narrowed by its followers (in topological order), so that the
+ * solver and the Pose tab keep them within their limits. A follower whose limits the range
+ * left cannot meet fails the build, or loses its link through the builder's unlink
+ * function.
+ */
+static gboolean
+check_mimic_ranges (KmSkeleton        *skel,
+                    KmSkeletonBuilder *builder,
+                    KmSkeletonProblem *problem,
+                    GError           **error)
+{
+  guint n = skel->n_joints;
+
+  skel->mimic_range = g_new (double, 2 * n);
+  for (guint t = 0; t < n; t++)
+    {
+      const KmLimit *l = &skel->joints[t].limits[0];
+
+      skel->mimic_range[2 * t] = l->limited ? l->min : -INFINITY;
+      skel->mimic_range[2 * t + 1] = l->limited ? l->max : INFINITY;
+    }
+  skel->has_mimic = FALSE;
+  for (guint t = 0; t < n; t++)
+    {
+      KmJoint *f = &skel->joints[t];
+      double *range;
+      g_autofree char *reason = NULL;
+
+      if (f->mimic < 0)
+        continue;
+      range = &skel->mimic_range[2 * f->mimic];
+      if (narrow_for_follower (f, &range[0], &range[1]))
+        {
+          skel->has_mimic = TRUE;
+          continue;
+        }
+      reason = describe_unreachable (skel, f, range[0], range[1]);
+      if (builder->unlink_func == NULL)
+        {
+          g_set_error_literal (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC, reason);
+          return fail (problem, f->file_index, KM_JOINT_FIELD_MIMIC, 0);
+        }
+      builder->unlink_func (f->file_index, reason, builder->unlink_data);
+      f->mimic = -1;
+      f->mimic_ratio = 0.0;
+      f->mimic_offset = 0.0;
+    }
+  if (!skel->has_mimic)
+    g_clear_pointer (&skel->mimic_range, g_free);
+  return TRUE;
+}
+
 /**
  * km_skeleton_builder_build:
  * @problem: (out) (optional): on failure, which joint and field are wrong
  *
  * Validates the joints (unique names, existing parents, one root, no cycle, non-zero axes,
- * min ≤ max) and orders them topologically. The builder may be reused afterwards.
+ * min ≤ max, links whose followers can stay within their limits: see
+ * km_skeleton_builder_set_unlink_func()) and orders them topologically. The builder may be
+ * reused afterwards.
  *
  * Returns: (transfer full) (nullable): the skeleton, or %NULL with @error set
  */
@@ -880,6 +1030,11 @@ km_skeleton_builder_build (KmSkeletonBuilder  *self,
           return NULL;
         }
     }
+  if (skel->has_mimic && !check_mimic_ranges (skel, self, problem, error))
+    {
+      km_skeleton_unref (skel);
+      return NULL;
+    }
   skel->root_name = g_strdup (skel->joints[0].name);
   skel->model_name = g_strdup (self->model_name);
   g_ptr_array_add (self->handlers, NULL);
@@ -910,6 +1065,7 @@ skeleton_clear (KmSkeleton *self)
   g_free (self->joints);
   g_free (self->frame_rotations);
   g_free (self->dof_joints);
+  g_free (self->mimic_range);
   g_free (self->root_name);
   g_free (self->model_name);
   g_strfreev (self->body_handlers);
@@ -1331,8 +1487,9 @@ km_skeleton_has_mimic (const KmSkeleton *self)
  * The range of @joint (its own limits, or unlimited) narrowed so that every joint linked to
  * it (mimic) stays within its own limits: for q_f = r · q_m + o that is q_m within
  * (limits_f − o) / r, rounded inwards so that the follower computed back from a bound is
- * inside. When no value satisfies them all, the joint's own range. The solver and the Pose
- * tab both keep masters within it.
+ * inside. Never empty: the build refuses (or drops) a link whose follower's limits no
+ * value of the master's range can meet. The solver and the Pose tab both keep masters
+ * within it.
  */
 void
 km_skeleton_get_mimic_range (const KmSkeleton *self,
@@ -1341,52 +1498,31 @@ km_skeleton_get_mimic_range (const KmSkeleton *self,
                              double           *upper)
 {
   const KmJoint *mj;
-  double a, b, own_a, own_b;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (joint < self->n_joints);
   g_return_if_fail (lower != NULL && upper != NULL);
 
-  mj = &self->joints[joint];
-  a = own_a = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
-  b = own_b = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
-  for (guint t = 0; t < self->n_joints; t++)
+  if (self->mimic_range != NULL)
     {
-      const KmJoint *f = &self->joints[t];
-      double r = f->mimic_ratio, o = f->mimic_offset, flo, fhi, x, y;
-
-      if (f->mimic != (int) joint || !f->limits[0].limited || !(r != 0.0) || !isfinite (r))
-        continue;
-      flo = f->limits[0].min;
-      fhi = f->limits[0].max;
-      x = (flo - o) / r;
-      y = (fhi - o) / r;
-      if (x > y)
-        {
-          double tmp = x;
-
-          x = y, y = tmp;
-        }
-      for (int i = 0; i < 8 && (r * x + o < flo || r * x + o > fhi); i++)
-        x = nextafter (x, INFINITY);
-      for (int i = 0; i < 8 && (r * y + o < flo || r * y + o > fhi); i++)
-        y = nextafter (y, -INFINITY);
-      a = MAX (a, x);
-      b = MIN (b, y);
+      *lower = self->mimic_range[2 * joint];
+      *upper = self->mimic_range[2 * joint + 1];
+      return;
     }
-  if (!(a <= b))
-    a = own_a, b = own_b;
-  *lower = a;
-  *upper = b;
+  mj = &self->joints[joint];
+  *lower = mj->limits[0].limited ? mj->limits[0].min : -INFINITY;
+  *upper = mj->limits[0].limited ? mj->limits[0].max : INFINITY;
 }
 
 /**
  * km_skeleton_apply_mimic:
  * @q: (array): a state vector of km_skeleton_get_n_dof() values
  *
- * Sets every linked joint's value from its master's: q = ratio · q[master] + offset.
- * Values are not clamped: keeping the followers within their limits is the caller's
- * business (the solver narrows the masters' ranges).
+ * Sets every linked joint's value from its master's: q = ratio · q[master] + offset. A
+ * master outside its km_skeleton_get_mimic_range() is first moved to the nearest end of
+ * it, and a follower is kept within its limits against rounding, so that no value leaves
+ * its limits; for a master within that range (what the solver and the Pose tab keep) the
+ * followers are exactly ratio · master + offset.
  */
 void
 km_skeleton_apply_mimic (const KmSkeleton *self,
@@ -1399,9 +1535,15 @@ km_skeleton_apply_mimic (const KmSkeleton *self,
   for (guint t = 0; t < self->n_joints; t++)
     {
       const KmJoint *j = &self->joints[t];
+      const KmLimit *l = &j->limits[0];
+      double *m, v;
 
-      if (j->mimic >= 0)
-        q[j->dof_index] = j->mimic_ratio * q[self->joints[j->mimic].dof_index] + j->mimic_offset;
+      if (j->mimic < 0)
+        continue;
+      m = &q[self->joints[j->mimic].dof_index];
+      *m = CLAMP (*m, self->mimic_range[2 * j->mimic], self->mimic_range[2 * j->mimic + 1]);
+      v = j->mimic_ratio * *m + j->mimic_offset;
+      q[j->dof_index] = l->limited ? CLAMP (v, l->min, l->max) : v;
     }
 }
 

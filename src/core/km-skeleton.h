@@ -117,6 +117,12 @@ typedef struct
 typedef struct _KmSkeleton KmSkeleton;
 typedef struct _KmSkeletonBuilder KmSkeletonBuilder;
 
+/* The build dropped @joint's link (file index): its limits cannot be met while it follows
+ * its master; @reason says why (see km_skeleton_builder_set_unlink_func()). */
+typedef void (*KmSkeletonUnlinkFunc) (guint       joint,
+                                      const char *reason,
+                                      gpointer    user_data);
+
 GQuark              km_skeleton_error_quark              (void);
 GType               km_skeleton_get_type                 (void) G_GNUC_CONST;
 
@@ -162,6 +168,9 @@ void                km_skeleton_builder_set_mimic        (KmSkeletonBuilder     
                                                           const char              *master,
                                                           double                   ratio,
                                                           double                   offset);
+void                km_skeleton_builder_set_unlink_func  (KmSkeletonBuilder       *builder,
+                                                          KmSkeletonUnlinkFunc     func,
+                                                          gpointer                 user_data);
 void                km_skeleton_builder_set_link_name    (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           const char              *link_name);

@@ -19,6 +19,10 @@ struct _KmTargetTrack
   KmTargetKeyframe *keyframes;   /* sorted by frame, frames unique */
   char             *effector;    /* nullable */
   double            frame_rate;
+  /* The point the keyframes are for, in the effector joint's frame (a tool point, or a
+   * Scenebuilder end connector); zero: the joint's origin. */
+  KmVec3            effector_offset;
+  gboolean          position_only; /* the keyframes' orientations are not targets */
 };
 
 G_DEFINE_BOXED_TYPE (KmTargetTrack, km_target_track, km_target_track_ref, km_target_track_unref)
@@ -53,7 +57,21 @@ track_alloc (guint       n_keyframes,
   self->keyframes = g_new0 (KmTargetKeyframe, MAX (n_keyframes, 1));
   self->effector = g_strdup (effector);
   self->frame_rate = frame_rate;
+  self->effector_offset = KM_VEC3_ZERO;
   return self;
+}
+
+/* An edited copy targets the same point as its original. */
+static KmTargetTrack *
+copy_tool (KmTargetTrack       *copy,
+           const KmTargetTrack *self)
+{
+  if (copy != NULL)
+    {
+      copy->effector_offset = self->effector_offset;
+      copy->position_only = self->position_only;
+    }
+  return copy;
 }
 
 /**
@@ -363,7 +381,7 @@ km_target_track_with_keyframe (const KmTargetTrack    *self,
     memcpy (keys, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
   keys[found < 0 ? self->n_keyframes : (guint) found] = *keyframe;
 
-  return km_target_track_new (keys, n, self->effector, self->frame_rate, NULL);
+  return copy_tool (km_target_track_new (keys, n, self->effector, self->frame_rate, NULL), self);
 }
 
 /**
@@ -388,7 +406,7 @@ km_target_track_without_keyframe (const KmTargetTrack *self,
   for (guint i = 0; i < self->n_keyframes; i++)
     if ((int) i != found)
       copy->keyframes[j++] = self->keyframes[i];
-  return copy;
+  return copy_tool (copy, self);
 }
 
 /**
@@ -408,7 +426,7 @@ km_target_track_with_effector (const KmTargetTrack *self,
   copy = track_alloc (self->n_keyframes, effector, self->frame_rate);
   if (self->n_keyframes > 0)
     memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
-  return copy;
+  return copy_tool (copy, self);
 }
 
 /**
@@ -429,7 +447,53 @@ km_target_track_with_frame_rate (const KmTargetTrack *self,
   copy = track_alloc (self->n_keyframes, self->effector, frame_rate);
   if (self->n_keyframes > 0)
     memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
+  return copy_tool (copy, self);
+}
+
+/**
+ * km_target_track_with_tool:
+ * @effector_offset: the point the keyframes' positions are for, in the effector joint's
+ *   frame (metres); zero for the joint's origin
+ * @position_only: the keyframes' orientations are no targets (they only show the
+ *   effector's orientation)
+ *
+ * Returns: (transfer full) (nullable): a new track; NULL when @effector_offset is not finite
+ */
+KmTargetTrack *
+km_target_track_with_tool (const KmTargetTrack *self,
+                           KmVec3               effector_offset,
+                           gboolean             position_only)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (!km_vec3_is_finite (effector_offset))
+    return NULL;
+  copy = track_alloc (self->n_keyframes, self->effector, self->frame_rate);
+  if (self->n_keyframes > 0)
+    memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
+  copy->effector_offset = effector_offset;
+  copy->position_only = position_only != FALSE;
   return copy;
+}
+
+/* The point the keyframes are for, in the effector joint's frame; zero for its origin. */
+KmVec3
+km_target_track_get_effector_offset (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, KM_VEC3_ZERO);
+
+  return self->effector_offset;
+}
+
+/* TRUE when only the keyframes' positions are targets. */
+gboolean
+km_target_track_get_position_only (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->position_only;
 }
 
 /* Orientations compare as rotations (q and -q are equal); @epsilon in metres and radians. */
@@ -442,7 +506,8 @@ km_target_track_equal (const KmTargetTrack *a,
   g_return_val_if_fail (b != NULL, FALSE);
 
   if (a->n_keyframes != b->n_keyframes || g_strcmp0 (a->effector, b->effector) != 0
-      || a->frame_rate != b->frame_rate)
+      || a->frame_rate != b->frame_rate || a->position_only != b->position_only
+      || !(km_vec3_length (km_vec3_sub (a->effector_offset, b->effector_offset)) <= epsilon))
     return FALSE;
   for (guint i = 0; i < a->n_keyframes; i++)
     {

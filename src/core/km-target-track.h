@@ -45,6 +45,10 @@ typedef struct
  * A track may name its end effector (targets.json's `effector`); NULL means the skeleton's
  * default effector (the last leaf joint in file order). frame_rate is frames per second
  * (default 30); time = frame / frame_rate.
+ *
+ * The keyframes are for the effector joint's origin, or for a point fixed in its frame (the
+ * effector offset: a tool point, a Scenebuilder end connector); a position-only track
+ * targets that point's position alone (its orientations only show the effector's).
  */
 typedef struct _KmTargetTrack KmTargetTrack;
 
@@ -70,6 +74,8 @@ guint                km_target_track_get_first_frame     (const KmTargetTrack   
 guint                km_target_track_get_last_frame      (const KmTargetTrack    *self);
 const char          *km_target_track_get_effector        (const KmTargetTrack    *self);
 double               km_target_track_get_frame_rate      (const KmTargetTrack    *self);
+KmVec3               km_target_track_get_effector_offset (const KmTargetTrack    *self);
+gboolean             km_target_track_get_position_only   (const KmTargetTrack    *self);
 
 gboolean             km_target_track_sample              (const KmTargetTrack    *self,
                                                           double                  frame,
@@ -84,6 +90,9 @@ KmTargetTrack       *km_target_track_with_effector       (const KmTargetTrack   
                                                           const char             *effector);
 KmTargetTrack       *km_target_track_with_frame_rate     (const KmTargetTrack    *self,
                                                           double                  frame_rate);
+KmTargetTrack       *km_target_track_with_tool           (const KmTargetTrack    *self,
+                                                          KmVec3                  effector_offset,
+                                                          gboolean                position_only);
 
 gboolean             km_target_track_equal               (const KmTargetTrack    *a,
                                                           const KmTargetTrack    *b,

@@ -305,6 +305,43 @@ test_min_above_max_refused (Fixture       *f,
                                   1e-12);
 }
 
+/* Limits that a linked joint cannot meet following its master are refused at the field,
+ * with the reason: here the master's, which would leave the follower's range behind. */
+static void
+test_unreachable_link_limits_refused (Fixture       *f,
+                                      gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) expected = NULL;
+  g_autoptr(KmSkeleton) limited = NULL;
+  g_autoptr(KmSkeleton) linked = NULL;
+  KmSkeleton *before;
+  double rad = 100.0 * G_PI / 180.0;
+
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  limited = km_skeleton_edit_set_limit (skeleton (f), (guint) find (f, "joint1"), 0, TRUE, 0.0,
+                                        1.0, &error);
+  g_assert_no_error (error);
+  linked = km_skeleton_edit_set_mimic (limited, (guint) find (f, "joint1"), find (f, "Elbow"),
+                                       1.0, 0.0, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, linked, "Link Joint", NULL));
+  before = skeleton (f);
+  g_assert_null (km_skeleton_edit_set_limit (before, (guint) find (f, "Elbow"), 0, TRUE, rad,
+                                             2.5, &expected));
+  g_assert_nonnull (strstr (expected->message, "“joint1”"));
+
+  select_joint (f, "Elbow");
+  gtk_spin_button_set_value (min, 100.0);
+  g_assert_true (skeleton (f) == before);
+  g_assert_true (gtk_widget_get_visible (error_label));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (error_label)), ==, expected->message);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), 0.0, 1e-9);
+}
+
 static void
 test_add_delete_undo (Fixture       *f,
                       gconstpointer  data)
@@ -1904,6 +1941,8 @@ main (int    argc,
   ADD ("/kinema/JointInspector/duplicate-name-refused", test_duplicate_name_refused);
   ADD ("/kinema/JointInspector/zero-axis-refused", test_zero_axis_refused);
   ADD ("/kinema/JointInspector/min-above-max-refused", test_min_above_max_refused);
+  ADD ("/kinema/JointInspector/unreachable-link-limits-refused",
+       test_unreachable_link_limits_refused);
   ADD ("/kinema/JointInspector/one-sided-limit-field", test_one_sided_limit_field);
   ADD ("/kinema/JointInspector/add-delete-undo", test_add_delete_undo);
   ADD ("/kinema/JointInspector/mirror", test_mirror);

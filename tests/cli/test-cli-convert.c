@@ -155,8 +155,8 @@ test_info_scenebuilder (void)
                    "joint=shoulder type=revolute parent=base dof=1 axis=0,1,0 "
                    "limits=-1.5707963267948966:1.5707963267948966\n"
                    "joint=elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5:2.5\n"
-                   "target=reach effector=elbow frame=0 pos=0.327646,0,0.210222 "
-                   "quaternion=0.991445,0,-0.130526,0\n"
+                   "target=reach effector=elbow frame=0 pos=0.25,0,0.5 "
+                   "quaternion=0.991445,0,-0.130526,0 offset=0,0,0.3 position_only\n"
                    "joints=3 dof=2\n");
 }
 

@@ -366,6 +366,49 @@ test_nothing_moves (void)
   g_rmdir (dir);
 }
 
+/* Without TARGETS a model's own IK targets are solved (the Scenebuilder arm's tip reaches
+ * its <ik> target); a model without any, and without the default targets' effector, is an
+ * error rather than the default targets solved for a joint they are not for. */
+static void
+test_model_targets (void)
+{
+  g_autofree char *scene = test_data_path ("scenebuilder/arm2_mm_deg.xml");
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+
+  {
+    g_auto(Run) run = { 0, };
+    g_auto(GStrv) lines = NULL;
+    double values[5];
+    guint frames;
+
+    run_cli (&run, NULL, "solve", scene, "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    lines = output_lines (run.out);
+    g_assert_cmpuint (g_strv_length (lines), ==, 2);   /* one line, then "" */
+    parse_summary (lines[0], &frames, values);
+    g_assert_cmpuint (frames, ==, 1);
+    g_assert_cmpfloat (values[1], <=, 1e-6);   /* max_pos_err: the tip is on the target */
+    g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+    g_unlink (out);
+  }
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s: the model defines no IK targets and has "
+                                                 "no joint “EndEffector” that the default "
+                                                 "targets are for: give a targets file (or "
+                                                 "--effector NAME)\n", model);
+
+    run_cli (&run, NULL, "solve", model, "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -378,6 +421,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
+  g_test_add_func ("/kinema/cli/solve/model-targets", test_model_targets);
 
   return g_test_run ();
 }

@@ -254,6 +254,32 @@ test_validate_content_detection (void)
     g_clear_pointer (&expected, g_free);
   }
 
+  /* Text no format claims that starts like JSON, or looks like YAML, but does not parse:
+   * the reader's located syntax error, as with --format. */
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *nested = g_strnfill (100000, '[');
+    g_autofree char *deep = write_temp ("deep.json", nested, -1);
+    g_autofree char *yaml = write_temp ("bad.yaml", "foo: [1, 2\nbar: 3\n", -1);
+
+    run_cli (&run, NULL, "validate", deep, yaml, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    expected = g_strdup_printf ("%s:1:513: nesting deeper than 512 levels\n"
+                                "%s:2:4: malformed YAML: ", deep, yaml);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    g_clear_pointer (&expected, g_free);
+  }
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *nested = g_strnfill (100000, '[');
+    g_autofree char *deep = write_temp ("deep2.json", nested, -1);
+
+    run_cli (&run, NULL, "validate", "--format", "SKELETON-JSON", deep, NULL);
+    expected = g_strdup_printf ("%s:1:513: nesting deeper than 512 levels\n", deep);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_clear_pointer (&expected, g_free);
+  }
+
   /* --format overrides detection. */
   {
     g_auto(Run) run = { 0 };

@@ -1232,6 +1232,79 @@ test_mimic (void)
 }
 
 /*
+ * Followers whose limits are a single value that no double of their master hits exactly
+ * (3 · q ≠ 0.9 for every q near 0.3, 0.3 · q ≠ 0.7 near 7/3): the master is held where the
+ * follower is within rounding of it, and the follower stays exactly within its limits.
+ * (The narrowed range used to come out empty, the master kept its own limits, and the
+ * followers left theirs by far.)
+ */
+static void
+test_mimic_never_outside_limits (void)
+{
+  static const JointDef arm[] = {
+    { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { "yaw", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
+    { "upper", KM_JOINT_REVOLUTE, "yaw", { 0, 0, 0.3 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (0.9, 0.9), NOLIM, NOLIM } },
+    { "pitch", KM_JOINT_REVOLUTE, "forearm", { 0, 0, 0.35 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+    { "wrist", KM_JOINT_REVOLUTE, "pitch", { 0, 0, 0.1 }, { 1, 0, 0 }, { LIM (-3, 3), NOLIM, NOLIM } },
+    { "finger", KM_JOINT_REVOLUTE, "wrist", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (0.7, 0.7), NOLIM, NOLIM } },
+    { "tip", KM_JOINT_FIXED, "finger", { 0, 0.02, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { NULL },
+  };
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmIkProblem) p = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autofree double *q = NULL;
+  KmIkSolution s = { 0 };
+  int upper, forearm, yaw, finger;
+
+  for (const JointDef *d = arm; d->name != NULL; d++)
+    {
+      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
+      if (d->type == KM_JOINT_REVOLUTE)
+        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
+      if (d->limits[0][0] <= d->limits[0][1])
+        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
+      if (g_str_equal (d->name, "forearm"))
+        km_skeleton_builder_set_mimic (b, j, "upper", 3.0, 0.0);
+      else if (g_str_equal (d->name, "finger"))
+        km_skeleton_builder_set_mimic (b, j, "yaw", 0.3, 0.0);
+    }
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "tip"));
+  q = g_new (double, p->n_dof);
+  upper = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "upper"))->dof_index;
+  forearm = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "forearm"))->dof_index;
+  yaw = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "yaw"))->dof_index;
+  finger = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "finger"))->dof_index;
+
+  for (guint i = 0; i < 20; i++)
+    {
+      for (guint d = 0; d < p->n_dof; d++)
+        q[d] = g_rand_double_range (rand, -2.0, 2.0);
+      km_skeleton_apply_mimic (skel, q);
+      g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+      target_from_config (p, q);
+      /* Seeds anywhere, even beyond the limits. */
+      for (guint d = 0; d < p->n_dof; d++)
+        p->seed[d] = g_rand_double_range (rand, -4.0, 4.0);
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      g_assert_cmpfloat (s.q[forearm], ==, 0.9);
+      g_assert_cmpfloat (s.q[finger], ==, 0.7);
+      g_assert_cmpfloat (fabs (3.0 * s.q[upper] - 0.9), <=, 1e-15);
+      g_assert_cmpfloat (fabs (0.3 * s.q[yaw] - 0.7), <=, 1e-15);
+    }
+  km_ik_solution_clear (&s);
+}
+
+/*
  * Poses of the KUKA KR5 sixx R650 (DART's URDF; six joints, a spherical wrist, tight limits)
  * that need many restarts from the mid-range seed: each has a solution within the limits
  * (they are the forward kinematics of configurations within them), found only in a few
@@ -1310,6 +1383,88 @@ test_bench_chains_match (void)
     }
 }
 
+/*
+ * An effector offset: the target is for a point fixed in the effector joint's frame (a tool
+ * point). iiwa7's tool0 is a fixed joint 0.126 m along joint_a7's z, so joint_a7 with that
+ * offset aims at tool0's origin; a target for a point off every joint is met too, with
+ * orientation and position only, alone and along a motion (where the SRS closed form,
+ * which is for the joint's frame, stays out of it).
+ */
+static void
+test_effector_offset (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  int a7 = km_skeleton_find_joint (skel, "joint_a7");
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, a7);
+  g_autoptr(KmIkProblem) plain = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "tool0"));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (41);
+  g_autofree double *q = g_new (double, p->n_dof);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  KmTransform targets[8];
+  KmIkSolution s = { 0 }, motion[8] = { { 0 } };
+  const KmVec3 tool = { 0.05, -0.02, 0.2 };
+
+  /* New problems aim at the joint's origin. */
+  g_assert_false (km_ik_problem_has_effector_offset (p));
+  g_assert_cmpfloat (p->effector_offset.x, ==, 0.0);
+
+  p->effector_offset = km_vec3 (0, 0, 0.126);
+  g_assert_true (km_ik_problem_has_effector_offset (p));
+  for (guint i = 0; i < 20; i++)
+    {
+      random_config (skel, rand, q);
+      target_from_config (plain, q);
+      p->target = plain->target;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+      km_skeleton_forward_kinematics (skel, s.q, NULL, world);
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (world[plain->effector].pos,
+                                                      plain->target.pos)), <=, 1e-6);
+    }
+
+  p->effector_offset = tool;
+  for (guint i = 0; i < 20; i++)
+    {
+      KmTransform joint;
+
+      random_config (skel, rand, q);
+      km_skeleton_forward_kinematics (skel, q, NULL, world);
+      km_ik_effector_point (p, &world[a7], &p->target);
+      p->orientation_weight = i % 2 ? 0.0 : KM_IK_DEFAULT_ORIENTATION_WEIGHT;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+      km_skeleton_forward_kinematics (skel, s.q, NULL, world);
+      joint = world[a7];
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (km_transform_apply (&joint, tool),
+                                                      p->target.pos)), <=, 1e-6);
+      if (i % 2 == 0)
+        g_assert_cmpfloat (km_mat3_rotation_angle (&joint.rot, &p->target.rot), <=, 1e-6);
+    }
+
+  /* A motion: a short straight line of the tool point, orientation held, from a bent arm
+   * well inside its limits. */
+  p->orientation_weight = KM_IK_DEFAULT_ORIENTATION_WEIGHT;
+  km_skeleton_get_mid_range (skel, q);
+  for (guint d = 0; d < p->n_dof; d++)
+    q[d] += d % 2 ? 0.6 : -0.4;
+  km_skeleton_forward_kinematics (skel, q, NULL, world);
+  km_ik_effector_point (p, &world[a7], &targets[0]);
+  memcpy (p->seed, q, p->n_dof * sizeof (double));
+  for (guint k = 1; k < G_N_ELEMENTS (targets); k++)
+    {
+      targets[k] = targets[0];
+      targets[k].pos = km_vec3_add (targets[0].pos, km_vec3 (0.005 * k, 0.002 * k, 0));
+    }
+  g_assert_true (km_ik_solve_trajectory (p, targets, G_N_ELEMENTS (targets), motion, NULL,
+                                         NULL, NULL, NULL));
+  assert_motion_frames (p, targets, motion, G_N_ELEMENTS (targets));
+  km_ik_solution_clear (&s);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1318,6 +1473,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/Ik/bench-chains-match", test_bench_chains_match);
   g_test_add_func ("/kinema/Ik/reachable-iiwa7", test_reachable_iiwa7);
+  g_test_add_func ("/kinema/Ik/effector-offset", test_effector_offset);
   g_test_add_func ("/kinema/Ik/reachable-ur5", test_reachable_ur5);
   g_test_add_func ("/kinema/Ik/reachable-seed5", test_reachable_seed5);
   g_test_add_func ("/kinema/Ik/kr5-hard-poses", test_kr5_hard_poses);
@@ -1341,6 +1497,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
   g_test_add_func ("/kinema/Ik/mimic", test_mimic);
+  g_test_add_func ("/kinema/Ik/mimic-never-outside-limits", test_mimic_never_outside_limits);
 
   return g_test_run ();
 }

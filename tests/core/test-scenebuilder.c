@@ -10,6 +10,7 @@
 
 #include "km-error.h"
 #include "km-format.h"
+#include "km-ik-job.h"
 #include "km-sb-expr.h"
 #include "km-scenebuilder.h"
 #include "km-skeleton-json.h"
@@ -332,6 +333,42 @@ test_gear_conflicts (void)
     g_assert_cmpstr (g_ptr_array_index (warnings, i), ==, expected[i]);
 }
 
+/* A gear whose down joint cannot stay within its range following the up joint is left out
+ * with a warning: the down joint keeps its range and moves on its own. */
+static void
+test_gear_unreachable (void)
+{
+  static const char xml[] =
+    "<namespace name=\"g\">\n"
+    "  <body name=\"frame\" dynamical=\"false\">\n"
+    "    <connector name=\"ca\"/><connector name=\"cb\" trn=\"1 0 0\"/>\n"
+    "  </body>\n"
+    "  <body name=\"a\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"b\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"ja\" sock=\"frame/ca\" plug=\"a/c\" range=\"-1 1\"/>\n"
+    "  <hinge name=\"jb\" sock=\"frame/cb\" plug=\"b/c\" range=\"5 6\" pos=\"5.5\"/>\n"
+    "  <gear name=\"g1\" up=\"ja\" down=\"jb\" type=\"pos\" ratio=\"1\" offset=\"0\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model =
+    test_util_scenebuilder_load ("gears.xml", xml, strlen (xml), warnings, &error);
+  const KmJoint *jb;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (model->gears->len, ==, 0);
+  g_assert_false (km_skeleton_has_mimic (model->skeleton));
+  jb = joint (model, "jb");
+  g_assert_cmpint (jb->mimic, ==, -1);
+  g_assert_true (jb->limits[0].limited);
+  g_assert_true (km_skeleton_within_limits (model->skeleton, model->initial_q, 0.0));
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
+                   "gears.xml:9:3: expected limits of “jb” that it can reach following “ja”: "
+                   "with ratio 1 and offset 0 it moves within [-1, 1], outside its limits "
+                   "[5, 6]; the gear “g1” is left out");
+}
+
 /* Through the registry an <ik> is a targets track: effector joint, one keyframe at frame 0
  * holding the effector joint's frame when the end connector is at the target. */
 static void
@@ -364,11 +401,12 @@ test_ik_target (void)
   g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 1);
   key = km_target_track_get_keyframe (track, 0);
   g_assert_cmpuint (key->frame, ==, 0);
-  /* The tip is (0.0723543 0 0.649585) and elbow's frame (0.15 0 0.359808) at the initial
-   * pose (header comment of the fixture), so the tip sits (−0.0776457 0 0.289777) from it in
-   * the world; with enable_rot="false" the elbow keeps its initial orientation Ry(−15°) and
-   * moves by the target (0.25 0 0.5) minus that. */
-  assert_vec3 (key->position, 0.3276457, 0, 0.210223);
+  /* The keyframe is for the tip connector, 0.3 m along elbow's z (the track's effector
+   * offset), not for the elbow joint: the target (0.25 0 0.5) itself. enable_rot="false":
+   * position only, the orientation only shows elbow's initial one, Ry(−15°). */
+  assert_vec3 (key->position, 0.25, 0, 0.5);
+  assert_vec3 (km_target_track_get_effector_offset (track), 0, 0, 0.3);
+  g_assert_true (km_target_track_get_position_only (track));
   expected_rot = (KmQuat) { 0.991445, 0, -0.130526, 0 };
   g_assert_cmpfloat (km_quat_angle_between (key->orientation, expected_rot), <, 1e-5);
   format->free_result (skeleton);
@@ -403,10 +441,56 @@ test_ik_orientation (void)
   g_assert_cmpuint (model->ik_targets->len, ==, 1);
   ik = g_ptr_array_index (model->ik_targets, 0);
   g_assert_true (ik->enable_orientation);
-  /* T = (0 1 1)·Rz(180°), tip connector O = (0.5 0 0)·Rz(90°) in the joint frame:
-   * T·O⁻¹ has Rz(180°)·Rz(−90°) = Rz(90°) and (0 1 1) + Rz(180°)·(0 0.5 0) = (0 0.5 1). */
-  assert_vec3 (ik->effector_target.pos, 0, 0.5, 1);
+  /* T = (0 1 1)·Rz(180°), tip connector O = (0.5 0 0)·Rz(90°) in the joint frame: the
+   * keyframe is for the tip's point (0.5 0 0), at T's position (0 1 1), and the joint's
+   * orientation there is Rz(180°)·Rz(−90°) = Rz(90°) (the joint's origin would be at
+   * (0 1 1) − Rz(90°)·(0.5 0 0) = (0 0.5 1), that is T·O⁻¹). */
+  assert_vec3 (ik->effector_target.pos, 0, 1, 1);
+  assert_vec3 (ik->effector_offset.pos, 0.5, 0, 0);
   assert_quat (&ik->effector_target.rot, M_SQRT1_2, 0, 0, M_SQRT1_2);
+}
+
+/* Solved as loaded, the arm's tip connector reaches the <ik> target (0.25 0 0.5) exactly:
+ * the target is for the tip, a point of elbow's frame, whatever orientation elbow takes
+ * (it used to be turned into a target for elbow's origin at elbow's initial orientation,
+ * which this arm cannot reach). */
+static void
+test_ik_target_solve (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree KmTransform *world = NULL;
+  const KmFormat *format = NULL;
+  const KmTargetTrack *track;
+  KmAnimationStats stats;
+  KmVec3 tip;
+  int effector;
+
+  test_util_push_warnings (warnings);
+  skeleton = km_format_load_model_file (path, NULL, &format, &extras, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (extras->targets->len, ==, 1);
+  track = g_ptr_array_index (extras->targets, 0);
+  effector = km_ik_resolve_effector (skeleton, track, NULL, &error);
+  g_assert_no_error (error);
+  problem = km_ik_problem_new (skeleton, effector);
+  animation = km_ik_solve_track (problem, track, 0, 0, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  km_animation_get_stats (animation, &stats);
+  g_assert_cmpfloat (stats.max_pos_err, <=, 1e-6);
+
+  /* By the skeleton's own kinematics, not the solver's. */
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_skeleton_forward_kinematics (skeleton, km_animation_get_frame (animation, 0), NULL, world);
+  tip = km_transform_apply (&world[effector], km_vec3 (0, 0, 0.3));
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (tip, km_vec3 (0.25, 0, 0.5))), <=, 1e-6);
 }
 
 static void
@@ -1490,8 +1574,10 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/language", test_language);
   g_test_add_func ("/kinema/Scenebuilder/format", test_format);
   g_test_add_func ("/kinema/Scenebuilder/gear-conflicts", test_gear_conflicts);
+  g_test_add_func ("/kinema/Scenebuilder/gear-unreachable", test_gear_unreachable);
   g_test_add_func ("/kinema/Scenebuilder/ik-target", test_ik_target);
   g_test_add_func ("/kinema/Scenebuilder/ik-orientation", test_ik_orientation);
+  g_test_add_func ("/kinema/Scenebuilder/ik-target-solve", test_ik_target_solve);
   g_test_add_func ("/kinema/Scenebuilder/many-gears", test_many_gears);
   g_test_add_func ("/kinema/Scenebuilder/huge-translation", test_huge_translation);
   g_test_add_func ("/kinema/Scenebuilder/overflowing-chain", test_overflowing_chain);

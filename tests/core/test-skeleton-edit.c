@@ -640,6 +640,56 @@ test_mimic (void)
   g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_BAD_VALUE);
 }
 
+/* An edit that leaves a linked joint limits no value of its master's range can meet is
+ * refused with the reason, whether it makes the link or changes either joint's limits. */
+static void
+test_mimic_unreachable (void)
+{
+  g_autoptr(KmSkeleton) skel = make_skeleton ();
+  g_autoptr(KmSkeleton) bounded = NULL, far = NULL, linked = NULL, refused = NULL;
+  g_autoptr(GError) error = NULL;
+  guint shoulder = (guint) find (skel, "l_shoulder"), elbow = (guint) find (skel, "l_elbow");
+  static const char reason[] =
+    "expected limits of “l_elbow” that it can reach following “l_shoulder”: with ratio 1 and "
+    "offset 0 it moves within [-1, 1], outside its limits [5, 6]";
+
+  bounded = km_skeleton_edit_set_limit (skel, shoulder, 0, TRUE, -1, 1, &error);
+  g_assert_no_error (error);
+
+  /* The link to a joint whose range cannot reach the limits. */
+  far = km_skeleton_edit_set_limit (bounded, elbow, 0, TRUE, 5, 6, &error);
+  g_assert_no_error (error);
+  refused = km_skeleton_edit_set_mimic (far, elbow, (int) shoulder, 1, 0, &error);
+  g_assert_null (refused);
+  g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, reason);
+  g_clear_error (&error);
+  /* A zero ratio whose offset is outside them. */
+  refused = km_skeleton_edit_set_mimic (far, elbow, (int) shoulder, 0, 4, &error);
+  g_assert_null (refused);
+  g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_FAILED);
+  g_clear_error (&error);
+  linked = km_skeleton_edit_set_mimic (far, elbow, (int) shoulder, 0, 5.5, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&linked, km_skeleton_unref);
+
+  /* Limits that the link cannot meet, on the follower or on the master. */
+  linked = km_skeleton_edit_set_mimic (bounded, elbow, (int) shoulder, 1, 0, &error);
+  g_assert_no_error (error);
+  refused = km_skeleton_edit_set_limit (linked, elbow, 0, TRUE, 5, 6, &error);
+  g_assert_null (refused);
+  g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, reason);
+  g_clear_error (&error);
+  g_clear_pointer (&far, km_skeleton_unref);
+  far = km_skeleton_edit_set_limit (linked, elbow, 0, TRUE, 0.5, 6, &error);
+  g_assert_no_error (error);
+  refused = km_skeleton_edit_set_limit (far, shoulder, 0, TRUE, -1, 0.4, &error);
+  g_assert_null (refused);
+  g_assert_error (error, KM_SKELETON_EDIT_ERROR, KM_SKELETON_EDIT_ERROR_FAILED);
+  g_clear_error (&error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -658,6 +708,7 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonEdit/mirror-counterpart", test_mirror_counterpart_parent);
   g_test_add_func ("/kinema/SkeletonEdit/map-state", test_map_state);
   g_test_add_func ("/kinema/SkeletonEdit/mimic", test_mimic);
+  g_test_add_func ("/kinema/SkeletonEdit/mimic-unreachable", test_mimic_unreachable);
 
   return g_test_run ();
 }

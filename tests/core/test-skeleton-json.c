@@ -600,6 +600,40 @@ test_skeleton_json_bad_mimic (void)
     }
 }
 
+/* A linked joint whose limits its master's range cannot meet (the solver would have to put
+ * it outside them) is refused at its "mimic" joint value; so is a zero ratio whose offset is
+ * outside them. */
+static void
+test_skeleton_json_unreachable_mimic (void)
+{
+  static const struct
+  {
+    const char *b_limits;
+    const char *b_mimic;
+    guint       column;
+    const char *message;
+  } cases[] = {
+    { "[5, 6]", "{\"joint\": \"a\", \"ratio\": 1, \"offset\": 0}", 129,
+      "expected limits of “b” that it can reach following “a”: with ratio 1 and offset 0 it "
+      "moves within [-1, 1], outside its limits [5, 6]" },
+    { "[5, 6]", "{\"joint\": \"a\", \"ratio\": 0, \"offset\": 7}", 129,
+      "expected limits of “b” that it can reach following “a”: with ratio 0 it stays at its "
+      "offset 7, outside its limits [5, 6]" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"root_name\": \"r\", \"joints\": [\n"
+        "  {\"name\": \"r\", \"type\": \"fixed\", \"offset\": [0, 0, 0]},\n"
+        "  {\"name\": \"a\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"r\", \"axis\": [0, 0, 1], \"limits\": [-1, 1]},\n"
+        "  {\"name\": \"b\", \"type\": \"revolute\", \"offset\": [0, 0, 0], \"parent\": \"a\", \"axis\": [0, 0, 1], \"limits\": %s, \"mimic\": %s}\n"
+        "]}\n", cases[i].b_limits, cases[i].b_mimic);
+
+      assert_rejected_at (text, 4, cases[i].column, cases[i].message);
+    }
+}
+
 /* convert's writer option: a free root is written fixed at its initial pose, with a note. */
 static void
 test_skeleton_json_fix_free_root (void)
@@ -697,6 +731,7 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/mimic", test_skeleton_json_mimic);
   g_test_add_func ("/kinema/SkeletonJson/one-sided", test_skeleton_json_one_sided);
   g_test_add_func ("/kinema/SkeletonJson/bad-mimic", test_skeleton_json_bad_mimic);
+  g_test_add_func ("/kinema/SkeletonJson/unreachable-mimic", test_skeleton_json_unreachable_mimic);
   g_test_add_func ("/kinema/SkeletonJson/fix-free-root", test_skeleton_json_fix_free_root);
 
   return g_test_run ();

@@ -463,6 +463,15 @@ test_builder_errors (void)
     }
 }
 
+/* An unlink function: "JOINT: reason" per dropped link. */
+static void
+unlinked_cb (guint       joint,
+             const char *reason,
+             gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup_printf ("%u: %s", joint, reason));
+}
+
 /* root (fixed) ─ a (rev Z, [-1, 1]) ─ b (rev Z) ─ c (prismatic X); b follows a, c is free. */
 static KmSkeleton *
 build_linked (const char *master_of_b,
@@ -555,6 +564,154 @@ test_mimic_errors (void)
     }
 }
 
+/* root ─ m (rev, [-1, 1]) with followers f (rev, @f_limits) and g (rev, [0.5, 6], ratio 1,
+ * offset 0); g only when @with_g. @unlinked, when given, collects the dropped links. */
+static KmSkeleton *
+build_ranged (double             f_min,
+              double             f_max,
+              double             f_ratio,
+              double             f_offset,
+              gboolean           with_g,
+              GPtrArray         *unlinked,
+              KmSkeletonProblem *problem,
+              GError           **error)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "m", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, -1, 1);
+  if (with_g)
+    {
+      j = km_skeleton_builder_add_joint (b, "g", KM_JOINT_REVOLUTE, "m");
+      km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+      km_skeleton_builder_set_limit (b, j, 0, 0.5, 6);
+      km_skeleton_builder_set_mimic (b, j, "m", 1, 0);
+    }
+  j = km_skeleton_builder_add_joint (b, "f", KM_JOINT_REVOLUTE, "m");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, f_min, f_max);
+  km_skeleton_builder_set_mimic (b, j, "m", f_ratio, f_offset);
+  if (unlinked != NULL)
+    km_skeleton_builder_set_unlink_func (b, unlinked_cb, unlinked);
+  return km_skeleton_builder_build (b, problem, error);
+}
+
+/* A linked joint whose limits no value of its master's range can meet is refused at its
+ * link (or, for a lenient reader, loses the link): nothing could keep it within them. */
+static void
+test_mimic_unreachable (void)
+{
+  static const struct
+  {
+    double      min, max, ratio, offset;
+    gboolean    with_g;
+    const char *message;
+  } cases[] = {
+    { 5, 6, 1, 0, FALSE,
+      "expected limits of “f” that it can reach following “m”: with ratio 1 and offset 0 it "
+      "moves within [-1, 1], outside its limits [5, 6]" },
+    { -6, -5, -2, 0.5, FALSE,
+      "expected limits of “f” that it can reach following “m”: with ratio -2 and offset 0.5 "
+      "it moves within [-1.5, 2.5], outside its limits [-6, -5]" },
+    /* A zero ratio holds the follower at its offset. */
+    { 0, 1, 0, 2, FALSE,
+      "expected limits of “f” that it can reach following “m”: with ratio 0 it stays at its "
+      "offset 2, outside its limits [0, 1]" },
+    /* Each reachable alone, not together: g leaves m [0.5, 1]. */
+    { -1, 0, 1, 0, TRUE,
+      "expected limits of “f” that it can reach following “m”: with ratio 1 and offset 0 it "
+      "moves within [0.5, 1], outside its limits [-1, 0]" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) unlinked = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(KmSkeleton) lenient = NULL;
+      g_autofree char *expected = NULL;
+      KmSkeletonProblem problem = { 99, KM_JOINT_FIELD_NONE, 99 };
+      KmSkeleton *skel = build_ranged (cases[i].min, cases[i].max, cases[i].ratio,
+                                       cases[i].offset, cases[i].with_g, NULL, &problem, &error);
+      guint f_file = cases[i].with_g ? 3 : 2;
+      const KmJoint *f;
+      double q[3] = { 0.0, 0.0, 0.0 };
+
+      g_assert_null (skel);
+      g_assert_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_MIMIC);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+      g_assert_cmpuint (problem.joint, ==, f_file);
+      g_assert_cmpint (problem.field, ==, KM_JOINT_FIELD_MIMIC);
+
+      /* With an unlink function the link goes, the joint moves on its own. */
+      lenient = build_ranged (cases[i].min, cases[i].max, cases[i].ratio, cases[i].offset,
+                              cases[i].with_g, unlinked, NULL, &error);
+      g_clear_error (&error);
+      g_assert_nonnull (lenient);
+      g_assert_cmpuint (unlinked->len, ==, 1);
+      expected = g_strdup_printf ("%u: %s", f_file, cases[i].message);
+      g_assert_cmpstr (g_ptr_array_index (unlinked, 0), ==, expected);
+      f = km_skeleton_get_joint (lenient, (guint) km_skeleton_find_joint (lenient, "f"));
+      g_assert_cmpint (f->mimic, ==, -1);
+      g_assert_true (km_skeleton_has_mimic (lenient) == cases[i].with_g);
+      if (cases[i].with_g)
+        {
+          /* g still follows m, which stays where g can follow it. */
+          km_skeleton_apply_mimic (lenient, q);
+          g_assert_cmpfloat (q[0], ==, 0.5);
+          g_assert_cmpfloat (q[1], ==, 0.5);
+          g_assert_true (km_skeleton_within_limits (lenient, q, 0.0));
+        }
+    }
+}
+
+/* Links that can be met: the master's range narrows to the values that keep every follower
+ * within its limits, and apply_mimic keeps every value within its limits. */
+static void
+test_mimic_range (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = build_ranged (-0.5, 2, 2, 0.5, TRUE, NULL, NULL, &error);
+  g_autoptr(KmSkeleton) zero = NULL;
+  int m, f, g;
+  double lo, hi, q[3];
+
+  g_assert_no_error (error);
+  m = km_skeleton_find_joint (skel, "m");
+  f = km_skeleton_find_joint (skel, "f");
+  g = km_skeleton_find_joint (skel, "g");
+  /* g: m in [0.5, 6] ∩ [-1, 1]; f = 2m + 0.5 in [-0.5, 2]: m in [-0.5, 0.75]. */
+  km_skeleton_get_mimic_range (skel, (guint) m, &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 0.5);
+  g_assert_cmpfloat (hi, ==, 0.75);
+  km_skeleton_get_mimic_range (skel, (guint) f, &lo, &hi);
+  g_assert_cmpfloat (lo, ==, -0.5);
+  g_assert_cmpfloat (hi, ==, 2.0);
+
+  /* A master outside that range (but within its own limits) moves to its nearest end. */
+  q[km_skeleton_get_joint (skel, (guint) m)->dof_index] = -1.0;
+  km_skeleton_apply_mimic (skel, q);
+  g_assert_cmpfloat (q[km_skeleton_get_joint (skel, (guint) m)->dof_index], ==, 0.5);
+  g_assert_cmpfloat (q[km_skeleton_get_joint (skel, (guint) g)->dof_index], ==, 0.5);
+  g_assert_cmpfloat (q[km_skeleton_get_joint (skel, (guint) f)->dof_index], ==, 1.5);
+  g_assert_true (km_skeleton_within_limits (skel, q, 0.0));
+  q[km_skeleton_get_joint (skel, (guint) m)->dof_index] = 0.6;
+  km_skeleton_apply_mimic (skel, q);
+  g_assert_cmpfloat (q[km_skeleton_get_joint (skel, (guint) f)->dof_index], ==, 2 * 0.6 + 0.5);
+
+  /* A zero ratio whose offset is within the follower's limits is a constant. */
+  zero = build_ranged (0, 1, 0, 0.25, FALSE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  km_skeleton_get_mimic_range (zero, 1, &lo, &hi);
+  g_assert_cmpfloat (lo, ==, -1.0);
+  g_assert_cmpfloat (hi, ==, 1.0);
+  q[0] = 0.9;
+  km_skeleton_apply_mimic (zero, q);
+  g_assert_cmpfloat (q[1], ==, 0.25);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -571,6 +728,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Skeleton/one-sided-limits", test_one_sided_limits);
   g_test_add_func ("/kinema/Skeleton/mimic", test_mimic);
   g_test_add_func ("/kinema/Skeleton/mimic-errors", test_mimic_errors);
+  g_test_add_func ("/kinema/Skeleton/mimic-unreachable", test_mimic_unreachable);
+  g_test_add_func ("/kinema/Skeleton/mimic-range", test_mimic_range);
 
   return g_test_run ();
 }

@@ -516,6 +516,32 @@ test_mimic_errors (void)
   }
   assert_error (bad_number, "t.urdf:3:36: ");
   assert_error (no_joint, "t.urdf:3:3: ");
+
+  /* A joint whose limits its master's range cannot meet (urdfdom would move it outside
+   * them) loses its link, with a warning: it keeps its limits and moves on its own. */
+  {
+    g_autofree char *unreachable = g_strconcat (head,
+      "</joint>\n"
+      "<joint name='right' type='revolute'><parent link='base'/><child link='r'/><limit lower='5' upper='6'/>\n"
+      "  <mimic joint='left'/></joint></robot>", NULL);
+    g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmSkeleton) skel = load_text (unreachable, warnings, &error);
+    const KmJoint *right;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (warnings->len, ==, 1);
+    g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==,
+                     "t.urdf:5:17: expected limits of “right” that it can reach following "
+                     "“left”: with ratio 1 and offset 0 it moves within [-1, 1], outside its "
+                     "limits [5, 6]; joint “right” moves on its own");
+    g_assert_false (km_skeleton_has_mimic (skel));
+    right = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "right"));
+    g_assert_cmpint (right->mimic, ==, -1);
+    g_assert_true (right->limits[0].limited);
+    g_assert_cmpfloat (right->limits[0].min, ==, 5.0);
+    g_assert_cmpfloat (right->limits[0].max, ==, 6.0);
+  }
 }
 
 /* A long chain of mimics (each joint resolved once): every joint follows the first one. */

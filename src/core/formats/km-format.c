@@ -14,6 +14,7 @@
 #include "km-error.h"
 #include "km-json.h"
 #include "km-target-track.h"
+#include "km-yaml.h"
 
 /*
  * The registry: one row per format. To add a format, include its header in this list and
@@ -240,6 +241,53 @@ km_format_guess_description (const char *data,
   if (looks_like_yaml (p, end))
     return g_strdup (_("a YAML document, not a known Kinema format"));
   return g_strdup (_("plain text, not a known Kinema format"));
+}
+
+/*
+ * Text no format claims that starts like JSON, or looks like YAML, but does not parse: the
+ * reader's syntax error, with its position, says more than what the text looks like
+ * (km_format_guess_description()), and is what --format would say. Returns FALSE, with
+ * @error untouched, when the text parses (or looks like neither).
+ */
+static gboolean
+syntax_error (const char  *path,
+              const char  *data,
+              gsize        length,
+              GError     **error)
+{
+  gsize check = MIN (length, GUESS_LIMIT);
+  gsize start = check >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  g_autoptr(GError) local_error = NULL;
+  const char *valid_end;
+
+  /* Binary data stays "binary data" (a character cut at the limit is no reason). */
+  if (memchr (data, '\0', check) != NULL ||
+      (!g_utf8_validate_len (data, check, &valid_end) &&
+       (check == length || (gsize) (valid_end - data) + 4 <= check)))
+    return FALSE;
+  while (start < check && is_space (data[start]))
+    start++;
+  if (start >= check)
+    return FALSE;
+
+  if (data[start] == '{' || data[start] == '[')
+    {
+      g_autoptr(KmJsonDocument) doc = km_json_parse (path, data, length, &local_error);
+
+      if (doc != NULL)
+        return FALSE;
+    }
+  else if (looks_like_yaml (data + start, data + check))
+    {
+      g_autoptr(KmYamlNode) root = km_yaml_parse (path, data, length, NULL, &local_error);
+
+      if (root != NULL)
+        return FALSE;
+    }
+  else
+    return FALSE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return TRUE;
 }
 
 static GBytes *read_file_at (const char   *path,
@@ -483,7 +531,11 @@ km_format_load_model_file (const char      *path,
       fmt = km_format_detect (data, length);
       if (fmt == NULL)
         {
-          g_autofree char *guess = km_format_guess_description (data, length);
+          g_autofree char *guess = NULL;
+
+          if (syntax_error (path, data, length, error))
+            return NULL;
+          guess = km_format_guess_description (data, length);
 
           /* Translators: %s says what the file looks like, e.g. "binary data" */
           km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, content_start (data, length),

@@ -2712,6 +2712,37 @@ link_gears (Loader             *L,
     }
 }
 
+/* What the build's unlink function needs: the gears linked so far. */
+typedef struct
+{
+  Loader *L;
+  GArray *linked;
+} GearUnlink;
+
+/* The build dropped a gear whose down joint cannot stay within its limits following the
+ * up joint (no value of the up joint's range keeps it there): the gear is left out, and
+ * the down joint moves on its own. */
+static void
+gear_unlinked (guint       joint,
+               const char *reason,
+               gpointer    user_data)
+{
+  GearUnlink *u = user_data;
+
+  for (guint k = 0; k < u->linked->len; k++)
+    {
+      const LinkedGear *g = &g_array_index (u->linked, LinkedGear, k);
+
+      if (g->down != joint)
+        continue;
+      /* Translators: the reason, then a gear name */
+      note_once (u->L, NULL, g->gear->node->file, g->gear->node->pos,
+                 _("%s; the gear “%s” is left out"), reason, g->gear->name);
+      g_array_remove_index (u->linked, k);
+      return;
+    }
+}
+
 /* After the build: the couplings in skeleton indices. */
 static void
 add_gears (GArray              *linked,
@@ -2801,22 +2832,22 @@ add_iks (Loader              *L,
               km_transform_mul (&ref_world, &ik->local, &target->target);
             }
         }
+      /* The target is for the end connector, a point fixed in the effector joint's frame
+       * (effector_offset.pos): the keyframe holds that point's target position, and the
+       * track carries the point, so the solver moves it (not the joint's origin) onto the
+       * target whatever orientation the joint takes. The orientation is the joint frame's
+       * where the connector has the target's; position only: the initial one, for display
+       * (the track is position-only then). */
+      target->effector_target.pos = target->target.pos;
       if (target->enable_orientation)
         {
-          KmTransform inverse;
+          KmMat3 back;
 
-          km_transform_inverse (&target->effector_offset, &inverse);
-          km_transform_mul (&target->target, &inverse, &target->effector_target);
+          km_mat3_transpose (&target->effector_offset.rot, &back);
+          km_mat3_mul (&target->target.rot, &back, &target->effector_target.rot);
         }
       else
-        {
-          /* Joint position p with the initial orientation R: p + R · offset = target. */
-          KmMat3 r = world[target->effector].rot;
-          KmVec3 reach = km_mat3_mul_vec3 (&r, target->effector_offset.pos);
-
-          target->effector_target.rot = r;
-          target->effector_target.pos = km_vec3_sub (target->target.pos, reach);
-        }
+        target->effector_target.rot = world[target->effector].rot;
       /* A KmTargetTrack keyframe must be finite. With every length bounded
        * (KM_SCENEBUILDER_MAX_LENGTH) it is; checked all the same, since a track that cannot
        * be made is otherwise only found after the load. */
@@ -3330,7 +3361,13 @@ build_model (Loader  *L,
   model = g_new0 (KmScenebuilderModel, 1);
   model->gears = g_ptr_array_new_with_free_func ((GDestroyNotify) gear_free);
   model->ik_targets = g_ptr_array_new_with_free_func ((GDestroyNotify) ik_free);
-  model->skeleton = km_skeleton_builder_build (builder, &problem, &build_error);
+  {
+    GearUnlink unlink = { L, linked };
+
+    km_skeleton_builder_set_unlink_func (builder, gear_unlinked, &unlink);
+    model->skeleton = km_skeleton_builder_build (builder, &problem, &build_error);
+    km_skeleton_builder_set_unlink_func (builder, NULL, NULL);
+  }
   if (model->skeleton == NULL)
     {
       /* What the builder refuses (the repairs above should leave nothing) is said at the
@@ -3520,7 +3557,8 @@ format_load (const char  *path,
   return model ? g_steal_pointer (&model->skeleton) : NULL;
 }
 
-/* Each ik element becomes a targets track: its effector and one keyframe at frame 0. */
+/* Each ik element becomes a targets track: its effector, the end connector's point in the
+ * effector's frame (position-only without enable_rot) and one keyframe at frame 0. */
 static gpointer
 format_load_model (const char     *path,
                    GBytes         *contents,
@@ -3547,6 +3585,18 @@ format_load_model (const char     *path,
       keyframe.orientation = km_mat3_to_quat (&ik->effector_target.rot);
       track = km_target_track_new (&keyframe, 1, effector->name,
                                    KM_TARGET_TRACK_DEFAULT_FRAME_RATE, &track_error);
+      if (track != NULL)
+        {
+          KmTargetTrack *aimed = km_target_track_with_tool (track, ik->effector_offset.pos,
+                                                            !ik->enable_orientation);
+
+          km_target_track_unref (track);
+          track = aimed;
+          if (track == NULL)
+            g_set_error_literal (&track_error, KM_TARGET_TRACK_ERROR,
+                                 KM_TARGET_TRACK_ERROR_BAD_VALUE,
+                                 _("the end connector is not a finite point"));
+        }
       if (track == NULL)
         {
           /* Translators: %s is the name of an <ik> element, then why it was left out */

@@ -44,8 +44,8 @@ G_BEGIN_DECLS
  *   to satisfy the couplings.
  * - ik elements become IK targets (KmScenebuilderModel.ik_targets); through the registry
  *   (km_format_load_model_file) each is a KmTargetTrack in KmModelExtras: its effector
- *   joint and one keyframe at frame 0, the effector frame at the target
- *   (KmScenebuilderIk.effector_target).
+ *   joint, the end connector as its effector offset (position-only unless enable_rot)
+ *   and one keyframe at frame 0 (KmScenebuilderIk.effector_target).
  * - Display shapes: box, sphere, cylinder and capsule attached by <attach> become
  *   KmShapes of the body's joint (colour from the vmat); meshes are left out with a
  *   warning.
@@ -120,10 +120,11 @@ typedef struct
   KmTransform  target;          /* world frame, at the initial configuration */
   gboolean     enable_position;
   gboolean     enable_orientation;
-  /* Where the effector joint's frame is when the end connector reaches the target (what a
-   * KmTargetTrack keyframe holds): target · effector_offset⁻¹ when the orientation is
-   * enabled; otherwise the joint keeps its orientation at the initial configuration and
-   * only the end connector's position is matched. */
+  /* What a KmTargetTrack keyframe holds, for the point effector_offset.pos of the effector
+   * joint's frame (the track's effector offset): the end connector's target position, and
+   * the joint frame's orientation when the connector has the target's (enabled
+   * orientation: target.rot · effector_offset.rot⁻¹), else the joint's orientation at the
+   * initial configuration (a position-only track: not a target). */
   KmTransform  effector_target;
   char        *file;            /* where the ik element is (messages about it) */
   KmSourcePos  pos;

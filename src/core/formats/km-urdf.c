@@ -1430,6 +1430,23 @@ link_mimics (Parser             *p,
   return TRUE;
 }
 
+/* The build dropped a <mimic> whose joint cannot stay within its limits following its
+ * master (urdfdom would move it outside them): the joint moves on its own. */
+static void
+mimic_unlinked (guint       joint,
+                const char *reason,
+                gpointer    user_data)
+{
+  Parser *p = user_data;
+  const UrdfJoint *j;
+
+  if (joint == 0 || joint > p->joints->len)
+    return;
+  j = g_ptr_array_index (p->joints, joint - 1);
+  km_parse_warning (p->path, j->mimic != NULL ? j->mimic_pos : j->pos,
+                    _("%s; joint “%s” moves on its own"), reason, j->name);
+}
+
 static KmSkeleton *
 build (Parser               *p,
        const KmUrdfOptions  *options,
@@ -1630,6 +1647,7 @@ build (Parser               *p,
                            options, cache);
     }
 
+  km_skeleton_builder_set_unlink_func (builder, mimic_unlinked, p);
   skel = km_skeleton_builder_build (builder, &problem, &build_error);
   if (skel == NULL)
     {
