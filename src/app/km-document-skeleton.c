@@ -28,7 +28,6 @@
 #include "km-skeleton-json.h"
 #include "km-urdf-writer.h"
 #include "km-world-item.h"
-#include "km-yaml.h"
 
 #define SKELETON_JSON_FORMAT "SKELETON-JSON"
 #define BODY_FORMAT "CHOREONOID-BODY"
@@ -689,102 +688,6 @@ skeleton_json_notes (const KmSkeleton *skeleton,
                                                           n_ids), n_ids));
 }
 
-/* The file a relative mesh reference @uri of a model in @model_dir names, made absolute,
- * or NULL when it leads to the same file from anywhere (absolute, ${VAR}/…, a URL). */
-static char *
-rebased_reference (const char *uri,
-                   const char *model_dir)
-{
-  const char *path = g_str_has_prefix (uri, "file://") ? uri + strlen ("file://") : uri;
-
-  if (*path == '\0' || g_path_is_absolute (path) || g_str_has_prefix (path, "${")
-      || strstr (path, "://") != NULL)
-    return NULL;
-  return g_canonicalize_filename (path, model_dir);
-}
-
-static gboolean
-has_relative_reference (const KmSkeleton *skeleton,
-                        const char       *model_dir)
-{
-  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
-    {
-      guint n = 0;
-      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n);
-
-      for (guint k = 0; k < n; k++)
-        {
-          g_autofree char *absolute = NULL;
-
-          if (shapes[k]->mesh == NULL && shapes[k]->uri != NULL
-              && (absolute = rebased_reference (shapes[k]->uri, model_dir)) != NULL)
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-static const char *
-scalar_value (const KmYamlNode *node)
-{
-  return node != NULL ? km_yaml_node_get_scalar (node, NULL) : NULL;
-}
-
-/* Makes the relative uri of every Resource element below @node absolute. */
-static void
-rebase_resources (KmYamlNode *node,
-                  const char *model_dir)
-{
-  guint n = km_yaml_node_get_length (node);
-
-  if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
-    for (guint i = 0; i < n; i++)
-      rebase_resources (km_yaml_sequence_get (node, i), model_dir);
-  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
-    return;
-  if (g_strcmp0 (scalar_value (km_yaml_mapping_lookup (node, "type")), "Resource") == 0)
-    {
-      const char *uri = scalar_value (km_yaml_mapping_lookup (node, "uri"));
-      g_autofree char *absolute = uri != NULL ? rebased_reference (uri, model_dir) : NULL;
-
-      if (absolute != NULL)
-        km_yaml_mapping_set (node, "uri", km_yaml_node_new_string (absolute));
-    }
-  for (guint i = 0; i < n; i++)
-    rebase_resources (km_yaml_mapping_get_value (node, i), model_dir);
-}
-
-/* km_body_save() for a copy of a model of @model_dir elsewhere: a .body Resource uri is
- * relative to the .body file, so the references the model names relative to its own
- * folder are written as absolute paths, which lead to the same files from the copy's
- * folder (an autosave's, a project's). */
-static gboolean
-save_body_copy (const KmSkeleton  *skeleton,
-                const char        *path,
-                const char        *model_dir,
-                GPtrArray         *notes,
-                GError           **error)
-{
-  /* (The text is Kinema's own, read back whatever its size.) */
-  static const KmYamlLimits limits = { G_MAXUINT, G_MAXSIZE, G_MAXSIZE };
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *text = NULL;
-  g_autoptr(KmYamlNode) root = NULL;
-
-  /* (Beside the model, its references lead where they did.) */
-  if (model_dir == NULL || g_strcmp0 (dir, model_dir) == 0
-      || !has_relative_reference (skeleton, model_dir))
-    return km_body_save (skeleton, path, notes, error);
-  text = km_body_to_string (skeleton, notes);
-  root = km_yaml_parse (path, text, strlen (text), &limits, error);
-  if (root == NULL)
-    return FALSE;
-  rebase_resources (root, model_dir);
-  g_free (text);
-  text = km_yaml_emit_to_string (root, NULL);
-  return km_format_save_text (path, text, error);
-}
-
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
  * @notes what that format cannot carry. Every writer is atomic. Touches no document: runs
  * on any thread. */
@@ -792,12 +695,11 @@ static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const char        *format,
                 const char        *path,
-                const char        *model_dir,
                 GPtrArray         *notes,
                 GError           **error)
 {
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
-    return save_body_copy (skeleton, path, model_dir, notes, error);
+    return km_body_save (skeleton, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
   if (!km_skeleton_json_save (skeleton, path, error))
@@ -820,8 +722,6 @@ typedef struct
   char       *temp;
   gboolean    read_back; /* the written file is read back into @written */
   KmSkeleton *written;
-  char       *model_dir; /* the folder of the model file the skeleton was read from, where
-                          * its relative mesh references lead; or NULL */
 } SkeletonFile;
 
 static void
@@ -834,7 +734,6 @@ skeleton_file_free (gpointer data)
   g_free (file->format);
   g_free (file->path);
   g_free (file->temp);
-  g_free (file->model_dir);
   g_free (file);
 }
 
@@ -938,8 +837,7 @@ write_skeleton_files (gpointer    data,
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
       ok = write_skeleton (file->skeleton, file->format,
-                           file->temp != NULL ? file->temp : file->path, file->model_dir, notes,
-                           error);
+                           file->temp != NULL ? file->temp : file->path, notes, error);
       if (!ok && file->temp != NULL)
         name_user_file (error, file->temp, file->path);
 
@@ -1033,9 +931,6 @@ skeleton_task_return (GTask  *task,
 }
 
 /* ---- Save Skeleton, Export ---------------------------------------------------------- */
-
-static char *body_model_dir (KmBodyItem *body,
-                             const char *reference_dir);
 
 /* What a skeleton save or export writes: the current body's skeleton to @path. */
 typedef struct
@@ -1226,15 +1121,6 @@ save_skeleton_async (KmDocument          *self,
   g_task_set_task_data (task, save, (GDestroyNotify) skeleton_save_free);
   files = skeleton_files_new ();
   skeleton_files_add (files, save->skeleton, format, save->path);
-  /* An exported copy leads to the meshes the model names too. */
-  if (export)
-    {
-      g_autofree char *reference_dir =
-        km_cnoid_reference_dir (km_document_get_project (self));
-
-      ((SkeletonFile *) g_ptr_array_index (files, 0))->model_dir =
-        body_model_dir (save->body, reference_dir);
-    }
   _km_document_write_async (self, write_skeleton_files, files,
                             (GDestroyNotify) g_ptr_array_unref, skeleton_written_cb, task);
 }
@@ -1350,7 +1236,7 @@ typedef struct
   GHashTable        *used;     /* file names chosen in this save; NULL for an autosave */
   KmEditedSkeletons *edited;
   GKeyFile          *index;    /* an autosave's */
-  char              *reference_dir;   /* where the bodies' relative files are */
+  char              *reference_dir;   /* an autosave's: where relative files are */
 } EditedScan;
 
 /* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
@@ -1430,26 +1316,6 @@ index_autosaved_body (EditedScan *scan,
   if (format != NULL)
     g_key_file_set_string (scan->index, name, "format", format);
   g_key_file_set_boolean (scan->index, name, "embedded", embedded);
-}
-
-/* The folder of the model file @body's skeleton was read from (while a project save writes
- * it elsewhere, the one from before), a relative one found from @reference_dir as the
- * project does; NULL when it has none. */
-static char *
-body_model_dir (KmBodyItem *body,
-                const char *reference_dir)
-{
-  EditedBody *pending = g_object_get_data (G_OBJECT (body), PENDING_KEY);
-  const char *file = pending != NULL ? pending->old_file : km_body_item_get_file (body);
-  gboolean embedded = pending != NULL
-                      ? pending->was_embedded
-                      : g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
-  g_autofree char *absolute = NULL;
-
-  if (file == NULL || embedded || (!g_path_is_absolute (file) && reference_dir == NULL))
-    return NULL;
-  absolute = g_canonicalize_filename (file, reference_dir);
-  return g_path_get_dirname (absolute);
 }
 
 static gboolean
@@ -1539,10 +1405,6 @@ take_edited_skeleton (gpointer item,
   edited->switched = autosave || !in_place;
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
-  /* (Before the body is switched to the file it goes to.) */
-  ((SkeletonFile *) g_ptr_array_index (scan->edited->files,
-                                       scan->edited->files->len - 1))->model_dir =
-    body_model_dir (body, scan->reference_dir);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -1583,7 +1445,7 @@ take_edited_skeletons (KmDocument *self,
   KmEditedSkeletons *edited = g_new0 (KmEditedSkeletons, 1);
   g_autoptr(GKeyFile) index = used == NULL ? g_key_file_new () : NULL;
   KmProject *project = km_document_get_project (self);
-  g_autofree char *reference_dir = km_cnoid_reference_dir (project);
+  g_autofree char *reference_dir = index != NULL ? km_cnoid_reference_dir (project) : NULL;
   EditedScan scan = { dir, used, edited, index, reference_dir };
 
   edited->files = skeleton_files_new ();
