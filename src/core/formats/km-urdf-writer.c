@@ -284,8 +284,8 @@ append_link (GString          *out,
 /* The joints whose <limit> got a placeholder effort or velocity, for one note. */
 typedef struct
 {
-  guint        n;
-  const char  *first;
+  guint  n;
+  char  *first;   /* a copy: a spherical joint's names die with its joint's output */
 } Placeholders;
 
 static void
@@ -302,7 +302,7 @@ append_limit (GString       *out,
   if (limit == NULL && !has_effort && !has_velocity)
     return;
   if ((!has_effort || !has_velocity) && placeholders->n++ == 0)
-    placeholders->first = name;
+    placeholders->first = g_strdup (name);
   g_string_append (out, "    <limit");
   if (limit != NULL)
     {
@@ -554,6 +554,7 @@ urdf_to_string (const KmSkeleton *skeleton,
                                         "which URDF requires: written as effort 10000 and "
                                         "velocity 1", placeholders.n),
                     placeholders.n, placeholders.first);
+  g_free (placeholders.first);
   return g_string_free (out, FALSE);
 }
 
