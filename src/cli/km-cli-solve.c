@@ -382,7 +382,7 @@ km_cli_solve (int    argc,
       "NAME.animation.json for every NAME.json. Standard output ends with one line per\n"
       "animation, in argument order:\n"
       "  frames=N mean_pos_err=M max_pos_err=M mean_rot_err=R max_rot_err=R seconds=S\n"
-      "(metres, radians)."));
+      "(metres, radians; the orientation errors are 0 for position-only targets)."));
   ret = km_cli_parse_options (context, &argc, &argv);
   if (ret >= 0)
     return ret;

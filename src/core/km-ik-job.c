@@ -27,6 +27,7 @@ typedef struct
   guint            first_frame;
   guint            n_frames;         /* frames to solve */
   guint            n_dof;
+  gboolean         position_only;    /* the track's orientations are no targets */
 
   GMutex           mutex;
   GArray          *pending;          /* doubles, see above */
@@ -249,6 +250,16 @@ schedule_delivery (SolveRun *run)
   g_source_attach (source, run->context);
 }
 
+/* The orientation residual a solve reports: none (0) for a position-only track, whose
+ * keyframe orientations only show the effector and are no goal, so a frame is never an
+ * orientation miss (the editor's marks, the CLI's summary). */
+static double
+reported_rot_err (const KmIkSolution *solution,
+                  gboolean            position_only)
+{
+  return position_only ? 0.0 : solution->rot_err;
+}
+
 /* Worker thread: touches only the run's locked fields. */
 static void
 frame_done_cb (guint               frame,
@@ -257,7 +268,7 @@ frame_done_cb (guint               frame,
 {
   SolveRun *run = user_data;
   gboolean schedule;
-  double residuals[2] = { solution->pos_err, solution->rot_err };
+  double residuals[2] = { solution->pos_err, reported_rot_err (solution, run->position_only) };
 
   g_mutex_lock (&run->mutex);
   g_array_append_vals (run->pending, solution->q, run->n_dof);
@@ -542,7 +553,8 @@ new_animation (const KmIkProblem *problem,
  * Starts solving and supersedes a running solve (whose callback then gets
  * G_IO_ERROR_CANCELLED). The job's animation is replaced at once by a new one of
  * @last_frame + 1 frames (rows before @first_frame hold the seed and have no residuals);
- * rows fill in as ::frames-ready says.
+ * rows fill in as ::frames-ready says, with the residuals km_ik_solve_track() gives them
+ * (an orientation residual of 0 where @track is position-only).
  *
  * A running solve holds no reference to the job: dropping the last reference cancels it,
  * and once the worker has stopped the callback gets G_IO_ERROR_CANCELLED with a %NULL
@@ -587,6 +599,7 @@ km_ik_job_solve_async (KmIkJob             *self,
   run->first_frame = first_frame;
   run->n_frames = last_frame - first_frame + 1;
   run->n_dof = problem->n_dof;
+  run->position_only = km_target_track_get_position_only (track);
   g_mutex_init (&run->mutex);
   run->pending = g_array_new (FALSE, FALSE, sizeof (double));
   g_weak_ref_init (&run->job, self);
@@ -686,6 +699,7 @@ typedef struct
 {
   KmAnimation      *animation;
   guint             first_frame;
+  gboolean          position_only;
   KmIkFrameFunc     frame_done;
   KmIkProgressFunc  progress;
   gpointer          user_data;
@@ -707,12 +721,14 @@ track_frame_done_cb (guint               frame,
                      gpointer            user_data)
 {
   TrackClosure *closure = user_data;
+  KmIkSolution reported = *solution;
 
+  reported.rot_err = reported_rot_err (solution, closure->position_only);
   km_animation_set_frame (closure->animation, closure->first_frame + frame, solution->q);
   km_animation_set_residual (closure->animation, closure->first_frame + frame,
-                             solution->pos_err, solution->rot_err);
+                             reported.pos_err, reported.rot_err);
   if (closure->frame_done != NULL)
-    closure->frame_done (closure->first_frame + frame, solution, closure->user_data);
+    closure->frame_done (closure->first_frame + frame, &reported, closure->user_data);
 }
 
 /**
@@ -730,8 +746,10 @@ track_frame_done_cb (guint               frame,
  *
  * Solves frames @first_frame .. @last_frame of @track on the calling thread with
  * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame, for the
- * point the track is for (km_ik_problem_use_track()). Uses only its
- * arguments, so any thread may call it.
+ * point the track is for (km_ik_problem_use_track()). Where the track is position-only
+ * its orientation is no goal: every frame's orientation residual is 0, in the animation
+ * and in the #KmIkSolution @frame_done gets, as in the job's. Uses only its arguments, so
+ * any thread may call it.
  *
  * Returns: (transfer full) (nullable): an animation of @last_frame + 1 frames (rows before
  *   @first_frame hold the seed), or NULL with an error
@@ -771,6 +789,7 @@ km_ik_solve_track (const KmIkProblem    *problem,
   animation = new_animation (problem, first_frame, last_frame);
   closure.animation = animation;
   closure.first_frame = first_frame;
+  closure.position_only = km_target_track_get_position_only (track);
   closure.frame_done = frame_done;
   closure.progress = progress;
   closure.user_data = user_data;

@@ -366,6 +366,42 @@ test_orientation_misses_marked (Fixture       *f,
   g_assert_true (has_message (f->document, "largest orientation error"));
 }
 
+/* The UR10 on the same targets made position-only (Scenebuilder enable_rot="false"): the
+ * orientations are no goal, so no frame is an orientation miss and none is marked red
+ * (every one that missed the orientation was before). */
+static void
+test_position_only_not_marked (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) position_only = NULL;
+  KmAnimation *animation;
+
+  import_data (f, "review/ur10.urdf");
+  import_data (f, "review/ur10-targets.json");
+  g_assert_true (test_app_wait_idle_solve (f->document, 60000));
+  test_app_spin ();
+  g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_MISSED), >, 0);
+
+  position_only = km_target_track_with_tool (km_document_get_targets (f->document),
+                                             KM_VEC3_ZERO, TRUE);
+  km_document_set_targets (f->document, position_only);
+  g_assert_true (test_app_wait_idle_solve (f->document, 60000));
+  test_app_spin ();
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_true (km_target_track_get_position_only (km_document_get_targets (f->document)));
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      double pos_err, rot_err;
+
+      g_assert_true (km_animation_get_residual (animation, i, &pos_err, &rot_err));
+      g_assert_cmpfloat (rot_err, ==, 0.0);
+      g_assert_cmpint ((km_time_bar_get_frame_marks (f->time_bar, i)
+                        & KM_TIME_BAR_MARK_MISSED) != 0, ==, pos_err > 1e-6);
+    }
+  g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_MISSED), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -380,5 +416,7 @@ main (int    argc,
               fixture_setup, test_marks_only_solved_dofs, fixture_teardown);
   g_test_add ("/kinema/PoseReview/orientation-misses-marked", Fixture, NULL,
               fixture_setup, test_orientation_misses_marked, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/position-only-not-marked", Fixture, NULL,
+              fixture_setup, test_position_only_not_marked, fixture_teardown);
   return g_test_run ();
 }

@@ -390,6 +390,9 @@ test_model_targets (void)
     parse_summary (lines[0], &frames, values);
     g_assert_cmpuint (frames, ==, 1);
     g_assert_cmpfloat (values[1], <=, 1e-6);   /* max_pos_err: the tip is on the target */
+    /* enable_rot="false": the orientation is no goal, so no orientation error either. */
+    g_assert_cmpfloat (values[2], ==, 0.0);    /* mean_rot_err */
+    g_assert_cmpfloat (values[3], ==, 0.0);    /* max_rot_err */
     g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
     g_unlink (out);
   }

@@ -980,6 +980,63 @@ test_import_cycle (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
 }
 
+/* 7.4 and DESIGN.md, "Error locations": a cycle through other files (scene.xml imports
+ * a/b.xml, which imports a/c.xml, which imports scene.xml again) is found at the import
+ * that closes it, where a/c.xml imports the scene being loaded: the warning is there,
+ * names the file already being imported, and says where every file around it was
+ * imported; nothing is imported there (the scene is not read a second time). */
+static void
+test_import_cycle_through_files (void)
+{
+  static const struct { const char *name; const char *text; } files[] = {
+    { "scene.xml",
+      "<namespace name=\"w\">\n"
+      "  <body name=\"base\"/>\n"
+      "  <import name=\"b\" filename=\"a/b.xml\"/>\n"
+      "</namespace>\n" },
+    { "a/b.xml", "<namespace>\n  <import name=\"c\" filename=\"c.xml\"/>\n</namespace>\n" },
+    { "a/c.xml", "<namespace>\n  <import name=\"s\" filename=\"../scene.xml\"/>\n</namespace>\n" },
+  };
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *sub = g_build_filename (tmp, "a", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
+    }
+  g_assert_cmpint (g_chdir (tmp), ==, 0);
+  model = test_util_scenebuilder_load ("scene.xml", files[0].text, strlen (files[0].text),
+                                       warnings, &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_cmpstr (warnings->pdata[0], ==,
+                   "a/c.xml:2:30: “a/c.xml” imports “scene.xml”, which is already being "
+                   "imported (an import cycle); nothing is imported\n"
+                   "included from a/b.xml:2:30\n"
+                   "included from scene.xml:3:30");
+  g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
+
+  for (guint i = G_N_ELEMENTS (files); i-- > 0;)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (sub);
+  g_rmdir (tmp);
+}
+
 /* DESIGN.md, "Error locations": an imported file is named as the user would name it,
  * joined to the including file's path as given, without a "./" ("part.xml", not
  * "./part.xml", for a scene given as "scene.xml"); errors inside it come first, then one
@@ -1568,6 +1625,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/long-values", test_long_values);
   g_test_add_func ("/kinema/Scenebuilder/import-from-attr", test_import_from_attr);
   g_test_add_func ("/kinema/Scenebuilder/import-cycle", test_import_cycle);
+  g_test_add_func ("/kinema/Scenebuilder/import-cycle-through-files",
+                   test_import_cycle_through_files);
   g_test_add_func ("/kinema/Scenebuilder/import-paths", test_import_paths);
   g_test_add_func ("/kinema/Scenebuilder/special-elements", test_special_elements);
   g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);

@@ -446,12 +446,20 @@ typedef struct
   gboolean     from_attr;
 } Val;
 
+/* An <import filename=…> being expanded: the importing file and the filename's position. */
+typedef struct
+{
+  const char  *path;         /* an SbFile's, which lives as long as the loader */
+  KmSourcePos  pos;
+} ImportSite;
+
 typedef struct
 {
   const char  *path;         /* of the top-level file */
   GPtrArray   *files;        /* SbFile, owned */
   GPtrArray   *contexts;     /* Ctx, owned; the last is the innermost */
   GPtrArray   *import_stack; /* Node (module imports) and SbFile (file imports) being expanded */
+  GArray      *import_sites; /* ImportSite: where each file on import_stack was imported */
   GHashTable  *noted;        /* warning keys already reported */
   Obj         *root;
   Obj         *cur;
@@ -1821,6 +1829,45 @@ import_module (Loader     *L,
   return ok;
 }
 
+/* The file being loaded (the top-level one, or one being imported) that is @canonical
+ * (g_canonicalize_filename()), or NULL. */
+static SbFile *
+find_open_file (Loader     *L,
+                const char *canonical)
+{
+  for (guint i = 0; i <= L->import_stack->len; i++)
+    {
+      SbFile *open = i == 0 ? g_ptr_array_index (L->files, 0)
+                            : g_ptr_array_index (L->import_stack, i - 1);
+      g_autofree char *other = NULL;
+
+      /* The stack holds module Nodes too. */
+      if (i > 0 && !g_ptr_array_find (L->files, open, NULL))
+        continue;
+      other = g_canonicalize_filename (open->path, NULL);
+      if (g_str_equal (other, canonical))
+        return open;
+    }
+  return NULL;
+}
+
+/* "\nincluded from FILE:LINE:COLUMN" for every file import being expanded, innermost
+ * first, as km_parse_error_add_include() adds them to errors; "" at the top level. */
+static char *
+import_sites_text (Loader *L)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = L->import_sites->len; i > 0; i--)
+    {
+      const ImportSite *site = &g_array_index (L->import_sites, ImportSite, i - 1);
+
+      g_string_append_printf (text, "\nincluded from %s:%u:%u", site->path, site->pos.line,
+                              MAX (site->pos.column, 1));
+    }
+  return g_string_free (text, FALSE);
+}
+
 static gboolean
 import_file (Loader     *L,
              Node       *node,
@@ -1839,24 +1886,30 @@ import_file (Loader     *L,
   const char *bytes;
   gsize length = 0;
   SbFile *file = NULL;
-  gboolean cycle = g_str_equal (self, canonical);
+  SbFile *open;
   gboolean ok;
 
-  for (guint i = 0; i < L->import_stack->len && !cycle; i++)
+  if (g_str_equal (self, canonical))
+    open = node->file;
+  else
+    open = find_open_file (L, canonical);
+  if (open != NULL)
     {
-      SbFile *open = g_ptr_array_index (L->import_stack, i);
-      g_autofree char *other = NULL;
+      g_autofree char *sites = import_sites_text (L);
+      g_autofree char *what = NULL;
 
-      if (!g_ptr_array_find (L->files, open, NULL))
-        continue;
-      other = g_canonicalize_filename (open->path, NULL);
-      cycle = g_str_equal (other, canonical);
-    }
-  if (cycle)
-    {
-      import_problem (L, filename->file, at,
-                      _("“%s” imports itself (an import cycle); nothing is imported"),
-                      filename->text);
+      if (open == node->file)
+        what = g_strdup_printf (_("“%s” imports itself (an import cycle); nothing is imported"),
+                                filename->text);
+      else
+        /* Translators: the importing file, then the file already being imported (named
+         * as in "included from" lines). */
+        what = g_strdup_printf (_("“%s” imports “%s”, which is already being imported (an "
+                                  "import cycle); nothing is imported"),
+                                filename->file->path, open->path);
+      /* At the import that closes the cycle, then where every file around it was
+       * imported, as for errors (DESIGN.md, "Error locations"). */
+      import_problem (L, filename->file, at, "%s%s", what, sites);
       return TRUE;
     }
   /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
@@ -1901,7 +1954,9 @@ import_file (Loader     *L,
       return FALSE;
     }
   g_ptr_array_add (L->import_stack, file);
+  g_array_append_val (L->import_sites, ((ImportSite) { filename->file->path, at }));
   ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
+  g_array_set_size (L->import_sites, L->import_sites->len - 1);
   g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
   /* Errors inside the imported file (or deeper) name where it was included. */
   if (!ok)
@@ -3462,6 +3517,7 @@ km_scenebuilder_load (const char  *path,
   L.files = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_file_free);
   L.contexts = g_ptr_array_new_with_free_func ((GDestroyNotify) ctx_free);
   L.import_stack = g_ptr_array_new ();
+  L.import_sites = g_array_new (FALSE, FALSE, sizeof (ImportSite));
   L.noted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   L.objects = g_ptr_array_new ();
   L.units = KM_SB_UNITS_SI;
@@ -3480,6 +3536,7 @@ km_scenebuilder_load (const char  *path,
   obj_free (L.root);
   g_ptr_array_unref (L.objects);
   g_hash_table_unref (L.noted);
+  g_array_unref (L.import_sites);
   g_ptr_array_unref (L.import_stack);
   g_ptr_array_unref (L.contexts);
   g_ptr_array_unref (L.files);
