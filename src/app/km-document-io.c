@@ -432,35 +432,159 @@ km_document_recover_finish (KmDocument    *self,
 
 /* ---- Writing ------------------------------------------------------------------------ */
 
+/* What a save puts beside the project for the built-in example's bodies: those bodies,
+ * whose model is the embedded one (its file "skeleton.json" beside any project), and the
+ * file names bodies of the project refer to in the folder the project goes to. */
+typedef struct
+{
+  const char *dir;             /* canonical */
+  const char *reference_dir;   /* where relative files are, or NULL */
+  GPtrArray  *bodies;
+  GHashTable *taken;
+} EmbeddedScan;
+
 static void
-find_embedded_model (gpointer item,
+scan_embedded_model (gpointer item,
                      gpointer user_data)
 {
-  if (KM_IS_BODY_ITEM (item) && g_object_get_data (item, "km-embedded-model")
-      && g_strcmp0 (km_body_item_get_file (item), KM_DEFAULT_SKELETON_NAME) == 0)
-    *(gboolean *) user_data = TRUE;
+  EmbeddedScan *scan = user_data;
+  const char *file;
+  g_autofree char *absolute = NULL;
+  g_autofree char *parent = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || (file = km_body_item_get_file (item)) == NULL)
+    return;
+  if (g_object_get_data (item, "km-embedded-model")
+      && g_strcmp0 (file, KM_DEFAULT_SKELETON_NAME) == 0)
+    {
+      g_ptr_array_add (scan->bodies, g_object_ref (item));
+      return;
+    }
+  /* Another body's file there (an edited skeleton this save writes, a file of the user's
+   * it writes back, one that is missing) is not the example's to take. */
+  if (g_str_has_prefix (file, "${")
+      || (!g_path_is_absolute (file) && scan->reference_dir == NULL))
+    return;
+  absolute = g_canonicalize_filename (file, scan->reference_dir);
+  parent = g_path_get_dirname (absolute);
+  if (strcmp (parent, scan->dir) == 0)
+    g_hash_table_add (scan->taken, g_path_get_basename (absolute));
 }
 
-/* The built-in example's body refers to its model as "skeleton.json" beside the project:
- * the bytes to put there when @project has such a body, else NULL. */
-static GBytes *
-embedded_model (KmProject *project)
+/* Whether the file at @path holds @bytes. */
+static gboolean
+file_holds (const char *path,
+            GBytes     *bytes)
 {
-  gboolean found = FALSE;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  GStatBuf st;
 
-  km_item_foreach (km_project_get_root_item (project), find_embedded_model, &found);
-  return found ? km_defaults_get_skeleton_json () : NULL;
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode)
+      || (gsize) st.st_size != g_bytes_get_size (bytes)
+      || !g_file_get_contents (path, &contents, &length, NULL))
+    return FALSE;
+  return length == g_bytes_get_size (bytes)
+         && memcmp (contents, g_bytes_get_data (bytes, NULL), length) == 0;
 }
 
-/* Puts the embedded model beside the file at @path (unless one is there), so that the
- * project reopens. Touches no document: runs on any thread. */
+/* The file name beside the project for the embedded model @bytes: "skeleton.json", else
+ * "skeleton-2.json", … (the names edited skeletons' copies take): the first that no file
+ * has, or one that holds the model already, and that no other body refers to. A file of
+ * the user's is never the example's: the project would reopen with another robot. */
+static char *
+embedded_model_name (GHashTable *taken,
+                     const char *dir,
+                     GBytes     *bytes)
+{
+  g_autofree char *stem = g_strndup (KM_DEFAULT_SKELETON_NAME,
+                                     strlen (KM_DEFAULT_SKELETON_NAME) - strlen (".json"));
+
+  for (guint i = 1;; i++)
+    {
+      g_autofree char *name = i == 1 ? g_strdup (KM_DEFAULT_SKELETON_NAME)
+                                     : g_strdup_printf ("%s-%u.json", stem, i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (!g_hash_table_contains (taken, name)
+          && (!g_file_test (path, G_FILE_TEST_EXISTS) || file_holds (path, bytes)))
+        return g_steal_pointer (&name);
+    }
+}
+
+/* Switches @bodies to the model file @file, keeping their poses. */
+static void
+refer_embedded_bodies (GPtrArray  *bodies,
+                       const char *file)
+{
+  for (guint i = 0; bodies != NULL && i < bodies->len; i++)
+    {
+      KmBodyItem *body = g_ptr_array_index (bodies, i);
+      guint n_dof = 0;
+      const double *state = km_body_item_get_joint_state (body, &n_dof);
+      g_autofree double *q = state != NULL ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double))
+                                           : NULL;
+      g_autofree char *format = g_strdup (km_body_item_get_format (body));
+
+      km_body_item_set_model (body, file, format, km_body_item_get_skeleton (body));
+      if (q != NULL)
+        km_body_item_set_joint_state (body, q, n_dof);
+    }
+}
+
+/* When @project has a body of the built-in example (its model the embedded one, see
+ * km_document_load_defaults()), picks the file beside @path that the model goes to
+ * (*@bytes and *@name: what to write there, on the worker, see write_embedded_model) and
+ * switches those bodies to it while the project's tree is made (when it is not their
+ * "skeleton.json"): the bodies switched, to hand to put_back_embedded_bodies() then, or
+ * %NULL. Call after the edited skeletons are taken: their bodies refer to the files they
+ * go to. */
+static GPtrArray *
+take_embedded_model (KmProject   *project,
+                     const char  *path,
+                     GBytes     **bytes,
+                     char       **name)
+{
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *dir = g_canonicalize_filename (parent, NULL);
+  g_autofree char *reference_dir = km_cnoid_reference_dir (project);
+  g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  EmbeddedScan scan = { dir, reference_dir, bodies, taken };
+
+  km_item_foreach (km_project_get_root_item (project), scan_embedded_model, &scan);
+  if (bodies->len == 0)
+    return NULL;
+  *bytes = km_defaults_get_skeleton_json ();
+  *name = embedded_model_name (taken, dir, *bytes);
+  if (strcmp (*name, KM_DEFAULT_SKELETON_NAME) == 0)
+    return NULL;
+  refer_embedded_bodies (bodies, *name);
+  return g_steal_pointer (&bodies);
+}
+
+/* The bodies of take_embedded_model() refer to the embedded model again: it goes beside
+ * whichever project they are saved with next. */
+static void
+put_back_embedded_bodies (GPtrArray *bodies)
+{
+  if (bodies == NULL)
+    return;
+  refer_embedded_bodies (bodies, KM_DEFAULT_SKELETON_NAME);
+  g_ptr_array_unref (bodies);
+}
+
+/* Puts the embedded model beside the file at @path as @name (unless a file is there: the
+ * main thread found none, or one with the model), so that the project reopens. A file of
+ * the user's is never replaced. Touches no document: runs on any thread. */
 static gboolean
 write_embedded_model (const char  *path,
+                      const char  *name,
                       GBytes      *bytes,
                       GError     **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *target = g_build_filename (dir, KM_DEFAULT_SKELETON_NAME, NULL);
+  g_autofree char *target = g_build_filename (dir, name, NULL);
 
   if (g_file_test (target, G_FILE_TEST_EXISTS))
     return TRUE;
@@ -638,6 +762,7 @@ typedef struct
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
   GBytes              *embedded;   /* the model to put beside the project, or NULL */
+  char                *embedded_name;   /* its file name there */
   char                *models;     /* JOB_AUTOSAVE: the folder of this write's skeleton
                                     * copies (job->edited), whether or not there are any */
   char                *item_name;  /* JOB_ITEM */
@@ -660,6 +785,7 @@ write_job_free (WriteJob *job)
   g_clear_pointer (&job->ids, g_hash_table_unref);
   g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
+  g_free (job->embedded_name);
   g_free (job->models);
   g_free (job->item_name);
   g_clear_pointer (&job->skeleton, km_skeleton_unref);
@@ -756,7 +882,8 @@ write_job_run (WriteJob  *job,
       g_assert_not_reached ();
     }
 
-  if (job->embedded != NULL && !write_embedded_model (job->path, job->embedded, &local_error))
+  if (job->embedded != NULL
+      && !write_embedded_model (job->path, job->embedded_name, job->embedded, &local_error))
     g_ptr_array_add (job->warnings, g_strdup (local_error->message));
   return TRUE;
 }
@@ -898,12 +1025,14 @@ _km_document_task_finish (KmDocument    *self,
  * project: a skeleton.json of the user's is written back, a model in another format is
  * saved as a copy beside the project in that format (the original is never rewritten),
  * anything else as skeleton.json there. Their body items refer to the new files from the
- * start, and back to the old ones when the save fails. KmDocument:saving is %TRUE until
- * the document has taken the result, just before @callback: on success @file is the
- * document's file and the document is unmodified unless it was edited while the file was
- * written; on failure the old file is as it was and the document stays modified. One
- * project save runs at a time: another fails with %G_IO_ERROR_PENDING. @cancellable
- * is not checked (a started write completes).
+ * start, and back to the old ones when the save fails. The built-in example's model goes
+ * beside the project as skeleton.json, or as skeleton-2.json, … where a skeleton.json of
+ * the user's is (which stays as it is, see take_embedded_model).
+ * KmDocument:saving is %TRUE until the document has taken the result, just before
+ * @callback: on success @file is the document's file and the document is unmodified
+ * unless it was edited while the file was written; on failure the old file is as it was
+ * and the document stays modified. One project save runs at a time: another fails with
+ * %G_IO_ERROR_PENDING. @cancellable is not checked (a started write completes).
  */
 void
 km_document_save_async (KmDocument          *self,
@@ -915,6 +1044,7 @@ km_document_save_async (KmDocument          *self,
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *path = NULL;
+  GPtrArray *embedded;
   KmProject *project;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
@@ -935,10 +1065,11 @@ km_document_save_async (KmDocument          *self,
   job = write_job_new (JOB_PROJECT, path);
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
+  embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree (project, path, &job->ids);
+  put_back_embedded_bodies (embedded);
   job->file = g_object_ref (file);
   job->project = g_object_ref (project);
-  job->embedded = embedded_model (project);
   _km_document_begin_save (self);
   write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
 }
@@ -976,6 +1107,7 @@ km_document_write_autosave_async (KmDocument          *self,
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *models = NULL;
   g_autofree char *name = NULL;
+  GPtrArray *embedded;
   KmProject *project;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
@@ -992,8 +1124,9 @@ km_document_write_autosave_async (KmDocument          *self,
   job->models = g_build_filename (models, name, NULL);
   /* The body items refer to those copies while the tree is made, and only then. */
   job->edited = _km_document_take_autosave_skeletons (self, job->models);
+  embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree (project, path, NULL);
-  job->embedded = embedded_model (project);
+  put_back_embedded_bodies (embedded);
   if (job->edited != NULL)
     _km_document_put_back_skeletons (self, job->edited);
   write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));

@@ -16,6 +16,7 @@
 #include "km-animation.h"
 #include "km-animation-json.h"
 #include "km-autosave.h"
+#include "km-defaults.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -608,6 +609,131 @@ test_autosave_skeleton_copies (Fixture       *f,
   g_unlink (listed_file);
 }
 
+/* A skeleton.json of the user's, not the built-in example's: a one-hinge arm. */
+static const char foreign_skeleton[] =
+  "{\n"
+  "  \"root_name\": \"Base\",\n"
+  "  \"joints\": [\n"
+  "    { \"name\": \"Base\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
+  "    { \"name\": \"Hinge\", \"type\": \"revolute\", \"offset\": [0, 0, 1],\n"
+  "      \"parent\": \"Base\", \"axis\": [0, 0, 1] }\n"
+  "  ]\n"
+  "}\n";
+
+/* Whether the file at @path holds the built-in example's model, byte for byte. */
+static gboolean
+holds_example_model (const char *path)
+{
+  g_autoptr(GBytes) model = km_defaults_get_skeleton_json ();
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &text, &length, NULL))
+    return FALSE;
+  return length == g_bytes_get_size (model)
+         && memcmp (text, g_bytes_get_data (model, NULL), length) == 0;
+}
+
+/* @path opened in a new document reads the built-in example: its five joints, its
+ * animation of @n_frames frames, and no warning. */
+static void
+assert_reopens_example (const char *path,
+                        guint       n_frames)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) reopened = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  GListModel *messages = km_document_get_messages (reopened);
+  KmAnimation *animation;
+
+  g_assert_true (km_document_import_file (reopened, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_nonnull (km_document_get_skeleton (reopened));
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (reopened)), ==, 5);
+  g_assert_cmpuint (km_skeleton_get_n_dof (km_document_get_skeleton (reopened)), ==, 5);
+  animation = km_document_get_animation (reopened);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, n_frames);
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (km_message_get_level (message) == G_LOG_LEVEL_WARNING)
+        g_error ("unexpected warning: %s", km_message_get_text (message));
+    }
+}
+
+/* Save As of the built-in example into a folder with a skeleton.json of the user's leaves
+ * that file as it was and puts the example's model beside it under a free name, which the
+ * project refers to (and the next save uses again); the project reopens as the example.
+ * An autosave next to such a file does the same. */
+static void
+test_save_example_beside_foreign_skeleton (Fixture       *f,
+                                           gconstpointer  data)
+{
+  g_autofree char *foreign = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *second = g_build_filename (f->dir, "skeleton-2.json", NULL);
+  g_autofree char *third = g_build_filename (f->dir, "skeleton-3.json", NULL);
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  const char *autosave_path = km_autosave_get_path (autosave);
+  g_autofree char *autosave_dir = g_path_get_dirname (autosave_path);
+  g_autofree char *autosave_foreign = g_build_filename (autosave_dir, "skeleton.json", NULL);
+  g_autofree char *autosave_second = g_build_filename (autosave_dir, "skeleton-2.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_frames;
+
+  g_assert_nonnull (km_document_get_animation (f->document));
+  n_frames = km_animation_get_n_frames (km_document_get_animation (f->document));
+  g_assert_cmpuint (n_frames, >, 0);
+  g_assert_true (g_file_set_contents (foreign, foreign_skeleton, -1, NULL));
+
+  km_document_save_async (f->document, f->file, NULL, NULL, NULL);
+  g_assert_true (test_app_wait_document_saved (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  after = read_file (foreign);
+  g_assert_cmpstr (after, ==, foreign_skeleton);
+  g_assert_true (holds_example_model (second));
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "skeleton-2.json"));
+  g_assert_null (strstr (text, "skeleton.json"));
+  assert_reopens_example (f->path, n_frames);
+
+  /* Saved again: the copy there is the example's, and is used again. */
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (km_document_save (f->document, f->file, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&after, g_free);
+  after = read_file (foreign);
+  g_assert_cmpstr (after, ==, foreign_skeleton);
+  g_assert_false (g_file_test (third, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&text, g_free);
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "skeleton-2.json"));
+  g_assert_null (strstr (text, "skeleton.json"));
+  g_unlink (second);
+
+  /* The autosave, beside a skeleton.json that is not the example's. */
+  g_assert_cmpint (g_mkdir_with_parents (autosave_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (autosave_foreign, foreign_skeleton, -1, NULL));
+  km_document_set_dof_value (f->document, 1, 0.1);
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&after, g_free);
+  after = read_file (autosave_foreign);
+  g_assert_cmpstr (after, ==, foreign_skeleton);
+  g_assert_true (holds_example_model (autosave_second));
+  g_clear_pointer (&text, g_free);
+  text = read_file (autosave_path);
+  g_assert_nonnull (strstr (text, "skeleton-2.json"));
+  assert_reopens_example (autosave_path, n_frames);
+  km_autosave_discard (autosave);
+  g_unlink (autosave_foreign);
+  g_unlink (autosave_second);
+}
+
 static void
 item_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -741,6 +867,8 @@ main (int    argc,
               fixture_setup, test_close_after_failed_skeleton_save, fixture_teardown);
   g_test_add ("/kinema/Window/save/main-loop-runs", Fixture, NULL,
               fixture_setup, test_main_loop_runs_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/save/example-beside-foreign-skeleton", Fixture, NULL,
+              fixture_setup, test_save_example_beside_foreign_skeleton, fixture_teardown);
   g_test_add ("/kinema/Autosave/async", Fixture, NULL,
               fixture_setup, test_autosave_async, fixture_teardown);
   g_test_add ("/kinema/Autosave/skeleton-copies", Fixture, NULL,
