@@ -33,6 +33,11 @@
 #define MAX_TRAJECTORY_POINTS 2048
 /* The log keeps the newest messages only, so a flood of warnings cannot grow it forever. */
 #define MAX_MESSAGES 5000
+/* The time bar's range runs this far past the motion's last frame (a keyframe, or the end
+ * of the animation), and is at least TIMELINE_MIN_SECONDS long, so that there are frames
+ * to step to and key after the last keyframe (a new model has none at all). */
+#define TIMELINE_TAIL_SECONDS 1.0
+#define TIMELINE_MIN_SECONDS 10.0
 
 /*
  * The document is a KmProject plus a view of its current body: the skeleton, pose, targets
@@ -73,6 +78,7 @@ struct _KmDocument
   int             selected_joint;
   guint           current_frame;
   guint           n_frames;
+  guint           timeline_frames; /* the time bar's range: n_frames and a tail after them */
   double          frame_rate;
   gboolean        modified;
   gboolean        forced_modified;
@@ -105,6 +111,7 @@ enum {
   PROP_PROJECT,
   PROP_SELECTED_JOINT,
   PROP_SKELETON,
+  PROP_TIMELINE_FRAMES,
   PROP_SOLVE_PROGRESS,
   PROP_SAVING,
   PROP_SOLVING,
@@ -179,18 +186,30 @@ update_world (KmDocument *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE]);
 }
 
+/* The animation's frame shown at the current frame: past its end (in the time bar's tail)
+ * its last frame holds, as the targets do after their last keyframe. */
+static guint
+shown_animation_frame (KmDocument *self)
+{
+  guint n = km_animation_get_n_frames (self->animation);
+
+  return MIN (self->current_frame, n > 0 ? n - 1 : 0);
+}
+
 /* Poses the body from the solved animation at the current frame, when there is one. */
 static void
 pose_from_animation (KmDocument *self)
 {
   const double *values;
+  guint frame;
 
   if (self->animation == NULL || self->skeleton == NULL
-      || self->current_frame >= km_animation_get_n_frames (self->animation)
+      || km_animation_get_n_frames (self->animation) == 0
       || km_animation_get_n_dof (self->animation) != km_skeleton_get_n_dof (self->skeleton))
     return;
 
-  values = km_animation_get_frame (self->animation, self->current_frame);
+  frame = shown_animation_frame (self);
+  values = km_animation_get_frame (self->animation, frame);
   if (values == NULL)
     return;
 
@@ -199,8 +218,7 @@ pose_from_animation (KmDocument *self)
   self->has_root_pose = self->animation_source != NULL
                         && km_animation_source_get_animation (self->animation_source)
                            == self->animation
-                        && km_animation_source_get_root_pose (self->animation_source,
-                                                              self->current_frame,
+                        && km_animation_source_get_root_pose (self->animation_source, frame,
                                                               &self->root_pose);
   update_world (self);
 }
@@ -225,7 +243,9 @@ static void
 update_frames (KmDocument *self)
 {
   guint n_frames = 1;
+  guint timeline_frames;
   double frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
+  double timeline_last;
 
   g_array_set_size (self->trajectory, 0);
 
@@ -257,6 +277,11 @@ update_frames (KmDocument *self)
     }
   if (!(frame_rate > 0) || !isfinite (frame_rate))
     frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
+  /* In frames: the last one of the range, one past the motion's or at the minimum length,
+   * but not past the last frame a keyframe can have (nor short of the motion). */
+  timeline_last = MAX ((double) n_frames - 1.0 + round (TIMELINE_TAIL_SECONDS * frame_rate),
+                       round (TIMELINE_MIN_SECONDS * frame_rate));
+  timeline_frames = MAX (n_frames, (guint) MIN (timeline_last, KM_TARGET_TRACK_MAX_FRAME) + 1);
 
   g_object_freeze_notify (G_OBJECT (self));
   if (self->n_frames != n_frames)
@@ -264,13 +289,18 @@ update_frames (KmDocument *self)
       self->n_frames = n_frames;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_FRAMES]);
     }
+  if (self->timeline_frames != timeline_frames)
+    {
+      self->timeline_frames = timeline_frames;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMELINE_FRAMES]);
+    }
   if (self->frame_rate != frame_rate)
     {
       self->frame_rate = frame_rate;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRAME_RATE]);
     }
-  if (self->current_frame >= n_frames)
-    km_document_set_current_frame (self, n_frames - 1);
+  if (self->current_frame >= timeline_frames)
+    km_document_set_current_frame (self, timeline_frames - 1);
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -709,13 +739,14 @@ joint_edit_merge (gpointer data,
   return TRUE;
 }
 
+/* A solve's result stored as a step of its own (km_document_solve): the animation item's
+ * animation before and after. */
 typedef struct
 {
-  KmDocument *document;
-  KmItem     *item;       /* KmIkTargetsItem or KmIkAnimationItem */
-  gpointer    before;     /* KmTargetTrack or KmAnimation, nullable */
-  gpointer    after;
-  gboolean    resolve;    /* solve again afterwards (the targets changed) */
+  KmDocument  *document;
+  KmItem      *item;       /* KmIkAnimationItem */
+  KmAnimation *before;     /* nullable */
+  KmAnimation *after;
 } TrackEdit;
 
 static void
@@ -723,31 +754,10 @@ track_edit_free (gpointer data)
 {
   TrackEdit *edit = data;
 
-  if (KM_IS_IK_TARGETS_ITEM (edit->item))
-    {
-      g_clear_pointer (&edit->before, km_target_track_unref);
-      g_clear_pointer (&edit->after, km_target_track_unref);
-    }
-  else
-    {
-      g_clear_pointer (&edit->before, km_animation_unref);
-      g_clear_pointer (&edit->after, km_animation_unref);
-    }
+  g_clear_pointer (&edit->before, km_animation_unref);
+  g_clear_pointer (&edit->after, km_animation_unref);
   g_clear_object (&edit->item);
   g_free (edit);
-}
-
-static void
-track_edit_apply (TrackEdit *edit,
-                  gpointer   value)
-{
-  if (KM_IS_IK_TARGETS_ITEM (edit->item))
-    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->item), value);
-  else
-    km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->item), value);
-  sync_from_project (edit->document);
-  if (edit->resolve)
-    auto_solve (edit->document);
 }
 
 static void
@@ -755,7 +765,8 @@ track_edit_redo (gpointer data)
 {
   TrackEdit *edit = data;
 
-  track_edit_apply (edit, edit->after);
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->item), edit->after);
+  sync_from_project (edit->document);
 }
 
 static void
@@ -763,21 +774,191 @@ track_edit_undo (gpointer data)
 {
   TrackEdit *edit = data;
 
-  track_edit_apply (edit, edit->before);
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->item), edit->before);
+  sync_from_project (edit->document);
 }
 
-/* Dragging a keyframe: consecutive changes of one targets item are one step. */
-static gboolean
-track_edit_merge (gpointer data,
-                  gpointer next_data)
-{
-  TrackEdit *edit = data;
-  TrackEdit *next = next_data;
+typedef struct _TargetsLink TargetsLink;
 
-  if (edit->item != next->item || !KM_IS_IK_TARGETS_ITEM (edit->item))
+/*
+ * A targets edit (a keyframe set, moved or deleted) and the re-solve it starts are one
+ * step, as a skeleton edit and its re-solve are (km-document-skeleton.c): the solve its
+ * redo starts hands its animation to the step (km_document_solve_completing) instead of
+ * storing it beside the history. Undo puts back the targets and the animation of before,
+ * removing the items the step added, and solves nothing: undoing the first keyframe of an
+ * imported model leaves it as imported. Redo puts back the solved animation, or solves
+ * again when the first solve never finished (undo or a newer edit cancelled it).
+ */
+typedef struct
+{
+  KmDocument    *document;
+  KmBodyItem    *body;
+  KmItem        *targets_item;
+  gboolean       targets_created;    /* the step adds targets_item */
+  KmTargetTrack *track_before;       /* NULL when targets_created */
+  KmTargetTrack *track_after;
+  KmItem        *animation_item;     /* the body's first IK animation item, or NULL until
+                                      * the step's solve adds one */
+  gboolean       animation_created;  /* the step's solve added animation_item */
+  KmAnimation   *animation_before;   /* what animation_item held before the step */
+  KmAnimation   *animation_after;    /* the solve's result; NULL until it finished */
+  TargetsLink   *link;               /* the running solve that completes this step */
+} TargetsEdit;
+
+/* Shared by a step and the solve that completes it; whichever goes first unlinks. */
+struct _TargetsLink
+{
+  TargetsEdit *edit;
+};
+
+static void
+targets_edit_free (gpointer data)
+{
+  TargetsEdit *edit = data;
+
+  if (edit->link != NULL)
+    edit->link->edit = NULL;
+  g_clear_object (&edit->body);
+  g_clear_object (&edit->targets_item);
+  g_clear_pointer (&edit->track_before, km_target_track_unref);
+  g_clear_pointer (&edit->track_after, km_target_track_unref);
+  g_clear_object (&edit->animation_item);
+  g_clear_pointer (&edit->animation_before, km_animation_unref);
+  g_clear_pointer (&edit->animation_after, km_animation_unref);
+  g_free (edit);
+}
+
+static void
+targets_link_free (gpointer data)
+{
+  TargetsLink *link = data;
+
+  if (link->edit != NULL)
+    link->edit->link = NULL;
+  g_free (link);
+}
+
+static void store_animation (KmDocument  *self,
+                             KmBodyItem  *body,
+                             KmAnimation *animation,
+                             gboolean     recorded);
+
+/* The completing solve finished: its animation becomes the body's motion and the step's. */
+static void
+targets_solved_cb (KmDocument  *self,
+                   KmItem      *body,
+                   KmAnimation *animation,
+                   gpointer     user_data)
+{
+  TargetsLink *link = user_data;
+  TargetsEdit *edit = link->edit;
+
+  if (edit == NULL || body != KM_ITEM (edit->body))
+    {
+      /* The step is gone (its history was dropped): keep the motion all the same. */
+      store_animation (self, KM_BODY_ITEM (body), animation, FALSE);
+      return;
+    }
+
+  if (edit->animation_item == NULL)
+    {
+      edit->animation_item = km_ik_animation_item_new ();
+      km_item_set_name (edit->animation_item, _("Solved Animation"));
+      km_item_set_checked (edit->animation_item, TRUE);
+      edit->animation_created = TRUE;
+    }
+  if (edit->animation_created && km_item_get_parent (edit->animation_item) == NULL)
+    km_item_append_child (body, edit->animation_item);
+  g_clear_pointer (&edit->animation_after, km_animation_unref);
+  edit->animation_after = km_animation_ref (animation);
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item), animation);
+  /* Saved while it solved: the file has the motion from before. */
+  if (!self->modified)
+    km_document_set_modified (self, TRUE);
+  sync_from_project (self);
+}
+
+static void
+targets_edit_redo (gpointer data)
+{
+  TargetsEdit *edit = data;
+  KmDocument *self = edit->document;
+
+  if (edit->targets_created && km_item_get_parent (edit->targets_item) == NULL)
+    km_item_insert_child (KM_ITEM (edit->body), 0, edit->targets_item);
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_after);
+  if (edit->animation_item != NULL && edit->animation_after != NULL)
+    {
+      if (edit->animation_created && km_item_get_parent (edit->animation_item) == NULL)
+        km_item_append_child (KM_ITEM (edit->body), edit->animation_item);
+      km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item),
+                                          edit->animation_after);
+    }
+  sync_from_project (self);
+
+  if (edit->animation_after == NULL && self->body == edit->body
+      && self->targets == edit->track_after)
+    {
+      TargetsLink *link = g_new0 (TargetsLink, 1);
+
+      link->edit = edit;
+      edit->link = link;
+      km_document_solve_completing (self, targets_solved_cb, link, targets_link_free);
+    }
+}
+
+static void
+targets_edit_undo (gpointer data)
+{
+  TargetsEdit *edit = data;
+  KmDocument *self = edit->document;
+
+  /* The targets of before are not solved again: their motion comes back as it was. */
+  if (edit->animation_item != NULL)
+    {
+      if (!edit->animation_created)
+        km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item),
+                                            edit->animation_before);
+      else if (km_item_get_parent (edit->animation_item) == KM_ITEM (edit->body))
+        km_item_remove_child (KM_ITEM (edit->body), edit->animation_item);
+    }
+  if (edit->targets_created)
+    {
+      if (km_item_get_parent (edit->targets_item) == KM_ITEM (edit->body))
+        km_item_remove_child (KM_ITEM (edit->body), edit->targets_item);
+    }
+  else
+    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_before);
+  sync_from_project (self);
+}
+
+/* Dragging a keyframe: consecutive changes of one targets item are one step, completed by
+ * the solve of the last one. */
+static gboolean
+targets_edit_merge (gpointer data,
+                    gpointer next_data)
+{
+  TargetsEdit *edit = data;
+  TargetsEdit *next = next_data;
+
+  if (edit->targets_item != next->targets_item || edit->body != next->body
+      || next->targets_created)
     return FALSE;
-  g_clear_pointer (&edit->after, km_target_track_unref);
-  edit->after = g_steal_pointer (&next->after);
+  g_clear_pointer (&edit->track_after, km_target_track_unref);
+  edit->track_after = g_steal_pointer (&next->track_after);
+  /* The animation item this step's solve added stays this step's. */
+  if (edit->animation_item == NULL && next->animation_item != NULL)
+    {
+      edit->animation_item = g_object_ref (next->animation_item);
+      edit->animation_before = g_steal_pointer (&next->animation_before);
+    }
+  g_clear_pointer (&edit->animation_after, km_animation_unref);
+  edit->animation_after = g_steal_pointer (&next->animation_after);
+  if (edit->link != NULL)
+    edit->link->edit = NULL;
+  edit->link = g_steal_pointer (&next->link);
+  if (edit->link != NULL)
+    edit->link->edit = edit;
   return TRUE;
 }
 
@@ -972,7 +1153,8 @@ job_frames_ready_cb (KmDocument *self,
     return;
   if (self->animation != km_ik_job_get_animation (job))
     set_animation (self, km_ik_job_get_animation (job));
-  if (self->current_frame >= first_frame && self->current_frame < first_frame + n_frames)
+  if (shown_animation_frame (self) >= first_frame
+      && shown_animation_frame (self) < first_frame + n_frames)
     pose_from_animation (self);
 }
 
@@ -1262,6 +1444,9 @@ km_document_get_property (GObject    *object,
     case PROP_SKELETON:
       g_value_set_boxed (value, self->skeleton);
       break;
+    case PROP_TIMELINE_FRAMES:
+      g_value_set_uint (value, self->timeline_frames);
+      break;
     case PROP_SOLVE_PROGRESS:
       g_value_set_double (value, km_document_get_solve_progress (self));
       break;
@@ -1344,6 +1529,9 @@ km_document_class_init (KmDocumentClass *klass)
     g_param_spec_int ("selected-joint", NULL, NULL, -1, G_MAXINT, -1, rw);
   properties[PROP_SKELETON] =
     g_param_spec_boxed ("skeleton", NULL, NULL, KM_TYPE_SKELETON, ro);
+  /* The frames the time bar spans (km_document_get_timeline_frames). */
+  properties[PROP_TIMELINE_FRAMES] =
+    g_param_spec_uint ("timeline-frames", NULL, NULL, 1, G_MAXUINT, 1, ro);
   properties[PROP_SOLVE_PROGRESS] =
     g_param_spec_double ("solve-progress", NULL, NULL, 0.0, 1.0, 0.0, ro);
   /* Whether a project save (km_document_save_async) is writing. */
@@ -1397,6 +1585,7 @@ km_document_init (KmDocument *self)
   self->effector = -1;
   self->selected_joint = -1;
   self->n_frames = 1;
+  self->timeline_frames = 1;
   self->frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
   self->pose = g_new0 (double, 1);
   self->world = g_new0 (KmTransform, 1);
@@ -1679,41 +1868,42 @@ km_document_set_targets (KmDocument    *self,
                          KmTargetTrack *targets)
 {
   KmItem *item;
-  TrackEdit *edit;
+  TargetsEdit *edit;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (targets != NULL);
   g_return_if_fail (self->body != NULL);
 
+  edit = g_new0 (TargetsEdit, 1);
+  edit->document = self;
+  edit->body = g_object_ref (self->body);
   item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM);
   if (item == NULL)
     {
-      g_autoptr(KmItem) created = km_ik_targets_item_new ();
-
-      km_item_set_name (created, _("IK Targets"));
-      km_item_set_checked (created, TRUE);
-      km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (created), targets);
-      {
-        TreeEdit *insert = tree_edit_new (self, TRUE);
-
-        tree_edit_add (insert, KM_ITEM (self->body), created, 0);
-        km_project_push_command (self->project, _("Add Item"), tree_edit_redo, tree_edit_undo,
-                                 NULL, NULL, insert, tree_edit_free);
-      }
-      auto_solve (self);
-      return;
+      edit->targets_item = km_ik_targets_item_new ();
+      km_item_set_name (edit->targets_item, _("IK Targets"));
+      km_item_set_checked (edit->targets_item, TRUE);
+      edit->targets_created = TRUE;
     }
-
-  edit = g_new0 (TrackEdit, 1);
-  edit->document = self;
-  edit->item = g_object_ref (item);
-  edit->before = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
-  if (edit->before != NULL)
-    km_target_track_ref (edit->before);
-  edit->after = km_target_track_ref (targets);
-  edit->resolve = TRUE;
-  km_project_push_command (self->project, _("Edit Targets"), track_edit_redo, track_edit_undo,
-                           track_edit_merge, "km-document-targets", edit, track_edit_free);
+  else
+    {
+      edit->targets_item = g_object_ref (item);
+      edit->track_before = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+      if (edit->track_before != NULL)
+        km_target_track_ref (edit->track_before);
+    }
+  edit->track_after = km_target_track_ref (targets);
+  item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
+  if (item != NULL)
+    {
+      edit->animation_item = g_object_ref (item);
+      edit->animation_before = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+      if (edit->animation_before != NULL)
+        km_animation_ref (edit->animation_before);
+    }
+  km_project_push_command (self->project, _("Edit Targets"), targets_edit_redo,
+                           targets_edit_undo, targets_edit_merge, "km-document-targets", edit,
+                           targets_edit_free);
 }
 
 /* Removes @items (with their subtrees) as one undoable step; items inside another removed
@@ -2509,15 +2699,15 @@ km_document_get_current_frame (KmDocument *self)
   return self->current_frame;
 }
 
-/* Scrubbing: moves to @frame (clamped to the frame range) and poses the body from the
- * solved animation there. */
+/* Scrubbing: moves to @frame (clamped to the time bar's range, km_document_get_timeline_frames)
+ * and poses the body from the solved animation there (its last frame past its end). */
 void
 km_document_set_current_frame (KmDocument *self,
                                guint       frame)
 {
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
-  frame = MIN (frame, self->n_frames - 1);
+  frame = MIN (frame, self->timeline_frames - 1);
   if (self->current_frame == frame)
     return;
 
@@ -2526,12 +2716,35 @@ km_document_set_current_frame (KmDocument *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
 }
 
+/**
+ * km_document_get_n_frames:
+ *
+ * Returns: the frames of the motion: up to the targets' last keyframe, or the animation's
+ *   (a pose sequence's) frames; what a solve and animation.json cover. 1 without either.
+ */
 guint
 km_document_get_n_frames (KmDocument *self)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), 1);
 
   return self->n_frames;
+}
+
+/**
+ * km_document_get_timeline_frames:
+ *
+ * The time bar's range, which runs on past the motion so that a later frame can be
+ * keyed: km_document_get_n_frames() plus TIMELINE_TAIL_SECONDS at the frame rate, and at
+ * least TIMELINE_MIN_SECONDS long. Past the motion the pose of its last frame holds.
+ *
+ * Returns: the number of frames, at least km_document_get_n_frames()
+ */
+guint
+km_document_get_timeline_frames (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 1);
+
+  return self->timeline_frames;
 }
 
 double

@@ -177,6 +177,7 @@ guint              km_document_get_current_frame  (KmDocument         *self);
 void               km_document_set_current_frame  (KmDocument         *self,
                                                    guint               frame);
 guint              km_document_get_n_frames       (KmDocument         *self);
+guint              km_document_get_timeline_frames (KmDocument        *self);
 double             km_document_get_frame_rate     (KmDocument         *self);
 
 void               km_document_solve              (KmDocument         *self);

@@ -21,6 +21,11 @@
  * motion down. Target keyframes show as marks under the slider, over coloured bands at the
  * frames whose solve missed its target (red) or left a joint on a limit (orange); a playing
  * pose sequence's key poses as outlined marks (they cannot be dragged).
+ *
+ * The slider, the strip, stepping and End span the document's timeline
+ * (km_document_get_timeline_frames), which runs on past the motion so that the user can
+ * step to a later frame and key it; playback plays the motion (frames 0 to the last
+ * keyframe, or the animation's), not the held pose after it.
  */
 
 #define MIN_SPEED 0.25
@@ -97,7 +102,7 @@ update_label (KmTimeBar *self)
   if (self->document != NULL)
     {
       frame = km_document_get_current_frame (self->document);
-      n_frames = km_document_get_n_frames (self->document);
+      n_frames = km_document_get_timeline_frames (self->document);
       rate = km_document_get_frame_rate (self->document);
     }
 
@@ -137,11 +142,13 @@ static void
 document_range_changed_cb (KmTimeBar *self)
 {
   guint n_frames = self->document ? km_document_get_n_frames (self->document) : 1;
+  guint range = self->document ? km_document_get_timeline_frames (self->document) : 1;
 
   gtk_widget_queue_draw (GTK_WIDGET (self->keyframe_strip));
   self->updating = TRUE;
-  gtk_adjustment_set_upper (self->adjustment, n_frames - 1);
+  gtk_adjustment_set_upper (self->adjustment, range - 1);
   self->updating = FALSE;
+  /* Playback plays the motion: there is none to play in a single frame. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.toggle-playback", n_frames > 1);
   document_frame_changed_cb (self);
 }
@@ -151,7 +158,7 @@ strip_x (KmTimeBar *self,
          double     frame)
 {
   double width = gtk_widget_get_width (GTK_WIDGET (self->keyframe_strip));
-  double last = self->document ? km_document_get_n_frames (self->document) - 1.0 : 0.0;
+  double last = self->document ? km_document_get_timeline_frames (self->document) - 1.0 : 0.0;
 
   return STRIP_PAD + (last > 0 ? frame / last : 0.0) * MAX (width - 2 * STRIP_PAD, 1.0);
 }
@@ -161,7 +168,7 @@ strip_frame_at (KmTimeBar *self,
                 double     x)
 {
   double width = gtk_widget_get_width (GTK_WIDGET (self->keyframe_strip)) - 2 * STRIP_PAD;
-  double last = self->document ? km_document_get_n_frames (self->document) - 1.0 : 0.0;
+  double last = self->document ? km_document_get_timeline_frames (self->document) - 1.0 : 0.0;
 
   return (guint) CLAMP (round ((x - STRIP_PAD) / MAX (width, 1.0) * last), 0.0, last);
 }
@@ -509,7 +516,9 @@ step_action (GtkWidget  *widget,
 
   km_time_bar_set_playing (self, FALSE);
   frame = km_document_get_current_frame (self->document);
-  last = km_document_get_n_frames (self->document) - 1;
+  /* Stepping goes on past the motion, where a new keyframe extends it; End is the end of
+   * the range (Home its start), as in Choreonoid's time bar. */
+  last = km_document_get_timeline_frames (self->document) - 1;
 
   if (g_str_equal (action_name, "time.step-forward"))
     frame = MIN (frame + 1, last);
@@ -856,6 +865,8 @@ km_time_bar_init (KmTimeBar *self)
   g_signal_group_connect_swapped (self->document_signals, "notify::current-frame",
                                   G_CALLBACK (document_frame_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::n-frames",
+                                  G_CALLBACK (document_range_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::timeline-frames",
                                   G_CALLBACK (document_range_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::frame-rate",
                                   G_CALLBACK (update_label), self);

@@ -7,13 +7,19 @@
 #include <gtk/gtk.h>
 
 #include "km-document.h"
+#include "km-document-edit.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-message.h"
 #include "km-time-bar.h"
 
 #include "test-app-util.h"
 
 /*
  * What a user sees in the time bar, under Xvfb: the playback speed menu marks the speed the
- * time bar plays at, from the start and after a change.
+ * time bar plays at, from the start and after a change; on a newly imported model the time
+ * bar reaches past the last keyframe, so that later frames can be keyed, and undoing the
+ * keyframes leaves the model as imported.
  */
 
 typedef struct
@@ -38,6 +44,29 @@ fixture_setup (Fixture       *f,
   km_time_bar_set_document (f->time_bar, f->document);
   gtk_window_present (f->window);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+/* An imported model without targets or motion (the KR5 URDF), as a reviewer opens it. */
+static void
+fixture_setup_imported (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "dart", "KR5",
+                                                 "KR5 sixx R650.urdf", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_null (km_document_get_animation (f->document));
 }
 
 static void
@@ -132,6 +161,187 @@ test_delete_keyframe_follows_frame (Fixture       *f,
   g_assert_true (gtk_widget_get_sensitive (delete));
 }
 
+static void
+activate (Fixture    *f,
+          const char *action)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), action, NULL));
+  test_app_spin ();
+}
+
+/* The text of the label under @widget that shows the frame ("Frame …"), or NULL. */
+static const char *
+frame_label_below (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "Frame "))
+    return gtk_label_get_text (GTK_LABEL (widget));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *text = frame_label_below (child);
+
+      if (text != NULL)
+        return text;
+    }
+  return NULL;
+}
+
+static const char *
+frame_label (Fixture *f)
+{
+  const char *text = frame_label_below (GTK_WIDGET (f->time_bar));
+
+  g_assert_nonnull (text);
+  return text;
+}
+
+/* Moves the first joint by @delta, so that the next keyframe differs. */
+static void
+move_first_joint (Fixture *f,
+                  double   delta)
+{
+  const double *pose = km_document_get_pose (f->document, NULL);
+
+  km_document_set_dof_value (f->document, 0, pose[0] + delta);
+  km_document_close_edit (f->document);
+}
+
+/* A new model: K at frame 0, then stepping, End and the slider reach later frames (the
+ * time bar spans 10 s, or the motion and one second more), where K adds a keyframe that
+ * the motion extends to; past the motion its last pose holds. The motion itself (the
+ * solved animation, what animation.json holds) ends at the last keyframe. */
+static void
+test_keys_past_the_motion (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *scale = test_app_find_widget (GTK_WIDGET (f->time_bar), GTK_TYPE_SCALE);
+  GtkAdjustment *adjustment = gtk_range_get_adjustment (GTK_RANGE (scale));
+  KmAnimation *animation;
+  const double *pose;
+  guint n_dof;
+
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 30.0);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 1);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 301);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), ==, 300.0);
+
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_targets (f->document));
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 1);
+
+  activate (f, "time.step-forward");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1);
+  activate (f, "time.go-to-end");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 300);
+  g_assert_nonnull (strstr (frame_label (f), "300 / 300"));
+  activate (f, "time.step-forward");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 300);
+  activate (f, "time.go-to-start");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+  gtk_adjustment_set_value (adjustment, 60.0);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 60);
+
+  /* K at frame 60 extends the motion to it and solves it. */
+  move_first_joint (f, 0.4);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 2);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 61);
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 61);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 301);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 60);
+
+  /* Past the motion, its last pose holds. */
+  km_document_set_current_frame (f->document, 250);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 250);
+  pose = km_document_get_pose (f->document, &n_dof);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, km_animation_get_frame (animation, 60)[i]);
+
+  /* A keyframe at the end of the range lengthens the range by a second past it. */
+  activate (f, "time.go-to-end");
+  move_first_joint (f, -0.8);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 301);
+  g_assert_cmpuint (km_animation_get_n_frames (km_document_get_animation (f->document)), ==, 301);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 331);
+  test_app_spin ();
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), ==, 330.0);
+}
+
+static KmItem *
+body_child (Fixture *f,
+            GType    type)
+{
+  return km_item_find_child_by_type (km_document_get_body_item (f->document), type);
+}
+
+static guint
+count_solved_messages (Fixture *f)
+{
+  GListModel *messages = km_document_get_messages (f->document);
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (g_str_has_prefix (km_message_get_text (message), "Solved "))
+        n++;
+    }
+  return n;
+}
+
+/* K, move the effector, K again, then undo three times: the model is as imported (no
+ * targets, no animation item) and no undo started a solve; redo brings both keyframes
+ * and their solved motion back without solving again. */
+static void
+test_undo_first_keyframe (Fixture       *f,
+                          gconstpointer  data)
+{
+  guint n_children = km_item_get_n_children (km_document_get_body_item (f->document));
+  guint solved;
+
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (body_child (f, KM_TYPE_IK_TARGETS_ITEM));
+  g_assert_nonnull (body_child (f, KM_TYPE_IK_ANIMATION_ITEM));
+  move_first_joint (f, 0.4);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  solved = count_solved_messages (f);
+  g_assert_cmpuint (solved, ==, 2);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_true (km_document_undo (f->document));
+      g_assert_false (km_document_get_solving (f->document));
+      test_app_spin ();
+      g_assert_false (km_document_get_solving (f->document));
+    }
+  g_assert_null (body_child (f, KM_TYPE_IK_TARGETS_ITEM));
+  g_assert_null (body_child (f, KM_TYPE_IK_ANIMATION_ITEM));
+  g_assert_cmpuint (km_item_get_n_children (km_document_get_body_item (f->document)), ==,
+                    n_children);
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_null (km_document_get_animation (f->document));
+  g_assert_cmpuint (count_solved_messages (f), ==, solved);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_true (km_document_redo (f->document));
+      g_assert_false (km_document_get_solving (f->document));
+    }
+  g_assert_nonnull (body_child (f, KM_TYPE_IK_ANIMATION_ITEM));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 1);
+  g_assert_nonnull (km_document_get_animation (f->document));
+  g_assert_cmpuint (count_solved_messages (f), ==, solved);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -142,5 +352,9 @@ main (int    argc,
               fixture_setup, test_speed_menu_marks_speed, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/delete-keyframe-follows-frame", Fixture, NULL,
               fixture_setup, test_delete_keyframe_follows_frame, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/keys-past-the-motion", Fixture, NULL,
+              fixture_setup_imported, test_keys_past_the_motion, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-first-keyframe", Fixture, NULL,
+              fixture_setup_imported, test_undo_first_keyframe, fixture_teardown);
   return g_test_run ();
 }

@@ -256,14 +256,21 @@ test_playback_action (Fixture       *f,
   /* Stepping and jumping; the body follows the solved animation. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-start", NULL));
   start = km_document_get_joint_world (f->document, NULL)[4].pos;
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-end", NULL));
-  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 240);
+  /* The time bar runs past the motion (frames 0–240) to 10 s; its last pose holds there. */
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 301);
+  km_document_set_current_frame (f->document, 240);
   end = km_document_get_joint_world (f->document, NULL)[4].pos;
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (end, start)), >, 0.5);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.step-forward", NULL));
-  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 240);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 241);
+  g_assert_true (km_vec3_length (km_vec3_sub (km_document_get_joint_world (f->document, NULL)[4].pos,
+                                              end)) == 0.0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-end", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 300);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.step-forward", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 300);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.step-backward", NULL));
-  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 239);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 299);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.go-to-start", NULL));
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
 }
