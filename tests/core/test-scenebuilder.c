@@ -980,6 +980,48 @@ test_import_cycle (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
 }
 
+typedef struct
+{
+  const char *name;   /* relative to the scene's folder; subfolder "a" at most */
+  const char *text;
+} SceneFile;
+
+/* Writes @files into a new temporary folder (with its subfolder "a") and loads the first,
+ * "scene.xml", from inside that folder, as `kinema-cli info scene.xml` run there would; the
+ * folder is removed again. */
+static KmScenebuilderModel *
+load_scene_files (const SceneFile  *files,
+                  guint             n_files,
+                  GPtrArray        *warnings,
+                  GError          **error)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *sub = g_build_filename (tmp, "a", NULL);
+  KmScenebuilderModel *model;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
+    }
+  g_assert_cmpint (g_chdir (tmp), ==, 0);
+  model = test_util_scenebuilder_load ("scene.xml", files[0].text, strlen (files[0].text),
+                                       warnings, error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  for (guint i = n_files; i-- > 0;)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (sub);
+  g_rmdir (tmp);
+  return model;
+}
+
 /* 7.4 and DESIGN.md, "Error locations": a cycle through other files (scene.xml imports
  * a/b.xml, which imports a/c.xml, which imports scene.xml again) is found at the import
  * that closes it, where a/c.xml imports the scene being loaded: the warning is there,
@@ -988,7 +1030,7 @@ test_import_cycle (void)
 static void
 test_import_cycle_through_files (void)
 {
-  static const struct { const char *name; const char *text; } files[] = {
+  static const SceneFile files[] = {
     { "scene.xml",
       "<namespace name=\"w\">\n"
       "  <body name=\"base\"/>\n"
@@ -997,24 +1039,10 @@ test_import_cycle_through_files (void)
     { "a/b.xml", "<namespace>\n  <import name=\"c\" filename=\"c.xml\"/>\n</namespace>\n" },
     { "a/c.xml", "<namespace>\n  <import name=\"s\" filename=\"../scene.xml\"/>\n</namespace>\n" },
   };
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
-  g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *sub = g_build_filename (tmp, "a", NULL);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmScenebuilderModel) model = NULL;
-
-  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
-    {
-      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
-
-      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
-    }
-  g_assert_cmpint (g_chdir (tmp), ==, 0);
-  model = test_util_scenebuilder_load ("scene.xml", files[0].text, strlen (files[0].text),
-                                       warnings, &error);
-  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_autoptr(KmScenebuilderModel) model = load_scene_files (files, G_N_ELEMENTS (files),
+                                                           warnings, &error);
 
   g_assert_no_error (error);
   for (guint i = 0; i < warnings->len; i++)
@@ -1027,14 +1055,6 @@ test_import_cycle_through_files (void)
                    "included from scene.xml:3:30");
   g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 1);
 
-  for (guint i = G_N_ELEMENTS (files); i-- > 0;)
-    {
-      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (sub);
-  g_rmdir (tmp);
 }
 
 /* DESIGN.md, "Error locations": an imported file is named as the user would name it,
@@ -1044,7 +1064,7 @@ test_import_cycle_through_files (void)
 static void
 test_import_paths (void)
 {
-  static const struct { const char *name; const char *text; } files[] = {
+  static const SceneFile files[] = {
     { "scene.xml",
       "<namespace name=\"w\">\n"
       "  <body name=\"base\"><connector name=\"c\"/></body>\n"
@@ -1055,24 +1075,10 @@ test_import_paths (void)
     { "a/outer.xml", "<namespace>\n  <import name=\"i\" filename=\"inner.xml\"/>\n</namespace>\n" },
     { "a/inner.xml", "<namespace>\n  <body name=\"x\"\n</namespace>\n" },
   };
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
-  g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *sub = g_build_filename (tmp, "a", NULL);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmScenebuilderModel) model = NULL;
-
-  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
-    {
-      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
-
-      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
-    }
-  g_assert_cmpint (g_chdir (tmp), ==, 0);
-  model = test_util_scenebuilder_load ("scene.xml", files[0].text, strlen (files[0].text),
-                                       warnings, &error);
-  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_autoptr(KmScenebuilderModel) model = load_scene_files (files, G_N_ELEMENTS (files),
+                                                           warnings, &error);
 
   g_assert_null (model);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
@@ -1085,14 +1091,6 @@ test_import_paths (void)
   g_assert_cmpuint (warnings->len, ==, 1);
   g_assert_true (g_str_has_prefix (warnings->pdata[0], "part.xml:2:24: "));
 
-  for (guint i = G_N_ELEMENTS (files); i-- > 0;)
-    {
-      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (sub);
-  g_rmdir (tmp);
 }
 
 /* for and var without their names are skipped with a warning; a loop bound that is not a
