@@ -2460,14 +2460,17 @@ km_document_get_solved_dofs (KmDocument *self,
  * km_document_get_solves_orientation:
  *
  * Whether the IK solve can meet the targets' orientation as well as their position: its
- * chain has 6 or more independent DOFs and orientation has a weight. A shorter chain (a
- * 5-DOF arm) reaches the position and turns only as far as its joints allow, by design.
+ * chain has 6 or more independent DOFs, orientation has a weight and the targets ask for it
+ * (position-only targets do not). A shorter chain (a 5-DOF arm) reaches the position and
+ * turns only as far as its joints allow, by design.
  */
 gboolean
 km_document_get_solves_orientation (KmDocument *self)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
 
+  if (self->targets != NULL && km_target_track_get_position_only (self->targets))
+    return FALSE;
   return KM_IK_DEFAULT_ORIENTATION_WEIGHT > 0.0 && km_document_get_solved_dofs (self, NULL) >= 6;
 }
 

@@ -390,6 +390,8 @@ test_position_only_not_marked (Fixture       *f,
   animation = km_document_get_animation (f->document);
   g_assert_nonnull (animation);
   g_assert_true (km_target_track_get_position_only (km_document_get_targets (f->document)));
+  /* Orientation is no goal of these targets: the solve's message leaves it out. */
+  g_assert_false (km_document_get_solves_orientation (f->document));
   for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
     {
       double pos_err, rot_err;
