@@ -502,8 +502,7 @@ embedded_model_name (GHashTable *taken,
 
   for (guint i = 1;; i++)
     {
-      g_autofree char *name = i == 1 ? g_strdup (KM_DEFAULT_SKELETON_NAME)
-                                     : g_strdup_printf ("%s-%u.json", stem, i);
+      g_autofree char *name = _km_numbered_file_name (stem, "json", i);
       g_autofree char *path = g_build_filename (dir, name, NULL);
 
       if (!g_hash_table_contains (taken, name)
@@ -520,15 +519,9 @@ refer_embedded_bodies (GPtrArray  *bodies,
   for (guint i = 0; bodies != NULL && i < bodies->len; i++)
     {
       KmBodyItem *body = g_ptr_array_index (bodies, i);
-      guint n_dof = 0;
-      const double *state = km_body_item_get_joint_state (body, &n_dof);
-      g_autofree double *q = state != NULL ? g_memdup2 (state, MAX (n_dof, 1) * sizeof (double))
-                                           : NULL;
       g_autofree char *format = g_strdup (km_body_item_get_format (body));
 
-      km_body_item_set_model (body, file, format, km_body_item_get_skeleton (body));
-      if (q != NULL)
-        km_body_item_set_joint_state (body, q, n_dof);
+      _km_body_switch_model (body, file, format);
     }
 }
 

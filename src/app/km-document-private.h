@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include "km-body-item.h"
 #include "km-document.h"
 #include "km-format.h"
 
@@ -95,6 +96,18 @@ void               _km_edited_skeletons_free          (KmEditedSkeletons *edited
  * thread, which puts the body items back once the autosave's tree is made; written with
  * _km_edited_skeletons_write(). A recovery puts the bodies back on their files, their
  * skeletons edited. */
+/* Switches @body to the same skeleton read from @file in @format (a save's copy, the
+ * embedded example's file beside a project): it keeps its pose. */
+void               _km_body_switch_model                   (KmBodyItem        *body,
+                                                            const char        *file,
+                                                            const char        *format);
+
+/* The @i-th name (from 1) a saved copy called STEM.EXT takes when names are taken:
+ * "STEM.EXT", then "STEM-2.EXT", "STEM-3.EXT", … */
+char              *_km_numbered_file_name                  (const char        *stem,
+                                                            const char        *extension,
+                                                            guint              i);
+
 KmEditedSkeletons *_km_document_take_autosave_skeletons    (KmDocument        *self,
                                                             const char        *dir);
 void               _km_document_put_back_skeletons         (KmDocument        *self,

@@ -1239,6 +1239,15 @@ typedef struct
   char              *reference_dir;   /* an autosave's: where relative files are */
 } EditedScan;
 
+char *
+_km_numbered_file_name (const char *stem,
+                        const char *extension,
+                        guint       i)
+{
+  return i == 1 ? g_strdup_printf ("%s.%s", stem, extension)
+                : g_strdup_printf ("%s-%u.%s", stem, i, extension);
+}
+
 /* "DIR/STEM.EXT" for a body's saved skeleton: STEM from its model file or its name, made
  * unique among this save's files and the files already in DIR. */
 static char *
@@ -1251,8 +1260,7 @@ edited_copy_path (KmBodyItem *body,
 
   for (guint i = 1;; i++)
     {
-      g_autofree char *name = i == 1 ? g_strdup_printf ("%s.%s", stem, extension)
-                                     : g_strdup_printf ("%s-%u.%s", stem, i, extension);
+      g_autofree char *name = _km_numbered_file_name (stem, extension, i);
       g_autofree char *path = g_build_filename (dir, name, NULL);
 
       if (!g_hash_table_contains (used, name) && !g_file_test (path, G_FILE_TEST_EXISTS))
@@ -1263,11 +1271,10 @@ edited_copy_path (KmBodyItem *body,
     }
 }
 
-/* Switches @body to the same skeleton from @file in @format: it keeps its pose. */
-static void
-switch_body_model (KmBodyItem *body,
-                   const char *file,
-                   const char *format)
+void
+_km_body_switch_model (KmBodyItem *body,
+                       const char *file,
+                       const char *format)
 {
   guint n_dof = 0;
   const double *state = km_body_item_get_joint_state (body, &n_dof);
@@ -1283,7 +1290,7 @@ switch_body_model (KmBodyItem *body,
 static void
 edited_body_put_back (EditedBody *edited)
 {
-  switch_body_model (edited->body, edited->old_file, edited->old_format);
+  _km_body_switch_model (edited->body, edited->old_file, edited->old_format);
   if (edited->was_embedded)
     g_object_set_data (G_OBJECT (edited->body), EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
 }
@@ -1419,7 +1426,7 @@ take_edited_skeleton (gpointer item,
 
   if (edited->switched)
     {
-      switch_body_model (body, path, new_format);
+      _km_body_switch_model (body, path, new_format);
       g_object_set_data (item, EMBEDDED_KEY, NULL);
     }
   if (autosave)
@@ -1583,7 +1590,7 @@ restore_autosaved_skeleton (gpointer item,
   file = g_key_file_get_string (index, name, "file", NULL);
   format = g_key_file_get_string (index, name, "format", NULL);
   /* (No index: the body has no file, as a new skeleton, and keeps the format read.) */
-  switch_body_model (item, file, format != NULL ? format : km_body_item_get_format (item));
+  _km_body_switch_model (item, file, format != NULL ? format : km_body_item_get_format (item));
   if (g_key_file_get_boolean (index, name, "embedded", NULL))
     g_object_set_data (item, EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (TRUE));
