@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "km-error.h"
 
@@ -187,4 +188,46 @@ km_parse_warning (const char  *file,
     }
   else
     g_message ("%s", message);
+}
+
+char *
+km_path_climbing (const char *dir,
+                  const char *absolute,
+                  guint       min_common,
+                  guint      *n_common)
+{
+  g_auto(GStrv) from = NULL;
+  g_auto(GStrv) to = NULL;
+  g_autoptr(GString) out = NULL;
+  g_autofree char *physical = NULL;
+  guint n_from, n_to, k = 0;
+  GStatBuf a, b;
+
+  if (n_common != NULL)
+    *n_common = 0;
+  if (dir[0] != '/' || absolute[0] != '/' || strcmp (dir, "/") == 0)
+    return NULL;
+  from = g_strsplit (dir + 1, "/", -1);
+  to = g_strsplit (absolute + 1, "/", -1);
+  n_from = g_strv_length (from);
+  n_to = g_strv_length (to);
+  while (k < n_from && k + 1 < n_to && strcmp (from[k], to[k]) == 0)
+    k++;
+  if (n_common != NULL)
+    *n_common = k;
+  if (k < MAX (min_common, 1))
+    return NULL;
+
+  out = g_string_new (NULL);
+  for (guint i = k; i < n_from; i++)
+    g_string_append (out, "../");
+  for (guint i = k; i < n_to; i++)
+    g_string_append_printf (out, i + 1 < n_to ? "%s/" : "%s", to[i]);
+
+  /* Climbed on the file system, "../" must reach the same file. */
+  physical = g_build_filename (dir, out->str, NULL);
+  if (g_stat (absolute, &a) == 0 &&
+      (g_stat (physical, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

@@ -54,6 +54,15 @@ void        km_parse_error_add_include_from (GError     **error,
 char       *km_parse_included_path      (const char  *including,
                                          const char  *reference);
 
+/* "../…" from the canonical absolute folder @dir to the canonical absolute path
+ * @absolute, when the two share at least @min_common leading folders (1: any but the
+ * root), checked on the file system (through a symbolic link "../" climbs elsewhere);
+ * else NULL. @n_common: how many they share. For writers that keep references portable. */
+char       *km_path_climbing            (const char  *dir,
+                                         const char  *absolute,
+                                         guint        min_common,
+                                         guint       *n_common);
+
 /*
  * Non-fatal problems in a file that a loader accepts ("unknown key “x” ignored"), as
  * "FILE:LINE:COLUMN: message" strings. Loaders call km_parse_warning; a front end that

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
-#include <glib/gstdio.h>
 
 #include "km-shape.h"
 
@@ -271,46 +270,6 @@ km_shape_set_uri (KmShape    *self,
     }
 }
 
-/* @absolute (canonical) relative to the canonical folder @dir, climbing with "../" to
- * their common ancestor; NULL when that is the root folder (a path up to "/" and down
- * again is no more portable than the absolute one). The kernel climbs "../" physically,
- * so the path is checked on the file system too, for a folder reached through a symbolic
- * link. */
-static char *
-relative_path (const char *absolute,
-               const char *dir)
-{
-  g_auto(GStrv) from = g_strsplit (dir, G_DIR_SEPARATOR_S, -1);
-  g_auto(GStrv) to = g_strsplit (absolute, G_DIR_SEPARATOR_S, -1);
-  g_autoptr(GString) out = g_string_new (NULL);
-  g_autofree char *physical = NULL;
-  guint n_from, n_to, k = 0;
-  GStatBuf a, b;
-
-  /* "/a/b" splits to "", "a", "b"; the root alone to "", "". */
-  if (strcmp (dir, G_DIR_SEPARATOR_S) == 0)
-    return NULL;
-  n_from = g_strv_length (from);
-  n_to = g_strv_length (to);
-  while (k < n_from && k + 1 < n_to && strcmp (from[k], to[k]) == 0)
-    k++;
-  if (k < 2)
-    return NULL;
-  for (guint i = k; i < n_from; i++)
-    g_string_append (out, ".." G_DIR_SEPARATOR_S);
-  for (guint i = k; i < n_to; i++)
-    {
-      g_string_append (out, to[i]);
-      if (i + 1 < n_to)
-        g_string_append_c (out, G_DIR_SEPARATOR);
-    }
-  physical = g_build_filename (dir, out->str, NULL);
-  if (g_stat (absolute, &a) == 0 &&
-      (g_stat (physical, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
-    return NULL;
-  return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
 /**
  * km_shape_dup_uri_for:
  * @dir: (nullable): the folder the model is written into (relative to the working folder
@@ -338,7 +297,9 @@ km_shape_dup_uri_for (const KmShape *self,
   if (strcmp (to, self->uri_dir) == 0)
     return g_strdup (self->uri);
   absolute = g_canonicalize_filename (self->uri, self->uri_dir);
-  relative = relative_path (absolute, to);
+  /* Absolute when the two share only the root: a path up to "/" and down again is no
+   * more portable. */
+  relative = km_path_climbing (to, absolute, 1, NULL);
   return relative != NULL ? relative : g_steal_pointer (&absolute);
 }
 

@@ -1252,22 +1252,13 @@ climbing_path (SaveContext *ctx,
                const char  *dir,
                const char  *absolute)
 {
-  g_auto(GStrv) from = g_strsplit (dir + 1, "/", -1);
-  g_auto(GStrv) to = g_strsplit (absolute + 1, "/", -1);
   g_autofree char *home = variable_value (ctx, "HOME");
   g_autofree char *common = NULL;
-  g_autoptr(GString) out = NULL;
-  g_autofree char *physical = NULL;
-  guint n_from = g_strv_length (from);
-  guint n_to = g_strv_length (to);
+  char *path;
   guint k = 0;
-  GStatBuf a, b;
 
-  if (strcmp (dir, "/") == 0)
-    return NULL;
-  while (k < n_from && k + 1 < n_to && strcmp (from[k], to[k]) == 0)
-    k++;
-  if (k < 2)
+  path = km_path_climbing (dir, absolute, 2, &k);
+  if (path == NULL)
     return NULL;
   common = g_strdup (dir);
   for (guint i = 0, slashes = 0; common[i] != '\0'; i++)
@@ -1277,20 +1268,11 @@ climbing_path (SaveContext *ctx,
         break;
       }
   if (home != NULL && path_inside (home, common) != NULL)
-    return NULL;
-
-  out = g_string_new (NULL);
-  for (guint i = k; i < n_from; i++)
-    g_string_append (out, "../");
-  for (guint i = k; i < n_to; i++)
-    g_string_append_printf (out, i + 1 < n_to ? "%s/" : "%s", to[i]);
-
-  /* Climbed on the file system, "../" must reach the same file. */
-  physical = g_build_filename (dir, out->str, NULL);
-  if (g_stat (absolute, &a) == 0 &&
-      (g_stat (physical, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
-    return NULL;
-  return check_candidate (ctx, g_string_free (g_steal_pointer (&out), FALSE), absolute);
+    {
+      g_free (path);
+      return NULL;
+    }
+  return check_candidate (ctx, path, absolute);
 }
 
 /* The reference to write for the file @absolute (canonical); @variable: the variable the
