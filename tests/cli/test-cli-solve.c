@@ -412,6 +412,57 @@ test_model_targets (void)
   g_rmdir (dir);
 }
 
+/* A targets.json for a tool point 0.1 m along the effector's z, position only: the point, not
+ * the effector's origin, reaches every target, and no orientation error is reported. */
+static void
+test_tool_point_targets (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *targets = g_build_filename (dir, "targets.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) run = { 0, };
+  g_auto(GStrv) lines = NULL;
+  int effector = km_skeleton_get_default_effector (skeleton);
+  double values[5];
+  guint frames;
+
+  g_assert_true (g_file_set_contents (targets,
+    "[{\"frame\": 0, \"pos\": [0.3, 0.2, 1.0], \"euler\": [40, 10, 0],\n"
+    "  \"effector_offset\": [0, 0, 0.1], \"position_only\": true},\n"
+    " {\"frame\": 10, \"pos\": [0.2, 0.3, 0.9], \"euler\": [0, 0, 0]}]\n", -1, &error));
+  run_cli (&run, NULL, "solve", skeleton_path, targets, "-o", out, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  parse_summary (lines[g_strv_length (lines) - 2], &frames, values);
+  g_assert_cmpuint (frames, ==, 11);
+  g_assert_cmpfloat (values[1], <=, 1e-6);   /* max_pos_err */
+  g_assert_cmpfloat (values[3], ==, 0.0);    /* max_rot_err: the orientation is no goal */
+
+  animation = km_animation_json_load_file (out, skeleton, &error);
+  g_assert_no_error (error);
+  track = km_targets_json_load_file (targets, &error);
+  g_assert_no_error (error);
+  for (guint f = 0; f < frames; f++)
+    {
+      KmVec3 target, point;
+
+      km_skeleton_forward_kinematics (skeleton, km_animation_get_frame (animation, f), NULL,
+                                      world);
+      km_target_track_sample (track, f, &target, NULL);
+      point = km_transform_apply (&world[effector], km_vec3 (0, 0, 0.1));
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (point, target)), <, 1e-5);
+    }
+  g_unlink (out);
+  g_unlink (targets);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -425,6 +476,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
   g_test_add_func ("/kinema/cli/solve/model-targets", test_model_targets);
+  g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
 
   return g_test_run ();
 }

@@ -251,6 +251,42 @@ test_sorted_and_effector (void)
   g_assert_nonnull (strstr (text, "\"euler\": [0, 0, 90]"));
 }
 
+/* A tool point on the effector and a position-only target survive targets.json, and a plain
+ * track's file stays the spec's format. */
+static void
+test_tool_point_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autoptr(KmTargetTrack) plain = two_keyframes ();
+  g_autofree char *text = NULL;
+  g_autofree char *plain_text = NULL;
+  g_autoptr(GString) info = g_string_new (NULL);
+
+  track = load_string ("[{\"frame\": 0, \"pos\": [1, 0, 0], \"euler\": [0, 0, 0],\n"
+                       "  \"effector_offset\": [0, 0, 0.125], \"position_only\": true},\n"
+                       " {\"frame\": 5, \"pos\": [0, 1, 0], \"euler\": [0, 0, 0]}]", &error);
+  g_assert_no_error (error);
+  assert_vec3 (km_target_track_get_effector_offset (track), 0, 0, 0.125);
+  g_assert_true (km_target_track_get_position_only (track));
+
+  text = km_targets_json_to_string (track);
+  g_assert_nonnull (strstr (text, "\"effector_offset\": [0, 0, 0.125]"));
+  g_assert_nonnull (strstr (text, "\"position_only\": true"));
+  again = load_string (text, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_target_track_equal (track, again, 0.0));
+
+  km_targets_json_describe (track, info);
+  g_assert_nonnull (strstr (info->str, "effector_offset=0,0,0.125\n"));
+  g_assert_nonnull (strstr (info->str, "position_only=true\n"));
+
+  plain_text = km_targets_json_to_string (plain);
+  g_assert_null (strstr (plain_text, "effector_offset"));
+  g_assert_null (strstr (plain_text, "position_only"));
+}
+
 typedef struct
 {
   const char *json;
@@ -286,6 +322,13 @@ static const InvalidCase invalid_cases[] = {
     " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]},\n"
     " {\"frame\": 2, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector\": \"B\"}]", "t.json:3:65: ", KM_PARSE_ERROR_INVALID },
   { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector\": 7}]", "t.json:1:65: ", KM_PARSE_ERROR_INVALID },
+  /* Tool-point settings: wrong types, or differing between keyframes (at the second). */
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector_offset\": [0, 0]}]", "t.json:1:72: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"position_only\": 1}]", "t.json:1:70: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector_offset\": [0, 0, 1]},\n"
+    " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"effector_offset\": [0, 0, 2]}]", "t.json:2:72: ", KM_PARSE_ERROR_INVALID },
+  { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"position_only\": true},\n"
+    " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"position_only\": false}]", "t.json:2:70: ", KM_PARSE_ERROR_INVALID },
   /* Non-finite numbers. */
   { "[{\"frame\": 0, \"pos\": [0, 1e400, 0], \"euler\": [0, 0, 0]}]", "t.json:1:26: ", KM_PARSE_ERROR_SYNTAX },
   { "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [NaN, 0, 0]}]", "t.json:1:43: ", KM_PARSE_ERROR_SYNTAX },
@@ -384,6 +427,7 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/load-defaults", test_load_defaults);
   g_test_add_func ("/kinema/TargetsJson/sorted-and-effector", test_sorted_and_effector);
   g_test_add_func ("/kinema/TargetsJson/invalid", test_invalid_files);
+  g_test_add_func ("/kinema/TargetsJson/tool-point-keys", test_tool_point_keys);
   g_test_add_func ("/kinema/TargetsJson/unknown-keys-warn", test_unknown_keys_warn);
   g_test_add_func ("/kinema/TargetsJson/format-registry", test_format_registry);
   g_test_add_func ("/kinema/TargetsJson/save-and-load-file", test_save_and_load_file);

@@ -14,7 +14,54 @@
 #include "km-error.h"
 #include "km-json.h"
 
-static const char * const keyframe_keys[] = { "frame", "pos", "euler", "effector", NULL };
+static const char * const keyframe_keys[] = {
+  "frame", "pos", "euler", "effector", "effector_offset", "position_only", NULL
+};
+
+/*
+ * The track's own settings are keys a keyframe may repeat (the format is a bare array of
+ * keyframes): "effector" (the spec's extension), and for a tool point on the effector
+ * "effector_offset" ([x, y, z] metres in the effector joint's frame, default zero) and
+ * "position_only" (true: the euler angles are not targets; default false). A keyframe may
+ * leave one out; every keyframe that gives one must give the value the first one gave, so
+ * a file's meaning never depends on which keyframe is read last.
+ */
+typedef struct
+{
+  const char       *key;
+  const KmJsonNode *first;       /* the first keyframe's value, NULL until one gives it */
+} TrackSetting;
+
+static gboolean
+vec3_same (KmVec3 a,
+           KmVec3 b)
+{
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/* @same: whether @node (a value of @setting's key) says what the first one said. */
+static gboolean
+track_setting_agrees (const KmJsonDocument  *doc,
+                      TrackSetting          *setting,
+                      const KmJsonNode      *node,
+                      gboolean               same,
+                      GError               **error)
+{
+  if (setting->first == NULL)
+    {
+      setting->first = node;
+      return TRUE;
+    }
+  if (same)
+    return TRUE;
+  km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,
+                    /* Translators: %s is a key of the file ("effector_offset"), %u a line
+                     * number. */
+                    _("expected the same “%s” as at line %u: every keyframe that gives it "
+                      "must give the same value"),
+                    setting->key, km_json_node_get_pos (setting->first).line);
+  return FALSE;
+}
 
 /* Euler angles are written in degrees rounded to 1e-9°, so that 90 stays 90 after the
  * round trip through a quaternion (the rounding is below 2e-11 rad). */
@@ -44,8 +91,13 @@ km_targets_json_load (const char  *path,
   g_autoptr(GHashTable) frames = NULL;
   g_autofree KmTargetKeyframe *keys = NULL;
   const KmJsonNode *root;
-  const KmJsonNode *effector_node = NULL;
+  TrackSetting effector_setting = { "effector", NULL };
+  TrackSetting offset_setting = { "effector_offset", NULL };
+  TrackSetting position_only_setting = { "position_only", NULL };
   const char *effector = NULL;
+  KmVec3 offset = KM_VEC3_ZERO;
+  gboolean position_only = FALSE;
+  g_autoptr(KmTargetTrack) track = NULL;
   const char *data;
   gsize length;
   guint n;
@@ -84,10 +136,12 @@ km_targets_json_load (const char  *path,
   for (guint i = 0; i < n; i++)
     {
       const KmJsonNode *object = km_json_node_get_element (root, i);
-      const KmJsonNode *frame_node, *pos_node, *euler_node, *eff_node;
+      const KmJsonNode *frame_node, *pos_node, *euler_node, *eff_node, *offset_node;
+      const KmJsonNode *only_node;
       const KmJsonNode *previous;
       const char *name;
-      KmVec3 euler;
+      KmVec3 euler, v;
+      gboolean b;
       gint64 frame;
 
       if (!km_json_expect_object (doc, object, error)
@@ -97,7 +151,9 @@ km_targets_json_load (const char  *path,
           || !km_json_expect_vec3 (doc, pos_node, &keys[i].position, error)
           || !km_json_expect_member (doc, object, "euler", TRUE, &euler_node, error)
           || !km_json_expect_vec3 (doc, euler_node, &euler, error)
-          || !km_json_expect_member (doc, object, "effector", FALSE, &eff_node, error))
+          || !km_json_expect_member (doc, object, "effector", FALSE, &eff_node, error)
+          || !km_json_expect_member (doc, object, "effector_offset", FALSE, &offset_node, error)
+          || !km_json_expect_member (doc, object, "position_only", FALSE, &only_node, error))
         return NULL;
 
       previous = g_hash_table_lookup (frames, GINT_TO_POINTER ((int) frame));
@@ -114,23 +170,27 @@ km_targets_json_load (const char  *path,
 
       if (eff_node != NULL)
         {
-          if (!km_json_expect_string (doc, eff_node, &name, error))
+          if (!km_json_expect_string (doc, eff_node, &name, error)
+              || !track_setting_agrees (doc, &effector_setting, eff_node,
+                                        effector == NULL || g_str_equal (effector, name), error))
             return NULL;
-          if (effector == NULL)
-            {
-              effector = name;
-              effector_node = eff_node;
-            }
-          else if (!g_str_equal (effector, name))
-            {
-              km_json_error_at (doc, eff_node, KM_PARSE_ERROR_INVALID, error,
-                                /* Translators: the effector names a joint; the first %s
-                                 * is the name given before, %u its line number. */
-                                _("expected effector “%s” as at line %u: every keyframe "
-                                  "must name the same end effector"),
-                                effector, km_json_node_get_pos (effector_node).line);
-              return NULL;
-            }
+          effector = name;
+        }
+      if (offset_node != NULL)
+        {
+          if (!km_json_expect_vec3 (doc, offset_node, &v, error)
+              || !track_setting_agrees (doc, &offset_setting, offset_node,
+                                        vec3_same (v, offset), error))
+            return NULL;
+          offset = v;
+        }
+      if (only_node != NULL)
+        {
+          if (!km_json_expect_boolean (doc, only_node, &b, error)
+              || !track_setting_agrees (doc, &position_only_setting, only_node,
+                                        !b == !position_only, error))
+            return NULL;
+          position_only = b;
         }
 
       km_json_warn_unknown_keys (doc, object, keyframe_keys);
@@ -142,7 +202,10 @@ km_targets_json_load (const char  *path,
     }
 
   /* Every check km_target_track_new makes has been made above with a position. */
-  return km_target_track_new (keys, n, effector, KM_TARGET_TRACK_DEFAULT_FRAME_RATE, error);
+  track = km_target_track_new (keys, n, effector, KM_TARGET_TRACK_DEFAULT_FRAME_RATE, error);
+  if (track == NULL || (vec3_same (offset, KM_VEC3_ZERO) && !position_only))
+    return g_steal_pointer (&track);
+  return km_target_track_with_tool (track, offset, position_only);
 }
 
 /**
@@ -168,7 +231,8 @@ km_targets_json_load_file (const char  *path,
  * km_targets_json_to_string:
  *
  * Keyframes in frame order; orientation as euler XYZ degrees; "effector" on every keyframe
- * when the track names one.
+ * when the track names one, and likewise "effector_offset" and "position_only" when they
+ * are not the defaults (so that a plain track's file is exactly the spec's format).
  *
  * Returns: (transfer full): the file's text
  */
@@ -178,12 +242,16 @@ km_targets_json_to_string (const KmTargetTrack *track)
   KmJsonWriter *writer;
   const KmTargetKeyframe *keys;
   const char *effector;
+  KmVec3 offset;
+  gboolean position_only;
   guint n;
 
   g_return_val_if_fail (track != NULL, NULL);
 
   keys = km_target_track_get_keyframes (track, &n);
   effector = km_target_track_get_effector (track);
+  offset = km_target_track_get_effector_offset (track);
+  position_only = km_target_track_get_position_only (track);
   writer = km_json_writer_new ();
   km_json_writer_begin_array (writer);
   for (guint i = 0; i < n; i++)
@@ -202,6 +270,16 @@ km_targets_json_to_string (const KmTargetTrack *track)
         {
           km_json_writer_key (writer, "effector");
           km_json_writer_string (writer, effector);
+        }
+      if (!vec3_same (offset, KM_VEC3_ZERO))
+        {
+          km_json_writer_key (writer, "effector_offset");
+          km_json_writer_vec3 (writer, offset);
+        }
+      if (position_only)
+        {
+          km_json_writer_key (writer, "position_only");
+          km_json_writer_boolean (writer, TRUE);
         }
       km_json_writer_end_object (writer);
     }
@@ -224,7 +302,9 @@ km_targets_json_save (const KmTargetTrack  *track,
   return km_format_save_text (path, text, error);
 }
 
-/* `kinema-cli info`: one line per keyframe, then `keyframes=N first=F last=L`. */
+/* `kinema-cli info`: the track's settings that are not the defaults (`effector=`,
+ * `effector_offset=`, `position_only=true`), one line per keyframe, then
+ * `keyframes=N first=F last=L`. */
 void
 km_targets_json_describe (const KmTargetTrack *track,
                           GString             *out)
@@ -240,6 +320,16 @@ km_targets_json_describe (const KmTargetTrack *track,
   effector = km_target_track_get_effector (track);
   if (effector != NULL)
     g_string_append_printf (out, "effector=%s\n", effector);
+  if (!vec3_same (km_target_track_get_effector_offset (track), KM_VEC3_ZERO))
+    {
+      KmVec3 o = km_target_track_get_effector_offset (track);
+      char b[3][32];
+
+      g_string_append_printf (out, "effector_offset=%s,%s,%s\n", km_json_format_number (b[0], o.x),
+                              km_json_format_number (b[1], o.y), km_json_format_number (b[2], o.z));
+    }
+  if (km_target_track_get_position_only (track))
+    g_string_append (out, "position_only=true\n");
   for (guint i = 0; i < n; i++)
     {
       KmVec3 e = km_quat_to_euler_xyz (keys[i].orientation);
