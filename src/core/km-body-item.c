@@ -54,16 +54,32 @@ static const char * const translation_keys[] = { "root_translation", "rootPositi
 /* A joint id no joint has, in value_order(): Choreonoid's dummy joint there. */
 #define NO_JOINT G_MAXUINT
 
-/* The joints in the order joint_displacements lists their values. With joint ids, that is
- * Choreonoid's joint array: by id, one value for each id up to the largest (a joint without
- * DOF that has an id has a value too, and so has each id no joint has: NO_JOINT, a dummy
- * joint for Choreonoid), then the joints with DOF and no id in link order, among them a
- * joint with an id an earlier one has (Choreonoid keeps the first; km_body_save writes the
- * others so). Without ids: the joints with DOF in DOF order. */
+/* One value of joint_displacements: DOF @dof of joint @joint (NO_JOINT: a dummy's). */
+typedef struct
+{
+  guint joint;
+  guint dof;
+} Slot;
+
+/* The values joint_displacements lists, in order. With joint ids, that is Choreonoid's
+ * joint array: by id, one value for each id up to the largest (a joint without DOF that
+ * has an id has a value too, and so has each id no joint has: NO_JOINT, a dummy joint for
+ * Choreonoid), then the joints with DOF and no id in link order, among them a joint with
+ * an id an earlier one has (Choreonoid keeps the first; km_body_save writes the others
+ * so). Without ids: the joints with DOF in DOF order.
+ *
+ * A spherical joint: Choreonoid has none (its joint array holds one value per joint), and
+ * neither the Choreonoid documents nor the specs say more. It is laid out as km_body_save
+ * writes it, three revolute links about X, Y and Z: the first DOF at the joint's id, the
+ * other two among the joints without an id, at the joint's place in link order (the new
+ * ids the writer gives them), so that a project saved with the edited model reads back
+ * into the .body file saved from it. (Three consecutive ids from the joint's would take
+ * the ids of the next joints, which a Choreonoid model usually numbers densely.) Without
+ * an id its three DOFs are in link order like any joint's. */
 static GArray *
 value_order (KmSkeleton *skeleton)
 {
-  GArray *order = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *order = g_array_new (FALSE, FALSE, sizeof (Slot));
   guint n = km_skeleton_get_n_joints (skeleton);
   int max_id = -1;
 
@@ -89,20 +105,28 @@ value_order (KmSkeleton *skeleton)
               listed[i] = TRUE;
             }
         }
-      g_array_append_vals (order, by_id, (guint) max_id + 1);
+      for (int id = 0; id <= max_id; id++)
+        g_array_append_val (order, ((Slot) { by_id[id], 0 }));
       for (guint i = 0; i < n; i++)
         {
           const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
 
-          if (!listed[i] && joint->n_dof > 0 && joint->type != KM_JOINT_FREE)
-            g_array_append_val (order, i);
+          if (joint->n_dof == 0 || joint->type == KM_JOINT_FREE)
+            continue;
+          /* (a listed joint's first DOF is at its id: a spherical one's others here) */
+          for (guint d = listed[i] ? 1 : 0; d < joint->n_dof; d++)
+            g_array_append_val (order, ((Slot) { i, d }));
         }
       return order;
     }
   for (guint i = 0; i < n; i++)
-    if (km_skeleton_get_joint (skeleton, i)->n_dof > 0 &&
-        km_skeleton_get_joint (skeleton, i)->type != KM_JOINT_FREE)
-      g_array_append_val (order, i);
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+
+      if (joint->n_dof > 0 && joint->type != KM_JOINT_FREE)
+        for (guint d = 0; d < joint->n_dof; d++)
+          g_array_append_val (order, ((Slot) { i, d }));
+    }
   return order;
 }
 
@@ -132,25 +156,21 @@ apply_raw (KmBodyItem *self,
            gboolean    radians)
 {
   g_autoptr(GArray) order = NULL;
-  guint k = 0;
 
   if (self->skeleton == NULL)
     return;
   order = value_order (self->skeleton);
-  for (guint i = 0; i < order->len && k < self->n_raw; i++)
+  for (guint i = 0; i < order->len && i < self->n_raw; i++)
     {
-      guint index = g_array_index (order, guint, i);
-      const KmJoint *joint = index != NO_JOINT ? km_skeleton_get_joint (self->skeleton, index)
-                                               : NULL;
+      const Slot *slot = &g_array_index (order, Slot, i);
+      const KmJoint *joint = slot->joint != NO_JOINT
+                             ? km_skeleton_get_joint (self->skeleton, slot->joint) : NULL;
 
       /* (a dummy's or a joint's without DOF: nothing to move) */
-      if (joint == NULL || joint->n_dof == 0)
-        {
-          k++;
-          continue;
-        }
-      for (guint d = 0; d < joint->n_dof && k < self->n_raw; d++, k++)
-        self->q[joint->dof_index + d] = value_in (joint, self->raw[k], self->schema, radians);
+      if (joint == NULL || slot->dof >= joint->n_dof)
+        continue;
+      self->q[joint->dof_index + slot->dof] = value_in (joint, self->raw[i], self->schema,
+                                                        radians);
     }
 }
 
@@ -162,23 +182,14 @@ state_values (KmBodyItem *self)
 
   for (guint i = 0; i < order->len; i++)
     {
-      guint index = g_array_index (order, guint, i);
-      const KmJoint *joint = index != NO_JOINT ? km_skeleton_get_joint (self->skeleton, index)
-                                               : NULL;
+      const Slot *slot = &g_array_index (order, Slot, i);
+      const KmJoint *joint = slot->joint != NO_JOINT
+                             ? km_skeleton_get_joint (self->skeleton, slot->joint) : NULL;
+      double v = 0;
 
-      if (joint == NULL || joint->n_dof == 0)
-        {
-          double zero = 0;
-
-          g_array_append_val (values, zero);
-          continue;
-        }
-      for (guint d = 0; d < joint->n_dof; d++)
-        {
-          double v = value_out (joint, self->q[joint->dof_index + d]);
-
-          g_array_append_val (values, v);
-        }
+      if (joint != NULL && slot->dof < joint->n_dof)
+        v = value_out (joint, self->q[joint->dof_index + slot->dof]);
+      g_array_append_val (values, v);
     }
   return km_yaml_node_new_numbers ((const double *) values->data, values->len);
 }

@@ -184,6 +184,7 @@ km_shape_copy (const KmShape *self)
   copy->name = g_strdup (self->name);
   copy->uri = g_strdup (self->uri);
   copy->uri_dir = g_strdup (self->uri_dir);
+  copy->uri_node = g_strdup (self->uri_node);
   copy->material = g_strdup (self->material);
   return copy;
 }
@@ -203,6 +204,7 @@ shape_clear (KmShape *self)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->uri, g_free);
   g_clear_pointer (&self->uri_dir, g_free);
+  g_clear_pointer (&self->uri_node, g_free);
   g_clear_pointer (&self->material, g_free);
 }
 
@@ -301,6 +303,224 @@ km_shape_dup_uri_for (const KmShape *self,
    * more portable. */
   relative = km_path_climbing (to, absolute, 1, NULL);
   return relative != NULL ? relative : g_steal_pointer (&absolute);
+}
+
+/**
+ * km_shape_set_uri_node:
+ * @node: (nullable): the node of KmShape.uri's file the model selects, NULL for the whole
+ *   file
+ */
+void
+km_shape_set_uri_node (KmShape    *self,
+                       const char *node)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->uri_node);
+  self->uri_node = g_strdup (node);
+}
+
+/* ---- package:// ---------------------------------------------------------------------- */
+
+#define PACKAGE_SEARCH_DEPTH    3      /* folders below a package path entry */
+#define PACKAGE_SEARCH_ENTRIES  20000  /* directory entries looked at, all together */
+#define PACKAGE_SEARCH_UP       8      /* folders above the model file */
+
+/**
+ * km_package_paths_from_env:
+ *
+ * The package paths of the environment: $KINEMA_PACKAGE_PATH, then $ROS_PACKAGE_PATH
+ * (each a G_SEARCHPATH_SEPARATOR-separated list; empty entries are skipped).
+ *
+ * Returns: (transfer full): a NULL-terminated list, empty when neither is set
+ */
+char **
+km_package_paths_from_env (void)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  const char *vars[] = { "KINEMA_PACKAGE_PATH", "ROS_PACKAGE_PATH" };
+
+  for (guint v = 0; v < G_N_ELEMENTS (vars); v++)
+    {
+      const char *value = g_getenv (vars[v]);
+      g_auto(GStrv) parts = NULL;
+
+      if (value == NULL || *value == '\0')
+        continue;
+      parts = g_strsplit (value, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (guint i = 0; parts[i]; i++)
+        if (*parts[i] != '\0')
+          g_ptr_array_add (paths, g_strdup (parts[i]));
+    }
+  g_ptr_array_add (paths, NULL);
+  return (char **) g_ptr_array_free (paths, FALSE);
+}
+
+/**
+ * km_package_cache_new:
+ *
+ * The memory of km_package_uri_resolve() for one load, so that a model naming many meshes
+ * of one package searches the package paths once.
+ *
+ * Returns: (transfer full): a new table, freed with g_hash_table_unref()
+ */
+GHashTable *
+km_package_cache_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+/* A folder named @package at most @depth levels below @dir (ROS workspaces keep packages in
+ * src/REPOSITORY/PACKAGE), breadth first; *@budget bounds the entries read. */
+static char *
+find_package_below (const char *dir,
+                    const char *package,
+                    guint       depth,
+                    guint      *budget)
+{
+  g_autoptr(GPtrArray) level = g_ptr_array_new_with_free_func (g_free);
+
+  g_ptr_array_add (level, g_strdup (dir));
+  for (guint d = 0; d < depth && level->len > 0; d++)
+    {
+      g_autoptr(GPtrArray) next = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; i < level->len; i++)
+        {
+          g_autoptr(GDir) handle = g_dir_open (g_ptr_array_index (level, i), 0, NULL);
+          const char *name;
+
+          while (handle != NULL && *budget > 0 && (name = g_dir_read_name (handle)) != NULL)
+            {
+              g_autofree char *child = NULL;
+
+              (*budget)--;
+              if (name[0] == '.')
+                continue;
+              child = g_build_filename (g_ptr_array_index (level, i), name, NULL);
+              if (!g_file_test (child, G_FILE_TEST_IS_DIR))
+                continue;
+              if (g_str_equal (name, package))
+                return g_steal_pointer (&child);
+              g_ptr_array_add (next, g_steal_pointer (&child));
+            }
+        }
+      g_ptr_array_unref (level);
+      level = g_steal_pointer (&next);
+    }
+  return NULL;
+}
+
+/* find_package_below for package path entry @i, searched once per load when @found (the
+ * load's km_package_cache_new) is given: it maps "i/package" to the folder, or to NULL
+ * when there is none. Returns a copy. */
+static char *
+package_below (GHashTable         *found,
+               const char * const *package_paths,
+               guint               i,
+               const char         *package)
+{
+  g_autofree char *key = g_strdup_printf ("%u/%s", i, package);
+  char *dir = NULL;
+  guint budget = PACKAGE_SEARCH_ENTRIES;
+
+  if (found != NULL && g_hash_table_lookup_extended (found, key, NULL, (gpointer *) &dir))
+    return g_strdup (dir);
+  dir = find_package_below (package_paths[i], package, PACKAGE_SEARCH_DEPTH, &budget);
+  if (found != NULL)
+    g_hash_table_insert (found, g_steal_pointer (&key), g_strdup (dir));
+  return dir;
+}
+
+/**
+ * km_package_uri_resolve:
+ * @uri: a reference as a model names it
+ * @model_path: the model file naming it, as given (relative to the working folder or
+ *   absolute)
+ * @package_paths: (nullable): NULL-terminated folders to look packages up in
+ * @cache: (nullable): km_package_cache_new() of this load; NULL searches every time
+ *
+ * The file a "package://PKG/PATH" reference names: PKG/PATH under each package path, or
+ * PATH under a folder PKG at most three levels below one (a ROS workspace's
+ * src/REPOSITORY/PKG); else, as a package's files usually lie (PKG/urdf/robot.urdf next to
+ * PKG/meshes/…), PATH under the nearest folder called PKG above the model file; else
+ * under the nearest folder above it that has PATH (a repository cloned or unpacked under
+ * another name).
+ *
+ * Returns: (transfer full) (nullable): the file, NULL when @uri is not a package:// name
+ *   or the file is not found
+ */
+char *
+km_package_uri_resolve (const char          *uri,
+                        const char          *model_path,
+                        const char * const  *package_paths,
+                        GHashTable          *cache)
+{
+  const char *rest, *slash;
+  g_autofree char *package = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *here = NULL;
+
+  g_return_val_if_fail (uri != NULL, NULL);
+  g_return_val_if_fail (model_path != NULL, NULL);
+
+  if (!g_str_has_prefix (uri, "package://"))
+    return NULL;
+  rest = uri + strlen ("package://");
+  slash = strchr (rest, '/');
+  if (slash == NULL || slash == rest)
+    return NULL;
+  package = g_strndup (rest, (gsize) (slash - rest));
+  for (guint i = 0; package_paths && package_paths[i]; i++)
+    {
+      g_autofree char *candidate = g_build_filename (package_paths[i], package, slash + 1,
+                                                     NULL);
+      g_autofree char *below = NULL;
+
+      if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&candidate);
+      below = package_below (cache, package_paths, i, package);
+      if (below != NULL)
+        {
+          g_free (candidate);
+          candidate = g_build_filename (below, slash + 1, NULL);
+          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+            return g_steal_pointer (&candidate);
+        }
+    }
+  dir = g_path_get_dirname (model_path);
+  /* The usual layout: PKG/urdf/robot.urdf next to PKG/meshes/… */
+  here = g_canonicalize_filename (dir, NULL);
+  for (guint up = 0; up < PACKAGE_SEARCH_UP; up++)
+    {
+      g_autofree char *base = g_path_get_basename (here);
+      g_autofree char *parent = g_path_get_dirname (here);
+
+      if (g_str_equal (base, package))
+        return g_build_filename (here, slash + 1, NULL);
+      if (g_str_equal (parent, here))
+        break;
+      g_free (here);
+      here = g_steal_pointer (&parent);
+    }
+  /* The same layout in a folder named otherwise (a repository cloned under its own name, a
+   * download unpacked anywhere): the first folder above the file that has the path after
+   * the package name. */
+  g_free (here);
+  here = g_canonicalize_filename (dir, NULL);
+  for (guint up = 0; up < PACKAGE_SEARCH_UP; up++)
+    {
+      g_autofree char *candidate = g_build_filename (here, slash + 1, NULL);
+      g_autofree char *parent = g_path_get_dirname (here);
+
+      if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&candidate);
+      if (g_str_equal (parent, here))
+        break;
+      g_free (here);
+      here = g_steal_pointer (&parent);
+    }
+  return NULL;
 }
 
 /**

@@ -88,6 +88,11 @@ typedef struct
   KmTransform  uri_transform; /* loaded mesh with a uri: the file's frame in the joint frame */
   KmVec3       uri_scale;     /* loaded mesh with a uri: the reference's scale; (1, 1, 1) */
   guint        uri_part;      /* loaded mesh with a uri: which of the file's shapes this is */
+  /* nullable: the node of the uri's file the model selects (a .body Resource's `node`),
+   * NULL for the whole file. The shapes are then that node's only, and uri_part numbers
+   * them among the node's shapes: a writer that can only name a whole file (URDF) must
+   * not write the reference as it would the whole file's geometry. */
+  char        *uri_node;
   /* nullable: the name the model gives the shape's material (URDF), for writers */
   char        *material;
 } KmShape;
@@ -118,6 +123,8 @@ void            km_shape_set_uri              (KmShape        *self,
                                                const char     *model_path);
 char           *km_shape_dup_uri_for          (const KmShape  *self,
                                                const char     *dir);
+void            km_shape_set_uri_node         (KmShape        *self,
+                                               const char     *node);
 gboolean        km_shape_set_affine           (KmShape        *self,
                                                const KmMat3   *linear,
                                                KmVec3          translation);
@@ -126,6 +133,14 @@ void            km_shape_get_mat4             (const KmShape  *self,
 void            km_shape_get_bounds           (const KmShape  *self,
                                                KmVec3         *min,
                                                KmVec3         *max);
+
+/* ROS package:// mesh references, shared by the model readers that meet them. */
+char          **km_package_paths_from_env     (void);
+GHashTable     *km_package_cache_new          (void);
+char           *km_package_uri_resolve        (const char          *uri,
+                                               const char          *model_path,
+                                               const char * const  *package_paths,
+                                               GHashTable          *cache);
 
 GType           km_mesh_get_type              (void) G_GNUC_CONST;
 KmMesh         *km_mesh_new_take              (float          *vertices,

@@ -9,9 +9,12 @@
 #include <glib/gstdio.h>
 
 #include "km-body.h"
+#include "km-body-item.h"
 #include "km-body-writer.h"
+#include "km-cnoid.h"
 #include "km-error.h"
 #include "km-skeleton-edit.h"
+#include "km-urdf-writer.h"
 
 #include "test-util.h"
 
@@ -505,6 +508,258 @@ test_rebased_resources (void)
   g_assert_nonnull (shapes[0]->mesh);
 }
 
+static const char tri_stl[] =
+  "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 0\n  vertex 1 0 0\n"
+  "  vertex 0 1 0\n endloop\nendfacet\nendsolid t\n";
+
+/* Removes @dir and what is in it (the files and folders a test made). */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_dir (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (dir);
+}
+
+/* A Resource `uri: "package://PKG/PATH"` is found as the URDF reader finds it (here: PKG
+ * two levels below a KINEMA_PACKAGE_PATH entry, a ROS workspace's src/REPOSITORY/PKG),
+ * keeps its uri as written (a URDF export names the same package file), and one of a
+ * package that is nowhere is a warning at the uri, not a failure: kept as a reference. */
+static void
+test_package_resources (void)
+{
+  static const char body[] =
+    HEAD "  - name: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"package://pkg/meshes/tri.stl\"\n"
+    "      - type: Resource\n        uri: \"package://nopkg/meshes/tri.stl\"\n";
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *top = g_dir_make_tmp ("kinema-body-package-XXXXXX", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autofree char *urdf = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  g_assert_cmpint (g_chdir (top), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("ws/src/repo/pkg/meshes", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("model", 0755), ==, 0);
+  g_assert_true (g_file_set_contents ("ws/src/repo/pkg/meshes/tri.stl", tri_stl, -1, NULL));
+  g_assert_true (g_file_set_contents ("model/r.body", body, -1, NULL));
+  g_setenv ("KINEMA_PACKAGE_PATH", "ws", TRUE);
+  skel = test_util_body_load_file ("model/r.body", NULL, warnings, &error);
+  g_unsetenv ("KINEMA_PACKAGE_PATH");
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  remove_dir (top);
+  g_assert_no_error (error);
+
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shapes[0]->mesh), ==, 1);
+  g_assert_cmpstr (shapes[0]->uri, ==, "package://pkg/meshes/tri.stl");
+  g_assert_null (shapes[0]->uri_dir);
+  g_assert_null (shapes[1]->mesh);
+  g_assert_cmpstr (shapes[1]->uri, ==, "package://nopkg/meshes/tri.stl");
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  test_util_assert_warning (warnings, "model/r.body:10:14: cannot find mesh "
+                                      "“package://nopkg/meshes/tri.stl”");
+
+  urdf = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (urdf, "<mesh filename=\"package://pkg/meshes/tri.stl\"/>"));
+  g_assert_nonnull (strstr (urdf, "<mesh filename=\"package://nopkg/meshes/tri.stl\"/>"));
+}
+
+/* A loaded Resource keeps its uri, placed as the Resource places the file (its Transform
+ * keys and length unit), once for all the file's shapes; one with a `node` is a part of
+ * the file, which URDF cannot name: KmShape.uri_node says so, and the URDF export leaves
+ * it out with a note naming the node and the file rather than draw the whole file. */
+static void
+test_resource_node (void)
+{
+  static const char body[] =
+    HEAD "  - name: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"parts.wrl\"\n        node: A\n"
+    "  - name: ARM\n    parent: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"parts.wrl\"\n        translation: [ 0, 0, 1 ]\n"
+    "        metadata: { length_unit: millimeter }\n";
+  static const char wrl[] =
+    "#VRML V2.0 utf8\n"
+    "DEF A Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0 ] }"
+    " coordIndex [ 0 1 2 -1 ] } }\n"
+    "DEF B Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 1, 1 0 1, 0 1 1 ] }"
+    " coordIndex [ 0 1 2 -1 ] } }\n";
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *top = g_dir_make_tmp ("kinema-body-node-XXXXXX", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autofree char *urdf = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+  const char *mesh;
+
+  g_assert_cmpint (g_chdir (top), ==, 0);
+  g_assert_true (g_file_set_contents ("r.body", body, -1, NULL));
+  g_assert_true (g_file_set_contents ("parts.wrl", wrl, -1, NULL));
+  skel = test_util_body_load_file ("r.body", NULL, warnings, &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  remove_dir (top);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_cmpstr (shapes[0]->uri, ==, "parts.wrl");
+  g_assert_cmpstr (shapes[0]->uri_node, ==, "A");
+  shapes = km_skeleton_get_shapes (skel, 1, &n);
+  g_assert_cmpuint (n, ==, 2);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (shapes[i]->uri, ==, "parts.wrl");
+      g_assert_null (shapes[i]->uri_node);
+      g_assert_cmpuint (shapes[i]->uri_part, ==, i);
+      assert_vec3 (shapes[i]->uri_transform.pos, 0, 0, 1);
+      assert_vec3 (shapes[i]->uri_scale, 0.001, 0.001, 0.001);
+    }
+
+  urdf = km_urdf_to_string (skel, notes);
+  /* The whole file once, for ARM; nothing for BASE's node. */
+  mesh = strstr (urdf, "<mesh filename=\"parts.wrl\" scale=\"0.001 0.001 0.001\"/>");
+  g_assert_nonnull (mesh);
+  {
+    g_auto(GStrv) parts = g_strsplit (urdf, "<mesh", -1);
+
+    g_assert_cmpuint (g_strv_length (parts), ==, 2);
+  }
+  g_assert_true (strstr (urdf, "<link name=\"ARM\">") < mesh);
+  g_assert_nonnull (strstr (urdf, "<origin xyz=\"0 0 1\""));
+  for (guint i = 0; i < notes->len; i++)
+    g_test_message ("note: %s", (char *) notes->pdata[i]);
+  g_assert_true (test_util_has_warning (notes, "node “A” of a mesh file: the mesh "
+                                               "“parts.wrl” of link “BASE” is left out"));
+  g_assert_false (test_util_has_warning (notes, "no inline"));
+}
+
+/* A spherical joint with a joint id (an edited .body joint) in a project's
+ * joint_displacements: laid out as km_body_save writes the joint (three revolute links,
+ * the first with its id, the other two with new ids after the largest, in link order),
+ * so that the project saved with the edited model reads back into the .body file saved
+ * from it: every DOF gets its own value back, and the joints after it keep their ids'
+ * places. */
+static void
+test_spherical_joint_id_displacements (void)
+{
+  static const char model[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\nlinks:\n"
+    "  - name: R\n    joint_type: free\n"
+    "  - name: A\n    parent: R\n    joint_type: revolute\n    joint_id: 0\n"
+    "  - name: S\n    parent: A\n    joint_type: revolute\n    joint_id: 1\n"
+    "  - name: B\n    parent: S\n    joint_type: revolute\n    joint_id: 2\n"
+    "  - name: C\n    parent: B\n    joint_type: revolute\n";
+  static const char project_text[] =
+    "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  children:\n    -\n      id: 1\n      name: \"Body\"\n      plugin: Body\n"
+    "      class: BodyItem\n      data:\n        schema: 2\n        file: \"model.body\"\n"
+    "        format: CHOREONOID-BODY\n";
+  /* degrees: A, S (x, y, z), B, C */
+  static const double degrees[] = { 10, 20, 30, 40, 50, 60 };
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-sph-id-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *model_path = g_build_filename (root, "model.body", NULL);
+  g_autofree char *edited_path = g_build_filename (root, "edited.body", NULL);
+  g_autofree char *project_path = g_build_filename (root, "p.cnoid", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) sph = NULL;
+  g_autoptr(KmSkeleton) written = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) back = NULL;
+  g_autofree double *q = NULL;
+  g_autofree int *map = NULL;
+  g_autofree char *text = NULL;
+  KmItem *body;
+  const double *q_back;
+  guint n_dof, n_back;
+
+  g_assert_true (g_file_set_contents (model_path, model, -1, NULL));
+  g_assert_true (g_file_set_contents (project_path, project_text, -1, NULL));
+  skel = test_util_body_load_file (model_path, NULL, warnings, &error);
+  g_assert_no_error (error);
+  sph = km_skeleton_edit_set_type (skel, km_skeleton_find_joint (skel, "S"),
+                                   KM_JOINT_SPHERICAL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_util_joint (sph, "S")->joint_id, ==, 1);
+  g_assert_true (km_body_save (sph, edited_path, NULL, &error));
+  g_assert_no_error (error);
+
+  /* The project with the edited model and a pose, saved. */
+  project = km_cnoid_load (project_path, &error);
+  g_assert_no_error (error);
+  body = km_item_get_child (km_project_get_root_item (project), 0);
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  km_body_item_set_model (KM_BODY_ITEM (body), edited_path, "CHOREONOID-BODY", sph);
+  n_dof = km_skeleton_get_n_dof (sph);
+  g_assert_cmpuint (n_dof, ==, 6);
+  q = g_new0 (double, n_dof);
+  q[test_util_joint (sph, "A")->dof_index] = degrees[0] * G_PI / 180;
+  for (guint d = 0; d < 3; d++)
+    q[test_util_joint (sph, "S")->dof_index + d] = degrees[1 + d] * G_PI / 180;
+  q[test_util_joint (sph, "B")->dof_index] = degrees[4] * G_PI / 180;
+  q[test_util_joint (sph, "C")->dof_index] = degrees[5] * G_PI / 180;
+  km_body_item_set_joint_state (KM_BODY_ITEM (body), q, n_dof);
+  text = test_util_cnoid_to_string (project, project_path);
+  g_assert_true (g_file_set_contents (project_path, text, -1, NULL));
+  /* By id: A (0), S about X (1), B (2); then S about Y and Z and C, the new ids. */
+  {
+    static const double expected[] = { 10, 20, 50, 30, 40, 60 };
+    const char *c = strstr (text, "joint_displacements: [");
+
+    g_assert_nonnull (c);
+    c += strlen ("joint_displacements: [");
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+      {
+        char *end;
+
+        g_assert_cmpfloat_with_epsilon (g_ascii_strtod (c, &end), expected[i], 1e-9);
+        c = end;
+        while (*c == ',' || *c == ' ')
+          c++;
+      }
+    g_assert_cmpint (*c, ==, ']');
+  }
+
+  /* Read back: the model is the .body file now, each value where its id says. */
+  back = km_cnoid_load (project_path, &error);
+  g_assert_no_error (error);
+  body = km_item_get_child (km_project_get_root_item (back), 0);
+  g_assert_null (km_item_get_problem (body));
+  written = km_skeleton_ref (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+  map = km_body_map_dofs (sph, written);
+  g_assert_nonnull (map);
+  q_back = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n_back);
+  g_assert_cmpuint (n_back, ==, n_dof);
+  for (guint k = 0; k < n_back; k++)
+    g_assert_cmpfloat_with_epsilon (q_back[k], q[map[k]], 1e-12);
+  remove_dir (root);
+}
+
 /* The error of a SubBody file run from @dir, loaded as @name (relative to @dir). */
 static char *
 error_in (const char *dir,
@@ -577,6 +832,10 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/sniff", test_sniff);
   g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);
   g_test_add_func ("/kinema/Body/rebased-resources", test_rebased_resources);
+  g_test_add_func ("/kinema/Body/package-resources", test_package_resources);
+  g_test_add_func ("/kinema/Body/resource-node", test_resource_node);
+  g_test_add_func ("/kinema/Body/spherical-joint-id-displacements",
+                   test_spherical_joint_id_displacements);
   g_test_add_func ("/kinema/Body/joint-ids-kept", test_joint_ids_kept);
   g_test_add_func ("/kinema/Body/joint-ids-new", test_joint_ids_new);
 

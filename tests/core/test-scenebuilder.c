@@ -15,6 +15,7 @@
 #include "km-scenebuilder.h"
 #include "km-skeleton-json.h"
 #include "km-target-track.h"
+#include "km-urdf-writer.h"
 
 #include "test-util.h"
 
@@ -1093,6 +1094,109 @@ test_import_paths (void)
 
 }
 
+/* A number attribute @attr of the <limit> of URDF joint @name in @urdf. */
+static double
+urdf_limit (const char *urdf,
+            const char *name,
+            const char *attr)
+{
+  g_autofree char *joint = g_strdup_printf ("<joint name=\"%s\"", name);
+  g_autofree char *key = g_strdup_printf (" %s=\"", attr);
+  const char *at = strstr (urdf, joint);
+  const char *end;
+
+  g_assert_nonnull (at);
+  end = strstr (at, "</joint>");
+  at = strstr (strstr (at, "<limit"), key);
+  g_assert_nonnull (at);
+  g_assert_true (at < end);
+  return g_ascii_strtod (at + strlen (key), NULL);
+}
+
+/* 5.11, 8.1: a hinge's or slider's flim and vrange are the joint's effort and velocity
+ * limits (KmJoint.max_effort, max_velocity), in SI units: read with the joint's dimensions
+ * under the units in force (here mm and deg: a torque in mN·mm, a force in mN… as
+ * M·L²/T² and M·L/T² say), a velocity range as the speed allowed both ways. A URDF export
+ * writes them. */
+static void
+test_effort_velocity_limits (void)
+{
+  static const char xml[] =
+    "<namespace name=\"w\">\n"
+    "  <attr unit_length=\"mm\" unit_rotation=\"deg\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"s\"/></body>\n"
+    "  <body name=\"a\"><connector name=\"p\"/><connector name=\"s\" trn=\"0 0 100\"/></body>\n"
+    "  <body name=\"b\"><connector name=\"p\"/></body>\n"
+    "  <body name=\"c\"><connector name=\"p\"/></body>\n"
+    "  <hinge name=\"h\" sock=\"base/s\" plug=\"a/p\" range=\"-90 90\" vrange=\"-90 120\"\n"
+    "         flim=\"3000000\"/>\n"
+    "  <slider name=\"l\" sock=\"a/s\" plug=\"b/p\" range=\"0 100\" vrange=\"-250 250\"\n"
+    "          flim=\"5000\"/>\n"
+    "  <hinge name=\"free\" sock=\"a/s\" plug=\"c/p\" range=\"-90 90\" flim=\"2[Nm]\"/>\n"
+    "</namespace>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = test_util_scenebuilder_load ("t.xml", xml,
+                                                                      strlen (xml), warnings,
+                                                                      &error);
+  g_autofree char *urdf = NULL;
+
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_cmpfloat_with_epsilon (joint (model, "h")->max_effort, 3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (joint (model, "h")->max_velocity, G_PI / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (joint (model, "l")->max_effort, 5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (joint (model, "l")->max_velocity, 0.25, 1e-12);
+  g_assert_cmpfloat_with_epsilon (joint (model, "free")->max_effort, 2, 1e-12);
+  g_assert_true (isnan (joint (model, "free")->max_velocity));
+
+  urdf = km_urdf_to_string (model->skeleton, notes);
+  g_assert_cmpfloat_with_epsilon (urdf_limit (urdf, "h", "effort"), 3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (urdf_limit (urdf, "h", "velocity"), G_PI / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (urdf_limit (urdf, "l", "effort"), 5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (urdf_limit (urdf, "l", "velocity"), 0.25, 1e-12);
+  g_assert_cmpfloat_with_epsilon (urdf_limit (urdf, "free", "effort"), 2, 1e-12);
+  /* Only "free" has no velocity: the placeholder note names it, not the others. */
+  for (guint i = 0; i < notes->len; i++)
+    g_test_message ("note: %s", (char *) notes->pdata[i]);
+  g_assert_false (test_util_has_warning (notes, "“h”"));
+  g_assert_false (test_util_has_warning (notes, "“l”"));
+  g_assert_true (test_util_has_warning (notes, "“free”"));
+}
+
+/* DESIGN.md, "Error locations": a warning in an imported file names where it was imported
+ * from, out to the scene, as an error there does: scene.xml imports a/outer.xml, which
+ * imports a/inner.xml, whose bad mass is a warning. */
+static void
+test_import_warning_chain (void)
+{
+  static const SceneFile files[] = {
+    { "scene.xml",
+      "<namespace name=\"w\">\n"
+      "  <body name=\"base\"/>\n"
+      "  <import name=\"o\" filename=\"a/outer.xml\"/>\n"
+      "</namespace>\n" },
+    { "a/outer.xml", "<namespace>\n  <import name=\"i\" filename=\"inner.xml\"/>\n</namespace>\n" },
+    { "a/inner.xml", "<namespace>\n  <body name=\"x\" mass=\"heavy\"/>\n</namespace>\n" },
+  };
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = load_scene_files (files, G_N_ELEMENTS (files),
+                                                           warnings, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, >=, 1);
+  for (guint i = 0; i < warnings->len; i++)
+    if (g_str_has_prefix (warnings->pdata[i], "a/inner.xml:"))
+      g_assert_true (g_str_has_suffix (warnings->pdata[i], "\n"
+                                       "included from a/outer.xml:2:30\n"
+                                       "included from scene.xml:3:30"));
+  g_assert_true (g_str_has_prefix (warnings->pdata[0], "a/inner.xml:2:24: "));
+}
+
 /* for and var without their names are skipped with a warning; a loop bound that is not a
  * number keeps its default (0). */
 static void
@@ -1626,6 +1730,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/import-cycle-through-files",
                    test_import_cycle_through_files);
   g_test_add_func ("/kinema/Scenebuilder/import-paths", test_import_paths);
+  g_test_add_func ("/kinema/Scenebuilder/import-warning-chain", test_import_warning_chain);
+  g_test_add_func ("/kinema/Scenebuilder/effort-velocity-limits",
+                   test_effort_velocity_limits);
   g_test_add_func ("/kinema/Scenebuilder/special-elements", test_special_elements);
   g_test_add_func ("/kinema/Scenebuilder/hostile", test_hostile);
   g_test_add_func ("/kinema/Scenebuilder/language", test_language);

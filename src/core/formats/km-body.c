@@ -40,6 +40,8 @@ typedef struct
   GPtrArray           *inclusions;    /* Include *: every SubBody read, for error chains */
   guint                n_sub_bodies;
   guint                n_shapes;
+  char               **package_paths; /* km_package_paths_from_env, for package:// uris */
+  GHashTable          *packages;      /* km_package_cache_new */
 } Body;
 
 /* Where a sub-body file was included: the including file (as given) and the position of
@@ -771,6 +773,7 @@ add_resource_reference (Body           *b,
                         guint           joint,
                         KmYamlNode     *node,
                         const char     *uri,
+                        const char     *node_name,
                         const KmAffine *m,
                         double          unit,
                         gboolean        y_up,
@@ -783,6 +786,7 @@ add_resource_reference (Body           *b,
     return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
   /* Relative to this file (a sub-body's own), for writers that write elsewhere. */
   km_shape_set_uri (shape, uri, b->path);
+  km_shape_set_uri_node (shape, node_name);
   _km_affine_identity (&adjust);
   if (y_up)
     adjust.lin = (KmMat3) { { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } } };
@@ -814,6 +818,9 @@ add_resource (Body            *b,
   double unit = 1;
   gboolean y_up = FALSE;
   KmAffine m = *parent;
+  KmTransform uri_transform;
+  KmVec3 uri_scale;
+  gboolean has_uri;
 
   if (uri_node == NULL)
     return fail_at (b, node, error, _("expected a “uri” key"));
@@ -851,7 +858,7 @@ add_resource (Body            *b,
   if (!apply_transform_keys (b, node, &m, error))
     return FALSE;
   if (!b->options->load_meshes)
-    return add_resource_reference (b, joint, node, uri, &m, unit, y_up, error);
+    return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
   if (g_str_has_suffix (uri, ".yaml") || g_str_has_suffix (uri, ".yml") ||
       g_str_has_suffix (uri, ".body"))
     {
@@ -859,15 +866,28 @@ add_resource (Body            *b,
                         _("YAML scene resources are not read; “%s” is left out"), uri);
       return TRUE;
     }
-  file = expand_uri (b, uri_node, uri, error);
-  if (file == NULL)
+  if (g_str_has_prefix (uri, "package://"))
+    {
+      /* A ROS package's file, found as the URDF reader finds them; a package that is not
+       * there leaves the mesh out, as a file that is not there does. */
+      file = km_package_uri_resolve (uri, b->path, (const char * const *) b->package_paths,
+                                     b->packages);
+      if (file == NULL)
+        {
+          km_parse_warning (b->path, km_yaml_node_get_pos (uri_node),
+                            _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
+                              "package:// names); it is not drawn"), uri);
+          return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
+        }
+    }
+  else if ((file = expand_uri (b, uri_node, uri, error)) == NULL)
     return FALSE;
   shapes = km_mesh_cache_load (b->cache, file, node_name, &local_error);
   if (shapes == NULL)
     {
       km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is not drawn: %s"),
                         uri, local_error->message);
-      return add_resource_reference (b, joint, node, uri, &m, unit, y_up, error);
+      return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
     }
   {
     KmAffine adjust, tmp = m;
@@ -882,6 +902,17 @@ add_resource (Body            *b,
       for (int c = 0; c < 3; c++)
         adjust.lin.m[r][c] *= unit;
     _km_affine_mul (&tmp, &adjust, &m);
+  }
+  /* The reference as written, so that writers that name mesh files (URDF) keep it: the
+   * file's frame in the joint frame is @m, which a rigid transform and a scale hold unless
+   * nested scales shear it; then no writer could place the file, and the shapes keep no
+   * uri (they are written as what they are, triangles). */
+  {
+    g_autoptr(KmShape) frame = km_shape_new (KM_SHAPE_MESH);
+
+    has_uri = km_shape_set_affine (frame, &m.lin, m.t);
+    uri_transform = frame->transform;
+    uri_scale = frame->scale;
   }
   for (guint i = 0; i < shapes->len; i++)
     {
@@ -902,6 +933,16 @@ add_resource (Body            *b,
       _km_affine_mul (&m, &own, &total);
       if (has_color)
         shape->color = color;
+      if (has_uri)
+        {
+          /* With a node, the shapes are that node's (KmShape.uri_node): part i of the
+           * node, which a writer naming whole files must not write as the file. */
+          km_shape_set_uri (shape, uri, b->path);
+          km_shape_set_uri_node (shape, node_name);
+          shape->uri_transform = uri_transform;
+          shape->uri_scale = uri_scale;
+          shape->uri_part = i;
+        }
       add_shape (b, joint, shape, &total);
     }
   return TRUE;
@@ -1762,6 +1803,11 @@ load_tree (Body        *b,
  * @path: the path as given, for messages and relative `uri`s
  * @options: (nullable): %NULL reads mesh files
  *
+ * A Resource `uri: "package://PKG/PATH"` is looked up as the URDF reader looks it up
+ * (km_package_uri_resolve: $KINEMA_PACKAGE_PATH, then $ROS_PACKAGE_PATH, then the folders
+ * above the file); one that is not found is a warning, and the shape is kept as its
+ * reference. A loaded mesh keeps its Resource's uri (and `node`) for writers.
+ *
  * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
  */
 KmSkeleton *
@@ -1782,6 +1828,8 @@ km_body_load (const char           *path,
                                                                    km_yaml_node_unref);
   g_autoptr(GPtrArray) includes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) inclusions = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) package_paths = km_package_paths_from_env ();
+  g_autoptr(GHashTable) packages = km_package_cache_new ();
   Body b = { 0 };
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -1799,6 +1847,8 @@ km_body_load (const char           *path,
   b.documents = documents;
   b.includes = includes;
   b.inclusions = inclusions;
+  b.package_paths = package_paths;
+  b.packages = packages;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));
   return load_tree (&b, root, error);
 }

@@ -50,6 +50,11 @@ struct _SbFile
   gsize   length;
   KmMarkupText markup;  /* data's lines and start tags, for positions */
   Node   *root;
+  /* "\nincluded from FILE:LINE:COLUMN" lines from the import that read this file out to
+   * the scene (import_sites_text), NULL for the scene itself: every warning in the file
+   * ends with them, as errors do (DESIGN.md, "Error locations"). A file imported twice is
+   * read twice, so one file has one chain. */
+  char   *included_from;
 };
 
 typedef struct
@@ -80,6 +85,7 @@ sb_file_free (SbFile *file)
 {
   g_free (file->path);
   g_free (file->data);
+  g_free (file->included_from);
   km_markup_text_clear (&file->markup);
   node_free (file->root);
   g_free (file);
@@ -551,7 +557,8 @@ note_once (Loader      *L,
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
-  km_parse_warning (file->path, pos, "%s", text);
+  km_parse_warning (file->path, pos, "%s%s", text,
+                    file->included_from != NULL ? file->included_from : "");
 }
 
 /* The position of the character @offset bytes into a looked-up value. */
@@ -1895,7 +1902,6 @@ import_file (Loader     *L,
     open = find_open_file (L, canonical);
   if (open != NULL)
     {
-      g_autofree char *sites = import_sites_text (L);
       g_autofree char *what = NULL;
 
       if (open == node->file)
@@ -1908,8 +1914,9 @@ import_file (Loader     *L,
                                   "import cycle); nothing is imported"),
                                 filename->file->path, open->path);
       /* At the import that closes the cycle, then where every file around it was
-       * imported, as for errors (DESIGN.md, "Error locations"). */
-      import_problem (L, filename->file, at, "%s%s", what, sites);
+       * imported (the importing file's included-from lines, as every warning in it has),
+       * as for errors (DESIGN.md, "Error locations"). */
+      import_problem (L, filename->file, at, "%s", what);
       return TRUE;
     }
   /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
@@ -1955,6 +1962,7 @@ import_file (Loader     *L,
     }
   g_ptr_array_add (L->import_stack, file);
   g_array_append_val (L->import_sites, ((ImportSite) { filename->file->path, at }));
+  file->included_from = import_sites_text (L);
   ok = create_object (L, node, OBJ_NAMESPACE, "namespace", file->root, error);
   g_array_set_size (L->import_sites, L->import_sites->len - 1);
   g_ptr_array_remove_index (L->import_stack, L->import_stack->len - 1);
@@ -2577,11 +2585,21 @@ gear_free (KmScenebuilderGear *gear)
   g_free (gear);
 }
 
+/* What the loader allocates for a KmScenebuilderIk: with the included-from lines of its
+ * file (SbFile.included_from), for the warning format_load_model gives about it after the
+ * files are gone. */
+typedef struct
+{
+  KmScenebuilderIk ik;
+  char            *included_from;
+} IkTarget;
+
 static void
 ik_free (KmScenebuilderIk *ik)
 {
   g_free (ik->name);
   g_free (ik->file);
+  g_free (((IkTarget *) ik)->included_from);
   g_free (ik);
 }
 
@@ -2854,7 +2872,12 @@ add_iks (Loader              *L,
         continue;
       if (body_joint[body->body_index] < 0)
         continue;
-      target = g_new0 (KmScenebuilderIk, 1);
+      {
+        IkTarget *it = g_new0 (IkTarget, 1);
+
+        it->included_from = g_strdup (ik->node->file->included_from);
+        target = &it->ik;
+      }
       target->name = g_strdup (ik->name);
       target->file = g_strdup (ik->node->file->path);
       target->pos = ik->node->pos;
@@ -3354,6 +3377,17 @@ build_model (Loader  *L,
             info->vlimit = (KmLimit) { TRUE, sign > 0 ? jo->vrange[0] : -jo->vrange[1],
                                        sign > 0 ? jo->vrange[1] : -jo->vrange[0] };
           info->effort = jo->flim;
+          /* Kept for writers (KmJoint.max_effort, max_velocity: URDF <limit effort
+           * velocity>), in SI units: vrange and flim were read with the joint's dimensions
+           * (R/T or L/T, ML²/T² or ML/T²) under the units in force (2.5). flim is a
+           * magnitude already; a velocity range becomes the speed allowed both ways, as
+           * for a .body joint_velocity_range. */
+          if (limited (jo->flim))
+            km_skeleton_builder_set_max_effort (builder, j, fabs (jo->flim));
+          if (limited (MIN (fabs (jo->vrange[0]), fabs (jo->vrange[1]))))
+            km_skeleton_builder_set_max_velocity (builder, j,
+                                                  MIN (fabs (jo->vrange[0]),
+                                                       fabs (jo->vrange[1])));
           break;
         case OBJ_BALLJOINT:
           {
@@ -3656,9 +3690,14 @@ format_load_model (const char     *path,
         }
       if (track == NULL)
         {
-          /* Translators: %s is the name of an <ik> element, then why it was left out */
-          km_parse_warning (ik->file, ik->pos, _("the IK target “%s” is left out: %s"),
-                            ik->name, track_error->message);
+          const char *included_from = ((const IkTarget *) ik)->included_from;
+          g_autofree char *text =
+            /* Translators: %s is the name of an <ik> element, then why it was left out */
+            g_strdup_printf (_("the IK target “%s” is left out: %s"), ik->name,
+                             track_error->message);
+
+          km_parse_warning (ik->file, ik->pos, "%s%s", text,
+                            included_from != NULL ? included_from : "");
           g_clear_error (&track_error);
           continue;
         }

@@ -54,7 +54,9 @@
  *   and uri_scale, once for all the shapes read from the file); a reference relative to
  *   the model's folder is written relative to the saved file's folder (km_urdf_save), a
  *   package:// or other URL as it is. Cones, capsules and meshes
- *   without a file (URDF meshes are files) are left out (noted);
+ *   without a file (URDF meshes are files) are left out (noted), and so is a mesh that is
+ *   a node of its file (KmShape.uri_node, a .body Resource's `node`): URDF can only name
+ *   the whole file, which would draw the other nodes too (noted, naming the node);
  *   a material keeps the name the model gives it (KmShape.material), else gets one;
  * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>;
  * - numbers are written with 15 significant digits when those read back within a few ulps
@@ -198,6 +200,20 @@ append_visual (GString       *out,
       }
       break;
     case KM_SHAPE_MESH:
+      if (shape->uri != NULL && shape->uri_node != NULL)
+        {
+          /* A node of a mesh file (a .body Resource's `node`): URDF names whole files
+           * only. Writing the file would draw all of it, and Choreonoid models often keep
+           * one scene file with a node per link, so that each link would draw the whole
+           * robot: the mesh is left out, once per reference, with a note saying which. */
+          if (shape->uri_part == 0)
+            km_format_note (notes,
+                            /* Translators: a node name, a mesh file, then a link name */
+                            _("URDF cannot name the node “%s” of a mesh file: the mesh “%s” "
+                              "of link “%s” is left out"),
+                            shape->uri_node, shape->uri, link);
+          return;
+        }
       if (shape->mesh != NULL && shape->uri != NULL)
         {
           /* A loaded mesh: its file's reference, once for the file's shapes. */

@@ -104,7 +104,7 @@ typedef struct
   GPtrArray   *links;         /* UrdfLink * */
   GPtrArray   *joints;        /* UrdfJoint * */
   GHashTable  *materials;     /* name → UrdfMaterial * */
-  GHashTable  *packages_found; /* "i/package" → folder or NULL: see package_below */
+  GHashTable  *packages_found; /* km_package_cache_new: package:// look-ups */
 
   UrdfLink    *link;          /* the <link> being read */
   UrdfJoint   *joint;
@@ -922,138 +922,15 @@ end_element (GMarkupParseContext  *context,
 
 /* ---- building ----------------------------------------------------------------------- */
 
-#define PACKAGE_SEARCH_DEPTH    3      /* folders below a package path entry */
-#define PACKAGE_SEARCH_ENTRIES  20000  /* directory entries looked at, all together */
-
-/* A folder named @package at most @depth levels below @dir (ROS workspaces keep packages in
- * src/REPOSITORY/PACKAGE), breadth first; *@budget bounds the entries read. */
-static char *
-find_package_below (const char *dir,
-                    const char *package,
-                    guint       depth,
-                    guint      *budget)
-{
-  g_autoptr(GPtrArray) level = g_ptr_array_new_with_free_func (g_free);
-
-  g_ptr_array_add (level, g_strdup (dir));
-  for (guint d = 0; d < depth && level->len > 0; d++)
-    {
-      g_autoptr(GPtrArray) next = g_ptr_array_new_with_free_func (g_free);
-
-      for (guint i = 0; i < level->len; i++)
-        {
-          g_autoptr(GDir) handle = g_dir_open (g_ptr_array_index (level, i), 0, NULL);
-          const char *name;
-
-          while (handle != NULL && *budget > 0 && (name = g_dir_read_name (handle)) != NULL)
-            {
-              g_autofree char *child = NULL;
-
-              (*budget)--;
-              if (name[0] == '.')
-                continue;
-              child = g_build_filename (g_ptr_array_index (level, i), name, NULL);
-              if (!g_file_test (child, G_FILE_TEST_IS_DIR))
-                continue;
-              if (g_str_equal (name, package))
-                return g_steal_pointer (&child);
-              g_ptr_array_add (next, g_steal_pointer (&child));
-            }
-        }
-      g_ptr_array_unref (level);
-      level = g_steal_pointer (&next);
-    }
-  return NULL;
-}
-
-/* find_package_below for package path entry @i, searched once per load: @found maps
- * "i/package" to the folder, or to NULL when there is none. */
-static const char *
-package_below (GHashTable         *found,
-               const char * const *package_paths,
-               guint               i,
-               const char         *package)
-{
-  g_autofree char *key = g_strdup_printf ("%u/%s", i, package);
-  char *dir = NULL;
-  guint budget = PACKAGE_SEARCH_ENTRIES;
-
-  if (g_hash_table_lookup_extended (found, key, NULL, (gpointer *) &dir))
-    return dir;
-  dir = find_package_below (package_paths[i], package, PACKAGE_SEARCH_DEPTH, &budget);
-  g_hash_table_insert (found, g_steal_pointer (&key), dir);
-  return dir;
-}
-
-/* @packages_found: package_below's memory for this load. */
+/* @packages_found: km_package_uri_resolve's memory for this load. */
 static char *
 resolve_mesh_path (const char          *urdf_path,
                    const char          *filename,
                    const char * const  *package_paths,
                    GHashTable          *packages_found)
 {
-  g_autofree char *dir = g_path_get_dirname (urdf_path);
-
   if (g_str_has_prefix (filename, "package://"))
-    {
-      const char *rest = filename + strlen ("package://");
-      const char *slash = strchr (rest, '/');
-      g_autofree char *package = NULL;
-      g_autofree char *here = NULL;
-
-      if (slash == NULL || slash == rest)
-        return NULL;
-      package = g_strndup (rest, (gsize) (slash - rest));
-      for (guint i = 0; package_paths && package_paths[i]; i++)
-        {
-          g_autofree char *candidate = g_build_filename (package_paths[i], package, slash + 1,
-                                                         NULL);
-          const char *below;
-
-          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-            return g_steal_pointer (&candidate);
-          below = package_below (packages_found, package_paths, i, package);
-          if (below != NULL)
-            {
-              g_free (candidate);
-              candidate = g_build_filename (below, slash + 1, NULL);
-              if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-                return g_steal_pointer (&candidate);
-            }
-        }
-      /* The usual layout: PKG/urdf/robot.urdf next to PKG/meshes/… */
-      here = g_canonicalize_filename (dir, NULL);
-      for (guint up = 0; up < 8; up++)
-        {
-          g_autofree char *base = g_path_get_basename (here);
-          g_autofree char *parent = g_path_get_dirname (here);
-
-          if (g_str_equal (base, package))
-            return g_build_filename (here, slash + 1, NULL);
-          if (g_str_equal (parent, here))
-            break;
-          g_free (here);
-          here = g_steal_pointer (&parent);
-        }
-      /* The same layout in a folder named otherwise (a repository cloned under its own
-       * name, a download unpacked anywhere): the first folder above the file that has the
-       * path after the package name. */
-      g_free (here);
-      here = g_canonicalize_filename (dir, NULL);
-      for (guint up = 0; up < 8; up++)
-        {
-          g_autofree char *candidate = g_build_filename (here, slash + 1, NULL);
-          g_autofree char *parent = g_path_get_dirname (here);
-
-          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-            return g_steal_pointer (&candidate);
-          if (g_str_equal (parent, here))
-            break;
-          g_free (here);
-          here = g_steal_pointer (&parent);
-        }
-      return NULL;
-    }
+    return km_package_uri_resolve (filename, urdf_path, package_paths, packages_found);
   if (g_str_has_prefix (filename, "file://"))
     {
       char *local = g_filename_from_uri (filename, NULL, NULL);
@@ -1706,7 +1583,7 @@ km_urdf_load (const char           *path,
   p.links = g_ptr_array_new_with_free_func (link_free);
   p.joints = g_ptr_array_new_with_free_func (joint_free);
   p.materials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  p.packages_found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  p.packages_found = km_package_cache_new ();
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
   if (!km_markup_text_parse (&p.markup, path, context, error))
@@ -1765,34 +1642,12 @@ km_urdf_sniff (const char *data,
   return 0;
 }
 
-static char **
-package_paths_from_env (void)
-{
-  GPtrArray *paths = g_ptr_array_new ();
-  const char *vars[] = { "KINEMA_PACKAGE_PATH", "ROS_PACKAGE_PATH" };
-
-  for (guint v = 0; v < G_N_ELEMENTS (vars); v++)
-    {
-      const char *value = g_getenv (vars[v]);
-      g_auto(GStrv) parts = NULL;
-
-      if (value == NULL || *value == '\0')
-        continue;
-      parts = g_strsplit (value, G_SEARCHPATH_SEPARATOR_S, -1);
-      for (guint i = 0; parts[i]; i++)
-        if (*parts[i] != '\0')
-          g_ptr_array_add (paths, g_strdup (parts[i]));
-    }
-  g_ptr_array_add (paths, NULL);
-  return (char **) g_ptr_array_free (paths, FALSE);
-}
-
 static gpointer
 format_load (const char  *path,
              GBytes      *contents,
              GError     **error)
 {
-  g_auto(GStrv) package_paths = package_paths_from_env ();
+  g_auto(GStrv) package_paths = km_package_paths_from_env ();
   KmUrdfOptions options = { (const char * const *) package_paths, TRUE };
   gsize length;
   const char *data = g_bytes_get_data (contents, &length);
