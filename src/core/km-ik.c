@@ -71,7 +71,10 @@
  * position, each joint within CONT_FIT_RADIUS of the seed (where the fit has two local
  * optima the motion stays on the seed's and slides, never jumps), until a step gains less
  * than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
- * reach. No restarts there: they cannot find an orientation that does not exist.
+ * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
+ * target further away than the path reaches at all (the triangle inequality over its links
+ * and prismatic travels, beyond_reach): the warm descent and the position-priority fit from
+ * the seed only, since no restart can converge and their answers would only jump.
  *
  * Building with -DKM_IK_TRACE prints, for every motion frame, the stage that produced the
  * answer, its largest joint motion from the seed, the seed's distance to the nearest limit
@@ -1623,6 +1626,57 @@ motion_restart_far (Work   *w,
 }
 
 /*
+ * Whether no configuration can bring the effector point to the target's position: it lies
+ * further from the first path joint's origin than the path reaches. The reach is bounded by
+ * the triangle inequality: the distances between consecutive joint origins, each prismatic
+ * joint's longest travel (none when one is unlimited) and the effector offset.
+ */
+static gboolean
+beyond_reach (const Work *w)
+{
+  double reach = w->has_tool ? safe_norm3 (w->tool) : 0.0;
+  KmVec3 origin;
+
+  if (w->n_path == 0)
+    return FALSE;
+  for (guint k = 0; k < w->n_path; k++)
+    {
+      const PathJoint *pj = &w->path[k];
+
+      if (k > 0)
+        reach += safe_norm3 (pj->offset);
+      if (pj->type == KM_JOINT_PRISMATIC && pj->var >= 0)
+        reach += MAX (fabs (w->lo[pj->var]), fabs (w->hi[pj->var])) * safe_norm3 (pj->axis);
+    }
+  if (!isfinite (reach))
+    return FALSE;
+  origin = km_transform_apply (&w->prefix, w->path[0].offset);
+  return safe_norm3 (km_vec3_sub (w->target.pos, origin)) >
+         reach * (1.0 + 1e-9) + w->problem->position_tolerance;
+}
+
+/* A motion's position-priority fit from the seed itself (the weighted descent may have
+ * drifted to another branch, trading position for orientation), for a pose not met.
+ * Continuity first: it wins whenever it meets the position, even over a better orientation
+ * that the drifted descent found elsewhere. */
+static void
+motion_fit_from_seed (Work   *w,
+                      Search *s)
+{
+  Eval ev;
+
+  if (eval_converged (w, &s->best) || w->cancelled || w->n_rows != 6)
+    return;
+  memcpy (w->q, s->seed, w->n_var * sizeof (double));
+  ev = fit_priority (w, PRIORITY_ITERATIONS);
+  if (ev.pos_err <= w->problem->position_tolerance || eval_better (w, &ev, &s->best))
+    {
+      take_answer (w, s, &ev);
+      TRACE_STAGE (w, "fit");
+    }
+}
+
+/*
  * A motion (continuous: the seed is the previous frame's answer): answers near the seed's
  * branch first. The warm descent (patiently when it stalls, as near a singularity);
  * continuation (sub-targets from the seed's pose to the target, ever finer); a turn inside
@@ -1638,7 +1692,6 @@ motion_search (Work              *w,
                Search            *s,
                const KmTransform *target)
 {
-  const KmIkProblem *p = w->problem;
   double best_dist = INFINITY;
   Eval ev;
 
@@ -1653,6 +1706,13 @@ motion_search (Work              *w,
   memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
   if (eval_converged (w, &ev))
     best_dist = seed_distance (w, w->q, s->seed);
+  if (!eval_converged (w, &ev) && !w->cancelled && beyond_reach (w))
+    {
+      /* Nothing converges anywhere: continuation, restarts and far searches cannot help,
+       * and far answers would only break the motion. */
+      motion_fit_from_seed (w, s);
+      return;
+    }
   if (best_dist > KM_IK_CONT_JUMP && !w->cancelled)
     {
       motion_subtargets (w, s, target, &best_dist);
@@ -1666,20 +1726,7 @@ motion_search (Work              *w,
           if (keep_nearest (w, &ev, s->seed, &s->best, &best_dist))
             TRACE_STAGE (w, "near");
         }
-      if (!eval_converged (w, &s->best) && !w->cancelled && w->n_rows == 6)
-        {
-          /* From the seed itself: the weighted descent may have drifted to another branch,
-           * trading position for orientation. */
-          memcpy (w->q, s->seed, w->n_var * sizeof (double));
-          ev = fit_priority (w, PRIORITY_ITERATIONS);
-          /* Continuity first: it wins whenever it meets the position, even over a better
-           * orientation that the drifted descent found elsewhere. */
-          if (ev.pos_err <= p->position_tolerance || eval_better (w, &ev, &s->best))
-            {
-              take_answer (w, s, &ev);
-              TRACE_STAGE (w, "fit");
-            }
-        }
+      motion_fit_from_seed (w, s);
     }
   if (best_dist > KM_IK_CONT_JUMP && !w->cancelled)
     s->restart = !motion_restart_far (w, s, &best_dist);

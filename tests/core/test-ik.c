@@ -407,6 +407,58 @@ test_unreachable (void)
   km_ik_solution_clear (&s);
 }
 
+/* A motion whose targets lie out of reach of the whole arm (iiwa7, 3 m away while it reaches
+ * about 1.3 m): nothing converges anywhere, so a motion frame follows the best fit from the
+ * seed, with no restarts (they cannot converge and their answers would jump), within a
+ * millimetre of a cold solve's best fit in position; the motion is continuous and honest. */
+static void
+test_unreachable_motion (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (iiwa7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  enum { N = 40 };
+  KmTransform targets[N];
+  KmIkSolution out[N] = { { 0 } };
+  KmIkSolution cold = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  for (guint k = 0; k < N; k++)
+    {
+      double t = k / (double) (N - 1);
+      KmMat3 rot;
+
+      km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (1, 1, 0)), 2.5 * t, &rot);
+      targets[k].pos = km_vec3 (2.0 * cos (t), 2.0 * sin (t), 2.5 - t);
+      targets[k].rot = rot;
+    }
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < N; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_false (out[k].converged);
+      if (k > 0)
+        {
+          g_assert_cmpuint (out[k].restarts, ==, 0);
+          for (guint d = 0; d < p->n_dof; d++)
+            g_assert_cmpfloat (fabs (out[k].q[d] - out[k - 1].q[d]), <, 0.5);
+        }
+      if (k % 13 == 0)
+        {
+          km_skeleton_get_mid_range (skel, p->seed);
+          p->continuous = FALSE;
+          g_assert_true (km_ik_solve (p, &cold, NULL, NULL));
+          /* The arm's 0.44 mm offsets make its reach differ a little between branches. */
+          g_assert_cmpfloat (out[k].pos_err, <=, cold.pos_err + 1e-3);
+        }
+    }
+  for (guint k = 0; k < N; k++)
+    km_ik_solution_clear (&out[k]);
+  km_ik_solution_clear (&cold);
+}
+
 /* Joints limited on one side only: the mid-range seed is finite and off the limits, and
  * answers from it, from cold seeds and from the random restarts an unreachable target
  * uses up are finite and within the one-sided limits. */
@@ -1472,6 +1524,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Ik/bench-chains-match", test_bench_chains_match);
+  g_test_add_func ("/kinema/Ik/unreachable-motion", test_unreachable_motion);
   g_test_add_func ("/kinema/Ik/reachable-iiwa7", test_reachable_iiwa7);
   g_test_add_func ("/kinema/Ik/effector-offset", test_effector_offset);
   g_test_add_func ("/kinema/Ik/reachable-ur5", test_reachable_ur5);
