@@ -197,7 +197,7 @@ km_cli_bench_ik (int    argc,
     }
 
   effector = km_target_track_get_effector (track)
-               ? km_skeleton_find_joint (skel, km_target_track_get_effector (track))
+               ? km_skeleton_find_effector (skel, km_target_track_get_effector (track))
                : km_skeleton_get_default_effector (skel);
   if (effector < 0)
     {

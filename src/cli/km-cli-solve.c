@@ -21,6 +21,7 @@
 #include "km-error.h"
 #include "km-format.h"
 #include "km-ik-job.h"
+#include "km-json.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
 
@@ -44,6 +45,7 @@ typedef struct
 
   /* Output, written by the worker, read after the pool is done. */
   GError        *error;
+  const char    *error_subject;    /* what an unlocated error is about, when not the targets */
   KmAnimationStats stats;
   double         seconds;
 
@@ -57,7 +59,8 @@ typedef struct
   KmSkeleton    *skeleton;
   /* The model's analytic IK, when one of its body handlers offers it (nullable). */
   KmBodyHandlerIkHook *ik_hook;
-  const char    *effector;
+  int            effector;         /* --effector's joint, or -1 */
+  const char    *model_label;      /* the model file as given, or "the default skeleton" */
   GMutex         mutex;
   GCond          cond;
   guint          n_finished;
@@ -169,21 +172,35 @@ frames_solved (const SolveItem *items,
   return total;
 }
 
+/* Whether a joint between @effector and the root (both included) has a DOF: else nothing
+ * could reach a target. */
+static gboolean
+chain_moves (KmSkeleton *skeleton,
+             int         effector)
+{
+  for (int j = effector; j >= 0; j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, (guint) j);
+
+      if (joint->dof_index >= 0 && joint->n_dof > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /*
  * Seeds @problem for a motion solved from the model as loaded: the DOFs the solve moves
  * (the effector's chain, up to its base) keep the problem's cold-start seed (mid-range);
  * every other DOF keeps the model's pose (0, clamped into its limits, linked joints
- * following their masters), which the solver leaves alone. Fails when the chain has no
- * DOF to move: nothing could reach a target.
+ * following their masters), which the solver leaves alone. The caller has made sure that
+ * the chain has a DOF to move (chain_moves()).
  */
-static gboolean
-seed_problem (KmIkProblem  *problem,
-              GError      **error)
+static void
+seed_problem (KmIkProblem *problem)
 {
   KmSkeleton *skeleton = problem->skeleton;
   g_autofree double *pose = g_new0 (double, MAX (problem->n_dof, 1));
   g_autofree gboolean *moves = g_new0 (gboolean, MAX (problem->n_dof, 1));
-  guint n_moving = 0;
 
   for (int j = problem->effector; j >= 0 && j != problem->base;
        j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
@@ -191,19 +208,7 @@ seed_problem (KmIkProblem  *problem,
       const KmJoint *joint = km_skeleton_get_joint (skeleton, (guint) j);
 
       for (guint d = 0; joint->dof_index >= 0 && d < joint->n_dof; d++)
-        {
-          moves[joint->dof_index + d] = TRUE;
-          n_moving++;
-        }
-    }
-  if (n_moving == 0)
-    {
-      const char *effector = km_skeleton_get_joint (skeleton, (guint) problem->effector)->name;
-
-      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
-                   _("no joint between the end effector “%s” and the root moves: choose "
-                     "another effector (--effector NAME)"), effector);
-      return FALSE;
+        moves[joint->dof_index + d] = TRUE;
     }
 
   km_skeleton_clamp (skeleton, pose);
@@ -211,7 +216,114 @@ seed_problem (KmIkProblem  *problem,
   for (guint d = 0; d < problem->n_dof; d++)
     if (!moves[d])
       problem->seed[d] = pose[d];
-  return TRUE;
+}
+
+/* Where the targets file @path names its effector: the first keyframe's "effector" value
+ * (the loader made every other one agree); line 0 when it cannot tell (not a targets.json
+ * file, or changed since). Only for a message: the track keeps no positions. */
+static KmSourcePos
+find_effector_value (const char *path)
+{
+  g_autoptr(GBytes) bytes = km_format_read_file (path, KM_JSON_MAX_SIZE, NULL);
+  g_autoptr(KmJsonDocument) doc = NULL;
+  const KmJsonNode *root;
+  gsize length;
+  const char *data;
+
+  if (bytes == NULL)
+    return (KmSourcePos) { 0, 0 };
+  data = g_bytes_get_data (bytes, &length);
+  doc = km_json_parse (path, data, length, NULL);
+  root = doc != NULL ? km_json_document_get_root (doc) : NULL;
+  for (guint i = 0; root != NULL && i < km_json_node_get_length (root); i++)
+    {
+      const KmJsonNode *value = km_json_node_get_member (km_json_node_get_element (root, i),
+                                                         "effector");
+
+      if (value != NULL)
+        return km_json_node_get_pos (value);
+    }
+  return (KmSourcePos) { 0, 0 };
+}
+
+/*
+ * An error about the effector the track names (@message): at its value in the targets
+ * file, "FILE:LINE:COLUMN: …" like a loader's; else the print prefixes the track's label
+ * ("the default targets", a model's IK target).
+ */
+static void
+set_track_effector_error (SolveItem   *item,
+                          const char  *message,
+                          GError     **error)
+{
+  KmSourcePos pos = { 0, 0 };
+
+  if (item->track == NULL && item->targets_path != NULL)
+    pos = find_effector_value (item->targets_path);
+  if (pos.line > 0)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, item->targets_path, pos, "%s", message);
+  else
+    g_set_error_literal (error, KM_IK_ERROR, KM_IK_ERROR_INVALID, message);
+}
+
+/*
+ * The end effector for @track: --effector (checked before the solve), else the one the
+ * track names (a joint's or a link's name, km_skeleton_find_effector()), else the model's
+ * default, the last leaf joint. Each error names where the effector came from.
+ */
+static int
+resolve_effector (SolveItem            *item,
+                  SolveShared          *shared,
+                  const KmTargetTrack  *track,
+                  GError              **error)
+{
+  KmSkeleton *skeleton = shared->skeleton;
+  const char *name = km_target_track_get_effector (track);
+  g_autofree char *message = NULL;
+  int effector;
+
+  if (shared->effector >= 0)
+    return shared->effector;
+
+  if (name != NULL)
+    {
+      effector = km_skeleton_find_effector (skeleton, name);
+      if (effector < 0)
+        /* Translators: the first %s is a model file (or "the default skeleton"). */
+        message = g_strdup_printf (_("%s has no joint or link “%s” to use as the end "
+                                     "effector"), shared->model_label, name);
+      else if (!chain_moves (skeleton, effector))
+        /* Translators: the last %s is a model file (or "the default skeleton"). */
+        message = g_strdup_printf (_("no joint moves between the end effector “%s” and the "
+                                     "root of %s: choose another effector (--effector NAME)"),
+                                   name, shared->model_label);
+      if (message != NULL)
+        {
+          set_track_effector_error (item, message, error);
+          return -1;
+        }
+      return effector;
+    }
+
+  /* The model's own choice: an error about the model, not the targets. */
+  item->error_subject = shared->model_label;
+  effector = km_skeleton_get_default_effector (skeleton);
+  if (effector < 0)
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the model has no end effector: choose one (--effector NAME)"));
+      return -1;
+    }
+  if (!chain_moves (skeleton, effector))
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("no joint moves between the end effector “%s” (the last leaf joint) "
+                     "and the root: choose another effector (--effector NAME)"),
+                   km_skeleton_get_joint (skeleton, (guint) effector)->name);
+      return -1;
+    }
+  item->error_subject = NULL;
+  return effector;
 }
 
 static gboolean
@@ -231,7 +343,7 @@ solve_one (SolveItem    *item,
   if (track == NULL)
     return FALSE;
 
-  effector = km_ik_resolve_effector (shared->skeleton, track, shared->effector, error);
+  effector = resolve_effector (item, shared, track, error);
   if (effector < 0)
     return FALSE;
 
@@ -240,8 +352,7 @@ solve_one (SolveItem    *item,
   g_atomic_int_set (&item->n_frames, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
-  if (!seed_problem (problem, error))
-    return FALSE;
+  seed_problem (problem);
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();
@@ -353,6 +464,8 @@ km_cli_solve (int    argc,
   gboolean show_progress;
   gboolean output_is_dir;
   const char *skeleton_path;
+  const char *model_label;
+  int effector_index = -1;
   int jobs = 0;
   int status = KM_CLI_EXIT_OK;
   int ret;
@@ -363,7 +476,8 @@ km_cli_solve (int    argc,
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       N_("Solve N targets files at a time (default: the number of processors)"), N_("N") },
     { "effector", 'e', 0, G_OPTION_ARG_STRING, &effector,
-      N_("Use joint NAME as the end effector"), N_("NAME") },
+      N_("Use joint NAME (or the joint that moves URDF link NAME) as the end effector"),
+      N_("NAME") },
     { NULL }
   };
 
@@ -390,6 +504,7 @@ km_cli_solve (int    argc,
     return km_cli_usage_error (context, _("--jobs must be a positive number"));
 
   skeleton_path = argc > 1 ? argv[1] : NULL;
+  model_label = skeleton_path != NULL ? skeleton_path : _("the default skeleton");
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
   skeleton = load_skeleton (skeleton_path, &extras, &error);
@@ -408,6 +523,27 @@ km_cli_solve (int    argc,
                _("the model has no joint that moves (every joint is fixed): there is nothing "
                  "to solve"));
       return KM_CLI_EXIT_INVALID;
+    }
+
+  /* --effector names a joint (or a URDF link) of the model, whose chain moves: checked
+   * once, before any targets file, and said of the option. */
+  if (effector != NULL)
+    {
+      effector_index = km_skeleton_find_effector (skeleton, effector);
+      if (effector_index < 0 || !chain_moves (skeleton, effector_index))
+        {
+          /* The prefix is never translated. */
+          fprintf (stderr, "--effector %s: ", effector);
+          if (effector_index < 0)
+            /* Translators: %s is a model file (or "the default skeleton"). */
+            fprintf (stderr, _("%s has no joint or link of that name"), model_label);
+          else
+            /* Translators: %s is a model file (or "the default skeleton"). */
+            fprintf (stderr, _("no joint moves between that end effector and the root of %s: "
+                               "choose another one"), model_label);
+          fputc ('\n', stderr);
+          return KM_CLI_EXIT_INVALID;
+        }
     }
 
   /* A model without TARGETS: its own IK targets (Scenebuilder <ik>), one animation each;
@@ -507,7 +643,8 @@ km_cli_solve (int    argc,
     ik_hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
     shared.ik_hook = ik_hook;
   }
-  shared.effector = effector;
+  shared.effector = effector_index;
+  shared.model_label = model_label;
   g_mutex_init (&shared.mutex);
   g_cond_init (&shared.cond);
   show_progress = isatty (STDERR_FILENO);
@@ -548,9 +685,10 @@ km_cli_solve (int    argc,
             fprintf (stderr, "%s\n", items[i].error->message);
           else
             fprintf (stderr, "%s: %s\n",
-                     items[i].label != NULL ? items[i].label
+                     items[i].error_subject != NULL ? items[i].error_subject
+                     : items[i].label != NULL ? items[i].label
                      : items[i].targets_path != NULL ? items[i].targets_path
-                                                     : KM_DEFAULT_TARGETS_NAME,
+                                                     : _("the default targets"),
                      items[i].error->message);
           status = KM_CLI_EXIT_INVALID;
         }

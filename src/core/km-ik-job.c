@@ -804,7 +804,8 @@ km_ik_solve_track (const KmIkProblem    *problem,
  * @override: (nullable): a joint name that wins over the track's
  *
  * The end effector: @override, else the track's `effector`, else the skeleton's default
- * (the last leaf joint in file order).
+ * (the last leaf joint in file order). A name is a joint's, else a link's
+ * (km_skeleton_find_effector()).
  *
  * Returns: the joint's topological index, or -1 with a KM_IK_ERROR
  */
@@ -826,13 +827,13 @@ km_ik_resolve_effector (KmSkeleton           *skeleton,
       index = km_skeleton_get_default_effector (skeleton);
       if (index < 0)
         g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
-                     _("The skeleton has no end effector"));
+                     _("the skeleton has no end effector"));
       return index;
     }
 
-  index = km_skeleton_find_joint (skeleton, name);
+  index = km_skeleton_find_effector (skeleton, name);
   if (index < 0)
     g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
-                 _("The skeleton has no joint “%s” to use as the end effector"), name);
+                 _("the skeleton has no joint or link “%s” to use as the end effector"), name);
   return index;
 }

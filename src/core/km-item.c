@@ -673,25 +673,28 @@ km_item_get_data (KmItem *self)
 }
 
 /* Choreonoid's ${PROGRAM_TOP}, its install prefix: the folder above the share folder
- * (PREFIX/share/choreonoid-X.Y as installed, TOP/share in a build tree). */
+ * (PREFIX/share/choreonoid-X.Y as installed, TOP/share in a build tree). A share folder
+ * of another shape is no installation's, and its parent no install prefix: NULL, rather
+ * than a guess that would make ${PROGRAM_TOP}/… of any file beside it. */
 static char *
 program_top (const char *share_dir)
 {
   g_autofree char *dir = NULL;
   g_autofree char *base = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *parent_base = NULL;
 
   if (share_dir == NULL)
     return NULL;
   dir = g_canonicalize_filename (share_dir, NULL);
   base = g_path_get_basename (dir);
-  if (g_str_has_prefix (base, "choreonoid"))
-    {
-      g_autofree char *parent = g_path_get_dirname (dir);
-
-      g_free (dir);
-      dir = g_steal_pointer (&parent);
-    }
-  return g_path_get_dirname (dir);
+  parent = g_path_get_dirname (dir);
+  if (strcmp (base, "share") == 0)
+    return g_steal_pointer (&parent);
+  parent_base = g_path_get_basename (parent);
+  if (g_str_has_prefix (base, "choreonoid") && strcmp (parent_base, "share") == 0)
+    return g_path_get_dirname (parent);
+  return NULL;
 }
 
 char *
@@ -727,6 +730,15 @@ km_item_io_expand_path (KmItemIo   *io,
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        _("unknown path variable “${%s}”"), name);
+          return NULL;
+        }
+      if (value == NULL && io->share_dir != NULL)
+        {
+          /* ${PROGRAM_TOP} with a share folder that is not shaped like Choreonoid's. */
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("the path variable “${%s}” is not set: the share folder %s is not "
+                         "Choreonoid's (PREFIX/share/choreonoid-X.Y or TOP/share)"),
+                       name, io->share_dir);
           return NULL;
         }
       if (value == NULL)

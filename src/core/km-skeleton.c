@@ -1134,6 +1134,33 @@ km_skeleton_find_joint (const KmSkeleton *self,
   return (int) GPOINTER_TO_UINT (g_hash_table_lookup (self->by_name, name)) - 1;
 }
 
+/**
+ * km_skeleton_find_effector:
+ *
+ * The joint an end effector name (`--effector`, targets.json's `effector`) means: the
+ * joint called @name, else the joint that moves the link called @name. A URDF names its
+ * links apart from its joints, and ROS tools name an end effector by its link ("tool0",
+ * whose joint may be "tool0_fixed_joint"); a joint's name wins, so a name that is both
+ * keeps meaning the joint. Every caller that resolves an effector name uses this.
+ *
+ * Returns: the joint's topological index, or -1
+ */
+int
+km_skeleton_find_effector (const KmSkeleton *self,
+                           const char       *name)
+{
+  int index;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (name != NULL, -1);
+
+  index = km_skeleton_find_joint (self, name);
+  for (guint j = 0; index < 0 && j < self->n_joints; j++)
+    if (g_strcmp0 (self->joints[j].link_name, name) == 0)
+      index = (int) j;
+  return index;
+}
+
 const char *
 km_skeleton_get_root_name (const KmSkeleton *self)
 {

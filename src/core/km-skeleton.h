@@ -198,6 +198,8 @@ const KmJoint      *km_skeleton_get_joint                (const KmSkeleton      
 const KmJoint      *km_skeleton_get_joints               (const KmSkeleton        *self);
 int                 km_skeleton_find_joint               (const KmSkeleton        *self,
                                                           const char              *name);
+int                 km_skeleton_find_effector            (const KmSkeleton        *self,
+                                                          const char              *name);
 const char         *km_skeleton_get_root_name            (const KmSkeleton        *self);
 const char         *km_skeleton_get_model_name           (const KmSkeleton        *self);
 const char * const *km_skeleton_get_body_handlers        (const KmSkeleton        *self);

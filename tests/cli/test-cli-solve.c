@@ -353,9 +353,9 @@ test_nothing_moves (void)
   }
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("%s: no joint between the end effector “base” "
-                                                 "and the root moves: choose another effector "
-                                                 "(--effector NAME)\n", targets);
+    g_autofree char *expected = g_strdup_printf ("--effector base: no joint moves between that "
+                                                 "end effector and the root of %s: choose "
+                                                 "another one\n", model);
 
     run_cli (&run, NULL, "solve", model, targets, "--effector", "base", "-o", out, NULL);
     g_assert_cmpint (run.status, ==, 1);
@@ -463,6 +463,148 @@ test_tool_point_targets (void)
   g_rmdir (dir);
 }
 
+/* Where the end effector comes from is where its error points: --effector (once, naming
+ * the option and the model), the targets file's "effector" value (FILE:LINE:COLUMN), or
+ * the embedded default targets (never a "targets.json" the user did not give). */
+static void
+test_effector_errors (void)
+{
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *targets = test_data_path ("targets-two-arms.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *unknown = g_build_filename (dir, "unknown.json", NULL);
+  g_autofree char *still = g_build_filename (dir, "still.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "missing", "animation.json", NULL);
+  static const char keyframe[] = "[{\"frame\": 0, \"pos\": [0.45, -0.35, 1.2], "
+                                 "\"euler\": [0, 0, -30],\n";
+
+  {
+    g_autofree char *text = g_strconcat (keyframe, "  \"effector\": \"Nope\"}]\n", NULL);
+
+    g_assert_true (g_file_set_contents (unknown, text, -1, NULL));
+    g_free (text);
+    text = g_strconcat (keyframe, "  \"effector\": \"base\"}]\n", NULL);
+    g_assert_true (g_file_set_contents (still, text, -1, NULL));
+  }
+
+  /* The targets file's effector: at its value, lower-case. */
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s:2:15: %s has no joint or link “Nope” to "
+                                                 "use as the end effector\n", unknown, model);
+
+    run_cli (&run, NULL, "solve", model, unknown, "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s:2:15: no joint moves between the end "
+                                                 "effector “base” and the root of %s: choose "
+                                                 "another effector (--effector NAME)\n",
+                                                 still, model);
+
+    run_cli (&run, NULL, "solve", model, still, "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+
+  /* --effector: the option and the model, whichever targets (the default ones here). */
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("--effector Nope: %s has no joint or link of "
+                                                 "that name\n", model);
+
+    run_cli (&run, NULL, "solve", model, targets, "--effector", "Nope", "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", "--effector", "Nope", "-o", out, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.err, ==, "--effector Nope: the default skeleton has no joint or link "
+                                  "of that name\n");
+  }
+
+  /* The embedded default targets are no file called targets.json. */
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", "-o", nowhere, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_true (g_str_has_prefix (run.err, "the default targets: "));
+    g_assert_null (strstr (run.err, "targets.json"));
+  }
+  g_unlink (unknown);
+  g_unlink (still);
+  g_rmdir (dir);
+}
+
+/* A URDF link's name names the joint that moves it (ROS names an end effector by its link:
+ * "tool0", not "tool0_fixed_joint"): --effector r_hand solves for the joint r_tool, and so
+ * does a targets file whose effector is "r_hand". */
+static void
+test_effector_link_name (void)
+{
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *targets = test_data_path ("targets-two-arms.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *by_joint = g_build_filename (dir, "joint.json", NULL);
+  g_autofree char *by_link = g_build_filename (dir, "link.json", NULL);
+  g_autofree char *by_file = g_build_filename (dir, "file.json", NULL);
+  g_autofree char *link_targets = g_build_filename (dir, "link-targets.json", NULL);
+  g_autofree char *joint_text = NULL;
+  g_autofree char *link_text = NULL;
+  g_autofree char *file_text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", model, targets, "--effector", "r_tool", "-o", by_joint, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", model, targets, "--effector", "r_hand", "-o", by_link, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  g_assert_true (g_file_get_contents (by_joint, &joint_text, NULL, &error));
+  g_assert_true (g_file_get_contents (by_link, &link_text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (link_text, ==, joint_text);
+
+  g_assert_true (g_file_set_contents (link_targets,
+    "[{\"frame\": 0, \"pos\": [0.45, -0.35, 1.2], \"euler\": [0, 0, -30], "
+    "\"effector\": \"r_hand\"},\n"
+    " {\"frame\": 10, \"pos\": [0.35, -0.5, 1.3], \"euler\": [0, 0, -60]}]\n", -1, NULL));
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", model, link_targets, "-o", by_file, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  g_assert_true (g_file_get_contents (by_file, &file_text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (file_text, ==, joint_text);
+
+  g_unlink (by_joint);
+  g_unlink (by_link);
+  g_unlink (by_file);
+  g_unlink (link_targets);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -477,6 +619,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
   g_test_add_func ("/kinema/cli/solve/model-targets", test_model_targets);
   g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
+  g_test_add_func ("/kinema/cli/solve/effector-errors", test_effector_errors);
+  g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
 
   return g_test_run ();
 }

@@ -1033,6 +1033,108 @@ test_save_share_round_trip (void)
   remove_tree (root);
 }
 
+/* ${PROGRAM_TOP} is Choreonoid's install prefix, not any folder above a share folder: a
+ * Save As keeps a project's own files (a sibling of its folder) relative, as without a
+ * share folder, though the share folder given (ROOT/share) makes ROOT the program top;
+ * ${PROGRAM_TOP}/… is for files "../" does not reach, under a share folder shaped like
+ * an installation's (PREFIX/share/choreonoid-X.Y), and never from one of another shape. */
+static void
+test_save_program_top (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *moved_tmp = g_dir_make_tmp ("cnoid-moved-XXXXXX", NULL);
+  g_autofree char *moved = g_canonicalize_filename (moved_tmp, NULL);
+  g_autofree char *share = g_build_filename (root, "share", NULL);
+  g_autofree char *odd_share = g_build_filename (root, "cnoid-data", NULL);
+  g_autofree char *installed = g_build_filename (root, "inst", "share", "choreonoid-2.2", NULL);
+  g_autofree char *arm = g_build_filename (root, "robots", "arm.json", NULL);
+  g_autofree char *targets = g_build_filename (root, "robots", "targets.json", NULL);
+  g_autofree char *pose_seq = g_build_filename (root, "robots", "walk.pseq", NULL);
+  g_autofree char *inst_arm = g_build_filename (root, "inst", "robots", "arm.json", NULL);
+  g_autofree char *inst_targets = g_build_filename (root, "inst", "robots", "targets.json",
+                                                    NULL);
+  g_autofree char *inst_pose_seq = g_build_filename (root, "inst", "robots", "walk.pseq",
+                                                     NULL);
+  g_autofree char *text_in = paths_project ("../../robots/arm.json",
+                                            "../../robots/targets.json",
+                                            "../../robots/walk.pseq");
+  g_autofree char *inst_in = paths_project ("../../inst/robots/arm.json",
+                                            "../../inst/robots/targets.json",
+                                            "../../inst/robots/walk.pseq");
+  g_autofree char *source = g_build_filename (root, "projects", "a", "arm.cnoid", NULL);
+  g_autofree char *inst_source = g_build_filename (root, "projects", "a", "inst.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (root, "projects", "b", "arm.cnoid", NULL);
+  g_autofree char *moved_project = g_build_filename (moved, "b", "arm.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  put_models (root, "robots");
+  put_file (root, "robots/walk.pseq", "# a pose sequence\n");
+  put_models (root, "inst/robots");
+  put_file (root, "inst/robots/walk.pseq", "# a pose sequence\n");
+  g_assert_cmpint (g_mkdir_with_parents (share, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (odd_share, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (installed, 0755), ==, 0);
+  put_file (root, "projects/a/arm.cnoid", text_in);
+  put_file (root, "projects/a/inst.cnoid", inst_in);
+  make_parent (saved);
+  make_parent (moved_project);
+
+  /* ROOT/share: the project's own files stay relative, not ${PROGRAM_TOP}/robots/…. */
+  project = km_cnoid_load_full (source, NULL, share, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_cmpstr (text, ==, text_in);
+  assert_paths_project (saved, share, arm, targets, pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* A share folder not shaped like Choreonoid's has no program top: moved where "../"
+   * does not reach, the files are absolute, not ${PROGRAM_TOP}/robots/…. */
+  {
+    g_autofree char *dir = g_path_get_dirname (source);
+    KmItemIo io = { .file = source, .dir = dir, .share_dir = odd_share };
+    g_autofree char *expanded = km_item_io_expand_path (&io, "${PROGRAM_TOP}/robots", &error);
+
+    g_assert_null (expanded);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+  }
+  project = km_cnoid_load_full (source, NULL, odd_share, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, moved_project, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (moved_project, NULL);
+  g_assert_null (strstr (text, "PROGRAM_TOP"));
+  {
+    g_autofree char *expected = g_strdup_printf ("        file: \"%s\"\n", arm);
+
+    g_assert_nonnull (strstr (text, expected));
+  }
+  assert_paths_project (moved_project, odd_share, arm, targets, pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* Under an installation (ROOT/inst/share/choreonoid-2.2), where "../" does not reach:
+   * ${PROGRAM_TOP}/…. */
+  project = km_cnoid_load_full (inst_source, NULL, installed, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, moved_project, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (moved_project, NULL);
+  g_assert_nonnull (strstr (text, "        file: \"${PROGRAM_TOP}/robots/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            filename: \"${PROGRAM_TOP}/robots/walk.pseq\"\n"));
+  assert_paths_project (moved_project, installed, inst_arm, inst_targets, inst_pose_seq);
+
+  remove_tree (root);
+  remove_tree (moved);
+}
+
 /* Schema 2 stores prismatic joints in metres; schema 1 (and no schema) converted them like
  * revolute joints, in "degrees" (DESIGN.md, body item keys). The same metres must come
  * out of both. */
@@ -1500,6 +1602,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/save-sibling-folder", test_save_sibling_folder);
   g_test_add_func ("/kinema/Cnoid/save-climb-limits", test_save_climb_limits);
   g_test_add_func ("/kinema/Cnoid/save-share-round-trip", test_save_share_round_trip);
+  g_test_add_func ("/kinema/Cnoid/save-program-top", test_save_program_top);
   g_test_add_func ("/kinema/Cnoid/schema-1-joint-values", test_schema_1_joint_values);
   g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);

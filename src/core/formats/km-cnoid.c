@@ -1161,7 +1161,8 @@ typedef struct
  *
  *  1. ${VAR}/… with the variable the reference was read with, while the file is under it;
  *  2. relative, when the file is inside the project's folder (as Choreonoid does);
- *  3. ${SHARE}/…, else ${PROGRAM_TOP}/…, when the file is under that folder (Choreonoid);
+ *  3. ${SHARE}/…, when the file is under the share folder (as Choreonoid writes its own
+ *     models: "${SHARE}/model/SR1/SR1.body", the spec's example);
  *  4. relative with "../", when the file and the project's folder have a common ancestor
  *     worth moving as a whole: two or more levels below the root ("/tmp" or "/home" alone
  *     is not one), and not $HOME or above it (a project moved within the home folder keeps
@@ -1169,8 +1170,16 @@ typedef struct
  *     Choreonoid resolves it against the project's folder, where "../" climbs; as that
  *     climb is a physical one (Kinema's reader climbs lexically), the path is also checked
  *     on the file system, for a folder reached through a symbolic link;
- *  5. ${HOME}/… (Choreonoid);
- *  6. absolute.
+ *  5. ${PROGRAM_TOP}/…, when the file is under Choreonoid's installation (known only for a
+ *     share folder shaped like one, see km_item_io_expand_path);
+ *  6. ${HOME}/… (Choreonoid);
+ *  7. absolute.
+ *
+ * ${PROGRAM_TOP} comes after "../": it is the installation's prefix, a broad folder (/usr,
+ * a build tree, the folder above a share/ given with --share-dir) that may also hold the
+ * user's own projects and models; the files of a project's own folder tree must move with
+ * the project, not be pinned to wherever Choreonoid is installed. ${SHARE} stays before
+ * "../": what is under the share folder is Choreonoid's, and installed elsewhere.
  *
  * Each candidate is expanded as the reader expands it, against the new folder, and used
  * only when that gives the same absolute file: no path is written that does not lead
@@ -1292,8 +1301,8 @@ portable_path (SaveContext *ctx,
       (path = check_candidate (ctx, g_strdup (rest), absolute)) != NULL)
     return path;
   if ((path = under_variable (ctx, "SHARE", absolute)) != NULL ||
-      (path = under_variable (ctx, "PROGRAM_TOP", absolute)) != NULL ||
       (path = climbing_path (ctx, dir, absolute)) != NULL ||
+      (path = under_variable (ctx, "PROGRAM_TOP", absolute)) != NULL ||
       (path = under_variable (ctx, "HOME", absolute)) != NULL)
     return path;
   return g_strdup (absolute);
