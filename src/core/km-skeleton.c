@@ -1135,6 +1135,38 @@ km_skeleton_find_joint (const KmSkeleton *self,
 }
 
 /**
+ * km_skeleton_dofs_by_joint_id:
+ * @n_ids: how many Choreonoid joint ids to map: 0 … @n_ids − 1
+ *
+ * The DOF that each Choreonoid joint id drives in a motion (a .pseq pose, a .seq body
+ * motion): the one of the 1-DOF joint with that id. -1 where no joint has the id, and
+ * where its joint is linked: a follower moves with its master (km_skeleton_apply_mimic).
+ *
+ * Returns: (transfer full): @n_ids DOF indices (at least one entry)
+ */
+int *
+km_skeleton_dofs_by_joint_id (const KmSkeleton *self,
+                              guint             n_ids)
+{
+  int *dofs;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  dofs = g_new (int, MAX (n_ids, 1));
+  for (guint i = 0; i < MAX (n_ids, 1); i++)
+    dofs[i] = -1;
+  for (guint j = 0; j < self->n_joints; j++)
+    {
+      const KmJoint *joint = &self->joints[j];
+
+      if (joint->joint_id >= 0 && (guint) joint->joint_id < n_ids && joint->n_dof == 1 &&
+          joint->dof_index >= 0 && joint->mimic < 0 && dofs[joint->joint_id] < 0)
+        dofs[joint->joint_id] = joint->dof_index;
+    }
+  return dofs;
+}
+
+/**
  * km_skeleton_find_effector:
  *
  * The joint an end effector name (`--effector`, targets.json's `effector`) means: the

@@ -200,6 +200,8 @@ int                 km_skeleton_find_joint               (const KmSkeleton      
                                                           const char              *name);
 int                 km_skeleton_find_effector            (const KmSkeleton        *self,
                                                           const char              *name);
+int                *km_skeleton_dofs_by_joint_id         (const KmSkeleton        *self,
+                                                          guint                    n_ids);
 const char         *km_skeleton_get_root_name            (const KmSkeleton        *self);
 const char         *km_skeleton_get_model_name           (const KmSkeleton        *self);
 const char * const *km_skeleton_get_body_handlers        (const KmSkeleton        *self);

@@ -758,23 +758,6 @@ link_track_free (gpointer data)
   g_free (track);
 }
 
-static GHashTable *
-dof_by_joint_id (KmSkeleton *skeleton)
-{
-  GHashTable *map = g_hash_table_new (NULL, NULL);
-
-  for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
-    {
-      const KmJoint *joint = km_skeleton_get_joint (skeleton, j);
-
-      if (joint->joint_id >= 0 && joint->n_dof == 1 && joint->dof_index >= 0 &&
-          joint->mimic < 0)
-        g_hash_table_insert (map, GINT_TO_POINTER (joint->joint_id + 1),
-                             GINT_TO_POINTER (joint->dof_index + 1));
-    }
-  return map;
-}
-
 /* Which degrees of freedom are revolute joints' (n_dof entries). */
 static gboolean *
 revolute_dofs (KmSkeleton *skeleton)
@@ -979,7 +962,8 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
                          KmTransform      **root_poses,
                          GError           **error)
 {
-  g_autoptr(GHashTable) dofs = NULL;
+  g_autofree int *dofs = NULL;
+  guint n_ids = 0;
   g_autofree gboolean *angular = NULL;   /* with angleUnit: degree */
   g_autoptr(GPtrArray) channels = NULL;   /* GArray of Knot per DOF, NULL when not keyed */
   GArray *root_pos[3] = { NULL, NULL, NULL };
@@ -1017,7 +1001,10 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
   if (initial_root == NULL)
     initial_root = &identity;
 
-  dofs = dof_by_joint_id (skeleton);
+  for (guint i = 0; i < self->n_keys; i++)
+    for (guint j = 0; j < self->keys[i].n_joints; j++)
+      n_ids = MAX (n_ids, (guint) MAX (self->keys[i].joints[j] + 1, 0));
+  dofs = km_skeleton_dofs_by_joint_id (skeleton, n_ids);
   if (self->degrees)
     angular = revolute_dofs (skeleton);
   channels = g_ptr_array_new_with_free_func (free_knots);
@@ -1029,12 +1016,11 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
 
       for (guint j = 0; j < key->n_joints; j++)
         {
-          gpointer d = g_hash_table_lookup (dofs, GINT_TO_POINTER (key->joints[j] + 1));
           guint dof;
 
-          if (d == NULL)
+          if (key->joints[j] < 0 || dofs[key->joints[j]] < 0)
             continue;
-          dof = GPOINTER_TO_UINT (d) - 1;
+          dof = (guint) dofs[key->joints[j]];
           if (channels->pdata[dof] == NULL)
             channels->pdata[dof] = g_array_new (FALSE, FALSE, sizeof (Knot));
           add_knot (channels->pdata[dof], key->time,
