@@ -50,6 +50,10 @@ G_DEFINE_FINAL_TYPE (KmBodyItem, km_body_item, KM_TYPE_ITEM)
 static const char * const file_keys[] = { "file", "modelFile", NULL };
 static const char * const base_link_keys[] = { "current_base_link", "currentBaseLink", NULL };
 static const char * const translation_keys[] = { "root_translation", "rootPosition", NULL };
+/* jointPositions: the older key, in radians. */
+static const char * const displacement_keys[] = {
+  "joint_displacements", "jointDisplacements", "jointPositions", NULL
+};
 
 /* A joint id no joint has, in value_order(): Choreonoid's dummy joint there. */
 #define NO_JOINT G_MAXUINT
@@ -276,6 +280,130 @@ load_model (KmBodyItem       *self,
   attach_handlers (self);
 }
 
+/* The message of a reader's error without its "FILE:LINE:COLUMN: " (km_parse_error_set),
+ * for a warning located at @node. */
+static const char *
+bare_message (const GError     *error,
+              const KmYamlNode *node)
+{
+  const char *file = km_yaml_node_get_file (node);
+  const char *rest;
+
+  if (file == NULL || !g_str_has_prefix (error->message, file) ||
+      error->message[strlen (file)] != ':')
+    return error->message;
+  rest = strstr (error->message + strlen (file), ": ");
+  return rest != NULL ? rest + 2 : error->message;
+}
+
+/* The first of @keys that @data has (km_yaml_mapping_lookup_any() finds its value). */
+static const char *
+key_of (const KmYamlNode   *data,
+        const char * const *keys)
+{
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (km_yaml_mapping_lookup (data, keys[i]) != NULL)
+      return keys[i];
+  return keys[0];
+}
+
+/* A malformed optional value of the data: "restoring as much as possible is more practical
+ * than aborting the loading" (the project file spec, on schema versions), so the key is
+ * ignored with a warning where it is, the rest of the item is restored, and the data is
+ * stored back as it was until the state changes. Clears @error. */
+static void
+ignore_value (KmItemIo         *io,
+              const KmYamlNode *node,
+              const char       *key,
+              GError          **error)
+{
+  /* Translators: a key of a project file's item data, then what was expected there */
+  km_item_io_warn (io, node, _("“%s” is ignored: %s"), key, bare_message (*error, node));
+  g_clear_error (error);
+}
+
+/* A rotation matrix of 9 numbers, row by row (Choreonoid's rootAttitude): TRUE and @rot
+ * when they are orthonormal with a determinant of +1, to the precision a project keeps
+ * (Choreonoid writes 9 significant digits); made exactly orthonormal then. */
+static gboolean
+rotation_from_numbers (const double *m,
+                       KmMat3       *rot)
+{
+  KmMat3 r;
+  double det;
+
+  for (guint i = 0; i < 3; i++)
+    for (guint j = 0; j < 3; j++)
+      r.m[i][j] = m[3 * i + j];
+  for (guint i = 0; i < 3; i++)
+    for (guint j = 0; j < 3; j++)
+      {
+        double dot = r.m[0][i] * r.m[0][j] + r.m[1][i] * r.m[1][j] + r.m[2][i] * r.m[2][j];
+
+        if (!(fabs (dot - (i == j ? 1 : 0)) < 1e-6))
+          return FALSE;
+      }
+  det = r.m[0][0] * (r.m[1][1] * r.m[2][2] - r.m[1][2] * r.m[2][1]) -
+        r.m[0][1] * (r.m[1][0] * r.m[2][2] - r.m[1][2] * r.m[2][0]) +
+        r.m[0][2] * (r.m[1][0] * r.m[2][1] - r.m[1][1] * r.m[2][0]);
+  if (det <= 0)
+    return FALSE;
+  km_mat3_from_quat (km_quat_normalize (km_mat3_to_quat (&r)), rot);
+  return TRUE;
+}
+
+/* root_rotation, [ AXIS_X, AXIS_Y, AXIS_Z, DEGREES ], or a rotation matrix of 9 numbers
+ * (as Choreonoid writes rootAttitude); rootAttitude, 9 numbers. FALSE, with a warning,
+ * for anything else. */
+static gboolean
+restore_rotation (const KmYamlNode *node,
+                  const char       *key,
+                  KmItemIo         *io,
+                  KmMat3           *rot)
+{
+  g_autoptr(GError) error = NULL;
+  double v[9];
+  guint n = km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE ? km_yaml_node_get_length (node)
+                                                              : 0;
+
+  if (n == 4 && g_str_equal (key, "root_rotation"))
+    {
+      if (!km_yaml_expect_numbers (node, v, 4, &error))
+        {
+          ignore_value (io, node, key, &error);
+          return FALSE;
+        }
+      if (v[0] != 0 || v[1] != 0 || v[2] != 0)
+        km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (v[0], v[1], v[2])),
+                                 km_deg_to_rad (v[3]), rot);
+      else
+        km_mat3_identity (rot);
+      return TRUE;
+    }
+  if (n == 9)
+    {
+      if (!km_yaml_expect_numbers (node, v, 9, &error))
+        {
+          ignore_value (io, node, key, &error);
+          return FALSE;
+        }
+      if (rotation_from_numbers (v, rot))
+        return TRUE;
+      km_item_io_warn (io, node, _("“%s” is ignored: its 9 numbers are not a rotation matrix"),
+                       key);
+      return FALSE;
+    }
+  if (g_str_equal (key, "root_rotation"))
+    km_item_io_warn (io, node, _("“%s” is ignored: expected a list of 4 numbers (an axis and "
+                                 "an angle in degrees) or 9 (a rotation matrix)"), key);
+  else
+    km_item_io_warn (io, node, _("“%s” is ignored: expected a list of 9 numbers (a rotation "
+                                 "matrix)"), key);
+  return FALSE;
+}
+
+/* The item's data: a malformed optional value is ignored (ignore_value()); only data that
+ * is not a mapping, or a bad model file reference, fails the item. */
 static gboolean
 km_body_item_restore (KmItem           *item,
                       const KmYamlNode *data,
@@ -283,6 +411,7 @@ km_body_item_restore (KmItem           *item,
                       GError          **error)
 {
   KmBodyItem *self = KM_BODY_ITEM (item);
+  g_autoptr(GError) bad = NULL;
   KmYamlNode *node;
   gboolean radians = FALSE;
 
@@ -295,81 +424,78 @@ km_body_item_restore (KmItem           *item,
 
   if ((node = km_yaml_mapping_lookup (data, "schema")) != NULL)
     {
-      if (!km_yaml_expect_int (node, &self->schema, error))
-        return FALSE;
-      if (self->schema > KM_BODY_ITEM_SCHEMA)
+      if (!km_yaml_expect_int (node, &self->schema, &bad))
+        {
+          self->schema = 1;
+          ignore_value (io, node, "schema", &bad);
+        }
+      else if (self->schema > KM_BODY_ITEM_SCHEMA)
         km_item_io_warn (io, node, _("body item schema %lld is newer than %d; "
                                      "loading what can be read"),
                          (long long) self->schema, KM_BODY_ITEM_SCHEMA);
     }
 
   if ((node = km_yaml_mapping_lookup_any (data, translation_keys)) != NULL &&
-      !km_yaml_expect_vec3 (node, &self->root.pos, error))
-    return FALSE;
-  if ((node = km_yaml_mapping_lookup (data, "root_rotation")) != NULL)
+      !km_yaml_expect_vec3 (node, &self->root.pos, &bad))
     {
-      double aa[4];
-
-      if (!km_yaml_expect_numbers (node, aa, 4, error))
-        return FALSE;
-      if (aa[0] != 0 || aa[1] != 0 || aa[2] != 0)
-        km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (aa[0], aa[1], aa[2])),
-                                 km_deg_to_rad (aa[3]), &self->root.rot);
+      self->root.pos = km_vec3 (0, 0, 0);
+      ignore_value (io, node, key_of (data, translation_keys), &bad);
     }
-  else if ((node = km_yaml_mapping_lookup (data, "rootAttitude")) != NULL)
-    {
-      double m[9];
-
-      if (!km_yaml_expect_numbers (node, m, 9, error))
-        return FALSE;
-      for (guint r = 0; r < 3; r++)
-        for (guint c = 0; c < 3; c++)
-          self->root.rot.m[r][c] = m[3 * r + c];
-    }
+  /* A bad root_rotation leaves rootAttitude, when the data has both, to say it. */
+  if (((node = km_yaml_mapping_lookup (data, "root_rotation")) == NULL ||
+       !restore_rotation (node, "root_rotation", io, &self->root.rot)) &&
+      (node = km_yaml_mapping_lookup (data, "rootAttitude")) != NULL)
+    restore_rotation (node, "rootAttitude", io, &self->root.rot);
 
   if ((node = km_yaml_mapping_lookup (data, "fix_root")) != NULL &&
-      !km_yaml_expect_bool (node, &self->fix_root, error))
-    return FALSE;
+      !km_yaml_expect_bool (node, &self->fix_root, &bad))
+    ignore_value (io, node, "fix_root", &bad);
   if ((node = km_yaml_mapping_lookup_any (data, base_link_keys)) != NULL)
     {
-      const char *s = km_yaml_expect_string (node, error);
+      const char *s = km_yaml_expect_string (node, &bad);
 
       if (s == NULL)
-        return FALSE;
-      self->base_link = g_strdup (s);
+        ignore_value (io, node, key_of (data, base_link_keys), &bad);
+      else
+        self->base_link = g_strdup (s);
     }
 
-  node = km_yaml_mapping_lookup (data, "joint_displacements");
-  if (node == NULL)
-    node = km_yaml_mapping_lookup (data, "jointDisplacements");
-  if (node == NULL && (node = km_yaml_mapping_lookup (data, "jointPositions")) != NULL)
-    radians = TRUE;
+  node = km_yaml_mapping_lookup_any (data, displacement_keys);
+  radians = node != NULL && g_str_equal (key_of (data, displacement_keys), "jointPositions");
   self->raw_radians = radians;
   if (node != NULL &&
       (self->raw = km_yaml_expect_number_list (node, MAX_JOINT_VALUES, &self->n_raw,
-                                               error)) == NULL)
-    return FALSE;
+                                               &bad)) == NULL)
+    {
+      self->n_raw = 0;
+      ignore_value (io, node, key_of (data, displacement_keys), &bad);
+    }
 
   /* Kinema's addition: handlers the project adds to the model's own `body_handlers`
    * (a name or a list of names). */
   if ((node = km_yaml_mapping_lookup (data, "extra_body_handlers")) != NULL)
     {
       g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+      gboolean ok = TRUE;
 
       if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
         g_strv_builder_add (names, km_yaml_node_get_scalar (node, NULL));
-      else if (!km_yaml_expect_sequence (node, error))
-        return FALSE;
       else
-        for (guint i = 0; i < km_yaml_node_get_length (node) && i < 1024; i++)
+        ok = km_yaml_expect_sequence (node, &bad);
+      if (ok && km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+        for (guint i = 0; ok && i < km_yaml_node_get_length (node) && i < 1024; i++)
           {
-            const char *s = km_yaml_expect_string (km_yaml_sequence_get (node, i), error);
+            const char *s = km_yaml_expect_string (km_yaml_sequence_get (node, i), &bad);
 
             if (s == NULL)
-              return FALSE;
-            g_strv_builder_add (names, s);
+              ok = FALSE;
+            else
+              g_strv_builder_add (names, s);
           }
-      self->extra_handlers = g_strv_builder_end (names);
+      if (ok)
+        self->extra_handlers = g_strv_builder_end (names);
+      else
+        ignore_value (io, node, "extra_body_handlers", &bad);
     }
 
   if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))

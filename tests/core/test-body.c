@@ -656,6 +656,51 @@ test_resource_node (void)
   g_assert_false (test_util_has_warning (notes, "no inline"));
 }
 
+/* A Resource that names a node of a mesh file that was not loaded is written back with
+ * its `node`: without it Choreonoid would draw the whole file. */
+static void
+test_unloaded_resource_node (void)
+{
+  static const char body[] =
+    HEAD "  - name: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Resource\n        uri: \"missing.wrl\"\n        node: A\n"
+    "      - type: Resource\n        uri: \"missing.wrl\"\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_null (shapes[0]->mesh);
+  g_assert_cmpstr (shapes[0]->uri_node, ==, "A");
+  g_assert_null (shapes[1]->uri_node);
+
+  written = km_body_to_string (skel, NULL);
+  g_assert_nonnull (strstr (written, "uri: \"missing.wrl\"\n"));
+  {
+    g_auto(GStrv) parts = g_strsplit (written, "node:", -1);
+
+    g_assert_cmpuint (g_strv_length (parts), ==, 2);
+  }
+  test_util_push_warnings (warnings);
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  shapes = km_skeleton_get_shapes (back, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (shapes[0]->uri, ==, "missing.wrl");
+  g_assert_cmpstr (shapes[0]->uri_node, ==, "A");
+  g_assert_null (shapes[1]->uri_node);
+}
+
 /* A spherical joint with a joint id (an edited .body joint) in a project's
  * joint_displacements: laid out as km_body_save writes the joint (three revolute links,
  * the first with its id, the other two with new ids after the largest, in link order),
@@ -834,6 +879,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/rebased-resources", test_rebased_resources);
   g_test_add_func ("/kinema/Body/package-resources", test_package_resources);
   g_test_add_func ("/kinema/Body/resource-node", test_resource_node);
+  g_test_add_func ("/kinema/Body/unloaded-resource-node", test_unloaded_resource_node);
   g_test_add_func ("/kinema/Body/spherical-joint-id-displacements",
                    test_spherical_joint_id_displacements);
   g_test_add_func ("/kinema/Body/joint-ids-kept", test_joint_ids_kept);

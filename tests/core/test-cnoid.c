@@ -413,7 +413,8 @@ test_broken_items (void)
 {
   g_autofree char *path = data_path ("kinema/broken.cnoid");
   g_autoptr(KmProject) project = load_ok (path);
-  g_autofree char *m1 = g_strdup_printf ("%s:20:27: expected a list of 3 numbers", path);
+  /* (a bad file reference fails the item; a bad optional value does not: bad-values) */
+  g_autofree char *m1 = g_strdup_printf ("%s:20:17: expected a string", path);
   g_autofree char *m2 = g_strdup_printf ("%s:48:15: no reader for the model format “COLLADA” "
                                          "yet; the body is kept but not shown", path);
   g_autofree char *m3 = g_strdup_printf ("%s:57:17: “Base/FolderItem” data schema 3 is newer "
@@ -447,6 +448,118 @@ test_broken_items (void)
   g_assert_true (KM_IS_BODY_ITEM (unregistered));
   g_assert_nonnull (km_item_get_problem (unregistered));
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (newer)));
+}
+
+/* A malformed optional value of a BodyItem's data is ignored with a warning where it is,
+ * and the body still loads ("restoring as much as possible", the project file spec):
+ * root_rotation of 5 numbers, or of 9 that are no rotation, a bad joint_displacements,
+ * fix_root; root_rotation of 9 numbers is a rotation matrix (as Choreonoid's rootAttitude,
+ * whose rounding noise is accepted). Saved unchanged, the data is as it was; changed, the
+ * state is written and the item's other keys kept. */
+static void
+test_body_bad_values (void)
+{
+  static const char head[] =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 1\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      name: A\n"
+    "      data:\n"
+    "        file: \"arm.json\"\n"
+    "        format: SKELETON-JSON\n";
+  static const struct
+  {
+    const char *data;
+    const char *message;   /* at line 13, or NULL */
+    double      rot[9];
+  } cases[] = {
+    { "        root_rotation: [ 0, 0, 1, 90, 5 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:24: “root_rotation” is ignored: expected a list of 4 numbers (an axis and an angle "
+      "in degrees) or 9 (a rotation matrix)", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        root_rotation: [ 0, -1, 0, 1, 0, 0, 0, 0, 1 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      NULL, { 0, -1, 0, 1, 0, 0, 0, 0, 1 } },
+    { "        root_rotation: [ 0, -1, 0, 1, 0, 0, 0, 0, 2 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:24: “root_rotation” is ignored: its 9 numbers are not a rotation matrix",
+      { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        rootAttitude: [ 1, -0, -1.38777878e-17, 0, 1, -0, 1.38777878e-17, 0, 1 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      NULL, { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        fix_root: maybe\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:19: “fix_root” is ignored: expected true or false", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = data_path ("kinema/bad-values.cnoid");
+      g_autofree char *text = g_strconcat (head, cases[i].data, NULL);
+      g_autofree char *saved = NULL;
+      g_autoptr(KmProject) project = NULL;
+      g_autoptr(GError) error = NULL;
+      KmItem *body;
+      KmTransform pose;
+      const double *q;
+      double q2[5];
+
+      g_test_message ("case %u", i);
+      project = load_text (path, text, &error);
+      g_assert_no_error (error);
+      body = find_by_name (km_project_get_root_item (project), "A");
+      g_assert_true (KM_IS_BODY_ITEM (body));
+      g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+      g_assert_null (km_item_get_problem (body));
+      if (cases[i].message != NULL)
+        {
+          g_autofree char *message = g_strdup_printf ("%s:%s", path, cases[i].message);
+
+          g_assert_true (has_message (project, message));
+          g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+        }
+      else
+        g_assert_cmpuint (km_project_get_messages (project)->len, ==, 0);
+      km_body_item_get_root_pose (KM_BODY_ITEM (body), &pose);
+      test_util_assert_vec3 (pose.pos, 1, 2, 3, 1e-12);
+      for (guint r = 0; r < 3; r++)
+        for (guint c = 0; c < 3; c++)
+          g_assert_cmpfloat_with_epsilon (pose.rot.m[r][c], cases[i].rot[3 * r + c], 1e-9);
+      q = km_body_item_get_joint_state (KM_BODY_ITEM (body), NULL);
+      g_assert_cmpfloat_with_epsilon (q[0], 10 * G_PI / 180, 1e-12);
+
+      /* Unchanged: the data as it was, the bad value too (Choreonoid ignores it as well). */
+      saved = test_util_cnoid_to_string (project, path);
+      g_assert_nonnull (strstr (saved, cases[i].data));
+      g_clear_pointer (&saved, g_free);
+
+      /* Changed: the state written from the model, the other keys kept. */
+      memcpy (q2, q, sizeof q2);
+      q2[0] = 0;
+      km_body_item_set_joint_state (KM_BODY_ITEM (body), q2, 5);
+      saved = test_util_cnoid_to_string (project, path);
+      g_assert_nonnull (strstr (saved, "        my_plugin_key: kept\n"));
+      g_assert_nonnull (strstr (saved, "        root_translation: [ 1, 2, 3 ]\n"));
+      g_assert_nonnull (strstr (saved, "        joint_displacements: [ 0, 20, "));
+      g_assert_nonnull (strstr (saved, "        root_rotation: [ "));
+      g_assert_null (strstr (saved, "90, 5 ]"));
+      g_assert_null (strstr (saved, "fix_root: maybe"));
+    }
 }
 
 static void
@@ -1596,6 +1709,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/sub-project", test_sub_project);
   g_test_add_func ("/kinema/Cnoid/sub-project-recursion", test_sub_project_recursion);
   g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
+  g_test_add_func ("/kinema/Cnoid/body-bad-values", test_body_bad_values);
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);

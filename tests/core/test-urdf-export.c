@@ -776,6 +776,114 @@ test_link_name_clashes (void)
   }
 }
 
+/* urdfdom refuses a revolute or prismatic joint without <limit lower upper>: an unlimited
+ * revolute joint is continuous, every prismatic joint and every range open on one side gets
+ * a <limit> that keeps the finite end and puts the open one a turn (revolute) or 1000 m
+ * (prismatic) beyond it, with a note giving the value; read back, the finite ends are
+ * the same. The placeholder note says only what was written. */
+static void
+test_open_ranges (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "up_to", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, -INFINITY, 0.5);
+  km_skeleton_builder_set_max_effort (b, j, 20);
+  km_skeleton_builder_set_max_velocity (b, j, 2);
+  j = km_skeleton_builder_add_joint (b, "from", KM_JOINT_PRISMATIC, "up_to");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_limit (b, j, 0, -0.1, INFINITY);
+  km_skeleton_builder_set_max_effort (b, j, 30);
+  j = km_skeleton_builder_add_joint (b, "slide", KM_JOINT_PRISMATIC, "from");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_max_velocity (b, j, 0.5);
+  j = km_skeleton_builder_add_joint (b, "turn", KM_JOINT_REVOLUTE, "slide");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_max_effort (b, j, 5);
+  km_skeleton_builder_set_max_velocity (b, j, 3);
+  j = km_skeleton_builder_add_joint (b, "ball", KM_JOINT_SPHERICAL, "turn");
+  km_skeleton_builder_set_limit (b, j, 1, 0.25, INFINITY);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  text = km_urdf_to_string (skel, notes);
+  for (guint i = 0; i < notes->len; i++)
+    g_test_message ("note: %s", (char *) notes->pdata[i]);
+  g_assert_nonnull (strstr (text, "  <joint name=\"up_to\" type=\"revolute\">\n"));
+  g_assert_nonnull (strstr (text, "<limit lower=\"-5.783185307179586\" upper=\"0.5\" effort=\"20\" "
+                                  "velocity=\"2\"/>"));
+  g_assert_nonnull (strstr (text, "<limit lower=\"-0.1\" upper=\"999.9\" effort=\"30\" "
+                                  "velocity=\"1\"/>"));
+  g_assert_nonnull (strstr (text, "<limit lower=\"-1000\" upper=\"1000\" effort=\"10000\" "
+                                  "velocity=\"0.5\"/>"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"turn\" type=\"continuous\">\n"));
+  g_assert_nonnull (strstr (text, "<limit effort=\"5\" velocity=\"3\"/>"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"ball_x\" type=\"continuous\">\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"ball_y\" type=\"revolute\">\n"));
+  g_assert_nonnull (strstr (text, "<limit lower=\"0.25\" upper=\"6.533185307179586\""));
+  test_util_assert_warning (notes, "joint “up_to” is limited on one side only, which URDF cannot "
+                                   "say: its open end is written as lower=\"-5.783185307179586\", "
+                                   "a full turn beyond the other");
+  test_util_assert_warning (notes, "joint “from” is limited on one side only, which URDF cannot "
+                                   "say: its open end is written as upper=\"999.9\", 1000 m "
+                                   "beyond the other");
+  test_util_assert_warning (notes, "prismatic joint “slide” is unlimited, which URDF cannot say: "
+                                   "it is written with lower=\"-1000\" upper=\"1000\"");
+  test_util_assert_warning (notes, "joint “ball_y” is limited on one side only");
+  g_assert_false (test_util_has_warning (notes, "ball_x”"));
+  g_assert_false (test_util_has_warning (notes, "without <limit>"));
+  /* One note per kind of placeholder, each saying only what it wrote. */
+  test_util_assert_warning (notes, "1 joint (“from”) has no velocity limit, which URDF requires: "
+                                   "written as velocity 1");
+  test_util_assert_warning (notes, "1 joint (“slide”) has no effort limit, which URDF requires: "
+                                   "written as effort 10000");
+  test_util_assert_warning (notes, "1 joint (“ball_y”) has no effort and no velocity limit, "
+                                   "which URDF requires: written as effort 10000 and velocity 1");
+  g_assert_false (test_util_has_warning (notes, "“from”) has no effort"));
+  g_assert_false (test_util_has_warning (notes, "“slide”) has no effort and"));
+
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_true (test_util_joint (back, "up_to")->limits[0].limited);
+  g_assert_cmpfloat (test_util_joint (back, "up_to")->limits[0].max, ==, 0.5);
+  g_assert_cmpfloat (test_util_joint (back, "from")->limits[0].min, ==, -0.1);
+  g_assert_cmpfloat (test_util_joint (back, "slide")->limits[0].max, ==, 1000);
+  g_assert_false (test_util_joint (back, "turn")->limits[0].limited);
+  g_assert_cmpfloat (test_util_joint (back, "ball_y")->limits[0].min, ==, 0.25);
+}
+
+/* The reviewer's case (a slider with only an upper limit, as a .body says it): the URDF
+ * has the <limit> urdfdom requires, and its upper limit is the model's. */
+static void
+test_open_range_body (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+    "  - name: WAIST\n    joint_type: free\n"
+    "  - name: J2\n    parent: WAIST\n    joint_type: prismatic\n    joint_axis: Y\n"
+    "    joint_range: [ unlimited, 0.2 ]\n";
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  skel = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  g_assert_no_error (error);
+  text = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (text, "<limit lower=\"-999.8\" upper=\"0.2\" effort=\"10000\" "
+                                  "velocity=\"1\"/>"));
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_cmpfloat (test_util_joint (back, "J2")->limits[0].max, ==, 0.2);
+}
+
 /* skeleton.json's "link": a name of 1 to KM_SKELETON_MAX_NAME bytes, the error at it. */
 static void
 test_json_link_errors (void)
@@ -820,6 +928,8 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);
+  g_test_add_func ("/kinema/UrdfExport/open-ranges", test_open_ranges);
+  g_test_add_func ("/kinema/UrdfExport/open-range-body", test_open_range_body);
 
   return g_test_run ();
 }

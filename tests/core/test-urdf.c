@@ -10,6 +10,8 @@
 
 #include "km-error.h"
 #include "km-format.h"
+#include "km-mesh-loader.h"
+#include "km-scenebuilder.h"
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
 
@@ -663,6 +665,91 @@ test_utf16 (void)
   g_rmdir (dir);
 }
 
+/* Where GMarkup stops on XML that is not well-formed, in every XML loader (URDF, COLLADA,
+ * Scenebuilder): the character it stopped at, or just past the last one at the end of the
+ * text, in characters, on the first line as on the others (GMarkup counts a line's '\n' as
+ * the next line's first column). ROOT is each format's document element. */
+static void
+test_xml_error_positions (void)
+{
+  static const struct
+  {
+    const char *text;
+    guint       line;
+    guint       column;   /* as written, with ROOT: on line 1 it moves with the root */
+  } cases[] = {
+    /* the end, inside an attribute value: line 3 has 15 characters */
+    { "<ROOT name=\"r\">\n  <link name=\"a\"/>\n  <link name=\"b", 3, 16 },
+    { "<ROOT name=\"r", 1, 14 },
+    /* at an unquoted value */
+    { "<ROOT name='r'>\n  <link name=a/>\n</ROOT>", 2, 14 },
+    { "<ROOT name=r/>", 1, 12 },
+    /* characters, not bytes */
+    { "<ROOT name='r'>\n  <link name='\xc3\xa9' x=y/>\n</ROOT>", 2, 20 },
+    /* the end, on an empty last line */
+    { "<ROOT name='r'>\n  <link name='a'>\n", 3, 1 },
+  };
+  static const char *const roots[] = { "robot", "COLLADA", "scene" };
+  static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint f = 0; f < G_N_ELEMENTS (roots); f++)
+      {
+        g_autoptr(GString) text = g_string_new (cases[i].text);
+        guint column = cases[i].column + (cases[i].line == 1 ? strlen (roots[f]) - 4 : 0);
+        g_autofree char *expected = g_strdup_printf ("%s:%u:%u: ", paths[f], cases[i].line,
+                                                     column);
+        g_autoptr(GError) error = NULL;
+        gpointer result = NULL;
+
+        g_string_replace (text, "ROOT", roots[f], 0);
+        g_test_message ("%s", text->str);
+        if (f == 0)
+          result = km_urdf_load (paths[f], text->str, text->len, NULL, &error);
+        else if (f == 1)
+          result = km_mesh_load_collada (paths[f], text->str, text->len, &error);
+        else
+          result = km_scenebuilder_load (paths[f], text->str, text->len, &error);
+        g_assert_null (result);
+        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        if (!g_str_has_prefix (error->message, expected))
+          g_error ("expected “%s…”, got “%s”", expected, error->message);
+      }
+}
+
+/* Collisions, transmissions and Gazebo extensions are not modelled: one warning per kind
+ * and file, at the first element, with the count, in the order of the file; <inertial>
+ * and unknown elements are skipped without one. */
+static void
+test_unmodelled_elements (void)
+{
+  static const char text[] =
+    "<robot name='r'>\n"
+    "  <link name='a'><inertial/><collision/><collision/></link>\n"
+    "  <gazebo reference='a'/>\n"
+    "  <link name='b'><collision><geometry><box size='1 1 1'/></geometry></collision></link>\n"
+    "  <joint name='j' type='fixed'><parent link='a'/><child link='b'/></joint>\n"
+    "  <transmission name='t'><type>x</type></transmission>\n"
+    "  <gazebo/>\n"
+    "  <ros2_control name='c'/>\n"
+    "</robot>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_text (text, warnings, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, ==, 3);
+  g_assert_cmpstr (warnings->pdata[0], ==, "t.urdf:2:29: 3 <collision> elements are not "
+                                           "modelled; they are skipped (the first is here)");
+  g_assert_cmpstr (warnings->pdata[1], ==, "t.urdf:3:3: 2 <gazebo> elements are not "
+                                           "modelled; they are skipped (the first is here)");
+  g_assert_cmpstr (warnings->pdata[2], ==, "t.urdf:6:3: 1 <transmission> element is not "
+                                           "modelled; it is skipped");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -683,6 +770,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/mimic-errors", test_mimic_errors);
   g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
   g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
+  g_test_add_func ("/kinema/Urdf/xml-error-positions", test_xml_error_positions);
+  g_test_add_func ("/kinema/Urdf/unmodelled-elements", test_unmodelled_elements);
 
   return g_test_run ();
 }

@@ -44,7 +44,8 @@
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
  *   TriangleMesh), wrapped in a Transform when they are placed or scaled; a mesh the model
  *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written (one
- *   relative to the model's folder relative to the saved file's: km_body_save). A
+ *   relative to the model's folder relative to the saved file's: km_body_save), with the
+ *   `node` of the file it names (KmShape.uri_node), if any. A
  *   loaded mesh is written as its triangles even when the model named its file: a .body
  *   Resource uri is relative to the .body file, and neither Choreonoid nor Kinema resolves
  *   the package:// names URDF meshes have, so a reference could not be read back;
@@ -164,6 +165,9 @@ shape_node (const KmShape *shape,
 
       km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Resource"));
       km_yaml_mapping_append (node, "uri", km_yaml_node_new_string (uri));
+      /* A node of the file: without it, Choreonoid would draw the whole file. */
+      if (shape->uri_node != NULL)
+        km_yaml_mapping_append (node, "node", km_yaml_node_new_string (shape->uri_node));
     }
   else
     {

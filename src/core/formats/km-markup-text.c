@@ -255,12 +255,40 @@ gmarkup_message (const char *message)
 }
 
 /**
+ * km_markup_text_gmarkup_pos:
+ * @context: a context that stopped on an error while parsing the whole text
+ *
+ * Where GMarkup stopped: the character it was at (the end of the text when it ran out).
+ * g_markup_parse_context_get_position() counts bytes, and counts a line's '\n' as the
+ * first column of the next line, so that on every line but the first its column is one
+ * past the byte it is at: converted here to characters from the line's start.
+ */
+KmSourcePos
+km_markup_text_gmarkup_pos (const KmMarkupText  *self,
+                            GMarkupParseContext *context)
+{
+  int line = 0, column = 0;
+  gsize start;
+  gssize column_bytes;
+
+  g_markup_parse_context_get_position (context, &line, &column);
+  if (line < 1 || (guint) line > self->line_starts->len)
+    return (KmSourcePos) { 1, 1 };
+  start = g_array_index (self->line_starts, gsize, line - 1);
+  column_bytes = (gssize) column - (line > 1 ? 2 : 1);
+  /* (at the '\n' that ends the line before: -1, that line's end) */
+  if (column_bytes < 0 && (gsize) -column_bytes > start)
+    return km_markup_text_pos (self, 0);
+  return km_markup_text_pos (self, (gsize) ((gssize) start + column_bytes));
+}
+
+/**
  * km_markup_text_parse:
  * @context: a parse context whose callbacks report their own errors as KM_PARSE_ERROR
  *
  * Parses the whole text with @context. A KM_PARSE_ERROR from a callback is passed on;
  * GMarkup's own errors (the XML is not well-formed) become "FILE:LINE:COLUMN: expected
- * well-formed XML: …" at GMarkup's position.
+ * well-formed XML: …" where GMarkup stopped (km_markup_text_gmarkup_pos()).
  */
 gboolean
 km_markup_text_parse (const KmMarkupText   *self,
@@ -270,7 +298,6 @@ km_markup_text_parse (const KmMarkupText   *self,
 {
   g_autoptr(GError) local_error = NULL;
   g_autofree char *message = NULL;
-  int line = 0, column = 0;
 
   if (g_markup_parse_context_parse (context, self->text, (gssize) self->length, &local_error) &&
       g_markup_parse_context_end_parse (context, &local_error))
@@ -282,9 +309,8 @@ km_markup_text_parse (const KmMarkupText   *self,
       return FALSE;
     }
   message = gmarkup_message (local_error->message);
-  g_markup_parse_context_get_position (context, &line, &column);
   km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
-                      (KmSourcePos) { (guint) MAX (line, 1), (guint) MAX (column, 1) },
+                      km_markup_text_gmarkup_pos (self, context),
                       _("expected well-formed XML: %s"), message);
   return FALSE;
 }

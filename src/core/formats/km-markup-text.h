@@ -36,6 +36,8 @@ void         km_markup_text_init           (KmMarkupText       *self,
 void         km_markup_text_clear          (KmMarkupText       *self);
 KmSourcePos  km_markup_text_pos            (const KmMarkupText *self,
                                             gsize               offset);
+KmSourcePos  km_markup_text_gmarkup_pos    (const KmMarkupText *self,
+                                            GMarkupParseContext *context);
 gsize        km_markup_text_next_start_tag (KmMarkupText       *self);
 KmSourcePos  km_markup_text_attr_pos       (const KmMarkupText *self,
                                             gsize               tag,

@@ -264,28 +264,10 @@ parse_document (const char  *path,
   if (!g_markup_parse_context_parse (context, file->data, file->length, &local) ||
       !g_markup_parse_context_end_parse (context, &local))
     {
-      int line = 0, chr = 0;
-      KmSourcePos pos = { 1, 1 };
+      KmSourcePos pos = km_markup_text_gmarkup_pos (&file->markup, context);
       const char *message = local->message;
       const char *colon;
 
-      /* GMarkup's position is just after what it read last, counted in bytes. */
-      g_markup_parse_context_get_position (context, &line, &chr);
-      if (line >= 1 && (guint) line <= file->markup.line_starts->len)
-        {
-          GArray *lines = file->markup.line_starts;
-          gsize start = g_array_index (lines, gsize, line - 1);
-          gsize end = (guint) line < lines->len ? g_array_index (lines, gsize, line)
-                                                : file->length;
-          gsize consumed = MIN ((gsize) MAX (chr - 1, 0), end - start);
-
-          while (consumed > 0 && (file->data[start + consumed - 1] == '\n' ||
-                                  file->data[start + consumed - 1] == '\r'))
-            consumed--;
-          pos.line = line;
-          pos.column = consumed == 0 ? 1
-                       : (guint) g_utf8_strlen (file->data + start, consumed);
-        }
       /* Drop GMarkup's own "Error on line N char M: " prefix. */
       if (g_str_has_prefix (message, "Error on line") && (colon = strstr (message, ": ")))
         message = colon + 2;

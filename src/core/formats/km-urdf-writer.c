@@ -31,10 +31,13 @@
  * - every other joint J is a URDF joint named J from its parent's link to its link: origin
  *   xyz = offset, rpy = the
  *   rotation as extrinsic roll-pitch-yaw (R = Rz(yaw)·Ry(pitch)·Rx(roll)), axis, and for
- *   revolute joints <limit lower upper> or type continuous when unlimited; prismatic joints
- *   always have a <limit> in ROS, so an unlimited one is written without (noted); URDF has
- *   no open end, so a joint limited on one side only is written as unlimited (noted) rather
- *   than given a made-up second limit;
+ *   revolute joints <limit lower upper> or type continuous when unlimited; urdfdom refuses
+ *   a revolute or prismatic joint without <limit lower upper>, and URDF has no open end, so
+ *   a prismatic joint always gets one and a range limited on one side only keeps its finite
+ *   end, with the open end written (noted, with the value) a full turn (2π rad) beyond it
+ *   for a revolute joint, which still reaches every orientation of the link as an open
+ *   end does, and 1000 m beyond it for a prismatic one (±1000 m when both ends are open),
+ *   farther than any robot slides while keeping a planner's sampling range finite;
  * - <limit> carries the effort and velocity the model gave (KmJoint.max_effort,
  *   max_velocity; a continuous joint with them gets a <limit> of those alone). URDF
  *   requires both attributes on a <limit>, so an unknown one is written as a placeholder
@@ -68,6 +71,10 @@
 /* The joint-limit placeholders above. */
 #define UNKNOWN_EFFORT   10000.0
 #define UNKNOWN_VELOCITY 1.0
+
+/* How far beyond the finite end (or 0) an open end of a range is written, above. */
+#define OPEN_END_REVOLUTE  (2 * G_PI)
+#define OPEN_END_PRISMATIC 1000.0
 
 static void
 append_number (GString *out,
@@ -297,11 +304,21 @@ append_link (GString          *out,
   g_string_append (out, "  </link>\n");
 }
 
-/* The joints whose <limit> got a placeholder effort or velocity, for one note. */
+/* What a <limit> got placeholders for: one note per kind, saying only what was written. */
+typedef enum
+{
+  PLACEHOLDER_BOTH,
+  PLACEHOLDER_EFFORT,
+  PLACEHOLDER_VELOCITY,
+  N_PLACEHOLDER_KINDS
+} PlaceholderKind;
+
+/* The joints whose <limit> got a placeholder effort or velocity, per kind. */
 typedef struct
 {
-  guint  n;
-  char  *first;   /* a copy: a spherical joint's names die with its joint's output */
+  guint  n[N_PLACEHOLDER_KINDS];
+  char  *first[N_PLACEHOLDER_KINDS];   /* copies: a spherical joint's names die with its
+                                        * joint's output */
 } Placeholders;
 
 static void
@@ -317,8 +334,14 @@ append_limit (GString       *out,
   /* A continuous joint has a <limit> only to say its effort and velocity. */
   if (limit == NULL && !has_effort && !has_velocity)
     return;
-  if ((!has_effort || !has_velocity) && placeholders->n++ == 0)
-    placeholders->first = g_strdup (name);
+  if (!has_effort || !has_velocity)
+    {
+      PlaceholderKind kind = !has_effort && !has_velocity ? PLACEHOLDER_BOTH :
+                             !has_effort ? PLACEHOLDER_EFFORT : PLACEHOLDER_VELOCITY;
+
+      if (placeholders->n[kind]++ == 0)
+        placeholders->first[kind] = g_strdup (name);
+    }
   g_string_append (out, "    <limit");
   if (limit != NULL)
     {
@@ -379,20 +402,51 @@ append_joint (GString           *out,
   g_string_append (out, "  </joint>\n");
 }
 
+/* The <limit lower upper> of joint @name (a revolute or prismatic one, or an axis of a
+ * spherical one) in @range; FALSE for an unlimited revolute joint, which is continuous. A
+ * range open on one side keeps its finite end, the open end is written beyond it, and an
+ * unlimited prismatic joint gets ±OPEN_END_PRISMATIC (see above), noted. */
 static gboolean
-finite_limit (const KmLimit *l)
+written_range (GPtrArray     *notes,
+               const char    *name,
+               gboolean       prismatic,
+               const KmLimit *limit,
+               KmLimit       *range)
 {
-  return l->limited && isfinite (l->min) && isfinite (l->max);
-}
+  double span = prismatic ? OPEN_END_PRISMATIC : OPEN_END_REVOLUTE;
+  gboolean has_min = limit->limited && isfinite (limit->min);
+  gboolean has_max = limit->limited && isfinite (limit->max);
+  g_autoptr(GString) value = g_string_new (NULL);
 
-static void
-check_limit (GPtrArray     *notes,
-             const char    *name,
-             const KmLimit *limit)
-{
-  if (limit->limited && !finite_limit (limit))
-    km_format_note (notes, _("joint “%s” is limited on one side only, which URDF cannot say: it is "
-                             "written unlimited"), name);
+  if (!has_min && !has_max && !prismatic)
+    return FALSE;
+  range->limited = TRUE;
+  range->min = has_min ? limit->min : has_max ? limit->max - span : -span;
+  range->max = has_max ? limit->max : has_min ? limit->min + span : span;
+  if (has_min && has_max)
+    return TRUE;
+  if (!has_min && !has_max)
+    {
+      km_format_note (notes, _("prismatic joint “%s” is unlimited, which URDF cannot say: it is "
+                               "written with lower=\"-1000\" upper=\"1000\" (metres)"), name);
+      return TRUE;
+    }
+  append_number (value, has_min ? range->max : range->min);
+  if (prismatic)
+    km_format_note (notes,
+                    /* Translators: the second %s is an XML attribute (lower or upper), then
+                     * its value */
+                    _("joint “%s” is limited on one side only, which URDF cannot say: its open "
+                      "end is written as %s=\"%s\", 1000 m beyond the other"),
+                    name, has_min ? "upper" : "lower", value->str);
+  else
+    km_format_note (notes,
+                    /* Translators: the second %s is an XML attribute (lower or upper), then
+                     * its value */
+                    _("joint “%s” is limited on one side only, which URDF cannot say: its open "
+                      "end is written as %s=\"%s\", a full turn beyond the other"),
+                    name, has_min ? "upper" : "lower", value->str);
+  return TRUE;
 }
 
 /* A name for a dummy link or joint that no joint of @skeleton has and @used (the link
@@ -428,25 +482,23 @@ append_joint_of (GString          *out,
 {
   const KmJoint *master = j->mimic >= 0 ? km_skeleton_get_joint (skeleton, j->mimic) : NULL;
   KmTransform origin;
+  KmLimit range;
 
   km_transform_from_pos_quat (j->offset, j->rotation, &origin);
   switch (j->type)
     {
     case KM_JOINT_REVOLUTE:
-      check_limit (notes, j->name, &j->limits[0]);
-      append_joint (out, j->name, finite_limit (&j->limits[0]) ? "revolute" : "continuous",
-                    parent, child, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, j, placeholders,
-                    master, j);
+      if (written_range (notes, j->name, FALSE, &j->limits[0], &range))
+        append_joint (out, j->name, "revolute", parent, child, &origin, &j->axis, &range, j,
+                      placeholders, master, j);
+      else
+        append_joint (out, j->name, "continuous", parent, child, &origin, &j->axis, NULL, j,
+                      placeholders, master, j);
       break;
     case KM_JOINT_PRISMATIC:
-      check_limit (notes, j->name, &j->limits[0]);
-      if (!finite_limit (&j->limits[0]))
-        km_format_note (notes, _("prismatic joint “%s” is unlimited and is written without "
-                                 "<limit>, which ROS tools require"), j->name);
-      append_joint (out, j->name, "prismatic", parent, child, &origin, &j->axis,
-                    finite_limit (&j->limits[0]) ? &j->limits[0] : NULL, j, placeholders,
-                    master, j);
+      written_range (notes, j->name, TRUE, &j->limits[0], &range);
+      append_joint (out, j->name, "prismatic", parent, child, &origin, &j->axis, &range, j,
+                    placeholders, master, j);
       break;
     case KM_JOINT_SPHERICAL:
       {
@@ -463,12 +515,11 @@ append_joint_of (GString          *out,
                         j->name, name_x, name_y, j->name);
         for (guint a = 0; a < 3; a++)
           {
-            check_limit (notes, j->name, &j->limits[a]);
-            append_joint (out, names[a],
-                          finite_limit (&j->limits[a]) ? "revolute" : "continuous",
+            gboolean limited = written_range (notes, names[a], FALSE, &j->limits[a], &range);
+
+            append_joint (out, names[a], limited ? "revolute" : "continuous",
                           a == 0 ? parent : links[a - 1], links[a],
-                          a == 0 ? &origin : &zero, &axes[a],
-                          finite_limit (&j->limits[a]) ? &j->limits[a] : NULL, j,
+                          a == 0 ? &origin : &zero, &axes[a], limited ? &range : NULL, j,
                           placeholders, NULL, NULL);
             if (a < 2)
               append_link (out, notes, NULL, names[a], skeleton, -1);
@@ -482,6 +533,43 @@ append_joint_of (GString          *out,
                     NULL);
       break;
     }
+}
+
+/* One note per kind of placeholder, saying only what was written; frees the names. */
+static void
+note_placeholders (GPtrArray    *notes,
+                   Placeholders *p)
+{
+  guint n;
+
+  n = p->n[PLACEHOLDER_BOTH];
+  if (n > 0)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u joint (“%s”) has no effort and no velocity limit, "
+                                        "which URDF requires: written as effort 10000 and "
+                                        "velocity 1",
+                                        "%u joints (“%s”, …) have no effort and no velocity "
+                                        "limit, which URDF requires: written as effort 10000 "
+                                        "and velocity 1", n),
+                    n, p->first[PLACEHOLDER_BOTH]);
+  n = p->n[PLACEHOLDER_EFFORT];
+  if (n > 0)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u joint (“%s”) has no effort limit, which URDF "
+                                        "requires: written as effort 10000",
+                                        "%u joints (“%s”, …) have no effort limit, which URDF "
+                                        "requires: written as effort 10000", n),
+                    n, p->first[PLACEHOLDER_EFFORT]);
+  n = p->n[PLACEHOLDER_VELOCITY];
+  if (n > 0)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u joint (“%s”) has no velocity limit, which URDF "
+                                        "requires: written as velocity 1",
+                                        "%u joints (“%s”, …) have no velocity limit, which "
+                                        "URDF requires: written as velocity 1", n),
+                    n, p->first[PLACEHOLDER_VELOCITY]);
+  for (guint k = 0; k < N_PLACEHOLDER_KINDS; k++)
+    g_free (p->first[k]);
 }
 
 /* @dir: the folder the text is written into, where relative mesh references must lead
@@ -558,19 +646,7 @@ urdf_to_string (const KmSkeleton *skeleton,
       append_link (out, notes, dir, g_ptr_array_index (links, i), skeleton, (int) i);
     }
   g_string_append (out, "</robot>\n");
-  if (placeholders.n == 1)
-    km_format_note (notes, _("joint “%s” has no effort or velocity limit, which URDF requires: "
-                             "written as effort 10000 and velocity 1"), placeholders.first);
-  else if (placeholders.n > 1)
-    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
-                                        "%u joint (“%s”, …) has no effort or velocity limit, "
-                                        "which URDF requires: written as effort 10000 and "
-                                        "velocity 1",
-                                        "%u joints (“%s”, …) have no effort or velocity limit, "
-                                        "which URDF requires: written as effort 10000 and "
-                                        "velocity 1", placeholders.n),
-                    placeholders.n, placeholders.first);
-  g_free (placeholders.first);
+  note_placeholders (notes, &placeholders);
   return g_string_free (out, FALSE);
 }
 

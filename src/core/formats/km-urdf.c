@@ -112,7 +112,68 @@ typedef struct
   UrdfMaterial *material;     /* a robot-level <material> being read */
   gboolean     material_has_color_element;
   gboolean     in_visual_material;
+  /* The elements of unmodelled_kinds met: how many, and where the first one is. */
+  guint        n_unmodelled[3];
+  KmSourcePos  first_unmodelled[3];
 } Parser;
+
+/* What Kinema reads no part of, and says so: one warning per kind and file, at the first
+ * element, with the count (every real URDF has collisions; a warning each would drown
+ * the others). <inertial> and unknown elements are skipped silently. */
+static const char *const unmodelled_kinds[] = { "collision", "transmission", "gazebo" };
+
+/* Counts @element when it is one of unmodelled_kinds. */
+static void
+count_unmodelled (Parser     *p,
+                  const char *element,
+                  KmSourcePos pos)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (unmodelled_kinds); k++)
+    if (g_str_equal (element, unmodelled_kinds[k]) && p->n_unmodelled[k]++ == 0)
+      p->first_unmodelled[k] = pos;
+}
+
+static void
+warn_unmodelled_kind (Parser *p,
+                      guint   k)
+{
+  km_parse_warning (p->path, p->first_unmodelled[k],
+                    /* Translators: %u is a count, %s an element name (collision,
+                     * transmission, gazebo) */
+                    g_dngettext (GETTEXT_PACKAGE,
+                                 "%u <%s> element is not modelled; it is skipped",
+                                 "%u <%s> elements are not modelled; they are skipped "
+                                 "(the first is here)", p->n_unmodelled[k]),
+                    p->n_unmodelled[k], unmodelled_kinds[k]);
+}
+
+static gboolean
+pos_before (KmSourcePos a,
+            KmSourcePos b)
+{
+  return a.line < b.line || (a.line == b.line && a.column < b.column);
+}
+
+/* The warnings, in the order of the first elements in the file. */
+static void
+warn_unmodelled (Parser *p)
+{
+  gboolean warned[G_N_ELEMENTS (unmodelled_kinds)] = { FALSE };
+
+  for (guint n = 0; n < G_N_ELEMENTS (unmodelled_kinds); n++)
+    {
+      int first = -1;
+
+      for (guint k = 0; k < G_N_ELEMENTS (unmodelled_kinds); k++)
+        if (p->n_unmodelled[k] > 0 && !warned[k] &&
+            (first < 0 || pos_before (p->first_unmodelled[k], p->first_unmodelled[first])))
+          first = (int) k;
+      if (first < 0)
+        return;
+      warned[first] = TRUE;
+      warn_unmodelled_kind (p, (guint) first);
+    }
+}
 
 static void
 visual_clear (gpointer data)
@@ -463,6 +524,7 @@ start_link_child (Parser      *p,
           return TRUE;
         }
       /* collision, inertial and anything else: not read */
+      count_unmodelled (p, element, tag_pos (p));
       p->skip_depth = 1;
       return TRUE;
     }
@@ -862,7 +924,10 @@ start_element (GMarkupParseContext  *context,
             }
         }
       else
-        p->skip_depth = 1;    /* transmission, gazebo, … */
+        {
+          count_unmodelled (p, element, tag_pos (p));
+          p->skip_depth = 1;    /* transmission, gazebo, … */
+        }
     }
   else if (p->link != NULL)
     ok = start_link_child (p, element, names, values, error);
@@ -1594,6 +1659,7 @@ km_urdf_load (const char           *path,
                           _("expected a <robot> element"));
       goto out;
     }
+  warn_unmodelled (&p);
   skel = build (&p, options, error);
 
 out:
