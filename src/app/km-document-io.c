@@ -15,6 +15,7 @@
 #include "km-document-skeleton.h"
 #include "km-animation-json.h"
 #include "km-body-item.h"
+#include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-error.h"
@@ -215,6 +216,24 @@ apply_loaded_file (KmDocument  *self,
         item = km_pose_seq_item_new_for_file (path, result);
         _km_document_import_child (self, file, item, _("Import Pose Sequence"));
         /* Picked in the tree, it is the motion that plays (as in Choreonoid). */
+        km_project_select (km_document_get_project (self), item, FALSE);
+        _km_document_sync (self);
+      }
+      break;
+    case KM_FILE_KIND_BODY_MOTION:
+      {
+        KmItem *body = km_document_get_body_item (self);
+        g_autoptr(KmItem) item = NULL;
+
+        if (body == NULL)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         _("%s: there is no body to add this body motion to"), path);
+            format->free_result (result);
+            return FALSE;
+          }
+        item = km_body_motion_item_new_for_file (path, result);
+        _km_document_import_child (self, file, item, _("Import Body Motion"));
         km_project_select (km_document_get_project (self), item, FALSE);
         _km_document_sync (self);
       }

@@ -13,6 +13,7 @@
 #include "km-document-private.h"
 #include "km-animation-source.h"
 #include "km-body-item.h"
+#include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-error.h"
@@ -473,6 +474,9 @@ prepare_pose_seqs (KmDocument *self,
             km_pose_seq_item_build_async (pose_seq, NULL, pose_seq_built_cb,
                                           g_object_ref (self));
         }
+      /* A body motion (.seq) resamples its own frame rate to the time bar's. */
+      if (KM_IS_BODY_MOTION_ITEM (child))
+        km_body_motion_item_set_frame_rate (KM_BODY_MOTION_ITEM (child), frame_rate);
       if (!KM_IS_BODY_ITEM (child))
         prepare_pose_seqs (self, child, frame_rate);
     }

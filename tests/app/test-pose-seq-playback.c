@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "km-body-item.h"
+#include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-document-edit.h"
 #include "km-ik-animation-item.h"
@@ -368,6 +369,71 @@ test_open_bare_pose_seq (void)
   g_rmdir (dir);
 }
 
+/* A bare Choreonoid body motion (.seq) opened with File → Open goes below the current body,
+ * picked so that it plays, resampled to the time bar's frame rate (its own is 50 fps); undo
+ * takes it away. Without a body it is refused, naming the file. */
+static void
+test_open_bare_body_motion (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
+                                                  "SR1", "SR1.body", NULL);
+  g_autofree char *seq = g_test_build_filename (G_TEST_DIST, "data", "body-motion",
+                                                "sr1-walk.seq", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) seq_file = g_file_new_for_path (seq);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) empty = NULL;
+  Opened o = { NULL, };
+  KmItem *item, *body;
+  KmSkeleton *skeleton;
+  const double *pose;
+  guint n_dof = 0;
+
+  o.window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (o.window), 800, 600);
+  o.document = km_window_get_document (o.window);
+  o.view = KM_SCENE_VIEW (km_window_get_scene_view (o.window));
+  gtk_window_present (GTK_WINDOW (o.window));
+  g_assert_true (test_app_open_file (o.window, model_file));
+  body = km_document_get_body_item (o.document);
+
+  g_assert_true (test_app_open_file (o.window, seq_file));
+  test_app_spin ();
+  item = find_item (km_project_get_root_item (km_document_get_project (o.document)),
+                    KM_TYPE_BODY_MOTION_ITEM);
+  g_assert_nonnull (item);
+  g_assert_true (km_item_get_parent (item) == body);
+  g_assert_cmpstr (km_item_get_name (item), ==, "sr1-walk.seq");
+
+  /* Joint id 3 goes 0, 0.2, … 0.8 over the file's frames at 50 fps; at the time bar's frames
+   * it is sampled linearly by time. */
+  for (guint frame = 0; frame <= 3; frame++)
+    {
+      double t = frame / km_document_get_frame_rate (o.document);
+
+      km_document_set_current_frame (o.document, frame);
+      test_app_spin ();
+      skeleton = km_document_get_skeleton (o.document);
+      pose = km_document_get_pose (o.document, &n_dof);
+      g_assert_cmpuint (n_dof, ==, km_skeleton_get_n_dof (skeleton));
+      g_assert_cmpfloat_with_epsilon (pose[dof_of_joint_id (skeleton, 3)],
+                                      0.2 * MIN (t * 50.0, 4.0), 1e-9);
+    }
+
+  g_object_ref (item);
+  g_assert_true (km_document_undo (o.document));
+  test_app_spin ();
+  g_assert_null (km_item_get_parent (item));
+  g_object_unref (item);
+  close_window (&o);
+
+  empty = km_document_new ();
+  km_document_new_project (empty);
+  g_assert_false (km_document_import_file (empty, seq_file, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "sr1-walk.seq: there is no body"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -383,5 +449,6 @@ main (int    argc,
   g_test_add_func ("/kinema/PoseSeqPlayback/play-walk", test_play_walk);
   g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
   g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-pose-seq", test_open_bare_pose_seq);
+  g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-body-motion", test_open_bare_body_motion);
   return g_test_run ();
 }

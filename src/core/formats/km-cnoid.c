@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "km-body-item.h"
+#include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-folder-item.h"
@@ -56,6 +57,7 @@ static const ItemType item_types[] = {
   { "Base", "RootItem", km_root_item_get_type, 1 },
   { "Base", "SubProjectItem", km_sub_project_item_get_type, 1 },
   { "Body", "BodyItem", km_body_item_get_type, 0 },
+  { "Body", "BodyMotionItem", km_body_motion_item_get_type, 0 },
   { "Body", "WorldItem", km_world_item_get_type, 1 },
   { "Kinema", "IKAnimationItem", km_ik_animation_item_get_type, 1 },
   { "Kinema", "IKTargetsItem", km_ik_targets_item_get_type, 1 },

@@ -23,6 +23,7 @@
  */
 #include "km-animation-json.h"
 #include "km-body.h"
+#include "km-body-motion.h"
 #include "km-cnoid.h"
 #include "km-openhrp.h"
 #include "km-pose-seq.h"
@@ -33,6 +34,7 @@
 
 static const KmFormat * const formats[] = {
   &km_format_choreonoid_body,
+  &km_format_body_motion,
   &km_format_cnoid,
   &km_format_animation_json,
   &km_format_targets_json,

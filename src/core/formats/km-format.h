@@ -25,6 +25,7 @@ typedef enum
   KM_FILE_KIND_ANIMATION,   /* load returns a KmAnimation * */
   KM_FILE_KIND_PROJECT,     /* load returns a KmProject * */
   KM_FILE_KIND_POSE_SEQ,    /* load returns a KmPoseSeq * */
+  KM_FILE_KIND_BODY_MOTION, /* load returns a KmBodyMotion * */
 } KmFileKind;
 
 typedef struct _KmFormat KmFormat;

@@ -1,0 +1,847 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-body-motion"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "km-body-motion.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-yaml.h"
+
+typedef enum
+{
+  LINK_FORMAT_XYZQWXYZ,
+  LINK_FORMAT_XYZRPY,
+} LinkFormat;
+
+struct _KmBodyMotion
+{
+  gatomicrefcount  ref_count;
+  KmYamlNode      *root;          /* as read: the writer keeps its keys and other parts */
+  double           format_version;
+  double           frame_rate;
+  guint            n_frames;
+
+  int              joint_component;   /* index in `components`, -1 when none or bare */
+  guint            n_joints;
+  double          *joints;        /* n_frames × n_joints */
+
+  int              link_component;
+  guint            n_links;
+  LinkFormat       link_format;
+  KmTransform     *links;         /* n_frames × n_links */
+};
+
+G_DEFINE_BOXED_TYPE (KmBodyMotion, km_body_motion, km_body_motion_ref, km_body_motion_unref)
+
+static gboolean
+error_at (GError          **error,
+          KmParseError      code,
+          const KmYamlNode *node,
+          const char       *message)
+{
+  km_parse_error_set (error, code, km_yaml_node_get_file (node), km_yaml_node_get_pos (node),
+                      "%s", message);
+  return FALSE;
+}
+
+/* `content`, or Choreonoid 1.x's `purpose`; NULL when neither is a string. */
+static const char *
+content_of (const KmYamlNode *map)
+{
+  static const char * const keys[] = { "content", "purpose", NULL };
+  KmYamlNode *v = km_yaml_mapping_lookup_any (map, keys);
+
+  if (v == NULL || km_yaml_node_get_kind (v) != KM_YAML_SCALAR)
+    return NULL;
+  return km_yaml_node_get_scalar (v, NULL);
+}
+
+static gboolean
+read_frame_rate (const KmYamlNode *v,
+                 double           *out,
+                 GError          **error)
+{
+  if (!km_yaml_expect_number (v, out, error))
+    return FALSE;
+  if (!(*out > 0) || *out > KM_BODY_MOTION_MAX_RATE)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("expected a frame rate above 0 and at most %g frames per second"),
+                         KM_BODY_MOTION_MAX_RATE);
+
+      return error_at (error, KM_PARSE_ERROR_INVALID, v, message);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_count (const KmYamlNode *v,
+            guint             max,
+            guint            *out,
+            GError          **error)
+{
+  gint64 n;
+
+  if (!km_yaml_expect_int (v, &n, error))
+    return FALSE;
+  if (n < 0 || n > max)
+    {
+      g_autofree char *message = g_strdup_printf (_("expected a count from 0 to %u"), max);
+
+      return error_at (error, n < 0 ? KM_PARSE_ERROR_INVALID : KM_PARSE_ERROR_LIMIT, v,
+                       message);
+    }
+  *out = (guint) n;
+  return TRUE;
+}
+
+/* A component's frame rate (optional: the motion's) and frame count, and its `frames`
+ * list, which must hold exactly that many frames. */
+static KmYamlNode *
+component_frames (KmBodyMotion     *self,
+                  const KmYamlNode *component,
+                  GError          **error)
+{
+  KmYamlNode *v, *frames;
+  guint n_frames;
+
+  if ((v = km_yaml_mapping_lookup (component, "frameRate")) != NULL)
+    {
+      double rate;
+
+      if (!read_frame_rate (v, &rate, error))
+        return NULL;
+      if (rate != self->frame_rate)
+        {
+          /* Translators: %g is the motion's frame rate in frames per second */
+          g_autofree char *message =
+            g_strdup_printf (_("expected the motion’s frame rate, %g"), self->frame_rate);
+
+          error_at (error, KM_PARSE_ERROR_INVALID, v, message);
+          return NULL;
+        }
+    }
+  if ((v = km_yaml_expect_key (component, "numFrames", error)) == NULL ||
+      !read_count (v, KM_BODY_MOTION_MAX_FRAMES, &n_frames, error))
+    return NULL;
+  if (n_frames != self->n_frames)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("expected %u frames, as the motion’s numFrames says"),
+                         self->n_frames);
+
+      error_at (error, KM_PARSE_ERROR_INVALID, v, message);
+      return NULL;
+    }
+  if ((frames = km_yaml_expect_key (component, "frames", error)) == NULL ||
+      !km_yaml_expect_sequence (frames, error))
+    return NULL;
+  if (km_yaml_node_get_length (frames) != n_frames)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("expected %u frames, as numFrames says"), n_frames);
+
+      error_at (error, KM_PARSE_ERROR_INVALID, frames, message);
+      return NULL;
+    }
+  return frames;
+}
+
+/* Every frame has @n_parts entries, checked before the frames × parts values are
+ * allocated: the YAML reader bounds the document with aliases expanded, so frames that
+ * pass hold at most that many values (numParts and numFrames alone bound nothing). */
+static gboolean
+check_lengths (const KmYamlNode *frames,
+               guint             n_parts,
+               gboolean          links,
+               GError          **error)
+{
+  for (guint f = 0; f < km_yaml_node_get_length (frames); f++)
+    {
+      KmYamlNode *frame = km_yaml_sequence_get (frames, f);
+      g_autofree char *message = NULL;
+
+      if (km_yaml_node_get_kind (frame) == KM_YAML_SEQUENCE &&
+          km_yaml_node_get_length (frame) == n_parts)
+        continue;
+      if (!links)
+        message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "expected a list of %u number",
+                                                "expected a list of %u numbers", n_parts),
+                                   n_parts);
+      else
+        message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                "expected %u link, as numParts says",
+                                                "expected %u links, as numParts says", n_parts),
+                                   n_parts);
+      return error_at (error, KM_PARSE_ERROR_INVALID, frame, message);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_joints (KmBodyMotion     *self,
+             const KmYamlNode *component,
+             GError          **error)
+{
+  KmYamlNode *v, *frames;
+
+  if ((v = km_yaml_expect_key (component, "numParts", error)) == NULL ||
+      !read_count (v, KM_BODY_MOTION_MAX_PARTS, &self->n_joints, error))
+    return FALSE;
+  if ((frames = component_frames (self, component, error)) == NULL ||
+      !check_lengths (frames, self->n_joints, FALSE, error))
+    return FALSE;
+  self->joints = g_new0 (double, MAX ((gsize) self->n_frames * self->n_joints, 1));
+  for (guint f = 0; f < self->n_frames; f++)
+    if (!km_yaml_expect_numbers (km_yaml_sequence_get (frames, f),
+                                 self->joints + (gsize) f * self->n_joints, self->n_joints,
+                                 error))
+      return FALSE;
+  return TRUE;
+}
+
+/* Choreonoid's rotFromRpy: Rz(yaw) · Ry(pitch) · Rx(roll). */
+static void
+rotation_from_rpy (double  roll,
+                   double  pitch,
+                   double  yaw,
+                   KmMat3 *out)
+{
+  KmMat3 rx, ry, rz, zy;
+
+  km_mat3_from_axis_angle (km_vec3 (1, 0, 0), roll, &rx);
+  km_mat3_from_axis_angle (km_vec3 (0, 1, 0), pitch, &ry);
+  km_mat3_from_axis_angle (km_vec3 (0, 0, 1), yaw, &rz);
+  km_mat3_mul (&rz, &ry, &zy);
+  km_mat3_mul (&zy, &rx, out);
+}
+
+static gboolean
+read_link_part (KmBodyMotion     *self,
+                const KmYamlNode *node,
+                KmTransform      *pose,
+                GError          **error)
+{
+  double v[7];
+
+  if (self->link_format == LINK_FORMAT_XYZRPY)
+    {
+      if (!km_yaml_expect_numbers (node, v, 6, error))
+        return FALSE;
+      rotation_from_rpy (v[3], v[4], v[5], &pose->rot);
+    }
+  else
+    {
+      KmQuat q;
+
+      if (!km_yaml_expect_numbers (node, v, 7, error))
+        return FALSE;
+      q = (KmQuat) { v[3], v[4], v[5], v[6] };
+      if (!(km_quat_length (q) > 0.5 && km_quat_length (q) < 1.5))
+        return error_at (error, KM_PARSE_ERROR_INVALID, km_yaml_sequence_get (node, 3),
+                         _("expected a unit quaternion w, x, y, z"));
+      km_mat3_from_quat (km_quat_normalize (q), &pose->rot);
+    }
+  pose->pos = km_vec3 (v[0], v[1], v[2]);
+  return TRUE;
+}
+
+static gboolean
+read_links (KmBodyMotion     *self,
+            const KmYamlNode *component,
+            gboolean          old_type,
+            GError          **error)
+{
+  KmYamlNode *v, *frames;
+
+  if ((v = km_yaml_expect_key (component, "numParts", error)) == NULL ||
+      !read_count (v, KM_BODY_MOTION_MAX_PARTS, &self->n_links, error))
+    return FALSE;
+  /* MultiAffine3Seq (1.x) wrote XYZRPY unless it said otherwise. */
+  self->link_format = old_type ? LINK_FORMAT_XYZRPY : LINK_FORMAT_XYZQWXYZ;
+  if ((v = km_yaml_mapping_lookup (component, "format")) != NULL)
+    {
+      const char *name = km_yaml_expect_string (v, error);
+
+      if (name == NULL)
+        return FALSE;
+      if (g_ascii_strcasecmp (name, "XYZQWXYZ") == 0)
+        self->link_format = LINK_FORMAT_XYZQWXYZ;
+      else if (g_ascii_strcasecmp (name, "XYZRPY") == 0)
+        self->link_format = LINK_FORMAT_XYZRPY;
+      else
+        return error_at (error, KM_PARSE_ERROR_INVALID, v,
+                         _("expected “XYZQWXYZ” or “XYZRPY”"));
+    }
+  if ((frames = component_frames (self, component, error)) == NULL ||
+      !check_lengths (frames, self->n_links, TRUE, error))
+    return FALSE;
+  self->links = g_new0 (KmTransform, MAX ((gsize) self->n_frames * self->n_links, 1));
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      KmYamlNode *frame = km_yaml_sequence_get (frames, f);
+
+      for (guint p = 0; p < self->n_links; p++)
+        if (!read_link_part (self, km_yaml_sequence_get (frame, p),
+                             &self->links[(gsize) f * self->n_links + p], error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_joint_content (const char *content)
+{
+  return g_strcmp0 (content, "JointDisplacement") == 0 ||
+         g_strcmp0 (content, "JointPosition") == 0;
+}
+
+/* One entry of `components`: the joint or link part is read, any other is kept as it is
+ * (a second joint or link part too: Choreonoid reads the first). */
+static gboolean
+read_component (KmBodyMotion     *self,
+                const KmYamlNode *component,
+                guint             index,
+                GError          **error)
+{
+  KmYamlNode *v;
+  const char *type, *content;
+
+  if (!km_yaml_expect_mapping (component, error) ||
+      (v = km_yaml_expect_key (component, "type", error)) == NULL ||
+      (type = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  content = content_of (component);
+  if (strcmp (type, "MultiValueSeq") == 0 && is_joint_content (content) &&
+      self->joint_component < 0)
+    {
+      self->joint_component = (int) index;
+      return read_joints (self, component, error);
+    }
+  if ((strcmp (type, "MultiSE3Seq") == 0 || strcmp (type, "MultiAffine3Seq") == 0) &&
+      g_strcmp0 (content, "LinkPosition") == 0 && self->link_component < 0)
+    {
+      self->link_component = (int) index;
+      return read_links (self, component, strcmp (type, "MultiAffine3Seq") == 0, error);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_header (KmBodyMotion     *self,
+             const KmYamlNode *root,
+             GError          **error)
+{
+  KmYamlNode *v;
+
+  if ((v = km_yaml_mapping_lookup (root, "formatVersion")) != NULL)
+    {
+      if (!km_yaml_expect_number (v, &self->format_version, error))
+        return FALSE;
+      if (self->format_version != 1.0 && self->format_version != 2.0)
+        return error_at (error, KM_PARSE_ERROR_INVALID, v,
+                         _("expected format version 1.0 or 2.0"));
+    }
+  if ((v = km_yaml_expect_key (root, "frameRate", error)) == NULL ||
+      !read_frame_rate (v, &self->frame_rate, error))
+    return FALSE;
+  if ((v = km_yaml_expect_key (root, "numFrames", error)) == NULL ||
+      !read_count (v, KM_BODY_MOTION_MAX_FRAMES, &self->n_frames, error))
+    return FALSE;
+  return TRUE;
+}
+
+int
+km_body_motion_sniff (const char *data,
+                      gsize       length)
+{
+  gsize n = MIN (length, 4096);
+
+  if (data == NULL || !km_yaml_sniff_top_key (data, length, "type"))
+    return 0;
+  if (g_strstr_len (data, n, "BodyMotion") != NULL)
+    return 90;
+  if (g_strstr_len (data, n, "MultiValueSeq") != NULL &&
+      (g_strstr_len (data, n, "JointDisplacement") != NULL ||
+       g_strstr_len (data, n, "JointPosition") != NULL))
+    return 80;
+  return 0;
+}
+
+/**
+ * km_body_motion_load:
+ * @path: the path as given, for messages
+ * @contents: the file's bytes
+ *
+ * Returns: (transfer full) (nullable): the motion, or NULL with a KM_PARSE_ERROR
+ */
+KmBodyMotion *
+km_body_motion_load (const char  *path,
+                     GBytes      *contents,
+                     GError     **error)
+{
+  g_autoptr(KmYamlNode) root = NULL;
+  g_autoptr(KmBodyMotion) self = NULL;
+  KmYamlNode *v, *components;
+  const char *type, *content;
+  const char *data;
+  gsize length;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (contents, &length);
+  root = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
+  if (root == NULL || !km_yaml_expect_mapping (root, error))
+    return NULL;
+  if ((v = km_yaml_expect_key (root, "type", error)) == NULL ||
+      (type = km_yaml_expect_string (v, error)) == NULL)
+    return NULL;
+
+  self = g_new0 (KmBodyMotion, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->root = km_yaml_node_ref (root);
+  self->joint_component = -1;
+  self->link_component = -1;
+  content = content_of (root);
+
+  if (strcmp (type, "MultiValueSeq") == 0)
+    {
+      /* A joint-only motion: the sequence is the whole file. */
+      if (!is_joint_content (content))
+        {
+          error_at (error, KM_PARSE_ERROR_INVALID,
+                    km_yaml_mapping_lookup (root, "content") != NULL
+                    ? km_yaml_mapping_lookup (root, "content") : root,
+                    _("expected “content: JointDisplacement” or “JointPosition”"));
+          return NULL;
+        }
+      if (!read_header (self, root, error) || !read_joints (self, root, error))
+        return NULL;
+      return g_steal_pointer (&self);
+    }
+  if (strcmp (type, "CompositeSeq") != 0 && strcmp (type, "BodyMotion") != 0)
+    {
+      error_at (error, KM_PARSE_ERROR_INVALID, v,
+                _("expected “CompositeSeq”, “BodyMotion” or “MultiValueSeq”"));
+      return NULL;
+    }
+  if (content != NULL && strcmp (content, "BodyMotion") != 0)
+    {
+      error_at (error, KM_PARSE_ERROR_INVALID, km_yaml_mapping_lookup (root, "content"),
+                _("expected “BodyMotion”"));
+      return NULL;
+    }
+  if (!read_header (self, root, error))
+    return NULL;
+  if ((components = km_yaml_expect_key (root, "components", error)) == NULL ||
+      !km_yaml_expect_sequence (components, error))
+    return NULL;
+  for (guint i = 0; i < km_yaml_node_get_length (components); i++)
+    if (!read_component (self, km_yaml_sequence_get (components, i), i, error))
+      return NULL;
+  return g_steal_pointer (&self);
+}
+
+KmBodyMotion *
+km_body_motion_load_file (const char  *path,
+                          GError     **error)
+{
+  g_autoptr(GBytes) contents = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  contents = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
+  if (contents == NULL)
+    return NULL;
+  return km_body_motion_load (path, contents, error);
+}
+
+KmBodyMotion *
+km_body_motion_ref (KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+km_body_motion_unref (KmBodyMotion *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_clear_pointer (&self->root, km_yaml_node_unref);
+  g_free (self->joints);
+  g_free (self->links);
+  g_free (self);
+}
+
+double
+km_body_motion_get_format_version (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->format_version;
+}
+
+double
+km_body_motion_get_frame_rate (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->frame_rate;
+}
+
+guint
+km_body_motion_get_n_frames (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_frames;
+}
+
+double
+km_body_motion_get_duration (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_frames > 1 ? (self->n_frames - 1) / self->frame_rate : 0;
+}
+
+guint
+km_body_motion_get_n_joints (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->joints != NULL ? self->n_joints : 0;
+}
+
+const double *
+km_body_motion_get_joint_frame (const KmBodyMotion *self,
+                                guint               frame)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (frame < self->n_frames, NULL);
+
+  if (self->joints == NULL)
+    return NULL;
+  return self->joints + (gsize) frame * self->n_joints;
+}
+
+guint
+km_body_motion_get_n_links (const KmBodyMotion *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->links != NULL ? self->n_links : 0;
+}
+
+gboolean
+km_body_motion_get_link_pose (const KmBodyMotion *self,
+                              guint               frame,
+                              guint               link,
+                              KmTransform        *pose)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (pose != NULL, FALSE);
+
+  if (self->links == NULL || frame >= self->n_frames || link >= self->n_links)
+    return FALSE;
+  *pose = self->links[(gsize) frame * self->n_links + link];
+  return TRUE;
+}
+
+/* The frames around @time and the weight of the later one. */
+static void
+locate (const KmBodyMotion *self,
+        double              time,
+        guint              *a,
+        guint              *b,
+        double             *t)
+{
+  double f = time * self->frame_rate;
+
+  if (!(f > 0) || self->n_frames < 2)
+    {
+      *a = *b = 0;
+      *t = 0;
+      return;
+    }
+  if (f >= self->n_frames - 1)
+    {
+      *a = *b = self->n_frames - 1;
+      *t = 0;
+      return;
+    }
+  *a = (guint) floor (f);
+  *b = *a + 1;
+  *t = f - *a;
+}
+
+gboolean
+km_body_motion_sample_joints (const KmBodyMotion *self,
+                              double              time,
+                              double             *q)
+{
+  const double *qa, *qb;
+  guint a, b;
+  double t;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (q != NULL || self->n_joints == 0, FALSE);
+
+  if (self->joints == NULL || self->n_frames == 0)
+    return FALSE;
+  locate (self, time, &a, &b, &t);
+  qa = self->joints + (gsize) a * self->n_joints;
+  qb = self->joints + (gsize) b * self->n_joints;
+  for (guint j = 0; j < self->n_joints; j++)
+    q[j] = t == 0 ? qa[j] : qa[j] + (qb[j] - qa[j]) * t;
+  return TRUE;
+}
+
+gboolean
+km_body_motion_sample_link (const KmBodyMotion *self,
+                            double              time,
+                            guint               link,
+                            KmTransform        *pose)
+{
+  KmTransform pa, pb;
+  guint a, b;
+  double t;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (pose != NULL, FALSE);
+
+  if (self->links == NULL || self->n_frames == 0 || link >= self->n_links)
+    return FALSE;
+  locate (self, time, &a, &b, &t);
+  km_body_motion_get_link_pose (self, a, link, &pa);
+  if (t == 0)
+    {
+      *pose = pa;
+      return TRUE;
+    }
+  km_body_motion_get_link_pose (self, b, link, &pb);
+  pose->pos = km_vec3 (pa.pos.x + (pb.pos.x - pa.pos.x) * t,
+                       pa.pos.y + (pb.pos.y - pa.pos.y) * t,
+                       pa.pos.z + (pb.pos.z - pa.pos.z) * t);
+  km_mat3_from_quat (km_quat_slerp (km_mat3_to_quat (&pa.rot), km_mat3_to_quat (&pb.rot), t),
+                     &pose->rot);
+  return TRUE;
+}
+
+static const char *
+scalar_or (const KmYamlNode *map,
+           const char       *key,
+           const char       *fallback)
+{
+  KmYamlNode *v = km_yaml_mapping_lookup (map, key);
+
+  if (v == NULL || km_yaml_node_get_kind (v) != KM_YAML_SCALAR)
+    return fallback;
+  return km_yaml_node_get_scalar (v, NULL);
+}
+
+void
+km_body_motion_describe (const KmBodyMotion *self,
+                         GString            *out)
+{
+  KmYamlNode *components;
+  char rate[G_ASCII_DTOSTR_BUF_SIZE];
+  char duration[G_ASCII_DTOSTR_BUF_SIZE];
+  guint n_components = 0;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (out != NULL);
+
+  g_string_append_printf (out, "format=%s\n", KM_BODY_MOTION_FORMAT);
+  if (self->format_version > 0)
+    {
+      km_yaml_format_number (self->format_version, rate, sizeof rate);
+      g_string_append_printf (out, "format_version=%s\n", rate);
+    }
+  components = km_yaml_mapping_lookup (self->root, "components");
+  if (components != NULL && km_yaml_node_get_kind (components) == KM_YAML_SEQUENCE)
+    {
+      n_components = km_yaml_node_get_length (components);
+      for (guint i = 0; i < n_components; i++)
+        {
+          KmYamlNode *c = km_yaml_sequence_get (components, i);
+          const char *use = (int) i == self->joint_component ? "joints"
+                            : (int) i == self->link_component ? "links" : "kept";
+
+          g_string_append_printf (out, "component %u: type=%s content=%s parts=%s use=%s\n", i,
+                                  scalar_or (c, "type", "-"),
+                                  content_of (c) != NULL ? content_of (c) : "-",
+                                  scalar_or (c, "numParts", "-"), use);
+        }
+    }
+  else
+    {
+      n_components = 1;
+      g_string_append_printf (out, "component 0: type=MultiValueSeq content=%s parts=%u "
+                              "use=joints\n", content_of (self->root), self->n_joints);
+    }
+  km_yaml_format_number (self->frame_rate, rate, sizeof rate);
+  km_yaml_format_number (km_body_motion_get_duration (self), duration, sizeof duration);
+  g_string_append_printf (out, "frames=%u frame_rate=%s duration=%s joints=%u links=%u "
+                          "components=%u\n", self->n_frames, rate, duration,
+                          km_body_motion_get_n_joints (self), km_body_motion_get_n_links (self),
+                          n_components);
+}
+
+/* Writing ----------------------------------------------------------------------------- */
+
+static KmYamlNode *
+joint_frames (const KmBodyMotion *self)
+{
+  KmYamlNode *frames = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      KmYamlNode *row = km_yaml_node_new_numbers (self->joints + (gsize) f * self->n_joints,
+                                                  self->n_joints);
+
+      km_yaml_node_set_style (row, KM_YAML_STYLE_FLOW);
+      km_yaml_sequence_append (frames, row);
+    }
+  return frames;
+}
+
+static KmYamlNode *
+link_frames (const KmBodyMotion *self)
+{
+  KmYamlNode *frames = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      KmYamlNode *parts = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+      for (guint p = 0; p < self->n_links; p++)
+        {
+          const KmTransform *pose = &self->links[(gsize) f * self->n_links + p];
+          double v[7] = { pose->pos.x, pose->pos.y, pose->pos.z };
+          KmYamlNode *part;
+          guint n;
+
+          if (self->link_format == LINK_FORMAT_XYZRPY)
+            {
+              /* The inverse of rotation_from_rpy (Rz · Ry · Rx). */
+              const double (*m)[3] = pose->rot.m;
+
+              v[3] = atan2 (m[2][1], m[2][2]);
+              v[4] = asin (CLAMP (-m[2][0], -1.0, 1.0));
+              v[5] = atan2 (m[1][0], m[0][0]);
+              n = 6;
+            }
+          else
+            {
+              KmQuat q = km_mat3_to_quat (&pose->rot);
+
+              v[3] = q.w;
+              v[4] = q.x;
+              v[5] = q.y;
+              v[6] = q.z;
+              n = 7;
+            }
+          part = km_yaml_node_new_numbers (v, n);
+          km_yaml_node_set_style (part, KM_YAML_STYLE_FLOW);
+          km_yaml_sequence_append (parts, part);
+        }
+      km_yaml_sequence_append (frames, parts);
+    }
+  return frames;
+}
+
+/* @map's pairs in their order, the value of @key replaced by @value (full transfer). */
+static KmYamlNode *
+with_value (const KmYamlNode *map,
+            const char       *key,
+            KmYamlNode       *value)
+{
+  KmYamlNode *out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+
+  for (guint i = 0; i < km_yaml_node_get_length (map); i++)
+    {
+      KmYamlNode *k = km_yaml_mapping_get_key (map, i);
+      KmYamlNode *v = km_yaml_mapping_get_value (map, i);
+
+      if (g_strcmp0 (km_yaml_node_get_scalar (k, NULL), key) == 0)
+        v = value;
+      km_yaml_mapping_append_node (out, km_yaml_node_ref (k), km_yaml_node_ref (v));
+    }
+  km_yaml_node_unref (value);
+  return out;
+}
+
+char *
+km_body_motion_to_string (const KmBodyMotion *self,
+                          gsize              *length)
+{
+  g_autoptr(KmYamlNode) tree = NULL;
+  KmYamlNode *components;
+  KmYamlNode *written;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  components = km_yaml_mapping_lookup (self->root, "components");
+  if (components == NULL)
+    tree = with_value (self->root, "frames", joint_frames (self));
+  else
+    {
+      written = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+      for (guint i = 0; i < km_yaml_node_get_length (components); i++)
+        {
+          KmYamlNode *c = km_yaml_sequence_get (components, i);
+
+          if ((int) i == self->joint_component)
+            km_yaml_sequence_append (written, with_value (c, "frames", joint_frames (self)));
+          else if ((int) i == self->link_component)
+            km_yaml_sequence_append (written, with_value (c, "frames", link_frames (self)));
+          else
+            km_yaml_sequence_append (written, km_yaml_node_ref (c));
+        }
+      tree = with_value (self->root, "components", written);
+    }
+  return km_yaml_emit_to_string (tree, length);
+}
+
+/* The registry ------------------------------------------------------------------------ */
+
+static gpointer
+format_load (const char *path,
+             GBytes     *contents,
+             GError    **error)
+{
+  return km_body_motion_load (path, contents, error);
+}
+
+static void
+format_free_result (gpointer result)
+{
+  km_body_motion_unref (result);
+}
+
+static void
+format_describe (gpointer  result,
+                 GString  *out)
+{
+  km_body_motion_describe (result, out);
+}
+
+const KmFormat km_format_body_motion = {
+  .name = KM_BODY_MOTION_FORMAT,
+  .kind = KM_FILE_KIND_BODY_MOTION,
+  .description = N_("Choreonoid body motion (.seq)"),
+  .sniff = km_body_motion_sniff,
+  .load = format_load,
+  .free_result = format_free_result,
+  .describe = format_describe,
+};

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "km-error.h"
+#include "km-format.h"
+#include "km-math.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Choreonoid's body motion (`.seq`, sometimes `.yaml`; format CHOREONOID-BODY-MOTION-YAML,
+ * BodyMotionItem): joint values and link poses sampled at a constant frame rate, as a
+ * PoseSeqItem's generated motion, a simulation's result or a recorded motion.
+ *
+ *   type: CompositeSeq              (Choreonoid 1.x: BodyMotion)
+ *   content: BodyMotion             (1.x: none, or purpose: BodyMotion)
+ *   formatVersion: 2.0              (1.0, 2.0; older files have none)
+ *   frameRate: 100                  (frames per second, > 0)
+ *   numFrames: 1331
+ *   components:
+ *     - type: MultiValueSeq
+ *       content: JointDisplacement  (1.x: JointPosition; also under `purpose`)
+ *       frameRate: 100              (optional; must be the motion's)
+ *       numFrames: 1331             (the length of `frames`)
+ *       numParts: 29                (values per frame, one per Choreonoid joint id)
+ *       frames: [ [ q0, q1, … ], … ]  (rad for revolute joints, m for prismatic)
+ *     - type: MultiSE3Seq           (1.x: MultiAffine3Seq)
+ *       content: LinkPosition
+ *       numParts: 1                 (links; part 0 is the root link)
+ *       format: XYZQWXYZ            (x, y, z in m, then the quaternion w, x, y, z), or
+ *                                   XYZRPY (x, y, z, then roll, pitch, yaw in rad)
+ *       frames: [ [ [ x, y, z, … ], … ], … ]  (per frame, one list per part, world)
+ *     - type: Vector3Seq …          (ZMPSeq and any other component: kept verbatim)
+ *
+ * A bare top-level `type: MultiValueSeq` (older Choreonoid's joint-only motions) is a
+ * motion with joint values only. Errors are KM_PARSE_ERROR "FILE:LINE:COLUMN: what was
+ * expected" at the offending value; sizes are bounded (KM_BODY_MOTION_MAX_*, and the YAML
+ * reader's node limit).
+ *
+ * KmBodyMotion is immutable, reference-counted plain data.
+ */
+
+#define KM_TYPE_BODY_MOTION (km_body_motion_get_type ())
+
+/* The `format` value of BodyMotionItem's file reference. */
+#define KM_BODY_MOTION_FORMAT "CHOREONOID-BODY-MOTION-YAML"
+
+#define KM_BODY_MOTION_MAX_FRAMES 1000001   /* as KM_ANIMATION_MAX_FRAMES */
+#define KM_BODY_MOTION_MAX_PARTS  10000     /* joints or links per frame */
+#define KM_BODY_MOTION_MAX_RATE   1e6       /* frames per second */
+
+typedef struct _KmBodyMotion KmBodyMotion;
+
+GType               km_body_motion_get_type         (void) G_GNUC_CONST;
+
+/* 0 … 100: does @data look like a body motion (`type: CompositeSeq` with
+ * `content: BodyMotion`, `type: BodyMotion`, or a joint `MultiValueSeq`)? */
+int                 km_body_motion_sniff            (const char          *data,
+                                                     gsize                length);
+KmBodyMotion       *km_body_motion_load             (const char          *path,
+                                                     GBytes              *contents,
+                                                     GError             **error);
+KmBodyMotion       *km_body_motion_load_file        (const char          *path,
+                                                     GError             **error);
+KmBodyMotion       *km_body_motion_ref              (KmBodyMotion        *self);
+void                km_body_motion_unref            (KmBodyMotion        *self);
+
+/* `formatVersion`, 0 when the file has none. */
+double              km_body_motion_get_format_version (const KmBodyMotion *self);
+double              km_body_motion_get_frame_rate   (const KmBodyMotion  *self);
+guint               km_body_motion_get_n_frames     (const KmBodyMotion  *self);
+/* (n_frames - 1) / frame_rate, in s; 0 for fewer than two frames. */
+double              km_body_motion_get_duration     (const KmBodyMotion  *self);
+/* Values per frame of the joint component (0 without one). */
+guint               km_body_motion_get_n_joints     (const KmBodyMotion  *self);
+/* The joint values of @frame, in joint-id order (rad, m); NULL without joints. */
+const double       *km_body_motion_get_joint_frame  (const KmBodyMotion  *self,
+                                                     guint                frame);
+/* Links of the link-position component (0 without one). */
+guint               km_body_motion_get_n_links      (const KmBodyMotion  *self);
+/* The world pose of link @link (0: the root link) at @frame; FALSE out of range. */
+gboolean            km_body_motion_get_link_pose    (const KmBodyMotion  *self,
+                                                     guint                frame,
+                                                     guint                link,
+                                                     KmTransform         *pose);
+/* The joint values at @time (s), linearly interpolated between the two nearest frames
+ * (clamped to the first and last frame). @q: n_joints values. FALSE without joints. */
+gboolean            km_body_motion_sample_joints    (const KmBodyMotion  *self,
+                                                     double               time,
+                                                     double              *q);
+/* The world pose of link @link at @time: position linear, rotation slerped between the
+ * two nearest frames (clamped). FALSE without that link. */
+gboolean            km_body_motion_sample_link      (const KmBodyMotion  *self,
+                                                     double               time,
+                                                     guint                link,
+                                                     KmTransform         *pose);
+/* `kinema-cli info`: one line per component, then
+ * "frames=N frame_rate=R duration=S joints=J links=L components=C". */
+void                km_body_motion_describe         (const KmBodyMotion  *self,
+                                                     GString             *out);
+/* The file again: the header and every component in their order and with their keys,
+ * the joint and link frames written from the values read (links in the format they were
+ * read in), every other component verbatim. */
+char               *km_body_motion_to_string        (const KmBodyMotion  *self,
+                                                     gsize               *length);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmBodyMotion, km_body_motion_unref)
+
+/* The registry's row (km-format.h): KM_FILE_KIND_BODY_MOTION, name KM_BODY_MOTION_FORMAT. */
+extern const KmFormat km_format_body_motion;
+
+G_END_DECLS

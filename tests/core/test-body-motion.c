@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "km-animation-source.h"
+#include "km-body-item.h"
+#include "km-body-motion-item.h"
+#include "km-body-motion.h"
+#include "km-cnoid.h"
+#include "km-format.h"
+
+#include "test-util.h"
+
+/* Choreonoid body motions (.seq) and BodyMotionItem. */
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "body-motion", name, NULL);
+}
+
+static KmBodyMotion *
+load (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = data_path (name);
+  KmBodyMotion *motion = km_body_motion_load_file (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (motion);
+  return motion;
+}
+
+static KmBodyMotion *
+load_text (const char  *text,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return km_body_motion_load ("m.seq", bytes, error);
+}
+
+static void
+assert_rotation_z (const KmMat3 *m,
+                   double        angle)
+{
+  test_util_assert_quat (m, cos (angle / 2), 0, 0, sin (angle / 2), 1e-9);
+}
+
+static void
+test_parse_v2 (void)
+{
+  g_autoptr(KmBodyMotion) motion = load ("sr1-walk.seq");
+  g_autoptr(GString) out = g_string_new (NULL);
+  KmTransform pose;
+  double q[29];
+
+  g_assert_cmpfloat (km_body_motion_get_format_version (motion), ==, 2.0);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (motion), ==, 50);
+  g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, 5);
+  g_assert_cmpfloat_with_epsilon (km_body_motion_get_duration (motion), 0.08, 1e-12);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, 29);
+  g_assert_cmpuint (km_body_motion_get_n_links (motion), ==, 1);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (motion, 2)[3], ==, 0.4);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (motion, 2)[28], ==, 0.28);
+  g_assert_true (km_body_motion_get_link_pose (motion, 3, 0, &pose));
+  test_util_assert_vec3 (pose.pos, 0.3, 0, 0.7135, 1e-12);
+  assert_rotation_z (&pose.rot, 0.3);
+  g_assert_false (km_body_motion_get_link_pose (motion, 5, 0, &pose));
+  g_assert_false (km_body_motion_get_link_pose (motion, 0, 1, &pose));
+
+  /* Between frames: linear (joints, position) and slerp (rotation); clamped outside. */
+  g_assert_true (km_body_motion_sample_joints (motion, 0.03, q));
+  g_assert_cmpfloat_with_epsilon (q[3], 0.3, 1e-12);
+  g_assert_true (km_body_motion_sample_joints (motion, 10, q));
+  g_assert_cmpfloat_with_epsilon (q[3], 0.8, 1e-12);
+  g_assert_true (km_body_motion_sample_link (motion, 0.01, 0, &pose));
+  test_util_assert_vec3 (pose.pos, 0.05, 0, 0.7135, 1e-12);
+  assert_rotation_z (&pose.rot, 0.05);
+
+  km_body_motion_describe (motion, out);
+  g_assert_cmpstr (out->str, ==,
+                   "format=CHOREONOID-BODY-MOTION-YAML\n"
+                   "format_version=2\n"
+                   "component 0: type=MultiValueSeq content=JointDisplacement parts=29 use=joints\n"
+                   "component 1: type=MultiSE3Seq content=LinkPosition parts=1 use=links\n"
+                   "component 2: type=Vector3Seq content=ZMP parts=- use=kept\n"
+                   "frames=5 frame_rate=50 duration=0.08 joints=29 links=1 components=3\n");
+}
+
+static void
+test_parse_v1 (void)
+{
+  g_autoptr(KmBodyMotion) motion = load ("sr1-v1.seq");
+  g_autoptr(KmBodyMotion) old = NULL;
+  g_autoptr(KmBodyMotion) bare = NULL;
+  g_autoptr(GError) error = NULL;
+  KmTransform pose;
+  KmMat3 expected, rx, ry, rz, zy;
+
+  g_assert_cmpfloat (km_body_motion_get_format_version (motion), ==, 1.0);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (motion), ==, 10);
+  g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, 3);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, 29);
+  g_assert_cmpuint (km_body_motion_get_n_links (motion), ==, 2);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (motion, 1)[3], ==, 0.2);
+  g_assert_true (km_body_motion_get_link_pose (motion, 2, 0, &pose));
+  test_util_assert_vec3 (pose.pos, 0.2, 0, 0.7, 1e-12);
+  assert_rotation_z (&pose.rot, 0.2);
+  /* XYZRPY: Rz(yaw) · Ry(pitch) · Rx(roll), as Choreonoid's rotFromRpy. */
+  g_assert_true (km_body_motion_get_link_pose (motion, 0, 1, &pose));
+  km_mat3_from_axis_angle (km_vec3 (1, 0, 0), 0.1, &rx);
+  km_mat3_from_axis_angle (km_vec3 (0, 1, 0), 0.2, &ry);
+  km_mat3_from_axis_angle (km_vec3 (0, 0, 1), 0.3, &rz);
+  km_mat3_mul (&rz, &ry, &zy);
+  km_mat3_mul (&zy, &rx, &expected);
+  g_assert_cmpfloat_with_epsilon (km_mat3_rotation_angle (&pose.rot, &expected), 0, 1e-9);
+
+  /* Choreonoid 1.x's own spelling: type BodyMotion, `purpose`, no formatVersion. */
+  old = load_text ("type: BodyMotion\nframeRate: 20\nnumFrames: 2\ncomponents:\n"
+                   "  - type: MultiValueSeq\n    purpose: JointPosition\n    numFrames: 2\n"
+                   "    numParts: 2\n    frames: [ [ 1, 2 ], [ 3, 4 ] ]\n"
+                   "  - type: MultiAffine3Seq\n    purpose: LinkPosition\n    numFrames: 2\n"
+                   "    numParts: 1\n    frames: [ [ [ 0, 0, 1, 0, 0, 0 ] ], "
+                   "[ [ 0, 0, 2, 0, 0, 0 ] ] ]\n", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (km_body_motion_get_format_version (old), ==, 0);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (old, 1)[1], ==, 4);
+  g_assert_true (km_body_motion_get_link_pose (old, 1, 0, &pose));
+  test_util_assert_vec3 (pose.pos, 0, 0, 2, 1e-12);
+
+  /* A bare joint sequence. */
+  bare = load_text ("type: MultiValueSeq\ncontent: JointDisplacement\nframeRate: 30\n"
+                    "numFrames: 1\nnumParts: 3\nframes:\n  - [ 0.5, 0.25, 0 ]\n", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_body_motion_get_n_joints (bare), ==, 3);
+  g_assert_cmpuint (km_body_motion_get_n_links (bare), ==, 0);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (bare, 0)[1], ==, 0.25);
+}
+
+static const char header[] =
+  "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2.0\nframeRate: 10\n";
+
+static void
+test_bad_inputs (void)
+{
+  static const struct
+  {
+    const char *body;      /* after the header */
+    const char *expected;  /* the message from "m.seq:" on */
+  } cases[] = {
+    { "numFrames: 2\ncomponents:\n  - type: MultiValueSeq\n    content: JointDisplacement\n"
+      "    numFrames: 2\n    numParts: 2\n    frames: [ [ 1, 2 ], [ 3 ] ]\n",
+      "m.seq:11:25: expected a list of 2 numbers" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiValueSeq\n    content: JointDisplacement\n"
+      "    numFrames: 1\n    numParts: 2\n    frames: [ [ 1, x ] ]\n",
+      "m.seq:11:20: expected a finite number" },
+    { "numFrames: 3\ncomponents:\n  - type: MultiValueSeq\n    content: JointDisplacement\n"
+      "    numFrames: 3\n    numParts: 1\n    frames: [ [ 1 ], [ 2 ] ]\n",
+      "m.seq:11:13: expected 3 frames, as numFrames says" },
+    { "numFrames: 2\ncomponents:\n  - type: MultiValueSeq\n    content: JointDisplacement\n"
+      "    numFrames: 3\n    numParts: 1\n    frames: [ [ 1 ], [ 2 ], [ 3 ] ]\n",
+      "m.seq:9:16: expected 2 frames, as the motion’s numFrames says" },
+    { "numFrames: 1000000\ncomponents:\n  - type: MultiValueSeq\n"
+      "    content: JointDisplacement\n    numFrames: 1000000\n    numParts: 1\n"
+      "    frames: [ [ 1 ] ]\n",
+      "m.seq:11:13: expected 1000000 frames, as numFrames says" },
+    { "numFrames: 99999999999\ncomponents: []\n",
+      "m.seq:5:12: expected a count from 0 to 1000001" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiSE3Seq\n    content: LinkPosition\n"
+      "    numFrames: 1\n    numParts: 1\n    format: XYZQWXYZ\n"
+      "    frames: [ [ [ 0, 0, 0, 1, 0, 0 ] ] ]\n",
+      "m.seq:12:17: expected a list of 7 numbers" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiSE3Seq\n    content: LinkPosition\n"
+      "    numFrames: 1\n    numParts: 2\n    frames: [ [ [ 0, 0, 0, 1, 0, 0, 0 ] ] ]\n",
+      "m.seq:11:15: expected 2 links, as numParts says" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiSE3Seq\n    content: LinkPosition\n"
+      "    numFrames: 1\n    numParts: 1\n    format: XYZABC\n    frames: []\n",
+      "m.seq:11:13: expected “XYZQWXYZ” or “XYZRPY”" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiSE3Seq\n    content: LinkPosition\n"
+      "    numFrames: 1\n    numParts: 1\n    frames: [ [ [ 0, 0, 0, 0, 0, 0, 0 ] ] ]\n",
+      "m.seq:11:28: expected a unit quaternion w, x, y, z" },
+    { "numFrames: 1\ncomponents:\n  - type: MultiValueSeq\n    content: JointDisplacement\n"
+      "    frameRate: 20\n    numFrames: 1\n    numParts: 0\n    frames: [ [ ] ]\n",
+      "m.seq:9:16: expected the motion’s frame rate, 10" },
+    { "numFrames: 1\ncomponents: { a: 1 }\n", "m.seq:6:13: expected a list" },
+  };
+  static const char * const rates[][2] = {
+    { "0", "m.seq:4:12: expected a frame rate above 0" },
+    { "-30", "m.seq:4:12: expected a frame rate above 0" },
+    { "fast", "m.seq:4:12: expected a finite number" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = g_strconcat (header, cases[i].body, NULL);
+      g_autoptr(KmBodyMotion) motion = load_text (text, &error);
+
+      g_test_message ("case %u: %s", i, error != NULL ? error->message : "(loaded)");
+      g_assert_null (motion);
+      g_assert_error (error, KM_PARSE_ERROR, error->code);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].expected));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text =
+        g_strdup_printf ("type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2.0\n"
+                         "frameRate: %s\nnumFrames: 0\ncomponents: []\n", rates[i][0]);
+      g_autoptr(KmBodyMotion) motion = load_text (text, &error);
+
+      g_test_message ("rate %s: %s", rates[i][0], error != NULL ? error->message : "(loaded)");
+      g_assert_null (motion);
+      g_assert_true (g_str_has_prefix (error->message, rates[i][1]));
+    }
+  /* A million frames of one aliased value against 10000 parts: refused at the first
+   * short frame, before anything the size of numFrames × numParts is allocated. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) text = g_string_new (header);
+    g_autoptr(KmBodyMotion) motion = NULL;
+
+    g_string_append (text, "numFrames: 1000000\ncomponents:\n  - type: MultiValueSeq\n"
+                     "    content: JointDisplacement\n    numFrames: 1000000\n"
+                     "    numParts: 10000\n    frames: [ &a [ 0 ]");
+    for (guint i = 1; i < 1000000; i++)
+      g_string_append (text, ",*a");
+    g_string_append (text, " ]\n");
+    motion = load_text (text->str, &error);
+    g_test_message ("alias frames: %s", error != NULL ? error->message : "(loaded)");
+    g_assert_null (motion);
+    g_assert_true (g_str_has_prefix (error->message,
+                                     "m.seq:11:15: expected a list of 10000 numbers"));
+  }
+  /* Not a body motion at all, and a format version from the future. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmBodyMotion) motion = load_text ("type: PoseSeq\nrefs: []\n", &error);
+
+    g_assert_null (motion);
+    g_assert_true (g_str_has_prefix (error->message, "m.seq:1:7: expected “CompositeSeq”"));
+  }
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmBodyMotion) motion =
+      load_text ("type: CompositeSeq\nformatVersion: 3.0\nframeRate: 1\nnumFrames: 0\n"
+                 "components: []\n", &error);
+
+    g_assert_null (motion);
+    g_assert_true (g_str_has_prefix (error->message, "m.seq:2:16: expected format version"));
+  }
+}
+
+static void
+test_registry (void)
+{
+  g_autofree char *path = data_path ("sr1-v1.seq");
+  g_autofree char *data = test_util_read_file (path, NULL);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (dir, "motion.txt", NULL);
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  /* By content, whatever the name. */
+  g_assert_true (km_format_detect (data, strlen (data)) == &km_format_body_motion);
+  g_assert_true (g_file_set_contents (copy, data, -1, NULL));
+  result = km_format_load_file (copy, NULL, &format, &error);
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_body_motion);
+  g_assert_cmpint (format->kind, ==, KM_FILE_KIND_BODY_MOTION);
+  format->free_result (result);
+  g_assert_cmpint (g_unlink (copy), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  /* Not a pose sequence nor a project. */
+  g_assert_true (km_format_detect ("type: PoseSeq\nrefs: []\n", 23) != &km_format_body_motion);
+}
+
+/* Written again: the same values, the ZMP component as it was. */
+static void
+test_write (void)
+{
+  const char * const names[] = { "sr1-walk.seq", "sr1-v1.seq" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autoptr(KmBodyMotion) motion = load (names[n]);
+      g_autoptr(KmBodyMotion) again = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = km_body_motion_to_string (motion, NULL);
+
+      again = load_text (text, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (km_body_motion_get_n_frames (again), ==,
+                        km_body_motion_get_n_frames (motion));
+      g_assert_cmpuint (km_body_motion_get_n_joints (again), ==, 29);
+      for (guint f = 0; f < km_body_motion_get_n_frames (motion); f++)
+        {
+          g_assert_cmpmem (km_body_motion_get_joint_frame (again, f), 29 * sizeof (double),
+                           km_body_motion_get_joint_frame (motion, f), 29 * sizeof (double));
+          for (guint l = 0; l < km_body_motion_get_n_links (motion); l++)
+            {
+              KmTransform a, b;
+
+              g_assert_true (km_body_motion_get_link_pose (motion, f, l, &a));
+              g_assert_true (km_body_motion_get_link_pose (again, f, l, &b));
+              test_util_assert_vec3 (b.pos, a.pos.x, a.pos.y, a.pos.z, 1e-12);
+              g_assert_cmpfloat_with_epsilon (km_mat3_rotation_angle (&a.rot, &b.rot), 0, 1e-9);
+            }
+        }
+      if (n == 0)
+        g_assert_nonnull (strstr (text, "    type: Vector3Seq\n    content: ZMP\n"
+                                        "    frameRate: 50\n    numFrames: 5\n    frames:\n"
+                                        "      - [ 0, 0, 0 ]\n      - [ 0.1, 0, 0 ]\n"));
+      else
+        g_assert_nonnull (strstr (text, "    format: XYZRPY\n"));
+    }
+}
+
+static gboolean
+has_message (KmProject  *project,
+             const char *needle)
+{
+  GPtrArray *messages = km_project_get_messages (project);
+
+  for (guint i = 0; i < messages->len; i++)
+    if (strstr (g_ptr_array_index (messages, i), needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static KmProject *
+load_project (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  KmProject *project = km_cnoid_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  return project;
+}
+
+/* The DOF of the joint named @name, checking its Choreonoid id. */
+static int
+dof_of (KmSkeleton *skel,
+        const char *name,
+        int         joint_id)
+{
+  const KmJoint *joint = test_util_joint (skel, name);
+
+  g_assert_cmpint (joint->joint_id, ==, joint_id);
+  return joint->dof_index;
+}
+
+static void
+test_item (void)
+{
+  g_autofree char *path = data_path ("sr1-motion.cnoid");
+  g_autoptr(KmProject) project = load_project (path);
+  KmItem *body = km_project_find_item_by_id (project, 2);
+  KmItem *item = km_project_find_item_by_id (project, 3);
+  KmItem *orphan = km_project_find_item_by_id (project, 5);
+  KmSkeleton *skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  KmBodyMotionItem *motion_item;
+  KmAnimation *animation;
+  KmTransform root;
+  int knee = dof_of (skel, "RLEG_KNEE", 3);
+  int chest = dof_of (skel, "CHEST", 28);
+
+  g_assert_true (KM_IS_BODY_MOTION_ITEM (item));
+  motion_item = KM_BODY_MOTION_ITEM (item);
+  g_assert_cmpstr (km_item_get_plugin_name (item), ==, "Body");
+  g_assert_cmpstr (km_item_get_class_name (item), ==, "BodyMotionItem");
+  g_assert_null (km_item_get_problem (item));
+  g_assert_cmpstr (km_body_motion_item_get_file (motion_item), ==, "sr1-walk.seq");
+  g_assert_true (km_body_motion_item_get_body (motion_item) == body);
+  /* The item that fits plays; the ones that do not load with a warning naming the file. */
+  g_assert_true (km_animation_source_find (body) == KM_ANIMATION_SOURCE (item));
+  g_assert_true (has_message (project, "sr1-motion.cnoid:38:23: sr1-extra-ids.seq: 2 joint "
+                              "values per frame have no joint in “SR1”"));
+  g_assert_true (KM_IS_BODY_MOTION_ITEM (orphan));
+  g_assert_nonnull (km_body_motion_item_get_motion (KM_BODY_MOTION_ITEM (orphan)));
+  g_assert_null (km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (orphan)));
+  g_assert_true (has_message (project, "sr1-motion.cnoid:46:19: sr1-v1.seq: the body motion "
+                              "has no body item above it"));
+
+  /* At the file's rate: frame f is the file's frame f. */
+  animation = km_animation_source_get_animation (KM_ANIMATION_SOURCE (item));
+  g_assert_nonnull (animation);
+  g_assert_cmpfloat (km_animation_get_frame_rate (animation), ==, 50);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 5);
+  g_assert_cmpuint (km_animation_get_n_dof (animation), ==, km_skeleton_get_n_dof (skel));
+  g_assert_cmpfloat (km_animation_get_frame (animation, 3)[knee], ==, 0.6);
+  g_assert_cmpfloat (km_animation_get_frame (animation, 3)[chest], ==, 0.28);
+  g_assert_true (km_animation_source_get_root_pose (KM_ANIMATION_SOURCE (item), 3, &root));
+  km_skeleton_forward_kinematics (skel, km_animation_get_frame (animation, 3), &root, world);
+  g_assert_cmpstr (km_skeleton_get_joint (skel, 0)->name, ==, "WAIST");
+  test_util_assert_vec3 (world[0].pos, 0.3, 0, 0.7135, 1e-9);
+  assert_rotation_z (&world[0].rot, 0.3);
+  g_assert_false (km_animation_source_get_root_pose (KM_ANIMATION_SOURCE (item), 5, &root));
+
+  /* At the project's rate (here 200 fps) it is resampled by time: 0.015 s lies between
+   * the file's frames 0 and 1 (linear interpolation). */
+  km_body_motion_item_set_frame_rate (motion_item, 200);
+  animation = km_animation_source_get_animation (KM_ANIMATION_SOURCE (item));
+  g_assert_cmpfloat (km_animation_get_frame_rate (animation), ==, 200);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 17);
+  g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 3)[knee], 0.15, 1e-12);
+  g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 12)[knee], 0.6, 1e-12);
+  g_assert_true (km_animation_source_get_root_pose (KM_ANIMATION_SOURCE (item), 16, &root));
+  km_skeleton_forward_kinematics (skel, km_animation_get_frame (animation, 16), &root, world);
+  test_util_assert_vec3 (world[0].pos, 0.4, 0, 0.7135, 1e-9);
+  km_body_motion_item_set_frame_rate (motion_item, 0);
+  g_assert_cmpfloat (km_body_motion_item_get_frame_rate (motion_item), ==, 50);
+}
+
+/* Saved in place: the items and their data as read. Saved into another folder: the file
+ * references follow, and the copy plays the same motion. */
+static void
+test_save (void)
+{
+  g_autofree char *path = data_path ("sr1-motion.cnoid");
+  g_autofree char *original = test_util_read_file (path, NULL);
+  g_autofree char *seq = data_path ("sr1-walk.seq");
+  g_autofree char *seq_absolute = g_canonicalize_filename (seq, NULL);
+  g_autoptr(KmProject) project = load_project (path);
+  g_autoptr(KmProject) again = NULL;
+  g_autofree char *text = test_util_cnoid_to_string (project, path);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *elsewhere = g_build_filename (dir, "moved.cnoid", NULL);
+  g_autofree char *moved = NULL;
+  g_autoptr(GError) error = NULL;
+  KmItem *item;
+
+  g_assert_cmpstr (text, ==, original);
+
+  g_assert_true (km_cnoid_save (project, elsewhere, &error));
+  g_assert_no_error (error);
+  moved = test_util_read_file (elsewhere, NULL);
+  g_assert_null (strstr (moved, "file: \"sr1-walk.seq\""));
+  g_assert_nonnull (strstr (moved, "                format: CHOREONOID-BODY-MOTION-YAML\n"));
+  g_assert_nonnull (strstr (moved, "                format: yaml\n"));
+  again = load_project (elsewhere);
+  item = km_project_find_item_by_id (again, 3);
+  g_assert_true (KM_IS_BODY_MOTION_ITEM (item));
+  g_assert_null (km_item_get_problem (item));
+  g_assert_nonnull (km_body_motion_item_get_motion (KM_BODY_MOTION_ITEM (item)));
+  {
+    g_autofree char *reference = g_build_filename (dir, km_body_motion_item_get_file (
+                                                     KM_BODY_MOTION_ITEM (item)), NULL);
+    g_autofree char *resolved = g_canonicalize_filename (
+      g_path_is_absolute (km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item)))
+      ? km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item)) : reference, NULL);
+
+    g_assert_cmpstr (resolved, ==, seq_absolute);
+  }
+  g_assert_cmpfloat (km_animation_get_frame (
+                       km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (item)), 4)[
+                       test_util_joint (km_body_item_get_skeleton (KM_BODY_ITEM (
+                         km_project_find_item_by_id (again, 2))), "RLEG_KNEE")->dof_index], ==,
+                     0.8);
+  g_assert_cmpint (g_unlink (elsewhere), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A file that is not there or is bad: the item stays, with a problem, written back. */
+static void
+test_missing_and_bad (void)
+{
+  g_autofree char *path = data_path ("sr1-motion.cnoid");
+  g_autofree char *original = test_util_read_file (path, NULL);
+  g_autoptr(GString) text = g_string_new (original);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  KmItem *item;
+
+  g_assert_cmpuint (g_string_replace (text, "sr1-walk.seq", "no-such.seq", 0), ==, 1);
+  g_assert_cmpuint (g_string_replace (text, "format: yaml", "format: MPEG", 0), ==, 1);
+  bytes = g_bytes_new (text->str, text->len);
+  project = km_cnoid_load_full (path, bytes, NULL, &error);
+  g_assert_no_error (error);
+  item = km_project_find_item_by_id (project, 3);
+  g_assert_true (KM_IS_BODY_MOTION_ITEM (item));
+  g_assert_nonnull (km_item_get_problem (item));
+  g_assert_null (km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (item)));
+  g_assert_true (has_message (project, "sr1-motion.cnoid:30:23: "));
+  g_assert_true (has_message (project, "unknown body motion format “MPEG”"));
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_cmpstr (saved, ==, text->str);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/BodyMotion/parse-v2", test_parse_v2);
+  g_test_add_func ("/kinema/BodyMotion/parse-v1", test_parse_v1);
+  g_test_add_func ("/kinema/BodyMotion/bad-inputs", test_bad_inputs);
+  g_test_add_func ("/kinema/BodyMotion/registry", test_registry);
+  g_test_add_func ("/kinema/BodyMotion/write", test_write);
+  g_test_add_func ("/kinema/BodyMotionItem/play", test_item);
+  g_test_add_func ("/kinema/BodyMotionItem/save", test_save);
+  g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);
+
+  return g_test_run ();
+}
