@@ -449,6 +449,100 @@ km_document_recover_finish (KmDocument    *self,
   return TRUE;
 }
 
+/* ---- Reloading an item -------------------------------------------------------------- */
+
+/* Whether @item is a body of the built-in example whose model is the embedded one (see
+ * km_document_load_defaults()): its file, "skeleton.json", is no file of the project's. */
+static gboolean
+is_embedded_example_body (KmItem *item)
+{
+  return KM_IS_BODY_ITEM (item)
+         && g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL
+         && g_strcmp0 (km_body_item_get_file (KM_BODY_ITEM (item)), KM_DEFAULT_SKELETON_NAME) == 0;
+}
+
+/**
+ * km_document_reread_item:
+ * @item: an item of the document's project that has a file
+ *
+ * A fresh item of @item's type restored from what @item stores: its file is read again,
+ * while its name, check, joint values and other keys stay (the item tree's Reload swaps
+ * it in). The built-in example's body reads the embedded example again: its
+ * "skeleton.json" is no file of the project's folder or the working directory, where a
+ * skeleton.json of the user's may be, which would be loaded and still pass for the
+ * example. Once the example was saved, its body refers to the file it went to, which is
+ * read as any other.
+ *
+ * Returns: (transfer full): the fresh item, or %NULL with @error when the file cannot be
+ *   read
+ */
+KmItem *
+km_document_reread_item (KmDocument  *self,
+                         KmItem      *item,
+                         GError     **error)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  g_autoptr(KmYamlNode) data = NULL;
+  g_autoptr(KmItem) fresh = NULL;
+  g_autofree char *example_dir = NULL;
+  g_autofree char *example_path = NULL;
+  g_autofree char *example_project = NULL;
+  gboolean restored;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  km_document_item_io_init (self, &io);
+  if (is_embedded_example_body (item))
+    {
+      g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+
+      /* Read through the same restore as any body, from a folder of its own that holds
+       * the embedded model under its name. */
+      example_dir = g_dir_make_tmp ("kinema-example-XXXXXX", error);
+      if (example_dir == NULL)
+        return NULL;
+      example_path = g_build_filename (example_dir, KM_DEFAULT_SKELETON_NAME, NULL);
+      if (!g_file_set_contents (example_path, g_bytes_get_data (bytes, NULL),
+                                g_bytes_get_size (bytes), error))
+        {
+          g_rmdir (example_dir);
+          return NULL;
+        }
+      g_free (io.dir);
+      io.dir = g_strdup (example_dir);
+      io.io.dir = io.dir;
+      /* Relative files are read as the project file names them (km_cnoid_shown_path). */
+      example_project = g_build_filename (example_dir, "example.cnoid", NULL);
+      io.io.file = example_project;
+    }
+
+  data = km_item_store (item, &io.io);
+  fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
+  restored = km_item_restore (fresh, data, &io.io, error);
+  if (example_dir != NULL)
+    {
+      g_unlink (example_path);
+      g_rmdir (example_dir);
+    }
+  if (!restored)
+    return NULL;
+  if (km_item_get_problem (fresh) != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
+      return NULL;
+    }
+  for (guint i = 0; i < io.messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (io.messages, i));
+  if (example_dir != NULL)
+    g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
+  km_item_set_name (fresh, km_item_get_name (item));
+  km_item_set_checked (fresh, km_item_get_checked (item));
+  return g_steal_pointer (&fresh);
+}
+
 /* ---- Writing ------------------------------------------------------------------------ */
 
 /* What a save puts beside the project for the built-in example's bodies: those bodies,

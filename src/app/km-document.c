@@ -87,6 +87,10 @@ struct _KmDocument
   guint64         saved_clean;     /* while it runs: the clean state and the forced flag */
   gboolean        saved_forced;    /*   from before, put back when it fails */
   gboolean        solve_recorded;  /* the running solve ends in an undoable step */
+  /* The targets whose last solve started but never finished (cancelled, superseded), so
+   * that the body's motion is not theirs; NULL once it finished. */
+  KmTargetTrack  *unsolved_targets;
+  GPtrArray      *targets_edits;   /* TargetsEdit, unowned: the history's keyframe steps */
   /* Set while the running solve completes an edit's step (km_document_solve_completing) */
   KmDocumentSolvedFunc solve_done;
   gpointer        solve_done_data;
@@ -233,7 +237,7 @@ update_effector (KmDocument *self)
     {
       const char *name = self->targets ? km_target_track_get_effector (self->targets) : NULL;
 
-      effector = name ? km_skeleton_find_joint (self->skeleton, name) : -1;
+      effector = name ? km_skeleton_find_effector (self->skeleton, name) : -1;
       if (effector < 0)
         effector = km_skeleton_get_default_effector (self->skeleton);
     }
@@ -792,6 +796,13 @@ typedef struct _TargetsLink TargetsLink;
  * removing the items the step added, and solves nothing: undoing the first keyframe of an
  * imported model leaves it as imported. Redo puts back the solved animation, or solves
  * again when the first solve never finished (undo or a newer edit cancelled it).
+ *
+ * Undoing onto targets whose solve never finished (the next keyframe came first, or the
+ * user cancelled it) would show them without their motion: that undo solves them, for the
+ * step that made them when there is one (it then owns the result, and undoing it removes
+ * the animation item it adds), and the steps above it take the result as their motion of
+ * before. A body has one animation item: a step whose solve would add one while another
+ * is there (added meanwhile by an earlier step's solve) takes that one instead.
  */
 typedef struct
 {
@@ -806,6 +817,8 @@ typedef struct
   gboolean       animation_created;  /* the step's solve added animation_item */
   KmAnimation   *animation_before;   /* what animation_item held before the step */
   KmAnimation   *animation_after;    /* the solve's result; NULL until it finished */
+  gboolean       before_unsolved;    /* the solve of track_before never finished, so
+                                      * animation_before is not its motion */
   TargetsLink   *link;               /* the running solve that completes this step */
 } TargetsEdit;
 
@@ -820,6 +833,7 @@ targets_edit_free (gpointer data)
 {
   TargetsEdit *edit = data;
 
+  g_ptr_array_remove_fast (edit->document->targets_edits, edit);
   if (edit->link != NULL)
     edit->link->edit = NULL;
   g_clear_object (&edit->body);
@@ -847,6 +861,64 @@ static void store_animation (KmDocument  *self,
                              KmAnimation *animation,
                              gboolean     recorded);
 
+/* Makes the step's animation item the body's: the one it added, put back, or the item the
+ * body has now (an earlier step's solve may have added one since this step added its
+ * own), whose animation is then the step's motion of before; a new one when there is
+ * none. Called with the body in the step's state of after, its motion still that of
+ * before. */
+static void
+targets_edit_claim_animation_item (TargetsEdit *edit)
+{
+  KmItem *body = KM_ITEM (edit->body);
+  KmItem *existing;
+
+  if (edit->animation_item != NULL
+      && (!edit->animation_created || km_item_get_parent (edit->animation_item) != NULL))
+    return;
+  existing = km_item_find_child_by_type (body, KM_TYPE_IK_ANIMATION_ITEM);
+  if (existing != NULL)
+    {
+      g_set_object (&edit->animation_item, existing);
+      edit->animation_created = FALSE;
+      g_clear_pointer (&edit->animation_before, km_animation_unref);
+      edit->animation_before = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (existing));
+      if (edit->animation_before != NULL)
+        km_animation_ref (edit->animation_before);
+      return;
+    }
+  if (edit->animation_item == NULL)
+    {
+      edit->animation_item = km_ik_animation_item_new ();
+      km_item_set_name (edit->animation_item, _("Solved Animation"));
+      km_item_set_checked (edit->animation_item, TRUE);
+      edit->animation_created = TRUE;
+    }
+  km_item_append_child (body, edit->animation_item);
+}
+
+/* @animation is now the motion of @track on @body: the steps that undo onto @track (whose
+ * solve had not finished when they were made) take it as their motion of before. */
+static void
+targets_edits_solved_before (KmDocument    *self,
+                             KmItem        *body,
+                             KmTargetTrack *track,
+                             KmAnimation   *animation)
+{
+  for (guint i = 0; i < self->targets_edits->len; i++)
+    {
+      TargetsEdit *edit = g_ptr_array_index (self->targets_edits, i);
+
+      if (KM_ITEM (edit->body) != body || !edit->before_unsolved || edit->track_before != track)
+        continue;
+      edit->before_unsolved = FALSE;
+      if (edit->animation_item != NULL && !edit->animation_created)
+        {
+          g_clear_pointer (&edit->animation_before, km_animation_unref);
+          edit->animation_before = km_animation_ref (animation);
+        }
+    }
+}
+
 /* The completing solve finished: its animation becomes the body's motion and the step's. */
 static void
 targets_solved_cb (KmDocument  *self,
@@ -864,22 +936,40 @@ targets_solved_cb (KmDocument  *self,
       return;
     }
 
-  if (edit->animation_item == NULL)
-    {
-      edit->animation_item = km_ik_animation_item_new ();
-      km_item_set_name (edit->animation_item, _("Solved Animation"));
-      km_item_set_checked (edit->animation_item, TRUE);
-      edit->animation_created = TRUE;
-    }
-  if (edit->animation_created && km_item_get_parent (edit->animation_item) == NULL)
-    km_item_append_child (body, edit->animation_item);
+  targets_edit_claim_animation_item (edit);
   g_clear_pointer (&edit->animation_after, km_animation_unref);
   edit->animation_after = km_animation_ref (animation);
   km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item), animation);
+  targets_edits_solved_before (self, body, edit->track_after, animation);
   /* Saved while it solved: the file has the motion from before. */
   if (!self->modified)
     km_document_set_modified (self, TRUE);
   sync_from_project (self);
+}
+
+/* The solve an undo started for targets no step of the history made (a cancelled solve of
+ * the opened ones) finished: it is their motion, silently, as the opening solve's is. */
+static void
+targets_before_solved_cb (KmDocument  *self,
+                          KmItem      *body,
+                          KmAnimation *animation,
+                          gpointer     user_data)
+{
+  store_animation (self, KM_BODY_ITEM (body), animation, FALSE);
+  if (self->targets != NULL)
+    targets_edits_solved_before (self, body, self->targets, animation);
+}
+
+/* Solves @edit->track_after for @edit (as its redo does when its solve never finished). */
+static void
+targets_edit_solve (TargetsEdit         *edit,
+                    KmDocumentSolvedFunc done)
+{
+  TargetsLink *link = g_new0 (TargetsLink, 1);
+
+  link->edit = edit;
+  edit->link = link;
+  km_document_solve_completing (edit->document, done, link, targets_link_free);
 }
 
 static void
@@ -893,8 +983,7 @@ targets_edit_redo (gpointer data)
   km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_after);
   if (edit->animation_item != NULL && edit->animation_after != NULL)
     {
-      if (edit->animation_created && km_item_get_parent (edit->animation_item) == NULL)
-        km_item_append_child (KM_ITEM (edit->body), edit->animation_item);
+      targets_edit_claim_animation_item (edit);
       km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (edit->animation_item),
                                           edit->animation_after);
     }
@@ -902,13 +991,23 @@ targets_edit_redo (gpointer data)
 
   if (edit->animation_after == NULL && self->body == edit->body
       && self->targets == edit->track_after)
-    {
-      TargetsLink *link = g_new0 (TargetsLink, 1);
+    targets_edit_solve (edit, targets_solved_cb);
+}
 
-      link->edit = edit;
-      edit->link = link;
-      km_document_solve_completing (self, targets_solved_cb, link, targets_link_free);
+/* The step of the history that made @track, the targets of @body, or NULL. */
+static TargetsEdit *
+find_targets_edit (KmDocument    *self,
+                   KmBodyItem    *body,
+                   KmTargetTrack *track)
+{
+  for (guint i = 0; i < self->targets_edits->len; i++)
+    {
+      TargetsEdit *edit = g_ptr_array_index (self->targets_edits, i);
+
+      if (edit->body == body && edit->track_after == track)
+        return edit;
     }
+  return NULL;
 }
 
 static void
@@ -934,6 +1033,18 @@ targets_edit_undo (gpointer data)
   else
     km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_before);
   sync_from_project (self);
+
+  /* Back onto targets whose solve never finished: solve them now. */
+  if (edit->before_unsolved && edit->track_before != NULL && self->body == edit->body
+      && self->targets == edit->track_before && self->solve_cancellable == NULL)
+    {
+      TargetsEdit *maker = find_targets_edit (self, edit->body, edit->track_before);
+
+      if (maker != NULL && maker->animation_after == NULL && maker->link == NULL)
+        targets_edit_solve (maker, targets_solved_cb);
+      else if (edit->link == NULL)
+        targets_edit_solve (edit, targets_before_solved_cb);
+    }
 }
 
 /* Dragging a keyframe: consecutive changes of one targets item are one step, completed by
@@ -1218,6 +1329,7 @@ typedef struct
 {
   KmDocument          *document;
   KmBodyHandlerIkHook *hook;
+  KmTargetTrack       *track;      /* what it solves */
 } SolveCall;
 
 static void
@@ -1225,6 +1337,7 @@ solve_call_free (SolveCall *call)
 {
   g_clear_object (&call->document);
   g_clear_pointer (&call->hook, km_body_handler_ik_hook_free);
+  g_clear_pointer (&call->track, km_target_track_unref);
   g_free (call);
 }
 
@@ -1262,6 +1375,8 @@ solve_cb (GObject      *object,
 
   g_clear_object (&self->solve_cancellable);
   body = g_steal_pointer (&self->solve_body);
+  if (self->unsolved_targets == call->track)
+    g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
   /* Taken first: storing the result may start or cancel another solve. */
   done = self->solve_done;
   done_data = g_steal_pointer (&self->solve_done_data);
@@ -1329,6 +1444,12 @@ start_solve (KmDocument *self,
 
   call = g_new0 (SolveCall, 1);
   call->document = g_object_ref (self);
+  call->track = km_target_track_ref (self->targets);
+  if (self->unsolved_targets != self->targets)
+    {
+      g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
+      self->unsolved_targets = km_target_track_ref (self->targets);
+    }
   handlers = km_body_item_get_body_handlers (self->body);
   if (handlers != NULL && km_body_handler_set_get_n_attached (handlers) > 0)
     {
@@ -1391,6 +1512,8 @@ km_document_finalize (GObject *object)
 
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->targets, km_target_track_unref);
+  g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
+  g_clear_pointer (&self->targets_edits, g_ptr_array_unref);
   g_clear_pointer (&self->animation, km_animation_unref);
   g_clear_object (&self->animation_source);
   g_clear_pointer (&self->title, g_free);
@@ -1586,6 +1709,7 @@ km_document_init (KmDocument *self)
   self->title = g_strdup ("Kinema");
   self->trajectory = g_array_new (FALSE, FALSE, sizeof (KmVec3));
   self->messages = g_list_store_new (KM_TYPE_MESSAGE);
+  self->targets_edits = g_ptr_array_new ();
   self->effector = -1;
   self->selected_joint = -1;
   self->n_frames = 1;
@@ -1897,6 +2021,8 @@ km_document_set_targets (KmDocument    *self,
         km_target_track_ref (edit->track_before);
     }
   edit->track_after = km_target_track_ref (targets);
+  edit->before_unsolved = edit->track_before != NULL
+                          && edit->track_before == self->unsolved_targets;
   item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
   if (item != NULL)
     {
@@ -1905,6 +2031,7 @@ km_document_set_targets (KmDocument    *self,
       if (edit->animation_before != NULL)
         km_animation_ref (edit->animation_before);
     }
+  g_ptr_array_add (self->targets_edits, edit);
   km_project_push_command (self->project, _("Edit Targets"), targets_edit_redo,
                            targets_edit_undo, targets_edit_merge, "km-document-targets", edit,
                            targets_edit_free);
@@ -2000,8 +2127,11 @@ copy_item (KmItem   *item,
         g_ptr_array_add (io->messages, g_strdup (error->message));
     }
 
+  /* The built-in example's model is the embedded one, whatever "skeleton.json" the
+   * working directory has. */
   if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL
-      && km_body_item_get_skeleton (KM_BODY_ITEM (copy)) == NULL)
+      && (km_body_item_get_skeleton (KM_BODY_ITEM (copy)) == NULL
+          || g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL))
     {
       KmBodyItem *body = KM_BODY_ITEM (item);
       guint n_dof;

@@ -222,6 +222,9 @@ typedef struct
 void               km_document_item_io_init       (KmDocument         *self,
                                                    KmDocumentItemIo   *io);
 void               km_document_item_io_clear      (KmDocumentItemIo   *io);
+KmItem            *km_document_reread_item        (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   GError            **error);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KmDocumentItemIo, km_document_item_io_clear)
 

@@ -15,8 +15,13 @@
 /*
  * The selected joint's DOF values over the solved animation (all DOFs, thinner, when no
  * joint is selected), each on its limit band, with the target keyframes marked along the
- * bottom and the current frame as a cursor. Clicking or dragging sets the current frame;
- * dragging a keyframe's mark moves that keyframe to another frame (one undo step).
+ * bottom and the current frame as a cursor. The time axis is the time bar's range, which
+ * reaches past the motion (KmDocument:timeline-frames): there the motion's last pose
+ * holds, and so does each curve, so that the cursor is always on the graph. A DOF limited
+ * on one side only gets a band from its finite limit to the edge of the plot on the
+ * allowed side; the value axis spans a finite stretch of its range (km_range_span).
+ * Clicking or dragging sets the current frame; dragging a keyframe's mark moves that
+ * keyframe to another frame (one undo step).
  * Drawn with cairo: a few thousand segments at most, well within a frame.
  */
 
@@ -24,6 +29,12 @@
 #define KEY_MARK 5.0
 /* How close (pixels) a press must come to a keyframe's mark to grab it. */
 #define KEY_PICK 6.0
+/* How much of a range open on one side the value axis shows, at least (half of it about
+ * the DOF's neutral value, km_range_seed): a turn, or a metre. */
+#define OPEN_SPAN_ANGLE G_PI
+#define OPEN_SPAN_LENGTH 0.5
+/* The part of that stretch shown beyond the finite limit, outside the band. */
+#define OPEN_SPAN_ROOM 0.1
 
 struct _KmGraphView
 {
@@ -71,10 +82,54 @@ curve_rgb (cairo_t *cr,
   set_rgb (cr, rgb[index % 3][0], rgb[index % 3][1], rgb[index % 3][2]);
 }
 
+/* The frames along the time axis: the time bar's range. */
 static guint
 n_frames (KmGraphView *self)
 {
-  return self->document ? km_document_get_n_frames (self->document) : 1;
+  return self->document ? MAX (km_document_get_timeline_frames (self->document), 1) : 1;
+}
+
+/* Whether DOF @dof of @skeleton is a length (a prismatic joint's), not an angle. */
+static gboolean
+dof_is_linear (KmSkeleton *skeleton,
+               guint       dof)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      if (j->n_dof > 0 && j->dof_index >= 0 && dof >= (guint) j->dof_index
+          && dof < (guint) j->dof_index + j->n_dof)
+        return j->type == KM_JOINT_PRISMATIC;
+    }
+  return FALSE;
+}
+
+/* The finite stretch of [@lower, @upper] the value axis shows: all of it when both ends
+ * are finite, a stretch from the finite end inwards when one is, none when neither is. */
+static gboolean
+limit_span (double    lower,
+            double    upper,
+            gboolean  linear,
+            double   *from,
+            double   *to)
+{
+  if (isfinite (lower) && isfinite (upper))
+    {
+      *from = lower;
+      *to = upper;
+      return TRUE;
+    }
+  if (!isfinite (lower) && !isfinite (upper))
+    return FALSE;
+  km_range_span (lower, upper, km_range_seed (lower, upper, linear),
+                 linear ? OPEN_SPAN_LENGTH : OPEN_SPAN_ANGLE, from, to);
+  /* A little room past the finite end, so that the band's edge shows where it is. */
+  if (isfinite (lower))
+    *from -= OPEN_SPAN_ROOM * (*to - *from);
+  else
+    *to += OPEN_SPAN_ROOM * (*to - *from);
+  return isfinite (*from) && isfinite (*to);
 }
 
 static void
@@ -120,10 +175,10 @@ draw_cb (GtkDrawingArea *area,
   km_skeleton_get_dof_limits (skeleton, lower, upper);
   for (guint d = first_dof; d < first_dof + n_dof; d++)
     {
-      if (isfinite (lower[d]))
-        lo = MIN (lo, lower[d]);
-      if (isfinite (upper[d]))
-        hi = MAX (hi, upper[d]);
+      double from, to;
+
+      if (limit_span (lower[d], upper[d], dof_is_linear (skeleton, d), &from, &to))
+        lo = MIN (lo, from), hi = MAX (hi, to);
     }
   for (guint f = 0; f < n_anim; f++)
     {
@@ -140,14 +195,21 @@ draw_cb (GtkDrawingArea *area,
 
 #define Y_OF(v) (MARGIN + (hi - (v)) / (hi - lo) * plot_h)
 
-  /* Limit bands first, so curves lie on top. */
+  /* Limit bands first, so curves lie on top: an open end reaches the plot's edge. */
   set_rgb (cr, KM_GRAPH_BAND_RGB);
   for (guint d = first_dof; d < first_dof + n_dof; d++)
-    if (isfinite (lower[d]) && isfinite (upper[d]))
+    if (isfinite (lower[d]) || isfinite (upper[d]))
       {
-        cairo_rectangle (cr, MARGIN, Y_OF (upper[d]), width - 2 * MARGIN,
-                         Y_OF (lower[d]) - Y_OF (upper[d]));
-        cairo_fill (cr);
+        double top = isfinite (upper[d]) ? Y_OF (upper[d]) : MARGIN;
+        double bottom = isfinite (lower[d]) ? Y_OF (lower[d]) : MARGIN + plot_h;
+
+        top = CLAMP (top, MARGIN, MARGIN + plot_h);
+        bottom = CLAMP (bottom, MARGIN, MARGIN + plot_h);
+        if (bottom > top)
+          {
+            cairo_rectangle (cr, MARGIN, top, width - 2 * MARGIN, bottom - top);
+            cairo_fill (cr);
+          }
       }
 
   cairo_set_line_width (cr, n_dof == total_dof && n_dof > 3 ? 1.0 : 2.0);
@@ -171,6 +233,14 @@ draw_cb (GtkDrawingArea *area,
           else
             cairo_move_to (cr, x, Y_OF (q[d]));
           started = TRUE;
+        }
+      /* Past the motion its last pose holds, to the end of the time bar's range. */
+      if (started && n_anim < n_frames (self))
+        {
+          double y;
+
+          cairo_get_current_point (cr, NULL, &y);
+          cairo_line_to (cr, km_graph_view_x_for_frame (self, n_frames (self) - 1), y);
         }
       curve_rgb (cr, d - first_dof);
       cairo_stroke (cr);
@@ -395,7 +465,7 @@ km_graph_view_init (KmGraphView *self)
 {
   static const char *redraw_on[] = {
     "notify::animation", "notify::current-frame", "notify::n-frames", "notify::selected-joint",
-    "notify::skeleton", "notify::solve-progress", "notify::targets",
+    "notify::skeleton", "notify::solve-progress", "notify::targets", "notify::timeline-frames",
   };
   GtkGesture *gesture;
 
@@ -447,7 +517,8 @@ km_graph_view_set_document (KmGraphView *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
-/* The column (widget coordinates) where @frame is drawn. */
+/* The column (widget coordinates) where @frame is drawn: the time axis spans the time
+ * bar's range. */
 double
 km_graph_view_x_for_frame (KmGraphView *self,
                            double       frame)
@@ -469,7 +540,7 @@ km_graph_view_x_for_frame (KmGraphView *self,
  * Where the mark of a keyframe at @frame is drawn (tests drag it with real input); for a
  * frame without a keyframe, where its mark would be.
  *
- * Returns: %FALSE when @frame is past the end of the motion
+ * Returns: %FALSE when @frame is past the end of the time bar's range
  */
 gboolean
 km_graph_view_get_keyframe_point (KmGraphView *self,
@@ -487,7 +558,7 @@ km_graph_view_get_keyframe_point (KmGraphView *self,
   return TRUE;
 }
 
-/* The frame nearest column @x, within the document's frames. */
+/* The frame nearest column @x, within the time bar's range. */
 guint
 km_graph_view_frame_at (KmGraphView *self,
                         double       x)

@@ -429,38 +429,6 @@ reload_edit_undo (gpointer data)
   reload_edit_swap (edit, edit->new_item, edit->old_item);
 }
 
-/* A fresh item of @item's type restored from what @item stores: its file is read again,
- * while its name, check, joint values and other keys stay. NULL with @error when the file
- * cannot be read. */
-static KmItem *
-reread_item (KmDocument  *document,
-             KmItem      *item,
-             GError     **error)
-{
-  g_auto(KmDocumentItemIo) io = { 0 };
-  g_autoptr(KmYamlNode) data = NULL;
-  g_autoptr(KmItem) fresh = NULL;
-
-  km_document_item_io_init (document, &io);
-  data = km_item_store (item, &io.io);
-  fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
-  if (!km_item_restore (fresh, data, &io.io, error))
-    return NULL;
-  if (km_item_get_problem (fresh) != NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
-      return NULL;
-    }
-  for (guint i = 0; i < io.messages->len; i++)
-    km_document_log (document, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (io.messages, i));
-  if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
-    g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
-  km_item_set_name (fresh, km_item_get_name (item));
-  km_item_set_checked (fresh, km_item_get_checked (item));
-  return g_steal_pointer (&fresh);
-}
-
 static void
 update_actions (KmItemTree *self)
 {
@@ -844,7 +812,7 @@ reload_action (GtkWidget  *widget,
   if (km_item_get_parent (item) == NULL || item_file (item) == NULL)
     return;
 
-  fresh = reread_item (self->document, item, &error);
+  fresh = km_document_reread_item (self->document, item, &error);
   if (fresh == NULL)
     {
       km_document_log (self->document, G_LOG_LEVEL_WARNING,

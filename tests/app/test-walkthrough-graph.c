@@ -5,17 +5,24 @@
 #include "config.h"
 
 #include <math.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "km-document.h"
 #include "km-graph-view.h"
+#include "km-skeleton.h"
 
 #include "test-app-util.h"
 
 /*
  * What a user sees in the Graph tab, under Xvfb: the keyframe marks below the curves stand
- * out from the background they are drawn on (the theme's), like the time bar's ticks.
+ * out from the background they are drawn on (the theme's), like the time bar's ticks; the
+ * time axis spans the time bar's range, the motion's last pose held past its end, so that
+ * the cursor never leaves the graph; a joint limited on one side only has its band.
  */
+
+/* The graph's margin (km-graph-view.c), where the plot starts. */
+#define GRAPH_MARGIN 8.0
 
 typedef struct
 {
@@ -107,6 +114,196 @@ test_keyframe_marks_visible (Fixture       *f,
   g_assert_cmpfloat (fabs (mark - background), >, 0.4);
 }
 
+/* The graph as the user sees it, over a white window: B,G,R,A premultiplied, w × h. */
+static guint8 *
+render_graph (Fixture *f,
+              int     *w_out,
+              int     *h_out)
+{
+  GtkWidget *graph = GTK_WIDGET (f->graph_view);
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  GtkSnapshot *snapshot;
+  guint8 *pixels;
+  int w, h;
+
+  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
+  g_assert_no_error (error);
+  w = gtk_widget_get_width (graph);
+  h = gtk_widget_get_height (graph);
+  paintable = gtk_widget_paintable_new (graph);
+  snapshot = gtk_snapshot_new ();
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 },
+                             &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  pixels = g_malloc ((gsize) w * h * 4);
+  gdk_texture_download (texture, pixels, (gsize) w * 4);
+  gsk_renderer_unrealize (renderer);
+  *w_out = w;
+  *h_out = h;
+  return pixels;
+}
+
+static gboolean
+pixel_is (const guint8 *pixels,
+          int           w,
+          int           x,
+          int           y,
+          guint8        r,
+          guint8        g,
+          guint8        b)
+{
+  const guint8 *p = pixels + ((gsize) y * w + x) * 4;
+
+  return p[0] == b && p[1] == g && p[2] == r;
+}
+
+/* How many pixels of column @x have one of the curve colours. */
+static guint
+curve_pixels_in_column (const guint8 *pixels,
+                        int           w,
+                        int           h,
+                        int           x)
+{
+  guint n = 0;
+
+  for (int y = 0; y < h; y++)
+    if (pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_0_RGB)
+        || pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_1_RGB)
+        || pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_2_RGB))
+      n++;
+  return n;
+}
+
+/* The time axis is the time bar's (10 s here, past the example's 8 s motion): its last
+ * frame is at the plot's right end, the cursor stays on the graph there, and the curves
+ * hold the motion's last pose up to it. */
+static void
+test_axis_spans_time_bar (Fixture       *f,
+                          gconstpointer  data)
+{
+  guint n_frames = km_document_get_n_frames (f->document);
+  guint last = km_document_get_timeline_frames (f->document) - 1;
+  g_autofree guint8 *pixels = NULL;
+  double x, y, held;
+  int w, h, cursor_pixels = 0;
+
+  g_assert_cmpuint (last, >, n_frames);
+  w = gtk_widget_get_width (GTK_WIDGET (f->graph_view));
+  g_assert_cmpfloat_with_epsilon (km_graph_view_x_for_frame (f->graph_view, last),
+                                  w - GRAPH_MARGIN, 0.5);
+  g_assert_cmpfloat (km_graph_view_x_for_frame (f->graph_view, n_frames - 1), <,
+                     w - GRAPH_MARGIN - 50);
+  g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, w - GRAPH_MARGIN), ==, last);
+  g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, w), ==, last);
+  g_assert_true (km_graph_view_get_keyframe_point (f->graph_view, last, &x, &y));
+  g_assert_false (km_graph_view_get_keyframe_point (f->graph_view, last + 1, &x, &y));
+
+  /* One joint's curve, drawn thick enough for its exact colour. */
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Elbow"));
+  km_document_set_current_frame (f->document, last);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, last);
+  test_app_spin_for (50);
+  pixels = render_graph (f, &w, &h);
+
+  x = round (km_graph_view_x_for_frame (f->graph_view, last));
+  for (int col = (int) x - 2; col <= (int) x + 1; col++)
+    if (col >= 0 && col < w && pixel_is (pixels, w, col, h / 2, KM_GRAPH_CURSOR_RGB))
+      cursor_pixels++;
+  g_assert_cmpint (cursor_pixels, >, 0);
+
+  /* Halfway between the motion's end and the range's. */
+  held = round (km_graph_view_x_for_frame (f->graph_view, (n_frames - 1 + last) / 2.0));
+  g_assert_cmpuint (curve_pixels_in_column (pixels, w, h, (int) held), >, 0);
+}
+
+/* A hinge limited below only ([0, +∞]) and one limited above only ([-∞, 0.5]). */
+static const char one_sided_json[] =
+  "{\n"
+  "  \"root_name\": \"Root\",\n"
+  "  \"joints\": [\n"
+  "    { \"name\": \"Root\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
+  "    { \"name\": \"Low\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"Root\",\n"
+  "      \"axis\": [1, 0, 0], \"limits\": [0.0, null] },\n"
+  "    { \"name\": \"High\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"Low\",\n"
+  "      \"axis\": [1, 0, 0], \"limits\": [null, 0.5] },\n"
+  "    { \"name\": \"Tip\", \"type\": \"fixed\", \"offset\": [0, 0, 1], \"parent\": \"High\" }\n"
+  "  ]\n"
+  "}\n";
+
+/* Whether the band colour is at column @x, row @y. */
+static gboolean
+band_at (const guint8 *pixels,
+         int           w,
+         int           x,
+         int           y)
+{
+  return pixel_is (pixels, w, x, y, KM_GRAPH_BAND_RGB);
+}
+
+/* A joint limited on one side only has a band from its finite limit to the plot's edge on
+ * the open side, on a finite value axis. */
+static void
+test_one_sided_limit_band (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-graph-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  KmSkeleton *skeleton;
+  int w, h;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "one-sided.json", NULL);
+  g_assert_true (g_file_set_contents (path, one_sided_json, -1, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  skeleton = km_document_get_skeleton (f->document);
+  g_assert_nonnull (skeleton);
+  g_assert_cmpint (km_skeleton_find_joint (skeleton, "Low"), >=, 0);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *name = i == 0 ? "Low" : "High";
+      g_autofree guint8 *pixels = NULL;
+      int top_row, bottom_row, x;
+
+      km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, name));
+      test_app_spin_for (50);
+      pixels = render_graph (f, &w, &h);
+      x = w / 3;
+      top_row = (int) GRAPH_MARGIN + 1;
+      bottom_row = h - (int) GRAPH_MARGIN - 5 - 2;   /* above the keyframe marks */
+      g_test_message ("%s: band at top %d, bottom %d", name,
+                      band_at (pixels, w, x, top_row), band_at (pixels, w, x, bottom_row));
+      /* The open end reaches the plot's edge; the finite one lies inside the plot. */
+      if (i == 0)
+        {
+          g_assert_true (band_at (pixels, w, x, top_row));
+          g_assert_false (band_at (pixels, w, x, bottom_row));
+        }
+      else
+        {
+          g_assert_false (band_at (pixels, w, x, top_row));
+          g_assert_true (band_at (pixels, w, x, bottom_row));
+        }
+    }
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -115,5 +312,9 @@ main (int    argc,
 
   g_test_add ("/kinema/Walkthrough/graph/keyframe-marks-visible", Fixture, NULL,
               fixture_setup, test_keyframe_marks_visible, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/axis-spans-time-bar", Fixture, NULL,
+              fixture_setup, test_axis_spans_time_bar, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/one-sided-limit-band", Fixture, NULL,
+              fixture_setup, test_one_sided_limit_band, fixture_teardown);
   return g_test_run ();
 }

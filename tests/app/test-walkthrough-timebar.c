@@ -4,11 +4,14 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-document.h"
+#include "km-body-item.h"
 #include "km-document-edit.h"
 #include "km-ik-animation-item.h"
+#include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-message.h"
 #include "km-time-bar.h"
@@ -342,6 +345,162 @@ test_undo_first_keyframe (Fixture       *f,
   g_assert_cmpuint (count_solved_messages (f), ==, solved);
 }
 
+/* How many IK animation items the current body has. */
+static guint
+count_animation_items (Fixture *f)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  guint n = 0;
+
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    if (KM_IS_IK_ANIMATION_ITEM (km_item_get_child (body, i)))
+      n++;
+  return n;
+}
+
+/* The shown animation is a solve of the shown targets: as long as they are, and the same
+ * motion of the end effector as a synchronous solve of them (the arm may reach a target
+ * in another configuration, depending on the pose the solve starts from). */
+static void
+assert_animation_solves_targets (Fixture *f)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  KmAnimation *animation = km_document_get_animation (f->document);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int effector = km_document_get_effector (f->document);
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmAnimation) expected = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmTransform *world = g_new0 (KmTransform, km_skeleton_get_n_joints (skeleton));
+  g_autofree KmTransform *world_expected = g_new0 (KmTransform, km_skeleton_get_n_joints (skeleton));
+  const double *seed;
+  guint n_dof = km_skeleton_get_n_dof (skeleton);
+  guint n = 0;
+
+  g_assert_nonnull (targets);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==,
+                    km_target_track_get_last_frame (targets) + 1);
+
+  problem = km_ik_problem_new (skeleton, effector);
+  seed = km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (f->document)), &n);
+  if (seed != NULL && n == n_dof)
+    memcpy (problem->seed, seed, n_dof * sizeof (double));
+  expected = km_ik_solve_track (problem, targets, 0, km_target_track_get_last_frame (targets),
+                                NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (expected), ==, km_animation_get_n_frames (animation));
+  for (guint frame = 0; frame < km_animation_get_n_frames (animation); frame++)
+    {
+      km_skeleton_forward_kinematics (skeleton, km_animation_get_frame (animation, frame), NULL,
+                                      world);
+      km_skeleton_forward_kinematics (skeleton, km_animation_get_frame (expected, frame), NULL,
+                                      world_expected);
+      g_assert_cmpfloat_with_epsilon (world[effector].pos.x, world_expected[effector].pos.x, 1e-4);
+      g_assert_cmpfloat_with_epsilon (world[effector].pos.y, world_expected[effector].pos.y, 1e-4);
+      g_assert_cmpfloat_with_epsilon (world[effector].pos.z, world_expected[effector].pos.z, 1e-4);
+    }
+}
+
+/* Keys frame 0 then frame 30 (a second keyframe), without running the main loop in
+ * between: the first keyframe's solve never finishes. */
+static void
+key_twice_quickly (Fixture *f)
+{
+  g_assert_true (km_document_set_keyframe (f->document, 0));
+  g_assert_true (km_document_get_solving (f->document));
+  move_first_joint (f, 0.4);
+  g_assert_true (km_document_set_keyframe (f->document, 30));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 2);
+}
+
+/* Undoing onto a keyframe whose solve never finished (the next keyframe cancelled it)
+ * solves it: its targets never show without their motion. Redo and undo again leave one
+ * animation item, and undoing everything leaves the model as imported. */
+static void
+test_undo_onto_unsolved_keyframe (Fixture       *f,
+                                  gconstpointer  data)
+{
+  guint n_children = km_item_get_n_children (km_document_get_body_item (f->document));
+
+  key_twice_quickly (f);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  assert_animation_solves_targets (f);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 1);
+  assert_animation_solves_targets (f);
+  g_assert_cmpuint (count_animation_items (f), ==, 1);
+
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 2);
+  assert_animation_solves_targets (f);
+  g_assert_cmpuint (count_animation_items (f), ==, 1);
+
+  /* Undo onto it again: its motion is back without another solve. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_get_solving (f->document));
+  assert_animation_solves_targets (f);
+
+  g_assert_true (km_document_undo (f->document));   /* the joint edit */
+  g_assert_true (km_document_undo (f->document));   /* the first keyframe */
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_null (body_child (f, KM_TYPE_IK_TARGETS_ITEM));
+  g_assert_null (body_child (f, KM_TYPE_IK_ANIMATION_ITEM));
+  g_assert_cmpuint (km_item_get_n_children (km_document_get_body_item (f->document)), ==,
+                    n_children);
+  g_assert_null (km_document_get_animation (f->document));
+}
+
+/* The same after a cancelled solve: undoing onto a keyframe whose solve the user stopped
+ * solves it again. */
+static void
+test_undo_onto_cancelled_keyframe (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_assert_true (km_document_set_keyframe (f->document, 0));
+  km_document_cancel_solve (f->document);
+  test_app_spin ();
+  move_first_joint (f, 0.4);
+  g_assert_true (km_document_set_keyframe (f->document, 30));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  assert_animation_solves_targets (f);
+  g_assert_cmpuint (count_animation_items (f), ==, 1);
+}
+
+/* Two keyframes, undo both, redo both, none of their solves finished meanwhile: once the
+ * main loop is idle, one animation item holds the solve of the final targets. Also when
+ * the first keyframe's solve finishes between the redos. */
+static void
+test_undo_redo_both_before_solves (Fixture       *f,
+                                   gconstpointer  data)
+{
+  gboolean wait_between = GPOINTER_TO_INT (data);
+
+  key_twice_quickly (f);
+  if (wait_between)
+    g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (km_document_undo (f->document));
+  g_assert_null (km_document_get_targets (f->document));
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_true (km_document_redo (f->document));
+      if (wait_between && i == 0)
+        g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+    }
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)), ==, 2);
+  g_assert_cmpuint (count_animation_items (f), ==, 1);
+  assert_animation_solves_targets (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -356,5 +515,15 @@ main (int    argc,
               fixture_setup_imported, test_keys_past_the_motion, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/undo-first-keyframe", Fixture, NULL,
               fixture_setup_imported, test_undo_first_keyframe, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-onto-unsolved-keyframe", Fixture, NULL,
+              fixture_setup_imported, test_undo_onto_unsolved_keyframe, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-onto-cancelled-keyframe", Fixture, NULL,
+              fixture_setup_imported, test_undo_onto_cancelled_keyframe, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-redo-both-before-solves", Fixture,
+              GINT_TO_POINTER (FALSE), fixture_setup_imported,
+              test_undo_redo_both_before_solves, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-redo-both-first-solved-between", Fixture,
+              GINT_TO_POINTER (TRUE), fixture_setup_imported,
+              test_undo_redo_both_before_solves, fixture_teardown);
   return g_test_run ();
 }

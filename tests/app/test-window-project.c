@@ -1100,12 +1100,137 @@ test_import_scenebuilder (void)
   test_app_spin ();
 }
 
+/* A skeleton.json of the user's, which is no model of the built-in example. */
+static const char foreign_skeleton_json[] =
+  "{ \"root_name\": \"Base\", \"joints\": [\n"
+  "  { \"name\": \"Base\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
+  "  { \"name\": \"Swing\", \"type\": \"revolute\", \"offset\": [0, 0, 1], \"parent\": \"Base\",\n"
+  "    \"axis\": [0, 0, 1], \"limits\": [-1.0, 1.0] } ] }\n";
+
+/* Reloading the built-in example's body reads the embedded example again: neither a
+ * skeleton.json of the user's in the working directory (which would pass for the
+ * example) nor the lack of one there changes its model. */
+static void
+test_reload_example_body (void)
+{
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
+  g_autofree char *foreign = NULL;
+  KmItem *body;
+  KmSkeleton *example;
+
+  g_assert_no_error (error);
+  g_assert_true (km_document_load_defaults (document, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  body = km_document_get_body_item (document);
+  example = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  g_assert_cmpint (km_skeleton_find_joint (example, "Piston"), >=, 0);
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  foreign = g_build_filename (dir, "skeleton.json", NULL);
+  g_assert_true (g_file_set_contents (foreign, foreign_skeleton_json, -1, &error));
+  g_assert_no_error (error);
+
+  /* Duplicate copies the example's model too. */
+  {
+    g_autoptr(GPtrArray) items = g_ptr_array_new ();
+    KmItem *copy;
+
+    g_ptr_array_add (items, body);
+    km_document_duplicate_items (document, items);
+    copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
+    g_assert_true (KM_IS_BODY_ITEM (copy));
+    g_assert_cmpint (km_skeleton_find_joint (km_body_item_get_skeleton (KM_BODY_ITEM (copy)),
+                                             "Piston"), >=, 0);
+    g_assert_true (km_document_undo (document));
+  }
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(KmItem) fresh = km_document_reread_item (document, body, &error);
+      KmSkeleton *skeleton;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (fresh);
+      g_assert_true (KM_IS_BODY_ITEM (fresh));
+      skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (fresh));
+      g_assert_nonnull (skeleton);
+      g_assert_cmpint (km_skeleton_find_joint (skeleton, "Swing"), <, 0);
+      g_assert_cmpint (km_skeleton_find_joint (skeleton, "Piston"), >=, 0);
+      g_assert_cmpuint (km_skeleton_get_n_dof (skeleton), ==, km_skeleton_get_n_dof (example));
+      g_assert_nonnull (g_object_get_data (G_OBJECT (fresh), "km-embedded-model"));
+      g_assert_cmpstr (km_item_get_name (fresh), ==, km_item_get_name (body));
+      /* Then without any skeleton.json there. */
+      g_unlink (foreign);
+    }
+  /* The user's file is left alone (it was removed by the test itself). */
+  g_assert_false (g_file_test (foreign, G_FILE_TEST_EXISTS));
+
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_rmdir (dir);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
+/* Reload in the item tree on the built-in example's body, with a skeleton.json of the
+ * user's in the working directory: the body keeps the example's model and joint values. */
+static void
+test_tree_reload_example_body (Fixture       *f,
+                               gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
+  g_autofree char *foreign = NULL;
+  g_autofree double *before = NULL;
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *fresh;
+  KmSkeleton *skeleton;
+  guint n_dof;
+
+  g_assert_no_error (error);
+  n_dof = km_skeleton_get_n_dof (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+  km_document_set_dof_value (f->document, 0, 0.3);
+  km_document_close_edit (f->document);
+  before = g_memdup2 (state (body), n_dof * sizeof (double));
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  foreign = g_build_filename (dir, "skeleton.json", NULL);
+  g_assert_true (g_file_set_contents (foreign, foreign_skeleton_json, -1, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, km_item_get_name (body)),
+                                                  TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  test_app_spin ();
+  fresh = km_document_get_body_item (f->document);
+  g_assert_true (fresh != body);
+  skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (fresh));
+  g_assert_cmpint (km_skeleton_find_joint (skeleton, "Swing"), <, 0);
+  g_assert_cmpint (km_skeleton_find_joint (skeleton, "Piston"), >=, 0);
+  g_assert_cmpuint (km_skeleton_get_n_dof (skeleton), ==, n_dof);
+  g_assert_true (km_document_get_skeleton (f->document) == skeleton);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat_with_epsilon (state (fresh)[i], before[i], 1e-9);
+  g_assert_nonnull (g_object_get_data (G_OBJECT (fresh), "km-embedded-model"));
+
+  g_unlink (foreign);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   test_app_init (&argc, &argv);
 
+  g_test_add_func ("/kinema/Window/reload-example-body", test_reload_example_body);
+  g_test_add ("/kinema/Window/tree-reload-example-body", Fixture, NULL,
+              fixture_setup, test_tree_reload_example_body, fixture_teardown);
   g_test_add ("/kinema/Window/undo-joint-edit", Fixture, NULL,
               fixture_setup, test_undo_joint_edit, fixture_teardown);
   g_test_add ("/kinema/Window/merged-slider-drag", Fixture, NULL,
