@@ -146,6 +146,9 @@ apply_loaded_file (KmDocument  *self,
 
           km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item),
                                         g_ptr_array_index (extras->targets, i - 1));
+          /* Named as the model names it (a scene's <ik name>), so that several can be told
+           * apart. */
+          km_item_set_name (item, g_ptr_array_index (extras->target_names, i - 1));
           _km_document_import_child (self, file, item, _("Import Targets"));
           _km_document_sync (self);
         }

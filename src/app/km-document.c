@@ -1911,8 +1911,10 @@ import_child (KmDocument *self,
   guint position;
 
   /* The first targets and animation items are the ones shown: the new one goes first (a
-   * first animation item after the others, a first targets item at the top). */
-  km_item_set_name (item, name);
+   * first animation item after the others, a first targets item at the top). An item that
+   * has a name of its own (a model's IK target) keeps it; others are named after the file. */
+  if (km_item_get_name (item) == NULL || *km_item_get_name (item) == '\0')
+    km_item_set_name (item, name);
   km_item_set_checked (item, TRUE);
   shown = km_item_find_child_by_type (KM_ITEM (self->body),
                                       animation ? KM_TYPE_IK_ANIMATION_ITEM

@@ -1069,6 +1069,9 @@ test_import_scenebuilder (void)
                    km_skeleton_find_joint (km_document_get_skeleton (document), "elbow"));
   g_assert_true (test_app_wait_idle_solve (document, 20000));
 
+  /* The item is named as the scene names the target, not after the file. */
+  g_assert_cmpstr (km_item_get_name (targets_item), ==, "reach");
+
   g_assert_true (km_document_import_file (document, gears_file, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
