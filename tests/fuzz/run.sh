@@ -20,14 +20,22 @@ case $target in
   fuzz-skeleton-json|fuzz-json)
     seed $data/*.json $data/cnoid/kinema/*.json ;;
   fuzz-targets-json)
-    seed $data/cnoid/kinema/targets.json $data/bench-*.json ;;
+    seed $data/cnoid/kinema/targets.json $data/bench-*.json
+    # A tool point on the effector (effector_offset, position_only), repeated as it must be.
+    printf '%s\n' '[' \
+      '  { "frame": 0, "pos": [0, 1.5, 3], "euler": [0, 0, 0], "effector": "wrist",' \
+      '    "effector_offset": [0, 0, 0.1], "position_only": true },' \
+      '  { "frame": 10, "pos": [0.5, 1.5, 2.5], "effector_offset": [0, 0, 0.1] }' \
+      ']' > "$corpus/seed-tool-point.json" ;;
   fuzz-animation-json)
     seed animation.json $data/*.json ;;
   fuzz-cnoid|fuzz-yaml)
     seed $data/cnoid/kinema/*.cnoid $data/cnoid/sub/*.cnoid $data/cnoid/share/project/*.cnoid
     [ "$target" = fuzz-yaml ] && seed $data/choreonoid/*.body ;;
   fuzz-body)
-    seed $data/choreonoid/*.body ;;
+    seed $data/choreonoid/*.body $data/body-styles/*.body $data/include-chain/*.body ;;
+  fuzz-body-motion)
+    seed $data/body-motion/*.seq ;;
   fuzz-scenebuilder)
     seed $data/scenebuilder/*.xml ;;
   fuzz-pose-seq)
@@ -42,7 +50,8 @@ case $target in
     printf '\003-90@x' > "$corpus/seed-rot"
     printf '\0231 0 0 0 1 0 0 0 1' > "$corpus/seed-mat" ;;
   fuzz-urdf)
-    seed $data/kinema_arm/urdf/*.urdf ;;
+    seed $data/kinema_arm/urdf/*.urdf $data/*.urdf $data/urdf-conformance/*.urdf \
+      $data/review/*.urdf ;;
   fuzz-mesh)
     seed $data/meshes/* $data/kinema_arm/meshes/* ;;
   *) echo "unknown target $target" >&2; exit 2 ;;

@@ -52,12 +52,21 @@ error_at (GError          **error,
   return FALSE;
 }
 
+/* The value of `content`, or of Choreonoid 1.x's `purpose` when there is no `content`:
+ * what content_of reads, and where an error about it points. */
+static KmYamlNode *
+content_node (const KmYamlNode *map)
+{
+  static const char * const keys[] = { "content", "purpose", NULL };
+
+  return km_yaml_mapping_lookup_any (map, keys);
+}
+
 /* `content`, or Choreonoid 1.x's `purpose`; NULL when neither is a string. */
 static const char *
 content_of (const KmYamlNode *map)
 {
-  static const char * const keys[] = { "content", "purpose", NULL };
-  KmYamlNode *v = km_yaml_mapping_lookup_any (map, keys);
+  KmYamlNode *v = content_node (map);
 
   if (v == NULL || km_yaml_node_get_kind (v) != KM_YAML_SCALAR)
     return NULL;
@@ -420,8 +429,7 @@ km_body_motion_load (const char  *path,
       if (!is_joint_content (content))
         {
           error_at (error, KM_PARSE_ERROR_INVALID,
-                    km_yaml_mapping_lookup (root, "content") != NULL
-                    ? km_yaml_mapping_lookup (root, "content") : root,
+                    content_node (root) != NULL ? content_node (root) : root,
                     _("expected “content: JointDisplacement” or “JointPosition”"));
           return NULL;
         }
@@ -437,8 +445,8 @@ km_body_motion_load (const char  *path,
     }
   if (content != NULL && strcmp (content, "BodyMotion") != 0)
     {
-      error_at (error, KM_PARSE_ERROR_INVALID, km_yaml_mapping_lookup (root, "content"),
-                _("expected “BodyMotion”"));
+      /* content_node, not `content`: a 1.x file may say `purpose` instead. */
+      error_at (error, KM_PARSE_ERROR_INVALID, content_node (root), _("expected “BodyMotion”"));
       return NULL;
     }
   if (!read_header (self, root, error))
