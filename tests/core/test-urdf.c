@@ -353,6 +353,9 @@ test_errors (void)
   /* Not well-formed: GMarkup's position. */
   assert_error ("<robot name='r'>\n  <link name='a'>\n</robot>", "t.urdf:3:");
   assert_error ("<robt/>", "t.urdf:1:1: expected <robot>");
+  /* A second document element: located, and the first one's name is not leaked (ASan). */
+  assert_error ("<robot name='a'/>\n<robot name='b'/>\n",
+                "t.urdf:2:1: a second document element <robot> after the first one ended");
   assert_error ("<robot name='r'>\n <link name='a'/>\n <link name='b'/>\n"
                 " <joint name='j' type='spiral'><parent link='a'/><child link='b'/></joint>\n"
                 "</robot>", "t.urdf:4:24: expected a joint type");

@@ -846,6 +846,14 @@ start_element (GMarkupParseContext  *context,
                               element);
           return;
         }
+      if (p->seen_robot)
+        {
+          /* GMarkup reports content after the document element only at its end. */
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, tag_pos (p),
+                              _("a second document element <%s> after the first one ended"),
+                              element);
+          return;
+        }
       p->seen_robot = TRUE;
       p->robot_name = g_strdup (find_attr (names, values, "name"));
       check_version (p, find_attr (names, values, "version"));
