@@ -296,8 +296,11 @@ add_row (KmJointPanel  *self,
   g_array_append_val (self->rows, row);
   watch_row_widget (self, header, joint_index);
 
+  /* Both labels give way (ellipsized) in a narrow pane: the slider and spin button below
+   * stay within it, and the full limits are in their tooltips. */
   unit = gtk_label_new (tooltip);
   gtk_label_set_xalign (GTK_LABEL (unit), 1.0);
+  gtk_label_set_ellipsize (GTK_LABEL (unit), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (unit, "dim-label");
   gtk_widget_add_css_class (unit, "caption");
   gtk_box_append (GTK_BOX (header), unit);

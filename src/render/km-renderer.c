@@ -905,6 +905,35 @@ build_gizmo_lines (const KmRenderScene *scene,
     }
 }
 
+/* The half lengths of the joints' axis lines (@out, one per joint). Drawn before the shapes
+ * (which hide what is inside them), an axis reaches out of the link's shape: it is scaled
+ * to the link's length (the longest bone at the joint: its own or one to a child) rather
+ * than to the joint marker alone; never shorter than the marker's 3 radii, never more than
+ * twice the mean bone (25 radii). */
+static void
+joint_axis_half_lengths (const KmSkeleton *skeleton,
+                         double            radius,
+                         double           *out)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+
+  for (guint i = 0; i < n; i++)
+    out[i] = 0.0;
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      double length = km_vec3_length (j->offset);
+
+      if (!isfinite (length))
+        continue;
+      out[i] = MAX (out[i], length);
+      if (j->parent >= 0 && (guint) j->parent < n)
+        out[j->parent] = MAX (out[j->parent], length);
+    }
+  for (guint i = 0; i < n; i++)
+    out[i] = CLAMP (0.6 * out[i], radius * 3, radius * 25);
+}
+
 static void
 build_dynamic_lines (const KmRenderScene *scene,
                      double               radius,
@@ -922,21 +951,30 @@ build_dynamic_lines (const KmRenderScene *scene,
     frame_lines (a, &scene->target, radius * 4);
 
   if (scene->show_joint_axes && scene->skeleton != NULL)
-    for (guint i = 0; i < km_skeleton_get_n_joints (scene->skeleton); i++)
-      {
-        const KmJoint *j = km_skeleton_get_joint (scene->skeleton, i);
-        const KmTransform *w = &scene->joint_world[i];
+    {
+      g_autofree double *lengths = g_new (double, km_skeleton_get_n_joints (scene->skeleton));
 
-        if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
-          {
-            KmVec3 axis = km_mat3_mul_vec3 (&w->rot, j->axis);
+      joint_axis_half_lengths (scene->skeleton, radius, lengths);
+      for (guint i = 0; i < km_skeleton_get_n_joints (scene->skeleton); i++)
+        {
+          const KmJoint *j = km_skeleton_get_joint (scene->skeleton, i);
+          const KmTransform *w = &scene->joint_world[i];
+          double length;
 
-            line (a, km_vec3_sub (w->pos, km_vec3_scale (axis, radius * 3)),
-                  km_vec3_add (w->pos, km_vec3_scale (axis, radius * 3)), joint_axis_rgb);
-          }
-        else if (j->type != KM_JOINT_FIXED)
-          frame_lines (a, w, radius * 3);
-      }
+          if (j->type == KM_JOINT_FIXED)
+            continue;
+          length = lengths[i];
+          if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+            {
+              KmVec3 axis = km_mat3_mul_vec3 (&w->rot, j->axis);
+
+              line (a, km_vec3_sub (w->pos, km_vec3_scale (axis, length)),
+                    km_vec3_add (w->pos, km_vec3_scale (axis, length)), joint_axis_rgb);
+            }
+          else
+            frame_lines (a, w, length);
+        }
+    }
 }
 
 /**

@@ -41,6 +41,10 @@ typedef struct
 
 static guint wait_renders_target;
 
+/* The example's joint axes in its default view: 19 pixels when they were 3 joint radii
+ * long, 115 scaled to the links. */
+#define AXIS_PIXELS_MIN 60
+
 static gboolean
 rendered (Fixture *f)
 {
@@ -226,6 +230,43 @@ test_joint_slider (Fixture       *f,
   grab (f);
   g_assert_false (colour_at (f, before, KM_RENDER_EFFECTOR_RGB));
   g_assert_true (colour_at (f, after, KM_RENDER_EFFECTOR_RGB));
+}
+
+/* Pixels of the last grab within 12 of the joint-axis colour (0.95, 0.90, 0.55). */
+static guint
+count_axis_pixels (Fixture *f)
+{
+  guint n = 0;
+
+  for (gsize i = 0; i < (gsize) f->width * f->height; i++)
+    {
+      const guint8 *p = f->pixels + i * 4;   /* B G R A */
+
+      n += abs (p[2] - 242) <= 12 && abs (p[1] - 230) <= 12 && abs (p[0] - 140) <= 12;
+    }
+  return n;
+}
+
+/* Joint axes (Ctrl+J) reach out of the links: scaled to the link's length, not to the joint
+ * marker (3 radii, which the marker and the bones nearly hid). */
+static void
+test_joint_axes_visible (Fixture       *f,
+                         gconstpointer  data)
+{
+  guint off, on;
+
+  if (!settle_or_skip (f))
+    return;
+
+  grab (f);
+  off = count_axis_pixels (f);
+  km_scene_view_set_show_joint_axes (f->scene_view, TRUE);
+  g_assert_true (wait_next_render (f));
+  grab (f);
+  on = count_axis_pixels (f);
+  g_test_message ("joint-axis pixels: %u without axes, %u with them (%dx%d)", off, on,
+                  f->width, f->height);
+  g_assert_cmpuint (on, >=, off + AXIS_PIXELS_MIN);
 }
 
 static gboolean
@@ -714,6 +755,8 @@ main (int    argc,
   g_test_add ("/kinema/Window/open-in-background", Fixture, NULL,
               fixture_setup, test_open_in_background, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-while-opening", test_close_while_opening);
+  g_test_add ("/kinema/Window/joint-axes-visible", Fixture, NULL,
+              fixture_setup, test_joint_axes_visible, fixture_teardown);
   g_test_add ("/kinema/Window/space-key", Fixture, NULL,
               fixture_setup, test_space_key, fixture_teardown);
   g_test_add ("/kinema/TimeBar/marks", Fixture, NULL,

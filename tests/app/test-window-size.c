@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <gtk/gtk.h>
+
+#include "km-joint-panel.h"
+#include "km-window.h"
+#include "test-app-util.h"
+
+/*
+ * The editor window at moderate and at its smallest sizes, under Xvfb (no window manager,
+ * so the window gets the size asked for): the right pane's widgets must lie inside the
+ * window, the scene view giving up its width before the panels are cut off.
+ */
+
+typedef struct
+{
+  KmWindow  *window;
+  GtkWidget *joint_panel;
+} Fixture;
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_null (f->window);
+}
+
+static gboolean
+laid_out (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_width (f->joint_panel) > 0
+         && km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->joint_panel)) > 0;
+}
+
+static void
+open_window (Fixture *f,
+             int      width,
+             int      height)
+{
+  f->window = test_app_example_window (width, height);
+  f->joint_panel = km_window_get_joint_panel (f->window);
+  g_assert_true (test_app_wait_until (laid_out, f, 10000));
+  /* The panes take their remembered positions once the paneds have a size. */
+  test_app_spin_for (300);
+}
+
+/* @widget's bounds in the window's coordinates. */
+static graphene_rect_t
+bounds_in_window (Fixture   *f,
+                  GtkWidget *widget)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (f->window), &bounds));
+  return bounds;
+}
+
+static void
+assert_inside_window (Fixture         *f,
+                      GtkWidget       *widget,
+                      gboolean         vertically)
+{
+  graphene_rect_t b = bounds_in_window (f, widget);
+  int width = gtk_widget_get_width (GTK_WIDGET (f->window));
+  int height = gtk_widget_get_height (GTK_WIDGET (f->window));
+
+  g_test_message ("%s at %.0f,%.0f %.0fx%.0f in a %dx%d window",
+                  G_OBJECT_TYPE_NAME (widget), b.origin.x, b.origin.y, b.size.width,
+                  b.size.height, width, height);
+  g_assert_cmpfloat (b.size.width, >, 0.0);
+  g_assert_cmpfloat (b.origin.x, >=, 0.0);
+  g_assert_cmpfloat (b.origin.x + b.size.width, <=, width);
+  if (vertically)
+    {
+      g_assert_cmpfloat (b.origin.y, >=, 0.0);
+      g_assert_cmpfloat (b.origin.y + b.size.height, <=, height);
+    }
+}
+
+/* Every spin button of the joint panel, in the order of the rows. */
+static void
+collect (GtkWidget *widget,
+         GType      type,
+         GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    g_ptr_array_add (found, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect (child, type, found);
+}
+
+/* The joint rows may scroll vertically, but every spin button and unit is within the
+ * window's width, and the first row is wholly visible. */
+static void
+assert_joint_rows_inside (Fixture *f)
+{
+  g_autoptr(GPtrArray) spins = g_ptr_array_new ();
+
+  collect (f->joint_panel, GTK_TYPE_SPIN_BUTTON, spins);
+  g_assert_cmpuint (spins->len, ==, km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->joint_panel)));
+  for (guint i = 0; i < spins->len; i++)
+    assert_inside_window (f, spins->pdata[i], i == 0);
+  assert_inside_window (f, f->joint_panel, TRUE);
+}
+
+static void
+test_joint_panel_1024x600 (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *notebook;
+
+  open_window (f, 1024, 600);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->window)), <=, 1024);
+  assert_joint_rows_inside (f);
+
+  /* The tabs (Graph the last) are in the window too. */
+  notebook = gtk_widget_get_ancestor (f->joint_panel, GTK_TYPE_NOTEBOOK);
+  g_assert_nonnull (notebook);
+  for (int i = 0; i < gtk_notebook_get_n_pages (GTK_NOTEBOOK (notebook)); i++)
+    assert_inside_window (f, gtk_notebook_get_tab_label (GTK_NOTEBOOK (notebook),
+                                                         gtk_notebook_get_nth_page (GTK_NOTEBOOK (notebook), i)),
+                          TRUE);
+  /* The scene view gave up its width, not the panel. */
+  g_assert_cmpint (gtk_widget_get_width (f->joint_panel), >=, 300);
+  g_assert_cmpint (gtk_widget_get_width (km_window_get_scene_view (f->window)), <,
+                   gtk_widget_get_width (f->joint_panel) + 400);
+}
+
+/* Pane positions remembered from a larger window (the settings bind side_paned's, the
+ * joint pane's is set from them) are clamped: the panels stay inside the window. */
+static void
+test_remembered_panes_clamped (Fixture       *f,
+                               gconstpointer  data)
+{
+  GtkWidget *side_paned, *scene_paned;
+
+  open_window (f, 1024, 600);
+  side_paned = gtk_widget_get_parent (km_window_get_item_tree (f->window));
+  scene_paned = gtk_widget_get_parent (km_window_get_scene_view (f->window));
+  gtk_paned_set_position (GTK_PANED (side_paned), 900);
+  gtk_paned_set_position (GTK_PANED (scene_paned), 5000);
+  test_app_spin_for (200);
+  assert_joint_rows_inside (f);
+  assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
+}
+
+/* Asked for less than it can be, the window takes its minimum size: nothing of the right
+ * pane is then drawn past its edge. */
+static void
+test_minimum_size (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkWidget *notebook;
+  int min_width = 0;
+
+  open_window (f, 200, 200);
+  gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                      NULL, NULL);
+  g_test_message ("minimum width %d, window %dx%d", min_width,
+                  gtk_widget_get_width (GTK_WIDGET (f->window)),
+                  gtk_widget_get_height (GTK_WIDGET (f->window)));
+  assert_joint_rows_inside (f);
+  notebook = gtk_widget_get_ancestor (f->joint_panel, GTK_TYPE_NOTEBOOK);
+  assert_inside_window (f, notebook, TRUE);
+  assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
+  assert_inside_window (f, km_window_get_time_bar (f->window), TRUE);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/WindowSize/joint-panel-1024x600", Fixture, NULL,
+              NULL, test_joint_panel_1024x600, fixture_teardown);
+  g_test_add ("/kinema/WindowSize/remembered-panes-clamped", Fixture, NULL,
+              NULL, test_remembered_panes_clamped, fixture_teardown);
+  g_test_add ("/kinema/WindowSize/minimum-size", Fixture, NULL,
+              NULL, test_minimum_size, fixture_teardown);
+  return g_test_run ();
+}
