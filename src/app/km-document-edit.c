@@ -10,6 +10,11 @@
 #include <glib/gi18n.h>
 
 #include "km-document-edit.h"
+#include "km-animation-source.h"
+#include "km-body-item.h"
+#include "km-body-motion-item.h"
+#include "km-ik-animation-item.h"
+#include "km-pose-seq-item.h"
 
 /**
  * km_document_set_pose:
@@ -92,17 +97,62 @@ km_document_find_keyframe_near (KmDocument *self,
   return best;
 }
 
-/* While a pose sequence plays, keyframe edits would start an IK solve of new targets that
- * replaces its playback (and keys its moving waist against a fixed root): Kinema does not
- * edit pose sequences, so it says so and leaves everything as it is. */
-static gboolean
-pose_seq_read_only (KmDocument *self)
+/* The animation source below @item (not below another body) whose animation is
+ * @animation, or NULL. */
+static KmItem *
+find_source_of (KmItem      *item,
+                KmAnimation *animation)
 {
-  if (km_document_get_n_pose_keys (self) == 0)
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *child = km_item_get_child (item, i);
+      KmItem *found = NULL;
+
+      if (KM_IS_ANIMATION_SOURCE (child)
+          && km_animation_source_get_animation (KM_ANIMATION_SOURCE (child)) == animation)
+        return child;
+      if (!KM_IS_BODY_ITEM (child))
+        found = find_source_of (child, animation);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* While a motion Kinema does not edit plays (a pose sequence, a body motion: anything but
+ * the body's own solved IK animation), keyframe edits would start an IK solve of new
+ * targets that replaces its playback (and keys its moving waist against a fixed root):
+ * it says what plays and leaves everything as it is. */
+static gboolean
+read_only_source_plays (KmDocument *self)
+{
+  KmAnimation *animation = km_document_get_animation (self);
+  KmItem *body = km_document_get_body_item (self);
+  KmItem *source;
+
+  if (animation == NULL || body == NULL)
     return FALSE;
-  km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                   _("A pose sequence plays: pose sequences are read-only in Kinema, so no "
-                     "keyframe was set or changed."));
+  source = find_source_of (body, animation);
+  if (source == NULL || KM_IS_IK_ANIMATION_ITEM (source))
+    return FALSE;
+  if (KM_IS_POSE_SEQ_ITEM (source))
+    /* Translators: the name of a pose sequence item */
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     _("The pose sequence “%s” plays: pose sequences are read-only in "
+                       "Kinema, so no keyframe was set or changed."),
+                     km_item_get_name (source));
+  else if (KM_IS_BODY_MOTION_ITEM (source))
+    /* Translators: the name of a body motion item */
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     _("The body motion “%s” plays: body motions are read-only in Kinema, "
+                       "so no keyframe was set or changed."),
+                     km_item_get_name (source));
+  else
+    /* Translators: the name of an item whose motion plays */
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     _("“%s” plays: it is read-only in Kinema, so no keyframe was set or "
+                       "changed."),
+                     km_item_get_name (source));
   return TRUE;
 }
 
@@ -121,9 +171,11 @@ commit_targets (KmDocument    *self,
  *
  * Adds @keyframe to the targets, replacing one at its frame; creates the targets (for the
  * current end effector) when there are none. One undo step; the motion solves again.
- * Not while a pose sequence plays (they are read-only): that logs a warning.
+ * Not while a pose sequence or a body motion plays (they are read-only): that logs a
+ * warning naming it.
  *
- * Returns: %FALSE when there is no body, a pose sequence plays or the keyframe is unusable
+ * Returns: %FALSE when there is no body, a read-only motion plays or the keyframe is
+ *   unusable
  */
 gboolean
 km_document_put_keyframe (KmDocument             *self,
@@ -137,7 +189,7 @@ km_document_put_keyframe (KmDocument             *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (keyframe != NULL, FALSE);
 
-  if (pose_seq_read_only (self))
+  if (read_only_source_plays (self))
     return FALSE;
   skeleton = km_document_get_skeleton (self);
   effector = km_document_get_effector (self);
@@ -196,7 +248,7 @@ km_document_delete_keyframe (KmDocument *self,
 
   targets = km_document_get_targets (self);
   if (targets == NULL || km_target_track_find_keyframe (targets, frame) < 0
-      || pose_seq_read_only (self))
+      || read_only_source_plays (self))
     return FALSE;
   track = km_target_track_without_keyframe (targets, frame);
   if (track == NULL)
@@ -222,7 +274,7 @@ km_document_move_keyframe (KmDocument *self,
   targets = km_document_get_targets (self);
   if (targets == NULL || from == to || to > KM_TARGET_TRACK_MAX_FRAME
       || (index = km_target_track_find_keyframe (targets, from)) < 0
-      || pose_seq_read_only (self))
+      || read_only_source_plays (self))
     return FALSE;
 
   keyframe = *km_target_track_get_keyframe (targets, (guint) index);

@@ -227,6 +227,7 @@ apply_loaded_file (KmDocument  *self,
       {
         KmItem *body = km_document_get_body_item (self);
         g_autoptr(KmItem) item = NULL;
+        g_autofree char *misfit = NULL;
 
         if (body == NULL)
           {
@@ -237,6 +238,10 @@ apply_loaded_file (KmDocument  *self,
           }
         item = km_body_motion_item_new_for_file (path, result);
         _km_document_import_child (self, file, item, _("Import Body Motion"));
+        /* The warning a project with it would give (joint ids the body lacks). */
+        misfit = km_body_motion_item_check_fit (KM_BODY_MOTION_ITEM (item));
+        if (misfit != NULL)
+          km_document_log (self, G_LOG_LEVEL_WARNING, "%s", misfit);
         km_project_select (km_document_get_project (self), item, FALSE);
         _km_document_sync (self);
       }

@@ -455,9 +455,10 @@ pose_seq_built_cb (GObject      *source,
     sync_from_project (self);
 }
 
-/* The pose sequences below @item (not below another body) at @frame_rate, their
- * animations built on a worker thread where they have none: sync_from_project runs again
- * when one is ready. */
+/* The pose sequences and body motions below @item (not below another body) at
+ * @frame_rate (0: pose sequences at their default, body motions at their file's own), the
+ * pose sequences' animations built on a worker thread where they have none:
+ * sync_from_project runs again when one is ready. */
 static void
 prepare_pose_seqs (KmDocument *self,
                    KmItem     *item,
@@ -471,7 +472,9 @@ prepare_pose_seqs (KmDocument *self,
         {
           KmPoseSeqItem *pose_seq = KM_POSE_SEQ_ITEM (child);
 
-          km_pose_seq_item_set_frame_rate (pose_seq, frame_rate);
+          km_pose_seq_item_set_frame_rate (pose_seq, frame_rate > 0
+                                                     ? frame_rate
+                                                     : KM_POSE_SEQ_ITEM_DEFAULT_FRAME_RATE);
           if (km_pose_seq_item_get_animation (pose_seq) == NULL
               && km_pose_seq_item_get_pose_seq (pose_seq) != NULL
               && !km_pose_seq_item_get_building (pose_seq))
@@ -522,6 +525,27 @@ pick_animation_source (KmDocument *self,
   return km_animation_source_find (KM_ITEM (body));
 }
 
+/* The frame rate the time bar shows @body's motions at (update_frames): its IK targets'
+ * where it has some, else the project's time bar rate, else 0 (the motion's own). A motion
+ * sampled at another rate than the time bar's would play at the wrong speed. */
+static double
+time_bar_frame_rate (KmDocument *self,
+                     KmBodyItem *body)
+{
+  KmItem *targets_item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_TARGETS_ITEM);
+  KmTargetTrack *targets = targets_item != NULL
+                           ? km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))
+                           : NULL;
+  KmTimeBarState time_bar;
+  double rate = 0;
+
+  if (targets != NULL)
+    rate = km_target_track_get_frame_rate (targets);
+  else if (km_layout_state_get_time_bar (self->project, &time_bar))
+    rate = time_bar.frame_rate;
+  return rate > 0 && isfinite (rate) ? rate : 0;
+}
+
 /* The animation shown for @body (pick_animation_source), when it fits its model. */
 static KmAnimation *
 body_animation (KmDocument         *self,
@@ -530,13 +554,9 @@ body_animation (KmDocument         *self,
 {
   KmAnimationSource *source;
   KmAnimation *animation;
-  KmTimeBarState time_bar;
 
   *source_out = NULL;
-  prepare_pose_seqs (self, KM_ITEM (body),
-                     km_layout_state_get_time_bar (self->project, &time_bar)
-                     && time_bar.frame_rate > 0 && isfinite (time_bar.frame_rate)
-                     ? time_bar.frame_rate : KM_POSE_SEQ_ITEM_DEFAULT_FRAME_RATE);
+  prepare_pose_seqs (self, KM_ITEM (body), time_bar_frame_rate (self, body));
   source = pick_animation_source (self, body);
   if (source == NULL)
     return NULL;

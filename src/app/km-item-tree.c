@@ -10,12 +10,12 @@
 
 #include "km-item-tree.h"
 #include "km-body-item.h"
+#include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-pose-seq-item.h"
-#include "km-unknown-item.h"
 
 /*
  * The project's item tree: a GtkTreeListModel over the items (each KmItem is the list
@@ -32,6 +32,7 @@
  */
 
 #define JOINT_ROWS_KEY "km-item-tree-joint-rows"
+#define TREE_KEY       "km-item-tree-tree"       /* on a rows store: a GWeakRef to the tree */
 
 struct _KmItemTree
 {
@@ -52,6 +53,7 @@ struct _KmItemTree
   GWeakRef            joint_body;    /* the body whose joints are listed */
 
   gboolean            syncing;       /* setting the tree's selection from the model's */
+  guint               sync_idle;     /* sync_selection once rows were made anew */
 };
 
 enum {
@@ -63,6 +65,61 @@ enum {
 G_DEFINE_FINAL_TYPE (KmItemTree, km_item_tree, GTK_TYPE_WIDGET)
 
 static GParamSpec *properties[N_PROPS];
+
+static void sync_selection (KmItemTree *self);
+
+static gboolean
+sync_selection_idle_cb (gpointer data)
+{
+  KmItemTree *self = data;
+
+  self->sync_idle = 0;
+  sync_selection (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+weak_ref_free (GWeakRef *ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
+/* @child (an item whose row is in @rows, the rows of its parent's children) got its first
+ * child or lost its last one: GtkTreeListModel asks only once whether a row can expand
+ * (create_children_cb), so the row is replaced by a new one for the tree to ask again. */
+static void
+child_children_changed_cb (GListModel *child,
+                           guint       position,
+                           guint       removed,
+                           guint       added,
+                           GListStore *rows)
+{
+  guint n = g_list_model_get_n_items (child);
+  int index = km_item_get_index (KM_ITEM (child));
+  g_autoptr(KmItemRow) row = NULL;
+  KmItemRow *fresh;
+
+  /* A body's row always has its child model (its joints). */
+  if ((n == 0) == (n + removed - added == 0) || index < 0 || KM_IS_BODY_ITEM (child))
+    return;
+  row = g_list_model_get_item (G_LIST_MODEL (rows), (guint) index);
+  if (row == NULL || km_item_row_get_item (row) != KM_ITEM (child)
+      || km_item_row_get_joint (row) >= 0)
+    return;   /* it went elsewhere: these are not its rows any more */
+  fresh = km_item_row_new (KM_ITEM (child));
+  g_list_store_splice (rows, (guint) index, 1, (gpointer *) &fresh, 1);
+  g_object_unref (fresh);
+  /* The new row is not selected: once the tree has it, it shows the item's selection
+   * again (not from within the tree's own update). */
+  {
+    GWeakRef *ref = g_object_get_data (G_OBJECT (rows), TREE_KEY);
+    g_autoptr(KmItemTree) tree = ref != NULL ? g_weak_ref_get (ref) : NULL;
+
+    if (tree != NULL && tree->sync_idle == 0)
+      tree->sync_idle = g_idle_add (sync_selection_idle_cb, tree);
+  }
+}
 
 /* Keeps @rows, the rows of @item's children, in step with them. */
 static void
@@ -79,6 +136,10 @@ item_children_changed_cb (GListModel *item,
       g_autoptr(KmItem) child = g_list_model_get_item (item, position + i);
 
       g_ptr_array_add (new_rows, km_item_row_new (child));
+      if (g_signal_handler_find (child, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
+                                 child_children_changed_cb, rows) == 0)
+        g_signal_connect_object (child, "items-changed", G_CALLBACK (child_children_changed_cb),
+                                 rows, 0);
     }
   g_list_store_splice (rows, position, removed, new_rows->pdata, new_rows->len);
 }
@@ -87,9 +148,14 @@ item_children_changed_cb (GListModel *item,
  * so rows made on demand (a GtkMapListModel) would be gone the moment after a list item
  * bound its label to them, and the label would never show a rename, a check or a problem. */
 static GListModel *
-rows_of (KmItem *item)
+rows_of (KmItemTree *self,
+         KmItem     *item)
 {
   GListStore *rows = g_list_store_new (KM_TYPE_ITEM_ROW);
+  GWeakRef *ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (ref, self);
+  g_object_set_data_full (G_OBJECT (rows), TREE_KEY, ref, (GDestroyNotify) weak_ref_free);
 
   item_children_changed_cb (G_LIST_MODEL (item), 0, 0,
                             g_list_model_get_n_items (G_LIST_MODEL (item)), rows);
@@ -247,8 +313,8 @@ fill_joint_rows (KmItem     *body,
   set_rows (joint_rows_of (body), g_ptr_array_index (lists, n_joints));
 }
 
-/* Items that can hold others get a child model even while empty, so a drop can fill them.
- * A body's model starts with its joint rows. */
+/* Items with children get a child model; a body's starts with its joint rows (listed while
+ * it is the current body), so it has one even without children. */
 static GListModel *
 create_children_cb (gpointer item,
                     gpointer user_data)
@@ -266,7 +332,7 @@ create_children_cb (gpointer item,
     {
       GListStore *parts = g_list_store_new (G_TYPE_LIST_MODEL);
       GListStore *joints = joint_rows_of (it);
-      g_autoptr(GListModel) children = rows_of (it);
+      g_autoptr(GListModel) children = rows_of (self, it);
 
       if (self->document != NULL && km_document_get_body_item (self->document) == (KmItem *) it)
         fill_joint_rows (it, km_document_get_skeleton (self->document));
@@ -274,13 +340,11 @@ create_children_cb (gpointer item,
       g_list_store_append (parts, children);
       return G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (parts)));
     }
-  if (KM_IS_IK_TARGETS_ITEM (it) || KM_IS_IK_ANIMATION_ITEM (it)
-      || (KM_IS_POSE_SEQ_ITEM (it) && km_item_get_n_children (it) == 0))
+  /* No expander on a childless row: one that gets a child is made anew
+   * (child_children_changed_cb). */
+  if (km_item_get_n_children (it) == 0)
     return NULL;
-  if (KM_IS_UNKNOWN_ITEM (it) && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (it))
-      && km_item_get_n_children (it) == 0)
-    return NULL;
-  return rows_of (it);
+  return rows_of (self, it);
 }
 
 static void
@@ -292,7 +356,7 @@ rebuild (KmItemTree *self)
   GListModel *top;
 
   if (root != NULL)
-    top = rows_of (root);
+    top = rows_of (self, root);
   else
     top = G_LIST_MODEL (g_list_store_new (KM_TYPE_ITEM_ROW));
   tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, self, NULL);
@@ -365,6 +429,8 @@ item_file (KmItem *item)
     return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
   if (KM_IS_POSE_SEQ_ITEM (item))
     return km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item));
+  if (KM_IS_BODY_MOTION_ITEM (item))
+    return km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item));
   return NULL;
 }
 
@@ -831,8 +897,13 @@ reload_action (GtkWidget  *widget,
                            reload_edit_redo, reload_edit_undo, NULL, NULL, edit,
                            reload_edit_free);
   km_project_close_merge (km_document_get_project (self->document));
-  km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
-                   km_item_get_name (fresh), item_file (fresh));
+  if (g_object_get_data (G_OBJECT (fresh), "km-embedded-model") != NULL)
+    /* Its "skeleton.json" is no file: km_document_reread_item read the embedded model. */
+    km_document_log (self->document, G_LOG_LEVEL_INFO,
+                     _("Reloaded “%s” from the built-in example."), km_item_get_name (fresh));
+  else
+    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
+                     km_item_get_name (fresh), item_file (fresh));
 }
 
 static void
@@ -1012,6 +1083,7 @@ km_item_tree_dispose (GObject *object)
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
+  g_clear_handle_id (&self->sync_idle, g_source_remove);
   {
     /* Joint rows hold their body: let go of them, or the body would hold itself. */
     g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);

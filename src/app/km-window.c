@@ -12,6 +12,7 @@
 #include "km-window.h"
 #include "km-animation-json.h"
 #include "km-autosave.h"
+#include "km-body-item.h"
 #include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-graph-view.h"
@@ -840,6 +841,56 @@ save_item_chosen (KmWindow *self,
                                g_object_ref (self));
 }
 
+/* The file name Save Item As proposes for what @item holds on its own (a body's model,
+ * IK targets, a solved animation: km_document_save_item), or NULL when it holds nothing
+ * that can be saved on its own (a pose sequence or a body motion only refers to its file,
+ * which Kinema never writes; a folder; a body without a model). */
+static const char *
+savable_item_name (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (KM_BODY_ITEM (item)) != NULL)
+    return "skeleton.json";
+  if (KM_IS_IK_TARGETS_ITEM (item) && km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)))
+    return "targets.json";
+  if (KM_IS_IK_ANIMATION_ITEM (item)
+      && km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) != NULL)
+    return "animation.json";
+  return NULL;
+}
+
+/* The one selected item, or NULL (a full reference). */
+static KmItem *
+single_selected_item (KmWindow *self)
+{
+  GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
+
+  if (g_list_model_get_n_items (selection) != 1)
+    return NULL;
+  return g_list_model_get_item (selection, 0);
+}
+
+/* Save Item As is offered for one selected item that holds something to save. */
+static void
+update_save_item_action (KmWindow *self)
+{
+  g_autoptr(KmItem) item = NULL;
+
+  if (self->document == NULL)
+    return;
+  item = single_selected_item (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-item-as",
+                                 item != NULL && savable_item_name (item) != NULL);
+}
+
+static void
+watch_selection (KmWindow *self)
+{
+  g_signal_connect_object (km_project_get_selection (km_document_get_project (self->document)),
+                           "items-changed", G_CALLBACK (update_save_item_action), self,
+                           G_CONNECT_SWAPPED);
+  update_save_item_action (self);
+}
+
 /* Saves the one selected item's contents (model, targets or animation) to a file. */
 static void
 save_item_as_action (GtkWidget  *widget,
@@ -847,19 +898,23 @@ save_item_as_action (GtkWidget  *widget,
                      GVariant   *parameter)
 {
   KmWindow *self = KM_WINDOW (widget);
-  GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
-  g_autoptr(KmItem) item = g_list_model_get_item (selection, 0);
-  const char *name = "skeleton.json";
+  g_autoptr(KmItem) item = single_selected_item (self);
+  const char *name;
 
-  if (item == NULL || g_list_model_get_n_items (selection) != 1)
+  if (item == NULL)
     {
       km_document_log (self->document, G_LOG_LEVEL_WARNING, _("Select one item to save."));
       return;
     }
-  if (KM_IS_IK_TARGETS_ITEM (item))
-    name = "targets.json";
-  else if (KM_IS_IK_ANIMATION_ITEM (item))
-    name = "animation.json";
+  name = savable_item_name (item);
+  if (name == NULL)
+    {
+      /* Translators: %s is an item's name */
+      km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                       _("“%s” holds nothing that can be saved on its own"),
+                       km_item_get_name (item));
+      return;
+    }
   choose_file (self, _("Save Item As"), TRUE, name, save_item_chosen);
 }
 
@@ -1262,9 +1317,19 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->time_bar, "notify::has-clipboard",
                            G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::project",
+                           G_CALLBACK (watch_selection), self, G_CONNECT_SWAPPED);
+  /* A model, targets or an animation the selected item comes to hold */
+  g_signal_connect_object (self->document, "notify::skeleton",
+                           G_CALLBACK (update_save_item_action), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::targets",
+                           G_CALLBACK (update_save_item_action), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::animation",
+                           G_CALLBACK (update_save_item_action), self, G_CONNECT_SWAPPED);
   document_changed_cb (self);
   document_history_changed_cb (self);
   update_keyframe_actions (self);
+  watch_selection (self);
 
   km_item_tree_set_document (self->item_tree, self->document);
   km_joint_inspector_set_document (self->joint_inspector, self->document);

@@ -55,29 +55,16 @@ body_skeleton (KmBodyMotionItem *self)
   return body != NULL ? km_body_item_get_skeleton (body) : NULL;
 }
 
-/* Checks that the motion fits the body, warning (with the file's name) when it does
- * not: no body above the item, or joint ids the body's model lacks. */
-static void
-check_fit (KmBodyMotionItem *self,
-           const KmYamlNode *file_node,
-           KmItemIo         *io)
+/* Joint ids of the motion that no joint of @skeleton has: an id whose joint has no DOF
+ * (fixed) is no surprise, one no joint has is. */
+static guint
+count_unmapped (KmBodyMotionItem *self,
+                KmSkeleton       *skeleton)
 {
-  KmItem *body = km_body_motion_item_get_body (self);
-  KmSkeleton *skeleton = body_skeleton (self);
   guint n_ids = km_body_motion_get_n_joints (self->motion);
-  g_autofree gboolean *has_joint = NULL;
+  g_autofree gboolean *has_joint = g_new0 (gboolean, MAX (n_ids, 1));
   guint unmapped = 0;
 
-  if (body == NULL)
-    {
-      km_item_io_warn (io, file_node, _("%s: the body motion has no body item above it; it is "
-                                        "kept, not played"), self->file);
-      return;
-    }
-  if (skeleton == NULL)
-    return;   /* the body's own problem is reported */
-  /* An id whose joint has no DOF (fixed) is no surprise; one no joint has is. */
-  has_joint = g_new0 (gboolean, MAX (n_ids, 1));
   for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
     {
       int id = km_skeleton_get_joint (skeleton, j)->joint_id;
@@ -87,15 +74,57 @@ check_fit (KmBodyMotionItem *self,
     }
   for (guint i = 0; i < n_ids; i++)
     unmapped += !has_joint[i];
-  if (unmapped > 0)
+  return unmapped;
+}
+
+/**
+ * km_body_motion_item_check_fit:
+ *
+ * Whether the motion fits the item's body: there is a body above the item, and the body's
+ * model has a joint for each of the motion's joint ids.
+ *
+ * Returns: (transfer full) (nullable): a warning naming the file when it does not, else
+ *   NULL (also without a motion or a body model: those are reported on their own)
+ */
+char *
+km_body_motion_item_check_fit (KmBodyMotionItem *self)
+{
+  KmItem *body;
+  KmSkeleton *skeleton;
+  guint n_ids, unmapped;
+
+  g_return_val_if_fail (KM_IS_BODY_MOTION_ITEM (self), NULL);
+
+  if (self->motion == NULL)
+    return NULL;
+  body = km_body_motion_item_get_body (self);
+  if (body == NULL)
+    return g_strdup_printf (_("%s: the body motion has no body item above it; it is kept, "
+                              "not played"), self->file);
+  skeleton = body_skeleton (self);
+  if (skeleton == NULL)
+    return NULL;   /* the body's own problem is reported */
+  n_ids = km_body_motion_get_n_joints (self->motion);
+  unmapped = count_unmapped (self, skeleton);
+  if (unmapped == 0)
+    return NULL;
+  if (unmapped == n_ids)
     /* Translators: a path, the number of joint values per frame, then a body's name */
-    km_item_io_warn (io, file_node,
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "%s: %u joint value per frame has no joint in “%s”; it is "
-                                  "ignored",
-                                  "%s: %u joint values per frame have no joint in “%s”; they "
-                                  "are ignored", unmapped),
-                     self->file, unmapped, km_item_get_name (body));
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%s: the motion's %u joint value per frame has no "
+                                         "joint in “%s” (joints match by Choreonoid joint "
+                                         "id): no joint of the body moves",
+                                         "%s: none of the motion's %u joint values per frame "
+                                         "has a joint in “%s” (joints match by Choreonoid "
+                                         "joint id): no joint of the body moves", n_ids),
+                            self->file, n_ids, km_item_get_name (body));
+  /* Translators: a path, the number of joint values per frame, then a body's name */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "%s: %u joint value per frame has no joint in “%s”; it "
+                                       "is ignored",
+                                       "%s: %u joint values per frame have no joint in “%s”; "
+                                       "they are ignored", unmapped),
+                          self->file, unmapped, km_item_get_name (body));
 }
 
 /* Older projects wrote the format as `yaml`, or not at all. */
@@ -114,6 +143,7 @@ load_file (KmBodyMotionItem *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
+  g_autofree char *misfit = NULL;
 
   if (!format_known (self->format))
     {
@@ -139,7 +169,12 @@ load_file (KmBodyMotionItem *self,
       km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
       return;
     }
-  check_fit (self, file_node, io);
+  /* A project's item is restored in its place; a detached one (read again for a reload)
+   * has no body yet, and is checked where it is put. */
+  if (km_item_get_parent (KM_ITEM (self)) != NULL)
+    misfit = km_body_motion_item_check_fit (self);
+  if (misfit != NULL)
+    km_item_io_warn (io, file_node, "%s", misfit);
 }
 
 static gboolean

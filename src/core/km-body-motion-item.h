@@ -42,6 +42,9 @@ const char   *km_body_motion_item_get_file       (KmBodyMotionItem *self);
 KmBodyMotion *km_body_motion_item_get_motion     (KmBodyMotionItem *self);
 /* The nearest ancestor body item, or NULL. */
 KmItem       *km_body_motion_item_get_body       (KmBodyMotionItem *self);
+/* A warning naming the file when the motion does not fit its body (no body above the item,
+ * joint ids the body's model lacks, none at all that it has), else NULL. */
+char         *km_body_motion_item_check_fit      (KmBodyMotionItem *self);
 /* The frame rate the animation is built at: the one set, else the file's (0 without a
  * motion). */
 double        km_body_motion_item_get_frame_rate (KmBodyMotionItem *self);

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
@@ -13,8 +15,10 @@
 #include "km-cnoid.h"
 #include "km-document-edit.h"
 #include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
+#include "km-message.h"
 #include "km-pose-seq-item.h"
 #include "km-scene-view.h"
 #include "km-window.h"
@@ -434,6 +438,326 @@ test_open_bare_body_motion (void)
   g_assert_nonnull (strstr (error->message, "sr1-walk.seq: there is no body"));
 }
 
+/* Whether a message of @level that contains every one of @parts (NULL-terminated) was
+ * logged. */
+static gboolean
+has_message (KmDocument     *document,
+             GLogLevelFlags  level,
+             ...)
+{
+  GListModel *messages = km_document_get_messages (document);
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+      gboolean all = km_message_get_level (message) == level;
+      const char *part;
+      va_list args;
+
+      va_start (args, level);
+      while (all && (part = va_arg (args, const char *)) != NULL)
+        all = strstr (km_message_get_text (message), part) != NULL;
+      va_end (args);
+      if (all)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A window showing SR1.body, drawn. */
+static void
+open_sr1 (Opened *o)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
+                                                  "SR1", "SR1.body", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+
+  o->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (o->window), 800, 600);
+  o->document = km_window_get_document (o->window);
+  o->view = KM_SCENE_VIEW (km_window_get_scene_view (o->window));
+  gtk_window_present (GTK_WINDOW (o->window));
+  g_assert_true (test_app_open_file (o->window, model_file));
+}
+
+static KmItem *
+body_motion_item (Opened *o)
+{
+  return find_item (km_project_get_root_item (km_document_get_project (o->document)),
+                    KM_TYPE_BODY_MOTION_ITEM);
+}
+
+static void
+open_test_file (Opened     *o,
+                const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_assert_true (test_app_open_file (o->window, file));
+  test_app_spin ();
+}
+
+/* While a body motion plays, K (a keyframe at the current frame), Shift+K and a keyframe
+ * drag change nothing: the motion still plays, no IK targets come, and Messages names the
+ * motion that plays. */
+static void
+test_body_motion_read_only (void)
+{
+  g_autofree char *seq = g_test_build_filename (G_TEST_DIST, "data", "body-motion",
+                                                "sr1-walk.seq", NULL);
+  KmTargetKeyframe keyframe = { .frame = 2, .orientation = { 1, 0, 0, 0 } };
+  Opened o = { NULL, };
+  KmAnimation *animation;
+  KmItem *item, *body;
+  guint n_children;
+
+  open_sr1 (&o);
+  open_test_file (&o, seq);
+  item = body_motion_item (&o);
+  body = km_document_get_body_item (o.document);
+  animation = km_document_get_animation (o.document);
+  g_assert_nonnull (animation);
+  g_assert_true (animation == km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (item)));
+  n_children = km_item_get_n_children (body);
+  km_document_set_current_frame (o.document, 2);
+  test_app_spin ();
+
+  g_assert_false (km_document_set_keyframe (o.document, 2));
+  g_assert_false (km_document_put_keyframe (o.document, &keyframe));
+  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, "“sr1-walk.seq”", "body motion",
+                              "read-only", NULL));
+  test_app_spin ();
+  g_assert_null (km_document_get_targets (o.document));
+  g_assert_null (km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM));
+  g_assert_cmpuint (km_item_get_n_children (body), ==, n_children);
+  g_assert_false (km_document_get_solving (o.document));
+  g_assert_true (km_document_get_animation (o.document) == animation);
+
+  close_window (&o);
+}
+
+/* Writes a 200 fps body motion of @n_frames frames whose joint id 3 is 0.001 per frame
+ * (the others 0) to @path. */
+static void
+write_200fps_seq (const char *path,
+                  guint       n_frames)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_string_append_printf (text,
+                          "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2.0\n"
+                          "frameRate: 200\nnumFrames: %u\ncomponents:\n  -\n"
+                          "    type: MultiValueSeq\n    content: JointDisplacement\n"
+                          "    frameRate: 200\n    numFrames: %u\n    numParts: 4\n"
+                          "    frames:\n", n_frames, n_frames);
+  for (guint f = 0; f < n_frames; f++)
+    g_string_append_printf (text, "      - [ 0, 0, 0, %.3f ]\n", f * 0.001);
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+  g_assert_no_error (error);
+}
+
+/* SR1 with IK targets (K: the time bar at the targets' 30 fps), then a 200 fps body motion
+ * opened: it plays in real time on that time bar, resampled at 30 fps, over its whole
+ * duration. */
+static void
+test_body_motion_rate_with_targets (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *seq = g_build_filename (dir, "wave-200fps.seq", NULL);
+  Opened o = { NULL, };
+  KmSkeleton *skeleton;
+  KmItem *item;
+  const double *pose;
+
+  write_200fps_seq (seq, 400);   /* 1.995 s */
+  open_sr1 (&o);
+  g_assert_true (km_document_set_keyframe (o.document, 0));
+  g_assert_true (test_app_wait_idle_solve (o.document, 20000));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_targets (o.document));
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 30);
+
+  open_test_file (&o, seq);
+  item = body_motion_item (&o);
+  g_assert_nonnull (item);
+  g_assert_true (km_document_get_animation (o.document)
+                 == km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (item)));
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 30);
+  g_assert_cmpfloat (km_animation_get_frame_rate (km_document_get_animation (o.document)), ==,
+                     30);
+  /* 1.995 s at 30 fps: frames 0 … 59 */
+  g_assert_cmpuint (km_document_get_n_frames (o.document), >=, 60);
+  g_assert_cmpuint (km_document_get_timeline_frames (o.document), >=, 60);
+
+  /* Frame 50 is 50/30 s: the file's frame 333.3, joint id 3 at 0.3333. */
+  km_document_set_current_frame (o.document, 50);
+  test_app_spin ();
+  skeleton = km_document_get_skeleton (o.document);
+  pose = km_document_get_pose (o.document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[dof_of_joint_id (skeleton, 3)], 50.0 / 30.0 * 0.2,
+                                  1e-9);
+
+  close_window (&o);
+  g_unlink (seq);
+  g_rmdir (dir);
+}
+
+/* File → Open of a .seq that does not fit the body says so, naming the file: joint ids
+ * the body lacks, and clearly when none of them maps (the built-in example has no
+ * Choreonoid joint ids). */
+static void
+test_body_motion_fit_warning (void)
+{
+  g_autofree char *extra = g_test_build_filename (G_TEST_DIST, "data", "body-motion",
+                                                  "sr1-extra-ids.seq", NULL);
+  g_autofree char *seq = g_test_build_filename (G_TEST_DIST, "data", "body-motion",
+                                                "sr1-walk.seq", NULL);
+  Opened o = { NULL, };
+  KmWindow *example;
+
+  open_sr1 (&o);
+  open_test_file (&o, extra);
+  g_assert_nonnull (body_motion_item (&o));
+  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, extra, "have no joint in",
+                              "SR1.body", NULL));
+  close_window (&o);
+
+  example = test_app_example_window (800, 600);
+  o.window = example;
+  o.document = km_window_get_document (example);
+  g_assert_true (test_app_wait_idle_solve (o.document, 20000));
+  open_test_file (&o, seq);
+  g_assert_nonnull (body_motion_item (&o));
+  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, seq, "none of the motion's 29",
+                              "no joint of the body moves", NULL));
+  close_window (&o);
+}
+
+/* The one row of the item tree that shows @item, selected alone. */
+static void
+select_in_tree (KmWindow *window,
+                KmItem   *item)
+{
+  KmItemTree *tree = KM_ITEM_TREE (km_window_get_item_tree (window));
+  GtkSelectionModel *rows = km_item_tree_get_selection_model (tree);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (rows)); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (rows), i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (km_item_row_get_item (item_row) == item && km_item_row_get_joint (item_row) < 0)
+        {
+          g_assert_true (gtk_selection_model_select_item (rows, i, TRUE));
+          test_app_spin ();
+          return;
+        }
+    }
+  g_assert_not_reached ();
+}
+
+/* The GtkModelButton whose label has @text at or below @widget, or NULL. */
+static GtkWidget *
+find_menu_entry (GtkWidget  *widget,
+                 const char *text)
+{
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") == 0)
+    {
+      g_autofree char *label = NULL;
+
+      g_object_get (widget, "text", &label, NULL);
+      if (label != NULL && strstr (label, text) != NULL)
+        return widget;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_menu_entry (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether the item tree's context menu offers Save Item As (for the selection). */
+static gboolean
+save_item_as_offered (KmWindow *window)
+{
+  GtkWidget *tree = km_window_get_item_tree (window);
+  GtkWidget *menu = NULL;
+  GtkWidget *entry;
+  gboolean offered;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (tree); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER_MENU (child))
+      menu = child;
+  g_assert_nonnull (menu);
+  gtk_popover_popup (GTK_POPOVER (menu));
+  test_app_spin ();
+  entry = find_menu_entry (menu, "Item As");
+  g_assert_nonnull (entry);
+  offered = gtk_widget_get_sensitive (entry);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  test_app_spin ();
+  return offered;
+}
+
+/* Reload on a body motion reads its .seq again (one undoable step, no warning about a
+ * missing body); Save Item As is not offered on it (the .seq is never written), as on a
+ * pose sequence. */
+static void
+test_body_motion_reload_save_as (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *seq = g_build_filename (dir, "wave-200fps.seq", NULL);
+  Opened o = { NULL, };
+  KmItemTree *tree;
+  KmItem *item, *fresh, *body;
+  guint n_messages;
+
+  write_200fps_seq (seq, 400);
+  open_sr1 (&o);
+  tree = KM_ITEM_TREE (km_window_get_item_tree (o.window));
+  body = km_document_get_body_item (o.document);
+  open_test_file (&o, seq);
+  item = body_motion_item (&o);
+  g_assert_cmpuint (km_body_motion_get_n_frames (km_body_motion_item_get_motion (
+                      KM_BODY_MOTION_ITEM (item))), ==, 400);
+
+  /* Nothing of its own to save: not offered (a body's model is). */
+  select_in_tree (o.window, item);
+  g_assert_false (save_item_as_offered (o.window));
+  select_in_tree (o.window, body);
+  g_assert_true (save_item_as_offered (o.window));
+  select_in_tree (o.window, item);
+  g_assert_false (save_item_as_offered (o.window));
+
+  /* The file changes on disk; Reload reads it again. */
+  write_200fps_seq (seq, 100);
+  n_messages = g_list_model_get_n_items (km_document_get_messages (o.document));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (tree), "tree.reload", NULL));
+  test_app_spin ();
+  fresh = body_motion_item (&o);
+  g_assert_true (fresh != item);
+  g_assert_true (km_item_get_parent (fresh) == body);
+  g_assert_cmpuint (km_body_motion_get_n_frames (km_body_motion_item_get_motion (
+                      KM_BODY_MOTION_ITEM (fresh))), ==, 100);
+  g_assert_true (has_message (o.document, G_LOG_LEVEL_INFO, "Reloaded", seq, NULL));
+  g_assert_false (has_message (o.document, G_LOG_LEVEL_WARNING, "no body item", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (km_document_get_messages (o.document)), ==,
+                    n_messages + 1);
+  g_assert_true (km_document_undo (o.document));
+  test_app_spin ();
+  g_assert_true (body_motion_item (&o) == item);
+
+  close_window (&o);
+  g_unlink (seq);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -450,5 +774,12 @@ main (int    argc,
   g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
   g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-pose-seq", test_open_bare_pose_seq);
   g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-body-motion", test_open_bare_body_motion);
+  g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-read-only", test_body_motion_read_only);
+  g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-rate-with-targets",
+                   test_body_motion_rate_with_targets);
+  g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-fit-warning",
+                   test_body_motion_fit_warning);
+  g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-reload-save-as",
+                   test_body_motion_reload_save_as);
   return g_test_run ();
 }

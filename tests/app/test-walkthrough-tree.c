@@ -7,8 +7,10 @@
 #include <string.h>
 #include <gtk/gtk.h>
 
+#include "km-folder-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
+#include "km-message.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -219,6 +221,87 @@ test_context_menu_accels (Fixture       *f,
   g_assert_null (strstr (entries->str, "KP_Delete"));
 }
 
+/* Reload on the built-in example's body says where it read it from: the embedded
+ * example, not a skeleton.json. */
+static void
+test_reload_example_says_builtin (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GListModel *messages = km_document_get_messages (f->document);
+  g_autoptr(KmMessage) last = NULL;
+
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  test_app_spin ();
+  last = g_list_model_get_item (messages, g_list_model_get_n_items (messages) - 1);
+  g_assert_cmpstr (km_message_get_text (last), ==,
+                   "Reloaded “Body” from the built-in example.");
+}
+
+/* The tree's row of @item. */
+static GtkTreeListRow *
+row_of_item (Fixture *f,
+             KmItem  *item)
+{
+  GListModel *model = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (km_item_row_get_item (item_row) == item && km_item_row_get_joint (item_row) < 0)
+        return g_steal_pointer (&row);
+    }
+  g_assert_not_reached ();
+}
+
+/* Only rows with something below them get an expander: a childless item has none until
+ * it gets a child, and loses it with its last one; a body has its joints. */
+static void
+test_expanders (Fixture       *f,
+                gconstpointer  data)
+{
+  KmItem *root = km_project_get_root_item (km_document_get_project (f->document));
+  g_autoptr(KmItem) folder = km_folder_item_new ();
+  g_autoptr(KmItem) child = km_folder_item_new ();
+  GtkTreeListRow *row;
+
+  km_item_set_name (folder, "Empty");
+  km_item_append_child (root, folder);
+  test_app_spin ();
+  row = row_of_item (f, folder);
+  g_assert_false (gtk_tree_list_row_is_expandable (row));
+  g_object_unref (row);
+  row = row_of_item (f, km_document_get_body_item (f->document));
+  g_assert_true (gtk_tree_list_row_is_expandable (row));
+  g_object_unref (row);
+
+  /* Selected, it stays so as it gets its first child. */
+  km_project_select (km_document_get_project (f->document), folder, FALSE);
+  test_app_spin ();
+  km_item_append_child (folder, child);
+  test_app_spin ();
+  row = row_of_item (f, folder);
+  g_assert_true (gtk_tree_list_row_is_expandable (row));
+  g_assert_true (gtk_selection_model_is_selected (km_item_tree_get_selection_model (f->tree),
+                                                  gtk_tree_list_row_get_position (row)));
+  gtk_tree_list_row_set_expanded (row, TRUE);
+  g_object_unref (row);
+  test_app_spin ();
+  row = row_of_item (f, child);
+  g_assert_false (gtk_tree_list_row_is_expandable (row));
+  g_object_unref (row);
+
+  km_item_remove_child (folder, child);
+  test_app_spin ();
+  row = row_of_item (f, folder);
+  g_assert_false (gtk_tree_list_row_is_expandable (row));
+  g_object_unref (row);
+  km_item_remove_child (root, folder);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -230,5 +313,9 @@ main (int    argc,
               test_check_shows, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/context-menu-accels", Fixture, NULL, fixture_setup,
               test_context_menu_accels, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/reload-example-says-builtin", Fixture, NULL,
+              fixture_setup, test_reload_example_says_builtin, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/expanders", Fixture, NULL, fixture_setup,
+              test_expanders, fixture_teardown);
   return g_test_run ();
 }
