@@ -137,7 +137,7 @@ apply_loaded_file (KmDocument  *self,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      _km_document_import_model (self, file, path, format, result);
+      _km_document_import_model (self, file, path, format, result, extras);
       /* IK targets the model defines (Scenebuilder <ik>) go under the new body; added last
        * first, so that the first target is the one shown. */
       for (guint i = extras->targets->len; i > 0; i--)
@@ -397,6 +397,10 @@ km_document_import_file_finish (KmDocument    *self,
                                error);
 }
 
+static void restore_autosaved_examples (KmProject  *project,
+                                        const char *autosave_path,
+                                        const char *models_dir);
+
 /* The main-thread half of a recovery: @loaded holds the autosaved project. */
 static void
 apply_recovered (KmDocument *self,
@@ -411,6 +415,7 @@ apply_recovered (KmDocument *self,
   for (guint i = 0; messages != NULL && i < messages->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
                      (const char *) g_ptr_array_index (messages, i));
+  restore_autosaved_examples (project, loaded->path, models);
   _km_project_restore_autosaved_skeletons (project, loaded->path, models);
   _km_document_set_project (self, project, NULL);
   km_document_set_modified (self, TRUE);
@@ -650,8 +655,8 @@ refer_embedded_bodies (GPtrArray  *bodies,
  * km_document_load_defaults()), picks the file beside @path that the model goes to
  * (*@bytes and *@name: what to write there, on the worker, see write_embedded_model) and
  * switches those bodies to it while the project's tree is made (when it is not their
- * "skeleton.json"): the bodies switched, to hand to put_back_embedded_bodies() then, or
- * %NULL. Call after the edited skeletons are taken: their bodies refer to the files they
+ * "skeleton.json" beside the project): the bodies switched, to hand to
+ * put_back_embedded_bodies() then, or %NULL. Call after the edited skeletons are taken: their bodies refer to the files they
  * go to. */
 static GPtrArray *
 take_embedded_model (KmProject   *project,
@@ -665,15 +670,23 @@ take_embedded_model (KmProject   *project,
   g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   EmbeddedScan scan = { dir, reference_dir, bodies, taken };
+  g_autofree char *reference = NULL;
+  g_autofree char *target = NULL;
 
   km_item_foreach (km_project_get_root_item (project), scan_embedded_model, &scan);
   if (bodies->len == 0)
     return NULL;
   *bytes = km_defaults_get_skeleton_json ();
   *name = embedded_model_name (taken, dir, *bytes);
-  if (strcmp (*name, KM_DEFAULT_SKELETON_NAME) == 0)
+  /* Their "skeleton.json" is the one beside the project only where the project's relative
+   * references are relative to its folder: not in a recovered autosave's, whose are
+   * relative to the autosave's folder (it would refer to a file there). */
+  reference = reference_dir != NULL ? g_canonicalize_filename (reference_dir, NULL) : NULL;
+  if (strcmp (*name, KM_DEFAULT_SKELETON_NAME) == 0
+      && (reference == NULL || strcmp (reference, dir) == 0))
     return NULL;
-  refer_embedded_bodies (bodies, *name);
+  target = g_build_filename (dir, *name, NULL);
+  refer_embedded_bodies (bodies, target);
   return g_steal_pointer (&bodies);
 }
 
@@ -686,6 +699,89 @@ put_back_embedded_bodies (GPtrArray *bodies)
     return;
   refer_embedded_bodies (bodies, KM_DEFAULT_SKELETON_NAME);
   g_ptr_array_unref (bodies);
+}
+
+/* The file an autosave keeps the built-in example's model in, in the folder of its write
+ * (job->models, whose skeleton copies are numbered: none takes this name). There, not
+ * beside the autosave, it goes with the autosave (no skeleton.json is left in the shared
+ * autosave folder), and a recovery knows the bodies that refer to it for the example's
+ * (restore_autosaved_examples). */
+#define AUTOSAVE_EXAMPLE_NAME "example.json"
+
+/* take_embedded_model() for an autosave whose write keeps its files in @models: the
+ * built-in example's bodies refer to @models/AUTOSAVE_EXAMPLE_NAME (*@name, absolute)
+ * while the autosave's tree is made. */
+static GPtrArray *
+take_autosave_embedded_model (KmProject   *project,
+                              const char  *models,
+                              GBytes     **bytes,
+                              char       **name)
+{
+  g_autofree char *reference_dir = km_cnoid_reference_dir (project);
+  g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  EmbeddedScan scan = { models, reference_dir, bodies, taken };
+
+  km_item_foreach (km_project_get_root_item (project), scan_embedded_model, &scan);
+  if (bodies->len == 0)
+    return NULL;
+  *bytes = km_defaults_get_skeleton_json ();
+  *name = g_build_filename (models, AUTOSAVE_EXAMPLE_NAME, NULL);
+  refer_embedded_bodies (bodies, *name);
+  return g_steal_pointer (&bodies);
+}
+
+typedef struct
+{
+  const char *autosave_dir;   /* canonical */
+  const char *models_dir;     /* canonical */
+  GBytes     *example;
+} ExampleScan;
+
+/* A body of a recovered autosave that refers to the example's model the autosave kept
+ * (AUTOSAVE_EXAMPLE_NAME in a write's folder; or, as autosaves used to, a file beside
+ * it holding that model) is the built-in example's body again. */
+static void
+restore_autosaved_example (gpointer item,
+                           gpointer user_data)
+{
+  ExampleScan *scan = user_data;
+  const char *file;
+  g_autofree char *absolute = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *write_parent = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || km_body_item_get_skeleton (item) == NULL
+      || (file = km_body_item_get_file (item)) == NULL || g_str_has_prefix (file, "${"))
+    return;
+  absolute = g_canonicalize_filename (file, scan->autosave_dir);
+  base = g_path_get_basename (absolute);
+  parent = g_path_get_dirname (absolute);
+  write_parent = g_path_get_dirname (parent);
+  if (!(strcmp (base, AUTOSAVE_EXAMPLE_NAME) == 0
+        && strcmp (write_parent, scan->models_dir) == 0)
+      && !(strcmp (parent, scan->autosave_dir) == 0 && file_holds (absolute, scan->example)))
+    return;
+  _km_body_switch_model (item, KM_DEFAULT_SKELETON_NAME, km_body_item_get_format (item));
+  g_object_set_data (item, "km-embedded-model", GINT_TO_POINTER (TRUE));
+}
+
+/* Before the autosave's files go: its bodies of the built-in example refer to the
+ * embedded model again, so that a save puts it beside the project as it does for the
+ * example (take_embedded_model), not referring to the autosave's folder. */
+static void
+restore_autosaved_examples (KmProject  *project,
+                            const char *autosave_path,
+                            const char *models_dir)
+{
+  g_autofree char *parent = g_path_get_dirname (autosave_path);
+  g_autofree char *autosave_dir = g_canonicalize_filename (parent, NULL);
+  g_autofree char *models = g_canonicalize_filename (models_dir, autosave_dir);
+  g_autoptr(GBytes) example = km_defaults_get_skeleton_json ();
+  ExampleScan scan = { autosave_dir, models, example };
+
+  km_item_foreach (km_project_get_root_item (project), restore_autosaved_example, &scan);
 }
 
 /* Puts the embedded model beside the file at @path as @name (unless a file is there: the
@@ -876,7 +972,8 @@ typedef struct
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
   GBytes              *embedded;   /* the model to put beside the project, or NULL */
-  char                *embedded_name;   /* its file name there */
+  char                *embedded_name;   /* its file name there (JOB_AUTOSAVE: its path,
+                                         * in @models) */
   char                *models;     /* JOB_AUTOSAVE: the folder of this write's skeleton
                                     * copies (job->edited), whether or not there are any */
   char                *item_name;  /* JOB_ITEM */
@@ -925,6 +1022,26 @@ write_job_new (JobKind     kind,
   return job;
 }
 
+/* An autosave's copy of the built-in example's model (take_autosave_embedded_model). */
+static gboolean
+write_autosave_example (WriteJob  *job,
+                        GError   **error)
+{
+  if (g_mkdir_with_parents (job->models, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   /* Translators: a folder, then the system's reason */
+                   _("%s: cannot create the folder: %s"), job->models,
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  return g_file_set_contents_full (job->embedded_name, g_bytes_get_data (job->embedded, NULL),
+                                   g_bytes_get_size (job->embedded),
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+}
+
 static gboolean
 write_job_run (WriteJob  *job,
                GError   **error)
@@ -971,15 +1088,18 @@ write_job_run (WriteJob  *job,
         if (!make_autosave_dir (job->path, error)
             || (job->edited != NULL
                 && !_km_edited_skeletons_write (job->edited, job->warnings, error))
+            || (job->embedded != NULL && !write_autosave_example (job, error))
             || !g_file_set_contents_full (job->path, text, length,
                                           G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
           {
             remove_path (job->models);
             return FALSE;
           }
-        _km_autosave_remove_models (job->path, job->edited != NULL ? job->models : NULL);
+        _km_autosave_remove_models (job->path,
+                                    job->edited != NULL || job->embedded != NULL
+                                    ? job->models : NULL);
       }
-      break;
+      return TRUE;
 
     case JOB_ITEM:
     case JOB_EXPORT_ANIMATION:
@@ -1206,8 +1326,10 @@ km_document_save_finish (KmDocument    *self,
  * a folder beside it (@path with ".models"), which it refers to instead, and
  * km_document_recover_async() puts them back. The project's tree is made on the calling
  * thread, its text and the files written on a worker thread, the copies first; the
- * copies of the autosave written before go once this one is written. One write to a
- * @path at a time (KmAutosave sees to it).
+ * copies of the autosave written before go once this one is written. The built-in
+ * example's model goes in that folder too (never beside @path, where every autosave
+ * would share it), and a recovery makes the bodies that refer to it the example's again.
+ * One write to a @path at a time (KmAutosave sees to it).
  */
 void
 km_document_write_autosave_async (KmDocument          *self,
@@ -1238,7 +1360,8 @@ km_document_write_autosave_async (KmDocument          *self,
   job->models = g_build_filename (models, name, NULL);
   /* The body items refer to those copies while the tree is made, and only then. */
   job->edited = _km_document_take_autosave_skeletons (self, job->models);
-  embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
+  embedded = take_autosave_embedded_model (project, job->models, &job->embedded,
+                                           &job->embedded_name);
   job->tree = km_cnoid_build_tree (project, path, NULL);
   put_back_embedded_bodies (embedded);
   if (job->edited != NULL)

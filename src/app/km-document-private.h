@@ -24,11 +24,14 @@ void      _km_document_sync            (KmDocument     *self);
 void      _km_document_auto_solve      (KmDocument     *self);
 void      _km_document_parse_warning   (const char     *message,
                                         gpointer        document);
-void      _km_document_import_model    (KmDocument     *self,
-                                        GFile          *file,
-                                        const char     *path,
-                                        const KmFormat *format,
-                                        KmSkeleton     *skeleton);
+/* @extras (nullable): what the model file defines beside the skeleton; the body starts at
+ * its initial pose. */
+void      _km_document_import_model    (KmDocument          *self,
+                                        GFile               *file,
+                                        const char          *path,
+                                        const KmFormat      *format,
+                                        KmSkeleton          *skeleton,
+                                        const KmModelExtras *extras);
 void      _km_document_import_child    (KmDocument     *self,
                                         GFile          *file,
                                         KmItem         *item,

@@ -1893,21 +1893,33 @@ file_label (GFile *file)
   return g_file_get_basename (file);
 }
 
+/* The body starts at the pose the model file states (@extras, nullable), its linked joints
+ * following their masters, so that it shows what the file says before any edit. */
 static void
-import_model (KmDocument     *self,
-              GFile          *file,
-              const char     *path,
-              const KmFormat *format,
-              KmSkeleton     *skeleton)
+import_model (KmDocument          *self,
+              GFile               *file,
+              const char          *path,
+              const KmFormat      *format,
+              KmSkeleton          *skeleton,
+              const KmModelExtras *extras)
 {
   g_autoptr(KmItem) body = km_body_item_new ();
   g_autofree char *name = file_label (file);
   KmItem *parent = import_parent (self);
   TreeEdit *edit = tree_edit_new (self, TRUE);
+  guint n_dof = skeleton ? km_skeleton_get_n_dof (skeleton) : 0;
 
   km_item_set_name (body, name);
   km_item_set_checked (body, TRUE);
   km_body_item_set_model (KM_BODY_ITEM (body), path, format->name, skeleton);
+  if (extras != NULL && extras->initial_q != NULL && n_dof > 0
+      && extras->n_initial_q == n_dof)
+    {
+      g_autofree double *q = g_memdup2 (extras->initial_q, n_dof * sizeof (double));
+
+      km_skeleton_apply_mimic (skeleton, q);
+      km_body_item_set_joint_state (KM_BODY_ITEM (body), q, n_dof);
+    }
   tree_edit_add (edit, parent, body, km_item_get_n_children (parent));
   km_project_push_command (self->project, _("Import Model"), tree_edit_redo, tree_edit_undo,
                            NULL, NULL, edit, tree_edit_free);
@@ -3154,13 +3166,14 @@ _km_document_parse_warning (const char *message,
 }
 
 void
-_km_document_import_model (KmDocument     *self,
-                           GFile          *file,
-                           const char     *path,
-                           const KmFormat *format,
-                           KmSkeleton     *skeleton)
+_km_document_import_model (KmDocument          *self,
+                           GFile               *file,
+                           const char          *path,
+                           const KmFormat      *format,
+                           KmSkeleton          *skeleton,
+                           const KmModelExtras *extras)
 {
-  import_model (self, file, path, format, skeleton);
+  import_model (self, file, path, format, skeleton, extras);
 }
 
 void

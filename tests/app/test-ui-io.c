@@ -13,6 +13,7 @@
 #include "km-animation.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
+#include "km-defaults.h"
 #include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
@@ -929,6 +930,60 @@ test_autosave_keeps_skeleton_edit (Fixture       *f,
   result_clear (&r);
 }
 
+/* The built-in example, autosaved and recovered, is the example still: Save As puts its
+ * model beside the project under the name a save of the example gives it, and refers to
+ * it there, not to the autosave's folder. The autosave keeps the model in its own folder
+ * (which goes with it), never in the folder all autosaves share. */
+static void
+test_recover_example_then_save (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *autosave_dir = g_build_filename (f->dir, "autosave", NULL);
+  g_autofree char *path = g_build_filename (autosave_dir, "autosave-9-3.cnoid", NULL);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  g_autofree char *shared = g_build_filename (autosave_dir, "skeleton.json", NULL);
+  g_autofree char *project_dir = g_build_filename (f->dir, "x", NULL);
+  g_autofree char *project = g_build_filename (project_dir, "rec.cnoid", NULL);
+  g_autofree char *beside = g_build_filename (project_dir, "skeleton.json", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(GBytes) example = km_defaults_get_skeleton_json ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *model = NULL;
+  gsize length = 0;
+  KmBodyItem *body;
+
+  g_assert_cmpint (g_mkdir_with_parents (autosave_dir, 0700), ==, 0);
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (shared, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (models, G_FILE_TEST_IS_DIR));
+  text = read_file (path, NULL);
+  g_assert_nonnull (strstr (text, "autosave-9-3.cnoid.models/"));
+  /* The document's body is the example's still. */
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, "skeleton.json");
+
+  recover (f, path);
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, "skeleton.json");
+  g_assert_true (km_document_get_modified (f->document));
+
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&text, g_free);
+  text = read_file (project, NULL);
+  g_assert_null (strstr (text, "autosave"));
+  g_assert_nonnull (strstr (text, "file: \"skeleton.json\""));
+  model = read_file (beside, &length);
+  g_assert_cmpuint (length, ==, g_bytes_get_size (example));
+  g_assert_true (memcmp (model, g_bytes_get_data (example, NULL), length) == 0);
+  g_assert_false (g_file_test (shared, G_FILE_TEST_EXISTS));
+}
+
 /* An autosave taken while a project save runs, which fails: the body refers meanwhile to
  * the file the save writes its skeleton to (never written), but the autosave refers to
  * its own copy, so recovering it gives the edit back. */
@@ -999,6 +1054,8 @@ main (int    argc,
               fixture_setup, test_autosave_body_copy_references, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-keeps-skeleton-edit", Fixture, NULL,
               fixture_setup, test_autosave_keeps_skeleton_edit, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recover-example-then-save", Fixture, NULL,
+              fixture_setup, test_recover_example_then_save, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-during-failed-save", Fixture, NULL,
               fixture_setup, test_autosave_during_failed_save, fixture_teardown);
 

@@ -1067,6 +1067,13 @@ test_import_scenebuilder (void)
   g_assert_cmpuint (km_target_track_get_n_keyframes (track), ==, 1);
   g_assert_cmpint (km_document_get_effector (document), ==,
                    km_skeleton_find_joint (km_document_get_skeleton (document), "elbow"));
+  /* The arm starts at the scene's q0 (30°, −45°), where the solve for its target starts. */
+  skeleton = km_document_get_skeleton (document);
+  pose = km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (document)), NULL);
+  g_assert_cmpfloat_with_epsilon (pose[km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "shoulder"))->dof_index],
+                                  G_PI / 6, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pose[km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "elbow"))->dof_index],
+                                  -G_PI / 4, 1e-12);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
 
   /* The item is named as the scene names the target, not after the file. */
@@ -1082,6 +1089,19 @@ test_import_scenebuilder (void)
   g_assert_cmpint (pinion, >=, 0);
   g_assert_cmpint (rack->mimic, ==, pinion);
   g_assert_cmpint (idler->mimic, ==, pinion);
+
+  /* The body starts at the scene's pos values, its geared joints following the pinion,
+   * and the body item keeps that state (what a save writes). */
+  pose = km_document_get_pose (document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[km_skeleton_get_joint (skeleton, (guint) pinion)->dof_index],
+                                  0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pose[rack->dof_index], 0.02 * 0.5 + 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pose[idler->dof_index],
+                                  idler->mimic_ratio * 0.5 + idler->mimic_offset, 1e-12);
+  pose = km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (document)), NULL);
+  g_assert_cmpfloat_with_epsilon (pose[km_skeleton_get_joint (skeleton, (guint) pinion)->dof_index],
+                                  0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pose[rack->dof_index], 0.02 * 0.5 + 0.01, 1e-12);
 
   km_document_set_dof_value (document,
                              (guint) km_skeleton_get_joint (skeleton, (guint) pinion)->dof_index,

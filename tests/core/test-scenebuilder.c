@@ -372,6 +372,61 @@ test_gear_unreachable (void)
 
 /* Through the registry an <ik> is a targets track: effector joint, one keyframe at frame 0
  * holding the effector joint's frame when the end connector is at the target. */
+/* The scene's joint pos values reach whoever imports the model (KmModelExtras.initial_q),
+ * linked joints following their gears; formats that state no pose give none. */
+static void
+test_initial_pose_extras (void)
+{
+  g_autofree char *gears = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                  "slider_gear.xml", NULL);
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                "arm2_mm_deg.xml", NULL);
+  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "skeleton-mimic.json",
+                                                 NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(KmModelExtras) arm_extras = NULL;
+  g_autoptr(KmModelExtras) none = NULL;
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  const KmJoint *pinion, *rack, *idler;
+  KmSkeleton *skeleton;
+
+  test_util_push_warnings (warnings);
+  skeleton = km_format_load_model_file (gears, NULL, &format, &extras, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_nonnull (extras);
+  g_assert_cmpuint (extras->n_initial_q, ==, km_skeleton_get_n_dof (skeleton));
+  g_assert_nonnull (extras->initial_q);
+  pinion = km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "pinion_joint"));
+  rack = km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "rack_joint"));
+  idler = km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "idler_joint"));
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[pinion->dof_index], 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[rack->dof_index], 0.02 * 0.5 + 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[idler->dof_index],
+                                  idler->mimic_ratio * 0.5 + idler->mimic_offset, 1e-12);
+  format->free_result (skeleton);
+
+  /* Degrees in the file, radians here. */
+  test_util_push_warnings (warnings);
+  skeleton = km_format_load_model_file (arm, NULL, &format, &arm_extras, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (arm_extras->n_initial_q, ==, km_skeleton_get_n_dof (skeleton));
+  g_assert_cmpfloat_with_epsilon (arm_extras->initial_q[km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "shoulder"))->dof_index],
+                                  G_PI / 6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (arm_extras->initial_q[km_skeleton_get_joint (skeleton, (guint) km_skeleton_find_joint (skeleton, "elbow"))->dof_index],
+                                  -G_PI / 4, 1e-9);
+  format->free_result (skeleton);
+
+  skeleton = km_format_load_model_file (json, NULL, &format, &none, &error);
+  g_assert_no_error (error);
+  g_assert_null (none->initial_q);
+  g_assert_cmpuint (none->n_initial_q, ==, 0);
+  format->free_result (skeleton);
+}
+
 static void
 test_ik_target (void)
 {
@@ -1740,6 +1795,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/gear-conflicts", test_gear_conflicts);
   g_test_add_func ("/kinema/Scenebuilder/gear-unreachable", test_gear_unreachable);
   g_test_add_func ("/kinema/Scenebuilder/ik-target", test_ik_target);
+  g_test_add_func ("/kinema/Scenebuilder/initial-pose-extras", test_initial_pose_extras);
   g_test_add_func ("/kinema/Scenebuilder/ik-orientation", test_ik_orientation);
   g_test_add_func ("/kinema/Scenebuilder/ik-target-solve", test_ik_target_solve);
   g_test_add_func ("/kinema/Scenebuilder/many-gears", test_many_gears);

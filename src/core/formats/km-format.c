@@ -461,6 +461,7 @@ km_model_extras_free (KmModelExtras *extras)
     return;
   g_clear_pointer (&extras->targets, g_ptr_array_unref);
   g_clear_pointer (&extras->target_names, g_ptr_array_unref);
+  g_free (extras->initial_q);
   g_free (extras);
 }
 

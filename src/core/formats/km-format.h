@@ -42,6 +42,12 @@ typedef struct
   GPtrArray *targets;
   /* char *: the targets' names in the file, parallel to @targets. */
   GPtrArray *target_names;
+  /* The pose the file states for the model (a scene's joint pos values): @n_initial_q DOF
+   * values in radians and metres, in the skeleton's DOF order, linked (mimic) joints
+   * following their masters; NULL (and 0) when the file states none, that is the zero
+   * pose. Any loader may fill it; importing the model gives the body this joint state. */
+  double    *initial_q;
+  guint      n_initial_q;
 } KmModelExtras;
 
 struct _KmFormat

@@ -3686,6 +3686,10 @@ format_load_model (const char     *path,
       g_ptr_array_add (extras->targets, track);
       g_ptr_array_add (extras->target_names, g_strdup (ik->name));
     }
+  /* The joints' pos values (gears applied), which the body starts at. */
+  extras->n_initial_q = km_skeleton_get_n_dof (model->skeleton);
+  if (extras->n_initial_q > 0)
+    extras->initial_q = g_memdup2 (model->initial_q, extras->n_initial_q * sizeof (double));
   return g_steal_pointer (&model->skeleton);
 }
 
