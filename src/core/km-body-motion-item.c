@@ -141,7 +141,6 @@ load_file (KmBodyMotionItem *self,
            KmItemIo         *io)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
   g_autofree char *misfit = NULL;
 
@@ -155,14 +154,10 @@ load_file (KmBodyMotionItem *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  path = km_item_io_expand_path (io, self->file, &error);
-  if (path == NULL)
-    {
-      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
-      return;
-    }
   /* Read under the path the user knows it by (DESIGN.md, "Error locations"). */
-  shown = km_cnoid_shown_path (io, self->file, path);
+  shown = km_cnoid_item_file_path (io, KM_ITEM (self), self->file, file_node);
+  if (shown == NULL)
+    return;
   self->motion = km_body_motion_load_file (shown, &error);
   if (self->motion == NULL)
     {

@@ -241,7 +241,6 @@ load_file (KmIkAnimationItem *self,
            KmItemIo          *io)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
 
   if (self->format != NULL && g_ascii_strcasecmp (self->format, ANIMATION_FORMAT) != 0)
@@ -253,15 +252,10 @@ load_file (KmIkAnimationItem *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  path = km_item_io_expand_path (io, self->file, &error);
-  if (path == NULL)
-    {
-      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
-      return;
-    }
-  /* Read under the path the user knows it by: its errors name it so, then the project
-   * (DESIGN.md, "Error locations"). */
-  shown = km_cnoid_shown_path (io, self->file, path);
+  /* Read under the path the user knows it by (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_item_file_path (io, KM_ITEM (self), self->file, file_node);
+  if (shown == NULL)
+    return;
   self->animation = km_animation_json_load_file (shown, parent_skeleton (KM_ITEM (self)),
                                                  &error);
   if (self->animation == NULL)

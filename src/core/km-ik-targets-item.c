@@ -118,19 +118,14 @@ load_file (KmIkTargetsItem  *self,
            KmItemIo         *io)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
   const KmFormat *format = NULL;
   gpointer result = NULL;
 
-  path = km_item_io_expand_path (io, self->file, &error);
-  if (path == NULL)
-    {
-      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
-      return;
-    }
-  /* Read under the path the user knows it by: its errors name it so, then the project. */
-  shown = km_cnoid_shown_path (io, self->file, path);
+  /* Read under the path the user knows it by (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_item_file_path (io, KM_ITEM (self), self->file, file_node);
+  if (shown == NULL)
+    return;
   result = km_format_load_file (shown, self->format != NULL ? self->format : TARGETS_FORMAT,
                                 &format, &error);
   if (result == NULL)
@@ -140,7 +135,7 @@ load_file (KmIkTargetsItem  *self,
     }
   if (format->kind != KM_FILE_KIND_TARGETS)
     {
-      g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), path);
+      g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), shown);
 
       format->free_result (result);
       km_item_io_problem (io, KM_ITEM (self), file_node, message);

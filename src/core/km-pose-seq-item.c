@@ -53,7 +53,6 @@ load_file (KmPoseSeqItem    *self,
            KmItemIo         *io)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
 
   if (self->format != NULL && g_ascii_strcasecmp (self->format, KM_POSE_SEQ_FORMAT) != 0)
@@ -66,15 +65,10 @@ load_file (KmPoseSeqItem    *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  path = km_item_io_expand_path (io, self->file, &error);
-  if (path == NULL)
-    {
-      km_item_io_problem (io, KM_ITEM (self), file_node, error->message);
-      return;
-    }
-  /* Read under the path the user knows it by: its errors name it so, then the project
-   * (DESIGN.md, "Error locations"). */
-  shown = km_cnoid_shown_path (io, self->file, path);
+  /* Read under the path the user knows it by (DESIGN.md, "Error locations"). */
+  shown = km_cnoid_item_file_path (io, KM_ITEM (self), self->file, file_node);
+  if (shown == NULL)
+    return;
   self->pose_seq = km_pose_seq_load_file (shown, &error);
   if (self->pose_seq == NULL)
     km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);

@@ -221,6 +221,28 @@ km_cnoid_shown_path (const KmItemIo *io,
   return g_strjoinv ("/", (char **) kept->pdata);
 }
 
+char *
+km_cnoid_item_file_path (KmItemIo         *io,
+                         KmItem           *item,
+                         const char       *reference,
+                         const KmYamlNode *at)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (io != NULL, NULL);
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+  g_return_val_if_fail (reference != NULL, NULL);
+
+  path = km_item_io_expand_path (io, reference, &error);
+  if (path == NULL)
+    {
+      km_item_io_problem (io, item, at, error->message);
+      return NULL;
+    }
+  return km_cnoid_shown_path (io, reference, path);
+}
+
 void
 km_cnoid_report_file_error (KmItemIo         *io,
                             KmItem           *item,

@@ -150,6 +150,14 @@ KmItem     *km_cnoid_resolve_reference  (KmItem            *root,
 char       *km_cnoid_shown_path         (const KmItemIo    *io,
                                          const char        *reference,
                                          const char        *expanded);
+/* The path an item reads the file its data names from (@reference, written at @at in the
+ * project @io): the one the user knows it by (km_cnoid_shown_path), so that the file's own
+ * errors name it so. NULL when @reference cannot be expanded (an unset path variable), which
+ * is then the item's problem. */
+char       *km_cnoid_item_file_path     (KmItemIo          *io,
+                                         KmItem            *item,
+                                         const char        *reference,
+                                         const KmYamlNode  *at);
 /* For an item whose file (named at @at in the project @io) failed to load with @error:
  * sets the item's problem and reports it. A file that cannot be read is a problem of the
  * reference ("PROJECT:LINE:COLUMN: …"); an error inside the file keeps its own location
