@@ -330,23 +330,9 @@ rotation_from_numbers (const double *m,
                        KmMat3       *rot)
 {
   KmMat3 r;
-  double det;
 
-  for (guint i = 0; i < 3; i++)
-    for (guint j = 0; j < 3; j++)
-      r.m[i][j] = m[3 * i + j];
-  for (guint i = 0; i < 3; i++)
-    for (guint j = 0; j < 3; j++)
-      {
-        double dot = r.m[0][i] * r.m[0][j] + r.m[1][i] * r.m[1][j] + r.m[2][i] * r.m[2][j];
-
-        if (!(fabs (dot - (i == j ? 1 : 0)) < 1e-6))
-          return FALSE;
-      }
-  det = r.m[0][0] * (r.m[1][1] * r.m[2][2] - r.m[1][2] * r.m[2][1]) -
-        r.m[0][1] * (r.m[1][0] * r.m[2][2] - r.m[1][2] * r.m[2][0]) +
-        r.m[0][2] * (r.m[1][0] * r.m[2][1] - r.m[1][1] * r.m[2][0]);
-  if (det <= 0)
+  memcpy (r.m, m, sizeof r.m);
+  if (!km_mat3_is_rotation (&r, 1e-6))
     return FALSE;
   km_mat3_from_quat (km_quat_normalize (km_mat3_to_quat (&r)), rot);
   return TRUE;

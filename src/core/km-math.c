@@ -60,6 +60,25 @@ km_mat3_transpose (const KmMat3 *a,
  *
  * Returns: FALSE (and @out untouched) when @a is singular or not finite
  */
+/* Whether @m is a rotation as a file writes one: M·Mᵀ within @tolerance of the identity in
+ * every entry (files keep a few digits), and a determinant above 0 (not a reflection). */
+gboolean
+km_mat3_is_rotation (const KmMat3 *m,
+                     double        tolerance)
+{
+  KmMat3 mt, p;
+
+  km_mat3_transpose (m, &mt);
+  km_mat3_mul (m, &mt, &p);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      if (!(fabs (p.m[i][j] - (i == j ? 1.0 : 0.0)) <= tolerance))
+        return FALSE;
+  return m->m[0][0] * (m->m[1][1] * m->m[2][2] - m->m[1][2] * m->m[2][1]) -
+         m->m[0][1] * (m->m[1][0] * m->m[2][2] - m->m[1][2] * m->m[2][0]) +
+         m->m[0][2] * (m->m[1][0] * m->m[2][1] - m->m[1][1] * m->m[2][0]) > 0;
+}
+
 gboolean
 km_mat3_inverse (const KmMat3 *a,
                  KmMat3       *out)

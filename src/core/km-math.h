@@ -146,6 +146,8 @@ KmVec3      km_mat3_to_euler_xyz         (const KmMat3      *m);
 void        km_mat3_from_quat            (KmQuat             q,
                                           KmMat3            *out);
 KmQuat      km_mat3_to_quat              (const KmMat3      *m);
+gboolean    km_mat3_is_rotation          (const KmMat3      *m,
+                                          double             tolerance);
 double      km_mat3_rotation_angle       (const KmMat3      *a,
                                           const KmMat3      *b);
 KmVec3      km_mat3_rotation_error       (const KmMat3      *current,

@@ -178,18 +178,7 @@ read_axis (Reader      *r,
 static gboolean
 is_rigid (const KmMat3 *m)
 {
-  KmMat3 mt, p;
-
-  km_mat3_transpose (m, &mt);
-  km_mat3_mul (m, &mt, &p);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      if (fabs (p.m[i][j] - (i == j ? 1 : 0)) > 1e-6)
-        return FALSE;
-  /* det > 0: a rotation, not a reflection. */
-  return m->m[0][0] * (m->m[1][1] * m->m[2][2] - m->m[1][2] * m->m[2][1]) -
-         m->m[0][1] * (m->m[1][0] * m->m[2][2] - m->m[1][2] * m->m[2][0]) +
-         m->m[0][2] * (m->m[1][0] * m->m[2][1] - m->m[1][1] * m->m[2][0]) > 0;
+  return km_mat3_is_rotation (m, 1e-6);
 }
 
 /* Humanoid, Joint and Segment are PROTOs that the file declares itself; an undeclared

@@ -92,21 +92,11 @@ read_rotation (const KmYamlNode *node,
                GError          **error)
 {
   double m[9];
-  KmMat3 t, p;
 
   if (!km_yaml_expect_numbers (node, m, 9, error))
     return FALSE;
   memcpy (out->m, m, sizeof m);
-  km_mat3_transpose (out, &t);
-  km_mat3_mul (out, &t, &p);
-  for (guint r = 0; r < 3; r++)
-    for (guint c = 0; c < 3; c++)
-      if (fabs (p.m[r][c] - (r == c ? 1.0 : 0.0)) > ROTATION_TOLERANCE)
-        return error_at (error, KM_PARSE_ERROR_INVALID, node,
-                         _("expected a rotation matrix (9 numbers, row-major)"));
-  if (out->m[0][0] * (out->m[1][1] * out->m[2][2] - out->m[1][2] * out->m[2][1])
-      - out->m[0][1] * (out->m[1][0] * out->m[2][2] - out->m[1][2] * out->m[2][0])
-      + out->m[0][2] * (out->m[1][0] * out->m[2][1] - out->m[1][1] * out->m[2][0]) < 0)
+  if (!km_mat3_is_rotation (out, ROTATION_TOLERANCE))
     return error_at (error, KM_PARSE_ERROR_INVALID, node,
                      _("expected a rotation matrix (9 numbers, row-major)"));
   return TRUE;
