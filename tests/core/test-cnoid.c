@@ -1243,6 +1243,31 @@ test_save_program_top (void)
   g_assert_nonnull (strstr (text, "        file: \"${PROGRAM_TOP}/robots/arm.json\"\n"));
   g_assert_nonnull (strstr (text, "            filename: \"${PROGRAM_TOP}/robots/walk.pseq\"\n"));
   assert_paths_project (moved_project, installed, inst_arm, inst_targets, inst_pose_seq);
+  g_clear_object (&project);
+  g_clear_pointer (&text, g_free);
+
+  /* An installation one level below the root (/tmp/share/choreonoid-…: the program top is
+   * /tmp) does not claim every file in /tmp: moved where "../" does not reach, the
+   * project's files are absolute, not ${PROGRAM_TOP}/cnoid-paths-…/robots/…. */
+  {
+    gboolean made_share = !g_file_test ("/tmp/share", G_FILE_TEST_EXISTS);
+    g_autofree char *shallow = g_strdup ("/tmp/share/choreonoid-XXXXXX");
+    g_autofree char *expected = g_strdup_printf ("        file: \"%s\"\n", arm);
+
+    g_assert_cmpint (g_mkdir_with_parents ("/tmp/share", 0755), ==, 0);
+    g_assert_nonnull (g_mkdtemp (shallow));
+    project = km_cnoid_load_full (source, NULL, shallow, &error);
+    g_assert_no_error (error);
+    g_assert_true (km_cnoid_save (project, moved_project, &error));
+    g_assert_no_error (error);
+    text = test_util_read_file (moved_project, NULL);
+    g_assert_null (strstr (text, "PROGRAM_TOP"));
+    g_assert_nonnull (strstr (text, expected));
+    assert_paths_project (moved_project, shallow, arm, targets, pose_seq);
+    g_rmdir (shallow);
+    if (made_share)
+      g_rmdir ("/tmp/share");
+  }
 
   remove_tree (root);
   remove_tree (moved);

@@ -1195,7 +1195,9 @@ typedef struct
  *     climb is a physical one (Kinema's reader climbs lexically), the path is also checked
  *     on the file system, for a folder reached through a symbolic link;
  *  5. ${PROGRAM_TOP}/…, when the file is under Choreonoid's installation (known only for a
- *     share folder shaped like one, see km_item_io_expand_path);
+ *     share folder shaped like one, see km_item_io_expand_path) and that installation is
+ *     two or more levels below the root, as in rule 4: a share folder at /tmp/share makes
+ *     /tmp the program top, and every file in /tmp would be "Choreonoid's";
  *  6. ${HOME}/… (Choreonoid);
  *  7. absolute.
  *
@@ -1279,6 +1281,24 @@ under_variable (SaveContext *ctx,
   return check_candidate (ctx, g_strdup_printf ("${%s}/%s", name, rest), absolute);
 }
 
+/* Rule 5: ${PROGRAM_TOP}/… for @absolute, or NULL. */
+static char *
+under_program_top (SaveContext *ctx,
+                   const char  *absolute)
+{
+  g_autofree char *top = variable_value (ctx, "PROGRAM_TOP");
+  guint depth = 0;
+
+  if (top == NULL)
+    return NULL;
+  for (const char *p = top; *p != '\0'; p++)
+    if (*p == '/' && p[1] != '\0' && p[1] != '/')
+      depth++;
+  if (depth < 2)
+    return NULL;
+  return under_variable (ctx, "PROGRAM_TOP", absolute);
+}
+
 /* Rule 4: "../…" from the canonical folder @dir to @absolute, or NULL. */
 static char *
 climbing_path (SaveContext *ctx,
@@ -1326,7 +1346,7 @@ portable_path (SaveContext *ctx,
     return path;
   if ((path = under_variable (ctx, "SHARE", absolute)) != NULL ||
       (path = climbing_path (ctx, dir, absolute)) != NULL ||
-      (path = under_variable (ctx, "PROGRAM_TOP", absolute)) != NULL ||
+      (path = under_program_top (ctx, absolute)) != NULL ||
       (path = under_variable (ctx, "HOME", absolute)) != NULL)
     return path;
   return g_strdup (absolute);
