@@ -68,6 +68,23 @@ append_numbers (GString      *out,
     }
 }
 
+/* For a model that states its pose (a scene's joint pos values): one line
+ * "initial_pose=Q1,Q2,…", its DOF values in DOF order (rad, m), as importing it poses
+ * the body. Nothing for a model in its zero pose. */
+static void
+describe_initial_pose (const KmModelExtras *extras,
+                       GString             *out)
+{
+  g_autoptr(GString) line = NULL;
+
+  if (extras == NULL || extras->initial_q == NULL || extras->n_initial_q == 0)
+    return;
+  line = g_string_new ("initial_pose=");
+  append_numbers (line, extras->initial_q, extras->n_initial_q);
+  g_string_append_c (line, '\n');
+  insert_before_summary (out, line->str);
+}
+
 /* For a model: one line per IK target it defines,
  * "target=NAME effector=JOINT frame=F pos=X,Y,Z quaternion=W,X,Y,Z" per keyframe, then
  * " offset=X,Y,Z" when the target is for a point off the effector joint's origin (in its
@@ -145,8 +162,9 @@ km_cli_info (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
-                                    N_("For a model: one line per joint, one line per IK "
-                                      "target it defines (“target=NAME effector=JOINT frame=F "
+                                    N_("For a model: one line per joint, the pose it "
+                                      "states (“initial_pose=Q1,Q2,…”, DOF order, rad and "
+                                      "m), one line per IK target it defines (“target=NAME effector=JOINT frame=F "
                                       "pos=X,Y,Z quaternion=W,X,Y,Z”), one line per body "
                                       "handler it names (“handler NAME: attached (INTERFACES) "
                                       "from PATH” or “handler NAME: not found|refused|failed: "
@@ -183,6 +201,7 @@ km_cli_info (int    argc,
     g_string_append_printf (out, "format=%s\n", format->name);
   if (format->kind == KM_FILE_KIND_MODEL)
     {
+      describe_initial_pose (extras, out);
       describe_targets (extras, out);
       describe_handlers (argv[1], result, out);
     }

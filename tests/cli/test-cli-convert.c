@@ -127,7 +127,8 @@ test_convert_body (void)
   km_skeleton_unref (converted);
 }
 
-/* `info` shows the linked joints of a Scenebuilder scene (its gears) and its IK target. */
+/* `info` shows the linked joints of a Scenebuilder scene (its gears), the pose it states
+ * (its joints' pos values) and its IK target. */
 static void
 test_info_scenebuilder (void)
 {
@@ -146,6 +147,7 @@ test_info_scenebuilder (void)
                    "mimic=pinion_joint*0.02+0.01\n"
                    "joint=idler_joint type=revolute parent=frame dof=1 axis=0,1,0 limits=- "
                    "mimic=pinion_joint*-0.5+0.25\n"
+                   "initial_pose=0.5,0.02,0\n"
                    "joints=4 dof=3\n");
 
   run_cli (&run_arm, NULL, "info", arm, NULL);
@@ -155,6 +157,7 @@ test_info_scenebuilder (void)
                    "joint=shoulder type=revolute parent=base dof=1 axis=0,1,0 "
                    "limits=-1.5707963267948966:1.5707963267948966\n"
                    "joint=elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5:2.5\n"
+                   "initial_pose=0.523599,-0.785398\n"
                    "target=reach effector=elbow frame=0 pos=0.25,0,0.5 "
                    "quaternion=0.991445,0,-0.130526,0 offset=0,0,0.3 position_only\n"
                    "joints=3 dof=2\n");
