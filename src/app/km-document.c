@@ -76,6 +76,9 @@ struct _KmDocument
   KmBodyItem     *solve_body;    /* the body the running solve is for */
 
   int             effector;
+  /* The last skeleton and effector name update_effector() warned of (not found). */
+  KmSkeleton     *warned_skeleton;
+  char           *warned_effector;
   int             selected_joint;
   guint           current_frame;
   guint           n_frames;
@@ -228,6 +231,25 @@ pose_from_animation (KmDocument *self)
   update_world (self);
 }
 
+/* Targets keyed for an end effector the body lacks move its default one: say so, once
+ * for each body model and name, not on every edit of the targets. */
+static void
+warn_unknown_effector (KmDocument *self,
+                       const char *name,
+                       int         fallback)
+{
+  if (self->warned_skeleton == self->skeleton && g_strcmp0 (self->warned_effector, name) == 0)
+    return;
+  g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
+  self->warned_skeleton = km_skeleton_ref (self->skeleton);
+  g_free (self->warned_effector);
+  self->warned_effector = g_strdup (name);
+  km_document_log (self, G_LOG_LEVEL_WARNING,
+                   _("The IK targets are keyed for the end effector “%s”, which this body "
+                     "does not have; its joint “%s” follows them instead."),
+                   name, km_skeleton_get_joint (self->skeleton, (guint) fallback)->name);
+}
+
 static void
 update_effector (KmDocument *self)
 {
@@ -239,7 +261,11 @@ update_effector (KmDocument *self)
 
       effector = name ? km_skeleton_find_effector (self->skeleton, name) : -1;
       if (effector < 0)
-        effector = km_skeleton_get_default_effector (self->skeleton);
+        {
+          effector = km_skeleton_get_default_effector (self->skeleton);
+          if (name != NULL && effector >= 0)
+            warn_unknown_effector (self, name, effector);
+        }
     }
   self->effector = effector;
 }
@@ -1531,6 +1557,8 @@ km_document_finalize (GObject *object)
   KmDocument *self = (KmDocument *) object;
 
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->warned_effector, g_free);
   g_clear_pointer (&self->targets, km_target_track_unref);
   g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
   g_clear_pointer (&self->targets_edits, g_ptr_array_unref);
