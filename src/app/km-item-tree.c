@@ -44,6 +44,9 @@ struct _KmItemTree
   GtkEntry           *rename_entry;
   GtkPopover         *context_menu;
 
+  /* Unowned: the row whose tooltip is off while the context menu shows (weak pointer) */
+  GtkWidget          *muted_row;
+
   /* Owned */
   KmDocument         *document;
   GSignalGroup       *document_signals;
@@ -949,6 +952,19 @@ click_pressed_cb (KmItemTree      *self,
     }
 }
 
+/* Hides @row's tooltip (NULL: none) and gives the previously muted row its own back. */
+static void
+mute_row_tooltip (KmItemTree *self,
+                  GtkWidget  *row)
+{
+  if (self->muted_row != NULL)
+    gtk_widget_set_has_tooltip (self->muted_row,
+                                gtk_widget_get_tooltip_text (self->muted_row) != NULL);
+  g_set_weak_pointer (&self->muted_row, row);
+  if (row != NULL)
+    gtk_widget_set_has_tooltip (row, FALSE);
+}
+
 static void
 context_pressed_cb (KmItemTree      *self,
                     int              n_press,
@@ -968,8 +984,17 @@ context_pressed_cb (KmItemTree      *self,
       && !gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
     gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  /* The row's tooltip, shown by the hover before the click, would stay on top of the
+   * menu: off until the menu closes. */
+  mute_row_tooltip (self, gtk_tree_expander_get_child (expander));
   point_popover_at (self, self->context_menu, NULL, x, y);
   gtk_popover_popup (self->context_menu);
+}
+
+static void
+context_menu_closed_cb (KmItemTree *self)
+{
+  mute_row_tooltip (self, NULL);
 }
 
 static GdkContentProvider *
@@ -1084,6 +1109,7 @@ km_item_tree_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_handle_id (&self->sync_idle, g_source_remove);
+  g_clear_weak_pointer (&self->muted_row);
   {
     /* Joint rows hold their body: let go of them, or the body would hold itself. */
     g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);
@@ -1207,6 +1233,8 @@ km_item_tree_init (KmItemTree *self)
                            G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (click));
 
+  g_signal_connect_object (self->context_menu, "closed", G_CALLBACK (context_menu_closed_cb),
+                           self, G_CONNECT_SWAPPED);
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
   g_signal_connect_object (click, "pressed", G_CALLBACK (context_pressed_cb), self,

@@ -6,6 +6,9 @@
 
 #include <string.h>
 #include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "km-folder-item.h"
 #include "km-item-row.h"
@@ -302,6 +305,120 @@ test_expanders (Fixture       *f,
   km_item_remove_child (root, folder);
 }
 
+/* The first widget at or below @widget whose type is named @type_name, if mapped. */
+static GtkWidget *
+find_mapped (GtkWidget  *widget,
+             const char *type_name)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return NULL;
+  if (strcmp (G_OBJECT_TYPE_NAME (widget), type_name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_mapped (child, type_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The row widget with the tooltip @text, at or below @widget. */
+static GtkWidget *
+find_tooltip_row (GtkWidget  *widget,
+                  const char *text)
+{
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_tooltip_row (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+#ifdef GDK_WINDOWING_X11
+/* xdotool arguments that move the pointer to the middle of @widget, then wait @wait. */
+static void
+add_pointer_move (GPtrArray  *args,
+                  GtkWidget  *window,
+                  GtkWidget  *widget,
+                  const char *wait)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  double x, y, sx, sy;
+
+  g_assert_true (gtk_widget_translate_coordinates (widget, window,
+                                                   gtk_widget_get_width (widget) / 2.0,
+                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  g_ptr_array_add (args, g_strdup ("mousemove"));
+  g_ptr_array_add (args, g_strdup ("--window"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+  g_ptr_array_add (args, g_strdup ("sleep"));
+  g_ptr_array_add (args, g_strdup (wait));
+}
+#endif
+
+/* A row's tooltip, shown by hovering before a right click, is not left on top of the
+ * context menu the click opens; it comes back once the menu is closed. */
+static void
+test_context_menu_hides_tooltip (Fixture       *f,
+                                 gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  GtkWidget *window = GTK_WIDGET (f->window);
+  GtkWidget *row = find_tooltip_row (GTK_WIDGET (f->tree), "Kinema/IKTargetsItem");
+  GtkWidget *menu = NULL;
+  g_autoptr(GPtrArray) hover = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) click = g_ptr_array_new_with_free_func (g_free);
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (window)))
+    {
+      g_test_skip ("needs X11 for real pointer input");
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (f->tree)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER_MENU (child))
+      menu = child;
+  g_assert_nonnull (menu);
+  g_assert_nonnull (row);
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin_for (200);
+
+  /* Hovering shows the tooltip (the test sees tooltips at all). */
+  add_pointer_move (hover, window, row, "1.2");
+  test_app_xdotool (window, hover);
+  test_app_spin_for (300);
+  g_assert_nonnull (find_mapped (window, "GtkTooltipWindow"));
+
+  /* The right click opens the menu and takes the tooltip away. */
+  g_ptr_array_add (click, g_strdup ("click"));
+  g_ptr_array_add (click, g_strdup ("3"));
+  g_ptr_array_add (click, g_strdup ("sleep"));
+  g_ptr_array_add (click, g_strdup ("1.2"));
+  test_app_xdotool (window, click);
+  test_app_spin_for (300);
+  g_assert_true (gtk_widget_get_mapped (menu));
+  g_assert_null (find_mapped (window, "GtkTooltipWindow"));
+
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_has_tooltip (row));
+#else
+  g_test_skip ("needs X11 for real pointer input");
+#endif
+}
+
 int
 main (int    argc,
       char **argv)
@@ -315,6 +432,8 @@ main (int    argc,
               test_context_menu_accels, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/reload-example-says-builtin", Fixture, NULL,
               fixture_setup, test_reload_example_says_builtin, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/context-menu-hides-tooltip", Fixture, NULL,
+              fixture_setup, test_context_menu_hides_tooltip, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/expanders", Fixture, NULL, fixture_setup,
               test_expanders, fixture_teardown);
   return g_test_run ();
