@@ -4,6 +4,9 @@
 
 #include "config.h"
 
+#include <string.h>
+
+#include "km-message.h"
 #include "test-app-util.h"
 
 static void
@@ -286,4 +289,61 @@ test_app_find_action (GtkWidget  *root,
                       const char *action_name)
 {
   return find_widget (root, type, action_is, action_name);
+}
+
+static guint
+count_messages_va (KmDocument     *document,
+                   GLogLevelFlags  level,
+                   va_list         parts)
+{
+  GListModel *messages = km_document_get_messages (document);
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+      gboolean all = level == 0 || km_message_get_level (message) == level;
+      const char *part;
+      va_list args;
+
+      va_copy (args, parts);
+      while (all && (part = va_arg (args, const char *)) != NULL)
+        all = strstr (km_message_get_text (message), part) != NULL;
+      va_end (args);
+      if (all)
+        n++;
+    }
+  return n;
+}
+
+/* How many messages of @level (0: any) in @document's message view contain every one of
+ * the NULL-terminated strings that follow. */
+guint
+test_app_count_messages (KmDocument     *document,
+                         GLogLevelFlags  level,
+                         ...)
+{
+  va_list parts;
+  guint n;
+
+  va_start (parts, level);
+  n = count_messages_va (document, level, parts);
+  va_end (parts);
+  return n;
+}
+
+/* Whether a message of @level (0: any) contains every one of the NULL-terminated strings
+ * that follow. */
+gboolean
+test_app_has_message (KmDocument     *document,
+                      GLogLevelFlags  level,
+                      ...)
+{
+  va_list parts;
+  guint n;
+
+  va_start (parts, level);
+  n = count_messages_va (document, level, parts);
+  va_end (parts);
+  return n > 0;
 }

@@ -47,4 +47,11 @@ GtkWidget *test_app_find_action   (GtkWidget  *root,
                                    GType       type,
                                    const char *action_name);
 
+guint    test_app_count_messages  (KmDocument     *document,
+                                   GLogLevelFlags  level,
+                                   ...) G_GNUC_NULL_TERMINATED;
+gboolean test_app_has_message     (KmDocument     *document,
+                                   GLogLevelFlags  level,
+                                   ...) G_GNUC_NULL_TERMINATED;
+
 G_END_DECLS

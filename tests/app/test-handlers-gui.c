@@ -13,6 +13,8 @@
 #include "km-joint-panel.h"
 #include "km-message.h"
 
+#include "test-app-util.h"
+
 /*
  * Body handlers in the editor: the joint panel shows a presenting handler's unit and value
  * (LinearActuatorSampleHandler: the boom's actuator length in mm), edits go back through
@@ -64,26 +66,6 @@ import_data (Fixture    *f,
   file = g_file_new_for_path (path);
   g_assert_true (km_document_import_file (f->document, file, &error));
   g_assert_no_error (error);
-}
-
-static gboolean
-has_message (KmDocument     *document,
-             GLogLevelFlags  level,
-             const char     *part1,
-             const char     *part2)
-{
-  GListModel *messages = km_document_get_messages (document);
-
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-      const char *text = km_message_get_text (message);
-
-      if (km_message_get_level (message) == level && strstr (text, part1) != NULL
-          && (part2 == NULL || strstr (text, part2) != NULL))
-        return TRUE;
-    }
-  return FALSE;
 }
 
 static void
@@ -249,16 +231,16 @@ test_handler_messages (Fixture       *f,
     "      \"offset\": [0, 0, 0.1], \"axis\": [0, 0, 1], \"limits\": [-1, 1] } ] }\n";
 
   import_data (f, "linear-actuator-arm.json");
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "LinearActuatorSampleHandler",
-                              "has been loaded"));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO,
+                                       "LinearActuatorSampleHandler", "has been loaded", NULL));
 
   /* Missing and refused handlers: warnings naming them; the model still loads. */
   g_assert_true (g_file_set_contents (path, model, -1, NULL));
   g_assert_true (km_document_import_file (f->document, file, &error));
   g_assert_no_error (error);
   g_assert_nonnull (km_document_get_skeleton (f->document));
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "NoSuchHandler", NULL));
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "../evil", "refused"));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "NoSuchHandler", NULL));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "../evil", "refused", NULL));
   g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 1);
   g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "°");
 
@@ -353,8 +335,8 @@ test_analytic_solve (Fixture       *f,
   if (!late)
     g_source_remove (id);
   g_assert_false (km_document_get_solving (f->document));
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "analytic IK", NULL));
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_INFO, "Solved 11 frames", NULL));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "analytic IK", NULL));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Solved 11 frames", NULL));
   g_assert_nonnull (km_document_get_animation (f->document));
 
   g_unlink (path);

@@ -222,22 +222,6 @@ test_mimic_chain_stays_linked (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (q[2], 0.5, 1e-9);
 }
 
-static gboolean
-has_message (KmDocument *document,
-             const char *part)
-{
-  GListModel *messages = km_document_get_messages (document);
-
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-
-      if (strstr (km_message_get_text (message), part) != NULL)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static guint
 count_marks (Fixture        *f,
              KmTimeBarMarks  mark)
@@ -274,7 +258,7 @@ test_marks_only_solved_dofs (Fixture       *f,
   g_assert_cmpuint (count_marks (f, KM_TIME_BAR_MARK_MISSED), ==, 0);
   before = count_marks (f, KM_TIME_BAR_MARK_AT_LIMIT);
   g_assert_cmpuint (before, <, km_document_get_n_frames (f->document));
-  g_assert_true (has_message (f->document, "largest position error 0.000 mm."));
+  g_assert_true (test_app_has_message (f->document, 0, "largest position error 0.000 mm.", NULL));
 
   g_object_ref_sink (inspector);
   km_joint_inspector_set_document (KM_JOINT_INSPECTOR (inspector), f->document);
@@ -363,7 +347,7 @@ test_orientation_misses_marked (Fixture       *f,
     }
   g_test_message ("%u of %u frames missed", missed, checked);
   g_assert_cmpuint (missed, >, 0);
-  g_assert_true (has_message (f->document, "largest orientation error"));
+  g_assert_true (test_app_has_message (f->document, 0, "largest orientation error", NULL));
 }
 
 /* The UR10 on the same targets made position-only (Scenebuilder enable_rot="false"): the

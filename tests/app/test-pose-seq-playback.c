@@ -438,32 +438,6 @@ test_open_bare_body_motion (void)
   g_assert_nonnull (strstr (error->message, "sr1-walk.seq: there is no body"));
 }
 
-/* Whether a message of @level that contains every one of @parts (NULL-terminated) was
- * logged. */
-static gboolean
-has_message (KmDocument     *document,
-             GLogLevelFlags  level,
-             ...)
-{
-  GListModel *messages = km_document_get_messages (document);
-
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-      gboolean all = km_message_get_level (message) == level;
-      const char *part;
-      va_list args;
-
-      va_start (args, level);
-      while (all && (part = va_arg (args, const char *)) != NULL)
-        all = strstr (km_message_get_text (message), part) != NULL;
-      va_end (args);
-      if (all)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* A window showing SR1.body, drawn. */
 static void
 open_sr1 (Opened *o)
@@ -524,8 +498,8 @@ test_body_motion_read_only (void)
 
   g_assert_false (km_document_set_keyframe (o.document, 2));
   g_assert_false (km_document_put_keyframe (o.document, &keyframe));
-  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, "“sr1-walk.seq”", "body motion",
-                              "read-only", NULL));
+  g_assert_true (test_app_has_message (o.document, G_LOG_LEVEL_WARNING, "“sr1-walk.seq”",
+                                       "body motion", "read-only", NULL));
   test_app_spin ();
   g_assert_null (km_document_get_targets (o.document));
   g_assert_null (km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM));
@@ -619,8 +593,8 @@ test_body_motion_fit_warning (void)
   open_sr1 (&o);
   open_test_file (&o, extra);
   g_assert_nonnull (body_motion_item (&o));
-  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, extra, "have no joint in",
-                              "SR1.body", NULL));
+  g_assert_true (test_app_has_message (o.document, G_LOG_LEVEL_WARNING, extra,
+                                       "have no joint in", "SR1.body", NULL));
   close_window (&o);
 
   example = test_app_example_window (800, 600);
@@ -629,8 +603,9 @@ test_body_motion_fit_warning (void)
   g_assert_true (test_app_wait_idle_solve (o.document, 20000));
   open_test_file (&o, seq);
   g_assert_nonnull (body_motion_item (&o));
-  g_assert_true (has_message (o.document, G_LOG_LEVEL_WARNING, seq, "none of the motion's 29",
-                              "no joint of the body moves", NULL));
+  g_assert_true (test_app_has_message (o.document, G_LOG_LEVEL_WARNING, seq,
+                                       "none of the motion's 29", "no joint of the body moves",
+                                       NULL));
   close_window (&o);
 }
 
@@ -745,8 +720,8 @@ test_body_motion_reload_save_as (void)
   g_assert_true (km_item_get_parent (fresh) == body);
   g_assert_cmpuint (km_body_motion_get_n_frames (km_body_motion_item_get_motion (
                       KM_BODY_MOTION_ITEM (fresh))), ==, 100);
-  g_assert_true (has_message (o.document, G_LOG_LEVEL_INFO, "Reloaded", seq, NULL));
-  g_assert_false (has_message (o.document, G_LOG_LEVEL_WARNING, "no body item", NULL));
+  g_assert_true (test_app_has_message (o.document, G_LOG_LEVEL_INFO, "Reloaded", seq, NULL));
+  g_assert_false (test_app_has_message (o.document, G_LOG_LEVEL_WARNING, "no body item", NULL));
   g_assert_cmpuint (g_list_model_get_n_items (km_document_get_messages (o.document)), ==,
                     n_messages + 1);
   g_assert_true (km_document_undo (o.document));

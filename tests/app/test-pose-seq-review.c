@@ -140,25 +140,6 @@ test_undo_delete_body (Fixture       *f,
   km_document_set_modified (f->document, FALSE);
 }
 
-/* Whether a message of @level that contains @part was logged. */
-static gboolean
-has_message (KmDocument     *document,
-             GLogLevelFlags  level,
-             const char     *part)
-{
-  GListModel *messages = km_document_get_messages (document);
-
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-
-      if (km_message_get_level (message) == level
-          && strstr (km_message_get_text (message), part) != NULL)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* K (a real key press) while the pose sequence plays: no IK targets item, no solve, the
  * pose sequence still plays, nothing to undo, and the message view says why. */
 static void
@@ -190,7 +171,7 @@ test_key_on_pose_seq (Fixture       *f,
   test_app_xdotool (GTK_WIDGET (f->window), args);
   test_app_spin_for (100);
 
-  g_assert_true (has_message (f->document, G_LOG_LEVEL_WARNING, "read-only"));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "read-only", NULL));
   g_assert_false (km_document_get_solving (f->document));
   g_assert_null (km_document_get_targets (f->document));
   g_assert_null (km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM));

@@ -1124,26 +1124,6 @@ test_import_scenebuilder (void)
   test_app_spin ();
 }
 
-/* Whether a warning mentions @part (and @other, unless NULL). */
-static gboolean
-has_warning_with (KmDocument *document,
-                  const char *part,
-                  const char *other)
-{
-  GListModel *messages = km_document_get_messages (document);
-
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-      const char *text = km_message_get_text (message);
-
-      if (km_message_get_level (message) == G_LOG_LEVEL_WARNING && strstr (text, part) != NULL
-          && (other == NULL || strstr (text, other) != NULL))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* Targets keyed for an end effector the body does not have still move its default end
  * effector (the last leaf joint), but the user is told, once, rather than seeing the
  * wrong joint follow the targets without a word. */
@@ -1158,15 +1138,13 @@ test_unknown_effector_warns (void)
   g_autofree char *dir = g_dir_make_tmp ("kinema-effector-XXXXXX", &error);
   g_autofree char *path = g_build_filename (dir, "wrist.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
-  GListModel *messages = km_document_get_messages (document);
   KmSkeleton *skeleton;
-  guint n_warnings = 0;
 
   g_assert_no_error (error);
   g_assert_true (km_document_load_defaults (document, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
-  g_assert_false (has_warning_with (document, "Wrist", NULL));
+  g_assert_false (test_app_has_message (document, 0, "Wrist", NULL));
   g_assert_true (g_file_set_contents (path, targets_json, -1, &error));
   g_assert_no_error (error);
 
@@ -1176,22 +1154,16 @@ test_unknown_effector_warns (void)
   skeleton = km_document_get_skeleton (document);
   g_assert_cmpint (km_document_get_effector (document), ==,
                    km_skeleton_get_default_effector (skeleton));
-  g_assert_true (has_warning_with (document, "Wrist",
-                                   km_skeleton_get_joint (skeleton,
-                                                          (guint) km_skeleton_get_default_effector (skeleton))->name));
+  g_assert_true (test_app_has_message (document, G_LOG_LEVEL_WARNING, "Wrist",
+                                       km_skeleton_get_joint (skeleton,
+                                                              (guint) km_skeleton_get_default_effector (skeleton))->name,
+                                       NULL));
 
   /* Said once, not again on every change of the targets. */
   km_document_set_current_frame (document, 5);
   g_assert_true (km_document_set_keyframe (document, 5));
   g_assert_true (test_app_wait_idle_solve (document, 20000));
-  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
-    {
-      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
-
-      if (strstr (km_message_get_text (message), "Wrist") != NULL)
-        n_warnings++;
-    }
-  g_assert_cmpuint (n_warnings, ==, 1);
+  g_assert_cmpuint (test_app_count_messages (document, 0, "Wrist", NULL), ==, 1);
 
   g_unlink (path);
   g_rmdir (dir);
