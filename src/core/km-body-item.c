@@ -178,6 +178,34 @@ apply_raw (KmBodyItem *self,
     }
 }
 
+/* Warns at @node (the list under @key) when it does not hold one value per joint value
+ * of the model: Choreonoid sets the joints listed and leaves the others, as Kinema does,
+ * but a list that does not fit was usually written for another model. */
+static void
+check_value_count (KmBodyItem       *self,
+                   const KmYamlNode *node,
+                   const char       *key,
+                   KmItemIo         *io)
+{
+  g_autoptr(GArray) order = NULL;
+
+  if (self->skeleton == NULL)
+    return;
+  order = value_order (self->skeleton);
+  if (self->n_raw == order->len)
+    return;
+  km_item_io_warn (io, node,
+                   /* Translators: %s is a key such as joint_displacements */
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "“%s” lists %u value where the model has %u; joints it "
+                                "does not list stay at zero, values past the model’s are "
+                                "ignored",
+                                "“%s” lists %u values where the model has %u; joints it "
+                                "does not list stay at zero, values past the model’s are "
+                                "ignored", self->n_raw),
+                   key, self->n_raw, order->len);
+}
+
 static KmYamlNode *
 state_values (KmBodyItem *self)
 {
@@ -399,6 +427,7 @@ km_body_item_restore (KmItem           *item,
   KmBodyItem *self = KM_BODY_ITEM (item);
   g_autoptr(GError) bad = NULL;
   KmYamlNode *node;
+  KmYamlNode *displacements;
   gboolean radians = FALSE;
 
   if (!KM_ITEM_CLASS (km_body_item_parent_class)->restore (item, data, io, error))
@@ -446,7 +475,7 @@ km_body_item_restore (KmItem           *item,
         self->base_link = g_strdup (s);
     }
 
-  node = km_yaml_mapping_lookup_any (data, displacement_keys);
+  node = displacements = km_yaml_mapping_lookup_any (data, displacement_keys);
   radians = node != NULL && g_str_equal (key_of (data, displacement_keys), "jointPositions");
   self->raw_radians = radians;
   if (node != NULL &&
@@ -455,6 +484,7 @@ km_body_item_restore (KmItem           *item,
     {
       self->n_raw = 0;
       ignore_value (io, node, key_of (data, displacement_keys), &bad);
+      displacements = NULL;
     }
 
   /* Kinema's addition: handlers the project adds to the model's own `body_handlers`
@@ -490,6 +520,8 @@ km_body_item_restore (KmItem           *item,
     {
       load_model (self, node, io);
       apply_raw (self, radians);
+      if (displacements != NULL)
+        check_value_count (self, displacements, key_of (data, displacement_keys), io);
     }
   else
     km_item_set_problem (item, _("the body item names no model file"));

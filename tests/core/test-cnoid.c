@@ -453,7 +453,7 @@ test_broken_items (void)
 /* A malformed optional value of a BodyItem's data is ignored with a warning where it is,
  * and the body still loads ("restoring as much as possible", the project file spec):
  * root_rotation of 5 numbers, or of 9 that are no rotation, a bad joint_displacements,
- * fix_root; root_rotation of 9 numbers is a rotation matrix (as Choreonoid's rootAttitude,
+ * fix_root, joint values that do not fit the model (Choreonoid sets those listed); root_rotation of 9 numbers is a rotation matrix (as Choreonoid's rootAttitude,
  * whose rounding noise is accepted). Saved unchanged, the data is as it was; changed, the
  * state is written and the item's other keys kept. */
 static void
@@ -505,6 +505,16 @@ test_body_bad_values (void)
       "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
       "        my_plugin_key: kept\n",
       "13:19: “fix_root” is ignored: expected true or false", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        joint_displacements: [ 10, 20, 30 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:30: “joint_displacements” lists 3 values where the model has 5; joints it does not "
+      "list stay at zero, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        jointDisplacements: [ 10, 20, 30, 45, 0.25, 7 ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:29: “jointDisplacements” lists 6 values where the model has 5; joints it does not "
+      "list stay at zero, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
