@@ -16,6 +16,7 @@
 #include "km-animation-json.h"
 #include "km-body-item.h"
 #include "km-body-motion-item.h"
+#include "km-body-motion.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-error.h"
@@ -955,6 +956,7 @@ typedef enum
   JOB_AUTOSAVE,
   JOB_ITEM,
   JOB_EXPORT_ANIMATION,
+  JOB_EXPORT_BODY_MOTION,
   JOB_FILES,
 } JobKind;
 
@@ -980,6 +982,8 @@ typedef struct
   KmSkeleton          *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
   KmTargetTrack       *targets;
   KmAnimation         *animation;
+  double               frame_rate; /* JOB_EXPORT_BODY_MOTION: with skeleton and animation */
+  KmTransform          root_pose;
   KmDocumentWriteFunc  write;      /* JOB_FILES: writes write_data */
   gpointer             write_data;
   GDestroyNotify       write_data_free;
@@ -1109,6 +1113,15 @@ write_job_run (WriteJob  *job,
         return km_targets_json_save (job->targets, job->path, error);
       return km_animation_json_save (job->animation, job->path, error);
 
+    case JOB_EXPORT_BODY_MOTION:
+      {
+        g_autoptr(KmBodyMotion) motion =
+          km_body_motion_new_from_animation (job->skeleton, job->animation, job->frame_rate,
+                                             &job->root_pose, error);
+
+        return motion != NULL && km_body_motion_save (motion, job->path, error);
+      }
+
     case JOB_FILES:
       return job->write (job->write_data, job->warnings, error);
 
@@ -1185,6 +1198,12 @@ write_job_done_cb (GObject      *source,
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Exported the animation to %s."),
                          job->path);
+      break;
+    case JOB_EXPORT_BODY_MOTION:
+      if (ok)
+        /* Translators: an item's name, then a path */
+        km_document_log (self, G_LOG_LEVEL_INFO, _("Exported “%s” as a body motion to %s."),
+                         job->item_name, job->path);
       break;
     default:
       g_assert_not_reached ();
@@ -1562,4 +1581,89 @@ km_document_export_animation_finish (KmDocument    *self,
                                      GError       **error)
 {
   return _km_document_task_finish (self, result, km_document_export_animation_async, error);
+}
+
+/* The model @animation was solved for: its own, else the body's when it fits. */
+static KmSkeleton *
+animation_model (KmAnimation *animation,
+                 KmItem      *body)
+{
+  KmSkeleton *skeleton = km_animation_get_skeleton (animation);
+
+  if (skeleton == NULL && KM_IS_BODY_ITEM (body))
+    skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  if (skeleton == NULL || km_skeleton_get_n_joints (skeleton) == 0
+      || km_skeleton_get_n_dof (skeleton) != km_animation_get_n_dof (animation))
+    return NULL;
+  return skeleton;
+}
+
+/**
+ * km_document_export_body_motion_async:
+ * @item: an IK animation item (IKAnimationItem) with a solved animation
+ *
+ * Writes @item's animation to @file as a Choreonoid body motion (.seq, see
+ * km_body_motion_new_from_animation()) for Choreonoid to play: the joint values of the
+ * model it was solved for, the root link where the body item above it stands, at the
+ * animation's frame rate. The animation is copied on the calling thread; the motion is
+ * built and written atomically on a worker thread. Fails with %G_IO_ERROR_NOT_SUPPORTED
+ * when @item holds no animation that fits a model.
+ */
+void
+km_document_export_body_motion_async (KmDocument          *self,
+                                      KmItem              *item,
+                                      GFile               *file,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(WriteJob) job = NULL;
+  g_autofree char *path = NULL;
+  KmAnimation *animation = NULL;
+  KmSkeleton *skeleton = NULL;
+  KmItem *body;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (G_IS_FILE (file));
+
+  outer = write_task_new (self, file, cancellable, callback, user_data,
+                          km_document_export_body_motion_async, &path);
+  if (outer == NULL)
+    return;
+  body = km_item_get_parent (item);
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  if (animation != NULL)
+    skeleton = animation_model (animation, body);
+  if (skeleton == NULL)
+    {
+      g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               /* Translators: %s is an item's name */
+                               _("“%s” holds no solved animation of a model to export as a "
+                                 "body motion"), km_item_get_name (item));
+      return;
+    }
+  job = write_job_new (JOB_EXPORT_BODY_MOTION, path);
+  job->item_name = g_strdup (km_item_get_name (item));
+  job->skeleton = km_skeleton_ref (skeleton);
+  /* A copy: the solve may still be filling it in on the main thread. */
+  job->animation = km_animation_copy (animation);
+  job->frame_rate = km_animation_get_frame_rate (animation);
+  if (!(job->frame_rate > 0 && job->frame_rate <= KM_BODY_MOTION_MAX_RATE))
+    job->frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
+  if (KM_IS_BODY_ITEM (body))
+    km_body_item_get_root_pose (KM_BODY_ITEM (body), &job->root_pose);
+  else
+    km_transform_identity (&job->root_pose);
+  write_job_start (g_steal_pointer (&job), g_steal_pointer (&outer));
+}
+
+gboolean
+km_document_export_body_motion_finish (KmDocument    *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  return _km_document_task_finish (self, result, km_document_export_body_motion_async, error);
 }

@@ -207,6 +207,15 @@ void               km_document_export_animation_async  (KmDocument          *sel
 gboolean           km_document_export_animation_finish (KmDocument          *self,
                                                         GAsyncResult        *result,
                                                         GError             **error);
+void               km_document_export_body_motion_async  (KmDocument          *self,
+                                                          KmItem              *item,
+                                                          GFile               *file,
+                                                          GCancellable        *cancellable,
+                                                          GAsyncReadyCallback  callback,
+                                                          gpointer             user_data);
+gboolean           km_document_export_body_motion_finish (KmDocument          *self,
+                                                          GAsyncResult        *result,
+                                                          GError             **error);
 
 /* What an item of the document's project needs to read or copy its files: references
  * resolve as the project's were read (km_cnoid_reference_dir), messages are collected. */

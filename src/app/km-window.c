@@ -869,7 +869,15 @@ single_selected_item (KmWindow *self)
   return g_list_model_get_item (selection, 0);
 }
 
-/* Save Item As is offered for one selected item that holds something to save. */
+static gboolean
+is_solved_animation_item (KmItem *item)
+{
+  return KM_IS_IK_ANIMATION_ITEM (item)
+         && km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) != NULL;
+}
+
+/* Save Item As is offered for one selected item that holds something to save, Export Body
+ * Motion for one selected IK animation. */
 static void
 update_save_item_action (KmWindow *self)
 {
@@ -880,6 +888,54 @@ update_save_item_action (KmWindow *self)
   item = single_selected_item (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-item-as",
                                  item != NULL && savable_item_name (item) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-body-motion",
+                                 item != NULL && is_solved_animation_item (item));
+}
+
+static void
+export_body_motion_done_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (km_document_export_body_motion_finish (KM_DOCUMENT (source), result, &error))
+    return;
+  km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+  if (self->document != NULL)
+    g_object_set (self, "show-messages", TRUE, NULL);
+}
+
+/* The animation is copied now; the motion is built and written on a worker thread. */
+static void
+export_body_motion_chosen (KmWindow *self,
+                           GFile    *file)
+{
+  g_autoptr(KmItem) item = single_selected_item (self);
+
+  if (item == NULL)
+    return;
+  km_document_export_body_motion_async (self->document, item, file, NULL,
+                                        export_body_motion_done_cb, g_object_ref (self));
+}
+
+/* Writes the one selected IK animation as a Choreonoid body motion (.seq). */
+static void
+export_body_motion_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(KmItem) item = single_selected_item (self);
+
+  if (item == NULL || !is_solved_animation_item (item))
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                       _("Select one solved IK animation to export as a body motion."));
+      return;
+    }
+  choose_file (self, _("Export Body Motion"), TRUE, "motion.seq", export_body_motion_chosen);
 }
 
 static void
@@ -1259,6 +1315,8 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.save-item-as", NULL, save_item_as_action);
+  gtk_widget_class_install_action (widget_class, "win.export-body-motion", NULL,
+                                   export_body_motion_action);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
   gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);

@@ -17,6 +17,7 @@
 #include "km-cli-commands.h"
 #include "km-animation-json.h"
 #include "km-body-handler.h"
+#include "km-body-motion.h"
 #include "km-defaults.h"
 #include "km-error.h"
 #include "km-format.h"
@@ -26,14 +27,35 @@
 #include "km-targets-json.h"
 
 /*
- * kinema-cli solve [SKELETON [TARGETS…]] [-o ANIMATION|DIR] [--jobs N] [--effector NAME]
+ * kinema-cli solve [SKELETON [TARGETS…]] [-o ANIMATION|DIR] [--to FORMAT] [--jobs N]
+ *                  [--effector NAME]
  *
  * Without TARGETS a model's own IK targets (KmModelExtras) are the targets, one item each.
  * One animation per targets file, solved on a GThreadPool of --jobs workers. Each worker
  * loads its targets, solves them with km_ik_solve_track() and writes the animation; the
  * main thread only waits, draws progress on a terminal and prints the results in argument
- * order, so the output does not depend on scheduling.
+ * order, so the output does not depend on scheduling. The animation is written as
+ * animation.json, or as a Choreonoid body motion (.seq) for Choreonoid to play.
  */
+
+/* What --to names (and the file names that go with it). */
+typedef enum
+{
+  OUTPUT_ANIMATION_JSON,
+  OUTPUT_BODY_MOTION,
+} OutputFormat;
+
+/* The names --to accepts: the registry's format names, plus CHOREONOID-BODY-MOTION, as
+ * `convert --to` names Choreonoid's model CHOREONOID-BODY. */
+static const struct
+{
+  const char   *name;
+  OutputFormat  format;
+} output_formats[] = {
+  { "KINEMA-ANIMATION-JSON", OUTPUT_ANIMATION_JSON },
+  { "CHOREONOID-BODY-MOTION", OUTPUT_BODY_MOTION },
+  { KM_BODY_MOTION_FORMAT, OUTPUT_BODY_MOTION },
+};
 
 typedef struct
 {
@@ -60,6 +82,7 @@ typedef struct
   /* The model's analytic IK, when one of its body handlers offers it (nullable). */
   KmBodyHandlerIkHook *ik_hook;
   int            effector;         /* --effector's joint, or -1 */
+  OutputFormat   output_format;
   const char    *model_label;      /* the model file as given, or "the default skeleton" */
   GMutex         mutex;
   GCond          cond;
@@ -326,6 +349,37 @@ resolve_effector (SolveItem            *item,
   return effector;
 }
 
+/* Worker thread: the solved motion as Choreonoid plays it, the body where the solve put
+ * it (see km_body_motion_new_from_animation() for the joint ids). */
+static gboolean
+write_body_motion (KmSkeleton         *skeleton,
+                   const KmAnimation  *animation,
+                   const KmTransform  *root_pose,
+                   const char         *path,
+                   GError            **error)
+{
+  g_autoptr(KmBodyMotion) motion = NULL;
+  double rate = km_animation_get_frame_rate (animation);
+
+  /* Errors name the output file, untranslated, as a loader's name the input. */
+  if (!(rate > 0 && rate <= KM_BODY_MOTION_MAX_RATE))
+    {
+      g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                   /* Translators: frames per second, twice */
+                   _("a body motion cannot have %g frames per second (at most %g)"), rate,
+                   KM_BODY_MOTION_MAX_RATE);
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  motion = km_body_motion_new_from_animation (skeleton, animation, rate, root_pose, error);
+  if (motion == NULL)
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  return km_body_motion_save (motion, path, error);
+}
+
 static gboolean
 solve_one (SolveItem    *item,
            SolveShared  *shared,
@@ -364,6 +418,9 @@ solve_one (SolveItem    *item,
   km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
   km_animation_get_stats (animation, &item->stats);
 
+  if (shared->output_format == OUTPUT_BODY_MOTION)
+    return write_body_motion (shared->skeleton, animation, &problem->root_pose,
+                              item->output_path, error);
   return km_animation_json_save (animation, item->output_path, error);
 }
 
@@ -384,9 +441,17 @@ solve_worker (gpointer data,
   g_mutex_unlock (&shared->mutex);
 }
 
-/* "walk.json" → "walk.animation.json"; the embedded default is "targets.json". */
+static const char *
+output_suffix (OutputFormat format)
+{
+  return format == OUTPUT_BODY_MOTION ? ".seq" : ".animation.json";
+}
+
+/* "walk.json" → "walk.animation.json" (or "walk.seq"); the embedded default is
+ * "targets.json". */
 static char *
-output_name (const char *targets_path)
+output_name (const char   *targets_path,
+             OutputFormat  format)
 {
   g_autofree char *base = g_path_get_basename (targets_path != NULL ? targets_path
                                                                     : KM_DEFAULT_TARGETS_NAME);
@@ -394,17 +459,18 @@ output_name (const char *targets_path)
 
   if (dot != NULL && dot != base)
     *dot = '\0';
-  return g_strconcat (base, ".animation.json", NULL);
+  return g_strconcat (base, output_suffix (format), NULL);
 }
 
 /* A model's own target "reach" → "reach.animation.json" (no directory in it). */
 static char *
-target_output_name (const char *name)
+target_output_name (const char   *name,
+                    OutputFormat  format)
 {
   g_autofree char *safe = g_strdup (name != NULL && *name != '\0' ? name : "target");
 
   g_strdelimit (safe, G_DIR_SEPARATOR_S "/", '_');
-  return g_strconcat (safe, ".animation.json", NULL);
+  return g_strconcat (safe, output_suffix (format), NULL);
 }
 
 /*
@@ -458,6 +524,7 @@ km_cli_solve (int    argc,
   GPtrArray *scene_targets;
   g_autofree char *output = NULL;
   g_autofree char *effector = NULL;
+  g_autofree char *to = NULL;
   g_autofree SolveItem *items = NULL;
   SolveShared shared = { 0, };
   GThreadPool *pool;
@@ -467,12 +534,16 @@ km_cli_solve (int    argc,
   const char *model_label;
   int effector_index = -1;
   int jobs = 0;
+  OutputFormat output_format = OUTPUT_ANIMATION_JSON;
   int status = KM_CLI_EXIT_OK;
   int ret;
   guint n_items;
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write the animation to FILE, or the animations into DIRECTORY"), N_("FILE|DIRECTORY") },
+    { "to", 't', 0, G_OPTION_ARG_STRING, &to,
+      N_("Write animations as FORMAT: KINEMA-ANIMATION-JSON (default) or "
+         "CHOREONOID-BODY-MOTION (a Choreonoid .seq)"), N_("FORMAT") },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
       N_("Solve N targets files at a time (default: the number of processors)"), N_("N") },
     { "effector", 'e', 0, G_OPTION_ARG_STRING, &effector,
@@ -493,8 +564,13 @@ km_cli_solve (int    argc,
       "their end effector's joint or --effector names one.\n"
       "With one targets file, -o names the output file (default: animation.json); with\n"
       "several, -o names a directory (default: the current one) that receives\n"
-      "NAME.animation.json for every NAME.json. Standard output ends with one line per\n"
-      "animation, in argument order:\n"
+      "NAME.animation.json for every NAME.json.\n"
+      "--to CHOREONOID-BODY-MOTION writes Choreonoid body motions (.seq, format\n"
+      "CHOREONOID-BODY-MOTION-YAML) instead, named NAME.seq (default: animation.seq):\n"
+      "one value per Choreonoid joint id (rad, m), as `convert --to CHOREONOID-BODY`\n"
+      "numbers the model's joints, and the root link's pose. Without --to, an output file\n"
+      "whose name ends in .seq gets a body motion too.\n"
+      "Standard output ends with one line per animation, in argument order:\n"
       "  frames=N mean_pos_err=M max_pos_err=M mean_rot_err=R max_rot_err=R seconds=S\n"
       "(metres, radians; the orientation errors are 0 for position-only targets)."));
   ret = km_cli_parse_options (context, &argc, &argv);
@@ -502,6 +578,24 @@ km_cli_solve (int    argc,
     return ret;
   if (jobs < 0)
     return km_cli_usage_error (context, _("--jobs must be a positive number"));
+  if (to != NULL)
+    {
+      gsize f;
+
+      for (f = 0; f < G_N_ELEMENTS (output_formats); f++)
+        if (g_str_equal (to, output_formats[f].name))
+          break;
+      if (f == G_N_ELEMENTS (output_formats))
+        {
+          g_autofree char *message =
+            /* Translators: %s is what the user gave; the names after it are not translated */
+            g_strdup_printf (_("unknown output format “%s” (expected KINEMA-ANIMATION-JSON or "
+                               "CHOREONOID-BODY-MOTION)"), to);
+
+          return km_cli_usage_error (context, message);
+        }
+      output_format = output_formats[f].format;
+    }
 
   skeleton_path = argc > 1 ? argv[1] : NULL;
   model_label = skeleton_path != NULL ? skeleton_path : _("the default skeleton");
@@ -572,6 +666,10 @@ km_cli_solve (int    argc,
   output_is_dir = n_items > 1
                   || (output != NULL && (g_str_has_suffix (output, G_DIR_SEPARATOR_S)
                                          || g_file_test (output, G_FILE_TEST_IS_DIR)));
+  /* Without --to, the name of the one output file may ask for a body motion. */
+  if (to == NULL && !output_is_dir && output != NULL &&
+      g_str_has_suffix (output, ".seq") && strlen (output) > strlen (".seq"))
+    output_format = OUTPUT_BODY_MOTION;
   if (output_is_dir)
     {
       const char *dir = output != NULL ? output : ".";
@@ -601,13 +699,16 @@ km_cli_solve (int    argc,
       if (output_is_dir)
         {
           g_autofree char *name = scene_targets != NULL
-                                  ? target_output_name (g_ptr_array_index (extras->target_names, i))
-                                  : output_name (items[i].targets_path);
+                                  ? target_output_name (g_ptr_array_index (extras->target_names, i),
+                                                        output_format)
+                                  : output_name (items[i].targets_path, output_format);
 
           items[i].output_path = g_build_filename (output != NULL ? output : ".", name, NULL);
         }
       else
-        items[i].output_path = g_strdup (output != NULL ? output : "animation.json");
+        items[i].output_path = g_strdup (output != NULL ? output
+                                         : output_format == OUTPUT_BODY_MOTION ? "animation.seq"
+                                                                               : "animation.json");
 
       if (!g_hash_table_add (outputs, items[i].output_path))
         {
@@ -644,6 +745,7 @@ km_cli_solve (int    argc,
     shared.ik_hook = ik_hook;
   }
   shared.effector = effector_index;
+  shared.output_format = output_format;
   shared.model_label = model_label;
   g_mutex_init (&shared.mutex);
   g_cond_init (&shared.cond);

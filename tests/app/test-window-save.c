@@ -16,6 +16,7 @@
 #include "km-animation.h"
 #include "km-animation-json.h"
 #include "km-autosave.h"
+#include "km-body-motion.h"
 #include "km-defaults.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
@@ -848,6 +849,72 @@ test_export_animation_async (Fixture       *f,
   g_assert_cmpuint (km_animation_get_n_frames (written), ==, km_animation_get_n_frames (animation));
 }
 
+static void
+export_body_motion_done_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = km_document_export_body_motion_finish (KM_DOCUMENT (source), result, &r->error);
+  r->done = TRUE;
+}
+
+/* Export Body Motion writes the selected IK animation as a Choreonoid .seq on a worker:
+ * every frame, the values in joint-id order (DOF order for the example's skeleton.json),
+ * the root link. An item that holds no animation is refused. */
+static void
+test_export_body_motion (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "motion.seq", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *expected = NULL;
+  g_autoptr(KmBodyMotion) written = NULL;
+  g_autoptr(GError) error = NULL;
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *item = NULL;
+  KmAnimation *animation;
+  Result r = { 0, };
+  guint n_dof;
+
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    if (KM_IS_IK_ANIMATION_ITEM (km_item_get_child (body, i)))
+      item = km_item_get_child (body, i);
+  g_assert_nonnull (item);
+  animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  g_assert_nonnull (animation);
+  n_dof = km_animation_get_n_dof (animation);
+  expected = g_strdup_printf ("Exported “%s” as a body motion to %s.", km_item_get_name (item),
+                              path);
+
+  km_document_export_body_motion_async (f->document, item, file, NULL,
+                                        export_body_motion_done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_cmpstr (last_message (f->document, NULL), ==, expected);
+  written = km_body_motion_load_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_body_motion_get_n_frames (written), ==,
+                    km_animation_get_n_frames (animation));
+  g_assert_cmpuint (km_body_motion_get_n_joints (written), ==, n_dof);
+  g_assert_cmpuint (km_body_motion_get_n_links (written), ==, 1);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (written), ==,
+                     km_animation_get_frame_rate (animation));
+  for (guint fr = 0; fr < km_animation_get_n_frames (animation); fr += 17)
+    g_assert_cmpmem (km_body_motion_get_joint_frame (written, fr), n_dof * sizeof (double),
+                     km_animation_get_frame (animation, fr), n_dof * sizeof (double));
+
+  r = (Result) { 0, };
+  km_document_export_body_motion_async (f->document, body, file, NULL,
+                                        export_body_motion_done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_false (r.ok);
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_clear_error (&r.error);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -858,6 +925,8 @@ main (int    argc,
               fixture_setup, test_save_clears_modified_when_written, fixture_teardown);
   g_test_add ("/kinema/Window/export-animation", Fixture, NULL,
               fixture_setup, test_export_animation_async, fixture_teardown);
+  g_test_add ("/kinema/Window/export-body-motion", Fixture, NULL,
+              fixture_setup, test_export_body_motion, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-ids", Fixture, NULL,
               fixture_setup, test_save_keeps_ids, fixture_teardown);
   g_test_add ("/kinema/Window/save/edit-while-saving", Fixture, NULL,

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "km-animation-json.h"
+#include "km-body-motion.h"
 #include "km-skeleton-json.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
@@ -226,6 +227,140 @@ test_batch (void)
   check_animation (a_out, skeleton, a, 241);
   check_animation (b_out, skeleton, b, 81);
   check_animation (c_out, skeleton, c, 161);
+}
+
+/* The values of @seq against the animation.json @json solved from the same input: the
+ * default skeleton has no joint ids, so a body motion holds them in DOF order. */
+static void
+check_body_motion (const char *seq,
+                   const char *json,
+                   KmSkeleton *skeleton,
+                   guint       n_frames)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmBodyMotion) motion = km_body_motion_load_file (seq, &error);
+  g_autoptr(KmAnimation) animation = NULL;
+  guint n_dof = km_skeleton_get_n_dof (skeleton);
+
+  g_assert_no_error (error);
+  animation = km_animation_json_load_file (json, skeleton, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, n_frames);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (motion), ==, 30);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, n_dof);
+  g_assert_cmpuint (km_body_motion_get_n_links (motion), ==, 1);
+  for (guint f = 0; f < n_frames; f++)
+    for (guint d = 0; d < n_dof; d++)
+      g_assert_cmpfloat_with_epsilon (km_body_motion_get_joint_frame (motion, f)[d],
+                                      km_animation_get_frame (animation, f)[d], 1e-12);
+}
+
+/* -o NAME.seq, or --to CHOREONOID-BODY-MOTION: a Choreonoid body motion that `info` and
+ * the loader read, with the values the animation.json of the same solve has. */
+static void
+test_body_motion (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("solve-seq-XXXXXX", NULL);
+  g_autofree char *json = g_build_filename (dir, "out.json", NULL);
+  g_autofree char *seq = g_build_filename (dir, "out.seq", NULL);
+  g_autofree char *forced = g_build_filename (dir, "forced.json", NULL);
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  double values[5];
+  guint frames;
+
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", json, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  run_clear (&run);
+
+  /* By the name alone; the summary line is the same. */
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", seq, NULL);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 241);
+  run_clear (&run);
+  check_body_motion (seq, json, skeleton, 241);
+
+  run_cli (&run, NULL, "info", seq, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "format=CHOREONOID-BODY-MOTION-YAML\n"));
+  g_assert_true (g_str_has_suffix (run.out, "frames=241 frame_rate=30 duration=8 joints=5 "
+                                            "links=1 components=2\n"));
+  run_clear (&run);
+
+  /* By --to, whatever the name; and --to KINEMA-ANIMATION-JSON wins over ".seq". */
+  g_assert_cmpint (g_unlink (seq), ==, 0);
+  run_cli (&run, NULL, "solve", "--to", "CHOREONOID-BODY-MOTION", skeleton_path, targets_path,
+           "-o", forced, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  run_clear (&run);
+  check_body_motion (forced, json, skeleton, 241);
+  run_cli (&run, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path, targets_path,
+           "-o", seq, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  run_clear (&run);
+  run_cli (&run, NULL, "info", seq, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_suffix (run.out, "frames=241 joints=3\n"));
+  run_clear (&run);
+
+  /* An unknown format is a usage error; nothing is written. */
+  g_assert_cmpint (g_unlink (seq), ==, 0);
+  run_cli (&run, NULL, "solve", "--to", "BVH", skeleton_path, targets_path, "-o", seq, NULL);
+  g_assert_cmpint (run.status, ==, 2);
+  g_assert_nonnull (strstr (run.err, "BVH"));
+  g_assert_false (g_file_test (seq, G_FILE_TEST_EXISTS));
+
+  g_assert_cmpint (g_unlink (json), ==, 0);
+  g_assert_cmpint (g_unlink (forced), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* Batch mode with --to: NAME.seq for every NAME.json, in the directory -o names. */
+static void
+test_body_motion_batch (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = g_dir_make_tmp ("batch-seq-XXXXXX", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *a = write_targets (dir, "a.json", 4);
+  g_autofree char *b = write_targets (dir, "b.json", 2);
+  g_autofree char *a_seq = g_build_filename (out_dir, "a.seq", NULL);
+  g_autofree char *b_seq = g_build_filename (out_dir, "b.seq", NULL);
+  g_autoptr(GDir) listing = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  guint n_files = 0;
+
+  run_cli (&run, NULL, "solve", skeleton_path, a, b, "--to", "CHOREONOID-BODY-MOTION-YAML",
+           "-o", out_dir, NULL);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+
+  listing = g_dir_open (out_dir, 0, NULL);
+  while (g_dir_read_name (listing) != NULL)
+    n_files++;
+  g_assert_cmpuint (n_files, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmBodyMotion) motion = km_body_motion_load_file (i == 0 ? a_seq : b_seq,
+                                                                 &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, i == 0 ? 241 : 81);
+      g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==,
+                        km_skeleton_get_n_dof (skeleton));
+    }
 }
 
 static void
@@ -614,6 +749,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/spec-example", test_spec_example);
   g_test_add_func ("/kinema/cli/solve/defaults", test_defaults);
   g_test_add_func ("/kinema/cli/solve/batch", test_batch);
+  g_test_add_func ("/kinema/cli/solve/body-motion", test_body_motion);
+  g_test_add_func ("/kinema/cli/solve/body-motion-batch", test_body_motion_batch);
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);

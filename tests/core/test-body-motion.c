@@ -13,8 +13,12 @@
 #include "km-body-item.h"
 #include "km-body-motion-item.h"
 #include "km-body-motion.h"
+#include "km-body-writer.h"
+#include "km-body.h"
 #include "km-cnoid.h"
+#include "km-defaults.h"
 #include "km-format.h"
+#include "km-skeleton-json.h"
 
 #include "test-util.h"
 
@@ -500,6 +504,240 @@ test_missing_and_bad (void)
   g_assert_cmpstr (saved, ==, text->str);
 }
 
+/* Frame f of an animation whose every DOF has its own value. */
+static KmAnimation *
+distinct_animation (KmSkeleton *skel,
+                    guint       n_frames)
+{
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  KmAnimation *animation = km_animation_new (skel, n_frames);
+  g_autofree double *q = g_new0 (double, MAX (n_dof, 1));
+
+  for (guint f = 0; f < n_frames; f++)
+    {
+      for (guint d = 0; d < n_dof; d++)
+        q[d] = 0.01 * (d + 1) + 0.125 * f;
+      km_animation_set_frame (animation, f, q);
+    }
+  return animation;
+}
+
+/* Written and read back through the text: the motion Choreonoid would get. */
+static KmBodyMotion *
+write_and_read (const KmBodyMotion *motion,
+                char              **text_out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = km_body_motion_to_string (motion, NULL);
+  KmBodyMotion *again = load_text (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (again);
+  if (text_out != NULL)
+    *text_out = g_steal_pointer (&text);
+  return again;
+}
+
+static KmSkeleton *
+load_sr1 (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                 "SR1.body", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  KmBodyOptions options = { 0, };
+  KmSkeleton *skel;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, &error));
+  skel = km_body_load (path, text, length, &options, &error);
+  g_assert_no_error (error);
+  return skel;
+}
+
+/* SR1's joint ids run 26, 27, 28, 19, … in link order: the values come out in id order,
+ * the root link where the body stands, and a BodyMotionItem reads it back as it was. */
+static void
+test_from_animation (void)
+{
+  g_autoptr(KmSkeleton) skel = load_sr1 ();
+  g_autoptr(KmAnimation) animation = distinct_animation (skel, 4);
+  g_autoptr(KmBodyMotion) motion = NULL;
+  g_autoptr(KmBodyMotion) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "walk.seq", NULL);
+  const KmJoint *waist = km_skeleton_get_joint (skel, 0);
+  KmTransform root, local, expected;
+
+  g_assert_cmpint (test_util_joint (skel, "CHEST")->joint_id, ==, 28);
+  g_assert_cmpint (test_util_joint (skel, "RLEG_HIP_R")->joint_id, ==, 0);
+  g_assert_cmpint (test_util_joint (skel, "RLEG_HIP_R")->dof_index, !=, 0);
+
+  km_mat3_from_axis_angle (km_vec3 (0, 0, 1), 0.5, &root.rot);
+  root.pos = km_vec3 (1, 2, 0.75);
+  motion = km_body_motion_new_from_animation (skel, animation, 50, &root, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (motion);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, 29);
+
+  again = write_and_read (motion, &text);
+  g_assert_nonnull (strstr (text, "type: CompositeSeq\ncontent: BodyMotion\n"
+                                  "formatVersion: 2.0\nframeRate: 50\nnumFrames: 4\n"));
+  g_assert_nonnull (strstr (text, "    type: MultiValueSeq\n    content: JointDisplacement\n"));
+  g_assert_nonnull (strstr (text, "    type: MultiSE3Seq\n    content: LinkPosition\n"));
+  g_assert_nonnull (strstr (text, "    format: XYZQWXYZ\n"));
+  g_assert_cmpfloat (km_body_motion_get_format_version (again), ==, 2.0);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (again), ==, 50);
+  g_assert_cmpuint (km_body_motion_get_n_frames (again), ==, 4);
+  g_assert_cmpuint (km_body_motion_get_n_joints (again), ==, 29);
+  g_assert_cmpuint (km_body_motion_get_n_links (again), ==, 1);
+
+  for (guint f = 0; f < 4; f++)
+    {
+      const double *values = km_body_motion_get_joint_frame (again, f);
+      const double *q = km_animation_get_frame (animation, f);
+      KmTransform pose;
+
+      for (guint j = 0; j < km_skeleton_get_n_joints (skel); j++)
+        {
+          const KmJoint *joint = km_skeleton_get_joint (skel, j);
+
+          if (joint->joint_id >= 0 && joint->dof_index >= 0)
+            g_assert_cmpfloat (values[joint->joint_id], ==, q[joint->dof_index]);
+        }
+      g_assert_true (km_body_motion_get_link_pose (again, f, 0, &pose));
+      km_joint_local_transform (waist, q + MAX (waist->dof_index, 0), &local);
+      km_transform_mul (&root, &local, &expected);
+      test_util_assert_vec3 (pose.pos, expected.pos.x, expected.pos.y, expected.pos.z, 1e-12);
+      g_assert_cmpfloat_with_epsilon (km_mat3_rotation_angle (&pose.rot, &expected.rot), 0,
+                                      1e-9);
+    }
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (again, 2)[28], ==,
+                     km_animation_get_frame (animation, 2)[dof_of (skel, "CHEST", 28)]);
+
+  /* Saved to a file, it is what the loader registry recognises as a body motion. */
+  g_assert_true (km_body_motion_save (motion, path, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(KmBodyMotion) from_file = km_body_motion_load_file (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (km_body_motion_get_n_joints (from_file), ==, 29);
+  }
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A skeleton.json model without ids: the values in DOF order, a spherical joint as three,
+ * which is exactly what the .body the writer makes of the model numbers them. */
+static void
+test_from_animation_skeleton_json (void)
+{
+  g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) body = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmBodyMotion) motion = NULL;
+  g_autoptr(KmBodyMotion) again = NULL;
+  g_autofree char *body_text = NULL;
+  g_autofree int *map = NULL;
+  KmBodyOptions options = { 0, };
+  gsize length;
+  const char *data = g_bytes_get_data (bytes, &length);
+  guint n_dof;
+
+  skel = km_skeleton_json_load ("skeleton.json", data, length, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_util_joint (skel, "Shoulder")->type, ==, KM_JOINT_SPHERICAL);
+  n_dof = km_skeleton_get_n_dof (skel);
+  animation = distinct_animation (skel, 3);
+  motion = km_body_motion_new_from_animation (skel, animation, 30, NULL, &error);
+  g_assert_no_error (error);
+  again = write_and_read (motion, NULL);
+  g_assert_cmpuint (km_body_motion_get_n_joints (again), ==, n_dof);
+  for (guint f = 0; f < 3; f++)
+    g_assert_cmpmem (km_body_motion_get_joint_frame (again, f), n_dof * sizeof (double),
+                     km_animation_get_frame (animation, f), n_dof * sizeof (double));
+
+  body_text = km_body_to_string (skel, NULL);
+  body = km_body_load ("skeleton.body", body_text, strlen (body_text), &options, &error);
+  g_assert_no_error (error);
+  map = km_body_map_dofs (skel, body);
+  g_assert_nonnull (map);
+  for (guint j = 0; j < km_skeleton_get_n_joints (body); j++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (body, j);
+
+      if (joint->dof_index < 0)
+        continue;
+      g_assert_cmpint (joint->joint_id, >=, 0);
+      g_assert_cmpint (joint->joint_id, <, (int) n_dof);
+      for (guint f = 0; f < 3; f++)
+        g_assert_cmpfloat (km_body_motion_get_joint_frame (again, f)[joint->joint_id], ==,
+                           km_animation_get_frame (animation, f)[map[joint->dof_index]]);
+    }
+}
+
+/* A linked joint has a value of its own in the file (Choreonoid has no linked joints): the
+ * one its master puts it at. */
+static void
+test_from_animation_mimic (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "skeleton-mimic.json",
+                                                 NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmBodyMotion) motion = NULL;
+  gsize length;
+  const double *values;
+  double pinion;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, &error));
+  skel = km_skeleton_json_load (path, text, length, &error);
+  g_assert_no_error (error);
+  animation = distinct_animation (skel, 2);
+  motion = km_body_motion_new_from_animation (skel, animation, 30, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, 4);
+  values = km_body_motion_get_joint_frame (motion, 1);
+  pinion = km_animation_get_frame (animation, 1)[test_util_joint (skel, "Pinion")->dof_index];
+  /* Without ids, in DOF order (the skeleton's preorder: Pinion, Free, Rack, Idler). */
+  g_assert_cmpfloat (values[test_util_joint (skel, "Pinion")->dof_index], ==, pinion);
+  g_assert_cmpfloat_with_epsilon (values[test_util_joint (skel, "Rack")->dof_index],
+                                  0.02 * pinion + 0.01, 1e-12);
+  g_assert_cmpfloat_with_epsilon (values[test_util_joint (skel, "Idler")->dof_index],
+                                  -0.5 * pinion, 1e-12);
+}
+
+/* Ids far apart would need more values per frame than a body motion holds: an error, not
+ * a huge allocation. */
+static void
+test_from_animation_too_large (void)
+{
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmBodyMotion) motion = NULL;
+  g_autoptr(GError) error = NULL;
+  guint arm;
+
+  km_skeleton_builder_add_joint (builder, "base", KM_JOINT_FIXED, NULL);
+  arm = km_skeleton_builder_add_joint (builder, "arm", KM_JOINT_REVOLUTE, "base");
+  km_skeleton_builder_set_axis (builder, arm, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_joint_id (builder, arm, 20000);
+  skel = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  animation = distinct_animation (skel, 2);
+  motion = km_body_motion_new_from_animation (skel, animation, 30, NULL, &error);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_null (motion);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -511,6 +749,11 @@ main (int   argc,
   g_test_add_func ("/kinema/BodyMotion/bad-inputs", test_bad_inputs);
   g_test_add_func ("/kinema/BodyMotion/registry", test_registry);
   g_test_add_func ("/kinema/BodyMotion/write", test_write);
+  g_test_add_func ("/kinema/BodyMotion/from-animation", test_from_animation);
+  g_test_add_func ("/kinema/BodyMotion/from-animation-skeleton-json",
+                   test_from_animation_skeleton_json);
+  g_test_add_func ("/kinema/BodyMotion/from-animation-mimic", test_from_animation_mimic);
+  g_test_add_func ("/kinema/BodyMotion/from-animation-too-large", test_from_animation_too_large);
   g_test_add_func ("/kinema/BodyMotionItem/play", test_item);
   g_test_add_func ("/kinema/BodyMotionItem/save", test_save);
   g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);

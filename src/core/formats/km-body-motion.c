@@ -821,6 +821,263 @@ km_body_motion_to_string (const KmBodyMotion *self,
   return km_yaml_emit_to_string (tree, length);
 }
 
+/* Building from an animation --------------------------------------------------------- */
+
+/* An id no joint has yet, as km-body-writer.c's new_joint_id() picks it: the next after
+ * the largest, or (past the ids a .body file may have) the smallest free one. */
+static int
+next_free_id (GHashTable *used,
+              int        *next,
+              int        *low)
+{
+  int id;
+
+  if (*next <= KM_SKELETON_MAX_JOINTS)
+    id = (*next)++;
+  else
+    {
+      while (g_hash_table_contains (used, GINT_TO_POINTER (*low + 1)))
+        (*low)++;
+      id = *low;
+    }
+  g_hash_table_add (used, GINT_TO_POINTER (id + 1));
+  return id;
+}
+
+/*
+ * For each Choreonoid joint id 0 … *n_ids − 1, the DOF of @skeleton whose value it carries
+ * (-1: none, written as 0). The numbering is the .body writer's (see the header and
+ * link_joint_ids() in km-body-writer.c), not km_skeleton_dofs_by_joint_id(): that one maps
+ * a motion read back onto the skeleton, where a follower takes its master's value and a
+ * spherical joint has no id; a motion written for Choreonoid needs a value for each of them.
+ */
+static int *
+dofs_for_ids (const KmSkeleton *skeleton,
+              guint            *n_ids)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  g_autoptr(GHashTable) used = g_hash_table_new (NULL, NULL);
+  g_autofree int *first_id = g_new (int, MAX (n, 1));
+  g_autoptr(GArray) dofs = g_array_new (FALSE, FALSE, sizeof (int));
+  int next = 0, low = 0;
+
+  /* The ids joints keep, then new ones in link order, three for a spherical joint. */
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      first_id[i] = -1;
+      if (j->joint_id >= 0 && j->joint_id <= KM_SKELETON_MAX_JOINTS &&
+          !g_hash_table_contains (used, GINT_TO_POINTER (j->joint_id + 1)))
+        {
+          first_id[i] = j->joint_id;
+          next = MAX (next, j->joint_id + 1);
+          g_hash_table_add (used, GINT_TO_POINTER (j->joint_id + 1));
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      int ids[3] = { first_id[i], -1, -1 };
+      guint n_values = j->type == KM_JOINT_SPHERICAL ? 3 : 1;
+
+      if (j->type != KM_JOINT_REVOLUTE && j->type != KM_JOINT_PRISMATIC &&
+          j->type != KM_JOINT_SPHERICAL)
+        continue;
+      if (ids[0] < 0)
+        ids[0] = next_free_id (used, &next, &low);
+      for (guint k = 1; k < n_values; k++)
+        ids[k] = next_free_id (used, &next, &low);
+      for (guint k = 0; k < n_values; k++)
+        {
+          int none = -1;
+
+          while (dofs->len <= (guint) ids[k])
+            g_array_append_val (dofs, none);
+          g_array_index (dofs, int, ids[k]) = j->dof_index + (int) k;
+        }
+    }
+  /* Up to the largest id, a fixed joint's too: Choreonoid counts it in numJoints. */
+  *n_ids = MAX (dofs->len, (guint) next);
+  while (dofs->len < MAX (*n_ids, 1))
+    {
+      int none = -1;
+
+      g_array_append_val (dofs, none);
+    }
+  return (int *) g_array_free (g_steal_pointer (&dofs), FALSE);
+}
+
+/* Names and numbers unquoted, as Choreonoid writes them. */
+static KmYamlNode *
+plain (const char *text)
+{
+  return km_yaml_node_new_scalar (text, KM_YAML_STYLE_PLAIN);
+}
+
+/* A component mapping with the motion's rate and length and an empty `frames`, which
+ * km_body_motion_to_string() fills from the values. */
+static KmYamlNode *
+new_component (const char *type,
+               const char *content,
+               double      frame_rate,
+               guint       n_frames,
+               guint       n_parts)
+{
+  KmYamlNode *c = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+
+  km_yaml_mapping_append (c, "type", plain (type));
+  km_yaml_mapping_append (c, "content", plain (content));
+  km_yaml_mapping_append (c, "frameRate", km_yaml_node_new_number (frame_rate));
+  km_yaml_mapping_append (c, "numFrames", km_yaml_node_new_int (n_frames));
+  km_yaml_mapping_append (c, "numParts", km_yaml_node_new_int (n_parts));
+  return c;
+}
+
+static KmYamlNode *
+new_header (double frame_rate,
+            guint  n_frames,
+            guint  n_joints)
+{
+  KmYamlNode *root = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  KmYamlNode *components = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+  KmYamlNode *joints, *links;
+
+  km_yaml_mapping_append (root, "type", plain ("CompositeSeq"));
+  km_yaml_mapping_append (root, "content", plain ("BodyMotion"));
+  /* "2.0" as Choreonoid writes it, not the shortest "2". */
+  km_yaml_mapping_append (root, "formatVersion", plain ("2.0"));
+  km_yaml_mapping_append (root, "frameRate", km_yaml_node_new_number (frame_rate));
+  km_yaml_mapping_append (root, "numFrames", km_yaml_node_new_int (n_frames));
+
+  joints = new_component ("MultiValueSeq", "JointDisplacement", frame_rate, n_frames,
+                          n_joints);
+  km_yaml_mapping_append (joints, "frames", km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK));
+  km_yaml_sequence_append (components, joints);
+  links = new_component ("MultiSE3Seq", "LinkPosition", frame_rate, n_frames, 1);
+  km_yaml_mapping_append (links, "format", plain ("XYZQWXYZ"));
+  km_yaml_mapping_append (links, "frames", km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK));
+  km_yaml_sequence_append (components, links);
+  km_yaml_mapping_append (root, "components", components);
+  return root;
+}
+
+/* The root link's world pose: see the header (a spherical root keeps only its X angle). */
+static void
+root_link_pose (const KmSkeleton  *skeleton,
+                const double      *q,
+                const KmTransform *root_pose,
+                KmTransform       *out)
+{
+  const KmJoint *root = km_skeleton_get_joint (skeleton, 0);
+  double own[3] = { 0, 0, 0 };
+  KmTransform local;
+
+  if (root->dof_index >= 0)
+    own[0] = q[root->dof_index];
+  km_joint_local_transform (root, own, &local);
+  km_transform_mul (root_pose, &local, out);
+}
+
+/**
+ * km_body_motion_new_from_animation:
+ * @skeleton: the model @animation was solved for
+ * @animation: frames of @skeleton's state vector (km_animation_new() for @skeleton)
+ * @frame_rate: frames per second, above 0 and at most KM_BODY_MOTION_MAX_RATE
+ * @root_pose: (nullable): where the body stands in the world; NULL: identity
+ *
+ * See the header for the joint numbering and the root link.
+ *
+ * Returns: (transfer full) (nullable): the motion, or NULL with KM_PARSE_ERROR_LIMIT when
+ *   the model needs more joint values than a body motion may hold
+ */
+KmBodyMotion *
+km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
+                                   const KmAnimation  *animation,
+                                   double              frame_rate,
+                                   const KmTransform  *root_pose,
+                                   GError            **error)
+{
+  g_autoptr(KmBodyMotion) self = NULL;
+  g_autofree int *dofs = NULL;
+  g_autofree double *q = NULL;
+  KmTransform identity;
+  guint n_dof, n_ids;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+  g_return_val_if_fail (animation != NULL, NULL);
+  g_return_val_if_fail (km_animation_get_n_dof (animation) == km_skeleton_get_n_dof (skeleton),
+                        NULL);
+  g_return_val_if_fail (frame_rate > 0 && frame_rate <= KM_BODY_MOTION_MAX_RATE, NULL);
+  g_return_val_if_fail (km_skeleton_get_n_joints (skeleton) > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  dofs = dofs_for_ids (skeleton, &n_ids);
+  /* Sparse ids (one joint with id 9999) could make a long motion far larger than the
+   * animation it comes from: bound the values, as the reader does through the YAML node
+   * limit, though more generously (64 Mi values, 512 MiB). */
+  if (n_ids > KM_BODY_MOTION_MAX_PARTS ||
+      (gsize) km_animation_get_n_frames (animation) * n_ids > (gsize) 1 << 26)
+    {
+      g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                   /* Translators: joint values per frame, then frames */
+                   _("a body motion of %u joint values per frame and %u frames is too large "
+                     "to write (at most %u values per frame, 67108864 in all)"),
+                   n_ids, km_animation_get_n_frames (animation), KM_BODY_MOTION_MAX_PARTS);
+      return NULL;
+    }
+  if (root_pose == NULL)
+    {
+      km_transform_identity (&identity);
+      root_pose = &identity;
+    }
+
+  self = g_new0 (KmBodyMotion, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->format_version = 2.0;
+  self->frame_rate = frame_rate;
+  self->n_frames = km_animation_get_n_frames (animation);
+  self->root = new_header (frame_rate, self->n_frames, n_ids);
+  self->joint_component = 0;
+  self->n_joints = n_ids;
+  self->joints = g_new0 (double, MAX ((gsize) self->n_frames * n_ids, 1));
+  self->link_component = 1;
+  self->n_links = 1;
+  self->link_format = LINK_FORMAT_XYZQWXYZ;
+  self->links = g_new (KmTransform, MAX (self->n_frames, 1));
+
+  n_dof = km_skeleton_get_n_dof (skeleton);
+  q = g_new0 (double, MAX (n_dof, 1));
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      double *row = self->joints + (gsize) f * n_ids;
+
+      memcpy (q, km_animation_get_frame (animation, f), n_dof * sizeof *q);
+      /* A follower at the value its master puts it at, whatever the frame holds. */
+      if (km_skeleton_has_mimic (skeleton))
+        km_skeleton_apply_mimic (skeleton, q);
+      for (guint i = 0; i < n_ids; i++)
+        row[i] = dofs[i] >= 0 ? q[dofs[i]] : 0;
+      root_link_pose (skeleton, q, root_pose, &self->links[f]);
+    }
+  return g_steal_pointer (&self);
+}
+
+gboolean
+km_body_motion_save (const KmBodyMotion  *self,
+                     const char          *path,
+                     GError             **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = km_body_motion_to_string (self, NULL);
+  return km_format_save_text (path, text, error);
+}
+
 /* The registry ------------------------------------------------------------------------ */
 
 static gpointer

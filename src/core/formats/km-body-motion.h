@@ -6,9 +6,11 @@
 
 #include <gio/gio.h>
 
+#include "km-animation.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-math.h"
+#include "km-skeleton.h"
 
 G_BEGIN_DECLS
 
@@ -108,6 +110,42 @@ void                km_body_motion_describe         (const KmBodyMotion  *self,
  * read in), every other component verbatim. */
 char               *km_body_motion_to_string        (const KmBodyMotion  *self,
                                                      gsize               *length);
+
+/*
+ * Building a body motion from an animation Kinema solved, for Choreonoid to play
+ * (km_body_motion_new_from_animation): the result is a version 2.0 CompositeSeq with two
+ * components, `JointDisplacement` (one value per Choreonoid joint id, rad or m) and
+ * `LinkPosition` (the root link only, XYZQWXYZ, world coordinates), at the frame rate
+ * given, one frame per animation frame.
+ *
+ * Which joint id carries which DOF is the numbering that km_body_to_string() (km-body-
+ * writer.c, `kinema-cli convert --to CHOREONOID-BODY`) gives the model, so that the motion
+ * plays on the .body Choreonoid has for it:
+ * - a joint keeps its own id (KmJoint.joint_id); an id an earlier joint already has, or
+ *   one above KM_SKELETON_MAX_JOINTS, counts as none;
+ * - joints with DOF and no id (a skeleton.json model, a joint added in the editor) get
+ *   the next ids after the largest one, in link order, so a model without ids is written
+ *   in DOF order (as a project's `joint_displacements` are);
+ * - a spherical joint, which Choreonoid does not have, is the three revolute joints about
+ *   X, Y and Z that the .body writer makes of it: its euler XYZ angles (rad) are three
+ *   joint values, under its own id (if any) and two new ones. Played on the model as
+ *   Kinema loaded it (a .body file has no spherical joint), they are the same motion;
+ * - a linked (mimic) follower is written with the value it follows at (the .body writer
+ *   writes followers as independent joints); ids without a joint of DOF (gaps, a fixed
+ *   joint with an id) hold 0.
+ * The root link's pose is @root_pose (the body's place in the world, NULL: identity) times
+ * the first joint's transform, as a BodyMotionItem reads it back; a spherical root
+ * contributes only its X rotation (the other two are joint values of the links below it).
+ */
+KmBodyMotion       *km_body_motion_new_from_animation (const KmSkeleton  *skeleton,
+                                                     const KmAnimation   *animation,
+                                                     double               frame_rate,
+                                                     const KmTransform   *root_pose,
+                                                     GError             **error);
+/* km_body_motion_to_string() written to @path atomically (km_format_save_text()). */
+gboolean            km_body_motion_save             (const KmBodyMotion  *self,
+                                                     const char          *path,
+                                                     GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmBodyMotion, km_body_motion_unref)
 
