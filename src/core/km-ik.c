@@ -69,8 +69,9 @@
  * misses the orientation by far more than one frame explains (CONT_UNREACHED) follows the
  * best fit from the seed: position met, then orientation steps in the null space of the
  * position, each joint within CONT_FIT_RADIUS of the seed (where the fit has two local
- * optima the motion stays on the seed's and slides, never jumps), until a step gains less
- * than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
+ * optima the motion stays on the seed's and slides, never jumps; a step that gains less
+ * than CONT_FIT_SLOPE per unit of motion, which crossed a valley of the orientation error,
+ * is shortened), until a step gains less than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
  * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
  * target further away than the path reaches at all (the triangle inequality over its links
  * and prismatic travels, beyond_reach): the warm descent and the position-priority fit from
@@ -104,6 +105,7 @@
 #define CONT_UNREACHED      0.2    /* rad: a seed missing the orientation by more had missed it */
 #define CONT_FIT_RADIUS     0.25   /* rad or m: a motion's fit moves no joint further per frame */
 #define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
+#define CONT_FIT_SLOPE      0.1    /* rad of orientation per rad or m of step: less is too long */
 #define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */
 
 G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
@@ -1030,6 +1032,19 @@ fit_priority (Work  *w,
           memcpy (w->q, w->q_save, w->n_var * sizeof (double));
           mu *= 8.0;
           if (++outside > 3)
+            break;
+          continue;
+        }
+      if (w->anchor != NULL && trial.pos_err <= tol && trial.rot_err < ev.rot_err &&
+          ev.rot_err - trial.rot_err < CONT_FIT_SLOPE * seed_distance (w, w->q, w->q_save))
+        {
+          /* A long step for a small gain went across a valley of the orientation error,
+           * to a point on its other side about as good: from there the next frame would
+           * step back across. Shorter steps find the valley's floor, which moves with the
+           * target without jumping. */
+          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
+          mu *= 8.0;
+          if (mu > 1e6)
             break;
           continue;
         }
