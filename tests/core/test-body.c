@@ -14,6 +14,7 @@
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-skeleton-edit.h"
+#include "km-urdf.h"
 #include "km-urdf-writer.h"
 
 #include "test-util.h"
@@ -862,6 +863,221 @@ test_sub_body_error_chain (void)
   g_assert_cmpstr (message, ==, "override-outer.body:9:18: expected a list of 3 numbers");
 }
 
+/* The shapes of joint @joint of @a and @b are the same meshes, placed and coloured alike. */
+static void
+assert_same_meshes (const KmSkeleton *a,
+                    const KmSkeleton *b,
+                    guint             joint)
+{
+  guint na = 0, nb = 0;
+  KmShape * const *sa = km_skeleton_get_shapes (a, joint, &na);
+  KmShape * const *sb = km_skeleton_get_shapes (b, joint, &nb);
+
+  g_assert_cmpuint (na, ==, nb);
+  g_assert_cmpuint (na, >, 0);
+  for (guint s = 0; s < na; s++)
+    {
+      guint nv;
+
+      g_assert_nonnull (sa[s]->mesh);
+      g_assert_nonnull (sb[s]->mesh);
+      g_assert_nonnull (sb[s]->uri);
+      nv = km_mesh_get_n_vertices (sa[s]->mesh);
+      g_assert_cmpuint (km_mesh_get_n_vertices (sb[s]->mesh), ==, nv);
+      g_assert_cmpuint (km_mesh_get_n_triangles (sb[s]->mesh), ==,
+                        km_mesh_get_n_triangles (sa[s]->mesh));
+      g_assert_cmpmem (km_mesh_get_vertices (sa[s]->mesh), 3 * nv * sizeof (float),
+                       km_mesh_get_vertices (sb[s]->mesh), 3 * nv * sizeof (float));
+      test_util_assert_vec3 (sb[s]->transform.pos, sa[s]->transform.pos.x,
+                             sa[s]->transform.pos.y, sa[s]->transform.pos.z, 1e-9);
+      test_util_assert_vec3 (sb[s]->scale, sa[s]->scale.x, sa[s]->scale.y, sa[s]->scale.z,
+                             1e-9);
+      g_assert_cmpfloat_with_epsilon (sb[s]->color.r, sa[s]->color.r, 1e-6);
+      g_assert_cmpfloat_with_epsilon (sb[s]->color.g, sa[s]->color.g, 1e-6);
+      g_assert_cmpfloat_with_epsilon (sb[s]->color.b, sa[s]->color.b, 1e-6);
+    }
+}
+
+/* A mesh read from a file is written as a Resource of that file, whether or not it was
+ * loaded, never as its triangles (a model of large meshes became a .body too large to
+ * read back, and the reference was lost for the URDF export): a package:// name as read,
+ * a relative path leading to the same file from the saved file, placed and scaled as the
+ * model placed it, with the colour the model gives it. Read back, the same meshes. */
+static void
+test_mesh_file_references (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='base'>\n"
+    "    <visual><origin xyz='0 0 1'/>\n"
+    "      <geometry><mesh filename='package://meshes/tetra-ascii.stl' scale='2 2 2'/>"
+    "</geometry></visual>\n"
+    "  </link>\n"
+    "  <link name='arm'>\n"
+    "    <visual><geometry><mesh filename='cube-binary.stl'/></geometry>\n"
+    "      <material name='red'><color rgba='1 0 0 1'/></material></visual>\n"
+    "  </link>\n"
+    "  <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\n"
+    "    <axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>\n"
+    "</robot>\n";
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "meshes", "refs.urdf",
+                                                 NULL);
+  g_autofree char *top = g_dir_make_tmp ("kinema-body-refs-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (top, "r.body", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  KmUrdfOptions options = { NULL, TRUE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *text = NULL;
+  guint n = 0;
+
+  test_util_push_warnings (warnings);
+  skel = km_urdf_load (path, urdf, strlen (urdf), &options, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_nonnull (km_skeleton_get_shapes (skel, 0, &n)[0]->mesh);
+
+  g_assert_true (km_body_save (skel, out, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (out, NULL);
+  g_test_message ("%s", text);
+  g_assert_null (strstr (text, "TriangleMesh"));
+  g_assert_nonnull (strstr (text, "uri: \"package://meshes/tetra-ascii.stl\"\n"));
+  g_assert_nonnull (strstr (text, "scale: [ 2, 2, 2 ]\n"));
+  g_assert_nonnull (strstr (text, "meshes/cube-binary.stl\""));
+  g_assert_nonnull (strstr (text, "diffuse: [ 1, 0, 0 ]"));
+
+  /* The package is found from anywhere through KINEMA_PACKAGE_PATH. */
+  g_setenv ("KINEMA_PACKAGE_PATH", data, TRUE);
+  back = test_util_body_load_file (out, NULL, warnings, &error);
+  g_unsetenv ("KINEMA_PACKAGE_PATH");
+  remove_dir (top);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  assert_same_meshes (skel, back, 0);
+  assert_same_meshes (skel, back, 1);
+  g_assert_cmpstr (km_skeleton_get_shapes (back, 0, &n)[0]->uri, ==,
+                   "package://meshes/tetra-ascii.stl");
+  g_assert_true (g_str_has_suffix (km_skeleton_get_shapes (back, 1, &n)[0]->uri,
+                                   "meshes/cube-binary.stl"));
+}
+
+/* A joint id an earlier link has is a warning at the later one (Choreonoid warns too); the
+ * model still loads. */
+static void
+test_duplicate_joint_id (void)
+{
+  static const char body[] =
+    HEAD "  - name: A\n    joint_type: free\n"
+    "  - name: B\n    parent: A\n    joint_type: revolute\n    joint_id: 5\n"
+    "  - name: C\n    parent: B\n    joint_type: revolute\n    jointId: 5\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  test_util_assert_warning (warnings, "t.body:13:14: joint id 5 of “C” is the id of "
+                                      "“B” too");
+}
+
+/* Element nodes Choreonoid rejects are warnings that say so, and the model loads without
+ * them: a Visual inside a Collision (or the other way round), an unknown element type
+ * without is_optional, a key whose nested type disagrees. An unknown type with is_optional
+ * is Choreonoid's warning. */
+static void
+test_rejected_elements (void)
+{
+  static const char nested[] =
+    HEAD "  - name: R\n    joint_type: fixed\n    elements:\n"
+    "      - type: Visual\n        elements:\n"
+    "          - type: Collision\n"
+    "            elements: { type: Shape, geometry: { type: Box, size: [1,1,1] } }\n"
+    "      - type: Collision\n        elements:\n"
+    "          - type: Transform\n            elements:\n"
+    "              - type: Visual\n"
+    "                elements: { type: Shape, geometry: { type: Sphere, radius: 1 } }\n"
+    "      - type: Visual\n"
+    "        elements: { type: Shape, geometry: { type: Box, size: [2,2,2] } }\n";
+  static const char unknown[] =
+    HEAD "  - name: R\n    joint_type: fixed\n    elements:\n"
+    "      - type: FancyThing\n        foo: 1\n"
+    "      - type: OtherThing\n        is_optional: true\n";
+  static const char mismatch[] =
+    HEAD "  - name: R\n    joint_type: fixed\n    elements:\n"
+    "      Shape:\n        type: Transform\n        geometry: { type: Box, size: [1,1,1] }\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", nested, strlen (nested), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[i]);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  test_util_assert_warning (warnings, "t.body:9:19: a Collision node inside a Visual "
+                                      "node, which Choreonoid rejects");
+  test_util_assert_warning (warnings, "t.body:15:23: a Visual node inside a Collision "
+                                      "node, which Choreonoid rejects");
+  /* The Visual's own box is drawn. */
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat (shapes[0]->size.x, ==, 2);
+  g_clear_pointer (&skel, km_skeleton_unref);
+
+  g_ptr_array_set_size (warnings, 0);
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", unknown, strlen (unknown), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  test_util_assert_warning (warnings, "t.body:7:15: unknown element type “FancyThing”; "
+                                      "the element is skipped (Choreonoid would not load the "
+                                      "model: the node has no “is_optional: true”)");
+  /* Optional: Choreonoid skips it too. */
+  test_util_assert_warning (warnings, "t.body:9:15: unknown element type “OtherThing”");
+  g_assert_false (test_util_has_warning (warnings, "OtherThing”; the element is skipped ("));
+  g_clear_pointer (&skel, km_skeleton_unref);
+
+  g_ptr_array_set_size (warnings, 0);
+  test_util_push_warnings (warnings);
+  skel = km_body_load ("t.body", mismatch, strlen (mismatch), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  test_util_assert_warning (warnings, "t.body:8:15: the type does not match the key "
+                                      "“Shape”; the element is skipped (Choreonoid would not "
+                                      "load the model)");
+}
+
+/* A wrapper body file (model_file, no format) is recognised by its content, so that it
+ * gets the clear message without --format. */
+static void
+test_sniff_wrapper (void)
+{
+  static const char wrapper[] = "model_file: robot.wrl\nlinkInfo:\n  A: { mass: 1 }\n";
+  static const char camel[] = "# wrapper\nmodelFile: robot.wrl\n";
+
+  g_assert_cmpint (km_body_sniff (wrapper, sizeof wrapper - 1), >, 0);
+  g_assert_cmpint (km_body_sniff (camel, sizeof camel - 1), >, 0);
+  g_assert_true (km_format_detect (wrapper, sizeof wrapper - 1) == &km_format_choreonoid_body);
+  g_assert_true (km_format_detect (camel, sizeof camel - 1) == &km_format_choreonoid_body);
+  /* Which then says what it is (test_errors). */
+  assert_error (wrapper, "t.body:1:13: wrapper body files (model_file) are not supported");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -884,6 +1100,10 @@ main (int   argc,
                    test_spherical_joint_id_displacements);
   g_test_add_func ("/kinema/Body/joint-ids-kept", test_joint_ids_kept);
   g_test_add_func ("/kinema/Body/joint-ids-new", test_joint_ids_new);
+  g_test_add_func ("/kinema/Body/mesh-file-references", test_mesh_file_references);
+  g_test_add_func ("/kinema/Body/duplicate-joint-id", test_duplicate_joint_id);
+  g_test_add_func ("/kinema/Body/rejected-elements", test_rejected_elements);
+  g_test_add_func ("/kinema/Body/sniff-wrapper", test_sniff_wrapper);
 
   return g_test_run ();
 }

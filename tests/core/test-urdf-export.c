@@ -393,8 +393,8 @@ test_missing_mesh (void)
  * however many meshes the file holds), at the visual's origin and scale, with its
  * material; also after mirroring. Effort and velocity limits are kept (a continuous joint's
  * too), and placeholders stand for unknown ones; the robot keeps its name; numbers carry no
- * float noise. URDF → .body → URDF keeps the limits and the name, and the .body has the
- * mesh's triangles. */
+ * float noise. URDF → .body → URDF keeps the limits and the name, and the .body names the
+ * mesh file (once), as the URDF placed and scaled it. */
 static void
 test_loaded_mesh (void)
 {
@@ -514,10 +514,20 @@ test_loaded_mesh (void)
                                         "      <geometry><mesh filename=\"meshes/collada-nodes.dae\""
                                         " scale=\"0.001 -0.002 0.003\"/></geometry>\n"));
 
-  /* .body: the triangles, the limits (degrees per second) and the name. */
+  /* .body: the mesh file (once, not its triangles), the limits (degrees per second) and
+   * the name. */
   body = km_body_to_string (skel, NULL);
   g_assert_nonnull (strstr (body, "name: \"my_robot\"\n"));
-  g_assert_nonnull (strstr (body, "type: \"TriangleMesh\"\n"));
+  g_assert_null (strstr (body, "TriangleMesh"));
+  g_assert_nonnull (strstr (body, "scale: [ 0.001, 0.002, 0.003 ]\n"));
+  {
+    static const char uri[] = "uri: \"meshes/collada-nodes.dae\"\n";
+    const char *at = strstr (body, uri);
+
+    /* Once for the file, not once per mesh in it. */
+    g_assert_nonnull (at);
+    g_assert_null (strstr (at + strlen (uri), "collada-nodes.dae"));
+  }
   g_assert_nonnull (strstr (body, "max_joint_effort: 12.5\n"));
   g_assert_nonnull (strstr (body, "max_joint_velocity: 42.9718"));
   from_body = km_body_load ("r.body", body, strlen (body), NULL, &error);

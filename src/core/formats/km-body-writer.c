@@ -41,14 +41,20 @@
  *   `body_handlers`;
  * - Choreonoid has no key for linked (mimic) joints: a follower is written as an
  *   independent joint (noted);
- * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes as
- *   TriangleMesh), wrapped in a Transform when they are placed or scaled; a mesh the model
- *   names but did not load (KmShape.uri) becomes a Resource of that uri, as written (one
- *   relative to the model's folder relative to the saved file's: km_body_save), with the
- *   `node` of the file it names (KmShape.uri_node), if any. A
- *   loaded mesh is written as its triangles even when the model named its file: a .body
- *   Resource uri is relative to the .body file, and neither Choreonoid nor Kinema resolves
- *   the package:// names URDF meshes have, so a reference could not be read back;
+ * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes without
+ *   a file as TriangleMesh), wrapped in a Transform when they are placed or scaled;
+ * - a mesh that came from a file (KmShape.uri) becomes a Resource of that uri, whether or
+ *   not the file was loaded: a relative one is written relative to the saved file's folder
+ *   (km_body_save), a package:// name or other URL as the model wrote it (the .body reader
+ *   resolves package:// names as the URDF reader does: km_package_uri_resolve), with the
+ *   `node` of the file it names (KmShape.uri_node), if any. A loaded mesh is placed by its
+ *   reference's transform and scale (KmShape.uri_transform, uri_scale), once for all the
+ *   shapes read from the file (uri_part 0). Writing a file's triangles instead would make
+ *   a model of large meshes a text of tens of megabytes, more nodes than a .body reader
+ *   takes, and lose the reference that writers naming files (URDF) need. A colour the
+ *   model gives the mesh (a URDF material) is kept as the appearance of a Shape whose
+ *   geometry is the Resource, which Choreonoid reads for a file of one mesh only: for a
+ *   file of several the colour is left out (noted);
  * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
  *   child link's, KmJoint.link_name) is left out (noted).
  */
@@ -142,63 +148,139 @@ geometry_node (const KmShape *shape)
   return g;
 }
 
-/* @dir: as for body_to_string. */
+/* The Shape's appearance: the colour (material) of @shape. */
 static KmYamlNode *
-shape_node (const KmShape *shape,
-            const char    *dir)
+appearance_node (const KmShape *shape)
 {
-  KmYamlNode *node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-  KmYamlNode *appearance, *material;
-  KmQuat q = km_mat3_to_quat (&shape->transform.rot);
-  gboolean placed = km_vec3_length (shape->transform.pos) > 0 ||
-                    km_quat_angle_between (q, KM_QUAT_IDENTITY) > 1e-12;
-  gboolean scaled = shape->scale.x != 1 || shape->scale.y != 1 || shape->scale.z != 1;
+  KmYamlNode *appearance = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  KmYamlNode *material = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
   /* Colours are floats: six decimals say them exactly enough and read well. */
   double rgb[3] = { round (shape->color.r * 1e6) / 1e6, round (shape->color.g * 1e6) / 1e6,
                     round (shape->color.b * 1e6) / 1e6 };
 
-  if (shape->type == KM_SHAPE_MESH && shape->mesh == NULL)
-    {
-      /* A mesh file that was not loaded: the reference as the model wrote it, a relative
-       * one leading from @dir. */
-      g_autofree char *uri = km_shape_dup_uri_for (shape, dir);
+  km_yaml_mapping_append (material, "diffuse", km_yaml_node_new_numbers (rgb, 3));
+  if (shape->color.a < 1)
+    km_yaml_mapping_append (material, "transparency",
+                            km_yaml_node_new_number (round ((1.0 - shape->color.a) * 1e6) /
+                                                     1e6));
+  km_yaml_mapping_append (appearance, "material", material);
+  return appearance;
+}
 
-      km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Resource"));
-      km_yaml_mapping_append (node, "uri", km_yaml_node_new_string (uri));
-      /* A node of the file: without it, Choreonoid would draw the whole file. */
-      if (shape->uri_node != NULL)
-        km_yaml_mapping_append (node, "node", km_yaml_node_new_string (shape->uri_node));
-    }
-  else
-    {
-      appearance = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
-      material = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
-      km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
-      km_yaml_mapping_append (node, "geometry", geometry_node (shape));
-      km_yaml_mapping_append (material, "diffuse", km_yaml_node_new_numbers (rgb, 3));
-      if (shape->color.a < 1)
-        km_yaml_mapping_append (material, "transparency",
-                                km_yaml_node_new_number (round ((1.0 - shape->color.a) * 1e6) /
-                                                         1e6));
-      km_yaml_mapping_append (appearance, "material", material);
-      km_yaml_mapping_append (node, "appearance", appearance);
-    }
+/* Whether the model gives the loaded mesh @shape a colour of its own, not the one of its
+ * file: a URDF material, or a colour other than the file's (the default colour when the
+ * file has none). */
+static gboolean
+has_own_color (const KmShape *shape)
+{
+  KmColor file = KM_COLOR_DEFAULT;
+
+  if (shape->material != NULL)
+    return TRUE;
+  km_mesh_get_color (shape->mesh, &file);
+  return shape->color.r != file.r || shape->color.g != file.g || shape->color.b != file.b ||
+         shape->color.a != file.a;
+}
+
+/* The Resource of @shape's file (KmShape.uri), a relative uri leading from @dir; as the
+ * geometry of a Shape with @shape's colour when @with_color. */
+static KmYamlNode *
+resource_node (const KmShape *shape,
+               const char    *dir,
+               gboolean       with_color)
+{
+  g_autofree char *uri = km_shape_dup_uri_for (shape, dir);
+  KmYamlNode *resource = km_yaml_node_new_mapping (with_color ? KM_YAML_STYLE_FLOW :
+                                                   KM_YAML_STYLE_BLOCK);
+  KmYamlNode *node;
+
+  km_yaml_mapping_append (resource, "type", km_yaml_node_new_string ("Resource"));
+  km_yaml_mapping_append (resource, "uri", km_yaml_node_new_string (uri));
+  /* A node of the file: without it, Choreonoid would draw the whole file. */
+  if (shape->uri_node != NULL)
+    km_yaml_mapping_append (resource, "node", km_yaml_node_new_string (shape->uri_node));
+  if (!with_color)
+    return resource;
+  node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
+  km_yaml_mapping_append (node, "geometry", resource);
+  km_yaml_mapping_append (node, "appearance", appearance_node (shape));
+  return node;
+}
+
+/* @node in a Transform of @transform and @scale, when those place or scale it. */
+static KmYamlNode *
+placed_node (KmYamlNode        *node,
+             const KmTransform *transform,
+             KmVec3             scale)
+{
+  KmQuat q = km_mat3_to_quat (&transform->rot);
+  gboolean placed = km_vec3_length (transform->pos) > 0 ||
+                    km_quat_angle_between (q, KM_QUAT_IDENTITY) > 1e-12;
+  gboolean scaled = scale.x != 1 || scale.y != 1 || scale.z != 1;
+  KmYamlNode *t, *elements;
+
   if (!placed && !scaled)
     return node;
+  t = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append (t, "type", km_yaml_node_new_string ("Transform"));
+  km_yaml_mapping_append (t, "translation", vec3_node (transform->pos));
+  km_yaml_mapping_append (t, "rotation", rotation_node (q));
+  if (scaled)
+    km_yaml_mapping_append (t, "scale", vec3_node (scale));
+  km_yaml_sequence_append (elements, node);
+  km_yaml_mapping_append (t, "elements", elements);
+  return t;
+}
 
-  {
-    KmYamlNode *transform = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-    KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+/* The element of shape @s of @shapes (a link's), NULL when it has none: a shape read from
+ * a mesh file after the file's first is written with the first (its Resource). @dir: as
+ * for body_to_string. */
+static KmYamlNode *
+shape_node (KmShape * const *shapes,
+            guint            n_shapes,
+            guint            s,
+            const char      *dir,
+            const char      *link,
+            GPtrArray       *notes)
+{
+  const KmShape *shape = shapes[s];
+  KmYamlNode *node;
 
-    km_yaml_mapping_append (transform, "type", km_yaml_node_new_string ("Transform"));
-    km_yaml_mapping_append (transform, "translation", vec3_node (shape->transform.pos));
-    km_yaml_mapping_append (transform, "rotation", rotation_node (q));
-    if (scaled)
-      km_yaml_mapping_append (transform, "scale", vec3_node (shape->scale));
-    km_yaml_sequence_append (elements, node);
-    km_yaml_mapping_append (transform, "elements", elements);
-    return transform;
-  }
+  if (shape->type == KM_SHAPE_MESH && shape->uri != NULL && shape->mesh == NULL)
+    {
+      /* A mesh file that was not loaded: the reference, placed as the model placed it. */
+      return placed_node (resource_node (shape, dir, FALSE), &shape->transform,
+                          shape->scale);
+    }
+  if (shape->type == KM_SHAPE_MESH && shape->uri != NULL)
+    {
+      /* A loaded mesh file: its reference, once for the file's shapes. */
+      gboolean one_mesh = TRUE, with_color;
+
+      if (shape->uri_part > 0)
+        return NULL;
+      for (guint i = 0; i < n_shapes; i++)
+        if (i != s && shapes[i]->uri_part > 0 && g_strcmp0 (shapes[i]->uri, shape->uri) == 0
+            && g_strcmp0 (shapes[i]->uri_node, shape->uri_node) == 0)
+          one_mesh = FALSE;
+      with_color = one_mesh && has_own_color (shape);
+      if (!one_mesh && shape->material != NULL)
+        km_format_note (notes,
+                        /* Translators: a mesh file, then a link name */
+                        _("a .body file can colour a mesh file of one mesh only: the colour of "
+                          "“%s” of link “%s” is left out"), shape->uri, link);
+      return placed_node (resource_node (shape, dir, with_color), &shape->uri_transform,
+                          shape->uri_scale);
+    }
+  if (shape->type == KM_SHAPE_MESH && shape->mesh == NULL)
+    return NULL;   /* nothing to draw, nothing to name */
+  node = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append (node, "type", km_yaml_node_new_string ("Shape"));
+  km_yaml_mapping_append (node, "geometry", geometry_node (shape));
+  km_yaml_mapping_append (node, "appearance", appearance_node (shape));
+  return placed_node (node, &shape->transform, shape->scale);
 }
 
 static KmYamlNode *
@@ -465,9 +547,12 @@ body_to_string (const KmSkeleton *skeleton,
           KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
 
           for (guint s = 0; s < n_shapes; s++)
-            if (shapes[s]->type != KM_SHAPE_MESH || shapes[s]->mesh != NULL ||
-                shapes[s]->uri != NULL)
-              km_yaml_sequence_append (elements, shape_node (shapes[s], dir));
+            {
+              KmYamlNode *element = shape_node (shapes, n_shapes, s, dir, j->name, notes);
+
+              if (element != NULL)
+                km_yaml_sequence_append (elements, element);
+            }
           km_yaml_mapping_append (link, "elements", elements);
         }
       km_yaml_sequence_append (links, link);

@@ -42,6 +42,8 @@ typedef struct
   guint                n_shapes;
   char               **package_paths; /* km_package_paths_from_env, for package:// uris */
   GHashTable          *packages;      /* km_package_cache_new */
+  GHashTable          *joint_ids;     /* joint id + 1 → the (full) name of its first link */
+  guint                in_visual;     /* how many Visual nodes enclose the element walked */
 } Body;
 
 /* Where a sub-body file was included: the including file (as given) and the position of
@@ -1054,6 +1056,101 @@ is_device (const char *type)
   return FALSE;
 }
 
+/* A warning at @node, in the file it is from (a sub-body's nodes are in theirs). */
+static void
+warn_at (Body       *b,
+         KmYamlNode *node,
+         const char *format,
+         ...) G_GNUC_PRINTF (3, 4);
+
+static void
+warn_at (Body       *b,
+         KmYamlNode *node,
+         const char *format,
+         ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  km_parse_warning (node != NULL && km_yaml_node_get_file (node)[0] != '\0' ?
+                    km_yaml_node_get_file (node) : b->path,
+                    km_yaml_node_get_pos (node), "%s", message);
+}
+
+/* A Visual or Collision node inside the other kind (@outer): Choreonoid's loader throws,
+ * so the whole model fails to load there. Kinema draws what it can: the warning says
+ * what Choreonoid would do. */
+static void
+warn_nested_scene (Body       *b,
+                   KmYamlNode *type_pos,
+                   const char *type,
+                   const char *outer)
+{
+  warn_at (b, type_pos,
+           /* Translators: %s are the node types Visual and Collision */
+           _("a %s node inside a %s node, which Choreonoid rejects (it would not load the "
+             "model); the node is not drawn"), type, outer);
+}
+
+/* The elements under a Collision node are not drawn; only a Visual node among them is
+ * looked for, to warn about it (warn_nested_scene). */
+static void
+check_collision_elements (Body       *b,
+                          KmYamlNode *node,
+                          guint       depth)
+{
+  if (node == NULL || depth > MAX_ELEMENT_DEPTH)
+    return;
+  if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+    {
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        check_collision_elements (b, km_yaml_sequence_get (node, i), depth + 1);
+      return;
+    }
+  if (km_yaml_node_get_kind (node) != KM_YAML_MAPPING)
+    return;
+  {
+    KmYamlNode *type_node = km_yaml_mapping_lookup (node, "type");
+
+    if (type_node != NULL)
+      {
+        if (g_strcmp0 (km_yaml_node_get_scalar (type_node, NULL), "Visual") == 0)
+          warn_nested_scene (b, type_node, "Visual", "Collision");
+        else
+          check_collision_elements (b, km_yaml_mapping_lookup (node, "elements"), depth + 1);
+        return;
+      }
+  }
+  /* A mapping keyed by type. */
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (node, i);
+      KmYamlNode *value = km_yaml_mapping_get_value (node, i);
+
+      if (g_strcmp0 (km_yaml_node_get_scalar (key, NULL), "Visual") == 0)
+        warn_nested_scene (b, key, "Visual", "Collision");
+      else if (km_yaml_node_get_kind (value) == KM_YAML_SEQUENCE)
+        for (guint k = 0; k < km_yaml_node_get_length (value); k++)
+          check_collision_elements (b, km_yaml_mapping_lookup (km_yaml_sequence_get (value, k),
+                                                               "elements"), depth + 1);
+      else if (km_yaml_node_get_kind (value) == KM_YAML_MAPPING)
+        check_collision_elements (b, km_yaml_mapping_lookup (value, "elements"), depth + 1);
+    }
+}
+
+/* Whether element @node says `is_optional: true`. */
+static gboolean
+is_optional (KmYamlNode *node)
+{
+  KmYamlNode *v = km_yaml_mapping_lookup (node, "is_optional");
+  gboolean optional = FALSE;
+
+  return v != NULL && km_yaml_expect_bool (v, &optional, NULL) && optional;
+}
+
 /* One element node (a mapping) of @type. Errors in it are reported and the element is
  * skipped; only limits (depth, shape count) abort the load. */
 static gboolean
@@ -1113,8 +1210,12 @@ walk_node (Body            *b,
             return FALSE;
         }
       elements = km_yaml_mapping_lookup (node, "elements");
+      if (g_str_equal (type, "Visual"))
+        b->in_visual++;
       if (elements != NULL)
         ok = walk_elements (b, joint, elements, &m, depth + 1, error);
+      if (g_str_equal (type, "Visual"))
+        b->in_visual--;
       return ok;
     }
   if (g_str_equal (type, "Resource"))
@@ -1123,13 +1224,26 @@ walk_node (Body            *b,
         goto element_failed;
       return TRUE;
     }
-  if (g_str_equal (type, "Collision") || g_str_equal (type, "Skip"))
+  if (g_str_equal (type, "Collision"))
+    {
+      /* Not drawn; but Choreonoid rejects a Visual in it or it in a Visual. */
+      if (b->in_visual > 0)
+        warn_nested_scene (b, type_pos, "Collision", "Visual");
+      else
+        check_collision_elements (b, km_yaml_mapping_lookup (node, "elements"), depth + 1);
+      return TRUE;
+    }
+  if (g_str_equal (type, "Skip"))
     return TRUE;   /* not drawn */
 
   /* Choreonoid aborts the load unless the node says is_optional; Kinema only skips the
-   * element either way, so that the rest of the model stays usable. */
-  km_parse_warning (b->path, km_yaml_node_get_pos (type_pos),
-                    _("unknown element type “%s”; the element is skipped"), type);
+   * element either way, so that the rest of the model stays usable, and says which. */
+  if (is_optional (node))
+    warn_at (b, type_pos, _("unknown element type “%s”; the element is skipped"), type);
+  else
+    warn_at (b, type_pos, _("unknown element type “%s”; the element is skipped (Choreonoid "
+                            "would not load the model: the node has no “is_optional: true”)"),
+             type);
   return TRUE;
 
 element_failed:
@@ -1218,9 +1332,9 @@ walk_elements (Body            *b,
       inner = km_yaml_mapping_lookup (value, "type");
       if (inner != NULL && g_strcmp0 (km_yaml_node_get_scalar (inner, NULL), type) != 0)
         {
-          km_parse_warning (b->path, km_yaml_node_get_pos (inner),
-                            _("the type does not match the key “%s”; the element is skipped"),
-                            type);
+          /* An error in Choreonoid (the whole model fails to load). */
+          warn_at (b, inner, _("the type does not match the key “%s”; the element is skipped "
+                               "(Choreonoid would not load the model)"), type);
           continue;
         }
       if (km_yaml_node_get_kind (value) == KM_YAML_SEQUENCE)
@@ -1390,7 +1504,18 @@ read_link (Body        *b,
         return fail_at (b, v, error, _("expected a joint id between 0 and %d"),
                         KM_SKELETON_MAX_JOINTS);
       if (id >= 0)
-        km_skeleton_builder_set_joint_id (b->builder, joint, (int) id);
+        {
+          const char *first = g_hash_table_lookup (b->joint_ids, GINT_TO_POINTER (id + 1));
+
+          /* Choreonoid warns and keeps the first link's: so does Kinema (the skeleton keeps
+           * both, and writers give the later one a new id). */
+          if (first != NULL)
+            warn_at (b, v, _("joint id %d of “%s” is the id of “%s” too"), (int) id,
+                     full_name, first);
+          else
+            g_hash_table_insert (b->joint_ids, GINT_TO_POINTER (id + 1), g_strdup (full_name));
+          km_skeleton_builder_set_joint_id (b->builder, joint, (int) id);
+        }
     }
   {
     double scale = type == KM_JOINT_REVOLUTE ? b->angle_scale : 1;
@@ -1830,6 +1955,7 @@ km_body_load (const char           *path,
   g_autoptr(GPtrArray) inclusions = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) package_paths = km_package_paths_from_env ();
   g_autoptr(GHashTable) packages = km_package_cache_new ();
+  g_autoptr(GHashTable) joint_ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   Body b = { 0 };
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -1849,6 +1975,7 @@ km_body_load (const char           *path,
   b.inclusions = inclusions;
   b.package_paths = package_paths;
   b.packages = packages;
+  b.joint_ids = joint_ids;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));
   return load_tree (&b, root, error);
 }
@@ -1857,7 +1984,8 @@ km_body_load (const char           *path,
  * km_body_sniff:
  *
  * Returns: 95 for YAML with `format: ChoreonoidBody`, 60 for YAML with a top-level
- *   `links` key, 0 otherwise
+ *   `links` key or a wrapper body file's `model_file` (which km_body_load() rejects with a
+ *   message that says what it is), 0 otherwise
  */
 int
 km_body_sniff (const char *data,
@@ -1866,7 +1994,9 @@ km_body_sniff (const char *data,
   if (km_yaml_sniff_top_key (data, length, "format") &&
       g_strstr_len (data, MIN (length, 4096), "ChoreonoidBody") != NULL)
     return 95;
-  if (km_yaml_sniff_top_key (data, length, "links"))
+  if (km_yaml_sniff_top_key (data, length, "links") ||
+      km_yaml_sniff_top_key (data, length, "model_file") ||
+      km_yaml_sniff_top_key (data, length, "modelFile"))
     return 60;
   return 0;
 }
