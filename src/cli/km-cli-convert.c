@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-body-writer.h"
@@ -23,6 +24,30 @@
 
 /* The model formats `--to` writes. */
 static const char * const model_targets[] = { "SKELETON-JSON", "CHOREONOID-BODY", "URDF", NULL };
+
+/* The model format an output file's extension names (in any case), for a conversion
+ * without --to: writing skeleton.json into "robot.urdf" would only puzzle whoever reads
+ * it. Any other name gets the default, skeleton.json. */
+static const char *
+target_for_output (const char *output)
+{
+  static const struct
+  {
+    const char *extension;
+    const char *format;
+  } extensions[] = {
+    { ".urdf", "URDF" },
+    { ".body", "CHOREONOID-BODY" },
+    { ".json", "SKELETON-JSON" },
+  };
+  g_autofree char *base = g_path_get_basename (output);
+  const char *dot = strrchr (base, '.');
+
+  for (guint i = 0; dot != NULL && i < G_N_ELEMENTS (extensions); i++)
+    if (g_ascii_strcasecmp (dot, extensions[i].extension) == 0)
+      return extensions[i].format;
+  return "SKELETON-JSON";
+}
 
 static gboolean
 skeleton_has_shapes (const KmSkeleton *skeleton)
@@ -99,7 +124,8 @@ write_targets (const KmTargetTrack *track,
  * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
  * skeleton.json (a free root fixed at its initial pose, said on stderr as "INPUT: the
  * free root … is fixed …"), or with --to a Choreonoid .body or URDF file (what the target
- * cannot carry is said on stderr as "note: " lines); a targets file is rewritten in
+ * cannot carry is said on stderr as "note: " lines); without --to, OUTPUT's extension
+ * (.urdf, .body, .json) picks the format, skeleton.json for any other; a targets file is rewritten in
  * canonical form. stdout: one key=value
  * line. Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong
  * usage. A failed write leaves an existing OUTPUT as it was (the writers are atomic).
@@ -120,7 +146,8 @@ km_cli_convert (int    argc,
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read INPUT as format NAME instead of detecting it"), N_("NAME") },
     { "to", 't', 0, G_OPTION_ARG_STRING, &to,
-      N_("Write a model as FORMAT: SKELETON-JSON (default), CHOREONOID-BODY or URDF"),
+      N_("Write a model as FORMAT: SKELETON-JSON, CHOREONOID-BODY or URDF (default: as "
+         "OUTPUT's extension says, .json, .body or .urdf, else SKELETON-JSON)"),
       N_("FORMAT") },
     { NULL }
   };
@@ -131,8 +158,10 @@ km_cli_convert (int    argc,
   km_cli_add_model_options (context);
   g_option_context_set_description (context,
                                     N_("Models (Choreonoid .body, OpenHRP VRML, Scenebuilder "
-                                       "XML, URDF, skeleton.json) are written as skeleton.json, or as the "
-                                       "format given with --to; targets files and .cnoid "
+                                       "XML, URDF, skeleton.json) are written in the format "
+                                       "given with --to, else in the one OUTPUT's extension "
+                                       "names (.urdf: URDF, .body: CHOREONOID-BODY, .json: "
+                                       "SKELETON-JSON), else as skeleton.json; targets files and .cnoid "
                                        "projects are rewritten in canonical form, keeping what "
                                        "Kinema does not interpret."));
 
@@ -172,7 +201,8 @@ km_cli_convert (int    argc,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, argv[1], to ? to : "SKELETON-JSON", argv[2], &error);
+      ok = write_model (format, result, argv[1], to != NULL ? to : target_for_output (argv[2]),
+                        argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);

@@ -111,11 +111,13 @@ describe_targets (const KmModelExtras *extras,
           const double rot[4] = { keyframes[k].orientation.w, keyframes[k].orientation.x,
                                   keyframes[k].orientation.y, keyframes[k].orientation.z };
 
-          g_string_append_printf (lines, "target=%s effector=%s frame=%u pos=",
-                                  (const char *) g_ptr_array_index (extras->target_names, i),
-                                  km_target_track_get_effector (track) != NULL
-                                  ? km_target_track_get_effector (track) : "-",
-                                  keyframes[k].frame);
+          /* Names escaped (km_format_append_value()): the line stays one line. */
+          g_string_append (lines, "target=");
+          km_format_append_value (lines, g_ptr_array_index (extras->target_names, i));
+          g_string_append (lines, " effector=");
+          km_format_append_value (lines, km_target_track_get_effector (track) != NULL
+                                         ? km_target_track_get_effector (track) : "-");
+          g_string_append_printf (lines, " frame=%u pos=", keyframes[k].frame);
           append_numbers (lines, pos, 3);
           g_string_append (lines, " quaternion=");
           append_numbers (lines, rot, 4);

@@ -533,7 +533,7 @@ km_cli_solve (int    argc,
   const char *skeleton_path;
   const char *model_label;
   int effector_index = -1;
-  int jobs = 0;
+  int jobs = G_MININT;   /* not given */
   OutputFormat output_format = OUTPUT_ANIMATION_JSON;
   int status = KM_CLI_EXIT_OK;
   int ret;
@@ -576,7 +576,7 @@ km_cli_solve (int    argc,
   ret = km_cli_parse_options (context, &argc, &argv);
   if (ret >= 0)
     return ret;
-  if (jobs < 0)
+  if (jobs != G_MININT && jobs < 1)
     return km_cli_usage_error (context, _("--jobs must be a positive number"));
   if (to != NULL)
     {
@@ -723,7 +723,7 @@ km_cli_solve (int    argc,
     }
 
 
-  if (jobs == 0)
+  if (jobs == G_MININT)
     jobs = (int) g_get_num_processors ();
   jobs = (int) MIN ((guint) jobs, n_items);
 

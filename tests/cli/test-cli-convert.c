@@ -325,6 +325,112 @@ test_convert_to_errors (void)
   g_assert_nonnull (strstr (bad_dir.err, "convert: "));
 }
 
+/* Without --to, a model is written in the format its output file's extension names
+ * (.urdf, .body, .json; case-insensitive), skeleton.json for any other; --to wins over the
+ * extension, and targets files are rewritten as targets whatever the name. */
+static void
+test_convert_by_extension (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "targets.json", NULL);
+  static const struct
+  {
+    const char *name;
+    const char *to;        /* --to, or NULL */
+    const char *format;    /* what is written */
+    const char *start;     /* how the file starts */
+  } cases[] = {
+    { "ext.urdf", NULL, "URDF", "<?xml" },
+    { "ext-upper.URDF", NULL, "URDF", "<?xml" },
+    { "ext.body", NULL, "CHOREONOID-BODY", "format: \"ChoreonoidBody\"" },
+    { "ext.json", NULL, "SKELETON-JSON", "{" },
+    { "ext.txt", NULL, "SKELETON-JSON", "{" },
+    { "ext-noext", NULL, "SKELETON-JSON", "{" },
+    { "ext-to.urdf", "SKELETON-JSON", "SKELETON-JSON", "{" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, cases[i].name, NULL);
+      g_autofree char *summary = g_strdup_printf ("output=%s format=%s joints=5 dof=5\n", output,
+                                                  cases[i].format);
+      g_autofree char *contents = NULL;
+      g_auto(Run) run = { 0 };
+
+      if (cases[i].to != NULL)
+        run_cli (&run, NULL, "convert", "--to", cases[i].to, model, output, NULL);
+      else
+        run_cli (&run, NULL, "convert", model, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.out, ==, summary);
+      g_assert_true (g_file_get_contents (output, &contents, NULL, NULL));
+      if (!g_str_has_prefix (contents, cases[i].start))
+        g_error ("%s: expected “%s…”, got “%.40s…”", cases[i].name, cases[i].start, contents);
+      assert_converted_model (model, output, TRUE);
+    }
+
+  /* Only models: a targets file stays a targets file. */
+  {
+    g_autofree char *output = g_build_filename (tmp_dir, "targets-out.urdf", NULL);
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "convert", targets, output, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.out, "format=KINEMA-TARGETS-JSON"));
+  }
+}
+
+/* Names with a tab or a line feed: URDF keeps them (as character references), and `info`
+ * writes them escaped (\t, \n, \\), so that every key=value line stays one line. */
+static void
+test_convert_control_char_names (void)
+{
+  static const char json[] =
+    "{\"root_name\": \"ro\\\\ot\", \"joints\": [\n"
+    "  {\"name\": \"ro\\\\ot\", \"type\": \"fixed\", \"offset\": [0, 0, 0]},\n"
+    "  {\"name\": \"a\\tb\\nc\", \"type\": \"revolute\", \"offset\": [0, 0, 0.5], "
+    "\"parent\": \"ro\\\\ot\", \"axis\": [0, 0, 1]},\n"
+    "  {\"name\": \"end\\r\", \"type\": \"fixed\", \"offset\": [0, 0, 0.3], "
+    "\"parent\": \"a\\tb\\nc\"}\n"
+    "]}\n";
+  g_autofree char *input = g_build_filename (tmp_dir, "weird.json", NULL);
+  g_autofree char *urdf = g_build_filename (tmp_dir, "weird.urdf", NULL);
+  g_autofree char *back = g_build_filename (tmp_dir, "weird-back.json", NULL);
+  g_auto(Run) to_urdf = { 0 };
+  g_auto(Run) to_json = { 0 };
+  g_auto(Run) info = { 0 };
+  g_auto(Run) info_urdf = { 0 };
+  g_auto(GStrv) lines = NULL;
+  KmSkeleton *skel;
+
+  g_assert_true (g_file_set_contents (input, json, -1, NULL));
+  run_cli (&to_urdf, NULL, "convert", "--to", "URDF", input, urdf, NULL);
+  g_assert_cmpint (to_urdf.status, ==, 0);
+  run_cli (&to_json, NULL, "convert", urdf, back, NULL);
+  g_assert_cmpint (to_json.status, ==, 0);
+  skel = load_model (back);
+  g_assert_cmpint (km_skeleton_find_joint (skel, "a\tb\nc"), ==, 1);
+  g_assert_cmpint (km_skeleton_find_joint (skel, "end\r"), ==, 2);
+  km_skeleton_unref (skel);
+
+  run_cli (&info, NULL, "info", input, NULL);
+  g_assert_cmpint (info.status, ==, 0);
+  lines = g_strsplit (info.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
+  g_assert_cmpstr (lines[0], ==, "joint=ro\\\\ot type=fixed parent=- dof=0 axis=- limits=-");
+  g_assert_cmpstr (lines[1], ==, "joint=a\\tb\\nc type=revolute parent=ro\\\\ot dof=1 axis=0,0,1 "
+                                 "limits=-");
+  g_assert_cmpstr (lines[2], ==, "joint=end\\r type=fixed parent=a\\tb\\nc dof=0 axis=- limits=-");
+  g_assert_cmpstr (lines[3], ==, "joints=3 dof=1");
+  g_assert_cmpstr (lines[4], ==, "");
+
+  /* The URDF reads back with the same names, so it describes them the same way. */
+  run_cli (&info_urdf, NULL, "info", urdf, NULL);
+  g_assert_cmpint (info_urdf.status, ==, 0);
+  g_assert_nonnull (strstr (info_urdf.out, "\njoint=a\\tb\\nc type=revolute parent=ro\\\\ot "));
+  g_assert_nonnull (strstr (info_urdf.out, "\njoint=end\\r type=fixed parent=a\\tb\\nc "));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -342,6 +448,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-to-errors", test_convert_to_errors);
   g_test_add_func ("/kinema/Cli/info-scenebuilder", test_info_scenebuilder);
   g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
+  g_test_add_func ("/kinema/Cli/convert-by-extension", test_convert_by_extension);
+  g_test_add_func ("/kinema/Cli/convert-control-char-names", test_convert_control_char_names);
 
   status = g_test_run ();
   {

@@ -406,6 +406,12 @@ test_errors (void)
   g_assert_cmpint (run.status, ==, 2);
   run_clear (&run);
 
+  /* 0 is no number of workers either (leaving --jobs out means one per processor). */
+  run_cli (&run, NULL, "solve", "--jobs", "0", NULL);
+  g_assert_cmpint (run.status, ==, 2);
+  g_assert_nonnull (strstr (run.err, "--jobs"));
+  run_clear (&run);
+
   run_cli (&run, NULL, "solve", skeleton_path, targets_path, targets_path, "-o", dir, NULL);
   g_assert_cmpint (run.status, ==, 2);
 }

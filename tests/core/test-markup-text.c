@@ -77,6 +77,47 @@ test_positions (void)
   km_markup_text_clear (&markup);
 }
 
+/* km_markup_text_parse() on XML that is not well-formed: an end tag that closes another
+ * element than the open one says which end tag was expected, at the end tag's '<' (not
+ * where GMarkup stopped, its '>'), in characters; other GMarkup errors stay "expected
+ * well-formed XML: …" where GMarkup stopped. */
+static void
+test_end_tag_errors (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *message;
+  } cases[] = {
+    { "<a>\n  <body>\n  </bdy>\n</a>", "t.xml:3:3: expected “</body>” instead of “</bdy>”" },
+    { "<a>\n  <body>\n  </bdy  \n >\n</a>", "t.xml:3:3: expected “</body>” instead of “</bdy>”" },
+    { "<a>\n  <b>\n</a>", "t.xml:3:1: expected “</b>” instead of “</a>”" },
+    { "<a><b></c></a>", "t.xml:1:7: expected “</b>” instead of “</c>”" },
+    { "<a>\n <é>x</ê>\n</a>", "t.xml:2:6: expected “</é>” instead of “</ê>”" },
+    { "<a>\n <b><!-- </x> --></c>\n</a>", "t.xml:2:18: expected “</b>” instead of “</c>”" },
+    { "<a/>\n</b>", "t.xml:2:1: expected the end of the document instead of “</b>”" },
+    /* Other syntax errors: GMarkup's message and position. */
+    { "<a>\n  <b x=1/>\n</a>", "t.xml:2:8: expected well-formed XML: " },
+    { "<a>\n  </a x>\n", "t.xml:2:7: expected well-formed XML: " },
+    { "<a><b x=\"</c  ", "t.xml:1:15: expected well-formed XML: " },
+  };
+  static const GMarkupParser parser = { NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GMarkupParseContext) context = g_markup_parse_context_new (&parser, 0, NULL, NULL);
+      g_autoptr(GError) error = NULL;
+      KmMarkupText markup;
+
+      km_markup_text_init (&markup, cases[i].text, strlen (cases[i].text));
+      g_assert_false (km_markup_text_parse (&markup, "t.xml", context, &error));
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      if (!g_str_has_prefix (error->message, cases[i].message))
+        g_error ("case %u: expected “%s…”, got “%s”", i, cases[i].message, error->message);
+      km_markup_text_clear (&markup);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -84,5 +125,6 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/MarkupText/positions", test_positions);
+  g_test_add_func ("/kinema/MarkupText/end-tag-errors", test_end_tag_errors);
   return g_test_run ();
 }

@@ -480,7 +480,7 @@ test_errors (void)
   assert_error (g_strdup ("<?xml version='1.0'?>\n<robot name='r'/>"),
                 KM_PARSE_ERROR_INVALID, "t.dae:2:1: ", "expected <COLLADA>");
   assert_error (g_strdup ("<COLLADA>\n<asset></COLLADA>"),
-                KM_PARSE_ERROR_SYNTAX, "t.dae:2:", "expected well-formed XML");
+                KM_PARSE_ERROR_SYNTAX, "t.dae:2:8: ", "expected “</asset>” instead of “</COLLADA>”");
   assert_error (g_strdup ("<COLLADA>\xff</COLLADA>"),
                 KM_PARSE_ERROR_SYNTAX, "t.dae:1:10: ", "expected UTF-8");
 }

@@ -768,8 +768,12 @@ test_errors (void)
     const char *xml;
     const char *message_prefix;
   } cases[] = {
-    /* XML syntax, at the last character GMarkup read. */
-    { "<namespace>\n  <body>\n  </bodx>\n</namespace>", "bad.xml:3:9: " },
+    /* XML syntax, at the last character GMarkup read; an end tag that closes another
+     * element than the open one at its start, saying which end tag was expected. */
+    { "<namespace>\n  <body>\n  </bodx>\n</namespace>",
+      "bad.xml:3:3: expected “</body>” instead of “</bodx>”" },
+    { "<?xml version=\"1.0\"?>\n<namespace name=\"s\">\n  <body name=\"b\">\n  </bdy>\n"
+      "</namespace>\n", "bad.xml:4:3: expected “</body>” instead of “</bdy>”" },
     { "<namespace>\n  <body mass=1/>\n</namespace>", "bad.xml:2:14: " },
     { "", "bad.xml:1:1: " },
     { "<robot name=\"r\"><link name=\"a\"/></robot>", "bad.xml:1:1: expected a Scenebuilder scene" },

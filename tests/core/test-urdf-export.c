@@ -894,6 +894,105 @@ test_open_range_body (void)
   g_assert_cmpfloat (test_util_joint (back, "J2")->limits[0].max, ==, 0.2);
 }
 
+/* A name with a tab, a line feed or a carriage return: an XML reader turns each into a
+ * space in an attribute value (attribute-value normalisation), so the writer escapes them
+ * as character references, and the joints, links and mimic master keep their names. */
+static void
+test_control_char_names (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint j;
+
+  km_skeleton_builder_set_model_name (b, "robot\r\nname");
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "tab\there", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_link_name (b, j, "link\nline");
+  j = km_skeleton_builder_add_joint (b, "nl\nhere\r", KM_JOINT_REVOLUTE, "tab\there");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_mimic (b, j, "tab\there", 2, 0);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (text, "<robot name=\"robot&#13;&#10;name\">"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"tab&#9;here\" type=\"continuous\">\n"
+                                  "    <parent link=\"root\"/>\n"
+                                  "    <child link=\"link&#10;line\"/>\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"nl&#10;here&#13;\" type=\"continuous\">\n"));
+  g_assert_nonnull (strstr (text, "<mimic joint=\"tab&#9;here\""));
+  /* Every raw control character left is a line end of the document's own. */
+  g_assert_null (strchr (text, '\t'));
+  g_assert_null (strchr (text, '\r'));
+  g_assert_null (strstr (text, "\nline"));
+
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_cmpint (km_skeleton_find_joint (back, "tab\there"), >=, 0);
+  g_assert_cmpint (km_skeleton_find_joint (back, "nl\nhere\r"), >=, 0);
+  g_assert_cmpstr (test_util_joint (back, "tab\there")->link_name, ==, "link\nline");
+  g_assert_cmpint (test_util_joint (back, "nl\nhere\r")->mimic, ==,
+                   km_skeleton_find_joint (back, "tab\there"));
+  g_assert_cmpstr (km_skeleton_get_model_name (back), ==, "robot\r\nname");
+}
+
+/* Numbers read back as the same double: 170° in radians is 2.9670597283903604, which
+ * 15 significant digits (2.96705972839036) miss by an ulp, so a .body → URDF → .body
+ * round trip changed the limits. */
+static void
+test_exact_numbers (void)
+{
+  static const double values[] = { 2.9670597283903604, 0.1 + 0.2, 1.0 / 3.0, 0.5,
+                                   -2.0943951023931953, 1e-7 + 1e-23 };
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *again = NULL;
+  const KmJoint *j, *k;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+      g_autofree char *parent = i == 0 ? g_strdup ("root") : g_strdup_printf ("j%u", i - 1);
+      guint n = km_skeleton_builder_add_joint (b, name, KM_JOINT_REVOLUTE, parent);
+
+      km_skeleton_builder_set_axis (b, n, km_vec3 (0, 0, 1));
+      km_skeleton_builder_set_offset (b, n, km_vec3 (values[i], 0, -values[i]));
+      km_skeleton_builder_set_limit (b, n, 0, -fabs (values[i]), fabs (values[i]));
+      km_skeleton_builder_set_max_effort (b, n, fabs (values[i]));
+      km_skeleton_builder_set_max_velocity (b, n, fabs (values[i]) * 3);
+    }
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  text = km_urdf_to_string (skel, NULL);
+  g_assert_nonnull (strstr (text, "upper=\"2.9670597283903604\""));
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+
+      j = test_util_joint (skel, name);
+      k = test_util_joint (back, name);
+      g_assert_cmpfloat (k->limits[0].min, ==, j->limits[0].min);
+      g_assert_cmpfloat (k->limits[0].max, ==, j->limits[0].max);
+      g_assert_cmpfloat (k->offset.x, ==, j->offset.x);
+      g_assert_cmpfloat (k->offset.z, ==, j->offset.z);
+      g_assert_cmpfloat (k->max_effort, ==, j->max_effort);
+      g_assert_cmpfloat (k->max_velocity, ==, j->max_velocity);
+    }
+  /* What was read back is written as the same text. */
+  again = km_urdf_to_string (back, NULL);
+  g_assert_cmpstr (again, ==, text);
+}
+
 /* skeleton.json's "link": a name of 1 to KM_SKELETON_MAX_NAME bytes, the error at it. */
 static void
 test_json_link_errors (void)
@@ -940,6 +1039,8 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);
   g_test_add_func ("/kinema/UrdfExport/open-ranges", test_open_ranges);
   g_test_add_func ("/kinema/UrdfExport/open-range-body", test_open_range_body);
+  g_test_add_func ("/kinema/UrdfExport/control-char-names", test_control_char_names);
+  g_test_add_func ("/kinema/UrdfExport/exact-numbers", test_exact_numbers);
 
   return g_test_run ();
 }

@@ -350,8 +350,10 @@ test_floating (void)
 static void
 test_errors (void)
 {
-  /* Not well-formed: GMarkup's position. */
-  assert_error ("<robot name='r'>\n  <link name='a'>\n</robot>", "t.urdf:3:");
+  /* Not well-formed: an end tag that closes another element than the open one, at its
+   * start, saying which end tag was expected. */
+  assert_error ("<robot name='r'>\n  <link name='a'>\n</robot>",
+                "t.urdf:3:1: expected “</link>” instead of “</robot>”");
   assert_error ("<robt/>", "t.urdf:1:1: expected <robot>");
   /* A second document element: located, and the first one's name is not leaked (ASan). */
   assert_error ("<robot name='a'/>\n<robot name='b'/>\n",

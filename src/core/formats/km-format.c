@@ -616,3 +616,51 @@ km_format_note (GPtrArray  *notes,
   g_ptr_array_add (notes, g_strdup_vprintf (format, args));
   va_end (args);
 }
+
+void
+km_format_append_value (GString    *out,
+                        const char *value)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (value != NULL);
+
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      switch (c)
+        {
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        default:
+          if (c < 0x20 || c == 0x7f)
+            g_string_append_printf (out, "\\x%02x", c);
+          /* U+0085 (C2 85), U+2028 and U+2029 (E2 80 A8/A9): line breaks to many readers
+           * (Python's str.splitlines() among them). */
+          else if (c == 0xc2 && (guchar) p[1] == 0x85)
+            {
+              g_string_append (out, "\\u0085");
+              p++;
+            }
+          else if (c == 0xe2 && (guchar) p[1] == 0x80 &&
+                   ((guchar) p[2] == 0xa8 || (guchar) p[2] == 0xa9))
+            {
+              g_string_append_printf (out, "\\u%04x", (guchar) p[2] == 0xa8 ? 0x2028 : 0x2029);
+              p += 2;
+            }
+          else
+            g_string_append_c (out, *p);
+          break;
+        }
+    }
+}

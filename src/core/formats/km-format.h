@@ -112,6 +112,11 @@ gboolean         km_format_save_data     (const char       *path,
 void             km_format_note          (GPtrArray        *notes,
                                           const char       *format,
                                           ...) G_GNUC_PRINTF (2, 3);
+/* For describe functions: appends @value (a name) to a `key=value` line so that the line
+ * stays one line, written C-style where it would not: \\ \t \n \r, \xHH for the other
+ * control characters, \uHHHH for the Unicode line breaks (U+0085, U+2028, U+2029). */
+void             km_format_append_value  (GString          *out,
+                                          const char       *value);
 /*
  * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
  * @format_name (nullable: detect from content) and loads it. @format (out, optional)

@@ -254,6 +254,26 @@ gmarkup_message (const char *message)
   return g_strdup (message);
 }
 
+/* The byte offset of where GMarkup stopped, see km_markup_text_gmarkup_pos(). */
+static gsize
+gmarkup_offset (const KmMarkupText  *self,
+                GMarkupParseContext *context)
+{
+  int line = 0, column = 0;
+  gsize start;
+  gssize column_bytes;
+
+  g_markup_parse_context_get_position (context, &line, &column);
+  if (line < 1 || (guint) line > self->line_starts->len)
+    return 0;
+  start = g_array_index (self->line_starts, gsize, line - 1);
+  column_bytes = (gssize) column - (line > 1 ? 2 : 1);
+  /* (at the '\n' that ends the line before: -1, that line's end) */
+  if (column_bytes < 0 && (gsize) -column_bytes > start)
+    return 0;
+  return MIN ((gsize) ((gssize) start + column_bytes), self->length);
+}
+
 /**
  * km_markup_text_gmarkup_pos:
  * @context: a context that stopped on an error while parsing the whole text
@@ -267,19 +287,82 @@ KmSourcePos
 km_markup_text_gmarkup_pos (const KmMarkupText  *self,
                             GMarkupParseContext *context)
 {
-  int line = 0, column = 0;
-  gsize start;
-  gssize column_bytes;
+  return km_markup_text_pos (self, gmarkup_offset (self, context));
+}
 
-  g_markup_parse_context_get_position (context, &line, &column);
-  if (line < 1 || (guint) line > self->line_starts->len)
-    return (KmSourcePos) { 1, 1 };
-  start = g_array_index (self->line_starts, gsize, line - 1);
-  column_bytes = (gssize) column - (line > 1 ? 2 : 1);
-  /* (at the '\n' that ends the line before: -1, that line's end) */
-  if (column_bytes < 0 && (gsize) -column_bytes > start)
-    return km_markup_text_pos (self, 0);
-  return km_markup_text_pos (self, (gsize) ((gssize) start + column_bytes));
+/* The end tag whose '>' GMarkup stopped at, at @offset: the offset of its '<' and its
+ * name (which ends at whitespace or '>'), when only whitespace lies between the name and
+ * the '>'. FALSE elsewhere (the end of the text included: an unclosed attribute value
+ * may hold "</x"). */
+static gboolean
+find_end_tag (const KmMarkupText *self,
+              gsize               offset,
+              gsize              *tag,
+              char              **name)
+{
+  const char *t = self->text;
+  gsize i, name_end;
+
+  if (offset >= self->length || t[offset] != '>')
+    return FALSE;
+  /* A name holds no '<': the nearest one before is the tag's. */
+  for (i = offset; i > 0 && t[i] != '<'; i--)
+    ;
+  if (t[i] != '<' || i + 2 >= self->length || t[i + 1] != '/')
+    return FALSE;
+  for (name_end = i + 2; name_end < self->length && t[name_end] != '>' &&
+       !g_ascii_isspace (t[name_end]); name_end++)
+    ;
+  if (name_end == i + 2 || name_end > offset)
+    return FALSE;
+  for (gsize j = name_end; j < offset; j++)
+    if (!g_ascii_isspace (t[j]))
+      return FALSE;
+  *tag = i;
+  *name = g_strndup (t + i + 2, name_end - i - 2);
+  return TRUE;
+}
+
+/**
+ * km_markup_text_explain_gmarkup_error:
+ * @context: a context that stopped on @gmarkup_error while parsing the whole text
+ * @gmarkup_error: GMarkup's own error (the XML is not well-formed)
+ * @pos: (out): where the error is
+ *
+ * GMarkup's messages say what it found, and where it stopped: an end tag that closes
+ * another element than the open one is reported at its '>' as "Element “bdy” was closed,
+ * but the currently open element is “body”". This says it as our other errors do, what
+ * was expected, at the end tag's '<': "expected “</body>” instead of “</bdy>”", or
+ * "expected the end of the document instead of “</bdy>”" when no element is open.
+ *
+ * Returns: (transfer full) (nullable): that message, or %NULL for the errors it does not
+ *   explain, with @pos where GMarkup stopped (km_markup_text_gmarkup_pos())
+ */
+char *
+km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
+                                      GMarkupParseContext *context,
+                                      const GError        *gmarkup_error,
+                                      KmSourcePos         *pos)
+{
+  gsize offset = gmarkup_offset (self, context);
+  g_autofree char *name = NULL;
+  const char *open;
+  gsize tag;
+
+  *pos = km_markup_text_pos (self, offset);
+  if (gmarkup_error == NULL || gmarkup_error->domain != G_MARKUP_ERROR ||
+      !find_end_tag (self, offset, &tag, &name))
+    return NULL;
+  open = g_markup_parse_context_get_element (context);
+  /* The open element's own end tag: another error (a callback's, or junk after the name). */
+  if (open != NULL && g_str_equal (open, name))
+    return NULL;
+  *pos = km_markup_text_pos (self, tag);
+  if (open == NULL)
+    /* Translators: %s is an XML element name; the quoted end tag is XML, keep it */
+    return g_strdup_printf (_("expected the end of the document instead of “</%s>”"), name);
+  /* Translators: both %s are XML element names; the quoted end tags are XML, keep them */
+  return g_strdup_printf (_("expected “</%s>” instead of “</%s>”"), open, name);
 }
 
 /**
@@ -288,7 +371,8 @@ km_markup_text_gmarkup_pos (const KmMarkupText  *self,
  *
  * Parses the whole text with @context. A KM_PARSE_ERROR from a callback is passed on;
  * GMarkup's own errors (the XML is not well-formed) become "FILE:LINE:COLUMN: expected
- * well-formed XML: …" where GMarkup stopped (km_markup_text_gmarkup_pos()).
+ * well-formed XML: …" where GMarkup stopped (km_markup_text_gmarkup_pos()), or what
+ * km_markup_text_explain_gmarkup_error() says of them.
  */
 gboolean
 km_markup_text_parse (const KmMarkupText   *self,
@@ -298,6 +382,7 @@ km_markup_text_parse (const KmMarkupText   *self,
 {
   g_autoptr(GError) local_error = NULL;
   g_autofree char *message = NULL;
+  KmSourcePos pos;
 
   if (g_markup_parse_context_parse (context, self->text, (gssize) self->length, &local_error) &&
       g_markup_parse_context_end_parse (context, &local_error))
@@ -308,9 +393,14 @@ km_markup_text_parse (const KmMarkupText   *self,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+  message = km_markup_text_explain_gmarkup_error (self, context, local_error, &pos);
+  if (message != NULL)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos, "%s", message);
+      return FALSE;
+    }
   message = gmarkup_message (local_error->message);
-  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
-                      km_markup_text_gmarkup_pos (self, context),
+  km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos,
                       _("expected well-formed XML: %s"), message);
   return FALSE;
 }

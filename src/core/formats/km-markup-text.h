@@ -38,6 +38,10 @@ KmSourcePos  km_markup_text_pos            (const KmMarkupText *self,
                                             gsize               offset);
 KmSourcePos  km_markup_text_gmarkup_pos    (const KmMarkupText *self,
                                             GMarkupParseContext *context);
+char        *km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
+                                                   GMarkupParseContext *context,
+                                                   const GError        *gmarkup_error,
+                                                   KmSourcePos         *pos);
 gsize        km_markup_text_next_start_tag (KmMarkupText       *self);
 KmSourcePos  km_markup_text_attr_pos       (const KmMarkupText *self,
                                             gsize               tag,

@@ -264,12 +264,15 @@ parse_document (const char  *path,
   if (!g_markup_parse_context_parse (context, file->data, file->length, &local) ||
       !g_markup_parse_context_end_parse (context, &local))
     {
-      KmSourcePos pos = km_markup_text_gmarkup_pos (&file->markup, context);
-      const char *message = local->message;
+      KmSourcePos pos;
+      g_autofree char *explained = km_markup_text_explain_gmarkup_error (&file->markup, context,
+                                                                         local, &pos);
+      const char *message = explained != NULL ? explained : local->message;
       const char *colon;
 
       /* Drop GMarkup's own "Error on line N char M: " prefix. */
-      if (g_str_has_prefix (message, "Error on line") && (colon = strstr (message, ": ")))
+      if (explained == NULL && g_str_has_prefix (message, "Error on line") &&
+          (colon = strstr (message, ": ")))
         message = colon + 2;
       km_parse_error_set (error, st.limit ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_SYNTAX,
                           path, pos, "%s", message);

@@ -62,10 +62,17 @@
  *   the whole file, which would draw the other nodes too (noted, naming the node);
  *   a material keeps the name the model gives it (KmShape.material), else gets one;
  * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>;
- * - numbers are written with 15 significant digits when those read back within a few ulps
- *   (0.5, not the 0.5000000000000001 that a rotation's round trip leaves), else with as
- *   many as read back exactly; in xyz, rpy and the other triples a component below 1e-15
- *   is rounding noise and written as 0. Writing what was read back gives the same text.
+ * - names are escaped for attribute values: besides & < > " ', a tab, line feed or carriage
+ *   return is written as a character reference (&#9; &#10; &#13;), since an XML reader
+ *   turns each of them, written raw, into a space (attribute-value normalisation);
+ * - numbers are written with the fewest significant digits (at least six) that read back
+ *   as the same double (km_yaml_format_number()), so that limits, offsets and the like
+ *   survive a round trip exactly (170° is 2.9670597283903604 rad; 15 digits,
+ *   2.96705972839036, is an ulp off); an rpy, which is computed from a rotation matrix, is
+ *   written with 15 significant digits when those read back within a few ulps (0.5, not
+ *   the 0.5000000000000001 that a rotation's round trip leaves); in xyz, rpy and the other
+ *   triples a component below 1e-15 is rounding noise and written as 0. Writing what was
+ *   read back gives the same text.
  */
 
 /* The joint-limit placeholders above. */
@@ -76,19 +83,52 @@
 #define OPEN_END_REVOLUTE  (2 * G_PI)
 #define OPEN_END_PRISMATIC 1000.0
 
+/* @text escaped for an attribute value (see above): g_markup_escape_text() leaves a tab,
+ * a line feed and a carriage return as they are, which a reader would turn into spaces. */
+static char *
+escape_attr (const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  GString *out;
+
+  if (strpbrk (escaped, "\t\n\r") == NULL)
+    return g_steal_pointer (&escaped);
+  out = g_string_sized_new (strlen (escaped) + 8);
+  for (const char *p = escaped; *p != '\0'; p++)
+    {
+      if (*p == '\t' || *p == '\n' || *p == '\r')
+        g_string_append_printf (out, "&#%d;", *p);
+      else
+        g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A number that reads back as the same double. */
 static void
 append_number (GString *out,
                double   value)
 {
   char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-  double back;
 
   /* + 0.0 writes a negative zero as 0. */
+  km_yaml_format_number (value + 0.0, buffer, sizeof buffer);
+  g_string_append (out, buffer);
+}
+
+/* A number computed from a rotation (an rpy angle): 15 significant digits when they read
+ * back within a few ulps, so that rounding noise is not written (see above). */
+static void
+append_rounded_number (GString *out,
+                       double   value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+  double back;
+
   value += 0.0;
   if (!isfinite (value))
     {
-      km_yaml_format_number (value, buffer, sizeof buffer);
-      g_string_append (out, buffer);
+      append_number (out, value);
       return;
     }
   g_ascii_formatd (buffer, sizeof buffer, "%.15g", value);
@@ -100,10 +140,30 @@ append_number (GString *out,
 
 /* A component of a triple: noise below 1e-15 (sin π, a rotation's round trip) is 0. */
 static void
-append_component (GString *out,
-                  double   value)
+append_component (GString  *out,
+                  double    value,
+                  gboolean  rounded)
 {
-  append_number (out, fabs (value) < 1e-15 ? 0 : value);
+  value = fabs (value) < 1e-15 ? 0 : value;
+  if (rounded)
+    append_rounded_number (out, value);
+  else
+    append_number (out, value);
+}
+
+static void
+append_triple_attr (GString    *out,
+                    const char *attr,
+                    KmVec3      v,
+                    gboolean    rounded)
+{
+  g_string_append_printf (out, " %s=\"", attr);
+  append_component (out, v.x, rounded);
+  g_string_append_c (out, ' ');
+  append_component (out, v.y, rounded);
+  g_string_append_c (out, ' ');
+  append_component (out, v.z, rounded);
+  g_string_append_c (out, '"');
 }
 
 static void
@@ -111,13 +171,7 @@ append_vec3_attr (GString    *out,
                   const char *attr,
                   KmVec3      v)
 {
-  g_string_append_printf (out, " %s=\"", attr);
-  append_component (out, v.x);
-  g_string_append_c (out, ' ');
-  append_component (out, v.y);
-  g_string_append_c (out, ' ');
-  append_component (out, v.z);
-  g_string_append_c (out, '"');
+  append_triple_attr (out, attr, v, FALSE);
 }
 
 /* Extrinsic roll-pitch-yaw of R = Rz(y)·Ry(p)·Rx(r). */
@@ -149,7 +203,7 @@ append_origin (GString           *out,
 {
   g_string_append_printf (out, "%s<origin", indent);
   append_vec3_attr (out, "xyz", t->pos);
-  append_vec3_attr (out, "rpy", rpy_from_mat3 (&t->rot));
+  append_triple_attr (out, "rpy", rpy_from_mat3 (&t->rot), TRUE);
   g_string_append (out, "/>\n");
 }
 
@@ -232,7 +286,7 @@ append_visual (GString       *out,
       if (shape->uri != NULL)
         {
           g_autofree char *written = km_shape_dup_uri_for (shape, dir);
-          g_autofree char *uri = g_markup_escape_text (written, -1);
+          g_autofree char *uri = escape_attr (written);
 
           g = g_string_new (NULL);
           g_string_append_printf (g, "<mesh filename=\"%s\"", uri);
@@ -263,9 +317,13 @@ append_visual (GString       *out,
     }
   /* ROS tools want a material name, unique per colour: the model's, else one per visual. */
   if (shape->material != NULL && shape->material[0] != '\0')
-    material = g_markup_escape_text (shape->material, -1);
+    material = escape_attr (shape->material);
   else
-    material = g_markup_printf_escaped ("%s_visual%u", link, index);
+    {
+      g_autofree char *name = g_strdup_printf ("%s_visual%u", link, index);
+
+      material = escape_attr (name);
+    }
   g_string_append_printf (out, "      <material name=\"%s\"><color rgba=\"", material);
   /* Colours are floats: six decimals say them exactly enough and read well. */
   append_number (out, round (shape->color.r * 1e6) / 1e6);
@@ -287,7 +345,7 @@ append_link (GString          *out,
              const KmSkeleton *skeleton,
              int               joint)
 {
-  g_autofree char *escaped = g_markup_escape_text (name, -1);
+  g_autofree char *escaped = escape_attr (name);
   KmShape * const *shapes = NULL;
   guint n_shapes = 0;
 
@@ -372,9 +430,9 @@ append_joint (GString           *out,
               const KmJoint     *mimic_master,
               const KmJoint     *follower)
 {
-  g_autofree char *n = g_markup_escape_text (name, -1);
-  g_autofree char *p = g_markup_escape_text (parent, -1);
-  g_autofree char *c = g_markup_escape_text (child, -1);
+  g_autofree char *n = escape_attr (name);
+  g_autofree char *p = escape_attr (parent);
+  g_autofree char *c = escape_attr (child);
 
   g_string_append_printf (out, "  <joint name=\"%s\" type=\"%s\">\n", n, type);
   g_string_append_printf (out, "    <parent link=\"%s\"/>\n", p);
@@ -391,7 +449,7 @@ append_joint (GString           *out,
     append_limit (out, name, limit, rates, placeholders);
   if (mimic_master != NULL)
     {
-      g_autofree char *m = g_markup_escape_text (mimic_master->name, -1);
+      g_autofree char *m = escape_attr (mimic_master->name);
 
       g_string_append_printf (out, "    <mimic joint=\"%s\" multiplier=\"", m);
       append_number (out, follower->mimic_ratio);
@@ -592,8 +650,8 @@ urdf_to_string (const KmSkeleton *skeleton,
 
   n = km_skeleton_get_n_joints (skeleton);
   root = km_skeleton_get_joint (skeleton, 0);
-  robot = g_markup_escape_text (km_skeleton_get_model_name (skeleton) != NULL ?
-                                km_skeleton_get_model_name (skeleton) : root->name, -1);
+  robot = escape_attr (km_skeleton_get_model_name (skeleton) != NULL ?
+                       km_skeleton_get_model_name (skeleton) : root->name);
   /* Link names first, so that the dummy links and joints below keep clear of them. */
   for (guint i = 0; i < n; i++)
     {
