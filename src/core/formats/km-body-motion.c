@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-body-motion.h"
+#include "km-body-writer.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-yaml.h"
@@ -823,88 +824,42 @@ km_body_motion_to_string (const KmBodyMotion *self,
 
 /* Building from an animation --------------------------------------------------------- */
 
-/* An id no joint has yet, as km-body-writer.c's new_joint_id() picks it: the next after
- * the largest, or (past the ids a .body file may have) the smallest free one. */
-static int
-next_free_id (GHashTable *used,
-              int        *next,
-              int        *low)
-{
-  int id;
-
-  if (*next <= KM_SKELETON_MAX_JOINTS)
-    id = (*next)++;
-  else
-    {
-      while (g_hash_table_contains (used, GINT_TO_POINTER (*low + 1)))
-        (*low)++;
-      id = *low;
-    }
-  g_hash_table_add (used, GINT_TO_POINTER (id + 1));
-  return id;
-}
-
 /*
  * For each Choreonoid joint id 0 … *n_ids − 1, the DOF of @skeleton whose value it carries
- * (-1: none, written as 0). The numbering is the .body writer's (see the header and
- * link_joint_ids() in km-body-writer.c), not km_skeleton_dofs_by_joint_id(): that one maps
- * a motion read back onto the skeleton, where a follower takes its master's value and a
- * spherical joint has no id; a motion written for Choreonoid needs a value for each of them.
+ * (-1: none, written as 0). The numbering is the .body writer's (km_body_link_joint_ids()),
+ * not km_skeleton_dofs_by_joint_id(): that one maps a motion read back onto the skeleton,
+ * where a follower takes its master's value and a spherical joint has no id; a motion
+ * written for Choreonoid needs a value for each of them.
  */
 static int *
 dofs_for_ids (const KmSkeleton *skeleton,
               guint            *n_ids)
 {
   guint n = km_skeleton_get_n_joints (skeleton);
-  g_autoptr(GHashTable) used = g_hash_table_new (NULL, NULL);
-  g_autofree int *first_id = g_new (int, MAX (n, 1));
+  g_autofree int *link_ids = km_body_link_joint_ids (skeleton);
   g_autoptr(GArray) dofs = g_array_new (FALSE, FALSE, sizeof (int));
-  int next = 0, low = 0;
+  int none = -1;
 
-  /* The ids joints keep, then new ones in link order, three for a spherical joint. */
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
-      first_id[i] = -1;
-      if (j->joint_id >= 0 && j->joint_id <= KM_SKELETON_MAX_JOINTS &&
-          !g_hash_table_contains (used, GINT_TO_POINTER (j->joint_id + 1)))
+      for (guint k = 0; k < 3; k++)
         {
-          first_id[i] = j->joint_id;
-          next = MAX (next, j->joint_id + 1);
-          g_hash_table_add (used, GINT_TO_POINTER (j->joint_id + 1));
-        }
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-      int ids[3] = { first_id[i], -1, -1 };
-      guint n_values = j->type == KM_JOINT_SPHERICAL ? 3 : 1;
+          int id = link_ids[3 * (gsize) i + k];
 
-      if (j->type != KM_JOINT_REVOLUTE && j->type != KM_JOINT_PRISMATIC &&
-          j->type != KM_JOINT_SPHERICAL)
-        continue;
-      if (ids[0] < 0)
-        ids[0] = next_free_id (used, &next, &low);
-      for (guint k = 1; k < n_values; k++)
-        ids[k] = next_free_id (used, &next, &low);
-      for (guint k = 0; k < n_values; k++)
-        {
-          int none = -1;
-
-          while (dofs->len <= (guint) ids[k])
+          if (id < 0)
+            continue;
+          /* Up to the largest id, a fixed joint's too: Choreonoid counts it in numJoints. */
+          while (dofs->len <= (guint) id)
             g_array_append_val (dofs, none);
-          g_array_index (dofs, int, ids[k]) = j->dof_index + (int) k;
+          if (j->n_dof > k && j->type != KM_JOINT_FREE)
+            g_array_index (dofs, int, id) = j->dof_index + (int) k;
         }
     }
-  /* Up to the largest id, a fixed joint's too: Choreonoid counts it in numJoints. */
-  *n_ids = MAX (dofs->len, (guint) next);
-  while (dofs->len < MAX (*n_ids, 1))
-    {
-      int none = -1;
-
-      g_array_append_val (dofs, none);
-    }
+  *n_ids = dofs->len;
+  if (dofs->len == 0)
+    g_array_append_val (dofs, none);
   return (int *) g_array_free (g_steal_pointer (&dofs), FALSE);
 }
 

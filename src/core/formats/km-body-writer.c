@@ -365,40 +365,36 @@ new_joint_id (JointIds *ids)
   return id;
 }
 
-/* The joint_id of each link written: three for each joint (a spherical joint's three links;
- * other joints have one link, the first), -1 for none. See the mapping above. */
-static int *
-link_joint_ids (const KmSkeleton *skeleton,
-                GPtrArray        *notes)
+/**
+ * km_body_link_joint_ids:
+ *
+ * The joint_id of each link km_body_to_string() writes for @skeleton: three for each joint
+ * (a spherical joint's three links; other joints have one link, the first), -1 for none.
+ * See the mapping above: the ids joints keep first, then new ones in link order; an id no
+ * .body file may have (a VRML model's), or one an earlier joint has, is renumbered.
+ *
+ * Returns: (transfer full): 3 × n_joints ids
+ */
+int *
+km_body_link_joint_ids (const KmSkeleton *skeleton)
 {
   guint n = km_skeleton_get_n_joints (skeleton);
   int *link_ids = g_new (int, 3 * (gsize) MAX (n, 1));
   JointIds ids = { g_hash_table_new (NULL, NULL), 0, 0 };
-  const KmJoint *duplicate = NULL, *too_large = NULL;
-  guint n_duplicates = 0, n_too_large = 0;
 
-  /* The ids joints keep first, then new ones in link order. An id no .body file may have
-   * (a VRML model's) is renumbered too. */
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
       int *link = &link_ids[3 * (gsize) i];
 
       link[0] = link[1] = link[2] = -1;
-      if (j->joint_id > KM_SKELETON_MAX_JOINTS)
-        {
-          if (n_too_large++ == 0)
-            too_large = j;
-        }
-      else if (j->joint_id >= 0
-               && !g_hash_table_contains (ids.used, GINT_TO_POINTER (j->joint_id + 1)))
+      if (j->joint_id >= 0 && j->joint_id <= KM_SKELETON_MAX_JOINTS
+          && !g_hash_table_contains (ids.used, GINT_TO_POINTER (j->joint_id + 1)))
         {
           link[0] = j->joint_id;
           ids.next = MAX (ids.next, j->joint_id + 1);
           g_hash_table_add (ids.used, GINT_TO_POINTER (j->joint_id + 1));
         }
-      else if (j->joint_id >= 0 && n_duplicates++ == 0)
-        duplicate = j;
     }
   for (guint i = 0; i < n; i++)
     {
@@ -417,6 +413,32 @@ link_joint_ids (const KmSkeleton *skeleton,
         }
     }
   g_hash_table_unref (ids.used);
+  return link_ids;
+}
+
+/* km_body_link_joint_ids(), and a note for the ids that were renumbered. */
+static int *
+link_joint_ids (const KmSkeleton *skeleton,
+                GPtrArray        *notes)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  int *link_ids = km_body_link_joint_ids (skeleton);
+  const KmJoint *duplicate = NULL, *too_large = NULL;
+  guint n_duplicates = 0, n_too_large = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      if (j->joint_id > KM_SKELETON_MAX_JOINTS)
+        {
+          if (n_too_large++ == 0)
+            too_large = j;
+        }
+      else if (j->joint_id >= 0 && link_ids[3 * (gsize) i] != j->joint_id
+               && n_duplicates++ == 0)
+        duplicate = j;
+    }
   if (duplicate != NULL)
     {
       guint other = 0;

@@ -23,6 +23,7 @@ gboolean  km_body_save       (const KmSkeleton  *skeleton,
                               const char        *path,
                               GPtrArray         *notes,
                               GError           **error);
+int      *km_body_link_joint_ids (const KmSkeleton *skeleton);
 /* Where each DOF of @skeleton went in @body, the file km_body_to_string() wrote for it as
  * km_body_load() reads it back (see km-body-writer.c); NULL when @body is not that. */
 int      *km_body_map_dofs   (const KmSkeleton  *skeleton,
