@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-application.h"
@@ -88,38 +89,152 @@ quit_activated (GSimpleAction *action,
   g_list_free_full (windows, g_object_unref);
 }
 
+/* When @info was last used: opened or saved again (visited, modified), newest of both. */
+static gint64
+recent_last_used (GtkRecentInfo *info)
+{
+  GDateTime *visited = gtk_recent_info_get_visited (info);
+  GDateTime *modified = gtk_recent_info_get_modified (info);
+  gint64 t = G_MININT64;
+
+  if (visited != NULL)
+    t = MAX (t, g_date_time_to_unix (visited) * G_USEC_PER_SEC
+                + g_date_time_get_microsecond (visited));
+  if (modified != NULL)
+    t = MAX (t, g_date_time_to_unix (modified) * G_USEC_PER_SEC
+                + g_date_time_get_microsecond (modified));
+  return t;
+}
+
+/* Newest first; the same time by URI, so that the order is stable. */
+static int
+compare_recent (gconstpointer a,
+                gconstpointer b)
+{
+  GtkRecentInfo *ia = *(GtkRecentInfo **) a;
+  GtkRecentInfo *ib = *(GtkRecentInfo **) b;
+  gint64 ta = recent_last_used (ia);
+  gint64 tb = recent_last_used (ib);
+
+  if (ta != tb)
+    return ta > tb ? -1 : 1;
+  return g_strcmp0 (gtk_recent_info_get_uri (ia), gtk_recent_info_get_uri (ib));
+}
+
+/* The folder of @info's file, split into its names (root first). */
+static char **
+recent_folder_names (GtkRecentInfo *info)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (info));
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autofree char *name = parent != NULL ? g_file_get_parse_name (parent) : g_strdup ("");
+
+  return g_strsplit (name, G_DIR_SEPARATOR_S, -1);
+}
+
+/* The last @depth names of @names joined ("model/SR1"), the whole folder when it has no
+ * more. */
+static char *
+folder_tail (char  **names,
+             guint   depth)
+{
+  guint n = g_strv_length (names);
+
+  if (depth >= n)
+    return g_strjoinv (G_DIR_SEPARATOR_S, names);
+  return g_strjoinv (G_DIR_SEPARATOR_S, names + n - depth);
+}
+
+/* The menu labels of @infos: their names, and for a name listed more than once as much of
+ * each one's folder as tells them apart ("SR1.body — model/SR1"). */
+static GPtrArray *
+recent_labels (GPtrArray *infos)
+{
+  GPtrArray *labels = g_ptr_array_new_full (infos->len, g_free);
+
+  for (guint i = 0; i < infos->len; i++)
+    {
+      const char *name = gtk_recent_info_get_display_name (infos->pdata[i]);
+      g_autoptr(GPtrArray) same = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+      g_auto(GStrv) own = recent_folder_names (infos->pdata[i]);
+      g_autofree char *tail = NULL;
+      guint depth;
+
+      for (guint j = 0; j < infos->len; j++)
+        if (j != i && g_strcmp0 (gtk_recent_info_get_display_name (infos->pdata[j]), name) == 0)
+          g_ptr_array_add (same, recent_folder_names (infos->pdata[j]));
+      if (same->len == 0)
+        {
+          g_ptr_array_add (labels, g_strdup (name));
+          continue;
+        }
+      /* The fewest folder names that no other file of that name ends in. */
+      for (depth = 1; depth < g_strv_length (own); depth++)
+        {
+          g_autofree char *mine = folder_tail (own, depth);
+          gboolean unique = TRUE;
+
+          for (guint k = 0; k < same->len && unique; k++)
+            {
+              g_autofree char *theirs = folder_tail (same->pdata[k], depth);
+
+              unique = strcmp (mine, theirs) != 0;
+            }
+          if (unique)
+            break;
+        }
+      tail = folder_tail (own, depth);
+      /* Translators: a recently used file in File → Open Recent, where another of that
+       * name is listed too: its name, then the end of its folder ("model/SR1") */
+      g_ptr_array_add (labels, g_strdup_printf (_("%s — %s"), name, tail));
+    }
+  return labels;
+}
+
+/* File → Open Recent: the files Kinema opened or saved, used last first. */
 static void
 update_recent_menu (KmApplication *self)
 {
   GMenu *menu = gtk_application_get_menu_by_id (GTK_APPLICATION (self), "recent-files");
-  GList *infos;
+  GList *all;
+  g_autoptr(GPtrArray) infos = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
   guint limit = DEFAULT_RECENT_LIMIT;
-  guint n = 0;
 
   if (menu == NULL)
     return;
   if (self->settings != NULL)
     limit = g_settings_get_uint (self->settings, "recent-files-limit");
   g_menu_remove_all (menu);
-  infos = gtk_recent_manager_get_items (self->recent);
-  for (GList *l = infos; l != NULL && n < limit; l = l->next)
+  infos = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
+  all = gtk_recent_manager_get_items (self->recent);
+  for (GList *l = all; l != NULL; l = l->next)
     {
       GtkRecentInfo *info = l->data;
-      g_autoptr(GMenuItem) item = NULL;
 
       /* Only what Kinema opened or saved (KM_RECENT_GROUP): the file chooser adds exported
        * files (images, animations) under the application's name too. */
-      if (!gtk_recent_info_has_application (info, g_get_application_name ())
-          || !gtk_recent_info_has_group (info, KM_RECENT_GROUP)
-          || !gtk_recent_info_exists (info))
-        continue;
-      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
-      g_menu_item_set_action_and_target_value (item, "app.open-recent",
-                                               g_variant_new_string (gtk_recent_info_get_uri (info)));
-      g_menu_append_item (menu, item);
-      n++;
+      if (gtk_recent_info_has_application (info, g_get_application_name ())
+          && gtk_recent_info_has_group (info, KM_RECENT_GROUP)
+          && gtk_recent_info_exists (info))
+        g_ptr_array_add (infos, gtk_recent_info_ref (info));
     }
-  g_list_free_full (infos, (GDestroyNotify) gtk_recent_info_unref);
+  g_list_free_full (all, (GDestroyNotify) gtk_recent_info_unref);
+  /* The manager lists them as they were first added: the menu wants the last used. */
+  g_ptr_array_sort (infos, compare_recent);
+  if (infos->len > limit)
+    g_ptr_array_set_size (infos, limit);
+
+  /* Told apart among those listed only. */
+  labels = recent_labels (infos);
+  for (guint i = 0; i < infos->len; i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (labels->pdata[i], NULL);
+
+      g_menu_item_set_action_and_target_value (item, "app.open-recent",
+                                               g_variant_new_string (gtk_recent_info_get_uri (infos->pdata[i])));
+      g_menu_append_item (menu, item);
+    }
 }
 
 static void

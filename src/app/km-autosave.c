@@ -30,7 +30,17 @@
  * The timeout writes on a worker thread (km_document_write_autosave_async) and never while
  * its previous write still runs. Skeletons that no model file holds go in a folder beside
  * the file (autosave-PID-N.cnoid.models), which goes with it.
+ *
+ * The autosave of a project that has a file starts with a comment naming it
+ * (km_autosave_project_line): in the file itself, so that it cannot outlive or miss the
+ * autosave; the recovery bar names the project, and a recovery gives the work back to that
+ * file (km_autosave_dup_project_file).
  */
+
+/* A YAML comment, which a project's parser skips. */
+#define PROJECT_LINE_PREFIX "# Kinema autosave of "
+/* Enough for the line of the longest path (PATH_MAX, each byte %-escaped). */
+#define PROJECT_LINE_MAX (sizeof PROJECT_LINE_PREFIX + 3 * 4096 + 16)
 
 struct _KmAutosave
 {
@@ -400,4 +410,67 @@ km_autosave_list_recovery (void)
     }
   g_ptr_array_sort (files, compare_paths);
   return files;
+}
+
+/**
+ * km_autosave_project_line:
+ * @project_file: (nullable): the file of the project autosaved
+ *
+ * The line an autosave of the project in @project_file starts with (a comment, its
+ * newline included), which km_autosave_dup_project_file() reads back. Runs on any thread.
+ *
+ * Returns: (transfer full) (nullable): the line, NULL without a file
+ */
+char *
+km_autosave_project_line (GFile *project_file)
+{
+  g_autofree char *uri = NULL;
+
+  g_return_val_if_fail (project_file == NULL || G_IS_FILE (project_file), NULL);
+
+  if (project_file == NULL)
+    return NULL;
+  /* A URI: %-escaped, so one line whatever the path holds. */
+  uri = g_file_get_uri (project_file);
+  return g_strconcat (PROJECT_LINE_PREFIX, uri, "\n", NULL);
+}
+
+/**
+ * km_autosave_dup_project_file:
+ * @autosave: an autosave (one km_autosave_list_recovery() lists)
+ *
+ * The file of the project whose unsaved work @autosave holds, as it was when it was
+ * autosaved (whether or not it exists now). Reads the start of @autosave; runs on any
+ * thread.
+ *
+ * Returns: (transfer full) (nullable): the file, NULL for untitled work or an autosave
+ *   that cannot be read
+ */
+GFile *
+km_autosave_dup_project_file (GFile *autosave)
+{
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
+  char *uri;
+  char *end;
+
+  g_return_val_if_fail (G_IS_FILE (autosave), NULL);
+
+  in = g_file_read (autosave, NULL, NULL);
+  if (in == NULL)
+    return NULL;
+  line = g_malloc (PROJECT_LINE_MAX + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), line, PROJECT_LINE_MAX, &length, NULL,
+                                NULL))
+    return NULL;
+  line[length] = '\0';
+  if (!g_str_has_prefix (line, PROJECT_LINE_PREFIX)
+      || (end = strchr (line, '\n')) == NULL)
+    return NULL;
+  *end = '\0';
+  uri = line + strlen (PROJECT_LINE_PREFIX);
+  if (g_uri_peek_scheme (uri) == NULL)
+    return NULL;
+  return g_file_new_for_uri (uri);
 }

@@ -14,6 +14,7 @@
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
 #include "km-animation-json.h"
+#include "km-autosave.h"
 #include "km-body-item.h"
 #include "km-body-motion-item.h"
 #include "km-body-motion.h"
@@ -57,6 +58,8 @@ typedef struct
   gpointer        result;
   KmModelExtras  *extras;
   GPtrArray      *warnings;   /* of char *, the parse warnings in order */
+  GFile          *project_file;   /* a recovery: the file of the project autosaved, while
+                                   * its folder exists; or NULL */
 } LoadedFile;
 
 static void
@@ -65,6 +68,7 @@ loaded_file_free (LoadedFile *loaded)
   if (loaded->result != NULL)
     loaded->format->free_result (loaded->result);
   g_clear_pointer (&loaded->extras, km_model_extras_free);
+  g_clear_object (&loaded->project_file);
   g_ptr_array_unref (loaded->warnings);
   g_free (loaded->path);
   g_free (loaded);
@@ -77,6 +81,21 @@ collect_warning_cb (const char *message,
                     gpointer    user_data)
 {
   g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* The file the autosave at @path holds the unsaved work of, while its folder exists (a
+ * save there writes it anew); NULL for untitled work. Runs on any thread. */
+static GFile *
+recovered_project_file (const char *path)
+{
+  g_autoptr(GFile) autosave = g_file_new_for_path (path);
+  g_autoptr(GFile) file = km_autosave_dup_project_file (autosave);
+  g_autoptr(GFile) parent = file != NULL ? g_file_get_parent (file) : NULL;
+
+  if (parent == NULL || !g_file_is_native (file)
+      || g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return NULL;
+  return g_steal_pointer (&file);
 }
 
 /* Reads and parses @path: any file the loader registry knows, or (@project_only, for a
@@ -102,6 +121,8 @@ load_file (const char  *path,
   km_parse_warnings_pop ();
   if (loaded->result == NULL)
     return NULL;
+  if (project_only)
+    loaded->project_file = recovered_project_file (path);
   return g_steal_pointer (&loaded);
 }
 
@@ -418,7 +439,8 @@ apply_recovered (KmDocument *self,
                      (const char *) g_ptr_array_index (messages, i));
   restore_autosaved_examples (project, loaded->path, models);
   _km_project_restore_autosaved_skeletons (project, loaded->path, models);
-  _km_document_set_project (self, project, NULL);
+  /* The work goes back to its project's file (Save writes there), still unsaved. */
+  _km_document_set_project (self, project, loaded->project_file);
   km_document_set_modified (self, TRUE);
   /* The skeletons read from the autosave's copies are the document's now. */
   _km_autosave_remove_models (loaded->path, NULL);
@@ -428,8 +450,10 @@ apply_recovered (KmDocument *self,
 /**
  * km_document_recover_async:
  *
- * Replaces the project with an autosaved one: the document has no file then (saving asks
- * for one) and is modified, since the work it holds was never saved. Bodies whose
+ * Replaces the project with an autosaved one: the document's file is the one the autosaved
+ * project had (km_autosave_dup_project_file()), while its folder exists, else none
+ * (saving asks for one); the document is modified, since the work it holds was never
+ * saved. Bodies whose
  * skeletons the autosave kept beside it (km_document_write_autosave_async()) refer to
  * their own files again, their skeletons still to be saved; those copies are removed. The
  * file is read and parsed on a worker thread (as km_document_import_file_async() does);
@@ -966,7 +990,8 @@ typedef struct
 {
   JobKind              kind;
   char                *path;
-  GFile               *file;
+  GFile               *file;       /* JOB_PROJECT: @path's; JOB_AUTOSAVE: the project's,
+                                    * which the autosave names, or NULL */
   KmProject           *project;    /* JOB_PROJECT: the project saved (main thread only) */
   KmEditedSkeletons   *edited;     /* JOB_PROJECT: written before the project, or NULL
                                     * (its body items main thread only) */
@@ -1088,7 +1113,17 @@ write_job_run (WriteJob  *job,
 
         /* The skeleton copies first: an autosave that refers to files not written must
          * not be written. The previous autosave and its copies stay until it is. */
+        g_autofree char *line = km_autosave_project_line (job->file);
+
         text = km_cnoid_tree_to_string (job->tree, &length);
+        if (line != NULL)
+          {
+            char *named = g_strconcat (line, text, NULL);
+
+            length += strlen (line);
+            g_free (text);
+            text = named;
+          }
         if (!make_autosave_dir (job->path, error)
             || (job->edited != NULL
                 && !_km_edited_skeletons_write (job->edited, job->warnings, error))
@@ -1372,6 +1407,9 @@ km_document_write_autosave_async (KmDocument          *self,
                           km_document_write_autosave_async, NULL);
   project = km_document_get_project (self);
   job = write_job_new (JOB_AUTOSAVE, path);
+  /* Named in the autosave: a recovery gives the work back to that file. */
+  if (km_document_get_file (self) != NULL)
+    job->file = g_object_ref (km_document_get_file (self));
   /* A folder of its own for each write: the previous autosave keeps its copies until this
    * one is written. */
   models = _km_autosave_models_dir (path);

@@ -335,12 +335,29 @@ update_frames (KmDocument *self)
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+/* Shows @animation, the one @source gives (NULL for a solve's streamed frames, or for
+ * nothing). The two change together: a source kept beside another animation (one of a
+ * project since replaced, of another body) would still mark its pose sequence's key poses
+ * on the time bar and move the root. */
 static void
-set_animation (KmDocument  *self,
-               KmAnimation *animation)
+set_animation (KmDocument        *self,
+               KmAnimationSource *source,
+               KmAnimation       *animation)
 {
+  gboolean source_changed;
+
+  g_return_if_fail (source == NULL || km_animation_source_get_animation (source) == animation);
+
+  source_changed = g_set_object (&self->animation_source, source);
   if (self->animation == animation)
-    return;
+    {
+      if (source_changed)
+        {
+          pose_from_animation (self);
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
+        }
+      return;
+    }
 
   g_clear_pointer (&self->animation, km_animation_unref);
   self->animation = animation ? km_animation_ref (animation) : NULL;
@@ -393,7 +410,7 @@ set_skeleton (KmDocument *self,
 
   self->selected_joint = -1;
   update_effector (self);
-  set_animation (self, NULL);
+  set_animation (self, NULL, NULL);
   pose_from_body (self);
   if (skeleton == NULL)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE]);
@@ -621,11 +638,9 @@ sync_from_project (KmDocument *self)
     pose_from_body (self);
   if (targets != self->targets)
     set_targets (self, targets);
-  if (animation != self->animation && self->solve_cancellable == NULL)
-    {
-      g_set_object (&self->animation_source, source);
-      set_animation (self, animation);
-    }
+  /* While a solve runs, its frames are what shows (and no source gives them). */
+  if (self->solve_cancellable == NULL)
+    set_animation (self, source, animation);
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -1313,7 +1328,7 @@ job_frames_ready_cb (KmDocument *self,
   if (self->solve_cancellable == NULL)
     return;
   if (self->animation != km_ik_job_get_animation (job))
-    set_animation (self, km_ik_job_get_animation (job));
+    set_animation (self, NULL, km_ik_job_get_animation (job));
   if (shown_animation_frame (self) >= first_frame
       && shown_animation_frame (self) < first_frame + n_frames)
     pose_from_animation (self);
@@ -1483,7 +1498,7 @@ start_solve (KmDocument *self,
     return;
 
   km_document_cancel_solve (self);
-  set_animation (self, NULL);
+  set_animation (self, NULL, NULL);
 
   problem = km_ik_problem_new (self->skeleton, self->effector);
   memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
@@ -2413,7 +2428,8 @@ km_document_get_animation (KmDocument *self)
 static KmPoseSeq *
 playing_pose_seq (KmDocument *self)
 {
-  if (self->animation == NULL || !KM_IS_POSE_SEQ_ITEM (self->animation_source))
+  if (self->animation == NULL || !KM_IS_POSE_SEQ_ITEM (self->animation_source)
+      || km_animation_source_get_animation (self->animation_source) != self->animation)
     return NULL;
   return km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (self->animation_source));
 }
@@ -3022,9 +3038,10 @@ km_document_cancel_solve (KmDocument *self)
       KmAnimationSource *source;
       KmAnimation *animation = body_animation (self, self->body, &source);
 
-      g_set_object (&self->animation_source, source);
-      set_animation (self, animation);
+      set_animation (self, source, animation);
     }
+  else
+    set_animation (self, NULL, NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
 }
 

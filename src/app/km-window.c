@@ -1649,16 +1649,29 @@ km_window_offer_recovery (KmWindow *self,
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GDateTime) time = NULL;
   g_autofree char *when = NULL;
+  g_autoptr(GFile) project = NULL;
+  g_autofree char *name = NULL;
 
   g_return_if_fail (KM_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
+
+  project = km_autosave_dup_project_file (file);
+  name = project != NULL ? g_file_get_basename (project) : NULL;
 
   g_set_object (&self->recovery_file, file);
   info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED, G_FILE_QUERY_INFO_NONE,
                             NULL, NULL);
   time = info ? g_file_info_get_modification_date_time (info) : NULL;
   when = time ? format_date_time (time) : NULL;
-  if (when != NULL)
+  if (name != NULL && when != NULL)
+    /* Translators: a file name, then a date and time */
+    text = g_strdup_printf (_("Kinema ended without saving your work on “%s”. Recover the "
+                              "project autosaved on %s?"), name, when);
+  else if (name != NULL)
+    /* Translators: %s is a file name */
+    text = g_strdup_printf (_("Kinema ended without saving your work on “%s”. Recover the "
+                              "autosaved project?"), name);
+  else if (when != NULL)
     /* Translators: %s is a date and time */
     text = g_strdup_printf (_("Kinema ended without saving your work. Recover the project "
                               "autosaved on %s?"), when);

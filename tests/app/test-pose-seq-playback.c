@@ -14,6 +14,7 @@
 #include "km-body-motion-item.h"
 #include "km-cnoid.h"
 #include "km-document-edit.h"
+#include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
@@ -21,6 +22,7 @@
 #include "km-message.h"
 #include "km-pose-seq-item.h"
 #include "km-scene-view.h"
+#include "km-skeleton-edit.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -258,6 +260,82 @@ test_picked_source (void)
   test_app_spin ();
   g_assert_true (km_document_get_animation (o.document) == animation);
   g_assert_cmpuint (km_document_get_n_frames (o.document), ==, 30);
+
+  close_window (&o);
+}
+
+/* Whether no pose sequence plays: the document's key poses and its animation source are
+ * gone. */
+static void
+assert_no_pose_keys (Opened *o)
+{
+  g_assert_cmpuint (km_document_get_n_pose_keys (o->document), ==, 0);
+}
+
+/* The walk replaced by the built-in example: its key poses leave the time bar at once and
+ * stay gone while the example's first solve streams in and after it (the solve's animation
+ * is not the walk's), and Page Down steps to the example's own keyframes (0, 80, …). */
+static void
+test_replaced_project_forgets_keys (void)
+{
+  Opened o = { NULL, };
+
+  open_walk (&o);
+  g_assert_cmpuint (km_document_get_n_pose_keys (o.document), >, 0);
+
+  g_assert_true (km_window_open_example (o.window));
+  assert_no_pose_keys (&o);
+  g_assert_true (km_document_get_solving (o.document)
+                 || km_document_get_animation (o.document) != NULL);
+  test_app_spin ();
+  assert_no_pose_keys (&o);
+  g_assert_true (test_app_wait_idle_solve (o.document, 20000));
+  g_assert_nonnull (km_document_get_animation (o.document));
+  assert_no_pose_keys (&o);
+
+  km_document_set_current_frame (o.document, 0);
+  g_assert_true (gtk_widget_activate_action (km_window_get_time_bar (o.window),
+                                             "time.next-keyframe", NULL));
+  g_assert_cmpuint (km_document_get_current_frame (o.document), ==, 80);
+
+  close_window (&o);
+}
+
+/* The walk discarded for a new project, where a new skeleton gets a keyframe: the solve of
+ * that skeleton shows no key pose of the walk. */
+static void
+test_new_project_forgets_keys (void)
+{
+  Opened o = { NULL, };
+  g_autoptr(GError) error = NULL;
+  KmItem *body;
+
+  open_walk (&o);
+  km_document_new_project (o.document);
+  assert_no_pose_keys (&o);
+  body = km_document_new_skeleton (o.document, "Root");
+  g_assert_nonnull (body);
+  for (guint i = 0; i < 3; i++)
+    {
+      KmSkeleton *skeleton = km_document_get_skeleton (o.document);
+      g_autoptr(KmSkeleton) next = NULL;
+
+      next = km_skeleton_edit_add_child (skeleton, km_skeleton_get_n_joints (skeleton) - 1,
+                                         NULL, KM_JOINT_REVOLUTE, km_vec3 (0.2, 0, 0), NULL,
+                                         &error);
+      g_assert_no_error (error);
+      g_assert_true (km_document_edit_skeleton (o.document, next, "Add Joint", NULL));
+    }
+  g_assert_true (test_app_wait_idle_solve (o.document, 20000));
+  assert_no_pose_keys (&o);
+
+  km_document_set_current_frame (o.document, km_document_get_timeline_frames (o.document) - 1);
+  g_assert_true (km_document_set_keyframe (o.document,
+                                           km_document_get_current_frame (o.document)));
+  assert_no_pose_keys (&o);
+  g_assert_true (test_app_wait_idle_solve (o.document, 20000));
+  g_assert_nonnull (km_document_get_animation (o.document));
+  assert_no_pose_keys (&o);
 
   close_window (&o);
 }
@@ -747,6 +825,10 @@ main (int    argc,
   }
   g_test_add_func ("/kinema/PoseSeqPlayback/play-walk", test_play_walk);
   g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
+  g_test_add_func ("/kinema/PoseSeqPlayback/replaced-project-forgets-keys",
+                   test_replaced_project_forgets_keys);
+  g_test_add_func ("/kinema/PoseSeqPlayback/new-project-forgets-keys",
+                   test_new_project_forgets_keys);
   g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-pose-seq", test_open_bare_pose_seq);
   g_test_add_func ("/kinema/PoseSeqPlayback/open-bare-body-motion", test_open_bare_body_motion);
   g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-read-only", test_body_motion_read_only);

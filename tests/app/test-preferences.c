@@ -477,6 +477,144 @@ test_autosave_recovery (void)
   g_assert_cmpuint (recovery->len, ==, 0);
 }
 
+/* Recovers @autosave (a file another Kinema left) in a new window, and returns it. */
+static KmWindow *
+recover_in_new_window (GFile *autosave)
+{
+  KmWindow *window = km_window_new (NULL);
+  GtkInfoBar *bar = GTK_INFO_BAR (km_window_get_recovery_bar (window));
+
+  km_window_offer_recovery (window, autosave);
+  g_assert_true (gtk_info_bar_get_revealed (bar));
+  {
+    /* The bar names the project whose work it offers back, if it has a file. */
+    g_autoptr(GFile) project = km_autosave_dup_project_file (autosave);
+    g_autofree char *name = project != NULL ? g_file_get_basename (project) : NULL;
+    GtkWidget *label = test_app_find_widget (GTK_WIDGET (bar), GTK_TYPE_LABEL);
+
+    g_test_message ("%s", gtk_label_get_text (GTK_LABEL (label)));
+    if (name != NULL)
+      g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), name));
+  }
+  gtk_info_bar_response (bar, GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_loaded (window));
+  g_assert_nonnull (km_document_get_skeleton (km_window_get_document (window)));
+  return window;
+}
+
+/* The autosave of a project saved in a file recovers as that file's unsaved work: its
+ * title names the file and Save writes there. Where the file's folder is gone, the work
+ * recovers untitled. */
+static void
+test_autosave_recovery_keeps_file (void)
+{
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  KmAutosave *autosave = km_window_get_autosave (window);
+  const char *path = km_autosave_get_path (autosave);
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
+  g_autofree char *project_dir = g_dir_make_tmp ("kinema-recover-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "walk.cnoid", NULL);
+  g_autofree char *gone_path = g_build_filename (project_dir, "gone", "walk.cnoid", NULL);
+  g_autoptr(GFile) left_file = g_file_new_for_path (left);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GFile) gone_file = g_file_new_for_path (gone_path);
+  g_autoptr(GFile) named = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  KmWindow *second;
+  KmDocument *recovered;
+  gsize length;
+  double value;
+
+  g_assert_true (km_window_open_example (window));
+  g_assert_true (km_document_save (document, project_file, &error));
+  g_assert_no_error (error);
+  value = km_document_get_pose (document, NULL)[0] + 0.25;
+  km_document_set_dof_value (document, 0, value);
+  value = km_document_get_pose (document, NULL)[0];
+  g_assert_true (km_document_get_modified (document));
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+
+  /* As if an earlier Kinema had left it: it knows the project it holds the work of. */
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (left, contents, length, NULL));
+  named = km_autosave_dup_project_file (left_file);
+  g_assert_nonnull (named);
+  g_assert_true (g_file_equal (named, project_file));
+
+  second = recover_in_new_window (left_file);
+  recovered = km_window_get_document (second);
+  g_assert_cmpfloat_with_epsilon (km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (recovered)),
+                                                                NULL)[0], value, 1e-9);
+  g_assert_true (km_document_get_modified (recovered));
+  g_assert_nonnull (km_document_get_file (recovered));
+  g_assert_true (g_file_equal (km_document_get_file (recovered), project_file));
+  g_assert_true (g_str_has_prefix (km_document_get_title (recovered), "walk.cnoid*"));
+  g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+
+  /* Save writes the recovered work back to the project's file, which reopens with it. */
+  g_assert_true (km_document_save (recovered, km_document_get_file (recovered), &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (recovered));
+  destroy_window (second);
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (reopened)),
+                                                                NULL)[0], value, 1e-9);
+  km_document_cancel_solve (reopened);
+
+  /* An autosave of a project whose folder is gone recovers untitled. */
+  {
+    g_autofree char *project_uri = g_file_get_uri (project_file);
+    g_autofree char *gone_uri = g_file_get_uri (gone_file);
+    g_auto(GStrv) parts = g_strsplit (contents, project_uri, 2);
+    g_autofree char *moved = NULL;
+
+    g_assert_cmpuint (g_strv_length (parts), ==, 2);
+    moved = g_strjoinv (gone_uri, parts);
+    g_assert_true (g_file_set_contents (left, moved, -1, NULL));
+  }
+  g_clear_object (&named);
+  named = km_autosave_dup_project_file (left_file);
+  g_assert_nonnull (named);
+  g_assert_true (g_file_equal (named, gone_file));
+  second = recover_in_new_window (left_file);
+  recovered = km_window_get_document (second);
+  g_assert_true (km_document_get_modified (recovered));
+  g_assert_null (km_document_get_file (recovered));
+  destroy_window (second);
+
+  /* An autosave of untitled work names no project. */
+  km_document_new_project (document);
+  g_assert_true (km_window_open_example (window));
+  km_document_set_dof_value (document, 0, value);
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(GFile) own = g_file_new_for_path (path);
+
+    g_clear_object (&named);
+    named = km_autosave_dup_project_file (own);
+    g_assert_null (named);
+  }
+
+  km_document_set_modified (document, FALSE);
+  destroy_window (window);
+  g_unlink (left);
+  g_unlink (project_path);
+  {
+    g_autofree char *model = g_build_filename (project_dir, "skeleton.json", NULL);
+
+    g_unlink (model);
+  }
+  g_rmdir (project_dir);
+}
+
 static void
 collect_labels (GtkWidget *widget,
                 GPtrArray *texts)
@@ -722,6 +860,150 @@ test_recent_files (void)
   g_rmdir (dir);
 }
 
+/* Adds @path to @recent as Kinema does when it opens or saves a file (again). */
+static void
+add_recent_as_kinema (GtkRecentManager *recent,
+                      const char       *path)
+{
+  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+  char *groups[] = { (char *) KM_RECENT_GROUP, NULL };
+  GtkRecentData data = {
+    .mime_type = (char *) "text/plain",
+    .app_name = (char *) g_get_application_name (),
+    .app_exec = (char *) "kinema %u",
+    .groups = groups,
+  };
+
+  g_assert_true (gtk_recent_manager_add_full (recent, uri, &data));
+}
+
+static char *
+recent_label (GMenuModel *menu,
+              int         i)
+{
+  char *label = NULL;
+
+  g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                  &label));
+  return label;
+}
+
+static char *
+recent_path (GMenuModel *menu,
+             int         i)
+{
+  g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i,
+                                                                       G_MENU_ATTRIBUTE_TARGET,
+                                                                       G_VARIANT_TYPE_STRING);
+
+  g_assert_nonnull (target);
+  return g_filename_from_uri (g_variant_get_string (target, NULL), NULL, NULL);
+}
+
+/* File → Open Recent lists the file used last first (not the one added first), and tells
+ * files of the same name apart by as much of their folders as it takes. */
+static void
+test_recent_order (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *a_dir = g_build_filename (dir, "model", "SR1", NULL);
+  g_autofree char *b_dir = g_build_filename (dir, "copy", "SR1", NULL);
+  g_autofree char *a = g_build_filename (a_dir, "SR1.body", NULL);
+  g_autofree char *b = g_build_filename (b_dir, "SR1.body", NULL);
+  g_autofree char *c = g_build_filename (dir, "walk.cnoid", NULL);
+  GtkRecentManager *recent = gtk_recent_manager_get_default ();
+  MenuCount count;
+
+  {
+    g_autofree char *filename = NULL;
+    g_autofree char *parent = NULL;
+
+    g_object_get (recent, "filename", &filename, NULL);
+    parent = g_path_get_dirname (filename);
+    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  }
+  gtk_recent_manager_purge_items (recent, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (a_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (b_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (a, "format: ChoreonoidBody\n", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "format: ChoreonoidBody\n", -1, NULL));
+  g_assert_true (g_file_set_contents (c, "items: {}\n", -1, NULL));
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
+                                                             "recent-files"));
+  g_assert_nonnull (count.menu);
+
+  /* Added in this order, a second apart (the times the list keeps). */
+  add_recent_as_kinema (recent, a);
+  count.n_items = 1;
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+  test_app_spin_for (1100);
+  add_recent_as_kinema (recent, b);
+  count.n_items = 2;
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+  test_app_spin_for (1100);
+  add_recent_as_kinema (recent, c);
+  count.n_items = 3;
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+  test_app_spin_for (1100);
+  /* Then the first one used again. */
+  add_recent_as_kinema (recent, a);
+  test_app_spin_for (500);
+
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 3);
+  {
+    g_autofree char *path0 = recent_path (count.menu, 0);
+    g_autofree char *path1 = recent_path (count.menu, 1);
+    g_autofree char *path2 = recent_path (count.menu, 2);
+    g_autofree char *label0 = recent_label (count.menu, 0);
+    g_autofree char *label1 = recent_label (count.menu, 1);
+    g_autofree char *label2 = recent_label (count.menu, 2);
+
+    g_test_message ("%s | %s | %s", label0, label1, label2);
+    g_assert_cmpstr (path0, ==, a);
+    g_assert_cmpstr (path1, ==, c);
+    g_assert_cmpstr (path2, ==, b);
+    /* The same name twice: each says which folder it is in. */
+    g_assert_true (g_str_has_prefix (label0, "SR1.body"));
+    g_assert_true (g_str_has_prefix (label2, "SR1.body"));
+    g_assert_cmpstr (label0, !=, label2);
+    g_assert_nonnull (strstr (label0, "model"));
+    g_assert_nonnull (strstr (label2, "copy"));
+    /* A name listed once stays plain. */
+    g_assert_cmpstr (label1, ==, "walk.cnoid");
+  }
+
+  /* Past the limit, a name listed once is plain again. */
+  g_settings_set_uint (settings, "recent-files-limit", 2);
+  g_assert_cmpint (g_menu_model_get_n_items (count.menu), ==, 2);
+  {
+    g_autofree char *label0 = recent_label (count.menu, 0);
+
+    g_assert_cmpstr (label0, ==, "SR1.body");
+  }
+
+  gtk_recent_manager_purge_items (recent, NULL);
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (a_dir);
+  g_rmdir (b_dir);
+  {
+    g_autofree char *model = g_build_filename (dir, "model", NULL);
+    g_autofree char *copy = g_build_filename (dir, "copy", NULL);
+
+    g_rmdir (model);
+    g_rmdir (copy);
+  }
+  g_rmdir (dir);
+}
+
 /* The application's Save and Save As are greyed while the active window's project is
  * being written, so the menu offers no second save of the same file. */
 static void
@@ -775,8 +1057,10 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
   g_test_add_func ("/kinema/Preferences/recent-files", test_recent_files);
+  g_test_add_func ("/kinema/Preferences/recent-order", test_recent_order);
   g_test_add_func ("/kinema/Application/save-while-saving", test_save_actions_while_saving);
   g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
+  g_test_add_func ("/kinema/Autosave/recovery-keeps-file", test_autosave_recovery_keeps_file);
   g_test_add_func ("/kinema/Window/japanese", test_japanese);
   return g_test_run ();
 }
