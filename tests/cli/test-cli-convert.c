@@ -431,6 +431,38 @@ test_convert_control_char_names (void)
   g_assert_nonnull (strstr (info_urdf.out, "\njoint=end\\r type=fixed parent=a\\tb\\nc "));
 }
 
+/* The other describe lines escape names too: a targets file's effector, a project's item. */
+static void
+test_info_control_char_names (void)
+{
+  static const char targets[] =
+    "[ { \"frame\": 0, \"pos\": [0, 0, 1], \"euler\": [0, 0, 0], \"effector\": \"a\\nb\" } ]\n";
+  static const char project[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"Root\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 1\n"
+    "      name: \"two\\nlines\"\n"
+    "      plugin: Base\n"
+    "      class: FolderItem\n";
+  g_autofree char *targets_path = g_build_filename (tmp_dir, "weird-targets.json", NULL);
+  g_autofree char *project_path = g_build_filename (tmp_dir, "weird.cnoid", NULL);
+  g_auto(Run) info_targets = { 0 };
+  g_auto(Run) info_project = { 0 };
+
+  g_assert_true (g_file_set_contents (targets_path, targets, -1, NULL));
+  g_assert_true (g_file_set_contents (project_path, project, -1, NULL));
+  run_cli (&info_targets, NULL, "info", targets_path, NULL);
+  g_assert_cmpint (info_targets.status, ==, 0);
+  g_assert_nonnull (strstr (info_targets.out, "effector=a\\nb\n"));
+  run_cli (&info_project, NULL, "info", project_path, NULL);
+  g_assert_cmpint (info_project.status, ==, 0);
+  g_assert_nonnull (strstr (info_project.out, "\"two\\nlines\""));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -450,6 +482,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
   g_test_add_func ("/kinema/Cli/convert-by-extension", test_convert_by_extension);
   g_test_add_func ("/kinema/Cli/convert-control-char-names", test_convert_control_char_names);
+  g_test_add_func ("/kinema/Cli/info-control-char-names", test_info_control_char_names);
 
   status = g_test_run ();
   {

@@ -2006,8 +2006,14 @@ describe_line (Description *d,
 {
   for (guint i = 0; i < depth; i++)
     g_string_append (d->out, "  ");
-  g_string_append_printf (d->out, "%s %s/%s \"%s\"%s\n", id, plugin, klass, name,
-                          marker != NULL ? marker : "");
+  /* (names escaped, so that each item stays one line) */
+  g_string_append_printf (d->out, "%s ", id);
+  km_format_append_value (d->out, plugin);
+  g_string_append_c (d->out, '/');
+  km_format_append_value (d->out, klass);
+  g_string_append (d->out, " \"");
+  km_format_append_value (d->out, name);
+  g_string_append_printf (d->out, "\"%s\n", marker != NULL ? marker : "");
 }
 
 /* @key's scalar value in the mapping @node, or @fallback when it is missing or no scalar. */

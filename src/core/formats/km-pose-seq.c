@@ -491,7 +491,9 @@ km_pose_seq_describe (const KmPoseSeq *self,
   g_return_if_fail (out != NULL);
 
   g_string_append_printf (out, "format=%s\n", KM_POSE_SEQ_FORMAT);
-  g_string_append_printf (out, "name=%s\n", self->name);
+  g_string_append (out, "name=");
+  km_format_append_value (out, self->name);
+  g_string_append_c (out, '\n');
   for (guint i = 0; i < self->n_keys; i++)
     {
       const KmPoseSeqKey *key = &self->keys[i];

@@ -319,7 +319,11 @@ km_targets_json_describe (const KmTargetTrack *track,
   keys = km_target_track_get_keyframes (track, &n);
   effector = km_target_track_get_effector (track);
   if (effector != NULL)
-    g_string_append_printf (out, "effector=%s\n", effector);
+    {
+      g_string_append (out, "effector=");
+      km_format_append_value (out, effector);
+      g_string_append_c (out, '\n');
+    }
   if (!vec3_same (km_target_track_get_effector_offset (track), KM_VEC3_ZERO))
     {
       KmVec3 o = km_target_track_get_effector_offset (track);
