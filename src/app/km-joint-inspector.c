@@ -14,6 +14,7 @@
 
 #include "km-body-item.h"
 #include "km-document-skeleton.h"
+#include "km-scroll-guard.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-outline.h"
 #include "km-units.h"
@@ -1178,12 +1179,28 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   g_type_ensure (KM_TYPE_SKELETON_OUTLINE);
 }
 
+/* The wheel scrolls the inspector: it edits a field only once the user has clicked into
+ * it (km_scroll_guard_attach; the limit fields are guarded with their other handlers). */
+static void
+guard_vector_spins (KmJointInspector *self)
+{
+  GtkSpinButton *spins[] = {
+    self->offset_x, self->offset_y, self->offset_z,
+    self->rotation_x, self->rotation_y, self->rotation_z,
+    self->axis_x, self->axis_y, self->axis_z,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
+    km_scroll_guard_attach (GTK_WIDGET (spins[i]));
+}
+
 static void
 km_joint_inspector_init (KmJointInspector *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->length_unit = g_strdup ("metres");
 
+  guard_vector_spins (self);
   for (guint k = 0; k < N_AXES; k++)
     {
       GtkCheckButton *limited;
@@ -1195,6 +1212,7 @@ km_joint_inspector_init (KmJointInspector *self)
           g_object_set_data (G_OBJECT (ends[e]), OPEN_END_KEY, GINT_TO_POINTER (e == 0 ? -1 : 1));
           g_signal_connect (ends[e], "output", G_CALLBACK (limit_output_cb), NULL);
           g_signal_connect (ends[e], "input", G_CALLBACK (limit_input_cb), NULL);
+          km_scroll_guard_attach (GTK_WIDGET (ends[e]));
         }
     }
 

@@ -11,6 +11,7 @@
 
 #include "km-joint-panel.h"
 
+#include "km-scroll-guard.h"
 #include "km-units.h"
 
 /*
@@ -296,11 +297,11 @@ add_row (KmJointPanel  *self,
   g_array_append_val (self->rows, row);
   watch_row_widget (self, header, joint_index);
 
-  /* Both labels give way (ellipsized) in a narrow pane: the slider and spin button below
-   * stay within it, and the full limits are in their tooltips. */
+  /* The limits are what the row is there to show: the name gives way (ellipsized, its
+   * whole text in the slider's accessible label). The limits fit the panel's least width
+   * (its width-request), so the slider and spin button below stay within it. */
   unit = gtk_label_new (tooltip);
   gtk_label_set_xalign (GTK_LABEL (unit), 1.0);
-  gtk_label_set_ellipsize (GTK_LABEL (unit), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (unit, "dim-label");
   gtk_widget_add_css_class (unit, "caption");
   gtk_box_append (GTK_BOX (header), unit);
@@ -312,6 +313,7 @@ add_row (KmJointPanel  *self,
   gtk_accessible_update_property (GTK_ACCESSIBLE (slider), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   gtk_grid_attach (self->grid, slider, 0, grid_row + 1, 1, 1);
   watch_row_widget (self, slider, joint_index);
+  km_scroll_guard_attach (slider);
 
   spin = gtk_spin_button_new (adjustment, step, digits);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
@@ -319,6 +321,7 @@ add_row (KmJointPanel  *self,
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   gtk_grid_attach (self->grid, spin, 1, grid_row + 1, 1, 1);
   watch_row_widget (self, spin, joint_index);
+  km_scroll_guard_attach (spin);
 
   unit = gtk_label_new (row.unit);
   gtk_label_set_width_chars (GTK_LABEL (unit), 2);

@@ -503,14 +503,28 @@ scene_bounds (KmSceneView *self,
   return min->x <= max->x;
 }
 
+/* Metres: the least diagonal of the whole scene's framed box. A one-joint skeleton (a
+ * new one) is framed like a small model, not zoomed in until its marker fills the view.
+ * Framing a selected joint has no such floor: it is there to look closely. */
+#define MIN_SCENE_EXTENT 1.0
+
 static void
 frame_box (KmSceneView *self,
            KmVec3       min,
-           KmVec3       max)
+           KmVec3       max,
+           double       min_extent)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
 
+  if (km_vec3_length (km_vec3_sub (max, min)) < min_extent)
+    {
+      KmVec3 centre = km_vec3_scale (km_vec3_add (min, max), 0.5);
+      double half = min_extent / (2.0 * sqrt (3.0));   /* a cube of that diagonal */
+
+      min = km_vec3_sub (centre, km_vec3 (half, half, half));
+      max = km_vec3_add (centre, km_vec3 (half, half, half));
+    }
   km_camera_frame_box (&self->camera, min, max,
                        width > 0 && height > 0 ? (double) width / height : 1.0);
 }
@@ -1519,7 +1533,7 @@ reframe (KmSceneView *self)
       KmVec3 min, max;
 
       if (scene_bounds (self, -1, &min, &max))
-        frame_box (self, min, max);
+        frame_box (self, min, max, MIN_SCENE_EXTENT);
     }
   self->camera_moved = FALSE;
   if (self->document != NULL)
@@ -1743,7 +1757,7 @@ km_scene_view_frame (KmSceneView *self,
   if (!scene_bounds (self, joint, &min, &max)
       && (joint < 0 || !scene_bounds (self, -1, &min, &max)))
     return;
-  frame_box (self, min, max);
+  frame_box (self, min, max, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
   self->camera_moved = TRUE;
   notify_camera (self);
 }

@@ -47,7 +47,7 @@ struct _KmTimeBar
   GtkAdjustment  *adjustment;
   GtkButton      *play_button;
   GtkButton      *cancel_button;
-  GtkLabel       *frame_label;
+  GtkInscription *frame_label;
   GtkProgressBar *progress_bar;
   GtkScale       *scale;
   GtkDrawingArea *keyframe_strip;
@@ -108,7 +108,8 @@ update_label (KmTimeBar *self)
 
   /* Translators: current frame, last frame, then the current time in seconds */
   text = g_strdup_printf (_("Frame %u / %u  ·  %.2f s"), frame, n_frames - 1, frame / rate);
-  gtk_label_set_text (self->frame_label, text);
+  gtk_inscription_set_text (self->frame_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_label), text);
 }
 
 /* Delete and copy act on the keyframe at the current frame: enabled only where there is one. */
@@ -840,6 +841,17 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_set_css_name (widget_class, "timebar");
 }
 
+/* Digits of one width: the frame text keeps its width from frame to frame. */
+static void
+use_tabular_digits (GtkInscription *inscription)
+{
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_font_features_new ("tnum=1"));
+  gtk_inscription_set_attributes (inscription, attrs);
+  pango_attr_list_unref (attrs);
+}
+
 static void
 km_time_bar_init (KmTimeBar *self)
 {
@@ -853,6 +865,7 @@ km_time_bar_init (KmTimeBar *self)
 
   self->tick_from = -1;
   self->marks = g_byte_array_new ();
+  use_tabular_digits (self->frame_label);
   gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);
   gesture = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);

@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <gtk/gtk.h>
 
 #include "km-camera.h"
@@ -162,6 +163,32 @@ test_reframe_keeps_projection (Fixture       *f,
   g_assert_cmpuint (f->n_ortho_notify, ==, 2);
 }
 
+/* A new skeleton (one joint of no size) is framed as about a metre of space, like a small
+ * model, not zoomed in until its joint's marker fills the view. */
+static void
+test_new_skeleton_framed (Fixture       *f,
+                          gconstpointer  data)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+  double aspect, half, shown;
+
+  /* In a new project: nothing else to frame. */
+  km_document_new_project (f->document);
+  test_app_spin ();
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 1);
+
+  /* The least extent the view shows at the target, across or up. */
+  aspect = (double) gtk_widget_get_width (GTK_WIDGET (f->view))
+           / gtk_widget_get_height (GTK_WIDGET (f->view));
+  half = tan (camera->fov_y / 2.0);
+  shown = 2.0 * camera->distance * half * MIN (aspect, 1.0);
+  g_test_message ("distance %.3f m, %.3f m shown", camera->distance, shown);
+  g_assert_cmpfloat (shown, >=, 1.0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -170,6 +197,8 @@ main (int    argc,
 
   g_test_add ("/kinema/SceneView/reset-camera-perspective", Fixture, NULL,
               fixture_setup, test_reset_camera_perspective, fixture_teardown);
+  g_test_add ("/kinema/SceneView/new-skeleton-framed", Fixture, NULL, fixture_setup,
+              test_new_skeleton_framed, fixture_teardown);
   g_test_add ("/kinema/SceneView/reframe-keeps-projection", Fixture, NULL,
               fixture_setup, test_reframe_keeps_projection, fixture_teardown);
   return g_test_run ();

@@ -172,12 +172,14 @@ activate (Fixture    *f,
   test_app_spin ();
 }
 
-/* The text of the label under @widget that shows the frame ("Frame …"), or NULL. */
+/* The text of the label (an inscription) under @widget that shows the frame ("Frame …"),
+ * or NULL. */
 static const char *
 frame_label_below (GtkWidget *widget)
 {
-  if (GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "Frame "))
-    return gtk_label_get_text (GTK_LABEL (widget));
+  if (GTK_IS_INSCRIPTION (widget)
+      && g_str_has_prefix (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), "Frame "))
+    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {

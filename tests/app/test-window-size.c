@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "km-joint-panel.h"
+#include "km-time-bar.h"
 #include "km-window.h"
 #include "test-app-util.h"
 
@@ -155,6 +156,49 @@ test_remembered_panes_clamped (Fixture       *f,
   assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
 }
 
+/* The time slider is long enough to scrub, not just its knob: the frame text gave way. */
+static void
+assert_time_slider_usable (Fixture *f)
+{
+  GtkWidget *scale = test_app_find_widget (km_window_get_time_bar (f->window), GTK_TYPE_SCALE);
+
+  g_assert_nonnull (scale);
+  g_test_message ("time slider %d px in a %d px window", gtk_widget_get_width (scale),
+                  gtk_widget_get_width (GTK_WIDGET (f->window)));
+  g_assert_cmpint (gtk_widget_get_width (scale), >=, 120);
+  assert_inside_window (f, scale, TRUE);
+}
+
+/* A time bar at its least width keeps a slider to scrub with (the review's 716 px window
+ * left only its knob); the frame text gives way, ellipsized, and the least width drops. */
+static void
+test_narrow_time_bar (void)
+{
+  GtkWindow *window = GTK_WINDOW (gtk_window_new ());
+  GtkWidget *time_bar = km_time_bar_new ();
+  GtkWidget *scale = test_app_find_widget (time_bar, GTK_TYPE_SCALE);
+  g_autoptr(KmDocument) document = km_document_new ();
+  int min_width = 0;
+
+  g_assert_true (km_document_load_defaults (document, NULL));
+  km_time_bar_set_document (KM_TIME_BAR (time_bar), document);
+  gtk_window_set_child (window, time_bar);
+  gtk_window_present (window);
+  test_app_spin_for (300);
+  /* Laid out at its least width, as in a window that narrow (without a window manager a
+   * window asked to be narrower than its minimum takes its natural width instead). */
+  gtk_widget_measure (time_bar, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+  gtk_widget_size_allocate (time_bar,
+                            &(GtkAllocation) { 0, 0, min_width,
+                                               gtk_widget_get_height (time_bar) }, -1);
+  g_test_message ("time bar at least %d px; its slider then %d px", min_width,
+                  gtk_widget_get_width (scale));
+  g_assert_cmpint (min_width, <, 716);
+  g_assert_cmpint (gtk_widget_get_width (scale), >=, 120);
+  gtk_window_destroy (window);
+  test_app_spin ();
+}
+
 /* Asked for less than it can be, the window takes its minimum size: nothing of the right
  * pane is then drawn past its edge. */
 static void
@@ -175,6 +219,7 @@ test_minimum_size (Fixture       *f,
   assert_inside_window (f, notebook, TRUE);
   assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
   assert_inside_window (f, km_window_get_time_bar (f->window), TRUE);
+  assert_time_slider_usable (f);
 }
 
 int
@@ -189,5 +234,6 @@ main (int    argc,
               NULL, test_remembered_panes_clamped, fixture_teardown);
   g_test_add ("/kinema/WindowSize/minimum-size", Fixture, NULL,
               NULL, test_minimum_size, fixture_teardown);
+  g_test_add_func ("/kinema/WindowSize/narrow-time-bar", test_narrow_time_bar);
   return g_test_run ();
 }

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+#include "km-joint-inspector.h"
+#include "km-joint-panel.h"
+#include "km-skeleton-edit.h"
+#include "km-window.h"
+#include "km-document-skeleton.h"
+
+#include "test-app-util.h"
+
+/*
+ * The Pose and Skeleton tabs of the editor window at its default size, with real pointer
+ * input under Xvfb (the independent GUI review): the mouse wheel scrolls them instead of
+ * editing the value under the pointer, the inspector's fields fit the pane, and a row's
+ * limits stay readable beside a long joint name.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  GtkWidget  *panel;
+  GtkWidget  *inspector;
+} Fixture;
+
+static gboolean
+laid_out (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_width (f->panel) > 0
+         && km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel)) > 0;
+}
+
+/* Choreonoid's SR1 (29 rows in the Pose tab) in a window of the default size. */
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                 NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1280, 800);
+  f->document = km_window_get_document (f->window);
+  f->panel = km_window_get_joint_panel (f->window);
+  f->inspector = test_app_find_widget (GTK_WIDGET (f->window), KM_TYPE_JOINT_INSPECTOR);
+  g_assert_nonnull (f->inspector);
+  g_assert_true (test_app_open_file (f->window, file));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_until (laid_out, f, 10000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  /* The panes take their positions once the paneds have a size. */
+  test_app_spin_for (300);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_null (f->window);
+}
+
+/* Every widget of @type at or below @widget, depth first. */
+static void
+collect (GtkWidget *widget,
+         GType      type,
+         GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    g_ptr_array_add (found, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect (child, type, found);
+}
+
+static GtkWidget *
+nth_widget (GtkWidget *root,
+            GType      type,
+            guint      n)
+{
+  g_autoptr(GPtrArray) found = g_ptr_array_new ();
+
+  collect (root, type, found);
+  g_assert_cmpuint (found->len, >, n);
+  return found->pdata[n];
+}
+
+static void
+show_tab (Fixture   *f,
+          GtkWidget *page)
+{
+  GtkNotebook *notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (page, GTK_TYPE_NOTEBOOK));
+
+  gtk_notebook_set_current_page (notebook, gtk_notebook_page_num (notebook, page));
+  test_app_spin_for (200);
+}
+
+#ifdef GDK_WINDOWING_X11
+/* Turns the wheel @clicks detents down over the middle of @widget, with nothing focused. */
+static void
+wheel_over (Fixture   *f,
+            GtkWidget *widget,
+            int        clicks)
+{
+  GtkWidget *window = GTK_WIDGET (f->window);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  double x, y, sx, sy;
+
+  gtk_window_set_focus (GTK_WINDOW (window), NULL);
+  g_assert_true (gtk_widget_translate_coordinates (widget, window,
+                                                   gtk_widget_get_width (widget) / 2.0,
+                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  g_ptr_array_add (args, g_strdup ("mousemove"));
+  g_ptr_array_add (args, g_strdup ("--window"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+  g_ptr_array_add (args, g_strdup ("sleep"));
+  g_ptr_array_add (args, g_strdup ("0.2"));
+  g_ptr_array_add (args, g_strdup ("click"));
+  g_ptr_array_add (args, g_strdup ("--repeat"));
+  g_ptr_array_add (args, g_strdup_printf ("%d", clicks));
+  g_ptr_array_add (args, g_strdup ("--delay"));
+  g_ptr_array_add (args, g_strdup ("50"));
+  g_ptr_array_add (args, g_strdup ("5"));
+  test_app_xdotool (window, args);
+  test_app_spin_for (100);
+}
+
+static gboolean
+can_use_pointer (Fixture *f)
+{
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+  return GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))) && xdotool != NULL;
+}
+#endif
+
+static GtkAdjustment *
+scrolled_vadjustment (GtkWidget *widget)
+{
+  GtkWidget *scrolled = gtk_widget_get_ancestor (widget, GTK_TYPE_SCROLLED_WINDOW);
+
+  g_assert_nonnull (scrolled);
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+}
+
+/* The wheel over a Pose-tab slider or spin button scrolls the rows and moves no joint;
+ * clicked into, a spin button takes the wheel. */
+static void
+test_pose_wheel_scrolls (Fixture       *f,
+                         gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree double *before = NULL;
+  GtkAdjustment *rows;
+  GtkWidget *slider, *spin;
+  const double *pose;
+  guint n_dof;
+  double top;
+
+  if (!can_use_pointer (f))
+    {
+      g_test_skip ("needs X11 and xdotool for real pointer input");
+      return;
+    }
+  show_tab (f, f->panel);
+  slider = nth_widget (f->panel, GTK_TYPE_SCALE, 2);
+  spin = nth_widget (f->panel, GTK_TYPE_SPIN_BUTTON, 2);
+  rows = scrolled_vadjustment (slider);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (rows), >, gtk_adjustment_get_page_size (rows));
+  pose = km_document_get_pose (f->document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+
+  top = gtk_adjustment_get_value (rows);
+  wheel_over (f, slider, 2);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  pose = km_document_get_pose (f->document, &n_dof);
+  for (guint d = 0; d < n_dof; d++)
+    g_assert_cmpfloat_with_epsilon (pose[d], before[d], 1e-12);
+  g_assert_cmpfloat (gtk_adjustment_get_value (rows), >, top);
+
+  gtk_adjustment_set_value (rows, 0.0);
+  test_app_spin_for (100);
+  wheel_over (f, spin, 2);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  pose = km_document_get_pose (f->document, &n_dof);
+  for (guint d = 0; d < n_dof; d++)
+    g_assert_cmpfloat_with_epsilon (pose[d], before[d], 1e-12);
+  g_assert_cmpfloat (gtk_adjustment_get_value (rows), >, 0.0);
+
+  /* Focused (the user clicked into it), the spin button takes the wheel. */
+  gtk_adjustment_set_value (rows, 0.0);
+  test_app_spin_for (100);
+  g_assert_true (gtk_widget_grab_focus (spin));
+  {
+    double value = gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin));
+    GtkWidget *window = GTK_WIDGET (f->window);
+    GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+    double x, y, sx, sy;
+
+    g_assert_true (gtk_widget_translate_coordinates (spin, window,
+                                                     gtk_widget_get_width (spin) / 2.0,
+                                                     gtk_widget_get_height (spin) / 2.0,
+                                                     &x, &y));
+    gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+    g_ptr_array_add (args, g_strdup ("mousemove"));
+    g_ptr_array_add (args, g_strdup ("--window"));
+    g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+    g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
+    g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+    g_ptr_array_add (args, g_strdup ("sleep"));
+    g_ptr_array_add (args, g_strdup ("0.2"));
+    g_ptr_array_add (args, g_strdup ("click"));
+    g_ptr_array_add (args, g_strdup ("4"));
+    test_app_xdotool (window, args);
+    test_app_spin_for (100);
+    g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), !=, value);
+  }
+#else
+  g_test_skip ("needs X11 for real pointer input");
+#endif
+}
+
+/* The wheel over the inspector's Offset Y (the reviewer's Elbow, in SR1 a hip) leaves
+ * the skeleton as it is. */
+static void
+test_inspector_wheel_scrolls (Fixture       *f,
+                              gconstpointer  data)
+{
+#ifdef GDK_WINDOWING_X11
+  KmSkeleton *skeleton;
+  GtkWidget *offset_y;
+  KmVec3 offset;
+  int joint;
+
+  if (!can_use_pointer (f))
+    {
+      g_test_skip ("needs X11 and xdotool for real pointer input");
+      return;
+    }
+  skeleton = km_document_get_skeleton (f->document);
+  joint = km_skeleton_find_joint (skeleton, "RLEG_HIP_P");
+  g_assert_cmpint (joint, >=, 0);
+  offset = km_skeleton_get_joint (skeleton, joint)->offset;
+  show_tab (f, f->inspector);
+  km_document_set_selected_joint (f->document, joint);
+  test_app_spin_for (200);
+  offset_y = nth_widget (f->inspector, GTK_TYPE_SPIN_BUTTON, 1);
+  g_assert_true (gtk_widget_get_mapped (offset_y));
+
+  wheel_over (f, offset_y, 3);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  skeleton = km_document_get_skeleton (f->document);
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton, joint)->offset.x, ==, offset.x);
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton, joint)->offset.y, ==, offset.y);
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton, joint)->offset.z, ==, offset.z);
+#else
+  g_test_skip ("needs X11 for real pointer input");
+#endif
+}
+
+/* At the default window size the inspector's X, Y and Z fields are all within the pane:
+ * nothing of it is behind a horizontal scrollbar. */
+static void
+test_inspector_fits (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GPtrArray) spins = g_ptr_array_new ();
+  GtkWidget *scrolled;
+  GtkAdjustment *h;
+  int joint;
+
+  joint = km_skeleton_find_joint (km_document_get_skeleton (f->document), "RARM_ELBOW");
+  g_assert_cmpint (joint, >=, 0);
+  show_tab (f, f->inspector);
+  km_document_set_selected_joint (f->document, joint);
+  test_app_spin_for (300);
+
+  collect (f->inspector, GTK_TYPE_SPIN_BUTTON, spins);
+  scrolled = gtk_widget_get_ancestor (spins->pdata[0], GTK_TYPE_SCROLLED_WINDOW);
+  h = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  g_test_message ("inspector %d px, content %.0f px, page %.0f px",
+                  gtk_widget_get_width (f->inspector), gtk_adjustment_get_upper (h),
+                  gtk_adjustment_get_page_size (h));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (h), <=, gtk_adjustment_get_page_size (h) + 0.5);
+  for (guint i = 0; i < spins->len; i++)
+    {
+      graphene_rect_t b;
+
+      if (!gtk_widget_get_mapped (spins->pdata[i]))
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (spins->pdata[i], scrolled, &b));
+      g_assert_cmpfloat (b.origin.x, >=, 0.0);
+      g_assert_cmpfloat (b.origin.x + b.size.width, <=, gtk_widget_get_width (scrolled));
+    }
+}
+
+/* A row of a joint with a long name shows its limits whole; the name gives way. */
+static void
+test_limits_beside_long_name (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int joint = km_skeleton_find_joint (skeleton, "RARM_SHOULDER_P");
+  KmSkeleton *renamed;
+  GtkWidget *name, *limits;
+
+  g_assert_cmpint (joint, >=, 0);
+  renamed = km_skeleton_edit_set_name (skeleton, joint,
+                                       "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, renamed, "Rename", NULL));
+  show_tab (f, f->panel);
+  test_app_spin_for (300);
+
+  name = test_app_find_label (f->panel, "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
+  g_assert_nonnull (name);
+  limits = gtk_widget_get_next_sibling (name);
+  g_assert_true (GTK_IS_LABEL (limits));
+  g_test_message ("limits \"%s\": %d px", gtk_label_get_text (GTK_LABEL (limits)),
+                  gtk_widget_get_width (limits));
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (limits)), "Limits"));
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (limits))));
+  g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (name))));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/SidePanels/pose-wheel-scrolls", Fixture, NULL, fixture_setup,
+              test_pose_wheel_scrolls, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/inspector-wheel-scrolls", Fixture, NULL, fixture_setup,
+              test_inspector_wheel_scrolls, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/inspector-fits", Fixture, NULL, fixture_setup,
+              test_inspector_fits, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/limits-beside-long-name", Fixture, NULL, fixture_setup,
+              test_limits_beside_long_name, fixture_teardown);
+  return g_test_run ();
+}
