@@ -9,6 +9,10 @@
 #include "km-message.h"
 #include "test-app-util.h"
 
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 static void
 timeout_cb (gpointer data)
 {
@@ -194,6 +198,31 @@ test_app_xdotool (GtkWidget *widget,
   g_assert_true (test_app_wait_flag (&done, 20000));
   gdk_display_sync (gtk_widget_get_display (widget));
   test_app_spin_for (60);
+}
+
+/* Appends to @args the xdotool command that moves the pointer to the middle of @widget
+ * (in its toplevel X window; on another backend, nothing). */
+void
+test_app_add_pointer_move (GPtrArray *args,
+                           GtkWidget *widget)
+{
+#ifdef GDK_WINDOWING_X11
+  GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (widget));
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  double x, y, sx, sy;
+
+  if (!GDK_IS_X11_SURFACE (surface))
+    return;
+  g_assert_true (gtk_widget_translate_coordinates (widget, window,
+                                                   gtk_widget_get_width (widget) / 2.0,
+                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  g_ptr_array_add (args, g_strdup ("mousemove"));
+  g_ptr_array_add (args, g_strdup ("--window"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+#endif
 }
 
 /* Where @world shows in @view, in the view's logical pixels (asserts it is in front). */

@@ -33,6 +33,8 @@ void     test_app_project         (KmSceneView *view,
                                    KmVec3      world,
                                    double     *x,
                                    double     *y);
+void     test_app_add_pointer_move (GPtrArray  *args,
+                                   GtkWidget  *widget);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
 gboolean test_app_wait_loaded     (KmWindow   *window);

@@ -120,20 +120,10 @@ wheel_over (Fixture   *f,
             int        clicks)
 {
   GtkWidget *window = GTK_WIDGET (f->window);
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-  double x, y, sx, sy;
 
   gtk_window_set_focus (GTK_WINDOW (window), NULL);
-  g_assert_true (gtk_widget_translate_coordinates (widget, window,
-                                                   gtk_widget_get_width (widget) / 2.0,
-                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
-  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
-  g_ptr_array_add (args, g_strdup ("mousemove"));
-  g_ptr_array_add (args, g_strdup ("--window"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+  test_app_add_pointer_move (args, widget);
   g_ptr_array_add (args, g_strdup ("sleep"));
   g_ptr_array_add (args, g_strdup ("0.2"));
   g_ptr_array_add (args, g_strdup ("click"));
@@ -215,20 +205,9 @@ test_pose_wheel_scrolls (Fixture       *f,
   {
     double value = gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin));
     GtkWidget *window = GTK_WIDGET (f->window);
-    GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-    double x, y, sx, sy;
 
-    g_assert_true (gtk_widget_translate_coordinates (spin, window,
-                                                     gtk_widget_get_width (spin) / 2.0,
-                                                     gtk_widget_get_height (spin) / 2.0,
-                                                     &x, &y));
-    gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
-    g_ptr_array_add (args, g_strdup ("mousemove"));
-    g_ptr_array_add (args, g_strdup ("--window"));
-    g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-    g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
-    g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+    test_app_add_pointer_move (args, spin);
     g_ptr_array_add (args, g_strdup ("sleep"));
     g_ptr_array_add (args, g_strdup ("0.2"));
     g_ptr_array_add (args, g_strdup ("click"));

@@ -343,30 +343,6 @@ find_tooltip_row (GtkWidget  *widget,
   return NULL;
 }
 
-#ifdef GDK_WINDOWING_X11
-/* xdotool arguments that move the pointer to the middle of @widget, then wait @wait. */
-static void
-add_pointer_move (GPtrArray  *args,
-                  GtkWidget  *window,
-                  GtkWidget  *widget,
-                  const char *wait)
-{
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
-  double x, y, sx, sy;
-
-  g_assert_true (gtk_widget_translate_coordinates (widget, window,
-                                                   gtk_widget_get_width (widget) / 2.0,
-                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
-  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
-  g_ptr_array_add (args, g_strdup ("mousemove"));
-  g_ptr_array_add (args, g_strdup ("--window"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
-  g_ptr_array_add (args, g_strdup ("sleep"));
-  g_ptr_array_add (args, g_strdup (wait));
-}
-#endif
 
 /* A row's tooltip, shown by hovering before a right click, is not left on top of the
  * context menu the click opens; it comes back once the menu is closed. */
@@ -396,7 +372,9 @@ test_context_menu_hides_tooltip (Fixture       *f,
   test_app_spin_for (200);
 
   /* Hovering shows the tooltip (the test sees tooltips at all). */
-  add_pointer_move (hover, window, row, "1.2");
+  test_app_add_pointer_move (hover, row);
+  g_ptr_array_add (hover, g_strdup ("sleep"));
+  g_ptr_array_add (hover, g_strdup ("1.2"));
   test_app_xdotool (window, hover);
   test_app_spin_for (300);
   g_assert_nonnull (find_mapped (window, "GtkTooltipWindow"));
