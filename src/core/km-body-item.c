@@ -155,14 +155,16 @@ value_out (const KmJoint *joint,
   return joint->type == KM_JOINT_PRISMATIC ? v : km_rad_to_deg (v);
 }
 
-static void
+/* Poses the body from the values read; returns how many values its list has (0 without a
+ * model). */
+static guint
 apply_raw (KmBodyItem *self,
            gboolean    radians)
 {
   g_autoptr(GArray) order = NULL;
 
   if (self->skeleton == NULL)
-    return;
+    return 0;
   order = value_order (self->skeleton);
   for (guint i = 0; i < order->len && i < self->n_raw; i++)
     {
@@ -176,34 +178,7 @@ apply_raw (KmBodyItem *self,
       self->q[joint->dof_index + slot->dof] = value_in (joint, self->raw[i], self->schema,
                                                         radians);
     }
-}
-
-/* Warns at @node (the list under @key) when it does not hold one value per joint value
- * of the model: Choreonoid sets the joints listed and leaves the others, as Kinema does,
- * but a list that does not fit was usually written for another model. */
-static void
-check_value_count (KmBodyItem       *self,
-                   const KmYamlNode *node,
-                   const char       *key,
-                   KmItemIo         *io)
-{
-  g_autoptr(GArray) order = NULL;
-
-  if (self->skeleton == NULL)
-    return;
-  order = value_order (self->skeleton);
-  if (self->n_raw == order->len)
-    return;
-  km_item_io_warn (io, node,
-                   /* Translators: %s is a key such as joint_displacements */
-                   g_dngettext (GETTEXT_PACKAGE,
-                                "“%s” lists %u value where the model has %u; joints it "
-                                "does not list stay at zero, values past the model’s are "
-                                "ignored",
-                                "“%s” lists %u values where the model has %u; joints it "
-                                "does not list stay at zero, values past the model’s are "
-                                "ignored", self->n_raw),
-                   key, self->n_raw, order->len);
+  return order->len;
 }
 
 static KmYamlNode *
@@ -518,10 +493,23 @@ km_body_item_restore (KmItem           *item,
     return FALSE;
   if (node != NULL)
     {
+      guint n_values;
+
       load_model (self, node, io);
-      apply_raw (self, radians);
-      if (displacements != NULL)
-        check_value_count (self, displacements, key_of (data, displacement_keys), io);
+      n_values = apply_raw (self, radians);
+      /* Choreonoid sets the joints listed and leaves the others, as Kinema does, but a
+       * list that does not fit was usually written for another model. */
+      if (displacements != NULL && self->skeleton != NULL && self->n_raw != n_values)
+        km_item_io_warn (io, displacements,
+                         /* Translators: %s is a key such as joint_displacements */
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "“%s” lists %u value where the model has %u; joints it "
+                                      "does not list stay at zero, values past the model’s "
+                                      "are ignored",
+                                      "“%s” lists %u values where the model has %u; joints it "
+                                      "does not list stay at zero, values past the model’s "
+                                      "are ignored", self->n_raw),
+                         key_of (data, displacement_keys), self->n_raw, n_values);
     }
   else
     km_item_set_problem (item, _("the body item names no model file"));
