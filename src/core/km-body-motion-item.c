@@ -284,14 +284,9 @@ km_body_motion_item_get_motion (KmBodyMotionItem *self)
 KmItem *
 km_body_motion_item_get_body (KmBodyMotionItem *self)
 {
-  KmItem *item;
-
   g_return_val_if_fail (KM_IS_BODY_MOTION_ITEM (self), NULL);
 
-  for (item = km_item_get_parent (KM_ITEM (self)); item != NULL; item = km_item_get_parent (item))
-    if (KM_IS_BODY_ITEM (item))
-      return item;
-  return NULL;
+  return km_item_find_ancestor_by_type (KM_ITEM (self), KM_TYPE_BODY_ITEM);
 }
 
 double

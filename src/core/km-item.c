@@ -604,6 +604,18 @@ km_item_find_child_by_type (KmItem *self,
 }
 
 KmItem *
+km_item_find_ancestor_by_type (KmItem *self,
+                               GType   type)
+{
+  g_return_val_if_fail (KM_IS_ITEM (self), NULL);
+
+  for (KmItem *item = km_item_get_parent (self); item != NULL; item = km_item_get_parent (item))
+    if (G_TYPE_CHECK_INSTANCE_TYPE (item, type))
+      return item;
+  return NULL;
+}
+
+KmItem *
 km_item_find_child_by_name (KmItem     *self,
                             const char *name)
 {

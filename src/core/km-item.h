@@ -106,6 +106,9 @@ KmItem      *km_item_find_by_id          (KmItem           *self,
                                           gint64            id);
 KmItem      *km_item_find_child_by_type  (KmItem           *self,
                                           GType             type);
+/* The nearest ancestor of @type (not @self), or NULL. */
+KmItem      *km_item_find_ancestor_by_type (KmItem         *self,
+                                            GType           type);
 KmItem      *km_item_find_child_by_name  (KmItem           *self,
                                           const char       *name);
 /* Calls @func on @self and every descendant in preorder. */

@@ -187,14 +187,9 @@ km_pose_seq_item_get_pose_seq (KmPoseSeqItem *self)
 KmItem *
 km_pose_seq_item_get_body (KmPoseSeqItem *self)
 {
-  KmItem *item;
-
   g_return_val_if_fail (KM_IS_POSE_SEQ_ITEM (self), NULL);
 
-  for (item = km_item_get_parent (KM_ITEM (self)); item != NULL; item = km_item_get_parent (item))
-    if (KM_IS_BODY_ITEM (item))
-      return item;
-  return NULL;
+  return km_item_find_ancestor_by_type (KM_ITEM (self), KM_TYPE_BODY_ITEM);
 }
 
 double
