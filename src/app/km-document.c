@@ -537,10 +537,9 @@ static gboolean
 item_is_of_body (KmItem     *item,
                  KmBodyItem *body)
 {
-  for (KmItem *up = km_item_get_parent (item); up != NULL; up = km_item_get_parent (up))
-    if (KM_IS_BODY_ITEM (up))
-      return up == (KmItem *) body;
-  return FALSE;
+  KmItem *nearest = km_item_find_ancestor_by_type (item, KM_TYPE_BODY_ITEM);
+
+  return nearest != NULL && nearest == (KmItem *) body;
 }
 
 /* The animation source that plays for @body: one selected in the item tree (as in
