@@ -4,22 +4,20 @@
 
 #pragma once
 
-#include "km-animation.h"
 #include "km-body-motion.h"
-#include "km-item.h"
+#include "km-motion-file-item.h"
 
 G_BEGIN_DECLS
 
 /*
  * Choreonoid's body motion item (`Body/BodyMotionItem`): `file` (or the older `filename`)
  * names a `.seq` file, `format: CHOREONOID-BODY-MOTION-YAML` (older projects: `yaml` or
- * none; km-body-motion.h). Its body is its nearest ancestor body item.
+ * none; km-body-motion.h). A read-only KmMotionFileItem: the file is only read, and the
+ * item's data is written back exactly as it was read.
  *
- * Kinema plays it and never edits it: the file is only read, and the item's data is
- * written back exactly as it was read (its file reference follows a save into another
- * folder, as every item's does: km-cnoid.h). A file that cannot be read leaves the item
- * without a motion; one that does not fit the body (no body above the item, joint ids
- * the body lacks) loads with a warning naming the file. The project loads either way.
+ * A file that cannot be read leaves the item without a motion; one that does not fit the
+ * body (no body above the item, joint ids the body lacks) loads with a warning naming the
+ * file. The project loads either way.
  *
  * The animation is built on first use for the body's current model, at the frame rate set
  * with km_body_motion_item_set_frame_rate (0, the default: the file's own), sampling the
@@ -30,7 +28,8 @@ G_BEGIN_DECLS
 
 #define KM_TYPE_BODY_MOTION_ITEM (km_body_motion_item_get_type ())
 
-G_DECLARE_FINAL_TYPE (KmBodyMotionItem, km_body_motion_item, KM, BODY_MOTION_ITEM, KmItem)
+G_DECLARE_FINAL_TYPE (KmBodyMotionItem, km_body_motion_item, KM, BODY_MOTION_ITEM,
+                      KmMotionFileItem)
 
 /* A new item for @motion read from @path: its data names @path, so a project saved with
  * it refers to the file. */

@@ -11,89 +11,42 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-pose-seq-item.h"
-#include "km-animation-source.h"
 #include "km-body-item.h"
-#include "km-cnoid.h"
 
 struct _KmPoseSeqItem
 {
-  KmItem       parent_instance;
+  KmMotionFileItem  parent_instance;
 
   /* Owned */
-  KmPoseSeq   *pose_seq;
-  char        *file;
-  char        *format;
-  KmAnimation *animation;     /* built for animation_skeleton at frame_rate */
-  KmSkeleton  *animation_skeleton;
-  KmTransform *root_poses;    /* one per animation frame */
+  KmPoseSeq        *pose_seq;
 
-  double       frame_rate;
-  gboolean     building;      /* km_pose_seq_item_build_async running */
+  double            frame_rate;
+  gboolean          building;      /* km_pose_seq_item_build_async running */
 };
 
-static void animation_source_iface_init (KmAnimationSourceInterface *iface);
+G_DEFINE_FINAL_TYPE (KmPoseSeqItem, km_pose_seq_item, KM_TYPE_MOTION_FILE_ITEM)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (KmPoseSeqItem, km_pose_seq_item, KM_TYPE_ITEM,
-                               G_IMPLEMENT_INTERFACE (KM_TYPE_ANIMATION_SOURCE,
-                                                      animation_source_iface_init))
-
-static const char * const file_keys[] = { "file", "filename", NULL };
-
-static void
-clear_animation (KmPoseSeqItem *self)
+static char *
+km_pose_seq_item_check_format (KmMotionFileItem *item,
+                               const char       *format)
 {
-  g_clear_pointer (&self->animation, km_animation_unref);
-  g_clear_pointer (&self->animation_skeleton, km_skeleton_unref);
-  g_clear_pointer (&self->root_poses, g_free);
-}
-
-static void
-load_file (KmPoseSeqItem    *self,
-           const KmYamlNode *file_node,
-           KmItemIo         *io)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *shown = NULL;
-
-  if (self->format != NULL && g_ascii_strcasecmp (self->format, KM_POSE_SEQ_FORMAT) != 0)
-    {
-      /* Translators: the format named in the project, then the one Kinema reads */
-      g_autofree char *message =
-        g_strdup_printf (_("unknown pose sequence format “%s” (expected %s)"), self->format,
-                         KM_POSE_SEQ_FORMAT);
-
-      km_item_io_problem (io, KM_ITEM (self), file_node, message);
-      return;
-    }
-  /* Read under the path the user knows it by (DESIGN.md, "Error locations"). */
-  shown = km_cnoid_item_file_path (io, KM_ITEM (self), self->file, file_node);
-  if (shown == NULL)
-    return;
-  self->pose_seq = km_pose_seq_load_file (shown, &error);
-  if (self->pose_seq == NULL)
-    km_cnoid_report_file_error (io, KM_ITEM (self), file_node, error);
+  if (g_ascii_strcasecmp (format, KM_POSE_SEQ_FORMAT) == 0)
+    return NULL;
+  /* Translators: the format named in the project, then the one Kinema reads */
+  return g_strdup_printf (_("unknown pose sequence format “%s” (expected %s)"), format,
+                          KM_POSE_SEQ_FORMAT);
 }
 
 static gboolean
-km_pose_seq_item_restore (KmItem           *item,
-                          const KmYamlNode *data,
-                          KmItemIo         *io,
-                          GError          **error)
+km_pose_seq_item_load (KmMotionFileItem *item,
+                       const char       *path,
+                       GError          **error)
 {
   KmPoseSeqItem *self = KM_POSE_SEQ_ITEM (item);
-  KmYamlNode *file_node = NULL;
 
-  if (!KM_ITEM_CLASS (km_pose_seq_item_parent_class)->restore (item, data, io, error))
-    return FALSE;
-  if (data == NULL)
-    return TRUE;
-  if (!km_yaml_expect_mapping (data, error) ||
-      !km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &file_node,
-                                 error))
-    return FALSE;
-  if (file_node != NULL)
-    load_file (self, file_node, io);
-  return TRUE;
+  g_clear_pointer (&self->pose_seq, km_pose_seq_unref);
+  self->pose_seq = km_pose_seq_load_file (path, error);
+  return self->pose_seq != NULL;
 }
 
 static void
@@ -101,33 +54,9 @@ km_pose_seq_item_finalize (GObject *object)
 {
   KmPoseSeqItem *self = KM_POSE_SEQ_ITEM (object);
 
-  clear_animation (self);
   g_clear_pointer (&self->pose_seq, km_pose_seq_unref);
-  g_clear_pointer (&self->file, g_free);
-  g_clear_pointer (&self->format, g_free);
 
   G_OBJECT_CLASS (km_pose_seq_item_parent_class)->finalize (object);
-}
-
-static KmAnimation *
-source_get_animation (KmAnimationSource *source)
-{
-  return km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (source));
-}
-
-static gboolean
-source_get_root_pose (KmAnimationSource *source,
-                      guint              frame,
-                      KmTransform       *pose)
-{
-  return km_pose_seq_item_get_root_pose (KM_POSE_SEQ_ITEM (source), frame, pose);
-}
-
-static void
-animation_source_iface_init (KmAnimationSourceInterface *iface)
-{
-  iface->get_animation = source_get_animation;
-  iface->get_root_pose = source_get_root_pose;
 }
 
 static void
@@ -135,12 +64,15 @@ km_pose_seq_item_class_init (KmPoseSeqItemClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   KmItemClass *item_class = KM_ITEM_CLASS (klass);
+  KmMotionFileItemClass *motion_file_class = KM_MOTION_FILE_ITEM_CLASS (klass);
 
   object_class->finalize = km_pose_seq_item_finalize;
   item_class->plugin_name = "PoseSeq";
   item_class->class_name = "PoseSeqItem";
-  item_class->restore = km_pose_seq_item_restore;
-  /* No store: the data is written back exactly as it was read. */
+  motion_file_class->check_format = km_pose_seq_item_check_format;
+  motion_file_class->load = km_pose_seq_item_load;
+  /* No build_animation: interpolating takes long enough (the foot IK) that the editor
+   * asks for it, on a worker thread (km_pose_seq_item_build_async). */
 }
 
 static void
@@ -153,20 +85,14 @@ KmItem *
 km_pose_seq_item_new_for_file (const char *path,
                                KmPoseSeq  *pose_seq)
 {
-  g_autoptr(KmYamlNode) data = NULL;
   KmPoseSeqItem *self;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (pose_seq != NULL, NULL);
 
   self = g_object_new (KM_TYPE_POSE_SEQ_ITEM, NULL);
-  self->file = g_strdup (path);
-  self->format = g_strdup (KM_POSE_SEQ_FORMAT);
   self->pose_seq = km_pose_seq_ref (pose_seq);
-  /* The data a project writes back: the same keys Choreonoid writes. */
-  data = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-  km_item_store_file_ref (data, self->file, self->format);
-  KM_ITEM_CLASS (km_pose_seq_item_parent_class)->restore (KM_ITEM (self), data, NULL, NULL);
+  _km_motion_file_item_set_file (KM_MOTION_FILE_ITEM (self), path, KM_POSE_SEQ_FORMAT);
   return KM_ITEM (self);
 }
 
@@ -174,7 +100,7 @@ const char *
 km_pose_seq_item_get_file (KmPoseSeqItem *self)
 {
   g_return_val_if_fail (KM_IS_POSE_SEQ_ITEM (self), NULL);
-  return self->file;
+  return km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (self));
 }
 
 KmPoseSeq *
@@ -188,8 +114,7 @@ KmItem *
 km_pose_seq_item_get_body (KmPoseSeqItem *self)
 {
   g_return_val_if_fail (KM_IS_POSE_SEQ_ITEM (self), NULL);
-
-  return km_item_find_ancestor_by_type (KM_ITEM (self), KM_TYPE_BODY_ITEM);
+  return km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (self));
 }
 
 double
@@ -209,7 +134,7 @@ km_pose_seq_item_set_frame_rate (KmPoseSeqItem *self,
   if (self->frame_rate == frame_rate)
     return;
   self->frame_rate = frame_rate;
-  clear_animation (self);
+  _km_motion_file_item_set_animation (KM_MOTION_FILE_ITEM (self), NULL, NULL, NULL);
 }
 
 /* What an animation is built from: the body's model and joint values now. */
@@ -240,16 +165,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Build, build_free)
 static KmSkeleton *
 body_skeleton (KmPoseSeqItem *self)
 {
-  KmBodyItem *body = (KmBodyItem *) km_pose_seq_item_get_body (self);
-
-  return self->pose_seq != NULL && body != NULL ? km_body_item_get_skeleton (body) : NULL;
+  return self->pose_seq != NULL
+         ? km_motion_file_item_get_body_skeleton (KM_MOTION_FILE_ITEM (self)) : NULL;
 }
 
 static Build *
 build_new (KmPoseSeqItem *self,
            KmSkeleton    *skeleton)
 {
-  KmBodyItem *body = (KmBodyItem *) km_pose_seq_item_get_body (self);
+  KmBodyItem *body = (KmBodyItem *) km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (self));
   guint n_dof = km_skeleton_get_n_dof (skeleton), n = 0;
   const double *q = km_body_item_get_joint_state (body, &n);
   Build *build = g_new0 (Build, 1);
@@ -283,10 +207,9 @@ build_take (KmPoseSeqItem *self,
 {
   if (build->skeleton != body_skeleton (self) || build->frame_rate != self->frame_rate)
     return;
-  clear_animation (self);
-  self->animation = g_steal_pointer (&build->animation);
-  self->root_poses = g_steal_pointer (&build->root_poses);
-  self->animation_skeleton = km_skeleton_ref (build->skeleton);
+  _km_motion_file_item_set_animation (KM_MOTION_FILE_ITEM (self),
+                                      g_steal_pointer (&build->animation), build->skeleton,
+                                      g_steal_pointer (&build->root_poses));
 }
 
 /**
@@ -299,10 +222,7 @@ KmAnimation *
 km_pose_seq_item_get_animation (KmPoseSeqItem *self)
 {
   g_return_val_if_fail (KM_IS_POSE_SEQ_ITEM (self), NULL);
-
-  if (self->animation != NULL && self->animation_skeleton != body_skeleton (self))
-    clear_animation (self);
-  return self->animation;
+  return km_motion_file_item_get_animation (KM_MOTION_FILE_ITEM (self));
 }
 
 /**
@@ -425,11 +345,5 @@ km_pose_seq_item_get_root_pose (KmPoseSeqItem *self,
                                 KmTransform   *pose)
 {
   g_return_val_if_fail (KM_IS_POSE_SEQ_ITEM (self), FALSE);
-  g_return_val_if_fail (pose != NULL, FALSE);
-
-  if (km_pose_seq_item_get_animation (self) == NULL ||
-      frame >= km_animation_get_n_frames (self->animation))
-    return FALSE;
-  *pose = self->root_poses[frame];
-  return TRUE;
+  return km_motion_file_item_get_root_pose (KM_MOTION_FILE_ITEM (self), frame, pose);
 }

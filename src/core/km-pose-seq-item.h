@@ -4,19 +4,16 @@
 
 #pragma once
 
-#include "km-animation.h"
-#include "km-item.h"
+#include "km-motion-file-item.h"
 #include "km-pose-seq.h"
 
 G_BEGIN_DECLS
 
 /*
  * Choreonoid's pose sequence item (`PoseSeq/PoseSeqItem`): `file` (or the older
- * `filename`) names a `.pseq` file, `format: POSE-SEQ-YAML` (km-pose-seq.h). Its body is
- * its nearest ancestor body item (in Choreonoid projects it sits below a
- * BodyMotionControllerItem).
- *
- * Kinema plays it and never edits it: the file is only read, and the item's data is
+ * `filename`) names a `.pseq` file, `format: POSE-SEQ-YAML` (km-pose-seq.h). A read-only
+ * KmMotionFileItem: its body is its nearest ancestor body item (in Choreonoid projects it
+ * sits below a BodyMotionControllerItem), the file is only read, and the item's data is
  * written back exactly as it was read. A file that cannot be read leaves the item without
  * a sequence (a warning and the item's problem say why); the project still loads.
  *
@@ -31,7 +28,7 @@ G_BEGIN_DECLS
 
 #define KM_POSE_SEQ_ITEM_DEFAULT_FRAME_RATE 100.0
 
-G_DECLARE_FINAL_TYPE (KmPoseSeqItem, km_pose_seq_item, KM, POSE_SEQ_ITEM, KmItem)
+G_DECLARE_FINAL_TYPE (KmPoseSeqItem, km_pose_seq_item, KM, POSE_SEQ_ITEM, KmMotionFileItem)
 
 /* A new item for the sequence @pose_seq read from @path (File → Open of a bare `.pseq`):
  * its data names @path, so a project saved with it refers to the file. */

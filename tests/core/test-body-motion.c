@@ -18,6 +18,8 @@
 #include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-format.h"
+#include "km-motion-file-item.h"
+#include "km-pose-seq-item.h"
 #include "km-skeleton-json.h"
 
 #include "test-util.h"
@@ -738,6 +740,44 @@ test_from_animation_too_large (void)
   g_assert_null (motion);
 }
 
+/* Both read-only motion items share KmMotionFileItem: what each restored is the base's. */
+static void
+test_motion_file_item (void)
+{
+  g_autofree char *path = data_path ("sr1-motion.cnoid");
+  g_autofree char *pose_seq_path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                          "project", "SR1WalkEdit.cnoid",
+                                                          NULL);
+  g_autoptr(KmProject) project = load_project (path);
+  g_autoptr(KmProject) pose_seq_project = load_project (pose_seq_path);
+  KmItem *motion = km_project_find_item_by_id (project, 3);
+  KmItem *pose_seq = km_project_find_item_by_id (pose_seq_project, 4);
+
+  g_assert_true (G_TYPE_IS_ABSTRACT (KM_TYPE_MOTION_FILE_ITEM));
+  g_assert_true (KM_IS_BODY_MOTION_ITEM (motion));
+  g_assert_true (KM_IS_MOTION_FILE_ITEM (motion));
+  g_assert_cmpstr (km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (motion)), ==,
+                   "sr1-walk.seq");
+  g_assert_cmpstr (km_motion_file_item_get_format (KM_MOTION_FILE_ITEM (motion)), ==,
+                   "CHOREONOID-BODY-MOTION-YAML");
+  g_assert_true (km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (motion)) ==
+                 km_project_find_item_by_id (project, 2));
+  g_assert_nonnull (km_motion_file_item_get_animation (KM_MOTION_FILE_ITEM (motion)));
+  g_assert_true (km_motion_file_item_get_animation (KM_MOTION_FILE_ITEM (motion)) ==
+                 km_body_motion_item_get_animation (KM_BODY_MOTION_ITEM (motion)));
+
+  g_assert_true (KM_IS_POSE_SEQ_ITEM (pose_seq));
+  g_assert_true (KM_IS_MOTION_FILE_ITEM (pose_seq));
+  g_assert_cmpstr (km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (pose_seq)), ==,
+                   "motion/SR1/SR1WalkPattern2.pseq");
+  g_assert_cmpstr (km_motion_file_item_get_format (KM_MOTION_FILE_ITEM (pose_seq)), ==,
+                   "POSE-SEQ-YAML");
+  g_assert_nonnull (km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (pose_seq)));
+  g_assert_nonnull (km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (pose_seq)));
+  g_assert_true (km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (pose_seq)) ==
+                 km_pose_seq_item_get_body (KM_POSE_SEQ_ITEM (pose_seq)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -757,6 +797,7 @@ main (int   argc,
   g_test_add_func ("/kinema/BodyMotionItem/play", test_item);
   g_test_add_func ("/kinema/BodyMotionItem/save", test_save);
   g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);
+  g_test_add_func ("/kinema/MotionFileItem/restored", test_motion_file_item);
 
   return g_test_run ();
 }
