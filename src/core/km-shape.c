@@ -184,6 +184,7 @@ km_shape_copy (const KmShape *self)
   copy->name = g_strdup (self->name);
   copy->uri = g_strdup (self->uri);
   copy->uri_dir = g_strdup (self->uri_dir);
+  copy->uri_file = g_strdup (self->uri_file);
   copy->uri_node = g_strdup (self->uri_node);
   copy->material = g_strdup (self->material);
   return copy;
@@ -204,6 +205,7 @@ shape_clear (KmShape *self)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->uri, g_free);
   g_clear_pointer (&self->uri_dir, g_free);
+  g_clear_pointer (&self->uri_file, g_free);
   g_clear_pointer (&self->uri_node, g_free);
   g_clear_pointer (&self->material, g_free);
 }
@@ -252,7 +254,8 @@ is_relative_reference (const char *uri)
  *   folder or absolute), where a relative @uri leads from; NULL when @uri is not read
  *   from a file
  *
- * Sets KmShape.uri and, for a plain relative @uri, KmShape.uri_dir.
+ * Sets KmShape.uri and, for a plain relative @uri, KmShape.uri_dir; clears
+ * KmShape.uri_file (km_shape_set_uri_file()), which named the old uri's file.
  */
 void
 km_shape_set_uri (KmShape    *self,
@@ -264,6 +267,7 @@ km_shape_set_uri (KmShape    *self,
   g_free (self->uri);
   self->uri = g_strdup (uri);
   g_clear_pointer (&self->uri_dir, g_free);
+  g_clear_pointer (&self->uri_file, g_free);
   if (uri != NULL && model_path != NULL && is_relative_reference (uri))
     {
       g_autofree char *dir = g_path_get_dirname (model_path);
@@ -318,6 +322,23 @@ km_shape_set_uri_node (KmShape    *self,
 
   g_free (self->uri_node);
   self->uri_node = g_strdup (node);
+}
+
+/**
+ * km_shape_set_uri_file:
+ * @file: (nullable): the file KmShape.uri led to when the model was read (relative to the
+ *   working folder or absolute), NULL when it was not found
+ *
+ * Sets KmShape.uri_file, canonical.
+ */
+void
+km_shape_set_uri_file (KmShape    *self,
+                       const char *file)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->uri_file);
+  self->uri_file = file != NULL ? g_canonicalize_filename (file, NULL) : NULL;
 }
 
 /* ---- package:// ---------------------------------------------------------------------- */

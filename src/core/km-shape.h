@@ -85,6 +85,11 @@ typedef struct
    * ("package://…"), a path with a variable ("${SHARE}/…") or an absolute path, which
    * lead to the same file from anywhere, and for a uri that was not read from a file. */
   char        *uri_dir;
+  /* nullable: the file (canonical) the uri led to when the model was read, NULL when it
+   * was not found or not read: a writer writing the model elsewhere can check that a name
+   * that depends on where the model lies ("package://…", found above the model file)
+   * still leads to that file, and write the file's path instead. */
+  char        *uri_file;
   KmTransform  uri_transform; /* loaded mesh with a uri: the file's frame in the joint frame */
   KmVec3       uri_scale;     /* loaded mesh with a uri: the reference's scale; (1, 1, 1) */
   guint        uri_part;      /* loaded mesh with a uri: which of the file's shapes this is */
@@ -125,6 +130,8 @@ char           *km_shape_dup_uri_for          (const KmShape  *self,
                                                const char     *dir);
 void            km_shape_set_uri_node         (KmShape        *self,
                                                const char     *node);
+void            km_shape_set_uri_file         (KmShape        *self,
+                                               const char     *file);
 gboolean        km_shape_set_affine           (KmShape        *self,
                                                const KmMat3   *linear,
                                                KmVec3          translation);

@@ -584,6 +584,143 @@ test_package_resources (void)
   g_assert_nonnull (strstr (urdf, "<mesh filename=\"package://nopkg/meshes/tri.stl\"/>"));
 }
 
+/* The notes of @notes that name a package:// mesh written as a path. */
+static guint
+count_path_notes (GPtrArray *notes)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < notes->len; i++)
+    if (strstr (notes->pdata[i], "is written as a path") != NULL)
+      n++;
+  return n;
+}
+
+/* A package:// mesh found because the model lies in its package (PKG/urdf/robot.urdf)
+ * keeps its name in a .body saved where the name still leads to the same file without
+ * any package path (inside PKG); saved elsewhere it is written as a path to the file,
+ * with one note, so that the saved file finds its meshes without KINEMA_PACKAGE_PATH (and
+ * in Choreonoid, which cannot resolve package://): also where the name would lead to
+ * another file (a folder with its own meshes/box.stl), and for a .body read from inside
+ * the package. A mesh that was not found keeps its name. */
+static void
+test_package_mesh_saved_elsewhere (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='base'>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/box.stl'/></geometry>"
+    "</visual>\n"
+    "    <visual><geometry><mesh filename='package://nopkg/meshes/gone.stl'/></geometry>"
+    "</visual>\n"
+    "  </link>\n"
+    "  <link name='arm'>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/box.stl'/></geometry>"
+    "</visual>\n"
+    "  </link>\n"
+    "  <joint name='arm' type='fixed'><parent link='base'/><child link='arm'/></joint>\n"
+    "</robot>\n";
+  g_autofree char *top = g_dir_make_tmp ("kinema-body-pkg-XXXXXX", NULL);
+  g_autofree char *model = g_build_filename (top, "ws", "pkg", "urdf", "robot.urdf", NULL);
+  g_autofree char *inside = g_build_filename (top, "ws", "pkg", "robot.body", NULL);
+  g_autofree char *outside = g_build_filename (top, "out", "robot.body", NULL);
+  g_autofree char *other = g_build_filename (top, "other", "robot.body", NULL);
+  g_autofree char *again = g_build_filename (top, "again", "robot.body", NULL);
+  g_autofree char *ros = g_strdup (g_getenv ("ROS_PACKAGE_PATH"));
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  KmUrdfOptions options = { NULL, TRUE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(KmSkeleton) reread = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  g_unsetenv ("KINEMA_PACKAGE_PATH");
+  g_unsetenv ("ROS_PACKAGE_PATH");
+  g_assert_cmpint (g_chdir (top), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("ws/pkg/urdf", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("ws/pkg/meshes", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("out", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("other/meshes", 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents ("again", 0755), ==, 0);
+  g_assert_true (g_file_set_contents ("ws/pkg/meshes/box.stl", tri_stl, -1, NULL));
+  /* Another file the name leads to from other/: not the mesh the model read. */
+  g_assert_true (g_file_set_contents ("other/meshes/box.stl", tri_stl, -1, NULL));
+  g_assert_true (g_file_set_contents ("ws/pkg/urdf/robot.urdf", urdf, -1, NULL));
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+
+  test_util_push_warnings (warnings);
+  skel = km_urdf_load (model, urdf, strlen (urdf), &options, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);   /* nopkg */
+  g_ptr_array_set_size (warnings, 0);
+  g_assert_nonnull (km_skeleton_get_shapes (skel, 0, &n)[0]->mesh);
+
+  /* (a) Inside the package: the name leads to the same file. */
+  g_assert_true (km_body_save (skel, inside, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (inside, NULL);
+  g_assert_nonnull (strstr (text, "uri: \"package://pkg/meshes/box.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"package://nopkg/meshes/gone.stl\"\n"));
+  g_assert_cmpuint (count_path_notes (notes), ==, 0);
+  g_clear_pointer (&text, g_free);
+
+  /* (b) Elsewhere: a path from the saved file's folder, one note for the two links. */
+  g_assert_true (km_body_save (skel, outside, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (outside, NULL);
+  g_test_message ("%s", text);
+  g_assert_null (strstr (text, "package://pkg/"));
+  g_assert_nonnull (strstr (text, "uri: \"../ws/pkg/meshes/box.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"package://nopkg/meshes/gone.stl\"\n"));
+  g_assert_cmpuint (count_path_notes (notes), ==, 1);
+  g_assert_true (test_util_has_warning (notes, "package:// mesh “package://pkg/meshes/box.stl” "
+                                               "is written as a path: the saved file lies "
+                                               "outside package “pkg”"));
+  g_clear_pointer (&text, g_free);
+  g_ptr_array_set_size (notes, 0);
+
+  /* Where the name would find another file. */
+  g_assert_true (km_body_save (skel, other, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (other, NULL);
+  g_assert_nonnull (strstr (text, "uri: \"../ws/pkg/meshes/box.stl\"\n"));
+  g_assert_cmpuint (count_path_notes (notes), ==, 1);
+  g_clear_pointer (&text, g_free);
+  g_ptr_array_set_size (notes, 0);
+
+  /* Read back without a package path: the meshes are found. */
+  back = test_util_body_load_file (outside, NULL, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 1);   /* nopkg */
+  g_ptr_array_set_size (warnings, 0);
+  shapes = km_skeleton_get_shapes (back, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_null (shapes[1]->mesh);
+  g_assert_cmpstr (shapes[1]->uri, ==, "package://nopkg/meshes/gone.stl");
+  g_assert_nonnull (km_skeleton_get_shapes (back, 1, &n)[0]->mesh);
+
+  /* A .body read from inside the package, saved elsewhere: the same rule. */
+  reread = test_util_body_load_file (inside, NULL, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (km_skeleton_get_shapes (reread, 0, &n)[0]->mesh);
+  g_assert_true (km_body_save (reread, again, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (again, NULL);
+  g_assert_nonnull (strstr (text, "uri: \"../ws/pkg/meshes/box.stl\"\n"));
+  g_assert_cmpuint (count_path_notes (notes), ==, 1);
+
+  remove_dir (top);
+  if (ros != NULL)
+    g_setenv ("ROS_PACKAGE_PATH", ros, TRUE);
+}
+
 /* A loaded Resource keeps its uri, placed as the Resource places the file (its Transform
  * keys and length unit), once for all the file's shapes; one with a `node` is a part of
  * the file, which URDF cannot name: KmShape.uri_node says so, and the URDF export leaves
@@ -900,9 +1037,10 @@ assert_same_meshes (const KmSkeleton *a,
 
 /* A mesh read from a file is written as a Resource of that file, whether or not it was
  * loaded, never as its triangles (a model of large meshes became a .body too large to
- * read back, and the reference was lost for the URDF export): a package:// name as read,
- * a relative path leading to the same file from the saved file, placed and scaled as the
- * model placed it, with the colour the model gives it. Read back, the same meshes. */
+ * read back, and the reference was lost for the URDF export): a relative path leading to
+ * the same file from the saved file (a package:// name too, saved outside its package:
+ * test_package_mesh_saved_elsewhere), placed and scaled as the model placed it, with the
+ * colour the model gives it. Read back, the same meshes. */
 static void
 test_mesh_file_references (void)
 {
@@ -920,7 +1058,6 @@ test_mesh_file_references (void)
     "  <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\n"
     "    <axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>\n"
     "</robot>\n";
-  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", NULL);
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "meshes", "refs.urdf",
                                                  NULL);
   g_autofree char *top = g_dir_make_tmp ("kinema-body-refs-XXXXXX", NULL);
@@ -946,22 +1083,23 @@ test_mesh_file_references (void)
   text = test_util_read_file (out, NULL);
   g_test_message ("%s", text);
   g_assert_null (strstr (text, "TriangleMesh"));
-  g_assert_nonnull (strstr (text, "uri: \"package://meshes/tetra-ascii.stl\"\n"));
+  g_assert_null (strstr (text, "package://"));
+  g_assert_nonnull (strstr (text, "meshes/tetra-ascii.stl\"\n"));
+  g_assert_true (test_util_has_warning (notes, "package:// mesh "
+                                               "“package://meshes/tetra-ascii.stl” is "
+                                               "written as a path"));
   g_assert_nonnull (strstr (text, "scale: [ 2, 2, 2 ]\n"));
   g_assert_nonnull (strstr (text, "meshes/cube-binary.stl\""));
   g_assert_nonnull (strstr (text, "diffuse: [ 1, 0, 0 ]"));
 
-  /* The package is found from anywhere through KINEMA_PACKAGE_PATH. */
-  g_setenv ("KINEMA_PACKAGE_PATH", data, TRUE);
   back = test_util_body_load_file (out, NULL, warnings, &error);
-  g_unsetenv ("KINEMA_PACKAGE_PATH");
   remove_dir (top);
   g_assert_no_error (error);
   test_util_assert_no_warnings (warnings);
   assert_same_meshes (skel, back, 0);
   assert_same_meshes (skel, back, 1);
-  g_assert_cmpstr (km_skeleton_get_shapes (back, 0, &n)[0]->uri, ==,
-                   "package://meshes/tetra-ascii.stl");
+  g_assert_true (g_str_has_suffix (km_skeleton_get_shapes (back, 0, &n)[0]->uri,
+                                   "meshes/tetra-ascii.stl"));
   g_assert_true (g_str_has_suffix (km_skeleton_get_shapes (back, 1, &n)[0]->uri,
                                    "meshes/cube-binary.stl"));
 }
@@ -1094,6 +1232,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);
   g_test_add_func ("/kinema/Body/rebased-resources", test_rebased_resources);
   g_test_add_func ("/kinema/Body/package-resources", test_package_resources);
+  g_test_add_func ("/kinema/Body/package-mesh-saved-elsewhere",
+                   test_package_mesh_saved_elsewhere);
   g_test_add_func ("/kinema/Body/resource-node", test_resource_node);
   g_test_add_func ("/kinema/Body/unloaded-resource-node", test_unloaded_resource_node);
   g_test_add_func ("/kinema/Body/spherical-joint-id-displacements",

@@ -12,6 +12,7 @@
 
 #include "km-body-writer.h"
 
+#include "km-error.h"
 #include "km-format.h"
 #include "km-yaml.h"
 
@@ -47,14 +48,18 @@
  *   not the file was loaded: a relative one is written relative to the saved file's folder
  *   (km_body_save), a package:// name or other URL as the model wrote it (the .body reader
  *   resolves package:// names as the URDF reader does: km_package_uri_resolve), with the
- *   `node` of the file it names (KmShape.uri_node), if any. A loaded mesh is placed by its
- *   reference's transform and scale (KmShape.uri_transform, uri_scale), once for all the
- *   shapes read from the file (uri_part 0). Writing a file's triangles instead would make
- *   a model of large meshes a text of tens of megabytes, more nodes than a .body reader
- *   takes, and lose the reference that writers naming files (URDF) need. A colour the
- *   model gives the mesh (a URDF material) is kept as the appearance of a Shape whose
- *   geometry is the Resource, which Choreonoid reads for a file of one mesh only: for a
- *   file of several the colour is left out (noted);
+ *   `node` of the file it names (KmShape.uri_node), if any. A package:// name that was
+ *   found (KmShape.uri_file) is kept only where it leads to the same file from the saved
+ *   file without package paths (saved inside the package, found above it): elsewhere the
+ *   saved file could not find it without KINEMA_PACKAGE_PATH, and Choreonoid without its
+ *   ROS plug-in not at all, so it is written as the file's path (noted). A loaded mesh is
+ *   placed by its reference's transform and scale (KmShape.uri_transform, uri_scale), once
+ *   for all the shapes read from the file (uri_part 0). Writing a file's triangles
+ *   instead would make a model of large meshes a text of tens of megabytes, more nodes
+ *   than a .body reader takes, and lose the reference that writers naming files (URDF)
+ *   need. A colour the model gives the mesh (a URDF material) is kept as the appearance of
+ *   a Shape whose geometry is the Resource, which Choreonoid reads for a file of one mesh
+ *   only: for a file of several the colour is left out (noted);
  * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
  *   child link's, KmJoint.link_name) is left out (noted).
  */
@@ -182,14 +187,44 @@ has_own_color (const KmShape *shape)
          shape->color.a != file.a;
 }
 
-/* The Resource of @shape's file (KmShape.uri), a relative uri leading from @dir; as the
- * geometry of a Shape with @shape's colour when @with_color. */
+/* The uri to write for @shape's file into the file @path (NULL: as the model wrote it):
+ * a package:// name that was found is kept where it leads to the same file from @path
+ * without package paths, else it becomes the file's path, and is added to @pathed. */
+static char *
+resource_uri (const KmShape *shape,
+              const char    *path,
+              GPtrArray     *pathed)
+{
+  g_autofree char *dir = path != NULL ? g_path_get_dirname (path) : NULL;
+
+  if (path != NULL && shape->uri_file != NULL && g_str_has_prefix (shape->uri, "package://"))
+    {
+      g_autofree char *found = km_package_uri_resolve (shape->uri, path, NULL, NULL);
+      g_autofree char *same = found != NULL ? g_canonicalize_filename (found, NULL) : NULL;
+
+      if (g_strcmp0 (same, shape->uri_file) != 0)
+        {
+          g_autofree char *to = g_canonicalize_filename (dir, NULL);
+          char *relative = km_path_climbing (to, shape->uri_file, 1, NULL);
+
+          if (!g_ptr_array_find_with_equal_func (pathed, shape->uri, g_str_equal, NULL))
+            g_ptr_array_add (pathed, shape->uri);
+          /* Absolute when the two share only the root, as km_shape_dup_uri_for. */
+          return relative != NULL ? relative : g_strdup (shape->uri_file);
+        }
+    }
+  return km_shape_dup_uri_for (shape, dir);
+}
+
+/* The Resource of @shape's file (KmShape.uri), written into the file @path (resource_uri);
+ * as the geometry of a Shape with @shape's colour when @with_color. */
 static KmYamlNode *
 resource_node (const KmShape *shape,
-               const char    *dir,
-               gboolean       with_color)
+               const char    *path,
+               gboolean       with_color,
+               GPtrArray     *pathed)
 {
-  g_autofree char *uri = km_shape_dup_uri_for (shape, dir);
+  g_autofree char *uri = resource_uri (shape, path, pathed);
   KmYamlNode *resource = km_yaml_node_new_mapping (with_color ? KM_YAML_STYLE_FLOW :
                                                    KM_YAML_STYLE_BLOCK);
   KmYamlNode *node;
@@ -235,15 +270,16 @@ placed_node (KmYamlNode        *node,
 }
 
 /* The element of shape @s of @shapes (a link's), NULL when it has none: a shape read from
- * a mesh file after the file's first is written with the first (its Resource). @dir: as
- * for body_to_string. */
+ * a mesh file after the file's first is written with the first (its Resource). @path,
+ * @pathed: as for body_to_string and resource_uri. */
 static KmYamlNode *
 shape_node (KmShape * const *shapes,
             guint            n_shapes,
             guint            s,
-            const char      *dir,
+            const char      *path,
             const char      *link,
-            GPtrArray       *notes)
+            GPtrArray       *notes,
+            GPtrArray       *pathed)
 {
   const KmShape *shape = shapes[s];
   KmYamlNode *node;
@@ -251,7 +287,7 @@ shape_node (KmShape * const *shapes,
   if (shape->type == KM_SHAPE_MESH && shape->uri != NULL && shape->mesh == NULL)
     {
       /* A mesh file that was not loaded: the reference, placed as the model placed it. */
-      return placed_node (resource_node (shape, dir, FALSE), &shape->transform,
+      return placed_node (resource_node (shape, path, FALSE, pathed), &shape->transform,
                           shape->scale);
     }
   if (shape->type == KM_SHAPE_MESH && shape->uri != NULL)
@@ -271,8 +307,8 @@ shape_node (KmShape * const *shapes,
                         /* Translators: a mesh file, then a link name */
                         _("a .body file can colour a mesh file of one mesh only: the colour of "
                           "“%s” of link “%s” is left out"), shape->uri, link);
-      return placed_node (resource_node (shape, dir, with_color), &shape->uri_transform,
-                          shape->uri_scale);
+      return placed_node (resource_node (shape, path, with_color, pathed),
+                          &shape->uri_transform, shape->uri_scale);
     }
   if (shape->type == KM_SHAPE_MESH && shape->mesh == NULL)
     return NULL;   /* nothing to draw, nothing to name */
@@ -466,14 +502,25 @@ link_joint_ids (const KmSkeleton *skeleton,
   return link_ids;
 }
 
-/* @dir: the folder the text is written into, where relative Resource uris must lead from
- * (km_shape_dup_uri_for); NULL: as the model wrote them. */
+/* The package of the package:// name @uri, for messages. */
+static char *
+package_name (const char *uri)
+{
+  const char *rest = uri + strlen ("package://");
+
+  return g_strndup (rest, strcspn (rest, "/"));
+}
+
+/* @path: the file the text is written into, where relative Resource uris must lead from
+ * (km_shape_dup_uri_for, resource_uri); NULL: as the model wrote them. */
 static char *
 body_to_string (const KmSkeleton *skeleton,
-                const char       *dir,
+                const char       *path,
                 GPtrArray        *notes)
 {
   g_autoptr(KmYamlNode) root = NULL;
+  /* package:// names written as paths (resource_uri), borrowed from the shapes */
+  g_autoptr(GPtrArray) pathed = g_ptr_array_new ();
   KmYamlNode *links;
   const char * const *handlers;
   const char *root_name;
@@ -570,7 +617,8 @@ body_to_string (const KmSkeleton *skeleton,
 
           for (guint s = 0; s < n_shapes; s++)
             {
-              KmYamlNode *element = shape_node (shapes, n_shapes, s, dir, j->name, notes);
+              KmYamlNode *element = shape_node (shapes, n_shapes, s, path, j->name, notes,
+                                                pathed);
 
               if (element != NULL)
                 km_yaml_sequence_append (elements, element);
@@ -593,6 +641,21 @@ body_to_string (const KmSkeleton *skeleton,
                                         "are left out (the link “%s” of joint “%s” is written "
                                         "as “%s”, …)", n_own_links),
                     n_own_links, own_link->link_name, own_link->name, own_link->name);
+  if (pathed->len == 1)
+    {
+      g_autofree char *package = package_name (pathed->pdata[0]);
+
+      km_format_note (notes, _("package:// mesh “%s” is written as a path: the saved file lies "
+                               "outside package “%s”"), (char *) pathed->pdata[0], package);
+    }
+  else if (pathed->len > 1)
+    km_format_note (notes, g_dngettext (GETTEXT_PACKAGE,
+                                        "%u package:// mesh is written as a path: the saved "
+                                        "file lies outside its package (“%s”, …)",
+                                        "%u package:// meshes are written as paths: the saved "
+                                        "file lies outside their packages (“%s”, …)",
+                                        pathed->len),
+                    pathed->len, (char *) pathed->pdata[0]);
   return km_yaml_emit_to_string (root, NULL);
 }
 
@@ -620,7 +683,9 @@ km_body_to_string (const KmSkeleton *skeleton,
  *
  * Writes atomically: a failed save leaves an existing file as it was. A Resource uri
  * relative to the model's folder (KmShape.uri_dir) is written relative to @path's folder,
- * so that it names the same file from there; into the model's own folder, as written.
+ * so that it names the same file from there; into the model's own folder, as written. A
+ * package:// name that was found is written as a path to its file, when it would not
+ * lead there from @path without package paths (one note).
  */
 gboolean
 km_body_save (const KmSkeleton  *skeleton,
@@ -628,15 +693,13 @@ km_body_save (const KmSkeleton  *skeleton,
               GPtrArray         *notes,
               GError           **error)
 {
-  g_autofree char *dir = NULL;
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  dir = g_path_get_dirname (path);
-  text = body_to_string (skeleton, dir, notes);
+  text = body_to_string (skeleton, path, notes);
   return km_format_save_text (path, text, error);
 }
 

@@ -941,6 +941,7 @@ add_resource (Body            *b,
            * node, which a writer naming whole files must not write as the file. */
           km_shape_set_uri (shape, uri, b->path);
           km_shape_set_uri_node (shape, node_name);
+          km_shape_set_uri_file (shape, file);
           shape->uri_transform = uri_transform;
           shape->uri_scale = uri_scale;
           shape->uri_part = i;

@@ -1162,6 +1162,7 @@ add_visual_shapes (Parser               *p,
               }
             /* The reference as written, so that writers keep it (KmShape.uri). */
             km_shape_set_uri (shape, v->filename, p->path);
+            km_shape_set_uri_file (shape, file);
             shape->uri_transform = v->origin;
             shape->uri_scale = v->scale;
             shape->uri_part = i;
