@@ -39,16 +39,18 @@ dof_distance (const double *a,
 /*
  * Momentum: the seed for frame k extrapolated from the answers to frames k−2 (@before) and
  * k−1 (@last), q_{k−1} + MOMENTUM_GAIN · (q_{k−1} − q_{k−2}), clamped into the limits.
- * FALSE (no extrapolation) when the motion stood still or its last step was a jump (a
- * joint moved more than KM_IK_CONT_JUMP): a jump is no velocity to continue.
+ * FALSE (no extrapolation) when the motion stood still or its last step was a jump
+ * (km_ik_jump_distance() with @jump_scale above KM_IK_CONT_JUMP): a jump is no velocity to
+ * continue.
  */
 static gboolean
 momentum_seed (const KmIkProblem *problem,
                const double      *before,
                const double      *last,
+               const double      *jump_scale,
                double            *ahead)
 {
-  double step = dof_distance (last, before, problem->n_dof);
+  double step = km_ik_jump_distance (last, before, jump_scale, problem->n_dof);
 
   if (!(step > 0.0) || step > KM_IK_CONT_JUMP)
     return FALSE;
@@ -167,6 +169,7 @@ typedef struct
   guint              n_seen;  /* how many of them are recorded */
   double            *lo, *hi; /* n_dof limits */
   double            *mid;     /* n_dof: the middle of the ranges */
+  double            *jump_scale; /* n_dof: km_ik_jump_scales() of the limits */
   double             pull;    /* > 0: motion_frame drifts this far towards mid per frame */
   const KmIkSrs     *srs;     /* an SRS arm's closed form (the caller's), or NULL */
   double            *route;   /* n_frames × n_dof: where its motion goes, or NULL */
@@ -184,6 +187,16 @@ typedef struct
   gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
   gboolean          *on_path; /* n_dof: a DOF that the solve moves */
 } Motion;
+
+/* How far @a is from @b as a step of the motion (km_ik_jump_distance()): a jump when above
+ * KM_IK_CONT_JUMP. */
+static double
+motion_step (const Motion *m,
+             const double *a,
+             const double *b)
+{
+  return km_ik_jump_distance (a, b, m->jump_scale, m->n_dof);
+}
 
 /* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. Called from
  * the route's threads: touches nothing of @user_data's but what stays constant. */
@@ -259,7 +272,7 @@ route_frame (Motion             *m,
       if (!km_ik_solve_seeded (m->problem, &m->targets[k], seed, m->problem->random_seed + k, TRUE,
                       &m->plain, m->cancellable, error))
         return FALSE;
-      if (!m->plain.converged || dof_distance (m->plain.q, last->q, n_dof) > KM_IK_CONT_JUMP)
+      if (!m->plain.converged || motion_step (m, m->plain.q, last->q) > KM_IK_CONT_JUMP)
         continue;
       /* Through a singular stretch, the branch the route comes out on counts first. */
       key = dof_distance (m->plain.q, m->goal, n_dof);
@@ -371,7 +384,7 @@ motion_frame (Motion             *m,
         return TRUE;
     }
   ahead = before != NULL && last->converged &&
-          momentum_seed (problem, before, last->q, m->ahead);
+          momentum_seed (problem, before, last->q, m->jump_scale, m->ahead);
 
   if (m->pull > 0.0 || m->route != NULL)
     {
@@ -396,7 +409,7 @@ motion_frame (Motion             *m,
    * where the previous answer alone is ambiguous. */
   ok = km_ik_solve_seeded (problem, &m->targets[k], m->ahead, random_seed, TRUE, s, m->cancellable,
                   error);
-  if (ok && !(s->converged && dof_distance (s->q, last->q, n_dof) <= KM_IK_CONT_JUMP))
+  if (ok && !(s->converged && motion_step (m, s->q, last->q) <= KM_IK_CONT_JUMP))
     {
       ok = km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE, &m->plain,
                       m->cancellable, error);
@@ -421,7 +434,7 @@ motion_jumped (const Motion       *m,
                const KmIkSolution *a,
                const KmIkSolution *b)
 {
-  return dof_distance (a->q, b->q, m->n_dof) > KM_IK_CONT_JUMP;
+  return motion_step (m, a->q, b->q) > KM_IK_CONT_JUMP;
 }
 
 /*
@@ -516,12 +529,12 @@ merge_tracks (Motion       *m,
                       &m->plain, m->cancellable, error))
         return FALSE;
       if ((cur[f].converged && !m->plain.converged) ||
-          dof_distance (m->plain.q, prev, n) > KM_IK_CONT_JUMP)
+          motion_step (m, m->plain.q, prev) > KM_IK_CONT_JUMP)
         return TRUE;
       if (dof_distance (m->plain.q, buf[f].q, n) < TRAJ_SAME)
         {
           /* Arrived: buf's own frames follow. */
-          if (dof_distance (m->plain.q, buf[f + 1].q, n) > KM_IK_CONT_JUMP)
+          if (motion_step (m, m->plain.q, buf[f + 1].q) > KM_IK_CONT_JUMP)
             return TRUE;
           km_ik_solution_copy_into (&m->plain, &buf[f]);
           for (guint g = s; g <= a; g++)
@@ -649,7 +662,7 @@ branch_search (Motion        *m,
             return FALSE;
           if ((cur[k].converged && !(*alt)[k].converged) ||
               dof_distance ((*alt)[k].q, cur[k].q, m->n_dof) < TRAJ_SAME ||
-              dof_distance ((*alt)[k].q, cur[k - 1].q, m->n_dof) <= KM_IK_CONT_JUMP)
+              motion_step (m, (*alt)[k].q, cur[k - 1].q) <= KM_IK_CONT_JUMP)
             continue;
           n_tried++;
         }
@@ -742,13 +755,15 @@ motion_emit (KmIkSolution  *cur,
              KmIkFrameFunc  frame_done,
              gpointer       user_data,
              gboolean      *jumped,
+             const double  *jump_scale,
              GCancellable  *cancellable,
              GError       **error)
 {
   for (guint f = from; f < to; f++)
     {
       if (jumped != NULL && f > 0 &&
-          dof_distance (cur[f].q, cur[f - 1].q, cur[f].n_dof) > KM_IK_CONT_JUMP)
+          km_ik_jump_distance (cur[f].q, cur[f - 1].q, jump_scale, cur[f].n_dof) >
+          KM_IK_CONT_JUMP)
         *jumped = TRUE;
       /* The last two stay: the motion goes on from them. */
       if (f > from && f + 1 < to)
@@ -763,15 +778,18 @@ motion_emit (KmIkSolution  *cur,
   return TRUE;
 }
 
-/* How many frames of @motion moved a DOF more than KM_IK_CONT_JUMP from the frame before. */
+/* How many frames of @motion jumped from the frame before (km_ik_jump_distance() with
+ * @jump_scale above KM_IK_CONT_JUMP). */
 static guint
 count_jumps (const KmIkSolution *motion,
-             guint               n_frames)
+             guint               n_frames,
+             const double       *jump_scale)
 {
   guint jumps = 0;
 
   for (guint f = 1; f < n_frames; f++)
-    jumps += dof_distance (motion[f].q, motion[f - 1].q, motion[f].n_dof) > KM_IK_CONT_JUMP;
+    jumps += km_ik_jump_distance (motion[f].q, motion[f - 1].q, jump_scale, motion[f].n_dof) >
+             KM_IK_CONT_JUMP;
   return jumps;
 }
 
@@ -826,16 +844,18 @@ solve_motion (const KmIkProblem *problem,
   m.targets = targets;
   m.n_dof = n_dof;
   m.cancellable = cancellable;
-  m.ahead = g_new (double, MAX (n_dof, 1) * (7 + TRAJ_MAX_CANDIDATES));
+  m.ahead = g_new (double, MAX (n_dof, 1) * (8 + TRAJ_MAX_CANDIDATES));
   m.start = m.ahead + MAX (n_dof, 1);
   m.lo = m.start + MAX (n_dof, 1);
   m.hi = m.lo + MAX (n_dof, 1);
   m.mid = m.hi + MAX (n_dof, 1);
   m.goal = m.mid + MAX (n_dof, 1);
-  m.tried = m.goal + MAX (n_dof, 1);
+  m.jump_scale = m.goal + MAX (n_dof, 1);
+  m.tried = m.jump_scale + MAX (n_dof, 1);
   m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
   m.on_path = m.turns + MAX (n_dof, 1);
   km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
+  km_ik_jump_scales (m.lo, m.hi, n_dof, m.jump_scale);
   km_skeleton_get_mid_range (problem->skeleton, m.mid);
   joints = km_skeleton_get_joints (problem->skeleton);
   if (problem->effector >= 0 &&
@@ -943,7 +963,8 @@ solve_motion (const KmIkProblem *problem,
         if (final > emitted)
           {
             ok = motion_emit (cur, emitted, final, out, frame_done, user_data,
-                              stopped != NULL ? &emitted_jump : NULL, cancellable, error);
+                              stopped != NULL ? &emitted_jump : NULL, m.jump_scale,
+                              cancellable, error);
             emitted = final;
             if (ok && emitted_jump)
               {
@@ -954,8 +975,8 @@ solve_motion (const KmIkProblem *problem,
       }
     }
   if (ok)
-    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, cancellable,
-                      error);
+    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, m.jump_scale,
+                      cancellable, error);
   if (ok && n_valid < n_frames)
     {
       /* Reports the unusable target (and leaves the clamped seed in its frame). */
@@ -1061,6 +1082,7 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
                              GError           **error)
 {
   g_autoptr (KmIkSrs) srs = NULL;
+  g_autofree double *jump_scale = NULL;  /* then the limits, for count_jumps() */
   KmIkSolution *motions[2] = { NULL };
   guint jumps[2] = { 0, 0 }, route_jumps = G_MAXUINT, pick = 0;
   gboolean ok = TRUE, stopped = FALSE, routed = FALSE;
@@ -1090,13 +1112,18 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
    * otherwise the plain track is solved whole after all (PLAIN_RERUN_SHARE), to count its
    * jumps. The outcome is the same as with the plain track solved whole first.
    */
+  jump_scale = g_new (double, 3 * MAX (problem->n_dof, 1));
+  km_skeleton_get_dof_limits (problem->skeleton, jump_scale + problem->n_dof,
+                              jump_scale + 2 * problem->n_dof);
+  km_ik_jump_scales (jump_scale + problem->n_dof, jump_scale + 2 * problem->n_dof,
+                     problem->n_dof, jump_scale);
   passes[0].to = passes[1].from = PLAIN_PROGRESS_SHARE;
   passes[1].to = passes[2].from = 1.0 - PLAIN_RERUN_SHARE;
   motions[0] = g_new0 (KmIkSolution, n_frames);
   ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[0], NULL, 0,
                      NULL, NULL, &stopped, cancellable, NULL);
   /* Stopped: at least one jump, how many is not known yet. */
-  jumps[0] = stopped ? G_MAXUINT : ok ? count_jumps (motions[0], n_frames) : 0;
+  jumps[0] = stopped ? G_MAXUINT : ok ? count_jumps (motions[0], n_frames, jump_scale) : 0;
   if (ok && (stopped || jumps[0] > 0))
     {
       motions[1] = g_new0 (KmIkSolution, n_frames);
@@ -1104,7 +1131,7 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
                          stopped ? G_MAXUINT : jumps[0], &routed, &route_jumps, NULL,
                          cancellable, NULL);
       if (ok && routed)
-        jumps[1] = count_jumps (motions[1], n_frames);
+        jumps[1] = count_jumps (motions[1], n_frames, jump_scale);
       if (ok && stopped && !(routed && route_jumps == 0 && jumps[1] == 0))
         {
           /* The plain track's jumps decide. */
@@ -1113,7 +1140,7 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
           ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[2],
                              NULL, 0, NULL, NULL, NULL, cancellable, NULL);
           if (ok)
-            jumps[0] = count_jumps (motions[0], n_frames);
+            jumps[0] = count_jumps (motions[0], n_frames, jump_scale);
           routed = routed && route_jumps < jumps[0];
         }
       if (ok && routed && jumps[1] < jumps[0])

@@ -15,6 +15,43 @@ G_BEGIN_DECLS
 /* What the single-pose solver (km-ik.c) and the motion solver (km-ik-motion.c) share. */
 
 #define KM_IK_CONT_JUMP 0.5 /* rad or m: a motion's answer moved no joint further */
+/* ... nor further than this share of its range: 0.499 m is a whole stroke of a 0.5 m
+ * prismatic joint, a jump however far below KM_IK_CONT_JUMP it lies. */
+#define KM_IK_JUMP_RANGE_SHARE 0.5
+
+/* Per DOF, what a change of it counts for against KM_IK_CONT_JUMP (and against a motion's
+ * other per-frame bounds): 1 where the range is wide (KM_IK_CONT_JUMP /
+ * KM_IK_JUMP_RANGE_SHARE, 1 rad or m, or more; unlimited; none), more where it is
+ * narrower, so that KM_IK_JUMP_RANGE_SHARE of the range counts as KM_IK_CONT_JUMP. */
+static inline void
+km_ik_jump_scales (const double *lo,
+                   const double *hi,
+                   guint         n_dof,
+                   double       *scale)
+{
+  for (guint i = 0; i < n_dof; i++)
+    {
+      double share = KM_IK_JUMP_RANGE_SHARE * (hi[i] - lo[i]);
+
+      scale[i] = isfinite (share) && share > 0.0 && share < KM_IK_CONT_JUMP
+                 ? KM_IK_CONT_JUMP / share : 1.0;
+    }
+}
+
+/* The largest change of one DOF between @a and @b, weighted by km_ik_jump_scales(): a jump
+ * when above KM_IK_CONT_JUMP. */
+static inline double
+km_ik_jump_distance (const double *a,
+                     const double *b,
+                     const double *scale,
+                     guint         n_dof)
+{
+  double d = 0.0;
+
+  for (guint i = 0; i < n_dof; i++)
+    d = MAX (d, fabs (a[i] - b[i]) * scale[i]);
+  return d;
+}
 
 /* splitmix64: the solver's deterministic random numbers. */
 static inline guint64

@@ -141,6 +141,7 @@ typedef struct
   gboolean          *active;
   gboolean          *held;    /* the orientation fit keeps these free on their limit */
   double            *grad;    /* the orientation fit's projected gradient, per variable */
+  double            *jump_scale; /* per variable: km_ik_jump_scales() of lo, hi */
   gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
   gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
   gboolean          *euler_fk;/* the same, as the last path_fk found it */
@@ -787,17 +788,29 @@ descend (Work     *w,
   return ev;
 }
 
-/* The largest joint motion between @q and @sp (path variables). */
+/* The largest joint motion between @q and @sp (path variables), in rad or m: what a
+ * motion's fit may move per frame (its trust region) and what its steps gain per. */
 static double
-seed_distance (const Work   *w,
-               const double *q,
-               const double *sp)
+step_length (const Work   *w,
+             const double *q,
+             const double *sp)
 {
   double d = 0.0;
 
   for (guint v = 0; v < w->n_var; v++)
     d = MAX (d, fabs (q[v] - sp[v]));
   return d;
+}
+
+/* The same, each joint's motion measured against its range (km_ik_jump_distance()): what a
+ * motion's jump (above KM_IK_CONT_JUMP) is measured in, so that a joint of narrow range
+ * (a short prismatic stroke) crossing it in one frame is one. */
+static double
+seed_distance (const Work   *w,
+               const double *q,
+               const double *sp)
+{
+  return km_ik_jump_distance (q, sp, w->jump_scale, w->n_var);
 }
 
 /* 3 × 3 symmetric inverse by cofactors; FALSE when singular. */
@@ -1025,7 +1038,7 @@ fit_priority (Work  *w,
       bound_step (w);
       apply_step (w, w->q_save, w->dq, w->q);
       trial = restore_position (w, 30);
-      if (w->anchor != NULL && seed_distance (w, w->q, w->anchor) > CONT_FIT_RADIUS)
+      if (w->anchor != NULL && step_length (w, w->q, w->anchor) > CONT_FIT_RADIUS)
         {
           /* Out of a motion's trust region: shorter steps, and at its edge the next frame
            * goes on from here. */
@@ -1036,7 +1049,7 @@ fit_priority (Work  *w,
           continue;
         }
       if (w->anchor != NULL && trial.pos_err <= tol && trial.rot_err < ev.rot_err &&
-          ev.rot_err - trial.rot_err < CONT_FIT_SLOPE * seed_distance (w, w->q, w->q_save))
+          ev.rot_err - trial.rot_err < CONT_FIT_SLOPE * step_length (w, w->q, w->q_save))
         {
           /* A long step for a small gain went across a valley of the orientation error,
            * to a point on its other side about as good: from there the next frame would
@@ -1235,7 +1248,7 @@ fit_starts_offer (FitStarts  *starts,
   if (w->n_var > KM_IK_STACK_DOF || !isfinite (merit))
     return;
   for (guint i = 0; i < starts->n; i++)
-    if (seed_distance (w, w->q, starts->q[i]) < FIT_STARTS_APART)
+    if (step_length (w, w->q, starts->q[i]) < FIT_STARTS_APART)
       {
         if (merit >= starts->merit[i])
           return;
@@ -1314,7 +1327,7 @@ seed_within_limits (const KmSkeleton *skel,
   km_skeleton_apply_mimic (skel, out->q);
 }
 
-/* Points the per-variable arrays of @w into @d (17 doubles per variable), @v (2 vectors)
+/* Points the per-variable arrays of @w into @d (18 doubles per variable), @v (2 vectors)
  * and @i (8 ints). */
 static void
 work_lay_out (Work   *w,
@@ -1325,7 +1338,7 @@ work_lay_out (Work   *w,
   guint n = w->n_var;
 
   /* Doubles: col (6 per variable), lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
-   * m_offset, grad. Vectors: axis_w, point_w. Ints: var_dof, is_rot, active, single, euler,
+   * m_offset, grad, jump_scale. Vectors: axis_w, point_w. Ints: var_dof, is_rot, active, single, euler,
    * euler_fk, m_lead, held. */
   w->col = d;
   w->lo = w->col + 6 * n;
@@ -1339,6 +1352,7 @@ work_lay_out (Work   *w,
   w->m_ratio = w->q_ref + n;
   w->m_offset = w->m_ratio + n;
   w->grad = w->m_offset + n;
+  w->jump_scale = w->grad + n;
   w->axis_w = v;
   w->point_w = w->axis_w + n;
   w->var_dof = i;
@@ -1409,6 +1423,7 @@ work_load_path (Work         *w,
             w->m_offset[fv] = j->mimic_offset;
           }
     }
+  km_ik_jump_scales (w->lo, w->hi, w->n_var, w->jump_scale);
   enforce_mimic (w, w->q);
 }
 
@@ -1683,7 +1698,13 @@ motion_fit_from_seed (Work   *w,
   if (eval_converged (w, &s->best) || w->cancelled || w->n_rows != 6)
     return;
   memcpy (w->q, s->seed, w->n_var * sizeof (double));
+  w->anchor = s->seed;
+  w->fit_stall = CONT_FIT_STALL;
+  w->max_step = CONT_MAX_STEP;
   ev = fit_priority (w, PRIORITY_ITERATIONS);
+  w->anchor = NULL;
+  w->fit_stall = 1e-10;
+  w->max_step = 0.0;
   if (ev.pos_err <= w->problem->position_tolerance || eval_better (w, &ev, &s->best))
     {
       take_answer (w, s, &ev);
@@ -1898,7 +1919,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 17];
+  double stack_d[KM_IK_STACK_DOF * 18];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
   int stack_i[KM_IK_STACK_DOF * 8];
   double stack_seed[KM_IK_STACK_DOF];
@@ -2003,7 +2024,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      work_lay_out (&w, heap_d = g_new (double, MAX (n_var, 1) * 17),
+      work_lay_out (&w, heap_d = g_new (double, MAX (n_var, 1) * 18),
                     heap_v = g_new (KmVec3, MAX (n_var, 1) * 2),
                     heap_i = g_new (int, MAX (n_var, 1) * 8));
       sp = heap_seed = g_new (double, MAX (n_var, 1));
