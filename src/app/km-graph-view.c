@@ -22,7 +22,9 @@
  * allowed side; the value axis spans a finite stretch of its range (km_range_span).
  * Clicking or dragging sets the current frame; dragging a keyframe's mark moves that
  * keyframe to another frame (one undo step).
- * Drawn with cairo: a few thousand segments at most, well within a frame.
+ * Drawn with cairo: a few thousand segments at most, well within a frame. With nothing to
+ * plot (no body, or a body without DOFs) a centred hint says so over the theme's background,
+ * rather than a blank page.
  */
 
 #define MARGIN 8.0
@@ -42,6 +44,7 @@ struct _KmGraphView
 
   /* Template widgets */
   GtkDrawingArea *area;
+  GtkLabel       *hint;
 
   /* Owned */
   KmDocument     *document;
@@ -381,6 +384,22 @@ drag_cancel_cb (KmGraphView      *self,
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
 
+/* The hint over the plot when there is nothing to plot (draw_cb then draws nothing). */
+static void
+update_hint (KmGraphView *self)
+{
+  KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
+  const char *text = NULL;
+
+  if (self->document != NULL && skeleton == NULL)
+    text = _("No body to plot");
+  else if (skeleton != NULL && km_skeleton_get_n_dof (skeleton) == 0)
+    text = _("No movable joints to plot");
+  if (text != NULL)
+    gtk_label_set_text (self->hint, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->hint), text != NULL);
+}
+
 static void
 queue_draw_cb (KmGraphView *self)
 {
@@ -455,6 +474,7 @@ km_graph_view_class_init (KmGraphViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-graph-view.ui");
   gtk_widget_class_bind_template_child (widget_class, KmGraphView, area);
+  gtk_widget_class_bind_template_child (widget_class, KmGraphView, hint);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "graphview");
@@ -486,6 +506,8 @@ km_graph_view_init (KmGraphView *self)
   for (guint i = 0; i < G_N_ELEMENTS (redraw_on); i++)
     g_signal_group_connect_swapped (self->document_signals, redraw_on[i],
                                     G_CALLBACK (queue_draw_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
+                                  G_CALLBACK (update_hint), self);
 }
 
 GtkWidget *
@@ -513,6 +535,7 @@ km_graph_view_set_document (KmGraphView *self,
     return;
 
   g_signal_group_set_target (self->document_signals, document);
+  update_hint (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
