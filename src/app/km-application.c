@@ -191,6 +191,17 @@ recent_labels (GPtrArray *infos)
   return labels;
 }
 
+/* @text (a file or folder name) as a menu label that shows it as it is: GTK takes an
+ * underscore in a menu item's label for a mnemonic (slider_gear.xml would show as
+ * slidergear.xml), and a doubled one for a plain underscore. */
+static char *
+menu_label_escape (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
 /* File → Open Recent: the files Kinema opened or saved, used last first. */
 static void
 update_recent_menu (KmApplication *self)
@@ -229,7 +240,8 @@ update_recent_menu (KmApplication *self)
   labels = recent_labels (infos);
   for (guint i = 0; i < infos->len; i++)
     {
-      g_autoptr(GMenuItem) item = g_menu_item_new (labels->pdata[i], NULL);
+      g_autofree char *label = menu_label_escape (labels->pdata[i]);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
 
       g_menu_item_set_action_and_target_value (item, "app.open-recent",
                                                g_variant_new_string (gtk_recent_info_get_uri (infos->pdata[i])));

@@ -394,10 +394,19 @@ update_bodies (KmSceneView *self)
     collect_bodies (self, root);
 }
 
+/* What a framing fits: everything drawn, and the scene's own box without the joints'
+ * markers. A skeleton without bones gets markers of a default size, so only the own box
+ * tells whether the scene has a size of its own (frame_box()). */
+typedef struct
+{
+  KmVec3 min, max;
+  KmVec3 own_min, own_max;
+} SceneBox;
+
 static void
-grow_box (KmVec3 *min,
-          KmVec3 *max,
-          KmVec3  p)
+grow_corners (KmVec3 *min,
+              KmVec3 *max,
+              KmVec3  p)
 {
   if (!km_vec3_is_finite (p))
     return;
@@ -405,10 +414,17 @@ grow_box (KmVec3 *min,
   max->x = MAX (max->x, p.x), max->y = MAX (max->y, p.y), max->z = MAX (max->z, p.z);
 }
 
+static void
+grow_box (SceneBox *box,
+          KmVec3    p)
+{
+  grow_corners (&box->min, &box->max, p);
+  grow_corners (&box->own_min, &box->own_max, p);
+}
+
 /* Grows the box by joint @joint of @body: its sphere and its shapes' bounds. */
 static void
-grow_box_joint (KmVec3             *min,
-                KmVec3             *max,
+grow_box_joint (SceneBox           *box,
                 const KmRenderBody *body,
                 guint               joint)
 {
@@ -417,9 +433,11 @@ grow_box_joint (KmVec3             *min,
   double r = km_renderer_joint_radius (body->skeleton);
   mat4 world, model;
 
+  grow_box (box, body->joint_world[joint].pos);
   for (int c = 0; c < 8; c++)
-    grow_box (min, max, km_vec3_add (body->joint_world[joint].pos,
-                                     km_vec3 (c & 1 ? r : -r, c & 2 ? r : -r, c & 4 ? r : -r)));
+    grow_corners (&box->min, &box->max,
+                  km_vec3_add (body->joint_world[joint].pos,
+                               km_vec3 (c & 1 ? r : -r, c & 2 ? r : -r, c & 4 ? r : -r)));
   shapes = km_skeleton_get_shapes (body->skeleton, joint, &n_shapes);
   km_transform_to_mat4 (&body->joint_world[joint], world);
   for (guint k = 0; k < n_shapes; k++)
@@ -436,7 +454,7 @@ grow_box_joint (KmVec3             *min,
           vec4 out;
 
           glm_mat4_mulv (model, p, out);
-          grow_box (min, max, km_vec3 (out[0], out[1], out[2]));
+          grow_box (box, km_vec3 (out[0], out[1], out[2]));
         }
     }
 }
@@ -458,13 +476,12 @@ joint_in_subtree (const KmSkeleton *skeleton,
 static gboolean
 scene_bounds (KmSceneView *self,
               int          subtree_of,
-              KmVec3      *min,
-              KmVec3      *max)
+              SceneBox    *box)
 {
   KmRenderBody current = { NULL, NULL };
 
-  *min = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE);
-  *max = km_vec3 (-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE);
+  box->min = box->own_min = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE);
+  box->max = box->own_max = km_vec3 (-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE);
   if (self->document == NULL)
     return FALSE;
 
@@ -478,8 +495,8 @@ scene_bounds (KmSceneView *self,
         return FALSE;
       for (guint i = 0; i < km_skeleton_get_n_joints (current.skeleton); i++)
         if (joint_in_subtree (current.skeleton, (int) i, subtree_of))
-          grow_box_joint (min, max, &current, i);
-      return min->x <= max->x;
+          grow_box_joint (box, &current, i);
+      return box->min.x <= box->max.x;
     }
 
   if (current.skeleton != NULL)
@@ -487,10 +504,10 @@ scene_bounds (KmSceneView *self,
       KmVec3 lo, hi;
 
       km_document_get_bounds (self->document, &lo, &hi);
-      grow_box (min, max, lo);
-      grow_box (min, max, hi);
+      grow_box (box, lo);
+      grow_box (box, hi);
       for (guint i = 0; i < km_skeleton_get_n_joints (current.skeleton); i++)
-        grow_box_joint (min, max, &current, i);
+        grow_box_joint (box, &current, i);
     }
   update_bodies (self);
   for (guint b = 0; b < self->bodies->len; b++)
@@ -498,35 +515,57 @@ scene_bounds (KmSceneView *self,
       const KmRenderBody *body = &g_array_index (self->bodies, KmRenderBody, b);
 
       for (guint i = 0; i < km_skeleton_get_n_joints (body->skeleton); i++)
-        grow_box_joint (min, max, body, i);
+        grow_box_joint (box, body, i);
     }
-  return min->x <= max->x;
+  return box->min.x <= box->max.x;
 }
 
-/* Metres: the least diagonal of the whole scene's framed box. A one-joint skeleton (a
- * new one) is framed like a small model, not zoomed in until its marker fills the view.
- * Framing a selected joint has no such floor: it is there to look closely. */
+/* Metres. A scene whose own box (SceneBox) has a diagonal under POINT_EXTENT has no size
+ * of its own: a new skeleton's single root joint, or joints that all coincide. Framing the
+ * whole scene shows it as MIN_SCENE_EXTENT of space, like a small model, not zoomed in
+ * until its joint's marker fills the view; framing a selected joint has no such floor (it
+ * is there to look closely, and km_camera_frame_box() keeps a lone joint at a distance).
+ * Anything larger is framed at its own size, a mechanism of a few centimetres as a robot of
+ * two metres: a millimetre is below any model's size and well above the rounding of joints
+ * that coincide. */
+#define POINT_EXTENT 1.0e-3
 #define MIN_SCENE_EXTENT 1.0
 
 static void
-frame_box (KmSceneView *self,
-           KmVec3       min,
-           KmVec3       max,
-           double       min_extent)
+frame_box (KmSceneView    *self,
+           const SceneBox *box,
+           double          min_extent)
 {
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
+  KmVec3 min = box->min, max = box->max;
+  KmVec3 centre = km_vec3_scale (km_vec3_add (min, max), 0.5);
+  double extent = km_vec3_length (km_vec3_sub (max, min));
+  double own_extent = km_vec3_length (km_vec3_sub (box->own_max, box->own_min));
+  double scale = 1.0;
 
-  if (km_vec3_length (km_vec3_sub (max, min)) < min_extent)
+  if (own_extent < POINT_EXTENT)
     {
-      KmVec3 centre = km_vec3_scale (km_vec3_add (min, max), 0.5);
-      double half = min_extent / (2.0 * sqrt (3.0));   /* a cube of that diagonal */
+      if (min_extent > extent)
+        {
+          double half = min_extent / (2.0 * sqrt (3.0));   /* a cube of that diagonal */
 
-      min = km_vec3_sub (centre, km_vec3 (half, half, half));
-      max = km_vec3_add (centre, km_vec3 (half, half, half));
+          min = km_vec3_sub (centre, km_vec3 (half, half, half));
+          max = km_vec3_add (centre, km_vec3 (half, half, half));
+        }
+    }
+  else if (extent < 1.0)
+    {
+      /* km_camera_frame_box() frames no less than a 20 cm sphere. The fit grows with the
+       * box: frame it scaled up to a metre about its centre, then come closer as much. */
+      scale = 1.0 / extent;
+      min = km_vec3_add (centre, km_vec3_scale (km_vec3_sub (min, centre), scale));
+      max = km_vec3_add (centre, km_vec3_scale (km_vec3_sub (max, centre), scale));
     }
   km_camera_frame_box (&self->camera, min, max,
                        width > 0 && height > 0 ? (double) width / height : 1.0);
+  if (scale != 1.0)
+    km_camera_zoom (&self->camera, 1.0 / scale);
 }
 
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
@@ -1530,10 +1569,10 @@ reframe (KmSceneView *self)
    * reach well beyond its joints. */
   if (self->document != NULL && km_document_get_skeleton (self->document) != NULL)
     {
-      KmVec3 min, max;
+      SceneBox box;
 
-      if (scene_bounds (self, -1, &min, &max))
-        frame_box (self, min, max, MIN_SCENE_EXTENT);
+      if (scene_bounds (self, -1, &box))
+        frame_box (self, &box, MIN_SCENE_EXTENT);
     }
   self->camera_moved = FALSE;
   if (self->document != NULL)
@@ -1750,14 +1789,14 @@ void
 km_scene_view_frame (KmSceneView *self,
                      int          joint)
 {
-  KmVec3 min, max;
+  SceneBox box;
 
   g_return_if_fail (KM_IS_SCENE_VIEW (self));
 
-  if (!scene_bounds (self, joint, &min, &max)
-      && (joint < 0 || !scene_bounds (self, -1, &min, &max)))
+  if (!scene_bounds (self, joint, &box)
+      && (joint < 0 || !scene_bounds (self, -1, &box)))
     return;
-  frame_box (self, min, max, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
+  frame_box (self, &box, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
   self->camera_moved = TRUE;
   notify_camera (self);
 }

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "km-application.h"
+#include "km-camera.h"
+#include "km-document-skeleton.h"
+#include "km-scene-view.h"
+#include "km-window.h"
+#include "test-app-util.h"
+
+/*
+ * Framing small models (a Scenebuilder mechanism about 10 cm across fills the view when
+ * opened, on Reset Camera and on Frame All, while a new one-joint skeleton is still shown
+ * as a metre of space), and menu labels made of file names (File → Open Recent shows their
+ * underscores instead of taking them for mnemonics).
+ */
+
+typedef struct
+{
+  KmWindow    *window;
+  KmDocument  *document;
+  KmSceneView *view;
+} Fixture;
+
+static gboolean
+allocated (gpointer view)
+{
+  return gtk_widget_get_width (view) > 0 && gtk_widget_get_height (view) > 0;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 700);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->document = km_window_get_document (f->window);
+  f->view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  g_assert_true (test_app_wait_until (allocated, f->view, 10000));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  km_document_set_modified (f->document, FALSE);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+}
+
+/* The diagonal of the box around the body's joints, in metres. */
+static double
+joint_extent (Fixture *f)
+{
+  guint n = 0;
+  const KmTransform *world = km_document_get_joint_world (f->document, &n);
+  KmVec3 min = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE);
+  KmVec3 max = km_vec3 (-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE);
+
+  g_assert_cmpuint (n, >, 1);
+  for (guint i = 0; i < n; i++)
+    {
+      KmVec3 p = world[i].pos;
+
+      min = km_vec3 (MIN (min.x, p.x), MIN (min.y, p.y), MIN (min.z, p.z));
+      max = km_vec3 (MAX (max.x, p.x), MAX (max.y, p.y), MAX (max.z, p.z));
+    }
+  return km_vec3_length (km_vec3_sub (max, min));
+}
+
+/* How much of the view the body's joints span: the larger side of their box on screen,
+ * as a fraction of the view's smaller side. */
+static double
+joint_coverage (Fixture *f)
+{
+  guint n = 0;
+  const KmTransform *world = km_document_get_joint_world (f->document, &n);
+  int width = gtk_widget_get_width (GTK_WIDGET (f->view));
+  int height = gtk_widget_get_height (GTK_WIDGET (f->view));
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+
+  for (guint i = 0; i < n; i++)
+    {
+      double x, y;
+
+      test_app_project (f->view, world[i].pos, &x, &y);
+      /* Every joint in view. */
+      g_assert_cmpfloat (x, >=, 0.0);
+      g_assert_cmpfloat (x, <=, width);
+      g_assert_cmpfloat (y, >=, 0.0);
+      g_assert_cmpfloat (y, <=, height);
+      x0 = MIN (x0, x), x1 = MAX (x1, x);
+      y0 = MIN (y0, y), y1 = MAX (y1, y);
+    }
+  return MAX (x1 - x0, y1 - y0) / MIN (width, height);
+}
+
+/* The small model fills the view about as the built-in example (2 m) does: its joints
+ * span a good part of it, and the camera stands a few model sizes away. */
+static void
+assert_framed (Fixture    *f,
+               const char *how)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+  double extent = joint_extent (f);
+  double coverage = joint_coverage (f);
+
+  g_test_message ("%s: joints span %.3f m, camera %.3f m away, %.0f %% of the view",
+                  how, extent, camera->distance, 100.0 * coverage);
+  g_assert_cmpfloat (camera->distance, <, 6.0 * extent);
+  g_assert_cmpfloat (coverage, >, 0.3);
+}
+
+static void
+test_small_model_framed (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "slider_gear.xml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KmCamera away;
+
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat (joint_extent (f), <, 0.2);
+  assert_framed (f, "opened");
+
+  /* Moved far off, then Reset Camera (Ctrl+0). */
+  away = *km_scene_view_get_camera (f->view);
+  km_camera_orbit (&away, 0.3, 0.2);
+  km_camera_zoom (&away, 20.0);
+  km_scene_view_set_camera (f->view, &away);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-camera", NULL));
+  assert_framed (f, "reset camera");
+
+  /* Moved far off, then Frame All (A). */
+  km_scene_view_set_camera (f->view, &away);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  assert_framed (f, "frame all");
+}
+
+/* The least extent the view shows at the camera's target, across or up. */
+static double
+shown_extent (Fixture *f)
+{
+  const KmCamera *camera = km_scene_view_get_camera (f->view);
+  double aspect = (double) gtk_widget_get_width (GTK_WIDGET (f->view))
+                  / gtk_widget_get_height (GTK_WIDGET (f->view));
+
+  return 2.0 * camera->distance * tan (camera->fov_y / 2.0) * MIN (aspect, 1.0);
+}
+
+/* A new skeleton, one joint of no size, is still shown as a metre of space at least, by
+ * itself, on Reset Camera and on Frame All. */
+static void
+test_new_skeleton_framed (Fixture       *f,
+                          gconstpointer  data)
+{
+  KmCamera close;
+
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 1);
+  g_test_message ("new skeleton: %.3f m shown", shown_extent (f));
+  g_assert_cmpfloat (shown_extent (f), >=, 1.0);
+
+  close = *km_scene_view_get_camera (f->view);
+  km_camera_zoom (&close, 0.01);
+  km_scene_view_set_camera (f->view, &close);
+  g_assert_cmpfloat (shown_extent (f), <, 1.0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-camera", NULL));
+  g_assert_cmpfloat (shown_extent (f), >=, 1.0);
+
+  km_scene_view_set_camera (f->view, &close);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  g_assert_cmpfloat (shown_extent (f), >=, 1.0);
+}
+
+typedef struct
+{
+  GMenuModel *menu;
+  int         n_items;
+} MenuCount;
+
+static gboolean
+menu_has_count (gpointer data)
+{
+  MenuCount *count = data;
+
+  return g_menu_model_get_n_items (count->menu) == count->n_items;
+}
+
+/* Adds @path to the recently used files as Kinema does when it opens or saves a file. */
+static void
+add_recent_as_kinema (const char *path)
+{
+  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+  char *groups[] = { (char *) KM_RECENT_GROUP, NULL };
+  GtkRecentData recent_data = {
+    .mime_type = (char *) "text/plain",
+    .app_name = (char *) g_get_application_name (),
+    .app_exec = (char *) "kinema %u",
+    .groups = groups,
+  };
+
+  g_assert_true (gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri,
+                                              &recent_data));
+}
+
+static char *
+menu_label (GMenuModel *menu,
+            const char *path)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i,
+                                                                           G_MENU_ATTRIBUTE_TARGET,
+                                                                           G_VARIANT_TYPE_STRING);
+      g_autofree char *item_path = NULL;
+      char *label = NULL;
+
+      g_assert_nonnull (target);
+      item_path = g_filename_from_uri (g_variant_get_string (target, NULL), NULL, NULL);
+      if (g_strcmp0 (item_path, path) != 0)
+        continue;
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                      &label));
+      return label;
+    }
+  g_assert_not_reached ();
+}
+
+/* File → Open Recent: a_b_c.xml is listed as a_b_c.xml, not abc.xml (GTK parses menu
+ * labels as mnemonics), and so are the folders that tell files of one name apart. */
+static void
+test_recent_underscores (void)
+{
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *abc = g_build_filename (dir, "a_b_c.xml", NULL);
+  g_autofree char *one_dir = g_build_filename (dir, "my_robot", NULL);
+  g_autofree char *two_dir = g_build_filename (dir, "your_robot", NULL);
+  g_autofree char *one = g_build_filename (one_dir, "arm.xml", NULL);
+  g_autofree char *two = g_build_filename (two_dir, "arm.xml", NULL);
+  GtkRecentManager *recent = gtk_recent_manager_get_default ();
+  KmWindow *window;
+  GtkWidget *menubar;
+  MenuCount count;
+
+  /* The isolated folder the default manager writes to. */
+  {
+    g_autofree char *filename = NULL;
+    g_autofree char *parent = NULL;
+
+    g_object_get (recent, "filename", &filename, NULL);
+    parent = g_path_get_dirname (filename);
+    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  }
+  gtk_recent_manager_purge_items (recent, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (one_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (two_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (abc, "<namespace/>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (one, "<namespace/>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (two, "<namespace/>\n", -1, NULL));
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
+                                                             "recent-files"));
+  g_assert_nonnull (count.menu);
+
+  add_recent_as_kinema (abc);
+  add_recent_as_kinema (one);
+  add_recent_as_kinema (two);
+  count.n_items = 3;
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+
+  /* The model carries the names with their underscores doubled: shown as one each. */
+  {
+    g_autofree char *abc_label = menu_label (count.menu, abc);
+    g_autofree char *one_label = menu_label (count.menu, one);
+    g_autofree char *two_label = menu_label (count.menu, two);
+
+    g_test_message ("%s | %s | %s", abc_label, one_label, two_label);
+    g_assert_cmpstr (abc_label, ==, "a__b__c.xml");
+    g_assert_true (g_str_has_prefix (one_label, "arm.xml"));
+    g_assert_true (g_str_has_suffix (one_label, "my__robot"));
+    g_assert_true (g_str_has_suffix (two_label, "your__robot"));
+  }
+
+  /* What the window's menu bar shows. */
+  window = km_window_new (GTK_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin_for (100);
+  menubar = test_app_find_widget (GTK_WIDGET (window), GTK_TYPE_POPOVER_MENU_BAR);
+  g_assert_nonnull (menubar);
+  g_assert_nonnull (test_app_find_label (menubar, "a_b_c.xml"));
+  g_assert_null (test_app_find_label (menubar, "abc.xml"));
+
+  km_document_set_modified (km_window_get_document (window), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  test_app_spin ();
+  gtk_recent_manager_purge_items (recent, NULL);
+  g_unlink (abc);
+  g_unlink (one);
+  g_unlink (two);
+  g_rmdir (one_dir);
+  g_rmdir (two_dir);
+  g_rmdir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/Framing/small-model", Fixture, NULL, fixture_setup,
+              test_small_model_framed, fixture_teardown);
+  g_test_add ("/kinema/Framing/new-skeleton", Fixture, NULL, fixture_setup,
+              test_new_skeleton_framed, fixture_teardown);
+  g_test_add_func ("/kinema/Labels/recent-underscores", test_recent_underscores);
+  return g_test_run ();
+}
