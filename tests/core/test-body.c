@@ -13,9 +13,11 @@
 #include "km-body-writer.h"
 #include "km-cnoid.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-skeleton-edit.h"
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
+#include "km-yaml.h"
 
 #include "test-util.h"
 
@@ -1216,6 +1218,285 @@ test_sniff_wrapper (void)
   assert_error (wrapper, "t.body:1:13: wrapper body files (model_file) are not supported");
 }
 
+/* A link's joint_displacement (camelCase too; the old joint_angle always in the angle
+ * unit) is the pose the body starts at: in degrees (or the file's radians) for a
+ * revolute joint, in metres for a prismatic one, given as the model's initial pose. */
+static void
+test_joint_displacement (void)
+{
+  static const char text[] =
+    HEAD "  - { name: R, joint_type: free }\n"
+    "  - { name: J, parent: R, joint_type: revolute, joint_axis: x, joint_range: 90, "
+    "joint_displacement: 30 }\n"
+    "  - { name: P, parent: J, joint_type: prismatic, joint_axis: -z, joint_range: 0.3, "
+    "joint_displacement: 0.1 }\n"
+    "  - { name: K, parent: P, joint_type: revolute, jointDisplacement: -45 }\n"
+    "  - { name: L, parent: K, joint_type: revolute, joint_angle: 12.5 }\n"
+    "  - { name: M, parent: L, joint_type: revolute }\n"
+    "  - { name: F, parent: M, joint_type: fixed, joint_displacement: 0 }\n";
+  static const char radians[] =
+    "format: ChoreonoidBody\nformat_version: 1.0\nangle_unit: radian\nlinks:\n"
+    "  - { name: A }\n"
+    "  - { name: B, parent: A, joint_type: revolute, joint_displacement: 0.5 }\n";
+  static const char zero[] =
+    HEAD "  - { name: A }\n  - { name: B, parent: A, joint_type: revolute, "
+    "joint_displacement: 0 }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) other = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autofree double *q = NULL;
+  g_autofree double *q_radians = NULL;
+  g_autofree double *q_zero = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-body-pose-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "pose.body", NULL);
+  const KmFormat *format = NULL;
+  KmSkeleton *loaded;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load_with_pose ("t.body", text, strlen (text), NULL, &q, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_nonnull (q);
+  g_assert_cmpfloat (q[test_util_joint (skel, "J")->dof_index], ==, 30 * DEG);
+  g_assert_cmpfloat (q[test_util_joint (skel, "P")->dof_index], ==, 0.1);
+  g_assert_cmpfloat (q[test_util_joint (skel, "K")->dof_index], ==, -45 * DEG);
+  g_assert_cmpfloat (q[test_util_joint (skel, "L")->dof_index], ==, 12.5 * DEG);
+  g_assert_cmpfloat (q[test_util_joint (skel, "M")->dof_index], ==, 0);
+
+  other = km_body_load_with_pose ("r.body", radians, strlen (radians), NULL, &q_radians,
+                                  &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (q_radians);
+  g_assert_cmpfloat (q_radians[test_util_joint (other, "B")->dof_index], ==, 0.5);
+  g_clear_pointer (&other, km_skeleton_unref);
+  /* All zeros is the zero pose: none stated. */
+  other = km_body_load_with_pose ("z.body", zero, strlen (zero), NULL, &q_zero, &error);
+  g_assert_no_error (error);
+  g_assert_null (q_zero);
+
+  /* As a model file: the pose is the model's initial pose (kinema-cli info, import). */
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  loaded = km_format_load_model_file (path, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_choreonoid_body);
+  g_assert_cmpuint (extras->n_initial_q, ==, km_skeleton_get_n_dof (skel));
+  for (guint k = 0; k < extras->n_initial_q; k++)
+    g_assert_cmpfloat (extras->initial_q[k], ==, q[k]);
+  format->free_result (loaded);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A joint displacement Kinema cannot use is a located warning, not an error; one outside
+ * the range is kept (as Choreonoid keeps it), with a warning. */
+static void
+test_joint_displacement_warnings (void)
+{
+  static const char text[] =
+    HEAD "  - name: A\n    joint_displacement: 5\n"
+    "  - name: B\n    parent: A\n    joint_type: revolute\n    joint_range: [ -90, 90 ]\n"
+    "    joint_displacement: 120\n"
+    "  - name: C\n    parent: B\n    joint_type: prismatic\n    joint_displacement: fast\n"
+    "  - name: D\n    parent: C\n    joint_type: prismatic\n    joint_displacement: [ 1 ]\n"
+    "  - name: E\n    parent: D\n    joint_type: prismatic\n    joint_range: [ 0, unlimited ]\n"
+    "    joint_displacement: -0.5\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autofree double *q = NULL;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load_with_pose ("t.body", text, strlen (text), NULL, &q, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 5);
+  test_util_assert_warning (warnings, "t.body:5:25: the joint displacement of “A” is ignored: "
+                            "the link has no revolute or prismatic joint");
+  test_util_assert_warning (warnings, "t.body:10:25: the joint displacement of “B” (120) is "
+                            "outside its joint range [-90, 90]; it is kept");
+  test_util_assert_warning (warnings, "t.body:14:25: the joint displacement of “C” is "
+                            "ignored: expected a finite number");
+  test_util_assert_warning (warnings, "t.body:18:25: the joint displacement of “D” is "
+                            "ignored");
+  test_util_assert_warning (warnings, "t.body:23:25: the joint displacement of “E” (-0.5) is "
+                            "outside its joint range [0, unlimited]");
+  g_assert_nonnull (q);
+  g_assert_cmpfloat (q[test_util_joint (skel, "B")->dof_index], ==, 120 * DEG);
+  g_assert_cmpfloat (q[test_util_joint (skel, "C")->dof_index], ==, 0);
+  g_assert_cmpfloat (q[test_util_joint (skel, "D")->dof_index], ==, 0);
+  g_assert_cmpfloat (q[test_util_joint (skel, "E")->dof_index], ==, -0.5);
+}
+
+/* Whether some double d gives @value as the .body reader converts degrees (d × DEG): not
+ * every radian double has one (a tenth or so between 0.56 and 1 rad have none). */
+static gboolean
+has_degree_double (double value)
+{
+  double d = value / DEG;
+
+  for (int k = 0; k < 8; k++)
+    d = nextafter (d, -INFINITY);
+  for (int k = 0; k <= 16; k++, d = nextafter (d, INFINITY))
+    if (d * DEG == value)
+      return TRUE;
+  return FALSE;
+}
+
+/* The radians the reader makes of the degrees km_format_scaled_number() writes for
+ * @value are @value exactly where a double in degrees gives it, else one ulp away; the
+ * text is the shortest that does so (not longer than that of the quotient). */
+static void
+assert_degrees_read_back (double value)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE], quotient[G_ASCII_DTOSTR_BUF_SIZE];
+  double back;
+
+  km_format_scaled_number (value, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  back = g_ascii_strtod (text, NULL) * DEG;
+  if (has_degree_double (value))
+    {
+      if (back != value)
+        g_error ("%.17g rad written as %s° reads back as %.17g", value, text, back);
+    }
+  else
+    g_assert_true (back == nextafter (value, -INFINITY) || back == nextafter (value, INFINITY));
+  km_yaml_format_number (value / DEG, quotient, sizeof quotient);
+  if (back == g_ascii_strtod (quotient, NULL) * DEG)
+    g_assert_cmpuint (strlen (text), <=, strlen (quotient));
+}
+
+/* Angles go through degrees in a .body file: the writer picks the degree text that the
+ * reader takes back to the same radians (0.8 rad was 45.836623610465864°, which reads
+ * back as 0.8000000000000002), for ranges, displacements and velocities alike; other
+ * values are written as they are. */
+static void
+test_degrees_round_trip (void)
+{
+  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *written = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree double *q = NULL;
+  g_autofree double *q_back = NULL;
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  guint n_exact = 0;
+  double v;
+
+  v = 0.8;
+  g_array_append_val (values, v);
+  for (int k = -31; k <= 31; k++)
+    {
+      v = 0.1 * k;
+      g_array_append_val (values, v);
+    }
+  for (int k = 1; k <= 7; k++)
+    {
+      v = k * G_PI / 7;
+      g_array_append_val (values, v);
+      v = -v;
+      g_array_append_val (values, v);
+    }
+  v = G_PI / 2;
+  g_array_append_val (values, v);
+  for (int k = 0; k < 300; k++)
+    {
+      v = g_test_rand_double_range (-2 * G_PI, 2 * G_PI);
+      g_array_append_val (values, v);
+    }
+  v = 1e-7;
+  g_array_append_val (values, v);
+
+  for (guint i = 0; i < values->len; i++)
+    assert_degrees_read_back (g_array_index (values, double, i));
+  km_format_scaled_number (0.8, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  g_assert_cmpstr (text, ==, "45.83662361046586");
+  km_format_scaled_number (30 * DEG, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  g_assert_cmpstr (text, ==, "30");
+  km_format_scaled_number (-0.0, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  g_assert_cmpstr (text, ==, "0");
+  km_format_scaled_number (0.1, 1, text, sizeof text);
+  g_assert_cmpstr (text, ==, "0.1");
+  km_format_scaled_number (-INFINITY, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  g_assert_cmpstr (text, ==, "-.inf");
+
+  /* Through the writer and the reader: joint k has the range [v, |v| + 1], the
+   * displacement v and the velocity |v| + 0.5; a prismatic joint keeps its metres. */
+  km_skeleton_builder_add_joint (builder, "base", KM_JOINT_FIXED, NULL);
+  for (guint i = 0; i < values->len; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+      g_autofree char *parent = i > 0 ? g_strdup_printf ("j%u", i - 1) : g_strdup ("base");
+      guint joint;
+
+      v = g_array_index (values, double, i);
+      joint = km_skeleton_builder_add_joint (builder, name, KM_JOINT_REVOLUTE, parent);
+      km_skeleton_builder_set_axis (builder, joint, km_vec3 (0, 0, 1));
+      km_skeleton_builder_set_limit (builder, joint, 0, v, fabs (v) + 1);
+      km_skeleton_builder_set_max_velocity (builder, joint, fabs (v) + 0.5);
+    }
+  km_skeleton_builder_set_axis (builder, km_skeleton_builder_add_joint (builder, "slide",
+                                                                      KM_JOINT_PRISMATIC,
+                                                                      "base"),
+                                km_vec3 (1, 0, 0));
+  skel = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  q = g_new0 (double, km_skeleton_get_n_dof (skel));
+  for (guint i = 0; i < values->len; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+
+      q[test_util_joint (skel, name)->dof_index] = g_array_index (values, double, i);
+    }
+  q[test_util_joint (skel, "slide")->dof_index] = 0.3;
+
+  plain = km_body_to_string (skel, NULL);
+  g_assert_null (strstr (plain, "joint_displacement"));
+  written = km_body_to_string_with_pose (skel, q, NULL);
+  g_assert_nonnull (strstr (written, "joint_range: [ 45.83662361046586, "));
+  g_assert_nonnull (strstr (written, "joint_displacement: 45.83662361046586\n"));
+  g_assert_null (strstr (written, "45.836623610465864"));
+  g_assert_nonnull (strstr (written, "joint_displacement: 0.3\n"));
+  test_util_push_warnings (warnings);
+  back = km_body_load_with_pose ("back.body", written, strlen (written), NULL, &q_back, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_nonnull (q_back);
+  for (guint i = 0; i < values->len; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+      const KmJoint *a = test_util_joint (skel, name);
+      const KmJoint *b = test_util_joint (back, name);
+      double want[3] = { a->limits[0].min, a->limits[0].max, a->max_velocity };
+      double got[3] = { b->limits[0].min, b->limits[0].max, b->max_velocity };
+
+      v = g_array_index (values, double, i);
+      for (guint k = 0; k < 3; k++)
+        if (has_degree_double (want[k]))
+          g_assert_cmpfloat (got[k], ==, want[k]);
+        else
+          g_assert_cmpfloat (fabs (got[k] - want[k]), <=, 2.5e-16 * MAX (fabs (want[k]), 1));
+      if (has_degree_double (v))
+        {
+          g_assert_cmpfloat (q_back[b->dof_index], ==, v);
+          n_exact++;
+        }
+      else
+        g_assert_true (q_back[b->dof_index] == nextafter (v, -INFINITY) ||
+                       q_back[b->dof_index] == nextafter (v, INFINITY));
+    }
+  g_assert_cmpfloat (q_back[test_util_joint (back, "slide")->dof_index], ==, 0.3);
+  /* Most values have their degree double: the sweep says something. */
+  g_assert_cmpuint (n_exact, >, values->len * 8 / 10);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1244,6 +1525,10 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/duplicate-joint-id", test_duplicate_joint_id);
   g_test_add_func ("/kinema/Body/rejected-elements", test_rejected_elements);
   g_test_add_func ("/kinema/Body/sniff-wrapper", test_sniff_wrapper);
+  g_test_add_func ("/kinema/Body/joint-displacement", test_joint_displacement);
+  g_test_add_func ("/kinema/Body/joint-displacement-warnings",
+                   test_joint_displacement_warnings);
+  g_test_add_func ("/kinema/Body/degrees-round-trip", test_degrees_round_trip);
 
   return g_test_run ();
 }

@@ -21,8 +21,13 @@
  * - every joint is one link: name, parent, translation (the offset), rotation (axis-angle
  *   [x, y, z, degrees], only when the joint has one), joint_type, joint_axis (revolute and
  *   prismatic), joint_range (degrees or metres; an `unlimited` end for each open side:
- *   both when the joint has no limit, one when it is limited on one side only) and
- *   joint_id;
+ *   both when the joint has no limit, one when it is limited on one side only),
+ *   joint_displacement (degrees or metres: the pose the model states, when it states one
+ *   and the joint's value in it is not 0; km_body_to_string_with_pose) and joint_id;
+ * - an angle in degrees (a range, a displacement, a velocity, a rotation angle) is written
+ *   as the shortest text that the reader takes back to the same radians
+ *   (km_format_scaled_number): 0.8 rad is 45.83662361046586, which reads back as 0.8, not
+ *   45.836623610465864, which reads back as 0.8000000000000002;
  * - a joint keeps its joint id (KmJoint.joint_id): Choreonoid addresses joints by id (a
  *   pose sequence's keys, a project's joint_displacements), so renumbering them would make
  *   those drive other joints. A joint with DOF and no id (one added in the editor, one of
@@ -73,33 +78,49 @@ vec3_node (KmVec3 v)
   return km_yaml_node_new_numbers (values, 3);
 }
 
+/* @value (radians or metres) written in the unit the reader multiplies by @unit to get it
+ * (KM_FORMAT_RADIANS_PER_DEGREE for degrees, 1 for metres), so that it reads back as the
+ * same double where one does. */
+static KmYamlNode *
+unit_number_node (double value,
+                  double unit)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  km_format_scaled_number (value, unit, buffer, sizeof buffer);
+  return km_yaml_node_new_scalar (buffer, KM_YAML_STYLE_PLAIN);
+}
+
 static KmYamlNode *
 rotation_node (KmQuat q)
 {
   KmVec3 axis;
-  double angle, values[4];
+  double angle, values[3];
+  KmYamlNode *seq;
 
   km_quat_to_axis_angle (q, &axis, &angle);
   values[0] = axis.x;
   values[1] = axis.y;
   values[2] = axis.z;
-  values[3] = km_rad_to_deg (angle);
-  return km_yaml_node_new_numbers (values, 4);
+  seq = km_yaml_node_new_numbers (values, 3);
+  km_yaml_sequence_append (seq, unit_number_node (angle, KM_FORMAT_RADIANS_PER_DEGREE));
+  return seq;
 }
 
+/* @unit: as for unit_number_node. */
 static KmYamlNode *
 range_node (const KmLimit *limit,
-            double         scale)
+            double         unit)
 {
   KmYamlNode *seq = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
 
   /* Each end on its own: a joint limited on one side only is [unlimited, 28.6479]. */
   if (limit->limited && isfinite (limit->min))
-    km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->min * scale));
+    km_yaml_sequence_append (seq, unit_number_node (limit->min, unit));
   else
     km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
   if (limit->limited && isfinite (limit->max))
-    km_yaml_sequence_append (seq, km_yaml_node_new_number (limit->max * scale));
+    km_yaml_sequence_append (seq, unit_number_node (limit->max, unit));
   else
     km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
   return seq;
@@ -319,6 +340,8 @@ shape_node (KmShape * const *shapes,
   return placed_node (node, &shape->transform, shape->scale);
 }
 
+/* @unit: as for unit_number_node, for @limit, @displacement (nullable: none) and the
+ * velocity of @rates (nullable). */
 static KmYamlNode *
 link_node (const char    *name,
            const char    *parent,
@@ -327,7 +350,8 @@ link_node (const char    *name,
            const KmQuat  *rotation,
            const KmVec3  *axis,
            const KmLimit *limit,
-           double         scale,
+           const double  *displacement,
+           double         unit,
            int            joint_id,
            const KmJoint *rates)
 {
@@ -346,10 +370,13 @@ link_node (const char    *name,
   if (joint_id >= 0)
     km_yaml_mapping_append (link, "joint_id", km_yaml_node_new_int (joint_id));
   if (limit != NULL)
-    km_yaml_mapping_append (link, "joint_range", range_node (limit, scale));
+    km_yaml_mapping_append (link, "joint_range", range_node (limit, unit));
+  /* Absent is 0: a stated pose is written joint by joint where it is not. */
+  if (displacement != NULL && isfinite (*displacement) && *displacement != 0)
+    km_yaml_mapping_append (link, "joint_displacement", unit_number_node (*displacement, unit));
   if (rates != NULL && isfinite (rates->max_velocity))
     km_yaml_mapping_append (link, "max_joint_velocity",
-                            km_yaml_node_new_number (rates->max_velocity * scale));
+                            unit_number_node (rates->max_velocity, unit));
   if (rates != NULL && isfinite (rates->max_effort))
     km_yaml_mapping_append (link, "max_joint_effort", km_yaml_node_new_number (rates->max_effort));
   return link;
@@ -512,9 +539,11 @@ package_name (const char *uri)
 }
 
 /* @path: the file the text is written into, where relative Resource uris must lead from
- * (km_shape_dup_uri_for, resource_uri); NULL: as the model wrote them. */
+ * (km_shape_dup_uri_for, resource_uri); NULL: as the model wrote them. @initial_q
+ * (nullable): the pose the model states, one value per DOF. */
 static char *
 body_to_string (const KmSkeleton *skeleton,
+                const double     *initial_q,
                 const char       *path,
                 GPtrArray        *notes)
 {
@@ -559,7 +588,8 @@ body_to_string (const KmSkeleton *skeleton,
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
       const char *parent = j->parent >= 0 ? km_skeleton_get_joint (skeleton, (guint) j->parent)->name : NULL;
       const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
-      double angle_scale = 180.0 / G_PI;
+      double degrees = KM_FORMAT_RADIANS_PER_DEGREE;
+      const double *q = initial_q != NULL && j->n_dof > 0 ? &initial_q[j->dof_index] : NULL;
       KmYamlNode *link;
       guint n_shapes = 0;
       KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
@@ -576,8 +606,8 @@ body_to_string (const KmSkeleton *skeleton,
                             j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
           link = link_node (j->name, parent,
                             j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
-                            &j->offset, rotation, &j->axis, &j->limits[0],
-                            j->type == KM_JOINT_REVOLUTE ? angle_scale : 1.0,
+                            &j->offset, rotation, &j->axis, &j->limits[0], q,
+                            j->type == KM_JOINT_REVOLUTE ? degrees : 1.0,
                             link_ids[3 * (gsize) i], j);
           break;
         case KM_JOINT_SPHERICAL:
@@ -590,25 +620,27 @@ body_to_string (const KmSkeleton *skeleton,
             km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
                                      "three revolute links %s, %s and %s about X, Y and Z"),
                             j->name, name_x, name_y, j->name);
+            /* The euler XYZ angles, one to each link (km_body_map_dofs). */
             km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
-                                                       rotation, &ax, &j->limits[0],
-                                                       angle_scale, link_ids[3 * (gsize) i],
-                                                       j));
+                                                       rotation, &ax, &j->limits[0], q,
+                                                       degrees, link_ids[3 * (gsize) i], j));
             km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
-                                                       &ay, &j->limits[1], angle_scale,
+                                                       &ay, &j->limits[1],
+                                                       q != NULL ? q + 1 : NULL, degrees,
                                                        link_ids[3 * (gsize) i + 1], j));
             link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
-                              angle_scale, link_ids[3 * (gsize) i + 2], j);
+                              q != NULL ? q + 2 : NULL, degrees,
+                              link_ids[3 * (gsize) i + 2], j);
           }
           break;
         case KM_JOINT_FREE:
-          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, 1,
+          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, NULL, 1,
                             link_ids[3 * (gsize) i], NULL);
           break;
         case KM_JOINT_FIXED:
         default:
-          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, 1,
-                            link_ids[3 * (gsize) i], NULL);
+          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, NULL,
+                            1, link_ids[3 * (gsize) i], NULL);
           break;
         }
       if (n_shapes > 0)
@@ -674,7 +706,28 @@ km_body_to_string (const KmSkeleton *skeleton,
 {
   g_return_val_if_fail (skeleton != NULL, NULL);
 
-  return body_to_string (skeleton, NULL, notes);
+  return body_to_string (skeleton, NULL, NULL, notes);
+}
+
+/**
+ * km_body_to_string_with_pose:
+ * @initial_q: (nullable) (array): the pose the model states (KmModelExtras.initial_q),
+ *   one value per DOF of @skeleton; %NULL: none, the zero pose
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * km_body_to_string(), with each joint's value in @initial_q written as its
+ * `joint_displacement` (where it is not 0), which km_body_load_with_pose() reads back.
+ *
+ * Returns: (transfer full): the .body text
+ */
+char *
+km_body_to_string_with_pose (const KmSkeleton *skeleton,
+                             const double     *initial_q,
+                             GPtrArray        *notes)
+{
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  return body_to_string (skeleton, initial_q, NULL, notes);
 }
 
 /**
@@ -693,13 +746,30 @@ km_body_save (const KmSkeleton  *skeleton,
               GPtrArray         *notes,
               GError           **error)
 {
+  return km_body_save_with_pose (skeleton, NULL, path, notes, error);
+}
+
+/**
+ * km_body_save_with_pose:
+ * @initial_q: (nullable) (array): as for km_body_to_string_with_pose()
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * km_body_save(), with the pose the model states (km_body_to_string_with_pose()).
+ */
+gboolean
+km_body_save_with_pose (const KmSkeleton  *skeleton,
+                        const double      *initial_q,
+                        const char        *path,
+                        GPtrArray         *notes,
+                        GError           **error)
+{
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = body_to_string (skeleton, path, notes);
+  text = body_to_string (skeleton, initial_q, path, notes);
   return km_format_save_text (path, text, error);
 }
 

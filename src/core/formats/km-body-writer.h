@@ -23,6 +23,16 @@ gboolean  km_body_save       (const KmSkeleton  *skeleton,
                               const char        *path,
                               GPtrArray         *notes,
                               GError           **error);
+/* The same with the pose the model states (@initial_q: one value per DOF, nullable),
+ * written as the links' joint_displacement. */
+char     *km_body_to_string_with_pose (const KmSkeleton *skeleton,
+                                       const double     *initial_q,
+                                       GPtrArray        *notes);
+gboolean  km_body_save_with_pose      (const KmSkeleton *skeleton,
+                                       const double     *initial_q,
+                                       const char       *path,
+                                       GPtrArray        *notes,
+                                       GError          **error);
 int      *km_body_link_joint_ids (const KmSkeleton *skeleton);
 /* Where each DOF of @skeleton went in @body, the file km_body_to_string() wrote for it as
  * km_body_load() reads it back (see km-body-writer.c); NULL when @body is not that. */

@@ -44,6 +44,8 @@ typedef struct
   GHashTable          *packages;      /* km_package_cache_new */
   GHashTable          *joint_ids;     /* joint id + 1 → the (full) name of its first link */
   guint                in_visual;     /* how many Visual nodes enclose the element walked */
+  GArray              *displacements; /* double per joint added: its joint_displacement
+                                       * (rad, m), 0 when the link states none */
 } Body;
 
 /* Where a sub-body file was included: the including file (as given) and the position of
@@ -1385,6 +1387,75 @@ check_mass_properties (Body        *b,
   return TRUE;
 }
 
+/* Formats @value, a joint value in the file's unit, for a message. */
+static const char *
+message_number (double  value,
+                char   *buffer)
+{
+  if (!isfinite (value))
+    return "unlimited";
+  return g_ascii_formatd (buffer, G_ASCII_DTOSTR_BUF_SIZE, "%g", value);
+}
+
+/* `joint_displacement` (old: `joint_angle`, always an angle): the value Choreonoid gives
+ * the joint when it loads the body, in the angle unit for a revolute joint and in metres
+ * for a prismatic one. It is the pose the file states, kept in b->displacements; the
+ * model does not depend on it, so a value Kinema cannot use is a warning, not an error. A
+ * value outside the joint's @range is kept, as Choreonoid keeps it. */
+static void
+read_displacement (Body          *b,
+                   KmYamlNode    *link,
+                   const Scope   *scope,
+                   gboolean       sub_root,
+                   guint          joint,
+                   KmJointType    type,
+                   const char    *name,
+                   const KmLimit *range)
+{
+  double scale = type == KM_JOINT_REVOLUTE ? b->angle_scale : 1;
+  KmYamlNode *v;
+  double q;
+
+  v = scope_lookup (scope, sub_root, link, KEYS ("joint_displacement", "jointDisplacement"));
+  if (v == NULL)
+    {
+      v = scope_lookup (scope, sub_root, link, KEYS ("joint_angle", "jointAngle"));
+      scale = b->angle_scale;
+    }
+  if (v == NULL)
+    return;
+  if (!km_yaml_scalar_to_double (v, &q) || !isfinite (q))
+    {
+      /* Translators: %s is a link name */
+      warn_at (b, v, _("the joint displacement of “%s” is ignored: expected a finite number"),
+               name);
+      return;
+    }
+  if (type != KM_JOINT_REVOLUTE && type != KM_JOINT_PRISMATIC)
+    {
+      if (q != 0)
+        /* Translators: %s is a link name */
+        warn_at (b, v, _("the joint displacement of “%s” is ignored: the link has no "
+                         "revolute or prismatic joint"), name);
+      return;
+    }
+  q *= scale;
+  if (range->limited && (q < range->min || q > range->max))
+    {
+      char at[G_ASCII_DTOSTR_BUF_SIZE], lo[G_ASCII_DTOSTR_BUF_SIZE],
+           hi[G_ASCII_DTOSTR_BUF_SIZE];
+
+      /* Translators: a link name, then its joint value and range, in the file's unit */
+      warn_at (b, v, _("the joint displacement of “%s” (%s) is outside its joint range "
+                       "[%s, %s]; it is kept"), name, message_number (q / scale, at),
+               message_number (range->min / scale, lo), message_number (range->max / scale,
+                                                                        hi));
+    }
+  if (b->displacements->len <= joint)
+    g_array_set_size (b->displacements, joint + 1);
+  g_array_index (b->displacements, double, joint) = q;
+}
+
 static gboolean
 read_link (Body        *b,
            KmYamlNode  *link,
@@ -1522,6 +1593,7 @@ read_link (Body        *b,
     double scale = type == KM_JOINT_REVOLUTE ? b->angle_scale : 1;
     gboolean limited;
     double lower, upper;
+    KmLimit range = { FALSE, -INFINITY, INFINITY };
 
     if ((nodes->range = scope_lookup (scope, sub_root, link, KEYS ("joint_range", "jointRange")))
         != NULL)
@@ -1530,7 +1602,11 @@ read_link (Body        *b,
           return FALSE;
         if (limited)
           km_skeleton_builder_set_limit (b->builder, joint, 0, lower, upper);
+        range.limited = limited;
+        range.min = lower;
+        range.max = upper;
       }
+    read_displacement (b, link, scope, sub_root, joint, type, full_name, &range);
     /* Velocity and effort limits are kept for writers (URDF <limit velocity effort>): a
      * velocity range becomes the speed allowed both ways. */
     if ((v = link_lookup (link, KEYS ("joint_velocity_range", "jointVelocityRange"))) != NULL)
@@ -1651,7 +1727,8 @@ read_header (Body        *b,
       fail_at (b, v, error, _("expected a format version below 2.1"));
       return FALSE;
     }
-  b->angle_scale = G_PI / 180.0;
+  /* The factor the .body writer writes its degrees for (km_format_scaled_number). */
+  b->angle_scale = KM_FORMAT_RADIANS_PER_DEGREE;
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("angle_unit", "angleUnit"))) != NULL)
     {
       const char *unit = km_yaml_expect_string (v, error);
@@ -1924,15 +2001,38 @@ load_tree (Body        *b,
   return skel;
 }
 
+/* The pose the links' joint displacements state (b->displacements) as DOF values of
+ * @skel, NULL when every one is zero: the zero pose. */
+static double *
+initial_pose (const Body       *b,
+              const KmSkeleton *skel)
+{
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  g_autofree double *q = NULL;
+  gboolean stated = FALSE;
+
+  if (n_dof == 0)
+    return NULL;
+  q = g_new0 (double, n_dof);
+  for (guint i = 0; i < km_skeleton_get_n_joints (skel); i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skel, i);
+
+      /* Only revolute and prismatic joints have one (read_displacement). */
+      if (joint->n_dof != 1 || joint->file_index >= b->displacements->len)
+        continue;
+      q[joint->dof_index] = g_array_index (b->displacements, double, joint->file_index);
+      stated = stated || q[joint->dof_index] != 0;
+    }
+  return stated ? g_steal_pointer (&q) : NULL;
+}
+
 /**
  * km_body_load:
  * @path: the path as given, for messages and relative `uri`s
  * @options: (nullable): %NULL reads mesh files
  *
- * A Resource `uri: "package://PKG/PATH"` is looked up as the URDF reader looks it up
- * (km_package_uri_resolve: $KINEMA_PACKAGE_PATH, then $ROS_PACKAGE_PATH, then the folders
- * above the file); one that is not found is a warning, and the shape is kept as its
- * reference. A loaded mesh keeps its Resource's uri (and `node`) for writers.
+ * km_body_load_with_pose() without the pose.
  *
  * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
  */
@@ -1942,6 +2042,32 @@ km_body_load (const char           *path,
               gsize                 length,
               const KmBodyOptions  *options,
               GError              **error)
+{
+  return km_body_load_with_pose (path, data, length, options, NULL, error);
+}
+
+/**
+ * km_body_load_with_pose:
+ * @path: the path as given, for messages and relative `uri`s
+ * @options: (nullable): %NULL reads mesh files
+ * @initial_q: (out) (optional) (transfer full) (nullable): the pose the links'
+ *   `joint_displacement` values state, one value per DOF of the skeleton (rad, m); %NULL
+ *   when they state none (or only zeros)
+ *
+ * A Resource `uri: "package://PKG/PATH"` is looked up as the URDF reader looks it up
+ * (km_package_uri_resolve: $KINEMA_PACKAGE_PATH, then $ROS_PACKAGE_PATH, then the folders
+ * above the file); one that is not found is a warning, and the shape is kept as its
+ * reference. A loaded mesh keeps its Resource's uri (and `node`) for writers.
+ *
+ * Returns: (transfer full) (nullable): the skeleton, or %NULL with a KM_PARSE_ERROR
+ */
+KmSkeleton *
+km_body_load_with_pose (const char           *path,
+                        const char           *data,
+                        gsize                 length,
+                        const KmBodyOptions  *options,
+                        double              **initial_q,
+                        GError              **error)
 {
   static const KmBodyOptions defaults = { TRUE };
   g_autoptr(KmYamlNode) root = NULL;
@@ -1957,6 +2083,8 @@ km_body_load (const char           *path,
   g_auto(GStrv) package_paths = km_package_paths_from_env ();
   g_autoptr(GHashTable) packages = km_package_cache_new ();
   g_autoptr(GHashTable) joint_ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GArray) displacements = g_array_new (FALSE, TRUE, sizeof (double));
+  KmSkeleton *skel;
   Body b = { 0 };
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -1977,8 +2105,14 @@ km_body_load (const char           *path,
   b.package_paths = package_paths;
   b.packages = packages;
   b.joint_ids = joint_ids;
+  b.displacements = displacements;
+  if (initial_q != NULL)
+    *initial_q = NULL;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));
-  return load_tree (&b, root, error);
+  skel = load_tree (&b, root, error);
+  if (skel != NULL && initial_q != NULL)
+    *initial_q = initial_pose (&b, skel);
+  return skel;
 }
 
 /**
@@ -2013,6 +2147,28 @@ format_load (const char  *path,
   return km_body_load (path, data ? data : "", length, NULL, error);
 }
 
+/* The skeleton, and the pose its links' joint displacements state, which the body starts
+ * at (as Choreonoid's does). */
+static gpointer
+format_load_model (const char     *path,
+                   GBytes         *contents,
+                   KmModelExtras  *extras,
+                   GError        **error)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (contents, &length);
+  double *initial_q = NULL;
+  KmSkeleton *skel = km_body_load_with_pose (path, data ? data : "", length, NULL, &initial_q,
+                                             error);
+
+  if (skel != NULL && initial_q != NULL)
+    {
+      extras->initial_q = initial_q;
+      extras->n_initial_q = km_skeleton_get_n_dof (skel);
+    }
+  return skel;
+}
+
 const KmFormat km_format_choreonoid_body = {
   .name = "CHOREONOID-BODY",
   .kind = KM_FILE_KIND_MODEL,
@@ -2021,4 +2177,5 @@ const KmFormat km_format_choreonoid_body = {
   .load = format_load,
   .free_result = (void (*) (gpointer)) km_skeleton_unref,
   .describe = km_skeleton_json_describe,
+  .load_model = format_load_model,
 };

@@ -25,7 +25,12 @@ G_BEGIN_DECLS
  * `joint_axis` (vector or X, -Y, … in any case; Z when absent), `joint_id` (-1: none),
  * `joint_range` ([lower, upper] or ±u; revolute ranges in the angle unit, prismatic ones
  * in metres; an `unlimited` or ±.inf end leaves that side open: [unlimited, 0.5] is
- * limited on one side only, both ends unlimited is no limit), `import` (merged into the link), and `body_handlers`.
+ * limited on one side only, both ends unlimited is no limit), `joint_displacement` (the
+ * joint's initial value, in the angle unit or metres like the range; the old `joint_angle`
+ * always in the angle unit; km_body_load_with_pose() and the format's load_model give
+ * the pose they state; a value that is not a number, or on a link without a revolute or
+ * prismatic joint, is ignored with a warning, one outside the range is kept with a
+ * warning), `import` (merged into the link), and `body_handlers`.
  * Link nodes of `type: SubBody` read the links of another body file (`uri` relative to
  * the including file; `prefix`, `suffix`, `joint_id_offset`; the SubBody's `parent`,
  * `translation`, `joint_type`, … replace those of the sub-body's root link; nested
@@ -62,6 +67,12 @@ KmSkeleton   *km_body_load    (const char           *path,
                                gsize                 length,
                                const KmBodyOptions  *options,
                                GError              **error);
+KmSkeleton   *km_body_load_with_pose (const char           *path,
+                                      const char           *data,
+                                      gsize                 length,
+                                      const KmBodyOptions  *options,
+                                      double              **initial_q,
+                                      GError              **error);
 int           km_body_sniff   (const char           *data,
                                gsize                 length);
 

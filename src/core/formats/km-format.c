@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
@@ -663,4 +664,54 @@ km_format_append_value (GString    *out,
           break;
         }
     }
+}
+
+/* How many doubles on each side of value / scale km_format_scaled_number() tries: a
+ * product is rounded once, so the doubles that give @value lie within an ulp or two of
+ * the quotient; four leaves room to spare. */
+#define SCALED_NEIGHBOURS 4
+
+void
+km_format_scaled_number (double  value,
+                         double  scale,
+                         char   *buffer,
+                         gsize   buffer_size)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  double start, best_error = INFINITY;
+  gsize best_length = G_MAXSIZE;
+
+  g_return_if_fail (buffer != NULL && buffer_size >= G_ASCII_DTOSTR_BUF_SIZE);
+  g_return_if_fail (isfinite (scale) && scale != 0);
+
+  /* + 0.0: a negative zero is written 0. */
+  start = value / scale + 0.0;
+  if (!isfinite (value) || !isfinite (start) || scale == 1)
+    {
+      km_yaml_format_number (start, buffer, buffer_size);
+      return;
+    }
+  /* The shortest text of the doubles near the quotient that the reader takes back to
+   * @value (the quotient itself may be an ulp off: 0.8 rad is not 45.836623610465864°
+   * but 45.83662361046586°); between texts of one length, the one nearer the quotient. */
+  for (int d = 0; d <= SCALED_NEIGHBOURS; d++)
+    for (int side = -1; side <= 1; side += 2)
+      {
+        double candidate = start, error;
+        gsize length;
+
+        if (d == 0 && side > 0)
+          continue;
+        for (int k = 0; k < d; k++)
+          candidate = nextafter (candidate, side * INFINITY);
+        km_yaml_format_number (candidate, text, sizeof text);
+        error = fabs (g_ascii_strtod (text, NULL) * scale - value);
+        length = strlen (text);
+        if (error < best_error || (error == best_error && length < best_length))
+          {
+            best_error = error;
+            best_length = length;
+            g_strlcpy (buffer, text, buffer_size);
+          }
+      }
 }

@@ -117,6 +117,21 @@ void             km_format_note          (GPtrArray        *notes,
  * control characters, \uHHHH for the Unicode line breaks (U+0085, U+2028, U+2029). */
 void             km_format_append_value  (GString          *out,
                                           const char       *value);
+/* A reader's factor from degrees to radians (a .body file's angles are read as
+ * value × KM_FORMAT_RADIANS_PER_DEGREE): writers of degrees write for it
+ * (km_format_scaled_number). */
+#define KM_FORMAT_RADIANS_PER_DEGREE (G_PI / 180.0)
+/* For writers of a value in another unit than its reader's (an angle written in degrees):
+ * the shortest decimal text, as km_yaml_format_number() writes numbers ("45", "1e-09",
+ * ".inf"), of a number that a reader multiplying it by @scale (as value × @scale in
+ * doubles; KM_FORMAT_RADIANS_PER_DEGREE for degrees) takes back to exactly @value. When
+ * no double does (about one radian value in ten between 0.56 and 1, 1.12 and 2, 2.23
+ * and 4, … has no degree double that gives it), the one taken nearest to @value.
+ * @buffer: at least G_ASCII_DTOSTR_BUF_SIZE bytes. */
+void             km_format_scaled_number (double            value,
+                                          double            scale,
+                                          char             *buffer,
+                                          gsize             buffer_size);
 /*
  * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
  * @format_name (nullable: detect from content) and loads it. @format (out, optional)
