@@ -196,14 +196,29 @@ km_cli_bench_ik (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
-  effector = km_target_track_get_effector (track)
-               ? km_skeleton_find_effector (skel, km_target_track_get_effector (track))
-               : km_skeleton_get_default_effector (skel);
-  if (effector < 0)
+  /* The effector the targets name, looked up and said as `solve` does: at its value in the
+   * targets file, FILE:LINE:COLUMN. */
+  if (km_target_track_get_effector (track) != NULL)
     {
-      fprintf (stderr, _("kinema-cli: %s: the effector “%s” is not a joint of %s\n"), argv[2],
-               km_target_track_get_effector (track), argv[1]);
-      return KM_CLI_EXIT_INVALID;
+      effector = km_cli_find_track_effector (skel, track, argv[2], argv[1], &error);
+      if (effector < 0)
+        {
+          if (error->domain == KM_PARSE_ERROR)
+            fprintf (stderr, "%s\n", error->message);
+          else
+            fprintf (stderr, "%s: %s\n", argv[2], error->message);
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
+  else
+    {
+      effector = km_skeleton_get_default_effector (skel);
+      if (effector < 0)
+        {
+          /* The prefix is never translated. */
+          fprintf (stderr, "%s: %s\n", argv[1], _("the model has no end effector"));
+          return KM_CLI_EXIT_INVALID;
+        }
     }
 
   keys = km_target_track_get_keyframes (track, &n_keys);
@@ -321,7 +336,7 @@ km_cli_bench_ik (int    argc,
 
   if (animation != NULL && !km_animation_json_save (animation, output, &error))
     {
-      fprintf (stderr, "kinema-cli: %s\n", error->message);
+      km_cli_print_write_error (output, error);
       return KM_CLI_EXIT_INVALID;
     }
   return KM_CLI_EXIT_OK;

@@ -25,28 +25,100 @@
 /* The model formats `--to` writes. */
 static const char * const model_targets[] = { "SKELETON-JSON", "CHOREONOID-BODY", "URDF", NULL };
 
-/* The model format an output file's extension names (in any case), for a conversion
- * without --to: writing skeleton.json into "robot.urdf" would only puzzle whoever reads
- * it. Any other name gets the default, skeleton.json. */
+#define KIND_BIT(kind) (1u << (kind))
+
+/* The kinds of file an output file's extension (in any case) names, and for a model the
+ * format it is written in without --to: writing skeleton.json into "robot.urdf" would
+ * only puzzle whoever reads it, and a targets file or a project written into it would
+ * replace the model there (arguments given the wrong way round). Any other name gets the
+ * input's own kind, a model skeleton.json. */
+static const struct
+{
+  const char *extension;
+  guint       kinds;         /* KIND_BIT()s */
+  const char *model_format;  /* nullable: skeleton.json */
+  const char *kinds_name;    /* N_(): what the extension is for */
+} extensions[] = {
+  { ".urdf", KIND_BIT (KM_FILE_KIND_MODEL), "URDF", N_("models") },
+  { ".body", KIND_BIT (KM_FILE_KIND_MODEL), "CHOREONOID-BODY", N_("models") },
+  { ".wrl", KIND_BIT (KM_FILE_KIND_MODEL), NULL, N_("models") },
+  { ".xml", KIND_BIT (KM_FILE_KIND_MODEL), NULL, N_("models") },
+  { ".json", KIND_BIT (KM_FILE_KIND_MODEL) | KIND_BIT (KM_FILE_KIND_TARGETS) |
+             KIND_BIT (KM_FILE_KIND_ANIMATION), "SKELETON-JSON",
+    N_("skeletons, IK targets and animations") },
+  { ".cnoid", KIND_BIT (KM_FILE_KIND_PROJECT), NULL, N_("Choreonoid projects") },
+  { ".seq", KIND_BIT (KM_FILE_KIND_BODY_MOTION), NULL, N_("Choreonoid body motions") },
+  { ".pseq", KIND_BIT (KM_FILE_KIND_POSE_SEQ), NULL, N_("Choreonoid pose sequences") },
+};
+
+/* The row of extensions[] that names @output's extension, or -1. @dot (out): the
+ * extension as given. */
+static int
+find_extension (const char  *output,
+                char       **dot)
+{
+  g_autofree char *base = g_path_get_basename (output);
+  const char *ext = strrchr (base, '.');
+
+  for (guint i = 0; ext != NULL && i < G_N_ELEMENTS (extensions); i++)
+    if (g_ascii_strcasecmp (ext, extensions[i].extension) == 0)
+      {
+        *dot = g_strdup (ext);
+        return (int) i;
+      }
+  return -1;
+}
+
+/* The model format @output's extension names, else skeleton.json. */
 static const char *
 target_for_output (const char *output)
 {
-  static const struct
-  {
-    const char *extension;
-    const char *format;
-  } extensions[] = {
-    { ".urdf", "URDF" },
-    { ".body", "CHOREONOID-BODY" },
-    { ".json", "SKELETON-JSON" },
-  };
-  g_autofree char *base = g_path_get_basename (output);
-  const char *dot = strrchr (base, '.');
+  g_autofree char *dot = NULL;
+  int row = find_extension (output, &dot);
 
-  for (guint i = 0; dot != NULL && i < G_N_ELEMENTS (extensions); i++)
-    if (g_ascii_strcasecmp (dot, extensions[i].extension) == 0)
-      return extensions[i].format;
-  return "SKELETON-JSON";
+  return row >= 0 && extensions[row].model_format != NULL ? extensions[row].model_format
+                                                          : "SKELETON-JSON";
+}
+
+/* "a model", "an IK targets file", …: what the input is, for messages. */
+static const char *
+kind_description (KmFileKind kind)
+{
+  switch (kind)
+    {
+    case KM_FILE_KIND_MODEL:
+      return _("a model");
+    case KM_FILE_KIND_TARGETS:
+      return _("an IK targets file");
+    case KM_FILE_KIND_ANIMATION:
+      return _("a solved animation");
+    case KM_FILE_KIND_PROJECT:
+      return _("a Choreonoid project");
+    case KM_FILE_KIND_POSE_SEQ:
+      return _("a pose sequence");
+    case KM_FILE_KIND_BODY_MOTION:
+    default:
+      return _("a body motion");
+    }
+}
+
+/* NULL when @output's extension suits an input of @kind (or names nothing), else the
+ * usage error to give: nothing is written then, as with --to on a non-model. */
+static char *
+check_output_kind (const char *input,
+                   KmFileKind  kind,
+                   const char *output)
+{
+  g_autofree char *dot = NULL;
+  int row = find_extension (output, &dot);
+
+  if (row < 0 || (extensions[row].kinds & KIND_BIT (kind)) != 0)
+    return NULL;
+  /* Translators: e.g. "t.json is an IK targets file, but the extension “.urdf” of
+   * robot.urdf is for models: nothing was written" */
+  return g_strdup_printf (_("%s is %s, but the extension “%s” of %s is for %s: nothing was "
+                            "written"), input, kind_description (kind), dot, output,
+                          _(extensions[row].kinds_name));
 }
 
 static gboolean
@@ -66,6 +138,7 @@ skeleton_has_shapes (const KmSkeleton *skeleton)
 static gboolean
 write_model (const KmFormat   *input_format,
              const KmSkeleton *skeleton,
+             const double     *initial_q,
              const char       *input,
              const char       *to,
              const char       *output,
@@ -85,8 +158,14 @@ write_model (const KmFormat   *input_format,
                "axes, limits, body handlers)\n") :
              _("note: only the kinematic tree and display shapes are converted (joints, "
                "offsets, rotations, axes, limits, primitive and mesh shapes)\n"));
+  /* The pose the model states (a .body file's joint_displacement, a scene's joint pos
+   * values): only a .body file has a place for it. */
+  if (initial_q != NULL && !g_str_equal (to, "CHOREONOID-BODY"))
+    /* Translators: %s is URDF or skeleton.json */
+    fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
+             g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
   if (g_str_equal (to, "CHOREONOID-BODY"))
-    ok = km_body_save (skeleton, output, notes, error);
+    ok = km_body_save_with_pose (skeleton, initial_q, output, notes, error);
   else if (g_str_equal (to, "URDF"))
     ok = km_urdf_save (skeleton, output, notes, error);
   else
@@ -119,6 +198,26 @@ write_targets (const KmTargetTrack *track,
   return TRUE;
 }
 
+/* What km_cnoid_save() writes, without what it then does for an editor (the items keep
+ * their new ids, the project its file and clean state), which the conversion frees
+ * anyway; and its error is the plain "OUTPUT: cannot write the file: REASON" of every
+ * other writer rather than the editor's "The project was not saved: …". */
+static gboolean
+write_project (KmProject   *project,
+               const char  *output,
+               GError     **error)
+{
+  g_autoptr(GHashTable) ids = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  text = km_cnoid_to_string_for_save (project, output, &length, &ids);
+  if (!km_format_save_data (output, text, (gssize) length, error))
+    return FALSE;
+  printf ("output=%s format=CNOID-PROJECT\n", output);
+  return TRUE;
+}
+
 /*
  * kinema-cli convert [--format NAME] [--to FORMAT] INPUT OUTPUT
  * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
@@ -126,9 +225,11 @@ write_targets (const KmTargetTrack *track,
  * free root … is fixed …"), or with --to a Choreonoid .body or URDF file (what the target
  * cannot carry is said on stderr as "note: " lines); without --to, OUTPUT's extension
  * (.urdf, .body, .json) picks the format, skeleton.json for any other; a targets file is rewritten in
- * canonical form. stdout: one key=value
- * line. Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong
- * usage. A failed write leaves an existing OUTPUT as it was (the writers are atomic).
+ * canonical form. An OUTPUT whose extension names another kind of file than INPUT
+ * (check_output_kind()) is refused as wrong usage, with or without --to. stdout: one
+ * key=value line; a failed write is said as "kinema-cli: OUTPUT: reason". Exit 0, 1 when
+ * the input is invalid or cannot be converted or written, 2 on wrong usage. A failed
+ * write leaves an existing OUTPUT as it was (the writers are atomic).
  */
 int
 km_cli_convert (int    argc,
@@ -139,6 +240,7 @@ km_cli_convert (int    argc,
   g_autofree char *format_name = NULL;
   g_autofree char *to = NULL;
   const KmFormat *format = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
   gpointer result;
   gboolean ok = FALSE;
   int status;
@@ -163,7 +265,10 @@ km_cli_convert (int    argc,
                                        "names (.urdf: URDF, .body: CHOREONOID-BODY, .json: "
                                        "SKELETON-JSON), else as skeleton.json; targets files and .cnoid "
                                        "projects are rewritten in canonical form, keeping what "
-                                       "Kinema does not interpret."));
+                                       "Kinema does not interpret. An OUTPUT whose extension "
+                                       "is for another kind of file (a targets file or a "
+                                       "project into .urdf or .body, a model into .cnoid, …) "
+                                       "is refused, and nothing is written."));
 
   status = km_cli_parse_options (context, &argc, &argv);
   if (status >= 0)
@@ -184,7 +289,7 @@ km_cli_convert (int    argc,
     }
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  result = km_format_load_file (argv[1], format_name, &format, &error);
+  result = km_format_load_model_file (argv[1], format_name, &format, &extras, &error);
   km_parse_warnings_pop ();
   if (result == NULL)
     {
@@ -197,33 +302,44 @@ km_cli_convert (int    argc,
       format->free_result (result);
       return km_cli_usage_error (context, _("--to applies to models only"));
     }
+  /* Whatever --to says, never a file of one kind into the name of another. */
+  {
+    g_autofree char *message = check_output_kind (argv[1], format->kind, argv[2]);
+
+    if (message != NULL)
+      {
+        format->free_result (result);
+        return km_cli_usage_error (context, message);
+      }
+  }
 
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, argv[1], to != NULL ? to : target_for_output (argv[2]),
-                        argv[2], &error);
+      ok = write_model (format, result, extras != NULL ? extras->initial_q : NULL, argv[1],
+                        to != NULL ? to : target_for_output (argv[2]), argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);
       break;
     case KM_FILE_KIND_PROJECT:
-      ok = km_cnoid_save (result, argv[2], &error);
-      if (ok)
-        printf ("output=%s format=CNOID-PROJECT\n", argv[2]);
+      ok = write_project (result, argv[2], &error);
       break;
     case KM_FILE_KIND_ANIMATION:
     default:
-      g_set_error (&error, KM_PARSE_ERROR, KM_PARSE_ERROR_UNKNOWN,
-                   /* Translators: %s is a format name such as CNOID-PROJECT */
-                   _("%s files cannot be converted"), format->name);
-      break;
+      /* About the input, not the output: said of it as a loader says it. */
+      fprintf (stderr, "%s: ", argv[1]);
+      /* Translators: %s is a format name such as KINEMA-ANIMATION-JSON */
+      fprintf (stderr, _("%s files cannot be converted"), format->name);
+      fputc ('\n', stderr);
+      format->free_result (result);
+      return KM_CLI_EXIT_INVALID;
     }
   format->free_result (result);
 
   if (!ok)
     {
-      fprintf (stderr, "%s: %s\n", argv[0], error->message);
+      km_cli_print_write_error (argv[2], error);
       return KM_CLI_EXIT_INVALID;
     }
   return KM_CLI_EXIT_OK;

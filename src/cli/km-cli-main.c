@@ -14,7 +14,10 @@
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-body-handler.h"
+#include "km-error.h"
 #include "km-format.h"
+#include "km-ik.h"
+#include "km-json.h"
 
 static const KmCliCommand commands[] = {
 #define KM_CLI_COMMAND(name, summary, func) { name, summary, func },
@@ -139,6 +142,106 @@ km_cli_print_warning (const char *message,
   if (prefix >= 2)
     location = g_strndup (message, prefix - 2);
   km_cli_print_warning_at (location, message + prefix);
+}
+
+/*
+ * Says on stderr that @output could not be written, as every command says it:
+ * "kinema-cli: OUTPUT: reason" (the writers' messages, “OUTPUT: cannot write the file:
+ * REASON”, already start with the path; others get it). Not as "INPUT: …", which reads
+ * like a fault in the input, nor under the command's name.
+ */
+void
+km_cli_print_write_error (const char   *output,
+                          const GError *error)
+{
+  gsize length;
+
+  g_return_if_fail (output != NULL && error != NULL);
+
+  length = strlen (output);
+  if (strncmp (error->message, output, length) == 0 && error->message[length] == ':')
+    fprintf (stderr, "kinema-cli: %s\n", error->message);
+  else
+    fprintf (stderr, "kinema-cli: %s: %s\n", output, error->message);
+}
+
+/* Where the targets file @path names its effector: the first keyframe's "effector" value
+ * (the loader made every other one agree); line 0 when it cannot tell (not a targets.json
+ * file, or changed since). Only for a message: the track keeps no positions. */
+static KmSourcePos
+find_effector_value (const char *path)
+{
+  g_autoptr(GBytes) bytes = km_format_read_file (path, KM_JSON_MAX_SIZE, NULL);
+  g_autoptr(KmJsonDocument) doc = NULL;
+  const KmJsonNode *root;
+  gsize length;
+  const char *data;
+
+  if (bytes == NULL)
+    return (KmSourcePos) { 0, 0 };
+  data = g_bytes_get_data (bytes, &length);
+  doc = km_json_parse (path, data, length, NULL);
+  root = doc != NULL ? km_json_document_get_root (doc) : NULL;
+  for (guint i = 0; root != NULL && i < km_json_node_get_length (root); i++)
+    {
+      const KmJsonNode *value = km_json_node_get_member (km_json_node_get_element (root, i),
+                                                         "effector");
+
+      if (value != NULL)
+        return km_json_node_get_pos (value);
+    }
+  return (KmSourcePos) { 0, 0 };
+}
+
+/*
+ * An error about the effector a targets file names (@message): at its value in
+ * @targets_path, "FILE:LINE:COLUMN: …" (KM_PARSE_ERROR) like a loader's; else, when there
+ * is no file (nullable: the embedded default targets, a model's own IK target) or the
+ * value cannot be found, unlocated (KM_IK_ERROR), for the caller to prefix.
+ */
+void
+km_cli_set_effector_error (const char  *targets_path,
+                           const char  *message,
+                           GError     **error)
+{
+  KmSourcePos pos = { 0, 0 };
+
+  if (targets_path != NULL)
+    pos = find_effector_value (targets_path);
+  if (pos.line > 0)
+    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, targets_path, pos, "%s", message);
+  else
+    g_set_error_literal (error, KM_IK_ERROR, KM_IK_ERROR_INVALID, message);
+}
+
+/*
+ * The joint of @skeleton (@model_label in messages: the model file as given) that the
+ * effector @track names is (a joint's or a link's name, km_skeleton_find_effector()), or
+ * -1 with @error (km_cli_set_effector_error(), located in @targets_path) when it has none
+ * of that name. The track must name one. Every command that solves a targets file for a
+ * model says it so, `solve` and `bench-ik` alike.
+ */
+int
+km_cli_find_track_effector (KmSkeleton          *skeleton,
+                            const KmTargetTrack *track,
+                            const char          *targets_path,
+                            const char          *model_label,
+                            GError             **error)
+{
+  const char *name = km_target_track_get_effector (track);
+  g_autofree char *message = NULL;
+  int effector;
+
+  g_return_val_if_fail (name != NULL, -1);
+
+  effector = km_skeleton_find_effector (skeleton, name);
+  if (effector >= 0)
+    return effector;
+  /* Translators: the first %s is a model file (or "the default skeleton"). */
+  message = g_strdup_printf (_("%s has no joint or link “%s” to use as the end effector"),
+                             model_label, name);
+  km_cli_set_effector_error (targets_path, message, error);
+  return -1;
 }
 
 static gboolean

@@ -22,7 +22,6 @@
 #include "km-error.h"
 #include "km-format.h"
 #include "km-ik-job.h"
-#include "km-json.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
 
@@ -64,9 +63,14 @@ typedef struct
   KmTargetTrack *track;            /* instead of a file: one of the model's own IK targets */
   char          *label;            /* for messages: the model and its target's name */
   char          *output_path;
+  /* What its output line names it by when there are several (see print_result()): the
+   * targets file as given, or the model's IK target's name; NULL for a single one. */
+  const char    *line_key;
+  const char    *line_value;
 
   /* Output, written by the worker, read after the pool is done. */
   GError        *error;
+  gboolean       write_failed;     /* the error is about writing output_path */
   const char    *error_subject;    /* what an unlocated error is about, when not the targets */
   KmAnimationStats stats;
   double         seconds;
@@ -241,52 +245,12 @@ seed_problem (KmIkProblem *problem)
       problem->seed[d] = pose[d];
 }
 
-/* Where the targets file @path names its effector: the first keyframe's "effector" value
- * (the loader made every other one agree); line 0 when it cannot tell (not a targets.json
- * file, or changed since). Only for a message: the track keeps no positions. */
-static KmSourcePos
-find_effector_value (const char *path)
+/* The targets file the track came from, where an error about its effector can point;
+ * NULL for a model's own IK target and for the embedded default targets. */
+static const char *
+item_targets_file (const SolveItem *item)
 {
-  g_autoptr(GBytes) bytes = km_format_read_file (path, KM_JSON_MAX_SIZE, NULL);
-  g_autoptr(KmJsonDocument) doc = NULL;
-  const KmJsonNode *root;
-  gsize length;
-  const char *data;
-
-  if (bytes == NULL)
-    return (KmSourcePos) { 0, 0 };
-  data = g_bytes_get_data (bytes, &length);
-  doc = km_json_parse (path, data, length, NULL);
-  root = doc != NULL ? km_json_document_get_root (doc) : NULL;
-  for (guint i = 0; root != NULL && i < km_json_node_get_length (root); i++)
-    {
-      const KmJsonNode *value = km_json_node_get_member (km_json_node_get_element (root, i),
-                                                         "effector");
-
-      if (value != NULL)
-        return km_json_node_get_pos (value);
-    }
-  return (KmSourcePos) { 0, 0 };
-}
-
-/*
- * An error about the effector the track names (@message): at its value in the targets
- * file, "FILE:LINE:COLUMN: …" like a loader's; else the print prefixes the track's label
- * ("the default targets", a model's IK target).
- */
-static void
-set_track_effector_error (SolveItem   *item,
-                          const char  *message,
-                          GError     **error)
-{
-  KmSourcePos pos = { 0, 0 };
-
-  if (item->track == NULL && item->targets_path != NULL)
-    pos = find_effector_value (item->targets_path);
-  if (pos.line > 0)
-    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, item->targets_path, pos, "%s", message);
-  else
-    g_set_error_literal (error, KM_IK_ERROR, KM_IK_ERROR_INVALID, message);
+  return item->track == NULL ? item->targets_path : NULL;
 }
 
 /*
@@ -310,19 +274,18 @@ resolve_effector (SolveItem            *item,
 
   if (name != NULL)
     {
-      effector = km_skeleton_find_effector (skeleton, name);
+      /* The lookup and its message are bench-ik's too. */
+      effector = km_cli_find_track_effector (skeleton, track, item_targets_file (item),
+                                             shared->model_label, error);
       if (effector < 0)
-        /* Translators: the first %s is a model file (or "the default skeleton"). */
-        message = g_strdup_printf (_("%s has no joint or link “%s” to use as the end "
-                                     "effector"), shared->model_label, name);
-      else if (!chain_moves (skeleton, effector))
-        /* Translators: the last %s is a model file (or "the default skeleton"). */
-        message = g_strdup_printf (_("no joint moves between the end effector “%s” and the "
-                                     "root of %s: choose another effector (--effector NAME)"),
-                                   name, shared->model_label);
-      if (message != NULL)
+        return -1;
+      if (!chain_moves (skeleton, effector))
         {
-          set_track_effector_error (item, message, error);
+          /* Translators: the last %s is a model file (or "the default skeleton"). */
+          message = g_strdup_printf (_("no joint moves between the end effector “%s” and "
+                                       "the root of %s: choose another effector "
+                                       "(--effector NAME)"), name, shared->model_label);
+          km_cli_set_effector_error (item_targets_file (item), message, error);
           return -1;
         }
       return effector;
@@ -419,9 +382,11 @@ solve_one (SolveItem    *item,
   km_animation_get_stats (animation, &item->stats);
 
   if (shared->output_format == OUTPUT_BODY_MOTION)
-    return write_body_motion (shared->skeleton, animation, &problem->root_pose,
-                              item->output_path, error);
-  return km_animation_json_save (animation, item->output_path, error);
+    item->write_failed = !write_body_motion (shared->skeleton, animation, &problem->root_pose,
+                                             item->output_path, error);
+  else
+    item->write_failed = !km_animation_json_save (animation, item->output_path, error);
+  return !item->write_failed;
 }
 
 static void
@@ -495,19 +460,59 @@ default_targets_fit (KmSkeleton  *skeleton,
   return FALSE;
 }
 
+/* Says on stderr why @item failed: a loader's located message as it is, a write failure
+ * of the output (km_cli_print_write_error()), anything else of what it is about. */
 static void
-print_summary (const SolveItem *item)
+print_error (const SolveItem *item)
 {
-  char b[5][G_ASCII_DTOSTR_BUF_SIZE];
+  if (item->write_failed)
+    km_cli_print_write_error (item->output_path, item->error);
+  else if (item->error->domain == KM_PARSE_ERROR)
+    fprintf (stderr, "%s\n", item->error->message);
+  else
+    fprintf (stderr, "%s: %s\n",
+             item->error_subject != NULL ? item->error_subject
+             : item->label != NULL ? item->label
+             : item->targets_path != NULL ? item->targets_path
+                                          : _("the default targets"),
+             item->error->message);
+}
 
-  printf ("frames=%u mean_pos_err=%s max_pos_err=%s mean_rot_err=%s max_rot_err=%s "
-          "seconds=%s\n",
-          item->stats.n_frames,
-          g_ascii_formatd (b[0], sizeof b[0], "%.6g", item->stats.mean_pos_err),
-          g_ascii_formatd (b[1], sizeof b[1], "%.6g", item->stats.max_pos_err),
-          g_ascii_formatd (b[2], sizeof b[2], "%.6g", item->stats.mean_rot_err),
-          g_ascii_formatd (b[3], sizeof b[3], "%.6g", item->stats.max_rot_err),
-          g_ascii_formatd (b[4], sizeof b[4], "%.6f", item->seconds));
+/*
+ * The item's stdout line: its summary, or when it failed "error=1". With several items,
+ * every line ends in " targets=FILE" (" target=NAME" for a model's own IK targets), the
+ * last key, so that a line is never misattributed, not even after a failure, and a
+ * value with spaces is still the rest of the line; a single item's line is the summary
+ * alone.
+ */
+static void
+print_result (const SolveItem *item)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  if (item->error != NULL)
+    g_string_append (line, "error=1");
+  else
+    {
+      char b[5][G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_string_append_printf (line, "frames=%u mean_pos_err=%s max_pos_err=%s "
+                              "mean_rot_err=%s max_rot_err=%s seconds=%s",
+                              item->stats.n_frames,
+                              g_ascii_formatd (b[0], sizeof b[0], "%.6g", item->stats.mean_pos_err),
+                              g_ascii_formatd (b[1], sizeof b[1], "%.6g", item->stats.max_pos_err),
+                              g_ascii_formatd (b[2], sizeof b[2], "%.6g", item->stats.mean_rot_err),
+                              g_ascii_formatd (b[3], sizeof b[3], "%.6g", item->stats.max_rot_err),
+                              g_ascii_formatd (b[4], sizeof b[4], "%.6f", item->seconds));
+    }
+  if (item->line_key != NULL)
+    {
+      g_string_append_printf (line, " %s=", item->line_key);
+      km_format_append_value (line, item->line_value);
+    }
+  else if (item->error != NULL)
+    return;   /* one item: its message says it all, as it always has */
+  puts (line->str);
 }
 
 int
@@ -572,7 +577,11 @@ km_cli_solve (int    argc,
       "whose name ends in .seq gets a body motion too.\n"
       "Standard output ends with one line per animation, in argument order:\n"
       "  frames=N mean_pos_err=M max_pos_err=M mean_rot_err=R max_rot_err=R seconds=S\n"
-      "(metres, radians; the orientation errors are 0 for position-only targets)."));
+      "(metres, radians; the orientation errors are 0 for position-only targets).\n"
+      "With several targets files every line ends in targets=FILE (with several IK\n"
+      "targets of the model, target=NAME), and a file that fails still gets its line,\n"
+      "error=1 targets=FILE, its message on standard error. The animations of the files\n"
+      "that were solved are written all the same; the exit status is 1 when any failed."));
   ret = km_cli_parse_options (context, &argc, &argv);
   if (ret >= 0)
     return ret;
@@ -695,6 +704,16 @@ km_cli_solve (int    argc,
           items[i].track = km_target_track_ref (g_ptr_array_index (scene_targets, i));
           /* Translators: a model file, then the name of an IK target it defines */
           items[i].label = g_strdup_printf (_("%s, IK target “%s”"), skeleton_path, name);
+          if (n_items > 1)
+            {
+              items[i].line_key = "target";
+              items[i].line_value = name;
+            }
+        }
+      else if (n_items > 1)
+        {
+          items[i].line_key = "targets";
+          items[i].line_value = items[i].targets_path;
         }
       if (output_is_dir)
         {
@@ -779,23 +798,17 @@ km_cli_solve (int    argc,
   g_mutex_clear (&shared.mutex);
   g_cond_clear (&shared.cond);
 
+  /* In argument order, a line for every item, failed or not: the others' animations are
+   * kept (and said) even when the exit status is 1. */
   for (guint i = 0; i < n_items; i++)
     {
       if (items[i].error != NULL)
         {
-          if (items[i].error->domain == KM_PARSE_ERROR)
-            fprintf (stderr, "%s\n", items[i].error->message);
-          else
-            fprintf (stderr, "%s: %s\n",
-                     items[i].error_subject != NULL ? items[i].error_subject
-                     : items[i].label != NULL ? items[i].label
-                     : items[i].targets_path != NULL ? items[i].targets_path
-                                                     : _("the default targets"),
-                     items[i].error->message);
+          fflush (stdout);
+          print_error (&items[i]);
           status = KM_CLI_EXIT_INVALID;
         }
-      else
-        print_summary (&items[i]);
+      print_result (&items[i]);
       solve_item_clear (&items[i]);
     }
   return status;

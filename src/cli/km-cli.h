@@ -6,6 +6,9 @@
 
 #include <glib.h>
 
+#include "km-skeleton.h"
+#include "km-target-track.h"
+
 G_BEGIN_DECLS
 
 /* Exit statuses of every kinema-cli command (DESIGN.md, "kinema-cli"). */
@@ -36,5 +39,15 @@ void  km_cli_print_warning  (const char     *message,
 void  km_cli_print_warning_at (const char   *location,
                              const char     *text);
 void  km_cli_add_model_options (GOptionContext *context);
+void  km_cli_print_write_error (const char   *output,
+                              const GError *error);
+void  km_cli_set_effector_error (const char  *targets_path,
+                                 const char  *message,
+                                 GError     **error);
+int   km_cli_find_track_effector (KmSkeleton          *skeleton,
+                                  const KmTargetTrack *track,
+                                  const char          *targets_path,
+                                  const char          *model_label,
+                                  GError             **error);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "cli-run.h"
 
@@ -66,6 +67,48 @@ test_wrong_kind (void)
   }
 }
 
+/* An effector the chain does not have: the same located message as `solve` gives, at the
+ * targets file's "effector" value; a -o that cannot be written: said of the output, as
+ * every command says it. */
+static void
+test_effector_and_write_errors (void)
+{
+  g_autofree char *chain = data_path ("ur10.urdf");
+  g_autofree char *targets = data_path ("ur10-targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-XXXXXX", NULL);
+  g_autofree char *noeff = g_build_filename (dir, "noeff.json", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "missing", "out.json", NULL);
+
+  g_assert_true (g_file_set_contents (noeff, "[{\"frame\": 0, \"pos\": [0.5, 0, 0.5], "
+                                             "\"euler\": [0, 0, 0],\n"
+                                             " \"effector\": \"Nope\"}]\n", -1, NULL));
+  {
+    g_auto(Run) bench = { 0 };
+    g_auto(Run) solve = { 0 };
+    g_autofree char *expected = g_strdup_printf ("%s:2:14: %s has no joint or link “Nope” to "
+                                                 "use as the end effector\n", noeff, chain);
+
+    run_cli (&bench, NULL, "bench-ik", "--mode", "cold", chain, noeff, NULL);
+    g_assert_cmpint (bench.status, ==, 1);
+    g_assert_cmpstr (bench.out, ==, "");
+    g_assert_true (g_str_has_suffix (bench.err, expected));
+
+    run_cli (&solve, NULL, "solve", chain, noeff, "-o", nowhere, NULL);
+    g_assert_true (g_str_has_suffix (solve.err, expected));
+  }
+  {
+    g_auto(Run) run = { 0 };
+    g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ",
+                                                 nowhere);
+
+    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", nowhere, chain, targets, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_nonnull (strstr (run.err, expected));
+  }
+  g_unlink (noeff);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -73,5 +116,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/kinema/cli/bench-ik/urdf-chain", test_urdf_chain);
   g_test_add_func ("/kinema/cli/bench-ik/wrong-kind", test_wrong_kind);
+  g_test_add_func ("/kinema/cli/bench-ik/effector-and-write-errors",
+                   test_effector_and_write_errors);
   return g_test_run ();
 }

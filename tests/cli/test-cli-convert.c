@@ -81,6 +81,21 @@ assert_converted_model (const char *input,
   km_skeleton_unref (converted);
 }
 
+/* The last line of @err is "kinema-cli: OUTPUT: cannot write the file: REASON". */
+static void
+assert_write_error (const char *err,
+                    const char *output)
+{
+  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ", output);
+  const char *last = strrchr (err, '\n');
+
+  g_assert_nonnull (last);
+  while (last > err && last[-1] != '\n')
+    last--;
+  if (!g_str_has_prefix (last, expected))
+    g_error ("“%s” does not end in a line that starts with “%s”", err, expected);
+}
+
 /* `kinema-cli info @path` succeeds and its output ends with @suffix. */
 static void
 assert_info_suffix (const char *path,
@@ -251,7 +266,30 @@ test_convert_errors (void)
 
   run_cli (&bad_dir, NULL, "convert", input, unwritable, NULL);
   g_assert_cmpint (bad_dir.status, ==, 1);
-  g_assert_true (g_str_has_prefix (bad_dir.err, "convert: "));
+  assert_write_error (bad_dir.err, unwritable);
+}
+
+/* A directory as OUTPUT: said of the output, as every command says a write failure. */
+static void
+test_convert_into_directory (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "targets.json", NULL);
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.cnoid", NULL);
+  g_autofree char *dir = g_build_filename (tmp_dir, "odir", NULL);
+  const char *inputs[] = { model, targets, project };
+
+  g_assert_cmpint (g_mkdir (dir, 0777), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", inputs[i], dir, NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_cmpstr (run.out, ==, "");
+      assert_write_error (run.err, dir);
+    }
+  g_rmdir (dir);
 }
 
 static void
@@ -322,7 +360,7 @@ test_convert_to_errors (void)
   run_cli (&bad_dir, NULL, "convert", "--to", "URDF", model, unwritable, NULL);
   g_assert_cmpint (bad_dir.status, ==, 1);
   g_assert_true (g_str_has_prefix (bad_dir.err, "note: "));
-  g_assert_nonnull (strstr (bad_dir.err, "convert: "));
+  assert_write_error (bad_dir.err, unwritable);
 }
 
 /* Without --to, a model is written in the format its output file's extension names
@@ -369,15 +407,105 @@ test_convert_by_extension (void)
       assert_converted_model (model, output, TRUE);
     }
 
-  /* Only models: a targets file stays a targets file. */
+  /* Only models: a targets file stays a targets file (in a name that does not say
+   * otherwise, see test_convert_extension_kind()). */
   {
-    g_autofree char *output = g_build_filename (tmp_dir, "targets-out.urdf", NULL);
+    g_autofree char *output = g_build_filename (tmp_dir, "targets-out.txt", NULL);
     g_auto(Run) run = { 0 };
 
     run_cli (&run, NULL, "convert", targets, output, NULL);
     g_assert_cmpint (run.status, ==, 0);
     g_assert_nonnull (strstr (run.out, "format=KINEMA-TARGETS-JSON"));
   }
+}
+
+/* OUTPUT's extension names a kind of file the input is not (a targets file or a project
+ * into .urdf or .body, a model into .cnoid, …): refused as --to is, exit 2, and an existing
+ * OUTPUT (the model the arguments were probably swapped with) stays as it was. Extensions
+ * of the input's own kind, and unknown ones, keep writing the input's own format. */
+static void
+test_convert_extension_kind (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "targets.json", NULL);
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.cnoid", NULL);
+  g_autofree char *animation = g_build_filename (tmp_dir, "kind.animation.json", NULL);
+  static const struct
+  {
+    int         input;     /* 0 model, 1 targets, 2 project, 3 animation */
+    const char *name;
+    const char *what;      /* what the message says the input is */
+  } refused[] = {
+    { 1, "precious.urdf", "an IK targets file" },
+    { 1, "precious.BODY", "an IK targets file" },
+    { 1, "kind.cnoid", "an IK targets file" },
+    { 1, "kind.seq", "an IK targets file" },
+    { 1, "kind.wrl", "an IK targets file" },
+    { 2, "k2.body", "a Choreonoid project" },
+    { 2, "k2.urdf", "a Choreonoid project" },
+    { 2, "k2.json", "a Choreonoid project" },
+    { 0, "model.cnoid", "a model" },
+    { 0, "model.seq", "a model" },
+    { 0, "model.pseq", "a model" },
+    { 3, "anim.urdf", "a solved animation" },
+  };
+  static const struct
+  {
+    int         input;
+    const char *name;
+    const char *format;    /* the output line's format= */
+  } accepted[] = {
+    { 1, "kind-targets.json", "KINEMA-TARGETS-JSON" },
+    { 1, "kind-targets.txt", "KINEMA-TARGETS-JSON" },
+    { 2, "kind-project.cnoid", "CNOID-PROJECT" },
+    { 2, "kind-project.yaml", "CNOID-PROJECT" },
+    { 0, "kind-model.yaml", "SKELETON-JSON" },
+  };
+
+  {
+    g_auto(Run) solve = { 0 };
+
+    run_cli (&solve, NULL, "solve", model, targets, "-o", animation, NULL);
+    g_assert_cmpint (solve.status, ==, 0);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      const char *inputs[] = { model, targets, project, animation };
+      g_autofree char *output = g_build_filename (tmp_dir, refused[i].name, NULL);
+      g_autofree char *contents = NULL;
+      g_auto(Run) run = { 0 };
+
+      g_assert_true (g_file_set_contents (output, "precious", -1, NULL));
+      run_cli (&run, NULL, "convert", inputs[refused[i].input], output, NULL);
+      if (run.status != 2 || strstr (run.err, refused[i].what) == NULL ||
+          strstr (run.err, strrchr (refused[i].name, '.')) == NULL)
+        g_error ("%s: exit %d, “%s”", refused[i].name, run.status, run.err);
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_true (g_file_get_contents (output, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "precious");
+      g_unlink (output);
+
+      /* Nothing is created either. */
+      run_clear (&run);
+      run_cli (&run, NULL, "convert", inputs[refused[i].input], output, NULL);
+      g_assert_cmpint (run.status, ==, 2);
+      g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (accepted); i++)
+    {
+      const char *inputs[] = { model, targets, project };
+      g_autofree char *output = g_build_filename (tmp_dir, accepted[i].name, NULL);
+      g_autofree char *start = NULL;
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", inputs[accepted[i].input], output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      start = g_strdup_printf ("output=%s format=%s", output, accepted[i].format);
+      if (!g_str_has_prefix (run.out, start))
+        g_error ("%s: “%s”", accepted[i].name, run.out);
+    }
 }
 
 /* Names with a tab or a line feed: URDF keeps them (as character references), and `info`
@@ -481,6 +609,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/info-scenebuilder", test_info_scenebuilder);
   g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
   g_test_add_func ("/kinema/Cli/convert-by-extension", test_convert_by_extension);
+  g_test_add_func ("/kinema/Cli/convert-extension-kind", test_convert_extension_kind);
+  g_test_add_func ("/kinema/Cli/convert-into-directory", test_convert_into_directory);
   g_test_add_func ("/kinema/Cli/convert-control-char-names", test_convert_control_char_names);
   g_test_add_func ("/kinema/Cli/info-control-char-names", test_info_control_char_names);
 

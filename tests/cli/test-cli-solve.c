@@ -67,6 +67,22 @@ parse_summary (const char *line,
     }
 }
 
+/* A line of a batch (several targets files): the summary, then " targets=FILE". */
+static void
+parse_batch_summary (const char *line,
+                     const char *targets,
+                     guint      *frames,
+                     double      values[5])
+{
+  g_autofree char *tail = g_strconcat (" targets=", targets, NULL);
+  g_autofree char *summary = NULL;
+
+  if (!g_str_has_suffix (line, tail))
+    g_error ("“%s” does not end in “%s”", line, tail);
+  summary = g_strndup (line, strlen (line) - strlen (tail));
+  parse_summary (summary, frames, values);
+}
+
 static char **
 output_lines (const char *out)
 {
@@ -208,7 +224,7 @@ test_batch (void)
   g_assert_cmpstr (run.err, ==, "");
   g_assert_cmpint (run.status, ==, 0);
 
-  /* One line per animation, in argument order. */
+  /* One line per animation, in argument order, each naming its targets file. */
   lines = output_lines (run.out);
   g_assert_cmpuint (g_strv_length (lines), ==, 4);
   for (guint i = 0; i < 3; i++)
@@ -216,7 +232,7 @@ test_batch (void)
       double values[5];
       guint frames;
 
-      parse_summary (lines[i], &frames, values);
+      parse_batch_summary (lines[i], i == 0 ? a : i == 1 ? b : c, &frames, values);
       g_assert_cmpuint (frames, ==, expected[i]);
     }
 
@@ -361,6 +377,86 @@ test_body_motion_batch (void)
       g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==,
                         km_skeleton_get_n_dof (skeleton));
     }
+}
+
+/* A batch in which one targets file fails still prints one line per file, in argument
+ * order ("error=1 targets=FILE" for the failed one, its message on stderr, located), and
+ * keeps the animations of the others; the exit status says that one failed. */
+static void
+test_batch_failure (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = g_dir_make_tmp ("batch-fail-XXXXXX", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *a = write_targets (dir, "a.json", 2);
+  g_autofree char *bad = g_build_filename (dir, "bad.json", NULL);
+  g_autofree char *c = write_targets (dir, "c.json", 3);
+  g_autofree char *a_out = g_build_filename (out_dir, "a.animation.json", NULL);
+  g_autofree char *bad_out = g_build_filename (out_dir, "bad.animation.json", NULL);
+  g_autofree char *c_out = g_build_filename (out_dir, "c.animation.json", NULL);
+  g_autofree char *failed = NULL;
+  g_autofree char *located = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  double values[5];
+  guint frames;
+
+  g_assert_true (g_file_set_contents (bad, "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0],\n"
+                                           "  \"effector\": \"Nope\"}]\n", -1, NULL));
+  run_cli (&run, NULL, "solve", skeleton_path, a, bad, c, "--jobs", "3", "-o", out_dir, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  located = g_strdup_printf ("%s:2:15: %s has no joint or link “Nope” to use as the end "
+                             "effector\n", bad, skeleton_path);
+  g_assert_cmpstr (run.err, ==, located);
+
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  parse_batch_summary (lines[0], a, &frames, values);
+  g_assert_cmpuint (frames, ==, 81);
+  failed = g_strconcat ("error=1 targets=", bad, NULL);
+  g_assert_cmpstr (lines[1], ==, failed);
+  parse_batch_summary (lines[2], c, &frames, values);
+  g_assert_cmpuint (frames, ==, 161);
+
+  g_assert_true (g_file_test (a_out, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (bad_out, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (c_out, G_FILE_TEST_EXISTS));
+  g_unlink (a_out);
+  g_unlink (c_out);
+  g_rmdir (out_dir);
+  g_unlink (a);
+  g_unlink (bad);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
+/* An output that cannot be written is said as every command says it: "kinema-cli: OUTPUT:
+ * reason", not under the targets file's name, which reads like a fault in that file. */
+static void
+test_write_failure (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("write-fail-XXXXXX", NULL);
+  g_autofree char *nowhere = g_build_filename (dir, "missing", "x.json", NULL);
+  g_autofree char *nowhere_seq = g_build_filename (dir, "missing", "x.seq", NULL);
+  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ", nowhere);
+  g_autofree char *expected_seq = g_strdup_printf ("kinema-cli: %s: cannot write the file: ",
+                                                   nowhere_seq);
+  g_auto(Run) run = { 0, };
+  g_auto(Run) run_seq = { 0, };
+
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", nowhere, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  if (!g_str_has_prefix (run.err, expected))
+    g_error ("“%s” does not start with “%s”", run.err, expected);
+  g_assert_cmpstr (run.out, ==, "");
+
+  run_cli (&run_seq, NULL, "solve", skeleton_path, targets_path, "-o", nowhere_seq, NULL);
+  g_assert_cmpint (run_seq.status, ==, 1);
+  if (!g_str_has_prefix (run_seq.err, expected_seq))
+    g_error ("“%s” does not start with “%s”", run_seq.err, expected_seq);
+  g_rmdir (dir);
 }
 
 static void
@@ -553,6 +649,54 @@ test_model_targets (void)
   g_rmdir (dir);
 }
 
+/* A model with several IK targets: one line each, in the model's order, each ending in
+ * target=NAME (a name with a space is the rest of the line). */
+static void
+test_model_targets_lines (void)
+{
+  g_autofree char *scene = test_data_path ("scenebuilder/arm2_mm_deg.xml");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *two = g_build_filename (dir, "two.xml", NULL);
+  g_autofree char *out = g_build_filename (dir, "out", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *doubled = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  const char *start, *end;
+
+  /* The scene's <ik> twice, the second one renamed. */
+  g_assert_true (g_file_get_contents (scene, &text, NULL, NULL));
+  start = strstr (text, "  <ik name=\"reach\"");
+  g_assert_nonnull (start);
+  end = strchr (start, '\n') + 1;
+  line = g_strndup (start, end - start);
+  parts = g_strsplit (line, "\"reach\"", 2);
+  doubled = g_strdup_printf ("%.*s%s%s\"reach two\"%s%s", (int) (start - text), text, line,
+                             parts[0], parts[1], end);
+  g_assert_true (g_file_set_contents (two, doubled, -1, NULL));
+
+  run_cli (&run, NULL, "solve", two, "-o", out, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_true (g_str_has_prefix (lines[0], "frames=1 "));
+  g_assert_true (g_str_has_suffix (lines[0], " target=reach"));
+  g_assert_true (g_str_has_prefix (lines[1], "frames=1 "));
+  g_assert_true (g_str_has_suffix (lines[1], " target=reach two"));
+  {
+    g_autofree char *a = g_build_filename (out, "reach.animation.json", NULL);
+    g_autofree char *b = g_build_filename (out, "reach two.animation.json", NULL);
+
+    g_assert_cmpint (g_unlink (a), ==, 0);
+    g_assert_cmpint (g_unlink (b), ==, 0);
+  }
+  g_rmdir (out);
+  g_unlink (two);
+  g_rmdir (dir);
+}
+
 /* A targets.json for a tool point 0.1 m along the effector's z, position only: the point, not
  * the effector's origin, reaches every target, and no orientation error is reported. */
 static void
@@ -673,13 +817,15 @@ test_effector_errors (void)
                                   "of that name\n");
   }
 
-  /* The embedded default targets are no file called targets.json. */
+  /* The embedded default targets are no file called targets.json; an output that cannot
+   * be written is said of the output. */
   {
     g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: ", nowhere);
 
     run_cli (&run, NULL, "solve", "-o", nowhere, NULL);
     g_assert_cmpint (run.status, ==, 1);
-    g_assert_true (g_str_has_prefix (run.err, "the default targets: "));
+    g_assert_true (g_str_has_prefix (run.err, expected));
     g_assert_null (strstr (run.err, "targets.json"));
   }
   g_unlink (unknown);
@@ -758,9 +904,12 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/body-motion", test_body_motion);
   g_test_add_func ("/kinema/cli/solve/body-motion-batch", test_body_motion_batch);
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
+  g_test_add_func ("/kinema/cli/solve/batch-failure", test_batch_failure);
+  g_test_add_func ("/kinema/cli/solve/write-failure", test_write_failure);
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
   g_test_add_func ("/kinema/cli/solve/model-targets", test_model_targets);
+  g_test_add_func ("/kinema/cli/solve/model-targets-lines", test_model_targets_lines);
   g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
   g_test_add_func ("/kinema/cli/solve/effector-errors", test_effector_errors);
   g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
