@@ -41,8 +41,10 @@ static const struct
 } extensions[] = {
   { ".urdf", KIND_BIT (KM_FILE_KIND_MODEL), "URDF", N_("models") },
   { ".body", KIND_BIT (KM_FILE_KIND_MODEL), "CHOREONOID-BODY", N_("models") },
-  { ".wrl", KIND_BIT (KM_FILE_KIND_MODEL), NULL, N_("models") },
-  { ".xml", KIND_BIT (KM_FILE_KIND_MODEL), NULL, N_("models") },
+  /* Formats Kinema reads and does not write: skeleton.json in a .wrl or .xml would only
+   * fail to load where that name says what it is. */
+  { ".wrl", 0, NULL, N_("OpenHRP VRML models, which Kinema reads but does not write") },
+  { ".xml", 0, NULL, N_("Scenebuilder scenes, which Kinema reads but does not write") },
   { ".json", KIND_BIT (KM_FILE_KIND_MODEL) | KIND_BIT (KM_FILE_KIND_TARGETS) |
              KIND_BIT (KM_FILE_KIND_ANIMATION), "SKELETON-JSON",
     N_("skeletons, IK targets and animations") },
@@ -268,6 +270,7 @@ km_cli_convert (int    argc,
                                        "Kinema does not interpret. An OUTPUT whose extension "
                                        "is for another kind of file (a targets file or a "
                                        "project into .urdf or .body, a model into .cnoid, …) "
+                                       "or for a format Kinema does not write (.wrl, .xml) "
                                        "is refused, and nothing is written."));
 
   status = km_cli_parse_options (context, &argc, &argv);

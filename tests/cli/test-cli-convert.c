@@ -420,7 +420,8 @@ test_convert_by_extension (void)
 }
 
 /* OUTPUT's extension names a kind of file the input is not (a targets file or a project
- * into .urdf or .body, a model into .cnoid, …): refused as --to is, exit 2, and an existing
+ * into .urdf or .body, a model into .cnoid, …) or a format Kinema does not write (.wrl,
+ * Scenebuilder's .xml): refused as --to is, exit 2, and an existing
  * OUTPUT (the model the arguments were probably swapped with) stays as it was. Extensions
  * of the input's own kind, and unknown ones, keep writing the input's own format. */
 static void
@@ -447,6 +448,8 @@ test_convert_extension_kind (void)
     { 0, "model.cnoid", "a model" },
     { 0, "model.seq", "a model" },
     { 0, "model.pseq", "a model" },
+    { 0, "model.wrl", "a model" },      /* formats Kinema reads and does not write */
+    { 0, "model.XML", "a model" },
     { 3, "anim.urdf", "a solved animation" },
   };
   static const struct
