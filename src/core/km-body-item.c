@@ -239,6 +239,7 @@ load_model (KmBodyItem       *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *shown = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
   const KmFormat *format = NULL;
   gpointer result;
 
@@ -260,8 +261,8 @@ load_model (KmBodyItem       *self,
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
       return;
     }
-  result = km_format_load_file (shown, model_format (self->format, path),
-                                &format, &error);
+  result = km_format_load_model_file (shown, model_format (self->format, path),
+                                      &format, &extras, &error);
   if (result == NULL)
     {
       /* The model's own "FILE:LINE:COLUMN: …" first, then where the project names it. */
@@ -279,6 +280,14 @@ load_model (KmBodyItem       *self,
   self->skeleton = result;
   self->n_dof = km_skeleton_get_n_dof (self->skeleton);
   self->q = g_new0 (double, MAX (self->n_dof, 1));
+  /* The pose the model file states (a .body's joint_displacement, a scene's joint pos), as
+   * Choreonoid starts a body at its file's initial pose: joint_displacements then sets the
+   * joints it lists. */
+  if (extras->initial_q != NULL && extras->n_initial_q == self->n_dof)
+    {
+      memcpy (self->q, extras->initial_q, self->n_dof * sizeof (double));
+      km_skeleton_apply_mimic (self->skeleton, self->q);
+    }
   self->model_dir = g_path_get_dirname (path);
   attach_handlers (self);
 }
@@ -504,11 +513,11 @@ km_body_item_restore (KmItem           *item,
                          /* Translators: %s is a key such as joint_displacements */
                          g_dngettext (GETTEXT_PACKAGE,
                                       "“%s” lists %u value where the model has %u; joints it "
-                                      "does not list stay at zero, values past the model’s "
-                                      "are ignored",
+                                      "does not list keep the model’s pose, values past the "
+                                      "model’s are ignored",
                                       "“%s” lists %u values where the model has %u; joints it "
-                                      "does not list stay at zero, values past the model’s "
-                                      "are ignored", self->n_raw),
+                                      "does not list keep the model’s pose, values past the "
+                                      "model’s are ignored", self->n_raw),
                          key_of (data, displacement_keys), self->n_raw, n_values);
     }
   else

@@ -509,12 +509,12 @@ test_body_bad_values (void)
       "        root_translation: [ 1, 2, 3 ]\n"
       "        my_plugin_key: kept\n",
       "13:30: “joint_displacements” lists 3 values where the model has 5; joints it does not "
-      "list stay at zero, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+      "list keep the model’s pose, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
     { "        jointDisplacements: [ 10, 20, 30, 45, 0.25, 7 ]\n"
       "        root_translation: [ 1, 2, 3 ]\n"
       "        my_plugin_key: kept\n",
       "13:29: “jointDisplacements” lists 6 values where the model has 5; joints it does not "
-      "list stay at zero, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+      "list keep the model’s pose, values past the model’s are ignored", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1726,6 +1726,75 @@ test_joint_id_gaps (void)
   g_assert_true (g_str_has_prefix (strchr (line, '\n') - strlen (", 50 ]"), ", 50 ]"));
 }
 
+/* A body item starts at the pose its model file states (a .body's joint_displacement), as
+ * Choreonoid starts a body at its file's initial pose; the project's joint_displacements
+ * then set the joints it lists. */
+static void
+test_body_model_pose (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: posed\n"
+    "links:\n"
+    "  - { name: base, joint_type: fixed }\n"
+    "  - { name: J1, parent: base, joint_type: revolute, joint_axis: Z, joint_id: 0,\n"
+    "      joint_range: [ -90, 90 ], joint_displacement: 30 }\n"
+    "  - { name: J2, parent: J1, joint_type: prismatic, joint_axis: X, joint_id: 1,\n"
+    "      joint_range: [ 0, 0.5 ], joint_displacement: 0.1, translation: [ 0, 0, 1 ] }\n";
+  static const char head[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: Root\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      name: A\n"
+    "      data:\n"
+    "        schema: 2\n"
+    "        file: \"posed.body\"\n"
+    "        format: CHOREONOID-BODY\n";
+  static const struct
+  {
+    const char *data;
+    double      q[2];
+  } cases[] = {
+    { "", { 30 * G_PI / 180, 0.1 } },
+    { "        joint_displacements: [ -45, 0.2 ]\n", { -45 * G_PI / 180, 0.2 } },
+    { "        joint_displacements: [ 10 ]\n", { 10 * G_PI / 180, 0.1 } },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("cnoid-pose-XXXXXX", NULL);
+  g_autofree char *body_path = g_build_filename (dir, "posed.body", NULL);
+  g_autofree char *path = g_build_filename (dir, "posed.cnoid", NULL);
+
+  g_assert_true (g_file_set_contents (body_path, body, -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strconcat (head, cases[i].data, NULL);
+      g_autoptr(KmProject) project = NULL;
+      g_autoptr(GError) error = NULL;
+      const double *q;
+      KmItem *item;
+      guint n_dof = 0;
+
+      g_test_message ("case %u", i);
+      project = load_text (path, text, &error);
+      g_assert_no_error (error);
+      item = find_by_name (km_project_get_root_item (project), "A");
+      g_assert_true (KM_IS_BODY_ITEM (item));
+      q = km_body_item_get_joint_state (KM_BODY_ITEM (item), &n_dof);
+      g_assert_cmpuint (n_dof, ==, 2);
+      g_assert_cmpfloat_with_epsilon (q[0], cases[i].q[0], 1e-12);
+      g_assert_cmpfloat_with_epsilon (q[1], cases[i].q[1], 1e-12);
+    }
+  g_unlink (body_path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1737,6 +1806,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/share-dir-installed", test_share_dir_installed);
   g_test_add_func ("/kinema/Cnoid/choreonoid-bodies", test_choreonoid_bodies);
   g_test_add_func ("/kinema/Cnoid/round-trip", test_round_trip);
+  g_test_add_func ("/kinema/Cnoid/body-model-pose", test_body_model_pose);
   g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);
   g_test_add_func ("/kinema/Cnoid/optional-plugins", test_optional_plugins_blank_line);
   g_test_add_func ("/kinema/Cnoid/references", test_references);
