@@ -95,6 +95,7 @@ struct _KmSceneView
 
   gboolean        show_joint_axes;
   gboolean        camera_moved;      /* by the user since the last reset */
+  double          grid_scale;        /* KmRenderScene.grid_scale, set by framing the scene */
   guint           n_renders;
 };
 
@@ -566,6 +567,10 @@ frame_box (KmSceneView    *self,
                        width > 0 && height > 0 ? (double) width / height : 1.0);
   if (scale != 1.0)
     km_camera_zoom (&self->camera, 1.0 / scale);
+  /* The whole scene framed: the floor grid to its size (a selection framed keeps it). */
+  if (min_extent > 0.0)
+    self->grid_scale = km_renderer_grid_scale_for (own_extent < POINT_EXTENT ? min_extent
+                                                                              : extent);
 }
 
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
@@ -721,6 +726,7 @@ km_scene_view_render (GtkGLArea    *area,
       scene.hover_joint = self->hover_joint;
     }
   scene.show_joint_axes = self->show_joint_axes;
+  scene.grid_scale = self->grid_scale;
 
   km_renderer_render (self->renderer, &scene, &self->camera,
                       gtk_widget_get_width (GTK_WIDGET (self)) * scale,
@@ -1437,6 +1443,7 @@ km_scene_view_init (KmSceneView *self)
   GtkEventController *controller;
 
   km_camera_reset (&self->camera);
+  self->grid_scale = 1.0;
   self->ik_tip = -1;
   self->hover_joint = -1;
   self->latencies = g_array_new (FALSE, FALSE, sizeof (gint64));

@@ -524,6 +524,24 @@ build_grid (KmRenderer *self)
 }
 
 /**
+ * km_renderer_grid_scale_for:
+ * @extent: metres, the size (diagonal) of what is shown
+ *
+ * The KmRenderScene.grid_scale for a scene of @extent: the power of ten nearest to it,
+ * at most 1 (the grid's own 0.5 m lines suit anything from about a metre up) and at least
+ * 0.001 (half-millimetre lines).
+ *
+ * Returns: the scale
+ */
+double
+km_renderer_grid_scale_for (double extent)
+{
+  if (!(extent > 0.0) || !isfinite (extent))
+    return 1.0;
+  return CLAMP (pow (10.0, round (log10 (extent))), 1e-3, 1.0);
+}
+
+/**
  * km_renderer_new:
  * @use_es: whether the current context is OpenGL ES (3.0) rather than OpenGL (3.3 core)
  *
@@ -1027,9 +1045,21 @@ km_renderer_render (KmRenderer          *self,
     radius = km_renderer_joint_radius (scene->skeleton);
 
   glUseProgram (self->line_program);
-  glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
+  if (scene->grid_scale > 0.0 && scene->grid_scale != 1.0)
+    {
+      mat4 grid_view_proj;
+      vec3 by = { (float) scene->grid_scale, (float) scene->grid_scale,
+                  (float) scene->grid_scale };
+
+      glm_mat4_copy (view_proj, grid_view_proj);
+      glm_scale (grid_view_proj, by);
+      glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) grid_view_proj);
+    }
+  else
+    glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
   glBindVertexArray (self->grid_vao);
   glDrawArrays (GL_LINES, 0, self->grid_n_vertices);
+  glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
 
   build_dynamic_lines (scene, radius, self->lines);
   self->n_scene_floats = self->lines->len;

@@ -66,6 +66,10 @@ typedef struct
   gboolean           has_gizmo;         /* draw the manipulator over everything */
   KmGizmo            gizmo;
   KmGizmoHandle      gizmo_hover;       /* drawn highlighted */
+  /* The floor grid's size: 1 (or 0) for lines every 0.5 m out to 5 m, 0.1 for a tenth of
+   * that (km_renderer_grid_scale_for()), so a model of centimetres stands on a grid it can
+   * be measured against. */
+  double             grid_scale;
 } KmRenderScene;
 
 typedef struct _KmRenderer KmRenderer;
@@ -80,6 +84,7 @@ void         km_renderer_render        (KmRenderer           *self,
                                         int                   width,
                                         int                   height);
 double       km_renderer_joint_radius  (const KmSkeleton     *skeleton);
+double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)

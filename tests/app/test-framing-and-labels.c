@@ -11,6 +11,7 @@
 #include "km-application.h"
 #include "km-camera.h"
 #include "km-document-skeleton.h"
+#include "km-renderer.h"
 #include "km-scene-view.h"
 #include "km-window.h"
 #include "test-app-util.h"
@@ -147,6 +148,89 @@ test_small_model_framed (Fixture       *f,
   km_scene_view_set_camera (f->view, &away);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
   assert_framed (f, "frame all");
+}
+
+typedef struct
+{
+  KmSceneView *view;
+  guint        renders;
+} RenderWait;
+
+static gboolean
+rendered_since (gpointer data)
+{
+  RenderWait *wait = data;
+
+  return km_scene_view_get_n_renders (wait->view) > wait->renders;
+}
+
+/* How many floor grid lines the row at @y_fraction of the view's height crosses: runs of
+ * pixels brighter than the background and grey, as the grid's lines are. */
+static guint
+grid_lines_across (Fixture *f,
+                   double   y_fraction)
+{
+  RenderWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guint8 *pixels = NULL;
+  guint lines = 0;
+  gboolean on_line = FALSE;
+  int width, height, y;
+
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
+  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
+  texture = km_scene_view_grab_texture (f->view);
+  g_assert_nonnull (texture);
+  width = gdk_texture_get_width (texture);
+  height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) width * height * 4);
+  gdk_texture_download (texture, pixels, (gsize) width * 4);
+  y = (int) (y_fraction * (height - 1));
+  for (int x = 0; x < width; x++)
+    {
+      const guint8 *p = pixels + ((gsize) y * width + x) * 4;   /* B, G, R, A */
+      /* The background is (46, 47, 50); grid lines (65, 66, 70) and up. */
+      gboolean grey = MAX (MAX (p[0], p[1]), p[2]) - MIN (MIN (p[0], p[1]), p[2]) < 12;
+      gboolean line = grey && p[1] >= 55 && p[1] < 120;
+
+      if (line && !on_line)
+        lines++;
+      on_line = line;
+    }
+  return lines;
+}
+
+/* A small model stands on a grid of its own scale: framed, the floor below it shows
+ * centimetre lines, where the default 0.5 m lines would leave it on a blank floor. The
+ * built-in example (2 m) keeps the default grid. */
+static void
+test_small_model_grid (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "slider_gear.xml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  guint small_lines;
+
+  /* The grid's scale: a power of ten near the scene's size, never above the default. */
+  g_assert_cmpfloat (km_renderer_grid_scale_for (2.0), ==, 1.0);
+  g_assert_cmpfloat (km_renderer_grid_scale_for (40.0), ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (km_renderer_grid_scale_for (0.114), 0.1, 1e-15);
+  g_assert_cmpfloat_with_epsilon (km_renderer_grid_scale_for (0.004), 0.01, 1e-15);
+  g_assert_cmpfloat_with_epsilon (km_renderer_grid_scale_for (1e-5), 0.001, 1e-15);
+  g_assert_cmpfloat (km_renderer_grid_scale_for (0.0), ==, 1.0);
+
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  /* Rows across the floor in front of the model (the default grid crosses none there). */
+  for (double row = 0.7; row < 0.95; row += 0.1)
+    {
+      small_lines = grid_lines_across (f, row);
+      g_test_message ("small model: %u grid lines across the floor at %.0f %% height",
+                      small_lines, 100.0 * row);
+      g_assert_cmpuint (small_lines, >=, 2);
+    }
 }
 
 /* The least extent the view shows at the camera's target, across or up. */
@@ -330,6 +414,8 @@ main (int    argc,
 
   g_test_add ("/kinema/Framing/small-model", Fixture, NULL, fixture_setup,
               test_small_model_framed, fixture_teardown);
+  g_test_add ("/kinema/Framing/small-model-grid", Fixture, NULL, fixture_setup,
+              test_small_model_grid, fixture_teardown);
   g_test_add ("/kinema/Framing/new-skeleton", Fixture, NULL, fixture_setup,
               test_new_skeleton_framed, fixture_teardown);
   g_test_add_func ("/kinema/Labels/recent-underscores", test_recent_underscores);
