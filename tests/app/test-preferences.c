@@ -746,36 +746,44 @@ menu_has_count (gpointer data)
   return g_menu_model_get_n_items (count->menu) == count->n_items;
 }
 
+/* File → Open Recent of @app (registered here), emptied, in the default recent manager:
+ * the manager keeps the file of the test that first asked for it, whose isolated folder is
+ * gone by now, so it gets its folder back. */
+static GtkRecentManager *
+recent_menu_setup (KmApplication *app,
+                   MenuCount     *count)
+{
+  GtkRecentManager *recent = gtk_recent_manager_get_default ();
+  g_autofree char *filename = NULL;
+  g_autofree char *parent = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_object_get (recent, "filename", &filename, NULL);
+  parent = g_path_get_dirname (filename);
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  gtk_recent_manager_purge_items (recent, NULL);
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  count->menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
+                                                              "recent-files"));
+  g_assert_nonnull (count->menu);
+  count->n_items = 0;
+  return recent;
+}
+
 /* recent-files-limit caps File → Open Recent; Clear Recent Files empties it. */
 static void
 test_recent_files (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
-  g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
-  GtkRecentManager *recent = gtk_recent_manager_get_default ();
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   KmPreferencesWindow *prefs;
   MenuCount count;
-
-  /* The default manager keeps the file of the test that first asked for it, whose
-   * isolated folder is gone by now: give it back its folder. */
-  {
-    g_autofree char *filename = NULL;
-    g_autofree char *parent = NULL;
-
-    g_object_get (recent, "filename", &filename, NULL);
-    parent = g_path_get_dirname (filename);
-    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
-  }
-
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
-  g_assert_no_error (error);
-  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
-                                                             "recent-files"));
-  g_assert_nonnull (count.menu);
+  GtkRecentManager *recent = recent_menu_setup (app, &count);
 
   for (guint i = 0; i < 6; i++)
     {
@@ -907,37 +915,20 @@ test_recent_order (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
-  g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
   g_autofree char *a_dir = g_build_filename (dir, "model", "SR1", NULL);
   g_autofree char *b_dir = g_build_filename (dir, "copy", "SR1", NULL);
   g_autofree char *a = g_build_filename (a_dir, "SR1.body", NULL);
   g_autofree char *b = g_build_filename (b_dir, "SR1.body", NULL);
   g_autofree char *c = g_build_filename (dir, "walk.cnoid", NULL);
-  GtkRecentManager *recent = gtk_recent_manager_get_default ();
   MenuCount count;
+  GtkRecentManager *recent = recent_menu_setup (app, &count);
 
-  {
-    g_autofree char *filename = NULL;
-    g_autofree char *parent = NULL;
-
-    g_object_get (recent, "filename", &filename, NULL);
-    parent = g_path_get_dirname (filename);
-    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
-  }
-  gtk_recent_manager_purge_items (recent, NULL);
   g_assert_cmpint (g_mkdir_with_parents (a_dir, 0700), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (b_dir, 0700), ==, 0);
   g_assert_true (g_file_set_contents (a, "format: ChoreonoidBody\n", -1, NULL));
   g_assert_true (g_file_set_contents (b, "format: ChoreonoidBody\n", -1, NULL));
   g_assert_true (g_file_set_contents (c, "items: {}\n", -1, NULL));
-
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
-  g_assert_no_error (error);
-  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
-                                                             "recent-files"));
-  g_assert_nonnull (count.menu);
 
   /* Added in this order, a second apart (the times the list keeps). */
   add_recent_as_kinema (recent, a);
@@ -1043,6 +1034,93 @@ test_save_actions_while_saving (void)
   g_rmdir (dir);
 }
 
+static char *
+menu_label (GMenuModel *menu,
+            const char *path)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i,
+                                                                           G_MENU_ATTRIBUTE_TARGET,
+                                                                           G_VARIANT_TYPE_STRING);
+      g_autofree char *item_path = NULL;
+      char *label = NULL;
+
+      g_assert_nonnull (target);
+      item_path = g_filename_from_uri (g_variant_get_string (target, NULL), NULL, NULL);
+      if (g_strcmp0 (item_path, path) != 0)
+        continue;
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                      &label));
+      return label;
+    }
+  g_assert_not_reached ();
+}
+
+/* File → Open Recent: a_b_c.xml is listed as a_b_c.xml, not abc.xml (GTK parses menu
+ * labels as mnemonics), and so are the folders that tell files of one name apart. */
+static void
+test_recent_underscores (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  g_autoptr(KmApplication) app = km_application_new ();
+  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *abc = g_build_filename (dir, "a_b_c.xml", NULL);
+  g_autofree char *one_dir = g_build_filename (dir, "my_robot", NULL);
+  g_autofree char *two_dir = g_build_filename (dir, "your_robot", NULL);
+  g_autofree char *one = g_build_filename (one_dir, "arm.xml", NULL);
+  g_autofree char *two = g_build_filename (two_dir, "arm.xml", NULL);
+  KmWindow *window;
+  GtkWidget *menubar;
+  MenuCount count;
+  GtkRecentManager *recent = recent_menu_setup (app, &count);
+
+  g_assert_cmpint (g_mkdir_with_parents (one_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (two_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (abc, "<namespace/>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (one, "<namespace/>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (two, "<namespace/>\n", -1, NULL));
+
+  add_recent_as_kinema (recent, abc);
+  add_recent_as_kinema (recent, one);
+  add_recent_as_kinema (recent, two);
+  count.n_items = 3;
+  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
+
+  /* The model carries the names with their underscores doubled: shown as one each. */
+  {
+    g_autofree char *abc_label = menu_label (count.menu, abc);
+    g_autofree char *one_label = menu_label (count.menu, one);
+    g_autofree char *two_label = menu_label (count.menu, two);
+
+    g_test_message ("%s | %s | %s", abc_label, one_label, two_label);
+    g_assert_cmpstr (abc_label, ==, "a__b__c.xml");
+    g_assert_true (g_str_has_prefix (one_label, "arm.xml"));
+    g_assert_true (g_str_has_suffix (one_label, "my__robot"));
+    g_assert_true (g_str_has_suffix (two_label, "your__robot"));
+  }
+
+  /* What the window's menu bar shows. */
+  window = km_window_new (GTK_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin_for (100);
+  menubar = test_app_find_widget (GTK_WIDGET (window), GTK_TYPE_POPOVER_MENU_BAR);
+  g_assert_nonnull (menubar);
+  g_assert_nonnull (test_app_find_label (menubar, "a_b_c.xml"));
+  g_assert_null (test_app_find_label (menubar, "abc.xml"));
+
+  km_document_set_modified (km_window_get_document (window), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  test_app_spin ();
+  gtk_recent_manager_purge_items (recent, NULL);
+  g_unlink (abc);
+  g_unlink (one);
+  g_unlink (two);
+  g_rmdir (one_dir);
+  g_rmdir (two_dir);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1058,6 +1136,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
   g_test_add_func ("/kinema/Preferences/recent-files", test_recent_files);
   g_test_add_func ("/kinema/Preferences/recent-order", test_recent_order);
+  g_test_add_func ("/kinema/Preferences/recent-underscores", test_recent_underscores);
   g_test_add_func ("/kinema/Application/save-while-saving", test_save_actions_while_saving);
   g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
   g_test_add_func ("/kinema/Autosave/recovery-keeps-file", test_autosave_recovery_keeps_file);

@@ -17,10 +17,9 @@
 #include "test-app-util.h"
 
 /*
- * Framing small models (a Scenebuilder mechanism about 10 cm across fills the view when
- * opened, on Reset Camera and on Frame All, while a new one-joint skeleton is still shown
- * as a metre of space), and menu labels made of file names (File → Open Recent shows their
- * underscores instead of taking them for mnemonics).
+ * Framing small models: a Scenebuilder mechanism about 10 cm across fills the view when
+ * opened, on Reset Camera and on Frame All, on a floor grid of its scale, while a new
+ * one-joint skeleton is still shown as a metre of space.
  */
 
 typedef struct
@@ -271,141 +270,6 @@ test_new_skeleton_framed (Fixture       *f,
   g_assert_cmpfloat (shown_extent (f), >=, 1.0);
 }
 
-typedef struct
-{
-  GMenuModel *menu;
-  int         n_items;
-} MenuCount;
-
-static gboolean
-menu_has_count (gpointer data)
-{
-  MenuCount *count = data;
-
-  return g_menu_model_get_n_items (count->menu) == count->n_items;
-}
-
-/* Adds @path to the recently used files as Kinema does when it opens or saves a file. */
-static void
-add_recent_as_kinema (const char *path)
-{
-  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
-  char *groups[] = { (char *) KM_RECENT_GROUP, NULL };
-  GtkRecentData recent_data = {
-    .mime_type = (char *) "text/plain",
-    .app_name = (char *) g_get_application_name (),
-    .app_exec = (char *) "kinema %u",
-    .groups = groups,
-  };
-
-  g_assert_true (gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri,
-                                              &recent_data));
-}
-
-static char *
-menu_label (GMenuModel *menu,
-            const char *path)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
-    {
-      g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i,
-                                                                           G_MENU_ATTRIBUTE_TARGET,
-                                                                           G_VARIANT_TYPE_STRING);
-      g_autofree char *item_path = NULL;
-      char *label = NULL;
-
-      g_assert_nonnull (target);
-      item_path = g_filename_from_uri (g_variant_get_string (target, NULL), NULL, NULL);
-      if (g_strcmp0 (item_path, path) != 0)
-        continue;
-      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s",
-                                                      &label));
-      return label;
-    }
-  g_assert_not_reached ();
-}
-
-/* File → Open Recent: a_b_c.xml is listed as a_b_c.xml, not abc.xml (GTK parses menu
- * labels as mnemonics), and so are the folders that tell files of one name apart. */
-static void
-test_recent_underscores (void)
-{
-  g_autoptr(KmApplication) app = km_application_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
-  g_autofree char *abc = g_build_filename (dir, "a_b_c.xml", NULL);
-  g_autofree char *one_dir = g_build_filename (dir, "my_robot", NULL);
-  g_autofree char *two_dir = g_build_filename (dir, "your_robot", NULL);
-  g_autofree char *one = g_build_filename (one_dir, "arm.xml", NULL);
-  g_autofree char *two = g_build_filename (two_dir, "arm.xml", NULL);
-  GtkRecentManager *recent = gtk_recent_manager_get_default ();
-  KmWindow *window;
-  GtkWidget *menubar;
-  MenuCount count;
-
-  /* The isolated folder the default manager writes to. */
-  {
-    g_autofree char *filename = NULL;
-    g_autofree char *parent = NULL;
-
-    g_object_get (recent, "filename", &filename, NULL);
-    parent = g_path_get_dirname (filename);
-    g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
-  }
-  gtk_recent_manager_purge_items (recent, NULL);
-  g_assert_cmpint (g_mkdir_with_parents (one_dir, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir_with_parents (two_dir, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (abc, "<namespace/>\n", -1, NULL));
-  g_assert_true (g_file_set_contents (one, "<namespace/>\n", -1, NULL));
-  g_assert_true (g_file_set_contents (two, "<namespace/>\n", -1, NULL));
-
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
-  g_assert_no_error (error);
-  count.menu = G_MENU_MODEL (gtk_application_get_menu_by_id (GTK_APPLICATION (app),
-                                                             "recent-files"));
-  g_assert_nonnull (count.menu);
-
-  add_recent_as_kinema (abc);
-  add_recent_as_kinema (one);
-  add_recent_as_kinema (two);
-  count.n_items = 3;
-  g_assert_true (test_app_wait_until (menu_has_count, &count, 5000));
-
-  /* The model carries the names with their underscores doubled: shown as one each. */
-  {
-    g_autofree char *abc_label = menu_label (count.menu, abc);
-    g_autofree char *one_label = menu_label (count.menu, one);
-    g_autofree char *two_label = menu_label (count.menu, two);
-
-    g_test_message ("%s | %s | %s", abc_label, one_label, two_label);
-    g_assert_cmpstr (abc_label, ==, "a__b__c.xml");
-    g_assert_true (g_str_has_prefix (one_label, "arm.xml"));
-    g_assert_true (g_str_has_suffix (one_label, "my__robot"));
-    g_assert_true (g_str_has_suffix (two_label, "your__robot"));
-  }
-
-  /* What the window's menu bar shows. */
-  window = km_window_new (GTK_APPLICATION (app));
-  gtk_window_present (GTK_WINDOW (window));
-  test_app_spin_for (100);
-  menubar = test_app_find_widget (GTK_WIDGET (window), GTK_TYPE_POPOVER_MENU_BAR);
-  g_assert_nonnull (menubar);
-  g_assert_nonnull (test_app_find_label (menubar, "a_b_c.xml"));
-  g_assert_null (test_app_find_label (menubar, "abc.xml"));
-
-  km_document_set_modified (km_window_get_document (window), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
-  test_app_spin ();
-  gtk_recent_manager_purge_items (recent, NULL);
-  g_unlink (abc);
-  g_unlink (one);
-  g_unlink (two);
-  g_rmdir (one_dir);
-  g_rmdir (two_dir);
-  g_rmdir (dir);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -418,6 +282,5 @@ main (int    argc,
               test_small_model_grid, fixture_teardown);
   g_test_add ("/kinema/Framing/new-skeleton", Fixture, NULL, fixture_setup,
               test_new_skeleton_framed, fixture_teardown);
-  g_test_add_func ("/kinema/Labels/recent-underscores", test_recent_underscores);
   return g_test_run ();
 }
