@@ -14,6 +14,7 @@
 
 #include "km-body-item.h"
 #include "km-document-skeleton.h"
+#include "km-number-field.h"
 #include "km-scroll-guard.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-outline.h"
@@ -25,7 +26,10 @@
  * km_skeleton_edit_* function; a refused value shows the reason under the field and the
  * field goes back to the skeleton's value. Angles are shown in degrees; lengths (offsets,
  * a prismatic joint's limits and linked offset) in the unit of the length-unit property
- * (the window binds it to the preference), stored in metres.
+ * (the window binds it to the preference), stored in metres. The spin buttons are number
+ * fields (km-number-field.c): text that is no number is refused with the reason under the
+ * field, a reason goes once the user types in that field again, and leaving a field as it
+ * shows the value is no edit.
  */
 
 #define N_AXES 3
@@ -182,24 +186,26 @@ at_open_end (GtkSpinButton *spin)
                   : side > 0 && value >= gtk_adjustment_get_upper (adjustment);
 }
 
-static gboolean
-limit_output_cb (GtkSpinButton *spin)
+/* KmNumberFieldFormat of the limit fields. */
+static char *
+limit_format (GtkSpinButton *spin,
+              double         value)
 {
   int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
 
   if (!at_open_end (spin))
-    return FALSE;
-  gtk_editable_set_text (GTK_EDITABLE (spin), side < 0 ? "−∞" : "∞");
-  return TRUE;
+    return NULL;
+  return g_strdup (side < 0 ? "−∞" : "∞");
 }
 
-static int
-limit_input_cb (GtkSpinButton *spin,
-                double        *value)
+/* KmNumberFieldWord of the limit fields. */
+static gboolean
+limit_word (GtkSpinButton *spin,
+            const char    *text,
+            double        *value)
 {
   GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
   int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
-  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin))));
   const char *word = text;
 
   if (g_str_has_prefix (word, "−"))
@@ -436,11 +442,15 @@ refresh (KmJointInspector *self)
         {
           configure_length_spin (min, length);
           configure_length_spin (max, length);
+          km_number_field_set_unit (min, KM_QUANTITY_LENGTH, length.scale, length.symbol);
+          km_number_field_set_unit (max, KM_QUANTITY_LENGTH, length.scale, length.symbol);
         }
       else
         {
           configure_angle_limit_spin (min);
           configure_angle_limit_spin (max);
+          km_number_field_set_unit (min, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
+          km_number_field_set_unit (max, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
         }
       gtk_check_button_set_active (limited, limit->limited);
       gtk_widget_set_sensitive (GTK_WIDGET (min), limit->limited);
@@ -480,7 +490,10 @@ show_length_unit (KmJointInspector *self)
   gtk_label_set_text (self->offset_title, title);
   self->updating = TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (offset); i++)
-    configure_length_spin (offset[i], length);
+    {
+      configure_length_spin (offset[i], length);
+      km_number_field_set_unit (offset[i], KM_QUANTITY_LENGTH, length.scale, length.symbol);
+    }
   self->updating = FALSE;
   refresh (self);
 }
@@ -1179,19 +1192,69 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   g_type_ensure (KM_TYPE_SKELETON_OUTLINE);
 }
 
-/* The wheel scrolls the inspector: it edits a field only once the user has clicked into
- * it (km_scroll_guard_attach; the limit fields are guarded with their other handlers). */
+#define ERROR_LABEL_KEY "km-error-label"
+
+/* A typed text was refused: the reason under the field (as a refused edit's). */
 static void
-guard_vector_spins (KmJointInspector *self)
+field_refused_cb (GtkSpinButton *spin,
+                  const char    *reason,
+                  gpointer       user_data)
 {
-  GtkSpinButton *spins[] = {
-    self->offset_x, self->offset_y, self->offset_z,
-    self->rotation_x, self->rotation_y, self->rotation_z,
-    self->axis_x, self->axis_y, self->axis_z,
+  GtkWidget *error_label = g_object_get_data (G_OBJECT (spin), ERROR_LABEL_KEY);
+
+  clear_errors (user_data);
+  gtk_label_set_text (GTK_LABEL (error_label), reason);
+  gtk_widget_set_visible (error_label, TRUE);
+}
+
+/* The user types a new value: the refused one is gone, and so is its reason. (Only typing:
+ * right after a refusal the field shows the skeleton's value again itself.) */
+static void
+field_typed_cb (GtkSpinButton *spin,
+                gpointer       user_data)
+{
+  GtkWidget *error_label = g_object_get_data (G_OBJECT (spin), ERROR_LABEL_KEY);
+
+  gtk_label_set_text (GTK_LABEL (error_label), "");
+  gtk_widget_set_visible (error_label, FALSE);
+}
+
+/* Every spin button is a number field whose refusals show under it. The wheel scrolls the
+ * inspector: it edits a field only once the user has clicked into it
+ * (km_scroll_guard_attach). */
+static void
+setup_number_fields (KmJointInspector *self)
+{
+  struct
+  {
+    GtkSpinButton *spin;
+    GtkLabel      *error;
+  } fields[] = {
+    { self->offset_x, self->offset_error },
+    { self->offset_y, self->offset_error },
+    { self->offset_z, self->offset_error },
+    { self->rotation_x, self->rotation_error },
+    { self->rotation_y, self->rotation_error },
+    { self->rotation_z, self->rotation_error },
+    { self->axis_x, self->axis_error },
+    { self->axis_y, self->axis_error },
+    { self->axis_z, self->axis_error },
+    { self->min_0, self->limit_error },
+    { self->min_1, self->limit_error },
+    { self->min_2, self->limit_error },
+    { self->max_0, self->limit_error },
+    { self->max_1, self->limit_error },
+    { self->max_2, self->limit_error },
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
-    km_scroll_guard_attach (GTK_WIDGET (spins[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      g_object_set_data (G_OBJECT (fields[i].spin), ERROR_LABEL_KEY, fields[i].error);
+      km_number_field_attach (fields[i].spin, field_refused_cb, field_typed_cb, self);
+      km_scroll_guard_attach (GTK_WIDGET (fields[i].spin));
+    }
+  for (guint i = 0; i < 3; i++)
+    km_number_field_set_unit (fields[3 + i].spin, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
 }
 
 static void
@@ -1200,7 +1263,7 @@ km_joint_inspector_init (KmJointInspector *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->length_unit = g_strdup ("metres");
 
-  guard_vector_spins (self);
+  setup_number_fields (self);
   for (guint k = 0; k < N_AXES; k++)
     {
       GtkCheckButton *limited;
@@ -1210,9 +1273,7 @@ km_joint_inspector_init (KmJointInspector *self)
       for (guint e = 0; e < 2; e++)
         {
           g_object_set_data (G_OBJECT (ends[e]), OPEN_END_KEY, GINT_TO_POINTER (e == 0 ? -1 : 1));
-          g_signal_connect (ends[e], "output", G_CALLBACK (limit_output_cb), NULL);
-          g_signal_connect (ends[e], "input", G_CALLBACK (limit_input_cb), NULL);
-          km_scroll_guard_attach (GTK_WIDGET (ends[e]));
+          km_number_field_set_words (ends[e], limit_format, limit_word);
         }
     }
 

@@ -11,6 +11,7 @@
 
 #include "km-joint-panel.h"
 
+#include "km-number-field.h"
 #include "km-scroll-guard.h"
 #include "km-units.h"
 
@@ -23,6 +24,10 @@
  * turn, 2 m) from its finite end inwards (km_range_span), e.g. [0.5 rad - 360°, 0.5 rad].
  *
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
+ *
+ * The spin buttons are number fields (km-number-field.c): text that is no number is refused
+ * with the reason under the row (gone once the user types again or the value changes),
+ * and leaving a field as it shows the value is no edit.
  */
 
 #define UNLIMITED_ANGLE G_PI
@@ -35,6 +40,7 @@ typedef struct
   double      scale;
   const char *unit;        /* static or interned */
   GtkWidget  *label;       /* borrowed: the name in the grid */
+  GtkWidget  *error;       /* borrowed: why a typed value was refused, under the row */
 } Row;
 
 struct _KmJointPanel
@@ -163,6 +169,38 @@ watch_row_widget (KmJointPanel *self,
 }
 
 static void
+show_error (KmJointPanel *self,
+            guint         dof,
+            const char   *reason)
+{
+  GtkWidget *error;
+
+  if (dof >= self->rows->len)
+    return;
+  error = g_array_index (self->rows, Row, dof).error;
+  gtk_label_set_text (GTK_LABEL (error), reason != NULL ? reason : "");
+  gtk_widget_set_visible (error, reason != NULL);
+}
+
+static void
+field_refused_cb (GtkSpinButton *spin,
+                  const char    *reason,
+                  gpointer       user_data)
+{
+  show_error (user_data, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "km-dof")),
+              reason);
+}
+
+/* The user types a new value: the refused one is gone, and so is its reason. */
+static void
+field_typed_cb (GtkSpinButton *spin,
+                gpointer       user_data)
+{
+  show_error (user_data, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "km-dof")),
+              NULL);
+}
+
+static void
 document_pose_changed_cb (KmJointPanel *self)
 {
   const double *pose;
@@ -174,8 +212,15 @@ document_pose_changed_cb (KmJointPanel *self)
   pose = km_document_get_pose (self->document, &n_dof);
   self->updating = TRUE;
   for (guint d = 0; d < MIN (n_dof, self->adjustments->len); d++)
-    gtk_adjustment_set_value (g_ptr_array_index (self->adjustments, d),
-                              to_shown (self, &g_array_index (self->rows, Row, d), pose[d]));
+    {
+      GtkAdjustment *adjustment = g_ptr_array_index (self->adjustments, d);
+      double shown = to_shown (self, &g_array_index (self->rows, Row, d), pose[d]);
+
+      /* A refusal's reason was about the value the row showed then. */
+      if (shown != gtk_adjustment_get_value (adjustment))
+        show_error (self, d, NULL);
+      gtk_adjustment_set_value (adjustment, shown);
+    }
   self->updating = FALSE;
 }
 
@@ -219,15 +264,15 @@ add_row (KmJointPanel  *self,
   gboolean angular = joint->type != KM_JOINT_PRISMATIC;
   const KmLimit *limit = &joint->limits[axis];
   KmJointPresentation presentation;
-  Row row = { joint_index, FALSE, 1.0, NULL, NULL };
+  Row row = { joint_index, FALSE, 1.0, NULL, NULL, NULL };
   double lower, upper, step;
   gboolean has_lower, has_upper;
   guint digits;
   g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
   GtkAdjustment *adjustment;
-  GtkWidget *header, *label, *slider, *spin, *unit;
-  int grid_row = (int) dof * 2;
+  GtkWidget *header, *label, *slider, *spin, *unit, *error;
+  int grid_row = (int) dof * 3;
 
   /* Linked (mimic) joints: a master's range narrowed so its followers stay within theirs,
    * a follower's the image of its master's (what km_document_set_dof_value enforces). */
@@ -294,6 +339,14 @@ add_row (KmJointPanel  *self,
   gtk_widget_set_hexpand (label, TRUE);
   gtk_box_append (GTK_BOX (header), label);
   row.label = label;
+  error = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (error), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (error), TRUE);
+  gtk_widget_add_css_class (error, "error");
+  gtk_widget_add_css_class (error, "caption");
+  gtk_widget_set_visible (error, FALSE);
+  gtk_grid_attach (self->grid, error, 0, grid_row + 2, 3, 1);
+  row.error = error;
   g_array_append_val (self->rows, row);
   watch_row_widget (self, header, joint_index);
 
@@ -316,6 +369,14 @@ add_row (KmJointPanel  *self,
   km_scroll_guard_attach (slider);
 
   spin = gtk_spin_button_new (adjustment, step, digits);
+  g_object_set_data (G_OBJECT (spin), "km-dof", GUINT_TO_POINTER (dof));
+  km_number_field_attach (GTK_SPIN_BUTTON (spin), field_refused_cb, field_typed_cb, self);
+  if (row.presented)
+    km_number_field_set_unit (GTK_SPIN_BUTTON (spin), KM_QUANTITY_NONE, 1.0, row.unit);
+  else
+    km_number_field_set_unit (GTK_SPIN_BUTTON (spin),
+                              angular ? KM_QUANTITY_ANGLE : KM_QUANTITY_LENGTH, row.scale,
+                              row.unit);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
   gtk_widget_set_tooltip_text (spin, tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);

@@ -22,8 +22,8 @@
 /*
  * What the editor tells the user where there is little to show: the Graph tab with no body
  * to plot, a refused joint limit's reason (gone once an edit, undo or another selection
- * makes it stale), and the application's icon when Kinema runs from the build tree (the
- * About dialog's logo).
+ * makes it stale, or the user types again), and the application's icon when Kinema runs
+ * from the build tree (the About dialog's logo).
  */
 
 /* The graph as the user sees it, over a white window: B,G,R,A premultiplied, w × h. */
@@ -237,6 +237,96 @@ test_limit_reason_goes_with_selection (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (error_label));
 }
 
+/* The user types the value the field shows back in (the skeleton's, so no edit): nothing
+ * refused is left to explain. */
+static void
+test_limit_reason_goes_with_same_value (Fixture       *f,
+                                        gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+
+  refuse_min (f);
+  /* The user types once the refusal is handled (the main loop has run). */
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (error_label));
+  gtk_editable_set_text (GTK_EDITABLE (min), "0");
+  gtk_spin_button_update (min);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* Real key presses (xdotool key names and "type TEXT") to the window, with the keyboard
+ * focus on @focus first (when not NULL). */
+static void
+real_keys (Fixture    *f,
+           GtkWidget  *focus,
+           const char *first,
+           ...)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  va_list ap;
+
+  if (!GDK_IS_X11_SURFACE (surface))
+    return;
+  if (focus != NULL)
+    g_assert_true (gtk_widget_grab_focus (focus));
+  g_ptr_array_add (args, g_strdup ("windowfocus"));
+  g_ptr_array_add (args, g_strdup ("--sync"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  va_start (ap, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, g_strdup (arg));
+  va_end (ap);
+  test_app_xdotool (f->window, args);
+  test_app_spin_for (100);
+#endif
+}
+
+/* As a user does it, with the keyboard: the reason stays while the reverted field is left
+ * as it is, and goes once the user types a new value in. */
+static void
+test_limit_reason_goes_when_typing (Fixture       *f,
+                                    gconstpointer  data)
+{
+  GtkWidget *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  KmSkeleton *before = km_document_get_skeleton (f->document);
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+#ifdef GDK_WINDOWING_X11
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (f->window)) || xdotool == NULL)
+#endif
+    {
+      g_test_skip ("needs X11 and xdotool");
+      return;
+    }
+  test_app_spin_for (200);
+  /* (xdotool's type takes every argument after it as text: it ends a command line.) */
+  real_keys (f, min, "key", "ctrl+a", "type", "200", NULL);
+  real_keys (f, NULL, "key", "Return", NULL);
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+  g_assert_true (gtk_widget_get_visible (error_label));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "0.000");
+
+  /* Left alone, it stays to be read. */
+  test_app_spin_for (300);
+  g_assert_true (gtk_widget_get_visible (error_label));
+
+  /* Typing a new value: the refused one is gone, and so is its reason. */
+  real_keys (f, NULL, "key", "ctrl+a", "type", "10", NULL);
+  g_assert_false (gtk_widget_get_visible (error_label));
+  g_assert_false (km_document_can_undo (f->document));
+  real_keys (f, NULL, "key", "Return", NULL);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         2)->limits[0].min,
+                                  10.0 * G_PI / 180.0, 1e-9);
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
 /* From the build tree the icon theme has the application's icon (the About dialog's logo
  * and the windows' icon): it comes with the resources. */
 static void
@@ -269,14 +359,16 @@ main (int   argc,
   test_app_init (&argc, &argv);
 
   g_test_add_func ("/kinema/Feedback/graph-without-body", test_graph_without_body);
-  /* Not registered yet: /gui-leftovers/limit-reason/same-value and .../typing fail until
-   * the limit reason clears when the user types again (work in progress, not landed). */
   g_test_add ("/kinema/Feedback/limit-reason/valid-edit", Fixture, NULL, fixture_setup,
               test_limit_reason_goes_with_valid_edit, fixture_teardown);
   g_test_add ("/kinema/Feedback/limit-reason/undo", Fixture, NULL, fixture_setup,
               test_limit_reason_goes_with_undo, fixture_teardown);
   g_test_add ("/kinema/Feedback/limit-reason/selection", Fixture, NULL, fixture_setup,
               test_limit_reason_goes_with_selection, fixture_teardown);
+  g_test_add ("/kinema/Feedback/limit-reason/same-value", Fixture, NULL, fixture_setup,
+              test_limit_reason_goes_with_same_value, fixture_teardown);
+  g_test_add ("/kinema/Feedback/limit-reason/typing", Fixture, NULL, fixture_setup,
+              test_limit_reason_goes_when_typing, fixture_teardown);
   g_test_add_func ("/kinema/Feedback/icon-in-build-tree", test_icon_in_build_tree);
 
   return g_test_run ();

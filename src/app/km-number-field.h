@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* What a number field holds, for the units a typed number may carry ("0.5 m", "30°"). */
+typedef enum
+{
+  KM_QUANTITY_NONE,    /* a plain number, or one in the field's own unit only */
+  KM_QUANTITY_ANGLE,
+  KM_QUANTITY_LENGTH,
+} KmQuantity;
+
+/* A typed text was refused, for @reason (translated); the field shows its value again. */
+typedef void     (*KmNumberFieldRefused) (GtkSpinButton *spin,
+                                          const char    *reason,
+                                          gpointer       user_data);
+/* The user changed the field's text (typing, pasting, deleting): not the field itself
+ * showing a value. */
+typedef void     (*KmNumberFieldTyped)   (GtkSpinButton *spin,
+                                          gpointer       user_data);
+/* Special values: the text for @value (NULL: the number), and the value of a word. */
+typedef char    *(*KmNumberFieldFormat)  (GtkSpinButton *spin,
+                                          double         value);
+typedef gboolean (*KmNumberFieldWord)    (GtkSpinButton *spin,
+                                          const char    *text,
+                                          double        *value);
+
+void     km_number_field_attach   (GtkSpinButton        *spin,
+                                   KmNumberFieldRefused  refused,
+                                   KmNumberFieldTyped    typed,
+                                   gpointer              user_data);
+void     km_number_field_set_unit (GtkSpinButton        *spin,
+                                   KmQuantity            quantity,
+                                   double                scale,
+                                   const char           *symbol);
+void     km_number_field_set_words (GtkSpinButton       *spin,
+                                    KmNumberFieldFormat  format,
+                                    KmNumberFieldWord    word);
+gboolean km_number_field_parse    (const char           *text,
+                                   KmQuantity            quantity,
+                                   double                scale,
+                                   const char           *symbol,
+                                   double               *shown,
+                                   char                **reason);
+
+G_END_DECLS

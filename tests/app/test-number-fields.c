@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <gtk/gtk.h>
+
+#include "km-application.h"
+#include "km-document.h"
+#include "km-document-skeleton.h"
+#include "km-joint-inspector.h"
+#include "km-joint-panel.h"
+#include "km-skeleton-edit.h"
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+/*
+ * The numeric fields of the Pose tab and the Skeleton inspector, as a user types into
+ * them: text that is no number (or no text) is refused at the field with the reason and
+ * changes nothing; Ctrl+Z and Ctrl+Shift+Z in a field undo and redo the document's edits;
+ * passing through a field, or leaving it as it shows the value (rounded), is no edit.
+ */
+
+#define SHOULDER_X 0
+#define ELBOW 3
+
+typedef struct
+{
+  KmApplication *app;
+  KmWindow      *window;
+  KmDocument    *document;
+  GtkWidget     *panel;
+  GtkWidget     *inspector;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->app = km_application_new ();
+  g_application_set_flags (G_APPLICATION (f->app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
+  g_assert_no_error (error);
+  f->window = km_window_new (GTK_APPLICATION (f->app));
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1000, 700);
+  g_assert_true (km_window_open_example (f->window));
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->document = g_object_ref (km_window_get_document (f->window));
+  f->panel = km_window_get_joint_panel (f->window);
+  f->inspector = test_app_find_widget (GTK_WIDGET (f->window), KM_TYPE_JOINT_INSPECTOR);
+  g_assert_nonnull (f->inspector);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin_for (100);
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Elbow"));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  km_document_set_modified (f->document, FALSE);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_true (test_app_unref_and_wait_finalized (f->document, 5000));
+  g_clear_object (&f->app);
+}
+
+static GtkSpinButton *
+inspector_field (Fixture    *f,
+                 const char *name)
+{
+  GObject *object = gtk_widget_get_template_child (f->inspector, KM_TYPE_JOINT_INSPECTOR, name);
+
+  g_assert_true (GTK_IS_SPIN_BUTTON (object));
+  return GTK_SPIN_BUTTON (object);
+}
+
+static GtkWidget *
+inspector_label (Fixture    *f,
+                 const char *name)
+{
+  GObject *object = gtk_widget_get_template_child (f->inspector, KM_TYPE_JOINT_INSPECTOR, name);
+
+  g_assert_true (GTK_IS_LABEL (object));
+  return GTK_WIDGET (object);
+}
+
+static GtkSpinButton *
+find_spin (GtkWidget     *widget,
+           GtkAdjustment *adjustment)
+{
+  if (GTK_IS_SPIN_BUTTON (widget)
+      && gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (widget)) == adjustment)
+    return GTK_SPIN_BUTTON (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkSpinButton *found = find_spin (child, adjustment);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The Pose tab's spin button of a DOF. */
+static GtkSpinButton *
+pose_field (Fixture *f,
+            guint    dof)
+{
+  GtkSpinButton *spin = find_spin (f->panel,
+                                   km_joint_panel_get_adjustment (KM_JOINT_PANEL (f->panel), dof));
+
+  g_assert_nonnull (spin);
+  return spin;
+}
+
+static double
+dof_value (Fixture *f,
+           guint    dof)
+{
+  guint n = 0;
+  const double *pose = km_document_get_pose (f->document, &n);
+
+  g_assert_cmpuint (dof, <, n);
+  return pose[dof];
+}
+
+/* The text of a shown error label (style class "error") at or below @widget, or NULL. */
+static const char *
+shown_error (GtkWidget *widget)
+{
+  if (!gtk_widget_get_visible (widget))
+    return NULL;
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "error")
+      && *gtk_label_get_text (GTK_LABEL (widget)) != '\0')
+    return gtk_label_get_text (GTK_LABEL (widget));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *found = shown_error (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The user types @text and presses Return (what matters here is the text the spin
+ * button reads, not how it came in). */
+static void
+type_and_enter (GtkSpinButton *spin,
+                const char    *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  gtk_spin_button_update (spin);
+  test_app_spin ();
+}
+
+static gboolean
+ready_or_skip (Fixture *f)
+{
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+#ifdef GDK_WINDOWING_X11
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
+#endif
+    {
+      g_test_skip ("not on X11");
+      return FALSE;
+    }
+  if (xdotool == NULL)
+    {
+      g_test_skip ("xdotool is not installed");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Real key presses (xdotool key names) to the window, with the keyboard focus in @focus. */
+static void
+real_keys (Fixture    *f,
+           GtkWidget  *focus,
+           const char *first,
+           ...)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  va_list ap;
+
+  if (focus != NULL)
+    g_assert_true (gtk_widget_grab_focus (focus));
+  g_ptr_array_add (args, g_strdup ("windowfocus"));
+  g_ptr_array_add (args, g_strdup ("--sync"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup ("key"));
+  g_ptr_array_add (args, g_strdup ("--delay"));
+  g_ptr_array_add (args, g_strdup ("60"));
+  va_start (ap, first);
+  for (const char *key = first; key != NULL; key = va_arg (ap, const char *))
+    g_ptr_array_add (args, g_strdup (key));
+  va_end (ap);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  test_app_spin_for (100);
+#endif
+}
+
+/* "abc" (or nothing) in a joint value: refused with the reason, the pose as it was. */
+static void
+test_junk_in_pose (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, ELBOW);
+  double before = dof_value (f, ELBOW);
+  g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+  const char *texts[] = { "abc", "", "  ", "1.2.3", "nan", "12 kg" };
+
+  g_assert_null (shown_error (f->panel));
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_test_message ("typed “%s”", texts[i]);
+      type_and_enter (spin, texts[i]);
+      g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+      g_assert_false (km_document_can_undo (f->document));
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+      g_assert_nonnull (shown_error (f->panel));
+    }
+
+  /* A number is taken, and the reason goes. */
+  type_and_enter (spin, "30");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), 30.0 * G_PI / 180.0, 1e-9);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_null (shown_error (f->panel));
+}
+
+/* The same in the inspector's offset and axis fields: the elbow stays where it is. */
+static void
+test_junk_in_inspector (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *fields[] = { "offset_z", "axis_x", "rotation_y", "max_0" };
+  const char *errors[] = { "offset_error", "axis_error", "rotation_error", "limit_error" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      GtkSpinButton *spin = inspector_field (f, fields[i]);
+      GtkWidget *error = inspector_label (f, errors[i]);
+      KmSkeleton *before = km_document_get_skeleton (f->document);
+      g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+
+      g_test_message ("%s shows “%s”", fields[i], shown);
+      type_and_enter (spin, "abc");
+      g_assert_true (km_document_get_skeleton (f->document) == before);
+      g_assert_false (km_document_can_undo (f->document));
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+      g_assert_true (gtk_widget_get_visible (error));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (error)), !=, "");
+
+      type_and_enter (spin, "");
+      g_assert_true (km_document_get_skeleton (f->document) == before);
+      g_assert_false (km_document_can_undo (f->document));
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+      g_assert_true (gtk_widget_get_visible (error));
+    }
+}
+
+/* A number with a unit is read in that unit, into the field's. */
+static void
+test_units_in_inspector (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkSpinButton *spin = inspector_field (f, "offset_z");
+  guint elbow = (guint) km_document_get_selected_joint (f->document);
+
+  type_and_enter (spin, "0.5m");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         elbow)->offset.z, 0.5, 1e-12);
+  type_and_enter (spin, "750 mm");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         elbow)->offset.z, 0.75, 1e-12);
+  g_assert_false (gtk_widget_get_visible (inspector_label (f, "offset_error")));
+
+  spin = inspector_field (f, "max_0");
+  type_and_enter (spin, "2 rad");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         elbow)->limits[0].max, 2.0, 1e-9);
+  type_and_enter (spin, "100°");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         elbow)->limits[0].max,
+                                  100.0 * G_PI / 180.0, 1e-9);
+  /* A length is no angle. */
+  type_and_enter (spin, "2 m");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         elbow)->limits[0].max,
+                                  100.0 * G_PI / 180.0, 1e-9);
+  g_assert_true (gtk_widget_get_visible (inspector_label (f, "limit_error")));
+}
+
+/* Leaving a field as it shows the value (GtkSpinButton reads it back on focus-out) is no
+ * edit, also where the text is the value rounded: 2.5 rad shows as 143.239°. */
+static void
+test_leaving_rounded_values (Fixture       *f,
+                             gconstpointer  data)
+{
+  const char *fields[] = {
+    "offset_x", "offset_y", "offset_z", "rotation_x", "rotation_y", "rotation_z",
+    "axis_x", "axis_y", "axis_z", "min_0", "max_0",
+  };
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  guint elbow = (guint) km_document_get_selected_joint (f->document);
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *edited;
+  double before;
+
+  /* Values no field shows exactly. */
+  edited = km_skeleton_edit_set_offset (skeleton, elbow, km_vec3 (1.0 / 3.0, 0.0, 2.0), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "test", NULL));
+  km_skeleton_unref (edited);
+  edited = km_skeleton_edit_set_axis (km_document_get_skeleton (f->document), elbow,
+                                      km_vec3 (1.0, 1.0, 0.0), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "test", NULL));
+  km_skeleton_unref (edited);
+  edited = km_skeleton_edit_set_rotation (km_document_get_skeleton (f->document), elbow,
+                                          km_quat_from_euler_xyz (km_vec3 (0.1, 0.2, 0.3)),
+                                          &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "test", NULL));
+  km_skeleton_unref (edited);
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  km_document_set_modified (f->document, FALSE);
+
+  skeleton = km_document_get_skeleton (f->document);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      GtkSpinButton *spin = inspector_field (f, fields[i]);
+
+      g_test_message ("%s shows “%s”", fields[i], gtk_editable_get_text (GTK_EDITABLE (spin)));
+      gtk_spin_button_update (spin);
+      test_app_spin ();
+      g_assert_true (km_document_get_skeleton (f->document) == skeleton);
+      g_assert_false (km_document_get_modified (f->document));
+    }
+
+  /* A joint value 0.4 rad shows as 22.9°. */
+  km_document_set_dof_value (f->document, ELBOW, 0.4);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  km_document_set_modified (f->document, FALSE);
+  before = dof_value (f, ELBOW);
+  gtk_spin_button_update (pose_field (f, ELBOW));
+  test_app_spin ();
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Tab through a joint value, with real keys: nothing changes, no undo step, no "*". */
+static void
+test_tab_through_pose (Fixture       *f,
+                       gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, SHOULDER_X);
+  double before = dof_value (f, SHOULDER_X);
+
+  if (!ready_or_skip (f))
+    return;
+  real_keys (f, GTK_WIDGET (spin), "Tab", NULL);
+  g_assert_false (gtk_widget_has_focus (GTK_WIDGET (spin)));
+  g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, before);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Ctrl+Z in a field undoes the document's last edit (not the field's text), and leaving
+ * the field afterwards changes nothing; Ctrl+Shift+Z redoes. */
+static void
+test_undo_keys_in_field (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, SHOULDER_X);
+  double shoulder = dof_value (f, SHOULDER_X);
+  double elbow = dof_value (f, ELBOW);
+  g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+
+  if (!ready_or_skip (f))
+    return;
+  /* Nothing to undo yet: the field keeps its text (GtkText's own undo would empty it), and
+   * leaving it commits nothing. */
+  real_keys (f, GTK_WIDGET (spin), "ctrl+z", NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+  real_keys (f, NULL, "Tab", NULL);
+  g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, shoulder);
+  g_assert_false (km_document_can_undo (f->document));
+
+  km_document_set_dof_value (f->document, ELBOW, elbow - 0.25);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_can_undo (f->document));
+
+  real_keys (f, GTK_WIDGET (spin), "ctrl+z", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (km_document_can_redo (f->document));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+
+  real_keys (f, NULL, "ctrl+shift+z", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), elbow - 0.25, 1e-12);
+  g_assert_false (km_document_can_redo (f->document));
+
+  real_keys (f, NULL, "ctrl+z", "Tab", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, shoulder);
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Typing junk with real keys: the field refuses it, also when left with Tab. */
+static void
+test_junk_typed (Fixture       *f,
+                 gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, ELBOW);
+  double before = dof_value (f, ELBOW);
+  g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+
+  if (!ready_or_skip (f))
+    return;
+  real_keys (f, GTK_WIDGET (spin), "ctrl+a", "a", "b", "c", "Return", NULL);
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+  g_assert_nonnull (shown_error (f->panel));
+  real_keys (f, NULL, "ctrl+a", "BackSpace", "Tab", NULL);
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  test_app_init (&argc, &argv);
+
+#define ADD(path, func) \
+  g_test_add ("/kinema/NumberFields/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("junk/pose", test_junk_in_pose);
+  ADD ("junk/inspector", test_junk_in_inspector);
+  ADD ("junk/typed", test_junk_typed);
+  ADD ("units/inspector", test_units_in_inspector);
+  ADD ("no-edit/rounded-values", test_leaving_rounded_values);
+  ADD ("no-edit/tab-through", test_tab_through_pose);
+  ADD ("undo-keys", test_undo_keys_in_field);
+#undef ADD
+
+  return g_test_run ();
+}
