@@ -7,10 +7,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-graph-view.h"
 #include "km-document-edit.h"
+#include "km-units.h"
 
 /*
  * The selected joint's DOF values over the solved animation (all DOFs, thinner, when no
@@ -25,9 +27,29 @@
  * Drawn with cairo: a few thousand segments at most, well within a frame. With nothing to
  * plot (no body, or a body without DOFs) a centred hint says so over the theme's background,
  * rather than a blank page.
+ *
+ * Around the plot, in the theme's text colour and font (Pango): a legend along the top
+ * naming each curve beside a swatch of its colour (wrapping onto a few rows, then summing up
+ * the rest; clicking an entry shows only that joint, clicking the shown joint's shows all of
+ * them again), the value axis on the left (the top, middle and bottom of the span, in the
+ * units the preferences name; with angles and lengths on one plot, both, a radian and a
+ * metre being the same height), and the time in seconds along the bottom, as the time bar
+ * counts it. Everything is placed by compute_layout(), which the drawing, the hit tests and
+ * the functions tests use all share.
  */
 
 #define MARGIN 8.0
+/* The legend's colour swatch, the room between it and its name, and between entries. */
+#define SWATCH 10.0
+#define SWATCH_GAP 4.0
+#define ENTRY_GAP 12.0
+/* Between the legend and the plot, and between the value labels and the plot. */
+#define LEGEND_GAP 4.0
+#define LABEL_GAP 4.0
+/* Below the time labels. */
+#define BOTTOM_MARGIN 2.0
+/* How much a secondary label (the metre twin of an angle) is dimmed. */
+#define DIM_ALPHA 0.55
 #define KEY_MARK 5.0
 /* How close (pixels) a press must come to a keyframe's mark to grab it. */
 #define KEY_PICK 6.0
@@ -49,17 +71,56 @@ struct _KmGraphView
   /* Owned */
   KmDocument     *document;
   GSignalGroup   *document_signals;
+  char           *angle_unit;
+  char           *length_unit;
 
   /* A keyframe mark being dragged: from which frame (-1: none), and where it would land. */
   int             key_from;
   guint           key_to;
+  /* The press was on a legend entry: the drag that follows does not seek. */
+  gboolean        legend_press;
 };
 
 enum {
   PROP_0,
   PROP_DOCUMENT,
+  PROP_ANGLE_UNIT,
+  PROP_LENGTH_UNIT,
   N_PROPS
 };
+
+/* A curve's legend entry. */
+typedef struct
+{
+  char            *name;
+  int              joint;
+  guint            colour;    /* index into the curve colours */
+  gboolean         shown;     /* laid out (else summed up in the "more" entry) */
+  graphene_rect_t  swatch;
+  graphene_rect_t  box;       /* swatch and name: what a click hits */
+  PangoLayout     *layout;
+} Entry;
+
+/* What is plotted, and where everything goes (compute_layout). */
+typedef struct
+{
+  guint            first_dof, n_dof;
+  gboolean         selected;           /* one joint's DOFs, not all */
+  gboolean         has_angle, has_length;
+  double           lo, hi;             /* the value axis, in document units */
+  GArray          *entries;            /* of Entry */
+  guint            n_more;             /* entries not shown */
+  PangoLayout     *more;               /* their summary, or NULL */
+  graphene_rect_t  more_box;
+  PangoLayout     *values[3];          /* top, middle and bottom labels */
+  double           gutter;             /* the value labels' column */
+  PangoLayout     *time_labels[32];
+  double           time_x[32];
+  guint            n_times;
+  double           time_h;
+  graphene_rect_t  plot;
+  double           marks_y;            /* the top of the keyframe marks, below the plot */
+} Layout;
 
 G_DEFINE_FINAL_TYPE (KmGraphView, km_graph_view, GTK_TYPE_WIDGET)
 
@@ -74,15 +135,19 @@ set_rgb (cairo_t *cr,
   cairo_set_source_rgb (cr, r / 255.0, g / 255.0, b / 255.0);
 }
 
-static void
-curve_rgb (cairo_t *cr,
-           guint    index)
-{
-  static const guint8 rgb[3][3] = {
-    { KM_GRAPH_CURVE_0_RGB }, { KM_GRAPH_CURVE_1_RGB }, { KM_GRAPH_CURVE_2_RGB },
-  };
+#define N_COLOURS 6
 
-  set_rgb (cr, rgb[index % 3][0], rgb[index % 3][1], rgb[index % 3][2]);
+static void
+curve_rgba (guint    index,
+            GdkRGBA *rgba)
+{
+  static const guint8 rgb[N_COLOURS][3] = {
+    { KM_GRAPH_CURVE_0_RGB }, { KM_GRAPH_CURVE_1_RGB }, { KM_GRAPH_CURVE_2_RGB },
+    { KM_GRAPH_CURVE_3_RGB }, { KM_GRAPH_CURVE_4_RGB }, { KM_GRAPH_CURVE_5_RGB },
+  };
+  const guint8 *c = rgb[index % N_COLOURS];
+
+  *rgba = (GdkRGBA) { c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, 1.0f };
 }
 
 /* The frames along the time axis: the time bar's range. */
@@ -136,6 +201,401 @@ limit_span (double    lower,
 }
 
 static void
+entry_clear (gpointer data)
+{
+  Entry *entry = data;
+
+  g_free (entry->name);
+  g_clear_object (&entry->layout);
+}
+
+static void
+layout_clear (Layout *l)
+{
+  g_clear_pointer (&l->entries, g_array_unref);
+  g_clear_object (&l->more);
+  for (guint i = 0; i < G_N_ELEMENTS (l->values); i++)
+    g_clear_object (&l->values[i]);
+  for (guint i = 0; i < l->n_times; i++)
+    g_clear_object (&l->time_labels[i]);
+  l->n_times = 0;
+}
+
+/* The joint that DOF @dof of @skeleton belongs to, or NULL. */
+static const KmJoint *
+joint_of_dof (KmSkeleton *skeleton,
+              guint       dof,
+              int        *index)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      if (j->n_dof > 0 && j->dof_index >= 0 && dof >= (guint) j->dof_index
+          && dof < (guint) j->dof_index + j->n_dof)
+        {
+          *index = (int) i;
+          return j;
+        }
+    }
+  return NULL;
+}
+
+/* @value (radians or metres) as the preferences show it, with its unit. */
+static char *
+format_value (KmGraphView *self,
+              double       value,
+              gboolean     linear)
+{
+  KmUnit unit = linear ? km_unit_for_length (self->length_unit)
+                       : km_unit_for_angle (self->angle_unit);
+  /* An axis label needs a digit less than a spin button that edits the value. */
+  int digits = MAX ((int) unit.digits - 1, 0);
+  double shown = value * unit.scale;
+
+  if (fabs (shown) < 0.5 * pow (10.0, -digits))
+    shown = 0.0;   /* never "-0" */
+  /* Translators: a value on the graph's value axis, then its unit ("143 °", "0.25 m") */
+  return g_strdup_printf (_("%.*f %s"), digits, shown, unit.symbol);
+}
+
+/* The label of @value on the value axis: in the plotted DOFs' unit, or, with angles and
+ * lengths on one plot, the angle over the length (dimmed). */
+static PangoLayout *
+value_layout (KmGraphView  *self,
+              const Layout *l,
+              double        value)
+{
+  g_autofree char *text = NULL;
+  PangoLayout *layout;
+
+  if (l->has_angle && l->has_length)
+    {
+      g_autofree char *angle = format_value (self, value, FALSE);
+      g_autofree char *length = format_value (self, value, TRUE);
+      PangoAttrList *attrs = pango_attr_list_new ();
+      PangoAttribute *dim = pango_attr_foreground_alpha_new ((guint16) (DIM_ALPHA * 65535));
+
+      text = g_strconcat (angle, "\n", length, NULL);
+      dim->start_index = strlen (angle) + 1;
+      pango_attr_list_insert (attrs, dim);
+      layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_RIGHT);
+      pango_layout_set_attributes (layout, attrs);
+      pango_attr_list_unref (attrs);
+      return layout;
+    }
+  text = format_value (self, value, l->has_length);
+  return gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
+}
+
+/* The plotted DOFs and the stretch of values the axis spans (document units). */
+static gboolean
+compute_span (KmGraphView *self,
+              Layout      *l)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  KmAnimation *animation = km_document_get_animation (self->document);
+  guint total_dof = km_skeleton_get_n_dof (skeleton), n_anim = 0;
+  g_autofree double *lower = NULL;
+  g_autofree double *upper = NULL;
+  int joint = km_document_get_selected_joint (self->document);
+
+  l->first_dof = 0;
+  l->n_dof = total_dof;
+  if (joint >= 0 && (guint) joint < km_skeleton_get_n_joints (skeleton)
+      && km_skeleton_get_joint (skeleton, joint)->n_dof > 0)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, joint);
+
+      l->first_dof = j->dof_index;
+      l->n_dof = j->n_dof;
+      l->selected = TRUE;
+    }
+  if (l->n_dof == 0)
+    return FALSE;
+
+  if (animation != NULL && km_animation_get_n_dof (animation) == total_dof)
+    n_anim = km_animation_get_n_frames (animation);
+  lower = g_new (double, total_dof);
+  upper = g_new (double, total_dof);
+  km_skeleton_get_dof_limits (skeleton, lower, upper);
+  l->lo = INFINITY;
+  l->hi = -INFINITY;
+  for (guint d = l->first_dof; d < l->first_dof + l->n_dof; d++)
+    {
+      gboolean linear = dof_is_linear (skeleton, d);
+      double from, to;
+
+      if (linear)
+        l->has_length = TRUE;
+      else
+        l->has_angle = TRUE;
+      if (limit_span (lower[d], upper[d], linear, &from, &to))
+        l->lo = MIN (l->lo, from), l->hi = MAX (l->hi, to);
+    }
+  for (guint f = 0; f < n_anim; f++)
+    {
+      const double *q = km_animation_get_frame (animation, f);
+
+      for (guint d = l->first_dof; q != NULL && d < l->first_dof + l->n_dof; d++)
+        if (isfinite (q[d]))
+          l->lo = MIN (l->lo, q[d]), l->hi = MAX (l->hi, q[d]);
+    }
+  if (!isfinite (l->lo) || !isfinite (l->hi))
+    l->lo = -1, l->hi = 1;
+  if (l->hi - l->lo < 1e-9)
+    l->lo -= 0.5, l->hi += 0.5;
+  return TRUE;
+}
+
+/* The legend's entries, in rows from the top left; those that do not fit in @max_rows rows
+ * are summed up at the end. Returns the legend's height. */
+static double
+layout_legend (KmGraphView *self,
+               Layout      *l,
+               double       width,
+               int          max_rows)
+{
+  static const char *axis_names[] = { "X", "Y", "Z" };
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  double avail = width - 2 * MARGIN, x = MARGIN, row_h = SWATCH, right;
+  int row = 0, rows = 0, th;
+  guint n_shown = 0;
+
+  l->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
+  g_array_set_clear_func (l->entries, entry_clear);
+  for (guint d = l->first_dof; d < l->first_dof + l->n_dof; d++)
+    {
+      Entry entry = { NULL, -1, l->selected ? d - l->first_dof : d, FALSE };
+      const KmJoint *j = joint_of_dof (skeleton, d, &entry.joint);
+
+      if (j == NULL)
+        continue;
+      if (j->n_dof > 1)
+        /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
+        entry.name = g_strdup_printf (_("%s %s"), j->name, axis_names[(d - j->dof_index) % 3]);
+      else
+        entry.name = g_strdup (j->name);
+      entry.layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), entry.name);
+      pango_layout_set_ellipsize (entry.layout, PANGO_ELLIPSIZE_END);
+      if (l->selected)
+        {
+          PangoAttrList *attrs = pango_attr_list_new ();
+
+          pango_attr_list_insert (attrs, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
+          pango_layout_set_attributes (entry.layout, attrs);
+          pango_attr_list_unref (attrs);
+        }
+      g_array_append_val (l->entries, entry);
+    }
+  if (l->entries->len == 0 || avail < SWATCH + SWATCH_GAP + 8)
+    return 0;
+
+  pango_layout_get_pixel_size (g_array_index (l->entries, Entry, 0).layout, NULL, &th);
+  row_h = MAX (row_h, th);
+  for (guint i = 0; i < l->entries->len; i++)
+    {
+      Entry *e = &g_array_index (l->entries, Entry, i);
+      double ew;
+      int tw;
+
+      /* A name too long for a row of its own gives way. */
+      pango_layout_get_pixel_size (e->layout, &tw, NULL);
+      if (SWATCH + SWATCH_GAP + tw > avail)
+        {
+          pango_layout_set_width (e->layout, (int) ((avail - SWATCH - SWATCH_GAP) * PANGO_SCALE));
+          pango_layout_get_pixel_size (e->layout, &tw, NULL);
+        }
+      ew = SWATCH + SWATCH_GAP + tw;
+      if (x > MARGIN && x + ew > MARGIN + avail)
+        row++, x = MARGIN;
+      if (row >= max_rows)
+        break;
+      e->shown = TRUE;
+      e->box = GRAPHENE_RECT_INIT (x, MARGIN + row * (row_h + 2), ew, row_h);
+      e->swatch = GRAPHENE_RECT_INIT (x, e->box.origin.y + round ((row_h - SWATCH) / 2),
+                                      SWATCH, SWATCH);
+      x += ew + ENTRY_GAP;
+      rows = row + 1;
+      n_shown++;
+    }
+
+  /* The rest, summed up at the end of the last row: entries give way to it from the end. */
+  l->n_more = l->entries->len - n_shown;
+  while (l->n_more > 0)
+    {
+      g_autofree char *text = NULL;
+      Entry *last = n_shown > 0 ? &g_array_index (l->entries, Entry, n_shown - 1) : NULL;
+      int mw, mh;
+
+      /* Translators: at the end of the graph's legend, how many curves it has no room for */
+      text = g_strdup_printf (ngettext ("+%u more", "+%u more", l->n_more), l->n_more);
+      g_clear_object (&l->more);
+      l->more = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
+      pango_layout_set_ellipsize (l->more, PANGO_ELLIPSIZE_END);
+      pango_layout_set_width (l->more, (int) (avail * PANGO_SCALE));
+      pango_layout_get_pixel_size (l->more, &mw, &mh);
+      right = last != NULL && last->box.origin.y >= MARGIN + (max_rows - 1) * (row_h + 2) - 0.5
+              ? last->box.origin.x + last->box.size.width + ENTRY_GAP : MARGIN;
+      if (right + mw <= MARGIN + avail || right == MARGIN)
+        {
+          double y = right == MARGIN ? MARGIN + (max_rows - 1) * (row_h + 2)
+                                     : last->box.origin.y;
+
+          l->more_box = GRAPHENE_RECT_INIT (right, y, mw, row_h);
+          rows = max_rows;
+          break;
+        }
+      last->shown = FALSE;
+      n_shown--;
+      l->n_more++;
+    }
+  return rows * (row_h + 2) - 2;
+}
+
+/* The time axis' labels, in seconds as the time bar counts them, at a round step that
+ * leaves room between them. */
+static void
+layout_times (KmGraphView *self,
+              Layout      *l,
+              double       width)
+{
+  static const double steps[] = {
+    0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600,
+  };
+  double rate = km_document_get_frame_rate (self->document);
+  double last = MAX (n_frames (self), 2) - 1, total, step = 0, prev_right = -INFINITY;
+  g_autofree char *widest = NULL;
+  PangoLayout *probe;
+  int lw;
+
+  if (!(rate > 0))
+    return;
+  total = (n_frames (self) - 1) / rate;
+  /* Translators: a time on the graph's time axis, in seconds ("2 s", "0.5 s") */
+  widest = g_strdup_printf (_("%.*f s"), total < 10 ? 1 : 0, total);
+  probe = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), widest);
+  pango_layout_get_pixel_size (probe, &lw, NULL);
+  g_object_unref (probe);
+  for (guint i = 0; i < G_N_ELEMENTS (steps) && total > 0; i++)
+    if (l->plot.size.width * steps[i] / total >= lw + 2 * ENTRY_GAP)
+      {
+        step = steps[i];
+        break;
+      }
+
+  for (guint k = 0; l->n_times < G_N_ELEMENTS (l->time_labels); k++)
+    {
+      double t = k * step, x;
+      g_autofree char *text = NULL;
+      PangoLayout *layout;
+      int tw;
+
+      if (t > total + 1e-9 || (k > 0 && step == 0))
+        break;
+      text = g_strdup_printf (_("%.*f s"), step < 1 && step > 0 ? 1 : 0, t);
+      layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
+      pango_layout_get_pixel_size (layout, &tw, NULL);
+      x = l->plot.origin.x + t * rate / last * l->plot.size.width - tw / 2.0;
+      x = CLAMP (x, 0, width - tw);
+      if (x < prev_right + SWATCH_GAP)
+        {
+          g_object_unref (layout);
+          continue;
+        }
+      prev_right = x + tw;
+      l->time_x[l->n_times] = x;
+      l->time_labels[l->n_times++] = layout;
+    }
+}
+
+/* Where everything goes in a @width × @height graph. Returns FALSE when there is nothing
+ * to plot; the plot then still has its place, spanning the widget. */
+static gboolean
+compute_layout (KmGraphView *self,
+                int          width,
+                int          height,
+                Layout      *l)
+{
+  double top = MARGIN, bottom, gutter = 0;
+  int th;
+
+  memset (l, 0, sizeof *l);
+  l->plot = GRAPHENE_RECT_INIT (MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1.0),
+                                MAX (height - 2 * MARGIN - KEY_MARK, 1.0));
+  l->marks_y = height - MARGIN - KEY_MARK;
+  if (self->document == NULL || km_document_get_skeleton (self->document) == NULL
+      || !compute_span (self, l))
+    return FALSE;
+
+  /* The legend takes at most a quarter of the height, and one row at least. */
+  top += layout_legend (self, l, width,
+                        CLAMP ((int) ((height - 2 * MARGIN) / 4 / (SWATCH + 8)), 1, 3));
+  if (top > MARGIN)
+    top += LEGEND_GAP;
+
+  /* The time labels under the keyframe marks, if the plot keeps some height. */
+  l->values[0] = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), "0");
+  pango_layout_get_pixel_size (l->values[0], NULL, &th);
+  g_clear_object (&l->values[0]);
+  bottom = height - BOTTOM_MARGIN - th - 1;
+  if (bottom - KEY_MARK - top < 3 * th)
+    bottom = height - MARGIN;
+  else
+    l->time_h = th;
+  l->marks_y = bottom - KEY_MARK;
+
+  /* The value labels' column; a narrow graph keeps its width for the curves. */
+  l->values[0] = value_layout (self, l, l->hi);
+  l->values[1] = value_layout (self, l, (l->lo + l->hi) / 2);
+  l->values[2] = value_layout (self, l, l->lo);
+  for (guint i = 0; i < 3; i++)
+    {
+      int w;
+
+      pango_layout_get_pixel_size (l->values[i], &w, NULL);
+      gutter = MAX (gutter, w);
+    }
+  if (gutter > width / 3.0)
+    {
+      for (guint i = 0; i < 3; i++)
+        g_clear_object (&l->values[i]);
+      gutter = 0;
+    }
+  else
+    gutter = ceil (gutter) + LABEL_GAP;
+  l->gutter = gutter;
+
+  l->plot = GRAPHENE_RECT_INIT (MARGIN + gutter, top, MAX (width - 2 * MARGIN - gutter, 1.0),
+                                MAX (l->marks_y - top, 1.0));
+  if (l->time_h > 0)
+    layout_times (self, l, width);
+  return TRUE;
+}
+
+/* The column of @frame in @l's plot: the time axis spans the time bar's range. */
+static double
+x_of (KmGraphView  *self,
+      const Layout *l,
+      double        frame)
+{
+  double last = MAX (n_frames (self), 2) - 1;
+
+  return l->plot.origin.x + frame / last * l->plot.size.width;
+}
+
+static void
+draw_text (cairo_t     *cr,
+           PangoLayout *layout,
+           double       x,
+           double       y)
+{
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, layout);
+}
+
+static void
 draw_cb (GtkDrawingArea *area,
          cairo_t        *cr,
          int             width,
@@ -146,85 +606,65 @@ draw_cb (GtkDrawingArea *area,
   KmSkeleton *skeleton;
   KmAnimation *animation;
   KmTargetTrack *targets;
-  guint first_dof = 0, n_dof, n_anim = 0, total_dof;
-  double *lower, *upper, lo = INFINITY, hi = -INFINITY, plot_h = height - 2 * MARGIN - KEY_MARK;
+  guint n_anim = 0, total_dof;
+  double *lower, *upper, plot_top, plot_h, plot_bottom, lo, hi;
   double cursor;
-  int joint;
+  GdkRGBA fg;
+  Layout l;
 
-  if (self->document == NULL || (skeleton = km_document_get_skeleton (self->document)) == NULL
-      || plot_h <= 1 || width <= 2 * MARGIN)
-    return;
-
-  total_dof = km_skeleton_get_n_dof (skeleton);
-  n_dof = total_dof;
-  joint = km_document_get_selected_joint (self->document);
-  if (joint >= 0 && (guint) joint < km_skeleton_get_n_joints (skeleton)
-      && km_skeleton_get_joint (skeleton, joint)->n_dof > 0)
+  if (!compute_layout (self, width, height, &l) || l.plot.size.height <= 1
+      || width <= 2 * MARGIN)
     {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, joint);
-
-      first_dof = j->dof_index;
-      n_dof = j->n_dof;
+      layout_clear (&l);
+      return;
     }
-  if (n_dof == 0)
-    return;
 
+  skeleton = km_document_get_skeleton (self->document);
+  total_dof = km_skeleton_get_n_dof (skeleton);
   animation = km_document_get_animation (self->document);
   if (animation != NULL && km_animation_get_n_dof (animation) == total_dof)
     n_anim = km_animation_get_n_frames (animation);
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
 
   lower = g_new (double, total_dof);
   upper = g_new (double, total_dof);
   km_skeleton_get_dof_limits (skeleton, lower, upper);
-  for (guint d = first_dof; d < first_dof + n_dof; d++)
-    {
-      double from, to;
+  plot_top = l.plot.origin.y;
+  plot_h = l.plot.size.height;
+  plot_bottom = plot_top + plot_h;
+  lo = l.lo;
+  hi = l.hi;
 
-      if (limit_span (lower[d], upper[d], dof_is_linear (skeleton, d), &from, &to))
-        lo = MIN (lo, from), hi = MAX (hi, to);
-    }
-  for (guint f = 0; f < n_anim; f++)
-    {
-      const double *q = km_animation_get_frame (animation, f);
-
-      for (guint d = first_dof; q != NULL && d < first_dof + n_dof; d++)
-        if (isfinite (q[d]))
-          lo = MIN (lo, q[d]), hi = MAX (hi, q[d]);
-    }
-  if (!isfinite (lo) || !isfinite (hi))
-    lo = -1, hi = 1;
-  if (hi - lo < 1e-9)
-    lo -= 0.5, hi += 0.5;
-
-#define Y_OF(v) (MARGIN + (hi - (v)) / (hi - lo) * plot_h)
+#define Y_OF(v) (plot_top + (hi - (v)) / (hi - lo) * plot_h)
 
   /* Limit bands first, so curves lie on top: an open end reaches the plot's edge. */
   set_rgb (cr, KM_GRAPH_BAND_RGB);
-  for (guint d = first_dof; d < first_dof + n_dof; d++)
+  for (guint d = l.first_dof; d < l.first_dof + l.n_dof; d++)
     if (isfinite (lower[d]) || isfinite (upper[d]))
       {
-        double top = isfinite (upper[d]) ? Y_OF (upper[d]) : MARGIN;
-        double bottom = isfinite (lower[d]) ? Y_OF (lower[d]) : MARGIN + plot_h;
+        double top = isfinite (upper[d]) ? Y_OF (upper[d]) : plot_top;
+        double bottom = isfinite (lower[d]) ? Y_OF (lower[d]) : plot_bottom;
 
-        top = CLAMP (top, MARGIN, MARGIN + plot_h);
-        bottom = CLAMP (bottom, MARGIN, MARGIN + plot_h);
+        top = CLAMP (top, plot_top, plot_bottom);
+        bottom = CLAMP (bottom, plot_top, plot_bottom);
         if (bottom > top)
           {
-            cairo_rectangle (cr, MARGIN, top, width - 2 * MARGIN, bottom - top);
+            cairo_rectangle (cr, l.plot.origin.x, top, l.plot.size.width, bottom - top);
             cairo_fill (cr);
           }
       }
 
-  cairo_set_line_width (cr, n_dof == total_dof && n_dof > 3 ? 1.0 : 2.0);
+  cairo_set_line_width (cr, !l.selected && l.n_dof > 3 ? 1.0 : 2.0);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  for (guint d = first_dof; d < first_dof + n_dof && n_anim > 0; d++)
+  for (guint d = l.first_dof; d < l.first_dof + l.n_dof && n_anim > 0; d++)
     {
       gboolean started = FALSE;
+      GdkRGBA colour;
 
       for (guint f = 0; f < n_anim; f++)
         {
           const double *q = km_animation_get_frame (animation, f);
-          double x = km_graph_view_x_for_frame (self, f);
+          double x = x_of (self, &l, f);
 
           if (q == NULL || !isfinite (q[d]))
             {
@@ -243,46 +683,119 @@ draw_cb (GtkDrawingArea *area,
           double y;
 
           cairo_get_current_point (cr, NULL, &y);
-          cairo_line_to (cr, km_graph_view_x_for_frame (self, n_frames (self) - 1), y);
+          cairo_line_to (cr, x_of (self, &l, n_frames (self) - 1), y);
         }
-      curve_rgb (cr, d - first_dof);
+      curve_rgba (l.selected ? d - l.first_dof : d, &colour);
+      gdk_cairo_set_source_rgba (cr, &colour);
       cairo_stroke (cr);
     }
+
+  /* The value axis: the span's top, middle and bottom, each by a tick. The middle one gives
+   * way when the plot is too low for three. */
+  for (guint i = 0; i < 3; i++)
+    {
+      double v = i == 0 ? hi : i == 1 ? (lo + hi) / 2 : lo, y = round (Y_OF (v)), ty;
+      int tw, th;
+
+      if (l.values[i] == NULL)
+        continue;
+      pango_layout_get_pixel_size (l.values[i], &tw, &th);
+      if (i == 1 && plot_h < 3 * th)
+        continue;
+      ty = CLAMP (y - th / 2.0, plot_top, plot_bottom - th);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      draw_text (cr, l.values[i], l.plot.origin.x - LABEL_GAP - tw, ty);
+      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, fg.alpha * DIM_ALPHA);
+      cairo_rectangle (cr, l.plot.origin.x - LABEL_GAP + 1, CLAMP (y, plot_top, plot_bottom - 1),
+                       LABEL_GAP - 1, 1);
+      cairo_fill (cr);
+    }
 #undef Y_OF
+
+  /* The legend: a swatch of each curve's colour, and its name. */
+  for (guint i = 0; i < l.entries->len; i++)
+    {
+      Entry *e = &g_array_index (l.entries, Entry, i);
+      GdkRGBA colour;
+      int th;
+
+      if (!e->shown)
+        continue;
+      curve_rgba (e->colour, &colour);
+      gdk_cairo_set_source_rgba (cr, &colour);
+      cairo_rectangle (cr, e->swatch.origin.x, e->swatch.origin.y, SWATCH, SWATCH);
+      cairo_fill (cr);
+      pango_layout_get_pixel_size (e->layout, NULL, &th);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      draw_text (cr, e->layout, e->box.origin.x + SWATCH + SWATCH_GAP,
+                 e->box.origin.y + (e->box.size.height - th) / 2);
+    }
+  if (l.more != NULL)
+    {
+      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, fg.alpha * DIM_ALPHA);
+      draw_text (cr, l.more, l.more_box.origin.x, l.more_box.origin.y);
+    }
+
+  gdk_cairo_set_source_rgba (cr, &fg);
+  for (guint i = 0; i < l.n_times; i++)
+    draw_text (cr, l.time_labels[i], l.time_x[i], l.marks_y + KEY_MARK + 1);
 
   targets = km_document_get_targets (self->document);
   if (targets != NULL)
     {
       const KmTargetKeyframe *keys;
-      GdkRGBA color;
       guint n = 0;
 
       keys = km_target_track_get_keyframes (targets, &n);
       /* Below the plot, on the theme's background: in its text colour, as the time bar's
        * ticks (a fixed light grey all but vanished on a light theme). */
-      gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &color);
-      gdk_cairo_set_source_rgba (cr, &color);
+      gdk_cairo_set_source_rgba (cr, &fg);
       for (guint i = 0; i < n; i++)
         {
           /* The one being dragged is drawn where it would land. */
-          double x = km_graph_view_x_for_frame (self, (int) keys[i].frame == self->key_from
-                                                      ? self->key_to : keys[i].frame);
+          double x = x_of (self, &l, (int) keys[i].frame == self->key_from
+                                     ? self->key_to : keys[i].frame);
 
-          cairo_move_to (cr, x, height - MARGIN - KEY_MARK);
-          cairo_line_to (cr, x + KEY_MARK, height - MARGIN);
-          cairo_line_to (cr, x - KEY_MARK, height - MARGIN);
+          cairo_move_to (cr, x, l.marks_y);
+          cairo_line_to (cr, x + KEY_MARK, l.marks_y + KEY_MARK);
+          cairo_line_to (cr, x - KEY_MARK, l.marks_y + KEY_MARK);
           cairo_close_path (cr);
         }
       cairo_fill (cr);
     }
 
   set_rgb (cr, KM_GRAPH_CURSOR_RGB);
-  cursor = round (km_graph_view_x_for_frame (self, km_document_get_current_frame (self->document)));
-  cairo_rectangle (cr, cursor - 1, 0, 2, height);
+  cursor = round (x_of (self, &l, km_document_get_current_frame (self->document)));
+  cairo_rectangle (cr, cursor - 1, plot_top, 2, l.marks_y + KEY_MARK - plot_top);
   cairo_fill (cr);
 
   g_free (lower);
   g_free (upper);
+  layout_clear (&l);
+}
+
+/* The legend entry at (@x, @y), or NULL; @l holds it. */
+static Entry *
+entry_at (Layout *l,
+          double  x,
+          double  y)
+{
+  for (guint i = 0; l->entries != NULL && i < l->entries->len; i++)
+    {
+      Entry *e = &g_array_index (l->entries, Entry, i);
+
+      if (e->shown && graphene_rect_contains_point (&e->box, &GRAPHENE_POINT_INIT (x, y)))
+        return e;
+    }
+  return NULL;
+}
+
+static void
+area_layout (KmGraphView *self,
+             Layout      *l)
+{
+  compute_layout (self, gtk_widget_get_width (GTK_WIDGET (self->area)),
+                  gtk_widget_get_height (GTK_WIDGET (self->area)), l);
 }
 
 static void
@@ -300,31 +813,53 @@ keyframe_at (KmGraphView *self,
              double       y)
 {
   KmTargetTrack *targets = self->document ? km_document_get_targets (self->document) : NULL;
-  double height = gtk_widget_get_height (GTK_WIDGET (self->area)), best = KEY_PICK;
   const KmTargetKeyframe *keys;
+  double best = KEY_PICK;
   guint n = 0;
   int found = -1;
+  Layout l;
 
-  if (targets == NULL || y < height - MARGIN - KEY_MARK - KEY_PICK)
+  if (targets == NULL)
     return -1;
-  keys = km_target_track_get_keyframes (targets, &n);
-  for (guint i = 0; i < n; i++)
+  area_layout (self, &l);
+  if (y >= l.marks_y - KEY_PICK && y <= l.marks_y + KEY_MARK + KEY_PICK)
     {
-      double d = fabs (km_graph_view_x_for_frame (self, keys[i].frame) - x);
+      keys = km_target_track_get_keyframes (targets, &n);
+      for (guint i = 0; i < n; i++)
+        {
+          double d = fabs (x_of (self, &l, keys[i].frame) - x);
 
-      if (d <= best)
-        best = d, found = (int) keys[i].frame;
+          if (d <= best)
+            best = d, found = (int) keys[i].frame;
+        }
     }
+  layout_clear (&l);
   return found;
 }
 
-/* A press on a keyframe's mark grabs it; anywhere else it sets the time. */
+/* A press on a legend entry shows only its joint (or, the shown joint's, all of them); on a
+ * keyframe's mark it grabs it; anywhere else it sets the time. */
 static void
 drag_begin_cb (KmGraphView    *self,
                double          x,
                double          y,
                GtkGestureDrag *gesture)
 {
+  Layout l;
+  Entry *entry;
+
+  area_layout (self, &l);
+  entry = entry_at (&l, x, y);
+  self->legend_press = entry != NULL;
+  if (entry != NULL)
+    km_document_set_selected_joint (self->document, l.selected ? -1 : entry->joint);
+  layout_clear (&l);
+  if (self->legend_press)
+    {
+      self->key_from = -1;
+      return;
+    }
+
   self->key_from = keyframe_at (self, x, y);
   if (self->key_from >= 0)
     {
@@ -343,7 +878,7 @@ drag_update_cb (KmGraphView    *self,
 {
   double x, y;
 
-  if (!gtk_gesture_drag_get_start_point (gesture, &x, &y))
+  if (self->legend_press || !gtk_gesture_drag_get_start_point (gesture, &x, &y))
     return;
   if (self->key_from < 0)
     {
@@ -362,6 +897,7 @@ drag_end_cb (KmGraphView    *self,
 {
   int from = self->key_from;
 
+  self->legend_press = FALSE;
   if (from >= 0 && self->document != NULL)
     {
       drag_update_cb (self, dx, dy, gesture);
@@ -381,7 +917,40 @@ drag_cancel_cb (KmGraphView      *self,
                 GtkGesture       *gesture)
 {
   self->key_from = -1;
+  self->legend_press = FALSE;
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* Over a legend entry, what a click on it does; elsewhere, what the graph is. */
+static gboolean
+query_tooltip_cb (KmGraphView *self,
+                  int          x,
+                  int          y,
+                  gboolean     keyboard,
+                  GtkTooltip  *tooltip)
+{
+  g_autofree char *text = NULL;
+  Entry *entry;
+  Layout l;
+
+  if (keyboard)
+    return FALSE;
+  area_layout (self, &l);
+  entry = entry_at (&l, x, y);
+  if (entry != NULL && l.selected)
+    text = g_strdup (_("Show all joints"));
+  else if (entry != NULL)
+    {
+      KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+
+      /* Translators: tooltip of a joint's entry in the graph's legend */
+      text = g_strdup_printf (_("Show only %s"), km_skeleton_get_joint (skeleton, entry->joint)->name);
+    }
+  else
+    text = g_strdup (_("Joint values over time; click to set the time"));
+  layout_clear (&l);
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
 }
 
 /* The hint over the plot when there is nothing to plot (draw_cb then draws nothing). */
@@ -421,6 +990,32 @@ km_graph_view_dispose (GObject *object)
 }
 
 static void
+km_graph_view_finalize (GObject *object)
+{
+  KmGraphView *self = (KmGraphView *) object;
+
+  g_free (self->angle_unit);
+  g_free (self->length_unit);
+
+  G_OBJECT_CLASS (km_graph_view_parent_class)->finalize (object);
+}
+
+/* Sets the unit string at @field, notifying @prop and redrawing when it changes. */
+static void
+set_unit (KmGraphView  *self,
+          char        **field,
+          const char   *unit,
+          guint         prop)
+{
+  if (g_strcmp0 (*field, unit) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (unit);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static void
 km_graph_view_get_property (GObject    *object,
                             guint       prop_id,
                             GValue     *value,
@@ -432,6 +1027,12 @@ km_graph_view_get_property (GObject    *object,
     {
     case PROP_DOCUMENT:
       g_value_set_object (value, self->document);
+      break;
+    case PROP_ANGLE_UNIT:
+      g_value_set_string (value, self->angle_unit);
+      break;
+    case PROP_LENGTH_UNIT:
+      g_value_set_string (value, self->length_unit);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -451,6 +1052,12 @@ km_graph_view_set_property (GObject      *object,
     case PROP_DOCUMENT:
       km_graph_view_set_document (self, g_value_get_object (value));
       break;
+    case PROP_ANGLE_UNIT:
+      set_unit (self, &self->angle_unit, g_value_get_string (value), PROP_ANGLE_UNIT);
+      break;
+    case PROP_LENGTH_UNIT:
+      set_unit (self, &self->length_unit, g_value_get_string (value), PROP_LENGTH_UNIT);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -463,11 +1070,20 @@ km_graph_view_class_init (KmGraphViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = km_graph_view_dispose;
+  object_class->finalize = km_graph_view_finalize;
   object_class->get_property = km_graph_view_get_property;
   object_class->set_property = km_graph_view_set_property;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The units of the value axis: the nicks of the GSettings keys angle-unit ("degrees",
+   * "radians") and length-unit ("metres", "millimetres"), which the window binds. */
+  properties[PROP_ANGLE_UNIT] =
+    g_param_spec_string ("angle-unit", NULL, NULL, "degrees",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LENGTH_UNIT] =
+    g_param_spec_string ("length-unit", NULL, NULL, "metres",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -492,6 +1108,9 @@ km_graph_view_init (KmGraphView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (self->area, draw_cb, self, NULL);
   self->key_from = -1;
+  self->angle_unit = g_strdup ("degrees");
+  self->length_unit = g_strdup ("metres");
+  g_signal_connect_swapped (self->area, "query-tooltip", G_CALLBACK (query_tooltip_cb), self);
 
   /* One drag gesture: its press (drag-begin) also serves a plain click. */
   gesture = gtk_gesture_drag_new ();
@@ -541,18 +1160,20 @@ km_graph_view_set_document (KmGraphView *self,
 }
 
 /* The column (widget coordinates) where @frame is drawn: the time axis spans the time
- * bar's range. */
+ * bar's range, along the plot. */
 double
 km_graph_view_x_for_frame (KmGraphView *self,
                            double       frame)
 {
-  double width, last;
+  double x;
+  Layout l;
 
   g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), 0.0);
 
-  width = gtk_widget_get_width (GTK_WIDGET (self->area));
-  last = MAX (n_frames (self), 2) - 1;
-  return MARGIN + frame / last * MAX (width - 2 * MARGIN, 1.0);
+  area_layout (self, &l);
+  x = x_of (self, &l, frame);
+  layout_clear (&l);
+  return x;
 }
 
 /**
@@ -571,13 +1192,17 @@ km_graph_view_get_keyframe_point (KmGraphView *self,
                                   double      *x,
                                   double      *y)
 {
+  Layout l;
+
   g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), FALSE);
   g_return_val_if_fail (x != NULL && y != NULL, FALSE);
 
   if (frame >= n_frames (self))
     return FALSE;
-  *x = km_graph_view_x_for_frame (self, frame);
-  *y = gtk_widget_get_height (GTK_WIDGET (self->area)) - MARGIN - KEY_MARK / 2;
+  area_layout (self, &l);
+  *x = x_of (self, &l, frame);
+  *y = l.marks_y + KEY_MARK / 2;
+  layout_clear (&l);
   return TRUE;
 }
 
@@ -586,12 +1211,155 @@ guint
 km_graph_view_frame_at (KmGraphView *self,
                         double       x)
 {
-  double width, last, f;
+  double last, f;
+  Layout l;
 
   g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), 0);
 
-  width = MAX (gtk_widget_get_width (GTK_WIDGET (self->area)) - 2 * MARGIN, 1.0);
+  area_layout (self, &l);
   last = n_frames (self) - 1;
-  f = round ((x - MARGIN) / width * MAX (last, 1.0));
+  f = round ((x - l.plot.origin.x) / l.plot.size.width * MAX (last, 1.0));
+  layout_clear (&l);
   return (guint) CLAMP (f, 0.0, last);
+}
+
+/**
+ * km_graph_view_get_plot_area:
+ * @rect: (out): the plot, in widget coordinates
+ *
+ * Where the curves and their limit bands are drawn: below the legend, right of the value
+ * labels, above the keyframe marks.
+ *
+ * Returns: whether anything is plotted there
+ */
+gboolean
+km_graph_view_get_plot_area (KmGraphView     *self,
+                             graphene_rect_t *rect)
+{
+  gboolean plotted;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), FALSE);
+  g_return_val_if_fail (rect != NULL, FALSE);
+
+  area_layout (self, &l);
+  plotted = l.entries != NULL;
+  *rect = l.plot;
+  layout_clear (&l);
+  return plotted;
+}
+
+/**
+ * km_graph_view_dup_legend_names:
+ *
+ * The legend's entries in order, one per curve ("Shoulder X", "Elbow"), including those it
+ * has no room to show.
+ *
+ * Returns: (transfer full): a %NULL-terminated array, empty when nothing is plotted
+ */
+char **
+km_graph_view_dup_legend_names (KmGraphView *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), NULL);
+
+  area_layout (self, &l);
+  for (guint i = 0; l.entries != NULL && i < l.entries->len; i++)
+    g_strv_builder_add (builder, g_array_index (l.entries, Entry, i).name);
+  layout_clear (&l);
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * km_graph_view_get_legend_swatch:
+ * @index: the entry, as in km_graph_view_dup_legend_names()
+ * @swatch: (out) (optional): where its colour swatch is drawn (widget coordinates); a click
+ *   there selects its joint
+ * @color: (out) (optional): its curve's colour
+ *
+ * Returns: %FALSE when there is no such entry, or the legend has no room to show it
+ */
+gboolean
+km_graph_view_get_legend_swatch (KmGraphView     *self,
+                                 guint            index,
+                                 graphene_rect_t *swatch,
+                                 GdkRGBA         *color)
+{
+  gboolean shown = FALSE;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), FALSE);
+
+  area_layout (self, &l);
+  if (l.entries != NULL && index < l.entries->len)
+    {
+      Entry *e = &g_array_index (l.entries, Entry, index);
+
+      shown = e->shown;
+      if (swatch != NULL)
+        *swatch = e->swatch;
+      if (color != NULL)
+        curve_rgba (e->colour, color);
+    }
+  layout_clear (&l);
+  return shown;
+}
+
+/* The texts of @layouts (@n of them, NULL ones skipped) as a string array. */
+static char **
+dup_texts (PangoLayout **layouts,
+           guint         n)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < n; i++)
+    if (layouts[i] != NULL)
+      g_strv_builder_add (builder, pango_layout_get_text (layouts[i]));
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * km_graph_view_dup_value_labels:
+ *
+ * The value axis' labels, top to bottom: the top, middle and bottom of the plotted span, in
+ * the units of #KmGraphView:angle-unit and #KmGraphView:length-unit (an angle and a length
+ * on two lines when both kinds are plotted).
+ *
+ * Returns: (transfer full): a %NULL-terminated array, empty when there are none
+ */
+char **
+km_graph_view_dup_value_labels (KmGraphView *self)
+{
+  char **texts;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), NULL);
+
+  area_layout (self, &l);
+  texts = dup_texts (l.values, G_N_ELEMENTS (l.values));
+  layout_clear (&l);
+  return texts;
+}
+
+/**
+ * km_graph_view_dup_time_labels:
+ *
+ * The time axis' labels, left to right, in seconds.
+ *
+ * Returns: (transfer full): a %NULL-terminated array, empty when there is no room for them
+ */
+char **
+km_graph_view_dup_time_labels (KmGraphView *self)
+{
+  char **texts;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), NULL);
+
+  area_layout (self, &l);
+  texts = dup_texts (l.time_labels, l.n_times);
+  layout_clear (&l);
+  return texts;
 }

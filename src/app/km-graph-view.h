@@ -14,11 +14,15 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmGraphView, km_graph_view, KM, GRAPH_VIEW, GtkWidget)
 
-/* Curve colours (sRGB 0..255) of a joint's first, second and third DOF, and the limit band;
- * tests look for them in the pixels. */
+/* Curve colours (sRGB 0..255) of a joint's first, second and third DOF (X, Y, Z as in the
+ * scene), and the limit band; tests look for them in the pixels. With no joint selected,
+ * DOF d of the body is drawn in colour d % 6, the first three followed by these three. */
 #define KM_GRAPH_CURVE_0_RGB  0xe0, 0x1b, 0x24
 #define KM_GRAPH_CURVE_1_RGB  0x2e, 0xc2, 0x7e
 #define KM_GRAPH_CURVE_2_RGB  0x35, 0x84, 0xe4
+#define KM_GRAPH_CURVE_3_RGB  0xff, 0x78, 0x00
+#define KM_GRAPH_CURVE_4_RGB  0x91, 0x41, 0xac
+#define KM_GRAPH_CURVE_5_RGB  0xa5, 0x76, 0x4e
 #define KM_GRAPH_BAND_RGB     0x3d, 0x38, 0x46
 #define KM_GRAPH_CURSOR_RGB   0xf6, 0xd3, 0x2d
 
@@ -34,5 +38,14 @@ gboolean    km_graph_view_get_keyframe_point (KmGraphView *self,
                                               guint        frame,
                                               double      *x,
                                               double      *y);
+gboolean    km_graph_view_get_plot_area  (KmGraphView     *self,
+                                          graphene_rect_t *rect);
+char      **km_graph_view_dup_legend_names (KmGraphView *self);
+gboolean    km_graph_view_get_legend_swatch (KmGraphView     *self,
+                                             guint            index,
+                                             graphene_rect_t *swatch,
+                                             GdkRGBA         *color);
+char      **km_graph_view_dup_value_labels (KmGraphView *self);
+char      **km_graph_view_dup_time_labels  (KmGraphView *self);
 
 G_END_DECLS

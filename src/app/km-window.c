@@ -1143,6 +1143,10 @@ setup_settings (KmWindow *self)
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_inspector, "length-unit",
                    G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "angle-unit", self->graph_view, "angle-unit",
+                   G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "length-unit", self->graph_view, "length-unit",
+                   G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "autosave-interval", self->autosave, "interval",
                    G_SETTINGS_BIND_GET);
   g_signal_connect_object (self->document, "notify::project",

@@ -5,8 +5,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "km-document.h"
 #include "km-graph-view.h"
@@ -163,6 +167,22 @@ pixel_is (const guint8 *pixels,
   return p[0] == b && p[1] == g && p[2] == r;
 }
 
+/* Whether the pixel at (@x, @y) is about (@r, @g, @b): the thin curves of all joints are
+ * anti-aliased, few of their pixels exactly so. */
+static gboolean
+pixel_near (const guint8 *pixels,
+            int           w,
+            int           x,
+            int           y,
+            guint8        r,
+            guint8        g,
+            guint8        b)
+{
+  const guint8 *p = pixels + ((gsize) y * w + x) * 4;
+
+  return abs (p[0] - b) <= 32 && abs (p[1] - g) <= 32 && abs (p[2] - r) <= 32;
+}
+
 /* How many pixels of column @x have one of the curve colours. */
 static guint
 curve_pixels_in_column (const guint8 *pixels,
@@ -259,6 +279,7 @@ test_one_sided_limit_band (Fixture       *f,
   g_autofree char *path = NULL;
   g_autoptr(GFile) file = NULL;
   KmSkeleton *skeleton;
+  graphene_rect_t plot;
   int w, h;
 
   g_assert_no_error (error);
@@ -282,9 +303,10 @@ test_one_sided_limit_band (Fixture       *f,
       km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, name));
       test_app_spin_for (50);
       pixels = render_graph (f, &w, &h);
+      g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
       x = w / 3;
-      top_row = (int) GRAPH_MARGIN + 1;
-      bottom_row = h - (int) GRAPH_MARGIN - 5 - 2;   /* above the keyframe marks */
+      top_row = (int) ceil (plot.origin.y) + 1;
+      bottom_row = (int) floor (plot.origin.y + plot.size.height) - 2;
       g_test_message ("%s: band at top %d, bottom %d", name,
                       band_at (pixels, w, x, top_row), band_at (pixels, w, x, bottom_row));
       /* The open end reaches the plot's edge; the finite one lies inside the plot. */
@@ -304,6 +326,209 @@ test_one_sided_limit_band (Fixture       *f,
   g_rmdir (dir);
 }
 
+/* The names the legend lists, joined with "|". */
+static char *
+legend_text (Fixture *f)
+{
+  g_auto(GStrv) names = km_graph_view_dup_legend_names (f->graph_view);
+
+  return g_strjoinv ("|", names);
+}
+
+static char *
+value_text (Fixture *f)
+{
+  g_auto(GStrv) labels = km_graph_view_dup_value_labels (f->graph_view);
+
+  return g_strjoinv ("|", labels);
+}
+
+/* With no joint selected, the legend names every curve (a spherical joint's per axis), each
+ * beside a swatch of its curve's colour, the colours all different; the curve is in the plot
+ * in that colour. */
+static void
+test_legend_names_and_colours (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+  g_autofree guint8 *pixels = NULL;
+  graphene_rect_t plot;
+  GdkRGBA colours[8];
+  guint n = 0;
+  int w, h;
+
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (50);
+  text = legend_text (f);
+  g_assert_cmpstr (text, ==, "Shoulder X|Shoulder Y|Shoulder Z|Elbow|Piston");
+
+  pixels = render_graph (f, &w, &h);
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  for (guint i = 0; i < 5; i++)
+    {
+      graphene_rect_t swatch;
+      guint8 r, g, b;
+      guint in_plot = 0;
+      int cx, cy;
+
+      g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, i, &swatch, &colours[i]));
+      n++;
+      /* Above the plot, not on it. */
+      g_assert_cmpfloat (swatch.origin.y + swatch.size.height, <=, plot.origin.y);
+      r = (guint8) round (colours[i].red * 255);
+      g = (guint8) round (colours[i].green * 255);
+      b = (guint8) round (colours[i].blue * 255);
+      cx = (int) (swatch.origin.x + swatch.size.width / 2);
+      cy = (int) (swatch.origin.y + swatch.size.height / 2);
+      g_test_message ("swatch %u at %d,%d: %02x%02x%02x", i, cx, cy, r, g, b);
+      g_assert_true (pixel_is (pixels, w, cx, cy, r, g, b));
+      for (int y = (int) plot.origin.y; y < (int) (plot.origin.y + plot.size.height); y++)
+        for (int x = (int) plot.origin.x; x < (int) (plot.origin.x + plot.size.width); x++)
+          in_plot += pixel_near (pixels, w, x, y, r, g, b);
+      g_assert_cmpuint (in_plot, >, 20);
+      for (guint j = 0; j < i; j++)
+        g_assert_false (gdk_rgba_equal (&colours[i], &colours[j]));
+    }
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_false (km_graph_view_get_legend_swatch (f->graph_view, 5, NULL, NULL));
+
+  /* A selected joint: its own curves only, named. */
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Shoulder"));
+  test_app_spin_for (50);
+  g_clear_pointer (&text, g_free);
+  text = legend_text (f);
+  g_assert_cmpstr (text, ==, "Shoulder X|Shoulder Y|Shoulder Z");
+}
+
+/* The value axis: the selected joint's span (its limits here), top, middle and bottom, in
+ * the angle or length unit the preferences name; the time axis has a few ticks in seconds. */
+static void
+test_value_axis_units (Fixture       *f,
+                       gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  g_auto(GStrv) times = NULL;
+  char *text;
+
+  km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Elbow"));
+  test_app_spin_for (50);
+  /* The example's elbow is limited to [0, 2.5] rad. */
+  text = value_text (f);
+  g_assert_cmpstr (text, ==, "143 °|72 °|0 °");
+  g_free (text);
+  g_object_set (f->graph_view, "angle-unit", "radians", NULL);
+  text = value_text (f);
+  g_assert_cmpstr (text, ==, "2.50 rad|1.25 rad|0.00 rad");
+  g_free (text);
+
+  /* The piston: [0, 0.5] m. */
+  km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Piston"));
+  text = value_text (f);
+  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
+  g_free (text);
+  g_object_set (f->graph_view, "length-unit", "millimetres", NULL);
+  text = value_text (f);
+  g_assert_cmpstr (text, ==, "500 mm|250 mm|0 mm");
+  g_free (text);
+
+  times = km_graph_view_dup_time_labels (f->graph_view);
+  g_assert_cmpuint (g_strv_length (times), >=, 3);
+  g_assert_cmpstr (times[0], ==, "0 s");
+  for (guint i = 0; times[i] != NULL; i++)
+    g_assert_true (g_str_has_suffix (times[i], " s"));
+}
+
+/* Clicks at (@x, @y) of the graph with real input. */
+static void
+click_graph (Fixture *f,
+             double   x,
+             double   y)
+{
+#ifdef GDK_WINDOWING_X11
+  GtkWidget *graph = GTK_WIDGET (f->graph_view);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  double wx, wy, sx, sy;
+
+  g_assert_true (gtk_widget_translate_coordinates (graph, GTK_WIDGET (f->window), x, y,
+                                                   &wx, &wy));
+  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
+  g_ptr_array_add (args, g_strdup ("mousemove"));
+  g_ptr_array_add (args, g_strdup ("--window"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) round (wx + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%d", (int) round (wy + sy)));
+  g_ptr_array_add (args, g_strdup ("click"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  test_app_xdotool (graph, args);
+#endif
+}
+
+/* Clicking a legend entry selects its joint (and leaves the time alone); clicking the
+ * selected joint's entry shows every joint again. */
+static void
+test_legend_click_selects (Fixture       *f,
+                           gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  graphene_rect_t swatch;
+  guint frame;
+
+  if (g_find_program_in_path ("xdotool") == NULL
+      || !GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
+    {
+      g_test_skip ("needs xdotool on X11");
+      return;
+    }
+  km_document_set_selected_joint (f->document, -1);
+  km_document_set_current_frame (f->document, 30);
+  test_app_spin_for (50);
+  frame = km_document_get_current_frame (f->document);
+  /* Piston, the fifth entry. */
+  g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, 4, &swatch, NULL));
+  click_graph (f, swatch.origin.x + swatch.size.width / 2, swatch.origin.y + swatch.size.height / 2);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==,
+                   km_skeleton_find_joint (skeleton, "Piston"));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+
+  test_app_spin_for (50);
+  g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, 0, &swatch, NULL));
+  click_graph (f, swatch.origin.x + swatch.size.width / 2, swatch.origin.y + swatch.size.height / 2);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
+}
+
+/* In a narrow graph the legend wraps or gives way: its entries stay inside the widget,
+ * above the plot, and never overlap. */
+static void
+test_legend_narrow (Fixture       *f,
+                    gconstpointer  data)
+{
+  graphene_rect_t boxes[8], plot;
+  guint n = 0;
+
+  km_document_set_selected_joint (f->document, -1);
+  gtk_widget_set_size_request (GTK_WIDGET (f->graph_view), 150, 160);
+  gtk_window_set_default_size (f->window, 150, 160);
+  test_app_spin_for (200);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->graph_view)), <, 200);
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  g_assert_cmpfloat (plot.size.height, >, 40);
+  for (guint i = 0; i < 5; i++)
+    if (km_graph_view_get_legend_swatch (f->graph_view, i, &boxes[n], NULL))
+      {
+        g_assert_cmpfloat (boxes[n].origin.x, >=, 0);
+        g_assert_cmpfloat (boxes[n].origin.x + boxes[n].size.width, <=,
+                           gtk_widget_get_width (GTK_WIDGET (f->graph_view)));
+        g_assert_cmpfloat (boxes[n].origin.y + boxes[n].size.height, <=, plot.origin.y);
+        for (guint j = 0; j < n; j++)
+          g_assert_false (graphene_rect_intersection (&boxes[n], &boxes[j], NULL));
+        n++;
+      }
+  g_assert_cmpuint (n, >=, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -316,5 +541,13 @@ main (int    argc,
               fixture_setup, test_axis_spans_time_bar, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/one-sided-limit-band", Fixture, NULL,
               fixture_setup, test_one_sided_limit_band, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/legend-names-and-colours", Fixture, NULL,
+              fixture_setup, test_legend_names_and_colours, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/value-axis-units", Fixture, NULL,
+              fixture_setup, test_value_axis_units, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/legend-click-selects", Fixture, NULL,
+              fixture_setup, test_legend_click_selects, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/legend-narrow", Fixture, NULL,
+              fixture_setup, test_legend_narrow, fixture_teardown);
   return g_test_run ();
 }
