@@ -213,7 +213,8 @@ km_document_put_keyframe (KmDocument             *self,
  * km_document_set_keyframe:
  *
  * Records the end effector's current world pose as the target keyframe at @frame
- * (replacing one there), as one undo step.
+ * (replacing one there), as one undo step. At the current frame that keys an unkeyed pose
+ * (km_document_get_pose_unkeyed): the motion solved from it is what shows there next.
  */
 gboolean
 km_document_set_keyframe (KmDocument *self,
@@ -233,7 +234,11 @@ km_document_set_keyframe (KmDocument *self,
   keyframe.frame = frame;
   keyframe.position = world[effector].pos;
   keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
-  return km_document_put_keyframe (self, &keyframe);
+  if (!km_document_put_keyframe (self, &keyframe))
+    return FALSE;
+  if (frame == km_document_get_current_frame (self))
+    km_document_mark_pose_keyed (self);
+  return TRUE;
 }
 
 /* Removes the keyframe at @frame (one undo step); FALSE when there is none. */

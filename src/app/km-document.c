@@ -48,6 +48,13 @@
  * in sync_from_project, which re-reads that view, so undo and redo need no bookkeeping of
  * their own. The pose shown is the body's joint state, or the solved animation at the
  * current frame after scrubbing.
+ *
+ * A joint edit (a drag, the Pose tab) sets the body's joint state, which the project saves
+ * (so it marks the project modified), but a frame change shows the motion again: while the
+ * edited pose differs from the motion at the current frame it is "unkeyed" (pose-unkeyed),
+ * the time bar says so, and the frame change that replaces it logs that once. A joint
+ * edit's undo and redo go back to the frame it was made at, where the pose they restore
+ * shows.
  */
 
 struct _KmDocument
@@ -99,6 +106,10 @@ struct _KmDocument
   gpointer        solve_done_data;
   GDestroyNotify  solve_done_destroy;
   guint           close_edit_id;   /* ends a continuous joint edit after a pause */
+  /* The pose shown comes from a joint edit and differs from the motion at the current
+   * frame, which edited it at unkeyed_frame (km_document_get_pose_unkeyed). */
+  gboolean        pose_unkeyed;
+  guint           unkeyed_frame;
 };
 
 /* Joint values set closer together than this (a slider drag, a scene drag, one
@@ -116,6 +127,7 @@ enum {
   PROP_MODIFIED,
   PROP_N_FRAMES,
   PROP_POSE,
+  PROP_POSE_UNKEYED,
   PROP_PROJECT,
   PROP_SELECTED_JOINT,
   PROP_SKELETON,
@@ -204,23 +216,64 @@ shown_animation_frame (KmDocument *self)
   return MIN (self->current_frame, n > 0 ? n - 1 : 0);
 }
 
-/* Poses the body from the solved animation at the current frame, when there is one. */
-static void
-pose_from_animation (KmDocument *self)
+/* The solved animation's pose at the current frame, which a frame change shows; NULL when
+ * there is none (the pose shown stays). */
+static const double *
+motion_pose (KmDocument *self)
 {
-  const double *values;
-  guint frame;
-
   if (self->animation == NULL || self->skeleton == NULL
       || km_animation_get_n_frames (self->animation) == 0
       || km_animation_get_n_dof (self->animation) != km_skeleton_get_n_dof (self->skeleton))
-    return;
+    return NULL;
+  return km_animation_get_frame (self->animation, shown_animation_frame (self));
+}
 
-  frame = shown_animation_frame (self);
-  values = km_animation_get_frame (self->animation, frame);
+static void
+set_pose_unkeyed (KmDocument *self,
+                  gboolean    unkeyed)
+{
+  if (self->pose_unkeyed == unkeyed)
+    return;
+  self->pose_unkeyed = unkeyed;
+  if (unkeyed)
+    self->unkeyed_frame = self->current_frame;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE_UNKEYED]);
+}
+
+/* After a joint edit shows its pose: unkeyed when the motion would replace it. */
+static void
+update_pose_unkeyed (KmDocument *self)
+{
+  const double *motion = motion_pose (self);
+  gboolean differs = FALSE;
+
+  for (guint i = 0; motion != NULL && i < km_skeleton_get_n_dof (self->skeleton); i++)
+    differs |= motion[i] != self->pose[i];
+  set_pose_unkeyed (self, differs);
+}
+
+/* Poses the body from the solved animation at the current frame, when there is one. An
+ * unkeyed pose it replaces is gone from view (the body's joint state keeps it: undoing and
+ * redoing the edit shows it again at its frame): say so once. */
+static void
+pose_from_animation (KmDocument *self)
+{
+  const double *values = motion_pose (self);
+  guint frame;
+
   if (values == NULL)
     return;
 
+  frame = shown_animation_frame (self);
+  if (self->pose_unkeyed)
+    {
+      km_document_log (self, G_LOG_LEVEL_INFO,
+                       /* Translators: %u is a frame number; K is the Set Keyframe key */
+                       _("The pose dragged at frame %u was not keyed (K) and was replaced by "
+                         "the motion."),
+                       self->unkeyed_frame);
+      set_pose_unkeyed (self, FALSE);
+    }
   memcpy (self->pose, values, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
   /* A pose sequence moves the floating base too (a walk). */
   self->has_root_pose = self->animation_source != NULL
@@ -374,6 +427,8 @@ pose_from_body (KmDocument *self)
   guint n = 0;
   const double *q = self->body ? km_body_item_get_joint_state (self->body, &n) : NULL;
 
+  /* Another body (or none): an unkeyed pose of the one before is not this one's. */
+  set_pose_unkeyed (self, FALSE);
   if (self->skeleton == NULL)
     return;
   self->has_root_pose = FALSE;
@@ -746,6 +801,7 @@ typedef struct
   double     *after;
   guint       n_dof;
   guint       dof;
+  guint       frame;        /* the current frame when it was made */
 } JointEdit;
 
 static void
@@ -772,8 +828,22 @@ joint_edit_apply (JointEdit    *edit,
   if (self->body == edit->body && self->skeleton != NULL
       && km_skeleton_get_n_dof (self->skeleton) == edit->n_dof)
     {
+      guint frame = MIN (edit->frame, self->timeline_frames - 1);
+
+      /* @shown is the pose at the edit's frame: undone or redone after the frame moved on,
+       * it shows there (not at a frame whose motion it is not), and so the user sees what
+       * came back. The pose left behind is not reported as replaced: undo and redo moved
+       * away from it, and redo brings it back. */
+      if (self->current_frame != frame)
+        {
+          set_pose_unkeyed (self, FALSE);
+          self->current_frame = frame;
+          pose_from_animation (self);
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
+        }
       memcpy (self->pose, shown, edit->n_dof * sizeof (double));
       update_world (self);
+      update_pose_unkeyed (self);
     }
 }
 
@@ -793,7 +863,7 @@ joint_edit_undo (gpointer data)
   joint_edit_apply (edit, edit->before, edit->shown_before);
 }
 
-/* A drag: consecutive joint values of one body are one step. */
+/* A drag: consecutive joint values of one body at one frame are one step. */
 static gboolean
 joint_edit_merge (gpointer data,
                   gpointer next_data)
@@ -801,7 +871,7 @@ joint_edit_merge (gpointer data,
   JointEdit *edit = data;
   JointEdit *next = next_data;
 
-  if (edit->body != next->body || edit->n_dof != next->n_dof)
+  if (edit->body != next->body || edit->n_dof != next->n_dof || edit->frame != next->frame)
     return FALSE;
   memcpy (edit->after, next->after, edit->n_dof * sizeof (double));
   return TRUE;
@@ -1624,6 +1694,9 @@ km_document_get_property (GObject    *object,
     case PROP_POSE:
       g_value_set_pointer (value, self->pose);
       break;
+    case PROP_POSE_UNKEYED:
+      g_value_set_boolean (value, self->pose_unkeyed);
+      break;
     case PROP_PROJECT:
       g_value_set_object (value, self->project);
       break;
@@ -1712,6 +1785,9 @@ km_document_class_init (KmDocumentClass *klass)
   /* The DOF vector (const double *, n_dof long); notified whenever the body moves. */
   properties[PROP_POSE] =
     g_param_spec_pointer ("pose", NULL, NULL, ro);
+  /* km_document_get_pose_unkeyed */
+  properties[PROP_POSE_UNKEYED] =
+    g_param_spec_boolean ("pose-unkeyed", NULL, NULL, FALSE, ro);
   properties[PROP_PROJECT] =
     g_param_spec_object ("project", NULL, NULL, KM_TYPE_PROJECT, ro);
   properties[PROP_SELECTED_JOINT] =
@@ -2527,6 +2603,36 @@ km_document_get_pose (KmDocument *self,
   return self->pose;
 }
 
+/**
+ * km_document_get_pose_unkeyed:
+ * @frame: (out) (optional): the frame it was edited at (the current one)
+ *
+ * Whether the pose shown comes from a joint edit (a drag, the Pose tab) and differs from
+ * the solved motion at the current frame, which a frame change would show instead: the
+ * pose is not keyed. Keying it (km_document_mark_pose_keyed), undoing the edit or a frame
+ * change ends it.
+ */
+gboolean
+km_document_get_pose_unkeyed (KmDocument *self,
+                              guint      *frame)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  if (frame != NULL)
+    *frame = self->pose_unkeyed ? self->unkeyed_frame : self->current_frame;
+  return self->pose_unkeyed;
+}
+
+/* The pose shown was just keyed at the current frame: the motion that replaces it is its
+ * own, not a loss to report. */
+void
+km_document_mark_pose_keyed (KmDocument *self)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  set_pose_unkeyed (self, FALSE);
+}
+
 static void
 close_edit_cb (gpointer data)
 {
@@ -2724,6 +2830,7 @@ km_document_set_dof_value (KmDocument *self,
   edit->body = g_object_ref (self->body);
   edit->n_dof = n_dof;
   edit->dof = dof;
+  edit->frame = self->current_frame;
   edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL),
                             n_dof * sizeof (double));
   edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
@@ -3137,6 +3244,7 @@ km_document_set_joint_values (KmDocument   *self,
   edit->body = g_object_ref (self->body);
   edit->n_dof = n;
   edit->dof = 0;
+  edit->frame = self->current_frame;
   edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL), n * sizeof (double));
   edit->shown_before = g_memdup2 (self->pose, n * sizeof (double));
   edit->after = g_memdup2 (self->pose, n * sizeof (double));

@@ -146,6 +146,9 @@ void               km_document_set_modified       (KmDocument         *self,
 
 const double      *km_document_get_pose           (KmDocument         *self,
                                                    guint              *n_dof);
+gboolean           km_document_get_pose_unkeyed   (KmDocument         *self,
+                                                   guint              *frame);
+void               km_document_mark_pose_keyed    (KmDocument         *self);
 gboolean           km_document_get_dof_range      (KmDocument         *self,
                                                    guint               dof,
                                                    double             *lower,

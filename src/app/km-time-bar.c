@@ -26,6 +26,9 @@
  * (km_document_get_timeline_frames), which runs on past the motion so that the user can
  * step to a later frame and key it; playback plays the motion (frames 0 to the last
  * keyframe, or the animation's), not the held pose after it.
+ *
+ * While the pose shown is a dragged one the motion would replace at the next frame change
+ * (km_document_get_pose_unkeyed), the Set Keyframe button stands out and says so.
  */
 
 #define MIN_SPEED 0.25
@@ -46,6 +49,7 @@ struct _KmTimeBar
   /* Template widgets */
   GtkAdjustment  *adjustment;
   GtkButton      *play_button;
+  GtkButton      *set_keyframe_button;
   GtkButton      *cancel_button;
   GtkInscription *frame_label;
   GtkProgressBar *progress_bar;
@@ -124,6 +128,33 @@ update_keyframe_actions (KmTimeBar *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.delete-keyframe", keyed);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "time.copy-keyframe", keyed);
+}
+
+/* An unkeyed pose (a drag the next frame change replaces): Set Keyframe is the way to keep
+ * it, so it stands out and says why. */
+static void
+update_pose_unkeyed (KmTimeBar *self)
+{
+  GtkWidget *button = GTK_WIDGET (self->set_keyframe_button);
+  gboolean unkeyed = self->document != NULL
+                     && km_document_get_pose_unkeyed (self->document, NULL);
+
+  if (unkeyed == gtk_widget_has_css_class (button, "suggested-action"))
+    return;
+  if (unkeyed)
+    {
+      /* Not flat: a flat button shows the suggested colour on its icon only. */
+      gtk_widget_remove_css_class (button, "flat");
+      gtk_widget_add_css_class (button, "suggested-action");
+      gtk_widget_set_tooltip_text (button, _("Pose not keyed: press K to key it, or it is "
+                                             "replaced when the time changes"));
+    }
+  else
+    {
+      gtk_widget_remove_css_class (button, "suggested-action");
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_tooltip_text (button, _("Set Keyframe"));
+    }
 }
 
 static void
@@ -815,6 +846,7 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, play_button);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, scale);
+  gtk_widget_class_bind_template_child (widget_class, KmTimeBar, set_keyframe_button);
   gtk_widget_class_bind_template_callback (widget_class, adjustment_value_changed_cb);
 
   gtk_widget_class_install_action (widget_class, "time.toggle-playback", NULL,
@@ -895,6 +927,8 @@ km_time_bar_init (KmTimeBar *self)
                                   G_CALLBACK (update_marks), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
                                   G_CALLBACK (update_marks), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::pose-unkeyed",
+                                  G_CALLBACK (update_pose_unkeyed), self);
   document_range_changed_cb (self);
   document_targets_changed_cb (self);
   document_solving_changed_cb (self);
@@ -930,6 +964,7 @@ km_time_bar_set_document (KmTimeBar  *self,
   document_targets_changed_cb (self);
   document_solving_changed_cb (self);
   update_marks (self);
+  update_pose_unkeyed (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <gtk/gtk.h>
+
+#include "km-document.h"
+#include "km-document-edit.h"
+#include "km-time-bar.h"
+
+#include "test-app-util.h"
+
+/*
+ * A pose dragged in edit mode (or set in the Pose tab) that differs from the motion at the
+ * current frame is not keyed: changing the frame replaces it with the motion's pose. The
+ * time bar shows it (the Set Keyframe button is highlighted and says so), K keys it, and
+ * the first frame change that replaces it says so in the messages. Undoing the drag after
+ * that goes back to the frame it was made at, so that undo and redo show what they change.
+ */
+
+#define UNKEYED_TOOLTIP "Pose not keyed"
+#define REPLACED_TEXT "was not keyed"
+
+typedef struct
+{
+  GtkWindow  *window;
+  KmDocument *document;
+  KmTimeBar  *time_bar;
+  GtkWidget  *set_keyframe;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_load_defaults (f->document, &error));
+  g_assert_no_error (error);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  f->set_keyframe = test_app_find_action (GTK_WIDGET (f->time_bar), GTK_TYPE_BUTTON,
+                                          "time.set-keyframe");
+  g_assert_nonnull (f->set_keyframe);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  gtk_window_destroy (f->window);
+  test_app_spin ();
+  g_assert_finalize_object (f->document);
+}
+
+/* What the time bar shows: the Set Keyframe button highlighted, its tooltip saying why. */
+static gboolean
+shows_unkeyed (Fixture *f)
+{
+  const char *tooltip = gtk_widget_get_tooltip_text (f->set_keyframe);
+  gboolean highlighted = gtk_widget_has_css_class (f->set_keyframe, "suggested-action");
+  gboolean says = tooltip != NULL && strstr (tooltip, UNKEYED_TOOLTIP) != NULL;
+
+  g_assert_true (highlighted == says);
+  return highlighted;
+}
+
+/* A copy of the pose shown now (free with g_free). */
+static double *
+copy_pose (Fixture *f)
+{
+  guint n_dof;
+  const double *q = km_document_get_pose (f->document, &n_dof);
+
+  return g_memdup2 (q, n_dof * sizeof (double));
+}
+
+static gboolean
+pose_is (Fixture      *f,
+         const double *expected)
+{
+  guint n_dof;
+  const double *q = km_document_get_pose (f->document, &n_dof);
+
+  for (guint i = 0; i < n_dof; i++)
+    if (fabs (q[i] - expected[i]) > 1e-12)
+      return FALSE;
+  return TRUE;
+}
+
+/* What a drag in the scene does: km_document_set_pose with the IK's answer, then the edit
+ * closes. The first DOF turns by 0.3 rad (towards the middle of its range). Returns the
+ * dragged pose. */
+static double *
+drag (Fixture *f)
+{
+  g_autofree double *q = copy_pose (f);
+  guint n_dof;
+  double lower, upper;
+
+  km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, >, 0);
+  g_assert_true (km_document_get_dof_range (f->document, 0, &lower, &upper));
+  q[0] += q[0] < (lower + upper) / 2 ? 0.3 : -0.3;
+  km_document_set_pose (f->document, q, n_dof);
+  km_document_close_edit (f->document);
+  test_app_spin ();
+  g_assert_true (pose_is (f, q));
+  return g_steal_pointer (&q);
+}
+
+static guint
+replaced_messages (Fixture *f)
+{
+  return test_app_count_messages (f->document, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL);
+}
+
+/* Drag → the time bar shows the pose unkeyed; K keys it: a keyframe at that frame, and the
+ * pose is no longer unkeyed (nor said to be replaced once the new motion shows). */
+static void
+test_key_clears (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree double *dragged = NULL;
+  KmTargetTrack *targets;
+
+  km_document_set_current_frame (f->document, 10);
+  test_app_spin ();
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 10), <, 0);
+  g_assert_false (shows_unkeyed (f));
+
+  dragged = drag (f);
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (km_document_get_modified (f->document));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 10), >=, 0);
+
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+}
+
+/* Undoing the drag (at its frame) clears the state, silently. */
+static void
+test_undo_clears (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree double *before = copy_pose (f);
+  g_autofree double *dragged = drag (f);
+
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  g_assert_true (pose_is (f, before));
+
+  /* Redo shows the dragged pose again, still not keyed. */
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (pose_is (f, dragged));
+  g_assert_true (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+}
+
+/* The reviewer's steps: drag at frame 0, Right, Left. The first frame change replaces the
+ * pose and says so once; the second says nothing more. */
+static void
+test_frame_change_replaces (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree double *before = copy_pose (f);
+  g_autofree double *dragged = drag (f);
+  g_autofree char *frame_text = g_strdup_printf (" %u ", 0u);
+
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.step-forward",
+                                             NULL));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1);
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 1);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, REPLACED_TEXT,
+                                       frame_text, NULL));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.step-backward",
+                                             NULL));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+  g_assert_true (pose_is (f, before));
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 1);
+}
+
+/* Undo after the frame moved on goes back to the frame of the drag, and shows the pose from
+ * before it there; redo shows the dragged pose at that frame again (unkeyed, so K can key
+ * it). */
+static void
+test_undo_after_frame_change (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree double *before = NULL;
+  g_autofree double *dragged = NULL;
+
+  km_document_set_current_frame (f->document, 5);
+  test_app_spin ();
+  before = copy_pose (f);
+  dragged = drag (f);
+  km_document_set_current_frame (f->document, 40);
+  test_app_spin ();
+  g_assert_false (pose_is (f, before));
+  g_assert_cmpuint (replaced_messages (f), ==, 1);
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 5);
+  g_assert_true (pose_is (f, before));
+  g_assert_false (shows_unkeyed (f));
+
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 5);
+  g_assert_true (pose_is (f, dragged));
+  g_assert_true (shows_unkeyed (f));
+  /* Going back to the drag's frame replaced nothing unkeyed: no new message. */
+  g_assert_cmpuint (replaced_messages (f), ==, 1);
+}
+
+/* Drags at two frames in quick succession (no pause to end the first) are two undo steps,
+ * each undone at its own frame. */
+static void
+test_drags_at_two_frames_are_two_steps (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree double *before_0 = copy_pose (f);
+  g_autofree double *dragged_0 = NULL;
+  g_autofree double *before_3 = NULL;
+  g_autofree double *dragged_3 = NULL;
+  g_autofree double *q = copy_pose (f);
+  guint n_dof;
+
+  km_document_get_pose (f->document, &n_dof);
+  q[0] += 0.2;
+  km_document_set_pose (f->document, q, n_dof);     /* no close_edit: still one drag… */
+  dragged_0 = copy_pose (f);
+  km_document_set_current_frame (f->document, 3);   /* …but at another frame now */
+  before_3 = copy_pose (f);
+  memcpy (q, before_3, n_dof * sizeof (double));
+  q[0] += 0.2;
+  km_document_set_pose (f->document, q, n_dof);
+  km_document_close_edit (f->document);
+  dragged_3 = copy_pose (f);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 3);
+  g_assert_true (pose_is (f, before_3));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+  g_assert_true (pose_is (f, before_0));
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (pose_is (f, dragged_0));
+  g_assert_true (km_document_redo (f->document));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 3);
+  g_assert_true (pose_is (f, dragged_3));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/UnkeyedPose/key-clears", Fixture, NULL,
+              fixture_setup, test_key_clears, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-clears", Fixture, NULL,
+              fixture_setup, test_undo_clears, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/frame-change-replaces", Fixture, NULL,
+              fixture_setup, test_frame_change_replaces, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-after-frame-change", Fixture, NULL,
+              fixture_setup, test_undo_after_frame_change, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/drags-at-two-frames-are-two-steps", Fixture, NULL,
+              fixture_setup, test_drags_at_two_frames_are_two_steps, fixture_teardown);
+
+  return g_test_run ();
+}
