@@ -320,6 +320,95 @@ test_app_find_action (GtkWidget  *root,
   return find_widget (root, type, action_is, action_name);
 }
 
+/* @widget as the user sees it, drawn over white by GSK's cairo renderer (no GL): B, G,
+ * R, A premultiplied, *@w_out × *@h_out, freed with g_free(). */
+guint8 *
+test_app_render_widget (GtkWidget *widget,
+                        int       *w_out,
+                        int       *h_out)
+{
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  GtkSnapshot *snapshot;
+  guint8 *pixels;
+  int w, h;
+
+  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
+  g_assert_no_error (error);
+  w = gtk_widget_get_width (widget);
+  h = gtk_widget_get_height (widget);
+  g_assert_cmpint (w, >, 0);
+  g_assert_cmpint (h, >, 0);
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 },
+                             &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  pixels = g_malloc ((gsize) w * h * 4);
+  gdk_texture_download (texture, pixels, (gsize) w * 4);
+  gsk_renderer_unrealize (renderer);
+  *w_out = w;
+  *h_out = h;
+  return pixels;
+}
+
+/* Whether real input (xdotool, through the X server) can reach @widget: on X11 with
+ * xdotool installed. Otherwise the test is skipped, saying why. */
+gboolean
+test_app_real_input_or_skip (GtkWidget *widget)
+{
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+#ifdef GDK_WINDOWING_X11
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (widget)))
+#endif
+    {
+      g_test_skip ("not on X11");
+      return FALSE;
+    }
+  if (xdotool == NULL)
+    {
+      g_test_skip ("xdotool is not installed");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Real key presses: gives @window the X focus (and @focus, when not NULL, the keyboard
+ * focus), then runs the xdotool commands @first, … (NULL-terminated): "key", "ctrl+z",
+ * "type", "200", …. */
+void
+test_app_real_keys (GtkWidget  *window,
+                    GtkWidget  *focus,
+                    const char *first,
+                    ...)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  va_list ap;
+
+  if (!GDK_IS_X11_SURFACE (surface))
+    return;
+  if (focus != NULL)
+    g_assert_true (gtk_widget_grab_focus (focus));
+  g_ptr_array_add (args, g_strdup ("windowfocus"));
+  g_ptr_array_add (args, g_strdup ("--sync"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  va_start (ap, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, g_strdup (arg));
+  va_end (ap);
+  test_app_xdotool (window, args);
+  test_app_spin_for (100);
+#endif
+}
+
 static guint
 count_messages_va (KmDocument     *document,
                    GLogLevelFlags  level,

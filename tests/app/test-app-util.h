@@ -48,6 +48,14 @@ GtkWidget *test_app_find_label    (GtkWidget  *root,
 GtkWidget *test_app_find_action   (GtkWidget  *root,
                                    GType       type,
                                    const char *action_name);
+gboolean  test_app_real_input_or_skip (GtkWidget *widget);
+void      test_app_real_keys      (GtkWidget  *window,
+                                   GtkWidget  *focus,
+                                   const char *first,
+                                   ...) G_GNUC_NULL_TERMINATED;
+guint8   *test_app_render_widget  (GtkWidget  *widget,
+                                   int        *w_out,
+                                   int        *h_out);
 
 guint    test_app_count_messages  (KmDocument     *document,
                                    GLogLevelFlags  level,

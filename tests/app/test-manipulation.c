@@ -129,21 +129,10 @@ fixture_teardown (Fixture       *f,
 static gboolean
 ready_or_skip (Fixture *f)
 {
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
   const GError *error;
 
-#ifdef GDK_WINDOWING_X11
-  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
-#endif
-    {
-      g_test_skip ("not on X11");
-      return FALSE;
-    }
-  if (xdotool == NULL)
-    {
-      g_test_skip ("xdotool is not installed");
-      return FALSE;
-    }
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return FALSE;
   g_assert_true (wait_for (f, solved, 20000));
   g_assert_true (wait_for (f, rendered, 10000));
   error = gtk_gl_area_get_error (GTK_GL_AREA (f->scene_view));

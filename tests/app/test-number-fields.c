@@ -17,9 +17,6 @@
 
 #include "test-app-util.h"
 
-#ifdef GDK_WINDOWING_X11
-#include <gdk/x11/gdkx.h>
-#endif
 
 /*
  * The numeric fields of the Pose tab and the Skeleton inspector, as a user types into
@@ -169,55 +166,6 @@ type_and_enter (GtkSpinButton *spin,
   gtk_editable_set_text (GTK_EDITABLE (spin), text);
   gtk_spin_button_update (spin);
   test_app_spin ();
-}
-
-static gboolean
-ready_or_skip (Fixture *f)
-{
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
-
-#ifdef GDK_WINDOWING_X11
-  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
-#endif
-    {
-      g_test_skip ("not on X11");
-      return FALSE;
-    }
-  if (xdotool == NULL)
-    {
-      g_test_skip ("xdotool is not installed");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Real key presses (xdotool key names) to the window, with the keyboard focus in @focus. */
-static void
-real_keys (Fixture    *f,
-           GtkWidget  *focus,
-           const char *first,
-           ...)
-{
-#ifdef GDK_WINDOWING_X11
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
-  va_list ap;
-
-  if (focus != NULL)
-    g_assert_true (gtk_widget_grab_focus (focus));
-  g_ptr_array_add (args, g_strdup ("windowfocus"));
-  g_ptr_array_add (args, g_strdup ("--sync"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup ("key"));
-  g_ptr_array_add (args, g_strdup ("--delay"));
-  g_ptr_array_add (args, g_strdup ("60"));
-  va_start (ap, first);
-  for (const char *key = first; key != NULL; key = va_arg (ap, const char *))
-    g_ptr_array_add (args, g_strdup (key));
-  va_end (ap);
-  test_app_xdotool (GTK_WIDGET (f->window), args);
-  test_app_spin_for (100);
-#endif
 }
 
 /* "abc" (or nothing) in a joint value: refused with the reason, the pose as it was. */
@@ -379,9 +327,10 @@ test_tab_through_pose (Fixture       *f,
   GtkSpinButton *spin = pose_field (f, SHOULDER_X);
   double before = dof_value (f, SHOULDER_X);
 
-  if (!ready_or_skip (f))
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
-  real_keys (f, GTK_WIDGET (spin), "Tab", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "Tab", NULL);
   g_assert_false (gtk_widget_has_focus (GTK_WIDGET (spin)));
   g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, before);
   g_assert_false (km_document_can_undo (f->document));
@@ -399,13 +348,14 @@ test_undo_keys_in_field (Fixture       *f,
   double elbow = dof_value (f, ELBOW);
   g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
 
-  if (!ready_or_skip (f))
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
   /* Nothing to undo yet: the field keeps its text (GtkText's own undo would empty it), and
    * leaving it commits nothing. */
-  real_keys (f, GTK_WIDGET (spin), "ctrl+z", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+z", NULL);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
-  real_keys (f, NULL, "Tab", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Tab", NULL);
   g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, shoulder);
   g_assert_false (km_document_can_undo (f->document));
 
@@ -413,19 +363,22 @@ test_undo_keys_in_field (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_true (km_document_can_undo (f->document));
 
-  real_keys (f, GTK_WIDGET (spin), "ctrl+z", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+z", NULL);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow);
   g_assert_false (km_document_can_undo (f->document));
   g_assert_true (km_document_can_redo (f->document));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
 
-  real_keys (f, NULL, "ctrl+shift+z", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "ctrl+shift+z", NULL);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), elbow - 0.25, 1e-12);
   g_assert_false (km_document_can_redo (f->document));
 
-  real_keys (f, NULL, "ctrl+z", "Tab", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "ctrl+z", "Tab", NULL);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_cmpfloat (dof_value (f, SHOULDER_X), ==, shoulder);
   g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow);
@@ -442,13 +395,15 @@ test_junk_typed (Fixture       *f,
   double before = dof_value (f, ELBOW);
   g_autofree char *shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
 
-  if (!ready_or_skip (f))
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
-  real_keys (f, GTK_WIDGET (spin), "ctrl+a", "a", "b", "c", "Return", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+a", "a", "b", "c", "Return", NULL);
   g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
   g_assert_nonnull (shown_error (f->panel));
-  real_keys (f, NULL, "ctrl+a", "BackSpace", "Tab", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "ctrl+a", "BackSpace", "Tab", NULL);
   g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
   g_assert_false (km_document_can_undo (f->document));

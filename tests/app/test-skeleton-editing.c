@@ -27,6 +27,10 @@
 
 #include "test-app-util.h"
 
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 typedef struct
 {
   GtkWidget  *window;
@@ -1928,6 +1932,136 @@ test_add_joint_drawn (SceneFixture  *f,
   g_assert_cmpuint (n_differ, ==, 0);
 }
 
+/* The limit-reason tests' start: the built-in example with the Elbow selected. */
+static void
+fixture_setup_elbow (Fixture       *f,
+                     gconstpointer  data)
+{
+  fixture_setup (f, data);
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Elbow"));
+}
+
+/* Min above max is refused: the reason shows under the limits, the field shows the
+ * skeleton's value again. */
+static void
+refuse_min (Fixture *f)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  KmSkeleton *before = km_document_get_skeleton (f->document);
+
+  g_assert_false (gtk_widget_get_visible (error_label));
+  gtk_spin_button_set_value (min, 200.0);
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+  g_assert_true (gtk_widget_get_visible (error_label));
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), 0.0, 1e-9);
+}
+
+/* Another valid limit edit clears it (as any accepted edit does). */
+static void
+test_limit_reason_goes_with_valid_edit (Fixture       *f,
+                                        gconstpointer  data)
+{
+  GtkWidget *error_label = child (f, "limit_error");
+
+  refuse_min (f);
+  gtk_spin_button_set_value (child (f, "min_0"), 10.0);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* Undo puts other values in the fields: the reason was about the old ones. */
+static void
+test_limit_reason_goes_with_undo (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkWidget *error_label = child (f, "limit_error");
+
+  gtk_spin_button_set_value (child (f, "max_0"), 120.0);
+  g_assert_true (km_document_can_undo (f->document));
+  refuse_min (f);
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* Another joint: its fields, without the reason. */
+static void
+test_limit_reason_goes_with_selection (Fixture       *f,
+                                       gconstpointer  data)
+{
+  GtkWidget *error_label = child (f, "limit_error");
+
+  refuse_min (f);
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Piston"));
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* The user types the value the field shows back in (the skeleton's, so no edit): nothing
+ * refused is left to explain. */
+static void
+test_limit_reason_goes_with_same_value (Fixture       *f,
+                                        gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+
+  refuse_min (f);
+  /* The user types once the refusal is handled (the main loop has run). */
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (error_label));
+  gtk_editable_set_text (GTK_EDITABLE (min), "0");
+  gtk_spin_button_update (min);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
+/* As a user does it, with the keyboard: the reason stays while the reverted field is left
+ * as it is, and goes once the user types a new value in. */
+static void
+test_limit_reason_goes_when_typing (Fixture       *f,
+                                    gconstpointer  data)
+{
+  GtkWidget *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  KmSkeleton *before = km_document_get_skeleton (f->document);
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+#ifdef GDK_WINDOWING_X11
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (f->window)) || xdotool == NULL)
+#endif
+    {
+      g_test_skip ("needs X11 and xdotool");
+      return;
+    }
+  test_app_spin_for (200);
+  /* (xdotool's type takes every argument after it as text: it ends a command line.) */
+  test_app_real_keys (f->window, min, "key", "ctrl+a", "type", "200", NULL);
+  test_app_real_keys (f->window, NULL, "key", "Return", NULL);
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+  g_assert_true (gtk_widget_get_visible (error_label));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "0.000");
+
+  /* Left alone, it stays to be read. */
+  test_app_spin_for (300);
+  g_assert_true (gtk_widget_get_visible (error_label));
+
+  /* Typing a new value: the refused one is gone, and so is its reason. */
+  test_app_real_keys (f->window, NULL, "key", "ctrl+a", "type", "10", NULL);
+  g_assert_false (gtk_widget_get_visible (error_label));
+  g_assert_false (km_document_can_undo (f->document));
+  test_app_real_keys (f->window, NULL, "key", "Return", NULL);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                                         2)->limits[0].min,
+                                  10.0 * G_PI / 180.0, 1e-9);
+  g_assert_false (gtk_widget_get_visible (error_label));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1968,6 +2102,17 @@ main (int    argc,
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
   ADD ("/kinema/SkeletonOutline/scrolls-to-selected", test_outline_scrolls_to_selected);
 #undef ADD
+#define ADD_ELBOW(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup_elbow, func, fixture_teardown)
+  ADD_ELBOW ("/kinema/JointInspector/limit-reason/valid-edit",
+             test_limit_reason_goes_with_valid_edit);
+  ADD_ELBOW ("/kinema/JointInspector/limit-reason/undo", test_limit_reason_goes_with_undo);
+  ADD_ELBOW ("/kinema/JointInspector/limit-reason/selection",
+             test_limit_reason_goes_with_selection);
+  ADD_ELBOW ("/kinema/JointInspector/limit-reason/same-value",
+             test_limit_reason_goes_with_same_value);
+  ADD_ELBOW ("/kinema/JointInspector/limit-reason/typing", test_limit_reason_goes_when_typing);
+#undef ADD_ELBOW
   g_test_add ("/kinema/JointInspector/add-joint-drawn", SceneFixture, NULL, scene_fixture_setup,
               test_add_joint_drawn, scene_fixture_teardown);
   return g_test_run ();

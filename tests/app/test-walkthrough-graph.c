@@ -80,36 +80,15 @@ static void
 test_keyframe_marks_visible (Fixture       *f,
                              gconstpointer  data)
 {
-  GtkWidget *graph = GTK_WIDGET (f->graph_view);
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
   g_autofree guint8 *pixels = NULL;
-  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
-  g_autoptr(GError) error = NULL;
-  GtkSnapshot *snapshot;
   double x, y, mark, background;
   int w, h;
 
-  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
-  g_assert_no_error (error);
-  w = gtk_widget_get_width (graph);
-  h = gtk_widget_get_height (graph);
-  g_assert_cmpint (w, >=, 600);
   /* The built-in example keys frame 80 (its second keyframe). */
   g_assert_true (km_graph_view_get_keyframe_point (f->graph_view, 80, &x, &y));
-
-  paintable = gtk_widget_paintable_new (graph);
-  snapshot = gtk_snapshot_new ();
-  /* The window's background under the graph, as the user sees it */
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 },
-                             &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  pixels = g_malloc ((gsize) w * h * 4);
-  gdk_texture_download (texture, pixels, (gsize) w * 4);
-  gsk_renderer_unrealize (renderer);
+  /* Over the window's background, as the user sees it. */
+  pixels = test_app_render_widget (GTK_WIDGET (f->graph_view), &w, &h);
+  g_assert_cmpint (w, >=, 600);
 
   /* The middle of the mark, against the background beside it (between two marks). */
   mark = luma_at (pixels, w, (int) round (x), (int) round (y) + 1);
@@ -124,33 +103,7 @@ render_graph (Fixture *f,
               int     *w_out,
               int     *h_out)
 {
-  GtkWidget *graph = GTK_WIDGET (f->graph_view);
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
-  g_autoptr(GError) error = NULL;
-  GtkSnapshot *snapshot;
-  guint8 *pixels;
-  int w, h;
-
-  g_assert_true (gsk_renderer_realize (renderer, NULL, &error));
-  g_assert_no_error (error);
-  w = gtk_widget_get_width (graph);
-  h = gtk_widget_get_height (graph);
-  paintable = gtk_widget_paintable_new (graph);
-  snapshot = gtk_snapshot_new ();
-  gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 1, 1, 1 },
-                             &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  pixels = g_malloc ((gsize) w * h * 4);
-  gdk_texture_download (texture, pixels, (gsize) w * 4);
-  gsk_renderer_unrealize (renderer);
-  *w_out = w;
-  *h_out = h;
-  return pixels;
+  return test_app_render_widget (GTK_WIDGET (f->graph_view), w_out, h_out);
 }
 
 static gboolean

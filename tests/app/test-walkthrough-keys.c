@@ -5,9 +5,6 @@
 #include "config.h"
 
 #include <gtk/gtk.h>
-#ifdef GDK_WINDOWING_X11
-#include <gdk/x11/gdkx.h>
-#endif
 
 #include "km-application.h"
 #include "km-document.h"
@@ -62,53 +59,6 @@ fixture_teardown (Fixture       *f,
   test_app_spin ();
   g_assert_true (test_app_unref_and_wait_finalized (f->document, 5000));
   g_clear_object (&f->app);
-}
-
-static gboolean
-ready_or_skip (Fixture *f)
-{
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
-
-#ifdef GDK_WINDOWING_X11
-  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
-#endif
-    {
-      g_test_skip ("not on X11");
-      return FALSE;
-    }
-  if (xdotool == NULL)
-    {
-      g_test_skip ("xdotool is not installed");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Real key presses (xdotool key names) to the window, after giving it the X focus. */
-static void
-real_keys (Fixture    *f,
-           const char *first,
-           ...)
-{
-#ifdef GDK_WINDOWING_X11
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
-  g_autofree char *xid = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
-  va_list ap;
-
-  g_ptr_array_add (args, g_strdup ("windowfocus"));
-  g_ptr_array_add (args, g_strdup ("--sync"));
-  g_ptr_array_add (args, g_strdup (xid));
-  g_ptr_array_add (args, g_strdup ("key"));
-  g_ptr_array_add (args, g_strdup ("--delay"));
-  g_ptr_array_add (args, g_strdup ("60"));
-  va_start (ap, first);
-  for (const char *key = first; key != NULL; key = va_arg (ap, const char *))
-    g_ptr_array_add (args, g_strdup (key));
-  va_end (ap);
-  test_app_xdotool (GTK_WIDGET (f->window), args);
-  test_app_spin_for (100);
-#endif
 }
 
 static gboolean
@@ -178,7 +128,7 @@ test_copy_paste_keyframe_keys (Fixture       *f,
   g_autofree char *mnemonics = NULL;
   g_auto(GStrv) actions = NULL;
 
-  if (!ready_or_skip (f))
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
 
   g_assert_nonnull (menubar);
@@ -209,7 +159,9 @@ test_copy_paste_keyframe_keys (Fixture       *f,
   g_assert_false (has_keyframe (f, 3));
   g_assert_false (km_time_bar_get_has_clipboard (f->time_bar));
 
-  real_keys (f, "ctrl+shift+c", "Right", "Right", "Right", "ctrl+shift+v", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "ctrl+shift+c", "Right", "Right", "Right",
+                      "ctrl+shift+v", NULL);
   g_assert_true (km_time_bar_get_has_clipboard (f->time_bar));
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 3);
   g_assert_true (has_keyframe (f, 3));
@@ -262,7 +214,7 @@ test_timebar_keys_with_slider_focus (Fixture       *f,
   double value;
   guint n_frames = km_document_get_n_frames (f->document);
 
-  if (!ready_or_skip (f))
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
 
   g_assert_cmpuint (km_joint_panel_get_n_rows (panel), >, 1);
@@ -281,15 +233,16 @@ test_timebar_keys_with_slider_focus (Fixture       *f,
   g_assert_false (km_document_can_undo (f->document));
 
   g_assert_true (gtk_widget_grab_focus (slider));
-  real_keys (f, "Right", "Right", "Right", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "Right", "Right", "Right", NULL);
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 4);
   g_assert_true (gtk_widget_has_focus (slider));
   /* End: the end of the time bar's range, which runs past the motion's last frame. */
-  real_keys (f, "End", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "End", NULL);
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==,
                     km_document_get_timeline_frames (f->document) - 1);
   g_assert_cmpuint (km_document_get_timeline_frames (f->document), >, n_frames);
-  real_keys (f, "Home", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Home", NULL);
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
   /* Frame 0 plays the solved pose there: the joint follows the frame, not the keys. */
   km_document_set_current_frame (f->document, 1);
@@ -299,13 +252,14 @@ test_timebar_keys_with_slider_focus (Fixture       *f,
 
   /* In the spin entry the keys move the text cursor; a letter is text, not a keyframe. */
   g_assert_true (gtk_widget_grab_focus (spin));
-  real_keys (f, "End", "Left", "Home", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL,
+                      "key", "--delay", "60", "End", "Left", "Home", NULL);
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1);
   g_assert_false (has_keyframe (f, 1));
-  real_keys (f, "k", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "k", NULL);
   g_assert_false (has_keyframe (f, 1));
   g_assert_true (g_str_has_prefix (gtk_editable_get_text (GTK_EDITABLE (spin)), "k"));
-  real_keys (f, "BackSpace", NULL);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "BackSpace", NULL);
 }
 
 int
