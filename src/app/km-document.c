@@ -25,6 +25,7 @@
 #include "km-ik.h"
 #include "km-layout-state.h"
 #include "km-message.h"
+#include "km-motion-file-item.h"
 #include "km-pose-seq-item.h"
 #include "km-root-item.h"
 #include "km-unknown-item.h"
@@ -240,11 +241,14 @@ set_pose_unkeyed (KmDocument *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE_UNKEYED]);
 }
 
-/* After a joint edit shows its pose: unkeyed when the motion would replace it. */
+/* After a joint edit shows its pose: unkeyed when the motion would replace it. Not while a
+ * read-only motion plays (a pose sequence, a body motion: KmMotionFileItem): nothing can
+ * be keyed there, so there is nothing to point the user to. */
 static void
 update_pose_unkeyed (KmDocument *self)
 {
-  const double *motion = motion_pose (self);
+  const double *motion = KM_IS_MOTION_FILE_ITEM (self->animation_source)
+                         ? NULL : motion_pose (self);
   gboolean differs = FALSE;
 
   for (guint i = 0; motion != NULL && i < km_skeleton_get_n_dof (self->skeleton); i++)

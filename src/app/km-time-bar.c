@@ -131,13 +131,17 @@ update_keyframe_actions (KmTimeBar *self)
 }
 
 /* An unkeyed pose (a drag the next frame change replaces): Set Keyframe is the way to keep
- * it, so it stands out and says why. */
+ * it, so it stands out and says why. Playback stops: it would replace the pose at its next
+ * frame, and a drag made while it ran would become one edit per frame it passed. */
 static void
 update_pose_unkeyed (KmTimeBar *self)
 {
   GtkWidget *button = GTK_WIDGET (self->set_keyframe_button);
   gboolean unkeyed = self->document != NULL
                      && km_document_get_pose_unkeyed (self->document, NULL);
+
+  if (unkeyed && km_time_bar_get_playing (self))
+    km_time_bar_set_playing (self, FALSE);
 
   if (unkeyed == gtk_widget_has_css_class (button, "suggested-action"))
     return;

@@ -236,6 +236,9 @@ test_drag_effector (void)
   /* The root is the sequence's; the drag moves joints below it only. */
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (joint_pos (&f, 0), waist)), <, 1e-9);
   g_assert_true (km_document_get_limits_held (f.document, 1e-9));
+  /* A pose sequence is read-only: nothing can be keyed, so the pose is not "unkeyed" and
+   * the time bar does not point to Set Keyframe. */
+  g_assert_false (km_document_get_pose_unkeyed (f.document, NULL));
 
   close_window (&f);
 }

@@ -280,12 +280,41 @@ test_drags_at_two_frames_are_two_steps (Fixture       *f,
   g_assert_true (pose_is (f, dragged_3));
 }
 
+/* A drag while the motion plays stops playback: the next frame would replace the pose, and
+ * every frame it passed would make the drag another edit and another message. */
+static void
+test_drag_stops_playback (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree double *first = NULL;
+  guint frame, n_messages;
+
+  km_document_set_current_frame (f->document, 20);
+  km_time_bar_set_playing (f->time_bar, TRUE);
+  g_assert_true (km_time_bar_get_playing (f->time_bar));
+  test_app_spin_for (100);
+  n_messages = test_app_count_messages (f->document, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL);
+
+  first = drag (f);
+  g_assert_false (km_time_bar_get_playing (f->time_bar));
+  g_assert_true (km_document_get_pose_unkeyed (f->document, &frame));
+  /* Playback had run on; the pose stays, the time does not move past it. */
+  test_app_spin_for (300);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  g_assert_true (pose_is (f, first));
+  g_assert_true (shows_unkeyed (f));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, REPLACED_TEXT,
+                                             NULL), ==, n_messages);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   test_app_init (&argc, &argv);
 
+  g_test_add ("/kinema/UnkeyedPose/drag-stops-playback", Fixture, NULL,
+              fixture_setup, test_drag_stops_playback, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/key-clears", Fixture, NULL,
               fixture_setup, test_key_clears, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/undo-clears", Fixture, NULL,
