@@ -77,8 +77,11 @@ struct _KmGraphView
   /* A keyframe mark being dragged: from which frame (-1: none), and where it would land. */
   int             key_from;
   guint           key_to;
-  /* The press was on a legend entry: the drag that follows does not seek. */
+  /* The press was in the legend: the drag that follows does not seek. */
   gboolean        legend_press;
+  /* ... on its "+N more": the release lists every curve in more_popover. */
+  gboolean        more_press;
+  GtkWidget      *more_popover;
 };
 
 enum {
@@ -112,6 +115,7 @@ typedef struct
   guint            n_more;             /* entries not shown */
   PangoLayout     *more;               /* their summary, or NULL */
   graphene_rect_t  more_box;
+  double           legend_bottom;      /* a press above this (and the plot) is the legend's */
   PangoLayout     *values[3];          /* top, middle and bottom labels */
   double           gutter;             /* the value labels' column */
   PangoLayout     *time_labels[32];
@@ -136,7 +140,13 @@ set_rgb (cairo_t *cr,
 }
 
 #define N_COLOURS 6
+/* The golden angle, in turns: hues stepped by it never repeat and stay far apart. */
+#define GOLDEN_TURN 0.381966
 
+/* Curve @index's colour: the fixed ones first, then hues stepped by the golden angle, in
+ * alternating strong and pale shades, so that every curve of a many-jointed body has its own
+ * colour (the legend names it by colour). Mid-bright shades read on light and dark themes.
+ * Rounded to 8 bits, as drawn, so that a swatch's pixels equal its colour. */
 static void
 curve_rgba (guint    index,
             GdkRGBA *rgba)
@@ -145,9 +155,22 @@ curve_rgba (guint    index,
     { KM_GRAPH_CURVE_0_RGB }, { KM_GRAPH_CURVE_1_RGB }, { KM_GRAPH_CURVE_2_RGB },
     { KM_GRAPH_CURVE_3_RGB }, { KM_GRAPH_CURVE_4_RGB }, { KM_GRAPH_CURVE_5_RGB },
   };
-  const guint8 *c = rgb[index % N_COLOURS];
+  float r, g, b;
 
-  *rgba = (GdkRGBA) { c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, 1.0f };
+  if (index < N_COLOURS)
+    {
+      const guint8 *c = rgb[index];
+
+      *rgba = (GdkRGBA) { c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, 1.0f };
+      return;
+    }
+  index -= N_COLOURS;
+  /* Start between the fixed red and orange hues. */
+  gtk_hsv_to_rgb (fmodf (0.04f + index * GOLDEN_TURN, 1.0f),
+                  index % 2 == 0 ? 0.85f : 0.55f,
+                  index % 2 == 0 ? 0.80f : 0.95f, &r, &g, &b);
+  *rgba = (GdkRGBA) { roundf (r * 255) / 255.0f, roundf (g * 255) / 255.0f,
+                      roundf (b * 255) / 255.0f, 1.0f };
 }
 
 /* The frames along the time axis: the time bar's range. */
@@ -534,6 +557,7 @@ compute_layout (KmGraphView *self,
                         CLAMP ((int) ((height - 2 * MARGIN) / 4 / (SWATCH + 8)), 1, 3));
   if (top > MARGIN)
     top += LEGEND_GAP;
+  l->legend_bottom = top;
 
   /* The time labels under the keyframe marks, if the plot keeps some height. */
   l->values[0] = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), "0");
@@ -790,6 +814,24 @@ entry_at (Layout *l,
   return NULL;
 }
 
+/* Whether (@x, @y) is in the legend's rows, entries or not: a press there never seeks. */
+static gboolean
+in_legend (Layout *l,
+           double  x,
+           double  y)
+{
+  return l->legend_bottom > MARGIN && y < l->legend_bottom && y < l->plot.origin.y;
+}
+
+/* Whether (@x, @y) is on the legend's "+N more". */
+static gboolean
+on_more (Layout *l,
+         double  x,
+         double  y)
+{
+  return l->more != NULL && graphene_rect_contains_point (&l->more_box, &GRAPHENE_POINT_INIT (x, y));
+}
+
 static void
 area_layout (KmGraphView *self,
              Layout      *l)
@@ -837,7 +879,89 @@ keyframe_at (KmGraphView *self,
   return found;
 }
 
-/* A press on a legend entry shows only its joint (or, the shown joint's, all of them); on a
+static void
+swatch_draw_cb (GtkDrawingArea *area,
+                cairo_t        *cr,
+                int             width,
+                int             height,
+                gpointer        data)
+{
+  gdk_cairo_set_source_rgba (cr, data);
+  cairo_paint (cr);
+}
+
+/* A curve picked from the list: as its legend entry would do. */
+static void
+more_row_activated_cb (KmGraphView   *self,
+                       GtkListBoxRow *row,
+                       GtkListBox    *list)
+{
+  int joint = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (row), "joint"));
+
+  gtk_popover_popdown (GTK_POPOVER (self->more_popover));
+  if (self->document != NULL)
+    km_document_set_selected_joint (self->document,
+                                    km_document_get_selected_joint (self->document) == joint
+                                    ? -1 : joint);
+}
+
+/* "+N more" lists every curve, each beside its swatch, under the legend: the legend
+ * cannot show them all, and so cannot name the curves' colours. */
+static void
+show_more (KmGraphView *self,
+           Layout      *l)
+{
+  GtkWidget *list = gtk_list_box_new ();
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_list_box_set_activate_on_single_click (GTK_LIST_BOX (list), TRUE);
+  for (guint i = 0; i < l->entries->len; i++)
+    {
+      Entry *e = &g_array_index (l->entries, Entry, i);
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, (int) SWATCH_GAP + 2);
+      GtkWidget *swatch = gtk_drawing_area_new ();
+      GtkWidget *label = gtk_label_new (e->name);
+      GtkWidget *row = gtk_list_box_row_new ();
+      GdkRGBA colour;
+
+      curve_rgba (e->colour, &colour);
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), (int) SWATCH);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), (int) SWATCH);
+      gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), swatch_draw_cb,
+                                      gdk_rgba_copy (&colour), (GDestroyNotify) gdk_rgba_free);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_box_append (GTK_BOX (box), swatch);
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+      g_object_set_data (G_OBJECT (row), "joint", GINT_TO_POINTER (e->joint));
+      gtk_list_box_append (GTK_LIST_BOX (list), row);
+    }
+  g_signal_connect_swapped (list, "row-activated", G_CALLBACK (more_row_activated_cb), self);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), list);
+
+  if (self->more_popover == NULL)
+    {
+      self->more_popover = gtk_popover_new ();
+      gtk_widget_set_parent (self->more_popover, GTK_WIDGET (self));
+    }
+  gtk_popover_set_child (GTK_POPOVER (self->more_popover), scrolled);
+  /* The area fills the view (a bin), so its coordinates are the view's. */
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->more_popover),
+                               &(GdkRectangle) { (int) l->more_box.origin.x,
+                                                 (int) l->more_box.origin.y,
+                                                 (int) l->more_box.size.width,
+                                                 (int) l->more_box.size.height });
+  gtk_popover_popup (GTK_POPOVER (self->more_popover));
+}
+
+/* A press on a legend entry shows only its joint (or, the shown joint's, all of them); on
+ * "+N more" its release lists every curve; elsewhere in the legend it does nothing. On a
  * keyframe's mark it grabs it; anywhere else it sets the time. */
 static void
 drag_begin_cb (KmGraphView    *self,
@@ -850,7 +974,8 @@ drag_begin_cb (KmGraphView    *self,
 
   area_layout (self, &l);
   entry = entry_at (&l, x, y);
-  self->legend_press = entry != NULL;
+  self->legend_press = entry != NULL || in_legend (&l, x, y);
+  self->more_press = on_more (&l, x, y);
   if (entry != NULL)
     km_document_set_selected_joint (self->document, l.selected ? -1 : entry->joint);
   layout_clear (&l);
@@ -897,7 +1022,17 @@ drag_end_cb (KmGraphView    *self,
 {
   int from = self->key_from;
 
+  if (self->more_press && fabs (dx) < 8 && fabs (dy) < 8)
+    {
+      Layout l;
+
+      area_layout (self, &l);
+      if (l.more != NULL)
+        show_more (self, &l);
+      layout_clear (&l);
+    }
   self->legend_press = FALSE;
+  self->more_press = FALSE;
   if (from >= 0 && self->document != NULL)
     {
       drag_update_cb (self, dx, dy, gesture);
@@ -918,6 +1053,7 @@ drag_cancel_cb (KmGraphView      *self,
 {
   self->key_from = -1;
   self->legend_press = FALSE;
+  self->more_press = FALSE;
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
 
@@ -946,9 +1082,13 @@ query_tooltip_cb (KmGraphView *self,
       /* Translators: tooltip of a joint's entry in the graph's legend */
       text = g_strdup_printf (_("Show only %s"), km_skeleton_get_joint (skeleton, entry->joint)->name);
     }
-  else
+  else if (on_more (&l, x, y))
+    text = g_strdup (_("List every curve, to pick one"));
+  else if (!in_legend (&l, x, y))
     text = g_strdup (_("Joint values over time; click to set the time"));
   layout_clear (&l);
+  if (text == NULL)
+    return FALSE;
   gtk_tooltip_set_text (tooltip, text);
   return TRUE;
 }
@@ -984,6 +1124,7 @@ km_graph_view_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
+  g_clear_pointer (&self->more_popover, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_GRAPH_VIEW);
 
   G_OBJECT_CLASS (km_graph_view_parent_class)->dispose (object);
@@ -1305,6 +1446,30 @@ km_graph_view_get_legend_swatch (KmGraphView     *self,
     }
   layout_clear (&l);
   return shown;
+}
+
+/**
+ * km_graph_view_get_legend_more:
+ * @box: (out) (optional): where the legend's "+N more" is (widget coordinates); a click on
+ *   it lists every curve
+ *
+ * Returns: how many entries the legend has no room for (0: no "+N more")
+ */
+guint
+km_graph_view_get_legend_more (KmGraphView     *self,
+                               graphene_rect_t *box)
+{
+  guint n;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), 0);
+
+  area_layout (self, &l);
+  n = l.more != NULL ? l.n_more : 0;
+  if (box != NULL)
+    *box = l.more_box;
+  layout_clear (&l);
+  return n;
 }
 
 /* The texts of @layouts (@n of them, NULL ones skipped) as a string array. */

@@ -16,7 +16,8 @@ G_DECLARE_FINAL_TYPE (KmGraphView, km_graph_view, KM, GRAPH_VIEW, GtkWidget)
 
 /* Curve colours (sRGB 0..255) of a joint's first, second and third DOF (X, Y, Z as in the
  * scene), and the limit band; tests look for them in the pixels. With no joint selected,
- * DOF d of the body is drawn in colour d % 6, the first three followed by these three. */
+ * DOF d of the body is drawn in colour d: the first three, these three, then colours of
+ * their own (hues a golden angle apart), so that no two curves share one. */
 #define KM_GRAPH_CURVE_0_RGB  0xe0, 0x1b, 0x24
 #define KM_GRAPH_CURVE_1_RGB  0x2e, 0xc2, 0x7e
 #define KM_GRAPH_CURVE_2_RGB  0x35, 0x84, 0xe4
@@ -45,6 +46,8 @@ gboolean    km_graph_view_get_legend_swatch (KmGraphView     *self,
                                              guint            index,
                                              graphene_rect_t *swatch,
                                              GdkRGBA         *color);
+guint       km_graph_view_get_legend_more  (KmGraphView     *self,
+                                            graphene_rect_t *box);
 char      **km_graph_view_dup_value_labels (KmGraphView *self);
 char      **km_graph_view_dup_time_labels  (KmGraphView *self);
 

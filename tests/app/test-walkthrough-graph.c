@@ -452,6 +452,136 @@ test_legend_click_selects (Fixture       *f,
   g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
 }
 
+/* Imports tests/data/@name into the fixture's document, with no joint selected. */
+static void
+import_data (Fixture    *f,
+             const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (100);
+}
+
+/* With many curves (SR1's 29 joints) each still has a colour of its own, the first ones the
+ * fixed curve colours, so that the legend (and its "+N more" list) identifies every curve. */
+static void
+test_legend_many_colours (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const guint8 fixed[][3] = {
+    { KM_GRAPH_CURVE_0_RGB }, { KM_GRAPH_CURVE_1_RGB }, { KM_GRAPH_CURVE_2_RGB },
+    { KM_GRAPH_CURVE_3_RGB }, { KM_GRAPH_CURVE_4_RGB }, { KM_GRAPH_CURVE_5_RGB },
+  };
+  g_auto(GStrv) names = NULL;
+  g_autofree GdkRGBA *colours = NULL;
+  guint n;
+
+  import_data (f, "choreonoid/SR1.body");
+  names = km_graph_view_dup_legend_names (f->graph_view);
+  n = g_strv_length (names);
+  g_assert_cmpuint (n, >, 12);
+  colours = g_new0 (GdkRGBA, n);
+  for (guint i = 0; i < n; i++)
+    {
+      km_graph_view_get_legend_swatch (f->graph_view, i, NULL, &colours[i]);
+      g_assert_cmpfloat (colours[i].alpha, ==, 1.0);
+      if (i < G_N_ELEMENTS (fixed))
+        {
+          g_assert_cmpint ((int) round (colours[i].red * 255), ==, fixed[i][0]);
+          g_assert_cmpint ((int) round (colours[i].green * 255), ==, fixed[i][1]);
+          g_assert_cmpint ((int) round (colours[i].blue * 255), ==, fixed[i][2]);
+        }
+      /* Not merely different: apart by more than a rounding (8-bit steps, all channels). */
+      for (guint j = 0; j < i; j++)
+        {
+          double d = fabs (colours[i].red - colours[j].red)
+                     + fabs (colours[i].green - colours[j].green)
+                     + fabs (colours[i].blue - colours[j].blue);
+
+          if (d * 255 < 30)
+            g_error ("curves %u (%s) and %u (%s) have about the same colour", i, names[i], j,
+                     names[j]);
+        }
+    }
+}
+
+/* A press anywhere in the legend never sets the time: not between entries, not on
+ * "+N more", which lists every curve (swatch and name) instead; picking one shows only
+ * that joint, as its legend entry would. */
+static void
+test_legend_click_never_seeks (Fixture       *f,
+                               gconstpointer  data)
+{
+  KmSkeleton *skeleton;
+  g_auto(GStrv) names = NULL;
+  graphene_rect_t swatch, more;
+  GtkWidget *popover = NULL, *list = NULL;
+  guint frame, n_more, n_rows = 0;
+  double x, y;
+
+  if (g_find_program_in_path ("xdotool") == NULL
+      || !GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))))
+    {
+      g_test_skip ("needs xdotool on X11");
+      return;
+    }
+  import_data (f, "choreonoid/SR1.body");
+  skeleton = km_document_get_skeleton (f->document);
+  names = km_graph_view_dup_legend_names (f->graph_view);
+  km_document_set_current_frame (f->document, 30);
+  test_app_spin_for (50);
+  frame = km_document_get_current_frame (f->document);
+
+  /* Between the first two entries: the gap before the second one's swatch. */
+  g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, 1, &swatch, NULL));
+  x = swatch.origin.x - 4;
+  y = swatch.origin.y + swatch.size.height / 2;
+  g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, x), !=, frame);
+  click_graph (f, x, y);
+  test_app_spin_for (50);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
+
+  n_more = km_graph_view_get_legend_more (f->graph_view, &more);
+  g_assert_cmpuint (n_more, >, 0);
+  x = more.origin.x + more.size.width / 2;
+  g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, x), !=, frame);
+  click_graph (f, x, more.origin.y + more.size.height / 2);
+  test_app_spin_for (200);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
+
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (f->graph_view)); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_POPOVER (c))
+      popover = c;
+  g_assert_nonnull (popover);
+  g_assert_true (gtk_widget_get_visible (popover));
+  for (GtkWidget *c = popover; c != NULL && list == NULL; c = gtk_widget_get_first_child (c))
+    if (GTK_IS_LIST_BOX (c))
+      list = c;
+  g_assert_nonnull (list);
+  while (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), n_rows) != NULL)
+    n_rows++;
+  g_assert_cmpuint (n_rows, ==, g_strv_length (names));
+
+  /* A curve the legend had no room for. */
+  g_signal_emit_by_name (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), n_rows - 1),
+                         "activate");
+  test_app_spin_for (100);
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==,
+                   km_skeleton_find_joint (skeleton, names[n_rows - 1]));
+  g_assert_false (gtk_widget_get_visible (popover));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+}
+
 /* In a narrow graph the legend wraps or gives way: its entries stay inside the widget,
  * above the plot, and never overlap. */
 static void
@@ -500,6 +630,10 @@ main (int    argc,
               fixture_setup, test_value_axis_units, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/legend-click-selects", Fixture, NULL,
               fixture_setup, test_legend_click_selects, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/legend-many-colours", Fixture, NULL,
+              fixture_setup, test_legend_many_colours, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/legend-click-never-seeks", Fixture, NULL,
+              fixture_setup, test_legend_click_never_seeks, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/legend-narrow", Fixture, NULL,
               fixture_setup, test_legend_narrow, fixture_teardown);
   return g_test_run ();
