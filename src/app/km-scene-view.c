@@ -11,6 +11,8 @@
 #include <glib/gi18n.h>
 
 #include "km-scene-view.h"
+
+#include "km-animation-source.h"
 #include "km-body-item.h"
 #include "km-document-edit.h"
 #include "km-document-skeleton.h"
@@ -363,6 +365,23 @@ collect_bodies (KmSceneView *self,
           guint n_dof = 0;
 
           q = km_body_item_get_joint_state (KM_BODY_ITEM (item), &n_dof);
+          /* A body with a motion of its own (a solved animation, a body motion) is drawn
+           * where that motion has it at the current frame, as Choreonoid plays every
+           * body's motion; its joint state otherwise. */
+          {
+            KmAnimationSource *source = km_animation_source_find (item);
+            KmAnimation *animation = source != NULL
+                                     ? km_animation_source_get_animation (source) : NULL;
+
+            if (animation != NULL && km_animation_get_n_frames (animation) > 0
+                && km_animation_get_n_dof (animation) == km_skeleton_get_n_dof (body.skeleton))
+              {
+                q = km_animation_get_frame (animation,
+                                            MIN (km_document_get_current_frame (self->document),
+                                                 km_animation_get_n_frames (animation) - 1));
+                n_dof = km_animation_get_n_dof (animation);
+              }
+          }
           if (q != NULL && n_dof == km_skeleton_get_n_dof (body.skeleton))
             {
               KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (body.skeleton));
