@@ -689,17 +689,19 @@ skeleton_json_notes (const KmSkeleton *skeleton,
 }
 
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
- * @notes what that format cannot carry. Every writer is atomic. Touches no document: runs
- * on any thread. */
+ * @notes what that format cannot carry; a .body with the pose its model file stated
+ * (@initial_q, nullable: km_body_item_dup_model_pose). Every writer is atomic. Touches no
+ * document: runs on any thread. */
 static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
+                const double      *initial_q,
                 const char        *format,
                 const char        *path,
                 GPtrArray         *notes,
                 GError           **error)
 {
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
-    return km_body_save (skeleton, path, notes, error);
+    return km_body_save_with_pose (skeleton, initial_q, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
   if (!km_skeleton_json_save (skeleton, path, error))
@@ -714,6 +716,7 @@ write_skeleton (const KmSkeleton  *skeleton,
 typedef struct
 {
   KmSkeleton *skeleton;
+  double     *initial_q;  /* nullable: the pose the model file stated, for a .body */
   char       *format;
   char       *path;
   gboolean    is_new;   /* no file was there: a failed save removes it again */
@@ -730,6 +733,7 @@ skeleton_file_free (gpointer data)
   SkeletonFile *file = data;
 
   km_skeleton_unref (file->skeleton);
+  g_free (file->initial_q);
   g_clear_pointer (&file->written, km_skeleton_unref);
   g_free (file->format);
   g_free (file->path);
@@ -836,7 +840,7 @@ write_skeleton_files (gpointer    data,
 
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
-      ok = write_skeleton (file->skeleton, file->format,
+      ok = write_skeleton (file->skeleton, file->initial_q, file->format,
                            file->temp != NULL ? file->temp : file->path, notes, error);
       if (!ok && file->temp != NULL)
         name_user_file (error, file->temp, file->path);
@@ -1412,6 +1416,8 @@ take_edited_skeleton (gpointer item,
   edited->switched = autosave || !in_place;
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
+  ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
+    ->initial_q = km_body_item_dup_model_pose (body, skeleton);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -1888,6 +1894,8 @@ copies_save_new (KmDocument  *self,
       SkeletonFile *added;
 
       skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
+      ((SkeletonFile *) g_ptr_array_index (save->files, save->files->len - 1))->initial_q =
+        km_body_item_dup_model_pose (body, km_body_item_get_skeleton (body));
       /* The body takes the model as the project will load it from the copy. */
       added = g_ptr_array_index (save->files, save->files->len - 1);
       added->read_back = TRUE;

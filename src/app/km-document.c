@@ -2041,6 +2041,7 @@ import_model (KmDocument          *self,
 
       km_skeleton_apply_mimic (skeleton, q);
       km_body_item_set_joint_state (KM_BODY_ITEM (body), q, n_dof);
+      km_body_item_set_model_pose (KM_BODY_ITEM (body), skeleton, extras->initial_q);
     }
   tree_edit_add (edit, parent, body, km_item_get_n_children (parent));
   km_project_push_command (self->project, _("Import Model"), tree_edit_redo, tree_edit_undo,

@@ -43,6 +43,11 @@ struct _KmBodyItem
   gboolean     fix_root;
   /* The state differs from the data it was read from: store writes it (schema 2). */
   gboolean     state_modified;
+  /* The pose the model file states (a .body's joint_displacement, a scene's joint pos) and
+   * the model it was stated for: kept by joint name through skeleton edits, so that an
+   * edited model written back keeps it (km_body_item_dup_model_pose). NULL: none. */
+  KmSkeleton  *pose_skeleton;
+  double      *pose_q;
 };
 
 G_DEFINE_FINAL_TYPE (KmBodyItem, km_body_item, KM_TYPE_ITEM)
@@ -287,6 +292,7 @@ load_model (KmBodyItem       *self,
     {
       memcpy (self->q, extras->initial_q, self->n_dof * sizeof (double));
       km_skeleton_apply_mimic (self->skeleton, self->q);
+      km_body_item_set_model_pose (self, self->skeleton, extras->initial_q);
     }
   self->model_dir = g_path_get_dirname (path);
   attach_handlers (self);
@@ -591,6 +597,8 @@ km_body_item_finalize (GObject *object)
   g_clear_pointer (&self->model_dir, g_free);
   g_clear_pointer (&self->q, g_free);
   g_clear_pointer (&self->raw, g_free);
+  g_clear_pointer (&self->pose_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->pose_q, g_free);
 
   G_OBJECT_CLASS (km_body_item_parent_class)->finalize (object);
 }
@@ -662,6 +670,67 @@ km_body_item_set_model (KmBodyItem *self,
   attach_handlers (self);
   km_item_set_problem (KM_ITEM (self), NULL);
   self->state_modified = TRUE;
+}
+
+/**
+ * km_body_item_set_model_pose:
+ * @skeleton: (nullable): the model @q is for
+ * @q: (nullable) (array): its DOF values (radians, metres), the pose the model file states
+ *
+ * Records the pose the model file states, so that writing an edited model back (a .body's
+ * joint_displacement) keeps it for the joints that are still there
+ * (km_body_item_dup_model_pose). NULL forgets it. The joint state is not touched.
+ */
+void
+km_body_item_set_model_pose (KmBodyItem       *self,
+                             KmSkeleton       *skeleton,
+                             const double     *q)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  g_clear_pointer (&self->pose_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->pose_q, g_free);
+  if (skeleton == NULL || q == NULL || km_skeleton_get_n_dof (skeleton) == 0)
+    return;
+  self->pose_skeleton = km_skeleton_ref (skeleton);
+  self->pose_q = g_memdup2 (q, km_skeleton_get_n_dof (skeleton) * sizeof (double));
+}
+
+/**
+ * km_body_item_dup_model_pose:
+ * @skeleton: the model to write (the item's own, or an edit of it)
+ *
+ * The pose the model file stated (km_body_item_set_model_pose) for @skeleton's DOFs: each
+ * joint takes the stated values of the joint of its name, when that joint has the same type
+ * and DOFs; other joints (added since) are at 0.
+ *
+ * Returns: (transfer full) (nullable) (array): km_skeleton_get_n_dof (@skeleton) values,
+ *   NULL when the model stated no pose
+ */
+double *
+km_body_item_dup_model_pose (KmBodyItem       *self,
+                             const KmSkeleton *skeleton)
+{
+  double *q;
+
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  if (self->pose_skeleton == NULL || km_skeleton_get_n_dof (skeleton) == 0)
+    return NULL;
+  q = g_new0 (double, km_skeleton_get_n_dof (skeleton));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+      int k = km_skeleton_find_joint (self->pose_skeleton, joint->name);
+      const KmJoint *stated = k >= 0 ? km_skeleton_get_joint (self->pose_skeleton, (guint) k)
+                                     : NULL;
+
+      if (stated != NULL && stated->type == joint->type && stated->n_dof == joint->n_dof)
+        memcpy (q + joint->dof_index, self->pose_q + stated->dof_index,
+                joint->n_dof * sizeof (double));
+    }
+  return q;
 }
 
 KmSkeleton *

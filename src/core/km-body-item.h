@@ -38,6 +38,11 @@ void           km_body_item_set_model             (KmBodyItem        *self,
                                                    const char        *format,
                                                    KmSkeleton        *skeleton);
 KmSkeleton    *km_body_item_get_skeleton          (KmBodyItem        *self);
+void           km_body_item_set_model_pose        (KmBodyItem        *self,
+                                                   KmSkeleton        *skeleton,
+                                                   const double      *q);
+double        *km_body_item_dup_model_pose        (KmBodyItem        *self,
+                                                   const KmSkeleton  *skeleton);
 KmBodyHandlerSet *km_body_item_get_body_handlers   (KmBodyItem        *self);
 /* DOF values in radians and metres (km_skeleton_get_n_dof of the skeleton). */
 const double  *km_body_item_get_joint_state       (KmBodyItem        *self,

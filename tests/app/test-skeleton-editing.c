@@ -1302,6 +1302,83 @@ test_project_save_keeps_edits (Fixture       *f,
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* An imported .body that states its pose (joint_displacement), edited and saved with the
+ * project as a copy: the copy states the same pose for the joints it still has. */
+static void
+test_edited_body_keeps_model_pose (Fixture       *f,
+                                   gconstpointer  data)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: posed\n"
+    "links:\n"
+    "  - { name: base, joint_type: fixed }\n"
+    "  - { name: J1, parent: base, joint_type: revolute, joint_axis: Z, joint_id: 0,\n"
+    "      joint_range: [ -90, 90 ], joint_displacement: 30 }\n"
+    "  - { name: J2, parent: J1, joint_type: prismatic, joint_axis: X, joint_id: 1,\n"
+    "      joint_range: [ 0, 0.5 ], joint_displacement: 0.1, translation: [ 0, 0, 1 ] }\n";
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *body_path = g_build_filename (dir, "posed.body", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "edited.cnoid", NULL);
+  g_autoptr(GFile) body_file = g_file_new_for_path (body_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(KmSkeleton) written = NULL;
+  g_autofree char *written_path = NULL;
+  const KmFormat *format = NULL;
+  KmSkeleton *next;
+  KmItem *item;
+  const KmJoint *j1, *j2, *added;
+
+  g_assert_true (g_file_set_contents (body_path, body, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, body_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  item = km_document_get_body_item (f->document);
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (item)), ==, body_path);
+
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "J2"), "Added",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0.1, 0, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+
+  /* The edited model went to a copy beside the project; the user's file is as it was. */
+  written_path = g_strdup (km_body_item_get_file (KM_BODY_ITEM (item)));
+  g_assert_cmpstr (written_path, !=, body_path);
+  written = km_format_load_model_file (written_path, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (written);
+  g_assert_cmpstr (format->name, ==, "CHOREONOID-BODY");
+  g_assert_nonnull (extras->initial_q);
+  g_assert_cmpuint (extras->n_initial_q, ==, km_skeleton_get_n_dof (written));
+  j1 = km_skeleton_get_joint (written, (guint) km_skeleton_find_joint (written, "J1"));
+  j2 = km_skeleton_get_joint (written, (guint) km_skeleton_find_joint (written, "J2"));
+  added = km_skeleton_get_joint (written, (guint) km_skeleton_find_joint (written, "Added"));
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[j1->dof_index], 30 * G_PI / 180, 1e-12);
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[j2->dof_index], 0.1, 1e-12);
+  g_assert_cmpfloat (extras->initial_q[added->dof_index], ==, 0.0);
+
+  /* The project, the two models and the built-in body's copy. */
+  {
+    g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        g_assert_cmpint (g_remove (path), ==, 0);
+      }
+  }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
  * not move the effector (the motion would change completely). The edit names the old
  * effector on the targets, in the same undo step. */
@@ -2091,6 +2168,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/save-with-body-copy-spherical",
        test_save_with_body_copy_spherical);
   ADD ("/kinema/JointInspector/project-save-keeps-edits", test_project_save_keeps_edits);
+  ADD ("/kinema/JointInspector/edited-body-keeps-model-pose", test_edited_body_keeps_model_pose);
   ADD ("/kinema/JointInspector/edited-body-keeps-spherical", test_edited_body_keeps_spherical);
   ADD ("/kinema/JointInspector/save-skeleton-as-leaves-builtin",
        test_save_skeleton_as_leaves_builtin);
