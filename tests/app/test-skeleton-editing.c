@@ -1308,16 +1308,6 @@ static void
 test_edited_body_keeps_model_pose (Fixture       *f,
                                    gconstpointer  data)
 {
-  static const char body[] =
-    "format: ChoreonoidBody\n"
-    "format_version: 2.0\n"
-    "name: posed\n"
-    "links:\n"
-    "  - { name: base, joint_type: fixed }\n"
-    "  - { name: J1, parent: base, joint_type: revolute, joint_axis: Z, joint_id: 0,\n"
-    "      joint_range: [ -90, 90 ], joint_displacement: 30 }\n"
-    "  - { name: J2, parent: J1, joint_type: prismatic, joint_axis: X, joint_id: 1,\n"
-    "      joint_range: [ 0, 0.5 ], joint_displacement: 0.1, translation: [ 0, 0, 1 ] }\n";
   g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
   g_autofree char *body_path = g_build_filename (dir, "posed.body", NULL);
   g_autofree char *project_path = g_build_filename (dir, "edited.cnoid", NULL);
@@ -1332,7 +1322,14 @@ test_edited_body_keeps_model_pose (Fixture       *f,
   KmItem *item;
   const KmJoint *j1, *j2, *added;
 
-  g_assert_true (g_file_set_contents (body_path, body, -1, NULL));
+  {
+    g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                    "posed.body", NULL);
+    g_autofree char *body = NULL;
+
+    g_assert_true (g_file_get_contents (model, &body, NULL, NULL));
+    g_assert_true (g_file_set_contents (body_path, body, -1, NULL));
+  }
   g_assert_true (km_document_import_file (f->document, body_file, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));

@@ -1732,16 +1732,6 @@ test_joint_id_gaps (void)
 static void
 test_body_model_pose (void)
 {
-  static const char body[] =
-    "format: ChoreonoidBody\n"
-    "format_version: 2.0\n"
-    "name: posed\n"
-    "links:\n"
-    "  - { name: base, joint_type: fixed }\n"
-    "  - { name: J1, parent: base, joint_type: revolute, joint_axis: Z, joint_id: 0,\n"
-    "      joint_range: [ -90, 90 ], joint_displacement: 30 }\n"
-    "  - { name: J2, parent: J1, joint_type: prismatic, joint_axis: X, joint_id: 1,\n"
-    "      joint_range: [ 0, 0.5 ], joint_displacement: 0.1, translation: [ 0, 0, 1 ] }\n";
   static const char head[] =
     "items:\n"
     "  id: 0\n"
@@ -1770,7 +1760,12 @@ test_body_model_pose (void)
   g_autofree char *dir = g_dir_make_tmp ("cnoid-pose-XXXXXX", NULL);
   g_autofree char *body_path = g_build_filename (dir, "posed.body", NULL);
   g_autofree char *path = g_build_filename (dir, "posed.cnoid", NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                  "posed.body", NULL);
+  g_autofree char *body = NULL;
 
+  /* The model beside the project, as the project names it. */
+  g_assert_true (g_file_get_contents (model, &body, NULL, NULL));
   g_assert_true (g_file_set_contents (body_path, body, -1, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
