@@ -89,6 +89,15 @@ typedef struct
 
 #define KEYS(...) ((const char * const[]) { __VA_ARGS__, NULL })
 
+/* The file @node is from, where messages about it go: a sub-body's nodes are in theirs. */
+static const char *
+node_file (const Body       *b,
+           const KmYamlNode *node)
+{
+  return node != NULL && km_yaml_node_get_file (node)[0] != '\0'
+         ? km_yaml_node_get_file (node) : b->path;
+}
+
 static gboolean
 fail_at (Body        *b,
          KmYamlNode  *node,
@@ -109,10 +118,7 @@ fail_at (Body        *b,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  /* A node from a sub-body file is reported in that file. */
-  km_parse_error_set (error, KM_PARSE_ERROR_INVALID,
-                      node != NULL && km_yaml_node_get_file (node)[0] != '\0' ?
-                      km_yaml_node_get_file (node) : b->path,
+  km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node_file (b, node),
                       km_yaml_node_get_pos (node), "%s", message);
   return FALSE;
 }
@@ -1078,9 +1084,7 @@ warn_at (Body       *b,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  km_parse_warning (node != NULL && km_yaml_node_get_file (node)[0] != '\0' ?
-                    km_yaml_node_get_file (node) : b->path,
-                    km_yaml_node_get_pos (node), "%s", message);
+  km_parse_warning (node_file (b, node), km_yaml_node_get_pos (node), "%s", message);
 }
 
 /* A Visual or Collision node inside the other kind (@outer): Choreonoid's loader throws,
