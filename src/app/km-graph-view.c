@@ -185,15 +185,8 @@ static gboolean
 dof_is_linear (KmSkeleton *skeleton,
                guint       dof)
 {
-  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
-    {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-
-      if (j->n_dof > 0 && j->dof_index >= 0 && dof >= (guint) j->dof_index
-          && dof < (guint) j->dof_index + j->n_dof)
-        return j->type == KM_JOINT_PRISMATIC;
-    }
-  return FALSE;
+  return km_skeleton_get_joint (skeleton, (guint) km_skeleton_get_dof_joint (skeleton, dof))
+           ->type == KM_JOINT_PRISMATIC;
 }
 
 /* The finite stretch of [@lower, @upper] the value axis shows: all of it when both ends
@@ -244,24 +237,14 @@ layout_clear (Layout *l)
   l->n_times = 0;
 }
 
-/* The joint that DOF @dof of @skeleton belongs to, or NULL. */
+/* The joint that DOF @dof of @skeleton belongs to, and its index. */
 static const KmJoint *
 joint_of_dof (KmSkeleton *skeleton,
               guint       dof,
               int        *index)
 {
-  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
-    {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-
-      if (j->n_dof > 0 && j->dof_index >= 0 && dof >= (guint) j->dof_index
-          && dof < (guint) j->dof_index + j->n_dof)
-        {
-          *index = (int) i;
-          return j;
-        }
-    }
-  return NULL;
+  *index = km_skeleton_get_dof_joint (skeleton, dof);
+  return km_skeleton_get_joint (skeleton, (guint) *index);
 }
 
 /* @value (radians or metres) as the preferences show it, with its unit. */
@@ -393,8 +376,6 @@ layout_legend (KmGraphView *self,
       Entry entry = { NULL, -1, l->selected ? d - l->first_dof : d, FALSE };
       const KmJoint *j = joint_of_dof (skeleton, d, &entry.joint);
 
-      if (j == NULL)
-        continue;
       if (j->n_dof > 1)
         /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
         entry.name = g_strdup_printf (_("%s %s"), j->name, axis_names[(d - j->dof_index) % 3]);
