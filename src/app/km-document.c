@@ -867,6 +867,27 @@ joint_edit_undo (gpointer data)
   joint_edit_apply (edit, edit->before, edit->shown_before);
 }
 
+/* An edit of the current body's joints from the pose shown now, at the current frame;
+ * @after starts as that pose (the caller changes it). */
+static JointEdit *
+joint_edit_new (KmDocument *self,
+                guint       dof)
+{
+  guint n_dof = km_skeleton_get_n_dof (self->skeleton);
+  JointEdit *edit = g_new0 (JointEdit, 1);
+
+  edit->document = self;
+  edit->body = g_object_ref (self->body);
+  edit->n_dof = n_dof;
+  edit->dof = dof;
+  edit->frame = self->current_frame;
+  edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL),
+                            n_dof * sizeof (double));
+  edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
+  edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
+  return edit;
+}
+
 /* A drag: consecutive joint values of one body at one frame are one step. */
 static gboolean
 joint_edit_merge (gpointer data,
@@ -2811,7 +2832,6 @@ km_document_set_dof_value (KmDocument *self,
   const KmJoint *j;
   JointEdit *edit;
   KmBodyHandlerSet *handlers;
-  guint n_dof;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (self->skeleton != NULL && self->body != NULL);
@@ -2829,17 +2849,7 @@ km_document_set_dof_value (KmDocument *self,
   if (km_skeleton_has_mimic (self->skeleton) && j->n_dof == 1)
     master = mimic_master (self->skeleton, joint, &ratio, &offset);
 
-  n_dof = km_skeleton_get_n_dof (self->skeleton);
-  edit = g_new0 (JointEdit, 1);
-  edit->document = self;
-  edit->body = g_object_ref (self->body);
-  edit->n_dof = n_dof;
-  edit->dof = dof;
-  edit->frame = self->current_frame;
-  edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL),
-                            n_dof * sizeof (double));
-  edit->shown_before = g_memdup2 (self->pose, n_dof * sizeof (double));
-  edit->after = g_memdup2 (self->pose, n_dof * sizeof (double));
+  edit = joint_edit_new (self, dof);
   edit->after[dof] = value;
   /* Moving a linked (mimic) joint moves the joint it follows (through chained links), and
    * that one moves every follower. */
@@ -3244,15 +3254,7 @@ km_document_set_joint_values (KmDocument   *self,
   g_return_if_fail (q != NULL || n == 0);
   g_return_if_fail (n == km_skeleton_get_n_dof (self->skeleton));
 
-  edit = g_new0 (JointEdit, 1);
-  edit->document = self;
-  edit->body = g_object_ref (self->body);
-  edit->n_dof = n;
-  edit->dof = 0;
-  edit->frame = self->current_frame;
-  edit->before = g_memdup2 (km_body_item_get_joint_state (self->body, NULL), n * sizeof (double));
-  edit->shown_before = g_memdup2 (self->pose, n * sizeof (double));
-  edit->after = g_memdup2 (self->pose, n * sizeof (double));
+  edit = joint_edit_new (self, 0);
   for (guint dof = 0; dof < n; dof++)
     {
       const KmJoint *j = km_skeleton_get_joint (self->skeleton,
