@@ -132,7 +132,7 @@ km_cli_bench_ik (int    argc,
 {
   g_autofree char *mode = NULL;
   g_autofree char *output = NULL;
-  int limit = -1;
+  int limit = G_MININT;   /* not given: every frame */
   GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_STRING, &mode,
       N_("cold (mid-range seed), warm (the bench protocol: the previous answer only) or "
@@ -179,6 +179,23 @@ km_cli_bench_ik (int    argc,
   if (mode == NULL || (!g_str_equal (mode, "cold") && !g_str_equal (mode, "warm") &&
                        !g_str_equal (mode, "trajectory")))
     return km_cli_usage_error (context, _("--mode must be cold, warm or trajectory"));
+  /* A count of frames: 0 or less would time nothing (or, as it once did, everything). */
+  if (limit != G_MININT && limit < 1)
+    return km_cli_usage_error (context, _("--limit must be a positive number"));
+  /* The animation goes neither over the chain or the targets nor over a file of another
+   * kind (as `solve` refuses them), checked before the benchmark runs. */
+  if (output != NULL)
+    {
+      const char *inputs[] = { argv[1], argv[2] };
+      guint kinds = KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION);
+      g_autofree char *message = km_cli_check_output_name (output, kinds, NULL,
+                                                           KM_FILE_KIND_ANIMATION);
+
+      if (message == NULL)
+        message = km_cli_check_output_file (output, kinds, inputs, G_N_ELEMENTS (inputs));
+      if (message != NULL)
+        return km_cli_usage_error (NULL, message);
+    }
   trajectory = g_str_equal (mode, "trajectory");
   /* Both are motions: flips and fail runs are counted. */
   warm = g_str_equal (mode, "warm") || trajectory;
@@ -222,7 +239,7 @@ km_cli_bench_ik (int    argc,
     }
 
   keys = km_target_track_get_keyframes (track, &n_keys);
-  n = limit >= 0 ? MIN ((guint) limit, n_keys) : n_keys;
+  n = limit != G_MININT ? MIN ((guint) limit, n_keys) : n_keys;
   problem = km_ik_problem_new (skel, effector);
   times = g_new0 (double, MAX (n, 1));
   mid = g_new (double, MAX (problem->n_dof, 1));

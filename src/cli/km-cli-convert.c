@@ -25,104 +25,6 @@
 /* The model formats `--to` writes. */
 static const char * const model_targets[] = { "SKELETON-JSON", "CHOREONOID-BODY", "URDF", NULL };
 
-#define KIND_BIT(kind) (1u << (kind))
-
-/* The kinds of file an output file's extension (in any case) names, and for a model the
- * format it is written in without --to: writing skeleton.json into "robot.urdf" would
- * only puzzle whoever reads it, and a targets file or a project written into it would
- * replace the model there (arguments given the wrong way round). Any other name gets the
- * input's own kind, a model skeleton.json. */
-static const struct
-{
-  const char *extension;
-  guint       kinds;         /* KIND_BIT()s */
-  const char *model_format;  /* nullable: skeleton.json */
-  const char *kinds_name;    /* N_(): what the extension is for */
-} extensions[] = {
-  { ".urdf", KIND_BIT (KM_FILE_KIND_MODEL), "URDF", N_("models") },
-  { ".body", KIND_BIT (KM_FILE_KIND_MODEL), "CHOREONOID-BODY", N_("models") },
-  /* Formats Kinema reads and does not write: skeleton.json in a .wrl or .xml would only
-   * fail to load where that name says what it is. */
-  { ".wrl", 0, NULL, N_("OpenHRP VRML models, which Kinema reads but does not write") },
-  { ".xml", 0, NULL, N_("Scenebuilder scenes, which Kinema reads but does not write") },
-  { ".json", KIND_BIT (KM_FILE_KIND_MODEL) | KIND_BIT (KM_FILE_KIND_TARGETS) |
-             KIND_BIT (KM_FILE_KIND_ANIMATION), "SKELETON-JSON",
-    N_("skeletons, IK targets and animations") },
-  { ".cnoid", KIND_BIT (KM_FILE_KIND_PROJECT), NULL, N_("Choreonoid projects") },
-  { ".seq", KIND_BIT (KM_FILE_KIND_BODY_MOTION), NULL, N_("Choreonoid body motions") },
-  { ".pseq", KIND_BIT (KM_FILE_KIND_POSE_SEQ), NULL, N_("Choreonoid pose sequences") },
-};
-
-/* The row of extensions[] that names @output's extension, or -1. @dot (out): the
- * extension as given. */
-static int
-find_extension (const char  *output,
-                char       **dot)
-{
-  g_autofree char *base = g_path_get_basename (output);
-  const char *ext = strrchr (base, '.');
-
-  for (guint i = 0; ext != NULL && i < G_N_ELEMENTS (extensions); i++)
-    if (g_ascii_strcasecmp (ext, extensions[i].extension) == 0)
-      {
-        *dot = g_strdup (ext);
-        return (int) i;
-      }
-  return -1;
-}
-
-/* The model format @output's extension names, else skeleton.json. */
-static const char *
-target_for_output (const char *output)
-{
-  g_autofree char *dot = NULL;
-  int row = find_extension (output, &dot);
-
-  return row >= 0 && extensions[row].model_format != NULL ? extensions[row].model_format
-                                                          : "SKELETON-JSON";
-}
-
-/* "a model", "an IK targets file", …: what the input is, for messages. */
-static const char *
-kind_description (KmFileKind kind)
-{
-  switch (kind)
-    {
-    case KM_FILE_KIND_MODEL:
-      return _("a model");
-    case KM_FILE_KIND_TARGETS:
-      return _("an IK targets file");
-    case KM_FILE_KIND_ANIMATION:
-      return _("a solved animation");
-    case KM_FILE_KIND_PROJECT:
-      return _("a Choreonoid project");
-    case KM_FILE_KIND_POSE_SEQ:
-      return _("a pose sequence");
-    case KM_FILE_KIND_BODY_MOTION:
-    default:
-      return _("a body motion");
-    }
-}
-
-/* NULL when @output's extension suits an input of @kind (or names nothing), else the
- * usage error to give: nothing is written then, as with --to on a non-model. */
-static char *
-check_output_kind (const char *input,
-                   KmFileKind  kind,
-                   const char *output)
-{
-  g_autofree char *dot = NULL;
-  int row = find_extension (output, &dot);
-
-  if (row < 0 || (extensions[row].kinds & KIND_BIT (kind)) != 0)
-    return NULL;
-  /* Translators: e.g. "t.json is an IK targets file, but the extension “.urdf” of
-   * robot.urdf is for models: nothing was written" */
-  return g_strdup_printf (_("%s is %s, but the extension “%s” of %s is for %s: nothing was "
-                            "written"), input, kind_description (kind), dot, output,
-                          _(extensions[row].kinds_name));
-}
-
 static gboolean
 skeleton_has_shapes (const KmSkeleton *skeleton)
 {
@@ -151,10 +53,13 @@ write_model (const KmFormat   *input_format,
   gboolean ok;
 
   /* No target format has a place for mass properties or device nodes, and skeleton.json
-   * none for display geometry either: say so rather than drop them silently. */
+   * none for display geometry either: say so rather than drop them silently, also when
+   * the format stays the same (a .body or URDF file rewritten loses them just the same:
+   * the writers write the skeleton, not the file that was read). Only skeleton.json holds
+   * nothing beyond the skeleton. */
   if (g_str_equal (to, "SKELETON-JSON") && skeleton_has_shapes (skeleton))
     fprintf (stderr, _("note: display shapes are not carried over to skeleton.json\n"));
-  if (!g_str_equal (input_format->name, "SKELETON-JSON") && !g_str_equal (input_format->name, to))
+  if (!g_str_equal (input_format->name, "SKELETON-JSON"))
     fprintf (stderr, g_str_equal (to, "SKELETON-JSON") ?
              _("note: only the kinematic tree is converted (joints, offsets, rotations, "
                "axes, limits, body handlers)\n") :
@@ -228,7 +133,8 @@ write_project (KmProject   *project,
  * cannot carry is said on stderr as "note: " lines); without --to, OUTPUT's extension
  * (.urdf, .body, .json) picks the format, skeleton.json for any other; a targets file is rewritten in
  * canonical form. An OUTPUT whose extension names another kind of file than INPUT
- * (check_output_kind()) is refused as wrong usage, with or without --to. stdout: one
+ * (km_cli_check_output_name()), or that is INPUT or an existing file of another kind
+ * (km_cli_check_output_file()), is refused as wrong usage, with or without --to. stdout: one
  * key=value line; a failed write is said as "kinema-cli: OUTPUT: reason". Exit 0, 1 when
  * the input is invalid or cannot be converted or written, 2 on wrong usage. A failed
  * write leaves an existing OUTPUT as it was (the writers are atomic).
@@ -270,8 +176,9 @@ km_cli_convert (int    argc,
                                        "Kinema does not interpret. An OUTPUT whose extension "
                                        "is for another kind of file (a targets file or a "
                                        "project into .urdf or .body, a model into .cnoid, …) "
-                                       "or for a format Kinema does not write (.wrl, .xml) "
-                                       "is refused, and nothing is written."));
+                                       "or for a format Kinema does not write (.wrl, .xml), "
+                                       "an OUTPUT that is INPUT, and an existing OUTPUT of "
+                                       "another kind are refused, and nothing is written."));
 
   status = km_cli_parse_options (context, &argc, &argv);
   if (status >= 0)
@@ -305,14 +212,24 @@ km_cli_convert (int    argc,
       format->free_result (result);
       return km_cli_usage_error (context, _("--to applies to models only"));
     }
-  /* Whatever --to says, never a file of one kind into the name of another. */
+  /* Whatever --to says, never a file of one kind into the name of another (as `solve`
+   * and `bench-ik` say it), nor over INPUT or an existing file of another kind. */
   {
-    g_autofree char *message = check_output_kind (argv[1], format->kind, argv[2]);
+    const char *inputs[] = { argv[1] };
+    guint kinds = KM_CLI_KIND_BIT (format->kind);
+    g_autofree char *message = km_cli_check_output_name (argv[2], kinds, argv[1], format->kind);
 
     if (message != NULL)
       {
         format->free_result (result);
         return km_cli_usage_error (context, message);
+      }
+    /* Not a matter of the options: the message alone, as `solve` gives it. */
+    message = km_cli_check_output_file (argv[2], kinds, inputs, G_N_ELEMENTS (inputs));
+    if (message != NULL)
+      {
+        format->free_result (result);
+        return km_cli_usage_error (NULL, message);
       }
   }
 
@@ -320,7 +237,7 @@ km_cli_convert (int    argc,
     {
     case KM_FILE_KIND_MODEL:
       ok = write_model (format, result, extras != NULL ? extras->initial_q : NULL, argv[1],
-                        to != NULL ? to : target_for_output (argv[2]), argv[2], &error);
+                        to != NULL ? to : km_cli_output_model_format (argv[2]), argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], &error);

@@ -9,7 +9,9 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <gio/gio.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "km-cli.h"
 #include "km-cli-commands.h"
@@ -163,6 +165,176 @@ km_cli_print_write_error (const char   *output,
     fprintf (stderr, "kinema-cli: %s\n", error->message);
   else
     fprintf (stderr, "kinema-cli: %s: %s\n", output, error->message);
+}
+
+/* The kinds of file an output file's extension (in any case) names, and for a model the
+ * format `convert` writes it in without --to: writing skeleton.json into "robot.urdf"
+ * would only puzzle whoever reads it, and a targets file, a project or an animation
+ * written into it would replace the model there (arguments given the wrong way round).
+ * Any other name gets what the command writes. */
+static const struct
+{
+  const char *extension;
+  guint       kinds;         /* KM_CLI_KIND_BIT()s */
+  const char *model_format;  /* nullable: skeleton.json */
+  const char *kinds_name;    /* N_(): what the extension is for */
+} output_extensions[] = {
+  { ".urdf", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL), "URDF", N_("models") },
+  { ".body", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL), "CHOREONOID-BODY", N_("models") },
+  /* Formats Kinema reads and does not write: skeleton.json in a .wrl or .xml would only
+   * fail to load where that name says what it is. */
+  { ".wrl", 0, NULL, N_("OpenHRP VRML models, which Kinema reads but does not write") },
+  { ".xml", 0, NULL, N_("Scenebuilder scenes, which Kinema reads but does not write") },
+  { ".json", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL) | KM_CLI_KIND_BIT (KM_FILE_KIND_TARGETS) |
+             KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION), "SKELETON-JSON",
+    N_("skeletons, IK targets and animations") },
+  { ".cnoid", KM_CLI_KIND_BIT (KM_FILE_KIND_PROJECT), NULL, N_("Choreonoid projects") },
+  { ".seq", KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION), NULL, N_("Choreonoid body motions") },
+  { ".pseq", KM_CLI_KIND_BIT (KM_FILE_KIND_POSE_SEQ), NULL, N_("Choreonoid pose sequences") },
+};
+
+/* The row of output_extensions[] that names @output's extension, or -1. @dot (out): the
+ * extension as given. */
+static int
+find_output_extension (const char  *output,
+                       char       **dot)
+{
+  g_autofree char *base = g_path_get_basename (output);
+  const char *ext = strrchr (base, '.');
+
+  for (guint i = 0; ext != NULL && i < G_N_ELEMENTS (output_extensions); i++)
+    if (g_ascii_strcasecmp (ext, output_extensions[i].extension) == 0)
+      {
+        *dot = g_strdup (ext);
+        return (int) i;
+      }
+  return -1;
+}
+
+/* The model format @output's extension names (`convert` without --to), else
+ * skeleton.json. */
+const char *
+km_cli_output_model_format (const char *output)
+{
+  g_autofree char *dot = NULL;
+  int row = find_output_extension (output, &dot);
+
+  return row >= 0 && output_extensions[row].model_format != NULL
+         ? output_extensions[row].model_format : "SKELETON-JSON";
+}
+
+/* "a model", "an IK targets file", …: what a file is, for messages. */
+const char *
+km_cli_kind_description (KmFileKind kind)
+{
+  switch (kind)
+    {
+    case KM_FILE_KIND_MODEL:
+      return _("a model");
+    case KM_FILE_KIND_TARGETS:
+      return _("an IK targets file");
+    case KM_FILE_KIND_ANIMATION:
+      return _("a solved animation");
+    case KM_FILE_KIND_PROJECT:
+      return _("a Choreonoid project");
+    case KM_FILE_KIND_POSE_SEQ:
+      return _("a pose sequence");
+    case KM_FILE_KIND_BODY_MOTION:
+    default:
+      return _("a body motion");
+    }
+}
+
+/*
+ * NULL when @output's extension suits a file of one of @kinds (KM_CLI_KIND_BIT()s: what
+ * the command may write there), or names nothing; else the usage error to give, before
+ * anything is written. @written: what is written, for the message; @input (nullable): the
+ * file it comes from, which the message then names (`convert`), else it is said of OUTPUT
+ * as "kinema-cli: OUTPUT: …".
+ */
+char *
+km_cli_check_output_name (const char *output,
+                          guint       kinds,
+                          const char *input,
+                          KmFileKind  written)
+{
+  g_autofree char *dot = NULL;
+  int row = find_output_extension (output, &dot);
+
+  if (row < 0 || (output_extensions[row].kinds & kinds) != 0)
+    return NULL;
+  if (input != NULL)
+    /* Translators: e.g. "t.json is an IK targets file, but the extension “.urdf” of
+     * robot.urdf is for models: nothing was written" */
+    return g_strdup_printf (_("%s is %s, but the extension “%s” of %s is for %s: nothing "
+                              "was written"), input, km_cli_kind_description (written), dot,
+                            output, _(output_extensions[row].kinds_name));
+  /* Translators: e.g. "robot.urdf: the extension “.urdf” is for models, not for a solved
+   * animation: nothing was written" */
+  return g_strdup_printf (_("%s: the extension “%s” is for %s, not for %s: nothing was "
+                            "written"), output, dot, _(output_extensions[row].kinds_name),
+                          km_cli_kind_description (written));
+}
+
+/* Whether @a and @b name the same existing file (through "./", "..", links). */
+static gboolean
+same_file (const char *a,
+           const char *b)
+{
+  g_autoptr(GFile) file_a = g_file_new_for_path (a);
+  g_autoptr(GFile) file_b = g_file_new_for_path (b);
+  GStatBuf sa, sb;
+
+  if (g_file_equal (file_a, file_b))
+    return TRUE;
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * NULL when writing @output loses nothing, else the usage error to give before anything
+ * is written: when @output is one of the @n_inputs files the command reads (@inputs: the
+ * paths as given; NULL entries are skipped), or an existing file with something in it
+ * that is not of one of @kinds (KM_CLI_KIND_BIT()s: what the command writes, and so may
+ * replace). A model, targets file or project that the arguments put in the output's place
+ * would be lost; an earlier output of the same kind only is replaced. Said as
+ * "kinema-cli: OUTPUT: …". Not a regular file (a directory, a device): left to the writer.
+ */
+char *
+km_cli_check_output_file (const char         *output,
+                          guint               kinds,
+                          const char * const *inputs,
+                          gsize               n_inputs)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  const KmFormat *format;
+  const char *data;
+  gsize length;
+
+  for (gsize i = 0; i < n_inputs; i++)
+    if (inputs[i] != NULL && same_file (output, inputs[i]))
+      /* Translators: the second %s is an input file as given */
+      return g_strdup_printf (_("%s: the output is the input file %s, which it would "
+                                "replace: nothing was written"), output, inputs[i]);
+
+  if (!g_file_test (output, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  /* Unreadable, or larger than anything Kinema reads: not a file of ours to replace. */
+  bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, NULL);
+  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
+  if (data != NULL && length == 0)
+    return NULL;
+  format = data != NULL ? km_format_detect (data, length) : NULL;
+  if (format != NULL && (KM_CLI_KIND_BIT (format->kind) & kinds) != 0)
+    return NULL;
+  if (format != NULL)
+    /* Translators: the second %s is e.g. "an IK targets file" */
+    return g_strdup_printf (_("%s: the file exists and is %s, which this would replace: "
+                              "nothing was written (remove it or choose another name)"),
+                            output, km_cli_kind_description (format->kind));
+  return g_strdup_printf (_("%s: the file exists and is not one that this command writes, "
+                            "so it would be lost: nothing was written (remove it or choose "
+                            "another name)"), output);
 }
 
 /* Where the targets file @path names its effector: the first keyframe's "effector" value

@@ -581,7 +581,10 @@ km_cli_solve (int    argc,
       "With several targets files every line ends in targets=FILE (with several IK\n"
       "targets of the model, target=NAME), and a file that fails still gets its line,\n"
       "error=1 targets=FILE, its message on standard error. The animations of the files\n"
-      "that were solved are written all the same; the exit status is 1 when any failed."));
+      "that were solved are written all the same; the exit status is 1 when any failed.\n"
+      "An output that is an input file, whose extension is for another kind of file\n"
+      "(.urdf, .body, …) or that exists and holds anything but an animation or body\n"
+      "motion is refused (exit 2) before anything is written."));
   ret = km_cli_parse_options (context, &argc, &argv);
   if (ret >= 0)
     return ret;
@@ -679,19 +682,6 @@ km_cli_solve (int    argc,
   if (to == NULL && !output_is_dir && output != NULL &&
       g_str_has_suffix (output, ".seq") && strlen (output) > strlen (".seq"))
     output_format = OUTPUT_BODY_MOTION;
-  if (output_is_dir)
-    {
-      const char *dir = output != NULL ? output : ".";
-
-      if (g_mkdir_with_parents (dir, 0777) != 0)
-        {
-          int saved_errno = errno;
-
-          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
-          return KM_CLI_EXIT_INVALID;
-        }
-    }
-
   items = g_new0 (SolveItem, n_items);
   outputs = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < n_items; i++)
@@ -740,7 +730,43 @@ km_cli_solve (int    argc,
           return km_cli_usage_error (NULL, message);
         }
     }
+  /* No animation over an input, nor over a file of another kind, by its name or by what
+   * it holds (as `convert` and `bench-ik` refuse them): all checked before anything is
+   * created or written. */
+  for (guint i = 0; i < n_items; i++)
+    {
+      guint kinds = KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION) |
+                    KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION);
+      KmFileKind written = output_format == OUTPUT_BODY_MOTION ? KM_FILE_KIND_BODY_MOTION
+                                                               : KM_FILE_KIND_ANIMATION;
+      g_autofree char *message = km_cli_check_output_name (items[i].output_path, kinds, NULL,
+                                                           written);
 
+      if (message == NULL)
+        message = km_cli_check_output_file (items[i].output_path, kinds,
+                                            (const char * const *) argv + 1, (gsize) argc - 1);
+      if (message != NULL)
+        {
+          for (guint j = 0; j < n_items; j++)
+            solve_item_clear (&items[j]);
+          return km_cli_usage_error (NULL, message);
+        }
+    }
+  /* Only now that nothing is refused any more. */
+  if (output_is_dir)
+    {
+      const char *dir = output != NULL ? output : ".";
+
+      if (g_mkdir_with_parents (dir, 0777) != 0)
+        {
+          int saved_errno = errno;
+
+          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
+          for (guint j = 0; j < n_items; j++)
+            solve_item_clear (&items[j]);
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
 
   if (jobs == G_MININT)
     jobs = (int) g_get_num_processors ();

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "km-format.h"
 #include "km-skeleton.h"
 #include "km-target-track.h"
 
@@ -15,6 +16,9 @@ G_BEGIN_DECLS
 #define KM_CLI_EXIT_OK      0
 #define KM_CLI_EXIT_INVALID 1
 #define KM_CLI_EXIT_USAGE   2
+
+/* A set of KmFileKinds, for km_cli_check_output_name() and km_cli_check_output_file(). */
+#define KM_CLI_KIND_BIT(kind) (1u << (kind))
 
 /* One subcommand: argv[0] is the command's own name. Returns an exit status. */
 typedef int (*KmCliCommandFunc) (int    argc,
@@ -49,5 +53,16 @@ int   km_cli_find_track_effector (KmSkeleton          *skeleton,
                                   const char          *targets_path,
                                   const char          *model_label,
                                   GError             **error);
+
+const char *km_cli_kind_description (KmFileKind   kind);
+const char *km_cli_output_model_format (const char *output);
+char *km_cli_check_output_name (const char *output,
+                                guint       kinds,
+                                const char *input,
+                                KmFileKind  written);
+char *km_cli_check_output_file (const char         *output,
+                                guint               kinds,
+                                const char * const *inputs,
+                                gsize               n_inputs);
 
 G_END_DECLS

@@ -21,6 +21,13 @@ void run_cli   (Run        *run,
                 const char *cwd,
                 ...) G_GNUC_NULL_TERMINATED;
 
+char *copy_file_to          (const char *source,
+                             const char *dir,
+                             const char *name);
+void  assert_output_refused (const Run  *run,
+                             const char *output,
+                             const char *contents);
+
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 G_END_DECLS

@@ -109,6 +109,80 @@ test_effector_and_write_errors (void)
   g_rmdir (dir);
 }
 
+/* -o writes animation.json: never over the chain or the targets (also as "./NAME"), nor
+ * into a model's or a body motion's name, nor over an existing file of another kind; exit
+ * 2 before the benchmark runs, and the file stays as it was. */
+static void
+test_output_refusals (void)
+{
+  g_autofree char *source_chain = data_path ("ur10.urdf");
+  g_autofree char *source_targets = data_path ("ur10-targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-XXXXXX", NULL);
+  g_autofree char *chain = copy_file_to (source_chain, dir, "c.urdf");
+  g_autofree char *targets = copy_file_to (source_targets, dir, "t.json");
+  g_autofree char *other = copy_file_to (source_targets, dir, "other.json");
+  g_autofree char *chain_text = NULL;
+  g_autofree char *targets_text = NULL;
+  static const struct
+  {
+    const char *output;   /* relative to @dir */
+    int         holds;    /* 0: must not be created, 1: the targets, 2: the chain */
+  } cases[] = {
+    { "t.json", 1 },
+    { "./t.json", 1 },
+    { "c.urdf", 2 },
+    { "other.json", 1 },
+    { "new.urdf", 0 },
+    { "new.seq", 0 },
+  };
+
+  g_assert_true (g_file_get_contents (chain, &chain_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (targets, &targets_text, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *output = g_build_filename (dir, cases[i].output, NULL);
+      const char *contents = cases[i].holds == 1 ? targets_text
+                             : cases[i].holds == 2 ? chain_text : NULL;
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, dir, "bench-ik", "--mode", "cold", "c.urdf", "t.json", "-o",
+               cases[i].output, NULL);
+      assert_output_refused (&run, output, contents);
+    }
+  g_unlink (other);
+  g_unlink (targets);
+  g_unlink (chain);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* --limit counts frames: 0, a negative number or no number is wrong usage (-5 once timed
+ * every frame); a positive one times that many. */
+static void
+test_limit (void)
+{
+  g_autofree char *chain = data_path ("ur10.urdf");
+  g_autofree char *targets = data_path ("ur10-targets.json");
+  const char *bad[] = { "-5", "0", "abc", "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "bench-ik", "--mode", "cold", "--limit", bad[i], chain, targets,
+               NULL);
+      if (run.status != 2 || strstr (run.err, "limit") == NULL)
+        g_error ("--limit “%s”: exit %d, “%s”", bad[i], run.status, run.err);
+      g_assert_cmpstr (run.out, ==, "");
+    }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "--limit", "2", chain, targets, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.out, " n=2 "));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -118,5 +192,7 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/bench-ik/wrong-kind", test_wrong_kind);
   g_test_add_func ("/kinema/cli/bench-ik/effector-and-write-errors",
                    test_effector_and_write_errors);
+  g_test_add_func ("/kinema/cli/bench-ik/output-refusals", test_output_refusals);
+  g_test_add_func ("/kinema/cli/bench-ik/limit", test_limit);
   return g_test_run ();
 }

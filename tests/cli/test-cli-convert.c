@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "km-format.h"
@@ -302,8 +303,10 @@ test_convert_to_body (void)
   run_cli (&run, NULL, "convert", "--to", "CHOREONOID-BODY", input, output, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_true (g_str_has_suffix (run.out, "format=CHOREONOID-BODY joints=30 dof=29\n"));
-  /* Same format in and out: no "only the kinematic tree" note, shapes are kept. */
-  g_assert_null (strstr (run.err, "only the kinematic tree"));
+  /* Same format in and out: shapes are kept, but mass properties and devices are not
+   * (the writer writes the skeleton): the note says so, as for any other format. */
+  g_assert_nonnull (strstr (run.err, "note: only the kinematic tree and display shapes are "
+                                     "converted"));
   g_assert_null (strstr (run.err, "display shapes are not carried over"));
 
   assert_info_suffix (output, "joints=30 dof=29 free_root=1\n");
@@ -594,6 +597,72 @@ test_info_control_char_names (void)
   g_assert_nonnull (strstr (info_project.out, "\"two\\nlines\""));
 }
 
+/* Rewriting a .body or URDF file as the same format keeps the kinematic tree only (mass
+ * properties, devices, <inertial>, <dynamics>, … are not written): the note says so, as it
+ * does between formats. */
+static void
+test_convert_same_format_note (void)
+{
+  const char *inputs[][2] = {
+    { "choreonoid/SR1.body", "same.body" },
+    { "review/ur10.urdf", "same.urdf" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", inputs[i][0], NULL);
+      g_autofree char *output = g_build_filename (tmp_dir, inputs[i][1], NULL);
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (strstr (run.err, "note: only the kinematic tree") == NULL)
+        g_error ("%s: no note in “%s”", inputs[i][0], run.err);
+      g_unlink (output);
+    }
+}
+
+/* OUTPUT is never INPUT (nor "./INPUT", nor a link to it), nor an existing file of another
+ * kind than INPUT (a model over a targets file): exit 2, the file as it was. */
+static void
+test_convert_over_input (void)
+{
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *source_targets = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "targets.json", NULL);
+  g_autofree char *model = copy_file_to (source, tmp_dir, "self.json");
+  g_autofree char *targets = copy_file_to (source_targets, tmp_dir, "self-targets.json");
+  g_autofree char *link = g_build_filename (tmp_dir, "self-link.json", NULL);
+  g_autofree char *model_text = NULL;
+  g_autofree char *targets_text = NULL;
+  const char *outputs[] = { "self.json", "./self.json", "self-link.json" };
+
+  g_assert_true (g_file_get_contents (model, &model_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (targets, &targets_text, NULL, NULL));
+  g_assert_cmpint (symlink ("self.json", link), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, tmp_dir, "convert", "self.json", outputs[i], NULL);
+      assert_output_refused (&run, model, model_text);
+      g_assert_nonnull (strstr (run.err, "is the input file"));
+    }
+  {
+    g_auto(Run) run = { 0 };
+    g_auto(Run) targets_run = { 0 };
+
+    run_cli (&run, NULL, "convert", model, targets, NULL);
+    assert_output_refused (&run, targets, targets_text);
+    g_assert_nonnull (strstr (run.err, "exists and is an IK targets file"));
+    /* A targets file rewritten over an older copy of itself is fine. */
+    run_cli (&targets_run, NULL, "convert", source_targets, targets, NULL);
+    g_assert_cmpint (targets_run.status, ==, 0);
+  }
+  g_unlink (link);
+  g_unlink (targets);
+  g_unlink (model);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -616,6 +685,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-into-directory", test_convert_into_directory);
   g_test_add_func ("/kinema/Cli/convert-control-char-names", test_convert_control_char_names);
   g_test_add_func ("/kinema/Cli/info-control-char-names", test_info_control_char_names);
+  g_test_add_func ("/kinema/Cli/convert-same-format-note", test_convert_same_format_note);
+  g_test_add_func ("/kinema/Cli/convert-over-input", test_convert_over_input);
 
   status = g_test_run ();
   {

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "km-animation-json.h"
@@ -892,6 +893,167 @@ test_effector_link_name (void)
   g_rmdir (dir);
 }
 
+/* -o never replaces what `solve` reads (the model, a targets file: however the two paths
+ * are written, "./NAME" or a symbolic link), nor a file of another kind, by its extension
+ * (a model's .urdf or .body) or by what an existing file holds (a skeleton or targets
+ * .json, any other file): exit 2 and the file stays as it was. An earlier animation is
+ * replaced. */
+static void
+test_output_refusals (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("solve-refuse-XXXXXX", NULL);
+  g_autofree char *source_skeleton = data_path ("skeleton.json");
+  g_autofree char *source_targets = data_path ("targets.json");
+  g_autofree char *skeleton = copy_file_to (source_skeleton, dir, "skel.json");
+  g_autofree char *targets = copy_file_to (source_targets, dir, "t.json");
+  g_autofree char *other_targets = copy_file_to (source_targets, dir, "other.json");
+  g_autofree char *same_name = copy_file_to (source_targets, dir, "animation.json");
+  g_autofree char *victim = g_build_filename (dir, "victim.urdf", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autofree char *body = g_build_filename (dir, "x.body", NULL);
+  g_autofree char *anim = g_build_filename (dir, "anim.json", NULL);
+  g_autofree char *skeleton_text = NULL;
+  g_autofree char *targets_text = NULL;
+  const char *victim_text = "<robot name=\"precious\"><link name=\"base\"/></robot>\n";
+  const char *plain_text = "{\"name\": \"not an animation\"}\n";
+
+  g_assert_true (g_file_get_contents (skeleton, &skeleton_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (targets, &targets_text, NULL, NULL));
+  g_assert_true (g_file_set_contents (victim, victim_text, -1, NULL));
+  g_assert_true (g_file_set_contents (plain, plain_text, -1, NULL));
+  g_assert_cmpint (symlink ("skel.json", link), ==, 0);
+
+  {
+    /* The inputs themselves, however named (run in @dir for the relative names). */
+    const char *cases[][3] = {
+      { "skel.json", "t.json", "skel.json" },
+      { "skel.json", "t.json", "t.json" },
+      { "./skel.json", "t.json", "skel.json" },
+      { "skel.json", "t.json", "./t.json" },
+      { "skel.json", "t.json", "link.json" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_auto(Run) run = { 0, };
+        const char *text = strstr (cases[i][2], "t.json") ? targets_text : skeleton_text;
+        g_autofree char *output = g_build_filename (dir, cases[i][2], NULL);
+
+        run_cli (&run, dir, "solve", cases[i][0], cases[i][1], "-o", cases[i][2], NULL);
+        assert_output_refused (&run, output, text);
+        g_assert_nonnull (strstr (run.err, "is the input file"));
+      }
+  }
+  {
+    /* The default output name, animation.json, is the targets file. */
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, dir, "solve", "skel.json", "animation.json", NULL);
+    assert_output_refused (&run, same_name, targets_text);
+  }
+  {
+    /* Extensions of models: nothing is written, an existing model is kept. */
+    g_auto(Run) urdf = { 0, };
+    g_auto(Run) new_body = { 0, };
+
+    run_cli (&urdf, NULL, "solve", skeleton, targets, "-o", victim, NULL);
+    assert_output_refused (&urdf, victim, victim_text);
+    g_assert_nonnull (strstr (urdf.err, "“.urdf” is for models"));
+    run_cli (&new_body, NULL, "solve", "--to", "CHOREONOID-BODY-MOTION", skeleton, targets,
+             "-o", body, NULL);
+    assert_output_refused (&new_body, body, NULL);
+  }
+  {
+    /* Existing .json files that are no animation. */
+    g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: the file exists and is an "
+                                                 "IK targets file", other_targets);
+    g_auto(Run) run = { 0, };
+    g_auto(Run) run_plain = { 0, };
+
+    run_cli (&run, NULL, "solve", skeleton, targets, "-o", other_targets, NULL);
+    assert_output_refused (&run, other_targets, targets_text);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    run_cli (&run_plain, NULL, "solve", skeleton, targets, "-o", plain, NULL);
+    assert_output_refused (&run_plain, plain, plain_text);
+  }
+  {
+    /* An earlier animation is replaced. */
+    g_auto(Run) first = { 0, };
+    g_auto(Run) again = { 0, };
+
+    run_cli (&first, NULL, "solve", skeleton, targets, "-o", anim, NULL);
+    g_assert_cmpint (first.status, ==, 0);
+    run_cli (&again, NULL, "solve", skeleton, targets, "-o", anim, NULL);
+    g_assert_cmpstr (again.err, ==, "");
+    g_assert_cmpint (again.status, ==, 0);
+  }
+
+  g_unlink (anim);
+  g_unlink (link);
+  g_unlink (plain);
+  g_unlink (victim);
+  g_unlink (same_name);
+  g_unlink (other_targets);
+  g_unlink (targets);
+  g_unlink (skeleton);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A batch that is refused creates nothing, not even its output directory; one whose
+ * output directory holds a targets file where an animation would go is refused whole. */
+static void
+test_batch_refused (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = g_dir_make_tmp ("batch-refuse-XXXXXX", NULL);
+  g_autofree char *sub_a = g_build_filename (dir, "a", NULL);
+  g_autofree char *sub_c = g_build_filename (dir, "c", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "newout", NULL);
+  g_autofree char *a = NULL;
+  g_autofree char *c = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *taken = NULL;
+  g_autofree char *b_out = NULL;
+  g_autofree char *taken_text = NULL;
+
+  g_assert_cmpint (g_mkdir (sub_a, 0777), ==, 0);
+  g_assert_cmpint (g_mkdir (sub_c, 0777), ==, 0);
+  a = write_targets (sub_a, "t.json", 2);
+  c = write_targets (sub_c, "t.json", 2);
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", skeleton_path, a, c, "-o", out_dir, NULL);
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_nonnull (strstr (run.err, "would both be written"));
+    g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
+  }
+
+  /* out/t.animation.json holds targets: neither file is solved into out/. */
+  g_assert_cmpint (g_mkdir (out_dir, 0777), ==, 0);
+  b = write_targets (dir, "b.json", 2);
+  taken = write_targets (out_dir, "t.animation.json", 2);
+  b_out = g_build_filename (out_dir, "b.animation.json", NULL);
+  g_assert_true (g_file_get_contents (taken, &taken_text, NULL, NULL));
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", skeleton_path, b, a, "-o", out_dir, NULL);
+    assert_output_refused (&run, taken, taken_text);
+    g_assert_false (g_file_test (b_out, G_FILE_TEST_EXISTS));
+  }
+
+  g_unlink (taken);
+  g_unlink (b);
+  g_unlink (a);
+  g_unlink (c);
+  g_rmdir (out_dir);
+  g_rmdir (sub_a);
+  g_rmdir (sub_c);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -913,6 +1075,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
   g_test_add_func ("/kinema/cli/solve/effector-errors", test_effector_errors);
   g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
+  g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
+  g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);
 
   return g_test_run ();
 }
