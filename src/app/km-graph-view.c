@@ -12,6 +12,7 @@
 
 #include "km-graph-view.h"
 #include "km-document-edit.h"
+#include "km-graph-axis.h"
 #include "km-units.h"
 
 /*
@@ -32,10 +33,14 @@
  * naming each curve beside a swatch of its colour (wrapping onto a few rows, then summing up
  * the rest; clicking an entry shows only that joint, clicking the shown joint's shows all of
  * them again), the value axis on the left (the top, middle and bottom of the span, in the
- * units the preferences name; with angles and lengths on one plot, both, a radian and a
- * metre being the same height), and the time in seconds along the bottom, as the time bar
- * counts it. Everything is placed by compute_layout(), which the drawing, the hit tests and
- * the functions tests use all share.
+ * units the preferences name; with angles and lengths on one plot, an axis for each: the
+ * angles on the left, the lengths on the right, each curve drawn against its own, see
+ * km-graph-axis.c), and the time in seconds along the bottom, as the time bar counts it.
+ * Everything is placed by compute_layout(), which the drawing, the hit tests and the
+ * functions tests use all share.
+ *
+ * DOF d of the body is always drawn in curve colour d (curve_rgba), with other joints' curves
+ * or alone: a curve is known by its colour.
  */
 
 #define MARGIN 8.0
@@ -43,12 +48,11 @@
 #define SWATCH 10.0
 #define SWATCH_GAP 4.0
 #define ENTRY_GAP 12.0
-/* Between the legend and the plot, and between the value labels and the plot. */
+/* Between the legend and the plot. */
 #define LEGEND_GAP 4.0
-#define LABEL_GAP 4.0
 /* Below the time labels. */
 #define BOTTOM_MARGIN 2.0
-/* How much a secondary label (the metre twin of an angle) is dimmed. */
+/* How much the legend's "+N more" is dimmed. */
 #define DIM_ALPHA 0.55
 #define KEY_MARK 5.0
 /* How close (pixels) a press must come to a keyframe's mark to grab it. */
@@ -109,15 +113,13 @@ typedef struct
 {
   guint            first_dof, n_dof;
   gboolean         selected;           /* one joint's DOFs, not all */
-  gboolean         has_angle, has_length;
-  double           lo, hi;             /* the value axis, in document units */
+  /* The value axes: angles', lengths' (each used when some plotted DOF is of its kind). */
+  KmGraphAxis      angles, lengths;
   GArray          *entries;            /* of Entry */
   guint            n_more;             /* entries not shown */
   PangoLayout     *more;               /* their summary, or NULL */
   graphene_rect_t  more_box;
   double           legend_bottom;      /* a press above this (and the plot) is the legend's */
-  PangoLayout     *values[3];          /* top, middle and bottom labels */
-  double           gutter;             /* the value labels' column */
   PangoLayout     *time_labels[32];
   double           time_x[32];
   guint            n_times;
@@ -230,8 +232,8 @@ layout_clear (Layout *l)
 {
   g_clear_pointer (&l->entries, g_array_unref);
   g_clear_object (&l->more);
-  for (guint i = 0; i < G_N_ELEMENTS (l->values); i++)
-    g_clear_object (&l->values[i]);
+  km_graph_axis_clear (&l->angles);
+  km_graph_axis_clear (&l->lengths);
   for (guint i = 0; i < l->n_times; i++)
     g_clear_object (&l->time_labels[i]);
   l->n_times = 0;
@@ -247,55 +249,30 @@ joint_of_dof (KmSkeleton *skeleton,
   return km_skeleton_get_joint (skeleton, (guint) *index);
 }
 
-/* @value (radians or metres) as the preferences show it, with its unit. */
-static char *
-format_value (KmGraphView *self,
-              double       value,
-              gboolean     linear)
+/* The axis a DOF of the kind @linear is drawn against. */
+static const KmGraphAxis *
+axis_of (const Layout *l,
+         gboolean      linear)
 {
-  KmUnit unit = linear ? km_unit_for_length (self->length_unit)
-                       : km_unit_for_angle (self->angle_unit);
-  /* An axis label needs a digit less than a spin button that edits the value. */
-  int digits = MAX ((int) unit.digits - 1, 0);
-  double shown = value * unit.scale;
-
-  if (fabs (shown) < 0.5 * pow (10.0, -digits))
-    shown = 0.0;   /* never "-0" */
-  /* Translators: a value on the graph's value axis, then its unit ("143 °", "0.25 m") */
-  return g_strdup_printf (_("%.*f %s"), digits, shown, unit.symbol);
+  return linear ? &l->lengths : &l->angles;
 }
 
-/* The label of @value on the value axis: in the plotted DOFs' unit, or, with angles and
- * lengths on one plot, the angle over the length (dimmed). */
-static PangoLayout *
-value_layout (KmGraphView  *self,
-              const Layout *l,
-              double        value)
+/* The axis on @side: with one kind of value plotted, its axis is on the left, none on the
+ * right; with both, the angles' is on the left and the lengths' on the right. */
+static const KmGraphAxis *
+axis_on (const Layout    *l,
+         GtkPositionType  side)
 {
-  g_autofree char *text = NULL;
-  PangoLayout *layout;
+  gboolean both = l->angles.used && l->lengths.used;
 
-  if (l->has_angle && l->has_length)
-    {
-      g_autofree char *angle = format_value (self, value, FALSE);
-      g_autofree char *length = format_value (self, value, TRUE);
-      PangoAttrList *attrs = pango_attr_list_new ();
-      PangoAttribute *dim = pango_attr_foreground_alpha_new ((guint16) (DIM_ALPHA * 65535));
-
-      text = g_strconcat (angle, "\n", length, NULL);
-      dim->start_index = strlen (angle) + 1;
-      pango_attr_list_insert (attrs, dim);
-      layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
-      pango_layout_set_alignment (layout, PANGO_ALIGN_RIGHT);
-      pango_layout_set_attributes (layout, attrs);
-      pango_attr_list_unref (attrs);
-      return layout;
-    }
-  text = format_value (self, value, l->has_length);
-  return gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
+  if (side == GTK_POS_RIGHT)
+    return both ? &l->lengths : NULL;
+  if (side != GTK_POS_LEFT || (!l->angles.used && !l->lengths.used))
+    return NULL;
+  return l->angles.used ? &l->angles : &l->lengths;
 }
 
-/* The plotted DOFs and the stretch of values the axis spans (document units). */
+/* The plotted DOFs and the stretch of values each kind's axis spans (document units). */
 static gboolean
 compute_span (KmGraphView *self,
               Layout      *l)
@@ -326,32 +303,27 @@ compute_span (KmGraphView *self,
   lower = g_new (double, total_dof);
   upper = g_new (double, total_dof);
   km_skeleton_get_dof_limits (skeleton, lower, upper);
-  l->lo = INFINITY;
-  l->hi = -INFINITY;
+  km_graph_axis_init (&l->angles, FALSE);
+  km_graph_axis_init (&l->lengths, TRUE);
   for (guint d = l->first_dof; d < l->first_dof + l->n_dof; d++)
     {
       gboolean linear = dof_is_linear (skeleton, d);
+      KmGraphAxis *axis = linear ? &l->lengths : &l->angles;
       double from, to;
 
-      if (linear)
-        l->has_length = TRUE;
-      else
-        l->has_angle = TRUE;
+      axis->used = TRUE;
       if (limit_span (lower[d], upper[d], linear, &from, &to))
-        l->lo = MIN (l->lo, from), l->hi = MAX (l->hi, to);
-    }
-  for (guint f = 0; f < n_anim; f++)
-    {
-      const double *q = km_animation_get_frame (animation, f);
+        km_graph_axis_include (axis, from, to);
+      for (guint f = 0; f < n_anim; f++)
+        {
+          const double *q = km_animation_get_frame (animation, f);
 
-      for (guint d = l->first_dof; q != NULL && d < l->first_dof + l->n_dof; d++)
-        if (isfinite (q[d]))
-          l->lo = MIN (l->lo, q[d]), l->hi = MAX (l->hi, q[d]);
+          if (q != NULL)
+            km_graph_axis_include (axis, q[d], q[d]);
+        }
     }
-  if (!isfinite (l->lo) || !isfinite (l->hi))
-    l->lo = -1, l->hi = 1;
-  if (l->hi - l->lo < 1e-9)
-    l->lo -= 0.5, l->hi += 0.5;
+  km_graph_axis_finish (&l->angles);
+  km_graph_axis_finish (&l->lengths);
   return TRUE;
 }
 
@@ -373,7 +345,7 @@ layout_legend (KmGraphView *self,
   g_array_set_clear_func (l->entries, entry_clear);
   for (guint d = l->first_dof; d < l->first_dof + l->n_dof; d++)
     {
-      Entry entry = { NULL, -1, l->selected ? d - l->first_dof : d, FALSE };
+      Entry entry = { NULL, -1, d, FALSE };
       const KmJoint *j = joint_of_dof (skeleton, d, &entry.joint);
 
       if (j->n_dof > 1)
@@ -522,7 +494,9 @@ compute_layout (KmGraphView *self,
                 int          height,
                 Layout      *l)
 {
-  double top = MARGIN, bottom, gutter = 0;
+  double top = MARGIN, bottom, left_gutter, right_gutter;
+  const KmGraphAxis *left, *right;
+  PangoLayout *probe;
   int th;
 
   memset (l, 0, sizeof *l);
@@ -541,9 +515,9 @@ compute_layout (KmGraphView *self,
   l->legend_bottom = top;
 
   /* The time labels under the keyframe marks, if the plot keeps some height. */
-  l->values[0] = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), "0");
-  pango_layout_get_pixel_size (l->values[0], NULL, &th);
-  g_clear_object (&l->values[0]);
+  probe = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), "0");
+  pango_layout_get_pixel_size (probe, NULL, &th);
+  g_object_unref (probe);
   bottom = height - BOTTOM_MARGIN - th - 1;
   if (bottom - KEY_MARK - top < 3 * th)
     bottom = height - MARGIN;
@@ -551,28 +525,27 @@ compute_layout (KmGraphView *self,
     l->time_h = th;
   l->marks_y = bottom - KEY_MARK;
 
-  /* The value labels' column; a narrow graph keeps its width for the curves. */
-  l->values[0] = value_layout (self, l, l->hi);
-  l->values[1] = value_layout (self, l, (l->lo + l->hi) / 2);
-  l->values[2] = value_layout (self, l, l->lo);
-  for (guint i = 0; i < 3; i++)
+  /* The value labels' columns, left and right of the plot; a narrow graph keeps its width
+   * for the curves. */
+  if (l->angles.used)
+    km_graph_axis_layout_labels (&l->angles, GTK_WIDGET (self->area),
+                                 km_unit_for_angle (self->angle_unit));
+  if (l->lengths.used)
+    km_graph_axis_layout_labels (&l->lengths, GTK_WIDGET (self->area),
+                                 km_unit_for_length (self->length_unit));
+  left = axis_on (l, GTK_POS_LEFT);
+  right = axis_on (l, GTK_POS_RIGHT);
+  left_gutter = left->gutter;
+  right_gutter = right != NULL ? right->gutter : 0;
+  if (left_gutter + right_gutter > width / 3.0)
     {
-      int w;
-
-      pango_layout_get_pixel_size (l->values[i], &w, NULL);
-      gutter = MAX (gutter, w);
+      km_graph_axis_drop_labels (&l->angles);
+      km_graph_axis_drop_labels (&l->lengths);
+      left_gutter = right_gutter = 0;
     }
-  if (gutter > width / 3.0)
-    {
-      for (guint i = 0; i < 3; i++)
-        g_clear_object (&l->values[i]);
-      gutter = 0;
-    }
-  else
-    gutter = ceil (gutter) + LABEL_GAP;
-  l->gutter = gutter;
 
-  l->plot = GRAPHENE_RECT_INIT (MARGIN + gutter, top, MAX (width - 2 * MARGIN - gutter, 1.0),
+  l->plot = GRAPHENE_RECT_INIT (MARGIN + left_gutter, top,
+                                MAX (width - 2 * MARGIN - left_gutter - right_gutter, 1.0),
                                 MAX (l->marks_y - top, 1.0));
   if (l->time_h > 0)
     layout_times (self, l, width);
@@ -612,7 +585,7 @@ draw_cb (GtkDrawingArea *area,
   KmAnimation *animation;
   KmTargetTrack *targets;
   guint n_anim = 0, total_dof;
-  double *lower, *upper, plot_top, plot_h, plot_bottom, lo, hi;
+  double *lower, *upper, plot_top, plot_bottom;
   double cursor;
   GdkRGBA fg;
   Layout l;
@@ -635,20 +608,18 @@ draw_cb (GtkDrawingArea *area,
   upper = g_new (double, total_dof);
   km_skeleton_get_dof_limits (skeleton, lower, upper);
   plot_top = l.plot.origin.y;
-  plot_h = l.plot.size.height;
-  plot_bottom = plot_top + plot_h;
-  lo = l.lo;
-  hi = l.hi;
+  plot_bottom = plot_top + l.plot.size.height;
 
-#define Y_OF(v) (plot_top + (hi - (v)) / (hi - lo) * plot_h)
-
-  /* Limit bands first, so curves lie on top: an open end reaches the plot's edge. */
+  /* Limit bands first, so curves lie on top: an open end reaches the plot's edge. Each DOF
+   * is drawn against its own kind's axis. */
   set_rgb (cr, KM_GRAPH_BAND_RGB);
   for (guint d = l.first_dof; d < l.first_dof + l.n_dof; d++)
     if (isfinite (lower[d]) || isfinite (upper[d]))
       {
-        double top = isfinite (upper[d]) ? Y_OF (upper[d]) : plot_top;
-        double bottom = isfinite (lower[d]) ? Y_OF (lower[d]) : plot_bottom;
+        const KmGraphAxis *axis = axis_of (&l, dof_is_linear (skeleton, d));
+        double top = isfinite (upper[d]) ? km_graph_axis_y (axis, &l.plot, upper[d]) : plot_top;
+        double bottom = isfinite (lower[d]) ? km_graph_axis_y (axis, &l.plot, lower[d])
+                                            : plot_bottom;
 
         top = CLAMP (top, plot_top, plot_bottom);
         bottom = CLAMP (bottom, plot_top, plot_bottom);
@@ -663,6 +634,7 @@ draw_cb (GtkDrawingArea *area,
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
   for (guint d = l.first_dof; d < l.first_dof + l.n_dof && n_anim > 0; d++)
     {
+      const KmGraphAxis *axis = axis_of (&l, dof_is_linear (skeleton, d));
       gboolean started = FALSE;
       GdkRGBA colour;
 
@@ -677,9 +649,9 @@ draw_cb (GtkDrawingArea *area,
               continue;
             }
           if (started)
-            cairo_line_to (cr, x, Y_OF (q[d]));
+            cairo_line_to (cr, x, km_graph_axis_y (axis, &l.plot, q[d]));
           else
-            cairo_move_to (cr, x, Y_OF (q[d]));
+            cairo_move_to (cr, x, km_graph_axis_y (axis, &l.plot, q[d]));
           started = TRUE;
         }
       /* Past the motion its last pose holds, to the end of the time bar's range. */
@@ -690,32 +662,15 @@ draw_cb (GtkDrawingArea *area,
           cairo_get_current_point (cr, NULL, &y);
           cairo_line_to (cr, x_of (self, &l, n_frames (self) - 1), y);
         }
-      curve_rgba (l.selected ? d - l.first_dof : d, &colour);
+      curve_rgba (d, &colour);
       gdk_cairo_set_source_rgba (cr, &colour);
       cairo_stroke (cr);
     }
 
-  /* The value axis: the span's top, middle and bottom, each by a tick. The middle one gives
-   * way when the plot is too low for three. */
-  for (guint i = 0; i < 3; i++)
-    {
-      double v = i == 0 ? hi : i == 1 ? (lo + hi) / 2 : lo, y = round (Y_OF (v)), ty;
-      int tw, th;
-
-      if (l.values[i] == NULL)
-        continue;
-      pango_layout_get_pixel_size (l.values[i], &tw, &th);
-      if (i == 1 && plot_h < 3 * th)
-        continue;
-      ty = CLAMP (y - th / 2.0, plot_top, plot_bottom - th);
-      gdk_cairo_set_source_rgba (cr, &fg);
-      draw_text (cr, l.values[i], l.plot.origin.x - LABEL_GAP - tw, ty);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, fg.alpha * DIM_ALPHA);
-      cairo_rectangle (cr, l.plot.origin.x - LABEL_GAP + 1, CLAMP (y, plot_top, plot_bottom - 1),
-                       LABEL_GAP - 1, 1);
-      cairo_fill (cr);
-    }
-#undef Y_OF
+  /* The value axes: each span's top, middle and bottom, each by a tick. */
+  km_graph_axis_draw (axis_on (&l, GTK_POS_LEFT), cr, &l.plot, GTK_POS_LEFT, &fg);
+  if (axis_on (&l, GTK_POS_RIGHT) != NULL)
+    km_graph_axis_draw (axis_on (&l, GTK_POS_RIGHT), cr, &l.plot, GTK_POS_RIGHT, &fg);
 
   /* The legend: a swatch of each curve's colour, and its name. */
   for (guint i = 0; i < l.entries->len; i++)
@@ -1467,26 +1422,94 @@ dup_texts (PangoLayout **layouts,
 }
 
 /**
- * km_graph_view_dup_value_labels:
+ * km_graph_view_dup_axis_labels:
+ * @side: %GTK_POS_LEFT or %GTK_POS_RIGHT
  *
- * The value axis' labels, top to bottom: the top, middle and bottom of the plotted span, in
- * the units of #KmGraphView:angle-unit and #KmGraphView:length-unit (an angle and a length
- * on two lines when both kinds are plotted).
+ * The labels of the value axis on @side, top to bottom: the top, middle and bottom of its
+ * span, in the unit of #KmGraphView:angle-unit or #KmGraphView:length-unit. With one kind
+ * of value plotted its axis is on the left; with angles and lengths, the angles' is on the
+ * left and the lengths' on the right.
  *
  * Returns: (transfer full): a %NULL-terminated array, empty when there are none
  */
 char **
-km_graph_view_dup_value_labels (KmGraphView *self)
+km_graph_view_dup_axis_labels (KmGraphView     *self,
+                               GtkPositionType  side)
 {
+  const KmGraphAxis *axis;
   char **texts;
   Layout l;
 
   g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), NULL);
 
   area_layout (self, &l);
-  texts = dup_texts (l.values, G_N_ELEMENTS (l.values));
+  axis = l.entries != NULL ? axis_on (&l, side) : NULL;
+  texts = axis != NULL ? km_graph_axis_dup_labels (axis) : g_new0 (char *, 1);
   layout_clear (&l);
   return texts;
+}
+
+/**
+ * km_graph_view_dup_value_labels:
+ *
+ * The left value axis' labels, as km_graph_view_dup_axis_labels() gives them.
+ *
+ * Returns: (transfer full): a %NULL-terminated array, empty when there are none
+ */
+char **
+km_graph_view_dup_value_labels (KmGraphView *self)
+{
+  return km_graph_view_dup_axis_labels (self, GTK_POS_LEFT);
+}
+
+/**
+ * km_graph_view_get_axis_range:
+ * @side: %GTK_POS_LEFT or %GTK_POS_RIGHT
+ * @lo: (out): the value at the plot's bottom on that axis' scale (radians or metres)
+ * @hi: (out): the value at its top
+ *
+ * The span of the value axis on @side (see km_graph_view_dup_axis_labels()): the curves of
+ * its kind are drawn on that scale, @hi at the plot's top, @lo at its bottom.
+ *
+ * Returns: %FALSE when there is no axis on @side
+ */
+gboolean
+km_graph_view_get_axis_range (KmGraphView     *self,
+                              GtkPositionType  side,
+                              double          *lo,
+                              double          *hi)
+{
+  const KmGraphAxis *axis;
+  Layout l;
+
+  g_return_val_if_fail (KM_IS_GRAPH_VIEW (self), FALSE);
+  g_return_val_if_fail (lo != NULL && hi != NULL, FALSE);
+
+  area_layout (self, &l);
+  axis = l.entries != NULL ? axis_on (&l, side) : NULL;
+  if (axis != NULL)
+    *lo = axis->lo, *hi = axis->hi;
+  layout_clear (&l);
+  return axis != NULL;
+}
+
+/**
+ * km_graph_view_get_curve_color:
+ * @dof: a DOF of the body
+ * @color: (out): the colour of its curve
+ *
+ * The colour DOF @dof's curve and legend swatch are drawn in: always the same, whether it is
+ * shown with the other joints' curves or alone.
+ */
+void
+km_graph_view_get_curve_color (KmGraphView *self,
+                               guint        dof,
+                               GdkRGBA     *color)
+{
+  g_return_if_fail (KM_IS_GRAPH_VIEW (self));
+  g_return_if_fail (color != NULL);
+
+  curve_rgba (dof, color);
 }
 
 /**

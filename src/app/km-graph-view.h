@@ -14,10 +14,11 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (KmGraphView, km_graph_view, KM, GRAPH_VIEW, GtkWidget)
 
-/* Curve colours (sRGB 0..255) of a joint's first, second and third DOF (X, Y, Z as in the
- * scene), and the limit band; tests look for them in the pixels. With no joint selected,
- * DOF d of the body is drawn in colour d: the first three, these three, then colours of
- * their own (hues a golden angle apart), so that no two curves share one. */
+/* Curve colours (sRGB 0..255), and the limit band's; tests look for them in the pixels. DOF
+ * d of the body is always drawn in colour d, as its legend entry shows it, whether with the
+ * other joints' curves or alone: the first six are these, then colours of their own (hues
+ * a golden angle apart), so that no two curves share one. km_graph_view_get_curve_color()
+ * gives DOF d's. */
 #define KM_GRAPH_CURVE_0_RGB  0xe0, 0x1b, 0x24
 #define KM_GRAPH_CURVE_1_RGB  0x2e, 0xc2, 0x7e
 #define KM_GRAPH_CURVE_2_RGB  0x35, 0x84, 0xe4
@@ -50,5 +51,14 @@ guint       km_graph_view_get_legend_more  (KmGraphView     *self,
                                             graphene_rect_t *box);
 char      **km_graph_view_dup_value_labels (KmGraphView *self);
 char      **km_graph_view_dup_time_labels  (KmGraphView *self);
+char      **km_graph_view_dup_axis_labels  (KmGraphView     *self,
+                                            GtkPositionType  side);
+gboolean    km_graph_view_get_axis_range   (KmGraphView     *self,
+                                            GtkPositionType  side,
+                                            double          *lo,
+                                            double          *hi);
+void        km_graph_view_get_curve_color  (KmGraphView     *self,
+                                            guint            dof,
+                                            GdkRGBA         *color);
 
 G_END_DECLS

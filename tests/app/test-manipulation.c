@@ -1044,7 +1044,9 @@ has_colour_rgb (const guint8 *p,
   return count > 20;
 }
 
-/* The graph shows the selected joint's curve on its limit band; a click sets the time. */
+/* The graph shows the selected joint's curve on its limit band, in the colour its DOF has
+ * in the legend of all joints (not the palette's first, another DOF's); a click sets the
+ * time. */
 static void
 test_graph (Fixture       *f,
             gconstpointer  data)
@@ -1055,11 +1057,22 @@ test_graph (Fixture       *f,
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree guint8 *pixels = NULL;
   GtkSnapshot *snapshot;
+  GdkRGBA legend, colour;
+  guint dof;
   int w, h;
   double x;
 
   if (!ready_or_skip (f))
     return;
+
+  /* Joint 2 (the elbow) has one DOF; with all joints shown, the legend lists every DOF. */
+  dof = km_skeleton_get_joint (km_document_get_skeleton (f->document), 2)->dof_index;
+  g_assert_cmpuint (dof, >, 0);
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (100);
+  g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, dof, NULL, &legend));
+  km_graph_view_get_curve_color (f->graph_view, dof, &colour);
+  g_assert_true (gdk_rgba_equal (&colour, &legend));
 
   km_document_set_selected_joint (f->document, 2);
   test_app_spin_for (100);
@@ -1074,7 +1087,11 @@ test_graph (Fixture       *f,
                                          &GRAPHENE_RECT_INIT (0, 0, w, h));
   pixels = g_malloc ((gsize) w * h * 4);
   gdk_texture_download (texture, pixels, (gsize) w * 4);
-  g_assert_true (has_colour_rgb (pixels, w, h, KM_GRAPH_CURVE_0_RGB));
+  g_assert_true (has_colour_rgb (pixels, w, h, (guint) round (legend.red * 255),
+                                 (guint) round (legend.green * 255),
+                                 (guint) round (legend.blue * 255)));
+  /* The first DOF's colour is not the elbow's. */
+  g_assert_false (has_colour_rgb (pixels, w, h, KM_GRAPH_CURVE_0_RGB));
   g_assert_true (has_colour_rgb (pixels, w, h, KM_GRAPH_BAND_RGB));
   g_assert_true (has_colour_rgb (pixels, w, h, KM_GRAPH_CURSOR_RGB));
 

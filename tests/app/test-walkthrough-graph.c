@@ -136,19 +136,60 @@ pixel_near (const guint8 *pixels,
   return abs (p[0] - b) <= 32 && abs (p[1] - g) <= 32 && abs (p[2] - r) <= 32;
 }
 
-/* How many pixels of column @x have one of the curve colours. */
+/* @colour as 8-bit sRGB, as drawn. */
+static void
+rgba_to_rgb (const GdkRGBA *colour,
+             guint8        *r,
+             guint8        *g,
+             guint8        *b)
+{
+  *r = (guint8) round (colour->red * 255);
+  *g = (guint8) round (colour->green * 255);
+  *b = (guint8) round (colour->blue * 255);
+}
+
+/* Whether the pixel at (@x, @y) is (@r, @g, @b) drawn over the limit band, if only partly:
+ * a thin curve's anti-aliased edge, which blends into the band. */
+static gboolean
+pixel_over_band (const guint8 *pixels,
+                 int           w,
+                 int           x,
+                 int           y,
+                 guint8        r,
+                 guint8        g,
+                 guint8        b)
+{
+  static const guint8 band[3] = { KM_GRAPH_BAND_RGB };
+  const guint8 *p = pixels + ((gsize) y * w + x) * 4;
+  double pc[3] = { p[2] - band[0], p[1] - band[1], p[0] - band[2] };
+  double cc[3] = { r - band[0], g - band[1], b - band[2] };
+  double t, off = 0;
+
+  /* How far from the band towards the colour, and how far off that line. */
+  t = (pc[0] * cc[0] + pc[1] * cc[1] + pc[2] * cc[2])
+      / (cc[0] * cc[0] + cc[1] * cc[1] + cc[2] * cc[2]);
+  for (guint i = 0; i < 3; i++)
+    off = MAX (off, fabs (pc[i] - t * cc[i]));
+  return t >= 0.3 && off <= 12;
+}
+
+/* How many pixels of column @x have the colour of DOF @dof's curve. */
 static guint
-curve_pixels_in_column (const guint8 *pixels,
+curve_pixels_in_column (KmGraphView  *graph_view,
+                        guint         dof,
+                        const guint8 *pixels,
                         int           w,
                         int           h,
                         int           x)
 {
+  GdkRGBA colour;
+  guint8 r, g, b;
   guint n = 0;
 
+  km_graph_view_get_curve_color (graph_view, dof, &colour);
+  rgba_to_rgb (&colour, &r, &g, &b);
   for (int y = 0; y < h; y++)
-    if (pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_0_RGB)
-        || pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_1_RGB)
-        || pixel_is (pixels, w, x, y, KM_GRAPH_CURVE_2_RGB))
+    if (pixel_is (pixels, w, x, y, r, g, b))
       n++;
   return n;
 }
@@ -162,25 +203,28 @@ test_axis_spans_time_bar (Fixture       *f,
 {
   guint n_frames = km_document_get_n_frames (f->document);
   guint last = km_document_get_timeline_frames (f->document) - 1;
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
   g_autofree guint8 *pixels = NULL;
-  double x, y, held;
+  graphene_rect_t plot;
+  double x, y, held, right;
   int w, h, cursor_pixels = 0;
 
   g_assert_cmpuint (last, >, n_frames);
   w = gtk_widget_get_width (GTK_WIDGET (f->graph_view));
-  g_assert_cmpfloat_with_epsilon (km_graph_view_x_for_frame (f->graph_view, last),
-                                  w - GRAPH_MARGIN, 0.5);
-  g_assert_cmpfloat (km_graph_view_x_for_frame (f->graph_view, n_frames - 1), <,
-                     w - GRAPH_MARGIN - 50);
+  /* The plot ends at the margin, or at the lengths' axis when there is one. */
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  right = plot.origin.x + plot.size.width;
+  g_assert_cmpfloat (right, <=, w - GRAPH_MARGIN);
+  g_assert_cmpfloat_with_epsilon (km_graph_view_x_for_frame (f->graph_view, last), right, 0.5);
+  g_assert_cmpfloat (km_graph_view_x_for_frame (f->graph_view, n_frames - 1), <, right - 50);
   g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, w - GRAPH_MARGIN), ==, last);
   g_assert_cmpuint (km_graph_view_frame_at (f->graph_view, w), ==, last);
   g_assert_true (km_graph_view_get_keyframe_point (f->graph_view, last, &x, &y));
   g_assert_false (km_graph_view_get_keyframe_point (f->graph_view, last + 1, &x, &y));
 
   /* One joint's curve, drawn thick enough for its exact colour. */
-  km_document_set_selected_joint (f->document,
-                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
-                                                          "Elbow"));
+  km_document_set_selected_joint (f->document, elbow);
   km_document_set_current_frame (f->document, last);
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, last);
   test_app_spin_for (50);
@@ -194,7 +238,9 @@ test_axis_spans_time_bar (Fixture       *f,
 
   /* Halfway between the motion's end and the range's. */
   held = round (km_graph_view_x_for_frame (f->graph_view, (n_frames - 1 + last) / 2.0));
-  g_assert_cmpuint (curve_pixels_in_column (pixels, w, h, (int) held), >, 0);
+  g_assert_cmpuint (curve_pixels_in_column (f->graph_view,
+                                            km_skeleton_get_joint (skeleton, elbow)->dof_index,
+                                            pixels, w, h, (int) held), >, 0);
 }
 
 /* A hinge limited below only ([0, +∞]) and one limited above only ([-∞, 0.5]). */
@@ -391,6 +437,196 @@ test_value_axis_units (Fixture       *f,
   g_assert_cmpstr (times[0], ==, "0 s");
   for (guint i = 0; times[i] != NULL; i++)
     g_assert_true (g_str_has_suffix (times[i], " s"));
+}
+
+/* The labels of the graph's axis on @side, joined with "|". */
+static char *
+axis_text (Fixture         *f,
+           GtkPositionType  side)
+{
+  g_auto(GStrv) labels = km_graph_view_dup_axis_labels (f->graph_view, side);
+
+  return g_strjoinv ("|", labels);
+}
+
+/* With angles and lengths on one plot (no joint selected: the shoulder and the elbow turn,
+ * the piston slides), each kind has an axis of its own: the angles on the left in the angle
+ * unit, the lengths on the right in the length unit, each with its own span; and each curve
+ * is drawn against its own axis: the piston's across the lengths' span, not squeezed into
+ * the angles' (where half a metre would be as high as half a radian). One kind alone keeps
+ * the one axis on the left. */
+static void
+test_mixed_axes (Fixture       *f,
+                 gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  KmAnimation *animation = km_document_get_animation (f->document);
+  int piston = km_skeleton_find_joint (skeleton, "Piston");
+  guint dof = km_skeleton_get_joint (skeleton, piston)->dof_index;
+  guint n_dof = km_skeleton_get_n_dof (skeleton), n_anim, n_columns = 0, n_on_scale = 0;
+  g_autofree double *lower = g_new (double, n_dof);
+  g_autofree double *upper = g_new (double, n_dof);
+  g_autofree guint8 *pixels = NULL;
+  g_auto(GStrv) left = NULL;
+  char *text;
+  graphene_rect_t plot;
+  GdkRGBA colour;
+  guint8 r, g, b;
+  double lo, hi, vmin = INFINITY, vmax = -INFINITY, x0, step;
+  int w, h;
+
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (50);
+
+  /* The angles on the left: the shoulder's [-3.14, 3.14] rad, in degrees only. */
+  left = km_graph_view_dup_value_labels (f->graph_view);
+  text = g_strjoinv ("|", left);
+  g_test_message ("left axis: %s", text);
+  g_assert_cmpstr (text, ==, "180 °|0 °|-180 °");
+  g_free (text);
+  g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_LEFT, &lo, &hi));
+  g_assert_cmpfloat (lo, <=, -3.14);
+  g_assert_cmpfloat (hi, >=, 3.14);
+
+  /* The lengths on the right: the piston's [0, 0.5] m. */
+  text = axis_text (f, GTK_POS_RIGHT);
+  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
+  g_free (text);
+  g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_RIGHT, &lo, &hi));
+  g_assert_cmpfloat_with_epsilon (lo, 0.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (hi, 0.5, 1e-9);
+
+  g_object_set (f->graph_view, "angle-unit", "radians", "length-unit", "millimetres", NULL);
+  text = axis_text (f, GTK_POS_LEFT);
+  g_assert_cmpstr (text, ==, "3.14 rad|0.00 rad|-3.14 rad");
+  g_free (text);
+  text = axis_text (f, GTK_POS_RIGHT);
+  g_assert_cmpstr (text, ==, "500 mm|250 mm|0 mm");
+  g_free (text);
+  g_object_set (f->graph_view, "angle-unit", "degrees", "length-unit", "metres", NULL);
+  test_app_spin_for (50);
+
+  /* The piston's curve, column by column, where the lengths' axis puts its value: its span
+   * is the piston's limits, [0, 0.5] m, from the plot's bottom to its top. (Where it rests
+   * on a limit, its line straddles the plot's edge: those columns are left out.) */
+  km_skeleton_get_dof_limits (skeleton, lower, upper);
+  g_assert_cmpfloat (lower[dof], ==, 0.0);
+  g_assert_cmpfloat (upper[dof], ==, 0.5);
+  n_anim = km_animation_get_n_frames (animation);
+  for (guint i = 0; i < n_anim; i++)
+    {
+      double v = km_animation_get_frame (animation, i)[dof];
+
+      vmin = MIN (vmin, v);
+      vmax = MAX (vmax, v);
+    }
+  g_test_message ("piston from %.3f to %.3f m", vmin, vmax);
+  /* It moves, and within its limits (else the span would reach further). */
+  g_assert_cmpfloat (vmax - vmin, >, 0.1);
+  g_assert_cmpfloat (vmin, >=, 0.0);
+  g_assert_cmpfloat (vmax, <=, 0.5);
+
+  pixels = render_graph (f, &w, &h);
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, dof, NULL, &colour));
+  rgba_to_rgb (&colour, &r, &g, &b);
+  x0 = km_graph_view_x_for_frame (f->graph_view, 0);
+  step = km_graph_view_x_for_frame (f->graph_view, 1) - x0;
+  for (int x = (int) ceil (x0) + 2; x < (int) km_graph_view_x_for_frame (f->graph_view, n_anim - 1) - 2;
+       x++)
+    {
+      /* The frames either side of the column: the curve runs between their values. */
+      guint before = (guint) floor ((x + 0.5 - x0) / step);
+      double v0 = km_animation_get_frame (animation, before)[dof];
+      double v1 = km_animation_get_frame (animation, before + 1)[dof];
+      double y0 = plot.origin.y + (0.5 - MAX (v0, v1)) / 0.5 * plot.size.height;
+      double y1 = plot.origin.y + (0.5 - MIN (v0, v1)) / 0.5 * plot.size.height;
+      gboolean found = FALSE;
+
+      if (MIN (v0, v1) < 0.02 || MAX (v0, v1) > 0.48)
+        continue;
+      for (int y = MAX ((int) y0 - 2, 0); y <= MIN ((int) y1 + 2, h - 1) && !found; y++)
+        found = pixel_over_band (pixels, w, x, y, r, g, b);
+      n_columns++;
+      n_on_scale += found;
+    }
+  g_test_message ("piston curve on the lengths' scale in %u of %u columns", n_on_scale,
+                  n_columns);
+  g_assert_cmpuint (n_columns, >, 50);
+  g_assert_cmpuint (n_on_scale, >=, n_columns * 19 / 20);
+
+  /* The elbow alone: one axis, on the left, in degrees; none on the right. */
+  km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Elbow"));
+  test_app_spin_for (50);
+  text = axis_text (f, GTK_POS_LEFT);
+  g_assert_cmpstr (text, ==, "143 °|72 °|0 °");
+  g_free (text);
+  text = axis_text (f, GTK_POS_RIGHT);
+  g_assert_cmpstr (text, ==, "");
+  g_free (text);
+  g_assert_false (km_graph_view_get_axis_range (f->graph_view, GTK_POS_RIGHT, &lo, &hi));
+  /* The piston alone: its lengths on the left. */
+  km_document_set_selected_joint (f->document, piston);
+  test_app_spin_for (50);
+  text = axis_text (f, GTK_POS_LEFT);
+  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
+  g_free (text);
+  text = axis_text (f, GTK_POS_RIGHT);
+  g_assert_cmpstr (text, ==, "");
+  g_free (text);
+}
+
+/* A curve keeps its colour: a joint shown alone (selected, or picked in the legend) is drawn
+ * in the colour its DOFs have in the legend of all joints, not in the palette's first. */
+static void
+test_isolated_joint_keeps_colour (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  static const char *joints[] = { "Elbow", "Piston", "Shoulder" };
+  GdkRGBA full[5];
+
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (50);
+  for (guint d = 0; d < G_N_ELEMENTS (full); d++)
+    {
+      GdkRGBA colour;
+
+      g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, d, NULL, &full[d]));
+      km_graph_view_get_curve_color (f->graph_view, d, &colour);
+      g_assert_true (gdk_rgba_equal (&colour, &full[d]));
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (joints); i++)
+    {
+      int joint = km_skeleton_find_joint (skeleton, joints[i]);
+      const KmJoint *j = km_skeleton_get_joint (skeleton, joint);
+      g_autofree guint8 *pixels = NULL;
+      graphene_rect_t plot;
+      int w, h;
+
+      km_document_set_selected_joint (f->document, joint);
+      test_app_spin_for (50);
+      pixels = render_graph (f, &w, &h);
+      g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+      for (guint k = 0; k < j->n_dof; k++)
+        {
+          guint d = j->dof_index + k;
+          GdkRGBA swatch;
+          guint8 r, g, b;
+          guint in_plot = 0;
+
+          /* Its legend entry, and its curve. */
+          g_assert_true (km_graph_view_get_legend_swatch (f->graph_view, k, NULL, &swatch));
+          g_assert_true (gdk_rgba_equal (&swatch, &full[d]));
+          rgba_to_rgb (&full[d], &r, &g, &b);
+          for (int y = (int) plot.origin.y; y < (int) (plot.origin.y + plot.size.height); y++)
+            for (int x = (int) plot.origin.x; x < (int) (plot.origin.x + plot.size.width); x++)
+              in_plot += pixel_is (pixels, w, x, y, r, g, b);
+          g_test_message ("%s DOF %u: %u pixels of %02x%02x%02x", joints[i], k, in_plot, r, g, b);
+          g_assert_cmpuint (in_plot, >, 20);
+        }
+    }
 }
 
 /* Clicks at (@x, @y) of the graph with real input. */
@@ -628,6 +864,10 @@ main (int    argc,
               fixture_setup, test_legend_names_and_colours, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/value-axis-units", Fixture, NULL,
               fixture_setup, test_value_axis_units, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/mixed-axes", Fixture, NULL,
+              fixture_setup, test_mixed_axes, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/isolated-joint-keeps-colour", Fixture, NULL,
+              fixture_setup, test_isolated_joint_keeps_colour, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/legend-click-selects", Fixture, NULL,
               fixture_setup, test_legend_click_selects, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/legend-many-colours", Fixture, NULL,

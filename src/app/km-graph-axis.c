@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-graph-axis"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "km-graph-axis.h"
+
+/*
+ * A value axis of the graph. The graph has one, on the left, when it plots one kind of
+ * value; with angles and lengths on one plot, two: the angles on the left and the lengths on
+ * the right, each with a span of its own, so that neither kind is read in the other's unit
+ * (or squeezed into the other's span: a metre is no radian). The graph's layout places the
+ * plot between the axes' gutters, then draws each curve against its own axis.
+ */
+
+/* Between the labels and the plot; the tick by each label fills it. */
+#define LABEL_GAP 4.0
+/* How much a tick is dimmed against the labels. */
+#define TICK_ALPHA 0.55
+
+/**
+ * km_graph_axis_init:
+ * @linear: whether the axis is for lengths (metres), not angles (radians)
+ *
+ * Starts an axis with an empty span and no labels; km_graph_axis_include() widens it.
+ */
+void
+km_graph_axis_init (KmGraphAxis *axis,
+                    gboolean     linear)
+{
+  *axis = (KmGraphAxis) { .linear = linear, .lo = INFINITY, .hi = -INFINITY };
+}
+
+/* Widens @axis' span to hold [@from, @to]; non-finite ends are left out. */
+void
+km_graph_axis_include (KmGraphAxis *axis,
+                       double       from,
+                       double       to)
+{
+  if (isfinite (from))
+    axis->lo = MIN (axis->lo, from), axis->hi = MAX (axis->hi, from);
+  if (isfinite (to))
+    axis->lo = MIN (axis->lo, to), axis->hi = MAX (axis->hi, to);
+}
+
+/* Gives @axis a span it can be drawn with: [-1, 1] when nothing widened it, a unit about its
+ * value when it holds only one. */
+void
+km_graph_axis_finish (KmGraphAxis *axis)
+{
+  if (!isfinite (axis->lo) || !isfinite (axis->hi))
+    axis->lo = -1, axis->hi = 1;
+  if (axis->hi - axis->lo < 1e-9)
+    axis->lo -= 0.5, axis->hi += 0.5;
+}
+
+/* The value of label @tick, from the top: the span's top, middle and bottom. */
+double
+km_graph_axis_tick_value (const KmGraphAxis *axis,
+                          guint              tick)
+{
+  return axis->hi - tick * (axis->hi - axis->lo) / (KM_GRAPH_AXIS_N_TICKS - 1);
+}
+
+/**
+ * km_graph_axis_format:
+ * @value: in radians or metres
+ * @unit: how the preferences show it
+ *
+ * Returns: (transfer full): @value as an axis label, with its unit ("143 °", "0.25 m")
+ */
+char *
+km_graph_axis_format (double value,
+                      KmUnit unit)
+{
+  /* An axis label needs a digit less than a spin button that edits the value. */
+  int digits = MAX ((int) unit.digits - 1, 0);
+  double shown = value * unit.scale;
+
+  if (fabs (shown) < 0.5 * pow (10.0, -digits))
+    shown = 0.0;   /* never "-0" */
+  /* Translators: a value on the graph's value axis, then its unit ("143 °", "0.25 m") */
+  return g_strdup_printf (_("%.*f %s"), digits, shown, unit.symbol);
+}
+
+/* Makes @axis' labels for @widget, in @unit, and the gutter they need. */
+void
+km_graph_axis_layout_labels (KmGraphAxis *axis,
+                             GtkWidget   *widget,
+                             KmUnit       unit)
+{
+  double width = 0;
+
+  km_graph_axis_drop_labels (axis);
+  for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
+    {
+      g_autofree char *text = km_graph_axis_format (km_graph_axis_tick_value (axis, i), unit);
+      int w;
+
+      axis->labels[i] = gtk_widget_create_pango_layout (widget, text);
+      pango_layout_get_pixel_size (axis->labels[i], &w, NULL);
+      width = MAX (width, w);
+    }
+  axis->gutter = ceil (width) + LABEL_GAP;
+}
+
+/* Leaves @axis without labels (a narrow graph keeps its width for the curves). */
+void
+km_graph_axis_drop_labels (KmGraphAxis *axis)
+{
+  for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
+    g_clear_object (&axis->labels[i]);
+  axis->gutter = 0;
+}
+
+/* The row of @value in @plot on @axis' scale: its span fills the plot's height. */
+double
+km_graph_axis_y (const KmGraphAxis     *axis,
+                 const graphene_rect_t *plot,
+                 double                 value)
+{
+  return plot->origin.y + (axis->hi - value) / (axis->hi - axis->lo) * plot->size.height;
+}
+
+/* @axis' labels beside @plot on @side (GTK_POS_LEFT or GTK_POS_RIGHT), each by a tick at
+ * its value, in @fg. The middle one gives way when the plot is too low for three. */
+void
+km_graph_axis_draw (const KmGraphAxis     *axis,
+                    cairo_t               *cr,
+                    const graphene_rect_t *plot,
+                    GtkPositionType        side,
+                    const GdkRGBA         *fg)
+{
+  double top = plot->origin.y, bottom = plot->origin.y + plot->size.height;
+  double edge = side == GTK_POS_LEFT ? plot->origin.x : plot->origin.x + plot->size.width;
+
+  for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
+    {
+      double y = round (km_graph_axis_y (axis, plot, km_graph_axis_tick_value (axis, i)));
+      double tx, ty;
+      int tw, th;
+
+      if (axis->labels[i] == NULL)
+        continue;
+      pango_layout_get_pixel_size (axis->labels[i], &tw, &th);
+      if (i > 0 && i < KM_GRAPH_AXIS_N_TICKS - 1 && plot->size.height < 3 * th)
+        continue;
+      tx = side == GTK_POS_LEFT ? edge - LABEL_GAP - tw : edge + LABEL_GAP;
+      ty = CLAMP (y - th / 2.0, top, bottom - th);
+      gdk_cairo_set_source_rgba (cr, fg);
+      cairo_move_to (cr, tx, ty);
+      pango_cairo_show_layout (cr, axis->labels[i]);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, fg->alpha * TICK_ALPHA);
+      cairo_rectangle (cr, side == GTK_POS_LEFT ? edge - LABEL_GAP + 1 : edge,
+                       CLAMP (y, top, bottom - 1), LABEL_GAP - 1, 1);
+      cairo_fill (cr);
+    }
+}
+
+/**
+ * km_graph_axis_dup_labels:
+ *
+ * Returns: (transfer full): the texts of @axis' labels, top to bottom, %NULL-terminated;
+ *   empty without labels
+ */
+char **
+km_graph_axis_dup_labels (const KmGraphAxis *axis)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
+    if (axis->labels[i] != NULL)
+      g_strv_builder_add (builder, pango_layout_get_text (axis->labels[i]));
+  return g_strv_builder_end (builder);
+}
+
+void
+km_graph_axis_clear (KmGraphAxis *axis)
+{
+  km_graph_axis_drop_labels (axis);
+}
