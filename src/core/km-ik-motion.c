@@ -185,7 +185,8 @@ typedef struct
   guint              fb_stop;
   gboolean           fb_jumped;
   gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
-  gboolean          *on_path; /* n_dof: a DOF that the solve moves */
+  gboolean          *on_path; /* n_dof: a DOF that the solve moves (with the masters off the
+                               * path of followers on it) */
 } Motion;
 
 /* How far @a is from @b as a step of the motion (km_ik_jump_distance()): a jump when above
@@ -869,6 +870,21 @@ solve_motion (const KmIkProblem *problem,
           m.turns[dof] = m.on_path[dof] && joints[j].type == KM_JOINT_REVOLUTE &&
                          isfinite (m.lo[dof]) && isfinite (m.hi[dof]) &&
                          m.hi[dof] - m.lo[dof] > 2 * G_PI;
+        }
+  if (km_skeleton_has_mimic (problem->skeleton) && problem->effector >= 0 &&
+      (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
+    for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
+      if (joints[j].mimic >= 0 && joints[j].n_dof == 1 && joints[j].dof_index >= 0)
+        {
+          const KmJoint *mj = &joints[joints[j].mimic];
+          gboolean ancestor = FALSE;
+
+          /* The master of a follower on the path moves too (see km-ik.c), unless it is an
+           * ancestor of the effector: on the path already, or fixed above the base. */
+          for (int a = problem->effector; a >= 0 && !ancestor; a = joints[a].parent)
+            ancestor = a == joints[j].mimic;
+          if (!ancestor && mj->n_dof == 1 && mj->mimic < 0 && mj->dof_index >= 0)
+            m.on_path[mj->dof_index] = TRUE;
         }
   for (guint i = 0; i < G_N_ELEMENTS (bufs); i++)
     bufs[i] = g_new0 (KmIkSolution, MAX (n_valid, 1));

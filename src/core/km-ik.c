@@ -23,10 +23,11 @@
  * E = ½ |W e|² in square metres.
  *
  * One iteration: forward kinematics along the path from the base to the effector gives the
- * 6 × n Jacobian J (n = the path's DOFs, a few dozen at most); the step is
- * dq = Jᵀ (J Jᵀ + λ I)⁻¹ W e, a 6 × 6 Cholesky solve whatever n is. The damping
- * λ = μ (E + w̄) follows Sugihara (2011): large far away (robust), w̄ near the solution
- * (fast), and μ grows whenever a step would increase E (the step is then rejected).
+ * 6 × n Jacobian J (n = the path's DOFs and its linked joints' masters off the path, a few
+ * dozen at most); the step is dq = Jᵀ (J Jᵀ + λ I)⁻¹ W e, a 6 × 6 Cholesky solve whatever n
+ * is. The damping λ = μ (E + w̄) follows Sugihara (2011): large far away (robust), w̄ near
+ * the solution (fast), and μ grows whenever a step would increase E (the step is then
+ * rejected).
  *
  * Joint limits are exact: every trial q is projected into the limits, and a 1-DOF joint that
  * sits on a limit and is pushed outwards is taken out of the step (its column zeroed) and the
@@ -49,11 +50,16 @@
  *
  * Linked (mimic) joints, q_f = ratio · q_m + offset: a follower is no variable of its own.
  * Its Jacobian column is folded into its master's (J_m += ratio · J_f) and it never joins a
- * step; every trial configuration sets it from its master (a follower whose master is off
- * the path keeps its seed value). A master's range is narrowed so that each of its
- * followers, on the path or not, stays within its own limits
- * (km_skeleton_get_mimic_range()), and the answer goes through km_skeleton_apply_mimic(),
- * so the coupling holds exactly.
+ * step; every trial configuration sets it from its master. A master off the path (on
+ * another branch, as a parallel gripper's other finger or a rack's pinion) of a follower on
+ * it is a variable all the same, after the path's own: it has no column of its own, only
+ * the sum of ratio · J_f over its followers on the path, and otherwise steps, restarts,
+ * keeps to the trust region and counts in a motion's jumps like any other. Only a master
+ * above the base, which is fixed, leaves its follower constant. A master's range is
+ * narrowed so that each of its followers, on the path or not, stays within its own limits
+ * (km_skeleton_get_mimic_range()), and the answer (every variable's value, masters off the
+ * path included) goes through km_skeleton_apply_mimic(), so the coupling holds exactly;
+ * joints off the path that are no such master keep their seed values.
  *
  * Redundant chains (more active DOFs than task rows) also get a small null-space pull of
  * joints in the outer quarters of their range back inwards while the error is between
@@ -130,8 +136,10 @@ typedef struct
   PathJoint         *path;
   guint              n_path;
   guint              n_var;
+  guint              n_path_var; /* the path's own variables come first; masters off the path
+                                  * of followers on it after them (n_path_var .. n_var-1) */
   guint              n_rows;  /* 6, or 3 when position only */
-  int               *var_dof; /* full DOF index of every path variable */
+  int               *var_dof; /* full DOF index of every variable */
   double            *lo, *hi;
   /* Per variable, filled by forward kinematics: a world axis and a world point. */
   KmVec3            *axis_w;
@@ -145,9 +153,10 @@ typedef struct
   gboolean          *single;  /* a revolute or prismatic variable (not a spherical angle) */
   gboolean          *euler;   /* spherical angles whose columns are euler rates (see path_fk) */
   gboolean          *euler_fk;/* the same, as the last path_fk found it */
-  /* Linked (mimic) joints: m_lead is the master's path variable, -1 for a free variable,
-   * -2 for a follower whose master is off the path (a constant); the follower's value is
-   * m_ratio · master + m_offset (m_offset alone for a constant). */
+  /* Linked (mimic) joints: m_lead is the master's variable (on the path or after it), -1
+   * for a free variable, -2 for a follower whose master is fixed (above the base: a
+   * constant); the follower's value is m_ratio · master + m_offset (m_offset alone for a
+   * constant). */
   int               *m_lead;
   double            *m_ratio, *m_offset;
   gboolean           has_mimic;
@@ -464,7 +473,7 @@ static void
 build_columns (Work        *w,
                KmVec3       p_eff)
 {
-  for (guint v = 0; v < w->n_var; v++)
+  for (guint v = 0; v < w->n_path_var; v++)
     {
       double *c = &w->col[v * 6];
       KmVec3 a = w->axis_w[v];
@@ -482,6 +491,12 @@ build_columns (Work        *w,
           c[0] = a.x * w->wp, c[1] = a.y * w->wp, c[2] = a.z * w->wp;
           c[3] = c[4] = c[5] = 0.0;
         }
+    }
+  /* A master off the path moves the effector only through its followers on the path. */
+  for (guint v = w->n_path_var; v < w->n_var; v++)
+    {
+      w->euler[v] = FALSE;
+      memset (&w->col[v * 6], 0, 6 * sizeof (double));
     }
   /* A follower moves with its master: its column joins the master's (never active itself). */
   if (w->has_mimic)
@@ -646,6 +661,12 @@ apply_step (Work         *w,
             x = q[v];
           q_trial[v] = CLAMP (x, w->lo[v], w->hi[v]);
         }
+    }
+  for (guint v = w->n_path_var; v < w->n_var; v++)
+    {
+      double x = q[v] + dq[v];
+
+      q_trial[v] = CLAMP (isfinite (x) ? x : q[v], w->lo[v], w->hi[v]);
     }
   enforce_mimic (w, q_trial);
 }
@@ -1366,15 +1387,100 @@ work_lay_out (Work   *w,
   memset (w->held, 0, n * sizeof (gboolean));
 }
 
-/* Fills @w's path and variables from the joints @path (w->n_path of them, root first), their
- * values from @q (all DOFs) and their limits; linked joints follow their master's variable,
- * or stay constant when it is off the path. */
+/* Whether joint @j is one of @idx's @n joints. */
+static gboolean
+joint_among (const int *idx,
+             guint      n,
+             int        j)
+{
+  for (guint k = 0; k < n; k++)
+    if (idx[k] == j)
+      return TRUE;
+  return FALSE;
+}
+
+/* The master of @follower when it is a variable of the solve although off the path: a
+ * 1-DOF independent joint that is no ancestor of the effector (@idx: all @depth of them,
+ * root first; those above the base are fixed, so their followers are constants). -1
+ * otherwise. */
+static int
+off_path_master (const KmJoint *joints,
+                 const int     *idx,
+                 guint          depth,
+                 int            follower)
+{
+  const KmJoint *j = &joints[follower];
+
+  if (j->mimic < 0 || j->n_dof != 1 || joints[j->mimic].n_dof != 1 ||
+      joints[j->mimic].mimic >= 0 || joints[j->mimic].dof_index < 0 ||
+      joint_among (idx, depth, j->mimic))
+    return -1;
+  return j->mimic;
+}
+
+/* How many variables the masters off the path of the path's followers add (each once). */
+static guint
+count_off_path_masters (const KmJoint *joints,
+                        const int     *idx,
+                        guint          depth,
+                        guint          first)
+{
+  guint n = 0;
+
+  for (guint k = first; k < depth; k++)
+    {
+      int m = off_path_master (joints, idx, depth, idx[k]);
+      gboolean seen = FALSE;
+
+      for (guint k2 = first; k2 < k && m >= 0 && !seen; k2++)
+        seen = joints[idx[k2]].n_dof == 1 && joints[idx[k2]].mimic == m;
+      n += m >= 0 && !seen;
+    }
+  return n;
+}
+
+/* The variable of @master, off the path, after the path's own (*n_used of them so far):
+ * the one it already has, or a new one with its value from @q and its narrowed range. */
+static int
+off_path_variable (Work         *w,
+                   int           master,
+                   const double *q,
+                   guint        *n_used)
+{
+  const KmJoint *mj = &km_skeleton_get_joints (w->problem->skeleton)[master];
+  guint v;
+
+  for (v = w->n_path_var; v < *n_used; v++)
+    if (w->var_dof[v] == mj->dof_index)
+      return (int) v;
+  g_assert (*n_used < w->n_var);
+  v = (*n_used)++;
+  w->var_dof[v] = mj->dof_index;
+  km_skeleton_get_mimic_range (w->problem->skeleton, (guint) master, &w->lo[v], &w->hi[v]);
+  w->is_rot[v] = mj->type != KM_JOINT_PRISMATIC;
+  w->single[v] = TRUE;
+  w->euler[v] = w->euler_fk[v] = FALSE;
+  w->axis_w[v] = w->point_w[v] = KM_VEC3_ZERO;
+  w->q[v] = q[mj->dof_index];
+  w->m_lead[v] = -1;
+  w->m_ratio[v] = 0.0;
+  w->m_offset[v] = 0.0;
+  return (int) v;
+}
+
+/* Fills @w's path and variables from the joints @idx[@first …] (w->n_path of them, root
+ * first; @idx[0 … @first-1] lie above the base), their values from @q (all DOFs) and their
+ * limits; linked joints follow their master's variable, which for a master off the path
+ * comes after the path's own (it moves the effector through its followers), or stay
+ * constant when their master lies above the base. */
 static void
 work_load_path (Work         *w,
-                const int    *path,
+                const int    *idx,
+                guint         first,
                 const double *q)
 {
   const KmJoint *joints = km_skeleton_get_joints (w->problem->skeleton);
+  const int *path = idx + first;
   guint v = 0;
 
   for (guint k = 0; k < w->n_path; k++)
@@ -1405,10 +1511,11 @@ work_load_path (Work         *w,
                                          &w->hi[v]);
         }
     }
+  w->n_path_var = v;
   for (guint k = 0; w->has_mimic && k < w->n_path; k++)
     {
       const KmJoint *j = &joints[path[k]];
-      int fv = w->path[k].var;
+      int fv = w->path[k].var, mv = -1;
 
       if (j->mimic < 0 || fv < 0 || j->n_dof != 1)
         continue;
@@ -1417,12 +1524,17 @@ work_load_path (Work         *w,
       for (guint k2 = 0; k2 < w->n_path; k2++)
         if (path[k2] == j->mimic && w->path[k2].var >= 0 &&
             joints[j->mimic].n_dof == 1 && joints[j->mimic].mimic < 0)
-          {
-            w->m_lead[fv] = w->path[k2].var;
-            w->m_ratio[fv] = j->mimic_ratio;
-            w->m_offset[fv] = j->mimic_offset;
-          }
+          mv = w->path[k2].var;
+      if (mv < 0 && off_path_master (joints, idx, first + w->n_path, path[k]) >= 0)
+        mv = off_path_variable (w, j->mimic, q, &v);
+      if (mv >= 0)
+        {
+          w->m_lead[fv] = mv;
+          w->m_ratio[fv] = j->mimic_ratio;
+          w->m_offset[fv] = j->mimic_offset;
+        }
     }
+  g_assert (v == w->n_var);
   km_ik_jump_scales (w->lo, w->hi, w->n_var, w->jump_scale);
   enforce_mimic (w, w->q);
 }
@@ -1597,7 +1709,8 @@ motion_turn_inside (Work   *w,
   Eval ev;
 
   memcpy (w->q, sp, w->n_var * sizeof (double));
-  for (guint v = 0; v < w->n_var; v++)
+  /* (Not a master off the path: a turn of it turns its followers by ratio · 2π.) */
+  for (guint v = 0; v < w->n_path_var; v++)
     if (w->single[v] && w->is_rot[v] && w->hi[v] - w->lo[v] > 2 * G_PI)
       {
         if (sp[v] - w->lo[v] < KM_IK_CONT_JUMP)
@@ -1837,6 +1950,7 @@ cross_wrap_gaps (Work   *w,
         continue;
       memcpy (w->q, w->q_best, w->n_var * sizeof (double));
       w->q[v] = other;
+      enforce_mimic (w, w->q);
       ev = descend (w, ATTEMPT_ITERATIONS, FALSE);
       if (ev.merit < s->best_merit.merit)
         {
@@ -2013,6 +2127,8 @@ km_ik_solve_seeded (const KmIkProblem *p,
   w.n_path = depth - first;
   for (guint k = first; k < depth; k++)
     n_var += joints[idx[k]].n_dof;
+  if (w.has_mimic)
+    n_var += count_off_path_masters (joints, idx, depth, first);
   w.n_var = n_var;
   if (w.n_path <= KM_IK_STACK_JOINTS && n_var <= KM_IK_STACK_DOF)
     {
@@ -2030,7 +2146,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
       sp = heap_seed = g_new (double, MAX (n_var, 1));
       s.q_merit = heap_merit = g_new (double, MAX (n_var, 1));
     }
-  work_load_path (&w, idx + first, out->q);
+  work_load_path (&w, idx, first, out->q);
   if (p->analytic != NULL)
     try_analytic (&w, target, out->q);
 

@@ -60,8 +60,10 @@ typedef gboolean (*KmIkAnalyticFunc) (const KmIkProblem *problem,
  * solves (the solver reads it, never writes it).
  *
  * The moving DOFs are those of the joints on the path from the effector up to, but not
- * including, @base (up to and including the root when @base is -1). Every other DOF keeps
- * its @seed value, so a branching tree works and other branches stay put.
+ * including, @base (up to and including the root when @base is -1), and the masters of
+ * linked (mimic) joints on it wherever they are (unless above @base), with every follower of
+ * a moving master. Every other DOF keeps its @seed value, so a branching tree works and other
+ * branches stay put.
  */
 struct _KmIkProblem
 {

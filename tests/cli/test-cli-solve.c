@@ -1054,6 +1054,109 @@ test_batch_refused (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* The value of @joint's DOF in frame @f of the animation at @path. */
+static double
+animation_value (const char *path,
+                 guint       f,
+                 const char *joint)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmAnimation) animation = km_animation_json_load_file (path, NULL, &error);
+  int c;
+
+  g_assert_no_error (error);
+  c = km_animation_find_channel (animation, joint);
+  g_assert_cmpint (c, >=, 0);
+  return km_animation_get_frame (animation, f)[km_animation_get_channel (animation, (guint) c)->dof_index];
+}
+
+/* A follower on the effector's path whose master is on another branch moves: the master is
+ * solved for. The rack slides, driven by its pinion (rack = 0.02 · pinion + 0.01, the belt's
+ * idler = −0.5 · pinion + 0.25 following), and a parallel gripper's right finger, mirroring
+ * the left one, reaches the pose of finger_joint = 0.5. Both used to keep the seed. */
+static void
+test_mimic_master_off_path (void)
+{
+  static const char gripper[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<robot name=\"gripper2\">\n"
+    "  <link name=\"palm\"/><link name=\"left_finger\"/><link name=\"right_finger\"/>\n"
+    "  <link name=\"right_tip\"/>\n"
+    "  <joint name=\"finger_joint\" type=\"revolute\">\n"
+    "    <parent link=\"palm\"/><child link=\"left_finger\"/><origin xyz=\"0 0.05 0\"/>\n"
+    "    <axis xyz=\"1 0 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"5\" velocity=\"2\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"right_finger_joint\" type=\"revolute\">\n"
+    "    <parent link=\"palm\"/><child link=\"right_finger\"/><origin xyz=\"0 -0.05 0\"/>\n"
+    "    <axis xyz=\"1 0 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"5\" velocity=\"2\"/>\n"
+    "    <mimic joint=\"finger_joint\" multiplier=\"-1\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"right_tip_joint\" type=\"fixed\">\n"
+    "    <parent link=\"right_finger\"/><child link=\"right_tip\"/><origin xyz=\"0 0 0.1\"/>\n"
+    "  </joint>\n"
+    "</robot>\n";
+  g_autofree char *scene = test_data_path ("scenebuilder/slider_gear.xml");
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *rack_targets = g_build_filename (dir, "rack.json", NULL);
+  g_autofree char *urdf = g_build_filename (dir, "gripper.urdf", NULL);
+  g_autofree char *finger_targets = g_build_filename (dir, "finger.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autoptr(GError) error = NULL;
+  double values[5];
+  guint frames;
+
+  g_assert_true (g_file_set_contents (rack_targets,
+    "[{\"frame\": 0, \"pos\": [0.03, -0.02, 0.03], \"euler\": [0, 0, 0]}]\n", -1, &error));
+  g_assert_no_error (error);
+  {
+    g_auto(Run) run = { 0, };
+    g_auto(GStrv) lines = NULL;
+
+    run_cli (&run, NULL, "solve", "--effector", "rack_joint", scene, rack_targets, "-o", out,
+             NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    lines = output_lines (run.out);
+    parse_summary (lines[0], &frames, values);
+    g_assert_cmpuint (frames, ==, 1);
+    g_assert_cmpfloat (values[1], <=, 1e-6);   /* max_pos_err */
+    g_assert_cmpfloat (fabs (animation_value (out, 0, "pinion_joint") - 1.0), <=, 1e-4);
+    g_assert_cmpfloat (fabs (animation_value (out, 0, "rack_joint") - 0.03), <=, 1e-6);
+    g_assert_cmpfloat (fabs (animation_value (out, 0, "idler_joint") + 0.25), <=, 1e-4);
+  }
+
+  /* The forward kinematics of finger_joint = 0.5 (right_finger_joint = −0.5): the right tip
+   * at (0, −0.05 + 0.1 sin 0.5, 0.1 cos 0.5), turned −0.5 rad about x. */
+  g_assert_true (g_file_set_contents (urdf, gripper, -1, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *text = g_strdup_printf (
+      "[{\"frame\": 0, \"pos\": [0, %.17g, %.17g], \"euler\": [%.17g, 0, 0], "
+      "\"effector\": \"right_tip\"}]\n",
+      -0.05 + 0.1 * sin (0.5), 0.1 * cos (0.5), -0.5 * 180 / G_PI);
+    g_auto(Run) run = { 0, };
+    g_auto(GStrv) lines = NULL;
+
+    g_assert_true (g_file_set_contents (finger_targets, text, -1, &error));
+    g_assert_no_error (error);
+    run_cli (&run, NULL, "solve", urdf, finger_targets, "-o", out, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    lines = output_lines (run.out);
+    parse_summary (lines[0], &frames, values);
+    g_assert_cmpfloat (values[1], <=, 1e-6);   /* max_pos_err */
+    g_assert_cmpfloat (values[3], <=, 1e-6);   /* max_rot_err */
+    g_assert_cmpfloat (fabs (animation_value (out, 0, "finger_joint") - 0.5), <=, 1e-6);
+    g_assert_cmpfloat (animation_value (out, 0, "right_finger_joint"), ==,
+                       -animation_value (out, 0, "finger_joint"));
+  }
+  g_unlink (out);
+  g_unlink (rack_targets);
+  g_unlink (finger_targets);
+  g_unlink (urdf);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1075,6 +1178,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
   g_test_add_func ("/kinema/cli/solve/effector-errors", test_effector_errors);
   g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
+  g_test_add_func ("/kinema/cli/solve/mimic-master-off-path", test_mimic_master_off_path);
   g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);
 

@@ -1428,6 +1428,169 @@ test_mimic_never_outside_limits (void)
 }
 
 /*
+ * A parallel gripper: "right_finger" (on the path to "right_tip") mimics "finger", its master
+ * on the other branch, as −0.8 · finger + 0.1; its limits ±0.6 narrow finger from ±1 to
+ * [−0.625, 0.875]. "wrist" carries both fingers.
+ */
+static KmSkeleton *
+build_gripper (void)
+{
+  static const JointDef gripper[] = {
+    { "palm", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { "wrist", KM_JOINT_REVOLUTE, "palm", { 0, 0, 0.05 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+    { "finger", KM_JOINT_REVOLUTE, "wrist", { 0, 0.05, 0 }, { 1, 0, 0 }, { LIM (-1, 1), NOLIM, NOLIM } },
+    { "right_finger", KM_JOINT_REVOLUTE, "wrist", { 0, -0.05, 0 }, { 1, 0, 0 }, { LIM (-0.6, 0.6), NOLIM, NOLIM } },
+    { "right_tip", KM_JOINT_FIXED, "right_finger", { 0, 0, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+    { NULL },
+  };
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skel;
+
+  for (const JointDef *d = gripper; d->name != NULL; d++)
+    {
+      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
+      if (d->type == KM_JOINT_REVOLUTE)
+        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
+      if (d->limits[0][0] <= d->limits[0][1])
+        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
+      if (g_str_equal (d->name, "right_finger"))
+        km_skeleton_builder_set_mimic (b, j, "finger", -0.8, 0.1);
+    }
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skel;
+}
+
+static int
+dof_of (KmSkeleton *skel,
+        const char *joint)
+{
+  return km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, joint))->dof_index;
+}
+
+/* The follower on the path moves the effector, so its master, although off the path, is a
+ * variable of the solve: a pose of finger = 0.5 is met, with the wrist and without (base
+ * "wrist": the master alone moves the tip). It used to keep its seed, and the follower with
+ * it. */
+static void
+test_mimic_master_off_path (void)
+{
+  g_autoptr(KmSkeleton) skel = build_gripper ();
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "right_tip"));
+  g_autofree double *q = g_new0 (double, p->n_dof);
+  int wrist = dof_of (skel, "wrist"), finger = dof_of (skel, "finger");
+  int right = dof_of (skel, "right_finger");
+  KmIkSolution s = { 0 };
+
+  g_assert_cmpuint (p->n_dof, ==, 3);
+  q[wrist] = 0.3;
+  q[finger] = 0.5;
+  km_skeleton_apply_mimic (skel, q);
+  g_assert_cmpfloat (fabs (q[right] + 0.3), <=, 1e-15);
+  target_from_config (p, q);
+
+  for (int base = 0; base < 2; base++)
+    {
+      p->base = base ? km_skeleton_find_joint (skel, "wrist") : -1;
+      km_skeleton_get_mid_range (skel, p->seed);
+      if (base)
+        p->seed[wrist] = 0.3;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      assert_finite_within_limits (p, &s);
+      assert_honest (p, &s);
+      g_assert_true (s.converged);
+      g_assert_cmpfloat (s.pos_err, <=, 1e-6);
+      g_assert_cmpfloat (fabs (s.q[finger] - 0.5), <=, 1e-5);
+      g_assert_cmpfloat (fabs (s.q[wrist] - 0.3), <=, 1e-5);
+      g_assert_cmpfloat (s.q[right], ==, -0.8 * s.q[finger] + 0.1);
+    }
+  km_ik_solution_clear (&s);
+}
+
+/* The master's range keeps its follower within its limits: a target of finger = 1 (where
+ * the follower would be at −0.7, beyond −0.6) is met as closely as finger = 0.875 allows,
+ * and the residual says so. */
+static void
+test_mimic_master_off_path_range (void)
+{
+  g_autoptr(KmSkeleton) skel = build_gripper ();
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "right_tip"));
+  g_autofree double *q = g_new0 (double, p->n_dof);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  int finger = dof_of (skel, "finger"), right = dof_of (skel, "right_finger");
+  int tip = km_skeleton_find_joint (skel, "right_tip");
+  double lo, hi;
+  KmVec3 reached;
+  KmIkSolution s = { 0 };
+
+  km_skeleton_get_mimic_range (skel, (guint) km_skeleton_find_joint (skel, "finger"), &lo, &hi);
+  g_assert_cmpfloat (fabs (hi - 0.875), <=, 1e-12);
+  /* The forward kinematics of the follower beyond its limit (apply_mimic would clamp it). */
+  q[finger] = 1.0;
+  q[right] = -0.7;
+  target_from_config (p, q);
+  q[finger] = hi;
+  q[right] = -0.8 * hi + 0.1;
+  km_skeleton_forward_kinematics (skel, q, NULL, world);
+  reached = world[tip].pos;
+
+  p->base = km_skeleton_find_joint (skel, "wrist");
+  p->orientation_weight = 0.0;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_false (s.converged);
+  g_assert_cmpfloat (fabs (s.q[finger] - hi), <=, 1e-9);
+  g_assert_cmpfloat (fabs (s.q[right] + 0.6), <=, 1e-9);
+  g_assert_cmpfloat (s.q[right], ==, -0.8 * s.q[finger] + 0.1);
+  g_assert_cmpfloat (fabs (s.pos_err - km_vec3_length (km_vec3_sub (reached, p->target.pos))),
+                     <=, 1e-9);
+  g_assert_cmpfloat (s.pos_err, >, 5e-3);
+  km_ik_solution_clear (&s);
+}
+
+/* A motion of the gripper, finger and wrist swept together: every frame met, the master
+ * following its sweep, no joint stepping further than the sweep does. */
+static void
+test_mimic_master_off_path_motion (void)
+{
+  enum { N = 41 };
+  g_autoptr(KmSkeleton) skel = build_gripper ();
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "right_tip"));
+  g_autofree double *q = g_new0 (double, p->n_dof);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+  int wrist = dof_of (skel, "wrist"), finger = dof_of (skel, "finger");
+  int right = dof_of (skel, "right_finger");
+  KmTransform targets[N];
+  KmIkSolution out[N] = { { 0 } };
+  g_autoptr(GError) error = NULL;
+
+  for (guint k = 0; k < N; k++)
+    {
+      q[wrist] = 0.5 * sin (k * 0.1);
+      q[finger] = -0.5 + 1.2 * k / (N - 1);
+      km_skeleton_apply_mimic (skel, q);
+      km_skeleton_forward_kinematics (skel, q, NULL, world);
+      targets[k] = world[p->effector];
+    }
+  km_skeleton_get_mid_range (skel, p->seed);
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < N; k++)
+    {
+      g_assert_cmpfloat (fabs (out[k].q[finger] - (-0.5 + 1.2 * k / (N - 1))), <=, 1e-5);
+      g_assert_cmpfloat (out[k].q[right], ==, -0.8 * out[k].q[finger] + 0.1);
+      if (k > 0)
+        for (guint d = 0; d < p->n_dof; d++)
+          g_assert_cmpfloat (fabs (out[k].q[d] - out[k - 1].q[d]), <=, 0.06);
+    }
+  assert_motion_frames (p, targets, out, N);
+}
+
+/*
  * Poses of the KUKA KR5 sixx R650 (DART's URDF; six joints, a spherical wrist, tight limits)
  * that need many restarts from the mid-range seed: each has a solution within the limits
  * (they are the forward kinematics of configurations within them), found only in a few
@@ -1623,6 +1786,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
   g_test_add_func ("/kinema/Ik/mimic", test_mimic);
   g_test_add_func ("/kinema/Ik/mimic-never-outside-limits", test_mimic_never_outside_limits);
+  g_test_add_func ("/kinema/Ik/mimic-master-off-path", test_mimic_master_off_path);
+  g_test_add_func ("/kinema/Ik/mimic-master-off-path-range", test_mimic_master_off_path_range);
+  g_test_add_func ("/kinema/Ik/mimic-master-off-path-motion", test_mimic_master_off_path_motion);
 
   return g_test_run ();
 }
