@@ -98,6 +98,7 @@ struct _KmSceneView
   gboolean        show_joint_axes;
   gboolean        camera_moved;      /* by the user since the last reset */
   double          grid_scale;        /* KmRenderScene.grid_scale, set by framing the scene */
+  double          model_extent;      /* KmRenderScene.model_extent, likewise */
   guint           n_renders;
 };
 
@@ -235,8 +236,10 @@ pick_joint (KmSceneView *self,
   if ((skeleton = shown_skeleton (self)) == NULL)
     return -1;
   view_ray (self, x, y, &origin, &dir);
+  /* The markers' size as drawn (km_scene_view_render()). */
   return km_pick_joint (skeleton, km_document_get_joint_world (self->document, NULL),
-                        km_renderer_joint_radius (skeleton), origin, dir, NULL);
+                        km_renderer_marker_radius (skeleton, self->model_extent), origin, dir,
+                        NULL);
 }
 
 static KmGizmoHandle
@@ -414,6 +417,17 @@ update_bodies (KmSceneView *self)
     collect_bodies (self, root);
 }
 
+/* Metres. A scene whose own box (SceneBox) has a diagonal under POINT_EXTENT has no size
+ * of its own: a new skeleton's single root joint, or joints that all coincide. Framing the
+ * whole scene shows it as MIN_SCENE_EXTENT of space, like a small model, not zoomed in
+ * until its joint's marker fills the view; framing a selected joint has no such floor (it
+ * is there to look closely, and km_camera_frame_box() keeps a lone joint at a distance).
+ * Anything larger is framed at its own size, a mechanism of a few centimetres as a robot of
+ * two metres: a millimetre is below any model's size and well above the rounding of joints
+ * that coincide. */
+#define POINT_EXTENT 1.0e-3
+#define MIN_SCENE_EXTENT 1.0
+
 /* What a framing fits: everything drawn, and the scene's own box without the joints'
  * markers. A skeleton without bones gets markers of a default size, so only the own box
  * tells whether the scene has a size of its own (frame_box()). */
@@ -442,7 +456,8 @@ grow_box (SceneBox *box,
   grow_corners (&box->own_min, &box->own_max, p);
 }
 
-/* Grows the box by joint @joint of @body: its sphere and its shapes' bounds. */
+/* Grows the box by joint @joint of @body: its position and its shapes' bounds (its marker
+ * comes in grow_box_markers(), once the model's own size is known). */
 static void
 grow_box_joint (SceneBox           *box,
                 const KmRenderBody *body,
@@ -450,14 +465,9 @@ grow_box_joint (SceneBox           *box,
 {
   KmShape * const *shapes;
   guint n_shapes = 0;
-  double r = km_renderer_joint_radius (body->skeleton);
   mat4 world, model;
 
   grow_box (box, body->joint_world[joint].pos);
-  for (int c = 0; c < 8; c++)
-    grow_corners (&box->min, &box->max,
-                  km_vec3_add (body->joint_world[joint].pos,
-                               km_vec3 (c & 1 ? r : -r, c & 2 ? r : -r, c & 4 ? r : -r)));
   shapes = km_skeleton_get_shapes (body->skeleton, joint, &n_shapes);
   km_transform_to_mat4 (&body->joint_world[joint], world);
   for (guint k = 0; k < n_shapes; k++)
@@ -491,14 +501,44 @@ joint_in_subtree (const KmSkeleton *skeleton,
   return FALSE;
 }
 
+/* Grows the box (not its own part) by the markers of @body's joints, those of
+ * @subtree_of's subtree (-1: all), drawn for a model of @model_extent. */
+static void
+grow_box_markers (SceneBox           *box,
+                  const KmRenderBody *body,
+                  int                 subtree_of,
+                  double              model_extent)
+{
+  double r = km_renderer_marker_radius (body->skeleton, model_extent);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (body->skeleton); i++)
+    if (subtree_of < 0 || joint_in_subtree (body->skeleton, (int) i, subtree_of))
+      for (int c = 0; c < 8; c++)
+        grow_corners (&box->min, &box->max,
+                      km_vec3_add (body->joint_world[i].pos,
+                                   km_vec3 (c & 1 ? r : -r, c & 2 ? r : -r, c & 4 ? r : -r)));
+}
+
+/* The KmRenderScene.model_extent of a whole scene framed, from its own box (the markers
+ * are sized by it, so not from theirs). */
+static double
+framed_model_extent (const SceneBox *box)
+{
+  double own_extent = km_vec3_length (km_vec3_sub (box->own_max, box->own_min));
+
+  return own_extent < POINT_EXTENT ? MIN_SCENE_EXTENT : own_extent;
+}
+
 /* @subtree_of: -1 for every checked body, the edited one and its motion; else a joint of
- * the edited body whose subtree the box holds. FALSE when there is nothing to frame. */
+ * the edited body whose subtree the box holds (its markers as the view draws them). FALSE
+ * when there is nothing to frame. */
 static gboolean
 scene_bounds (KmSceneView *self,
               int          subtree_of,
               SceneBox    *box)
 {
   KmRenderBody current = { NULL, NULL };
+  double model_extent;
 
   box->min = box->own_min = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE);
   box->max = box->own_max = km_vec3 (-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE);
@@ -516,6 +556,7 @@ scene_bounds (KmSceneView *self,
       for (guint i = 0; i < km_skeleton_get_n_joints (current.skeleton); i++)
         if (joint_in_subtree (current.skeleton, (int) i, subtree_of))
           grow_box_joint (box, &current, i);
+      grow_box_markers (box, &current, subtree_of, self->model_extent);
       return box->min.x <= box->max.x;
     }
 
@@ -537,19 +578,14 @@ scene_bounds (KmSceneView *self,
       for (guint i = 0; i < km_skeleton_get_n_joints (body->skeleton); i++)
         grow_box_joint (box, body, i);
     }
+  /* The markers as drawn once this box is framed (frame_box()). */
+  model_extent = framed_model_extent (box);
+  if (current.skeleton != NULL)
+    grow_box_markers (box, &current, -1, model_extent);
+  for (guint b = 0; b < self->bodies->len; b++)
+    grow_box_markers (box, &g_array_index (self->bodies, KmRenderBody, b), -1, model_extent);
   return box->min.x <= box->max.x;
 }
-
-/* Metres. A scene whose own box (SceneBox) has a diagonal under POINT_EXTENT has no size
- * of its own: a new skeleton's single root joint, or joints that all coincide. Framing the
- * whole scene shows it as MIN_SCENE_EXTENT of space, like a small model, not zoomed in
- * until its joint's marker fills the view; framing a selected joint has no such floor (it
- * is there to look closely, and km_camera_frame_box() keeps a lone joint at a distance).
- * Anything larger is framed at its own size, a mechanism of a few centimetres as a robot of
- * two metres: a millimetre is below any model's size and well above the rounding of joints
- * that coincide. */
-#define POINT_EXTENT 1.0e-3
-#define MIN_SCENE_EXTENT 1.0
 
 static void
 frame_box (KmSceneView    *self,
@@ -586,10 +622,14 @@ frame_box (KmSceneView    *self,
                        width > 0 && height > 0 ? (double) width / height : 1.0);
   if (scale != 1.0)
     km_camera_zoom (&self->camera, 1.0 / scale);
-  /* The whole scene framed: the floor grid to its size (a selection framed keeps it). */
+  /* The whole scene framed: the floor grid and the markers to its size (a selection framed
+   * keeps them). */
   if (min_extent > 0.0)
-    self->grid_scale = km_renderer_grid_scale_for (own_extent < POINT_EXTENT ? min_extent
-                                                                              : extent);
+    {
+      self->grid_scale = km_renderer_grid_scale_for (own_extent < POINT_EXTENT ? min_extent
+                                                                                : extent);
+      self->model_extent = framed_model_extent (box);
+    }
 }
 
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
@@ -746,6 +786,7 @@ km_scene_view_render (GtkGLArea    *area,
     }
   scene.show_joint_axes = self->show_joint_axes;
   scene.grid_scale = self->grid_scale;
+  scene.model_extent = self->model_extent;
 
   km_renderer_render (self->renderer, &scene, &self->camera,
                       gtk_widget_get_width (GTK_WIDGET (self)) * scale,

@@ -13,8 +13,8 @@ G_BEGIN_DECLS
 
 /*
  * Picking against exactly what the renderer draws: joint spheres of
- * km_renderer_joint_radius() and bone cylinders of 0.45 times that, and the manipulator
- * gizmo's handles. Pixel coordinates are the widget's logical pixels, 0,0 at the top left.
+ * km_renderer_marker_radius() (for the scene's KmRenderScene.model_extent) and bone
+ * cylinders of 0.45 times that, and the manipulator gizmo's handles. Pixel coordinates are the widget's logical pixels, 0,0 at the top left.
  */
 
 /* The fraction of the joint radius that a bone cylinder has (shared with the renderer). */

@@ -617,16 +617,41 @@ km_renderer_free (KmRenderer *self)
 /**
  * km_renderer_joint_radius:
  *
- * The radius of a joint marker: 8 % of the mean bone length at rest, so that a robot arm
- * and a finger both read well.
+ * km_renderer_marker_radius() for a scene of unknown size: the bounds a model of a metre
+ * or more is marked within.
  */
 double
 km_renderer_joint_radius (const KmSkeleton *skeleton)
 {
+  return km_renderer_marker_radius (skeleton, 0.0);
+}
+
+/**
+ * km_renderer_marker_radius:
+ * @skeleton: the body whose joints are marked
+ * @extent: metres, the size (diagonal) of the model as framed (KmRenderScene.model_extent),
+ *   0 when unknown
+ *
+ * The radius of a joint marker, which sizes all the markers drawn and picked for the body
+ * (its joint spheres, bone cylinders, target and axes): 8 % of the mean bone length at
+ * rest, so that a robot arm and a finger both read well. Its floor (2 mm) and the size
+ * without bones (5 cm, a new skeleton's lone root) are world sizes that suit a model of a
+ * metre or more; a smaller one has them shrunk with its @extent, as it has its floor grid
+ * (km_renderer_grid_scale_for()), so that framed, a 5 cm gripper's markers look like a 2 m
+ * robot's instead of swamping it. Continuous, not a power of ten like the grid: a marker
+ * has no lines to keep round.
+ *
+ * Returns: the radius, metres
+ */
+double
+km_renderer_marker_radius (const KmSkeleton *skeleton,
+                           double            extent)
+{
+  double scale = extent > 0.0 && isfinite (extent) ? CLAMP (extent, 1e-3, 1.0) : 1.0;
   double sum = 0.0;
   guint n = 0;
 
-  g_return_val_if_fail (skeleton != NULL, 0.05);
+  g_return_val_if_fail (skeleton != NULL, 0.05 * scale);
 
   for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
     {
@@ -635,7 +660,7 @@ km_renderer_joint_radius (const KmSkeleton *skeleton)
       if (len > 1e-9 && isfinite (len))
         sum += len, n++;
     }
-  return n ? CLAMP (0.08 * sum / n, 0.002, 1.0) : 0.05;
+  return n ? CLAMP (0.08 * sum / n, 0.002 * scale, 1.0) : 0.05 * scale;
 }
 
 /* How many KmMesh uploads the renderer holds (tests check the cache). */
@@ -832,12 +857,13 @@ static void
 draw_body (KmRenderer         *self,
            const KmRenderBody *body,
            gboolean            bones,
+           double              model_extent,
            mat4                view,
            mat4                view_proj)
 {
   static const float bone_rgba[4] = { KM_RENDER_BONE_RGB, 1.0f };
   guint n_joints = km_skeleton_get_n_joints (body->skeleton);
-  double radius = km_renderer_joint_radius (body->skeleton);
+  double radius = km_renderer_marker_radius (body->skeleton, model_extent);
   mat4 joint, model;
 
   for (guint i = 0; i < n_joints; i++)
@@ -1042,7 +1068,7 @@ km_renderer_render (KmRenderer          *self,
   glFrontFace (GL_CCW);
 
   if (scene->skeleton != NULL)
-    radius = km_renderer_joint_radius (scene->skeleton);
+    radius = km_renderer_marker_radius (scene->skeleton, scene->model_extent);
 
   glUseProgram (self->line_program);
   if (scene->grid_scale > 0.0 && scene->grid_scale != 1.0)
@@ -1105,7 +1131,7 @@ km_renderer_render (KmRenderer          *self,
           if (body->joint_world == scene->joint_world)
             overlay |= shapes;
           if (shapes || body->joint_world != scene->joint_world)
-            draw_body (self, body, !shapes, view, view_proj);
+            draw_body (self, body, !shapes, scene->model_extent, view, view_proj);
         }
       glDisable (GL_BLEND);
       glEnable (GL_CULL_FACE);

@@ -70,6 +70,9 @@ typedef struct
    * that (km_renderer_grid_scale_for()), so a model of centimetres stands on a grid it can
    * be measured against. */
   double             grid_scale;
+  /* The size (diagonal, metres) of the model as framed, 0 when unknown: the joint markers
+   * of a model under a metre are sized to it (km_renderer_marker_radius()). */
+  double             model_extent;
 } KmRenderScene;
 
 typedef struct _KmRenderer KmRenderer;
@@ -84,6 +87,8 @@ void         km_renderer_render        (KmRenderer           *self,
                                         int                   width,
                                         int                   height);
 double       km_renderer_joint_radius  (const KmSkeleton     *skeleton);
+double       km_renderer_marker_radius (const KmSkeleton     *skeleton,
+                                        double                extent);
 double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "km-application.h"
 #include "km-camera.h"
@@ -163,27 +166,39 @@ rendered_since (gpointer data)
   return km_scene_view_get_n_renders (wait->view) > wait->renders;
 }
 
+/* The scene as drawn next (B, G, R, A; free with g_free). */
+static guint8 *
+scene_pixels (Fixture *f,
+              int     *width,
+              int     *height)
+{
+  RenderWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
+  g_autoptr(GdkTexture) texture = NULL;
+  guint8 *pixels;
+
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
+  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
+  texture = km_scene_view_grab_texture (f->view);
+  g_assert_nonnull (texture);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return pixels;
+}
+
 /* How many floor grid lines the row at @y_fraction of the view's height crosses: runs of
  * pixels brighter than the background and grey, as the grid's lines are. */
 static guint
 grid_lines_across (Fixture *f,
                    double   y_fraction)
 {
-  RenderWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
-  g_autoptr(GdkTexture) texture = NULL;
   g_autofree guint8 *pixels = NULL;
   guint lines = 0;
   gboolean on_line = FALSE;
   int width, height, y;
 
-  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
-  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
-  texture = km_scene_view_grab_texture (f->view);
-  g_assert_nonnull (texture);
-  width = gdk_texture_get_width (texture);
-  height = gdk_texture_get_height (texture);
-  pixels = g_malloc ((gsize) width * height * 4);
-  gdk_texture_download (texture, pixels, (gsize) width * 4);
+  pixels = scene_pixels (f, &width, &height);
   y = (int) (y_fraction * (height - 1));
   for (int x = 0; x < width; x++)
     {
@@ -270,6 +285,178 @@ test_new_skeleton_framed (Fixture       *f,
   g_assert_cmpfloat (shown_extent (f), >=, 1.0);
 }
 
+/* A pixel in colour: not the background, the grid or a grey shape (a joint marker, or a
+ * grid axis). */
+static gboolean
+coloured (const guint8 *p)
+{
+  return MAX (MAX (p[0], p[1]), p[2]) - MIN (MIN (p[0], p[1]), p[2]) >= 20;
+}
+
+/* The fraction of the view that the joint markers cover: coloured pixels whose eight
+ * neighbours are coloured too, which leaves out the grid's one-pixel axis lines. */
+static double
+marker_coverage (Fixture *f)
+{
+  g_autofree guint8 *pixels = NULL;
+  guint n = 0;
+  int width, height;
+
+  pixels = scene_pixels (f, &width, &height);
+  for (int y = 1; y + 1 < height; y++)
+    for (int x = 1; x + 1 < width; x++)
+      {
+        gboolean all = TRUE;
+
+        for (int dy = -1; dy <= 1 && all; dy++)
+          for (int dx = -1; dx <= 1 && all; dx++)
+            all = coloured (pixels + ((gsize) (y + dy) * width + x + dx) * 4);
+        n += all;
+      }
+  return (double) n / ((double) width * height);
+}
+
+/* Opens, in a new project, a one-link model @size metres across: a grey box on its root,
+ * the only joint (so no bone sizes its marker). */
+static void
+open_box_model (Fixture *f,
+                double   size)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-framing-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "palm.body", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE], z[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *model = NULL;
+
+  g_assert_nonnull (dir);
+  model = g_strconcat ("format: ChoreonoidBody\n"
+                       "formatVersion: 1.0\n"
+                       "name: Palm\n"
+                       "links:\n"
+                       "  -\n"
+                       "    name: Root\n"
+                       "    jointType: fixed\n"
+                       "    elements:\n"
+                       "      Shape:\n"
+                       "        geometry: { type: Box, size: [ ",
+                       g_ascii_dtostr (x, sizeof x, size), ", ",
+                       g_ascii_dtostr (y, sizeof y, 0.6 * size), ", ",
+                       g_ascii_dtostr (z, sizeof z, 0.4 * size), " ] }\n"
+                       "        appearance: { material: { diffuseColor: [ 0.5, 0.5, 0.5 ] } }\n",
+                       NULL);
+  g_assert_true (g_file_set_contents (path, model, -1, NULL));
+
+  km_document_new_project (f->document);
+  test_app_spin ();
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 1);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A 5 cm model (a gripper's palm) is framed to its size, and so is its root's marker: the
+ * marker covers about as much of the view as a 1 m model's does, not a good part of it,
+ * as a marker of a metre's scene does at that size. */
+static void
+test_small_model_markers (Fixture       *f,
+                          gconstpointer  data)
+{
+  double metre_coverage, small_coverage;
+
+  open_box_model (f, 1.0);
+  metre_coverage = marker_coverage (f);
+  open_box_model (f, 0.05);
+  small_coverage = marker_coverage (f);
+  g_test_message ("root marker: %.2f %% of the view for a 1 m model, %.2f %% for 5 cm",
+                  100.0 * metre_coverage, 100.0 * small_coverage);
+
+  g_assert_cmpfloat (metre_coverage, >, 0.001);
+  g_assert_cmpfloat (small_coverage, >, 0.001);
+  g_assert_cmpfloat (small_coverage, <, 0.05);
+  g_assert_cmpfloat (small_coverage, <, 2.0 * metre_coverage);
+  g_assert_cmpfloat (small_coverage, >, 0.5 * metre_coverage);
+}
+
+typedef struct
+{
+  KmDocument *document;
+  int         joint;
+} SelectionWait;
+
+static gboolean
+selected_is (gpointer data)
+{
+  SelectionWait *wait = data;
+
+  return km_document_get_selected_joint (wait->document) == wait->joint;
+}
+
+/* A real click at (x, y) of the scene view; waits until it selects @joint. */
+static gboolean
+real_click_selects (Fixture *f,
+                    double   x,
+                    double   y,
+                    int      joint)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  SelectionWait wait = { f->document, joint };
+#ifdef GDK_WINDOWING_X11
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
+  double tx, ty, sx, sy;
+
+  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (f->view), GTK_WIDGET (f->window),
+                                                   x, y, &tx, &ty));
+  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
+  g_ptr_array_add (args, g_strdup ("mousemove"));
+  g_ptr_array_add (args, g_strdup ("--window"));
+  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
+  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (tx + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (ty + sy)));
+  g_ptr_array_add (args, g_strdup ("click"));
+  g_ptr_array_add (args, g_strdup ("1"));
+#endif
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  return test_app_wait_until (selected_is, &wait, 5000);
+}
+
+/* Clicks pick the small model's root where its marker is drawn, and not beyond: just
+ * inside the drawn disc selects it, a little outside it (over the box, which is not
+ * picked) selects nothing. */
+static void
+test_small_model_pick (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree guint8 *pixels = NULL;
+  double cx, cy, radius = 0.0;
+  int width, height, y;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  open_box_model (f, 0.05);
+  /* Pinned: nothing reframes it meanwhile. */
+  km_scene_view_set_camera (f->view, km_scene_view_get_camera (f->view));
+
+  /* The drawn marker's radius, leftwards from the root along its row (one logical pixel
+   * per texture pixel: Xvfb has scale 1). */
+  test_app_project (f->view, km_vec3 (0, 0, 0), &cx, &cy);
+  pixels = scene_pixels (f, &width, &height);
+  g_assert_cmpint (width, ==, gtk_widget_get_width (GTK_WIDGET (f->view)));
+  y = (int) lround (cy);
+  for (int x = (int) lround (cx); x >= 0 && coloured (pixels + ((gsize) y * width + x) * 4);
+       x--)
+    radius = cx - x;
+  g_test_message ("root marker: %.0f px radius", radius);
+  g_assert_cmpfloat (radius, >, 5.0);
+  g_assert_cmpfloat (radius, <, 0.2 * MIN (width, height));
+
+  g_assert_true (real_click_selects (f, cx - 1.5 * radius - 3.0, cy, -1));
+  g_assert_true (real_click_selects (f, cx - 0.8 * radius, cy, 0));
+  g_assert_true (real_click_selects (f, cx - 1.5 * radius - 3.0, cy, -1));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -282,5 +469,9 @@ main (int    argc,
               test_small_model_grid, fixture_teardown);
   g_test_add ("/kinema/Framing/new-skeleton", Fixture, NULL, fixture_setup,
               test_new_skeleton_framed, fixture_teardown);
+  g_test_add ("/kinema/Framing/small-model-markers", Fixture, NULL, fixture_setup,
+              test_small_model_markers, fixture_teardown);
+  g_test_add ("/kinema/Framing/small-model-pick", Fixture, NULL, fixture_setup,
+              test_small_model_pick, fixture_teardown);
   return g_test_run ();
 }

@@ -598,6 +598,76 @@ test_shapes_pixels (Fixture       *f,
   g_assert_true (NEAR_BACKGROUND (rgb));
 }
 
+/* A one-joint skeleton (no bones) with a box on its root, or a two-joint one with one bone,
+ * both about @size metres. */
+static KmSkeleton *
+build_sized_skeleton (double   size,
+                      gboolean bone)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+
+  km_skeleton_builder_add_joint (b, "Root", KM_JOINT_FIXED, NULL);
+  if (bone)
+    {
+      guint j = km_skeleton_builder_add_joint (b, "Tip", KM_JOINT_REVOLUTE, "Root");
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (0, 0, size));
+      km_skeleton_builder_set_axis (b, j, km_vec3 (1, 0, 0));
+    }
+  else
+    {
+      g_autoptr(KmShape) box = km_shape_new_box (km_vec3 (size, size, size));
+
+      km_skeleton_builder_add_shape (b, 0, box);
+    }
+  skeleton = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+/* The markers of a model of a few centimetres are sized to it as those of a metre's are to
+ * theirs: framed alike, they look alike instead of swamping the small one. Models of a
+ * metre or more, and scenes of unknown size, keep the markers they had. */
+static void
+test_marker_radius (void)
+{
+  g_autoptr(KmSkeleton) example = build_default_like_skeleton ();
+
+  for (int bone = 0; bone <= 1; bone++)
+    {
+      g_autoptr(KmSkeleton) small = build_sized_skeleton (0.05, bone);
+      g_autoptr(KmSkeleton) metre = build_sized_skeleton (1.0, bone);
+      g_autoptr(KmSkeleton) tiny = build_sized_skeleton (0.01, bone);
+      double r_small = km_renderer_marker_radius (small, 0.05);
+      double r_metre = km_renderer_marker_radius (metre, 1.0);
+      double r_tiny = km_renderer_marker_radius (tiny, 0.01);
+
+      g_test_message ("%s: %.4f m at 5 cm, %.4f m at 1 m, %.5f m at 1 cm",
+                      bone ? "one bone" : "a box on the root", r_small, r_metre, r_tiny);
+      /* A metre's markers as before: 5 cm without bones, 8 % of the bone. */
+      g_assert_cmpfloat_with_epsilon (r_metre, km_renderer_joint_radius (metre), 1e-12);
+      g_assert_cmpfloat_with_epsilon (r_metre, bone ? 0.08 : 0.05, 1e-12);
+      /* The same fraction of the model's size at 5 cm and at 1 cm. */
+      g_assert_cmpfloat_with_epsilon (r_small / 0.05, r_metre / 1.0, 1e-9);
+      g_assert_cmpfloat_with_epsilon (r_tiny / 0.01, r_metre / 1.0, 1e-9);
+      /* Unknown size: the metre's bounds. */
+      g_assert_cmpfloat (km_renderer_marker_radius (small, 0.0), ==,
+                         km_renderer_joint_radius (small));
+      g_assert_cmpfloat (km_renderer_marker_radius (small, NAN), ==,
+                         km_renderer_joint_radius (small));
+    }
+
+  /* The built-in example (about 4 m) and anything larger: unchanged. */
+  g_assert_cmpfloat (km_renderer_marker_radius (example, 3.8), ==,
+                     km_renderer_joint_radius (example));
+  g_assert_cmpfloat (km_renderer_marker_radius (example, 1.0), ==,
+                     km_renderer_joint_radius (example));
+  g_assert_cmpfloat (km_renderer_marker_radius (example, 40.0), ==,
+                     km_renderer_joint_radius (example));
+}
+
 /* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
 static void
 test_camera_frame_box_aspect (void)
@@ -644,6 +714,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Camera/project-ray", test_camera_project_ray);
   g_test_add_func ("/kinema/Camera/views", test_camera_views);
   g_test_add_func ("/kinema/Camera/frame-box-aspect", test_camera_frame_box_aspect);
+  g_test_add_func ("/kinema/Renderer/marker-radius", test_marker_radius);
   g_test_add ("/kinema/Renderer/shapes-pixels", Fixture, NULL,
               fixture_setup, test_shapes_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/joint-pixels", Fixture, NULL,
