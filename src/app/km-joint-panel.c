@@ -26,8 +26,10 @@
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
  *
  * The spin buttons are number fields (km-number-field.c): text that is no number is refused
- * with the reason under the row (gone once the user types again or the value changes),
- * and leaving a field as it shows the value is no edit.
+ * with the reason under the row (gone once the user types again or the value changes); a
+ * number outside the row's range is set to its nearest end, and the same place says so.
+ * Leaving a field as it shows the value is no edit, and text typed but not yet entered
+ * stays while the pose changes under it (the current frame changes).
  */
 
 #define UNLIMITED_ANGLE G_PI
@@ -371,6 +373,7 @@ add_row (KmJointPanel  *self,
   spin = gtk_spin_button_new (adjustment, step, digits);
   g_object_set_data (G_OBJECT (spin), "km-dof", GUINT_TO_POINTER (dof));
   km_number_field_attach (GTK_SPIN_BUTTON (spin), field_refused_cb, field_typed_cb, self);
+  km_number_field_set_name (GTK_SPIN_BUTTON (spin), name);
   if (row.presented)
     km_number_field_set_unit (GTK_SPIN_BUTTON (spin), KM_QUANTITY_NONE, 1.0, row.unit);
   else

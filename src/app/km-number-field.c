@@ -30,6 +30,16 @@
  *   accelerators and undo or redo the document's edits, as everywhere else.
  * - The owner learns when the user changes the text (KmNumberFieldTyped), as opposed to the
  *   field showing a value: a refusal's reason can go once the user types again.
+ * - Typed text is never lost: while the field is being edited (it has the focus and its text
+ *   is not the one it last showed), a new value (the current frame changed under it) does
+ *   not replace the text; the field is marked "pending" (and "warning", which the theme
+ *   tints) until Return or focus-out commits the text, at the value then current, or
+ *   Escape brings back the text of the value. (The arrow keys, the +/− buttons and the
+ *   wheel commit it first and spin from there.)
+ * - A number outside the field's range is taken as the nearest end of it (GtkSpinButton
+ *   clamps), and the owner is told so through KmNumberFieldRefused, in the field's units:
+ *   the value changed, but not to what was typed. Not where that end is a word (an open
+ *   limit's ∞): the field then shows the word.
  *
  * The field formats its value itself ("%.*f" with the spin button's digits, as GTK does),
  * so that it knows the text it shows and which text changes are its own.
@@ -47,15 +57,21 @@ typedef struct
   KmQuantity           quantity;
   double               scale;
   char                *symbol;
+  char                *name;      /* what the field is, for messages ("Elbow") */
   char                *shown;     /* the text last shown for the value */
+  char                *clamped;   /* why the value being committed is not the typed one */
   guint                showing;   /* > 0 while the field sets its own text */
+  gboolean             committing; /* from ::input to the ::output showing the result */
+  gboolean             changing;  /* the commit changes the value: ::value-changed follows */
 } Field;
 
 static void
 field_free (Field *field)
 {
   g_free (field->symbol);
+  g_free (field->name);
   g_free (field->shown);
+  g_free (field->clamped);
   g_free (field);
 }
 
@@ -198,16 +214,91 @@ format_number (GtkSpinButton *spin,
   return text;
 }
 
+/* The text the field shows for @value: a word, or the number. */
+static char *
+format_value (GtkSpinButton *spin,
+              Field         *field,
+              double         value)
+{
+  char *text = field->format != NULL ? field->format (spin, value) : NULL;
+
+  return text != NULL ? text : format_number (spin, value);
+}
+
+/* A number as the field shows it, with the field's unit: "143.2°", "0.500 m". */
+static char *
+with_unit (Field      *field,
+           const char *number)
+{
+  if (field->symbol == NULL || *field->symbol == '\0')
+    return g_strdup (number);
+  /* A sign (°) follows the number directly, a unit's name (m, rad) after a space. */
+  if (g_unichar_isalnum (g_utf8_get_char (field->symbol)))
+    return g_strdup_printf ("%s %s", number, field->symbol);
+  return g_strconcat (number, field->symbol, NULL);
+}
+
+static gboolean
+has_focus_within (GtkWidget *widget)
+{
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+/* Whether the user is editing the field: it has the focus and text that is not the one
+ * shown for the value (typed, not yet committed). */
+static gboolean
+is_editing (GtkSpinButton *spin,
+            Field         *field)
+{
+  return field->shown != NULL
+         && strcmp (gtk_editable_get_text (GTK_EDITABLE (spin)), field->shown) != 0
+         && has_focus_within (GTK_WIDGET (spin));
+}
+
+static void
+update_pending (GtkSpinButton *spin,
+                Field         *field)
+{
+  if (is_editing (spin, field))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (spin), "pending");
+      gtk_widget_add_css_class (GTK_WIDGET (spin), "warning");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (spin), "pending");
+      gtk_widget_remove_css_class (GTK_WIDGET (spin), "warning");
+    }
+}
+
+/* Tells the owner that the committed value is not the typed one (see input_cb). */
+static void
+report_clamped (GtkSpinButton *spin,
+                Field         *field)
+{
+  g_autofree char *reason = g_steal_pointer (&field->clamped);
+
+  if (reason != NULL && field->refused != NULL)
+    field->refused (spin, reason, field->user_data);
+}
+
+/* Shows the value, unless the user is editing the field: then the typed text stays (the
+ * value changed under it, e.g. the current frame did) and is committed or dropped by the
+ * user; field->shown is the value's text, for Escape and for telling an edit. */
 static gboolean
 output_cb (GtkSpinButton *spin,
            Field         *field)
 {
   double value = gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
-  char *text = field->format != NULL ? field->format (spin, value) : NULL;
+  char *text = format_value (spin, field, value);
+  gboolean committing = field->committing;
+  gboolean editing = !committing && is_editing (spin, field);
 
-  if (text == NULL)
-    text = format_number (spin, value);
-  if (g_strcmp0 (text, gtk_editable_get_text (GTK_EDITABLE (spin))) != 0)
+  field->committing = FALSE;
+  if (!editing && g_strcmp0 (text, gtk_editable_get_text (GTK_EDITABLE (spin))) != 0)
     {
       field->showing++;
       gtk_editable_set_text (GTK_EDITABLE (spin), text);
@@ -215,7 +306,59 @@ output_cb (GtkSpinButton *spin,
     }
   g_free (field->shown);
   field->shown = text;
+  update_pending (spin, field);
+  /* A commit that leaves the value as it was ends here; one that changes it ends with
+   * ::value-changed (value_changed_cb), after the owner's handlers have applied it. */
+  if (committing && !field->changing)
+    report_clamped (spin, field);
   return TRUE;
+}
+
+static void
+value_changed_cb (GtkSpinButton *spin,
+                  Field         *field)
+{
+  if (!field->changing)
+    return;
+  field->changing = FALSE;
+  report_clamped (spin, field);
+}
+
+/* The message for a typed number (in the field's units) outside [@lower, @upper], or NULL
+ * where the end it is taken as is a word (an open limit, ∞). */
+static char *
+describe_clamp (GtkSpinButton *spin,
+                Field         *field,
+                double         typed,
+                double         lower,
+                double         upper)
+{
+  double clamped = CLAMP (typed, lower, upper);
+  g_autofree char *word = field->format != NULL ? field->format (spin, clamped) : NULL;
+  g_autofree char *typed_number = NULL, *lower_number = NULL, *upper_number = NULL;
+  g_autofree char *typed_text = NULL, *lower_text = NULL, *upper_text = NULL;
+  const char *clamped_text;
+
+  if (word != NULL)
+    return NULL;
+  typed_number = format_number (spin, typed);
+  lower_number = format_value (spin, field, lower);
+  upper_number = format_value (spin, field, upper);
+  typed_text = with_unit (field, typed_number);
+  lower_text = with_unit (field, lower_number);
+  upper_text = with_unit (field, upper_number);
+  clamped_text = typed < lower ? lower_text : upper_text;
+  if (field->name != NULL)
+    /* Translators: a number typed into a field was out of range and set to the nearest
+     * end: the field's name ("Elbow"), the typed number, the range's lower and upper end,
+     * then the number set, each with its unit ("500.0°") */
+    return g_strdup_printf (_("%s: %s is outside its range %s…%s; set to %s"), field->name,
+                            typed_text, lower_text, upper_text, clamped_text);
+  /* Translators: a number typed into a field was out of range and set to the nearest end:
+   * the typed number, the range's lower and upper end, then the number set, each with its
+   * unit ("500.0°") */
+  return g_strdup_printf (_("%s is outside the range %s…%s; set to %s"), typed_text,
+                          lower_text, upper_text, clamped_text);
 }
 
 /* GtkSpinButton::input, on focus-out and Return: the number to commit, the current value
@@ -227,11 +370,18 @@ input_cb (GtkSpinButton *spin,
           double        *value,
           Field         *field)
 {
-  double current = gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  double current = gtk_adjustment_get_value (adjustment);
+  double lower = gtk_adjustment_get_lower (adjustment);
+  double upper = gtk_adjustment_get_upper (adjustment);
   g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin))));
   g_autofree char *reason = NULL;
   double typed, shown;
 
+  /* GtkSpinButton shows the value it takes next (output_cb), even if it is the same. */
+  field->committing = TRUE;
+  field->changing = FALSE;
+  g_clear_pointer (&field->clamped, g_free);
   *value = current;
   if (field->shown != NULL && strcmp (text, field->shown) == 0)
     return TRUE;
@@ -250,6 +400,13 @@ input_cb (GtkSpinButton *spin,
       && shown == typed)
     return TRUE;
   *value = typed;
+  /* GtkSpinButton takes the nearest end of the range (GTK_UPDATE_ALWAYS); the user is told
+   * once the value is in place (output_cb, value_changed_cb), after the owner has applied
+   * it (and cleared its old reasons). The same 1e-10 as GtkSpinButton's: whether the value
+   * changes, and ::value-changed comes. */
+  if (typed < lower || typed > upper)
+    field->clamped = describe_clamp (spin, field, typed, lower, upper);
+  field->changing = fabs (CLAMP (typed, lower, upper) - current) > 1e-10;
   return TRUE;
 }
 
@@ -257,8 +414,51 @@ static void
 changed_cb (GtkSpinButton *spin,
             Field         *field)
 {
-  if (field->showing == 0 && field->typed != NULL)
+  if (field->showing > 0)
+    return;
+  update_pending (spin, field);
+  if (field->typed != NULL)
     field->typed (spin, field->user_data);
+}
+
+/* Escape while editing drops the typed text: the field shows the value (the document's,
+ * which may have changed meanwhile) and keeps the focus. Otherwise Escape goes on. */
+static gboolean
+key_pressed_cb (GtkEventControllerKey *controller,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                Field                 *field)
+{
+  GtkSpinButton *spin =
+    GTK_SPIN_BUTTON (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller)));
+
+  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0
+      || !is_editing (spin, field))
+    return FALSE;
+  field->showing++;
+  gtk_editable_set_text (GTK_EDITABLE (spin), field->shown);
+  field->showing--;
+  gtk_editable_set_position (GTK_EDITABLE (spin), -1);
+  update_pending (spin, field);
+  return TRUE;
+}
+
+/* The wheel over a field being edited spins from the typed number, as the arrow keys and
+ * buttons do (GtkSpinButton commits the text before those, not before the wheel): else
+ * the value would move under text that no longer shows it. */
+static gboolean
+scroll_cb (GtkEventControllerScroll *controller,
+           double                    dx,
+           double                    dy,
+           Field                    *field)
+{
+  GtkSpinButton *spin =
+    GTK_SPIN_BUTTON (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller)));
+
+  if (is_editing (spin, field))
+    gtk_spin_button_update (spin);
+  return GDK_EVENT_PROPAGATE;
 }
 
 /**
@@ -275,6 +475,7 @@ km_number_field_attach (GtkSpinButton        *spin,
                         KmNumberFieldTyped    typed,
                         gpointer              user_data)
 {
+  GtkEventController *keys, *scroll;
   Field *field;
 
   g_return_if_fail (GTK_IS_SPIN_BUTTON (spin));
@@ -293,7 +494,34 @@ km_number_field_attach (GtkSpinButton        *spin,
   g_signal_connect (spin, "output", G_CALLBACK (output_cb), field);
   g_signal_connect (spin, "input", G_CALLBACK (input_cb), field);
   g_signal_connect (spin, "changed", G_CALLBACK (changed_cb), field);
+  /* After the owner's handlers: they apply the value, then the user hears it was clamped. */
+  g_signal_connect_after (spin, "value-changed", G_CALLBACK (value_changed_cb), field);
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), field);
+  gtk_widget_add_controller (GTK_WIDGET (spin), keys);
+  scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (scroll_cb), field);
+  gtk_widget_add_controller (GTK_WIDGET (spin), scroll);
   output_cb (spin, field);
+}
+
+/**
+ * km_number_field_set_name:
+ * @name: (nullable): what the field edits ("Elbow", "Shoulder X")
+ *
+ * The name the field's messages give it (a number set to the nearest end of the range).
+ */
+void
+km_number_field_set_name (GtkSpinButton *spin,
+                          const char    *name)
+{
+  Field *field = get_field (spin);
+
+  g_return_if_fail (field != NULL);
+
+  g_free (field->name);
+  field->name = g_strdup (name);
 }
 
 /**

@@ -16,7 +16,8 @@ typedef enum
   KM_QUANTITY_LENGTH,
 } KmQuantity;
 
-/* A typed text was refused, for @reason (translated); the field shows its value again. */
+/* A typed text was refused, for @reason (translated); the field shows its value again. Also
+ * a typed number out of range, set to the nearest end of it (the reason says so). */
 typedef void     (*KmNumberFieldRefused) (GtkSpinButton *spin,
                                           const char    *reason,
                                           gpointer       user_data);
@@ -39,6 +40,8 @@ void     km_number_field_set_unit (GtkSpinButton        *spin,
                                    KmQuantity            quantity,
                                    double                scale,
                                    const char           *symbol);
+void     km_number_field_set_name (GtkSpinButton        *spin,
+                                   const char           *name);
 void     km_number_field_set_words (GtkSpinButton       *spin,
                                     KmNumberFieldFormat  format,
                                     KmNumberFieldWord    word);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-application.h"
@@ -410,6 +411,186 @@ test_junk_typed (Fixture       *f,
   g_assert_false (km_document_get_modified (f->document));
 }
 
+/* The text a field shows for the document's value of an (angular) DOF, in degrees. */
+static char *
+shown_text (Fixture *f,
+            guint    dof)
+{
+  GtkSpinButton *spin = pose_field (f, dof);
+
+  g_assert_cmpstr (km_joint_panel_get_unit (KM_JOINT_PANEL (f->panel), dof), ==, "°");
+  return g_strdup_printf ("%.*f", (int) gtk_spin_button_get_digits (spin),
+                          dof_value (f, dof) * 180.0 / G_PI);
+}
+
+/* Playback (or a scrub, a keyframe jump) changes the current frame, and the panel shows
+ * the pose there. */
+static void
+go_to_frame (Fixture *f,
+             guint    frame)
+{
+  km_document_set_current_frame (f->document, frame);
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+}
+
+/* Text typed into a joint value, not yet entered, outlives a change of the current frame:
+ * the field keeps it (marked pending) while the fields not being edited show the new
+ * frame's pose; Return applies it at the frame then current, Escape brings back the
+ * document's value, and leaving the field commits it as Return does. */
+static void
+test_typed_survives_frame_change (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, ELBOW);
+  GtkSpinButton *shoulder = pose_field (f, SHOULDER_X);
+  g_autofree char *shoulder_before = NULL;
+  double elbow_before;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  go_to_frame (f, 0);
+  elbow_before = dof_value (f, ELBOW);
+  shoulder_before = g_strdup (gtk_editable_get_text (GTK_EDITABLE (shoulder)));
+
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+a", "4", "5", NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "45");
+  go_to_frame (f, 40);
+  /* The motion moves the elbow between these frames: the panel did refresh. */
+  g_assert_cmpfloat (dof_value (f, ELBOW), !=, elbow_before);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (shoulder)), !=, shoulder_before);
+  {
+    g_autofree char *shoulder_now = NULL;
+
+    shoulder_now = g_strdup_printf ("%.*f", (int) gtk_spin_button_get_digits (shoulder),
+                                    dof_value (f, SHOULDER_X) * 180.0 / G_PI);
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (shoulder)), ==, shoulder_now);
+  }
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "45");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Return", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 40);
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), 45.0 * G_PI / 180.0, 1e-9);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+  g_assert_null (shown_error (f->panel));
+
+  /* Escape: the typed text goes, the field shows the document's value (the new frame's). */
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+a", "1", "2", NULL);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "12");
+  go_to_frame (f, 0);
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow_before);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "12");
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Escape", NULL);
+  {
+    g_autofree char *expected = shown_text (f, ELBOW);
+
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, expected);
+  }
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow_before);
+  g_assert_true (gtk_widget_has_focus (gtk_widget_get_focus_child (GTK_WIDGET (spin)))
+                 || gtk_widget_has_focus (GTK_WIDGET (spin)));
+  /* Leaving the field now is no edit. */
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Tab", NULL);
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, elbow_before);
+
+  /* Leaving the field with typed text commits it, at the frame then current. */
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+a", "2", "0", NULL);
+  go_to_frame (f, 40);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "20");
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Tab", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 40);
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), 20.0 * G_PI / 180.0, 1e-9);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+}
+
+/* The wheel over a field being edited spins from the typed number, as Up does (GtkSpinButton
+ * commits typed text before the arrow keys, not before the wheel): the text never stays
+ * pending while the value moves under it. */
+static void
+test_wheel_over_typed (Fixture       *f,
+                       gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, ELBOW);
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *expected = NULL;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                      "key", "--delay", "60", "ctrl+a", "6", "0", NULL);
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+  test_app_add_pointer_move (args, GTK_WIDGET (spin));
+  g_ptr_array_add (args, g_strdup ("click"));
+  g_ptr_array_add (args, g_strdup ("4"));     /* wheel up */
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  test_app_spin_for (100);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW),
+                                  (60.0 + gtk_adjustment_get_step_increment (
+                                     gtk_spin_button_get_adjustment (spin))) * G_PI / 180.0,
+                                  1e-9);
+  expected = shown_text (f, ELBOW);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, expected);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+}
+
+/* A number outside a joint's limits is clamped to them, and the field says so where it
+ * gives its refusals' reasons, in its own units. */
+static void
+test_out_of_range_says_so (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkSpinButton *spin = pose_field (f, ELBOW);
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  int digits = (int) gtk_spin_button_get_digits (spin);
+  g_autofree char *upper_text = g_strdup_printf ("%.*f", digits,
+                                                 gtk_adjustment_get_upper (adjustment));
+  g_autofree char *upper = g_strdup_printf ("%s°", upper_text);
+  g_autofree char *lower = g_strdup_printf ("%.*f°", digits,
+                                            gtk_adjustment_get_lower (adjustment));
+  g_autofree char *typed = g_strdup_printf ("%.*f°", digits, 500.0);
+  double lo, hi;
+  const char *message;
+
+  g_assert_true (km_document_get_dof_range (f->document, ELBOW, &lo, &hi));
+  g_assert_null (shown_error (f->panel));
+  type_and_enter (spin, "500");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), hi, 1e-9);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, upper_text);
+  message = shown_error (f->panel);
+  g_assert_nonnull (message);
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, "Elbow"));
+  g_assert_nonnull (strstr (message, typed));
+  g_assert_nonnull (strstr (message, lower));
+  g_assert_nonnull (strstr (message, upper));
+
+  /* Typing again takes the message away; a number within the limits gives none. */
+  type_and_enter (spin, "-20");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), lo, 1e-9);
+  g_assert_nonnull (shown_error (f->panel));
+  type_and_enter (spin, "30");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), 30.0 * G_PI / 180.0, 1e-9);
+  g_assert_null (shown_error (f->panel));
+
+  /* The inspector's fields say it the same way under theirs (rotations go to ±360°). */
+  type_and_enter (inspector_field (f, "rotation_x"), "500");
+  g_assert_true (gtk_widget_get_visible (inspector_label (f, "rotation_error")));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (inspector_label (f, "rotation_error"))),
+                            "500"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -425,6 +606,9 @@ main (int   argc,
   ADD ("no-edit/rounded-values", test_leaving_rounded_values);
   ADD ("no-edit/tab-through", test_tab_through_pose);
   ADD ("undo-keys", test_undo_keys_in_field);
+  ADD ("pending/frame-change", test_typed_survives_frame_change);
+  ADD ("pending/wheel", test_wheel_over_typed);
+  ADD ("out-of-range", test_out_of_range_says_so);
 #undef ADD
 
   return g_test_run ();
