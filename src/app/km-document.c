@@ -273,7 +273,7 @@ pose_from_animation (KmDocument *self)
     {
       km_document_log (self, G_LOG_LEVEL_INFO,
                        /* Translators: %u is a frame number; K is the Set Keyframe key */
-                       _("The pose dragged at frame %u was not keyed (K) and was replaced by "
+                       _("The pose edited at frame %u was not keyed (K) and was replaced by "
                          "the motion."),
                        self->unkeyed_frame);
       set_pose_unkeyed (self, FALSE);
@@ -1127,12 +1127,37 @@ targets_edit_solve (TargetsEdit         *edit,
   km_document_solve_completing (edit->document, done, link, targets_link_free);
 }
 
+/* Whether @track keys the pose shown now: it has a keyframe at the current frame where the
+ * end effector is (what Set Keyframe recorded there). */
+static gboolean
+track_keys_shown_pose (KmDocument    *self,
+                       KmTargetTrack *track)
+{
+  const KmTargetKeyframe *key;
+  int index;
+
+  if (track == NULL || self->effector < 0 || self->world == NULL
+      || (index = km_target_track_find_keyframe (track, self->current_frame)) < 0)
+    return FALSE;
+  key = km_target_track_get_keyframe (track, (guint) index);
+  return km_vec3_length (km_vec3_sub (key->position, self->world[self->effector].pos)) < 1e-9
+         && km_quat_angle_between (key->orientation,
+                                   km_mat3_to_quat (&self->world[self->effector].rot)) < 1e-6;
+}
+
 static void
 targets_edit_redo (gpointer data)
 {
   TargetsEdit *edit = data;
   KmDocument *self = edit->document;
 
+  /* Redoing Set Keyframe after the joint edit it keyed (undone and redone before it, so
+   * the pose shows unkeyed again): the key is back, so the motion it brings replaces
+   * nothing unkeyed, as when K was pressed (km_document_set_keyframe). */
+  if (self->pose_unkeyed && self->body == edit->body
+      && self->unkeyed_frame == self->current_frame
+      && track_keys_shown_pose (self, edit->track_after))
+    set_pose_unkeyed (self, FALSE);
   if (edit->targets_created && km_item_get_parent (edit->targets_item) == NULL)
     km_item_insert_child (KM_ITEM (edit->body), 0, edit->targets_item);
   km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_after);

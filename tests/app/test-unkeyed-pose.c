@@ -157,6 +157,75 @@ test_key_clears (Fixture       *f,
   g_assert_cmpuint (replaced_messages (f), ==, 0);
 }
 
+/* The reviewer's steps: at frame 15 an edit (a typed joint value, or a drag), K, undo
+ * twice, redo twice. The redone key keys the redone pose again: the motion it brings
+ * replaces nothing unkeyed, so nothing says so. */
+static void
+redo_key_says_nothing (Fixture  *f,
+                       gboolean  typed)
+{
+  g_autofree double *edited = NULL;
+  KmTargetTrack *targets;
+
+  km_document_set_current_frame (f->document, 15);
+  test_app_spin ();
+  if (typed)
+    {
+      g_autofree double *q = copy_pose (f);
+      double lower, upper;
+
+      g_assert_true (km_document_get_dof_range (f->document, 0, &lower, &upper));
+      km_document_set_dof_value (f->document, 0,
+                                 q[0] + (q[0] < (lower + upper) / 2 ? 0.3 : -0.3));
+      km_document_close_edit (f->document);
+      test_app_spin ();
+      edited = copy_pose (f);
+    }
+  else
+    edited = drag (f);
+  g_assert_true (shows_unkeyed (f));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_false (shows_unkeyed (f));
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (pose_is (f, edited));
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 15);
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 15), >=, 0);
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "dragged", NULL),
+                    ==, 0);
+}
+
+static void
+test_redo_key_typed (Fixture       *f,
+                     gconstpointer  data)
+{
+  redo_key_says_nothing (f, TRUE);
+}
+
+static void
+test_redo_key_dragged (Fixture       *f,
+                       gconstpointer  data)
+{
+  redo_key_says_nothing (f, FALSE);
+}
+
 /* Undoing the drag (at its frame) clears the state, silently. */
 static void
 test_undo_clears (Fixture       *f,
@@ -317,6 +386,10 @@ main (int    argc,
               fixture_setup, test_drag_stops_playback, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/key-clears", Fixture, NULL,
               fixture_setup, test_key_clears, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/redo-key-typed", Fixture, NULL,
+              fixture_setup, test_redo_key_typed, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/redo-key-dragged", Fixture, NULL,
+              fixture_setup, test_redo_key_dragged, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/undo-clears", Fixture, NULL,
               fixture_setup, test_undo_clears, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/frame-change-replaces", Fixture, NULL,

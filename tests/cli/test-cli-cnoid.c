@@ -152,6 +152,36 @@ test_validate (void)
   g_assert_cmpstr (err, ==, "");
 }
 
+/* A project whose body file is missing is valid with one warning, and that warning is
+ * printed once, as the count says; so is a root item without "plugin". */
+static void
+test_validate_warned_once (void)
+{
+  static const struct { const char *file; const char *warning; } cases[] = {
+    { "missing-body.cnoid", "missing-body.cnoid:6:136: warning: " },
+    { "root-no-plugin.cnoid", "root-no-plugin.cnoid:2:3: warning: missing key “plugin”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     cases[i].file, NULL);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autofree char *expected = g_strdup_printf ("%s: ok (CNOID-PROJECT) with 1 warning\n",
+                                                   path);
+      g_auto(GStrv) lines = NULL;
+
+      g_assert_cmpint (run_cli ("validate", path, &out, &err), ==, 0);
+      g_assert_cmpstr (out, ==, expected);
+      lines = g_strsplit (err, "\n", -1);
+      g_test_message ("stderr: %s", err);
+      g_assert_cmpuint (g_strv_length (lines), ==, 2);   /* one line and its newline */
+      g_assert_cmpstr (lines[1], ==, "");
+      g_assert_nonnull (strstr (lines[0], cases[i].warning));
+    }
+}
+
 /* kinema-cli @command @file in the folder @cwd: the exit status, stdout and stderr. */
 static int
 run_cli_in (const char  *cwd,
@@ -281,6 +311,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/cli/cnoid/info", test_info);
   g_test_add_func ("/kinema/cli/cnoid/validate", test_validate);
+  g_test_add_func ("/kinema/cli/cnoid/validate-warned-once", test_validate_warned_once);
   g_test_add_func ("/kinema/cli/cnoid/convert-elsewhere", test_convert_elsewhere);
   g_test_add_func ("/kinema/cli/cnoid/included-error-chain", test_included_error_chain);
   g_test_add_func ("/kinema/cli/cnoid/included-motion-errors", test_included_motion_errors);

@@ -16,6 +16,7 @@
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-folder-item.h"
+#include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-pose-seq-item.h"
@@ -1321,6 +1322,75 @@ test_schema_1_joint_values (void)
 }
 
 static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Loaded as the editor and kinema-cli load a file (the format registry, its warnings
+ * collected), a body file that is missing is said once: handed to the listener, the
+ * warning is not also left among the project's messages, which the editor shows too. */
+static void
+test_missing_body_warned_once (void)
+{
+  g_autofree char *path = data_path ("kinema/missing-body.cnoid");
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  KmProject *project;
+  guint n;
+
+  km_parse_warnings_push (collect_warning, warnings);
+  project = km_format_load_model_file (path, NULL, &format, NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_true (format == &km_format_cnoid);
+  n = warnings->len + km_project_get_messages (project)->len;
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0),
+                            "nope.body:1:1: cannot read the file"));
+  format->free_result (project);
+
+  /* Read directly, the project holds it, once. */
+  project = load_ok (path);
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  g_object_unref (project);
+}
+
+/* A hand-written project whose RootItem lacks "plugin": a warning, and its items load
+ * below the root all the same (not the whole tree kept unread, with nothing to show). */
+static void
+test_root_without_plugin (void)
+{
+  g_autofree char *path = data_path ("kinema/root-no-plugin.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmItem *body;
+
+  g_assert_false (KM_IS_UNKNOWN_ITEM (root));
+  g_assert_cmpstr (km_item_get_class_name (root), ==, "RootItem");
+  g_assert_cmpuint (km_item_get_n_children (root), ==, 1);
+  body = find_by_name (root, "Arm");
+  g_assert_nonnull (body);
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (km_project_get_messages (project), 0),
+                            "root-no-plugin.cnoid:2:3: missing key “plugin”"));
+
+  /* Saved, the root says its plugin. */
+  text = km_cnoid_to_string (project, path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "plugin: Base"));
+}
+
+static void
 test_bad_files (void)
 {
   static const struct { const char *text; const char *message; } cases[] = {
@@ -1819,6 +1889,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/save-program-top", test_save_program_top);
   g_test_add_func ("/kinema/Cnoid/schema-1-joint-values", test_schema_1_joint_values);
   g_test_add_func ("/kinema/Cnoid/bad-files", test_bad_files);
+  g_test_add_func ("/kinema/Cnoid/missing-body-warned-once", test_missing_body_warned_once);
+  g_test_add_func ("/kinema/Cnoid/root-without-plugin", test_root_without_plugin);
   g_test_add_func ("/kinema/Cnoid/failed-save", test_failed_save);
   g_test_add_func ("/kinema/Cnoid/format", test_format);
   g_test_add_func ("/kinema/Cnoid/share-dir", test_share_dir);

@@ -374,10 +374,16 @@ typedef struct
   gboolean    builtin;
   KmYamlNode *data;
   KmYamlNode *children;
+  gboolean    plugin_missing;  /* the root's RootItem without "plugin", read as Base's */
 } ItemHeader;
 
+/* @root: @node is the project's top item. A RootItem there without its "plugin" (a
+ * hand-written project) is still the root, whose plugin can only be Base: it reads as
+ * Base/RootItem (h->plugin_missing, to warn of) and its items load below it, rather than
+ * the whole tree being kept unread and nothing shown. */
 static gboolean
 read_header (const KmYamlNode *node,
+             gboolean          root,
              ItemHeader       *h,
              GError          **error)
 {
@@ -387,9 +393,17 @@ read_header (const KmYamlNode *node,
   h->id = -1;
   if (!km_yaml_expect_mapping (node, error))
     return FALSE;
-  if ((v = km_yaml_expect_key (node, "plugin", error)) == NULL ||
-      (h->plugin = km_yaml_expect_string (v, error)) == NULL ||
-      (v = km_yaml_expect_key (node, "class", error)) == NULL ||
+  if (root && km_yaml_mapping_lookup (node, "plugin") == NULL
+      && (v = km_yaml_mapping_lookup (node, "class")) != NULL
+      && g_strcmp0 (km_yaml_node_get_scalar (v, NULL), "RootItem") == 0)
+    {
+      h->plugin = "Base";
+      h->plugin_missing = TRUE;
+    }
+  else if ((v = km_yaml_expect_key (node, "plugin", error)) == NULL ||
+           (h->plugin = km_yaml_expect_string (v, error)) == NULL)
+    return FALSE;
+  if ((v = km_yaml_expect_key (node, "class", error)) == NULL ||
       (h->klass = km_yaml_expect_string (v, error)) == NULL)
     return FALSE;
   if ((v = km_yaml_mapping_lookup (node, "id")) != NULL)
@@ -577,11 +591,13 @@ load_item (LoadContext *ctx,
   KmItem *item;
   guint position = parent != NULL ? km_item_get_n_children (parent) : 0;
 
-  if (!read_header (node, &h, &error))
+  if (!read_header (node, parent == NULL && depth == 0, &h, &error))
     {
       report (ctx, error->message);
       return keep_verbatim (ctx, parent, position, node);
     }
+  if (h.plugin_missing)
+    km_item_io_warn (&ctx->io, node, _("missing key “plugin”; read as “Base/RootItem”"));
 
   type = find_item_type (h.plugin, h.klass);
   if (type == NULL)
@@ -2153,8 +2169,10 @@ cnoid_load (const char  *path,
 
   if (project == NULL)
     return NULL;
-  /* Hand the load's messages to whoever listens (kinema-cli prints them). Each is
-   * "FILE…: text"; km_parse_warning puts the two parts back together unchanged. */
+  /* Hand the load's messages to whoever listens (kinema-cli prints them, the editor logs
+   * them). Each is "FILE…: text"; km_parse_warning puts the two parts back together
+   * unchanged. Handed over, they leave the project: a caller that also shows the project's
+   * messages (as it must after km_cnoid_load) would show each twice. */
   messages = km_project_get_messages (project);
   for (guint i = 0; i < messages->len; i++)
     {
@@ -2170,6 +2188,7 @@ cnoid_load (const char  *path,
       prefix = g_strndup (message, split - message);
       km_parse_warning (prefix, (KmSourcePos) { 0, 0 }, "%s", split + 2);
     }
+  g_ptr_array_set_size (messages, 0);
   return project;
 }
 
