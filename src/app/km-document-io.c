@@ -542,7 +542,7 @@ km_document_reread_item (KmDocument  *self,
       if (example_dir == NULL)
         return NULL;
       example_path = g_build_filename (example_dir, KM_DEFAULT_SKELETON_NAME, NULL);
-      if (!g_file_set_contents (example_path, g_bytes_get_data (bytes, NULL),
+      if (!km_format_save_data (example_path, g_bytes_get_data (bytes, NULL),
                                 g_bytes_get_size (bytes), error))
         {
           g_rmdir (example_dir);
@@ -823,7 +823,7 @@ write_embedded_model (const char  *path,
 
   if (g_file_test (target, G_FILE_TEST_EXISTS))
     return TRUE;
-  return g_file_set_contents (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+  return km_format_save_data (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                               error);
 }
 
@@ -1066,9 +1066,8 @@ write_autosave_example (WriteJob  *job,
                    g_strerror (saved_errno));
       return FALSE;
     }
-  return g_file_set_contents_full (job->embedded_name, g_bytes_get_data (job->embedded, NULL),
-                                   g_bytes_get_size (job->embedded),
-                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+  return km_format_save_data_full (job->embedded_name, g_bytes_get_data (job->embedded, NULL),
+                                   g_bytes_get_size (job->embedded), 0600, error);
 }
 
 static gboolean
@@ -1128,8 +1127,7 @@ write_job_run (WriteJob  *job,
             || (job->edited != NULL
                 && !_km_edited_skeletons_write (job->edited, job->warnings, error))
             || (job->embedded != NULL && !write_autosave_example (job, error))
-            || !g_file_set_contents_full (job->path, text, length,
-                                          G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+            || !km_format_save_data_full (job->path, text, length, 0600, error))
           {
             remove_path (job->models);
             return FALSE;

@@ -1663,8 +1663,7 @@ _km_edited_skeletons_write (KmEditedSkeletons  *edited,
     }
   index_path = g_build_filename (edited->dir, AUTOSAVE_INDEX, NULL);
   return write_skeleton_files (edited->files, warnings, error)
-         && g_file_set_contents_full (index_path, edited->index, -1,
-                                      G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+         && km_format_save_data_full (index_path, edited->index, -1, 0600, error);
 }
 
 /* Removes the files meant to replace the user's ones, and with @copies the copies. */
@@ -1704,13 +1703,8 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
 
       if (file->temp == NULL)
         continue;
-      if (g_rename (file->temp, file->path) != 0)
+      if (!km_format_replace_file (file->temp, file->path, error))
         {
-          int saved_errno = errno;
-
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       _("%s: cannot write the file: %s"), file->path,
-                       g_strerror (saved_errno));
           remove_written (edited, FALSE);
           return FALSE;
         }

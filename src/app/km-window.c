@@ -1534,11 +1534,15 @@ export_image_thread (GTask        *task,
 {
   ImageJob *job = task_data;
   g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (job->texture);
+  const char *path = g_file_peek_path (job->file);
   GError *error = NULL;
 
-  if (g_file_replace_contents (job->file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
-                               NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL,
-                               cancellable, &error))
+  /* A local file as every saved file is written (its permissions kept, through links). */
+  if (path != NULL
+      ? km_format_save_data (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png), &error)
+      : g_file_replace_contents (job->file, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                                 NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL,
+                                 cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);

@@ -392,6 +392,9 @@ test_errors (void)
                 "t.body:2:17: expected a format version below 2.1");
   assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: radian\nlinks: []\n",
                 "t.body:3:13: format version 2.0 uses degrees only");
+  /* At the unit, whichever key comes first (the version is right, the unit is not). */
+  assert_error ("format: ChoreonoidBody\nangle_unit: radian\nformat_version: 2.0\nlinks: []\n",
+                "t.body:2:13: format version 2.0 uses degrees only");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: spiral\n",
                 "t.body:7:17: expected a joint type");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: C\n",

@@ -276,6 +276,26 @@ test_scenebuilder_second_root (void)
   g_assert_true (g_str_has_prefix (error->message, "two.xml:2:"));
 }
 
+/* An attribute name with a control character (0x1d) GMarkup does not take: the error
+ * points at the name's first character, not at the '=' after it, and the name in the
+ * message is escaped, so that it stays one line. */
+static void
+test_scenebuilder_control_char_attr_name (void)
+{
+  g_autofree char *path = regression_path ("scenebuilder-control-char-attr-name.xml");
+  g_autofree char *expected = g_strconcat (path, ":45:11: ", NULL);
+  g_autoptr(GError) error = NULL;
+  gpointer result = km_format_load_file (path, NULL, NULL, &error);
+
+  g_assert_null (result);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  if (!g_str_has_prefix (error->message, expected)
+      || strstr (error->message, "\\x1donnector") == NULL)
+    g_error ("expected “%s…\\x1donnector…”, got “%s”", expected, error->message);
+  for (const char *c = error->message; *c != '\0'; c++)
+    g_assert_cmpint ((guchar) *c, >=, 0x20);
+}
+
 static void
 test_yaml_empty_key_round_trip (void)
 {
@@ -346,6 +366,8 @@ main (int   argc,
                    test_vrml_use_billion_laughs);
   g_test_add_func ("/kinema/FuzzRegressions/scenebuilder-second-root",
                    test_scenebuilder_second_root);
+  g_test_add_func ("/kinema/FuzzRegressions/scenebuilder-control-char-attr-name",
+                   test_scenebuilder_control_char_attr_name);
   g_test_add_func ("/kinema/FuzzRegressions/yaml-empty-key-round-trip",
                    test_yaml_empty_key_round_trip);
   g_test_add_func ("/kinema/FuzzRegressions/json-empty-containers",

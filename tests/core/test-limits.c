@@ -10,7 +10,11 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -74,6 +78,73 @@ test_file_size (void)
     }
   g_unlink (path);
   g_rmdir (dir);
+}
+
+/* The address space the process has now, in bytes (0: unknown). */
+static guint64
+address_space_now (void)
+{
+  g_autofree char *statm = NULL;
+
+  if (!g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    return 0;
+  return g_ascii_strtoull (statm, NULL, 10) * (guint64) sysconf (_SC_PAGESIZE);
+}
+
+/* A regular file over the limit is refused at once, from its size, not read up to the
+ * limit first (256 MiB held and seconds spent for a 300 MB file). The file is sparse; the
+ * child that reads it could not hold 64 MiB more than it has. */
+static void
+test_file_size_at_once (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "huge.json", NULL);
+  const char *preload = g_getenv ("LD_PRELOAD");
+  int status = 0;
+  pid_t pid;
+  int fd;
+
+#if defined(__SANITIZE_ADDRESS__)
+  g_test_skip ("AddressSanitizer reserves more address space than the child may have");
+  return;
+#endif
+  if (preload != NULL && strstr (preload, "vgpreload") != NULL)
+    {
+      g_test_skip ("valgrind manages the address space itself");
+      return;
+    }
+  if (address_space_now () == 0)
+    {
+      g_test_skip ("no /proc/self/statm");
+      return;
+    }
+  fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 300 * 1000 * 1000), ==, 0);
+  close (fd);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      struct rlimit limit;
+      GError *error = NULL;
+      GBytes *bytes;
+
+      limit.rlim_cur = limit.rlim_max = address_space_now () + 64 * 1024 * 1024;
+      if (setrlimit (RLIMIT_AS, &limit) != 0)
+        _exit (2);
+      bytes = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, &error);
+      _exit (bytes == NULL && g_error_matches (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT)
+             && g_str_has_suffix (error->message, ": the file is larger than 256 MiB")
+             ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_unlink (path);
+  g_rmdir (dir);
+  /* Without the size asked first, the child runs out of memory at about 64 MiB read. */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
 }
 
 /* The XML loaders refuse an oversized text before parsing it. */
@@ -464,6 +535,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Limits/file-size", test_file_size);
+  g_test_add_func ("/kinema/Limits/file-size-at-once", test_file_size_at_once);
   g_test_add_func ("/kinema/Limits/xml-size", test_xml_size);
   g_test_add_func ("/kinema/Limits/skeleton-joints", test_skeleton_joints);
   g_test_add_func ("/kinema/Limits/joint-name-length", test_joint_name_length);

@@ -499,6 +499,260 @@ test_message_names_file (void)
   g_rmdir (dir);
 }
 
+static void
+assert_contents (const char *path,
+                 const char *expected)
+{
+  g_autofree char *now = NULL;
+
+  g_assert_true (g_file_get_contents (path, &now, NULL, NULL));
+  g_assert_cmpstr (now, ==, expected);
+}
+
+static guint
+permission_bits (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_mode & 07777;
+}
+
+static void
+assert_link_to (const char *link,
+                const char *target)
+{
+  g_autofree char *now = g_file_read_link (link, NULL);
+
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_cmpstr (now, ==, target);
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The folder's entries, sorted and joined with spaces (to see that no temporary file is
+ * left behind). */
+static char *
+list_folder (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+static void
+remove_folder (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        remove_folder (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (path);
+}
+
+/* A saved file that was there keeps its permission bits: a private file (0600) is not
+ * made readable to all by a save. A new file gets 0666 less the umask. */
+static void
+test_keeps_mode (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "a.json", NULL);
+  g_autofree char *fresh = g_build_filename (dir, "b.json", NULL);
+  g_autofree char *listing = NULL;
+  g_autoptr(GError) error = NULL;
+  mode_t mask = umask (022);
+
+  umask (mask);
+  g_assert_true (g_file_set_contents (path, "x\n", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0600), ==, 0);
+  g_assert_true (km_format_save_text (path, "{}\n", &error));
+  g_assert_no_error (error);
+  assert_contents (path, "{}\n");
+  g_assert_cmpuint (permission_bits (path), ==, 0600);
+
+  g_assert_cmpint (g_chmod (path, 0640), ==, 0);
+  g_assert_true (km_format_save_data (path, "[]\n", -1, &error));
+  g_assert_no_error (error);
+  assert_contents (path, "[]\n");
+  g_assert_cmpuint (permission_bits (path), ==, 0640);
+
+  /* An autosave's private mode is for a new file only. */
+  g_assert_true (km_format_save_data_full (path, "{ }\n", -1, 0600, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (permission_bits (path), ==, 0640);
+
+  g_assert_true (km_format_save_text (fresh, "{}\n", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (permission_bits (fresh), ==, 0666 & ~mask);
+
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "a.json b.json");
+  remove_folder (dir);
+}
+
+/* A save to a symbolic link replaces the file it leads to, through relative, absolute and
+ * chained links; the link stays a link, the file its permissions. */
+static void
+test_through_symlink (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree char *real = g_build_filename (dir, "real.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autofree char *chain = g_build_filename (dir, "chain.json", NULL);
+  g_autofree char *deep = g_build_filename (sub, "deep.json", NULL);
+  g_autofree char *absolute = g_build_filename (dir, "absolute.json", NULL);
+  g_autofree char *dangling = g_build_filename (dir, "dangling.json", NULL);
+  g_autofree char *created = g_build_filename (dir, "created.json", NULL);
+  g_autofree char *loop = g_build_filename (dir, "loop.json", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *listing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (real, "old\n", -1, NULL));
+  g_assert_cmpint (g_chmod (real, 0600), ==, 0);
+  g_assert_cmpint (symlink ("real.json", link), ==, 0);
+
+  g_assert_true (km_format_save_text (link, "one\n", &error));
+  g_assert_no_error (error);
+  assert_link_to (link, "real.json");
+  assert_contents (real, "one\n");
+  g_assert_cmpuint (permission_bits (real), ==, 0600);
+
+  /* chain.json → sub/deep.json → ../link.json → real.json */
+  g_assert_cmpint (symlink ("../link.json", deep), ==, 0);
+  g_assert_cmpint (symlink ("sub/deep.json", chain), ==, 0);
+  g_assert_true (km_format_save_text (chain, "two\n", &error));
+  g_assert_no_error (error);
+  assert_link_to (chain, "sub/deep.json");
+  assert_link_to (deep, "../link.json");
+  assert_link_to (link, "real.json");
+  assert_contents (real, "two\n");
+
+  g_assert_cmpint (symlink (real, absolute), ==, 0);
+  g_assert_true (km_format_save_text (absolute, "three\n", &error));
+  g_assert_no_error (error);
+  assert_link_to (absolute, real);
+  assert_contents (real, "three\n");
+  g_assert_cmpuint (permission_bits (real), ==, 0600);
+
+  /* A link to nothing: the file it names is made. */
+  g_assert_cmpint (symlink ("created.json", dangling), ==, 0);
+  g_assert_true (km_format_save_text (dangling, "four\n", &error));
+  g_assert_no_error (error);
+  assert_link_to (dangling, "created.json");
+  assert_contents (created, "four\n");
+
+  /* A loop is an error naming the path given, and changes nothing. */
+  g_assert_cmpint (symlink ("loop.json", loop), ==, 0);
+  g_assert_false (km_format_save_text (loop, "five\n", &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP);
+  expected = g_strdup_printf ("%s: cannot write the file: %s", loop, g_strerror (ELOOP));
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+  assert_link_to (loop, "loop.json");
+
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "absolute.json chain.json created.json dangling.json "
+                                "link.json loop.json real.json sub");
+  g_free (listing);
+  listing = list_folder (sub);
+  g_assert_cmpstr (listing, ==, "deep.json");
+  remove_folder (dir);
+}
+
+/* A save through a link that fails (the disk fills up in a child) leaves the link and
+ * the file it leads to as they were, and no temporary file. */
+static void
+test_symlink_disk_full (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *real = g_build_filename (dir, "real.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autofree char *listing = NULL;
+  int status = 0;
+  pid_t pid;
+
+  g_assert_true (g_file_set_contents (real, "old\n", -1, NULL));
+  g_assert_cmpint (g_chmod (real, 0600), ==, 0);
+  g_assert_cmpint (symlink ("real.json", link), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      g_autofree char *text = g_strnfill (100000, 'x');
+      struct rlimit limit = { 4096, 4096 };
+      GError *error = NULL;
+      int code;
+
+      signal (SIGXFSZ, SIG_IGN);
+      if (setrlimit (RLIMIT_FSIZE, &limit) != 0)
+        _exit (2);
+      code = km_format_save_text (link, text, &error) ? 1
+             : error->domain == G_FILE_ERROR && strstr (error->message, link) != NULL ? 0 : 3;
+      g_clear_error (&error);
+      _exit (code);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  assert_link_to (link, "real.json");
+  assert_contents (real, "old\n");
+  g_assert_cmpuint (permission_bits (real), ==, 0600);
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "link.json real.json");
+  remove_folder (dir);
+}
+
+/* The second step of a save in two steps (the Skeleton tab's files, put in place once the
+ * project is written): the same permissions and links. */
+static void
+test_replace_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *real = g_build_filename (dir, "real.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autofree char *written = g_build_filename (dir, "link.json.AB12CD", NULL);
+  g_autofree char *listing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (real, "old\n", -1, NULL));
+  g_assert_cmpint (g_chmod (real, 0640), ==, 0);
+  g_assert_cmpint (symlink ("real.json", link), ==, 0);
+  g_assert_true (g_file_set_contents (written, "new\n", -1, NULL));
+  g_assert_cmpint (g_chmod (written, 0600), ==, 0);
+
+  g_assert_true (km_format_replace_file (written, link, &error));
+  g_assert_no_error (error);
+  assert_link_to (link, "real.json");
+  assert_contents (real, "new\n");
+  g_assert_cmpuint (permission_bits (real), ==, 0640);
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "link.json real.json");
+  remove_folder (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -528,5 +782,9 @@ main (int   argc,
         }
     }
   g_test_add_func ("/kinema/SaveFaults/message-names-file", test_message_names_file);
+  g_test_add_func ("/kinema/SaveFaults/keeps-mode", test_keeps_mode);
+  g_test_add_func ("/kinema/SaveFaults/through-symlink", test_through_symlink);
+  g_test_add_func ("/kinema/SaveFaults/symlink-disk-full", test_symlink_disk_full);
+  g_test_add_func ("/kinema/SaveFaults/replace-file", test_replace_file);
   return g_test_run ();
 }

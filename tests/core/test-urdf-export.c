@@ -655,6 +655,70 @@ test_rebased_mesh (void)
   g_rmdir (top);
 }
 
+/* A colour a .body gives a mesh (a Resource's appearance, which names no material) is
+ * written as a material of a name of its own; a mesh without one keeps the file's
+ * colours (no material). */
+static void
+test_body_mesh_color (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: bot\n"
+    "root_link: base\n"
+    "links:\n"
+    "  - name: base\n"
+    "    joint_type: fixed\n"
+    "    elements:\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: tri.stl }\n"
+    "        appearance: { material: { diffuse: [ 0, 0, 1 ] } }\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: plain.stl }\n";
+  KmBodyOptions options = { .load_meshes = TRUE };
+  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-color-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
+  g_autofree char *tri = g_build_filename (dir, "tri.stl", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain.stl", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  g_assert_true (g_file_set_contents (tri, one_triangle_stl, -1, NULL));
+  g_assert_true (g_file_set_contents (plain, one_triangle_stl, -1, NULL));
+  skel = km_body_load (path, body, strlen (body), &options, &error);
+  g_assert_no_error (error);
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_null (shapes[0]->material);
+
+  text = km_urdf_to_string (skel, NULL);
+  g_assert_nonnull (strstr (text, "<mesh filename=\"tri.stl\"/></geometry>\n"
+                                  "      <material name=\"base_visual0\">"
+                                  "<color rgba=\"0 0 1 1\"/></material>\n"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"plain.stl\"/></geometry>\n"
+                                  "    </visual>\n"));
+  g_assert_null (strstr (text, "base_visual1"));
+
+  /* Read back: the colour is there. */
+  back = km_urdf_load ("bot.urdf", text, strlen (text),
+                       &(KmUrdfOptions) { .package_paths = NULL, .load_meshes = FALSE },
+                       &error);
+  g_assert_no_error (error);
+  shapes = km_skeleton_get_shapes (back, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpfloat (shapes[0]->color.b, ==, 1);
+  g_assert_cmpfloat (shapes[0]->color.r, ==, 0);
+
+  g_remove (tri);
+  g_remove (plain);
+  g_rmdir (dir);
+}
+
 /* Edits keep link names: a renamed joint keeps its link's, a duplicate gets "LINK_2", a
  * mirrored copy the mirrored name; a mirrored mesh reference a mirrored scale. */
 static void
@@ -1034,6 +1098,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);
   g_test_add_func ("/kinema/UrdfExport/rebased-mesh", test_rebased_mesh);
+  g_test_add_func ("/kinema/UrdfExport/body-mesh-color", test_body_mesh_color);
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);

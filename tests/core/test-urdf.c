@@ -693,6 +693,13 @@ test_xml_error_positions (void)
     { "<ROOT name='r'>\n  <link name='\xc3\xa9' x=y/>\n</ROOT>", 2, 20 },
     /* the end, on an empty last line */
     { "<ROOT name='r'>\n  <link name='a'>\n", 3, 1 },
+    /* a name GMarkup does not take: at its start, not after it where GMarkup stopped */
+    { "<ROOT name='r'>\n  <link 1name='a'/>\n</ROOT>", 2, 9 },
+    { "<ROOT name='r'>\n  <link name='a' na@me='b'/>\n</ROOT>", 2, 18 },
+    { "<ROOT name='r'>\n  <link name='\xc3\xa9'  2y = 'b'/>\n</ROOT>", 2, 19 },
+    { "<ROOT name='r'>\n  <link 1name\n  ='a'/>\n</ROOT>", 2, 9 },
+    { "<ROOT name='r'>\n  <li%nk name='a'/>\n</ROOT>", 2, 4 },
+    { "<ROOT name='r'>\n  <1link/>\n</ROOT>", 2, 4 },
   };
   static const char *const roots[] = { "robot", "COLLADA", "scene" };
   static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
@@ -720,6 +727,85 @@ test_xml_error_positions (void)
         if (!g_str_has_prefix (error->message, expected))
           g_error ("expected “%s…”, got “%s”", expected, error->message);
       }
+}
+
+/* A name with a control character in GMarkup's message is escaped C-style (as names in
+ * every message are), in every XML loader: the message stays one line. */
+static void
+test_xml_control_char_name (void)
+{
+  static const char *const roots[] = { "robot", "COLLADA", "scene" };
+  static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (roots); f++)
+    {
+      g_autofree char *text = g_strdup_printf ("<%s name='r'>\n  <link n\001me='a'/>\n"
+                                               "</%s>\n", roots[f], roots[f]);
+      g_autofree char *expected = g_strdup_printf ("%s:2:9: ", paths[f]);
+      g_autoptr(GError) error = NULL;
+      gpointer result = NULL;
+
+      if (f == 0)
+        result = km_urdf_load (paths[f], text, strlen (text), NULL, &error);
+      else if (f == 1)
+        result = km_mesh_load_collada (paths[f], text, strlen (text), &error);
+      else
+        result = km_scenebuilder_load (paths[f], text, strlen (text), &error);
+      g_assert_null (result);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      if (!g_str_has_prefix (error->message, expected)
+          || strstr (error->message, "n\\x01me") == NULL)
+        g_error ("expected “%sn\\x01me…”, got “%s”", expected, error->message);
+      for (const char *c = error->message; *c != '\0'; c++)
+        g_assert_cmpint ((guchar) *c, >=, 0x20);
+    }
+}
+
+/* A file whose document element is <robot> is URDF's, an empty <robot/> too: the format
+ * is detected and says what is missing (not "not a file Kinema can read"), in UTF-16 as
+ * in UTF-8. */
+static void
+test_empty_robot (void)
+{
+  static const char *const texts[] = {
+    "<robot/>",
+    "<?xml version=\"1.0\"?>\n  <robot/>\n",
+    "<robot\n/>",
+  };
+  static const guint lines[] = { 1, 2, 1 };
+  static const guint columns[] = { 1, 3, 1 };
+  g_autofree char *dir = g_dir_make_tmp ("km-urdf-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
+
+  for (guint t = 0; t < G_N_ELEMENTS (texts); t++)
+    for (guint utf16 = 0; utf16 < 2; utf16++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *expected = g_strdup_printf ("%s:%u:%u: expected at least one <link> "
+                                                     "in <robot>", path, lines[t], columns[t]);
+        const KmFormat *format = NULL;
+
+        g_assert_cmpint (km_urdf_sniff (texts[t], strlen (texts[t])), >, 50);
+        if (utf16)
+          {
+            gsize length = 0;
+            g_autofree char *converted = g_convert (texts[t], -1, "UTF-16LE", "UTF-8", NULL,
+                                                    &length, NULL);
+            g_autofree char *data = g_malloc (length + 2);
+
+            memcpy (data, "\xFF\xFE", 2);
+            memcpy (data + 2, converted, length);
+            g_assert_true (g_file_set_contents (path, data, (gssize) length + 2, NULL));
+          }
+        else
+          g_assert_true (g_file_set_contents (path, texts[t], -1, NULL));
+        g_assert_null (km_format_load_file (path, NULL, &format, &error));
+        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+        g_assert_cmpstr (error->message, ==, expected);
+      }
+  g_assert_cmpint (km_urdf_sniff ("<robotic/>", 10), ==, 0);
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* Collisions, transmissions and Gazebo extensions are not modelled: one warning per kind
@@ -776,6 +862,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
   g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
   g_test_add_func ("/kinema/Urdf/xml-error-positions", test_xml_error_positions);
+  g_test_add_func ("/kinema/Urdf/xml-control-char-name", test_xml_control_char_name);
+  g_test_add_func ("/kinema/Urdf/empty-robot", test_empty_robot);
   g_test_add_func ("/kinema/Urdf/unmodelled-elements", test_unmodelled_elements);
 
   return g_test_run ();

@@ -6,10 +6,15 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "km-format.h"
 #include "km-error.h"
@@ -302,7 +307,8 @@ static GBytes *read_file_at (const char   *path,
  * km_format_read_file:
  *
  * Reads at most @max_size bytes of @path in chunks (a pipe or /dev/zero has no size, so
- * the size is never asked in advance). A larger file fails with KM_PARSE_ERROR_LIMIT
+ * the chunks are counted; a regular file larger than @max_size is refused before it is
+ * read). A larger file fails with KM_PARSE_ERROR_LIMIT
  * before more than @max_size bytes are held; an unreadable one with KM_PARSE_ERROR_IO.
  *
  * Returns: (transfer full) (nullable): the contents
@@ -328,6 +334,38 @@ io_reason (const GError *error)
   return reason != NULL && reason[2] != '\0' ? reason + 2 : error->message;
 }
 
+static void
+set_too_large (GError      **error,
+               const char   *path,
+               KmSourcePos   pos,
+               gsize         max_size)
+{
+  if (max_size >= 1024 * 1024)
+    km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
+                        _("the file is larger than %u MiB"),
+                        (guint) (max_size / (1024 * 1024)));
+  else
+    km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
+                        _("the file is larger than %u bytes"), (guint) max_size);
+}
+
+/* Whether @in is a regular file larger than @max_size. Anything else (a pipe, a device, a
+ * failed query) is read and counted instead. */
+static gboolean
+too_large_to_read (GFileInputStream *in,
+                   gsize             max_size)
+{
+  g_autoptr(GFileInfo) info = g_file_input_stream_query_info (in,
+                                                              G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                                                              G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                              NULL, NULL);
+
+  return info != NULL
+         && g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_STANDARD_SIZE)
+         && g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR
+         && (guint64) g_file_info_get_size (info) > (guint64) max_size;
+}
+
 /* km_format_read_file, its errors located at @pos (line 0: the file alone). */
 static GBytes *
 read_file_at (const char   *path,
@@ -350,7 +388,14 @@ read_file_at (const char   *path,
       return NULL;
     }
 
-  /* A loop rather than one query of the size: a pipe or /dev/zero has no size. */
+  /* A regular file says its size: one that is too large is refused before a byte is read
+   * (a 300 MB file would otherwise be read up to the limit first). The loop below still
+   * bounds what a pipe or /dev/zero, which have no size, or a growing file give. */
+  if (too_large_to_read (in, max_size))
+    {
+      set_too_large (error, path, pos, max_size);
+      return NULL;
+    }
   buffer = g_byte_array_new ();
   for (;;)
     {
@@ -367,13 +412,7 @@ read_file_at (const char   *path,
         break;
       if (buffer->len + (gsize) n > max_size)
         {
-          if (max_size >= 1024 * 1024)
-            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
-                                _("the file is larger than %u MiB"),
-                                (guint) (max_size / (1024 * 1024)));
-          else
-            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
-                                _("the file is larger than %u bytes"), (guint) max_size);
+          set_too_large (error, path, pos, max_size);
           return NULL;
         }
       g_byte_array_append (buffer, chunk, n);
@@ -578,29 +617,251 @@ km_format_save_text (const char  *path,
   return km_format_save_data (path, text, -1, error);
 }
 
+/* How many symbolic links a saved path may go through (Linux's MAXSYMLINKS). */
+#define MAX_SAVE_LINKS 40
+
+/* The file a save to @path replaces: @path, or the file its symbolic links lead to, so
+ * that a link stays a link and what it points at gets the new contents (as a shell's `>`
+ * does). A link to nothing leads to the file it names, which the save creates. NULL with
+ * @saved_errno ELOOP past MAX_SAVE_LINKS links. */
+static char *
+resolve_save_target (const char *path,
+                     int        *saved_errno)
+{
+  g_autofree char *current = g_strdup (path);
+
+  for (guint i = 0; i <= MAX_SAVE_LINKS; i++)
+    {
+      g_autofree char *link = g_file_read_link (current, NULL);
+      g_autofree char *dir = NULL;
+
+      if (link == NULL)
+        return g_steal_pointer (&current);   /* not a link (or not there) */
+      if (g_path_is_absolute (link))
+        {
+          g_free (current);
+          current = g_steal_pointer (&link);
+          continue;
+        }
+      /* A relative link is relative to the folder the link is in. */
+      dir = g_path_get_dirname (current);
+      g_free (current);
+      current = g_build_filename (dir, link, NULL);
+    }
+  *saved_errno = ELOOP;
+  return NULL;
+}
+
+/* Gives the new file @fd, which is to replace a file with @old's status, the old file's
+ * owner (where allowed: else the saver's) and permission bits, so that a private file
+ * stays private and a shared one shared. */
+static gboolean
+keep_status (int                fd,
+             const struct stat *old)
+{
+  if ((old->st_uid != geteuid () || old->st_gid != getegid ())
+      && fchown (fd, old->st_uid, old->st_gid) != 0
+      && fchown (fd, (uid_t) -1, old->st_gid) != 0)
+    {
+      /* Neither the owner nor the group may be given: the file is the saver's, with the
+       * old permissions all the same. */
+    }
+  return fchmod (fd, old->st_mode & 0777) == 0;
+}
+
+/* Writes @length bytes to @fd; errno on failure. */
+static gboolean
+write_all (int         fd,
+           const char *data,
+           gsize       length)
+{
+  while (length > 0)
+    {
+      gssize n = write (fd, data, MIN (length, (gsize) G_MAXSSIZE));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return FALSE;
+      data += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* Something that is not a file or a folder (/dev/null, a pipe) is written in place: a
+ * rename would replace the device node itself. */
+static gboolean
+write_in_place (const char *target,
+                const char *data,
+                gsize       length,
+                int        *saved_errno)
+{
+  int fd = g_open (target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  gboolean ok;
+
+  if (fd < 0)
+    {
+      *saved_errno = errno;
+      return FALSE;
+    }
+  ok = write_all (fd, data, length);
+  *saved_errno = errno;
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      *saved_errno = errno;
+    }
+  return ok;
+}
+
+/* The atomic write: a temporary file beside @target ("NAME.XXXXXX") with the old file's
+ * permissions (@new_mode before the umask for a new file), written, synced, renamed over
+ * @target. On failure the temporary file is removed and @saved_errno says why. */
+static gboolean
+write_replacing (const char *target,
+                 const char *data,
+                 gsize       length,
+                 int         new_mode,
+                 int        *saved_errno)
+{
+  g_autofree char *temp = g_strconcat (target, ".XXXXXX", NULL);
+  struct stat old;
+  gboolean exists = g_stat (target, &old) == 0;
+  int fd;
+
+  if (exists && !S_ISREG (old.st_mode) && !S_ISDIR (old.st_mode))
+    return write_in_place (target, data, length, saved_errno);
+
+  /* Private until it has its permissions: 0600 when an old file lends it its own. */
+  fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, exists ? 0600 : new_mode);
+  if (fd < 0)
+    {
+      *saved_errno = errno;
+      return FALSE;
+    }
+  if ((exists && S_ISREG (old.st_mode) && !keep_status (fd, &old))
+      || !write_all (fd, data, length)
+      || fsync (fd) != 0)
+    {
+      *saved_errno = errno;
+      close (fd);
+      g_unlink (temp);
+      return FALSE;
+    }
+  if (close (fd) != 0 || g_rename (temp, target) != 0)
+    {
+      *saved_errno = errno;
+      g_unlink (temp);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+set_write_error (GError     **error,
+                 const char  *path,
+                 int          saved_errno)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               _("%s: cannot write the file: %s"), path, g_strerror (saved_errno));
+}
+
 gboolean
 km_format_save_data (const char  *path,
                      const char  *data,
                      gssize       length,
                      GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  const char *reason;
+  return km_format_save_data_full (path, data, length, 0666, error);
+}
+
+/**
+ * km_format_save_data_full:
+ *
+ * The one atomic write of every saved file (DESIGN.md): see km-format.h. The message
+ * names @path, not the temporary file the write failed on (“x.cnoid.4KX2Q1”), which the
+ * user never asked for.
+ */
+gboolean
+km_format_save_data_full (const char  *path,
+                          const char  *data,
+                          gssize       length,
+                          int          new_mode,
+                          GError     **error)
+{
+  g_autofree char *target = NULL;
+  int saved_errno = 0;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (g_file_set_contents_full (path, data, length,
-                                G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                0666, &local_error))
+  target = resolve_save_target (path, &saved_errno);
+  if (target != NULL
+      && write_replacing (target, data, length < 0 ? strlen (data) : (gsize) length, new_mode,
+                          &saved_errno))
     return TRUE;
+  set_write_error (error, path, saved_errno);
+  return FALSE;
+}
 
-  /* GLib names the temporary file it failed on (“x.cnoid.4KX2Q1”), which the user never
-   * asked for: the message names the file and keeps only the system's reason. */
-  reason = g_strrstr (local_error->message, ": ");
-  reason = reason != NULL ? reason + 2 : local_error->message;
-  g_set_error (error, G_FILE_ERROR, local_error->code, _("%s: cannot write the file: %s"),
-               path, reason);
+/**
+ * km_format_replace_file:
+ *
+ * For a save in two steps (a file written in full, then put in place once everything
+ * else is written): see km-format.h.
+ */
+gboolean
+km_format_replace_file (const char  *written,
+                        const char  *path,
+                        GError     **error)
+{
+  g_autofree char *target = NULL;
+  struct stat old;
+  int saved_errno = 0;
+  int fd;
+
+  g_return_val_if_fail (written != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  target = resolve_save_target (path, &saved_errno);
+  if (target == NULL)
+    {
+      set_write_error (error, path, saved_errno);
+      return FALSE;
+    }
+  if (g_stat (target, &old) == 0 && S_ISREG (old.st_mode))
+    {
+      fd = g_open (written, O_RDONLY | O_CLOEXEC, 0);
+      if (fd < 0 || !keep_status (fd, &old))
+        {
+          saved_errno = errno;
+          if (fd >= 0)
+            close (fd);
+          set_write_error (error, path, saved_errno);
+          return FALSE;
+        }
+      close (fd);
+    }
+  if (g_rename (written, target) == 0)
+    return TRUE;
+  saved_errno = errno;
+  if (saved_errno == EXDEV)
+    {
+      /* The link leads to another file system: the contents are written there. */
+      g_autofree char *data = NULL;
+      gsize length = 0;
+
+      if (g_file_get_contents (written, &data, &length, NULL)
+          && write_replacing (target, data, length, 0666, &saved_errno))
+        {
+          g_unlink (written);
+          return TRUE;
+        }
+    }
+  set_write_error (error, path, saved_errno);
   return FALSE;
 }
 

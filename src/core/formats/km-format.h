@@ -96,8 +96,10 @@ char            *km_format_list_names    (void);
 GBytes          *km_format_read_file     (const char       *path,
                                           gsize             max_size,
                                           GError          **error);
-/* Writes @text to @path atomically and durably (temporary file, fsync, rename: DESIGN.md),
- * mode 0666 before the umask. A failed save leaves the old file as it was. */
+/* Writes @text to @path atomically and durably (temporary file, fsync, rename: DESIGN.md).
+ * A file that is there keeps its permission bits (and owner, where allowed); a new one
+ * gets 0666 before the umask. A symbolic link stays a link: the file it leads to is the
+ * one replaced. A failed save leaves the old file as it was and no temporary file. */
 gboolean         km_format_save_text     (const char       *path,
                                           const char       *text,
                                           GError          **error);
@@ -106,6 +108,19 @@ gboolean         km_format_save_text     (const char       *path,
 gboolean         km_format_save_data     (const char       *path,
                                           const char       *data,
                                           gssize            length,
+                                          GError          **error);
+/* The same, @new_mode (before the umask) for a file that is not there yet: 0600 for a
+ * private one (an autosave). Every atomic write goes through this one. */
+gboolean         km_format_save_data_full (const char      *path,
+                                          const char       *data,
+                                          gssize            length,
+                                          int               new_mode,
+                                          GError          **error);
+/* Puts the file @written (complete, synced, beside @path) in place of @path as
+ * km_format_save_data() would: the old file's permissions, through symbolic links. On
+ * failure @written is left for the caller to remove; the error names @path. */
+gboolean         km_format_replace_file  (const char       *written,
+                                          const char       *path,
                                           GError          **error);
 /* For writers that lose something on the way: appends a printf-formatted note to @notes
  * (nullable: then nothing). */

@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-markup-text.h"
+#include "km-format.h"
 
 /**
  * km_markup_text_init:
@@ -240,18 +241,31 @@ km_markup_text_dup_utf8 (const char  *path,
   return NULL;
 }
 
-/* GMarkup's messages start with their own location, which goes into our prefix. */
-static char *
-gmarkup_message (const char *message)
+/**
+ * km_markup_text_gmarkup_message:
+ * @message: a GMarkup error's message
+ *
+ * GMarkup's messages start with their own location, which goes into our prefix, and
+ * quote the document's text as it is: a name with a control character in it is escaped
+ * C-style (km_format_append_value()), so that the message stays one line and shows what
+ * is there.
+ *
+ * Returns: (transfer full): the message to put after the prefix
+ */
+char *
+km_markup_text_gmarkup_message (const char *message)
 {
+  GString *out = g_string_new (NULL);
+
   if (g_str_has_prefix (message, "Error on line "))
     {
       const char *colon = strstr (message, ": ");
 
       if (colon != NULL)
-        return g_strdup (colon + 2);
+        message = colon + 2;
     }
-  return g_strdup (message);
+  km_format_append_value (out, message);
+  return g_string_free (out, FALSE);
 }
 
 /* The byte offset of where GMarkup stopped, see km_markup_text_gmarkup_pos(). */
@@ -323,6 +337,102 @@ find_end_tag (const KmMarkupText *self,
   return TRUE;
 }
 
+/* Whether GMarkup takes the @length bytes at @name for a name (as its
+ * slow_name_validate() does): a letter, '_' or ':', then letters, digits, '.', '-', '_'
+ * or ':'. */
+static gboolean
+is_gmarkup_name (const char *name,
+                 gsize       length)
+{
+  for (gsize k = 0; k < length; k = (gsize) (g_utf8_next_char (name + k) - name))
+    {
+      gunichar c = g_utf8_get_char_validated (name + k, (gssize) (length - k));
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        return FALSE;
+      if (c >= 0x80 ? !g_unichar_isalpha (c)
+          : !(g_ascii_isalpha (c) || c == '_' || c == ':'
+              || (k > 0 && (g_ascii_isdigit (c) || c == '.' || c == '-'))))
+        return FALSE;
+    }
+  return length > 0;
+}
+
+/* Where GMarkup's names end (its IS_COMMON_NAME_END_CHAR and white space). */
+static gboolean
+is_name_end (char c)
+{
+  return c == '=' || c == '/' || c == '>' || g_ascii_isspace (c);
+}
+
+/* GMarkup stops on a name it does not take after the name: on an attribute's at the '='
+ * that follows it, on an element's at the '>' that ends its start tag. The start of that
+ * name, when the start tag GMarkup stopped in at @offset has one there, so that the error
+ * points at the name (as every error points at the offending value), not after it. */
+static gboolean
+find_bad_name (const KmMarkupText *self,
+               gsize               offset,
+               gsize              *start)
+{
+  const char *t = self->text;
+  gsize i, j, name_end;
+
+  if (offset >= self->length)
+    return FALSE;
+  for (i = offset; i > 0 && t[i] != '<'; i--)
+    ;
+  if (t[i] != '<' || i + 1 >= offset || t[i + 1] == '/' || t[i + 1] == '!' || t[i + 1] == '?')
+    return FALSE;
+  for (j = i + 1; j < offset && !is_name_end (t[j]); j++)
+    ;
+  name_end = j;
+  for (;;)
+    {
+      gsize attr, attr_end;
+      char quote;
+
+      while (j < offset && g_ascii_isspace (t[j]))
+        j++;
+      if (j < offset && t[j] == '/' && j + 1 == offset)
+        j++;
+      if (j == offset)
+        {
+          /* At the end of the tag: its element's name. */
+          if (t[j] != '>' || is_gmarkup_name (t + i + 1, name_end - i - 1))
+            return FALSE;
+          *start = i + 1;
+          return TRUE;
+        }
+      for (attr = j; j < offset && !is_name_end (t[j]); j++)
+        ;
+      attr_end = j;
+      while (j < offset && g_ascii_isspace (t[j]))
+        j++;
+      if (attr == attr_end)
+        return FALSE;
+      if (j == offset)
+        {
+          /* At the '=' after an attribute's name. */
+          if (t[j] != '=' || is_gmarkup_name (t + attr, attr_end - attr))
+            return FALSE;
+          *start = attr;
+          return TRUE;
+        }
+      if (t[j] != '=')
+        return FALSE;
+      for (j++; j < offset && g_ascii_isspace (t[j]); j++)
+        ;
+      if (j >= offset || (t[j] != '"' && t[j] != '\''))
+        return FALSE;
+      quote = t[j];
+      for (j++; j < offset && t[j] != quote; j++)
+        ;
+      if (j >= offset)
+        return FALSE;
+      j++;
+    }
+}
+
 /**
  * km_markup_text_explain_gmarkup_error:
  * @context: a context that stopped on @gmarkup_error while parsing the whole text
@@ -333,7 +443,9 @@ find_end_tag (const KmMarkupText *self,
  * another element than the open one is reported at its '>' as "Element “bdy” was closed,
  * but the currently open element is “body”". This says it as our other errors do, what
  * was expected, at the end tag's '<': "expected “</body>” instead of “</bdy>”", or
- * "expected the end of the document instead of “</bdy>”" when no element is open.
+ * "expected the end of the document instead of “</bdy>”" when no element is open. A name
+ * GMarkup does not take (“1name” is not a valid name) is left to its message, at the
+ * name's first character rather than after the name, where GMarkup stopped.
  *
  * Returns: (transfer full) (nullable): that message, or %NULL for the errors it does not
  *   explain, with @pos where GMarkup stopped (km_markup_text_gmarkup_pos())
@@ -350,6 +462,12 @@ km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
   gsize tag;
 
   *pos = km_markup_text_pos (self, offset);
+  if (gmarkup_error != NULL && g_error_matches (gmarkup_error, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE)
+      && find_bad_name (self, offset, &tag))
+    {
+      *pos = km_markup_text_pos (self, tag);
+      return NULL;
+    }
   if (gmarkup_error == NULL || gmarkup_error->domain != G_MARKUP_ERROR ||
       !find_end_tag (self, offset, &tag, &name))
     return NULL;
@@ -399,7 +517,7 @@ km_markup_text_parse (const KmMarkupText   *self,
       km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos, "%s", message);
       return FALSE;
     }
-  message = gmarkup_message (local_error->message);
+  message = km_markup_text_gmarkup_message (local_error->message);
   km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos,
                       _("expected well-formed XML: %s"), message);
   return FALSE;

@@ -38,6 +38,7 @@ KmSourcePos  km_markup_text_pos            (const KmMarkupText *self,
                                             gsize               offset);
 KmSourcePos  km_markup_text_gmarkup_pos    (const KmMarkupText *self,
                                             GMarkupParseContext *context);
+char        *km_markup_text_gmarkup_message (const char         *message);
 char        *km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
                                                    GMarkupParseContext *context,
                                                    const GError        *gmarkup_error,

@@ -267,13 +267,11 @@ parse_document (const char  *path,
       KmSourcePos pos;
       g_autofree char *explained = km_markup_text_explain_gmarkup_error (&file->markup, context,
                                                                          local, &pos);
-      const char *message = explained != NULL ? explained : local->message;
-      const char *colon;
+      /* Else GMarkup's message, without its own "Error on line N char M: " prefix and with
+       * the names it quotes escaped. */
+      g_autofree char *message = explained != NULL ? g_steal_pointer (&explained)
+                                 : km_markup_text_gmarkup_message (local->message);
 
-      /* Drop GMarkup's own "Error on line N char M: " prefix. */
-      if (explained == NULL && g_str_has_prefix (message, "Error on line") &&
-          (colon = strstr (message, ": ")))
-        message = colon + 2;
       km_parse_error_set (error, st.limit ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_SYNTAX,
                           path, pos, "%s", message);
       sb_file_free (file);

@@ -53,8 +53,10 @@
  *   from Kinema's +Y to URDF's +Z); a scale is folded into the sizes when the primitive
  *   allows it; a mesh the model names but did not load (KmShape.uri) is written back as
  *   <mesh filename="URI" scale="…"/> with its origin, and with its material when it had
- *   one; so is a loaded mesh that keeps the reference it was read from (its uri_transform
- *   and uri_scale, once for all the shapes read from the file); a reference relative to
+ *   one (a URDF material, or a colour of a .body appearance other than the file's: a
+ *   material named after the visual); so is a loaded mesh that keeps the reference it
+ *   was read from (its uri_transform and uri_scale, once for all the shapes read from
+ *   the file); a reference relative to
  *   the model's folder is written relative to the saved file's folder (km_urdf_save), a
  *   package:// or other URL as it is. Cones, capsules and meshes
  *   without a file (URDF meshes are files) are left out (noted), and so is a mesh that is
@@ -207,6 +209,22 @@ append_origin (GString           *out,
   g_string_append (out, "/>\n");
 }
 
+/* Whether the model gives the mesh @shape a colour of its own, not its file's: a URDF
+ * material, or a colour other than the file's (a .body appearance, which names no
+ * material; the default colour when the file has none), as the .body writer decides. */
+static gboolean
+mesh_has_own_color (const KmShape *shape)
+{
+  KmColor file = KM_COLOR_DEFAULT;
+
+  if (shape->material != NULL)
+    return TRUE;
+  if (shape->mesh != NULL)
+    km_mesh_get_color (shape->mesh, &file);
+  return shape->color.r != file.r || shape->color.g != file.g || shape->color.b != file.b ||
+         shape->color.a != file.a;
+}
+
 static void
 append_visual (GString       *out,
                GPtrArray     *notes,
@@ -309,9 +327,9 @@ append_visual (GString       *out,
   g_string_append (out, "    <visual>\n");
   append_origin (out, "      ", &origin);
   g_string_append_printf (out, "      <geometry>%s</geometry>\n", geometry);
-  if (shape->type == KM_SHAPE_MESH && shape->material == NULL)
+  if (shape->type == KM_SHAPE_MESH && !mesh_has_own_color (shape))
     {
-      /* A mesh reference without a material in the model keeps the mesh's own colours. */
+      /* A mesh reference without a colour in the model keeps the mesh's own colours. */
       g_string_append (out, "    </visual>\n");
       return;
     }

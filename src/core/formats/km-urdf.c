@@ -99,6 +99,7 @@ typedef struct
   GPtrArray   *stack;         /* element names, owned copies */
   guint        skip_depth;    /* > 0 while inside an element that is not read */
   gboolean     seen_robot;
+  KmSourcePos  robot_pos;     /* its <robot> */
   char        *robot_name;    /* <robot name=…>, NULL when none */
 
   GPtrArray   *links;         /* UrdfLink * */
@@ -855,6 +856,7 @@ start_element (GMarkupParseContext  *context,
           return;
         }
       p->seen_robot = TRUE;
+      p->robot_pos = tag_pos (p);
       p->robot_name = g_strdup (find_attr (names, values, "name"));
       check_version (p, find_attr (names, values, "version"));
     }
@@ -1417,7 +1419,9 @@ build (Parser               *p,
 
   if (p->links->len == 0)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, (KmSourcePos) { 1, 1 },
+      /* (at its <robot>, 1:1 when there is none) */
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path,
+                          p->seen_robot ? p->robot_pos : (KmSourcePos) { 1, 1 },
                           _("expected at least one <link> in <robot>"));
       return NULL;
     }
@@ -1711,8 +1715,9 @@ km_urdf_sniff (const char *data,
       else
         break;
     }
+  /* (an empty <robot/> too: it is URDF's, which says what it lacks) */
   if (n - i >= 7 && memcmp (data + i, "<robot", 6) == 0 &&
-      (g_ascii_isspace (data[i + 6]) || data[i + 6] == '>'))
+      (g_ascii_isspace (data[i + 6]) || data[i + 6] == '>' || data[i + 6] == '/'))
     return 90;
   return 0;
 }
