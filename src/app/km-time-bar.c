@@ -80,6 +80,9 @@ struct _KmTimeBar
   /* KmTimeBarMarks of each frame of the solved animation */
   GByteArray       *marks;
   guint             n_marked;
+
+  /* The widest frame text, which frame_label's natural width was measured on */
+  char             *widest_text;
 };
 
 enum {
@@ -95,6 +98,41 @@ enum {
 G_DEFINE_FINAL_TYPE (KmTimeBar, km_time_bar, GTK_TYPE_WIDGET)
 
 static GParamSpec *properties[N_PROPS];
+
+/* The frame text's natural width is that of its widest text (the last frame's: digits are
+ * of one width), in the characters GtkInscription counts: a fixed number of characters
+ * fell short in languages of wider glyphs, and the end of the text was cut off. */
+static void
+update_label_width (KmTimeBar *self,
+                    guint      n_frames,
+                    double     rate)
+{
+  GtkWidget *label = GTK_WIDGET (self->frame_label);
+  g_autofree char *widest = NULL;
+  g_autoptr(PangoLayout) layout = NULL;
+  PangoFontMetrics *metrics;
+  int char_width, text_width = 0;
+
+  widest = g_strdup_printf (_("Frame %u / %u  ·  %.2f s"), n_frames - 1, n_frames - 1,
+                            (n_frames - 1) / rate);
+  if (g_strcmp0 (widest, self->widest_text) == 0)
+    return;
+  g_free (self->widest_text);
+  self->widest_text = g_steal_pointer (&widest);
+
+  /* What GtkInscription takes for a character's width. */
+  metrics = pango_context_get_metrics (gtk_widget_get_pango_context (label), NULL, NULL);
+  char_width = MAX (pango_font_metrics_get_approximate_char_width (metrics),
+                    pango_font_metrics_get_approximate_digit_width (metrics));
+  pango_font_metrics_unref (metrics);
+  layout = gtk_widget_create_pango_layout (label, self->widest_text);
+  pango_layout_set_attributes (layout, gtk_inscription_get_attributes (self->frame_label));
+  pango_layout_get_size (layout, &text_width, NULL);
+  if (char_width > 0)
+    gtk_inscription_set_nat_chars (self->frame_label,
+                                   MAX (gtk_inscription_get_min_chars (self->frame_label),
+                                        (guint) ((text_width + char_width - 1) / char_width) + 1));
+}
 
 static void
 update_label (KmTimeBar *self)
@@ -114,6 +152,7 @@ update_label (KmTimeBar *self)
   text = g_strdup_printf (_("Frame %u / %u  ·  %.2f s"), frame, n_frames - 1, frame / rate);
   gtk_inscription_set_text (self->frame_label, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_label), text);
+  update_label_width (self, n_frames, rate);
 }
 
 /* Delete and copy act on the keyframe at the current frame: enabled only where there is one. */
@@ -745,6 +784,7 @@ km_time_bar_dispose (GObject *object)
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
   g_clear_pointer (&self->marks, g_byte_array_unref);
+  g_clear_pointer (&self->widest_text, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_TIME_BAR);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -809,6 +849,19 @@ km_time_bar_set_property (GObject      *object,
     }
 }
 
+/* Another font (or size): the frame text is measured again. */
+static void
+km_time_bar_css_changed (GtkWidget         *widget,
+                         GtkCssStyleChange *change)
+{
+  KmTimeBar *self = KM_TIME_BAR (widget);
+
+  GTK_WIDGET_CLASS (km_time_bar_parent_class)->css_changed (widget, change);
+  g_clear_pointer (&self->widest_text, g_free);
+  if (self->frame_label != NULL)
+    update_label (self);
+}
+
 static void
 km_time_bar_class_init (KmTimeBarClass *klass)
 {
@@ -821,6 +874,7 @@ km_time_bar_class_init (KmTimeBarClass *klass)
 
   widget_class->root = km_time_bar_root;
   widget_class->unroot = km_time_bar_unroot;
+  widget_class->css_changed = km_time_bar_css_changed;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,

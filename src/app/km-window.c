@@ -72,8 +72,16 @@ struct _KmWindow
   gboolean              close_after_save;
   gboolean              show_messages;
   gboolean              close_confirmed;
-  gboolean              joint_pane_restored;
+  gboolean              side_panes_restored;
   gboolean              message_pane_restored;
+
+  /* The side panes' widths as the settings keep them (the user's), and the paneds'
+   * positions last set from them: a position that is not the one set was dragged. */
+  int                   item_width;
+  int                   joint_width;
+  int                   side_position;
+  int                   scene_position;
+  int                   joint_fitted;  /* joint_width, given up for the scene view's share */
 };
 
 enum {
@@ -751,20 +759,84 @@ redo_action (GtkWidget  *widget,
   km_document_redo (KM_WINDOW (widget)->document);
 }
 
-/* The joint panel's width and the message view's height are what the settings keep, so
- * the panes come back the same size in a window of another size. */
+/* The size of @paned's handle along its orientation. */
+static int
+paned_handle_size (GtkPaned *paned)
+{
+  GtkOrientation orientation = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (paned)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (child != gtk_paned_get_start_child (paned) && child != gtk_paned_get_end_child (paned))
+      {
+        int size = 0;
+
+        gtk_widget_measure (child, orientation, -1, &size, NULL, NULL, NULL);
+        return size;
+      }
+  return 0;
+}
+
+static int
+paned_size (GtkPaned *paned)
+{
+  return gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_HORIZONTAL
+         ? gtk_widget_get_width (GTK_WIDGET (paned)) : gtk_widget_get_height (GTK_WIDGET (paned));
+}
+
+/* What the end child of @paned gets at @position: the inverse of end_position(). */
+static int
+end_size (GtkPaned *paned,
+          int       position)
+{
+  return paned_size (paned) - position - paned_handle_size (paned);
+}
+
+/* Where @paned's handle goes for its end child to get @end. */
+static int
+end_position (GtkPaned *paned,
+              int       end)
+{
+  return paned_size (paned) - end - paned_handle_size (paned);
+}
+
+/* A handle the user dragged (its position is not the one last set) gives the side pane's
+ * width the settings keep. */
+static void
+take_dragged_widths (KmWindow *self)
+{
+  int side = gtk_paned_get_position (self->side_paned);
+  int scene = gtk_paned_get_position (self->scene_paned);
+
+  if (!self->side_panes_restored)
+    return;
+  if (side != self->side_position)
+    self->item_width = self->side_position = side;
+  if (scene != self->scene_position && paned_size (self->scene_paned) > 0)
+    {
+      self->joint_width = self->joint_fitted = end_size (self->scene_paned, scene);
+      self->scene_position = scene;
+    }
+}
+
+/* The side panes' widths and the message view's height are what the settings keep, so
+ * the panes come back the same size in a window of another size; each saved as it is
+ * restored (handles included), so that they never drift from run to run. */
 static void
 save_pane_sizes (KmWindow *self)
 {
-  int joint_width = gtk_widget_get_width (GTK_WIDGET (self->joint_panel));
-  int message_height = gtk_widget_get_height (GTK_WIDGET (self->message_view));
-
   if (self->settings == NULL)
     return;
-  if (joint_width > 0)
-    g_settings_set_int (self->settings, "joint-pane-position", joint_width);
-  if (message_height > 0 && self->show_messages)
-    g_settings_set_int (self->settings, "message-pane-position", message_height);
+  take_dragged_widths (self);
+  if (self->side_panes_restored)
+    {
+      g_settings_set_int (self->settings, "side-pane-position", self->item_width);
+      g_settings_set_int (self->settings, "joint-pane-position", self->joint_width);
+    }
+  if (self->message_pane_restored && self->show_messages && paned_size (self->main_paned) > 0)
+    g_settings_set_int (self->settings, "message-pane-position",
+                        end_size (self->main_paned,
+                                  gtk_paned_get_position (self->main_paned)));
 }
 
 /* A Skeleton tab save ended: a close that waited for it goes on, unless the file was not
@@ -1042,39 +1114,100 @@ drop_cb (KmWindow      *self,
   return files != NULL;
 }
 
-/* Once the paned has its size (its max-position changes on allocation), the end child
- * gets the size the settings keep; run uninstalled, without the schema, the size the
- * schema gives by default. Never past max-position: the end child keeps its minimum. */
-static void
-restore_pane (GtkPaned   *paned,
+/* The settings' value of @key; run uninstalled, without the schema, the schema's default. */
+static int
+pane_setting (KmWindow   *self,
               const char *key,
-              int         default_end,
-              gboolean   *restored,
-              KmWindow   *self)
+              int         default_value)
 {
-  int size = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_HORIZONTAL
-             ? gtk_widget_get_width (GTK_WIDGET (paned)) : gtk_widget_get_height (GTK_WIDGET (paned));
-  int end = self->settings != NULL ? g_settings_get_int (self->settings, key) : default_end;
-  int max_position = 0;
-
-  if (*restored || size <= 0 || end <= 0 || end >= size)
-    return;
-  *restored = TRUE;
-  g_object_get (paned, "max-position", &max_position, NULL);
-  gtk_paned_set_position (paned, MIN (size - end, max_position));
+  return self->settings != NULL ? g_settings_get_int (self->settings, key) : default_value;
 }
 
+/* The scene view keeps at least this share of the side panes' width: in a narrow window
+ * the item tree and the joint panel give up width (down to their minimums), in proportion
+ * to what they could give, instead of leaving the scene a sliver. */
+#define SCENE_SHARE_PERCENT 40
+
+static int
+min_width (GtkWidget *widget)
+{
+  int width = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL, NULL, NULL);
+  return width;
+}
+
+/* Once the side paned has its width (its max-position changes on each allocation), the
+ * item tree and the joint panel get the widths the settings keep, or less if the scene
+ * view's share needs it. The paned clamps what is past its limits. */
+static void
+side_paned_max_position_cb (KmWindow *self)
+{
+  GtkWidget *notebook = gtk_paned_get_end_child (self->scene_paned);
+  int width = paned_size (self->side_paned);
+  int handles, item, joint, item_spare, joint_spare, excess;
+
+  if (width <= 0)
+    return;
+  if (!self->side_panes_restored)
+    {
+      self->item_width = MAX (pane_setting (self, "side-pane-position", 310), 0);
+      self->joint_width = MAX (pane_setting (self, "joint-pane-position", 300), 0);
+      self->side_panes_restored = TRUE;
+    }
+  else
+    take_dragged_widths (self);
+
+  handles = paned_handle_size (self->side_paned) + paned_handle_size (self->scene_paned);
+  item = MAX (self->item_width, min_width (GTK_WIDGET (self->item_tree)));
+  joint = MAX (self->joint_width, min_width (notebook));
+  excess = item + joint + handles + (width * SCENE_SHARE_PERCENT + 99) / 100 - width;
+  item_spare = item - min_width (GTK_WIDGET (self->item_tree));
+  joint_spare = joint - min_width (notebook);
+  if (excess > 0 && item_spare + joint_spare > 0)
+    {
+      int give = MIN (excess, item_spare + joint_spare);
+      int item_gives = (int) ((gint64) give * item_spare / (item_spare + joint_spare));
+
+      item -= item_gives;
+      joint -= give - item_gives;
+    }
+
+  self->joint_fitted = joint;
+  self->side_position = item;
+  gtk_paned_set_position (self->side_paned, item);
+  /* The scene paned as it will be once the side paned has placed it. */
+  self->scene_position = width - item - paned_handle_size (self->side_paned) - joint
+                         - paned_handle_size (self->scene_paned);
+  gtk_paned_set_position (self->scene_paned, self->scene_position);
+}
+
+/* The scene paned resized by the item tree's handle: the joint panel keeps its width. */
 static void
 scene_paned_max_position_cb (KmWindow *self)
 {
-  restore_pane (self->scene_paned, "joint-pane-position", 300, &self->joint_pane_restored, self);
+  if (!self->side_panes_restored || paned_size (self->scene_paned) <= 0)
+    return;
+  take_dragged_widths (self);
+  self->scene_position = end_position (self->scene_paned, self->joint_fitted);
+  gtk_paned_set_position (self->scene_paned, self->scene_position);
 }
 
+/* Once the main paned has its height, the message view gets the height the settings
+ * keep. Never past max-position: the end child keeps its minimum. */
 static void
 main_paned_max_position_cb (KmWindow *self)
 {
-  restore_pane (self->main_paned, "message-pane-position", 140, &self->message_pane_restored,
-                self);
+  int end = pane_setting (self, "message-pane-position", 140);
+  int max_position = 0;
+
+  if (self->message_pane_restored || paned_size (self->main_paned) <= 0 || end <= 0
+      || end >= paned_size (self->main_paned))
+    return;
+  self->message_pane_restored = TRUE;
+  g_object_get (self->main_paned, "max-position", &max_position, NULL);
+  gtk_paned_set_position (self->main_paned, MIN (end_position (self->main_paned, end),
+                                                 max_position));
 }
 
 static void
@@ -1122,6 +1255,8 @@ setup_settings (KmWindow *self)
 
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  g_signal_connect_object (self->side_paned, "notify::max-position",
+                           G_CALLBACK (side_paned_max_position_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_paned, "notify::max-position",
                            G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->main_paned, "notify::max-position",
@@ -1135,8 +1270,6 @@ setup_settings (KmWindow *self)
   g_settings_bind (self->settings, "window-height", self, "default-height",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "side-pane-position", self->side_paned, "position",
-                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "angle-unit", self->joint_panel, "angle-unit",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_panel, "length-unit",

@@ -321,7 +321,7 @@ panes_restored (gpointer data)
   g_test_message ("joint panel %d, messages %d", joint_width,
                   message_view ? gtk_widget_get_height (message_view) : -1);
   /* The paned's handle takes a few pixels of the saved size. */
-  return abs (joint_width - 600) <= 8 && message_view != NULL
+  return abs (joint_width - 360) <= 8 && message_view != NULL
          && abs (gtk_widget_get_height (message_view) - 180) <= 8;
 }
 
@@ -346,8 +346,9 @@ test_window_size (void)
   g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 650);
   destroy_window (window);
 
-  /* The joint panel's width and the message view's height come back once it is shown. */
-  g_settings_set_int (settings, "joint-pane-position", 600);
+  /* The joint panel's width (one that leaves the scene view its share of a 1000 px
+   * window) and the message view's height come back once it is shown. */
+  g_settings_set_int (settings, "joint-pane-position", 360);
   g_settings_set_int (settings, "message-pane-position", 180);
   window = km_window_new (NULL);
   gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
@@ -362,7 +363,7 @@ test_window_size (void)
   g_settings_set_int (settings, "joint-pane-position", 1);
   g_settings_set_int (settings, "message-pane-position", 1);
   gtk_window_close (GTK_WINDOW (window));
-  g_assert_cmpint (abs (g_settings_get_int (settings, "joint-pane-position") - 600), <=, 8);
+  g_assert_cmpint (abs (g_settings_get_int (settings, "joint-pane-position") - 360), <=, 8);
   g_assert_cmpint (abs (g_settings_get_int (settings, "message-pane-position") - 180), <=, 8);
   while (g_main_context_iteration (NULL, FALSE))
     ;
