@@ -86,6 +86,9 @@ typedef struct
   /* The model's analytic IK, when one of its body handlers offers it (nullable). */
   KmBodyHandlerIkHook *ik_hook;
   int            effector;         /* --effector's joint, or -1 */
+  /* The pose the model states (a .body's joint_displacement, a scene's joint pos values),
+   * one value per DOF; NULL for a model in its zero pose. */
+  const double  *model_pose;
   OutputFormat   output_format;
   const char    *model_label;      /* the model file as given, or "the default skeleton" */
   GMutex         mutex;
@@ -218,16 +221,21 @@ chain_moves (KmSkeleton *skeleton,
 /*
  * Seeds @problem for a motion solved from the model as loaded: the DOFs the solve moves
  * (the effector's chain, up to its base) keep the problem's cold-start seed (mid-range);
- * every other DOF keeps the model's pose (0, clamped into its limits, linked joints
- * following their masters), which the solver leaves alone. The caller has made sure that
+ * every other DOF keeps the model's pose, which the solver leaves alone: the one the file
+ * states (@model_pose, nullable: as the editor poses the imported body), else 0, clamped
+ * into its limits, linked joints following their masters. The caller has made sure that
  * the chain has a DOF to move (chain_moves()).
  */
 static void
-seed_problem (KmIkProblem *problem)
+seed_problem (KmIkProblem  *problem,
+              const double *model_pose)
 {
   KmSkeleton *skeleton = problem->skeleton;
   g_autofree double *pose = g_new0 (double, MAX (problem->n_dof, 1));
   g_autofree gboolean *moves = g_new0 (gboolean, MAX (problem->n_dof, 1));
+
+  if (model_pose != NULL)
+    memcpy (pose, model_pose, problem->n_dof * sizeof (double));
 
   for (int j = problem->effector; j >= 0 && j != problem->base;
        j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
@@ -369,7 +377,7 @@ solve_one (SolveItem    *item,
   g_atomic_int_set (&item->n_frames, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
-  seed_problem (problem);
+  seed_problem (problem, shared->model_pose);
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();
@@ -790,6 +798,9 @@ km_cli_solve (int    argc,
     shared.ik_hook = ik_hook;
   }
   shared.effector = effector_index;
+  if (extras != NULL && extras->initial_q != NULL &&
+      extras->n_initial_q == km_skeleton_get_n_dof (skeleton))
+    shared.model_pose = extras->initial_q;
   shared.output_format = output_format;
   shared.model_label = model_label;
   g_mutex_init (&shared.mutex);

@@ -566,6 +566,54 @@ test_off_chain_pose (void)
   g_rmdir (dir);
 }
 
+/* A joint off the chain keeps the pose the model states (a .body's joint_displacement,
+ * the pose the editor gives the imported body), not 0: Choreonoid would otherwise snap
+ * that limb from 30° to 0 when it plays the motion. */
+static void
+test_off_chain_stated_pose (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: branch\n"
+    "links:\n"
+    "  - { name: base, joint_type: fixed }\n"
+    "  - { name: J1, parent: base, joint_type: revolute, joint_axis: Z, joint_id: 0,\n"
+    "      joint_range: [ -90, 90 ] }\n"
+    "  - { name: TIP, parent: J1, joint_type: fixed, translation: [ 1, 0, 0 ] }\n"
+    "  - { name: K1, parent: base, joint_type: revolute, joint_axis: Y, joint_id: 1,\n"
+    "      joint_range: [ -90, 90 ], joint_displacement: 30 }\n";
+  static const char targets_json[] =
+    "[ { \"frame\": 0, \"pos\": [1, 0, 0], \"euler\": [0, 0, 0] },\n"
+    "  { \"frame\": 10, \"pos\": [0, 1, 0], \"euler\": [0, 0, 90] } ]\n";
+  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *model = g_build_filename (dir, "branch.body", NULL);
+  g_autofree char *targets = g_build_filename (dir, "t.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) run = { 0, };
+  int c;
+
+  g_assert_true (g_file_set_contents (model, body, -1, NULL));
+  g_assert_true (g_file_set_contents (targets, targets_json, -1, NULL));
+  run_cli (&run, NULL, "solve", model, targets, "--effector", "TIP", "-o", out, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+
+  animation = km_animation_json_load_file (out, NULL, &error);
+  g_assert_no_error (error);
+  c = km_animation_find_channel (animation, "K1");
+  g_assert_cmpint (c, >=, 0);
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, f)
+                                      [km_animation_get_channel (animation, (guint) c)->dof_index],
+                                    G_PI / 6, 1e-12);
+  g_unlink (out);
+  g_unlink (targets);
+  g_unlink (model);
+  g_rmdir (dir);
+}
+
 /* Nothing to move: a model whose joints are all fixed, or an effector whose chain has no
  * DOF, is an error (exit 1), not a "solved" animation with metres of error. */
 static void
@@ -1172,6 +1220,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/batch-failure", test_batch_failure);
   g_test_add_func ("/kinema/cli/solve/write-failure", test_write_failure);
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
+  g_test_add_func ("/kinema/cli/solve/off-chain-stated-pose", test_off_chain_stated_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
   g_test_add_func ("/kinema/cli/solve/model-targets", test_model_targets);
   g_test_add_func ("/kinema/cli/solve/model-targets-lines", test_model_targets_lines);
