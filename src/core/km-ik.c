@@ -75,7 +75,9 @@
  * misses the orientation by far more than one frame explains (CONT_UNREACHED) follows the
  * best fit from the seed: position met, then orientation steps in the null space of the
  * position, each joint within CONT_FIT_RADIUS of the seed (where the fit has two local
- * optima the motion stays on the seed's and slides, never jumps; a step that gains less
+ * optima the motion stays on the seed's and slides, never jumps; where the best fit runs
+ * off faster than that, as when the orientation error nears π, the motion follows it over
+ * several frames at that speed rather than popping; a step that gains less
  * than CONT_FIT_SLOPE per unit of motion, which crossed a valley of the orientation error,
  * is shortened), until a step gains less than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
  * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
@@ -109,7 +111,7 @@
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
 #define CONT_MAX_STEP       0.2    /* rad or m: a motion's largest joint step per iteration */
 #define CONT_UNREACHED      0.2    /* rad: a seed missing the orientation by more had missed it */
-#define CONT_FIT_RADIUS     0.25   /* rad or m: a motion's fit moves no joint further per frame */
+#define CONT_FIT_RADIUS     0.05   /* rad or m: a motion's fit moves no joint further per frame */
 #define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
 #define CONT_FIT_SLOPE      0.1    /* rad of orientation per rad or m of step: less is too long */
 #define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */

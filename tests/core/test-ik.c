@@ -690,8 +690,10 @@ test_spec_example_trajectory (void)
   g_test_message ("spec example: max position error %g m, mean rotation error %g rad, "
                   "largest step between frames %g", max_pos, mean_rot, max_step);
   /* The targets move smoothly, and so does the motion (the orientation fit keeps to its
-   * branch: no jump to another local best fit). */
-  g_assert_cmpfloat (max_step, <, 0.3);
+   * branch: no jump to another local best fit, and no pop: where the best fit runs off
+   * faster than the targets move, around frame 179, the piston used to cross 0.4 m of its
+   * 0.5 m in two frames and the shoulder a radian in five). */
+  g_assert_cmpfloat (max_step, <, 0.1);
   /* Five DOFs cannot meet this orientation; the continuous fit stays near the best. */
   g_assert_cmpfloat (mean_rot, <, 2.2);
   for (guint k = 0; k < n_frames; k++)
