@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "km-message.h"
@@ -200,29 +201,73 @@ test_app_xdotool (GtkWidget *widget,
   test_app_spin_for (60);
 }
 
-/* Appends to @args the xdotool command that moves the pointer to the middle of @widget
- * (in its toplevel X window; on another backend, nothing). */
+/* Appends to @args the xdotool command that moves the pointer to (@x, @y) of @widget
+ * (its coordinates, in its toplevel X window; on another backend, nothing). */
 void
-test_app_add_pointer_move (GPtrArray *args,
-                           GtkWidget *widget)
+test_app_add_pointer_move_to (GPtrArray *args,
+                              GtkWidget *widget,
+                              double     x,
+                              double     y)
 {
 #ifdef GDK_WINDOWING_X11
   GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (widget));
   GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
-  double x, y, sx, sy;
+  double wx, wy, sx, sy;
 
   if (!GDK_IS_X11_SURFACE (surface))
     return;
-  g_assert_true (gtk_widget_translate_coordinates (widget, window,
-                                                   gtk_widget_get_width (widget) / 2.0,
-                                                   gtk_widget_get_height (widget) / 2.0, &x, &y));
+  g_assert_true (gtk_widget_translate_coordinates (widget, window, x, y, &wx, &wy));
   gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
   g_ptr_array_add (args, g_strdup ("mousemove"));
   g_ptr_array_add (args, g_strdup ("--window"));
   g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (x + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) (y + sy)));
+  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (wx + sx)));
+  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (wy + sy)));
 #endif
+}
+
+/* The same, to the middle of @widget. */
+void
+test_app_add_pointer_move (GPtrArray *args,
+                           GtkWidget *widget)
+{
+  test_app_add_pointer_move_to (args, widget, gtk_widget_get_width (widget) / 2.0,
+                                gtk_widget_get_height (widget) / 2.0);
+}
+
+typedef struct
+{
+  KmSceneView *view;
+  guint        renders;
+} RenderWait;
+
+static gboolean
+rendered_since (gpointer data)
+{
+  RenderWait *wait = data;
+
+  return km_scene_view_get_n_renders (wait->view) > wait->renders;
+}
+
+/* The scene as @view draws it next (B, G, R, A; free with g_free). */
+guint8 *
+test_app_scene_pixels (KmSceneView *view,
+                       int         *width,
+                       int         *height)
+{
+  RenderWait wait = { view, km_scene_view_get_n_renders (view) };
+  g_autoptr(GdkTexture) texture = NULL;
+  guint8 *pixels;
+
+  gtk_gl_area_queue_render (GTK_GL_AREA (view));
+  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
+  texture = km_scene_view_grab_texture (view);
+  g_assert_nonnull (texture);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return pixels;
 }
 
 /* Where @world shows in @view, in the view's logical pixels (asserts it is in front). */

@@ -35,6 +35,13 @@ void     test_app_project         (KmSceneView *view,
                                    double     *y);
 void     test_app_add_pointer_move (GPtrArray  *args,
                                    GtkWidget  *widget);
+void     test_app_add_pointer_move_to (GPtrArray *args,
+                                   GtkWidget  *widget,
+                                   double      x,
+                                   double      y);
+guint8  *test_app_scene_pixels    (KmSceneView *view,
+                                   int        *width,
+                                   int        *height);
 gboolean test_app_open_file       (KmWindow   *window,
                                    GFile      *file);
 gboolean test_app_wait_loaded     (KmWindow   *window);

@@ -152,41 +152,6 @@ test_small_model_framed (Fixture       *f,
   assert_framed (f, "frame all");
 }
 
-typedef struct
-{
-  KmSceneView *view;
-  guint        renders;
-} RenderWait;
-
-static gboolean
-rendered_since (gpointer data)
-{
-  RenderWait *wait = data;
-
-  return km_scene_view_get_n_renders (wait->view) > wait->renders;
-}
-
-/* The scene as drawn next (B, G, R, A; free with g_free). */
-static guint8 *
-scene_pixels (Fixture *f,
-              int     *width,
-              int     *height)
-{
-  RenderWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
-  g_autoptr(GdkTexture) texture = NULL;
-  guint8 *pixels;
-
-  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
-  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
-  texture = km_scene_view_grab_texture (f->view);
-  g_assert_nonnull (texture);
-  *width = gdk_texture_get_width (texture);
-  *height = gdk_texture_get_height (texture);
-  pixels = g_malloc ((gsize) *width * *height * 4);
-  gdk_texture_download (texture, pixels, (gsize) *width * 4);
-  return pixels;
-}
-
 /* How many floor grid lines the row at @y_fraction of the view's height crosses: runs of
  * pixels brighter than the background and grey, as the grid's lines are. */
 static guint
@@ -198,7 +163,7 @@ grid_lines_across (Fixture *f,
   gboolean on_line = FALSE;
   int width, height, y;
 
-  pixels = scene_pixels (f, &width, &height);
+  pixels = test_app_scene_pixels (f->view, &width, &height);
   y = (int) (y_fraction * (height - 1));
   for (int x = 0; x < width; x++)
     {
@@ -302,7 +267,7 @@ marker_coverage (Fixture *f)
   guint n = 0;
   int width, height;
 
-  pixels = scene_pixels (f, &width, &height);
+  pixels = test_app_scene_pixels (f->view, &width, &height);
   for (int y = 1; y + 1 < height; y++)
     for (int x = 1; x + 1 < width; x++)
       {
@@ -404,17 +369,7 @@ real_click_selects (Fixture *f,
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
   SelectionWait wait = { f->document, joint };
 #ifdef GDK_WINDOWING_X11
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
-  double tx, ty, sx, sy;
-
-  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (f->view), GTK_WIDGET (f->window),
-                                                   x, y, &tx, &ty));
-  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
-  g_ptr_array_add (args, g_strdup ("mousemove"));
-  g_ptr_array_add (args, g_strdup ("--window"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (tx + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (ty + sy)));
+  test_app_add_pointer_move_to (args, GTK_WIDGET (f->view), x, y);
   g_ptr_array_add (args, g_strdup ("click"));
   g_ptr_array_add (args, g_strdup ("1"));
 #endif
@@ -442,7 +397,7 @@ test_small_model_pick (Fixture       *f,
   /* The drawn marker's radius, leftwards from the root along its row (one logical pixel
    * per texture pixel: Xvfb has scale 1). */
   test_app_project (f->view, km_vec3 (0, 0, 0), &cx, &cy);
-  pixels = scene_pixels (f, &width, &height);
+  pixels = test_app_scene_pixels (f->view, &width, &height);
   g_assert_cmpint (width, ==, gtk_widget_get_width (GTK_WIDGET (f->view)));
   y = (int) lround (cy);
   for (int x = (int) lround (cx); x >= 0 && coloured (pixels + ((gsize) y * width + x) * 4);

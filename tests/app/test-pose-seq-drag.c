@@ -67,17 +67,7 @@ add_move (Fixture   *f,
           double     y)
 {
 #ifdef GDK_WINDOWING_X11
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
-  double tx, ty, sx, sy;
-
-  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (f->view),
-                                                   GTK_WIDGET (f->window), x, y, &tx, &ty));
-  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
-  g_ptr_array_add (args, g_strdup ("mousemove"));
-  g_ptr_array_add (args, g_strdup ("--window"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (tx + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%ld", lround (ty + sy)));
+  test_app_add_pointer_move_to (args, GTK_WIDGET (f->view), x, y);
   g_ptr_array_add (args, g_strdup ("sleep"));
   g_ptr_array_add (args, g_strdup ("0.03"));
 #endif

@@ -190,41 +190,6 @@ test_new_skeleton_framed (Fixture       *f,
   g_assert_cmpfloat (shown, >=, 1.0);
 }
 
-typedef struct
-{
-  KmSceneView *view;
-  guint        renders;
-} RenderWait;
-
-static gboolean
-rendered_since (gpointer data)
-{
-  RenderWait *wait = data;
-
-  return km_scene_view_get_n_renders (wait->view) > wait->renders;
-}
-
-/* The scene as drawn next (B, G, R, A; free with g_free). */
-static guint8 *
-scene_pixels (Fixture *f,
-              int     *w,
-              int     *h)
-{
-  RenderWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
-  g_autoptr(GdkTexture) texture = NULL;
-  guint8 *pixels;
-
-  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
-  g_assert_true (test_app_wait_until (rendered_since, &wait, 5000));
-  texture = km_scene_view_grab_texture (f->view);
-  g_assert_nonnull (texture);
-  *w = gdk_texture_get_width (texture);
-  *h = gdk_texture_get_height (texture);
-  pixels = g_malloc ((gsize) *w * *h * 4);
-  gdk_texture_download (texture, pixels, (gsize) *w * 4);
-  return pixels;
-}
-
 /* A body that is not the one being edited still plays its motion: with a second model
  * imported (and current), the example's arm is drawn where its solved animation has it at
  * each frame, not at its stored joint state. */
@@ -250,9 +215,9 @@ test_other_body_plays (Fixture       *f,
   km_scene_view_set_camera (f->view, &f->initial);
 
   km_document_set_current_frame (f->document, 0);
-  start = scene_pixels (f, &w, &h);
+  start = test_app_scene_pixels (f->view, &w, &h);
   km_document_set_current_frame (f->document, 120);
-  later = scene_pixels (f, &w2, &h2);
+  later = test_app_scene_pixels (f->view, &w2, &h2);
   g_assert_cmpint (w, ==, w2);
   g_assert_cmpint (h, ==, h2);
   for (gsize i = 0; i < (gsize) w * h * 4; i += 4)

@@ -637,18 +637,9 @@ click_graph (Fixture *f,
 {
 #ifdef GDK_WINDOWING_X11
   GtkWidget *graph = GTK_WIDGET (f->graph_view);
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (f->window));
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-  double wx, wy, sx, sy;
 
-  g_assert_true (gtk_widget_translate_coordinates (graph, GTK_WIDGET (f->window), x, y,
-                                                   &wx, &wy));
-  gtk_native_get_surface_transform (GTK_NATIVE (f->window), &sx, &sy);
-  g_ptr_array_add (args, g_strdup ("mousemove"));
-  g_ptr_array_add (args, g_strdup ("--window"));
-  g_ptr_array_add (args, g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) round (wx + sx)));
-  g_ptr_array_add (args, g_strdup_printf ("%d", (int) round (wy + sy)));
+  test_app_add_pointer_move_to (args, graph, x, y);
   g_ptr_array_add (args, g_strdup ("click"));
   g_ptr_array_add (args, g_strdup ("1"));
   test_app_xdotool (graph, args);
