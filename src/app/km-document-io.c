@@ -48,6 +48,65 @@
  * (KmSyncCall), so that both write the same files in the same order.
  */
 
+/* ---- A file's identity on disk ------------------------------------------------------ */
+
+G_DEFINE_QUARK (km-document-error-quark, km_document_error)
+
+/**
+ * km_document_file_info_identity:
+ * @info: queried with %KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES
+ *
+ * What the file @info describes is on disk, as a string that changes when another program
+ * writes or replaces it: its ETag (for a local file its modification time to the
+ * microsecond), its size and its inode (an atomic replace gives a new one).
+ *
+ * Returns: (transfer full): the identity
+ */
+char *
+km_document_file_info_identity (GFileInfo *info)
+{
+  const char *etag;
+
+  g_return_val_if_fail (G_IS_FILE_INFO (info), NULL);
+
+  etag = g_file_info_get_etag (info);
+  return g_strdup_printf ("%s/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                          etag != NULL ? etag : "",
+                          g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_STANDARD_SIZE),
+                          g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_UNIX_INODE));
+}
+
+/**
+ * km_document_query_file_identity:
+ *
+ * km_document_file_info_identity() of @file as it is now (through links, as saves write
+ * it). File I/O: call it on a worker thread.
+ *
+ * Returns: (transfer full) (nullable): the identity, or %NULL with @error (%G_IO_ERROR_NOT_FOUND
+ *   when there is no such file)
+ */
+char *
+km_document_query_file_identity (GFile   *file,
+                                 GError **error)
+{
+  g_autoptr(GFileInfo) info = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  info = g_file_query_info (file, KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES,
+                            G_FILE_QUERY_INFO_NONE, NULL, error);
+  return info != NULL ? km_document_file_info_identity (info) : NULL;
+}
+
+/* km_document_query_file_identity() of the file at @path, NULL when it cannot be read. */
+static char *
+query_path_identity (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return km_document_query_file_identity (file, NULL);
+}
+
 /* ---- Opening ------------------------------------------------------------------------ */
 
 /* A file read and parsed, not yet applied: what the loading thread hands back. */
@@ -60,6 +119,8 @@ typedef struct
   GPtrArray      *warnings;   /* of char *, the parse warnings in order */
   GFile          *project_file;   /* a recovery: the file of the project autosaved, while
                                    * its folder exists; or NULL */
+  char           *identity;       /* a project: what its file (a recovery's project_file)
+                                   * was on disk when read, or NULL */
 } LoadedFile;
 
 static void
@@ -69,6 +130,7 @@ loaded_file_free (LoadedFile *loaded)
     loaded->format->free_result (loaded->result);
   g_clear_pointer (&loaded->extras, km_model_extras_free);
   g_clear_object (&loaded->project_file);
+  g_free (loaded->identity);
   g_ptr_array_unref (loaded->warnings);
   g_free (loaded->path);
   g_free (loaded);
@@ -109,6 +171,9 @@ load_file (const char  *path,
 
   loaded->path = g_strdup (path);
   loaded->warnings = g_ptr_array_new_with_free_func (g_free);
+  /* Taken before the file is read: a change made while it is read is one made since. */
+  if (!project_only)
+    loaded->identity = query_path_identity (path);
   km_parse_warnings_push (collect_warning_cb, loaded->warnings);
   if (project_only)
     {
@@ -122,7 +187,15 @@ load_file (const char  *path,
   if (loaded->result == NULL)
     return NULL;
   if (project_only)
-    loaded->project_file = recovered_project_file (path);
+    {
+      loaded->project_file = recovered_project_file (path);
+      /* The recovered work goes back to that file as it is now: a change made to it
+       * afterwards is another program's. */
+      if (loaded->project_file != NULL)
+        loaded->identity = km_document_query_file_identity (loaded->project_file, NULL);
+    }
+  else if (loaded->format->kind != KM_FILE_KIND_PROJECT)
+    g_clear_pointer (&loaded->identity, g_free);
   return g_steal_pointer (&loaded);
 }
 
@@ -278,6 +351,7 @@ apply_loaded_file (KmDocument  *self,
           km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
                            (const char *) g_ptr_array_index (messages, i));
         _km_document_set_project (self, result, file);
+        _km_document_set_file_identity (self, result, loaded->identity);
         body = km_document_get_body_item (self);
         if (body == NULL)
           km_document_log (self, G_LOG_LEVEL_INFO, _("%s: the project has no body to show."),
@@ -441,6 +515,7 @@ apply_recovered (KmDocument *self,
   _km_project_restore_autosaved_skeletons (project, loaded->path, models);
   /* The work goes back to its project's file (Save writes there), still unsaved. */
   _km_document_set_project (self, project, loaded->project_file);
+  _km_document_set_file_identity (self, project, loaded->identity);
   km_document_set_modified (self, TRUE);
   /* The skeletons read from the autosave's copies are the document's now. */
   _km_autosave_remove_models (loaded->path, NULL);
@@ -1013,6 +1088,9 @@ typedef struct
   gpointer             write_data;
   GDestroyNotify       write_data_free;
   GPtrArray           *warnings;   /* of char *, from the worker */
+  char                *expected_identity;  /* JOB_PROJECT: what the file must still be
+                                            * to be written over, or NULL to write */
+  char                *identity;   /* JOB_PROJECT: the file's once written, or NULL */
 } WriteJob;
 
 static void
@@ -1034,6 +1112,8 @@ write_job_free (WriteJob *job)
   if (job->write_data_free != NULL)
     job->write_data_free (job->write_data);
   g_ptr_array_unref (job->warnings);
+  g_free (job->expected_identity);
+  g_free (job->identity);
   g_free (job);
 }
 
@@ -1070,6 +1150,32 @@ write_autosave_example (WriteJob  *job,
                                    g_bytes_get_size (job->embedded), 0600, error);
 }
 
+/* Whether the project file at job->path is still what the document last read or wrote
+ * there (job->expected_identity), if it asks; else the KM_DOCUMENT_ERROR why not. */
+static gboolean
+check_unchanged (WriteJob  *job,
+                 GError   **error)
+{
+  g_autofree char *identity = NULL;
+  g_autofree char *name = NULL;
+
+  if (job->expected_identity == NULL)
+    return TRUE;
+  identity = query_path_identity (job->path);
+  if (identity != NULL && strcmp (identity, job->expected_identity) == 0)
+    return TRUE;
+  name = g_path_get_basename (job->path);
+  if (identity == NULL && !g_file_test (job->path, G_FILE_TEST_EXISTS))
+    g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_DELETED_ON_DISK,
+                 /* Translators: %s is the project's file name */
+                 _("“%s” was deleted or moved since it was opened."), name);
+  else
+    g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
+                 /* Translators: %s is the project's file name */
+                 _("“%s” has changed on disk since it was opened."), name);
+  return FALSE;
+}
+
 static gboolean
 write_job_run (WriteJob  *job,
                GError   **error)
@@ -1081,6 +1187,10 @@ write_job_run (WriteJob  *job,
   switch (job->kind)
     {
     case JOB_PROJECT:
+      /* Before anything is written: another program's changes are not written over
+       * unasked. */
+      if (!check_unchanged (job, error))
+        return FALSE;
       /* The edited skeletons first: a project that refers to files not written must not
        * be written. */
       if (job->edited != NULL && !_km_edited_skeletons_write (job->edited, job->warnings, error))
@@ -1102,6 +1212,8 @@ write_job_run (WriteJob  *job,
         }
       if (job->edited != NULL && !_km_edited_skeletons_commit (job->edited, error))
         return FALSE;
+      /* What the file is now is this save's: the editor does not take it for a change. */
+      job->identity = query_path_identity (job->path);
       break;
 
     case JOB_AUTOSAVE:
@@ -1208,6 +1320,8 @@ write_job_done_cb (GObject      *source,
       if (job->edited != NULL)
         _km_document_edited_skeletons_done (self, job->edited, ok);
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
+      if (ok)
+        _km_document_set_file_identity (self, job->project, job->identity);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
@@ -1319,6 +1433,11 @@ _km_document_task_finish (KmDocument    *self,
  * unless it was edited while the file was written; on failure the old file is as it was
  * and the document stays modified. One project save runs at a time: another fails with
  * %G_IO_ERROR_PENDING. @cancellable is not checked (a started write completes).
+ * A save to the document's own file checks first, on the worker, that the file is still
+ * what the document last read or wrote there (km_document_get_file_identity): when
+ * another program changed or removed it since, nothing is written and the save fails
+ * with %KM_DOCUMENT_ERROR (km_document_save_full_async() can write over it). Once
+ * written, the file's new identity is the document's.
  */
 void
 km_document_save_async (KmDocument          *self,
@@ -1326,6 +1445,24 @@ km_document_save_async (KmDocument          *self,
                         GCancellable        *cancellable,
                         GAsyncReadyCallback  callback,
                         gpointer             user_data)
+{
+  km_document_save_full_async (self, file, KM_DOCUMENT_SAVE_NONE, cancellable, callback,
+                               user_data);
+}
+
+/**
+ * km_document_save_full_async:
+ * @flags: %KM_DOCUMENT_SAVE_OVERWRITE to write over changes another program made
+ *
+ * km_document_save_async() with @flags; km_document_save_finish() completes it.
+ */
+void
+km_document_save_full_async (KmDocument          *self,
+                             GFile               *file,
+                             KmDocumentSaveFlags  flags,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
 {
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
@@ -1349,6 +1486,10 @@ km_document_save_async (KmDocument          *self,
 
   project = km_document_get_project (self);
   job = write_job_new (JOB_PROJECT, path);
+  /* Save As to the same file counts as Save. */
+  if (!(flags & KM_DOCUMENT_SAVE_OVERWRITE) && km_document_get_file (self) != NULL
+      && g_file_equal (file, km_document_get_file (self)))
+    job->expected_identity = g_strdup (km_document_get_file_identity (self));
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);

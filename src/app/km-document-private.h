@@ -20,6 +20,11 @@ G_BEGIN_DECLS
 void      _km_document_set_project     (KmDocument     *self,
                                         KmProject      *project,
                                         GFile          *file);
+/* What the project's file was on disk when @project (the document's, else nothing
+ * changes) was read from it or written to it (km_document_get_file_identity). */
+void      _km_document_set_file_identity (KmDocument   *self,
+                                        KmProject      *project,
+                                        const char     *identity);
 void      _km_document_sync            (KmDocument     *self);
 void      _km_document_auto_solve      (KmDocument     *self);
 void      _km_document_parse_warning   (const char     *message,

@@ -74,6 +74,8 @@ struct _KmDocument
   KmTransform     root_pose;
   gboolean        has_root_pose;
   GFile          *file;
+  char           *file_identity;  /* of @file as last read or written here, or NULL
+                                   * (_km_document_set_file_identity) */
   char           *title;
   double         *pose;          /* n_dof */
   KmTransform    *world;         /* n_joints, FK of pose */
@@ -780,6 +782,8 @@ set_project (KmDocument *self,
   set_targets (self, NULL);
   sync_from_project (self);
   set_file (self, file);
+  /* The caller tells what the file on disk was when it was read. */
+  g_clear_pointer (&self->file_identity, g_free);
   self->forced_modified = FALSE;
   update_modified (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
@@ -1681,6 +1685,7 @@ km_document_dispose (GObject *object)
   g_clear_object (&self->project);
   g_clear_object (&self->body);
   g_clear_object (&self->file);
+  g_clear_pointer (&self->file_identity, g_free);
 
   G_OBJECT_CLASS (km_document_parent_class)->dispose (object);
 }
@@ -3321,6 +3326,37 @@ km_document_get_saving (KmDocument *self)
 }
 
 /* km-document-private.h: what km-document-io.c uses */
+
+void
+_km_document_set_file_identity (KmDocument *self,
+                                KmProject  *project,
+                                const char *identity)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  if (project != self->project)
+    return;
+  g_free (self->file_identity);
+  self->file_identity = g_strdup (identity);
+}
+
+/**
+ * km_document_get_file_identity:
+ *
+ * What the document's file was on disk when the document last read or wrote it
+ * (km_document_query_file_identity()), so that a change another program made since is
+ * told: Save does not write over it (%G_IO_ERROR_WRONG_ETAG), and the editor says so.
+ *
+ * Returns: (nullable): the identity, or %NULL when the document has no file or did not
+ *   learn it
+ */
+const char *
+km_document_get_file_identity (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  return self->file_identity;
+}
 
 void
 _km_document_set_project (KmDocument *self,

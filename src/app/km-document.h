@@ -57,6 +57,46 @@ void               km_document_save_async         (KmDocument         *self,
 gboolean           km_document_save_finish        (KmDocument         *self,
                                                    GAsyncResult       *result,
                                                    GError            **error);
+
+/* Why a project save did not write: the document's file is not what it read or wrote
+ * there last (km_document_get_file_identity), another program changed it (CHANGED) or
+ * removed it (DELETED) since. km_document_save_full_async() with
+ * %KM_DOCUMENT_SAVE_OVERWRITE writes all the same. */
+#define KM_DOCUMENT_ERROR (km_document_error_quark ())
+
+typedef enum
+{
+  KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
+  KM_DOCUMENT_ERROR_DELETED_ON_DISK,
+} KmDocumentError;
+
+GQuark             km_document_error_quark        (void);
+
+/* How a save treats the file it writes over. */
+typedef enum
+{
+  KM_DOCUMENT_SAVE_NONE      = 0,
+  /* Write even when the document's file changed on disk since it was read or written
+   * (the user chose to overwrite another program's changes). */
+  KM_DOCUMENT_SAVE_OVERWRITE = 1 << 0,
+} KmDocumentSaveFlags;
+
+void               km_document_save_full_async    (KmDocument         *self,
+                                                   GFile              *file,
+                                                   KmDocumentSaveFlags flags,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+
+/* What a file is on disk (its ETag, size and inode), to tell that another program changed
+ * it: the attributes to query and the identity of the GFileInfo they give. The query is
+ * file I/O: a worker's, or g_file_query_info_async()'s. */
+#define KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES \
+  G_FILE_ATTRIBUTE_ETAG_VALUE "," G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_UNIX_INODE
+char              *km_document_file_info_identity (GFileInfo          *info);
+char              *km_document_query_file_identity (GFile             *file,
+                                                   GError            **error);
+const char        *km_document_get_file_identity  (KmDocument         *self);
 gboolean           km_document_get_saving         (KmDocument         *self);
 
 gboolean           km_document_write_autosave     (KmDocument         *self,

@@ -54,10 +54,19 @@ struct _KmWindow
   GtkInfoBar           *recovery_bar;
   GtkLabel             *recovery_label;
   GtkSpinner           *open_spinner;
+  GtkRevealer          *disk_bar;
+  GtkLabel             *disk_label;
+  GtkWidget            *disk_reload_button;
 
   /* Owned */
   KmDocument           *document;
-  GtkWindow            *question;      /* the unsaved-changes dialog while it asks */
+  GtkWindow            *question;      /* the unsaved-changes dialog (or the one asking
+                                        * whether to write over another program's changes)
+                                        * while it asks */
+  GFile                *conflict_file; /* the file that question is about */
+  GFileMonitor         *monitor;       /* on the document's file, or NULL */
+  GCancellable         *disk_check;    /* the query check_disk runs, or NULL */
+  KmDocumentError       disk_change;   /* what the bar says, while it shows */
   GFile                *pending_file;
   GSettings            *settings;      /* NULL when the schema is not installed */
   KmAutosave           *autosave;
@@ -368,6 +377,9 @@ update_spinner (KmWindow *self)
 static void ask_then (KmWindow      *self,
                       PendingAction  pending,
                       GFile         *file);
+static void ask_disk_conflict (KmWindow     *self,
+                               GFile        *file,
+                               const GError *error);
 
 /* The project is written: what waited for it runs now, unless the save failed. */
 static void
@@ -398,6 +410,16 @@ save_done_cb (GObject      *source,
   pending_file = g_steal_pointer (&self->pending_file);
   self->pending = PENDING_NONE;
   self->close_after_save = FALSE;
+  if (!saved && error->domain == KM_DOCUMENT_ERROR && self->question == NULL)
+    {
+      /* Nothing was written: another program changed the file. What waited for the save
+       * waits for the answer (Overwrite), or is forgotten. */
+      self->pending = pending;
+      g_set_object (&self->pending_file, pending_file);
+      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+      ask_disk_conflict (self, file, error);
+      return;
+    }
   if (!saved)
     {
       /* Nothing that waited for the save runs: the changes are not on disk. */
@@ -412,10 +434,13 @@ save_done_cb (GObject      *source,
 }
 
 /* Starts writing the project to @file on a worker thread (KmWindow:saving meanwhile);
- * what is pending runs once it is written. */
+ * what is pending runs once it is written. Unless @flags say to overwrite, a file another
+ * program changed since the document read or wrote it is not written (save_done_cb asks
+ * then). */
 static void
-save_to (KmWindow *self,
-         GFile    *file)
+save_to_full (KmWindow            *self,
+              GFile               *file,
+              KmDocumentSaveFlags  flags)
 {
   GApplication *app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
 
@@ -434,7 +459,15 @@ save_to (KmWindow *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", FALSE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
-  km_document_save_async (self->document, file, NULL, save_done_cb, g_object_ref (self));
+  km_document_save_full_async (self->document, file, flags, NULL, save_done_cb,
+                               g_object_ref (self));
+}
+
+static void
+save_to (KmWindow *self,
+         GFile    *file)
+{
+  save_to_full (self, file, KM_DOCUMENT_SAVE_NONE);
 }
 
 static void
@@ -697,6 +730,275 @@ ask_then (KmWindow      *self,
                            G_CONNECT_SWAPPED);
   self->question = GTK_WINDOW (dialog);
   gtk_window_present (self->question);
+}
+
+/* ---- Changes another program made to the project file -------------------------------- */
+
+/* Reads the project file again, as it is on disk (the open path, without asking: the
+ * user chose to drop what is unsaved). */
+static void
+reload_project (KmWindow *self)
+{
+  GFile *file = km_document_get_file (self->document);
+
+  if (file == NULL || self->saving_file != NULL)
+    return;
+  gtk_revealer_set_reveal_child (self->disk_bar, FALSE);
+  open_now (self, file);
+}
+
+static void
+disk_question_response_cb (KmWindow  *self,
+                           int        response,
+                           GtkDialog *dialog)
+{
+  g_autoptr(KmWindow) hold = g_object_ref (self);
+  g_autoptr(GFile) file = g_steal_pointer (&self->conflict_file);
+
+  g_assert (KM_IS_WINDOW (self));
+
+  /* The dialog outlives this handler, and the answer may destroy this window. */
+  self->question = NULL;
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  if (response == GTK_RESPONSE_ACCEPT && file != NULL)
+    {
+      /* What waited for the save runs once it is written. */
+      save_to_full (self, file, KM_DOCUMENT_SAVE_OVERWRITE);
+      return;
+    }
+  self->pending = PENDING_NONE;
+  g_clear_object (&self->pending_file);
+  if (response == GTK_RESPONSE_REJECT)
+    reload_project (self);
+}
+
+/* A save of @file found that another program changed or removed it (@error, of
+ * KM_DOCUMENT_ERROR): asks whether to overwrite it, or (changed) to reload it. */
+static void
+ask_disk_conflict (KmWindow     *self,
+                   GFile        *file,
+                   const GError *error)
+{
+  GtkWidget *dialog;
+  g_autofree char *name = g_file_get_basename (file);
+  gboolean deleted = g_error_matches (error, KM_DOCUMENT_ERROR,
+                                      KM_DOCUMENT_ERROR_DELETED_ON_DISK);
+
+  g_set_object (&self->conflict_file, file);
+  if (deleted)
+    {
+      dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                       GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                       GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE,
+                                       /* Translators: %s is the project's file name */
+                                       _("“%s” was deleted or moved since it was opened."),
+                                       name);
+      gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
+                                                _("Save your version there again?"));
+      gtk_dialog_add_buttons (GTK_DIALOG (dialog),
+                              _("_Cancel"), GTK_RESPONSE_CANCEL,
+                              _("_Save"), GTK_RESPONSE_ACCEPT,
+                              NULL);
+    }
+  else
+    {
+      dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                       GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                       GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE,
+                                       /* Translators: %s is the project's file name */
+                                       _("“%s” has changed on disk since it was opened."),
+                                       name);
+      gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
+                                                _("Overwrite it with your version, or keep "
+                                                  "the file and reload it?"));
+      gtk_dialog_add_buttons (GTK_DIALOG (dialog),
+                              _("_Cancel"), GTK_RESPONSE_CANCEL,
+                              /* Translators: reads the project file as the other program
+                               * left it, dropping the version in the window */
+                              _("_Reload"), GTK_RESPONSE_REJECT,
+                              _("_Overwrite"), GTK_RESPONSE_ACCEPT,
+                              NULL);
+    }
+  /* Either other answer drops someone's changes: neither is the default. */
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (disk_question_response_cb), self,
+                           G_CONNECT_SWAPPED);
+  self->question = GTK_WINDOW (dialog);
+  gtk_window_present (self->question);
+}
+
+static void
+update_disk_label (KmWindow *self)
+{
+  const char *text;
+
+  /* (The document may outlive the window's widgets.) */
+  if (self->document == NULL || self->disk_label == NULL)
+    return;
+  if (self->disk_change == KM_DOCUMENT_ERROR_DELETED_ON_DISK)
+    text = _("The project file was deleted or moved. Save writes it again.");
+  else if (km_document_get_modified (self->document))
+    text = _("The project file changed on disk. Reloading it drops your unsaved changes.");
+  else
+    text = _("The project file changed on disk.");
+  gtk_label_set_text (self->disk_label, text);
+}
+
+/* Shows the bar saying that the project file is not what the document read or wrote
+ * (@change), and logs it once. */
+static void
+show_disk_bar (KmWindow        *self,
+               KmDocumentError  change)
+{
+  g_autofree char *name = NULL;
+
+  if (gtk_revealer_get_reveal_child (self->disk_bar) && self->disk_change == change)
+    return;
+  self->disk_change = change;
+  update_disk_label (self);
+  gtk_widget_set_visible (self->disk_reload_button, change == KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+  gtk_revealer_set_reveal_child (self->disk_bar, TRUE);
+  name = g_file_get_parse_name (km_document_get_file (self->document));
+  if (change == KM_DOCUMENT_ERROR_DELETED_ON_DISK)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     _("%s: the project file was deleted or moved."), name);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     _("%s: the project file changed on disk."), name);
+}
+
+static void
+disk_checked_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  KmWindow *self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, &error);
+  g_autofree char *identity = NULL;
+  const char *known;
+  GFile *file;
+
+  /* Cancelled: another check replaced it, or the window went (the window is not held:
+   * it is not kept from closing by a query). */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = KM_WINDOW (user_data);
+  g_clear_object (&self->disk_check);
+  if (self->document == NULL || self->disk_bar == NULL
+      || km_document_get_saving (self->document))
+    return;
+  file = km_document_get_file (self->document);
+  known = km_document_get_file_identity (self->document);
+  if (file == NULL || known == NULL || !g_file_equal (file, G_FILE (source)))
+    return;
+  if (info == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        show_disk_bar (self, KM_DOCUMENT_ERROR_DELETED_ON_DISK);
+      return;
+    }
+  identity = km_document_file_info_identity (info);
+  if (strcmp (identity, known) == 0)
+    gtk_revealer_set_reveal_child (self->disk_bar, FALSE);
+  else
+    show_disk_bar (self, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+}
+
+/* Compares the project file with what the document last read or wrote there: the query
+ * runs off the main thread. Not while the document writes it (its end checks again):
+ * the file is neither the old one nor the one it is writing then. */
+static void
+check_disk (KmWindow *self)
+{
+  GFile *file;
+
+  if (self->document == NULL || km_document_get_saving (self->document))
+    return;
+  file = km_document_get_file (self->document);
+  if (file == NULL)
+    return;
+  if (self->disk_check != NULL)
+    g_cancellable_cancel (self->disk_check);
+  g_clear_object (&self->disk_check);
+  self->disk_check = g_cancellable_new ();
+  /* Answered in the window's main loop, also when a synchronous save ends
+   * (km_document_save runs its own context). */
+  g_main_context_push_thread_default (g_main_context_default ());
+  g_file_query_info_async (file, KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES, G_FILE_QUERY_INFO_NONE,
+                           G_PRIORITY_DEFAULT, self->disk_check, disk_checked_cb, self);
+  g_main_context_pop_thread_default (g_main_context_default ());
+}
+
+static void
+monitor_changed_cb (KmWindow          *self,
+                    GFile             *file,
+                    GFile             *other,
+                    GFileMonitorEvent  event,
+                    GFileMonitor      *monitor)
+{
+  check_disk (self);
+}
+
+static void
+unwatch_file (KmWindow *self)
+{
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  if (self->disk_check != NULL)
+    g_cancellable_cancel (self->disk_check);
+  g_clear_object (&self->disk_check);
+}
+
+/* Watches the document's file for changes other programs make (Kinema's own saves give
+ * it the identity it has after them: they are no change). */
+static void
+watch_file (KmWindow *self)
+{
+  GFile *file;
+  g_autoptr(GError) error = NULL;
+
+  unwatch_file (self);
+  if (self->document == NULL || self->disk_bar == NULL)
+    return;
+  gtk_revealer_set_reveal_child (self->disk_bar, FALSE);
+  file = km_document_get_file (self->document);
+  if (file == NULL)
+    return;
+  /* Reporting to the window's main loop, also when a synchronous save gave the document
+   * its file (km_document_save runs its own context). */
+  g_main_context_push_thread_default (g_main_context_default ());
+  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  g_main_context_pop_thread_default (g_main_context_default ());
+  if (self->monitor == NULL)
+    {
+      g_debug ("Cannot watch the project file: %s", error->message);
+      return;
+    }
+  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (monitor_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+}
+
+static void
+reload_project_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  reload_project (KM_WINDOW (widget));
+}
+
+static void
+dismiss_disk_change_action (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
+{
+  gtk_revealer_set_reveal_child (KM_WINDOW (widget)->disk_bar, FALSE);
 }
 
 static void
@@ -1310,6 +1612,8 @@ km_window_dispose (GObject *object)
   g_queue_clear_full (&self->open_queue, g_object_unref);
   if (self->question != NULL)
     gtk_window_destroy (g_steal_pointer (&self->question));
+  unwatch_file (self);
+  g_clear_object (&self->conflict_file);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
   g_clear_object (&self->autosave);
   g_clear_object (&self->document);
@@ -1440,6 +1744,9 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_bar);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, open_spinner);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, recovery_label);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_bar);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_label);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_reload_button);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
@@ -1451,6 +1758,10 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-project", NULL,
+                                   reload_project_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-disk-change", NULL,
+                                   dismiss_disk_change_action);
   gtk_widget_class_install_action (widget_class, "win.save-item-as", NULL, save_item_as_action);
   gtk_widget_class_install_action (widget_class, "win.export-body-motion", NULL,
                                    export_body_motion_action);
@@ -1532,6 +1843,16 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (update_spinner), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "skeleton-save-ended",
                            G_CALLBACK (skeleton_save_ended_cb), self, G_CONNECT_SWAPPED);
+  /* The project file: watched while it is the document's, checked again whenever the
+   * document reads or writes it (a save's end, a project opened). */
+  g_signal_connect_object (self->document, "notify::file",
+                           G_CALLBACK (watch_file), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::saving",
+                           G_CALLBACK (check_disk), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::project",
+                           G_CALLBACK (check_disk), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::modified",
+                           G_CALLBACK (update_disk_label), self, G_CONNECT_SWAPPED);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
   km_joint_panel_set_document (self->joint_panel, self->document);
@@ -1632,7 +1953,10 @@ km_window_open_example (KmWindow *self)
  *
  * The unsaved-changes question while it is open (a GtkDialog: answer it with
  * gtk_dialog_response and GTK_RESPONSE_ACCEPT to save, GTK_RESPONSE_REJECT to discard,
- * GTK_RESPONSE_CANCEL to keep things as they are), else NULL.
+ * GTK_RESPONSE_CANCEL to keep things as they are), else NULL. After a save that found the
+ * project file changed by another program, the question whether to write over it
+ * (GTK_RESPONSE_ACCEPT: Overwrite; GTK_RESPONSE_REJECT: Reload the file; CANCEL), or,
+ * when the file was removed, to write it again (ACCEPT, CANCEL).
  *
  * Returns: (transfer none) (nullable): the dialog
  */
@@ -1820,6 +2144,16 @@ km_window_offer_recovery (KmWindow *self,
     text = g_strdup (_("Kinema ended without saving your work. Recover the autosaved project?"));
   gtk_label_set_text (self->recovery_label, text);
   gtk_info_bar_set_revealed (self->recovery_bar, TRUE);
+}
+
+/* The bar saying that another program changed the project file (a GtkRevealer, revealed
+ * while it shows; its Reload button activates win.reload-project). */
+GtkWidget *
+km_window_get_disk_change_bar (KmWindow *self)
+{
+  g_return_val_if_fail (KM_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->disk_bar);
 }
 
 /* The recovery bar (a GtkInfoBar: answer with GTK_RESPONSE_ACCEPT to recover,

@@ -41,6 +41,7 @@ GtkWidget  *km_window_get_time_bar  (KmWindow       *self);
 void        km_window_offer_recovery (KmWindow      *self,
                                       GFile         *file);
 GtkWidget  *km_window_get_recovery_bar (KmWindow    *self);
+GtkWidget  *km_window_get_disk_change_bar (KmWindow *self);
 KmAutosave *km_window_get_autosave  (KmWindow       *self);
 
 G_END_DECLS

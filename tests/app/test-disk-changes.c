@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "km-window.h"
+
+#include "test-app-util.h"
+
+/*
+ * Changes another program makes to the open project's file, under Xvfb: Save does not
+ * write over them unasked (the question offers Overwrite, Reload, Cancel), Save As to the
+ * same file neither, and a bar says so while the window is open, but not after Kinema's
+ * own saves.
+ */
+
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  char       *dir;
+  char       *path;
+  GFile      *file;
+  char       *ours;     /* the file as the setup saved it */
+} Fixture;
+
+/* The second keyframe as the example has it, and as another program leaves it. */
+#define OUR_KEY   "{ frame: 80, pos: [ 1, 1, 1 ]"
+#define THEIR_KEY "{ frame: 80, pos: [ 1.25, 1, 1 ]"
+
+static char *
+read_file (const char *path)
+{
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* The example saved as p3.cnoid: the document's file, clean. */
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->window = test_app_example_window (900, 600);
+  f->document = km_window_get_document (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  f->dir = g_dir_make_tmp ("km-disk-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->path = g_build_filename (f->dir, "p3.cnoid", NULL);
+  f->file = g_file_new_for_path (f->path);
+  g_assert_true (km_document_save (f->document, f->file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), ==, "p3.cnoid — Kinema");
+  f->ours = read_file (f->path);
+  g_assert_nonnull (strstr (f->ours, OUR_KEY));
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (f->document), (gpointer *) &f->document);
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  test_app_spin ();
+  g_assert_null (f->window);
+  g_assert_null (f->document);
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_free (f->ours);
+  g_object_unref (f->file);
+}
+
+/* What `sed -i` on the project does: another program moves the second keyframe, and the
+ * file's time is later than Kinema's write. Returns the text it left. */
+static char *
+change_behind_our_back (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (f->ours);
+  guint64 mtime;
+
+  g_assert_cmpuint (g_string_replace (text, OUR_KEY, THEIR_KEY, 1), ==, 1);
+  g_assert_true (g_file_set_contents (f->path, text->str, text->len, &error));
+  g_assert_no_error (error);
+  mtime = (guint64) (g_get_real_time () / G_USEC_PER_SEC) + 10;
+  g_assert_true (g_file_set_attribute_uint64 (f->file, G_FILE_ATTRIBUTE_TIME_MODIFIED, mtime,
+                                              G_FILE_QUERY_INFO_NONE, NULL, &error));
+  g_assert_no_error (error);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* The x of the second keyframe of the document's targets. */
+static double
+second_key_x (Fixture *f)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+
+  g_assert_nonnull (targets);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), >, 1);
+  return km_target_track_get_keyframe (targets, 1)->position.x;
+}
+
+/* Save (Ctrl+S), then the main loop until the save is over. */
+static void
+press_save (Fixture *f)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  test_app_spin ();
+}
+
+/* The question asked, with its primary text containing @text. */
+static GtkDialog *
+question_saying (Fixture    *f,
+                 const char *text)
+{
+  GtkWindow *question = km_window_get_question (f->window);
+  g_autofree char *primary = NULL;
+
+  g_assert_true (GTK_IS_MESSAGE_DIALOG (question));
+  g_object_get (question, "text", &primary, NULL);
+  g_assert_nonnull (strstr (primary, text));
+  return GTK_DIALOG (question);
+}
+
+static gboolean
+bar_revealed (gpointer window)
+{
+  return gtk_revealer_get_reveal_child (GTK_REVEALER (km_window_get_disk_change_bar (window)));
+}
+
+/* Save finds the file changed: nothing is written, the question is asked, and Cancel
+ * leaves both the file and the document as they are. */
+static void
+test_save_asks (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+  g_autofree char *again = NULL;
+
+  press_save (f);
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since it was opened."),
+                       GTK_RESPONSE_CANCEL);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "“p3.cnoid” has changed on disk", NULL));
+  g_assert_cmpfloat (second_key_x (f), ==, 1.0);
+
+  /* Asked again: the file is still theirs. */
+  press_save (f);
+  again = read_file (f->path);
+  g_assert_cmpstr (again, ==, theirs);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_CANCEL);
+}
+
+/* Overwrite writes our version; the next Save asks nothing. */
+static void
+test_overwrite (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+
+  km_document_set_dof_value (f->document, 1, 0.3);
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_ACCEPT);
+  g_assert_true (km_window_get_saving (f->window));
+  g_assert_true (test_app_wait_saved (f->window));
+  after = read_file (f->path);
+  g_assert_nonnull (strstr (after, OUR_KEY));
+  g_assert_null (strstr (after, THEIR_KEY));
+  g_assert_false (km_document_get_modified (f->document));
+
+  km_document_set_dof_value (f->document, 1, 0.1);
+  press_save (f);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Reload reads their file: their keyframe, unsaved changes dropped, the file untouched. */
+static void
+test_reload (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (km_document_get_modified (f->document));
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_REJECT);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (test_app_wait_loaded (f->window));
+  g_assert_cmpfloat (second_key_x (f), ==, 1.25);
+  g_assert_false (km_document_get_modified (f->document));
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+
+  /* What was read is what the file is: Save writes without asking. */
+  km_document_set_dof_value (f->document, 1, 0.1);
+  press_save (f);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Save As to the project's own file (another GFile of the same path) counts as Save;
+ * another file is written. */
+static void
+test_save_as_same_path (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+  g_autofree char *other_path = g_build_filename (f->dir, "other.cnoid", NULL);
+  g_autoptr(GFile) same = g_file_new_for_path (f->path);
+  g_autoptr(GFile) other = g_file_new_for_path (other_path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (same != f->file);
+  g_assert_false (km_document_save (f->document, same, &error));
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+  g_clear_error (&error);
+
+  g_assert_true (km_document_save (f->document, other, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_equal (km_document_get_file (f->document), other));
+  g_unlink (other_path);
+}
+
+/* A file removed behind our back: Save asks whether to write it again. */
+static void
+test_save_deleted (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *after = NULL;
+
+  g_assert_cmpint (g_unlink (f->path), ==, 0);
+  press_save (f);
+  g_assert_false (g_file_test (f->path, G_FILE_TEST_EXISTS));
+  gtk_dialog_response (question_saying (f, "“p3.cnoid” was deleted or moved"),
+                       GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_saved (f->window));
+  after = read_file (f->path);
+  g_assert_nonnull (strstr (after, OUR_KEY));
+  g_assert_null (km_window_get_question (f->window));
+}
+
+/* The bar: not after our own save, but after another program's change, with Reload. */
+static void
+test_bar (Fixture       *f,
+          gconstpointer  data)
+{
+  GtkWidget *bar = km_window_get_disk_change_bar (f->window);
+  GtkWidget *reload;
+  g_autofree char *theirs = NULL;
+
+  g_assert_true (GTK_IS_REVEALER (bar));
+  g_assert_false (bar_revealed (f->window));
+
+  /* Our own save: the monitor sees the file replaced, which is no change of theirs. */
+  km_document_set_dof_value (f->document, 1, 0.3);
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  test_app_spin_for (1500);
+  g_assert_false (bar_revealed (f->window));
+  g_assert_false (test_app_has_message (f->document, 0, "changed on disk", NULL));
+
+  g_free (f->ours);
+  f->ours = read_file (f->path);
+  theirs = change_behind_our_back (f);
+  g_assert_true (test_app_wait_until (bar_revealed, f->window, 10000));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "the project file changed on disk", NULL));
+  g_assert_nonnull (test_app_find_label (bar, "The project file changed on disk."));
+
+  reload = test_app_find_action (bar, GTK_TYPE_BUTTON, "win.reload-project");
+  g_assert_nonnull (reload);
+  g_assert_true (gtk_widget_get_visible (reload));
+  g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_loaded (f->window));
+  g_assert_cmpfloat (second_key_x (f), ==, 1.25);
+  g_assert_false (bar_revealed (f->window));
+  test_app_spin_for (500);
+  g_assert_false (bar_revealed (f->window));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  test_app_init (&argc, &argv);
+
+  g_test_add ("/kinema/Window/disk-changes/save-asks", Fixture, NULL,
+              fixture_setup, test_save_asks, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/overwrite", Fixture, NULL,
+              fixture_setup, test_overwrite, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/reload", Fixture, NULL,
+              fixture_setup, test_reload, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-as-same-path", Fixture, NULL,
+              fixture_setup, test_save_as_same_path, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-deleted", Fixture, NULL,
+              fixture_setup, test_save_deleted, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/bar", Fixture, NULL,
+              fixture_setup, test_bar, fixture_teardown);
+  return g_test_run ();
+}
