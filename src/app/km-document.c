@@ -2786,8 +2786,10 @@ km_document_get_dof_range (KmDocument *self,
  * @moving: (out caller-allocates) (array) (nullable): km_skeleton_get_n_dof() flags, set
  *   for each DOF an IK solve moves
  *
- * The DOFs the IK solve moves: those of the joints on the path from the end effector up to
- * the root, and the linked (mimic) joints that follow them. Every other DOF keeps its value.
+ * The DOFs the IK solve moves, by the solver's own rule (km_ik_problem_get_moved_dofs() of
+ * the problem the document solves): those of the joints on the path from the end effector
+ * up to the root, the masters of linked (mimic) joints on it wherever they are (a gripper's
+ * other finger), and every follower of those. Every other DOF keeps its value.
  *
  * Returns: how many independent DOFs (not followers) the solve moves
  */
@@ -2795,38 +2797,21 @@ guint
 km_document_get_solved_dofs (KmDocument *self,
                              gboolean   *moving)
 {
-  guint n_dof, n_joints, n = 0;
-  const KmJoint *joints;
+  g_autoptr(KmIkProblem) problem = NULL;
+  guint n_dof;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
 
   n_dof = self->skeleton ? km_skeleton_get_n_dof (self->skeleton) : 0;
-  if (moving != NULL)
-    memset (moving, 0, n_dof * sizeof (gboolean));
   if (self->skeleton == NULL || self->effector < 0)
-    return 0;
-  n_joints = km_skeleton_get_n_joints (self->skeleton);
-  joints = km_skeleton_get_joints (self->skeleton);
-  for (int j = self->effector; j >= 0 && (guint) j < n_joints; j = joints[j].parent)
-    for (guint d = 0; d < joints[j].n_dof; d++)
-      {
-        if (moving != NULL)
-          moving[joints[j].dof_index + (int) d] = TRUE;
-        if (joints[j].mimic < 0)
-          n++;
-      }
-  if (moving != NULL && km_skeleton_has_mimic (self->skeleton))
-    for (guint t = 0; t < n_joints; t++)
-      {
-        double r, o;
-        int m;
-
-        if (joints[t].mimic >= 0 && joints[t].n_dof == 1
-            && (m = mimic_master (self->skeleton, (int) t, &r, &o)) >= 0
-            && moving[joints[m].dof_index])
-          moving[joints[t].dof_index] = TRUE;
-      }
-  return n;
+    {
+      if (moving != NULL)
+        memset (moving, 0, n_dof * sizeof (gboolean));
+      return 0;
+    }
+  /* The problem start_solve() hands the solver, as far as what moves goes. */
+  problem = km_ik_problem_new (self->skeleton, self->effector);
+  return km_ik_problem_get_moved_dofs (problem, moving);
 }
 
 /**

@@ -237,6 +237,137 @@ clear_rows (KmJointPanel *self)
   g_array_set_size (self->rows, 0);
 }
 
+/*
+ * A row's header: the joint's name, then its limits (the caption). The name comes first:
+ * it gets its natural width and the caption the rest of the line, right-aligned, when the
+ * caption fits there whole; otherwise the caption goes on a line of its own under the name,
+ * right-aligned above the spin button. Each is ellipsized only when even a line of its own
+ * is too short: the name in the middle (a joint's suffix, _P, _R, _Y, tells it from its
+ * neighbours), the caption at its start (the numbers stay). The name label shares a stack
+ * with a bold copy that is never shown: the stack is as wide as the name in bold (selected,
+ * .heading), so that selecting a joint never moves the caption to the other line.
+ */
+#define HEADER_SPACING 6
+
+static GtkSizeRequestMode
+header_request_mode (GtkWidget *header)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+header_children (GtkWidget  *header,
+                 GtkWidget **name,
+                 GtkWidget **caption)
+{
+  *name = gtk_widget_get_first_child (header);
+  *caption = gtk_widget_get_next_sibling (*name);
+}
+
+/* Whether name and caption fit side by side, each whole, in @width (any, when -1). */
+static gboolean
+header_one_line (GtkWidget *header,
+                 int        width)
+{
+  GtkWidget *name, *caption;
+  int name_nat, caption_nat;
+
+  if (width < 0)
+    return TRUE;
+  header_children (header, &name, &caption);
+  gtk_widget_measure (name, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &name_nat, NULL, NULL);
+  gtk_widget_measure (caption, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &caption_nat, NULL, NULL);
+  return name_nat + HEADER_SPACING + caption_nat <= width;
+}
+
+static void
+header_measure (GtkWidget      *header,
+                GtkOrientation  orientation,
+                int             for_size,
+                int            *minimum,
+                int            *natural,
+                int            *minimum_baseline,
+                int            *natural_baseline)
+{
+  GtkWidget *name, *caption;
+  int name_min, name_nat, caption_min, caption_nat;
+
+  header_children (header, &name, &caption);
+  gtk_widget_measure (name, orientation, -1, &name_min, &name_nat, NULL, NULL);
+  gtk_widget_measure (caption, orientation, -1, &caption_min, &caption_nat, NULL, NULL);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      /* Least: one above the other, each ellipsized. */
+      *minimum = MAX (name_min, caption_min);
+      *natural = name_nat + HEADER_SPACING + caption_nat;
+    }
+  else if (header_one_line (header, for_size))
+    {
+      *minimum = MAX (name_min, caption_min);
+      *natural = MAX (name_nat, caption_nat);
+    }
+  else
+    {
+      *minimum = name_min + caption_min;
+      *natural = name_nat + caption_nat;
+    }
+}
+
+static void
+header_place (GtkWidget *header,
+              GtkWidget *child,
+              int        x,
+              int        y,
+              int        width,
+              int        height)
+{
+  if (gtk_widget_get_direction (header) == GTK_TEXT_DIR_RTL)
+    x = gtk_widget_get_width (header) - x - width;
+  gtk_widget_size_allocate (child, &(GtkAllocation) { x, y, width, height }, -1);
+}
+
+static void
+header_allocate (GtkWidget *header,
+                 int        width,
+                 int        height,
+                 int        baseline)
+{
+  GtkWidget *name, *caption;
+  int name_nat, name_height;
+
+  header_children (header, &name, &caption);
+  if (header_one_line (header, width))
+    {
+      gtk_widget_measure (name, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &name_nat, NULL, NULL);
+      header_place (header, name, 0, 0, name_nat, height);
+      header_place (header, caption, name_nat + HEADER_SPACING, 0,
+                    width - name_nat - HEADER_SPACING, height);
+    }
+  else
+    {
+      gtk_widget_measure (name, GTK_ORIENTATION_VERTICAL, -1, NULL, &name_height, NULL, NULL);
+      name_height = MIN (name_height, height);
+      header_place (header, name, 0, 0, width, name_height);
+      header_place (header, caption, 0, name_height, width, height - name_height);
+    }
+}
+
+/* A row's name label; @bold: the header's width copy (see above), never shown. */
+static GtkWidget *
+name_label_new (const char *name,
+                gboolean    bold)
+{
+  GtkWidget *label = gtk_label_new (name);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  if (bold)
+    gtk_widget_add_css_class (label, "heading");
+  else
+    gtk_widget_set_tooltip_text (label, name);
+  return label;
+}
+
 /* How a DOF without a presenting handler is shown: its scale, unit and spin digits. */
 static void
 default_unit (KmJointPanel  *self,
@@ -267,13 +398,14 @@ add_row (KmJointPanel  *self,
   const KmLimit *limit = &joint->limits[axis];
   KmJointPresentation presentation;
   Row row = { joint_index, FALSE, 1.0, NULL, NULL, NULL };
+  GtkWidget *names;
   double lower, upper, step;
   gboolean has_lower, has_upper;
   guint digits;
   g_autofree char *name = NULL;
   g_autofree char *tooltip = NULL;
   GtkAdjustment *adjustment;
-  GtkWidget *header, *label, *slider, *spin, *unit, *error;
+  GtkWidget *header, *slider, *spin, *unit, *error;
   int grid_row = (int) dof * 3;
 
   /* Linked (mimic) joints: a master's range narrowed so its followers stay within theirs,
@@ -331,16 +463,20 @@ add_row (KmJointPanel  *self,
   else
     tooltip = g_strdup (_("Unlimited"));
 
-  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  /* A box for its children's sake; header_allocate() lays them out. */
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_layout_manager (header, gtk_custom_layout_new (header_request_mode,
+                                                                header_measure,
+                                                                header_allocate));
   gtk_widget_set_margin_top (header, dof == 0 ? 0 : 8);
   gtk_grid_attach (self->grid, header, 0, grid_row, 3, 1);
 
-  label = gtk_label_new (name);
-  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_box_append (GTK_BOX (header), label);
-  row.label = label;
+  names = gtk_stack_new ();
+  row.label = name_label_new (name, FALSE);
+  gtk_stack_add_named (GTK_STACK (names), row.label, "name");
+  gtk_stack_add_named (GTK_STACK (names), name_label_new (name, TRUE), "width");
+  gtk_stack_set_visible_child (GTK_STACK (names), row.label);
+  gtk_box_append (GTK_BOX (header), names);
   error = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (error), 0.0);
   gtk_label_set_wrap (GTK_LABEL (error), TRUE);
@@ -352,11 +488,11 @@ add_row (KmJointPanel  *self,
   g_array_append_val (self->rows, row);
   watch_row_widget (self, header, joint_index);
 
-  /* The limits are what the row is there to show: the name gives way (ellipsized, its
-   * whole text in the slider's accessible label). The limits fit the panel's least width
-   * (its width-request), so the slider and spin button below stay within it. */
+  /* The name first, then the limits (header_allocate()); each whole in its tooltip. */
   unit = gtk_label_new (tooltip);
   gtk_label_set_xalign (GTK_LABEL (unit), 1.0);
+  gtk_label_set_ellipsize (GTK_LABEL (unit), PANGO_ELLIPSIZE_START);
+  gtk_widget_set_tooltip_text (unit, tooltip);
   gtk_widget_add_css_class (unit, "dim-label");
   gtk_widget_add_css_class (unit, "caption");
   gtk_box_append (GTK_BOX (header), unit);

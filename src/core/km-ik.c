@@ -2253,6 +2253,85 @@ km_ik_problem_has_effector_offset (const KmIkProblem *problem)
 }
 
 /**
+ * km_ik_problem_get_moved_dofs:
+ * @moving: (out caller-allocates) (array) (nullable): @problem->n_dof flags, set for each
+ *   DOF a solve of @problem may move
+ *
+ * The DOFs a solve moves, by the solver's own rules (see #KmIkProblem): the path's from the
+ * effector up to the base, the masters off the path of linked (mimic) joints on it, and
+ * every follower of a moving master. Every other DOF keeps its seed value.
+ *
+ * Returns: how many independent DOFs (the solve's variables, not followers) it moves; 0 for
+ *   an effector or base that is no joint of the skeleton or no ancestor of the effector
+ */
+guint
+km_ik_problem_get_moved_dofs (const KmIkProblem *problem,
+                              gboolean          *moving)
+{
+  const KmJoint *joints;
+  guint n_joints, depth = 0, first = 0, n = 0;
+  g_autofree int *idx = NULL;
+
+  g_return_val_if_fail (problem != NULL, 0);
+
+  if (moving != NULL)
+    memset (moving, 0, problem->n_dof * sizeof (gboolean));
+  joints = km_skeleton_get_joints (problem->skeleton);
+  n_joints = km_skeleton_get_n_joints (problem->skeleton);
+  if (problem->effector < 0 || (guint) problem->effector >= n_joints
+      || problem->base < -1 || problem->base >= (int) n_joints)
+    return 0;
+
+  /* The path, root first, as km_ik_solve_seeded() lays it out. */
+  for (int j = problem->effector; j >= 0; j = joints[j].parent)
+    depth++;
+  idx = g_new (int, depth);
+  for (int j = problem->effector, k = (int) depth; j >= 0; j = joints[j].parent)
+    idx[--k] = j;
+  if (problem->base >= 0)
+    {
+      while (first < depth && idx[first] != problem->base)
+        first++;
+      if (first == depth)
+        return 0;
+      first++;
+    }
+
+  for (guint k = first; k < depth; k++)
+    {
+      const KmJoint *j = &joints[idx[k]];
+
+      /* A follower is no variable of its own: it moves with its master, below. */
+      if (j->mimic >= 0 && j->n_dof == 1)
+        continue;
+      n += j->n_dof;
+      for (guint d = 0; moving != NULL && j->dof_index >= 0 && d < j->n_dof; d++)
+        moving[j->dof_index + (int) d] = TRUE;
+    }
+  if (!km_skeleton_has_mimic (problem->skeleton))
+    return n;
+  n += count_off_path_masters (joints, idx, depth, first);
+  if (moving != NULL)
+    {
+      for (guint k = first; k < depth; k++)
+        {
+          int m = off_path_master (joints, idx, depth, idx[k]);
+
+          if (m >= 0)
+            moving[joints[m].dof_index] = TRUE;
+        }
+      /* The followers of the moving masters, on the path or not; one whose master stays
+       * (above the base) stays too. */
+      for (guint t = 0; t < n_joints; t++)
+        if (joints[t].mimic >= 0 && joints[t].n_dof == 1 && joints[t].dof_index >= 0
+            && joints[joints[t].mimic].dof_index >= 0
+            && moving[joints[joints[t].mimic].dof_index])
+          moving[joints[t].dof_index] = TRUE;
+    }
+  return n;
+}
+
+/**
  * km_ik_effector_point:
  * @joint: the effector joint's world pose
  * @out: (out): the pose whose position @problem's target is for: @joint moved by

@@ -142,6 +142,8 @@ void          km_ik_problem_set_target     (KmIkProblem        *problem,
                                             KmVec3              position,
                                             const KmMat3       *rotation);
 gboolean      km_ik_problem_has_effector_offset (const KmIkProblem *problem);
+guint         km_ik_problem_get_moved_dofs (const KmIkProblem  *problem,
+                                            gboolean           *moving);
 void          km_ik_effector_point         (const KmIkProblem  *problem,
                                             const KmTransform  *joint,
                                             KmTransform        *out);

@@ -10,6 +10,7 @@
 #include <gtk/gtk.h>
 
 #include "km-document.h"
+#include "km-ik.h"
 #include "km-joint-inspector.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
@@ -317,6 +318,47 @@ test_marks_only_solved_dofs (Fixture       *f,
   g_object_unref (inspector);
 }
 
+/* skeleton-mimic.json with "Rack" as the end effector: Rack follows Pinion, which is on
+ * another branch (off the path), so the solve moves Pinion and, with it, Pinion's other
+ * follower Idler; Free (Pinion's child, off the path) stays. The solve's own rule
+ * (km_ik_problem_get_moved_dofs) and the document's agree. Pinion and Idler were left out. */
+static void
+test_solved_dofs_off_path_master (Fixture       *f,
+                                  gconstpointer  data)
+{
+  static const KmTargetKeyframe key = { 0, { 0.0, -0.02, 0.03 }, { 1.0, 0.0, 0.0, 0.0 } };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autofree gboolean *moving = NULL;
+  g_autofree gboolean *core = NULL;
+  KmSkeleton *skeleton;
+  guint n_dof;
+
+  import_data (f, "skeleton-mimic.json");
+  track = km_target_track_new (&key, 1, "Rack", 30.0, &error);
+  g_assert_no_error (error);
+  km_document_set_targets (f->document, track);
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  test_app_spin ();
+  skeleton = km_document_get_skeleton (f->document);
+  g_assert_cmpint (km_document_get_effector (f->document), ==,
+                   km_skeleton_find_joint (skeleton, "Rack"));
+  n_dof = km_skeleton_get_n_dof (skeleton);
+  moving = g_new (gboolean, n_dof);
+  g_assert_cmpuint (km_document_get_solved_dofs (f->document, moving), ==, 1);
+  g_assert_true (moving[km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "Pinion"))->dof_index]);
+  g_assert_true (moving[km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "Rack"))->dof_index]);
+  g_assert_true (moving[km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "Idler"))->dof_index]);
+  g_assert_false (moving[km_skeleton_get_joint (skeleton, km_skeleton_find_joint (skeleton, "Free"))->dof_index]);
+
+  problem = km_ik_problem_new (skeleton, km_document_get_effector (f->document));
+  core = g_new (gboolean, n_dof);
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (problem, core), ==, 1);
+  for (guint d = 0; d < n_dof; d++)
+    g_assert_cmpint (core[d], ==, moving[d]);
+}
+
 /* The UR10 (6 DOFs) on targets it can reach in position but not in orientation: the
  * frames that miss the orientation are marked red and the message gives the error. */
 static void
@@ -400,6 +442,8 @@ main (int    argc,
               fixture_setup, test_mimic_chain_stays_linked, fixture_teardown);
   g_test_add ("/kinema/PoseReview/marks-only-solved-dofs", Fixture, NULL,
               fixture_setup, test_marks_only_solved_dofs, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/solved-dofs-off-path-master", Fixture, NULL,
+              fixture_setup, test_solved_dofs_off_path_master, fixture_teardown);
   g_test_add ("/kinema/PoseReview/orientation-misses-marked", Fixture, NULL,
               fixture_setup, test_orientation_misses_marked, fixture_teardown);
   g_test_add ("/kinema/PoseReview/position-only-not-marked", Fixture, NULL,

@@ -23,7 +23,8 @@
  * The Pose and Skeleton tabs of the editor window at its default size, with real pointer
  * input under Xvfb (the independent GUI review): the mouse wheel scrolls them instead of
  * editing the value under the pointer, the inspector's fields fit the pane, and a row's
- * limits stay readable beside a long joint name.
+ * name and limits both stay readable: the name whole where it fits (LARM_SHOULDER_P and
+ * LARM_SHOULDER_R told apart), the limits beside it or under it.
  */
 
 typedef struct
@@ -295,7 +296,76 @@ test_inspector_fits (Fixture       *f,
     }
 }
 
-/* A row of a joint with a long name shows its limits whole; the name gives way. */
+/* The name label of joint @name's row as shown now (the plain or the bold one). */
+static GtkWidget *
+shown_name (Fixture    *f,
+            const char *name)
+{
+  GtkWidget *label = test_app_find_label (f->panel, name);
+  GtkWidget *parent;
+
+  g_assert_nonnull (label);
+  parent = gtk_widget_get_parent (label);
+  if (GTK_IS_STACK (parent))
+    label = gtk_stack_get_visible_child (GTK_STACK (parent));
+  g_assert_true (GTK_IS_LABEL (label));
+  g_assert_true (gtk_widget_get_mapped (label));
+  return label;
+}
+
+/* The limits caption of the row whose name label is @name. */
+static GtkWidget *
+limits_of (GtkWidget *name)
+{
+  GtkWidget *limits = gtk_widget_get_parent (name);
+
+  if (GTK_IS_STACK (limits))
+    limits = gtk_widget_get_next_sibling (limits);
+  else
+    limits = gtk_widget_get_next_sibling (name);
+  g_assert_true (GTK_IS_LABEL (limits));
+  return limits;
+}
+
+/* SR1's shoulder joints at the default size: each whole name shows (the suffix _P or _R
+ * tells them apart; they were "LARM_SHOULD…" and "LARM_SHOULDE…" beside their limits), and
+ * the tooltips give the whole name and limits. The same when the row is selected (bold). */
+static void
+test_names_whole (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const char *names[] = { "LARM_SHOULDER_P", "LARM_SHOULDER_R", "RARM_SHOULDER_P",
+                                 "RARM_SHOULDER_R", "LARM_SHOULDER_Y" };
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+
+  show_tab (f, f->panel);
+  for (guint selected = 0; selected < 2; selected++)
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        GtkWidget *name, *limits;
+        g_autofree char *tooltip = NULL;
+
+        if (selected)
+          {
+            km_document_set_selected_joint (f->document,
+                                            km_skeleton_find_joint (skeleton, names[i]));
+            test_app_spin_for (100);
+          }
+        name = shown_name (f, names[i]);
+        limits = limits_of (name);
+        g_test_message ("%s: %d px, limits \"%s\" %d px", names[i], gtk_widget_get_width (name),
+                        gtk_label_get_text (GTK_LABEL (limits)), gtk_widget_get_width (limits));
+        g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (name))));
+        g_assert_cmpstr (gtk_widget_get_tooltip_text (name), ==, names[i]);
+        g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (limits))));
+        g_assert_true (g_str_has_prefix (gtk_widget_get_tooltip_text (limits), "Limits: "));
+        g_assert_cmpstr (gtk_widget_get_tooltip_text (limits), ==,
+                         gtk_label_get_text (GTK_LABEL (limits)));
+      }
+}
+
+/* A row of a joint with a name too long for the pane shows its limits whole under the
+ * name, and as much of the name as fits, its end (the suffix) included. */
 static void
 test_limits_beside_long_name (Fixture       *f,
                               gconstpointer  data)
@@ -314,15 +384,16 @@ test_limits_beside_long_name (Fixture       *f,
   show_tab (f, f->panel);
   test_app_spin_for (300);
 
-  name = test_app_find_label (f->panel, "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
-  g_assert_nonnull (name);
-  limits = gtk_widget_get_next_sibling (name);
-  g_assert_true (GTK_IS_LABEL (limits));
+  name = shown_name (f, "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
+  limits = limits_of (name);
   g_test_message ("limits \"%s\": %d px", gtk_label_get_text (GTK_LABEL (limits)),
                   gtk_widget_get_width (limits));
   g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (limits)), "Limits"));
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (limits))));
   g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (name))));
+  g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (name)), ==, PANGO_ELLIPSIZE_MIDDLE);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (name), ==,
+                   "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
 }
 
 int
@@ -337,6 +408,8 @@ main (int    argc,
               test_inspector_wheel_scrolls, fixture_teardown);
   g_test_add ("/kinema/SidePanels/inspector-fits", Fixture, NULL, fixture_setup,
               test_inspector_fits, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/names-whole", Fixture, NULL, fixture_setup,
+              test_names_whole, fixture_teardown);
   g_test_add ("/kinema/SidePanels/limits-beside-long-name", Fixture, NULL, fixture_setup,
               test_limits_beside_long_name, fixture_teardown);
   return g_test_run ();

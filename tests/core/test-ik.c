@@ -1512,6 +1512,39 @@ test_mimic_master_off_path (void)
   km_ik_solution_clear (&s);
 }
 
+/* What a solve of the gripper moves, by km_ik_problem_get_moved_dofs(): with the tip of the
+ * follower's branch as effector, the master off the path too (and with base "wrist", not
+ * the wrist); with the master's own branch, the follower with it; nothing for a base that
+ * is no ancestor of the effector. */
+static void
+test_mimic_master_off_path_moved (void)
+{
+  g_autoptr(KmSkeleton) skel = build_gripper ();
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "right_tip"));
+  int wrist = dof_of (skel, "wrist"), finger = dof_of (skel, "finger");
+  int right = dof_of (skel, "right_finger");
+  gboolean moving[3];
+
+  g_assert_cmpuint (p->n_dof, ==, 3);
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (p, moving), ==, 2);
+  g_assert_true (moving[wrist] && moving[finger] && moving[right]);
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (p, NULL), ==, 2);
+
+  p->base = km_skeleton_find_joint (skel, "wrist");
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (p, moving), ==, 1);
+  g_assert_true (!moving[wrist] && moving[finger] && moving[right]);
+
+  p->effector = km_skeleton_find_joint (skel, "finger");
+  p->base = -1;
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (p, moving), ==, 2);
+  g_assert_true (moving[wrist] && moving[finger] && moving[right]);
+
+  p->effector = km_skeleton_find_joint (skel, "right_tip");
+  p->base = km_skeleton_find_joint (skel, "finger");
+  g_assert_cmpuint (km_ik_problem_get_moved_dofs (p, moving), ==, 0);
+  g_assert_true (!moving[wrist] && !moving[finger] && !moving[right]);
+}
+
 /* The master's range keeps its follower within its limits: a target of finger = 1 (where
  * the follower would be at −0.7, beyond −0.6) is met as closely as finger = 0.875 allows,
  * and the residual says so. */
@@ -1789,6 +1822,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/mimic", test_mimic);
   g_test_add_func ("/kinema/Ik/mimic-never-outside-limits", test_mimic_never_outside_limits);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path", test_mimic_master_off_path);
+  g_test_add_func ("/kinema/Ik/mimic-master-off-path-moved", test_mimic_master_off_path_moved);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-range", test_mimic_master_off_path_range);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-motion", test_mimic_master_off_path_motion);
 
