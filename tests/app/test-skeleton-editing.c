@@ -1672,14 +1672,19 @@ static void
 assert_selected_row_shown (OutlineView *o,
                            const char  *name)
 {
-  GtkWidget *row;
+  GtkWidget *row, *label;
   graphene_rect_t bounds;
 
   /* Scrolled once laid out: a few frames at most. */
   test_app_wait_until (selected_row_shown, o, 2000);
   row = selected_row_widget (o->list_view, o->rows);
   g_assert_nonnull (row);
-  g_assert_nonnull (test_app_find_label (row, name));
+  label = test_app_find_label (row, name);
+  g_assert_nonnull (label);
+  /* A name too long for the pane keeps its end (LARM_WRIST_P against _R) and is whole in
+   * its tooltip. */
+  g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (label)), ==, PANGO_ELLIPSIZE_MIDDLE);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (label), ==, name);
   g_assert_true (gtk_widget_compute_bounds (row, o->scrolled, &bounds));
   g_assert_cmpfloat (bounds.size.height, >, 0);
   g_assert_cmpfloat (bounds.origin.y, >=, -0.5);
