@@ -201,6 +201,22 @@ test_app_xdotool (GtkWidget *widget,
   test_app_spin_for (60);
 }
 
+/* Destroys *@window once its document's solve has finished, and asserts that the window
+ * and the document (*@document, the window's) are both finalized, nothing holding them. */
+void
+test_app_destroy_window (KmWindow   **window,
+                         KmDocument **document)
+{
+  g_assert_true (test_app_wait_idle_solve (*document, 20000));
+  g_object_add_weak_pointer (G_OBJECT (*document), (gpointer *) document);
+  g_object_add_weak_pointer (G_OBJECT (*window), (gpointer *) window);
+  /* Whatever a test left unsaved is dropped: destroying does not ask. */
+  gtk_window_destroy (GTK_WINDOW (*window));
+  test_app_spin ();
+  g_assert_null (*window);
+  g_assert_null (*document);
+}
+
 /* Appends to @args the xdotool command that moves the pointer to (@x, @y) of @widget
  * (its coordinates, in its toplevel X window; on another backend, nothing). */
 void

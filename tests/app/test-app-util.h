@@ -33,6 +33,8 @@ void     test_app_project         (KmSceneView *view,
                                    KmVec3      world,
                                    double     *x,
                                    double     *y);
+void     test_app_destroy_window  (KmWindow  **window,
+                                   KmDocument **document);
 void     test_app_add_pointer_move (GPtrArray  *args,
                                    GtkWidget  *widget);
 void     test_app_add_pointer_move_to (GPtrArray *args,

@@ -84,13 +84,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_object_add_weak_pointer (G_OBJECT (f->document), (gpointer *) &f->document);
-  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  test_app_spin ();
-  g_assert_null (f->window);
-  g_assert_null (f->document);
+  test_app_destroy_window (&f->window, &f->document);
   remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->path);
