@@ -344,12 +344,9 @@ apply_loaded_file (KmDocument  *self,
 
     case KM_FILE_KIND_PROJECT:
       {
-        GPtrArray *messages = km_project_get_messages (result);
         KmItem *body;
 
-        for (guint i = 0; messages != NULL && i < messages->len; i++)
-          km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                           (const char *) g_ptr_array_index (messages, i));
+        /* Its load's messages came as parse warnings (logged above), not in the project. */
         _km_document_set_project (self, result, file);
         _km_document_set_file_identity (self, result, loaded->identity);
         body = km_document_get_body_item (self);

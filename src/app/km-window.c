@@ -1094,12 +1094,13 @@ end_size (GtkPaned *paned,
   return paned_size (paned) - position - paned_handle_size (paned);
 }
 
-/* Where @paned's handle goes for its end child to get @end. */
+/* Where @paned's handle goes for its end child to get @end: the same sum (position,
+ * handle and end child fill the paned) read the other way. */
 static int
 end_position (GtkPaned *paned,
               int       end)
 {
-  return paned_size (paned) - end - paned_handle_size (paned);
+  return end_size (paned, end);
 }
 
 /* A handle the user dragged (its position is not the one last set) gives the side pane's
@@ -1447,7 +1448,7 @@ side_paned_max_position_cb (KmWindow *self)
 {
   GtkWidget *notebook = gtk_paned_get_end_child (self->scene_paned);
   int width = paned_size (self->side_paned);
-  int handles, item, joint, item_spare, joint_spare, excess;
+  int handles, item_min, joint_min, item, joint, item_spare, joint_spare, excess;
 
   if (width <= 0)
     return;
@@ -1461,11 +1462,13 @@ side_paned_max_position_cb (KmWindow *self)
     take_dragged_widths (self);
 
   handles = paned_handle_size (self->side_paned) + paned_handle_size (self->scene_paned);
-  item = MAX (self->item_width, min_width (GTK_WIDGET (self->item_tree)));
-  joint = MAX (self->joint_width, min_width (notebook));
+  item_min = min_width (GTK_WIDGET (self->item_tree));
+  joint_min = min_width (notebook);
+  item = MAX (self->item_width, item_min);
+  joint = MAX (self->joint_width, joint_min);
   excess = item + joint + handles + (width * SCENE_SHARE_PERCENT + 99) / 100 - width;
-  item_spare = item - min_width (GTK_WIDGET (self->item_tree));
-  joint_spare = joint - min_width (notebook);
+  item_spare = item - item_min;
+  joint_spare = joint - joint_min;
   if (excess > 0 && item_spare + joint_spare > 0)
     {
       int give = MIN (excess, item_spare + joint_spare);
