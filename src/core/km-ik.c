@@ -1420,6 +1420,43 @@ off_path_master (const KmJoint *joints,
   return j->mimic;
 }
 
+/* The number of joints from the root down to @effector, itself included. */
+static guint
+path_depth (const KmJoint *joints,
+            int            effector)
+{
+  guint depth = 0;
+
+  for (int j = effector; j >= 0; j = joints[j].parent)
+    depth++;
+  return depth;
+}
+
+/* The path of @p: fills @idx (path_depth() entries) with the effector's ancestors, root
+ * first, and sets @first to the index of the first joint below the base (0 without one).
+ * FALSE when the base is no ancestor of the effector. */
+static gboolean
+lay_out_path (const KmIkProblem *p,
+              const KmJoint     *joints,
+              int               *idx,
+              guint              depth,
+              guint             *first)
+{
+  guint k = depth;
+
+  for (int j = p->effector; j >= 0; j = joints[j].parent)
+    idx[--k] = j;
+  *first = 0;
+  if (p->base < 0)
+    return TRUE;
+  while (*first < depth && idx[*first] != p->base)
+    (*first)++;
+  if (*first == depth)
+    return FALSE;
+  (*first)++;
+  return TRUE;
+}
+
 /* How many variables the masters off the path of the path's followers add (each once). */
 static guint
 count_off_path_masters (const KmJoint *joints,
@@ -2077,26 +2114,13 @@ km_ik_solve_seeded (const KmIkProblem *p,
     }
 
   /* The path: ancestors of the effector, root first. */
-  for (int j = p->effector; j >= 0; j = joints[j].parent)
-    depth++;
+  depth = path_depth (joints, p->effector);
   idx = depth <= KM_IK_STACK_JOINTS ? stack_idx : (heap_idx = g_new (int, depth));
-  {
-    guint k = depth;
-
-    for (int j = p->effector; j >= 0; j = joints[j].parent)
-      idx[--k] = j;
-  }
-  if (p->base >= 0)
+  if (!lay_out_path (p, joints, idx, depth, &first))
     {
-      while (first < depth && idx[first] != p->base)
-        first++;
-      if (first == depth)
-        {
-          g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
-                       _("the base joint is not an ancestor of the end effector"));
-          return FALSE;
-        }
-      first++;
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the base joint is not an ancestor of the end effector"));
+      return FALSE;
     }
 
   w.problem = p;
@@ -2283,19 +2307,10 @@ km_ik_problem_get_moved_dofs (const KmIkProblem *problem,
     return 0;
 
   /* The path, root first, as km_ik_solve_seeded() lays it out. */
-  for (int j = problem->effector; j >= 0; j = joints[j].parent)
-    depth++;
+  depth = path_depth (joints, problem->effector);
   idx = g_new (int, depth);
-  for (int j = problem->effector, k = (int) depth; j >= 0; j = joints[j].parent)
-    idx[--k] = j;
-  if (problem->base >= 0)
-    {
-      while (first < depth && idx[first] != problem->base)
-        first++;
-      if (first == depth)
-        return 0;
-      first++;
-    }
+  if (!lay_out_path (problem, joints, idx, depth, &first))
+    return 0;
 
   for (guint k = first; k < depth; k++)
     {
