@@ -334,12 +334,14 @@ legend_text (Fixture *f)
   return g_strjoinv ("|", names);
 }
 
-static char *
-value_text (Fixture *f)
+static void
+assert_value_labels (Fixture    *f,
+                     const char *expected)
 {
   g_auto(GStrv) labels = km_graph_view_dup_value_labels (f->graph_view);
+  g_autofree char *text = g_strjoinv ("|", labels);
 
-  return g_strjoinv ("|", labels);
+  g_assert_cmpstr (text, ==, expected);
 }
 
 /* With no joint selected, the legend names every curve (a spherical joint's per axis), each
@@ -409,28 +411,19 @@ test_value_axis_units (Fixture       *f,
 {
   KmSkeleton *skeleton = km_document_get_skeleton (f->document);
   g_auto(GStrv) times = NULL;
-  char *text;
 
   km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Elbow"));
   test_app_spin_for (50);
   /* The example's elbow is limited to [0, 2.5] rad. */
-  text = value_text (f);
-  g_assert_cmpstr (text, ==, "143 °|72 °|0 °");
-  g_free (text);
+  assert_value_labels (f, "143 °|72 °|0 °");
   g_object_set (f->graph_view, "angle-unit", "radians", NULL);
-  text = value_text (f);
-  g_assert_cmpstr (text, ==, "2.50 rad|1.25 rad|0.00 rad");
-  g_free (text);
+  assert_value_labels (f, "2.50 rad|1.25 rad|0.00 rad");
 
   /* The piston: [0, 0.5] m. */
   km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Piston"));
-  text = value_text (f);
-  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
-  g_free (text);
+  assert_value_labels (f, "0.50 m|0.25 m|0.00 m");
   g_object_set (f->graph_view, "length-unit", "millimetres", NULL);
-  text = value_text (f);
-  g_assert_cmpstr (text, ==, "500 mm|250 mm|0 mm");
-  g_free (text);
+  assert_value_labels (f, "500 mm|250 mm|0 mm");
 
   times = km_graph_view_dup_time_labels (f->graph_view);
   g_assert_cmpuint (g_strv_length (times), >=, 3);
@@ -440,13 +433,15 @@ test_value_axis_units (Fixture       *f,
 }
 
 /* The labels of the graph's axis on @side, joined with "|". */
-static char *
-axis_text (Fixture         *f,
-           GtkPositionType  side)
+static void
+assert_axis_labels (Fixture         *f,
+                    GtkPositionType  side,
+                    const char      *expected)
 {
   g_auto(GStrv) labels = km_graph_view_dup_axis_labels (f->graph_view, side);
+  g_autofree char *text = g_strjoinv ("|", labels);
 
-  return g_strjoinv ("|", labels);
+  g_assert_cmpstr (text, ==, expected);
 }
 
 /* With angles and lengths on one plot (no joint selected: the shoulder and the elbow turn,
@@ -467,8 +462,6 @@ test_mixed_axes (Fixture       *f,
   g_autofree double *lower = g_new (double, n_dof);
   g_autofree double *upper = g_new (double, n_dof);
   g_autofree guint8 *pixels = NULL;
-  g_auto(GStrv) left = NULL;
-  char *text;
   graphene_rect_t plot;
   GdkRGBA colour;
   guint8 r, g, b;
@@ -479,30 +472,20 @@ test_mixed_axes (Fixture       *f,
   test_app_spin_for (50);
 
   /* The angles on the left: the shoulder's [-3.14, 3.14] rad, in degrees only. */
-  left = km_graph_view_dup_value_labels (f->graph_view);
-  text = g_strjoinv ("|", left);
-  g_test_message ("left axis: %s", text);
-  g_assert_cmpstr (text, ==, "180 °|0 °|-180 °");
-  g_free (text);
+  assert_value_labels (f, "180 °|0 °|-180 °");
   g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_LEFT, &lo, &hi));
   g_assert_cmpfloat (lo, <=, -3.14);
   g_assert_cmpfloat (hi, >=, 3.14);
 
   /* The lengths on the right: the piston's [0, 0.5] m. */
-  text = axis_text (f, GTK_POS_RIGHT);
-  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
-  g_free (text);
+  assert_axis_labels (f, GTK_POS_RIGHT, "0.50 m|0.25 m|0.00 m");
   g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_RIGHT, &lo, &hi));
   g_assert_cmpfloat_with_epsilon (lo, 0.0, 1e-9);
   g_assert_cmpfloat_with_epsilon (hi, 0.5, 1e-9);
 
   g_object_set (f->graph_view, "angle-unit", "radians", "length-unit", "millimetres", NULL);
-  text = axis_text (f, GTK_POS_LEFT);
-  g_assert_cmpstr (text, ==, "3.14 rad|0.00 rad|-3.14 rad");
-  g_free (text);
-  text = axis_text (f, GTK_POS_RIGHT);
-  g_assert_cmpstr (text, ==, "500 mm|250 mm|0 mm");
-  g_free (text);
+  assert_axis_labels (f, GTK_POS_LEFT, "3.14 rad|0.00 rad|-3.14 rad");
+  assert_axis_labels (f, GTK_POS_RIGHT, "500 mm|250 mm|0 mm");
   g_object_set (f->graph_view, "angle-unit", "degrees", "length-unit", "metres", NULL);
   test_app_spin_for (50);
 
@@ -558,22 +541,14 @@ test_mixed_axes (Fixture       *f,
   /* The elbow alone: one axis, on the left, in degrees; none on the right. */
   km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "Elbow"));
   test_app_spin_for (50);
-  text = axis_text (f, GTK_POS_LEFT);
-  g_assert_cmpstr (text, ==, "143 °|72 °|0 °");
-  g_free (text);
-  text = axis_text (f, GTK_POS_RIGHT);
-  g_assert_cmpstr (text, ==, "");
-  g_free (text);
+  assert_axis_labels (f, GTK_POS_LEFT, "143 °|72 °|0 °");
+  assert_axis_labels (f, GTK_POS_RIGHT, "");
   g_assert_false (km_graph_view_get_axis_range (f->graph_view, GTK_POS_RIGHT, &lo, &hi));
   /* The piston alone: its lengths on the left. */
   km_document_set_selected_joint (f->document, piston);
   test_app_spin_for (50);
-  text = axis_text (f, GTK_POS_LEFT);
-  g_assert_cmpstr (text, ==, "0.50 m|0.25 m|0.00 m");
-  g_free (text);
-  text = axis_text (f, GTK_POS_RIGHT);
-  g_assert_cmpstr (text, ==, "");
-  g_free (text);
+  assert_axis_labels (f, GTK_POS_LEFT, "0.50 m|0.25 m|0.00 m");
+  assert_axis_labels (f, GTK_POS_RIGHT, "");
 }
 
 /* A curve keeps its colour: a joint shown alone (selected, or picked in the legend) is drawn

@@ -25,6 +25,9 @@ typedef struct
   double       offset[3];
   double       axis[3];
   double       limits[3][2];   /* min > max: unlimited */
+  const char  *mimic_master;   /* NULL: no link; else value = multiplier · master + offset */
+  double       mimic_multiplier;
+  double       mimic_offset;
 } JointDef;
 
 #define NOLIM { 1, -1 }
@@ -139,6 +142,8 @@ build_chain (const JointDef *defs)
       for (guint a = 0; a < 3; a++)
         if (d->limits[a][0] <= d->limits[a][1])
           km_skeleton_builder_set_limit (b, j, a, d->limits[a][0], d->limits[a][1]);
+      if (d->mimic_master != NULL)
+        km_skeleton_builder_set_mimic (b, j, d->mimic_master, d->mimic_multiplier, d->mimic_offset);
     }
   skel = km_skeleton_builder_build (b, NULL, &error);
   g_assert_no_error (error);
@@ -1245,10 +1250,10 @@ build_mimic_arm (void)
 {
   static const JointDef arm[] = {
     { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
-    { "finger", KM_JOINT_REVOLUTE, "base", { 0.1, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+    { "finger", KM_JOINT_REVOLUTE, "base", { 0.1, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM }, "yaw", -1.0, 0.0 },
     { "yaw", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
     { "upper", KM_JOINT_REVOLUTE, "yaw", { 0, 0, 0.3 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
-    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-0.5, 0.5), NOLIM, NOLIM } },
+    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-0.5, 0.5), NOLIM, NOLIM }, "upper", 0.5, 0.1 },
     { "roll", KM_JOINT_REVOLUTE, "forearm", { 0, 0, 0.35 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
     { "pitch", KM_JOINT_REVOLUTE, "roll", { 0, 0, 0.2 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
     { "twist", KM_JOINT_REVOLUTE, "pitch", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-3, 3), NOLIM, NOLIM } },
@@ -1256,26 +1261,8 @@ build_mimic_arm (void)
     { "tip", KM_JOINT_FIXED, "flex", { 0, 0.02, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
     { NULL },
   };
-  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *skel;
+  KmSkeleton *skel = build_chain (arm);
 
-  for (const JointDef *d = arm; d->name != NULL; d++)
-    {
-      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
-
-      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
-      if (d->type == KM_JOINT_REVOLUTE)
-        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
-      if (d->limits[0][0] <= d->limits[0][1])
-        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
-      if (g_str_equal (d->name, "forearm"))
-        km_skeleton_builder_set_mimic (b, j, "upper", 0.5, 0.1);
-      else if (g_str_equal (d->name, "finger"))
-        km_skeleton_builder_set_mimic (b, j, "yaw", -1.0, 0.0);
-    }
-  skel = km_skeleton_builder_build (b, NULL, &error);
-  g_assert_no_error (error);
   g_assert_true (km_skeleton_has_mimic (skel));
   return skel;
 }
@@ -1370,38 +1357,20 @@ test_mimic_never_outside_limits (void)
     { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
     { "yaw", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
     { "upper", KM_JOINT_REVOLUTE, "yaw", { 0, 0, 0.3 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
-    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (0.9, 0.9), NOLIM, NOLIM } },
+    { "forearm", KM_JOINT_REVOLUTE, "upper", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (0.9, 0.9), NOLIM, NOLIM }, "upper", 3.0, 0.0 },
     { "pitch", KM_JOINT_REVOLUTE, "forearm", { 0, 0, 0.35 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
     { "wrist", KM_JOINT_REVOLUTE, "pitch", { 0, 0, 0.1 }, { 1, 0, 0 }, { LIM (-3, 3), NOLIM, NOLIM } },
-    { "finger", KM_JOINT_REVOLUTE, "wrist", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (0.7, 0.7), NOLIM, NOLIM } },
+    { "finger", KM_JOINT_REVOLUTE, "wrist", { 0, 0, 0.1 }, { 0, 0, 1 }, { LIM (0.7, 0.7), NOLIM, NOLIM }, "yaw", 0.3, 0.0 },
     { "tip", KM_JOINT_FIXED, "finger", { 0, 0.02, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
     { NULL },
   };
-  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) skel = build_chain (arm);
   g_autoptr(KmIkProblem) p = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
   g_autofree double *q = NULL;
   KmIkSolution s = { 0 };
   int upper, forearm, yaw, finger;
 
-  for (const JointDef *d = arm; d->name != NULL; d++)
-    {
-      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
-
-      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
-      if (d->type == KM_JOINT_REVOLUTE)
-        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
-      if (d->limits[0][0] <= d->limits[0][1])
-        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
-      if (g_str_equal (d->name, "forearm"))
-        km_skeleton_builder_set_mimic (b, j, "upper", 3.0, 0.0);
-      else if (g_str_equal (d->name, "finger"))
-        km_skeleton_builder_set_mimic (b, j, "yaw", 0.3, 0.0);
-    }
-  skel = km_skeleton_builder_build (b, NULL, &error);
-  g_assert_no_error (error);
   p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "tip"));
   q = g_new (double, p->n_dof);
   upper = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "upper"))->dof_index;
@@ -1441,29 +1410,11 @@ build_gripper (void)
     { "palm", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
     { "wrist", KM_JOINT_REVOLUTE, "palm", { 0, 0, 0.05 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
     { "finger", KM_JOINT_REVOLUTE, "wrist", { 0, 0.05, 0 }, { 1, 0, 0 }, { LIM (-1, 1), NOLIM, NOLIM } },
-    { "right_finger", KM_JOINT_REVOLUTE, "wrist", { 0, -0.05, 0 }, { 1, 0, 0 }, { LIM (-0.6, 0.6), NOLIM, NOLIM } },
+    { "right_finger", KM_JOINT_REVOLUTE, "wrist", { 0, -0.05, 0 }, { 1, 0, 0 }, { LIM (-0.6, 0.6), NOLIM, NOLIM }, "finger", -0.8, 0.1 },
     { "right_tip", KM_JOINT_FIXED, "right_finger", { 0, 0, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
     { NULL },
   };
-  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *skel;
-
-  for (const JointDef *d = gripper; d->name != NULL; d++)
-    {
-      guint j = km_skeleton_builder_add_joint (b, d->name, d->type, d->parent);
-
-      km_skeleton_builder_set_offset (b, j, km_vec3 (d->offset[0], d->offset[1], d->offset[2]));
-      if (d->type == KM_JOINT_REVOLUTE)
-        km_skeleton_builder_set_axis (b, j, km_vec3 (d->axis[0], d->axis[1], d->axis[2]));
-      if (d->limits[0][0] <= d->limits[0][1])
-        km_skeleton_builder_set_limit (b, j, 0, d->limits[0][0], d->limits[0][1]);
-      if (g_str_equal (d->name, "right_finger"))
-        km_skeleton_builder_set_mimic (b, j, "finger", -0.8, 0.1);
-    }
-  skel = km_skeleton_builder_build (b, NULL, &error);
-  g_assert_no_error (error);
-  return skel;
+  return build_chain (gripper);
 }
 
 static int
