@@ -42,11 +42,66 @@
  * kept, not those of the tracks a branch search tried and dropped. Its line says
  * mode=trajectory and carries the same keys as warm (flips, fail_runs, longest_fail_run), so
  * the two can be compared honestly side by side; KDL has no such mode.
+ *
+ * warm and trajectory lines also say turn_flips, a key of Kinema's own (the bench allows more
+ * keys): how many of the flips are whole turns of revolute joints and nothing else (see
+ * is_turn_flip()), so that a reader can tell those apart from jumps to another branch.
  */
 
 #define SUCCESS_POS 1e-4   /* m */
 #define SUCCESS_ROT 1e-3   /* rad */
 #define FLIP_STEP   0.5    /* rad or m between consecutive warm frames */
+
+/* Whether the step from @prev to @q is a flip (some variable moved more than FLIP_STEP). */
+static gboolean
+is_flip (const double *prev,
+         const double *q,
+         guint         n_dof)
+{
+  for (guint d = 0; d < n_dof; d++)
+    if (fabs (q[d] - prev[d]) > FLIP_STEP)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a flip from @prev to @q is whole turns of revolute joints and nothing else: with
+ * each revolute variable's step taken modulo 2π it would not be a flip. The arm then ends in
+ * the pose it left, but its motors still turn a full circle in one frame. A joint with a range
+ * over 2π (a UR5's ±2π) must do that where its value, started on the other turn than the
+ * motion needs, meets a limit: no answer within the limits avoids it. */
+static gboolean
+is_turn_flip (const double   *prev,
+              const double   *q,
+              const gboolean *revolute,
+              guint           n_dof)
+{
+  for (guint d = 0; d < n_dof; d++)
+    {
+      double step = q[d] - prev[d];
+
+      if (revolute[d])
+        step -= 2.0 * G_PI * round (step / (2.0 * G_PI));
+      if (fabs (step) > FLIP_STEP)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Which of @skel's variables are revolute joints' angles. */
+static gboolean *
+revolute_dofs (const KmSkeleton *skel)
+{
+  gboolean *revolute = g_new0 (gboolean, MAX (km_skeleton_get_n_dof (skel), 1));
+
+  for (guint j = 0; j < km_skeleton_get_n_joints (skel); j++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skel, j);
+
+      if (joint->type == KM_JOINT_REVOLUTE)
+        revolute[joint->dof_index] = TRUE;
+    }
+  return revolute;
+}
 
 static int
 compare_double (gconstpointer a,
@@ -151,13 +206,15 @@ km_cli_bench_ik (int    argc,
   g_autofree double *times = NULL;
   g_autofree double *mid = NULL;
   g_autofree double *prev = NULL;
+  g_autofree gboolean *revolute = NULL;
   g_autofree KmTransform *world = NULL;
   g_autofree KmTransform *targets = NULL;
   g_autofree KmIkSolution *answers = NULL;
   const KmTargetKeyframe *keys;
   KmIkSolution sol = { 0 };
   gboolean warm, trajectory;
-  guint n, n_keys, n_ok = 0, n_ok_jl = 0, flips = 0, fail_runs = 0, run = 0, longest = 0;
+  guint n, n_keys, n_ok = 0, n_ok_jl = 0, flips = 0, turn_flips = 0, fail_runs = 0;
+  guint run = 0, longest = 0;
   double iterations = 0.0, total = 0.0;
   int effector;
   int ret;
@@ -244,6 +301,7 @@ km_cli_bench_ik (int    argc,
   times = g_new0 (double, MAX (n, 1));
   mid = g_new (double, MAX (problem->n_dof, 1));
   prev = g_new0 (double, MAX (problem->n_dof, 1));
+  revolute = revolute_dofs (skel);
   world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
   km_skeleton_get_mid_range (skel, mid);
   /* Warm frames after the first are a motion: the solver keeps to the previous answer's
@@ -311,13 +369,11 @@ km_cli_bench_ik (int    argc,
 
       if (warm)
         {
-          if (i > 0)
-            for (guint d = 0; d < problem->n_dof; d++)
-              if (fabs (sol.q[d] - prev[d]) > FLIP_STEP)
-                {
-                  flips++;
-                  break;
-                }
+          if (i > 0 && is_flip (prev, sol.q, problem->n_dof))
+            {
+              flips++;
+              turn_flips += is_turn_flip (prev, sol.q, revolute, problem->n_dof);
+            }
           if (!ok)
             {
               fail_runs += run == 0;
@@ -347,7 +403,8 @@ km_cli_bench_ik (int    argc,
           quantile (times, n, 0.5), n ? total / n : 0.0, quantile (times, n, 0.99),
           n ? iterations / n : 0.0);
   if (warm)
-    printf (" flips=%u fail_runs=%u longest_fail_run=%u", flips, fail_runs, longest);
+    printf (" flips=%u turn_flips=%u fail_runs=%u longest_fail_run=%u", flips, turn_flips,
+            fail_runs, longest);
   printf (" targets=%s\n", argv[2]);
   km_ik_solution_clear (&sol);
 

@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -183,6 +184,52 @@ test_limit (void)
   }
 }
 
+/* A warm line counts the flips that are only whole turns (turn_flips) apart from the others.
+ * One joint turning about z with limits ±2π, its targets turning on by 0.3 rad a frame: at
+ * −2π its answer must jump a whole turn (−6.3 is outside, −6.3 + 2π inside), the same pose;
+ * then a target 1 rad away: a flip that is not a turn. */
+static void
+test_turn_flips (void)
+{
+  const char *chain_json =
+    "{ \"root_name\": \"base\", \"joints\": [\n"
+    "  { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "  { \"name\": \"turn\", \"type\": \"revolute\", \"parent\": \"base\",\n"
+    "    \"offset\": [0, 0, 0], \"axis\": [0, 0, 1],\n"
+    "    \"limits\": [-6.283185307179586, 6.283185307179586] },\n"
+    "  { \"name\": \"tip\", \"type\": \"fixed\", \"parent\": \"turn\",\n"
+    "    \"offset\": [1, 0, 0] } ] }\n";
+  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-turn-XXXXXX", NULL);
+  g_autofree char *chain = g_build_filename (dir, "turn.json", NULL);
+  g_autofree char *targets = g_build_filename (dir, "turn-warm.json", NULL);
+  g_autoptr(GString) frames = g_string_new ("[\n");
+  g_auto(Run) run = { 0 };
+
+  for (int k = 0; k <= 26; k++)
+    {
+      double angle = k < 26 ? -0.3 * k : -0.3 * 25 + 1.0;
+      char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE], z[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_ascii_dtostr (x, sizeof x, cos (angle));
+      g_ascii_dtostr (y, sizeof y, sin (angle));
+      g_ascii_dtostr (z, sizeof z, angle * 180.0 / G_PI);
+      g_string_append_printf (frames, "{\"frame\": %d, \"pos\": [%s, %s, 0], "
+                              "\"euler\": [0, 0, %s]}%s\n", k, x, y, z, k < 26 ? "," : "");
+    }
+  g_string_append (frames, "]\n");
+  g_assert_true (g_file_set_contents (chain, chain_json, -1, NULL));
+  g_assert_true (g_file_set_contents (targets, frames->str, -1, NULL));
+
+  run_cli (&run, NULL, "bench-ik", "--mode", "warm", chain, targets, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, " success_jl=1.0000 "));
+  g_assert_nonnull (strstr (run.out, " flips=2 turn_flips=1 "));
+
+  g_assert_cmpint (g_remove (targets), ==, 0);
+  g_assert_cmpint (g_remove (chain), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -194,5 +241,6 @@ main (int    argc,
                    test_effector_and_write_errors);
   g_test_add_func ("/kinema/cli/bench-ik/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/bench-ik/limit", test_limit);
+  g_test_add_func ("/kinema/cli/bench-ik/turn-flips", test_turn_flips);
   return g_test_run ();
 }
