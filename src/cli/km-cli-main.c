@@ -223,6 +223,24 @@ km_cli_output_model_format (const char *output)
          ? output_extensions[row].model_format : "SKELETON-JSON";
 }
 
+/* The kinds of file (KM_CLI_KIND_BIT()s) @output's extension (in any case) is for; 0 when
+ * it names none, or only a format Kinema does not write. @dot (out, nullable): the
+ * extension as given, when it names one. For a command that writes a kind of file in
+ * several formats (`solve --to`), to tell which one the name asks for. */
+guint
+km_cli_output_name_kinds (const char  *output,
+                          char       **dot)
+{
+  g_autofree char *ext = NULL;
+  int row = find_output_extension (output, &ext);
+
+  if (row < 0)
+    return 0;
+  if (dot != NULL)
+    *dot = g_steal_pointer (&ext);
+  return output_extensions[row].kinds;
+}
+
 /* "a model", "an IK targets file", …: what a file is, for messages. */
 const char *
 km_cli_kind_description (KmFileKind kind)

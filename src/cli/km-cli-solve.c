@@ -34,7 +34,9 @@
  * loads its targets, solves them with km_ik_solve_track() and writes the animation; the
  * main thread only waits, draws progress on a terminal and prints the results in argument
  * order, so the output does not depend on scheduling. The animation is written as
- * animation.json, or as a Choreonoid body motion (.seq) for Choreonoid to play.
+ * animation.json, or as a Choreonoid body motion (.seq) for Choreonoid to play: as --to
+ * says, else as the output file's extension says. --to and an output file whose extension
+ * is for the other format is wrong usage (check_output_format()).
  */
 
 /* What --to names (and the file names that go with it). */
@@ -420,6 +422,59 @@ output_suffix (OutputFormat format)
   return format == OUTPUT_BODY_MOTION ? ".seq" : ".animation.json";
 }
 
+/* The name --to gives @format, for messages: the first of output_formats[]. */
+static const char *
+output_format_name (OutputFormat format)
+{
+  for (gsize f = 0; f < G_N_ELEMENTS (output_formats); f++)
+    if (output_formats[f].format == format)
+      return output_formats[f].name;
+  g_return_val_if_reached (NULL);
+}
+
+/* The format that the extension of the output file @output (in any case) asks for: .seq
+ * a body motion, .json an animation.json; -1 for a name that asks for neither (none, or
+ * another kind of file, which km_cli_check_output_name() refuses). @dot (out, nullable):
+ * the extension as given. */
+static int
+output_format_of_name (const char  *output,
+                       char       **dot)
+{
+  guint kinds = km_cli_output_name_kinds (output, dot);
+
+  if (kinds & KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION))
+    return OUTPUT_BODY_MOTION;
+  if (kinds & KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION))
+    return OUTPUT_ANIMATION_JSON;
+  return -1;
+}
+
+/*
+ * NULL when the output file @output may hold @format, which --to (@to, as given) asks
+ * for; else the usage error to give before anything is written: its extension asks for
+ * the other format (x.seq with KINEMA-ANIMATION-JSON, x.json with a body motion). Which of
+ * the two was meant cannot be told, and a file whose name says one format while it holds
+ * the other fails to load where its name leads. A name without an extension is written.
+ */
+static char *
+check_output_format (const char   *output,
+                     OutputFormat  format,
+                     const char   *to)
+{
+  g_autofree char *dot = NULL;
+  int implied = output_format_of_name (output, &dot);
+
+  if (implied < 0 || (OutputFormat) implied == format)
+    return NULL;
+  /* Translators: e.g. "x.seq: the extension “.seq” is for CHOREONOID-BODY-MOTION, but
+   * --to asks for KINEMA-ANIMATION-JSON: nothing was written (leave out --to, or give a
+   * name ending in “.animation.json”)"; the format names and --to are not translated */
+  return g_strdup_printf (_("%s: the extension “%s” is for %s, but --to asks for %s: nothing "
+                            "was written (leave out --to, or give a name ending in “%s”)"),
+                          output, dot, output_format_name ((OutputFormat) implied), to,
+                          output_suffix (format));
+}
+
 /* "walk.json" → "walk.animation.json" (or "walk.seq"); the embedded default is
  * "targets.json". */
 static char *
@@ -582,7 +637,8 @@ km_cli_solve (int    argc,
       "CHOREONOID-BODY-MOTION-YAML) instead, named NAME.seq (default: animation.seq):\n"
       "one value per Choreonoid joint id (rad, m), as `convert --to CHOREONOID-BODY`\n"
       "numbers the model's joints, and the root link's pose. Without --to, an output file\n"
-      "whose name ends in .seq gets a body motion too.\n"
+      "whose name ends in .seq gets a body motion too; with --to, an output file whose\n"
+      "extension is for the other format (.seq, .json) is refused (exit 2).\n"
       "Standard output ends with one line per animation, in argument order:\n"
       "  frames=N mean_pos_err=M max_pos_err=M mean_rot_err=R max_rot_err=R seconds=S\n"
       "(metres, radians; the orientation errors are 0 for position-only targets).\n"
@@ -686,10 +742,23 @@ km_cli_solve (int    argc,
   output_is_dir = n_items > 1
                   || (output != NULL && (g_str_has_suffix (output, G_DIR_SEPARATOR_S)
                                          || g_file_test (output, G_FILE_TEST_IS_DIR)));
-  /* Without --to, the name of the one output file may ask for a body motion. */
-  if (to == NULL && !output_is_dir && output != NULL &&
-      g_str_has_suffix (output, ".seq") && strlen (output) > strlen (".seq"))
-    output_format = OUTPUT_BODY_MOTION;
+  /* Without --to, the name of the one output file may ask for a body motion; with it,
+   * it must not ask for the other format. A directory's name says nothing. */
+  if (!output_is_dir && output != NULL)
+    {
+      if (to == NULL)
+        {
+          if (output_format_of_name (output, NULL) == OUTPUT_BODY_MOTION)
+            output_format = OUTPUT_BODY_MOTION;
+        }
+      else
+        {
+          g_autofree char *message = check_output_format (output, output_format, to);
+
+          if (message != NULL)
+            return km_cli_usage_error (NULL, message);
+        }
+    }
   items = g_new0 (SolveItem, n_items);
   outputs = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < n_items; i++)

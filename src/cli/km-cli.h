@@ -56,6 +56,8 @@ int   km_cli_find_track_effector (KmSkeleton          *skeleton,
 
 const char *km_cli_kind_description (KmFileKind   kind);
 const char *km_cli_output_model_format (const char *output);
+guint km_cli_output_name_kinds (const char  *output,
+                                char       **dot);
 char *km_cli_check_output_name (const char *output,
                                 guint       kinds,
                                 const char *input,

@@ -283,7 +283,7 @@ test_body_motion (void)
   g_autofree char *dir = g_dir_make_tmp ("solve-seq-XXXXXX", NULL);
   g_autofree char *json = g_build_filename (dir, "out.json", NULL);
   g_autofree char *seq = g_build_filename (dir, "out.seq", NULL);
-  g_autofree char *forced = g_build_filename (dir, "forced.json", NULL);
+  g_autofree char *forced = g_build_filename (dir, "forced", NULL);
   g_auto(GStrv) lines = NULL;
   g_auto(Run) run = { 0, };
   double values[5];
@@ -311,24 +311,16 @@ test_body_motion (void)
                                             "links=1 components=2\n"));
   run_clear (&run);
 
-  /* By --to, whatever the name; and --to KINEMA-ANIMATION-JSON wins over ".seq". */
+  /* By --to, for a name without an extension (one whose extension names the other format
+   * is refused: test_to_conflicts()). */
   g_assert_cmpint (g_unlink (seq), ==, 0);
   run_cli (&run, NULL, "solve", "--to", "CHOREONOID-BODY-MOTION", skeleton_path, targets_path,
            "-o", forced, NULL);
   g_assert_cmpint (run.status, ==, 0);
   run_clear (&run);
   check_body_motion (forced, json, skeleton, 241);
-  run_cli (&run, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path, targets_path,
-           "-o", seq, NULL);
-  g_assert_cmpint (run.status, ==, 0);
-  run_clear (&run);
-  run_cli (&run, NULL, "info", seq, NULL);
-  g_assert_cmpint (run.status, ==, 0);
-  g_assert_true (g_str_has_suffix (run.out, "frames=241 joints=3\n"));
-  run_clear (&run);
 
   /* An unknown format is a usage error; nothing is written. */
-  g_assert_cmpint (g_unlink (seq), ==, 0);
   run_cli (&run, NULL, "solve", "--to", "BVH", skeleton_path, targets_path, "-o", seq, NULL);
   g_assert_cmpint (run.status, ==, 2);
   g_assert_nonnull (strstr (run.err, "BVH"));
@@ -378,6 +370,117 @@ test_body_motion_batch (void)
       g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==,
                         km_skeleton_get_n_dof (skeleton));
     }
+}
+
+/* --to and an output name whose extension names the other format solve writes (.seq,
+ * .json, in any case): which one was meant cannot be known, so it is refused as wrong
+ * usage (naming both), nothing written and an earlier file kept; as a name whose
+ * extension is for another kind of file is. No extension, or the matching one, is
+ * written; so is a batch into a directory, whatever its name. Without --to the
+ * extension picks the format, in any case. */
+static void
+test_to_conflicts (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = g_dir_make_tmp ("solve-to-XXXXXX", NULL);
+  g_autofree char *json = g_build_filename (dir, "x.json", NULL);
+  g_autofree char *seq = g_build_filename (dir, "x.seq", NULL);
+  g_autofree char *upper_seq = g_build_filename (dir, "X.SEQ", NULL);
+  g_autofree char *anim_json = g_build_filename (dir, "x.animation.json", NULL);
+  g_autofree char *urdf = g_build_filename (dir, "x.urdf", NULL);
+  g_autofree char *seq_dir = g_build_filename (dir, "out.seq", NULL);
+  g_autofree char *seq_dir_slash = g_strconcat (seq_dir, G_DIR_SEPARATOR_S, NULL);
+  g_autofree char *batch_a = write_targets (dir, "a.json", 2);
+  g_autofree char *batch_b = write_targets (dir, "b.json", 2);
+  g_autofree char *batch_a_out = g_build_filename (seq_dir, "a.animation.json", NULL);
+  g_autofree char *batch_b_out = g_build_filename (seq_dir, "b.animation.json", NULL);
+  g_autofree char *seq_text = NULL;
+  const struct
+  {
+    const char *to;
+    const char *output;
+    const char *implied;  /* the format the name says */
+  } refused[] = {
+    { "KINEMA-ANIMATION-JSON", seq, "CHOREONOID-BODY-MOTION" },
+    { "KINEMA-ANIMATION-JSON", upper_seq, "CHOREONOID-BODY-MOTION" },
+    { "CHOREONOID-BODY-MOTION", json, "KINEMA-ANIMATION-JSON" },
+    { "CHOREONOID-BODY-MOTION-YAML", anim_json, "KINEMA-ANIMATION-JSON" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_auto(Run) run = { 0, };
+      g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: ", refused[i].output);
+      g_autofree char *to = g_strdup_printf ("--to asks for %s", refused[i].to);
+
+      run_cli (&run, NULL, "solve", "--to", refused[i].to, skeleton_path, targets_path,
+               "-o", refused[i].output, NULL);
+      assert_output_refused (&run, refused[i].output, NULL);
+      g_assert_true (g_str_has_prefix (run.err, expected));
+      g_assert_nonnull (strstr (run.err, refused[i].implied));
+      g_assert_nonnull (strstr (run.err, to));
+    }
+
+  {
+    /* The matching extension is written; an earlier body motion is then kept when --to
+     * asks for an animation.json under its name. */
+    g_auto(Run) run = { 0, };
+    g_auto(Run) again = { 0, };
+    g_auto(Run) conflict = { 0, };
+    g_auto(Run) plain = { 0, };
+
+    run_cli (&run, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path,
+             targets_path, "-o", json, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    run_cli (&again, NULL, "solve", "--to", "CHOREONOID-BODY-MOTION", skeleton_path,
+             targets_path, "-o", seq, NULL);
+    g_assert_cmpstr (again.err, ==, "");
+    g_assert_cmpint (again.status, ==, 0);
+    check_body_motion (seq, json, skeleton, 241);
+    g_assert_true (g_file_get_contents (seq, &seq_text, NULL, NULL));
+    run_cli (&conflict, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path,
+             targets_path, "-o", seq, NULL);
+    assert_output_refused (&conflict, seq, seq_text);
+
+    /* Without --to, ".SEQ" asks for a body motion as ".seq" does. */
+    run_cli (&plain, NULL, "solve", skeleton_path, targets_path, "-o", upper_seq, NULL);
+    g_assert_cmpstr (plain.err, ==, "");
+    g_assert_cmpint (plain.status, ==, 0);
+    check_body_motion (upper_seq, json, skeleton, 241);
+  }
+  {
+    /* Another kind of file altogether: refused as before, whatever --to says. */
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path,
+             targets_path, "-o", urdf, NULL);
+    assert_output_refused (&run, urdf, NULL);
+    g_assert_nonnull (strstr (run.err, "“.urdf” is for models"));
+  }
+  {
+    /* A batch names no output file: its directory's name says nothing. */
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", "--to", "KINEMA-ANIMATION-JSON", skeleton_path, batch_a,
+             batch_b, "-o", seq_dir_slash, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_file_test (batch_a_out, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (batch_b_out, G_FILE_TEST_IS_REGULAR));
+  }
+
+  g_assert_cmpint (g_unlink (batch_a_out), ==, 0);
+  g_assert_cmpint (g_unlink (batch_b_out), ==, 0);
+  g_assert_cmpint (g_rmdir (seq_dir), ==, 0);
+  g_assert_cmpint (g_unlink (batch_a), ==, 0);
+  g_assert_cmpint (g_unlink (batch_b), ==, 0);
+  g_assert_cmpint (g_unlink (upper_seq), ==, 0);
+  g_assert_cmpint (g_unlink (seq), ==, 0);
+  g_assert_cmpint (g_unlink (json), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 /* A batch in which one targets file fails still prints one line per file, in argument
@@ -1216,6 +1319,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/batch", test_batch);
   g_test_add_func ("/kinema/cli/solve/body-motion", test_body_motion);
   g_test_add_func ("/kinema/cli/solve/body-motion-batch", test_body_motion_batch);
+  g_test_add_func ("/kinema/cli/solve/to-conflicts", test_to_conflicts);
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
   g_test_add_func ("/kinema/cli/solve/batch-failure", test_batch_failure);
   g_test_add_func ("/kinema/cli/solve/write-failure", test_write_failure);
