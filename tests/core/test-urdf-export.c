@@ -719,6 +719,102 @@ test_body_mesh_color (void)
   g_rmdir (dir);
 }
 
+/* A .body Resource whose mesh is not loaded (not found, a package that is not there, or
+ * meshes not read) keeps the colour its appearance gives it, and the URDF gets it as the
+ * visual's material, as for a loaded mesh; one without an appearance gets no material. */
+static void
+test_body_missing_mesh_color (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: bot\n"
+    "root_link: base\n"
+    "links:\n"
+    "  - name: base\n"
+    "    joint_type: fixed\n"
+    "    elements:\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: not-here.stl }\n"
+    "        appearance: { material: { diffuse: [ 1, 0, 0 ], transparency: 0.25 } }\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: \"package://no_such_package/m.stl\" }\n"
+    "        appearance: { material: { diffuse: [ 0, 1, 0 ] } }\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: plain-not-here.stl }\n";
+  static const char *const expected[] = {
+    "<mesh filename=\"not-here.stl\"/></geometry>\n"
+    "      <material name=\"base_visual0\"><color rgba=\"1 0 0 0.75\"/></material>\n",
+    "<mesh filename=\"package://no_such_package/m.stl\"/></geometry>\n"
+    "      <material name=\"base_visual1\"><color rgba=\"0 1 0 1\"/></material>\n",
+    "<mesh filename=\"plain-not-here.stl\"/></geometry>\n"
+    "    </visual>\n",
+  };
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-color-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
+
+  /* Meshes looked for (and not found), then not read at all. */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      gboolean load_meshes = pass == 0;
+      KmBodyOptions options = { .load_meshes = load_meshes };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(KmSkeleton) skel = NULL;
+      g_autoptr(KmSkeleton) back = NULL;
+      g_autofree char *text = NULL;
+      KmShape * const *shapes;
+      guint n = 0;
+
+      g_ptr_array_set_size (warnings, 0);
+      test_util_push_warnings (warnings);
+      skel = km_body_load (path, body, strlen (body), &options, &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      if (load_meshes)
+        {
+          test_util_assert_warning (warnings, "mesh “not-here.stl” is not drawn");
+          test_util_assert_warning (warnings, "cannot find mesh “package://no_such_package/m.stl”");
+        }
+      else
+        test_util_assert_no_warnings (warnings);
+      shapes = km_skeleton_get_shapes (skel, 0, &n);
+      g_assert_cmpuint (n, ==, 3);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_cmpint (shapes[i]->type, ==, KM_SHAPE_MESH);
+          g_assert_null (shapes[i]->mesh);
+          g_assert_null (shapes[i]->material);
+        }
+      g_assert_cmpfloat (shapes[0]->color.r, ==, 1.0f);
+      g_assert_cmpfloat (shapes[0]->color.g, ==, 0.0f);
+      g_assert_cmpfloat (shapes[0]->color.a, ==, 0.75f);
+      g_assert_cmpfloat (shapes[1]->color.g, ==, 1.0f);
+      g_assert_cmpfloat (shapes[1]->color.r, ==, 0.0f);
+      g_assert_cmpfloat (shapes[2]->color.r, ==, KM_COLOR_DEFAULT.r);
+
+      text = km_urdf_to_string (skel, notes);
+      g_assert_cmpuint (notes->len, ==, 0);
+      for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+        if (strstr (text, expected[i]) == NULL)
+          g_error ("expected in the URDF:\n%s\ngot:\n%s", expected[i], text);
+      g_assert_null (strstr (text, "base_visual2"));
+
+      /* Read back: the colours are there. */
+      back = km_urdf_load ("bot.urdf", text, strlen (text),
+                           &(KmUrdfOptions) { .package_paths = NULL, .load_meshes = FALSE },
+                           &error);
+      g_assert_no_error (error);
+      shapes = km_skeleton_get_shapes (back, 0, &n);
+      g_assert_cmpuint (n, ==, 3);
+      g_assert_cmpfloat (shapes[0]->color.r, ==, 1.0f);
+      g_assert_cmpfloat (shapes[0]->color.a, ==, 0.75f);
+      g_assert_cmpfloat (shapes[1]->color.g, ==, 1.0f);
+    }
+  g_rmdir (dir);
+}
+
 /* Edits keep link names: a renamed joint keeps its link's, a duplicate gets "LINK_2", a
  * mirrored copy the mirrored name; a mirrored mesh reference a mirrored scale. */
 static void
@@ -1099,6 +1195,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);
   g_test_add_func ("/kinema/UrdfExport/rebased-mesh", test_rebased_mesh);
   g_test_add_func ("/kinema/UrdfExport/body-mesh-color", test_body_mesh_color);
+  g_test_add_func ("/kinema/UrdfExport/body-missing-mesh-color", test_body_missing_mesh_color);
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);

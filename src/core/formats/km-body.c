@@ -777,7 +777,9 @@ add_shape (Body           *b,
 
 /* A mesh file that is not read stays in the model as the file names it (a user who has it
  * elsewhere still needs it): it draws nothing, and the writers write it back. The length
- * unit and upper axis of the metadata go into its placement. */
+ * unit and upper axis of the metadata go into its placement; the appearance's colour
+ * (@has_color, @color), which a loaded mesh's shapes would have, stays on it too, for the
+ * writers that name the file and give it a colour (a URDF <material>). */
 static gboolean
 add_resource_reference (Body           *b,
                         guint           joint,
@@ -787,6 +789,8 @@ add_resource_reference (Body           *b,
                         const KmAffine *m,
                         double          unit,
                         gboolean        y_up,
+                        gboolean        has_color,
+                        KmColor         color,
                         GError        **error)
 {
   g_autoptr(KmShape) shape = km_shape_new_mesh_reference (uri);
@@ -794,6 +798,8 @@ add_resource_reference (Body           *b,
 
   if (++b->n_shapes > MAX_SHAPES_PER_BODY)
     return fail_at (b, node, error, _("too many shapes (at most %d)"), MAX_SHAPES_PER_BODY);
+  if (has_color)
+    shape->color = color;
   /* Relative to this file (a sub-body's own), for writers that write elsewhere. */
   km_shape_set_uri (shape, uri, b->path);
   km_shape_set_uri_node (shape, node_name);
@@ -868,7 +874,8 @@ add_resource (Body            *b,
   if (!apply_transform_keys (b, node, &m, error))
     return FALSE;
   if (!b->options->load_meshes)
-    return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
+    return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
+                                   has_color, color, error);
   if (g_str_has_suffix (uri, ".yaml") || g_str_has_suffix (uri, ".yml") ||
       g_str_has_suffix (uri, ".body"))
     {
@@ -887,7 +894,8 @@ add_resource (Body            *b,
           km_parse_warning (b->path, km_yaml_node_get_pos (uri_node),
                             _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
                               "package:// names); it is not drawn"), uri);
-          return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
+          return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
+                                         has_color, color, error);
         }
     }
   else if ((file = expand_uri (b, uri_node, uri, error)) == NULL)
@@ -897,7 +905,8 @@ add_resource (Body            *b,
     {
       km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is not drawn: %s"),
                         uri, local_error->message);
-      return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up, error);
+      return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
+                                     has_color, color, error);
     }
   {
     KmAffine adjust, tmp = m;
