@@ -134,10 +134,11 @@ write_project (KmProject   *project,
  * (.urdf, .body, .json) picks the format, skeleton.json for any other; a targets file is rewritten in
  * canonical form. An OUTPUT whose extension names another kind of file than INPUT
  * (km_cli_check_output_name()), or that is INPUT or an existing file of another kind
- * (km_cli_check_output_file()), is refused as wrong usage, with or without --to. stdout: one
- * key=value line; a failed write is said as "kinema-cli: OUTPUT: reason". Exit 0, 1 when
- * the input is invalid or cannot be converted or written, 2 on wrong usage. A failed
- * write leaves an existing OUTPUT as it was (the writers are atomic).
+ * (km_cli_check_output_file()), is refused as wrong usage, with or without --to; so is
+ * one whose extension names another model format than --to (km_cli_check_output_format()).
+ * stdout: one key=value line; a failed write is said as "kinema-cli: OUTPUT: reason".
+ * Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong usage.
+ * A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
 int
 km_cli_convert (int    argc,
@@ -178,7 +179,9 @@ km_cli_convert (int    argc,
                                        "project into .urdf or .body, a model into .cnoid, …) "
                                        "or for a format Kinema does not write (.wrl, .xml), "
                                        "an OUTPUT that is INPUT, and an existing OUTPUT of "
-                                       "another kind are refused, and nothing is written."));
+                                       "another kind are refused, and nothing is written; "
+                                       "so is an OUTPUT whose extension names another "
+                                       "model format than --to (.body with --to URDF, …)."));
 
   status = km_cli_parse_options (context, &argc, &argv);
   if (status >= 0)
@@ -223,6 +226,15 @@ km_cli_convert (int    argc,
       {
         format->free_result (result);
         return km_cli_usage_error (context, message);
+      }
+    /* --to and a name that asks for another model format ("robot.body" with --to URDF):
+     * which of the two was meant cannot be told. Said as `solve` says it. */
+    if (to != NULL)
+      message = km_cli_check_output_format (argv[2], kinds, to, to, NULL);
+    if (message != NULL)
+      {
+        format->free_result (result);
+        return km_cli_usage_error (NULL, message);
       }
     /* Not a matter of the options: the message alone, as `solve` gives it. */
     message = km_cli_check_output_file (argv[2], kinds, inputs, G_N_ELEMENTS (inputs));

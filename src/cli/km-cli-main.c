@@ -167,30 +167,38 @@ km_cli_print_write_error (const char   *output,
     fprintf (stderr, "kinema-cli: %s: %s\n", output, error->message);
 }
 
-/* The kinds of file an output file's extension (in any case) names, and for a model the
- * format `convert` writes it in without --to: writing skeleton.json into "robot.urdf"
- * would only puzzle whoever reads it, and a targets file, a project or an animation
- * written into it would replace the model there (arguments given the wrong way round).
- * Any other name gets what the command writes. */
+/* The kinds of file an output file's extension (in any case) names, and for a kind that
+ * a command writes in several formats the one it names: `convert` writes a model in it
+ * without --to, and refuses --to with another (as `solve` does for its animations).
+ * Writing skeleton.json into "robot.urdf" would only puzzle whoever reads it, and a
+ * targets file, a project or an animation written into it would replace the model there
+ * (arguments given the wrong way round). Any other name gets what the command writes. */
 static const struct
 {
   const char *extension;
   guint       kinds;         /* KM_CLI_KIND_BIT()s */
-  const char *model_format;  /* nullable: skeleton.json */
+  /* By KmFileKind, the format names `convert --to` and `solve --to` give; NULL for a kind
+   * written in one format only (and a model: skeleton.json). */
+  const char *formats[KM_FILE_KIND_BODY_MOTION + 1];
   const char *kinds_name;    /* N_(): what the extension is for */
 } output_extensions[] = {
-  { ".urdf", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL), "URDF", N_("models") },
-  { ".body", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL), "CHOREONOID-BODY", N_("models") },
+  { ".urdf", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL), { [KM_FILE_KIND_MODEL] = "URDF" },
+    N_("models") },
+  { ".body", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL),
+    { [KM_FILE_KIND_MODEL] = "CHOREONOID-BODY" }, N_("models") },
   /* Formats Kinema reads and does not write: skeleton.json in a .wrl or .xml would only
    * fail to load where that name says what it is. */
-  { ".wrl", 0, NULL, N_("OpenHRP VRML models, which Kinema reads but does not write") },
-  { ".xml", 0, NULL, N_("Scenebuilder scenes, which Kinema reads but does not write") },
+  { ".wrl", 0, { NULL }, N_("OpenHRP VRML models, which Kinema reads but does not write") },
+  { ".xml", 0, { NULL }, N_("Scenebuilder scenes, which Kinema reads but does not write") },
   { ".json", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL) | KM_CLI_KIND_BIT (KM_FILE_KIND_TARGETS) |
-             KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION), "SKELETON-JSON",
+             KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION),
+    { [KM_FILE_KIND_MODEL] = "SKELETON-JSON",
+      [KM_FILE_KIND_ANIMATION] = "KINEMA-ANIMATION-JSON" },
     N_("skeletons, IK targets and animations") },
-  { ".cnoid", KM_CLI_KIND_BIT (KM_FILE_KIND_PROJECT), NULL, N_("Choreonoid projects") },
-  { ".seq", KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION), NULL, N_("Choreonoid body motions") },
-  { ".pseq", KM_CLI_KIND_BIT (KM_FILE_KIND_POSE_SEQ), NULL, N_("Choreonoid pose sequences") },
+  { ".cnoid", KM_CLI_KIND_BIT (KM_FILE_KIND_PROJECT), { NULL }, N_("Choreonoid projects") },
+  { ".seq", KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION),
+    { [KM_FILE_KIND_BODY_MOTION] = "CHOREONOID-BODY-MOTION" }, N_("Choreonoid body motions") },
+  { ".pseq", KM_CLI_KIND_BIT (KM_FILE_KIND_POSE_SEQ), { NULL }, N_("Choreonoid pose sequences") },
 };
 
 /* The row of output_extensions[] that names @output's extension, or -1. @dot (out): the
@@ -219,8 +227,8 @@ km_cli_output_model_format (const char *output)
   g_autofree char *dot = NULL;
   int row = find_output_extension (output, &dot);
 
-  return row >= 0 && output_extensions[row].model_format != NULL
-         ? output_extensions[row].model_format : "SKELETON-JSON";
+  return row >= 0 && output_extensions[row].formats[KM_FILE_KIND_MODEL] != NULL
+         ? output_extensions[row].formats[KM_FILE_KIND_MODEL] : "SKELETON-JSON";
 }
 
 /* The kinds of file (KM_CLI_KIND_BIT()s) @output's extension (in any case) is for; 0 when
@@ -239,6 +247,49 @@ km_cli_output_name_kinds (const char  *output,
   if (dot != NULL)
     *dot = g_steal_pointer (&ext);
   return output_extensions[row].kinds;
+}
+
+/*
+ * NULL when the output file @output may hold @format, the format --to (@to, as given) asks
+ * for a file of one of @kinds (KM_CLI_KIND_BIT()s) to be written in; else the usage error
+ * to give before anything is written: its extension names another format of those kinds
+ * (x.body with `convert --to URDF`, x.seq with `solve --to KINEMA-ANIMATION-JSON`). Which
+ * of the two was meant cannot be told, and a file whose name says one format while it
+ * holds the other fails to load where its name leads. A name without an extension, or
+ * with an unknown one, is accepted; so is one for another kind of file, which
+ * km_cli_check_output_name() refuses. @suffix (nullable): how a name for @format would
+ * end, for the message; NULL: the extension that names @format.
+ */
+char *
+km_cli_check_output_format (const char *output,
+                            guint       kinds,
+                            const char *format,
+                            const char *to,
+                            const char *suffix)
+{
+  g_autofree char *dot = NULL;
+  int row = find_output_extension (output, &dot);
+  const char *implied = NULL;
+
+  if (row < 0)
+    return NULL;
+  for (guint k = 0; implied == NULL && k <= KM_FILE_KIND_BODY_MOTION; k++)
+    if ((kinds & output_extensions[row].kinds & KM_CLI_KIND_BIT (k)) != 0)
+      implied = output_extensions[row].formats[k];
+  if (implied == NULL || g_str_equal (implied, format))
+    return NULL;
+  for (guint i = 0; suffix == NULL && i < G_N_ELEMENTS (output_extensions); i++)
+    for (guint k = 0; k <= KM_FILE_KIND_BODY_MOTION; k++)
+      if ((kinds & KM_CLI_KIND_BIT (k)) != 0 && output_extensions[i].formats[k] != NULL &&
+          g_str_equal (output_extensions[i].formats[k], format))
+        suffix = output_extensions[i].extension;
+  g_return_val_if_fail (suffix != NULL, NULL);
+  /* Translators: e.g. "x.seq: the extension “.seq” is for CHOREONOID-BODY-MOTION, but
+   * --to asks for KINEMA-ANIMATION-JSON: nothing was written (leave out --to, or give a
+   * name ending in “.animation.json”)"; the format names and --to are not translated */
+  return g_strdup_printf (_("%s: the extension “%s” is for %s, but --to asks for %s: nothing "
+                            "was written (leave out --to, or give a name ending in “%s”)"),
+                          output, dot, implied, to, suffix);
 }
 
 /* "a model", "an IK targets file", …: what a file is, for messages. */

@@ -36,7 +36,7 @@
  * order, so the output does not depend on scheduling. The animation is written as
  * animation.json, or as a Choreonoid body motion (.seq) for Choreonoid to play: as --to
  * says, else as the output file's extension says. --to and an output file whose extension
- * is for the other format is wrong usage (check_output_format()).
+ * is for the other format is wrong usage (km_cli_check_output_format()).
  */
 
 /* What --to names (and the file names that go with it). */
@@ -422,7 +422,8 @@ output_suffix (OutputFormat format)
   return format == OUTPUT_BODY_MOTION ? ".seq" : ".animation.json";
 }
 
-/* The name --to gives @format, for messages: the first of output_formats[]. */
+/* The name --to gives @format, as the names of outputs do (km_cli_check_output_format()):
+ * the first of output_formats[]. */
 static const char *
 output_format_name (OutputFormat format)
 {
@@ -447,32 +448,6 @@ output_format_of_name (const char  *output,
   if (kinds & KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION))
     return OUTPUT_ANIMATION_JSON;
   return -1;
-}
-
-/*
- * NULL when the output file @output may hold @format, which --to (@to, as given) asks
- * for; else the usage error to give before anything is written: its extension asks for
- * the other format (x.seq with KINEMA-ANIMATION-JSON, x.json with a body motion). Which of
- * the two was meant cannot be told, and a file whose name says one format while it holds
- * the other fails to load where its name leads. A name without an extension is written.
- */
-static char *
-check_output_format (const char   *output,
-                     OutputFormat  format,
-                     const char   *to)
-{
-  g_autofree char *dot = NULL;
-  int implied = output_format_of_name (output, &dot);
-
-  if (implied < 0 || (OutputFormat) implied == format)
-    return NULL;
-  /* Translators: e.g. "x.seq: the extension “.seq” is for CHOREONOID-BODY-MOTION, but
-   * --to asks for KINEMA-ANIMATION-JSON: nothing was written (leave out --to, or give a
-   * name ending in “.animation.json”)"; the format names and --to are not translated */
-  return g_strdup_printf (_("%s: the extension “%s” is for %s, but --to asks for %s: nothing "
-                            "was written (leave out --to, or give a name ending in “%s”)"),
-                          output, dot, output_format_name ((OutputFormat) implied), to,
-                          output_suffix (format));
 }
 
 /* "walk.json" → "walk.animation.json" (or "walk.seq"); the embedded default is
@@ -753,7 +728,12 @@ km_cli_solve (int    argc,
         }
       else
         {
-          g_autofree char *message = check_output_format (output, output_format, to);
+          /* Which of the two a name for the other format meant cannot be told. */
+          g_autofree char *message =
+            km_cli_check_output_format (output, KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION) |
+                                                KM_CLI_KIND_BIT (KM_FILE_KIND_BODY_MOTION),
+                                        output_format_name (output_format), to,
+                                        output_suffix (output_format));
 
           if (message != NULL)
             return km_cli_usage_error (NULL, message);

@@ -17,7 +17,8 @@ G_BEGIN_DECLS
 #define KM_CLI_EXIT_INVALID 1
 #define KM_CLI_EXIT_USAGE   2
 
-/* A set of KmFileKinds, for km_cli_check_output_name() and km_cli_check_output_file(). */
+/* A set of KmFileKinds, for km_cli_check_output_name(), km_cli_check_output_format() and
+ * km_cli_check_output_file(). */
 #define KM_CLI_KIND_BIT(kind) (1u << (kind))
 
 /* One subcommand: argv[0] is the command's own name. Returns an exit status. */
@@ -58,6 +59,11 @@ const char *km_cli_kind_description (KmFileKind   kind);
 const char *km_cli_output_model_format (const char *output);
 guint km_cli_output_name_kinds (const char  *output,
                                 char       **dot);
+char *km_cli_check_output_format (const char *output,
+                                  guint       kinds,
+                                  const char *format,
+                                  const char *to,
+                                  const char *suffix);
 char *km_cli_check_output_name (const char *output,
                                 guint       kinds,
                                 const char *input,

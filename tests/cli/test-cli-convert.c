@@ -367,8 +367,10 @@ test_convert_to_errors (void)
 }
 
 /* Without --to, a model is written in the format its output file's extension names
- * (.urdf, .body, .json; case-insensitive), skeleton.json for any other; --to wins over the
- * extension, and targets files are rewritten as targets whatever the name. */
+ * (.urdf, .body, .json; case-insensitive), skeleton.json for any other; --to is written
+ * into a name with the matching extension, an unknown one or none (another model
+ * extension is refused: test_convert_to_conflicts()), and targets files are rewritten as
+ * targets whatever the name. */
 static void
 test_convert_by_extension (void)
 {
@@ -387,7 +389,10 @@ test_convert_by_extension (void)
     { "ext.json", NULL, "SKELETON-JSON", "{" },
     { "ext.txt", NULL, "SKELETON-JSON", "{" },
     { "ext-noext", NULL, "SKELETON-JSON", "{" },
-    { "ext-to.urdf", "SKELETON-JSON", "SKELETON-JSON", "{" },
+    { "ext-to.urdf", "URDF", "URDF", "<?xml" },
+    { "ext-to.Body", "CHOREONOID-BODY", "CHOREONOID-BODY", "format: \"ChoreonoidBody\"" },
+    { "ext-to.txt", "URDF", "URDF", "<?xml" },
+    { "ext-to-noext", "CHOREONOID-BODY", "CHOREONOID-BODY", "format: \"ChoreonoidBody\"" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -511,6 +516,60 @@ test_convert_extension_kind (void)
       start = g_strdup_printf ("output=%s format=%s", output, accepted[i].format);
       if (!g_str_has_prefix (run.out, start))
         g_error ("%s: “%s”", accepted[i].name, run.out);
+    }
+}
+
+/* --to and an OUTPUT whose extension names another model format that convert writes
+ * (.urdf, .body, .json, in any case): which one was meant cannot be known, so it is
+ * refused as wrong usage, naming both formats and the extension --to wants; nothing is
+ * written, and an earlier model under that name is kept (as solve refuses --to with the
+ * other format's extension). */
+static void
+test_convert_to_conflicts (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  static const struct
+  {
+    const char *to;
+    const char *name;
+    const char *implied;  /* the format the name says */
+    const char *suffix;   /* the extension the message asks for */
+  } refused[] = {
+    { "URDF", "robot.body", "CHOREONOID-BODY", ".urdf" },
+    { "URDF", "robot.json", "SKELETON-JSON", ".urdf" },
+    { "CHOREONOID-BODY", "robot.urdf", "URDF", ".body" },
+    { "CHOREONOID-BODY", "robot.JSON", "SKELETON-JSON", ".body" },
+    { "SKELETON-JSON", "robot.URDF", "URDF", ".json" },
+    { "SKELETON-JSON", "robot.Body", "CHOREONOID-BODY", ".json" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, refused[i].name, NULL);
+      g_autofree char *expected =
+        g_strdup_printf ("kinema-cli: %s: the extension “%s” is for %s, but --to asks for %s: "
+                         "nothing was written (leave out --to, or give a name ending in “%s”)\n",
+                         output, strrchr (refused[i].name, '.'), refused[i].implied,
+                         refused[i].to, refused[i].suffix);
+      g_autofree char *written = NULL;
+      g_auto(Run) run = { 0 };
+      g_auto(Run) first = { 0 };
+      g_auto(Run) again = { 0 };
+
+      /* Nothing is created... */
+      run_cli (&run, NULL, "convert", "--to", refused[i].to, model, output, NULL);
+      assert_output_refused (&run, output, NULL);
+      g_assert_cmpstr (run.err, ==, expected);
+
+      /* ...nor is a model in the format the name says replaced. */
+      run_cli (&first, NULL, "convert", model, output, NULL);
+      g_assert_cmpint (first.status, ==, 0);
+      g_assert_nonnull (strstr (first.out, refused[i].implied));
+      g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+      run_cli (&again, NULL, "convert", "--to", refused[i].to, model, output, NULL);
+      assert_output_refused (&again, output, written);
+      g_assert_cmpstr (again.err, ==, expected);
+      g_unlink (output);
     }
 }
 
@@ -681,6 +740,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/info-scenebuilder", test_info_scenebuilder);
   g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
   g_test_add_func ("/kinema/Cli/convert-by-extension", test_convert_by_extension);
+  g_test_add_func ("/kinema/Cli/convert-to-conflicts", test_convert_to_conflicts);
   g_test_add_func ("/kinema/Cli/convert-extension-kind", test_convert_extension_kind);
   g_test_add_func ("/kinema/Cli/convert-into-directory", test_convert_into_directory);
   g_test_add_func ("/kinema/Cli/convert-control-char-names", test_convert_control_char_names);
