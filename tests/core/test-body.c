@@ -844,6 +844,83 @@ test_unloaded_resource_node (void)
   g_assert_null (shapes[1]->uri_node);
 }
 
+/* A Resource whose mesh is not loaded (not found, or meshes not read) keeps the colour
+ * its Shape's appearance gives it (diffuse and transparency), and is written back with
+ * that appearance, as a loaded mesh's is: .body to .body keeps it. A reference in the
+ * default colour (no appearance) gets none. */
+static void
+test_unloaded_resource_color (void)
+{
+  static const char body[] =
+    HEAD "  - name: BASE\n    joint_type: fixed\n    elements:\n"
+    "      - type: Shape\n"
+    "        geometry: { type: Resource, uri: not-here.stl }\n"
+    "        appearance: { material: { diffuse: [ 1, 0, 0 ], transparency: 0.25 } }\n"
+    "      - type: Transform\n        translation: [ 0, 0, 1 ]\n        elements:\n"
+    "          - type: Shape\n"
+    "            geometry: { type: Resource, uri: \"package://no_such_package/m.stl\", "
+    "node: A }\n"
+    "            appearance: { material: { diffuse: [ 0, 0.5, 0 ] } }\n"
+    "      - type: Resource\n        uri: plain-not-here.stl\n";
+  g_autofree char *dir = g_dir_make_tmp ("kinema-body-color-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
+
+  /* Meshes looked for (and not found), then not read at all. */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      KmBodyOptions options = { .load_meshes = pass == 0 };
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+      g_autoptr(KmSkeleton) back = NULL;
+      g_autofree char *written = NULL;
+      g_autofree char *again = NULL;
+      KmShape * const *shapes;
+      guint n = 0;
+
+      test_util_push_warnings (warnings);
+      skel = km_body_load (path, body, strlen (body), &options, &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      shapes = km_skeleton_get_shapes (skel, 0, &n);
+      g_assert_cmpuint (n, ==, 3);
+      g_assert_null (shapes[0]->mesh);
+      g_assert_cmpfloat (shapes[0]->color.a, ==, 0.75f);
+
+      written = km_body_to_string (skel, NULL);
+      {
+        g_auto(GStrv) parts = g_strsplit (written, "appearance:", -1);
+
+        if (g_strv_length (parts) != 3)
+          g_error ("expected two appearances in:\n%s", written);
+      }
+      g_assert_nonnull (strstr (written, "transparency: 0.25"));
+
+      /* Read back as it was read: the same colours, the same places. */
+      test_util_push_warnings (warnings);
+      back = km_body_load (path, written, strlen (written), &options, &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      shapes = km_skeleton_get_shapes (back, 0, &n);
+      g_assert_cmpuint (n, ==, 3);
+      g_assert_cmpfloat (shapes[0]->color.r, ==, 1.0f);
+      g_assert_cmpfloat (shapes[0]->color.g, ==, 0.0f);
+      g_assert_cmpfloat (shapes[0]->color.a, ==, 0.75f);
+      g_assert_cmpfloat (shapes[1]->color.r, ==, 0.0f);
+      g_assert_cmpfloat (shapes[1]->color.g, ==, 0.5f);
+      g_assert_cmpfloat (shapes[1]->color.a, ==, 1.0f);
+      g_assert_cmpstr (shapes[1]->uri_node, ==, "A");
+      assert_vec3 (shapes[1]->transform.pos, 0, 0, 1);
+      g_assert_cmpfloat (shapes[2]->color.r, ==, KM_COLOR_DEFAULT.r);
+      g_assert_cmpfloat (shapes[2]->color.g, ==, KM_COLOR_DEFAULT.g);
+      g_assert_cmpfloat (shapes[2]->color.b, ==, KM_COLOR_DEFAULT.b);
+      g_assert_cmpfloat (shapes[2]->color.a, ==, KM_COLOR_DEFAULT.a);
+      again = km_body_to_string (back, NULL);
+      g_assert_cmpstr (again, ==, written);
+    }
+  g_rmdir (dir);
+}
+
 /* A spherical joint with a joint id (an edited .body joint) in a project's
  * joint_displacements: laid out as km_body_save writes the joint (three revolute links,
  * the first with its id, the other two with new ids after the largest, in link order),
@@ -1520,6 +1597,7 @@ main (int   argc,
                    test_package_mesh_saved_elsewhere);
   g_test_add_func ("/kinema/Body/resource-node", test_resource_node);
   g_test_add_func ("/kinema/Body/unloaded-resource-node", test_unloaded_resource_node);
+  g_test_add_func ("/kinema/Body/unloaded-resource-color", test_unloaded_resource_color);
   g_test_add_func ("/kinema/Body/spherical-joint-id-displacements",
                    test_spherical_joint_id_displacements);
   g_test_add_func ("/kinema/Body/joint-ids-kept", test_joint_ids_kept);

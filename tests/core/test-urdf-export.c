@@ -364,10 +364,12 @@ test_missing_mesh (void)
   g_assert_nonnull (strstr (text, origin));
   g_assert_nonnull (strstr (strstr (text, origin), visual));
 
-  /* .body: a Resource at the visual's place, read back as the same reference. */
+  /* .body: a Resource at the visual's place, in a Shape of the material's colour, read
+   * back as the same reference. */
   body = km_body_to_string (skel, NULL);
-  g_assert_nonnull (strstr (body, "type: \"Resource\"\n"));
-  g_assert_nonnull (strstr (body, "uri: \"meshes/not-here.stl\"\n"));
+  g_assert_nonnull (strstr (body, "geometry: { type: \"Resource\", "
+                                  "uri: \"meshes/not-here.stl\" }\n"));
+  g_assert_nonnull (strstr (body, "appearance: { material: { diffuse: [ 0, 0, 1 ] } }\n"));
   g_assert_nonnull (strstr (body, "scale: [ 0.001, 0.002, 0.003 ]\n"));
   test_util_push_warnings (warnings);
   from_body = km_body_load (path, body, strlen (body), NULL, &error);
@@ -378,6 +380,7 @@ test_missing_mesh (void)
   g_assert_cmpuint (n, ==, 2);
   g_assert_cmpstr (shapes[0]->uri, ==, "meshes/not-here.stl");
   g_assert_null (shapes[0]->mesh);
+  g_assert_cmpfloat (shapes[0]->color.b, ==, 1.0f);
   test_util_assert_vec3 (shapes[0]->scale, 0.001, 0.002, 0.003, 1e-12);
   test_util_assert_vec3 (shapes[0]->transform.pos, 0.1, 0.2, 0.3, 1e-12);
   {

@@ -62,9 +62,10 @@
  *   for all the shapes read from the file (uri_part 0). Writing a file's triangles
  *   instead would make a model of large meshes a text of tens of megabytes, more nodes
  *   than a .body reader takes, and lose the reference that writers naming files (URDF)
- *   need. A colour the model gives the mesh (a URDF material) is kept as the appearance of
- *   a Shape whose geometry is the Resource, which Choreonoid reads for a file of one mesh
- *   only: for a file of several the colour is left out (noted);
+ *   need. A colour the model gives the mesh (a URDF material, a .body appearance) is kept
+ *   as the appearance of a Shape whose geometry is the Resource, which Choreonoid reads for
+ *   a file of one mesh only: for a loaded file of several the colour is left out (noted);
+ *   a file that was not loaded keeps the colour its reference has;
  * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
  *   child link's, KmJoint.link_name) is left out (noted).
  */
@@ -193,9 +194,10 @@ appearance_node (const KmShape *shape)
   return appearance;
 }
 
-/* Whether the model gives the loaded mesh @shape a colour of its own, not the one of its
- * file: a URDF material, or a colour other than the file's (the default colour when the
- * file has none). */
+/* Whether the model gives the mesh @shape a colour of its own, not the one of its file: a
+ * URDF material, or a colour other than the file's (the default colour when the file has
+ * none, or was not loaded: a .body appearance kept on the reference), as the URDF writer
+ * decides. */
 static gboolean
 has_own_color (const KmShape *shape)
 {
@@ -203,7 +205,8 @@ has_own_color (const KmShape *shape)
 
   if (shape->material != NULL)
     return TRUE;
-  km_mesh_get_color (shape->mesh, &file);
+  if (shape->mesh != NULL)
+    km_mesh_get_color (shape->mesh, &file);
   return shape->color.r != file.r || shape->color.g != file.g || shape->color.b != file.b ||
          shape->color.a != file.a;
 }
@@ -307,9 +310,10 @@ shape_node (KmShape * const *shapes,
 
   if (shape->type == KM_SHAPE_MESH && shape->uri != NULL && shape->mesh == NULL)
     {
-      /* A mesh file that was not loaded: the reference, placed as the model placed it. */
-      return placed_node (resource_node (shape, path, FALSE, pathed), &shape->transform,
-                          shape->scale);
+      /* A mesh file that was not loaded: the reference, placed as the model placed it,
+       * with the colour the model gives it (a .body appearance, a URDF material). */
+      return placed_node (resource_node (shape, path, has_own_color (shape), pathed),
+                          &shape->transform, shape->scale);
     }
   if (shape->type == KM_SHAPE_MESH && shape->uri != NULL)
     {
