@@ -172,18 +172,60 @@ configure_angle_limit_spin (GtkSpinButton *spin)
 /* A limit field at the far end of its range (the min field at its lowest, the max field at
  * its highest) is an open end: that side is not limited (a joint limited on one side only,
  * KmLimit with an infinite end). It shows −∞ or ∞, and typing ∞, inf or unlimited (with
- * a sign or not) puts it there. */
+ * a sign or not) puts it there. A typed number never does (limit_word): one at or beyond
+ * the open end is set to the nearest number short of it, and the user is told so, as a
+ * number field tells of any number outside its range. */
 #define OPEN_END_KEY "km-open-end"
+#define LIMIT_UNIT_KEY "km-limit-unit"
+#define LIMIT_CLAMPED_KEY "km-limit-clamped"
+
+/* The unit a limit field shows (km_number_field_set_unit()), for reading typed numbers. */
+typedef struct
+{
+  KmQuantity quantity;
+  double     scale;
+  char      *symbol;
+} LimitUnit;
+
+static void
+limit_unit_free (LimitUnit *unit)
+{
+  g_free (unit->symbol);
+  g_free (unit);
+}
+
+static void
+set_limit_unit (GtkSpinButton *spin,
+                KmQuantity     quantity,
+                double         scale,
+                const char    *symbol)
+{
+  LimitUnit *unit = g_new0 (LimitUnit, 1);
+
+  km_number_field_set_unit (spin, quantity, scale, symbol);
+  unit->quantity = quantity;
+  unit->scale = scale;
+  unit->symbol = g_strdup (symbol);
+  g_object_set_data_full (G_OBJECT (spin), LIMIT_UNIT_KEY, unit,
+                          (GDestroyNotify) limit_unit_free);
+}
+
+/* Whether @value is the open end of @spin. */
+static gboolean
+is_open_end (GtkSpinButton *spin,
+             double         value)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+
+  return side < 0 ? value <= gtk_adjustment_get_lower (adjustment)
+                  : side > 0 && value >= gtk_adjustment_get_upper (adjustment);
+}
 
 static gboolean
 at_open_end (GtkSpinButton *spin)
 {
-  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
-  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
-  double value = gtk_adjustment_get_value (adjustment);
-
-  return side < 0 ? value <= gtk_adjustment_get_lower (adjustment)
-                  : side > 0 && value >= gtk_adjustment_get_upper (adjustment);
+  return is_open_end (spin, gtk_spin_button_get_value (spin));
 }
 
 /* KmNumberFieldFormat of the limit fields. */
@@ -193,9 +235,84 @@ limit_format (GtkSpinButton *spin,
 {
   int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
 
-  if (!at_open_end (spin))
+  if (!is_open_end (spin, value))
     return NULL;
   return g_strdup (side < 0 ? "−∞" : "∞");
+}
+
+/* A number in @spin's digits and unit, as number fields write them in messages ("500.000°",
+ * "0.5000 m"). */
+static char *
+limit_number_text (GtkSpinButton *spin,
+                   double         number)
+{
+  LimitUnit *unit = g_object_get_data (G_OBJECT (spin), LIMIT_UNIT_KEY);
+  g_autofree char *text = g_strdup_printf ("%0.*f", (int) gtk_spin_button_get_digits (spin),
+                                           number);
+
+  if (unit == NULL || unit->symbol == NULL || *unit->symbol == '\0')
+    return g_steal_pointer (&text);
+  if (g_unichar_isalnum (g_utf8_get_char (unit->symbol)))
+    return g_strdup_printf ("%s %s", text, unit->symbol);
+  return g_strconcat (text, unit->symbol, NULL);
+}
+
+/* A typed number at or beyond the open end of @spin: *@value is the nearest number short
+ * of it (one step of the shown digits), and @spin keeps why (LIMIT_CLAMPED_KEY) for
+ * limit_clamped_cb(). FALSE for any other text. */
+static gboolean
+limit_number_beyond (GtkSpinButton *spin,
+                     const char    *text,
+                     double        *value)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  LimitUnit *unit = g_object_get_data (G_OBJECT (spin), LIMIT_UNIT_KEY);
+  int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
+  double step = pow (10.0, -(double) gtk_spin_button_get_digits (spin));
+  double lower = gtk_adjustment_get_lower (adjustment);
+  double upper = gtk_adjustment_get_upper (adjustment);
+  g_autofree char *typed_text = NULL, *lower_text = NULL, *upper_text = NULL;
+  double typed;
+
+  if (unit == NULL
+      || !km_number_field_parse (text, unit->quantity, unit->scale, unit->symbol, &typed, NULL)
+      || !is_open_end (spin, typed))
+    return FALSE;
+  /* The numbers the field takes: its range less the open end. */
+  if (side < 0)
+    lower += step;
+  else
+    upper -= step;
+  *value = side < 0 ? lower : upper;
+  typed_text = limit_number_text (spin, typed);
+  lower_text = limit_number_text (spin, lower);
+  upper_text = limit_number_text (spin, upper);
+  g_object_set_data_full (G_OBJECT (spin), LIMIT_CLAMPED_KEY,
+                          /* Translators: a number typed into a field was out of range and
+                           * set to the nearest end: the typed number, the range's lower and
+                           * upper end, then the number set, each with its unit ("500.0°") */
+                          g_strdup_printf (_("%s is outside the range %s…%s; set to %s"),
+                                           typed_text, lower_text, upper_text,
+                                           side < 0 ? lower_text : upper_text),
+                          g_free);
+  return TRUE;
+}
+
+static void field_refused_cb (GtkSpinButton *spin,
+                              const char    *reason,
+                              gpointer       user_data);
+
+/* Tells why a typed number is not the limit set (limit_number_beyond()): after the edit is
+ * applied (which clears the reasons shown before), unless it was refused (its reason says
+ * more). */
+static void
+limit_clamped_cb (GtkSpinButton    *spin,
+                  KmJointInspector *self)
+{
+  g_autofree char *reason = g_object_steal_data (G_OBJECT (spin), LIMIT_CLAMPED_KEY);
+
+  if (reason != NULL && !gtk_widget_get_visible (GTK_WIDGET (self->limit_error)))
+    field_refused_cb (spin, reason, self);
 }
 
 /* KmNumberFieldWord of the limit fields. */
@@ -208,6 +325,15 @@ limit_word (GtkSpinButton *spin,
   int side = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (spin), OPEN_END_KEY));
   const char *word = text;
 
+  g_object_set_data (G_OBJECT (spin), LIMIT_CLAMPED_KEY, NULL);
+  if (limit_number_beyond (spin, text, value))
+    {
+      /* The value stays: no ::value-changed comes to say so after. */
+      if (fabs (*value - gtk_adjustment_get_value (adjustment)) <= 1e-10)
+        limit_clamped_cb (spin, KM_JOINT_INSPECTOR (gtk_widget_get_ancestor (
+                                  GTK_WIDGET (spin), KM_TYPE_JOINT_INSPECTOR)));
+      return TRUE;
+    }
   if (g_str_has_prefix (word, "−"))
     word += strlen ("−");
   else if (*word == '-' || *word == '+')
@@ -442,15 +568,15 @@ refresh (KmJointInspector *self)
         {
           configure_length_spin (min, length);
           configure_length_spin (max, length);
-          km_number_field_set_unit (min, KM_QUANTITY_LENGTH, length.scale, length.symbol);
-          km_number_field_set_unit (max, KM_QUANTITY_LENGTH, length.scale, length.symbol);
+          set_limit_unit (min, KM_QUANTITY_LENGTH, length.scale, length.symbol);
+          set_limit_unit (max, KM_QUANTITY_LENGTH, length.scale, length.symbol);
         }
       else
         {
           configure_angle_limit_spin (min);
           configure_angle_limit_spin (max);
-          km_number_field_set_unit (min, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
-          km_number_field_set_unit (max, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
+          set_limit_unit (min, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
+          set_limit_unit (max, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
         }
       gtk_check_button_set_active (limited, limit->limited);
       gtk_widget_set_sensitive (GTK_WIDGET (min), limit->limited);
@@ -1274,6 +1400,8 @@ km_joint_inspector_init (KmJointInspector *self)
         {
           g_object_set_data (G_OBJECT (ends[e]), OPEN_END_KEY, GINT_TO_POINTER (e == 0 ? -1 : 1));
           km_number_field_set_words (ends[e], limit_format, limit_word);
+          /* After limit_changed_cb() has applied the value. */
+          g_signal_connect_after (ends[e], "value-changed", G_CALLBACK (limit_clamped_cb), self);
         }
     }
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
@@ -275,6 +276,83 @@ test_one_sided_limit_field (Fixture       *f,
   g_assert_true (km_document_undo (f->document));
   g_assert_true (km_document_undo (f->document));
   g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), 2)->limits[0].min, ==, 0.0);
+}
+
+/* Types @text into @spin and commits it (Return, focus-out). */
+static void
+type_into (GtkSpinButton *spin,
+           const char    *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  gtk_spin_button_update (spin);
+}
+
+/* A typed number never becomes an open end: beyond the field's range (±36000°, whose far
+ * end is ∞) it is set to the nearest number the field takes, and the field says so as
+ * number fields do. Only the words mean unlimited. */
+static void
+test_typed_limit_never_open (Fixture       *f,
+                             gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkSpinButton *max = child (f, "max_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  const KmLimit *limit;
+  const char *reason;
+
+  select_joint (f, "Elbow");
+  type_into (max, "50000");
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_true (limit->limited);
+  g_assert_true (isfinite (limit->max));
+  g_assert_cmpfloat_with_epsilon (limit->max * 180.0 / G_PI, 35999.999, 1e-6);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (max)), ==, "35999.999");
+  g_assert_true (gtk_widget_get_visible (error_label));
+  reason = gtk_label_get_text (GTK_LABEL (error_label));
+  g_test_message ("%s", reason);
+  g_assert_nonnull (strstr (reason, "50000.000°"));
+  g_assert_nonnull (strstr (reason, "outside"));
+  g_assert_nonnull (strstr (reason, "set to 35999.999°"));
+  g_assert_null (strstr (reason, "∞"));
+
+  /* The same again (the field already there): still said, still no open end. */
+  type_into (max, "1e9");
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_true (isfinite (limit->max));
+  g_assert_true (gtk_widget_get_visible (error_label));
+
+  /* The min field likewise, also in another unit; exactly at the end too. */
+  type_into (min, "-50000");
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_true (isfinite (limit->min));
+  g_assert_cmpfloat_with_epsilon (limit->min * 180.0 / G_PI, -35999.999, 1e-6);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "-35999.999");
+  g_assert_true (gtk_widget_get_visible (error_label));
+  type_into (min, "10");
+  g_assert_false (gtk_widget_get_visible (error_label));
+  type_into (min, "-1000 rad");
+  g_assert_true (isfinite (km_skeleton_get_joint (skeleton (f), 2)->limits[0].min));
+  g_assert_true (gtk_widget_get_visible (error_label));
+  type_into (min, "-36000");
+  g_assert_true (isfinite (km_skeleton_get_joint (skeleton (f), 2)->limits[0].min));
+
+  /* The words are the open ends. */
+  type_into (max, "unlimited");
+  limit = &km_skeleton_get_joint (skeleton (f), 2)->limits[0];
+  g_assert_cmpfloat (limit->max, ==, INFINITY);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (max)), ==, "∞");
+  g_assert_false (gtk_widget_get_visible (error_label));
+
+  /* A number in range below the open end of the max field is a plain edit. */
+  type_into (max, "35999");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton (f), 2)->limits[0].max
+                                    * 180.0 / G_PI, 35999.0, 1e-6);
+  g_assert_false (gtk_widget_get_visible (error_label));
+
+  type_into (min, "-inf");
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), 2)->limits[0].min, ==, -INFINITY);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "−∞");
+  g_assert_false (gtk_widget_get_visible (error_label));
 }
 
 static void
@@ -2157,6 +2235,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/unreachable-link-limits-refused",
        test_unreachable_link_limits_refused);
   ADD ("/kinema/JointInspector/one-sided-limit-field", test_one_sided_limit_field);
+  ADD ("/kinema/JointInspector/typed-limit-never-open", test_typed_limit_never_open);
   ADD ("/kinema/JointInspector/add-delete-undo", test_add_delete_undo);
   ADD ("/kinema/JointInspector/mirror", test_mirror);
   ADD ("/kinema/JointInspector/values-kept", test_values_kept);
