@@ -238,8 +238,7 @@ pick_joint (KmSceneView *self,
   view_ray (self, x, y, &origin, &dir);
   /* The markers' size as drawn (km_scene_view_render()). */
   return km_pick_joint (skeleton, km_document_get_joint_world (self->document, NULL),
-                        km_renderer_marker_radius (skeleton, self->model_extent), origin, dir,
-                        NULL);
+                        km_scene_view_get_marker_radius (self), origin, dir, NULL);
 }
 
 static KmGizmoHandle
@@ -304,11 +303,21 @@ document_changed_cb (KmSceneView *self)
 
 static void watch_project (KmSceneView *self);
 static void reframe (KmSceneView *self);
+static void update_model_extent (KmSceneView *self);
 
 static void
 tree_changed_cb (KmSceneView *self)
 {
   watch_project (self);
+  update_model_extent (self);
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+/* A body shown or hidden: the scene's size, and so its markers', may change. */
+static void
+body_checked_cb (KmSceneView *self)
+{
+  update_model_extent (self);
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
@@ -328,7 +337,10 @@ watch_item (KmSceneView *self,
   g_signal_connect_swapped (item, "items-changed", G_CALLBACK (tree_changed_cb), self);
   /* is-checked, and joint states that undo or a loader change */
   if (KM_IS_BODY_ITEM (item))
-    g_signal_connect_swapped (item, "notify", G_CALLBACK (document_changed_cb), self);
+    {
+      g_signal_connect_swapped (item, "notify", G_CALLBACK (document_changed_cb), self);
+      g_signal_connect_swapped (item, "notify::is-checked", G_CALLBACK (body_checked_cb), self);
+    }
   for (guint i = 0; i < km_item_get_n_children (item); i++)
     watch_item (self, km_item_get_child (item, i));
 }
@@ -632,15 +644,39 @@ frame_box (KmSceneView    *self,
     }
 }
 
+/* The markers' size for the scene as it is now (the one framing it would give them), with
+ * the camera left where it is: the bodies drawn changed (a skeleton edit, a model reloaded
+ * at another scale, a body shown), so that markers sized for the scene framed last would
+ * swamp a model that shrank or vanish on one that grew. Not on pose changes: a drag would
+ * make the markers breathe, and the scene's own size is the model's, not the pose's. */
+static void
+update_model_extent (KmSceneView *self)
+{
+  SceneBox box;
+  double extent;
+
+  if (self->document == NULL || !scene_bounds (self, -1, &box))
+    return;
+  extent = framed_model_extent (&box);
+  if (extent == self->model_extent)
+    return;
+  self->model_extent = extent;
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
 /* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
- * joint added, undone) keeps the view where the user put it. */
+ * joint added, undone) keeps the view where the user put it, with markers to the model's
+ * new size. */
 static void
 document_skeleton_changed_cb (KmSceneView *self)
 {
   KmItem *body = km_document_get_body_item (self->document);
 
   if (body != NULL && body == self->framed_body && self->camera_moved)
-    return;
+    {
+      update_model_extent (self);
+      return;
+    }
   reframe (self);
 }
 
@@ -1866,4 +1902,24 @@ km_scene_view_frame (KmSceneView *self,
   frame_box (self, &box, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
   self->camera_moved = TRUE;
   notify_camera (self);
+}
+
+/**
+ * km_scene_view_get_marker_radius:
+ *
+ * The radius of the edited body's joint markers as the view draws and picks them
+ * (km_renderer_marker_radius() for the scene's model extent).
+ *
+ * Returns: metres; 0 without a shown body
+ */
+double
+km_scene_view_get_marker_radius (KmSceneView *self)
+{
+  KmSkeleton *skeleton;
+
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), 0.0);
+
+  if ((skeleton = shown_skeleton (self)) == NULL)
+    return 0.0;
+  return km_renderer_marker_radius (skeleton, self->model_extent);
 }

@@ -44,5 +44,6 @@ void            km_scene_view_set_orthographic    (KmSceneView    *self,
                                                    gboolean        orthographic);
 void            km_scene_view_frame               (KmSceneView    *self,
                                                    int             joint);
+double          km_scene_view_get_marker_radius   (KmSceneView    *self);
 
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "km-document-skeleton.h"
 #include "km-renderer.h"
 #include "km-scene-view.h"
+#include "km-skeleton-edit.h"
 #include "km-window.h"
 #include "test-app-util.h"
 
@@ -412,6 +413,111 @@ test_small_model_pick (Fixture       *f,
   g_assert_true (real_click_selects (f, cx - 1.5 * radius - 3.0, cy, -1));
 }
 
+/* Scales every joint offset of the body by @factor, as one skeleton edit. */
+static void
+scale_offsets (Fixture *f,
+               double   factor)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  g_autoptr(KmSkeleton) edited = km_skeleton_ref (skeleton);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      KmVec3 offset = km_skeleton_get_joint (edited, i)->offset;
+      KmSkeleton *next = km_skeleton_edit_set_offset (edited, i,
+                                                      km_vec3_scale (offset, factor), &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&edited, km_skeleton_unref);
+      edited = next;
+    }
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Scale", NULL));
+  test_app_spin ();
+}
+
+static void
+assert_same_camera (const KmCamera *a,
+                    const KmCamera *b)
+{
+  g_assert_cmpfloat (a->distance, ==, b->distance);
+  g_assert_cmpfloat (a->target.x, ==, b->target.x);
+  g_assert_cmpfloat (a->target.y, ==, b->target.y);
+  g_assert_cmpfloat (a->target.z, ==, b->target.z);
+  g_assert_cmpfloat (a->yaw, ==, b->yaw);
+  g_assert_cmpfloat (a->pitch, ==, b->pitch);
+}
+
+/* The markers follow the model's size as its skeleton changes, not only once it is
+ * framed again: a 1.8 m arm scaled down a hundredfold gets markers of a 2 cm model (the
+ * size Frame All then gives them too), and back up those of the 1.8 m one again;
+ * the camera the user placed stays where it is. */
+static void
+test_markers_follow_model (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  KmCamera placed;
+  double metre_radius, small_radius, stale_radius;
+
+  g_autoptr(KmSkeleton) chain = NULL;
+
+  /* A 1.8 m arm of three 60 cm links, nothing else in the scene. */
+  km_document_new_project (f->document);
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  chain = km_skeleton_ref (km_document_get_skeleton (f->document));
+  for (guint i = 0; i < 3; i++)
+    {
+      KmSkeleton *next = km_skeleton_edit_add_child (chain, i, NULL, KM_JOINT_REVOLUTE,
+                                                     km_vec3 (0, 0, 0.6), NULL, &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&chain, km_skeleton_unref);
+      chain = next;
+    }
+  g_assert_true (km_document_edit_skeleton (f->document, chain, "Arm", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat_with_epsilon (joint_extent (f), 1.8, 1e-9);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  metre_radius = km_scene_view_get_marker_radius (f->view);
+  g_assert_cmpfloat (metre_radius, >, 0.0);
+
+  /* Placed by the user: skeleton edits keep the view. */
+  placed = *km_scene_view_get_camera (f->view);
+  km_camera_orbit (&placed, 0.2, 0.1);
+  km_scene_view_set_camera (f->view, &placed);
+
+  scale_offsets (f, 0.01);
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  g_assert_cmpfloat (joint_extent (f), <, 0.05);
+  small_radius = km_scene_view_get_marker_radius (f->view);
+  stale_radius = km_renderer_marker_radius (km_document_get_skeleton (f->document), 1.8);
+  g_test_message ("marker radius: %.5f m at 1.8 m, %.5f m at 1.8 cm (%.5f m at the old size)",
+                  metre_radius, small_radius, stale_radius);
+  g_assert_cmpfloat (small_radius, <, 0.5 * stale_radius);
+  g_assert_cmpfloat (small_radius, <, 0.1 * metre_radius);
+
+  /* What Frame All gives it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  g_assert_cmpfloat_with_epsilon (km_scene_view_get_marker_radius (f->view), small_radius,
+                                  1e-12);
+  km_scene_view_set_camera (f->view, &placed);
+
+  /* Back to its size: the markers of before. */
+  scale_offsets (f, 100.0);
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  g_assert_cmpfloat_with_epsilon (km_scene_view_get_marker_radius (f->view), metre_radius,
+                                  1e-9);
+
+  /* Undone (the edit of the skeleton), likewise. */
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  g_assert_cmpfloat_with_epsilon (km_scene_view_get_marker_radius (f->view), small_radius,
+                                  1e-9);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -428,5 +534,7 @@ main (int    argc,
               test_small_model_markers, fixture_teardown);
   g_test_add ("/kinema/Framing/small-model-pick", Fixture, NULL, fixture_setup,
               test_small_model_pick, fixture_teardown);
+  g_test_add ("/kinema/Framing/markers-follow-model", Fixture, NULL, fixture_setup,
+              test_markers_follow_model, fixture_teardown);
   return g_test_run ();
 }
