@@ -824,6 +824,30 @@ joint_edit_free (gpointer data)
   g_free (edit);
 }
 
+/* Shows @shown, a pose of the current body edited at @edit_frame, at that frame: unkeyed
+ * where it differs from the motion there. */
+static void
+show_edited_pose (KmDocument   *self,
+                  guint         edit_frame,
+                  const double *shown)
+{
+  guint frame = MIN (edit_frame, self->timeline_frames - 1);
+
+  /* Undone or redone after the frame moved on, it shows there (not at a frame whose motion
+   * it is not), and so the user sees what came back. The pose left behind is not reported
+   * as replaced: undo and redo moved away from it, and redo brings it back. */
+  if (self->current_frame != frame)
+    {
+      set_pose_unkeyed (self, FALSE);
+      self->current_frame = frame;
+      pose_from_animation (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
+    }
+  memcpy (self->pose, shown, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
+  update_world (self);
+  update_pose_unkeyed (self);
+}
+
 static void
 joint_edit_apply (JointEdit    *edit,
                   const double *q,
@@ -833,26 +857,10 @@ joint_edit_apply (JointEdit    *edit,
 
   km_body_item_set_joint_state (edit->body, q, edit->n_dof);
   sync_from_project (self);
+  /* @shown is the pose at the edit's frame. */
   if (self->body == edit->body && self->skeleton != NULL
       && km_skeleton_get_n_dof (self->skeleton) == edit->n_dof)
-    {
-      guint frame = MIN (edit->frame, self->timeline_frames - 1);
-
-      /* @shown is the pose at the edit's frame: undone or redone after the frame moved on,
-       * it shows there (not at a frame whose motion it is not), and so the user sees what
-       * came back. The pose left behind is not reported as replaced: undo and redo moved
-       * away from it, and redo brings it back. */
-      if (self->current_frame != frame)
-        {
-          set_pose_unkeyed (self, FALSE);
-          self->current_frame = frame;
-          pose_from_animation (self);
-          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_FRAME]);
-        }
-      memcpy (self->pose, shown, edit->n_dof * sizeof (double));
-      update_world (self);
-      update_pose_unkeyed (self);
-    }
+    show_edited_pose (self, edit->frame, shown);
 }
 
 static void
@@ -979,6 +987,11 @@ typedef struct
   gboolean       before_unsolved;    /* the solve of track_before never finished, so
                                       * animation_before is not its motion */
   TargetsLink   *link;               /* the running solve that completes this step */
+  /* The unkeyed pose the step keys (Set Keyframe), shown again, unkeyed, by its undo: the
+   * pose shown and its frame when it was made; NULL for other steps. */
+  double        *keyed_pose;
+  guint          keyed_n_dof;
+  guint          keyed_frame;
 } TargetsEdit;
 
 /* Shared by a step and the solve that completes it; whichever goes first unlinks. */
@@ -1002,6 +1015,7 @@ targets_edit_free (gpointer data)
   g_clear_object (&edit->animation_item);
   g_clear_pointer (&edit->animation_before, km_animation_unref);
   g_clear_pointer (&edit->animation_after, km_animation_unref);
+  g_free (edit->keyed_pose);
   g_free (edit);
 }
 
@@ -1217,6 +1231,12 @@ targets_edit_undo (gpointer data)
   else
     km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_before);
   sync_from_project (self);
+
+  /* Undoing Set Keyframe alone: the pose it keyed shows again at its frame, unkeyed, as
+   * before K (the motion of before shows elsewhere, and replaces it on a frame change). */
+  if (edit->keyed_pose != NULL && self->body == edit->body && self->skeleton != NULL
+      && km_skeleton_get_n_dof (self->skeleton) == edit->keyed_n_dof)
+    show_edited_pose (self, edit->keyed_frame, edit->keyed_pose);
 
   /* Back onto targets whose solve never finished: solve them now. */
   if (edit->before_unsolved && edit->track_before != NULL && self->body == edit->body
@@ -2238,6 +2258,14 @@ km_document_set_targets (KmDocument    *self,
       edit->animation_before = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
       if (edit->animation_before != NULL)
         km_animation_ref (edit->animation_before);
+    }
+  /* Set Keyframe on an unkeyed pose (km_document_set_keyframe) keys what shows now. */
+  if (self->pose_unkeyed && self->unkeyed_frame == self->current_frame
+      && self->skeleton != NULL && track_keys_shown_pose (self, targets))
+    {
+      edit->keyed_n_dof = km_skeleton_get_n_dof (self->skeleton);
+      edit->keyed_pose = g_memdup2 (self->pose, edit->keyed_n_dof * sizeof (double));
+      edit->keyed_frame = self->current_frame;
     }
   g_ptr_array_add (self->targets_edits, edit);
   km_project_push_command (self->project, _("Edit Targets"), targets_edit_redo,

@@ -226,6 +226,87 @@ test_redo_key_dragged (Fixture       *f,
   redo_key_says_nothing (f, FALSE);
 }
 
+/* Undoing K alone brings back what was there before it: no keyframe at that frame, and
+ * the edited pose shown, unkeyed, at its frame (the time bar says so again), even when
+ * the frame moved on after K. Redo keys it again, silently. @wait: K's solve finished
+ * before the undo (else it still runs). */
+static void
+undo_key_unkeys (Fixture  *f,
+                 gboolean  wait,
+                 gboolean  move_on)
+{
+  g_autofree double *dragged = NULL;
+  KmTargetTrack *targets;
+  guint frame = G_MAXUINT;
+
+  km_document_set_current_frame (f->document, 12);
+  test_app_spin ();
+  dragged = drag (f);
+  g_assert_true (shows_unkeyed (f));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpint (km_target_track_find_keyframe (km_document_get_targets (f->document), 12),
+                   >=, 0);
+  if (wait)
+    g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  if (move_on)
+    {
+      km_document_set_current_frame (f->document, 30);
+      test_app_spin ();
+    }
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 12), <, 0);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 12);
+  g_assert_true (pose_is (f, dragged));
+  g_assert_true (km_document_get_pose_unkeyed (f->document, &frame));
+  g_assert_cmpuint (frame, ==, 12);
+  g_assert_true (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 12), >=, 0);
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+
+  /* And undo again, as often as the user goes back and forth. */
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (pose_is (f, dragged));
+  g_assert_true (shows_unkeyed (f));
+}
+
+static void
+test_undo_key_unkeys (Fixture       *f,
+                      gconstpointer  data)
+{
+  undo_key_unkeys (f, TRUE, FALSE);
+}
+
+static void
+test_undo_key_solving_unkeys (Fixture       *f,
+                              gconstpointer  data)
+{
+  undo_key_unkeys (f, FALSE, FALSE);
+}
+
+static void
+test_undo_key_elsewhere_unkeys (Fixture       *f,
+                                gconstpointer  data)
+{
+  undo_key_unkeys (f, TRUE, TRUE);
+}
+
 /* Undoing the drag (at its frame) clears the state, silently. */
 static void
 test_undo_clears (Fixture       *f,
@@ -390,6 +471,12 @@ main (int    argc,
               fixture_setup, test_redo_key_typed, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/redo-key-dragged", Fixture, NULL,
               fixture_setup, test_redo_key_dragged, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-key-unkeys", Fixture, NULL,
+              fixture_setup, test_undo_key_unkeys, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-key-solving-unkeys", Fixture, NULL,
+              fixture_setup, test_undo_key_solving_unkeys, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-key-elsewhere-unkeys", Fixture, NULL,
+              fixture_setup, test_undo_key_elsewhere_unkeys, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/undo-clears", Fixture, NULL,
               fixture_setup, test_undo_clears, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/frame-change-replaces", Fixture, NULL,
