@@ -1087,7 +1087,8 @@ typedef struct
   GPtrArray           *warnings;   /* of char *, from the worker */
   char                *expected_identity;  /* JOB_PROJECT: what the file must still be
                                             * to be written over, or NULL to write */
-  char                *identity;   /* JOB_PROJECT: the file's once written, or NULL */
+  char                *identity;   /* JOB_PROJECT: the file's once written, or (failed
+                                    * with KM_DOCUMENT_ERROR) as it was found, or NULL */
 } WriteJob;
 
 static void
@@ -1161,6 +1162,8 @@ check_unchanged (WriteJob  *job,
   identity = query_path_identity (job->path);
   if (identity != NULL && strcmp (identity, job->expected_identity) == 0)
     return TRUE;
+  /* What the user may choose to write over (km_document_accept_disk_conflict). */
+  job->identity = g_strdup (identity);
   name = g_path_get_basename (job->path);
   if (identity == NULL && !g_file_test (job->path, G_FILE_TEST_EXISTS))
     g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_DELETED_ON_DISK,
@@ -1291,6 +1294,116 @@ write_job_thread (GTask        *task,
     g_task_return_error (task, error);
 }
 
+/* ---- What a save found another program did, and what the document writes ------------ */
+
+#define DISK_CONFLICT_KEY "km-document-disk-conflict"
+#define WRITES_KEY        "km-document-writes"
+
+typedef struct
+{
+  GError *error;     /* of KM_DOCUMENT_ERROR */
+  char   *identity;  /* the file as the save found it, or NULL (gone) */
+} DiskConflict;
+
+static void
+disk_conflict_free (gpointer data)
+{
+  DiskConflict *conflict = data;
+
+  g_error_free (conflict->error);
+  g_free (conflict->identity);
+  g_free (conflict);
+}
+
+static void
+set_disk_conflict (KmDocument   *self,
+                   const GError *error,
+                   const char   *identity)
+{
+  DiskConflict *conflict = NULL;
+
+  if (error != NULL)
+    {
+      conflict = g_new0 (DiskConflict, 1);
+      conflict->error = g_error_copy (error);
+      conflict->identity = g_strdup (identity);
+    }
+  g_object_set_data_full (G_OBJECT (self), DISK_CONFLICT_KEY, conflict, disk_conflict_free);
+}
+
+/**
+ * km_document_get_disk_conflict:
+ *
+ * Why the last project save to the document's file wrote nothing: another program changed
+ * or removed the file since the document read or wrote it. Any caller's save, so that the
+ * window asks about one it did not start (Save for Choreonoid) as about its own.
+ *
+ * Returns: (nullable): the error, of %KM_DOCUMENT_ERROR, or %NULL when the last save
+ *   did not fail so
+ */
+const GError *
+km_document_get_disk_conflict (KmDocument *self)
+{
+  DiskConflict *conflict;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
+  return conflict != NULL ? conflict->error : NULL;
+}
+
+/**
+ * km_document_accept_disk_conflict:
+ *
+ * The user chose to write over the file as the last save found it
+ * (km_document_get_disk_conflict()): the next save writes over that version, while a
+ * change made after it still stops the save. A file that was removed is written again.
+ *
+ * Returns: whether there was a conflict to accept
+ */
+gboolean
+km_document_accept_disk_conflict (KmDocument *self)
+{
+  DiskConflict *conflict;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
+  if (conflict == NULL)
+    return FALSE;
+  _km_document_set_file_identity (self, km_document_get_project (self), conflict->identity);
+  set_disk_conflict (self, NULL, NULL);
+  return TRUE;
+}
+
+/**
+ * km_document_get_writing:
+ *
+ * Whether a write of the document's (a project save, a Skeleton tab save, Save Item As,
+ * an export; not an autosave, which writes only its own files) runs on a worker thread:
+ * a file the project refers to that changes meanwhile changes by the document's doing.
+ * KmDocument::files-written is emitted when the last one has ended.
+ */
+gboolean
+km_document_get_writing (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return g_object_get_data (G_OBJECT (self), WRITES_KEY) != NULL;
+}
+
+static void
+count_write (KmDocument *self,
+             int         delta)
+{
+  guint writes = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (self), WRITES_KEY));
+
+  writes = (guint) ((int) writes + delta);
+  g_object_set_data (G_OBJECT (self), WRITES_KEY, GUINT_TO_POINTER (writes));
+  if (writes == 0)
+    g_signal_emit_by_name (self, "files-written");
+}
+
 /* Back on the main thread: the document learns what was written, then the caller. */
 static void
 write_job_done_cb (GObject      *source,
@@ -1298,10 +1411,11 @@ write_job_done_cb (GObject      *source,
                    gpointer      user_data)
 {
   g_autoptr(GTask) outer = user_data;
-  KmDocument *self = g_task_get_source_object (outer);
+  g_autoptr(KmDocument) self = g_object_ref (g_task_get_source_object (outer));
   WriteJob *job = g_task_get_task_data (G_TASK (result));
   GError *error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+  gboolean counted = job->kind != JOB_AUTOSAVE;
 
   for (guint i = 0; i < job->warnings->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
@@ -1319,6 +1433,8 @@ write_job_done_cb (GObject      *source,
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
       if (ok)
         _km_document_set_file_identity (self, job->project, job->identity);
+      else if (error->domain == KM_DOCUMENT_ERROR)
+        set_disk_conflict (self, error, job->identity);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
@@ -1357,6 +1473,8 @@ write_job_done_cb (GObject      *source,
     g_task_return_boolean (outer, TRUE);
   else
     g_task_return_error (outer, error);
+  if (counted)
+    count_write (self, -1);
 }
 
 /* Runs @job on a worker thread; @outer (taken; its source object is the document)
@@ -1368,6 +1486,8 @@ write_job_start (WriteJob *job,
 {
   g_autoptr(GTask) task = g_task_new (NULL, NULL, write_job_done_cb, outer);
 
+  if (job->kind != JOB_AUTOSAVE)
+    count_write (g_task_get_source_object (outer), +1);
   g_task_set_source_tag (task, write_job_start);
   g_task_set_task_data (task, job, (GDestroyNotify) write_job_free);
   g_task_run_in_thread (task, write_job_thread);
@@ -1482,6 +1602,8 @@ km_document_save_full_async (KmDocument          *self,
     }
 
   project = km_document_get_project (self);
+  /* What an earlier save found is answered by this one, or found again. */
+  set_disk_conflict (self, NULL, NULL);
   job = write_job_new (JOB_PROJECT, path);
   /* Save As to the same file counts as Save. */
   if (!(flags & KM_DOCUMENT_SAVE_OVERWRITE) && km_document_get_file (self) != NULL

@@ -1896,6 +1896,16 @@ km_document_class_init (KmDocumentClass *klass)
    */
   g_signal_new ("skeleton-save-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                 NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+
+  /**
+   * KmDocument::files-written:
+   *
+   * The last of the document's writes of files (km_document_get_writing()) has ended,
+   * after its caller took the result: what the files the project refers to are on disk
+   * now is the document's doing, not another program's.
+   */
+  g_signal_new ("files-written", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static KmProject *

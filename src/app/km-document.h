@@ -98,6 +98,15 @@ char              *km_document_query_file_identity (GFile             *file,
                                                    GError            **error);
 const char        *km_document_get_file_identity  (KmDocument         *self);
 gboolean           km_document_get_saving         (KmDocument         *self);
+/* The KM_DOCUMENT_ERROR the last project save to the document's file failed with (also one
+ * another save started, as Save for Choreonoid's), or NULL; accepting it makes the next
+ * save write over the version of the file that save found (but not over a later change):
+ * the user chose to overwrite it. */
+const GError      *km_document_get_disk_conflict  (KmDocument         *self);
+gboolean           km_document_accept_disk_conflict (KmDocument       *self);
+/* Whether the document writes files (a save, a Save Item As, an export; not an autosave)
+ * on a worker thread; KmDocument::files-written tells when the last one ends. */
+gboolean           km_document_get_writing        (KmDocument         *self);
 
 gboolean           km_document_write_autosave     (KmDocument         *self,
                                                    const char         *path,

@@ -18,6 +18,8 @@
 #include "km-graph-view.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-item-file-watch.h"
+#include "km-item-row.h"
 #include "km-item-tree.h"
 #include "km-joint-inspector.h"
 #include "km-joint-panel.h"
@@ -57,6 +59,8 @@ struct _KmWindow
   GtkRevealer          *disk_bar;
   GtkLabel             *disk_label;
   GtkWidget            *disk_reload_button;
+  GtkRevealer          *item_bar;      /* says that item files changed (made here) */
+  GtkLabel             *item_label;
 
   /* Owned */
   KmDocument           *document;
@@ -64,9 +68,15 @@ struct _KmWindow
                                         * whether to write over another program's changes)
                                         * while it asks */
   GFile                *conflict_file; /* the file that question is about */
+  gboolean              conflict_copies; /* that question is about a Save for Choreonoid
+                                          * (a project save with body copies) */
+  gboolean              other_save;    /* a project save the window did not start ran
+                                        * (Save for Choreonoid's) since the last Skeleton
+                                        * tab save ended */
   GFileMonitor         *monitor;       /* on the document's file, or NULL */
   GCancellable         *disk_check;    /* the query check_disk runs, or NULL */
   KmDocumentError       disk_change;   /* what the bar says, while it shows */
+  KmItemFileWatch      *item_watch;    /* the files the items were read from */
   GFile                *pending_file;
   GSettings            *settings;      /* NULL when the schema is not installed */
   KmAutosave           *autosave;
@@ -748,6 +758,42 @@ reload_project (KmWindow *self)
 }
 
 static void
+body_copies_saved_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  GApplication *app = g_object_steal_data (G_OBJECT (self), "km-copies-app");
+
+  if (!km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result, &error))
+    km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+  if (app != NULL)
+    {
+      g_application_release (app);
+      g_object_unref (app);
+    }
+}
+
+/* Save for Choreonoid to @file again (the Skeleton tab's action, asked about a change
+ * another program made: skeleton_save_ended_cb); a new conflict asks again. */
+static void
+save_with_body_copies (KmWindow *self,
+                       GFile    *file)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  /* The application does not quit before the files are complete. */
+  if (app != NULL && g_object_get_data (G_OBJECT (self), "km-copies-app") == NULL)
+    {
+      g_application_hold (G_APPLICATION (app));
+      g_object_set_data (G_OBJECT (self), "km-copies-app", g_object_ref (app));
+    }
+  km_document_save_with_body_copies_async (self->document, file, NULL, body_copies_saved_cb,
+                                           g_object_ref (self));
+}
+
+static void
 disk_question_response_cb (KmWindow  *self,
                            int        response,
                            GtkDialog *dialog)
@@ -762,6 +808,13 @@ disk_question_response_cb (KmWindow  *self,
   gtk_window_set_transient_for (GTK_WINDOW (dialog), NULL);
   gtk_window_destroy (GTK_WINDOW (dialog));
 
+  if (response == GTK_RESPONSE_ACCEPT && file != NULL && self->conflict_copies)
+    {
+      /* Over the version the save found, not over a later one (which asks again). */
+      km_document_accept_disk_conflict (self->document);
+      save_with_body_copies (self, file);
+      return;
+    }
   if (response == GTK_RESPONSE_ACCEPT && file != NULL)
     {
       /* What waited for the save runs once it is written. */
@@ -787,6 +840,7 @@ ask_disk_conflict (KmWindow     *self,
                                       KM_DOCUMENT_ERROR_DELETED_ON_DISK);
 
   g_set_object (&self->conflict_file, file);
+  self->conflict_copies = FALSE;
   if (deleted)
     {
       dialog = gtk_message_dialog_new (GTK_WINDOW (self),
@@ -1001,6 +1055,134 @@ dismiss_disk_change_action (GtkWidget  *widget,
   gtk_revealer_set_reveal_child (KM_WINDOW (widget)->disk_bar, FALSE);
 }
 
+/* ---- Changes another program made to the files the items were read from --------------- */
+
+/* The bar says which (KmItemFileWatch::changed), or goes. */
+static void
+item_files_changed_cb (KmWindow *self)
+{
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autofree char *text = NULL;
+
+  if (self->item_watch == NULL || self->item_bar == NULL)
+    return;
+  paths = km_item_file_watch_dup_paths (self->item_watch);
+  if (paths->len == 1)
+    {
+      g_autofree char *name = g_path_get_basename (g_ptr_array_index (paths, 0));
+
+      /* Translators: %s is a file's name, of a model, targets or an animation */
+      text = g_strdup_printf (_("“%s” changed on disk."), name);
+    }
+  else if (paths->len > 1)
+    text = g_strdup_printf (ngettext ("%u file of the project changed on disk.",
+                                      "%u files of the project changed on disk.", paths->len),
+                            paths->len);
+  if (text != NULL)
+    gtk_label_set_text (self->item_label, text);
+  gtk_revealer_set_reveal_child (self->item_bar, text != NULL);
+}
+
+/* Selects @item's row in the item tree (expanding the rows above it): its actions act on
+ * it then. */
+static gboolean
+select_item_row (KmWindow *self,
+                 KmItem   *item)
+{
+  GListModel *rows = G_LIST_MODEL (km_item_tree_get_selection_model (self->item_tree));
+  g_autoptr(GPtrArray) path = g_ptr_array_new ();
+
+  for (KmItem *it = item; it != NULL; it = km_item_get_parent (it))
+    g_ptr_array_insert (path, 0, it);
+  /* From the top down: each row is in the list once the one above it is expanded. */
+  for (guint k = 0; k < path->len; k++)
+    for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+      {
+        g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+        g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+        if (km_item_row_get_item (item_row) != g_ptr_array_index (path, k)
+            || km_item_row_get_joint (item_row) >= 0)
+          continue;
+        if (k + 1 < path->len)
+          gtk_tree_list_row_set_expanded (row, TRUE);
+        else
+          return gtk_selection_model_select_item (GTK_SELECTION_MODEL (rows), i, TRUE);
+        break;
+      }
+  return FALSE;
+}
+
+/* Reads each changed file's items again, through the item tree's Reload (one undoable
+ * step each, and what it says when a file cannot be read). */
+static void
+reload_item_files_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(GPtrArray) items = NULL;
+
+  if (self->item_watch == NULL)
+    return;
+  items = km_item_file_watch_dup_items (self->item_watch);
+  for (guint i = 0; i < items->len; i++)
+    {
+      KmItem *item = g_ptr_array_index (items, i);
+
+      /* (gone meanwhile: reloaded with another, or deleted) */
+      if (km_item_get_parent (item) == NULL || !select_item_row (self, item))
+        continue;
+      gtk_widget_activate_action (GTK_WIDGET (self->item_tree), "tree.reload", NULL);
+    }
+  /* Read again now, or not readable (which the message view says): asked no more. */
+  km_item_file_watch_forget (self->item_watch);
+}
+
+static void
+dismiss_item_files_change_action (GtkWidget  *widget,
+                                  const char *action_name,
+                                  GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+
+  if (self->item_watch != NULL)
+    km_item_file_watch_forget (self->item_watch);
+}
+
+/* The bar for the items' files: made here, below the project file's, like it. */
+static void
+add_item_bar (KmWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *reload = gtk_button_new_with_mnemonic (_("_Reload"));
+  GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
+  GtkWidget *revealer = gtk_revealer_new ();
+
+  gtk_widget_add_css_class (box, "disk-change-bar");
+  /* Ellipsized, not wrapped, as the project file's bar (GTK 4.8). */
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_widget_set_valign (reload, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (reload, _("Read the changed files again"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (reload), "win.reload-item-files");
+  gtk_widget_set_valign (close, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (close, _("Close"));
+  gtk_widget_add_css_class (close, "flat");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (close), "win.dismiss-item-files-change");
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), reload);
+  gtk_box_append (GTK_BOX (box), close);
+  gtk_revealer_set_child (GTK_REVEALER (revealer), box);
+  gtk_revealer_set_reveal_child (GTK_REVEALER (revealer), FALSE);
+  gtk_widget_insert_after (revealer, gtk_widget_get_parent (GTK_WIDGET (self->disk_bar)),
+                           GTK_WIDGET (self->disk_bar));
+  self->item_bar = GTK_REVEALER (revealer);
+  self->item_label = GTK_LABEL (label);
+}
+
 static void
 new_action (GtkWidget  *widget,
             const char *action_name,
@@ -1145,10 +1327,34 @@ save_pane_sizes (KmWindow *self)
 /* A Skeleton tab save ended: a close that waited for it goes on, unless the file was not
  * written (the error is in the log, which shows then) or the project is still written
  * (save_done_cb goes on then). */
+/* Notes a project save that a Skeleton tab save runs (Save for Choreonoid's). */
+static void
+saving_changed_cb (KmWindow *self)
+{
+  if (self->document != NULL && km_document_get_saving (self->document)
+      && self->saving_file == NULL
+      && km_document_get_skeleton_saving_file (self->document) != NULL)
+    self->other_save = TRUE;
+}
+
 static void
 skeleton_save_ended_cb (KmWindow *self,
                         gboolean  ok)
 {
+  gboolean other_save = self->other_save;
+  const GError *conflict;
+
+  self->other_save = FALSE;
+  /* Save for Choreonoid found the project file changed by another program: asked as
+   * Save asks (ask_disk_conflict), its Overwrite saves with the copies again. */
+  conflict = !ok && other_save && self->document != NULL
+             ? km_document_get_disk_conflict (self->document) : NULL;
+  if (conflict != NULL && self->question == NULL && km_document_get_file (self->document))
+    {
+      ask_disk_conflict (self, km_document_get_file (self->document), conflict);
+      self->conflict_copies = TRUE;
+    }
+
   if (!self->close_after_save || self->saving_file != NULL)
     return;
   self->close_after_save = FALSE;
@@ -1616,6 +1822,14 @@ km_window_dispose (GObject *object)
   if (self->question != NULL)
     gtk_window_destroy (g_steal_pointer (&self->question));
   unwatch_file (self);
+  if (self->item_watch != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->item_watch, self);
+      km_item_file_watch_stop (self->item_watch);
+      g_clear_object (&self->item_watch);
+    }
+  self->item_bar = NULL;
+  self->item_label = NULL;
   g_clear_object (&self->conflict_file);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
   g_clear_object (&self->autosave);
@@ -1765,6 +1979,10 @@ km_window_class_init (KmWindowClass *klass)
                                    reload_project_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-disk-change", NULL,
                                    dismiss_disk_change_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-item-files", NULL,
+                                   reload_item_files_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-item-files-change", NULL,
+                                   dismiss_item_files_change_action);
   gtk_widget_class_install_action (widget_class, "win.save-item-as", NULL, save_item_as_action);
   gtk_widget_class_install_action (widget_class, "win.export-body-motion", NULL,
                                    export_body_motion_action);
@@ -1852,10 +2070,17 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (watch_file), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::saving",
                            G_CALLBACK (check_disk), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::saving",
+                           G_CALLBACK (saving_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::project",
                            G_CALLBACK (check_disk), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::modified",
                            G_CALLBACK (update_disk_label), self, G_CONNECT_SWAPPED);
+  /* The files the items were read from: watched as items come and go. */
+  add_item_bar (self);
+  self->item_watch = km_item_file_watch_new (self->document);
+  g_signal_connect_object (self->item_watch, "changed", G_CALLBACK (item_files_changed_cb),
+                           self, G_CONNECT_SWAPPED);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
   km_joint_panel_set_document (self->joint_panel, self->document);

@@ -8,6 +8,9 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "km-document-skeleton.h"
+#include "km-ik-targets-item.h"
+#include "km-targets-json.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -15,8 +18,9 @@
 /*
  * Changes another program makes to the open project's file, under Xvfb: Save does not
  * write over them unasked (the question offers Overwrite, Reload, Cancel), Save As to the
- * same file neither, and a bar says so while the window is open, but not after Kinema's
- * own saves.
+ * same file neither, nor Save for Choreonoid, and a bar says so while the window is open,
+ * but not after Kinema's own saves. Likewise a bar for the files the project's items were
+ * read from (a targets file here), with Reload.
  */
 
 typedef struct
@@ -311,6 +315,257 @@ test_bar (Fixture       *f,
   g_assert_false (bar_revealed (f->window));
 }
 
+/* ---- Save for Choreonoid -------------------------------------------------------------- */
+
+static void
+copies_saved_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_false (km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result, NULL));
+  *done = TRUE;
+}
+
+/* The Skeleton tab's Save for Choreonoid to the project's own file, as its file chooser
+ * answers it: it fails, the question is asked. */
+static void
+save_for_choreonoid (Fixture *f)
+{
+  gboolean done = FALSE;
+
+  km_document_save_with_body_copies_async (f->document, f->file, NULL, copies_saved_cb, &done);
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  test_app_spin ();
+}
+
+static gboolean
+file_is_ours (gpointer data)
+{
+  Fixture *f = data;
+  g_autofree char *text = NULL;
+
+  return !km_document_get_saving (f->document)
+         && g_file_get_contents (f->path, &text, NULL, NULL)
+         && strstr (text, OUR_KEY) != NULL;
+}
+
+/* Asked as Save asks; Cancel leaves their file, Overwrite writes ours. */
+static void
+test_choreonoid_asks (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+
+  save_for_choreonoid (f);
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since it was opened."),
+                       GTK_RESPONSE_CANCEL);
+  g_assert_null (km_window_get_question (f->window));
+  g_free (after);
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+
+  save_for_choreonoid (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_until (file_is_ours, f, 20000));
+  test_app_spin_for (200);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Saved", NULL));
+}
+
+/* Reload reads their file. */
+static void
+test_choreonoid_reload (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *theirs = change_behind_our_back (f);
+  g_autofree char *after = NULL;
+
+  save_for_choreonoid (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_REJECT);
+  g_assert_true (test_app_wait_loaded (f->window));
+  g_assert_cmpfloat (second_key_x (f), ==, 1.25);
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, theirs);
+}
+
+/* ---- The files the items were read from ------------------------------------------------ */
+
+/* The targets item of the document whose file is @path, or NULL. */
+static KmItem *
+find_targets_item (KmItem     *item,
+                   const char *name)
+{
+  if (KM_IS_IK_TARGETS_ITEM (item)
+      && g_strcmp0 (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)), NULL) != 0
+      && g_str_has_suffix (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)), name))
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_targets_item (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static KmItem *
+targets_item (Fixture    *f,
+              const char *name)
+{
+  return find_targets_item (km_project_get_root_item (km_document_get_project (f->document)),
+                            name);
+}
+
+static double
+item_second_key_x (Fixture    *f,
+                   const char *name)
+{
+  KmItem *item = targets_item (f, name);
+  KmTargetTrack *track;
+
+  g_assert_nonnull (item);
+  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+  g_assert_nonnull (track);
+  return km_target_track_get_keyframe (track, 1)->position.x;
+}
+
+/* Writes the document's targets to @name in the project's folder and imports that file:
+ * an item read from it. */
+static void
+import_targets (Fixture    *f,
+                const char *name)
+{
+  g_autofree char *path = g_build_filename (f->dir, name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_targets_json_save (km_document_get_targets (f->document), path, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_nonnull (targets_item (f, name));
+  g_assert_cmpfloat (item_second_key_x (f, name), ==, 1.0);
+}
+
+/* What an editor does to @name: its second keyframe's x becomes @x, written aside and
+ * renamed over it. */
+static void
+change_targets_behind_our_back (Fixture    *f,
+                                const char *name,
+                                double      x)
+{
+  g_autofree char *path = g_build_filename (f->dir, name, NULL);
+  g_autofree char *aside = g_strconcat (path, ".new", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = km_targets_json_load_file (path, &error);
+  g_autoptr(KmTargetTrack) theirs = NULL;
+  KmTargetKeyframe key;
+
+  g_assert_no_error (error);
+  key = *km_target_track_get_keyframe (track, 1);
+  key.position.x = x;
+  theirs = km_target_track_with_keyframe (track, &key);
+  g_assert_true (km_targets_json_save (theirs, aside, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+/* The bar that says item files changed, through its Reload button. */
+static GtkWidget *
+item_bar (Fixture *f)
+{
+  GtkWidget *reload = test_app_find_action (GTK_WIDGET (f->window), GTK_TYPE_BUTTON,
+                                            "win.reload-item-files");
+
+  g_assert_nonnull (reload);
+  return gtk_widget_get_ancestor (reload, GTK_TYPE_REVEALER);
+}
+
+static gboolean
+item_bar_revealed (gpointer data)
+{
+  return gtk_revealer_get_reveal_child (GTK_REVEALER (item_bar (data)));
+}
+
+/* Another program changes a targets file: the bar names it, Reload reads it again (one
+ * step to undo); Kinema's own Save Item As to the file shows nothing. */
+static void
+test_item_file_bar (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "walk.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *bar;
+  GtkWidget *reload;
+
+  import_targets (f, "walk.json");
+  bar = item_bar (f);
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  /* Our own write of the file: no change of theirs. */
+  g_assert_true (km_document_save_item (f->document, targets_item (f, "walk.json"), file, &error));
+  g_assert_no_error (error);
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  change_targets_behind_our_back (f, "walk.json", 1.5);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (bar, "“walk.json” changed on disk."));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "walk.json changed on disk",
+                                       NULL));
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.0);
+
+  reload = test_app_find_action (bar, GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+  g_assert_false (item_bar_revealed (f));
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  /* One step. */
+  km_document_undo (f->document);
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.0);
+  km_document_redo (f->document);
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+
+  /* Watched still, the reloaded item: their next change shows again. */
+  change_targets_behind_our_back (f, "walk.json", 1.75);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+}
+
+/* Two files changed: one bar with the count, Reload reads both. */
+static void
+test_item_files_bar (Fixture       *f,
+                     gconstpointer  data)
+{
+  GtkWidget *reload;
+
+  import_targets (f, "a.json");
+  import_targets (f, "b.json");
+  test_app_spin_for (500);
+  change_targets_behind_our_back (f, "a.json", 1.5);
+  change_targets_behind_our_back (f, "b.json", 2.5);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  /* (the second may come a moment after the first) */
+  test_app_spin_for (1000);
+  g_assert_nonnull (test_app_find_label (item_bar (f), "2 files of the project changed on disk."));
+
+  reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_cmpfloat (item_second_key_x (f, "a.json"), ==, 1.5);
+  g_assert_cmpfloat (item_second_key_x (f, "b.json"), ==, 2.5);
+  g_assert_false (item_bar_revealed (f));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -329,5 +584,13 @@ main (int    argc,
               fixture_setup, test_save_deleted, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/bar", Fixture, NULL,
               fixture_setup, test_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/choreonoid-asks", Fixture, NULL,
+              fixture_setup, test_choreonoid_asks, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/choreonoid-reload", Fixture, NULL,
+              fixture_setup, test_choreonoid_reload, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-file-bar", Fixture, NULL,
+              fixture_setup, test_item_file_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-files-bar", Fixture, NULL,
+              fixture_setup, test_item_files_bar, fixture_teardown);
   return g_test_run ();
 }

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#define G_LOG_DOMAIN "km-item-file-watch"
+
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n.h>
+
+#include "km-item-file-watch.h"
+#include "km-body-item.h"
+#include "km-body-motion-item.h"
+#include "km-cnoid.h"
+#include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
+#include "km-pose-seq-item.h"
+
+/* A burst of events (a write, a rename over the file) is checked once it is over. */
+#define SETTLE_MS 300
+/* Items come and go in bursts too (a project opened, several imported). */
+#define SCAN_DELAY_MS 100
+
+/* One watched file. */
+typedef struct
+{
+  char         *path;
+  GFile        *file;
+  GFileMonitor *monitor;    /* or NULL where the file cannot be watched */
+  GCancellable *query;      /* the identity query running, or NULL */
+  gboolean      baseline;   /* that query learns what the file is known as */
+  gboolean      known_set;
+  char         *known;      /* the identity the items' data goes with (NULL: no file) */
+  gboolean      dirty;      /* an event came, not checked yet */
+  gboolean      changed;    /* another program changed it since */
+  GPtrArray    *items;      /* of KmItem (references): read from it, in tree order */
+} Entry;
+
+struct _KmItemFileWatch
+{
+  GObject      parent_instance;
+
+  KmDocument  *document;    /* NULL once stopped */
+  KmProject   *project;     /* whose items are watched */
+  GHashTable  *entries;     /* path → Entry */
+  GPtrArray   *order;       /* of char *: the paths in tree order */
+  GPtrArray   *connected;   /* of KmItem: the items whose items-changed rescans */
+  guint        scan_id;
+  guint        check_id;
+};
+
+G_DEFINE_FINAL_TYPE (KmItemFileWatch, km_item_file_watch, G_TYPE_OBJECT)
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+entry_free (gpointer data)
+{
+  Entry *entry = data;
+
+  if (entry->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (entry->monitor, entry);
+      g_file_monitor_cancel (entry->monitor);
+      g_object_unref (entry->monitor);
+    }
+  if (entry->query != NULL)
+    {
+      g_cancellable_cancel (entry->query);
+      g_object_unref (entry->query);
+    }
+  g_free (entry->path);
+  g_object_unref (entry->file);
+  g_free (entry->known);
+  g_ptr_array_unref (entry->items);
+  g_free (entry);
+}
+
+static void
+emit_changed (KmItemFileWatch *self)
+{
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/* ---- Checking a file -------------------------------------------------------------------- */
+
+static void
+query_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, &error);
+  g_autofree char *identity = NULL;
+  KmItemFileWatch *self;
+  Entry *entry;
+
+  /* Cancelled: another query replaced it, or the entry went. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  entry = user_data;
+  self = g_object_get_data (G_OBJECT (entry->query), "km-watch");
+  g_clear_object (&entry->query);
+  identity = info != NULL ? km_document_file_info_identity (info) : NULL;
+  if (entry->baseline || !entry->known_set)
+    {
+      g_free (entry->known);
+      entry->known = g_steal_pointer (&identity);
+      entry->known_set = TRUE;
+      return;
+    }
+  /* Gone (another program replacing it, say): its next event tells what it became. */
+  if (identity == NULL || g_strcmp0 (identity, entry->known) == 0)
+    return;
+  g_free (entry->known);
+  entry->known = g_steal_pointer (&identity);
+  if (entry->changed || self->document == NULL)
+    return;
+  entry->changed = TRUE;
+  km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                   /* Translators: a path */
+                   _("%s changed on disk."), entry->path);
+  emit_changed (self);
+}
+
+/* Queries what @entry's file is, off the main thread: what it is known as (@baseline),
+ * or whether it changed. */
+static void
+start_query (KmItemFileWatch *self,
+             Entry           *entry,
+             gboolean         baseline)
+{
+  if (entry->query != NULL)
+    {
+      g_cancellable_cancel (entry->query);
+      g_object_unref (entry->query);
+    }
+  entry->query = g_cancellable_new ();
+  g_object_set_data (G_OBJECT (entry->query), "km-watch", self);
+  entry->baseline = baseline;
+  /* Answered in the main loop, also when a synchronous save (its own context) ends. */
+  g_main_context_push_thread_default (g_main_context_default ());
+  g_file_query_info_async (entry->file, KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES,
+                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT, entry->query,
+                           query_done_cb, entry);
+  g_main_context_pop_thread_default (g_main_context_default ());
+}
+
+static void
+check_cb (gpointer data)
+{
+  KmItemFileWatch *self = data;
+  GHashTableIter iter;
+  Entry *entry;
+
+  self->check_id = 0;
+  /* The document's own write: its end takes what the files are as known. */
+  if (self->document == NULL || km_document_get_writing (self->document))
+    return;
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+    {
+      if (!entry->dirty)
+        continue;
+      entry->dirty = FALSE;
+      /* (what a running baseline query learns is what the file is now) */
+      if (entry->query == NULL || !entry->baseline)
+        start_query (self, entry, FALSE);
+    }
+}
+
+static void
+monitor_changed_cb (GFileMonitor      *monitor,
+                    GFile             *file,
+                    GFile             *other,
+                    GFileMonitorEvent  event,
+                    gpointer           user_data)
+{
+  Entry *entry = user_data;
+  KmItemFileWatch *self = g_object_get_data (G_OBJECT (monitor), "km-watch");
+
+  if (event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT || event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+    return;
+  entry->dirty = TRUE;
+  /* Checked once the burst is over. */
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  self->check_id = g_timeout_add_once (SETTLE_MS, check_cb, self);
+}
+
+static Entry *
+entry_new (KmItemFileWatch *self,
+           const char      *path)
+{
+  Entry *entry = g_new0 (Entry, 1);
+  g_autoptr(GError) error = NULL;
+
+  entry->path = g_strdup (path);
+  entry->file = g_file_new_for_path (path);
+  entry->items = g_ptr_array_new_with_free_func (g_object_unref);
+  /* Reporting to the main loop, also when made while a synchronous save runs. */
+  g_main_context_push_thread_default (g_main_context_default ());
+  entry->monitor = g_file_monitor_file (entry->file, G_FILE_MONITOR_NONE, NULL, &error);
+  g_main_context_pop_thread_default (g_main_context_default ());
+  if (entry->monitor == NULL)
+    g_debug ("Cannot watch %s: %s", path, error->message);
+  else
+    {
+      g_object_set_data (G_OBJECT (entry->monitor), "km-watch", self);
+      g_signal_connect (entry->monitor, "changed", G_CALLBACK (monitor_changed_cb), entry);
+    }
+  return entry;
+}
+
+/* ---- Which files ------------------------------------------------------------------------ */
+
+/* The file @item was read from as the project names it, or NULL. The built-in example's
+ * body has none: its "skeleton.json" is the embedded model. */
+static const char *
+item_reference (KmItem *item)
+{
+  if (KM_IS_BODY_ITEM (item))
+    return g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL
+           ? NULL : km_body_item_get_file (KM_BODY_ITEM (item));
+  if (KM_IS_IK_TARGETS_ITEM (item))
+    return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
+  if (KM_IS_IK_ANIMATION_ITEM (item))
+    return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
+  if (KM_IS_POSE_SEQ_ITEM (item))
+    return km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item));
+  if (KM_IS_BODY_MOTION_ITEM (item))
+    return km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item));
+  return NULL;
+}
+
+static void schedule_scan (KmItemFileWatch *self);
+
+/* Adds @item's file and those of the items below it to @found (path → items) and @order. */
+static void
+collect (KmItemFileWatch  *self,
+         KmItem           *item,
+         KmDocumentItemIo *io,
+         GHashTable       *found,
+         GPtrArray        *order)
+{
+  const char *reference = item_reference (item);
+
+  g_signal_connect_object (item, "items-changed", G_CALLBACK (schedule_scan), self,
+                           G_CONNECT_SWAPPED);
+  g_ptr_array_add (self->connected, g_object_ref (item));
+  if (reference != NULL && *reference != '\0')
+    {
+      g_autofree char *expanded = km_item_io_expand_path (&io->io, reference, NULL);
+      g_autofree char *shown = expanded ? km_cnoid_shown_path (&io->io, reference, expanded)
+                                        : NULL;
+      g_autofree char *path = shown ? g_canonicalize_filename (shown, NULL) : NULL;
+      GPtrArray *items;
+
+      if (path != NULL)
+        {
+          items = g_hash_table_lookup (found, path);
+          if (items == NULL)
+            {
+              items = g_ptr_array_new_with_free_func (g_object_unref);
+              g_hash_table_insert (found, g_strdup (path), items);
+              g_ptr_array_add (order, g_strdup (path));
+            }
+          g_ptr_array_add (items, g_object_ref (item));
+        }
+    }
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    collect (self, km_item_get_child (item, i), io, found, order);
+}
+
+static void
+disconnect_items (KmItemFileWatch *self)
+{
+  for (guint i = 0; i < self->connected->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->connected, i), self);
+  g_ptr_array_set_size (self->connected, 0);
+}
+
+/* Whether @items holds an item that @old does not: one read (again) since. */
+static gboolean
+has_new_items (GPtrArray *old,
+               GPtrArray *items)
+{
+  for (guint i = 0; i < items->len; i++)
+    if (!g_ptr_array_find (old, g_ptr_array_index (items, i), NULL))
+      return TRUE;
+  return FALSE;
+}
+
+/* Watches the files of the items there are now: new ones from what they are now, those
+ * read again likewise (no longer changed), and no more those no item refers to. */
+static void
+scan (KmItemFileWatch *self)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  g_autoptr(GHashTable) found = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+  GHashTableIter iter;
+  const char *path;
+  Entry *entry;
+  gboolean changed = FALSE;
+
+  disconnect_items (self);
+  if (self->document == NULL)
+    return;
+  found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                 (GDestroyNotify) g_ptr_array_unref);
+  order = g_ptr_array_new_with_free_func (g_free);
+  km_document_item_io_init (self->document, &io);
+  collect (self, km_project_get_root_item (self->project), &io, found, order);
+
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, (gpointer *) &entry))
+    if (!g_hash_table_contains (found, path))
+      {
+        changed |= entry->changed;
+        g_hash_table_iter_remove (&iter);
+      }
+  for (guint i = 0; i < order->len; i++)
+    {
+      path = g_ptr_array_index (order, i);
+      entry = g_hash_table_lookup (self->entries, path);
+      if (entry == NULL)
+        {
+          entry = entry_new (self, path);
+          g_hash_table_insert (self->entries, g_strdup (path), entry);
+          start_query (self, entry, TRUE);
+        }
+      else if (has_new_items (entry->items, g_hash_table_lookup (found, path)))
+        {
+          changed |= entry->changed;
+          entry->changed = FALSE;
+          entry->dirty = FALSE;
+          start_query (self, entry, TRUE);
+        }
+      {
+        g_autofree char *key = NULL;
+
+        g_ptr_array_unref (entry->items);
+        g_hash_table_steal_extended (found, path, (gpointer *) &key, (gpointer *) &entry->items);
+      }
+    }
+  g_ptr_array_unref (self->order);
+  self->order = g_steal_pointer (&order);
+  if (changed)
+    emit_changed (self);
+}
+
+static void
+scan_cb (gpointer data)
+{
+  KmItemFileWatch *self = data;
+
+  self->scan_id = 0;
+  scan (self);
+}
+
+static void
+schedule_scan (KmItemFileWatch *self)
+{
+  if (self->scan_id == 0 && self->document != NULL)
+    self->scan_id = g_timeout_add_once (SCAN_DELAY_MS, scan_cb, self);
+}
+
+/* The document's writes are over: what the files are now is its doing. */
+static void
+files_written_cb (KmItemFileWatch *self)
+{
+  GHashTableIter iter;
+  Entry *entry;
+
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+    {
+      entry->dirty = FALSE;
+      start_query (self, entry, TRUE);
+    }
+  /* A save may have switched the bodies to other files. */
+  schedule_scan (self);
+}
+
+static void
+project_changed_cb (KmItemFileWatch *self)
+{
+  if (self->document == NULL)
+    return;
+  g_set_object (&self->project, km_document_get_project (self->document));
+  schedule_scan (self);
+}
+
+/* ---- The object ------------------------------------------------------------------------- */
+
+/**
+ * km_item_file_watch_stop:
+ *
+ * Stops watching: the monitors and queries are cancelled, the document is dropped.
+ */
+void
+km_item_file_watch_stop (KmItemFileWatch *self)
+{
+  g_return_if_fail (KM_IS_ITEM_FILE_WATCH (self));
+
+  disconnect_items (self);
+  g_clear_handle_id (&self->scan_id, g_source_remove);
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  g_hash_table_remove_all (self->entries);
+  g_ptr_array_set_size (self->order, 0);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
+  g_clear_object (&self->document);
+  g_clear_object (&self->project);
+}
+
+static void
+km_item_file_watch_dispose (GObject *object)
+{
+  km_item_file_watch_stop (KM_ITEM_FILE_WATCH (object));
+  G_OBJECT_CLASS (km_item_file_watch_parent_class)->dispose (object);
+}
+
+static void
+km_item_file_watch_finalize (GObject *object)
+{
+  KmItemFileWatch *self = KM_ITEM_FILE_WATCH (object);
+
+  g_hash_table_unref (self->entries);
+  g_ptr_array_unref (self->order);
+  g_ptr_array_unref (self->connected);
+  G_OBJECT_CLASS (km_item_file_watch_parent_class)->finalize (object);
+}
+
+static void
+km_item_file_watch_class_init (KmItemFileWatchClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = km_item_file_watch_dispose;
+  object_class->finalize = km_item_file_watch_finalize;
+
+  /**
+   * KmItemFileWatch::changed:
+   *
+   * The set of items whose file changed on disk (km_item_file_watch_dup_items) changed.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+km_item_file_watch_init (KmItemFileWatch *self)
+{
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+  self->order = g_ptr_array_new_with_free_func (g_free);
+  self->connected = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+KmItemFileWatch *
+km_item_file_watch_new (KmDocument *document)
+{
+  KmItemFileWatch *self;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (document), NULL);
+
+  self = g_object_new (KM_TYPE_ITEM_FILE_WATCH, NULL);
+  self->document = g_object_ref (document);
+  g_signal_connect_object (document, "notify::project", G_CALLBACK (project_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (document, "files-written", G_CALLBACK (files_written_cb), self,
+                           G_CONNECT_SWAPPED);
+  project_changed_cb (self);
+  return self;
+}
+
+GPtrArray *
+km_item_file_watch_dup_items (KmItemFileWatch *self)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_return_val_if_fail (KM_IS_ITEM_FILE_WATCH (self), items);
+
+  for (guint i = 0; i < self->order->len; i++)
+    {
+      Entry *entry = g_hash_table_lookup (self->entries, g_ptr_array_index (self->order, i));
+
+      if (entry == NULL || !entry->changed)
+        continue;
+      for (guint k = 0; k < entry->items->len; k++)
+        g_ptr_array_add (items, g_object_ref (g_ptr_array_index (entry->items, k)));
+    }
+  return items;
+}
+
+GPtrArray *
+km_item_file_watch_dup_paths (KmItemFileWatch *self)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  g_return_val_if_fail (KM_IS_ITEM_FILE_WATCH (self), paths);
+
+  for (guint i = 0; i < self->order->len; i++)
+    {
+      Entry *entry = g_hash_table_lookup (self->entries, g_ptr_array_index (self->order, i));
+
+      if (entry != NULL && entry->changed)
+        g_ptr_array_add (paths, g_strdup (entry->path));
+    }
+  return paths;
+}
+
+void
+km_item_file_watch_forget (KmItemFileWatch *self)
+{
+  GHashTableIter iter;
+  Entry *entry;
+  gboolean changed = FALSE;
+
+  g_return_if_fail (KM_IS_ITEM_FILE_WATCH (self));
+
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+    {
+      changed |= entry->changed;
+      entry->changed = FALSE;
+    }
+  if (changed)
+    emit_changed (self);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#pragma once
+
+#include "km-document.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Watches the files the document's items were read from (a body's model, targets, an
+ * animation, a pose sequence, a body motion) for changes another program makes: one
+ * GFileMonitor per file, made and dropped as items come and go (or are reloaded); a burst of
+ * events is checked once it settles, comparing the file's identity
+ * (KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES, queried off the main thread) with what it was
+ * when watched. The document's own writes (km_document_get_writing) are no change: what
+ * the files are after them is taken as known. "changed" is emitted when the set of items
+ * whose file changed does.
+ */
+
+#define KM_TYPE_ITEM_FILE_WATCH (km_item_file_watch_get_type ())
+
+G_DECLARE_FINAL_TYPE (KmItemFileWatch, km_item_file_watch, KM, ITEM_FILE_WATCH, GObject)
+
+KmItemFileWatch *km_item_file_watch_new         (KmDocument      *document);
+/* Stops watching (the document is dropped): the window's dispose. */
+void             km_item_file_watch_stop        (KmItemFileWatch *self);
+/* The items whose file changed on disk since it was read, in tree order (element-type
+ * KmItem, full references), and the paths of those files (element-type utf8). */
+GPtrArray       *km_item_file_watch_dup_items   (KmItemFileWatch *self);
+GPtrArray       *km_item_file_watch_dup_paths   (KmItemFileWatch *self);
+/* What changed so far is taken as seen (reloaded or dismissed); a later change counts. */
+void             km_item_file_watch_forget      (KmItemFileWatch *self);
+
+G_END_DECLS
