@@ -85,8 +85,10 @@ typedef struct
    * ("package://…"), a path with a variable ("${SHARE}/…") or an absolute path, which
    * lead to the same file from anywhere, and for a uri that was not read from a file. */
   char        *uri_dir;
-  /* nullable: the file (canonical) the uri led to when the model was read, NULL when it
-   * was not found or not read: a writer writing the model elsewhere can check that a name
+  /* nullable: the file (canonical) the uri led to when the model was read, whether or not
+   * it could be read as a mesh (a found file that is not, an unloaded reference, keeps
+   * it too), NULL when it was not found or not looked for (meshes not read): a writer
+   * writing the model elsewhere can check that a name
    * that depends on where the model lies ("package://…", found above the model file)
    * still leads to that file, and write the file's path instead. */
   char        *uri_file;

@@ -1186,6 +1186,139 @@ test_json_link_errors (void)
     }
 }
 
+/* A package:// mesh that was found but that Kinema cannot read (a bad STL) is written into
+ * a .body saved outside its package as a path to the file, as a mesh it read is: the saved
+ * file is to find it without package paths, and Choreonoid cannot resolve package://.
+ * From a URDF and from a .body (KINEMA_PACKAGE_PATH). A package:// mesh that was not
+ * found keeps its name; URDF, whose readers resolve package://, keeps every name. */
+static void
+test_package_mesh_unreadable (void)
+{
+  static const char urdf[] =
+    "<robot name='r'>\n"
+    "  <link name='base'>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/ok.stl'/></geometry></visual>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/bad.stl'/></geometry></visual>\n"
+    "    <visual><geometry><mesh filename='package://pkg/meshes/gone.stl'/></geometry>"
+    "</visual>\n"
+    "  </link>\n"
+    "</robot>\n";
+  static const char body[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "name: r\n"
+    "root_link: base\n"
+    "links:\n"
+    "  - name: base\n"
+    "    joint_type: fixed\n"
+    "    elements:\n"
+    "      - { type: Resource, uri: \"package://pkg/meshes/bad.stl\" }\n";
+  /* An ASCII STL with a word where a number belongs. */
+  static const char bad_stl[] =
+    "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 zero\n endloop\nendfacet\n"
+    "endsolid t\n";
+  g_autofree char *top = g_dir_make_tmp ("kinema-urdf-pkg-bad-XXXXXX", NULL);
+  g_autofree char *ws = g_build_filename (top, "ws", NULL);
+  g_autofree char *meshes = g_build_filename (ws, "src", "pkg", "meshes", NULL);
+  g_autofree char *ok = g_build_filename (meshes, "ok.stl", NULL);
+  g_autofree char *bad = g_build_filename (meshes, "bad.stl", NULL);
+  g_autofree char *model_dir = g_build_filename (top, "model", NULL);
+  g_autofree char *model = g_build_filename (model_dir, "r.urdf", NULL);
+  g_autofree char *model_body = g_build_filename (model_dir, "r.body", NULL);
+  g_autofree char *out_dir = g_build_filename (top, "out", NULL);
+  g_autofree char *out = g_build_filename (out_dir, "r.body", NULL);
+  g_autofree char *out_urdf = g_build_filename (out_dir, "r.urdf", NULL);
+  g_autofree char *out2 = g_build_filename (out_dir, "r2.body", NULL);
+  g_autofree char *kinema_path = g_strdup (g_getenv ("KINEMA_PACKAGE_PATH"));
+  g_autofree char *ros_path = g_strdup (g_getenv ("ROS_PACKAGE_PATH"));
+  const char *paths[] = { ws, NULL };
+  KmUrdfOptions options = { paths, TRUE };
+  KmBodyOptions body_options = { .load_meshes = TRUE };
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autofree char *text = NULL;
+  KmShape * const *shapes;
+  guint n = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (meshes, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (model_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (ok, one_triangle_stl, -1, NULL));
+  g_assert_true (g_file_set_contents (bad, bad_stl, -1, NULL));
+
+  test_util_push_warnings (warnings);
+  skel = km_urdf_load (model, urdf, strlen (urdf), &options, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_warning (warnings, "mesh “package://pkg/meshes/bad.stl” is not drawn");
+  test_util_assert_warning (warnings, "cannot find mesh “package://pkg/meshes/gone.stl”");
+  shapes = km_skeleton_get_shapes (skel, 0, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_nonnull (shapes[0]->mesh);
+  g_assert_null (shapes[1]->mesh);
+  g_assert_null (shapes[2]->mesh);
+
+  g_assert_true (km_body_save (skel, out, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (out, NULL);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "uri: \"../ws/src/pkg/meshes/ok.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"../ws/src/pkg/meshes/bad.stl\"\n"));
+  g_assert_nonnull (strstr (text, "uri: \"package://pkg/meshes/gone.stl\"\n"));
+  test_util_assert_warning (notes, "2 package:// meshes are written as paths: the saved file "
+                                   "lies outside their packages");
+  g_clear_pointer (&text, g_free);
+  g_ptr_array_set_size (notes, 0);
+
+  g_assert_true (km_urdf_save (skel, out_urdf, notes, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (out_urdf, NULL);
+  g_assert_nonnull (strstr (text, "<mesh filename=\"package://pkg/meshes/ok.stl\"/>"));
+  g_assert_nonnull (strstr (text, "<mesh filename=\"package://pkg/meshes/bad.stl\"/>"));
+  g_clear_pointer (&text, g_free);
+
+  /* A .body naming it, the package found through KINEMA_PACKAGE_PATH. */
+  g_setenv ("KINEMA_PACKAGE_PATH", ws, TRUE);
+  g_unsetenv ("ROS_PACKAGE_PATH");
+  g_ptr_array_set_size (warnings, 0);
+  test_util_push_warnings (warnings);
+  from_body = km_body_load (model_body, body, strlen (body), &body_options, &error);
+  test_util_pop_warnings (warnings);
+  if (kinema_path != NULL)
+    g_setenv ("KINEMA_PACKAGE_PATH", kinema_path, TRUE);
+  else
+    g_unsetenv ("KINEMA_PACKAGE_PATH");
+  if (ros_path != NULL)
+    g_setenv ("ROS_PACKAGE_PATH", ros_path, TRUE);
+  g_assert_no_error (error);
+  test_util_assert_warning (warnings, "mesh “package://pkg/meshes/bad.stl” is not drawn");
+  g_assert_true (km_body_save (from_body, out2, NULL, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (out2, NULL);
+  g_assert_nonnull (strstr (text, "uri: \"../ws/src/pkg/meshes/bad.stl\"\n"));
+
+  g_remove (out);
+  g_remove (out2);
+  g_remove (out_urdf);
+  g_remove (ok);
+  g_remove (bad);
+  g_rmdir (out_dir);
+  g_rmdir (model_dir);
+  g_rmdir (meshes);
+  {
+    g_autofree char *pkg = g_path_get_dirname (meshes);
+    g_autofree char *src = g_path_get_dirname (pkg);
+
+    g_rmdir (pkg);
+    g_rmdir (src);
+  }
+  g_rmdir (ws);
+  g_rmdir (top);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1199,6 +1332,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/rebased-mesh", test_rebased_mesh);
   g_test_add_func ("/kinema/UrdfExport/body-mesh-color", test_body_mesh_color);
   g_test_add_func ("/kinema/UrdfExport/body-missing-mesh-color", test_body_missing_mesh_color);
+  g_test_add_func ("/kinema/UrdfExport/package-mesh-unreadable", test_package_mesh_unreadable);
   g_test_add_func ("/kinema/UrdfExport/edits", test_edits);
   g_test_add_func ("/kinema/UrdfExport/link-name-clashes", test_link_name_clashes);
   g_test_add_func ("/kinema/UrdfExport/json-link-errors", test_json_link_errors);

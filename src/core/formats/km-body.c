@@ -779,12 +779,16 @@ add_shape (Body           *b,
  * elsewhere still needs it): it draws nothing, and the writers write it back. The length
  * unit and upper axis of the metadata go into its placement; the appearance's colour
  * (@has_color, @color), which a loaded mesh's shapes would have, stays on it too, for the
- * writers that name the file and give it a colour (a URDF <material>). */
+ * writers that name the file and give it a colour (a URDF <material>). @file (nullable)
+ * is where @uri led, kept when a file is there (found, though not readable as a mesh) as
+ * a loaded mesh keeps it (KmShape.uri_file): a package:// name is then written as that
+ * file's path where a loaded one would be. */
 static gboolean
 add_resource_reference (Body           *b,
                         guint           joint,
                         KmYamlNode     *node,
                         const char     *uri,
+                        const char     *file,
                         const char     *node_name,
                         const KmAffine *m,
                         double          unit,
@@ -802,6 +806,8 @@ add_resource_reference (Body           *b,
     shape->color = color;
   /* Relative to this file (a sub-body's own), for writers that write elsewhere. */
   km_shape_set_uri (shape, uri, b->path);
+  if (file != NULL && g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    km_shape_set_uri_file (shape, file);
   km_shape_set_uri_node (shape, node_name);
   _km_affine_identity (&adjust);
   if (y_up)
@@ -874,7 +880,7 @@ add_resource (Body            *b,
   if (!apply_transform_keys (b, node, &m, error))
     return FALSE;
   if (!b->options->load_meshes)
-    return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
+    return add_resource_reference (b, joint, node, uri, NULL, node_name, &m, unit, y_up,
                                    has_color, color, error);
   if (g_str_has_suffix (uri, ".yaml") || g_str_has_suffix (uri, ".yml") ||
       g_str_has_suffix (uri, ".body"))
@@ -894,8 +900,8 @@ add_resource (Body            *b,
           km_parse_warning (b->path, km_yaml_node_get_pos (uri_node),
                             _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
                               "package:// names); it is not drawn"), uri);
-          return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
-                                         has_color, color, error);
+          return add_resource_reference (b, joint, node, uri, NULL, node_name, &m, unit,
+                                         y_up, has_color, color, error);
         }
     }
   else if ((file = expand_uri (b, uri_node, uri, error)) == NULL)
@@ -905,7 +911,7 @@ add_resource (Body            *b,
     {
       km_parse_warning (b->path, km_yaml_node_get_pos (uri_node), _("mesh “%s” is not drawn: %s"),
                         uri, local_error->message);
-      return add_resource_reference (b, joint, node, uri, node_name, &m, unit, y_up,
+      return add_resource_reference (b, joint, node, uri, file, node_name, &m, unit, y_up,
                                      has_color, color, error);
     }
   {

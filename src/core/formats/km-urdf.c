@@ -1020,17 +1020,23 @@ resolve_mesh_path (const char          *urdf_path,
 }
 
 /* A mesh that is not loaded stays in the model as written (a user with the ROS package
- * elsewhere still needs it): it draws nothing and the writers write it back. */
+ * elsewhere still needs it): it draws nothing and the writers write it back. @file
+ * (nullable) is where the name led, kept when a file is there (found, though not
+ * readable as a mesh) as a loaded mesh keeps it (KmShape.uri_file): a writer saving the
+ * model outside the package then names that file as it names a loaded one. */
 static void
 add_mesh_reference (Parser            *p,
                     KmSkeletonBuilder *builder,
                     guint              joint,
                     const UrdfVisual  *v,
+                    const char        *file,
                     KmColor            color)
 {
   g_autoptr(KmShape) shape = km_shape_new_mesh_reference (v->filename);
 
   km_shape_set_uri (shape, v->filename, p->path);
+  if (file != NULL && g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    km_shape_set_uri_file (shape, file);
   shape->transform = v->origin;
   shape->scale = v->scale;
   shape->color = color;
@@ -1124,7 +1130,7 @@ add_visual_shapes (Parser               *p,
 
         if (!options->load_meshes)
           {
-            add_mesh_reference (p, builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, NULL, color);
             break;
           }
         file = resolve_mesh_path (p->path, v->filename, options->package_paths,
@@ -1134,7 +1140,7 @@ add_visual_shapes (Parser               *p,
             km_parse_warning (p->path, v->filename_pos,
                               _("cannot find mesh “%s” (set KINEMA_PACKAGE_PATH for "
                                 "package:// names); it is not drawn"), v->filename);
-            add_mesh_reference (p, builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, NULL, color);
             break;
           }
         shapes = km_mesh_cache_load (cache, file, NULL, &local_error);
@@ -1143,7 +1149,7 @@ add_visual_shapes (Parser               *p,
             km_parse_warning (p->path, v->filename_pos,
                               _("mesh “%s” is not drawn: %s"), v->filename,
                               local_error->message);
-            add_mesh_reference (p, builder, joint, v, color);
+            add_mesh_reference (p, builder, joint, v, file, color);
             break;
           }
         for (guint i = 0; i < shapes->len; i++)
