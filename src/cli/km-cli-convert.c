@@ -10,6 +10,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "km-body.h"
 #include "km-body-writer.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
@@ -20,6 +21,7 @@
 #include "km-skeleton.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
+#include "km-urdf.h"
 #include "km-urdf-writer.h"
 
 /* The model formats `--to` writes. */
@@ -39,17 +41,90 @@ skeleton_has_shapes (const KmSkeleton *skeleton)
   return FALSE;
 }
 
+/* The IK targets a model defines (a Scenebuilder scene's <ik>): no format `convert` writes
+ * has a place for them (skeleton.json and .body files have none, URDF neither), so one note
+ * names them, as the notes of the other things left out do. */
+static void
+note_targets (const KmModelExtras *extras,
+              const char          *to)
+{
+  const char *reason;
+  guint n;
+
+  if (extras == NULL || extras->targets->len == 0)
+    return;
+  n = extras->targets->len;
+  if (g_str_equal (to, "URDF"))
+    reason = _("URDF has no IK targets");
+  else if (g_str_equal (to, "CHOREONOID-BODY"))
+    reason = _("a .body file has no IK targets");
+  else
+    reason = _("skeleton.json has no IK targets");
+  /* Translators: the first %s is the first target's name, the second why it is left out
+   * ("URDF has no IK targets") */
+  fprintf (stderr, g_dngettext (GETTEXT_PACKAGE,
+                                "note: %u IK target (“%s”) is not written: %s\n",
+                                "note: %u IK targets (“%s”, …) are not written: %s\n", n),
+           n, (const char *) g_ptr_array_index (extras->target_names, 0), reason);
+}
+
+static void
+ignore_warning (const char *message,
+                gpointer    user_data)
+{
+}
+
+/* The skeleton of the model file @output as the `info` command counts it, read back from
+ * what the writer wrote: the writers write text, not a skeleton, and the file may have
+ * other joints than the model converted (a spherical joint is three URDF or .body joints,
+ * a placed or moving root becomes a joint below a new URDF base link), so the summary
+ * line counts what a reader of the file gets. Without meshes (only the tree counts) and
+ * warnings (the loaders' on the input said what there was to say). */
+static KmSkeleton *
+read_back (const char  *to,
+           const char  *output,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, error);
+  KmSkeleton *written;
+  const char *data;
+  gsize length = 0;
+
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &length);
+  km_parse_warnings_push (ignore_warning, NULL);
+  if (g_str_equal (to, "CHOREONOID-BODY"))
+    {
+      KmBodyOptions options = { .load_meshes = FALSE };
+
+      written = km_body_load (output, data, length, &options, error);
+    }
+  else if (g_str_equal (to, "URDF"))
+    {
+      KmUrdfOptions options = { NULL, FALSE };
+
+      written = km_urdf_load (output, data, length, &options, error);
+    }
+  else
+    written = km_skeleton_json_load (output, data, length, error);
+  km_parse_warnings_pop ();
+  return written;
+}
+
 static gboolean
-write_model (const KmFormat   *input_format,
-             const KmSkeleton *skeleton,
-             const double     *initial_q,
-             const char       *input,
-             const char       *to,
-             const char       *output,
-             GError          **error)
+write_model (const KmFormat      *input_format,
+             const KmSkeleton    *skeleton,
+             const KmModelExtras *extras,
+             const char          *input,
+             const char          *to,
+             const char          *output,
+             GError             **error)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) written = NULL;
+  const double *initial_q = extras != NULL ? extras->initial_q : NULL;
   gboolean ok;
 
   /* No target format has a place for mass properties or device nodes, and skeleton.json
@@ -71,6 +146,7 @@ write_model (const KmFormat   *input_format,
     /* Translators: %s is URDF or skeleton.json */
     fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
+  note_targets (extras, to);
   if (g_str_equal (to, "CHOREONOID-BODY"))
     ok = km_body_save_with_pose (skeleton, initial_q, output, notes, error);
   else if (g_str_equal (to, "URDF"))
@@ -88,8 +164,16 @@ write_model (const KmFormat   *input_format,
     }
   if (!ok)
     return FALSE;
+  /* A file that does not read back is a writer's fault; still, no line that says it has
+   * joints. */
+  written = read_back (to, output, error);
+  if (written == NULL)
+    {
+      g_prefix_error (error, _("the written file does not read back: "));
+      return FALSE;
+    }
   printf ("output=%s format=%s joints=%u dof=%u\n", output, to,
-          km_skeleton_get_n_joints (skeleton), km_skeleton_get_n_dof (skeleton));
+          km_skeleton_get_n_joints (written), km_skeleton_get_n_dof (written));
   return TRUE;
 }
 
@@ -136,7 +220,8 @@ write_project (KmProject   *project,
  * (km_cli_check_output_name()), or that is INPUT or an existing file of another kind
  * (km_cli_check_output_file()), is refused as wrong usage, with or without --to; so is
  * one whose extension names another model format than --to (km_cli_check_output_format()).
- * stdout: one key=value line; a failed write is said as "kinema-cli: OUTPUT: reason".
+ * stdout: one key=value line, for a model its joints and DOF as the written file has them
+ * (read_back()); a failed write is said as "kinema-cli: OUTPUT: reason".
  * Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong usage.
  * A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
@@ -248,7 +333,7 @@ km_cli_convert (int    argc,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, extras != NULL ? extras->initial_q : NULL, argv[1],
+      ok = write_model (format, result, extras, argv[1],
                         to != NULL ? to : km_cli_output_model_format (argv[2]), argv[2], &error);
       break;
     case KM_FILE_KIND_TARGETS:

@@ -324,7 +324,8 @@ test_convert_to_urdf (void)
 
   run_cli (&run, NULL, "convert", "--to", "URDF", input, output, NULL);
   g_assert_cmpint (run.status, ==, 0);
-  g_assert_true (g_str_has_suffix (run.out, "format=URDF joints=5 dof=5\n"));
+  /* The written file's joints: the spherical joint is three. */
+  g_assert_true (g_str_has_suffix (run.out, "format=URDF joints=7 dof=5\n"));
   g_assert_nonnull (strstr (run.err, "note: spherical joint “Shoulder” has no URDF equivalent: "
                                      "written as three revolute joints Shoulder_x, Shoulder_y "
                                      "and Shoulder about X, Y and Z\n"));
@@ -398,8 +399,11 @@ test_convert_by_extension (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *output = g_build_filename (tmp_dir, cases[i].name, NULL);
-      g_autofree char *summary = g_strdup_printf ("output=%s format=%s joints=5 dof=5\n", output,
-                                                  cases[i].format);
+      /* The written file's joints: arm.json's spherical joint is three in URDF and .body. */
+      g_autofree char *summary = g_strdup_printf ("output=%s format=%s joints=%u dof=5\n", output,
+                                                  cases[i].format,
+                                                  g_str_equal (cases[i].format, "SKELETON-JSON") ?
+                                                  5 : 7);
       g_autofree char *contents = NULL;
       g_auto(Run) run = { 0 };
 
@@ -722,6 +726,91 @@ test_convert_over_input (void)
   g_unlink (model);
 }
 
+/* A scene's IK targets have no place in any model format convert writes: a note names
+ * them, as the other notes name what is left out. A model without any says nothing. */
+static void
+test_convert_ik_targets_note (void)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", "arm2_mm_deg.xml", NULL);
+  g_autofree char *gears = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder", "slider_gear.xml", NULL);
+  const struct
+  {
+    const char *name;
+    const char *note;
+  } cases[] = {
+    { "ik.urdf", "note: 1 IK target (“reach”) is not written: URDF has no IK targets\n" },
+    { "ik.body", "note: 1 IK target (“reach”) is not written: a .body file has no IK "
+                 "targets\n" },
+    { "ik.json", "note: 1 IK target (“reach”) is not written: skeleton.json has no IK "
+                 "targets\n" },
+  };
+  g_autofree char *plain = g_build_filename (tmp_dir, "no-ik.urdf", NULL);
+  g_auto(Run) run_plain = { 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, cases[i].name, NULL);
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", arm, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (strstr (run.err, cases[i].note) == NULL)
+        g_error ("%s: no “%s” in “%s”", cases[i].name, cases[i].note, run.err);
+      g_unlink (output);
+    }
+
+  run_cli (&run_plain, NULL, "convert", gears, plain, NULL);
+  g_assert_cmpint (run_plain.status, ==, 0);
+  g_assert_null (strstr (run_plain.err, "IK target"));
+  g_unlink (plain);
+}
+
+/* The summary line counts the written file, as `info` reads it: a spherical joint is
+ * three URDF (or .body) joints, a free root placed in URDF hangs below a new base link. */
+static void
+test_convert_written_counts (void)
+{
+  const struct
+  {
+    const char *input;
+    const char *output;
+    const char *summary;
+  } cases[] = {
+    { "cnoid/kinema/arm.json", "counts-arm.urdf", "format=URDF joints=7 dof=5\n" },
+    { "cnoid/kinema/arm.json", "counts-arm.body", "format=CHOREONOID-BODY joints=7 dof=5\n" },
+    { "cnoid/kinema/arm.json", "counts-arm.json", "format=SKELETON-JSON joints=5 dof=5\n" },
+    { "choreonoid/SR1.body", "counts-sr1.urdf", "format=URDF joints=31 dof=29\n" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *input = g_test_build_filename (G_TEST_DIST, "data", cases[i].input, NULL);
+      g_autofree char *output = g_build_filename (tmp_dir, cases[i].output, NULL);
+      g_auto(Run) run = { 0 };
+      g_auto(Run) info = { 0 };
+      const char *counts;
+
+      run_cli (&run, NULL, "convert", input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (!g_str_has_suffix (run.out, cases[i].summary))
+        g_error ("%s → %s: “%s” does not end in “%s”", cases[i].input, cases[i].output,
+                 run.out, cases[i].summary);
+      /* The same numbers as `info` gives for the file. */
+      counts = strstr (cases[i].summary, "joints=");
+      run_cli (&info, NULL, "info", output, NULL);
+      g_assert_cmpint (info.status, ==, 0);
+      {
+        g_autofree char *line = g_strndup (counts, strlen (counts) - 1);
+        const char *last = strrchr (g_strchomp (info.out), '\n');
+
+        last = last != NULL ? last + 1 : info.out;
+        if (!g_str_has_prefix (last, line))
+          g_error ("%s: info says “%s”, convert “%s”", cases[i].output, last, line);
+      }
+      g_unlink (output);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -747,6 +836,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/info-control-char-names", test_info_control_char_names);
   g_test_add_func ("/kinema/Cli/convert-same-format-note", test_convert_same_format_note);
   g_test_add_func ("/kinema/Cli/convert-over-input", test_convert_over_input);
+  g_test_add_func ("/kinema/Cli/convert-ik-targets-note", test_convert_ik_targets_note);
+  g_test_add_func ("/kinema/Cli/convert-written-counts", test_convert_written_counts);
 
   status = g_test_run ();
   {
