@@ -297,6 +297,49 @@ test_errors (void)
                "bad.wrl:6:41: duplicate joint name “A”");
 }
 
+/* A word where the field's type (from the PROTO, or a built-in node's) wants a number fails
+ * at that word, and so do NaN and infinities in any spelling: they used to be read as the
+ * next field's name and fail later, somewhere else, with “expected “{””. */
+static void
+test_not_a_number (void)
+{
+  check_error ("DEF R Joint { jointType \"rotate\"\n  translation 0 0 NaN\n  ulimit [ 1 ] }\n",
+               "bad.wrl:6:19: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" translation 0 0 abc ulimit [ 1 ] }\n",
+               "bad.wrl:5:50: expected a finite number");
+  /* (a value cut short by the next field: the reader names the field and its size) */
+  check_error ("DEF R Joint { jointType \"rotate\" translation 0 0 ulimit [ 1 ] }\n",
+               "bad.wrl:5:46: expected translation to be 3 numbers (x y z)");
+  check_error ("DEF R Joint { jointType \"rotate\" translation inf 0 0 }\n",
+               "bad.wrl:5:46: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ nan ] llimit [ 0 ] }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ INF ] llimit [ 0 ] }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ Infinity ] llimit [ 0 ] }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ abc ] llimit [ 0 ] }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ 1 abc ] llimit [ 0 ] }\n",
+               "bad.wrl:5:45: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit -Infinity llimit [ 0 ] }\n",
+               "bad.wrl:5:41: expected a finite number");
+  /* A PROTO's default values are typed as well. */
+  check_error ("PROTO Segment [ exposedField SFFloat mass nan ] { Group { } }\n"
+               "DEF R Joint { jointType \"free\" }\n",
+               "bad.wrl:5:43: expected a finite number");
+  /* Built-in nodes' numeric fields: a Transform, a Box. */
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  Transform { translation 0 nan 0 } ] }\n",
+               "bad.wrl:6:29: expected a finite number");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  Transform { rotation 0 0 1 x children [ ] } ] }\n",
+               "bad.wrl:6:30: expected a finite number");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  Shape { geometry Box { size [ 1 abc 1 ] } } ] }\n",
+               "bad.wrl:6:35: expected a finite number");
+}
+
 /* One of llimit and ulimit: the other side is open, as in Choreonoid's VRML loader (its
  * missing end is the largest float), and the given end holds. */
 static void
@@ -495,6 +538,7 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/arm-forward-kinematics", test_arm_forward_kinematics);
   g_test_add_func ("/kinema/OpenHrp/humanoid", test_humanoid);
   g_test_add_func ("/kinema/OpenHrp/errors", test_errors);
+  g_test_add_func ("/kinema/OpenHrp/not-a-number", test_not_a_number);
   g_test_add_func ("/kinema/OpenHrp/one-sided-limit", test_one_sided_limit);
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);

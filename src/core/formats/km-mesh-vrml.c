@@ -84,12 +84,118 @@ vnode_free (gpointer data)
   g_free (n);
 }
 
+/* NaN and the infinities (any case), which strtod reads but VRML has no syntax for: taken
+ * as numbers, so that they fail as "expected a finite number" where they stand instead of
+ * being read as the next field's or node's name and failing later, elsewhere. Signed ones
+ * already look like numbers. */
+static gboolean
+is_non_finite_word (KmLexer *lx)
+{
+  const char *t = lx->tok;
+  gsize n = lx->tok_len;
+
+  return (n == 3 && (g_ascii_strncasecmp (t, "nan", 3) == 0 ||
+                     g_ascii_strncasecmp (t, "inf", 3) == 0)) ||
+         (n == 8 && g_ascii_strncasecmp (t, "infinity", 8) == 0) ||
+         (n > 4 && g_ascii_strncasecmp (t, "nan(", 4) == 0);
+}
+
 static gboolean
 is_number_start (KmLexer *lx)
 {
   char c = lx->tok_len > 0 ? lx->tok[0] : 0;
 
-  return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.';
+  return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.' || is_non_finite_word (lx);
+}
+
+/* A bare word: not a string, not a bracket, not the end. */
+static gboolean
+is_word (KmLexer *lx)
+{
+  return lx->tok_len > 0 && lx->tok[0] != '\0' && strchr ("{}[]\"", lx->tok[0]) == NULL;
+}
+
+/* How many numbers one value of a numeric field type holds (SFVec3f 3, MFFloat 1…), 0 for
+ * other types and for NULL (unknown). */
+static guint
+numeric_type_width (const char *type)
+{
+  static const struct
+  {
+    const char *name;
+    guint       width;
+  } types[] = {
+    { "Float", 1 }, { "Double", 1 }, { "Int32", 1 }, { "Time", 1 }, { "Vec2f", 2 },
+    { "Vec2d", 2 }, { "Vec3f", 3 }, { "Vec3d", 3 }, { "Color", 3 }, { "ColorRGBA", 4 },
+    { "Rotation", 4 },
+  };
+
+  if (type == NULL || (type[0] != 'S' && type[0] != 'M') || type[1] != 'F')
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_str_equal (type + 2, types[i].name))
+      return types[i].width;
+  return 0;
+}
+
+/* The numeric fields of the built-in nodes Kinema reads (VRML97 types). */
+static const char *
+builtin_field_type (const char *node_type,
+                    const char *field)
+{
+  static const char * const fields[][3] = {
+    { "Transform", "translation", "SFVec3f" },
+    { "Transform", "rotation", "SFRotation" },
+    { "Transform", "scale", "SFVec3f" },
+    { "Transform", "scaleOrientation", "SFRotation" },
+    { "Transform", "center", "SFVec3f" },
+    { "Box", "size", "SFVec3f" },
+    { "Sphere", "radius", "SFFloat" },
+    { "Cylinder", "radius", "SFFloat" },
+    { "Cylinder", "height", "SFFloat" },
+    { "Cone", "bottomRadius", "SFFloat" },
+    { "Cone", "height", "SFFloat" },
+    { "Coordinate", "point", "MFVec3f" },
+    { "Normal", "vector", "MFVec3f" },
+    { "Color", "color", "MFColor" },
+    { "TextureCoordinate", "point", "MFVec2f" },
+    { "IndexedFaceSet", "coordIndex", "MFInt32" },
+    { "IndexedFaceSet", "normalIndex", "MFInt32" },
+    { "IndexedFaceSet", "colorIndex", "MFInt32" },
+    { "IndexedFaceSet", "texCoordIndex", "MFInt32" },
+    { "IndexedFaceSet", "creaseAngle", "SFFloat" },
+    { "Material", "diffuseColor", "SFColor" },
+    { "Material", "specularColor", "SFColor" },
+    { "Material", "emissiveColor", "SFColor" },
+    { "Material", "ambientIntensity", "SFFloat" },
+    { "Material", "shininess", "SFFloat" },
+    { "Material", "transparency", "SFFloat" },
+    { "Extrusion", "crossSection", "MFVec2f" },
+    { "Extrusion", "spine", "MFVec3f" },
+    { "Extrusion", "scale", "MFVec2f" },
+    { "Extrusion", "orientation", "MFRotation" },
+    { "Extrusion", "creaseAngle", "SFFloat" },
+    { "Switch", "whichChoice", "SFInt32" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (g_str_equal (fields[i][0], node_type) && g_str_equal (fields[i][1], field))
+      return fields[i][2];
+  return NULL;
+}
+
+/* The declared type of a field of a PROTO instance or of a built-in node, or NULL. */
+static const char *
+field_type (VParser    *p,
+            const char *node_type,
+            const char *field)
+{
+  const KmVrmlProto *proto = p->protos != NULL ? g_hash_table_lookup (p->protos, node_type)
+                                               : NULL;
+
+  if (proto != NULL)
+    return g_hash_table_lookup (proto->types, field);
+  return builtin_field_type (node_type, field);
 }
 
 static gboolean parse_node (VParser *p, guint depth, VNode **out, GError **error);
@@ -152,12 +258,31 @@ skip_balanced (VParser  *p,
   return FALSE;
 }
 
-/* A field value, its first token current. Leaves the last token of the value current. */
+/* Whether the current token names a field of @node_type (nullable) that Kinema knows. */
 static gboolean
-parse_value (VParser  *p,
-             guint     depth,
-             VValue  **out,
-             GError  **error)
+is_field_of (VParser    *p,
+             const char *node_type)
+{
+  g_autofree char *word = NULL;
+
+  if (node_type == NULL)
+    return FALSE;
+  word = g_strndup (p->lx.tok, p->lx.tok_len);
+  return field_type (p, node_type, word) != NULL;
+}
+
+/* A field value, its first token current. Leaves the last token of the value current.
+ * @type (nullable: unknown) is the field's type, of a field of @node_type (nullable);
+ * where it holds numbers, a word in a number's place fails there as not a number (but for
+ * the name of the node's next field, which leaves the value short for the model reader to
+ * say so; strings are left to it too, its messages name the field). */
+static gboolean
+parse_value (VParser     *p,
+             guint        depth,
+             const char  *node_type,
+             const char  *type,
+             VValue     **out,
+             GError     **error)
 {
   g_autoptr(GArray) numbers = NULL;
   g_autoptr(GPtrArray) strings = NULL;
@@ -165,6 +290,8 @@ parse_value (VParser  *p,
   KmLexer *lx = &p->lx;
   gboolean list = _km_lexer_is (lx, "[");
   KmSourcePos pos = _km_lexer_tok_pos (lx);
+  guint width = numeric_type_width (type);
+  double ignored;
 
   if (list && !_km_lexer_next (lx))
     return expect (p, "]", error);
@@ -174,6 +301,9 @@ parse_value (VParser  *p,
         break;
       if (lx->tok_len == 0)
         return expect (p, list ? "]" : "{", error);
+      if (width > 0 && is_word (lx) && !is_number_start (lx) && !_km_lexer_is (lx, "TRUE") &&
+          !_km_lexer_is (lx, "FALSE"))
+        return _km_lexer_number (lx, &ignored, error);
       if (is_number_start (lx) || _km_lexer_is (lx, "TRUE") || _km_lexer_is (lx, "FALSE"))
         {
           double v = 0;
@@ -189,10 +319,13 @@ parse_value (VParser  *p,
           g_array_append_val (numbers, v);
           if (!list)
             {
-              /* SFVec3f and friends: a run of numbers on the field. */
+              /* SFVec3f and friends: a run of numbers on the field; a known type's
+               * first value must be whole. */
               KmLexer save = *lx;
 
-              while (_km_lexer_next (lx) && is_number_start (lx))
+              while (_km_lexer_next (lx) &&
+                     (is_number_start (lx) ||
+                      (numbers->len < width && is_word (lx) && !is_field_of (p, node_type))))
                 {
                   if (!_km_lexer_number (lx, &v, error))
                     return FALSE;
@@ -366,7 +499,8 @@ parse_node (VParser  *p,
           field = g_strndup (lx->tok, lx->tok_len);
           if (!_km_lexer_next (lx))
             return expect (p, "}", error);
-          if (!parse_value (p, depth, &value, error))
+          if (!parse_value (p, depth, node->type, field_type (p, node->type, field), &value,
+                            error))
             return FALSE;
           g_hash_table_replace (node->fields, g_steal_pointer (&field), value);
         }
@@ -871,7 +1005,7 @@ parse_interface (VParser      *p,
         {
           if (!_km_lexer_next (lx))
             return expect (p, "]", error);
-          if (!parse_value (p, 0, &value, error))
+          if (!parse_value (p, 0, NULL, type, &value, error))
             return FALSE;
           g_hash_table_replace (proto->defaults, g_strdup (name), value);
         }
