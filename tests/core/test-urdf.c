@@ -396,6 +396,38 @@ test_errors (void)
   assert_error ("<!DOCTYPE r [<!ENTITY a 'aaaa'>]><robot name='&a;'/>", "t.urdf:1:");
 }
 
+/* A DOCTYPE with an internal subset is still URDF (the sniffer skips the subset), and is
+ * refused where its declarations are: entities are never expanded (a "billion laughs" of
+ * nested entities would be one way to exhaust memory). */
+static void
+test_doctype_internal_subset (void)
+{
+  static const char entity[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<!DOCTYPE robot [ <!ENTITY len \"0.5\"> ]>\n"
+    "<robot name=\"x\"><link name=\"a\"/><link name=\"b\"/>\n"
+    "<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/>"
+    "<origin xyz=\"0 0 &len;\"/></joint></robot>\n";
+  static const char subset[] =
+    "<!DOCTYPE robot [\n  <!-- a ] and a > in a comment -->\n]>\n<robot name='x'/>";
+  static const char quoted[] =
+    "<!DOCTYPE robot SYSTEM \"urdf[1].dtd\">\n<robot name='x'><link name='a'/></robot>";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  g_assert_cmpint (km_urdf_sniff (entity, strlen (entity)), >, 50);
+  g_assert_cmpint (km_urdf_sniff (subset, strlen (subset)), >, 50);
+  g_assert_cmpint (km_urdf_sniff (quoted, strlen (quoted)), >, 50);
+  assert_error (entity, "t.urdf:2:19: expected no entity declarations: an internal DTD "
+                        "subset (“<!DOCTYPE … [ … ]>”) is not supported");
+  assert_error (subset, "t.urdf:1:17: expected no entity declarations: an internal DTD "
+                        "subset (“<!DOCTYPE … [ … ]>”) is not supported");
+  /* A bracket in a quoted system identifier is no subset. */
+  skel = load_text (quoted, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+}
+
 static void
 test_deep (void)
 {
@@ -855,6 +887,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/rpy", test_rpy);
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);
+  g_test_add_func ("/kinema/Urdf/doctype-internal-subset", test_doctype_internal_subset);
   g_test_add_func ("/kinema/Urdf/geometry-first-shape", test_geometry_first_shape);
   g_test_add_func ("/kinema/Urdf/deep", test_deep);
   g_test_add_func ("/kinema/Urdf/mimic", test_mimic);

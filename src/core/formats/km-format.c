@@ -131,6 +131,37 @@ find (const char *p,
   return NULL;
 }
 
+/* Past the ">" of the "<!DOCTYPE" at @p, skipping quoted literals and an internal subset
+ * "[ … ]" (whose declarations end in ">" too); NULL when @end comes first. */
+static const char *
+skip_doctype (const char *p,
+              const char *end)
+{
+  gboolean in_subset = FALSE;
+
+  for (p += strlen ("<!DOCTYPE"); p < end; p++)
+    {
+      if (*p == '"' || *p == '\'')
+        {
+          p = memchr (p + 1, *p, end - p - 1);
+          if (p == NULL)
+            return NULL;
+        }
+      else if (in_subset && end - p >= 4 && memcmp (p, "<!--", 4) == 0)
+        {
+          p = find (p + 4, end, "-->");
+          if (p == NULL)
+            return NULL;
+          p--;   /* its ">" */
+        }
+      else if (*p == '[' || *p == ']')
+        in_subset = *p == '[';
+      else if (!in_subset && *p == '>')
+        return p + 1;
+    }
+  return NULL;
+}
+
 /* The root element's name after the prolog (declaration, comments, DOCTYPE). */
 static char *
 xml_root_name (const char *p,
@@ -146,6 +177,8 @@ xml_root_name (const char *p,
         return NULL;
       if (end - p >= 4 && memcmp (p, "<!--", 4) == 0)
         p = find (p + 4, end, "-->");
+      else if (end - p >= 9 && memcmp (p, "<!DOCTYPE", 9) == 0)
+        p = skip_doctype (p, end);
       else if (end - p >= 2 && (p[1] == '?' || p[1] == '!'))
         p = find (p + 2, end, ">");
       else
