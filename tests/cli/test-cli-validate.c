@@ -393,6 +393,44 @@ test_validate_located_rejections (void)
   g_rmdir (dir);
 }
 
+/* Files that used to be misread: a VRML NaN read as a field name, a URDF whose DOCTYPE has
+ * an internal subset not recognised as URDF, an empty targets file said to be no known
+ * format. Each now fails where the problem is, saying what was expected. */
+static void
+test_validate_misread_rejections (void)
+{
+  g_autofree char *nan = write_temp (
+    "nan.wrl", "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ]\n"
+    "  exposedField SFVec3f translation 0 0 0 exposedField MFFloat ulimit [ ] ] { Group { } }\n"
+    "DEF R Joint { jointType \"rotate\"\n  translation 0 0 NaN\n  ulimit [ 1 ] }\n", -1);
+  g_autofree char *inf = write_temp (
+    "inf.wrl", "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ]\n"
+    "  exposedField SFVec3f translation 0 0 0 exposedField MFFloat ulimit [ ] ] { Group { } }\n"
+    "DEF R Joint { jointType \"rotate\"\n  ulimit [ abc ] }\n", -1);
+  g_autofree char *doctype = write_temp (
+    "entity.urdf", "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [ <!ENTITY len \"0.5\"> ]>\n"
+    "<robot name=\"x\"><link name=\"a\"/></robot>\n", -1);
+  g_autofree char *other = write_temp (
+    "entity.xml", "<!DOCTYPE foo [ <!ENTITY a \"x>y\"> <!-- ] > --> ]>\n<foo/>\n", -1);
+  g_autofree char *empty = write_temp ("targets.json", "[]\n", -1);
+  g_auto(Run) run = { 0 };
+  g_autofree char *expected = g_strdup_printf (
+    "%s:5:19: expected a finite number\n"
+    "%s:5:12: expected a finite number\n"
+    "%s:2:19: expected no entity declarations: an internal DTD subset "
+    "(“<!DOCTYPE … [ … ]>”) is not supported\n"
+    "%s:1:1: not a file Kinema can read: an XML document with root element <foo>\n"
+    "%s:1:1: expected at least one keyframe (an IK targets file with no keyframes)\n",
+    nan, inf, doctype, other, empty);
+
+  run_cli (&run, NULL, "validate", nan, inf, doctype, other, empty, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.out, ==, "");
+  g_assert_cmpstr (run.err, ==, expected);
+}
+
 static void
 test_validate_usage (void)
 {
@@ -504,6 +542,8 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/project-warnings", test_validate_project_warnings);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
   g_test_add_func ("/kinema/CliValidate/located-rejections", test_validate_located_rejections);
+  g_test_add_func ("/kinema/CliValidate/misread-rejections",
+                   test_validate_misread_rejections);
   g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
   g_test_add_func ("/kinema/CliValidate/info", test_info);
 

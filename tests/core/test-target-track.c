@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include <glib/gstdio.h>
+
 #include "km-defaults.h"
 #include "km-error.h"
 #include "km-format.h"
@@ -392,6 +394,38 @@ test_format_registry (void)
                  == km_format_lookup ("KINEMA-ANIMATION-JSON"));
 }
 
+/* An empty JSON array is most likely a targets file with no keyframes (a targets file is
+ * an array of keyframes): detected as one, it fails saying so, where the array starts.
+ * Other arrays stay unknown. */
+static void
+test_empty_array (void)
+{
+  static const char * const empty[] = { "[]", " \n[ \n ]\n", "\xEF\xBB\xBF[]" };
+  static const char * const others[] = { "[1, 2, 3]", "[[]]", "[] x", "[{}]" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (empty); i++)
+    {
+      g_autofree char *path = g_build_filename (g_get_tmp_dir (), "empty.json", NULL);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *expected = NULL;
+      const KmFormat *format = NULL;
+      gpointer result;
+
+      g_test_message ("case %u", i);
+      g_assert_true (km_format_detect (empty[i], strlen (empty[i])) == &km_format_targets_json);
+      g_assert_true (g_file_set_contents (path, empty[i], -1, NULL));
+      result = km_format_load_file (path, NULL, &format, &error);
+      g_assert_null (result);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+      expected = g_strdup_printf ("%s:%s: expected at least one keyframe (an IK targets file "
+                                  "with no keyframes)", path, i == 1 ? "2:1" : "1:1");
+      g_assert_cmpstr (error->message, ==, expected);
+      g_unlink (path);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    g_assert_null (km_format_detect (others[i], strlen (others[i])));
+}
+
 static void
 test_save_and_load_file (void)
 {
@@ -430,6 +464,7 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/tool-point-keys", test_tool_point_keys);
   g_test_add_func ("/kinema/TargetsJson/unknown-keys-warn", test_unknown_keys_warn);
   g_test_add_func ("/kinema/TargetsJson/format-registry", test_format_registry);
+  g_test_add_func ("/kinema/TargetsJson/empty-array", test_empty_array);
   g_test_add_func ("/kinema/TargetsJson/save-and-load-file", test_save_and_load_file);
 
   return g_test_run ();

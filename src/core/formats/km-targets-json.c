@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n-lib.h>
 
 #include "km-targets-json.h"
@@ -119,7 +120,8 @@ km_targets_json_load (const char  *path,
   if (n == 0)
     {
       km_json_error_at (doc, root, KM_PARSE_ERROR_INVALID, error,
-                        _("expected at least one keyframe"));
+                        _("expected at least one keyframe (an IK targets file with no "
+                          "keyframes)"));
       return NULL;
     }
   /* Frames are unique and at most KM_TARGET_TRACK_MAX_FRAME, which bounds n too. */
@@ -353,6 +355,26 @@ km_targets_json_describe (const KmTargetTrack *track,
                           km_target_track_get_last_frame (track));
 }
 
+/* Whether the text is "[ ]": white space (and a UTF-8 byte order mark) around it only. */
+static gboolean
+is_empty_array (const char *data,
+                gsize       length)
+{
+  gsize i = length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  guint brackets = 0;
+
+  for (; i < length; i++)
+    {
+      if (brackets == 0 && data[i] == '[')
+        brackets++;
+      else if (brackets == 1 && data[i] == ']')
+        brackets++;
+      else if (data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r')
+        return FALSE;
+    }
+  return brackets == 2;
+}
+
 static int
 targets_sniff (const char *data,
                gsize       length)
@@ -361,6 +383,10 @@ targets_sniff (const char *data,
     return 0;
   if (km_json_sniff_has_key (data, length, "frame", 2))
     return km_json_sniff_has_key (data, length, "pos", 2) ? 95 : 80;
+  /* An empty array: no other format is an array, so most likely targets with no keyframes
+   * yet, which the loader then says (rather than "not a file Kinema can read"). */
+  if (is_empty_array (data, length))
+    return 10;
   return 0;
 }
 
