@@ -93,6 +93,10 @@ struct _KmDocument
   guint           current_frame;
   guint           n_frames;
   guint           timeline_frames; /* the time bar's range: n_frames and a tail after them */
+  /* The range the time bar keeps while the body's motion is built again for its edited
+   * model (0: none), so that the current frame does not fall back into the range of no
+   * motion meanwhile (sync_from_project). */
+  guint           held_frames;
   double          frame_rate;
   gboolean        modified;
   gboolean        forced_modified;
@@ -372,6 +376,7 @@ update_frames (KmDocument *self)
   timeline_last = MAX ((double) n_frames - 1.0 + round (TIMELINE_TAIL_SECONDS * frame_rate),
                        round (TIMELINE_MIN_SECONDS * frame_rate));
   timeline_frames = MAX (n_frames, (guint) MIN (timeline_last, KM_TARGET_TRACK_MAX_FRAME) + 1);
+  timeline_frames = MAX (timeline_frames, self->held_frames);
 
   g_object_freeze_notify (G_OBJECT (self));
   if (self->n_frames != n_frames)
@@ -593,6 +598,23 @@ prepare_pose_seqs (KmDocument *self,
     }
 }
 
+/* Whether a pose sequence below @item (not below another body) is being built
+ * (prepare_pose_seqs). */
+static gboolean
+pose_seq_building (KmItem *item)
+{
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *child = km_item_get_child (item, i);
+
+      if (KM_IS_POSE_SEQ_ITEM (child) && km_pose_seq_item_get_building (KM_POSE_SEQ_ITEM (child)))
+        return TRUE;
+      if (!KM_IS_BODY_ITEM (child) && pose_seq_building (child))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether @item lies below @body and no other body in between. */
 static gboolean
 item_is_of_body (KmItem     *item,
@@ -692,6 +714,14 @@ sync_from_project (KmDocument *self)
   body_changed = g_set_object (&self->body, body);
   if (km_project_get_current_body (self->project) != (KmItem *) body)
     km_project_set_current_body (self->project, KM_ITEM (body));
+  /* The same body with another model (a skeleton edit, its undo or redo): its motion,
+   * built for the model before, goes and comes back built for this one (a pose
+   * sequence's on a worker thread). Meanwhile the time bar keeps its range, and so the
+   * current frame, which would otherwise fall back into the range of no motion. */
+  if (body_changed)
+    self->held_frames = 0;
+  else if (skeleton != self->skeleton && skeleton != NULL && self->skeleton != NULL)
+    self->held_frames = self->timeline_frames;
   if (skeleton != self->skeleton)
     set_skeleton (self, skeleton);
   else if (body_changed)
@@ -701,6 +731,12 @@ sync_from_project (KmDocument *self)
   /* While a solve runs, its frames are what shows (and no source gives them). */
   if (self->solve_cancellable == NULL)
     set_animation (self, source, animation);
+  /* The motion is back (or will not come): the range is its own again. */
+  if (self->held_frames > 0 && (body == NULL || !pose_seq_building (KM_ITEM (body))))
+    {
+      self->held_frames = 0;
+      update_frames (self);
+    }
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -778,6 +814,7 @@ set_project (KmDocument *self,
   g_object_freeze_notify (G_OBJECT (self));
   g_clear_object (&self->body);
   self->current_frame = 0;
+  self->held_frames = 0;
   set_skeleton (self, NULL);
   set_targets (self, NULL);
   sync_from_project (self);

@@ -5,17 +5,20 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
 #endif
 
 #include "km-body-item.h"
+#include "km-document-skeleton.h"
 #include "km-ik-targets-item.h"
 #include "km-item-tree.h"
 #include "km-message.h"
 #include "km-pose-seq-item.h"
 #include "km-project.h"
+#include "km-skeleton-edit.h"
 #include "km-time-bar.h"
 #include "km-window.h"
 
@@ -25,7 +28,9 @@
  * Choreonoid's SR1WalkEdit.cnoid (a pose sequence playing on SR1) in the editor, on the
  * independent review's findings: undoing the delete of the body restores it as it was
  * (current body, joints, playback, selection, modified mark), and K does not turn the
- * read-only pose sequence into an IK solve.
+ * read-only pose sequence into an IK solve; a skeleton edit (renaming a joint) keeps the
+ * current frame while the pose sequence (or a body motion) is built again for the edited
+ * model.
  */
 
 typedef struct
@@ -185,6 +190,134 @@ test_key_on_pose_seq (Fixture       *f,
 #endif
 }
 
+static void
+count_notify (guint *count)
+{
+  (*count)++;
+}
+
+/* Rename LARM_ELBOW at frame 826, past the 300 frames the time bar spans without a motion:
+ * while the pose sequence is built again for the renamed model, and once it plays, the
+ * current frame stays where it was; so it does on undo and redo. */
+static void
+test_rename_keeps_frame (Fixture       *f,
+                         gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int joint = km_skeleton_find_joint (skeleton, "LARM_ELBOW");
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_frames = km_document_get_n_frames (f->document);
+  guint changes = 0;
+
+  g_assert_cmpint (joint, >=, 0);
+  g_assert_cmpuint (n_frames, >, 826);
+  km_document_set_current_frame (f->document, 826);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+  g_signal_connect_swapped (f->document, "notify::current-frame", G_CALLBACK (count_notify),
+                            &changes);
+
+  edited = km_skeleton_edit_set_name (skeleton, (guint) joint, "LARM_ELBOW2", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Rename Joint", NULL));
+  g_assert_true (km_document_get_skeleton (f->document) == edited);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_skeleton (f->document) == skeleton);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (km_document_get_skeleton (f->document) == edited);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 826);
+  g_assert_cmpuint (changes, ==, 0);
+  g_signal_handlers_disconnect_by_data (f->document, &changes);
+  km_document_set_modified (f->document, FALSE);
+}
+
+/* The same with a body motion (.seq) of 20 s on SR1, which is sampled again for the
+ * renamed model at once. */
+static void
+test_rename_keeps_frame_body_motion (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
+                                                  "SR1", "SR1.body", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *seq = g_build_filename (dir, "long.seq", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) seq_file = g_file_new_for_path (seq);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  KmSkeleton *skeleton;
+  guint n_frames, frame, changes = 0;
+
+  g_string_append (text, "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2.0\n"
+                         "frameRate: 50\nnumFrames: 1000\ncomponents:\n  -\n"
+                         "    type: MultiValueSeq\n    content: JointDisplacement\n"
+                         "    frameRate: 50\n    numFrames: 1000\n    numParts: 4\n"
+                         "    frames:\n");
+  for (guint f = 0; f < 1000; f++)
+    g_string_append_printf (text, "      - [ 0, 0, 0, %.4f ]\n", f * 0.0001);
+  g_assert_true (g_file_set_contents (seq, text->str, -1, &error));
+  g_assert_no_error (error);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_open_file (window, model_file));
+  g_assert_true (test_app_open_file (window, seq_file));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_animation (document));
+  n_frames = km_document_get_n_frames (document);
+  g_assert_cmpuint (n_frames, >, 400);
+  frame = n_frames - 10;
+  km_document_set_current_frame (document, frame);
+  g_assert_cmpuint (km_document_get_current_frame (document), ==, frame);
+  g_signal_connect_swapped (document, "notify::current-frame", G_CALLBACK (count_notify),
+                            &changes);
+
+  skeleton = km_document_get_skeleton (document);
+  edited = km_skeleton_edit_set_name (skeleton, (guint) km_skeleton_find_joint (skeleton,
+                                                                                "WAIST_P"),
+                                      "WP2", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Rename Joint", NULL));
+  test_app_spin ();
+  g_assert_true (km_document_get_skeleton (document) == edited);
+  g_assert_nonnull (km_document_get_animation (document));
+  g_assert_cmpuint (km_document_get_n_frames (document), ==, n_frames);
+  g_assert_cmpuint (km_document_get_current_frame (document), ==, frame);
+  g_assert_true (km_document_undo (document));
+  test_app_spin ();
+  g_assert_true (km_document_get_skeleton (document) == skeleton);
+  g_assert_cmpuint (km_document_get_current_frame (document), ==, frame);
+  g_assert_true (km_document_redo (document));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (document), ==, frame);
+  g_assert_cmpuint (changes, ==, 0);
+  g_signal_handlers_disconnect_by_data (document, &changes);
+
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  km_document_set_modified (document, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  test_app_spin ();
+  g_unlink (seq);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -195,5 +328,9 @@ main (int    argc,
               fixture_setup, test_undo_delete_body, fixture_teardown);
   g_test_add ("/kinema/PoseSeqReview/key-on-pose-seq", Fixture, NULL,
               fixture_setup, test_key_on_pose_seq, fixture_teardown);
+  g_test_add ("/kinema/PoseSeqReview/rename-keeps-frame", Fixture, NULL,
+              fixture_setup, test_rename_keeps_frame, fixture_teardown);
+  g_test_add_func ("/kinema/PoseSeqReview/rename-keeps-frame-body-motion",
+                   test_rename_keeps_frame_body_motion);
   return g_test_run ();
 }
