@@ -1584,6 +1584,65 @@ solve_call_free (SolveCall *call)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveCall, solve_call_free)
 
+/* How many frames of the solved @animation missed their target: by the time bar's
+ * measure (its red marks), a position residual above the solver's tolerance, or an
+ * orientation residual above it when the chain is solved for @orientation too. */
+static guint
+count_missed_frames (const KmAnimation *animation,
+                     gboolean           orientation)
+{
+  guint n_missed = 0;
+
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    {
+      double pos_err, rot_err;
+
+      if (km_animation_get_residual (animation, f, &pos_err, &rot_err)
+          && (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
+              || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE)))
+        n_missed++;
+    }
+  return n_missed;
+}
+
+/* A solve that left @n_missed frames short of their target is a warning, not news. */
+static void
+log_missed_frames (KmDocument             *self,
+                   const KmAnimationStats *stats,
+                   guint                   n_missed)
+{
+  /* Translators: the start of “Solved 241 frames; 12 did not reach their target (…).” */
+  g_autofree char *solved = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Solved %u frame",
+                                                          "Solved %u frames", stats->n_frames),
+                                             stats->n_frames);
+
+  if (km_document_get_solves_orientation (self))
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: “Solved 241 frames” (the string before), the count of
+                      * those frames whose solve missed the target, the largest position
+                      * error in mm, then the largest orientation error in degrees */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "%s; %u did not reach its target (largest position error "
+                                  "%.3f mm, largest orientation error %.3f°).",
+                                  "%s; %u did not reach their target (largest position error "
+                                  "%.3f mm, largest orientation error %.3f°).",
+                                  n_missed),
+                     solved, n_missed, stats->max_pos_err * 1000.0,
+                     stats->max_rot_err * 180.0 / G_PI);
+  else
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: “Solved 241 frames” (the string before), the count of
+                      * those frames whose solve missed the target, then the largest
+                      * position error in mm */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "%s; %u did not reach its target (largest position error "
+                                  "%.3f mm).",
+                                  "%s; %u did not reach their target (largest position error "
+                                  "%.3f mm).",
+                                  n_missed),
+                     solved, n_missed, stats->max_pos_err * 1000.0);
+}
+
 static void
 solve_cb (GObject      *object,
           GAsyncResult *result,
@@ -1598,6 +1657,7 @@ solve_cb (GObject      *object,
   gpointer done_data;
   GDestroyNotify done_destroy;
   KmAnimationStats stats;
+  guint n_missed;
 
   animation = km_ik_job_solve_finish (KM_IK_JOB (object), result, &error);
   if (animation == NULL)
@@ -1643,7 +1703,10 @@ solve_cb (GObject      *object,
     }
 
   km_animation_get_stats (animation, &stats);
-  if (km_document_get_solves_orientation (self))
+  n_missed = count_missed_frames (animation, km_document_get_solves_orientation (self));
+  if (n_missed > 0)
+    log_missed_frames (self, &stats, n_missed);
+  else if (km_document_get_solves_orientation (self))
     km_document_log (self, G_LOG_LEVEL_INFO,
                      /* Translators: a frame count, the largest position error in mm, then
                       * the largest orientation error in degrees */

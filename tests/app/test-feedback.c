@@ -8,8 +8,11 @@
 #include <gtk/gtk.h>
 
 #include "km-application.h"
+#include "km-document-skeleton.h"
 #include "km-document.h"
 #include "km-graph-view.h"
+#include "km-ik.h"
+#include "km-skeleton-edit.h"
 
 #include "test-app-util.h"
 
@@ -17,7 +20,8 @@
 /*
  * What the editor shows where there is little to show: the Graph tab with no body to plot,
  * and the application's icon when Kinema runs from the build tree (the About dialog's
- * logo). (A refused joint limit's reason is tested with the inspector, in
+ * logo), and a solve that misses its targets, which the message view tells as a warning.
+ * (A refused joint limit's reason is tested with the inspector, in
  * test-skeleton-editing.c.)
  */
 
@@ -114,6 +118,68 @@ test_icon_in_build_tree (void)
   }
 }
 
+/* The frames of @animation the time bar marks red: a position residual above the solver's
+ * tolerance (or an orientation residual, where the chain is solved for it). */
+static guint
+count_missed (KmDocument *document)
+{
+  KmAnimation *animation = km_document_get_animation (document);
+  gboolean orientation = km_document_get_solves_orientation (document);
+  guint n = 0;
+
+  g_assert_nonnull (animation);
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    {
+      double pos_err, rot_err;
+
+      g_assert_true (km_animation_get_residual (animation, f, &pos_err, &rot_err));
+      if (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
+          || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE))
+        n++;
+    }
+  return n;
+}
+
+/* The default arm's solve meets its targets: Info. Without its Shoulder the arm cannot
+ * reach them (the time bar turns red over the whole motion): the solve's message is a
+ * warning that counts the frames that missed. */
+static void
+test_missed_solve_warns (void)
+{
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autofree char *missed = NULL;
+  guint n_frames, n_info;
+  int shoulder;
+
+  g_assert_true (km_document_load_defaults (document, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  n_frames = km_document_get_n_frames (document);
+  g_assert_cmpuint (count_missed (document), ==, 0);
+  g_assert_true (test_app_has_message (document, G_LOG_LEVEL_INFO, "Solved ", NULL));
+  g_assert_false (test_app_has_message (document, 0, "did not reach", NULL));
+  n_info = test_app_count_messages (document, G_LOG_LEVEL_INFO, "Solved ", NULL);
+
+  shoulder = km_skeleton_find_joint (km_document_get_skeleton (document), "Shoulder");
+  g_assert_cmpint (shoulder, >=, 0);
+  edited = km_skeleton_edit_delete (km_document_get_skeleton (document), (guint) shoulder,
+                                    &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Delete Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+
+  g_assert_cmpuint (km_document_get_n_frames (document), ==, n_frames);
+  g_assert_cmpuint (count_missed (document), ==, n_frames);
+  missed = g_strdup_printf ("Solved %u frames; %u did not reach their target (largest "
+                            "position error ", n_frames, n_frames);
+  g_assert_cmpuint (test_app_count_messages (document, G_LOG_LEVEL_WARNING, missed, NULL), ==, 1);
+  /* No Info for it. */
+  g_assert_cmpuint (test_app_count_messages (document, G_LOG_LEVEL_INFO, "Solved ", NULL), ==,
+                    n_info);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -122,6 +188,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/Feedback/graph-without-body", test_graph_without_body);
   g_test_add_func ("/kinema/Feedback/icon-in-build-tree", test_icon_in_build_tree);
+  g_test_add_func ("/kinema/Feedback/missed-solve-warns", test_missed_solve_warns);
 
   return g_test_run ();
 }
