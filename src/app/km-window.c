@@ -94,13 +94,20 @@ struct _KmWindow
   gboolean              side_panes_restored;
   gboolean              message_pane_restored;
 
-  /* The side panes' widths as the settings keep them (the user's), and the paneds'
-   * positions last set from them: a position that is not the one set was dragged. */
+  /* The side panes' widths the user chose (by dragging a handle, or as the settings keep
+   * them): what a pane gets while it fits, and all that is saved. A window too narrow for
+   * them gives up width for the scene view's share (joint_fitted) without changing them,
+   * so a squeezed pane gets its width back when the window grows again. */
   int                   item_width;
   int                   joint_width;
+  int                   joint_fitted;  /* joint_width, given up for the scene view's share */
+  /* The paneds' positions last set from those widths, and their sizes then: a position
+   * that changes to another while the paned keeps its size is the user's. */
   int                   side_position;
   int                   scene_position;
-  int                   joint_fitted;  /* joint_width, given up for the scene view's share */
+  int                   side_size;
+  int                   scene_size;
+  gboolean              fitting;       /* while the window sets the positions itself */
 };
 
 enum {
@@ -1285,34 +1292,76 @@ end_position (GtkPaned *paned,
   return end_size (paned, end);
 }
 
-/* A handle the user dragged (its position is not the one last set) gives the side pane's
- * width the settings keep. */
-static void
-take_dragged_widths (KmWindow *self)
+/* @position within @paned's limits (those of its size now). The paned clamps a position
+ * only when it is next allocated: one set while it is allocated would be taken as it is. */
+static int
+clamp_position (GtkPaned *paned,
+                int       position)
 {
-  int side = gtk_paned_get_position (self->side_paned);
-  int scene = gtk_paned_get_position (self->scene_paned);
+  int min_position = 0, max_position = 0;
 
-  if (!self->side_panes_restored)
-    return;
-  if (side != self->side_position)
-    self->item_width = self->side_position = side;
-  if (scene != self->scene_position && paned_size (self->scene_paned) > 0)
+  g_object_get (paned, "min-position", &min_position, "max-position", &max_position, NULL);
+  return CLAMP (position, min_position, MAX (min_position, max_position));
+}
+
+/* Sets @paned's position as the window fits the panes (not the user's choice), noting
+ * where it went and at which size of the paned. */
+static void
+fit_pane (KmWindow *self,
+          GtkPaned *paned,
+          int       position)
+{
+  self->fitting = TRUE;
+  gtk_paned_set_position (paned, clamp_position (paned, position));
+  self->fitting = FALSE;
+  if (paned == self->side_paned)
     {
-      self->joint_width = self->joint_fitted = end_size (self->scene_paned, scene);
-      self->scene_position = scene;
+      self->side_position = gtk_paned_get_position (paned);
+      self->side_size = paned_size (paned);
+    }
+  else
+    {
+      self->scene_position = gtk_paned_get_position (paned);
+      self->scene_size = paned_size (paned);
     }
 }
 
-/* The side panes' widths and the message view's height are what the settings keep, so
- * the panes come back the same size in a window of another size; each saved as it is
+/* A side paned's position changed. A paned allocated another size moves its handle itself
+ * (the scene paned keeps the joint panel's width) and the window fits the panes again
+ * then; at the same size, a move that is not the paned keeping a child's minimum width
+ * (one that changed) is the user's: a dragged handle (or one moved with the keyboard)
+ * gives the pane's chosen width. */
+static void
+side_position_cb (GtkPaned   *paned,
+                  GParamSpec *pspec,
+                  KmWindow   *self)
+{
+  gboolean side = paned == self->side_paned;
+  int position = clamp_position (paned, gtk_paned_get_position (paned));
+  int *last = side ? &self->side_position : &self->scene_position;
+
+  if (self->fitting || !self->side_panes_restored || position == *last
+      || paned_size (paned) != (side ? self->side_size : self->scene_size))
+    return;
+  if (position != clamp_position (paned, *last))
+    {
+      if (side)
+        self->item_width = position;
+      else
+        self->joint_width = self->joint_fitted = end_size (paned, position);
+    }
+  *last = position;
+}
+
+/* The side panes' widths the user chose and the message view's height are what the
+ * settings keep, so the panes come back the same size in a window of another size (a
+ * pane squeezed by a small window comes back as it was chosen); each saved as it is
  * restored (handles included), so that they never drift from run to run. */
 static void
 save_pane_sizes (KmWindow *self)
 {
   if (self->settings == NULL)
     return;
-  take_dragged_widths (self);
   if (self->side_panes_restored)
     {
       g_settings_set_int (self->settings, "side-pane-position", self->item_width);
@@ -1646,9 +1695,57 @@ min_width (GtkWidget *widget)
   return width;
 }
 
+static int
+natural_width (GtkWidget *widget)
+{
+  int min = 0, natural = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, &natural, NULL, NULL);
+  return MAX (min, natural);
+}
+
+/* The widest the window can be: that of its monitor (or its own, when larger or when the
+ * monitor is not known). */
+static int
+widest_window (KmWindow *self,
+               int       width)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (self));
+  GdkMonitor *monitor = NULL;
+  GdkRectangle geometry = { 0 };
+
+  if (surface != NULL)
+    monitor = gdk_display_get_monitor_at_surface (gtk_widget_get_display (GTK_WIDGET (self)),
+                                                  surface);
+  if (monitor != NULL)
+    gdk_monitor_get_geometry (monitor, &geometry);
+  return MAX (width, geometry.width);
+}
+
+/* A saved width of a side pane, within what the pane can sensibly have: at least its
+ * natural width, and no more than the window can show (at its widest) beside the other
+ * pane at its natural width and the scene view's share. */
+static int
+restored_width (KmWindow   *self,
+                const char *key,
+                int         default_value,
+                GtkWidget  *pane,
+                GtkWidget  *other,
+                int         handles,
+                int         width)
+{
+  int least = natural_width (pane);
+  int widest = widest_window (self, width);
+  int most = widest - handles - natural_width (other)
+             - (widest * SCENE_SHARE_PERCENT + 99) / 100;
+
+  return CLAMP (pane_setting (self, key, default_value), least, MAX (least, most));
+}
+
 /* Once the side paned has its width (its max-position changes on each allocation), the
- * item tree and the joint panel get the widths the settings keep, or less if the scene
- * view's share needs it. The paned clamps what is past its limits. */
+ * item tree and the joint panel get the widths the user chose, or less if the scene view's
+ * share needs it: a narrower window takes the width from the scene view, then (down to
+ * the share) from the panes. The paned clamps what is past its limits. */
 static void
 side_paned_max_position_cb (KmWindow *self)
 {
@@ -1658,16 +1755,17 @@ side_paned_max_position_cb (KmWindow *self)
 
   if (width <= 0)
     return;
-  if (!self->side_panes_restored)
-    {
-      self->item_width = MAX (pane_setting (self, "side-pane-position", 310), 0);
-      self->joint_width = MAX (pane_setting (self, "joint-pane-position", 300), 0);
-      self->side_panes_restored = TRUE;
-    }
-  else
-    take_dragged_widths (self);
 
   handles = paned_handle_size (self->side_paned) + paned_handle_size (self->scene_paned);
+  if (!self->side_panes_restored)
+    {
+      self->item_width = restored_width (self, "side-pane-position", 310,
+                                         GTK_WIDGET (self->item_tree), notebook, handles, width);
+      self->joint_width = restored_width (self, "joint-pane-position", 300, notebook,
+                                          GTK_WIDGET (self->item_tree), handles, width);
+      self->side_panes_restored = TRUE;
+    }
+
   item_min = min_width (GTK_WIDGET (self->item_tree));
   joint_min = min_width (notebook);
   item = MAX (self->item_width, item_min);
@@ -1685,23 +1783,22 @@ side_paned_max_position_cb (KmWindow *self)
     }
 
   self->joint_fitted = joint;
-  self->side_position = item;
-  gtk_paned_set_position (self->side_paned, item);
-  /* The scene paned as it will be once the side paned has placed it. */
-  self->scene_position = width - item - paned_handle_size (self->side_paned) - joint
-                         - paned_handle_size (self->scene_paned);
-  gtk_paned_set_position (self->scene_paned, self->scene_position);
+  fit_pane (self, self->side_paned, item);
+  /* The scene paned places the joint panel when it gets its new width (it would move a
+   * position set for that width now by the change again); when its width stays, now. */
+  if (width - self->side_position - paned_handle_size (self->side_paned)
+      == paned_size (self->scene_paned))
+    fit_pane (self, self->scene_paned, end_position (self->scene_paned, joint));
 }
 
-/* The scene paned resized by the item tree's handle: the joint panel keeps its width. */
+/* The scene paned has its width (the window's, or the item tree's handle, changed it):
+ * the joint panel keeps the width fitted to the window, the scene view takes the rest. */
 static void
 scene_paned_max_position_cb (KmWindow *self)
 {
   if (!self->side_panes_restored || paned_size (self->scene_paned) <= 0)
     return;
-  take_dragged_widths (self);
-  self->scene_position = end_position (self->scene_paned, self->joint_fitted);
-  gtk_paned_set_position (self->scene_paned, self->scene_position);
+  fit_pane (self, self->scene_paned, end_position (self->scene_paned, self->joint_fitted));
 }
 
 /* Once the main paned has its height, the message view gets the height the settings
@@ -1770,6 +1867,10 @@ setup_settings (KmWindow *self)
                            G_CALLBACK (side_paned_max_position_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_paned, "notify::max-position",
                            G_CALLBACK (scene_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->side_paned, "notify::position",
+                           G_CALLBACK (side_position_cb), self, 0);
+  g_signal_connect_object (self->scene_paned, "notify::position",
+                           G_CALLBACK (side_position_cb), self, 0);
   g_signal_connect_object (self->main_paned, "notify::max-position",
                            G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
   /* Uninstalled and without GSETTINGS_SCHEMA_DIR: defaults, nothing remembered. */

@@ -382,6 +382,278 @@ test_layout_800x600 (Fixture       *f,
   assert_inside_window (f, frame_label, TRUE);
 }
 
+
+/* ---- Resizing the window (as a user, or xdotool without a window manager, does) -------- */
+
+/* As in km-window.c: the scene view's least share of the width between the window's
+ * edges once the side panes have given up what they can. */
+#define SCENE_SHARE_PERCENT 40
+
+typedef struct
+{
+  int side;     /* the side paned: the window's width, but for its border */
+  int item;     /* the item tree */
+  int scene;    /* the scene view */
+  int joint;    /* the joint panel's notebook */
+} Widths;
+
+static GtkWidget *
+joint_pane (Fixture *f)
+{
+  return gtk_widget_get_ancestor (f->joint_panel, GTK_TYPE_NOTEBOOK);
+}
+
+static int
+natural_width (GtkWidget *widget)
+{
+  int min = 0, natural = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, &natural, NULL, NULL);
+  return MAX (min, natural);
+}
+
+static Widths
+get_widths (Fixture    *f,
+            const char *when)
+{
+  Widths w = {
+    .side = gtk_widget_get_width (gtk_widget_get_parent (km_window_get_item_tree (f->window))),
+    .item = gtk_widget_get_width (km_window_get_item_tree (f->window)),
+    .scene = gtk_widget_get_width (km_window_get_scene_view (f->window)),
+    .joint = gtk_widget_get_width (joint_pane (f)),
+  };
+
+  g_test_message ("%s: window %d: item tree %d, scene view %d, joint panel %d", when,
+                  w.side, w.item, w.scene, w.joint);
+  return w;
+}
+
+/* Resizes the shown window (without a window manager it gets what it asks for, or its
+ * minimum size) and lets it lay out. */
+static void
+resize_window (Fixture *f,
+               int      width,
+               int      height)
+{
+  gtk_window_set_default_size (GTK_WINDOW (f->window), width, height);
+  test_app_spin_for (500);
+}
+
+static void
+assert_same_widths (Widths a,
+                    Widths b)
+{
+  g_assert_cmpint (abs (a.item - b.item), <=, 1);
+  g_assert_cmpint (abs (a.joint - b.joint), <=, 1);
+  g_assert_cmpint (abs (a.scene - b.scene), <=, 1);
+}
+
+/* After the window shrank from @before: neither side pane grew, and one that gave up
+ * width did so only for the scene view's share (or is at its minimum). */
+static void
+assert_scene_absorbed (Fixture *f,
+                       Widths   before,
+                       Widths   now)
+{
+  int item_min = natural_width (km_window_get_item_tree (f->window));
+  int joint_min = 0;
+  gboolean at_minimum;
+
+  gtk_widget_measure (joint_pane (f), GTK_ORIENTATION_HORIZONTAL, -1, &joint_min, NULL,
+                      NULL, NULL);
+  at_minimum = now.item <= item_min && now.joint <= joint_min + 1;
+  g_assert_cmpint (now.item, <=, before.item);
+  g_assert_cmpint (now.joint, <=, before.joint);
+  /* The scene view keeps its share while the panes can give it width. */
+  if (!at_minimum)
+    g_assert_cmpint (now.scene * 100, >=, now.side * SCENE_SHARE_PERCENT - 100);
+  /* A pane gave up width only as far as the scene view's share needed it. */
+  if (now.item < before.item || now.joint < before.joint)
+    g_assert_cmpint (now.scene * 100, <=, now.side * SCENE_SHARE_PERCENT + 300);
+}
+
+/* A narrower window takes its width from the scene view, not the side panes: the review's
+ * 1280 → 1000 px window gave the Pose panel 530 px and left the scene view 175. */
+static void
+test_shrink_takes_scene (Fixture       *f,
+                         gconstpointer  data)
+{
+  Widths wide, w1000, w700;
+
+  open_window (f, 1280, 800);
+  wide = get_widths (f, "1280 × 800");
+  resize_window (f, 1000, 650);
+  w1000 = get_widths (f, "1000 × 650");
+  assert_scene_absorbed (f, wide, w1000);
+  g_assert_cmpint (w1000.scene, <, wide.scene);
+  resize_window (f, 700, 450);
+  w700 = get_widths (f, "700 × 450");
+  assert_scene_absorbed (f, w1000, w700);
+  assert_joint_rows_inside (f);
+  assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
+}
+
+/* Side panes squeezed by a window smaller than its minimum get their widths back when
+ * it grows again (the item tree stayed 150 px wide, its names cut). */
+static void
+test_squeeze_and_grow (Fixture       *f,
+                       gconstpointer  data)
+{
+  Widths wide, small, again;
+
+  open_window (f, 1280, 800);
+  wide = get_widths (f, "1280 × 800");
+  resize_window (f, 300, 200);
+  small = get_widths (f, "300 × 200");
+  assert_scene_absorbed (f, wide, small);
+  resize_window (f, 1000, 650);
+  resize_window (f, 1280, 800);
+  again = get_widths (f, "1280 × 800 again");
+  assert_same_widths (wide, again);
+}
+
+/* Handles moved by the user are kept, across a squeeze too: the width dragged is the one
+ * the pane gets back. */
+static void
+test_dragged_widths_kept (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkPaned *side_paned, *scene_paned;
+  Widths dragged, again;
+
+  open_window (f, 1280, 800);
+  side_paned = GTK_PANED (gtk_widget_get_parent (km_window_get_item_tree (f->window)));
+  scene_paned = GTK_PANED (gtk_widget_get_parent (km_window_get_scene_view (f->window)));
+  gtk_paned_set_position (side_paned, 260);
+  test_app_spin_for (200);
+  /* The joint panel 60 px wider, about 360 px (the handle and the notebook's margins take
+   * a few pixels of the position's change). */
+  gtk_paned_set_position (scene_paned, gtk_widget_get_width (GTK_WIDGET (scene_paned))
+                                         - gtk_widget_get_width (joint_pane (f)) - 60);
+  test_app_spin_for (200);
+  dragged = get_widths (f, "dragged");
+  g_assert_cmpint (dragged.item, ==, 260);
+  g_assert_cmpint (abs (dragged.joint - 360), <=, 3);
+  resize_window (f, 300, 200);
+  get_widths (f, "300 × 200");
+  resize_window (f, 1280, 800);
+  again = get_widths (f, "1280 × 800 again");
+  assert_same_widths (dragged, again);
+}
+
+static void
+set_widths_setting (GSettings *settings,
+                    int        item,
+                    int        joint,
+                    int        width,
+                    int        height)
+{
+  g_settings_set_int (settings, "side-pane-position", item);
+  g_settings_set_int (settings, "joint-pane-position", joint);
+  g_settings_set_int (settings, "window-width", width);
+  g_settings_set_int (settings, "window-height", height);
+}
+
+static void
+reset_widths_setting (GSettings *settings)
+{
+  g_settings_reset (settings, "side-pane-position");
+  g_settings_reset (settings, "joint-pane-position");
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+}
+
+/* Only the widths the user chose are saved: a window quit while squeezed, or squeezed and
+ * grown again, saves the widths it had before, and the next one shows them. */
+static void
+test_squeezed_not_saved (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = NULL;
+  Widths first, again;
+
+  if (!have_schema ())
+    return;
+  settings = g_settings_new (APP_ID);
+  set_widths_setting (settings, 315, 320, 1280, 800);
+  open_remembered (f);
+  first = get_widths (f, "opened");
+  resize_window (f, 300, 200);
+  get_widths (f, "300 × 200");
+  close_window (f);
+  g_assert_cmpint (g_settings_get_int (settings, "side-pane-position"), ==, 315);
+  g_assert_cmpint (g_settings_get_int (settings, "joint-pane-position"), ==, 320);
+
+  g_settings_set_int (settings, "window-width", 1280);
+  g_settings_set_int (settings, "window-height", 800);
+  open_remembered (f);
+  assert_same_widths (first, get_widths (f, "reopened"));
+  resize_window (f, 300, 200);
+  resize_window (f, 1280, 800);
+  close_window (f);
+  g_assert_cmpint (g_settings_get_int (settings, "side-pane-position"), ==, 315);
+  g_assert_cmpint (g_settings_get_int (settings, "joint-pane-position"), ==, 320);
+  open_remembered (f);
+  again = get_widths (f, "reopened after a squeeze");
+  assert_same_widths (first, again);
+  close_window (f);
+  reset_widths_setting (settings);
+}
+
+/* A window resized and quit opens as it was quit. */
+static void
+test_resized_restart (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = NULL;
+  Widths quit, reopened;
+
+  if (!have_schema ())
+    return;
+  settings = g_settings_new (APP_ID);
+  set_widths_setting (settings, 315, 320, 1280, 800);
+  open_remembered (f);
+  resize_window (f, 1000, 650);
+  quit = get_widths (f, "quit at 1000 × 650");
+  close_window (f);
+  open_remembered (f);
+  reopened = get_widths (f, "reopened");
+  g_assert_cmpint (reopened.side, ==, quit.side);
+  assert_same_widths (quit, reopened);
+  close_window (f);
+  reset_widths_setting (settings);
+}
+
+/* Saved widths no pane should have (narrower than the pane's natural width, wider than
+ * the window) are not taken as they are, nor saved again. */
+static void
+test_restored_widths_checked (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = NULL;
+  int item_natural, joint_natural;
+  Widths w;
+
+  if (!have_schema ())
+    return;
+  settings = g_settings_new (APP_ID);
+  set_widths_setting (settings, 20, 5000, 1280, 800);
+  open_remembered (f);
+  w = get_widths (f, "opened with 20 and 5000");
+  item_natural = natural_width (km_window_get_item_tree (f->window));
+  joint_natural = natural_width (joint_pane (f));
+  g_assert_cmpint (w.item, >=, item_natural);
+  g_assert_cmpint (w.scene * 100, >=, w.side * SCENE_SHARE_PERCENT - 100);
+  assert_joint_rows_inside (f);
+  close_window (f);
+  g_test_message ("saved %d and %d", g_settings_get_int (settings, "side-pane-position"),
+                  g_settings_get_int (settings, "joint-pane-position"));
+  g_assert_cmpint (g_settings_get_int (settings, "side-pane-position"), >=, item_natural);
+  g_assert_cmpint (g_settings_get_int (settings, "joint-pane-position"), >=, joint_natural - 3);
+  g_assert_cmpint (g_settings_get_int (settings, "joint-pane-position"), <, w.side);
+  reset_widths_setting (settings);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -414,5 +686,17 @@ main (int    argc,
               NULL, test_remembered_size, NULL);
   g_test_add ("/kinema/WindowSize/panes-kept", Fixture, NULL,
               NULL, test_panes_kept, NULL);
+  g_test_add ("/kinema/WindowSize/shrink-takes-scene", Fixture, NULL,
+              NULL, test_shrink_takes_scene, fixture_teardown);
+  g_test_add ("/kinema/WindowSize/squeeze-and-grow", Fixture, NULL,
+              NULL, test_squeeze_and_grow, fixture_teardown);
+  g_test_add ("/kinema/WindowSize/dragged-widths-kept", Fixture, NULL,
+              NULL, test_dragged_widths_kept, fixture_teardown);
+  g_test_add ("/kinema/WindowSize/squeezed-not-saved", Fixture, NULL,
+              NULL, test_squeezed_not_saved, NULL);
+  g_test_add ("/kinema/WindowSize/resized-restart", Fixture, NULL,
+              NULL, test_resized_restart, NULL);
+  g_test_add ("/kinema/WindowSize/restored-widths-checked", Fixture, NULL,
+              NULL, test_restored_widths_checked, NULL);
   return g_test_run ();
 }
