@@ -118,6 +118,118 @@ test_end_tag_errors (void)
     }
 }
 
+/* km_markup_text_skip_doctype(): where a DOCTYPE ends, past quoted literals (a '>', '['
+ * or ']' in them is text) and, in an internal subset, comments and declarations that end
+ * in '>' too; where its subset and first entity declaration are; 0 when the text ends
+ * inside it. */
+static void
+test_skip_doctype (void)
+{
+  static const struct
+  {
+    const char *text;   /* "<!DOCTYPE" at offset 2, "|" just past its end (if any) */
+    const char *subset; /* what the subset's offset points at, NULL for none */
+    const char *entity; /* what the entity's offset points at, NULL for none */
+  } cases[] = {
+    { "  <!DOCTYPE r>|<r/>", NULL, NULL },
+    { "  <!DOCTYPE r SYSTEM \"a>b[c]\">|<r/>", NULL, NULL },
+    { "  <!DOCTYPE r PUBLIC 'x]>' \"y>\">|<r/>", NULL, NULL },
+    { "  <!DOCTYPE r [ <!ENTITY a \"x>]\"> ]>|<r/>", "[ <!ENTITY", "<!ENTITY a" },
+    { "  <!DOCTYPE r [\n  <!-- ] > <!ENTITY no \"\" --> <!ELEMENT r ANY>\n]>|<r/>",
+      "[\n", NULL },
+    { "  <!DOCTYPE r [ <!-- ' --> <!ENTITY b 'y'> <!ENTITY c 'z'> ]>|<r/>", "[ <!--",
+      "<!ENTITY b" },
+    { "  <!DOCTYPE r SYSTEM \"r.dtd\" []>|<r/>", "[]", NULL },
+    /* Unterminated: in a literal, a subset, a comment in it, or the DOCTYPE itself. */
+    { "  <!DOCTYPE r SYSTEM \"r.dtd>", NULL, NULL },
+    { "  <!DOCTYPE r [ <!ENTITY a \"x\"> >", "[ ", "<!ENTITY" },
+    { "  <!DOCTYPE r [ <!-- ]> <r/>", "[ ", NULL },
+    { "  <!DOCTYPE r [ <!ENTITY a 'x]>", "[ ", "<!ENTITY" },
+    { "  <!DOCTYPE r", NULL, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) text = g_string_new (cases[i].text);
+      const char *bar = strchr (cases[i].text, '|');
+      gsize want = bar != NULL ? (gsize) (bar - cases[i].text) : 0;
+      g_autofree char *copy = NULL;
+      gsize subset = 1, entity = 1, end;
+
+      if (bar != NULL)
+        g_string_erase (text, (gssize) want, 1);
+      /* Not NUL-terminated: the length bounds every search. */
+      copy = g_memdup2 (text->str, text->len);
+      end = km_markup_text_skip_doctype (copy, text->len, 2, &subset, &entity);
+      g_test_message ("case %u: %s", i, cases[i].text);
+      g_assert_cmpuint (end, ==, want);
+      if (cases[i].subset == NULL)
+        g_assert_cmpuint (subset, ==, 0);
+      else
+        g_assert_true (g_str_has_prefix (text->str + subset, cases[i].subset));
+      if (cases[i].entity == NULL)
+        g_assert_cmpuint (entity, ==, 0);
+      else
+        g_assert_true (g_str_has_prefix (text->str + entity, cases[i].entity));
+    }
+}
+
+/* km_markup_text_check_prolog(): an internal DTD subset before the document element is
+ * refused at its first entity declaration (at its '[' when it has none), even when the
+ * text ends in it; a DOCTYPE without one, other unterminated markup (GMarkup's to report)
+ * and a DOCTYPE after the document element's start are not its business. */
+static void
+test_check_prolog (void)
+{
+  static const char message[] =
+    "expected no entity declarations: an internal DTD subset (“<!DOCTYPE … [ … ]>”) "
+    "is not supported";
+  static const struct
+  {
+    const char *text;
+    const char *error;  /* the expected "t.xml:LINE:COLUMN" prefix, NULL to pass */
+  } cases[] = {
+    { "<?xml version=\"1.0\"?>\n<!-- é -->\n<!DOCTYPE r [ <!ENTITY len \"1\"> ]>\n<r/>",
+      "t.xml:3:15" },
+    { "\n  <!DOCTYPE r [\n  <!-- <!ENTITY x 'y'> -->\n]>\n<r/>", "t.xml:2:15" },
+    { "<!DOCTYPE r SYSTEM \"x[y]>\" [<!ENTITY a 'b'>]><r/>", "t.xml:1:29" },
+    { "<?xml version=\"1.0\"?>\n<!DOCTYPE r SYSTEM \"r.dtd\">\n<r/>", NULL },
+    /* Unterminated: refused all the same when its subset has begun, else left to GMarkup. */
+    { "<!DOCTYPE r [ <!ENTITY a 'b'>", "t.xml:1:15" },
+    { "<!DOCTYPE r [", "t.xml:1:13" },
+    { "<!DOCTYPE r SYSTEM 'r.dtd", NULL },
+    { "<!-- <!DOCTYPE r [ <!ENTITY a 'b'> ]>", NULL },
+    { "<r><!DOCTYPE r [ <!ENTITY a 'b'> ]></r>", NULL },
+    { "", NULL },
+    { "<?xml", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      KmMarkupText markup;
+      gboolean ok;
+
+      km_markup_text_init (&markup, cases[i].text, strlen (cases[i].text));
+      ok = km_markup_text_check_prolog (&markup, "t.xml", &error);
+      g_test_message ("case %u: %s", i, cases[i].text);
+      if (cases[i].error == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+        }
+      else
+        {
+          g_autofree char *want = g_strdup_printf ("%s: %s", cases[i].error, message);
+
+          g_assert_false (ok);
+          g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+          g_assert_cmpstr (error->message, ==, want);
+        }
+      km_markup_text_clear (&markup);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -126,5 +238,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/MarkupText/positions", test_positions);
   g_test_add_func ("/kinema/MarkupText/end-tag-errors", test_end_tag_errors);
+  g_test_add_func ("/kinema/MarkupText/skip-doctype", test_skip_doctype);
+  g_test_add_func ("/kinema/MarkupText/check-prolog", test_check_prolog);
   return g_test_run ();
 }

@@ -476,6 +476,20 @@ test_errors (void)
                      "<node id=\"n\"><instance_node url=\"#loop\"/></node></visual_scene>"
                      "</library_visual_scenes>"),
                 KM_PARSE_ERROR_LIMIT, "t.dae:8:16: ", "nested too deeply");
+  /* An internal DTD subset: refused at its first entity declaration (entities are never
+   * expanded); a DOCTYPE without one is only skipped. */
+  assert_error (doc ("<?xml version='1.0'?><!DOCTYPE COLLADA [ <!ENTITY a 'b'> ]>\n<COLLADA>",
+                     NULL, NULL, NULL, NULL, NULL),
+                KM_PARSE_ERROR_INVALID, "t.dae:1:42: ", "expected no entity declarations");
+  {
+    g_autofree char *text = doc ("<!DOCTYPE COLLADA SYSTEM 'c[1].dtd'><COLLADA>",
+                                 NULL, NULL, NULL, NULL, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) shapes = km_mesh_load_collada ("t.dae", text, strlen (text), &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (total_triangles (shapes), ==, 1);
+  }
   /* Not COLLADA; not well-formed. */
   assert_error (g_strdup ("<?xml version='1.0'?>\n<robot name='r'/>"),
                 KM_PARSE_ERROR_INVALID, "t.dae:2:1: ", "expected <COLLADA>");

@@ -1153,6 +1153,77 @@ test_import_paths (void)
 
 }
 
+/* A scene with a DOCTYPE after its XML declaration is still a Scenebuilder scene (the
+ * sniffer skips the DOCTYPE, an internal subset "[ … ]" with its declarations included);
+ * an internal subset is refused where its first entity declaration is (entities are
+ * never expanded), in an imported file too; a DOCTYPE without one loads. */
+static void
+test_doctype (void)
+{
+  static const char message[] =
+    ": expected no entity declarations: an internal DTD subset (“<!DOCTYPE … [ … ]>”) "
+    "is not supported";
+  static const SceneFile files[] = {
+    { "scene.xml",
+      "<namespace name=\"w\">\n"
+      "  <body name=\"base\"/>\n"
+      "  <import name=\"p\" filename=\"a/part.xml\"/>\n"
+      "</namespace>\n" },
+    { "a/part.xml",
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE namespace [\n  <!ENTITY m \"2\">\n]>\n"
+      "<namespace><body name=\"b\" mass=\"&m;\"/></namespace>\n" },
+  };
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autofree char *data = test_util_read_file (path, NULL);
+  const char *prolog_end = strchr (data, '\n') + 1;   /* past the XML declaration */
+  g_autofree char *entity = NULL, *comment = NULL, *system = NULL, *got = NULL;
+  g_autofree char *want = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) plain = NULL, with_doctype = NULL, imported = NULL;
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autofree char *head = g_strndup (data, (gsize) (prolog_end - data));
+
+    entity = g_strconcat (head, "<!DOCTYPE scene [ <!ENTITY len \"100\"> ]>\n\n", prolog_end,
+                          NULL);
+    comment = g_strconcat (head, "<!DOCTYPE scene [\n  <!-- a ] and a > -->\n]>\n",
+                           prolog_end, NULL);
+    system = g_strconcat (head, "<!DOCTYPE scene SYSTEM \"scene[1].dtd\">\n", prolog_end, NULL);
+  }
+
+  g_assert_cmpint (km_scenebuilder_sniff (entity, strlen (entity)), ==, 90);
+  g_assert_cmpint (km_scenebuilder_sniff (comment, strlen (comment)), ==, 90);
+  g_assert_cmpint (km_scenebuilder_sniff (system, strlen (system)), ==, 90);
+  g_assert_true (km_format_detect (entity, strlen (entity)) == &km_format_scenebuilder);
+  g_assert_true (km_format_detect (system, strlen (system)) == &km_format_scenebuilder);
+  /* Unterminated: not recognised (the loader would say where GMarkup stops). */
+  g_assert_cmpint (km_scenebuilder_sniff ("<!DOCTYPE namespace [ <namespace/>", 34), ==, 0);
+
+  got = test_util_scenebuilder_error (entity, NULL);
+  want = g_strconcat ("bad.xml:2:19", message, NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_clear_pointer (&got, g_free);
+  g_clear_pointer (&want, g_free);
+  got = test_util_scenebuilder_error (comment, NULL);
+  want = g_strconcat ("bad.xml:2:17", message, NULL);
+  g_assert_cmpstr (got, ==, want);
+
+  plain = test_util_scenebuilder_load (path, data, strlen (data), warnings, &error);
+  g_assert_no_error (error);
+  with_doctype = test_util_scenebuilder_load (path, system, strlen (system), warnings, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (plain->skeleton, with_doctype->skeleton, 1e-12));
+
+  imported = load_scene_files (files, G_N_ELEMENTS (files), warnings, &error);
+  g_assert_null (imported);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_clear_pointer (&want, g_free);
+  want = g_strconcat ("a/part.xml:3:3", message, "\nincluded from scene.xml:3:30", NULL);
+  g_assert_cmpstr (error->message, ==, want);
+}
+
 /* A number attribute @attr of the <limit> of URDF joint @name in @urdf. */
 static double
 urdf_limit (const char *urdf,
@@ -1812,6 +1883,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/long-unit", test_long_unit);
   g_test_add_func ("/kinema/Scenebuilder/huge-rotation", test_huge_rotation);
   g_test_add_func ("/kinema/Scenebuilder/too-many-joints", test_too_many_joints);
+  g_test_add_func ("/kinema/Scenebuilder/doctype", test_doctype);
 
   return g_test_run ();
 }

@@ -19,6 +19,7 @@
 #include "km-format.h"
 #include "km-error.h"
 #include "km-json.h"
+#include "km-markup-text.h"
 #include "km-target-track.h"
 #include "km-yaml.h"
 
@@ -131,35 +132,16 @@ find (const char *p,
   return NULL;
 }
 
-/* Past the ">" of the "<!DOCTYPE" at @p, skipping quoted literals and an internal subset
- * "[ … ]" (whose declarations end in ">" too); NULL when @end comes first. */
+/* Past the ">" of the "<!DOCTYPE" at @p (km_markup_text_skip_doctype()); NULL when @end
+ * comes first. */
 static const char *
 skip_doctype (const char *p,
               const char *end)
 {
-  gboolean in_subset = FALSE;
+  gsize subset, entity;
+  gsize past = km_markup_text_skip_doctype (p, end - p, 0, &subset, &entity);
 
-  for (p += strlen ("<!DOCTYPE"); p < end; p++)
-    {
-      if (*p == '"' || *p == '\'')
-        {
-          p = memchr (p + 1, *p, end - p - 1);
-          if (p == NULL)
-            return NULL;
-        }
-      else if (in_subset && end - p >= 4 && memcmp (p, "<!--", 4) == 0)
-        {
-          p = find (p + 4, end, "-->");
-          if (p == NULL)
-            return NULL;
-          p--;   /* its ">" */
-        }
-      else if (*p == '[' || *p == ']')
-        in_subset = *p == '[';
-      else if (!in_subset && *p == '>')
-        return p + 1;
-    }
-  return NULL;
+  return past != 0 ? p + past : NULL;
 }
 
 /* The root element's name after the prolog (declaration, comments, DOCTYPE). */

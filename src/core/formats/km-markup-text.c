@@ -522,3 +522,125 @@ km_markup_text_parse (const KmMarkupText   *self,
                       _("expected well-formed XML: %s"), message);
   return FALSE;
 }
+
+/**
+ * km_markup_text_skip_doctype:
+ * @text: a document (need not be NUL-terminated)
+ * @offset: where a "<!DOCTYPE" starts in @text
+ * @subset: (out): the offset of its internal subset's "[", 0 if it has none
+ * @entity: (out): the offset of the first "<!ENTITY" in that subset, 0 if none
+ *
+ * Finds the end of a DOCTYPE. Quoted literals, and comments in an internal subset
+ * "[ … ]", are skipped: a ">" (or a bracket) in them ends nothing; the subset's own
+ * declarations end in ">" too.
+ *
+ * Returns: the offset just past its ">", or 0 when @text ends first
+ */
+gsize
+km_markup_text_skip_doctype (const char *text,
+                             gsize       length,
+                             gsize       offset,
+                             gsize      *subset,
+                             gsize      *entity)
+{
+  const char *t = text;
+  gsize n = length;
+  gboolean in_subset = FALSE;
+
+  *subset = *entity = 0;
+  for (gsize i = offset + strlen ("<!DOCTYPE"); i < n; i++)
+    {
+      if (t[i] == '"' || t[i] == '\'')
+        {
+          const char *close = memchr (t + i + 1, t[i], n - i - 1);
+
+          if (close == NULL)
+            return 0;
+          i = (gsize) (close - t);
+        }
+      else if (in_subset && n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+        {
+          const char *close = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+
+          if (close == NULL)
+            return 0;
+          i = (gsize) (close - t) + 2;
+        }
+      else if (in_subset && *entity == 0 && n - i >= 8 && memcmp (t + i, "<!ENTITY", 8) == 0)
+        *entity = i;
+      else if (!in_subset && t[i] == '[')
+        {
+          in_subset = TRUE;
+          *subset = i;
+        }
+      else if (in_subset && t[i] == ']')
+        in_subset = FALSE;
+      else if (!in_subset && t[i] == '>')
+        return i + 1;
+    }
+  return 0;
+}
+
+/**
+ * km_markup_text_check_prolog:
+ *
+ * Refuses a DOCTYPE with an internal subset before the document element, with
+ * "FILE:LINE:COLUMN: expected no entity declarations: …" at its first "<!ENTITY" (at its
+ * "[" when it declares none): GMarkup would skip its declarations and then fail, far from
+ * them, on the first entity they declare; and entities are not expanded here (nested
+ * ones, a "billion laughs", could exhaust memory). A subset is refused even when the
+ * text ends inside it; anything else, other unterminated markup included, is left to
+ * GMarkup to report.
+ *
+ * Returns: %FALSE with @error set when the prolog has such a subset
+ */
+gboolean
+km_markup_text_check_prolog (const KmMarkupText *self,
+                             const char         *path,
+                             GError            **error)
+{
+  const char *t = self->text;
+  gsize n = self->length, i = 0;
+
+  while (i < n && g_ascii_isspace (t[i]))
+    i++;
+  while (n - i >= 2 && t[i] == '<' && (t[i + 1] == '?' || t[i + 1] == '!'))
+    {
+      if (n - i >= 9 && memcmp (t + i, "<!DOCTYPE", 9) == 0)
+        {
+          gsize subset, entity;
+
+          i = km_markup_text_skip_doctype (t, n, i, &subset, &entity);
+          if (subset != 0)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path,
+                                  km_markup_text_pos (self, entity != 0 ? entity : subset),
+                                  _("expected no entity declarations: an internal DTD "
+                                    "subset (“<!DOCTYPE … [ … ]>”) is not supported"));
+              return FALSE;
+            }
+          if (i == 0)
+            return TRUE;   /* unterminated: GMarkup says where */
+        }
+      else
+        {
+          /* A processing instruction (the XML declaration), a comment, or another
+           * declaration. */
+          const char *close;
+
+          if (t[i + 1] == '?')
+            close = g_strstr_len (t + i, (gssize) (n - i), "?>");
+          else if (n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+            close = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+          else
+            close = memchr (t + i, '>', n - i);
+          if (close == NULL)
+            return TRUE;   /* unterminated: GMarkup says where */
+          /* (each ends in the first '>' from where it was found) */
+          i = (gsize) ((const char *) memchr (close, '>', n - (gsize) (close - t)) - t) + 1;
+        }
+      while (i < n && g_ascii_isspace (t[i]))
+        i++;
+    }
+  return TRUE;
+}

@@ -11,11 +11,11 @@
 G_BEGIN_DECLS
 
 /*
- * The text of an XML document that a GMarkup reader (URDF, COLLADA) parses, for exact
- * positions: GMarkup reports where it is only roughly (somewhere after a start tag), so the
- * reader finds each start tag in the text itself and points its errors at the offending
- * value. Offsets are bytes into the text; positions are 1-based lines and columns in
- * characters.
+ * The text of an XML document that a GMarkup reader (URDF, COLLADA, Scenebuilder) parses,
+ * for exact positions: GMarkup reports where it is only roughly (somewhere after a start
+ * tag), so the reader finds each start tag in the text itself and points its errors at
+ * the offending value. Offsets are bytes into the text; positions are 1-based lines and
+ * columns in characters.
  */
 typedef struct
 {
@@ -55,6 +55,15 @@ char        *km_markup_text_dup_utf8       (const char         *path,
 gboolean     km_markup_text_parse          (const KmMarkupText *self,
                                             const char         *path,
                                             GMarkupParseContext *context,
+                                            GError            **error);
+
+gsize        km_markup_text_skip_doctype   (const char         *text,
+                                            gsize               length,
+                                            gsize               offset,
+                                            gsize              *subset,
+                                            gsize              *entity);
+gboolean     km_markup_text_check_prolog   (const KmMarkupText *self,
+                                            const char         *path,
                                             GError            **error);
 
 G_END_DECLS

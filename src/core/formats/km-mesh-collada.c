@@ -1627,7 +1627,8 @@ km_mesh_load_collada (const char  *path,
   p.colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
-  if (!km_markup_text_parse (&p.markup, path, context, error))
+  if (!km_markup_text_check_prolog (&p.markup, path, error) ||
+      !km_markup_text_parse (&p.markup, path, context, error))
     goto out;
   if (p.root == NULL)
     {

@@ -259,6 +259,12 @@ parse_document (const char  *path,
       return NULL;
     }
 
+  if (!km_markup_text_check_prolog (&file->markup, path, error))
+    {
+      sb_file_free (file);
+      return NULL;
+    }
+
   st.file = file;
   context = g_markup_parse_context_new (&markup_parser, G_MARKUP_TREAT_CDATA_AS_TEXT, &st, NULL);
   if (!g_markup_parse_context_parse (context, file->data, file->length, &local) ||
@@ -3579,6 +3585,15 @@ first_element (const char *data,
         p = skip_past (data, length, p + 2, "?>");
       else if (p + 3 < length && memcmp (data + p, "<!--", 4) == 0)
         p = skip_past (data, length, p + 4, "-->");
+      else if (length - p >= 9 && memcmp (data + p, "<!DOCTYPE", 9) == 0)
+        {
+          /* (an internal subset's declarations end in ">" too) */
+          gsize subset, entity;
+
+          p = km_markup_text_skip_doctype (data, length, p, &subset, &entity);
+          if (p == 0)
+            return FALSE;
+        }
       else if (p + 1 < length && data[p] == '<' && data[p + 1] == '!')
         p = skip_past (data, length, p + 2, ">");
       else

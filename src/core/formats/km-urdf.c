@@ -1619,102 +1619,6 @@ build (Parser               *p,
   return skel;
 }
 
-/* The end (past its ">") of the "<!DOCTYPE …>" at @i in @t, or 0 when @t ends first.
- * Quoted literals, and comments in an internal subset "[ … ]", are skipped: a ">" in
- * them ends nothing. @subset is set to the offset of the subset's "[" (0 if none), and
- * @entity to that of its first "<!ENTITY" (0 if none). */
-static gsize
-doctype_end (const char *t,
-             gsize       n,
-             gsize       i,
-             gsize      *subset,
-             gsize      *entity)
-{
-  gboolean in_subset = FALSE;
-
-  *subset = *entity = 0;
-  for (i += strlen ("<!DOCTYPE"); i < n; i++)
-    {
-      if (t[i] == '"' || t[i] == '\'')
-        {
-          const char *close = memchr (t + i + 1, t[i], n - i - 1);
-
-          if (close == NULL)
-            return 0;
-          i = (gsize) (close - t);
-        }
-      else if (in_subset && n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
-        {
-          const char *close = g_strstr_len (t + i + 4, n - i - 4, "-->");
-
-          if (close == NULL)
-            return 0;
-          i = (gsize) (close - t) + 2;
-        }
-      else if (in_subset && *entity == 0 && n - i >= 8 && memcmp (t + i, "<!ENTITY", 8) == 0)
-        *entity = i;
-      else if (!in_subset && t[i] == '[')
-        {
-          in_subset = TRUE;
-          *subset = i;
-        }
-      else if (in_subset && t[i] == ']')
-        in_subset = FALSE;
-      else if (!in_subset && t[i] == '>')
-        return i + 1;
-    }
-  return 0;
-}
-
-/* Refuses a DOCTYPE with an internal subset before the document element: GMarkup would
- * skip its declarations and then fail, far from them, on the first entity they declare;
- * and entities are not expanded here (nested ones, a "billion laughs", could exhaust
- * memory). */
-static gboolean
-check_prolog (Parser  *p,
-              GError **error)
-{
-  const char *t = p->markup.text;
-  gsize n = p->markup.length, i = 0;
-
-  while (i < n && g_ascii_isspace (t[i]))
-    i++;
-  while (i < n && t[i] == '<' && n - i >= 2 && (t[i + 1] == '?' || t[i + 1] == '!'))
-    {
-      const char *close;
-      gsize subset, entity;
-
-      if (n - i >= 9 && memcmp (t + i, "<!DOCTYPE", 9) == 0)
-        {
-          i = doctype_end (t, n, i, &subset, &entity);
-          if (subset != 0)
-            {
-              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path,
-                                  km_markup_text_pos (&p->markup,
-                                                      entity != 0 ? entity : subset),
-                                  _("expected no entity declarations: an internal DTD "
-                                    "subset (“<!DOCTYPE … [ … ]>”) is not supported"));
-              return FALSE;
-            }
-          if (i == 0)
-            return TRUE;   /* unterminated: GMarkup says where */
-        }
-      else
-        {
-          close = t[i + 1] == '?' ? g_strstr_len (t + i, n - i, "?>")
-                  : n - i >= 4 && memcmp (t + i, "<!--", 4) == 0
-                    ? g_strstr_len (t + i + 4, n - i - 4, "-->")
-                    : memchr (t + i, '>', n - i);
-          if (close == NULL)
-            return TRUE;
-          i = (gsize) (strchr (close, '>') - t) + 1;
-        }
-      while (i < n && g_ascii_isspace (t[i]))
-        i++;
-    }
-  return TRUE;
-}
-
 /**
  * km_urdf_load:
  * @path: the path as given, for messages and relative mesh names
@@ -1766,7 +1670,8 @@ km_urdf_load (const char           *path,
   p.packages_found = km_package_cache_new ();
 
   context = g_markup_parse_context_new (&parser_funcs, 0, &p, NULL);
-  if (!check_prolog (&p, error) || !km_markup_text_parse (&p.markup, path, context, error))
+  if (!km_markup_text_check_prolog (&p.markup, path, error) ||
+      !km_markup_text_parse (&p.markup, path, context, error))
     goto out;
   if (!p.seen_robot)
     {
@@ -1811,7 +1716,7 @@ km_urdf_sniff (const char *data,
           /* (an internal subset's declarations end in ">" too) */
           gsize subset, entity;
 
-          i = doctype_end (data, n, i, &subset, &entity);
+          i = km_markup_text_skip_doctype (data, n, i, &subset, &entity);
           if (i == 0)
             return 0;
         }
