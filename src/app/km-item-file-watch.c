@@ -10,12 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "km-item-file-watch.h"
-#include "km-body-item.h"
-#include "km-body-motion-item.h"
 #include "km-cnoid.h"
-#include "km-ik-animation-item.h"
-#include "km-ik-targets-item.h"
-#include "km-pose-seq-item.h"
 
 /* A burst of events (a write, a rename over the file) is checked once it is over. */
 #define SETTLE_MS 300
@@ -224,18 +219,9 @@ entry_new (KmItemFileWatch *self,
 static const char *
 item_reference (KmItem *item)
 {
-  if (KM_IS_BODY_ITEM (item))
-    return g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL
-           ? NULL : km_body_item_get_file (KM_BODY_ITEM (item));
-  if (KM_IS_IK_TARGETS_ITEM (item))
-    return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
-  if (KM_IS_IK_ANIMATION_ITEM (item))
-    return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
-  if (KM_IS_POSE_SEQ_ITEM (item))
-    return km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item));
-  if (KM_IS_BODY_MOTION_ITEM (item))
-    return km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item));
-  return NULL;
+  if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
+    return NULL;
+  return km_item_get_file (item);
 }
 
 static void schedule_scan (KmItemFileWatch *self);

@@ -420,22 +420,6 @@ selected_items (KmItemTree *self)
   return items;
 }
 
-/* The file an item was read from (as written, with its variables), or NULL. */
-static const char *
-item_file (KmItem *item)
-{
-  if (KM_IS_BODY_ITEM (item))
-    return km_body_item_get_file (KM_BODY_ITEM (item));
-  if (KM_IS_IK_TARGETS_ITEM (item))
-    return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
-  if (KM_IS_IK_ANIMATION_ITEM (item))
-    return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
-  if (KM_IS_POSE_SEQ_ITEM (item))
-    return km_pose_seq_item_get_file (KM_POSE_SEQ_ITEM (item));
-  if (KM_IS_BODY_MOTION_ITEM (item))
-    return km_body_motion_item_get_file (KM_BODY_MOTION_ITEM (item));
-  return NULL;
-}
 
 /* Reloading swaps the item for one read again from its file, at the same place, with the
  * children moved over: one undoable step. */
@@ -509,7 +493,7 @@ update_actions (KmItemTree *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.reload",
-                                 items->len == 1 && item_file (g_ptr_array_index (items, 0)));
+                                 items->len == 1 && km_item_get_file (g_ptr_array_index (items, 0)));
 }
 
 /* The first selected joint row's joint, or -1. */
@@ -878,7 +862,7 @@ reload_action (GtkWidget  *widget,
   if (self->document == NULL || items->len != 1)
     return;
   item = g_ptr_array_index (items, 0);
-  if (km_item_get_parent (item) == NULL || item_file (item) == NULL)
+  if (km_item_get_parent (item) == NULL || km_item_get_file (item) == NULL)
     return;
 
   fresh = km_document_reread_item (self->document, item, &error);
@@ -906,7 +890,7 @@ reload_action (GtkWidget  *widget,
                      _("Reloaded “%s” from the built-in example."), km_item_get_name (fresh));
   else
     km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
-                     km_item_get_name (fresh), item_file (fresh));
+                     km_item_get_name (fresh), km_item_get_file (fresh));
 }
 
 static void

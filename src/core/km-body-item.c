@@ -603,6 +603,13 @@ km_body_item_finalize (GObject *object)
   G_OBJECT_CLASS (km_body_item_parent_class)->finalize (object);
 }
 
+/* KmItemClass.get_file */
+static const char *
+item_get_file (KmItem *item)
+{
+  return km_body_item_get_file (KM_BODY_ITEM (item));
+}
+
 static void
 km_body_item_class_init (KmBodyItemClass *klass)
 {
@@ -613,6 +620,7 @@ km_body_item_class_init (KmBodyItemClass *klass)
   item_class->plugin_name = "Body";
   item_class->class_name = "BodyItem";
   item_class->restore = km_body_item_restore;
+  item_class->get_file = item_get_file;
   item_class->store = km_body_item_store;
 }
 

@@ -414,6 +414,13 @@ animation_source_iface_init (KmAnimationSourceInterface *iface)
   iface->get_animation = source_get_animation;
 }
 
+/* KmItemClass.get_file */
+static const char *
+item_get_file (KmItem *item)
+{
+  return km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item));
+}
+
 static void
 km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
 {
@@ -424,6 +431,7 @@ km_ik_animation_item_class_init (KmIkAnimationItemClass *klass)
   item_class->plugin_name = "Kinema";
   item_class->class_name = "IKAnimationItem";
   item_class->restore = km_ik_animation_item_restore;
+  item_class->get_file = item_get_file;
   item_class->store = km_ik_animation_item_store;
 }
 

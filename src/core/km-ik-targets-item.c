@@ -310,6 +310,13 @@ km_ik_targets_item_finalize (GObject *object)
   G_OBJECT_CLASS (km_ik_targets_item_parent_class)->finalize (object);
 }
 
+/* KmItemClass.get_file */
+static const char *
+item_get_file (KmItem *item)
+{
+  return km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item));
+}
+
 static void
 km_ik_targets_item_class_init (KmIkTargetsItemClass *klass)
 {
@@ -320,6 +327,7 @@ km_ik_targets_item_class_init (KmIkTargetsItemClass *klass)
   item_class->plugin_name = "Kinema";
   item_class->class_name = "IKTargetsItem";
   item_class->restore = km_ik_targets_item_restore;
+  item_class->get_file = item_get_file;
   item_class->store = km_ik_targets_item_store;
 }
 

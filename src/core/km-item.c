@@ -252,6 +252,25 @@ km_item_init (KmItem *self)
   priv->id = -1;
 }
 
+/**
+ * km_item_get_file:
+ * @self: an item
+ *
+ * The file @self was read from, as the project writes it (with its variables), for the
+ * items that stand for a file (KmItemClass.get_file).
+ *
+ * Returns: (nullable): the file, or %NULL for an item of no file
+ */
+const char *
+km_item_get_file (KmItem *self)
+{
+  KmItemClass *klass;
+
+  g_return_val_if_fail (KM_IS_ITEM (self), NULL);
+  klass = KM_ITEM_GET_CLASS (self);
+  return klass->get_file != NULL ? klass->get_file (self) : NULL;
+}
+
 const char *
 km_item_get_name (KmItem *self)
 {

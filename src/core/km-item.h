@@ -54,11 +54,15 @@ struct _KmItemClass
    * returns the kept mapping unchanged. */
   KmYamlNode *(*store)  (KmItem           *self,
                          KmItemIo         *io);
+  /* The file the item was read from, as written (with its variables), or NULL: an item
+   * of a file (a model, targets, a motion) says which. The default is NULL. */
+  const char *(*get_file) (KmItem         *self);
 
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 const char  *km_item_get_name            (KmItem           *self);
+const char  *km_item_get_file            (KmItem           *self);
 void         km_item_set_name            (KmItem           *self,
                                           const char       *name);
 gboolean     km_item_get_checked         (KmItem           *self);

@@ -133,6 +133,13 @@ animation_source_iface_init (KmAnimationSourceInterface *iface)
   iface->get_root_pose = source_get_root_pose;
 }
 
+/* KmItemClass.get_file */
+static const char *
+item_get_file (KmItem *item)
+{
+  return km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (item));
+}
+
 static void
 km_motion_file_item_class_init (KmMotionFileItemClass *klass)
 {
@@ -141,6 +148,7 @@ km_motion_file_item_class_init (KmMotionFileItemClass *klass)
 
   object_class->finalize = km_motion_file_item_finalize;
   item_class->restore = km_motion_file_item_restore;
+  item_class->get_file = item_get_file;
   /* No store: the data is written back exactly as it was read. */
 }
 

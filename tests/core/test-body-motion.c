@@ -758,6 +758,13 @@ test_motion_file_item (void)
   g_assert_true (KM_IS_MOTION_FILE_ITEM (motion));
   g_assert_cmpstr (km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (motion)), ==,
                    "sr1-walk.seq");
+  /* The file any item stands for, through KmItemClass.get_file: the motion's; its body's;
+   * none for the world (an item of no file). */
+  g_assert_cmpstr (km_item_get_file (motion), ==, "sr1-walk.seq");
+  g_assert_cmpstr (km_item_get_file (km_project_find_item_by_id (project, 2)), ==,
+                   km_body_item_get_file (KM_BODY_ITEM (km_project_find_item_by_id (project, 2))));
+  g_assert_nonnull (km_item_get_file (km_project_find_item_by_id (project, 2)));
+  g_assert_null (km_item_get_file (km_project_find_item_by_id (project, 1)));
   g_assert_cmpstr (km_motion_file_item_get_format (KM_MOTION_FILE_ITEM (motion)), ==,
                    "CHOREONOID-BODY-MOTION-YAML");
   g_assert_true (km_motion_file_item_get_body (KM_MOTION_FILE_ITEM (motion)) ==
@@ -770,6 +777,7 @@ test_motion_file_item (void)
   g_assert_true (KM_IS_MOTION_FILE_ITEM (pose_seq));
   g_assert_cmpstr (km_motion_file_item_get_file (KM_MOTION_FILE_ITEM (pose_seq)), ==,
                    "motion/SR1/SR1WalkPattern2.pseq");
+  g_assert_cmpstr (km_item_get_file (pose_seq), ==, "motion/SR1/SR1WalkPattern2.pseq");
   g_assert_cmpstr (km_motion_file_item_get_format (KM_MOTION_FILE_ITEM (pose_seq)), ==,
                    "POSE-SEQ-YAML");
   g_assert_nonnull (km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (pose_seq)));

@@ -617,6 +617,7 @@ test_skeleton_body (void)
                                   1, 1e-12);
 
   g_assert_cmpstr (km_ik_targets_item_get_file (from_file), ==, "targets.json");
+  g_assert_cmpstr (km_item_get_file (KM_ITEM (from_file)), ==, "targets.json");
   track = km_ik_targets_item_get_track (from_file);
   g_assert_nonnull (track);
   g_assert_cmpuint (km_target_track_get_last_frame (track), ==, 10);
