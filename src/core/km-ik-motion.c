@@ -508,6 +508,22 @@ unmet_worse (const Motion       *m,
          near->rot_err > last->rot_err + turned + p->orientation_tolerance;
 }
 
+/* @s, the whole search's answer to a frame that was not met, gives way to m->near, the
+ * answer near the seed, unless it converged or is clearly closer (the near one follows the
+ * motion; the whole search's unmet answers lie anywhere). The work of both is counted. */
+static void
+keep_near (Motion       *m,
+           KmIkSolution *s)
+{
+  guint iterations = s->iterations + m->near.iterations;
+  guint restarts = s->restarts + m->near.restarts;
+
+  if (m->near.converged || !clearly_better (m, s, &m->near))
+    km_ik_solution_copy_into (&m->near, s);
+  s->iterations = iterations;
+  s->restarts = restarts;
+}
+
 /*
  * Frame @k of a motion (see motion_frame_whole), after an unmet one (see TRAJ_UNMET_RECHECK):
  * searched near the seed first (km_ik_solve_near()), whose answer stands when it is unmet
@@ -525,7 +541,6 @@ motion_frame (Motion             *m,
 {
   const double *seed = last->q;
   gboolean near = FALSE;
-  guint iterations, restarts;
 
   if (m->pull > 0.0 || m->route != NULL)
     {
@@ -555,12 +570,7 @@ motion_frame (Motion             *m,
   if (!near && !km_ik_solve_near (m->problem, &m->targets[k], seed,
                                   m->problem->random_seed + k, &m->near, m->cancellable, error))
     return FALSE;
-  iterations = s->iterations + m->near.iterations;
-  restarts = s->restarts + m->near.restarts;
-  if (m->near.converged || !clearly_better (m, s, &m->near))
-    km_ik_solution_copy_into (&m->near, s);
-  s->iterations = iterations;
-  s->restarts = restarts;
+  keep_near (m, s);
   return TRUE;
 }
 
@@ -1037,15 +1047,8 @@ solve_motion (const KmIkProblem *problem,
     {
       ok = km_ik_solve_near (problem, &targets[0], problem->seed, problem->random_seed,
                              &m.near, cancellable, error);
-      if (ok && (m.near.converged || !clearly_better (&m, &cur[0], &m.near)))
-        {
-          guint iterations = cur[0].iterations + m.near.iterations;
-          guint restarts = cur[0].restarts + m.near.restarts;
-
-          km_ik_solution_copy_into (&m.near, &cur[0]);
-          cur[0].iterations = iterations;
-          cur[0].restarts = restarts;
-        }
+      if (ok)
+        keep_near (&m, &cur[0]);
     }
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
   if (ok && srs != NULL && n_valid >= 2)
