@@ -17,9 +17,8 @@
 /*
  * Motions: km_ik_solve_trajectory() solves a sequence of targets as one continuous motion,
  * each frame by km_ik_solve_seeded() from the one before, with a branch search that looks
- * ahead where the frame-by-frame track jumps, routing through the whole solution set for
- * SRS arms, and frames that cannot be met searched near the motion only
- * (TRAJ_UNMET_RECHECK). The single-pose solver is km-ik.c.
+ * ahead where the frame-by-frame track jumps, and routing through the whole solution set
+ * for SRS arms. The single-pose solver is km-ik.c.
  */
 
 #define MOMENTUM_GAIN       0.5    /* a trajectory extrapolates half the last frame's step */
@@ -95,23 +94,6 @@ momentum_seed (const KmIkProblem *problem,
 #define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
 
 /*
- * Unmet motions: a frame whose target the whole search (restarts, far restarts, see km-ik.c)
- * could not meet, as when the targets lie off the plane of a planar chain or beyond a
- * limit, shows that the motion's targets are out of reach there; the next frame, whose
- * target moved a little, is searched near the seed only (km_ik_solve_near(): the warm
- * descent and the position-priority fit), the closest pose along the motion, at the cost
- * of a reachable frame, instead of the whole search again (that costs about a thousand
- * times as much, and its unmet answers, all about as close, lie anywhere). The whole
- * search follows where the near answer is worse than the frame before by more than the
- * target's own motion explains (unmet_worse(): the motion runs into a limit that another
- * branch avoids) and on every TRAJ_UNMET_RECHECK-th frame
- * (the targets may have come back into reach elsewhere); its answer stands when it meets
- * the target or is clearly closer. Frame numbers alone decide the rechecks: the same
- * motion, the same answers, whichever track solves it.
- */
-#define TRAJ_UNMET_RECHECK   64
-
-/*
  * Routing (SRS arms, see km-ik-srs.c): before a motion is tracked, a shortest path through its
  * whole solution set (eight families × arm angles per frame) that no joint leaves by more
  * than a step per frame wherever such a path exists; the track then follows that route
@@ -178,13 +160,10 @@ typedef struct
 {
   const KmIkProblem *problem;
   const KmTransform *targets;
-  guint              n_frames;
   guint              n_dof;
   GCancellable      *cancellable;
   KmIkSolution       plain;   /* scratch of motion_frame */
-  KmIkSolution       near;    /* scratch of motion_frame: the answer searched near the seed */
   double            *ahead;   /* n_dof: the extrapolated seed */
-  double            *drifted; /* n_dof: the near search's seed, drifted (motion_drift) */
   double            *start;   /* n_dof: a search's start */
   double            *tried;   /* TRAJ_MAX_CANDIDATES × n_dof: a search's starts so far */
   guint              n_seen;  /* how many of them are recorded */
@@ -370,23 +349,6 @@ motion_route (Motion             *m,
   return TRUE;
 }
 
-/* A search's track drifts through its self-motion towards the middle (m->pull); a routed
- * motion that lost its route, back towards it: @q, the seed of frame @k, moved that way
- * (in place). */
-static void
-motion_drift (Motion *m,
-              guint   k,
-              double *q)
-{
-  const double *to = m->route != NULL ? &m->route[(gsize) k * m->n_dof] : m->mid;
-  double rate = m->route != NULL ? ROUTE_PULL : m->pull;
-
-  for (guint d = 0; d < m->n_dof; d++)
-    if (m->on_path[d] && isfinite (to[d]))
-      q[d] += CLAMP (to[d] - q[d], -rate, rate);
-  km_skeleton_clamp (m->problem->skeleton, q);
-}
-
 /*
  * Frame @k of a motion, warm-started from @last (the answer to the neighbouring frame the
  * motion comes from). With @before (the answer one further back, or %NULL) an extrapolated
@@ -399,12 +361,12 @@ motion_drift (Motion *m,
  * that does not follow on.
  */
 static gboolean
-motion_frame_whole (Motion             *m,
-                    guint               k,
-                    const double       *before,
-                    const KmIkSolution *last,
-                    KmIkSolution       *s,
-                    GError            **error)
+motion_frame (Motion             *m,
+              guint               k,
+              const double       *before,
+              const KmIkSolution *last,
+              KmIkSolution       *s,
+              GError            **error)
 {
   const KmIkProblem *problem = m->problem;
   guint64 random_seed = problem->random_seed + k;
@@ -427,9 +389,17 @@ motion_frame_whole (Motion             *m,
 
   if (m->pull > 0.0 || m->route != NULL)
     {
+      /* A search's track that drifts through its self-motion towards the middle; a routed
+       * motion that lost its route, back towards it. */
+      const double *to = m->route != NULL ? &m->route[(gsize) k * n_dof] : m->mid;
+      double rate = m->route != NULL ? ROUTE_PULL : m->pull;
+
       if (!ahead)
         memcpy (m->ahead, last->q, n_dof * sizeof (double));
-      motion_drift (m, k, m->ahead);
+      for (guint d = 0; d < n_dof; d++)
+        if (m->on_path[d] && isfinite (to[d]))
+          m->ahead[d] += CLAMP (to[d] - m->ahead[d], -rate, rate);
+      km_skeleton_clamp (problem->skeleton, m->ahead);
       ahead = TRUE;
     }
   if (!ahead)
@@ -458,120 +428,6 @@ motion_frame_whole (Motion             *m,
         }
     }
   return ok;
-}
-
-/* @a's residuals are better than @b's by more than the tolerances: the position first,
- * then (where the problem weighs it) the orientation. */
-static gboolean
-clearly_better (const Motion       *m,
-                const KmIkSolution *a,
-                const KmIkSolution *b)
-{
-  const KmIkProblem *p = m->problem;
-  double tp = p->position_tolerance;
-
-  if (a->pos_err + tp < b->pos_err || a->pos_err > b->pos_err + tp)
-    return a->pos_err < b->pos_err;
-  return isfinite (p->orientation_weight) && p->orientation_weight > 0.0 &&
-         a->rot_err + p->orientation_tolerance < b->rot_err;
-}
-
-/* Whether @near, the answer near the seed to frame @k, is worse than @last, the unmet
- * answer to a neighbouring frame, by more than the tolerances and more than the target
- * moved between those frames (either neighbour: a search may track backwards). Only a
- * worse fit than the motion explains hints at a limit that another branch avoids; a target
- * moving further out of reach makes every answer worse, and the whole search would not
- * help. */
-static gboolean
-unmet_worse (const Motion       *m,
-             guint               k,
-             const KmIkSolution *last,
-             const KmIkSolution *near)
-{
-  const KmIkProblem *p = m->problem;
-  const KmTransform *t = &m->targets[k];
-  double moved = 0.0, turned = 0.0;
-
-  for (int side = -1; side <= 1; side += 2)
-    {
-      const KmTransform *n;
-
-      if ((side < 0 && k == 0) || (side > 0 && k + 1 >= m->n_frames))
-        continue;
-      n = &m->targets[(int) k + side];
-      moved = MAX (moved, km_vec3_length (km_vec3_sub (t->pos, n->pos)));
-      turned = MAX (turned, km_mat3_rotation_angle (&t->rot, &n->rot));
-    }
-  if (near->pos_err > last->pos_err + moved + p->position_tolerance)
-    return TRUE;
-  return isfinite (p->orientation_weight) && p->orientation_weight > 0.0 &&
-         near->rot_err > last->rot_err + turned + p->orientation_tolerance;
-}
-
-/* @s, the whole search's answer to a frame that was not met, gives way to m->near, the
- * answer near the seed, unless it converged or is clearly closer (the near one follows the
- * motion; the whole search's unmet answers lie anywhere). The work of both is counted. */
-static void
-keep_near (Motion       *m,
-           KmIkSolution *s)
-{
-  guint iterations = s->iterations + m->near.iterations;
-  guint restarts = s->restarts + m->near.restarts;
-
-  if (m->near.converged || !clearly_better (m, s, &m->near))
-    km_ik_solution_copy_into (&m->near, s);
-  s->iterations = iterations;
-  s->restarts = restarts;
-}
-
-/*
- * Frame @k of a motion (see motion_frame_whole), after an unmet one (see TRAJ_UNMET_RECHECK):
- * searched near the seed first (km_ik_solve_near()), whose answer stands when it is unmet
- * as well, not worse than @last's by more than the target's motion explains (unmet_worse),
- * and @k is no recheck; otherwise the whole search follows, and its answer stands when it
- * converged or is clearly better than the near one.
- */
-static gboolean
-motion_frame (Motion             *m,
-              guint               k,
-              const double       *before,
-              const KmIkSolution *last,
-              KmIkSolution       *s,
-              GError            **error)
-{
-  const double *seed = last->q;
-  gboolean near = FALSE;
-
-  if (m->pull > 0.0 || m->route != NULL)
-    {
-      memcpy (m->drifted, last->q, m->n_dof * sizeof (double));
-      motion_drift (m, k, m->drifted);
-      seed = m->drifted;
-    }
-  if (!last->converged)
-    {
-      if (!km_ik_solve_near (m->problem, &m->targets[k], seed, m->problem->random_seed + k,
-                             &m->near, m->cancellable, error))
-        return FALSE;
-      if (!m->near.converged && k % TRAJ_UNMET_RECHECK != 0 &&
-          !unmet_worse (m, k, last, &m->near))
-        {
-          km_ik_solution_copy_into (&m->near, s);
-          return TRUE;
-        }
-      near = TRUE;
-    }
-  /* Back in reach (then as ever, whatever the near answer was), worse than the frame
-   * before, a recheck, or the first unmet frame. */
-  if (!motion_frame_whole (m, k, before, last, s, error))
-    return FALSE;
-  if (s->converged)
-    return TRUE;
-  if (!near && !km_ik_solve_near (m->problem, &m->targets[k], seed,
-                                  m->problem->random_seed + k, &m->near, m->cancellable, error))
-    return FALSE;
-  keep_near (m, s);
-  return TRUE;
 }
 
 static gboolean
@@ -987,11 +843,9 @@ solve_motion (const KmIkProblem *problem,
 
   m.problem = problem;
   m.targets = targets;
-  m.n_frames = n_frames;
   m.n_dof = n_dof;
   m.cancellable = cancellable;
-  m.ahead = g_new (double, MAX (n_dof, 1) * (9 + TRAJ_MAX_CANDIDATES));
-  m.drifted = m.ahead + MAX (n_dof, 1) * (8 + TRAJ_MAX_CANDIDATES);
+  m.ahead = g_new (double, MAX (n_dof, 1) * (8 + TRAJ_MAX_CANDIDATES));
   m.start = m.ahead + MAX (n_dof, 1);
   m.lo = m.start + MAX (n_dof, 1);
   m.hi = m.lo + MAX (n_dof, 1);
@@ -1041,15 +895,6 @@ solve_motion (const KmIkProblem *problem,
   ok = n_valid == 0 ||
        km_ik_solve_seeded (problem, &targets[0], problem->seed, problem->random_seed,
                   problem->continuous, &cur[0], cancellable, error);
-  /* Unmet: of the answers about as close, the one nearest to the seed, which the motion
-   * then follows near it (see TRAJ_UNMET_RECHECK); the whole search's are anywhere. */
-  if (ok && n_valid >= 2 && !cur[0].converged)
-    {
-      ok = km_ik_solve_near (problem, &targets[0], problem->seed, problem->random_seed,
-                             &m.near, cancellable, error);
-      if (ok)
-        keep_near (&m, &cur[0]);
-    }
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
   if (ok && srs != NULL && n_valid >= 2)
     {
@@ -1174,7 +1019,6 @@ done:
       g_free (bufs[i]);
     }
   km_ik_solution_clear (&m.plain);
-  km_ik_solution_clear (&m.near);
   g_free (m.ahead);
   g_free (m.turns);
   g_free (m.route);
@@ -1202,9 +1046,7 @@ done:
  * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
  * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
  * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
- * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Frames whose targets
- * cannot be met follow the closest pose near the motion, at about the cost of reachable
- * ones after the first (see TRAJ_UNMET_RECHECK). Holds four solutions per
+ * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
  * frame while it runs.
  *
  * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames

@@ -95,17 +95,4 @@ gboolean km_ik_solve_seeded (const KmIkProblem *p,
                              GCancellable      *cancellable,
                              GError           **error);
 
-/* A motion frame (continuous) searched near @seed only: the warm descent and, when the
- * target is not met, the position-priority fit from the seed, without the null-space pull;
- * no continuation, restarts nor far searches (what a target beyond the chain's reach gets
- * anyway). For a frame whose neighbour showed, by a whole search, that the motion's
- * targets cannot be met. */
-gboolean km_ik_solve_near (const KmIkProblem *p,
-                           const KmTransform *target,
-                           const double      *seed,
-                           guint64            random_seed,
-                           KmIkSolution      *out,
-                           GCancellable      *cancellable,
-                           GError           **error);
-
 G_END_DECLS

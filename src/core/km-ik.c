@@ -83,11 +83,7 @@
  * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
  * target further away than the path reaches at all (the triangle inequality over its links
  * and prismatic travels, beyond_reach): the warm descent and the position-priority fit from
- * the seed only, since no restart can converge and their answers would only jump. The
- * motion solver asks for the same (km_ik_solve_near()) for a frame after one that the whole
- * search could not meet (see TRAJ_UNMET_RECHECK in km-ik-motion.c), without the null-space
- * pull: the pose that cannot be met would drift through its self-motion with it, since its
- * error never falls below the pull's range.
+ * the seed only, since no restart can converge and their answers would only jump.
  *
  * Building with -DKM_IK_TRACE prints, for every motion frame, the stage that produced the
  * answer, its largest joint motion from the seed, the seed's distance to the nearest limit
@@ -172,7 +168,6 @@ typedef struct
   double             pos_scale; /* of the position tolerance, for convergence */
   gboolean           euler_ok;  /* spherical angles on a limit may use euler-rate columns */
   gboolean           keep_branch; /* a spherical joint never jumps to its other euler branch */
-  gboolean           near_only; /* a motion frame searched near its seed only (km_ik_solve_near) */
   double             max_step;  /* largest |dq| of one iteration; 0 = unbounded */
   const double      *anchor;    /* a motion's orientation fit stays near this (the seed) */
   double             fit_stall; /* relative rotation gain that ends the orientation fit */
@@ -1899,12 +1894,10 @@ motion_search (Work              *w,
   memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
   if (eval_converged (w, &ev))
     best_dist = seed_distance (w, w->q, s->seed);
-  if (w->near_only ||
-      (!eval_converged (w, &ev) && !w->cancelled && beyond_reach (w)))
+  if (!eval_converged (w, &ev) && !w->cancelled && beyond_reach (w))
     {
-      /* Nothing converges anywhere (or, near only, the motion asks for what lies near the
-       * seed, see km_ik_solve_near()): continuation, restarts and far searches cannot
-       * help, and far answers would only break the motion. */
+      /* Nothing converges anywhere: continuation, restarts and far searches cannot help,
+       * and far answers would only break the motion. */
       motion_fit_from_seed (w, s);
       return;
     }
@@ -2063,19 +2056,16 @@ fit_unreachable (Work   *w,
     }
 }
 
-/* Solves for @target from @seed (n_dof values, may alias out->q); @near_only (with
- * @continuous): the warm descent and the position-priority fit from the seed only, without
- * the null-space pull (km_ik_solve_near()). */
-static gboolean
-solve_seeded (const KmIkProblem *p,
-              const KmTransform *target,
-              const double      *seed,
-              guint64            random_seed,
-              gboolean           continuous,
-              gboolean           near_only,
-              KmIkSolution      *out,
-              GCancellable      *cancellable,
-              GError           **error)
+/* Solves for @target from @seed (n_dof values, may alias out->q). */
+gboolean
+km_ik_solve_seeded (const KmIkProblem *p,
+                    const KmTransform *target,
+                    const double      *seed,
+                    guint64            random_seed,
+                    gboolean           continuous,
+                    KmIkSolution      *out,
+                    GCancellable      *cancellable,
+                    GError           **error)
 {
   const KmSkeleton *skel = p->skeleton;
   const KmJoint *joints = km_skeleton_get_joints (skel);
@@ -2142,10 +2132,9 @@ solve_seeded (const KmIkProblem *p,
   w.wo = isfinite (p->orientation_weight) ? MAX (p->orientation_weight, 0.0) : 0.0;
   w.n_rows = w.wo > 0 ? 6 : 3;
   w.rng = random_seed;
-  w.pull = !(continuous && near_only);
+  w.pull = TRUE;
   w.pos_scale = 1.0;
   w.keep_branch = continuous;
-  w.near_only = continuous && near_only;
   w.fit_stall = 1e-10;
   w.has_mimic = km_skeleton_has_mimic (skel);
 
@@ -2231,31 +2220,6 @@ solve_seeded (const KmIkProblem *p,
       return FALSE;
     }
   return TRUE;
-}
-
-gboolean
-km_ik_solve_seeded (const KmIkProblem *p,
-                    const KmTransform *target,
-                    const double      *seed,
-                    guint64            random_seed,
-                    gboolean           continuous,
-                    KmIkSolution      *out,
-                    GCancellable      *cancellable,
-                    GError           **error)
-{
-  return solve_seeded (p, target, seed, random_seed, continuous, FALSE, out, cancellable, error);
-}
-
-gboolean
-km_ik_solve_near (const KmIkProblem *p,
-                  const KmTransform *target,
-                  const double      *seed,
-                  guint64            random_seed,
-                  KmIkSolution      *out,
-                  GCancellable      *cancellable,
-                  GError           **error)
-{
-  return solve_seeded (p, target, seed, random_seed, TRUE, TRUE, out, cancellable, error);
 }
 
 /**
