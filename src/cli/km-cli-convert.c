@@ -262,7 +262,7 @@ km_cli_convert (int    argc,
                                        "Kinema does not interpret. An OUTPUT whose extension "
                                        "is for another kind of file (a targets file or a "
                                        "project into .urdf or .body, a model into .cnoid, …) "
-                                       "or for a format Kinema does not write (.wrl, .xml), "
+                                       "or for a format Kinema does not write (.wrl, .xml, .dae, .stl, .obj), "
                                        "an OUTPUT that is INPUT, and an existing OUTPUT of "
                                        "another kind are refused, and nothing is written; "
                                        "so is an OUTPUT whose extension names another "

@@ -190,6 +190,9 @@ static const struct
    * fail to load where that name says what it is. */
   { ".wrl", 0, { NULL }, N_("OpenHRP VRML models, which Kinema reads but does not write") },
   { ".xml", 0, { NULL }, N_("Scenebuilder scenes, which Kinema reads but does not write") },
+  { ".dae", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
+  { ".stl", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
+  { ".obj", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
   { ".json", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL) | KM_CLI_KIND_BIT (KM_FILE_KIND_TARGETS) |
              KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION),
     { [KM_FILE_KIND_MODEL] = "SKELETON-JSON",

@@ -462,6 +462,9 @@ test_convert_extension_kind (void)
     { 0, "model.pseq", "a model" },
     { 0, "model.wrl", "a model" },      /* formats Kinema reads and does not write */
     { 0, "model.XML", "a model" },
+    { 0, "model.dae", "a model" },      /* meshes Kinema reads and does not write */
+    { 0, "model.STL", "a model" },
+    { 0, "model.obj", "a model" },
     { 3, "anim.urdf", "a solved animation" },
   };
   static const struct
