@@ -240,15 +240,21 @@ limit_format (GtkSpinButton *spin,
   return g_strdup (side < 0 ? "−∞" : "∞");
 }
 
+/* Beyond this a typed number is written in exponent form ("1e+300°"): in fixed digits it
+ * can be hundreds of them, which no message has room for. */
+#define LIMIT_NUMBER_FIXED_MAX 1e9
+
 /* A number in @spin's digits and unit, as number fields write them in messages ("500.000°",
- * "0.5000 m"). */
+ * "0.5000 m"); a huge one compactly (LIMIT_NUMBER_FIXED_MAX). */
 static char *
 limit_number_text (GtkSpinButton *spin,
                    double         number)
 {
   LimitUnit *unit = g_object_get_data (G_OBJECT (spin), LIMIT_UNIT_KEY);
-  g_autofree char *text = g_strdup_printf ("%0.*f", (int) gtk_spin_button_get_digits (spin),
-                                           number);
+  g_autofree char *text = fabs (number) < LIMIT_NUMBER_FIXED_MAX
+                          ? g_strdup_printf ("%0.*f", (int) gtk_spin_button_get_digits (spin),
+                                             number)
+                          : g_strdup_printf ("%.6g", number);
 
   if (unit == NULL || unit->symbol == NULL || *unit->symbol == '\0')
     return g_steal_pointer (&text);
@@ -1390,6 +1396,20 @@ km_joint_inspector_init (KmJointInspector *self)
   self->length_unit = g_strdup ("metres");
 
   setup_number_fields (self);
+  /* A message wraps within the pane, also inside a long word (a file name, a number), so
+   * that none makes the inspector wider than its pane. */
+  {
+    GtkLabel *labels[] = { self->name_error, self->type_error, self->parent_error,
+                           self->offset_error, self->rotation_error, self->axis_error,
+                           self->limit_error };
+
+    for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+      {
+        gtk_label_set_wrap (labels[i], TRUE);
+        gtk_label_set_wrap_mode (labels[i], PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_max_width_chars (labels[i], 30);
+      }
+  }
   for (guint k = 0; k < N_AXES; k++)
     {
       GtkCheckButton *limited;

@@ -355,6 +355,64 @@ test_typed_limit_never_open (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (error_label));
 }
 
+/* The longest run of digits in @text. */
+static guint
+longest_digit_run (const char *text)
+{
+  guint longest = 0, run = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      run = g_ascii_isdigit (*p) ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+  return longest;
+}
+
+/* A huge typed number (1e300) is said compactly, in a message that wraps: the inspector
+ * does not grow wider than its pane. The range said is the one the field takes. */
+static void
+test_typed_limit_huge_number (Fixture       *f,
+                              gconstpointer  data)
+{
+  GtkSpinButton *max = child (f, "max_0");
+  GtkSpinButton *min = child (f, "min_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  int width_before, min_width_before, min_width, natural;
+  const char *reason;
+
+  select_joint (f, "Elbow");
+  test_app_spin ();
+  width_before = gtk_widget_get_width (f->inspector);
+  gtk_widget_measure (f->inspector, GTK_ORIENTATION_HORIZONTAL, -1, &min_width_before, &natural,
+                      NULL, NULL);
+  type_into (max, "1e300");
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (error_label));
+  reason = gtk_label_get_text (GTK_LABEL (error_label));
+  g_test_message ("%s", reason);
+  g_assert_cmpuint (longest_digit_run (reason), <=, 20);
+  g_assert_nonnull (strstr (reason, "outside"));
+  /* The max field takes −36000° (no open end there) up to one step short of its open end. */
+  g_assert_nonnull (strstr (reason, "-36000.000°…35999.999°"));
+  g_assert_nonnull (strstr (reason, "set to 35999.999°"));
+  gtk_widget_measure (f->inspector, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, &natural,
+                      NULL, NULL);
+  g_assert_cmpint (min_width, <=, min_width_before);
+  g_assert_cmpint (gtk_widget_get_width (f->inspector), <=, width_before);
+
+  /* The min field likewise, and the range it says is its own. */
+  type_into (min, "-1e300");
+  test_app_spin ();
+  reason = gtk_label_get_text (GTK_LABEL (error_label));
+  g_test_message ("%s", reason);
+  g_assert_cmpuint (longest_digit_run (reason), <=, 20);
+  g_assert_nonnull (strstr (reason, "set to -35999.999°"));
+  gtk_widget_measure (f->inspector, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, &natural,
+                      NULL, NULL);
+  g_assert_cmpint (min_width, <=, min_width_before);
+}
+
 static void
 test_min_above_max_refused (Fixture       *f,
                             gconstpointer  data)
@@ -2236,6 +2294,7 @@ main (int    argc,
        test_unreachable_link_limits_refused);
   ADD ("/kinema/JointInspector/one-sided-limit-field", test_one_sided_limit_field);
   ADD ("/kinema/JointInspector/typed-limit-never-open", test_typed_limit_never_open);
+  ADD ("/kinema/JointInspector/typed-limit-huge-number", test_typed_limit_huge_number);
   ADD ("/kinema/JointInspector/add-delete-undo", test_add_delete_undo);
   ADD ("/kinema/JointInspector/mirror", test_mirror);
   ADD ("/kinema/JointInspector/values-kept", test_values_kept);
