@@ -1241,6 +1241,7 @@ typedef struct
   KmEditedSkeletons *edited;
   GKeyFile          *index;    /* an autosave's */
   char              *reference_dir;   /* an autosave's: where relative files are */
+  KmItemIo          *io;       /* resolves the bodies' files as the project does */
 } EditedScan;
 
 char *
@@ -1338,6 +1339,28 @@ has_spherical_joint (const KmSkeleton *skeleton)
   return FALSE;
 }
 
+/* The skeleton.json of the user's that @body's model is read from, which a project save
+ * writes back (its path as @io resolves the body's reference: a project read from its
+ * file refers to it relative to its folder), or NULL when there is none: a model in
+ * another format or the built-in example's, or a file named through Choreonoid's share
+ * folder (${SHARE}, ${PROGRAM_TOP}: an installation's, not the user's). */
+static char *
+write_back_path (KmItemIo   *io,
+                 KmBodyItem *body)
+{
+  const char *file = km_body_item_get_file (body);
+
+  if (file == NULL || *file == '\0'
+      || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0
+      || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY))
+    return NULL;
+  if (g_path_is_absolute (file))
+    return g_strdup (file);
+  if (strstr (file, "${SHARE}") != NULL || strstr (file, "${PROGRAM_TOP}") != NULL)
+    return NULL;
+  return km_item_io_expand_path (io, file, NULL);
+}
+
 /* Plans the write of @item's skeleton when it was edited, and switches the body to the
  * file it goes to. A project save writes a skeleton.json of the user's back and the
  * others as copies beside the project; an autosave writes every one as a copy in its own
@@ -1354,6 +1377,7 @@ take_edited_skeleton (gpointer item,
   const char *file, *format, *new_format, *extension;
   gboolean in_place;
   g_autofree char *path = NULL;
+  g_autofree char *own_file = NULL;
 
   if (!KM_IS_BODY_ITEM (item))
     return;
@@ -1372,9 +1396,8 @@ take_edited_skeleton (gpointer item,
    * that format splits a spherical joint into three (the body's animations and joint
    * values, saved with the project, would no longer fit the model it loads): skeleton.json
    * then. */
-  in_place = file != NULL && g_path_is_absolute (file)
-             && g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
-             && !g_object_get_data (item, EMBEDDED_KEY);
+  own_file = write_back_path (scan->io, body);
+  in_place = own_file != NULL;
   if (has_spherical_joint (skeleton))
     {
       new_format = SKELETON_JSON_FORMAT;
@@ -1404,7 +1427,7 @@ take_edited_skeleton (gpointer item,
       index_autosaved_body (scan, name, body);
     }
   else if (in_place)
-    path = g_strdup (file);
+    path = g_steal_pointer (&own_file);
   else
     path = edited_copy_path (body, scan->dir, extension, scan->used);
 
@@ -1459,7 +1482,10 @@ take_edited_skeletons (KmDocument *self,
   g_autoptr(GKeyFile) index = used == NULL ? g_key_file_new () : NULL;
   KmProject *project = km_document_get_project (self);
   g_autofree char *reference_dir = index != NULL ? km_cnoid_reference_dir (project) : NULL;
-  EditedScan scan = { dir, used, edited, index, reference_dir };
+  g_auto(KmDocumentItemIo) io = { 0 };
+  EditedScan scan = { dir, used, edited, index, reference_dir, &io.io };
+
+  km_document_item_io_init (self, &io);
 
   edited->files = skeleton_files_new ();
   edited->bodies = g_ptr_array_new_with_free_func (edited_body_free);

@@ -1438,6 +1438,75 @@ test_project_save_keeps_edits (Fixture       *f,
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A project reopened from its file refers to its skeleton.json relatively: an edit saved
+ * with the project writes that file back, as before the reopen, and makes no
+ * skeleton-2.json (the reopened project would refer to it, and every cycle add one). */
+static void
+test_reopened_project_writes_back (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "p.cnoid", NULL);
+  g_autofree char *skeleton_path = g_build_filename (dir, "skeleton.json", NULL);
+  g_autofree char *second_path = g_build_filename (dir, "skeleton-2.json", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  KmSkeleton *next;
+  g_autofree char *project_text = NULL;
+  KmBodyItem *body;
+  int elbow;
+
+  g_assert_nonnull (dir);
+  /* The example's skeleton, edited and saved with the project: a skeleton.json beside it. */
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Added",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0.1, 0, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (skeleton_path, G_FILE_TEST_IS_REGULAR));
+
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_true (KM_IS_BODY_ITEM (km_document_get_body_item (reopened)));
+  body = KM_BODY_ITEM (km_document_get_body_item (reopened));
+  g_assert_false (g_path_is_absolute (km_body_item_get_file (body)));
+
+  elbow = km_skeleton_find_joint (km_document_get_skeleton (reopened), "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  next = km_skeleton_edit_add_child (km_document_get_skeleton (reopened), (guint) elbow,
+                                     "Added Again", KM_JOINT_REVOLUTE, km_vec3 (0.1, 0, 0),
+                                     NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (reopened, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_true (km_document_save (reopened, project_file, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (g_file_test (second_path, G_FILE_TEST_EXISTS));
+  loaded = load_skeleton_json (skeleton_path);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "Added Again"), >=, 0);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, "skeleton.json");
+  g_assert_true (g_file_get_contents (project_path, &project_text, NULL, NULL));
+  g_assert_null (strstr (project_text, "skeleton-2.json"));
+  g_assert_nonnull (strstr (project_text, "skeleton.json"));
+
+  km_document_cancel_solve (reopened);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+  g_remove (project_path);
+  g_remove (skeleton_path);
+  g_remove (second_path);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* An imported .body that states its pose (joint_displacement), edited and saved with the
  * project as a copy: the copy states the same pose for the joints it still has. */
 static void
@@ -2308,6 +2377,8 @@ main (int    argc,
   ADD ("/kinema/JointInspector/save-with-body-copy-spherical",
        test_save_with_body_copy_spherical);
   ADD ("/kinema/JointInspector/project-save-keeps-edits", test_project_save_keeps_edits);
+  ADD ("/kinema/JointInspector/reopened-project-writes-back",
+       test_reopened_project_writes_back);
   ADD ("/kinema/JointInspector/edited-body-keeps-model-pose", test_edited_body_keeps_model_pose);
   ADD ("/kinema/JointInspector/edited-body-keeps-spherical", test_edited_body_keeps_spherical);
   ADD ("/kinema/JointInspector/save-skeleton-as-leaves-builtin",
