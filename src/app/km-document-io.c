@@ -287,6 +287,9 @@ apply_loaded_file (KmDocument  *self,
         km_document_cancel_solve (self);
         item = km_ik_animation_item_new ();
         km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (item), result);
+        /* Saved as a reference to the file until its animation is replaced (DESIGN.md), and
+         * watched and reloaded as the file's, like imported targets. */
+        km_ik_animation_item_set_file (KM_IK_ANIMATION_ITEM (item), path, format->name);
         _km_document_import_child (self, file, item, _("Import Animation"));
         _km_document_sync (self);
       }
@@ -895,8 +898,11 @@ write_embedded_model (const char  *path,
 
   if (g_file_test (target, G_FILE_TEST_EXISTS))
     return TRUE;
-  return km_format_save_data (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                              error);
+  if (!km_format_save_data (target, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                            error))
+    return FALSE;
+  _km_document_note_written (target);
+  return TRUE;
 }
 
 /* The directory an autosave goes to, made when missing. */
@@ -1085,6 +1091,7 @@ typedef struct
   gpointer             write_data;
   GDestroyNotify       write_data_free;
   GPtrArray           *warnings;   /* of char *, from the worker */
+  GPtrArray           *written;    /* of char *: the paths the worker wrote (canonical) */
   char                *expected_identity;  /* JOB_PROJECT: what the file must still be
                                             * to be written over, or NULL to write */
   char                *identity;   /* JOB_PROJECT: the file's once written, or (failed
@@ -1110,6 +1117,7 @@ write_job_free (WriteJob *job)
   if (job->write_data_free != NULL)
     job->write_data_free (job->write_data);
   g_ptr_array_unref (job->warnings);
+  g_ptr_array_unref (job->written);
   g_free (job->expected_identity);
   g_free (job->identity);
   g_free (job);
@@ -1126,6 +1134,7 @@ write_job_new (JobKind     kind,
   job->kind = kind;
   job->path = g_strdup (path);
   job->warnings = g_ptr_array_new_with_free_func (g_free);
+  job->written = g_ptr_array_new_with_free_func (g_free);
   return job;
 }
 
@@ -1280,15 +1289,41 @@ write_job_run (WriteJob  *job,
   return TRUE;
 }
 
+/* The written paths of the job the worker thread runs (_km_document_note_written). */
+static GPrivate job_written;
+
+/**
+ * _km_document_note_written:
+ *
+ * On a worker thread running a write of the document's: @path (the final one, not a
+ * temporary file) was written, by the document's doing. Elsewhere nothing.
+ */
+void
+_km_document_note_written (const char *path)
+{
+  GPtrArray *written = g_private_get (&job_written);
+
+  if (written != NULL && path != NULL)
+    g_ptr_array_add (written, g_canonicalize_filename (path, NULL));
+}
+
 static void
 write_job_thread (GTask        *task,
                   gpointer      source_object,
                   gpointer      task_data,
                   GCancellable *cancellable)
 {
+  WriteJob *job = task_data;
   GError *error = NULL;
+  gboolean ok;
 
-  if (write_job_run (task_data, &error))
+  g_private_set (&job_written, job->written);
+  ok = write_job_run (job, &error);
+  /* The file the job is named after (a JOB_FILES write notes its own). */
+  if (ok && job->path != NULL)
+    _km_document_note_written (job->path);
+  g_private_set (&job_written, NULL);
+  if (ok)
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -1298,6 +1333,7 @@ write_job_thread (GTask        *task,
 
 #define DISK_CONFLICT_KEY "km-document-disk-conflict"
 #define WRITES_KEY        "km-document-writes"
+#define WRITTEN_KEY       "km-document-written"
 
 typedef struct
 {
@@ -1392,12 +1428,47 @@ km_document_get_writing (KmDocument *self)
   return g_object_get_data (G_OBJECT (self), WRITES_KEY) != NULL;
 }
 
+/**
+ * km_document_dup_written_paths:
+ *
+ * The files the document's writes (km_document_get_writing) wrote, those running and
+ * those that ended since the first of them began: when KmDocument::files-written is
+ * emitted, what those writes changed on disk. Canonical absolute paths, each once.
+ *
+ * Returns: (transfer full): the paths, %NULL-terminated
+ */
+GStrv
+km_document_dup_written_paths (KmDocument *self)
+{
+  GHashTable *written;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  written = g_object_get_data (G_OBJECT (self), WRITTEN_KEY);
+  if (written != NULL)
+    {
+      GHashTableIter iter;
+      const char *path;
+
+      g_hash_table_iter_init (&iter, written);
+      while (g_hash_table_iter_next (&iter, (gpointer *) &path, NULL))
+        g_strv_builder_add (builder, path);
+    }
+  return g_strv_builder_end (builder);
+}
+
 static void
 count_write (KmDocument *self,
              int         delta)
 {
   guint writes = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (self), WRITES_KEY));
 
+  /* The first of a run of writes: what the ones before wrote is known already. */
+  if (writes == 0 && delta > 0)
+    g_object_set_data_full (G_OBJECT (self), WRITTEN_KEY,
+                            g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+                            (GDestroyNotify) g_hash_table_unref);
   writes = (guint) ((int) writes + delta);
   g_object_set_data (G_OBJECT (self), WRITES_KEY, GUINT_TO_POINTER (writes));
   if (writes == 0)
@@ -1420,6 +1491,14 @@ write_job_done_cb (GObject      *source,
   for (guint i = 0; i < job->warnings->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
                      (const char *) g_ptr_array_index (job->warnings, i));
+  /* What it wrote (also when it failed after some files): km_document_dup_written_paths. */
+  if (counted)
+    {
+      GHashTable *written = g_object_get_data (G_OBJECT (self), WRITTEN_KEY);
+
+      for (guint i = 0; written != NULL && i < job->written->len; i++)
+        g_hash_table_add (written, g_strdup (g_ptr_array_index (job->written, i)));
+    }
   switch (job->kind)
     {
     case JOB_PROJECT:

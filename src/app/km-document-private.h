@@ -146,4 +146,8 @@ void          _km_sync_call_done_cb   (GObject      *source,
                                        gpointer      user_data);
 GAsyncResult *_km_sync_call_wait      (KmSyncCall   *call);
 
+/* On the worker thread of a write of the document's, @path was written
+ * (km_document_dup_written_paths()). */
+void          _km_document_note_written (const char   *path);
+
 G_END_DECLS

@@ -850,6 +850,8 @@ write_skeleton_files (gpointer    data,
                                                     (const char *) g_ptr_array_index (notes, n)));
       if (!ok)
         return FALSE;
+      /* (a file of the user's is replaced by its temporary one before the write ends) */
+      _km_document_note_written (file->path);
       if (file->read_back && g_strcmp0 (file->format, BODY_FORMAT) == 0
           && !read_back_body (file, warnings, error))
         return FALSE;

@@ -107,6 +107,9 @@ gboolean           km_document_accept_disk_conflict (KmDocument       *self);
 /* Whether the document writes files (a save, a Save Item As, an export; not an autosave)
  * on a worker thread; KmDocument::files-written tells when the last one ends. */
 gboolean           km_document_get_writing        (KmDocument         *self);
+/* The files those writes wrote (canonical paths), from when the first began: at
+ * files-written, the files whose change on disk is the document's own. */
+GStrv              km_document_dup_written_paths  (KmDocument         *self);
 
 gboolean           km_document_write_autosave     (KmDocument         *self,
                                                    const char         *path,

@@ -29,6 +29,7 @@ typedef struct
   char         *known;      /* the identity the items' data goes with (NULL: no file) */
   gboolean      dirty;      /* an event came, not checked yet */
   gboolean      changed;    /* another program changed it since */
+  gboolean      deleted;    /* or removed it (@known NULL then) */
   GPtrArray    *items;      /* of KmItem (references): read from it, in tree order */
 } Entry;
 
@@ -83,6 +84,67 @@ emit_changed (KmItemFileWatch *self)
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
+/* ---- What an item's data goes with ------------------------------------------------------ */
+
+/* Kept on an item: the file its data was read from (or last written to) and what that
+ * file was then. An item the history brings back (an undone Reload) still has it. */
+#define ITEM_READ_KEY "km-item-file-watch-read"
+
+typedef struct
+{
+  char *path;
+  char *identity;   /* NULL: there was no file */
+} ItemRead;
+
+static void
+item_read_free (gpointer data)
+{
+  ItemRead *read = data;
+
+  g_free (read->path);
+  g_free (read->identity);
+  g_free (read);
+}
+
+/* @entry's items go with what its file is known as. */
+static void
+remember_read (Entry *entry)
+{
+  for (guint i = 0; i < entry->items->len; i++)
+    {
+      ItemRead *read = g_new0 (ItemRead, 1);
+
+      read->path = g_strdup (entry->path);
+      read->identity = g_strdup (entry->known);
+      g_object_set_data_full (g_ptr_array_index (entry->items, i), ITEM_READ_KEY, read,
+                              item_read_free);
+    }
+}
+
+/* Whether each of @items (of the file at @path) was read from the same version of it, seen
+ * here: what that was in *@identity. */
+static gboolean
+items_read_identity (GPtrArray   *items,
+                     const char  *path,
+                     char       **identity)
+{
+  const ItemRead *first = NULL;
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      const ItemRead *read = g_object_get_data (g_ptr_array_index (items, i), ITEM_READ_KEY);
+
+      if (read == NULL || strcmp (read->path, path) != 0
+          || (first != NULL && g_strcmp0 (read->identity, first->identity) != 0))
+        return FALSE;
+      first = read;
+    }
+  if (first == NULL)
+    return FALSE;
+  *identity = g_strdup (first->identity);
+  return TRUE;
+}
+
 /* ---- Checking a file -------------------------------------------------------------------- */
 
 static void
@@ -108,19 +170,36 @@ query_done_cb (GObject      *source,
       g_free (entry->known);
       entry->known = g_steal_pointer (&identity);
       entry->known_set = TRUE;
+      remember_read (entry);
       return;
     }
-  /* Gone (another program replacing it, say): its next event tells what it became. */
-  if (identity == NULL || g_strcmp0 (identity, entry->known) == 0)
+  /* Maybe the document's write: checked again once the writes are over. */
+  if (self->document != NULL && km_document_get_writing (self->document))
+    {
+      entry->dirty = TRUE;
+      return;
+    }
+  /* Unreadable for now: its next event tells what it became. (Gone while another
+   * program replaces it is seldom seen once the burst has settled.) */
+  if (identity == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return;
+  if (g_strcmp0 (identity, entry->known) == 0)
     return;
   g_free (entry->known);
   entry->known = g_steal_pointer (&identity);
-  if (entry->changed || self->document == NULL)
+  /* Changed, deleted, or back after it was deleted: the bar says which. */
+  if ((entry->changed && entry->deleted == (entry->known == NULL)) || self->document == NULL)
     return;
   entry->changed = TRUE;
-  km_document_log (self->document, G_LOG_LEVEL_WARNING,
-                   /* Translators: a path */
-                   _("%s changed on disk."), entry->path);
+  entry->deleted = entry->known == NULL;
+  if (entry->deleted)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: a path */
+                     _("%s was deleted or moved."), entry->path);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: a path */
+                     _("%s changed on disk."), entry->path);
   emit_changed (self);
 }
 
@@ -154,7 +233,7 @@ check_cb (gpointer data)
   GHashTableIter iter;
   Entry *entry;
 
-  self->check_id = 0;
+  g_clear_handle_id (&self->check_id, g_source_remove);
   /* The document's own write: its end takes what the files are as known. */
   if (self->document == NULL || km_document_get_writing (self->document))
     return;
@@ -313,20 +392,41 @@ scan (KmItemFileWatch *self)
       }
   for (guint i = 0; i < order->len; i++)
     {
+      GPtrArray *items;
+      gboolean start = FALSE;
+
       path = g_ptr_array_index (order, i);
+      items = g_hash_table_lookup (found, path);
       entry = g_hash_table_lookup (self->entries, path);
       if (entry == NULL)
         {
           entry = entry_new (self, path);
           g_hash_table_insert (self->entries, g_strdup (path), entry);
-          start_query (self, entry, TRUE);
+          start = TRUE;
         }
-      else if (has_new_items (entry->items, g_hash_table_lookup (found, path)))
+      else if (has_new_items (entry->items, items))
         {
           changed |= entry->changed;
           entry->changed = FALSE;
+          entry->deleted = FALSE;
           entry->dirty = FALSE;
-          start_query (self, entry, TRUE);
+          start = TRUE;
+        }
+      if (start)
+        {
+          g_autofree char *read = NULL;
+
+          /* Items seen before (the history brought them back): changed when the file is
+           * no longer what they were read from. Else read now: what it is is known. */
+          if (items_read_identity (items, path, &read))
+            {
+              g_free (entry->known);
+              entry->known = g_steal_pointer (&read);
+              entry->known_set = TRUE;
+              start_query (self, entry, FALSE);
+            }
+          else
+            start_query (self, entry, TRUE);
         }
       {
         g_autofree char *key = NULL;
@@ -357,19 +457,25 @@ schedule_scan (KmItemFileWatch *self)
     self->scan_id = g_timeout_add_once (SCAN_DELAY_MS, scan_cb, self);
 }
 
-/* The document's writes are over: what the files are now is its doing. */
+/* The document's writes are over: what the files they wrote are now is its doing; the
+ * others changed meanwhile are checked as usual. */
 static void
 files_written_cb (KmItemFileWatch *self)
 {
+  g_auto(GStrv) written = km_document_dup_written_paths (self->document);
   GHashTableIter iter;
+  const char *path;
   Entry *entry;
 
   g_hash_table_iter_init (&iter, self->entries);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
-    {
-      entry->dirty = FALSE;
-      start_query (self, entry, TRUE);
-    }
+  while (g_hash_table_iter_next (&iter, (gpointer *) &path, (gpointer *) &entry))
+    if (g_strv_contains ((const char * const *) written, path))
+      {
+        entry->dirty = FALSE;
+        start_query (self, entry, TRUE);
+      }
+  /* (check_cb skipped them while the document wrote) */
+  check_cb (self);
   /* A save may have switched the bodies to other files. */
   schedule_scan (self);
 }
@@ -477,7 +583,8 @@ km_item_file_watch_dup_items (KmItemFileWatch *self)
     {
       Entry *entry = g_hash_table_lookup (self->entries, g_ptr_array_index (self->order, i));
 
-      if (entry == NULL || !entry->changed)
+      /* (nothing to read again where the file is gone) */
+      if (entry == NULL || !entry->changed || entry->deleted)
         continue;
       for (guint k = 0; k < entry->items->len; k++)
         g_ptr_array_add (items, g_object_ref (g_ptr_array_index (entry->items, k)));
@@ -516,7 +623,26 @@ km_item_file_watch_forget (KmItemFileWatch *self)
     {
       changed |= entry->changed;
       entry->changed = FALSE;
+      entry->deleted = FALSE;
     }
   if (changed)
     emit_changed (self);
+}
+
+/**
+ * km_item_file_watch_get_deleted:
+ *
+ * Whether the file at @path (one of km_item_file_watch_dup_paths) was deleted or moved,
+ * rather than changed: its items cannot be read again.
+ */
+gboolean
+km_item_file_watch_get_deleted (KmItemFileWatch *self,
+                                const char      *path)
+{
+  Entry *entry;
+
+  g_return_val_if_fail (KM_IS_ITEM_FILE_WATCH (self), FALSE);
+
+  entry = g_hash_table_lookup (self->entries, path);
+  return entry != NULL && entry->changed && entry->deleted;
 }

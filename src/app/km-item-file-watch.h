@@ -14,9 +14,12 @@ G_BEGIN_DECLS
  * GFileMonitor per file, made and dropped as items come and go (or are reloaded); a burst of
  * events is checked once it settles, comparing the file's identity
  * (KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES, queried off the main thread) with what it was
- * when watched. The document's own writes (km_document_get_writing) are no change: what
- * the files are after them is taken as known. "changed" is emitted when the set of items
- * whose file changed does.
+ * when watched, or, for items the history brings back (an undone Reload), with what it was
+ * when they were read. A file removed counts too (km_item_file_watch_get_deleted). The
+ * document's own writes (km_document_get_writing) are no change: what the files they
+ * wrote (km_document_dup_written_paths) are after them is taken as known; the others are
+ * checked once they are over. "changed" is emitted when the set of items whose file
+ * changed does.
  */
 
 #define KM_TYPE_ITEM_FILE_WATCH (km_item_file_watch_get_type ())
@@ -27,9 +30,13 @@ KmItemFileWatch *km_item_file_watch_new         (KmDocument      *document);
 /* Stops watching (the document is dropped): the window's dispose. */
 void             km_item_file_watch_stop        (KmItemFileWatch *self);
 /* The items whose file changed on disk since it was read, in tree order (element-type
- * KmItem, full references), and the paths of those files (element-type utf8). */
+ * KmItem, full references; not those of a file deleted, which cannot be read again), and
+ * the paths of those files (element-type utf8; also those deleted). */
 GPtrArray       *km_item_file_watch_dup_items   (KmItemFileWatch *self);
 GPtrArray       *km_item_file_watch_dup_paths   (KmItemFileWatch *self);
+/* Whether the file at one of those paths was deleted or moved rather than changed. */
+gboolean         km_item_file_watch_get_deleted (KmItemFileWatch *self,
+                                                 const char      *path);
 /* What changed so far is taken as seen (reloaded or dismissed); a later change counts. */
 void             km_item_file_watch_forget      (KmItemFileWatch *self);
 

@@ -1070,16 +1070,24 @@ item_files_changed_cb (KmWindow *self)
 {
   g_autoptr(GPtrArray) paths = NULL;
   g_autofree char *text = NULL;
+  guint readable = 0;
 
   if (self->item_watch == NULL || self->item_bar == NULL)
     return;
   paths = km_item_file_watch_dup_paths (self->item_watch);
+  for (guint i = 0; i < paths->len; i++)
+    if (!km_item_file_watch_get_deleted (self->item_watch, g_ptr_array_index (paths, i)))
+      readable++;
   if (paths->len == 1)
     {
       g_autofree char *name = g_path_get_basename (g_ptr_array_index (paths, 0));
 
-      /* Translators: %s is a file's name, of a model, targets or an animation */
-      text = g_strdup_printf (_("“%s” changed on disk."), name);
+      if (readable == 0)
+        /* Translators: %s is a file's name, of a model, targets or an animation */
+        text = g_strdup_printf (_("“%s” was deleted or moved."), name);
+      else
+        /* Translators: %s is a file's name, of a model, targets or an animation */
+        text = g_strdup_printf (_("“%s” changed on disk."), name);
     }
   else if (paths->len > 1)
     text = g_strdup_printf (ngettext ("%u file of the project changed on disk.",
@@ -1087,6 +1095,9 @@ item_files_changed_cb (KmWindow *self)
                             paths->len);
   if (text != NULL)
     gtk_label_set_text (self->item_label, text);
+  /* (the Reload button, after the label: nothing to read where every file is gone) */
+  gtk_widget_set_visible (gtk_widget_get_next_sibling (GTK_WIDGET (self->item_label)),
+                          readable > 0);
   gtk_revealer_set_reveal_child (self->item_bar, text != NULL);
 }
 

@@ -8,7 +8,9 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "km-animation-json.h"
 #include "km-document-skeleton.h"
+#include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-targets-json.h"
 #include "km-window.h"
@@ -492,6 +494,21 @@ item_bar_revealed (gpointer data)
   return gtk_revealer_get_reveal_child (GTK_REVEALER (item_bar (data)));
 }
 
+static gboolean
+item_bar_hidden (gpointer data)
+{
+  return !item_bar_revealed (data);
+}
+
+static gboolean
+bar_label_says_changed (gpointer data)
+{
+  Fixture *f = data;
+
+  return item_bar_revealed (f)
+         && test_app_find_label (item_bar (f), "“walk.json” changed on disk.") != NULL;
+}
+
 /* Another program changes a targets file: the bar names it, Reload reads it again (one
  * step to undo); Kinema's own Save Item As to the file shows nothing. */
 static void
@@ -566,6 +583,136 @@ test_item_files_bar (Fixture       *f,
   g_assert_false (item_bar_revealed (f));
 }
 
+/* Another program rewrites a targets file just as Kinema saves the project (which does not
+ * write that file): the change is not taken for the save's, the bar shows it. */
+static void
+test_item_file_changed_while_saving (Fixture       *f,
+                                     gconstpointer  data)
+{
+  import_targets (f, "walk.json");
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  km_document_set_dof_value (f->document, 1, 0.3);
+  change_targets_behind_our_back (f, "walk.json", 1.5);
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“walk.json” changed on disk."));
+}
+
+/* A targets file removed behind our back: the bar says so and offers no Reload. */
+static void
+test_item_file_deleted (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "walk.json", NULL);
+  GtkWidget *reload;
+
+  import_targets (f, "walk.json");
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“walk.json” was deleted or moved."));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "walk.json was deleted or moved", NULL));
+  reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_assert_false (gtk_widget_get_visible (reload));
+
+  /* Written again: changed, Reload offered. */
+  g_assert_true (km_targets_json_save (km_document_get_targets (f->document), path, NULL));
+  change_targets_behind_our_back (f, "walk.json", 1.5);
+  g_assert_true (test_app_wait_until (bar_label_says_changed, f, 10000));
+  g_assert_true (gtk_widget_get_visible (reload));
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+  g_assert_false (item_bar_revealed (f));
+}
+
+/* Undoing a Reload brings back what the file no longer holds: the bar again; Redo what it
+ * holds: no bar. */
+static void
+test_item_file_undo_reload (Fixture       *f,
+                            gconstpointer  data)
+{
+  GtkWidget *reload;
+
+  import_targets (f, "walk.json");
+  test_app_spin_for (1000);
+  change_targets_behind_our_back (f, "walk.json", 1.5);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  km_document_undo (f->document);
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“walk.json” changed on disk."));
+
+  km_document_redo (f->document);
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+  g_assert_true (test_app_wait_until (item_bar_hidden, f, 10000));
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+}
+
+/* An animation.json opened with File → Open is tied to its file, as imported targets are:
+ * the bar shows when another program changes it, and Reload reads it again. */
+static void
+test_animation_file_bar (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "motion.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KmAnimation *animation = km_document_get_animation (f->document);
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *item = NULL;
+  GtkWidget *reload;
+
+  g_assert_nonnull (animation);
+  g_assert_true (km_animation_json_save (animation, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, file));
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    {
+      KmItem *child = km_item_get_child (body, i);
+
+      if (KM_IS_IK_ANIMATION_ITEM (child)
+          && km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (child)) != NULL)
+        item = child;
+    }
+  g_assert_nonnull (item);
+  g_assert_true (g_str_has_suffix (km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item)),
+                                   "motion.json"));
+  g_assert_cmpstr (km_item_get_file (item), !=, NULL);
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  /* Another program writes the file anew. */
+  {
+    g_autofree char *text = read_file (path);
+    g_autofree char *aside = g_strconcat (path, ".new", NULL);
+
+    g_assert_true (g_file_set_contents (aside, text, -1, NULL));
+    g_assert_cmpint (g_rename (aside, path), ==, 0);
+  }
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“motion.json” changed on disk."));
+  reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_false (item_bar_revealed (f));
+  g_assert_true (km_item_get_parent (item) == NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -592,5 +739,13 @@ main (int    argc,
               fixture_setup, test_item_file_bar, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-files-bar", Fixture, NULL,
               fixture_setup, test_item_files_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/animation-file-bar", Fixture, NULL,
+              fixture_setup, test_animation_file_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-file-changed-while-saving", Fixture, NULL,
+              fixture_setup, test_item_file_changed_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-file-deleted", Fixture, NULL,
+              fixture_setup, test_item_file_deleted, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-file-undo-reload", Fixture, NULL,
+              fixture_setup, test_item_file_undo_reload, fixture_teardown);
   return g_test_run ();
 }
