@@ -574,13 +574,46 @@ is_embedded_example_body (KmItem *item)
          && g_strcmp0 (km_body_item_get_file (KM_BODY_ITEM (item)), KM_DEFAULT_SKELETON_NAME) == 0;
 }
 
+/* On an item that was read again, and on the one it was read for: a token (a g_rc_box)
+ * they share, and that later rereads of either share too (_km_document_same_item). */
+#define REREAD_ORIGIN_KEY "km-reread-origin"
+
+/* @item's token, made when it has none. */
+static gpointer
+reread_origin (KmItem *item)
+{
+  gpointer origin = g_object_get_data (G_OBJECT (item), REREAD_ORIGIN_KEY);
+
+  if (origin == NULL)
+    {
+      origin = g_rc_box_new0 (char);
+      g_object_set_data_full (G_OBJECT (item), REREAD_ORIGIN_KEY, origin, g_rc_box_release);
+    }
+  return origin;
+}
+
+gboolean
+_km_document_same_item (KmItem *a,
+                        KmItem *b)
+{
+  gpointer origin;
+
+  if (a == b)
+    return TRUE;
+  if (a == NULL || b == NULL)
+    return FALSE;
+  origin = g_object_get_data (G_OBJECT (a), REREAD_ORIGIN_KEY);
+  return origin != NULL && origin == g_object_get_data (G_OBJECT (b), REREAD_ORIGIN_KEY);
+}
+
 /**
  * km_document_reread_item:
  * @item: an item of the document's project that has a file
  *
  * A fresh item of @item's type restored from what @item stores: its file is read again,
- * while its name, check, joint values and other keys stay (the item tree's Reload swaps
- * it in). The built-in example's body reads the embedded example again: its
+ * while its name, check, joint values and other keys stay, and so does its id, which the
+ * project's views may refer to (the item tree's Reload swaps it in). The file's warnings
+ * go to the message view. The built-in example's body reads the embedded example again: its
  * "skeleton.json" is no file of the project's folder or the working directory, where a
  * skeleton.json of the user's may be, which would be loaded and still pass for the
  * example. Once the example was saved, its body refers to the file it went to, which is
@@ -597,6 +630,7 @@ km_document_reread_item (KmDocument  *self,
   g_auto(KmDocumentItemIo) io = { 0 };
   g_autoptr(KmYamlNode) data = NULL;
   g_autoptr(KmItem) fresh = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *example_dir = NULL;
   g_autofree char *example_path = NULL;
   g_autofree char *example_project = NULL;
@@ -633,7 +667,10 @@ km_document_reread_item (KmDocument  *self,
 
   data = km_item_store (item, &io.io);
   fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
+  /* The file's warnings go to the message view, as when it was opened (apply_loaded_file). */
+  km_parse_warnings_push (collect_warning_cb, warnings);
   restored = km_item_restore (fresh, data, &io.io, error);
+  km_parse_warnings_pop ();
   if (example_dir != NULL)
     {
       g_unlink (example_path);
@@ -646,6 +683,8 @@ km_document_reread_item (KmDocument  *self,
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
       return NULL;
     }
+  for (guint i = 0; i < warnings->len; i++)
+    _km_document_parse_warning (g_ptr_array_index (warnings, i), self);
   for (guint i = 0; i < io.messages->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
                      (const char *) g_ptr_array_index (io.messages, i));
@@ -653,6 +692,13 @@ km_document_reread_item (KmDocument  *self,
     g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
   km_item_set_name (fresh, km_item_get_name (item));
   km_item_set_checked (fresh, km_item_get_checked (item));
+  /* Views refer to it by its id (the Pose Roll's currentPoseSeqItem): one that another
+   * item took would leave them pointing at nothing once saved. */
+  km_item_set_id (fresh, km_item_get_id (item));
+  /* The same item still, to the document (which keeps the current frame for it). */
+  g_object_set_data_full (G_OBJECT (fresh), REREAD_ORIGIN_KEY,
+                          g_rc_box_acquire (reread_origin (item)), g_rc_box_release);
+  _km_document_reread (self, item, fresh);
   return g_steal_pointer (&fresh);
 }
 

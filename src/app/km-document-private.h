@@ -29,6 +29,11 @@ void      _km_document_sync            (KmDocument     *self);
 void      _km_document_auto_solve      (KmDocument     *self);
 void      _km_document_parse_warning   (const char     *message,
                                         gpointer        document);
+/* Whether @a and @b stand for one item of the user's: the same item, or one read again
+ * from the other's file (km_document_reread_item), either way round, or both read from
+ * one item. Either may be %NULL. */
+gboolean  _km_document_same_item       (KmItem         *a,
+                                        KmItem         *b);
 /* @extras (nullable): what the model file defines beside the skeleton; the body starts at
  * its initial pose. */
 void      _km_document_import_model    (KmDocument          *self,
@@ -41,6 +46,12 @@ void      _km_document_import_child    (KmDocument     *self,
                                         GFile          *file,
                                         KmItem         *item,
                                         const char     *label);
+/* km_document_reread_item read @fresh again from @item's file: once the Reload step
+ * swaps it in, fresh targets of the current body are solved, and its undo puts the
+ * motion of before back. */
+void      _km_document_reread          (KmDocument     *self,
+                                        KmItem         *item,
+                                        KmItem         *fresh);
 
 /* A project save off the main thread: begin marks the state being written as the one a
  * success makes clean (the document keeps showing its modified flag meanwhile); end, with

@@ -67,6 +67,7 @@ struct _KmDocument
   KmBodyItem     *body;          /* the current body, or NULL */
   KmSkeleton     *skeleton;
   KmTargetTrack  *targets;
+  KmItem         *targets_item;     /* the item targets come from (a Reload swaps it) */
   KmAnimation    *animation;
   /* The item the shown animation comes from (NULL for a solve in progress), and the root
    * pose it gives at the current frame (has_root_pose). */
@@ -694,6 +695,122 @@ body_animation (KmDocument         *self,
   return animation;
 }
 
+/*
+ * Reloading a body's targets item swaps it for a fresh one read from its file (the item
+ * tree's Reload step): the fresh targets are solved, as a keyframe edit's are, and the
+ * step's undo puts back the motion of before, its redo the solved one (or solves again
+ * when that solve never finished). What the swap needs is kept on the fresh item.
+ */
+#define REREAD_KEY "km-targets-reread"
+
+typedef struct
+{
+  KmItem      *replaced;            /* the item the fresh one replaces */
+  gboolean     taken;               /* the swap happened: the fields below are set */
+  KmItem      *animation_item;      /* the body's first IK animation item, or NULL */
+  KmAnimation *animation_before;
+  KmAnimation *animation_after;     /* the solve's result; NULL until it finished */
+} TargetsReread;
+
+static void
+targets_reread_free (gpointer data)
+{
+  TargetsReread *reread = data;
+
+  g_clear_object (&reread->replaced);
+  g_clear_object (&reread->animation_item);
+  g_clear_pointer (&reread->animation_before, km_animation_unref);
+  g_clear_pointer (&reread->animation_after, km_animation_unref);
+  g_free (reread);
+}
+
+/* Called by km_document_reread_item: @fresh was read again from @item's file. */
+void
+_km_document_reread (KmDocument *self,
+                     KmItem     *item,
+                     KmItem     *fresh)
+{
+  TargetsReread *reread;
+
+  if (!KM_IS_IK_TARGETS_ITEM (fresh))
+    return;
+  reread = g_new0 (TargetsReread, 1);
+  reread->replaced = g_object_ref (item);
+  g_object_set_data_full (G_OBJECT (fresh), REREAD_KEY, reread, targets_reread_free);
+}
+
+static void store_animation (KmDocument  *self,
+                             KmBodyItem  *body,
+                             KmAnimation *animation,
+                             gboolean     recorded);
+
+static void
+reread_solved_cb (KmDocument  *self,
+                  KmItem      *body,
+                  KmAnimation *animation,
+                  gpointer     user_data)
+{
+  TargetsReread *reread = g_object_get_data (G_OBJECT (user_data), REREAD_KEY);
+
+  if (reread != NULL)
+    {
+      g_clear_pointer (&reread->animation_after, km_animation_unref);
+      reread->animation_after = km_animation_ref (animation);
+    }
+  /* Saved while it solved: the file has the motion from before. */
+  if (!self->modified)
+    km_document_set_modified (self, TRUE);
+  store_animation (self, KM_BODY_ITEM (body), animation, FALSE);
+}
+
+/* @body's targets item @from became @to: a Reload's swap (solves @to, or puts its solved
+ * motion back), or its undo (puts back the motion of before). Returns whether the body's
+ * animation item changed. */
+static gboolean
+reread_swapped (KmDocument *self,
+                KmBodyItem *body,
+                KmItem     *from,
+                KmItem     *to)
+{
+  TargetsReread *reread;
+
+  if (to != NULL && (reread = g_object_get_data (G_OBJECT (to), REREAD_KEY)) != NULL
+      && reread->replaced == from)
+    {
+      if (!reread->taken)
+        {
+          KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+
+          reread->taken = TRUE;
+          if (item != NULL)
+            {
+              reread->animation_item = g_object_ref (item);
+              reread->animation_before = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+              if (reread->animation_before != NULL)
+                km_animation_ref (reread->animation_before);
+            }
+        }
+      if (reread->animation_after != NULL && reread->animation_item != NULL
+          && km_item_get_parent (reread->animation_item) == KM_ITEM (body))
+        {
+          km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (reread->animation_item),
+                                              reread->animation_after);
+          return TRUE;
+        }
+      km_document_solve_completing (self, reread_solved_cb, g_object_ref (to), g_object_unref);
+      return FALSE;
+    }
+  if (from != NULL && (reread = g_object_get_data (G_OBJECT (from), REREAD_KEY)) != NULL
+      && reread->replaced == to && reread->taken && reread->animation_item != NULL
+      && km_item_get_parent (reread->animation_item) == KM_ITEM (body))
+    {
+      km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (reread->animation_item),
+                                          reread->animation_before);
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 sync_from_project (KmDocument *self)
 {
@@ -705,6 +822,8 @@ sync_from_project (KmDocument *self)
   KmTargetTrack *targets = NULL;
   KmAnimationSource *source = NULL;
   KmAnimation *animation = body ? body_animation (self, body, &source) : NULL;
+  /* (the body read again from its file is the same body: Reload, its undo or redo) */
+  gboolean same_body = _km_document_same_item (KM_ITEM (self->body), KM_ITEM (body));
   gboolean body_changed;
 
   if (targets_item != NULL)
@@ -714,20 +833,28 @@ sync_from_project (KmDocument *self)
   body_changed = g_set_object (&self->body, body);
   if (km_project_get_current_body (self->project) != (KmItem *) body)
     km_project_set_current_body (self->project, KM_ITEM (body));
-  /* The same body with another model (a skeleton edit, its undo or redo): its motion,
-   * built for the model before, goes and comes back built for this one (a pose
-   * sequence's on a worker thread). Meanwhile the time bar keeps its range, and so the
-   * current frame, which would otherwise fall back into the range of no motion. */
-  if (body_changed)
+  /* The same body with another model (a skeleton edit, a reload of its file, their undo
+   * or redo), or its pose sequence read again: its motion, built for the model before,
+   * goes and comes back built anew (a pose sequence's on a worker thread). Meanwhile the
+   * time bar keeps its range, and so the current frame, which would otherwise fall back
+   * into the range of no motion. */
+  if (!same_body)
     self->held_frames = 0;
-  else if (skeleton != self->skeleton && skeleton != NULL && self->skeleton != NULL)
-    self->held_frames = self->timeline_frames;
+  else if ((skeleton != self->skeleton && skeleton != NULL && self->skeleton != NULL)
+           || (animation == NULL && self->animation != NULL && body != NULL
+               && pose_seq_building (KM_ITEM (body))))
+    self->held_frames = MAX (self->held_frames, self->timeline_frames);
   if (skeleton != self->skeleton)
     set_skeleton (self, skeleton);
   else if (body_changed)
     pose_from_body (self);
   if (targets != self->targets)
     set_targets (self, targets);
+  /* The body's targets item read again from its file (Reload), or back (its undo). */
+  if (!body_changed && body != NULL && targets_item != self->targets_item
+      && reread_swapped (self, body, self->targets_item, targets_item))
+    animation = body_animation (self, body, &source);
+  g_set_object (&self->targets_item, targets_item);
   /* While a solve runs, its frames are what shows (and no source gives them). */
   if (self->solve_cancellable == NULL)
     set_animation (self, source, animation);
@@ -1015,6 +1142,9 @@ typedef struct
   KmItem        *targets_item;
   gboolean       targets_created;    /* the step adds targets_item */
   KmTargetTrack *track_before;       /* NULL when targets_created */
+  /* The item as it was, file reference included (put back by undo); NULL when
+   * targets_created */
+  KmIkTargetsItemState *state_before;
   KmTargetTrack *track_after;
   KmItem        *animation_item;     /* the body's first IK animation item, or NULL until
                                       * the step's solve adds one */
@@ -1048,6 +1178,7 @@ targets_edit_free (gpointer data)
   g_clear_object (&edit->body);
   g_clear_object (&edit->targets_item);
   g_clear_pointer (&edit->track_before, km_target_track_unref);
+  g_clear_pointer (&edit->state_before, km_ik_targets_item_state_free);
   g_clear_pointer (&edit->track_after, km_target_track_unref);
   g_clear_object (&edit->animation_item);
   g_clear_pointer (&edit->animation_before, km_animation_unref);
@@ -1266,7 +1397,8 @@ targets_edit_undo (gpointer data)
         km_item_remove_child (KM_ITEM (edit->body), edit->targets_item);
     }
   else
-    km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item), edit->track_before);
+    km_ik_targets_item_restore_state (KM_IK_TARGETS_ITEM (edit->targets_item),
+                                      edit->state_before);
   sync_from_project (self);
 
   /* Undoing Set Keyframe alone: the pose it keyed shows again at its frame, unkeyed, as
@@ -1819,6 +1951,7 @@ km_document_finalize (GObject *object)
   g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
   g_clear_pointer (&self->warned_effector, g_free);
   g_clear_pointer (&self->targets, km_target_track_unref);
+  g_clear_object (&self->targets_item);
   g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
   g_clear_pointer (&self->targets_edits, g_ptr_array_unref);
   g_clear_pointer (&self->animation, km_animation_unref);
@@ -2357,6 +2490,7 @@ km_document_set_targets (KmDocument    *self,
       edit->track_before = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
       if (edit->track_before != NULL)
         km_target_track_ref (edit->track_before);
+      edit->state_before = km_ik_targets_item_save_state (KM_IK_TARGETS_ITEM (item));
     }
   edit->track_after = km_target_track_ref (targets);
   edit->before_unsolved = edit->track_before != NULL

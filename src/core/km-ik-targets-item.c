@@ -389,3 +389,59 @@ km_ik_targets_item_set_file (KmIkTargetsItem *self,
   self->format = g_strdup (format != NULL ? format : TARGETS_FORMAT);
   self->modified = TRUE;
 }
+
+struct _KmIkTargetsItemState
+{
+  KmTargetTrack *track;
+  char          *file;
+  char          *format;
+  char          *problem;
+  gboolean       modified;
+};
+
+KmIkTargetsItemState *
+km_ik_targets_item_save_state (KmIkTargetsItem *self)
+{
+  KmIkTargetsItemState *state;
+
+  g_return_val_if_fail (KM_IS_IK_TARGETS_ITEM (self), NULL);
+
+  state = g_new0 (KmIkTargetsItemState, 1);
+  state->track = self->track != NULL ? km_target_track_ref (self->track) : NULL;
+  state->file = g_strdup (self->file);
+  state->format = g_strdup (self->format);
+  state->problem = g_strdup (km_item_get_problem (KM_ITEM (self)));
+  state->modified = self->modified;
+  return state;
+}
+
+void
+km_ik_targets_item_restore_state (KmIkTargetsItem            *self,
+                                  const KmIkTargetsItemState *state)
+{
+  g_return_if_fail (KM_IS_IK_TARGETS_ITEM (self));
+  g_return_if_fail (state != NULL);
+
+  if (state->track != NULL)
+    km_target_track_ref (state->track);
+  g_clear_pointer (&self->track, km_target_track_unref);
+  self->track = state->track;
+  g_free (self->file);
+  self->file = g_strdup (state->file);
+  g_free (self->format);
+  self->format = g_strdup (state->format);
+  km_item_set_problem (KM_ITEM (self), state->problem);
+  self->modified = state->modified;
+}
+
+void
+km_ik_targets_item_state_free (KmIkTargetsItemState *state)
+{
+  if (state == NULL)
+    return;
+  g_clear_pointer (&state->track, km_target_track_unref);
+  g_free (state->file);
+  g_free (state->format);
+  g_free (state->problem);
+  g_free (state);
+}

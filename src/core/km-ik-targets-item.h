@@ -43,4 +43,17 @@ void           km_ik_targets_item_set_file  (KmIkTargetsItem *self,
                                              const char      *file,
                                              const char      *format);
 
+/* What the item holds and how it is written: its track, file reference, whether it
+ * changed since it was read, its problem. An edit takes it before changing the item, and
+ * its undo puts it back, so that the item is again exactly as it was (a file it was read
+ * from is its file again, and it is written as read). */
+typedef struct _KmIkTargetsItemState KmIkTargetsItemState;
+
+KmIkTargetsItemState *km_ik_targets_item_save_state    (KmIkTargetsItem            *self);
+void                  km_ik_targets_item_restore_state (KmIkTargetsItem            *self,
+                                                        const KmIkTargetsItemState *state);
+void                  km_ik_targets_item_state_free    (KmIkTargetsItemState       *state);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmIkTargetsItemState, km_ik_targets_item_state_free)
+
 G_END_DECLS

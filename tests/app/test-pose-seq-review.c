@@ -318,6 +318,242 @@ test_rename_keeps_frame_body_motion (void)
   g_rmdir (dir);
 }
 
+/* Copies the folder @from into @to, recursively. */
+static void
+copy_tree (const char *from,
+           const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *source = g_build_filename (from, name, NULL);
+      g_autofree char *target = g_build_filename (to, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      if (g_file_test (source, G_FILE_TEST_IS_DIR))
+        {
+          copy_tree (source, target);
+          continue;
+        }
+      g_assert_true (g_file_get_contents (source, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (target, contents, (gssize) length, NULL));
+    }
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+/* A copy of the test data's Choreonoid share folder, whose files may change. */
+typedef struct
+{
+  KmWindow   *window;
+  KmDocument *document;
+  char       *dir;
+  char       *pseq;
+  char       *body;
+} CopyFixture;
+
+static void
+copy_fixture_setup (CopyFixture   *f,
+                    gconstpointer  data)
+{
+  g_autofree char *share = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *project = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
+  g_assert_no_error (error);
+  /* (${SHARE} is the "share" folder above the project's) */
+  copy = g_build_filename (f->dir, "share", NULL);
+  copy_tree (share, copy);
+  project = g_build_filename (copy, "project", "SR1WalkEdit.cnoid", NULL);
+  f->pseq = g_build_filename (copy, "project", "motion", "SR1", "SR1WalkPattern2.pseq", NULL);
+  f->body = g_build_filename (copy, "model", "SR1", "SR1.body", NULL);
+  file = g_file_new_for_path (project);
+
+  f->window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 600);
+  f->document = km_window_get_document (f->window);
+  g_assert_true (test_app_open_file (f->window, file));
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  test_app_spin ();
+}
+
+static void
+copy_fixture_teardown (CopyFixture   *f,
+                       gconstpointer  data)
+{
+  test_app_destroy_window (&f->window, &f->document);
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->pseq);
+  g_free (f->body);
+}
+
+/* Appends a comment line to @path: the same content, another file. */
+static void
+touch_file (const char *path)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *changed = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  changed = g_strconcat (contents, "# changed by another program\n", NULL);
+  g_assert_true (g_file_set_contents (path, changed, -1, NULL));
+}
+
+/* The body's pose sequence (below its controller). */
+static KmItem *
+pose_seq_item (KmDocument *document)
+{
+  KmItem *body = km_document_get_body_item (document);
+
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    {
+      KmItem *child = km_item_get_child (body, i);
+
+      for (guint k = 0; k < km_item_get_n_children (child); k++)
+        if (KM_IS_POSE_SEQ_ITEM (km_item_get_child (child, k)))
+          return km_item_get_child (child, k);
+    }
+  g_assert_not_reached ();
+}
+
+/* Reload on @item in the item tree. */
+static void
+reload_item (CopyFixture *f,
+             KmItem      *item)
+{
+  km_project_select (km_document_get_project (f->document), item, FALSE);
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate_action (km_window_get_item_tree (f->window), "tree.reload",
+                                             NULL));
+}
+
+/* Reload the pose sequence, and then the body, at frame 1591, past the 300 frames the time
+ * bar spans without a motion, their files changed on disk: the current frame stays while
+ * the pose sequence is built again and once it plays; so it does on undo and redo. */
+static void
+test_reload_keeps_frame (CopyFixture   *f,
+                         gconstpointer  data)
+{
+  KmItem *items[2];
+  guint n_frames = km_document_get_n_frames (f->document);
+
+  g_assert_cmpuint (n_frames, ==, 2659);
+  touch_file (f->pseq);
+  touch_file (f->body);
+  items[0] = pose_seq_item (f->document);
+  items[1] = km_document_get_body_item (f->document);
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
+    {
+      KmItem *old = items[i];
+
+      km_document_set_current_frame (f->document, 1591);
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+      reload_item (f, old);
+      g_assert_true ((i == 0 ? pose_seq_item (f->document) : km_document_get_body_item (f->document))
+                     != old);
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+      g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+      test_app_spin ();
+      g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+
+      g_assert_true (km_document_undo (f->document));
+      g_assert_true ((i == 0 ? pose_seq_item (f->document) : km_document_get_body_item (f->document))
+                     == old);
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+      g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+      test_app_spin ();
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+
+      g_assert_true (km_document_redo (f->document));
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+      g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+      test_app_spin ();
+      g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+      g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 1591);
+    }
+  km_document_set_modified (f->document, FALSE);
+}
+
+/* Reload the body: the model's load warnings go to the message view, as on opening. */
+static void
+test_reload_body_warnings (CopyFixture   *f,
+                           gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, "SR1.body:34:15:",
+                                             "AccelerationSensor devices are not modelled",
+                                             NULL), ==, 1);
+  reload_item (f, body);
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, "SR1.body:34:15:",
+                                             "AccelerationSensor devices are not modelled",
+                                             NULL), ==, 2);
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  km_document_set_modified (f->document, FALSE);
+}
+
+/* Reload the pose sequence: it keeps its id, which the Pose Roll view refers to, so the
+ * saved project reopens without a dangling reference. */
+static void
+test_reload_keeps_id (CopyFixture   *f,
+                      gconstpointer  data)
+{
+  KmItem *old = pose_seq_item (f->document);
+  gint64 id = km_item_get_id (old);
+  g_autofree char *path = g_build_filename (f->dir, "share", "project", "SR1WalkEdit.cnoid",
+                                            NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_cmpint (id, ==, 4);
+  touch_file (f->pseq);
+  reload_item (f, old);
+  g_assert_true (pose_seq_item (f->document) != old);
+  g_assert_cmpint (km_item_get_id (pose_seq_item (f->document)), ==, id);
+  g_assert_true (km_project_find_item_by_id (km_document_get_project (f->document), id)
+                 == pose_seq_item (f->document));
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "currentPoseSeqItem: 4\n"));
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_until (pose_seq_playing, f, 20000));
+  g_assert_false (test_app_has_message (f->document, 0, "refers to an item that is not in the "
+                                        "project", NULL));
+  g_assert_cmpint (km_item_get_id (pose_seq_item (f->document)), ==, id);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -332,5 +568,11 @@ main (int    argc,
               fixture_setup, test_rename_keeps_frame, fixture_teardown);
   g_test_add_func ("/kinema/PoseSeqReview/rename-keeps-frame-body-motion",
                    test_rename_keeps_frame_body_motion);
+  g_test_add ("/kinema/PoseSeqReview/reload-keeps-frame", CopyFixture, NULL,
+              copy_fixture_setup, test_reload_keeps_frame, copy_fixture_teardown);
+  g_test_add ("/kinema/PoseSeqReview/reload-body-warnings", CopyFixture, NULL,
+              copy_fixture_setup, test_reload_body_warnings, copy_fixture_teardown);
+  g_test_add ("/kinema/PoseSeqReview/reload-keeps-id", CopyFixture, NULL,
+              copy_fixture_setup, test_reload_keeps_id, copy_fixture_teardown);
   return g_test_run ();
 }

@@ -17,8 +17,10 @@
 #include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
+#include "km-ik-targets-item.h"
 #include "km-joint-inspector.h"
 #include "km-skeleton-edit.h"
+#include "km-targets-json.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -1022,12 +1024,89 @@ test_autosave_during_failed_save (Fixture       *f,
   result_clear (&autosaved);
 }
 
+/* The motion the current body's animation item holds. */
+static KmAnimation *
+item_animation (Fixture *f)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_ANIMATION_ITEM);
+
+  g_assert_nonnull (item);
+  return km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+}
+
+/* Reloading the targets of the current body (their file changed on disk: the second
+ * keyframe moved) solves them again, as a keyframe edit does, and says so; undo gives
+ * back the targets and the motion of before, redo the reloaded ones and their motion. */
+static void
+test_reload_targets_solves (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "targets.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) moved = NULL;
+  KmTargetTrack *track_before;
+  KmAnimation *animation_before;
+  KmAnimation *animation_after;
+  KmTargetKeyframe key;
+  KmItem *item;
+  guint n_solved;
+
+  g_assert_true (km_targets_json_save (km_document_get_targets (f->document), path, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                     KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)));
+  track_before = km_document_get_targets (f->document);
+  animation_before = item_animation (f);
+  g_assert_nonnull (animation_before);
+
+  key = *km_target_track_get_keyframe (track_before, 1);
+  key.position.x -= 0.05;
+  moved = km_target_track_with_keyframe (track_before, &key);
+  g_assert_true (km_targets_json_save (moved, path, &error));
+  g_assert_no_error (error);
+
+  n_solved = test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "Solved", NULL);
+  km_project_select (km_document_get_project (f->document), item, FALSE);
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate_action (km_window_get_item_tree (f->window), "tree.reload",
+                                             NULL));
+  test_app_spin ();
+  g_assert_true (km_document_get_targets (f->document) != track_before);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "Solved", NULL),
+                    ==, n_solved + 1);
+  animation_after = item_animation (f);
+  g_assert_true (animation_after != animation_before);
+  g_assert_true (km_document_get_animation (f->document) == animation_after);
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_targets (f->document) == track_before);
+  g_assert_true (item_animation (f) == animation_before);
+  g_assert_true (km_document_get_animation (f->document) == animation_before);
+
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_targets (f->document) != track_before);
+  g_assert_true (item_animation (f) == animation_after);
+  g_assert_true (km_document_get_animation (f->document) == animation_after);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   test_app_init (&argc, &argv);
 
+  g_test_add ("/kinema/UiIo/reload-targets-solves", Fixture, NULL,
+              fixture_setup, test_reload_targets_solves, fixture_teardown);
   g_test_add ("/kinema/UiIo/big-save-bytes", Fixture, NULL,
               fixture_setup, test_big_save_bytes, fixture_teardown);
   g_test_add ("/kinema/UiIo/skeleton-save-async", Fixture, NULL,

@@ -6,11 +6,15 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "km-document.h"
 #include "km-document-edit.h"
+#include "km-ik-targets-item.h"
+#include "km-targets-json.h"
 #include "km-time-bar.h"
+#include "km-yaml.h"
 
 #include "test-app-util.h"
 
@@ -457,6 +461,101 @@ test_drag_stops_playback (Fixture       *f,
                                              NULL), ==, n_messages);
 }
 
+/* What the project writes for @item. */
+static KmYamlNode *
+store_item (Fixture *f,
+            KmItem  *item)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+
+  km_document_item_io_init (f->document, &io);
+  return km_item_store (item, &io.io);
+}
+
+static KmItem *
+shown_targets_item (Fixture *f)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+
+  g_assert_nonnull (item);
+  g_assert_true (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))
+                 == km_document_get_targets (f->document));
+  return item;
+}
+
+/* The reviewer's steps on targets read from a file (kinema skeleton.json targets.json):
+ * at frame 110 a typed joint value, K, undo. The undo gives the item back as it was: it
+ * refers to its file again (Reload works, a save writes `file`), and redo and undo go
+ * back and forth between the keyed targets and the file's. */
+static void
+test_undo_key_keeps_file (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-unkeyed-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(KmYamlNode) stored_before = NULL;
+  g_autoptr(KmYamlNode) stored_undone = NULL;
+  g_autofree char *file_before = NULL;
+  g_autofree double *q = NULL;
+  KmTargetTrack *track_before;
+  KmItem *item;
+  double lower, upper;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "targets.json", NULL);
+  g_assert_true (km_targets_json_save (km_document_get_targets (f->document), path, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  item = shown_targets_item (f);
+  g_assert_nonnull (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)));
+  file_before = g_strdup (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)));
+  track_before = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+  stored_before = store_item (f, item);
+
+  km_document_set_current_frame (f->document, 110);
+  test_app_spin ();
+  q = copy_pose (f);
+  g_assert_true (km_document_get_dof_range (f->document, 0, &lower, &upper));
+  km_document_set_dof_value (f->document, 0, q[0] + (q[0] < (lower + upper) / 2 ? 0.3 : -0.3));
+  km_document_close_edit (f->document);
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (shown_targets_item (f) == item);
+  g_assert_cmpint (km_target_track_find_keyframe (km_document_get_targets (f->document), 110),
+                   >=, 0);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (km_document_undo (f->document));
+      test_app_spin ();
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+      g_assert_true (shown_targets_item (f) == item);
+      g_assert_true (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) == track_before);
+      g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)), ==, file_before);
+      stored_undone = store_item (f, item);
+      g_assert_true (km_yaml_node_equal (stored_undone, stored_before));
+      g_clear_pointer (&stored_undone, km_yaml_node_unref);
+
+      g_assert_true (km_document_redo (f->document));
+      test_app_spin ();
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+      g_assert_cmpint (km_target_track_find_keyframe (km_document_get_targets (f->document),
+                                                      110), >=, 0);
+    }
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -485,6 +584,8 @@ main (int    argc,
               fixture_setup, test_undo_after_frame_change, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/drags-at-two-frames-are-two-steps", Fixture, NULL,
               fixture_setup, test_drags_at_two_frames_are_two_steps, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-key-keeps-file", Fixture, NULL,
+              fixture_setup, test_undo_key_keeps_file, fixture_teardown);
 
   return g_test_run ();
 }
