@@ -1505,3 +1505,22 @@ km_joint_inspector_get_actions (KmJointInspector *self)
 
   return G_ACTION_GROUP (self->actions);
 }
+
+/**
+ * km_joint_inspector_save_project_with_body:
+ * @self: the inspector
+ * @file: the project file
+ *
+ * Saves the project for Choreonoid (with copies of the edited bodies) to @file, as the
+ * Skeleton tab's action does once its file is chosen: the window's answer to that save's
+ * question about a change another program made (Overwrite) saves again through here.
+ */
+void
+km_joint_inspector_save_project_with_body (KmJointInspector *self,
+                                           GFile            *file)
+{
+  g_return_if_fail (KM_IS_JOINT_INSPECTOR (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  file_chosen (self, CHOSEN_SAVE_PROJECT_WITH_BODY, file);
+}

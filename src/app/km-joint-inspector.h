@@ -19,6 +19,8 @@ KmDocument   *km_joint_inspector_get_document (KmJointInspector *self);
 void          km_joint_inspector_set_document (KmJointInspector *self,
                                                KmDocument       *document);
 GActionGroup *km_joint_inspector_get_actions  (KmJointInspector *self);
+void          km_joint_inspector_save_project_with_body (KmJointInspector *self,
+                                                         GFile            *file);
 const char   *km_joint_inspector_get_length_unit (KmJointInspector *self);
 void          km_joint_inspector_set_length_unit (KmJointInspector *self,
                                                   const char       *length_unit);

@@ -61,6 +61,7 @@ struct _KmWindow
   GtkWidget            *disk_reload_button;
   GtkRevealer          *item_bar;      /* says that item files changed (made here) */
   GtkLabel             *item_label;
+  GtkWidget            *item_reload;   /* its Reload button */
 
   /* Owned */
   KmDocument           *document;
@@ -765,42 +766,6 @@ reload_project (KmWindow *self)
 }
 
 static void
-body_copies_saved_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  g_autoptr(KmWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  GApplication *app = g_object_steal_data (G_OBJECT (self), "km-copies-app");
-
-  if (!km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result, &error))
-    km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
-  if (app != NULL)
-    {
-      g_application_release (app);
-      g_object_unref (app);
-    }
-}
-
-/* Save for Choreonoid to @file again (the Skeleton tab's action, asked about a change
- * another program made: skeleton_save_ended_cb); a new conflict asks again. */
-static void
-save_with_body_copies (KmWindow *self,
-                       GFile    *file)
-{
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-
-  /* The application does not quit before the files are complete. */
-  if (app != NULL && g_object_get_data (G_OBJECT (self), "km-copies-app") == NULL)
-    {
-      g_application_hold (G_APPLICATION (app));
-      g_object_set_data (G_OBJECT (self), "km-copies-app", g_object_ref (app));
-    }
-  km_document_save_with_body_copies_async (self->document, file, NULL, body_copies_saved_cb,
-                                           g_object_ref (self));
-}
-
-static void
 disk_question_response_cb (KmWindow  *self,
                            int        response,
                            GtkDialog *dialog)
@@ -819,7 +784,7 @@ disk_question_response_cb (KmWindow  *self,
     {
       /* Over the version the save found, not over a later one (which asks again). */
       km_document_accept_disk_conflict (self->document);
-      save_with_body_copies (self, file);
+      km_joint_inspector_save_project_with_body (self->joint_inspector, file);
       return;
     }
   if (response == GTK_RESPONSE_ACCEPT && file != NULL)
@@ -1095,9 +1060,8 @@ item_files_changed_cb (KmWindow *self)
                             paths->len);
   if (text != NULL)
     gtk_label_set_text (self->item_label, text);
-  /* (the Reload button, after the label: nothing to read where every file is gone) */
-  gtk_widget_set_visible (gtk_widget_get_next_sibling (GTK_WIDGET (self->item_label)),
-                          readable > 0);
+  /* Nothing to read where every file is gone. */
+  gtk_widget_set_visible (self->item_reload, readable > 0);
   gtk_revealer_set_reveal_child (self->item_bar, text != NULL);
 }
 
@@ -1199,6 +1163,7 @@ add_item_bar (KmWindow *self)
                            GTK_WIDGET (self->disk_bar));
   self->item_bar = GTK_REVEALER (revealer);
   self->item_label = GTK_LABEL (label);
+  self->item_reload = reload;
 }
 
 static void
