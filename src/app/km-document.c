@@ -1730,8 +1730,7 @@ count_missed_frames (const KmAnimation *animation,
       double pos_err, rot_err;
 
       if (km_animation_get_residual (animation, f, &pos_err, &rot_err)
-          && (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
-              || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE)))
+          && km_ik_residual_missed (pos_err, rot_err, orientation))
         n_missed++;
     }
   return n_missed;

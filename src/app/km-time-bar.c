@@ -393,8 +393,7 @@ update_marks (KmTimeBar *self)
           /* The solver reaches the position first and the orientation where the joints
            * allow: a chain of fewer than 6 DOFs (a 5-DOF arm) cannot turn every way, so
            * only its position is the target. */
-          if (pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
-              || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE))
+          if (km_ik_residual_missed (pos_err, rot_err, orientation))
             mark |= KM_TIME_BAR_MARK_MISSED;
         }
       else if (km_animation_has_residuals (animation))

@@ -34,6 +34,18 @@ typedef enum
 #define KM_IK_DEFAULT_MAX_ITERATIONS        2000   /* over all restarts together */
 #define KM_IK_DEFAULT_MAX_RESTARTS          100
 
+/* Whether a solved frame's residuals (@pos_err in m, @rot_err in rad, the latter counted
+ * where the chain is solved for @orientation) missed its target by the default tolerances:
+ * what the time bar marks and the solve's message counts. */
+static inline gboolean
+km_ik_residual_missed (double   pos_err,
+                       double   rot_err,
+                       gboolean orientation)
+{
+  return pos_err > KM_IK_DEFAULT_POSITION_TOLERANCE
+         || (orientation && rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE);
+}
+
 typedef struct _KmIkProblem KmIkProblem;
 
 /**
