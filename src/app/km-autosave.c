@@ -53,6 +53,7 @@ struct _KmAutosave
   guint       interval;
   guint       timeout_id;
   gboolean    writing;
+  gboolean    discard_written;  /* discarded while writing: once the write ends */
 };
 
 enum {
@@ -265,17 +266,18 @@ written_cb (GObject      *source,
   g_autoptr(GTask) task = user_data;
   KmAutosave *self = g_task_get_source_object (task);
   GError *error = NULL;
+  gboolean ok;
 
   self->writing = FALSE;
-  if (!km_document_write_autosave_finish (KM_DOCUMENT (source), result, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
+  ok = km_document_write_autosave_finish (KM_DOCUMENT (source), result, &error);
   /* Saved, or a new project, while the file was written: it is not wanted any more. */
-  if (self->document == NULL || !km_document_get_modified (self->document))
+  if (self->discard_written || self->document == NULL
+      || !km_document_get_modified (self->document))
     km_autosave_discard (self);
-  g_task_return_boolean (task, TRUE);
+  if (!ok)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 /**
@@ -341,6 +343,11 @@ km_autosave_discard (KmAutosave *self)
 {
   g_return_if_fail (KM_IS_AUTOSAVE (self));
 
+  /* Not from under the worker that writes it (its skeleton copies would vanish halfway):
+   * once it is written (written_cb). */
+  self->discard_written = self->writing;
+  if (self->writing)
+    return;
   if (g_unlink (self->path) != 0 && errno != ENOENT)
     g_warning ("Cannot remove %s: %s", self->path, g_strerror (errno));
   _km_autosave_remove_models (self->path, NULL);
