@@ -424,6 +424,22 @@ eval_better (const Work *w,
   return a->rot_err < b->rot_err;
 }
 
+/* In a motion, whether @a (an answer far from the seed) is worth a jump from @b (the best
+ * answer near it): it meets the pose where @b does not, or it comes closer to the target's
+ * position by more than the tolerance. Continuity comes before a better orientation, as in
+ * motion_fit_from_seed(); and a gain within the tolerance is noise of the descent, which,
+ * chased, makes a motion that cannot meet its targets (just out of reach) jump from one far
+ * minimum to another. */
+static gboolean
+eval_clearly_better (const Work *w,
+                     const Eval *a,
+                     const Eval *b)
+{
+  if (eval_converged (w, a) != eval_converged (w, b))
+    return eval_converged (w, a);
+  return a->pos_err < b->pos_err - w->problem->position_tolerance;
+}
+
 /* Cholesky factor of the n × n SPD matrix a (n ≤ 6), in place; FALSE if not SPD. */
 static gboolean
 cholesky_factor (double a[6][6],
@@ -2077,6 +2093,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   int stack_i[KM_IK_STACK_DOF * 8];
   double stack_seed[KM_IK_STACK_DOF];
   double stack_merit[KM_IK_STACK_DOF];
+  double stack_near[KM_IK_STACK_DOF];
   g_autofree int *heap_idx = NULL;
   g_autofree PathJoint *heap_path = NULL;
   g_autofree double *heap_d = NULL;
@@ -2084,11 +2101,13 @@ km_ik_solve_seeded (const KmIkProblem *p,
   g_autofree int *heap_i = NULL;
   g_autofree double *heap_seed = NULL;
   g_autofree double *heap_merit = NULL;
+  g_autofree double *heap_near = NULL;
   int *idx;
   guint depth = 0, first = 0, n_var = 0;
   Work w = { 0 };
   Search s;
-  double *sp;
+  Eval near = { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
+  double *sp, *q_near = NULL;
 
   ensure_solution (out, p->n_dof);
   seed_within_limits (skel, seed, p->n_dof, out);
@@ -2162,6 +2181,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
       work_lay_out (&w, stack_d, stack_v, stack_i);
       sp = stack_seed;
       s.q_merit = stack_merit;
+      q_near = stack_near;
     }
   else
     {
@@ -2171,6 +2191,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
                     heap_i = g_new (int, MAX (n_var, 1) * 8));
       sp = heap_seed = g_new (double, MAX (n_var, 1));
       s.q_merit = heap_merit = g_new (double, MAX (n_var, 1));
+      q_near = heap_near = g_new (double, MAX (n_var, 1));
     }
   work_load_path (&w, idx, first, out->q);
   if (p->analytic != NULL)
@@ -2192,12 +2213,26 @@ km_ik_solve_seeded (const KmIkProblem *p,
       motion_search (&w, &s, target);
       w.max_step = 0.0;
     }
+  if (continuous && s.restart)
+    {
+      /* What the search near the seed found, which the far answers must clearly beat. */
+      near = s.best;
+      memcpy (q_near, w.q_best, n_var * sizeof (double));
+    }
   if (s.restart)
     restart_search (&w, &s);
   if (!continuous)
     cross_wrap_gaps (&w, &s);
   if (!eval_converged (&w, &s.best) && !w.cancelled && (!continuous || s.restart))
     fit_unreachable (&w, &s);
+  if (continuous && s.restart && !w.cancelled &&
+      seed_distance (&w, w.q_best, sp) > KM_IK_CONT_JUMP &&
+      !eval_clearly_better (&w, &s.best, &near))
+    {
+      s.best = near;
+      memcpy (w.q_best, q_near, n_var * sizeof (double));
+      TRACE_STAGE (&w, "kept-near");
+    }
 #ifdef KM_IK_TRACE
   if (continuous)
     trace_answer (&w, sp, &s.best);

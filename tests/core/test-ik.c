@@ -948,16 +948,23 @@ static const JointDef planar_limited[] = {
   { NULL },
 };
 
+/* The motion of test_trajectory_limit_branch(), @z off the arm's plane; it may jump at most
+ * @max_flips times. Off the plane, no frame is met: every frame comes to the plane's
+ * distance (the closest any configuration comes), and the elbow may change its branch only
+ * where the limit cuts the track off. */
 static void
-test_trajectory_limit_branch (void)
+check_limit_branch (double z,
+                    guint  max_flips)
 {
   g_autoptr(KmSkeleton) skel = build_chain (planar_limited);
   g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
   g_autoptr(GError) error = NULL;
   enum { N = 201 };
-  const KmVec3 keys[] = { { 1.5, 0.0, 0.0 }, { 1.5, 0.8, 0.0 }, { 1.0, -0.5, 0.0 } };
+  const KmVec3 keys[] = { { 1.5, 0.0, z }, { 1.5, 0.8, z }, { 1.0, -0.5, z } };
+  double prev[2];
   KmTransform targets[N];
   KmIkSolution out[N] = { { 0 } };
+  TrackState st = { 0, prev, 2, 0.0, 0 };
 
   for (guint k = 0; k < N; k++)
     {
@@ -968,17 +975,91 @@ test_trajectory_limit_branch (void)
                                     km_vec3_scale (keys[seg + 1], t));
       km_mat3_identity (&targets[k].rot);
     }
-  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, NULL, NULL, NULL, &error));
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, on_frame, &st, NULL, &error));
   g_assert_no_error (error);
   for (guint k = 0; k < N; k++)
     {
       p->target = targets[k];
       assert_finite_within_limits (p, &out[k]);
       assert_honest (p, &out[k]);
-      if (out[k].pos_err > 1e-6)
-        g_error ("frame %u: position error %g, reachable", k, out[k].pos_err);
+      if (out[k].pos_err > fabs (z) + 1e-6)
+        g_error ("frame %u: position error %g, %g reachable", k, out[k].pos_err, fabs (z));
       km_ik_solution_clear (&out[k]);
     }
+  g_test_message ("%g off the plane: %u flips", z, st.flips);
+  g_assert_cmpuint (st.flips, <=, max_flips);
+}
+
+static void
+test_trajectory_limit_branch (void)
+{
+  check_limit_branch (0.0, 1);
+}
+
+/* Just out of reach, the orientation (which the arm cannot meet either) prefers the other
+ * elbow branch now and then; continuity comes first, as it does where the position is met.
+ * (Following the orientation made three more jumps.) */
+static void
+test_trajectory_limit_branch_off_plane (void)
+{
+  check_limit_branch (0.001, 1);
+}
+
+/* A planar arm of seven joints, each ±2 rad, turning about y, 1/7 m apart (the reviewer's
+ * URDF arm, whose end effector is the last joint). */
+static const JointDef planar7[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "base", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j3", KM_JOINT_REVOLUTE, "j2", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j4", KM_JOINT_REVOLUTE, "j3", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j5", KM_JOINT_REVOLUTE, "j4", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j6", KM_JOINT_REVOLUTE, "j5", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j7", KM_JOINT_REVOLUTE, "j6", { 0, 0, 1.0 / 7 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { NULL },
+};
+
+/*
+ * Targets 1 mm off the plane of a redundant planar arm: no frame can be met, and every
+ * configuration that meets the in-plane part is equally close (to within the descent's
+ * rounding). The motion must still be continuous, as the in-plane motion is: a far restart
+ * that comes closer by 1e-12 m is no reason to jump. (Chasing such gains made the motion jump
+ * four times, 2.8 rad each, and each jump set off a branch search: 30 s for these frames.)
+ */
+static void
+test_trajectory_just_out_of_reach (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (planar7);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GError) error = NULL;
+  enum { N = 121 };
+  guint n = p->n_dof;
+  g_autofree double *prev = g_new (double, n);
+  KmTransform targets[N];
+  KmIkSolution out[N] = { { 0 } };
+  TrackState st = { 0, prev, n, 0.0, 0 };
+
+  for (guint k = 0; k < N; k++)
+    {
+      double t = k / (N - 1.0);
+
+      targets[k].pos = km_vec3 (0.3 + 0.3 * t, 0.001, 0.6 - 0.3 * t);
+      km_mat3_identity (&targets[k].rot);
+    }
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, on_frame, &st, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("planar7 1 mm off its plane: largest step between frames %g, %u flips",
+                  st.max_jump, st.flips);
+  for (guint k = 0; k < N; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      /* The closest the arm comes: the distance to its plane. */
+      g_assert_cmpfloat_with_epsilon (out[k].pos_err, 0.001, 1e-6);
+      km_ik_solution_clear (&out[k]);
+    }
+  g_assert_cmpuint (st.flips, ==, 0);
 }
 
 /*
@@ -1812,6 +1893,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory-singular", test_trajectory_singular);
   g_test_add_func ("/kinema/Ik/trajectory-elbow-crossing", test_trajectory_elbow_crossing);
   g_test_add_func ("/kinema/Ik/trajectory-limit-branch", test_trajectory_limit_branch);
+  g_test_add_func ("/kinema/Ik/trajectory-limit-branch-off-plane",
+                   test_trajectory_limit_branch_off_plane);
+  g_test_add_func ("/kinema/Ik/trajectory-just-out-of-reach", test_trajectory_just_out_of_reach);
   g_test_add_func ("/kinema/Ik/trajectory-turn-branch", test_trajectory_turn_branch);
   g_test_add_func ("/kinema/Ik/trajectory-prismatic-stroke", test_trajectory_prismatic_stroke);
   g_test_add_func ("/kinema/Ik/trajectory-streams", test_trajectory_streams);
