@@ -14,6 +14,7 @@
 
 #include "km-body-item.h"
 #include "km-document-skeleton.h"
+#include "km-file-chooser-folder.h"
 #include "km-number-field.h"
 #include "km-scroll-guard.h"
 #include "km-skeleton-edit.h"
@@ -1076,19 +1077,31 @@ chooser_response_cb (GtkNativeDialog  *dialog,
   g_object_unref (dialog);
 }
 
+/* The dialog starts in the folder of the body's model file, else the project's
+ * (km_file_chooser_folder_for_item), not in the working directory; or, for a project
+ * (@for_project), in the project's folder. */
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 static void
 choose_file (KmJointInspector *self,
              const char       *title,
              const char       *suggested_name,
+             gboolean          for_project,
              Chosen            what)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkFileChooserNative *dialog;
+  g_autoptr(GFile) folder = NULL;
 
+  if (self->document != NULL && for_project)
+    folder = km_file_chooser_folder_for_project (self->document);
+  else if (self->document != NULL)
+    folder = km_file_chooser_folder_for_item (self->document,
+                                              km_document_get_body_item (self->document));
   dialog = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), folder, NULL);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
   g_object_set_data (G_OBJECT (dialog), "km-chosen", GINT_TO_POINTER (what));
   g_signal_connect_object (dialog, "response", G_CALLBACK (chooser_response_cb), self, 0);
@@ -1101,7 +1114,7 @@ save_as_activated (GSimpleAction *action,
                    GVariant      *parameter,
                    gpointer       user_data)
 {
-  choose_file (user_data, _("Save Skeleton As"), "skeleton.json", CHOSEN_SAVE);
+  choose_file (user_data, _("Save Skeleton As"), "skeleton.json", FALSE, CHOSEN_SAVE);
 }
 
 static void
@@ -1123,7 +1136,7 @@ export_body_activated (GSimpleAction *action,
                        GVariant      *parameter,
                        gpointer       user_data)
 {
-  choose_file (user_data, _("Export Skeleton as Choreonoid Body"), "model.body",
+  choose_file (user_data, _("Export Skeleton as Choreonoid Body"), "model.body", FALSE,
                CHOSEN_EXPORT_BODY);
 }
 
@@ -1132,7 +1145,8 @@ export_urdf_activated (GSimpleAction *action,
                        GVariant      *parameter,
                        gpointer       user_data)
 {
-  choose_file (user_data, _("Export Skeleton as URDF"), "model.urdf", CHOSEN_EXPORT_URDF);
+  choose_file (user_data, _("Export Skeleton as URDF"), "model.urdf", FALSE,
+               CHOSEN_EXPORT_URDF);
 }
 
 static void
@@ -1144,7 +1158,7 @@ save_project_with_body_activated (GSimpleAction *action,
   GFile *file = self->document ? km_document_get_file (self->document) : NULL;
   g_autofree char *name = file != NULL ? g_file_get_basename (file) : g_strdup ("project.cnoid");
 
-  choose_file (self, _("Save Project with Choreonoid Body Copies"), name,
+  choose_file (self, _("Save Project with Choreonoid Body Copies"), name, TRUE,
                CHOSEN_SAVE_PROJECT_WITH_BODY);
 }
 

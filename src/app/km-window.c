@@ -14,6 +14,7 @@
 #include "km-autosave.h"
 #include "km-body-item.h"
 #include "km-document-skeleton.h"
+#include "km-file-chooser-folder.h"
 #include "km-format.h"
 #include "km-graph-view.h"
 #include "km-ik-animation-item.h"
@@ -69,6 +70,7 @@ struct _KmWindow
                                         * whether to write over another program's changes)
                                         * while it asks */
   GFile                *conflict_file; /* the file that question is about */
+  GFile                *open_folder;   /* the folder Open last opened a file from */
   gboolean              conflict_copies; /* that question is about a Save for Choreonoid
                                           * (a project save with body copies) */
   gboolean              other_save;    /* a project save the window did not start ran
@@ -240,12 +242,15 @@ file_chooser_response_cb (GtkNativeDialog *dialog,
 }
 #endif
 
-/* GtkFileDialog where GTK has it (4.10), GtkFileChooserNative on Debian 12's 4.8. */
+/* GtkFileDialog where GTK has it (4.10), GtkFileChooserNative on Debian 12's 4.8. The
+ * dialog starts in @folder (km_file_chooser_folder_for_item and the like; NULL: where GTK
+ * would, the working directory). */
 static void
 choose_file (KmWindow       *self,
              const char     *title,
              gboolean        save,
              const char     *suggested_name,
+             GFile          *folder,
              FileChosenFunc  func)
 {
 #if GTK_CHECK_VERSION (4, 10, 0)
@@ -256,6 +261,8 @@ choose_file (KmWindow       *self,
   data->func = func;
   data->save = save;
   gtk_file_dialog_set_title (dialog, title);
+  if (folder != NULL)
+    gtk_file_dialog_set_initial_folder (dialog, folder);
   if (save)
     {
       gtk_file_dialog_set_initial_name (dialog, suggested_name);
@@ -271,6 +278,9 @@ choose_file (KmWindow       *self,
                                              : GTK_FILE_CHOOSER_ACTION_OPEN,
                                         save ? _("_Save") : _("_Open"), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  /* (before the name: a save dialog's name goes in the folder it shows) */
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), folder, NULL);
   if (save && suggested_name != NULL)
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
   g_object_set_data (G_OBJECT (dialog), "km-func", func);
@@ -283,7 +293,56 @@ static void
 open_chosen (KmWindow *self,
              GFile    *file)
 {
+  g_clear_object (&self->open_folder);
+  self->open_folder = g_file_get_parent (file);
   km_window_open_file (self, file);
+}
+
+static gint64
+recent_last_used (GtkRecentInfo *info)
+{
+  GDateTime *visited = gtk_recent_info_get_visited (info);
+  GDateTime *modified = gtk_recent_info_get_modified (info);
+
+  return MAX (visited != NULL ? g_date_time_to_unix (visited) : 0,
+              modified != NULL ? g_date_time_to_unix (modified) : 0);
+}
+
+/* Where Open starts when the project has no folder: the folder a file was last opened
+ * from, in this window, else as File → Open Recent remembers it (the application's list:
+ * a window on its own, as in tests, has none). */
+static GFile *
+last_open_folder (KmWindow *self)
+{
+  g_autoptr(GtkRecentInfo) newest = NULL;
+  GList *all;
+
+  if (self->open_folder != NULL)
+    return g_object_ref (self->open_folder);
+  if (gtk_window_get_application (GTK_WINDOW (self)) == NULL)
+    return NULL;
+  all = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  for (GList *l = all; l != NULL; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+
+      if (gtk_recent_info_has_application (info, g_get_application_name ())
+          && gtk_recent_info_has_group (info, KM_RECENT_GROUP)
+          && gtk_recent_info_is_local (info)
+          && (newest == NULL || recent_last_used (info) > recent_last_used (newest)))
+        {
+          g_clear_pointer (&newest, gtk_recent_info_unref);
+          newest = gtk_recent_info_ref (info);
+        }
+    }
+  g_list_free_full (all, (GDestroyNotify) gtk_recent_info_unref);
+  if (newest == NULL)
+    return NULL;
+  {
+    g_autoptr(GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (newest));
+
+    return g_file_get_parent (file);
+  }
 }
 
 static void
@@ -500,6 +559,7 @@ save_as (KmWindow *self)
 {
   GFile *file = km_document_get_file (self->document);
   g_autofree char *name = file ? g_file_get_basename (file) : g_strdup (_("Untitled.cnoid"));
+  g_autoptr(GFile) folder = NULL;
 
   if (!g_str_has_suffix (name, ".cnoid"))
     {
@@ -509,7 +569,8 @@ save_as (KmWindow *self)
       g_free (name);
       name = g_strconcat (stem, ".cnoid", NULL);
     }
-  choose_file (self, _("Save Project As"), TRUE, name, save_as_chosen);
+  folder = km_file_chooser_folder_for_project (self->document);
+  choose_file (self, _("Save Project As"), TRUE, name, folder, save_as_chosen);
 }
 
 /* Saves to the project's file, or asks for one; what was pending runs once it is
@@ -1534,6 +1595,7 @@ export_body_motion_action (GtkWidget  *widget,
 {
   KmWindow *self = KM_WINDOW (widget);
   g_autoptr(KmItem) item = single_selected_item (self);
+  g_autoptr(GFile) folder = NULL;
 
   if (item == NULL || !is_solved_animation_item (item))
     {
@@ -1541,7 +1603,9 @@ export_body_motion_action (GtkWidget  *widget,
                        _("Select one solved IK animation to export as a body motion."));
       return;
     }
-  choose_file (self, _("Export Body Motion"), TRUE, "motion.seq", export_body_motion_chosen);
+  folder = km_file_chooser_folder_for_item (self->document, item);
+  choose_file (self, _("Export Body Motion"), TRUE, "motion.seq", folder,
+               export_body_motion_chosen);
 }
 
 static void
@@ -1561,6 +1625,7 @@ save_item_as_action (GtkWidget  *widget,
 {
   KmWindow *self = KM_WINDOW (widget);
   g_autoptr(KmItem) item = single_selected_item (self);
+  g_autoptr(GFile) folder = NULL;
   const char *name;
 
   if (item == NULL)
@@ -1577,7 +1642,8 @@ save_item_as_action (GtkWidget  *widget,
                        km_item_get_name (item));
       return;
     }
-  choose_file (self, _("Save Item As"), TRUE, name, save_item_chosen);
+  folder = km_file_chooser_folder_for_item (self->document, item);
+  choose_file (self, _("Save Item As"), TRUE, name, folder, save_item_chosen);
 }
 
 static void
@@ -1585,7 +1651,11 @@ open_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *parameter)
 {
-  choose_file (KM_WINDOW (widget), _("Open a Project, Model or Targets File"), FALSE, NULL,
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(GFile) last = last_open_folder (self);
+  g_autoptr(GFile) folder = km_file_chooser_folder_for_open (self->document, last);
+
+  choose_file (self, _("Open a Project, Model or Targets File"), FALSE, NULL, folder,
                open_chosen);
 }
 
@@ -1602,7 +1672,10 @@ export_image_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
 {
-  choose_file (KM_WINDOW (widget), _("Export Image"), TRUE, "kinema.png", export_image_chosen);
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(GFile) folder = km_file_chooser_folder_for_project (self->document);
+
+  choose_file (self, _("Export Image"), TRUE, "kinema.png", folder, export_image_chosen);
 }
 
 static void
@@ -1610,7 +1683,10 @@ export_animation_action (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
 {
-  choose_file (KM_WINDOW (widget), _("Export Animation"), TRUE, "animation.json",
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(GFile) folder = km_file_chooser_folder_for_project (self->document);
+
+  choose_file (self, _("Export Animation"), TRUE, "animation.json", folder,
                export_animation_chosen);
 }
 
@@ -1908,6 +1984,7 @@ km_window_dispose (GObject *object)
   self->item_bar = NULL;
   self->item_label = NULL;
   g_clear_object (&self->conflict_file);
+  g_clear_object (&self->open_folder);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
   g_clear_object (&self->autosave);
   g_clear_object (&self->document);
