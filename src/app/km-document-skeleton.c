@@ -130,8 +130,9 @@ typedef struct
   /* Targets that name no effector follow the skeleton's default one (the last leaf): an
    * edit that changes which joint that is names the old one on the targets instead. */
   KmItem        *targets_item;
-  KmTargetTrack *targets_before;
   KmTargetTrack *targets_after;
+  /* The item as it was (its targets.json link too), which undo puts back. */
+  KmIkTargetsItemState *targets_state;
 
   /* Items below the body re-expressed for the new model (ItemSwap), set with it. */
   GPtrArray     *swaps;
@@ -202,8 +203,8 @@ skeleton_edit_free (gpointer data)
   g_clear_pointer (&edit->animation_before, km_animation_unref);
   g_clear_pointer (&edit->animation_after, km_animation_unref);
   g_clear_object (&edit->targets_item);
-  g_clear_pointer (&edit->targets_before, km_target_track_unref);
   g_clear_pointer (&edit->targets_after, km_target_track_unref);
+  g_clear_pointer (&edit->targets_state, km_ik_targets_item_state_free);
   g_clear_pointer (&edit->swaps, g_ptr_array_unref);
   body_model_clear (&edit->before);
   body_model_clear (&edit->after);
@@ -251,7 +252,7 @@ pin_default_effector (SkeletonEdit *edit)
                           name)))
     return;
   edit->targets_item = g_object_ref (item);
-  edit->targets_before = km_target_track_ref (track);
+  edit->targets_state = km_ik_targets_item_save_state (KM_IK_TARGETS_ITEM (item));
   edit->targets_after = km_target_track_with_effector (track, name);
 }
 
@@ -332,10 +333,14 @@ skeleton_edit_apply (SkeletonEdit    *edit,
       modified = TRUE;
     }
   km_body_item_set_model (edit->body, file, format, model->skeleton);
-  if (edit->targets_item != NULL)
+  /* As Set Keyframe's step: the edited targets are the item's own (inline) until saved,
+   * and undo gives back the item as it was, still linked to the file it was read from. */
+  if (edit->targets_item != NULL && model == &edit->after)
     km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (edit->targets_item),
-                                  model == &edit->after ? edit->targets_after
-                                                        : edit->targets_before);
+                                  edit->targets_after);
+  else if (edit->targets_item != NULL)
+    km_ik_targets_item_restore_state (KM_IK_TARGETS_ITEM (edit->targets_item),
+                                      edit->targets_state);
   for (guint i = 0; edit->swaps != NULL && i < edit->swaps->len; i++)
     item_swap_apply (g_ptr_array_index (edit->swaps, i), model == &edit->after);
   if (model->n_dof > 0)

@@ -1627,6 +1627,99 @@ test_add_leaf_keeps_effector (Fixture       *f,
   g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
 }
 
+/* The effector the edit names on the targets (test_add_leaf_keeps_effector) makes them
+ * the item's own; undo gives back the item as it was read, still the reference to its
+ * targets.json, as Set Keyframe's undo does. */
+static void
+test_add_leaf_undo_keeps_targets_file (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "p.cnoid", NULL);
+  g_autofree char *targets_path = g_build_filename (dir, "targets.json", NULL);
+  g_autofree char *skeleton_path = g_build_filename (dir, "skeleton.json", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GFile) targets_file = g_file_new_for_path (targets_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autofree char *project_text = NULL;
+  KmItem *targets_item;
+  KmItem *body;
+  KmSkeleton *next;
+  int elbow;
+
+  g_assert_nonnull (dir);
+  targets_item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (targets_item);
+  g_assert_true (km_document_save_item (f->document, targets_item, targets_file, &error));
+  g_assert_no_error (error);
+  km_ik_targets_item_set_file (KM_IK_TARGETS_ITEM (targets_item), "targets.json", NULL);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  body = km_document_get_body_item (reopened);
+  targets_item = km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM);
+  g_assert_nonnull (targets_item);
+  g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)), ==,
+                   "targets.json");
+  g_assert_null (km_target_track_get_effector (
+    km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
+
+  elbow = km_skeleton_find_joint (km_document_get_skeleton (reopened), "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  next = km_skeleton_edit_add_child (km_document_get_skeleton (reopened), (guint) elbow,
+                                     "Extra", KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL,
+                                     &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (reopened, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  /* The edited targets are the item's own until saved. */
+  g_assert_nonnull (km_target_track_get_effector (
+    km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
+  g_assert_null (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)));
+
+  g_assert_true (km_document_undo (reopened));
+  g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)), ==,
+                   "targets.json");
+  g_assert_null (km_target_track_get_effector (
+    km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
+  g_assert_true (km_document_redo (reopened));
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_null (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)));
+  g_assert_true (km_document_undo (reopened));
+  g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)), ==,
+                   "targets.json");
+
+  /* Written as read: the reference, not the keyframes inline. */
+  g_assert_true (km_document_save (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (project_path, &project_text, NULL, NULL));
+  g_assert_nonnull (strstr (project_text, "targets.json"));
+  g_assert_null (strstr (project_text, "keyframes"));
+
+  km_document_cancel_solve (reopened);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+  {
+    g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        g_assert_cmpint (g_remove (path), ==, 0);
+      }
+  }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* Export as .body and URDF → reload equality (without a spherical joint both are exact). */
 static void
 test_export_body_reload (Fixture       *f,
@@ -2384,6 +2477,8 @@ main (int    argc,
   ADD ("/kinema/JointInspector/save-skeleton-as-leaves-builtin",
        test_save_skeleton_as_leaves_builtin);
   ADD ("/kinema/JointInspector/add-leaf-keeps-effector", test_add_leaf_keeps_effector);
+  ADD ("/kinema/JointInspector/add-leaf-undo-keeps-targets-file",
+       test_add_leaf_undo_keeps_targets_file);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
