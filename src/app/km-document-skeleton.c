@@ -641,27 +641,41 @@ km_document_get_skeleton_modified (KmDocument *self)
   return body != NULL && GPOINTER_TO_INT (g_object_get_data (G_OBJECT (body), MODIFIED_KEY));
 }
 
+static char *write_back_path (KmItemIo   *io,
+                              KmBodyItem *body);
+
+/* The skeleton.json of the user's that @body's model is read from, as its project
+ * resolves the reference (a reopened project names it relative to its folder), or NULL. */
+static char *
+own_skeleton_path (KmDocument *self,
+                   KmBodyItem *body)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+
+  km_document_item_io_init (self, &io);
+  return write_back_path (&io.io, body);
+}
+
 /**
  * km_document_dup_skeleton_file:
  *
  * Returns: (transfer full) (nullable): the current body's model file when it is a
- *   skeleton.json that Save can write to, else %NULL (Save As is needed).
+ *   skeleton.json of the user's that Save can write to (also one the project names
+ *   relative to its folder), else %NULL (Save As is needed).
  */
 GFile *
 km_document_dup_skeleton_file (KmDocument *self)
 {
   KmBodyItem *body;
-  const char *file;
+  g_autofree char *path = NULL;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
 
   body = current_body (self);
-  if (body == NULL || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0)
+  if (body == NULL)
     return NULL;
-  file = km_body_item_get_file (body);
-  if (file == NULL || !g_path_is_absolute (file))
-    return NULL;
-  return g_file_new_for_path (file);
+  path = own_skeleton_path (self, body);
+  return path != NULL ? g_file_new_for_path (path) : NULL;
 }
 
 /* What skeleton.json has no place for. */
@@ -996,12 +1010,16 @@ skeleton_saved (KmDocument   *self,
 {
   KmBodyItem *body = save->body;
   gboolean current = km_body_item_get_skeleton (body) == save->skeleton;
+  g_autofree char *own = own_skeleton_path (self, body);
+  g_autofree char *saved = g_canonicalize_filename (save->path, NULL);
 
-  /* (A body removed while the file was written stays as it is.) */
+  /* (A body removed while the file was written stays as it is.) A save to the file the
+   * body names, also relatively, keeps the reference as the project wrote it. */
   if (km_item_get_parent (KM_ITEM (body)) == NULL)
     ;
-  else if (g_strcmp0 (km_body_item_get_file (body), save->path) != 0
-           || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0)
+  else if (g_strcmp0 (own, saved) != 0
+           && (g_strcmp0 (km_body_item_get_file (body), save->path) != 0
+               || g_strcmp0 (km_body_item_get_format (body), SKELETON_JSON_FORMAT) != 0))
     {
       SkeletonEdit *edit = g_new0 (SkeletonEdit, 1);
 

@@ -289,6 +289,56 @@ load_model (const char *path,
   return result;
 }
 
+/* A project reopened from its file names its skeleton.json relative to its folder: the
+ * Skeleton tab's Save writes that file back without asking where (no Save As dialog), and
+ * the project still names it as it did. */
+static void
+test_skeleton_save_reopened (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *project_path = g_build_filename (f->dir, "p.cnoid", NULL);
+  g_autofree char *skeleton_path = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GFile) skeleton_file = g_file_new_for_path (skeleton_path);
+  g_autoptr(GFile) saving = NULL;
+  g_autoptr(GFile) own = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  guint n_toplevels;
+  KmItem *body;
+
+  edit_skeleton (f, 0.125);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (skeleton_path, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_true (test_app_open_file (f->window, project_file));
+  f->document = km_window_get_document (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = km_document_get_body_item (f->document);
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (body)), ==, "skeleton.json");
+  own = km_document_dup_skeleton_file (f->document);
+  g_assert_nonnull (own);
+  g_assert_true (g_file_equal (own, skeleton_file));
+
+  edit_skeleton (f, 0.25);
+  n_toplevels = g_list_model_get_n_items (gtk_window_get_toplevels ());
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "skeleton.save", NULL));
+  saving = inspector_saving_file (f);
+  g_assert_nonnull (saving);
+  g_assert_true (g_file_equal (saving, skeleton_file));
+  g_assert_true (test_app_wait_until (inspector_idle, f, 20000));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_window_get_toplevels ()), ==, n_toplevels);
+
+  g_assert_false (km_document_get_skeleton_modified (f->document));
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (body)), ==, "skeleton.json");
+  g_assert_cmpstr (km_project_get_undo_label (km_document_get_project (f->document)), ==,
+                   "Move Joint");
+  loaded = load_model (skeleton_path, "SKELETON-JSON");
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (loaded, 1)->offset.x, 0.25, 1e-12);
+}
+
 /* Save Skeleton writes on a worker thread: the document takes the file in only once it
  * is written; meanwhile the tab's save actions are off, the window's spinner says what is
  * saved, and another save is refused. */
@@ -1111,6 +1161,8 @@ main (int    argc,
               fixture_setup, test_big_save_bytes, fixture_teardown);
   g_test_add ("/kinema/UiIo/skeleton-save-async", Fixture, NULL,
               fixture_setup, test_skeleton_save_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/skeleton-save-reopened", Fixture, NULL,
+              fixture_setup, test_skeleton_save_reopened, fixture_teardown);
   g_test_add ("/kinema/UiIo/skeleton-one-at-a-time", Fixture, NULL,
               fixture_setup, test_skeleton_one_at_a_time, fixture_teardown);
   g_test_add ("/kinema/UiIo/save-edited-skeleton-async", Fixture, NULL,
