@@ -16,6 +16,7 @@
 #include "km-scene-view.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Drag latency (issue 7): the tip of a generated 30-DOF chain is dragged in the scene view
@@ -225,6 +226,7 @@ main (int   argc,
       printf ("bench-drag: skipped, no GL: %s\n",
               gtk_gl_area_get_error (GTK_GL_AREA (view))->message);
       gtk_window_destroy (window);
+      km_test_remove_tree (dir);
       return SKIP;
     }
   km_scene_view_reset_camera (view);
@@ -264,7 +266,6 @@ main (int   argc,
   gtk_window_destroy (window);
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  g_unlink (path);
-  g_rmdir (dir);
+  km_test_remove_tree (dir);
   return 0;
 }

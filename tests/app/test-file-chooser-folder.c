@@ -14,6 +14,7 @@
 #include "km-ik-targets-item.h"
 #include "km-window.h"
 
+#include "km-test-tmp.h"
 #include "test-app-util.h"
 
 /*
@@ -34,8 +35,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  f->dir = g_dir_make_tmp ("km-folder-XXXXXX", NULL);
-  g_assert_nonnull (f->dir);
+  f->dir = km_test_make_tmp_dir ("km-folder-XXXXXX");
   f->sub = g_build_filename (f->dir, "sub", NULL);
   f->models = g_build_filename (f->dir, "models", NULL);
   g_assert_cmpint (g_mkdir (f->sub, 0755), ==, 0);
@@ -48,28 +48,10 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
-static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->dir);
+  km_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->sub);
   g_free (f->models);

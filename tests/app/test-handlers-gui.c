@@ -14,6 +14,7 @@
 #include "km-message.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Body handlers in the editor: the joint panel shows a presenting handler's unit and value
@@ -220,7 +221,7 @@ static void
 test_handler_messages (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-handlers-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-handlers-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "missing-handler.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
@@ -252,7 +253,7 @@ static void
 test_units (Fixture       *f,
             gconstpointer  data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-units-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-units-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "slider.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
@@ -311,7 +312,7 @@ static void
 test_analytic_solve (Fixture       *f,
                      gconstpointer  data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-ur5-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-ur5-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "targets.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;

@@ -21,6 +21,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Direct manipulation with real input: pointer moves, drags and clicks go through the X
@@ -849,7 +850,7 @@ cli_info_keyframes (const char *path)
 static void
 test_keyframe_save (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-keyframe-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-keyframe-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "project.cnoid", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;

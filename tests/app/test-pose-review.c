@@ -17,6 +17,7 @@
 #include "km-time-bar.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * The Pose tab and the time bar's marks on models from the independent review: linked
@@ -92,13 +93,12 @@ test_one_sided_slider (Fixture       *f,
     " \"axis\": [1, 0, 0], \"limits\": [-0.1, null]}]}";
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("km-one-sided-XXXXXX", &error);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-one-sided-XXXXXX");
   g_autofree char *path = NULL;
   GtkAdjustment *a, *b;
   const double *pose;
   guint n_dof;
 
-  g_assert_no_error (error);
   path = g_build_filename (dir, "one-sided.json", NULL);
   g_assert_true (g_file_set_contents (path, text, -1, &error));
   file = g_file_new_for_path (path);

@@ -26,6 +26,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Choreonoid's SR1WalkEdit.cnoid opened in the editor: its pose sequence (below a
@@ -369,7 +370,7 @@ test_open_bare_pose_seq (void)
                                                  "SR1WalkPattern2.pseq", NULL);
   g_autoptr(GFile) model_file = g_file_new_for_path (model);
   g_autoptr(GFile) pseq_file = g_file_new_for_path (pseq);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-pseq-XXXXXX");
   g_autofree char *saved = g_build_filename (dir, "walk.cnoid", NULL);
   g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
   g_autofree char *text = NULL;
@@ -615,7 +616,7 @@ write_200fps_seq (const char *path,
 static void
 test_body_motion_rate_with_targets (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   g_autofree char *seq = g_build_filename (dir, "wave-200fps.seq", NULL);
   Opened o = { NULL, };
   KmSkeleton *skeleton;
@@ -764,7 +765,7 @@ save_item_as_offered (KmWindow *window)
 static void
 test_body_motion_reload_save_as (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   g_autofree char *seq = g_build_filename (dir, "wave-200fps.seq", NULL);
   Opened o = { NULL, };
   KmItemTree *tree;

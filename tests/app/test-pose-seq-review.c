@@ -23,6 +23,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Choreonoid's SR1WalkEdit.cnoid (a pose sequence playing on SR1) in the editor, on the
@@ -253,7 +254,7 @@ test_rename_keeps_frame_body_motion (void)
 {
   g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", "model",
                                                   "SR1", "SR1.body", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   g_autofree char *seq = g_build_filename (dir, "long.seq", NULL);
   g_autoptr(GFile) model_file = g_file_new_for_path (model);
   g_autoptr(GFile) seq_file = g_file_new_for_path (seq);
@@ -345,24 +346,6 @@ copy_tree (const char *from,
     }
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 /* A copy of the test data's Choreonoid share folder, whose files may change. */
 typedef struct
 {
@@ -383,8 +366,7 @@ copy_fixture_setup (CopyFixture   *f,
   g_autoptr(GFile) file = NULL;
   g_autoptr(GError) error = NULL;
 
-  f->dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = km_test_make_tmp_dir ("kinema-reload-XXXXXX");
   /* (${SHARE} is the "share" folder above the project's) */
   copy = g_build_filename (f->dir, "share", NULL);
   copy_tree (share, copy);
@@ -407,7 +389,7 @@ copy_fixture_teardown (CopyFixture   *f,
                        gconstpointer  data)
 {
   test_app_destroy_window (&f->window, &f->document);
-  remove_tree (f->dir);
+  km_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->pseq);
   g_free (f->body);

@@ -21,6 +21,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Preferences, autosave and translations of the editor, with the build's GSettings schema
@@ -224,7 +225,7 @@ test_preferences_window (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   KmPreferencesWindow *prefs = km_preferences_window_new (settings);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-trusted-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-trusted-XXXXXX");
   g_auto(GStrv) dirs = NULL;
 
   gtk_window_present (GTK_WINDOW (prefs));
@@ -257,8 +258,8 @@ test_application_settings (void)
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-trusted-XXXXXX", NULL);
-  g_autofree char *share = g_dir_make_tmp ("kinema-share-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-trusted-XXXXXX");
+  g_autofree char *share = km_test_make_tmp_dir ("kinema-share-XXXXXX");
   g_auto(GStrv) known = NULL;
   const char *dirs[] = { dir, NULL };
 
@@ -379,7 +380,7 @@ test_autosave_recovery (void)
   g_autofree char *path = g_strdup (km_autosave_get_path (autosave));
   g_autofree char *dir = km_autosave_get_directory ();
   g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
-  g_autofree char *saved_dir = g_dir_make_tmp ("kinema-saved-XXXXXX", NULL);
+  g_autofree char *saved_dir = km_test_make_tmp_dir ("kinema-saved-XXXXXX");
   g_autofree char *saved = g_build_filename (saved_dir, "saved.cnoid", NULL);
   g_autoptr(GFile) left_file = g_file_new_for_path (left);
   g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
@@ -515,7 +516,7 @@ test_autosave_recovery_keeps_file (void)
   const char *path = km_autosave_get_path (autosave);
   g_autofree char *dir = km_autosave_get_directory ();
   g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
-  g_autofree char *project_dir = g_dir_make_tmp ("kinema-recover-XXXXXX", NULL);
+  g_autofree char *project_dir = km_test_make_tmp_dir ("kinema-recover-XXXXXX");
   g_autofree char *project_path = g_build_filename (project_dir, "walk.cnoid", NULL);
   g_autofree char *gone_path = g_build_filename (project_dir, "gone", "walk.cnoid", NULL);
   g_autoptr(GFile) left_file = g_file_new_for_path (left);
@@ -702,7 +703,7 @@ test_save_layout (void)
   g_autoptr(GSettings) settings = new_settings ();
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "sub",
                                                  "part.cnoid", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-layout-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-layout-XXXXXX");
   g_autofree char *out_on = g_build_filename (dir, "on.cnoid", NULL);
   g_autofree char *out_off = g_build_filename (dir, "off.cnoid", NULL);
   g_autoptr(GFile) source = g_file_new_for_path (path);
@@ -780,7 +781,7 @@ test_recent_files (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-recent-XXXXXX");
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   KmPreferencesWindow *prefs;
   MenuCount count;
@@ -916,7 +917,7 @@ test_recent_order (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-recent-XXXXXX");
   g_autofree char *a_dir = g_build_filename (dir, "model", "SR1", NULL);
   g_autofree char *b_dir = g_build_filename (dir, "copy", "SR1", NULL);
   g_autofree char *a = g_build_filename (a_dir, "SR1.body", NULL);
@@ -1003,7 +1004,7 @@ test_save_actions_while_saving (void)
 {
   g_autoptr(KmApplication) app = km_application_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-saving-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-saving-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "project.cnoid", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   KmWindow *window;
@@ -1065,7 +1066,7 @@ test_recent_underscores (void)
 {
   g_autoptr(GSettings) settings = new_settings ();
   g_autoptr(KmApplication) app = km_application_new ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-recent-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-recent-XXXXXX");
   g_autofree char *abc = g_build_filename (dir, "a_b_c.xml", NULL);
   g_autofree char *one_dir = g_build_filename (dir, "my_robot", NULL);
   g_autofree char *two_dir = g_build_filename (dir, "your_robot", NULL);

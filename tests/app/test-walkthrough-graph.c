@@ -17,6 +17,7 @@
 #include "km-skeleton.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * What a user sees in the Graph tab, under Xvfb: the keyframe marks below the curves stand
@@ -274,14 +275,13 @@ test_one_sided_limit_band (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-graph-XXXXXX", &error);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-graph-XXXXXX");
   g_autofree char *path = NULL;
   g_autoptr(GFile) file = NULL;
   KmSkeleton *skeleton;
   graphene_rect_t plot;
   int w, h;
 
-  g_assert_no_error (error);
   path = g_build_filename (dir, "one-sided.json", NULL);
   g_assert_true (g_file_set_contents (path, one_sided_json, -1, &error));
   g_assert_no_error (error);

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 /* `kinema-cli bench-ik` reads its chain as every command reads a model: any format the
  * loaders know, recognised by its content (it used to parse skeleton.json only). */
@@ -76,7 +77,7 @@ test_effector_and_write_errors (void)
 {
   g_autofree char *chain = data_path ("ur10.urdf");
   g_autofree char *targets = data_path ("ur10-targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-XXXXXX");
   g_autofree char *noeff = g_build_filename (dir, "noeff.json", NULL);
   g_autofree char *nowhere = g_build_filename (dir, "missing", "out.json", NULL);
 
@@ -118,7 +119,7 @@ test_output_refusals (void)
 {
   g_autofree char *source_chain = data_path ("ur10.urdf");
   g_autofree char *source_targets = data_path ("ur10-targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-XXXXXX");
   g_autofree char *chain = copy_file_to (source_chain, dir, "c.urdf");
   g_autofree char *targets = copy_file_to (source_targets, dir, "t.json");
   g_autofree char *other = copy_file_to (source_targets, dir, "other.json");
@@ -199,7 +200,7 @@ test_turn_flips (void)
     "    \"limits\": [-6.283185307179586, 6.283185307179586] },\n"
     "  { \"name\": \"tip\", \"type\": \"fixed\", \"parent\": \"turn\",\n"
     "    \"offset\": [1, 0, 0] } ] }\n";
-  g_autofree char *dir = g_dir_make_tmp ("kinema-bench-turn-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-turn-XXXXXX");
   g_autofree char *chain = g_build_filename (dir, "turn.json", NULL);
   g_autofree char *targets = g_build_filename (dir, "turn-warm.json", NULL);
   g_autoptr(GString) frames = g_string_new ("[\n");

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 /* `kinema-cli info` and `validate` on Choreonoid body motions (.seq). */
 
@@ -51,7 +52,7 @@ test_validate (void)
   g_auto(Run) forced = { 0 };
   g_autofree char *path = seq_path ("sr1-walk.seq");
   g_autofree char *expected = g_strdup_printf ("%s: ok (CHOREONOID-BODY-MOTION-YAML)\n", path);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   /* Detected by content, not by the name. */
   g_autofree char *bad_path = g_build_filename (dir, "bad.yaml", NULL);
   g_autofree char *bad_message =

@@ -9,6 +9,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "km-test-tmp.h"
+
 /* `kinema-cli info`, `validate` and `convert` on a Choreonoid project, run as a user
  * would. */
 
@@ -75,7 +77,7 @@ test_convert_elsewhere (void)
   g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                 "arm.json", NULL);
   g_autofree char *arm_text = NULL;
-  g_autofree char *root = g_dir_make_tmp ("cli-cnoid-XXXXXX", NULL);
+  g_autofree char *root = km_test_make_tmp_dir ("cli-cnoid-XXXXXX");
   g_autofree char *source = g_build_filename (root, "project", "arm.cnoid", NULL);
   g_autofree char *source_dir = g_path_get_dirname (source);
   g_autofree char *model = g_build_filename (root, "models", "arm.json", NULL);
@@ -268,7 +270,7 @@ test_convert_share_moved (void)
   g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
                                                    "project", "SR1WalkEdit.cnoid", NULL);
   g_autofree char *share = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share", NULL);
-  g_autofree char *root = g_dir_make_tmp ("cli-share-XXXXXX", NULL);
+  g_autofree char *root = km_test_make_tmp_dir ("cli-share-XXXXXX");
   g_autofree char *output = g_build_filename (root, "walk.cnoid", NULL);
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;

@@ -13,6 +13,7 @@
 #include "km-skeleton.h"
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 static char *tmp_dir;
 
@@ -843,18 +844,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-written-counts", test_convert_written_counts);
 
   status = g_test_run ();
-  {
-    g_autoptr(GDir) dir = g_dir_open (tmp_dir, 0, NULL);
-    const char *name;
-
-    while (dir && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (tmp_dir);
-    g_free (tmp_dir);
-  }
+  /* Shared by all the tests, so removed here rather than when the first test ends. */
+  km_test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
   return status;
 }

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 /* `kinema-cli info` on models that name body handlers: one line per handler, before the
  * summary line. The sample handlers are in src/handlers of the build tree, next to
@@ -62,7 +63,7 @@ test_solve_analytic (void)
   g_autofree char *model = data_path ("ur5-analytic.json");
   g_autofree char *numeric_model = data_path ("bench-ur5.json");
   g_autofree char *targets = data_path ("ur5-warm-30.json");
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-handlers-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("kinema-handlers-XXXXXX");
   g_autofree char *out = g_build_filename (tmp, "a.json", NULL);
   g_autofree char *out2 = g_build_filename (tmp, "b.json", NULL);
   g_auto(Run) run = { 0 };
@@ -174,7 +175,7 @@ test_relative_model_path (void)
 
   {
     g_auto(Run) run = { 0 };
-    g_autofree char *out_dir = g_dir_make_tmp ("kinema-cli-XXXXXX", NULL);
+    g_autofree char *out_dir = km_test_make_tmp_dir ("kinema-cli-XXXXXX");
     g_autofree char *out = g_build_filename (out_dir, "animation.json", NULL);
 
     /* The default targets, for this model's joint "b" (it has no "EndEffector"). */

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 /* `kinema-cli info` and `validate` on Choreonoid pose sequences (.pseq). */
 
@@ -42,7 +43,7 @@ test_validate (void)
   g_auto(Run) forced = { 0 };
   g_autofree char *path = pseq_path ();
   g_autofree char *expected = g_strdup_printf ("%s: ok (POSE-SEQ-YAML)\n", path);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-pseq-XXXXXX");
   g_autofree char *bad_path = g_build_filename (dir, "bad.pseq", NULL);
   g_autofree char *bad_message = g_strdup_printf ("%s:4:47: expected 2 values, one per joint\n",
                                                   bad_path);

@@ -17,6 +17,7 @@
 #include "km-targets-json.h"
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 static char *
 data_path (const char *name)
@@ -124,7 +125,8 @@ test_spec_example (void)
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *out_path = g_build_filename (g_get_tmp_dir (), "out.json", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-spec-XXXXXX");
+  g_autofree char *out_path = g_build_filename (dir, "out.json", NULL);
   g_auto(GStrv) lines = NULL;
   g_auto(Run) run = { 0, };
   double values[5];
@@ -167,7 +169,7 @@ test_defaults (void)
 {
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-XXXXXX");
   g_autofree char *out_path = g_build_filename (dir, "animation.json", NULL);
   g_auto(GStrv) lines = NULL;
   g_auto(Run) run = { 0, };
@@ -207,7 +209,7 @@ test_batch (void)
 {
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
-  g_autofree char *dir = g_dir_make_tmp ("batch-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("batch-XXXXXX");
   g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
   g_autofree char *a = write_targets (dir, "a.json", 4);
   g_autofree char *b = write_targets (dir, "b.json", 2);
@@ -280,7 +282,7 @@ test_body_motion (void)
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("solve-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-seq-XXXXXX");
   g_autofree char *json = g_build_filename (dir, "out.json", NULL);
   g_autofree char *seq = g_build_filename (dir, "out.seq", NULL);
   g_autofree char *forced = g_build_filename (dir, "forced", NULL);
@@ -337,7 +339,7 @@ test_body_motion_batch (void)
 {
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
-  g_autofree char *dir = g_dir_make_tmp ("batch-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("batch-seq-XXXXXX");
   g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
   g_autofree char *a = write_targets (dir, "a.json", 4);
   g_autofree char *b = write_targets (dir, "b.json", 2);
@@ -384,7 +386,7 @@ test_to_conflicts (void)
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("solve-to-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-to-XXXXXX");
   g_autofree char *json = g_build_filename (dir, "x.json", NULL);
   g_autofree char *seq = g_build_filename (dir, "x.seq", NULL);
   g_autofree char *upper_seq = g_build_filename (dir, "X.SEQ", NULL);
@@ -490,7 +492,7 @@ static void
 test_batch_failure (void)
 {
   g_autofree char *skeleton_path = data_path ("skeleton.json");
-  g_autofree char *dir = g_dir_make_tmp ("batch-fail-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("batch-fail-XXXXXX");
   g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
   g_autofree char *a = write_targets (dir, "a.json", 2);
   g_autofree char *bad = g_build_filename (dir, "bad.json", NULL);
@@ -541,7 +543,7 @@ test_write_failure (void)
 {
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("write-fail-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("write-fail-XXXXXX");
   g_autofree char *nowhere = g_build_filename (dir, "missing", "x.json", NULL);
   g_autofree char *nowhere_seq = g_build_filename (dir, "missing", "x.seq", NULL);
   g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ", nowhere);
@@ -568,7 +570,7 @@ test_errors (void)
 {
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = g_dir_make_tmp ("errors-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("errors-XXXXXX");
   g_autofree char *bad = g_build_filename (dir, "bad.json", NULL);
   g_autofree char *out_path = g_build_filename (dir, "never.json", NULL);
   g_autofree char *expected = NULL;
@@ -629,7 +631,7 @@ test_off_chain_pose (void)
 {
   g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
   g_autofree char *targets = test_data_path ("targets-two-arms.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
@@ -689,7 +691,7 @@ test_off_chain_stated_pose (void)
   static const char targets_json[] =
     "[ { \"frame\": 0, \"pos\": [1, 0, 0], \"euler\": [0, 0, 0] },\n"
     "  { \"frame\": 10, \"pos\": [0, 1, 0], \"euler\": [0, 0, 90] } ]\n";
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *model = g_build_filename (dir, "branch.body", NULL);
   g_autofree char *targets = g_build_filename (dir, "t.json", NULL);
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
@@ -725,7 +727,7 @@ test_nothing_moves (void)
   g_autofree char *fixed = test_data_path ("urdf-fixed-only.urdf");
   g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
   g_autofree char *targets = test_data_path ("targets-two-arms.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
 
   {
@@ -763,7 +765,7 @@ test_model_targets (void)
 {
   g_autofree char *scene = test_data_path ("scenebuilder/arm2_mm_deg.xml");
   g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
 
   {
@@ -807,7 +809,7 @@ static void
 test_model_targets_lines (void)
 {
   g_autofree char *scene = test_data_path ("scenebuilder/arm2_mm_deg.xml");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *two = g_build_filename (dir, "two.xml", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   g_autofree char *text = NULL;
@@ -856,7 +858,7 @@ test_tool_point_targets (void)
 {
   g_autoptr(KmSkeleton) skeleton = load_skeleton ();
   g_autofree char *skeleton_path = data_path ("skeleton.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *targets = g_build_filename (dir, "targets.json", NULL);
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
   g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
@@ -908,7 +910,7 @@ test_effector_errors (void)
 {
   g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
   g_autofree char *targets = test_data_path ("targets-two-arms.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *unknown = g_build_filename (dir, "unknown.json", NULL);
   g_autofree char *still = g_build_filename (dir, "still.json", NULL);
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
@@ -993,7 +995,7 @@ test_effector_link_name (void)
 {
   g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
   g_autofree char *targets = test_data_path ("targets-two-arms.json");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *by_joint = g_build_filename (dir, "joint.json", NULL);
   g_autofree char *by_link = g_build_filename (dir, "link.json", NULL);
   g_autofree char *by_file = g_build_filename (dir, "file.json", NULL);
@@ -1052,7 +1054,7 @@ test_effector_link_name (void)
 static void
 test_output_refusals (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("solve-refuse-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-refuse-XXXXXX");
   g_autofree char *source_skeleton = data_path ("skeleton.json");
   g_autofree char *source_targets = data_path ("targets.json");
   g_autofree char *skeleton = copy_file_to (source_skeleton, dir, "skel.json");
@@ -1157,7 +1159,7 @@ static void
 test_batch_refused (void)
 {
   g_autofree char *skeleton_path = data_path ("skeleton.json");
-  g_autofree char *dir = g_dir_make_tmp ("batch-refuse-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("batch-refuse-XXXXXX");
   g_autofree char *sub_a = g_build_filename (dir, "a", NULL);
   g_autofree char *sub_c = g_build_filename (dir, "c", NULL);
   g_autofree char *out_dir = g_build_filename (dir, "newout", NULL);
@@ -1247,7 +1249,7 @@ test_mimic_master_off_path (void)
     "  </joint>\n"
     "</robot>\n";
   g_autofree char *scene = test_data_path ("scenebuilder/slider_gear.xml");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-solve-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
   g_autofree char *rack_targets = g_build_filename (dir, "rack.json", NULL);
   g_autofree char *urdf = g_build_filename (dir, "gripper.urdf", NULL);
   g_autofree char *finger_targets = g_build_filename (dir, "finger.json", NULL);

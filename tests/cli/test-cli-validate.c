@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-run.h"
+#include "km-test-tmp.h"
 
 /* `kinema-cli validate` and `kinema-cli info`, run as a user would ($KINEMA_CLI). */
 
@@ -26,7 +27,6 @@ spec_example_path (void)
 }
 
 static char *tmp_dir;
-static GPtrArray *tmp_files;
 
 /* Files in a private directory, removed at the end: tests may run in parallel. */
 static char *
@@ -37,7 +37,6 @@ write_temp (const char *name,
   char *path = g_build_filename (tmp_dir, name, NULL);
 
   g_assert_true (g_file_set_contents (path, contents, length, NULL));
-  g_ptr_array_add (tmp_files, g_strdup (path));
   return path;
 }
 
@@ -549,12 +548,9 @@ main (int    argc,
 
   tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
-  tmp_files = g_ptr_array_new_with_free_func (g_free);
   status = g_test_run ();
-  for (guint i = 0; i < tmp_files->len; i++)
-    g_unlink (g_ptr_array_index (tmp_files, i));
-  g_rmdir (tmp_dir);
-  g_ptr_array_unref (tmp_files);
+  /* Shared by all the tests, so removed here rather than when the first test ends. */
+  km_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   return status;
 }

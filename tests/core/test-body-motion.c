@@ -23,6 +23,7 @@
 #include "km-skeleton-json.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 /* Choreonoid body motions (.seq) and BodyMotionItem. */
 
@@ -441,7 +442,7 @@ test_save (void)
   g_autoptr(KmProject) project = load_project (path);
   g_autoptr(KmProject) again = NULL;
   g_autofree char *text = test_util_cnoid_to_string (project, path);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   g_autofree char *elsewhere = g_build_filename (dir, "moved.cnoid", NULL);
   g_autofree char *moved = NULL;
   g_autoptr(GError) error = NULL;
@@ -568,7 +569,7 @@ test_from_animation (void)
   g_autoptr(KmBodyMotion) again = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-seq-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-seq-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "walk.seq", NULL);
   const KmJoint *waist = km_skeleton_get_joint (skel, 0);
   KmTransform root, local, expected;

@@ -20,6 +20,7 @@
 #include "km-yaml.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 #define DEG (G_PI / 180.0)
 #define assert_vec3(v, x, y, z) test_util_assert_vec3 ((v), (x), (y), (z), 1e-9)
@@ -449,7 +450,7 @@ test_rebased_resources (void)
     "  vertex 0 1 0\n endloop\nendfacet\nendsolid t\n";
   const KmBodyOptions references = { FALSE };
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *top = g_dir_make_tmp ("kinema-body-rebase-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-body-rebase-XXXXXX");
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmSkeleton) skel = NULL;
@@ -549,7 +550,7 @@ test_package_resources (void)
     "      - type: Resource\n        uri: \"package://pkg/meshes/tri.stl\"\n"
     "      - type: Resource\n        uri: \"package://nopkg/meshes/tri.stl\"\n";
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *top = g_dir_make_tmp ("kinema-body-package-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-body-package-XXXXXX");
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
@@ -625,7 +626,7 @@ test_package_mesh_saved_elsewhere (void)
     "  </link>\n"
     "  <joint name='arm' type='fixed'><parent link='base'/><child link='arm'/></joint>\n"
     "</robot>\n";
-  g_autofree char *top = g_dir_make_tmp ("kinema-body-pkg-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-body-pkg-XXXXXX");
   g_autofree char *model = g_build_filename (top, "ws", "pkg", "urdf", "robot.urdf", NULL);
   g_autofree char *inside = g_build_filename (top, "ws", "pkg", "robot.body", NULL);
   g_autofree char *outside = g_build_filename (top, "out", "robot.body", NULL);
@@ -746,7 +747,7 @@ test_resource_node (void)
     "DEF B Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 1, 1 0 1, 0 1 1 ] }"
     " coordIndex [ 0 1 2 -1 ] } }\n";
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *top = g_dir_make_tmp ("kinema-body-node-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-body-node-XXXXXX");
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
@@ -862,7 +863,7 @@ test_unloaded_resource_color (void)
     "node: A }\n"
     "            appearance: { material: { diffuse: [ 0, 0.5, 0 ] } }\n"
     "      - type: Resource\n        uri: plain-not-here.stl\n";
-  g_autofree char *dir = g_dir_make_tmp ("kinema-body-color-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-body-color-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
 
   /* Meshes looked for (and not found), then not read at all. */
@@ -944,7 +945,7 @@ test_spherical_joint_id_displacements (void)
     "        format: CHOREONOID-BODY\n";
   /* degrees: A, S (x, y, z), B, C */
   static const double degrees[] = { 10, 20, 30, 40, 50, 60 };
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-sph-id-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("kinema-sph-id-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
   g_autofree char *model_path = g_build_filename (root, "model.body", NULL);
   g_autofree char *edited_path = g_build_filename (root, "edited.body", NULL);
@@ -1142,7 +1143,7 @@ test_mesh_file_references (void)
     "</robot>\n";
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "meshes", "refs.urdf",
                                                  NULL);
-  g_autofree char *top = g_dir_make_tmp ("kinema-body-refs-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-body-refs-XXXXXX");
   g_autofree char *out = g_build_filename (top, "r.body", NULL);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
@@ -1329,7 +1330,7 @@ test_joint_displacement (void)
   g_autofree double *q = NULL;
   g_autofree double *q_radians = NULL;
   g_autofree double *q_zero = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-body-pose-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-body-pose-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "pose.body", NULL);
   const KmFormat *format = NULL;
   KmSkeleton *loaded;

@@ -24,6 +24,7 @@
 #include "km-unknown-item.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 /* km_cnoid_load_full does not take the bytes: the caller keeps and frees them. */
 static KmProject *
@@ -207,7 +208,7 @@ test_round_trip (void)
     { "kinema/broken.cnoid", TRUE },
     { "sub/main.cnoid", TRUE },
   };
-  g_autofree char *dir = g_dir_make_tmp ("cnoid-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("cnoid-XXXXXX");
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -696,7 +697,7 @@ static void
 test_save_elsewhere (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-cnoid-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("kinema-cnoid-XXXXXX");
   g_autofree char *first = g_build_filename (tmp, "first.cnoid", NULL);
   g_autofree char *second = g_build_filename (tmp, "second.cnoid", NULL);
   g_autoptr(KmProject) project = load_ok (path);
@@ -754,27 +755,6 @@ copy_to (const char *from,
   g_autofree char *text = test_util_read_file (from, NULL);
 
   put_file (root, relative, text);
-}
-
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      g_assert_nonnull (dir);
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_assert_cmpint (g_rmdir (path), ==, 0);
-    }
-  else
-    g_assert_cmpint (g_unlink (path), ==, 0);
 }
 
 /* The arm model and its targets (tests/data/cnoid/kinema) under @root/@folder. */
@@ -895,9 +875,9 @@ assert_paths_project (const char *path,
 static void
 test_save_sibling_folder (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-paths-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
-  g_autofree char *moved_tmp = g_dir_make_tmp ("cnoid-moved-XXXXXX", NULL);
+  g_autofree char *moved_tmp = km_test_make_tmp_dir ("cnoid-moved-XXXXXX");
   g_autofree char *moved = g_canonicalize_filename (moved_tmp, NULL);
   g_autofree char *targets_abs = g_build_filename (root, "models", "targets.json", NULL);
   g_autofree char *text_in = paths_project ("../models/arm.json", targets_abs,
@@ -948,7 +928,8 @@ test_save_sibling_folder (void)
     copy_to (saved, moved, "saved/arm.cnoid");
     put_models (moved, "models");
     put_file (moved, "motion/walk.pseq", "# a pose sequence\n");
-    remove_tree (root);
+    km_test_remove_tree (root);
+    g_assert_false (g_file_test (root, G_FILE_TEST_EXISTS));
     assert_paths_project (moved_project, NULL, arm, targets, pose_seq);
   }
 
@@ -987,7 +968,7 @@ test_save_sibling_folder (void)
     g_assert_nonnull (strstr (inside_text, "            filename: \"motion/walk.pseq\"\n"));
     assert_paths_project (deeper, NULL, arm, targets, pose_seq);
   }
-  remove_tree (moved);
+  km_test_remove_tree (moved);
 }
 
 /* "../" only climbs to a folder worth moving as a whole: not to the home folder (the
@@ -997,9 +978,9 @@ static void
 test_save_climb_limits (void)
 {
   g_autofree char *home = g_canonicalize_filename (g_get_home_dir (), NULL);
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-paths-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
-  g_autofree char *other_tmp = g_dir_make_tmp ("cnoid-other-XXXXXX", NULL);
+  g_autofree char *other_tmp = km_test_make_tmp_dir ("cnoid-other-XXXXXX");
   g_autofree char *other = g_canonicalize_filename (other_tmp, NULL);
   g_autofree char *home_arm = g_build_filename (home, "models", "arm.json", NULL);
   g_autofree char *home_targets = g_build_filename (home, "models", "targets.json", NULL);
@@ -1065,8 +1046,8 @@ test_save_climb_limits (void)
     g_assert_nonnull (strstr (text, expected));
     assert_paths_project (linked, NULL, home_arm, home_targets, pose_seq);
   }
-  remove_tree (root);
-  remove_tree (other);
+  km_test_remove_tree (root);
+  km_test_remove_tree (other);
 }
 
 /* ${SHARE}/… (and ${PROGRAM_TOP}/…) references survive a Save As into another folder as
@@ -1078,7 +1059,7 @@ test_save_climb_limits (void)
 static void
 test_save_share_round_trip (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-paths-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
   g_autofree char *share = g_build_filename (root, "share", NULL);
   g_autofree char *arm = g_build_filename (share, "model", "arm", "arm.json", NULL);
@@ -1155,7 +1136,7 @@ test_save_share_round_trip (void)
   g_assert_cmpstr (text, ==, top_text);
   assert_paths_project (saved, share, arm, targets, pose_seq);
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
-  remove_tree (root);
+  km_test_remove_tree (root);
 }
 
 /* ${PROGRAM_TOP} is Choreonoid's install prefix, not any folder above a share folder: a
@@ -1166,9 +1147,9 @@ test_save_share_round_trip (void)
 static void
 test_save_program_top (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-paths-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-paths-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
-  g_autofree char *moved_tmp = g_dir_make_tmp ("cnoid-moved-XXXXXX", NULL);
+  g_autofree char *moved_tmp = km_test_make_tmp_dir ("cnoid-moved-XXXXXX");
   g_autofree char *moved = g_canonicalize_filename (moved_tmp, NULL);
   g_autofree char *share = g_build_filename (root, "share", NULL);
   g_autofree char *odd_share = g_build_filename (root, "cnoid-data", NULL);
@@ -1281,8 +1262,8 @@ test_save_program_top (void)
       g_rmdir ("/tmp/share");
   }
 
-  remove_tree (root);
-  remove_tree (moved);
+  km_test_remove_tree (root);
+  km_test_remove_tree (moved);
 }
 
 /* Schema 2 stores prismatic joints in metres; schema 1 (and no schema) converted them like
@@ -1418,7 +1399,7 @@ static void
 test_failed_save (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autofree char *dir = g_dir_make_tmp ("cnoid-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("cnoid-XXXXXX");
   g_autofree char *file = g_build_filename (dir, "a-file", NULL);
   g_autofree char *under_file = g_build_filename (file, "x.cnoid", NULL);
   g_autofree char *target = g_build_filename (dir, "old.cnoid", NULL);
@@ -1674,7 +1655,7 @@ test_targets_file_reference (void)
     "      data:\n"
     "        file: \"arm.json\"\n"
     "        format: SKELETON-JSON\n";
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-targets-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-targets-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
   g_autofree char *path = g_build_filename (root, "arm.cnoid", NULL);
   g_autofree char *targets_path = g_build_filename (root, "targets.json", NULL);
@@ -1726,7 +1707,7 @@ test_targets_file_reference (void)
   g_assert_nonnull (strstr (text, "            keyframes:\n"));
 
   km_target_track_unref (track);
-  remove_tree (root);
+  km_test_remove_tree (root);
 }
 
 /* joint_displacements follow Choreonoid's joint array: a value for each joint id up to the
@@ -1759,7 +1740,7 @@ test_joint_id_gaps (void)
     "        file: \"gaps.body\"\n"
     "        format: CHOREONOID-BODY\n"
     "        joint_displacements: [ 10, 0, 0, 30, 40 ]\n";
-  g_autofree char *tmp = g_dir_make_tmp ("cnoid-gaps-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-gaps-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
   g_autofree char *path = g_build_filename (root, "gaps.cnoid", NULL);
   g_autofree char *text = NULL;
@@ -1828,7 +1809,7 @@ test_body_model_pose (void)
     { "        joint_displacements: [ -45, 0.2 ]\n", { -45 * G_PI / 180, 0.2 } },
     { "        joint_displacements: [ 10 ]\n", { 10 * G_PI / 180, 0.1 } },
   };
-  g_autofree char *dir = g_dir_make_tmp ("cnoid-pose-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("cnoid-pose-XXXXXX");
   g_autofree char *body_path = g_build_filename (dir, "posed.body", NULL);
   g_autofree char *path = g_build_filename (dir, "posed.cnoid", NULL);
   g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",

@@ -33,6 +33,7 @@
 #include "km-target-track.h"
 #include "km-targets-json.h"
 #include "km-urdf.h"
+#include "km-test-tmp.h"
 
 static void
 assert_message (const GError *error,
@@ -51,7 +52,7 @@ test_file_size (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "big.json", NULL);
   g_autofree char *prefix = g_strconcat (path, ": ", NULL);
   g_autofree char *data = g_strnfill (101, ' ');
@@ -97,7 +98,7 @@ address_space_now (void)
 static void
 test_file_size_at_once (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "huge.json", NULL);
   const char *preload = g_getenv ("LD_PRELOAD");
   int status = 0;
@@ -346,7 +347,7 @@ import_file (guint i,
 static void
 test_scenebuilder_import_depth (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *first = NULL;
   g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
@@ -377,7 +378,7 @@ test_scenebuilder_import_depth (void)
 static void
 test_scenebuilder_import_bytes (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *big = g_build_filename (dir, "big.xml", NULL);
   g_autofree char *top = g_build_filename (dir, "top.xml", NULL);
   g_autofree char *filler = g_strnfill (4 * 1024 * 1024, 'x');
@@ -429,7 +430,7 @@ sub_project_file (guint i,
 static void
 test_sub_project_depth (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *first = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmProject) project = NULL;
@@ -504,7 +505,7 @@ count_loaded_sub_projects (KmItem *item)
 static void
 test_sub_project_count (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-limits-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
   g_autofree char *first = write_chain (dir, "cnoid", 6, fan_out_file);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmProject) project = NULL;

@@ -14,6 +14,7 @@
 #include "km-urdf.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 static gboolean
 has_warning (GPtrArray  *warnings,
@@ -566,7 +567,7 @@ static void
 test_load_file (void)
 {
   g_autofree char *cube = data_path ("collada-cube.dae");
-  g_autofree char *dir = g_dir_make_tmp ("kinema-collada-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-collada-XXXXXX");
   g_autofree char *by_content = g_build_filename (dir, "cube.mesh", NULL);
   g_autofree char *by_suffix = g_build_filename (dir, "cube.DAE", NULL);
   g_autofree char *bad = g_build_filename (dir, "bad.dae", NULL);

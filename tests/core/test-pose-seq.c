@@ -19,6 +19,7 @@
 #include "km-skeleton-edit.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 static char *
 pseq_path (void)
@@ -706,7 +707,7 @@ test_bad_file (void)
     "      data:\n"
     "        file: \"../motion/bad.pseq\"\n"
     "        format: POSE-SEQ-YAML\n";
-  g_autofree char *tmp = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  g_autofree char *tmp = km_test_make_tmp_dir ("kinema-pseq-XXXXXX");
   g_autofree char *cwd = g_get_current_dir ();
   g_autofree char *proj_dir = g_build_filename (tmp, "proj", NULL);
   g_autofree char *motion_dir = g_build_filename (tmp, "motion", NULL);
@@ -764,7 +765,7 @@ test_registry (void)
   g_clear_pointer (&data, g_free);
 
   /* Named anything: the content decides. */
-  dir = g_dir_make_tmp ("kinema-pseq-XXXXXX", NULL);
+  dir = km_test_make_tmp_dir ("kinema-pseq-XXXXXX");
   copy = g_build_filename (dir, "walk.txt", NULL);
   g_assert_true (g_file_get_contents (path, &data, &length, NULL));
   g_assert_true (g_file_set_contents (copy, data, length, NULL));

@@ -40,6 +40,7 @@
 #include "km-skeleton.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
+#include "km-test-tmp.h"
 
 typedef struct
 {
@@ -234,8 +235,7 @@ fixture_set_up (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *text = w->make_text (SMALL);
 
-  f->dir = g_dir_make_tmp ("km-save-faults-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = km_test_make_tmp_dir ("km-save-faults-XXXXXX");
   f->path = g_build_filename (f->dir, w->name, NULL);
   load_and_save (w, text, f->path, &error);
   g_assert_no_error (error);
@@ -247,18 +247,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  user_data)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  g_chmod (f->dir, 0700);
-  dir = g_dir_open (f->dir, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (f->dir, name, NULL);
-
-      g_unlink (p);
-    }
-  g_rmdir (f->dir);
+  km_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->path);
   g_free (f->old);
@@ -487,7 +476,7 @@ test_killed_anytime (Fixture       *f,
 static void
 test_message_names_file (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "no-such-folder", "x.json", NULL);
   g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: %s", path,
                                                g_strerror (ENOENT));
@@ -575,7 +564,7 @@ remove_folder (const char *path)
 static void
 test_keeps_mode (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "a.json", NULL);
   g_autofree char *fresh = g_build_filename (dir, "b.json", NULL);
   g_autofree char *listing = NULL;
@@ -615,7 +604,7 @@ test_keeps_mode (void)
 static void
 test_through_symlink (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
   g_autofree char *sub = g_build_filename (dir, "sub", NULL);
   g_autofree char *real = g_build_filename (dir, "real.json", NULL);
   g_autofree char *link = g_build_filename (dir, "link.json", NULL);
@@ -687,7 +676,7 @@ test_through_symlink (void)
 static void
 test_symlink_disk_full (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
   g_autofree char *real = g_build_filename (dir, "real.json", NULL);
   g_autofree char *link = g_build_filename (dir, "link.json", NULL);
   g_autofree char *listing = NULL;
@@ -735,7 +724,7 @@ test_symlink_disk_full (void)
 static void
 test_replace_file (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("kinema-save-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
   g_autofree char *real = g_build_filename (dir, "real.json", NULL);
   g_autofree char *link = g_build_filename (dir, "link.json", NULL);
   g_autofree char *written = g_build_filename (dir, "link.json.AB12CD", NULL);

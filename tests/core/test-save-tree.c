@@ -16,6 +16,7 @@
 #include "km-yaml.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 /*
  * A project save in two halves: the tree made on the project's thread (cheap: an
@@ -198,7 +199,7 @@ test_tree_text_on_worker (void)
   g_autoptr(KmAnimation) animation = make_animation ();
   g_autoptr(KmProject) project = make_project (animation);
   g_autoptr(GHashTable) ids = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("km-save-tree-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-save-tree-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "project.cnoid", NULL);
   g_autofree char *expected = NULL;
   g_autofree char *saved = NULL;

@@ -17,6 +17,7 @@
 #include "km-format.h"
 #include "km-skeleton-edit.h"
 #include "km-urdf-writer.h"
+#include "km-test-tmp.h"
 
 static char *tmp_dir;
 
@@ -397,18 +398,8 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonExport/failed-save", test_failed_save);
 
   status = g_test_run ();
-  {
-    g_autoptr(GDir) dir = g_dir_open (tmp_dir, 0, NULL);
-    const char *name;
-
-    while (dir && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (tmp_dir);
-    g_free (tmp_dir);
-  }
+  /* Shared by all the tests, so removed here rather than when the first test ends. */
+  km_test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
   return status;
 }

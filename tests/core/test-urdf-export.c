@@ -16,6 +16,7 @@
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Link names and mesh references through the writers: URDF link names are the frames ROS
@@ -324,7 +325,7 @@ test_missing_mesh (void)
     "    <visual>\n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-export-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-urdf-export-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
   g_autoptr(KmSkeleton) skel = NULL;
   g_autoptr(KmSkeleton) unread = NULL;
@@ -577,7 +578,7 @@ test_rebased_mesh (void)
     "</robot>\n";
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
-  g_autofree char *top = g_dir_make_tmp ("kinema-urdf-rebase-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-urdf-rebase-XXXXXX");
   g_autofree char *model_dir = g_build_filename (top, "model", NULL);
   g_autofree char *meshes = g_build_filename (model_dir, "meshes", NULL);
   g_autofree char *stl = g_build_filename (meshes, "tri.stl", NULL);
@@ -679,7 +680,7 @@ test_body_mesh_color (void)
     "      - type: Shape\n"
     "        geometry: { type: Resource, uri: plain.stl }\n";
   KmBodyOptions options = { .load_meshes = TRUE };
-  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-color-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-urdf-color-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
   g_autofree char *tri = g_build_filename (dir, "tri.stl", NULL);
   g_autofree char *plain = g_build_filename (dir, "plain.stl", NULL);
@@ -754,7 +755,7 @@ test_body_missing_mesh_color (void)
     "    </visual>\n",
   };
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-color-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-urdf-color-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "bot.body", NULL);
 
   /* Meshes looked for (and not found), then not read at all. */
@@ -1217,7 +1218,7 @@ test_package_mesh_unreadable (void)
   static const char bad_stl[] =
     "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 zero\n endloop\nendfacet\n"
     "endsolid t\n";
-  g_autofree char *top = g_dir_make_tmp ("kinema-urdf-pkg-bad-XXXXXX", NULL);
+  g_autofree char *top = km_test_make_tmp_dir ("kinema-urdf-pkg-bad-XXXXXX");
   g_autofree char *ws = g_build_filename (top, "ws", NULL);
   g_autofree char *meshes = g_build_filename (ws, "src", "pkg", "meshes", NULL);
   g_autofree char *ok = g_build_filename (meshes, "ok.stl", NULL);
