@@ -270,6 +270,31 @@ km_cli_bench_ik (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
+  if (!km_cli_check_model_moves (skel, argv[1]))
+    return KM_CLI_EXIT_INVALID;
+  /* The bench protocol's motions are one target per frame, frames 0 .. N − 1. Keyframes
+   * with frames between them (an editor's targets file) are independent targets, timed cold;
+   * warm, they would be tracked across the gaps as if consecutive, and an animation (-o)
+   * would have the frames between them unsolved. */
+  keys = km_target_track_get_keyframes (track, &n_keys);
+  for (guint i = 0; i < n_keys && (warm || output != NULL); i++)
+    if (keys[i].frame != i)
+      {
+        g_autofree char *what = i == 0
+          ? g_strdup_printf (_("the first target is for frame %u"), keys[i].frame)
+          : g_strdup_printf (_("frame %u follows frame %u"), keys[i].frame, keys[i - 1].frame);
+
+        g_autofree char *message =
+          g_strdup_printf (_("expected one target per frame, frames 0, 1, 2, … in order, for "
+                             "a motion (--mode warm or trajectory) or an animation (-o), but "
+                             "%s (keyframed targets are solved with `kinema-cli solve`)"),
+                           what);
+
+        /* The prefix is never translated. */
+        fprintf (stderr, "%s: %s\n", argv[2], message);
+        return KM_CLI_EXIT_INVALID;
+      }
+
   /* The effector the targets name, looked up and said as `solve` does: at its value in the
    * targets file, FILE:LINE:COLUMN. */
   if (km_target_track_get_effector (track) != NULL)
@@ -295,7 +320,6 @@ km_cli_bench_ik (int    argc,
         }
     }
 
-  keys = km_target_track_get_keyframes (track, &n_keys);
   n = limit != G_MININT ? MIN ((guint) limit, n_keys) : n_keys;
   problem = km_ik_problem_new (skel, effector);
   times = g_new0 (double, MAX (n, 1));

@@ -167,6 +167,24 @@ km_cli_print_write_error (const char   *output,
     fprintf (stderr, "kinema-cli: %s: %s\n", output, error->message);
 }
 
+/*
+ * Says on stderr, as `solve` and `bench-ik` both say it, that the model at @label (its path,
+ * or the embedded default's name) has no joint that moves, and returns FALSE; TRUE when it
+ * has one. Nothing can be solved or timed on such a model.
+ */
+gboolean
+km_cli_check_model_moves (const KmSkeleton *skeleton,
+                          const char       *label)
+{
+  if (km_skeleton_get_n_dof (skeleton) > 0)
+    return TRUE;
+  /* The prefix is never translated. */
+  fprintf (stderr, "%s: %s\n", label,
+           _("the model has no joint that moves (every joint is fixed): there is nothing "
+             "to solve"));
+  return FALSE;
+}
+
 /* The kinds of file an output file's extension (in any case) names, and for a kind that
  * a command writes in several formats the one it names: `convert` writes a model in it
  * without --to, and refuses --to with another (as `solve` does for its animations).

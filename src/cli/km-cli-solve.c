@@ -660,15 +660,9 @@ km_cli_solve (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
-  if (km_skeleton_get_n_dof (skeleton) == 0)
-    {
-      /* The prefix is never translated. */
-      fprintf (stderr, "%s: %s\n",
-               skeleton_path != NULL ? skeleton_path : KM_DEFAULT_SKELETON_NAME,
-               _("the model has no joint that moves (every joint is fixed): there is nothing "
-                 "to solve"));
-      return KM_CLI_EXIT_INVALID;
-    }
+  if (!km_cli_check_model_moves (skeleton, skeleton_path != NULL ? skeleton_path
+                                                                 : KM_DEFAULT_SKELETON_NAME))
+    return KM_CLI_EXIT_INVALID;
 
   /* --effector names a joint (or a URDF link) of the model, whose chain moves: checked
    * once, before any targets file, and said of the option. */

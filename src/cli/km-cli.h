@@ -46,6 +46,8 @@ void  km_cli_print_warning_at (const char   *location,
 void  km_cli_add_model_options (GOptionContext *context);
 void  km_cli_print_write_error (const char   *output,
                               const GError *error);
+gboolean km_cli_check_model_moves (const KmSkeleton *skeleton,
+                                   const char       *label);
 void  km_cli_set_effector_error (const char  *targets_path,
                                  const char  *message,
                                  GError     **error);

@@ -103,7 +103,14 @@ test_effector_and_write_errors (void)
     g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ",
                                                  nowhere);
 
-    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", nowhere, chain, targets, NULL);
+    g_autofree char *frames = g_build_filename (dir, "frames.json", NULL);
+
+    /* (one target per frame: an animation is written only of those) */
+    g_assert_true (g_file_set_contents (frames, "[{\"frame\": 0, \"pos\": [0.6, 0.2, 0.5], "
+                                                "\"euler\": [0, 90, 0]},\n"
+                                                " {\"frame\": 1, \"pos\": [0.6, 0.2, 0.5], "
+                                                "\"euler\": [0, 90, 0]}]\n", -1, NULL));
+    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", nowhere, chain, frames, NULL);
     g_assert_cmpint (run.status, ==, 1);
     g_assert_nonnull (strstr (run.err, expected));
   }
@@ -185,6 +192,58 @@ test_limit (void)
   }
 }
 
+/* Keyframes with frames between them (an editor's targets file: 0, 60, 120, 180) are timed
+ * cold as independent targets; a motion (warm, trajectory) or an animation (-o) of them is
+ * refused, exit 1 and nothing written: -o once wrote the 177 frames between the keys as
+ * zeros, outside the joint limits. A model with no joint that moves is refused as `solve`
+ * refuses it. */
+static void
+test_keyframes_and_fixed_model (void)
+{
+  g_autofree char *chain = data_path ("ur10.urdf");
+  g_autofree char *targets = data_path ("ur10-targets.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-keys-XXXXXX");
+  g_autofree char *output = g_build_filename (dir, "animation.json", NULL);
+  g_autofree char *fixed = g_build_filename (dir, "fixed.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: expected one target per frame, frames 0, 1, "
+                                               "2, … in order, for a motion (--mode warm or "
+                                               "trajectory) or an animation (-o), but frame 60 "
+                                               "follows frame 0", targets);
+  const char *refused[][4] = {
+    { "--mode", "warm", NULL, NULL },
+    { "--mode", "trajectory", NULL, NULL },
+    { "--mode", "cold", "-o", output },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "bench-ik", refused[i][0], refused[i][1], chain, targets,
+               refused[i][2], refused[i][3], NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_nonnull (strstr (run.err, expected));
+      g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+    }
+
+  g_assert_true (g_file_set_contents (fixed, "{\"root_name\": \"base\", \"joints\": [{\"name\": "
+                                             "\"base\", \"type\": \"fixed\", \"offset\": "
+                                             "[0, 0, 0]}]}\n", -1, NULL));
+  {
+    g_auto(Run) bench = { 0 };
+    g_auto(Run) solve = { 0 };
+
+    run_cli (&bench, NULL, "bench-ik", "--mode", "cold", fixed, targets, NULL);
+    run_cli (&solve, NULL, "solve", fixed, targets, "-o", output, NULL);
+    g_assert_cmpint (bench.status, ==, 1);
+    g_assert_cmpstr (bench.out, ==, "");
+    g_assert_nonnull (strstr (bench.err, "the model has no joint that moves"));
+    g_assert_cmpint (solve.status, ==, 1);
+    g_assert_cmpstr (strstr (bench.err, fixed), ==, strstr (solve.err, fixed));
+  }
+}
+
 /* A warm line counts the flips that are only whole turns (turn_flips) apart from the others.
  * One joint turning about z with limits ±2π, its targets turning on by 0.3 rad a frame: at
  * −2π its answer must jump a whole turn (−6.3 is outside, −6.3 + 2π inside), the same pose;
@@ -238,6 +297,8 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/kinema/cli/bench-ik/urdf-chain", test_urdf_chain);
   g_test_add_func ("/kinema/cli/bench-ik/wrong-kind", test_wrong_kind);
+  g_test_add_func ("/kinema/cli/bench-ik/keyframes-and-fixed-model",
+                   test_keyframes_and_fixed_model);
   g_test_add_func ("/kinema/cli/bench-ik/effector-and-write-errors",
                    test_effector_and_write_errors);
   g_test_add_func ("/kinema/cli/bench-ik/output-refusals", test_output_refusals);
