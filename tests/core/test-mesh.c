@@ -364,6 +364,50 @@ test_vrml_errors (void)
   assert_error_at ("bad-syntax.wrl", "4:39", "expected a field name");
 }
 
+/* Numbers as VRML writes them: a hexadecimal float (which g_ascii_strtod reads) fails where
+ * it stands, and so does a hexadecimal integer in a float field; in an integer field
+ * (SFInt32, MFInt32) one is VRML's. */
+static void
+test_vrml_numbers (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *error;   /* NULL: loads */
+  } cases[] = {
+    { "Shape { geometry Box { size 1 0x1p1 1 } }", "n.wrl:1:31: expected a finite number" },
+    { "Transform { translation 0 0 -0x1.8p+1 children [ ] }",
+      "n.wrl:1:29: expected a finite number" },
+    { "Shape { geometry Sphere { radius 0x2 } }", "n.wrl:1:34: expected a finite number" },
+    { "Shape { geometry Box { size 1 1e 1 } }", "n.wrl:1:31: expected a finite number" },
+    { "Shape { geometry Box { size 1 1. .5 } }", NULL },
+    { "Shape { geometry Box { size +1 1E-1 1e+1 } }", NULL },
+    { "Switch { whichChoice 0x0 choice [ Shape { geometry Box { } } ] }", NULL },
+    { "Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 0 1 0 0 0 1 0 ] }\n"
+      "  coordIndex [ 0x0 0x1 0X2 -1 ] } }", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) shapes = km_mesh_load_vrml ("n.wrl", cases[i].text,
+                                                       strlen (cases[i].text), NULL, &error);
+
+      g_test_message ("case %u: %s", i, cases[i].text);
+      if (cases[i].error == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_cmpuint (shapes->len, ==, 1);
+        }
+      else
+        {
+          g_assert_null (shapes);
+          g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+          g_assert_cmpstr (error->message, ==, cases[i].error);
+        }
+    }
+}
+
 static void
 test_cache (void)
 {
@@ -528,6 +572,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/zipped", test_zipped);
   g_test_add_func ("/kinema/Mesh/vrml", test_vrml);
   g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
+  g_test_add_func ("/kinema/Mesh/vrml-numbers", test_vrml_numbers);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);

@@ -236,7 +236,8 @@ static const char header[] =
   "#VRML V2.0 utf8\n"
   "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ]\n"
   "  exposedField SFString jointAxis \"Z\" exposedField SFVec3f translation 0 0 0\n"
-  "  exposedField MFFloat ulimit [ ] exposedField MFFloat llimit [ ] ] { Group { } }\n";
+  "  exposedField MFFloat ulimit [ ] exposedField MFFloat llimit [ ] exposedField SFInt32 "
+  "jointId -1 ] { Group { } }\n";
 
 static void
 check_error (const char *body,
@@ -338,6 +339,109 @@ test_not_a_number (void)
   check_error ("DEF R Joint { jointType \"free\" children [\n"
                "  Shape { geometry Box { size [ 1 abc 1 ] } } ] }\n",
                "bad.wrl:6:35: expected a finite number");
+}
+
+/* Hexadecimal floats, which g_ascii_strtod reads but VRML has no syntax for, fail where
+ * they stand, in a field of a PROTO, of a built-in node and in a PROTO's default; a
+ * hexadecimal integer is VRML's only in an integer field (SFInt32). */
+static void
+test_hexadecimal (void)
+{
+  static const char body[] =
+    "DEF R Joint { jointType \"rotate\" jointId 0x1F }\n";
+  g_autofree char *text = g_strconcat (header, body, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+
+  check_error ("DEF R Joint { jointType \"rotate\" translation 0 0 0x1p3 }\n",
+               "bad.wrl:5:50: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" translation 0x1p3 0 0 }\n",
+               "bad.wrl:5:46: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ 1 -0X1.8P1 ] llimit [ 0 ] }\n",
+               "bad.wrl:5:45: expected a finite number");
+  /* (an integer in hexadecimal is no float either) */
+  check_error ("DEF R Joint { jointType \"rotate\" ulimit [ 0x10 ] llimit [ 0 ] }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"free\" children [\n"
+               "  Transform { translation 0 0x1p-2 0 } ] }\n",
+               "bad.wrl:6:29: expected a finite number");
+  check_error ("PROTO Segment [ exposedField SFFloat mass 0x1p0 ] { Group { } }\n"
+               "DEF R Joint { jointType \"free\" }\n",
+               "bad.wrl:5:43: expected a finite number");
+  check_error ("DEF R Joint { jointType \"rotate\" jointId 0x1p3 }\n",
+               "bad.wrl:5:42: expected a finite number");
+
+  skel = km_openhrp_load ("hex.wrl", text, strlen (text), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_util_joint (skel, "R")->joint_id, ==, 31);
+}
+
+/* jointId is an integer, -1 (the PROTO's usual default) for none: a fraction, or a number
+ * beyond an int, fails at the value instead of leaving the joint without an id. */
+static void
+test_joint_id (void)
+{
+  static const char message[] =
+    "expected jointId to be a non-negative integer up to 2147483647 (or -1 for none)";
+  static const struct
+  {
+    const char *value;
+    guint       column;
+  } bad[] = {
+    { "1.5", 42 }, { "1e30", 42 }, { "99999999999", 42 }, { "2147483648", 42 },
+    { "-2", 42 }, { "[ 1 2 ]", 42 }, { "\"3\"", 42 },
+  };
+  static const struct
+  {
+    const char *value;
+    int         id;
+  } good[] = {
+    { "0", 0 }, { "7", 7 }, { "2147483647", G_MAXINT }, { "-1", -1 }, { "4.0", 4 },
+    { "", -1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *body = g_strdup_printf ("DEF R Joint { jointType \"rotate\" jointId %s "
+                                               "}\n", bad[i].value);
+      g_autofree char *want = g_strdup_printf ("bad.wrl:5:%u: %s", bad[i].column, message);
+
+      g_test_message ("jointId %s", bad[i].value);
+      check_error (body, want);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%sDEF R Joint { jointType \"rotate\" %s%s }\n",
+                                               header, *good[i].value ? "jointId " : "",
+                                               good[i].value);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = km_openhrp_load ("id.wrl", text, strlen (text), &error);
+
+      g_test_message ("jointId %s", good[i].value);
+      g_assert_no_error (error);
+      g_assert_cmpint (test_util_joint (skel, "R")->joint_id, ==, good[i].id);
+    }
+}
+
+/* A word where the field's type (from the PROTO) wants a quoted string fails at that word:
+ * it used to be taken for a node's type name, and failed at the next token (the next
+ * line's), with “expected “{””. */
+static void
+test_unquoted_string (void)
+{
+  check_error ("DEF R Joint { jointType \"rotate\"\n  jointAxis Y\n  ulimit [ 1 ] }\n",
+               "bad.wrl:6:13: expected jointAxis to be a string in double quotes");
+  check_error ("DEF R Joint { jointType rotate\n  jointAxis \"Y\" }\n",
+               "bad.wrl:5:25: expected jointType to be a string in double quotes");
+  check_error ("DEF R Joint { jointType \"rotate\" jointAxis -Z }\n",
+               "bad.wrl:5:44: expected jointAxis to be a string in double quotes");
+  /* (an MFString's items, and a PROTO's default) */
+  check_error ("PROTO Segment [ exposedField MFString names [ \"a\" b ] ] { Group { } }\n"
+               "DEF R Joint { jointType \"free\" }\n",
+               "bad.wrl:5:51: expected names to be a string in double quotes");
+  /* The value left out, the next field's name where it should be. */
+  check_error ("DEF R Joint { jointType \"rotate\" jointAxis\n  ulimit [ 1 ] }\n",
+               "bad.wrl:6:3: expected jointAxis to be a string in double quotes");
 }
 
 /* One of llimit and ulimit: the other side is open, as in Choreonoid's VRML loader (its
@@ -539,6 +643,9 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/humanoid", test_humanoid);
   g_test_add_func ("/kinema/OpenHrp/errors", test_errors);
   g_test_add_func ("/kinema/OpenHrp/not-a-number", test_not_a_number);
+  g_test_add_func ("/kinema/OpenHrp/hexadecimal", test_hexadecimal);
+  g_test_add_func ("/kinema/OpenHrp/joint-id", test_joint_id);
+  g_test_add_func ("/kinema/OpenHrp/unquoted-string", test_unquoted_string);
   g_test_add_func ("/kinema/OpenHrp/one-sided-limit", test_one_sided_limit);
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);

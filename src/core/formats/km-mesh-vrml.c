@@ -108,6 +108,82 @@ is_number_start (KmLexer *lx)
   return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.' || is_non_finite_word (lx);
 }
 
+/* Whether @type (nullable: unknown) may hold an integer in hexadecimal, "0x1F": VRML's
+ * SFInt32 and SFImage may, the float types may not; an unknown type is given the doubt. */
+static gboolean
+allows_hexadecimal (const char *type)
+{
+  return type == NULL || ((type[0] == 'S' || type[0] == 'M') && type[1] == 'F' &&
+                          (g_str_equal (type + 2, "Int32") || g_str_equal (type + 2, "Image")));
+}
+
+/* Whether the token is a number as VRML writes one: an optional sign, digits with an
+ * optional fraction (one of them may be empty, not both) and exponent; where @type allows,
+ * an integer in hexadecimal. g_ascii_strtod reads more: hexadecimal floats ("0x1p3") and,
+ * in any field, hexadecimal integers. */
+static gboolean
+is_vrml_number (KmLexer    *lx,
+                const char *type)
+{
+  const char *t = lx->tok;
+  gsize n = lx->tok_len, i = 0, digits = 0;
+
+  if (i < n && (t[i] == '+' || t[i] == '-'))
+    i++;
+  if (n - i > 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X'))
+    {
+      if (!allows_hexadecimal (type))
+        return FALSE;
+      for (i += 2; i < n && g_ascii_isxdigit (t[i]); i++)
+        digits++;
+      return digits > 0 && i == n;
+    }
+  for (; i < n && g_ascii_isdigit (t[i]); i++)
+    digits++;
+  if (i < n && t[i] == '.')
+    for (i++; i < n && g_ascii_isdigit (t[i]); i++)
+      digits++;
+  if (digits == 0)
+    return FALSE;
+  if (i < n && (t[i] == 'e' || t[i] == 'E'))
+    {
+      gsize exponent = 0;
+
+      if (++i < n && (t[i] == '+' || t[i] == '-'))
+        i++;
+      for (; i < n && g_ascii_isdigit (t[i]); i++)
+        exponent++;
+      if (exponent == 0)
+        return FALSE;
+    }
+  return i == n;
+}
+
+/* The current token as a number of a field of @type (nullable: unknown), or FALSE with
+ * "expected a finite number" at it. */
+static gboolean
+read_number (KmLexer     *lx,
+             const char  *type,
+             double      *out,
+             GError     **error)
+{
+  if (!is_vrml_number (lx, type))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                          _("expected a finite number"));
+      return FALSE;
+    }
+  return _km_lexer_number (lx, out, error);
+}
+
+/* Whether @type (nullable: unknown) holds strings: SFString or MFString. */
+static gboolean
+is_string_type (const char *type)
+{
+  return type != NULL && (type[0] == 'S' || type[0] == 'M') && type[1] == 'F' &&
+         g_str_equal (type + 2, "String");
+}
+
 /* A bare word: not a string, not a bracket, not the end. */
 static gboolean
 is_word (KmLexer *lx)
@@ -272,14 +348,18 @@ is_field_of (VParser    *p,
 }
 
 /* A field value, its first token current. Leaves the last token of the value current.
- * @type (nullable: unknown) is the field's type, of a field of @node_type (nullable);
+ * @type (nullable: unknown) is the type of the field @field of @node_type (nullable);
  * where it holds numbers, a word in a number's place fails there as not a number (but for
  * the name of the node's next field, which leaves the value short for the model reader to
- * say so; strings are left to it too, its messages name the field). */
+ * say so; a string there is left to it too, its messages name the field). Where it holds
+ * strings, a bare word fails there, naming the field: it would otherwise be taken for a
+ * node's type, and fail at the token after it. (Numbers are let through: OpenHRP files
+ * write a vector jointAxis into the PROTO's SFString, which the model reader takes.) */
 static gboolean
 parse_value (VParser     *p,
              guint        depth,
              const char  *node_type,
+             const char  *field,
              const char  *type,
              VValue     **out,
              GError     **error)
@@ -301,6 +381,13 @@ parse_value (VParser     *p,
         break;
       if (lx->tok_len == 0)
         return expect (p, list ? "]" : "{", error);
+      if (is_string_type (type) && is_word (lx) && !is_vrml_number (lx, type))
+        {
+          /* Translators: %s is a VRML field name (jointAxis, url…) */
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, lx->path, _km_lexer_tok_pos (lx),
+                              _("expected %s to be a string in double quotes"), field);
+          return FALSE;
+        }
       if (width > 0 && is_word (lx) && !is_number_start (lx) && !_km_lexer_is (lx, "TRUE") &&
           !_km_lexer_is (lx, "FALSE"))
         return _km_lexer_number (lx, &ignored, error);
@@ -314,7 +401,7 @@ parse_value (VParser     *p,
             numbers = g_array_new (FALSE, FALSE, sizeof (double));
           if (_km_lexer_is (lx, "TRUE"))
             v = 1;
-          else if (!_km_lexer_is (lx, "FALSE") && !_km_lexer_number (lx, &v, error))
+          else if (!_km_lexer_is (lx, "FALSE") && !read_number (lx, type, &v, error))
             return FALSE;
           g_array_append_val (numbers, v);
           if (!list)
@@ -327,7 +414,7 @@ parse_value (VParser     *p,
                      (is_number_start (lx) ||
                       (numbers->len < width && is_word (lx) && !is_field_of (p, node_type))))
                 {
-                  if (!_km_lexer_number (lx, &v, error))
+                  if (!read_number (lx, type, &v, error))
                     return FALSE;
                   g_array_append_val (numbers, v);
                   save = *lx;
@@ -499,8 +586,8 @@ parse_node (VParser  *p,
           field = g_strndup (lx->tok, lx->tok_len);
           if (!_km_lexer_next (lx))
             return expect (p, "}", error);
-          if (!parse_value (p, depth, node->type, field_type (p, node->type, field), &value,
-                            error))
+          if (!parse_value (p, depth, node->type, field, field_type (p, node->type, field),
+                            &value, error))
             return FALSE;
           g_hash_table_replace (node->fields, g_steal_pointer (&field), value);
         }
@@ -1005,7 +1092,7 @@ parse_interface (VParser      *p,
         {
           if (!_km_lexer_next (lx))
             return expect (p, "]", error);
-          if (!parse_value (p, 0, NULL, type, &value, error))
+          if (!parse_value (p, 0, NULL, name, type, &value, error))
             return FALSE;
           g_hash_table_replace (proto->defaults, g_strdup (name), value);
         }

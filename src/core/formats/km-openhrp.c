@@ -117,6 +117,36 @@ read_first (Reader      *r,
   return TRUE;
 }
 
+/* jointId: -1 (the usual PROTO default) for none, else an id, which must fit an int; a
+ * fraction or a larger number fails at the value rather than leave the joint without its
+ * id (Choreonoid addresses joints by id). */
+static gboolean
+read_joint_id (Reader      *r,
+               KmVrmlNode  *node,
+               int         *id,
+               GError     **error)
+{
+  KmVrmlValue *value = _km_vrml_doc_field (r->doc, node, "jointId");
+  gboolean one;
+  double v;
+
+  *id = -1;
+  if (value == NULL)
+    return TRUE;
+  one = value->numbers != NULL && value->numbers->len == 1 && value->strings == NULL &&
+        value->nodes == NULL;
+  v = one ? g_array_index (value->numbers, double, 0) : 0;
+  if (!one || v != floor (v) || v < -1 || v > G_MAXINT)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, r->path, value_pos (value, node),
+                          _("expected jointId to be a non-negative integer up to %d (or -1 "
+                            "for none)"), G_MAXINT);
+      return FALSE;
+    }
+  *id = (int) v;
+  return TRUE;
+}
+
 static const char *
 first_string (KmVrmlValue *value)
 {
@@ -316,7 +346,8 @@ add_joint (Reader          *r,
   const char *type_name = first_string (type_value);
   const char *name = node->def;
   double tr[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 1, 0 };
-  double lower = 0, upper = 0, id = -1;
+  double lower = 0, upper = 0;
+  int id;
   KmSourcePos lower_pos, upper_pos;
   gboolean has_lower, has_upper;
   KmJointType type;
@@ -387,7 +418,7 @@ add_joint (Reader          *r,
 
   if (!read_numbers (r, node, "translation", tr, 3, "x y z", error) ||
       !read_numbers (r, node, "rotation", rot, 4, "axis x y z, angle", error) ||
-      !read_numbers (r, node, "jointId", &id, 1, "an integer", error))
+      !read_joint_id (r, node, &id, error))
     return FALSE;
   if (km_vec3_length (km_vec3 (rot[0], rot[1], rot[2])) > 1e-12)
     km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (rot[0], rot[1], rot[2])), rot[3],
@@ -422,8 +453,8 @@ add_joint (Reader          *r,
   if (rot[3] != 0 || !mat3_is_identity (&frame.lin))
     km_skeleton_builder_set_rotation (r->builder, index,
                                       km_quat_normalize (km_mat3_to_quat (&frame.lin)));
-  if (id >= 0 && id == floor (id) && id <= G_MAXINT)
-    km_skeleton_builder_set_joint_id (r->builder, index, (int) id);
+  if (id >= 0)
+    km_skeleton_builder_set_joint_id (r->builder, index, id);
 
   if (type == KM_JOINT_REVOLUTE || type == KM_JOINT_PRISMATIC)
     {
