@@ -398,7 +398,8 @@ test_errors (void)
 
 /* A DOCTYPE with an internal subset is still URDF (the sniffer skips the subset), and is
  * refused where its declarations are: entities are never expanded (a "billion laughs" of
- * nested entities would be one way to exhaust memory). */
+ * nested entities would be one way to exhaust memory). A subset of comments only
+ * declares nothing and loads; a DOCTYPE inside the document element is refused. */
 static void
 test_doctype_internal_subset (void)
 {
@@ -412,20 +413,39 @@ test_doctype_internal_subset (void)
     "<!DOCTYPE robot [\n  <!-- a ] and a > in a comment -->\n]>\n<robot name='x'/>";
   static const char quoted[] =
     "<!DOCTYPE robot SYSTEM \"urdf[1].dtd\">\n<robot name='x'><link name='a'/></robot>";
+  static const char comment[] =
+    "<!DOCTYPE robot [ <!-- note --> ]>\n<robot name='x'><link name='a'/></robot>";
+  static const char element[] =
+    "<!DOCTYPE robot [\n  <!-- note -->\n  <!ELEMENT robot ANY>\n]>\n<robot name='x'/>";
+  static const char late[] =
+    "<robot name='x'><link name='a'/>\n"
+    "  <!DOCTYPE robot [ <!ENTITY n 'a'> ]>\n</robot>";
   g_autoptr(GError) error = NULL;
   g_autoptr(KmSkeleton) skel = NULL;
 
   g_assert_cmpint (km_urdf_sniff (entity, strlen (entity)), >, 50);
   g_assert_cmpint (km_urdf_sniff (subset, strlen (subset)), >, 50);
   g_assert_cmpint (km_urdf_sniff (quoted, strlen (quoted)), >, 50);
+  g_assert_cmpint (km_urdf_sniff (comment, strlen (comment)), >, 50);
   assert_error (entity, "t.urdf:2:19: expected no entity declarations: an internal DTD "
                         "subset (“<!DOCTYPE … [ … ]>”) is not supported");
-  assert_error (subset, "t.urdf:1:17: expected no entity declarations: an internal DTD "
-                        "subset (“<!DOCTYPE … [ … ]>”) is not supported");
+  assert_error (element, "t.urdf:3:3: expected no declarations in an internal DTD subset "
+                         "(“<!DOCTYPE … [ … ]>”), found “<!ELEMENT”");
+  /* GMarkup would end the DOCTYPE at the comment's '>'. */
+  assert_error (subset, "t.urdf:2:18: expected no “<” or “>” in a DOCTYPE's comments and "
+                        "quoted values");
+  assert_error (late, "t.urdf:2:3: expected no DOCTYPE inside or after the document "
+                      "element");
   /* A bracket in a quoted system identifier is no subset. */
   skel = load_text (quoted, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (skel);
+  g_clear_pointer (&skel, km_skeleton_unref);
+  /* Comments only: no declaration, nothing to refuse. */
+  skel = load_text (comment, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  g_assert_cmpstr (km_skeleton_get_root_name (skel), ==, "a");
 }
 
 static void

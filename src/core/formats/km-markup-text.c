@@ -528,11 +528,14 @@ km_markup_text_parse (const KmMarkupText   *self,
  * @text: a document (need not be NUL-terminated)
  * @offset: where a "<!DOCTYPE" starts in @text
  * @subset: (out): the offset of its internal subset's "[", 0 if it has none
- * @entity: (out): the offset of the first "<!ENTITY" in that subset, 0 if none
+ * @declaration: (out): the offset of the first thing in that subset that is neither
+ *   white space nor a comment (a markup declaration "<!ENTITY …", "<!ELEMENT …", a
+ *   processing instruction "<?…?>", a parameter entity reference "%name;", or junk), 0 if
+ *   none
  *
- * Finds the end of a DOCTYPE. Quoted literals, and comments in an internal subset
- * "[ … ]", are skipped: a ">" (or a bracket) in them ends nothing; the subset's own
- * declarations end in ">" too.
+ * Finds the end of a DOCTYPE. Quoted literals, and comments and processing instructions
+ * in an internal subset "[ … ]", are skipped: a ">" (or a bracket) in them ends nothing;
+ * the subset's own declarations end in ">" too.
  *
  * Returns: the offset just past its ">", or 0 when @text ends first
  */
@@ -541,15 +544,26 @@ km_markup_text_skip_doctype (const char *text,
                              gsize       length,
                              gsize       offset,
                              gsize      *subset,
-                             gsize      *entity)
+                             gsize      *declaration)
 {
   const char *t = text;
   gsize n = length;
   gboolean in_subset = FALSE;
 
-  *subset = *entity = 0;
+  *subset = *declaration = 0;
   for (gsize i = offset + strlen ("<!DOCTYPE"); i < n; i++)
     {
+      if (in_subset && n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+        {
+          const char *close = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+
+          if (close == NULL)
+            return 0;
+          i = (gsize) (close - t) + 2;
+          continue;
+        }
+      if (in_subset && *declaration == 0 && !g_ascii_isspace (t[i]) && t[i] != ']')
+        *declaration = i;
       if (t[i] == '"' || t[i] == '\'')
         {
           const char *close = memchr (t + i + 1, t[i], n - i - 1);
@@ -558,16 +572,14 @@ km_markup_text_skip_doctype (const char *text,
             return 0;
           i = (gsize) (close - t);
         }
-      else if (in_subset && n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+      else if (in_subset && n - i >= 2 && t[i] == '<' && t[i + 1] == '?')
         {
-          const char *close = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+          const char *close = g_strstr_len (t + i + 2, (gssize) (n - i - 2), "?>");
 
           if (close == NULL)
             return 0;
-          i = (gsize) (close - t) + 2;
+          i = (gsize) (close - t) + 1;
         }
-      else if (in_subset && *entity == 0 && n - i >= 8 && memcmp (t + i, "<!ENTITY", 8) == 0)
-        *entity = i;
       else if (!in_subset && t[i] == '[')
         {
           in_subset = TRUE;
@@ -581,18 +593,163 @@ km_markup_text_skip_doctype (const char *text,
   return 0;
 }
 
+/* Where GMarkup ends the DOCTYPE at @offset: at the first '>' that balances the '<'s
+ * before it, those in comments and quoted literals counted too. Just past that '>', or 0
+ * when the text ends first. */
+static gsize
+gmarkup_doctype_end (const char *t,
+                     gsize       n,
+                     gsize       offset)
+{
+  gsize balance = 0;
+
+  for (gsize i = offset; i < n; i++)
+    if (t[i] == '<')
+      balance++;
+    else if (t[i] == '>' && --balance == 0)
+      return i + 1;
+  return 0;
+}
+
+/* The first '<' or '>' in a quoted literal or in a comment's text of the DOCTYPE from
+ * @offset to @end (both ends of which km_markup_text_skip_doctype() found), or @offset. */
+static gsize
+find_quoted_angle (const char *t,
+                   gsize       offset,
+                   gsize       end)
+{
+  gsize i = offset + strlen ("<!DOCTYPE");
+
+  while (i < end)
+    {
+      const char *close;
+      gsize from;
+
+      if (t[i] == '"' || t[i] == '\'')
+        {
+          from = i + 1;
+          close = memchr (t + from, t[i], end - from);
+        }
+      else if (end - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+        {
+          from = i + 4;
+          close = g_strstr_len (t + from, (gssize) (end - from), "-->");
+        }
+      else
+        {
+          i++;
+          continue;
+        }
+      if (close == NULL)
+        break;
+      for (gsize k = from; k < (gsize) (close - t); k++)
+        if (t[k] == '<' || t[k] == '>')
+          return k;
+      i = (gsize) (close - t) + 1;
+    }
+  return offset;
+}
+
+/* The first "<!DOCTYPE" from @i on that is markup, not text in a comment, a CDATA
+ * section, a processing instruction or a tag's quoted attribute value; @n when there is
+ * none (or when unterminated markup hides the rest, GMarkup's to report). */
+static gsize
+find_doctype (const char *t,
+              gsize       n,
+              gsize       i)
+{
+  while (i < n)
+    {
+      const char *lt = memchr (t + i, '<', n - i);
+      const char *close;
+
+      if (lt == NULL)
+        return n;
+      i = (gsize) (lt - t);
+      if (n - i >= 9 && memcmp (t + i, "<!DOCTYPE", 9) == 0)
+        return i;
+      if (n - i >= 4 && memcmp (t + i, "<!--", 4) == 0)
+        close = g_strstr_len (t + i + 4, (gssize) (n - i - 4), "-->");
+      else if (n - i >= 9 && memcmp (t + i, "<![CDATA[", 9) == 0)
+        close = g_strstr_len (t + i + 9, (gssize) (n - i - 9), "]]>");
+      else if (n - i >= 2 && t[i + 1] == '?')
+        close = g_strstr_len (t + i + 2, (gssize) (n - i - 2), "?>");
+      else
+        {
+          /* A tag (its quoted values may hold '<' or '>'), or other markup. */
+          char quote = 0;
+
+          for (i++; i < n && (quote != 0 || t[i] != '>'); i++)
+            if (quote != 0 ? t[i] == quote : (t[i] == '"' || t[i] == '\''))
+              quote = quote != 0 ? 0 : t[i];
+          close = i < n ? t + i : NULL;
+        }
+      if (close == NULL)
+        return n;
+      i = (gsize) (close - t) + 1;
+    }
+  return n;
+}
+
+/* What the declaration at @offset is, for a message: "<!ENTITY", "<?target", "%name;",
+ * or the word or character there. */
+static char *
+declaration_name (const char *t,
+                  gsize       n,
+                  gsize       offset)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *word = NULL;
+  gsize i = offset, end;
+
+  if (n - i >= 2 && t[i] == '<' && (t[i + 1] == '!' || t[i + 1] == '?'))
+    i += 2;
+  else if (t[i] == '%')
+    i++;
+  for (end = i; end < n && end - i < 32 && (g_ascii_isalnum (t[end]) || t[end] == '_' ||
+                                            t[end] == '-' || t[end] == '.' || t[end] == ':');
+       end++)
+    ;
+  if (t[offset] == '%' && end < n && t[end] == ';')
+    end++;
+  if (end == offset)
+    {
+      /* A character of its own: '"', '<', a letter beyond ASCII… */
+      gunichar c = g_utf8_get_char_validated (t + offset, (gssize) (n - offset));
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guchar) t[offset]);
+          return g_string_free (out, FALSE);
+        }
+      end = (gsize) (g_utf8_next_char (t + offset) - t);
+    }
+  word = g_strndup (t + offset, end - offset);
+  km_format_append_value (out, word);
+  return g_string_free (out, FALSE);
+}
+
 /**
  * km_markup_text_check_prolog:
  *
- * Refuses a DOCTYPE with an internal subset before the document element, with
- * "FILE:LINE:COLUMN: expected no entity declarations: …" at its first "<!ENTITY" (at its
- * "[" when it declares none): GMarkup would skip its declarations and then fail, far from
- * them, on the first entity they declare; and entities are not expanded here (nested
- * ones, a "billion laughs", could exhaust memory). A subset is refused even when the
- * text ends inside it; anything else, other unterminated markup included, is left to
- * GMarkup to report.
+ * GMarkup skips a DOCTYPE wherever it is, and with it any declarations of its internal
+ * subset; so this refuses, with "FILE:LINE:COLUMN: expected …" where each starts:
  *
- * Returns: %FALSE with @error set when the prolog has such a subset
+ * - a declaration in an internal subset ("expected no entity declarations" for an entity,
+ *   else naming what it found: “<!ELEMENT”, “<?pi”, “%name;”…), even when the text ends
+ *   inside it: GMarkup would skip the declarations
+ *   and then fail, far from them, on the first entity they declare; and entities are not
+ *   expanded here (nested ones, a "billion laughs", could exhaust memory). A subset of
+ *   comments and white space only declares nothing and passes;
+ * - a '<' or '>' in a DOCTYPE's comment or quoted literal that makes GMarkup end the
+ *   DOCTYPE elsewhere than XML does (it counts them as markup), which would make it fail
+ *   with a message about something else;
+ * - a second DOCTYPE, and one inside or after the document element (where one would
+ *   bring its declarations past the check above).
+ *
+ * Anything else, other unterminated markup included, is left to GMarkup to report.
+ *
+ * Returns: %FALSE with @error set when the document has such a DOCTYPE
  */
 gboolean
 km_markup_text_check_prolog (const KmMarkupText *self,
@@ -601,6 +758,7 @@ km_markup_text_check_prolog (const KmMarkupText *self,
 {
   const char *t = self->text;
   gsize n = self->length, i = 0;
+  gboolean seen_doctype = FALSE;
 
   while (i < n && g_ascii_isspace (t[i]))
     i++;
@@ -608,19 +766,48 @@ km_markup_text_check_prolog (const KmMarkupText *self,
     {
       if (n - i >= 9 && memcmp (t + i, "<!DOCTYPE", 9) == 0)
         {
-          gsize subset, entity;
+          gsize subset, declaration, end;
 
-          i = km_markup_text_skip_doctype (t, n, i, &subset, &entity);
-          if (subset != 0)
+          if (seen_doctype)
             {
               km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path,
-                                  km_markup_text_pos (self, entity != 0 ? entity : subset),
+                                  km_markup_text_pos (self, i),
+                                  _("expected one DOCTYPE at most"));
+              return FALSE;
+            }
+          seen_doctype = TRUE;
+          end = km_markup_text_skip_doctype (t, n, i, &subset, &declaration);
+          if (declaration != 0 && n - declaration >= 8 &&
+              memcmp (t + declaration, "<!ENTITY", 8) == 0)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path,
+                                  km_markup_text_pos (self, declaration),
                                   _("expected no entity declarations: an internal DTD "
                                     "subset (“<!DOCTYPE … [ … ]>”) is not supported"));
               return FALSE;
             }
-          if (i == 0)
+          if (declaration != 0)
+            {
+              g_autofree char *name = declaration_name (t, n, declaration);
+
+              /* Translators: %s is what was found, e.g. “<!ELEMENT”; keep the DOCTYPE */
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path,
+                                  km_markup_text_pos (self, declaration),
+                                  _("expected no declarations in an internal DTD subset "
+                                    "(“<!DOCTYPE … [ … ]>”), found “%s”"), name);
+              return FALSE;
+            }
+          if (end == 0)
             return TRUE;   /* unterminated: GMarkup says where */
+          if (gmarkup_doctype_end (t, n, i) != end)
+            {
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path,
+                                  km_markup_text_pos (self, find_quoted_angle (t, i, end)),
+                                  _("expected no “<” or “>” in a DOCTYPE's comments and "
+                                    "quoted values"));
+              return FALSE;
+            }
+          i = end;
         }
       else
         {
@@ -641,6 +828,15 @@ km_markup_text_check_prolog (const KmMarkupText *self,
         }
       while (i < n && g_ascii_isspace (t[i]))
         i++;
+    }
+
+  /* The document element, or whatever GMarkup is to refuse: no DOCTYPE from here on. */
+  i = find_doctype (t, n, i);
+  if (i < n)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, path, km_markup_text_pos (self, i),
+                          _("expected no DOCTYPE inside or after the document element"));
+      return FALSE;
     }
   return TRUE;
 }

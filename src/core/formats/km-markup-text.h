@@ -61,7 +61,7 @@ gsize        km_markup_text_skip_doctype   (const char         *text,
                                             gsize               length,
                                             gsize               offset,
                                             gsize              *subset,
-                                            gsize              *entity);
+                                            gsize              *declaration);
 gboolean     km_markup_text_check_prolog   (const KmMarkupText *self,
                                             const char         *path,
                                             GError            **error);
