@@ -88,14 +88,13 @@ km_format_list_names (void)
   return g_string_free (names, FALSE);
 }
 
-const KmFormat *
-km_format_detect (const char *data,
-                  gsize       length)
+/* The highest-scoring sniff of @data (ties: the earlier row), NULL when all say 0. */
+static const KmFormat *
+sniff_all (const char *data,
+           gsize       length)
 {
   const KmFormat *best = NULL;
   int best_score = 0;
-
-  g_return_val_if_fail (data != NULL || length == 0, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {
@@ -103,7 +102,7 @@ km_format_detect (const char *data,
 
       if (formats[i]->sniff == NULL)
         continue;
-      score = formats[i]->sniff (data != NULL ? data : "", length);
+      score = formats[i]->sniff (data, length);
       if (score > best_score)
         {
           best = formats[i];
@@ -117,6 +116,211 @@ static gboolean
 is_space (char c)
 {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Whether @length bytes of @data (the first GUESS_LIMIT of them) hold a NUL or bytes that
+ * are not UTF-8; a multi-byte character cut at the limit does not count. */
+static gboolean
+is_binary (const char *data,
+           gsize       length)
+{
+  gsize check = MIN (length, GUESS_LIMIT);
+  const char *valid_end;
+
+  return memchr (data, '\0', check) != NULL
+         || (!g_utf8_validate_len (data, check, &valid_end)
+             && (check == length || (gsize) (valid_end - data) + 4 <= check));
+}
+
+/* The offset of the first character that is not white space (after a UTF-8 byte order
+ * mark), within the first GUESS_LIMIT bytes; that limit when there is none. */
+static gsize
+text_start (const char *data,
+            gsize       length)
+{
+  gsize check = MIN (length, GUESS_LIMIT);
+  gsize start = check >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+
+  while (start < check && is_space (data[start]))
+    start++;
+  return start;
+}
+
+/* Whether @path is named as a JSON file: then text that starts like JSON is JSON, and its
+ * errors are JSON errors, never read as YAML. */
+static gboolean
+named_json (const char *path)
+{
+  const char *dot = path != NULL ? strrchr (path, '.') : NULL;
+
+  return dot != NULL && strchr (dot, G_DIR_SEPARATOR) == NULL
+         && g_ascii_strcasecmp (dot, ".json") == 0;
+}
+
+static char *xml_root_name (const char *p,
+                            const char *end);
+
+/* How much of a YAML document's outline (yaml_outline()) the sniffers are shown. */
+#define OUTLINE_LIMIT GUESS_LIMIT
+
+/* A scalar on one line of the outline. */
+static void
+outline_scalar (GString          *out,
+                const KmYamlNode *node)
+{
+  gsize length = 0;
+  const char *value = km_yaml_node_get_scalar (node, &length);
+
+  for (gsize i = 0; i < length && out->len < OUTLINE_LIMIT; i++)
+    g_string_append_c (out, value[i] == '\n' || value[i] == '\r' || value[i] == '\0'
+                            ? ' ' : value[i]);
+}
+
+static void outline_node (GString          *out,
+                          const KmYamlNode *node,
+                          guint             indent);
+
+/* A mapping's scalar values first, then its collections: what a file is, its top level's
+ * scalars say (`format: ChoreonoidBody`, `type: PoseSeq`), and the sniffers look for them
+ * near the start. Pairs whose key is no scalar say nothing of the kind and are left out. */
+static void
+outline_mapping (GString          *out,
+                 const KmYamlNode *node,
+                 guint             indent)
+{
+  for (int scalars = 1; scalars >= 0; scalars--)
+    for (guint i = 0; i < km_yaml_node_get_length (node) && out->len < OUTLINE_LIMIT; i++)
+      {
+        const KmYamlNode *key = km_yaml_mapping_get_key (node, i);
+        const KmYamlNode *value = km_yaml_mapping_get_value (node, i);
+        gboolean scalar = km_yaml_node_get_kind (value) == KM_YAML_SCALAR;
+
+        if (km_yaml_node_get_kind (key) != KM_YAML_SCALAR || scalar != scalars)
+          continue;
+        g_string_append_printf (out, "%*s", (int) indent, "");
+        outline_scalar (out, key);
+        g_string_append_c (out, ':');
+        if (scalar)
+          {
+            g_string_append_c (out, ' ');
+            outline_scalar (out, value);
+            g_string_append_c (out, '\n');
+          }
+        else
+          {
+            g_string_append_c (out, '\n');
+            outline_node (out, value, indent + 2);
+          }
+      }
+}
+
+static void
+outline_node (GString          *out,
+              const KmYamlNode *node,
+              guint             indent)
+{
+  if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING)
+    outline_mapping (out, node, indent);
+  else if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+    for (guint i = 0; i < km_yaml_node_get_length (node) && out->len < OUTLINE_LIMIT; i++)
+      {
+        const KmYamlNode *item = km_yaml_sequence_get (node, i);
+
+        g_string_append_printf (out, "%*s-", (int) indent, "");
+        if (km_yaml_node_get_kind (item) == KM_YAML_SCALAR)
+          {
+            g_string_append_c (out, ' ');
+            outline_scalar (out, item);
+            g_string_append_c (out, '\n');
+          }
+        else
+          {
+            g_string_append_c (out, '\n');
+            outline_node (out, item, indent + 2);
+          }
+      }
+}
+
+/*
+ * The format of YAML that the sniffers, which look at lines of block-style text, do not
+ * recognise as written: flow style (`{format: ChoreonoidBody, …}`), or YAML written as
+ * strict JSON (JSON is YAML, and Choreonoid reads it so). The document is parsed, and its
+ * outline, in the block style the sniffers know, is shown to them: the same kinds of
+ * document are recognised whatever their style. NULL when it does not parse, its top
+ * level is no mapping, or no sniffer claims it.
+ */
+static const KmFormat *
+detect_yaml (const char *data,
+             gsize       length)
+{
+  g_autoptr(KmYamlNode) root = km_yaml_parse ("", data, length, NULL, NULL);
+  g_autoptr(GString) outline = NULL;
+
+  if (root == NULL || km_yaml_node_get_kind (root) != KM_YAML_MAPPING)
+    return NULL;
+  /* (a document marker first: no sniffer of another kind of text claims it) */
+  outline = g_string_new ("---\n");
+  outline_mapping (outline, root, 0);
+  return sniff_all (outline->str, outline->len);
+}
+
+/*
+ * The format of XML that the sniffers do not see the document element of (one after a
+ * header comment longer than they look, or a comment holding a ">"): the element's name,
+ * as xml_root_name() finds it, decides, as it does for the sniffers. The file may still
+ * break off after it; the format's loader says where.
+ */
+static const KmFormat *
+detect_xml (const char *data,
+            gsize       length)
+{
+  gsize start = text_start (data, length);
+  g_autofree char *root = xml_root_name (data + start, data + MIN (length, GUESS_LIMIT));
+  g_autofree char *element = NULL;
+
+  if (root == NULL)
+    return NULL;
+  element = g_strdup_printf ("<%s>", root);
+  return sniff_all (element, strlen (element));
+}
+
+const KmFormat *
+km_format_detect (const char *data,
+                  gsize       length)
+{
+  return km_format_detect_for_path (NULL, data, length);
+}
+
+/**
+ * km_format_detect_for_path:
+ *
+ * The sniffers look at the start of the text, as it is usually written; text none of
+ * them claims is looked at more closely: XML by its document element's name, other text
+ * (but JSON-looking text in a file named .json) as the YAML it may be.
+ */
+const KmFormat *
+km_format_detect_for_path (const char *path,
+                           const char *data,
+                           gsize       length)
+{
+  const KmFormat *format;
+  gsize start;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (data == NULL)
+    data = "";
+  format = sniff_all (data, length);
+  if (format != NULL || is_binary (data, length))
+    return format;
+  start = text_start (data, length);
+  if (start >= MIN (length, GUESS_LIMIT))
+    return NULL;
+  if (data[start] == '<')
+    return detect_xml (data, length);
+  if ((data[start] == '{' || data[start] == '[') && named_json (path))
+    return NULL;
+  return detect_yaml (data, length);
 }
 
 static const char *
@@ -185,11 +389,12 @@ looks_like_yaml (const char *p,
     return TRUE;
   while (p < end)
     {
-      const char *line_end = memchr (p, '\n', end - p);
+      const char *line_end = p;
       const char *q = p;
 
-      if (line_end == NULL)
-        line_end = end;
+      /* (LF, CRLF or a lone CR, as in old Mac files, ends a line) */
+      while (line_end < end && *line_end != '\n' && *line_end != '\r')
+        line_end++;
       while (q < line_end && is_space (*q))
         q++;
       if (q == line_end || *q == '#' || (line_end - q >= 3 && memcmp (q, "---", 3) == 0))
@@ -247,7 +452,14 @@ km_format_guess_description (const char *data,
       g_autoptr(KmJsonDocument) doc = km_json_parse ("", data, length, NULL);
 
       if (doc == NULL)
-        return g_strdup (_("text that starts like JSON but is not valid JSON"));
+        {
+          /* Flow-style YAML ("{format: ChoreonoidBody, …}") is not broken JSON. */
+          g_autoptr(KmYamlNode) root = km_yaml_parse ("", data, length, NULL, NULL);
+
+          if (root != NULL)
+            return g_strdup (_("a YAML document, not a known Kinema format"));
+          return g_strdup (_("text that starts like JSON but is not valid JSON"));
+        }
       if (km_json_node_type (km_json_document_get_root (doc)) == KM_JSON_OBJECT)
         return g_strdup (_("a JSON object, not a known Kinema format"));
       return g_strdup (_("a JSON array, not a known Kinema format"));
@@ -266,11 +478,92 @@ km_format_guess_description (const char *data,
   return g_strdup (_("plain text, not a known Kinema format"));
 }
 
+/* Where @error (a KM_PARSE_ERROR about @path) says it is: its "PATH:LINE:COLUMN:" prefix;
+ * 0:0 when it has none. */
+static KmSourcePos
+error_pos (const GError *error,
+           const char   *path)
+{
+  KmSourcePos pos = { 0, 0 };
+  gsize n = strlen (path);
+
+  if (strncmp (error->message, path, n) == 0 &&
+      sscanf (error->message + n, ":%u:%u:", &pos.line, &pos.column) != 2)
+    pos = (KmSourcePos) { 0, 0 };
+  return pos;
+}
+
 /*
- * Text no format claims that starts like JSON, or looks like YAML, but does not parse: the
- * reader's syntax error, with its position, says more than what the text looks like
- * (km_format_guess_description()), and is what --format would say. Returns FALSE, with
- * @error untouched, when the text parses (or looks like neither).
+ * JSON-looking text that is no valid JSON: the JSON error, unless it may be YAML (its file
+ * is not named .json) and the YAML reader got further into it, as with flow-style YAML
+ * ("{format: ChoreonoidBody, …}" stops JSON at its first unquoted key). FALSE, @error
+ * untouched, when it parses as either.
+ */
+static gboolean
+json_syntax_error (const char  *path,
+                   const char  *data,
+                   gsize        length,
+                   GError     **error)
+{
+  g_autoptr(GError) json_error = NULL;
+  g_autoptr(GError) yaml_error = NULL;
+  g_autoptr(KmJsonDocument) doc = km_json_parse (path, data, length, &json_error);
+  g_autoptr(KmYamlNode) root = NULL;
+  KmSourcePos json_pos, yaml_pos;
+
+  if (doc != NULL)
+    return FALSE;
+  if (!named_json (path))
+    {
+      root = km_yaml_parse (path, data, length, NULL, &yaml_error);
+      if (root != NULL)
+        return FALSE;
+      json_pos = error_pos (json_error, path);
+      yaml_pos = error_pos (yaml_error, path);
+      if (yaml_pos.line > json_pos.line ||
+          (yaml_pos.line == json_pos.line && yaml_pos.column > json_pos.column))
+        {
+          g_propagate_error (error, g_steal_pointer (&yaml_error));
+          return TRUE;
+        }
+    }
+  g_propagate_error (error, g_steal_pointer (&json_error));
+  return TRUE;
+}
+
+/*
+ * XML whose document element cannot be found: most often a file that breaks off in its
+ * prolog (inside a long header comment). Its well-formedness error, located as the XML
+ * loaders locate it ("expected well-formed XML: …"), says more than "an XML document".
+ * FALSE, @error untouched, when the text is well-formed XML.
+ */
+static gboolean
+xml_syntax_error (const char  *path,
+                  const char  *data,
+                  gsize        length,
+                  GError     **error)
+{
+  static const GMarkupParser no_callbacks = { NULL, NULL, NULL, NULL, NULL };
+  g_autoptr(GMarkupParseContext) context = NULL;
+  g_autofree char *text = km_markup_text_dup_utf8 (path, data, length, error);
+  KmMarkupText markup;
+  gboolean ok;
+
+  if (text == NULL)
+    return TRUE;
+  km_markup_text_init (&markup, text, strlen (text));
+  context = g_markup_parse_context_new (&no_callbacks, 0, NULL, NULL);
+  ok = km_markup_text_parse (&markup, path, context, error);
+  km_markup_text_clear (&markup);
+  return !ok;
+}
+
+/*
+ * Text no format claims that starts like JSON, or looks like YAML, or XML with no document
+ * element to be found, but does not parse: the reader's syntax error, with its position,
+ * says more than what the text looks like (km_format_guess_description()), and is what
+ * --format would say. Returns FALSE, with @error untouched, when the text parses (or looks
+ * like none of these).
  */
 static gboolean
 syntax_error (const char  *path,
@@ -279,38 +572,34 @@ syntax_error (const char  *path,
               GError     **error)
 {
   gsize check = MIN (length, GUESS_LIMIT);
-  gsize start = check >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  gsize start;
   g_autoptr(GError) local_error = NULL;
-  const char *valid_end;
 
   /* Binary data stays "binary data" (a character cut at the limit is no reason). */
-  if (memchr (data, '\0', check) != NULL ||
-      (!g_utf8_validate_len (data, check, &valid_end) &&
-       (check == length || (gsize) (valid_end - data) + 4 <= check)))
+  if (is_binary (data, length))
     return FALSE;
-  while (start < check && is_space (data[start]))
-    start++;
+  start = text_start (data, length);
   if (start >= check)
     return FALSE;
 
   if (data[start] == '{' || data[start] == '[')
+    return json_syntax_error (path, data, length, error);
+  if (data[start] == '<')
     {
-      g_autoptr(KmJsonDocument) doc = km_json_parse (path, data, length, &local_error);
+      g_autofree char *root = xml_root_name (data + start, data + check);
 
-      if (doc != NULL)
-        return FALSE;
+      return root == NULL && xml_syntax_error (path, data, length, error);
     }
-  else if (looks_like_yaml (data + start, data + check))
+  if (looks_like_yaml (data + start, data + check))
     {
       g_autoptr(KmYamlNode) root = km_yaml_parse (path, data, length, NULL, &local_error);
 
       if (root != NULL)
         return FALSE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return TRUE;
     }
-  else
-    return FALSE;
-  g_propagate_error (error, g_steal_pointer (&local_error));
-  return TRUE;
+  return FALSE;
 }
 
 static GBytes *read_file_at (const char   *path,
@@ -447,7 +736,8 @@ content_start (const char *data,
 
   for (; i < MIN (length, GUESS_LIMIT) && is_space (data[i]); i++)
     {
-      if (data[i] == '\n')
+      /* A line ends at LF, CRLF (counted at its LF) or a lone CR (old Mac files). */
+      if (data[i] == '\n' || (data[i] == '\r' && (i + 1 >= length || data[i + 1] != '\n')))
         {
           pos.line++;
           pos.column = 1;
@@ -586,7 +876,7 @@ km_format_load_model_file (const char      *path,
 
   if (fmt == NULL)
     {
-      fmt = km_format_detect (data, length);
+      fmt = km_format_detect_for_path (path, data, length);
       if (fmt == NULL)
         {
           g_autofree char *guess = NULL;

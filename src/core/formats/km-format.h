@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 /*
  * The one loader registry (DESIGN.md, "Model loaders"). Every file format is one KmFormat
  * table in its own file plus one row in km-format.c; nothing above the registry knows the
- * individual formats. A file's type comes from its content (sniff), never from its name,
- * unless the caller names a format.
+ * individual formats. A file's type comes from its content (sniff), not from its name,
+ * unless the caller names a format (a name only keeps a .json file's JSON-looking text
+ * JSON: km_format_detect_for_path()).
  */
 
 /* km_format_load_file reads at most this much; a larger file is rejected unread. */
@@ -80,8 +81,15 @@ struct _KmFormat
 
 /* By name, ignoring ASCII case; NULL when unknown. */
 const KmFormat  *km_format_lookup        (const char       *name);
-/* The highest-scoring format, NULL when every sniff says 0 (ties: the earlier row). */
+/* The highest-scoring format, NULL when every sniff says 0 (ties: the earlier row). Text
+ * no sniffer claims is looked at more closely: XML by its document element's name, other
+ * text as the YAML it may be (flow style, strict JSON), which is parsed for that. */
 const KmFormat  *km_format_detect        (const char       *data,
+                                          gsize             length);
+/* The same for the contents of @path (nullable: content only): text that starts like
+ * JSON in a file named .json is taken for JSON alone, never re-read as YAML. */
+const KmFormat  *km_format_detect_for_path (const char     *path,
+                                          const char       *data,
                                           gsize             length);
 const KmFormat * const *km_format_list   (guint            *n_formats);
 /* What an unrecognised file looks like, translated ("binary data", "an XML document with

@@ -273,13 +273,22 @@ parse_document (const char  *path,
       KmSourcePos pos;
       g_autofree char *explained = km_markup_text_explain_gmarkup_error (&file->markup, context,
                                                                          local, &pos);
+      /* GMarkup's own errors (the callbacks' are G_MARKUP_ERROR_INVALID_CONTENT) say what
+       * was expected as the URDF reader's do (km_markup_text_parse()). */
+      gboolean not_well_formed = explained == NULL &&
+                                 !g_error_matches (local, G_MARKUP_ERROR,
+                                                   G_MARKUP_ERROR_INVALID_CONTENT);
       /* Else GMarkup's message, without its own "Error on line N char M: " prefix and with
        * the names it quotes escaped. */
       g_autofree char *message = explained != NULL ? g_steal_pointer (&explained)
                                  : km_markup_text_gmarkup_message (local->message);
 
-      km_parse_error_set (error, st.limit ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_SYNTAX,
-                          path, pos, "%s", message);
+      if (not_well_formed)
+        km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos,
+                            _("expected well-formed XML: %s"), message);
+      else
+        km_parse_error_set (error, st.limit ? KM_PARSE_ERROR_LIMIT : KM_PARSE_ERROR_SYNTAX,
+                            path, pos, "%s", message);
       sb_file_free (file);
       return NULL;
     }

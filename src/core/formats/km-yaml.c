@@ -605,6 +605,7 @@ km_yaml_sniff_top_key (const char *data,
   gsize key_len;
   gsize i = 0;
   gsize limit;
+  gboolean seen_key = FALSE;
 
   g_return_val_if_fail (key != NULL, FALSE);
 
@@ -621,11 +622,10 @@ km_yaml_sniff_top_key (const char *data,
       const char *line = data + i;
       gsize n;
 
-      while (end < limit && data[end] != '\n')
+      /* A line ends at LF, CRLF or a lone CR (old Mac files): YAML takes all three. */
+      while (end < limit && data[end] != '\n' && data[end] != '\r')
         end++;
       n = end - i;
-      if (n > 0 && line[n - 1] == '\r')
-        n--;
 
       if (n > key_len && memcmp (line, key, key_len) == 0 && line[key_len] == ':')
         return TRUE;
@@ -635,11 +635,21 @@ km_yaml_sniff_top_key (const char *data,
       if (n == key_len + 1 && memcmp (line, key, key_len) == 0 && line[key_len] == ':')
         return TRUE;
       /* Anything but comments, directives, document markers, blank or indented lines
-       * must look like a top-level key; a top level that is no block mapping is not ours. */
+       * must look like a top-level key; a top level that is no block mapping is not ours.
+       * A "- " entry after a key belongs to that key's sequence, written without indent
+       * (`key:\n- item`, as PyYAML and ruamel.yaml write it). */
       if (n > 0 && line[0] != '#' && line[0] != '%' && line[0] != ' ' && line[0] != '\t' &&
-          !(n >= 3 && memcmp (line, "---", 3) == 0) &&
-          (line[0] == '-' || line[0] == '[' || line[0] == '{' || memchr (line, ':', n) == NULL))
-        return FALSE;
+          !(n >= 3 && memcmp (line, "---", 3) == 0))
+        {
+          gboolean entry = line[0] == '-' && (n == 1 || line[1] == ' ' || line[1] == '\t');
+
+          if (entry && !seen_key)
+            return FALSE;
+          if (!entry && (line[0] == '-' || line[0] == '[' || line[0] == '{' ||
+                         memchr (line, ':', n) == NULL))
+            return FALSE;
+          seen_key = seen_key || !entry;
+        }
       i = end + 1;
     }
   return FALSE;

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <glib.h>
+
+#include "km-body.h"
+#include "km-cnoid.h"
+#include "km-error.h"
+#include "km-format.h"
+#include "km-pose-seq.h"
+#include "km-scenebuilder.h"
+#include "km-skeleton-json.h"
+#include "km-test-tmp.h"
+#include "km-urdf.h"
+#include "km-yaml.h"
+
+/* Content detection (km_format_detect) of files written in the styles other tools write:
+ * YAML's indentless block sequences, flow style and strict JSON, old-Mac CR line ends,
+ * XML with a long prolog or cut off in it. */
+
+static char *tmp_dir;
+
+static const KmFormat *
+detect (const char *text)
+{
+  return km_format_detect (text, strlen (text));
+}
+
+/* The error km_format_load_file() gives for @contents in a file called @name. */
+static char *
+load_error (const char *name,
+            const char *contents,
+            gssize      length,
+            const char *format_name,
+            char      **path_out)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  gpointer result;
+
+  g_assert_true (g_file_set_contents (path, contents, length, NULL));
+  result = km_format_load_file (path, format_name, &format, &error);
+  if (result != NULL)
+    format->free_result (result);
+  g_assert_null (result);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, path));
+  if (path_out != NULL)
+    *path_out = g_strdup (path);
+  /* Without the path: "LINE:COLUMN: message" */
+  return g_strdup (error->message + strlen (path) + 1);
+}
+
+/* PyYAML's and ruamel.yaml's default block style: a top-level key's sequence not
+ * indented (`optional_plugins:\n- PhysX`), before the keys that say what the file is. */
+static void
+test_indentless_sequence (void)
+{
+  const char *body = "foo:\n- 1\nname: T\nlinks:\n- name: base\n  joint_type: fixed\n"
+                     "format: ChoreonoidBody\nformat_version: 2.0\n";
+  const char *floor = "optional_plugins:\n- PhysX\nformat: ChoreonoidBody\nformatVersion: 1.0\n"
+                      "name: Floor\nlinks:\n  -\n    name: Floor\n    jointType: fixed\n";
+  const char *project = "optional_plugins:\n- PhysX\n- MuJoCo\nitems:\n  id: 0\n"
+                        "  name: RootItem\n  class: RootItem\n";
+  /* The start of a larger project (what the window reads to tell a project from a model):
+   * the sniffers alone must tell, the text does not parse. */
+  const char *project_start = "optional_plugins:\n-   PhysX\n-\n  ODE\nitems:\n  id: 0\n"
+                              "  children: [ { id: 1, name: Wor";
+  const char *pose_seq = "type: PoseSeq\nname: walk\ntargetBody: SR1\nrefs:\n- time: 0\n"
+                         "  refer:\n    type: Pose\n    joints: [ 0 ]\n    q: [ 0 ]\n";
+
+  g_assert_true (detect (body) == &km_format_choreonoid_body);
+  g_assert_true (detect (floor) == &km_format_choreonoid_body);
+  g_assert_true (detect (project) == &km_format_cnoid);
+  g_assert_true (detect (project_start) == &km_format_cnoid);
+  g_assert_true (detect (pose_seq) == &km_format_pose_seq);
+  g_assert_true (km_yaml_sniff_top_key (body, strlen (body), "format"));
+  g_assert_true (km_yaml_sniff_top_key (project_start, strlen (project_start), "items"));
+
+  /* A document that is a sequence is still nobody's, entries at column 0 or not. */
+  g_assert_false (km_yaml_sniff_top_key ("- items: 1\n", 11, "items"));
+  g_assert_false (km_yaml_sniff_top_key ("- 1\nitems:\n", 11, "items"));
+  g_assert_null (detect ("- format: ChoreonoidBody\n- links: []\n"));
+  /* "-1" or "--x" at column 0 is no sequence entry: not a block mapping's line either. */
+  g_assert_false (km_yaml_sniff_top_key ("a:\n-1\nitems:\n", 13, "items"));
+}
+
+/* Flow style, and strict JSON (which is YAML, and which Choreonoid reads): the same
+ * documents, detected as such; JSON-looking text in a .json file stays JSON. */
+static void
+test_flow_and_json (void)
+{
+  const char *flow_body = "{format: ChoreonoidBody, formatVersion: 1.0, name: T, "
+                          "links: [ {name: base, jointType: fixed} ]}\n";
+  const char *flow_project = "{optional_plugins: [PhysX], items: {id: 0, name: RootItem,\n"
+                             "    class: RootItem, children: []}}\n";
+  const char *json_project = "{\"optional_plugins\": [\"PhysX\"], \"items\": {\"id\": 0, "
+                             "\"name\": \"RootItem\", \"class\": \"RootItem\"}}";
+  const char *json_body = "{\"name\": \"T\", \"links\": [{\"name\": \"base\", "
+                          "\"jointType\": \"fixed\"}], \"format\": \"ChoreonoidBody\"}";
+  const char *json_pose_seq = "{\"refs\": [{\"time\": 0, \"refer\": {\"type\": \"Pose\", "
+                              "\"joints\": [0], \"q\": [0]}}], \"type\": \"PoseSeq\"}";
+  const char *skeleton = "{\"root_name\": \"base\", \"joints\": []}";
+
+  g_assert_true (detect (flow_body) == &km_format_choreonoid_body);
+  g_assert_true (detect (flow_project) == &km_format_cnoid);
+  g_assert_true (detect (json_project) == &km_format_cnoid);
+  g_assert_true (detect (json_body) == &km_format_choreonoid_body);
+  g_assert_true (detect (json_pose_seq) == &km_format_pose_seq);
+  g_assert_true (km_format_detect_for_path ("p.cnoid", json_project, strlen (json_project))
+                 == &km_format_cnoid);
+  /* Kinema's own JSON stays Kinema JSON, whatever the name. */
+  g_assert_true (detect (skeleton) == &km_format_skeleton_json);
+  g_assert_true (km_format_detect_for_path ("s.body", skeleton, strlen (skeleton))
+                 == &km_format_skeleton_json);
+  /* A .json file's JSON is JSON: not re-read as YAML. */
+  g_assert_null (km_format_detect_for_path ("p.json", json_project, strlen (json_project)));
+  g_assert_null (km_format_detect_for_path ("dir/B.JSON", flow_body, strlen (flow_body)));
+  g_assert_true (km_format_detect_for_path ("dir.json/b.body", flow_body, strlen (flow_body))
+                 == &km_format_choreonoid_body);
+  /* YAML that is no Kinema format is nobody's. */
+  g_assert_null (detect ("{a: 1, b: [2, 3]}"));
+  g_assert_null (detect ("{\"a\": 1}"));
+}
+
+/* Old-Mac CR-only line ends: a line end to YAML, so to detection too. */
+static void
+test_cr_line_ends (void)
+{
+  const char *pose_seq = "# Body pose sequence format version 1.0\r\rtype: PoseSeq\r"
+                         "name: walk\rtargetBody: SR1\rrefs: \r  - \r    time: 0\r";
+  const char *project = "# a project\ritems:\r  id: 0\r  name: RootItem\r  class: RootItem\r";
+  const char *body = "# a body\rformat: ChoreonoidBody\rname: T\rlinks:\r- name: base\r";
+  /* CRLF as before */
+  const char *crlf = "# a project\r\nitems:\r\n  id: 0\r\n";
+
+  g_assert_true (detect (pose_seq) == &km_format_pose_seq);
+  g_assert_true (detect (project) == &km_format_cnoid);
+  g_assert_true (detect (body) == &km_format_choreonoid_body);
+  g_assert_true (detect (crlf) == &km_format_cnoid);
+  /* The sniffers alone tell (a start that does not parse). */
+  g_assert_true (km_yaml_sniff_top_key (project, 20, "items"));
+}
+
+/* Many URDFs start with a long generated comment: the document element after it decides. */
+static void
+test_xml_long_prolog (void)
+{
+  g_autofree char *filler = g_strnfill (5000, '=');
+  g_autofree char *urdf = g_strdup_printf ("<?xml version=\"1.0\"?>\n<!-- %s -->\n"
+                                           "<robot name=\"r\"><link name=\"a\"/></robot>\n",
+                                           filler);
+  const char *angle = "<!-- a <b> c -->\n<robot name=\"r\"><link name=\"a\"/></robot>\n";
+  g_autofree char *scene = g_strdup_printf ("<?xml version=\"1.0\"?>\n<!-- %s -->\n"
+                                            "<namespace name=\"s\"></namespace>\n", filler);
+
+  g_assert_true (detect (urdf) == &km_format_urdf);
+  g_assert_true (detect (angle) == &km_format_urdf);
+  g_assert_true (detect (scene) == &km_format_scenebuilder);
+  g_assert_null (detect ("<!-- c -->\n<foo/>\n"));
+}
+
+/* XML that breaks off: where its document element is known, that format's loader reports
+ * the break; where the file ends before it, the well-formedness error all the same. */
+static void
+test_xml_truncated (void)
+{
+  const char *wam = "<?xml version=\"1.0\" ?>\n"
+                    "<!-- ====================== -->\n"
+                    "<!-- |    generated by xacro      | -->\n"
+                    "<!-- |    EDITING THIS FILE BY HAND IS NOT RECOMMENDED     | --";
+  g_autofree char *filler = g_strnfill (5000, '=');
+  g_autofree char *cut = g_strdup_printf ("<!-- %s -->\n<robot name=\"r\">\n  <link name=\"a\"/>\n"
+                                          "  <link name", filler);
+  const char *scene = "<?xml version=\"1.0\"?>\n<namespace name=\"s\">\n  <part name=\"p\"";
+  g_autofree char *message = NULL;
+
+  message = load_error ("wam.urdf", wam, -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "4:64: expected well-formed XML: Document ended unexpectedly "
+                                "inside a comment or processing instruction");
+  g_clear_pointer (&message, g_free);
+  message = load_error ("cut.urdf", cut, -1, NULL, NULL);
+  g_assert_true (g_str_has_prefix (message, "4:13: expected well-formed XML: "));
+  g_clear_pointer (&message, g_free);
+  /* Scenebuilder's syntax errors say what was expected as the URDF reader's do. */
+  message = load_error ("cut.xml", scene, -1, NULL, NULL);
+  g_assert_true (g_str_has_prefix (message, "3:17: expected well-formed XML: "));
+  g_clear_pointer (&message, g_free);
+  message = load_error ("wam.xml", wam, -1, "SCENEBUILDER-XML", NULL);
+  g_assert_cmpstr (message, ==, "4:64: expected well-formed XML: Document ended unexpectedly "
+                                "inside a comment or processing instruction");
+  g_clear_pointer (&message, g_free);
+  /* Well-formed XML of another kind is still described by its element. */
+  message = load_error ("foo.xml", "<!-- c -->\n<foo a=\"1\"/>\n", -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "1:1: not a file Kinema can read: an XML document with root "
+                                "element <foo>");
+}
+
+/* Errors for text no format claims: YAML's for YAML, JSON's for JSON. */
+static void
+test_unclaimed_errors (void)
+{
+  const char *broken_flow = "{format: ChoreonoidBody, name: T, links: [ {name: base} ]\n";
+  g_autofree char *message = NULL;
+
+  /* Flow-style YAML is not broken JSON. */
+  message = load_error ("broken.body", broken_flow, -1, NULL, NULL);
+  g_assert_null (strstr (message, "double quotes"));
+  g_assert_true (g_str_has_prefix (message, "2:1: "));
+  g_clear_pointer (&message, g_free);
+  message = load_error ("other.yaml", "{a: 1, b: [2, 3]}\n", -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "1:1: not a file Kinema can read: a YAML document, not a "
+                                "known Kinema format");
+  g_clear_pointer (&message, g_free);
+  /* In a .json file, the JSON error. */
+  message = load_error ("broken.json", broken_flow, -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "1:2: expected a key in double quotes");
+  g_clear_pointer (&message, g_free);
+  /* Broken JSON stays a JSON error where JSON gets as far as YAML. */
+  message = load_error ("broken.txt", "{\"joints\": [,]}", -1, NULL, NULL);
+  g_assert_true (g_str_has_prefix (message, "1:13: expected a value"));
+  g_clear_pointer (&message, g_free);
+
+  /* CR-only line ends count as line ends in the locations. */
+  message = load_error ("cr.txt", "\r\r  hello", -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "3:3: not a file Kinema can read: plain text, not a known "
+                                "Kinema format");
+  g_clear_pointer (&message, g_free);
+  message = load_error ("crlf.txt", "\r\n\r\n  hello", -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "3:3: not a file Kinema can read: plain text, not a known "
+                                "Kinema format");
+  g_clear_pointer (&message, g_free);
+  message = load_error ("cr.yaml", "# c\rfoo: [1, 2\rbar: 3\r", -1, NULL, NULL);
+  g_assert_true (g_str_has_prefix (message, "3:4: malformed YAML: "));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/kinema/FormatDetect/indentless-sequence", test_indentless_sequence);
+  g_test_add_func ("/kinema/FormatDetect/flow-and-json", test_flow_and_json);
+  g_test_add_func ("/kinema/FormatDetect/cr-line-ends", test_cr_line_ends);
+  g_test_add_func ("/kinema/FormatDetect/xml-long-prolog", test_xml_long_prolog);
+  g_test_add_func ("/kinema/FormatDetect/xml-truncated", test_xml_truncated);
+  g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
+
+  tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  status = g_test_run ();
+  /* Shared by all the tests, so removed here rather than when the first test ends. */
+  km_test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  return status;
+}
