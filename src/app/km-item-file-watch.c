@@ -16,6 +16,8 @@
 #define SETTLE_MS 300
 /* Items come and go in bursts too (a project opened, several imported). */
 #define SCAN_DELAY_MS 100
+/* What a file holds is read in pieces of this size, on a worker thread. */
+#define READ_CHUNK (64 * 1024)
 
 /* One watched file. */
 typedef struct
@@ -23,12 +25,14 @@ typedef struct
   char         *path;
   GFile        *file;
   GFileMonitor *monitor;    /* or NULL where the file cannot be watched */
-  GCancellable *query;      /* the identity query running, or NULL */
-  gboolean      baseline;   /* that query learns what the file is known as */
+  GCancellable *query;      /* the checksum running, or NULL */
+  gboolean      baseline;   /* that one learns what the items' data goes with */
   gboolean      known_set;
-  char         *known;      /* the identity the items' data goes with (NULL: no file) */
+  char         *read;       /* the checksum of what the items' data was read from or
+                             * written as (NULL: no file) */
+  char         *known;      /* that of the file as last seen (NULL: no file) */
   gboolean      dirty;      /* an event came, not checked yet */
-  gboolean      changed;    /* another program changed it since */
+  gboolean      changed;    /* another program changed it since: it holds other bytes */
   gboolean      deleted;    /* or removed it (@known NULL then) */
   GPtrArray    *items;      /* of KmItem (references): read from it, in tree order */
 } Entry;
@@ -73,6 +77,7 @@ entry_free (gpointer data)
     }
   g_free (entry->path);
   g_object_unref (entry->file);
+  g_free (entry->read);
   g_free (entry->known);
   g_ptr_array_unref (entry->items);
   g_free (entry);
@@ -86,14 +91,15 @@ emit_changed (KmItemFileWatch *self)
 
 /* ---- What an item's data goes with ------------------------------------------------------ */
 
-/* Kept on an item: the file its data was read from (or last written to) and what that
- * file was then. An item the history brings back (an undone Reload) still has it. */
+/* Kept on an item: the file its data was read from (or last written to) and the checksum
+ * of what that file held then. An item the history brings back (an undone Reload) still
+ * has it. */
 #define ITEM_READ_KEY "km-item-file-watch-read"
 
 typedef struct
 {
   char *path;
-  char *identity;   /* NULL: there was no file */
+  char *checksum;   /* NULL: there was no file */
 } ItemRead;
 
 static void
@@ -102,11 +108,11 @@ item_read_free (gpointer data)
   ItemRead *read = data;
 
   g_free (read->path);
-  g_free (read->identity);
+  g_free (read->checksum);
   g_free (read);
 }
 
-/* @entry's items go with what its file is known as. */
+/* @entry's items go with what its file held when it was read. */
 static void
 remember_read (Entry *entry)
 {
@@ -115,18 +121,18 @@ remember_read (Entry *entry)
       ItemRead *read = g_new0 (ItemRead, 1);
 
       read->path = g_strdup (entry->path);
-      read->identity = g_strdup (entry->known);
+      read->checksum = g_strdup (entry->read);
       g_object_set_data_full (g_ptr_array_index (entry->items, i), ITEM_READ_KEY, read,
                               item_read_free);
     }
 }
 
 /* Whether each of @items (of the file at @path) was read from the same version of it, seen
- * here: what that was in *@identity. */
+ * here: the checksum of that in *@checksum. */
 static gboolean
-items_read_identity (GPtrArray   *items,
+items_read_checksum (GPtrArray   *items,
                      const char  *path,
-                     char       **identity)
+                     char       **checksum)
 {
   const ItemRead *first = NULL;
 
@@ -135,40 +141,70 @@ items_read_identity (GPtrArray   *items,
       const ItemRead *read = g_object_get_data (g_ptr_array_index (items, i), ITEM_READ_KEY);
 
       if (read == NULL || strcmp (read->path, path) != 0
-          || (first != NULL && g_strcmp0 (read->identity, first->identity) != 0))
+          || (first != NULL && g_strcmp0 (read->checksum, first->checksum) != 0))
         return FALSE;
       first = read;
     }
   if (first == NULL)
     return FALSE;
-  *identity = g_strdup (first->identity);
+  *checksum = g_strdup (first->checksum);
   return TRUE;
 }
 
 /* ---- Checking a file -------------------------------------------------------------------- */
+
+/* On a worker thread: the SHA-256 of what the file (task data) holds, or an error
+ * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or an
+ * editor saving what the file already held, changes nothing the items were read from. */
+static void
+checksum_thread (GTask        *task,
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  GFile *file = task_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInputStream) in = g_file_read (file, cancellable, &error);
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree guint8 *buffer = NULL;
+  gssize n;
+
+  if (in == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  buffer = g_malloc (READ_CHUNK);
+  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buffer, READ_CHUNK, cancellable,
+                                   &error)) > 0)
+    g_checksum_update (checksum, buffer, n);
+  if (n < 0)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, g_strdup (g_checksum_get_string (checksum)), g_free);
+}
 
 static void
 query_done_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
 {
+  KmItemFileWatch *self = KM_ITEM_FILE_WATCH (source);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, &error);
-  g_autofree char *identity = NULL;
-  KmItemFileWatch *self;
+  g_autofree char *checksum = g_task_propagate_pointer (G_TASK (result), &error);
   Entry *entry;
 
   /* Cancelled: another query replaced it, or the entry went. */
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   entry = user_data;
-  self = g_object_get_data (G_OBJECT (entry->query), "km-watch");
   g_clear_object (&entry->query);
-  identity = info != NULL ? km_document_file_info_identity (info) : NULL;
   if (entry->baseline || !entry->known_set)
     {
+      g_free (entry->read);
+      entry->read = g_strdup (checksum);
       g_free (entry->known);
-      entry->known = g_steal_pointer (&identity);
+      entry->known = g_steal_pointer (&checksum);
       entry->known_set = TRUE;
       remember_read (entry);
       return;
@@ -181,14 +217,26 @@ query_done_cb (GObject      *source,
     }
   /* Unreadable for now: its next event tells what it became. (Gone while another
    * program replaces it is seldom seen once the burst has settled.) */
-  if (identity == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+  if (checksum == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     return;
-  if (g_strcmp0 (identity, entry->known) == 0)
+  if (g_strcmp0 (checksum, entry->known) == 0 || self->document == NULL)
     return;
   g_free (entry->known);
-  entry->known = g_steal_pointer (&identity);
+  entry->known = g_steal_pointer (&checksum);
+  /* Back to what the items were read from (the same bytes written again, a file deleted
+   * and put back): nothing to reload. */
+  if (entry->known != NULL && g_strcmp0 (entry->known, entry->read) == 0)
+    {
+      if (entry->changed)
+        {
+          entry->changed = FALSE;
+          entry->deleted = FALSE;
+          emit_changed (self);
+        }
+      return;
+    }
   /* Changed, deleted, or back after it was deleted: the bar says which. */
-  if ((entry->changed && entry->deleted == (entry->known == NULL)) || self->document == NULL)
+  if (entry->changed && entry->deleted == (entry->known == NULL))
     return;
   entry->changed = TRUE;
   entry->deleted = entry->known == NULL;
@@ -203,27 +251,29 @@ query_done_cb (GObject      *source,
   emit_changed (self);
 }
 
-/* Queries what @entry's file is, off the main thread: what it is known as (@baseline),
- * or whether it changed. */
+/* Reads what @entry's file holds, off the main thread: what the items' data goes with
+ * (@baseline), or whether it changed. */
 static void
 start_query (KmItemFileWatch *self,
              Entry           *entry,
              gboolean         baseline)
 {
+  g_autoptr(GTask) task = NULL;
+
   if (entry->query != NULL)
     {
       g_cancellable_cancel (entry->query);
       g_object_unref (entry->query);
     }
   entry->query = g_cancellable_new ();
-  g_object_set_data (G_OBJECT (entry->query), "km-watch", self);
   entry->baseline = baseline;
   /* Answered in the main loop, also when a synchronous save (its own context) ends. */
   g_main_context_push_thread_default (g_main_context_default ());
-  g_file_query_info_async (entry->file, KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES,
-                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT, entry->query,
-                           query_done_cb, entry);
+  task = g_task_new (self, entry->query, query_done_cb, entry);
   g_main_context_pop_thread_default (g_main_context_default ());
+  g_task_set_source_tag (task, start_query);
+  g_task_set_task_data (task, g_object_ref (entry->file), g_object_unref);
+  g_task_run_in_thread (task, checksum_thread);
 }
 
 static void
@@ -416,12 +466,14 @@ scan (KmItemFileWatch *self)
         {
           g_autofree char *read = NULL;
 
-          /* Items seen before (the history brought them back): changed when the file is
-           * no longer what they were read from. Else read now: what it is is known. */
-          if (items_read_identity (items, path, &read))
+          /* Items seen before (the history brought them back): changed when the file no
+           * longer holds what they were read from. Else read now: what it holds is known. */
+          if (items_read_checksum (items, path, &read))
             {
               g_free (entry->known);
-              entry->known = g_steal_pointer (&read);
+              entry->known = g_strdup (read);
+              g_free (entry->read);
+              entry->read = g_steal_pointer (&read);
               entry->known_set = TRUE;
               start_query (self, entry, FALSE);
             }

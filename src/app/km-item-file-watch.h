@@ -12,12 +12,13 @@ G_BEGIN_DECLS
  * Watches the files the document's items were read from (a body's model, targets, an
  * animation, a pose sequence, a body motion) for changes another program makes: one
  * GFileMonitor per file, made and dropped as items come and go (or are reloaded); a burst of
- * events is checked once it settles, comparing the file's identity
- * (KM_DOCUMENT_FILE_IDENTITY_ATTRIBUTES, queried off the main thread) with what it was
- * when watched, or, for items the history brings back (an undone Reload), with what it was
- * when they were read. A file removed counts too (km_item_file_watch_get_deleted). The
- * document's own writes (km_document_get_writing) are no change: what the files they
- * wrote (km_document_dup_written_paths) are after them is taken as known; the others are
+ * events is checked once it settles, comparing a checksum of the file's bytes (read on a
+ * worker thread) with that of what it held when watched, or, for items the history brings
+ * back (an undone Reload), when they were read. A new time alone (`touch`, a save of the
+ * same text) is no change, and a file that comes back to the bytes the items were read
+ * from is no longer changed. A file removed counts too (km_item_file_watch_get_deleted).
+ * The document's own writes (km_document_get_writing) are no change: what the files they
+ * wrote (km_document_dup_written_paths) hold after them is taken as known; the others are
  * checked once they are over. "changed" is emitted when the set of items whose file
  * changed does.
  */

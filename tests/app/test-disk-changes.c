@@ -12,6 +12,7 @@
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-skeleton-json.h"
 #include "km-targets-json.h"
 #include "km-window.h"
 
@@ -632,6 +633,109 @@ test_item_file_deleted (Fixture       *f,
   g_assert_false (item_bar_revealed (f));
 }
 
+/* The file's time set later, as `touch` does. */
+static void
+touch (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  guint64 mtime = (guint64) (g_get_real_time () / G_USEC_PER_SEC) + 10;
+
+  g_assert_true (g_file_set_attribute_uint64 (file, G_FILE_ATTRIBUTE_TIME_MODIFIED, mtime,
+                                              G_FILE_QUERY_INFO_NONE, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* @text written aside and renamed over @path, as editors save: a new file. */
+static void
+write_over (const char *path,
+            const char *text)
+{
+  g_autofree char *aside = g_strconcat (path, ".new", NULL);
+
+  g_assert_true (g_file_set_contents (aside, text, -1, NULL));
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+/* The bar is about what an item's file holds, not its time: `touch`, the same bytes saved
+ * again (a new file), or the file deleted and put back as it was show nothing; other
+ * bytes do. A file shown deleted that comes back as it was is no longer shown. */
+static void
+test_item_file_same_content (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "walk.json", NULL);
+  g_autofree char *ours = NULL;
+  g_autofree char *theirs = NULL;
+
+  import_targets (f, "walk.json");
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+  ours = read_file (path);
+
+  touch (path);
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  write_over (path, ours);
+  touch (path);
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  /* Deleted and written again at once, as it was. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_true (g_file_set_contents (path, ours, -1, NULL));
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  /* Deleted a while (the bar says so), then back as it was: nothing to reload. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“walk.json” was deleted or moved."));
+  write_over (path, ours);
+  g_assert_true (test_app_wait_until (item_bar_hidden, f, 10000));
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+
+  /* Deleted, then written with other bytes: changed. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  theirs = g_strconcat (ours, "\n", NULL);
+  write_over (path, theirs);
+  g_assert_true (test_app_wait_until (bar_label_says_changed, f, 10000));
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.0);
+}
+
+/* A model file (skeleton.json) the body was read from, touched: no bar; its bytes
+ * changed: the bar. */
+static void
+test_model_file_touched (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ours = NULL;
+  g_autofree char *theirs = NULL;
+
+  g_assert_true (km_skeleton_json_save (km_document_get_skeleton (f->document), path, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin_for (1000);
+  g_assert_false (item_bar_revealed (f));
+  ours = read_file (path);
+
+  touch (path);
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  theirs = g_strconcat (ours, "\n", NULL);
+  write_over (path, theirs);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“skeleton.json” changed on disk."));
+}
+
 /* Undoing a Reload brings back what the file no longer holds: the bar again; Redo what it
  * holds: no bar. */
 static void
@@ -696,12 +800,13 @@ test_animation_file_bar (Fixture       *f,
   test_app_spin_for (1000);
   g_assert_false (item_bar_revealed (f));
 
-  /* Another program writes the file anew. */
+  /* Another program writes the file anew (a line end more: other bytes, the same motion). */
   {
     g_autofree char *text = read_file (path);
+    g_autofree char *theirs = g_strconcat (text, "\n", NULL);
     g_autofree char *aside = g_strconcat (path, ".new", NULL);
 
-    g_assert_true (g_file_set_contents (aside, text, -1, NULL));
+    g_assert_true (g_file_set_contents (aside, theirs, -1, NULL));
     g_assert_cmpint (g_rename (aside, path), ==, 0);
   }
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
@@ -745,6 +850,10 @@ main (int    argc,
               fixture_setup, test_item_file_changed_while_saving, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-file-deleted", Fixture, NULL,
               fixture_setup, test_item_file_deleted, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/item-file-same-content", Fixture, NULL,
+              fixture_setup, test_item_file_same_content, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-touched", Fixture, NULL,
+              fixture_setup, test_model_file_touched, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-file-undo-reload", Fixture, NULL,
               fixture_setup, test_item_file_undo_reload, fixture_teardown);
   return g_test_run ();
