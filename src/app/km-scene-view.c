@@ -97,7 +97,8 @@ struct _KmSceneView
 
   gboolean        show_joint_axes;
   gboolean        camera_moved;      /* by the user since the last reset */
-  double          grid_scale;        /* KmRenderScene.grid_scale, set by framing the scene */
+  double          grid_scale;        /* KmRenderScene.grid_scale, set by framing the scene
+                                      * and as the bodies drawn change (update_model_extent) */
   double          model_extent;      /* KmRenderScene.model_extent, likewise */
   guint           n_renders;
 };
@@ -541,6 +542,18 @@ framed_model_extent (const SceneBox *box)
   return own_extent < POINT_EXTENT ? MIN_SCENE_EXTENT : own_extent;
 }
 
+/* The KmRenderScene.grid_scale of a whole scene framed, from its box with the markers
+ * (scene_bounds()); a scene of no size of its own is shown as @min_extent of space. */
+static double
+framed_grid_scale (const SceneBox *box,
+                   double          min_extent)
+{
+  double extent = km_vec3_length (km_vec3_sub (box->max, box->min));
+  double own_extent = km_vec3_length (km_vec3_sub (box->own_max, box->own_min));
+
+  return km_renderer_grid_scale_for (own_extent < POINT_EXTENT ? min_extent : extent);
+}
+
 /* @subtree_of: -1 for every checked body, the edited one and its motion; else a joint of
  * the edited body whose subtree the box holds (its markers as the view draws them). FALSE
  * when there is nothing to frame. */
@@ -638,29 +651,32 @@ frame_box (KmSceneView    *self,
    * keeps them). */
   if (min_extent > 0.0)
     {
-      self->grid_scale = km_renderer_grid_scale_for (own_extent < POINT_EXTENT ? min_extent
-                                                                                : extent);
+      self->grid_scale = framed_grid_scale (box, min_extent);
       self->model_extent = framed_model_extent (box);
     }
 }
 
-/* The markers' size for the scene as it is now (the one framing it would give them), with
- * the camera left where it is: the bodies drawn changed (a skeleton edit, a model reloaded
- * at another scale, a body shown), so that markers sized for the scene framed last would
- * swamp a model that shrank or vanish on one that grew. Not on pose changes: a drag would
- * make the markers breathe, and the scene's own size is the model's, not the pose's. */
+/* The markers' and the floor grid's size for the scene as it is now (those framing it
+ * would give them), with the camera left where it is: the bodies drawn changed (a skeleton
+ * edit, a model reloaded at another scale, a body shown), so that markers sized for the
+ * scene framed last would swamp a model that shrank or vanish on one that grew, and a
+ * model grown from centimetres to metres would stand on a grid of millimetre lines (one
+ * shrunk, on a blank floor). Not on pose changes: a drag would make them breathe, and the
+ * scene's own size is the model's, not the pose's. */
 static void
 update_model_extent (KmSceneView *self)
 {
   SceneBox box;
-  double extent;
+  double extent, grid_scale;
 
   if (self->document == NULL || !scene_bounds (self, -1, &box))
     return;
   extent = framed_model_extent (&box);
-  if (extent == self->model_extent)
+  grid_scale = framed_grid_scale (&box, MIN_SCENE_EXTENT);
+  if (extent == self->model_extent && grid_scale == self->grid_scale)
     return;
   self->model_extent = extent;
+  self->grid_scale = grid_scale;
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
@@ -1902,6 +1918,23 @@ km_scene_view_frame (KmSceneView *self,
   frame_box (self, &box, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
   self->camera_moved = TRUE;
   notify_camera (self);
+}
+
+/**
+ * km_scene_view_get_grid_scale:
+ *
+ * The floor grid's scale as the view draws it (KmRenderScene.grid_scale): 1 for lines
+ * every 0.5 m, 0.1 or less for a model of centimetres. Set when the scene is framed, and
+ * kept to the model's size as its bodies change (km_renderer_grid_scale_for()).
+ *
+ * Returns: the scale
+ */
+double
+km_scene_view_get_grid_scale (KmSceneView *self)
+{
+  g_return_val_if_fail (KM_IS_SCENE_VIEW (self), 1.0);
+
+  return self->grid_scale;
 }
 
 /**

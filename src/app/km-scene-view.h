@@ -45,5 +45,6 @@ void            km_scene_view_set_orthographic    (KmSceneView    *self,
 void            km_scene_view_frame               (KmSceneView    *self,
                                                    int             joint);
 double          km_scene_view_get_marker_radius   (KmSceneView    *self);
+double          km_scene_view_get_grid_scale      (KmSceneView    *self);
 
 G_END_DECLS

@@ -518,6 +518,71 @@ test_markers_follow_model (Fixture       *f,
                                   1e-9);
 }
 
+/* The floor grid follows the model's size as its skeleton changes, as the markers do: a
+ * 1.8 cm arm (three 6 mm links) framed stands on a grid of centimetre scale; its offsets
+ * made a hundred times longer, it gets the default grid (what Frame All then gives it too),
+ * with the camera the user placed left where it is, and the floor in front of the model
+ * no longer crossed by the small grid's lines; undone, the small grid again. */
+static void
+test_grid_follows_model (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) chain = NULL;
+  KmCamera placed;
+  double small_grid;
+  guint small_lines, big_lines;
+
+  km_document_new_project (f->document);
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  chain = km_skeleton_ref (km_document_get_skeleton (f->document));
+  for (guint i = 0; i < 3; i++)
+    {
+      KmSkeleton *next = km_skeleton_edit_add_child (chain, i, NULL, KM_JOINT_REVOLUTE,
+                                                     km_vec3 (0, 0, 0.006), NULL, &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&chain, km_skeleton_unref);
+      chain = next;
+    }
+  g_assert_true (km_document_edit_skeleton (f->document, chain, "Arm", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat_with_epsilon (joint_extent (f), 0.018, 1e-9);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  test_app_spin ();
+  small_grid = km_scene_view_get_grid_scale (f->view);
+  g_assert_cmpfloat (small_grid, <=, 0.01 + 1e-12);
+
+  /* Placed by the user: skeleton edits keep the view. */
+  placed = *km_scene_view_get_camera (f->view);
+  km_camera_orbit (&placed, 0.1, 0.0);
+  km_scene_view_set_camera (f->view, &placed);
+  test_app_spin ();
+  small_lines = grid_lines_across (f, 0.85);
+
+  scale_offsets (f, 100.0);
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  g_assert_cmpfloat_with_epsilon (joint_extent (f), 1.8, 1e-9);
+  g_assert_cmpfloat (km_scene_view_get_grid_scale (f->view), ==, 1.0);
+  big_lines = grid_lines_across (f, 0.85);
+  g_test_message ("grid lines across the floor: %u at 1.8 cm, %u at 1.8 m", small_lines,
+                  big_lines);
+  g_assert_cmpuint (small_lines, >=, 2);
+  g_assert_cmpuint (big_lines, <, small_lines);
+
+  /* What Frame All gives it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  g_assert_cmpfloat (km_scene_view_get_grid_scale (f->view), ==, 1.0);
+  km_scene_view_set_camera (f->view, &placed);
+
+  /* Undone: the small grid again. */
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  g_assert_cmpfloat (km_scene_view_get_grid_scale (f->view), ==, small_grid);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -536,5 +601,7 @@ main (int    argc,
               test_small_model_pick, fixture_teardown);
   g_test_add ("/kinema/Framing/markers-follow-model", Fixture, NULL, fixture_setup,
               test_markers_follow_model, fixture_teardown);
+  g_test_add ("/kinema/Framing/grid-follows-model", Fixture, NULL, fixture_setup,
+              test_grid_follows_model, fixture_teardown);
   return g_test_run ();
 }
