@@ -52,9 +52,21 @@ G_DEFINE_FINAL_TYPE (KmItemRow, km_item_row, G_TYPE_OBJECT)
 
 static GParamSpec *properties[N_PROPS];
 
+/* Whether @item could not be read (kept verbatim) or its file cannot be used: its row is
+ * marked with a warning icon, and its tooltip says why. */
+static gboolean
+item_failed (KmItem *item)
+{
+  return km_item_get_problem (item) != NULL
+         || (KM_IS_UNKNOWN_ITEM (item)
+             && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (item)));
+}
+
 static const char *
 icon_for (KmItem *item)
 {
+  if (item_failed (item))
+    return "dialog-warning-symbolic";
   if (KM_IS_WORLD_ITEM (item))
     return "applications-science-symbolic";
   if (KM_IS_BODY_ITEM (item))
@@ -78,7 +90,14 @@ update_tooltip (KmItemRow *self)
   const char *problem = km_item_get_problem (self->item);
   char *tooltip;
 
-  if (KM_IS_UNKNOWN_ITEM (self->item))
+  if (KM_IS_UNKNOWN_ITEM (self->item)
+      && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (self->item)))
+    /* Translators: %s/%s is an item type from a project file, such as "Base/RootItem" */
+    tooltip = g_strdup_printf (_("%s/%s: this item could not be read (Messages says why). It "
+                                 "is kept and saved back unchanged, with the items under it."),
+                               km_item_get_plugin_name (self->item),
+                               km_item_get_class_name (self->item));
+  else if (KM_IS_UNKNOWN_ITEM (self->item))
     /* Translators: %s is an item type from a project file, such as "Body/SimulatorItem" */
     tooltip = g_strdup_printf (_("%s/%s: an item Kinema does not know. It is kept and saved "
                                  "back unchanged."),
@@ -124,7 +143,14 @@ item_notify_cb (KmItemRow  *self,
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECKED]);
     }
   if (g_strcmp0 (pspec->name, "problem") == 0)
-    update_tooltip (self);
+    {
+      update_tooltip (self);
+      if (g_strcmp0 (self->icon_name, icon_for (item)) != 0)
+        {
+          self->icon_name = icon_for (item);
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICON_NAME]);
+        }
+    }
 }
 
 static void

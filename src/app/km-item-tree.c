@@ -16,6 +16,7 @@
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-pose-seq-item.h"
+#include "km-root-item.h"
 
 /*
  * The project's item tree: a GtkTreeListModel over the items (each KmItem is the list
@@ -350,6 +351,17 @@ create_children_cb (gpointer item,
   return rows_of (self, it);
 }
 
+/* Whether the tree shows @root's own row. A project's RootItem is the tree itself, so its
+ * children are the top rows; a project whose top item is anything else (one that could not
+ * be read and is kept verbatim with everything under it, or a body written as the top
+ * item) would show an empty tree, with only Messages saying why: its row is shown instead,
+ * marked (KmItemRow's icon and tooltip), expanded. */
+static gboolean
+shows_root (KmItem *root)
+{
+  return root != NULL && !KM_IS_ROOT_ITEM (root);
+}
+
 static void
 rebuild (KmItemTree *self)
 {
@@ -358,12 +370,27 @@ rebuild (KmItemTree *self)
   GtkTreeListModel *tree;
   GListModel *top;
 
-  if (root != NULL)
+  if (shows_root (root))
+    {
+      GListStore *store = g_list_store_new (KM_TYPE_ITEM_ROW);
+      g_autoptr(KmItemRow) row = km_item_row_new (root);
+
+      g_list_store_append (store, row);
+      top = G_LIST_MODEL (store);
+    }
+  else if (root != NULL)
     top = rows_of (self, root);
   else
     top = G_LIST_MODEL (g_list_store_new (KM_TYPE_ITEM_ROW));
   tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, self, NULL);
   gtk_multi_selection_set_model (self->selection, G_LIST_MODEL (tree));
+  if (shows_root (root))
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (tree, 0);
+
+      if (row != NULL)
+        gtk_tree_list_row_set_expanded (row, TRUE);
+    }
   g_object_unref (tree);
 }
 
@@ -598,7 +625,7 @@ expand_to_selected_joint (KmItemTree *self)
     return;
 
   items = g_ptr_array_new ();
-  for (KmItem *it = body; it != NULL && km_item_get_parent (it) != NULL;
+  for (KmItem *it = body; it != NULL && (km_item_get_parent (it) != NULL || shows_root (it));
        it = km_item_get_parent (it))
     g_ptr_array_insert (items, 0, it);
   for (guint i = 0; i < items->len; i++)

@@ -594,6 +594,96 @@ test_unknown_item (Fixture       *f,
   g_assert_true (km_item_row_get_known (world));
 }
 
+/* The top rows of the tree as "name" or "name!" (marked failed), separated by commas. */
+static char *
+top_rows (Fixture *f)
+{
+  GListModel *rows = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (gtk_tree_list_row_get_depth (row) > 0 || km_item_row_get_joint (item_row) >= 0)
+        continue;
+      g_string_append_printf (text, "%s%s%s", text->len > 0 ? "," : "",
+                              km_item_get_name (km_item_row_get_item (item_row)),
+                              g_strcmp0 (km_item_row_get_icon_name (item_row),
+                                         "dialog-warning-symbolic") == 0 ? "!" : "");
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* A project whose top item cannot be read shows that item in the tree, marked, with the
+ * reason in its tooltip (as Messages has it), rather than an empty tree: a body written
+ * as the top item whose model is missing, and a RootItem whose children are malformed
+ * (kept verbatim, saved back unchanged). A project file Kinema cannot read at all opens
+ * nothing: the project open before stays, and Messages says why. */
+static void
+test_unreadable_root (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-root-XXXXXX", NULL);
+  g_autofree char *body_top = g_build_filename (dir, "body-top.cnoid", NULL);
+  g_autofree char *bad_children = g_build_filename (dir, "bad-children.cnoid", NULL);
+  g_autofree char *bad_items = g_build_filename (dir, "bad-items.cnoid", NULL);
+  g_autofree char *rows = NULL;
+  g_autofree char *before = NULL;
+  g_autoptr(KmItemRow) row = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  g_assert_true (g_file_set_contents (body_top,
+                                      "items:\n  id: 0\n  name: \"B\"\n  plugin: Body\n"
+                                      "  class: BodyItem\n  data:\n    file: \"nope.body\"\n"
+                                      "    format: CHOREONOID-BODY\n", -1, NULL));
+  g_assert_true (g_file_set_contents (bad_children,
+                                      "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n"
+                                      "  class: RootItem\n  children: 7\n", -1, NULL));
+  g_assert_true (g_file_set_contents (bad_items, "items: 3\n", -1, NULL));
+
+  open_fixture (f, body_top);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "nope.body", NULL));
+  rows = top_rows (f);
+  g_assert_cmpstr (rows, ==, "B!");
+  row = item_row_at (f, 0);
+  g_assert_nonnull (strstr (km_item_row_get_tooltip (row), "nope.body"));
+  g_clear_object (&row);
+  g_clear_pointer (&rows, g_free);
+
+  open_fixture (f, bad_children);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "expected a list",
+                                       NULL));
+  rows = top_rows (f);
+  g_assert_cmpstr (rows, ==, "RootItem!");
+  row = item_row_at (f, 0);
+  g_assert_nonnull (strstr (km_item_row_get_tooltip (row), "could not be read"));
+  g_clear_object (&row);
+  g_clear_pointer (&rows, g_free);
+
+  /* Nothing readable: what was open stays. */
+  open_fixture (f, body_top);
+  before = top_rows (f);
+  file = g_file_new_for_path (bad_items);
+  if (km_window_open_file (f->window, file))
+    g_assert_true (test_app_wait_loaded (f->window));
+  test_app_spin ();
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_CRITICAL, "bad-items.cnoid:1:8",
+                                       NULL)
+                 || test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                          "bad-items.cnoid:1:8", NULL));
+  rows = top_rows (f);
+  g_assert_cmpstr (rows, ==, before);
+  g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (f->window)),
+                                   "body-top.cnoid — Kinema"));
+
+  g_unlink (body_top);
+  g_unlink (bad_children);
+  g_unlink (bad_items);
+  g_rmdir (dir);
+}
+
 /* F2's action renames through the popover entry; the rename is undoable. */
 static void
 test_tree_rename (Fixture       *f,
@@ -1311,6 +1401,8 @@ main (int    argc,
   g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
   g_test_add ("/kinema/ItemTree/unknown-item", Fixture, NULL,
               fixture_setup, test_unknown_item, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/unreadable-root", Fixture, NULL,
+              fixture_setup, test_unreadable_root, fixture_teardown);
   g_test_add ("/kinema/ItemTree/rename", Fixture, NULL,
               fixture_setup, test_tree_rename, fixture_teardown);
   g_test_add ("/kinema/ItemTree/delete", Fixture, NULL,
