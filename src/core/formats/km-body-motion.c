@@ -22,6 +22,28 @@ typedef enum
   LINK_FORMAT_XYZRPY,
 } LinkFormat;
 
+/*
+ * A motion's frames are most of its file, a number each (30 values a frame at 1 kHz for
+ * a simulation's result): the loader reads them as YAML tables (km_yaml_parse_with_tables),
+ * 8 bytes a value, where a tree would take a node each and stop at the node limit after
+ * two minutes of motion. The tables are the `frames` of the first joint and link
+ * components, or of a bare joint sequence, when `type` and `content` come before them (as
+ * Choreonoid writes them). A frame that fails the checks is read again as a tree and
+ * checked as one, so that the errors are those of a tree, at the same places. In any other
+ * case (a table where no joint or link part is read, an anchor or alias in one), the file
+ * is parsed again without tables.
+ */
+typedef struct
+{
+  const char *data;       /* the file, to read a frame of a table again */
+  gsize       length;
+  guint       n_tables;   /* made */
+  guint       n_used;     /* read as a joint or link part */
+  gboolean    joints_taken;
+  gboolean    links_taken;
+  gboolean    retry;      /* parse again without tables (no error set) */
+} Loading;
+
 struct _KmBodyMotion
 {
   gatomicrefcount  ref_count;
@@ -38,6 +60,8 @@ struct _KmBodyMotion
   guint            n_links;
   LinkFormat       link_format;
   KmTransform     *links;         /* n_frames × n_links */
+
+  Loading         *loading;       /* during km_body_motion_load only */
 };
 
 G_DEFINE_BOXED_TYPE (KmBodyMotion, km_body_motion, km_body_motion_ref, km_body_motion_unref)
@@ -154,7 +178,8 @@ component_frames (KmBodyMotion     *self,
   if ((frames = km_yaml_expect_key (component, "frames", error)) == NULL ||
       !km_yaml_expect_sequence (frames, error))
     return NULL;
-  if (km_yaml_node_get_length (frames) != n_frames)
+  if ((km_yaml_table_get_depth (frames) > 0 ? km_yaml_table_get_length (frames, 0, 0)
+                                            : km_yaml_node_get_length (frames)) != n_frames)
     {
       g_autofree char *message =
         g_strdup_printf (_("expected %u frames, as numFrames says"), n_frames);
@@ -169,30 +194,121 @@ component_frames (KmBodyMotion     *self,
  * allocated: the YAML reader bounds the document with aliases expanded, so frames that
  * pass hold at most that many values (numParts and numFrames alone bound nothing). */
 static gboolean
+check_frame (const KmYamlNode *frame,
+             guint             n_parts,
+             gboolean          links,
+             GError          **error)
+{
+  g_autofree char *message = NULL;
+
+  if (km_yaml_node_get_kind (frame) == KM_YAML_SEQUENCE &&
+      km_yaml_node_get_length (frame) == n_parts)
+    return TRUE;
+  if (!links)
+    message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "expected a list of %u number",
+                                            "expected a list of %u numbers", n_parts),
+                               n_parts);
+  else
+    message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                            "expected %u link, as numParts says",
+                                            "expected %u links, as numParts says", n_parts),
+                               n_parts);
+  return error_at (error, KM_PARSE_ERROR_INVALID, frame, message);
+}
+
+static gboolean
 check_lengths (const KmYamlNode *frames,
                guint             n_parts,
                gboolean          links,
                GError          **error)
 {
   for (guint f = 0; f < km_yaml_node_get_length (frames); f++)
-    {
-      KmYamlNode *frame = km_yaml_sequence_get (frames, f);
-      g_autofree char *message = NULL;
+    if (!check_frame (km_yaml_sequence_get (frames, f), n_parts, links, error))
+      return FALSE;
+  return TRUE;
+}
 
-      if (km_yaml_node_get_kind (frame) == KM_YAML_SEQUENCE &&
-          km_yaml_node_get_length (frame) == n_parts)
-        continue;
-      if (!links)
-        message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "expected a list of %u number",
-                                                "expected a list of %u numbers", n_parts),
-                                   n_parts);
-      else
-        message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                "expected %u link, as numParts says",
-                                                "expected %u links, as numParts says", n_parts),
-                                   n_parts);
-      return error_at (error, KM_PARSE_ERROR_INVALID, frame, message);
+static gboolean read_link_part (KmBodyMotion *self, const KmYamlNode *node, KmTransform *pose,
+                                GError **error);
+
+/* Frame @f of the table @frames failed a check: read again as a tree, the checks of a
+ * tree say what is wrong and where. */
+static gboolean
+table_frame_error (KmBodyMotion     *self,
+                   const KmYamlNode *frames,
+                   guint             f,
+                   gboolean          links,
+                   GError          **error)
+{
+  g_autoptr(KmYamlNode) frame = NULL;
+  guint n_parts = links ? self->n_links : self->n_joints;
+
+  frame = km_yaml_table_get_item (frames, self->loading->data, self->loading->length, f, error);
+  if (frame == NULL || !check_frame (frame, n_parts, links, error))
+    return FALSE;
+  if (!links)
+    {
+      g_autofree double *row = g_new0 (double, MAX (n_parts, 1));
+
+      if (!km_yaml_expect_numbers (frame, row, n_parts, error))
+        return FALSE;
     }
+  else
+    for (guint p = 0; p < n_parts; p++)
+      {
+        KmTransform pose;
+
+        if (!read_link_part (self, km_yaml_sequence_get (frame, p), &pose, error))
+          return FALSE;
+      }
+  /* (not reached: a table reads numbers as the tree does) */
+  return error_at (error, KM_PARSE_ERROR_INVALID, frame, _("expected a list of numbers"));
+}
+
+/* Is @frames a table of @depth levels, or no table? Else (a table made for the other kind
+ * of part) the file is parsed again without tables. */
+static gboolean
+table_fits (KmBodyMotion     *self,
+            const KmYamlNode *frames,
+            guint             depth)
+{
+  guint d = km_yaml_table_get_depth (frames);
+
+  if (d == 0)
+    return TRUE;
+  if (d != depth)
+    {
+      self->loading->retry = TRUE;
+      return FALSE;
+    }
+  self->loading->n_used++;
+  return TRUE;
+}
+
+static gboolean
+read_joint_table (KmBodyMotion *self,
+                  KmYamlNode   *frames,
+                  GError      **error)
+{
+  const double *values = km_yaml_table_get_values (frames, NULL);
+  gsize n_values;
+
+  for (guint f = 0; f < self->n_frames; f++)
+    if (km_yaml_table_get_length (frames, 1, f) != self->n_joints)
+      return table_frame_error (self, frames, f, FALSE, error);
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      const double *row = values + km_yaml_table_get_first (frames, 1, f);
+
+      for (guint j = 0; j < self->n_joints; j++)
+        if (!isfinite (row[j]))
+          return table_frame_error (self, frames, f, FALSE, error);
+    }
+  /* Every frame is a list of n_joints numbers: the values are the frames, row by row. */
+  self->joints = km_yaml_table_steal_values (frames, &n_values);
+  g_assert (n_values == (gsize) self->n_frames * self->n_joints);
+  if (self->joints == NULL)
+    self->joints = g_new0 (double, 1);
   return TRUE;
 }
 
@@ -207,7 +323,11 @@ read_joints (KmBodyMotion     *self,
       !read_count (v, KM_BODY_MOTION_MAX_PARTS, &self->n_joints, error))
     return FALSE;
   if ((frames = component_frames (self, component, error)) == NULL ||
-      !check_lengths (frames, self->n_joints, FALSE, error))
+      !table_fits (self, frames, 2))
+    return FALSE;
+  if (km_yaml_table_get_depth (frames) > 0)
+    return read_joint_table (self, frames, error);
+  if (!check_lengths (frames, self->n_joints, FALSE, error))
     return FALSE;
   self->joints = g_new0 (double, MAX ((gsize) self->n_frames * self->n_joints, 1));
   for (guint f = 0; f < self->n_frames; f++)
@@ -234,6 +354,32 @@ rotation_from_rpy (double  roll,
   km_mat3_mul (&zy, &rx, out);
 }
 
+static guint
+link_part_length (const KmBodyMotion *self)
+{
+  return self->link_format == LINK_FORMAT_XYZRPY ? 6 : 7;
+}
+
+/* @v: link_part_length() values; FALSE for a quaternion that is no rotation. */
+static gboolean
+link_pose (const KmBodyMotion *self,
+           const double       *v,
+           KmTransform        *pose)
+{
+  if (self->link_format == LINK_FORMAT_XYZRPY)
+    rotation_from_rpy (v[3], v[4], v[5], &pose->rot);
+  else
+    {
+      KmQuat q = { v[3], v[4], v[5], v[6] };
+
+      if (!(km_quat_length (q) > 0.5 && km_quat_length (q) < 1.5))
+        return FALSE;
+      km_mat3_from_quat (km_quat_normalize (q), &pose->rot);
+    }
+  pose->pos = km_vec3 (v[0], v[1], v[2]);
+  return TRUE;
+}
+
 static gboolean
 read_link_part (KmBodyMotion     *self,
                 const KmYamlNode *node,
@@ -242,25 +388,42 @@ read_link_part (KmBodyMotion     *self,
 {
   double v[7];
 
-  if (self->link_format == LINK_FORMAT_XYZRPY)
-    {
-      if (!km_yaml_expect_numbers (node, v, 6, error))
-        return FALSE;
-      rotation_from_rpy (v[3], v[4], v[5], &pose->rot);
-    }
-  else
-    {
-      KmQuat q;
+  if (!km_yaml_expect_numbers (node, v, link_part_length (self), error))
+    return FALSE;
+  if (!link_pose (self, v, pose))
+    return error_at (error, KM_PARSE_ERROR_INVALID, km_yaml_sequence_get (node, 3),
+                     _("expected a unit quaternion w, x, y, z"));
+  return TRUE;
+}
 
-      if (!km_yaml_expect_numbers (node, v, 7, error))
-        return FALSE;
-      q = (KmQuat) { v[3], v[4], v[5], v[6] };
-      if (!(km_quat_length (q) > 0.5 && km_quat_length (q) < 1.5))
-        return error_at (error, KM_PARSE_ERROR_INVALID, km_yaml_sequence_get (node, 3),
-                         _("expected a unit quaternion w, x, y, z"));
-      km_mat3_from_quat (km_quat_normalize (q), &pose->rot);
+static gboolean
+read_link_table (KmBodyMotion *self,
+                 KmYamlNode   *frames,
+                 GError      **error)
+{
+  const double *values = km_yaml_table_get_values (frames, NULL);
+  guint n = link_part_length (self);
+
+  for (guint f = 0; f < self->n_frames; f++)
+    if (km_yaml_table_get_length (frames, 1, f) != self->n_links)
+      return table_frame_error (self, frames, f, TRUE, error);
+  self->links = g_new0 (KmTransform, MAX ((gsize) self->n_frames * self->n_links, 1));
+  for (guint f = 0; f < self->n_frames; f++)
+    {
+      gsize first = km_yaml_table_get_first (frames, 1, f);
+
+      for (guint p = 0; p < self->n_links; p++)
+        {
+          const double *v = values + km_yaml_table_get_first (frames, 2, first + p);
+          gboolean ok = km_yaml_table_get_length (frames, 2, first + p) == n;
+
+          for (guint i = 0; ok && i < n; i++)
+            ok = isfinite (v[i]);
+          if (!ok || !link_pose (self, v, &self->links[(gsize) f * self->n_links + p]))
+            return table_frame_error (self, frames, f, TRUE, error);
+        }
     }
-  pose->pos = km_vec3 (v[0], v[1], v[2]);
+  g_free (km_yaml_table_steal_values (frames, NULL));
   return TRUE;
 }
 
@@ -292,7 +455,11 @@ read_links (KmBodyMotion     *self,
                          _("expected “XYZQWXYZ” or “XYZRPY”"));
     }
   if ((frames = component_frames (self, component, error)) == NULL ||
-      !check_lengths (frames, self->n_links, TRUE, error))
+      !table_fits (self, frames, 3))
+    return FALSE;
+  if (km_yaml_table_get_depth (frames) > 0)
+    return read_link_table (self, frames, error);
+  if (!check_lengths (frames, self->n_links, TRUE, error))
     return FALSE;
   self->links = g_new0 (KmTransform, MAX ((gsize) self->n_frames * self->n_links, 1));
   for (guint f = 0; f < self->n_frames; f++)
@@ -386,31 +553,59 @@ km_body_motion_sniff (const char *data,
   return 0;
 }
 
-/**
- * km_body_motion_load:
- * @path: the path as given, for messages
- * @contents: the file's bytes
- *
- * Returns: (transfer full) (nullable): the motion, or NULL with a KM_PARSE_ERROR
- */
-KmBodyMotion *
-km_body_motion_load (const char  *path,
-                     GBytes      *contents,
-                     GError     **error)
+/* km_yaml_parse_with_tables: which `frames` become tables (see Loading). */
+static guint
+frames_table_depth (const KmYamlNode *mapping,
+                    const KmYamlNode *key,
+                    guint             depth,
+                    gpointer          user_data)
+{
+  Loading *loading = user_data;
+  KmYamlNode *v;
+  const char *type;
+
+  if (g_strcmp0 (km_yaml_node_get_scalar (key, NULL), "frames") != 0 ||
+      (depth != 1 && depth != 3))
+    return 0;
+  v = km_yaml_mapping_lookup (mapping, "type");
+  type = v != NULL ? km_yaml_node_get_scalar (v, NULL) : NULL;
+  if (g_strcmp0 (type, "MultiValueSeq") == 0 && is_joint_content (content_of (mapping)) &&
+      !loading->joints_taken)
+    {
+      loading->joints_taken = TRUE;
+      loading->n_tables++;
+      return 2;
+    }
+  if (depth == 3 && (g_strcmp0 (type, "MultiSE3Seq") == 0 ||
+                     g_strcmp0 (type, "MultiAffine3Seq") == 0) &&
+      g_strcmp0 (content_of (mapping), "LinkPosition") == 0 && !loading->links_taken)
+    {
+      loading->links_taken = TRUE;
+      loading->n_tables++;
+      return 3;
+    }
+  return 0;
+}
+
+/* With @loading, frames as tables; without, the whole file as a tree. NULL without an
+ * error when loading->retry is set. */
+static KmBodyMotion *
+load (const char  *path,
+      const char  *data,
+      gsize        length,
+      Loading     *loading,
+      GError     **error)
 {
   g_autoptr(KmYamlNode) root = NULL;
   g_autoptr(KmBodyMotion) self = NULL;
   KmYamlNode *v, *components;
   const char *type, *content;
-  const char *data;
-  gsize length;
 
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (contents != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  data = g_bytes_get_data (contents, &length);
-  root = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
+  if (loading != NULL)
+    root = km_yaml_parse_with_tables (path, data, length, NULL, frames_table_depth, loading,
+                                      &loading->retry, error);
+  else
+    root = km_yaml_parse (path, data, length, NULL, error);
   if (root == NULL || !km_yaml_expect_mapping (root, error))
     return NULL;
   if ((v = km_yaml_expect_key (root, "type", error)) == NULL ||
@@ -422,6 +617,7 @@ km_body_motion_load (const char  *path,
   self->root = km_yaml_node_ref (root);
   self->joint_component = -1;
   self->link_component = -1;
+  self->loading = loading;
   content = content_of (root);
 
   if (strcmp (type, "MultiValueSeq") == 0)
@@ -436,29 +632,67 @@ km_body_motion_load (const char  *path,
         }
       if (!read_header (self, root, error) || !read_joints (self, root, error))
         return NULL;
-      return g_steal_pointer (&self);
     }
-  if (strcmp (type, "CompositeSeq") != 0 && strcmp (type, "BodyMotion") != 0)
+  else
     {
-      error_at (error, KM_PARSE_ERROR_INVALID, v,
-                _("expected “CompositeSeq”, “BodyMotion” or “MultiValueSeq”"));
-      return NULL;
+      if (strcmp (type, "CompositeSeq") != 0 && strcmp (type, "BodyMotion") != 0)
+        {
+          error_at (error, KM_PARSE_ERROR_INVALID, v,
+                    _("expected “CompositeSeq”, “BodyMotion” or “MultiValueSeq”"));
+          return NULL;
+        }
+      if (content != NULL && strcmp (content, "BodyMotion") != 0)
+        {
+          /* content_node, not `content`: a 1.x file may say `purpose` instead. */
+          error_at (error, KM_PARSE_ERROR_INVALID, content_node (root),
+                    _("expected “BodyMotion”"));
+          return NULL;
+        }
+      if (!read_header (self, root, error))
+        return NULL;
+      if ((components = km_yaml_expect_key (root, "components", error)) == NULL ||
+          !km_yaml_expect_sequence (components, error))
+        return NULL;
+      for (guint i = 0; i < km_yaml_node_get_length (components); i++)
+        if (!read_component (self, km_yaml_sequence_get (components, i), i, error))
+          return NULL;
     }
-  if (content != NULL && strcmp (content, "BodyMotion") != 0)
+  if (loading != NULL && loading->n_used != loading->n_tables)
     {
-      /* content_node, not `content`: a 1.x file may say `purpose` instead. */
-      error_at (error, KM_PARSE_ERROR_INVALID, content_node (root), _("expected “BodyMotion”"));
+      /* A table where the motion reads no part: kept, it would be written empty. */
+      loading->retry = TRUE;
       return NULL;
     }
-  if (!read_header (self, root, error))
-    return NULL;
-  if ((components = km_yaml_expect_key (root, "components", error)) == NULL ||
-      !km_yaml_expect_sequence (components, error))
-    return NULL;
-  for (guint i = 0; i < km_yaml_node_get_length (components); i++)
-    if (!read_component (self, km_yaml_sequence_get (components, i), i, error))
-      return NULL;
+  self->loading = NULL;
   return g_steal_pointer (&self);
+}
+
+/**
+ * km_body_motion_load:
+ * @path: the path as given, for messages
+ * @contents: the file's bytes
+ *
+ * Returns: (transfer full) (nullable): the motion, or NULL with a KM_PARSE_ERROR
+ */
+KmBodyMotion *
+km_body_motion_load (const char  *path,
+                     GBytes      *contents,
+                     GError     **error)
+{
+  Loading loading = { NULL, };
+  KmBodyMotion *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  loading.data = g_bytes_get_data (contents, &loading.length);
+  if (loading.data == NULL)
+    loading.data = "";
+  self = load (path, loading.data, loading.length, &loading, error);
+  if (self == NULL && loading.retry)
+    self = load (path, loading.data, loading.length, NULL, error);
+  return self;
 }
 
 KmBodyMotion *

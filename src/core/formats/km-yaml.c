@@ -35,11 +35,39 @@ struct _KmYamlNode
   char           *value;    /* scalar */
   gsize           length;   /* scalar */
   GPtrArray      *items;    /* sequence: items; mapping: key, value pairs */
+  struct _KmYamlTable *table;  /* km_yaml_parse_with_tables: the numbers of a sequence */
   /* Deferred (km_yaml_node_new_deferred): what builds the contents when written. */
   KmYamlExpandFunc expand;
   gpointer         expand_data;
   GDestroyNotify   expand_destroy;
 };
+
+/*
+ * A table (km_yaml_parse_with_tables): level 0 is the table's own list, level k the items
+ * of the lists at level k − 1, in document order, and the numbers are the items of the
+ * lists at level depth − 1. The items of one list are contiguous at the next level, so a
+ * list is its length and where its items begin.
+ */
+typedef struct _KmYamlTable
+{
+  guint   depth;
+  gsize   event;                                /* ordinal of its SEQUENCE-START event */
+  GArray *lengths[KM_YAML_TABLE_MAX_DEPTH];     /* guint, per level */
+  GArray *firsts[KM_YAML_TABLE_MAX_DEPTH];      /* guint, per level */
+  GArray *values;                               /* double */
+} KmYamlTable;
+
+static void
+table_free (KmYamlTable *table)
+{
+  for (guint i = 0; i < table->depth; i++)
+    {
+      g_array_unref (table->lengths[i]);
+      g_array_unref (table->firsts[i]);
+    }
+  g_clear_pointer (&table->values, g_array_unref);
+  g_free (table);
+}
 
 G_DEFINE_BOXED_TYPE (KmYamlNode, km_yaml_node, km_yaml_node_ref, km_yaml_node_unref)
 
@@ -80,6 +108,7 @@ km_yaml_node_unref (KmYamlNode *node)
   if (!g_atomic_ref_count_dec (&node->ref_count))
     return;
   g_clear_pointer (&node->items, g_ptr_array_unref);
+  g_clear_pointer (&node->table, table_free);
   g_free (node->value);
   g_free (node->tag);
   if (node->expand_destroy != NULL)
@@ -139,6 +168,15 @@ typedef struct
   KmYamlNode   *root;
   gsize         n_nodes;
   guint         n_documents;
+  gsize         n_events;   /* events read so far (a table's `event`) */
+  /* Tables */
+  KmYamlTableFunc table_func;
+  gpointer      table_data;
+  KmYamlNode   *table;      /* the table being read, else NULL */
+  guint         table_open; /* lists open in it (1: its own) */
+  guint         table_skip; /* collections open in an item that is skipped */
+  gsize         table_count;  /* numbers and lists in every table so far */
+  gboolean      retry;      /* an anchor or alias in a table */
 } Parser;
 
 static void
@@ -328,8 +366,176 @@ parser_count (Parser     *p,
   if (++p->n_nodes > p->limits.max_nodes)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
-                          _("more than %lu nodes"), (unsigned long) p->limits.max_nodes);
+                          _("expected at most %lu YAML nodes (Kinema’s limit for one file)"),
+                          (unsigned long) p->limits.max_nodes);
       return FALSE;
+    }
+  return TRUE;
+}
+
+static void node_set_origin (Parser *p, KmYamlNode *node, yaml_mark_t mark, const char *tag);
+
+static gboolean
+parser_check_depth (Parser     *p,
+                    guint       open,
+                    KmSourcePos pos,
+                    GError    **error)
+{
+  if ((gsize) open + 1 > p->limits.max_depth)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("nesting deeper than %u levels"), p->limits.max_depth);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A scalar event's value as km_yaml_scalar_to_double reads the node it would make; NaN
+ * when it is no number. */
+static double
+event_number (const yaml_event_t *event)
+{
+  KmYamlNode probe = { .kind = KM_YAML_SCALAR,
+                       .style = scalar_style (event->data.scalar.style),
+                       .tag = (char *) event->data.scalar.tag,
+                       .value = (char *) event->data.scalar.value,
+                       .length = event->data.scalar.length };
+  double v;
+
+  return km_yaml_scalar_to_double (&probe, &v) ? v : NAN;
+}
+
+/* Does @func make a table of the sequence that starts now? Its depth, or 0. */
+static guint
+parser_table_depth (Parser *p)
+{
+  Frame *frame;
+  guint depth;
+
+  if (p->table_func == NULL || p->stack->len == 0)
+    return 0;
+  frame = &g_array_index (p->stack, Frame, p->stack->len - 1);
+  if (frame->node->kind != KM_YAML_MAPPING || frame->pending_key == NULL)
+    return 0;
+  depth = p->table_func (frame->node, frame->pending_key, p->stack->len, p->table_data);
+  return MIN (depth, KM_YAML_TABLE_MAX_DEPTH);
+}
+
+static void
+parser_start_table (Parser       *p,
+                    yaml_event_t *event,
+                    guint         depth)
+{
+  KmYamlTable *table = g_new0 (KmYamlTable, 1);
+  gboolean flow = event->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+  guint zero = 0;
+
+  table->depth = depth;
+  table->event = p->n_events;
+  for (guint i = 0; i < depth; i++)
+    {
+      table->lengths[i] = g_array_new (FALSE, FALSE, sizeof (guint));
+      table->firsts[i] = g_array_new (FALSE, FALSE, sizeof (guint));
+    }
+  table->values = g_array_new (FALSE, FALSE, sizeof (double));
+  g_array_append_val (table->lengths[0], zero);
+  g_array_append_val (table->firsts[0], zero);
+  p->table = node_new (KM_YAML_SEQUENCE, flow ? KM_YAML_STYLE_FLOW : KM_YAML_STYLE_BLOCK);
+  node_set_origin (p, p->table, event->start_mark,
+                   (const char *) event->data.sequence_start.tag);
+  p->table->table = table;
+  p->table_open = 1;
+  p->table_skip = 0;
+}
+
+/* An event inside the table being read: a number, a list, or what is skipped (recorded
+ * as NaN or KM_YAML_TABLE_NO_LIST, for the caller to refuse). */
+static gboolean
+parser_table_event (Parser       *p,
+                    yaml_event_t *event,
+                    GError      **error)
+{
+  KmYamlTable *table = p->table->table;
+  KmSourcePos pos = mark_pos (event->start_mark);
+  gboolean start = event->type == YAML_SEQUENCE_START_EVENT ||
+                   event->type == YAML_MAPPING_START_EVENT;
+  guint level = p->table_open;
+  guint *parent;
+  const char *anchor = NULL;
+
+  if (event->type == YAML_SCALAR_EVENT)
+    anchor = (const char *) event->data.scalar.anchor;
+  else if (event->type == YAML_SEQUENCE_START_EVENT)
+    anchor = (const char *) event->data.sequence_start.anchor;
+  else if (event->type == YAML_MAPPING_START_EVENT)
+    anchor = (const char *) event->data.mapping_start.anchor;
+  if (anchor != NULL || event->type == YAML_ALIAS_EVENT)
+    {
+      /* Neither is kept: the caller parses again without tables. */
+      p->retry = TRUE;
+      return FALSE;
+    }
+  if (start && !parser_check_depth (p, p->stack->len + p->table_open + p->table_skip, pos,
+                                    error))
+    return FALSE;
+
+  if (p->table_skip > 0)
+    {
+      if (start)
+        p->table_skip++;
+      else if (event->type == YAML_SEQUENCE_END_EVENT || event->type == YAML_MAPPING_END_EVENT)
+        p->table_skip--;
+      return TRUE;
+    }
+  if (event->type == YAML_SEQUENCE_END_EVENT)
+    {
+      if (--p->table_open == 0)
+        {
+          KmYamlNode *node = g_steal_pointer (&p->table);
+
+          return parser_add (p, node, node->pos, error);
+        }
+      return TRUE;
+    }
+  if (!start && event->type != YAML_SCALAR_EVENT)
+    return TRUE;
+
+  /* A new item of the innermost open list, at @level. */
+  if (++p->table_count > p->limits.max_values)
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
+                          _("expected at most %lu numbers and lists (Kinema’s limit for one "
+                            "file)"), (unsigned long) p->limits.max_values);
+      return FALSE;
+    }
+  parent = &g_array_index (table->lengths[level - 1], guint,
+                           table->lengths[level - 1]->len - 1);
+  (*parent)++;
+  if (level == table->depth)
+    {
+      double v = NAN;
+
+      if (start)
+        p->table_skip = 1;
+      else
+        v = event_number (event);
+      g_array_append_val (table->values, v);
+    }
+  else
+    {
+      guint first = level + 1 < table->depth ? table->lengths[level + 1]->len
+                                             : table->values->len;
+      guint length = KM_YAML_TABLE_NO_LIST;
+
+      if (event->type == YAML_SEQUENCE_START_EVENT)
+        {
+          length = 0;
+          p->table_open++;
+        }
+      else if (start)
+        p->table_skip = 1;
+      g_array_append_val (table->lengths[level], length);
+      g_array_append_val (table->firsts[level], first);
     }
   return TRUE;
 }
@@ -361,6 +567,9 @@ parser_event (Parser       *p,
               GError      **error)
 {
   KmSourcePos pos = mark_pos (event->start_mark);
+
+  if (p->table != NULL)
+    return parser_table_event (p, event, error);
 
   switch (event->type)
     {
@@ -428,14 +637,16 @@ parser_event (Parser       *p,
         gboolean flow = is_seq ? event->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
                                : event->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
         Frame frame = { NULL, };
+        guint table_depth;
 
         if (!parser_count (p, pos, error))
           return FALSE;
-        if (p->stack->len + 1 > p->limits.max_depth)
+        if (!parser_check_depth (p, p->stack->len, pos, error))
+          return FALSE;
+        if (is_seq && anchor == NULL && (table_depth = parser_table_depth (p)) > 0)
           {
-            km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, p->file, pos,
-                                _("nesting deeper than %u levels"), p->limits.max_depth);
-            return FALSE;
+            parser_start_table (p, event, table_depth);
+            return TRUE;
           }
         frame.node = node_new (is_seq ? KM_YAML_SEQUENCE : KM_YAML_MAPPING,
                                flow ? KM_YAML_STYLE_FLOW : KM_YAML_STYLE_BLOCK);
@@ -500,34 +711,58 @@ set_libyaml_error (Parser        *p,
                         problem);
 }
 
-KmYamlNode *
-km_yaml_parse (const char          *file,
-               const char          *data,
-               gsize                length,
-               const KmYamlLimits  *limits,
-               GError             **error)
+static void
+parser_init (Parser             *p,
+             const char         *file,
+             const char         *data,
+             gsize               length,
+             const KmYamlLimits *limits)
+{
+  p->file = g_intern_string (file);
+  p->data = data;
+  p->length = length;
+  p->limits.max_depth = limits && limits->max_depth ? limits->max_depth : KM_YAML_DEFAULT_MAX_DEPTH;
+  p->limits.max_nodes = limits && limits->max_nodes ? limits->max_nodes : KM_YAML_DEFAULT_MAX_NODES;
+  p->limits.max_expanded = limits && limits->max_expanded ? limits->max_expanded
+                                                          : KM_YAML_DEFAULT_MAX_EXPANDED;
+  /* (bounded so that a table's indices fit in a guint) */
+  p->limits.max_values = MIN (limits && limits->max_values ? limits->max_values
+                                                           : KM_YAML_DEFAULT_MAX_VALUES,
+                              G_MAXUINT / 2);
+  p->stack = g_array_new (FALSE, TRUE, sizeof (Frame));
+  g_array_set_clear_func (p->stack, (GDestroyNotify) frame_clear);
+  p->anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) km_yaml_node_unref);
+  p->open_anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+parser_clear (Parser *p)
+{
+  g_array_unref (p->stack);
+  g_hash_table_unref (p->anchors);
+  g_hash_table_unref (p->open_anchors);
+  g_clear_pointer (&p->table, km_yaml_node_unref);
+}
+
+static KmYamlNode *
+parse (const char          *file,
+       const char          *data,
+       gsize                length,
+       const KmYamlLimits  *limits,
+       KmYamlTableFunc      func,
+       gpointer             user_data,
+       gboolean            *retry,
+       GError             **error)
 {
   yaml_parser_t parser;
   Parser p = { NULL, };
   gboolean ok = TRUE;
   gboolean done = FALSE;
 
-  g_return_val_if_fail (file != NULL, NULL);
-  g_return_val_if_fail (data != NULL || length == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  p.file = g_intern_string (file);
-  p.data = data;
-  p.length = length;
-  p.limits.max_depth = limits && limits->max_depth ? limits->max_depth : KM_YAML_DEFAULT_MAX_DEPTH;
-  p.limits.max_nodes = limits && limits->max_nodes ? limits->max_nodes : KM_YAML_DEFAULT_MAX_NODES;
-  p.limits.max_expanded = limits && limits->max_expanded ? limits->max_expanded
-                                                         : KM_YAML_DEFAULT_MAX_EXPANDED;
-  p.stack = g_array_new (FALSE, TRUE, sizeof (Frame));
-  g_array_set_clear_func (p.stack, (GDestroyNotify) frame_clear);
-  p.anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                     (GDestroyNotify) km_yaml_node_unref);
-  p.open_anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  parser_init (&p, file, data, length, limits);
+  p.table_func = func;
+  p.table_data = user_data;
 
   if (!yaml_parser_initialize (&parser))
     {
@@ -550,6 +785,7 @@ km_yaml_parse (const char          *file,
           break;
         }
       done = event.type == YAML_STREAM_END_EVENT;
+      p.n_events++;
       ok = parser_event (&p, &event, error);
       yaml_event_delete (&event);
       if (!ok)
@@ -566,15 +802,126 @@ km_yaml_parse (const char          *file,
       ok = FALSE;
     }
 
-  g_array_unref (p.stack);
-  g_hash_table_unref (p.anchors);
-  g_hash_table_unref (p.open_anchors);
-
+  parser_clear (&p);
   if (!ok)
     {
+      if (p.retry && retry != NULL)
+        *retry = TRUE;
       g_clear_pointer (&p.root, km_yaml_node_unref);
       return NULL;
     }
+  return p.root;
+}
+
+KmYamlNode *
+km_yaml_parse (const char          *file,
+               const char          *data,
+               gsize                length,
+               const KmYamlLimits  *limits,
+               GError             **error)
+{
+  g_return_val_if_fail (file != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return parse (file, data, length, limits, NULL, NULL, NULL, error);
+}
+
+KmYamlNode *
+km_yaml_parse_with_tables (const char          *file,
+                           const char          *data,
+                           gsize                length,
+                           const KmYamlLimits  *limits,
+                           KmYamlTableFunc      func,
+                           gpointer             user_data,
+                           gboolean            *retry,
+                           GError             **error)
+{
+  g_return_val_if_fail (file != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (retry != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *retry = FALSE;
+  return parse (file, data, length, limits, func, user_data, retry, error);
+}
+
+/* Feeds the events of item @index of @node's table, found again by reading @data up to
+ * the table's event, to a parser of its own. */
+KmYamlNode *
+km_yaml_table_get_item (const KmYamlNode *node,
+                        const char       *data,
+                        gsize             length,
+                        guint             index,
+                        GError          **error)
+{
+  yaml_parser_t parser;
+  Parser p = { NULL, };
+  gsize n_events = 0;
+  guint open = 0;      /* collections open in the table, its own list included */
+  guint item = 0;
+  gboolean in_item = FALSE;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (node != NULL && node->table != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!yaml_parser_initialize (&parser))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file, node->pos,
+                          _("out of memory while reading YAML"));
+      return NULL;
+    }
+  parser_init (&p, node->file, data, length, NULL);
+  yaml_parser_set_input_string (&parser, (const unsigned char *) (data ? data : ""), length);
+
+  while (ok && p.root == NULL)
+    {
+      yaml_event_t event;
+      gboolean start, end;
+
+      if (!yaml_parser_parse (&parser, &event))
+        {
+          set_libyaml_error (&p, &parser, error);
+          ok = FALSE;
+          break;
+        }
+      start = event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT;
+      end = event.type == YAML_SEQUENCE_END_EVENT || event.type == YAML_MAPPING_END_EVENT;
+      n_events++;
+      if (event.type == YAML_STREAM_END_EVENT || (open == 1 && end && !in_item))
+        {
+          /* Not the text the table was read from. */
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos,
+                              _("expected a list of at least %u items"), index + 1);
+          ok = FALSE;
+        }
+      else if (n_events == node->table->event)
+        open = 1;
+      else if (in_item || (open == 1 && item == index && (start || !end)))
+        {
+          in_item = TRUE;
+          ok = parser_event (&p, &event, error);
+        }
+      else if (open > 0)
+        {
+          if (open == 1 && !end)
+            item++;
+          if (start)
+            open++;
+          else if (end)
+            open--;
+        }
+      yaml_event_delete (&event);
+    }
+
+  if (ok || parser.error != YAML_MEMORY_ERROR)
+    yaml_parser_delete (&parser);
+  parser_clear (&p);
+  if (!ok)
+    g_clear_pointer (&p.root, km_yaml_node_unref);
   return p.root;
 }
 
@@ -737,6 +1084,63 @@ km_yaml_node_get_weight (const KmYamlNode *node)
 {
   g_return_val_if_fail (node != NULL, 0);
   return node->weight;
+}
+
+guint
+km_yaml_table_get_depth (const KmYamlNode *node)
+{
+  g_return_val_if_fail (node != NULL, 0);
+  return node->table != NULL ? node->table->depth : 0;
+}
+
+guint
+km_yaml_table_get_length (const KmYamlNode *node,
+                          guint             level,
+                          gsize             index)
+{
+  g_return_val_if_fail (node != NULL && node->table != NULL, 0);
+  g_return_val_if_fail (level < node->table->depth, 0);
+  g_return_val_if_fail (index < node->table->lengths[level]->len, 0);
+
+  return g_array_index (node->table->lengths[level], guint, index);
+}
+
+gsize
+km_yaml_table_get_first (const KmYamlNode *node,
+                         guint             level,
+                         gsize             index)
+{
+  g_return_val_if_fail (node != NULL && node->table != NULL, 0);
+  g_return_val_if_fail (level < node->table->depth, 0);
+  g_return_val_if_fail (index < node->table->firsts[level]->len, 0);
+
+  return g_array_index (node->table->firsts[level], guint, index);
+}
+
+const double *
+km_yaml_table_get_values (const KmYamlNode *node,
+                          gsize            *n_values)
+{
+  g_return_val_if_fail (node != NULL && node->table != NULL, NULL);
+
+  if (n_values != NULL)
+    *n_values = node->table->values->len;
+  return (const double *) node->table->values->data;
+}
+
+double *
+km_yaml_table_steal_values (KmYamlNode *node,
+                            gsize      *n_values)
+{
+  double *values;
+
+  g_return_val_if_fail (node != NULL && node->table != NULL, NULL);
+
+  if (n_values != NULL)
+    *n_values = node->table->values->len;
+  values = (double *) g_array_free (g_steal_pointer (&node->table->values), FALSE);
+  g_clear_pointer (&node->table, table_free);
+  return values;
 }
 
 KmYamlNode *
@@ -1129,6 +1533,33 @@ tag_allows (const KmYamlNode *node,
   return node->tag == NULL || g_strcmp0 (node->tag, a) == 0 || g_strcmp0 (node->tag, b) == 0;
 }
 
+/* May @node be read as a value of the type of tags @a and @b (nullable)? A plain scalar
+ * untagged or with one of them; a scalar of any other style only with one of them:
+ * `!!float "0.5"` is a float by YAML's tag resolution, the quotes say nothing. */
+static gboolean
+scalar_may_be (const KmYamlNode *node,
+               const char       *a,
+               const char       *b)
+{
+  if (node->kind != KM_YAML_SCALAR)
+    return FALSE;
+  if (is_plain_scalar (node))
+    return tag_allows (node, a, b);
+  return node->tag != NULL && (g_strcmp0 (node->tag, a) == 0 || g_strcmp0 (node->tag, b) == 0);
+}
+
+/* Is @node a string by its tag or style (`!!str 1`, `"1"`), not a plain scalar that
+ * fails to read as what was wanted? */
+static gboolean
+scalar_is_string (const KmYamlNode *node)
+{
+  if (node->kind != KM_YAML_SCALAR)
+    return FALSE;
+  if (node->tag != NULL)
+    return strcmp (node->tag, "tag:yaml.org,2002:str") == 0;
+  return !is_plain_scalar (node);
+}
+
 /* [-+]? (digits (. digits*)? | . digits) ([eE] [-+]? digits)? */
 static gboolean
 is_decimal (const char *s)
@@ -1169,8 +1600,8 @@ km_yaml_scalar_to_double (const KmYamlNode *node,
 
   g_return_val_if_fail (out != NULL, FALSE);
 
-  if (node == NULL || !is_plain_scalar (node) ||
-      !tag_allows (node, "tag:yaml.org,2002:float", "tag:yaml.org,2002:int"))
+  if (node == NULL ||
+      !scalar_may_be (node, "tag:yaml.org,2002:float", "tag:yaml.org,2002:int"))
     return FALSE;
   s = node->value;
   if (strlen (s) != node->length)
@@ -1211,8 +1642,7 @@ km_yaml_scalar_to_bool (const KmYamlNode *node,
 
   g_return_val_if_fail (out != NULL, FALSE);
 
-  if (node == NULL || !is_plain_scalar (node) ||
-      !tag_allows (node, "tag:yaml.org,2002:bool", NULL))
+  if (node == NULL || !scalar_may_be (node, "tag:yaml.org,2002:bool", NULL))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (truths); i++)
     {
@@ -1286,7 +1716,9 @@ km_yaml_expect_number (const KmYamlNode *node,
 
   if (!km_yaml_scalar_to_double (node, &v) || !isfinite (v))
     {
-      node_error (node, error, _("expected a finite number"));
+      node_error (node, error, scalar_is_string (node)
+                               ? _("expected a finite number, found a string")
+                               : _("expected a finite number"));
       return FALSE;
     }
   *out = v;
@@ -1303,11 +1735,12 @@ km_yaml_expect_int (const KmYamlNode *node,
   g_return_val_if_fail (node != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
 
-  if (!is_plain_scalar (node) || !tag_allows (node, "tag:yaml.org,2002:int", NULL) ||
+  if (!scalar_may_be (node, "tag:yaml.org,2002:int", NULL) ||
       strlen (node->value) != node->length ||
       !g_ascii_string_to_signed (node->value, 10, G_MININT64, G_MAXINT64, &v, NULL))
     {
-      node_error (node, error, _("expected an integer"));
+      node_error (node, error, scalar_is_string (node) ? _("expected an integer, found a string")
+                                                       : _("expected an integer"));
       return FALSE;
     }
   *out = v;

@@ -49,6 +49,7 @@ G_BEGIN_DECLS
 #define KM_YAML_DEFAULT_MAX_DEPTH    256
 #define KM_YAML_DEFAULT_MAX_NODES    (4u * 1024u * 1024u)
 #define KM_YAML_DEFAULT_MAX_EXPANDED (8u * 1024u * 1024u)
+#define KM_YAML_DEFAULT_MAX_VALUES   (64u * 1024u * 1024u)
 
 typedef enum
 {
@@ -74,7 +75,11 @@ typedef struct
   guint max_depth;     /* nesting of sequences and mappings, aliases expanded */
   gsize max_nodes;     /* nodes in the file (each event that makes a node or alias) */
   gsize max_expanded;  /* nodes of the document with every alias expanded */
+  gsize max_values;    /* numbers and lists in the tables of km_yaml_parse_with_tables */
 } KmYamlLimits;
+
+/* The length km_yaml_table_get_length gives an item that is no list. */
+#define KM_YAML_TABLE_NO_LIST G_MAXUINT
 
 typedef struct _KmYamlNode KmYamlNode;
 
@@ -93,6 +98,70 @@ KmYamlNode       *km_yaml_parse                (const char          *file,
 KmYamlNode       *km_yaml_parse_file           (const char          *path,
                                                 const KmYamlLimits  *limits,
                                                 GError             **error);
+
+/*
+ * Tables: long lists of numbers (a motion's frames) read without a node for each number.
+ *
+ * km_yaml_parse_with_tables calls @func at each sequence that is the value of a mapping
+ * key, with the mapping as read so far (its earlier pairs), the key and the nesting
+ * depth of the mapping (1: the top level). When @func returns a depth d > 0, the sequence
+ * becomes a table of d levels of lists (1: a list of numbers, 2: a list of lists of
+ * numbers, …, at most KM_YAML_TABLE_MAX_DEPTH): one node in the tree, kept as the values
+ * of its numbers in document order (8 bytes each) and, for each list in it, its length.
+ * The node limit does not count what a table holds; its numbers and lists together are
+ * bounded by KmYamlLimits.max_values instead (and the nesting by max_depth).
+ *
+ * An item at a list level that is not a sequence (a scalar, a mapping) is a list of
+ * length KM_YAML_TABLE_NO_LIST; an item at the number level that is not a number as
+ * km_yaml_scalar_to_double reads it (a string, a collection) is NaN. A caller that finds
+ * such an item, or any other fault, builds the item as a tree with
+ * km_yaml_table_get_item and checks that as it checks any node, for the message and the
+ * location. A table cannot hold an anchor or an alias: when one does, the parse returns
+ * NULL without an error and sets *@retry, and the caller parses without tables.
+ *
+ * Every accessor but km_yaml_table_* reads a table node as an empty sequence.
+ */
+#define KM_YAML_TABLE_MAX_DEPTH 4
+
+typedef guint (*KmYamlTableFunc) (const KmYamlNode *mapping,
+                                  const KmYamlNode *key,
+                                  guint             depth,
+                                  gpointer          user_data);
+
+KmYamlNode       *km_yaml_parse_with_tables    (const char          *file,
+                                                const char          *data,
+                                                gsize                length,
+                                                const KmYamlLimits  *limits,
+                                                KmYamlTableFunc      func,
+                                                gpointer             user_data,
+                                                gboolean            *retry,
+                                                GError             **error);
+/* The table's depth, 0 for any other node. */
+guint             km_yaml_table_get_depth      (const KmYamlNode    *node);
+/* The length of list @index at @level (0: the table itself, index 0; 1: its items, …), or
+ * KM_YAML_TABLE_NO_LIST. */
+guint             km_yaml_table_get_length     (const KmYamlNode    *node,
+                                                guint                level,
+                                                gsize                index);
+/* Where the items of list @index at @level begin: their index at @level + 1, or in the
+ * values for the last level. */
+gsize             km_yaml_table_get_first      (const KmYamlNode    *node,
+                                                guint                level,
+                                                gsize                index);
+const double     *km_yaml_table_get_values     (const KmYamlNode    *node,
+                                                gsize               *n_values);
+/* Takes the values (free with g_free) and drops the rest: the node becomes an ordinary
+ * empty sequence. For a node the caller holds the only reference to. */
+double           *km_yaml_table_steal_values   (KmYamlNode          *node,
+                                                gsize               *n_values);
+/* Item @index of the table as a tree, read again from @data (the text the table was
+ * parsed from), with the positions and tags of the file. */
+KmYamlNode       *km_yaml_table_get_item       (const KmYamlNode    *node,
+                                                const char          *data,
+                                                gsize                length,
+                                                guint                index,
+                                                GError             **error);
+
 /* A cheap content check for sniffers: does @data look like a YAML block mapping whose
  * top level has @key? (Looks at the first lines only, does not parse.) */
 gboolean          km_yaml_sniff_top_key        (const char          *data,
@@ -185,7 +254,8 @@ gboolean          km_yaml_mapping_remove       (KmYamlNode          *mapping,
                                                 const char          *key);
 
 /* Typed access. Each sets a KM_PARSE_ERROR_INVALID error "FILE:LINE:COLUMN: expected …" at
- * @node's first character. Numbers are plain scalars (untagged, !!int or !!float); the
+ * @node's first character. Numbers are plain scalars (untagged, !!int or !!float) and
+ * scalars of any style tagged !!int or !!float (YAML's core schema: the tag decides); the
  * expect_ helpers refuse infinities and NaN. Booleans accept true/false, yes/no, on/off in
  * any case. Use km_yaml_expect_key for a key that must be there. */
 gboolean          km_yaml_expect_mapping       (const KmYamlNode    *node,
