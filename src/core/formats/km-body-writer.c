@@ -13,7 +13,9 @@
 #include "km-body-writer.h"
 
 #include "km-error.h"
+#include "km-body.h"
 #include "km-format.h"
+#include "km-model-keep.h"
 #include "km-yaml.h"
 
 /*
@@ -542,6 +544,92 @@ package_name (const char *uri)
   return g_strndup (rest, strcspn (rest, "/"));
 }
 
+/* The link(s) of joint @i of @skeleton: a spherical joint's first two are appended to
+ * @links, the last (the joint's, with its shapes as elements) is returned. @link_ids: as
+ * link_joint_ids gives them; @initial_q, @path, @pathed: as for body_to_string. */
+static KmYamlNode *
+joint_link (const KmSkeleton *skeleton,
+            guint             i,
+            KmYamlNode       *links,
+            const int        *link_ids,
+            const double     *initial_q,
+            const char       *path,
+            GPtrArray        *notes,
+            GPtrArray        *pathed)
+{
+  const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+  const char *parent = j->parent >= 0 ? km_skeleton_get_joint (skeleton, (guint) j->parent)->name : NULL;
+  const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
+  double degrees = KM_FORMAT_RADIANS_PER_DEGREE;
+  const double *q = initial_q != NULL && j->n_dof > 0 ? &initial_q[j->dof_index] : NULL;
+  KmYamlNode *link;
+  guint n_shapes = 0;
+  KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
+
+  switch (j->type)
+    {
+    case KM_JOINT_REVOLUTE:
+    case KM_JOINT_PRISMATIC:
+      if (j->mimic >= 0)
+        km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
+                                 "it is written as an independent joint"),
+                        j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
+      link = link_node (j->name, parent,
+                        j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
+                        &j->offset, rotation, &j->axis, &j->limits[0], q,
+                        j->type == KM_JOINT_REVOLUTE ? degrees : 1.0,
+                        link_ids[3 * (gsize) i], j);
+      break;
+    case KM_JOINT_SPHERICAL:
+      {
+        g_autofree char *name_x = NULL;
+        g_autofree char *name_y = NULL;
+        KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
+
+        spherical_link_names (skeleton, j, &name_x, &name_y);
+        km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
+                                 "three revolute links %s, %s and %s about X, Y and Z"),
+                        j->name, name_x, name_y, j->name);
+        /* The euler XYZ angles, one to each link (km_body_map_dofs). */
+        km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
+                                                   rotation, &ax, &j->limits[0], q,
+                                                   degrees, link_ids[3 * (gsize) i], j));
+        km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
+                                                   &ay, &j->limits[1],
+                                                   q != NULL ? q + 1 : NULL, degrees,
+                                                   link_ids[3 * (gsize) i + 1], j));
+        link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
+                          q != NULL ? q + 2 : NULL, degrees,
+                          link_ids[3 * (gsize) i + 2], j);
+      }
+      break;
+    case KM_JOINT_FREE:
+      link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, NULL, 1,
+                        link_ids[3 * (gsize) i], NULL);
+      break;
+    case KM_JOINT_FIXED:
+    default:
+      link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, NULL,
+                        1, link_ids[3 * (gsize) i], NULL);
+      break;
+    }
+  if (n_shapes > 0)
+    {
+      KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+
+      for (guint s = 0; s < n_shapes; s++)
+        {
+          KmYamlNode *element = shape_node (shapes, n_shapes, s, path, j->name, notes,
+                                            pathed);
+
+          if (element != NULL)
+            km_yaml_sequence_append (elements, element);
+        }
+      km_yaml_mapping_append (link, "elements", elements);
+    }
+  return link;
+}
+
 /* @path: the file the text is written into, where relative Resource uris must lead from
  * (km_shape_dup_uri_for, resource_uri); NULL: as the model wrote them. @initial_q
  * (nullable): the pose the model states, one value per DOF. */
@@ -590,78 +678,11 @@ body_to_string (const KmSkeleton *skeleton,
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-      const char *parent = j->parent >= 0 ? km_skeleton_get_joint (skeleton, (guint) j->parent)->name : NULL;
-      const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
-      double degrees = KM_FORMAT_RADIANS_PER_DEGREE;
-      const double *q = initial_q != NULL && j->n_dof > 0 ? &initial_q[j->dof_index] : NULL;
-      KmYamlNode *link;
-      guint n_shapes = 0;
-      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
 
       if (j->link_name != NULL && n_own_links++ == 0)
         own_link = j;
-      switch (j->type)
-        {
-        case KM_JOINT_REVOLUTE:
-        case KM_JOINT_PRISMATIC:
-          if (j->mimic >= 0)
-            km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
-                                     "it is written as an independent joint"),
-                            j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
-          link = link_node (j->name, parent,
-                            j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
-                            &j->offset, rotation, &j->axis, &j->limits[0], q,
-                            j->type == KM_JOINT_REVOLUTE ? degrees : 1.0,
-                            link_ids[3 * (gsize) i], j);
-          break;
-        case KM_JOINT_SPHERICAL:
-          {
-            g_autofree char *name_x = NULL;
-            g_autofree char *name_y = NULL;
-            KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
-
-            spherical_link_names (skeleton, j, &name_x, &name_y);
-            km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
-                                     "three revolute links %s, %s and %s about X, Y and Z"),
-                            j->name, name_x, name_y, j->name);
-            /* The euler XYZ angles, one to each link (km_body_map_dofs). */
-            km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
-                                                       rotation, &ax, &j->limits[0], q,
-                                                       degrees, link_ids[3 * (gsize) i], j));
-            km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
-                                                       &ay, &j->limits[1],
-                                                       q != NULL ? q + 1 : NULL, degrees,
-                                                       link_ids[3 * (gsize) i + 1], j));
-            link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
-                              q != NULL ? q + 2 : NULL, degrees,
-                              link_ids[3 * (gsize) i + 2], j);
-          }
-          break;
-        case KM_JOINT_FREE:
-          link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, NULL, 1,
-                            link_ids[3 * (gsize) i], NULL);
-          break;
-        case KM_JOINT_FIXED:
-        default:
-          link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, NULL,
-                            1, link_ids[3 * (gsize) i], NULL);
-          break;
-        }
-      if (n_shapes > 0)
-        {
-          KmYamlNode *elements = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
-
-          for (guint s = 0; s < n_shapes; s++)
-            {
-              KmYamlNode *element = shape_node (shapes, n_shapes, s, path, j->name, notes,
-                                                pathed);
-
-              if (element != NULL)
-                km_yaml_sequence_append (elements, element);
-            }
-          km_yaml_mapping_append (link, "elements", elements);
-        }
-      km_yaml_sequence_append (links, link);
+      km_yaml_sequence_append (links, joint_link (skeleton, i, links, link_ids, initial_q, path,
+                                                  notes, pathed));
     }
   km_yaml_mapping_append (root, "links", links);
   if (n_own_links == 1)
@@ -774,6 +795,461 @@ km_body_save_with_pose (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = body_to_string (skeleton, initial_q, path, notes);
+  return km_format_save_text (path, text, error);
+}
+
+/* ---- Writing over the model file ----------------------------------------------------
+ *
+ * km_body_save_over() writes the original .body document again (km-yaml's tree keeps key
+ * order, styles, tags and the keys Kinema does not read), changed only where the edited
+ * skeleton differs from the skeleton the original reads as:
+ * - a link is matched to a joint by name, else (a renamed one) by its joint id, or, for a
+ *   link without one, by the one unmatched link of the same type, parent and number of
+ *   shapes; the root must stay the root;
+ * - of a matched link, only the keys Kinema owns are written, and only where the value
+ *   Kinema would write for the edited joint differs from the one it would write for the
+ *   original's (so a `joint_axis: Y` stays as it is): translation, rotation, joint_type,
+ *   joint_axis, joint_range, joint_displacement, max_joint_velocity, max_joint_effort,
+ *   under the spelling the link uses (jointRange, …); name and parent where they changed;
+ *   mass, inertia, elements (shapes, sensors, devices) and every other key stay;
+ * - a link whose joint was deleted is left out; a new joint is appended as
+ *   km_body_to_string() writes it; a renamed link is renamed in root_link and in the other
+ *   top-level keys that name it (linkGroup, footLinks, …);
+ * - a relative or package:// uri that would not lead to the same file from the new place
+ *   is rewritten (km_keep_moved_uri);
+ * - what the YAML tree does not keep (comments, anchors: an alias is written as a copy)
+ *   is lost, as in every rewrite of a .body file by Kinema.
+ * Where that cannot be done safely (the original is gone or no longer reads, has
+ * sub-bodies, merge keys in links or angles in radians, the skeleton has a spherical
+ * joint, or the result does not read back as the skeleton would), the skeleton is written
+ * alone as km_body_save_with_pose() does, with a note that names what is lost.
+ */
+
+static void
+ignore_warning (const char *message,
+                gpointer    user_data)
+{
+}
+
+/* What Kinema writes for the keys it owns of joint @i of @skeleton (with the pose
+ * @initial_q, nullable), as a mapping to compare. */
+static KmYamlNode *
+owned_node (const KmSkeleton *skeleton,
+            guint             i,
+            const double     *initial_q)
+{
+  const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+  const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
+  const double *q = initial_q != NULL && j->n_dof > 0 ? &initial_q[j->dof_index] : NULL;
+
+  switch (j->type)
+    {
+    case KM_JOINT_REVOLUTE:
+    case KM_JOINT_PRISMATIC:
+      return link_node ("", NULL, j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
+                        &j->offset, rotation, &j->axis, &j->limits[0], q,
+                        j->type == KM_JOINT_REVOLUTE ? KM_FORMAT_RADIANS_PER_DEGREE : 1.0, -1, j);
+    case KM_JOINT_FREE:
+      return link_node ("", NULL, "free", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
+    case KM_JOINT_FIXED:
+    case KM_JOINT_SPHERICAL:
+    default:
+      return link_node ("", NULL, "fixed", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
+    }
+}
+
+/* The keys Kinema owns: the spelling it writes first, then the others a reader takes. */
+static const char * const owned_keys[][5] = {
+  { "translation", NULL },
+  { "rotation", NULL },
+  { "joint_type", "jointType", NULL },
+  { "joint_axis", "jointAxis", NULL },
+  { "joint_range", "jointRange", NULL },
+  { "joint_displacement", "jointDisplacement", "joint_angle", "jointAngle", NULL },
+  { "max_joint_velocity", "maxJointVelocity", NULL },
+  { "max_joint_effort", "maxJointEffort", NULL },
+};
+
+/* Writes @after (nullable: none) as the value of the key @keys names in @link, where it
+ * differs from @before: under the spelling @link uses, the others removed. */
+static void
+update_key (KmYamlNode         *link,
+            const char * const *keys,
+            KmYamlNode         *before,
+            KmYamlNode         *after)
+{
+  const char *used = keys[0];
+
+  if (before == NULL && after == NULL)
+    return;
+  if (before != NULL && after != NULL && km_yaml_node_equal (before, after))
+    return;
+  for (guint k = 0; keys[k] != NULL; k++)
+    if (km_yaml_mapping_lookup (link, keys[k]) != NULL)
+      {
+        used = keys[k];
+        break;
+      }
+  for (guint k = 0; keys[k] != NULL; k++)
+    if (after == NULL || keys[k] != used)
+      km_yaml_mapping_remove (link, keys[k]);
+  if (after != NULL)
+    km_yaml_mapping_set (link, used, km_yaml_node_copy (after));
+}
+
+/* Rewrites the uris of Resources (and any `uri` or `url` key) under @node for the file
+ * @path (km_keep_moved_uri). */
+static void
+move_uris (KmYamlNode *node,
+           const char *original,
+           const char *path)
+{
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      KmYamlNode *value;
+
+      if (km_yaml_node_get_kind (node) == KM_YAML_SEQUENCE)
+        {
+          move_uris (km_yaml_sequence_get (node, i), original, path);
+          continue;
+        }
+      value = km_yaml_mapping_get_value (node, i);
+      if (km_yaml_node_get_kind (value) == KM_YAML_SCALAR)
+        {
+          const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (node, i), NULL);
+          g_autofree char *moved = NULL;
+
+          if ((g_strcmp0 (key, "uri") == 0 || g_strcmp0 (key, "url") == 0)
+              && (moved = km_keep_moved_uri (km_yaml_node_get_scalar (value, NULL), original,
+                                             path)) != NULL)
+            km_yaml_mapping_set (node, key, km_yaml_node_new_string (moved));
+        }
+      else
+        move_uris (value, original, path);
+    }
+}
+
+/* @node with every scalar that is an old name in @renames (old → new) renamed: a new
+ * node, or NULL when none is there. Mappings are changed in place. */
+static KmYamlNode *
+renamed_node (KmYamlNode *node,
+              GHashTable *renames)
+{
+  KmYamlNode *copy = NULL;
+
+  switch (km_yaml_node_get_kind (node))
+    {
+    case KM_YAML_SCALAR:
+      {
+        const char *to = g_hash_table_lookup (renames, km_yaml_node_get_scalar (node, NULL));
+
+        return to != NULL ? km_yaml_node_new_scalar (to, km_yaml_node_get_style (node)) : NULL;
+      }
+    case KM_YAML_MAPPING:
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        {
+          KmYamlNode *value = renamed_node (km_yaml_mapping_get_value (node, i), renames);
+          const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (node, i), NULL);
+
+          if (value != NULL && key != NULL)
+            km_yaml_mapping_set (node, key, value);
+          else if (value != NULL)
+            km_yaml_node_unref (value);
+        }
+      return NULL;
+    case KM_YAML_SEQUENCE:
+    default:
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        {
+          KmYamlNode *item = km_yaml_sequence_get (node, i);
+          KmYamlNode *value = renamed_node (item, renames);
+
+          if (value != NULL && copy == NULL)
+            {
+              copy = km_yaml_node_new_sequence (km_yaml_node_get_style (node));
+              for (guint k = 0; k < i; k++)
+                km_yaml_sequence_append (copy, km_yaml_node_ref (km_yaml_sequence_get (node, k)));
+            }
+          if (copy != NULL)
+            km_yaml_sequence_append (copy, value != NULL ? value : km_yaml_node_ref (item));
+        }
+      return copy;
+    }
+}
+
+/* For each joint of @skeleton, the joint of @original it is (see above), or -1: new. */
+static int *
+match_joints (const KmSkeleton *skeleton,
+              const KmSkeleton *original)
+{
+  guint n = km_skeleton_get_n_joints (skeleton), n_original = km_skeleton_get_n_joints (original);
+  int *match = g_new (int, n);
+  g_autofree gboolean *taken = g_new0 (gboolean, n_original);
+
+  for (guint i = 0; i < n; i++)
+    {
+      match[i] = km_skeleton_find_joint (original, km_skeleton_get_joint (skeleton, i)->name);
+      if (match[i] >= 0)
+        taken[match[i]] = TRUE;
+    }
+  /* Renamed ones, in preorder: a parent is matched before its children. */
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *e = km_skeleton_get_joint (skeleton, i);
+      guint n_shapes = 0;
+      int found = -1, n_found = 0;
+
+      if (match[i] >= 0)
+        continue;
+      km_skeleton_get_shapes (skeleton, i, &n_shapes);
+      for (guint o = 0; o < n_original; o++)
+        {
+          const KmJoint *j = km_skeleton_get_joint (original, o);
+          guint n_original_shapes = 0;
+          gboolean same;
+
+          if (taken[o])
+            continue;
+          km_skeleton_get_shapes (original, o, &n_original_shapes);
+          if (e->joint_id >= 0 || j->joint_id >= 0)
+            same = e->joint_id == j->joint_id;
+          else
+            same = e->type == j->type && n_shapes > 0 && n_shapes == n_original_shapes
+                   && (e->parent < 0 ? j->parent < 0 : match[e->parent] == j->parent);
+          if (same)
+            {
+              found = (int) o;
+              n_found++;
+            }
+        }
+      if (n_found == 1)
+        {
+          match[i] = found;
+          taken[found] = TRUE;
+        }
+    }
+  return match;
+}
+
+/* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
+static char *
+body_over_string (const KmSkeleton  *skeleton,
+                  const double      *initial_q,
+                  const char        *original,
+                  const char        *path,
+                  GPtrArray         *notes,
+                  char             **reason)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(KmSkeleton) before = NULL;
+  g_autofree double *before_q = NULL;
+  g_autoptr(KmYamlNode) document = NULL;
+  g_autoptr(KmYamlNode) root = NULL;
+  g_autoptr(GHashTable) items = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) renames = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) pathed = g_ptr_array_new ();
+  g_autoptr(KmSkeleton) written = NULL;
+  g_autoptr(KmSkeleton) expected = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *full = NULL;
+  g_autofree int *match = NULL;
+  g_autofree int *edited_of = NULL;
+  g_autofree int *link_ids = NULL;
+  KmBodyOptions options = { .load_meshes = FALSE };
+  KmYamlNode *links, *kept, *v;
+  const char *data;
+  gsize length;
+  guint n = km_skeleton_get_n_joints (skeleton), n_before;
+
+  km_parse_warnings_push (ignore_warning, NULL);
+  bytes = km_format_read_file (original, KM_FORMAT_MAX_FILE_SIZE, &error);
+  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
+  if (bytes != NULL)
+    before = km_body_load_with_pose (original, data != NULL ? data : "", length, &options,
+                                     &before_q, &error);
+  if (before != NULL)
+    document = km_yaml_parse (original, data != NULL ? data : "", length, NULL, &error);
+  km_parse_warnings_pop ();
+  if (document == NULL)
+    {
+      *reason = g_strdup (error->message);
+      return NULL;
+    }
+  links = km_yaml_mapping_lookup (document, "links");
+  if (links == NULL || km_yaml_node_get_kind (links) != KM_YAML_SEQUENCE)
+    {
+      *reason = g_strdup (_("it has no list of links"));
+      return NULL;
+    }
+  if ((v = km_yaml_mapping_lookup_any (document, (const char *[]) { "angle_unit", "angleUnit",
+                                                                     NULL })) != NULL
+      && g_strcmp0 (km_yaml_node_get_scalar (v, NULL), "radian") == 0)
+    {
+      *reason = g_strdup (_("its angles are in radians"));
+      return NULL;
+    }
+  for (guint i = 0; i < n; i++)
+    if (km_skeleton_get_joint (skeleton, i)->type == KM_JOINT_SPHERICAL)
+      {
+        *reason = g_strdup (_("a spherical joint becomes three links"));
+        return NULL;
+      }
+  root = km_yaml_node_copy (document);
+  links = km_yaml_mapping_lookup (root, "links");
+  for (guint f = 0; f < km_yaml_node_get_length (links); f++)
+    {
+      KmYamlNode *link = km_yaml_sequence_get (links, f);
+      KmYamlNode *type = km_yaml_mapping_lookup (link, "type");
+      const char *name = km_yaml_node_get_scalar (km_yaml_mapping_lookup (link, "name"), NULL);
+
+      if (km_yaml_node_get_kind (link) != KM_YAML_MAPPING || name == NULL
+          || km_yaml_mapping_lookup (link, "<<") != NULL
+          || (type != NULL && g_strcmp0 (km_yaml_node_get_scalar (type, NULL), "Link") != 0)
+          || g_hash_table_contains (items, name))
+        {
+          *reason = g_strdup_printf (_("its link %u is no plain link of its own name"), f + 1);
+          return NULL;
+        }
+      g_hash_table_insert (items, (gpointer) name, GUINT_TO_POINTER (f + 1));
+    }
+  n_before = km_skeleton_get_n_joints (before);
+  if (n_before != km_yaml_node_get_length (links))
+    {
+      *reason = g_strdup (_("its links are not its joints one by one"));
+      return NULL;
+    }
+  for (guint o = 0; o < n_before; o++)
+    if (!g_hash_table_contains (items, km_skeleton_get_joint (before, o)->name))
+      {
+        *reason = g_strdup (_("its links are not its joints one by one"));
+        return NULL;
+      }
+  match = match_joints (skeleton, before);
+  if (match[0] != 0)
+    {
+      *reason = g_strdup (_("the root link changed"));
+      return NULL;
+    }
+  edited_of = g_new (int, n_before);
+  for (guint o = 0; o < n_before; o++)
+    edited_of[o] = -1;
+  for (guint i = 0; i < n; i++)
+    if (match[i] >= 0)
+      edited_of[match[i]] = (int) i;
+
+  move_uris (root, original, path);
+  kept = km_yaml_node_new_sequence (km_yaml_node_get_style (links));
+  for (guint f = 0; f < km_yaml_node_get_length (links); f++)
+    {
+      KmYamlNode *link = km_yaml_sequence_get (links, f);
+      const char *name = km_yaml_node_get_scalar (km_yaml_mapping_lookup (link, "name"), NULL);
+      int o = km_skeleton_find_joint (before, name);
+      int e = edited_of[o];
+      const KmJoint *j;
+      g_autoptr(KmYamlNode) old_keys = NULL;
+      g_autoptr(KmYamlNode) new_keys = NULL;
+
+      if (e < 0)
+        continue;   /* its joint was deleted */
+      j = km_skeleton_get_joint (skeleton, (guint) e);
+      old_keys = owned_node (before, (guint) o, before_q);
+      new_keys = owned_node (skeleton, (guint) e, initial_q);
+      for (guint k = 0; k < G_N_ELEMENTS (owned_keys); k++)
+        update_key (link, owned_keys[k], km_yaml_mapping_lookup (old_keys, owned_keys[k][0]),
+                    km_yaml_mapping_lookup (new_keys, owned_keys[k][0]));
+      if (j->parent >= 0)
+        {
+          const char *parent = km_skeleton_get_joint (skeleton, (guint) j->parent)->name;
+
+          if (g_strcmp0 (km_yaml_node_get_scalar (km_yaml_mapping_lookup (link, "parent"),
+                                                  NULL), parent) != 0)
+            km_yaml_mapping_set (link, "parent", km_yaml_node_new_string (parent));
+        }
+      if (j->mimic >= 0)
+        km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
+                                 "it is written as an independent joint"),
+                        j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
+      if (!g_str_equal (name, j->name))
+        {
+          g_hash_table_insert (renames, (gpointer) km_skeleton_get_joint (before, o)->name,
+                               (gpointer) j->name);
+          km_yaml_mapping_set (link, "name", km_yaml_node_new_string (j->name));
+        }
+      km_yaml_sequence_append (kept, km_yaml_node_ref (link));
+    }
+  link_ids = link_joint_ids (skeleton, NULL);
+  for (guint i = 0; i < n; i++)
+    if (match[i] < 0)
+      km_yaml_sequence_append (kept, joint_link (skeleton, i, kept, link_ids, initial_q, path,
+                                                 notes, pathed));
+  if (g_hash_table_size (renames) > 0)
+    for (guint k = 0; k < km_yaml_node_get_length (root); k++)
+      {
+        const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (root, k), NULL);
+        KmYamlNode *value;
+
+        if (key == NULL || g_str_equal (key, "links") || g_str_equal (key, "name"))
+          continue;
+        value = renamed_node (km_yaml_mapping_get_value (root, k), renames);
+        if (value != NULL)
+          km_yaml_mapping_set (root, key, value);
+      }
+  km_yaml_mapping_set (root, "links", kept);
+  text = km_yaml_emit_to_string (root, NULL);
+
+  /* The check: the file reads back as the skeleton written alone would. */
+  full = body_to_string (skeleton, initial_q, path, NULL);
+  km_parse_warnings_push (ignore_warning, NULL);
+  written = km_body_load (path, text, strlen (text), &options, NULL);
+  expected = km_body_load (path, full, strlen (full), &options, NULL);
+  km_parse_warnings_pop ();
+  if (written == NULL || expected == NULL
+      || !km_keep_same_kinematics (expected, written, FALSE, reason))
+    {
+      if (*reason == NULL)
+        *reason = g_strdup (_("it does not read back as the skeleton"));
+      return NULL;
+    }
+  return g_steal_pointer (&text);
+}
+
+/**
+ * km_body_save_over:
+ * @initial_q: (nullable) (array): as for km_body_to_string_with_pose()
+ * @original: the .body file @skeleton was read from (and edited since)
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * km_body_save_with_pose(), keeping what @original has and Kinema does not model (mass,
+ * inertia, sensors, devices, shapes, keys it does not read): @original written again with
+ * the edits of the skeleton (see above). Where that cannot be done, the skeleton is
+ * written alone, with a note saying what of @original is lost.
+ */
+gboolean
+km_body_save_over (const KmSkeleton  *skeleton,
+                   const double      *initial_q,
+                   const char        *original,
+                   const char        *path,
+                   GPtrArray         *notes,
+                   GError           **error)
+{
+  g_autofree char *reason = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (original != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = body_over_string (skeleton, initial_q, original, path, notes, &reason);
+  if (text == NULL)
+    {
+      km_keep_note_lost (notes, original, reason,
+                         _("mass and inertia, sensors and devices, shapes and the keys Kinema "
+                           "does not read"));
+      text = body_to_string (skeleton, initial_q, path, notes);
+    }
   return km_format_save_text (path, text, error);
 }
 

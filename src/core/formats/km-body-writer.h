@@ -33,6 +33,14 @@ gboolean  km_body_save_with_pose      (const KmSkeleton *skeleton,
                                        const char       *path,
                                        GPtrArray        *notes,
                                        GError          **error);
+/* The same written over the .body file @original the skeleton was read from, keeping what
+ * Kinema does not model (mass, inertia, sensors, …); see km-body-writer.c. */
+gboolean  km_body_save_over           (const KmSkeleton *skeleton,
+                                       const double     *initial_q,
+                                       const char       *original,
+                                       const char       *path,
+                                       GPtrArray        *notes,
+                                       GError          **error);
 int      *km_body_link_joint_ids (const KmSkeleton *skeleton);
 /* Where each DOF of @skeleton went in @body, the file km_body_to_string() wrote for it as
  * km_body_load() reads it back (see km-body-writer.c); NULL when @body is not that. */

@@ -14,6 +14,8 @@
 #include "km-urdf-writer.h"
 
 #include "km-format.h"
+#include "km-model-keep.h"
+#include "km-urdf.h"
 #include "km-yaml.h"
 
 /*
@@ -767,5 +769,503 @@ km_urdf_save (const KmSkeleton  *skeleton,
 
   dir = g_path_get_dirname (path);
   text = urdf_to_string (skeleton, dir, notes);
+  return km_format_save_text (path, text, error);
+}
+
+
+/* ---- Writing over the model file ----------------------------------------------------
+ *
+ * km_urdf_save_over() keeps the original text and changes only what the edits change:
+ * - a joint is matched to a <joint> by the link it moves (a renamed joint keeps its link),
+ *   else by its name; the root link must stay the root, unmoved;
+ * - of a matched <joint>, the name and type attributes and the <parent>, <child>,
+ *   <origin>, <axis>, <limit> and <mimic> elements are replaced, removed or added where
+ *   what Kinema writes for the edited joint differs from what it writes for the original
+ *   one (so a hand-written origin stays as it is when its joint did not change); its other
+ *   elements (<dynamics>, <safety_controller>, …) stay;
+ * - a deleted joint's <joint> and child <link> are removed, with the <transmission>s of
+ *   the joint and the <gazebo> elements of the joint or link; a renamed joint is renamed in
+ *   its transmissions; a new joint and its link are written before </robot> as
+ *   km_urdf_to_string() writes them;
+ * - a relative or package:// mesh filename that would not lead to the same file from the
+ *   new place is rewritten (km_keep_moved_uri);
+ * - everything else (links' <inertial>, <visual> and <collision>, materials, comments,
+ *   transmissions, gazebo elements) is kept byte for byte.
+ * Where that cannot be done safely (the original is gone or no longer reads, a spherical
+ * joint, a moved root, links the reader did not take one by one, or a result that does not
+ * read back as the skeleton would), the skeleton is written alone as km_urdf_save() does,
+ * with a note that names what is lost.
+ */
+
+static void
+ignore_warning (const char *message,
+                gpointer    user_data)
+{
+}
+
+/* The first child of element @parent of @elements named @name, or -1. */
+static int
+child_named (GArray     *elements,
+             int         parent,
+             const char *name)
+{
+  for (guint k = (guint) parent + 1; k < elements->len; k++)
+    {
+      const KmKeepElement *e = &g_array_index (elements, KmKeepElement, k);
+
+      if (e->start >= g_array_index (elements, KmKeepElement, parent).end)
+        break;
+      if (e->parent == parent && g_str_equal (e->name, name))
+        return (int) k;
+    }
+  return -1;
+}
+
+/* Whether element @k of @elements lies inside one of @removed (element indices). */
+static gboolean
+inside_removed (GArray     *elements,
+                int         k,
+                GHashTable *removed)
+{
+  for (; k >= 0; k = g_array_index (elements, KmKeepElement, k).parent)
+    if (g_hash_table_contains (removed, GINT_TO_POINTER (k + 1)))
+      return TRUE;
+  return FALSE;
+}
+
+/* The offset of the start of the line of @at when only blanks precede it there, else @at:
+ * where a line is inserted before @at. */
+static gsize
+line_start (const char *text,
+            gsize       at)
+{
+  gsize s = at;
+
+  while (s > 0 && (text[s - 1] == ' ' || text[s - 1] == '\t'))
+    s--;
+  return s == 0 || text[s - 1] == '\n' ? s : at;
+}
+
+static void
+remove_element (KmKeepSplices *splices,
+                GHashTable    *removed,
+                const char    *text,
+                gsize          length,
+                GArray        *elements,
+                int            k)
+{
+  const KmKeepElement *e = &g_array_index (elements, KmKeepElement, k);
+
+  if (g_hash_table_contains (removed, GINT_TO_POINTER (k + 1)))
+    return;
+  g_hash_table_add (removed, GINT_TO_POINTER (k + 1));
+  km_keep_splice_lines (splices, text, length, e->start, e->end);
+}
+
+static void
+clear_placeholders (Placeholders *p)
+{
+  for (guint k = 0; k < N_PLACEHOLDER_KINDS; k++)
+    g_clear_pointer (&p->first[k], g_free);
+}
+
+static void
+add_placeholders (Placeholders *to,
+                  Placeholders *from)
+{
+  for (guint k = 0; k < N_PLACEHOLDER_KINDS; k++)
+    {
+      if (from->n[k] > 0 && to->n[k] == 0)
+        to->first[k] = g_strdup (from->first[k]);
+      to->n[k] += from->n[k];
+      g_clear_pointer (&from->first[k], g_free);
+    }
+}
+
+/* The URDF of joint @j of @skeleton as append_joint_of writes it, with its notes in
+ * @notes (nullable) and placeholders in @placeholders. */
+static char *
+joint_text (const KmSkeleton *skeleton,
+            const KmJoint    *j,
+            GPtrArray        *notes,
+            Placeholders     *placeholders)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *out = g_string_new (NULL);
+
+  append_joint_of (out, notes, skeleton, used, j,
+                   km_joint_get_link_name (km_skeleton_get_joint (skeleton, (guint) j->parent)),
+                   km_joint_get_link_name (j), placeholders);
+  return g_string_free (out, FALSE);
+}
+
+/* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
+static char *
+urdf_over_string (const KmSkeleton  *skeleton,
+                  const char        *original,
+                  const char        *path,
+                  GPtrArray         *notes,
+                  char             **reason)
+{
+  static const char * const owned[] = { "parent", "child", "origin", "axis", "limit", "mimic" };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(KmSkeleton) before = NULL;
+  g_autoptr(GArray) elements = NULL;
+  g_autoptr(GHashTable) joints = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) removed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) renames = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) gone = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(KmKeepSplices) splices = km_keep_splices_new ();
+  g_autoptr(KmSkeleton) written = NULL;
+  g_autoptr(KmSkeleton) expected = NULL;
+  g_autoptr(GString) added = g_string_new (NULL);
+  g_autofree char *result = NULL;
+  g_autofree char *full = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree int *match = NULL;
+  g_autofree int *edited_of = NULL;
+  Placeholders placeholders = { 0 };
+  KmUrdfOptions options = { NULL, FALSE };
+  const KmJoint *root, *before_root;
+  guint n = km_skeleton_get_n_joints (skeleton), n_before;
+  gsize length = 0;
+
+  km_parse_warnings_push (ignore_warning, NULL);
+  bytes = km_format_read_file (original, KM_URDF_MAX_SIZE, &error);
+  if (bytes != NULL)
+    {
+      const char *data = g_bytes_get_data (bytes, &length);
+
+      text = g_strndup (data != NULL ? data : "", length);
+      length = strlen (text);
+      before = km_urdf_load (original, text, length, &options, &error);
+    }
+  km_parse_warnings_pop ();
+  if (before == NULL)
+    {
+      *reason = g_strdup (error->message);
+      return NULL;
+    }
+  elements = km_keep_xml_scan (text, length);
+  if (elements == NULL || elements->len == 0
+      || !g_str_equal (g_array_index (elements, KmKeepElement, 0).name, "robot"))
+    {
+      *reason = g_strdup (_("its XML cannot be followed"));
+      return NULL;
+    }
+  for (guint k = 0; k < elements->len; k++)
+    {
+      const KmKeepElement *e = &g_array_index (elements, KmKeepElement, k);
+      char *name;
+
+      if (e->depth != 1 || (!g_str_equal (e->name, "joint") && !g_str_equal (e->name, "link")))
+        continue;
+      if ((name = km_keep_xml_attr (text, e, "name", NULL, NULL)) == NULL)
+        continue;
+      if (!g_hash_table_insert (g_str_equal (e->name, "joint") ? joints : links, name,
+                                GINT_TO_POINTER (k)))
+        {
+          *reason = g_strdup (_("two of its elements have one name"));
+          return NULL;
+        }
+    }
+  n_before = km_skeleton_get_n_joints (before);
+  if (g_hash_table_size (joints) + 1 != n_before)
+    {
+      *reason = g_strdup (_("its joints are not the skeleton's one by one"));
+      return NULL;
+    }
+  for (guint i = 0; i < n; i++)
+    if (km_skeleton_get_joint (skeleton, i)->type == KM_JOINT_SPHERICAL)
+      {
+        *reason = g_strdup (_("a spherical joint becomes three joints"));
+        return NULL;
+      }
+  root = km_skeleton_get_joint (skeleton, 0);
+  before_root = km_skeleton_get_joint (before, 0);
+  if (g_strcmp0 (km_joint_get_link_name (root), km_joint_get_link_name (before_root)) != 0
+      || root->type != before_root->type || km_vec3_length (root->offset) > 0
+      || root->has_rotation)
+    {
+      *reason = g_strdup (_("the root link changed"));
+      return NULL;
+    }
+
+  /* Joints by the link they move, else by name. */
+  match = g_new (int, n);
+  edited_of = g_new (int, n_before);
+  for (guint o = 0; o < n_before; o++)
+    edited_of[o] = -1;
+  match[0] = 0;
+  edited_of[0] = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 1; i < n; i++)
+      {
+        const KmJoint *e = km_skeleton_get_joint (skeleton, i);
+
+        if (pass == 0)
+          match[i] = -1;
+        for (guint o = 1; o < n_before && match[i] < 0; o++)
+          {
+            const KmJoint *j = km_skeleton_get_joint (before, o);
+
+            if (edited_of[o] < 0
+                && (pass == 0 ? g_str_equal (km_joint_get_link_name (e), km_joint_get_link_name (j))
+                              : g_str_equal (e->name, j->name)))
+              {
+                match[i] = (int) o;
+                edited_of[o] = (int) i;
+              }
+          }
+      }
+
+  for (guint o = 1; o < n_before; o++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (before, o);
+      gpointer k;
+
+      if (!g_hash_table_lookup_extended (joints, j->name, NULL, &k))
+        {
+          *reason = g_strdup (_("its joints are not the skeleton's one by one"));
+          clear_placeholders (&placeholders);
+          return NULL;
+        }
+      if (edited_of[o] >= 0)
+        {
+          const KmJoint *e = km_skeleton_get_joint (skeleton, (guint) edited_of[o]);
+          int J = GPOINTER_TO_INT (k);
+          const KmKeepElement *je = &g_array_index (elements, KmKeepElement, J);
+          g_autoptr(GPtrArray) joint_notes = g_ptr_array_new_with_free_func (g_free);
+          Placeholders old_placeholders = { 0 }, new_placeholders = { 0 };
+          g_autofree char *old_text = joint_text (before, j, NULL, &old_placeholders);
+          g_autofree char *new_text = joint_text (skeleton, e, joint_notes, &new_placeholders);
+          g_autoptr(GArray) old_elements = km_keep_xml_scan (old_text, strlen (old_text));
+          g_autoptr(GArray) new_elements = km_keep_xml_scan (new_text, strlen (new_text));
+          const KmKeepElement *old_joint, *new_joint;
+          gboolean limit_written = FALSE;
+
+          clear_placeholders (&old_placeholders);
+          if (old_elements == NULL || new_elements == NULL || je->start_end == je->end)
+            {
+              *reason = g_strdup (_("its joints are not the skeleton's one by one"));
+              clear_placeholders (&new_placeholders);
+              clear_placeholders (&placeholders);
+              return NULL;
+            }
+          old_joint = &g_array_index (old_elements, KmKeepElement, 0);
+          new_joint = &g_array_index (new_elements, KmKeepElement, 0);
+          for (guint a = 0; a < 2; a++)
+            {
+              const char *attr = a == 0 ? "name" : "type";
+              g_autofree char *was = km_keep_xml_attr (old_text, old_joint, attr, NULL, NULL);
+              g_autofree char *now = km_keep_xml_attr (new_text, new_joint, attr, NULL, NULL);
+              g_autofree char *escaped = escape_attr (now);
+              gsize vs = 0, ve = 0;
+              g_autofree char *file_value = km_keep_xml_attr (text, je, attr, &vs, &ve);
+
+              if (g_strcmp0 (was, now) == 0)
+                continue;
+              if (file_value == NULL)
+                {
+                  *reason = g_strdup (_("its joints are not the skeleton's one by one"));
+                  clear_placeholders (&new_placeholders);
+                  clear_placeholders (&placeholders);
+                  return NULL;
+                }
+              km_keep_splice (splices, vs, ve, escaped);
+              limit_written |= a == 1;
+            }
+          if (!g_str_equal (j->name, e->name))
+            g_hash_table_insert (renames, j->name, e->name);
+          for (guint t = 0; t < G_N_ELEMENTS (owned); t++)
+            {
+              int oc = child_named (old_elements, 0, owned[t]);
+              int nc = child_named (new_elements, 0, owned[t]);
+              int fc = child_named (elements, J, owned[t]);
+              const KmKeepElement *ol = oc >= 0 ? &g_array_index (old_elements, KmKeepElement, oc) : NULL;
+              const KmKeepElement *nl = nc >= 0 ? &g_array_index (new_elements, KmKeepElement, nc) : NULL;
+              const KmKeepElement *fl = fc >= 0 ? &g_array_index (elements, KmKeepElement, fc) : NULL;
+              g_autofree char *now = nl != NULL ? g_strndup (new_text + nl->start, nl->end - nl->start) : NULL;
+
+              if (ol != NULL && nl != NULL && ol->end - ol->start == nl->end - nl->start
+                  && memcmp (old_text + ol->start, now, nl->end - nl->start) == 0)
+                continue;
+              if (ol == NULL && nl == NULL)
+                continue;
+              limit_written |= g_str_equal (owned[t], "limit");
+              if (nl == NULL && fl != NULL)
+                km_keep_splice_lines (splices, text, length, fl->start, fl->end);
+              else if (nl != NULL && fl != NULL)
+                km_keep_splice (splices, fl->start, fl->end, now);
+              else if (nl != NULL)
+                {
+                  gsize at = line_start (text, je->content_end);
+                  g_autofree char *line = at < je->content_end ? g_strdup_printf ("    %s\n", now)
+                                                              : g_strdup (now);
+
+                  km_keep_splice (splices, at, at, line);
+                }
+            }
+          if (limit_written)
+            {
+              add_placeholders (&placeholders, &new_placeholders);
+              for (guint k2 = 0; k2 < joint_notes->len; k2++)
+                g_ptr_array_add (notes != NULL ? notes : joint_notes,
+                                 g_strdup (g_ptr_array_index (joint_notes, k2)));
+            }
+          else
+            clear_placeholders (&new_placeholders);
+        }
+      else
+        {
+          /* Deleted: the joint and the link it moved. */
+          gpointer l;
+
+          remove_element (splices, removed, text, length, elements, GPOINTER_TO_INT (k));
+          g_hash_table_add (gone, j->name);
+          g_hash_table_add (gone, (gpointer) km_joint_get_link_name (j));
+          if (g_hash_table_lookup_extended (links, km_joint_get_link_name (j), NULL, &l))
+            remove_element (splices, removed, text, length, elements, GPOINTER_TO_INT (l));
+        }
+    }
+
+  /* What names a deleted joint or link goes with it; a renamed joint's transmissions follow. */
+  for (guint k = 0; k < elements->len; k++)
+    {
+      const KmKeepElement *e = &g_array_index (elements, KmKeepElement, k);
+      const KmKeepElement *top = e;
+      int t = (int) k;
+      g_autofree char *name = NULL;
+      gsize vs = 0, ve = 0;
+
+      if (e->depth < 1)
+        continue;
+      while (top->depth > 1)
+        top = &g_array_index (elements, KmKeepElement, (t = top->parent));
+      if (e->depth == 1 && g_str_equal (e->name, "gazebo"))
+        {
+          g_autofree char *reference = km_keep_xml_attr (text, e, "reference", NULL, NULL);
+
+          if (reference != NULL && g_hash_table_contains (gone, reference))
+            remove_element (splices, removed, text, length, elements, (int) k);
+        }
+      else if (e->depth >= 2 && g_str_equal (top->name, "transmission")
+               && g_str_equal (e->name, "joint")
+               && (name = km_keep_xml_attr (text, e, "name", &vs, &ve)) != NULL)
+        {
+          const char *to = g_hash_table_lookup (renames, name);
+
+          if (g_hash_table_contains (gone, name))
+            remove_element (splices, removed, text, length, elements, t);
+          else if (to != NULL && !inside_removed (elements, (int) k, removed))
+            {
+              g_autofree char *escaped = escape_attr (to);
+
+              km_keep_splice (splices, vs, ve, escaped);
+            }
+        }
+    }
+  /* Mesh files, from the new place. */
+  for (guint k = 0; k < elements->len; k++)
+    {
+      const KmKeepElement *e = &g_array_index (elements, KmKeepElement, k);
+      g_autofree char *uri = NULL;
+      g_autofree char *moved = NULL;
+      gsize vs = 0, ve = 0;
+
+      if (!g_str_equal (e->name, "mesh") || inside_removed (elements, (int) k, removed)
+          || (uri = km_keep_xml_attr (text, e, "filename", &vs, &ve)) == NULL
+          || (moved = km_keep_moved_uri (uri, original, path)) == NULL)
+        continue;
+      {
+        g_autofree char *escaped = escape_attr (moved);
+
+        km_keep_splice (splices, vs, ve, escaped);
+      }
+    }
+  /* New joints and their links, before </robot>. */
+  for (guint i = 1; i < n; i++)
+    if (match[i] < 0)
+      {
+        const KmJoint *e = km_skeleton_get_joint (skeleton, i);
+        g_autofree char *joint = joint_text (skeleton, e, notes, &placeholders);
+
+        g_string_append (added, joint);
+        append_link (added, notes, dir, km_joint_get_link_name (e), skeleton, (int) i);
+      }
+  if (added->len > 0)
+    {
+      const KmKeepElement *robot = &g_array_index (elements, KmKeepElement, 0);
+      gsize at = line_start (text, robot->content_end);
+
+      if (at > 0 && text[at - 1] != '\n')
+        g_string_prepend_c (added, '\n');
+      km_keep_splice (splices, at, at, added->str);
+    }
+  result = km_keep_splices_apply (splices, text, length);
+  if (result == NULL)
+    {
+      *reason = g_strdup (_("its joints are not the skeleton's one by one"));
+      clear_placeholders (&placeholders);
+      return NULL;
+    }
+
+  /* The check: the file reads back as the skeleton written alone would. */
+  full = urdf_to_string (skeleton, dir, NULL);
+  km_parse_warnings_push (ignore_warning, NULL);
+  written = km_urdf_load (path, result, strlen (result), &options, NULL);
+  expected = km_urdf_load (path, full, strlen (full), &options, NULL);
+  km_parse_warnings_pop ();
+  if (written == NULL || expected == NULL
+      || !km_keep_same_kinematics (expected, written, FALSE, reason))
+    {
+      if (*reason == NULL)
+        *reason = g_strdup (_("it does not read back as the skeleton"));
+      clear_placeholders (&placeholders);
+      return NULL;
+    }
+  note_placeholders (notes, &placeholders);
+  return g_steal_pointer (&result);
+}
+
+/**
+ * km_urdf_save_over:
+ * @original: the URDF file @skeleton was read from (and edited since)
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): as for km_urdf_to_string()
+ *
+ * km_urdf_save(), keeping what @original has and Kinema does not model (inertials,
+ * collisions, transmissions, gazebo elements, comments): @original's text with the edits
+ * of the skeleton (see above). Where that cannot be done, the skeleton is written alone,
+ * with a note saying what of @original is lost.
+ */
+gboolean
+km_urdf_save_over (const KmSkeleton  *skeleton,
+                   const char        *original,
+                   const char        *path,
+                   GPtrArray         *notes,
+                   GError           **error)
+{
+  g_autofree char *reason = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (original != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = urdf_over_string (skeleton, original, path, notes, &reason);
+  if (text == NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+
+      km_keep_note_lost (notes, original, reason,
+                         _("inertials, collisions, transmissions, gazebo elements and "
+                           "comments"));
+      text = urdf_to_string (skeleton, dir, notes);
+    }
   return km_format_save_text (path, text, error);
 }

@@ -22,5 +22,12 @@ gboolean  km_urdf_save       (const KmSkeleton  *skeleton,
                               const char        *path,
                               GPtrArray         *notes,
                               GError           **error);
+/* The same written over the URDF file @original the skeleton was read from, keeping what
+ * Kinema does not model (inertials, collisions, transmissions, …); see km-urdf-writer.c. */
+gboolean  km_urdf_save_over  (const KmSkeleton  *skeleton,
+                              const char        *original,
+                              const char        *path,
+                              GPtrArray         *notes,
+                              GError           **error);
 
 G_END_DECLS

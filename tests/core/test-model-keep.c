@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ *
+ * An edited skeleton written over the model file it came from keeps what Kinema does not
+ * model (km_body_save_over, km_urdf_save_over): the review rev15-gui, finding 2.
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "km-body.h"
+#include "km-body-writer.h"
+#include "km-skeleton-edit.h"
+#include "km-urdf.h"
+#include "km-urdf-writer.h"
+#include "km-test-tmp.h"
+
+static guint
+count (const char *text,
+       const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+static KmSkeleton *
+edit_ok (KmSkeleton *skeleton,
+         KmSkeleton *edited,
+         GError     *error)
+{
+  g_assert_no_error (error);
+  g_assert_nonnull (edited);
+  km_skeleton_unref (skeleton);
+  return edited;
+}
+
+static guint
+joint (const KmSkeleton *skeleton,
+       const char       *name)
+{
+  int i = km_skeleton_find_joint (skeleton, name);
+
+  g_assert_cmpint (i, >=, 0);
+  return (guint) i;
+}
+
+static KmSkeleton *
+load_file (const char *path,
+           gboolean    urdf)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, &error));
+  if (urdf)
+    {
+      KmUrdfOptions options = { NULL, FALSE };
+
+      skeleton = km_urdf_load (path, data, length, &options, &error);
+    }
+  else
+    {
+      KmBodyOptions options = { .load_meshes = FALSE };
+
+      skeleton = km_body_load (path, data, length, &options, &error);
+    }
+  g_assert_no_error (error);
+  g_assert_nonnull (skeleton);
+  return skeleton;
+}
+
+/* The edits of the review and more: a limit, an offset, a rotation, a rename, a new
+ * joint and a deleted one. */
+static KmSkeleton *
+edit (KmSkeleton *s,
+      const char *limited,
+      const char *moved,
+      const char *renamed,
+      const char *deleted)
+{
+  GError *error = NULL;
+  KmSkeleton *e;
+
+  e = km_skeleton_edit_set_limit (s, joint (s, limited), 0, TRUE, -120 * G_PI / 180,
+                                  0.5, &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_offset (s, joint (s, moved), km_vec3 (0.01, 0.02, 0.03), &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_rotation (s, joint (s, moved),
+                                     km_quat_from_axis_angle (km_vec3 (1, 0, 0), 1.0), &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_name (s, joint (s, renamed), "renamed_joint", &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_delete (s, joint (s, deleted), &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_add_child (s, joint (s, limited), "added_joint", KM_JOINT_REVOLUTE,
+                                  km_vec3 (0, 0, 0.1), NULL, &error);
+  return edit_ok (s, e, error);
+}
+
+static void
+check_edits (const KmSkeleton *back,
+             const KmSkeleton *edited,
+             const char       *limited,
+             const char       *moved,
+             const char       *renamed,
+             const char       *deleted)
+{
+  const KmJoint *l = km_skeleton_get_joint (back, joint (back, limited));
+  const KmJoint *m = km_skeleton_get_joint (back, joint (back, moved));
+  const KmJoint *want = km_skeleton_get_joint (edited, joint (edited, moved));
+
+  g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, km_skeleton_get_n_joints (edited));
+  g_assert_cmpfloat_with_epsilon (l->limits[0].min, -120 * G_PI / 180, 1e-9);
+  g_assert_cmpfloat_with_epsilon (l->limits[0].max, 0.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (m->offset.x, want->offset.x, 1e-9);
+  g_assert_cmpfloat_with_epsilon (m->offset.z, want->offset.z, 1e-9);
+  g_assert_cmpfloat (km_quat_angle_between (m->rotation, want->rotation), <, 1e-9);
+  g_assert_cmpint (km_skeleton_find_joint (back, "renamed_joint"), >=, 0);
+  g_assert_cmpint (km_skeleton_find_joint (back, renamed), <, 0);
+  g_assert_cmpint (km_skeleton_find_joint (back, deleted), <, 0);
+  g_assert_cmpint (km_skeleton_find_joint (back, "added_joint"), >=, 0);
+  g_assert_cmpstr (km_skeleton_get_joint (back, (guint) km_skeleton_get_joint (
+                     back, joint (back, "added_joint"))->parent)->name, ==, limited);
+}
+
+static void
+test_body_keeps_dynamics (void)
+{
+  g_autofree char *original = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                     "SR1.body", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "SR1.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+
+  g_assert_true (g_file_get_contents (original, &before, NULL, NULL));
+  edited = edit (load_file (original, FALSE), "LARM_ELBOW", "LARM_WRIST_P", "LARM_WRIST_Y",
+                 "RARM_WRIST_R");
+  g_assert_true (km_body_save_over (edited, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  for (guint n = 0; n < notes->len; n++)
+    g_assert_null (strstr (g_ptr_array_index (notes, n), "not carried over"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  /* One link (RARM_WRIST_R, with its mass) less; the sensors and devices all there. */
+  g_assert_cmpuint (count (after, " mass:"), ==, count (before, " mass:") - 1);
+  g_assert_cmpuint (count (after, "inertia:"), ==, count (before, "inertia:") - 1);
+  g_assert_cmpuint (count (after, "center_of_mass"), ==, count (before, "center_of_mass") - 1);
+  g_assert_cmpuint (count (after, "type: AccelerationSensor"), ==, count (before, "type: AccelerationSensor"));
+  g_assert_cmpuint (count (after, "RateGyroSensor"), ==, count (before, "RateGyroSensor"));
+  g_assert_cmpuint (count (after, "type: Camera"), ==, count (before, "type: Camera"));
+  g_assert_nonnull (strstr (after, "default_ik_setup"));
+  g_assert_nonnull (strstr (after, "collision_detection_rules"));
+  back = load_file (path, FALSE);
+  check_edits (back, edited, "LARM_ELBOW", "LARM_WRIST_P", "LARM_WRIST_Y", "RARM_WRIST_R");
+  /* Unedited joints keep their ids. */
+  g_assert_cmpint (km_skeleton_get_joint (back, joint (back, "WAIST_P"))->joint_id, ==, 26);
+}
+
+static void
+test_body_missing_original (void)
+{
+  g_autofree char *original = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                     "SR1.body", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *gone = g_build_filename (dir, "gone.body", NULL);
+  g_autofree char *path = g_build_filename (dir, "SR1.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_file (original, FALSE);
+  g_autoptr(KmSkeleton) back = NULL;
+  gboolean noted = FALSE;
+
+  g_assert_true (km_body_save_over (skeleton, NULL, gone, path, notes, &error));
+  g_assert_no_error (error);
+  for (guint n = 0; n < notes->len; n++)
+    noted |= strstr (g_ptr_array_index (notes, n), "mass and inertia") != NULL
+             && strstr (g_ptr_array_index (notes, n), "not carried over") != NULL;
+  g_assert_true (noted);
+  back = load_file (path, FALSE);
+  g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, km_skeleton_get_n_joints (skeleton));
+}
+
+static void
+test_urdf_keeps_dynamics (void)
+{
+  g_autofree char *original = g_test_build_filename (G_TEST_DIST, "data", "kinema_arm", "urdf",
+                                                     "ur5.urdf", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "ur5-2.urdf", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+
+  g_assert_true (g_file_get_contents (original, &before, NULL, NULL));
+  edited = edit (load_file (original, TRUE), "elbow_joint", "wrist_1_joint",
+                 "shoulder_lift_joint", "wrist_2_joint");
+  g_assert_true (km_urdf_save_over (edited, original, path, notes, &error));
+  g_assert_no_error (error);
+  for (guint n = 0; n < notes->len; n++)
+    g_assert_null (strstr (g_ptr_array_index (notes, n), "not carried over"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpuint (count (after, "<inertial>"), ==, count (before, "<inertial>"));
+  g_assert_cmpuint (count (after, "<collision>"), ==, count (before, "<collision>"));
+  g_assert_nonnull (strstr (after, "<transmission name=\"t\"><type>SimpleTransmission</type></transmission>"));
+  g_assert_nonnull (strstr (after, "<gazebo reference=\"ee_link\"><material>Gazebo/Blue</material></gazebo>"));
+  g_assert_nonnull (strstr (after, "<!-- A UR5 arm"));
+  /* An unedited joint is kept byte for byte. */
+  g_assert_nonnull (strstr (after, "  <joint name=\"shoulder_pan_joint\" type=\"revolute\">\n"
+                                   "    <parent link=\"base_link\"/>\n"
+                                   "    <child link=\"shoulder_link\"/>\n"
+                                   "    <origin xyz=\"0.0 0.0 0.089159\" rpy=\"0.0 0.0 0.0\"/>\n"));
+  g_assert_null (strstr (after, "wrist_2_link\""));
+  back = load_file (path, TRUE);
+  check_edits (back, edited, "elbow_joint", "wrist_1_joint", "shoulder_lift_joint",
+               "wrist_2_joint");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/model-keep/body/keeps-dynamics", test_body_keeps_dynamics);
+  g_test_add_func ("/model-keep/body/missing-original", test_body_missing_original);
+  g_test_add_func ("/model-keep/urdf/keeps-dynamics", test_urdf_keeps_dynamics);
+  return g_test_run ();
+}
