@@ -25,9 +25,11 @@
  * The selected joint of the document's body, field by field, plus the joint hierarchy
  * (KmSkeletonOutline) and the "skeleton" actions. Each field applies one
  * km_skeleton_edit_* function; a refused value shows the reason under the field and the
- * field goes back to the skeleton's value. Angles are shown in degrees; lengths (offsets,
- * a prismatic joint's limits and linked offset) in the unit of the length-unit property
- * (the window binds it to the preference), stored in metres. The spin buttons are number
+ * field goes back to the skeleton's value. Angles (the frame's rotation, a revolute or
+ * spherical joint's limits and linked offset) are shown in the unit of the angle-unit
+ * property, stored in radians, as the Pose tab shows joint values; lengths (offsets, a
+ * prismatic joint's limits and linked offset) in the unit of the length-unit property,
+ * stored in metres. The window binds both to the preferences. The spin buttons are number
  * fields (km-number-field.c): text that is no number is refused with the reason under the
  * field, a reason goes once the user types in that field again, and leaving a field as it
  * shows the value is no edit.
@@ -43,6 +45,7 @@ struct _KmJointInspector
   KmSkeletonOutline  *outline;
   GtkStack           *stack;
   GtkLabel           *offset_title;
+  GtkLabel           *rotation_title;
   GtkEntry           *name_entry;
   GtkLabel           *name_error;
   GtkDropDown        *type_dropdown;
@@ -84,6 +87,7 @@ struct _KmJointInspector
   KmDocument         *document;
   GSignalGroup       *document_signals;
   GSimpleActionGroup *actions;
+  char               *angle_unit;
   char               *length_unit;
   GFile              *saving_file;  /* the file a save from here is writing, or NULL */
   GApplication       *saving_app;   /* held while it is written */
@@ -94,6 +98,7 @@ struct _KmJointInspector
 enum {
   PROP_0,
   PROP_DOCUMENT,
+  PROP_ANGLE_UNIT,
   PROP_LENGTH_UNIT,
   PROP_SAVING_FILE,
   N_PROPS
@@ -126,12 +131,37 @@ length_unit (KmJointInspector *self)
   return km_unit_for_length (self->length_unit);
 }
 
+static KmUnit
+angle_unit (KmJointInspector *self)
+{
+  return km_unit_for_angle (self->angle_unit);
+}
+
 /* Display units per document unit of a joint's limits. */
 static double
 limit_scale (KmJointInspector *self,
              const KmJoint    *joint)
 {
-  return joint->type == KM_JOINT_PRISMATIC ? length_unit (self).scale : 180.0 / G_PI;
+  return joint->type == KM_JOINT_PRISMATIC ? length_unit (self).scale : angle_unit (self).scale;
+}
+
+/* The digits of an angle field: @degree_digits in degrees; in radians (57° each) two more,
+ * for the same resolution (as the Pose tab's units: km_unit_for_angle()). */
+static guint
+angle_digits (KmUnit unit,
+              guint  degree_digits)
+{
+  return unit.scale == 1.0 ? degree_digits + 2 : degree_digits;
+}
+
+/* @number and @unit's symbol as a field writes them: "5.7°", "0.1 rad". */
+static char *
+with_unit (const char *number,
+           const char *symbol)
+{
+  if (g_unichar_isalnum (g_utf8_get_char (symbol)))
+    return g_strdup_printf ("%s %s", number, symbol);
+  return g_strconcat (number, symbol, NULL);
 }
 
 /* A shown length back in metres: the stored value itself where the field still shows it,
@@ -158,16 +188,30 @@ configure_length_spin (GtkSpinButton *spin,
   gtk_adjustment_set_upper (adjustment, 1000.0 * unit.scale);
 }
 
-/* Angle limits in degrees, up to a hundred turns (the template's settings). */
+/* Angle limits up to a hundred turns (±36000° or ±200π rad), in @unit. */
 static void
-configure_angle_limit_spin (GtkSpinButton *spin)
+configure_angle_limit_spin (GtkSpinButton *spin,
+                            KmUnit         unit)
 {
   GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
 
-  gtk_spin_button_set_digits (spin, 3);
-  gtk_spin_button_set_increments (spin, 1.0, 10.0);
-  gtk_adjustment_set_lower (adjustment, -36000.0);
-  gtk_adjustment_set_upper (adjustment, 36000.0);
+  gtk_spin_button_set_digits (spin, angle_digits (unit, 3));
+  gtk_spin_button_set_increments (spin, unit.step, unit.step * 10.0);
+  gtk_adjustment_set_lower (adjustment, -200.0 * G_PI * unit.scale);
+  gtk_adjustment_set_upper (adjustment, 200.0 * G_PI * unit.scale);
+}
+
+/* The frame's euler angles, up to a turn either way, in @unit. */
+static void
+configure_rotation_spin (GtkSpinButton *spin,
+                         KmUnit         unit)
+{
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+
+  gtk_spin_button_set_digits (spin, angle_digits (unit, 2));
+  gtk_spin_button_set_increments (spin, unit.step, unit.step * 15.0);
+  gtk_adjustment_set_lower (adjustment, -2.0 * G_PI * unit.scale);
+  gtk_adjustment_set_upper (adjustment, 2.0 * G_PI * unit.scale);
 }
 
 /* A limit field at the far end of its range (the min field at its lowest, the max field at
@@ -259,9 +303,7 @@ limit_number_text (GtkSpinButton *spin,
 
   if (unit == NULL || unit->symbol == NULL || *unit->symbol == '\0')
     return g_steal_pointer (&text);
-  if (g_unichar_isalnum (g_utf8_get_char (unit->symbol)))
-    return g_strdup_printf ("%s %s", text, unit->symbol);
-  return g_strconcat (text, unit->symbol, NULL);
+  return with_unit (text, unit->symbol);
 }
 
 /* A typed number at or beyond the open end of @spin: *@value is the nearest number short
@@ -469,15 +511,17 @@ describe_shapes (KmJointInspector *self,
 }
 
 /* A linked joint follows its master: q = ratio · q[master] + offset, shown read-only. The
- * offset is in the joint's own unit (degrees or metres). */
+ * offset is in the unit its fields would show (an angle's or a length's). */
 static void
 describe_mimic (KmJointInspector *self,
                 KmSkeleton       *skeleton,
                 const KmJoint    *joint)
 {
   g_autofree char *text = NULL;
+  g_autofree char *number = NULL;
+  g_autofree char *offset = NULL;
   gboolean follows = joint->mimic >= 0 && (guint) joint->mimic < km_skeleton_get_n_joints (skeleton);
-  KmUnit length = length_unit (self);
+  KmUnit unit = joint->type == KM_JOINT_PRISMATIC ? length_unit (self) : angle_unit (self);
 
   gtk_widget_set_visible (self->mimic_title, follows);
   gtk_widget_set_visible (GTK_WIDGET (self->mimic_label), follows);
@@ -486,18 +530,13 @@ describe_mimic (KmJointInspector *self,
       gtk_label_set_text (self->mimic_label, "");
       return;
     }
-  if (joint->type == KM_JOINT_PRISMATIC)
-    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset,
-     * its unit ("m" or "mm") */
-    text = g_strdup_printf (_("follows %s × %g + %g %s"),
-                            km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
-                            joint->mimic_ratio, joint->mimic_offset * length.scale,
-                            length.symbol);
-  else
-    /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset in degrees */
-    text = g_strdup_printf (_("follows %s × %g + %g°"),
-                            km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
-                            joint->mimic_ratio, joint->mimic_offset * 180.0 / G_PI);
+  number = g_strdup_printf ("%g", joint->mimic_offset * unit.scale);
+  offset = with_unit (number, unit.symbol);
+  /* Translators: a linked joint's formula: the master joint's name, the ratio, the offset
+   * with its unit ("15 mm", "5.72958°", "0.1 rad") */
+  text = g_strdup_printf (_("follows %s × %g + %s"),
+                          km_skeleton_get_joint (skeleton, (guint) joint->mimic)->name,
+                          joint->mimic_ratio, offset);
   gtk_label_set_text (self->mimic_label, text);
 }
 
@@ -512,6 +551,7 @@ refresh (KmJointInspector *self)
   gboolean has_axis;
   guint n_names;
   KmUnit length = length_unit (self);
+  KmUnit angle = angle_unit (self);
 
   update_actions (self);
   if (joint == NULL)
@@ -544,9 +584,9 @@ refresh (KmJointInspector *self)
   {
     KmVec3 euler = km_quat_to_euler_xyz (joint->rotation);
 
-    gtk_spin_button_set_value (self->rotation_x, euler.x * 180.0 / G_PI);
-    gtk_spin_button_set_value (self->rotation_y, euler.y * 180.0 / G_PI);
-    gtk_spin_button_set_value (self->rotation_z, euler.z * 180.0 / G_PI);
+    gtk_spin_button_set_value (self->rotation_x, euler.x * angle.scale);
+    gtk_spin_button_set_value (self->rotation_y, euler.y * angle.scale);
+    gtk_spin_button_set_value (self->rotation_z, euler.z * angle.scale);
   }
   gtk_spin_button_set_value (axis[0], joint->axis.x);
   gtk_spin_button_set_value (axis[1], joint->axis.y);
@@ -580,10 +620,10 @@ refresh (KmJointInspector *self)
         }
       else
         {
-          configure_angle_limit_spin (min);
-          configure_angle_limit_spin (max);
-          set_limit_unit (min, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
-          set_limit_unit (max, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
+          configure_angle_limit_spin (min, angle);
+          configure_angle_limit_spin (max, angle);
+          set_limit_unit (min, KM_QUANTITY_ANGLE, angle.scale, angle.symbol);
+          set_limit_unit (max, KM_QUANTITY_ANGLE, angle.scale, angle.symbol);
         }
       gtk_check_button_set_active (limited, limit->limited);
       gtk_widget_set_sensitive (GTK_WIDGET (min), limit->limited);
@@ -599,10 +639,18 @@ refresh (KmJointInspector *self)
           gtk_spin_button_set_value (max, 0.0);
         }
       if (joint->type == KM_JOINT_SPHERICAL)
-        /* Translators: the euler axis (X, Y or Z) of a spherical joint's limit, in degrees */
-        gtk_label_set_text (unit, k == 0 ? _("° about X") : k == 1 ? _("° about Y") : _("° about Z"));
+        {
+          /* Translators: the unit of a spherical joint's limit ("°" or "rad") and the
+           * euler axis it turns about */
+          g_autofree char *text = g_strdup_printf (k == 0 ? _("%s about X")
+                                                   : k == 1 ? _("%s about Y")
+                                                   : _("%s about Z"), angle.symbol);
+
+          gtk_label_set_text (unit, text);
+        }
       else
-        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? length.symbol : _("°"));
+        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? length.symbol
+                                                                     : angle.symbol);
     }
 
   describe_shapes (self, skeleton, index);
@@ -629,6 +677,41 @@ show_length_unit (KmJointInspector *self)
     }
   self->updating = FALSE;
   refresh (self);
+}
+
+/* The rotation fields and their title in the angle unit; then every shown angle again. */
+static void
+show_angle_unit (KmJointInspector *self)
+{
+  GtkSpinButton *rotation[3] = { self->rotation_x, self->rotation_y, self->rotation_z };
+  KmUnit angle = angle_unit (self);
+  g_autofree char *title = NULL;
+
+  /* Translators: the title of a joint frame's rotation fields (euler angles X, Y, Z, turning
+   * about X first); %s is their unit, "°" or "rad" */
+  title = g_strdup_printf (_("Rotation (%s)"), angle.symbol);
+  gtk_label_set_text (self->rotation_title, title);
+  self->updating = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (rotation); i++)
+    {
+      configure_rotation_spin (rotation[i], angle);
+      km_number_field_set_unit (rotation[i], KM_QUANTITY_ANGLE, angle.scale, angle.symbol);
+    }
+  self->updating = FALSE;
+  refresh (self);
+}
+
+/* KmJointInspector:angle-unit, which the window binds to the angle-unit setting. */
+static void
+set_angle_unit (KmJointInspector *self,
+                const char       *angle_unit)
+{
+  if (g_strcmp0 (self->angle_unit, angle_unit) == 0)
+    return;
+  g_free (self->angle_unit);
+  self->angle_unit = g_strdup (angle_unit);
+  show_angle_unit (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANGLE_UNIT]);
 }
 
 static void
@@ -744,7 +827,8 @@ offset_value_changed_cb (KmJointInspector *self)
   apply (self, edited, error, self->offset_error, _("Move Joint"), NULL);
 }
 
-/* The frame's turn as euler angles X, Y, Z in degrees (intrinsic, as in the JSON formats). */
+/* The frame's turn as euler angles X, Y, Z in the angle unit (intrinsic, as in the JSON
+ * formats). */
 static void
 rotation_value_changed_cb (KmJointInspector *self)
 {
@@ -758,7 +842,8 @@ rotation_value_changed_cb (KmJointInspector *self)
     return;
   euler = km_vec3_scale (km_vec3 (gtk_spin_button_get_value (self->rotation_x),
                                   gtk_spin_button_get_value (self->rotation_y),
-                                  gtk_spin_button_get_value (self->rotation_z)), G_PI / 180.0);
+                                  gtk_spin_button_get_value (self->rotation_z)),
+                         1.0 / angle_unit (self).scale);
   edited = km_skeleton_edit_set_rotation (skeleton, index, km_quat_from_euler_xyz (euler),
                                           &error);
   apply (self, edited, error, self->rotation_error, _("Turn Joint Frame"), NULL);
@@ -1201,6 +1286,7 @@ km_joint_inspector_finalize (GObject *object)
 {
   KmJointInspector *self = KM_JOINT_INSPECTOR (object);
 
+  g_free (self->angle_unit);
   g_free (self->length_unit);
   g_clear_object (&self->saving_file);
 
@@ -1219,6 +1305,9 @@ km_joint_inspector_get_property (GObject    *object,
     {
     case PROP_DOCUMENT:
       g_value_set_object (value, self->document);
+      break;
+    case PROP_ANGLE_UNIT:
+      g_value_set_string (value, self->angle_unit);
       break;
     case PROP_LENGTH_UNIT:
       g_value_set_string (value, self->length_unit);
@@ -1244,6 +1333,9 @@ km_joint_inspector_set_property (GObject      *object,
     case PROP_DOCUMENT:
       km_joint_inspector_set_document (self, g_value_get_object (value));
       break;
+    case PROP_ANGLE_UNIT:
+      set_angle_unit (self, g_value_get_string (value));
+      break;
     case PROP_LENGTH_UNIT:
       km_joint_inspector_set_length_unit (self, g_value_get_string (value));
       break;
@@ -1265,6 +1357,12 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* "degrees" or "radians", the nicks of the GSettings key angle-unit (as the joint panel's
+   * property of that name): the unit of the frame's rotation, a revolute or spherical
+   * joint's limits and its linked offset; the skeleton keeps radians. */
+  properties[PROP_ANGLE_UNIT] =
+    g_param_spec_string ("angle-unit", NULL, NULL, "degrees",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* "metres" or "millimetres", the nicks of the GSettings key length-unit (as the joint
    * panel's property of that name). */
@@ -1288,6 +1386,7 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   BIND (outline);
   BIND (stack);
   BIND (offset_title);
+  BIND (rotation_title);
   BIND (name_entry);
   BIND (name_error);
   BIND (type_dropdown);
@@ -1399,14 +1498,13 @@ setup_number_fields (KmJointInspector *self)
       km_number_field_attach (fields[i].spin, field_refused_cb, field_typed_cb, self);
       km_scroll_guard_attach (GTK_WIDGET (fields[i].spin));
     }
-  for (guint i = 0; i < 3; i++)
-    km_number_field_set_unit (fields[3 + i].spin, KM_QUANTITY_ANGLE, 180.0 / G_PI, _("°"));
 }
 
 static void
 km_joint_inspector_init (KmJointInspector *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->angle_unit = g_strdup ("degrees");
   self->length_unit = g_strdup ("metres");
 
   setup_number_fields (self);
@@ -1449,6 +1547,7 @@ km_joint_inspector_init (KmJointInspector *self)
                                   G_CALLBACK (refresh), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_selected_joint_cb), self);
+  show_angle_unit (self);
   show_length_unit (self);
 }
 

@@ -1938,6 +1938,8 @@ setup_settings (KmWindow *self)
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_panel, "length-unit",
                    G_SETTINGS_BIND_GET);
+  g_settings_bind (self->settings, "angle-unit", self->joint_inspector, "angle-unit",
+                   G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_inspector, "length-unit",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "angle-unit", self->graph_view, "angle-unit",

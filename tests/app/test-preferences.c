@@ -220,6 +220,92 @@ test_inspector_length_unit (void)
   destroy_window (window);
 }
 
+/* The joint inspector follows the angle unit of the preferences too, as the Pose tab does
+ * (the review found it in degrees under a radians preference): a revolute joint's limits
+ * and the frame's rotation are shown and typed in radians and keep radians; a limit typed
+ * in radians is one undo step; switched back, degrees again. */
+static void
+test_inspector_angle_unit (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (window));
+  GtkWidget *inspector;
+  GtkSpinButton *min, *max, *rotation_x;
+  guint dof;
+
+  g_assert_true (km_window_open_example (window));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  inspector = test_app_find_widget (GTK_WIDGET (window), KM_TYPE_JOINT_INSPECTOR);
+  g_assert_nonnull (inspector);
+  min = inspector_child (inspector, "min_0");
+  max = inspector_child (inspector, "max_0");
+  rotation_x = inspector_child (inspector, "rotation_x");
+
+  /* The example's Elbow: revolute, limited to [0, 2.5] rad. */
+  km_document_set_selected_joint (document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (document),
+                                                          "Elbow"));
+  test_app_spin ();
+  dof = (guint) joint_named (document, "Elbow")->dof_index;
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "°");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (max), 2.5 * 180.0 / G_PI, 1e-9);
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "rotation_title")), ==,
+                   "Rotation (°)");
+
+  /* Switched while the inspector is open: the same unit as the Pose tab. */
+  g_settings_set_string (settings, "angle-unit", "radians");
+  test_app_spin ();
+  g_assert_cmpstr (km_joint_panel_get_unit (panel, dof), ==, "rad");
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "rad");
+  g_assert_cmpfloat (gtk_spin_button_get_value (max), ==, 2.5);
+  g_assert_cmpfloat (gtk_spin_button_get_value (min), ==, 0.0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (max)), ==, "2.50000");
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "rotation_title")), ==,
+                   "Rotation (rad)");
+  g_assert_cmpfloat (gtk_adjustment_get_upper (gtk_spin_button_get_adjustment (rotation_x)), ==,
+                     2.0 * G_PI);
+
+  /* -1.2 typed means -1.2 rad, kept as such; undone and redone as one step. */
+  type_into (min, "-1.2");
+  g_assert_cmpfloat (joint_named (document, "Elbow")->limits[0].min, ==, -1.2);
+  g_assert_cmpfloat (joint_named (document, "Elbow")->limits[0].max, ==, 2.5);
+  g_assert_true (km_document_undo (document));
+  g_assert_cmpfloat (joint_named (document, "Elbow")->limits[0].min, ==, 0.0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (min), ==, 0.0);
+  g_assert_true (km_document_redo (document));
+  g_assert_cmpfloat (joint_named (document, "Elbow")->limits[0].min, ==, -1.2);
+  g_assert_cmpfloat (gtk_spin_button_get_value (min), ==, -1.2);
+  /* A number with another unit is converted to the field's. */
+  type_into (max, "90 deg");
+  g_assert_cmpfloat_with_epsilon (joint_named (document, "Elbow")->limits[0].max, G_PI / 2,
+                                  1e-12);
+
+  /* The frame's rotation, in radians. */
+  type_into (rotation_x, "0.5");
+  {
+    KmQuat expected = km_quat_from_euler_xyz (km_vec3 (0.5, 0, 0));
+
+    g_assert_cmpfloat (km_quat_angle_between (joint_named (document, "Elbow")->rotation,
+                                              expected), <, 1e-9);
+  }
+
+  /* And back to degrees. */
+  g_settings_set_string (settings, "angle-unit", "degrees");
+  test_app_spin ();
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "limit_unit_0")), ==, "°");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), -1.2 * 180.0 / G_PI, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rotation_x), 0.5 * 180.0 / G_PI,
+                                  1e-6);
+  g_assert_cmpuint (gtk_spin_button_get_digits (max), ==, 3);
+  g_assert_cmpstr (gtk_label_get_text (inspector_child (inspector, "rotation_title")), ==,
+                   "Rotation (°)");
+
+  destroy_window (window);
+}
+
 static void
 test_preferences_window (void)
 {
@@ -1133,6 +1219,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/units", test_units);
   g_test_add_func ("/kinema/Preferences/window", test_preferences_window);
   g_test_add_func ("/kinema/Preferences/inspector-length-unit", test_inspector_length_unit);
+  g_test_add_func ("/kinema/Preferences/inspector-angle-unit", test_inspector_angle_unit);
   g_test_add_func ("/kinema/Preferences/application", test_application_settings);
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);

@@ -1901,6 +1901,92 @@ test_length_unit_millimetres (Fixture       *f,
   g_signal_handlers_disconnect_by_func (inspector, count_notify, &notified);
 }
 
+/* In radians (the angle-unit preference, set here directly), as the Pose tab: a revolute
+ * joint's limits and their unit, typed values kept as radians through undo and redo, a
+ * spherical joint's limit units, the frame's rotation, a linked joint's offset; and back in
+ * degrees when the preference changes again. */
+static void
+test_angle_unit_radians (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkSpinButton *max = child (f, "max_0");
+  GtkSpinButton *rz = child (f, "rotation_z");
+  GtkWidget *label = child (f, "mimic_label");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) linked = NULL;
+  g_autofree char *unit = NULL;
+  guint notified = 0;
+  const KmJoint *joint;
+  KmQuat expected;
+
+  g_signal_connect_swapped (f->inspector, "notify::angle-unit", G_CALLBACK (count_notify),
+                            &notified);
+  select_joint (f, "Elbow");
+  g_object_set (f->inspector, "angle-unit", "radians", NULL);
+  g_object_set (f->inspector, "angle-unit", "radians", NULL);
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_get (f->inspector, "angle-unit", &unit, NULL);
+  g_assert_cmpstr (unit, ==, "radians");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "rad");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "rotation_title")), ==, "Rotation (rad)");
+  g_assert_cmpfloat (gtk_spin_button_get_value (max), ==, 2.5);
+
+  /* -1.2 typed is -1.2 rad, not -1.2°; undo and redo keep radians. */
+  type_into (min, "-1.2");
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"));
+  g_assert_cmpfloat (joint->limits[0].min, ==, -1.2);
+  g_assert_cmpfloat (joint->limits[0].max, ==, 2.5);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->limits[0].min,
+                     ==, 0.0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (min), ==, 0.0);
+  g_assert_true (km_document_redo (f->document));
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->limits[0].min,
+                     ==, -1.2);
+  g_assert_cmpfloat (gtk_spin_button_get_value (min), ==, -1.2);
+  /* A number beyond the open end is clamped, and says so in radians. */
+  type_into (max, "1000");
+  g_assert_true (gtk_widget_get_visible (child (f, "limit_error")));
+  g_assert_nonnull (strstr (gtk_label_get_text (child (f, "limit_error")), "rad"));
+  g_assert_true (km_document_undo (f->document));
+
+  /* The frame's rotation, in radians. */
+  type_into (rz, "-0.5");
+  joint = km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"));
+  expected = km_quat_from_euler_xyz (km_vec3 (0, 0, -0.5));
+  g_assert_cmpfloat (km_quat_angle_between (joint->rotation, expected), <, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rz), -0.5, 1e-9);
+
+  /* The spherical shoulder's limits, per euler axis. */
+  select_joint (f, "Shoulder");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "rad about X");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_2")), ==, "rad about Z");
+
+  /* A linked joint's offset. */
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  linked = km_skeleton_edit_set_mimic (skeleton (f), (guint) find (f, "joint1"),
+                                       find (f, "Elbow"), 2.0, 0.1, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, linked, "Link Joint", NULL));
+  select_joint (f, "joint1");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "follows Elbow × 2 + 0.1 rad");
+
+  /* Back to degrees, live. */
+  g_object_set (f->inspector, "angle-unit", "degrees", NULL);
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "follows Elbow × 2 + 5.72958°");
+  select_joint (f, "Elbow");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "°");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "rotation_title")), ==, "Rotation (°)");
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), -1.2 * 180.0 / G_PI, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rz), -0.5 * 180.0 / G_PI, 1e-6);
+  select_joint (f, "Shoulder");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "° about X");
+  g_signal_handlers_disconnect_by_func (f->inspector, count_notify, &notified);
+}
+
 static void
 test_outline (Fixture       *f,
               gconstpointer  data)
@@ -2483,6 +2569,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
   ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);
+  ADD ("/kinema/JointInspector/angle-unit-radians", test_angle_unit_radians);
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
   ADD ("/kinema/SkeletonOutline/scrolls-to-selected", test_outline_scrolls_to_selected);
 #undef ADD
