@@ -19,7 +19,9 @@
  * do not). Selecting a row selects the joint in the document; dropping a row on another
  * makes that joint its parent. The context menu names the inspector's skeleton.* actions.
  * The selected joint's row is scrolled into view, whoever selected it (a joint just added,
- * a click in the scene).
+ * a click in the scene). A deep hierarchy makes the list wider than its pane: it scrolls
+ * sideways (names are never cut), and the selected row's name is brought into view that
+ * way too.
  */
 
 struct _KmSkeletonOutline
@@ -111,6 +113,37 @@ row_widget_bounds (KmSkeletonOutline *self,
   return TRUE;
 }
 
+/* Scrolls the list sideways just enough to show the name in the row widget @child, with
+ * its expander arrow: all the row from its start where that fits in the pane, else from the
+ * arrow (a deep row's indent goes out of view). */
+static void
+show_name (KmSkeletonOutline *self,
+           GtkWidget         *child)
+{
+  GtkAdjustment *adjustment = gtk_scrollable_get_hadjustment (GTK_SCROLLABLE (self->list_view));
+  GtkWidget *expander = gtk_widget_get_first_child (child);
+  GtkWidget *name = GTK_IS_TREE_EXPANDER (expander)
+                    ? gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander)) : NULL;
+  GtkWidget *arrow = name != NULL ? gtk_widget_get_prev_sibling (name) : NULL;
+  double value = gtk_adjustment_get_value (adjustment);
+  graphene_rect_t bounds;
+  double start, end;
+  int natural = 0;
+
+  if (name == NULL || !gtk_widget_compute_bounds (name, GTK_WIDGET (self->list_view), &bounds))
+    return;
+  /* The label fills the row: only its text needs to be shown. */
+  gtk_widget_measure (name, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  /* In the list's coordinates, whose left is the adjustment's value. */
+  start = value + bounds.origin.x;
+  end = start + MIN (bounds.size.width, natural);
+  if (arrow != NULL && gtk_widget_compute_bounds (arrow, GTK_WIDGET (self->list_view), &bounds))
+    start = MIN (start, value + bounds.origin.x);
+  if (end <= gtk_adjustment_get_lower (adjustment) + gtk_adjustment_get_page_size (adjustment))
+    start = gtk_adjustment_get_lower (adjustment);
+  gtk_adjustment_clamp_page (adjustment, start, end);
+}
+
 /* GTK 4.8 has no gtk_list_view_scroll_to: once the list is laid out, moves its vertical
  * adjustment just enough to show the selected row whole. A row the list has not made yet
  * (far from the visible part) is first brought near from the height of the rows it has
@@ -147,6 +180,7 @@ scroll_tick_cb (GtkWidget     *widget,
           /* In the list view's coordinates, whose top is the adjustment's value. */
           gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
                                      value + bounds.origin.y + bounds.size.height);
+          show_name (self, child);
           goto done;
         }
       if (!near)

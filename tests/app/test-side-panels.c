@@ -14,6 +14,7 @@
 #include "km-joint-inspector.h"
 #include "km-joint-panel.h"
 #include "km-skeleton-edit.h"
+#include "km-skeleton-outline.h"
 #include "km-window.h"
 #include "km-document-skeleton.h"
 
@@ -396,6 +397,92 @@ test_limits_beside_long_name (Fixture       *f,
                    "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
 }
 
+typedef struct
+{
+  GtkWidget  *list_view;
+  const char *name;
+} OutlineRow;
+
+/* The outline's label showing @name, if the list made its row and laid it out. */
+static GtkWidget *
+outline_label (GtkWidget  *list_view,
+               const char *name)
+{
+  GtkWidget *label = test_app_find_label (list_view, name);
+
+  return label != NULL && gtk_widget_get_mapped (label) && gtk_widget_get_width (label) > 0
+         ? label : NULL;
+}
+
+/* Whether the label of @data's row lies whole inside the outline's visible part. */
+static gboolean
+outline_name_shown (gpointer data)
+{
+  OutlineRow *o = data;
+  GtkWidget *label = outline_label (o->list_view, o->name);
+  GtkWidget *scrolled = gtk_widget_get_ancestor (o->list_view, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+  int natural = 0;
+
+  if (label == NULL || !gtk_widget_compute_bounds (label, scrolled, &bounds))
+    return FALSE;
+  gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  return bounds.origin.x >= -0.5
+         && bounds.origin.x + natural <= gtk_widget_get_width (scrolled) + 0.5
+         && bounds.origin.y >= -0.5
+         && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scrolled) + 0.5;
+}
+
+/* SR1's wrist, ten levels down, in the Skeleton tab's outline at the default pane width:
+ * its name is whole ("LARM_WRIST_R", not "LARM… ST_R") with the whole name in its tooltip,
+ * the outline scrolls sideways to it, and each level indents modestly. */
+static void
+test_outline_deep_names (Fixture       *f,
+                         gconstpointer  data)
+{
+  static const char *names[] = { "LARM_WRIST_R", "LARM_WRIST_P", "RARM_WRIST_Y", "WAIST" };
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  GtkWidget *outline = test_app_find_widget (f->inspector, KM_TYPE_SKELETON_OUTLINE);
+  GtkWidget *scrolled;
+  OutlineRow o;
+
+  g_assert_nonnull (outline);
+  o.list_view = test_app_find_widget (outline, GTK_TYPE_LIST_VIEW);
+  g_assert_nonnull (o.list_view);
+  scrolled = gtk_widget_get_ancestor (o.list_view, GTK_TYPE_SCROLLED_WINDOW);
+  show_tab (f, f->inspector);
+  g_test_message ("outline %d px wide", gtk_widget_get_width (scrolled));
+  g_assert_cmpint (gtk_widget_get_width (scrolled), <=, 420);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      GtkWidget *label, *expander;
+      graphene_rect_t bounds;
+
+      o.name = names[i];
+      km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, names[i]));
+      g_assert_true (test_app_wait_until (outline_name_shown, &o, 3000));
+      label = outline_label (o.list_view, names[i]);
+      g_assert_nonnull (label);
+      g_test_message ("%s: %d px of %d px, scrolled to %.0f of %.0f", names[i],
+                      gtk_widget_get_width (label), gtk_widget_get_width (scrolled),
+                      gtk_adjustment_get_value (gtk_scrollable_get_hadjustment (
+                                                  GTK_SCROLLABLE (o.list_view))),
+                      gtk_adjustment_get_upper (gtk_scrollable_get_hadjustment (
+                                                  GTK_SCROLLABLE (o.list_view))));
+      g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+      g_assert_cmpstr (gtk_widget_get_tooltip_text (label), ==, names[i]);
+      /* At most a row height per level: the wrist's name starts within 20 px a level. */
+      expander = gtk_widget_get_ancestor (label, GTK_TYPE_TREE_EXPANDER);
+      g_assert_nonnull (expander);
+      g_assert_true (gtk_widget_compute_bounds (label, expander, &bounds));
+      g_assert_cmpfloat (bounds.origin.x, <=, 20.0 * 11 + 16.0);
+    }
+  /* The root's row fits: shown from its start, its expander arrow too. */
+  g_assert_cmpfloat (gtk_adjustment_get_value (gtk_scrollable_get_hadjustment (
+                                                 GTK_SCROLLABLE (o.list_view))), ==, 0.0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -412,5 +499,7 @@ main (int    argc,
               test_names_whole, fixture_teardown);
   g_test_add ("/kinema/SidePanels/limits-beside-long-name", Fixture, NULL, fixture_setup,
               test_limits_beside_long_name, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/outline-deep-names", Fixture, NULL, fixture_setup,
+              test_outline_deep_names, fixture_teardown);
   return g_test_run ();
 }
