@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "km-graph-axis.h"
@@ -16,7 +17,10 @@
  * value; with angles and lengths on one plot, two: the angles on the left and the lengths on
  * the right, each with a span of its own, so that neither kind is read in the other's unit
  * (or squeezed into the other's span: a metre is no radian). The graph's layout places the
- * plot between the axes' gutters, then draws each curve against its own axis.
+ * plot between the axes' gutters, then draws each curve against its own axis. Where the
+ * labels with their units would take too much of a narrow graph (the side pane's default
+ * width), the axis is compact: the top and bottom values as bare numbers ("2.5", "-2.5")
+ * and the unit between them, in the middle label's place, as an axis title.
  */
 
 /* Between the labels and the plot; the tick by each label fills it. */
@@ -89,18 +93,56 @@ km_graph_axis_format (double value,
   return g_strdup_printf (_("%.*f %s"), digits, shown, unit.symbol);
 }
 
-/* Makes @axis' labels for @widget, in @unit, and the gutter they need. */
+/**
+ * km_graph_axis_format_number:
+ * @value: in radians or metres
+ * @unit: how the preferences show it
+ *
+ * Returns: (transfer full): @value as a compact axis label: the number of
+ *   km_graph_axis_format() without its unit and its trailing zeros ("2.5", "0", "300")
+ */
+char *
+km_graph_axis_format_number (double value,
+                             KmUnit unit)
+{
+  int digits = MAX ((int) unit.digits - 1, 0);
+  double shown = value * unit.scale;
+  char *text;
+  gsize len;
+
+  if (fabs (shown) < 0.5 * pow (10.0, -digits))
+    shown = 0.0;
+  text = g_strdup_printf ("%.*f", digits, shown);
+  len = strlen (text);
+  /* After the decimal separator (the locale's), whatever character it is. */
+  if (digits > 0)
+    {
+      while (len > 0 && text[len - 1] == '0')
+        text[--len] = '\0';
+      if (len > 0 && !g_ascii_isdigit (text[len - 1]))
+        text[--len] = '\0';
+    }
+  return text;
+}
+
+/* Makes @axis' labels for @widget, in @unit, and the gutter they need; @compact: the top
+ * and bottom numbers alone, the unit between them. */
 void
 km_graph_axis_layout_labels (KmGraphAxis *axis,
                              GtkWidget   *widget,
-                             KmUnit       unit)
+                             KmUnit       unit,
+                             gboolean     compact)
 {
   double width = 0;
 
   km_graph_axis_drop_labels (axis);
+  axis->compact = compact;
   for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
     {
-      g_autofree char *text = km_graph_axis_format (km_graph_axis_tick_value (axis, i), unit);
+      double value = km_graph_axis_tick_value (axis, i);
+      g_autofree char *text = !compact ? km_graph_axis_format (value, unit)
+                              : i == KM_GRAPH_AXIS_N_TICKS / 2 ? g_strdup (unit.symbol)
+                              : km_graph_axis_format_number (value, unit);
       int w;
 
       axis->labels[i] = gtk_widget_create_pango_layout (widget, text);
@@ -116,6 +158,7 @@ km_graph_axis_drop_labels (KmGraphAxis *axis)
 {
   for (guint i = 0; i < KM_GRAPH_AXIS_N_TICKS; i++)
     g_clear_object (&axis->labels[i]);
+  axis->compact = FALSE;
   axis->gutter = 0;
 }
 
@@ -129,7 +172,8 @@ km_graph_axis_y (const KmGraphAxis     *axis,
 }
 
 /* @axis' labels beside @plot on @side (GTK_POS_LEFT or GTK_POS_RIGHT), each by a tick at
- * its value, in @fg. The middle one gives way when the plot is too low for three. */
+ * its value, in @fg (a compact axis' unit, in the middle, by none). The middle one gives way
+ * when the plot is too low for three. */
 void
 km_graph_axis_draw (const KmGraphAxis     *axis,
                     cairo_t               *cr,
@@ -156,6 +200,8 @@ km_graph_axis_draw (const KmGraphAxis     *axis,
       gdk_cairo_set_source_rgba (cr, fg);
       cairo_move_to (cr, tx, ty);
       pango_cairo_show_layout (cr, axis->labels[i]);
+      if (axis->compact && i == KM_GRAPH_AXIS_N_TICKS / 2)
+        continue;
       cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, fg->alpha * TICK_ALPHA);
       cairo_rectangle (cr, side == GTK_POS_LEFT ? edge - LABEL_GAP + 1 : edge,
                        CLAMP (y, top, bottom - 1), LABEL_GAP - 1, 1);

@@ -24,6 +24,7 @@ typedef struct
   gboolean     used;      /* some plotted DOF is of this kind */
   double       lo, hi;    /* the span, in document units */
   PangoLayout *labels[KM_GRAPH_AXIS_N_TICKS];  /* top to bottom; NULL without room */
+  gboolean     compact;   /* the labels are the top and bottom numbers, the unit between */
   double       gutter;    /* the labels' column beside the plot, gap included; 0 without */
 } KmGraphAxis;
 
@@ -37,9 +38,12 @@ double  km_graph_axis_tick_value    (const KmGraphAxis     *axis,
                                      guint                  tick);
 char   *km_graph_axis_format        (double                 value,
                                      KmUnit                 unit);
+char   *km_graph_axis_format_number (double                 value,
+                                     KmUnit                 unit);
 void    km_graph_axis_layout_labels (KmGraphAxis           *axis,
                                      GtkWidget             *widget,
-                                     KmUnit                 unit);
+                                     KmUnit                 unit,
+                                     gboolean               compact);
 void    km_graph_axis_drop_labels   (KmGraphAxis           *axis);
 double  km_graph_axis_y             (const KmGraphAxis     *axis,
                                      const graphene_rect_t *plot,

@@ -525,20 +525,24 @@ compute_layout (KmGraphView *self,
     l->time_h = th;
   l->marks_y = bottom - KEY_MARK;
 
-  /* The value labels' columns, left and right of the plot; a narrow graph keeps its width
-   * for the curves. */
-  if (l->angles.used)
-    km_graph_axis_layout_labels (&l->angles, GTK_WIDGET (self->area),
-                                 km_unit_for_angle (self->angle_unit));
-  if (l->lengths.used)
-    km_graph_axis_layout_labels (&l->lengths, GTK_WIDGET (self->area),
-                                 km_unit_for_length (self->length_unit));
+  /* The value labels' columns, left and right of the plot, within a third of the width:
+   * with their units; in a narrower graph (the side pane's default width) compact, the
+   * unit written once per axis; a graph narrower still keeps its width for the curves. */
   left = axis_on (l, GTK_POS_LEFT);
   right = axis_on (l, GTK_POS_RIGHT);
-  left_gutter = left->gutter;
-  right_gutter = right != NULL ? right->gutter : 0;
-  if (left_gutter + right_gutter > width / 3.0)
+  left_gutter = right_gutter = 0;
+  for (guint compact = 0; compact < 2; compact++)
     {
+      if (l->angles.used)
+        km_graph_axis_layout_labels (&l->angles, GTK_WIDGET (self->area),
+                                     km_unit_for_angle (self->angle_unit), compact);
+      if (l->lengths.used)
+        km_graph_axis_layout_labels (&l->lengths, GTK_WIDGET (self->area),
+                                     km_unit_for_length (self->length_unit), compact);
+      left_gutter = left->gutter;
+      right_gutter = right != NULL ? right->gutter : 0;
+      if (left_gutter + right_gutter <= width / 3.0)
+        break;
       km_graph_axis_drop_labels (&l->angles);
       km_graph_axis_drop_labels (&l->lengths);
       left_gutter = right_gutter = 0;

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #ifdef GDK_WINDOWING_X11
@@ -814,6 +815,87 @@ test_legend_narrow (Fixture       *f,
   g_assert_cmpuint (n, >=, 1);
 }
 
+/* Pixels darker than the window's white in @rect of a w × h download: text drawn there. */
+static guint
+count_ink (const guint8          *pixels,
+           int                    w,
+           int                    h,
+           const graphene_rect_t *rect)
+{
+  guint n = 0;
+
+  for (int y = MAX ((int) rect->origin.y, 0); y < MIN ((int) (rect->origin.y + rect->size.height), h);
+       y++)
+    for (int x = MAX ((int) rect->origin.x, 0);
+         x < MIN ((int) (rect->origin.x + rect->size.width), w); x++)
+      n += luma_at (pixels, w, x, y) < 0.5;
+  return n;
+}
+
+/* At the side pane's default width (300 px) both value axes are drawn (the review found
+ * neither there, only from 580 px): compact, the top and bottom values with the unit once
+ * between them, in gutters beside the plot; wide again, the full labels come back. */
+static void
+test_axes_narrow (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree guint8 *pixels = NULL;
+  graphene_rect_t plot, gutter;
+  double lo, hi;
+  int w, h;
+
+  km_document_set_selected_joint (f->document, -1);
+  g_object_set (f->graph_view, "angle-unit", "radians", "length-unit", "millimetres", NULL);
+  gtk_widget_set_size_request (GTK_WIDGET (f->graph_view), 300, 240);
+  gtk_window_set_default_size (f->window, 300, 240);
+  test_app_spin_for (200);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->graph_view)), ==, 300);
+
+  assert_axis_labels (f, GTK_POS_LEFT, "3.14|rad|-3.14");
+  assert_axis_labels (f, GTK_POS_RIGHT, "500|mm|0");
+  g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_LEFT, &lo, &hi));
+  g_assert_true (km_graph_view_get_axis_range (f->graph_view, GTK_POS_RIGHT, &lo, &hi));
+
+  /* Gutters either side of the plot, which keeps most of the width. */
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  g_test_message ("plot from %.0f to %.0f of 300 px", plot.origin.x,
+                  plot.origin.x + plot.size.width);
+  g_assert_cmpfloat (plot.origin.x, >, GRAPH_MARGIN + 10);
+  g_assert_cmpfloat (plot.origin.x + plot.size.width, <, 300 - GRAPH_MARGIN - 10);
+  g_assert_cmpfloat (plot.size.width, >=, 200);
+
+  /* And the labels are drawn in them. */
+  pixels = render_graph (f, &w, &h);
+  gutter = GRAPHENE_RECT_INIT (0, plot.origin.y, plot.origin.x - 1, plot.size.height);
+  g_assert_cmpuint (count_ink (pixels, w, h, &gutter), >, 30);
+  gutter = GRAPHENE_RECT_INIT (plot.origin.x + plot.size.width + 1, plot.origin.y,
+                            w - (plot.origin.x + plot.size.width + 1), plot.size.height);
+  g_assert_cmpuint (count_ink (pixels, w, h, &gutter), >, 30);
+
+  /* One kind alone: one compact axis, on the left. */
+  km_document_set_selected_joint (f->document,
+                                  km_skeleton_find_joint (km_document_get_skeleton (f->document),
+                                                          "Elbow"));
+  test_app_spin_for (50);
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  g_assert_cmpfloat (plot.origin.x, >, GRAPH_MARGIN + 10);
+  assert_axis_labels (f, GTK_POS_RIGHT, "");
+  {
+    g_auto(GStrv) labels = km_graph_view_dup_axis_labels (f->graph_view, GTK_POS_LEFT);
+
+    g_assert_cmpuint (g_strv_length (labels), ==, 3);
+    g_assert_true (strstr (labels[0], "rad") != NULL || strcmp (labels[1], "rad") == 0);
+  }
+
+  /* Wide again: the full labels. */
+  km_document_set_selected_joint (f->document, -1);
+  gtk_widget_set_size_request (GTK_WIDGET (f->graph_view), 600, 240);
+  gtk_window_set_default_size (f->window, 600, 240);
+  test_app_spin_for (200);
+  assert_axis_labels (f, GTK_POS_LEFT, "3.14 rad|0.00 rad|-3.14 rad");
+  assert_axis_labels (f, GTK_POS_RIGHT, "500 mm|250 mm|0 mm");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -842,5 +924,7 @@ main (int    argc,
               fixture_setup, test_legend_click_never_seeks, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/legend-narrow", Fixture, NULL,
               fixture_setup, test_legend_narrow, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/graph/axes-narrow", Fixture, NULL,
+              fixture_setup, test_axes_narrow, fixture_teardown);
   return g_test_run ();
 }
