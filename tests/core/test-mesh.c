@@ -408,6 +408,31 @@ test_vrml_numbers (void)
     }
 }
 
+/* A UTF-8 byte order mark is skipped: it was read as a node's type (the "#VRML" header
+ * after it a comment), failing at the next token. Columns of the first line count from
+ * after it. */
+static void
+test_vrml_byte_order_mark (void)
+{
+  static const char text[] = "\xef\xbb\xbf#VRML V2.0 utf8\n"
+                             "Shape { geometry Box { size 1 2 3 } }\n";
+  static const char bad[] = "\xef\xbb\xbfShape { geometry Box { size 1 x 3 } }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_vrml ("bom.wrl", text, sizeof text - 1, NULL,
+                                                   &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpint (((KmShape *) g_ptr_array_index (shapes, 0))->type, ==, KM_SHAPE_BOX);
+  g_assert_cmpfloat (((KmShape *) g_ptr_array_index (shapes, 0))->size.y, ==, 2);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_vrml ("bom.wrl", bad, sizeof bad - 1, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_cmpstr (error->message, ==, "bom.wrl:1:31: expected a finite number");
+}
+
 static void
 test_cache (void)
 {
@@ -574,6 +599,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/vrml-errors", test_vrml_errors);
   g_test_add_func ("/kinema/Mesh/vrml-numbers", test_vrml_numbers);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
+  g_test_add_func ("/kinema/Mesh/vrml-byte-order-mark", test_vrml_byte_order_mark);
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);

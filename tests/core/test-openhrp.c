@@ -538,6 +538,59 @@ test_damaged (void)
   g_rand_free (rand);
 }
 
+/* A UTF-8 byte order mark (Windows Notepad saves one) is skipped, as every other reader
+ * skips it: it was read as a node's type, and the file failed at the first token after
+ * the header comment, 4:1 “expected “{””. Columns of the first line count from after it. */
+static void
+test_byte_order_mark (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp",
+                                                 "humanoid.wrl", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
+  g_autofree char *marked = g_strconcat ("\xef\xbb\xbf", data, NULL);
+  static const struct
+  {
+    const char *text;
+    const char *error;
+  } first_line[] = {
+    { "\xef\xbb\xbfTransform { }\n",
+      "bom.wrl:1:1: expected a Humanoid node (or a Joint) of the OpenHRP model format" },
+    { "\xef\xbb\xbf" "DEF R Joint { }\n",
+      "bom.wrl:1:7: expected a declaration “PROTO Joint [ … ] { … }” earlier in the file" },
+    { "\xef\xbb\xbf  Group { children [ Transform ] }\n", "bom.wrl:1:32: expected “{”" },
+  };
+
+  g_assert_true (km_format_detect (marked, length + 3) == &km_format_openhrp);
+  test_util_push_warnings (warnings);
+  skel = km_openhrp_load (path, marked, length + 3, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+  g_assert_true (km_skeleton_has_free_root (skel));
+  g_assert_cmpint (test_util_joint (skel, "HEAD")->parent, ==,
+                   km_skeleton_find_joint (skel, "CHEST"));
+  /* Located as without the mark. */
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_true (g_str_has_suffix (g_ptr_array_index (warnings, 0),
+                                   "humanoid.wrl:154:16: Marker nodes in a Joint are not read; "
+                                   "skipped"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (first_line); i++)
+    {
+      g_autoptr(GError) line_error = NULL;
+      g_autoptr(KmSkeleton) none = km_openhrp_load ("bom.wrl", first_line[i].text,
+                                                    strlen (first_line[i].text), &line_error);
+
+      g_assert_null (none);
+      g_assert_error (line_error, KM_PARSE_ERROR, line_error->code);
+      g_assert_cmpstr (line_error->message, ==, first_line[i].error);
+    }
+}
+
 static void
 test_detect (void)
 {
@@ -649,6 +702,7 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/one-sided-limit", test_one_sided_limit);
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
+  g_test_add_func ("/kinema/OpenHrp/byte-order-mark", test_byte_order_mark);
   g_test_add_func ("/kinema/OpenHrp/detect", test_detect);
   g_test_add_func ("/kinema/OpenHrp/load-file", test_load_file);
   g_test_add_func ("/kinema/OpenHrp/project", test_project);

@@ -1148,6 +1148,14 @@ parser_init (VParser    *p,
              const char *data,
              gsize       length)
 {
+  /* A UTF-8 byte order mark (Windows Notepad saves one) is no token: it was read as a
+   * node's type, the "#VRML" header after it a comment, and failed at the next token.
+   * The first line's columns count from after it, as in the other readers. */
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      data += 3;
+      length -= 3;
+    }
   _km_lexer_init (&p->lx, path, data, length);
   p->lx.punct = "{}[]";
   p->arena = g_ptr_array_new_with_free_func (vnode_free);
