@@ -9,7 +9,8 @@
 
 #include "km-markup-text.h"
 
-/* What km_markup_text_pos must give: lines and columns counted from the start. */
+/* What km_markup_text_pos must give: lines and columns counted from the start, a line
+ * ending at LF, CRLF or a lone CR (old Mac files). */
 static KmSourcePos
 naive_pos (const char *text,
            gsize       offset)
@@ -18,7 +19,7 @@ naive_pos (const char *text,
 
   for (const char *p = text; p < text + offset; p = g_utf8_next_char (p))
     {
-      if (*p == '\n')
+      if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
         pos.line++, pos.column = 1;
       else
         pos.column++;
@@ -39,18 +40,22 @@ assert_pos (KmMarkupText *markup,
 
 /* Positions of character starts, asked in order, backwards, repeated and at random, on
  * lines with multi-byte characters and on one line much longer than the blocks whose
- * character counts are kept, across the blocks' edges. */
+ * character counts are kept, across the blocks' edges; lines end in LF, CRLF and lone
+ * CRs, an empty line and the last included. */
 static void
 test_positions (void)
 {
-  g_autoptr(GString) text = g_string_new ("<robot name=\"ä\">\n  <link name=\"腕\"/>\r\n");
+  g_autoptr(GString) text = g_string_new ("<robot name=\"ä\">\n  <link name=\"腕\"/>\r\n"
+                                          "\r\r  <link name=\"ö\"/>\r");
   g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
   KmMarkupText markup;
 
   for (guint i = 0; i < 300; i++)
     g_string_append_printf (text, "<link name=\"l%u-é\"/>", i);
-  g_string_append (text, "\n</robot>\n");
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (text, "%s<link name=\"m%u\"/>", i % 7 == 0 ? "\r" : "", i);
+  g_string_append (text, "\n</robot>\r");
   for (const char *p = text->str; *p != '\0'; p = g_utf8_next_char (p))
     {
       gsize offset = (gsize) (p - text->str);
@@ -102,6 +107,46 @@ test_end_tag_errors (void)
     { "<a><b x=\"</c  ", "t.xml:1:15: expected well-formed XML: " },
   };
   static const GMarkupParser parser = { NULL };
+  /* The same lines ended as on Windows and on old Macs: GMarkup counts lines at LF only,
+   * and a file of lone CRs was all on line 1 (the column its offset). */
+  static const char * const line_ends[] = { "\n", "\r\n", "\r" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint e = 0; e < G_N_ELEMENTS (line_ends); e++)
+      {
+        g_autoptr(GMarkupParseContext) context = g_markup_parse_context_new (&parser, 0, NULL,
+                                                                             NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GString) text = g_string_new (cases[i].text);
+        KmMarkupText markup;
+
+        g_string_replace (text, "\n", line_ends[e], 0);
+        km_markup_text_init (&markup, text->str, text->len);
+        g_assert_false (km_markup_text_parse (&markup, "t.xml", context, &error));
+        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        if (!g_str_has_prefix (error->message, cases[i].message))
+          g_error ("case %u, line end %u: expected “%s…”, got “%s”", i, e, cases[i].message,
+                   error->message);
+        km_markup_text_clear (&markup);
+      }
+}
+
+/* Line ends mixed in one file (LF, CRLF, lone CR): GMarkup's position, counted in lines
+ * that end at LF only, maps to the offset it is at, and that to our line and column. */
+static void
+test_mixed_line_ends (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *message;
+  } cases[] = {
+    { "<a>\r\n  <b>\r  <c/>\n  </bdy>\r</a>", "t.xml:4:3: expected “</b>” instead of “</bdy>”" },
+    { "<a>\r<b>\n\r\r  <c x=1/>\r\n</a>", "t.xml:5:8: expected well-formed XML: " },
+    { "<a>\n\r<b>\r\n <c>\r\r", "t.xml:6:1: expected well-formed XML: " },
+    { "<a>\r\r<b>\n <c>\r\n</b></c></a>", "t.xml:5:1: expected “</c>” instead of “</b>”" },
+  };
+  static const GMarkupParser parser = { NULL };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -116,6 +161,19 @@ test_end_tag_errors (void)
         g_error ("case %u: expected “%s…”, got “%s”", i, cases[i].message, error->message);
       km_markup_text_clear (&markup);
     }
+}
+
+/* Text that is not UTF-8, in a file of lone CRs: on its line, not line 1. */
+static void
+test_cr_not_utf8 (void)
+{
+  static const char text[] = "<a>\r  <b>\r  <c>x\xff</c>\r</a>\r";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *copy = km_markup_text_dup_utf8 ("t.xml", text, sizeof text - 1, &error);
+
+  g_assert_null (copy);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_cmpstr (error->message, ==, "t.xml:3:7: expected UTF-8 text");
 }
 
 /* km_markup_text_skip_doctype(): where a DOCTYPE ends, past quoted literals (a '>', '['
@@ -305,6 +363,8 @@ main (int    argc,
 
   g_test_add_func ("/kinema/MarkupText/positions", test_positions);
   g_test_add_func ("/kinema/MarkupText/end-tag-errors", test_end_tag_errors);
+  g_test_add_func ("/kinema/MarkupText/mixed-line-ends", test_mixed_line_ends);
+  g_test_add_func ("/kinema/MarkupText/cr-not-utf8", test_cr_not_utf8);
   g_test_add_func ("/kinema/MarkupText/skip-doctype", test_skip_doctype);
   g_test_add_func ("/kinema/MarkupText/check-prolog", test_check_prolog);
   g_test_add_func ("/kinema/MarkupText/check-prolog-gmarkup", test_check_prolog_gmarkup);

@@ -859,6 +859,43 @@ test_bad_values (void)
   assert_quat (&pose.rot, cos (0.25), 0, 0, sin (0.25));
 }
 
+/* A scene whose lines end in lone CRs (old Mac files), or CRLF: its warnings and errors are
+ * on their lines, as with LF (they were all on line 1, at a column as large as the
+ * offset). */
+static void
+test_cr_line_ends (void)
+{
+  static const char xml[] =
+    "<namespace name=\"x\">\n"
+    "  <body name=\"a\" dynamical=\"false\" trn=\"1 2 3mm+\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"b\" mass=\"1/0\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"h\" sock=\"a/c\" plug=\"b/c\" range=\"1 -1\"/>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:2:48: invalid value of “trn”: expected a number after “+”; the value is ignored",
+    "bad.xml:3:25: invalid value of “mass”: division by zero; the value is ignored",
+    "bad.xml:4:48: invalid value of “range”: the minimum is larger than the maximum; the value is ignored",
+    NULL
+  };
+  static const char broken[] = "<namespace>\n  <body>\n  </bodx>\n</namespace>";
+  static const char * const line_ends[] = { "\r", "\r\n" };
+
+  for (guint e = 0; e < G_N_ELEMENTS (line_ends); e++)
+    {
+      g_autoptr(GString) text = g_string_new (xml);
+      g_autoptr(GString) bad = g_string_new (broken);
+      g_autoptr(KmScenebuilderModel) model = NULL;
+      g_autofree char *message = NULL;
+
+      g_string_replace (text, "\n", line_ends[e], 0);
+      model = load_with_warnings (text->str, expected);
+      g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 2);
+      g_string_replace (bad, "\n", line_ends[e], 0);
+      message = test_util_scenebuilder_error (bad->str, NULL);
+      g_assert_cmpstr (message, ==, "bad.xml:3:3: expected “</body>” instead of “</bodx>”");
+    }
+}
+
 /* 3, 5.12, 8.2: a reference that does not resolve, or names the wrong kind of element,
  * leaves its element out with a warning at the path. */
 static void
@@ -1875,6 +1912,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/expressions", test_expressions);
   g_test_add_func ("/kinema/Scenebuilder/errors", test_errors);
   g_test_add_func ("/kinema/Scenebuilder/bad-values", test_bad_values);
+  g_test_add_func ("/kinema/Scenebuilder/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/Scenebuilder/bad-references", test_bad_references);
   g_test_add_func ("/kinema/Scenebuilder/long-values", test_long_values);
   g_test_add_func ("/kinema/Scenebuilder/import-from-attr", test_import_from_attr);

@@ -755,18 +755,22 @@ test_xml_error_positions (void)
   };
   static const char *const roots[] = { "robot", "COLLADA", "scene" };
   static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
+  /* Lines ended as on Windows and old Macs too: the same positions. */
+  static const char *const line_ends[] = { "\n", "\r\n", "\r" };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (cases) * G_N_ELEMENTS (line_ends); i++)
     for (guint f = 0; f < G_N_ELEMENTS (roots); f++)
       {
-        g_autoptr(GString) text = g_string_new (cases[i].text);
-        guint column = cases[i].column + (cases[i].line == 1 ? strlen (roots[f]) - 4 : 0);
-        g_autofree char *expected = g_strdup_printf ("%s:%u:%u: ", paths[f], cases[i].line,
+        guint c = i / G_N_ELEMENTS (line_ends);
+        g_autoptr(GString) text = g_string_new (cases[c].text);
+        guint column = cases[c].column + (cases[c].line == 1 ? strlen (roots[f]) - 4 : 0);
+        g_autofree char *expected = g_strdup_printf ("%s:%u:%u: ", paths[f], cases[c].line,
                                                      column);
         g_autoptr(GError) error = NULL;
         gpointer result = NULL;
 
         g_string_replace (text, "ROOT", roots[f], 0);
+        g_string_replace (text, "\n", line_ends[i % G_N_ELEMENTS (line_ends)], 0);
         g_test_message ("%s", text->str);
         if (f == 0)
           result = km_urdf_load (paths[f], text->str, text->len, NULL, &error);
@@ -779,6 +783,29 @@ test_xml_error_positions (void)
         if (!g_str_has_prefix (error->message, expected))
           g_error ("expected “%s…”, got “%s”", expected, error->message);
       }
+}
+
+/* Lines that end in a lone CR (old Mac files): an error or a warning is on its line, not
+ * on line 1 at a column as large as its offset. */
+static void
+test_cr_line_ends (void)
+{
+  static const char bad_child[] =
+    "<robot name=\"r\">\r  <link name=\"a\"/>\r  <link name=\"b\"/>\r"
+    "  <joint name=\"j\" type=\"revolute\">\r    <parent link=\"a\"/>\r"
+    "    <child link=\"c\"/>\r  </joint>\r</robot>\r";
+  static const char truncated[] =
+    "<robot name=\"r\">\r  <link name=\"a\"/>\r  <link name=\"b\"/>\r"
+    "  <joint name=\"j\" type=\"revolute\">\r    <parent link=\"a\"/>\r"
+    "    <child link=\"b\"/>\r  </joint>\r</robot\r";
+  static const char limits[] =
+    "<robot name='r'><link name='a'/><link name='b'/>\r\r"
+    "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\r"
+    "  <limit lower='1' upper='-1'/></joint></robot>";
+
+  assert_error (bad_child, "t.urdf:6:18: expected the name of a link, “c” is none");
+  assert_error (truncated, "t.urdf:9:1: expected well-formed XML: ");
+  assert_warning (limits, "t.urdf:4:17: joint “j” has a lower limit above its upper limit");
 }
 
 /* A name with a control character in GMarkup's message is escaped C-style (as names in
@@ -915,6 +942,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
   g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
   g_test_add_func ("/kinema/Urdf/xml-error-positions", test_xml_error_positions);
+  g_test_add_func ("/kinema/Urdf/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/Urdf/xml-control-char-name", test_xml_control_char_name);
   g_test_add_func ("/kinema/Urdf/empty-robot", test_empty_robot);
   g_test_add_func ("/kinema/Urdf/unmodelled-elements", test_unmodelled_elements);

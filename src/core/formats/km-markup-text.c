@@ -16,7 +16,9 @@
  * km_markup_text_init:
  * @text: the document (need not be NUL-terminated), kept by reference
  *
- * Indexes the lines of @text, and starts the start-tag search at its beginning.
+ * Indexes the lines of @text, and starts the start-tag search at its beginning. A line
+ * ends at LF, CRLF or a lone CR, as XML ends lines: files from old Macs end theirs in CR
+ * alone, and would otherwise be one line, every position on it.
  */
 void
 km_markup_text_init (KmMarkupText *self,
@@ -25,6 +27,7 @@ km_markup_text_init (KmMarkupText *self,
 {
   gsize zero = 0;
   gsize chars = 0;
+  gboolean lone_cr = FALSE;
 
   self->text = text;
   self->length = length;
@@ -37,14 +40,31 @@ km_markup_text_init (KmMarkupText *self,
     {
       if (i % KM_MARKUP_TEXT_BLOCK == 0)
         g_array_append_val (self->block_chars, chars);
-      if (text[i] == '\n')
+      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= length || text[i + 1] != '\n')))
         {
           gsize next = i + 1;
 
           g_array_append_val (self->line_starts, next);
+          lone_cr |= text[i] == '\r';
         }
       /* A character starts at every byte but a UTF-8 continuation byte. */
       chars += ((guchar) text[i] & 0xc0) != 0x80;
+    }
+
+  /* GMarkup's positions count lines at LF only. */
+  if (!lone_cr)
+    self->gmarkup_line_starts = g_array_ref (self->line_starts);
+  else
+    {
+      self->gmarkup_line_starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+      g_array_append_val (self->gmarkup_line_starts, zero);
+      for (gsize i = 0; i < length; i++)
+        if (text[i] == '\n')
+          {
+            gsize next = i + 1;
+
+            g_array_append_val (self->gmarkup_line_starts, next);
+          }
     }
 }
 
@@ -52,6 +72,7 @@ void
 km_markup_text_clear (KmMarkupText *self)
 {
   g_clear_pointer (&self->line_starts, g_array_unref);
+  g_clear_pointer (&self->gmarkup_line_starts, g_array_unref);
   g_clear_pointer (&self->block_chars, g_array_unref);
 }
 
@@ -278,9 +299,9 @@ gmarkup_offset (const KmMarkupText  *self,
   gssize column_bytes;
 
   g_markup_parse_context_get_position (context, &line, &column);
-  if (line < 1 || (guint) line > self->line_starts->len)
+  if (line < 1 || (guint) line > self->gmarkup_line_starts->len)
     return 0;
-  start = g_array_index (self->line_starts, gsize, line - 1);
+  start = g_array_index (self->gmarkup_line_starts, gsize, line - 1);
   column_bytes = (gssize) column - (line > 1 ? 2 : 1);
   /* (at the '\n' that ends the line before: -1, that line's end) */
   if (column_bytes < 0 && (gsize) -column_bytes > start)
@@ -295,7 +316,8 @@ gmarkup_offset (const KmMarkupText  *self,
  * Where GMarkup stopped: the character it was at (the end of the text when it ran out).
  * g_markup_parse_context_get_position() counts bytes, and counts a line's '\n' as the
  * first column of the next line, so that on every line but the first its column is one
- * past the byte it is at: converted here to characters from the line's start.
+ * past the byte it is at: converted here to a byte offset through GMarkup's own lines
+ * (at LF only), then to our line (a lone CR ends one too) and column in characters.
  */
 KmSourcePos
 km_markup_text_gmarkup_pos (const KmMarkupText  *self,

@@ -21,7 +21,12 @@ typedef struct
 {
   const char *text;
   gsize       length;
-  GArray     *line_starts;   /* gsize byte offsets of each line's first character */
+  /* gsize byte offsets of each line's first character: a line ends at LF, CRLF or a lone
+   * CR (old Mac files), as XML ends lines; the lines of the positions reported. */
+  GArray     *line_starts;
+  /* The same for lines that end at LF only, as GMarkup counts them (a lone CR is a column
+   * to it), to map its positions: line_starts itself when the text has no lone CR. */
+  GArray     *gmarkup_line_starts;
   gsize       cursor;        /* where the next start tag is looked for */
   /* gsize: the characters before each KM_MARKUP_TEXT_BLOCK-byte block, so that a column
    * costs one block's count whatever the line's length (XML written on one line). */
