@@ -793,7 +793,8 @@ refer_embedded_bodies (GPtrArray  *bodies,
       KmBodyItem *body = g_ptr_array_index (bodies, i);
       g_autofree char *format = g_strdup (km_body_item_get_format (body));
 
-      _km_body_switch_model (body, file, format);
+      if (g_strcmp0 (km_body_item_get_file (body), file) != 0)
+        _km_body_switch_model (body, file, format);
     }
 }
 
@@ -801,9 +802,9 @@ refer_embedded_bodies (GPtrArray  *bodies,
  * km_document_load_defaults()), picks the file beside @path that the model goes to
  * (*@bytes and *@name: what to write there, on the worker, see write_embedded_model) and
  * switches those bodies to it while the project's tree is made (when it is not their
- * "skeleton.json" beside the project): the bodies switched, to hand to
- * put_back_embedded_bodies() then, or %NULL. Call after the edited skeletons are taken: their bodies refer to the files they
- * go to. */
+ * "skeleton.json" beside the project): those bodies, to hand to put_back_embedded_bodies()
+ * then (and, once saved, to link_embedded_bodies()), or %NULL. Call after the edited
+ * skeletons are taken: their bodies refer to the files they go to. */
 static GPtrArray *
 take_embedded_model (KmProject   *project,
                      const char  *path,
@@ -830,14 +831,14 @@ take_embedded_model (KmProject   *project,
   reference = reference_dir != NULL ? g_canonicalize_filename (reference_dir, NULL) : NULL;
   if (strcmp (*name, KM_DEFAULT_SKELETON_NAME) == 0
       && (reference == NULL || strcmp (reference, dir) == 0))
-    return NULL;
+    return g_steal_pointer (&bodies);
   target = g_build_filename (dir, *name, NULL);
   refer_embedded_bodies (bodies, target);
   return g_steal_pointer (&bodies);
 }
 
-/* The bodies of take_embedded_model() refer to the embedded model again: it goes beside
- * whichever project they are saved with next. */
+/* The bodies of take_embedded_model() refer to the embedded model again while the save
+ * runs: should it fail, the model goes beside whichever project they are saved with next. */
 static void
 put_back_embedded_bodies (GPtrArray *bodies)
 {
@@ -845,6 +846,39 @@ put_back_embedded_bodies (GPtrArray *bodies)
     return;
   refer_embedded_bodies (bodies, KM_DEFAULT_SKELETON_NAME);
   g_ptr_array_unref (bodies);
+}
+
+/* Once a project save put the built-in example's model beside the project as @name (or
+ * found it there): @bodies, those of take_embedded_model(), refer to that file from now on,
+ * as they do in the project reopened. So the file is watched, a Reload reads it, and a
+ * later edit of the skeleton is written back to it (not to a copy beside it). A body
+ * switched or edited meanwhile is left alone, as is every one where the model could not
+ * be written (the save's warning says why; the next save puts it there). */
+static void
+link_embedded_bodies (GPtrArray  *bodies,
+                      const char *project_path,
+                      const char *name)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *target = NULL;
+
+  if (bodies == NULL || name == NULL)
+    return;
+  dir = g_path_get_dirname (project_path);
+  target = g_build_filename (dir, name, NULL);
+  if (!g_file_test (target, G_FILE_TEST_IS_REGULAR))
+    return;
+  for (guint i = 0; i < bodies->len; i++)
+    {
+      KmBodyItem *body = g_ptr_array_index (bodies, i);
+      g_autofree char *format = NULL;
+
+      if (!is_embedded_example_body (KM_ITEM (body)))
+        continue;
+      format = g_strdup (km_body_item_get_format (body));
+      _km_body_switch_model (body, target, format);
+      g_object_set_data (G_OBJECT (body), "km-embedded-model", NULL);
+    }
 }
 
 /* The file an autosave keeps the built-in example's model in, in the folder of its write
@@ -1123,6 +1157,8 @@ typedef struct
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
   GBytes              *embedded;   /* the model to put beside the project, or NULL */
+  GPtrArray           *embedded_bodies;  /* JOB_PROJECT: the bodies whose model that is
+                                          * (main thread only), or NULL */
   char                *embedded_name;   /* its file name there (JOB_AUTOSAVE: its path,
                                          * in @models) */
   char                *models;     /* JOB_AUTOSAVE: the folder of this write's skeleton
@@ -1152,6 +1188,7 @@ write_job_free (WriteJob *job)
   g_clear_object (&job->project);
   g_clear_pointer (&job->edited, _km_edited_skeletons_free);
   g_clear_pointer (&job->ids, g_hash_table_unref);
+  g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
   g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
   g_free (job->embedded_name);
@@ -1555,6 +1592,8 @@ write_job_done_cb (GObject      *source,
        * undone save rather than an edit made while the file was written. */
       if (job->edited != NULL)
         _km_document_edited_skeletons_done (self, job->edited, ok);
+      if (ok)
+        link_embedded_bodies (job->embedded_bodies, job->path, job->embedded_name);
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
       if (ok)
         _km_document_set_file_identity (self, job->project, job->identity);
@@ -1564,6 +1603,7 @@ write_job_done_cb (GObject      *source,
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
       g_clear_pointer (&job->ids, g_hash_table_unref);
+      g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
       break;
@@ -1669,7 +1709,8 @@ _km_document_task_finish (KmDocument    *self,
  * anything else as skeleton.json there. Their body items refer to the new files from the
  * start, and back to the old ones when the save fails. The built-in example's model goes
  * beside the project as skeleton.json, or as skeleton-2.json, … where a skeleton.json of
- * the user's is (which stays as it is, see take_embedded_model).
+ * the user's is (which stays as it is, see take_embedded_model); once saved, its bodies
+ * refer to that file, as in the project reopened (link_embedded_bodies).
  * KmDocument:saving is %TRUE until the document has taken the result, just before
  * @callback: on success @file is the document's file and the document is unmodified
  * unless it was edited while the file was written; on failure the old file is as it was
@@ -1738,6 +1779,8 @@ km_document_save_full_async (KmDocument          *self,
   job->edited = _km_document_take_edited_skeletons (self, path);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree (project, path, &job->ids);
+  if (embedded != NULL)
+    job->embedded_bodies = g_ptr_array_ref (embedded);
   put_back_embedded_bodies (embedded);
   job->file = g_object_ref (file);
   job->project = g_object_ref (project);

@@ -87,6 +87,7 @@ typedef struct
   char        *old_format;
   gboolean     switched;       /* the body refers to path now (a copy, not written back) */
   gboolean     was_embedded;   /* it was the built-in example's model */
+  gboolean     missing;        /* its model file was gone: not edited, its skeleton in no file */
   PendingFile *pending;        /* a project save's: the same, for the states recorded */
 } EditedBody;
 
@@ -709,18 +710,25 @@ skeleton_json_notes (const KmSkeleton *skeleton,
 
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
  * @notes what that format cannot carry; a .body with the pose its model file stated
- * (@initial_q, nullable: km_body_item_dup_model_pose). Every writer is atomic. Touches no
- * document: runs on any thread. */
+ * (@initial_q, nullable: km_body_item_dup_model_pose). @original (nullable): the model file
+ * of @format the skeleton was read from, written over with the edits so that what Kinema
+ * does not model (mass, inertia, sensors, collisions, …) stays (km_body_save_over,
+ * km_urdf_save_over). Every writer is atomic. Touches no document: runs on any thread. */
 static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const double      *initial_q,
+                const char        *original,
                 const char        *format,
                 const char        *path,
                 GPtrArray         *notes,
                 GError           **error)
 {
+  if (g_strcmp0 (format, BODY_FORMAT) == 0 && original != NULL)
+    return km_body_save_over (skeleton, initial_q, original, path, notes, error);
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
     return km_body_save_with_pose (skeleton, initial_q, path, notes, error);
+  if (g_strcmp0 (format, URDF_FORMAT) == 0 && original != NULL)
+    return km_urdf_save_over (skeleton, original, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
   if (!km_skeleton_json_save (skeleton, path, error))
@@ -736,6 +744,7 @@ typedef struct
 {
   KmSkeleton *skeleton;
   double     *initial_q;  /* nullable: the pose the model file stated, for a .body */
+  char       *original;   /* nullable: the model file of @format the skeleton came from */
   char       *format;
   char       *path;
   gboolean    is_new;   /* no file was there: a failed save removes it again */
@@ -753,6 +762,7 @@ skeleton_file_free (gpointer data)
 
   km_skeleton_unref (file->skeleton);
   g_free (file->initial_q);
+  g_free (file->original);
   g_clear_pointer (&file->written, km_skeleton_unref);
   g_free (file->format);
   g_free (file->path);
@@ -859,7 +869,7 @@ write_skeleton_files (gpointer    data,
 
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
-      ok = write_skeleton (file->skeleton, file->initial_q, file->format,
+      ok = write_skeleton (file->skeleton, file->initial_q, file->original, file->format,
                            file->temp != NULL ? file->temp : file->path, notes, error);
       if (!ok && file->temp != NULL)
         name_user_file (error, file->temp, file->path);
@@ -1386,10 +1396,37 @@ write_back_path (KmItemIo   *io,
   return km_item_io_expand_path (io, file, NULL);
 }
 
-/* Plans the write of @item's skeleton when it was edited, and switches the body to the
- * file it goes to. A project save writes a skeleton.json of the user's back and the
- * others as copies beside the project; an autosave writes every one as a copy in its own
- * folder, also those a running project save has not written yet. */
+/* Whether the model file @body was read from (as @io resolves its reference) is gone:
+ * another program deleted or moved it since. The skeleton the body shows is then in no
+ * file, and a project referring to it would reopen without it. (The built-in example's
+ * model is no file; a reference that does not resolve is not known to be gone.) */
+static gboolean
+model_file_missing (KmItemIo   *io,
+                    KmBodyItem *body)
+{
+  const char *file = km_body_item_get_file (body);
+  g_autofree char *path = NULL;
+
+  if (file == NULL || *file == '\0' || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY))
+    return FALSE;
+  path = g_path_is_absolute (file) ? g_strdup (file) : km_item_io_expand_path (io, file, NULL);
+  return path != NULL && !g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+parent_folder_exists (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  return g_file_test (dir, G_FILE_TEST_IS_DIR);
+}
+
+/* Plans the write of @item's skeleton when it was edited, or when its model file is gone
+ * (model_file_missing: a save makes the project whole again, as Save As does for the
+ * built-in example's model), and switches the body to the file it goes to. A project save
+ * writes a skeleton.json of the user's back (where it was, while its folder is there) and
+ * the others as copies beside the project; an autosave writes every one as a copy in its
+ * own folder, also those a running project save has not written yet. */
 static void
 take_edited_skeleton (gpointer item,
                       gpointer user_data)
@@ -1400,7 +1437,7 @@ take_edited_skeleton (gpointer item,
   KmBodyItem *body;
   KmSkeleton *skeleton;
   const char *file, *format, *new_format, *extension;
-  gboolean in_place;
+  gboolean in_place, missing;
   g_autofree char *path = NULL;
   g_autofree char *own_file = NULL;
 
@@ -1410,9 +1447,11 @@ take_edited_skeleton (gpointer item,
   skeleton = km_body_item_get_skeleton (body);
   file = km_body_item_get_file (body);
   format = km_body_item_get_format (body);
-  if (skeleton == NULL
-      || (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))
-          && !(autosave && g_object_get_data (item, PENDING_KEY) != NULL)))
+  if (skeleton == NULL)
+    return;
+  missing = model_file_missing (scan->io, body);
+  if (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))
+      && !(autosave && g_object_get_data (item, PENDING_KEY) != NULL) && !missing)
     return;
 
   /* A skeleton.json of the user's is written back; a model in another format is never
@@ -1422,7 +1461,7 @@ take_edited_skeleton (gpointer item,
    * values, saved with the project, would no longer fit the model it loads): skeleton.json
    * then. */
   own_file = write_back_path (scan->io, body);
-  in_place = own_file != NULL;
+  in_place = own_file != NULL && (!missing || parent_folder_exists (own_file));
   if (has_spherical_joint (skeleton))
     {
       new_format = SKELETON_JSON_FORMAT;
@@ -1463,9 +1502,18 @@ take_edited_skeleton (gpointer item,
   edited->old_format = g_strdup (format);
   edited->switched = autosave || !in_place;
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
+  edited->missing = missing;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
   ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
     ->initial_q = km_body_item_dup_model_pose (body, skeleton);
+  /* A copy in the model's own format is the model file with the edits: what Kinema does
+   * not model (mass, inertia, sensors, collisions, …) stays. */
+  if (file != NULL && *file != '\0' && g_strcmp0 (new_format, format) == 0
+      && g_strcmp0 (format, SKELETON_JSON_FORMAT) != 0
+      && g_object_get_data (item, EMBEDDED_KEY) == NULL && !missing)
+    ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
+      ->original = g_path_is_absolute (file) ? g_strdup (file)
+                                             : km_item_io_expand_path (scan->io, file, NULL);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -1803,7 +1851,14 @@ _km_document_edited_skeletons_done (KmDocument        *self,
       g_object_set_data (G_OBJECT (item), PENDING_KEY, NULL);
       if (ok)
         {
-          if (e->switched)
+          if (e->missing)
+            km_document_log (self, G_LOG_LEVEL_INFO,
+                             /* Translators: a body item's name, the file it was read from,
+                              * then the file its skeleton was written to */
+                             _("The model file of “%s”, %s, was missing: its skeleton is "
+                               "saved as %s."),
+                             km_item_get_name (item), e->old_file, e->path);
+          else if (e->switched)
             /* Translators: a body item's name, then a file */
             km_document_log (self, G_LOG_LEVEL_INFO,
                              _("The edited skeleton of “%s” is saved as %s."),

@@ -699,7 +699,9 @@ body_animation (KmDocument         *self,
  * Reloading a body's targets item swaps it for a fresh one read from its file (the item
  * tree's Reload step): the fresh targets are solved, as a keyframe edit's are, and the
  * step's undo puts back the motion of before, its redo the solved one (or solves again
- * when that solve never finished). What the swap needs is kept on the fresh item.
+ * when that solve never finished). What the swap needs is kept on the fresh item. So for
+ * the body itself read again with another skeleton: its motion, solved for the model of
+ * before, is solved again from its targets, as a skeleton edit's is.
  */
 #define REREAD_KEY "km-targets-reread"
 
@@ -731,8 +733,19 @@ _km_document_reread (KmDocument *self,
                      KmItem     *fresh)
 {
   TargetsReread *reread;
+  KmSkeleton *old_skeleton, *new_skeleton;
 
-  if (!KM_IS_IK_TARGETS_ITEM (fresh))
+  if (KM_IS_BODY_ITEM (fresh))
+    {
+      /* (the same model read again: the motion still fits it) */
+      old_skeleton = KM_IS_BODY_ITEM (item) ? km_body_item_get_skeleton (KM_BODY_ITEM (item))
+                                            : NULL;
+      new_skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (fresh));
+      if (old_skeleton == NULL || new_skeleton == NULL
+          || km_skeleton_equal (old_skeleton, new_skeleton, 0.0))
+        return;
+    }
+  else if (!KM_IS_IK_TARGETS_ITEM (fresh))
     return;
   reread = g_new0 (TargetsReread, 1);
   reread->replaced = g_object_ref (item);
@@ -763,9 +776,9 @@ reread_solved_cb (KmDocument  *self,
   store_animation (self, KM_BODY_ITEM (body), animation, FALSE);
 }
 
-/* @body's targets item @from became @to: a Reload's swap (solves @to, or puts its solved
- * motion back), or its undo (puts back the motion of before). Returns whether the body's
- * animation item changed. */
+/* @body's targets item @from became @to, or the body @from became @to (@body): a Reload's
+ * swap (solves @to, or puts its solved motion back), or its undo (puts back the motion of
+ * before). Returns whether the body's animation item changed. */
 static gboolean
 reread_swapped (KmDocument *self,
                 KmBodyItem *body,
@@ -824,6 +837,7 @@ sync_from_project (KmDocument *self)
   KmAnimation *animation = body ? body_animation (self, body, &source) : NULL;
   /* (the body read again from its file is the same body: Reload, its undo or redo) */
   gboolean same_body = _km_document_same_item (KM_ITEM (self->body), KM_ITEM (body));
+  g_autoptr(KmBodyItem) previous = self->body != NULL ? g_object_ref (self->body) : NULL;
   gboolean body_changed;
 
   if (targets_item != NULL)
@@ -853,6 +867,10 @@ sync_from_project (KmDocument *self)
   /* The body's targets item read again from its file (Reload), or back (its undo). */
   if (!body_changed && body != NULL && targets_item != self->targets_item
       && reread_swapped (self, body, self->targets_item, targets_item))
+    animation = body_animation (self, body, &source);
+  /* The body read again with another skeleton (Reload), or back (its undo). */
+  if (body_changed && same_body && body != NULL && previous != NULL
+      && reread_swapped (self, body, KM_ITEM (previous), KM_ITEM (body)))
     animation = body_animation (self, body, &source);
   g_set_object (&self->targets_item, targets_item);
   /* While a solve runs, its frames are what shows (and no source gives them). */

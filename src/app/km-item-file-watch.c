@@ -207,6 +207,14 @@ query_done_cb (GObject      *source,
       entry->known = g_steal_pointer (&checksum);
       entry->known_set = TRUE;
       remember_read (entry);
+      /* Kinema wrote the file (a save putting back a deleted model, an edited skeleton written
+       * over an outside change): it holds what the items have now, whatever the bar said. */
+      if (entry->changed)
+        {
+          entry->changed = FALSE;
+          entry->deleted = FALSE;
+          emit_changed (self);
+        }
       return;
     }
   /* Maybe the document's write: checked again once the writes are over. */

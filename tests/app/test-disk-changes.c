@@ -12,6 +12,7 @@
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 #include "km-targets-json.h"
 #include "km-window.h"
@@ -818,6 +819,210 @@ test_animation_file_bar (Fixture       *f,
   g_assert_true (km_item_get_parent (item) == NULL);
 }
 
+
+/* ---- The body's model file ------------------------------------------------------------ */
+
+/* The project saved by the setup, opened again: its body read from skeleton.json beside it. */
+static void
+reopen (Fixture *f)
+{
+  g_assert_true (test_app_open_file (f->window, f->file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  test_app_spin_for (500);
+}
+
+/* The skeleton.json at @path, or NULL. */
+static KmSkeleton *
+load_skeleton (const char  *path,
+               GError     **error)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &text, &length, error))
+    return NULL;
+  return km_skeleton_json_load (path, text, length, error);
+}
+
+/* Whether @path holds the document's skeleton. */
+static gboolean
+holds_skeleton (Fixture    *f,
+                const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) read = load_skeleton (path, &error);
+
+  return read != NULL
+         && km_skeleton_equal (read, km_document_get_skeleton (f->document), 1e-9);
+}
+
+/* The Elbow of @path (the example's model) moved to @z, as another program writes it:
+ * aside, then renamed over it. */
+static void
+change_elbow_behind_our_back (const char *path,
+                              double      z)
+{
+  g_autofree char *aside = g_strconcat (path, ".new", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_skeleton (path, &error);
+  g_autoptr(KmSkeleton) theirs = NULL;
+  int elbow;
+
+  g_assert_no_error (error);
+  elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  theirs = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, z), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_json_save (theirs, aside, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+/* The body's skeleton.json deleted, or moved away, behind our back: Save writes the
+ * skeleton the window shows back to it, with the project, and says so; the project reopens
+ * with its body whole. */
+static void
+test_save_restores_model (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *moved = g_build_filename (f->dir, "moved.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *theirs = NULL;
+  guint n_dof;
+
+  reopen (f);
+  n_dof = km_skeleton_get_n_dof (km_document_get_skeleton (f->document));
+  g_assert_cmpuint (n_dof, >, 0);
+  g_assert_true (holds_skeleton (f, model));
+
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (holds_skeleton (f, model));
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "file: \"skeleton.json\""));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "was missing",
+                                       "skeleton.json", NULL));
+  /* The file is back: the deleted bar goes. */
+  g_assert_true (test_app_wait_until (item_bar_hidden, f, 10000));
+
+  /* Reopened: the body, its joints and its motion. */
+  reopen (f);
+  g_assert_cmpuint (km_skeleton_get_n_dof (km_document_get_skeleton (f->document)), ==, n_dof);
+  g_assert_nonnull (km_document_get_animation (f->document));
+
+  /* Moved: the file goes back where the project says; the moved one is left as it is. */
+  g_assert_cmpint (g_rename (model, moved), ==, 0);
+  theirs = read_file (moved);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  press_save (f);
+  g_assert_true (holds_skeleton (f, model));
+  g_clear_pointer (&text, g_free);
+  text = read_file (moved);
+  g_assert_cmpstr (text, ==, theirs);
+  g_clear_pointer (&text, g_free);
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "file: \"skeleton.json\""));
+  g_assert_null (strstr (text, "moved.json"));
+  reopen (f);
+  g_assert_cmpuint (km_skeleton_get_n_dof (km_document_get_skeleton (f->document)), ==, n_dof);
+  g_unlink (moved);
+}
+
+/* After Save As of the built-in example (the setup's), its body refers to the skeleton.json
+ * written beside the project, as when the project is reopened: a skeleton edit is written
+ * back to it (no skeleton-2.json), and another program's change of it shows the bar. */
+static void
+test_saved_example_model_linked (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *copy = g_build_filename (f->dir, "skeleton-2.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
+
+  g_assert_true (holds_skeleton (f, model));
+  test_app_spin_for (500);
+  g_assert_false (item_bar_revealed (f));
+
+  g_assert_cmpint (elbow, >=, 0);
+  edited = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, 1.5), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Offset", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (g_file_test (copy, G_FILE_TEST_EXISTS));
+  g_assert_true (holds_skeleton (f, model));
+  text = read_file (f->path);
+  g_assert_nonnull (strstr (text, "file: \"skeleton.json\""));
+  g_assert_null (strstr (text, "skeleton-2.json"));
+  test_app_spin_for (1500);
+  g_assert_false (item_bar_revealed (f));
+
+  change_elbow_behind_our_back (model, 1.2);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_nonnull (test_app_find_label (item_bar (f), "“skeleton.json” changed on disk."));
+}
+
+/* A skeleton.json changed on disk and read again (the bar's Reload): the body's motion,
+ * solved for the model of before, is solved again for the new one (the effector on its
+ * targets); undo brings back the model and the motion of before, redo the new ones. */
+static void
+test_reload_model_resolves (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(KmAnimation) before = NULL;
+  g_autoptr(KmAnimation) solved = NULL;
+  KmSkeleton *old_skeleton;
+  KmAnimation *animation;
+  GtkWidget *reload;
+
+  reopen (f);
+  old_skeleton = km_document_get_skeleton (f->document);
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_true (km_animation_get_skeleton (animation) == NULL
+                 || km_skeleton_equal (km_animation_get_skeleton (animation), old_skeleton,
+                                       1e-9));
+  before = km_animation_copy (animation);
+
+  change_elbow_behind_our_back (model, 1.2);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
+  g_signal_emit_by_name (reload, "clicked");
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_false (km_skeleton_equal (km_document_get_skeleton (f->document), old_skeleton,
+                                     1e-9));
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_false (km_animation_equal (animation, before, 1e-9));
+  g_assert_nonnull (km_animation_get_skeleton (animation));
+  g_assert_true (km_skeleton_equal (km_animation_get_skeleton (animation),
+                                    km_document_get_skeleton (f->document), 1e-9));
+  g_assert_true (km_document_get_modified (f->document));
+  solved = km_animation_copy (animation);
+
+  /* One step: the model and the motion of before, then the new ones again. */
+  km_document_undo (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_skeleton_equal (km_document_get_skeleton (f->document), old_skeleton,
+                                    1e-9));
+  g_assert_true (km_animation_equal (km_document_get_animation (f->document), before, 1e-9));
+  km_document_redo (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_animation_equal (km_document_get_animation (f->document), solved, 1e-9));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -856,5 +1061,11 @@ main (int    argc,
               fixture_setup, test_model_file_touched, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-file-undo-reload", Fixture, NULL,
               fixture_setup, test_item_file_undo_reload, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-model", Fixture, NULL,
+              fixture_setup, test_save_restores_model, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/saved-example-model-linked", Fixture, NULL,
+              fixture_setup, test_saved_example_model_linked, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/reload-model-resolves", Fixture, NULL,
+              fixture_setup, test_reload_model_resolves, fixture_teardown);
   return g_test_run ();
 }
