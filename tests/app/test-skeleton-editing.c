@@ -26,6 +26,7 @@
 #include "km-skeleton-outline.h"
 #include "km-urdf.h"
 
+#include "km-test-tmp.h"
 #include "test-app-util.h"
 
 #ifdef GDK_WINDOWING_X11
@@ -1567,18 +1568,7 @@ test_edited_body_keeps_model_pose (Fixture       *f,
   g_assert_cmpfloat (extras->initial_q[added->dof_index], ==, 0.0);
 
   /* The project, the two models and the built-in body's copy. */
-  {
-    g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-    const char *name;
-
-    while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        g_assert_cmpint (g_remove (path), ==, 0);
-      }
-  }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  km_test_remove_tree (dir);
 }
 
 /* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
@@ -1706,18 +1696,7 @@ test_add_leaf_undo_keeps_targets_file (Fixture       *f,
   km_document_cancel_solve (reopened);
   test_app_spin ();
   g_assert_finalize_object (g_steal_pointer (&reopened));
-  {
-    g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-    const char *name;
-
-    while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        g_assert_cmpint (g_remove (path), ==, 0);
-      }
-  }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  km_test_remove_tree (dir);
 }
 
 /* Export as .body and URDF → reload equality (without a spherical joint both are exact). */
