@@ -433,6 +433,99 @@ test_vrml_byte_order_mark (void)
   g_assert_cmpstr (error->message, ==, "bom.wrl:1:31: expected a finite number");
 }
 
+/* Old Mac files end lines with a lone CR, which VRML97 (and the OBJ and STL readers) take
+ * as a line end as LF is: the "#VRML V2.0 utf8" header comment swallowed a whole CR-only
+ * file, and lines were miscounted in messages. CRLF stays one line end. */
+static void
+check_cr_error (GPtrArray  *shapes,
+                GError     *error,
+                const char *expected)
+{
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_vrml_cr_line_ends (void)
+{
+  static const char text[] = "#VRML V2.0 utf8\r# a comment\rShape { geometry Box { size 1 2 3 } }\r";
+  static const struct
+  {
+    const char *text;
+    const char *error;
+  } bad[] = {
+    { "#VRML V2.0 utf8\r\rShape {\r  geometry Box { size 1 x 3 } }\r",
+      "cr.wrl:4:25: expected a finite number" },
+    { "#VRML V2.0 utf8\r\n# crlf\r\nShape {\r geometry Box { size 1 x 3 } }\n",
+      "cr.wrl:4:24: expected a finite number" },
+    /* Lines counted inside a string too: "a", "b" and "c" on lines 1 to 3. */
+    { "WorldInfo { info [ \"a\rb\r\nc\" ] }\rShape { geometry Box { size 1 x 3 } }",
+      "cr.wrl:4:31: expected a finite number" },
+  };
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_vrml ("cr.wrl", text, sizeof text - 1, NULL,
+                                                   &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpint (((KmShape *) g_ptr_array_index (shapes, 0))->type, ==, KM_SHAPE_BOX);
+  g_assert_cmpfloat (((KmShape *) g_ptr_array_index (shapes, 0))->size.y, ==, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) bad_error = NULL;
+      g_autoptr(GPtrArray) none = NULL;
+
+      g_test_message ("case %u", i);
+      test_util_push_warnings (warnings);
+      none = km_mesh_load_vrml ("cr.wrl", bad[i].text, strlen (bad[i].text), NULL, &bad_error);
+      test_util_pop_warnings (warnings);
+      check_cr_error (none, bad_error, bad[i].error);
+    }
+}
+
+static void
+test_obj_cr_line_ends (void)
+{
+  static const char text[] = "# a comment\rv 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r";
+  static const char bad[] = "v 0 0 0\rv 1 0 0\r\nv 0 1 0\rf 1 2 3\rf 1 2 9\r";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_obj ("cr.obj", text, sizeof text - 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpuint (km_mesh_get_n_triangles (((KmShape *) g_ptr_array_index (shapes, 0))->mesh),
+                    ==, 1);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_obj ("cr.obj", bad, sizeof bad - 1, &error);
+  g_assert_null (shapes);
+  g_assert_nonnull (error);
+  g_assert_cmpstr (error->message, ==, "cr.obj:5:7: expected a vertex index between 1 and 3");
+}
+
+static void
+test_stl_ascii_cr_line_ends (void)
+{
+  static const char text[] = "solid t\rfacet normal 0 0 1\r outer loop\r  vertex 0 0 0\r"
+                             "  vertex 1 0 0\r  vertex 0 1 0\r endloop\rendfacet\rendsolid t\r";
+  static const char bad[] = "solid t\rfacet normal 0 0 1\r\n outer loop\r  vertex 0 0 0\r"
+                            "  vertex 1 zero 0\r  vertex 0 1 0\r endloop\rendfacet\rendsolid t\r";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) shapes = km_mesh_load_stl ("cr.stl", text, sizeof text - 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  g_assert_cmpuint (km_mesh_get_n_triangles (((KmShape *) g_ptr_array_index (shapes, 0))->mesh),
+                    ==, 1);
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_stl ("cr.stl", bad, sizeof bad - 1, &error);
+  check_cr_error (shapes, error, "cr.stl:5:12: expected a finite number");
+}
+
 static void
 test_cache (void)
 {
@@ -600,6 +693,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/vrml-numbers", test_vrml_numbers);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
   g_test_add_func ("/kinema/Mesh/vrml-byte-order-mark", test_vrml_byte_order_mark);
+  g_test_add_func ("/kinema/Mesh/vrml-cr-line-ends", test_vrml_cr_line_ends);
+  g_test_add_func ("/kinema/Mesh/obj-cr-line-ends", test_obj_cr_line_ends);
+  g_test_add_func ("/kinema/Mesh/stl-ascii-cr-line-ends", test_stl_ascii_cr_line_ends);
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);

@@ -591,6 +591,76 @@ test_byte_order_mark (void)
     }
 }
 
+/* Old Mac files end lines with a lone CR, a line end in VRML97 as LF is: the
+ * "#VRML V2.0 utf8" header comment swallowed a whole CR-only file, which failed at 1:1
+ * "expected a Humanoid node". Converted to CR (or CRLF) line ends, a model loads as with
+ * LF, and its messages are located at the same line:column. */
+static char *
+with_line_ends (const char *data,
+                const char *line_end)
+{
+  g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
+
+  return g_strjoinv (line_end, lines);
+}
+
+static void
+test_cr_line_ends (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp",
+                                                 "humanoid.wrl", NULL);
+  gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
+  static const char *const line_ends[] = { "\r", "\r\n" };
+  g_autofree char *lf_message = NULL;
+
+  g_assert_null (strchr (data, '\r'));
+
+  /* The first jointType "rotate" (line 157, LLEG) made one no model reads. */
+  {
+    g_autoptr(GString) bad = g_string_new (data);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmSkeleton) skel = NULL;
+
+    g_assert_cmpint (g_string_replace (bad, "\"rotate\"", "\"rotor\"", 1), ==, 1);
+    skel = km_openhrp_load ("cr.wrl", bad->str, bad->len, &error);
+    g_assert_null (skel);
+    g_assert_error (error, KM_PARSE_ERROR, error->code);
+    g_assert_true (g_str_has_prefix (error->message, "cr.wrl:157:21: "));
+    lf_message = g_strdup (error->message);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (line_ends); i++)
+    {
+      g_autofree char *text = with_line_ends (data, line_ends[i]);
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+      g_autoptr(GString) bad = g_string_new (text);
+      g_autoptr(KmSkeleton) none = NULL;
+
+      g_test_message ("line ends %s", i == 0 ? "CR" : "CRLF");
+      test_util_push_warnings (warnings);
+      skel = km_openhrp_load (path, text, strlen (text), &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 5);
+      g_assert_true (km_skeleton_has_free_root (skel));
+      g_assert_cmpint (test_util_joint (skel, "HEAD")->parent, ==,
+                       km_skeleton_find_joint (skel, "CHEST"));
+      g_assert_cmpuint (warnings->len, ==, 1);
+      g_assert_true (g_str_has_suffix (g_ptr_array_index (warnings, 0),
+                                       "humanoid.wrl:154:16: Marker nodes in a Joint are not "
+                                       "read; skipped"));
+
+      g_assert_cmpint (g_string_replace (bad, "\"rotate\"", "\"rotor\"", 1), ==, 1);
+      none = km_openhrp_load ("cr.wrl", bad->str, bad->len, &error);
+      g_assert_null (none);
+      g_assert_error (error, KM_PARSE_ERROR, error->code);
+      g_assert_cmpstr (error->message, ==, lf_message);
+    }
+}
+
 static void
 test_detect (void)
 {
@@ -703,6 +773,7 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
   g_test_add_func ("/kinema/OpenHrp/byte-order-mark", test_byte_order_mark);
+  g_test_add_func ("/kinema/OpenHrp/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/OpenHrp/detect", test_detect);
   g_test_add_func ("/kinema/OpenHrp/load-file", test_load_file);
   g_test_add_func ("/kinema/OpenHrp/project", test_project);

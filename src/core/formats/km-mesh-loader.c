@@ -36,6 +36,18 @@ _km_lexer_init (KmLexer    *lexer,
   lexer->tok_line = 1;
 }
 
+/* A line ends at LF, and at a CR that no LF follows: old Mac files end lines with a lone
+ * CR, which VRML97 (and the OBJ and STL readers) take as a line end too. In CRLF the CR
+ * is skipped as white space and the LF ends the line, once. */
+static inline gboolean
+is_line_end (const char *t,
+             gsize       n,
+             gsize       i)
+{
+  return t[i] == '\n' || (t[i] == '\r' && (i + 1 >= n || t[i + 1] != '\n'));
+}
+
+/* Past the line end at `pos` (one byte, LF or a lone CR). */
 static void
 lexer_newline (KmLexer *lexer)
 {
@@ -52,12 +64,12 @@ _km_lexer_next (KmLexer *lexer)
 
   for (;;)
     {
-      while (lexer->pos < n && t[lexer->pos] != '\n' &&
+      while (lexer->pos < n && !is_line_end (t, n, lexer->pos) &&
              (g_ascii_isspace (t[lexer->pos]) || t[lexer->pos] == ','))
         lexer->pos++;
       if (lexer->pos >= n)
         break;
-      if (t[lexer->pos] == '\n')
+      if (is_line_end (t, n, lexer->pos))
         {
           if (lexer->line_mode)
             break;
@@ -66,7 +78,7 @@ _km_lexer_next (KmLexer *lexer)
         }
       if (lexer->comment && t[lexer->pos] == lexer->comment)
         {
-          while (lexer->pos < n && t[lexer->pos] != '\n')
+          while (lexer->pos < n && !is_line_end (t, n, lexer->pos))
             lexer->pos++;
           continue;
         }
@@ -76,7 +88,7 @@ _km_lexer_next (KmLexer *lexer)
   lexer->tok_line = lexer->line;
   lexer->tok_line_start = lexer->line_start;
   lexer->tok_len = 0;
-  if (lexer->pos >= n || t[lexer->pos] == '\n')
+  if (lexer->pos >= n || is_line_end (t, n, lexer->pos))
     return FALSE;
 
   if (strchr (lexer->punct, t[lexer->pos]) != NULL && t[lexer->pos] != '\0')
@@ -94,7 +106,7 @@ _km_lexer_next (KmLexer *lexer)
         {
           if (t[i] == '\\' && i + 1 < n)
             i++;
-          if (t[i] == '\n')
+          if (is_line_end (t, n, i))
             {
               lexer->line++;
               lexer->line_start = i + 1;
@@ -116,7 +128,8 @@ _km_lexer_next (KmLexer *lexer)
 gboolean
 _km_lexer_next_line (KmLexer *lexer)
 {
-  while (lexer->pos < lexer->length && lexer->text[lexer->pos] != '\n')
+  while (lexer->pos < lexer->length &&
+         !is_line_end (lexer->text, lexer->length, lexer->pos))
     lexer->pos++;
   if (lexer->pos >= lexer->length)
     return FALSE;

@@ -22,7 +22,7 @@ typedef struct
   const char *text;
   gsize       length;
   gsize       pos;
-  guint       line;         /* 1-based line of `pos` */
+  guint       line;         /* 1-based line of `pos`; lines end at LF, CRLF or a lone CR */
   gsize       line_start;   /* byte offset where that line starts */
   /* The token last returned by _km_lexer_next. */
   const char *tok;
