@@ -18,6 +18,9 @@
 #include "km-target-track.h"
 
 #define ANIMATION_FORMAT "KINEMA-ANIMATION-JSON"
+/* The project's text (a GBytes), set on the item by km-cnoid.c while it restores: the
+ * `frames` of a long animation are a table read from it (see read_frames). */
+#define KM_CNOID_TEXT_KEY "km-cnoid-text"
 
 struct _KmIkAnimationItem
 {
@@ -30,6 +33,8 @@ struct _KmIkAnimationItem
 
   /* Changed since it was read: store writes it from the fields. */
   gboolean     modified;
+  /* The `frames` were read as a table (km-cnoid.c): they are written from the animation. */
+  gboolean     frames_table;
 };
 
 static void animation_source_iface_init (KmAnimationSourceInterface *iface);
@@ -149,19 +154,99 @@ new_from_first_frame (const KmYamlNode *first,
                                         channels->len, 0);
 }
 
+/* Frame @f of @animation from its mapping @frame. */
+static gboolean
+read_frame (const KmYamlNode *frame,
+            guint             f,
+            KmAnimation      *animation,
+            double           *row,
+            GError          **error)
+{
+  KmYamlNode *v, *joints;
+  gint64 number;
+
+  if ((v = km_yaml_expect_key (frame, "frame", error)) == NULL ||
+      !km_yaml_expect_int (v, &number, error))
+    return FALSE;
+  if (number != f)
+    {
+      g_autofree char *message = g_strdup_printf (_("expected frame %u"), f);
+
+      return error_at (error, v, message);
+    }
+  if ((joints = km_yaml_expect_key (frame, "joints", error)) == NULL ||
+      !km_yaml_expect_mapping (joints, error))
+    return FALSE;
+  if (km_yaml_node_get_length (joints) != km_animation_get_n_channels (animation))
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("expected the %u joints with degrees of freedom"),
+                         km_animation_get_n_channels (animation));
+
+      return error_at (error, joints, message);
+    }
+  for (guint j = 0; j < km_yaml_node_get_length (joints); j++)
+    {
+      KmYamlNode *name = km_yaml_mapping_get_key (joints, j);
+      const char *s = km_yaml_node_get_scalar (name, NULL);
+      int c = s != NULL ? km_animation_find_channel (animation, s) : -1;
+
+      if (c < 0)
+        return error_at (error, name, _("no joint with degrees of freedom has this name"));
+      if (!read_joint (km_yaml_mapping_get_value (joints, j),
+                       km_animation_get_channel (animation, c), row, error))
+        return FALSE;
+    }
+  km_animation_set_frame (animation, f, row);
+  return TRUE;
+}
+
+typedef struct
+{
+  KmAnimation *animation;
+  double      *row;
+} TableReading;
+
+/* km_yaml_table_foreach_item */
+static gboolean
+read_table_frame (const KmYamlNode *frame,
+                  guint             f,
+                  gpointer          user_data,
+                  GError          **error)
+{
+  TableReading *reading = user_data;
+
+  return read_frame (frame, f, reading->animation, reading->row, error);
+}
+
+/* @list is the `frames` sequence, or a table of depth 1 over it (a long animation in a
+ * project, see km-cnoid.c) with @text the project's text: each frame is read from the text
+ * again as a tree, one at a time, so that the checks and error locations are the same. */
 static KmAnimation *
 read_frames (const KmYamlNode *list,
+             GBytes           *text,
              KmSkeleton       *skeleton,
              GError          **error)
 {
   g_autoptr(KmAnimation) shape = NULL;
   g_autoptr(KmAnimation) animation = NULL;
   g_autofree double *row = NULL;
+  gboolean table = km_yaml_table_get_depth (list) > 0;
+  const char *data = NULL;
+  gsize length = 0;
   guint n;
 
   if (!km_yaml_expect_sequence (list, error))
     return NULL;
-  n = km_yaml_node_get_length (list);
+  if (table)
+    {
+      /* (only km-cnoid.c makes tables, and gives the text with them) */
+      g_return_val_if_fail (text != NULL && km_yaml_table_get_depth (list) == 1, NULL);
+      data = g_bytes_get_data (text, &length);
+      n = km_yaml_table_get_length (list, 0, 0);
+    }
+  else
+    n = km_yaml_node_get_length (list);
   if (n > KM_ANIMATION_MAX_FRAMES)
     {
       km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, km_yaml_node_get_file (list),
@@ -173,10 +258,12 @@ read_frames (const KmYamlNode *list,
     animation = km_animation_new (skeleton, n);
   else if (n > 0)
     {
+      g_autoptr(KmYamlNode) first = NULL;
       guint n_channels;
 
-      shape = new_from_first_frame (km_yaml_sequence_get (list, 0), error);
-      if (shape == NULL)
+      first = table ? km_yaml_table_get_item (list, data != NULL ? data : "", length, 0, error)
+                    : km_yaml_node_ref (km_yaml_sequence_get (list, 0));
+      if (first == NULL || (shape = new_from_first_frame (first, error)) == NULL)
         return NULL;
       n_channels = km_animation_get_n_channels (shape);
       animation = km_animation_new_for_channels (n_channels > 0 ?
@@ -187,51 +274,18 @@ read_frames (const KmYamlNode *list,
     return NULL;   /* no skeleton and no frames: nothing to keep */
   row = g_new0 (double, MAX (km_animation_get_n_dof (animation), 1));
 
-  for (guint f = 0; f < n; f++)
+  if (table)
     {
-      KmYamlNode *frame = km_yaml_sequence_get (list, f);
-      KmYamlNode *v, *joints;
-      gint64 number;
+      TableReading reading = { animation, row };
 
-      if ((v = km_yaml_expect_key (frame, "frame", error)) == NULL ||
-          !km_yaml_expect_int (v, &number, error))
+      if (!km_yaml_table_foreach_item (list, data != NULL ? data : "", length,
+                                       read_table_frame, &reading, error))
         return NULL;
-      if (number != f)
-        {
-          g_autofree char *message = g_strdup_printf (_("expected frame %u"), f);
-
-          error_at (error, v, message);
-          return NULL;
-        }
-      if ((joints = km_yaml_expect_key (frame, "joints", error)) == NULL ||
-          !km_yaml_expect_mapping (joints, error))
-        return NULL;
-      if (km_yaml_node_get_length (joints) != km_animation_get_n_channels (animation))
-        {
-          g_autofree char *message =
-            g_strdup_printf (_("expected the %u joints with degrees of freedom"),
-                             km_animation_get_n_channels (animation));
-
-          error_at (error, joints, message);
-          return NULL;
-        }
-      for (guint j = 0; j < km_yaml_node_get_length (joints); j++)
-        {
-          KmYamlNode *name = km_yaml_mapping_get_key (joints, j);
-          const char *s = km_yaml_node_get_scalar (name, NULL);
-          int c = s != NULL ? km_animation_find_channel (animation, s) : -1;
-
-          if (c < 0)
-            {
-              error_at (error, name, _("no joint with degrees of freedom has this name"));
-              return NULL;
-            }
-          if (!read_joint (km_yaml_mapping_get_value (joints, j),
-                           km_animation_get_channel (animation, c), row, error))
-            return NULL;
-        }
-      km_animation_set_frame (animation, f, row);
     }
+  else
+    for (guint f = 0; f < n; f++)
+      if (!read_frame (km_yaml_sequence_get (list, f), f, animation, row, error))
+        return NULL;
   return g_steal_pointer (&animation);
 }
 
@@ -294,7 +348,9 @@ km_ik_animation_item_restore (KmItem           *item,
     {
       g_autoptr(GError) local_error = NULL;
 
-      self->animation = read_frames (node, parent_skeleton (item), &local_error);
+      self->animation = read_frames (node, g_object_get_data (G_OBJECT (item),
+                                                              KM_CNOID_TEXT_KEY),
+                                     parent_skeleton (item), &local_error);
       if (local_error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
@@ -303,6 +359,9 @@ km_ik_animation_item_restore (KmItem           *item,
     }
   if (self->animation != NULL && rate_node != NULL)
     km_animation_set_frame_rate (self->animation, frame_rate);
+  /* A table holds no frames to write back: store writes them from the animation. */
+  self->frames_table = node != NULL && km_yaml_table_get_depth (node) > 0 &&
+                       self->animation != NULL;
   return TRUE;
 }
 
@@ -347,6 +406,16 @@ frames_node (gpointer animation)
   return list;
 }
 
+static KmYamlNode *
+frames_value (KmIkAnimationItem *self,
+              gboolean           deferred)
+{
+  return deferred ? km_yaml_node_new_deferred (KM_YAML_SEQUENCE, frames_node,
+                                               km_animation_copy (self->animation),
+                                               (GDestroyNotify) km_animation_unref)
+                  : frames_node (self->animation);
+}
+
 /* store, with the `frames` list built at once or (@deferred) left to whoever writes the
  * data (a deferred node over a copy of the animation: the copy is what makes it safe on
  * another thread, as an item's animation may be filled in while a solve streams frames
@@ -362,6 +431,22 @@ store_data (KmIkAnimationItem *self,
   KmYamlNode *data = km_item_get_data (KM_ITEM (self));
   KmYamlNode *out;
 
+  if (!self->modified && self->frames_table)
+    {
+      /* The data as read, with the frames in their place. */
+      out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      for (guint i = 0; i < km_yaml_node_get_length (data); i++)
+        {
+          KmYamlNode *key = km_yaml_mapping_get_key (data, i);
+
+          km_yaml_mapping_append_node (out, km_yaml_node_ref (key),
+                                       g_strcmp0 (km_yaml_node_get_scalar (key, NULL),
+                                                  "frames") == 0 ?
+                                       frames_value (self, deferred) :
+                                       km_yaml_node_ref (km_yaml_mapping_get_value (data, i)));
+        }
+      return out;
+    }
   if (!self->modified)
     return KM_ITEM_CLASS (km_ik_animation_item_parent_class)->store (KM_ITEM (self), io);
 
@@ -373,12 +458,7 @@ store_data (KmIkAnimationItem *self,
     km_yaml_mapping_append (out, "frame_rate",
                             km_yaml_node_new_number (km_animation_get_frame_rate (self->animation)));
   if (self->file == NULL && self->animation != NULL)
-    km_yaml_mapping_append (out, "frames",
-                            deferred ?
-                            km_yaml_node_new_deferred (KM_YAML_SEQUENCE, frames_node,
-                                                       km_animation_copy (self->animation),
-                                                       (GDestroyNotify) km_animation_unref) :
-                            frames_node (self->animation));
+    km_yaml_mapping_append (out, "frames", frames_value (self, deferred));
   km_yaml_mapping_append_except (out, data, replaced);
   return out;
 }

@@ -42,6 +42,10 @@
 #define SHARE_GIVEN_KEY "km-cnoid-share-given"
 /* The folder relative file references in the items' data were written against. */
 #define LOAD_DIR_KEY "km-cnoid-load-dir"
+/* The project's text (GBytes), on an IK animation item while it restores: its `frames`
+ * may be a table read from it (see frames_table_depth; the same key is in
+ * km-ik-animation-item.c). */
+#define TEXT_KEY "km-cnoid-text"
 
 typedef struct
 {
@@ -98,6 +102,10 @@ typedef struct
   KmItem     *root;
   gint64      max_id;
   guint      *n_sub_projects;  /* sub-project files read in the whole load (shared) */
+  GBytes     *text;            /* the file */
+  guint       n_tables;        /* `frames` tables made (frames_table_depth) */
+  guint       n_used;          /* read by an IK animation item */
+  GError     *table_error;     /* the first IK animation item with a table that failed */
 } LoadContext;
 
 static gboolean
@@ -550,6 +558,50 @@ static KmItem *load_item (LoadContext *ctx,
                           KmYamlNode  *node,
                           guint        depth);
 
+/*
+ * An IK animation item's inline `frames` are most of a project with a long animation, some
+ * six YAML nodes a joint value, over the node limit (KM_YAML_DEFAULT_MAX_NODES) at a few
+ * hundred thousand values. They are read as a table (km_yaml_parse_with_tables): one item a
+ * frame, kept as no node, which the item reads again from the text one frame at a time
+ * (km_yaml_table_foreach_item), with the checks and error locations of a tree. Which
+ * `frames` those are is known only from the item's data read so far (its class comes in
+ * the mapping above): a `frames` after a `frame_rate`, as the item writes them, in data
+ * that names no file. When a table is not read by an IK animation item (another item's
+ * data, a key of an item kept verbatim or that failed to load) or holds an anchor or
+ * alias, the project is read again without tables, as before.
+ */
+static guint
+frames_table_depth (const KmYamlNode *mapping,
+                    const KmYamlNode *key,
+                    guint             depth,
+                    gpointer          user_data)
+{
+  static const char * const file_keys[] = { "file", "filename", NULL };
+  LoadContext *ctx = user_data;
+
+  if (depth < 2 || g_strcmp0 (km_yaml_node_get_scalar (key, NULL), "frames") != 0 ||
+      km_yaml_mapping_lookup (mapping, "frame_rate") == NULL ||
+      km_yaml_mapping_lookup_any (mapping, file_keys) != NULL)
+    return 0;
+  ctx->n_tables++;
+  return 1;
+}
+
+/* Has @item, restored from @data, read (or failed to read) its frames from a table? */
+static gboolean
+frames_table_read (KmItem           *item,
+                   const KmYamlNode *data)
+{
+  KmYamlNode *frames;
+
+  if (!KM_IS_IK_ANIMATION_ITEM (item) ||
+      km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (item)) != NULL ||
+      data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING)
+    return FALSE;
+  frames = km_yaml_mapping_lookup (data, "frames");
+  return frames != NULL && km_yaml_table_get_depth (frames) > 0;
+}
+
 static KmItem *
 keep_verbatim (LoadContext *ctx,
                KmItem      *parent,
@@ -589,6 +641,7 @@ load_item (LoadContext *ctx,
   const ItemType *type;
   ItemHeader h;
   KmItem *item;
+  gboolean restored;
   guint position = parent != NULL ? km_item_get_n_children (parent) : 0;
 
   if (!read_header (node, parent == NULL && depth == 0, &h, &error))
@@ -639,7 +692,15 @@ load_item (LoadContext *ctx,
                              km_yaml_node_get_scalar (schema, NULL) : "?",
                              (long long) type->schema);
         }
-      if (!km_item_restore (item, h.data, &ctx->io, &error))
+      if (KM_IS_IK_ANIMATION_ITEM (item))
+        g_object_set_data (G_OBJECT (item), TEXT_KEY, ctx->text);
+      restored = km_item_restore (item, h.data, &ctx->io, &error);
+      g_object_set_data (G_OBJECT (item), TEXT_KEY, NULL);
+      if (restored && frames_table_read (item, h.data))
+        ctx->n_used++;
+      if (!restored && frames_table_read (item, h.data) && ctx->table_error == NULL)
+        ctx->table_error = g_error_copy (error);
+      if (!restored)
         {
           report (ctx, error->message);
           if (parent == NULL)
@@ -942,17 +1003,21 @@ apply_view_lists (KmProject  *project,
     }
 }
 
+/* With @tables, IK animation frames as tables (see frames_table_depth); NULL without an
+ * error and *@retry set when the project must be read again without. */
 static KmProject *
-load_project (const char  *path,
-              GBytes      *contents,
-              const char  *share_dir,
-              guint        depth,
-              GPtrArray   *open_files,
-              guint       *n_sub_projects,
-              GPtrArray   *messages,
-              GError     **error)
+load_project_once (const char  *path,
+                   GBytes      *contents,
+                   const char  *share_dir,
+                   guint        depth,
+                   GPtrArray   *open_files,
+                   guint       *n_sub_projects,
+                   GPtrArray   *messages,
+                   gboolean     tables,
+                   gboolean    *retry,
+                   GError     **table_error,
+                   GError     **error)
 {
-  g_autoptr(GBytes) owned = NULL;
   g_autoptr(KmYamlNode) top = NULL;
   g_autoptr(KmProject) project = NULL;
   g_autoptr(KmYamlNode) sections = NULL;
@@ -965,15 +1030,13 @@ load_project (const char  *path,
   const char *data;
   gsize length;
 
-  if (contents == NULL)
-    {
-      owned = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
-      if (owned == NULL)
-        return NULL;
-      contents = owned;
-    }
   data = g_bytes_get_data (contents, &length);
-  top = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
+  ctx.text = contents;
+  if (tables)
+    top = km_yaml_parse_with_tables (path, data != NULL ? data : "", length, NULL,
+                                     frames_table_depth, &ctx, retry, error);
+  else
+    top = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
   if (top == NULL)
     return NULL;
   if (km_yaml_node_get_kind (top) != KM_YAML_MAPPING)
@@ -1047,8 +1110,63 @@ load_project (const char  *path,
   g_object_set_data_full (G_OBJECT (project), LOAD_DIR_KEY,
                           g_canonicalize_filename (ctx.io.dir, NULL), g_free);
   g_hash_table_unref (ctx.ids);
+  if (ctx.n_used != ctx.n_tables)
+    {
+      *retry = TRUE;
+      if (ctx.table_error != NULL)
+        g_propagate_error (table_error, g_steal_pointer (&ctx.table_error));
+      return NULL;
+    }
+  g_clear_error (&ctx.table_error);
   km_project_set_clean (project);
   return g_steal_pointer (&project);
+}
+
+static KmProject *
+load_project (const char  *path,
+              GBytes      *contents,
+              const char  *share_dir,
+              guint        depth,
+              GPtrArray   *open_files,
+              guint       *n_sub_projects,
+              GPtrArray   *messages,
+              GError     **error)
+{
+  g_autoptr(GBytes) owned = NULL;
+  g_autoptr(GError) table_error = NULL;
+  KmProject *project;
+  guint n_sub = *n_sub_projects;
+  guint n_messages = messages != NULL ? messages->len : 0;
+  gboolean retry = FALSE;
+
+  if (contents == NULL)
+    {
+      owned = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
+      if (owned == NULL)
+        return NULL;
+      contents = owned;
+    }
+  project = load_project_once (path, contents, share_dir, depth, open_files, n_sub_projects,
+                               messages, TRUE, &retry, &table_error, error);
+  if (project == NULL && retry)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      /* What the first reading did is undone: its messages, its sub-projects' count. */
+      *n_sub_projects = n_sub;
+      if (messages != NULL)
+        g_ptr_array_set_size (messages, n_messages);
+      project = load_project_once (path, contents, share_dir, depth, open_files,
+                                   n_sub_projects, messages, FALSE, &retry, NULL, &local_error);
+      /* A long animation with a bad frame is over the node limit as a tree: its frame's
+       * error says more. */
+      if (project == NULL && table_error != NULL &&
+          g_error_matches (local_error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT))
+        g_propagate_error (error, g_steal_pointer (&table_error));
+      else if (project == NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+    }
+  return project;
 }
 
 /* An installed Choreonoid's share folder (PREFIX/share/choreonoid-X.Y, holding model/) in

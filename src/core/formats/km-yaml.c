@@ -925,6 +925,101 @@ km_yaml_table_get_item (const KmYamlNode *node,
   return p.root;
 }
 
+gboolean
+km_yaml_table_foreach_item (const KmYamlNode    *node,
+                            const char          *data,
+                            gsize                length,
+                            KmYamlTableItemFunc  func,
+                            gpointer             user_data,
+                            GError             **error)
+{
+  yaml_parser_t parser;
+  Parser p = { NULL, };
+  gsize n_events = 0;
+  guint open = 0;      /* collections open in the table, its own list included */
+  guint item = 0;
+  gboolean in_item = FALSE;
+  gboolean ok = TRUE;
+  gboolean done = FALSE;
+
+  g_return_val_if_fail (node != NULL && node->table != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!yaml_parser_initialize (&parser))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file, node->pos,
+                          _("out of memory while reading YAML"));
+      return FALSE;
+    }
+  p.file = node->file;   /* for a libyaml error between items */
+  yaml_parser_set_input_string (&parser, (const unsigned char *) (data ? data : ""), length);
+
+  while (ok && !done)
+    {
+      yaml_event_t event;
+      gboolean start, end;
+
+      if (!yaml_parser_parse (&parser, &event))
+        {
+          set_libyaml_error (&p, &parser, error);
+          ok = FALSE;
+          break;
+        }
+      start = event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT;
+      end = event.type == YAML_SEQUENCE_END_EVENT || event.type == YAML_MAPPING_END_EVENT;
+      n_events++;
+      if (event.type == YAML_STREAM_END_EVENT)
+        {
+          /* Not the text the table was read from. */
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos,
+                              _("expected a list of at least %u items"), item + 1);
+          ok = FALSE;
+        }
+      else if (n_events == node->table->event)
+        open = 1;
+      else if (in_item || (open == 1 && !end))
+        {
+          /* Each item to a parser of its own, so that only one item is a tree at a time. */
+          if (!in_item)
+            {
+              p = (Parser) { NULL, };
+              parser_init (&p, node->file, data, length, NULL);
+              in_item = TRUE;
+            }
+          ok = parser_event (&p, &event, error);
+          if (ok && p.root != NULL)
+            {
+              ok = func (p.root, item, user_data, error);
+              g_clear_pointer (&p.root, km_yaml_node_unref);
+              parser_clear (&p);
+              in_item = FALSE;
+              item++;
+            }
+        }
+      else if (open == 1 && end)
+        done = TRUE;
+      else if (open > 0)
+        {
+          if (start)
+            open++;
+          else if (end)
+            open--;
+        }
+      yaml_event_delete (&event);
+    }
+
+  if (ok || parser.error != YAML_MEMORY_ERROR)
+    yaml_parser_delete (&parser);
+  if (in_item)
+    {
+      g_clear_pointer (&p.root, km_yaml_node_unref);
+      parser_clear (&p);
+    }
+  return ok;
+}
+
 KmYamlNode *
 km_yaml_parse_file (const char          *path,
                     const KmYamlLimits  *limits,

@@ -162,6 +162,21 @@ KmYamlNode       *km_yaml_table_get_item       (const KmYamlNode    *node,
                                                 guint                index,
                                                 GError             **error);
 
+/* Each item of @node's table as a tree, as km_yaml_table_get_item reads one, in one pass
+ * over @data: @func gets the item (freed when it returns) and its index, and stops the
+ * walk by returning FALSE with its error set. */
+typedef gboolean (*KmYamlTableItemFunc) (const KmYamlNode *item,
+                                         guint             index,
+                                         gpointer          user_data,
+                                         GError          **error);
+
+gboolean          km_yaml_table_foreach_item   (const KmYamlNode    *node,
+                                                const char          *data,
+                                                gsize                length,
+                                                KmYamlTableItemFunc  func,
+                                                gpointer             user_data,
+                                                GError             **error);
+
 /* A cheap content check for sniffers: does @data look like a YAML block mapping whose
  * top level has @key? (Looks at the first lines only, does not parse.) */
 gboolean          km_yaml_sniff_top_key        (const char          *data,
