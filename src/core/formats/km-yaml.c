@@ -847,91 +847,20 @@ km_yaml_parse_with_tables (const char          *file,
   return parse (file, data, length, limits, func, user_data, retry, error);
 }
 
-/* Feeds the events of item @index of @node's table, found again by reading @data up to
- * the table's event, to a parser of its own. */
-KmYamlNode *
-km_yaml_table_get_item (const KmYamlNode *node,
-                        const char       *data,
-                        gsize             length,
-                        guint             index,
-                        GError          **error)
-{
-  yaml_parser_t parser;
-  Parser p = { NULL, };
-  gsize n_events = 0;
-  guint open = 0;      /* collections open in the table, its own list included */
-  guint item = 0;
-  gboolean in_item = FALSE;
-  gboolean ok = TRUE;
-
-  g_return_val_if_fail (node != NULL && node->table != NULL, NULL);
-  g_return_val_if_fail (data != NULL || length == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!yaml_parser_initialize (&parser))
-    {
-      km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, node->file, node->pos,
-                          _("out of memory while reading YAML"));
-      return NULL;
-    }
-  parser_init (&p, node->file, data, length, NULL);
-  yaml_parser_set_input_string (&parser, (const unsigned char *) (data ? data : ""), length);
-
-  while (ok && p.root == NULL)
-    {
-      yaml_event_t event;
-      gboolean start, end;
-
-      if (!yaml_parser_parse (&parser, &event))
-        {
-          set_libyaml_error (&p, &parser, error);
-          ok = FALSE;
-          break;
-        }
-      start = event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT;
-      end = event.type == YAML_SEQUENCE_END_EVENT || event.type == YAML_MAPPING_END_EVENT;
-      n_events++;
-      if (event.type == YAML_STREAM_END_EVENT || (open == 1 && end && !in_item))
-        {
-          /* Not the text the table was read from. */
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos,
-                              _("expected a list of at least %u items"), index + 1);
-          ok = FALSE;
-        }
-      else if (n_events == node->table->event)
-        open = 1;
-      else if (in_item || (open == 1 && item == index && (start || !end)))
-        {
-          in_item = TRUE;
-          ok = parser_event (&p, &event, error);
-        }
-      else if (open > 0)
-        {
-          if (open == 1 && !end)
-            item++;
-          if (start)
-            open++;
-          else if (end)
-            open--;
-        }
-      yaml_event_delete (&event);
-    }
-
-  if (ok || parser.error != YAML_MEMORY_ERROR)
-    yaml_parser_delete (&parser);
-  parser_clear (&p);
-  if (!ok)
-    g_clear_pointer (&p.root, km_yaml_node_unref);
-  return p.root;
-}
-
-gboolean
-km_yaml_table_foreach_item (const KmYamlNode    *node,
-                            const char          *data,
-                            gsize                length,
-                            KmYamlTableItemFunc  func,
-                            gpointer             user_data,
-                            GError             **error)
+/*
+ * Reads @data (the text @node's table was parsed from) up to the table's event, then each
+ * item of it as a tree, with a parser of its own so that only one item is a tree at a time,
+ * to @func; with @only (not G_MAXUINT) only item @only, the others skipped unread, and a
+ * list too short for it is an error.
+ */
+static gboolean
+table_walk (const KmYamlNode    *node,
+            const char          *data,
+            gsize                length,
+            guint                only,
+            KmYamlTableItemFunc  func,
+            gpointer             user_data,
+            GError             **error)
 {
   yaml_parser_t parser;
   Parser p = { NULL, };
@@ -941,11 +870,6 @@ km_yaml_table_foreach_item (const KmYamlNode    *node,
   gboolean in_item = FALSE;
   gboolean ok = TRUE;
   gboolean done = FALSE;
-
-  g_return_val_if_fail (node != NULL && node->table != NULL, FALSE);
-  g_return_val_if_fail (data != NULL || length == 0, FALSE);
-  g_return_val_if_fail (func != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!yaml_parser_initialize (&parser))
     {
@@ -970,18 +894,19 @@ km_yaml_table_foreach_item (const KmYamlNode    *node,
       start = event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT;
       end = event.type == YAML_SEQUENCE_END_EVENT || event.type == YAML_MAPPING_END_EVENT;
       n_events++;
-      if (event.type == YAML_STREAM_END_EVENT)
+      if (event.type == YAML_STREAM_END_EVENT ||
+          (open == 1 && end && !in_item && only != G_MAXUINT))
         {
           /* Not the text the table was read from. */
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, node->file, node->pos,
-                              _("expected a list of at least %u items"), item + 1);
+                              _("expected a list of at least %u items"),
+                              (only != G_MAXUINT ? only : item) + 1);
           ok = FALSE;
         }
       else if (n_events == node->table->event)
         open = 1;
-      else if (in_item || (open == 1 && !end))
+      else if (in_item || (open == 1 && !end && (only == G_MAXUINT || item == only)))
         {
-          /* Each item to a parser of its own, so that only one item is a tree at a time. */
           if (!in_item)
             {
               p = (Parser) { NULL, };
@@ -995,6 +920,7 @@ km_yaml_table_foreach_item (const KmYamlNode    *node,
               g_clear_pointer (&p.root, km_yaml_node_unref);
               parser_clear (&p);
               in_item = FALSE;
+              done = item == only;
               item++;
             }
         }
@@ -1002,6 +928,8 @@ km_yaml_table_foreach_item (const KmYamlNode    *node,
         done = TRUE;
       else if (open > 0)
         {
+          if (open == 1 && !end)
+            item++;
           if (start)
             open++;
           else if (end)
@@ -1018,6 +946,51 @@ km_yaml_table_foreach_item (const KmYamlNode    *node,
       parser_clear (&p);
     }
   return ok;
+}
+
+static gboolean
+take_item (const KmYamlNode  *item,
+           guint              index,
+           gpointer           user_data,
+           GError           **error)
+{
+  *(KmYamlNode **) user_data = km_yaml_node_ref ((KmYamlNode *) item);
+  return TRUE;
+}
+
+KmYamlNode *
+km_yaml_table_get_item (const KmYamlNode *node,
+                        const char       *data,
+                        gsize             length,
+                        guint             index,
+                        GError          **error)
+{
+  KmYamlNode *item = NULL;
+
+  g_return_val_if_fail (node != NULL && node->table != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (index < G_MAXUINT, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!table_walk (node, data, length, index, take_item, &item, error))
+    g_clear_pointer (&item, km_yaml_node_unref);
+  return item;
+}
+
+gboolean
+km_yaml_table_foreach_item (const KmYamlNode    *node,
+                            const char          *data,
+                            gsize                length,
+                            KmYamlTableItemFunc  func,
+                            gpointer             user_data,
+                            GError             **error)
+{
+  g_return_val_if_fail (node != NULL && node->table != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return table_walk (node, data, length, G_MAXUINT, func, user_data, error);
 }
 
 KmYamlNode *
