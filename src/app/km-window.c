@@ -60,7 +60,7 @@ struct _KmWindow
   GtkRevealer          *disk_bar;
   GtkLabel             *disk_label;
   GtkWidget            *disk_reload_button;
-  GtkRevealer          *item_bar;      /* says that item files changed (made here) */
+  GtkRevealer          *item_bar;      /* says that item files changed */
   GtkLabel             *item_label;
   GtkWidget            *item_reload;   /* its Reload button */
 
@@ -1193,40 +1193,6 @@ dismiss_item_files_change_action (GtkWidget  *widget,
     km_item_file_watch_forget (self->item_watch);
 }
 
-/* The bar for the items' files: made here, below the project file's, like it. */
-static void
-add_item_bar (KmWindow *self)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *reload = gtk_button_new_with_mnemonic (_("_Reload"));
-  GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
-  GtkWidget *revealer = gtk_revealer_new ();
-
-  gtk_widget_add_css_class (box, "disk-change-bar");
-  /* Ellipsized, not wrapped, as the project file's bar (GTK 4.8). */
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_widget_set_valign (reload, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (reload, _("Read the changed files again"));
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (reload), "win.reload-item-files");
-  gtk_widget_set_valign (close, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (close, _("Close"));
-  gtk_widget_add_css_class (close, "flat");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (close), "win.dismiss-item-files-change");
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_box_append (GTK_BOX (box), reload);
-  gtk_box_append (GTK_BOX (box), close);
-  gtk_revealer_set_child (GTK_REVEALER (revealer), box);
-  gtk_revealer_set_reveal_child (GTK_REVEALER (revealer), FALSE);
-  gtk_widget_insert_after (revealer, gtk_widget_get_parent (GTK_WIDGET (self->disk_bar)),
-                           GTK_WIDGET (self->disk_bar));
-  self->item_bar = GTK_REVEALER (revealer);
-  self->item_label = GTK_LABEL (label);
-  self->item_reload = reload;
-}
-
 static void
 new_action (GtkWidget  *widget,
             const char *action_name,
@@ -2120,6 +2086,9 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_bar);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_label);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, disk_reload_button);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, item_bar);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, item_label);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, item_reload);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
@@ -2233,7 +2202,6 @@ km_window_init (KmWindow *self)
   g_signal_connect_object (self->document, "notify::modified",
                            G_CALLBACK (update_disk_label), self, G_CONNECT_SWAPPED);
   /* The files the items were read from: watched as items come and go. */
-  add_item_bar (self);
   self->item_watch = km_item_file_watch_new (self->document);
   g_signal_connect_object (self->item_watch, "changed", G_CALLBACK (item_files_changed_cb),
                            self, G_CONNECT_SWAPPED);
