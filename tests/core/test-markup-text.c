@@ -355,6 +355,39 @@ test_check_prolog_gmarkup (void)
     }
 }
 
+static void
+collect_value (GMarkupParseContext  *context,
+               const char           *element_name,
+               const char          **attribute_names,
+               const char          **attribute_values,
+               gpointer              user_data,
+               GError              **error)
+{
+  *(char **) user_data = g_strdup (attribute_values[0]);
+}
+
+/* The bytes of the value GMarkup makes of an attribute, mapped back to the file: a CRLF is
+ * one byte of it, a reference as many as its character's; past the end, the quote. */
+static void
+test_value_offset (void)
+{
+  static const char text[] = "<r a=\"x\r\ny&amp;z&#233;w\n\tv\"/>";
+  static const GMarkupParser parser = { collect_value };
+  static const gsize want[] = { 6, 7, 9, 10, 15, 16, 16, 22, 23, 24, 25, 26, 26 };
+  g_autofree char *value = NULL;
+  GMarkupParseContext *context = g_markup_parse_context_new (&parser, 0, &value, NULL);
+  KmMarkupText markup;
+
+  g_assert_true (g_markup_parse_context_parse (context, text, -1, NULL));
+  g_markup_parse_context_free (context);
+  g_assert_cmpstr (value, ==, "x y&z\xc3\xa9w  v");
+  km_markup_text_init (&markup, text, strlen (text));
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    g_assert_cmpuint (km_markup_text_value_offset (&markup, 6, k), ==, want[k]);
+  g_assert_cmpuint (km_markup_text_value_offset (&markup, 6, 100), ==, 26);
+  km_markup_text_clear (&markup);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -368,5 +401,6 @@ main (int    argc,
   g_test_add_func ("/kinema/MarkupText/skip-doctype", test_skip_doctype);
   g_test_add_func ("/kinema/MarkupText/check-prolog", test_check_prolog);
   g_test_add_func ("/kinema/MarkupText/check-prolog-gmarkup", test_check_prolog_gmarkup);
+  g_test_add_func ("/kinema/MarkupText/value-offset", test_value_offset);
   return g_test_run ();
 }

@@ -896,6 +896,56 @@ test_cr_line_ends (void)
     }
 }
 
+/* An attribute value that goes on over several lines (GMarkup makes each line break a
+ * space, a CRLF one space): a bad character in it is reported on its own line and column,
+ * as is every later attribute; with LF, CRLF or lone CR line ends, and tabs (a column each)
+ * before the character. A character reference is one character of the value but several
+ * of the file. */
+static void
+test_multiline_values (void)
+{
+  static const char xml[] =
+    "<namespace name=\"x\">\n"
+    "  <body name=\"a\" dynamical=\"false\" trn=\"1 2\n"
+    "    3mm+\"><connector name=\"c\"/></body>\n"
+    "  <body\n"
+    "\tname=\"b\"\n"
+    "\tmass=\"\n"
+    "\t\t1/0\" rot=\"90deg@\n"
+    "\n"
+    "  q\"><connector name=\"c\"/></body>\n"
+    "  <hinge name=\"h\" sock=\"a/c\"\n"
+    "    plug=\"b/c\" range=\"1\n"
+    "  -1\" pos=\"\n"
+    "\t2kgg\"/>\n"
+    "  <namespace name=\"n\" trn=\"1&#10;2&amp;&amp;3\n"
+    "   x\" unit_length=\"&#x20;\n"
+    "    furlong\"/>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:3:8: invalid value of “trn”: expected a number after “+”; the value is ignored",
+    "bad.xml:9:3: invalid value of “rot”: unknown name “q” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:7:4: invalid value of “mass”: division by zero; the value is ignored",
+    "bad.xml:13:3: invalid value of “pos”: unknown name “kgg” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:11:23: invalid value of “range”: the minimum is larger than the maximum; the value is ignored",
+    "bad.xml:16:5: invalid value of “unit_length”: unknown name “furlong” (expected a unit, pi or a function); the value is ignored",
+    "bad.xml:15:4: invalid value of “trn”: unknown name “x” (expected a unit, pi or a function); the value is ignored",
+    NULL
+  };
+  static const char * const line_ends[] = { "\n", "\r", "\r\n" };
+
+  for (guint e = 0; e < G_N_ELEMENTS (line_ends); e++)
+    {
+      g_autoptr(GString) text = g_string_new (xml);
+      g_autoptr(KmScenebuilderModel) model = NULL;
+
+      g_test_message ("line ends %u", e);
+      g_string_replace (text, "\n", line_ends[e], 0);
+      model = load_with_warnings (text->str, expected);
+      g_assert_cmpuint (km_skeleton_get_n_joints (model->skeleton), ==, 2);
+    }
+}
+
 /* 3, 5.12, 8.2: a reference that does not resolve, or names the wrong kind of element,
  * leaves its element out with a warning at the path. */
 static void
@@ -1913,6 +1963,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/errors", test_errors);
   g_test_add_func ("/kinema/Scenebuilder/bad-values", test_bad_values);
   g_test_add_func ("/kinema/Scenebuilder/cr-line-ends", test_cr_line_ends);
+  g_test_add_func ("/kinema/Scenebuilder/multiline-values", test_multiline_values);
   g_test_add_func ("/kinema/Scenebuilder/bad-references", test_bad_references);
   g_test_add_func ("/kinema/Scenebuilder/long-values", test_long_values);
   g_test_add_func ("/kinema/Scenebuilder/import-from-attr", test_import_from_attr);

@@ -224,6 +224,80 @@ km_markup_text_attr_pos (const KmMarkupText *self,
   return km_markup_text_pos (self, tag);
 }
 
+/* The bytes of the character that the reference "&@name;" (@length bytes between the '&'
+ * and the ';') stands for, as GMarkup expands it; 0 when it is none GMarkup knows. */
+static gsize
+reference_bytes (const char *name,
+                 gsize       length)
+{
+  static const char * const entities[] = { "lt", "gt", "amp", "quot", "apos" };
+  g_autofree char *number = NULL;
+  char buffer[8];
+  char *end = NULL;
+  guint64 c;
+
+  for (guint i = 0; i < G_N_ELEMENTS (entities); i++)
+    if (length == strlen (entities[i]) && memcmp (name, entities[i], length) == 0)
+      return 1;
+  if (length < 2 || name[0] != '#')
+    return 0;
+  number = g_strndup (name + 1, length - 1);
+  if (number[0] == 'x')
+    c = g_ascii_strtoull (number + 1, &end, 16);
+  else
+    c = g_ascii_strtoull (number, &end, 10);
+  if (end == NULL || *end != '\0' || c == 0 || c > 0x10ffff)
+    return 0;
+  return (gsize) g_unichar_to_utf8 ((gunichar) c, buffer);
+}
+
+/**
+ * km_markup_text_value_offset:
+ * @value: the offset of an attribute value's first character, just past its opening quote
+ * @offset: a byte offset into the value GMarkup made of it
+ *
+ * GMarkup's value of an attribute is not its text: a CRLF in it is one space (a lone CR,
+ * LF or tab one space too, byte for byte), and an entity or character reference is the
+ * character it stands for. So that an error at a character of a value that goes on over
+ * several lines, or holds references, is reported where that character is in the file.
+ *
+ * Returns: the offset in the text of the character @offset bytes into the value: of the
+ *   CRLF or reference that makes that byte, the closing quote when the value is shorter
+ */
+gsize
+km_markup_text_value_offset (const KmMarkupText *self,
+                             gsize               value,
+                             gsize               offset)
+{
+  const char *t = self->text;
+  gsize n = self->length, i = value, k = 0;
+  char quote = value > 0 && value <= n ? t[value - 1] : 0;
+
+  while (i < n && t[i] != quote && k < offset)
+    {
+      gsize step = 1, bytes = 1;
+
+      if (t[i] == '\r' && i + 1 < n && t[i + 1] == '\n')
+        step = 2;
+      else if (t[i] == '&')
+        {
+          /* (a reference is short: its name, or a code point in at most 8 digits) */
+          const char *semi = memchr (t + i + 1, ';', MIN (n - i - 1, 16));
+          gsize length = semi != NULL ? (gsize) (semi - t) - i - 1 : 0;
+
+          if (semi != NULL && (bytes = reference_bytes (t + i + 1, length)) > 0)
+            step = length + 2;
+          else
+            bytes = 1;
+        }
+      if (k + bytes > offset)
+        break;
+      i += step;
+      k += bytes;
+    }
+  return i;
+}
+
 /**
  * km_markup_text_dup_utf8:
  * @data: the file's bytes (need not be NUL-terminated); a UTF-8 byte-order mark is dropped

@@ -52,6 +52,9 @@ gsize        km_markup_text_next_start_tag (KmMarkupText       *self);
 KmSourcePos  km_markup_text_attr_pos       (const KmMarkupText *self,
                                             gsize               tag,
                                             const char         *name);
+gsize        km_markup_text_value_offset   (const KmMarkupText *self,
+                                            gsize               value,
+                                            gsize               offset);
 
 char        *km_markup_text_dup_utf8       (const char         *path,
                                             const char         *data,

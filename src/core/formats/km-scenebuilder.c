@@ -35,7 +35,9 @@ struct _Node
   char       **attr_names;
   char       **attr_values;
   KmSourcePos *attr_pos;
-  gboolean    *attr_exact;   /* the raw text equals the value (no entity references) */
+  /* the offset in the file of each value's first character (km_markup_text_value_offset()
+   * finds its characters), G_MAXSIZE where the value was not found */
+  gsize       *attr_starts;
   guint        n_attrs;
   KmSourcePos  pos;          /* the '<' */
   Node        *parent;
@@ -75,7 +77,7 @@ node_free (Node *node)
   g_strfreev (node->attr_names);
   g_strfreev (node->attr_values);
   g_free (node->attr_pos);
-  g_free (node->attr_exact);
+  g_free (node->attr_starts);
   g_clear_pointer (&node->children, g_ptr_array_unref);
   g_free (node);
 }
@@ -120,7 +122,10 @@ locate_tag (ParseState *st,
 
   node->pos = km_markup_text_pos (&st->file->markup, p);
   for (guint i = 0; i < node->n_attrs; i++)
-    node->attr_pos[i] = node->pos;
+    {
+      node->attr_pos[i] = node->pos;
+      node->attr_starts[i] = G_MAXSIZE;
+    }
   if (p >= len)
     return;
   p++;
@@ -150,7 +155,7 @@ locate_tag (ParseState *st,
                                            strlen (node->attr_names[attr])) == 0)
         {
           node->attr_pos[attr] = km_markup_text_pos (&st->file->markup, value_start);
-          node->attr_exact[attr] = memchr (d + value_start, '&', p - value_start) == NULL;
+          node->attr_starts[attr] = value_start;
         }
       attr++;
       p++;
@@ -193,7 +198,7 @@ markup_start (GMarkupParseContext  *context,
   node->attr_values = g_strdupv ((char **) attribute_values);
   node->n_attrs = g_strv_length (node->attr_names);
   node->attr_pos = g_new0 (KmSourcePos, node->n_attrs);
-  node->attr_exact = g_new0 (gboolean, node->n_attrs);
+  node->attr_starts = g_new0 (gsize, node->n_attrs);
   node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
   node->file = st->file;
   node->parent = st->current;
@@ -432,7 +437,7 @@ typedef struct
   char        *value;
   SbFile      *file;
   KmSourcePos  pos;
-  gboolean     exact;
+  gsize        start;   /* Node.attr_starts */
 } AttrVal;
 
 typedef struct
@@ -446,7 +451,10 @@ typedef struct
   char        *text;    /* after $var substitution; NULL = absent */
   SbFile      *file;
   KmSourcePos  pos;
-  gboolean     exact;   /* offsets in text are offsets in the file */
+  gsize        start;   /* Node.attr_starts */
+  /* text is the value GMarkup made of the attribute at start (not substituted), whose
+   * offsets km_markup_text_value_offset() maps to the file */
+  gboolean     exact;
   gboolean     from_attr;
 } Val;
 
@@ -559,16 +567,18 @@ note_once (Loader      *L,
                     file->included_from != NULL ? file->included_from : "");
 }
 
-/* The position of the character @offset bytes into a looked-up value. */
+/* The position of the character @offset bytes into a looked-up value: on its own line
+ * where the value goes on over several (GMarkup made each line break a space, and a CRLF
+ * one), after any references; the value's first character where it was substituted. */
 static KmSourcePos
 val_pos (const Val *v,
          gsize      offset)
 {
-  KmSourcePos pos = v->pos;
+  const KmMarkupText *markup = &v->file->markup;
 
-  if (v->exact && offset <= strlen (v->text) && memchr (v->text, '\n', offset) == NULL)
-    pos.column += g_utf8_strlen (v->text, offset);
-  return pos;
+  if (!v->exact || offset > strlen (v->text))
+    return v->pos;
+  return km_markup_text_pos (markup, km_markup_text_value_offset (markup, v->start, offset));
 }
 
 static int
@@ -633,7 +643,7 @@ lookup (Loader      *L,
       text = own;
       out->file = node->file;
       out->pos = node->attr_pos[index];
-      out->exact = node->attr_exact[index];
+      out->start = node->attr_starts[index];
     }
   else
     for (guint i = L->contexts->len; i-- > 0;)
@@ -646,13 +656,14 @@ lookup (Loader      *L,
             text = v->value;
             out->file = v->file;
             out->pos = v->pos;
-            out->exact = v->exact;
+            out->start = v->start;
             out->from_attr = TRUE;
             break;
           }
       }
   if (text == NULL || text[0] == '\0')
     return TRUE;
+  out->exact = out->start != G_MAXSIZE;
   if (strchr (text, '$') != NULL)
     {
       out->text = substitute_vars (L, text);
@@ -2127,7 +2138,7 @@ process_node (Loader  *L,
           v->value = g_strdup (node->attr_values[i]);
           v->file = node->file;
           v->pos = node->attr_pos[i];
-          v->exact = node->attr_exact[i];
+          v->start = node->attr_starts[i];
           g_hash_table_insert (ctx->attrs, g_strdup (node->attr_names[i]), v);
         }
       return TRUE;
