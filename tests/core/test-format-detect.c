@@ -11,6 +11,7 @@
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-format.h"
+#include "km-openhrp.h"
 #include "km-pose-seq.h"
 #include "km-scenebuilder.h"
 #include "km-skeleton-json.h"
@@ -239,6 +240,46 @@ test_unclaimed_errors (void)
   g_assert_true (g_str_has_prefix (message, "3:4: malformed YAML: "));
 }
 
+/* A VRML model is told by its content, whatever its name, after a UTF-8 byte order mark
+ * and in UTF-16 (LE or BE, after its mark) too: UTF-16 was not recognised. */
+static void
+test_vrml_encodings (void)
+{
+  static const char model[] =
+    "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ] ]\n"
+    "{ Group { } }\n"
+    "DEF R Joint { jointType \"fixed\" children [ ] }\n";
+  static const char * const encodings[] = { "UTF-8", "UTF-16LE", "UTF-16BE" };
+  static const char * const marks[] = { "\xef\xbb\xbf", "\xff\xfe", "\xfe\xff" };
+
+  g_assert_true (detect (model) == &km_format_openhrp);
+  for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
+    {
+      gsize length = 0;
+      g_autofree char *converted = g_convert (model, -1, encodings[e], "UTF-8", NULL,
+                                              &length, NULL);
+      gsize mark = strlen (marks[e]);
+      g_autofree char *text = g_malloc (mark + length);
+      g_autofree char *path = g_strdup_printf ("%s/model-%s", tmp_dir, encodings[e]);
+      g_autoptr(GError) error = NULL;
+      const KmFormat *format = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+
+      g_test_message ("%s", encodings[e]);
+      memcpy (text, marks[e], mark);
+      memcpy (text + mark, converted, length);
+      g_assert_true (km_format_detect (text, mark + length) == &km_format_openhrp);
+      /* Also in its first bytes only, cut within a character. */
+      g_assert_true (km_format_detect (text, mark + 97) == &km_format_openhrp);
+      g_assert_true (g_file_set_contents (path, text, (gssize) (mark + length), NULL));
+      skel = km_format_load_file (path, NULL, &format, &error);
+      g_assert_no_error (error);
+      g_assert_true (format == &km_format_openhrp);
+      g_assert_cmpuint (km_skeleton_get_n_joints (skel), ==, 1);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -253,6 +294,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/xml-long-prolog", test_xml_long_prolog);
   g_test_add_func ("/kinema/FormatDetect/xml-truncated", test_xml_truncated);
   g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
+  g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

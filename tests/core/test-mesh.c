@@ -12,6 +12,7 @@
 #include "km-openhrp.h"
 #include "km-shape.h"
 
+#include "km-test-tmp.h"
 #include "test-util.h"
 
 static char *
@@ -243,12 +244,12 @@ test_obj_encodings (void)
   g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 1);
   g_clear_pointer (&shapes, g_ptr_array_unref);
 
-  /* An odd number of UTF-16 bytes. */
+  /* An odd number of UTF-16 bytes: located after the characters before it. */
   shapes = km_mesh_load_obj ("m.obj", odd, sizeof odd - 1, &error);
   g_assert_null (shapes);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
   g_assert_true (g_str_has_prefix (error->message,
-                                   "m.obj: expected UTF-16LE text after the byte order mark"));
+                                   "m.obj:1:3: expected UTF-16LE text after the byte order mark"));
 }
 
 /* assimp's empty_mat.obj (from Blender): "newmtl " and "usemtl " with no name are the
@@ -626,7 +627,7 @@ test_included_paths (void)
     "Shape { geometry IndexedFaceSet {\n"
     "  coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0 ] } coordIndex [ 0 1 2 -1 ] } }\n";
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-mesh-paths-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-mesh-paths-XXXXXX");
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) shapes = NULL;
@@ -672,6 +673,154 @@ test_included_paths (void)
   g_assert_cmpuint (km_mesh_get_n_triangles (joint_shapes[0]->mesh), ==, 1);
 }
 
+/* @text in @encoding, after its byte order mark. */
+static GBytes *
+encode (const char *text,
+        const char *encoding)
+{
+  gsize length = 0;
+  g_autofree char *converted = g_convert (text, -1, encoding, "UTF-8", NULL, &length, NULL);
+  GByteArray *bytes = g_byte_array_new ();
+
+  g_assert_nonnull (converted);
+  if (g_str_equal (encoding, "UTF-16LE"))
+    g_byte_array_append (bytes, (const guint8 *) "\xff\xfe", 2);
+  else if (g_str_equal (encoding, "UTF-16BE"))
+    g_byte_array_append (bytes, (const guint8 *) "\xfe\xff", 2);
+  else
+    g_byte_array_append (bytes, (const guint8 *) "\xef\xbb\xbf", 3);
+  g_byte_array_append (bytes, (const guint8 *) converted, (guint) length);
+  return g_byte_array_free_to_bytes (bytes);
+}
+
+static void
+assert_same_triangle (GPtrArray *shapes)
+{
+  const KmShape *shape;
+  KmVec3 min, max;
+
+  g_assert_nonnull (shapes);
+  g_assert_cmpuint (shapes->len, ==, 1);
+  shape = g_ptr_array_index (shapes, 0);
+  g_assert_cmpuint (km_mesh_get_n_triangles (shape->mesh), ==, 1);
+  km_mesh_get_bounds (shape->mesh, &min, &max);
+  g_assert_cmpfloat (min.x, ==, 0);
+  g_assert_cmpfloat (max.x, ==, 2);
+  g_assert_cmpfloat (max.y, ==, 1.5);
+  g_assert_cmpfloat (max.z, ==, 0.5);
+}
+
+/* VRML with a byte order mark, UTF-8 or UTF-16 (LE or BE, as Windows exporters write):
+ * recognised by its content under any name (an Inline url, a mesh uri without suffix; the
+ * UTF-8 one was only under .wrl or .vrml, UTF-16 never), and read as the same mesh as the
+ * UTF-8 file, with errors at the line and column of the characters. UTF-16 that does not
+ * convert is refused where it goes wrong. */
+static void
+test_vrml_encodings (void)
+{
+  static const char tri[] =
+    "#VRML V2.0 utf8\n"
+    "# é\n"
+    "Shape { geometry IndexedFaceSet {\n"
+    "  coord Coordinate { point [ 0 0 0, 2 0 0.5, 0 1.5 0 ] } coordIndex [ 0 1 2 -1 ] } }\n";
+  static const char bad[] = "#VRML V2.0 utf8\r\n# é\r\nShape { geometry Box { size 1 x 3 } }\r\n";
+  static const char model[] =
+    "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ] ]\n"
+    "{ Group { } }\n"
+    "DEF R Joint { jointType \"fixed\" children [\n"
+    "  Inline { url \"%s\" } ] }\n";
+  static const char * const encodings[] = { "UTF-8", "UTF-16LE", "UTF-16BE" };
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-mesh-encodings-XXXXXX");
+
+  for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
+    {
+      g_autoptr(GBytes) bytes = encode (tri, encodings[e]);
+      g_autoptr(GBytes) bad_bytes = encode (bad, encodings[e]);
+      g_autofree char *name = g_strdup_printf ("tri-%s", encodings[e]);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *bad_path = g_strconcat (path, "-bad", NULL);
+      g_autofree char *model_text = g_strdup_printf (model, name);
+      g_autofree char *model_path = g_strconcat (path, "-model.wrl", NULL);
+      g_autofree char *expected = g_strdup_printf ("%s:3:31: expected a finite number",
+                                                   bad_path);
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) shapes = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+      KmShape * const *joint_shapes;
+      gsize length;
+      const char *data = g_bytes_get_data (bytes, &length);
+      guint n = 0;
+
+      g_test_message ("%s", encodings[e]);
+      g_assert_true (g_file_set_contents (path, data, (gssize) length, NULL));
+      data = g_bytes_get_data (bad_bytes, &length);
+      g_assert_true (g_file_set_contents (bad_path, data, (gssize) length, NULL));
+      g_assert_true (g_file_set_contents (model_path, model_text, -1, NULL));
+
+      /* The file alone, by name (no suffix) and as text. */
+      shapes = km_mesh_load_file (path, NULL, &error);
+      g_assert_no_error (error);
+      assert_same_triangle (shapes);
+      g_clear_pointer (&shapes, g_ptr_array_unref);
+      data = g_bytes_get_data (bytes, &length);
+      shapes = km_mesh_load_vrml ("t.wrl", data, length, NULL, &error);
+      g_assert_no_error (error);
+      assert_same_triangle (shapes);
+      g_clear_pointer (&shapes, g_ptr_array_unref);
+
+      /* Errors where they are in the characters. */
+      shapes = km_mesh_load_file (bad_path, NULL, &error);
+      g_assert_null (shapes);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      g_assert_cmpstr (error->message, ==, expected);
+      g_clear_error (&error);
+
+      /* Through an Inline url without suffix. */
+      test_util_push_warnings (warnings);
+      skel = km_openhrp_load (model_path, model_text, strlen (model_text), &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      for (guint i = 0; i < warnings->len; i++)
+        g_test_message ("warning: %s", (char *) g_ptr_array_index (warnings, i));
+      g_assert_cmpuint (warnings->len, ==, 0);
+      joint_shapes = km_skeleton_get_shapes (skel, 0, &n);
+      g_assert_cmpuint (n, ==, 1);
+      g_assert_cmpuint (km_mesh_get_n_triangles (joint_shapes[0]->mesh), ==, 1);
+    }
+
+  /* UTF-16 that does not convert: a lone surrogate on line 3, an odd byte at the end. */
+  {
+    static const struct
+    {
+      const char *text;
+      gsize       length;
+      const char *location;
+    } broken[] = {
+      { "\xff\xfe#\0\n\0\n\0S\0h\0\x00\xd8" "a\0", 16, ":3:3: expected UTF-16LE text" },
+      { "\xfe\xff\0#\0\r\0\n\0S\0h\xdc\x00\0a", 16, ":2:3: expected UTF-16BE text" },
+      { "\xff\xfe#\0V\0R\0M\0L\0\n\0x", 15, ":2:1: expected UTF-16LE text" },
+      { "\xff\xfe#\0\n\0x\0\0\0", 10, ":2:2: expected UTF-16LE text" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
+      {
+        g_autofree char *path = g_build_filename (dir, "broken", NULL);
+        g_autofree char *expected = g_strconcat (path, broken[i].location, NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GPtrArray) shapes = NULL;
+
+        g_test_message ("broken %u", i);
+        shapes = km_mesh_load_vrml (path, broken[i].text, broken[i].length, NULL, &error);
+        g_assert_null (shapes);
+        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        if (!g_str_has_prefix (error->message, expected))
+          g_error ("expected “%s…”, got “%s”", expected, error->message);
+      }
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -693,6 +842,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/vrml-numbers", test_vrml_numbers);
   g_test_add_func ("/kinema/Mesh/vrml-shear-baked", test_vrml_shear_baked);
   g_test_add_func ("/kinema/Mesh/vrml-byte-order-mark", test_vrml_byte_order_mark);
+  g_test_add_func ("/kinema/Mesh/vrml-encodings", test_vrml_encodings);
   g_test_add_func ("/kinema/Mesh/vrml-cr-line-ends", test_vrml_cr_line_ends);
   g_test_add_func ("/kinema/Mesh/obj-cr-line-ends", test_obj_cr_line_ends);
   g_test_add_func ("/kinema/Mesh/stl-ascii-cr-line-ends", test_stl_ascii_cr_line_ends);

@@ -591,6 +591,79 @@ test_byte_order_mark (void)
     }
 }
 
+/* @text (ASCII) in UTF-16 @encoding after its byte order mark, @length set. */
+static char *
+to_utf16 (const char *text,
+          const char *encoding,
+          gsize      *length)
+{
+  gsize written = 0;
+  g_autofree char *converted = g_convert (text, -1, encoding, "UTF-8", NULL, &written, NULL);
+  char *out = g_malloc (written + 2);
+
+  g_assert_nonnull (converted);
+  memcpy (out, g_str_equal (encoding, "UTF-16LE") ? "\xff\xfe" : "\xfe\xff", 2);
+  memcpy (out + 2, converted, written);
+  *length = written + 2;
+  return out;
+}
+
+/* UTF-16 models (with their byte order mark, LE or BE, as some Windows exporters write)
+ * were not read at all: detected and read as the same model as in UTF-8, their messages
+ * at the same line:column. One that does not convert fails where it goes wrong. */
+static void
+test_utf16 (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "openhrp",
+                                                 "humanoid.wrl", NULL);
+  gsize length;
+  g_autofree char *data = test_util_read_file (path, &length);
+  g_autoptr(GPtrArray) plain_warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) plain = load_fixture ("humanoid.wrl", plain_warnings);
+  static const char * const encodings[] = { "UTF-16LE", "UTF-16BE" };
+
+  for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
+    {
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = NULL;
+      gsize n;
+      g_autofree char *text = to_utf16 (data, encodings[e], &n);
+      g_autofree char *expected = NULL;
+      const char *line5;
+      gsize unit;
+
+      g_test_message ("%s", encodings[e]);
+      g_assert_true (km_format_detect (text, n) == &km_format_openhrp);
+      test_util_push_warnings (warnings);
+      skel = km_openhrp_load (path, text, n, &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      g_assert_true (km_skeleton_equal (skel, plain, 0));
+      g_assert_cmpuint (warnings->len, ==, plain_warnings->len);
+      for (guint i = 0; i < warnings->len; i++)
+        g_assert_cmpstr (g_ptr_array_index (warnings, i), ==,
+                         g_ptr_array_index (plain_warnings, i));
+      g_clear_pointer (&skel, km_skeleton_unref);
+
+      /* A lone high surrogate at line 5's third character (the text is ASCII: a byte of
+       * it is a code unit). */
+      line5 = data;
+      for (int i = 0; i < 4; i++)
+        line5 = strchr (line5, '\n') + 1;
+      unit = 1 + (gsize) (line5 - data) + 2;
+      text[2 * unit + (e == 0)] = (char) 0xd8;
+      text[2 * unit + (e != 0)] = 0;
+      expected = g_strdup_printf ("%s:5:3: expected %s text after the byte order mark: ",
+                                  path, encodings[e]);
+      skel = km_openhrp_load (path, text, n, &error);
+      g_assert_null (skel);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      if (!g_str_has_prefix (error->message, expected))
+        g_error ("expected “%s…”, got “%s”", expected, error->message);
+    }
+}
+
 /* Old Mac files end lines with a lone CR, a line end in VRML97 as LF is: the
  * "#VRML V2.0 utf8" header comment swallowed a whole CR-only file, which failed at 1:1
  * "expected a Humanoid node". Converted to CR (or CRLF) line ends, a model loads as with
@@ -773,6 +846,7 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
   g_test_add_func ("/kinema/OpenHrp/byte-order-mark", test_byte_order_mark);
+  g_test_add_func ("/kinema/OpenHrp/utf16", test_utf16);
   g_test_add_func ("/kinema/OpenHrp/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/OpenHrp/detect", test_detect);
   g_test_add_func ("/kinema/OpenHrp/load-file", test_load_file);

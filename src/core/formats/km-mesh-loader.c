@@ -233,6 +233,49 @@ read_file (const char  *path,
   return TRUE;
 }
 
+/* The line and column of byte @offset of UTF-8 @text, as the lexer counts them: lines end
+ * at LF, CRLF or a lone CR (a CR just before @offset is lone: no LF is there); columns are
+ * characters. */
+static KmSourcePos
+text_pos (const char *text,
+          gsize       offset)
+{
+  KmSourcePos pos = { 1, 1 };
+
+  for (gsize i = 0; i < offset; i++)
+    if (is_line_end (text, offset, i))
+      {
+        pos.line++;
+        pos.column = 1;
+      }
+    else if (((guchar) text[i] & 0xc0) != 0x80 && text[i] != '\r')
+      pos.column++;
+  return pos;
+}
+
+/* Where the @n bytes of UTF-16 at @d (after the mark) stop converting: the position, in
+ * the characters before it, of the first code unit that is not part of a character, or
+ * of the NUL at @nul (a byte offset into the converted text) when that comes first. */
+static KmSourcePos
+utf16_bad_pos (const char *d,
+               gsize       n,
+               const char *from,
+               const char *converted,
+               gsize       nul)
+{
+  g_autofree char *good = NULL;
+  gsize read = 0, written = 0;
+
+  if (converted != NULL)
+    return text_pos (converted, nul);
+  /* The converter stops at the first bad sequence, or a character cut off at the end. */
+  g_free (g_convert (d, n, "UTF-8", from, &read, NULL, NULL));
+  good = g_convert (d, MIN (read, n) & ~(gsize) 1, "UTF-8", from, NULL, &written, NULL);
+  if (good == NULL)
+    return (KmSourcePos) { 1, 1 };
+  return text_pos (good, written);
+}
+
 gboolean
 _km_mesh_text_unmark (const char   *path,
                       const char  **data,
@@ -246,6 +289,7 @@ _km_mesh_text_unmark (const char   *path,
   g_autoptr(GError) local_error = NULL;
   gsize written = 0;
   char *text;
+  const char *nul;
 
   *owned = NULL;
   if (n >= 3 && memcmp (d, "\xef\xbb\xbf", 3) == 0)
@@ -261,10 +305,15 @@ _km_mesh_text_unmark (const char   *path,
   else
     return TRUE;
   text = g_convert (d + 2, n - 2, "UTF-8", from, NULL, &written, &local_error);
-  if (text == NULL || memchr (text, '\0', written) != NULL)
+  nul = text != NULL ? memchr (text, '\0', written) : NULL;
+  if (text == NULL || nul != NULL)
     {
+      /* At the character where it goes wrong, as a reader's own errors are. */
+      KmSourcePos pos = utf16_bad_pos (d + 2, n - 2, from, text,
+                                       nul != NULL ? (gsize) (nul - text) : 0);
+
       /* Translators: %s is an encoding name (UTF-16LE), the last %s the reason. */
-      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 0, 0 },
+      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos,
                           _("expected %s text after the byte order mark: %s"), from,
                           local_error != NULL ? local_error->message : _("it contains a NUL"));
       g_free (text);
@@ -274,6 +323,46 @@ _km_mesh_text_unmark (const char   *path,
   *data = text;
   *length = written;
   return TRUE;
+}
+
+const char *
+_km_mesh_text_sniff (const char  *data,
+                     gsize        length,
+                     gsize        limit,
+                     char       **owned,
+                     gsize       *sniff_length)
+{
+  gboolean le;
+  char *text;
+  gsize n = 0;
+
+  *owned = NULL;
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    {
+      *sniff_length = MIN (length - 3, limit);
+      return data + 3;
+    }
+  if (length < 2 || (memcmp (data, "\xff\xfe", 2) != 0 && memcmp (data, "\xfe\xff", 2) != 0))
+    {
+      *sniff_length = MIN (length, limit);
+      return data;
+    }
+  /* Narrowed rather than converted: the sniffers look for ASCII words, and the text may
+   * be cut anywhere (within a character too) at the limit. */
+  le = (guchar) data[0] == 0xff;
+  length = MIN (length, limit);
+  text = g_malloc (length / 2 + 1);
+  for (gsize i = 2; i + 1 < length; i += 2)
+    {
+      guint unit = le ? (guchar) data[i] | (guint) (guchar) data[i + 1] << 8
+                      : (guint) (guchar) data[i] << 8 | (guchar) data[i + 1];
+
+      text[n++] = unit != 0 && unit < 0x80 ? (char) unit : '?';
+    }
+  text[n] = '\0';
+  *owned = text;
+  *sniff_length = n;
+  return text;
 }
 
 /* ---- STL ---------------------------------------------------------------------------- */
@@ -1013,6 +1102,20 @@ looks_like_ascii_stl (const char *data,
          g_strstr_len (data, MIN (length, 4096), "facet") != NULL;
 }
 
+/* "#VRML" at the start, after a byte order mark if any (UTF-8, or UTF-16 as Windows
+ * exporters write): reached through an Inline url or a mesh uri, the file's name may say
+ * nothing. */
+static gboolean
+looks_like_vrml (const char *data,
+                 gsize       length)
+{
+  g_autofree char *owned = NULL;
+  gsize n = 0;
+  const char *text = _km_mesh_text_sniff (data, length, 16, &owned, &n);
+
+  return n >= 5 && memcmp (text, "#VRML", 5) == 0;
+}
+
 /* "<COLLADA" after an optional BOM, XML declaration, comments and white space. */
 static gboolean
 looks_like_collada (const char *data,
@@ -1061,7 +1164,7 @@ km_mesh_load_file (const char  *path,
     return NULL;
   if (stl_is_binary (data, length) || looks_like_ascii_stl (data, length))
     return km_mesh_load_stl (path, data, length, error);
-  if (length >= 5 && memcmp (data, "#VRML", 5) == 0)
+  if (looks_like_vrml (data, length))
     return km_mesh_load_vrml (path, data, length, node, error);
   if (looks_like_collada (data, length))
     return km_mesh_load_collada (path, data, length, error);

@@ -60,12 +60,20 @@ gboolean     _km_lexer_next_number (KmLexer     *lexer,
  * (converted to UTF-8, so that lines and columns in characters stay those of the file).
  * Without a mark, returns TRUE and leaves *@data, *@length alone. Otherwise points them
  * at the text without the mark, *@owned (to free) holding a converted copy; FALSE with
- * "FILE: …" when UTF-16 text does not convert. */
+ * "FILE:LINE:COLUMN: …" at the character where UTF-16 text stops converting. */
 gboolean     _km_mesh_text_unmark  (const char   *path,
                                     const char  **data,
                                     gsize        *length,
                                     char        **owned,
                                     GError      **error);
+/* The start of @data (its first @limit bytes) for a sniffer to look at: past a UTF-8 byte
+ * order mark; text with a UTF-16 mark narrowed to a copy (*@owned, to free) in which each
+ * character beyond ASCII is a '?'; else @data itself. Its length in *@sniff_length. */
+const char  *_km_mesh_text_sniff   (const char   *data,
+                                    gsize         length,
+                                    gsize         limit,
+                                    char        **owned,
+                                    gsize        *sniff_length);
 
 /* An affine map p ↦ lin · p + t: the nested transforms of VRML, COLLADA and .body scenes,
  * which may scale and shear. */

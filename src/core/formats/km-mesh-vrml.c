@@ -53,6 +53,7 @@ typedef struct
    * instances and Inline nodes kept; NULL for plain meshes. */
   GHashTable *protos;
   KmMeshCache *cache;    /* for Inline urls; borrowed, nullable */
+  char       *converted; /* the text lexed, where the file was UTF-16 */
 } VParser;
 
 struct _KmVrmlDoc
@@ -1142,25 +1143,26 @@ parse_proto (VParser  *p,
   return ok;
 }
 
-static void
+static gboolean
 parser_init (VParser    *p,
              const char *path,
              const char *data,
-             gsize       length)
+             gsize       length,
+             GError    **error)
 {
   /* A UTF-8 byte order mark (Windows Notepad saves one) is no token: it was read as a
    * node's type, the "#VRML" header after it a comment, and failed at the next token.
-   * The first line's columns count from after it, as in the other readers. */
-  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    {
-      data += 3;
-      length -= 3;
-    }
+   * The first line's columns count from after it, as in the other readers. UTF-16 text
+   * (with its mark, as some Windows exporters write) was not read at all: it is lexed
+   * converted to UTF-8, in which lines and columns of characters are the file's. */
+  if (!_km_mesh_text_unmark (path, &data, &length, &p->converted, error))
+    return FALSE;
   _km_lexer_init (&p->lx, path, data, length);
   p->lx.punct = "{}[]";
   p->arena = g_ptr_array_new_with_free_func (vnode_free);
   p->defs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   p->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return TRUE;
 }
 
 static void
@@ -1170,6 +1172,7 @@ parser_clear (VParser *p)
   g_clear_pointer (&p->arena, g_ptr_array_unref);
   g_clear_pointer (&p->defs, g_hash_table_unref);
   g_clear_pointer (&p->warned, g_hash_table_unref);
+  g_clear_pointer (&p->converted, g_free);
 }
 
 /* The top-level statements: nodes (appended to @roots), PROTOs, ROUTEs. */
@@ -1220,7 +1223,8 @@ _km_vrml_doc_parse (const char   *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  parser_init (&doc->p, path, data != NULL ? data : "", length);
+  if (!parser_init (&doc->p, path, data != NULL ? data : "", length, error))
+    return NULL;
   doc->p.protos = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, proto_free);
   doc->p.cache = cache;
   doc->roots = g_ptr_array_new ();
@@ -1313,8 +1317,7 @@ km_mesh_load_vrml (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  parser_init (&p, path, data, length);
-  ok = parse_document (&p, roots, error);
+  ok = parser_init (&p, path, data, length, error) && parse_document (&p, roots, error);
 
   if (ok)
     {

@@ -648,18 +648,20 @@ has_word (const char *data,
 /**
  * km_openhrp_sniff:
  *
- * Returns: 85 for "#VRML V2.0" text (within the first megabyte) that declares a Joint
- *   PROTO or instantiates Humanoid, 0 otherwise
+ * Returns: 85 for "#VRML V2.0" text (within the first megabyte; UTF-8, or UTF-16 with its
+ *   byte order mark) that declares a Joint PROTO or instantiates Humanoid, 0 otherwise
  */
 int
 km_openhrp_sniff (const char *data,
                   gsize       length)
 {
-  gsize n = MIN (length, SNIFF_LIMIT), i = 0;
-  const char *end = data + n;
+  g_autofree char *owned = NULL;
+  gsize n, i = 0;
+  const char *end;
 
-  if (n >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    i = 3;
+  /* After a byte order mark, UTF-8 or UTF-16 (as some Windows exporters write). */
+  data = _km_mesh_text_sniff (data, length, SNIFF_LIMIT, &owned, &n);
+  end = data + n;
   while (i < n && g_ascii_isspace (data[i]))
     i++;
   if (n - i < 10 || memcmp (data + i, "#VRML V2.0", 10) != 0)
