@@ -19,44 +19,71 @@ existing_folder (GFile *folder)
   return folder;
 }
 
+/* The folder of the file @item was read from or saved to (as its project resolves the
+ * reference), or NULL. */
+static GFile *
+item_folder (KmDocument *document,
+             KmItem     *item)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  const char *reference;
+
+  /* The built-in example's "skeleton.json" is its embedded model, in no folder. */
+  if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
+    return NULL;
+  reference = km_item_get_file (item);
+  if (reference == NULL || *reference == '\0')
+    return NULL;
+  km_document_item_io_init (document, &io);
+  path = km_item_io_expand_path (&io.io, reference, NULL);
+  if (path == NULL)
+    return NULL;
+  dir = g_path_get_dirname (path);
+  return existing_folder (g_file_new_for_path (dir));
+}
+
+/* The folder of the first item under @item, in the tree's order, that has one. */
+static GFile *
+first_item_folder (KmDocument *document,
+                   KmItem     *item)
+{
+  GFile *folder = item_folder (document, item);
+
+  for (guint i = 0; folder == NULL && i < km_item_get_n_children (item); i++)
+    folder = first_item_folder (document, km_item_get_child (item, i));
+  return folder;
+}
+
 GFile *
 km_file_chooser_folder_for_project (KmDocument *document)
 {
   GFile *file;
+  KmItem *root;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (document), NULL);
 
   file = km_document_get_file (document);
-  return existing_folder (file != NULL ? g_file_get_parent (file) : NULL);
+  if (file != NULL)
+    return existing_folder (g_file_get_parent (file));
+  /* A project never saved, made by opening a model: where that model is, which is where
+   * users put the project that animates it. */
+  root = km_project_get_root_item (km_document_get_project (document));
+  return root != NULL ? first_item_folder (document, root) : NULL;
 }
 
 GFile *
 km_file_chooser_folder_for_item (KmDocument *document,
                                  KmItem     *item)
 {
-  const char *reference;
   GFile *folder = NULL;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (document), NULL);
   g_return_val_if_fail (item == NULL || KM_IS_ITEM (item), NULL);
 
-  /* The built-in example's "skeleton.json" is its embedded model, in no folder. */
-  reference = item != NULL && g_object_get_data (G_OBJECT (item), "km-embedded-model") == NULL
-              ? km_item_get_file (item) : NULL;
-  if (reference != NULL && *reference != '\0')
-    {
-      g_auto(KmDocumentItemIo) io = { 0 };
-      g_autofree char *path = NULL;
-
-      km_document_item_io_init (document, &io);
-      path = km_item_io_expand_path (&io.io, reference, NULL);
-      if (path != NULL)
-        {
-          g_autofree char *dir = g_path_get_dirname (path);
-
-          folder = existing_folder (g_file_new_for_path (dir));
-        }
-    }
+  if (item != NULL)
+    folder = item_folder (document, item);
   if (folder == NULL)
     folder = km_file_chooser_folder_for_project (document);
   return folder;

@@ -17,7 +17,8 @@ G_BEGIN_DECLS
  * existing folder, or NULL when nothing is known: the dialog then starts where it would.
  */
 
-/* For Save Project As: the folder of the project's file. */
+/* For Save Project As: the folder of the project's file; for a project never saved, that
+ * of the first item read from a file (the model it was made by opening). */
 GFile *km_file_chooser_folder_for_project (KmDocument *document);
 /* For saving or exporting @item (nullable): the folder of the file it was read from or
  * saved to (as its project resolves the reference), else the project's folder. */

@@ -192,6 +192,44 @@ test_reopened (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&reopened));
 }
 
+/* A project made by opening a model and never saved: Save Project As starts where the
+ * model is, not in the working directory. */
+static void
+test_unsaved_import (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(KmDocument) example = km_document_new ();
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *arm = g_build_filename (f->models, "arm.json", NULL);
+  g_autoptr(GFile) arm_file = g_file_new_for_path (arm);
+  GFile *folder;
+
+  g_assert_true (km_document_load_defaults (example, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (example, 20000));
+  g_assert_true (km_document_save_skeleton (example, arm_file, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (km_document_import_file (document, arm_file, &error));
+  g_assert_no_error (error);
+  test_app_spin ();
+  g_assert_null (km_document_get_file (document));
+  folder = km_file_chooser_folder_for_project (document);
+  assert_folder (folder, f->models);
+  g_clear_object (&folder);
+  /* An item without a file of its own: the project's folder, which is the model's. */
+  folder = km_file_chooser_folder_for_item (document, NULL);
+  assert_folder (folder, f->models);
+  g_clear_object (&folder);
+
+  km_document_cancel_solve (example);
+  km_document_cancel_solve (document);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&example));
+  g_assert_finalize_object (g_steal_pointer (&document));
+}
+
 /* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
  * test hide: the system's schemas, found before they are hidden, unless one is given. */
 static void
@@ -387,6 +425,8 @@ main (int    argc,
 
   g_test_add ("/kinema/FileChooserFolder/unsaved", Fixture, NULL,
               fixture_setup, test_unsaved, fixture_teardown);
+  g_test_add ("/kinema/FileChooserFolder/unsaved-import", Fixture, NULL,
+              fixture_setup, test_unsaved_import, fixture_teardown);
   g_test_add ("/kinema/FileChooserFolder/reopened", Fixture, NULL,
               fixture_setup, test_reopened, fixture_teardown);
   g_test_add ("/kinema/FileChooserFolder/dialogs", Fixture, NULL,
