@@ -62,9 +62,15 @@ enum {
   N_PROPS
 };
 
+enum {
+  SIGNAL_WILL_WRITE,
+  N_SIGNALS
+};
+
 G_DEFINE_FINAL_TYPE (KmAutosave, km_autosave, G_TYPE_OBJECT)
 
 static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
 
 static void
 timeout_save_cb (GObject      *source,
@@ -179,6 +185,17 @@ km_autosave_class_init (KmAutosaveClass *klass)
     g_param_spec_uint ("interval", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * KmAutosave::will-write:
+   *
+   * Emitted on the main thread right before the project is written aside, so that a front
+   * end can store in the project what it keeps of its views (the camera, the current
+   * time), as it does before a save: a recovery then comes back where the work was.
+   */
+  signals[SIGNAL_WILL_WRITE] =
+    g_signal_new ("will-write", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -312,6 +329,7 @@ km_autosave_save_async (KmAutosave          *self,
       g_task_return_boolean (task, TRUE);
       return;
     }
+  g_signal_emit (self, signals[SIGNAL_WILL_WRITE], 0);
   self->writing = TRUE;
   km_document_write_autosave_async (self->document, self->path, NULL, written_cb,
                                     g_steal_pointer (&task));

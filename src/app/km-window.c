@@ -604,6 +604,16 @@ is_project_file (GFile *file)
 
 static void open_next (KmWindow *self);
 
+/* The autosave keeps the camera and the current time, as a save does (save_to_full). */
+static void
+autosave_will_write_cb (KmWindow *self)
+{
+  /* (an autosave written while the window is being torn down) */
+  if (self->scene_view != NULL && self->time_bar != NULL)
+    km_layout_state_store (km_document_get_project (self->document), self->scene_view,
+                           self->time_bar);
+}
+
 /* Marks a queued file as an autosave to recover rather than a file to open. */
 #define RECOVERY_KEY "km-window-recovery"
 
@@ -630,7 +640,12 @@ open_done_cb (GObject      *source,
       /* Recovered work is autosaved again under this window's own name while it stays
        * unsaved. */
       if (km_document_recover_finish (KM_DOCUMENT (source), result, &error))
-        g_file_delete (file, NULL, NULL);
+        {
+          /* Where the work was: the camera and time the autosave stored (will_write_cb). */
+          km_layout_state_restore (km_document_get_project (self->document),
+                                   self->scene_view, self->time_bar);
+          g_file_delete (file, NULL, NULL);
+        }
       else
         {
           km_document_log (self->document, G_LOG_LEVEL_CRITICAL, "%s", error->message);
@@ -2214,6 +2229,8 @@ km_window_init (KmWindow *self)
   km_graph_view_set_document (self->graph_view, self->document);
 
   self->autosave = km_autosave_new (self->document);
+  g_signal_connect_object (self->autosave, "will-write", G_CALLBACK (autosave_will_write_cb),
+                           self, G_CONNECT_SWAPPED);
   setup_settings (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

@@ -11,6 +11,7 @@
 #include <gtk/gtk.h>
 
 #include "km-animation.h"
+#include "km-autosave.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
@@ -618,6 +619,36 @@ test_recovery_async (Fixture       *f,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* A recovery comes back at the frame the work was at when it was autosaved (the window
+ * stores its time in the project before each autosave), not at frame 0. */
+static void
+test_recovery_keeps_time (Fixture       *f,
+                          gconstpointer  data)
+{
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  guint frame = km_document_get_n_frames (f->document) / 2;
+
+  g_assert_cmpuint (frame, >, 0);
+  /* Unsaved work at @frame, autosaved. */
+  km_document_set_current_frame (f->document, frame);
+  km_document_set_dof_value (f->document, 0, km_document_get_pose (f->document, NULL)[0] + 0.25);
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (km_autosave_get_path (autosave));
+  g_assert_true (g_file_query_exists (file, NULL));
+  km_document_set_current_frame (f->document, 0);
+
+  km_window_offer_recovery (f->window, file);
+  gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (f->window)),
+                         GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_until (loaded_cb, f->window, 20000));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
 /* km_document_recover_async changes nothing when cancelled, and a file that is no project
  * is an error that names it. */
 static void
@@ -1176,6 +1207,8 @@ main (int    argc,
               fixture_setup, test_save_with_body_copies_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-async", Fixture, NULL,
               fixture_setup, test_recovery_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recovery-keeps-time", Fixture, NULL,
+              fixture_setup, test_recovery_keeps_time, fixture_teardown);
   g_test_add ("/kinema/UiIo/recover-cancel-and-errors", Fixture, NULL,
               fixture_setup, test_recover_cancel_and_errors, fixture_teardown);
   g_test_add ("/kinema/UiIo/failed-save-removes-copies", Fixture, NULL,
