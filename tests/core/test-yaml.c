@@ -54,6 +54,110 @@ test_positions (void)
   g_assert_cmpstr (km_yaml_node_get_file (e), ==, "t.yaml");
 }
 
+/* The text of @node in @text, from its span. */
+static char *
+span_text (const char       *text,
+           const KmYamlNode *node)
+{
+  gsize start = 0, end = 0;
+
+  g_assert_true (km_yaml_node_get_span (node, &start, &end));
+  g_assert_cmpuint (start, <=, end);
+  g_assert_cmpuint (end, <=, strlen (text));
+  return g_strndup (text + start, end - start);
+}
+
+/* Every parsed node knows the bytes it was read from (how a writer patches the original
+ * text); a built node has none. */
+static void
+test_spans (void)
+{
+  const char *text = "# comment\n"
+                     "a: 1.5   # after\n"
+                     "bé: &anchor\n"
+                     "  - \"x y\"\n"
+                     "  - [ 1, 2,\n"
+                     "      3 ]\n"
+                     "c: *anchor\n"
+                     "d: { k: 'v' }\n"
+                     "e: !!str tagged\n"
+                     "f:\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = parse (text, &error);
+  g_autoptr(KmYamlNode) built = km_yaml_node_new_string ("x");
+  g_autoptr(KmYamlNode) copy = NULL;
+  KmYamlNode *b;
+  gsize start = 1, end = 1;
+  char *s;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (root);
+  s = span_text (text, km_yaml_mapping_get_key (root, 0));
+  g_assert_cmpstr (s, ==, "a");
+  g_free (s);
+  s = span_text (text, km_yaml_mapping_lookup (root, "a"));
+  g_assert_cmpstr (s, ==, "1.5");
+  g_free (s);
+  b = km_yaml_mapping_lookup (root, "bé");
+  s = span_text (text, km_yaml_sequence_get (b, 0));
+  g_assert_cmpstr (s, ==, "\"x y\"");
+  g_free (s);
+  s = span_text (text, km_yaml_sequence_get (b, 1));
+  g_assert_cmpstr (s, ==, "[ 1, 2,\n      3 ]");
+  g_free (s);
+  s = span_text (text, km_yaml_sequence_get (km_yaml_sequence_get (b, 1), 2));
+  g_assert_cmpstr (s, ==, "3");
+  g_free (s);
+  /* A block collection: from its anchor to where the next token begins. */
+  s = span_text (text, b);
+  g_assert_true (g_str_has_prefix (s, "&anchor\n  - \"x y\""));
+  g_assert_true (g_str_has_suffix (s, "3 ]\n"));
+  g_free (s);
+  /* An alias is the node of its anchor. */
+  g_assert_true (km_yaml_mapping_lookup (root, "c") == b);
+  s = span_text (text, km_yaml_mapping_lookup (root, "d"));
+  g_assert_cmpstr (s, ==, "{ k: 'v' }");
+  g_free (s);
+  s = span_text (text, km_yaml_mapping_lookup (km_yaml_mapping_lookup (root, "d"), "k"));
+  g_assert_cmpstr (s, ==, "'v'");
+  g_free (s);
+  s = span_text (text, km_yaml_mapping_lookup (root, "e"));
+  g_assert_cmpstr (s, ==, "!!str tagged");
+  g_free (s);
+  /* An empty value is an empty span, where the value would be. */
+  s = span_text (text, km_yaml_mapping_lookup (root, "f"));
+  g_assert_cmpstr (s, ==, "");
+  g_free (s);
+  s = span_text (text, root);
+  g_assert_true (g_str_has_prefix (s, "a: 1.5"));
+  g_free (s);
+
+  /* Byte offsets after a byte-order mark, CRLF line ends and characters of two bytes. */
+  {
+    const char *crlf = "\xEF\xBB\xBF" "é: 1\r\n" "b: [ x, é ]\r\n";
+    g_autoptr(KmYamlNode) other = parse (crlf, &error);
+
+    g_assert_no_error (error);
+    s = span_text (crlf, km_yaml_mapping_lookup (other, "é"));
+    g_assert_cmpstr (s, ==, "1");
+    g_free (s);
+    s = span_text (crlf, km_yaml_mapping_lookup (other, "b"));
+    g_assert_cmpstr (s, ==, "[ x, é ]");
+    g_free (s);
+    s = span_text (crlf, km_yaml_sequence_get (km_yaml_mapping_lookup (other, "b"), 1));
+    g_assert_cmpstr (s, ==, "é");
+    g_free (s);
+  }
+
+  copy = km_yaml_node_copy (km_yaml_mapping_lookup (root, "d"));
+  s = span_text (text, copy);
+  g_assert_cmpstr (s, ==, "{ k: 'v' }");
+  g_free (s);
+  g_assert_false (km_yaml_node_get_span (built, &start, &end));
+  g_assert_cmpuint (start, ==, 0);
+  g_assert_cmpuint (end, ==, 0);
+}
+
 static void
 test_typed (void)
 {
@@ -670,6 +774,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Yaml/positions", test_positions);
+  g_test_add_func ("/kinema/Yaml/spans", test_spans);
   g_test_add_func ("/kinema/Yaml/typed", test_typed);
   g_test_add_func ("/kinema/Yaml/malformed", test_malformed);
   g_test_add_func ("/kinema/Yaml/duplicates-large", test_duplicates_large);

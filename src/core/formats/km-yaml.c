@@ -29,6 +29,8 @@ struct _KmYamlNode
   KmYamlStyle     style;
   KmSourcePos     pos;
   const char     *file;     /* interned */
+  gsize           start;    /* byte span in the text of a parsed node (km_yaml_node_get_span) */
+  gsize           end;
   char           *tag;
   gsize           weight;
   guint           height;
@@ -177,6 +179,9 @@ typedef struct
   guint         table_skip; /* collections open in an item that is skipped */
   gsize         table_count;  /* numbers and lists in every table so far */
   gboolean      retry;      /* an anchor or alias in a table */
+  /* mark_offset: the last mark's index and its byte offset */
+  gsize         mark_index;
+  gsize         mark_byte;
 } Parser;
 
 static void
@@ -375,6 +380,36 @@ parser_count (Parser     *p,
 
 static void node_set_origin (Parser *p, KmYamlNode *node, yaml_mark_t mark, const char *tag);
 
+/* The byte offset in the (UTF-8) text of @mark, whose index counts characters (a CRLF as
+ * two, a byte-order mark not at all): walked from the last mark asked for, since marks
+ * come nearly in order. */
+static gsize
+mark_offset (Parser      *p,
+             yaml_mark_t  mark)
+{
+  const guchar *d = (const guchar *) p->data;
+  gsize bom = p->length >= 3 && memcmp (d, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+
+  if (d == NULL)
+    return 0;
+  p->mark_byte = MAX (p->mark_byte, bom);
+  while (p->mark_index < mark.index && p->mark_byte < p->length)
+    {
+      p->mark_byte++;
+      while (p->mark_byte < p->length && (d[p->mark_byte] & 0xC0) == 0x80)
+        p->mark_byte++;
+      p->mark_index++;
+    }
+  while (p->mark_index > mark.index && p->mark_byte > bom)
+    {
+      p->mark_byte--;
+      while (p->mark_byte > bom && (d[p->mark_byte] & 0xC0) == 0x80)
+        p->mark_byte--;
+      p->mark_index--;
+    }
+  return p->mark_byte;
+}
+
 static gboolean
 parser_check_depth (Parser     *p,
                     guint       open,
@@ -493,6 +528,7 @@ parser_table_event (Parser       *p,
         {
           KmYamlNode *node = g_steal_pointer (&p->table);
 
+          node->end = MAX (mark_offset (p, event->end_mark), node->start);
           return parser_add (p, node, node->pos, error);
         }
       return TRUE;
@@ -557,6 +593,7 @@ node_set_origin (Parser      *p,
                  const char  *tag)
 {
   node->pos = mark_pos (mark);
+  node->start = node->end = mark_offset (p, mark);
   node->file = p->file;
   node->tag = g_strdup (tag);
 }
@@ -618,6 +655,7 @@ parser_event (Parser       *p,
           return FALSE;
         node = node_new (KM_YAML_SCALAR, scalar_style (event->data.scalar.style));
         node_set_origin (p, node, event->start_mark, (const char *) event->data.scalar.tag);
+        node->end = MAX (mark_offset (p, event->end_mark), node->start);
         node->length = event->data.scalar.length;
         node->value = g_malloc (node->length + 1);
         memcpy (node->value, event->data.scalar.value, node->length);
@@ -667,6 +705,7 @@ parser_event (Parser       *p,
         g_assert (p->stack->len > 0);
         top = &g_array_index (p->stack, Frame, p->stack->len - 1);
         node = g_steal_pointer (&top->node);
+        node->end = MAX (mark_offset (p, event->end_mark), node->start);
         if (top->anchor != NULL)
           {
             g_hash_table_remove (p->open_anchors, top->anchor);
@@ -909,7 +948,10 @@ table_walk (const KmYamlNode    *node,
         {
           if (!in_item)
             {
-              p = (Parser) { NULL, };
+              gsize mark_index = p.mark_index, mark_byte = p.mark_byte;
+
+              /* (the walk of mark_offset goes on from the last item) */
+              p = (Parser) { .mark_index = mark_index, .mark_byte = mark_byte };
               parser_init (&p, node->file, data, length, NULL);
               in_item = TRUE;
             }
@@ -1102,6 +1144,21 @@ km_yaml_node_get_pos (const KmYamlNode *node)
 
   g_return_val_if_fail (node != NULL, none);
   return node->pos;
+}
+
+gboolean
+km_yaml_node_get_span (const KmYamlNode *node,
+                       gsize            *start,
+                       gsize            *end)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+
+  if (start != NULL)
+    *start = node->start;
+  if (end != NULL)
+    *end = node->end;
+  /* Only a parsed node has a position (a built one has line 0). */
+  return node->pos.line > 0;
 }
 
 const char *
@@ -1363,6 +1420,8 @@ km_yaml_node_copy (const KmYamlNode *node)
     }
   copy = node_new (node->kind, node->style);
   copy->pos = node->pos;
+  copy->start = node->start;
+  copy->end = node->end;
   copy->file = node->file;
   copy->tag = g_strdup (node->tag);
   if (node->kind == KM_YAML_SCALAR)

@@ -191,6 +191,14 @@ KmYamlStyle       km_yaml_node_get_style       (const KmYamlNode    *node);
 void              km_yaml_node_set_style       (KmYamlNode          *node,
                                                 KmYamlStyle          style);
 KmSourcePos       km_yaml_node_get_pos         (const KmYamlNode    *node);
+/* Where a parsed node lies in the text it was parsed from: the byte offset of its first
+ * character (of its anchor or tag, when it has one) and one past its last; for a block
+ * collection, the offset of the token that ends it (after any blank lines and comments
+ * that follow it). An alias makes no node: the node it refers to lies at its anchor.
+ * FALSE (and offsets 0) for a built node; a copy keeps the span of what it copies. */
+gboolean          km_yaml_node_get_span        (const KmYamlNode    *node,
+                                                gsize               *start,
+                                                gsize               *end);
 /* The interned path the node was parsed from; "" for built nodes. */
 const char       *km_yaml_node_get_file        (const KmYamlNode    *node);
 /* The explicit tag ("tag:yaml.org,2002:str", "!local"), or NULL. */
