@@ -1133,6 +1133,31 @@ skeleton_written_cb (GObject      *source,
   skeleton_task_return (task, error);
 }
 
+/* The model file @body was read from, when it is a file of @format that is still there
+ * (not an embedded model's, not the built-in example's), else NULL: an export in the
+ * model's own format writes it with the edits, as a project save writes a copy, so that
+ * what Kinema does not model (mass, inertia, sensors, collisions, …) stays. */
+static char *
+export_original (KmDocument *self,
+                 KmBodyItem *body,
+                 const char *format)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  const char *file = km_body_item_get_file (body);
+  g_autofree char *path = NULL;
+
+  if (file == NULL || *file == '\0' || g_strcmp0 (km_body_item_get_format (body), format) != 0
+      || g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
+      || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL)
+    return NULL;
+  km_document_item_io_init (self, &io);
+  path = g_path_is_absolute (file) ? g_strdup (file) : km_item_io_expand_path (&io.io, file,
+                                                                               NULL);
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  return g_steal_pointer (&path);
+}
+
 /* Starts writing the current body's skeleton to @file in @format on a worker thread. */
 static void
 save_skeleton_async (KmDocument          *self,
@@ -1160,6 +1185,15 @@ save_skeleton_async (KmDocument          *self,
   g_task_set_task_data (task, save, (GDestroyNotify) skeleton_save_free);
   files = skeleton_files_new ();
   skeleton_files_add (files, save->skeleton, format, save->path);
+  if (export)
+    {
+      SkeletonFile *added = g_ptr_array_index (files, files->len - 1);
+
+      added->original = export_original (self, save->body, format);
+      /* (the pose the original states is kept as a project save keeps it) */
+      if (added->original != NULL)
+        added->initial_q = km_body_item_dup_model_pose (save->body, save->skeleton);
+    }
   _km_document_write_async (self, write_skeleton_files, files,
                             (GDestroyNotify) g_ptr_array_unref, skeleton_written_cb, task);
 }

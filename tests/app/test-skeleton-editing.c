@@ -1571,6 +1571,61 @@ test_edited_body_keeps_model_pose (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* An imported .body, edited and exported as .body into another folder: the export is the
+ * model file with the edits, so mass, inertia and sensors stay (as in a project save). */
+static void
+test_export_edited_body_keeps_model (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *model_dir = g_build_filename (dir, "model", NULL);
+  g_autofree char *body_path = g_build_filename (model_dir, "SR1.body", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "SR1-edited.body", NULL);
+  g_autoptr(GFile) body_file = g_file_new_for_path (body_path);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  KmSkeleton *next;
+
+  {
+    g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                    "SR1.body", NULL);
+
+    g_assert_true (g_file_get_contents (model, &before, NULL, NULL));
+    g_assert_cmpint (g_mkdir (model_dir, 0700), ==, 0);
+    g_assert_true (g_file_set_contents (body_path, before, -1, NULL));
+  }
+  g_assert_true (km_document_import_file (f->document, body_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  next = km_skeleton_edit_set_name (skeleton (f), (guint) find (f, "LARM_ELBOW"), "LARM_KNEE",
+                                    &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Rename Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_BODY, out_file,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (out_path, &after, NULL, NULL));
+  g_assert_cmpuint (count_text (after, " mass:"), ==, count_text (before, " mass:"));
+  g_assert_cmpuint (count_text (after, "inertia:"), ==, count_text (before, "inertia:"));
+  g_assert_cmpuint (count_text (after, "RateGyroSensor"), ==,
+                    count_text (before, "RateGyroSensor"));
+  g_assert_cmpuint (count_text (after, "&"), ==, count_text (before, "&"));
+  g_assert_null (strstr (after, "LARM_ELBOW"));
+  loaded = load_body (out_path);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "LARM_KNEE"), >=, 0);
+  /* The model file itself is as it was. */
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (body_path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  km_test_remove_tree (dir);
+}
+
 /* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
  * not move the effector (the motion would change completely). The edit names the old
  * effector on the targets, in the same undo step. */
@@ -2546,6 +2601,8 @@ main (int    argc,
   ADD ("/kinema/JointInspector/add-leaf-undo-keeps-targets-file",
        test_add_leaf_undo_keeps_targets_file);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
+  ADD ("/kinema/JointInspector/export-edited-body-keeps-model",
+       test_export_edited_body_keeps_model);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
   ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);

@@ -193,6 +193,250 @@ test_body_missing_original (void)
   g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, km_skeleton_get_n_joints (skeleton));
 }
 
+/* The lines of @after that are not the line of @before at the same place; the two must
+ * have as many lines. */
+static guint
+changed_lines (const char  *before,
+               const char  *after,
+               char       **first)
+{
+  g_auto(GStrv) b = g_strsplit (before, "\n", -1);
+  g_auto(GStrv) a = g_strsplit (after, "\n", -1);
+  guint n = 0;
+
+  g_assert_cmpuint (g_strv_length (a), ==, g_strv_length (b));
+  for (guint l = 0; a[l] != NULL; l++)
+    if (!g_str_equal (a[l], b[l]) && n++ == 0 && first != NULL)
+      *first = g_strdup (a[l]);
+  return n;
+}
+
+static gboolean
+has_note (GPtrArray  *notes,
+          const char *part)
+{
+  for (guint n = 0; n < notes->len; n++)
+    if (strstr (g_ptr_array_index (notes, n), part) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* One limit changed: the file is the original but for that value (SR1.body's 23 anchors
+ * and its formatting stay). */
+static void
+test_body_text_one_limit (void)
+{
+  g_autofree char *original = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                     "SR1.body", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "SR1.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL, *line = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_file (original, FALSE);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+
+  g_assert_true (g_file_get_contents (original, &before, NULL, NULL));
+  edited = km_skeleton_edit_set_limit (skeleton, joint (skeleton, "LARM_ELBOW"), 0, TRUE,
+                                       -100 * G_PI / 180, 10 * G_PI / 180, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_body_save_over (edited, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpuint (changed_lines (before, after, &line), ==, 1);
+  g_assert_cmpstr (line, ==, "    joint_range: [ -100, 10 ]");
+  g_assert_cmpuint (count (after, "&"), ==, count (before, "&"));
+  g_assert_cmpuint (count (after, "*"), ==, count (before, "*"));
+  back = load_file (path, FALSE);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (back, joint (back, "LARM_ELBOW"))
+                                  ->limits[0].min, -100 * G_PI / 180, 1e-9);
+}
+
+/* A renamed link is renamed wherever the file names it, as a value or as a mapping key
+ * (default_ik_setup), and nowhere else. */
+static void
+test_body_text_rename (void)
+{
+  g_autofree char *original = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                     "SR1.body", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "SR1.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_file (original, FALSE);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_auto(GStrv) b = NULL;
+  g_auto(GStrv) a = NULL;
+
+  g_assert_true (g_file_get_contents (original, &before, NULL, NULL));
+  edited = km_skeleton_edit_set_name (skeleton, joint (skeleton, "RLEG_ANKLE_R"), "RLEG_SOLE",
+                                      &error);
+  g_assert_no_error (error);
+  g_assert_true (km_body_save_over (edited, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_null (strstr (after, "RLEG_ANKLE_R"));
+  g_assert_nonnull (strstr (after, "\n  RLEG_SOLE: [ WAIST ]\n"));
+  g_assert_nonnull (strstr (after, "\n  WAIST: [ RLEG_SOLE, LLEG_ANKLE_R ]\n"));
+  g_assert_nonnull (strstr (after, "  - link: RLEG_SOLE\n"));
+  /* Every other byte as it was. */
+  b = g_strsplit (before, "\n", -1);
+  a = g_strsplit (after, "\n", -1);
+  g_assert_cmpuint (g_strv_length (a), ==, g_strv_length (b));
+  for (guint l = 0; b[l] != NULL; l++)
+    {
+      g_autoptr(GString) want = g_string_new (b[l]);
+
+      g_string_replace (want, "RLEG_ANKLE_R", "RLEG_SOLE", 0);
+      g_assert_cmpstr (a[l], ==, want->str);
+    }
+  back = load_file (path, FALSE);
+  g_assert_cmpint (km_skeleton_find_joint (back, "RLEG_SOLE"), >=, 0);
+}
+
+static const char arm_body[] =
+  "# A test arm\n"
+  "format: ChoreonoidBody\n"
+  "format_version: 2.0\n"
+  "angle_unit: degree\n"
+  "name: arm   # the name\n"
+  "root_link: base\n"
+  "\n"
+  "links:\n"
+  "  -\n"
+  "    name: base   # the root\n"
+  "    joint_type: fixed\n"
+  "    mass: 1.0\n"
+  "  -\n"
+  "    name: j1\n"
+  "    parent: base\n"
+  "    translation: [ 0, 0, 0.1 ]\n"
+  "    joint_type: revolute\n"
+  "    joint_axis: [ 0, 0, 1 ]\n"
+  "    joint_id: 0\n"
+  "    joint_range: &range [ -90, 90 ]\n"
+  "    mass: 0.5\n"
+  "  - name: j2\n"
+  "    parent: j1\n"
+  "    translation: [ 0, 0, 0.2 ]\n"
+  "    joint_type: revolute\n"
+  "    joint_axis: [ 0, 1, 0 ]\n"
+  "    joint_id: 1\n"
+  "    joint_range: *range\n"
+  "    mass: 0.25   # light\n"
+  "  -\n"
+  "    name: 'j3'\n"
+  "    parent: j2\n"
+  "    translation: [ 0, 0, 0.3 ]\n"
+  "    joint_type: revolute\n"
+  "    joint_axis: [ 0, 1, 0 ]\n"
+  "    joint_id: 2\n"
+  "    joint_range: [ -45, 45 ]\n"
+  "    mass: 0.125\n"
+  "\n"
+  "# groups\n"
+  "default_ik_setup:\n"
+  "  j3: [ base ]   # the tip\n"
+  "link_group: [ base, j1, j2, j3 ]\n";
+
+static char *
+write_arm (const char *dir)
+{
+  g_autofree char *original = g_build_filename (dir, "arm.body", NULL);
+
+  g_assert_true (g_file_set_contents (original, arm_body, -1, NULL));
+  return g_steal_pointer (&original);
+}
+
+/* Links removed and added, a key added: made in the text, comments and anchors kept. */
+static void
+test_body_text_structure (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *original = write_arm (dir);
+  g_autofree char *path = g_build_filename (dir, "arm-2.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  GError *error = NULL;
+  g_autofree char *after = NULL;
+  KmSkeleton *s = load_file (original, FALSE), *e;
+  g_autoptr(KmSkeleton) back = NULL;
+
+  e = km_skeleton_edit_set_rotation (s, joint (s, "j1"),
+                                     km_quat_from_axis_angle (km_vec3 (1, 0, 0), 0.5), &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_name (s, joint (s, "j3"), "tip", &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_delete (s, joint (s, "j2"), &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_add_child (s, joint (s, "tip"), "added_joint", KM_JOINT_REVOLUTE,
+                                  km_vec3 (0, 0, 0.1), NULL, &error);
+  s = edit_ok (s, e, error);
+  g_assert_true (km_body_save_over (s, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_false (has_note (notes, "could not be made in its text"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_true (g_str_has_prefix (after, "# A test arm\nformat: ChoreonoidBody\n"));
+  g_assert_nonnull (strstr (after, "    name: base   # the root\n"));
+  g_assert_nonnull (strstr (after, "    joint_range: &range [ -90, 90 ]\n"
+                                   "    mass: 0.5\n"
+                                   "    rotation: [ 1, 0, 0, "));
+  g_assert_nonnull (strstr (after, "    name: 'tip'\n    parent: j1\n"));
+  g_assert_nonnull (strstr (after, "    mass: 0.125\n"
+                                   "  -\n"
+                                   "    name: \"added_joint\"\n"
+                                   "    parent: \"tip\"\n"));
+  g_assert_nonnull (strstr (after, "\n# groups\ndefault_ik_setup:\n  tip: [ base ]   # the tip\n"
+                                   "link_group: [ base, j1, j2, tip ]\n"));
+  g_assert_null (strstr (after, "name: j2"));
+  g_assert_null (strstr (after, "light"));
+  back = load_file (path, FALSE);
+  g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, 4);
+  g_assert_cmpstr (km_skeleton_get_joint (back, (guint) km_skeleton_get_joint (
+                     back, joint (back, "tip"))->parent)->name, ==, "j1");
+  g_assert_cmpfloat (km_quat_angle_between (km_skeleton_get_joint (back, joint (back, "j1"))
+                                            ->rotation,
+                                            km_quat_from_axis_angle (km_vec3 (1, 0, 0), 0.5)),
+                     <, 1e-9);
+  km_skeleton_unref (s);
+}
+
+/* A change under an alias cannot be made in the text: the tree is written again, and a
+ * note says that the comments and anchors are lost. */
+static void
+test_body_text_fallback (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *original = write_arm (dir);
+  g_autofree char *path = g_build_filename (dir, "arm-2.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_file (original, FALSE);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+
+  edited = km_skeleton_edit_set_limit (skeleton, joint (skeleton, "j2"), 0, TRUE,
+                                       -G_PI / 4, G_PI / 4, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_body_save_over (edited, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_true (has_note (notes, "without its comments and anchors"));
+  g_assert_false (has_note (notes, "not carried over"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_null (strstr (after, "#"));
+  g_assert_nonnull (strstr (after, "mass: 0.25"));
+  back = load_file (path, FALSE);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (back, joint (back, "j2"))
+                                  ->limits[0].max, G_PI / 4, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (back, joint (back, "j1"))
+                                  ->limits[0].max, G_PI / 2, 1e-9);
+}
+
 static void
 test_urdf_keeps_dynamics (void)
 {
@@ -237,6 +481,10 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model-keep/body/keeps-dynamics", test_body_keeps_dynamics);
   g_test_add_func ("/model-keep/body/missing-original", test_body_missing_original);
+  g_test_add_func ("/model-keep/body/text-one-limit", test_body_text_one_limit);
+  g_test_add_func ("/model-keep/body/text-rename", test_body_text_rename);
+  g_test_add_func ("/model-keep/body/text-structure", test_body_text_structure);
+  g_test_add_func ("/model-keep/body/text-fallback", test_body_text_fallback);
   g_test_add_func ("/model-keep/urdf/keeps-dynamics", test_urdf_keeps_dynamics);
   return g_test_run ();
 }

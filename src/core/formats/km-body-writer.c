@@ -814,11 +814,20 @@ km_body_save_with_pose (const KmSkeleton  *skeleton,
  *   mass, inertia, elements (shapes, sensors, devices) and every other key stay;
  * - a link whose joint was deleted is left out; a new joint is appended as
  *   km_body_to_string() writes it; a renamed link is renamed in root_link and in the other
- *   top-level keys that name it (linkGroup, footLinks, …);
+ *   top-level keys that name it, as a value or as a mapping key (link_group, foot_links,
+ *   default_ik_setup, …);
  * - a relative or package:// uri that would not lead to the same file from the new place
  *   is rewritten (km_keep_moved_uri);
- * - what the YAML tree does not keep (comments, anchors: an alias is written as a copy)
- *   is lost, as in every rewrite of a .body file by Kinema.
+ * - the text is the original's, patched where the edited tree differs (patch_node below):
+ *   a changed scalar or flow collection is replaced in its span (km_yaml_node_get_span),
+ *   a removed key or link is cut out with its lines, an added key or link is inserted
+ *   after the last one at their indentation; so comments, anchors, aliases and the
+ *   formatting of what did not change stay byte for byte, as km_urdf_save_over() keeps
+ *   a URDF. The patched text must parse to the edited tree (and read as the skeleton);
+ *   where it cannot be patched so (a change inside an anchored node or under an alias,
+ *   in a literal scalar, a block collection that became something else, …), the edited
+ *   tree is written as a whole, and what the YAML tree does not keep (comments, anchors:
+ *   an alias is written as a copy) is lost, with a note when the original had any.
  * Where that cannot be done safely (the original is gone or no longer reads, has
  * sub-bodies, merge keys in links or angles in radians, the skeleton has a spherical
  * joint, or the result does not read back as the skeleton would), the skeleton is written
@@ -929,8 +938,9 @@ move_uris (KmYamlNode *node,
     }
 }
 
-/* @node with every scalar that is an old name in @renames (old → new) renamed: a new
- * node, or NULL when none is there. Mappings are changed in place. */
+/* @node with every scalar that is an old name in @renames (old → new) renamed, a mapping
+ * key as well as a value (default_ik_setup is keyed by link name): a new node, or NULL
+ * when none is there. The values of a mapping whose keys stay are changed in place. */
 static KmYamlNode *
 renamed_node (KmYamlNode *node,
               GHashTable *renames)
@@ -946,17 +956,34 @@ renamed_node (KmYamlNode *node,
         return to != NULL ? km_yaml_node_new_scalar (to, km_yaml_node_get_style (node)) : NULL;
       }
     case KM_YAML_MAPPING:
-      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+      for (guint i = 0; i < km_yaml_node_get_length (node) && copy == NULL; i++)
         {
-          KmYamlNode *value = renamed_node (km_yaml_mapping_get_value (node, i), renames);
           const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (node, i), NULL);
 
-          if (value != NULL && key != NULL)
-            km_yaml_mapping_set (node, key, value);
+          if (key != NULL && g_hash_table_contains (renames, key))
+            copy = km_yaml_node_new_mapping (km_yaml_node_get_style (node));
+        }
+      for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+        {
+          KmYamlNode *key = km_yaml_mapping_get_key (node, i);
+          KmYamlNode *value = renamed_node (km_yaml_mapping_get_value (node, i), renames);
+          const char *name = km_yaml_node_get_scalar (key, NULL);
+
+          if (copy != NULL)
+            {
+              KmYamlNode *new_key = renamed_node (key, renames);
+
+              km_yaml_mapping_append_node (copy, new_key != NULL ? new_key
+                                                                 : km_yaml_node_ref (key),
+                                           value != NULL ? value : km_yaml_node_ref (
+                                             km_yaml_mapping_get_value (node, i)));
+            }
+          else if (value != NULL && name != NULL)
+            km_yaml_mapping_set (node, name, value);
           else if (value != NULL)
             km_yaml_node_unref (value);
         }
-      return NULL;
+      return copy;
     case KM_YAML_SEQUENCE:
     default:
       for (guint i = 0; i < km_yaml_node_get_length (node); i++)
@@ -1031,6 +1058,543 @@ match_joints (const KmSkeleton *skeleton,
   return match;
 }
 
+/* ---- Patching the original text ----
+ *
+ * patch_node() walks the original tree and the edited one together and records, as
+ * splices of the original text, what turns the one into the other. Nodes the original
+ * reaches more than once (an anchored node and its aliases, everything under them) are
+ * never patched: their text is one for all the places. */
+
+typedef struct
+{
+  const char       *text;
+  gsize             length;
+  GHashTable       *places;     /* original node → times the tree reaches it */
+  const KmYamlNode *links;      /* the original's list of links */
+  const KmYamlNode *kept;       /* the edited list */
+  const int        *kept_from;  /* for each item of @kept: its link in @links, or -1 */
+  KmKeepSplices    *splices;
+} Patch;
+
+static void
+count_places (GHashTable       *places,
+              const KmYamlNode *node)
+{
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (places, node));
+
+  g_hash_table_insert (places, (gpointer) node, GUINT_TO_POINTER (n + 1));
+  if (n > 0)
+    return;   /* under an alias: counted once is enough, shared is inherited */
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING)
+        {
+          count_places (places, km_yaml_mapping_get_key (node, i));
+          count_places (places, km_yaml_mapping_get_value (node, i));
+        }
+      else
+        count_places (places, km_yaml_sequence_get (node, i));
+    }
+}
+
+static gboolean
+is_shared (const Patch      *p,
+           const KmYamlNode *node)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (p->places, node)) > 1;
+}
+
+/* Whether @node or a node under it is shared (see above). */
+static gboolean
+holds_shared (const Patch      *p,
+              const KmYamlNode *node)
+{
+  if (is_shared (p, node))
+    return TRUE;
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING
+        ? holds_shared (p, km_yaml_mapping_get_key (node, i))
+          || holds_shared (p, km_yaml_mapping_get_value (node, i))
+        : holds_shared (p, km_yaml_sequence_get (node, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_block (const KmYamlNode *node)
+{
+  return km_yaml_node_get_kind (node) != KM_YAML_SCALAR
+         && km_yaml_node_get_style (node) != KM_YAML_STYLE_FLOW
+         && km_yaml_node_get_length (node) > 0;
+}
+
+/* One past the alias ("*name") that follows @after after indicators and blanks, or
+ * G_MAXSIZE. */
+static gsize
+alias_end (const Patch *p,
+           gsize        after)
+{
+  gsize i = after;
+
+  while (i < p->length && strchr (" \t\r\n-:?", p->text[i]) != NULL)
+    i++;
+  if (i >= p->length || p->text[i] != '*')
+    return G_MAXSIZE;
+  while (i < p->length && !g_ascii_isspace (p->text[i]) && strchr (",]}", p->text[i]) == NULL)
+    i++;
+  return i;
+}
+
+/* One past the last character of @node's own text (a block collection's span runs on to
+ * the next token), read after @after; G_MAXSIZE when it cannot be told. A node that does
+ * not lie after @after is an alias, whose span is its anchor's. */
+static gsize
+content_end (const Patch      *p,
+             const KmYamlNode *node,
+             gsize             after)
+{
+  gsize start, end;
+  guint n = km_yaml_node_get_length (node);
+
+  if (!km_yaml_node_get_span (node, &start, &end))
+    return G_MAXSIZE;
+  if (start < after)
+    return alias_end (p, after);
+  if (!is_block (node))
+    return end;
+  if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING)
+    {
+      gsize key_end = content_end (p, km_yaml_mapping_get_key (node, n - 1), start);
+
+      return key_end != G_MAXSIZE
+             ? content_end (p, km_yaml_mapping_get_value (node, n - 1), key_end) : G_MAXSIZE;
+    }
+  if (n > 1)
+    {
+      gsize before_end = content_end (p, km_yaml_sequence_get (node, n - 2), start);
+
+      if (before_end == G_MAXSIZE)
+        return G_MAXSIZE;
+      start = before_end;
+    }
+  return content_end (p, km_yaml_sequence_get (node, n - 1), start);
+}
+
+/* The start of the line after the one @offset is on (the length at the end). */
+static gsize
+next_line (const Patch *p,
+           gsize        offset)
+{
+  const char *nl = offset < p->length ? memchr (p->text + offset, '\n', p->length - offset)
+                                      : NULL;
+
+  return nl != NULL ? (gsize) (nl - p->text) + 1 : p->length;
+}
+
+/* The start of the line of @offset, when only spaces (and, with @dash, the "- " of
+ * sequence items) lie before it on its line; else G_MAXSIZE. */
+static gsize
+line_start (const Patch *p,
+            gsize        offset,
+            gboolean     dash)
+{
+  gsize s = offset;
+
+  while (s > 0 && p->text[s - 1] != '\n')
+    {
+      if (p->text[s - 1] != ' ' && !(dash && p->text[s - 1] == '-'))
+        return G_MAXSIZE;
+      s--;
+    }
+  return s;
+}
+
+/* The "-" of the block sequence item @item (it must have a span), or G_MAXSIZE. */
+static gsize
+item_dash (const Patch      *p,
+           const KmYamlNode *item)
+{
+  gsize s;
+
+  km_yaml_node_get_span (item, &s, NULL);
+  while (s > 0 && (p->text[s - 1] == ' ' || p->text[s - 1] == '\n' || p->text[s - 1] == '\r'))
+    s--;
+  return s > 0 && p->text[s - 1] == '-' ? s - 1 : G_MAXSIZE;
+}
+
+/* @node written on one line, for the place of @was: a string (Kinema writes new ones
+ * double-quoted) takes the style @was had, plain where it reads back so. NULL where it
+ * cannot be (a block collection). */
+static char *
+inline_text (const KmYamlNode *node,
+             const KmYamlNode *was)
+{
+  g_autoptr(KmYamlNode) quoted = NULL;
+  g_autofree char *text = NULL;
+  gsize length;
+
+  if (is_block (node))
+    return NULL;
+  if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR
+      && (km_yaml_node_get_style (node) == KM_YAML_STYLE_ANY
+          || km_yaml_node_get_style (node) == KM_YAML_STYLE_DOUBLE_QUOTED)
+      && km_yaml_node_get_kind (was) == KM_YAML_SCALAR
+      && (km_yaml_node_get_style (was) == KM_YAML_STYLE_PLAIN
+          || km_yaml_node_get_style (was) == KM_YAML_STYLE_SINGLE_QUOTED))
+    {
+      quoted = km_yaml_node_copy (node);
+      km_yaml_node_set_style (quoted, km_yaml_node_get_style (was));
+      node = quoted;
+    }
+  text = km_yaml_emit_to_string (node, &length);
+  if (length > 0 && text[length - 1] == '\n')
+    text[--length] = '\0';
+  if (strchr (text, '\n') != NULL)
+    return NULL;
+  return g_steal_pointer (&text);
+}
+
+/* @nodes (a block sequence or mapping) written as lines at the indentation @indent,
+ * inserted at @at. */
+static void
+insert_block (Patch            *p,
+              gsize             at,
+              const KmYamlNode *nodes,
+              gsize             indent)
+{
+  g_autofree char *text = km_yaml_emit_to_string (nodes, NULL);
+  g_autofree char *pad = g_strnfill (indent, ' ');
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_new (at > 0 && p->text[at - 1] != '\n' ? "\n" : NULL);
+
+  for (guint l = 0; lines[l] != NULL; l++)
+    if (lines[l][0] != '\0')
+      g_string_append_printf (out, "%s%s\n", pad, lines[l]);
+  km_keep_splice (p->splices, at, at, out->str);
+  g_string_free (out, TRUE);
+}
+
+static gboolean patch_node (Patch *p, const KmYamlNode *before, const KmYamlNode *after);
+
+/* A block mapping that lost keys or got new ones at its end. */
+static gboolean
+patch_block_mapping (Patch            *p,
+                     const KmYamlNode *before,
+                     const KmYamlNode *after)
+{
+  guint n_before = km_yaml_node_get_length (before), n_after = km_yaml_node_get_length (after);
+  g_autofree int *found = g_new (int, MAX (n_after, 1));
+  g_autoptr(KmYamlNode) added = NULL;
+  gsize start, last_end, first, indent;
+  int last = -1;
+
+  km_yaml_node_get_span (before, &start, NULL);
+  for (guint j = 0; j < n_after; j++)
+    {
+      const char *key = km_yaml_node_get_scalar (km_yaml_mapping_get_key (after, j), NULL);
+
+      found[j] = -1;
+      for (guint i = 0; key != NULL && i < n_before; i++)
+        if (g_strcmp0 (km_yaml_node_get_scalar (km_yaml_mapping_get_key (before, i), NULL),
+                       key) == 0)
+          found[j] = (int) i;
+      if (found[j] >= 0 && (found[j] <= last || added != NULL))
+        return FALSE;   /* moved keys */
+      if (found[j] >= 0)
+        last = found[j];
+      else
+        {
+          if (added == NULL)
+            added = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+          km_yaml_mapping_append_node (added,
+                                       km_yaml_node_ref (km_yaml_mapping_get_key (after, j)),
+                                       km_yaml_node_ref (km_yaml_mapping_get_value (after, j)));
+        }
+    }
+  /* Where the lines of each pair begin: its key first on its line. */
+  km_yaml_node_get_span (km_yaml_mapping_get_key (before, 0), &first, NULL);
+  if (line_start (p, first, TRUE) == G_MAXSIZE)
+    return FALSE;
+  indent = first - line_start (p, first, TRUE);
+  /* (needed where the last pair goes or pairs are added) */
+  last_end = content_end (p, before, start);
+  for (guint i = 0; i < n_before; i++)
+    {
+      gboolean kept = FALSE;
+      gsize key_start, from, to;
+
+      for (guint j = 0; j < n_after && !kept; j++)
+        if (found[j] == (int) i)
+          {
+            kept = TRUE;
+            if (!patch_node (p, km_yaml_mapping_get_value (before, i),
+                             km_yaml_mapping_get_value (after, j)))
+              return FALSE;
+          }
+      if (kept)
+        continue;
+      /* A removed pair: its lines, up to the next key's line or past its text. */
+      km_yaml_node_get_span (km_yaml_mapping_get_key (before, i), &key_start, NULL);
+      from = line_start (p, key_start, FALSE);
+      if (from == G_MAXSIZE)
+        return FALSE;   /* the first key of "- key: value" */
+      if (i + 1 < n_before)
+        {
+          gsize next;
+
+          km_yaml_node_get_span (km_yaml_mapping_get_key (before, i + 1), &next, NULL);
+          to = line_start (p, next, FALSE);
+          if (to == G_MAXSIZE)
+            return FALSE;
+        }
+      else if (last_end != G_MAXSIZE)
+        to = next_line (p, last_end);
+      else
+        return FALSE;
+      km_keep_splice (p->splices, from, to, "");
+    }
+  if (added != NULL && last_end == G_MAXSIZE)
+    return FALSE;
+  if (added != NULL)
+    insert_block (p, next_line (p, last_end), added, indent);
+  return TRUE;
+}
+
+/* The list of links: links removed (their lines), kept (patched) and added at its end. */
+static gboolean
+patch_links (Patch *p)
+{
+  guint n_before = km_yaml_node_get_length (p->links), n_after = km_yaml_node_get_length (p->kept);
+  g_autoptr(KmYamlNode) added = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+  g_autofree int *edited_of = g_new (int, MAX (n_before, 1));
+  gsize start, last_end, first_dash;
+
+  if (!is_block (p->links) || is_shared (p, p->links))
+    return FALSE;
+  for (guint i = 0; i < n_before; i++)
+    edited_of[i] = -1;
+  for (guint j = 0; j < n_after; j++)
+    if (p->kept_from[j] >= 0)
+      edited_of[p->kept_from[j]] = (int) j;
+    else
+      km_yaml_sequence_append (added, km_yaml_node_ref (km_yaml_sequence_get (p->kept, j)));
+  km_yaml_node_get_span (p->links, &start, NULL);
+  last_end = content_end (p, p->links, start);
+  first_dash = item_dash (p, km_yaml_sequence_get (p->links, 0));
+  if (first_dash == G_MAXSIZE
+      || line_start (p, first_dash, FALSE) == G_MAXSIZE)
+    return FALSE;
+  for (guint i = 0; i < n_before; i++)
+    {
+      const KmYamlNode *item = km_yaml_sequence_get (p->links, i);
+      gsize from, to;
+
+      if (edited_of[i] >= 0)
+        {
+          if (!patch_node (p, item, km_yaml_sequence_get (p->kept, (guint) edited_of[i])))
+            return FALSE;
+          continue;
+        }
+      from = item_dash (p, item);
+      from = from != G_MAXSIZE ? line_start (p, from, FALSE) : G_MAXSIZE;
+      if (i + 1 < n_before)
+        {
+          to = item_dash (p, km_yaml_sequence_get (p->links, i + 1));
+          to = to != G_MAXSIZE ? line_start (p, to, FALSE) : G_MAXSIZE;
+        }
+      else
+        to = last_end != G_MAXSIZE ? next_line (p, last_end) : G_MAXSIZE;
+      if (from == G_MAXSIZE || to == G_MAXSIZE)
+        return FALSE;
+      km_keep_splice (p->splices, from, to, "");
+    }
+  if (km_yaml_node_get_length (added) > 0 && last_end == G_MAXSIZE)
+    return FALSE;
+  if (km_yaml_node_get_length (added) > 0)
+    insert_block (p, next_line (p, last_end), added,
+                  first_dash - line_start (p, first_dash, FALSE));
+  return TRUE;
+}
+
+/* Whether the keys of the mappings @before and @after (of one length) are at the same
+ * places: the same, or renamed to one @before does not have. */
+static gboolean
+keys_in_place (const KmYamlNode *before,
+               const KmYamlNode *after)
+{
+  for (guint i = 0; i < km_yaml_node_get_length (after); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (after, i);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (!km_yaml_node_equal (km_yaml_mapping_get_key (before, i), key)
+          && name != NULL && km_yaml_mapping_lookup (before, name) != NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Records the splices that make the text of @before (original) that of @after (edited);
+ * FALSE where that cannot be done safely. */
+static gboolean
+patch_node (Patch            *p,
+            const KmYamlNode *before,
+            const KmYamlNode *after)
+{
+  KmYamlKind kind = km_yaml_node_get_kind (before);
+  gsize start, end;
+  guint n = km_yaml_node_get_length (before);
+  g_autofree char *text = NULL;
+
+  if (km_yaml_node_equal (before, after))
+    return TRUE;
+  if (is_shared (p, before) || !km_yaml_node_get_span (before, &start, &end))
+    return FALSE;
+  if (before == p->links && after == p->kept)
+    return patch_links (p);
+  if (kind == km_yaml_node_get_kind (after) && kind != KM_YAML_SCALAR
+      && g_strcmp0 (km_yaml_node_get_tag (before), km_yaml_node_get_tag (after)) == 0
+      && n == km_yaml_node_get_length (after)
+      && (kind == KM_YAML_SEQUENCE || keys_in_place (before, after)))
+    {
+      for (guint i = 0; i < n; i++)
+        if (kind == KM_YAML_MAPPING
+            ? !patch_node (p, km_yaml_mapping_get_key (before, i),
+                           km_yaml_mapping_get_key (after, i))
+              || !patch_node (p, km_yaml_mapping_get_value (before, i),
+                              km_yaml_mapping_get_value (after, i))
+            : !patch_node (p, km_yaml_sequence_get (before, i), km_yaml_sequence_get (after, i)))
+          return FALSE;
+      return TRUE;
+    }
+  if (kind == KM_YAML_MAPPING && km_yaml_node_get_kind (after) == KM_YAML_MAPPING
+      && is_block (before) && is_block (after)
+      && g_strcmp0 (km_yaml_node_get_tag (before), km_yaml_node_get_tag (after)) == 0)
+    return patch_block_mapping (p, before, after);
+  /* Replaced as a whole: a scalar (not a literal or folded one, whose span runs on) or a
+   * flow collection, by what is written on one line, anchoring nothing used elsewhere. */
+  if (is_block (before) || holds_shared (p, before)
+      || km_yaml_node_get_style (before) == KM_YAML_STYLE_LITERAL
+      || km_yaml_node_get_style (before) == KM_YAML_STYLE_FOLDED
+      || (text = inline_text (after, before)) == NULL)
+    return FALSE;
+  km_keep_splice (p->splices, start, end, text);
+  return TRUE;
+}
+
+/* The original @text patched into @edited (see above), or NULL. */
+static char *
+patch_text (const char       *text,
+            gsize             length,
+            const KmYamlNode *document,
+            const KmYamlNode *edited,
+            const int        *kept_from)
+{
+  g_autoptr(GHashTable) places = g_hash_table_new (NULL, NULL);
+  g_autoptr(KmKeepSplices) splices = km_keep_splices_new ();
+  Patch p = { text, length, places, km_yaml_mapping_lookup (document, "links"),
+              km_yaml_mapping_lookup (edited, "links"), kept_from, splices };
+
+  count_places (places, document);
+  if (!patch_node (&p, document, edited))
+    return NULL;
+  return km_keep_splices_apply (splices, text, length);
+}
+
+static void
+collect_marks (const KmYamlNode *node,
+               const char       *text,
+               GHashTable       *seen,
+               GArray           *scalars,
+               gboolean         *anchors)
+{
+  gsize span[2];
+
+  if (g_hash_table_contains (seen, node))
+    {
+      *anchors = TRUE;   /* an alias */
+      return;
+    }
+  g_hash_table_add (seen, (gpointer) node);
+  if (!km_yaml_node_get_span (node, &span[0], &span[1]))
+    return;
+  if (span[0] < span[1] && text[span[0]] == '&')
+    *anchors = TRUE;
+  if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
+    g_array_append_vals (scalars, span, 2);
+  for (guint i = 0; i < km_yaml_node_get_length (node); i++)
+    {
+      if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING)
+        {
+          collect_marks (km_yaml_mapping_get_key (node, i), text, seen, scalars, anchors);
+          collect_marks (km_yaml_mapping_get_value (node, i), text, seen, scalars, anchors);
+        }
+      else
+        collect_marks (km_yaml_sequence_get (node, i), text, seen, scalars, anchors);
+    }
+}
+
+static int
+compare_spans (gconstpointer a,
+               gconstpointer b)
+{
+  gsize x = *(const gsize *) a, y = *(const gsize *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Whether the text of @document has comments (a "#" after a blank, outside every scalar)
+ * and anchors, which a rewrite of its tree loses. */
+static void
+find_marks (const KmYamlNode *document,
+            const char       *text,
+            gsize             length,
+            gboolean         *comments,
+            gboolean         *anchors)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  g_autoptr(GArray) scalars = g_array_new (FALSE, FALSE, 2 * sizeof (gsize));
+  guint s = 0;
+
+  *comments = *anchors = FALSE;
+  collect_marks (document, text, seen, scalars, anchors);
+  g_array_sort (scalars, compare_spans);
+  for (gsize i = 0; i < length && !*comments; i++)
+    {
+      while (s < scalars->len && g_array_index (scalars, gsize, 2 * s + 1) <= i)
+        s++;
+      if (s < scalars->len && g_array_index (scalars, gsize, 2 * s) <= i)
+        i = g_array_index (scalars, gsize, 2 * s + 1) - 1;
+      else if (text[i] == '#' && (i == 0 || g_ascii_isspace (text[i - 1])))
+        *comments = TRUE;
+    }
+}
+
+/* The note of a write-over that could not keep the text of @original. */
+static void
+note_rewritten (GPtrArray        *notes,
+                const KmYamlNode *document,
+                const char       *text,
+                gsize             length,
+                const char       *original)
+{
+  g_autofree char *name = g_filename_display_basename (original);
+  gboolean comments, anchors;
+
+  find_marks (document, text, length, &comments, &anchors);
+  if (comments && anchors)
+    km_format_note (notes, _("the edits of “%s” could not be made in its text: it is written "
+                             "again as a whole, without its comments and anchors (an alias "
+                             "is written as a copy of what it names)"), name);
+  else if (comments)
+    km_format_note (notes, _("the edits of “%s” could not be made in its text: it is written "
+                             "again as a whole, without its comments"), name);
+  else if (anchors)
+    km_format_note (notes, _("the edits of “%s” could not be made in its text: it is written "
+                             "again as a whole, without its anchors (an alias is written as "
+                             "a copy of what it names)"), name);
+}
+
 /* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
 static char *
 body_over_string (const KmSkeleton  *skeleton,
@@ -1049,9 +1613,11 @@ body_over_string (const KmSkeleton  *skeleton,
   g_autoptr(GHashTable) items = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) renames = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) pathed = g_ptr_array_new ();
+  g_autoptr(GArray) kept_from = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(KmSkeleton) written = NULL;
   g_autoptr(KmSkeleton) expected = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *patched = NULL;
   g_autofree char *full = NULL;
   g_autofree int *match = NULL;
   g_autofree int *edited_of = NULL;
@@ -1177,12 +1743,18 @@ body_over_string (const KmSkeleton  *skeleton,
           km_yaml_mapping_set (link, "name", km_yaml_node_new_string (j->name));
         }
       km_yaml_sequence_append (kept, km_yaml_node_ref (link));
+      g_array_append_val (kept_from, f);
     }
   link_ids = link_joint_ids (skeleton, NULL);
   for (guint i = 0; i < n; i++)
     if (match[i] < 0)
-      km_yaml_sequence_append (kept, joint_link (skeleton, i, kept, link_ids, initial_q, path,
-                                                 notes, pathed));
+      {
+        int none = -1;
+
+        km_yaml_sequence_append (kept, joint_link (skeleton, i, kept, link_ids, initial_q,
+                                                   path, notes, pathed));
+        g_array_append_val (kept_from, none);
+      }
   if (g_hash_table_size (renames) > 0)
     for (guint k = 0; k < km_yaml_node_get_length (root); k++)
       {
@@ -1211,6 +1783,26 @@ body_over_string (const KmSkeleton  *skeleton,
         *reason = g_strdup (_("it does not read back as the skeleton"));
       return NULL;
     }
+
+  /* The original's text with the edits, where it reads back as the tree just written. */
+  patched = patch_text (data != NULL ? data : "", length, document, root,
+                        (const int *) (gpointer) kept_from->data);
+  if (patched != NULL)
+    {
+      g_autoptr(KmYamlNode) reread = km_yaml_parse (path, patched, strlen (patched), NULL,
+                                                     NULL);
+      g_autoptr(KmSkeleton) patched_skeleton = NULL;
+      g_autofree char *why = NULL;
+
+      km_parse_warnings_push (ignore_warning, NULL);
+      if (reread != NULL && km_yaml_node_equal (reread, root))
+        patched_skeleton = km_body_load (path, patched, strlen (patched), &options, NULL);
+      km_parse_warnings_pop ();
+      if (patched_skeleton != NULL
+          && km_keep_same_kinematics (written, patched_skeleton, TRUE, &why))
+        return g_steal_pointer (&patched);
+    }
+  note_rewritten (notes, document, data != NULL ? data : "", length, original);
   return g_steal_pointer (&text);
 }
 
@@ -1223,8 +1815,9 @@ body_over_string (const KmSkeleton  *skeleton,
  *
  * km_body_save_with_pose(), keeping what @original has and Kinema does not model (mass,
  * inertia, sensors, devices, shapes, keys it does not read): @original written again with
- * the edits of the skeleton (see above). Where that cannot be done, the skeleton is
- * written alone, with a note saying what of @original is lost.
+ * the edits of the skeleton (see above), its text kept but for what the edits change.
+ * Where that cannot be done, the skeleton is written alone, with a note saying what of
+ * @original is lost.
  */
 gboolean
 km_body_save_over (const KmSkeleton  *skeleton,
