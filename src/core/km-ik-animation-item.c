@@ -18,9 +18,6 @@
 #include "km-target-track.h"
 
 #define ANIMATION_FORMAT "KINEMA-ANIMATION-JSON"
-/* The project's text (a GBytes), set on the item by km-cnoid.c while it restores: the
- * `frames` of a long animation are a table read from it (see read_frames). */
-#define KM_CNOID_TEXT_KEY "km-cnoid-text"
 
 struct _KmIkAnimationItem
 {
@@ -348,8 +345,9 @@ km_ik_animation_item_restore (KmItem           *item,
     {
       g_autoptr(GError) local_error = NULL;
 
-      self->animation = read_frames (node, g_object_get_data (G_OBJECT (item),
-                                                              KM_CNOID_TEXT_KEY),
+      /* The project's text, set by the .cnoid reader while it restores this item: the
+       * `frames` of a long animation are a table read from it (see read_frames). */
+      self->animation = read_frames (node, km_cnoid_get_item_text (item),
                                      parent_skeleton (item), &local_error);
       if (local_error != NULL)
         {

@@ -27,6 +27,7 @@
 #include "km-yaml.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * The editor window over a KmProject, under Xvfb: undo and redo of joint edits (one step
@@ -232,7 +233,8 @@ test_save_as_reload (Fixture       *f,
 {
   g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                 "arm.cnoid", NULL);
-  g_autofree char *copy = g_build_filename (g_get_tmp_dir (), "arm-copy.cnoid", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-project-XXXXXX");
+  g_autofree char *copy = g_build_filename (dir, "arm-copy.cnoid", NULL);
   g_autoptr(GFile) copy_file = g_file_new_for_path (copy);
   g_autoptr(KmDocument) reloaded = km_document_new ();
   g_autoptr(GError) error = NULL;
@@ -279,14 +281,13 @@ static void
 test_save_example (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *dir = g_build_filename (g_get_tmp_dir (), "example", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-example-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "example.cnoid", NULL);
   g_autofree char *model = g_build_filename (dir, "skeleton.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(KmDocument) reloaded = km_document_new ();
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
   km_document_set_dof_value (f->document, 1, 0.3);
   g_assert_true (km_document_save (f->document, file, &error));
   g_assert_no_error (error);
@@ -333,7 +334,8 @@ test_layout_round_trip (Fixture       *f,
 {
   g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                 "arm.cnoid", NULL);
-  g_autofree char *copy = g_build_filename (g_get_tmp_dir (), "arm-layout.cnoid", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-project-XXXXXX");
+  g_autofree char *copy = g_build_filename (dir, "arm-layout.cnoid", NULL);
   g_autoptr(GFile) copy_file = g_file_new_for_path (copy);
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
@@ -562,7 +564,8 @@ test_unknown_item (Fixture       *f,
                    gconstpointer  data)
 {
   g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "unknown.cnoid", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-project-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "unknown.cnoid", NULL);
   g_autofree char *contents = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmItemRow) unknown = NULL;
@@ -625,7 +628,7 @@ static void
 test_unreadable_root (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-root-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-root-XXXXXX");
   g_autofree char *body_top = g_build_filename (dir, "body-top.cnoid", NULL);
   g_autofree char *bad_children = g_build_filename (dir, "bad-children.cnoid", NULL);
   g_autofree char *bad_items = g_build_filename (dir, "bad-items.cnoid", NULL);
@@ -677,11 +680,6 @@ test_unreadable_root (Fixture       *f,
   g_assert_cmpstr (rows, ==, before);
   g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (f->window)),
                                    "body-top.cnoid — Kinema"));
-
-  g_unlink (body_top);
-  g_unlink (bad_children);
-  g_unlink (bad_items);
-  g_rmdir (dir);
 }
 
 /* F2's action renames through the popover entry; the rename is undoable. */
@@ -789,7 +787,8 @@ static void
 test_save_item (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "saved-targets.json", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-project-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "saved-targets.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmTargetTrack) track = NULL;
@@ -1005,7 +1004,7 @@ static void
 test_tree_reload (Fixture       *f,
                   gconstpointer  data)
 {
-  g_autofree char *dir = g_build_filename (g_get_tmp_dir (), "reload", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-reload-XXXXXX");
   g_autofree char *project = g_build_filename (dir, "arm.cnoid", NULL);
   g_autofree char *targets_path = g_build_filename (dir, "targets.json", NULL);
   GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
@@ -1017,7 +1016,6 @@ test_tree_reload (Fixture       *f,
   g_autofree char *rows_after = NULL;
   GListModel *messages;
 
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
@@ -1101,8 +1099,6 @@ test_tree_reload (Fixture       *f,
     g_assert_true (km_document_undo (f->document));
     g_assert_true (km_document_undo (f->document));
     g_assert_true (km_item_get_child (body, 1) == old_targets);
-    g_unlink (saved);
-    g_rmdir (elsewhere);
   }
 
   /* A file that is gone */
@@ -1218,12 +1214,11 @@ test_unknown_effector_warns (void)
     "  { \"frame\": 10, \"pos\": [0.2, 0.3, 1.1], \"euler\": [0, 0, 0], \"effector\": \"Wrist\" } ]\n";
   g_autoptr(KmDocument) document = km_document_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("kinema-effector-XXXXXX", &error);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-effector-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "wrist.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   KmSkeleton *skeleton;
 
-  g_assert_no_error (error);
   g_assert_true (km_document_load_defaults (document, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
@@ -1247,9 +1242,6 @@ test_unknown_effector_warns (void)
   g_assert_true (km_document_set_keyframe (document, 5));
   g_assert_true (test_app_wait_idle_solve (document, 20000));
   g_assert_cmpuint (test_app_count_messages (document, 0, "Wrist", NULL), ==, 1);
-
-  g_unlink (path);
-  g_rmdir (dir);
 }
 
 /* A skeleton.json of the user's, which is no model of the built-in example. */
@@ -1268,12 +1260,11 @@ test_reload_example_body (void)
   g_autoptr(KmDocument) document = km_document_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-reload-XXXXXX");
   g_autofree char *foreign = NULL;
   KmItem *body;
   KmSkeleton *example;
 
-  g_assert_no_error (error);
   g_assert_true (km_document_load_defaults (document, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
@@ -1322,7 +1313,6 @@ test_reload_example_body (void)
   g_assert_false (g_file_test (foreign, G_FILE_TEST_EXISTS));
 
   g_assert_cmpint (g_chdir (cwd), ==, 0);
-  g_rmdir (dir);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
 }
 
@@ -1335,7 +1325,7 @@ test_tree_reload_example_body (Fixture       *f,
   GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
   g_autoptr(GError) error = NULL;
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-reload-XXXXXX", &error);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-reload-XXXXXX");
   g_autofree char *foreign = NULL;
   g_autofree double *before = NULL;
   KmItem *body = km_document_get_body_item (f->document);
@@ -1343,7 +1333,6 @@ test_tree_reload_example_body (Fixture       *f,
   KmSkeleton *skeleton;
   guint n_dof;
 
-  g_assert_no_error (error);
   n_dof = km_skeleton_get_n_dof (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
   km_document_set_dof_value (f->document, 0, 0.3);
   km_document_close_edit (f->document);
@@ -1369,9 +1358,7 @@ test_tree_reload_example_body (Fixture       *f,
     g_assert_cmpfloat_with_epsilon (state (fresh)[i], before[i], 1e-9);
   g_assert_nonnull (g_object_get_data (G_OBJECT (fresh), "km-embedded-model"));
 
-  g_unlink (foreign);
   g_assert_cmpint (g_chdir (cwd), ==, 0);
-  g_rmdir (dir);
 }
 
 int

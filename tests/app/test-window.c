@@ -19,6 +19,7 @@
 #include "km-time-bar.h"
 #include "km-window.h"
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * The editor window on the built-in example, under Xvfb: real frames are read back from the
@@ -417,7 +418,8 @@ static void
 test_export_image (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "scene.png", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "scene.png", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GError) error = NULL;
@@ -451,12 +453,14 @@ test_open_broken_file (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
   g_autoptr(KmMessage) last = NULL;
+  g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
   KmSkeleton *before = km_document_get_skeleton (f->document);
   GListModel *messages = km_document_get_messages (f->document);
   guint n_messages;
 
-  path = g_build_filename (g_get_tmp_dir (), "broken-skeleton.json", NULL);
+  dir = km_test_make_tmp_dir ("km-window-XXXXXX");
+  path = g_build_filename (dir, "broken-skeleton.json", NULL);
   g_file_set_contents (path, "{\n  \"root_name\": \"Root\",\n  \"joints\": 5\n}\n", -1, &error);
   g_assert_no_error (error);
   file = g_file_new_for_path (path);
@@ -565,7 +569,9 @@ static GFile *
 write_three_joints (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "three-joints.json", NULL);
+  /* Removed when the calling test ends. */
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "three-joints.json", NULL);
 
   g_file_set_contents (path, three_joints, -1, &error);
   g_assert_no_error (error);

@@ -12,6 +12,7 @@
 #include "km-error.h"
 #include "km-json.h"
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 static KmAnimation *
 example_animation (KmSkeleton *skeleton)
@@ -87,7 +88,8 @@ test_round_trip (void)
   g_autoptr(KmAnimation) bare = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = km_animation_json_to_string (animation);
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "animation.json", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-animation-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "animation.json", NULL);
   g_autoptr(GString) info = g_string_new (NULL);
 
   /* Only joints with degrees of freedom are written. */

@@ -13,6 +13,7 @@
 #include "km-skeleton-json.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 static KmSkeleton *
 load_fixture (const char  *name,
@@ -394,6 +395,7 @@ test_skeleton_json_round_trip (void)
   g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
   g_autoptr(KmSkeleton) built = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmSkeleton) saved = NULL;
@@ -440,7 +442,8 @@ test_skeleton_json_round_trip (void)
   g_assert_null (strstr (text, "body_handlers"));
   g_assert_nonnull (strstr (text, "\"limits\": [[-3.14, 3.14], null, [-0.5, 0.5]]"));
 
-  path = g_build_filename (g_get_tmp_dir (), "saved-skeleton.json", NULL);
+  dir = km_test_make_tmp_dir ("km-skeleton-json-XXXXXX");
+  path = g_build_filename (dir, "saved-skeleton.json", NULL);
   g_assert_true (km_skeleton_json_save (extras, path, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (path, &saved_text, &saved_length, NULL));

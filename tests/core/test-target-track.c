@@ -15,6 +15,7 @@
 #include "km-targets-json.h"
 
 #include "test-util.h"
+#include "km-test-tmp.h"
 
 static KmTargetTrack *
 load_string (const char  *text,
@@ -402,10 +403,11 @@ test_empty_array (void)
 {
   static const char * const empty[] = { "[]", " \n[ \n ]\n", "\xEF\xBB\xBF[]" };
   static const char * const others[] = { "[1, 2, 3]", "[[]]", "[] x", "[{}]" };
+  g_autofree char *dir = km_test_make_tmp_dir ("km-targets-XXXXXX");
 
   for (guint i = 0; i < G_N_ELEMENTS (empty); i++)
     {
-      g_autofree char *path = g_build_filename (g_get_tmp_dir (), "empty.json", NULL);
+      g_autofree char *path = g_build_filename (dir, "empty.json", NULL);
       g_autoptr(GError) error = NULL;
       g_autofree char *expected = NULL;
       const KmFormat *format = NULL;
@@ -432,7 +434,8 @@ test_save_and_load_file (void)
   g_autoptr(KmTargetTrack) track = two_keyframes ();
   g_autoptr(KmTargetTrack) loaded = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "targets.json", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-targets-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "targets.json", NULL);
 
   g_assert_true (km_targets_json_save (track, path, &error));
   g_assert_no_error (error);

@@ -15,6 +15,8 @@
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
 
+#include "km-test-tmp.h"
+
 static void
 collect_warning (const char *message,
                  gpointer    user_data)
@@ -216,7 +218,7 @@ test_mesh_message_paths (void)
     "  vertex 0 1 0\n endloop\nendfacet\nendsolid t\n";
   static const char bad[] = "solid t\nfacet normal 0 0 1\n outer loop\n  vertex 0 0 x\n";
   g_autofree char *cwd = g_get_current_dir ();
-  g_autofree char *dir = g_dir_make_tmp ("kinema-urdf-paths-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-urdf-paths-XXXXXX");
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmSkeleton) skel = NULL;
@@ -678,7 +680,7 @@ test_utf16 (void)
     "</robot>\n";
   const char *encodings[] = { "UTF-16LE", "UTF-16BE" };
   const char *boms[] = { "\xFF\xFE", "\xFE\xFF" };
-  g_autofree char *dir = g_dir_make_tmp ("km-urdf-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-urdf-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
 
   for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
@@ -718,8 +720,6 @@ test_utf16 (void)
             format->free_result (result);
           }
       }
-  g_unlink (path);
-  g_rmdir (dir);
 }
 
 /* Where GMarkup stops on XML that is not well-formed, in every XML loader (URDF, COLLADA,
@@ -853,7 +853,7 @@ test_empty_robot (void)
   };
   static const guint lines[] = { 1, 2, 1 };
   static const guint columns[] = { 1, 3, 1 };
-  g_autofree char *dir = g_dir_make_tmp ("km-urdf-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-urdf-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
 
   for (guint t = 0; t < G_N_ELEMENTS (texts); t++)
@@ -883,8 +883,6 @@ test_empty_robot (void)
         g_assert_cmpstr (error->message, ==, expected);
       }
   g_assert_cmpint (km_urdf_sniff ("<robotic/>", 10), ==, 0);
-  g_unlink (path);
-  g_rmdir (dir);
 }
 
 /* Collisions, transmissions and Gazebo extensions are not modelled: one warning per kind

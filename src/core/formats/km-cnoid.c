@@ -43,8 +43,7 @@
 /* The folder relative file references in the items' data were written against. */
 #define LOAD_DIR_KEY "km-cnoid-load-dir"
 /* The project's text (GBytes), on an IK animation item while it restores: its `frames`
- * may be a table read from it (see frames_table_depth; the same key is in
- * km-ik-animation-item.c). */
+ * may be a table read from it (see frames_table_depth and km_cnoid_set_item_text). */
 #define TEXT_KEY "km-cnoid-text"
 
 typedef struct
@@ -693,9 +692,9 @@ load_item (LoadContext *ctx,
                              (long long) type->schema);
         }
       if (KM_IS_IK_ANIMATION_ITEM (item))
-        g_object_set_data (G_OBJECT (item), TEXT_KEY, ctx->text);
+        km_cnoid_set_item_text (item, ctx->text);
       restored = km_item_restore (item, h.data, &ctx->io, &error);
-      g_object_set_data (G_OBJECT (item), TEXT_KEY, NULL);
+      km_cnoid_set_item_text (item, NULL);
       if (restored && frames_table_read (item, h.data))
         ctx->n_used++;
       if (!restored && frames_table_read (item, h.data) && ctx->table_error == NULL)
@@ -1208,6 +1207,23 @@ installed_share_dir (void)
         return g_steal_pointer (&best);
     }
   return NULL;
+}
+
+void
+km_cnoid_set_item_text (KmItem *item,
+                        GBytes *text)
+{
+  g_return_if_fail (KM_IS_ITEM (item));
+
+  g_object_set_data (G_OBJECT (item), TEXT_KEY, text);
+}
+
+GBytes *
+km_cnoid_get_item_text (KmItem *item)
+{
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+
+  return g_object_get_data (G_OBJECT (item), TEXT_KEY);
 }
 
 char *

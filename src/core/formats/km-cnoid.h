@@ -136,6 +136,13 @@ char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
  * NULL. */
 char       *km_cnoid_find_share_dir     (const char        *project_path);
+/* The project's text (the file's bytes) on @item while the reader restores it, NULL
+ * before and after: the `frames` of a long IK animation are a table (km_yaml_table_*)
+ * whose frames the item reads from that text. Not owned: the reader keeps @text alive
+ * until it sets NULL again. */
+void        km_cnoid_set_item_text      (KmItem            *item,
+                                         GBytes            *text);
+GBytes     *km_cnoid_get_item_text      (KmItem            *item);
 /* The folder @project's relative item references are relative to: the one it was read
  * from (its items keep their references as read, also after a save elsewhere), else the
  * folder of its file, else NULL. */
