@@ -582,7 +582,7 @@ search_start (Motion       *m,
         double u = km_ik_rng_uniform (rng), lo = m->lo[d], hi = m->hi[d];
 
         if (isfinite (lo) && isfinite (hi))
-          m->start[d] = lo + u * (hi - lo);
+          m->start[d] = km_ik_lerp_range (lo, hi, u);
         else if (!isfinite (lo) && !isfinite (hi))
           m->start[d] = q[d] + (2 * u - 1) * G_PI;
         else

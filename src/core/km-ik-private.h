@@ -71,6 +71,18 @@ km_ik_rng_uniform (guint64 *state)
   return (km_ik_rng_next (state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* lo + u (hi - lo) for finite @lo ≤ @hi and @u in [0, 1): a value of the range, also where
+ * hi - lo overflows (limits of ±1e308), which would give inf or NaN. */
+static inline double
+km_ik_lerp_range (double lo,
+                  double hi,
+                  double u)
+{
+  double span = hi - lo;
+
+  return isfinite (span) ? lo + u * span : (1.0 - u) * lo + u * hi;
+}
+
 /* Every number of @t is finite. */
 static inline gboolean
 km_ik_target_is_finite (const KmTransform *t)

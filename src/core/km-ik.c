@@ -27,7 +27,10 @@
  * dozen at most); the step is dq = Jᵀ (J Jᵀ + λ I)⁻¹ W e, a 6 × 6 Cholesky solve whatever n
  * is. The damping λ = μ (E + w̄) follows Sugihara (2011): large far away (robust), w̄ near
  * the solution (fast), and μ grows whenever a step would increase E (the step is then
- * rejected).
+ * rejected). The step sees at most STEP_ERROR_MAX of the error, which keeps the rotations'
+ * linearisation sane; a step along a long prismatic travel (a rail, a mobile base's virtual
+ * slides) is then extended while E keeps falling (extend_step()), so that a target
+ * hundreds of kilometres down an unlimited slide takes a few iterations, not one per metre.
  *
  * Joint limits are exact: every trial q is projected into the limits, and a 1-DOF joint that
  * sits on a limit and is pushed outwards is taken out of the step (its column zeroed) and the
@@ -46,7 +49,9 @@
  * the attempt with the least weighted error: a patient descent, then position priority
  * (position by DLS, orientation in the null space of the position task), then position
  * alone if a limit blocked it. The answer is the closest reachable pose found, with honest
- * residuals, never NaN.
+ * residuals, never NaN. A model whose forward kinematics overflows at the seed (joint
+ * origins of 1e308 m, each finite, their sum not) has no honest residual: the solve fails
+ * with KM_IK_ERROR_INVALID; a trial that overflows counts as infinitely far.
  *
  * Linked (mimic) joints, q_f = ratio · q_m + offset: a follower is no variable of its own.
  * Its Jacobian column is folded into its master's (J_m += ratio · J_f) and it never joins a
@@ -100,6 +105,7 @@
 #define EULER_AT_LIMIT      1e-6   /* rad: a spherical angle this near its limit is on it */
 #define MU_MAX              1e8
 #define STEP_ERROR_MAX      1.0    /* the step sees at most this weighted error, m */
+#define EXTEND_TURN         0.5    /* rad: a long slide's extended step turns no joint further */
 #define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
 #define PRIORITY_ITERATIONS 100  /* outer iterations of the orientation fit */
 #define REFINE_ITERATIONS   200
@@ -193,15 +199,17 @@ typedef struct
   double merit;               /* weighted error norm, m */
 } Eval;
 
+/* |v| without overflow; G_MAXDOUBLE for a vector that is not finite (infinite or NaN:
+ * forward kinematics that overflowed), never 0 for one. */
 static double
 safe_norm3 (KmVec3 v)
 {
   double m = MAX (fabs (v.x), MAX (fabs (v.y), fabs (v.z)));
 
+  if (!km_vec3_is_finite (v))
+    return G_MAXDOUBLE;
   if (!(m > 0.0))
     return 0.0;
-  if (!isfinite (m))
-    return G_MAXDOUBLE;
   v = km_vec3_scale (v, 1.0 / m);
   return m * sqrt (km_vec3_dot (v, v));
 }
@@ -727,7 +735,9 @@ bound_step (Work *w)
       w->dq[v] *= w->max_step / m;
 }
 
-static void
+/* Fills @e, the weighted error the step sees; returns how many times larger the whole
+ * error is (1 when it was not cut down to STEP_ERROR_MAX). */
+static double
 error_vector (const Work *w,
               KmVec3      ep,
               KmVec3      er,
@@ -739,9 +749,90 @@ error_vector (const Work *w,
   e[3] = er.x * w->wo, e[4] = er.y * w->wo, e[5] = er.z * w->wo;
   /* A target far out of reach only sets the direction; this keeps E finite and steps sane. */
   n = hypot (safe_norm3 (km_vec3 (e[0], e[1], e[2])), safe_norm3 (km_vec3 (e[3], e[4], e[5])));
-  if (n > STEP_ERROR_MAX)
-    for (int i = 0; i < 6; i++)
-      e[i] *= STEP_ERROR_MAX / n;
+  if (!(n > STEP_ERROR_MAX))
+    return 1.0;
+  for (int i = 0; i < 6; i++)
+    e[i] *= STEP_ERROR_MAX / n;
+  return n / STEP_ERROR_MAX;
+}
+
+/* Whether the step w->dq moves a prismatic variable that has room for more than a cut-down
+ * step (STEP_ERROR_MAX of weighted error) in its direction: a rail, a gantry or a mobile
+ * base's virtual joint, whose travel the cut makes crawl. */
+static gboolean
+step_along_long_travel (const Work   *w,
+                        const double *q)
+{
+  double room = STEP_ERROR_MAX / w->wp;
+
+  for (guint v = 0; v < w->n_var; v++)
+    if (!w->is_rot[v] && w->m_lead[v] == -1 &&
+        ((w->dq[v] > 0 && w->hi[v] - q[v] > room) || (w->dq[v] < 0 && q[v] - w->lo[v] > room)))
+      return TRUE;
+  return FALSE;
+}
+
+/*
+ * The error was cut down to STEP_ERROR_MAX, and the step just taken (w->dq, to w->q,
+ * evaluated as *ev) moved a long prismatic travel: the cut keeps the linearisation of the
+ * rotations sane, but makes a target hundreds of metres down a rail take hundreds of
+ * iterations (and the stall test gives up long before). Along a prismatic axis the position
+ * is linear in the joint value, so the step is taken again, doubled each time, from each
+ * better point, while the merit keeps falling and the steps together stay within the whole
+ * error (@ratio times the cut one). Its rotations grow with it up to EXTEND_TURN in all:
+ * enough to swing a long slide round (whose turns the cut makes tiny), not so much that an
+ * arm on a rail, whose turn helps the carriage a little, spins round and round. Each trial
+ * is checked as any step is.
+ */
+static void
+extend_step (Work        *w,
+             double       ratio,
+             KmTransform *eff,
+             KmVec3      *ep,
+             KmVec3      *er,
+             Eval        *ev)
+{
+  double taken = 1.0, k = 1.0, turn = 0.0, rot = 1.0, rot_room;
+  gboolean rejected = FALSE;
+
+  for (guint v = 0; v < w->n_var; v++)
+    if (w->is_rot[v])
+      turn = MAX (turn, fabs (w->dq[v]));
+  /* Multiples of the step's rotations still allowed (1 taken). */
+  rot_room = turn > 0.0 ? EXTEND_TURN / turn - 1.0 : 0.0;
+
+  while (taken + k <= ratio && step_along_long_travel (w, w->q))
+    {
+      KmTransform eff_t;
+      KmVec3 ep_t, er_t;
+      Eval trial;
+      double rot_next = CLAMP (rot_room, 0.0, k);
+
+      /* The prismatic parts are k times the step now, the rotations rot times. */
+      for (guint v = 0; v < w->n_var; v++)
+        if (w->is_rot[v])
+          w->dq[v] = rot > 0.0 ? w->dq[v] * (rot_next / rot) : 0.0;
+      rot = rot_next;
+      apply_step (w, w->q, w->dq, w->q_trial);
+      path_fk (w, w->q_trial, &eff_t);
+      pose_error (w, &eff_t, &ep_t, &er_t, &trial);
+      if (!(trial.merit < ev->merit))
+        {
+          rejected = TRUE;
+          break;
+        }
+      memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+      *eff = eff_t, *ep = ep_t, *er = er_t, *ev = trial;
+      taken += k;
+      rot_room -= rot;
+      k *= 2.0;
+      for (guint v = 0; v < w->n_var; v++)
+        if (!w->is_rot[v])
+          w->dq[v] *= 2.0;
+    }
+  /* The columns are built from the last forward kinematics: that of w->q. */
+  if (rejected)
+    path_fk (w, w->q, eff);
 }
 
 static gboolean
@@ -772,11 +863,11 @@ descend (Work     *w,
 
   while (!eval_converged (w, &ev) && local < max_local && tick (w))
     {
-      double merit_c, lambda;
+      double merit_c, lambda, ratio;
       guint v;
 
       local++;
-      error_vector (w, ep, er, e);
+      ratio = error_vector (w, ep, er, e);
       merit_c = 0.0;
       for (int i = 0; i < 6; i++)
         merit_c += e[i] * e[i];
@@ -806,6 +897,8 @@ descend (Work     *w,
             eff = eff_t, ep = ep_t, er = er_t, ev = trial;
             mu = MAX (mu * 0.25, 1e-3);
             moved = TRUE;
+            if (ratio > 2.0 && !(w->max_step > 0))
+              extend_step (w, ratio, &eff, &ep, &er, &ev);
           }
         else
           {
@@ -1149,7 +1242,7 @@ random_start (Work         *w,
           w->q[v] = CLAMP (seed[v] + (2 * u - 1) * spread, lo, hi);
         }
       else if (isfinite (lo) && isfinite (hi))
-        w->q[v] = lo + u * (hi - lo);
+        w->q[v] = km_ik_lerp_range (lo, hi, u);
       else if (!isfinite (lo) && !isfinite (hi))
         /* Unlimited: a turn around the seed (angles) or ±1 m (prismatic). */
         w->q[v] = seed[v] + (2 * u - 1) * (w->is_rot[v] ? G_PI : 1.0);
@@ -2072,6 +2165,27 @@ fit_unreachable (Work   *w,
     }
 }
 
+/* Whether the effector's pose at w->q is finite: joint offsets of 1e308 are each finite,
+ * but their sum is not, and no solve of such a model can give honest residuals. */
+static gboolean
+seed_pose_is_finite (Work *w)
+{
+  KmTransform eff;
+
+  path_fk (w, w->q, &eff);
+  return km_ik_target_is_finite (&eff);
+}
+
+static gboolean
+values_are_finite (const double *q,
+                   guint         n)
+{
+  for (guint v = 0; v < n; v++)
+    if (!isfinite (q[v]))
+      return FALSE;
+  return TRUE;
+}
+
 /* Solves for @target from @seed (n_dof values, may alias out->q). */
 gboolean
 km_ik_solve_seeded (const KmIkProblem *p,
@@ -2194,6 +2308,13 @@ km_ik_solve_seeded (const KmIkProblem *p,
       q_near = heap_near = g_new (double, MAX (n_var, 1));
     }
   work_load_path (&w, idx, first, out->q);
+  if (!seed_pose_is_finite (&w))
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the model is too large: its forward kinematics overflows (joint "
+                     "offsets or prismatic travels add up to more than 1e308 m)"));
+      return FALSE;
+    }
   if (p->analytic != NULL)
     try_analytic (&w, target, out->q);
 
@@ -2238,6 +2359,14 @@ km_ik_solve_seeded (const KmIkProblem *p,
     trace_answer (&w, sp, &s.best);
 #endif
 
+  if (!values_are_finite (w.q_best, n_var))
+    {
+      /* Never an answer that is no number (no search keeps one, but a caller writes it
+       * out): the seed then, with its residuals. */
+      memcpy (w.q, sp, n_var * sizeof (double));
+      s.best = evaluate (&w);
+      memcpy (w.q_best, sp, n_var * sizeof (double));
+    }
   for (guint v = 0; v < n_var; v++)
     out->q[w.var_dof[v]] = w.q_best[v];
   /* Followers off the path move with their masters too. */
@@ -2519,7 +2648,8 @@ km_ik_solution_copy_into (const KmIkSolution *src,
  * within the limits (the best found, or the clamped seed) and its residuals.
  *
  * Returns: %TRUE when the solver ran (check out->converged for success); %FALSE with
- *   KM_IK_ERROR_INVALID for an unusable problem, or G_IO_ERROR_CANCELLED
+ *   KM_IK_ERROR_INVALID for an unusable problem (also a model whose forward kinematics
+ *   overflows), or G_IO_ERROR_CANCELLED
  */
 gboolean
 km_ik_solve (const KmIkProblem *problem,

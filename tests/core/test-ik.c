@@ -125,6 +125,59 @@ static const JointDef half[] = {
   { NULL },
 };
 
+/* A turn about z, then an unlimited slide along the turned x: every point at z = 1 is
+ * reachable, however far. */
+static const JointDef turn_slide[] = {
+  { "R", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "J", KM_JOINT_REVOLUTE, "R", { 0, 0, 1 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { "P", KM_JOINT_PRISMATIC, "J", { 0, 0, 0 }, { 1, 0, 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "E", KM_JOINT_FIXED, "P", { 0.1, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* A linear rail (an unlimited carriage) carrying a one-joint arm. */
+static const JointDef rail[] = {
+  { "BASE", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "CARRIAGE", KM_JOINT_PRISMATIC, "BASE", { 0, 0, 0 }, { 1, 0, 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "ARM", KM_JOINT_REVOLUTE, "CARRIAGE", { 0, 0, 0.5 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { "TIP", KM_JOINT_FIXED, "ARM", { 0, 0.3, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* A mobile manipulator as MoveIt models one: virtual x and y slides of ±10 km, a continuous
+ * turn, a two-link arm. */
+static const JointDef mobile[] = {
+  { "odom", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "base_x", KM_JOINT_PRISMATIC, "odom", { 0, 0, 0 }, { 1, 0, 0 }, { LIM (-10000, 10000), NOLIM, NOLIM } },
+  { "base_y", KM_JOINT_PRISMATIC, "base_x", { 0, 0, 0 }, { 0, 1, 0 }, { LIM (-10000, 10000), NOLIM, NOLIM } },
+  { "base_theta", KM_JOINT_REVOLUTE, "base_y", { 0, 0, 0 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { "shoulder", KM_JOINT_REVOLUTE, "base_theta", { 0.2, 0, 0.5 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "elbow", KM_JOINT_REVOLUTE, "shoulder", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-2.5, 2.5), NOLIM, NOLIM } },
+  { "tool0", KM_JOINT_FIXED, "elbow", { 0, 0, 0.3 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* Two joint origins of 1e308 m: each finite, their sum not; a slide of ±1e308 m after them,
+ * whose range (2e308) overflows too. */
+static const JointDef overflow[] = {
+  { "a", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "a", { 1e308, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 1e308, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+  { "j3", KM_JOINT_PRISMATIC, "j2", { 1, 0, 0 }, { 1, 0, 0 }, { LIM (-1e308, 1e308), NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* Finite forward kinematics at the seed, but a slide of ±1e308 m, whose range overflows,
+ * and a second one along it: far enough out, their sum overflows. */
+static const JointDef overflow_range[] = {
+  { "a", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "a", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-1, 1), NOLIM, NOLIM } },
+  { "s1", KM_JOINT_PRISMATIC, "j1", { 1, 0, 0 }, { 1, 0, 0 }, { LIM (-1e308, 1e308), NOLIM, NOLIM } },
+  { "s2", KM_JOINT_PRISMATIC, "s1", { 0, 0, 0 }, { 1, 0, 0 }, { LIM (-1e308, 1e308), NOLIM, NOLIM } },
+  { "tip", KM_JOINT_FIXED, "s2", { 0, 0, 0.5 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
 static KmSkeleton *
 build_chain (const JointDef *defs)
 {
@@ -356,6 +409,155 @@ test_tree_branch (void)
     g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
     assert_finite_within_limits (p, &s);
   }
+  km_ik_solution_clear (&s);
+}
+
+/* The value of @skel's joint @name in @q. */
+static double
+joint_value (KmSkeleton   *skel,
+             const char   *name,
+             const double *q)
+{
+  int j = km_skeleton_find_joint (skel, name);
+
+  g_assert_cmpint (j, >=, 0);
+  return q[km_skeleton_get_joint (skel, (guint) j)->dof_index];
+}
+
+/* Far targets along an unlimited slide, from a cold start (the mid-range seed): the error
+ * the step sees is cut to a metre, which once left the slide crawling a metre an iteration
+ * and stopping about 400 m out, whatever the distance. Position only, then with an
+ * orientation the two joints cannot also meet (the position is met all the same). */
+static void
+test_far_unlimited_prismatic (void)
+{
+  static const double far[] = { 1000, 1e5, 450 * G_SQRT2, 3e6 };
+  g_autoptr(KmSkeleton) skel = build_chain (turn_slide);
+  KmIkSolution s = { 0 };
+  KmMat3 identity;
+
+  km_mat3_identity (&identity);
+
+  for (guint i = 0; i < G_N_ELEMENTS (far); i++)
+    for (int oriented = 0; oriented < 2; oriented++)
+      {
+        g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+        double d = far[i] / G_SQRT2;
+
+        km_ik_problem_set_target (p, km_vec3 (d, -d, 1), &identity);
+        p->orientation_weight = oriented ? KM_IK_DEFAULT_ORIENTATION_WEIGHT : 0.0;
+        g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+        g_test_message ("%g m%s: error %g m, slide %.9g m", far[i],
+                        oriented ? " oriented" : "", s.pos_err, s.q[1]);
+        assert_finite_within_limits (p, &s);
+        g_assert_cmpfloat (s.pos_err, <=, p->position_tolerance);
+        g_assert_cmpfloat_with_epsilon (s.q[1], far[i] - 0.1, 1e-6);
+        g_assert_cmpfloat_with_epsilon (remainder (s.q[0] + G_PI_4, 2 * G_PI), 0, 1e-9);
+        if (oriented)
+          g_assert_cmpfloat_with_epsilon (s.rot_err, G_PI_4, 1e-6);
+        else
+          g_assert_true (s.converged);
+      }
+  km_ik_solution_clear (&s);
+}
+
+/* A rail carriage 450 m down an unlimited rail (it stopped at 210 m, the arm turned away),
+ * and a mobile base driven 500 m along ±10 km virtual slides (it stopped 66 m short, y the
+ * wrong way), both cold. */
+static void
+test_far_rail_and_mobile_base (void)
+{
+  g_autoptr(KmSkeleton) rail_skel = build_chain (rail);
+  g_autoptr(KmSkeleton) mobile_skel = build_chain (mobile);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (rail_skel, -1);
+  g_autoptr(KmIkProblem) q = km_ik_problem_new (mobile_skel, -1);
+  KmIkSolution s = { 0 };
+
+  km_ik_problem_set_target (p, km_vec3 (450, 0.3, 0.5), NULL);
+  p->orientation_weight = 0.0;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_test_message ("rail: error %g m, carriage %.9g m, arm %g rad", s.pos_err,
+                  joint_value (rail_skel, "CARRIAGE", s.q), joint_value (rail_skel, "ARM", s.q));
+  assert_finite_within_limits (p, &s);
+  assert_honest (p, &s);
+  g_assert_true (s.converged);
+  /* (y = 0.3 cos ARM: within the tolerance, the arm may turn a milliradian.) */
+  g_assert_cmpfloat_with_epsilon (joint_value (rail_skel, "CARRIAGE", s.q), 450, 1e-3);
+  g_assert_cmpfloat_with_epsilon (joint_value (rail_skel, "ARM", s.q), 0, 1e-2);
+
+  km_ik_problem_set_target (q, km_vec3 (500, 20, 0.8), NULL);
+  q->orientation_weight = 0.0;
+  g_assert_true (km_ik_solve (q, &s, NULL, NULL));
+  g_test_message ("mobile base: error %g m at x %.9g m, y %.9g m", s.pos_err,
+                  joint_value (mobile_skel, "base_x", s.q), joint_value (mobile_skel, "base_y", s.q));
+  assert_finite_within_limits (q, &s);
+  assert_honest (q, &s);
+  g_assert_true (s.converged);
+  g_assert_cmpfloat (fabs (joint_value (mobile_skel, "base_x", s.q) - 500), <, 1.0);
+  g_assert_cmpfloat (fabs (joint_value (mobile_skel, "base_y", s.q) - 20), <, 1.0);
+  km_ik_solution_clear (&s);
+}
+
+/*
+ * A model whose forward kinematics overflows (two joint origins of 1e308 m) cannot be
+ * solved: an error, never a NaN or infinite joint value, never a residual of 0 (a NaN
+ * error vector once measured 0, a perfect solve). A model that overflows only far out
+ * along slides of ±1e308 m (whose range overflows, so that restarts drawn within it were
+ * infinite) solves with finite values and honest residuals.
+ */
+static void
+test_overflowing_model (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (overflow);
+  g_autoptr(KmSkeleton) ranged = build_chain (overflow_range);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(KmIkProblem) r = km_ik_problem_new (ranged, -1);
+  g_autoptr(GError) error = NULL;
+  KmIkSolution s = { 0 };
+  KmIkSolution out[4] = { { 0 } };
+  KmTransform targets[4];
+  KmMat3 rot;
+
+  km_mat3_identity (&rot);
+  km_ik_problem_set_target (p, km_vec3 (1, 0, 0), &rot);
+  g_assert_false (km_ik_solve (p, &s, NULL, &error));
+  g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_false (s.converged);
+  for (guint d = 0; d < s.n_dof; d++)
+    g_assert_true (isfinite (s.q[d]));
+
+  for (guint k = 0; k < G_N_ELEMENTS (targets); k++)
+    {
+      km_transform_identity (&targets[k]);
+      targets[k].pos = km_vec3 (1, k / 3.0, 0);
+    }
+  g_assert_false (km_ik_solve_trajectory (p, targets, G_N_ELEMENTS (targets), out, NULL, NULL,
+                                          NULL, &error));
+  g_assert_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID);
+  g_clear_error (&error);
+  for (guint k = 0; k < G_N_ELEMENTS (out); k++)
+    {
+      for (guint d = 0; out[k].q != NULL && d < out[k].n_dof; d++)
+        g_assert_true (isfinite (out[k].q[d]));
+      g_assert_false (out[k].converged);
+      km_ik_solution_clear (&out[k]);
+    }
+
+  /* Restarts, from an orientation the slides cannot meet. */
+  km_mat3_from_axis_angle (km_vec3 (1, 0, 0), 2.0, &rot);
+  for (int i = 0; i < 3; i++)
+    {
+      km_ik_problem_set_target (r, km_vec3 (3.0 * i - 1e3, 0.5, 0.2), &rot);
+      r->random_seed = (guint64) i;
+      g_assert_true (km_ik_solve (r, &s, NULL, &error));
+      g_assert_no_error (error);
+      assert_finite_within_limits (r, &s);
+      assert_honest (r, &s);
+      g_assert_false (s.converged);
+      g_assert_cmpfloat (s.rot_err, >, 0.1);
+    }
   km_ik_solution_clear (&s);
 }
 
@@ -1901,6 +2103,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory-streams", test_trajectory_streams);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
+  g_test_add_func ("/kinema/Ik/far-unlimited-prismatic", test_far_unlimited_prismatic);
+  g_test_add_func ("/kinema/Ik/far-rail-and-mobile-base", test_far_rail_and_mobile_base);
+  g_test_add_func ("/kinema/Ik/overflowing-model", test_overflowing_model);
   g_test_add_func ("/kinema/Ik/mimic", test_mimic);
   g_test_add_func ("/kinema/Ik/mimic-never-outside-limits", test_mimic_never_outside_limits);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path", test_mimic_master_off_path);
