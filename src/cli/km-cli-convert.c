@@ -6,9 +6,12 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "km-body.h"
 #include "km-body-writer.h"
@@ -112,6 +115,54 @@ read_back (const char  *to,
   return written;
 }
 
+/* A model for standard output: written by the writer into a temporary file in the
+ * current folder (so that a relative mesh reference leads from there, as from an OUTPUT
+ * named there), read back from it as any written file is, then copied to stdout. */
+static gboolean
+write_model_to_stdout (const char        *to,
+                       const KmSkeleton  *skeleton,
+                       const double      *initial_q,
+                       const char        *output,
+                       GPtrArray         *notes,
+                       GPtrArray         *warnings,
+                       KmSkeleton       **written,
+                       GError           **error)
+{
+  g_autofree char *temp = g_strdup (".kinema-cli-XXXXXX");
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  gboolean ok;
+  int fd = g_mkstemp (temp);
+
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("cannot write a temporary file in the current folder: %s"),
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  close (fd);
+  if (g_str_equal (to, "CHOREONOID-BODY"))
+    ok = km_body_save_with_pose (skeleton, initial_q, temp, notes, error);
+  else if (g_str_equal (to, "URDF"))
+    ok = km_urdf_save (skeleton, temp, notes, error);
+  else
+    ok = km_skeleton_json_save_full (skeleton, temp, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
+                                     warnings, error);
+  if (ok)
+    {
+      *written = read_back (to, temp, error);
+      if (*written == NULL)
+        g_prefix_error (error, _("the written file does not read back: "));
+      ok = *written != NULL && g_file_get_contents (temp, &text, &length, error)
+           && km_format_save_data (km_cli_output_path (output), text, (gssize) length, error);
+    }
+  g_unlink (temp);
+  return ok;
+}
+
 static gboolean
 write_model (const KmFormat      *input_format,
              const KmSkeleton    *skeleton,
@@ -119,6 +170,7 @@ write_model (const KmFormat      *input_format,
              const char          *input,
              const char          *to,
              const char          *output,
+             FILE                *summary,
              GError             **error)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
@@ -147,7 +199,10 @@ write_model (const KmFormat      *input_format,
     fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
   note_targets (extras, to);
-  if (g_str_equal (to, "CHOREONOID-BODY"))
+  if (km_cli_output_is_stdout (output))
+    ok = write_model_to_stdout (to, skeleton, initial_q, output, notes, warnings, &written,
+                                error);
+  else if (g_str_equal (to, "CHOREONOID-BODY"))
     ok = km_body_save_with_pose (skeleton, initial_q, output, notes, error);
   else if (g_str_equal (to, "URDF"))
     ok = km_urdf_save (skeleton, output, notes, error);
@@ -166,13 +221,14 @@ write_model (const KmFormat      *input_format,
     return FALSE;
   /* A file that does not read back is a writer's fault; still, no line that says it has
    * joints. */
-  written = read_back (to, output, error);
+  if (written == NULL)
+    written = read_back (to, output, error);
   if (written == NULL)
     {
       g_prefix_error (error, _("the written file does not read back: "));
       return FALSE;
     }
-  printf ("output=%s format=%s joints=%u dof=%u\n", output, to,
+  fprintf (summary, "output=%s format=%s joints=%u dof=%u\n", output, to,
           km_skeleton_get_n_joints (written), km_skeleton_get_n_dof (written));
   return TRUE;
 }
@@ -180,11 +236,12 @@ write_model (const KmFormat      *input_format,
 static gboolean
 write_targets (const KmTargetTrack *track,
                const char          *output,
+               FILE                *summary,
                GError             **error)
 {
-  if (!km_targets_json_save (track, output, error))
+  if (!km_targets_json_save (track, km_cli_output_path (output), error))
     return FALSE;
-  printf ("output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", output,
+  fprintf (summary, "output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", output,
           km_target_track_get_n_keyframes (track));
   return TRUE;
 }
@@ -196,16 +253,19 @@ write_targets (const KmTargetTrack *track,
 static gboolean
 write_project (KmProject   *project,
                const char  *output,
+               FILE        *summary,
                GError     **error)
 {
   g_autoptr(GHashTable) ids = NULL;
   g_autofree char *text = NULL;
   gsize length = 0;
 
-  text = km_cnoid_to_string_for_save (project, output, &length, &ids);
-  if (!km_format_save_data (output, text, (gssize) length, error))
+  /* For standard output, paths relative to the current folder (the folder of "-"). */
+  text = km_cnoid_to_string_for_save (project, km_cli_output_is_stdout (output)
+                                               ? KM_CLI_STDOUT_NAME : output, &length, &ids);
+  if (!km_format_save_data (km_cli_output_path (output), text, (gssize) length, error))
     return FALSE;
-  printf ("output=%s format=CNOID-PROJECT\n", output);
+  fprintf (summary, "output=%s format=CNOID-PROJECT\n", output);
   return TRUE;
 }
 
@@ -237,6 +297,7 @@ km_cli_convert (int    argc,
   g_autoptr(KmModelExtras) extras = NULL;
   gpointer result;
   gboolean ok = FALSE;
+  FILE *summary;
   int status;
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
@@ -259,7 +320,10 @@ km_cli_convert (int    argc,
                                        "names (.urdf: URDF, .body: CHOREONOID-BODY, .json: "
                                        "SKELETON-JSON), else as skeleton.json; targets files and .cnoid "
                                        "projects are rewritten in canonical form, keeping what "
-                                       "Kinema does not interpret. An OUTPUT whose extension "
+                                       "Kinema does not interpret (a targets file: each "
+                                       "keyframe's other keys). An OUTPUT of “-” (or "
+                                       "/dev/stdout) is standard output, the summary line "
+                                       "then going to standard error. An OUTPUT whose extension "
                                        "is for another kind of file (a targets file or a "
                                        "project into .urdf or .body, a model into .cnoid, …) "
                                        "or for a format Kinema does not write (.wrl, .xml, .dae, .stl, .obj), "
@@ -330,17 +394,20 @@ km_cli_convert (int    argc,
       }
   }
 
+  /* With OUTPUT standard output, stdout holds the file alone. */
+  summary = km_cli_output_is_stdout (argv[2]) ? stderr : stdout;
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
       ok = write_model (format, result, extras, argv[1],
-                        to != NULL ? to : km_cli_output_model_format (argv[2]), argv[2], &error);
+                        to != NULL ? to : km_cli_output_model_format (argv[2]), argv[2],
+                        summary, &error);
       break;
     case KM_FILE_KIND_TARGETS:
-      ok = write_targets (result, argv[2], &error);
+      ok = write_targets (result, argv[2], summary, &error);
       break;
     case KM_FILE_KIND_PROJECT:
-      ok = write_project (result, argv[2], &error);
+      ok = write_project (result, argv[2], summary, &error);
       break;
     case KM_FILE_KIND_ANIMATION:
     default:

@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <gio/gio.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -366,6 +367,34 @@ km_cli_check_output_name (const char *output,
                           km_cli_kind_description (written));
 }
 
+/*
+ * Whether the output @output is standard output: "-" (as in many tools), or a name of
+ * the file, pipe or terminal it goes to (/dev/stdout, /dev/fd/1). What is written there
+ * is written where stdout goes (km_format_save_data()), never atomically; the command's
+ * summary line then goes to stderr, so that stdout holds the file alone.
+ */
+gboolean
+km_cli_output_is_stdout (const char *output)
+{
+  GStatBuf out, st;
+
+  g_return_val_if_fail (output != NULL, FALSE);
+
+  if (g_str_equal (output, KM_CLI_STDOUT_NAME))
+    return TRUE;
+  return fstat (STDOUT_FILENO, &out) == 0 && g_stat (output, &st) == 0
+         && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+/* The path a writer writes @output to: /dev/stdout for "-", else @output. */
+const char *
+km_cli_output_path (const char *output)
+{
+  g_return_val_if_fail (output != NULL, NULL);
+
+  return g_str_equal (output, KM_CLI_STDOUT_NAME) ? "/dev/stdout" : output;
+}
+
 /* Whether @a and @b name the same existing file (through "./", "..", links). */
 static gboolean
 same_file (const char *a,
@@ -401,6 +430,9 @@ km_cli_check_output_file (const char         *output,
   const char *data;
   gsize length;
 
+  /* Written to where it goes, after what is there: nothing is replaced. */
+  if (km_cli_output_is_stdout (output))
+    return NULL;
   for (gsize i = 0; i < n_inputs; i++)
     if (inputs[i] != NULL && same_file (output, inputs[i]))
       /* Translators: the second %s is an input file as given */

@@ -108,6 +108,40 @@ solve_item_clear (SolveItem *item)
   g_clear_error (&item->error);
 }
 
+/*
+ * FALSE with "FILE:1:1: expected …" when the file @path holds another kind of file than
+ * @kind (a model or a targets file): told from its content before it
+ * is loaded, so that a project given for a model is not loaded in full (its warnings
+ * about what it holds printed) only to be refused. A file that is not a regular one (a
+ * pipe: read once only) is left to the load, and the check after it.
+ */
+static gboolean
+check_kind (const char  *path,
+            KmFileKind   kind,
+            GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  const KmFormat *format;
+  const char *data;
+  gsize length = 0;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  bytes = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, NULL);
+  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
+  format = data != NULL ? km_format_detect_for_path (path, data, length) : NULL;
+  if (format == NULL || format->kind == kind)
+    return TRUE;   /* the load says what is wrong, if anything */
+  if (kind == KM_FILE_KIND_MODEL)
+    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
+                        _("expected a skeleton or model file, found %s"),
+                        _(format->description));
+  else
+    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
+                        _("expected an IK targets file, found %s"), _(format->description));
+  return FALSE;
+}
+
 static KmTargetTrack *
 load_targets (const char  *path,
               GError     **error)
@@ -122,12 +156,14 @@ load_targets (const char  *path,
       return km_format_targets_json.load (KM_DEFAULT_TARGETS_NAME, bytes, error);
     }
 
+  if (!check_kind (path, KM_FILE_KIND_TARGETS, error))
+    return NULL;
   result = km_format_load_file (path, NULL, &format, error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_TARGETS)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
                           _("expected an IK targets file, found %s"), _(format->description));
       format->free_result (result);
       return NULL;
@@ -154,12 +190,14 @@ load_skeleton (const char      *path,
       return format->load (KM_DEFAULT_SKELETON_NAME, bytes, error);
     }
 
+  if (!check_kind (path, KM_FILE_KIND_MODEL, error))
+    return NULL;
   result = km_format_load_model_file (path, NULL, &format, extras, error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_MODEL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
+      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
                           _("expected a skeleton or model file, found %s"),
                           _(format->description));
       format->free_result (result);
@@ -353,6 +391,22 @@ write_body_motion (KmSkeleton         *skeleton,
   return km_body_motion_save (motion, path, error);
 }
 
+/* Whether every joint of @problem's skeleton has a finite pose at the seed: where one has
+ * not (offsets of 1e308, each finite, add up to more), the solver refuses the model, and
+ * the error is about the model, not the targets. */
+static gboolean
+seed_pose_is_finite (const KmIkProblem *problem)
+{
+  guint n = km_skeleton_get_n_joints (problem->skeleton);
+  g_autofree KmTransform *world = g_new (KmTransform, MAX (n, 1));
+
+  km_skeleton_forward_kinematics (problem->skeleton, problem->seed, &problem->root_pose, world);
+  for (guint j = 0; j < n; j++)
+    if (!km_vec3_is_finite (world[j].pos))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 solve_one (SolveItem    *item,
            SolveShared  *shared,
@@ -387,7 +441,11 @@ solve_one (SolveItem    *item,
                                  NULL, error);
   item->seconds = g_timer_elapsed (timer, NULL);
   if (animation == NULL)
-    return FALSE;
+    {
+      if (!seed_pose_is_finite (problem))
+        item->error_subject = shared->model_label;
+      return FALSE;
+    }
   km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
   km_animation_get_stats (animation, &item->stats);
 
@@ -524,7 +582,8 @@ print_error (const SolveItem *item)
  * alone.
  */
 static void
-print_result (const SolveItem *item)
+print_result (const SolveItem *item,
+              FILE            *stream)
 {
   g_autoptr(GString) line = g_string_new (NULL);
 
@@ -550,7 +609,7 @@ print_result (const SolveItem *item)
     }
   else if (item->error != NULL)
     return;   /* one item: its message says it all, as it always has */
-  puts (line->str);
+  fprintf (stream, "%s\n", line->str);
 }
 
 int
@@ -607,7 +666,10 @@ km_cli_solve (int    argc,
       "their end effector's joint or --effector names one.\n"
       "With one targets file, -o names the output file (default: animation.json); with\n"
       "several, -o names a directory (default: the current one) that receives\n"
-      "NAME.animation.json for every NAME.json.\n"
+      "NAME.animation.json for every NAME.json (a missing one is created first; one\n"
+      "that is no directory yet and is named like a file, out.json or x.seq, is refused).\n"
+      "-o - (or /dev/stdout) writes the one animation to standard output, and the\n"
+      "summary line to standard error.\n"
       "--to CHOREONOID-BODY-MOTION writes Choreonoid body motions (.seq, format\n"
       "CHOREONOID-BODY-MOTION-YAML) instead, named NAME.seq (default: animation.seq):\n"
       "one value per Choreonoid joint id (rad, m), as `convert --to CHOREONOID-BODY`\n"
@@ -672,7 +734,7 @@ km_cli_solve (int    argc,
       if (effector_index < 0 || !chain_moves (skeleton, effector_index))
         {
           /* The prefix is never translated. */
-          fprintf (stderr, "--effector %s: ", effector);
+          fprintf (stderr, "kinema-cli: --effector %s: ", effector);
           if (effector_index < 0)
             /* Translators: %s is a model file (or "the default skeleton"). */
             fprintf (stderr, _("%s has no joint or link of that name"), model_label);
@@ -711,6 +773,32 @@ km_cli_solve (int    argc,
   output_is_dir = n_items > 1
                   || (output != NULL && (g_str_has_suffix (output, G_DIR_SEPARATOR_S)
                                          || g_file_test (output, G_FILE_TEST_IS_DIR)));
+  /* Several animations go into a directory: standard output, or a name that is no
+   * directory yet and ends like a file this command writes (out.json, x.seq), was meant
+   * for one animation, and would become a folder of that name. */
+  if (n_items > 1 && output != NULL && !g_str_has_suffix (output, G_DIR_SEPARATOR_S)
+      && !g_file_test (output, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *dot = NULL;
+      g_autofree char *message = NULL;
+
+      km_cli_output_name_kinds (output, &dot);
+      if (km_cli_output_is_stdout (output))
+        /* Translators: %u is a number of animations (2 or more) */
+        message = g_strdup_printf (_("%s: %u animations are to be written, and several "
+                                     "animations need a directory, not standard output: "
+                                     "nothing was written (give -o DIRECTORY)"), output,
+                                   n_items);
+      else if (dot != NULL)
+        /* Translators: %u is a number of animations (2 or more), the last %s an
+         * extension (“.json”) */
+        message = g_strdup_printf (_("%s: %u animations are to be written, and several "
+                                     "animations need a directory, not a file name ending "
+                                     "in “%s”: nothing was written (give -o DIRECTORY)"),
+                                   output, n_items, dot);
+      if (message != NULL)
+        return km_cli_usage_error (NULL, message);
+    }
   /* Without --to, the name of the one output file may ask for a body motion; with it,
    * it must not ask for the other format. A directory's name says nothing. */
   if (!output_is_dir && output != NULL)
@@ -766,7 +854,7 @@ km_cli_solve (int    argc,
           items[i].output_path = g_build_filename (output != NULL ? output : ".", name, NULL);
         }
       else
-        items[i].output_path = g_strdup (output != NULL ? output
+        items[i].output_path = g_strdup (output != NULL ? km_cli_output_path (output)
                                          : output_format == OUTPUT_BODY_MOTION ? "animation.seq"
                                                                                : "animation.json");
 
@@ -807,6 +895,22 @@ km_cli_solve (int    argc,
   if (output_is_dir)
     {
       const char *dir = output != NULL ? output : ".";
+
+      if (g_mkdir_with_parents (dir, 0777) != 0)
+        {
+          int saved_errno = errno;
+
+          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
+          for (guint j = 0; j < n_items; j++)
+            solve_item_clear (&items[j]);
+          return KM_CLI_EXIT_INVALID;
+        }
+    }
+  else if (output != NULL && !km_cli_output_is_stdout (output))
+    {
+      /* The one output file's folder, as for a directory of outputs: made now, so that
+       * a write cannot fail for it after a long solve. */
+      g_autofree char *dir = g_path_get_dirname (output);
 
       if (g_mkdir_with_parents (dir, 0777) != 0)
         {
@@ -888,7 +992,9 @@ km_cli_solve (int    argc,
           print_error (&items[i]);
           status = KM_CLI_EXIT_INVALID;
         }
-      print_result (&items[i]);
+      /* With the animation on standard output, stdout holds it alone. */
+      print_result (&items[i], output != NULL && km_cli_output_is_stdout (output) ? stderr
+                                                                                 : stdout);
       solve_item_clear (&items[i]);
     }
   return status;

@@ -74,5 +74,9 @@ char *km_cli_check_output_file (const char         *output,
                                 guint               kinds,
                                 const char * const *inputs,
                                 gsize               n_inputs);
+/* "-" as an output: standard output. */
+#define KM_CLI_STDOUT_NAME "-"
+gboolean km_cli_output_is_stdout (const char *output);
+const char *km_cli_output_path (const char *output);
 
 G_END_DECLS

@@ -23,6 +23,10 @@ struct _KmTargetTrack
    * Scenebuilder end connector); zero: the joint's origin. */
   KmVec3            effector_offset;
   gboolean          position_only; /* the keyframes' orientations are not targets */
+  /* Frame (GUINT_TO_POINTER) → char *, what a keyframe carries that Kinema does not
+   * interpret (see km-target-track.h); nullable. Never changed once the track has it,
+   * so copies share it. */
+  GHashTable       *extras;
 };
 
 G_DEFINE_BOXED_TYPE (KmTargetTrack, km_target_track, km_target_track_ref, km_target_track_unref)
@@ -61,7 +65,8 @@ track_alloc (guint       n_keyframes,
   return self;
 }
 
-/* An edited copy targets the same point as its original. */
+/* An edited copy targets the same point as its original, and its keyframes carry what
+ * the original's did. */
 static KmTargetTrack *
 copy_tool (KmTargetTrack       *copy,
            const KmTargetTrack *self)
@@ -70,6 +75,7 @@ copy_tool (KmTargetTrack       *copy,
     {
       copy->effector_offset = self->effector_offset;
       copy->position_only = self->position_only;
+      copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
     }
   return copy;
 }
@@ -172,6 +178,7 @@ km_target_track_unref (KmTargetTrack *self)
     {
       g_free (self->keyframes);
       g_free (self->effector);
+      g_clear_pointer (&self->extras, g_hash_table_unref);
       g_free (self);
     }
 }
@@ -406,7 +413,23 @@ km_target_track_without_keyframe (const KmTargetTrack *self,
   for (guint i = 0; i < self->n_keyframes; i++)
     if ((int) i != found)
       copy->keyframes[j++] = self->keyframes[i];
-  return copy_tool (copy, self);
+  copy_tool (copy, self);
+  /* What the deleted keyframe carried goes with it (a keyframe set there later starts
+   * without it). */
+  if (copy->extras != NULL && g_hash_table_contains (copy->extras, GUINT_TO_POINTER (frame)))
+    {
+      GHashTable *extras = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, copy->extras);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_UINT (key) != frame)
+          g_hash_table_insert (extras, key, g_strdup (value));
+      g_hash_table_unref (copy->extras);
+      copy->extras = extras;
+    }
+  return copy;
 }
 
 /**
@@ -475,7 +498,49 @@ km_target_track_with_tool (const KmTargetTrack *self,
     memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
   copy->effector_offset = effector_offset;
   copy->position_only = position_only != FALSE;
+  copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
   return copy;
+}
+
+/**
+ * km_target_track_with_extras:
+ * @extras: (nullable) (element-type guint utf8): frame (GUINT_TO_POINTER) → the text of
+ *   a JSON object, the members that the keyframe at that frame carries and Kinema does
+ *   not interpret; the track keeps a reference, and nobody may change it any more
+ *
+ * Returns: (transfer full): a new track whose keyframes carry @extras (a frame without a
+ *   keyframe is left out when written)
+ */
+KmTargetTrack *
+km_target_track_with_extras (const KmTargetTrack *self,
+                             GHashTable          *extras)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = km_target_track_with_effector (self, self->effector);
+  g_clear_pointer (&copy->extras, g_hash_table_unref);
+  if (extras != NULL && g_hash_table_size (extras) > 0)
+    copy->extras = g_hash_table_ref (extras);
+  return copy;
+}
+
+/**
+ * km_target_track_get_extra:
+ *
+ * Returns: (nullable): the text of the JSON object of what the keyframe at @frame carries
+ *   that Kinema does not interpret, NULL when it carries nothing
+ */
+const char *
+km_target_track_get_extra (const KmTargetTrack *self,
+                           guint                frame)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->extras == NULL)
+    return NULL;
+  return g_hash_table_lookup (self->extras, GUINT_TO_POINTER (frame));
 }
 
 /* The point the keyframes are for, in the effector joint's frame; zero for its origin. */

@@ -49,6 +49,12 @@ typedef struct
  * The keyframes are for the effector joint's origin, or for a point fixed in its frame (the
  * effector offset: a tool point, a Scenebuilder end connector); a position-only track
  * targets that point's position alone (its orientations only show the effector's).
+ *
+ * A keyframe may carry what Kinema does not interpret (a targets.json keyframe's other
+ * members: "comment", "time", a tool's name, …) as an opaque text, the JSON object of
+ * those members, which a rewrite of the file writes back (km_target_track_get_extra()).
+ * It belongs to the keyframe's frame: it stays when the keyframe there is replaced and
+ * goes with the keyframe deleted; every other edit keeps it.
  */
 typedef struct _KmTargetTrack KmTargetTrack;
 
@@ -93,6 +99,11 @@ KmTargetTrack       *km_target_track_with_frame_rate     (const KmTargetTrack   
 KmTargetTrack       *km_target_track_with_tool           (const KmTargetTrack    *self,
                                                           KmVec3                  effector_offset,
                                                           gboolean                position_only);
+
+KmTargetTrack       *km_target_track_with_extras         (const KmTargetTrack    *self,
+                                                          GHashTable             *extras);
+const char          *km_target_track_get_extra           (const KmTargetTrack    *self,
+                                                          guint                   frame);
 
 gboolean             km_target_track_equal               (const KmTargetTrack    *a,
                                                           const KmTargetTrack    *b,

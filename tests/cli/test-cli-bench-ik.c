@@ -100,8 +100,10 @@ test_effector_and_write_errors (void)
   }
   {
     g_auto(Run) run = { 0 };
+    /* (not the folder `solve` made above, before it found no effector) */
+    g_autofree char *absent = g_build_filename (dir, "absent", "out.json", NULL);
     g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ",
-                                                 nowhere);
+                                                 absent);
 
     g_autofree char *frames = g_build_filename (dir, "frames.json", NULL);
 
@@ -110,12 +112,12 @@ test_effector_and_write_errors (void)
                                                 "\"euler\": [0, 90, 0]},\n"
                                                 " {\"frame\": 1, \"pos\": [0.6, 0.2, 0.5], "
                                                 "\"euler\": [0, 90, 0]}]\n", -1, NULL));
-    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", nowhere, chain, frames, NULL);
+    run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", absent, chain, frames, NULL);
     g_assert_cmpint (run.status, ==, 1);
     g_assert_nonnull (strstr (run.err, expected));
   }
   g_unlink (noeff);
-  g_rmdir (dir);
+  km_test_remove_tree (dir);
 }
 
 /* -o writes animation.json: never over the chain or the targets (also as "./NAME"), nor

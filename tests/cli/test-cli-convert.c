@@ -815,6 +815,34 @@ test_convert_written_counts (void)
     }
 }
 
+/* rev16-cli 4 and 6: a targets file's keyframe keys Kinema does not interpret survive a
+ * rewrite (they were dropped); "-" and /dev/stdout (a pipe here: it used to fail with
+ * "No such file or directory") get the file, the summary line going to stderr. */
+static void
+test_convert_stdout_and_extra_keys (void)
+{
+  g_autofree char *targets = g_build_filename (tmp_dir, "commented.json", NULL);
+  const char *outputs[] = { "-", "/dev/stdout" };
+
+  g_assert_true (g_file_set_contents (targets, "[{\"frame\": 0, \"pos\": [1, 1, 1], "
+                                               "\"euler\": [0, 0, 0], \"comment\": \"start\", "
+                                               "\"time\": 0.25}]\n", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autofree char *summary = g_strdup_printf ("output=%s format=KINEMA-TARGETS-JSON "
+                                                  "keyframes=1\n", outputs[i]);
+
+      run_cli (&run, NULL, "convert", targets, outputs[i], NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.out, ==, "[\n  {\n    \"frame\": 0,\n    \"pos\": [1, 1, 1],\n"
+                                    "    \"euler\": [0, 0, 0],\n    \"comment\": \"start\",\n"
+                                    "    \"time\": 0.25\n  }\n]\n");
+      g_assert_true (g_str_has_suffix (run.err, summary));
+    }
+  g_unlink (targets);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -842,6 +870,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-over-input", test_convert_over_input);
   g_test_add_func ("/kinema/Cli/convert-ik-targets-note", test_convert_ik_targets_note);
   g_test_add_func ("/kinema/Cli/convert-written-counts", test_convert_written_counts);
+  g_test_add_func ("/kinema/Cli/convert-stdout-and-extra-keys",
+                   test_convert_stdout_and_extra_keys);
 
   status = g_test_run ();
   /* Shared by all the tests, so removed here rather than when the first test ends. */

@@ -537,32 +537,75 @@ test_batch_failure (void)
 }
 
 /* An output that cannot be written is said as every command says it: "kinema-cli: OUTPUT:
- * reason", not under the targets file's name, which reads like a fault in that file. */
+ * reason", not under the targets file's name, which reads like a fault in that file.
+ * (/dev/full: a missing folder is made before the solve now, see test_output_places().) */
 static void
 test_write_failure (void)
 {
   g_autofree char *skeleton_path = data_path ("skeleton.json");
   g_autofree char *targets_path = data_path ("targets.json");
-  g_autofree char *dir = km_test_make_tmp_dir ("write-fail-XXXXXX");
-  g_autofree char *nowhere = g_build_filename (dir, "missing", "x.json", NULL);
-  g_autofree char *nowhere_seq = g_build_filename (dir, "missing", "x.seq", NULL);
-  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: ", nowhere);
-  g_autofree char *expected_seq = g_strdup_printf ("kinema-cli: %s: cannot write the file: ",
-                                                   nowhere_seq);
+  const char *expected = "kinema-cli: /dev/full: cannot write the file: ";
   g_auto(Run) run = { 0, };
   g_auto(Run) run_seq = { 0, };
 
-  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", nowhere, NULL);
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  run_cli (&run, NULL, "solve", skeleton_path, targets_path, "-o", "/dev/full", NULL);
   g_assert_cmpint (run.status, ==, 1);
   if (!g_str_has_prefix (run.err, expected))
     g_error ("“%s” does not start with “%s”", run.err, expected);
   g_assert_cmpstr (run.out, ==, "");
 
-  run_cli (&run_seq, NULL, "solve", skeleton_path, targets_path, "-o", nowhere_seq, NULL);
+  run_cli (&run_seq, NULL, "solve", skeleton_path, targets_path, "-o", "/dev/full", "--to",
+           "CHOREONOID-BODY-MOTION", NULL);
   g_assert_cmpint (run_seq.status, ==, 1);
-  if (!g_str_has_prefix (run_seq.err, expected_seq))
-    g_error ("“%s” does not start with “%s”", run_seq.err, expected_seq);
-  g_rmdir (dir);
+  if (!g_str_has_prefix (run_seq.err, expected))
+    g_error ("“%s” does not start with “%s”", run_seq.err, expected);
+}
+
+/* A model whose forward kinematics overflows (two joint origins of 1e308 m, each finite, their
+ * sum not): exit 1 with a message about the model, no summary claiming an error of 0, no
+ * animation (it held "displacement": null, which Kinema's own reader refuses). */
+static void
+test_overflowing_model (void)
+{
+  static const char urdf[] =
+    "<robot name=\"m\">\n"
+    "  <link name=\"a\"/>\n"
+    "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"l1\"/>"
+    "<origin xyz=\"1e308 0 0\"/><axis xyz=\"0 0 1\"/>"
+    "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+    "  <link name=\"l1\"/>\n"
+    "  <joint name=\"j2\" type=\"revolute\"><parent link=\"l1\"/><child link=\"l2\"/>"
+    "<origin xyz=\"1e308 0 0\"/><axis xyz=\"0 0 1\"/>"
+    "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+    "  <link name=\"l2\"/>\n"
+    "  <joint name=\"j3\" type=\"prismatic\"><parent link=\"l2\"/><child link=\"l3\"/>"
+    "<origin xyz=\"1 0 0\"/><axis xyz=\"1 0 0\"/>"
+    "<limit lower=\"-1e308\" upper=\"1e308\" effort=\"1\" velocity=\"1\"/></joint>\n"
+    "  <link name=\"l3\"/>\n"
+    "</robot>\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("overflow-XXXXXX");
+  g_autofree char *model = g_build_filename (dir, "huge2.urdf", NULL);
+  g_autofree char *targets = g_build_filename (dir, "tt.json", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "h.json", NULL);
+  g_autofree char *expected = g_strconcat (model, ": ", NULL);
+  g_auto(Run) run = { 0, };
+
+  g_assert_true (g_file_set_contents (model, urdf, -1, NULL));
+  g_assert_true (g_file_set_contents (targets,
+                                      "[{\"frame\":0,\"pos\":[1,0,0],\"euler\":[0,0,0]},"
+                                      "{\"frame\":3,\"pos\":[1,1,0],\"euler\":[0,0,0]}]", -1, NULL));
+  run_cli (&run, NULL, "solve", model, targets, "-o", out_path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  if (!g_str_has_prefix (run.err, expected) || strstr (run.err, "too large") == NULL)
+    g_error ("“%s” does not start with “%s” or does not say the model is too large", run.err,
+             expected);
+  g_assert_null (strstr (run.out, "mean_pos_err=0 "));
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -744,9 +787,9 @@ test_nothing_moves (void)
   }
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("--effector base: no joint moves between that "
-                                                 "end effector and the root of %s: choose "
-                                                 "another one\n", model);
+    g_autofree char *expected = g_strdup_printf ("kinema-cli: --effector base: no joint moves "
+                                                 "between that end effector and the root of "
+                                                 "%s: choose another one\n", model);
 
     run_cli (&run, NULL, "solve", model, targets, "--effector", "base", "-o", out, NULL);
     g_assert_cmpint (run.status, ==, 1);
@@ -914,7 +957,6 @@ test_effector_errors (void)
   g_autofree char *unknown = g_build_filename (dir, "unknown.json", NULL);
   g_autofree char *still = g_build_filename (dir, "still.json", NULL);
   g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
-  g_autofree char *nowhere = g_build_filename (dir, "missing", "animation.json", NULL);
   static const char keyframe[] = "[{\"frame\": 0, \"pos\": [0.45, -0.35, 1.2], "
                                  "\"euler\": [0, 0, -30],\n";
 
@@ -954,8 +996,8 @@ test_effector_errors (void)
   /* --effector: the option and the model, whichever targets (the default ones here). */
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("--effector Nope: %s has no joint or link of "
-                                                 "that name\n", model);
+    g_autofree char *expected = g_strdup_printf ("kinema-cli: --effector Nope: %s has no "
+                                                 "joint or link of that name\n", model);
 
     run_cli (&run, NULL, "solve", model, targets, "--effector", "Nope", "-o", out, NULL);
     g_assert_cmpint (run.status, ==, 1);
@@ -967,24 +1009,24 @@ test_effector_errors (void)
 
     run_cli (&run, NULL, "solve", "--effector", "Nope", "-o", out, NULL);
     g_assert_cmpint (run.status, ==, 1);
-    g_assert_cmpstr (run.err, ==, "--effector Nope: the default skeleton has no joint or link "
-                                  "of that name\n");
+    g_assert_cmpstr (run.err, ==, "kinema-cli: --effector Nope: the default skeleton has no "
+                                  "joint or link of that name\n");
   }
 
   /* The embedded default targets are no file called targets.json; an output that cannot
    * be written is said of the output. */
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: ", nowhere);
+    const char *expected = "kinema-cli: /dev/full: ";
 
-    run_cli (&run, NULL, "solve", "-o", nowhere, NULL);
+    run_cli (&run, NULL, "solve", "-o", "/dev/full", NULL);
     g_assert_cmpint (run.status, ==, 1);
     g_assert_true (g_str_has_prefix (run.err, expected));
     g_assert_null (strstr (run.err, "targets.json"));
   }
   g_unlink (unknown);
   g_unlink (still);
-  g_rmdir (dir);
+  km_test_remove_tree (dir);
 }
 
 /* A URDF link's name names the joint that moves it (ROS names an end effector by its link:
@@ -1207,6 +1249,98 @@ test_batch_refused (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* rev16-cli 5–8: several animations are never written into a folder named like a file
+ * (out.json, x.seq), which used to be made; "-" and /dev/stdout write the animation to
+ * standard output (a pipe here: it used to fail with "No such file or directory"), the
+ * summary line then on stderr; the one output file's missing folder is made before the
+ * solve (it used to fail after it); a project given for the model is refused where it
+ * starts, before it is loaded; --effector's errors start "kinema-cli: ". */
+static void
+test_output_places (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *project = test_data_path ("cnoid-styles/model-formats.cnoid");
+  g_autofree char *dir = km_test_make_tmp_dir ("output-places-XXXXXX");
+  g_autofree char *a = write_targets (dir, "a.json", 3);
+  g_autofree char *b = write_targets (dir, "b.json", 3);
+  g_autofree char *out_json = g_build_filename (dir, "out.json", NULL);
+  g_autofree char *out_seq = g_build_filename (dir, "x.SEQ", NULL);
+  g_autofree char *nested = g_build_filename (dir, "nd", "sub", "a.json", NULL);
+  g_autofree char *out_dir = g_build_filename (dir, "some.json", NULL);
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  const char *outputs[] = { out_json, out_seq, "-" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_auto(Run) run = { 0, };
+
+      run_cli (&run, NULL, "solve", skeleton_path, a, b, "-o", outputs[i], NULL);
+      g_assert_cmpint (run.status, ==, 2);
+      g_assert_true (g_str_has_prefix (run.err, "kinema-cli: "));
+      g_assert_nonnull (strstr (run.err, "several animations need a directory"));
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_false (g_file_test (outputs[i], G_FILE_TEST_EXISTS));
+    }
+  /* An existing directory is one, whatever its name. */
+  g_assert_cmpint (g_mkdir (out_dir, 0777), ==, 0);
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *written = g_build_filename (out_dir, "b.animation.json", NULL);
+
+    run_cli (&run, NULL, "solve", skeleton_path, a, b, "-o", out_dir, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_file_test (written, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* Standard output, by either name: the animation alone, the summary on stderr. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_auto(Run) run = { 0, };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmAnimation) animation = NULL;
+      g_autofree char *summary = NULL;
+      guint frames;
+      double values[5];
+      g_autoptr(GBytes) bytes = NULL;
+
+      run_cli (&run, NULL, "solve", skeleton_path, a, "-o", i == 0 ? "-" : "/dev/stdout",
+               NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      bytes = g_bytes_new (run.out, strlen (run.out));
+      animation = km_animation_json_load ("stdout", bytes, skeleton, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_str_has_suffix (run.err, "\n"));
+      summary = g_strndup (run.err, strlen (run.err) - 1);
+      parse_summary (summary, &frames, values);
+      g_assert_cmpuint (km_animation_get_n_frames (animation), ==, frames);
+    }
+
+  /* A missing folder of the one output file is made first, as a directory's is. */
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", skeleton_path, a, "-o", nested, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_file_test (nested, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* A project for the model: located, and nothing of it loaded (no warnings). */
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *expected = g_strdup_printf ("%s:1:1: expected a skeleton or model file, "
+                                                 "found ", project);
+
+    run_cli (&run, NULL, "solve", project, a, "-o", out_json, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    g_assert_cmpstr (strchr (run.err, '\n'), ==, "\n");   /* one line */
+    g_assert_false (g_file_test (out_json, G_FILE_TEST_EXISTS));
+  }
+  km_test_remove_tree (dir);
+}
+
 /* The value of @joint's DOF in frame @f of the animation at @path. */
 static double
 animation_value (const char *path,
@@ -1325,6 +1459,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/errors", test_errors);
   g_test_add_func ("/kinema/cli/solve/batch-failure", test_batch_failure);
   g_test_add_func ("/kinema/cli/solve/write-failure", test_write_failure);
+  g_test_add_func ("/kinema/cli/solve/overflowing-model", test_overflowing_model);
   g_test_add_func ("/kinema/cli/solve/off-chain-pose", test_off_chain_pose);
   g_test_add_func ("/kinema/cli/solve/off-chain-stated-pose", test_off_chain_stated_pose);
   g_test_add_func ("/kinema/cli/solve/nothing-moves", test_nothing_moves);
@@ -1336,6 +1471,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/mimic-master-off-path", test_mimic_master_off_path);
   g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);
+  g_test_add_func ("/kinema/cli/solve/output-places", test_output_places);
 
   return g_test_run ();
 }

@@ -382,7 +382,7 @@ test_validate_located_rejections (void)
     g_auto(Run) run = { 0 };
     g_autofree char *expected = g_strdup_printf (
       "%s:32:19: expected a finite number in “lower”\n"
-      "%s:1:1: expected UTF-16LE text after the byte order mark: ", bad_urdf, cut);
+      "%s:1:3: expected UTF-16LE text after the byte order mark: ", bad_urdf, cut);
 
     run_cli (&run, NULL, "validate", bad_urdf, cut, NULL);
     g_assert_cmpint (run.status, ==, 1);

@@ -408,7 +408,8 @@ test_errors (void)
                 "t.body:7:17: expected a joint axis");
   assert_error (HEAD "  - name: A\n  - name: A\n", "t.body:5:11: duplicate joint name");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: free\n",
-                "t.body:7:17: only the root joint may be free");
+                "t.body:7:17: expected a joint type other than “free” for a link that has a "
+                "parent");
   assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nroot_link: X\nlinks:\n"
                 "  - name: A\n", "t.body:3:12: the root joint “X”");
   assert_error (HEAD "  - name: A\n    translation: [ 1, 2 ]\n", "t.body:5:18: expected");

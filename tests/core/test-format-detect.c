@@ -280,6 +280,39 @@ test_vrml_encodings (void)
     }
 }
 
+/* A model file in UTF-16 that stops converting is located at the character where it
+ * does (after "<r", on line 2 after a line break), as the mesh readers locate it: it was
+ * always 1:1. */
+static void
+test_utf16_bad_position (void)
+{
+  static const struct
+  {
+    const char *data;
+    gsize       length;
+    const char *where;
+  } cases[] = {
+    { "\xFF\xFE<\0r\0\0\xD8", 8, ":1:3: " },                      /* a cut surrogate */
+    { "\xFE\xFF\0<\0\n\0a\0b\xDC\0\0>", 14, ":2:3: " },        /* a lone low one */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/bad-%u.urdf", tmp_dir, i);
+      g_autofree char *expected = g_strconcat (path, cases[i].where, NULL);
+      g_autoptr(GError) error = NULL;
+      gpointer result;
+
+      g_assert_true (g_file_set_contents (path, cases[i].data, (gssize) cases[i].length, NULL));
+      result = km_format_load_file (path, NULL, NULL, &error);
+      g_assert_null (result);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      if (!g_str_has_prefix (error->message, expected))
+        g_error ("“%s” does not start with “%s”", error->message, expected);
+      g_assert_nonnull (strstr (error->message, "text after the byte order mark"));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -295,6 +328,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/xml-truncated", test_xml_truncated);
   g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
   g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
+  g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

@@ -159,7 +159,7 @@ test_bad_inputs (void)
 {
   static const struct { const char *text; const char *message; } cases[] = {
     { "type: BodyMotion\nrefs: []\n", "t.pseq:1:7: expected “PoseSeq”" },
-    { "name: x\nrefs: []\n", "t.pseq:1:1: missing key “type”" },
+    { "name: x\nrefs: []\n", "t.pseq:1:1: expected a “type: PoseSeq” key, which a Choreonoid pose sequence starts with" },
     { "type: PoseSeq\n", "t.pseq:1:1: missing key “refs”" },
     { "type: PoseSeq\nrefs: 3\n", "t.pseq:2:7: expected a list" },
     { "type: PoseSeq\nname: [ 1 ]\nrefs: []\n", "t.pseq:2:7: expected a string" },

@@ -449,6 +449,90 @@ test_save_and_load_file (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
 }
 
+static void
+count_warning (const char *message,
+               gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* rev16-cli 4: a keyframe's members that Kinema does not interpret ("comment", "time", a
+ * tool's settings, …) were dropped by a rewrite (`convert`), which promises to keep them.
+ * They are written back after the known ones, in file order, values as they were; they
+ * stay through the track's edits but the deletion of their keyframe. */
+static void
+test_extra_keys_kept (void)
+{
+  static const char text[] =
+    "[{\"frame\": 5, \"pos\": [1, 2, 3], \"euler\": [0, 0, 90], \"comment\": \"late\",\n"
+    "  \"tool\": {\"name\": \"g\", \"ids\": [1, 2.5, true, null, {}]}},\n"
+    " {\"time\": 0.5, \"frame\": 0, \"pos\": [0, 0, 1], \"euler\": [0, 0, 0],\n"
+    "  \"comment\": \"start \\\"here\\\"\"}]\n";
+  static const char expected[] =
+    "[\n"
+    "  {\n"
+    "    \"frame\": 0,\n"
+    "    \"pos\": [0, 0, 1],\n"
+    "    \"euler\": [0, 0, 0],\n"
+    "    \"time\": 0.5,\n"
+    "    \"comment\": \"start \\\"here\\\"\"\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 5,\n"
+    "    \"pos\": [1, 2, 3],\n"
+    "    \"euler\": [0, 0, 90],\n"
+    "    \"comment\": \"late\",\n"
+    "    \"tool\": {\n"
+    "      \"name\": \"g\",\n"
+    "      \"ids\": [\n"
+    "        1,\n"
+    "        2.5,\n"
+    "        true,\n"
+    "        null,\n"
+    "        {}\n"
+    "      ]\n"
+    "    }\n"
+    "  }\n"
+    "]\n";
+  g_autoptr(GBytes) bytes = g_bytes_new_static (text, sizeof text - 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autoptr(KmTargetTrack) edited = NULL;
+  g_autoptr(KmTargetTrack) without = NULL;
+  g_autoptr(GBytes) written_bytes = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *rewritten = NULL;
+  g_autofree char *edited_text = NULL;
+  KmTargetKeyframe moved = { 5, { 4, 4, 4 }, KM_QUAT_IDENTITY };
+  guint n_warnings = 0;
+
+  /* Said (a misspelt key is one too), and kept. */
+  km_parse_warnings_push (count_warning, &n_warnings);
+  track = km_targets_json_load ("t.json", bytes, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_warnings, ==, 4);
+  written = km_targets_json_to_string (track);
+  g_assert_cmpstr (written, ==, expected);
+
+  /* A second rewrite is the same text. */
+  written_bytes = g_bytes_new (written, strlen (written));
+  again = km_targets_json_load ("w.json", written_bytes, &error);
+  g_assert_no_error (error);
+  rewritten = km_targets_json_to_string (again);
+  g_assert_cmpstr (rewritten, ==, written);
+
+  /* The keyframe at frame 5 replaced: what it carried stays; deleted: it goes. */
+  edited = km_target_track_with_keyframe (again, &moved);
+  edited_text = km_targets_json_to_string (edited);
+  g_assert_nonnull (strstr (edited_text, "\"comment\": \"late\""));
+  without = km_target_track_without_keyframe (edited, 5);
+  g_assert_null (km_target_track_get_extra (without, 5));
+  g_assert_nonnull (km_target_track_get_extra (without, 0));
+  g_assert_nonnull (km_target_track_get_extra (edited, 5));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -469,6 +553,7 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/format-registry", test_format_registry);
   g_test_add_func ("/kinema/TargetsJson/empty-array", test_empty_array);
   g_test_add_func ("/kinema/TargetsJson/save-and-load-file", test_save_and_load_file);
+  g_test_add_func ("/kinema/TargetsJson/extra-keys-kept", test_extra_keys_kept);
 
   return g_test_run ();
 }

@@ -2012,7 +2012,14 @@ load_tree (Body        *b,
           if (include != NULL && g_strcmp0 (km_yaml_node_get_file (at), n->file) != 0)
             include = include->outer;
         }
-      fail_at (b, at, error, "%s", build_error->message);
+      /* The builder's one complaint about a joint type (a free joint below the root): said
+       * as what the file should have there. */
+      if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE) &&
+          problem.field == KM_JOINT_FIELD_TYPE)
+        fail_at (b, at, error, _("expected a joint type other than “free” for a link that has "
+                                 "a parent: only the root link may be free"));
+      else
+        fail_at (b, at, error, "%s", build_error->message);
       for (; include != NULL; include = include->outer)
         km_parse_error_add_include (error, include->file, include->pos);
       return NULL;

@@ -20,6 +20,7 @@
 #include "km-error.h"
 #include "km-json.h"
 #include "km-markup-text.h"
+#include "km-mesh-private.h"
 #include "km-target-track.h"
 #include "km-yaml.h"
 
@@ -754,39 +755,26 @@ content_start (const char *data,
  * UTF-16 text (with its byte order mark, as XML requires; Windows tools write URDF and
  * Scenebuilder scenes so) is read as the same text in UTF-8, without the mark: lines and
  * columns (in characters) are the same. Returns the converted bytes, @contents itself when
- * it is not UTF-16, or NULL with @error when it is not valid UTF-16.
+ * it is not UTF-16, or NULL with @error when it is not valid UTF-16: located at the first
+ * character that does not convert, as the mesh readers locate it (one conversion for
+ * both, _km_mesh_text_unmark()).
  */
 static GBytes *
 utf16_to_utf8 (const char  *path,
                GBytes      *contents,
                GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   gsize length;
   const char *data = g_bytes_get_data (contents, &length);
-  const char *from;
-  gsize written = 0;
-  char *text;
+  char *text = NULL;
 
-  if (data != NULL && length >= 2 && memcmp (data, "\xFF\xFE", 2) == 0)
-    from = "UTF-16LE";
-  else if (data != NULL && length >= 2 && memcmp (data, "\xFE\xFF", 2) == 0)
-    from = "UTF-16BE";
-  else
+  /* Only UTF-16: a UTF-8 mark stays, for the loaders that skip it themselves. */
+  if (data == NULL || length < 2
+      || (memcmp (data, "\xFF\xFE", 2) != 0 && memcmp (data, "\xFE\xFF", 2) != 0))
     return g_bytes_ref (contents);
-
-  text = g_convert (data + 2, length - 2, "UTF-8", from, NULL, &written, &local_error);
-  if (text == NULL || memchr (text, '\0', written) != NULL)
-    {
-      /* Translators: %s is an encoding name (UTF-16LE), the last %s the reason. */
-      km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, (KmSourcePos) { 1, 1 },
-                          _("expected %s text after the byte order mark: %s"), from,
-                          local_error != NULL ? local_error->message
-                                              : _("it contains a NUL character"));
-      g_free (text);
-      return NULL;
-    }
-  return g_bytes_new_take (text, written);
+  if (!_km_mesh_text_unmark (path, &data, &length, &text, error))
+    return NULL;
+  return g_bytes_new_take (text, length);
 }
 
 KmModelExtras *
@@ -1063,6 +1051,17 @@ write_replacing (const char *target,
   return TRUE;
 }
 
+/* Whether @path names the file (pipe, terminal, …) that standard output goes to:
+ * /dev/stdout, /dev/fd/1, or its own name. */
+static gboolean
+is_stdout (const char *path)
+{
+  struct stat out, st;
+
+  return fstat (STDOUT_FILENO, &out) == 0 && g_stat (path, &st) == 0
+         && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
 static void
 set_write_error (GError     **error,
                  const char  *path,
@@ -1096,17 +1095,38 @@ km_format_save_data_full (const char  *path,
                           GError     **error)
 {
   g_autofree char *target = NULL;
+  struct stat st;
   int saved_errno = 0;
+  gsize size;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  target = resolve_save_target (path, &saved_errno);
-  if (target != NULL
-      && write_replacing (target, data, length < 0 ? strlen (data) : (gsize) length, new_mode,
-                          &saved_errno))
-    return TRUE;
+  size = length < 0 ? strlen (data) : (gsize) length;
+  if (is_stdout (path))
+    {
+      /* Where standard output goes, at its position: a rename would leave a redirected
+       * stdout writing into the replaced file, and what else is printed there goes to
+       * the same place. */
+      if (write_all (STDOUT_FILENO, data, size))
+        return TRUE;
+      saved_errno = errno;
+    }
+  else if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
+    {
+      /* A pipe, a terminal, a device, also through /dev/stderr or /dev/fd/N: opened by
+       * the name given, which the system follows (the link /proc/self/fd/N of a pipe
+       * names no file: "pipe:[…]"), and written in place. */
+      if (write_in_place (path, data, size, &saved_errno))
+        return TRUE;
+    }
+  else
+    {
+      target = resolve_save_target (path, &saved_errno);
+      if (target != NULL && write_replacing (target, data, size, new_mode, &saved_errno))
+        return TRUE;
+    }
   set_write_error (error, path, saved_errno);
   return FALSE;
 }

@@ -112,7 +112,9 @@ gboolean         km_format_save_text     (const char       *path,
                                           const char       *text,
                                           GError          **error);
 /* The same for @length bytes (-1: up to the NUL); errors “PATH: cannot write the file:
- * REASON” (G_FILE_ERROR). */
+ * REASON” (G_FILE_ERROR). Not atomic where there is nothing to replace: the file standard
+ * output goes to (/dev/stdout, by any name) is written at its position through stdout,
+ * and a pipe, terminal or device (/dev/stderr, /dev/null) in place. */
 gboolean         km_format_save_data     (const char       *path,
                                           const char       *data,
                                           gssize            length,

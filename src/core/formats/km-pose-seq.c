@@ -281,8 +281,10 @@ read_ref (const KmYamlNode *node,
   if ((refer = km_yaml_expect_key (node, "refer", error)) == NULL ||
       !km_yaml_expect_mapping (refer, error))
     return FALSE;
-  if ((type = km_yaml_expect_key (refer, "type", error)) == NULL ||
-      (type_name = km_yaml_expect_string (type, error)) == NULL)
+  if ((type = km_yaml_mapping_lookup (refer, "type")) == NULL)
+    return error_at (error, KM_PARSE_ERROR_INVALID, refer,
+                     _("expected a “type” key in “refer” (“type: Pose” for a pose)"));
+  if ((type_name = km_yaml_expect_string (type, error)) == NULL)
     return FALSE;
   if (strcmp (type_name, "Pose") != 0)
     {
@@ -333,8 +335,14 @@ km_pose_seq_load (const char  *path,
   root = km_yaml_parse (path, data != NULL ? data : "", length, NULL, error);
   if (root == NULL || !km_yaml_expect_mapping (root, error))
     return NULL;
-  if ((v = km_yaml_expect_key (root, "type", error)) == NULL ||
-      (type = km_yaml_expect_string (v, error)) == NULL)
+  if ((v = km_yaml_mapping_lookup (root, "type")) == NULL)
+    {
+      error_at (error, KM_PARSE_ERROR_INVALID, root,
+                _("expected a “type: PoseSeq” key, which a Choreonoid pose sequence starts "
+                  "with"));
+      return NULL;
+    }
+  if ((type = km_yaml_expect_string (v, error)) == NULL)
     return NULL;
   if (strcmp (type, "PoseSeq") != 0)
     {

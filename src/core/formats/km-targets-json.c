@@ -64,6 +64,129 @@ track_setting_agrees (const KmJsonDocument  *doc,
   return FALSE;
 }
 
+/* An object or array being copied by write_json_value(), and its next member. */
+typedef struct
+{
+  const KmJsonNode *node;
+  guint             next;
+} CopyLevel;
+
+/* Writes the parsed JSON @value as it is (numbers as read: an integral one as an integer).
+ * An explicit stack, as the reader's: nesting goes to KM_JSON_MAX_DEPTH. */
+static void
+write_json_value (KmJsonWriter     *writer,
+                  const KmJsonNode *value)
+{
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (CopyLevel));
+  const KmJsonNode *node = value;
+
+  for (;;)
+    {
+      CopyLevel *top;
+
+      if (node != NULL)
+        {
+          CopyLevel level = { node, 0 };
+
+          switch (km_json_node_type (node))
+            {
+            case KM_JSON_OBJECT:
+              km_json_writer_begin_object (writer);
+              g_array_append_val (stack, level);
+              break;
+            case KM_JSON_ARRAY:
+              km_json_writer_begin_array (writer);
+              g_array_append_val (stack, level);
+              break;
+            case KM_JSON_STRING:
+              km_json_writer_string (writer, km_json_node_get_string (node, NULL));
+              break;
+            case KM_JSON_NUMBER:
+              if (km_json_node_is_integer (node))
+                km_json_writer_int (writer, km_json_node_get_int (node));
+              else
+                km_json_writer_number (writer, km_json_node_get_number (node));
+              break;
+            case KM_JSON_BOOLEAN:
+              km_json_writer_boolean (writer, km_json_node_get_boolean (node));
+              break;
+            case KM_JSON_NULL:
+            default:
+              km_json_writer_null (writer);
+              break;
+            }
+          node = NULL;
+        }
+      if (stack->len == 0)
+        return;
+      top = &g_array_index (stack, CopyLevel, stack->len - 1);
+      if (top->next < km_json_node_get_length (top->node))
+        {
+          if (km_json_node_type (top->node) == KM_JSON_OBJECT)
+            {
+              km_json_writer_key (writer, km_json_node_get_member_name (top->node, top->next));
+              node = km_json_node_get_member_value (top->node, top->next);
+            }
+          else
+            node = km_json_node_get_element (top->node, top->next);
+          top->next++;
+        }
+      else
+        {
+          if (km_json_node_type (top->node) == KM_JSON_OBJECT)
+            km_json_writer_end_object (writer);
+          else
+            km_json_writer_end_array (writer);
+          g_array_set_size (stack, stack->len - 1);
+        }
+    }
+}
+
+/* The members of the keyframe @object that Kinema does not interpret, in file order, as
+ * the text of one JSON object (km_target_track_get_extra()); NULL when there are none. */
+static char *
+keyframe_extra (const KmJsonNode *object)
+{
+  KmJsonWriter *writer = NULL;
+
+  for (guint m = 0; m < km_json_node_get_length (object); m++)
+    {
+      const char *name = km_json_node_get_member_name (object, m);
+
+      if (g_strv_contains (keyframe_keys, name))
+        continue;
+      if (writer == NULL)
+        {
+          writer = km_json_writer_new ();
+          km_json_writer_begin_object (writer);
+        }
+      km_json_writer_key (writer, name);
+      write_json_value (writer, km_json_node_get_member_value (object, m));
+    }
+  if (writer == NULL)
+    return NULL;
+  km_json_writer_end_object (writer);
+  return km_json_writer_free_to_string (writer);
+}
+
+/* Writes back the members of @extra (km_target_track_get_extra()), after the keyframe's
+ * own. */
+static void
+write_extra (KmJsonWriter *writer,
+             const char   *extra)
+{
+  g_autoptr(KmJsonDocument) doc = km_json_parse ("extra", extra, strlen (extra), NULL);
+  const KmJsonNode *object = doc != NULL ? km_json_document_get_root (doc) : NULL;
+
+  /* Written by keyframe_extra(): it always reads back. */
+  g_return_if_fail (object != NULL && km_json_node_type (object) == KM_JSON_OBJECT);
+  for (guint m = 0; m < km_json_node_get_length (object); m++)
+    {
+      km_json_writer_key (writer, km_json_node_get_member_name (object, m));
+      write_json_value (writer, km_json_node_get_member_value (object, m));
+    }
+}
+
 /* Euler angles are written in degrees rounded to 1e-9°, so that 90 stays 90 after the
  * round trip through a quaternion (the rounding is below 2e-11 rad). */
 static double
@@ -91,6 +214,7 @@ km_targets_json_load (const char  *path,
   g_autoptr(KmJsonDocument) doc = NULL;
   g_autoptr(GHashTable) frames = NULL;
   g_autofree KmTargetKeyframe *keys = NULL;
+  g_autoptr(GHashTable) extras = NULL;
   const KmJsonNode *root;
   TrackSetting effector_setting = { "effector", NULL };
   TrackSetting offset_setting = { "effector_offset", NULL };
@@ -195,7 +319,14 @@ km_targets_json_load (const char  *path,
           position_only = b;
         }
 
-      km_json_warn_unknown_keys (doc, object, keyframe_keys);
+      /* Said, as a key Kinema does not use (perhaps a misspelt one), and kept for a
+       * rewrite of the file (`convert`, the editor's save). */
+      if (km_json_warn_unknown_keys (doc, object, keyframe_keys) > 0)
+        {
+          if (extras == NULL)
+            extras = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+          g_hash_table_insert (extras, GUINT_TO_POINTER ((guint) frame), keyframe_extra (object));
+        }
 
       keys[i].frame = (guint) frame;
       keys[i].orientation = km_quat_from_euler_xyz (km_vec3 (km_deg_to_rad (euler.x),
@@ -205,7 +336,16 @@ km_targets_json_load (const char  *path,
 
   /* Every check km_target_track_new makes has been made above with a position. */
   track = km_target_track_new (keys, n, effector, KM_TARGET_TRACK_DEFAULT_FRAME_RATE, error);
-  if (track == NULL || (vec3_same (offset, KM_VEC3_ZERO) && !position_only))
+  if (track == NULL)
+    return NULL;
+  if (extras != NULL)
+    {
+      KmTargetTrack *with = km_target_track_with_extras (track, extras);
+
+      km_target_track_unref (track);
+      track = with;
+    }
+  if (vec3_same (offset, KM_VEC3_ZERO) && !position_only)
     return g_steal_pointer (&track);
   return km_target_track_with_tool (track, offset, position_only);
 }
@@ -234,7 +374,8 @@ km_targets_json_load_file (const char  *path,
  *
  * Keyframes in frame order; orientation as euler XYZ degrees; "effector" on every keyframe
  * when the track names one, and likewise "effector_offset" and "position_only" when they
- * are not the defaults (so that a plain track's file is exactly the spec's format).
+ * are not the defaults (so that a plain track's file is exactly the spec's format); then
+ * the keyframe's members that Kinema does not interpret, as the file had them.
  *
  * Returns: (transfer full): the file's text
  */
@@ -259,6 +400,7 @@ km_targets_json_to_string (const KmTargetTrack *track)
   for (guint i = 0; i < n; i++)
     {
       KmVec3 euler = km_quat_to_euler_xyz (keys[i].orientation);
+      const char *extra;
 
       km_json_writer_begin_object (writer);
       km_json_writer_key (writer, "frame");
@@ -283,6 +425,9 @@ km_targets_json_to_string (const KmTargetTrack *track)
           km_json_writer_key (writer, "position_only");
           km_json_writer_boolean (writer, TRUE);
         }
+      extra = km_target_track_get_extra (track, keys[i].frame);
+      if (extra != NULL)
+        write_extra (writer, extra);
       km_json_writer_end_object (writer);
     }
   km_json_writer_end_array (writer);
