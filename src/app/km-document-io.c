@@ -1154,6 +1154,9 @@ typedef struct
   KmEditedSkeletons   *edited;     /* JOB_PROJECT: written before the project, or NULL
                                     * (its body items main thread only) */
   GHashTable          *ids;        /* JOB_PROJECT: the ids the file gives new items (main thread only) */
+  GPtrArray           *subs;       /* JOB_PROJECT: the sub-projects to write back to their
+                                    * files (km_cnoid_build_sub_projects; main thread only
+                                    * but for km_cnoid_sub_save_write) */
   KmYamlNode          *tree;       /* JOB_PROJECT, JOB_AUTOSAVE: the project file's tree
                                     * (km_cnoid_build_tree), its text made on the worker */
   GBytes              *embedded;   /* the model to put beside the project, or NULL */
@@ -1188,6 +1191,7 @@ write_job_free (WriteJob *job)
   g_clear_object (&job->project);
   g_clear_pointer (&job->edited, _km_edited_skeletons_free);
   g_clear_pointer (&job->ids, g_hash_table_unref);
+  g_clear_pointer (&job->subs, g_ptr_array_unref);
   g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
   g_clear_pointer (&job->tree, km_yaml_node_unref);
   g_clear_pointer (&job->embedded, g_bytes_unref);
@@ -1289,6 +1293,21 @@ write_job_run (WriteJob  *job,
         {
           _km_edited_skeletons_abort (job->edited);
           return FALSE;
+        }
+      /* Then the changed sub-projects, each to its own file: when one cannot be written,
+       * neither is the project, which stays modified (the sub-projects written stay so). */
+      for (guint i = 0; job->subs != NULL && i < job->subs->len; i++)
+        {
+          KmCnoidSubSave *sub = g_ptr_array_index (job->subs, i);
+
+          if (!km_cnoid_sub_save_write (sub, error))
+            {
+              if (job->edited != NULL)
+                _km_edited_skeletons_abort (job->edited);
+              return FALSE;
+            }
+          if (km_cnoid_sub_save_get_written (sub))
+            _km_document_note_written (km_cnoid_sub_save_get_path (sub));
         }
       text = km_cnoid_tree_to_string (job->tree, &length);
       if (!km_format_save_data (job->path, text, length, &local_error))
@@ -1585,7 +1604,17 @@ write_job_done_cb (GObject      *source,
   switch (job->kind)
     {
     case JOB_PROJECT:
-      /* The items keep the ids they were written with, as after km_cnoid_save(). */
+      /* The items keep the ids they were written with, as after km_cnoid_save(); those
+       * of the sub-projects written, also when the project then failed. */
+      for (guint i = 0; job->subs != NULL && i < job->subs->len; i++)
+        {
+          KmCnoidSubSave *sub = g_ptr_array_index (job->subs, i);
+
+          if (km_cnoid_sub_save_get_written (sub))
+            km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."),
+                             km_cnoid_sub_save_get_path (sub));
+          km_cnoid_sub_save_done (sub);
+        }
       if (ok)
         km_cnoid_saved (job->project, job->ids);
       /* Before the end: on failure the body items go back to their old files, an
@@ -1603,6 +1632,7 @@ write_job_done_cb (GObject      *source,
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
       g_clear_pointer (&job->ids, g_hash_table_unref);
+      g_clear_pointer (&job->subs, g_ptr_array_unref);
       g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
@@ -1779,6 +1809,10 @@ km_document_save_full_async (KmDocument          *self,
   job->edited = _km_document_take_edited_skeletons (self, path);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree (project, path, &job->ids);
+  /* Choreonoid's SubProjectItem: the sub-projects are saved to their own files (Save As
+   * elsewhere too: the project's reference to each is rewritten for its new folder, see
+   * km_cnoid_build_sub_projects). */
+  job->subs = km_cnoid_build_sub_projects (project);
   if (embedded != NULL)
     job->embedded_bodies = g_ptr_array_ref (embedded);
   put_back_embedded_bodies (embedded);

@@ -406,6 +406,121 @@ test_layout_round_trip (Fixture       *f,
   }
 }
 
+/* A project whose body is in a sub-project (Choreonoid's SubProjectItem): an edit of the
+ * sub-project's targets is saved to the sub-project's own file, Messages names both files
+ * written, the document is clean, and the project opens again with the edit. The time bar
+ * starts at the project's own time, not at the sub-project's. */
+static void
+test_sub_project_save (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.cnoid", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-sub-XXXXXX");
+  g_autofree char *main_path = g_build_filename (dir, "main.cnoid", NULL);
+  g_autofree char *part_path = g_build_filename (dir, "part.cnoid", NULL);
+  g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *arm_text = NULL;
+  g_autofree char *part_text = NULL;
+  g_autofree char *text = NULL;
+  KmTargetTrack *targets;
+  const char *names[] = { "arm.json", "targets.json" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, length, NULL));
+    }
+  /* The sub-project is at 0.5 s (frame 12 at 24 frames a second), the project at 0.25 s. */
+  g_assert_true (g_file_get_contents (arm, &arm_text, NULL, NULL));
+  part_text = g_strconcat (arm_text,
+                           "toolbars:\n"
+                           "  \"TimeBar\":\n"
+                           "    current_time: 0.5\n"
+                           "    frame_rate: 24\n", NULL);
+  g_assert_true (g_file_set_contents (part_path, part_text, -1, NULL));
+  g_assert_true (g_file_set_contents (main_path,
+                                      "items:\n"
+                                      "  id: 0\n"
+                                      "  name: \"RootItem\"\n"
+                                      "  plugin: Base\n"
+                                      "  class: RootItem\n"
+                                      "  is_builtin_item: true\n"
+                                      "  children:\n"
+                                      "    -\n"
+                                      "      id: 1\n"
+                                      "      name: \"Robot part\"\n"
+                                      "      plugin: Base\n"
+                                      "      class: SubProjectItem\n"
+                                      "      data:\n"
+                                      "        file: \"part.cnoid\"\n"
+                                      "toolbars:\n"
+                                      "  \"TimeBar\":\n"
+                                      "    current_time: 0.25\n"
+                                      "    frame_rate: 24\n", -1, NULL));
+
+  open_fixture (f, main_path);
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 6);
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, 2);
+
+  g_assert_true (km_document_delete_keyframe (f->document, 12));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_true (km_document_save (f->document, main_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpstr (title (f), ==, "main.cnoid — Kinema");
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Saved ", part_path,
+                                       NULL));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Saved ", main_path,
+                                       NULL));
+
+  g_assert_true (g_file_get_contents (part_path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "{ frame: 0, pos: [ 0, 1.5, 3.5 ]"));
+  g_assert_null (strstr (text, "{ frame: 12, pos:"));
+  /* The project still only refers to the sub-project. */
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (main_path, &text, NULL, NULL));
+  g_assert_null (strstr (text, "IKTargetsItem"));
+  g_assert_nonnull (strstr (text, "file: \"part.cnoid\""));
+
+  /* Opened again: the edit is there, and the time is the project's. */
+  km_document_set_current_frame (f->document, 0);
+  open_fixture (f, main_path);
+  g_assert_cmpstr (title (f), ==, "main.cnoid — Kinema");
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, 1);
+  g_assert_cmpuint (km_target_track_get_keyframe (targets, 0)->frame, ==, 0);
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* A key added past the end of the motion and saved there (rev16-gui finding 1's second
+   * case): the project opens again at that frame. (It used to open at the sub-project's
+   * last frame: the key was not saved, so the motion ended before the saved time.) */
+  km_document_set_current_frame (f->document, 48);
+  g_assert_true (km_document_set_keyframe (f->document, 48));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 49);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  km_document_set_current_frame (f->document, 0);
+  open_fixture (f, main_path);
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, 2);
+  g_assert_cmpuint (km_target_track_get_keyframe (targets, 1)->frame, ==, 48);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 48);
+  km_test_remove_tree (dir);
+}
+
 /* Choreonoid's own project opens with its camera (eye, direction, up as the file has them). */
 static void
 test_layout_choreonoid_camera (Fixture       *f,
@@ -1386,6 +1501,8 @@ main (int    argc,
   g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
               fixture_setup, test_layout_choreonoid_camera, fixture_teardown);
   g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
+  g_test_add ("/kinema/Window/sub-project-save", Fixture, NULL,
+              fixture_setup, test_sub_project_save, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unknown-item", Fixture, NULL,
               fixture_setup, test_unknown_item, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unreadable-root", Fixture, NULL,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -1968,6 +1969,323 @@ test_body_model_pose (void)
   g_rmdir (dir);
 }
 
+/* Sub-projects (Choreonoid's SubProjectItem): a save writes a changed one back to its own
+ * file, with what Kinema does not read kept; an unchanged one is not rewritten; a failed
+ * write leaves both files as they were. */
+
+static const char sub_main_text[] =
+  "items:\n"
+  "  id: 0\n"
+  "  name: \"RootItem\"\n"
+  "  plugin: Base\n"
+  "  class: RootItem\n"
+  "  is_builtin_item: true\n"
+  "  children:\n"
+  "    -\n"
+  "      id: 1\n"
+  "      name: \"Robot part\"\n"
+  "      plugin: Base\n"
+  "      class: SubProjectItem\n"
+  "      data:\n"
+  "        file: \"sub/part.cnoid\"\n"
+  "    -\n"
+  "      id: 2\n"
+  "      name: \"Main folder\"\n"
+  "      plugin: Base\n"
+  "      class: FolderItem\n";
+
+static char *
+sub_part_text (guint padding)
+{
+  g_autofree char *pad = g_strnfill (padding, 'x');
+
+  return g_strdup_printf (
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"Folder\"\n"
+    "      plugin: Base\n"
+    "      class: FolderItem\n"
+    "      children:\n"
+    "        -\n"
+    "          id: 2\n"
+    "          name: \"Extra\"\n"
+    "          plugin: Base\n"
+    "          class: FolderItem\n"
+    "    -\n"
+    "      id: 3\n"
+    "      name: \"Mystery\"\n"
+    "      plugin: Other\n"
+    "      class: ThingItem\n"
+    "      data:\n"
+    "        keep: [ 1, 2 ]\n"
+    "        pad: \"%s\"\n"
+    "toolbars:\n"
+    "  \"TimeBar\":\n"
+    "    current_time: 6\n", pad);
+}
+
+typedef struct
+{
+  char *dir;
+  char *main_path;
+  char *part_path;
+  char *part_text;
+} SubFixture;
+
+static void
+sub_fixture_init (SubFixture *f,
+                  guint       padding)
+{
+  g_autofree char *sub = NULL;
+
+  f->dir = km_test_make_tmp_dir ("kinema-subproj-XXXXXX");
+  sub = g_build_filename (f->dir, "sub", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  f->main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  f->part_path = g_build_filename (sub, "part.cnoid", NULL);
+  f->part_text = sub_part_text (padding);
+  g_assert_true (g_file_set_contents (f->main_path, sub_main_text, -1, NULL));
+  g_assert_true (g_file_set_contents (f->part_path, f->part_text, -1, NULL));
+}
+
+static void
+sub_fixture_clear (SubFixture *f)
+{
+  km_test_remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->main_path);
+  g_free (f->part_path);
+  g_free (f->part_text);
+}
+
+static KmItem *
+sub_child (KmProject  *project,
+           const char *name)
+{
+  KmItem *sub = km_project_find_item_by_id (project, 1);
+
+  g_assert_true (KM_IS_SUB_PROJECT_ITEM (sub));
+  return km_item_find_child_by_name (sub, name);
+}
+
+static void
+test_sub_project_edit_saved (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autofree char *part = NULL;
+  g_autofree char *main_text = NULL;
+  SubFixture f;
+  KmItem *folder;
+
+  sub_fixture_init (&f, 8);
+  project = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  folder = sub_child (project, "Folder");
+  g_assert_nonnull (folder);
+  km_project_rename_item (project, folder, "Renamed");
+  km_project_remove_item (project, km_item_find_child_by_name (folder, "Extra"));
+  g_assert_true (km_project_get_modified (project));
+
+  g_assert_true (km_cnoid_save (project, f.main_path, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_project_get_modified (project));
+
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_nonnull (strstr (part, "      id: 1\n      name: \"Renamed\"\n"));
+  g_assert_null (strstr (part, "Extra"));
+  /* What Kinema does not read is kept, with the sub-project's own sections. */
+  g_assert_nonnull (strstr (part, "      plugin: Other\n      class: ThingItem\n"));
+  g_assert_nonnull (strstr (part, "        keep: [ 1, 2 ]\n"));
+  g_assert_nonnull (strstr (part, "    current_time: 6\n"));
+  main_text = test_util_read_file (f.main_path, NULL);
+  g_assert_cmpstr (main_text, ==, sub_main_text);
+
+  again = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sub_child (again, "Renamed"));
+  g_assert_null (sub_child (again, "Folder"));
+  g_assert_cmpuint (km_item_get_n_children (sub_child (again, "Renamed")), ==, 0);
+  sub_fixture_clear (&f);
+}
+
+static void
+test_sub_project_unchanged_kept (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autofree char *part = NULL;
+  struct utimbuf old = { 1000000000, 1000000000 };
+  GStatBuf st;
+  SubFixture f;
+
+  sub_fixture_init (&f, 8);
+  g_assert_cmpint (g_utime (f.part_path, &old), ==, 0);
+  project = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  /* Only the project itself is edited. */
+  km_project_rename_item (project, km_project_find_item_by_id (project, 2), "Edited");
+  g_assert_true (km_cnoid_save (project, f.main_path, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (f.part_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mtime, ==, 1000000000);
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_cmpstr (part, ==, f.part_text);
+  sub_fixture_clear (&f);
+}
+
+static void
+test_sub_project_write_fails (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autofree char *part = NULL;
+  g_autofree char *main_text = NULL;
+  struct rlimit limit, saved;
+  SubFixture f;
+  gboolean ok;
+
+  /* The sub-project is larger than the limit, the project smaller. */
+  sub_fixture_init (&f, 8192);
+  project = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  km_project_rename_item (project, sub_child (project, "Folder"), "Renamed");
+  km_project_rename_item (project, km_project_find_item_by_id (project, 2), "Edited");
+
+  signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  limit = saved;
+  limit.rlim_cur = 4096;
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+  ok = km_cnoid_save (project, f.main_path, &error);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  signal (SIGXFSZ, SIG_DFL);
+
+  g_assert_false (ok);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "part.cnoid"));
+  g_assert_true (km_project_get_modified (project));
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_cmpstr (part, ==, f.part_text);
+  main_text = test_util_read_file (f.main_path, NULL);
+  g_assert_cmpstr (main_text, ==, sub_main_text);
+  sub_fixture_clear (&f);
+}
+
+/* Save As into another folder: the project still refers to the same sub-project file. */
+static void
+test_sub_project_save_as_elsewhere (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *moved = NULL;
+  g_autofree char *part = NULL;
+  SubFixture f;
+
+  sub_fixture_init (&f, 8);
+  other = g_build_filename (f.dir, "other", NULL);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  moved = g_build_filename (other, "moved.cnoid", NULL);
+  project = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  km_project_rename_item (project, sub_child (project, "Folder"), "Renamed");
+  g_assert_true (km_cnoid_save (project, moved, &error));
+  g_assert_no_error (error);
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_nonnull (strstr (part, "\"Renamed\""));
+
+  again = km_cnoid_load (moved, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sub_child (again, "Renamed"));
+  g_assert_nonnull (sub_child (again, "Mystery"));
+  sub_fixture_clear (&f);
+}
+
+/* Two sub-project items naming the same file: the file is written once, with the edit
+ * made in either copy; different edits in the two copies fail the save with a message
+ * (the second is not written over the first). */
+static void
+test_sub_project_twice (void)
+{
+  static const char twice_text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"A\"\n"
+    "      plugin: Base\n"
+    "      class: SubProjectItem\n"
+    "      data:\n"
+    "        file: \"sub/part.cnoid\"\n"
+    "    -\n"
+    "      id: 2\n"
+    "      name: \"B\"\n"
+    "      plugin: Base\n"
+    "      class: SubProjectItem\n"
+    "      data:\n"
+    "        file: \"sub/../sub/part.cnoid\"\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autofree char *part = NULL;
+  g_autofree char *part2 = NULL;
+  SubFixture f;
+  KmItem *a, *b;
+
+  sub_fixture_init (&f, 8);
+  g_assert_true (g_file_set_contents (f.main_path, twice_text, -1, NULL));
+  project = km_cnoid_load (f.main_path, &error);
+  g_assert_no_error (error);
+  a = km_item_find_child_by_name (km_project_find_item_by_id (project, 1), "Folder");
+  b = km_item_find_child_by_name (km_project_find_item_by_id (project, 2), "Folder");
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_true (a != b);
+
+  /* Edited in the second copy only: written with that edit. */
+  km_project_rename_item (project, b, "From B");
+  g_assert_true (km_cnoid_save (project, f.main_path, &error));
+  g_assert_no_error (error);
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_nonnull (strstr (part, "\"From B\""));
+
+  /* The same edit in both: fine. */
+  km_project_rename_item (project, a, "Same");
+  km_project_rename_item (project, b, "Same");
+  g_assert_true (km_cnoid_save (project, f.main_path, &error));
+  g_assert_no_error (error);
+  g_free (part);
+  part = test_util_read_file (f.part_path, NULL);
+  g_assert_nonnull (strstr (part, "\"Same\""));
+
+  /* Different edits: refused, and the project stays modified. */
+  km_project_rename_item (project, a, "One");
+  km_project_rename_item (project, b, "Other");
+  g_assert_false (km_cnoid_save (project, f.main_path, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "part.cnoid"));
+  g_assert_nonnull (strstr (error->message, "more than once"));
+  g_assert_true (km_project_get_modified (project));
+  /* (the file has one copy's edit, never a mix: a copy is written whole) */
+  part2 = test_util_read_file (f.part_path, NULL);
+  g_assert_true ((strstr (part2, "\"One\"") == NULL) != (strstr (part2, "\"Other\"") == NULL));
+  sub_fixture_clear (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1979,6 +2297,12 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/share-dir-installed", test_share_dir_installed);
   g_test_add_func ("/kinema/Cnoid/choreonoid-bodies", test_choreonoid_bodies);
   g_test_add_func ("/kinema/Cnoid/round-trip", test_round_trip);
+  g_test_add_func ("/kinema/Cnoid/sub-project-edit-saved", test_sub_project_edit_saved);
+  g_test_add_func ("/kinema/Cnoid/sub-project-unchanged-kept", test_sub_project_unchanged_kept);
+  g_test_add_func ("/kinema/Cnoid/sub-project-write-fails", test_sub_project_write_fails);
+  g_test_add_func ("/kinema/Cnoid/sub-project-save-as-elsewhere",
+                   test_sub_project_save_as_elsewhere);
+  g_test_add_func ("/kinema/Cnoid/sub-project-twice", test_sub_project_twice);
   g_test_add_func ("/kinema/Cnoid/body-model-pose", test_body_model_pose);
   g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);
   g_test_add_func ("/kinema/Cnoid/optional-plugins", test_optional_plugins_blank_line);

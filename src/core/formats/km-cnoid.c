@@ -30,6 +30,15 @@
 #define SUB_CHILDREN_KEY "km-cnoid-sub-children"
 /* Set on items read from a sub-project file: they are not written into the parent. */
 #define FROM_SUB_KEY "km-cnoid-from-sub"
+/* On those items: their id in the sub-project's file (gint64 boxed; their own is cleared). */
+#define SUB_ID_KEY "km-cnoid-sub-id"
+/* On a sub-project item whose file was read: that project (its root, sections, ids and
+ * folders; its items are the sub-project item's children), the file (canonical) and the
+ * digest of the text the writer makes of it as last read or written (unchanged: not
+ * rewritten, see km_cnoid_build_sub_projects). */
+#define SUB_PROJECT_KEY "km-cnoid-sub-project"
+#define SUB_PATH_KEY "km-cnoid-sub-path"
+#define SUB_DIGEST_KEY "km-cnoid-sub-digest"
 /* Set on items checked (selected) by the item tree view's `checked` (`selected`) list
  * (Choreonoid 1.x keeps the check marks and the selection there, not in the items). */
 #define VIEW_CHECKED_KEY "km-cnoid-view-checked"
@@ -451,8 +460,26 @@ static void
 mark_from_sub (gpointer item,
                gpointer user_data)
 {
+  gint64 id = km_item_get_id (item);
+
+  /* Items of a sub-project of the sub-project keep the id of their own file. */
+  if (g_object_get_data (item, FROM_SUB_KEY) != NULL)
+    return;
+  g_object_set_data_full (item, SUB_ID_KEY, g_memdup2 (&id, sizeof id), g_free);
   km_item_set_id (item, -1);
   g_object_set_data (item, FROM_SUB_KEY, GINT_TO_POINTER (1));
+}
+
+static char *write_project (KmProject   *project,
+                            const char  *path,
+                            gsize       *length,
+                            GHashTable **ids_out);
+
+static char *
+text_digest (const char *text,
+             gsize       length)
+{
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, length);
 }
 
 static void
@@ -541,6 +568,19 @@ load_sub_project (LoadContext      *ctx,
       return;
     }
 
+  /* What Save compares with: the text written for the sub-project as it was read (for a
+   * file Choreonoid wrote, not the file's own bytes, see km_cnoid_build_sub_projects). */
+  {
+    g_autofree char *canonical = g_canonicalize_filename (path, NULL);
+    g_autofree char *text = NULL;
+    gsize length = 0;
+
+    text = write_project (sub, canonical, &length, NULL);
+    g_object_set_data_full (G_OBJECT (item), SUB_DIGEST_KEY, text_digest (text, length), g_free);
+    g_object_set_data_full (G_OBJECT (item), SUB_PATH_KEY, g_steal_pointer (&canonical), g_free);
+    g_object_set_data_full (G_OBJECT (item), SUB_PROJECT_KEY, g_object_ref (sub),
+                            g_object_unref);
+  }
   sub_root = km_project_get_root_item (sub);
   while (km_item_get_n_children (sub_root) > 0)
     {
@@ -1321,6 +1361,10 @@ typedef struct
    * will take: the one given, else the one found from the new place). */
   const char *load_share_dir;
   GHashTable *selected; /* the project's selected items */
+  /* Writing a sub-project's file: its root, whose items are @sub_item's children, which
+   * are written with the ids of that file (SUB_ID_KEY). NULL otherwise. */
+  KmItem     *sub_root;
+  KmItem     *sub_item;
 } SaveContext;
 
 /*
@@ -1585,13 +1629,42 @@ is_written (KmItem *item)
   return g_object_get_data (G_OBJECT (item), FROM_SUB_KEY) == NULL;
 }
 
+/* Whether @item goes into the file being written: in a sub-project's file, all it holds. */
+static gboolean
+is_written_in (SaveContext *ctx,
+               KmItem      *item)
+{
+  return ctx->sub_root != NULL || is_written (item);
+}
+
+/* The id @item has in the file being written (-1: none yet). */
+static gint64
+file_id (SaveContext *ctx,
+         KmItem      *item)
+{
+  gint64 *sub_id = g_object_get_data (G_OBJECT (item), SUB_ID_KEY);
+
+  if (ctx->sub_root != NULL && sub_id != NULL)
+    return *sub_id;
+  return km_item_get_id (item);
+}
+
+/* The item whose children are written below @item. */
+static KmItem *
+children_holder (SaveContext *ctx,
+                 KmItem      *item)
+{
+  return item == ctx->sub_root ? ctx->sub_item : item;
+}
+
 static void
 collect_ids (SaveContext *ctx,
              KmItem      *item,
              GHashTable  *used,
              GPtrArray   *unassigned)
 {
-  gint64 id = km_item_get_id (item);
+  gint64 id = file_id (ctx, item);
+  KmItem *holder = children_holder (ctx, item);
 
   if (id >= 0 && !g_hash_table_contains (used, &id))
     {
@@ -1606,8 +1679,8 @@ collect_ids (SaveContext *ctx,
 
   if (KM_IS_SUB_PROJECT_ITEM (item))
     return;
-  for (guint i = 0; i < km_item_get_n_children (item); i++)
-    collect_ids (ctx, km_item_get_child (item, i), used, unassigned);
+  for (guint i = 0; i < km_item_get_n_children (holder); i++)
+    collect_ids (ctx, km_item_get_child (holder, i), used, unassigned);
 }
 
 static gint64
@@ -1735,7 +1808,7 @@ write_item (SaveContext *ctx,
     }
 
   v = km_yaml_mapping_lookup (orig, "id");
-  if (verbatim && v != NULL && km_item_get_id (item) < 0)
+  if (verbatim && v != NULL && file_id (ctx, item) < 0)
     values[KEY_ID] = km_yaml_node_ref (v);    /* a duplicate kept as it was */
   else
     {
@@ -1800,10 +1873,11 @@ write_item (SaveContext *ctx,
   else
     {
       KmYamlNode *children = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+      KmItem *holder = children_holder (ctx, item);
 
-      for (guint i = 0; i < km_item_get_n_children (item); i++)
-        if (is_written (km_item_get_child (item, i)))
-          km_yaml_sequence_append (children, write_item (ctx, km_item_get_child (item, i)));
+      for (guint i = 0; i < km_item_get_n_children (holder); i++)
+        if (is_written_in (ctx, km_item_get_child (holder, i)))
+          km_yaml_sequence_append (children, write_item (ctx, km_item_get_child (holder, i)));
       if (km_yaml_node_get_length (children) > 0)
         values[KEY_CHILDREN] = children;
       else
@@ -1826,6 +1900,21 @@ static gboolean
 is_layout_key (const char *key)
 {
   return key != NULL && g_strv_contains (layout_keys, key);
+}
+
+/* The items written by the ids they are written with (a sub-project's file's). */
+static GHashTable *
+written_by_id (SaveContext *ctx)
+{
+  GHashTable *table = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  GHashTableIter iter;
+  gpointer item, id;
+
+  g_hash_table_iter_init (&iter, ctx->ids);
+  while (g_hash_table_iter_next (&iter, &item, &id))
+    if (!g_hash_table_contains (table, id))
+      g_hash_table_insert (table, g_memdup2 (id, sizeof (gint64)), item);
+  return table;
 }
 
 /* @views with the item tree view's `checked` and `selected` lists (Choreonoid 1.x) left
@@ -1852,7 +1941,7 @@ write_views (SaveContext *ctx,
       if (list == NULL)
         continue;
       if (by_id == NULL)
-        by_id = items_by_id (root);
+        by_id = ctx->sub_root != NULL ? written_by_id (ctx) : items_by_id (root);
       kept = km_yaml_node_new_sequence (km_yaml_node_get_style (list));
       for (guint i = 0; i < km_yaml_node_get_length (list); i++)
         {
@@ -1900,11 +1989,13 @@ write_views (SaveContext *ctx,
   return out;
 }
 
-/* The file's tree, and (out) the ids the items were given. */
+/* The file's tree, and (out) the ids the items were given. @sub_item: @project is the
+ * sub-project that item was read from, whose items are its children; else NULL. */
 static KmYamlNode *
-build_tree (KmProject   *project,
-            const char  *path,
-            GHashTable **ids_out)
+build_tree_full (KmProject   *project,
+                 KmItem      *sub_item,
+                 const char  *path,
+                 GHashTable **ids_out)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GPtrArray) unassigned = g_ptr_array_new ();
@@ -1919,6 +2010,11 @@ build_tree (KmProject   *project,
 
   ctx.io.file = path;
   ctx.io.dir = dir;
+  if (sub_item != NULL)
+    {
+      ctx.sub_root = root;
+      ctx.sub_item = sub_item;
+    }
   ctx.load_share_dir = g_object_get_data (G_OBJECT (project), SHARE_DIR_KEY);
   ctx.io.share_dir = g_object_get_data (G_OBJECT (project), SHARE_GIVEN_KEY);
   if (ctx.io.share_dir == NULL)
@@ -1944,6 +2040,8 @@ build_tree (KmProject   *project,
   /* Ids: loaded items keep theirs; new items (and a second holder of an id) get ones
    * above every id in use or ever read. */
   km_item_foreach (root, note_kept_ids, &ctx);
+  for (guint i = 0; sub_item != NULL && i < km_item_get_n_children (sub_item); i++)
+    km_item_foreach (km_item_get_child (sub_item, i), note_kept_ids, &ctx);
   collect_ids (&ctx, root, used, unassigned);
   for (guint i = 0; i < unassigned->len; i++)
     {
@@ -2004,6 +2102,14 @@ build_tree (KmProject   *project,
   else
     g_hash_table_unref (ctx.ids);
   return g_steal_pointer (&top);
+}
+
+static KmYamlNode *
+build_tree (KmProject   *project,
+            const char  *path,
+            GHashTable **ids_out)
+{
+  return build_tree_full (project, NULL, path, ids_out);
 }
 
 KmYamlNode *
@@ -2107,11 +2213,211 @@ km_cnoid_saved (KmProject  *project,
                           g_free);
 }
 
+/*
+ * Sub-projects are saved as Choreonoid's SubProjectItem saves them: each to its own file,
+ * in the same way as the project (atomically, its file references written for its own
+ * folder, what Kinema does not read kept), and only when its text differs from what was
+ * last read or written there: an unchanged sub-project (or one read from a file that
+ * Choreonoid wrote, whose whitespace Kinema's writer would change) is not rewritten.
+ * Saved elsewhere (Save As), the project keeps referring to the same sub-project files
+ * (the reference is rewritten for the new folder like every file reference) rather than
+ * taking copies of them: a sub-project is often shared by several projects, and a copy
+ * would split the user's work into two files that drift apart.
+ */
+struct _KmCnoidSubSave
+{
+  KmItem     *item;        /* the sub-project item (main thread only) */
+  KmProject  *project;     /* the project read from its file (main thread only) */
+  char       *path;
+  KmYamlNode *tree;
+  GHashTable *ids;         /* main thread only */
+  char       *digest;      /* of the text as last read or written */
+  char       *new_digest;  /* of this save's text, once made */
+  gboolean    written;
+  /* Two sub-project items naming the same file: the later ones' first (not owned), whose
+   * group_digest is that of the text the group wrote (NULL: none yet). A group writes its
+   * file once: an edited copy that differs from what another copy wrote is refused. */
+  KmCnoidSubSave *first;
+  char       *group_digest;
+  gboolean    in_sync;     /* not written, but its text is the file's now */
+};
+
+static void
+sub_save_free (KmCnoidSubSave *save)
+{
+  g_clear_object (&save->item);
+  g_clear_object (&save->project);
+  g_free (save->path);
+  g_clear_pointer (&save->tree, km_yaml_node_unref);
+  g_clear_pointer (&save->ids, g_hash_table_unref);
+  g_free (save->digest);
+  g_free (save->new_digest);
+  g_free (save->group_digest);
+  g_free (save);
+}
+
+static void
+collect_sub_project (gpointer item,
+                     gpointer user_data)
+{
+  GPtrArray *saves = user_data;
+  KmProject *sub = g_object_get_data (G_OBJECT (item), SUB_PROJECT_KEY);
+  KmCnoidSubSave *save;
+
+  if (!KM_IS_SUB_PROJECT_ITEM (item) || sub == NULL)
+    return;
+  save = g_new0 (KmCnoidSubSave, 1);
+  save->item = g_object_ref (item);
+  save->project = g_object_ref (sub);
+  save->path = g_strdup (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
+  save->digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY));
+  save->tree = build_tree_full (sub, item, save->path, &save->ids);
+  /* The innermost first. */
+  g_ptr_array_insert (saves, 0, save);
+}
+
+GPtrArray *
+km_cnoid_build_sub_projects (KmProject *project)
+{
+  GPtrArray *saves;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+
+  saves = g_ptr_array_new_with_free_func ((GDestroyNotify) sub_save_free);
+  km_item_foreach (km_project_get_root_item (project), collect_sub_project, saves);
+  for (guint i = 0; i < saves->len; i++)
+    {
+      KmCnoidSubSave *save = g_ptr_array_index (saves, i);
+
+      for (guint j = 0; j < i && save->first == NULL; j++)
+        {
+          KmCnoidSubSave *earlier = g_ptr_array_index (saves, j);
+
+          if (earlier->first == NULL && g_strcmp0 (earlier->path, save->path) == 0)
+            save->first = earlier;
+        }
+    }
+  return saves;
+}
+
+const char *
+km_cnoid_sub_save_get_path (KmCnoidSubSave *save)
+{
+  g_return_val_if_fail (save != NULL, NULL);
+
+  return save->path;
+}
+
+gboolean
+km_cnoid_sub_save_get_written (KmCnoidSubSave *save)
+{
+  g_return_val_if_fail (save != NULL, FALSE);
+
+  return save->written;
+}
+
+gboolean
+km_cnoid_sub_save_write (KmCnoidSubSave  *save,
+                         GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  KmCnoidSubSave *first;
+
+  g_return_val_if_fail (save != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  first = save->first != NULL ? save->first : save;
+  text = km_cnoid_tree_to_string (save->tree, &length);
+  g_free (save->new_digest);
+  save->new_digest = text_digest (text, length);
+  save->in_sync = FALSE;
+  if (g_strcmp0 (save->new_digest, save->digest) == 0)
+    return TRUE;
+  /* The same file under another sub-project item too: written once, with the one edit. */
+  if (first->group_digest != NULL)
+    {
+      if (strcmp (first->group_digest, save->new_digest) == 0)
+        {
+          save->in_sync = TRUE;
+          return TRUE;
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   /* Translators: the sub-project's file */
+                   _("The sub-project %s was not saved: it is included more than once, "
+                     "with different changes in each"), save->path);
+      return FALSE;
+    }
+  /*
+   * Another program's changes to the sub-project's file since it was read are not checked
+   * for here (the project file's are, in km-document-io.c, with the user's choice to
+   * overwrite or reload): they are written over when the sub-project was edited too.
+   */
+  if (!km_format_save_data (save->path, text, length, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   /* Translators: the sub-project's file, then why */
+                   _("The sub-project %s was not saved: %s"), save->path,
+                   local_error->message);
+      return FALSE;
+    }
+  save->written = TRUE;
+  first->group_digest = g_strdup (save->new_digest);
+  return TRUE;
+}
+
+void
+km_cnoid_sub_save_done (KmCnoidSubSave *save)
+{
+  KmItem *root;
+  GHashTableIter iter;
+  gpointer item, id;
+  gint64 max_id = -1;
+  gint64 *max_read;
+
+  g_return_if_fail (save != NULL);
+
+  if (!save->written && !save->in_sync)
+    return;
+  /* The items take the ids of the sub-project's file, as km_cnoid_saved() does. */
+  root = km_project_get_root_item (save->project);
+  g_hash_table_iter_init (&iter, save->ids);
+  while (g_hash_table_iter_next (&iter, &item, &id))
+    {
+      max_id = MAX (max_id, *(gint64 *) id);
+      if (item == root)
+        {
+          km_item_set_id (item, *(gint64 *) id);
+          continue;
+        }
+      g_object_set_data_full (item, SUB_ID_KEY, g_memdup2 (id, sizeof (gint64)), g_free);
+      g_object_set_data (item, FROM_SUB_KEY, GINT_TO_POINTER (1));
+    }
+  max_read = g_object_get_data (G_OBJECT (save->project), MAX_ID_KEY);
+  if (max_read != NULL)
+    max_id = MAX (max_id, *max_read);
+  g_object_set_data_full (G_OBJECT (save->project), MAX_ID_KEY,
+                          g_memdup2 (&max_id, sizeof max_id), g_free);
+  g_object_set_data_full (G_OBJECT (save->item), SUB_DIGEST_KEY, g_strdup (save->new_digest),
+                          g_free);
+  save->written = FALSE;
+  save->in_sync = FALSE;
+}
+
+static void
+subs_done (GPtrArray *subs)
+{
+  for (guint i = 0; i < subs->len; i++)
+    km_cnoid_sub_save_done (g_ptr_array_index (subs, i));
+}
+
 gboolean
 km_cnoid_save (KmProject   *project,
                const char  *path,
                GError     **error)
 {
+  g_autoptr(GPtrArray) subs = NULL;
   g_autoptr(GHashTable) ids = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *text = NULL;
@@ -2121,13 +2427,23 @@ km_cnoid_save (KmProject   *project,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* The sub-projects first: when one cannot be written, neither is the project. */
+  subs = km_cnoid_build_sub_projects (project);
   text = km_cnoid_to_string_for_save (project, path, &length, &ids);
+  for (guint i = 0; i < subs->len; i++)
+    if (!km_cnoid_sub_save_write (g_ptr_array_index (subs, i), error))
+      {
+        subs_done (subs);
+        return FALSE;
+      }
   if (!km_format_save_data (path, text, length, &local_error))
     {
+      subs_done (subs);
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
                    _("The project was not saved: %s"), local_error->message);
       return FALSE;
     }
+  subs_done (subs);
   km_cnoid_saved (project, ids);
   km_project_set_file (project, path);
   km_project_set_clean (project);

@@ -54,7 +54,8 @@ G_BEGIN_DECLS
  *
  * Sub-projects: a Base/SubProjectItem loads its file's items beneath it (their ids are
  * the sub-project file's, so they are cleared); those items are not written into the
- * parent file (the sub-project file is not rewritten either). A sub-project that
+ * parent file: a save writes each changed sub-project to its own file
+ * (km_cnoid_build_sub_projects), as Choreonoid does. A sub-project that
  * includes itself, directly or not, is refused with a message; messages from inside a
  * sub-project name the innermost file first, then "included from FILE:LINE:COLUMN".
  *
@@ -131,6 +132,21 @@ KmYamlNode *km_cnoid_build_tree         (KmProject         *project,
                                          GHashTable       **ids);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);
+/* The sub-projects of @project read from their files, each to be saved to its file (the
+ * innermost first), as km_cnoid_save() does before the project: km_cnoid_build_sub_projects
+ * makes their trees on the project's thread (a GPtrArray of KmCnoidSubSave, freed with it);
+ * km_cnoid_sub_save_write, on any thread, makes one's text and writes it atomically unless
+ * it is what was last read or written there (an unchanged sub-project is not rewritten);
+ * km_cnoid_sub_save_done, on the project's thread, gives its items the ids it wrote, also
+ * after a later failure (what was written is on disk). */
+typedef struct _KmCnoidSubSave KmCnoidSubSave;
+GPtrArray  *km_cnoid_build_sub_projects (KmProject         *project);
+const char *km_cnoid_sub_save_get_path  (KmCnoidSubSave    *save);
+/* Whether km_cnoid_sub_save_write() wrote the file (until km_cnoid_sub_save_done()). */
+gboolean    km_cnoid_sub_save_get_written (KmCnoidSubSave  *save);
+gboolean    km_cnoid_sub_save_write     (KmCnoidSubSave    *save,
+                                         GError           **error);
+void        km_cnoid_sub_save_done      (KmCnoidSubSave    *save);
 /* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
  * else the `share/` above a `share/project/` folder holding the project, else an installed
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
