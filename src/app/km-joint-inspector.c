@@ -78,6 +78,9 @@ struct _KmJointInspector
   GtkLabel           *limit_unit_0;
   GtkLabel           *limit_unit_1;
   GtkLabel           *limit_unit_2;
+  GtkLabel           *limit_axis_0;
+  GtkLabel           *limit_axis_1;
+  GtkLabel           *limit_axis_2;
   GtkLabel           *limit_error;
   GtkLabel           *shapes_label;
   GtkWidget          *mimic_title;
@@ -444,6 +447,39 @@ limit_widgets (KmJointInspector  *self,
     *unit = u[k];
 }
 
+/* A spherical joint's limit row @k says which euler axis it limits, in the label under
+ * its check button, and to a screen reader on the row's fields; other joints have one row,
+ * about their axis. */
+static void
+show_limit_axis (KmJointInspector *self,
+                 guint             k,
+                 gboolean          shown)
+{
+  GtkLabel *labels[N_AXES] = { self->limit_axis_0, self->limit_axis_1, self->limit_axis_2 };
+  /* Translators: under a spherical joint's "Limited" check button: the limit row is for
+   * the turn about the euler axis X, Y or Z */
+  const char *texts[N_AXES] = { N_("About X"), N_("About Y"), N_("About Z") };
+  GtkCheckButton *limited;
+  GtkSpinButton *min, *max;
+  GtkAccessible *fields[3];
+
+  limit_widgets (self, k, &limited, &min, &max, NULL);
+  fields[0] = GTK_ACCESSIBLE (limited);
+  fields[1] = GTK_ACCESSIBLE (min);
+  fields[2] = GTK_ACCESSIBLE (max);
+  gtk_widget_set_visible (GTK_WIDGET (labels[k]), shown);
+  if (shown)
+    gtk_label_set_text (labels[k], _(texts[k]));
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      if (shown)
+        gtk_accessible_update_property (fields[i], GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                        _(texts[k]), -1);
+      else
+        gtk_accessible_reset_property (fields[i], GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+    }
+}
+
 static void
 clear_errors (KmJointInspector *self)
 {
@@ -609,6 +645,7 @@ refresh (KmJointInspector *self)
       gtk_widget_set_visible (GTK_WIDGET (min), shown);
       gtk_widget_set_visible (GTK_WIDGET (max), shown);
       gtk_widget_set_visible (GTK_WIDGET (unit), shown);
+      show_limit_axis (self, k, shown && joint->type == KM_JOINT_SPHERICAL);
       if (!shown)
         continue;
       if (joint->type == KM_JOINT_PRISMATIC)
@@ -638,19 +675,8 @@ refresh (KmJointInspector *self)
           gtk_spin_button_set_value (min, 0.0);
           gtk_spin_button_set_value (max, 0.0);
         }
-      if (joint->type == KM_JOINT_SPHERICAL)
-        {
-          /* Translators: the unit of a spherical joint's limit ("°" or "rad") and the
-           * euler axis it turns about */
-          g_autofree char *text = g_strdup_printf (k == 0 ? _("%s about X")
-                                                   : k == 1 ? _("%s about Y")
-                                                   : _("%s about Z"), angle.symbol);
-
-          gtk_label_set_text (unit, text);
-        }
-      else
-        gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? length.symbol
-                                                                     : angle.symbol);
+      gtk_label_set_text (unit, joint->type == KM_JOINT_PRISMATIC ? length.symbol
+                                                                   : angle.symbol);
     }
 
   describe_shapes (self, skeleton, index);
@@ -1419,6 +1445,9 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   BIND (limit_unit_0);
   BIND (limit_unit_1);
   BIND (limit_unit_2);
+  BIND (limit_axis_0);
+  BIND (limit_axis_1);
+  BIND (limit_axis_2);
   BIND (limit_error);
   BIND (shapes_label);
   BIND (mimic_title);

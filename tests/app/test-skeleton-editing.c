@@ -1571,6 +1571,17 @@ test_edited_body_keeps_model_pose (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+static guint
+count_text (const char *text,
+            const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
 /* An imported .body, edited and exported as .body into another folder: the export is the
  * model file with the edits, so mass, inertia and sensors stay (as in a project save). */
 static void
@@ -1994,8 +2005,10 @@ test_angle_unit_radians (Fixture       *f,
 
   /* The spherical shoulder's limits, per euler axis. */
   select_joint (f, "Shoulder");
-  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "rad about X");
-  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_2")), ==, "rad about Z");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "rad");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_2")), ==, "rad");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_axis_0")), ==, "About X");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_axis_2")), ==, "About Z");
 
   /* A linked joint's offset. */
   select_joint (f, "Elbow");
@@ -2017,7 +2030,8 @@ test_angle_unit_radians (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (min), -1.2 * 180.0 / G_PI, 1e-9);
   g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (rz), -0.5 * 180.0 / G_PI, 1e-6);
   select_joint (f, "Shoulder");
-  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "° about X");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_0")), ==, "°");
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_axis_0")), ==, "About X");
   g_signal_handlers_disconnect_by_func (f->inspector, count_notify, &notified);
 }
 
@@ -2560,6 +2574,61 @@ test_limit_reason_goes_when_typing (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (error_label));
 }
 
+/* The width the inspector's fields ask for (its scrolled window's content) with @name
+ * selected. */
+static void
+content_width (Fixture    *f,
+               const char *name,
+               int        *minimum,
+               int        *natural)
+{
+  GtkWidget *scrolled;
+
+  select_joint (f, name);
+  test_app_spin ();
+  scrolled = gtk_widget_get_ancestor (GTK_WIDGET (child (f, "limited_0")),
+                                      GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (scrolled);
+  gtk_widget_measure (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                      GTK_ORIENTATION_HORIZONTAL, -1, minimum, natural, NULL, NULL);
+  g_test_message ("%s: minimum %d, natural %d", name, *minimum, *natural);
+}
+
+/* A spherical joint's three limit rows fit the pane as a revolute joint's one does: the
+ * inspector is no wider for the Shoulder than for the Elbow, and within the pane's default
+ * width (the inspector's width request), so nothing is cut off at the right edge (rev16-gui
+ * finding 5: the "° about X" labels widened it past the +/− buttons and Delete). */
+static void
+test_spherical_fits_pane (Fixture       *f,
+                          gconstpointer  data)
+{
+  int revolute_min, revolute_nat, spherical_min, spherical_nat, pane;
+
+  g_assert_cmpint (km_skeleton_get_joint (skeleton (f), (guint) find (f, "Shoulder"))->type, ==,
+                   KM_JOINT_SPHERICAL);
+  gtk_widget_get_size_request (f->inspector, &pane, NULL);
+  g_assert_cmpint (pane, >, 0);
+  content_width (f, "Elbow", &revolute_min, &revolute_nat);
+  content_width (f, "Shoulder", &spherical_min, &spherical_nat);
+  g_assert_cmpint (spherical_min, <=, revolute_min + 4);
+  g_assert_cmpint (spherical_nat, <=, revolute_nat + 4);
+  g_assert_cmpint (spherical_min, <=, pane);
+
+  /* Each limit row says which axis it limits, in words under its check button. */
+  for (guint k = 0; k < 3; k++)
+    {
+      g_autofree char *id = g_strdup_printf ("limit_axis_%u", k);
+      GtkWidget *label = child (f, id);
+
+      g_assert_true (gtk_widget_get_visible (label));
+      g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), k == 0 ? "X"
+                                                                        : k == 1 ? "Y" : "Z"));
+    }
+  select_joint (f, "Elbow");
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (child (f, "limit_axis_0"))));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2607,6 +2676,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
   ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);
   ADD ("/kinema/JointInspector/angle-unit-radians", test_angle_unit_radians);
+  ADD ("/kinema/JointInspector/spherical-fits-pane", test_spherical_fits_pane);
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
   ADD ("/kinema/SkeletonOutline/scrolls-to-selected", test_outline_scrolls_to_selected);
 #undef ADD
