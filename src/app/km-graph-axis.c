@@ -64,6 +64,30 @@ km_graph_axis_finish (KmGraphAxis *axis)
     axis->lo -= 0.5, axis->hi += 0.5;
 }
 
+/* Notes that a DOF drawn against @axis is shown in @unit (the Pose tab's): in the
+ * preferences' unit, or in a body handler's ("mm" for an actuator's length). */
+void
+km_graph_axis_use_unit (KmGraphAxis *axis,
+                        KmUnit       unit)
+{
+  if (!axis->has_unit)
+    {
+      axis->unit = unit;
+      axis->has_unit = TRUE;
+    }
+  else if (axis->unit.scale != unit.scale || g_strcmp0 (axis->unit.symbol, unit.symbol) != 0)
+    axis->mixed = TRUE;
+}
+
+/* The unit @axis is labelled in: the one its DOFs are all shown in, else @fallback (the
+ * preferences' unit for its kind). */
+KmUnit
+km_graph_axis_get_unit (const KmGraphAxis *axis,
+                        KmUnit             fallback)
+{
+  return axis->has_unit && !axis->mixed ? axis->unit : fallback;
+}
+
 /* The value of label @tick, from the top: the span's top, middle and bottom. */
 double
 km_graph_axis_tick_value (const KmGraphAxis *axis,

@@ -16,7 +16,9 @@ G_BEGIN_DECLS
 /*
  * One value axis of the graph (KmGraphView): the span of one kind of value (angles or
  * lengths, in document units: radians or metres), where a value of it is drawn in the plot,
- * and its labels, in the unit the preferences name, beside the plot on the left or right.
+ * and its labels, in the unit the preferences name (or the one a body handler shows all of
+ * its DOFs in), beside the plot on the left or right. A third kind holds the DOFs a body
+ * handler shows in a unit of its own, in that unit.
  */
 typedef struct
 {
@@ -26,6 +28,9 @@ typedef struct
   PangoLayout *labels[KM_GRAPH_AXIS_N_TICKS];  /* top to bottom; NULL without room */
   gboolean     compact;   /* the labels are the top and bottom numbers, the unit between */
   double       gutter;    /* the labels' column beside the plot, gap included; 0 without */
+  KmUnit       unit;      /* the unit its DOFs are shown in, when they agree on one */
+  gboolean     has_unit;
+  gboolean     mixed;     /* they do not */
 } KmGraphAxis;
 
 void    km_graph_axis_init          (KmGraphAxis           *axis,
@@ -34,6 +39,10 @@ void    km_graph_axis_include       (KmGraphAxis           *axis,
                                      double                 from,
                                      double                 to);
 void    km_graph_axis_finish        (KmGraphAxis           *axis);
+void    km_graph_axis_use_unit      (KmGraphAxis           *axis,
+                                     KmUnit                 unit);
+KmUnit  km_graph_axis_get_unit      (const KmGraphAxis     *axis,
+                                     KmUnit                 fallback);
 double  km_graph_axis_tick_value    (const KmGraphAxis     *axis,
                                      guint                  tick);
 char   *km_graph_axis_format        (double                 value,

@@ -35,7 +35,8 @@
  * them again), the value axis on the left (the top, middle and bottom of the span, in the
  * units the preferences name; with angles and lengths on one plot, an axis for each: the
  * angles on the left, the lengths on the right, each curve drawn against its own, see
- * km-graph-axis.c), and the time in seconds along the bottom, as the time bar counts it.
+ * km-graph-axis.c; a joint a body handler presents is plotted as the Pose tab shows it, in
+ * the handler's unit, see PlotDof), and the time in seconds along the bottom, as the time bar counts it.
  * Everything is placed by compute_layout(), which the drawing, the hit tests and the
  * functions tests use all share.
  *
@@ -108,13 +109,36 @@ typedef struct
   PangoLayout     *layout;
 } Entry;
 
+/* The value axes, by the kind of value they hold. */
+enum
+{
+  AXIS_ANGLES,
+  AXIS_LENGTHS,
+  AXIS_OTHERS,   /* a body handler's own unit */
+  N_AXES
+};
+
+/* How a plotted DOF is drawn: in the unit the Pose tab shows it in. A DOF a body handler
+ * presents in a length or angle unit (an actuator's length in mm) is drawn as that length or
+ * angle (to_shown, then in metres or radians) on that kind's axis; one it presents in a
+ * unit of its own, as the shown number on the third axis; any other as its value. */
+typedef struct
+{
+  guint            axis;               /* AXIS_… */
+  gboolean         presented;
+  KmUnit           unit;               /* the Pose tab's */
+  double           lower, upper;       /* its limits on its axis' scale */
+} PlotDof;
+
 /* What is plotted, and where everything goes (compute_layout). */
 typedef struct
 {
   guint            first_dof, n_dof;
   gboolean         selected;           /* one joint's DOFs, not all */
-  /* The value axes: angles', lengths' (each used when some plotted DOF is of its kind). */
-  KmGraphAxis      angles, lengths;
+  /* The value axes: angles', lengths' and the handlers' own units' (each used when some
+   * plotted DOF is of its kind). */
+  KmGraphAxis      axes[N_AXES];
+  PlotDof         *dofs;               /* n_dof of them, from first_dof */
   GArray          *entries;            /* of Entry */
   guint            n_more;             /* entries not shown */
   PangoLayout     *more;               /* their summary, or NULL */
@@ -182,15 +206,6 @@ n_frames (KmGraphView *self)
   return self->document ? MAX (km_document_get_timeline_frames (self->document), 1) : 1;
 }
 
-/* Whether DOF @dof of @skeleton is a length (a prismatic joint's), not an angle. */
-static gboolean
-dof_is_linear (KmSkeleton *skeleton,
-               guint       dof)
-{
-  return km_skeleton_get_joint (skeleton, (guint) km_skeleton_get_dof_joint (skeleton, dof))
-           ->type == KM_JOINT_PRISMATIC;
-}
-
 /* The finite stretch of [@lower, @upper] the value axis shows: all of it when both ends
  * are finite, a stretch from the finite end inwards when one is, none when neither is. */
 static gboolean
@@ -232,8 +247,9 @@ layout_clear (Layout *l)
 {
   g_clear_pointer (&l->entries, g_array_unref);
   g_clear_object (&l->more);
-  km_graph_axis_clear (&l->angles);
-  km_graph_axis_clear (&l->lengths);
+  for (guint a = 0; a < N_AXES; a++)
+    km_graph_axis_clear (&l->axes[a]);
+  g_clear_pointer (&l->dofs, g_free);
   for (guint i = 0; i < l->n_times; i++)
     g_clear_object (&l->time_labels[i]);
   l->n_times = 0;
@@ -249,27 +265,85 @@ joint_of_dof (KmSkeleton *skeleton,
   return km_skeleton_get_joint (skeleton, (guint) *index);
 }
 
-/* The axis a DOF of the kind @linear is drawn against. */
+/* The axis plotted DOF @dof is drawn against. */
 static const KmGraphAxis *
 axis_of (const Layout *l,
-         gboolean      linear)
+         guint         dof)
 {
-  return linear ? &l->lengths : &l->angles;
+  return &l->axes[l->dofs[dof - l->first_dof].axis];
 }
 
 /* The axis on @side: with one kind of value plotted, its axis is on the left, none on the
- * right; with both, the angles' is on the left and the lengths' on the right. */
+ * right; with two, the first (angles, lengths, a handler's own unit) is on the left and the
+ * other on the right. (A third kind, rare, is drawn against a span of its own, unlabelled;
+ * the legend names its curves.) */
 static const KmGraphAxis *
 axis_on (const Layout    *l,
          GtkPositionType  side)
 {
-  gboolean both = l->angles.used && l->lengths.used;
+  guint n = 0;
 
-  if (side == GTK_POS_RIGHT)
-    return both ? &l->lengths : NULL;
-  if (side != GTK_POS_LEFT || (!l->angles.used && !l->lengths.used))
+  if (side != GTK_POS_LEFT && side != GTK_POS_RIGHT)
     return NULL;
-  return l->angles.used ? &l->angles : &l->lengths;
+  for (guint a = 0; a < N_AXES; a++)
+    if (l->axes[a].used && n++ == (side == GTK_POS_LEFT ? 0 : 1))
+      return &l->axes[a];
+  return NULL;
+}
+
+/* A DOF's value on its axis' scale (see PlotDof). */
+static double
+plot_value (KmGraphView   *self,
+            const PlotDof *dof,
+            int            joint,
+            double         value)
+{
+  KmBodyHandlerSet *handlers = km_document_get_body_handlers (self->document);
+
+  if (!dof->presented || handlers == NULL)
+    return value;
+  return km_body_handler_set_to_shown (handlers, joint, value) / dof->unit.scale;
+}
+
+/* How DOF @d of @skeleton is plotted: as the Pose tab shows it (km-joint-panel.c). */
+static void
+plot_dof (KmGraphView *self,
+          KmSkeleton  *skeleton,
+          guint        d,
+          double       lower,
+          double       upper,
+          PlotDof     *dof)
+{
+  KmBodyHandlerSet *handlers = km_document_get_body_handlers (self->document);
+  int index = km_skeleton_get_dof_joint (skeleton, d);
+  const KmJoint *joint = km_skeleton_get_joint (skeleton, (guint) index);
+  KmJointPresentation presentation;
+  gboolean linear = joint->type == KM_JOINT_PRISMATIC;
+
+  *dof = (PlotDof) { linear ? AXIS_LENGTHS : AXIS_ANGLES, FALSE,
+                     linear ? km_unit_for_length (self->length_unit)
+                            : km_unit_for_angle (self->angle_unit),
+                     lower, upper };
+  if (handlers == NULL || joint->n_dof != 1
+      || !km_body_handler_set_get_presentation (handlers, index, &presentation))
+    return;
+
+  dof->presented = TRUE;
+  if (km_unit_for_symbol (presentation.unit_label, &linear, &dof->unit))
+    dof->axis = linear ? AXIS_LENGTHS : AXIS_ANGLES;
+  else
+    {
+      double span = fabs (presentation.shown_max - presentation.shown_min);
+      double step = span > 0.0 ? pow (10.0, floor (log10 (span / 100.0))) : 1.0;
+
+      /* The Pose tab's digits for the range (km-joint-panel.c). */
+      dof->axis = AXIS_OTHERS;
+      dof->unit = (KmUnit) { 1.0, g_intern_string (presentation.unit_label),
+                             step >= 1.0 ? 0 : (guint) MIN (6.0, -floor (log10 (step))),
+                             step };
+    }
+  dof->lower = MIN (presentation.shown_min, presentation.shown_max) / dof->unit.scale;
+  dof->upper = MAX (presentation.shown_min, presentation.shown_max) / dof->unit.scale;
 }
 
 /* The plotted DOFs and the stretch of values each kind's axis spans (document units). */
@@ -303,27 +377,36 @@ compute_span (KmGraphView *self,
   lower = g_new (double, total_dof);
   upper = g_new (double, total_dof);
   km_skeleton_get_dof_limits (skeleton, lower, upper);
-  km_graph_axis_init (&l->angles, FALSE);
-  km_graph_axis_init (&l->lengths, TRUE);
+  for (guint a = 0; a < N_AXES; a++)
+    km_graph_axis_init (&l->axes[a], a != AXIS_ANGLES);
+  l->dofs = g_new (PlotDof, l->n_dof);
   for (guint d = l->first_dof; d < l->first_dof + l->n_dof; d++)
     {
-      gboolean linear = dof_is_linear (skeleton, d);
-      KmGraphAxis *axis = linear ? &l->lengths : &l->angles;
+      PlotDof *dof = &l->dofs[d - l->first_dof];
+      int index = km_skeleton_get_dof_joint (skeleton, d);
+      KmGraphAxis *axis;
       double from, to;
 
+      plot_dof (self, skeleton, d, lower[d], upper[d], dof);
+      axis = &l->axes[dof->axis];
       axis->used = TRUE;
-      if (limit_span (lower[d], upper[d], linear, &from, &to))
+      km_graph_axis_use_unit (axis, dof->unit);
+      if (limit_span (dof->lower, dof->upper, dof->axis != AXIS_ANGLES, &from, &to))
         km_graph_axis_include (axis, from, to);
       for (guint f = 0; f < n_anim; f++)
         {
           const double *q = km_animation_get_frame (animation, f);
 
-          if (q != NULL)
-            km_graph_axis_include (axis, q[d], q[d]);
+          if (q != NULL && isfinite (q[d]))
+            {
+              double v = plot_value (self, dof, index, q[d]);
+
+              km_graph_axis_include (axis, v, v);
+            }
         }
     }
-  km_graph_axis_finish (&l->angles);
-  km_graph_axis_finish (&l->lengths);
+  for (guint a = 0; a < N_AXES; a++)
+    km_graph_axis_finish (&l->axes[a]);
   return TRUE;
 }
 
@@ -533,18 +616,24 @@ compute_layout (KmGraphView *self,
   left_gutter = right_gutter = 0;
   for (guint compact = 0; compact < 2; compact++)
     {
-      if (l->angles.used)
-        km_graph_axis_layout_labels (&l->angles, GTK_WIDGET (self->area),
-                                     km_unit_for_angle (self->angle_unit), compact);
-      if (l->lengths.used)
-        km_graph_axis_layout_labels (&l->lengths, GTK_WIDGET (self->area),
-                                     km_unit_for_length (self->length_unit), compact);
+      /* Each axis in its DOFs' unit where they agree on one (a body handler's mm), else
+       * in the preferences'. */
+      KmUnit fallback[N_AXES] = {
+        km_unit_for_angle (self->angle_unit), km_unit_for_length (self->length_unit),
+        { 1.0, "", 2, 0.01 },
+      };
+
+      for (guint a = 0; a < N_AXES; a++)
+        if (&l->axes[a] == left || &l->axes[a] == right)
+          km_graph_axis_layout_labels (&l->axes[a], GTK_WIDGET (self->area),
+                                       km_graph_axis_get_unit (&l->axes[a], fallback[a]),
+                                       compact);
       left_gutter = left->gutter;
       right_gutter = right != NULL ? right->gutter : 0;
       if (left_gutter + right_gutter <= width / 3.0)
         break;
-      km_graph_axis_drop_labels (&l->angles);
-      km_graph_axis_drop_labels (&l->lengths);
+      for (guint a = 0; a < N_AXES; a++)
+        km_graph_axis_drop_labels (&l->axes[a]);
       left_gutter = right_gutter = 0;
     }
 
@@ -589,7 +678,7 @@ draw_cb (GtkDrawingArea *area,
   KmAnimation *animation;
   KmTargetTrack *targets;
   guint n_anim = 0, total_dof;
-  double *lower, *upper, plot_top, plot_bottom;
+  double plot_top, plot_bottom;
   double cursor;
   GdkRGBA fg;
   Layout l;
@@ -608,9 +697,6 @@ draw_cb (GtkDrawingArea *area,
     n_anim = km_animation_get_n_frames (animation);
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
 
-  lower = g_new (double, total_dof);
-  upper = g_new (double, total_dof);
-  km_skeleton_get_dof_limits (skeleton, lower, upper);
   plot_top = l.plot.origin.y;
   plot_bottom = plot_top + l.plot.size.height;
 
@@ -618,12 +704,14 @@ draw_cb (GtkDrawingArea *area,
    * is drawn against its own kind's axis. */
   set_rgb (cr, KM_GRAPH_BAND_RGB);
   for (guint d = l.first_dof; d < l.first_dof + l.n_dof; d++)
-    if (isfinite (lower[d]) || isfinite (upper[d]))
+    if (isfinite (l.dofs[d - l.first_dof].lower) || isfinite (l.dofs[d - l.first_dof].upper))
       {
-        const KmGraphAxis *axis = axis_of (&l, dof_is_linear (skeleton, d));
-        double top = isfinite (upper[d]) ? km_graph_axis_y (axis, &l.plot, upper[d]) : plot_top;
-        double bottom = isfinite (lower[d]) ? km_graph_axis_y (axis, &l.plot, lower[d])
-                                            : plot_bottom;
+        const PlotDof *dof = &l.dofs[d - l.first_dof];
+        const KmGraphAxis *axis = axis_of (&l, d);
+        double top = isfinite (dof->upper) ? km_graph_axis_y (axis, &l.plot, dof->upper)
+                                           : plot_top;
+        double bottom = isfinite (dof->lower) ? km_graph_axis_y (axis, &l.plot, dof->lower)
+                                              : plot_bottom;
 
         top = CLAMP (top, plot_top, plot_bottom);
         bottom = CLAMP (bottom, plot_top, plot_bottom);
@@ -638,24 +726,27 @@ draw_cb (GtkDrawingArea *area,
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
   for (guint d = l.first_dof; d < l.first_dof + l.n_dof && n_anim > 0; d++)
     {
-      const KmGraphAxis *axis = axis_of (&l, dof_is_linear (skeleton, d));
+      const KmGraphAxis *axis = axis_of (&l, d);
+      const PlotDof *dof = &l.dofs[d - l.first_dof];
+      int joint = km_skeleton_get_dof_joint (skeleton, d);
       gboolean started = FALSE;
       GdkRGBA colour;
 
       for (guint f = 0; f < n_anim; f++)
         {
           const double *q = km_animation_get_frame (animation, f);
-          double x = x_of (self, &l, f);
+          double x = x_of (self, &l, f), y;
 
           if (q == NULL || !isfinite (q[d]))
             {
               started = FALSE;
               continue;
             }
+          y = km_graph_axis_y (axis, &l.plot, plot_value (self, dof, joint, q[d]));
           if (started)
-            cairo_line_to (cr, x, km_graph_axis_y (axis, &l.plot, q[d]));
+            cairo_line_to (cr, x, y);
           else
-            cairo_move_to (cr, x, km_graph_axis_y (axis, &l.plot, q[d]));
+            cairo_move_to (cr, x, y);
           started = TRUE;
         }
       /* Past the motion its last pose holds, to the end of the time bar's range. */
@@ -733,8 +824,6 @@ draw_cb (GtkDrawingArea *area,
   cairo_rectangle (cr, cursor - 1, plot_top, 2, l.marks_y + KEY_MARK - plot_top);
   cairo_fill (cr);
 
-  g_free (lower);
-  g_free (upper);
   layout_clear (&l);
 }
 
@@ -1430,7 +1519,8 @@ dup_texts (PangoLayout **layouts,
  * @side: %GTK_POS_LEFT or %GTK_POS_RIGHT
  *
  * The labels of the value axis on @side, top to bottom: the top, middle and bottom of its
- * span, in the unit of #KmGraphView:angle-unit or #KmGraphView:length-unit. With one kind
+ * span, in the unit of #KmGraphView:angle-unit or #KmGraphView:length-unit (or in the unit a
+ * body handler shows all of the axis' joints in, as the Pose tab does). With one kind
  * of value plotted its axis is on the left; with angles and lengths, the angles' is on the
  * left and the lengths' on the right.
  *
@@ -1469,7 +1559,8 @@ km_graph_view_dup_value_labels (KmGraphView *self)
 /**
  * km_graph_view_get_axis_range:
  * @side: %GTK_POS_LEFT or %GTK_POS_RIGHT
- * @lo: (out): the value at the plot's bottom on that axis' scale (radians or metres)
+ * @lo: (out): the value at the plot's bottom on that axis' scale (radians or metres; for
+ *   a body handler's own unit, in that unit)
  * @hi: (out): the value at its top
  *
  * The span of the value axis on @side (see km_graph_view_dup_axis_labels()): the curves of

@@ -511,7 +511,19 @@ add_row (KmJointPanel  *self,
   km_number_field_attach (GTK_SPIN_BUTTON (spin), field_refused_cb, field_typed_cb, self);
   km_number_field_set_name (GTK_SPIN_BUTTON (spin), name);
   if (row.presented)
-    km_number_field_set_unit (GTK_SPIN_BUTTON (spin), KM_QUANTITY_NONE, 1.0, row.unit);
+    {
+      KmUnit known;
+      gboolean linear;
+
+      /* A handler's unit Kinema knows (mm, deg, …) takes the others of its kind typed
+       * ("0.3 m"), as the built-in fields do; its own unit, only plain numbers and itself. */
+      if (km_unit_for_symbol (row.unit, &linear, &known))
+        km_number_field_set_unit (GTK_SPIN_BUTTON (spin),
+                                  linear ? KM_QUANTITY_LENGTH : KM_QUANTITY_ANGLE, known.scale,
+                                  row.unit);
+      else
+        km_number_field_set_unit (GTK_SPIN_BUTTON (spin), KM_QUANTITY_NONE, 1.0, row.unit);
+    }
   else
     km_number_field_set_unit (GTK_SPIN_BUTTON (spin),
                               angular ? KM_QUANTITY_ANGLE : KM_QUANTITY_LENGTH, row.scale,

@@ -23,5 +23,8 @@ typedef struct
 
 KmUnit km_unit_for_angle  (const char *angle_unit);
 KmUnit km_unit_for_length (const char *length_unit);
+gboolean km_unit_for_symbol (const char *symbol,
+                             gboolean   *linear,
+                             KmUnit     *unit);
 
 G_END_DECLS

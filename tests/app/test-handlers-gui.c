@@ -10,6 +10,7 @@
 #include <gtk/gtk.h>
 
 #include "km-body-item.h"
+#include "km-graph-view.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
 
@@ -116,6 +117,130 @@ test_presented_unit (Fixture       *f,
   pose = km_document_get_pose (f->document, NULL);
   g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment),
                                   km_body_handler_set_to_shown (handlers, boom, pose[0]), 1e-9);
+}
+
+static GtkSpinButton *
+find_spin (GtkWidget     *widget,
+           GtkAdjustment *adjustment)
+{
+  if (GTK_IS_SPIN_BUTTON (widget)
+      && gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (widget)) == adjustment)
+    return GTK_SPIN_BUTTON (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkSpinButton *found = find_spin (child, adjustment);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The user types @text into @spin and presses Return. */
+static void
+type_and_enter (GtkSpinButton *spin,
+                const char    *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  gtk_spin_button_update (spin);
+}
+
+/* The boom's field is in mm, a length unit Kinema knows: it takes a number in another
+ * length unit, converted, as every built-in mm field does ("0.3 m" is 300 mm); an angle
+ * stays refused (rev16-gui finding 3). */
+static void
+test_presented_unit_typed (Fixture       *f,
+                           gconstpointer  data)
+{
+  KmBodyHandlerSet *handlers;
+  GtkAdjustment *adjustment;
+  GtkSpinButton *spin;
+  const double *pose;
+  double value, before;
+  int boom;
+
+  import_data (f, "linear-actuator-arm.json");
+  handlers = km_document_get_body_handlers (f->document);
+  g_assert_true (km_body_handler_set_is_attached (handlers, "LinearActuatorSampleHandler"));
+  boom = km_skeleton_find_joint (km_document_get_skeleton (f->document), "boom");
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "mm");
+  adjustment = km_joint_panel_get_adjustment (f->panel, 0);
+  spin = find_spin (GTK_WIDGET (f->panel), adjustment);
+  g_assert_nonnull (spin);
+  g_assert_cmpfloat (gtk_adjustment_get_lower (adjustment), <, 250.0);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), >, 300.0);
+
+  type_and_enter (spin, "0.3 m");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), 300.0, 1e-9);
+  g_assert_true (km_body_handler_set_from_shown (handlers, boom, 300.0, &value));
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[0], value, 1e-9);
+
+  type_and_enter (spin, "25 cm");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), 250.0, 1e-9);
+  type_and_enter (spin, "260 mm");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), 260.0, 1e-9);
+  type_and_enter (spin, "270");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), 270.0, 1e-9);
+
+  /* An angle is no length: refused, the value as it was. */
+  before = km_document_get_pose (f->document, NULL)[0];
+  type_and_enter (spin, "0.3 rad");
+  g_assert_cmpfloat_with_epsilon (gtk_adjustment_get_value (adjustment), 270.0, 1e-9);
+  g_assert_cmpfloat (km_document_get_pose (f->document, NULL)[0], ==, before);
+}
+
+/* The Graph tab plots the boom as the Pose tab shows it: the actuator's length in mm, on an
+ * axis labelled in mm over the shown range, not the joint's angle in rad (rev16-gui
+ * finding 3). */
+static void
+test_presented_unit_graph (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWindow *window = GTK_WINDOW (gtk_window_new ());
+  KmGraphView *graph = KM_GRAPH_VIEW (km_graph_view_new ());
+  KmJointPresentation presentation;
+  g_auto(GStrv) labels = NULL;
+  g_autofree char *top = NULL, *bottom = NULL, *joined = NULL;
+  double lo, hi;
+  int boom;
+
+  gtk_widget_set_size_request (GTK_WIDGET (graph), 600, 240);
+  gtk_window_set_child (window, GTK_WIDGET (graph));
+  km_graph_view_set_document (graph, f->document);
+  gtk_window_present (window);
+  import_data (f, "linear-actuator-arm.json");
+  boom = km_skeleton_find_joint (km_document_get_skeleton (f->document), "boom");
+  g_assert_true (km_body_handler_set_get_presentation (km_document_get_body_handlers (f->document),
+                                                       boom, &presentation));
+  km_document_set_selected_joint (f->document, boom);
+  test_app_spin_for (200);
+
+  labels = km_graph_view_dup_axis_labels (graph, GTK_POS_LEFT);
+  joined = g_strjoinv ("|", labels);
+  g_test_message ("axis: %s", joined);
+  top = g_strdup_printf ("%.0f mm", presentation.shown_max);
+  bottom = g_strdup_printf ("%.0f mm", presentation.shown_min);
+  g_assert_cmpuint (g_strv_length (labels), ==, 3);
+  g_assert_cmpstr (labels[0], ==, top);
+  g_assert_cmpstr (labels[2], ==, bottom);
+  g_assert_null (strstr (joined, "rad"));
+  g_assert_true (km_graph_view_get_axis_range (graph, GTK_POS_LEFT, &lo, &hi));
+  g_assert_cmpfloat_with_epsilon (hi * 1000.0, presentation.shown_max, 1e-6);
+  g_assert_cmpfloat_with_epsilon (lo * 1000.0, presentation.shown_min, 1e-6);
+  g_assert_false (km_graph_view_get_axis_range (graph, GTK_POS_RIGHT, &lo, &hi));
+
+  /* All joints shown: the same axis (the body has only the boom). */
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (50);
+  g_strfreev (labels);
+  labels = km_graph_view_dup_axis_labels (graph, GTK_POS_LEFT);
+  g_assert_cmpstr (labels[0], ==, top);
+
+  km_graph_view_set_document (graph, NULL);
+  gtk_window_destroy (window);
+  test_app_spin ();
 }
 
 static void
@@ -353,6 +478,10 @@ main (int    argc,
 
   g_test_add ("/kinema/JointPanel/presented-unit", Fixture, NULL,
               fixture_setup, test_presented_unit, fixture_teardown);
+  g_test_add ("/kinema/JointPanel/presented-unit-typed", Fixture, NULL,
+              fixture_setup, test_presented_unit_typed, fixture_teardown);
+  g_test_add ("/kinema/GraphView/presented-unit", Fixture, NULL,
+              fixture_setup, test_presented_unit_graph, fixture_teardown);
   g_test_add ("/kinema/JointPanel/linked-joints", Fixture, NULL,
               fixture_setup, test_linked_joints, fixture_teardown);
   g_test_add ("/kinema/Document/linked-joint-values", Fixture, NULL,
