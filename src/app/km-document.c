@@ -85,6 +85,8 @@ struct _KmDocument
   KmIkJob        *job;
   GCancellable   *solve_cancellable;
   KmBodyItem     *solve_body;    /* the body the running solve is for */
+  /* Measures the residuals of a solved animation read from a file (measure_animation) */
+  GCancellable   *measure_cancellable;
 
   int             effector;
   /* The last skeleton and effector name update_effector() warned of (not found). */
@@ -400,6 +402,120 @@ update_frames (KmDocument *self)
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+/* The same-motion tolerance of a re-solve (rad or m, per joint value): the solver stops
+ * once the effector is within KM_IK_DEFAULT_POSITION_TOLERANCE (1 µm) and
+ * KM_IK_DEFAULT_ORIENTATION_TOLERANCE (1 µrad) of its target, so two solves of the same
+ * targets from different seeds (Solve seeds with the pose shown) leave every joint a
+ * centimetre or more from the effector point within 1e-6 m / 0.01 m = 1e-4 rad of each
+ * other, and a prismatic joint within 1e-6 m. The same motion solved again (up to
+ * 2.3e-5 rad apart in the review's cases) is no edit; 1e-4 rad is 0.006°, and 1e-4 m a
+ * tenth of a millimetre: no change the eye can see. */
+#define RESOLVE_SAME_TOLERANCE 1e-4
+
+/* Whether the body's solved animation (an IK animation item's) can have its residuals
+ * measured: there are targets and an end effector to measure it against. */
+static gboolean
+animation_measurable (KmDocument *self)
+{
+  return self->animation != NULL && KM_IS_IK_ANIMATION_ITEM (self->animation_source)
+         && self->targets != NULL && self->effector >= 0 && self->skeleton != NULL
+         && km_animation_get_n_dof (self->animation) == km_skeleton_get_n_dof (self->skeleton);
+}
+
+/* What measure_animation's worker reads: copies and references made on the main thread. */
+typedef struct
+{
+  GWeakRef       document;
+  KmIkProblem   *problem;
+  KmTargetTrack *track;
+  KmAnimation   *animation;
+} MeasureData;
+
+static void
+measure_data_free (gpointer data)
+{
+  MeasureData *measure = data;
+
+  g_weak_ref_clear (&measure->document);
+  g_clear_pointer (&measure->problem, km_ik_problem_free);
+  g_clear_pointer (&measure->track, km_target_track_unref);
+  g_clear_pointer (&measure->animation, km_animation_unref);
+  g_free (measure);
+}
+
+static void
+measure_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  MeasureData *measure = task_data;
+  double *residuals = km_ik_measure_track (measure->problem, measure->track,
+                                           measure->animation, cancellable);
+
+  /* (NULL when cancelled: nobody waits for that result) */
+  g_task_return_pointer (task, residuals, g_free);
+}
+
+/* Main thread: the residuals go into the animation they were measured for. It is shared
+ * (its item, the history), but only its values are read off the main thread (a save or
+ * an export copies it here first), and residuals are derived data: it reads as the
+ * animation the solve made. */
+static void
+measure_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = G_TASK (result);
+  MeasureData *measure = g_task_get_task_data (task);
+  g_autoptr(KmDocument) self = g_weak_ref_get (&measure->document);
+  g_autofree double *residuals = g_task_propagate_pointer (task, NULL);
+  guint n_frames = km_animation_get_n_frames (measure->animation);
+
+  if (self == NULL || residuals == NULL
+      || g_task_get_cancellable (task) != self->measure_cancellable)
+    return;  /* superseded: another animation or body shows */
+  g_clear_object (&self->measure_cancellable);
+  for (guint f = 0; f < n_frames; f++)
+    if (!isnan (residuals[2 * (gsize) f]))
+      km_animation_set_residual (measure->animation, f, residuals[2 * (gsize) f],
+                                 residuals[2 * (gsize) f + 1]);
+  /* Views hear that the motion shown has its residuals (the time bar's red marks). */
+  if (measure->animation == self->animation)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
+}
+
+/* A solved animation read from a file, or put back by undo or a reload, has no residuals
+ * (they are not saved): measure them against the targets by forward kinematics on a worker,
+ * so that the time bar marks the frames that missed their target as the session that
+ * solved it did. */
+static void
+measure_animation (KmDocument *self)
+{
+  g_autoptr(GTask) task = NULL;
+  MeasureData *measure;
+
+  if (self->measure_cancellable != NULL)
+    g_cancellable_cancel (self->measure_cancellable);
+  g_clear_object (&self->measure_cancellable);
+  if (self->solve_cancellable != NULL || !animation_measurable (self)
+      || km_animation_has_residuals (self->animation))
+    return;
+
+  measure = g_new0 (MeasureData, 1);
+  g_weak_ref_init (&measure->document, self);
+  /* The problem start_solve() hands the solver, as far as what it aims at goes. */
+  measure->problem = km_ik_problem_new (self->skeleton, self->effector);
+  measure->track = km_target_track_ref (self->targets);
+  measure->animation = km_animation_ref (self->animation);
+  self->measure_cancellable = g_cancellable_new ();
+  /* No source object: a measure in flight does not keep the document alive. */
+  task = g_task_new (NULL, self->measure_cancellable, measure_done_cb, NULL);
+  g_task_set_source_tag (task, measure_animation);
+  g_task_set_task_data (task, measure, measure_data_free);
+  g_task_run_in_thread (task, measure_thread);
+}
+
 /* Shows @animation, the one @source gives (NULL for a solve's streamed frames, or for
  * nothing). The two change together: a source kept beside another animation (one of a
  * project since replaced, of another body) would still mark its pose sequence's key poses
@@ -418,6 +534,7 @@ set_animation (KmDocument        *self,
     {
       if (source_changed)
         {
+          measure_animation (self);
           pose_from_animation (self);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
         }
@@ -426,6 +543,7 @@ set_animation (KmDocument        *self,
 
   g_clear_pointer (&self->animation, km_animation_unref);
   self->animation = animation ? km_animation_ref (animation) : NULL;
+  measure_animation (self);
   update_frames (self);
   pose_from_animation (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
@@ -1675,7 +1793,20 @@ store_animation (KmDocument  *self,
 {
   KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
   g_autoptr(KmItem) created = NULL;
+  KmAnimation *current;
   TrackEdit *edit;
+
+  /* Solving again what is solved already (Solve on a project just opened) gives the same
+   * motion, within the solver's tolerance: that is no edit (no step, nothing unsaved), and
+   * the motion stays the one the file has. */
+  current = item != NULL ? km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item))
+                         : NULL;
+  if (recorded && current != NULL
+      && km_animation_equal (current, animation, RESOLVE_SAME_TOLERANCE))
+    {
+      sync_from_project (self);
+      return;
+    }
 
   if (item == NULL)
     {
@@ -1940,6 +2071,9 @@ km_document_dispose (GObject *object)
     g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
   g_clear_object (&self->solve_body);
+  if (self->measure_cancellable != NULL)
+    g_cancellable_cancel (self->measure_cancellable);
+  g_clear_object (&self->measure_cancellable);
   clear_solve_done (self);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
   if (self->job != NULL)
@@ -3119,6 +3253,24 @@ km_document_get_solves_orientation (KmDocument *self)
   if (self->targets != NULL && km_target_track_get_position_only (self->targets))
     return FALSE;
   return KM_IK_DEFAULT_ORIENTATION_WEIGHT > 0.0 && km_document_get_solved_dofs (self, NULL) >= 6;
+}
+
+/**
+ * km_document_get_animation_solved:
+ *
+ * Whether the animation shown is an IK solve's: one being solved (its frames have
+ * residuals), or the body's solved animation with targets to solve, as read from a file
+ * (its residuals are measured again on a worker, and the animation notifies when they are
+ * in). Such a motion moves only km_document_get_solved_dofs(); others (a pose sequence, an
+ * animation imported without targets) may move every joint.
+ */
+gboolean
+km_document_get_animation_solved (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return self->animation != NULL
+         && (km_animation_has_residuals (self->animation) || animation_measurable (self));
 }
 
 /* Sets one DOF (clamped into its range, km_document_get_dof_range), as the joint panel

@@ -215,6 +215,7 @@ gboolean           km_document_get_root_pose      (KmDocument         *self,
 guint              km_document_get_solved_dofs    (KmDocument         *self,
                                                    gboolean           *moving);
 gboolean           km_document_get_solves_orientation (KmDocument     *self);
+gboolean           km_document_get_animation_solved (KmDocument       *self);
 int                km_document_get_effector       (KmDocument         *self);
 gboolean           km_document_get_target_pose    (KmDocument         *self,
                                                    KmTransform        *target);

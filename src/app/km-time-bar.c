@@ -370,9 +370,10 @@ update_marks (KmTimeBar *self)
       km_skeleton_get_dof_limits (skeleton, lower, upper);
       counted = g_new (gboolean, MAX (n_dof, 1));
       /* A solved animation moves only the effector's chain (and its linked joints): the
-       * other joints keep what they had, on a limit or not. Other motions (a pose
-       * sequence) move every joint. */
-      if (km_animation_has_residuals (animation))
+       * other joints keep what they had, on a limit or not. So for one read from a file,
+       * whose residuals come later (measured again: until then, no frame is red). Other
+       * motions (a pose sequence) move every joint. */
+      if (km_document_get_animation_solved (self->document))
         {
           km_document_get_solved_dofs (self->document, counted);
           orientation = km_document_get_solves_orientation (self->document);

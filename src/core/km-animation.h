@@ -48,7 +48,10 @@ typedef struct
  *
  * Reference counted plain data. It is mutable (km_animation_set_frame) while one owner
  * fills it, e.g. a worker thread building a result; once it is shared (handed to the main
- * thread, stored in a project) treat it as read-only. It is not locked.
+ * thread, stored in a project) treat it as read-only. It is not locked. One exception:
+ * the editor's main thread fills in the residuals of a solved animation read from a file
+ * (which has none) once a worker has measured them; no worker reads residuals of an
+ * animation the document shows (saves and exports copy it on the main thread first).
  */
 typedef struct _KmAnimation KmAnimation;
 

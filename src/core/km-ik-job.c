@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
@@ -797,6 +798,75 @@ km_ik_solve_track (const KmIkProblem    *problem,
                                     track_progress_cb, &closure, cancellable, error))
     return NULL;
   return g_steal_pointer (&animation);
+}
+
+/* Frames measured between two polls of the cancellable. */
+#define MEASURE_POLL_FRAMES 4096
+
+/**
+ * km_ik_measure_track:
+ * @problem: as for km_ik_solve_track(): skeleton, effector, root pose (its seed and target
+ *   are not used)
+ * @track: the targets @animation was solved for
+ * @animation: a motion of @problem's skeleton (rows of its DOF vectors)
+ * @cancellable: (nullable): polled every few thousand frames
+ *
+ * The residuals a solve of @track reports for each frame of @animation
+ * (km_ik_solve_track()): the distance of the frame's effector pose, by the skeleton's
+ * forward kinematics, from the track's target at that frame, for the point the track is
+ * for (km_ik_problem_use_track()), with an orientation residual of 0 where the track is
+ * position-only. A solved motion read from a file has no residuals (they are not saved):
+ * this gives them back, measured as the solve measures them. Frames past the track's last
+ * frame have none (NaN), as a solve leaves none there. Uses only its arguments, so any
+ * thread may call it.
+ *
+ * Returns: (transfer full) (array) (nullable): 2 × km_animation_get_n_frames() values, each
+ *   frame's position (m) and orientation (rad) residual; NULL when @cancellable was
+ *   cancelled
+ */
+double *
+km_ik_measure_track (const KmIkProblem   *problem,
+                     const KmTargetTrack *track,
+                     const KmAnimation   *animation,
+                     GCancellable        *cancellable)
+{
+  g_autoptr(KmIkProblem) aimed = NULL;
+  g_autofree double *residuals = NULL;
+  gboolean position_only;
+  guint n_frames, n_measured;
+
+  g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
+  g_return_val_if_fail (track != NULL, NULL);
+  g_return_val_if_fail (animation != NULL, NULL);
+  g_return_val_if_fail (km_animation_get_n_dof (animation) == problem->n_dof, NULL);
+
+  aimed = km_ik_problem_copy (problem);
+  km_ik_problem_use_track (aimed, track);
+  position_only = km_target_track_get_position_only (track);
+  n_frames = km_animation_get_n_frames (animation);
+  n_measured = MIN (n_frames, km_target_track_get_last_frame (track) + 1);
+  residuals = g_new (double, MAX ((gsize) n_frames * 2, 1));
+  for (guint f = 0; f < n_frames; f++)
+    {
+      double pos_err = NAN, rot_err = NAN;
+
+      if (f % MEASURE_POLL_FRAMES == 0 && g_cancellable_is_cancelled (cancellable))
+        return NULL;
+      if (f < n_measured)
+        {
+          KmVec3 pos;
+          KmQuat rot;
+
+          km_target_track_sample (track, f, &pos, &rot);
+          km_transform_from_pos_quat (pos, rot, &aimed->target);
+          km_ik_measure (aimed, km_animation_get_frame (animation, f), &pos_err, &rot_err);
+          if (position_only)
+            rot_err = 0.0;  /* as reported_rot_err() reports it */
+        }
+      residuals[2 * (gsize) f] = pos_err;
+      residuals[2 * (gsize) f + 1] = rot_err;
+    }
+  return g_steal_pointer (&residuals);
 }
 
 /**

@@ -63,6 +63,10 @@ KmAnimation   *km_ik_solve_track          (const KmIkProblem   *problem,
                                            gpointer             user_data,
                                            GCancellable        *cancellable,
                                            GError             **error);
+double        *km_ik_measure_track        (const KmIkProblem   *problem,
+                                           const KmTargetTrack *track,
+                                           const KmAnimation   *animation,
+                                           GCancellable        *cancellable);
 void           km_ik_problem_use_track    (KmIkProblem         *problem,
                                            const KmTargetTrack *track);
 int            km_ik_resolve_effector     (KmSkeleton          *skeleton,

@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <gtk/gtk.h>
 
@@ -14,15 +15,18 @@
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-message.h"
+#include "km-project.h"
 #include "km-time-bar.h"
 
+#include "km-test-tmp.h"
 #include "test-app-util.h"
 
 /*
  * What a user sees in the time bar, under Xvfb: the playback speed menu marks the speed the
  * time bar plays at, from the start and after a change; on a newly imported model the time
  * bar reaches past the last keyframe, so that later frames can be keyed, and undoing the
- * keyframes leaves the model as imported.
+ * keyframes leaves the model as imported; a solved project saved and opened again shows
+ * the marks of the session that solved it, and solving it again changes nothing.
  */
 
 typedef struct
@@ -503,6 +507,243 @@ test_undo_redo_both_before_solves (Fixture       *f,
   assert_animation_solves_targets (f);
 }
 
+/* Choreonoid's SR1, as a reviewer opens it: its default end effector keyed at frames 0
+ * and 20 where it stands, and at frame 10 far out of reach, so that the frames around 10
+ * miss their target. */
+static void
+fixture_setup_sr1 (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                 "SR1.body", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  const guint frames[] = { 0, 20, 10 };
+  g_autofree gboolean *moving = NULL;
+  const KmTransform *world;
+  guint n_dof;
+  int effector;
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpint (effector, >=, 0);
+  /* The chain bent off its limits (SR1 stands with its knees straight, at a limit), so
+   * that the reachable frames carry no limit mark. */
+  n_dof = km_skeleton_get_n_dof (km_document_get_skeleton (f->document));
+  moving = g_new0 (gboolean, n_dof);
+  km_document_get_solved_dofs (f->document, moving);
+  for (guint dof = 0; dof < n_dof; dof++)
+    {
+      double lower, upper;
+
+      if (moving[dof] && km_document_get_dof_range (f->document, dof, &lower, &upper))
+        km_document_set_dof_value (f->document, dof,
+                                   isfinite (lower) && isfinite (upper) ? (lower + upper) / 2
+                                                                        : 0.2);
+    }
+  km_document_close_edit (f->document);
+  world = km_document_get_joint_world (f->document, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      KmTargetKeyframe key;
+
+      key.frame = frames[i];
+      key.position = world[effector].pos;
+      if (frames[i] == 10)
+        key.position.z += 5.0;
+      key.orientation = km_mat3_to_quat (&world[effector].rot);
+      g_assert_true (km_document_put_keyframe (f->document, &key));
+      g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+      world = km_document_get_joint_world (f->document, NULL);
+    }
+}
+
+/* The time bar's marks of every frame of the motion. */
+static GByteArray *
+frame_marks (Fixture *f)
+{
+  GByteArray *marks = g_byte_array_new ();
+  KmAnimation *animation = km_document_get_animation (f->document);
+
+  g_assert_nonnull (animation);
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      guint8 mark = km_time_bar_get_frame_marks (f->time_bar, i);
+
+      g_byte_array_append (marks, &mark, 1);
+    }
+  return marks;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  GByteArray *expected;
+} MarksWait;
+
+static gboolean
+marks_are (gpointer data)
+{
+  MarksWait *wait = data;
+  g_autoptr(GByteArray) marks = NULL;
+
+  if (km_document_get_solving (wait->f->document)
+      || km_document_get_animation (wait->f->document) == NULL)
+    return FALSE;
+  marks = frame_marks (wait->f);
+  return marks->len == wait->expected->len
+         && memcmp (marks->data, wait->expected->data, marks->len) == 0;
+}
+
+/* Waits until the time bar marks @expected (residuals come from a worker), then asserts
+ * it frame by frame (naming the first frame that differs). */
+static void
+assert_marks (Fixture    *f,
+              GByteArray *expected)
+{
+  MarksWait wait = { f, expected };
+  g_autoptr(GByteArray) marks = NULL;
+
+  test_app_wait_until (marks_are, &wait, 10000);
+  marks = frame_marks (f);
+  g_assert_cmpuint (marks->len, ==, expected->len);
+  for (guint i = 0; i < marks->len; i++)
+    {
+      if (marks->data[i] != expected->data[i])
+        g_test_message ("frame %u: marks %u, expected %u", i, marks->data[i], expected->data[i]);
+      g_assert_cmpuint (marks->data[i], ==, expected->data[i]);
+    }
+}
+
+static guint
+count_marked (GByteArray     *marks,
+              KmTimeBarMarks  mark)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < marks->len; i++)
+    if (marks->data[i] & mark)
+      n++;
+  return n;
+}
+
+/* Whether a DOF the solve does not move sits on one of its limits all along the motion
+ * (SR1's elbows and knees at 0, one end of their range), which the session's limit marks
+ * ignore. */
+static gboolean
+unmoved_dof_on_limit (Fixture *f)
+{
+  KmAnimation *animation = km_document_get_animation (f->document);
+  guint n_dof = km_animation_get_n_dof (animation);
+  g_autofree gboolean *moving = g_new0 (gboolean, n_dof);
+
+  km_document_get_solved_dofs (f->document, moving);
+  for (guint dof = 0; dof < n_dof; dof++)
+    {
+      double lower, upper, q = km_animation_get_frame (animation, 0)[dof];
+
+      if (!moving[dof] && km_document_get_dof_range (f->document, dof, &lower, &upper)
+          && (fabs (q - lower) < 1e-9 || fabs (q - upper) < 1e-9))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Solve, save, reopen: the time bar marks what it marked in the session that solved and
+ * saved the motion, though its residuals are not saved: the frames that miss their target
+ * red (measured again), and limit marks only for the joints the solve moves (SR1 holds
+ * joints the solve never moves at one end of their range). Then Solve on the project just
+ * opened gives the same motion: no undo step, nothing unsaved, the same marks; a solve
+ * that changes the motion (from a pose edited off the chain) still is a step. */
+static void
+test_reopen_keeps_marks (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("km-marks-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "sr1.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GByteArray) session = frame_marks (f);
+  g_autoptr(KmAnimation) opened = NULL;
+  KmAnimation *solved;
+  double value = 0.0;
+  guint n_dof;
+  int unmoved = -1;
+
+  g_assert_cmpuint (count_marked (session, KM_TIME_BAR_MARK_MISSED), >, 0);
+  g_assert_cmpuint (count_marked (session, KM_TIME_BAR_MARK_MISSED), <, session->len);
+  g_assert_cmpuint (count_marked (session, KM_TIME_BAR_MARK_AT_LIMIT), <, session->len);
+  g_assert_true (unmoved_dof_on_limit (f));
+
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_animation_solved (f->document));
+  assert_marks (f, session);
+  g_assert_true (unmoved_dof_on_limit (f));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_can_undo (f->document));
+
+  /* Solve again: the same motion, within the solver's tolerance. */
+  opened = km_animation_ref (km_document_get_animation (f->document));
+  km_document_solve (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (km_document_get_animation (f->document) == opened);
+  assert_marks (f, session);
+
+  /* A joint the solve does not move, edited: the next solve keeps it there, a new motion. */
+  n_dof = km_animation_get_n_dof (opened);
+  {
+    g_autofree gboolean *moving = g_new0 (gboolean, n_dof);
+
+    km_document_get_solved_dofs (f->document, moving);
+    for (guint dof = 0; dof < n_dof && unmoved < 0; dof++)
+      {
+        double lower, upper;
+
+        if (!moving[dof] && km_document_get_dof_range (f->document, dof, &lower, &upper)
+            && upper - lower > 0.5)
+          {
+            unmoved = (int) dof;
+            value = km_animation_get_frame (opened, 0)[dof];
+            value += value + 0.3 <= upper ? 0.3 : -0.3;
+          }
+      }
+  }
+  g_assert_cmpint (unmoved, >=, 0);
+  km_document_set_dof_value (f->document, unmoved, value);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+  km_document_solve (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+  solved = km_document_get_animation (f->document);
+  g_assert_true (solved != opened);
+  g_assert_false (km_animation_equal (solved, opened, 1e-3));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpstr (km_project_get_undo_label (km_document_get_project (f->document)), ==,
+                   "Solve");
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_animation (f->document) == opened);
+  g_assert_false (km_document_get_modified (f->document));
+
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -527,5 +768,7 @@ main (int    argc,
   g_test_add ("/kinema/Walkthrough/timebar/undo-redo-both-first-solved-between", Fixture,
               GINT_TO_POINTER (TRUE), fixture_setup_imported,
               test_undo_redo_both_before_solves, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/reopen-keeps-marks", Fixture, NULL,
+              fixture_setup_sr1, test_reopen_keeps_marks, fixture_teardown);
   return g_test_run ();
 }

@@ -498,6 +498,70 @@ test_position_only_residuals (Fixture       *f,
   g_assert_true (km_animation_equal (sync, f->result, 0.0));
 }
 
+/* A solved motion read back from a file has no residuals (they are not saved):
+ * km_ik_measure_track() gives back the solve's own, by forward kinematics, so that a frame
+ * misses its target by the same measure (position-only tracks: no orientation residual);
+ * frames past the track have none, as a solve leaves none there; a cancelled measure
+ * gives nothing. */
+static void
+test_measure_track (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmTargetTrack) position_only = km_target_track_with_tool (track, KM_VEC3_ZERO,
+                                                                       TRUE);
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  KmTargetTrack *tracks[] = { track, position_only };
+  guint last = km_target_track_get_last_frame (track);
+
+  for (guint t = 0; t < G_N_ELEMENTS (tracks); t++)
+    {
+      g_autoptr(KmAnimation) solved = NULL;
+      g_autoptr(KmAnimation) read = km_animation_new (f->skeleton, last + 11);
+      g_autoptr(GError) error = NULL;
+      g_autofree double *residuals = NULL;
+      gboolean orientation = t == 0;
+      guint n_missed = 0;
+
+      solved = km_ik_solve_track (f->problem, tracks[t], 0, last, NULL, NULL, NULL, NULL,
+                                  &error);
+      g_assert_no_error (error);
+      for (guint i = 0; i < last + 11; i++)
+        km_animation_set_frame (read, i, km_animation_get_frame (solved, MIN (i, last)));
+      g_assert_false (km_animation_has_residuals (read));
+
+      residuals = km_ik_measure_track (f->problem, tracks[t], read, NULL);
+      g_assert_nonnull (residuals);
+      for (guint i = 0; i <= last; i++)
+        {
+          double pos_err, rot_err;
+
+          g_assert_true (km_animation_get_residual (solved, i, &pos_err, &rot_err));
+          g_assert_cmpfloat_with_epsilon (residuals[2 * i], pos_err, 1e-9);
+          g_assert_cmpfloat_with_epsilon (residuals[2 * i + 1], rot_err, 1e-9);
+          g_assert_cmpint (km_ik_residual_missed (residuals[2 * i], residuals[2 * i + 1],
+                                                  orientation),
+                           ==, km_ik_residual_missed (pos_err, rot_err, orientation));
+          if (km_ik_residual_missed (pos_err, rot_err, orientation))
+            n_missed++;
+          if (!orientation)
+            g_assert_cmpfloat (residuals[2 * i + 1], ==, 0.0);
+        }
+      /* The 5-DOF example misses most orientations, and reaches every position. */
+      if (orientation)
+        g_assert_cmpuint (n_missed, >, 0);
+      for (guint i = last + 1; i < last + 11; i++)
+        g_assert_true (isnan (residuals[2 * i]) && isnan (residuals[2 * i + 1]));
+    }
+
+  g_cancellable_cancel (cancelled);
+  {
+    g_autoptr(KmAnimation) read = km_animation_new (f->skeleton, last + 1);
+
+    g_assert_null (km_ik_measure_track (f->problem, track, read, cancelled));
+  }
+}
+
 static void
 test_resolve_effector (void)
 {
@@ -540,6 +604,8 @@ main (int   argc,
               test_unref_cancels, fixture_teardown);
   g_test_add ("/kinema/IkJob/position-only-residuals", Fixture, NULL, fixture_setup,
               test_position_only_residuals, fixture_teardown);
+  g_test_add ("/kinema/IkJob/measure-track", Fixture, NULL, fixture_setup,
+              test_measure_track, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
 
   return g_test_run ();
