@@ -400,13 +400,27 @@ child_mapping (KmYamlNode  *mapping,
   return km_yaml_mapping_lookup (mapping, key);
 }
 
+static gboolean
+same_camera (const KmCamera *a,
+             const KmCamera *b)
+{
+  return a->target.x == b->target.x && a->target.y == b->target.y
+         && a->target.z == b->target.z && a->yaw == b->yaw && a->pitch == b->pitch
+         && a->distance == b->distance && a->fov_y == b->fov_y
+         && !a->orthographic == !b->orthographic;
+}
+
 /**
  * km_layout_state_set_camera:
  * @aspect: the view's width / height
  *
  * Writes @camera as the current camera of the project's first SceneView (one is added when
  * there is none), replacing Choreonoid's two system cameras and keeping other cameras and
- * keys.
+ * keys. A camera the project already has (read at @aspect, it is @camera) is left as the
+ * file has it: the file's field of view spans the longer side of the view it was saved
+ * from and its orthographic height is derived from the vertical one, so writing back what
+ * a view of another shape read from them changed the orthographic height (5.11 to 5.66)
+ * though nobody had touched the camera.
  */
 void
 km_layout_state_set_camera (KmProject      *project,
@@ -416,11 +430,15 @@ km_layout_state_set_camera (KmProject      *project,
   g_autoptr(KmYamlNode) sections = NULL;
   KmYamlNode *views, *state, *cameras;
   gboolean has_perspective = FALSE, has_orthographic = FALSE, camel = FALSE;
+  KmCamera stored;
 
   g_return_if_fail (KM_IS_PROJECT (project));
   g_return_if_fail (camera != NULL);
 
   aspect = sane_aspect (aspect);
+  stored = *camera;
+  if (km_layout_state_get_camera (project, aspect, &stored) && same_camera (&stored, camera))
+    return;
   sections = copy_sections (project);
   views = km_yaml_mapping_lookup (sections, "views");
   if (views == NULL || km_yaml_node_get_kind (views) != KM_YAML_SEQUENCE)

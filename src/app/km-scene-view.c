@@ -237,9 +237,11 @@ pick_joint (KmSceneView *self,
   if ((skeleton = shown_skeleton (self)) == NULL)
     return -1;
   view_ray (self, x, y, &origin, &dir);
-  /* The markers' size as drawn (km_scene_view_render()). */
+  /* The markers' size as drawn (km_renderer_render()), a few pixels at least. */
   return km_pick_joint (skeleton, km_document_get_joint_world (self->document, NULL),
-                        km_scene_view_get_marker_radius (self), origin, dir, NULL);
+                        km_renderer_view_marker_radius (skeleton, self->model_extent,
+                                                        &self->camera),
+                        origin, dir, NULL);
 }
 
 static KmGizmoHandle
@@ -646,7 +648,13 @@ frame_box (KmSceneView    *self,
   km_camera_frame_box (&self->camera, min, max,
                        width > 0 && height > 0 ? (double) width / height : 1.0);
   if (scale != 1.0)
-    km_camera_zoom (&self->camera, 1.0 / scale);
+    {
+      KmVec3 off_centre = km_vec3_sub (self->camera.target, centre);
+
+      /* The target may be off the box's centre (its image centred): scaled down too. */
+      km_camera_zoom (&self->camera, 1.0 / scale);
+      self->camera.target = km_vec3_add (centre, km_vec3_scale (off_centre, 1.0 / scale));
+    }
   /* The whole scene framed: the floor grid and the markers to its size (a selection framed
    * keeps them). */
   if (min_extent > 0.0)
@@ -1940,8 +1948,9 @@ km_scene_view_get_grid_scale (KmSceneView *self)
 /**
  * km_scene_view_get_marker_radius:
  *
- * The radius of the edited body's joint markers as the view draws and picks them
- * (km_renderer_marker_radius() for the scene's model extent).
+ * The radius of the edited body's joint markers for the model's size
+ * (km_renderer_marker_radius() for the scene's model extent). The view draws and picks
+ * them no smaller than a few pixels (km_renderer_view_marker_radius()).
  *
  * Returns: metres; 0 without a shown body
  */

@@ -14,6 +14,11 @@
 #define PITCH_LIMIT (G_PI / 2 - 0.01)
 #define MIN_DISTANCE 0.01
 #define MAX_DISTANCE 1.0e4
+/* The part of the view's half height and half width that a framed box may use: the rest
+ * is a margin, so that a model's top and foot do not touch the edges. */
+#define FRAME_FILL 0.9
+/* The smallest sphere framed (metres of radius): a lone joint is not zoomed onto. */
+#define FRAME_MIN_RADIUS 0.1
 
 G_DEFINE_BOXED_TYPE (KmCamera, km_camera, km_camera_copy, km_camera_free)
 
@@ -223,6 +228,36 @@ km_camera_pan (KmCamera *self,
                                            km_vec3_scale (up, dy_pixels * metres_per_pixel)));
 }
 
+/* The distance from the target at which the box's @corners (relative to the target) are
+ * all in view within the fill: across within @tan_x, up within @tan_y of the depth (the
+ * distance in an orthographic view). */
+static double
+fit_distance (const KmCamera *self,
+              const KmVec3    corners[8],
+              KmVec3          right,
+              KmVec3          up,
+              KmVec3          forward,
+              double          tan_x,
+              double          tan_y)
+{
+  double distance = MIN_DISTANCE;
+
+  for (guint c = 0; c < 8; c++)
+    {
+      double x = fabs (km_vec3_dot (corners[c], right));
+      double y = fabs (km_vec3_dot (corners[c], up));
+      /* How far beyond the target the corner lies: a perspective view sees a corner nearer
+       * the eye larger; an orthographic one does not. */
+      double z = self->orthographic ? 0.0 : km_vec3_dot (corners[c], forward);
+
+      distance = MAX (distance, x / tan_x - z);
+      distance = MAX (distance, y / tan_y - z);
+      if (!self->orthographic)
+        distance = MAX (distance, -1.05 * z);   /* never behind the eye */
+    }
+  return distance;
+}
+
 /**
  * km_camera_frame_box:
  * @min: lower corner of a world-space box
@@ -232,7 +267,12 @@ km_camera_pan (KmCamera *self,
  * Keeps the viewing direction and moves the camera so that the box's bounding sphere fits
  * the view: the vertical field of view, and the horizontal one where the view is narrower
  * than it is tall (the scene pane beside the item tree and joint panel), which would
- * otherwise cut off the sides of wide models (a floor, outstretched arms).
+ * otherwise cut off the sides of wide models (a floor, outstretched arms). Where that
+ * leaves a corner of the box at the edge of the view or beyond it, every corner is fitted
+ * instead, with a margin, in the camera's projection, and the box's image centred: a
+ * perspective view sees a tall model's top, nearer the eye, larger than its foot, and the
+ * sphere alone let a 1.6 m pole touch the top edge and a 12 m chain run out of the view.
+ * A box smaller than a 20 cm sphere is framed as that sphere.
  */
 void
 km_camera_frame_box (KmCamera *self,
@@ -240,7 +280,8 @@ km_camera_frame_box (KmCamera *self,
                      KmVec3    max,
                      double    aspect)
 {
-  double radius, half;
+  KmVec3 right, up, forward, half, corners[8];
+  double tan_y, tan_x, half_angle, sphere;
 
   g_return_if_fail (self != NULL);
 
@@ -250,12 +291,63 @@ km_camera_frame_box (KmCamera *self,
     aspect = 1.0;
 
   self->target = km_vec3_scale (km_vec3_add (min, max), 0.5);
-  radius = MAX (0.5 * km_vec3_length (km_vec3_sub (max, min)), 0.1);
-  /* The whole bounding sphere in view (a tighter fit cut off heads and feet). */
-  half = self->fov_y / 2;
+  half = km_vec3_scale (km_vec3_sub (max, min), 0.5);
+  if (km_vec3_length (half) < FRAME_MIN_RADIUS)
+    {
+      double least = FRAME_MIN_RADIUS / sqrt (3.0);
+
+      half = km_vec3 (MAX (fabs (half.x), least), MAX (fabs (half.y), least),
+                      MAX (fabs (half.z), least));
+    }
+
+  forward = km_camera_get_forward (self);
+  up = km_camera_get_up (self);
+  right = km_vec3_cross (forward, up);
+  tan_y = tan (self->fov_y / 2) * FRAME_FILL;
+  tan_x = tan_y * aspect;
+  for (guint c = 0; c < 8; c++)
+    corners[c] = km_vec3 (c & 1 ? half.x : -half.x, c & 2 ? half.y : -half.y,
+                          c & 4 ? half.z : -half.z);
+
+  /* The whole bounding sphere in view, as models of about their own height and width have
+   * always been framed (a tighter fit cut off heads and feet). */
+  half_angle = self->fov_y / 2;
   if (aspect < 1.0)
-    half = MAX (atan (aspect * tan (half)), 1e-6);
-  self->distance = CLAMP (radius / sin (half), MIN_DISTANCE, MAX_DISTANCE);
+    half_angle = MAX (atan (aspect * tan (half_angle)), 1e-6);
+  sphere = km_vec3_length (half) / sin (half_angle);
+  if (sphere >= fit_distance (self, corners, right, up, forward, tan_x, tan_y))
+    {
+      self->distance = CLAMP (sphere, MIN_DISTANCE, MAX_DISTANCE);
+      return;
+    }
+
+  /* In perspective the box's centre is not the middle of its image: move the target
+   * across the view until it is (a few steps converge), then fit at that place. */
+  for (guint step = 0; step < (self->orthographic ? 0 : 4); step++)
+    {
+      double distance = fit_distance (self, corners, right, up, forward, tan_x, tan_y);
+      double lo_x = G_MAXDOUBLE, hi_x = -G_MAXDOUBLE, lo_y = G_MAXDOUBLE, hi_y = -G_MAXDOUBLE;
+      KmVec3 shift;
+
+      for (guint c = 0; c < 8; c++)
+        {
+          double depth = distance + km_vec3_dot (corners[c], forward);
+          double x = km_vec3_dot (corners[c], right) / depth;
+          double y = km_vec3_dot (corners[c], up) / depth;
+
+          lo_x = MIN (lo_x, x), hi_x = MAX (hi_x, x);
+          lo_y = MIN (lo_y, y), hi_y = MAX (hi_y, y);
+        }
+      shift = km_vec3_add (km_vec3_scale (right, distance * (lo_x + hi_x) / 2),
+                           km_vec3_scale (up, distance * (lo_y + hi_y) / 2));
+      self->target = km_vec3_add (self->target, shift);
+      for (guint c = 0; c < 8; c++)
+        corners[c] = km_vec3_sub (corners[c], shift);
+    }
+  /* Farther than the fit only shrinks the image about its middle. */
+  self->distance = CLAMP (MAX (fit_distance (self, corners, right, up, forward, tan_x, tan_y),
+                               sphere),
+                          MIN_DISTANCE, MAX_DISTANCE);
 }
 
 void

@@ -12,8 +12,9 @@
 G_BEGIN_DECLS
 
 /*
- * Picking against exactly what the renderer draws: joint spheres of
- * km_renderer_marker_radius() (for the scene's KmRenderScene.model_extent) and bone
+ * Picking against exactly what the renderer draws: joint spheres of the radius the caller
+ * draws them at (km_renderer_view_marker_radius() for the scene's
+ * KmRenderScene.model_extent and camera) and bone
  * cylinders of 0.45 times that, and the manipulator gizmo's handles. Pixel coordinates are the widget's logical pixels, 0,0 at the top left.
  */
 

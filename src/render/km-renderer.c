@@ -29,6 +29,9 @@
 #define GRID_STEP 0.5           /* metres */
 /* An uploaded KmMesh that no body has drawn for this many frames is deleted. */
 #define MESH_CACHE_FRAMES 600
+/* The least radius of a joint marker, as a part of the height the view shows at its
+ * target (km_renderer_view_marker_radius()): about 3 pixels in a view 600 pixels high. */
+#define MIN_MARKER_VIEW_FRACTION 0.005
 
 typedef struct
 {
@@ -663,6 +666,39 @@ km_renderer_marker_radius (const KmSkeleton *skeleton,
   return n ? CLAMP (0.08 * sum / n, 0.002 * scale, 1.0) : 0.05 * scale;
 }
 
+/**
+ * km_renderer_view_marker_radius:
+ * @skeleton: the body whose joints are marked
+ * @extent: as for km_renderer_marker_radius()
+ * @camera: (nullable): the view the markers are drawn in
+ *
+ * The radius of the body's markers as drawn and picked in @camera's view:
+ * km_renderer_marker_radius(), but never less than a small part of the height the view
+ * shows at its target (a few pixels). Markers sized to the links alone vanish where the
+ * links are short for the model: a chain of 200 links of 2 cm, 4 m tall, framed whole has
+ * markers of a third of a pixel and showed nothing at all. Models whose markers are larger
+ * than that keep them; zoomed out, the markers stay as large on screen instead of shrinking
+ * away. Without a camera, km_renderer_marker_radius().
+ *
+ * Returns: the radius, metres
+ */
+double
+km_renderer_view_marker_radius (const KmSkeleton *skeleton,
+                                double            extent,
+                                const KmCamera   *camera)
+{
+  double radius = km_renderer_marker_radius (skeleton, extent);
+  double shown;
+
+  if (camera == NULL)
+    return radius;
+  /* The height shown at the target: the same in both projections (km-camera.h). */
+  shown = 2.0 * camera->distance * tan (camera->fov_y / 2);
+  if (isfinite (shown) && shown > 0.0)
+    radius = MAX (radius, MIN_MARKER_VIEW_FRACTION * shown);
+  return radius;
+}
+
 /* How many KmMesh uploads the renderer holds (tests check the cache). */
 guint
 km_renderer_get_n_cached_meshes (KmRenderer *self)
@@ -858,12 +894,13 @@ draw_body (KmRenderer         *self,
            const KmRenderBody *body,
            gboolean            bones,
            double              model_extent,
+           const KmCamera     *camera,
            mat4                view,
            mat4                view_proj)
 {
   static const float bone_rgba[4] = { KM_RENDER_BONE_RGB, 1.0f };
   guint n_joints = km_skeleton_get_n_joints (body->skeleton);
-  double radius = km_renderer_marker_radius (body->skeleton, model_extent);
+  double radius = km_renderer_view_marker_radius (body->skeleton, model_extent, camera);
   mat4 joint, model;
 
   for (guint i = 0; i < n_joints; i++)
@@ -1068,7 +1105,7 @@ km_renderer_render (KmRenderer          *self,
   glFrontFace (GL_CCW);
 
   if (scene->skeleton != NULL)
-    radius = km_renderer_marker_radius (scene->skeleton, scene->model_extent);
+    radius = km_renderer_view_marker_radius (scene->skeleton, scene->model_extent, camera);
 
   glUseProgram (self->line_program);
   if (scene->grid_scale > 0.0 && scene->grid_scale != 1.0)
@@ -1131,7 +1168,7 @@ km_renderer_render (KmRenderer          *self,
           if (body->joint_world == scene->joint_world)
             overlay |= shapes;
           if (shapes || body->joint_world != scene->joint_world)
-            draw_body (self, body, !shapes, scene->model_extent, view, view_proj);
+            draw_body (self, body, !shapes, scene->model_extent, camera, view, view_proj);
         }
       glDisable (GL_BLEND);
       glEnable (GL_CULL_FACE);

@@ -71,7 +71,8 @@ typedef struct
    * be measured against. */
   double             grid_scale;
   /* The size (diagonal, metres) of the model as framed, 0 when unknown: the joint markers
-   * of a model under a metre are sized to it (km_renderer_marker_radius()). */
+   * of a model under a metre are sized to it (km_renderer_marker_radius()); in the view,
+   * they are never smaller than a few pixels (km_renderer_view_marker_radius()). */
   double             model_extent;
 } KmRenderScene;
 
@@ -89,6 +90,9 @@ void         km_renderer_render        (KmRenderer           *self,
 double       km_renderer_joint_radius  (const KmSkeleton     *skeleton);
 double       km_renderer_marker_radius (const KmSkeleton     *skeleton,
                                         double                extent);
+double       km_renderer_view_marker_radius (const KmSkeleton *skeleton,
+                                            double            extent,
+                                            const KmCamera   *camera);
 double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 

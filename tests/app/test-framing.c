@@ -583,6 +583,138 @@ test_grid_follows_model (Fixture       *f,
   g_assert_cmpfloat (km_scene_view_get_grid_scale (f->view), ==, small_grid);
 }
 
+/* Opens, in a new project, a straight chain of @n revolute joints @link metres apart,
+ * standing up from the origin (a skeleton file, as the review's long-chain cases). */
+static void
+open_chain (Fixture *f,
+            guint    n,
+            double   link)
+{
+  g_autofree char *dir = g_dir_make_tmp ("kinema-framing-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"base\", \"joints\": [\n"
+                                          "{\"name\": \"base\", \"type\": \"fixed\", "
+                                          "\"offset\": [0, 0, 0]}");
+  char offset[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_assert_nonnull (dir);
+  g_ascii_dtostr (offset, sizeof offset, link);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *parent = i == 0 ? g_strdup ("base") : g_strdup_printf ("j%03u", i - 1);
+
+      g_string_append_printf (json, ",\n{\"name\": \"j%03u\", \"type\": \"revolute\", "
+                              "\"parent\": \"%s\", \"offset\": [0, 0, %s], "
+                              "\"axis\": [%d, %d, 0], \"limits\": [-0.3, 0.3]}",
+                              i, parent, i == 0 ? "0" : offset, i % 2 == 0, i % 2 == 1);
+    }
+  g_string_append (json, "]}\n");
+  g_assert_true (g_file_set_contents (path, json->str, -1, NULL));
+
+  km_document_new_project (f->document);
+  test_app_spin ();
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, n + 1);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Every joint of the body projects inside the view with a margin of @margin of its
+ * height and width; and the chain is drawn: a marker's orange or a bone's grey, not the
+ * background, near where every tenth joint projects. */
+static void
+assert_chain_shown (Fixture    *f,
+                    const char *how)
+{
+  guint n = 0;
+  const KmTransform *world = km_document_get_joint_world (f->document, &n);
+  g_autofree guint8 *pixels = NULL;
+  int width, height;
+  double top = G_MAXDOUBLE, bottom = -G_MAXDOUBLE;
+  guint missing = 0;
+
+  pixels = test_app_scene_pixels (f->view, &width, &height);
+  g_assert_cmpint (width, ==, gtk_widget_get_width (GTK_WIDGET (f->view)));
+  for (guint i = 0; i < n; i++)
+    {
+      double x, y;
+      gboolean drawn = FALSE;
+
+      test_app_project (f->view, world[i].pos, &x, &y);
+      g_assert_cmpfloat (x, >=, 0.03 * width);
+      g_assert_cmpfloat (x, <=, 0.97 * width);
+      top = MIN (top, y), bottom = MAX (bottom, y);
+      if (i % 10 != 0)
+        continue;
+      for (int dy = -1; dy <= 1 && !drawn; dy++)
+        for (int dx = -1; dx <= 1 && !drawn; dx++)
+          {
+            int px = (int) x + dx, py = (int) y + dy;
+            const guint8 *p;
+
+            if (px < 0 || px >= width || py < 0 || py >= height)
+              continue;
+            p = pixels + ((gsize) py * width + px) * 4;   /* B, G, R, A */
+            /* A marker's orange (the edited body's joints). */
+            drawn = p[2] > 90 && p[2] > p[0] + 60;
+          }
+      missing += !drawn;
+    }
+  g_test_message ("%s: joints from %.0f to %.0f of %d pixels, %u of %u not drawn", how, top,
+                  bottom, height, missing, (n + 9) / 10);
+  g_assert_cmpfloat (top, >=, 0.03 * height);
+  g_assert_cmpfloat (bottom, <=, 0.97 * height);
+  /* Not a speck either. */
+  g_assert_cmpfloat (bottom - top, >=, 0.5 * height);
+  g_assert_cmpuint (missing, ==, 0);
+}
+
+/* Long chains of short links (a snake, a rope, a spine) are shown whole and drawn, when
+ * opened, on Reset Camera and on Frame All, in perspective and orthographic views: 200
+ * links of 2 cm and 120 of 10 cm showed only the grid, and ran out of the top of the
+ * view; a 1.6 m pole of 3 links touched the top edge. */
+static void
+test_long_chains (Fixture       *f,
+                  gconstpointer  data)
+{
+  const struct { guint n; double link; } chains[] = { { 200, 0.02 }, { 120, 0.1 }, { 4, 0.5 } };
+
+  for (guint c = 0; c < G_N_ELEMENTS (chains); c++)
+    {
+      g_autofree char *what = g_strdup_printf ("%u links of %.2f m", chains[c].n,
+                                               chains[c].link);
+      g_autofree char *opened = g_strconcat (what, ", opened", NULL);
+      g_autofree char *reset = g_strconcat (what, ", reset camera", NULL);
+      g_autofree char *all = g_strconcat (what, ", frame all", NULL);
+      g_autofree char *ortho = g_strconcat (what, ", orthographic frame all", NULL);
+      KmCamera away;
+
+      open_chain (f, chains[c].n, chains[c].link);
+      assert_chain_shown (f, opened);
+
+      away = *km_scene_view_get_camera (f->view);
+      km_camera_orbit (&away, 0.5, -0.2);
+      km_camera_zoom (&away, 0.3);
+      km_scene_view_set_camera (f->view, &away);
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-camera",
+                                                 NULL));
+      assert_chain_shown (f, reset);
+
+      km_scene_view_set_camera (f->view, &away);
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+      assert_chain_shown (f, all);
+
+      km_scene_view_set_orthographic (f->view, TRUE);
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+      assert_chain_shown (f, ortho);
+      km_scene_view_set_orthographic (f->view, FALSE);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -603,5 +735,7 @@ main (int    argc,
               test_markers_follow_model, fixture_teardown);
   g_test_add ("/kinema/Framing/grid-follows-model", Fixture, NULL, fixture_setup,
               test_grid_follows_model, fixture_teardown);
+  g_test_add ("/kinema/Framing/long-chains", Fixture, NULL, fixture_setup,
+              test_long_chains, fixture_teardown);
   return g_test_run ();
 }

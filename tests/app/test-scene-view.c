@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "km-camera.h"
@@ -226,6 +227,85 @@ test_other_body_plays (Fixture       *f,
   g_assert_cmpuint (differ, >, 500);
 }
 
+/* The value of the first line of @text that starts (after spaces) with @key. */
+static char *
+yaml_value (const char *text,
+            const char *key)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i] + strspn (lines[i], " ");
+
+      if (g_str_has_prefix (line, key))
+        return g_strstrip (g_strdup (line + strlen (key)));
+    }
+  return NULL;
+}
+
+/* A project saved from a view of one shape, opened in a view of another and saved again
+ * without touching the camera: the camera is written back as it was, the orthographic
+ * camera's height included (it changed from 5.109 to 5.660: it is derived from the
+ * vertical field of view, which the file's field of view across the longer side gives
+ * differently for another shape). */
+static void
+test_camera_saved_back (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("kinema-camera-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "camera.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *first = NULL, *second = NULL;
+  KmWindow *window;
+  KmDocument *document;
+  KmSceneView *view;
+  static const char * const keys[] = {
+    "ortho_height:", "field_of_view:", "eye:", "direction:", "kinema_target_distance:",
+  };
+
+  g_assert_no_error (error);
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_true (g_file_get_contents (path, &first, NULL, NULL));
+
+  window = km_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 760, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  document = km_window_get_document (window);
+  view = KM_SCENE_VIEW (km_window_get_scene_view (window));
+  g_assert_true (test_app_wait_until (allocated, view, 10000));
+  g_assert_true (test_app_open_file (window, file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  g_test_message ("views %d x %d, then %d x %d", gtk_widget_get_width (GTK_WIDGET (f->view)),
+                  gtk_widget_get_height (GTK_WIDGET (f->view)),
+                  gtk_widget_get_width (GTK_WIDGET (view)),
+                  gtk_widget_get_height (GTK_WIDGET (view)));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), <,
+                   gtk_widget_get_width (GTK_WIDGET (f->view)) - 50);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (window));
+  g_assert_true (g_file_get_contents (path, &second, NULL, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autofree char *before = yaml_value (first, keys[i]);
+      g_autofree char *after = yaml_value (second, keys[i]);
+
+      g_test_message ("%s %s, then %s", keys[i], before, after);
+      g_assert_nonnull (before);
+      g_assert_cmpstr (after, ==, before);
+    }
+
+  test_app_destroy_window (&window, &document);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -240,5 +320,7 @@ main (int    argc,
               test_new_skeleton_framed, fixture_teardown);
   g_test_add ("/kinema/SceneView/reframe-keeps-projection", Fixture, NULL,
               fixture_setup, test_reframe_keeps_projection, fixture_teardown);
+  g_test_add ("/kinema/SceneView/camera-saved-back", Fixture, NULL,
+              fixture_setup, test_camera_saved_back, fixture_teardown);
   return g_test_run ();
 }

@@ -668,6 +668,115 @@ test_marker_radius (void)
                      km_renderer_joint_radius (example));
 }
 
+/* A straight chain of @n links @link metres long, up from the origin (a snake, a rope). */
+static KmSkeleton *
+build_chain (guint  n,
+             double link)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+
+  km_skeleton_builder_add_joint (b, "j0", KM_JOINT_FIXED, NULL);
+  for (guint i = 1; i <= n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+      g_autofree char *parent = g_strdup_printf ("j%u", i - 1);
+      guint j = km_skeleton_builder_add_joint (b, name, KM_JOINT_REVOLUTE, parent);
+
+      km_skeleton_builder_set_offset (b, j, km_vec3 (0, 0, link));
+      km_skeleton_builder_set_axis (b, j, km_vec3 (i % 2, (i + 1) % 2, 0));
+    }
+  skeleton = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+/* Whether a joint marker's orange shows within @reach pixels of (x, y), top-left origin. */
+static gboolean
+marker_near (Fixture *f,
+             double   x,
+             double   y,
+             int      reach)
+{
+  for (int dy = -reach; dy <= reach; dy++)
+    for (int dx = -reach; dx <= reach; dx++)
+      {
+        guint8 rgb[3];
+
+        if (x + dx < 0 || x + dx >= f->width || y + dy < 0 || y + dy >= f->height)
+          continue;
+        pixel_at (f, x + dx, y + dy, rgb);
+        /* Orange, lit or shaded (grey bones, the grid and the blue Z axis are not). */
+        if (rgb[0] > 90 && rgb[0] > rgb[2] + 60)
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* A chain of 200 links of 2 cm (4 m tall) framed whole is drawn along its whole length,
+ * in perspective and orthographic views, straight and bent: its markers, sized to the
+ * links, would be a third of a pixel wide and not drawn at all. The built-in example's
+ * markers are larger than the least size and keep their size. */
+static void
+test_long_chain_visible (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) chain = build_chain (200, 0.02);
+  g_autofree double *q = g_new0 (double, km_skeleton_get_n_dof (chain));
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (chain));
+  guint n = km_skeleton_get_n_joints (chain);
+
+  if (!first_frame_or_skip (f))
+    return;
+
+  g_assert_cmpfloat (km_renderer_view_marker_radius (f->skeleton, 3.8, f->camera), ==,
+                     km_renderer_marker_radius (f->skeleton, 3.8));
+
+  f->scene = (KmRenderScene) { .skeleton = chain, .joint_world = world, .selected_joint = -1,
+                               .effector = -1, .model_extent = 4.0 };
+  for (guint bent = 0; bent <= 1; bent++)
+    for (guint ortho = 0; ortho <= 1; ortho++)
+      {
+        KmVec3 lo = km_vec3 (G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE), hi = km_vec3_scale (lo, -1);
+        guint missing = 0;
+        int renders;
+
+        q[0] = bent ? 0.02 : 0.0;
+        km_skeleton_forward_kinematics (chain, q, NULL, world);
+        for (guint i = 0; i < n; i++)
+          {
+            KmVec3 p = world[i].pos;
+
+            lo = km_vec3 (MIN (lo.x, p.x), MIN (lo.y, p.y), MIN (lo.z, p.z));
+            hi = km_vec3 (MAX (hi.x, p.x), MAX (hi.y, p.y), MAX (hi.z, p.z));
+          }
+        km_camera_reset (f->camera);
+        f->camera->orthographic = ortho;
+        km_camera_frame_box (f->camera, lo, hi, (double) f->width / f->height);
+
+        renders = f->renders;
+        gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+        g_assert_true (wait_renders (f, renders + 1));
+        g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+
+        /* Every fifth joint: something of the chain drawn where it projects. */
+        for (guint i = 0; i < n; i += 5)
+          {
+            double x, y;
+
+            g_assert_true (km_camera_project (f->camera, world[i].pos, f->width, f->height,
+                                              &x, &y));
+            missing += !marker_near (f, x, y, 1);
+          }
+        g_test_message ("%s, %s: %u of %u joints not drawn, markers %.4f m",
+                        bent ? "bent" : "straight", ortho ? "orthographic" : "perspective",
+                        missing, (n + 4) / 5,
+                        km_renderer_view_marker_radius (chain, 4.0, f->camera));
+        g_assert_cmpuint (missing, ==, 0);
+      }
+}
+
 /* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
 static void
 test_camera_frame_box_aspect (void)
@@ -701,6 +810,54 @@ test_camera_frame_box_aspect (void)
     }
 }
 
+/* A framed box has every corner in view with a margin, not touching the edge, whatever
+ * its shape (tall, wide, deep), the view's shape and the projection; and it fills a good
+ * part of the view. */
+static void
+test_camera_frame_box_margin (void)
+{
+  const struct { KmVec3 min, max; } boxes[] = {
+    { { -0.05, -0.05, 0 }, { 0.05, 0.05, 1.6 } },       /* a 1.6 m pole */
+    { { -0.05, -0.05, 0 }, { 0.05, 0.05, 12.0 } },      /* a 12 m chain */
+    { { -6, -0.1, 0 }, { 6, 0.1, 0.2 } },               /* wide */
+    { { -0.1, -6, 0 }, { 0.1, 6, 0.2 } },               /* deep */
+    { { -1, -1, 0 }, { 1, 2, 3.5 } },                   /* the built-in example's */
+  };
+  const struct { int width, height; } views[] = { { 656, 524 }, { 400, 300 }, { 300, 700 } };
+
+  for (guint b = 0; b < G_N_ELEMENTS (boxes); b++)
+    for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+      for (int ortho = 0; ortho <= 1; ortho++)
+        {
+          g_autoptr(KmCamera) camera = km_camera_new ();
+          double lo_x = G_MAXDOUBLE, hi_x = -G_MAXDOUBLE, lo_y = G_MAXDOUBLE, hi_y = -G_MAXDOUBLE;
+          const int w = views[v].width, h = views[v].height;
+
+          camera->orthographic = ortho;
+          km_camera_frame_box (camera, boxes[b].min, boxes[b].max, (double) w / h);
+          for (guint c = 0; c < 8; c++)
+            {
+              KmVec3 corner = km_vec3 (c & 1 ? boxes[b].max.x : boxes[b].min.x,
+                                       c & 2 ? boxes[b].max.y : boxes[b].min.y,
+                                       c & 4 ? boxes[b].max.z : boxes[b].min.z);
+              double x, y;
+
+              g_assert_true (km_camera_project (camera, corner, w, h, &x, &y));
+              lo_x = MIN (lo_x, x), hi_x = MAX (hi_x, x);
+              lo_y = MIN (lo_y, y), hi_y = MAX (hi_y, y);
+            }
+          g_test_message ("box %u in %dx%d %s: x %.0f – %.0f, y %.0f – %.0f", b, w, h,
+                          ortho ? "ortho" : "persp", lo_x, hi_x, lo_y, hi_y);
+          /* A margin of 3 % of the view at least, all round. */
+          g_assert_cmpfloat (lo_x, >=, 0.03 * w);
+          g_assert_cmpfloat (hi_x, <=, 0.97 * w);
+          g_assert_cmpfloat (lo_y, >=, 0.03 * h);
+          g_assert_cmpfloat (hi_y, <=, 0.97 * h);
+          /* Not framed from afar either. */
+          g_assert_true (hi_x - lo_x >= 0.35 * w || hi_y - lo_y >= 0.35 * h);
+        }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -714,6 +871,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Camera/project-ray", test_camera_project_ray);
   g_test_add_func ("/kinema/Camera/views", test_camera_views);
   g_test_add_func ("/kinema/Camera/frame-box-aspect", test_camera_frame_box_aspect);
+  g_test_add_func ("/kinema/Camera/frame-box-margin", test_camera_frame_box_margin);
   g_test_add_func ("/kinema/Renderer/marker-radius", test_marker_radius);
   g_test_add ("/kinema/Renderer/shapes-pixels", Fixture, NULL,
               fixture_setup, test_shapes_pixels, fixture_teardown);
@@ -723,6 +881,8 @@ main (int    argc,
               fixture_setup, test_pose_moves_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/target-pixels", Fixture, NULL,
               fixture_setup, test_target_pixels, fixture_teardown);
+  g_test_add ("/kinema/Renderer/long-chain-visible", Fixture, NULL,
+              fixture_setup, test_long_chain_visible, fixture_teardown);
   g_test_add ("/kinema/Renderer/frame-time", Fixture, NULL,
               fixture_setup, test_frame_time, fixture_teardown);
   return g_test_run ();
