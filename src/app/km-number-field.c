@@ -81,55 +81,22 @@ get_field (GtkSpinButton *spin)
   return g_object_get_data (G_OBJECT (spin), FIELD_KEY);
 }
 
-/* Whether @text (stripped) is @unit, or one of the untranslated spellings in @alt. */
-static gboolean
-is_unit (const char  *text,
-         const char  *unit,
-         const char **alt)
-{
-  if (unit != NULL && *unit != '\0' && strcmp (text, unit) == 0)
-    return TRUE;
-  for (; alt != NULL && *alt != NULL; alt++)
-    if (strcmp (text, *alt) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* A unit typed after the number, as a factor to SI units (radians, metres). */
+/* A unit typed after the number, as a factor to SI units (radians, metres): one of the
+ * units km_unit_for_symbol() knows, of the field's kind. */
 static gboolean
 unit_factor (const char *unit,
              KmQuantity  quantity,
              double     *factor)
 {
-  static const char *metres[] = { "m", NULL };
-  static const char *millimetres[] = { "mm", NULL };
-  static const char *centimetres[] = { "cm", NULL };
-  static const char *degrees[] = { "°", "deg", NULL };
-  static const char *radians[] = { "rad", NULL };
+  gboolean linear;
+  KmUnit found;
 
-  if (quantity == KM_QUANTITY_LENGTH)
-    {
-      if (is_unit (unit, km_unit_for_length ("metres").symbol, metres))
-        *factor = 1.0;
-      else if (is_unit (unit, km_unit_for_length ("millimetres").symbol, millimetres))
-        *factor = 0.001;
-      else if (is_unit (unit, NULL, centimetres))
-        *factor = 0.01;
-      else
-        return FALSE;
-      return TRUE;
-    }
-  if (quantity == KM_QUANTITY_ANGLE)
-    {
-      if (is_unit (unit, km_unit_for_angle ("degrees").symbol, degrees))
-        *factor = G_PI / 180.0;
-      else if (is_unit (unit, km_unit_for_angle ("radians").symbol, radians))
-        *factor = 1.0;
-      else
-        return FALSE;
-      return TRUE;
-    }
-  return FALSE;
+  if ((quantity != KM_QUANTITY_LENGTH && quantity != KM_QUANTITY_ANGLE)
+      || !km_unit_for_symbol (unit, &linear, &found)
+      || linear != (quantity == KM_QUANTITY_LENGTH))
+    return FALSE;
+  *factor = 1.0 / found.scale;
+  return TRUE;
 }
 
 /**

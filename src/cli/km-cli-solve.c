@@ -891,37 +891,25 @@ km_cli_solve (int    argc,
           return km_cli_usage_error (NULL, message);
         }
     }
-  /* Only now that nothing is refused any more. */
-  if (output_is_dir)
-    {
-      const char *dir = output != NULL ? output : ".";
+  /* Only now that nothing is refused any more: the output directory, or the one output
+   * file's folder, made now, so that a write cannot fail for it after a long solve. */
+  {
+    g_autofree char *dir = NULL;
 
-      if (g_mkdir_with_parents (dir, 0777) != 0)
-        {
-          int saved_errno = errno;
+    if (output_is_dir)
+      dir = g_strdup (output != NULL ? output : ".");
+    else if (output != NULL && !km_cli_output_is_stdout (output))
+      dir = g_path_get_dirname (output);
+    if (dir != NULL && g_mkdir_with_parents (dir, 0777) != 0)
+      {
+        int saved_errno = errno;
 
-          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
-          for (guint j = 0; j < n_items; j++)
-            solve_item_clear (&items[j]);
-          return KM_CLI_EXIT_INVALID;
-        }
-    }
-  else if (output != NULL && !km_cli_output_is_stdout (output))
-    {
-      /* The one output file's folder, as for a directory of outputs: made now, so that
-       * a write cannot fail for it after a long solve. */
-      g_autofree char *dir = g_path_get_dirname (output);
-
-      if (g_mkdir_with_parents (dir, 0777) != 0)
-        {
-          int saved_errno = errno;
-
-          fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
-          for (guint j = 0; j < n_items; j++)
-            solve_item_clear (&items[j]);
-          return KM_CLI_EXIT_INVALID;
-        }
-    }
+        fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
+        for (guint j = 0; j < n_items; j++)
+          solve_item_clear (&items[j]);
+        return KM_CLI_EXIT_INVALID;
+      }
+  }
 
   if (jobs == G_MININT)
     jobs = (int) g_get_num_processors ();
