@@ -1579,6 +1579,124 @@ test_degrees_round_trip (void)
   g_assert_cmpuint (n_exact, >, values->len * 8 / 10);
 }
 
+/* A link's joint_name (Choreonoid's Link::jointName()) names its joint; the link keeps
+ * its name, which `parent` refers to (here from a link listed before it). The joint is the
+ * end effector by either name, and the writers keep both names apart. */
+static void
+test_joint_name (void)
+{
+  static const char text[] =
+    HEAD "  - name: BASE\n"
+    "  - name: C\n    parent: A\n    jointName: C_J\n    joint_type: prismatic\n"
+    "    joint_id: 1\n    joint_displacement: 0.25\n"
+    "  - name: A\n    parent: BASE\n    joint_name: A_JOINT\n    joint_type: revolute\n"
+    "    joint_axis: Y\n    joint_id: 0\n    joint_range: [ -90, 90 ]\n"
+    "    joint_displacement: 30\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree double *q = NULL;
+  g_autofree double *q_back = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *urdf = NULL;
+  const KmJoint *a, *c;
+
+  test_util_push_warnings (warnings);
+  skel = km_body_load_with_pose ("t.body", text, strlen (text), NULL, &q, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_cmpint (km_skeleton_find_joint (skel, "A"), <, 0);
+  g_assert_cmpint (km_skeleton_find_joint (skel, "C"), <, 0);
+  a = test_util_joint (skel, "A_JOINT");
+  c = test_util_joint (skel, "C_J");
+  g_assert_cmpstr (km_joint_get_link_name (a), ==, "A");
+  g_assert_cmpstr (km_joint_get_link_name (c), ==, "C");
+  g_assert_null (test_util_joint (skel, "BASE")->link_name);
+  g_assert_cmpstr (km_skeleton_get_joint (skel, (guint) c->parent)->name, ==, "A_JOINT");
+  g_assert_cmpstr (km_skeleton_get_joint (skel, (guint) a->parent)->name, ==, "BASE");
+  g_assert_cmpint (a->type, ==, KM_JOINT_REVOLUTE);
+  assert_vec3 (a->axis, 0, 1, 0);
+  g_assert_cmpint (a->joint_id, ==, 0);
+  g_assert_cmpfloat_with_epsilon (a->limits[0].max, 90 * DEG, 1e-12);
+  g_assert_cmpint (c->joint_id, ==, 1);
+  /* The file order is kept: the displacements stay with their joints. */
+  g_assert_cmpuint (c->file_index, ==, 1);
+  g_assert_nonnull (q);
+  g_assert_cmpfloat_with_epsilon (q[a->dof_index], 30 * DEG, 1e-12);
+  g_assert_cmpfloat (q[c->dof_index], ==, 0.25);
+  g_assert_cmpint (km_skeleton_find_effector (skel, "A_JOINT"), ==,
+                   km_skeleton_find_joint (skel, "A_JOINT"));
+  g_assert_cmpint (km_skeleton_find_effector (skel, "A"), ==,
+                   km_skeleton_find_joint (skel, "A_JOINT"));
+
+  /* .body → .body: the link is named, its joint_name written, parents are link names. */
+  written = km_body_to_string_with_pose (skel, q, NULL);
+  g_assert_nonnull (strstr (written, "name: \"A\"\n    joint_name: \"A_JOINT\"\n    parent: \"BASE\"\n"));
+  g_assert_nonnull (strstr (written, "name: \"C\"\n    joint_name: \"C_J\"\n    parent: \"A\"\n"));
+  g_assert_null (strstr (written, "name: \"BASE\"\n    joint_name"));
+  test_util_push_warnings (warnings);
+  back = km_body_load_with_pose ("back.body", written, strlen (written), NULL, &q_back, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_true (km_skeleton_equal (skel, back, 1e-12));
+  g_assert_cmpstr (km_joint_get_link_name (test_util_joint (back, "A_JOINT")), ==, "A");
+  g_assert_cmpstr (km_joint_get_link_name (test_util_joint (back, "C_J")), ==, "C");
+  g_assert_cmpfloat (q_back[test_util_joint (back, "C_J")->dof_index], ==, 0.25);
+
+  /* URDF has room for both. */
+  urdf = km_urdf_to_string (skel, NULL);
+  g_assert_nonnull (strstr (urdf, "<joint name=\"A_JOINT\" type=\"revolute\">"));
+  g_assert_nonnull (strstr (urdf, "<link name=\"A\""));
+  g_assert_null (strstr (urdf, "<joint name=\"A\""));
+
+  /* Joint names are unique among the joints: a link's name is its joint's without one. */
+  assert_error (HEAD "  - name: A\n    joint_name: J\n  - name: B\n    parent: A\n"
+                "    joint_name: J\n",
+                "t.body:8:17: expected a joint name no other joint has, found “J”");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    jointName: A\n",
+                "t.body:7:16: expected a joint name no other joint has, found “A”");
+  assert_error (HEAD "  - name: A\n    joint_name: B\n  - name: B\n    parent: A\n",
+                "t.body:6:11: duplicate joint name “B”");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_name: [ J ]\n",
+                "t.body:7:17: expected");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_name: ''\n",
+                "t.body:7:17: a joint name must be between");
+}
+
+/* Where two links would have the same name (a joint's link named like another joint's, as
+ * a skeleton.json may say), each link is named after its joint, as before joint_name was
+ * written, and the link names are left out with a note. */
+static void
+test_joint_name_link_clash (void)
+{
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+  guint y;
+
+  km_skeleton_builder_add_joint (builder, "X", KM_JOINT_FIXED, NULL);
+  y = km_skeleton_builder_add_joint (builder, "Y", KM_JOINT_REVOLUTE, "X");
+  km_skeleton_builder_set_axis (builder, y, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_link_name (builder, y, "X");
+  skel = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  written = km_body_to_string (skel, notes);
+  g_assert_null (strstr (written, "joint_name"));
+  g_assert_nonnull (strstr (written, "name: \"Y\"\n    parent: \"X\"\n"));
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (notes, 0), ==, "a .body link is named after its joint: "
+                   "the link “X” of joint “Y” is written as “Y”");
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_find_joint (back, "Y"), >=, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1612,6 +1730,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/joint-displacement-warnings",
                    test_joint_displacement_warnings);
   g_test_add_func ("/kinema/Body/degrees-round-trip", test_degrees_round_trip);
+  g_test_add_func ("/kinema/Body/joint-name", test_joint_name);
+  g_test_add_func ("/kinema/Body/joint-name-link-clash", test_joint_name_link_clash);
 
   return g_test_run ();
 }

@@ -474,6 +474,73 @@ test_urdf_keeps_dynamics (void)
                "wrist_2_joint");
 }
 
+/* Links with a joint_name (their joint's name, the link keeping `name`) are found by their
+ * link name: the file is patched, not written again, and keeps both names; a renamed joint
+ * renames the joint_name only, and a new joint's `parent` is its parent's link name. */
+static void
+test_body_text_joint_name (void)
+{
+  static const char text[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "links:\n"
+    "  - name: BASE\n"
+    "    joint_type: fixed\n"
+    "  # the arm\n"
+    "  - name: A\n"
+    "    parent: BASE\n"
+    "    jointName: A_JOINT\n"
+    "    joint_type: revolute\n"
+    "    joint_id: 0\n"
+    "    mass: 2.5\n"
+    "  - name: B\n"
+    "    parent: A\n"
+    "    joint_name: B_JOINT\n"
+    "    joint_type: revolute\n"
+    "    joint_axis: Y\n"
+    "    joint_id: 1\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *original = g_build_filename (dir, "jn.body", NULL);
+  g_autofree char *path = g_build_filename (dir, "jn2.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  KmSkeleton *s, *e;
+  const KmJoint *j;
+
+  g_assert_true (g_file_set_contents (original, text, -1, &error));
+  s = load_file (original, FALSE);
+  e = km_skeleton_edit_set_limit (s, joint (s, "A_JOINT"), 0, TRUE, -0.5, 0.5, &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_name (s, joint (s, "B_JOINT"), "B_RENAMED", &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_add_child (s, joint (s, "A_JOINT"), "added_joint", KM_JOINT_REVOLUTE,
+                                  km_vec3 (0, 0, 0.1), NULL, &error);
+  s = edit_ok (s, e, error);
+  g_assert_true (km_body_save_over (s, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  /* Patched in place: the comment, the spelling and the mass stay. */
+  g_assert_nonnull (strstr (after, "  # the arm\n  - name: A\n    parent: BASE\n"
+                                   "    jointName: A_JOINT\n"));
+  g_assert_nonnull (strstr (after, "    mass: 2.5\n"));
+  g_assert_nonnull (strstr (after, "  - name: B\n    parent: A\n    joint_name: B_RENAMED\n"));
+  g_assert_cmpuint (count (after, "B_JOINT"), ==, 0);
+  g_assert_nonnull (strstr (after, "name: \"added_joint\"\n    parent: \"A\"\n"));
+  back = load_file (path, FALSE);
+  g_assert_true (km_skeleton_equal (back, s, 1e-12));
+  j = km_skeleton_get_joint (back, joint (back, "A_JOINT"));
+  g_assert_cmpstr (km_joint_get_link_name (j), ==, "A");
+  g_assert_cmpfloat_with_epsilon (j->limits[0].max, 0.5, 1e-12);
+  j = km_skeleton_get_joint (back, joint (back, "B_RENAMED"));
+  g_assert_cmpstr (km_joint_get_link_name (j), ==, "B");
+  j = km_skeleton_get_joint (back, joint (back, "added_joint"));
+  g_assert_cmpstr (km_skeleton_get_joint (back, (guint) j->parent)->name, ==, "A_JOINT");
+  km_skeleton_unref (s);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -485,6 +552,7 @@ main (int    argc,
   g_test_add_func ("/model-keep/body/text-rename", test_body_text_rename);
   g_test_add_func ("/model-keep/body/text-structure", test_body_text_structure);
   g_test_add_func ("/model-keep/body/text-fallback", test_body_text_fallback);
+  g_test_add_func ("/model-keep/body/text-joint-name", test_body_text_joint_name);
   g_test_add_func ("/model-keep/urdf/keeps-dynamics", test_urdf_keeps_dynamics);
   return g_test_run ();
 }

@@ -68,8 +68,12 @@
  *   as the appearance of a Shape whose geometry is the Resource, which Choreonoid reads for
  *   a file of one mesh only: for a loaded file of several the colour is left out (noted);
  *   a file that was not loaded keeps the colour its reference has;
- * - a .body link is its joint and has the joint's name: a link name of its own (a URDF
- *   child link's, KmJoint.link_name) is left out (noted).
+ * - a link is named after the link its joint moves (km_joint_get_link_name(): a URDF child
+ *   link's, a .body link's with a joint_name) and `parent` names the parent's link, as a
+ *   .body file does; a joint whose name differs from its link's has it as the link's
+ *   `joint_name` (Choreonoid's Link::jointName()). Where the link names are not unique
+ *   (body_link_names_unique), each link is named after its joint instead, and the link
+ *   names are left out (noted).
  */
 
 static KmYamlNode *
@@ -350,6 +354,7 @@ shape_node (KmShape * const *shapes,
  * velocity of @rates (nullable). */
 static KmYamlNode *
 link_node (const char    *name,
+           const char    *joint_name,
            const char    *parent,
            const char    *type,
            const KmVec3  *offset,
@@ -364,6 +369,8 @@ link_node (const char    *name,
   KmYamlNode *link = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
 
   km_yaml_mapping_append (link, "name", km_yaml_node_new_string (name));
+  if (joint_name != NULL && !g_str_equal (joint_name, name))
+    km_yaml_mapping_append (link, "joint_name", km_yaml_node_new_string (joint_name));
   if (parent != NULL)
     km_yaml_mapping_append (link, "parent", km_yaml_node_new_string (parent));
   if (offset != NULL)
@@ -544,12 +551,51 @@ package_name (const char *uri)
   return g_strndup (rest, strcspn (rest, "/"));
 }
 
+/* Whether the links of @skeleton, named after the links their joints move (with a
+ * spherical joint's first two links), have names no other link has, as a .body file's
+ * must. */
+static gboolean
+body_link_names_unique (const KmSkeleton *skeleton)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+
+      if (j->type == KM_JOINT_SPHERICAL)
+        {
+          char *name_x = NULL, *name_y = NULL;
+          gboolean new_x, new_y;
+
+          spherical_link_names (skeleton, j, &name_x, &name_y);
+          new_x = g_hash_table_add (names, name_x);
+          new_y = g_hash_table_add (names, name_y);
+          if (!new_x || !new_y)
+            return FALSE;
+        }
+      if (!g_hash_table_add (names, g_strdup (km_joint_get_link_name (j))))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The name of the link of @joint: its link name, or with @by_joint its joint's. */
+static const char *
+body_link_name (const KmJoint *joint,
+                gboolean       by_joint)
+{
+  return by_joint ? joint->name : km_joint_get_link_name (joint);
+}
+
 /* The link(s) of joint @i of @skeleton: a spherical joint's first two are appended to
  * @links, the last (the joint's, with its shapes as elements) is returned. @link_ids: as
- * link_joint_ids gives them; @initial_q, @path, @pathed: as for body_to_string. */
+ * link_joint_ids gives them; @by_joint: links named after their joints (see
+ * body_link_names_unique); @initial_q, @path, @pathed: as for body_to_string. */
 static KmYamlNode *
 joint_link (const KmSkeleton *skeleton,
             guint             i,
+            gboolean          by_joint,
             KmYamlNode       *links,
             const int        *link_ids,
             const double     *initial_q,
@@ -558,7 +604,11 @@ joint_link (const KmSkeleton *skeleton,
             GPtrArray        *pathed)
 {
   const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-  const char *parent = j->parent >= 0 ? km_skeleton_get_joint (skeleton, (guint) j->parent)->name : NULL;
+  const char *parent = j->parent >= 0
+                       ? body_link_name (km_skeleton_get_joint (skeleton, (guint) j->parent),
+                                         by_joint)
+                       : NULL;
+  const char *name = body_link_name (j, by_joint);
   const KmQuat *rotation = j->has_rotation ? &j->rotation : NULL;
   double degrees = KM_FORMAT_RADIANS_PER_DEGREE;
   const double *q = initial_q != NULL && j->n_dof > 0 ? &initial_q[j->dof_index] : NULL;
@@ -574,7 +624,7 @@ joint_link (const KmSkeleton *skeleton,
         km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
                                  "it is written as an independent joint"),
                         j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
-      link = link_node (j->name, parent,
+      link = link_node (name, j->name, parent,
                         j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                         &j->offset, rotation, &j->axis, &j->limits[0], q,
                         j->type == KM_JOINT_REVOLUTE ? degrees : 1.0,
@@ -591,25 +641,25 @@ joint_link (const KmSkeleton *skeleton,
                                  "three revolute links %s, %s and %s about X, Y and Z"),
                         j->name, name_x, name_y, j->name);
         /* The euler XYZ angles, one to each link (km_body_map_dofs). */
-        km_yaml_sequence_append (links, link_node (name_x, parent, "revolute", &j->offset,
+        km_yaml_sequence_append (links, link_node (name_x, NULL, parent, "revolute", &j->offset,
                                                    rotation, &ax, &j->limits[0], q,
                                                    degrees, link_ids[3 * (gsize) i], j));
-        km_yaml_sequence_append (links, link_node (name_y, name_x, "revolute", NULL, NULL,
+        km_yaml_sequence_append (links, link_node (name_y, NULL, name_x, "revolute", NULL, NULL,
                                                    &ay, &j->limits[1],
                                                    q != NULL ? q + 1 : NULL, degrees,
                                                    link_ids[3 * (gsize) i + 1], j));
-        link = link_node (j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
+        link = link_node (name, j->name, name_y, "revolute", NULL, NULL, &az, &j->limits[2],
                           q != NULL ? q + 2 : NULL, degrees,
                           link_ids[3 * (gsize) i + 2], j);
       }
       break;
     case KM_JOINT_FREE:
-      link = link_node (j->name, parent, "free", &j->offset, rotation, NULL, NULL, NULL, 1,
+      link = link_node (name, j->name, parent, "free", &j->offset, rotation, NULL, NULL, NULL, 1,
                         link_ids[3 * (gsize) i], NULL);
       break;
     case KM_JOINT_FIXED:
     default:
-      link = link_node (j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, NULL,
+      link = link_node (name, j->name, parent, "fixed", &j->offset, rotation, NULL, NULL, NULL,
                         1, link_ids[3 * (gsize) i], NULL);
       break;
     }
@@ -648,11 +698,13 @@ body_to_string (const KmSkeleton *skeleton,
   g_autofree int *link_ids = NULL;
   const KmJoint *own_link = NULL;
   guint n_own_links = 0;
+  gboolean by_joint;
   guint n;
 
   g_return_val_if_fail (skeleton != NULL, NULL);
 
   n = km_skeleton_get_n_joints (skeleton);
+  by_joint = !body_link_names_unique (skeleton);
   root_name = km_skeleton_get_joint (skeleton, 0)->name;
   root = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   km_yaml_mapping_append (root, "format", km_yaml_node_new_string ("ChoreonoidBody"));
@@ -662,7 +714,8 @@ body_to_string (const KmSkeleton *skeleton,
   km_yaml_mapping_append (root, "name", km_yaml_node_new_string (
                             km_skeleton_get_model_name (skeleton) != NULL ?
                             km_skeleton_get_model_name (skeleton) : root_name));
-  km_yaml_mapping_append (root, "root_link", km_yaml_node_new_string (root_name));
+  km_yaml_mapping_append (root, "root_link", km_yaml_node_new_string (
+                            body_link_name (km_skeleton_get_joint (skeleton, 0), by_joint)));
   handlers = km_skeleton_get_body_handlers (skeleton);
   if (handlers != NULL && handlers[0] != NULL)
     {
@@ -679,10 +732,10 @@ body_to_string (const KmSkeleton *skeleton,
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
-      if (j->link_name != NULL && n_own_links++ == 0)
+      if (by_joint && j->link_name != NULL && n_own_links++ == 0)
         own_link = j;
-      km_yaml_sequence_append (links, joint_link (skeleton, i, links, link_ids, initial_q, path,
-                                                  notes, pathed));
+      km_yaml_sequence_append (links, joint_link (skeleton, i, by_joint, links, link_ids,
+                                                  initial_q, path, notes, pathed));
     }
   km_yaml_mapping_append (root, "links", links);
   if (n_own_links == 1)
@@ -805,12 +858,14 @@ km_body_save_with_pose (const KmSkeleton  *skeleton,
  * skeleton differs from the skeleton the original reads as:
  * - a link is matched to a joint by name, else (a renamed one) by its joint id, or, for a
  *   link without one, by the one unmatched link of the same type, parent and number of
- *   shapes; the root must stay the root;
+ *   shapes; the root must stay the root (a link is found by its `name`, the link name of
+ *   its joint, which differs from the joint's where the link has a `joint_name`);
  * - of a matched link, only the keys Kinema owns are written, and only where the value
  *   Kinema would write for the edited joint differs from the one it would write for the
  *   original's (so a `joint_axis: Y` stays as it is): translation, rotation, joint_type,
  *   joint_axis, joint_range, joint_displacement, max_joint_velocity, max_joint_effort,
- *   under the spelling the link uses (jointRange, …); name and parent where they changed;
+ *   under the spelling the link uses (jointRange, …); name, joint_name and parent where
+ *   they changed;
  *   mass, inertia, elements (shapes, sensors, devices) and every other key stay;
  * - a link whose joint was deleted is left out; a new joint is appended as
  *   km_body_to_string() writes it; a renamed link is renamed in root_link and in the other
@@ -855,15 +910,15 @@ owned_node (const KmSkeleton *skeleton,
     {
     case KM_JOINT_REVOLUTE:
     case KM_JOINT_PRISMATIC:
-      return link_node ("", NULL, j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
+      return link_node ("", NULL, NULL, j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                         &j->offset, rotation, &j->axis, &j->limits[0], q,
                         j->type == KM_JOINT_REVOLUTE ? KM_FORMAT_RADIANS_PER_DEGREE : 1.0, -1, j);
     case KM_JOINT_FREE:
-      return link_node ("", NULL, "free", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
+      return link_node ("", NULL, NULL, "free", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
     case KM_JOINT_FIXED:
     case KM_JOINT_SPHERICAL:
     default:
-      return link_node ("", NULL, "fixed", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
+      return link_node ("", NULL, NULL, "fixed", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
     }
 }
 
@@ -1595,6 +1650,26 @@ note_rewritten (GPtrArray        *notes,
                              "a copy of what it names)"), name);
 }
 
+/* The joint of @skeleton whose link is called @name, or -1. */
+static int
+find_link (const KmSkeleton *skeleton,
+           const char       *name)
+{
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    if (g_strcmp0 (km_joint_get_link_name (km_skeleton_get_joint (skeleton, i)), name) == 0)
+      return (int) i;
+  return -1;
+}
+
+static const char * const joint_name_keys[] = { "joint_name", "jointName", NULL };
+
+/* The `joint_name` of @joint's link: its name where its link has another one, else none. */
+static KmYamlNode *
+joint_name_node (const KmJoint *joint)
+{
+  return joint->link_name != NULL ? km_yaml_node_new_string (joint->name) : NULL;
+}
+
 /* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
 static char *
 body_over_string (const KmSkeleton  *skeleton,
@@ -1661,6 +1736,11 @@ body_over_string (const KmSkeleton  *skeleton,
         *reason = g_strdup (_("a spherical joint becomes three links"));
         return NULL;
       }
+  if (!body_link_names_unique (skeleton))
+    {
+      *reason = g_strdup (_("two of its links would have the same name"));
+      return NULL;
+    }
   root = km_yaml_node_copy (document);
   links = km_yaml_mapping_lookup (root, "links");
   for (guint f = 0; f < km_yaml_node_get_length (links); f++)
@@ -1686,7 +1766,7 @@ body_over_string (const KmSkeleton  *skeleton,
       return NULL;
     }
   for (guint o = 0; o < n_before; o++)
-    if (!g_hash_table_contains (items, km_skeleton_get_joint (before, o)->name))
+    if (!g_hash_table_contains (items, km_joint_get_link_name (km_skeleton_get_joint (before, o))))
       {
         *reason = g_strdup (_("its links are not its joints one by one"));
         return NULL;
@@ -1710,11 +1790,13 @@ body_over_string (const KmSkeleton  *skeleton,
     {
       KmYamlNode *link = km_yaml_sequence_get (links, f);
       const char *name = km_yaml_node_get_scalar (km_yaml_mapping_lookup (link, "name"), NULL);
-      int o = km_skeleton_find_joint (before, name);
+      int o = find_link (before, name);
       int e = edited_of[o];
       const KmJoint *j;
       g_autoptr(KmYamlNode) old_keys = NULL;
       g_autoptr(KmYamlNode) new_keys = NULL;
+      g_autoptr(KmYamlNode) old_joint_name = NULL;
+      g_autoptr(KmYamlNode) new_joint_name = NULL;
 
       if (e < 0)
         continue;   /* its joint was deleted */
@@ -1724,9 +1806,13 @@ body_over_string (const KmSkeleton  *skeleton,
       for (guint k = 0; k < G_N_ELEMENTS (owned_keys); k++)
         update_key (link, owned_keys[k], km_yaml_mapping_lookup (old_keys, owned_keys[k][0]),
                     km_yaml_mapping_lookup (new_keys, owned_keys[k][0]));
+      old_joint_name = joint_name_node (km_skeleton_get_joint (before, (guint) o));
+      new_joint_name = joint_name_node (j);
+      update_key (link, joint_name_keys, old_joint_name, new_joint_name);
       if (j->parent >= 0)
         {
-          const char *parent = km_skeleton_get_joint (skeleton, (guint) j->parent)->name;
+          const char *parent = km_joint_get_link_name (km_skeleton_get_joint (skeleton,
+                                                                              (guint) j->parent));
 
           if (g_strcmp0 (km_yaml_node_get_scalar (km_yaml_mapping_lookup (link, "parent"),
                                                   NULL), parent) != 0)
@@ -1736,11 +1822,14 @@ body_over_string (const KmSkeleton  *skeleton,
         km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
                                  "it is written as an independent joint"),
                         j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
-      if (!g_str_equal (name, j->name))
+      if (!g_str_equal (name, km_joint_get_link_name (j)))
         {
-          g_hash_table_insert (renames, (gpointer) km_skeleton_get_joint (before, o)->name,
-                               (gpointer) j->name);
-          km_yaml_mapping_set (link, "name", km_yaml_node_new_string (j->name));
+          /* Keys borrowed from @before: setting the name frees @name. */
+          g_hash_table_insert (renames,
+                               (gpointer) km_joint_get_link_name (km_skeleton_get_joint (before,
+                                                                                         (guint) o)),
+                               (gpointer) km_joint_get_link_name (j));
+          km_yaml_mapping_set (link, "name", km_yaml_node_new_string (km_joint_get_link_name (j)));
         }
       km_yaml_sequence_append (kept, km_yaml_node_ref (link));
       g_array_append_val (kept_from, f);
@@ -1751,8 +1840,8 @@ body_over_string (const KmSkeleton  *skeleton,
       {
         int none = -1;
 
-        km_yaml_sequence_append (kept, joint_link (skeleton, i, kept, link_ids, initial_q,
-                                                   path, notes, pathed));
+        km_yaml_sequence_append (kept, joint_link (skeleton, i, FALSE, kept, link_ids,
+                                                   initial_q, path, notes, pathed));
         g_array_append_val (kept_from, none);
       }
   if (g_hash_table_size (renames) > 0)

@@ -46,6 +46,8 @@ typedef struct
   guint                in_visual;     /* how many Visual nodes enclose the element walked */
   GArray              *displacements; /* double per joint added: its joint_displacement
                                        * (rad, m), 0 when the link states none */
+  GPtrArray           *joint_names;   /* char * per joint added: its link's (full)
+                                       * joint_name, NULL when the link has none */
 } Body;
 
 /* Where a sub-body file was included: the including file (as given) and the position of
@@ -77,6 +79,7 @@ typedef struct
 {
   KmYamlNode *link;
   KmYamlNode *name;
+  KmYamlNode *joint_name;
   KmYamlNode *parent;
   KmYamlNode *type;
   KmYamlNode *axis;
@@ -1483,7 +1486,7 @@ read_link (Body        *b,
            GError     **error)
 {
   KmYamlNode *v;
-  const char *name, *parent = NULL, *type_name = "fixed";
+  const char *name, *parent = NULL, *type_name = "fixed", *joint_name = NULL;
   g_autofree char *full_name = NULL, *full_parent = NULL;
   KmJointType type = KM_JOINT_FIXED;
   gboolean track = FALSE, sub_root;
@@ -1518,6 +1521,12 @@ read_link (Body        *b,
     return FALSE;
   sub_root = scope->root_override != NULL && g_strcmp0 (name, scope->root_name) == 0;
   full_name = g_strconcat (scope->prefix, name, scope->suffix, NULL);
+  /* Choreonoid's Link::jointName(): the joint's own name, the link keeping `name`. A
+   * sub-body's joint names get its prefix and suffix like its link names, so that the
+   * joints of two inclusions stay apart. */
+  if ((nodes->joint_name = link_lookup (link, KEYS ("joint_name", "jointName"))) != NULL &&
+      (joint_name = km_yaml_expect_string (nodes->joint_name, error)) == NULL)
+    return FALSE;
   if ((nodes->parent = scope_lookup (scope, sub_root, link, KEYS ("parent"))) != NULL &&
       (parent = km_yaml_expect_string (nodes->parent, error)) == NULL)
     return FALSE;
@@ -1555,6 +1564,11 @@ read_link (Body        *b,
     }
 
   joint = km_skeleton_builder_add_joint (b->builder, full_name, type, full_parent);
+  if (b->joint_names->len <= joint)
+    g_ptr_array_set_size (b->joint_names, joint + 1);
+  if (joint_name != NULL)
+    g_ptr_array_index (b->joint_names, joint) = g_strconcat (scope->prefix, joint_name,
+                                                             scope->suffix, NULL);
 
   if ((nodes->translation = scope_lookup (scope, sub_root, link, KEYS ("translation"))) != NULL)
     {
@@ -1924,6 +1938,126 @@ read_links (Body        *b,
   return TRUE;
 }
 
+/* Sets @error from the skeleton build's @build_error, at the value @problem points at, and
+ * where its file was included. @joint_names: the build named joints after the links'
+ * `joint_name`s (with_joint_names), so a name problem is one of the link's joint_name. */
+static void
+report_build_error (Body                    *b,
+                    KmYamlNode              *root,
+                    KmYamlNode              *links,
+                    GArray                  *link_nodes,
+                    const KmSkeletonProblem *problem,
+                    const GError            *build_error,
+                    gboolean                 joint_names,
+                    GError                 **error)
+{
+  KmYamlNode *at = problem_node (link_nodes, problem, links), *v;
+  const LinkNodes *n = problem->joint < link_nodes->len
+                       ? &g_array_index (link_nodes, LinkNodes, problem->joint) : NULL;
+  const Include *include = NULL;
+
+  if (joint_names && n != NULL && n->joint_name != NULL && problem->field == KM_JOINT_FIELD_NAME)
+    at = n->joint_name;
+
+  /* The root named by root_link is not a link's joint field: point at root_link. */
+  if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH) &&
+      (v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
+    at = v;
+  else if (n != NULL)
+    {
+      /* A link of a sub-body file, or its SubBody node (in the including file). */
+      include = n->include;
+      if (include != NULL && g_strcmp0 (km_yaml_node_get_file (at), n->file) != 0)
+        include = include->outer;
+    }
+  /* The builder's one complaint about a joint type (a free joint below the root): said
+   * as what the file should have there. */
+  if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE) &&
+      problem->field == KM_JOINT_FIELD_TYPE)
+    fail_at (b, at, error, _("expected a joint type other than “free” for a link that has "
+                             "a parent: only the root link may be free"));
+  else if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_DUPLICATE_NAME) &&
+           n != NULL && at == n->joint_name)
+    /* Translators: %s is a joint name */
+    fail_at (b, at, error, _("expected a joint name no other joint has, found “%s”"),
+             km_yaml_node_get_scalar (at, NULL));
+  else
+    fail_at (b, at, error, "%s", build_error->message);
+  for (; include != NULL; include = include->outer)
+    km_parse_error_add_include (error, include->file, include->pos);
+}
+
+/* The name of @joint of the skeleton built with link names: its link's joint_name, if any. */
+static const char *
+joint_name_of (const Body    *b,
+               const KmJoint *joint)
+{
+  const char *name = joint->file_index < b->joint_names->len
+                     ? g_ptr_array_index (b->joint_names, joint->file_index) : NULL;
+
+  return name != NULL ? name : joint->name;
+}
+
+/* @skel, built with each joint named after its link, with the joints of the links that
+ * have a `joint_name` called so, and their links keeping their names (KmJoint.link_name).
+ * The builder finds a joint's parent by its joint name, and a link's `parent` names a link
+ * that may come later in the file, so the tree is built with the link names first (which
+ * checks them: unique, parents, one root) and then again in file order (so file indices,
+ * which the displacements and problems use, stay) with the joint names, which the second
+ * build checks to be unique. */
+static KmSkeleton *
+with_joint_names (Body        *b,
+                  KmSkeleton  *skel,
+                  KmYamlNode  *root,
+                  KmYamlNode  *links,
+                  GArray      *link_nodes,
+                  GError     **error)
+{
+  guint n = km_skeleton_get_n_joints (skel);
+  g_autofree guint *topo_of = g_new (guint, n);
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(GError) build_error = NULL;
+  KmSkeletonProblem problem = { 0 };
+  const char * const *handlers = km_skeleton_get_body_handlers (skel);
+  KmSkeleton *named;
+
+  for (guint i = 0; i < n; i++)
+    topo_of[km_skeleton_get_joint (skel, i)->file_index] = i;
+  for (guint f = 0; f < n; f++)
+    {
+      guint i = topo_of[f], n_shapes = 0, index;
+      const KmJoint *j = km_skeleton_get_joint (skel, i);
+      KmShape * const *shapes = km_skeleton_get_shapes (skel, i, &n_shapes);
+
+      index = km_skeleton_builder_add_joint (builder, joint_name_of (b, j), j->type,
+                                             j->parent >= 0 ? joint_name_of (b,
+                                               km_skeleton_get_joint (skel, (guint) j->parent))
+                                             : NULL);
+      km_skeleton_builder_set_link_name (builder, index, j->name);
+      km_skeleton_builder_set_offset (builder, index, j->offset);
+      if (j->has_rotation)
+        km_skeleton_builder_set_rotation (builder, index, j->rotation);
+      if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
+        km_skeleton_builder_set_axis (builder, index, j->axis);
+      if (j->limits[0].limited)
+        km_skeleton_builder_set_limit (builder, index, 0, j->limits[0].min, j->limits[0].max);
+      if (j->joint_id >= 0)
+        km_skeleton_builder_set_joint_id (builder, index, j->joint_id);
+      km_skeleton_builder_set_max_effort (builder, index, j->max_effort);
+      km_skeleton_builder_set_max_velocity (builder, index, j->max_velocity);
+      for (guint s = 0; s < n_shapes; s++)
+        km_skeleton_builder_add_shape (builder, index, shapes[s]);
+    }
+  if (km_skeleton_get_model_name (skel) != NULL)
+    km_skeleton_builder_set_model_name (builder, km_skeleton_get_model_name (skel));
+  for (guint h = 0; handlers != NULL && handlers[h] != NULL; h++)
+    km_skeleton_builder_add_body_handler (builder, handlers[h]);
+  named = km_skeleton_builder_build (builder, &problem, &build_error);
+  if (named == NULL)
+    report_build_error (b, root, links, link_nodes, &problem, build_error, TRUE, error);
+  return named;
+}
+
 static KmSkeleton *
 load_tree (Body        *b,
            KmYamlNode  *root,
@@ -1996,34 +2130,17 @@ load_tree (Body        *b,
   skel = km_skeleton_builder_build (b->builder, &problem, &build_error);
   if (skel == NULL)
     {
-      KmYamlNode *at = problem_node (link_nodes, &problem, links);
-      const Include *include = NULL;
-
-      /* The root named by root_link is not a link's joint field: point at root_link. */
-      if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ROOT_MISMATCH) &&
-          (v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL)
-        at = v;
-      else if (problem.joint < link_nodes->len)
-        {
-          const LinkNodes *n = &g_array_index (link_nodes, LinkNodes, problem.joint);
-
-          /* A link of a sub-body file, or its SubBody node (in the including file). */
-          include = n->include;
-          if (include != NULL && g_strcmp0 (km_yaml_node_get_file (at), n->file) != 0)
-            include = include->outer;
-        }
-      /* The builder's one complaint about a joint type (a free joint below the root): said
-       * as what the file should have there. */
-      if (g_error_matches (build_error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_BAD_VALUE) &&
-          problem.field == KM_JOINT_FIELD_TYPE)
-        fail_at (b, at, error, _("expected a joint type other than “free” for a link that has "
-                                 "a parent: only the root link may be free"));
-      else
-        fail_at (b, at, error, "%s", build_error->message);
-      for (; include != NULL; include = include->outer)
-        km_parse_error_add_include (error, include->file, include->pos);
+      report_build_error (b, root, links, link_nodes, &problem, build_error, FALSE, error);
       return NULL;
     }
+  for (guint i = 0; i < b->joint_names->len; i++)
+    if (g_ptr_array_index (b->joint_names, i) != NULL)
+      {
+        KmSkeleton *named = with_joint_names (b, skel, root, links, link_nodes, error);
+
+        km_skeleton_unref (skel);
+        return named;
+      }
   return skel;
 }
 
@@ -2110,6 +2227,7 @@ km_body_load_with_pose (const char           *path,
   g_autoptr(GHashTable) packages = km_package_cache_new ();
   g_autoptr(GHashTable) joint_ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_autoptr(GArray) displacements = g_array_new (FALSE, TRUE, sizeof (double));
+  g_autoptr(GPtrArray) joint_names = g_ptr_array_new_with_free_func (g_free);
   KmSkeleton *skel;
   Body b = { 0 };
 
@@ -2132,6 +2250,7 @@ km_body_load_with_pose (const char           *path,
   b.packages = packages;
   b.joint_ids = joint_ids;
   b.displacements = displacements;
+  b.joint_names = joint_names;
   if (initial_q != NULL)
     *initial_q = NULL;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));

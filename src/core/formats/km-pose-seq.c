@@ -854,7 +854,7 @@ link_tracks (const KmPoseSeq   *self,
       for (guint l = 0; l < key->n_links; l++)
         {
           const KmPoseSeqLink *link = &key->links[l];
-          int joint = km_skeleton_find_joint (skeleton, link->name);
+          int joint = km_skeleton_find_effector (skeleton, link->name);
           LinkTrack *track;
           KmTransform pose;
 
@@ -1046,7 +1046,7 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
       if (key->base_link < 0)
         continue;
       link = &key->links[key->base_link];
-      b = km_skeleton_find_joint (skeleton, link->name);
+      b = km_skeleton_find_effector (skeleton, link->name);
       if (b < 0)
         continue;
       sample (channels, initial_q, skeleton, NULL, NULL, &identity, key->time, q, &root);
