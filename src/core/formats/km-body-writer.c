@@ -1576,7 +1576,7 @@ collect_marks (const KmYamlNode *node,
   if (span[0] < span[1] && text[span[0]] == '&')
     *anchors = TRUE;
   if (km_yaml_node_get_kind (node) == KM_YAML_SCALAR)
-    g_array_append_vals (scalars, span, 2);
+    g_array_append_vals (scalars, span, 1);
   for (guint i = 0; i < km_yaml_node_get_length (node); i++)
     {
       if (km_yaml_node_get_kind (node) == KM_YAML_MAPPING)
