@@ -6,12 +6,9 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 
 #include "km-body.h"
 #include "km-body-writer.h"
@@ -77,25 +74,17 @@ ignore_warning (const char *message,
 {
 }
 
-/* The skeleton of the model file @output as the `info` command counts it, read back from
- * what the writer wrote: the writers write text, not a skeleton, and the file may have
- * other joints than the model converted (a spherical joint is three URDF or .body joints,
- * a placed or moving root becomes a joint below a new URDF base link), so the summary
- * line counts what a reader of the file gets. Without meshes (only the tree counts) and
+/* The skeleton @data (the text written to @output in the format @to) reads as, without
  * warnings (the loaders' on the input said what there was to say). */
 static KmSkeleton *
-read_back (const char  *to,
-           const char  *output,
-           GError     **error)
+parse_back (const char  *to,
+            const char  *output,
+            const char  *data,
+            gsize        length,
+            GError     **error)
 {
-  g_autoptr(GBytes) bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, error);
   KmSkeleton *written;
-  const char *data;
-  gsize length = 0;
 
-  if (bytes == NULL)
-    return NULL;
-  data = g_bytes_get_data (bytes, &length);
   km_parse_warnings_push (ignore_warning, NULL);
   if (g_str_equal (to, "CHOREONOID-BODY"))
     {
@@ -115,9 +104,25 @@ read_back (const char  *to,
   return written;
 }
 
-/* A model for standard output: written by the writer into a temporary file in the
- * current folder (so that a relative mesh reference leads from there, as from an OUTPUT
- * named there), read back from it as any written file is, then copied to stdout. */
+/* The skeleton the file written to @output reads as (parse_back). */
+static KmSkeleton *
+read_back (const char  *to,
+           const char  *output,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, error);
+  const char *data;
+  gsize length = 0;
+
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &length);
+  return parse_back (to, output, data, length, error);
+}
+
+/* A model for standard output: its text made as for a file named "-" in the current
+ * folder (so that a relative mesh reference leads from there, as from an OUTPUT named
+ * there), read back as any written file is, then written out. */
 static gboolean
 write_model_to_stdout (const char        *to,
                        const KmSkeleton  *skeleton,
@@ -128,39 +133,22 @@ write_model_to_stdout (const char        *to,
                        KmSkeleton       **written,
                        GError           **error)
 {
-  g_autofree char *temp = g_strdup (".kinema-cli-XXXXXX");
   g_autofree char *text = NULL;
-  gsize length = 0;
-  gboolean ok;
-  int fd = g_mkstemp (temp);
 
-  if (fd < 0)
+  if (g_str_equal (to, "CHOREONOID-BODY"))
+    text = km_body_to_string_for_path (skeleton, initial_q, KM_CLI_STDOUT_NAME, notes);
+  else if (g_str_equal (to, "URDF"))
+    text = km_urdf_to_string_for_path (skeleton, KM_CLI_STDOUT_NAME, notes);
+  else
+    text = km_skeleton_json_to_string_full (skeleton, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
+                                            warnings);
+  *written = parse_back (to, output, text, strlen (text), error);
+  if (*written == NULL)
     {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   _("cannot write a temporary file in the current folder: %s"),
-                   g_strerror (saved_errno));
+      g_prefix_error (error, _("the written file does not read back: "));
       return FALSE;
     }
-  close (fd);
-  if (g_str_equal (to, "CHOREONOID-BODY"))
-    ok = km_body_save_with_pose (skeleton, initial_q, temp, notes, error);
-  else if (g_str_equal (to, "URDF"))
-    ok = km_urdf_save (skeleton, temp, notes, error);
-  else
-    ok = km_skeleton_json_save_full (skeleton, temp, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
-                                     warnings, error);
-  if (ok)
-    {
-      *written = read_back (to, temp, error);
-      if (*written == NULL)
-        g_prefix_error (error, _("the written file does not read back: "));
-      ok = *written != NULL && g_file_get_contents (temp, &text, &length, error)
-           && km_format_save_data (km_cli_output_path (output), text, (gssize) length, error);
-    }
-  g_unlink (temp);
-  return ok;
+  return km_format_save_text (km_cli_output_path (output), text, error);
 }
 
 static gboolean

@@ -818,6 +818,26 @@ km_body_to_string_with_pose (const KmSkeleton *skeleton,
  * package:// name that was found is written as a path to its file, when it would not
  * lead there from @path without package paths (one note).
  */
+/**
+ * km_body_to_string_for_path:
+ * @initial_q: (nullable) (array): as for km_body_to_string_with_pose()
+ * @path: where the text is to go: relative mesh references lead from its folder
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * Returns: (transfer full): the text km_body_save_with_pose() writes to @path
+ */
+char *
+km_body_to_string_for_path (const KmSkeleton *skeleton,
+                            const double     *initial_q,
+                            const char       *path,
+                            GPtrArray        *notes)
+{
+  g_return_val_if_fail (skeleton != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return body_to_string (skeleton, initial_q, path, notes);
+}
+
 gboolean
 km_body_save (const KmSkeleton  *skeleton,
               const char        *path,

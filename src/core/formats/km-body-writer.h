@@ -33,6 +33,12 @@ gboolean  km_body_save_with_pose      (const KmSkeleton *skeleton,
                                        const char       *path,
                                        GPtrArray        *notes,
                                        GError          **error);
+/* The text km_body_save_with_pose() writes to @path (relative mesh references lead from
+ * its folder), for a caller that writes it elsewhere (standard output). */
+char     *km_body_to_string_for_path  (const KmSkeleton *skeleton,
+                                       const double     *initial_q,
+                                       const char       *path,
+                                       GPtrArray        *notes);
 /* The same written over the .body file @original the skeleton was read from, keeping what
  * Kinema does not model (mass, inertia, sensors, …); see km-body-writer.c. */
 gboolean  km_body_save_over           (const KmSkeleton *skeleton,

@@ -772,6 +772,27 @@ km_urdf_save (const KmSkeleton  *skeleton,
   return km_format_save_text (path, text, error);
 }
 
+/**
+ * km_urdf_to_string_for_path:
+ * @path: where the text is to go: relative mesh references lead from its folder
+ * @notes: (nullable) (element-type utf8): as for km_urdf_to_string()
+ *
+ * Returns: (transfer full): the text km_urdf_save() writes to @path
+ */
+char *
+km_urdf_to_string_for_path (const KmSkeleton *skeleton,
+                            const char       *path,
+                            GPtrArray        *notes)
+{
+  g_autofree char *dir = NULL;
+
+  g_return_val_if_fail (skeleton != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  dir = g_path_get_dirname (path);
+  return urdf_to_string (skeleton, dir, notes);
+}
+
 
 /* ---- Writing over the model file ----------------------------------------------------
  *

@@ -22,6 +22,11 @@ gboolean  km_urdf_save       (const KmSkeleton  *skeleton,
                               const char        *path,
                               GPtrArray         *notes,
                               GError           **error);
+/* The text km_urdf_save() writes to @path (relative mesh references lead from its
+ * folder), for a caller that writes it elsewhere (standard output). */
+char     *km_urdf_to_string_for_path (const KmSkeleton  *skeleton,
+                                      const char        *path,
+                                      GPtrArray         *notes);
 /* The same written over the URDF file @original the skeleton was read from, keeping what
  * Kinema does not model (inertials, collisions, transmissions, …); see km-urdf-writer.c. */
 gboolean  km_urdf_save_over  (const KmSkeleton  *skeleton,
