@@ -779,6 +779,112 @@ test_registry (void)
   g_rmdir (dir);
 }
 
+/* A .body link with a joint_name gives its joint that name and keeps its own (Choreonoid's
+ * Link::name() and Link::jointName()); a pose sequence's ikLinks name links (Choreonoid
+ * finds them with Body::link()). Here link ARM's joint is called HAND, and link HAND's
+ * joint WRIST: the base link HAND is the link HAND (joint WRIST), not the link whose joint
+ * is called HAND; the base link ARM, named by no joint, is the link ARM. */
+static void
+test_link_joint_names (void)
+{
+  static const char body_text[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "angle_unit: degree\n"
+    "name: Crossed\n"
+    "root_link: BASE\n"
+    "links:\n"
+    "  - name: BASE\n"
+    "    joint_type: free\n"
+    "  - name: ARM\n"
+    "    parent: BASE\n"
+    "    joint_name: HAND\n"
+    "    joint_type: revolute\n"
+    "    joint_axis: Z\n"
+    "    joint_id: 0\n"
+    "    translation: [ 0, 0, 0.1 ]\n"
+    "  - name: HAND\n"
+    "    parent: ARM\n"
+    "    joint_name: WRIST\n"
+    "    joint_type: revolute\n"
+    "    joint_axis: Y\n"
+    "    joint_id: 1\n"
+    "    translation: [ 0.3, 0, 0 ]\n";
+  static const char seq_text[] =
+    "type: PoseSeq\n"
+    "name: crossed\n"
+    "targetBody: Crossed\n"
+    "refs:\n"
+    "  - time: 0\n"
+    "    refer:\n"
+    "      type: Pose\n"
+    "      joints: [ 0, 1 ]\n"
+    "      q: [ 0.5, 0.25 ]\n"
+    "      ikLinks:\n"
+    "        - { name: HAND, index: 2, isBaseLink: true, translation: [ 1, 2, 3 ],\n"
+    "            rotation: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ] }\n"
+    "  - time: 1\n"
+    "    refer:\n"
+    "      type: Pose\n"
+    "      joints: [ 0, 1 ]\n"
+    "      q: [ -0.5, 0.5 ]\n"
+    "      ikLinks:\n"
+    "        - { name: ARM, index: 1, isBaseLink: true, translation: [ -1, 0, 2 ],\n"
+    "            rotation: [ 0, -1, 0, 1, 0, 0, 0, 0, 1 ] }\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-pseq-XXXXXX");
+  g_autofree char *body_path = g_build_filename (dir, "crossed.body", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmPoseSeq) seq = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autofree double *rest = NULL;
+  g_autofree KmTransform *roots = NULL;
+  g_autofree KmTransform *world = NULL;
+  const KmPoseSeqLink *base;
+  int arm, hand;
+  const double rate = 10;
+
+  g_assert_true (g_file_set_contents (body_path, body_text, -1, NULL));
+  skel = test_util_body_load_file (body_path, NULL, warnings, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  /* The joint named HAND moves the link ARM; the link HAND's joint is WRIST. */
+  arm = km_skeleton_find_joint (skel, "HAND");
+  hand = km_skeleton_find_joint (skel, "WRIST");
+  g_assert_cmpint (arm, >, 0);
+  g_assert_cmpint (hand, >, 0);
+  g_assert_cmpstr (km_joint_get_link_name (km_skeleton_get_joint (skel, (guint) arm)), ==, "ARM");
+  g_assert_cmpstr (km_joint_get_link_name (km_skeleton_get_joint (skel, (guint) hand)), ==,
+                   "HAND");
+
+  seq = load_text (seq_text, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (seq);
+  rest = g_new0 (double, km_skeleton_get_n_dof (skel));
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 11);
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
+
+  /* Key 0: the root puts the link HAND where the key's base link is. */
+  km_skeleton_forward_kinematics (skel, km_animation_get_frame (animation, 0), &roots[0], world);
+  test_util_assert_vec3 (world[hand].pos, 1, 2, 3, 1e-9);
+  base = &km_pose_seq_get_key (seq, 0)->links[0];
+  g_assert_cmpfloat_with_epsilon (km_mat3_rotation_angle (&world[hand].rot, &base->rotation),
+                                  0, 1e-9);
+  /* (the link whose joint is called HAND is 0.3 m away) */
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (world[arm].pos, world[hand].pos)), >, 0.29);
+
+  /* Key 1: the link ARM, whose joint is called otherwise. */
+  km_skeleton_forward_kinematics (skel, km_animation_get_frame (animation, 10), &roots[10], world);
+  test_util_assert_vec3 (world[arm].pos, -1, 0, 2, 1e-9);
+  base = &km_pose_seq_get_key (seq, 1)->links[0];
+  g_assert_cmpfloat_with_epsilon (km_mat3_rotation_angle (&world[arm].rot, &base->rotation),
+                                  0, 1e-9);
+}
+
 /* A pose sequence names joints by Choreonoid joint id: played on SR1 saved again as a .body
  * file (its chest moved, as in the skeleton editor), it moves the same joints the same way
  * as on the original, although SR1's ids are not in its DOF order. */
@@ -850,6 +956,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeq/angle-unit", test_angle_unit);
   g_test_add_func ("/kinema/PoseSeq/feet-planted", test_feet_planted);
   g_test_add_func ("/kinema/PoseSeq/resaved-model", test_resaved_model);
+  g_test_add_func ("/kinema/PoseSeq/link-joint-names", test_link_joint_names);
   g_test_add_func ("/kinema/PoseSeqItem/load", test_item);
   g_test_add_func ("/kinema/PoseSeqItem/round-trip", test_round_trip);
   g_test_add_func ("/kinema/PoseSeqItem/missing-file", test_missing_file);

@@ -774,6 +774,21 @@ revolute_dofs (KmSkeleton *skeleton)
   return angular;
 }
 
+/* The joint that moves the ikLinks entry's link @name. Choreonoid finds it by link name
+ * (Body::link()), and a .body link's joint_name may be another link's name (link ARM with
+ * joint HAND, link HAND with joint WRIST: the link HAND is the one meant), so link names
+ * come first (km_skeleton_find_effector tries joint names first); a name that is no
+ * link's, only a joint's, still means that joint, as it did. Returns -1 when neither. */
+static int
+find_link (KmSkeleton *skeleton,
+           const char *name)
+{
+  for (guint j = 0; j < km_skeleton_get_n_joints (skeleton); j++)
+    if (g_strcmp0 (km_joint_get_link_name (km_skeleton_get_joint (skeleton, j)), name) == 0)
+      return (int) j;
+  return km_skeleton_find_joint (skeleton, name);
+}
+
 /* Whether @key lists every joint with a degree of freedom from the root to @link. */
 static gboolean
 key_covers_chain (const KmPoseSeqKey *key,
@@ -854,7 +869,7 @@ link_tracks (const KmPoseSeq   *self,
       for (guint l = 0; l < key->n_links; l++)
         {
           const KmPoseSeqLink *link = &key->links[l];
-          int joint = km_skeleton_find_effector (skeleton, link->name);
+          int joint = find_link (skeleton, link->name);
           LinkTrack *track;
           KmTransform pose;
 
@@ -1046,7 +1061,7 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
       if (key->base_link < 0)
         continue;
       link = &key->links[key->base_link];
-      b = km_skeleton_find_effector (skeleton, link->name);
+      b = find_link (skeleton, link->name);
       if (b < 0)
         continue;
       sample (channels, initial_q, skeleton, NULL, NULL, &identity, key->time, q, &root);
