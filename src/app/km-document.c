@@ -422,6 +422,114 @@ animation_measurable (KmDocument *self)
          && km_animation_get_n_dof (self->animation) == km_skeleton_get_n_dof (self->skeleton);
 }
 
+/* How many frames of the solved @animation missed their target: by the time bar's
+ * measure (its red marks), a position residual above the solver's tolerance, or an
+ * orientation residual above it when the chain is solved for @orientation too. */
+static guint
+count_missed_frames (const KmAnimation *animation,
+                     gboolean           orientation)
+{
+  guint n_missed = 0;
+
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    {
+      double pos_err, rot_err;
+
+      if (km_animation_get_residual (animation, f, &pos_err, &rot_err)
+          && km_ik_residual_missed (pos_err, rot_err, orientation))
+        n_missed++;
+    }
+  return n_missed;
+}
+
+/* A solve that left @n_missed frames short of their target is a warning, not news; so is
+ * a solved animation read from a file (@measured: its residuals measured again, not
+ * solved here), which the user who reopens the project would otherwise not hear of.
+ * (Each message starts on its g_dngettext line: xgettext keeps a Translators: comment only
+ * right above the string.) */
+static void
+log_missed_frames (KmDocument             *self,
+                   const KmAnimationStats *stats,
+                   guint                   n_missed,
+                   gboolean                measured)
+{
+  g_autofree char *head = NULL;
+
+  if (measured)
+    /* Translators: the start of “The solved motion has 241 frames; 12 do not reach their
+     * target (…).”, said of a motion read from a project, not solved just now */
+    head = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "The solved motion has %u frame",
+                                         "The solved motion has %u frames", stats->n_frames),
+                            stats->n_frames);
+  else
+    /* Translators: the start of “Solved 241 frames; 12 did not reach their target (…).” */
+    head = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Solved %u frame",
+                                         "Solved %u frames", stats->n_frames),
+                            stats->n_frames);
+
+  if (km_document_get_solves_orientation (self))
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     measured ?
+                     /* Translators: “The solved motion has 241 frames” (the string before),
+                      * the count of those frames that miss their target, the largest
+                      * position error in mm, then the largest orientation error in degrees */
+                     g_dngettext (GETTEXT_PACKAGE, "%s; %u does not reach its target "
+                                  "(largest position error %.3f mm, largest orientation "
+                                  "error %.3f°).",
+                                  "%s; %u do not reach their target (largest position error "
+                                  "%.3f mm, largest orientation error %.3f°).",
+                                  n_missed) :
+                     /* Translators: “Solved 241 frames” (the string before), the count of
+                      * those frames whose solve missed the target, the largest position
+                      * error in mm, then the largest orientation error in degrees */
+                     g_dngettext (GETTEXT_PACKAGE, "%s; %u did not reach its target "
+                                  "(largest position error %.3f mm, largest orientation "
+                                  "error %.3f°).",
+                                  "%s; %u did not reach their target (largest position error "
+                                  "%.3f mm, largest orientation error %.3f°).",
+                                  n_missed),
+                     head, n_missed, stats->max_pos_err * 1000.0,
+                     stats->max_rot_err * 180.0 / G_PI);
+  else
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     measured ?
+                     /* Translators: “The solved motion has 241 frames” (the string before),
+                      * the count of those frames that miss their target, then the largest
+                      * position error in mm */
+                     g_dngettext (GETTEXT_PACKAGE, "%s; %u does not reach its target "
+                                  "(largest position error %.3f mm).",
+                                  "%s; %u do not reach their target (largest position error "
+                                  "%.3f mm).",
+                                  n_missed) :
+                     /* Translators: “Solved 241 frames” (the string before), the count of
+                      * those frames whose solve missed the target, then the largest
+                      * position error in mm */
+                     g_dngettext (GETTEXT_PACKAGE, "%s; %u did not reach its target "
+                                  "(largest position error %.3f mm).",
+                                  "%s; %u did not reach their target (largest position error "
+                                  "%.3f mm).",
+                                  n_missed),
+                     head, n_missed, stats->max_pos_err * 1000.0);
+}
+
+/* Messages says how many frames of a solved @animation read from a file miss their target,
+ * as a solve does, once its residuals are measured. That is once per animation: they stay
+ * with it (its item, the history share it), so showing it again (another body and back,
+ * undo, a Solve that gives the same motion) measures and says nothing; a motion read again
+ * (reopened, reloaded) is measured and said again. All frames on target: nothing to say. */
+static void
+log_measured_frames (KmDocument        *self,
+                     const KmAnimation *animation)
+{
+  KmAnimationStats stats;
+  guint n_missed = count_missed_frames (animation, km_document_get_solves_orientation (self));
+
+  if (n_missed == 0)
+    return;
+  km_animation_get_stats (animation, &stats);
+  log_missed_frames (self, &stats, n_missed, TRUE);
+}
+
 /* What measure_animation's worker reads: copies and references made on the main thread. */
 typedef struct
 {
@@ -480,9 +588,11 @@ measure_done_cb (GObject      *object,
     if (!isnan (residuals[2 * (gsize) f]))
       km_animation_set_residual (measure->animation, f, residuals[2 * (gsize) f],
                                  residuals[2 * (gsize) f + 1]);
+  if (measure->animation != self->animation)
+    return;
+  log_measured_frames (self, measure->animation);
   /* Views hear that the motion shown has its residuals (the time bar's red marks). */
-  if (measure->animation == self->animation)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
 }
 
 /* A solved animation read from a file, or put back by undo or a reload, has no residuals
@@ -1865,64 +1975,6 @@ solve_call_free (SolveCall *call)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveCall, solve_call_free)
 
-/* How many frames of the solved @animation missed their target: by the time bar's
- * measure (its red marks), a position residual above the solver's tolerance, or an
- * orientation residual above it when the chain is solved for @orientation too. */
-static guint
-count_missed_frames (const KmAnimation *animation,
-                     gboolean           orientation)
-{
-  guint n_missed = 0;
-
-  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
-    {
-      double pos_err, rot_err;
-
-      if (km_animation_get_residual (animation, f, &pos_err, &rot_err)
-          && km_ik_residual_missed (pos_err, rot_err, orientation))
-        n_missed++;
-    }
-  return n_missed;
-}
-
-/* A solve that left @n_missed frames short of their target is a warning, not news. */
-static void
-log_missed_frames (KmDocument             *self,
-                   const KmAnimationStats *stats,
-                   guint                   n_missed)
-{
-  /* Translators: the start of “Solved 241 frames; 12 did not reach their target (…).” */
-  g_autofree char *solved = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Solved %u frame",
-                                                          "Solved %u frames", stats->n_frames),
-                                             stats->n_frames);
-
-  if (km_document_get_solves_orientation (self))
-    km_document_log (self, G_LOG_LEVEL_WARNING,
-                     /* Translators: “Solved 241 frames” (the string before), the count of
-                      * those frames whose solve missed the target, the largest position
-                      * error in mm, then the largest orientation error in degrees */
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "%s; %u did not reach its target (largest position error "
-                                  "%.3f mm, largest orientation error %.3f°).",
-                                  "%s; %u did not reach their target (largest position error "
-                                  "%.3f mm, largest orientation error %.3f°).",
-                                  n_missed),
-                     solved, n_missed, stats->max_pos_err * 1000.0,
-                     stats->max_rot_err * 180.0 / G_PI);
-  else
-    km_document_log (self, G_LOG_LEVEL_WARNING,
-                     /* Translators: “Solved 241 frames” (the string before), the count of
-                      * those frames whose solve missed the target, then the largest
-                      * position error in mm */
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "%s; %u did not reach its target (largest position error "
-                                  "%.3f mm).",
-                                  "%s; %u did not reach their target (largest position error "
-                                  "%.3f mm).",
-                                  n_missed),
-                     solved, n_missed, stats->max_pos_err * 1000.0);
-}
-
 static void
 solve_cb (GObject      *object,
           GAsyncResult *result,
@@ -1985,14 +2037,13 @@ solve_cb (GObject      *object,
   km_animation_get_stats (animation, &stats);
   n_missed = count_missed_frames (animation, km_document_get_solves_orientation (self));
   if (n_missed > 0)
-    log_missed_frames (self, &stats, n_missed);
+    log_missed_frames (self, &stats, n_missed, FALSE);
   else if (km_document_get_solves_orientation (self))
     km_document_log (self, G_LOG_LEVEL_INFO,
                      /* Translators: a frame count, the largest position error in mm, then
                       * the largest orientation error in degrees */
-                     g_dngettext (GETTEXT_PACKAGE,
-                                  "Solved %u frame; largest position error %.3f mm, largest "
-                                  "orientation error %.3f°.",
+                     g_dngettext (GETTEXT_PACKAGE, "Solved %u frame; largest position "
+                                  "error %.3f mm, largest orientation error %.3f°.",
                                   "Solved %u frames; largest position error %.3f mm, largest "
                                   "orientation error %.3f°.",
                                   stats.n_frames),
