@@ -1181,6 +1181,10 @@ typedef struct
                                             * to be written over, or NULL to write */
   char                *identity;   /* JOB_PROJECT: the file's once written, or (failed
                                     * with KM_DOCUMENT_ERROR) as it was found, or NULL */
+  char                *conflict_sub;  /* JOB_PROJECT failed with KM_DOCUMENT_ERROR: the
+                                       * sub-project file so found (@identity then
+                                       * km_cnoid_sub_save_get_found's), or NULL: the
+                                       * project's */
 } WriteJob;
 
 static void
@@ -1207,6 +1211,7 @@ write_job_free (WriteJob *job)
   g_ptr_array_unref (job->written);
   g_free (job->expected_identity);
   g_free (job->identity);
+  g_free (job->conflict_sub);
   g_free (job);
 }
 
@@ -1272,6 +1277,39 @@ check_unchanged (WriteJob  *job,
   return FALSE;
 }
 
+/* Whether the sub-projects the save writes are still what was last read or written there,
+ * checked like the project's file before anything is written; else the KM_DOCUMENT_ERROR
+ * naming the first that is not (or why the sub-projects cannot be written). */
+static gboolean
+check_subs_unchanged (WriteJob  *job,
+                      GError   **error)
+{
+  for (guint i = 0; job->subs != NULL && i < job->subs->len; i++)
+    {
+      KmCnoidSubSave *sub = g_ptr_array_index (job->subs, i);
+      g_autoptr(GError) local_error = NULL;
+
+      if (km_cnoid_sub_save_check (sub, &local_error))
+        continue;
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+          || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG))
+        {
+          /* What the user may choose to write over (km_document_accept_disk_conflict). */
+          job->identity = g_strdup (km_cnoid_sub_save_get_found (sub));
+          job->conflict_sub = g_strdup (km_cnoid_sub_save_get_path (sub));
+          g_set_error_literal (error, KM_DOCUMENT_ERROR,
+                               local_error->code == G_IO_ERROR_NOT_FOUND
+                               ? KM_DOCUMENT_ERROR_DELETED_ON_DISK
+                               : KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
+                               local_error->message);
+        }
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 write_job_run (WriteJob  *job,
                GError   **error)
@@ -1284,8 +1322,9 @@ write_job_run (WriteJob  *job,
     {
     case JOB_PROJECT:
       /* Before anything is written: another program's changes are not written over
-       * unasked. */
-      if (!check_unchanged (job, error))
+       * unasked, in the project's file or in a sub-project's (which a Save As elsewhere
+       * writes too). */
+      if (!check_unchanged (job, error) || !check_subs_unchanged (job, error))
         return FALSE;
       /* The edited skeletons first: a project that refers to files not written must not
        * be written. */
@@ -1294,8 +1333,9 @@ write_job_run (WriteJob  *job,
           _km_edited_skeletons_abort (job->edited);
           return FALSE;
         }
-      /* Then the changed sub-projects, each to its own file: when one cannot be written,
-       * neither is the project, which stays modified (the sub-projects written stay so). */
+      /* Then the changed sub-projects, each to its own file: when one cannot be written
+       * (a failed write: they were checked), neither is the project, which stays modified
+       * (the sub-projects written stay so). */
       for (guint i = 0; job->subs != NULL && i < job->subs->len; i++)
         {
           KmCnoidSubSave *sub = g_ptr_array_index (job->subs, i);
@@ -1441,6 +1481,7 @@ typedef struct
 {
   GError *error;     /* of KM_DOCUMENT_ERROR */
   char   *identity;  /* the file as the save found it, or NULL (gone) */
+  char   *sub_path;  /* that file: a sub-project's, or NULL: the project's */
 } DiskConflict;
 
 static void
@@ -1450,13 +1491,15 @@ disk_conflict_free (gpointer data)
 
   g_error_free (conflict->error);
   g_free (conflict->identity);
+  g_free (conflict->sub_path);
   g_free (conflict);
 }
 
 static void
 set_disk_conflict (KmDocument   *self,
                    const GError *error,
-                   const char   *identity)
+                   const char   *identity,
+                   const char   *sub_path)
 {
   DiskConflict *conflict = NULL;
 
@@ -1465,6 +1508,7 @@ set_disk_conflict (KmDocument   *self,
       conflict = g_new0 (DiskConflict, 1);
       conflict->error = g_error_copy (error);
       conflict->identity = g_strdup (identity);
+      conflict->sub_path = g_strdup (sub_path);
     }
   g_object_set_data_full (G_OBJECT (self), DISK_CONFLICT_KEY, conflict, disk_conflict_free);
 }
@@ -1473,8 +1517,9 @@ set_disk_conflict (KmDocument   *self,
  * km_document_get_disk_conflict:
  *
  * Why the last project save to the document's file wrote nothing: another program changed
- * or removed the file since the document read or wrote it. Any caller's save, so that the
- * window asks about one it did not start (Save for Choreonoid) as about its own.
+ * or removed the file, or the file of a sub-project the save would write, since the
+ * document read or wrote it (the error's message names the file). Any caller's save, so
+ * that the window asks about one it did not start (Save for Choreonoid) as about its own.
  *
  * Returns: (nullable): the error, of %KM_DOCUMENT_ERROR, or %NULL when the last save
  *   did not fail so
@@ -1509,8 +1554,12 @@ km_document_accept_disk_conflict (KmDocument *self)
   conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
   if (conflict == NULL)
     return FALSE;
-  _km_document_set_file_identity (self, km_document_get_project (self), conflict->identity);
-  set_disk_conflict (self, NULL, NULL);
+  if (conflict->sub_path != NULL)
+    km_cnoid_accept_sub_project_file (km_document_get_project (self), conflict->sub_path,
+                                      conflict->identity);
+  else
+    _km_document_set_file_identity (self, km_document_get_project (self), conflict->identity);
+  set_disk_conflict (self, NULL, NULL, NULL);
   return TRUE;
 }
 
@@ -1627,7 +1676,7 @@ write_job_done_cb (GObject      *source,
       if (ok)
         _km_document_set_file_identity (self, job->project, job->identity);
       else if (error->domain == KM_DOCUMENT_ERROR)
-        set_disk_conflict (self, error, job->identity);
+        set_disk_conflict (self, error, job->identity, job->conflict_sub);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
@@ -1750,7 +1799,11 @@ _km_document_task_finish (KmDocument    *self,
  * what the document last read or wrote there (km_document_get_file_identity): when
  * another program changed or removed it since, nothing is written and the save fails
  * with %KM_DOCUMENT_ERROR (km_document_save_full_async() can write over it). Once
- * written, the file's new identity is the document's.
+ * written, the file's new identity is the document's. Any save likewise checks the file
+ * of each sub-project it would write (km_cnoid_sub_save_check): one another program changed
+ * or removed fails the save the same way, nothing written, the message naming that file;
+ * %KM_DOCUMENT_SAVE_OVERWRITE, or km_document_accept_disk_conflict(), then writes over
+ * the version the failed save found.
  */
 void
 km_document_save_async (KmDocument          *self,
@@ -1798,8 +1851,18 @@ km_document_save_full_async (KmDocument          *self,
     }
 
   project = km_document_get_project (self);
+  /* Overwrite, the answer to what the last save found in a sub-project's file: this save
+   * writes over that version of it, but asks again about a later change, or another
+   * sub-project's (the project's file is written over whatever it holds). */
+  if ((flags & KM_DOCUMENT_SAVE_OVERWRITE))
+    {
+      DiskConflict *conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
+
+      if (conflict != NULL && conflict->sub_path != NULL)
+        km_document_accept_disk_conflict (self);
+    }
   /* What an earlier save found is answered by this one, or found again. */
-  set_disk_conflict (self, NULL, NULL);
+  set_disk_conflict (self, NULL, NULL, NULL);
   job = write_job_new (JOB_PROJECT, path);
   /* Save As to the same file counts as Save. */
   if (!(flags & KM_DOCUMENT_SAVE_OVERWRITE) && km_document_get_file (self) != NULL

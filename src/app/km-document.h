@@ -59,8 +59,10 @@ gboolean           km_document_save_finish        (KmDocument         *self,
                                                    GError            **error);
 
 /* Why a project save did not write: the document's file is not what it read or wrote
- * there last (km_document_get_file_identity), another program changed it (CHANGED) or
- * removed it (DELETED) since. km_document_save_full_async() with
+ * there last (km_document_get_file_identity), or a sub-project file the save would write
+ * is not what was read or written there (compared by content): another program changed it
+ * (CHANGED; also a sub-project file that cannot be read) or removed it (DELETED) since. The
+ * error's message names the file. km_document_save_full_async() with
  * %KM_DOCUMENT_SAVE_OVERWRITE writes all the same. */
 #define KM_DOCUMENT_ERROR (km_document_error_quark ())
 
@@ -77,7 +79,8 @@ typedef enum
 {
   KM_DOCUMENT_SAVE_NONE      = 0,
   /* Write even when the document's file changed on disk since it was read or written
-   * (the user chose to overwrite another program's changes). */
+   * (the user chose to overwrite another program's changes); for a sub-project file, over
+   * the version the last refused save found there (a later change still refuses). */
   KM_DOCUMENT_SAVE_OVERWRITE = 1 << 0,
 } KmDocumentSaveFlags;
 

@@ -875,15 +875,15 @@ disk_question_response_cb (KmWindow  *self,
     reload_project (self);
 }
 
-/* A save of @file found that another program changed or removed it (@error, of
- * KM_DOCUMENT_ERROR): asks whether to overwrite it, or (changed) to reload it. */
+/* A save of @file found that another program changed or removed it, or one of its
+ * sub-projects (@error, of KM_DOCUMENT_ERROR, whose message names that file): asks whether
+ * to overwrite it, or (changed) to reload the project. */
 static void
 ask_disk_conflict (KmWindow     *self,
                    GFile        *file,
                    const GError *error)
 {
   GtkWidget *dialog;
-  g_autofree char *name = g_file_get_basename (file);
   gboolean deleted = g_error_matches (error, KM_DOCUMENT_ERROR,
                                       KM_DOCUMENT_ERROR_DELETED_ON_DISK);
 
@@ -894,9 +894,7 @@ ask_disk_conflict (KmWindow     *self,
       dialog = gtk_message_dialog_new (GTK_WINDOW (self),
                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                        GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE,
-                                       /* Translators: %s is the project's file name */
-                                       _("“%s” was deleted or moved since it was opened."),
-                                       name);
+                                       "%s", error->message);
       gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
                                                 _("Save your version there again?"));
       gtk_dialog_add_buttons (GTK_DIALOG (dialog),
@@ -909,9 +907,7 @@ ask_disk_conflict (KmWindow     *self,
       dialog = gtk_message_dialog_new (GTK_WINDOW (self),
                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                        GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE,
-                                       /* Translators: %s is the project's file name */
-                                       _("“%s” has changed on disk since it was opened."),
-                                       name);
+                                       "%s", error->message);
       gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
                                                 _("Overwrite it with your version, or keep "
                                                   "the file and reload it?"));

@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "km-animation-json.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -23,8 +24,9 @@
  * Changes another program makes to the open project's file, under Xvfb: Save does not
  * write over them unasked (the question offers Overwrite, Reload, Cancel), Save As to the
  * same file neither, nor Save for Choreonoid, and a bar says so while the window is open,
- * but not after Kinema's own saves. Likewise a bar for the files the project's items were
- * read from (a targets file here), with Reload.
+ * but not after Kinema's own saves. Likewise for a sub-project's file that Save would
+ * write, and a bar for the files the project's items were read from (a targets file here),
+ * with Reload.
  */
 
 typedef struct
@@ -395,6 +397,178 @@ test_choreonoid_reload (Fixture       *f,
   g_assert_cmpfloat (second_key_x (f), ==, 1.25);
   after = read_file (f->path);
   g_assert_cmpstr (after, ==, theirs);
+}
+
+/* ---- A sub-project's file -------------------------------------------------------------- */
+
+/* main.cnoid in the fixture's folder, including part.cnoid (the arm project of the test
+ * data, with its files), open in the window with an edit in the sub-project (a keyframe of
+ * its targets deleted), not saved. Sets @part_path and @part_text (as read). */
+static void
+open_sub_project (Fixture  *f,
+                  char    **part_path,
+                  char    **part_text)
+{
+  static const char * const names[] = { "arm.cnoid", "arm.json", "targets.json" };
+  g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (f->dir, i == 0 ? "part.cnoid" : names[i], NULL);
+      g_autofree char *contents = read_file (from);
+
+      g_assert_true (g_file_set_contents (to, contents, -1, NULL));
+    }
+  g_assert_true (g_file_set_contents (main_path,
+                                      "items:\n"
+                                      "  id: 0\n"
+                                      "  name: \"RootItem\"\n"
+                                      "  plugin: Base\n"
+                                      "  class: RootItem\n"
+                                      "  is_builtin_item: true\n"
+                                      "  children:\n"
+                                      "    -\n"
+                                      "      id: 1\n"
+                                      "      name: \"Robot part\"\n"
+                                      "      plugin: Base\n"
+                                      "      class: SubProjectItem\n"
+                                      "      data:\n"
+                                      "        file: \"part.cnoid\"\n", -1, NULL));
+  *part_path = g_build_filename (f->dir, "part.cnoid", NULL);
+  *part_text = read_file (*part_path);
+
+  g_assert_true (test_app_open_file (f->window, main_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_true (g_file_equal (km_document_get_file (f->document), main_file));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)),
+                    ==, 2);
+  g_assert_true (km_document_delete_keyframe (f->document, 12));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* What another program makes of the sub-project: the body renamed. Returns that text. */
+static char *
+change_sub_behind_our_back (const char *part_path,
+                            const char *part_text)
+{
+  g_autoptr(GString) text = g_string_new (part_text);
+
+  g_assert_cmpuint (g_string_replace (text, "name: \"Arm\"", "name: \"Their arm\"", 1), ==, 1);
+  g_assert_true (g_file_set_contents (part_path, text->str, text->len, NULL));
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* Save finds the sub-project's file changed: nothing is written (neither file), the
+ * question is asked (the message names the sub-project's file), Cancel leaves all as it
+ * was; asked again, Overwrite writes our sub-project over theirs, and the next Save asks
+ * nothing. */
+static void
+test_sub_project_asks (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *part_path = NULL;
+  g_autofree char *part_text = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  g_autofree char *main_text = NULL;
+  g_autofree char *after = NULL;
+
+  open_sub_project (f, &part_path, &part_text);
+  main_text = read_file (main_path);
+  theirs = change_sub_behind_our_back (part_path, part_text);
+
+  press_save (f);
+  /* The question names the file that changed, not the project that includes it. */
+  gtk_dialog_response (question_saying (f, "The sub-project “part.cnoid” has changed on disk "
+                                        "since it was opened."),
+                       GTK_RESPONSE_CANCEL);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "The sub-project “part.cnoid” has changed on disk",
+                                       NULL));
+  after = read_file (part_path);
+  g_assert_cmpstr (after, ==, theirs);
+  g_free (after);
+  after = read_file (main_path);
+  g_assert_cmpstr (after, ==, main_text);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_false (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Saved ", part_path,
+                                        NULL));
+  g_assert_false (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Saved ", main_path,
+                                        NULL));
+
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_saved (f->window));
+  test_app_spin ();
+  g_assert_null (km_window_get_question (f->window));
+  g_free (after);
+  after = read_file (part_path);
+  g_assert_nonnull (strstr (after, "name: \"Arm\""));
+  g_assert_null (strstr (after, "Their arm"));
+  g_assert_null (strstr (after, "{ frame: 12,"));
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Our own write is no change of theirs. */
+  km_document_set_current_frame (f->document, 24);
+  g_assert_true (km_document_set_keyframe (f->document, 24));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  press_save (f);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_free (after);
+  after = read_file (part_path);
+  g_assert_nonnull (strstr (after, "{ frame: 24,"));
+}
+
+/* Reload reads their sub-project, dropping the unsaved edit; the file stays theirs. Then
+ * the sub-project's file is removed: Save asks whether to write it again, and does. */
+static void
+test_sub_project_reload_deleted (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *part_path = NULL;
+  g_autofree char *part_text = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *after = NULL;
+
+  open_sub_project (f, &part_path, &part_text);
+  theirs = change_sub_behind_our_back (part_path, part_text);
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "has changed on disk"), GTK_RESPONSE_REJECT);
+  g_assert_true (test_app_wait_loaded (f->window));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==,
+                   "Their arm");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)),
+                    ==, 2);
+  g_assert_false (km_document_get_modified (f->document));
+  after = read_file (part_path);
+  g_assert_cmpstr (after, ==, theirs);
+
+  g_assert_true (km_document_delete_keyframe (f->document, 12));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (g_unlink (part_path), ==, 0);
+  press_save (f);
+  g_assert_false (g_file_test (part_path, G_FILE_TEST_EXISTS));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "The sub-project “part.cnoid” was deleted or moved",
+                                       NULL));
+  gtk_dialog_response (question_saying (f, "was deleted or moved"), GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_saved (f->window));
+  test_app_spin ();
+  g_assert_null (km_window_get_question (f->window));
+  g_free (after);
+  after = read_file (part_path);
+  g_assert_nonnull (strstr (after, "name: \"Their arm\""));
+  g_assert_null (strstr (after, "{ frame: 12,"));
+  g_assert_false (km_document_get_modified (f->document));
 }
 
 /* ---- The files the items were read from ------------------------------------------------ */
@@ -1045,6 +1219,10 @@ main (int    argc,
               fixture_setup, test_choreonoid_asks, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/choreonoid-reload", Fixture, NULL,
               fixture_setup, test_choreonoid_reload, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/sub-project-asks", Fixture, NULL,
+              fixture_setup, test_sub_project_asks, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/sub-project-reload-deleted", Fixture, NULL,
+              fixture_setup, test_sub_project_reload_deleted, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-file-bar", Fixture, NULL,
               fixture_setup, test_item_file_bar, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/item-files-bar", Fixture, NULL,

@@ -39,6 +39,11 @@
 #define SUB_PROJECT_KEY "km-cnoid-sub-project"
 #define SUB_PATH_KEY "km-cnoid-sub-path"
 #define SUB_DIGEST_KEY "km-cnoid-sub-digest"
+/* On that item too: the SHA-256 of its file's bytes as last read or written here, which a
+ * save that writes the sub-project checks first (km_cnoid_sub_save_check); NULL once the
+ * user chose to write over what another program left there. And on a sub-project's project
+ * while it is read: that of the bytes it was read from. */
+#define SUB_FILE_KEY "km-cnoid-sub-file"
 /* Set on items checked (selected) by the item tree view's `checked` (`selected`) list
  * (Choreonoid 1.x keeps the check marks and the selection there, not in the items). */
 #define VIEW_CHECKED_KEY "km-cnoid-view-checked"
@@ -578,6 +583,8 @@ load_sub_project (LoadContext      *ctx,
     text = write_project (sub, canonical, &length, NULL);
     g_object_set_data_full (G_OBJECT (item), SUB_DIGEST_KEY, text_digest (text, length), g_free);
     g_object_set_data_full (G_OBJECT (item), SUB_PATH_KEY, g_steal_pointer (&canonical), g_free);
+    g_object_set_data_full (G_OBJECT (item), SUB_FILE_KEY,
+                            g_object_steal_data (G_OBJECT (sub), SUB_FILE_KEY), g_free);
     g_object_set_data_full (G_OBJECT (item), SUB_PROJECT_KEY, g_object_ref (sub),
                             g_object_unref);
   }
@@ -1204,6 +1211,17 @@ load_project (const char  *path,
         g_propagate_error (error, g_steal_pointer (&table_error));
       else if (project == NULL)
         g_propagate_error (error, g_steal_pointer (&local_error));
+    }
+  /* A sub-project: what its file held, for the check before a save writes over it. */
+  if (project != NULL && depth > 0)
+    {
+      gsize length;
+      const char *data = g_bytes_get_data (contents, &length);
+
+      g_object_set_data_full (G_OBJECT (project), SUB_FILE_KEY,
+                              g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                           (const guchar *) data, length),
+                              g_free);
     }
   return project;
 }
@@ -2233,12 +2251,18 @@ struct _KmCnoidSubSave
   GHashTable *ids;         /* main thread only */
   char       *digest;      /* of the text as last read or written */
   char       *new_digest;  /* of this save's text, once made */
+  char       *text;        /* this save's text, once made and until written */
+  gsize       length;
+  char       *file_digest; /* of the file's bytes as last read or written, or NULL: not
+                            * checked (SUB_FILE_KEY) */
+  char       *found;       /* what km_cnoid_sub_save_check found there (NULL: no file) */
   gboolean    written;
   /* Two sub-project items naming the same file: the later ones' first (not owned), whose
    * group_digest is that of the text the group wrote (NULL: none yet). A group writes its
    * file once: an edited copy that differs from what another copy wrote is refused. */
   KmCnoidSubSave *first;
   char       *group_digest;
+  char       *check_digest;  /* likewise for the checks, before anything is written */
   gboolean    in_sync;     /* not written, but its text is the file's now */
 };
 
@@ -2252,7 +2276,11 @@ sub_save_free (KmCnoidSubSave *save)
   g_clear_pointer (&save->ids, g_hash_table_unref);
   g_free (save->digest);
   g_free (save->new_digest);
+  g_free (save->text);
+  g_free (save->file_digest);
+  g_free (save->found);
   g_free (save->group_digest);
+  g_free (save->check_digest);
   g_free (save);
 }
 
@@ -2271,6 +2299,7 @@ collect_sub_project (gpointer item,
   save->project = g_object_ref (sub);
   save->path = g_strdup (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
   save->digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY));
+  save->file_digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_FILE_KEY));
   save->tree = build_tree_full (sub, item, save->path, &save->ids);
   /* The innermost first. */
   g_ptr_array_insert (saves, 0, save);
@@ -2316,6 +2345,124 @@ km_cnoid_sub_save_get_written (KmCnoidSubSave *save)
   return save->written;
 }
 
+/* This save's text of the sub-project, made once (by the check or the write). */
+static void
+make_sub_text (KmCnoidSubSave *save)
+{
+  if (save->text != NULL)
+    return;
+  save->text = km_cnoid_tree_to_string (save->tree, &save->length);
+  g_free (save->new_digest);
+  save->new_digest = text_digest (save->text, save->length);
+}
+
+/* The SHA-256 of what the file at @path holds, read in pieces. */
+static char *
+file_digest (const char  *path,
+             GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, error);
+  g_autoptr(GChecksum) checksum = NULL;
+  g_autofree guint8 *buffer = NULL;
+  gssize n;
+
+  if (in == NULL)
+    return NULL;
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  buffer = g_malloc (64 * 1024);
+  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buffer, 64 * 1024, NULL, error)) > 0)
+    g_checksum_update (checksum, buffer, n);
+  return n < 0 ? NULL : g_strdup (g_checksum_get_string (checksum));
+}
+
+gboolean
+km_cnoid_sub_save_check (KmCnoidSubSave  *save,
+                         GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *name = NULL;
+  KmCnoidSubSave *first;
+
+  g_return_val_if_fail (save != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  make_sub_text (save);
+  /* Not written: nothing of anyone's is lost. */
+  if (g_strcmp0 (save->new_digest, save->digest) == 0)
+    return TRUE;
+  /* Copies of one file with different changes: refused before any is written. */
+  first = save->first != NULL ? save->first : save;
+  if (first->check_digest == NULL)
+    first->check_digest = g_strdup (save->new_digest);
+  else if (strcmp (first->check_digest, save->new_digest) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   /* Translators: the sub-project's file */
+                   _("The sub-project %s was not saved: it is included more than once, "
+                     "with different changes in each"), save->path);
+      return FALSE;
+    }
+  /* As for the project's file (km-document-io.c): another program's change since it was
+   * read or written here is not written over unasked. Its bytes, not its time: a `touch`
+   * or the same text written again loses nothing. */
+  if (save->file_digest == NULL)
+    return TRUE;
+  g_clear_pointer (&save->found, g_free);
+  save->found = file_digest (save->path, &local_error);
+  if (save->found != NULL && strcmp (save->found, save->file_digest) == 0)
+    return TRUE;
+  name = g_path_get_basename (save->path);
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 /* Translators: %s is the sub-project's file name */
+                 _("The sub-project “%s” was deleted or moved since it was opened."), name);
+  else if (save->found == NULL)
+    /* Whether it changed cannot be told: it is not written over unasked either. */
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
+                 /* Translators: %s is the sub-project's file name, then the system's reason */
+                 _("The sub-project “%s” cannot be read to check it for changes since it "
+                   "was opened: %s"), name, local_error->message);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
+                 /* Translators: %s is the sub-project's file name */
+                 _("The sub-project “%s” has changed on disk since it was opened."), name);
+  return FALSE;
+}
+
+const char *
+km_cnoid_sub_save_get_found (KmCnoidSubSave *save)
+{
+  g_return_val_if_fail (save != NULL, NULL);
+
+  return save->found;
+}
+
+static void
+accept_sub_project_file (gpointer item,
+                         gpointer user_data)
+{
+  const char * const *path_found = user_data;
+
+  if (KM_IS_SUB_PROJECT_ITEM (item)
+      && g_strcmp0 (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY), path_found[0]) == 0)
+    g_object_set_data_full (G_OBJECT (item), SUB_FILE_KEY, g_strdup (path_found[1]), g_free);
+}
+
+void
+km_cnoid_accept_sub_project_file (KmProject  *project,
+                                  const char *path,
+                                  const char *found)
+{
+  const char *path_found[] = { path, found };
+
+  g_return_if_fail (KM_IS_PROJECT (project));
+  g_return_if_fail (path != NULL);
+
+  km_item_foreach (km_project_get_root_item (project), accept_sub_project_file,
+                   (gpointer) path_found);
+}
+
 gboolean
 km_cnoid_sub_save_write (KmCnoidSubSave  *save,
                          GError         **error)
@@ -2329,9 +2476,9 @@ km_cnoid_sub_save_write (KmCnoidSubSave  *save,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   first = save->first != NULL ? save->first : save;
-  text = km_cnoid_tree_to_string (save->tree, &length);
-  g_free (save->new_digest);
-  save->new_digest = text_digest (text, length);
+  make_sub_text (save);
+  text = g_steal_pointer (&save->text);
+  length = save->length;
   save->in_sync = FALSE;
   if (g_strcmp0 (save->new_digest, save->digest) == 0)
     return TRUE;
@@ -2349,11 +2496,7 @@ km_cnoid_sub_save_write (KmCnoidSubSave  *save,
                      "with different changes in each"), save->path);
       return FALSE;
     }
-  /*
-   * Another program's changes to the sub-project's file since it was read are not checked
-   * for here (the project file's are, in km-document-io.c, with the user's choice to
-   * overwrite or reload): they are written over when the sub-project was edited too.
-   */
+  /* (Another program's changes to the file: km_cnoid_sub_save_check, before any write.) */
   if (!km_format_save_data (save->path, text, length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
@@ -2375,9 +2518,17 @@ km_cnoid_sub_save_done (KmCnoidSubSave *save)
   gpointer item, id;
   gint64 max_id = -1;
   gint64 *max_read;
+  KmCnoidSubSave *first;
 
   g_return_if_fail (save != NULL);
 
+  /* What the file holds now is what this save (or, for another item naming the same file,
+   * that item's) wrote: the next check compares with it. Kinema's own write is no change
+   * of another program's, also for a copy that was not written. */
+  first = save->first != NULL ? save->first : save;
+  if (first->group_digest != NULL)
+    g_object_set_data_full (G_OBJECT (save->item), SUB_FILE_KEY,
+                            g_strdup (first->group_digest), g_free);
   if (!save->written && !save->in_sync)
     return;
   /* The items take the ids of the sub-project's file, as km_cnoid_saved() does. */
@@ -2427,9 +2578,13 @@ km_cnoid_save (KmProject   *project,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* The sub-projects first: when one cannot be written, neither is the project. */
+  /* The sub-projects first: when one cannot be written, neither is the project; when
+   * another program changed one, nothing is written. */
   subs = km_cnoid_build_sub_projects (project);
   text = km_cnoid_to_string_for_save (project, path, &length, &ids);
+  for (guint i = 0; i < subs->len; i++)
+    if (!km_cnoid_sub_save_check (g_ptr_array_index (subs, i), error))
+      return FALSE;
   for (guint i = 0; i < subs->len; i++)
     if (!km_cnoid_sub_save_write (g_ptr_array_index (subs, i), error))
       {

@@ -55,7 +55,8 @@ G_BEGIN_DECLS
  * Sub-projects: a Base/SubProjectItem loads its file's items beneath it (their ids are
  * the sub-project file's, so they are cleared); those items are not written into the
  * parent file: a save writes each changed sub-project to its own file
- * (km_cnoid_build_sub_projects), as Choreonoid does. A sub-project that
+ * (km_cnoid_build_sub_projects), as Choreonoid does, unless another program changed that
+ * file since (km_cnoid_sub_save_check): then nothing is written. A sub-project that
  * includes itself, directly or not, is refused with a message; messages from inside a
  * sub-project name the innermost file first, then "included from FILE:LINE:COLUMN".
  *
@@ -138,10 +139,25 @@ char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
  * km_cnoid_sub_save_write, on any thread, makes one's text and writes it atomically unless
  * it is what was last read or written there (an unchanged sub-project is not rewritten);
  * km_cnoid_sub_save_done, on the project's thread, gives its items the ids it wrote, also
- * after a later failure (what was written is on disk). */
+ * after a later failure (what was written is on disk).
+ * km_cnoid_sub_save_check, on any thread and for every sub-project before any is written
+ * (km_cnoid_save does), refuses to write over another program's change: a sub-project it
+ * would write whose file no longer holds the bytes last read or written there fails with
+ * G_IO_ERROR_WRONG_ETAG (changed, or cannot be read) or G_IO_ERROR_NOT_FOUND (deleted or
+ * moved), the message naming the file; two copies of one file with different changes with
+ * G_IO_ERROR_EXISTS. km_cnoid_sub_save_get_found is then what the file holds (an opaque
+ * string, NULL when it cannot be read); given to km_cnoid_accept_sub_project_file, on the
+ * project's thread, the next save writes over that version (the user chose to), but not
+ * over a later change. */
 typedef struct _KmCnoidSubSave KmCnoidSubSave;
 GPtrArray  *km_cnoid_build_sub_projects (KmProject         *project);
 const char *km_cnoid_sub_save_get_path  (KmCnoidSubSave    *save);
+gboolean    km_cnoid_sub_save_check     (KmCnoidSubSave    *save,
+                                         GError           **error);
+const char *km_cnoid_sub_save_get_found (KmCnoidSubSave    *save);
+void        km_cnoid_accept_sub_project_file (KmProject    *project,
+                                              const char   *path,
+                                              const char   *found);
 /* Whether km_cnoid_sub_save_write() wrote the file (until km_cnoid_sub_save_done()). */
 gboolean    km_cnoid_sub_save_get_written (KmCnoidSubSave  *save);
 gboolean    km_cnoid_sub_save_write     (KmCnoidSubSave    *save,
