@@ -31,6 +31,9 @@
  * linearisation sane; a step along a long prismatic travel (a rail, a mobile base's virtual
  * slides) is then extended while E keeps falling (extend_step()), so that a target
  * hundreds of kilometres down an unlimited slide takes a few iterations, not one per metre.
+ * Where the columns' lengths differ by many orders of magnitude (a turn ahead of such a
+ * slide, 1e8 m out: a lever of 1e8 m against the slide's 1), the step equilibrates them
+ * first, or J Jᵀ would lose the short ones in its rounding (dls_step()).
  *
  * Joint limits are exact: every trial q is projected into the limits, and a 1-DOF joint that
  * sits on a limit and is pushed outwards is taken out of the step (its column zeroed) and the
@@ -44,11 +47,12 @@
  * μ explodes or E stops shrinking; the solver then restarts from a random configuration
  * within the limits (a PRNG seeded from random_seed: same input, same output), at most
  * max_restarts times and half of max_iterations (the first three restarts stay within
- * 0.1-0.3 rad of the seed, for continuity along a trajectory). When nothing converges (an
- * unreachable target, or a chain with fewer than six DOF), the rest of the budget goes to
- * the attempt with the least weighted error: a patient descent, then position priority
- * (position by DLS, orientation in the null space of the position task), then position
- * alone if a limit blocked it. The answer is the closest reachable pose found, with honest
+ * 0.1-0.3 rad of the seed, for continuity along a trajectory); a target whose position is
+ * provably beyond reach (beyond_reach()) stops them after FAR_NO_GAIN restarts without a
+ * gain, since none can converge. When nothing converges (an unreachable target, or a chain
+ * with fewer than six DOF), the rest of the budget goes to the attempt with the least
+ * weighted error: a patient descent, then position priority (position by DLS, orientation
+ * in the null space of the position task), then position alone if a limit blocked it. The answer is the closest reachable pose found, with honest
  * residuals, never NaN. A model whose forward kinematics overflows at the seed (joint
  * origins of 1e308 m, each finite, their sum not) has no honest residual: the solve fails
  * with KM_IK_ERROR_INVALID; a trial that overflows counts as infinitely far.
@@ -87,8 +91,9 @@
  * is shortened), until a step gains less than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
  * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
  * target further away than the path reaches at all (the triangle inequality over its links
- * and prismatic travels, beyond_reach): the warm descent and the position-priority fit from
- * the seed only, since no restart can converge and their answers would only jump.
+ * and prismatic travels from its first moving joint, beyond_reach): the warm descent and
+ * the position-priority fit from the seed only, since no restart can converge and their
+ * answers would only jump.
  *
  * Building with -DKM_IK_TRACE prints, for every motion frame, the stage that produced the
  * answer, its largest joint motion from the seed, the seed's distance to the nearest limit
@@ -105,12 +110,20 @@
 #define EULER_AT_LIMIT      1e-6   /* rad: a spherical angle this near its limit is on it */
 #define MU_MAX              1e8
 #define STEP_ERROR_MAX      1.0    /* the step sees at most this weighted error, m */
+#define EQUILIBRATE         1e10   /* squared ratio of the longest active column to the
+                                    * shortest beyond which the step equilibrates them */
+#define COLUMN_FLOOR        1e-6   /* m²: a column that moves the effector less (squared,
+                                    * per rad or m, position weight 1: a lever under 1 mm)
+                                    * takes no part in equilibrating, so that only levers
+                                    * over 100 m ever set it off */
 #define EXTEND_TURN         0.5    /* rad: a long slide's extended step turns no joint further */
 #define ATTEMPT_ITERATIONS  60     /* a local attempt that needs more is stalled */
 #define PRIORITY_ITERATIONS 100  /* outer iterations of the orientation fit */
 #define REFINE_ITERATIONS   200
 #define FIT_STARTS          4    /* local minima of the restarts the orientation fit starts from */
 #define FIT_STARTS_APART    0.1  /* rad or m: minima nearer than this are one */
+#define FAR_NO_GAIN         3    /* restarts without a gain that end those of a target beyond
+                                  * reach (30 otherwise) */
 #define WRAP_GAP            0.05 /* rad: a range this near a whole turn nearly wraps */
 #define NULL_RADIUS         0.05   /* m: the null-space pull acts only this close */
 #define NULL_FLOOR          1e-4   /* m: and stops here, so convergence stays fast */
@@ -546,11 +559,58 @@ enforce_mimic (const Work *w,
       q[v] = w->m_offset[v];
 }
 
+/* |J_v|² over rows 0..@m-1. */
+static double
+column_norm2 (const Work *w,
+              guint       v,
+              guint       m)
+{
+  const double *c = &w->col[v * 6];
+  double n2 = 0.0;
+
+  for (guint i = 0; i < m; i++)
+    n2 += c[i] * c[i];
+  return n2;
+}
+
+/* Whether |J_v|² = @n2 counts in equilibrating: a revolute joint whose axis runs through, or
+ * within a millimetre of, the effector point has a position column of about 1e-17 or
+ * little more where the orientation is not solved for; scaled to unit length, it would
+ * take huge turns for nothing. */
+static gboolean
+column_moves (const Work *w,
+              double      n2)
+{
+  return n2 > COLUMN_FLOOR * w->wp * w->wp && isfinite (n2);
+}
+
+/* An equilibrated step's weight of column @v, 1/|J_v|² (0 for a column that moves nothing,
+ * whose plain step is next to nothing too). */
+static double
+column_weight (const Work *w,
+               guint       v,
+               guint       m)
+{
+  double n2 = column_norm2 (w, v, m);
+
+  return column_moves (w, n2) ? 1.0 / n2 : 0.0;
+}
+
 /*
  * dq = Jᵀ (J Jᵀ + λ I)⁻¹ e over the active columns, rows 0..n_rows-1, plus, for redundant
  * chains, a null-space motion that pulls joints in the outer quarters of their range back
  * inwards (only undamped: with a large λ the projector is no longer one). That keeps a warm-started trajectory from drifting into its limits, where it
  * would lose the track.
+ *
+ * Far out along a long slide, a revolute joint before it has a column as long as its lever
+ * (1e8 m down a turning slide: 1e8), the slide's is 1: J Jᵀ then holds both 1e16 and 1,
+ * and its rounding (1e16 · 2⁻⁵³, about 1) drowns the slide's direction, so that the step
+ * along it is noise and the solve fails. Where the active columns' squared lengths differ
+ * by more than EQUILIBRATE, every column is scaled to unit length first (the weighted
+ * least-norm step dq = D² Jᵀ (J D² Jᵀ + λ I)⁻¹ e, D = diag (1/|J_v|), and the null-space
+ * pull projected in the same metric): each joint's step is then measured by what it moves
+ * the effector, and J D² Jᵀ is as well conditioned as the directions are. Ordinary chains
+ * (columns within a few orders of magnitude) never get there, and keep the plain step.
  */
 static gboolean
 dls_step (Work         *w,
@@ -562,23 +622,35 @@ dls_step (Work         *w,
   double a[6][6] = { { 0 } };
   double y[6], u[6] = { 0 };
   guint m = w->n_rows, n_active = 0;
-  gboolean use_null = FALSE;
-  double e_norm = 0.0;
+  gboolean use_null = FALSE, equilibrate;
+  double e_norm = 0.0, c_max = 0.0, c_min = INFINITY;
 
   for (guint i = 0; i < m; i++)
     e_norm += e[i] * e[i];
   e_norm = sqrt (e_norm);
 
   for (guint v = 0; v < w->n_var; v++)
+    if (w->active[v])
+      {
+        double n2 = column_norm2 (w, v, m);
+
+        if (column_moves (w, n2))
+          c_max = MAX (c_max, n2), c_min = MIN (c_min, n2);
+      }
+  equilibrate = c_max > EQUILIBRATE * c_min;
+
+  for (guint v = 0; v < w->n_var; v++)
     {
       const double *c = &w->col[v * 6];
+      double sc;
 
       if (!w->active[v])
         continue;
       n_active++;
+      sc = equilibrate ? column_weight (w, v, m) : 1.0;
       for (guint i = 0; i < m; i++)
         for (guint j = 0; j <= i; j++)
-          a[i][j] += c[i] * c[j];
+          a[i][j] += c[i] * c[j] * sc;
     }
   for (guint i = 0; i < m; i++)
     {
@@ -628,6 +700,8 @@ dls_step (Work         *w,
         {
           for (guint i = 0; i < m; i++)
             s += c[i] * (y[i] - (use_null ? u[i] : 0.0));
+          if (equilibrate)
+            s *= column_weight (w, v, m);
           if (use_null)
             s += w->q_trial[v];
         }
@@ -1417,6 +1491,7 @@ typedef struct
   double       *q_merit;      /* n_var */
   guint         attempts;
   gboolean      restart;      /* restarts from random starts are still to come */
+  gboolean      beyond;       /* the target's position is beyond reach (beyond_reach()) */
   FitStarts     fit_starts;
 } Search;
 
@@ -1916,34 +1991,107 @@ motion_restart_far (Work   *w,
   return TRUE;
 }
 
+/* The longest travel of path joint @k when it is prismatic (none when it has no limit: an
+ * infinite reach), else 0. */
+static double
+joint_travel (const Work *w,
+              guint       k)
+{
+  const PathJoint *pj = &w->path[k];
+
+  if (pj->type != KM_JOINT_PRISMATIC || pj->var < 0)
+    return 0.0;
+  return MAX (fabs (w->lo[pj->var]), fabs (w->hi[pj->var])) * safe_norm3 (pj->axis);
+}
+
 /*
  * Whether no configuration can bring the effector point to the target's position: it lies
- * further from the first path joint's origin than the path reaches. The reach is bounded by
- * the triangle inequality: the distances between consecutive joint origins, each prismatic
- * joint's longest travel (none when one is unlimited) and the effector offset.
+ * further from where the path can start than the path reaches. Everything above the first
+ * joint that moves (k0) is fixed, so its origin P0 is too; the next origin P1 (or the
+ * effector point when k0 is the last joint) lies on a circle about k0's axis (revolute), on
+ * a sphere about P0 (spherical), or within the prismatic travel of P0. From P1 on, the
+ * reach is bounded by the triangle inequality: the distances between consecutive joint
+ * origins, each prismatic joint's longest travel (none when one is unlimited) and the
+ * effector offset. The target is out of reach when its distance from that circle or sphere
+ * (from P0 for a prismatic k0, with k0's travel added to the reach) exceeds the reach.
+ * Sound, not exact: FALSE says nothing (joint limits, which the bound ignores, may well
+ * keep the target out of reach). Used only to skip restarts that could never converge.
  */
 static gboolean
 beyond_reach (const Work *w)
 {
-  double reach = w->has_tool ? safe_norm3 (w->tool) : 0.0;
-  KmVec3 origin;
+  KmTransform t = w->prefix;
+  const PathJoint *pj0;
+  double reach = w->has_tool ? safe_norm3 (w->tool) : 0.0, dist;
+  KmVec3 p0, o1, d;
+  KmMat3 r;
+  guint k0;
 
-  if (w->n_path == 0)
-    return FALSE;
-  for (guint k = 0; k < w->n_path; k++)
+  for (k0 = 0; k0 < w->n_path && w->path[k0].var < 0; k0++)
     {
-      const PathJoint *pj = &w->path[k];
+      const PathJoint *pj = &w->path[k0];
+      KmMat3 tmp;
 
-      if (k > 0)
-        reach += safe_norm3 (pj->offset);
-      if (pj->type == KM_JOINT_PRISMATIC && pj->var >= 0)
-        reach += MAX (fabs (w->lo[pj->var]), fabs (w->hi[pj->var])) * safe_norm3 (pj->axis);
+      t.pos = km_transform_apply (&t, pj->offset);
+      if (pj->has_frame)
+        {
+          mat3_mul_into (&t.rot, &pj->frame, &tmp);
+          t.rot = tmp;
+        }
     }
-  if (!isfinite (reach))
+  if (k0 >= w->n_path)
     return FALSE;
-  origin = km_transform_apply (&w->prefix, w->path[0].offset);
-  return safe_norm3 (km_vec3_sub (w->target.pos, origin)) >
-         reach * (1.0 + 1e-9) + w->problem->position_tolerance;
+  pj0 = &w->path[k0];
+  p0 = km_transform_apply (&t, pj0->offset);
+  if (pj0->has_frame)
+    mat3_mul_into (&t.rot, &pj0->frame, &r);
+  else
+    r = t.rot;
+
+  /* The reach from P1 on: its own travel and what follows it. */
+  if (k0 + 1 < w->n_path)
+    {
+      o1 = w->path[k0 + 1].offset;
+      reach += joint_travel (w, k0 + 1);
+      for (guint k = k0 + 2; k < w->n_path; k++)
+        reach += safe_norm3 (w->path[k].offset) + joint_travel (w, k);
+    }
+  else
+    {
+      o1 = w->has_tool ? w->tool : KM_VEC3_ZERO;
+      reach = 0.0;
+    }
+  d = km_vec3_sub (w->target.pos, p0);
+  switch (pj0->type)
+    {
+    case KM_JOINT_REVOLUTE:
+      {
+        /* P1 = P0 + r · Rot(axis, q) · o1: a circle about the world axis a through P0. */
+        KmVec3 a = km_mat3_mul_vec3 (&r, pj0->axis), v = km_mat3_mul_vec3 (&r, o1);
+        double la = safe_norm3 (a), h0, h, rad;
+
+        if (!(la > 0.0) || !isfinite (la))
+          return FALSE;
+        a = km_vec3_scale (a, 1.0 / la);
+        h0 = km_vec3_dot (v, a);
+        rad = safe_norm3 (km_vec3_sub (v, km_vec3_scale (a, h0)));
+        h = km_vec3_dot (d, a) - h0;
+        dist = hypot (h, safe_norm3 (km_vec3_sub (d, km_vec3_scale (a, km_vec3_dot (d, a))))
+                         - rad);
+      }
+      break;
+    case KM_JOINT_SPHERICAL:
+      dist = fabs (safe_norm3 (d) - safe_norm3 (o1));
+      break;
+    default:
+      /* Prismatic (or anything else): from P0, with its travel and o1 in the reach. */
+      dist = safe_norm3 (d);
+      reach += safe_norm3 (o1) + joint_travel (w, k0);
+      break;
+    }
+  if (!isfinite (reach) || !isfinite (dist))
+    return FALSE;
+  return dist > reach * (1.0 + 1e-9) + w->problem->position_tolerance;
 }
 
 /* A motion's position-priority fit from the seed itself (the weighted descent may have
@@ -2032,7 +2180,11 @@ motion_search (Work              *w,
 /* Restarts from random starts within the limits until one converges or the budget is spent
  * (half of max_iterations, max_restarts attempts, 30 without a gain of merit; a chain with
  * fewer than six DOFs also stops when the same minimum keeps coming back). w->q is the first
- * start. */
+ * start. A target beyond reach (s->beyond, a proof that no attempt can converge) stops after
+ * FAR_NO_GAIN restarts without a gain: the restarts cannot find it, and what they still
+ * contribute, the lowest merit that fit_unreachable() starts from, the closest position
+ * being searched there with restarts of its own (which decide the answer: a restart's
+ * weighted minimum trades position for orientation, the closest position wins). */
 static void
 restart_search (Work   *w,
                 Search *s)
@@ -2070,6 +2222,7 @@ restart_search (Work   *w,
       if (eval_converged (w, &s->best) || w->cancelled ||
           w->iterations >= p->max_iterations / 2 ||
           s->attempts > p->max_restarts || no_gain >= 30 ||
+          (s->beyond && no_gain >= FAR_NO_GAIN) ||
           (w->n_var < 6 && (n_same >= 3 || (pos_met && s->attempts > 30))))
         return;
       random_start (w, s->seed, s->attempts);
@@ -2327,6 +2480,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   s.best = s.best_merit = (Eval) { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE };
   s.attempts = 0;
   s.restart = TRUE;
+  s.beyond = FALSE;
   s.fit_starts.n = 0;
 
   if (continuous)
@@ -2341,7 +2495,10 @@ km_ik_solve_seeded (const KmIkProblem *p,
       memcpy (q_near, w.q_best, n_var * sizeof (double));
     }
   if (s.restart)
-    restart_search (&w, &s);
+    {
+      s.beyond = beyond_reach (&w);
+      restart_search (&w, &s);
+    }
   if (!continuous)
     cross_wrap_gaps (&w, &s);
   if (!eval_converged (&w, &s.best) && !w.cancelled && (!continuous || s.restart))
