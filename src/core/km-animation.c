@@ -377,6 +377,28 @@ km_animation_set_residual (KmAnimation *self,
   self->has_residuals = TRUE;
 }
 
+/* The mean of the residuals in column @column (0 position, 1 orientation) of the frames
+ * that have them, given their plain @sum, their @max and their number @n. The plain sum
+ * is what it always was; only when it overflows although every residual is finite (one
+ * of 1e308 m) are the residuals summed again scaled by the largest, which cannot
+ * overflow: each is at most 1, so the scaled sum is at most @n. */
+static double
+residual_mean (const KmAnimation *self,
+               guint              column,
+               double             sum,
+               double             max,
+               guint              n)
+{
+  double scaled = 0;
+
+  if (isfinite (sum) || !isfinite (max) || !(max > 0))
+    return sum / n;
+  for (guint f = 0; f < self->n_frames; f++)
+    if (!isnan (self->residuals[2 * (gsize) f]))
+      scaled += self->residuals[2 * (gsize) f + column] / max;
+  return scaled / n * max;
+}
+
 /**
  * km_animation_get_stats:
  * @stats: (out): the residual summary over the frames that have residuals; n_frames is the
@@ -409,8 +431,8 @@ km_animation_get_stats (const KmAnimation *self,
     }
   if (n > 0)
     {
-      stats->mean_pos_err = sum_pos / n;
-      stats->mean_rot_err = sum_rot / n;
+      stats->mean_pos_err = residual_mean (self, 0, sum_pos, stats->max_pos_err, n);
+      stats->mean_rot_err = residual_mean (self, 1, sum_rot, stats->max_rot_err, n);
     }
 }
 

@@ -561,7 +561,9 @@ km_target_track_get_position_only (const KmTargetTrack *self)
   return self->position_only;
 }
 
-/* Orientations compare as rotations (q and -q are equal); @epsilon in metres and radians. */
+/* Orientations compare as rotations (q and -q are equal); @epsilon in metres and radians.
+ * A keyframe's extra members (km_target_track_get_extra()) compare as text, so that an
+ * edit of only those is a change. */
 gboolean
 km_target_track_equal (const KmTargetTrack *a,
                        const KmTargetTrack *b,
@@ -581,7 +583,9 @@ km_target_track_equal (const KmTargetTrack *a,
 
       if (ka->frame != kb->frame
           || !(km_vec3_length (km_vec3_sub (ka->position, kb->position)) <= epsilon)
-          || !(km_quat_angle_between (ka->orientation, kb->orientation) <= epsilon))
+          || !(km_quat_angle_between (ka->orientation, kb->orientation) <= epsilon)
+          || g_strcmp0 (km_target_track_get_extra (a, ka->frame),
+                        km_target_track_get_extra (b, kb->frame)) != 0)
         return FALSE;
     }
   return TRUE;

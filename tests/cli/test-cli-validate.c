@@ -88,6 +88,24 @@ test_validate_warnings (void)
   g_assert_true (g_str_has_suffix (run.out, ": ok (SKELETON-JSON) with 2 warnings\n"));
 }
 
+/* A targets file's keyframe keys Kinema does not use are kept (and written back by
+ * `convert`): validating one said "warning: unknown key “comment” ignored", which was
+ * false, and "ok … with N warnings". */
+static void
+test_validate_targets_extra_keys (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *targets = write_temp ("commented-targets.json",
+    "[{\"frame\": 0, \"pos\": [1, 1, 1], \"euler\": [0, 0, 0], \"comment\": \"start\"},\n"
+    " {\"frame\": 9, \"pos\": [1, 0, 1], \"euler\": [0, 0, 0], \"time\": 0.3}]\n", -1);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (KINEMA-TARGETS-JSON)\n", targets);
+
+  run_cli (&run, NULL, "validate", targets, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, expected_out);
+  g_assert_cmpstr (run.err, ==, "");
+}
+
 /* A Scenebuilder scene with a bad value and a bad gear still gives its skeleton
  * (specs/scenebuilder.md 1.7): warnings, exit 0. */
 static void
@@ -600,6 +618,7 @@ main (int    argc,
                    test_validate_misread_rejections);
   g_test_add_func ("/kinema/CliValidate/detection-styles", test_validate_detection_styles);
   g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
+  g_test_add_func ("/kinema/CliValidate/targets-extra-keys", test_validate_targets_extra_keys);
   g_test_add_func ("/kinema/CliValidate/info", test_info);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);

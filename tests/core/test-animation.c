@@ -279,6 +279,52 @@ test_invalid_files (void)
     }
 }
 
+/* The mean residual was a plain sum over the frames divided by their number: residuals
+ * of 1e308 m (a model with a 1e308 offset) summed to infinity, and `kinema-cli solve`
+ * said mean_pos_err=inf of finite residuals. Ordinary residuals keep the plain sum's
+ * result to the bit. */
+static void
+test_stats_huge_residuals (void)
+{
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
+  g_autoptr(KmAnimation) animation = example_animation (skeleton);
+  g_autoptr(KmAnimation) ordinary = example_animation (skeleton);
+  volatile double sum = 0, sum_rot = 0;
+  const double small[4] = { 0.1, 0.2, 0.7, 1e-9 };
+  KmAnimationStats stats;
+
+  km_animation_set_residual (animation, 0, 1.5e308, 0.5);
+  km_animation_set_residual (animation, 2, 1e308, 3.0);
+  km_animation_set_residual (animation, 3, 0.25, 1.0);
+  km_animation_get_stats (animation, &stats);
+  g_assert_true (isfinite (stats.mean_pos_err));
+  g_assert_cmpfloat_with_epsilon (stats.mean_pos_err / (1.5e308 / 3 + 1e308 / 3 + 0.25 / 3), 1.0, 1e-15);
+  g_assert_cmpfloat (stats.max_pos_err, ==, 1.5e308);
+  g_assert_cmpfloat (stats.mean_rot_err, ==, 4.5 / 3);
+
+  /* Every one at the largest double: the mean is that. */
+  for (guint f = 0; f < 5; f++)
+    km_animation_set_residual (animation, f, G_MAXDOUBLE, G_MAXDOUBLE);
+  km_animation_get_stats (animation, &stats);
+  g_assert_cmpfloat (stats.mean_pos_err, ==, G_MAXDOUBLE);
+  g_assert_cmpfloat (stats.mean_rot_err, ==, G_MAXDOUBLE);
+
+  /* An infinite one stays infinite. */
+  km_animation_set_residual (animation, 1, INFINITY, 0.0);
+  km_animation_get_stats (animation, &stats);
+  g_assert_true (isinf (stats.mean_pos_err));
+
+  for (guint f = 0; f < G_N_ELEMENTS (small); f++)
+    {
+      km_animation_set_residual (ordinary, f, small[f], small[G_N_ELEMENTS (small) - 1 - f]);
+      sum += small[f];
+      sum_rot += small[G_N_ELEMENTS (small) - 1 - f];
+    }
+  km_animation_get_stats (ordinary, &stats);
+  g_assert_true (stats.mean_pos_err == sum / G_N_ELEMENTS (small));
+  g_assert_true (stats.mean_rot_err == sum_rot / G_N_ELEMENTS (small));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -286,6 +332,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Animation/model", test_model);
+  g_test_add_func ("/kinema/Animation/stats-huge-residuals", test_stats_huge_residuals);
   g_test_add_func ("/kinema/AnimationJson/round-trip", test_round_trip);
   g_test_add_func ("/kinema/AnimationJson/euler-quaternion-agree", test_euler_quaternion_agree);
   g_test_add_func ("/kinema/AnimationJson/mismatch-warning", test_mismatch_warning);

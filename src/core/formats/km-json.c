@@ -1092,6 +1092,17 @@ km_json_node_get_member_name (const KmJsonNode *node,
   return node->u.object.members[index].name;
 }
 
+gsize
+km_json_node_get_member_name_length (const KmJsonNode *node,
+                                     guint             index)
+{
+  g_return_val_if_fail (node != NULL, 0);
+  g_return_val_if_fail (node->type == KM_JSON_OBJECT, 0);
+  g_return_val_if_fail (index < node->u.object.n, 0);
+
+  return node->u.object.members[index].name_len;
+}
+
 KmSourcePos
 km_json_node_get_member_pos (const KmJsonNode *node,
                              guint             index)
@@ -1632,32 +1643,45 @@ before_value (KmJsonWriter *self)
   top->count++;
 }
 
+/* @length: of @str in bytes, -1 when NUL-terminated; a NUL inside is written "\u0000". */
 static void
 write_escaped (GString    *out,
-               const char *str)
+               const char *str,
+               gssize      length)
 {
-  g_autofree char *valid = g_utf8_make_valid (str, -1);
+  const char *end = length >= 0 ? str + length : str + strlen (str);
 
   g_string_append_c (out, '"');
-  for (const char *s = valid; *s != '\0'; s++)
+  /* Each run up to a NUL on its own: g_utf8_make_valid() would make the NUL U+FFFD. */
+  for (const char *run = str;; run++)
     {
-      guchar c = *s;
+      const char *nul = memchr (run, '\0', end - run);
+      g_autofree char *valid = g_utf8_make_valid (run, (nul != NULL ? nul : end) - run);
 
-      switch (c)
+      for (const char *s = valid; *s != '\0'; s++)
         {
-        case '"': g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\b': g_string_append (out, "\\b"); break;
-        case '\f': g_string_append (out, "\\f"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_c (out, c);
+          guchar c = *s;
+
+          switch (c)
+            {
+            case '"': g_string_append (out, "\\\""); break;
+            case '\\': g_string_append (out, "\\\\"); break;
+            case '\b': g_string_append (out, "\\b"); break;
+            case '\f': g_string_append (out, "\\f"); break;
+            case '\n': g_string_append (out, "\\n"); break;
+            case '\r': g_string_append (out, "\\r"); break;
+            case '\t': g_string_append (out, "\\t"); break;
+            default:
+              if (c < 0x20)
+                g_string_append_printf (out, "\\u%04x", c);
+              else
+                g_string_append_c (out, c);
+            }
         }
+      if (nul == NULL)
+        break;
+      g_string_append (out, "\\u0000");
+      run = nul;
     }
   g_string_append_c (out, '"');
 }
@@ -1737,8 +1761,9 @@ km_json_writer_end_array (KmJsonWriter *self)
 }
 
 void
-km_json_writer_key (KmJsonWriter *self,
-                    const char   *key)
+km_json_writer_key_len (KmJsonWriter *self,
+                        const char   *key,
+                        gssize        length)
 {
   Level *top;
 
@@ -1756,10 +1781,17 @@ km_json_writer_key (KmJsonWriter *self,
     }
   else
     writer_newline (self);
-  write_escaped (self->out, key);
+  write_escaped (self->out, key, length);
   g_string_append (self->out, ": ");
   top->count++;
   self->after_key = TRUE;
+}
+
+void
+km_json_writer_key (KmJsonWriter *self,
+                    const char   *key)
+{
+  km_json_writer_key_len (self, key, -1);
 }
 
 static void
@@ -1773,11 +1805,19 @@ void
 km_json_writer_string (KmJsonWriter *self,
                        const char   *value)
 {
+  km_json_writer_string_len (self, value, -1);
+}
+
+void
+km_json_writer_string_len (KmJsonWriter *self,
+                           const char   *value,
+                           gssize        length)
+{
   g_return_if_fail (self != NULL);
   g_return_if_fail (value != NULL);
 
   before_value (self);
-  write_escaped (self->out, value);
+  write_escaped (self->out, value, length);
   scalar_done (self);
 }
 

@@ -79,6 +79,9 @@ const KmJsonNode  *km_json_node_get_member        (const KmJsonNode      *node,
                                                    const char            *name);
 const char        *km_json_node_get_member_name   (const KmJsonNode      *node,
                                                    guint                  index);
+/* In bytes: a name may hold a "\u0000" escape, kept as a NUL. */
+gsize              km_json_node_get_member_name_length (const KmJsonNode *node,
+                                                   guint                  index);
 KmSourcePos        km_json_node_get_member_pos    (const KmJsonNode      *node,
                                                    guint                  index);
 const KmJsonNode  *km_json_node_get_member_value  (const KmJsonNode      *node,
@@ -197,6 +200,14 @@ void               km_json_writer_key             (KmJsonWriter          *self,
                                                    const char            *key);
 void               km_json_writer_string          (KmJsonWriter          *self,
                                                    const char            *value);
+/* The same for a key or string of @length bytes (-1: NUL-terminated) that may hold NULs,
+ * as km_json_node_get_string() gives them (each written "\u0000"). */
+void               km_json_writer_key_len         (KmJsonWriter          *self,
+                                                   const char            *key,
+                                                   gssize                 length);
+void               km_json_writer_string_len      (KmJsonWriter          *self,
+                                                   const char            *value,
+                                                   gssize                 length);
 void               km_json_writer_number          (KmJsonWriter          *self,
                                                    double                 value);
 void               km_json_writer_int             (KmJsonWriter          *self,

@@ -99,7 +99,13 @@ write_json_value (KmJsonWriter     *writer,
               g_array_append_val (stack, level);
               break;
             case KM_JSON_STRING:
-              km_json_writer_string (writer, km_json_node_get_string (node, NULL));
+              {
+                gsize length;
+                const char *string = km_json_node_get_string (node, &length);
+
+                /* With its length: a "\u0000" inside is kept. */
+                km_json_writer_string_len (writer, string, length);
+              }
               break;
             case KM_JSON_NUMBER:
               if (km_json_node_is_integer (node))
@@ -124,7 +130,8 @@ write_json_value (KmJsonWriter     *writer,
         {
           if (km_json_node_type (top->node) == KM_JSON_OBJECT)
             {
-              km_json_writer_key (writer, km_json_node_get_member_name (top->node, top->next));
+              km_json_writer_key_len (writer, km_json_node_get_member_name (top->node, top->next),
+                                      km_json_node_get_member_name_length (top->node, top->next));
               node = km_json_node_get_member_value (top->node, top->next);
             }
           else
@@ -142,6 +149,18 @@ write_json_value (KmJsonWriter     *writer,
     }
 }
 
+/* Whether member @m of @object is one of keyframe_keys (a name is compared whole: one
+ * holding a "\u0000" escape, "frame\u0000x", is not "frame"). */
+static gboolean
+is_keyframe_key (const KmJsonNode *object,
+                 guint             m)
+{
+  const char *name = km_json_node_get_member_name (object, m);
+
+  return km_json_node_get_member_name_length (object, m) == strlen (name)
+         && g_strv_contains (keyframe_keys, name);
+}
+
 /* The members of the keyframe @object that Kinema does not interpret, in file order, as
  * the text of one JSON object (km_target_track_get_extra()); NULL when there are none. */
 static char *
@@ -151,16 +170,15 @@ keyframe_extra (const KmJsonNode *object)
 
   for (guint m = 0; m < km_json_node_get_length (object); m++)
     {
-      const char *name = km_json_node_get_member_name (object, m);
-
-      if (g_strv_contains (keyframe_keys, name))
+      if (is_keyframe_key (object, m))
         continue;
       if (writer == NULL)
         {
           writer = km_json_writer_new ();
           km_json_writer_begin_object (writer);
         }
-      km_json_writer_key (writer, name);
+      km_json_writer_key_len (writer, km_json_node_get_member_name (object, m),
+                              km_json_node_get_member_name_length (object, m));
       write_json_value (writer, km_json_node_get_member_value (object, m));
     }
   if (writer == NULL)
@@ -182,7 +200,8 @@ write_extra (KmJsonWriter *writer,
   g_return_if_fail (object != NULL && km_json_node_type (object) == KM_JSON_OBJECT);
   for (guint m = 0; m < km_json_node_get_length (object); m++)
     {
-      km_json_writer_key (writer, km_json_node_get_member_name (object, m));
+      km_json_writer_key_len (writer, km_json_node_get_member_name (object, m),
+                              km_json_node_get_member_name_length (object, m));
       write_json_value (writer, km_json_node_get_member_value (object, m));
     }
 }
@@ -266,6 +285,7 @@ km_targets_json_load (const char  *path,
       const KmJsonNode *only_node;
       const KmJsonNode *previous;
       const char *name;
+      char *extra;
       KmVec3 euler, v;
       gboolean b;
       gint64 frame;
@@ -319,13 +339,16 @@ km_targets_json_load (const char  *path,
           position_only = b;
         }
 
-      /* Said, as a key Kinema does not use (perhaps a misspelt one), and kept for a
-       * rewrite of the file (`convert`, the editor's save). */
-      if (km_json_warn_unknown_keys (doc, object, keyframe_keys) > 0)
+      /* Keys Kinema does not use ("comment", "time", …) are kept for a rewrite of the
+       * file (`convert`, the editor's save), so nothing is said: "ignored" would be
+       * false, and a file that carries one on every keyframe would bury the warnings
+       * that matter under one per keyframe. */
+      extra = keyframe_extra (object);
+      if (extra != NULL)
         {
           if (extras == NULL)
             extras = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-          g_hash_table_insert (extras, GUINT_TO_POINTER ((guint) frame), keyframe_extra (object));
+          g_hash_table_insert (extras, GUINT_TO_POINTER ((guint) frame), extra);
         }
 
       keys[i].frame = (guint) frame;
