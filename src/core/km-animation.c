@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "km-animation.h"
@@ -24,6 +25,9 @@ struct _KmAnimation
   double             *values;       /* n_frames × n_dof, row per frame */
   double             *residuals;    /* n_frames × 2 (pos, rot), NaN = not solved */
   gboolean            has_residuals;
+  KmAnimationKeyMiss *missed_keys;  /* by frame; NULL when none */
+  guint               n_missed_keys;
+  gboolean            keys_checked;
 };
 
 G_DEFINE_BOXED_TYPE (KmAnimation, km_animation, km_animation_ref, km_animation_unref)
@@ -152,6 +156,8 @@ km_animation_copy (const KmAnimation *self)
   copy->has_residuals = self->has_residuals;
   memcpy (copy->values, self->values, (gsize) self->n_frames * self->n_dof * sizeof (double));
   memcpy (copy->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
+  if (self->keys_checked)
+    km_animation_set_missed_keys (copy, self->missed_keys, self->n_missed_keys);
   return copy;
 }
 
@@ -162,7 +168,8 @@ km_animation_copy (const KmAnimation *self)
  *   (-1: zero), e.g. from km_body_map_dofs()
  *
  * The same motion re-expressed for another skeleton, DOF by DOF: frame k's value of DOF i
- * is @self's frame k value of DOF @dof_map[i]. The frame rate and residuals are kept.
+ * is @self's frame k value of DOF @dof_map[i]. The frame rate, residuals and
+ * missed keyframes are kept.
  *
  * Returns: (transfer full) (nullable): the new animation, NULL when @dof_map names a DOF
  *   that @self does not have
@@ -188,6 +195,8 @@ km_animation_remap (const KmAnimation *self,
   remapped->frame_rate = self->frame_rate;
   remapped->has_residuals = self->has_residuals;
   memcpy (remapped->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
+  if (self->keys_checked)
+    km_animation_set_missed_keys (remapped, self->missed_keys, self->n_missed_keys);
   for (gsize f = 0; f < self->n_frames; f++)
     for (guint i = 0; i < n_dof; i++)
       remapped->values[f * n_dof + i] = dof_map[i] >= 0 ? self->values[f * self->n_dof + dof_map[i]]
@@ -216,6 +225,7 @@ km_animation_unref (KmAnimation *self)
       g_free (self->channels);
       g_free (self->values);
       g_free (self->residuals);
+      g_free (self->missed_keys);
       g_clear_pointer (&self->skeleton, km_skeleton_unref);
       g_free (self);
     }
@@ -436,9 +446,109 @@ km_animation_get_stats (const KmAnimation *self,
     }
 }
 
+/**
+ * km_animation_get_keys_checked:
+ *
+ * Returns: whether the keyframes the motion was solved for have been checked for ones it
+ *   misses although they can be met (km_animation_set_missed_keys() was called): a motion
+ *   read from a file has not been, until the editor checks it
+ */
+gboolean
+km_animation_get_keys_checked (const KmAnimation *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->keys_checked;
+}
+
+/**
+ * km_animation_get_missed_keys:
+ * @n_missed: (out) (optional): how many
+ *
+ * Returns: (transfer none) (array length=n_missed) (nullable): the keyframes the motion
+ *   misses although they can be met, in frame order; NULL when there are none or they have
+ *   not been checked (km_animation_get_keys_checked())
+ */
+const KmAnimationKeyMiss *
+km_animation_get_missed_keys (const KmAnimation *self,
+                              guint             *n_missed)
+{
+  if (n_missed != NULL)
+    *n_missed = 0;
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (n_missed != NULL)
+    *n_missed = self->n_missed_keys;
+  return self->missed_keys;
+}
+
+/**
+ * km_animation_find_missed_key:
+ *
+ * Returns: (transfer none) (nullable): the missed keyframe at @frame (see
+ *   km_animation_get_missed_keys()), or NULL
+ */
+const KmAnimationKeyMiss *
+km_animation_find_missed_key (const KmAnimation *self,
+                              guint              frame)
+{
+  guint lo = 0, hi;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  hi = self->n_missed_keys;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (self->missed_keys[mid].frame == frame)
+        return &self->missed_keys[mid];
+      if (self->missed_keys[mid].frame < frame)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+static int
+key_miss_compare (gconstpointer a,
+                  gconstpointer b)
+{
+  guint fa = ((const KmAnimationKeyMiss *) a)->frame;
+  guint fb = ((const KmAnimationKeyMiss *) b)->frame;
+
+  return fa < fb ? -1 : fa > fb;
+}
+
+/**
+ * km_animation_set_missed_keys:
+ * @missed: (array length=n_missed) (nullable): the keyframes the motion misses although they
+ *   can be met (km_ik_find_missed_keys()), one per frame; copied and kept in frame order
+ *
+ * Records them (replacing any before) and marks the keyframes as checked, also when there
+ * are none. Derived data like the residuals: copied with the animation, never saved.
+ */
+void
+km_animation_set_missed_keys (KmAnimation              *self,
+                              const KmAnimationKeyMiss *missed,
+                              guint                     n_missed)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (missed != NULL || n_missed == 0);
+
+  g_clear_pointer (&self->missed_keys, g_free);
+  self->n_missed_keys = n_missed;
+  self->keys_checked = TRUE;
+  if (n_missed == 0)
+    return;
+  self->missed_keys = g_memdup2 (missed, (gsize) n_missed * sizeof *missed);
+  qsort (self->missed_keys, n_missed, sizeof *missed, key_miss_compare);
+}
+
 /* Same channels (names, types), frame count and values within @epsilon. Spherical
- * channels compare as rotations, so equivalent euler triples are equal. Residuals and the
- * skeleton are not compared. */
+ * channels compare as rotations, so equivalent euler triples are equal. Residuals, missed
+ * keyframes and the skeleton are not compared. */
 gboolean
 km_animation_equal (const KmAnimation *a,
                     const KmAnimation *b,

@@ -43,6 +43,22 @@ typedef struct
 } KmAnimationStats;
 
 /*
+ * A keyframe of the target track that a solved motion misses although its target can be
+ * met: solved on its own (cold, km_ik_solve()), a pose reaches the keyframe's position and,
+ * where orientation is a goal, its orientation; the motion, which keeps position first on
+ * every frame and never jumps, comes to that frame on another branch (km_ik_find_missed_keys()).
+ * Errors in metres and radians.
+ */
+typedef struct
+{
+  guint  frame;
+  double pos_err;       /* the motion's residuals at @frame */
+  double rot_err;
+  double key_pos_err;   /* the residuals of the pose that meets the keyframe */
+  double key_rot_err;
+} KmAnimationKeyMiss;
+
+/*
  * KmAnimation: per-frame joint values for frames 0 .. n_frames - 1, plus optional per-frame
  * residuals (position error in m, orientation error in rad) when it was solved.
  *
@@ -51,7 +67,9 @@ typedef struct
  * thread, stored in a project) treat it as read-only. It is not locked. One exception:
  * the editor's main thread fills in the residuals of a solved animation read from a file
  * (which has none) once a worker has measured them; no worker reads residuals of an
- * animation the document shows (saves and exports copy it on the main thread first).
+ * animation the document shows (saves and exports copy it on the main thread first). The
+ * same goes for its missed keyframes (km_animation_set_missed_keys()): derived data, set
+ * by whoever solved or measured the motion, copied with it, never saved.
  */
 typedef struct _KmAnimation KmAnimation;
 
@@ -98,6 +116,15 @@ void                 km_animation_set_residual           (KmAnimation           
                                                           double                    rot_err);
 void                 km_animation_get_stats              (const KmAnimation        *self,
                                                           KmAnimationStats         *stats);
+
+gboolean             km_animation_get_keys_checked       (const KmAnimation        *self);
+const KmAnimationKeyMiss *km_animation_get_missed_keys   (const KmAnimation        *self,
+                                                          guint                    *n_missed);
+const KmAnimationKeyMiss *km_animation_find_missed_key   (const KmAnimation        *self,
+                                                          guint                     frame);
+void                 km_animation_set_missed_keys        (KmAnimation              *self,
+                                                          const KmAnimationKeyMiss *missed,
+                                                          guint                     n_missed);
 
 gboolean             km_animation_equal                  (const KmAnimation        *a,
                                                           const KmAnimation        *b,

@@ -65,13 +65,29 @@ solve_reply_free (SolveReply *reply)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveReply, solve_reply_free)
 
-/* The worker's input: a deep copy made on the main thread. */
+/* A keyframe's frame and the solved motion's residuals there (NaN: not solved). */
 typedef struct
 {
-  KmIkProblem *problem;
-  KmTransform *targets;
-  guint        n_frames;
-  SolveRun    *run;
+  guint  frame;
+  double pos_err;
+  double rot_err;
+} KeyResidual;
+
+/* The worker's input: a deep copy made on the main thread. The worker notes the motion's
+ * residuals at the keyframes (@keys) as frames finish, then leaves the keyframes it misses
+ * although they can be met in @missed, which the main thread reads once it has stopped. */
+typedef struct
+{
+  KmIkProblem        *problem;
+  KmTransform        *targets;
+  guint               n_frames;
+  SolveRun           *run;
+  KmTargetTrack      *track;
+  KeyResidual        *keys;
+  guint               n_keys;
+  guint               next_key;
+  KmAnimationKeyMiss *missed;
+  guint               n_missed;
 } SolveData;
 
 struct _KmIkJob
@@ -139,6 +155,9 @@ solve_data_free (gpointer data)
   g_clear_pointer (&d->problem, km_ik_problem_free);
   g_free (d->targets);
   g_clear_pointer (&d->run, solve_run_unref);
+  g_clear_pointer (&d->track, km_target_track_unref);
+  g_free (d->keys);
+  g_free (d->missed);
   g_free (d);
 }
 
@@ -261,15 +280,217 @@ reported_rot_err (const KmIkSolution *solution,
   return position_only ? 0.0 : solution->rot_err;
 }
 
-/* Worker thread: touches only the run's locked fields. */
+/* The keyframes of @track in @first_frame .. @last_frame, residuals not yet known. */
+static KeyResidual *
+keys_in_range (const KmTargetTrack *track,
+               guint                first_frame,
+               guint                last_frame,
+               guint               *n_keys)
+{
+  const KmTargetKeyframe *keyframes;
+  KeyResidual *keys;
+  guint n_keyframes, n = 0;
+
+  keyframes = km_target_track_get_keyframes (track, &n_keyframes);
+  keys = g_new (KeyResidual, MAX (n_keyframes, 1));
+  for (guint i = 0; i < n_keyframes; i++)
+    if (keyframes[i].frame >= first_frame && keyframes[i].frame <= last_frame)
+      keys[n++] = (KeyResidual) { keyframes[i].frame, NAN, NAN };
+  *n_keys = n;
+  return keys;
+}
+
+/* Notes the motion's residuals at @frame where a keyframe is; frames come in order, and
+ * *@next is the first keyframe not yet passed. */
+static void
+note_key_residual (KeyResidual *keys,
+                   guint        n_keys,
+                   guint       *next,
+                   guint        frame,
+                   double       pos_err,
+                   double       rot_err)
+{
+  while (*next < n_keys && keys[*next].frame < frame)
+    (*next)++;
+  if (*next < n_keys && keys[*next].frame == frame)
+    {
+      keys[*next].pos_err = pos_err;
+      keys[*next].rot_err = rot_err;
+      (*next)++;
+    }
+}
+
+/* A keyframe's target as hash table key: keyframes that repeat a pose (a hold) are solved
+ * once. */
+static GBytes *
+target_key (const KmTargetKeyframe *keyframe)
+{
+  double v[7] = {
+    keyframe->position.x, keyframe->position.y, keyframe->position.z,
+    keyframe->orientation.w, keyframe->orientation.x, keyframe->orientation.y,
+    keyframe->orientation.z,
+  };
+
+  return g_bytes_new (v, sizeof v);
+}
+
+/* The iterations a check may spend on solving keyframe targets on their own, in whole
+ * solves' budgets (the problem's max_iterations). A keyframe whose target no pose meets (an
+ * orientation a 5-DOF chain cannot take) costs a solve's whole budget, several times what a
+ * frame of the motion costs, so a track of thousands of such keyframes would otherwise take
+ * many times as long to check as to solve; one out of reach is given up on in a few
+ * iterations and costs little. */
+#define KEY_CHECK_BUDGET_SOLVES 32
+
+/* A keyframe the motion misses, and how badly (the solver's weighted error). */
+typedef struct
+{
+  const KeyResidual *key;
+  double             miss;
+} KeyCandidate;
+
+/* Worst miss first, then by frame. */
+static int
+key_candidate_compare (gconstpointer a,
+                       gconstpointer b)
+{
+  const KeyCandidate *ca = a, *cb = b;
+
+  if (ca->miss != cb->miss)
+    return ca->miss > cb->miss ? -1 : 1;
+  return ca->key->frame < cb->key->frame ? -1 : ca->key->frame > cb->key->frame;
+}
+
+static int
+key_miss_frame_compare (gconstpointer a,
+                        gconstpointer b)
+{
+  guint fa = ((const KmAnimationKeyMiss *) a)->frame;
+  guint fb = ((const KmAnimationKeyMiss *) b)->frame;
+
+  return fa < fb ? -1 : fa > fb;
+}
+
+/*
+ * The keyframes among @keys that the motion misses (its residuals there beyond the
+ * solver's tolerances, km_ik_residual_missed()) although a pose meets them: @aimed (a
+ * problem aimed at the track's point, km_ik_problem_use_track()) solved for the keyframe's
+ * target alone, cold, from its seed with its restarts. The orientation counts where @aimed
+ * solves for it (a position-only track does not).
+ *
+ * The work is bounded: keyframes the motion meets are not solved, a target is solved once
+ * however often it is keyed (a hold), and the solves together stop once they have spent
+ * KEY_CHECK_BUDGET_SOLVES solves' iterations, the worst misses solved first (the motion's
+ * error weighted as the solver weighs it), so a few flipped keyframes are found among
+ * thousands that no pose meets; the rest are then not reported. Deterministic (iterations,
+ * not time); any thread may call it.
+ *
+ * Returns: (transfer full): the missed keyframes in frame order (an array of at least one
+ *   element, *@n_missed of them used), or NULL with an error (cancelled)
+ */
+static KmAnimationKeyMiss *
+check_keys (const KmIkProblem    *aimed,
+            const KmTargetTrack  *track,
+            const KeyResidual    *keys,
+            guint                 n_keys,
+            guint                *n_missed,
+            GCancellable         *cancellable,
+            GError              **error)
+{
+  g_autoptr(GArray) candidates = g_array_new (FALSE, FALSE, sizeof (KeyCandidate));
+  g_autoptr(GArray) missed = g_array_new (FALSE, FALSE, sizeof (KmAnimationKeyMiss));
+  g_autoptr(GHashTable) solved = NULL;
+  g_autoptr(KmIkProblem) cold = NULL;
+  gboolean orientation = aimed->orientation_weight > 0;
+  double wp = aimed->position_weight > 0 && isfinite (aimed->position_weight)
+              ? aimed->position_weight : 1.0;
+  KmIkSolution solution = { 0 };
+  guint64 budget = (guint64) KEY_CHECK_BUDGET_SOLVES * MAX (aimed->max_iterations, 1);
+  guint64 spent = 0;
+  gboolean ok = TRUE;
+
+  *n_missed = 0;
+  for (guint i = 0; i < n_keys; i++)
+    if (!isnan (keys[i].pos_err)
+        && km_ik_residual_missed (keys[i].pos_err, keys[i].rot_err, orientation))
+      {
+        KeyCandidate candidate = {
+          &keys[i],
+          wp * keys[i].pos_err + (orientation ? aimed->orientation_weight * keys[i].rot_err : 0),
+        };
+
+        g_array_append_val (candidates, candidate);
+      }
+  if (candidates->len > 0)
+    {
+      g_array_sort (candidates, key_candidate_compare);
+      solved = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                      (GDestroyNotify) g_bytes_unref, g_free);
+      cold = km_ik_problem_copy (aimed);
+      cold->continuous = FALSE;
+    }
+
+  for (guint c = 0; c < candidates->len; c++)
+    {
+      const KeyResidual *key = g_array_index (candidates, KeyCandidate, c).key;
+      const KmTargetKeyframe *keyframe;
+      g_autoptr(GBytes) target = NULL;
+      double *met;
+
+      keyframe = km_target_track_get_keyframe (track, km_target_track_find_keyframe (track,
+                                                                                     key->frame));
+      target = target_key (keyframe);
+      met = g_hash_table_lookup (solved, target);
+      if (met == NULL)
+        {
+          if (spent >= budget)
+            continue;  /* not checked */
+          km_transform_from_pos_quat (keyframe->position, keyframe->orientation, &cold->target);
+          if (!km_ik_solve (cold, &solution, cancellable, error))
+            {
+              ok = FALSE;
+              break;
+            }
+          /* (at least one each: an analytic hook may answer without iterating) */
+          spent += MAX (solution.iterations, 1);
+          met = g_new (double, 2);
+          met[0] = solution.pos_err;
+          met[1] = orientation ? solution.rot_err : 0.0;
+          g_hash_table_insert (solved, g_steal_pointer (&target), met);
+        }
+      if (km_ik_residual_missed (met[0], met[1], orientation))
+        continue;  /* out of reach on its own too: the motion is not to blame */
+      g_array_append_val (missed, ((KmAnimationKeyMiss) {
+        .frame = key->frame,
+        .pos_err = key->pos_err,
+        .rot_err = key->rot_err,
+        .key_pos_err = met[0],
+        .key_rot_err = met[1],
+      }));
+    }
+  km_ik_solution_clear (&solution);
+  if (!ok || g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  *n_missed = missed->len;
+  if (missed->len == 0)
+    return g_new0 (KmAnimationKeyMiss, 1);
+  g_array_sort (missed, key_miss_frame_compare);
+  return (KmAnimationKeyMiss *) g_array_free (g_steal_pointer (&missed), FALSE);
+}
+
+/* Worker thread: touches only the run's locked fields and the worker's own part of @data. */
 static void
 frame_done_cb (guint               frame,
                const KmIkSolution *solution,
                gpointer            user_data)
 {
-  SolveRun *run = user_data;
+  SolveData *data = user_data;
+  SolveRun *run = data->run;
   gboolean schedule;
   double residuals[2] = { solution->pos_err, reported_rot_err (solution, run->position_only) };
+
+  note_key_residual (data->keys, data->n_keys, &data->next_key, run->first_frame + frame,
+                     residuals[0], residuals[1]);
 
   g_mutex_lock (&run->mutex);
   g_array_append_vals (run->pending, solution->q, run->n_dof);
@@ -287,7 +508,7 @@ static void
 progress_cb (double   fraction,
              gpointer user_data)
 {
-  SolveRun *run = user_data;
+  SolveRun *run = ((SolveData *) user_data)->run;
   gboolean schedule;
 
   g_mutex_lock (&run->mutex);
@@ -308,11 +529,18 @@ solve_thread (GTask        *task,
   SolveData *data = task_data;
   GError *error = NULL;
 
-  if (km_ik_solve_trajectory_full (data->problem, data->targets, data->n_frames, NULL,
-                                   frame_done_cb, progress_cb, data->run, cancellable, &error))
-    g_task_return_boolean (task, TRUE);
-  else
+  if (!km_ik_solve_trajectory_full (data->problem, data->targets, data->n_frames, NULL,
+                                    frame_done_cb, progress_cb, data, cancellable, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  data->missed = check_keys (data->problem, data->track, data->keys, data->n_keys,
+                             &data->n_missed, cancellable, &error);
+  if (data->missed == NULL)
     g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -376,6 +604,7 @@ solve_thread_done_cb (GObject      *object,
       return;
     }
   g_clear_pointer (&self->run, solve_run_unref);
+  km_animation_set_missed_keys (self->animation, data->missed, data->n_missed);
   set_progress (self, 1.0);
   set_busy (self, FALSE);
   g_task_return_pointer (task, km_animation_ref (self->animation),
@@ -555,7 +784,10 @@ new_animation (const KmIkProblem *problem,
  * G_IO_ERROR_CANCELLED). The job's animation is replaced at once by a new one of
  * @last_frame + 1 frames (rows before @first_frame hold the seed and have no residuals);
  * rows fill in as ::frames-ready says, with the residuals km_ik_solve_track() gives them
- * (an orientation residual of 0 where @track is position-only).
+ * (an orientation residual of 0 where @track is position-only). Once every frame is solved,
+ * the worker checks @track's keyframes in the range for ones the motion misses although
+ * they can be met (km_ik_find_missed_keys()); the result's animation has them
+ * (km_animation_get_missed_keys()) when the callback runs.
  *
  * A running solve holds no reference to the job: dropping the last reference cancels it,
  * and once the worker has stopped the callback gets G_IO_ERROR_CANCELLED with a %NULL
@@ -619,6 +851,8 @@ km_ik_job_solve_async (KmIkJob             *self,
   data->n_frames = run->n_frames;
   data->targets = sample_targets (track, first_frame, run->n_frames);
   data->run = solve_run_ref (run);
+  data->track = km_target_track_ref ((KmTargetTrack *) track);
+  data->keys = keys_in_range (track, first_frame, last_frame, &data->n_keys);
 
   g_clear_pointer (&self->animation, km_animation_unref);
   self->animation = new_animation (problem, first_frame, last_frame);
@@ -749,8 +983,10 @@ track_frame_done_cb (guint               frame,
  * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame, for the
  * point the track is for (km_ik_problem_use_track()). Where the track is position-only
  * its orientation is no goal: every frame's orientation residual is 0, in the animation
- * and in the #KmIkSolution @frame_done gets, as in the job's. Uses only its arguments, so
- * any thread may call it.
+ * and in the #KmIkSolution @frame_done gets, as in the job's. The keyframes in the range
+ * that the motion misses although they can be met are recorded with the animation
+ * (km_animation_set_missed_keys(), see km_ik_find_missed_keys()). Uses only its arguments,
+ * so any thread may call it.
  *
  * Returns: (transfer full) (nullable): an animation of @last_frame + 1 frames (rows before
  *   @first_frame hold the seed), or NULL with an error
@@ -769,8 +1005,10 @@ km_ik_solve_track (const KmIkProblem    *problem,
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(KmIkProblem) aimed = NULL;
   g_autofree KmTransform *targets = NULL;
+  g_autofree KeyResidual *keys = NULL;
+  g_autofree KmAnimationKeyMiss *missed = NULL;
   TrackClosure closure;
-  guint n;
+  guint n, n_keys, n_missed;
 
   g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
   g_return_val_if_fail (track != NULL, NULL);
@@ -797,6 +1035,14 @@ km_ik_solve_track (const KmIkProblem    *problem,
   if (!km_ik_solve_trajectory_full (problem, targets, n, NULL, track_frame_done_cb,
                                     track_progress_cb, &closure, cancellable, error))
     return NULL;
+
+  keys = keys_in_range (track, first_frame, last_frame, &n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    km_animation_get_residual (animation, keys[i].frame, &keys[i].pos_err, &keys[i].rot_err);
+  missed = check_keys (problem, track, keys, n_keys, &n_missed, cancellable, error);
+  if (missed == NULL)
+    return NULL;
+  km_animation_set_missed_keys (animation, missed, n_missed);
   return g_steal_pointer (&animation);
 }
 
@@ -867,6 +1113,92 @@ km_ik_measure_track (const KmIkProblem   *problem,
       residuals[2 * (gsize) f + 1] = rot_err;
     }
   return g_steal_pointer (&residuals);
+}
+
+/**
+ * km_ik_find_missed_keys:
+ * @problem: as for km_ik_solve_track(): skeleton, effector, root pose, weights, tolerances,
+ *   budgets and the seed a keyframe's own solve starts from (its target is not used)
+ * @track: the targets @animation was solved for
+ * @animation: a motion of @problem's skeleton (rows of its DOF vectors)
+ * @n_missed: (out): how many keyframes are returned
+ * @cancellable: (nullable): polled by each solve
+ * @error: return location for an error
+ *
+ * The keyframes of @track that @animation misses although their target can be met. The
+ * solver keeps position first on every frame and never jumps, so a motion may have to
+ * arrive at a keyframe on another branch than the pose the keyframe was set from (an arm
+ * whose tool points the other way) and miss its orientation, or its position, there. Such a
+ * keyframe is one where the motion's residuals, measured by forward kinematics as
+ * km_ik_measure_track() measures them, are beyond the solver's tolerances
+ * (km_ik_residual_missed(); orientation only where the track is not position-only and the
+ * problem weights it), and where the keyframe's target, solved on its own with km_ik_solve()
+ * (cold: from @problem's seed with its restarts, not continuing the motion), is met. A
+ * keyframe out of reach, or whose orientation the chain cannot take (a 5-DOF arm), is not
+ * one: no pose does better there.
+ *
+ * Only the keyframes the motion misses are solved, each distinct target once, the worst
+ * misses first, and all of them together with at most 32 solves' iterations (32 ×
+ * @problem's max_iterations): a motion that meets its keyframes costs a forward kinematics
+ * per keyframe, and one that misses thousands (a 5-DOF arm keyed with orientations it cannot
+ * take) a few dozen solves; beyond those, a missed keyframe is not reported. Keyframes past the end of @animation are not checked. Uses only its arguments (it reads @animation's
+ * values, not its residuals), so any thread may call it; the result depends on nothing else.
+ *
+ * Returns: (transfer full) (array length=n_missed) (nullable): the missed keyframes in
+ *   frame order (for km_animation_set_missed_keys(); never NULL on success, also when there
+ *   are none), or NULL with an error: G_IO_ERROR_CANCELLED, or KM_IK_ERROR for an unusable
+ *   problem
+ */
+KmAnimationKeyMiss *
+km_ik_find_missed_keys (const KmIkProblem    *problem,
+                        const KmTargetTrack  *track,
+                        const KmAnimation    *animation,
+                        guint                *n_missed,
+                        GCancellable         *cancellable,
+                        GError              **error)
+{
+  g_autoptr(KmIkProblem) aimed = NULL;
+  g_autofree KeyResidual *keys = NULL;
+  gboolean position_only;
+  guint n_frames, n_keys;
+
+  g_return_val_if_fail (n_missed != NULL, NULL);
+  *n_missed = 0;
+  g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
+  g_return_val_if_fail (track != NULL, NULL);
+  g_return_val_if_fail (animation != NULL, NULL);
+  g_return_val_if_fail (km_animation_get_n_dof (animation) == problem->n_dof, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (problem->effector < 0 || (guint) problem->effector >= km_skeleton_get_n_joints (problem->skeleton))
+    {
+      g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+                   _("the end effector or the base is not a joint of the skeleton"));
+      return NULL;
+    }
+  aimed = km_ik_problem_copy (problem);
+  km_ik_problem_use_track (aimed, track);
+  position_only = km_target_track_get_position_only (track);
+  n_frames = km_animation_get_n_frames (animation);
+  if (n_frames == 0)
+    return g_new0 (KmAnimationKeyMiss, 1);
+
+  keys = keys_in_range (track, 0, n_frames - 1, &n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      const KmTargetKeyframe *keyframe =
+        km_target_track_get_keyframe (track, km_target_track_find_keyframe (track, keys[i].frame));
+
+      if (i % MEASURE_POLL_FRAMES == 0
+          && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      km_transform_from_pos_quat (keyframe->position, keyframe->orientation, &aimed->target);
+      km_ik_measure (aimed, km_animation_get_frame (animation, keys[i].frame),
+                     &keys[i].pos_err, &keys[i].rot_err);
+      if (position_only)
+        keys[i].rot_err = 0.0;  /* as reported_rot_err() reports it */
+    }
+  return check_keys (aimed, track, keys, n_keys, n_missed, cancellable, error);
 }
 
 /**

@@ -23,8 +23,10 @@ G_DECLARE_FINAL_TYPE (KmIkJob, km_ik_job, KM, IK_JOB, GObject)
  *
  * km_ik_job_solve_async() samples the track and copies the problem on the calling thread
  * (aimed at the track's point, km_ik_problem_use_track());
- * the worker reads only that copy and calls km_ik_solve_trajectory(), so the result equals
- * km_ik_solve_track() with the same arguments. A newer request supersedes an older one: the
+ * the worker reads only that copy and calls km_ik_solve_trajectory(), then checks the keyframes
+ * in the range for ones the motion misses although they can be met (km_ik_find_missed_keys(),
+ * recorded with km_animation_set_missed_keys() before the callback runs), so the result
+ * equals km_ik_solve_track() with the same arguments. A newer request supersedes an older one: the
  * running solve is cancelled and its callback gets G_IO_ERROR_CANCELLED. While a solve
  * runs, finished frames are copied into the job's animation (km_ik_job_get_animation) in
  * frame order and announced with ::frames-ready; :progress grows from 0 to 1. A running
@@ -67,6 +69,12 @@ double        *km_ik_measure_track        (const KmIkProblem   *problem,
                                            const KmTargetTrack *track,
                                            const KmAnimation   *animation,
                                            GCancellable        *cancellable);
+KmAnimationKeyMiss *km_ik_find_missed_keys (const KmIkProblem *problem,
+                                           const KmTargetTrack *track,
+                                           const KmAnimation   *animation,
+                                           guint               *n_missed,
+                                           GCancellable        *cancellable,
+                                           GError             **error);
 void           km_ik_problem_use_track    (KmIkProblem         *problem,
                                            const KmTargetTrack *track);
 int            km_ik_resolve_effector     (KmSkeleton          *skeleton,

@@ -10,6 +10,7 @@
 #include "km-defaults.h"
 #include "km-ik-job.h"
 #include "km-targets-json.h"
+#include "km-urdf.h"
 #include "test-util.h"
 
 static KmTargetTrack *
@@ -562,6 +563,450 @@ test_measure_track (Fixture       *f,
   }
 }
 
+/* The 3-joint arm of the review (rev17-gui, finding 3): j1 about z, j2 and j3 about y, the
+ * effector j3 at the tip. Its two keyframes were set with K from the poses
+ * (j1, j2, j3) = (30°, 45°, 0) at frame 0 and (-90°, -60°, 0) at frame 300. */
+static const char arm_urdf[] =
+  "<?xml version=\"1.0\"?>\n"
+  "<robot name=\"arm\">\n"
+  "  <link name=\"base\"/><link name=\"l1\"/><link name=\"l2\"/><link name=\"tip\"/>\n"
+  "  <joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"l1\"/>"
+  "<origin xyz=\"0 0 0.05\"/><axis xyz=\"0 0 1\"/>"
+  "<limit lower=\"-3\" upper=\"3\" effort=\"5\" velocity=\"2\"/></joint>\n"
+  "  <joint name=\"j2\" type=\"revolute\"><parent link=\"l1\"/><child link=\"l2\"/>"
+  "<origin xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/>"
+  "<limit lower=\"-2\" upper=\"2\" effort=\"5\" velocity=\"2\"/></joint>\n"
+  "  <joint name=\"j3\" type=\"continuous\"><parent link=\"l2\"/><child link=\"tip\"/>"
+  "<origin xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/></joint>\n"
+  "</robot>\n";
+
+static KmSkeleton *
+arm_skeleton (void)
+{
+  KmUrdfOptions options = { NULL, FALSE };
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton = km_urdf_load ("arm.urdf", arm_urdf, strlen (arm_urdf), &options,
+                                       &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (skeleton);
+  return skeleton;
+}
+
+/* A keyframe at @frame set from the arm's pose @q (degrees), as K sets it. */
+static KmTargetKeyframe
+arm_keyframe (KmSkeleton *skeleton,
+              guint       frame,
+              double      j1,
+              double      j2,
+              double      j3)
+{
+  double q[3] = { j1 * G_PI / 180, j2 * G_PI / 180, j3 * G_PI / 180 };
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  int effector = km_skeleton_find_joint (skeleton, "j3");
+  KmTransform identity;
+  KmTargetKeyframe keyframe = { frame };
+
+  km_transform_identity (&identity);
+  km_skeleton_forward_kinematics (skeleton, q, &identity, world);
+  keyframe.position = world[effector].pos;
+  keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
+  return keyframe;
+}
+
+static KmTargetTrack *
+arm_track (const KmTargetKeyframe *keys,
+           guint                   n_keys)
+{
+  g_autoptr(GError) error = NULL;
+  KmTargetTrack *track = km_target_track_new (keys, n_keys, "j3", 30.0, &error);
+
+  g_assert_no_error (error);
+  return track;
+}
+
+static KmIkProblem *
+arm_problem (KmSkeleton *skeleton)
+{
+  return km_ik_problem_new (skeleton, km_skeleton_find_joint (skeleton, "j3"));
+}
+
+/* The review's motion, made by hand: from the pose keyed at frame 0 to the mirror branch
+ * at frame 300, (j1, j2) = (90°, 60°), where the effector is in the keyed place but turned
+ * 180° (for any j3). km_ik_find_missed_keys() reports frame 300 with that error and with
+ * the pose that meets it, and not frame 0, which the motion meets. */
+static void
+test_missed_key_made_motion (void)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  KmTargetKeyframe keys[2] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 300, -90, -60, 0),
+  };
+  g_autoptr(KmTargetTrack) track = arm_track (keys, 2);
+  g_autoptr(KmAnimation) motion = km_animation_new (skeleton, 301);
+  g_autoptr(GError) error = NULL;
+  g_autofree KmAnimationKeyMiss *found = NULL;
+  guint n_missed;
+
+  for (guint i = 0; i <= 300; i++)
+    {
+      double t = i / 300.0;
+      double q[3] = { (30 + 60 * t) * G_PI / 180, (45 + 15 * t) * G_PI / 180, 0 };
+
+      km_animation_set_frame (motion, i, q);
+    }
+  found = km_ik_find_missed_keys (problem, track, motion, &n_missed, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_missed, ==, 1);
+  g_assert_cmpuint (found[0].frame, ==, 300);
+  g_assert_cmpfloat (found[0].pos_err, <, 1e-9);
+  g_assert_cmpfloat_with_epsilon (found[0].rot_err, G_PI, 1e-6);
+  g_assert_false (km_ik_residual_missed (found[0].key_pos_err, found[0].key_rot_err, TRUE));
+}
+
+/* The review's case solved: at frame 300 the motion, position first and without a jump,
+ * arrives on the mirror branch, the effector turned 180° from the keyframe, which the pose
+ * it was set from meets exactly. That keyframe is reported (by the job, by
+ * km_ik_solve_track() and by km_ik_find_missed_keys() for the motion read back without
+ * residuals), frame 0, which the motion meets, is not; copies of the animation keep what
+ * was found. */
+static void
+test_missed_key_mirror_branch (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  KmTargetKeyframe keys[2] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 300, -90, -60, 0),
+  };
+  g_autoptr(KmTargetTrack) track = arm_track (keys, 2);
+  g_autoptr(KmAnimation) sync = NULL;
+  g_autoptr(KmAnimation) read = NULL;
+  g_autoptr(KmAnimation) copy = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmAnimationKeyMiss *found = NULL;
+  const KmAnimationKeyMiss *missed;
+  KmAnimation *results[2];
+  double pos_err, rot_err;
+  guint n_missed;
+
+  sync = km_ik_solve_track (problem, track, 0, 300, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* The motion's own behaviour, which this test does not judge: if a later solver reaches
+   * the keyed branch, this case no longer shows a miss. */
+  g_assert_true (km_animation_get_residual (sync, 300, &pos_err, &rot_err));
+  g_test_message ("frame 300: position error %g m, orientation error %g rad", pos_err, rot_err);
+  g_assert_cmpfloat (pos_err, <=, KM_IK_DEFAULT_POSITION_TOLERANCE);
+  g_assert_cmpfloat (rot_err, >, 3.0);
+  g_assert_true (km_animation_get_residual (sync, 0, &pos_err, &rot_err));
+  g_assert_false (km_ik_residual_missed (pos_err, rot_err, TRUE));
+
+  km_ik_job_solve_async (f->job, problem, track, 0, 300, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+  g_assert_no_error (f->error);
+
+  results[0] = sync;
+  results[1] = f->result;
+  for (guint r = 0; r < G_N_ELEMENTS (results); r++)
+    {
+      g_assert_true (km_animation_get_keys_checked (results[r]));
+      missed = km_animation_get_missed_keys (results[r], &n_missed);
+      g_assert_cmpuint (n_missed, ==, 1);
+      g_assert_cmpuint (missed[0].frame, ==, 300);
+      g_assert_cmpfloat (missed[0].rot_err, >, 3.0);
+      g_assert_cmpfloat (missed[0].pos_err, <=, KM_IK_DEFAULT_POSITION_TOLERANCE);
+      g_assert_false (km_ik_residual_missed (missed[0].key_pos_err, missed[0].key_rot_err,
+                                             TRUE));
+      g_assert_true (km_animation_find_missed_key (results[r], 300) == &missed[0]);
+      g_assert_null (km_animation_find_missed_key (results[r], 0));
+      g_assert_null (km_animation_find_missed_key (results[r], 299));
+    }
+  g_assert_cmpmem (km_animation_get_missed_keys (sync, NULL), sizeof (KmAnimationKeyMiss),
+                   km_animation_get_missed_keys (f->result, NULL), sizeof (KmAnimationKeyMiss));
+
+  /* Copied with the animation. */
+  copy = km_animation_copy (sync);
+  g_assert_true (km_animation_get_keys_checked (copy));
+  g_assert_nonnull (km_animation_find_missed_key (copy, 300));
+
+  /* Read back from a file: no residuals, not checked; measured again, the same key. */
+  read = km_animation_new (skeleton, 301);
+  for (guint i = 0; i < 301; i++)
+    km_animation_set_frame (read, i, km_animation_get_frame (sync, i));
+  g_assert_false (km_animation_get_keys_checked (read));
+  g_assert_null (km_animation_get_missed_keys (read, &n_missed));
+  g_assert_cmpuint (n_missed, ==, 0);
+  found = km_ik_find_missed_keys (problem, track, read, &n_missed, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (found);
+  g_assert_cmpuint (n_missed, ==, 1);
+  g_assert_cmpuint (found[0].frame, ==, 300);
+  g_assert_cmpfloat_with_epsilon (found[0].pos_err, missed[0].pos_err, 1e-9);
+  g_assert_cmpfloat_with_epsilon (found[0].rot_err, missed[0].rot_err, 1e-9);
+  g_assert_cmpfloat (found[0].rot_err * 180 / G_PI, >, 170.0);
+  g_assert_false (km_ik_residual_missed (found[0].key_pos_err, found[0].key_rot_err, TRUE));
+  km_animation_set_missed_keys (read, found, n_missed);
+  g_assert_true (km_animation_get_keys_checked (read));
+  g_assert_nonnull (km_animation_find_missed_key (read, 300));
+}
+
+/* A motion that meets every keyframe reports none, and says it checked; so does a
+ * position-only track of the mirror case (its orientations are no goal, and the motion
+ * meets every position). */
+static void
+test_missed_key_none_when_met (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  KmTargetKeyframe near_keys[3] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 60, 40, 50, 10),
+    arm_keyframe (skeleton, 120, 50, 30, 20),
+  };
+  KmTargetKeyframe mirror_keys[2] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 300, -90, -60, 0),
+  };
+  g_autoptr(KmTargetTrack) near = arm_track (near_keys, 3);
+  g_autoptr(KmTargetTrack) mirror = arm_track (mirror_keys, 2);
+  g_autoptr(KmTargetTrack) position_only = km_target_track_with_tool (mirror, KM_VEC3_ZERO,
+                                                                       TRUE);
+  KmTargetTrack *tracks[] = { near, position_only };
+
+  for (guint t = 0; t < G_N_ELEMENTS (tracks); t++)
+    {
+      g_autoptr(KmAnimation) animation = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree KmAnimationKeyMiss *found = NULL;
+      guint last = km_target_track_get_last_frame (tracks[t]), n_missed = 1;
+
+      animation = km_ik_solve_track (problem, tracks[t], 0, last, NULL, NULL, NULL, NULL,
+                                     &error);
+      g_assert_no_error (error);
+      g_assert_true (km_animation_get_keys_checked (animation));
+      g_assert_null (km_animation_get_missed_keys (animation, &n_missed));
+      g_assert_cmpuint (n_missed, ==, 0);
+
+      found = km_ik_find_missed_keys (problem, tracks[t], animation, &n_missed, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (found);
+      g_assert_cmpuint (n_missed, ==, 0);
+    }
+}
+
+/* Counts the solves begun (the analytic hook runs once per solve). */
+static gboolean
+count_hook (const KmIkProblem *problem,
+            const KmTransform *target,
+            double            *q,
+            gpointer           user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+  return FALSE;
+}
+
+/* A keyframe truly out of reach: the motion misses it, and so does the keyframe solved on
+ * its own, so it is not reported. Nor are the example's keyframes, whose orientations its
+ * 5-DOF chain cannot take (the motion misses them, and no pose does better). Keyframes the
+ * motion meets are not solved again at all. */
+static void
+test_missed_key_out_of_reach (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  KmTargetKeyframe keys[3] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 30, 40, 50, 10),
+    arm_keyframe (skeleton, 90, 0, 0, 0),
+  };
+  g_autoptr(KmTargetTrack) far = NULL;
+  g_autoptr(KmTargetTrack) example = default_track ();
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmAnimation) example_animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmAnimationKeyMiss *found = NULL;
+  double pos_err;
+  guint n_missed = 1, n_orientation_missed = 0;
+  gint solves = 0;
+
+  keys[2].position = km_vec3 (2.0, 1.0, 0.5);  /* the arm reaches 0.6 m */
+  far = arm_track (keys, 3);
+  animation = km_ik_solve_track (problem, far, 0, 90, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_animation_get_residual (animation, 90, &pos_err, NULL));
+  g_assert_cmpfloat (pos_err, >, 1.0);
+  g_assert_true (km_animation_get_keys_checked (animation));
+  g_assert_null (km_animation_get_missed_keys (animation, &n_missed));
+  g_assert_cmpuint (n_missed, ==, 0);
+
+  /* One solve: the keyframe out of reach; the two the motion meets cost none. */
+  problem->analytic = count_hook;
+  problem->analytic_data = &solves;
+  found = km_ik_find_missed_keys (problem, far, animation, &n_missed, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_missed, ==, 0);
+  g_assert_cmpint (solves, ==, 1);
+  g_clear_pointer (&found, g_free);
+
+  /* The built-in example (kinema-cli solve without arguments). */
+  example_animation = km_ik_solve_track (f->problem, example, 0,
+                                         km_target_track_get_last_frame (example), NULL, NULL,
+                                         NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < km_target_track_get_n_keyframes (example); i++)
+    {
+      double rot_err;
+
+      km_animation_get_residual (example_animation,
+                                 km_target_track_get_keyframe (example, i)->frame, &pos_err,
+                                 &rot_err);
+      if (km_ik_residual_missed (pos_err, rot_err, TRUE))
+        n_orientation_missed++;
+    }
+  g_assert_cmpuint (n_orientation_missed, >, 0);
+  g_assert_true (km_animation_get_keys_checked (example_animation));
+  g_assert_null (km_animation_get_missed_keys (example_animation, &n_missed));
+  g_assert_cmpuint (n_missed, ==, 0);
+}
+
+/* A hold: the mirror keyframe repeated on 1000 frames. Every one is missed, and the pose
+ * that meets them is solved once, not a thousand times. */
+static void
+test_missed_key_hold_solved_once (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  g_autofree KmTargetKeyframe *keys = g_new (KmTargetKeyframe, 1001);
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmAnimationKeyMiss *found = NULL;
+  guint n_missed;
+  gint solves = 0;
+
+  keys[0] = arm_keyframe (skeleton, 0, 30, 45, 0);
+  for (guint i = 1; i <= 1000; i++)
+    keys[i] = arm_keyframe (skeleton, 299 + i, -90, -60, 0);
+  track = arm_track (keys, 1001);
+  animation = km_ik_solve_track (problem, track, 0, 1299, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  km_animation_get_missed_keys (animation, &n_missed);
+  g_assert_cmpuint (n_missed, ==, 1000);
+
+  problem->analytic = count_hook;
+  problem->analytic_data = &solves;
+  found = km_ik_find_missed_keys (problem, track, animation, &n_missed, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_missed, ==, 1000);
+  g_assert_cmpuint (found[0].frame, ==, 300);
+  g_assert_cmpuint (found[999].frame, ==, 1299);
+  g_assert_cmpint (solves, ==, 1);
+}
+
+/* Thousands of keyframes that no pose meets (orientations the example's 5-DOF chain cannot
+ * take, on every frame): the check does not solve each of them; its solves stop after a
+ * few dozen solves' budgets. */
+static void
+test_missed_key_work_bounded (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) example = default_track ();
+  g_autofree KmTargetKeyframe *keys = g_new (KmTargetKeyframe, 2000);
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmAnimationKeyMiss *found = NULL;
+  guint n_missed, n_motion_missed = 0;
+  gint solves = 0;
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      KmVec3 pos;
+      KmQuat rot;
+
+      km_target_track_sample (example, i * 240.0 / 1999, &pos, &rot);
+      keys[i].frame = i;
+      keys[i].position = pos;
+      keys[i].orientation = km_quat_mul (rot, km_quat_from_axis_angle (km_vec3 (1, 0, 0), 0.5));
+    }
+  track = km_target_track_new (keys, 2000, NULL, 30.0, &error);
+  g_assert_no_error (error);
+  animation = km_ik_solve_track (f->problem, track, 0, 1999, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2000; i++)
+    {
+      double pos_err, rot_err;
+
+      km_animation_get_residual (animation, i, &pos_err, &rot_err);
+      if (km_ik_residual_missed (pos_err, rot_err, TRUE))
+        n_motion_missed++;
+    }
+  g_assert_cmpuint (n_motion_missed, >, 1000);
+
+  f->problem->analytic = count_hook;
+  f->problem->analytic_data = &solves;
+  found = km_ik_find_missed_keys (f->problem, track, animation, &n_missed, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%u keyframes missed by the motion, %d solved on their own, %u reported",
+                  n_motion_missed, solves, n_missed);
+  g_assert_cmpint (solves, >, 0);
+  g_assert_cmpint (solves, <=, 100);
+}
+
+/* Cancels its cancellable from within the first solve. */
+static gboolean
+cancel_hook (const KmIkProblem *problem,
+             const KmTransform *target,
+             double            *q,
+             gpointer           user_data)
+{
+  g_cancellable_cancel (user_data);
+  return FALSE;
+}
+
+/* The check stops when cancelled (already, or during a keyframe's solve) and gives
+ * nothing; so does a job cancelled while it checks. */
+static void
+test_missed_key_cancel (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) skeleton = arm_skeleton ();
+  g_autoptr(KmIkProblem) problem = arm_problem (skeleton);
+  KmTargetKeyframe keys[2] = {
+    arm_keyframe (skeleton, 0, 30, 45, 0),
+    arm_keyframe (skeleton, 300, -90, -60, 0),
+  };
+  g_autoptr(KmTargetTrack) track = arm_track (keys, 2);
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  guint n_missed = 1;
+
+  animation = km_ik_solve_track (problem, track, 0, 300, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  g_cancellable_cancel (cancelled);
+  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, cancelled,
+                                         &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (n_missed, ==, 0);
+  g_clear_error (&error);
+
+  problem->analytic = cancel_hook;
+  problem->analytic_data = cancellable;
+  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, cancellable,
+                                         &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (n_missed, ==, 0);
+}
+
 static void
 test_resolve_effector (void)
 {
@@ -606,6 +1051,19 @@ main (int   argc,
               test_position_only_residuals, fixture_teardown);
   g_test_add ("/kinema/IkJob/measure-track", Fixture, NULL, fixture_setup,
               test_measure_track, fixture_teardown);
+  g_test_add_func ("/kinema/IkJob/missed-key/made-motion", test_missed_key_made_motion);
+  g_test_add ("/kinema/IkJob/missed-key/mirror-branch", Fixture, NULL, fixture_setup,
+              test_missed_key_mirror_branch, fixture_teardown);
+  g_test_add ("/kinema/IkJob/missed-key/none-when-met", Fixture, NULL, fixture_setup,
+              test_missed_key_none_when_met, fixture_teardown);
+  g_test_add ("/kinema/IkJob/missed-key/out-of-reach", Fixture, NULL, fixture_setup,
+              test_missed_key_out_of_reach, fixture_teardown);
+  g_test_add ("/kinema/IkJob/missed-key/hold-solved-once", Fixture, NULL, fixture_setup,
+              test_missed_key_hold_solved_once, fixture_teardown);
+  g_test_add ("/kinema/IkJob/missed-key/work-bounded", Fixture, NULL, fixture_setup,
+              test_missed_key_work_bounded, fixture_teardown);
+  g_test_add ("/kinema/IkJob/missed-key/cancel", Fixture, NULL, fixture_setup,
+              test_missed_key_cancel, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
 
   return g_test_run ();
