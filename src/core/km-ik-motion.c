@@ -22,6 +22,9 @@
  */
 
 #define MOMENTUM_GAIN       0.5    /* a trajectory extrapolates half the last frame's step */
+#define FIT_RADIUS_MIN      0.05   /* rad or m: a frame's orientation fit moves a joint as far */
+#define FIT_RADIUS_GAIN     2.0    /* ... or this many times as far as its target turns, */
+#define FIT_RADIUS_MAX      (0.5 * KM_IK_CONT_JUMP) /* but never further */
 
 /* The largest change of one DOF between @a and @b. */
 static double
@@ -34,6 +37,36 @@ dof_distance (const double *a,
   for (guint i = 0; i < n_dof; i++)
     d = MAX (d, fabs (a[i] - b[i]));
   return d;
+}
+
+/*
+ * Per frame of @targets (@n_frames, the first @n_valid usable), how far a motion's
+ * orientation fit may move a joint (km_ik_solve_seeded()) where the pose cannot be met:
+ * FIT_RADIUS_GAIN times the larger of the target's turns from its neighbours (a track is
+ * also followed backwards), within FIT_RADIUS_MIN and FIT_RADIUS_MAX. The best fit moves
+ * with the target, about as fast as it turns; where it runs off much faster (as when the
+ * error nears π, or an optimum the motion followed ends), the motion follows it over
+ * several frames at that speed rather than popping.
+ */
+static double *
+fit_radii (const KmTransform *targets,
+           guint              n_frames,
+           guint              n_valid)
+{
+  double *r = g_new (double, MAX (n_frames, 1));
+
+  for (guint k = 0; k < n_frames; k++)
+    {
+      double turn = 0.0;
+
+      if (k < n_valid && k > 0)
+        turn = km_mat3_rotation_angle (&targets[k - 1].rot, &targets[k].rot);
+      if (k + 1 < n_valid)
+        turn = MAX (turn, km_mat3_rotation_angle (&targets[k].rot, &targets[k + 1].rot));
+      r[k] = isfinite (turn) ? CLAMP (FIT_RADIUS_GAIN * turn, FIT_RADIUS_MIN, FIT_RADIUS_MAX)
+                             : FIT_RADIUS_MIN;
+    }
+  return r;
 }
 
 /*
@@ -187,6 +220,8 @@ typedef struct
   gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
   gboolean          *on_path; /* n_dof: a DOF that the solve moves (with the masters off the
                                * path of followers on it) */
+  double            *fit_radius; /* per frame: how far its orientation fit may move a joint
+                                  * (fit_radii()) */
 } Motion;
 
 /* How far @a is from @b as a step of the motion (km_ik_jump_distance()): a jump when above
@@ -214,7 +249,8 @@ route_check (guint         frame,
   local.max_iterations = ROUTE_CHECK_ITERATIONS;
   local.max_restarts = 0;
   local.analytic = NULL;
-  near = km_ik_solve_seeded (&local, &m->targets[frame], q, local.random_seed, TRUE, &s, NULL,
+  near = km_ik_solve_seeded (&local, &m->targets[frame], q, local.random_seed, TRUE,
+                             m->fit_radius[frame], &s, NULL,
                              NULL) &&
          s.converged && dof_distance (s.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
   km_ik_solution_clear (&s);
@@ -271,7 +307,7 @@ route_frame (Motion             *m,
           seed = m->ahead;
         }
       if (!km_ik_solve_seeded (m->problem, &m->targets[k], seed, m->problem->random_seed + k, TRUE,
-                      &m->plain, m->cancellable, error))
+                      m->fit_radius[k], &m->plain, m->cancellable, error))
         return FALSE;
       if (!m->plain.converged || motion_step (m, m->plain.q, last->q) > KM_IK_CONT_JUMP)
         continue;
@@ -403,16 +439,19 @@ motion_frame (Motion             *m,
       ahead = TRUE;
     }
   if (!ahead)
-    return km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE, s, m->cancellable,
+    return km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE,
+                               m->fit_radius[k], s, m->cancellable,
                       error);
 
   /* The extrapolated seed first: at a singular crossing it lies on the motion's own side,
    * where the previous answer alone is ambiguous. */
-  ok = km_ik_solve_seeded (problem, &m->targets[k], m->ahead, random_seed, TRUE, s, m->cancellable,
+  ok = km_ik_solve_seeded (problem, &m->targets[k], m->ahead, random_seed, TRUE,
+                           m->fit_radius[k], s, m->cancellable,
                   error);
   if (ok && !(s->converged && motion_step (m, s->q, last->q) <= KM_IK_CONT_JUMP))
     {
-      ok = km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE, &m->plain,
+      ok = km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE,
+                               m->fit_radius[k], &m->plain,
                       m->cancellable, error);
       if (ok)
         {
@@ -527,7 +566,7 @@ merge_tracks (Motion       *m,
       for (guint d = 0; d < n; d++)
         m->start[d] = prev[d] + CLAMP (buf[f].q[d] - prev[d], -TRAJ_MERGE_STEP, TRAJ_MERGE_STEP);
       if (!km_ik_solve_seeded (m->problem, &m->targets[f], m->start, m->problem->random_seed + f, TRUE,
-                      &m->plain, m->cancellable, error))
+                      m->fit_radius[f], &m->plain, m->cancellable, error))
         return FALSE;
       if ((cur[f].converged && !m->plain.converged) ||
           motion_step (m, m->plain.q, prev) > KM_IK_CONT_JUMP)
@@ -659,7 +698,7 @@ branch_search (Motion        *m,
         {
           search_start (m, cur[k].q, m->n_dof + c, &rng);
           if (!km_ik_solve_seeded (m->problem, &m->targets[k], m->start, m->problem->random_seed + k,
-                          FALSE, &(*alt)[k], m->cancellable, error))
+                          FALSE, m->fit_radius[k], &(*alt)[k], m->cancellable, error))
             return FALSE;
           if ((cur[k].converged && !(*alt)[k].converged) ||
               dof_distance ((*alt)[k].q, cur[k].q, m->n_dof) < TRAJ_SAME ||
@@ -723,7 +762,7 @@ branch_search (Motion        *m,
         continue;
       /* A turn is the same pose: kept on its branch. A random start goes where it goes. */
       if (!km_ik_solve_seeded (m->problem, &m->targets[s], m->start, m->problem->random_seed + s, turn,
-                      &(*alt)[s], m->cancellable, error))
+                      m->fit_radius[s], &(*alt)[s], m->cancellable, error))
         return FALSE;
       if ((cur[s].converged && !(*alt)[s].converged) || !start_is_new (m, (*alt)[s].q, &n_tried))
         continue;
@@ -854,6 +893,7 @@ solve_motion (const KmIkProblem *problem,
   m.jump_scale = m.goal + MAX (n_dof, 1);
   m.tried = m.jump_scale + MAX (n_dof, 1);
   m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
+  m.fit_radius = fit_radii (targets, n_frames, n_valid);
   m.on_path = m.turns + MAX (n_dof, 1);
   km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
   km_ik_jump_scales (m.lo, m.hi, n_dof, m.jump_scale);
@@ -894,7 +934,7 @@ solve_motion (const KmIkProblem *problem,
    * it gets the best answer wherever it is. */
   ok = n_valid == 0 ||
        km_ik_solve_seeded (problem, &targets[0], problem->seed, problem->random_seed,
-                  problem->continuous, &cur[0], cancellable, error);
+                  problem->continuous, m.fit_radius[0], &cur[0], cancellable, error);
   /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
   if (ok && srs != NULL && n_valid >= 2)
     {
@@ -913,7 +953,8 @@ solve_motion (const KmIkProblem *problem,
       if (!ok)
         g_cancellable_set_error_if_cancelled (cancellable, error);
       else if (m.route != NULL)
-        ok = km_ik_solve_seeded (problem, &targets[0], m.route, problem->random_seed, TRUE, &cur[0],
+        ok = km_ik_solve_seeded (problem, &targets[0], m.route, problem->random_seed, TRUE,
+                                 m.fit_radius[0], &cur[0],
                         cancellable, error);
       if (routed != NULL)
         *routed = ok && m.route != NULL;
@@ -1001,7 +1042,8 @@ solve_motion (const KmIkProblem *problem,
       ok = km_ik_solve_seeded (problem, &targets[n_valid],
                       n_valid > 0 ? (out != NULL ? out[n_valid - 1].q : problem->seed)
                                   : problem->seed,
-                      problem->random_seed + n_valid, n_valid > 0 || problem->continuous, s,
+                      problem->random_seed + n_valid, n_valid > 0 || problem->continuous,
+                      m.fit_radius[n_valid], s,
                       cancellable, error);
     }
   else if (!ok && emitted == 0 && valid == 1 && out != NULL && cur[0].q != NULL &&
@@ -1021,6 +1063,7 @@ done:
   km_ik_solution_clear (&m.plain);
   g_free (m.ahead);
   g_free (m.turns);
+  g_free (m.fit_radius);
   g_free (m.route);
   g_free (m.route_exit);
   return ok;

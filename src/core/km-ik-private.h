@@ -97,12 +97,15 @@ km_ik_target_is_finite (const KmTransform *t)
 }
 
 /* One pose of @p, @target instead of p->target, from @seed (@continuous: the seed is the
- * previous frame's answer of a motion), restarts drawn from @random_seed. */
+ * previous frame's answer of a motion), restarts drawn from @random_seed. A motion's
+ * orientation fit, where the pose cannot be met, moves no joint further than @fit_radius
+ * (rad or m; 0: a default) from where it met the position. */
 gboolean km_ik_solve_seeded (const KmIkProblem *p,
                              const KmTransform *target,
                              const double      *seed,
                              guint64            random_seed,
                              gboolean           continuous,
+                             double             fit_radius,
                              KmIkSolution      *out,
                              GCancellable      *cancellable,
                              GError           **error);

@@ -82,13 +82,19 @@
  * far restarts last. A converged answer that moved a joint more than KM_IK_CONT_JUMP is kept only
  * until one nearer to the seed converges. A chain with fewer than six DOFs whose seed
  * misses the orientation by far more than one frame explains (CONT_UNREACHED) follows the
- * best fit from the seed: position met, then orientation steps in the null space of the
- * position, each joint within CONT_FIT_RADIUS of the seed (where the fit has two local
- * optima the motion stays on the seed's and slides, never jumps; where the best fit runs
- * off faster than that, as when the orientation error nears π, the motion follows it over
- * several frames at that speed rather than popping; a step that gains less
- * than CONT_FIT_SLOPE per unit of motion, which crossed a valley of the orientation error,
- * is shortened), until a step gains less than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
+ * best fit from the seed: position met (where it cannot be, the closest position the seed
+ * leads to, unless a limit holds it there), then orientation steps in the null space of
+ * the position, a descent that keeps every joint within the frame's fit radius of where
+ * the position was met (the motion's: twice as far as the target turns, within 0.05 and
+ * KM_IK_CONT_JUMP / 2; CONT_FIT_RADIUS alone). The radius is a box that the fit treats as
+ * limits: a step that would leave it is cut short, not thrown away, so the fit follows the
+ * best fit as the target moves (it once stood still, a wrist joint bit-identical for 15
+ * frames while the error grew to π, then jumped). A descent never gains height, so it
+ * cannot cross a valley of the orientation error: where the fit has two local optima the
+ * motion stays on the seed's and slides, never jumps; where the best fit runs off faster
+ * than the radius, as when the orientation error nears π, the motion follows it over
+ * several frames at that speed rather than popping. The fit ends when a step gains less
+ * than CONT_FIT_STALL; a short descent checks whether the orientation has come back in
  * reach. No restarts there: they cannot find an orientation that does not exist. Nor for a
  * target further away than the path reaches at all (the triangle inequality over its links
  * and prismatic travels from its first moving joint, beyond_reach): the warm descent and
@@ -130,9 +136,9 @@
 #define NULL_GAIN           0.2    /* per iteration, of the excursion past the quarter */
 #define CONT_MAX_STEP       0.2    /* rad or m: a motion's largest joint step per iteration */
 #define CONT_UNREACHED      0.2    /* rad: a seed missing the orientation by more had missed it */
-#define CONT_FIT_RADIUS     0.05   /* rad or m: a motion's fit moves no joint further per frame */
+#define CONT_FIT_RADIUS     0.05   /* rad or m: a motion's fit moves no joint further per frame,
+                                    * unless the motion says how far (km_ik_solve_seeded) */
 #define CONT_FIT_STALL      1e-6   /* relative orientation gain that ends a motion's fit */
-#define CONT_FIT_SLOPE      0.1    /* rad of orientation per rad or m of step: less is too long */
 #define CONT_REACH_ITERS    6      /* a fit's quick check that the orientation is back in reach */
 
 G_DEFINE_QUARK (km-ik-error-quark, km_ik_error)
@@ -182,6 +188,7 @@ typedef struct
   double            *m_ratio, *m_offset;
   gboolean           has_mimic;
   double            *q, *q_trial, *q_best, *dq, *q_save, *q_ref;
+  double            *lo_save, *hi_save; /* the limits, while a motion's fit narrows them */
   double             wp, wo;
   gboolean           pull;    /* the null-space pull away from the limits is allowed */
   double             pos_scale; /* of the position tolerance, for convergence */
@@ -190,6 +197,8 @@ typedef struct
   double             max_step;  /* largest |dq| of one iteration; 0 = unbounded */
   const double      *anchor;    /* a motion's orientation fit stays near this (the seed) */
   double             fit_stall; /* relative rotation gain that ends the orientation fit */
+  gboolean           fit_closest; /* a motion's fit also where the position cannot be met */
+  double             fit_radius;  /* how far a motion's fit moves a joint (fit_box()) */
   guint64            rng;
   guint              iterations;
   GCancellable      *cancellable;
@@ -1188,6 +1197,47 @@ release_pulled_inward (Work   *w,
   return released;
 }
 
+/* Whether a free variable of w->q is on one of its limits. */
+static gboolean
+any_on_limit (const Work *w)
+{
+  for (guint v = 0; v < w->n_var; v++)
+    if (w->m_lead[v] == -1 && (w->q[v] <= w->lo[v] || w->q[v] >= w->hi[v]))
+      return TRUE;
+  return FALSE;
+}
+
+/*
+ * A motion's fit (w->anchor set) moves no joint further than w->fit_radius from where
+ * the position was met (w->q_ref): for its span the range of every free variable is narrowed
+ * to that box, which the fit then treats as it treats any limit (a step is projected into it,
+ * a joint on its edge and pushed outwards drops out of the step, the damping turns the step
+ * along the edge). So a step that would leave the box is cut short instead of thrown away,
+ * and the fit keeps descending within it: a descent that never gains height cannot cross a
+ * valley of the orientation error onto another branch, and at the edge of the box the next
+ * frame goes on from there. @narrow: narrow (TRUE) or give back the limits (FALSE).
+ */
+static void
+fit_box (Work     *w,
+         gboolean  narrow)
+{
+  for (guint v = 0; v < w->n_var; v++)
+    {
+      if (!narrow)
+        {
+          w->lo[v] = w->lo_save[v];
+          w->hi[v] = w->hi_save[v];
+          continue;
+        }
+      w->lo_save[v] = w->lo[v];
+      w->hi_save[v] = w->hi[v];
+      if (w->m_lead[v] != -1)
+        continue;
+      w->lo[v] = MAX (w->lo[v], MIN (w->q_ref[v] - w->fit_radius, w->q_ref[v]));
+      w->hi[v] = MIN (w->hi[v], MAX (w->q_ref[v] + w->fit_radius, w->q_ref[v]));
+    }
+}
+
 /*
  * Position priority from w->q (in place): meet the position (position alone, with the
  * active set of the limits), then fit the orientation in what freedom is left. Each outer
@@ -1196,23 +1246,37 @@ release_pulled_inward (Work   *w,
  * there; the result is kept only when the position is met and the rotation error shrank.
  * It stops at the best fit: when the projected orientation gradient vanishes, or no step
  * gains any more. Needs n_rows == 6.
+ *
+ * A motion's fit (w->anchor set) stays within the box of fit_box() around where the
+ * position was met. With w->fit_closest, where the position cannot be met at all and no
+ * limit holds it where it stopped (a limit may cut off a branch that comes closer), it
+ * fits the orientation at the closest position the seed leads to (a step is kept when it
+ * leaves the position no further off than that, to the tolerance): a joint that only turns
+ * the effector (a wrist's last axis) still follows the orientation then.
  */
 static Eval
 fit_priority (Work  *w,
               guint  max_outer)
 {
   const double tol = w->problem->position_tolerance;
+  gboolean boxed = w->anchor != NULL;
   Eval ev;
-  double mu = 1e-3, threshold;
-  guint outside = 0;
+  double mu = 1e-3, threshold, pos_ok = tol;
 
   memset (w->held, 0, w->n_var * sizeof (gboolean));
   w->euler_ok = TRUE;
   ev = restore_position (w, REFINE_ITERATIONS);
-  if (ev.pos_err > tol)
+  if (boxed && w->fit_closest && ev.pos_err > tol && isfinite (ev.pos_err) && !any_on_limit (w))
+    pos_ok = ev.pos_err + tol;
+  if (ev.pos_err > pos_ok)
     {
       w->euler_ok = FALSE;
       return ev;
+    }
+  if (boxed)
+    {
+      memcpy (w->q_ref, w->q, w->n_var * sizeof (double));
+      fit_box (w, TRUE);
     }
 
   for (guint it = 0; it < max_outer && !eval_converged (w, &ev) && !w->cancelled; it++)
@@ -1244,40 +1308,7 @@ fit_priority (Work  *w,
       bound_step (w);
       apply_step (w, w->q_save, w->dq, w->q);
       trial = restore_position (w, 30);
-      if (w->anchor != NULL && step_length (w, w->q, w->anchor) > CONT_FIT_RADIUS)
-        {
-          /* Out of a motion's trust region: shorter steps, and at its edge the next frame
-           * goes on from here. */
-          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
-          mu *= 8.0;
-          if (++outside > 3)
-            break;
-          continue;
-        }
-      if (w->anchor != NULL && trial.pos_err <= tol && trial.rot_err < ev.rot_err &&
-          ev.rot_err - trial.rot_err < CONT_FIT_SLOPE * step_length (w, w->q, w->q_save))
-        {
-          /* A long step for a small gain went across a valley of the orientation error,
-           * to a point on its other side about as good: from there the next frame would
-           * step back across. Shorter steps find the valley's floor, which moves with the
-           * target without jumping. */
-          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
-          mu *= 8.0;
-          if (mu > 1e6)
-            break;
-          continue;
-        }
-      if (w->anchor != NULL && trial.pos_err <= tol &&
-          ev.rot_err - trial.rot_err <= w->fit_stall * (1.0 + ev.rot_err))
-        {
-          /* A motion: no gain worth another step. */
-          if (trial.rot_err < ev.rot_err)
-            ev = trial;
-          else
-            memcpy (w->q, w->q_save, w->n_var * sizeof (double));
-          break;
-        }
-      if (trial.pos_err <= tol && trial.rot_err < ev.rot_err)
+      if (trial.pos_err <= pos_ok && trial.rot_err < ev.rot_err)
         {
           gboolean stalled = ev.rot_err - trial.rot_err <= w->fit_stall * (1.0 + ev.rot_err);
 
@@ -1294,6 +1325,8 @@ fit_priority (Work  *w,
             break;
         }
     }
+  if (boxed)
+    fit_box (w, FALSE);
   memset (w->held, 0, w->n_var * sizeof (gboolean));
   w->euler_ok = FALSE;
   return ev;
@@ -1545,7 +1578,7 @@ work_lay_out (Work   *w,
   guint n = w->n_var;
 
   /* Doubles: col (6 per variable), lo, hi, q, q_trial, q_best, dq, q_save, q_ref, m_ratio,
-   * m_offset, grad, jump_scale. Vectors: axis_w, point_w. Ints: var_dof, is_rot, active, single, euler,
+   * m_offset, grad, jump_scale, lo_save, hi_save. Vectors: axis_w, point_w. Ints: var_dof, is_rot, active, single, euler,
    * euler_fk, m_lead, held. */
   w->col = d;
   w->lo = w->col + 6 * n;
@@ -1560,6 +1593,8 @@ work_lay_out (Work   *w,
   w->m_offset = w->m_ratio + n;
   w->grad = w->m_offset + n;
   w->jump_scale = w->grad + n;
+  w->lo_save = w->jump_scale + n;
+  w->hi_save = w->lo_save + n;
   w->axis_w = v;
   w->point_w = w->axis_w + n;
   w->var_dof = i;
@@ -1800,7 +1835,9 @@ try_analytic (Work              *w,
  * by far more than one frame of motion explains, the orientation has been out of reach, and
  * the motion follows the best fit (position met, orientation gradient on the position's
  * manifold zero) from the seed on; no restart can find an orientation that does not exist.
- * TRUE when that fit is the answer.
+ * Where the position cannot be met either, the fit at the closest position the seed leads
+ * to, unless a limit holds it there (the search goes on then: another branch may come
+ * closer). TRUE when that fit is the answer.
  */
 static gboolean
 motion_follow_fit (Work              *w,
@@ -1820,11 +1857,14 @@ motion_follow_fit (Work              *w,
   w->anchor = s->seed;
   w->fit_stall = CONT_FIT_STALL;
   w->max_step = CONT_MAX_STEP;
+  w->fit_closest = TRUE;
   ev = fit_priority (w, PRIORITY_ITERATIONS);
   w->anchor = NULL;
+  w->fit_closest = FALSE;
   w->fit_stall = 1e-10;
   w->max_step = 0.0;
-  if (ev.pos_err > p->position_tolerance || w->cancelled)
+  if ((ev.pos_err > p->position_tolerance && (!isfinite (ev.pos_err) || any_on_limit (w)))
+      || w->cancelled)
     {
       memcpy (w->q, s->seed, w->n_var * sizeof (double));
       return FALSE;
@@ -2110,8 +2150,10 @@ motion_fit_from_seed (Work   *w,
   w->anchor = s->seed;
   w->fit_stall = CONT_FIT_STALL;
   w->max_step = CONT_MAX_STEP;
+  w->fit_closest = TRUE;
   ev = fit_priority (w, PRIORITY_ITERATIONS);
   w->anchor = NULL;
+  w->fit_closest = FALSE;
   w->fit_stall = 1e-10;
   w->max_step = 0.0;
   if (ev.pos_err <= w->problem->position_tolerance || eval_better (w, &ev, &s->best))
@@ -2346,6 +2388,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
                     const double      *seed,
                     guint64            random_seed,
                     gboolean           continuous,
+                    double             fit_radius,
                     KmIkSolution      *out,
                     GCancellable      *cancellable,
                     GError           **error)
@@ -2355,7 +2398,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   guint n_joints = km_skeleton_get_n_joints (skel);
   int stack_idx[KM_IK_STACK_JOINTS];
   PathJoint stack_path[KM_IK_STACK_JOINTS];
-  double stack_d[KM_IK_STACK_DOF * 18];
+  double stack_d[KM_IK_STACK_DOF * 20];
   KmVec3 stack_v[KM_IK_STACK_DOF * 2];
   int stack_i[KM_IK_STACK_DOF * 8];
   double stack_seed[KM_IK_STACK_DOF];
@@ -2422,6 +2465,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   w.pos_scale = 1.0;
   w.keep_branch = continuous;
   w.fit_stall = 1e-10;
+  w.fit_radius = fit_radius > 0 && isfinite (fit_radius) ? fit_radius : CONT_FIT_RADIUS;
   w.has_mimic = km_skeleton_has_mimic (skel);
 
   /* The joints above the base are fixed: their pose is the path's prefix. */
@@ -2453,7 +2497,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   else
     {
       w.path = heap_path = g_new (PathJoint, MAX (w.n_path, 1));
-      work_lay_out (&w, heap_d = g_new (double, MAX (n_var, 1) * 18),
+      work_lay_out (&w, heap_d = g_new (double, MAX (n_var, 1) * 20),
                     heap_v = g_new (KmVec3, MAX (n_var, 1) * 2),
                     heap_i = g_new (int, MAX (n_var, 1) * 8));
       sp = heap_seed = g_new (double, MAX (n_var, 1));
@@ -2820,7 +2864,7 @@ km_ik_solve (const KmIkProblem *problem,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return km_ik_solve_seeded (problem, &problem->target, problem->seed, problem->random_seed,
-                    problem->continuous, out, cancellable, error);
+                    problem->continuous, 0.0, out, cancellable, error);
 }
 
 /**

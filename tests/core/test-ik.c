@@ -1040,6 +1040,172 @@ test_spec_example_trajectory (void)
     km_ik_solution_clear (&out[k]);
 }
 
+/* Whether no DOF of @q, turned alone by ±1e-3 without moving the effector further from
+ * the target's position, turns it closer to the target's orientation by more than
+ * @slack: a fitted orientation is a local best fit, and no joint holds still where its
+ * turn alone would lower the error. */
+static void
+assert_no_single_turn_gains (KmIkProblem  *p,
+                             const double *q,
+                             guint         frame,
+                             double        slack)
+{
+  g_autofree double *t = g_memdup2 (q, p->n_dof * sizeof (double));
+  double pe, re;
+
+  km_ik_measure (p, q, &pe, &re);
+  for (guint d = 0; d < p->n_dof; d++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      {
+        double pt, rt;
+
+        memcpy (t, q, p->n_dof * sizeof (double));
+        t[d] += sign * 1e-3;
+        if (!km_skeleton_within_limits (p->skeleton, t, 0.0))
+          continue;
+        km_ik_measure (p, t, &pt, &rt);
+        if (pt <= pe + 1e-9 && rt < re - slack)
+          g_error ("frame %u: DOF %u turned by %+g lowers the rotation error %g to %g", frame, d,
+                   sign * 1e-3, re, rt);
+      }
+}
+
+/* A 6-DOF arm (a UR5-like URDF, converted: tests/data/ik-orient-arm6.json) between two
+ * keyframes that it meets exactly, whose slerped orientations in between it cannot meet
+ * (tests/data/ik-orient-arm6-targets.json, from review 17). The motion's fit moves the
+ * wrist with the target: every frame's rotation error is that of a cold solve of the same
+ * pose (the best fit; once 3.11 rad where 0.04 was possible, with the last wrist joint
+ * holding the same value for 15 frames and then jumping), the position is met, and the
+ * motion has no jump. */
+static void
+test_trajectory_orientation_fit (void)
+{
+  g_autofree char *skel_path = g_test_build_filename (G_TEST_DIST, "data", "ik-orient-arm6.json",
+                                                      NULL);
+  g_autofree char *targets_path = g_test_build_filename (G_TEST_DIST, "data",
+                                                         "ik-orient-arm6-targets.json", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) p = NULL;
+  enum { N = 21 };
+  KmTransform targets[N];
+  KmIkSolution out[N] = { { 0 } }, cold = { 0 };
+  double max_step = 0.0, max_rot = 0.0;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (skel_path, &data, &length, &error));
+  skel = km_skeleton_json_load (skel_path, data, length, &error);
+  g_assert_no_error (error);
+  track = km_targets_json_load_file (targets_path, &error);
+  g_assert_no_error (error);
+  p = km_ik_problem_new (skel, -1);
+  g_assert_cmpuint (p->n_dof, ==, 6);
+  g_assert_cmpuint (km_target_track_get_last_frame (track) + 1, ==, N);
+  for (guint k = 0; k < N; k++)
+    {
+      KmVec3 pos;
+      KmQuat rot;
+
+      g_assert_true (km_target_track_sample (track, k, &pos, &rot));
+      km_transform_from_pos_quat (pos, rot, &targets[k]);
+    }
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < N; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      g_assert_cmpfloat (out[k].pos_err, <=, 1e-6);
+      km_skeleton_get_mid_range (skel, p->seed);
+      p->continuous = FALSE;
+      g_assert_true (km_ik_solve (p, &cold, NULL, NULL));
+      g_assert_cmpfloat (cold.pos_err, <=, 1e-6);
+      if (out[k].rot_err > 1.2 * cold.rot_err + 0.01)
+        g_error ("frame %u: rotation error %g, %g from a cold solve", k, out[k].rot_err,
+                 cold.rot_err);
+      assert_no_single_turn_gains (p, out[k].q, k, 1e-5);
+      max_rot = MAX (max_rot, out[k].rot_err);
+      if (k > 0)
+        for (guint d = 0; d < p->n_dof; d++)
+          max_step = MAX (max_step, fabs (out[k].q[d] - out[k - 1].q[d]));
+    }
+  g_test_message ("orientation fit: largest rotation error %g, largest step %g", max_rot,
+                  max_step);
+  /* The target turns up to 0.155 rad per frame, the wrist with it. */
+  g_assert_cmpfloat (max_step, <, 0.3);
+  for (guint k = 0; k < N; k++)
+    km_ik_solution_clear (&out[k]);
+  km_ik_solution_clear (&cold);
+}
+
+/* Review 17's 3-DOF arm: j1 about z, j2 and j3 about y, j3 at the tip with no length after
+ * it, so only j3 turns the effector without moving it. The keyframes' positions are
+ * reachable, the straight line between them is not (it cuts inside the sphere j1 and j2
+ * reach), and neither are most orientations: j3 must still follow the orientation at the
+ * closest position, smoothly. It once held the same value for 271 of 300 steps and then
+ * jumped up to 6.5° in one frame. */
+static const JointDef arm3[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "j1", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.05 }, { 0, 0, 1 }, { LIM (-3, 3), NOLIM, NOLIM } },
+  { "j2", KM_JOINT_REVOLUTE, "j1", { 0, 0, 0.3 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "j3", KM_JOINT_REVOLUTE, "j2", { 0, 0, 0.3 }, { 0, 1, 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+static void
+test_trajectory_fit_closest (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (arm3);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  g_autoptr(GError) error = NULL;
+  enum { N = 301 };
+  const double from[3] = { G_PI / 6, G_PI / 4, 0 }, to[3] = { -G_PI / 2, -G_PI / 3, 0 };
+  KmTransform keys[2], targets[N];
+  KmIkSolution out[N] = { { 0 } };
+  double max_step = 0.0;
+  guint held = 0;
+
+  g_assert_cmpuint (p->n_dof, ==, 3);
+  target_from_config (p, from);
+  keys[0] = p->target;
+  target_from_config (p, to);
+  keys[1] = p->target;
+  for (guint k = 0; k < N; k++)
+    {
+      double t = k / (double) (N - 1);
+      KmQuat a = km_mat3_to_quat (&keys[0].rot), b = km_mat3_to_quat (&keys[1].rot);
+
+      km_transform_from_pos_quat (km_vec3_add (km_vec3_scale (keys[0].pos, 1 - t),
+                                               km_vec3_scale (keys[1].pos, t)),
+                                  km_quat_slerp (a, b, t), &targets[k]);
+    }
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < N; k++)
+    {
+      p->target = targets[k];
+      assert_finite_within_limits (p, &out[k]);
+      assert_honest (p, &out[k]);
+      assert_no_single_turn_gains (p, out[k].q, k, 1e-5);
+      if (k > 0)
+        {
+          for (guint d = 0; d < p->n_dof; d++)
+            max_step = MAX (max_step, fabs (out[k].q[d] - out[k - 1].q[d]));
+          held += out[k].q[2] == out[k - 1].q[2];
+        }
+    }
+  g_test_message ("closest-position fit: largest step %g, j3 held %u times", max_step, held);
+  /* The targets turn 0.01 rad per frame. */
+  g_assert_cmpfloat (max_step, <, 0.05);
+  g_assert_cmpuint (held, <, 30);
+  for (guint k = 0; k < N; k++)
+    km_ik_solution_clear (&out[k]);
+}
+
 static void
 test_cancelled (void)
 {
@@ -2221,6 +2387,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/seed5-fit-at-limits", test_seed5_fit_at_limits);
   g_test_add_func ("/kinema/Ik/seed5-across-wrap-gap", test_seed5_across_wrap_gap);
   g_test_add_func ("/kinema/Ik/spec-example-trajectory", test_spec_example_trajectory);
+  g_test_add_func ("/kinema/Ik/trajectory-orientation-fit", test_trajectory_orientation_fit);
+  g_test_add_func ("/kinema/Ik/trajectory-fit-closest", test_trajectory_fit_closest);
   g_test_add_func ("/kinema/Ik/cancelled", test_cancelled);
   g_test_add_func ("/kinema/Ik/bad-targets", test_bad_targets);
   g_test_add_func ("/kinema/Ik/deterministic", test_deterministic);
