@@ -16,6 +16,7 @@
 #include "km-cli-commands.h"
 #include "km-animation.h"
 #include "km-animation-json.h"
+#include "km-body-handler.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-ik.h"
@@ -42,6 +43,11 @@
  * kept, not those of the tracks a branch search tried and dropped. Its line says
  * mode=trajectory and carries the same keys as warm (flips, fail_runs, longest_fail_run), so
  * the two can be compared honestly side by side; KDL has no such mode.
+ *
+ * A chain that names body handlers gets them as `solve` does (the trusted folders, and
+ * --handler-dir, which bench-ik takes with --share-dir as every command that reads models
+ * does): linked joints, and a handler's analytic IK, which the solve then tries first.
+ * What became of each is said on stderr as `solve` says it.
  *
  * warm and trajectory lines also say turn_flips, a key of Kinema's own (the bench allows more
  * keys): how many of the flips are whole turns of revolute joints and nothing else (see
@@ -202,7 +208,12 @@ km_cli_bench_ik (int    argc,
   g_autoptr(KmTargetTrack) track = NULL;
   g_autoptr(KmIkProblem) problem = NULL;
   g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmBodyHandlerSet) handlers = NULL;
+  g_autoptr(KmBodyHandlerIkHook) ik_hook = NULL;
   g_autofree char *chain = NULL;
+  g_autofree char *shown_chain = NULL;
+  g_autofree char *shown_targets = NULL;
+  g_autofree char *shown_name = NULL;
   g_autofree double *times = NULL;
   g_autofree double *mid = NULL;
   g_autofree double *prev = NULL;
@@ -227,8 +238,11 @@ km_cli_bench_ik (int    argc,
       "trajectory runs the product's trajectory solve (as kinema-cli solve does) over all "
       "frames, frame 0 from the mid-range seed; it may also use older answers (it "
       "extrapolates the motion from the last two), so it is not the bench's warm protocol. "
-      "Its per-frame time is the time between consecutive frames of that one call.\n"));
+      "Its per-frame time is the time between consecutive frames of that one call.\n"
+      "A chain that names body handlers gets them as kinema-cli solve does (from the "
+      "trusted folders and --handler-dir): a handler's analytic IK is tried first.\n"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  km_cli_add_model_options (context);
   if ((ret = km_cli_parse_options (context, &argc, &argv)) >= 0)
     return ret;
   if (argc != 3)
@@ -270,7 +284,10 @@ km_cli_bench_ik (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
-  if (!km_cli_check_model_moves (skel, argv[1]))
+  /* Files as every message and key=value line shows them (one line each). */
+  shown_chain = km_parse_shown_file (argv[1]);
+  shown_targets = km_parse_shown_file (argv[2]);
+  if (!km_cli_check_model_moves (skel, shown_chain))
     return KM_CLI_EXIT_INVALID;
   /* The bench protocol's motions are one target per frame, frames 0 .. N − 1. Keyframes
    * with frames between them (an editor's targets file) are independent targets, timed cold;
@@ -290,8 +307,8 @@ km_cli_bench_ik (int    argc,
                              "%s (keyframed targets are solved with `kinema-cli solve`)"),
                            what);
 
-        /* The prefix is never translated. */
-        fprintf (stderr, "%s: %s\n", argv[2], message);
+        /* At that keyframe's frame number in the file, as a loader says it. */
+        km_cli_print_keyframe_error (argv[2], keys[i].frame, message);
         return KM_CLI_EXIT_INVALID;
       }
 
@@ -305,7 +322,7 @@ km_cli_bench_ik (int    argc,
           if (error->domain == KM_PARSE_ERROR)
             fprintf (stderr, "%s\n", error->message);
           else
-            fprintf (stderr, "%s: %s\n", argv[2], error->message);
+            fprintf (stderr, "%s: %s\n", shown_targets, error->message);
           return KM_CLI_EXIT_INVALID;
         }
     }
@@ -315,13 +332,24 @@ km_cli_bench_ik (int    argc,
       if (effector < 0)
         {
           /* The prefix is never translated. */
-          fprintf (stderr, "%s: %s\n", argv[1], _("the model has no end effector"));
+          fprintf (stderr, "%s: %s\n", shown_chain, _("the model has no end effector"));
           return KM_CLI_EXIT_INVALID;
         }
     }
 
+  /* The chain's body handlers, as `solve` attaches them (relative paths from its folder). */
+  {
+    g_autofree char *model_dir = g_path_get_dirname (argv[1]);
+
+    handlers = km_body_handler_loader_attach (km_body_handler_loader_get_default (), skel,
+                                              NULL, model_dir);
+    km_cli_print_handler_reports (handlers, shown_chain);
+    ik_hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
+  }
+
   n = limit != G_MININT ? MIN ((guint) limit, n_keys) : n_keys;
   problem = km_ik_problem_new (skel, effector);
+  km_body_handler_ik_hook_install (ik_hook, problem);
   times = g_new0 (double, MAX (n, 1));
   mid = g_new (double, MAX (problem->n_dof, 1));
   prev = g_new0 (double, MAX (problem->n_dof, 1));
@@ -350,7 +378,7 @@ km_cli_bench_ik (int    argc,
       if (!km_ik_solve_trajectory (problem, targets, n, answers, on_frame_done, &clock, NULL,
                                    &error))
         {
-          fprintf (stderr, "kinema-cli: %s: %s\n", argv[2], error->message);
+          fprintf (stderr, "kinema-cli: %s: %s\n", shown_targets, error->message);
           for (guint i = 0; i < n; i++)
             km_ik_solution_clear (&answers[i]);
           km_ik_solution_clear (&sol);
@@ -420,16 +448,18 @@ km_cli_bench_ik (int    argc,
   if (strrchr (chain, '.') != NULL && strrchr (chain, '.') != chain)
     *strrchr (chain, '.') = '\0';
   qsort (times, n, sizeof (double), compare_double);
+  /* Both names one line each, as solve's targets= (km_format_append_value()). */
+  shown_name = km_parse_shown_file (chain);
   printf ("solver=kinema chain=%s dof=%u n=%u mode=%s success=%.4f success_jl=%.4f "
           "median_us=%.2f mean_us=%.2f p99_us=%.2f mean_iters=%.1f",
-          chain, problem->n_dof, n, mode,
+          shown_name, problem->n_dof, n, mode,
           n ? (double) n_ok / n : 0.0, n ? (double) n_ok_jl / n : 0.0,
           quantile (times, n, 0.5), n ? total / n : 0.0, quantile (times, n, 0.99),
           n ? iterations / n : 0.0);
   if (warm)
     printf (" flips=%u turn_flips=%u fail_runs=%u longest_fail_run=%u", flips, turn_flips,
             fail_runs, longest);
-  printf (" targets=%s\n", argv[2]);
+  printf (" targets=%s\n", shown_targets);
   km_ik_solution_clear (&sol);
 
   if (animation != NULL && !km_animation_json_save (animation, output, &error))

@@ -27,6 +27,17 @@
 /* The model formats `--to` writes. */
 static const char * const model_targets[] = { "SKELETON-JSON", "CHOREONOID-BODY", "URDF", NULL };
 
+/* The name of model_targets[] that --to @given names, in any case as --format takes
+ * format names (km_format_name_matches()); NULL for none. */
+static const char *
+find_model_target (const char *given)
+{
+  for (guint i = 0; model_targets[i] != NULL; i++)
+    if (km_format_name_matches (model_targets[i], given))
+      return model_targets[i];
+  return NULL;
+}
+
 static gboolean
 skeleton_has_shapes (const KmSkeleton *skeleton)
 {
@@ -129,7 +140,6 @@ write_model_to_stdout (const char        *to,
                        const double      *initial_q,
                        const char        *output,
                        GPtrArray         *notes,
-                       GPtrArray         *warnings,
                        KmSkeleton       **written,
                        GError           **error)
 {
@@ -141,7 +151,7 @@ write_model_to_stdout (const char        *to,
     text = km_urdf_to_string_for_path (skeleton, KM_CLI_STDOUT_NAME, notes);
   else
     text = km_skeleton_json_to_string_full (skeleton, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
-                                            warnings);
+                                            notes);
   *written = parse_back (to, output, text, strlen (text), error);
   if (*written == NULL)
     {
@@ -155,15 +165,14 @@ static gboolean
 write_model (const KmFormat      *input_format,
              const KmSkeleton    *skeleton,
              const KmModelExtras *extras,
-             const char          *input,
              const char          *to,
              const char          *output,
              FILE                *summary,
              GError             **error)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmSkeleton) written = NULL;
+  g_autofree char *shown_output = NULL;
   const double *initial_q = extras != NULL ? extras->initial_q : NULL;
   gboolean ok;
 
@@ -188,23 +197,19 @@ write_model (const KmFormat      *input_format,
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
   note_targets (extras, to);
   if (km_cli_output_is_stdout (output))
-    ok = write_model_to_stdout (to, skeleton, initial_q, output, notes, warnings, &written,
-                                error);
+    ok = write_model_to_stdout (to, skeleton, initial_q, output, notes, &written, error);
   else if (g_str_equal (to, "CHOREONOID-BODY"))
     ok = km_body_save_with_pose (skeleton, initial_q, output, notes, error);
   else if (g_str_equal (to, "URDF"))
     ok = km_urdf_save (skeleton, output, notes, error);
   else
-    /* The spec's skeleton.json has no floating base: a free root stays where it starts. */
+    /* The spec's skeleton.json has no floating base: a free root stays where it starts.
+     * Said in a note, as the URDF writer says it of URDF's fixed base: what the target
+     * format cannot carry, not a fault of INPUT (which warnings are). */
     ok = km_skeleton_json_save_full (skeleton, output, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
-                                     warnings, error);
+                                     notes, error);
   for (guint i = 0; i < notes->len; i++)
     fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
-  for (guint i = 0; ok && i < warnings->len; i++)
-    {
-      /* As the loaders' warnings read: "INPUT: warning: what happened". */
-      km_cli_print_warning_at (input, g_ptr_array_index (warnings, i));
-    }
   if (!ok)
     return FALSE;
   /* A file that does not read back is a writer's fault; still, no line that says it has
@@ -216,7 +221,9 @@ write_model (const KmFormat      *input_format,
       g_prefix_error (error, _("the written file does not read back: "));
       return FALSE;
     }
-  fprintf (summary, "output=%s format=%s joints=%u dof=%u\n", output, to,
+  /* OUTPUT as messages show a file: one line whatever its name. */
+  shown_output = km_parse_shown_file (output);
+  fprintf (summary, "output=%s format=%s joints=%u dof=%u\n", shown_output, to,
           km_skeleton_get_n_joints (written), km_skeleton_get_n_dof (written));
   return TRUE;
 }
@@ -227,9 +234,12 @@ write_targets (const KmTargetTrack *track,
                FILE                *summary,
                GError             **error)
 {
+  g_autofree char *shown_output = NULL;
+
   if (!km_targets_json_save (track, km_cli_output_path (output), error))
     return FALSE;
-  fprintf (summary, "output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", output,
+  shown_output = km_parse_shown_file (output);
+  fprintf (summary, "output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", shown_output,
           km_target_track_get_n_keyframes (track));
   return TRUE;
 }
@@ -246,6 +256,7 @@ write_project (KmProject   *project,
 {
   g_autoptr(GHashTable) ids = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *shown_output = NULL;
   gsize length = 0;
 
   /* For standard output, paths relative to the current folder (the folder of "-"). */
@@ -253,23 +264,28 @@ write_project (KmProject   *project,
                                                ? KM_CLI_STDOUT_NAME : output, &length, &ids);
   if (!km_format_save_data (km_cli_output_path (output), text, (gssize) length, error))
     return FALSE;
-  fprintf (summary, "output=%s format=CNOID-PROJECT\n", output);
+  shown_output = km_parse_shown_file (output);
+  fprintf (summary, "output=%s format=CNOID-PROJECT\n", shown_output);
   return TRUE;
 }
 
 /*
  * kinema-cli convert [--format NAME] [--to FORMAT] INPUT OUTPUT
  * Models of any registered format (.body, Scenebuilder XML, URDF, skeleton.json) become
- * skeleton.json (a free root fixed at its initial pose, said on stderr as "INPUT: the
- * free root … is fixed …"), or with --to a Choreonoid .body or URDF file (what the target
- * cannot carry is said on stderr as "note: " lines); without --to, OUTPUT's extension
+ * skeleton.json (a free root fixed at its initial pose), or with --to a Choreonoid .body
+ * or URDF file; what the target cannot carry is said on stderr as "note: " lines (the
+ * free root too, in every format). --to names a format in any case, as --format does
+ * (km_format_name_matches()). Without --to, OUTPUT's extension
  * (.urdf, .body, .json) picks the format, skeleton.json for any other; a targets file is rewritten in
  * canonical form. An OUTPUT whose extension names another kind of file than INPUT
  * (km_cli_check_output_name()), or that is INPUT or an existing file of another kind
  * (km_cli_check_output_file()), is refused as wrong usage, with or without --to; so is
  * one whose extension names another model format than --to (km_cli_check_output_format()).
+ * A refused OUTPUT is said in one "kinema-cli: …" line, without the help (the options
+ * were right), as `solve` says it.
  * stdout: one key=value line, for a model its joints and DOF as the written file has them
- * (read_back()); a failed write is said as "kinema-cli: OUTPUT: reason".
+ * (read_back()), OUTPUT shown as in messages (km_parse_shown_file()); a failed write is
+ * said as "kinema-cli: OUTPUT: reason".
  * Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong usage.
  * A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
@@ -281,6 +297,7 @@ km_cli_convert (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *format_name = NULL;
   g_autofree char *to = NULL;
+  const char *to_name = NULL;   /* --to's format, as model_targets[] names it */
   const KmFormat *format = NULL;
   g_autoptr(KmModelExtras) extras = NULL;
   gpointer result;
@@ -328,7 +345,7 @@ km_cli_convert (int    argc,
   status = km_cli_check_format (context, format_name);
   if (status >= 0)
     return status;
-  if (to != NULL && !g_strv_contains (model_targets, to))
+  if (to != NULL && (to_name = find_model_target (to)) == NULL)
     {
       g_autofree char *message =
         /* Translators: %s is what the user gave; the names after it are not translated */
@@ -359,21 +376,21 @@ km_cli_convert (int    argc,
     guint kinds = KM_CLI_KIND_BIT (format->kind);
     g_autofree char *message = km_cli_check_output_name (argv[2], kinds, argv[1], format->kind);
 
-    if (message != NULL)
-      {
-        format->free_result (result);
-        return km_cli_usage_error (context, message);
-      }
-    /* --to and a name that asks for another model format ("robot.body" with --to URDF):
-     * which of the two was meant cannot be told. Said as `solve` says it. */
-    if (to != NULL)
-      message = km_cli_check_output_format (argv[2], kinds, to, to, NULL);
+    /* Not a matter of the options: the message alone, as `solve` gives it. */
     if (message != NULL)
       {
         format->free_result (result);
         return km_cli_usage_error (NULL, message);
       }
-    /* Not a matter of the options: the message alone, as `solve` gives it. */
+    /* --to and a name that asks for another model format ("robot.body" with --to URDF):
+     * which of the two was meant cannot be told. Said as `solve` says it. */
+    if (to != NULL)
+      message = km_cli_check_output_format (argv[2], kinds, to_name, to, NULL);
+    if (message != NULL)
+      {
+        format->free_result (result);
+        return km_cli_usage_error (NULL, message);
+      }
     message = km_cli_check_output_file (argv[2], kinds, inputs, G_N_ELEMENTS (inputs));
     if (message != NULL)
       {
@@ -387,9 +404,9 @@ km_cli_convert (int    argc,
   switch (format->kind)
     {
     case KM_FILE_KIND_MODEL:
-      ok = write_model (format, result, extras, argv[1],
-                        to != NULL ? to : km_cli_output_model_format (argv[2]), argv[2],
-                        summary, &error);
+      ok = write_model (format, result, extras,
+                        to_name != NULL ? to_name : km_cli_output_model_format (argv[2]),
+                        argv[2], summary, &error);
       break;
     case KM_FILE_KIND_TARGETS:
       ok = write_targets (result, argv[2], summary, &error);
@@ -400,7 +417,11 @@ km_cli_convert (int    argc,
     case KM_FILE_KIND_ANIMATION:
     default:
       /* About the input, not the output: said of it as a loader says it. */
-      fprintf (stderr, "%s: ", argv[1]);
+      {
+        g_autofree char *shown = km_parse_shown_file (argv[1]);
+
+        fprintf (stderr, "%s: ", shown);
+      }
       /* Translators: %s is a format name such as KINEMA-ANIMATION-JSON */
       fprintf (stderr, _("%s files cannot be converted"), format->name);
       fputc ('\n', stderr);

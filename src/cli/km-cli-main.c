@@ -459,11 +459,14 @@ km_cli_check_output_file (const char         *output,
                             "another name)"), output);
 }
 
-/* Where the targets file @path names its effector: the first keyframe's "effector" value
- * (the loader made every other one agree); line 0 when it cannot tell (not a targets.json
- * file, or changed since). Only for a message: the track keeps no positions. */
+/* Where in the targets file @path the first keyframe with a @key member has its value,
+ * when it is that @frame's keyframe (its "frame" value; G_MININT64: any keyframe); line 0
+ * when it cannot tell (not a targets.json file, or changed since). Only for a message: a
+ * KmTargetTrack keeps no positions, so the file is read again. */
 static KmSourcePos
-find_effector_value (const char *path)
+find_keyframe_value (const char *path,
+                     const char *key,
+                     gint64      frame)
 {
   g_autoptr(GBytes) bytes = km_format_read_file (path, KM_JSON_MAX_SIZE, NULL);
   g_autoptr(KmJsonDocument) doc = NULL;
@@ -478,13 +481,45 @@ find_effector_value (const char *path)
   root = doc != NULL ? km_json_document_get_root (doc) : NULL;
   for (guint i = 0; root != NULL && i < km_json_node_get_length (root); i++)
     {
-      const KmJsonNode *value = km_json_node_get_member (km_json_node_get_element (root, i),
-                                                         "effector");
+      const KmJsonNode *keyframe = km_json_node_get_element (root, i);
+      const KmJsonNode *value = km_json_node_get_member (keyframe, key);
+      const KmJsonNode *number = km_json_node_get_member (keyframe, "frame");
 
-      if (value != NULL)
+      if (value == NULL)
+        continue;
+      if (frame == G_MININT64 ||
+          (number != NULL && km_json_node_type (number) == KM_JSON_NUMBER &&
+           km_json_node_is_integer (number) && km_json_node_get_int (number) == frame))
         return km_json_node_get_pos (value);
     }
   return (KmSourcePos) { 0, 0 };
+}
+
+/* Where the targets file @path names its effector: the first keyframe's "effector" value
+ * (the loader made every other one agree). */
+static KmSourcePos
+find_effector_value (const char *path)
+{
+  return find_keyframe_value (path, "effector", G_MININT64);
+}
+
+/*
+ * Says on stderr, as a loader would, that the keyframe for @frame of the targets file
+ * @path (as given) breaks a rule of the command (@message): "FILE:LINE:COLUMN: message"
+ * at its "frame" value, found in the file again; "FILE: message" when it cannot be.
+ */
+void
+km_cli_print_keyframe_error (const char *path,
+                             guint       frame,
+                             const char *message)
+{
+  g_autofree char *location = NULL;
+
+  g_return_if_fail (path != NULL && message != NULL);
+
+  location = km_parse_location (path, find_keyframe_value (path, "frame", frame));
+  /* The prefix is never translated. */
+  fprintf (stderr, "%s: %s\n", location, message);
 }
 
 /*
@@ -574,6 +609,32 @@ km_cli_add_model_options (GOptionContext *context)
   };
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+/*
+ * Says on stderr what became of each body handler a model names, one line each
+ * (km_body_handler_set_describe()), as a message about the model: "MODEL: handler NAME:
+ * failed: …" (@label: the model file as km_parse_shown_file() shows it), as `solve` and
+ * `bench-ik` both say it. Nothing when it names none.
+ */
+void
+km_cli_print_handler_reports (const KmBodyHandlerSet *handlers,
+                              const char             *label)
+{
+  g_autoptr(GString) lines = NULL;
+  g_auto(GStrv) split = NULL;
+
+  g_return_if_fail (handlers != NULL && label != NULL);
+
+  if (km_body_handler_set_get_n_reports (handlers) == 0)
+    return;
+  lines = g_string_new (NULL);
+  km_body_handler_set_describe (handlers, lines);
+  split = g_strsplit (lines->str, "\n", -1);
+  /* The prefix is never translated. */
+  for (guint i = 0; split[i] != NULL; i++)
+    if (split[i][0] != '\0')
+      fprintf (stderr, "%s: %s\n", label, split[i]);
 }
 
 int

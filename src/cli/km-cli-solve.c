@@ -46,8 +46,9 @@ typedef enum
   OUTPUT_BODY_MOTION,
 } OutputFormat;
 
-/* The names --to accepts: the registry's format names, plus CHOREONOID-BODY-MOTION, as
- * `convert --to` names Choreonoid's model CHOREONOID-BODY. */
+/* The names --to accepts (in any case, as --format takes them: km_format_name_matches()):
+ * the registry's format names, plus CHOREONOID-BODY-MOTION, as `convert --to` names
+ * Choreonoid's model CHOREONOID-BODY. */
 static const struct
 {
   const char   *name;
@@ -92,7 +93,9 @@ typedef struct
    * one value per DOF; NULL for a model in its zero pose. */
   const double  *model_pose;
   OutputFormat   output_format;
-  const char    *model_label;      /* the model file as given, or "the default skeleton" */
+  /* The model file as given (as messages show it: km_parse_shown_file()), or "the
+   * default skeleton". */
+  const char    *model_label;
   GMutex         mutex;
   GCond          cond;
   guint          n_finished;
@@ -561,17 +564,24 @@ default_targets_fit (KmSkeleton  *skeleton,
 static void
 print_error (const SolveItem *item)
 {
+  g_autofree char *shown = NULL;
+
   if (item->write_failed)
     km_cli_print_write_error (item->output_path, item->error);
   else if (item->error->domain == KM_PARSE_ERROR)
     fprintf (stderr, "%s\n", item->error->message);
   else
-    fprintf (stderr, "%s: %s\n",
-             item->error_subject != NULL ? item->error_subject
-             : item->label != NULL ? item->label
-             : item->targets_path != NULL ? item->targets_path
-                                          : _("the default targets"),
-             item->error->message);
+    {
+      /* The subject and label name the model as shown already (SolveShared). */
+      if (item->error_subject == NULL && item->label == NULL && item->targets_path != NULL)
+        shown = km_parse_shown_file (item->targets_path);
+      fprintf (stderr, "%s: %s\n",
+               item->error_subject != NULL ? item->error_subject
+               : item->label != NULL ? item->label
+               : shown != NULL ? shown
+                               : _("the default targets"),
+               item->error->message);
+    }
 }
 
 /*
@@ -633,6 +643,7 @@ km_cli_solve (int    argc,
   gboolean show_progress;
   gboolean output_is_dir;
   const char *skeleton_path;
+  g_autofree char *shown_model = NULL;
   const char *model_label;
   int effector_index = -1;
   int jobs = G_MININT;   /* not given */
@@ -696,7 +707,7 @@ km_cli_solve (int    argc,
       gsize f;
 
       for (f = 0; f < G_N_ELEMENTS (output_formats); f++)
-        if (g_str_equal (to, output_formats[f].name))
+        if (km_format_name_matches (output_formats[f].name, to))
           break;
       if (f == G_N_ELEMENTS (output_formats))
         {
@@ -711,7 +722,9 @@ km_cli_solve (int    argc,
     }
 
   skeleton_path = argc > 1 ? argv[1] : NULL;
-  model_label = skeleton_path != NULL ? skeleton_path : _("the default skeleton");
+  /* Shown as every location shows a file: a message about it stays one line. */
+  shown_model = skeleton_path != NULL ? km_parse_shown_file (skeleton_path) : NULL;
+  model_label = shown_model != NULL ? shown_model : _("the default skeleton");
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
   skeleton = load_skeleton (skeleton_path, &extras, &error);
@@ -722,8 +735,8 @@ km_cli_solve (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
-  if (!km_cli_check_model_moves (skeleton, skeleton_path != NULL ? skeleton_path
-                                                                 : KM_DEFAULT_SKELETON_NAME))
+  if (!km_cli_check_model_moves (skeleton, shown_model != NULL ? shown_model
+                                                               : KM_DEFAULT_SKELETON_NAME))
     return KM_CLI_EXIT_INVALID;
 
   /* --effector names a joint (or a URDF link) of the model, whose chain moves: checked
@@ -758,7 +771,7 @@ km_cli_solve (int    argc,
       if (effector == NULL && !default_targets_fit (skeleton, &wanted))
         {
           /* The prefix is never translated. */
-          fprintf (stderr, "%s: ", skeleton_path);
+          fprintf (stderr, "%s: ", shown_model);
           fprintf (stderr, _("the model defines no IK targets and has no joint “%s” that the "
                              "default targets are for: give a targets file (or --effector "
                              "NAME)"), wanted);
@@ -832,7 +845,7 @@ km_cli_solve (int    argc,
 
           items[i].track = km_target_track_ref (g_ptr_array_index (scene_targets, i));
           /* Translators: a model file, then the name of an IK target it defines */
-          items[i].label = g_strdup_printf (_("%s, IK target “%s”"), skeleton_path, name);
+          items[i].label = g_strdup_printf (_("%s, IK target “%s”"), shown_model, name);
           if (n_items > 1)
             {
               items[i].line_key = "target";
@@ -921,14 +934,10 @@ km_cli_solve (int    argc,
 
     handlers = km_body_handler_loader_attach (km_body_handler_loader_get_default (), skeleton,
                                               NULL, model_dir);
-    /* Say what became of the handlers the model names, as `info` does. */
-    if (km_body_handler_set_get_n_reports (handlers) > 0)
-      {
-        g_autoptr(GString) lines = g_string_new (NULL);
-
-        km_body_handler_set_describe (handlers, lines);
-        fputs (lines->str, stderr);
-      }
+    /* Say what became of the handlers the model names, as `info` does, each line about
+     * the model: "MODEL: handler NAME: failed: …". */
+    km_cli_print_handler_reports (handlers, shown_model != NULL ? shown_model
+                                                                : KM_DEFAULT_SKELETON_NAME);
     ik_hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
     shared.ik_hook = ik_hook;
   }

@@ -66,6 +66,7 @@ km_cli_validate (int    argc,
     {
       g_autoptr(GError) error = NULL;
       const KmFormat *format = NULL;
+      g_autofree char *shown = NULL;
       guint n_warnings = 0;
       gpointer result;
 
@@ -81,11 +82,13 @@ km_cli_validate (int    argc,
         }
       /* Never translated: scripts and tests parse it. A file the loader accepts is valid
        * (it opens in the editor), but the line says when it has warnings (on stderr,
-       * "FILE:LINE:COLUMN: warning: …"): what it names may be missing or left out. */
+       * "FILE:LINE:COLUMN: warning: …"): what it names may be missing or left out. FILE
+       * as the messages show it, one line. */
+      shown = km_parse_shown_file (argv[i]);
       if (n_warnings == 0)
-        printf ("%s: ok (%s)\n", argv[i], format->name);
+        printf ("%s: ok (%s)\n", shown, format->name);
       else
-        printf ("%s: ok (%s) with %u warning%s\n", argv[i], format->name, n_warnings,
+        printf ("%s: ok (%s) with %u warning%s\n", shown, format->name, n_warnings,
                 n_warnings == 1 ? "" : "s");
       format->free_result (result);
     }

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "km-body-handler.h"
 #include "km-format.h"
 #include "km-skeleton.h"
 #include "km-target-track.h"
@@ -44,10 +45,15 @@ void  km_cli_print_warning  (const char     *message,
 void  km_cli_print_warning_at (const char   *location,
                              const char     *text);
 void  km_cli_add_model_options (GOptionContext *context);
+void  km_cli_print_handler_reports (const KmBodyHandlerSet *handlers,
+                                    const char             *label);
 void  km_cli_print_write_error (const char   *output,
                               const GError *error);
 gboolean km_cli_check_model_moves (const KmSkeleton *skeleton,
                                    const char       *label);
+void  km_cli_print_keyframe_error (const char *path,
+                                   guint       frame,
+                                   const char *message);
 void  km_cli_set_effector_error (const char  *targets_path,
                                  const char  *message,
                                  GError     **error);

@@ -11,8 +11,62 @@
 #include <glib/gstdio.h>
 
 #include "km-error.h"
+#include "km-format.h"
 
 G_DEFINE_QUARK (km-parse-error-quark, km_parse_error)
+
+/**
+ * km_parse_shown_file:
+ * @file: the path as the user gave it
+ *
+ * Returns: (transfer full): @file as locations show it (see km-error.h): escaped exactly
+ *   as km_format_append_value() escapes a `key=value` line's value, so that the two agree
+ */
+char *
+km_parse_shown_file (const char *file)
+{
+  GString *shown;
+
+  g_return_val_if_fail (file != NULL, NULL);
+
+  shown = g_string_sized_new (strlen (file));
+  km_format_append_value (shown, file);
+  return g_string_free (shown, FALSE);
+}
+
+/**
+ * km_parse_location:
+ * @file: the path as the user gave it
+ * @pos: line 0 leaves out line and column
+ *
+ * Returns: (transfer full): "FILE:LINE:COLUMN", or "FILE", FILE as km_parse_shown_file()
+ *   shows it: what every located message starts with
+ */
+char *
+km_parse_location (const char  *file,
+                   KmSourcePos  pos)
+{
+  g_autofree char *shown = km_parse_shown_file (file);
+
+  if (pos.line == 0)
+    return g_steal_pointer (&shown);
+  return g_strdup_printf ("%s:%u:%u", shown, pos.line, MAX (pos.column, 1));
+}
+
+/* Puts "FILE:LINE:COLUMN: " (km_parse_location()) before an error's message: for a
+ * failure from code that does not know the file (a mesh built from a file's numbers). */
+void
+km_parse_error_prefix (GError      **error,
+                       const char   *file,
+                       KmSourcePos   pos)
+{
+  g_autofree char *location = NULL;
+
+  if (error == NULL || *error == NULL)
+    return;
+  location = km_parse_location (file, pos);
+  g_prefix_error (error, "%s: ", location);
+}
 
 /**
  * km_parse_error_set:
@@ -30,6 +84,7 @@ km_parse_error_set (GError      **error,
                     ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *location = NULL;
   va_list args;
 
   if (error == NULL)
@@ -39,11 +94,8 @@ km_parse_error_set (GError      **error,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  if (pos.line > 0)
-    g_set_error (error, KM_PARSE_ERROR, code, "%s:%u:%u: %s", file, pos.line,
-                 MAX (pos.column, 1), message);
-  else
-    g_set_error (error, KM_PARSE_ERROR, code, "%s: %s", file, message);
+  location = km_parse_location (file, pos);
+  g_set_error (error, KM_PARSE_ERROR, code, "%s: %s", location, message);
 }
 
 /* Appends "included from FILE:LINE:COLUMN" to an error raised inside an included file. */
@@ -52,12 +104,14 @@ km_parse_error_add_include (GError     **error,
                             const char  *file,
                             KmSourcePos  pos)
 {
+  g_autofree char *shown = NULL;
   char *message;
 
   if (error == NULL || *error == NULL)
     return;
 
-  message = g_strdup_printf ("%s\nincluded from %s:%u:%u", (*error)->message, file, pos.line,
+  shown = km_parse_shown_file (file);
+  message = g_strdup_printf ("%s\nincluded from %s:%u:%u", (*error)->message, shown, pos.line,
                              MAX (pos.column, 1));
   g_free ((*error)->message);
   (*error)->message = message;
@@ -75,11 +129,13 @@ km_parse_error_add_include_from (GError     **error,
                                  const char  *file,
                                  KmSourcePos  pos)
 {
+  g_autofree char *shown = NULL;
   g_autofree char *prefix = NULL;
 
   if (error == NULL || *error == NULL)
     return;
-  prefix = g_strconcat (file, ":", NULL);
+  shown = km_parse_shown_file (file);
+  prefix = g_strconcat (shown, ":", NULL);
   if (!g_str_has_prefix ((*error)->message, prefix))
     km_parse_error_add_include (error, file, pos);
 }
@@ -167,6 +223,7 @@ km_parse_warning (const char  *file,
 {
   g_autofree char *text = NULL;
   g_autofree char *message = NULL;
+  g_autofree char *location = NULL;
   GSList *stack;
   va_list args;
 
@@ -174,10 +231,8 @@ km_parse_warning (const char  *file,
   text = g_strdup_vprintf (format, args);
   va_end (args);
 
-  if (pos.line > 0)
-    message = g_strdup_printf ("%s:%u:%u: %s", file, pos.line, MAX (pos.column, 1), text);
-  else
-    message = g_strdup_printf ("%s: %s", file, text);
+  location = km_parse_location (file, pos);
+  message = g_strdup_printf ("%s: %s", location, text);
 
   stack = g_private_get (&warning_handlers);
   if (stack != NULL)

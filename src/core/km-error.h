@@ -10,8 +10,8 @@ G_BEGIN_DECLS
 
 /*
  * Every loader reports a rejected file as one GError in KM_PARSE_ERROR whose message is
- * "FILE:LINE:COLUMN: what was expected" (DESIGN.md, "Error locations"): the path as given,
- * 1-based line and column in characters of the first character of the offending value.
+ * "FILE:LINE:COLUMN: what was expected" (DESIGN.md, "Error locations"): the path as given
+ * (km_parse_shown_file()), 1-based line and column in characters of the first character of the offending value.
  * Inside an included file, the innermost file comes first, then "included from ..." lines
  * (km_parse_error_add_include).
  */
@@ -45,6 +45,21 @@ void        km_parse_error_add_include  (GError     **error,
 /* The same, unless the error is located in @file itself (its first line starts with
  * "FILE:"): for a loader whose failure may come from the including file or from inside. */
 void        km_parse_error_add_include_from (GError     **error,
+                                         const char  *file,
+                                         KmSourcePos  pos);
+/* @file (a path as the user gave it) as every location shows it: the FILE of
+ * "FILE:LINE:COLUMN: ", "FILE: " and "included from FILE:…", and of a CLI `key=value`
+ * line that names a file. A name with a control character, a backslash or a Unicode line
+ * break is escaped C-style as km_format_append_value() escapes values (README, kinema-cli),
+ * so that a message's first line stays one line and a script can match a file's location
+ * to its `key=value` line; any other name is shown as it is. */
+char       *km_parse_shown_file         (const char  *file);
+/* "FILE:LINE:COLUMN" (line 0: "FILE"), FILE shown as above. */
+char       *km_parse_location           (const char  *file,
+                                         KmSourcePos  pos);
+/* Prefixes an error from code that knows no file (a mesh built from a file's numbers)
+ * with "FILE:LINE:COLUMN: ". */
+void        km_parse_error_prefix       (GError     **error,
                                          const char  *file,
                                          KmSourcePos  pos);
 /* The path of a file that @including (a path as the user gave it) names by @reference

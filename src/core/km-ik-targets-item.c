@@ -59,9 +59,11 @@ read_keyframes (const KmYamlNode *list,
                 GError          **error)
 {
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (KmTargetKeyframe));
+  g_autoptr(GArray) eulers = g_array_new (FALSE, FALSE, sizeof (KmVec3));
   g_autoptr(GHashTable) frames = g_hash_table_new (NULL, NULL);
   g_autoptr(GError) local_error = NULL;
-  KmTargetTrack *track;
+  g_autofree KmVec3 *sorted_eulers = NULL;
+  KmTargetTrack *track, *with;
 
   if (!km_yaml_expect_sequence (list, error))
     return NULL;
@@ -101,13 +103,26 @@ read_keyframes (const KmYamlNode *list,
                                                          km_deg_to_rad (euler.y),
                                                          km_deg_to_rad (euler.z)));
       g_array_append_val (keys, key);
+      g_array_append_val (eulers, euler);
     }
   track = km_target_track_new ((const KmTargetKeyframe *) keys->data, keys->len, effector,
                                frame_rate, &local_error);
   if (track == NULL)
-    km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (list),
-                        km_yaml_node_get_pos (list), "%s", local_error->message);
-  return track;
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (list),
+                          km_yaml_node_get_pos (list), "%s", local_error->message);
+      return NULL;
+    }
+  /* The angles as read, written back as they are while a keyframe's rotation is not
+   * edited (keyframe_node()), in the track's order. */
+  sorted_eulers = g_new (KmVec3, MAX (keys->len, 1));
+  for (guint i = 0; i < keys->len; i++)
+    sorted_eulers[km_target_track_find_keyframe (track, g_array_index (keys, KmTargetKeyframe,
+                                                                       i).frame)]
+      = g_array_index (eulers, KmVec3, i);
+  with = km_target_track_with_eulers (track, sorted_eulers);
+  km_target_track_unref (track);
+  return with;
 }
 
 static void
@@ -219,15 +234,33 @@ km_ik_targets_item_restore (KmItem           *item,
   return self->track == NULL || read_tool (self, data, error);
 }
 
+/* Keyframe @i of @track; its euler angles as its file gave them (the user's own triple,
+ * the same doubles) while its rotation is unchanged (km_target_track_get_euler()), else
+ * from the rotation, every digit kept. */
 static KmYamlNode *
-keyframe_node (const KmTargetKeyframe *key)
+keyframe_node (const KmTargetTrack *track,
+               guint                i)
 {
+  const KmTargetKeyframe *key = km_target_track_get_keyframe (track, i);
   KmYamlNode *map = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
-  KmVec3 euler = km_quat_to_euler_xyz (key->orientation);
   double pos[3] = { key->position.x, key->position.y, key->position.z };
-  /* + 0.0: no "-0" in the file */
-  double deg[3] = { km_rad_to_deg (euler.x) + 0.0, km_rad_to_deg (euler.y) + 0.0,
-                    km_rad_to_deg (euler.z) + 0.0 };
+  KmVec3 euler;
+  double deg[3];
+
+  if (km_target_track_get_euler (track, i, &euler))
+    {
+      deg[0] = euler.x;
+      deg[1] = euler.y;
+      deg[2] = euler.z;
+    }
+  else
+    {
+      euler = km_quat_to_euler_xyz (key->orientation);
+      /* + 0.0: no "-0" in the file */
+      deg[0] = km_rad_to_deg (euler.x) + 0.0;
+      deg[1] = km_rad_to_deg (euler.y) + 0.0;
+      deg[2] = km_rad_to_deg (euler.z) + 0.0;
+    }
 
   km_yaml_mapping_append (map, "frame", km_yaml_node_new_int (key->frame));
   km_yaml_mapping_append (map, "pos", km_yaml_node_new_numbers (pos, 3));
@@ -291,7 +324,7 @@ km_ik_targets_item_store (KmItem   *item,
       if (km_target_track_get_position_only (self->track))
         km_yaml_mapping_append (out, "position_only", km_yaml_node_new_bool (TRUE));
       for (guint i = 0; i < km_target_track_get_n_keyframes (self->track); i++)
-        km_yaml_sequence_append (list, keyframe_node (km_target_track_get_keyframe (self->track, i)));
+        km_yaml_sequence_append (list, keyframe_node (self->track, i));
       km_yaml_mapping_append (out, "keyframes", list);
     }
   km_yaml_mapping_append_except (out, data, replaced);

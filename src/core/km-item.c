@@ -12,6 +12,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-item.h"
+#include "km-error.h"
 
 typedef struct
 {
@@ -800,6 +801,7 @@ km_item_io_warn (KmItemIo         *io,
                  ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *location = NULL;
   va_list args;
   KmSourcePos pos = { 0, 0 };
 
@@ -813,11 +815,8 @@ km_item_io_warn (KmItemIo         *io,
     pos = km_yaml_node_get_pos (at);
   if (io->messages == NULL)
     return;
-  if (pos.line > 0)
-    g_ptr_array_add (io->messages, g_strdup_printf ("%s:%u:%u: %s", io->file, pos.line,
-                                                    MAX (pos.column, 1), message));
-  else
-    g_ptr_array_add (io->messages, g_strdup_printf ("%s: %s", io->file, message));
+  location = km_parse_location (io->file, pos);
+  g_ptr_array_add (io->messages, g_strdup_printf ("%s: %s", location, message));
 }
 
 void

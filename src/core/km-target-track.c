@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
@@ -27,7 +28,18 @@ struct _KmTargetTrack
    * interpret (see km-target-track.h); nullable. Never changed once the track has it,
    * so copies share it. */
   GHashTable       *extras;
+  /* TrackEuler, sorted by frame: the euler angles a file gave its keyframes (see
+   * km-target-track.h); nullable. Never changed once the track has it, so copies share
+   * it; an entry counts only while its keyframe has the rotation it records. */
+  GArray           *eulers;
 };
+
+typedef struct
+{
+  guint  frame;
+  KmVec3 degrees;       /* as the file gave them */
+  KmQuat orientation;   /* the keyframe's rotation made from them */
+} TrackEuler;
 
 G_DEFINE_BOXED_TYPE (KmTargetTrack, km_target_track, km_target_track_ref, km_target_track_unref)
 G_DEFINE_QUARK (km-target-track-error-quark, km_target_track_error)
@@ -76,6 +88,7 @@ copy_tool (KmTargetTrack       *copy,
       copy->effector_offset = self->effector_offset;
       copy->position_only = self->position_only;
       copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
+      copy->eulers = self->eulers != NULL ? g_array_ref (self->eulers) : NULL;
     }
   return copy;
 }
@@ -179,6 +192,7 @@ km_target_track_unref (KmTargetTrack *self)
       g_free (self->keyframes);
       g_free (self->effector);
       g_clear_pointer (&self->extras, g_hash_table_unref);
+      g_clear_pointer (&self->eulers, g_array_unref);
       g_free (self);
     }
 }
@@ -374,21 +388,31 @@ KmTargetTrack *
 km_target_track_with_keyframe (const KmTargetTrack    *self,
                                const KmTargetKeyframe *keyframe)
 {
-  g_autofree KmTargetKeyframe *keys = NULL;
-  int found;
-  guint n;
+  g_autoptr(KmTargetTrack) checked = NULL;
+  KmTargetTrack *copy;
+  gboolean replaces;
+  guint at;
 
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (keyframe != NULL, NULL);
 
-  found = km_target_track_find_keyframe (self, keyframe->frame);
-  n = self->n_keyframes + (found < 0 ? 1 : 0);
-  keys = g_new (KmTargetKeyframe, n);
-  if (self->n_keyframes > 0)
-    memcpy (keys, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
-  keys[found < 0 ? self->n_keyframes : (guint) found] = *keyframe;
-
-  return copy_tool (km_target_track_new (keys, n, self->effector, self->frame_rate, NULL), self);
+  /* @keyframe checked and normalised as km_target_track_new() does; the others are copied
+   * bit for bit (not normalised again), so that their rotations, and the euler angles
+   * their file gave them (km_target_track_get_euler()), stay what they were. */
+  checked = km_target_track_new (keyframe, 1, NULL, self->frame_rate, NULL);
+  if (checked == NULL)
+    return NULL;
+  at = lower_bound (self, keyframe->frame);
+  replaces = at < self->n_keyframes && self->keyframes[at].frame == keyframe->frame;
+  copy = track_alloc (self->n_keyframes + (replaces ? 0 : 1), self->effector,
+                      self->frame_rate);
+  if (at > 0)
+    memcpy (copy->keyframes, self->keyframes, at * sizeof (KmTargetKeyframe));
+  copy->keyframes[at] = checked->keyframes[0];
+  if (copy->n_keyframes > at + 1)
+    memcpy (copy->keyframes + at + 1, self->keyframes + at + (replaces ? 1 : 0),
+            (copy->n_keyframes - at - 1) * sizeof (KmTargetKeyframe));
+  return copy_tool (copy, self);
 }
 
 /**
@@ -499,6 +523,7 @@ km_target_track_with_tool (const KmTargetTrack *self,
   copy->effector_offset = effector_offset;
   copy->position_only = position_only != FALSE;
   copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
+  copy->eulers = self->eulers != NULL ? g_array_ref (self->eulers) : NULL;
   return copy;
 }
 
@@ -541,6 +566,88 @@ km_target_track_get_extra (const KmTargetTrack *self,
   if (self->extras == NULL)
     return NULL;
   return g_hash_table_lookup (self->extras, GUINT_TO_POINTER (frame));
+}
+
+static int
+compare_eulers (gconstpointer a,
+                gconstpointer b)
+{
+  const TrackEuler *ea = a;
+  const TrackEuler *eb = b;
+
+  return (ea->frame > eb->frame) - (ea->frame < eb->frame);
+}
+
+/**
+ * km_target_track_with_eulers:
+ * @degrees: (array) (nullable): for each keyframe, in the track's order, the euler XYZ
+ *   angles in degrees that its file gave it (its orientation was made from them); a
+ *   non-finite one: none. NULL: none at all
+ *
+ * Returns: (transfer full): a new track whose keyframes keep @degrees, for a rewrite of
+ *   their file, while their rotations stay as they are now
+ */
+KmTargetTrack *
+km_target_track_with_eulers (const KmTargetTrack *self,
+                             const KmVec3        *degrees)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = km_target_track_with_effector (self, self->effector);
+  g_clear_pointer (&copy->eulers, g_array_unref);
+  if (degrees == NULL)
+    return copy;
+  copy->eulers = g_array_sized_new (FALSE, FALSE, sizeof (TrackEuler), self->n_keyframes);
+  /* In keyframe order, so sorted by frame. */
+  for (guint i = 0; i < self->n_keyframes; i++)
+    if (km_vec3_is_finite (degrees[i]))
+      {
+        TrackEuler e = { self->keyframes[i].frame, degrees[i], self->keyframes[i].orientation };
+
+        g_array_append_val (copy->eulers, e);
+      }
+  if (copy->eulers->len == 0)
+    g_clear_pointer (&copy->eulers, g_array_unref);
+  return copy;
+}
+
+/**
+ * km_target_track_get_euler:
+ * @index: a keyframe's index
+ * @degrees: (out): the euler XYZ angles in degrees that its file gave the keyframe
+ *
+ * Returns: TRUE when the keyframe at @index has them: read from a file (and kept,
+ *   km_target_track_with_eulers()) and its rotation not changed since; FALSE when its
+ *   rotation is all there is
+ */
+gboolean
+km_target_track_get_euler (const KmTargetTrack *self,
+                           guint                index,
+                           KmVec3              *degrees)
+{
+  const KmTargetKeyframe *k;
+  const TrackEuler *e;
+  TrackEuler key;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (index < self->n_keyframes, FALSE);
+  g_return_val_if_fail (degrees != NULL, FALSE);
+
+  if (self->eulers == NULL)
+    return FALSE;
+  k = &self->keyframes[index];
+  key.frame = k->frame;
+  e = bsearch (&key, self->eulers->data, self->eulers->len, sizeof (TrackEuler),
+               compare_eulers);
+  /* A keyframe set there since, or one whose rotation was edited, has its own rotation;
+   * compared exactly, as the angles are to stand for that very rotation. */
+  if (e == NULL || e->orientation.w != k->orientation.w || e->orientation.x != k->orientation.x
+      || e->orientation.y != k->orientation.y || e->orientation.z != k->orientation.z)
+    return FALSE;
+  *degrees = e->degrees;
+  return TRUE;
 }
 
 /* The point the keyframes are for, in the effector joint's frame; zero for its origin. */

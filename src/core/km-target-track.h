@@ -55,6 +55,13 @@ typedef struct
  * those members, which a rewrite of the file writes back (km_target_track_get_extra()).
  * It belongs to the keyframe's frame: it stays when the keyframe there is replaced and
  * goes with the keyframe deleted; every other edit keeps it.
+ *
+ * A keyframe read from a file may also keep the euler XYZ angles the file gave it, in
+ * degrees (km_target_track_with_eulers()), so that a rewrite writes the user's own triple,
+ * the same numbers, rather than an equivalent one recomputed from the rotation (a
+ * different triple for the same rotation, and not the same doubles). They are the
+ * keyframe's only while it has, bit for bit, the rotation they were read as: an edit that
+ * changes its rotation drops them (km_target_track_get_euler()).
  */
 typedef struct _KmTargetTrack KmTargetTrack;
 
@@ -104,6 +111,12 @@ KmTargetTrack       *km_target_track_with_extras         (const KmTargetTrack   
                                                           GHashTable             *extras);
 const char          *km_target_track_get_extra           (const KmTargetTrack    *self,
                                                           guint                   frame);
+
+KmTargetTrack       *km_target_track_with_eulers         (const KmTargetTrack    *self,
+                                                          const KmVec3           *degrees);
+gboolean             km_target_track_get_euler           (const KmTargetTrack    *self,
+                                                          guint                   index,
+                                                          KmVec3                 *degrees);
 
 gboolean             km_target_track_equal               (const KmTargetTrack    *a,
                                                           const KmTargetTrack    *b,

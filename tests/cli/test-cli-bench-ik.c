@@ -207,9 +207,10 @@ test_keyframes_and_fixed_model (void)
   g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-keys-XXXXXX");
   g_autofree char *output = g_build_filename (dir, "animation.json", NULL);
   g_autofree char *fixed = g_build_filename (dir, "fixed.json", NULL);
-  g_autofree char *expected = g_strdup_printf ("%s: expected one target per frame, frames 0, 1, "
-                                               "2, … in order, for a motion (--mode warm or "
-                                               "trajectory) or an animation (-o), but frame 60 "
+  /* At the offending keyframe's frame number (line 3, column 11), as a loader would say it. */
+  g_autofree char *expected = g_strdup_printf ("%s:3:11: expected one target per frame, frames "
+                                               "0, 1, 2, … in order, for a motion (--mode warm "
+                                               "or trajectory) or an animation (-o), but frame 60 "
                                                "follows frame 0", targets);
   const char *refused[][4] = {
     { "--mode", "warm", NULL, NULL },
@@ -292,6 +293,118 @@ test_turn_flips (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* The first keyframe for a frame other than 0 is located too, at its frame number. */
+static void
+test_first_frame_located (void)
+{
+  g_autofree char *chain = data_path ("ur10.urdf");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-first-XXXXXX");
+  g_autofree char *targets = g_build_filename (dir, "late.json", NULL);
+  g_autofree char *expected = NULL;
+  g_auto(Run) run = { 0 };
+
+  g_assert_true (g_file_set_contents (targets, "[\n  {\"pos\": [0.6, 0.2, 0.5], \"euler\": "
+                                               "[0, 90, 0],\n   \"frame\": 7}\n]\n", -1, NULL));
+  expected = g_strdup_printf ("%s:3:13: expected one target per frame, frames 0, 1, 2, … in "
+                              "order, for a motion (--mode warm or trajectory) or an animation "
+                              "(-o), but the first target is for frame 7", targets);
+  run_cli (&run, NULL, "bench-ik", "--mode", "warm", chain, targets, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  if (strstr (run.err, expected) == NULL)
+    g_error ("“%s”", run.err);
+  g_assert_cmpint (g_remove (targets), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static char *
+handler_dir (void)
+{
+  g_autofree char *cli_dir = g_path_get_dirname (g_getenv ("KINEMA_CLI"));
+  g_autofree char *src_dir = g_path_get_dirname (cli_dir);
+
+  return g_build_filename (src_dir, "handlers", NULL);
+}
+
+/* bench-ik reads models as every such command does, with --handler-dir and --share-dir
+ * (it refused both, exit 2): a chain that names a body handler gets it, says so as `solve`
+ * does ("MODEL: handler NAME: …"), and its analytic IK answers (no numeric iterations). */
+static void
+test_model_options (void)
+{
+  g_autofree char *dir = handler_dir ();
+  g_autofree char *chain = g_test_build_filename (G_TEST_DIST, "data", "ur5-analytic.json", NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "ur5-warm-30.json", NULL);
+  g_autofree char *attached = g_strdup_printf ("%s: handler UR5AnalyticIkHandler: attached "
+                                               "(joint-path)", chain);
+  g_autofree char *missing = g_strdup_printf ("%s: handler UR5AnalyticIkHandler: not found: ",
+                                              chain);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) without = { 0 };
+  g_auto(Run) help = { 0 };
+
+  run_cli (&run, NULL, "bench-ik", "--handler-dir", dir, "--share-dir", dir, "--mode", "cold",
+           chain, targets, "--limit", "5", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  if (strstr (run.err, attached) == NULL)
+    g_error ("“%s”", run.err);
+  g_assert_nonnull (strstr (run.out, " n=5 mode=cold success=1.0000 success_jl=1.0000 "));
+  g_assert_nonnull (strstr (run.out, " mean_iters=0.0"));
+
+  /* Not trusted without the option: said, and solved numerically. */
+  run_cli (&without, NULL, "bench-ik", "--mode", "cold", chain, targets, "--limit", "5", NULL);
+  g_assert_cmpint (without.status, ==, 0);
+  g_assert_nonnull (strstr (without.err, missing));
+  g_assert_null (strstr (without.out, " mean_iters=0.0"));
+
+  run_cli (&help, NULL, "bench-ik", "--help", NULL);
+  g_assert_cmpint (help.status, ==, 0);
+  g_assert_nonnull (strstr (help.out, "--handler-dir=DIR"));
+  g_assert_nonnull (strstr (help.out, "--share-dir=DIR"));
+}
+
+/* chain= and targets= escape a name with a control character or a backslash C-style, as
+ * solve's targets= does, and so do the messages' locations: each line stays one line. */
+static void
+test_escaped_names (void)
+{
+  g_autofree char *chain_src = data_path ("ur10.urdf");
+  g_autofree char *targets_src = data_path ("ur10-targets.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-names-XXXXXX");
+  g_autofree char *chain = g_build_filename (dir, "u\tr\\10.urdf", NULL);
+  g_autofree char *targets = g_build_filename (dir, "t\nargets.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *line_chain = NULL;
+  g_autofree char *line_targets = NULL;
+  g_autofree char *located = NULL;
+  g_auto(Run) run = { 0 };
+  g_auto(Run) refused = { 0 };
+  gsize length;
+
+  g_assert_true (g_file_get_contents (chain_src, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (chain, contents, (gssize) length, NULL));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (targets_src, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (targets, contents, (gssize) length, NULL));
+
+  line_chain = g_strdup (" chain=u\\tr\\\\10 ");
+  line_targets = g_strdup_printf (" targets=%s/t\\nargets.json\n", dir);
+  run_cli (&run, NULL, "bench-ik", "--mode", "cold", chain, targets, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, line_chain));
+  g_assert_true (g_str_has_suffix (run.out, line_targets));
+  g_assert_true (strchr (run.out, '\n') == run.out + strlen (run.out) - 1);
+
+  located = g_strdup_printf ("%s/t\\nargets.json:3:11: expected one target per frame", dir);
+  run_cli (&refused, NULL, "bench-ik", "--mode", "warm", chain, targets, NULL);
+  g_assert_cmpint (refused.status, ==, 1);
+  if (strstr (refused.err, located) == NULL)
+    g_error ("“%s”", refused.err);
+
+  g_assert_cmpint (g_remove (targets), ==, 0);
+  g_assert_cmpint (g_remove (chain), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -306,5 +419,8 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/bench-ik/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/bench-ik/limit", test_limit);
   g_test_add_func ("/kinema/cli/bench-ik/turn-flips", test_turn_flips);
+  g_test_add_func ("/kinema/cli/bench-ik/first-frame-located", test_first_frame_located);
+  g_test_add_func ("/kinema/cli/bench-ik/model-options", test_model_options);
+  g_test_add_func ("/kinema/cli/bench-ik/escaped-names", test_escaped_names);
   return g_test_run ();
 }

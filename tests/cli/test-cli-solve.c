@@ -1444,6 +1444,113 @@ test_mimic_master_off_path (void)
   g_rmdir (dir);
 }
 
+/* A targets file's name in its targets= value and in the location of its message is the
+ * same text, escaped C-style where it holds a control character or a backslash (README,
+ * kinema-cli), so that a script can match them up; the model's name in messages too. */
+static void
+test_escaped_names (void)
+{
+  g_autofree char *source = data_path ("skeleton.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-names-XXXXXX");
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *model = g_build_filename (dir, "s\\k.json", NULL);
+  g_autofree char *bad = g_build_filename (dir, "a\tb.json", NULL);
+  g_autofree char *good = write_targets (dir, "c\\d.json", 2);
+  g_autofree char *good_out = g_build_filename (out_dir, "c\\d.animation.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *shown_bad = g_strdup_printf ("%s/a\\tb.json", dir);
+  g_autofree char *expected_err = NULL;
+  g_autofree char *failed = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  gsize length;
+
+  g_assert_true (g_file_get_contents (source, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (model, contents, (gssize) length, NULL));
+  g_assert_true (g_file_set_contents (bad, "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0],\n"
+                                           "  \"effector\": \"Nope\"}]\n", -1, NULL));
+  run_cli (&run, NULL, "solve", model, bad, good, "-o", out_dir, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  expected_err = g_strdup_printf ("%s:2:15: %s/s\\\\k.json has no joint or link “Nope” to use "
+                                  "as the end effector\n", shown_bad, dir);
+  g_assert_cmpstr (run.err, ==, expected_err);
+  lines = g_strsplit (run.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  failed = g_strconcat ("error=1 targets=", shown_bad, NULL);
+  g_assert_cmpstr (lines[0], ==, failed);
+  g_assert_true (g_str_has_suffix (lines[1], "\\\\d.json"));
+  g_assert_true (g_file_test (good_out, G_FILE_TEST_EXISTS));
+
+  g_unlink (good_out);
+  g_rmdir (out_dir);
+  g_unlink (good);
+  g_unlink (bad);
+  g_unlink (model);
+  g_rmdir (dir);
+}
+
+/* --to names its format in any case, as --format does: the same matching function. */
+static void
+test_to_any_case (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets = data_path ("targets.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-to-case-XXXXXX");
+  g_autofree char *motion = g_build_filename (dir, "motion", NULL);
+  g_autofree char *seq = g_build_filename (dir, "x.seq", NULL);
+  g_autofree char *text = NULL;
+  g_auto(Run) run = { 0, };
+  g_auto(Run) refused = { 0, };
+
+  run_cli (&run, NULL, "solve", "--to", "choreonoid-body-motion", skeleton_path, targets, "-o",
+           motion, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_file_get_contents (motion, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "type: CompositeSeq\ncontent: BodyMotion\n"));
+
+  /* The name is matched, then the format is the one it names. */
+  run_cli (&refused, NULL, "solve", "--to", "Kinema-Animation-Json", skeleton_path, targets,
+           "-o", seq, NULL);
+  g_assert_cmpint (refused.status, ==, 2);
+  g_assert_nonnull (strstr (refused.err, "is for CHOREONOID-BODY-MOTION, but --to asks for "
+                                         "Kinema-Animation-Json"));
+  g_assert_false (g_file_test (seq, G_FILE_TEST_EXISTS));
+
+  g_unlink (motion);
+  g_rmdir (dir);
+}
+
+/* What became of a body handler the model names is said of the model, "MODEL: handler
+ * NAME: failed: …", as a loader's message names its file (it had no file at all). */
+static void
+test_handler_report_prefix (void)
+{
+  g_autofree char *targets = data_path ("targets.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-handler-XXXXXX");
+  g_autofree char *module = g_build_filename (dir, "Evil.so", NULL);
+  g_autofree char *model = g_build_filename (dir, "evil.json", NULL);
+  g_autofree char *output = g_build_filename (dir, "evil.animation.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: handler Evil: failed: ", model);
+  g_auto(Run) run = { 0, };
+
+  g_assert_true (g_file_set_contents (module, "int x;\n", -1, NULL));
+  g_assert_true (g_file_set_contents (model, "{\"root_name\": \"r\", \"body_handlers\": [\"Evil\"], "
+                                             "\"joints\": [{\"name\": \"r\", \"type\": \"fixed\", "
+                                             "\"offset\": [0, 0, 0]}, {\"name\": \"EndEffector\", "
+                                             "\"type\": \"revolute\", \"parent\": \"r\", "
+                                             "\"offset\": [0, 0, 1], \"axis\": [1, 0, 0]}]}\n",
+                                     -1, NULL));
+  run_cli (&run, NULL, "solve", "--handler-dir", dir, model, targets, "-o", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  if (!g_str_has_prefix (run.err, expected))
+    g_error ("“%s”", run.err);
+
+  g_unlink (output);
+  g_unlink (model);
+  g_unlink (module);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1472,6 +1579,9 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);
   g_test_add_func ("/kinema/cli/solve/output-places", test_output_places);
+  g_test_add_func ("/kinema/cli/solve/escaped-names", test_escaped_names);
+  g_test_add_func ("/kinema/cli/solve/to-any-case", test_to_any_case);
+  g_test_add_func ("/kinema/cli/solve/handler-report-prefix", test_handler_report_prefix);
 
   return g_test_run ();
 }

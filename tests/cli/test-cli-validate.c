@@ -106,6 +106,28 @@ test_validate_targets_extra_keys (void)
   g_assert_cmpstr (run.err, ==, "");
 }
 
+/* A targets key that looks like a misspelt keyframe key ("efector") was kept silently, and
+ * the setting the user meant not followed: it is said, once for the file, with the key
+ * it may be meant for. */
+static void
+test_validate_targets_misspelt_key (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *targets = write_temp ("misspelt-targets.json",
+    "[{\"frame\": 0, \"pos\": [1, 1, 1], \"euler\": [0, 0, 0], \"efector\": \"Tip\"},\n"
+    " {\"frame\": 9, \"pos\": [1, 0, 1], \"euler\": [0, 0, 0], \"efector\": \"Tip\"}]\n", -1);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (KINEMA-TARGETS-JSON) with 1 warning\n",
+                                                   targets);
+  g_autofree char *expected_err = g_strdup_printf ("%s:1:53: warning: unknown key “efector” "
+                                                   "kept, not used (did you mean “effector”?)\n",
+                                                   targets);
+
+  run_cli (&run, NULL, "validate", targets, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, expected_out);
+  g_assert_cmpstr (run.err, ==, expected_err);
+}
+
 /* A Scenebuilder scene with a bad value and a bad gear still gives its skeleton
  * (specs/scenebuilder.md 1.7): warnings, exit 0. */
 static void
@@ -598,6 +620,49 @@ test_info (void)
   }
 }
 
+/* A file name with a control character or a backslash is escaped C-style in every line
+ * that names it (README, kinema-cli): the "FILE: ok" line, a rejection's and a warning's
+ * "FILE:LINE:COLUMN:" prefix; each stays one line. A plain name is shown as it is. */
+static void
+test_validate_escaped_names (void)
+{
+  g_autofree char *good = write_temp ("ok\tskel.json", "{\"root_name\": \"r\", \"joints\": "
+                                      "[{\"name\": \"r\", \"type\": \"fixed\", \"offset\": "
+                                      "[0, 0, 0]}]}\n", -1);
+  g_autofree char *bad = write_temp ("g\nh\\i.json", "[\n  {\"frame\": 2, \"pos\": [0, 0, 0], "
+                                     "\"euler\": [0, 0, 0]},\n  {\"frame\": 2, \"pos\": "
+                                     "[0, 0, 0], \"euler\": [0, 0, 0]}\n]\n", -1);
+  g_autofree char *odd = write_temp ("w\rarn.json", "{\"root_name\": \"r\", \"comment\": 1, "
+                                     "\"joints\": [{\"name\": \"r\", \"type\": \"fixed\", "
+                                     "\"offset\": [0, 0, 0]}]}\n", -1);
+  g_autofree char *ok_line = g_strdup_printf ("%s/ok\\tskel.json: ok (SKELETON-JSON)\n", tmp_dir);
+  g_autofree char *bad_start = g_strdup_printf ("%s/g\\nh\\\\i.json:3:13: expected a frame "
+                                                "number not used before", tmp_dir);
+  g_autofree char *warn_start = g_strdup_printf ("%s/w\\rarn.json:1:20: warning: ", tmp_dir);
+  g_autofree char *plain = write_temp ("plain.json", "{\"root_name\": \"r\", \"joints\": "
+                                       "[{\"name\": \"r\", \"type\": \"fixed\", \"offset\": "
+                                       "[0, 0, 0]}]}\n", -1);
+  g_autofree char *plain_line = g_strdup_printf ("%s: ok (SKELETON-JSON)\n", plain);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) warned = { 0 };
+  g_auto(Run) as_is = { 0 };
+
+  run_cli (&run, NULL, "validate", good, bad, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.out, ==, ok_line);
+  g_assert_true (g_str_has_prefix (run.err, bad_start));
+  /* One line: the message's only newline ends it. */
+  g_assert_true (strchr (run.err, '\n') == run.err + strlen (run.err) - 1);
+
+  run_cli (&warned, NULL, "validate", odd, NULL);
+  g_assert_cmpint (warned.status, ==, 0);
+  g_assert_true (g_str_has_prefix (warned.err, warn_start));
+  g_assert_true (g_str_has_suffix (warned.out, "w\\rarn.json: ok (SKELETON-JSON) with 1 warning\n"));
+
+  run_cli (&as_is, NULL, "validate", plain, NULL);
+  g_assert_cmpstr (as_is.out, ==, plain_line);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -619,7 +684,10 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/detection-styles", test_validate_detection_styles);
   g_test_add_func ("/kinema/CliValidate/usage", test_validate_usage);
   g_test_add_func ("/kinema/CliValidate/targets-extra-keys", test_validate_targets_extra_keys);
+  g_test_add_func ("/kinema/CliValidate/targets-misspelt-key",
+                   test_validate_targets_misspelt_key);
   g_test_add_func ("/kinema/CliValidate/info", test_info);
+  g_test_add_func ("/kinema/CliValidate/escaped-names", test_validate_escaped_names);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "km-body.h"
 #include "km-cnoid.h"
@@ -313,6 +314,91 @@ test_utf16_bad_position (void)
     }
 }
 
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Every location shows its file as the CLI's key=value lines do (km_parse_shown_file(),
+ * km_format_append_value()): a name with a control character or a backslash escaped
+ * C-style, so that a message's first line stays one line; any other name as it is. The
+ * loaders' own use of their locations (an error's place kept as a warning's, "included
+ * from" left out for an error in the file itself) reads the escaped name back. */
+static void
+test_escaped_locations (void)
+{
+  const char *odd = "dir/a\tb\\c\nd.json";
+  const char *shown_odd = "dir/a\\tb\\\\c\\nd.json";
+  g_autoptr(GString) value = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) included = NULL;
+  g_autoptr(GError) prefixed = NULL;
+  g_autoptr(GError) loaded = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *shown = km_parse_shown_file (odd);
+  g_autofree char *plain = km_parse_shown_file ("dir/plain name:1.json");
+  g_autofree char *location = km_parse_location (odd, (KmSourcePos) { 3, 0 });
+  g_autofree char *unlocated = km_parse_location (odd, (KmSourcePos) { 0, 0 });
+  g_autofree char *bad = g_build_filename (tmp_dir, "bad\tname.json", NULL);
+  g_autofree char *bad_shown = NULL;
+  g_autofree char *bad_start = NULL;
+  const KmFormat *format = NULL;
+
+  g_assert_cmpstr (shown, ==, shown_odd);
+  km_format_append_value (value, odd);
+  g_assert_cmpstr (value->str, ==, shown);
+  g_assert_cmpstr (plain, ==, "dir/plain name:1.json");
+  g_assert_cmpstr (location, ==, "dir/a\\tb\\\\c\\nd.json:3:1");
+  g_assert_cmpstr (unlocated, ==, shown_odd);
+
+  km_parse_error_set (&error, KM_PARSE_ERROR_INVALID, odd, (KmSourcePos) { 2, 5 }, "bad %s", "x");
+  g_assert_cmpstr (error->message, ==, "dir/a\\tb\\\\c\\nd.json:2:5: bad x");
+  /* An error in the file itself gets no "included from" line for it. */
+  km_parse_error_add_include_from (&error, odd, (KmSourcePos) { 1, 1 });
+  g_assert_cmpstr (error->message, ==, "dir/a\\tb\\\\c\\nd.json:2:5: bad x");
+  km_parse_error_set (&included, KM_PARSE_ERROR_INVALID, "in.json", (KmSourcePos) { 1, 2 }, "y");
+  km_parse_error_add_include_from (&included, odd, (KmSourcePos) { 7, 8 });
+  g_assert_cmpstr (included->message, ==, "in.json:1:2: y\nincluded from "
+                                          "dir/a\\tb\\\\c\\nd.json:7:8");
+
+  g_set_error_literal (&prefixed, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID, "no mesh");
+  km_parse_error_prefix (&prefixed, odd, (KmSourcePos) { 4, 6 });
+  g_assert_cmpstr (prefixed->message, ==, "dir/a\\tb\\\\c\\nd.json:4:6: no mesh");
+
+  km_parse_warnings_push (collect_warning, warnings);
+  km_parse_warning (odd, (KmSourcePos) { 9, 2 }, "odd %d", 1);
+  km_parse_warning ("plain.json", (KmSourcePos) { 0, 0 }, "plain");
+  km_parse_warnings_pop ();
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==, "dir/a\\tb\\\\c\\nd.json:9:2: odd 1");
+  g_assert_cmpstr (g_ptr_array_index (warnings, 1), ==, "plain.json: plain");
+
+  /* A loader's rejection, through the registry. */
+  g_assert_true (g_file_set_contents (bad, "[\n  {\"frame\": -1}\n]\n", -1, NULL));
+  g_assert_null (km_format_load_file (bad, NULL, &format, &loaded));
+  bad_shown = km_parse_shown_file (bad);
+  bad_start = g_strconcat (bad_shown, ":2:", NULL);
+  g_assert_nonnull (loaded);
+  if (!g_str_has_prefix (loaded->message, bad_start))
+    g_error ("“%s”", loaded->message);
+  g_assert_null (strchr (loaded->message, '\t'));
+  g_unlink (bad);
+}
+
+/* Format names are matched ignoring ASCII case wherever a user gives one (--format, --to):
+ * the one function the registry's lookup uses too. */
+static void
+test_format_name_matches (void)
+{
+  g_assert_true (km_format_name_matches ("URDF", "urdf"));
+  g_assert_true (km_format_name_matches ("CHOREONOID-BODY", "Choreonoid-Body"));
+  g_assert_false (km_format_name_matches ("URDF", "URDF2"));
+  g_assert_false (km_format_name_matches ("URDF", ""));
+  g_assert_true (km_format_lookup ("skeleton-json") == km_format_lookup ("SKELETON-JSON"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -329,6 +415,8 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
   g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
   g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);
+  g_test_add_func ("/kinema/FormatDetect/escaped-locations", test_escaped_locations);
+  g_test_add_func ("/kinema/FormatDetect/format-name-matches", test_format_name_matches);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

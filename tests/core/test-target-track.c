@@ -8,9 +8,12 @@
 
 #include <glib/gstdio.h>
 
+#include "km-body-item.h"
+#include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-error.h"
 #include "km-format.h"
+#include "km-ik-targets-item.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
 
@@ -617,6 +620,247 @@ test_equal_extras (void)
   g_assert_true (km_target_track_equal (a_other, a, 0.0));
 }
 
+/* rev17-cli 4: a rewrite (`convert`, a save) wrote each keyframe's euler angles from its
+ * quaternion, rounded to 1e-9°: about 11 significant digits where the file had 17 (so not
+ * the same doubles, nor the same targets), the user's triple replaced by another one for
+ * the same rotation, and 1e-300 written 0. A keyframe read from a file now writes the
+ * triple it was read with, as read, until its rotation is edited; then every digit of the
+ * rotation is kept. */
+static const char euler_text[] =
+  "[{\"frame\": 0, \"pos\": [0, 0, 1],\n"
+  "  \"euler\": [-160.0765651501738, 67.50305140548178, -64.56023006769443]},\n"
+  " {\"frame\": 5, \"pos\": [0, 1, 1],\n"
+  "  \"euler\": [53.630839129292724, 144.32417703022418, -139.24585272486803]},\n"
+  " {\"frame\": 9, \"pos\": [1, 0, 1], \"euler\": [0.1, 1e-300, -0]}]\n";
+#define EULER_0 "\"euler\": [-160.0765651501738, 67.50305140548178, -64.56023006769443]"
+#define EULER_5 "\"euler\": [53.630839129292724, 144.32417703022418, -139.24585272486803]"
+#define EULER_9 "\"euler\": [0.1, 1e-300, -0]"
+
+/* Whether @track's text has each of the NULL-terminated @wanted. */
+static void
+assert_written (const KmTargetTrack *track,
+                ...)
+{
+  g_autofree char *text = km_targets_json_to_string (track);
+  const char *wanted;
+  va_list args;
+
+  va_start (args, track);
+  while ((wanted = va_arg (args, const char *)) != NULL)
+    if (strstr (text, wanted) == NULL)
+      g_error ("“%s” not in:\n%s", wanted, text);
+  va_end (args);
+}
+
+/* The rotation of @track's keyframe @i, written and read back: the same to the last
+ * digits (1e-9° was up to 2e-11 rad). */
+static void
+assert_rotation_kept (const KmTargetTrack *track,
+                      guint                i)
+{
+  g_autofree char *text = km_targets_json_to_string (track);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) again = load_string (text, &error);
+  KmQuat a = km_target_track_get_keyframe (track, i)->orientation;
+  KmQuat b;
+
+  g_assert_no_error (error);
+  b = km_target_track_get_keyframe (again, i)->orientation;
+  if (a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z < 0)
+    b = (KmQuat) { -b.w, -b.x, -b.y, -b.z };
+  g_assert_cmpfloat_with_epsilon (a.w, b.w, 1e-14);
+  g_assert_cmpfloat_with_epsilon (a.x, b.x, 1e-14);
+  g_assert_cmpfloat_with_epsilon (a.y, b.y, 1e-14);
+  g_assert_cmpfloat_with_epsilon (a.z, b.z, 1e-14);
+}
+
+static void
+test_euler_as_read (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = load_string (euler_text, &error);
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autoptr(KmTargetTrack) moved = NULL;
+  g_autoptr(KmTargetTrack) inserted = NULL;
+  g_autoptr(KmTargetTrack) turned = NULL;
+  g_autoptr(KmTargetTrack) retimed = NULL;
+  g_autoptr(KmTargetTrack) deleted = NULL;
+  g_autoptr(KmTargetTrack) reset = NULL;
+  g_autoptr(KmTargetTrack) plain = NULL;
+  g_autoptr(GString) info = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *rewritten = NULL;
+  KmTargetKeyframe k;
+  KmVec3 degrees;
+
+  g_assert_no_error (error);
+  assert_written (track, EULER_0, EULER_5, EULER_9, NULL);
+  g_assert_true (km_target_track_get_euler (track, 1, &degrees));
+  g_assert_cmpfloat (degrees.x, ==, 53.630839129292724);
+  km_targets_json_describe (track, info);
+  g_assert_nonnull (strstr (info->str, "keyframe frame=5 pos=0,1,1 "
+                                       "euler=53.630839129292724,144.32417703022418,"
+                                       "-139.24585272486803\n"));
+
+  /* A rewrite of the rewrite: the same text. */
+  text = km_targets_json_to_string (track);
+  again = load_string (text, &error);
+  g_assert_no_error (error);
+  rewritten = km_targets_json_to_string (again);
+  g_assert_cmpstr (rewritten, ==, text);
+
+  /* Edits that leave a keyframe's rotation keep its angles: a move of its position, a
+   * keyframe inserted before it, the track's settings. */
+  k = *km_target_track_get_keyframe (track, 1);
+  k.position = km_vec3 (2, 2, 2);
+  moved = km_target_track_with_keyframe (track, &k);
+  k = (KmTargetKeyframe) { 3, { 0, 0, 0 }, KM_QUAT_IDENTITY };
+  inserted = km_target_track_with_keyframe (moved, &k);
+  {
+    g_autoptr(KmTargetTrack) slower = km_target_track_with_frame_rate (inserted, 24.0);
+
+    retimed = km_target_track_with_tool (slower, km_vec3 (0, 0, 0.1), TRUE);
+  }
+  assert_written (retimed, EULER_0, EULER_5, EULER_9, "\"euler\": [0, 0, 0]", NULL);
+
+  /* A keyframe turned is written from its new rotation (every digit), the others as read. */
+  k = *km_target_track_get_keyframe (track, 2);
+  k.orientation = km_quat_from_euler_xyz (km_vec3 (0.1234567890123, -0.7654321098765, 2.5));
+  turned = km_target_track_with_keyframe (track, &k);
+  g_assert_false (km_target_track_get_euler (turned, 2, &degrees));
+  g_assert_true (km_target_track_get_euler (turned, 1, &degrees));
+  text = (g_free (text), km_targets_json_to_string (turned));
+  g_assert_null (strstr (text, EULER_9));
+  assert_written (turned, EULER_0, EULER_5, NULL);
+  assert_rotation_kept (turned, 2);
+
+  /* Deleted, then another rotation put at its frame: that one's own. */
+  deleted = km_target_track_without_keyframe (track, 5);
+  k = *km_target_track_get_keyframe (track, 1);
+  k.orientation = km_quat_from_axis_angle (km_vec3 (0, 1, 0), 0.5);
+  reset = km_target_track_with_keyframe (deleted, &k);
+  g_assert_false (km_target_track_get_euler (reset, 1, &degrees));
+  assert_rotation_kept (reset, 1);
+
+  /* A track made in Kinema: from the rotation, every digit. */
+  plain = km_target_track_new (&k, 1, NULL, 30.0, NULL);
+  g_assert_false (km_target_track_get_euler (plain, 0, &degrees));
+  assert_rotation_kept (plain, 0);
+}
+
+static KmItem *
+find_item (KmItem     *item,
+           const char *name)
+{
+  if (g_strcmp0 (km_item_get_name (item), name) == 0)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_item (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The same in a project's inline keyframes (an IKTargetsItem): an edited item wrote every
+ * keyframe's angles from its rotation (another triple); read back from the project, they
+ * are the ones written. */
+static void
+test_euler_as_read_project (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                 "arm.cnoid", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(KmTargetTrack) track = load_string (euler_text, &error);
+  g_autofree char *text = NULL;
+  KmItem *item;
+  KmTargetTrack *read;
+
+  g_assert_no_error (error);
+  project = km_cnoid_load (path, &error);
+  g_assert_no_error (error);
+  item = km_ik_targets_item_new ();
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), track);
+  km_item_set_name (item, "Typed targets");
+  km_item_append_child (find_item (km_project_get_root_item (project), "Arm"), item);
+  g_object_unref (item);
+
+  text = test_util_cnoid_to_string (project, path);
+  if (strstr (text, "euler: [ 53.630839129292724, 144.32417703022418, -139.24585272486803 ]")
+      == NULL
+      || strstr (text, "euler: [ 0.1, 1e-300, -0 ]") == NULL)
+    g_error ("the angles as read not in:\n%s", text);
+
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+    again = km_cnoid_load_full (path, bytes, NULL, &error);
+  }
+  g_assert_no_error (error);
+  read = km_ik_targets_item_get_track (
+    KM_IK_TARGETS_ITEM (find_item (km_project_get_root_item (again), "Typed targets")));
+  assert_written (read, EULER_0, EULER_5, EULER_9, NULL);
+}
+
+/* rev17-cli 8: a file of too many keyframes was read whole (1 GB for 53 MB) and then
+ * rejected at 1:1. It is rejected at the first one too many, as it is read: what follows
+ * (here not even JSON) is never read. */
+static void
+test_too_many_keyframes (void)
+{
+  g_autoptr(GString) text = g_string_new ("[\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+
+  for (guint i = 0; i <= KM_TARGET_TRACK_MAX_FRAME + 1; i++)
+    g_string_append (text, "1,\n");
+  g_string_append (text, "garbage");
+  track = load_string (text->str, &error);
+  g_assert_null (track);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "t.json:1000003:1: expected at most 1000001 keyframes");
+}
+
+/* Unknown keys are kept and not reported, but a misspelt keyframe key was then silently
+ * not followed: one that looks like one (the same but for case or blanks, or an edit or
+ * two away) is said, once per name in the file, naming the key it may be meant for. */
+static void
+test_misspelt_keys_warn (void)
+{
+  static const char text[] =
+    "[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"efector\": \"Tip\",\n"
+    "  \"comment\": \"c\", \"name\": \"a\", \"rate\": 2, \"time\": 0, \"pose\": 1},\n"
+    " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"efector\": \"Tip\",\n"
+    "  \"Frame\": 1, \"euler \": 1, \"postion\": [1, 2, 3], \"position_onyl\": true}]\n";
+  static const char * const expected[] = {
+    "t.json:1:53: unknown key “efector” kept, not used (did you mean “effector”?)",
+    "t.json:4:3: unknown key “Frame” kept, not used (did you mean “frame”?)",
+    "t.json:4:15: unknown key “euler ” kept, not used (did you mean “euler”?)",
+    "t.json:4:28: unknown key “postion” kept, not used (did you mean “pos”?)",
+    "t.json:4:50: unknown key “position_onyl” kept, not used (did you mean “position_only”?)",
+  };
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+
+  test_util_push_warnings (warnings);
+  track = load_string (text, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_null (km_target_track_get_effector (track));
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("%s", (const char *) g_ptr_array_index (warnings, i));
+  g_assert_cmpuint (warnings->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (g_ptr_array_index (warnings, i), ==, expected[i]);
+  /* Still kept. */
+  g_assert_nonnull (strstr (km_target_track_get_extra (track, 1), "\"efector\": \"Tip\""));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -640,6 +884,10 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/extra-keys-kept", test_extra_keys_kept);
   g_test_add_func ("/kinema/TargetsJson/extra-keys-nul", test_extra_keys_nul);
   g_test_add_func ("/kinema/TargetTrack/equal-extras", test_equal_extras);
+  g_test_add_func ("/kinema/TargetsJson/euler-as-read", test_euler_as_read);
+  g_test_add_func ("/kinema/TargetsJson/euler-as-read-project", test_euler_as_read_project);
+  g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);
+  g_test_add_func ("/kinema/TargetsJson/misspelt-keys-warn", test_misspelt_keys_warn);
 
   return g_test_run ();
 }

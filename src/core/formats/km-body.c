@@ -441,8 +441,7 @@ remember_mesh (Body        *b,
 {
   if (mesh == NULL)
     {
-      g_prefix_error (error, "%s:%u:%u: ", b->path, km_yaml_node_get_pos (geometry).line,
-                      km_yaml_node_get_pos (geometry).column);
+      km_parse_error_prefix (error, b->path, km_yaml_node_get_pos (geometry));
       return NULL;
     }
   g_hash_table_insert (b->meshes, geometry, km_mesh_ref (mesh));
@@ -1278,12 +1277,14 @@ element_failed:
       return FALSE;
     }
   {
-    /* The message starts with "PATH:LINE:COLUMN: "; keep that location for the warning. */
+    /* The message starts with "PATH:LINE:COLUMN: " (PATH as km_parse_shown_file() shows
+     * it); keep that location for the warning. */
     const char *text = local_error->message;
+    g_autofree char *shown = km_parse_shown_file (b->path);
     KmSourcePos pos = { 0, 0 };
-    gsize len = strlen (b->path);
+    gsize len = strlen (shown);
 
-    if (strncmp (text, b->path, len) == 0 && text[len] == ':')
+    if (strncmp (text, shown, len) == 0 && text[len] == ':')
       {
         char *end;
         guint64 line = g_ascii_strtoull (text + len + 1, &end, 10);

@@ -64,13 +64,22 @@ km_format_list (guint *n_formats)
   return formats;
 }
 
+gboolean
+km_format_name_matches (const char *name,
+                        const char *given)
+{
+  g_return_val_if_fail (name != NULL && given != NULL, FALSE);
+
+  return g_ascii_strcasecmp (name, given) == 0;
+}
+
 const KmFormat *
 km_format_lookup (const char *name)
 {
   g_return_val_if_fail (name != NULL, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
-    if (g_ascii_strcasecmp (formats[i]->name, name) == 0)
+    if (km_format_name_matches (formats[i]->name, name))
       return formats[i];
   return NULL;
 }
@@ -479,16 +488,17 @@ km_format_guess_description (const char *data,
   return g_strdup (_("plain text, not a known Kinema format"));
 }
 
-/* Where @error (a KM_PARSE_ERROR about @path) says it is: its "PATH:LINE:COLUMN:" prefix;
- * 0:0 when it has none. */
+/* Where @error (a KM_PARSE_ERROR about @path) says it is: its "PATH:LINE:COLUMN:" prefix
+ * (PATH as km_parse_shown_file() shows it); 0:0 when it has none. */
 static KmSourcePos
 error_pos (const GError *error,
            const char   *path)
 {
+  g_autofree char *shown = km_parse_shown_file (path);
   KmSourcePos pos = { 0, 0 };
-  gsize n = strlen (path);
+  gsize n = strlen (shown);
 
-  if (strncmp (error->message, path, n) == 0 &&
+  if (strncmp (error->message, shown, n) == 0 &&
       sscanf (error->message + n, ":%u:%u:", &pos.line, &pos.column) != 2)
     pos = (KmSourcePos) { 0, 0 };
   return pos;

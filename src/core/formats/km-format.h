@@ -79,7 +79,11 @@ struct _KmFormat
                             GError        **error);
 };
 
-/* By name, ignoring ASCII case; NULL when unknown. */
+/* Whether @given (what a user typed: --format, --to) names the format called @name: ASCII
+ * case is ignored, as everywhere a format is named. */
+gboolean         km_format_name_matches  (const char       *name,
+                                          const char       *given);
+/* By name (km_format_name_matches()); NULL when unknown. */
 const KmFormat  *km_format_lookup        (const char       *name);
 /* The highest-scoring format, NULL when every sniff says 0 (ties: the earlier row). Text
  * no sniffer claims is looked at more closely: XML by its document element's name, other

@@ -101,6 +101,8 @@ typedef struct
   GArray         *frames;      /* Frame */
   GString        *scratch;
   GError        **error;
+  KmJsonElementFunc element_func;  /* nullable: km_json_parse_with_elements() */
+  gpointer        element_data;
 } Parser;
 
 #define LINEAR_KEY_CHECK 16
@@ -822,6 +824,9 @@ parse_document (Parser *P)
               KmJsonMember member = { NULL, 0, value->pos, value };
 
               g_array_append_val (P->pending, member);
+              if (P->element_func != NULL && P->frames->len == 1
+                  && !P->element_func (value, P->pending->len - 1, P->element_data, P->error))
+                return NULL;
             }
           else
             {
@@ -884,6 +889,24 @@ km_json_parse (const char  *path,
                gsize        length,
                GError     **error)
 {
+  return km_json_parse_with_elements (path, data, length, NULL, NULL, error);
+}
+
+/**
+ * km_json_parse_with_elements:
+ * @func: (nullable): called with each element of a top-level array once it is read
+ *
+ * Returns: (transfer full) (nullable): the document, or NULL with a KM_PARSE_ERROR (or
+ *   the error @func set)
+ */
+KmJsonDocument *
+km_json_parse_with_elements (const char         *path,
+                             const char         *data,
+                             gsize               length,
+                             KmJsonElementFunc   func,
+                             gpointer            user_data,
+                             GError            **error)
+{
   g_autoptr(KmJsonDocument) doc = NULL;
   Parser P = { 0 };
 
@@ -908,6 +931,8 @@ km_json_parse (const char  *path,
   P.line = 1;
   P.col = 1;
   P.error = error;
+  P.element_func = func;
+  P.element_data = user_data;
   P.pending = g_array_new (FALSE, FALSE, sizeof (KmJsonMember));
   P.frames = g_array_new (FALSE, FALSE, sizeof (Frame));
   P.scratch = g_string_new (NULL);

@@ -55,6 +55,22 @@ KmJsonDocument    *km_json_parse                  (const char            *path,
                                                    const char            *data,
                                                    gsize                  length,
                                                    GError               **error);
+/*
+ * The same, calling @func with each element of a top-level array as soon as it is read
+ * (@index from 0), before the rest of the file is: @func returning FALSE, with @error
+ * set, stops the parse with that error. A reader bounds a long list this way at the
+ * first element too many, without building the whole file first.
+ */
+typedef gboolean (*KmJsonElementFunc)             (const KmJsonNode      *element,
+                                                   guint                  index,
+                                                   gpointer               user_data,
+                                                   GError               **error);
+KmJsonDocument    *km_json_parse_with_elements    (const char            *path,
+                                                   const char            *data,
+                                                   gsize                  length,
+                                                   KmJsonElementFunc      func,
+                                                   gpointer               user_data,
+                                                   GError               **error);
 void               km_json_document_free          (KmJsonDocument        *doc);
 const char        *km_json_document_get_path      (const KmJsonDocument  *doc);
 const KmJsonNode  *km_json_document_get_root      (const KmJsonDocument  *doc);

@@ -1066,7 +1066,7 @@ build_primitive (Parser   *p,
         {
           KmSourcePos pos = elem_pos (p, prim);
 
-          g_prefix_error (error, "%s:%u:%u: ", p->path, pos.line, pos.column);
+          km_parse_error_prefix (error, p->path, pos);
           goto out;
         }
       *out = g_new0 (Part, 1);

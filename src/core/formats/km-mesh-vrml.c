@@ -714,7 +714,7 @@ face_set_mesh (VParser  *p,
   if (ifs->mesh == NULL)
     {
       ifs->mesh_failed = TRUE;
-      g_prefix_error (error, "%s:%u:%u: ", p->lx.path, ifs->pos.line, ifs->pos.column);
+      km_parse_error_prefix (error, p->lx.path, ifs->pos);
     }
   return ifs->mesh;
 }
@@ -772,7 +772,7 @@ extrusion_mesh (VParser  *p,
   if (node->mesh == NULL)
     {
       node->mesh_failed = TRUE;
-      g_prefix_error (error, "%s:%u:%u: ", p->lx.path, node->pos.line, node->pos.column);
+      km_parse_error_prefix (error, p->lx.path, node->pos);
     }
   return node->mesh;
 }

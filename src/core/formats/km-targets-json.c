@@ -206,15 +206,173 @@ write_extra (KmJsonWriter *writer,
     }
 }
 
-/* Euler angles are written in degrees rounded to 1e-9°, so that 90 stays 90 after the
- * round trip through a quaternion (the rounding is below 2e-11 rad). */
-static double
-tidy_degrees (double rad)
+/* The euler XYZ angles, in degrees, written for keyframe @i: those its file gave, as read
+ * (the user's own triple, and the same doubles: a rewrite must give back the same
+ * targets, as the bench files' 17 digits promise), unless its rotation was changed since;
+ * then from the rotation, every digit kept (they were rounded to 1e-9° once, which moved
+ * a rotation by up to 2e-11 rad and turned 1e-300 into 0). */
+static KmVec3
+keyframe_degrees (const KmTargetTrack *track,
+                  guint                i)
 {
-  double deg = km_rad_to_deg (rad);
-  double r = round (deg * 1e9) / 1e9;
+  KmVec3 euler;
 
-  return r == 0.0 ? 0.0 : r;
+  if (km_target_track_get_euler (track, i, &euler))
+    return euler;
+  euler = km_quat_to_euler_xyz (km_target_track_get_keyframe (track, i)->orientation);
+  /* + 0.0: no "-0" made up */
+  return km_vec3 (km_rad_to_deg (euler.x) + 0.0, km_rad_to_deg (euler.y) + 0.0,
+                  km_rad_to_deg (euler.z) + 0.0);
+}
+
+/* Frames are unique and at most KM_TARGET_TRACK_MAX_FRAME, which bounds the number of
+ * keyframes: said at the first one too many, as soon as it is read (a file of too many
+ * was read whole first, about 1 GB for 53 MB, and the error was put at 1:1). */
+static gboolean
+check_keyframe_count (const KmJsonNode  *element,
+                      guint              index,
+                      gpointer           user_data,
+                      GError           **error)
+{
+  if (index <= KM_TARGET_TRACK_MAX_FRAME)
+    return TRUE;
+  km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, user_data, km_json_node_get_pos (element),
+                      _("expected at most %u keyframes"), KM_TARGET_TRACK_MAX_FRAME + 1);
+  return FALSE;
+}
+
+/* Names a misspelt key may be meant for: the keyframe's keys, and "position", which is
+ * what "pos" stands for (so "postion" is taken for "pos", not for a key of its own). */
+static const struct
+{
+  const char *name;
+  const char *key;
+} meant_keys[] = {
+  { "frame", "frame" },
+  { "pos", "pos" },
+  { "position", "pos" },
+  { "euler", "euler" },
+  { "effector", "effector" },
+  { "effector_offset", "effector_offset" },
+  { "position_only", "position_only" },
+};
+
+/* The optimal string alignment distance between @a and @b (bytes; short names): edits,
+ * with a swap of two neighbours one edit ("eulre"). */
+static guint
+edit_distance (const char *a,
+               const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *d = g_new (guint, (la + 1) * (lb + 1));
+
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+  for (gsize i = 0; i <= la; i++)
+    D (i, 0) = i;
+  for (gsize j = 0; j <= lb; j++)
+    D (0, j) = j;
+  for (gsize i = 1; i <= la; i++)
+    for (gsize j = 1; j <= lb; j++)
+      {
+        guint best = MIN (D (i - 1, j) + 1, D (i, j - 1) + 1);
+
+        best = MIN (best, D (i - 1, j - 1) + (a[i - 1] != b[j - 1]));
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          best = MIN (best, D (i - 2, j - 2) + 1);
+        D (i, j) = best;
+      }
+  return D (la, lb);
+#undef D
+}
+
+/* The keyframe key that the unknown key @name most likely misspells, NULL when it is not
+ * near one: the same but for case or surrounding blanks ("Frame", "euler "), or within
+ * one edit ("efector") of a name of 4 or 5 characters and two of a longer one
+ * ("postion", "effector_ofset"). Not further: "name" and "rate" are two edits from
+ * "frame", and are a keyframe's own notes far more likely than a misspelling. */
+static const char *
+meant_key (const char *name)
+{
+  g_autofree char *folded = NULL;
+  const char *key = NULL;
+  guint length, within;
+
+  /* A long name is no near miss (and edit_distance() stays small). */
+  if (strlen (name) > 32)
+    return NULL;
+  folded = g_strstrip (g_ascii_strdown (name, -1));
+  length = g_utf8_strlen (folded, -1);
+  within = length >= 6 ? 2 : length >= 4 ? 1 : 0;
+  for (guint i = 0; i < G_N_ELEMENTS (meant_keys); i++)
+    if (g_str_equal (folded, meant_keys[i].name))
+      return meant_keys[i].key;
+  /* The nearest ("positon_only" is nearer "position_only" than "position"); of two as
+   * near, the first. */
+  for (guint i = 0, best = within + 1; i < G_N_ELEMENTS (meant_keys); i++)
+    if (strlen (meant_keys[i].name) >= 4)
+      {
+        guint distance = edit_distance (folded, meant_keys[i].name);
+
+        if (distance < best)
+          {
+            best = distance;
+            key = meant_keys[i].key;
+          }
+      }
+  return key;
+}
+
+/* @name for a message: control characters escaped ("euler\\t"), the rest as it is. */
+static char *
+shown_name (const char *name)
+{
+  char exceptions[129];
+
+  for (const char *c = name; *c != '\0'; c++)
+    if ((guchar) *c < 0x20 || *c == 0x7f)
+      {
+        /* Every byte of a UTF-8 sequence is >= 0x80: those stay. */
+        for (guint i = 0; i < 128; i++)
+          exceptions[i] = (char) (0x80 + i);
+        exceptions[128] = '\0';
+        return g_strescape (name, exceptions);
+      }
+  return g_strdup (name);
+}
+
+/* Keys of @object that Kinema does not use are kept (keyframe_extra()), and most are
+ * meant that way ("comment", "time", …): nothing is said of them. But one that looks
+ * like a misspelt keyframe key ("efector") is most likely a setting the user meant and
+ * Kinema does not follow: said once per name in the file (@warned), at its first use. */
+static void
+warn_misspelt_keys (const KmJsonDocument *doc,
+                    const KmJsonNode     *object,
+                    GHashTable           *warned)
+{
+  for (guint m = 0; m < km_json_node_get_length (object); m++)
+    {
+      const char *name = km_json_node_get_member_name (object, m);
+      const char *key;
+
+      /* (A name holding a "\u0000" is no one's typo.) */
+      if (is_keyframe_key (object, m)
+          || km_json_node_get_member_name_length (object, m) != strlen (name)
+          || g_hash_table_contains (warned, name))
+        continue;
+      key = meant_key (name);
+      if (key == NULL)
+        continue;
+      g_hash_table_add (warned, (gpointer) name);
+      {
+        g_autofree char *shown = shown_name (name);
+
+        km_parse_warning (km_json_document_get_path (doc), km_json_node_get_member_pos (object, m),
+                          /* Translators: %s are two keys of a targets file: the unknown one
+                           * as written (“efector”), and the known one it may misspell
+                           * (“effector”). */
+                          _("unknown key “%s” kept, not used (did you mean “%s”?)"), shown, key);
+      }
+    }
 }
 
 /**
@@ -234,6 +392,9 @@ km_targets_json_load (const char  *path,
   g_autoptr(GHashTable) frames = NULL;
   g_autofree KmTargetKeyframe *keys = NULL;
   g_autoptr(GHashTable) extras = NULL;
+  g_autoptr(GHashTable) warned = NULL;
+  g_autofree KmVec3 *eulers = NULL;
+  g_autofree KmVec3 *sorted_eulers = NULL;
   const KmJsonNode *root;
   TrackSetting effector_setting = { "effector", NULL };
   TrackSetting offset_setting = { "effector_offset", NULL };
@@ -251,7 +412,8 @@ km_targets_json_load (const char  *path,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   data = g_bytes_get_data (contents, &length);
-  doc = km_json_parse (path, data, length, error);
+  doc = km_json_parse_with_elements (path, data, length, check_keyframe_count, (gpointer) path,
+                                     error);
   if (doc == NULL)
     return NULL;
 
@@ -267,14 +429,11 @@ km_targets_json_load (const char  *path,
                           "keyframes)"));
       return NULL;
     }
-  /* Frames are unique and at most KM_TARGET_TRACK_MAX_FRAME, which bounds n too. */
-  if (n > KM_TARGET_TRACK_MAX_FRAME + 1)
-    {
-      km_json_error_at (doc, root, KM_PARSE_ERROR_LIMIT, error,
-                        _("expected at most %u keyframes"), KM_TARGET_TRACK_MAX_FRAME + 1);
-      return NULL;
-    }
+  /* (check_keyframe_count() has said it at the first keyframe too many.) */
+  g_assert (n <= KM_TARGET_TRACK_MAX_FRAME + 1);
   keys = g_new0 (KmTargetKeyframe, n);
+  eulers = g_new (KmVec3, n);
+  warned = g_hash_table_new (g_str_hash, g_str_equal);
   /* frame → its "frame" node, to point at the second of two equal frames. */
   frames = g_hash_table_new (g_direct_hash, g_direct_equal);
 
@@ -342,7 +501,8 @@ km_targets_json_load (const char  *path,
       /* Keys Kinema does not use ("comment", "time", …) are kept for a rewrite of the
        * file (`convert`, the editor's save), so nothing is said: "ignored" would be
        * false, and a file that carries one on every keyframe would bury the warnings
-       * that matter under one per keyframe. */
+       * that matter under one per keyframe. Only a likely misspelling is said, once. */
+      warn_misspelt_keys (doc, object, warned);
       extra = keyframe_extra (object);
       if (extra != NULL)
         {
@@ -352,6 +512,7 @@ km_targets_json_load (const char  *path,
         }
 
       keys[i].frame = (guint) frame;
+      eulers[i] = euler;
       keys[i].orientation = km_quat_from_euler_xyz (km_vec3 (km_deg_to_rad (euler.x),
                                                              km_deg_to_rad (euler.y),
                                                              km_deg_to_rad (euler.z)));
@@ -361,6 +522,16 @@ km_targets_json_load (const char  *path,
   track = km_target_track_new (keys, n, effector, KM_TARGET_TRACK_DEFAULT_FRAME_RATE, error);
   if (track == NULL)
     return NULL;
+  /* The angles as read, for a rewrite (keyframe_degrees()), in the track's order. */
+  sorted_eulers = g_new (KmVec3, n);
+  for (guint i = 0; i < n; i++)
+    sorted_eulers[km_target_track_find_keyframe (track, keys[i].frame)] = eulers[i];
+  {
+    KmTargetTrack *with = km_target_track_with_eulers (track, sorted_eulers);
+
+    km_target_track_unref (track);
+    track = with;
+  }
   if (extras != NULL)
     {
       KmTargetTrack *with = km_target_track_with_extras (track, extras);
@@ -395,7 +566,8 @@ km_targets_json_load_file (const char  *path,
 /**
  * km_targets_json_to_string:
  *
- * Keyframes in frame order; orientation as euler XYZ degrees; "effector" on every keyframe
+ * Keyframes in frame order; orientation as euler XYZ degrees (those the file gave, as
+ * read, while the rotation is unchanged: keyframe_degrees()); "effector" on every keyframe
  * when the track names one, and likewise "effector_offset" and "position_only" when they
  * are not the defaults (so that a plain track's file is exactly the spec's format); then
  * the keyframe's members that Kinema does not interpret, as the file had them.
@@ -422,7 +594,6 @@ km_targets_json_to_string (const KmTargetTrack *track)
   km_json_writer_begin_array (writer);
   for (guint i = 0; i < n; i++)
     {
-      KmVec3 euler = km_quat_to_euler_xyz (keys[i].orientation);
       const char *extra;
 
       km_json_writer_begin_object (writer);
@@ -431,8 +602,7 @@ km_targets_json_to_string (const KmTargetTrack *track)
       km_json_writer_key (writer, "pos");
       km_json_writer_vec3 (writer, keys[i].position);
       km_json_writer_key (writer, "euler");
-      km_json_writer_vec3 (writer, km_vec3 (tidy_degrees (euler.x), tidy_degrees (euler.y),
-                                            tidy_degrees (euler.z)));
+      km_json_writer_vec3 (writer, keyframe_degrees (track, i));
       if (effector != NULL)
         {
           km_json_writer_key (writer, "effector");
@@ -506,7 +676,7 @@ km_targets_json_describe (const KmTargetTrack *track,
     g_string_append (out, "position_only=true\n");
   for (guint i = 0; i < n; i++)
     {
-      KmVec3 e = km_quat_to_euler_xyz (keys[i].orientation);
+      KmVec3 e = keyframe_degrees (track, i);
       char b[6][32];
 
       g_string_append_printf (out, "keyframe frame=%u pos=%s,%s,%s euler=%s,%s,%s\n",
@@ -514,9 +684,9 @@ km_targets_json_describe (const KmTargetTrack *track,
                               km_json_format_number (b[0], keys[i].position.x),
                               km_json_format_number (b[1], keys[i].position.y),
                               km_json_format_number (b[2], keys[i].position.z),
-                              km_json_format_number (b[3], tidy_degrees (e.x)),
-                              km_json_format_number (b[4], tidy_degrees (e.y)),
-                              km_json_format_number (b[5], tidy_degrees (e.z)));
+                              km_json_format_number (b[3], e.x),
+                              km_json_format_number (b[4], e.y),
+                              km_json_format_number (b[5], e.z));
     }
   g_string_append_printf (out, "keyframes=%u first=%u last=%u\n", n,
                           km_target_track_get_first_frame (track),
