@@ -30,19 +30,48 @@
  * number outside the row's range is set to its nearest end, and the same place says so.
  * Leaving a field as it shows the value is no edit, and text typed but not yet entered
  * stays while the pose changes under it (the current frame changes).
+ *
+ * The rows are a GtkListView over the DOFs' adjustments: a model with thousands of joints
+ * gets widgets only for the rows around the visible ones, which the list binds to other
+ * DOFs as it scrolls (a widget set per DOF kept the window from drawing for many seconds
+ * while such a model was opened). What a row shows therefore lives in Row, not in its
+ * widgets: the name, the limits, the reason a typed value was refused.
  */
 
 #define UNLIMITED_ANGLE G_PI
 #define UNLIMITED_LENGTH 1.0
 
+#define ROW_WIDGETS_KEY "km-joint-panel-row"
+
+/* The widgets of one list row, made once (factory_setup_cb) and shown for one DOF at a
+ * time (factory_bind_cb). */
 typedef struct
 {
-  int         joint;
-  gboolean    presented;   /* a body handler converts; otherwise shown = value * scale */
-  double      scale;
-  const char *unit;        /* static or interned */
-  GtkWidget  *label;       /* borrowed: the name in the grid */
-  GtkWidget  *error;       /* borrowed: why a typed value was refused, under the row */
+  guint      dof;          /* the DOF shown, G_MAXUINT while none is */
+  GtkWidget *name;         /* in a stack with @bold, its width copy (header_allocate) */
+  GtkWidget *bold;
+  GtkWidget *caption;      /* the limits */
+  GtkWidget *slider;
+  GtkWidget *spin;
+  GtkWidget *unit;
+  GtkWidget *error;        /* why a typed value was refused, under the row */
+} RowWidgets;
+
+typedef struct
+{
+  int          joint;
+  gboolean     presented;   /* a body handler converts; otherwise shown = value * scale */
+  double       scale;
+  const char  *unit;        /* static or interned */
+  char        *name;        /* the joint's name, with the axis for a ball joint's DOF */
+  char        *limits;      /* the caption and the tooltips ("Limits: …", "Unlimited") */
+  double       step;
+  guint        digits;
+  KmQuantity   quantity;    /* what the spin button takes typed: in @field_scale units … */
+  double       field_scale;
+  const char  *field_unit;  /* … of @field_unit */
+  char        *error;       /* why a typed value was refused, or NULL */
+  RowWidgets  *widgets;     /* borrowed: the list row showing the DOF, NULL when none does */
 } Row;
 
 struct _KmJointPanel
@@ -51,15 +80,17 @@ struct _KmJointPanel
 
   /* Template widgets */
   GtkStack       *stack;
-  GtkGrid        *grid;
+  GtkListView    *list_view;
 
   /* Owned */
   KmDocument     *document;
   GSignalGroup   *document_signals;
   GPtrArray      *adjustments;     /* GtkAdjustment, one per DOF, in display units */
+  GListStore     *items;           /* the same adjustments: the list view's items */
   GArray         *rows;            /* Row, one per DOF */
   char           *angle_unit;
   char           *length_unit;
+  int             unit_chars;      /* the unit column's width: its longest unit */
 
   gboolean        updating;
 };
@@ -124,18 +155,61 @@ adjustment_value_changed_cb (KmJointPanel  *self,
 }
 
 static void
+row_clear (Row *row)
+{
+  g_clear_pointer (&row->name, g_free);
+  g_clear_pointer (&row->limits, g_free);
+  g_clear_pointer (&row->error, g_free);
+}
+
+/* The list row @widget (a row's widget or one of its children) belongs to, or NULL. */
+static RowWidgets *
+row_widgets_of (GtkWidget *widget)
+{
+  for (; widget != NULL; widget = gtk_widget_get_parent (widget))
+    {
+      RowWidgets *widgets = g_object_get_data (G_OBJECT (widget), ROW_WIDGETS_KEY);
+
+      if (widgets != NULL)
+        return widgets;
+    }
+  return NULL;
+}
+
+/* The Row @widget shows, or NULL. */
+static Row *
+row_of (KmJointPanel *self,
+        GtkWidget    *widget)
+{
+  RowWidgets *widgets = row_widgets_of (widget);
+
+  if (widgets == NULL || widgets->dof >= self->rows->len)
+    return NULL;
+  return &g_array_index (self->rows, Row, widgets->dof);
+}
+
+static void
+show_heading (RowWidgets *widgets,
+              gboolean    selected)
+{
+  if (selected)
+    gtk_widget_add_css_class (widgets->name, "heading");
+  else
+    gtk_widget_remove_css_class (widgets->name, "heading");
+}
+
+static void
 document_selected_joint_cb (KmJointPanel *self)
 {
   int joint = self->document ? km_document_get_selected_joint (self->document) : -1;
 
+  /* Only the rows shown have widgets. */
   for (guint d = 0; d < self->rows->len; d++)
     {
       const Row *row = &g_array_index (self->rows, Row, d);
 
-      if (row->joint == joint)
-        gtk_widget_add_css_class (row->label, "heading");
-      else
-        gtk_widget_remove_css_class (row->label, "heading");
+      if (row->widgets != NULL)
+        show_heading (row->widgets, row->joint == joint);
     }
 }
 
@@ -149,21 +223,18 @@ row_pressed_cb (GtkGestureClick *gesture,
                 KmJointPanel    *self)
 {
   GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  const Row *row = row_of (self, widget);
 
-  if (self->document != NULL)
-    km_document_set_selected_joint (self->document,
-                                    GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget),
-                                                                        "km-joint")));
+  if (self->document != NULL && row != NULL)
+    km_document_set_selected_joint (self->document, row->joint);
 }
 
 static void
 watch_row_widget (KmJointPanel *self,
-                  GtkWidget    *widget,
-                  int           joint)
+                  GtkWidget    *widget)
 {
   GtkGesture *click = gtk_gesture_click_new ();
 
-  g_object_set_data (G_OBJECT (widget), "km-joint", GINT_TO_POINTER (joint));
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), 0);
   gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
   g_signal_connect_object (click, "pressed", G_CALLBACK (row_pressed_cb), self, 0);
@@ -171,17 +242,29 @@ watch_row_widget (KmJointPanel *self,
 }
 
 static void
+show_row_error (RowWidgets *widgets,
+                const char *reason)
+{
+  gtk_label_set_text (GTK_LABEL (widgets->error), reason != NULL ? reason : "");
+  gtk_widget_set_visible (widgets->error, reason != NULL);
+}
+
+static void
 show_error (KmJointPanel *self,
             guint         dof,
             const char   *reason)
 {
-  GtkWidget *error;
+  Row *row;
 
   if (dof >= self->rows->len)
     return;
-  error = g_array_index (self->rows, Row, dof).error;
-  gtk_label_set_text (GTK_LABEL (error), reason != NULL ? reason : "");
-  gtk_widget_set_visible (error, reason != NULL);
+  row = &g_array_index (self->rows, Row, dof);
+  if (row->error == NULL && reason == NULL)
+    return;
+  g_free (row->error);
+  row->error = g_strdup (reason);
+  if (row->widgets != NULL)
+    show_row_error (row->widgets, reason);
 }
 
 static void
@@ -189,8 +272,10 @@ field_refused_cb (GtkSpinButton *spin,
                   const char    *reason,
                   gpointer       user_data)
 {
-  show_error (user_data, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "km-dof")),
-              reason);
+  RowWidgets *widgets = row_widgets_of (GTK_WIDGET (spin));
+
+  if (widgets != NULL)
+    show_error (user_data, widgets->dof, reason);
 }
 
 /* The user types a new value: the refused one is gone, and so is its reason. */
@@ -198,8 +283,10 @@ static void
 field_typed_cb (GtkSpinButton *spin,
                 gpointer       user_data)
 {
-  show_error (user_data, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "km-dof")),
-              NULL);
+  RowWidgets *widgets = row_widgets_of (GTK_WIDGET (spin));
+
+  if (widgets != NULL)
+    show_error (user_data, widgets->dof, NULL);
 }
 
 static void
@@ -224,17 +311,6 @@ document_pose_changed_cb (KmJointPanel *self)
       gtk_adjustment_set_value (adjustment, shown);
     }
   self->updating = FALSE;
-}
-
-static void
-clear_rows (KmJointPanel *self)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
-    gtk_grid_remove (self->grid, child);
-  g_ptr_array_set_size (self->adjustments, 0);
-  g_array_set_size (self->rows, 0);
 }
 
 /*
@@ -354,18 +430,159 @@ header_allocate (GtkWidget *header,
 
 /* A row's name label; @bold: the header's width copy (see above), never shown. */
 static GtkWidget *
-name_label_new (const char *name,
-                gboolean    bold)
+name_label_new (gboolean bold)
 {
-  GtkWidget *label = gtk_label_new (name);
+  GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
   if (bold)
     gtk_widget_add_css_class (label, "heading");
-  else
-    gtk_widget_set_tooltip_text (label, name);
   return label;
+}
+
+/* The widgets of a list row, for whichever DOF the list shows in it (factory_bind_cb). */
+static void
+factory_setup_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *item,
+                  KmJointPanel             *self)
+{
+  RowWidgets *widgets = g_new0 (RowWidgets, 1);
+  GtkWidget *box, *header, *names, *line;
+
+  widgets->dof = G_MAXUINT;
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 8);
+  gtk_widget_set_margin_bottom (box, 2);
+  g_object_set_data_full (G_OBJECT (box), ROW_WIDGETS_KEY, widgets, g_free);
+
+  /* A box for its children's sake; header_allocate() lays them out. */
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_layout_manager (header, gtk_custom_layout_new (header_request_mode,
+                                                                header_measure,
+                                                                header_allocate));
+  gtk_box_append (GTK_BOX (box), header);
+  watch_row_widget (self, header);
+
+  names = gtk_stack_new ();
+  widgets->name = name_label_new (FALSE);
+  widgets->bold = name_label_new (TRUE);
+  gtk_stack_add_named (GTK_STACK (names), widgets->name, "name");
+  gtk_stack_add_named (GTK_STACK (names), widgets->bold, "width");
+  gtk_stack_set_visible_child (GTK_STACK (names), widgets->name);
+  gtk_box_append (GTK_BOX (header), names);
+
+  /* The name first, then the limits (header_allocate()); each whole in its tooltip. */
+  widgets->caption = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (widgets->caption), 1.0);
+  gtk_label_set_ellipsize (GTK_LABEL (widgets->caption), PANGO_ELLIPSIZE_START);
+  gtk_widget_add_css_class (widgets->caption, "dim-label");
+  gtk_widget_add_css_class (widgets->caption, "caption");
+  gtk_box_append (GTK_BOX (header), widgets->caption);
+
+  line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_box_append (GTK_BOX (box), line);
+
+  widgets->slider = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, NULL);
+  gtk_scale_set_draw_value (GTK_SCALE (widgets->slider), FALSE);
+  gtk_widget_set_hexpand (widgets->slider, TRUE);
+  gtk_box_append (GTK_BOX (line), widgets->slider);
+  watch_row_widget (self, widgets->slider);
+  km_scroll_guard_attach (widgets->slider);
+
+  widgets->spin = gtk_spin_button_new (NULL, 1.0, 0);
+  km_number_field_attach (GTK_SPIN_BUTTON (widgets->spin), field_refused_cb, field_typed_cb,
+                          self);
+  gtk_editable_set_width_chars (GTK_EDITABLE (widgets->spin), 6);
+  gtk_box_append (GTK_BOX (line), widgets->spin);
+  watch_row_widget (self, widgets->spin);
+  km_scroll_guard_attach (widgets->spin);
+
+  widgets->unit = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (widgets->unit), 0.0);
+  gtk_box_append (GTK_BOX (line), widgets->unit);
+
+  widgets->error = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (widgets->error), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (widgets->error), TRUE);
+  gtk_widget_add_css_class (widgets->error, "error");
+  gtk_widget_add_css_class (widgets->error, "caption");
+  gtk_widget_set_visible (widgets->error, FALSE);
+  gtk_box_append (GTK_BOX (box), widgets->error);
+
+  gtk_list_item_set_activatable (item, FALSE);
+  gtk_list_item_set_selectable (item, FALSE);
+  gtk_list_item_set_child (item, box);
+}
+
+/* Setting a tooltip asks the display where the pointer is (a round trip to the X server):
+ * only when it changes, not for every row the list binds. */
+static void
+set_tooltip (GtkWidget  *widget,
+             const char *text)
+{
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) != 0)
+    gtk_widget_set_tooltip_text (widget, text);
+}
+
+static void
+factory_bind_cb (GtkSignalListItemFactory *factory,
+                 GtkListItem              *item,
+                 KmJointPanel             *self)
+{
+  RowWidgets *widgets = g_object_get_data (G_OBJECT (gtk_list_item_get_child (item)),
+                                           ROW_WIDGETS_KEY);
+  GtkAdjustment *adjustment = gtk_list_item_get_item (item);
+  guint dof = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (adjustment), "km-dof"));
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (widgets->spin);
+  int selected = self->document ? km_document_get_selected_joint (self->document) : -1;
+  Row *row;
+
+  if (dof >= self->rows->len)
+    return;
+  row = &g_array_index (self->rows, Row, dof);
+  widgets->dof = dof;
+  row->widgets = widgets;
+
+  gtk_label_set_text (GTK_LABEL (widgets->name), row->name);
+  gtk_label_set_text (GTK_LABEL (widgets->bold), row->name);
+  set_tooltip (widgets->name, row->name);
+  show_heading (widgets, row->joint == selected);
+  gtk_label_set_text (GTK_LABEL (widgets->caption), row->limits);
+  set_tooltip (widgets->caption, row->limits);
+
+  gtk_range_set_adjustment (GTK_RANGE (widgets->slider), adjustment);
+  set_tooltip (widgets->slider, row->limits);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->slider),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, row->name, -1);
+
+  /* The field's unit and name first: configuring it shows the value in them. */
+  km_number_field_set_unit (spin, row->quantity, row->field_scale, row->field_unit);
+  km_number_field_set_name (spin, row->name);
+  gtk_spin_button_configure (spin, adjustment, row->step, row->digits);
+  set_tooltip (widgets->spin, row->limits);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->spin),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, row->name, -1);
+
+  gtk_label_set_text (GTK_LABEL (widgets->unit), row->unit);
+  gtk_label_set_width_chars (GTK_LABEL (widgets->unit), self->unit_chars);
+  show_row_error (widgets, row->error);
+}
+
+static void
+factory_unbind_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *item,
+                   KmJointPanel             *self)
+{
+  RowWidgets *widgets = g_object_get_data (G_OBJECT (gtk_list_item_get_child (item)),
+                                           ROW_WIDGETS_KEY);
+
+  if (widgets->dof < self->rows->len
+      && g_array_index (self->rows, Row, widgets->dof).widgets == widgets)
+    g_array_index (self->rows, Row, widgets->dof).widgets = NULL;
+  widgets->dof = G_MAXUINT;
 }
 
 /* How a DOF without a presenting handler is shown: its scale, unit and spin digits. */
@@ -385,28 +602,26 @@ default_unit (KmJointPanel  *self,
   *step = unit.step;
 }
 
-static void
-add_row (KmJointPanel  *self,
-         guint          dof,
-         int            joint_index,
-         const KmJoint *joint,
-         guint          axis)
+/* The Row and the adjustment of a DOF (the list row's widgets are bound to them). */
+static GtkAdjustment *
+make_row (KmJointPanel  *self,
+          guint          dof,
+          int            joint_index,
+          const KmJoint *joint,
+          guint          axis,
+          Row           *row)
 {
   static const char *axis_names[] = { "X", "Y", "Z" };
   KmBodyHandlerSet *handlers = get_handlers (self);
   gboolean angular = joint->type != KM_JOINT_PRISMATIC;
   const KmLimit *limit = &joint->limits[axis];
   KmJointPresentation presentation;
-  Row row = { joint_index, FALSE, 1.0, NULL, NULL, NULL };
-  GtkWidget *names;
   double lower, upper, step;
   gboolean has_lower, has_upper;
   guint digits;
-  g_autofree char *name = NULL;
-  g_autofree char *tooltip = NULL;
   GtkAdjustment *adjustment;
-  GtkWidget *header, *slider, *spin, *unit, *error;
-  int grid_row = (int) dof * 3;
+
+  *row = (Row) { joint_index, FALSE, 1.0 };
 
   /* Linked (mimic) joints: a master's range narrowed so its followers stay within theirs,
    * a follower's the image of its master's (what km_document_set_dof_value enforces). */
@@ -424,8 +639,8 @@ add_row (KmJointPanel  *self,
   if (handlers != NULL && joint->n_dof == 1
       && km_body_handler_set_get_presentation (handlers, joint_index, &presentation))
     {
-      row.presented = TRUE;
-      row.unit = g_intern_string (presentation.unit_label);
+      row->presented = TRUE;
+      row->unit = g_intern_string (presentation.unit_label);
       lower = presentation.shown_min;
       upper = presentation.shown_max;
       step = (upper - lower) > 0.0 ? pow (10.0, floor (log10 ((upper - lower) / 100.0))) : 1.0;
@@ -433,112 +648,62 @@ add_row (KmJointPanel  *self,
     }
   else
     {
-      default_unit (self, angular, &row, &digits, &step);
-      lower *= row.scale;
-      upper *= row.scale;
+      default_unit (self, angular, row, &digits, &step);
+      lower *= row->scale;
+      upper *= row->scale;
     }
+  row->step = step;
+  row->digits = digits;
 
   adjustment = gtk_adjustment_new (lower, lower, upper, step, step * 10.0, 0.0);
   g_object_set_data (G_OBJECT (adjustment), "km-dof", GUINT_TO_POINTER (dof));
   g_signal_connect_object (adjustment, "value-changed",
                            G_CALLBACK (adjustment_value_changed_cb), self, G_CONNECT_SWAPPED);
-  g_ptr_array_add (self->adjustments, g_object_ref_sink (adjustment));
 
   if (joint->n_dof > 1)
     /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
-    name = g_strdup_printf (_("%s %s"), joint->name, axis_names[axis]);
+    row->name = g_strdup_printf (_("%s %s"), joint->name, axis_names[axis]);
   else
-    name = g_strdup (joint->name);
+    row->name = g_strdup (joint->name);
 
-  if (row.presented || (has_lower && has_upper))
+  if (row->presented || (has_lower && has_upper))
     /* Translators: joint limits: the lower value, the upper value, then their unit */
-    tooltip = g_strdup_printf (_("Limits: %.*f to %.*f %s"), (int) digits, lower,
-                               (int) digits, upper, row.unit);
+    row->limits = g_strdup_printf (_("Limits: %.*f to %.*f %s"), (int) digits, lower,
+                                   (int) digits, upper, row->unit);
   else if (has_lower)
     /* Translators: a joint limited on one side only: its lowest value, then the unit */
-    tooltip = g_strdup_printf (_("Limits: %.*f or more %s"), (int) digits, lower, row.unit);
+    row->limits = g_strdup_printf (_("Limits: %.*f or more %s"), (int) digits, lower, row->unit);
   else if (has_upper)
     /* Translators: a joint limited on one side only: its highest value, then the unit */
-    tooltip = g_strdup_printf (_("Limits: %.*f or less %s"), (int) digits, upper, row.unit);
+    row->limits = g_strdup_printf (_("Limits: %.*f or less %s"), (int) digits, upper, row->unit);
   else
-    tooltip = g_strdup (_("Unlimited"));
+    row->limits = g_strdup (_("Unlimited"));
 
-  /* A box for its children's sake; header_allocate() lays them out. */
-  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_set_layout_manager (header, gtk_custom_layout_new (header_request_mode,
-                                                                header_measure,
-                                                                header_allocate));
-  gtk_widget_set_margin_top (header, dof == 0 ? 0 : 8);
-  gtk_grid_attach (self->grid, header, 0, grid_row, 3, 1);
-
-  names = gtk_stack_new ();
-  row.label = name_label_new (name, FALSE);
-  gtk_stack_add_named (GTK_STACK (names), row.label, "name");
-  gtk_stack_add_named (GTK_STACK (names), name_label_new (name, TRUE), "width");
-  gtk_stack_set_visible_child (GTK_STACK (names), row.label);
-  gtk_box_append (GTK_BOX (header), names);
-  error = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (error), 0.0);
-  gtk_label_set_wrap (GTK_LABEL (error), TRUE);
-  gtk_widget_add_css_class (error, "error");
-  gtk_widget_add_css_class (error, "caption");
-  gtk_widget_set_visible (error, FALSE);
-  gtk_grid_attach (self->grid, error, 0, grid_row + 2, 3, 1);
-  row.error = error;
-  g_array_append_val (self->rows, row);
-  watch_row_widget (self, header, joint_index);
-
-  /* The name first, then the limits (header_allocate()); each whole in its tooltip. */
-  unit = gtk_label_new (tooltip);
-  gtk_label_set_xalign (GTK_LABEL (unit), 1.0);
-  gtk_label_set_ellipsize (GTK_LABEL (unit), PANGO_ELLIPSIZE_START);
-  gtk_widget_set_tooltip_text (unit, tooltip);
-  gtk_widget_add_css_class (unit, "dim-label");
-  gtk_widget_add_css_class (unit, "caption");
-  gtk_box_append (GTK_BOX (header), unit);
-
-  slider = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, adjustment);
-  gtk_scale_set_draw_value (GTK_SCALE (slider), FALSE);
-  gtk_widget_set_hexpand (slider, TRUE);
-  gtk_widget_set_tooltip_text (slider, tooltip);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (slider), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-  gtk_grid_attach (self->grid, slider, 0, grid_row + 1, 1, 1);
-  watch_row_widget (self, slider, joint_index);
-  km_scroll_guard_attach (slider);
-
-  spin = gtk_spin_button_new (adjustment, step, digits);
-  g_object_set_data (G_OBJECT (spin), "km-dof", GUINT_TO_POINTER (dof));
-  km_number_field_attach (GTK_SPIN_BUTTON (spin), field_refused_cb, field_typed_cb, self);
-  km_number_field_set_name (GTK_SPIN_BUTTON (spin), name);
-  if (row.presented)
+  if (row->presented)
     {
       KmUnit known;
       gboolean linear;
 
       /* A handler's unit Kinema knows (mm, deg, …) takes the others of its kind typed
        * ("0.3 m"), as the built-in fields do; its own unit, only plain numbers and itself. */
-      if (km_unit_for_symbol (row.unit, &linear, &known))
-        km_number_field_set_unit (GTK_SPIN_BUTTON (spin),
-                                  linear ? KM_QUANTITY_LENGTH : KM_QUANTITY_ANGLE, known.scale,
-                                  row.unit);
+      if (km_unit_for_symbol (row->unit, &linear, &known))
+        {
+          row->quantity = linear ? KM_QUANTITY_LENGTH : KM_QUANTITY_ANGLE;
+          row->field_scale = known.scale;
+        }
       else
-        km_number_field_set_unit (GTK_SPIN_BUTTON (spin), KM_QUANTITY_NONE, 1.0, row.unit);
+        {
+          row->quantity = KM_QUANTITY_NONE;
+          row->field_scale = 1.0;
+        }
     }
   else
-    km_number_field_set_unit (GTK_SPIN_BUTTON (spin),
-                              angular ? KM_QUANTITY_ANGLE : KM_QUANTITY_LENGTH, row.scale,
-                              row.unit);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
-  gtk_widget_set_tooltip_text (spin, tooltip);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-  gtk_grid_attach (self->grid, spin, 1, grid_row + 1, 1, 1);
-  watch_row_widget (self, spin, joint_index);
-  km_scroll_guard_attach (spin);
-
-  unit = gtk_label_new (row.unit);
-  gtk_label_set_width_chars (GTK_LABEL (unit), 2);
-  gtk_label_set_xalign (GTK_LABEL (unit), 0.0);
-  gtk_grid_attach (self->grid, unit, 2, grid_row + 1, 1, 1);
+    {
+      row->quantity = angular ? KM_QUANTITY_ANGLE : KM_QUANTITY_LENGTH;
+      row->field_scale = row->scale;
+    }
+  row->field_unit = row->unit;
+  return adjustment;
 }
 
 static void
@@ -546,15 +711,39 @@ document_skeleton_changed_cb (KmJointPanel *self)
 {
   KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
   guint n_dof = skeleton ? km_skeleton_get_n_dof (skeleton) : 0;
+  g_autoptr(GPtrArray) adjustments = g_ptr_array_new_full (n_dof, g_object_unref);
+  guint n_old = self->adjustments->len;
 
-  clear_rows (self);
+  /* The rows shown now show nothing until the list binds them anew. */
+  for (guint d = 0; d < self->rows->len; d++)
+    {
+      Row *row = &g_array_index (self->rows, Row, d);
+
+      if (row->widgets != NULL)
+        row->widgets->dof = G_MAXUINT;
+    }
+  g_array_set_size (self->rows, 0);
+
+  g_array_set_size (self->rows, n_dof);
+  self->unit_chars = 2;
   for (guint d = 0; d < n_dof; d++)
     {
       int joint_index = km_skeleton_get_dof_joint (skeleton, d);
       const KmJoint *joint = km_skeleton_get_joint (skeleton, joint_index);
+      Row *row = &g_array_index (self->rows, Row, d);
 
-      add_row (self, d, joint_index, joint, d - (guint) joint->dof_index);
+      g_ptr_array_add (adjustments, g_object_ref_sink (make_row (self, d, joint_index, joint,
+                                                                 d - (guint) joint->dof_index,
+                                                                 row)));
+      self->unit_chars = MAX (self->unit_chars, (int) g_utf8_strlen (row->unit, -1));
     }
+
+  /* All at once: one items-changed for the list, whose rows then show the new adjustments. */
+  g_ptr_array_set_size (self->adjustments, 0);
+  g_ptr_array_extend_and_steal (self->adjustments, g_steal_pointer (&adjustments));
+  self->updating = TRUE;
+  g_list_store_splice (self->items, 0, n_old, self->adjustments->pdata, self->adjustments->len);
+  self->updating = FALSE;
   gtk_stack_set_visible_child_name (self->stack, n_dof > 0 ? "rows" : "empty");
   document_pose_changed_cb (self);
   document_selected_joint_cb (self);
@@ -587,6 +776,7 @@ km_joint_panel_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_JOINT_PANEL);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
+  g_clear_object (&self->items);
   g_clear_pointer (&self->adjustments, g_ptr_array_unref);
   g_clear_pointer (&self->rows, g_array_unref);
 
@@ -679,7 +869,7 @@ km_joint_panel_class_init (KmJointPanelClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-joint-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KmJointPanel, stack);
-  gtk_widget_class_bind_template_child (widget_class, KmJointPanel, grid);
+  gtk_widget_class_bind_template_child (widget_class, KmJointPanel, list_view);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "jointpanel");
@@ -688,12 +878,29 @@ km_joint_panel_class_init (KmJointPanelClass *klass)
 static void
 km_joint_panel_init (KmJointPanel *self)
 {
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkNoSelection *selection;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->adjustments = g_ptr_array_new_with_free_func (g_object_unref);
-  self->rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  self->items = g_list_store_new (GTK_TYPE_ADJUSTMENT);
+  self->rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  g_array_set_clear_func (self->rows, (GDestroyNotify) row_clear);
   self->angle_unit = g_strdup ("degrees");
   self->length_unit = g_strdup ("metres");
+  self->unit_chars = 2;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (factory_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (factory_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (factory_unbind_cb), self);
+  gtk_list_view_set_factory (self->list_view, factory);
+  g_object_unref (factory);
+  selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->items)));
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+  g_object_unref (selection);
+  /* The rows lie on the panel as the grid they replace did, not on a list's background. */
+  gtk_widget_remove_css_class (GTK_WIDGET (self->list_view), "view");
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",

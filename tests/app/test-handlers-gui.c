@@ -29,6 +29,7 @@ typedef struct
 {
   KmDocument   *document;
   KmJointPanel *panel;
+  GtkWindow    *window;   /* the panel's: a list makes its rows' widgets once shown */
 } Fixture;
 
 static void
@@ -38,6 +39,10 @@ fixture_setup (Fixture       *f,
   f->document = km_document_new ();
   f->panel = KM_JOINT_PANEL (g_object_ref_sink (km_joint_panel_new ()));
   km_joint_panel_set_document (f->panel, f->document);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 400, 600);
+  gtk_window_set_child (f->window, GTK_WIDGET (f->panel));
+  gtk_window_present (f->window);
 }
 
 static void
@@ -47,6 +52,7 @@ fixture_teardown (Fixture       *f,
   gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
 
   km_document_cancel_solve (f->document);
+  gtk_window_destroy (f->window);
   g_clear_object (&f->panel);
   /* A cancelled solve's callback holds the document until its worker has stopped. */
   while (G_OBJECT (f->document)->ref_count > 1 && g_get_monotonic_time () < end)

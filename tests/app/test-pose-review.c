@@ -165,6 +165,77 @@ type_value (Fixture    *f,
   test_app_spin ();
 }
 
+/* Every widget of @type at or below @widget. */
+static guint
+count_widgets (GtkWidget *widget,
+               GType      type)
+{
+  guint n = G_TYPE_CHECK_INSTANCE_TYPE (widget, type) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += count_widgets (child, type);
+  return n;
+}
+
+/* Imports a chain of @n_joints revolute joints; returns the spin buttons the panel made. */
+static guint
+spins_for_chain (Fixture *f,
+                 guint    n_joints)
+{
+  g_autoptr(GString) text = g_string_new ("{\"root_name\": \"j0\", \"joints\": ["
+                                          "{\"name\": \"j0\", \"type\": \"fixed\", "
+                                          "\"offset\": [0, 0, 0]}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("km-many-rows-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
+
+  for (guint i = 1; i < n_joints; i++)
+    g_string_append_printf (text, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
+                            "\"parent\": \"j%u\", \"offset\": [0, 0, 0.01], "
+                            "\"axis\": [0, 1, 0], \"limits\": [-1, 1]}", i, i - 1);
+  g_string_append (text, "]}");
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  test_app_spin_for (200);
+  km_test_remove_tree (dir);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, n_joints - 1);
+  return count_widgets (GTK_WIDGET (f->panel), GTK_TYPE_SPIN_BUTTON);
+}
+
+/* A model with thousands of joints (review 17: the window stayed black for tens of seconds
+ * while the Pose tab made a row for each) gets row widgets only around the rows shown: as
+ * many for 3,000 joints as for 300. The last row is still there once scrolled to. */
+static void
+test_rows_made_lazily (Fixture       *f,
+                       gconstpointer  data)
+{
+  guint few = spins_for_chain (f, 301);
+  guint many = spins_for_chain (f, 3001);
+  GtkWidget *scrolled = gtk_widget_get_ancestor (test_app_find_widget (GTK_WIDGET (f->panel),
+                                                                       GTK_TYPE_SPIN_BUTTON),
+                                                 GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *rows = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  GtkAdjustment *last = km_joint_panel_get_adjustment (f->panel, 2999);
+
+  g_test_message ("spin buttons: %u for 300 DOFs, %u for 3000", few, many);
+  g_assert_cmpuint (few, >, 0);
+  g_assert_cmpuint (many, <=, few);
+  g_assert_cmpuint (many, <, 300);
+  g_assert_null (find_spin (GTK_WIDGET (f->panel), last));
+
+  for (int i = 0; i < 50 && find_spin (GTK_WIDGET (f->panel), last) == NULL; i++)
+    {
+      gtk_adjustment_set_value (rows, gtk_adjustment_get_upper (rows));
+      test_app_spin_for (50);
+    }
+  g_assert_nonnull (find_spin (GTK_WIDGET (f->panel), last));
+  g_assert_cmpuint (count_widgets (GTK_WIDGET (f->panel), GTK_TYPE_SPIN_BUTTON), <, 300);
+}
+
 /* mimic-chain.urdf: b = 2a (b within ±1 rad), c = −b + 0.1 (c within ±0.5 rad). a's range
  * narrows to [−0.2, 0.3] (from b: a within ±0.5; from c: b within [−0.4, 0.6]); typing 50°
  * for a stops at 0.3 rad and the followers stay linked. */
@@ -436,6 +507,8 @@ main (int    argc,
 {
   test_app_init (&argc, &argv);
 
+  g_test_add ("/kinema/PoseReview/rows-made-lazily", Fixture, NULL, fixture_setup,
+              test_rows_made_lazily, fixture_teardown);
   g_test_add ("/kinema/PoseReview/one-sided-slider", Fixture, NULL, fixture_setup,
               test_one_sided_slider, fixture_teardown);
   g_test_add ("/kinema/PoseReview/mimic-chain-stays-linked", Fixture, NULL,

@@ -303,9 +303,22 @@ shown_name (Fixture    *f,
             const char *name)
 {
   GtkWidget *label = test_app_find_label (f->panel, name);
+  GtkAdjustment *rows;
   GtkWidget *parent;
 
   g_assert_nonnull (label);
+  /* The Pose tab is a list: a row below the visible ones is scrolled to. */
+  rows = scrolled_vadjustment (label);
+  gtk_adjustment_set_value (rows, 0.0);
+  test_app_spin_for (50);
+  while (!gtk_widget_get_mapped (label)
+         && gtk_adjustment_get_value (rows) + gtk_adjustment_get_page_size (rows)
+            < gtk_adjustment_get_upper (rows))
+    {
+      gtk_adjustment_set_value (rows, gtk_adjustment_get_value (rows)
+                                      + gtk_adjustment_get_page_size (rows) / 2);
+      test_app_spin_for (50);
+    }
   parent = gtk_widget_get_parent (label);
   if (GTK_IS_STACK (parent))
     label = gtk_stack_get_visible_child (GTK_STACK (parent));
