@@ -697,7 +697,7 @@ test_time_bar_marks (Fixture       *f,
   KmTargetKeyframe key = { 0, };
   g_autofree guint8 *pixels = NULL;
   double x, y;
-  guint last;
+  guint last, n_missed = 0;
   int width, height;
 
   g_assert_true (wait_for (f, solved, 20000));
@@ -715,7 +715,12 @@ test_time_bar_marks (Fixture       *f,
   g_assert_true (km_time_bar_get_frame_marks (bar, key.frame) & KM_TIME_BAR_MARK_MISSED);
   g_assert_false (km_time_bar_get_frame_marks (bar, 0) & KM_TIME_BAR_MARK_MISSED);
   g_assert_cmpuint (km_time_bar_get_n_marked_frames (bar), >=, 1);
-  g_assert_cmpuint (km_time_bar_get_n_marked_frames (bar), <, last + 1);
+  /* Missed: the frames near the far keyframe, not all (most frames of this 5-DOF arm
+   * also hold a joint on a limit, which is a mark of its own). */
+  for (guint frame = 0; frame <= last; frame++)
+    n_missed += (km_time_bar_get_frame_marks (bar, frame) & KM_TIME_BAR_MARK_MISSED) != 0;
+  g_assert_cmpuint (n_missed, >=, 1);
+  g_assert_cmpuint (n_missed, <, last + 1);
 
   /* Drawn: red at the keyframe's column (beside its tick), none at frame 0 */
   g_assert_true (wait_for (f, strip_mapped, 10000));
