@@ -262,7 +262,14 @@ km_document_delete_keyframe (KmDocument *self,
   return TRUE;
 }
 
-/* Moves the keyframe at @from to @to, replacing one there (one undo step). */
+/**
+ * km_document_move_keyframe:
+ *
+ * Moves the keyframe at @from to @to (one undo step). One already at @to is replaced, as
+ * animation tools do when keys are moved onto keys; but never silently: Messages names
+ * the keyframe replaced and how to get it back (a drop a few pixels off in a dense
+ * timeline would otherwise lose keyed work unseen).
+ */
 gboolean
 km_document_move_keyframe (KmDocument *self,
                            guint       from,
@@ -272,6 +279,7 @@ km_document_move_keyframe (KmDocument *self,
   g_autoptr(KmTargetTrack) track = NULL;
   KmTargetTrack *targets;
   KmTargetKeyframe keyframe;
+  gboolean replaces;
   int index;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
@@ -284,10 +292,78 @@ km_document_move_keyframe (KmDocument *self,
 
   keyframe = *km_target_track_get_keyframe (targets, (guint) index);
   keyframe.frame = to;
+  replaces = km_target_track_find_keyframe (targets, to) >= 0;
   without = km_target_track_without_keyframe (targets, from);
   track = km_target_track_with_keyframe (without, &keyframe);
   if (track == NULL)
     return FALSE;
   commit_targets (self, track);
+  if (replaces)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: two frame numbers: where a keyframe was, and where
+                      * the keyframe moved onto it came from */
+                     _("The keyframe at frame %u was replaced by the one moved from frame "
+                       "%u (Ctrl+Z brings it back)."),
+                     to, from);
+  return TRUE;
+}
+
+/**
+ * km_document_cancel_solve_for_user:
+ *
+ * The user's Cancel of a running solve: cancels it as km_document_cancel_solve() does
+ * (which puts back the motion of before the solve, dropping the frames solved so far)
+ * and says in Messages how far it got and what shows now, so that a motion that is not
+ * the one the targets ask for is never left unexplained. Solves that a newer edit
+ * supersedes are cancelled silently (km_document_cancel_solve()): a new one follows.
+ *
+ * Returns: %FALSE when no solve was running
+ */
+gboolean
+km_document_cancel_solve_for_user (KmDocument *self)
+{
+  KmAnimation *streamed;
+  KmTargetTrack *targets;
+  guint n_frames = 0, n_solved = 0;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  if (!km_document_get_solving (self))
+    return FALSE;
+
+  /* While a solve runs, the animation is the one its frames stream into (none until the
+   * first arrive); they arrive in frame order, each with its residual. */
+  streamed = km_document_get_animation (self);
+  targets = km_document_get_targets (self);
+  if (streamed != NULL)
+    {
+      n_frames = km_animation_get_n_frames (streamed);
+      while (n_solved < n_frames && km_animation_get_residual (streamed, n_solved, NULL, NULL))
+        n_solved++;
+    }
+  else if (targets != NULL)
+    n_frames = km_target_track_get_last_frame (targets) + 1;
+
+  km_document_cancel_solve (self);
+  if (km_document_get_animation (self) != NULL)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: frames solved, then all the frames of the solve */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "Solve cancelled after %u of %u frame; the motion shown is "
+                                  "the one from before the solve (Solve, F5, solves again).",
+                                  "Solve cancelled after %u of %u frames; the motion shown is "
+                                  "the one from before the solve (Solve, F5, solves again).",
+                                  n_frames),
+                     n_solved, n_frames);
+  else
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: frames solved, then all the frames of the solve */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "Solve cancelled after %u of %u frame; there is no solved "
+                                  "motion until the targets are solved again (Solve, F5).",
+                                  "Solve cancelled after %u of %u frames; there is no solved "
+                                  "motion until the targets are solved again (Solve, F5).",
+                                  n_frames),
+                     n_solved, n_frames);
   return TRUE;
 }

@@ -27,5 +27,6 @@ gboolean  km_document_delete_keyframe      (KmDocument   *self,
 gboolean  km_document_move_keyframe        (KmDocument   *self,
                                             guint         from,
                                             guint         to);
+gboolean  km_document_cancel_solve_for_user (KmDocument  *self);
 
 G_END_DECLS

@@ -257,6 +257,53 @@ pin_default_effector (SkeletonEdit *edit)
   edit->targets_after = km_target_track_with_effector (track, name);
 }
 
+/* When @edit deletes the joint its targets move (the one they name, else the default one),
+ * they go to its nearest joint that survives, its parent, and name it, so that the
+ * effector the project says is the one that moves. Targets that name a joint the body
+ * lacks stay as they are, and so do those of a renamed joint (a rename keeps every joint at
+ * its index): the document says which joint follows targets keyed for a name it lacks.
+ *
+ * Returns: (transfer full) (nullable): the deleted effector's name when the targets were
+ *   handed to another joint (edit->targets_after names it), else %NULL */
+static char *
+follow_effector (SkeletonEdit *edit)
+{
+  const KmSkeleton *before = edit->before.skeleton;
+  const KmSkeleton *after = edit->after.skeleton;
+  KmItem *item = km_item_find_child_by_type (KM_ITEM (edit->body), KM_TYPE_IK_TARGETS_ITEM);
+  KmTargetTrack *track = item != NULL ? km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))
+                                      : NULL;
+  const char *named = track != NULL ? km_target_track_get_effector (track) : NULL;
+  const KmJoint *effector, *same;
+  int index, kept = -1;
+
+  if (track == NULL)
+    return NULL;
+  index = named != NULL ? km_skeleton_find_effector (before, named)
+                        : km_skeleton_get_default_effector (before);
+  if (index < 0)
+    return NULL;
+  effector = km_skeleton_get_joint (before, (guint) index);
+  if (named != NULL ? km_skeleton_find_effector (after, named) >= 0
+                    : km_skeleton_find_joint (after, effector->name) >= 0)
+    return NULL;
+  same = km_skeleton_get_n_joints (after) == km_skeleton_get_n_joints (before)
+         ? km_skeleton_get_joint (after, (guint) index) : NULL;
+  if (same != NULL && same->parent == effector->parent && same->type == effector->type)
+    return NULL;
+
+  for (int p = effector->parent; p >= 0 && kept < 0;
+       p = km_skeleton_get_joint (before, (guint) p)->parent)
+    kept = km_skeleton_find_joint (after, km_skeleton_get_joint (before, (guint) p)->name);
+  if (kept < 0)
+    return NULL;
+  edit->targets_item = g_object_ref (item);
+  edit->targets_state = km_ik_targets_item_save_state (KM_IK_TARGETS_ITEM (item));
+  edit->targets_after = km_target_track_with_effector (
+    track, km_skeleton_get_joint (after, (guint) kept)->name);
+  return g_strdup (effector->name);
+}
+
 /* The completing solve finished: its animation becomes the body's motion and the step's. */
 static void
 edit_solved_cb (KmDocument  *self,
@@ -470,6 +517,10 @@ push_edit (KmDocument   *self,
  * @select_joint: (nullable): the joint to select afterwards; %NULL keeps the selected joint
  *   (by name) when it survives
  *
+ * The end effector of the body's IK targets stays the joint it was: when the edit deletes
+ * that joint, the targets name its parent from then on (part of the step), and the message
+ * view says so.
+ *
  * Returns: %FALSE when there is no body or @skeleton equals the current one (no step).
  */
 gboolean
@@ -478,6 +529,9 @@ km_document_edit_skeleton (KmDocument *self,
                            const char *label,
                            const char *select_joint)
 {
+  g_autofree char *deleted_effector = NULL;
+  g_autofree char *targets_name = NULL;
+  g_autofree char *new_effector = NULL;
   KmBodyItem *body;
   SkeletonEdit *edit;
 
@@ -507,7 +561,9 @@ km_document_edit_skeleton (KmDocument *self,
     edit->after.pending = pending_file_ref (edit->before.pending);
 
   edit->resolves = TRUE;
-  pin_default_effector (edit);
+  deleted_effector = follow_effector (edit);
+  if (edit->targets_item == NULL)
+    pin_default_effector (edit);
   edit->animation_item = find_animation_item (body);
   if (edit->animation_item != NULL)
     {
@@ -518,8 +574,21 @@ km_document_edit_skeleton (KmDocument *self,
       edit->animation_before = animation != NULL ? km_animation_ref (animation) : NULL;
     }
 
+  if (deleted_effector != NULL)
+    {
+      targets_name = g_strdup (km_item_get_name (edit->targets_item));
+      new_effector = g_strdup (km_target_track_get_effector (edit->targets_after));
+    }
+
   /* The redo that pushing runs starts the solve that completes this step. */
   push_edit (self, edit, label);
+  if (deleted_effector != NULL)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: a joint's name, an IK targets item's name, another
+                      * joint's name, then the first joint's name again */
+                     _("The end effector “%s” was deleted: the IK targets “%s” now belong "
+                       "to “%s”. Ctrl+Z brings “%s” back."),
+                     deleted_effector, targets_name, new_effector, deleted_effector);
   return TRUE;
 }
 

@@ -42,6 +42,7 @@ struct _KmJointInspector
   GtkWidget           parent_instance;
 
   /* Template widgets */
+  GtkPaned           *paned;
   KmSkeletonOutline  *outline;
   GtkStack           *stack;
   GtkLabel           *offset_title;
@@ -78,6 +79,9 @@ struct _KmJointInspector
   GtkLabel           *limit_unit_0;
   GtkLabel           *limit_unit_1;
   GtkLabel           *limit_unit_2;
+  GtkLabel           *limit_unit_max_0;   /* (the same units, beside the max fields) */
+  GtkLabel           *limit_unit_max_1;
+  GtkLabel           *limit_unit_max_2;
   GtkLabel           *limit_axis_0;
   GtkLabel           *limit_axis_1;
   GtkLabel           *limit_axis_2;
@@ -96,7 +100,22 @@ struct _KmJointInspector
   GApplication       *saving_app;   /* held while it is written */
 
   gboolean            updating;
+
+  /* The joint tree's share of the paned's height (split_fitted); the position fitted
+   * last, and the paned's height then. */
+  double              split;
+  int                 split_position;
+  int                 split_size;
+  gboolean            fitting;
 };
+
+/* The joint tree and the inspector under it share the paned by a fraction, each kept at
+ * least this tall where the paned allows: a position in pixels, which GtkPaned scales
+ * with its height, stayed squeezed after a short pane (a tall Messages pane) and left the
+ * inspector a sliver once the pane grew again. */
+#define DEFAULT_SPLIT 0.45
+#define MIN_OUTLINE_HEIGHT 80
+#define MIN_INSPECTOR_HEIGHT 200
 
 enum {
   PROP_0,
@@ -904,8 +923,29 @@ axis_value_changed_cb (KmJointInspector *self)
   set_axis (self, axis);
 }
 
+/* The limits' reason shows right under the field it is about (each limit field has a
+ * grid row under it, empty but for this): under the last field, a min field's refusal
+ * read as the max field's, and the min field seemed to change back for no reason. */
 static void
-limit_changed_cb (KmJointInspector *self)
+place_limit_error (KmJointInspector *self,
+                   GtkWidget        *field)
+{
+  GtkWidget *label = GTK_WIDGET (self->limit_error);
+  GtkWidget *grid = gtk_widget_get_parent (label);
+  GtkLayoutChild *child;
+  int column, row, width, height;
+
+  if (field == NULL || !GTK_IS_GRID (grid) || gtk_widget_get_parent (field) != grid)
+    return;
+  gtk_grid_query_child (GTK_GRID (grid), field, &column, &row, &width, &height);
+  child = gtk_layout_manager_get_layout_child (gtk_widget_get_layout_manager (grid), label);
+  gtk_grid_layout_child_set_row (GTK_GRID_LAYOUT_CHILD (child), row + height);
+}
+
+/* @field: the check button or limit field that changed */
+static void
+limit_changed_cb (KmJointInspector *self,
+                  GtkWidget        *field)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(KmSkeleton) edited = NULL;
@@ -942,6 +982,8 @@ limit_changed_cb (KmJointInspector *self)
       next = km_skeleton_edit_set_limit (edited ? edited : skeleton, index, k, on, lo, hi, &error);
       if (next == NULL)
         {
+          place_limit_error (self, field == GTK_WIDGET (max) ? GTK_WIDGET (max)
+                                                             : GTK_WIDGET (min));
           apply (self, NULL, error, self->limit_error, NULL, NULL);
           return;
         }
@@ -1409,6 +1451,7 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-joint-inspector.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, KmJointInspector, name)
+  BIND (paned);
   BIND (outline);
   BIND (stack);
   BIND (offset_title);
@@ -1445,6 +1488,9 @@ km_joint_inspector_class_init (KmJointInspectorClass *klass)
   BIND (limit_unit_0);
   BIND (limit_unit_1);
   BIND (limit_unit_2);
+  BIND (limit_unit_max_0);
+  BIND (limit_unit_max_1);
+  BIND (limit_unit_max_2);
   BIND (limit_axis_0);
   BIND (limit_axis_1);
   BIND (limit_axis_2);
@@ -1475,8 +1521,11 @@ field_refused_cb (GtkSpinButton *spin,
                   gpointer       user_data)
 {
   GtkWidget *error_label = g_object_get_data (G_OBJECT (spin), ERROR_LABEL_KEY);
+  KmJointInspector *self = user_data;
 
-  clear_errors (user_data);
+  clear_errors (self);
+  if (error_label == GTK_WIDGET (self->limit_error))
+    place_limit_error (self, GTK_WIDGET (spin));
   gtk_label_set_text (GTK_LABEL (error_label), reason);
   gtk_widget_set_visible (error_label, TRUE);
 }
@@ -1529,10 +1578,68 @@ setup_number_fields (KmJointInspector *self)
     }
 }
 
+/* The paned's height less its handle's: what the two children share. */
+static int
+paned_shared_height (KmJointInspector *self)
+{
+  GtkWidget *paned = GTK_WIDGET (self->paned);
+  int handle = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (paned); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (child != gtk_paned_get_start_child (self->paned)
+        && child != gtk_paned_get_end_child (self->paned))
+      gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, -1, &handle, NULL, NULL, NULL);
+  return gtk_widget_get_height (paned) - handle;
+}
+
+/* The paned has another height (its max-position changes with it): the joint tree gets
+ * its share, within the minimum heights (shared in their proportion when the paned is
+ * too short for both). */
+static void
+fit_split (KmJointInspector *self)
+{
+  int shared = paned_shared_height (self);
+  int position;
+
+  if (shared <= 0)
+    return;
+  if (shared >= MIN_OUTLINE_HEIGHT + MIN_INSPECTOR_HEIGHT)
+    position = CLAMP ((int) lround (self->split * shared), MIN_OUTLINE_HEIGHT,
+                      shared - MIN_INSPECTOR_HEIGHT);
+  else
+    position = shared * MIN_OUTLINE_HEIGHT / (MIN_OUTLINE_HEIGHT + MIN_INSPECTOR_HEIGHT);
+  self->fitting = TRUE;
+  gtk_paned_set_position (self->paned, position);
+  self->fitting = FALSE;
+  self->split_position = position;
+  self->split_size = gtk_widget_get_height (GTK_WIDGET (self->paned));
+}
+
+/* A position that changes while the paned keeps its height is the user's (a dragged
+ * handle, or one moved with the keyboard): the share it gives is kept. */
+static void
+split_position_cb (KmJointInspector *self)
+{
+  int position = gtk_paned_get_position (self->paned);
+  int shared = paned_shared_height (self);
+
+  if (self->fitting || shared <= 0 || position == self->split_position
+      || gtk_widget_get_height (GTK_WIDGET (self->paned)) != self->split_size)
+    return;
+  self->split = CLAMP ((double) position / shared, 0.0, 1.0);
+  self->split_position = position;
+}
+
 static void
 km_joint_inspector_init (KmJointInspector *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->split = DEFAULT_SPLIT;
+  g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (fit_split), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->paned, "notify::position", G_CALLBACK (split_position_cb),
+                           self, G_CONNECT_SWAPPED);
   self->angle_unit = g_strdup ("degrees");
   self->length_unit = g_strdup ("metres");
 

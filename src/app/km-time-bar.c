@@ -291,6 +291,15 @@ draw_marks (KmTimeBar *self,
     }
 }
 
+/* Whether the keyframe at @frame is another than the one being dragged and lies where
+ * the dragged one would land: dropped there, it replaces that one. */
+static gboolean
+drop_replaces (KmTimeBar *self,
+               guint      frame)
+{
+  return self->tick_from >= 0 && (int) frame != self->tick_from && frame == self->tick_to;
+}
+
 static void
 strip_draw_cb (GtkDrawingArea *area,
                cairo_t        *cr,
@@ -331,12 +340,29 @@ strip_draw_cb (GtkDrawingArea *area,
       double frame = (int) keys[i].frame == self->tick_from ? self->tick_to : keys[i].frame;
       double x = strip_x (self, frame);
 
+      if (drop_replaces (self, keys[i].frame))
+        continue;
       cairo_move_to (cr, x, 0);
       cairo_line_to (cr, x + TICK_HALF_WIDTH, height);
       cairo_line_to (cr, x - TICK_HALF_WIDTH, height);
       cairo_close_path (cr);
     }
   cairo_fill (cr);
+
+  /* A dragged tick over another keyframe's frame: that keyframe would be replaced on
+   * release, so it stands out (red, wider) while the pointer is there. */
+  for (guint i = 0; i < n; i++)
+    if (drop_replaces (self, keys[i].frame))
+      {
+        double x = strip_x (self, keys[i].frame);
+
+        cairo_set_source_rgb (cr, 0.88, 0.11, 0.14);
+        cairo_move_to (cr, x, 0);
+        cairo_line_to (cr, x + 1.5 * TICK_HALF_WIDTH, height);
+        cairo_line_to (cr, x - 1.5 * TICK_HALF_WIDTH, height);
+        cairo_close_path (cr);
+        cairo_fill (cr);
+      }
 }
 
 /* Which frames of the solved animation missed their target (a position residual above the
@@ -674,7 +700,7 @@ cancel_solve_action (GtkWidget  *widget,
   KmTimeBar *self = KM_TIME_BAR (widget);
 
   if (self->document != NULL)
-    km_document_cancel_solve (self->document);
+    km_document_cancel_solve_for_user (self->document);
 }
 
 /* Whether a key event belongs to a widget that takes the key as text, or to a popover

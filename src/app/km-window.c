@@ -1167,6 +1167,75 @@ select_item_row (KmWindow *self,
   return FALSE;
 }
 
+/* Delete in the item tree on a joint's row: the item tree deletes items (tree.delete,
+ * which takes only item rows and so lets the key go on), the joint is deleted as
+ * Skeleton → Delete Joint does (the same action: one undoable step, the motion solved
+ * again). A joint that cannot be deleted (the root) is said why, not passed over. */
+static gboolean
+item_tree_delete_cb (GtkWidget *widget,
+                     GVariant  *args,
+                     gpointer   user_data)
+{
+  KmWindow *self = KM_WINDOW (user_data);
+  GtkSelectionModel *rows = GTK_SELECTION_MODEL (km_item_tree_get_selection_model (self->item_tree));
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (rows);
+  GActionGroup *skeleton_actions = km_joint_inspector_get_actions (self->joint_inspector);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  int joint = km_document_get_selected_joint (self->document);
+  gboolean joint_row = FALSE;
+  GtkBitsetIter iter;
+  guint position;
+
+  /* (Text being typed, a rename, keeps its Delete.) */
+  if (focus != NULL && gtk_widget_get_ancestor (focus, GTK_TYPE_EDITABLE) != NULL)
+    return FALSE;
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, selected, &position); ok;
+       ok = gtk_bitset_iter_next (&iter, &position))
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (rows), position);
+      g_autoptr(KmItemRow) item_row = row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+
+      if (item_row == NULL)
+        continue;
+      if (km_item_row_get_joint (item_row) < 0)
+        return FALSE;  /* items are the item tree's to delete */
+      joint_row = TRUE;
+    }
+  if (!joint_row || skeleton == NULL || joint < 0
+      || (guint) joint >= km_skeleton_get_n_joints (skeleton))
+    return FALSE;
+
+  if (g_action_group_get_action_enabled (skeleton_actions, "delete-joint"))
+    g_action_group_activate_action (skeleton_actions, "delete-joint", NULL);
+  else if (km_skeleton_get_joint (skeleton, (guint) joint)->parent < 0)
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: a joint's name */
+                     _("“%s” is the skeleton’s root joint, which cannot be deleted: delete "
+                       "the body’s item to remove the whole body."),
+                     km_skeleton_get_joint (skeleton, (guint) joint)->name);
+  else
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     /* Translators: a joint's name */
+                     _("“%s” cannot be deleted now."),
+                     km_skeleton_get_joint (skeleton, (guint) joint)->name);
+  return TRUE;
+}
+
+static void
+setup_item_tree_delete (KmWindow *self)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  static const guint keys[] = { GDK_KEY_Delete, GDK_KEY_KP_Delete };
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    gtk_shortcut_controller_add_shortcut (
+      GTK_SHORTCUT_CONTROLLER (controller),
+      gtk_shortcut_new (gtk_keyval_trigger_new (keys[i], 0),
+                        gtk_callback_action_new (item_tree_delete_cb, self, NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self->item_tree), controller);
+}
+
 /* Reads each changed file's items again, through the item tree's Reload (one undoable
  * step each, and what it says when a file cannot be read). */
 static void
@@ -2218,6 +2287,7 @@ km_window_init (KmWindow *self)
                            self, G_CONNECT_SWAPPED);
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
+  setup_item_tree_delete (self);
   km_joint_panel_set_document (self->joint_panel, self->document);
   km_message_view_set_document (self->message_view, self->document);
   km_scene_view_set_document (self->scene_view, self->document);

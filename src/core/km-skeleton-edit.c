@@ -736,11 +736,49 @@ draft_joint_init_new (DraftJoint  *dj,
   joint_ensure_axis (&dj->j);
 }
 
+/* The axis a new revolute child of @parent at @offset turns about: one across its offset, so
+ * that turning it moves what hangs below it (an axis along the offset only spins the chain
+ * about its own length). The parent's axis when that is across already, so that adding
+ * children one below the other gives a chain of pitch joints; else the coordinate axis
+ * least along the offset (Y first), made perpendicular to it. The first joint on a fixed
+ * root, a robot's base, turns about Z: it swings the chain round the vertical, and the
+ * joints below it then lift it. A joint at the parent's origin keeps Z. */
+static KmVec3
+default_child_axis (const KmSkeleton *skeleton,
+                    guint             parent,
+                    KmVec3            offset)
+{
+  static const KmVec3 candidates[] = { { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } };
+  const KmJoint *p = km_skeleton_get_joint (skeleton, parent);
+  double length = km_vec3_length (offset);
+  KmVec3 dir, best;
+  double best_dot = INFINITY;
+
+  if ((p->parent < 0 && p->type == KM_JOINT_FIXED) || length < 1e-12)
+    return km_vec3 (0, 0, 1);
+  dir = km_vec3_scale (offset, 1.0 / length);
+  if (p->type == KM_JOINT_REVOLUTE && fabs (km_vec3_dot (p->axis, dir)) < 1e-9)
+    return p->axis;
+  best = candidates[0];
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      double d = fabs (km_vec3_dot (candidates[i], dir));
+
+      if (d < best_dot - 1e-12)
+        {
+          best_dot = d;
+          best = candidates[i];
+        }
+    }
+  return km_vec3_normalize (km_vec3_sub (best, km_vec3_scale (dir, km_vec3_dot (best, dir))));
+}
+
 /**
  * km_skeleton_edit_add_child:
  * @parent: the joint to attach to
  * @name: (nullable): the new joint's name; %NULL picks an unused "joint", "joint_2", …
- * @type: fixed, revolute, prismatic or spherical (axis Z, unlimited)
+ * @type: fixed, revolute, prismatic or spherical (unlimited; a prismatic joint slides
+ *   along Z, a revolute one turns about an axis across @offset, default_child_axis())
  * @offset: from the parent's frame, in metres
  * @out_joint: (out) (optional): the new joint's index in the result
  *
@@ -778,6 +816,8 @@ km_skeleton_edit_add_child (const KmSkeleton  *skeleton,
     return NULL;
   draft_joint_init_new (&dj, chosen, type, (int) parent);
   dj.j.offset = offset;
+  if (type == KM_JOINT_REVOLUTE)
+    dj.j.axis = default_child_axis (skeleton, parent, offset);
   g_array_append_val (d.joints, dj);
   return draft_build_find (&d, chosen, out_joint, error);
 }

@@ -359,6 +359,45 @@ test_select_row (Fixture       *f,
   g_assert_cmpint (find (f, "Free"), ==, 2);
 }
 
+/* Delete on a joint's row deletes the joint as Skeleton → Delete Joint does (one undoable
+ * step); on the root's row, which cannot be deleted, Messages says why. The key did
+ * nothing at all there, although the shortcuts window promises it (rev17-gui finding 8e). */
+static void
+test_delete_key_on_joint_row (Fixture       *f,
+                              gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GtkWidget *list = test_app_find_widget (GTK_WIDGET (f->tree), GTK_TYPE_LIST_VIEW);
+  KmSkeleton *before;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  g_assert_nonnull (list);
+  g_assert_true (gtk_selection_model_select_item (selection,
+                                                  (guint) position_of_joint (f, "Rack"), TRUE));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, find (f, "Rack"));
+  test_app_real_keys (GTK_WIDGET (f->window), list, "key", "Delete", NULL);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpint (find (f, "Rack"), <, 0);
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==, 4);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpint (find (f, "Rack"), >=, 0);
+
+  /* The root cannot go: nothing changes, and Messages says why. */
+  before = km_document_get_skeleton (f->document);
+  g_assert_true (gtk_selection_model_select_item (selection,
+                                                  (guint) position_of_joint (f, "Base"), TRUE));
+  test_app_real_keys (GTK_WIDGET (f->window), list, "key", "Delete", NULL);
+  test_app_spin ();
+  g_assert_true (km_document_get_skeleton (f->document) == before);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "“Base”",
+                                       "root joint", NULL));
+}
+
 static void
 edit (Fixture    *f,
       KmSkeleton *next,
@@ -484,6 +523,8 @@ main (int    argc,
               fixture_setup, test_select_row, fixture_teardown);
   g_test_add ("/kinema/ItemTree/joints/structural-edits", Fixture, NULL,
               fixture_setup, test_structural_edits, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/joints/delete-key-on-joint-row", Fixture, NULL,
+              fixture_setup, test_delete_key_on_joint_row, fixture_teardown);
 
   return g_test_run ();
 }

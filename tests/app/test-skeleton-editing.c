@@ -446,6 +446,156 @@ test_min_above_max_refused (Fixture       *f,
                                   1e-12);
 }
 
+/* @widget's bounds in the inspector's coordinates. */
+static graphene_rect_t
+bounds_in_inspector (Fixture   *f,
+                     GtkWidget *widget)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, f->inspector, &bounds));
+  return bounds;
+}
+
+/* Whether @label lies directly under @field: below it, and above @next (the field under
+ * it). */
+static gboolean
+lies_between (Fixture   *f,
+              GtkWidget *label,
+              GtkWidget *field,
+              GtkWidget *next)
+{
+  graphene_rect_t l = bounds_in_inspector (f, label);
+  graphene_rect_t a = bounds_in_inspector (f, field);
+  graphene_rect_t b = bounds_in_inspector (f, next);
+
+  return l.origin.y >= a.origin.y + a.size.height
+         && l.origin.y + l.size.height <= b.origin.y;
+}
+
+/* A limit refused shows its reason right under the field typed into: a min above the max
+ * under the min field (not under Max, as if the max were wrong, with the min silently put
+ * back); a max below the min under the max field (rev17-gui finding 8a). */
+static void
+test_limit_reason_at_typed_field (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkWidget *min = child (f, "min_0");
+  GtkWidget *max = child (f, "max_0");
+  GtkWidget *error_label = child (f, "limit_error");
+  GtkWidget *next_min = child (f, "min_1");
+
+  select_joint (f, "Elbow");
+  test_app_spin_for (300);
+  type_into (GTK_SPIN_BUTTON (min), "200");
+  g_assert_true (gtk_widget_get_visible (error_label));
+  test_app_spin_for (300);
+  g_assert_true (lies_between (f, error_label, min, max));
+
+  type_into (GTK_SPIN_BUTTON (min), "10");
+  g_assert_false (gtk_widget_get_visible (error_label));
+  type_into (GTK_SPIN_BUTTON (max), "5");
+  g_assert_true (gtk_widget_get_visible (error_label));
+  test_app_spin_for (300);
+  {
+    graphene_rect_t l = bounds_in_inspector (f, error_label);
+    graphene_rect_t m = bounds_in_inspector (f, max);
+
+    g_assert_cmpfloat (l.origin.y, >=, m.origin.y + m.size.height);
+    /* (the spherical rows' fields are hidden for a revolute joint) */
+    g_assert_false (gtk_widget_get_visible (next_min));
+  }
+
+  /* A refused text in the min field likewise. */
+  type_into (GTK_SPIN_BUTTON (min), "abc");
+  g_assert_true (gtk_widget_get_visible (error_label));
+  test_app_spin_for (300);
+  g_assert_true (lies_between (f, error_label, min, max));
+}
+
+/* Each limit field has its unit beside it, on its own row and within the inspector (one
+ * label centred between the rows, at the pane's edge, read as belonging to neither:
+ * rev17-gui finding 8b). */
+static void
+test_limit_unit_beside_fields (Fixture       *f,
+                               gconstpointer  data)
+{
+  const char *fields[] = { "min_0", "max_0" };
+  const char *units[] = { "limit_unit_0", "limit_unit_max_0" };
+
+  select_joint (f, "Elbow");
+  test_app_spin_for (300);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      GtkWidget *unit = child (f, units[i]);
+      graphene_rect_t u, b;
+
+      g_assert_true (gtk_widget_get_visible (unit));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (unit)), ==, "°");
+      u = bounds_in_inspector (f, unit);
+      b = bounds_in_inspector (f, child (f, fields[i]));
+      g_test_message ("%s: unit at %g,%g %gx%g; field at %g,%g %gx%g", fields[i],
+                      u.origin.x, u.origin.y, u.size.width, u.size.height,
+                      b.origin.x, b.origin.y, b.size.width, b.size.height);
+      /* On the field's row, right of it, inside the inspector. */
+      g_assert_cmpfloat (u.origin.y + u.size.height / 2, >=, b.origin.y);
+      g_assert_cmpfloat (u.origin.y + u.size.height / 2, <=, b.origin.y + b.size.height);
+      g_assert_cmpfloat (u.origin.x, >=, b.origin.x + b.size.width);
+      g_assert_cmpfloat (u.origin.x + u.size.width, <=, gtk_widget_get_width (f->inspector));
+    }
+  /* In radians both units follow. */
+  g_object_set (f->inspector, "angle-unit", "radians", NULL);
+  g_assert_cmpstr (gtk_label_get_text (child (f, "limit_unit_max_0")), ==, "rad");
+}
+
+/* The joint tree's split with the inspector is a share of the pane, each part kept usable:
+ * after the pane was short (a tall Messages pane), the inspector comes back tall, not a
+ * sliver (rev17-gui finding 8c); a split the user drags is kept as a share. */
+static void
+test_split_stays_usable (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *spacer = gtk_drawing_area_new ();
+  GtkPaned *paned = child (f, "paned");
+  GtkWidget *end;
+
+  select_joint (f, "Elbow");
+  g_object_ref (f->inspector);
+  gtk_window_set_child (GTK_WINDOW (f->window), box);
+  gtk_widget_set_vexpand (f->inspector, TRUE);
+  gtk_box_append (GTK_BOX (box), f->inspector);
+  gtk_box_append (GTK_BOX (box), spacer);
+  g_object_unref (f->inspector);
+  end = gtk_paned_get_end_child (paned);
+
+  /* Squeezed, */
+  gtk_widget_set_size_request (spacer, -1, 480);
+  test_app_spin_for (300);
+  g_test_message ("squeezed: paned %d, position %d", gtk_widget_get_height (GTK_WIDGET (paned)),
+                  gtk_paned_get_position (paned));
+  /* then given room again. */
+  gtk_widget_set_size_request (spacer, -1, 0);
+  test_app_spin_for (300);
+  g_test_message ("grown: paned %d, position %d, inspector %d",
+                  gtk_widget_get_height (GTK_WIDGET (paned)), gtk_paned_get_position (paned),
+                  gtk_widget_get_height (end));
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (paned)), >=, 600);
+  g_assert_cmpint (gtk_widget_get_height (end), >=, 200);
+  g_assert_cmpint (gtk_paned_get_position (paned), >=, 80);
+
+  /* The user drags the tree taller: the share holds at another height, within the
+   * inspector's minimum. */
+  gtk_paned_set_position (paned, gtk_widget_get_height (GTK_WIDGET (paned)) / 4);
+  test_app_spin_for (100);
+  gtk_widget_set_size_request (spacer, -1, 200);
+  test_app_spin_for (300);
+  g_assert_cmpint (gtk_paned_get_position (paned), <,
+                   gtk_widget_get_height (GTK_WIDGET (paned)) / 4 + 10);
+  g_assert_cmpint (gtk_paned_get_position (paned), >,
+                   gtk_widget_get_height (GTK_WIDGET (paned)) / 4 - 10);
+}
+
 /* Limits that a linked joint cannot meet following its master are refused at the field,
  * with the reason: here the master's, which would leave the follower's range behind. */
 static void
@@ -1683,6 +1833,146 @@ test_add_leaf_keeps_effector (Fixture       *f,
   g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
 }
 
+static KmTargetTrack *
+targets_track (Fixture *f)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+
+  g_assert_nonnull (item);
+  return km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+}
+
+static const char *
+effector_name (Fixture *f)
+{
+  int effector = km_document_get_effector (f->document);
+
+  g_assert_cmpint (effector, >=, 0);
+  return km_skeleton_get_joint (skeleton (f), (guint) effector)->name;
+}
+
+/* Skeleton → Delete Joint on the joint the targets belong to hands them to its parent,
+ * which the targets (and so the saved project) then name, and Messages says so; one undo
+ * gives them back to the deleted joint (rev17-gui finding 5: the effector changed
+ * silently, and the project did not say which joint it was). */
+static void
+test_delete_effector_names_parent (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "p.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (effector_name (f), ==, "EndEffector");
+  g_assert_null (km_target_track_get_effector (targets_track (f)));
+
+  select_joint (f, "EndEffector");
+  g_assert_true (activate (f, "skeleton.delete-joint"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "EndEffector"), <, 0);
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Piston");
+  g_assert_cmpstr (effector_name (f), ==, "Piston");
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, "“EndEffector”",
+                                             "now belong to “Piston”", "Ctrl+Z", NULL), ==, 1);
+
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (project_path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "effector: \"Piston\""));
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "EndEffector"), >=, 0);
+  g_assert_null (km_target_track_get_effector (targets_track (f)));
+  g_assert_cmpstr (effector_name (f), ==, "EndEffector");
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Piston");
+  g_assert_cmpstr (effector_name (f), ==, "Piston");
+  km_test_remove_tree (dir);
+}
+
+/* Renaming the joint the targets name is no deletion: they are not handed to its parent
+ * (the joint that follows them is still the renamed one). */
+static void
+test_rename_effector_not_deleted (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+  g_autoptr(KmTargetTrack) named = km_target_track_with_effector (targets_track (f),
+                                                                  "EndEffector");
+  GtkEditable *entry = child (f, "name_entry");
+
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), named);
+  km_document_reload (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  select_joint (f, "EndEffector");
+  gtk_editable_set_text (entry, "Tool");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "Tool"), >=, 0);
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "EndEffector");
+  g_assert_cmpstr (effector_name (f), ==, "Tool");
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "now belong", NULL), ==, 0);
+}
+
+/* Skeleton → New Skeleton, then Add Child Joint three times: a chain that can move, the
+ * base about Z, the joints above it about Y, across their offsets (rev17-gui finding 7);
+ * Add Child Joint on a joint of the built-in example likewise turns across its offset. */
+static void
+test_new_skeleton_chain_moves (Fixture       *f,
+                               gconstpointer  data)
+{
+  const KmJoint *j;
+
+  km_document_set_selected_joint (f->document, -1);
+  g_assert_true (activate (f, "skeleton.new-skeleton"));
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 1);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_cmpuint (km_skeleton_get_n_joints (skeleton (f)), ==, 4);
+  g_assert_cmpstr (parent_name (f, "joint3"), ==, "joint2");
+  j = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+  g_assert_cmpfloat (j->axis.z, ==, 1.0);
+  for (guint i = 2; i <= 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("joint%u", i);
+
+      j = km_skeleton_get_joint (skeleton (f), (guint) find (f, name));
+      g_assert_cmpfloat (j->axis.y, ==, 1.0);
+      g_assert_cmpfloat (km_vec3_dot (j->axis, j->offset), ==, 0.0);
+    }
+  /* The inspector shows it. */
+  g_assert_cmpfloat (gtk_spin_button_get_value (child (f, "axis_y")), ==, 1.0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (child (f, "axis_z")), ==, 0.0);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton (f)); i++)
+    {
+      const char *name = km_skeleton_get_joint (skeleton (f), i)->name;
+
+      if (km_skeleton_get_joint (skeleton (f), i)->parent < 0)
+        continue;
+      select_joint (f, name);
+      g_assert_true (activate (f, "skeleton.add-child"));
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+      j = km_skeleton_get_joint (skeleton (f), (guint) find (f, "joint1"));
+      g_assert_cmpstr (parent_name (f, "joint1"), ==, name);
+      g_assert_cmpfloat (fabs (km_vec3_dot (j->axis, j->offset)), <, 1e-12);
+      g_assert_cmpfloat_with_epsilon (km_vec3_length (j->axis), 1.0, 1e-12);
+      g_assert_true (km_document_undo (f->document));
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+    }
+}
+
 /* The effector the edit names on the targets (test_add_leaf_keeps_effector) makes them
  * the item's own; undo gives back the item as it was read, still the reference to its
  * targets.json, as Set Keyframe's undo does. */
@@ -2642,6 +2932,9 @@ main (int    argc,
   ADD ("/kinema/JointInspector/duplicate-name-refused", test_duplicate_name_refused);
   ADD ("/kinema/JointInspector/zero-axis-refused", test_zero_axis_refused);
   ADD ("/kinema/JointInspector/min-above-max-refused", test_min_above_max_refused);
+  ADD ("/kinema/JointInspector/limit-reason-at-typed-field", test_limit_reason_at_typed_field);
+  ADD ("/kinema/JointInspector/limit-unit-beside-fields", test_limit_unit_beside_fields);
+  ADD ("/kinema/JointInspector/split-stays-usable", test_split_stays_usable);
   ADD ("/kinema/JointInspector/unreachable-link-limits-refused",
        test_unreachable_link_limits_refused);
   ADD ("/kinema/JointInspector/one-sided-limit-field", test_one_sided_limit_field);
@@ -2669,6 +2962,9 @@ main (int    argc,
   ADD ("/kinema/JointInspector/add-leaf-keeps-effector", test_add_leaf_keeps_effector);
   ADD ("/kinema/JointInspector/add-leaf-undo-keeps-targets-file",
        test_add_leaf_undo_keeps_targets_file);
+  ADD ("/kinema/JointInspector/delete-effector-names-parent", test_delete_effector_names_parent);
+  ADD ("/kinema/JointInspector/rename-effector-not-deleted", test_rename_effector_not_deleted);
+  ADD ("/kinema/JointInspector/new-skeleton-chain-moves", test_new_skeleton_chain_moves);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/export-edited-body-keeps-model",
        test_export_edited_body_keeps_model);

@@ -86,6 +86,17 @@ fixture_teardown (Fixture       *f,
   g_assert_finalize_object (f->document);
 }
 
+/* After a cancelled solve: its worker holds the document until it has stopped. */
+static void
+fixture_teardown_cancelled (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  gtk_window_destroy (f->window);
+  test_app_spin ();
+  g_assert_true (test_app_unref_and_wait_finalized (f->document, 20000));
+}
+
 /* Appends the text of each checked menu entry at or below @widget, one a line. */
 static void
 collect_active_entries (GtkWidget *widget,
@@ -759,6 +770,96 @@ test_reopen_keeps_marks (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* A keyframe moved onto another's frame replaces it, as one undo step, and Messages says
+ * which was replaced and how to get it back (a drop that silently lost a key was
+ * rev17-gui finding 2). The built-in example has keyframes at 0, 80, 160 and 240. */
+static void
+test_move_onto_keyframe_says_so (Fixture       *f,
+                                 gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  KmTargetKeyframe moved, replaced;
+  guint n0 = km_target_track_get_n_keyframes (targets);
+
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 80), >=, 0);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 160), >=, 0);
+  moved = *km_target_track_get_keyframe (targets, (guint) km_target_track_find_keyframe (targets, 80));
+  replaced = *km_target_track_get_keyframe (targets,
+                                            (guint) km_target_track_find_keyframe (targets, 160));
+
+  /* Onto a free frame: no word about replacing. */
+  g_assert_true (km_document_move_keyframe (f->document, 80, 90));
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "replaced", NULL), ==, 0);
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_move_keyframe (f->document, 80, 160));
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, n0 - 1);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 80), <, 0);
+  g_assert_cmpfloat (km_target_track_get_keyframe (
+                       targets, (guint) km_target_track_find_keyframe (targets, 160))->position.y,
+                     ==, moved.position.y);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "The keyframe at frame 160 was replaced by the one "
+                                       "moved from frame 80 (Ctrl+Z brings it back).", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* One undo step brings both back. */
+  g_assert_true (km_document_undo (f->document));
+  targets = km_document_get_targets (f->document);
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, n0);
+  g_assert_cmpint (km_target_track_find_keyframe (targets, 80), >=, 0);
+  g_assert_cmpfloat (km_target_track_get_keyframe (
+                       targets, (guint) km_target_track_find_keyframe (targets, 160))->position.y,
+                     ==, replaced.position.y);
+}
+
+static gboolean
+streaming (gpointer data)
+{
+  Fixture *f = data;
+  KmAnimation *animation = km_document_get_animation (f->document);
+  double pos_err;
+
+  return animation != NULL && km_animation_get_residual (animation, 0, &pos_err, NULL);
+}
+
+/* The time bar's Cancel of a running solve says in Messages how many frames were solved
+ * and what shows now (the motion of before: the frames solved are dropped); a solve that
+ * a newer edit supersedes says nothing. */
+static void
+test_cancel_solve_says_so (Fixture       *f,
+                           gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  KmAnimation *before = km_document_get_animation (f->document);
+  KmTargetKeyframe far = *km_target_track_get_keyframe (targets, 0);
+  g_autofree char *total = NULL;
+
+  g_assert_nonnull (before);
+  far.frame = 1000000;
+  g_assert_true (km_document_put_keyframe (f->document, &far));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (test_app_wait_until (streaming, f, 20000));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.cancel-solve",
+                                             NULL));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_true (km_document_get_animation (f->document) == before);
+  total = g_strdup_printf (" of %u frames; the motion shown is the one from before the solve",
+                           far.frame + 1);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING,
+                                             "Solve cancelled after ", total, NULL), ==, 1);
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "Solve cancelled after 0 of", NULL),
+                    ==, 0);
+
+  /* Superseded by an edit: no such line. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "Solve cancelled", NULL), ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -785,5 +886,9 @@ main (int    argc,
               test_undo_redo_both_before_solves, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/reopen-keeps-marks", Fixture, NULL,
               fixture_setup_sr1, test_reopen_keeps_marks, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/move-onto-keyframe-says-so", Fixture, NULL,
+              fixture_setup, test_move_onto_keyframe_says_so, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/cancel-solve-says-so", Fixture, NULL,
+              fixture_setup, test_cancel_solve_says_so, fixture_teardown_cancelled);
   return g_test_run ();
 }

@@ -278,6 +278,91 @@ test_set_values (void)
 }
 
 static void
+assert_axis (const KmSkeleton *s,
+             const char       *name,
+             double            x,
+             double            y,
+             double            z)
+{
+  KmVec3 axis = km_skeleton_get_joint (s, (guint) find (s, name))->axis;
+
+  g_assert_cmpfloat_with_epsilon (axis.x, x, 1e-12);
+  g_assert_cmpfloat_with_epsilon (axis.y, y, 1e-12);
+  g_assert_cmpfloat_with_epsilon (axis.z, z, 1e-12);
+}
+
+static KmSkeleton *
+add_revolute (KmSkeleton *s,
+              const char *parent,
+              const char *name,
+              KmVec3      offset)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *next = km_skeleton_edit_add_child (s, (guint) find (s, parent), name,
+                                                 KM_JOINT_REVOLUTE, offset, NULL, &error);
+
+  g_assert_no_error (error);
+  km_skeleton_unref (s);
+  return next;
+}
+
+/* A new revolute child turns about an axis across its offset, so that it moves what hangs
+ * below it (rev17-gui finding 7: children added along Z all turned about Z, and no slider
+ * moved the tip). */
+static void
+test_add_child_axis (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *s;
+  const KmJoint *j;
+
+  /* New Skeleton's single fixed root, then Add Child Joint's 10 cm along Z three times:
+   * the base yaws about Z, the joints above it pitch about Y. */
+  km_skeleton_builder_set_root_name (b, "Root");
+  km_skeleton_builder_add_joint (b, "Root", KM_JOINT_FIXED, NULL);
+  s = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  s = add_revolute (s, "Root", "joint1", km_vec3 (0, 0, 0.1));
+  s = add_revolute (s, "joint1", "joint2", km_vec3 (0, 0, 0.1));
+  s = add_revolute (s, "joint2", "joint3", km_vec3 (0, 0, 0.1));
+  assert_axis (s, "joint1", 0, 0, 1);
+  assert_axis (s, "joint2", 0, 1, 0);
+  assert_axis (s, "joint3", 0, 1, 0);
+
+  /* A parent's axis along the new offset is not kept: Y, else X, across it. */
+  s = add_revolute (s, "joint3", "along_x", km_vec3 (0.2, 0, 0));
+  assert_axis (s, "along_x", 0, 1, 0);
+  s = add_revolute (s, "along_x", "along_y", km_vec3 (0, 0.2, 0));
+  assert_axis (s, "along_y", 1, 0, 0);
+  /* Across already: the parent's axis, a chain of parallel joints. */
+  s = add_revolute (s, "along_y", "across", km_vec3 (0, 0, -0.3));
+  assert_axis (s, "across", 1, 0, 0);
+  /* Slanted: the axis is perpendicular to the offset and of unit length. */
+  s = add_revolute (s, "across", "slanted", km_vec3 (0.1, 0.2, 0.3));
+  j = km_skeleton_get_joint (s, (guint) find (s, "slanted"));
+  g_assert_cmpfloat (fabs (km_vec3_dot (j->axis, j->offset)), <, 1e-12);
+  g_assert_cmpfloat_with_epsilon (km_vec3_length (j->axis), 1.0, 1e-12);
+  /* At the parent's origin any axis turns the child: Z, as before. */
+  s = add_revolute (s, "slanted", "at_origin", KM_VEC3_ZERO);
+  assert_axis (s, "at_origin", 0, 0, 1);
+  km_skeleton_unref (s);
+
+  /* Below a joint of another model (a slanted axis), below its fixed root, and below a
+   * joint that turns about its own offset. */
+  s = make_skeleton ();
+  s = add_revolute (s, "l_elbow", "wrist", km_vec3 (0, 0, 0.1));
+  j = km_skeleton_get_joint (s, (guint) find (s, "wrist"));
+  g_assert_cmpfloat (fabs (km_vec3_dot (j->axis, j->offset)), <, 1e-12);
+  g_assert_cmpfloat_with_epsilon (km_vec3_length (j->axis), 1.0, 1e-12);
+  s = add_revolute (s, "base", "second_base", km_vec3 (0, 0, 0.1));
+  assert_axis (s, "second_base", 0, 0, 1);
+  s = add_revolute (s, "torso", "on_torso", km_vec3 (0, 0, 0.1));
+  assert_axis (s, "on_torso", 0, 1, 0);
+  km_skeleton_unref (s);
+}
+
+static void
 test_add_insert (void)
 {
   g_autoptr(KmSkeleton) s = make_skeleton ();
@@ -701,6 +786,7 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonEdit/set-parent", test_set_parent);
   g_test_add_func ("/kinema/SkeletonEdit/set-values", test_set_values);
   g_test_add_func ("/kinema/SkeletonEdit/add-insert", test_add_insert);
+  g_test_add_func ("/kinema/SkeletonEdit/add-child-axis", test_add_child_axis);
   g_test_add_func ("/kinema/SkeletonEdit/delete", test_delete);
   g_test_add_func ("/kinema/SkeletonEdit/duplicate", test_duplicate);
   g_test_add_func ("/kinema/SkeletonEdit/mirror-name", test_mirror_name);
