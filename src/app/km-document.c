@@ -530,6 +530,56 @@ log_measured_frames (KmDocument        *self,
   log_missed_frames (self, &stats, n_missed, TRUE);
 }
 
+/* How many missed keyframes Messages names one by one; the rest it counts. */
+#define MAX_MISSED_KEY_LINES 5
+
+/* Messages names the keyframes of @track that @animation misses although a pose meets them
+ * (km_animation_get_missed_keys()): the motion, which never jumps, came to them on another
+ * branch than the pose they were set from, and neither the frame count of the solve's
+ * message nor (on a chain that is not held to orientation) the time bar's residual marks
+ * says so (rev17-gui finding 3). One line a keyframe, the first few of them. */
+static void
+log_missed_keys (KmDocument          *self,
+                 const KmAnimation   *animation,
+                 const KmTargetTrack *track)
+{
+  const KmAnimationKeyMiss *missed;
+  gboolean position_only = track == NULL || km_target_track_get_position_only (track);
+  guint n_missed = 0;
+
+  missed = km_animation_get_missed_keys (animation, &n_missed);
+  for (guint i = 0; i < n_missed && i < MAX_MISSED_KEY_LINES; i++)
+    if (position_only)
+      km_document_log (self, G_LOG_LEVEL_WARNING,
+                       /* Translators: a frame number, then the motion's position error there
+                        * in mm; a branch is one of the poses that reach the same point (an
+                        * elbow up or down) */
+                       _("The keyframe at frame %u can be met, but the motion misses it by "
+                         "%.3f mm: to stay continuous it keeps to the branch it started on; a "
+                         "keyframe in between can lead it across."),
+                       missed[i].frame, missed[i].pos_err * 1000.0);
+    else
+      km_document_log (self, G_LOG_LEVEL_WARNING,
+                       /* Translators: a frame number, the motion's orientation error there
+                        * in degrees, then its position error in mm; a branch is one of the
+                        * poses that reach the same point (an elbow up or down) */
+                       _("The keyframe at frame %u can be met, but the motion reaches it "
+                         "%.3f° off (position %.3f mm off): to stay continuous it keeps to "
+                         "the branch it started on; a keyframe in between can lead it across."),
+                       missed[i].frame, missed[i].rot_err * 180.0 / G_PI,
+                       missed[i].pos_err * 1000.0);
+  if (n_missed > MAX_MISSED_KEY_LINES)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: after the lines that name missed keyframes, the count
+                      * of the others */
+                     g_dngettext (GETTEXT_PACKAGE, "… and %u more keyframe the motion misses "
+                                  "although it can be met.",
+                                  "… and %u more keyframes the motion misses although they "
+                                  "can be met.",
+                                  n_missed - MAX_MISSED_KEY_LINES),
+                     n_missed - MAX_MISSED_KEY_LINES);
+}
+
 /* What measure_animation's worker reads: copies and references made on the main thread. */
 typedef struct
 {
@@ -551,6 +601,28 @@ measure_data_free (gpointer data)
   g_free (measure);
 }
 
+/* What measure_animation's worker found: the residuals, and the keyframes missed although
+ * they can be met (checked = FALSE when that check failed). */
+typedef struct
+{
+  double             *residuals;
+  KmAnimationKeyMiss *missed;
+  guint               n_missed;
+  gboolean            checked;
+} MeasureResult;
+
+static void
+measure_result_free (gpointer data)
+{
+  MeasureResult *result = data;
+
+  g_free (result->residuals);
+  g_free (result->missed);
+  g_free (result);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MeasureResult, measure_result_free)
+
 static void
 measure_thread (GTask        *task,
                 gpointer      source_object,
@@ -558,11 +630,23 @@ measure_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   MeasureData *measure = task_data;
+  g_autoptr(GError) error = NULL;
+  MeasureResult *result;
   double *residuals = km_ik_measure_track (measure->problem, measure->track,
                                            measure->animation, cancellable);
 
-  /* (NULL when cancelled: nobody waits for that result) */
-  g_task_return_pointer (task, residuals, g_free);
+  if (residuals == NULL)
+    {
+      /* (cancelled: nobody waits for that result) */
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  result = g_new0 (MeasureResult, 1);
+  result->residuals = residuals;
+  result->missed = km_ik_find_missed_keys (measure->problem, measure->track, measure->animation,
+                                           &result->n_missed, cancellable, &error);
+  result->checked = result->missed != NULL;
+  g_task_return_pointer (task, result, measure_result_free);
 }
 
 /* Main thread: the residuals go into the animation they were measured for. It is shared
@@ -577,20 +661,23 @@ measure_done_cb (GObject      *object,
   GTask *task = G_TASK (result);
   MeasureData *measure = g_task_get_task_data (task);
   g_autoptr(KmDocument) self = g_weak_ref_get (&measure->document);
-  g_autofree double *residuals = g_task_propagate_pointer (task, NULL);
+  g_autoptr(MeasureResult) measured = g_task_propagate_pointer (task, NULL);
   guint n_frames = km_animation_get_n_frames (measure->animation);
 
-  if (self == NULL || residuals == NULL
+  if (self == NULL || measured == NULL
       || g_task_get_cancellable (task) != self->measure_cancellable)
     return;  /* superseded: another animation or body shows */
   g_clear_object (&self->measure_cancellable);
   for (guint f = 0; f < n_frames; f++)
-    if (!isnan (residuals[2 * (gsize) f]))
-      km_animation_set_residual (measure->animation, f, residuals[2 * (gsize) f],
-                                 residuals[2 * (gsize) f + 1]);
+    if (!isnan (measured->residuals[2 * (gsize) f]))
+      km_animation_set_residual (measure->animation, f, measured->residuals[2 * (gsize) f],
+                                 measured->residuals[2 * (gsize) f + 1]);
+  if (measured->checked)
+    km_animation_set_missed_keys (measure->animation, measured->missed, measured->n_missed);
   if (measure->animation != self->animation)
     return;
   log_measured_frames (self, measure->animation);
+  log_missed_keys (self, measure->animation, measure->track);
   /* Views hear that the motion shown has its residuals (the time bar's red marks). */
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
 }
@@ -2056,6 +2143,7 @@ solve_cb (GObject      *object,
                                   "Solved %u frames; largest position error %.3f mm.",
                                   stats.n_frames),
                      stats.n_frames, stats.max_pos_err * 1000.0);
+  log_missed_keys (self, animation, call->track);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }

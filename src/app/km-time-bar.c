@@ -367,7 +367,8 @@ strip_draw_cb (GtkDrawingArea *area,
 
 /* Which frames of the solved animation missed their target (a position residual above the
  * solver's tolerance, or an orientation residual above it where the chain can meet
- * orientation) or hold a joint the solve moves on one of its limits. */
+ * orientation, or a keyframe that a pose meets and the motion misses) or hold a joint the
+ * solve moves on one of its limits. */
 static void
 update_marks (KmTimeBar *self)
 {
@@ -425,6 +426,11 @@ update_marks (KmTimeBar *self)
         }
       else if (km_animation_has_residuals (animation))
         continue;  /* not solved yet, while the frames stream in */
+      /* A keyframe a pose meets but the motion reaches on another branch is missed on any
+       * chain: on one that is not held to orientation, the residual rule above lets an
+       * arm that comes back turned 180° pass (rev17-gui finding 3). */
+      if (km_animation_find_missed_key (animation, f) != NULL)
+        mark |= KM_TIME_BAR_MARK_MISSED;
       for (guint i = 0; q != NULL && lower != NULL && i < n_dof; i++)
         if (counted[i]
             && ((isfinite (lower[i]) && q[i] <= lower[i] + LIMIT_EPSILON)
