@@ -503,10 +503,22 @@ find_effector_value (const char *path)
   return find_keyframe_value (path, "effector", G_MININT64);
 }
 
+/* Where the keyframe for @frame of the targets file @path (as given) is:
+ * "FILE:LINE:COLUMN" at its "frame" value, found in the file again; "FILE" when it
+ * cannot be. */
+char *
+km_cli_keyframe_location (const char *path,
+                          guint       frame)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return km_parse_location (path, find_keyframe_value (path, "frame", frame));
+}
+
 /*
  * Says on stderr, as a loader would, that the keyframe for @frame of the targets file
  * @path (as given) breaks a rule of the command (@message): "FILE:LINE:COLUMN: message"
- * at its "frame" value, found in the file again; "FILE: message" when it cannot be.
+ * at its "frame" value (km_cli_keyframe_location()).
  */
 void
 km_cli_print_keyframe_error (const char *path,
@@ -517,7 +529,7 @@ km_cli_print_keyframe_error (const char *path,
 
   g_return_if_fail (path != NULL && message != NULL);
 
-  location = km_parse_location (path, find_keyframe_value (path, "frame", frame));
+  location = km_cli_keyframe_location (path, frame);
   /* The prefix is never translated. */
   fprintf (stderr, "%s: %s\n", location, message);
 }

@@ -77,6 +77,10 @@ typedef struct
   const char    *error_subject;    /* what an unlocated error is about, when not the targets */
   KmAnimationStats stats;
   double         seconds;
+  /* The keyframes the motion misses although each can be met on its own
+   * (km_animation_get_missed_keys()), said after the pool is done: print_missed_keys(). */
+  KmAnimationKeyMiss *missed;
+  guint          n_missed;
 
   /* Progress, written by the worker, read by the main thread. */
   guint          n_frames;         /* atomic: frames to solve, once known */
@@ -108,6 +112,7 @@ solve_item_clear (SolveItem *item)
   g_clear_pointer (&item->output_path, g_free);
   g_clear_pointer (&item->track, km_target_track_unref);
   g_clear_pointer (&item->label, g_free);
+  g_clear_pointer (&item->missed, g_free);
   g_clear_error (&item->error);
 }
 
@@ -451,6 +456,13 @@ solve_one (SolveItem    *item,
     }
   km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
   km_animation_get_stats (animation, &item->stats);
+  {
+    const KmAnimationKeyMiss *missed = km_animation_get_missed_keys (animation,
+                                                                     &item->n_missed);
+
+    if (item->n_missed > 0)
+      item->missed = g_memdup2 (missed, item->n_missed * sizeof *missed);
+  }
 
   if (shared->output_format == OUTPUT_BODY_MOTION)
     item->write_failed = !write_body_motion (shared->skeleton, animation, &problem->root_pose,
@@ -581,6 +593,59 @@ print_error (const SolveItem *item)
                : shown != NULL ? shown
                                : _("the default targets"),
                item->error->message);
+    }
+}
+
+/* At most this many missed keyframes are said one by one for a targets file; the rest
+ * are counted. */
+#define MAX_MISSED_SHOWN 5
+
+/*
+ * Warns on stderr about each keyframe @item's motion misses although its pose can be met
+ * on its own (km_ik_find_missed_keys(): the motion stays on the IK branch it started on),
+ * so that a frame reached 180° off does not pass for a solved one: located at the
+ * keyframe's "frame" value in the targets file, as a loader warns; for a model's own IK
+ * target of that target (its label), for the embedded default targets unlocated.
+ */
+static void
+print_missed_keys (const SolveItem *item)
+{
+  const char *file = item_targets_file (item);
+  g_autofree char *shown = NULL;
+
+  /* After the lines before it, as print_error() is. */
+  if (item->n_missed > 0)
+    fflush (stdout);
+  for (guint i = 0; i < MIN (item->n_missed, MAX_MISSED_SHOWN); i++)
+    {
+      const KmAnimationKeyMiss *miss = &item->missed[i];
+      g_autofree char *location = file != NULL ? km_cli_keyframe_location (file, miss->frame)
+                                               : g_strdup (item->label);
+      g_autofree char *text =
+        /* Translators: a warning of `kinema-cli solve`: a frame number, then the motion's
+         * orientation error in degrees and its position error in millimetres at that
+         * keyframe. A branch is one of the joint solutions (elbow up or down…) that
+         * meet the same target. */
+        g_strdup_printf (_("keyframe at frame %u can be met, but the motion reaches it "
+                           "%.1f° off (position %.3f mm off): to stay continuous it keeps "
+                           "to the branch it started on; a keyframe in between can lead it "
+                           "across"), miss->frame, miss->rot_err * 180.0 / G_PI,
+                         miss->pos_err * 1000.0);
+
+      km_cli_print_warning_at (location, text);
+    }
+  if (item->n_missed > MAX_MISSED_SHOWN)
+    {
+      guint rest = item->n_missed - MAX_MISSED_SHOWN;
+      g_autofree char *text =
+        /* Translators: after five warnings about missed keyframes, the number of the
+         * others */
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… and %u more keyframe like these",
+                                      "… and %u more keyframes like these", rest), rest);
+
+      if (file != NULL)
+        shown = km_parse_shown_file (file);
+      km_cli_print_warning_at (file != NULL ? shown : item->label, text);
     }
 }
 
@@ -989,6 +1054,8 @@ km_cli_solve (int    argc,
           print_error (&items[i]);
           status = KM_CLI_EXIT_INVALID;
         }
+      else
+        print_missed_keys (&items[i]);
       /* With the animation on standard output, stdout holds it alone. */
       print_result (&items[i], output != NULL && km_cli_output_is_stdout (output) ? stderr
                                                                                  : stdout);

@@ -51,6 +51,8 @@ void  km_cli_print_write_error (const char   *output,
                               const GError *error);
 gboolean km_cli_check_model_moves (const KmSkeleton *skeleton,
                                    const char       *label);
+char *km_cli_keyframe_location (const char *path,
+                                guint       frame);
 void  km_cli_print_keyframe_error (const char *path,
                                    guint       frame,
                                    const char *message);

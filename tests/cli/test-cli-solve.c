@@ -178,6 +178,8 @@ test_defaults (void)
 
   run_cli (&run, dir, "solve", NULL);
   g_assert_cmpint (run.status, ==, 0);
+  /* Every keyframe of the example is met: nothing said of a missed one. */
+  g_assert_null (strstr (run.err, "can be met"));
   lines = output_lines (run.out);
   g_assert_cmpuint (g_strv_length (lines), ==, 2);
   parse_summary (lines[0], &frames, values);
@@ -1520,6 +1522,69 @@ test_to_any_case (void)
   g_rmdir (dir);
 }
 
+/* A 3-joint arm whose wrist (j3, continuous) meets frame 300's orientation only on the
+ * mirror branch of the one frame 0 starts on: the motion, continuous, reaches it 180° off,
+ * and `solve` says so at that keyframe's "frame" value, as a loader warns (exit 0, the
+ * summary line as ever); nothing of frame 0, which it meets. */
+static void
+test_missed_keys (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-missed-XXXXXX");
+  g_autofree char *model = g_build_filename (dir, "arm.urdf", NULL);
+  g_autofree char *targets = g_build_filename (dir, "arm_targets.json", NULL);
+  g_autofree char *output = g_build_filename (dir, "q.json", NULL);
+  g_autofree char *at_300 = g_strdup_printf ("%s:3:13: warning: keyframe at frame 300 can be "
+                                             "met, but the motion reaches it 180", targets);
+  g_autofree char *at_0 = g_strdup_printf ("%s:2:", targets);
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  double values[5];
+  guint frames;
+
+  g_assert_true (g_file_set_contents (model,
+    "<?xml version=\"1.0\"?>\n"
+    "<robot name=\"arm\">\n"
+    "  <link name=\"base\"><visual><geometry><box size=\"0.1 0.1 0.1\"/></geometry></visual></link>\n"
+    "  <link name=\"l1\"><visual><origin xyz=\"0 0 0.15\"/><geometry><cylinder radius=\"0.03\" "
+    "length=\"0.3\"/></geometry></visual></link>\n"
+    "  <link name=\"l2\"><visual><origin xyz=\"0 0 0.15\"/><geometry><cylinder radius=\"0.02\" "
+    "length=\"0.3\"/></geometry></visual></link>\n"
+    "  <link name=\"tip\"/>\n"
+    "  <joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"l1\"/><origin "
+    "xyz=\"0 0 0.05\"/><axis xyz=\"0 0 1\"/><limit lower=\"-3\" upper=\"3\" effort=\"5\" "
+    "velocity=\"2\"/></joint>\n"
+    "  <joint name=\"j2\" type=\"revolute\"><parent link=\"l1\"/><child link=\"l2\"/><origin "
+    "xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/><limit lower=\"-2\" upper=\"2\" effort=\"5\" "
+    "velocity=\"2\"/></joint>\n"
+    "  <joint name=\"j3\" type=\"continuous\"><parent link=\"l2\"/><child link=\"tip\"/><origin "
+    "xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/></joint>\n"
+    "</robot>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (targets,
+    "[\n"
+    " { \"frame\": 0, \"pos\": [ 0.18371173070873834, 0.1060660171779821, 0.5621320343559643 ], "
+    "\"euler\": [ -26.56505117707798, 37.76124390703503, 39.231520483592256 ] },\n"
+    " { \"frame\": 300, \"pos\": [ -1.5908628580873602e-17, 0.25980762113533157, 0.5 ], "
+    "\"euler\": [ -59.99999999999999, -3.1805546814635168e-15, -89.99999999999999 ] }\n"
+    "]\n", -1, NULL));
+
+  run_cli (&run, NULL, "solve", model, targets, "--effector", "j3", "-o", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  if (!g_str_has_prefix (run.err, at_300) || strstr (run.err, "° off (position ") == NULL)
+    g_error ("“%s”", run.err);
+  /* One warning, one line; none for frame 0. */
+  g_assert_cmpuint (strlen (strchr (run.err, '\n')), ==, 1);
+  g_assert_null (strstr (run.err, at_0));
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 301);
+
+  g_unlink (output);
+  g_unlink (targets);
+  g_unlink (model);
+  g_rmdir (dir);
+}
+
 /* What became of a body handler the model names is said of the model, "MODEL: handler
  * NAME: failed: …", as a loader's message names its file (it had no file at all). */
 static void
@@ -1582,6 +1647,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/escaped-names", test_escaped_names);
   g_test_add_func ("/kinema/cli/solve/to-any-case", test_to_any_case);
   g_test_add_func ("/kinema/cli/solve/handler-report-prefix", test_handler_report_prefix);
+  g_test_add_func ("/kinema/cli/solve/missed-keys", test_missed_keys);
 
   return g_test_run ();
 }
