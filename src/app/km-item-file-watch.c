@@ -11,13 +11,12 @@
 
 #include "km-item-file-watch.h"
 #include "km-cnoid.h"
+#include "km-format.h"
 
 /* A burst of events (a write, a rename over the file) is checked once it is over. */
 #define SETTLE_MS 300
 /* Items come and go in bursts too (a project opened, several imported). */
 #define SCAN_DELAY_MS 100
-/* What a file holds is read in pieces of this size, on a worker thread. */
-#define READ_CHUNK (64 * 1024)
 
 /* One watched file. */
 typedef struct
@@ -162,26 +161,13 @@ checksum_thread (GTask        *task,
                  gpointer      task_data,
                  GCancellable *cancellable)
 {
-  GFile *file = task_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFileInputStream) in = g_file_read (file, cancellable, &error);
-  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  g_autofree guint8 *buffer = NULL;
-  gssize n;
+  GError *error = NULL;
+  char *checksum = km_format_file_checksum (task_data, cancellable, &error);
 
-  if (in == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  buffer = g_malloc (READ_CHUNK);
-  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buffer, READ_CHUNK, cancellable,
-                                   &error)) > 0)
-    g_checksum_update (checksum, buffer, n);
-  if (n < 0)
-    g_task_return_error (task, g_steal_pointer (&error));
+  if (checksum == NULL)
+    g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, g_strdup (g_checksum_get_string (checksum)), g_free);
+    g_task_return_pointer (task, checksum, g_free);
 }
 
 static void

@@ -16,6 +16,7 @@
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-folder-item.h"
+#include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-pose-seq-item.h"
@@ -1218,9 +1219,7 @@ load_project (const char  *path,
       gsize length;
       const char *data = g_bytes_get_data (contents, &length);
 
-      g_object_set_data_full (G_OBJECT (project), SUB_FILE_KEY,
-                              g_compute_checksum_for_data (G_CHECKSUM_SHA256,
-                                                           (const guchar *) data, length),
+      g_object_set_data_full (G_OBJECT (project), SUB_FILE_KEY, text_digest (data, length),
                               g_free);
     }
   return project;
@@ -2356,31 +2355,12 @@ make_sub_text (KmCnoidSubSave *save)
   save->new_digest = text_digest (save->text, save->length);
 }
 
-/* The SHA-256 of what the file at @path holds, read in pieces. */
-static char *
-file_digest (const char  *path,
-             GError     **error)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, error);
-  g_autoptr(GChecksum) checksum = NULL;
-  g_autofree guint8 *buffer = NULL;
-  gssize n;
-
-  if (in == NULL)
-    return NULL;
-  checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  buffer = g_malloc (64 * 1024);
-  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buffer, 64 * 1024, NULL, error)) > 0)
-    g_checksum_update (checksum, buffer, n);
-  return n < 0 ? NULL : g_strdup (g_checksum_get_string (checksum));
-}
-
 gboolean
 km_cnoid_sub_save_check (KmCnoidSubSave  *save,
                          GError         **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(GFile) file = NULL;
   g_autofree char *name = NULL;
   KmCnoidSubSave *first;
 
@@ -2409,7 +2389,8 @@ km_cnoid_sub_save_check (KmCnoidSubSave  *save,
   if (save->file_digest == NULL)
     return TRUE;
   g_clear_pointer (&save->found, g_free);
-  save->found = file_digest (save->path, &local_error);
+  file = g_file_new_for_path (save->path);
+  save->found = km_format_file_checksum (file, NULL, &local_error);
   if (save->found != NULL && strcmp (save->found, save->file_digest) == 0)
     return TRUE;
   name = g_path_get_basename (save->path);

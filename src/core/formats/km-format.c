@@ -618,6 +618,29 @@ static GBytes *read_file_at (const char   *path,
                              KmSourcePos   pos,
                              GError      **error);
 
+char *
+km_format_file_checksum (GFile         *file,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GChecksum) checksum = NULL;
+  g_autofree guint8 *buffer = NULL;
+  const gsize chunk = 64 * 1024;
+  gssize n;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  in = g_file_read (file, cancellable, error);
+  if (in == NULL)
+    return NULL;
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  buffer = g_malloc (chunk);
+  while ((n = g_input_stream_read (G_INPUT_STREAM (in), buffer, chunk, cancellable, error)) > 0)
+    g_checksum_update (checksum, buffer, n);
+  return n < 0 ? NULL : g_strdup (g_checksum_get_string (checksum));
+}
+
 /**
  * km_format_read_file:
  *

@@ -108,6 +108,12 @@ char            *km_format_list_names    (void);
 GBytes          *km_format_read_file     (const char       *path,
                                           gsize             max_size,
                                           GError          **error);
+/* The SHA-256 (hex) of what @file holds, read in chunks; NULL with a GIO error
+ * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or the
+ * same bytes written again, is no change. */
+char            *km_format_file_checksum (GFile            *file,
+                                          GCancellable     *cancellable,
+                                          GError          **error);
 /* Writes @text to @path atomically and durably (temporary file, fsync, rename: DESIGN.md).
  * A file that is there keeps its permission bits (and owner, where allowed); a new one
  * gets 0666 before the umask. A symbolic link stays a link: the file it leads to is the
