@@ -545,7 +545,7 @@ log_missed_keys (KmDocument          *self,
 {
   const KmAnimationKeyMiss *missed;
   gboolean position_only = track == NULL || km_target_track_get_position_only (track);
-  guint n_missed = 0;
+  guint n_missed = 0, n_unchecked = km_animation_get_unchecked_keys (animation);
 
   missed = km_animation_get_missed_keys (animation, &n_missed);
   for (guint i = 0; i < n_missed && i < MAX_MISSED_KEY_LINES; i++)
@@ -578,6 +578,17 @@ log_missed_keys (KmDocument          *self,
                                   "can be met.",
                                   n_missed - MAX_MISSED_KEY_LINES),
                      n_missed - MAX_MISSED_KEY_LINES);
+  if (n_unchecked > 0)
+    km_document_log (self, G_LOG_LEVEL_INFO,
+                     /* Translators: the count of keyframes the motion misses that were not
+                      * solved on their own (the check stops after a few dozen solves) */
+                     g_dngettext (GETTEXT_PACKAGE, "%u keyframe the motion misses was not "
+                                  "checked for whether a pose meets it: the check stops after "
+                                  "a few dozen solves.",
+                                  "%u keyframes the motion misses were not checked for whether "
+                                  "a pose meets them: the check stops after a few dozen solves.",
+                                  n_unchecked),
+                     n_unchecked);
 }
 
 /* What measure_animation's worker reads: copies and references made on the main thread. */
@@ -608,6 +619,7 @@ typedef struct
   double             *residuals;
   KmAnimationKeyMiss *missed;
   guint               n_missed;
+  guint               n_unchecked;
   gboolean            checked;
 } MeasureResult;
 
@@ -644,7 +656,8 @@ measure_thread (GTask        *task,
   result = g_new0 (MeasureResult, 1);
   result->residuals = residuals;
   result->missed = km_ik_find_missed_keys (measure->problem, measure->track, measure->animation,
-                                           &result->n_missed, cancellable, &error);
+                                           &result->n_missed, &result->n_unchecked,
+                                           cancellable, &error);
   result->checked = result->missed != NULL;
   g_task_return_pointer (task, result, measure_result_free);
 }
@@ -673,7 +686,10 @@ measure_done_cb (GObject      *object,
       km_animation_set_residual (measure->animation, f, measured->residuals[2 * (gsize) f],
                                  measured->residuals[2 * (gsize) f + 1]);
   if (measured->checked)
-    km_animation_set_missed_keys (measure->animation, measured->missed, measured->n_missed);
+    {
+      km_animation_set_missed_keys (measure->animation, measured->missed, measured->n_missed);
+      km_animation_set_unchecked_keys (measure->animation, measured->n_unchecked);
+    }
   if (measure->animation != self->animation)
     return;
   log_measured_frames (self, measure->animation);

@@ -81,6 +81,7 @@ typedef struct
    * (km_animation_get_missed_keys()), said after the pool is done: print_missed_keys(). */
   KmAnimationKeyMiss *missed;
   guint          n_missed;
+  guint          n_unchecked;  /* missed keyframes the bounded check left out */
 
   /* Progress, written by the worker, read by the main thread. */
   guint          n_frames;         /* atomic: frames to solve, once known */
@@ -387,13 +388,13 @@ write_body_motion (KmSkeleton         *skeleton,
                    /* Translators: frames per second, twice */
                    _("a body motion cannot have %g frames per second (at most %g)"), rate,
                    KM_BODY_MOTION_MAX_RATE);
-      g_prefix_error (error, "%s: ", path);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
   motion = km_body_motion_new_from_animation (skeleton, animation, rate, root_pose, error);
   if (motion == NULL)
     {
-      g_prefix_error (error, "%s: ", path);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
   return km_body_motion_save (motion, path, error);
@@ -462,6 +463,7 @@ solve_one (SolveItem    *item,
 
     if (item->n_missed > 0)
       item->missed = g_memdup2 (missed, item->n_missed * sizeof *missed);
+    item->n_unchecked = km_animation_get_unchecked_keys (animation);
   }
 
   if (shared->output_format == OUTPUT_BODY_MOTION)
@@ -614,7 +616,7 @@ print_missed_keys (const SolveItem *item)
   g_autofree char *shown = NULL;
 
   /* After the lines before it, as print_error() is. */
-  if (item->n_missed > 0)
+  if (item->n_missed > 0 || item->n_unchecked > 0)
     fflush (stdout);
   for (guint i = 0; i < MIN (item->n_missed, MAX_MISSED_SHOWN); i++)
     {
@@ -646,6 +648,23 @@ print_missed_keys (const SolveItem *item)
       if (file != NULL)
         shown = km_parse_shown_file (file);
       km_cli_print_warning_at (file != NULL ? shown : item->label, text);
+    }
+  if (item->n_unchecked > 0)
+    {
+      if (shown == NULL && file != NULL)
+        shown = km_parse_shown_file (file);
+      fprintf (stderr,
+               /* Translators: a note of `kinema-cli solve`: a targets file (or a model's
+                * target), then how many keyframes the motion misses were not solved on
+                * their own to see whether a pose meets them */
+               g_dngettext (GETTEXT_PACKAGE,
+                            "%s: note: %u keyframe the motion misses was not checked "
+                            "for whether a pose meets it (the check stops after a few dozen "
+                            "solves)\n",
+                            "%s: note: %u keyframes the motion misses were not checked "
+                            "for whether a pose meets them (the check stops after a few dozen "
+                            "solves)\n", item->n_unchecked),
+               file != NULL ? shown : item->label, item->n_unchecked);
     }
 }
 
@@ -859,21 +878,22 @@ km_cli_solve (int    argc,
     {
       g_autofree char *dot = NULL;
       g_autofree char *message = NULL;
+      g_autofree char *shown_output = km_parse_shown_file (output);
 
       km_cli_output_name_kinds (output, &dot);
       if (km_cli_output_is_stdout (output))
         /* Translators: %u is a number of animations (2 or more) */
         message = g_strdup_printf (_("%s: %u animations are to be written, and several "
                                      "animations need a directory, not standard output: "
-                                     "nothing was written (give -o DIRECTORY)"), output,
-                                   n_items);
+                                     "nothing was written (give -o DIRECTORY)"),
+                                   shown_output, n_items);
       else if (dot != NULL)
         /* Translators: %u is a number of animations (2 or more), the last %s an
          * extension (“.json”) */
         message = g_strdup_printf (_("%s: %u animations are to be written, and several "
                                      "animations need a directory, not a file name ending "
                                      "in “%s”: nothing was written (give -o DIRECTORY)"),
-                                   output, n_items, dot);
+                                   shown_output, n_items, dot);
       if (message != NULL)
         return km_cli_usage_error (NULL, message);
     }
@@ -981,8 +1001,9 @@ km_cli_solve (int    argc,
     if (dir != NULL && g_mkdir_with_parents (dir, 0777) != 0)
       {
         int saved_errno = errno;
+        g_autofree char *shown_dir = km_parse_shown_file (dir);
 
-        fprintf (stderr, "kinema-cli: %s: %s\n", dir, g_strerror (saved_errno));
+        fprintf (stderr, "kinema-cli: %s: %s\n", shown_dir, g_strerror (saved_errno));
         for (guint j = 0; j < n_items; j++)
           solve_item_clear (&items[j]);
         return KM_CLI_EXIT_INVALID;

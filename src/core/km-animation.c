@@ -27,6 +27,7 @@ struct _KmAnimation
   gboolean            has_residuals;
   KmAnimationKeyMiss *missed_keys;  /* by frame; NULL when none */
   guint               n_missed_keys;
+  guint               n_unchecked_keys; /* missed by the motion, not checked */
   gboolean            keys_checked;
 };
 
@@ -157,7 +158,10 @@ km_animation_copy (const KmAnimation *self)
   memcpy (copy->values, self->values, (gsize) self->n_frames * self->n_dof * sizeof (double));
   memcpy (copy->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
   if (self->keys_checked)
-    km_animation_set_missed_keys (copy, self->missed_keys, self->n_missed_keys);
+    {
+      km_animation_set_missed_keys (copy, self->missed_keys, self->n_missed_keys);
+      copy->n_unchecked_keys = self->n_unchecked_keys;
+    }
   return copy;
 }
 
@@ -196,7 +200,10 @@ km_animation_remap (const KmAnimation *self,
   remapped->has_residuals = self->has_residuals;
   memcpy (remapped->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
   if (self->keys_checked)
-    km_animation_set_missed_keys (remapped, self->missed_keys, self->n_missed_keys);
+    {
+      km_animation_set_missed_keys (remapped, self->missed_keys, self->n_missed_keys);
+      remapped->n_unchecked_keys = self->n_unchecked_keys;
+    }
   for (gsize f = 0; f < self->n_frames; f++)
     for (guint i = 0; i < n_dof; i++)
       remapped->values[f * n_dof + i] = dof_map[i] >= 0 ? self->values[f * self->n_dof + dof_map[i]]
@@ -539,11 +546,44 @@ km_animation_set_missed_keys (KmAnimation              *self,
 
   g_clear_pointer (&self->missed_keys, g_free);
   self->n_missed_keys = n_missed;
+  self->n_unchecked_keys = 0;
   self->keys_checked = TRUE;
   if (n_missed == 0)
     return;
   self->missed_keys = g_memdup2 (missed, (gsize) n_missed * sizeof *missed);
   qsort (self->missed_keys, n_missed, sizeof *missed, key_miss_compare);
+}
+
+/**
+ * km_animation_get_unchecked_keys:
+ *
+ * Returns: how many keyframes the motion misses were not checked for whether they can be
+ *   met, because the check's work is bounded (km_ik_find_missed_keys()): some of them may
+ *   be missed keyframes too. 0 where the keyframes have not been checked.
+ */
+guint
+km_animation_get_unchecked_keys (const KmAnimation *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_unchecked_keys;
+}
+
+/**
+ * km_animation_set_unchecked_keys:
+ * @n_unchecked: see km_animation_get_unchecked_keys()
+ *
+ * Records, after km_animation_set_missed_keys(), how many keyframes its check left out.
+ * Derived data too: copied with the animation, never saved.
+ */
+void
+km_animation_set_unchecked_keys (KmAnimation *self,
+                                 guint        n_unchecked)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->keys_checked || n_unchecked == 0);
+
+  self->n_unchecked_keys = n_unchecked;
 }
 
 /* Same channels (names, types), frame count and values within @epsilon. Spherical

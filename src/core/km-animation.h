@@ -125,6 +125,9 @@ const KmAnimationKeyMiss *km_animation_find_missed_key   (const KmAnimation     
 void                 km_animation_set_missed_keys        (KmAnimation              *self,
                                                           const KmAnimationKeyMiss *missed,
                                                           guint                     n_missed);
+guint                km_animation_get_unchecked_keys     (const KmAnimation        *self);
+void                 km_animation_set_unchecked_keys     (KmAnimation              *self,
+                                                          guint                     n_unchecked);
 
 gboolean             km_animation_equal                  (const KmAnimation        *a,
                                                           const KmAnimation        *b,

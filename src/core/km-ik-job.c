@@ -65,6 +65,10 @@ solve_reply_free (SolveReply *reply)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolveReply, solve_reply_free)
 
+/* The most progress shown before a solve is done: its last frame is followed by the check
+ * of the keyframes it missed (check_keys), which may take a few dozen solves. */
+#define PROGRESS_BEFORE_DONE 0.999
+
 /* A keyframe's frame and the solved motion's residuals there (NaN: not solved). */
 typedef struct
 {
@@ -88,6 +92,7 @@ typedef struct
   guint               next_key;
   KmAnimationKeyMiss *missed;
   guint               n_missed;
+  guint               n_unchecked;
 } SolveData;
 
 struct _KmIkJob
@@ -201,11 +206,10 @@ deliver_pending (KmIkJob  *self,
   run->idle_pending = FALSE;
   g_mutex_unlock (&run->mutex);
 
-  /* The solver's progress runs ahead of the frames it holds back; 1 belongs to the moment
-   * the animation is complete. */
+  /* The solver's progress runs ahead of the frames it holds back. 1 belongs to the moment
+   * the job is done: after the last frame comes the check of missed keyframes. */
   progress = run->n_frames > 0 ? (double) n_done / run->n_frames : 1.0;
-  if (progress < 1.0)
-    progress = MAX (progress, MIN (solved, 0.999));
+  progress = MIN (MAX (progress, solved), PROGRESS_BEFORE_DONE);
   n = frames->len / stride;
   if (n == 0)
     {
@@ -382,8 +386,8 @@ key_miss_frame_compare (gconstpointer a,
  * however often it is keyed (a hold), and the solves together stop once they have spent
  * KEY_CHECK_BUDGET_SOLVES solves' iterations, the worst misses solved first (the motion's
  * error weighted as the solver weighs it), so a few flipped keyframes are found among
- * thousands that no pose meets; the rest are then not reported. Deterministic (iterations,
- * not time); any thread may call it.
+ * thousands that no pose meets; the rest are then not reported, only counted in
+ * *@n_unchecked. Deterministic (iterations, not time); any thread may call it.
  *
  * Returns: (transfer full): the missed keyframes in frame order (an array of at least one
  *   element, *@n_missed of them used), or NULL with an error (cancelled)
@@ -394,6 +398,7 @@ check_keys (const KmIkProblem    *aimed,
             const KeyResidual    *keys,
             guint                 n_keys,
             guint                *n_missed,
+            guint                *n_unchecked,
             GCancellable         *cancellable,
             GError              **error)
 {
@@ -407,9 +412,11 @@ check_keys (const KmIkProblem    *aimed,
   KmIkSolution solution = { 0 };
   guint64 budget = (guint64) KEY_CHECK_BUDGET_SOLVES * MAX (aimed->max_iterations, 1);
   guint64 spent = 0;
+  guint unchecked = 0;
   gboolean ok = TRUE;
 
   *n_missed = 0;
+  *n_unchecked = 0;
   for (guint i = 0; i < n_keys; i++)
     if (!isnan (keys[i].pos_err)
         && km_ik_residual_missed (keys[i].pos_err, keys[i].rot_err, orientation))
@@ -444,7 +451,10 @@ check_keys (const KmIkProblem    *aimed,
       if (met == NULL)
         {
           if (spent >= budget)
-            continue;  /* not checked */
+            {
+              unchecked++;
+              continue;
+            }
           km_transform_from_pos_quat (keyframe->position, keyframe->orientation, &cold->target);
           if (!km_ik_solve (cold, &solution, cancellable, error))
             {
@@ -472,6 +482,7 @@ check_keys (const KmIkProblem    *aimed,
   if (!ok || g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   *n_missed = missed->len;
+  *n_unchecked = unchecked;
   if (missed->len == 0)
     return g_new0 (KmAnimationKeyMiss, 1);
   g_array_sort (missed, key_miss_frame_compare);
@@ -536,7 +547,7 @@ solve_thread (GTask        *task,
       return;
     }
   data->missed = check_keys (data->problem, data->track, data->keys, data->n_keys,
-                             &data->n_missed, cancellable, &error);
+                             &data->n_missed, &data->n_unchecked, cancellable, &error);
   if (data->missed == NULL)
     g_task_return_error (task, error);
   else
@@ -605,6 +616,7 @@ solve_thread_done_cb (GObject      *object,
     }
   g_clear_pointer (&self->run, solve_run_unref);
   km_animation_set_missed_keys (self->animation, data->missed, data->n_missed);
+  km_animation_set_unchecked_keys (self->animation, data->n_unchecked);
   set_progress (self, 1.0);
   set_busy (self, FALSE);
   g_task_return_pointer (task, km_animation_ref (self->animation),
@@ -947,7 +959,7 @@ track_progress_cb (double   fraction,
   TrackClosure *closure = user_data;
 
   if (closure->progress != NULL)
-    closure->progress (fraction, closure->user_data);
+    closure->progress (MIN (fraction, PROGRESS_BEFORE_DONE), closure->user_data);
 }
 
 static void
@@ -975,7 +987,7 @@ track_frame_done_cb (guint               frame,
  * @frame_done: (nullable) (scope call): called on this thread after every frame, with the
  *   frame's number in the track (not its index in the range)
  * @progress: (nullable) (scope call): called on this thread as the solve advances (see
- *   km_ik_solve_trajectory_full())
+ *   km_ik_solve_trajectory_full()), with 1 only once the missed keyframes are checked too
  * @user_data: data for @frame_done and @progress
  * @cancellable: (nullable): polled by the solver
  *
@@ -1008,7 +1020,7 @@ km_ik_solve_track (const KmIkProblem    *problem,
   g_autofree KeyResidual *keys = NULL;
   g_autofree KmAnimationKeyMiss *missed = NULL;
   TrackClosure closure;
-  guint n, n_keys, n_missed;
+  guint n, n_keys, n_missed, n_unchecked;
 
   g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
   g_return_val_if_fail (track != NULL, NULL);
@@ -1039,10 +1051,14 @@ km_ik_solve_track (const KmIkProblem    *problem,
   keys = keys_in_range (track, first_frame, last_frame, &n_keys);
   for (guint i = 0; i < n_keys; i++)
     km_animation_get_residual (animation, keys[i].frame, &keys[i].pos_err, &keys[i].rot_err);
-  missed = check_keys (problem, track, keys, n_keys, &n_missed, cancellable, error);
+  missed = check_keys (problem, track, keys, n_keys, &n_missed, &n_unchecked, cancellable,
+                       error);
   if (missed == NULL)
     return NULL;
   km_animation_set_missed_keys (animation, missed, n_missed);
+  km_animation_set_unchecked_keys (animation, n_unchecked);
+  if (progress != NULL)
+    progress (1.0, user_data);
   return g_steal_pointer (&animation);
 }
 
@@ -1122,6 +1138,8 @@ km_ik_measure_track (const KmIkProblem   *problem,
  * @track: the targets @animation was solved for
  * @animation: a motion of @problem's skeleton (rows of its DOF vectors)
  * @n_missed: (out): how many keyframes are returned
+ * @n_unchecked: (out) (optional): how many keyframes the motion misses were not checked
+ *   (the work's bound, below, was spent); they may be missed keyframes too
  * @cancellable: (nullable): polled by each solve
  * @error: return location for an error
  *
@@ -1141,7 +1159,9 @@ km_ik_measure_track (const KmIkProblem   *problem,
  * misses first, and all of them together with at most 32 solves' iterations (32 ×
  * @problem's max_iterations): a motion that meets its keyframes costs a forward kinematics
  * per keyframe, and one that misses thousands (a 5-DOF arm keyed with orientations it cannot
- * take) a few dozen solves; beyond those, a missed keyframe is not reported. Keyframes past the end of @animation are not checked. Uses only its arguments (it reads @animation's
+ * take) a few dozen solves; beyond those, a missed keyframe is not reported, only counted in
+ * @n_unchecked. Keyframes past the end of @animation are not checked. Uses only its
+ * arguments (it reads @animation's
  * values, not its residuals), so any thread may call it; the result depends on nothing else.
  *
  * Returns: (transfer full) (array length=n_missed) (nullable): the missed keyframes in
@@ -1154,16 +1174,20 @@ km_ik_find_missed_keys (const KmIkProblem    *problem,
                         const KmTargetTrack  *track,
                         const KmAnimation    *animation,
                         guint                *n_missed,
+                        guint                *n_unchecked,
                         GCancellable         *cancellable,
                         GError              **error)
 {
   g_autoptr(KmIkProblem) aimed = NULL;
   g_autofree KeyResidual *keys = NULL;
   gboolean position_only;
-  guint n_frames, n_keys;
+  guint n_frames, n_keys, unchecked_here;
 
   g_return_val_if_fail (n_missed != NULL, NULL);
   *n_missed = 0;
+  if (n_unchecked == NULL)
+    n_unchecked = &unchecked_here;
+  *n_unchecked = 0;
   g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
   g_return_val_if_fail (track != NULL, NULL);
   g_return_val_if_fail (animation != NULL, NULL);
@@ -1198,7 +1222,7 @@ km_ik_find_missed_keys (const KmIkProblem    *problem,
       if (position_only)
         keys[i].rot_err = 0.0;  /* as reported_rot_err() reports it */
     }
-  return check_keys (aimed, track, keys, n_keys, n_missed, cancellable, error);
+  return check_keys (aimed, track, keys, n_keys, n_missed, n_unchecked, cancellable, error);
 }
 
 /**

@@ -73,6 +73,7 @@ KmAnimationKeyMiss *km_ik_find_missed_keys (const KmIkProblem *problem,
                                            const KmTargetTrack *track,
                                            const KmAnimation   *animation,
                                            guint               *n_missed,
+                                           guint               *n_unchecked,
                                            GCancellable        *cancellable,
                                            GError             **error);
 void           km_ik_problem_use_track    (KmIkProblem         *problem,

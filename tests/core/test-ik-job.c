@@ -50,6 +50,9 @@ typedef struct
   KmSkeleton  *skeleton;
   KmIkProblem *problem;
   GArray      *progress;     /* doubles, every notify::progress */
+  double       sync_progress;   /* km_ik_solve_track()'s last progress */
+  guint        n_sync_progress;
+  gboolean     sync_done;       /* km_ik_solve_track()'s progress reached 1 */
   guint        next_frame;   /* the frame ::frames-ready should report next */
   guint        n_signals;
   guint        n_done;       /* completed callbacks */
@@ -116,7 +119,26 @@ job_notify_progress_cb (KmIkJob    *job,
 {
   double p = km_ik_job_get_progress (job);
 
+  /* 1 belongs to the moment the job is done, missed keyframes checked too: not to the
+   * last frame, which comes before the check. */
+  if (p == 1.0)
+    g_assert_true (km_animation_get_keys_checked (km_ik_job_get_animation (job)));
   g_array_append_val (f->progress, p);
+}
+
+/* km_ik_solve_track()'s progress: grows, and is 1 only once, last. */
+static void
+sync_progress_cb (double   fraction,
+                  gpointer user_data)
+{
+  Fixture *f = user_data;
+
+  g_assert_false (f->sync_done);
+  if (f->n_sync_progress > 0)
+    g_assert_cmpfloat (fraction, >=, f->sync_progress);
+  f->sync_progress = fraction;
+  f->sync_done = fraction == 1.0;
+  f->n_sync_progress++;
 }
 
 static void
@@ -187,9 +209,14 @@ test_progress_and_result (Fixture       *f,
   g_assert_cmpfloat (g_array_index (f->progress, double, f->progress->len - 1), ==, 1.0);
   g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
 
-  /* Bit for bit the synchronous solve. */
-  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, NULL, NULL, NULL, &error);
+  /* Bit for bit the synchronous solve, whose progress reaches 1 only once it is done. */
+  f->n_sync_progress = 0;
+  expected = km_ik_solve_track (f->problem, track, 0, 240, NULL, sync_progress_cb, f, NULL,
+                                &error);
   g_assert_no_error (error);
+  g_assert_cmpuint (f->n_sync_progress, >=, 2);
+  g_assert_cmpfloat (f->sync_progress, ==, 1.0);
+  g_assert_true (km_animation_get_keys_checked (expected));
   g_assert_cmpuint (km_animation_get_n_frames (expected), ==, 241);
   for (guint i = 0; i < 241; i++)
     {
@@ -657,7 +684,7 @@ test_missed_key_made_motion (void)
 
       km_animation_set_frame (motion, i, q);
     }
-  found = km_ik_find_missed_keys (problem, track, motion, &n_missed, NULL, &error);
+  found = km_ik_find_missed_keys (problem, track, motion, &n_missed, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (n_missed, ==, 1);
   g_assert_cmpuint (found[0].frame, ==, 300);
@@ -748,7 +775,7 @@ test_missed_key_mirror_branch (Fixture       *f,
   g_assert_false (km_animation_get_keys_checked (read));
   g_assert_null (km_animation_get_missed_keys (read, &n_missed));
   g_assert_cmpuint (n_missed, ==, 0);
-  found = km_ik_find_missed_keys (problem, track, read, &n_missed, NULL, &error);
+  found = km_ik_find_missed_keys (problem, track, read, &n_missed, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (found);
   g_assert_cmpuint (n_missed, ==, 1);
@@ -800,7 +827,8 @@ test_missed_key_none_when_met (Fixture       *f,
       g_assert_null (km_animation_get_missed_keys (animation, &n_missed));
       g_assert_cmpuint (n_missed, ==, 0);
 
-      found = km_ik_find_missed_keys (problem, tracks[t], animation, &n_missed, NULL, &error);
+      found = km_ik_find_missed_keys (problem, tracks[t], animation, &n_missed, NULL, NULL,
+                                      &error);
       g_assert_no_error (error);
       g_assert_nonnull (found);
       g_assert_cmpuint (n_missed, ==, 0);
@@ -856,7 +884,7 @@ test_missed_key_out_of_reach (Fixture       *f,
   /* One solve: the keyframe out of reach; the two the motion meets cost none. */
   problem->analytic = count_hook;
   problem->analytic_data = &solves;
-  found = km_ik_find_missed_keys (problem, far, animation, &n_missed, NULL, &error);
+  found = km_ik_find_missed_keys (problem, far, animation, &n_missed, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (n_missed, ==, 0);
   g_assert_cmpint (solves, ==, 1);
@@ -910,7 +938,7 @@ test_missed_key_hold_solved_once (Fixture       *f,
 
   problem->analytic = count_hook;
   problem->analytic_data = &solves;
-  found = km_ik_find_missed_keys (problem, track, animation, &n_missed, NULL, &error);
+  found = km_ik_find_missed_keys (problem, track, animation, &n_missed, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (n_missed, ==, 1000);
   g_assert_cmpuint (found[0].frame, ==, 300);
@@ -930,8 +958,9 @@ test_missed_key_work_bounded (Fixture       *f,
   g_autoptr(KmTargetTrack) track = NULL;
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(KmAnimation) copy = NULL;
   g_autofree KmAnimationKeyMiss *found = NULL;
-  guint n_missed, n_motion_missed = 0;
+  guint n_missed, n_unchecked, n_motion_missed = 0;
   gint solves = 0;
 
   for (guint i = 0; i < 2000; i++)
@@ -960,12 +989,20 @@ test_missed_key_work_bounded (Fixture       *f,
 
   f->problem->analytic = count_hook;
   f->problem->analytic_data = &solves;
-  found = km_ik_find_missed_keys (f->problem, track, animation, &n_missed, NULL, &error);
+  found = km_ik_find_missed_keys (f->problem, track, animation, &n_missed, &n_unchecked, NULL,
+                                  &error);
   g_assert_no_error (error);
-  g_test_message ("%u keyframes missed by the motion, %d solved on their own, %u reported",
-                  n_motion_missed, solves, n_missed);
+  g_test_message ("%u keyframes missed by the motion, %d solved on their own, %u reported, "
+                  "%u not checked", n_motion_missed, solves, n_missed, n_unchecked);
   g_assert_cmpint (solves, >, 0);
   g_assert_cmpint (solves, <=, 100);
+  /* Every keyframe a distinct target: those not solved are counted, not forgotten. */
+  g_assert_cmpuint (n_unchecked, ==, n_motion_missed - (guint) solves);
+  /* The solve records the same count with its animation; a copy keeps it. */
+  g_assert_true (km_animation_get_keys_checked (animation));
+  g_assert_cmpuint (km_animation_get_unchecked_keys (animation), ==, n_unchecked);
+  copy = km_animation_copy (animation);
+  g_assert_cmpuint (km_animation_get_unchecked_keys (copy), ==, n_unchecked);
 }
 
 /* Cancels its cancellable from within the first solve. */
@@ -1002,7 +1039,7 @@ test_missed_key_cancel (Fixture       *f,
   g_assert_no_error (error);
 
   g_cancellable_cancel (cancelled);
-  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, cancelled,
+  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, NULL, cancelled,
                                          &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (n_missed, ==, 0);
@@ -1010,7 +1047,7 @@ test_missed_key_cancel (Fixture       *f,
 
   problem->analytic = cancel_hook;
   problem->analytic_data = cancellable;
-  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, cancellable,
+  g_assert_null (km_ik_find_missed_keys (problem, track, animation, &n_missed, NULL, cancellable,
                                          &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (n_missed, ==, 0);
