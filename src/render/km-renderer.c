@@ -16,7 +16,10 @@
 /*
  * The renderer owns every GL name the scene needs and is only ever used with its context
  * current (GtkGLArea's realize/render/unrealize). Meshes are unit shapes placed by a model
- * matrix per draw; the handful of joints of an editable skeleton does not need instancing.
+ * matrix per draw. A body's joint markers (each joint's bone and sphere) are one instanced
+ * draw, however many joints it has: a model of thousands of joints drew as many meshes, one
+ * call each, and stalled the view (the draw calls of a frame do not grow with the joints,
+ * km_renderer_get_n_draw_calls()).
  * Lines (grid, axes, trajectory) carry a colour per vertex; the dynamic ones are rebuilt
  * every frame into one buffer that only reallocates when it has to grow.
  */
@@ -42,6 +45,29 @@ typedef struct
   GLenum index_type;
 } Mesh;
 
+/* One joint's markers (marker.vert.glsl): its bone, then its sphere. */
+typedef struct
+{
+  float bone[12];       /* columns x·radius, y·radius, parent-to-joint, then the origin; zero
+                         * for no bone */
+  float sphere[4];      /* centre, radius */
+  float bone_rgba[4];
+  float sphere_rgba[4];
+} MarkerInstance;
+
+/* The colours of a body's markers: every joint in @joint but the three special ones. */
+typedef struct
+{
+  const float *bone;
+  const float *joint;
+  const float *hover;
+  const float *selected;
+  const float *effector;
+  int          hover_joint;          /* -1 for none */
+  int          selected_joint;
+  int          effector_joint;
+} MarkerColours;
+
 /* A KmMesh uploaded once, however many shapes and bodies share it. */
 typedef struct
 {
@@ -62,8 +88,18 @@ struct _KmRenderer
   GLuint   line_program;
   GLint    u_view_proj;
 
+  GLuint   marker_program;
+  GLint    u_marker_view_proj;
+  GLint    u_marker_normal_view;
+  GLint    u_marker_bone_vertices;
+
   Mesh     sphere;
-  Mesh     cylinder;
+  /* The joint markers: a bone's cylinder (marker_bone_vertices vertices), then a joint's
+   * sphere, drawn once per joint from marker_instances. */
+  Mesh     markers;
+  GLint    marker_bone_vertices;
+  GLuint   marker_instance_vbo;
+  GArray  *marker_instances;   /* MarkerInstance */
   /* Unit primitives for shapes: ±0.5 box; cylinder and cone of radius 1 along Y over ±0.5. */
   Mesh     box;
   Mesh     shape_cylinder;
@@ -83,6 +119,8 @@ struct _KmRenderer
   gsize    lines_capacity;     /* bytes allocated in lines_vbo */
   GArray  *lines;              /* float: x y z r g b per vertex */
   guint    n_scene_floats;     /* lines[0..n) are depth-tested; the rest is the gizmo */
+
+  guint    n_draw_calls;       /* in the last km_renderer_render() */
 };
 
 G_DEFINE_QUARK (km-renderer-error-quark, km_renderer_error)
@@ -236,12 +274,12 @@ push_index3 (GArray  *a,
   g_array_append_vals (a, idx, 3);
 }
 
-/* Unit sphere at the origin. */
+/* Unit sphere at the origin, appended to @v and @idx. */
 static void
-build_sphere (Mesh *mesh)
+sphere_geometry (GArray *v,
+                 GArray *idx)
 {
-  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
-  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+  guint base = v->len / 6;
 
   for (guint s = 0; s <= SPHERE_STACKS; s++)
     {
@@ -260,21 +298,31 @@ build_sphere (Mesh *mesh)
   for (guint s = 0; s < SPHERE_STACKS; s++)
     for (guint l = 0; l < SPHERE_SLICES; l++)
       {
-        guint a = s * (SPHERE_SLICES + 1) + l;
+        guint a = base + s * (SPHERE_SLICES + 1) + l;
         guint b = a + SPHERE_SLICES + 1;
 
         push_index3 (idx, a, b, a + 1);
         push_index3 (idx, a + 1, b, b + 1);
       }
-  mesh_upload (mesh, v, idx);
 }
 
-/* Unit-radius cylinder from z = 0 to z = 1, open ends (joint spheres cover them). */
 static void
-build_cylinder (Mesh *mesh)
+build_sphere (Mesh *mesh)
 {
   g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
   g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+  sphere_geometry (v, idx);
+  mesh_upload (mesh, v, idx);
+}
+
+/* Unit-radius cylinder from z = 0 to z = 1, open ends (joint spheres cover them), appended
+ * to @v and @idx. */
+static void
+cylinder_geometry (GArray *v,
+                   GArray *idx)
+{
+  guint base = v->len / 6;
 
   for (guint l = 0; l <= CYLINDER_SLICES; l++)
     {
@@ -286,12 +334,46 @@ build_cylinder (Mesh *mesh)
     }
   for (guint l = 0; l < CYLINDER_SLICES; l++)
     {
-      guint a = 2 * l;
+      guint a = base + 2 * l;
 
       push_index3 (idx, a, a + 2, a + 1);
       push_index3 (idx, a + 1, a + 2, a + 3);
     }
-  mesh_upload (mesh, v, idx);
+}
+
+/* The joint markers' mesh (a bone, then a sphere) and their per-joint attributes
+ * (MarkerInstance, marker.vert.glsl), advancing once per instance. */
+static void
+build_markers (KmRenderer *self)
+{
+  static const struct { GLuint location; GLint size; gsize offset; } attributes[] = {
+    { 2, 3, G_STRUCT_OFFSET (MarkerInstance, bone) },
+    { 3, 3, G_STRUCT_OFFSET (MarkerInstance, bone) + 3 * sizeof (float) },
+    { 4, 3, G_STRUCT_OFFSET (MarkerInstance, bone) + 6 * sizeof (float) },
+    { 5, 3, G_STRUCT_OFFSET (MarkerInstance, bone) + 9 * sizeof (float) },
+    { 6, 4, G_STRUCT_OFFSET (MarkerInstance, sphere) },
+    { 7, 4, G_STRUCT_OFFSET (MarkerInstance, bone_rgba) },
+    { 8, 4, G_STRUCT_OFFSET (MarkerInstance, sphere_rgba) },
+  };
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+  cylinder_geometry (v, idx);
+  self->marker_bone_vertices = (GLint) (v->len / 6);
+  sphere_geometry (v, idx);
+  mesh_upload (&self->markers, v, idx);
+
+  glGenBuffers (1, &self->marker_instance_vbo);
+  glBindVertexArray (self->markers.vao);
+  glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo);
+  for (guint a = 0; a < G_N_ELEMENTS (attributes); a++)
+    {
+      glEnableVertexAttribArray (attributes[a].location);
+      glVertexAttribPointer (attributes[a].location, attributes[a].size, GL_FLOAT, GL_FALSE,
+                             sizeof (MarkerInstance), (void *) attributes[a].offset);
+      glVertexAttribDivisor (attributes[a].location, 1);
+    }
+  glBindVertexArray (0);
 }
 
 /* Unit cube of edge 1 centred on the origin, flat normals. */
@@ -563,6 +645,7 @@ km_renderer_new (gboolean   use_es,
 
   self->use_es = use_es;
   self->lines = g_array_new (FALSE, FALSE, sizeof (float));
+  self->marker_instances = g_array_new (FALSE, FALSE, sizeof (MarkerInstance));
   self->meshes = g_hash_table_new_full (NULL, NULL, NULL, cached_mesh_free);
 
   self->mesh_program = link_program ("mesh.vert.glsl", "mesh.frag.glsl", use_es, error);
@@ -577,8 +660,15 @@ km_renderer_new (gboolean   use_es,
     return NULL;
   self->u_view_proj = glGetUniformLocation (self->line_program, "u_view_proj");
 
+  self->marker_program = link_program ("marker.vert.glsl", "marker.frag.glsl", use_es, error);
+  if (self->marker_program == 0)
+    return NULL;
+  self->u_marker_view_proj = glGetUniformLocation (self->marker_program, "u_view_proj");
+  self->u_marker_normal_view = glGetUniformLocation (self->marker_program, "u_normal_view");
+  self->u_marker_bone_vertices = glGetUniformLocation (self->marker_program, "u_bone_vertices");
+
   build_sphere (&self->sphere);
-  build_cylinder (&self->cylinder);
+  build_markers (self);
   build_box (&self->box);
   build_shape_cylinder (&self->shape_cylinder, FALSE);
   build_shape_cylinder (&self->cone, TRUE);
@@ -599,8 +689,13 @@ km_renderer_free (KmRenderer *self)
     glDeleteProgram (self->mesh_program);
   if (self->line_program)
     glDeleteProgram (self->line_program);
+  if (self->marker_program)
+    glDeleteProgram (self->marker_program);
   mesh_clear (&self->sphere);
-  mesh_clear (&self->cylinder);
+  mesh_clear (&self->markers);
+  if (self->marker_instance_vbo)
+    glDeleteBuffers (1, &self->marker_instance_vbo);
+  g_clear_pointer (&self->marker_instances, g_array_unref);
   mesh_clear (&self->box);
   mesh_clear (&self->shape_cylinder);
   mesh_clear (&self->cone);
@@ -708,6 +803,22 @@ km_renderer_get_n_cached_meshes (KmRenderer *self)
   return g_hash_table_size (self->meshes);
 }
 
+/**
+ * km_renderer_get_n_draw_calls:
+ *
+ * How many draw calls the last km_renderer_render() made: a number that does not grow with
+ * the joints of the bodies drawn, only with their shapes (tests check the batching).
+ *
+ * Returns: the count
+ */
+guint
+km_renderer_get_n_draw_calls (KmRenderer *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_draw_calls;
+}
+
 static void
 draw_mesh (KmRenderer  *self,
            const Mesh  *mesh,
@@ -730,6 +841,7 @@ draw_mesh (KmRenderer  *self,
   glUniform4fv (self->u_color, 1, rgba);
   glBindVertexArray (mesh->vao);
   glDrawElements (GL_TRIANGLES, mesh->n_indices, mesh->index_type, NULL);
+  self->n_draw_calls++;
 }
 
 static void
@@ -768,6 +880,82 @@ bone_model (KmVec3   a,
   out[2][0] = (float) d.x, out[2][1] = (float) d.y, out[2][2] = (float) d.z;
   out[3][0] = (float) a.x, out[3][1] = (float) a.y, out[3][2] = (float) a.z;
   return TRUE;
+}
+
+static void
+copy_rgba (float       *to,
+           const float *from)
+{
+  memcpy (to, from, 4 * sizeof (float));
+}
+
+/* @skeleton's joint markers at @world, in one instanced draw with the mesh program's state
+ * (blending, culling) as it is: for each joint in order, the bone from its parent (where
+ * it has one of some length), then its sphere, as they were drawn one by one, so that
+ * translucent markers still blend over each other in that order. Leaves the mesh program
+ * in use. */
+static void
+draw_markers (KmRenderer          *self,
+              const KmSkeleton    *skeleton,
+              const KmTransform   *world,
+              double               radius,
+              const MarkerColours *colours,
+              mat4                 view,
+              mat4                 view_proj)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  mat3 normal, inv;
+  mat4 bone;
+
+  if (n == 0)
+    return;
+  g_array_set_size (self->marker_instances, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      MarkerInstance *m = &g_array_index (self->marker_instances, MarkerInstance, i);
+      const float *rgba = colours->joint;
+
+      if (j->parent >= 0
+          && bone_model (world[j->parent].pos, world[i].pos,
+                         radius * KM_PICK_BONE_RADIUS_FACTOR, bone))
+        for (guint c = 0; c < 4; c++)
+          memcpy (&m->bone[3 * c], bone[c], 3 * sizeof (float));
+      else
+        memset (m->bone, 0, sizeof m->bone);
+      m->sphere[0] = (float) world[i].pos.x;
+      m->sphere[1] = (float) world[i].pos.y;
+      m->sphere[2] = (float) world[i].pos.z;
+      m->sphere[3] = (float) radius;
+
+      if ((int) i == colours->hover_joint)
+        rgba = colours->hover;
+      else if ((int) i == colours->selected_joint)
+        rgba = colours->selected;
+      else if ((int) i == colours->effector_joint)
+        rgba = colours->effector;
+      copy_rgba (m->bone_rgba, colours->bone);
+      copy_rgba (m->sphere_rgba, rgba);
+    }
+
+  /* The view's normal matrix, as draw_mesh() makes it for a model of identity. */
+  glm_mat4_pick3 (view, normal);
+  glm_mat3_inv (normal, inv);
+  glm_mat3_transpose_to (inv, normal);
+
+  glUseProgram (self->marker_program);
+  glUniformMatrix4fv (self->u_marker_view_proj, 1, GL_FALSE, (const float *) view_proj);
+  glUniformMatrix3fv (self->u_marker_normal_view, 1, GL_FALSE, (const float *) normal);
+  glUniform1i (self->u_marker_bone_vertices, self->marker_bone_vertices);
+  glBindVertexArray (self->markers.vao);
+  glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo);
+  /* A new store every draw: the bodies of a frame do not wait on each other's. */
+  glBufferData (GL_ARRAY_BUFFER, (GLsizeiptr) (n * sizeof (MarkerInstance)),
+                self->marker_instances->data, GL_STREAM_DRAW);
+  glDrawElementsInstanced (GL_TRIANGLES, self->markers.n_indices, self->markers.index_type,
+                           NULL, (GLsizei) n);
+  self->n_draw_calls++;
+  glUseProgram (self->mesh_program);
 }
 
 /* The primitives are closed and wound counter-clockwise outwards: their back faces, hidden
@@ -900,25 +1088,22 @@ draw_body (KmRenderer         *self,
 {
   static const float bone_rgba[4] = { KM_RENDER_BONE_RGB, 1.0f };
   guint n_joints = km_skeleton_get_n_joints (body->skeleton);
-  double radius = km_renderer_view_marker_radius (body->skeleton, model_extent, camera);
-  mat4 joint, model;
+  mat4 joint;
+
+  if (bones)
+    {
+      MarkerColours colours = { bone_rgba, bone_rgba, NULL, NULL, NULL, -1, -1, -1 };
+      double radius = km_renderer_view_marker_radius (body->skeleton, model_extent, camera);
+
+      draw_markers (self, body->skeleton, body->joint_world, radius, &colours, view,
+                    view_proj);
+      return;
+    }
 
   for (guint i = 0; i < n_joints; i++)
     {
-      const KmJoint *j = km_skeleton_get_joint (body->skeleton, i);
       KmShape * const *shapes;
       guint n_shapes = 0;
-
-      if (bones)
-        {
-          if (j->parent >= 0
-              && bone_model (body->joint_world[j->parent].pos, body->joint_world[i].pos,
-                             radius * KM_PICK_BONE_RADIUS_FACTOR, model))
-            draw_mesh (self, &self->cylinder, view, view_proj, model, bone_rgba);
-          sphere_model (body->joint_world[i].pos, radius, model);
-          draw_mesh (self, &self->sphere, view, view_proj, model, bone_rgba);
-          continue;
-        }
 
       shapes = km_skeleton_get_shapes (body->skeleton, i, &n_shapes);
       if (n_shapes == 0)
@@ -1093,6 +1278,7 @@ km_renderer_render (KmRenderer          *self,
   km_camera_get_projection (camera, (double) width / height, proj);
   glm_mat4_mul (proj, view, view_proj);
 
+  self->n_draw_calls = 0;
   glViewport (0, 0, width, height);
   glClearColor (KM_RENDER_BACKGROUND_RGB, 1.0f);
   glClearDepthf (1.0f);
@@ -1122,6 +1308,7 @@ km_renderer_render (KmRenderer          *self,
     glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
   glBindVertexArray (self->grid_vao);
   glDrawArrays (GL_LINES, 0, self->grid_n_vertices);
+  self->n_draw_calls++;
   glUniformMatrix4fv (self->u_view_proj, 1, GL_FALSE, (const float *) view_proj);
 
   build_dynamic_lines (scene, radius, self->lines);
@@ -1142,6 +1329,7 @@ km_renderer_render (KmRenderer          *self,
       else
         glBufferSubData (GL_ARRAY_BUFFER, 0, bytes, self->lines->data);
       glDrawArrays (GL_LINES, 0, (GLsizei) (self->n_scene_floats / 6));
+      self->n_draw_calls++;
     }
 
   glUseProgram (self->mesh_program);
@@ -1194,27 +1382,13 @@ km_renderer_render (KmRenderer          *self,
 
   if (scene->skeleton != NULL && scene->joint_world != NULL)
     {
-      guint n = km_skeleton_get_n_joints (scene->skeleton);
+      MarkerColours colours = {
+        bone_rgb, joint_rgb, hover_rgb, selected_rgb, effector_rgb,
+        scene->has_hover ? scene->hover_joint : -1, scene->selected_joint, scene->effector,
+      };
 
-      for (guint i = 0; i < n; i++)
-        {
-          const KmJoint *j = km_skeleton_get_joint (scene->skeleton, i);
-          const float *rgb = joint_rgb;
-
-          if (j->parent >= 0
-              && bone_model (scene->joint_world[j->parent].pos, scene->joint_world[i].pos,
-                             radius * KM_PICK_BONE_RADIUS_FACTOR, model))
-            draw_mesh (self, &self->cylinder, view, view_proj, model, bone_rgb);
-
-          if (scene->has_hover && (int) i == scene->hover_joint)
-            rgb = hover_rgb;
-          else if ((int) i == scene->selected_joint)
-            rgb = selected_rgb;
-          else if ((int) i == scene->effector)
-            rgb = effector_rgb;
-          sphere_model (scene->joint_world[i].pos, radius, model);
-          draw_mesh (self, &self->sphere, view, view_proj, model, rgb);
-        }
+      draw_markers (self, scene->skeleton, scene->joint_world, radius, &colours, view,
+                    view_proj);
     }
   glDisable (GL_BLEND);
 
@@ -1227,6 +1401,7 @@ km_renderer_render (KmRenderer          *self,
       glBindVertexArray (self->lines_vao);
       glDrawArrays (GL_LINES, (GLint) (self->n_scene_floats / 6),
                     (GLsizei) ((self->lines->len - self->n_scene_floats) / 6));
+      self->n_draw_calls++;
       glEnable (GL_DEPTH_TEST);
     }
 

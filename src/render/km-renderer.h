@@ -95,6 +95,7 @@ double       km_renderer_view_marker_radius (const KmSkeleton *skeleton,
                                             const KmCamera   *camera);
 double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
+guint        km_renderer_get_n_draw_calls (KmRenderer        *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)
 

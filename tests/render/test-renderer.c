@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <epoxy/gl.h>
 #include <gtk/gtk.h>
 
@@ -777,6 +778,122 @@ test_long_chain_visible (Fixture       *f,
       }
 }
 
+/* A serpentine of @cols × @rows joints @step apart in the XY plane: a row along X, the next
+ * one @step further along Y and back, so that every bone is @step long. */
+static KmSkeleton *
+build_serpentine (guint  cols,
+                  guint  rows,
+                  double step)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+
+  km_skeleton_builder_add_joint (b, "j0", KM_JOINT_FIXED, NULL);
+  for (guint i = 1; i < cols * rows; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("j%u", i);
+      g_autofree char *parent = g_strdup_printf ("j%u", i - 1);
+      guint j = km_skeleton_builder_add_joint (b, name, KM_JOINT_REVOLUTE, parent);
+      double dir = (i / cols) % 2 == 0 ? 1.0 : -1.0;
+
+      km_skeleton_builder_set_offset (b, j, i % cols == 0 ? km_vec3 (0, step, 0)
+                                                          : km_vec3 (dir * step, 0, 0));
+      km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+    }
+  skeleton = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+/* A body of 1,200 joints is drawn in as many draw calls as the five-joint example: each
+ * body's joint markers (bones and spheres) are one draw, not two per joint, which stalled
+ * the view on large models. Each joint keeps its own colour all the same (selected,
+ * hovered, the effector, the others) and its bone is drawn; a second body drawn as bones
+ * only costs one call more, however many joints it has. */
+static void
+test_many_joints_batched (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const float bone[3] = { KM_RENDER_BONE_RGB };
+  static const float hover[3] = { KM_RENDER_HOVER_RGB };
+  static const float selected[3] = { KM_RENDER_SELECTED_RGB };
+  g_autoptr(KmSkeleton) many = build_serpentine (40, 30, 0.1);
+  guint n = km_skeleton_get_n_joints (many);
+  g_autofree double *q = g_new0 (double, km_skeleton_get_n_dof (many));
+  g_autofree KmTransform *world = g_new (KmTransform, n);
+  g_autofree KmTransform *other_world = g_new (KmTransform, n);
+  KmVec3 lo, hi;
+  KmRenderBody bodies[1];
+  guint few_calls, many_calls;
+  guint8 rgb[3];
+  int renders;
+
+  if (!first_frame_or_skip (f))
+    return;
+  /* The example: the grid and its markers. */
+  few_calls = km_renderer_get_n_draw_calls (f->renderer);
+  g_assert_cmpuint (few_calls, >=, 2);
+  g_assert_cmpuint (few_calls, <, km_skeleton_get_n_joints (f->skeleton));
+
+  km_skeleton_forward_kinematics (many, q, NULL, world);
+  memcpy (other_world, world, n * sizeof *world);
+  f->scene = (KmRenderScene) { .skeleton = many, .joint_world = world, .selected_joint = 621,
+                               .has_hover = TRUE, .hover_joint = 622, .effector = 623,
+                               .model_extent = 5.0 };
+  /* Seen from above, around joints 620 to 624 of row 15. */
+  km_camera_reset (f->camera);
+  f->camera->orthographic = TRUE;
+  km_camera_set_view (f->camera, KM_CAMERA_VIEW_TOP);
+  lo = hi = world[620].pos;
+  for (guint i = 620; i <= 624; i++)
+    {
+      KmVec3 p = world[i].pos;
+
+      lo = km_vec3 (MIN (lo.x, p.x), MIN (lo.y, p.y), MIN (lo.z, p.z));
+      hi = km_vec3 (MAX (hi.x, p.x), MAX (hi.y, p.y), MAX (hi.z, p.z));
+    }
+  km_camera_frame_box (f->camera, km_vec3_sub (lo, km_vec3 (0.05, 0.05, 0)),
+                       km_vec3_add (hi, km_vec3 (0.05, 0.05, 0)), (double) f->width / f->height);
+
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+  many_calls = km_renderer_get_n_draw_calls (f->renderer);
+  g_test_message ("%u draw calls for %u joints, %u for %u", many_calls, n, few_calls,
+                  km_skeleton_get_n_joints (f->skeleton));
+  g_assert_cmpuint (many_calls, ==, few_calls);
+
+  point_pixel (f, world[620].pos, rgb);
+  g_assert_true (NEAR_JOINT (rgb));
+  point_pixel (f, world[621].pos, rgb);
+  g_assert_true (near_colour (rgb, selected[0], selected[1], selected[2]));
+  point_pixel (f, world[622].pos, rgb);
+  g_assert_true (near_colour (rgb, hover[0], hover[1], hover[2]));
+  point_pixel (f, world[623].pos, rgb);
+  g_assert_true (NEAR_EFFECTOR (rgb));
+  point_pixel (f, world[624].pos, rgb);
+  g_assert_true (NEAR_JOINT (rgb));
+  /* Halfway along a bone: the bone; halfway between two rows: the background. */
+  point_pixel (f, km_vec3_scale (km_vec3_add (world[620].pos, world[621].pos), 0.5), rgb);
+  g_assert_true (near_colour (rgb, bone[0], bone[1], bone[2]));
+  point_pixel (f, km_vec3_add (world[622].pos, km_vec3 (0, 0.05, 0)), rgb);
+  g_assert_true (NEAR_BACKGROUND (rgb));
+
+  /* The same body once more as another body's bones, under the edited one's markers. */
+  bodies[0] = (KmRenderBody) { many, other_world };
+  f->scene.bodies = bodies;
+  f->scene.n_bodies = 1;
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+  g_assert_cmpuint (km_renderer_get_n_draw_calls (f->renderer), ==, few_calls + 1);
+  point_pixel (f, world[621].pos, rgb);
+  g_assert_true (near_colour (rgb, selected[0], selected[1], selected[2]));
+}
+
 /* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
 static void
 test_camera_frame_box_aspect (void)
@@ -883,6 +1000,8 @@ main (int    argc,
               fixture_setup, test_target_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/long-chain-visible", Fixture, NULL,
               fixture_setup, test_long_chain_visible, fixture_teardown);
+  g_test_add ("/kinema/Renderer/many-joints-batched", Fixture, NULL,
+              fixture_setup, test_many_joints_batched, fixture_teardown);
   g_test_add ("/kinema/Renderer/frame-time", Fixture, NULL,
               fixture_setup, test_frame_time, fixture_teardown);
   return g_test_run ();
