@@ -119,24 +119,25 @@ compare_double (gconstpointer a,
 }
 
 /* Loads @path through the loader registry (its type from its content, as every command
- * does) and checks it is of @kind; NULL with @error otherwise. */
+ * does) and checks it is of @kind; NULL with @error otherwise: "FILE:1:1: expected …", as
+ * `solve` says it, told from the content before the load where it can be
+ * (km_cli_check_kind(): a project given for targets is not loaded in full). */
 static gpointer
 load_kind (const char  *path,
            KmFileKind   kind,
-           const char  *expected,
            GError     **error)
 {
   const KmFormat *format = NULL;
-  gpointer result = km_format_load_file (path, NULL, &format, error);
+  gpointer result;
 
+  if (!km_cli_check_kind (path, kind, error))
+    return NULL;
+  result = km_format_load_file (path, NULL, &format, error);
   if (result == NULL)
     return NULL;
   if (format->kind != kind)
     {
-      /* Translators: the first %s says what was expected ("a skeleton or model file"),
-       * the second is a format's description. */
-      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 0, 0 },
-                          _("expected %s, found %s"), expected, _(format->description));
+      km_cli_set_kind_error (path, kind, format, error);
       format->free_result (result);
       return NULL;
     }
@@ -274,9 +275,9 @@ km_cli_bench_ik (int    argc,
   /* Load warnings (the bench chains' top-level "comment" key) in the CLI's own form. Any
    * model format the loaders know, recognised by its content. */
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  skel = load_kind (argv[1], KM_FILE_KIND_MODEL, _("a skeleton or model file"), &error);
+  skel = load_kind (argv[1], KM_FILE_KIND_MODEL, &error);
   if (skel != NULL)
-    track = load_kind (argv[2], KM_FILE_KIND_TARGETS, _("an IK targets file"), &error);
+    track = load_kind (argv[2], KM_FILE_KIND_TARGETS, &error);
   km_parse_warnings_pop ();
   if (skel == NULL || track == NULL)
     {
@@ -287,7 +288,7 @@ km_cli_bench_ik (int    argc,
   /* Files as every message and key=value line shows them (one line each). */
   shown_chain = km_parse_shown_file (argv[1]);
   shown_targets = km_parse_shown_file (argv[2]);
-  if (!km_cli_check_model_moves (skel, shown_chain))
+  if (!km_cli_check_model_moves (skel, argv[1], NULL))
     return KM_CLI_EXIT_INVALID;
   /* The bench protocol's motions are one target per frame, frames 0 .. N − 1. Keyframes
    * with frames between them (an editor's targets file) are independent targets, timed cold;
@@ -331,8 +332,10 @@ km_cli_bench_ik (int    argc,
       effector = km_skeleton_get_default_effector (skel);
       if (effector < 0)
         {
-          /* The prefix is never translated. */
-          fprintf (stderr, "%s: %s\n", shown_chain, _("the model has no end effector"));
+          g_autofree char *location = km_cli_model_location (argv[1], NULL);
+
+          /* About the whole model: at FILE:1:1. The prefix is never translated. */
+          fprintf (stderr, "%s: %s\n", location, _("the model has no end effector"));
           return KM_CLI_EXIT_INVALID;
         }
     }
@@ -362,6 +365,24 @@ km_cli_bench_ik (int    argc,
   if (output != NULL && n > 0)
     animation = km_animation_new (skel, keys[n - 1].frame + 1);
 
+  /* A model whose forward kinematics overflows at the seed is refused, by the solver and
+   * here before anything is timed, said of the model at FILE:1:1 as `solve` says it
+   * (km_cli_seed_pose_is_finite()): no benchmark line of failures for it. */
+  memcpy (problem->seed, mid, problem->n_dof * sizeof (double));
+  if (!trajectory && n > 0 && !km_cli_seed_pose_is_finite (problem))
+    {
+      g_autofree char *location = km_cli_model_location (argv[1], NULL);
+
+      km_transform_from_pos_quat (keys[0].position, keys[0].orientation, &problem->target);
+      if (!km_ik_solve (problem, &sol, NULL, &error))
+        {
+          fprintf (stderr, "%s: %s\n", location, error->message);
+          km_ik_solution_clear (&sol);
+          return KM_CLI_EXIT_INVALID;
+        }
+      g_clear_error (&error);
+    }
+
   if (trajectory && n > 0)
     {
       FrameClock clock;
@@ -378,7 +399,15 @@ km_cli_bench_ik (int    argc,
       if (!km_ik_solve_trajectory (problem, targets, n, answers, on_frame_done, &clock, NULL,
                                    &error))
         {
-          fprintf (stderr, "kinema-cli: %s: %s\n", shown_targets, error->message);
+          if (!km_cli_seed_pose_is_finite (problem))
+            {
+              g_autofree char *location = km_cli_model_location (argv[1], NULL);
+
+              /* The model, refused as `solve` refuses it. */
+              fprintf (stderr, "%s: %s\n", location, error->message);
+            }
+          else
+            fprintf (stderr, "kinema-cli: %s: %s\n", shown_targets, error->message);
           for (guint i = 0; i < n; i++)
             km_ik_solution_clear (&answers[i]);
           km_ik_solution_clear (&sol);
@@ -452,7 +481,7 @@ km_cli_bench_ik (int    argc,
   shown_name = km_parse_shown_file (chain);
   printf ("solver=kinema chain=%s dof=%u n=%u mode=%s success=%.4f success_jl=%.4f "
           "median_us=%.2f mean_us=%.2f p99_us=%.2f mean_iters=%.1f",
-          shown_name, problem->n_dof, n, mode,
+          shown_name, km_ik_problem_get_moved_dofs (problem, NULL), n, mode,
           n ? (double) n_ok / n : 0.0, n ? (double) n_ok_jl / n : 0.0,
           quantile (times, n, 0.5), n ? total / n : 0.0, quantile (times, n, 0.99),
           n ? iterations / n : 0.0);

@@ -286,7 +286,8 @@ write_project (KmProject   *project,
  * stdout: one key=value line, for a model its joints and DOF as the written file has them
  * (read_back()), OUTPUT shown as in messages (km_parse_shown_file()); a failed write is
  * said as "kinema-cli: OUTPUT: reason".
- * Exit 0, 1 when the input is invalid or cannot be converted or written, 2 on wrong usage.
+ * Exit 0, 1 when the input is invalid or cannot be written, 2 on wrong usage (an animation,
+ * which it does not convert, too).
  * A failed write leaves an existing OUTPUT as it was (the writers are atomic).
  */
 int
@@ -416,17 +417,19 @@ km_cli_convert (int    argc,
       break;
     case KM_FILE_KIND_ANIMATION:
     default:
-      /* About the input, not the output: said of it as a loader says it. */
+      /* Wrong usage (the command does not convert this kind of file), said as every
+       * usage error is, "kinema-cli: …", of the input at FILE:1:1 as a loader locates
+       * what is wrong with a whole file. */
       {
-        g_autofree char *shown = km_parse_shown_file (argv[1]);
+        g_autofree char *location = km_parse_location (argv[1], (KmSourcePos) { 1, 1 });
+        /* Translators: %s is a format name such as KINEMA-ANIMATION-JSON */
+        g_autofree char *what = g_strdup_printf (_("%s files cannot be converted"),
+                                                 format->name);
+        g_autofree char *message = g_strdup_printf ("%s: %s", location, what);
 
-        fprintf (stderr, "%s: ", shown);
+        format->free_result (result);
+        return km_cli_usage_error (NULL, message);
       }
-      /* Translators: %s is a format name such as KINEMA-ANIMATION-JSON */
-      fprintf (stderr, _("%s files cannot be converted"), format->name);
-      fputc ('\n', stderr);
-      format->free_result (result);
-      return KM_CLI_EXIT_INVALID;
     }
   format->free_result (result);
 

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +66,17 @@ km_cli_parse_options (GOptionContext   *context,
 
   if (!g_option_context_parse (context, argc, argv, &error))
     return km_cli_usage_error (context, error->message);
+  return -1;
+}
+
+/* For a command that takes no argument (`version`): KM_CLI_EXIT_USAGE after saying so
+ * when @argc (after km_cli_parse_options()) counts one, else -1. */
+int
+km_cli_check_no_arguments (GOptionContext *context,
+                           int             argc)
+{
+  if (argc > 1)
+    return km_cli_usage_error (context, _("no argument expected"));
   return -1;
 }
 
@@ -157,33 +169,130 @@ void
 km_cli_print_write_error (const char   *output,
                           const GError *error)
 {
+  g_autofree char *shown = NULL;
   gsize length;
 
   g_return_if_fail (output != NULL && error != NULL);
 
-  length = strlen (output);
-  if (strncmp (error->message, output, length) == 0 && error->message[length] == ':')
+  /* OUTPUT as every message shows a file (km_parse_shown_file()). */
+  shown = km_parse_shown_file (output);
+  length = strlen (shown);
+  if (strncmp (error->message, shown, length) == 0 && error->message[length] == ':')
     fprintf (stderr, "kinema-cli: %s\n", error->message);
   else
-    fprintf (stderr, "kinema-cli: %s: %s\n", output, error->message);
+    fprintf (stderr, "kinema-cli: %s: %s\n", shown, error->message);
 }
 
 /*
- * Says on stderr, as `solve` and `bench-ik` both say it, that the model at @label (its path,
- * or the embedded default's name) has no joint that moves, and returns FALSE; TRUE when it
- * has one. Nothing can be solved or timed on such a model.
+ * Where a message about the model file @path (as given) as a whole points: "FILE:1:1", as
+ * a loader locates what is wrong with a whole file (DESIGN.md, "Error locations"); @label
+ * (the embedded default's name) when there is no file (@path NULL).
+ */
+char *
+km_cli_model_location (const char *path,
+                       const char *label)
+{
+  if (path == NULL)
+    return g_strdup (label);
+  return km_parse_location (path, (KmSourcePos) { 1, 1 });
+}
+
+/*
+ * Says on stderr, as `solve` and `bench-ik` both say it, that the model @path (as given;
+ * NULL: the embedded default, @label) has no joint that moves, located at FILE:1:1, and
+ * returns FALSE; TRUE when it has one. Nothing can be solved or timed on such a model.
  */
 gboolean
 km_cli_check_model_moves (const KmSkeleton *skeleton,
+                          const char       *path,
                           const char       *label)
 {
+  g_autofree char *location = NULL;
+
   if (km_skeleton_get_n_dof (skeleton) > 0)
     return TRUE;
+  location = km_cli_model_location (path, label);
   /* The prefix is never translated. */
-  fprintf (stderr, "%s: %s\n", label,
+  fprintf (stderr, "%s: %s\n", location,
            _("the model has no joint that moves (every joint is fixed): there is nothing "
              "to solve"));
   return FALSE;
+}
+
+/*
+ * FALSE with "FILE:1:1: expected …" when the file @path holds another kind of file than
+ * @kind (a model or a targets file): told from its content before it is loaded, so that
+ * a project given for a model or for targets is not loaded in full (its warnings about
+ * what it holds printed) only to be refused. `solve` and `bench-ik` both check their
+ * files so. A file that is not a regular one (a pipe: read once only) is left to the
+ * load, and the check after it (km_cli_set_kind_error()).
+ */
+gboolean
+km_cli_check_kind (const char  *path,
+                   KmFileKind   kind,
+                   GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  const KmFormat *format;
+  const char *data;
+  gsize length = 0;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  bytes = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, NULL);
+  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
+  format = data != NULL ? km_format_detect_for_path (path, data, length) : NULL;
+  if (format == NULL || format->kind == kind)
+    return TRUE;   /* the load says what is wrong, if anything */
+  km_cli_set_kind_error (path, kind, format, error);
+  return FALSE;
+}
+
+/* The error "FILE:1:1: expected a skeleton or model file, found FORMAT" (or "an IK targets
+ * file") for the file @path of @format where @kind (a model or targets) is expected. */
+void
+km_cli_set_kind_error (const char      *path,
+                       KmFileKind       kind,
+                       const KmFormat  *format,
+                       GError         **error)
+{
+  if (kind == KM_FILE_KIND_MODEL)
+    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
+                        _("expected a skeleton or model file, found %s"),
+                        _(format->description));
+  else
+    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
+                        _("expected an IK targets file, found %s"), _(format->description));
+}
+
+/*
+ * Whether every joint of @problem's skeleton has a finite pose at its seed. Where one has
+ * not (offsets of 1e308, each finite, add up to more), the solver refuses the model
+ * (km_ik_solve()), and the error is about the model, not the targets: `solve` and
+ * `bench-ik` both say it so, at MODEL:1:1.
+ */
+gboolean
+km_cli_seed_pose_is_finite (const KmIkProblem *problem)
+{
+  guint n = km_skeleton_get_n_joints (problem->skeleton);
+  g_autofree KmTransform *world = g_new (KmTransform, MAX (n, 1));
+
+  km_skeleton_forward_kinematics (problem->skeleton, problem->seed, &problem->root_pose, world);
+  for (guint j = 0; j < n; j++)
+    if (!km_vec3_is_finite (world[j].pos))
+      return FALSE;
+  return TRUE;
+}
+
+/* @name (a joint's, link's or target's) as messages quote it: escaped C-style as `info`
+ * and every location escape them (km_format_append_value()), one line. */
+char *
+km_cli_shown_name (const char *name)
+{
+  GString *shown = g_string_new (NULL);
+
+  km_format_append_value (shown, name);
+  return g_string_free (shown, FALSE);
 }
 
 /* The kinds of file an output file's extension (in any case) names, and for a kind that
@@ -290,6 +399,7 @@ km_cli_check_output_format (const char *output,
                             const char *suffix)
 {
   g_autofree char *dot = NULL;
+  g_autofree char *shown = NULL;
   int row = find_output_extension (output, &dot);
   const char *implied = NULL;
 
@@ -306,12 +416,13 @@ km_cli_check_output_format (const char *output,
           g_str_equal (output_extensions[i].formats[k], format))
         suffix = output_extensions[i].extension;
   g_return_val_if_fail (suffix != NULL, NULL);
+  shown = km_parse_shown_file (output);
   /* Translators: e.g. "x.seq: the extension “.seq” is for CHOREONOID-BODY-MOTION, but
    * --to asks for KINEMA-ANIMATION-JSON: nothing was written (leave out --to, or give a
    * name ending in “.animation.json”)"; the format names and --to are not translated */
   return g_strdup_printf (_("%s: the extension “%s” is for %s, but --to asks for %s: nothing "
                             "was written (leave out --to, or give a name ending in “%s”)"),
-                          output, dot, implied, to, suffix);
+                          shown, dot, implied, to, suffix);
 }
 
 /* "a model", "an IK targets file", …: what a file is, for messages. */
@@ -350,20 +461,25 @@ km_cli_check_output_name (const char *output,
                           KmFileKind  written)
 {
   g_autofree char *dot = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *shown_input = NULL;
   int row = find_output_extension (output, &dot);
 
   if (row < 0 || (output_extensions[row].kinds & kinds) != 0)
     return NULL;
+  shown = km_parse_shown_file (output);
+  if (input != NULL)
+    shown_input = km_parse_shown_file (input);
   if (input != NULL)
     /* Translators: e.g. "t.json is an IK targets file, but the extension “.urdf” of
      * robot.urdf is for models: nothing was written" */
     return g_strdup_printf (_("%s is %s, but the extension “%s” of %s is for %s: nothing "
-                              "was written"), input, km_cli_kind_description (written), dot,
-                            output, _(output_extensions[row].kinds_name));
+                              "was written"), shown_input, km_cli_kind_description (written),
+                            dot, shown, _(output_extensions[row].kinds_name));
   /* Translators: e.g. "robot.urdf: the extension “.urdf” is for models, not for a solved
    * animation: nothing was written" */
   return g_strdup_printf (_("%s: the extension “%s” is for %s, not for %s: nothing was "
-                            "written"), output, dot, _(output_extensions[row].kinds_name),
+                            "written"), shown, dot, _(output_extensions[row].kinds_name),
                           km_cli_kind_description (written));
 }
 
@@ -426,6 +542,7 @@ km_cli_check_output_file (const char         *output,
                           gsize               n_inputs)
 {
   g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *shown = NULL;
   const KmFormat *format;
   const char *data;
   gsize length;
@@ -433,11 +550,17 @@ km_cli_check_output_file (const char         *output,
   /* Written to where it goes, after what is there: nothing is replaced. */
   if (km_cli_output_is_stdout (output))
     return NULL;
+  /* Files as every message shows them (km_parse_shown_file()). */
+  shown = km_parse_shown_file (output);
   for (gsize i = 0; i < n_inputs; i++)
     if (inputs[i] != NULL && same_file (output, inputs[i]))
-      /* Translators: the second %s is an input file as given */
-      return g_strdup_printf (_("%s: the output is the input file %s, which it would "
-                                "replace: nothing was written"), output, inputs[i]);
+      {
+        g_autofree char *shown_input = km_parse_shown_file (inputs[i]);
+
+        /* Translators: the second %s is an input file as given */
+        return g_strdup_printf (_("%s: the output is the input file %s, which it would "
+                                  "replace: nothing was written"), shown, shown_input);
+      }
 
   if (!g_file_test (output, G_FILE_TEST_IS_REGULAR))
     return NULL;
@@ -453,10 +576,10 @@ km_cli_check_output_file (const char         *output,
     /* Translators: the second %s is e.g. "an IK targets file" */
     return g_strdup_printf (_("%s: the file exists and is %s, which this would replace: "
                               "nothing was written (remove it or choose another name)"),
-                            output, km_cli_kind_description (format->kind));
+                            shown, km_cli_kind_description (format->kind));
   return g_strdup_printf (_("%s: the file exists and is not one that this command writes, "
                             "so it would be lost: nothing was written (remove it or choose "
-                            "another name)"), output);
+                            "another name)"), shown);
 }
 
 /* Where in the targets file @path the first keyframe with a @key member has its value,
@@ -571,6 +694,7 @@ km_cli_find_track_effector (KmSkeleton          *skeleton,
 {
   const char *name = km_target_track_get_effector (track);
   g_autofree char *message = NULL;
+  g_autofree char *shown = NULL;
   int effector;
 
   g_return_val_if_fail (name != NULL, -1);
@@ -578,9 +702,10 @@ km_cli_find_track_effector (KmSkeleton          *skeleton,
   effector = km_skeleton_find_effector (skeleton, name);
   if (effector >= 0)
     return effector;
+  shown = km_cli_shown_name (name);
   /* Translators: the first %s is a model file (or "the default skeleton"). */
   message = g_strdup_printf (_("%s has no joint or link “%s” to use as the end effector"),
-                             model_label, name);
+                             model_label, shown);
   km_cli_set_effector_error (targets_path, message, error);
   return -1;
 }
@@ -649,6 +774,31 @@ km_cli_print_handler_reports (const KmBodyHandlerSet *handlers,
       fprintf (stderr, "%s: %s\n", label, split[i]);
 }
 
+/*
+ * Every command's end: whatever it printed on stdout (its key=value lines, "ok" lines,
+ * the version) is flushed now, and a failed write (a full disk, /dev/full, a closed pipe
+ * reader) is said as a failed write of an output file is, "kinema-cli: /dev/stdout:
+ * cannot write the file: REASON", with exit status 1 (2 stays 2): a script must not take
+ * lost lines for a success. Returns the exit status.
+ */
+int
+km_cli_finish (int status)
+{
+  int saved_errno = 0;
+
+  if (fflush (stdout) != 0)
+    saved_errno = errno;
+  if (!ferror (stdout))
+    return status;
+  clearerr (stdout);
+  /* Said as km_format_save_data() says it of "-" (`solve -o -`, `convert X -`). */
+  fprintf (stderr, "kinema-cli: ");
+  fprintf (stderr, _("%s: cannot write the file: %s"), "/dev/stdout",
+           g_strerror (saved_errno != 0 ? saved_errno : EIO));
+  fputc ('\n', stderr);
+  return status == KM_CLI_EXIT_OK ? KM_CLI_EXIT_INVALID : status;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -670,12 +820,12 @@ main (int    argc,
   if (g_str_equal (name, "--help") || g_str_equal (name, "-h") || g_str_equal (name, "help"))
     {
       print_usage (stdout);
-      return KM_CLI_EXIT_OK;
+      return km_cli_finish (KM_CLI_EXIT_OK);
     }
   if (g_str_equal (name, "--version"))
     {
       printf ("kinema-cli %s\n", PACKAGE_VERSION);
-      return KM_CLI_EXIT_OK;
+      return km_cli_finish (KM_CLI_EXIT_OK);
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
@@ -685,7 +835,7 @@ main (int    argc,
 
         /* GOptionContext's "Usage:" line shows the program name. */
         g_set_prgname (prgname);
-        return commands[i].run (argc - 1, argv + 1);
+        return km_cli_finish (commands[i].run (argc - 1, argv + 1));
       }
 
   fprintf (stderr, _("kinema-cli: unknown command “%s”\n"), name);

@@ -101,6 +101,9 @@ typedef struct
   /* The model file as given (as messages show it: km_parse_shown_file()), or "the
    * default skeleton". */
   const char    *model_label;
+  /* Where an error about the model as a whole points: "FILE:1:1" (km_cli_model_location()),
+   * or the embedded default's name. */
+  const char    *model_location;
   GMutex         mutex;
   GCond          cond;
   guint          n_finished;
@@ -117,40 +120,6 @@ solve_item_clear (SolveItem *item)
   g_clear_error (&item->error);
 }
 
-/*
- * FALSE with "FILE:1:1: expected …" when the file @path holds another kind of file than
- * @kind (a model or a targets file): told from its content before it
- * is loaded, so that a project given for a model is not loaded in full (its warnings
- * about what it holds printed) only to be refused. A file that is not a regular one (a
- * pipe: read once only) is left to the load, and the check after it.
- */
-static gboolean
-check_kind (const char  *path,
-            KmFileKind   kind,
-            GError     **error)
-{
-  g_autoptr(GBytes) bytes = NULL;
-  const KmFormat *format;
-  const char *data;
-  gsize length = 0;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    return TRUE;
-  bytes = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, NULL);
-  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
-  format = data != NULL ? km_format_detect_for_path (path, data, length) : NULL;
-  if (format == NULL || format->kind == kind)
-    return TRUE;   /* the load says what is wrong, if anything */
-  if (kind == KM_FILE_KIND_MODEL)
-    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
-                        _("expected a skeleton or model file, found %s"),
-                        _(format->description));
-  else
-    km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
-                        _("expected an IK targets file, found %s"), _(format->description));
-  return FALSE;
-}
-
 static KmTargetTrack *
 load_targets (const char  *path,
               GError     **error)
@@ -165,15 +134,15 @@ load_targets (const char  *path,
       return km_format_targets_json.load (KM_DEFAULT_TARGETS_NAME, bytes, error);
     }
 
-  if (!check_kind (path, KM_FILE_KIND_TARGETS, error))
+  /* Told from its content first (km_cli_check_kind()), as bench-ik does. */
+  if (!km_cli_check_kind (path, KM_FILE_KIND_TARGETS, error))
     return NULL;
   result = km_format_load_file (path, NULL, &format, error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_TARGETS)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
-                          _("expected an IK targets file, found %s"), _(format->description));
+      km_cli_set_kind_error (path, KM_FILE_KIND_TARGETS, format, error);
       format->free_result (result);
       return NULL;
     }
@@ -199,16 +168,14 @@ load_skeleton (const char      *path,
       return format->load (KM_DEFAULT_SKELETON_NAME, bytes, error);
     }
 
-  if (!check_kind (path, KM_FILE_KIND_MODEL, error))
+  if (!km_cli_check_kind (path, KM_FILE_KIND_MODEL, error))
     return NULL;
   result = km_format_load_model_file (path, NULL, &format, extras, error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_MODEL)
     {
-      km_parse_error_set (error, KM_PARSE_ERROR_UNKNOWN, path, (KmSourcePos) { 1, 1 },
-                          _("expected a skeleton or model file, found %s"),
-                          _(format->description));
+      km_cli_set_kind_error (path, KM_FILE_KIND_MODEL, format, error);
       format->free_result (result);
       return NULL;
     }
@@ -338,10 +305,12 @@ resolve_effector (SolveItem            *item,
         return -1;
       if (!chain_moves (skeleton, effector))
         {
+          g_autofree char *shown = km_cli_shown_name (name);
+
           /* Translators: the last %s is a model file (or "the default skeleton"). */
           message = g_strdup_printf (_("no joint moves between the end effector “%s” and "
                                        "the root of %s: choose another effector "
-                                       "(--effector NAME)"), name, shared->model_label);
+                                       "(--effector NAME)"), shown, shared->model_label);
           km_cli_set_effector_error (item_targets_file (item), message, error);
           return -1;
         }
@@ -349,7 +318,7 @@ resolve_effector (SolveItem            *item,
     }
 
   /* The model's own choice: an error about the model, not the targets. */
-  item->error_subject = shared->model_label;
+  item->error_subject = shared->model_location;
   effector = km_skeleton_get_default_effector (skeleton);
   if (effector < 0)
     {
@@ -359,10 +328,12 @@ resolve_effector (SolveItem            *item,
     }
   if (!chain_moves (skeleton, effector))
     {
+      g_autofree char *shown =
+        km_cli_shown_name (km_skeleton_get_joint (skeleton, (guint) effector)->name);
+
       g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
                    _("no joint moves between the end effector “%s” (the last leaf joint) "
-                     "and the root: choose another effector (--effector NAME)"),
-                   km_skeleton_get_joint (skeleton, (guint) effector)->name);
+                     "and the root: choose another effector (--effector NAME)"), shown);
       return -1;
     }
   item->error_subject = NULL;
@@ -400,22 +371,6 @@ write_body_motion (KmSkeleton         *skeleton,
   return km_body_motion_save (motion, path, error);
 }
 
-/* Whether every joint of @problem's skeleton has a finite pose at the seed: where one has
- * not (offsets of 1e308, each finite, add up to more), the solver refuses the model, and
- * the error is about the model, not the targets. */
-static gboolean
-seed_pose_is_finite (const KmIkProblem *problem)
-{
-  guint n = km_skeleton_get_n_joints (problem->skeleton);
-  g_autofree KmTransform *world = g_new (KmTransform, MAX (n, 1));
-
-  km_skeleton_forward_kinematics (problem->skeleton, problem->seed, &problem->root_pose, world);
-  for (guint j = 0; j < n; j++)
-    if (!km_vec3_is_finite (world[j].pos))
-      return FALSE;
-  return TRUE;
-}
-
 static gboolean
 solve_one (SolveItem    *item,
            SolveShared  *shared,
@@ -451,8 +406,9 @@ solve_one (SolveItem    *item,
   item->seconds = g_timer_elapsed (timer, NULL);
   if (animation == NULL)
     {
-      if (!seed_pose_is_finite (problem))
-        item->error_subject = shared->model_label;
+      /* The solver refuses the model, as bench-ik does (km_cli_seed_pose_is_finite()). */
+      if (!km_cli_seed_pose_is_finite (problem))
+        item->error_subject = shared->model_location;
       return FALSE;
     }
   km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
@@ -728,6 +684,7 @@ km_cli_solve (int    argc,
   gboolean output_is_dir;
   const char *skeleton_path;
   g_autofree char *shown_model = NULL;
+  g_autofree char *model_location = NULL;
   const char *model_label;
   int effector_index = -1;
   int jobs = G_MININT;   /* not given */
@@ -809,6 +766,7 @@ km_cli_solve (int    argc,
   /* Shown as every location shows a file: a message about it stays one line. */
   shown_model = skeleton_path != NULL ? km_parse_shown_file (skeleton_path) : NULL;
   model_label = shown_model != NULL ? shown_model : _("the default skeleton");
+  model_location = km_cli_model_location (skeleton_path, model_label);
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
   skeleton = load_skeleton (skeleton_path, &extras, &error);
@@ -819,8 +777,7 @@ km_cli_solve (int    argc,
       return KM_CLI_EXIT_INVALID;
     }
 
-  if (!km_cli_check_model_moves (skeleton, shown_model != NULL ? shown_model
-                                                               : KM_DEFAULT_SKELETON_NAME))
+  if (!km_cli_check_model_moves (skeleton, skeleton_path, KM_DEFAULT_SKELETON_NAME))
     return KM_CLI_EXIT_INVALID;
 
   /* --effector names a joint (or a URDF link) of the model, whose chain moves: checked
@@ -830,8 +787,10 @@ km_cli_solve (int    argc,
       effector_index = km_skeleton_find_effector (skeleton, effector);
       if (effector_index < 0 || !chain_moves (skeleton, effector_index))
         {
-          /* The prefix is never translated. */
-          fprintf (stderr, "kinema-cli: --effector %s: ", effector);
+          g_autofree char *shown = km_cli_shown_name (effector);
+
+          /* The prefix is never translated; the name one line (km_cli_shown_name()). */
+          fprintf (stderr, "kinema-cli: --effector %s: ", shown);
           if (effector_index < 0)
             /* Translators: %s is a model file (or "the default skeleton"). */
             fprintf (stderr, _("%s has no joint or link of that name"), model_label);
@@ -854,8 +813,8 @@ km_cli_solve (int    argc,
       scene_targets = NULL;
       if (effector == NULL && !default_targets_fit (skeleton, &wanted))
         {
-          /* The prefix is never translated. */
-          fprintf (stderr, "%s: ", shown_model);
+          /* About the whole model: at FILE:1:1. The prefix is never translated. */
+          fprintf (stderr, "%s: ", model_location);
           fprintf (stderr, _("the model defines no IK targets and has no joint “%s” that the "
                              "default targets are for: give a targets file (or --effector "
                              "NAME)"), wanted);
@@ -927,10 +886,11 @@ km_cli_solve (int    argc,
       if (scene_targets != NULL)
         {
           const char *name = g_ptr_array_index (extras->target_names, i);
+          g_autofree char *shown_name = km_cli_shown_name (name);
 
           items[i].track = km_target_track_ref (g_ptr_array_index (scene_targets, i));
           /* Translators: a model file, then the name of an IK target it defines */
-          items[i].label = g_strdup_printf (_("%s, IK target “%s”"), shown_model, name);
+          items[i].label = g_strdup_printf (_("%s, IK target “%s”"), shown_model, shown_name);
           if (n_items > 1)
             {
               items[i].line_key = "target";
@@ -1033,6 +993,7 @@ km_cli_solve (int    argc,
     shared.model_pose = extras->initial_q;
   shared.output_format = output_format;
   shared.model_label = model_label;
+  shared.model_location = model_location;
   g_mutex_init (&shared.mutex);
   g_cond_init (&shared.cond);
   show_progress = isatty (STDERR_FILENO);

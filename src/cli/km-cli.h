@@ -8,6 +8,7 @@
 
 #include "km-body-handler.h"
 #include "km-format.h"
+#include "km-ik.h"
 #include "km-skeleton.h"
 #include "km-target-track.h"
 
@@ -40,6 +41,8 @@ int   km_cli_parse_options  (GOptionContext *context,
                              char         ***argv);
 int   km_cli_check_format   (GOptionContext *context,
                              const char     *format_name);
+int   km_cli_check_no_arguments (GOptionContext *context,
+                                 int             argc);
 void  km_cli_print_warning  (const char     *message,
                              gpointer        user_data);
 void  km_cli_print_warning_at (const char   *location,
@@ -50,7 +53,20 @@ void  km_cli_print_handler_reports (const KmBodyHandlerSet *handlers,
 void  km_cli_print_write_error (const char   *output,
                               const GError *error);
 gboolean km_cli_check_model_moves (const KmSkeleton *skeleton,
+                                   const char       *path,
                                    const char       *label);
+char *km_cli_model_location (const char *path,
+                             const char *label);
+gboolean km_cli_check_kind (const char  *path,
+                            KmFileKind   kind,
+                            GError     **error);
+void  km_cli_set_kind_error (const char      *path,
+                             KmFileKind       kind,
+                             const KmFormat  *format,
+                             GError         **error);
+gboolean km_cli_seed_pose_is_finite (const KmIkProblem *problem);
+char *km_cli_shown_name (const char *name);
+int   km_cli_finish (int status);
 char *km_cli_keyframe_location (const char *path,
                                 guint       frame);
 void  km_cli_print_keyframe_error (const char *path,

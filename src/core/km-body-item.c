@@ -276,7 +276,8 @@ load_model (KmBodyItem       *self,
     }
   if (format->kind != KM_FILE_KIND_MODEL)
     {
-      g_autofree char *message = g_strdup_printf (_("“%s” is not a model file"), path);
+      g_autofree char *escaped = km_parse_shown_file (shown);
+      g_autofree char *message = g_strdup_printf (_("“%s” is not a model file"), escaped);
 
       format->free_result (result);
       km_item_io_problem (io, KM_ITEM (self), file_node, message);
@@ -305,13 +306,14 @@ bare_message (const GError     *error,
               const KmYamlNode *node)
 {
   const char *file = km_yaml_node_get_file (node);
+  g_autofree char *located = NULL;
   const char *rest;
 
-  if (file == NULL || !g_str_has_prefix (error->message, file) ||
-      error->message[strlen (file)] != ':')
+  /* The location as km_parse_location() writes it (the file escaped), read back. */
+  if (file == NULL || !km_parse_read_location (error->message, &located, NULL, &rest) ||
+      strcmp (located, file) != 0)
     return error->message;
-  rest = strstr (error->message + strlen (file), ": ");
-  return rest != NULL ? rest + 2 : error->message;
+  return rest;
 }
 
 /* The first of @keys that @data has (km_yaml_mapping_lookup_any() finds its value). */

@@ -51,13 +51,15 @@ static char *
 check_fit (KmMotionFileItem *item)
 {
   KmBodyMotionItem *self = KM_BODY_MOTION_ITEM (item);
-  const char *file = km_motion_file_item_get_file (item);
+  g_autofree char *file = NULL;
   KmItem *body;
   KmSkeleton *skeleton;
   guint n_ids, unmapped;
 
   if (self->motion == NULL)
     return NULL;
+  /* As every message shows a file name (km_parse_shown_file()). */
+  file = km_parse_shown_file (km_motion_file_item_get_file (item));
   body = km_motion_file_item_get_body (item);
   if (body == NULL)
     return g_strdup_printf (_("%s: the body motion has no body item above it; it is kept, "

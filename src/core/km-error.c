@@ -53,6 +53,165 @@ km_parse_location (const char  *file,
   return g_strdup_printf ("%s:%u:%u", shown, pos.line, MAX (pos.column, 1));
 }
 
+/* @shown (@length bytes) as km_parse_shown_file() escaped it, back to the bytes of the
+ * path; NULL when it holds an escape that function never writes. */
+static char *
+unescape_shown (const char *shown,
+                gsize       length)
+{
+  g_autoptr(GString) file = g_string_sized_new (length);
+
+  for (gsize i = 0; i < length; i++)
+    {
+      guint64 code;
+      char digits[5];
+      char *end;
+      gsize n;
+
+      if (shown[i] != '\\')
+        {
+          /* km_parse_shown_file() leaves no control character as it is. */
+          if ((guchar) shown[i] < 0x20 || shown[i] == 0x7f)
+            return NULL;
+          g_string_append_c (file, shown[i]);
+          continue;
+        }
+      if (++i >= length)
+        return NULL;
+      switch (shown[i])
+        {
+        case '\\':
+          g_string_append_c (file, '\\');
+          break;
+        case 't':
+          g_string_append_c (file, '\t');
+          break;
+        case 'n':
+          g_string_append_c (file, '\n');
+          break;
+        case 'r':
+          g_string_append_c (file, '\r');
+          break;
+        case 'x':
+        case 'u':
+          n = shown[i] == 'x' ? 2 : 4;
+          if (i + n >= length)
+            return NULL;
+          memcpy (digits, shown + i + 1, n);
+          digits[n] = '\0';
+          for (gsize k = 0; k < n; k++)
+            if (!g_ascii_isxdigit (digits[k]))
+              return NULL;
+          code = g_ascii_strtoull (digits, &end, 16);
+          if (n == 2)
+            g_string_append_c (file, (char) code);
+          else if (code == 0x85 || code == 0x2028 || code == 0x2029)
+            g_string_append_unichar (file, (gunichar) code);
+          else
+            return NULL;
+          i += n;
+          break;
+        default:
+          return NULL;
+        }
+    }
+  return g_string_free (g_steal_pointer (&file), FALSE);
+}
+
+/* The number of decimal digits at @p (at most up to @end), and its value in @value. */
+static gsize
+read_number (const char *p,
+             const char *end,
+             guint      *value)
+{
+  guint64 v = 0;
+  gsize n = 0;
+
+  while (p + n < end && g_ascii_isdigit (p[n]))
+    {
+      v = v * 10 + (guint64) (p[n] - '0');
+      if (v > G_MAXUINT)
+        return 0;
+      n++;
+    }
+  *value = (guint) v;
+  return n;
+}
+
+/**
+ * km_parse_read_location:
+ * @text: a message, or what follows "included from " in one
+ * @file: (out) (optional) (transfer full): the path as given
+ * @pos: (out) (optional): line 0 for a "FILE: " location
+ * @rest: (out) (optional) (transfer none): what follows the location
+ *
+ * The inverse of km_parse_location() (see km-error.h).
+ */
+gboolean
+km_parse_read_location (const char   *text,
+                        char        **file,
+                        KmSourcePos  *pos,
+                        const char  **rest)
+{
+  const char *line_end;
+  const char *colon_space = NULL;
+  const char *name_end = NULL;
+  const char *after = NULL;
+  KmSourcePos found = { 0, 0 };
+  char *name;
+
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  line_end = text + strcspn (text, "\n");
+  for (const char *p = text; p < line_end && name_end == NULL; p++)
+    {
+      const char *q;
+      gsize n;
+
+      if (*p != ':')
+        continue;
+      if (colon_space == NULL && p + 1 < line_end && p[1] == ' ')
+        colon_space = p;
+      n = read_number (p + 1, line_end, &found.line);
+      q = p + 1 + n;
+      if (n == 0 || found.line == 0 || q >= line_end || *q != ':')
+        continue;
+      n = read_number (q + 1, line_end, &found.column);
+      q += 1 + n;
+      if (n == 0 || found.column == 0)
+        continue;
+      if (q == line_end)
+        after = *q == '\n' ? q + 1 : q;
+      else if (q[0] == ':' && q + 1 < line_end && q[1] == ' ')
+        after = q + 2;
+      else
+        continue;
+      name_end = p;
+    }
+  if (name_end == NULL)
+    {
+      if (colon_space == NULL)
+        return FALSE;
+      name_end = colon_space;
+      after = colon_space + 2;
+      found = (KmSourcePos) { 0, 0 };
+    }
+  if (name_end == text)
+    return FALSE;
+  name = unescape_shown (text, (gsize) (name_end - text));
+  if (name == NULL)
+    return FALSE;
+  if (file != NULL)
+    *file = name;
+  else
+    g_free (name);
+  if (pos != NULL)
+    *pos = found;
+  if (rest != NULL)
+    *rest = after;
+  return TRUE;
+}
+
 /* Puts "FILE:LINE:COLUMN: " (km_parse_location()) before an error's message: for a
  * failure from code that does not know the file (a mesh built from a file's numbers). */
 void

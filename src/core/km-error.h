@@ -49,14 +49,27 @@ void        km_parse_error_add_include_from (GError     **error,
                                          KmSourcePos  pos);
 /* @file (a path as the user gave it) as every location shows it: the FILE of
  * "FILE:LINE:COLUMN: ", "FILE: " and "included from FILE:…", and of a CLI `key=value`
- * line that names a file. A name with a control character, a backslash or a Unicode line
- * break is escaped C-style as km_format_append_value() escapes values (README, kinema-cli),
- * so that a message's first line stays one line and a script can match a file's location
- * to its `key=value` line; any other name is shown as it is. */
+ * line that names a file, and of any other message that names a file. A name with a
+ * control character, a backslash, a Unicode line break or a byte that is not UTF-8 is
+ * escaped C-style as km_format_append_value() escapes values (README, kinema-cli), so that
+ * a message's first line stays one line of UTF-8 and a script can match a file's location
+ * to its `key=value` line; any other name is shown as it is (colons and spaces too:
+ * km_parse_read_location() finds the location's end). */
 char       *km_parse_shown_file         (const char  *file);
 /* "FILE:LINE:COLUMN" (line 0: "FILE"), FILE shown as above. */
 char       *km_parse_location           (const char  *file,
                                          KmSourcePos  pos);
+/* Reads back a location as km_parse_location() writes it, at the start of @text (a
+ * message, or what follows "included from "): the first "FILE:LINE:COLUMN" on @text's
+ * first line that a ": ", the line's end or the text's end follows, else "FILE: " (line
+ * 0). @file (nullable): FILE unescaped, the path as given, non-UTF-8 bytes included;
+ * @rest (nullable): what follows the location and its ": " (or the line end). FALSE, the
+ * outputs untouched, when @text starts with no location or FILE is not escaped as
+ * km_parse_shown_file() escapes. A name with ": " in it reads back only when located. */
+gboolean    km_parse_read_location      (const char  *text,
+                                         char       **file,
+                                         KmSourcePos *pos,
+                                         const char **rest);
 /* Prefixes an error from code that knows no file (a mesh built from a file's numbers)
  * with "FILE:LINE:COLUMN: ". */
 void        km_parse_error_prefix       (GError     **error,

@@ -150,7 +150,8 @@ load_file (KmIkTargetsItem  *self,
     }
   if (format->kind != KM_FILE_KIND_TARGETS)
     {
-      g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), shown);
+      g_autofree char *escaped = km_parse_shown_file (shown);
+      g_autofree char *message = g_strdup_printf (_("“%s” is not an IK targets file"), escaped);
 
       format->free_result (result);
       km_item_io_problem (io, KM_ITEM (self), file_node, message);

@@ -13,11 +13,27 @@
 KmVec3
 km_vec3_normalize (KmVec3 a)
 {
-  double len = km_vec3_length (a);
+  KmVec3 unit;
 
-  if (len <= 0.0 || !isfinite (len))
-    return KM_VEC3_ZERO;
-  return km_vec3_scale (a, 1.0 / len);
+  return km_vec3_direction (a, &unit) ? unit : KM_VEC3_ZERO;
+}
+
+gboolean
+km_vec3_direction (KmVec3  a,
+                   KmVec3 *unit)
+{
+  double largest = fmax (fabs (a.x), fmax (fabs (a.y), fabs (a.z)));
+  KmVec3 scaled;
+  double len;
+
+  if (!isfinite (a.x) || !isfinite (a.y) || !isfinite (a.z) || largest == 0.0)
+    return FALSE;
+  /* By the largest component first (divided: 1 / largest overflows for a subnormal one),
+   * so that no square overflows or underflows to zero; the length is then in [1, √3]. */
+  scaled = km_vec3 (a.x / largest, a.y / largest, a.z / largest);
+  len = km_vec3_length (scaled);
+  *unit = km_vec3_scale (scaled, 1.0 / len);
+  return TRUE;
 }
 
 void

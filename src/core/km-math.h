@@ -127,7 +127,14 @@ km_transform_apply (const KmTransform *t, KmVec3 p)
   return km_vec3_add (km_mat3_mul_vec3 (&t->rot, p), t->pos);
 }
 
+/* @a scaled to unit length; zero for a zero or non-finite @a. Robust for any finite
+ * magnitude: scaled by its largest component before squaring, so [0,0,1e200] and
+ * [0,0,1e-170] (whose squares overflow or underflow) give [0,0,1]. */
 KmVec3      km_vec3_normalize            (KmVec3             a);
+/* Every loader's axis check: TRUE with @a's direction in @unit (km_vec3_normalize())
+ * when @a is finite and not zero, however large or small; FALSE otherwise. */
+gboolean    km_vec3_direction            (KmVec3             a,
+                                          KmVec3            *unit);
 
 void        km_mat3_identity             (KmMat3            *out);
 void        km_mat3_mul                  (const KmMat3      *a,

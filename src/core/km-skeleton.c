@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-skeleton.h"
+#include "km-error.h"
 
 /*
  * A KmSkeleton is immutable once built and reference counted atomically, so that the
@@ -555,15 +556,16 @@ check_joint_values (BuilderJoint      *bj,
 
   if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
     {
-      double len = km_vec3_length (j->axis);
+      KmVec3 unit;
 
-      if (!bj->axis_set || !isfinite (len) || len < 1e-12)
+      /* Any finite magnitude (km_vec3_direction()): only a zero axis is none. */
+      if (!bj->axis_set || !km_vec3_direction (j->axis, &unit))
         {
           g_set_error (error, KM_SKELETON_ERROR, KM_SKELETON_ERROR_ZERO_AXIS,
                        _("the axis of joint “%s” must not be zero"), j->name);
           return fail (problem, index, KM_JOINT_FIELD_AXIS, 0);
         }
-      j->axis = km_vec3_scale (j->axis, 1.0 / len);
+      j->axis = unit;
     }
   else
     {
@@ -786,10 +788,37 @@ check_mimic_ranges (KmSkeleton        *skel,
  *
  * Returns: (transfer full) (nullable): the skeleton, or %NULL with @error set
  */
+static KmSkeleton *builder_build (KmSkeletonBuilder  *self,
+                                  KmSkeletonProblem  *problem,
+                                  GError            **error);
+
 KmSkeleton *
 km_skeleton_builder_build (KmSkeletonBuilder  *self,
                            KmSkeletonProblem  *problem,
                            GError            **error)
+{
+  GError *local = NULL;
+  KmSkeleton *skel = builder_build (self, problem, &local);
+
+  if (local != NULL)
+    {
+      /* The messages quote joint names as they are: escaped C-style, as files and `info`
+       * show them (km_parse_shown_file(), km_format_append_value()), so that a name with a
+       * newline, a control character or a backslash keeps a message on one line. The
+       * messages' own text has none of these. */
+      char *shown = km_parse_shown_file (local->message);
+
+      g_free (local->message);
+      local->message = shown;
+      g_propagate_error (error, local);
+    }
+  return skel;
+}
+
+static KmSkeleton *
+builder_build (KmSkeletonBuilder  *self,
+               KmSkeletonProblem  *problem,
+               GError            **error)
 {
   g_autoptr(GHashTable) by_name = NULL;
   g_autofree int *parent_of = NULL;     /* file order → file order */

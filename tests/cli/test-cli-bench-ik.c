@@ -48,7 +48,7 @@ test_wrong_kind (void)
 
   {
     g_auto(Run) run = { 0 };
-    g_autofree char *expected = g_strdup_printf ("%s: expected a skeleton or model file, "
+    g_autofree char *expected = g_strdup_printf ("%s:1:1: expected a skeleton or model file, "
                                                  "found Kinema IK targets (targets.json)\n",
                                                  targets);
 
@@ -59,7 +59,7 @@ test_wrong_kind (void)
   }
   {
     g_auto(Run) run = { 0 };
-    g_autofree char *expected = g_strdup_printf ("%s: expected an IK targets file, found URDF "
+    g_autofree char *expected = g_strdup_printf ("%s:1:1: expected an IK targets file, found URDF "
                                                  "robot description\n", chain);
 
     run_cli (&run, NULL, "bench-ik", "--mode", "cold", chain, chain, NULL);
@@ -405,6 +405,98 @@ test_escaped_names (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A chain with a branch: a finger and a mimic follower off the path to the tip. */
+static const char branch_chain[] =
+  "{\"root_name\":\"R\",\"joints\":["
+  "{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+  "{\"name\":\"A\",\"type\":\"revolute\",\"offset\":[0,0,0.1],\"parent\":\"R\","
+  "\"axis\":[0,0,1],\"limits\":[-3,3]},"
+  "{\"name\":\"B\",\"type\":\"revolute\",\"offset\":[0,0,0.5],\"parent\":\"A\","
+  "\"axis\":[0,1,0],\"limits\":[-3,3]},"
+  "{\"name\":\"T\",\"type\":\"fixed\",\"offset\":[0,0,0.5],\"parent\":\"B\"},"
+  "{\"name\":\"F1\",\"type\":\"prismatic\",\"offset\":[0,0,0.2],\"parent\":\"A\","
+  "\"axis\":[1,0,0],\"limits\":[0,0.04]},"
+  "{\"name\":\"F2\",\"type\":\"prismatic\",\"offset\":[0,0,0.2],\"parent\":\"A\","
+  "\"axis\":[-1,0,0],\"limits\":[0,0.04],\"mimic\":{\"joint\":\"F1\"}}]}";
+
+/* dof= is the number of variables of the chain solved (as the KDL peer prints it), not
+ * of the whole model: joints off the path and mimic followers are not counted. */
+static void
+test_chain_dof (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-dof-XXXXXX");
+  g_autofree char *chain = g_build_filename (dir, "branch.json", NULL);
+  g_autofree char *targets = g_build_filename (dir, "t.json", NULL);
+  g_auto(Run) info = { 0 };
+  g_auto(Run) run = { 0 };
+
+  g_assert_true (g_file_set_contents (chain, branch_chain, -1, NULL));
+  g_assert_true (g_file_set_contents (targets, "[{\"frame\":0,\"pos\":[0,0,1.1],"
+                                      "\"euler\":[0,0,0],\"effector\":\"T\"}]", -1, NULL));
+  run_cli (&info, NULL, "info", chain, NULL);
+  g_assert_true (g_str_has_suffix (info.out, "joints=6 dof=4\n"));
+  run_cli (&run, NULL, "bench-ik", chain, targets, "--mode", "cold", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  if (!g_str_has_prefix (run.out, "solver=kinema chain=branch dof=2 n=1 "))
+    g_error ("“%s”", run.out);
+  km_test_remove_tree (dir);
+}
+
+/* A chain whose forward kinematics overflows is refused as `solve` refuses it: at the
+ * model, no benchmark line. */
+static void
+test_overflow_refused (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-ovf-XXXXXX");
+  g_autofree char *chain = g_build_filename (dir, "ovf.json", NULL);
+  g_autofree char *targets = g_build_filename (dir, "t.json", NULL);
+  g_autofree char *expected = g_strconcat (chain, ":1:1: the model is too large", NULL);
+  const char *modes[] = { "cold", "warm", "trajectory" };
+
+  g_assert_true (g_file_set_contents (chain,
+    "{\"root_name\":\"R\",\"joints\":[{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+    "{\"name\":\"A\",\"type\":\"revolute\",\"offset\":[1e308,0,0],\"parent\":\"R\","
+    "\"axis\":[0,0,1]},{\"name\":\"B\",\"type\":\"revolute\",\"offset\":[1e308,0,0],"
+    "\"parent\":\"A\",\"axis\":[0,0,1]}]}", -1, NULL));
+  g_assert_true (g_file_set_contents (targets, "[{\"frame\":0,\"pos\":[1,0,0],"
+                                      "\"euler\":[0,0,0]},{\"frame\":1,\"pos\":[1,1,0],"
+                                      "\"euler\":[0,0,0]}]", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_auto(Run) solve = { 0 };
+      g_autofree char *out = g_build_filename (dir, "a.json", NULL);
+
+      run_cli (&run, NULL, "bench-ik", chain, targets, "--mode", modes[i], NULL);
+      if (run.status != 1 || !g_str_has_prefix (run.err, expected) || run.out[0] != '\0')
+        g_error ("%s: exit %d, “%s”, “%s”", modes[i], run.status, run.out, run.err);
+      run_cli (&solve, NULL, "solve", chain, targets, "-o", out, NULL);
+      g_assert_cmpint (solve.status, ==, 1);
+      g_assert_true (g_str_has_prefix (solve.err, expected));
+    }
+  km_test_remove_tree (dir);
+}
+
+/* A project given as TARGETS is told from its content and refused before it is loaded
+ * (no warnings about what it holds), at FILE:1:1 as `solve` says it. */
+static void
+test_project_targets_not_loaded (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-proj-XXXXXX");
+  g_autofree char *chain = g_build_filename (dir, "branch.json", NULL);
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "review",
+                                                    "proj-badbody.cnoid", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s:1:1: expected an IK targets file, found "
+                                               "Choreonoid project (.cnoid)\n", project);
+  g_auto(Run) run = { 0 };
+
+  g_assert_true (g_file_set_contents (chain, branch_chain, -1, NULL));
+  run_cli (&run, NULL, "bench-ik", chain, project, "--mode", "cold", NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.err, ==, expected);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -422,5 +514,9 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/bench-ik/first-frame-located", test_first_frame_located);
   g_test_add_func ("/kinema/cli/bench-ik/model-options", test_model_options);
   g_test_add_func ("/kinema/cli/bench-ik/escaped-names", test_escaped_names);
+  g_test_add_func ("/kinema/cli/bench-ik/chain-dof", test_chain_dof);
+  g_test_add_func ("/kinema/cli/bench-ik/overflow-refused", test_overflow_refused);
+  g_test_add_func ("/kinema/cli/bench-ik/project-targets-not-loaded",
+                   test_project_targets_not_loaded);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "km-error.h"
 #include "km-format.h"
 #include "km-skeleton.h"
 
@@ -970,6 +971,93 @@ test_convert_escaped_names (void)
   g_assert_true (strchr (refused.err, '\n') == refused.err + strlen (refused.err) - 1);
 }
 
+/* The last line of @err, "kinema-cli: " and a location: it reads back
+ * (km_parse_read_location()) to @file; returns what follows it. */
+static const char *
+assert_cli_location (const char *err,
+                     const char *file)
+{
+  g_autofree char *found = NULL;
+  KmSourcePos pos;
+  const char *rest;
+
+  g_test_message ("%s", err);
+  g_assert_true (g_utf8_validate (err, -1, NULL));
+  /* One line. */
+  g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+  g_assert_true (g_str_has_prefix (err, "kinema-cli: "));
+  if (!km_parse_read_location (err + strlen ("kinema-cli: "), &found, &pos, &rest))
+    g_error ("no location in “%s”", err);
+  g_assert_cmpstr (found, ==, file);
+  g_assert_cmpuint (pos.line, ==, 0);
+  return rest;
+}
+
+/* Messages about the output name it as every location names a file (README,
+ * kinema-cli): a name with a colon, a space, a line break and a byte of no valid UTF-8
+ * reads back to the name given, and the message stays one line of valid UTF-8: a write
+ * that fails, an output that is the input, an output whose extension is for another
+ * kind of file. */
+static void
+test_convert_escaped_output_messages (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autofree char *missing_dir = g_build_filename (tmp_dir, "n:o d\ni\xffr", NULL);
+  g_autofree char *unwritable = g_build_filename (missing_dir, "out.json", NULL);
+  g_autofree char *input = g_build_filename (tmp_dir, "i:n p\nu\xfft.json", NULL);
+  g_autofree char *wrong_kind = g_build_filename (tmp_dir, "w:r o\nn\xffg.seq", NULL);
+  g_autofree char *text = NULL;
+  gsize length;
+  g_auto(Run) write_fails = { 0 };
+  g_auto(Run) same = { 0 };
+  g_auto(Run) kind = { 0 };
+  const char *rest;
+
+  run_cli (&write_fails, NULL, "convert", model, unwritable, NULL);
+  g_assert_cmpint (write_fails.status, ==, 1);
+  rest = assert_cli_location (write_fails.err, unwritable);
+  g_assert_true (g_str_has_prefix (rest, "cannot write the file: "));
+
+  g_assert_true (g_file_get_contents (model, &text, &length, NULL));
+  g_assert_true (g_file_set_contents (input, text, (gssize) length, NULL));
+  run_cli (&same, NULL, "convert", input, input, NULL);
+  g_assert_cmpint (same.status, ==, 2);
+  rest = assert_cli_location (same.err, input);
+  g_assert_true (g_str_has_prefix (rest, "the output is the input file "));
+  g_assert_null (strchr (rest, '\xff'));
+
+  run_cli (&kind, NULL, "convert", model, wrong_kind, NULL);
+  g_assert_cmpint (kind.status, ==, 2);
+  g_test_message ("%s", kind.err);
+  g_assert_true (g_utf8_validate (kind.err, -1, NULL));
+  g_assert_true (strchr (kind.err, '\n') == kind.err + strlen (kind.err) - 1);
+  g_assert_false (g_file_test (wrong_kind, G_FILE_TEST_EXISTS));
+  g_unlink (input);
+}
+
+/* An animation is no file `convert` converts: wrong usage (exit 2), said as every usage
+ * error is, "kinema-cli: …", of the input at FILE:1:1. */
+static void
+test_convert_animation_refused (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-convert-anim-XXXXXX");
+  g_autofree char *animation = g_build_filename (dir, "a.animation.json", NULL);
+  g_autofree char *output = g_build_filename (dir, "x.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s:1:1: KINEMA-ANIMATION-JSON "
+                                               "files cannot be converted\n", animation);
+  g_auto(Run) solved = { 0 };
+  g_auto(Run) run = { 0 };
+
+  run_cli (&solved, NULL, "solve", "-o", animation, NULL);
+  g_assert_cmpint (solved.status, ==, 0);
+  run_cli (&run, NULL, "convert", animation, output, NULL);
+  g_assert_cmpint (run.status, ==, 2);
+  g_assert_cmpstr (run.err, ==, expected);
+  g_assert_cmpstr (run.out, ==, "");
+  g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -983,6 +1071,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-to-any-case", test_convert_to_any_case);
   g_test_add_func ("/kinema/Cli/convert-refusal-one-line", test_convert_refusal_one_line);
   g_test_add_func ("/kinema/Cli/convert-escaped-names", test_convert_escaped_names);
+  g_test_add_func ("/kinema/Cli/convert-escaped-output-messages",
+                   test_convert_escaped_output_messages);
   g_test_add_func ("/kinema/Cli/convert-project", test_convert_project);
   g_test_add_func ("/kinema/Cli/convert-errors", test_convert_errors);
   g_test_add_func ("/kinema/Cli/convert-to-body", test_convert_to_body);
@@ -1000,6 +1090,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-over-input", test_convert_over_input);
   g_test_add_func ("/kinema/Cli/convert-ik-targets-note", test_convert_ik_targets_note);
   g_test_add_func ("/kinema/Cli/convert-written-counts", test_convert_written_counts);
+  g_test_add_func ("/kinema/Cli/convert-animation-refused", test_convert_animation_refused);
   g_test_add_func ("/kinema/Cli/convert-targets-euler-as-read",
                    test_convert_targets_euler_as_read);
   g_test_add_func ("/kinema/Cli/convert-stdout-and-extra-keys",

@@ -594,7 +594,7 @@ test_overflowing_model (void)
   g_autofree char *model = g_build_filename (dir, "huge2.urdf", NULL);
   g_autofree char *targets = g_build_filename (dir, "tt.json", NULL);
   g_autofree char *out_path = g_build_filename (dir, "h.json", NULL);
-  g_autofree char *expected = g_strconcat (model, ": ", NULL);
+  g_autofree char *expected = g_strconcat (model, ":1:1: ", NULL);
   g_auto(Run) run = { 0, };
 
   g_assert_true (g_file_set_contents (model, urdf, -1, NULL));
@@ -777,7 +777,7 @@ test_nothing_moves (void)
 
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("%s: the model has no joint that moves (every "
+    g_autofree char *expected = g_strdup_printf ("%s:1:1: the model has no joint that moves (every "
                                                  "joint is fixed): there is nothing to solve\n",
                                                  fixed);
 
@@ -834,7 +834,7 @@ test_model_targets (void)
   }
   {
     g_auto(Run) run = { 0, };
-    g_autofree char *expected = g_strdup_printf ("%s: the model defines no IK targets and has "
+    g_autofree char *expected = g_strdup_printf ("%s:1:1: the model defines no IK targets and has "
                                                  "no joint “EndEffector” that the default "
                                                  "targets are for: give a targets file (or "
                                                  "--effector NAME)\n", model);

@@ -4,7 +4,11 @@
 
 #include "config.h"
 
+#include <fcntl.h>
+#include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -663,6 +667,269 @@ test_validate_escaped_names (void)
   g_assert_cmpstr (as_is.out, ==, plain_line);
 }
 
+/* Runs $KINEMA_CLI with its stdout on /dev/full (a write to it fails with ENOSPC):
+ * returns the exit status, stderr in @err. */
+static int
+run_to_full (char      **err,
+             const char *first,
+             ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  int out_fd, wait_status;
+  va_list args;
+
+  g_ptr_array_add (argv, (char *) g_getenv ("KINEMA_CLI"));
+  va_start (args, first);
+  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  out_fd = g_open ("/dev/full", O_WRONLY, 0);
+  g_assert_cmpint (out_fd, >=, 0);
+  {
+    GPid pid;
+    int err_fd = -1;
+    g_autoptr(GString) text = g_string_new (NULL);
+    char buffer[4096];
+    gssize n;
+
+    g_assert_true (g_spawn_async_with_pipes_and_fds (NULL, (const char * const *) argv->pdata,
+                                                     NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                                                     NULL, -1, out_fd, -1, NULL, NULL, 0,
+                                                     &pid, NULL, NULL, &err_fd, &error));
+    g_assert_no_error (error);
+    while ((n = read (err_fd, buffer, sizeof buffer)) > 0)
+      g_string_append_len (text, buffer, n);
+    close (err_fd);
+    g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+    g_spawn_close_pid (pid);
+    *err = g_string_free (g_steal_pointer (&text), FALSE);
+  }
+  close (out_fd);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+/* Every command's stdout lines are checked at the end: written to a full device they
+ * are lost, and the command says so and exits 1 instead of 0. */
+static void
+test_stdout_write_error (void)
+{
+  g_autofree char *model = spec_example_path ();
+  g_autofree char *converted = g_build_filename (tmp_dir, "stdout-full.json", NULL);
+  g_autofree char *animation = g_build_filename (tmp_dir, "stdout-full.animation.json", NULL);
+  g_autofree char *targets = write_temp ("stdout-full-targets.json",
+                                         "[{\"frame\": 0, \"pos\": [0.3, 0, 1.2], "
+                                         "\"euler\": [0, 0, 0]}]\n", -1);
+  struct
+  {
+    const char *args[8];
+  } runs[] = {
+    { { "version", NULL } },
+    { { "--version", NULL } },
+    { { "--help", NULL } },
+    { { "info", model, NULL } },
+    { { "validate", model, NULL } },
+    { { "convert", model, converted, NULL } },
+    { { "solve", model, targets, "-o", animation, NULL } },
+    { { "bench-ik", model, targets, "--mode", "cold", NULL } },
+  };
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *err = NULL;
+      const char *const *a = runs[i].args;
+      int status = run_to_full (&err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+
+      if (status != 1 || strstr (err, "kinema-cli: /dev/stdout: cannot write the file: ") == NULL)
+        g_error ("%s: exit %d, “%s”", a[0], status, err);
+    }
+}
+
+/* A named pipe with no writer: open(2) of it would wait for one for ever (rev18-cli finding
+ * 12). It is refused at once, located, as an empty file is. */
+static void
+test_fifo_without_writer (void)
+{
+  g_autofree char *fifo = g_build_filename (tmp_dir, "pipe.json", NULL);
+  g_autofree char *prefix = g_strdup_printf ("%s:1:1: ", fifo);
+  g_auto(Run) run = { 0 };
+
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      return;
+    }
+  run_cli (&run, NULL, "validate", fifo, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  if (!g_str_has_prefix (run.err, prefix))
+    g_error ("“%s”", run.err);
+  g_unlink (fifo);
+}
+
+/* `version` takes no argument and no option but --help: wrong usage, exit 2. */
+static void
+test_version_usage (void)
+{
+  const char *wrong[][2] = { { "extra", NULL }, { "--bogus", NULL } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (wrong); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "version", wrong[i][0], NULL);
+      g_assert_cmpint (run.status, ==, 2);
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_true (g_str_has_prefix (run.err, "kinema-cli: "));
+      g_assert_nonnull (strstr (run.err, "Usage:"));
+    }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "version", NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_str_has_prefix (run.out, "kinema-cli "));
+  }
+}
+
+/* Names with a control character or a backslash are escaped in messages, as `info`
+ * escapes them: each message stays one line. */
+static void
+test_escaped_names_in_messages (void)
+{
+  g_autofree char *linked = write_temp ("esc-linked.json",
+    "{\"root_name\":\"R\\nX\",\"joints\":[{\"name\":\"R\\nX\",\"type\":\"fixed\","
+    "\"offset\":[0,0,0]},{\"name\":\"A\\u0007\\\\b\",\"type\":\"revolute\",\"offset\":[0,0,0],"
+    "\"parent\":\"R\\nX\",\"axis\":[0,0,1],\"mimic\":{\"joint\":\"R\\nX\"}}]}", -1);
+  g_autofree char *urdf = write_temp ("esc.urdf",
+    "<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/><joint name=\"j\" "
+    "type=\"revolute\"><parent link=\"a\"/><child link=\"b&#10;d\"/><axis xyz=\"0 0 1\"/>"
+    "</joint></robot>", -1);
+  g_autofree char *model = write_temp ("esc-model.json",
+    "{\"root_name\":\"R\",\"joints\":[{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+    "{\"name\":\"A\",\"type\":\"revolute\",\"offset\":[0,0,0],\"parent\":\"R\","
+    "\"axis\":[0,0,1]}]}", -1);
+  g_autofree char *targets = write_temp ("esc-targets.json",
+    "[{\"frame\":0,\"pos\":[0,0,0],\"euler\":[0,0,0],\"effector\":\"Q\\nZ\"}]", -1);
+  g_autofree char *out = g_build_filename (tmp_dir, "esc.animation.json", NULL);
+  struct
+  {
+    const char *args[8];
+    const char *quoted;
+  } cases[] = {
+    { { "info", linked, NULL }, "(“A\\x07\\\\b” follows “R\\nX”)" },
+    { { "info", urdf, NULL }, "“b\\nd” is none" },
+    { { "solve", model, targets, "-o", out, NULL }, "“Q\\nZ” to use as the end effector" },
+    { { "solve", model, targets, "-o", out, "-e", "Q\nZ", NULL }, "--effector Q\\nZ: " },
+    { { "bench-ik", model, targets, "--mode", "cold", NULL }, "“Q\\nZ” to use as the end" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *const *a = cases[i].args;
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      /* One line, with the name escaped. */
+      if (strstr (run.err, cases[i].quoted) == NULL ||
+          strchr (run.err, '\n') != run.err + strlen (run.err) - 1 || strchr (run.err, '\a'))
+        g_error ("%s %s: “%s” does not hold “%s” on one line", a[0], a[1], run.err,
+                 cases[i].quoted);
+    }
+}
+
+/* An axis of any finite magnitude is an axis: normalised, not "zero" (its square may
+ * overflow or underflow); a zero axis is still refused. */
+static void
+test_axis_magnitude (void)
+{
+  const char *axes[] = { "[0,0,1e200]", "[0,0,1e-170]", "[0,0,4e-320]", "[1e308,0,1e308]" };
+  const char *shown[] = { "axis=0,0,1 ", "axis=0,0,1 ", "axis=0,0,1 ",
+                          "axis=0.7071067811865475,0,0.7071067811865475 " };
+
+  for (guint i = 0; i < G_N_ELEMENTS (axes); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"root_name\":\"R\",\"joints\":[{\"name\":\"R\",\"type\":\"fixed\","
+        "\"offset\":[0,0,0]},{\"name\":\"A\",\"type\":\"revolute\",\"offset\":[0,0,0],"
+        "\"parent\":\"R\",\"axis\":%s}]}", axes[i]);
+      g_autofree char *path = write_temp ("axis.json", text, -1);
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "info", path, NULL);
+      if (run.status != 0 || strstr (run.out, shown[i]) == NULL)
+        g_error ("%s: exit %d, “%s”, “%s”", axes[i], run.status, run.out, run.err);
+    }
+  {
+    g_autofree char *path = write_temp ("axis-zero.json",
+      "{\"root_name\":\"R\",\"joints\":[{\"name\":\"R\",\"type\":\"fixed\","
+      "\"offset\":[0,0,0]},{\"name\":\"A\",\"type\":\"revolute\",\"offset\":[0,0,0],"
+      "\"parent\":\"R\",\"axis\":[0,0,0]}]}", -1);
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "info", path, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_nonnull (strstr (run.err, "must not be zero"));
+  }
+}
+
+/* A root_name that names no joint is said at its value, not as a missing "parent". */
+static void
+test_root_name_names_no_joint (void)
+{
+  g_autofree char *path = write_temp ("noroot.json",
+    "{\"root_name\":\"X\",\"joints\":[{\"name\":\"R\",\"type\":\"fixed\","
+    "\"offset\":[0,0,0]}]}", -1);
+  g_autofree char *expected = g_strdup_printf ("%s:1:14: the root joint “X” is not among "
+                                               "the joints\n", path);
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, NULL, "validate", path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.err, ==, expected);
+}
+
+/* An integer beyond 2^53 is echoed as written, not as the double it rounds to. */
+static void
+test_big_frame_echoed (void)
+{
+  g_autofree char *path = write_temp ("bigframe.json",
+    "[{\"frame\": 9007199254740993, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0]}]", -1);
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, NULL, "validate", path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  if (!g_str_has_suffix (run.err, ", found 9007199254740993\n"))
+    g_error ("“%s”", run.err);
+}
+
+/* A Scenebuilder value out of range is located at its first character, its sign. */
+static void
+test_negative_number_column (void)
+{
+  g_autofree char *path = write_temp ("range.xml",
+    "<namespace name=\"x\">\n"
+    "  <body name=\"b\"/>\n"
+    "  <hinge name=\"h\" range=\"-1e999 1e999\"/>\n"
+    "</namespace>\n", -1);
+  g_autofree char *expected = g_strdup_printf ("%s:3:26: warning: invalid value of “range”: "
+                                               "the number is out of range", path);
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, NULL, "validate", path, NULL);
+  if (strstr (run.err, expected) == NULL)
+    g_error ("“%s” does not hold “%s”", run.err, expected);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -688,6 +955,15 @@ main (int    argc,
                    test_validate_targets_misspelt_key);
   g_test_add_func ("/kinema/CliValidate/info", test_info);
   g_test_add_func ("/kinema/CliValidate/escaped-names", test_validate_escaped_names);
+  g_test_add_func ("/kinema/CliValidate/stdout-write-error", test_stdout_write_error);
+  g_test_add_func ("/kinema/CliValidate/version-usage", test_version_usage);
+  g_test_add_func ("/kinema/CliValidate/escaped-names-in-messages",
+                   test_escaped_names_in_messages);
+  g_test_add_func ("/kinema/CliValidate/axis-magnitude", test_axis_magnitude);
+  g_test_add_func ("/kinema/CliValidate/root-name-names-no-joint", test_root_name_names_no_joint);
+  g_test_add_func ("/kinema/CliValidate/big-frame-echoed", test_big_frame_echoed);
+  g_test_add_func ("/kinema/CliValidate/negative-number-column", test_negative_number_column);
+  g_test_add_func ("/kinema/CliValidate/fifo-without-writer", test_fifo_without_writer);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

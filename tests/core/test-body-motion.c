@@ -17,6 +17,7 @@
 #include "km-body.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
+#include "km-error.h"
 #include "km-format.h"
 #include "km-motion-file-item.h"
 #include "km-pose-seq-item.h"
@@ -868,6 +869,30 @@ test_from_animation_too_large (void)
 }
 
 /* Both read-only motion items share KmMotionFileItem: what each restored is the base's. */
+/* A body motion item's message about its file names the file as every location names a
+ * file (km_parse_shown_file()): it reads back (km_parse_read_location()) to the file's
+ * own name, colon, space, line break and stray byte included, and stays valid UTF-8. */
+static void
+test_item_escaped_file (void)
+{
+  static const char odd[] = "dir/w:a l\nk\xff.seq";
+  g_autoptr(KmBodyMotion) motion = load ("sr1-v1.seq");
+  g_autoptr(KmItem) item = km_body_motion_item_new_for_file (odd, motion);
+  g_autofree char *message = km_body_motion_item_check_fit (KM_BODY_MOTION_ITEM (item));
+  g_autofree char *file = NULL;
+  KmSourcePos pos;
+  const char *rest;
+
+  g_assert_nonnull (message);
+  g_test_message ("%s", message);
+  g_assert_true (g_utf8_validate (message, -1, NULL));
+  if (!km_parse_read_location (message, &file, &pos, &rest))
+    g_error ("no location in “%s”", message);
+  g_assert_cmpstr (file, ==, odd);
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_true (g_str_has_prefix (rest, "the body motion has no body item above it"));
+}
+
 static void
 test_motion_file_item (void)
 {
@@ -935,6 +960,7 @@ main (int   argc,
   g_test_add_func ("/kinema/BodyMotionItem/save", test_save);
   g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);
   g_test_add_func ("/kinema/MotionFileItem/restored", test_motion_file_item);
+  g_test_add_func ("/kinema/BodyMotionItem/escaped-file", test_item_escaped_file);
 
   return g_test_run ();
 }

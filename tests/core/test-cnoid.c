@@ -16,6 +16,7 @@
 
 #include "km-body-item.h"
 #include "km-cnoid.h"
+#include "km-error.h"
 #include "km-folder-item.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
@@ -1761,6 +1762,129 @@ test_included_motion_errors (void)
     }
 }
 
+/* Checks that @line starts with a location that reads back (km_parse_read_location()) to
+ * @file at @line_number:@column; returns what follows it. */
+static const char *
+assert_location (const char *line,
+                 const char *file,
+                 guint       line_number,
+                 guint       column)
+{
+  g_autofree char *found = NULL;
+  KmSourcePos pos;
+  const char *rest;
+
+  if (!km_parse_read_location (line, &found, &pos, &rest))
+    g_error ("no location in “%s”", line);
+  g_assert_cmpstr (found, ==, file);
+  g_assert_cmpuint (pos.line, ==, line_number);
+  g_assert_cmpuint (pos.column, ==, column);
+  return rest;
+}
+
+/* DESIGN.md, "Error locations": in a project whose folder's name holds a colon, a space,
+ * a line break and a byte of no valid UTF-8, every line of an error from inside a
+ * sub-project, the "included from" line that names the project opened too, reads back
+ * (km_parse_read_location()) to the file, line and column; the message is valid UTF-8. */
+static void
+test_included_escaped_names (void)
+{
+  static const char project_text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"Root\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 1\n"
+    "      name: \"Sub\"\n"
+    "      plugin: Base\n"
+    "      class: SubProjectItem\n"
+    "      data:\n"
+    "        filename: \"proj-badbody.cnoid\"\n"
+    "        format: PROJECT\n";
+  static const char * const copied[] = { "proj-badbody.cnoid", "bad-axis.body" };
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-escaped-XXXXXX");
+  g_autofree char *dir = g_build_filename (tmp, "p:r j\ne\xff", NULL);
+  g_autofree char *path = g_build_filename (dir, "proj-sub.cnoid", NULL);
+  g_autofree char *sub = g_build_filename (dir, "proj-badbody.cnoid", NULL);
+  g_autofree char *body = g_build_filename (dir, "bad-axis.body", NULL);
+  g_autoptr(KmProject) project = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *messages;
+  const char *rest;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    {
+      g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "include-chain",
+                                                       copied[i], NULL);
+      g_autofree char *target = g_build_filename (dir, copied[i], NULL);
+      gsize length;
+      g_autofree char *text = test_util_read_file (source, &length);
+
+      g_assert_true (g_file_set_contents (target, text, (gssize) length, NULL));
+    }
+  g_assert_true (g_file_set_contents (path, project_text, -1, NULL));
+  project = load_ok (path);
+  messages = km_project_get_messages (project);
+  g_assert_cmpuint (messages->len, ==, 1);
+  g_test_message ("%s", (char *) messages->pdata[0]);
+  g_assert_true (g_utf8_validate (messages->pdata[0], -1, NULL));
+  lines = g_strsplit (messages->pdata[0], "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  rest = assert_location (lines[0], body, 10, 17);
+  g_assert_true (g_str_has_prefix (rest, "expected a joint axis"));
+  g_assert_true (g_str_has_prefix (lines[1], "included from "));
+  assert_location (lines[1] + strlen ("included from "), sub, 17, 19);
+  g_assert_true (g_str_has_prefix (lines[2], "included from "));
+  assert_location (lines[2] + strlen ("included from "), path, 12, 19);
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    {
+      g_autofree char *target = g_build_filename (dir, copied[i], NULL);
+
+      g_unlink (target);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A malformed optional value of a body item in a project whose name holds a colon, a
+ * space, a line break and a stray byte: the warning is located once, at the value, and
+ * says what the value's reader says without its location. */
+static void
+test_bad_value_escaped_name (void)
+{
+  static const char text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 1\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      name: A\n"
+    "      data:\n"
+    "        file: \"arm.json\"\n"
+    "        format: SKELETON-JSON\n"
+    "        fix_root: maybe\n";
+  g_autofree char *path = data_path ("kinema/b:a d\nv\xff.cnoid");
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *messages;
+  const char *rest;
+
+  project = load_text (path, text, &error);
+  g_assert_no_error (error);
+  messages = km_project_get_messages (project);
+  g_assert_cmpuint (messages->len, ==, 1);
+  g_test_message ("%s", (char *) messages->pdata[0]);
+  g_assert_true (g_utf8_validate (messages->pdata[0], -1, NULL));
+  rest = assert_location (messages->pdata[0], path, 13, 19);
+  g_assert_cmpstr (rest, ==, "“fix_root” is ignored: expected true or false");
+}
+
 /* Targets opened from a file are written as a reference to it (DESIGN.md: "An item with
  * a file writes the file reference"); once edited, inline and without the file, which a
  * project save does not rewrite. */
@@ -2332,6 +2456,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/share-dir", test_share_dir);
   g_test_add_func ("/kinema/Cnoid/included-error-chain", test_included_error_chain);
   g_test_add_func ("/kinema/Cnoid/included-motion-errors", test_included_motion_errors);
+  g_test_add_func ("/kinema/Cnoid/included-escaped-names", test_included_escaped_names);
+  g_test_add_func ("/kinema/Cnoid/bad-value-escaped-name", test_bad_value_escaped_name);
   g_test_add_func ("/kinema/Cnoid/targets-file-reference", test_targets_file_reference);
   g_test_add_func ("/kinema/Cnoid/joint-id-gaps", test_joint_id_gaps);
   return g_test_run ();

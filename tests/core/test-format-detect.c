@@ -387,6 +387,67 @@ test_escaped_locations (void)
   g_unlink (bad);
 }
 
+/* DESIGN.md, "Error locations": a location reads back (km_parse_read_location()) to the
+ * very bytes of the file's name, whatever they are: a colon, a space, a line break, a
+ * backslash, a Unicode line break, a byte of no valid UTF-8. The name is shown as one
+ * line of valid UTF-8 (km_format_append_value() escapes a stray byte as \xHH), and so is
+ * a writer's error, which names the file it could not write. */
+static void
+test_read_location (void)
+{
+  static const char odd[] = "dir/o:d d\ne\xff\\f\xe2\x80\xa8g:1.json";
+  g_autofree char *shown = km_parse_shown_file (odd);
+  g_autofree char *located = km_parse_location (odd, (KmSourcePos) { 3, 7 });
+  g_autofree char *message = g_strconcat (located, ": expected a number\nincluded from ",
+                                          located, NULL);
+  g_autofree char *unlocated = g_strconcat (shown, ": cannot read the file", NULL);
+  g_autofree char *file = NULL;
+  g_autofree char *dir = g_build_filename (tmp_dir, "w:r i\nte\xff", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.json", NULL);
+  g_autoptr(GString) value = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  KmSourcePos pos = { 0, 0 };
+  const char *rest = NULL;
+
+  g_assert_true (g_utf8_validate (shown, -1, NULL));
+  g_assert_null (strchr (shown, '\n'));
+  g_assert_cmpstr (shown, ==, "dir/o:d d\\ne\\xff\\\\f\\u2028g:1.json");
+  km_format_append_value (value, "a\xc3\xa9\xc3 \x80\xf0\x9f\x98\x80");
+  g_assert_cmpstr (value->str, ==, "a\xc3\xa9\\xc3 \\x80\xf0\x9f\x98\x80");
+
+  g_assert_true (km_parse_read_location (message, &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, odd);
+  g_assert_cmpuint (pos.line, ==, 3);
+  g_assert_cmpuint (pos.column, ==, 7);
+  g_assert_true (g_str_has_prefix (rest, "expected a number\nincluded from "));
+  g_clear_pointer (&file, g_free);
+  rest = strchr (message, '\n') + 1 + strlen ("included from ");
+  g_assert_true (km_parse_read_location (rest, &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, odd);
+  g_assert_cmpuint (pos.line, ==, 3);
+  g_assert_cmpstr (rest, ==, "");
+  g_clear_pointer (&file, g_free);
+  g_assert_true (km_parse_read_location (unlocated, &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, odd);
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_cmpstr (rest, ==, "cannot read the file");
+  g_clear_pointer (&file, g_free);
+  g_assert_false (km_parse_read_location ("no location", &file, &pos, &rest));
+  g_assert_false (km_parse_read_location ("a\\qb:1:2: bad escape", &file, &pos, &rest));
+  g_assert_false (km_parse_read_location ("a\\x4: short escape", &file, &pos, &rest));
+  g_assert_null (file);
+
+  /* A write that fails names its file so too. */
+  g_assert_false (km_format_save_data (out, "{}\n", -1, &error));
+  g_assert_error (error, G_FILE_ERROR, error->code);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  if (!km_parse_read_location (error->message, &file, &pos, &rest))
+    g_error ("no location in “%s”", error->message);
+  g_assert_cmpstr (file, ==, out);
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_true (g_str_has_prefix (rest, "cannot write the file: "));
+}
+
 /* Format names are matched ignoring ASCII case wherever a user gives one (--format, --to):
  * the one function the registry's lookup uses too. */
 static void
@@ -416,6 +477,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
   g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);
   g_test_add_func ("/kinema/FormatDetect/escaped-locations", test_escaped_locations);
+  g_test_add_func ("/kinema/FormatDetect/read-location", test_read_location);
   g_test_add_func ("/kinema/FormatDetect/format-name-matches", test_format_name_matches);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);

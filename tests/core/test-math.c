@@ -183,6 +183,39 @@ test_mat3_inverse (void)
   g_assert_cmpfloat (untouched.m[0][0], ==, 2.0);
 }
 
+/* An axis of any finite magnitude has a direction: scaled by its largest component
+ * before squaring, so neither 1e200² (overflow) nor 1e-170² (underflow) makes it zero;
+ * only a zero or non-finite vector has none. */
+static void
+test_vec3_direction (void)
+{
+  const KmVec3 axes[] = { { 0, 0, 1e200 }, { 0, 0, 1e-170 }, { 0, 0, -4e-320 },
+                          { 1e308, 0, 1e308 }, { 3, 4, 0 } };
+  const KmVec3 units[] = { { 0, 0, 1 }, { 0, 0, 1 }, { 0, 0, -1 },
+                           { G_SQRT2 / 2, 0, G_SQRT2 / 2 }, { 0.6, 0.8, 0 } };
+  const KmVec3 none[] = { { 0, 0, 0 }, { 0, NAN, 1 }, { INFINITY, 0, 0 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (axes); i++)
+    {
+      KmVec3 unit = KM_VEC3_ZERO;
+      KmVec3 n = km_vec3_normalize (axes[i]);
+
+      g_assert_true (km_vec3_direction (axes[i], &unit));
+      g_assert_cmpfloat_with_epsilon (unit.x, units[i].x, 1e-15);
+      g_assert_cmpfloat_with_epsilon (unit.y, units[i].y, 1e-15);
+      g_assert_cmpfloat_with_epsilon (unit.z, units[i].z, 1e-15);
+      g_assert_cmpfloat_with_epsilon (km_vec3_length (n), 1.0, 1e-15);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (none); i++)
+    {
+      KmVec3 unit;
+      KmVec3 n = km_vec3_normalize (none[i]);
+
+      g_assert_false (km_vec3_direction (none[i], &unit));
+      g_assert_true (n.x == 0 && n.y == 0 && n.z == 0);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -197,6 +230,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Math/rotation-error", test_rotation_error);
   g_test_add_func ("/kinema/Math/transform", test_transform);
   g_test_add_func ("/kinema/Math/mat3-inverse", test_mat3_inverse);
+  g_test_add_func ("/kinema/Math/vec3-direction", test_vec3_direction);
 
   return g_test_run ();
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "km-error.h"
 #include "km-mesh-loader.h"
 #include "km-openhrp.h"
 #include "km-shape.h"
@@ -570,6 +571,52 @@ test_hostile (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
 }
 
+/* DESIGN.md, "Error locations": a mesh refused after it is read (a coordinate that is not
+ * finite) is named as every location names a file (km_parse_shown_file()): the message
+ * reads back (km_parse_read_location()) to the file's own name, colon, space, line break
+ * and stray byte included. */
+static void
+test_escaped_file_names (void)
+{
+  static const char odd[] = "dir/m:e s\nh\xff.stl";
+  static const char ascii[] =
+    "solid x\n"
+    "facet normal 0 0 1\n"
+    "outer loop\n"
+    "vertex 1e39 0 0\n"
+    "vertex 1 0 0\n"
+    "vertex 0 1 0\n"
+    "endloop\n"
+    "endfacet\n"
+    "endsolid x\n";
+  char binary[84 + 50] = { 0 };
+  guint32 n = GUINT32_TO_LE (1);
+  float nan_value = NAN;
+  const char *data[] = { binary, ascii };
+  gsize lengths[] = { sizeof binary, sizeof ascii - 1 };
+
+  memcpy (binary + 80, &n, 4);
+  memcpy (binary + 84 + 12, &nan_value, 4);
+  for (guint i = 0; i < G_N_ELEMENTS (data); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) shapes = km_mesh_load_stl (odd, data[i], lengths[i], &error);
+      g_autofree char *file = NULL;
+      KmSourcePos pos;
+      const char *rest;
+
+      g_assert_null (shapes);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+      g_assert_null (strchr (error->message, '\n'));
+      if (!km_parse_read_location (error->message, &file, &pos, &rest))
+        g_error ("no location in “%s”", error->message);
+      g_assert_cmpstr (file, ==, odd);
+      g_assert_nonnull (strstr (rest, "not a finite number"));
+    }
+}
+
 /* A scale above a rotation shears: the map is baked into a copy of the vertices, and the
  * shape's own transform is the identity. */
 static void
@@ -849,6 +896,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);
+  g_test_add_func ("/kinema/Mesh/escaped-file-names", test_escaped_file_names);
 
   return g_test_run ();
 }

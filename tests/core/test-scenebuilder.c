@@ -1240,6 +1240,78 @@ test_import_paths (void)
 
 }
 
+/* Checks that @line starts with a location that reads back (km_parse_read_location()) to
+ * @file at @line_number:@column. */
+static void
+assert_location (const char *line,
+                 const char *file,
+                 guint       line_number,
+                 guint       column)
+{
+  g_autofree char *found = NULL;
+  KmSourcePos pos;
+
+  if (!km_parse_read_location (line, &found, &pos, NULL))
+    g_error ("no location in “%s”", line);
+  g_assert_cmpstr (found, ==, file);
+  g_assert_cmpuint (pos.line, ==, line_number);
+  g_assert_cmpuint (pos.column, ==, column);
+}
+
+/* DESIGN.md, "Error locations": every file of an import chain is named as every location
+ * names a file (km_parse_shown_file()), its "included from" lines too, so that each line
+ * reads back to the file's own name (colon, space, line break and stray byte included),
+ * line and column; the message stays valid UTF-8. */
+static void
+test_import_escaped_names (void)
+{
+  static const char scene[] =
+    "<namespace name=\"w\">\n"
+    "  <body name=\"base\"/>\n"
+    "  <import name=\"p\" filename=\"part.xml\"/>\n"
+    "  <import name=\"q\" filename=\"bad.xml\"/>\n"
+    "</namespace>\n";
+  g_autofree char *tmp = g_dir_make_tmp ("kinema-sb-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "s:c n\ne\xff", NULL);
+  g_autofree char *scene_path = g_build_filename (dir, "scene.xml", NULL);
+  g_autofree char *part_path = g_build_filename (dir, "part.xml", NULL);
+  g_autofree char *bad_path = g_build_filename (dir, "bad.xml", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmScenebuilderModel) model = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (part_path, "<namespace>\n  <body name=\"b\" mass=\"heavy\"/>\n"
+                                      "</namespace>\n", -1, NULL));
+  g_assert_true (g_file_set_contents (bad_path, "<namespace>\n  <body name=\"x\"\n</namespace>\n",
+                                      -1, NULL));
+  model = test_util_scenebuilder_load (scene_path, scene, strlen (scene), warnings, &error);
+  g_assert_null (model);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  lines = g_strsplit (error->message, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  assert_location (lines[0], bad_path, 3, 2);
+  g_assert_true (g_str_has_prefix (lines[1], "included from "));
+  assert_location (lines[1] + strlen ("included from "), scene_path, 4, 30);
+
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_test_message ("%s", (char *) warnings->pdata[0]);
+  g_clear_pointer (&lines, g_strfreev);
+  lines = g_strsplit (warnings->pdata[0], "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  assert_location (lines[0], part_path, 2, 24);
+  g_assert_true (g_str_has_prefix (lines[1], "included from "));
+  assert_location (lines[1] + strlen ("included from "), scene_path, 3, 30);
+
+  g_unlink (part_path);
+  g_unlink (bad_path);
+  g_rmdir (dir);
+  g_rmdir (tmp);
+}
+
 /* A scene with a DOCTYPE after its XML declaration is still a Scenebuilder scene (the
  * sniffer skips the DOCTYPE, an internal subset "[ … ]" with its declarations included);
  * an internal subset is refused where its first entity declaration is (entities are
@@ -1971,6 +2043,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/import-cycle-through-files",
                    test_import_cycle_through_files);
   g_test_add_func ("/kinema/Scenebuilder/import-paths", test_import_paths);
+  g_test_add_func ("/kinema/Scenebuilder/import-escaped-names", test_import_escaped_names);
   g_test_add_func ("/kinema/Scenebuilder/import-warning-chain", test_import_warning_chain);
   g_test_add_func ("/kinema/Scenebuilder/effort-velocity-limits",
                    test_effort_velocity_limits);

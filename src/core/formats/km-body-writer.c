@@ -1653,7 +1653,9 @@ note_rewritten (GPtrArray        *notes,
                 gsize             length,
                 const char       *original)
 {
-  g_autofree char *name = g_filename_display_basename (original);
+  g_autofree char *base = g_path_get_basename (original);
+  /* As every message shows a file name (km_parse_shown_file()). */
+  g_autofree char *name = km_parse_shown_file (base);
   gboolean comments, anchors;
 
   find_marks (document, text, length, &comments, &anchors);

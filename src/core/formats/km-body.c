@@ -217,15 +217,14 @@ read_rotation (Body        *b,
 
       if (!km_yaml_expect_numbers (item, v, 4, error))
         return FALSE;
-      axis = km_vec3 (v[0], v[1], v[2]);
-      if (km_vec3_length (axis) < 1e-12)
+      /* Any finite magnitude (km_vec3_direction()): only a zero axis is none. */
+      if (!km_vec3_direction (km_vec3 (v[0], v[1], v[2]), &axis))
         {
           if (v[3] == 0)
             continue;
           return fail_at (b, item, error, _("expected a rotation axis that is not zero"));
         }
-      *out = km_quat_mul (*out, km_quat_from_axis_angle (km_vec3_normalize (axis),
-                                                         v[3] * b->angle_scale));
+      *out = km_quat_mul (*out, km_quat_from_axis_angle (axis, v[3] * b->angle_scale));
     }
   return TRUE;
 }

@@ -559,10 +559,13 @@ load_sub_project (LoadContext      *ctx,
   sub = load_project (shown, NULL, ctx->io.share_dir, ctx->io.depth + 1, ctx->io.open_files,
                       ctx->n_sub_projects, messages, &error);
   for (guint i = 0; i < messages->len; i++)
-    g_ptr_array_add (ctx->io.messages,
-                     g_strdup_printf ("%s\nincluded from %s:%u:%u",
-                                      (char *) g_ptr_array_index (messages, i), ctx->io.file,
-                                      at.line, MAX (at.column, 1)));
+    {
+      g_autofree char *site = km_parse_location (ctx->io.file, at);
+
+      g_ptr_array_add (ctx->io.messages,
+                       g_strdup_printf ("%s\nincluded from %s",
+                                        (char *) g_ptr_array_index (messages, i), site));
+    }
   if (sub == NULL)
     {
       g_autofree char *first = NULL;
@@ -2377,10 +2380,12 @@ km_cnoid_sub_save_check (KmCnoidSubSave  *save,
     first->check_digest = g_strdup (save->new_digest);
   else if (strcmp (first->check_digest, save->new_digest) != 0)
     {
+      g_autofree char *shown = km_parse_shown_file (save->path);
+
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    /* Translators: the sub-project's file */
                    _("The sub-project %s was not saved: it is included more than once, "
-                     "with different changes in each"), save->path);
+                     "with different changes in each"), shown);
       return FALSE;
     }
   /* As for the project's file (km-document-io.c): another program's change since it was
@@ -2393,7 +2398,11 @@ km_cnoid_sub_save_check (KmCnoidSubSave  *save,
   save->found = km_format_file_checksum (file, NULL, &local_error);
   if (save->found != NULL && strcmp (save->found, save->file_digest) == 0)
     return TRUE;
-  name = g_path_get_basename (save->path);
+  {
+    g_autofree char *base = g_path_get_basename (save->path);
+
+    name = km_parse_shown_file (base);   /* as every message shows a file name */
+  }
   if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                  /* Translators: %s is the sub-project's file name */
@@ -2466,23 +2475,28 @@ km_cnoid_sub_save_write (KmCnoidSubSave  *save,
   /* The same file under another sub-project item too: written once, with the one edit. */
   if (first->group_digest != NULL)
     {
+      g_autofree char *shown = NULL;
+
       if (strcmp (first->group_digest, save->new_digest) == 0)
         {
           save->in_sync = TRUE;
           return TRUE;
         }
+      shown = km_parse_shown_file (save->path);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    /* Translators: the sub-project's file */
                    _("The sub-project %s was not saved: it is included more than once, "
-                     "with different changes in each"), save->path);
+                     "with different changes in each"), shown);
       return FALSE;
     }
   /* (Another program's changes to the file: km_cnoid_sub_save_check, before any write.) */
   if (!km_format_save_data (save->path, text, length, &local_error))
     {
+      g_autofree char *shown = km_parse_shown_file (save->path);
+
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
                    /* Translators: the sub-project's file, then why */
-                   _("The sub-project %s was not saved: %s"), save->path,
+                   _("The sub-project %s was not saved: %s"), shown,
                    local_error->message);
       return FALSE;
     }

@@ -704,6 +704,56 @@ too_large_to_read (GFileInputStream *in,
          && (guint64) g_file_info_get_size (info) > (guint64) max_size;
 }
 
+/*
+ * A named pipe (FIFO), read as read_file_at() reads: open(2) of one blocks until a writer
+ * opens it, for ever when none does (`validate fifo.json`), so it is opened without
+ * blocking, then read blocking: what a writer gives, up to its end; with no writer, at
+ * once nothing (an empty file, which the loader refuses). Process substitution,
+ * `<(command)`, is a pipe with its writer: it reads as before.
+ */
+static GBytes *
+read_fifo (const char   *path,
+           gsize         max_size,
+           KmSourcePos   pos,
+           GError      **error)
+{
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  guint8 chunk[READ_CHUNK];
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  int saved_errno;
+
+  if (fd < 0 || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) < 0)
+    goto failed;
+  for (;;)
+    {
+      gssize n = read (fd, chunk, sizeof chunk);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        goto failed;
+      if (n == 0)
+        break;
+      if (buffer->len + (gsize) n > max_size)
+        {
+          close (fd);
+          set_too_large (error, path, pos, max_size);
+          return NULL;
+        }
+      g_byte_array_append (buffer, chunk, (guint) n);
+    }
+  close (fd);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+
+failed:
+  saved_errno = errno;
+  if (fd >= 0)
+    close (fd);
+  km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, _("cannot read the file: %s"),
+                      g_strerror (saved_errno));
+  return NULL;
+}
+
 /* km_format_read_file, its errors located at @pos (line 0: the file alone). */
 static GBytes *
 read_file_at (const char   *path,
@@ -716,6 +766,11 @@ read_file_at (const char   *path,
   g_autoptr(GByteArray) buffer = NULL;
   g_autoptr(GError) local_error = NULL;
   guint8 chunk[READ_CHUNK];
+  GStatBuf st;
+
+  /* Nothing may hang on what it is given (DESIGN.md, "Bad input"). */
+  if (g_stat (path, &st) == 0 && S_ISFIFO (st.st_mode))
+    return read_fifo (path, max_size, pos, error);
 
   file = g_file_new_for_path (path);
   in = g_file_read (file, NULL, &local_error);
@@ -1100,8 +1155,10 @@ set_write_error (GError     **error,
                  const char  *path,
                  int          saved_errno)
 {
+  g_autofree char *shown = km_parse_shown_file (path);
+
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-               _("%s: cannot write the file: %s"), path, g_strerror (saved_errno));
+               _("%s: cannot write the file: %s"), shown, g_strerror (saved_errno));
 }
 
 gboolean
@@ -1265,18 +1322,24 @@ km_format_append_value (GString    *out,
         default:
           if (c < 0x20 || c == 0x7f)
             g_string_append_printf (out, "\\x%02x", c);
-          /* U+0085 (C2 85), U+2028 and U+2029 (E2 80 A8/A9): line breaks to many readers
-           * (Python's str.splitlines() among them). */
-          else if (c == 0xc2 && (guchar) p[1] == 0x85)
+          else if (c >= 0x80)
             {
-              g_string_append (out, "\\u0085");
-              p++;
-            }
-          else if (c == 0xe2 && (guchar) p[1] == 0x80 &&
-                   ((guchar) p[2] == 0xa8 || (guchar) p[2] == 0xa9))
-            {
-              g_string_append_printf (out, "\\u%04x", (guchar) p[2] == 0xa8 ? 0x2028 : 0x2029);
-              p += 2;
+              gunichar u = g_utf8_get_char_validated (p, -1);
+
+              /* A byte of no valid UTF-8 sequence (a file name in another encoding):
+               * \xHH, so that the text stays UTF-8 and reads back to the same bytes. */
+              if (u == (gunichar) -1 || u == (gunichar) -2)
+                {
+                  g_string_append_printf (out, "\\x%02x", c);
+                  break;
+                }
+              /* U+0085, U+2028 and U+2029: line breaks to many readers (Python's
+               * str.splitlines() among them). */
+              if (u == 0x85 || u == 0x2028 || u == 0x2029)
+                g_string_append_printf (out, "\\u%04x", u);
+              else
+                g_string_append_len (out, p, g_utf8_skip[c]);
+              p += g_utf8_skip[c] - 1;
             }
           else
             g_string_append_c (out, *p);

@@ -122,7 +122,7 @@ gboolean         km_format_save_text     (const char       *path,
                                           const char       *text,
                                           GError          **error);
 /* The same for @length bytes (-1: up to the NUL); errors “PATH: cannot write the file:
- * REASON” (G_FILE_ERROR). Not atomic where there is nothing to replace: the file standard
+ * REASON” (G_FILE_ERROR; PATH as km_parse_shown_file() shows it). Not atomic where there is nothing to replace: the file standard
  * output goes to (/dev/stdout, by any name) is written at its position through stdout,
  * and a pipe, terminal or device (/dev/stderr, /dev/null) in place. */
 gboolean         km_format_save_data     (const char       *path,
@@ -149,7 +149,8 @@ void             km_format_note          (GPtrArray        *notes,
                                           ...) G_GNUC_PRINTF (2, 3);
 /* For describe functions: appends @value (a name) to a `key=value` line so that the line
  * stays one line, written C-style where it would not: \\ \t \n \r, \xHH for the other
- * control characters, \uHHHH for the Unicode line breaks (U+0085, U+2028, U+2029). */
+ * control characters and for each byte that is not part of valid UTF-8, \uHHHH for the
+ * Unicode line breaks (U+0085, U+2028, U+2029). km_parse_read_location() reads it back. */
 void             km_format_append_value  (GString          *out,
                                           const char       *value);
 /* A reader's factor from degrees to radians (a .body file's angles are read as

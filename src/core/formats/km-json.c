@@ -1373,7 +1373,11 @@ km_json_expect_int (const KmJsonDocument  *doc,
       g_autofree char *key = node->key != NULL ? display_name (node->key) : g_strdup ("");
       char number[G_ASCII_DTOSTR_BUF_SIZE];
 
-      km_json_format_number (number, node->u.number.value);
+      /* An integer as written (digits beyond a double's 2^53 kept), else the number. */
+      if (node->is_integer)
+        g_snprintf (number, sizeof number, "%" G_GINT64_FORMAT, node->u.number.int_value);
+      else
+        km_json_format_number (number, node->u.number.value);
       if (min == 0 && max == G_MAXINT64)
         /* Translators: "expected a non-negative integer for “frame”, found 2.5" */
         km_json_error_at (doc, node, KM_PARSE_ERROR_INVALID, error,

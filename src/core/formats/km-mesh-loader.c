@@ -423,7 +423,7 @@ stl_binary (const char  *path,
                            g_steal_pointer (&indices), n, error);
   if (mesh == NULL)
     {
-      g_prefix_error (error, "%s: ", path);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return NULL;
     }
   return single_mesh_shape (mesh);
@@ -562,7 +562,7 @@ stl_ascii (const char  *path,
   }
   if (mesh == NULL)
     {
-      g_prefix_error (error, "%s: ", path);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return NULL;
     }
   return single_mesh_shape (mesh);
@@ -1064,7 +1064,7 @@ km_mesh_load_obj (const char  *path,
         g->normals = g_array_new (FALSE, FALSE, sizeof (float));
       if (mesh == NULL)
         {
-          g_prefix_error (error, "%s: ", path);
+          km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
           return NULL;
         }
       if (m != NULL)

@@ -452,7 +452,9 @@ km_keep_note_lost (GPtrArray  *notes,
                    const char *reason,
                    const char *lost)
 {
-  g_autofree char *name = g_filename_display_basename (original);
+  g_autofree char *base = g_path_get_basename (original);
+  /* As every message shows a file name (km_parse_shown_file()). */
+  g_autofree char *name = km_parse_shown_file (base);
 
   km_format_note (notes,
                   /* Translators: a file name, a reason, then a list of what is lost */

@@ -188,12 +188,9 @@ read_axis (Reader      *r,
     {
       const double *v = (const double *) value->numbers->data;
 
-      *axis = km_vec3 (v[0], v[1], v[2]);
-      if (km_vec3_length (*axis) > 1e-12)
-        {
-          *axis = km_vec3_normalize (*axis);
-          return TRUE;
-        }
+      /* Any finite magnitude (km_vec3_direction()): only a zero axis is none. */
+      if (km_vec3_direction (km_vec3 (v[0], v[1], v[2]), axis))
+        return TRUE;
     }
   if (s == NULL)
     {
@@ -353,6 +350,7 @@ add_joint (Reader          *r,
   KmJointType type;
   KmAffine frame, local;
   KmMat3 r_local;
+  KmVec3 rot_axis;
   guint index;
 
   if (depth > KM_MESH_MAX_DEPTH * 4)
@@ -420,9 +418,8 @@ add_joint (Reader          *r,
       !read_numbers (r, node, "rotation", rot, 4, "axis x y z, angle", error) ||
       !read_joint_id (r, node, &id, error))
     return FALSE;
-  if (km_vec3_length (km_vec3 (rot[0], rot[1], rot[2])) > 1e-12)
-    km_mat3_from_axis_angle (km_vec3_normalize (km_vec3 (rot[0], rot[1], rot[2])), rot[3],
-                             &r_local);
+  if (km_vec3_direction (km_vec3 (rot[0], rot[1], rot[2]), &rot_axis))
+    km_mat3_from_axis_angle (rot_axis, rot[3], &r_local);
   else if (rot[3] == 0)
     km_mat3_identity (&r_local);
   else

@@ -248,7 +248,15 @@ scan_number (Scanner *s,
   buffer[p - start] = '\0';
   *value = g_ascii_strtod (buffer, NULL);
   if (!isfinite (*value))
-    return scan_fail (s, start, _("the number is out of range"));
+    {
+      /* At the value as written: a sign that is its own (no operand before it) too. */
+      gsize at = start;
+
+      if (at > 0 && (s->text[at - 1] == '-' || s->text[at - 1] == '+') &&
+          (at == 1 || strchr ("(*/^+-|&! \t", s->text[at - 2]) != NULL))
+        at--;
+      return scan_fail (s, at, _("the number is out of range"));
+    }
   s->pos = p;
   return TRUE;
 }

@@ -1877,9 +1877,9 @@ import_sites_text (Loader *L)
   for (guint i = L->import_sites->len; i > 0; i--)
     {
       const ImportSite *site = &g_array_index (L->import_sites, ImportSite, i - 1);
+      g_autofree char *location = km_parse_location (site->path, site->pos);
 
-      g_string_append_printf (text, "\nincluded from %s:%u:%u", site->path, site->pos.line,
-                              MAX (site->pos.column, 1));
+      g_string_append_printf (text, "\nincluded from %s", location);
     }
   return g_string_free (text, FALSE);
 }
@@ -1917,11 +1917,16 @@ import_file (Loader     *L,
         what = g_strdup_printf (_("“%s” imports itself (an import cycle); nothing is imported"),
                                 filename->text);
       else
-        /* Translators: the importing file, then the file already being imported (named
-         * as in "included from" lines). */
-        what = g_strdup_printf (_("“%s” imports “%s”, which is already being imported (an "
-                                  "import cycle); nothing is imported"),
-                                filename->file->path, open->path);
+        {
+          g_autofree char *shown_file = km_parse_shown_file (filename->file->path);
+          g_autofree char *shown_open = km_parse_shown_file (open->path);
+
+          /* Translators: the importing file, then the file already being imported (named
+           * as in "included from" lines). */
+          what = g_strdup_printf (_("“%s” imports “%s”, which is already being imported (an "
+                                    "import cycle); nothing is imported"),
+                                  shown_file, shown_open);
+        }
       /* At the import that closes the cycle, then where every file around it was
        * imported (the importing file's included-from lines, as every warning in it has),
        * as for errors (DESIGN.md, "Error locations"). */
@@ -1932,7 +1937,8 @@ import_file (Loader     *L,
   contents = km_format_read_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
   if (contents == NULL && g_error_matches (io_error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO))
     {
-      g_autofree char *prefix = g_strconcat (full, ": ", NULL);
+      g_autofree char *shown_full = km_parse_shown_file (full);
+      g_autofree char *prefix = g_strconcat (shown_full, ": ", NULL);
       const char *why = io_error->message;
 
       /* "FULL: cannot read the file: …" without the FULL, which the message names. */

@@ -474,6 +474,31 @@ km_skeleton_json_load (const char  *path,
       return NULL;
     }
 
+  /* A root_name that names no joint: said at its value, before a joint that is not the
+   * root is asked for the "parent" that only the root may leave out. */
+  {
+    gboolean found = FALSE;
+
+    for (guint i = 0; i < n && !found; i++)
+      {
+        const KmJsonNode *joint = km_json_node_get_element (joints_node, i);
+        const KmJsonNode *name = km_json_node_type (joint) == KM_JSON_OBJECT
+                                 ? km_json_node_get_member (joint, "name") : NULL;
+
+        found = name != NULL && km_json_node_type (name) == KM_JSON_STRING &&
+                g_strcmp0 (km_json_node_get_string (name, NULL), root_name) == 0;
+      }
+    if (!found)
+      {
+        /* Escaped as files are (km_parse_shown_file()): one line. */
+        g_autofree char *shown = km_parse_shown_file (root_name);
+
+        km_json_error_at (doc, root_name_node, KM_PARSE_ERROR_INVALID, error,
+                          _("the root joint “%s” is not among the joints"), shown);
+        return NULL;
+      }
+  }
+
   joints = g_new0 (JointNodes, n);
   for (guint i = 0; i < n; i++)
     {

@@ -1437,8 +1437,10 @@ build (Parser               *p,
 
       if (g_hash_table_contains (links, l->name))
         {
+          g_autofree char *name = km_parse_shown_file (l->name);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, l->pos,
-                              _("duplicate link name “%s”"), l->name);
+                              _("duplicate link name “%s”"), name);
           return NULL;
         }
       g_hash_table_insert (links, l->name, l);
@@ -1449,28 +1451,39 @@ build (Parser               *p,
 
       if (j->parent == NULL || j->child == NULL)
         {
+          g_autofree char *name = km_parse_shown_file (j->name);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->pos,
                               _("expected <parent link=…> and <child link=…> in joint “%s”"),
-                              j->name);
+                              name);
           return NULL;
         }
       if (!g_hash_table_contains (links, j->parent))
         {
+          /* Names escaped as files are (km_parse_shown_file()): one line. */
+          g_autofree char *name = km_parse_shown_file (j->parent);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->parent_pos,
-                              _("expected the name of a link, “%s” is none"), j->parent);
+                              _("expected the name of a link, “%s” is none"), name);
           return NULL;
         }
       if (!g_hash_table_contains (links, j->child))
         {
+          g_autofree char *name = km_parse_shown_file (j->child);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->child_pos,
-                              _("expected the name of a link, “%s” is none"), j->child);
+                              _("expected the name of a link, “%s” is none"), name);
           return NULL;
         }
       if (g_hash_table_contains (child_of, j->child))
         {
+          g_autofree char *name = km_parse_shown_file (j->child);
+          g_autofree char *other =
+            km_parse_shown_file (((UrdfJoint *) g_hash_table_lookup (child_of, j->child))->name);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->child_pos,
-                              _("link “%s” is already the child of joint “%s”"), j->child,
-                              ((UrdfJoint *) g_hash_table_lookup (child_of, j->child))->name);
+                              _("link “%s” is already the child of joint “%s”"), name,
+                              other);
           return NULL;
         }
       g_hash_table_insert (child_of, j->child, j);
@@ -1483,9 +1496,12 @@ build (Parser               *p,
         continue;
       if (root != NULL)
         {
+          g_autofree char *first = km_parse_shown_file (root->name);
+          g_autofree char *name = km_parse_shown_file (l->name);
+
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, l->pos,
                               _("expected one root link, but neither “%s” nor “%s” is the "
-                                "child of a joint"), root->name, l->name);
+                                "child of a joint"), first, name);
           return NULL;
         }
       root = l;
