@@ -166,6 +166,69 @@ commit_targets (KmDocument    *self,
   km_document_close_edit (self);
 }
 
+/* The euler triple a file gave a keyframe of @targets whose rotation is, bit for bit,
+ * @orientation (the one at @frame first): a keyframe moved, given another position or
+ * pasted keeps the user's triple while its rotation stays (km_target_track_get_euler()). */
+static gboolean
+find_euler (KmTargetTrack *targets,
+            guint          frame,
+            KmQuat         orientation,
+            KmVec3        *degrees)
+{
+  guint n = km_target_track_get_n_keyframes (targets);
+  int at = km_target_track_find_keyframe (targets, frame);
+
+  for (guint k = 0; k <= n; k++)
+    {
+      /* (k == 0: the keyframe at @frame; then all in order.) */
+      int i = k == 0 ? at : (int) k - 1;
+      const KmTargetKeyframe *key;
+
+      if (i < 0 || (k > 0 && i == at))
+        continue;
+      key = km_target_track_get_keyframe (targets, (guint) i);
+      if (key->orientation.w == orientation.w && key->orientation.x == orientation.x
+          && key->orientation.y == orientation.y && key->orientation.z == orientation.z
+          && km_target_track_get_euler (targets, (guint) i, degrees))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* @track, its keyframe at @frame keeping @degrees (its rotation's triple) and the others
+ * theirs. */
+static KmTargetTrack *
+with_euler_at (KmTargetTrack *track,
+               guint          frame,
+               KmVec3         degrees)
+{
+  guint n = km_target_track_get_n_keyframes (track);
+  g_autofree KmVec3 *all = g_new (KmVec3, MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    if (km_target_track_get_keyframe (track, i)->frame == frame)
+      all[i] = degrees;
+    else if (!km_target_track_get_euler (track, i, &all[i]))
+      all[i] = km_vec3 (NAN, NAN, NAN);
+  return km_target_track_with_eulers (track, all);
+}
+
+/* @targets with @keyframe put in (km_target_track_with_keyframe()), keeping the euler
+ * triple of @source_frame's keyframe, or of another, while @keyframe has its rotation. */
+static KmTargetTrack *
+put_keeping_euler (KmTargetTrack          *targets,
+                   KmTargetTrack          *source,
+                   guint                   source_frame,
+                   const KmTargetKeyframe *keyframe)
+{
+  g_autoptr(KmTargetTrack) track = km_target_track_with_keyframe (targets, keyframe);
+  KmVec3 degrees;
+
+  if (track == NULL || !find_euler (source, source_frame, keyframe->orientation, &degrees))
+    return g_steal_pointer (&track);
+  return with_euler_at (track, keyframe->frame, degrees);
+}
+
 /**
  * km_document_put_keyframe:
  *
@@ -199,7 +262,7 @@ km_document_put_keyframe (KmDocument             *self,
 
   targets = km_document_get_targets (self);
   if (targets != NULL)
-    track = km_target_track_with_keyframe (targets, keyframe);
+    track = put_keeping_euler (targets, targets, keyframe->frame, keyframe);
   else
     track = km_target_track_new (keyframe, 1, km_skeleton_get_joint (skeleton, effector)->name,
                                  km_document_get_frame_rate (self), NULL);
@@ -294,7 +357,8 @@ km_document_move_keyframe (KmDocument *self,
   keyframe.frame = to;
   replaces = km_target_track_find_keyframe (targets, to) >= 0;
   without = km_target_track_without_keyframe (targets, from);
-  track = km_target_track_with_keyframe (without, &keyframe);
+  /* Its rotation goes with it, and so does the euler triple its file gave it. */
+  track = put_keeping_euler (without, targets, from, &keyframe);
   if (track == NULL)
     return FALSE;
   commit_targets (self, track);

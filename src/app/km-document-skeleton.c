@@ -259,9 +259,10 @@ pin_default_effector (SkeletonEdit *edit)
 
 /* When @edit deletes the joint its targets move (the one they name, else the default one),
  * they go to its nearest joint that survives, its parent, and name it, so that the
- * effector the project says is the one that moves. Targets that name a joint the body
- * lacks stay as they are, and so do those of a renamed joint (a rename keeps every joint at
- * its index): the document says which joint follows targets keyed for a name it lacks.
+ * effector the project says is the one that moves. Targets that name a renamed joint (a
+ * rename keeps every joint at its index) name its new name, and undo gives them the old
+ * one back. Targets that name a joint the body lacks stay as they are: the document says
+ * which joint follows targets keyed for a name it lacks.
  *
  * Returns: (transfer full) (nullable): the deleted effector's name when the targets were
  *   handed to another joint (edit->targets_after names it), else %NULL */
@@ -290,7 +291,16 @@ follow_effector (SkeletonEdit *edit)
   same = km_skeleton_get_n_joints (after) == km_skeleton_get_n_joints (before)
          ? km_skeleton_get_joint (after, (guint) index) : NULL;
   if (same != NULL && same->parent == effector->parent && same->type == effector->type)
-    return NULL;
+    {
+      /* Renamed: the targets that named it name it still. */
+      if (named != NULL && g_strcmp0 (same->name, effector->name) != 0)
+        {
+          edit->targets_item = g_object_ref (item);
+          edit->targets_state = km_ik_targets_item_save_state (KM_IK_TARGETS_ITEM (item));
+          edit->targets_after = km_target_track_with_effector (track, same->name);
+        }
+      return NULL;
+    }
 
   for (int p = effector->parent; p >= 0 && kept < 0;
        p = km_skeleton_get_joint (before, (guint) p)->parent)

@@ -1169,7 +1169,7 @@ sync_from_project (KmDocument *self)
   /* (the body read again from its file is the same body: Reload, its undo or redo) */
   gboolean same_body = _km_document_same_item (KM_ITEM (self->body), KM_ITEM (body));
   g_autoptr(KmBodyItem) previous = self->body != NULL ? g_object_ref (self->body) : NULL;
-  gboolean body_changed;
+  gboolean body_changed, targets_changed;
 
   if (targets_item != NULL)
     targets = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
@@ -1189,11 +1189,22 @@ sync_from_project (KmDocument *self)
            || (animation == NULL && self->animation != NULL && body != NULL
                && pose_seq_building (KM_ITEM (body))))
     self->held_frames = MAX (self->held_frames, self->timeline_frames);
+  targets_changed = targets != self->targets;
   if (skeleton != self->skeleton)
-    set_skeleton (self, skeleton);
+    {
+      /* The targets that come with the model first (a skeleton edit's, its undo's: those
+       * of a renamed effector name its new name), so that its effector is found by the
+       * targets made for it, not by those before, which name a joint it may lack. */
+      if (targets_changed)
+        {
+          g_clear_pointer (&self->targets, km_target_track_unref);
+          self->targets = targets != NULL ? km_target_track_ref (targets) : NULL;
+        }
+      set_skeleton (self, skeleton);
+    }
   else if (body_changed)
     pose_from_body (self);
-  if (targets != self->targets)
+  if (targets_changed)
     set_targets (self, targets);
   /* The body's targets item read again from its file (Reload), or back (its undo). */
   if (!body_changed && body != NULL && targets_item != self->targets_item

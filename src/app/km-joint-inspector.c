@@ -107,6 +107,10 @@ struct _KmJointInspector
   int                 split_position;
   int                 split_size;
   gboolean            fitting;
+  /* The joint tree's height restored from the settings (km_joint_inspector_set_split_height),
+   * which it gets, within the minimums, until the user moves the handle; 0: none. */
+  int                 split_height;
+  int                 chosen_height;   /* the position the user moved the handle to last */
 };
 
 /* The joint tree and the inspector under it share the paned by a fraction, each kept at
@@ -1605,8 +1609,9 @@ fit_split (KmJointInspector *self)
   if (shared <= 0)
     return;
   if (shared >= MIN_OUTLINE_HEIGHT + MIN_INSPECTOR_HEIGHT)
-    position = CLAMP ((int) lround (self->split * shared), MIN_OUTLINE_HEIGHT,
-                      shared - MIN_INSPECTOR_HEIGHT);
+    position = CLAMP (self->split_height > 0 ? self->split_height
+                                             : (int) lround (self->split * shared),
+                      MIN_OUTLINE_HEIGHT, shared - MIN_INSPECTOR_HEIGHT);
   else
     position = shared * MIN_OUTLINE_HEIGHT / (MIN_OUTLINE_HEIGHT + MIN_INSPECTOR_HEIGHT);
   self->fitting = TRUE;
@@ -1629,6 +1634,49 @@ split_position_cb (KmJointInspector *self)
     return;
   self->split = CLAMP ((double) position / shared, 0.0, 1.0);
   self->split_position = position;
+  self->split_height = 0;
+  self->chosen_height = MAX (position, 1);
+}
+
+/**
+ * km_joint_inspector_set_split_height:
+ * @height: the joint tree's height in pixels, as km_joint_inspector_get_split_height()
+ *   gave it (the window keeps it in the settings); 0 or less: the default share
+ *
+ * The joint tree gets @height, within the minimums that keep it and the inspector under it
+ * from being a sliver, until the user moves the handle.
+ */
+void
+km_joint_inspector_set_split_height (KmJointInspector *self,
+                                     int               height)
+{
+  g_return_if_fail (KM_IS_JOINT_INSPECTOR (self));
+
+  self->split_height = MAX (height, 0);
+  self->chosen_height = 0;
+  if (self->split_height == 0)
+    self->split = DEFAULT_SPLIT;
+  fit_split (self);
+}
+
+/**
+ * km_joint_inspector_get_split_height:
+ *
+ * Returns: the joint tree's height as the user left it, in pixels, for the settings: that
+ *   restored while the handle was not moved since (so that it never drifts), else the
+ *   user's share of the paned's height now; 0 when neither (the default share)
+ */
+int
+km_joint_inspector_get_split_height (KmJointInspector *self)
+{
+  int shared;
+
+  g_return_val_if_fail (KM_IS_JOINT_INSPECTOR (self), 0);
+
+  if (self->split_height > 0 || self->chosen_height == 0)
+    return self->split_height;
+  shared = paned_shared_height (self);
+  return shared > 0 ? MAX ((int) lround (self->split * shared), 1) : self->chosen_height;
 }
 
 static void

@@ -22,6 +22,9 @@ GActionGroup *km_joint_inspector_get_actions  (KmJointInspector *self);
 void          km_joint_inspector_save_project_with_body (KmJointInspector *self,
                                                          GFile            *file);
 const char   *km_joint_inspector_get_length_unit (KmJointInspector *self);
+int           km_joint_inspector_get_split_height (KmJointInspector *self);
+void          km_joint_inspector_set_split_height (KmJointInspector *self,
+                                                   int               height);
 void          km_joint_inspector_set_length_unit (KmJointInspector *self,
                                                   const char       *length_unit);
 

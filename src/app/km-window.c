@@ -1450,6 +1450,10 @@ save_pane_sizes (KmWindow *self)
       g_settings_set_int (self->settings, "side-pane-position", self->item_width);
       g_settings_set_int (self->settings, "joint-pane-position", self->joint_width);
     }
+  /* (0: the split was neither restored nor moved, the key stays as it is.) */
+  if (km_joint_inspector_get_split_height (self->joint_inspector) > 0)
+    g_settings_set_int (self->settings, "skeleton-pane-position",
+                        km_joint_inspector_get_split_height (self->joint_inspector));
   if (self->message_pane_restored && self->show_messages && paned_size (self->main_paned) > 0)
     g_settings_set_int (self->settings, "message-pane-position",
                         end_size (self->main_paned,
@@ -1988,6 +1992,9 @@ setup_settings (KmWindow *self)
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_inspector, "length-unit",
                    G_SETTINGS_BIND_GET);
+  km_joint_inspector_set_split_height (self->joint_inspector,
+                                       g_settings_get_int (self->settings,
+                                                           "skeleton-pane-position"));
   g_settings_bind (self->settings, "angle-unit", self->graph_view, "angle-unit",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->graph_view, "length-unit",

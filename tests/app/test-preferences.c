@@ -456,6 +456,88 @@ test_window_size (void)
     ;
 }
 
+/* The Skeleton tab's paned: its joint tree above, the inspector below. */
+typedef struct
+{
+  GtkPaned *paned;
+  int       position;   /* the position waited for, or -1: any, once it has a size */
+} SkeletonSplit;
+
+static gboolean
+skeleton_split_placed (gpointer data)
+{
+  SkeletonSplit *split = data;
+  int height = gtk_widget_get_height (GTK_WIDGET (split->paned));
+
+  g_test_message ("skeleton split at %d of %d", gtk_paned_get_position (split->paned), height);
+  return height > 0 && gtk_paned_get_position (split->paned) > 0
+         && (split->position < 0 || gtk_paned_get_position (split->paned) == split->position);
+}
+
+/* A window opened with "skeleton-pane-position" at @saved, its Skeleton tab shown: the
+ * split once placed (@position, or any when -1). */
+static KmWindow *
+open_skeleton_tab (GSettings     *settings,
+                   int            saved,
+                   int            position,
+                   SkeletonSplit *split)
+{
+  KmWindow *window;
+  GtkWidget *inspector;
+  GtkNotebook *notebook;
+
+  g_settings_set_int (settings, "skeleton-pane-position", saved);
+  window = km_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  inspector = test_app_find_widget (GTK_WIDGET (window), KM_TYPE_JOINT_INSPECTOR);
+  notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (inspector, GTK_TYPE_NOTEBOOK));
+  gtk_notebook_set_current_page (notebook, gtk_notebook_page_num (notebook, inspector));
+  split->paned = inspector_child (inspector, "paned");
+  split->position = position;
+  g_assert_true (test_app_wait_until (skeleton_split_placed, split, 5000));
+  test_app_spin_for (100);
+  return window;
+}
+
+/* The Skeleton tab's split comes back as it was left, and never as a sliver: a saved
+ * height that would leave the joint tree or the inspector too short opens within their
+ * minimums. */
+static void
+test_skeleton_pane (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  SkeletonSplit split;
+  KmWindow *window;
+  int height;
+
+  g_settings_set_int (settings, "window-height", 800);
+  window = open_skeleton_tab (settings, 150, 150, &split);
+  g_assert_cmpint (gtk_paned_get_position (split.paned), ==, 150);
+
+  /* The user's drag is what closing keeps. */
+  gtk_paned_set_position (split.paned, 190);
+  test_app_spin_for (100);
+  g_assert_cmpint (gtk_paned_get_position (split.paned), ==, 190);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_cmpint (g_settings_get_int (settings, "skeleton-pane-position"), ==, 190);
+  test_app_spin ();
+
+  window = open_skeleton_tab (settings, 190, 190, &split);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_cmpint (g_settings_get_int (settings, "skeleton-pane-position"), ==, 190);
+  test_app_spin ();
+
+  /* No sliver of a joint tree, nor of an inspector. */
+  window = open_skeleton_tab (settings, 1, -1, &split);
+  g_assert_cmpint (gtk_paned_get_position (split.paned), >=, 80);
+  destroy_window (window);
+  window = open_skeleton_tab (settings, 100000, -1, &split);
+  height = gtk_widget_get_height (gtk_paned_get_end_child (split.paned));
+  g_test_message ("inspector %d", height);
+  g_assert_cmpint (height, >=, 200);
+  destroy_window (window);
+}
+
 static void
 test_autosave_recovery (void)
 {
@@ -1222,6 +1304,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/inspector-angle-unit", test_inspector_angle_unit);
   g_test_add_func ("/kinema/Preferences/application", test_application_settings);
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
+  g_test_add_func ("/kinema/Preferences/skeleton-pane", test_skeleton_pane);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
   g_test_add_func ("/kinema/Preferences/recent-files", test_recent_files);
   g_test_add_func ("/kinema/Preferences/recent-order", test_recent_order);

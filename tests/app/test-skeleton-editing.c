@@ -1915,9 +1915,52 @@ test_rename_effector_not_deleted (Fixture       *f,
   g_signal_emit_by_name (entry, "activate");
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_cmpint (find (f, "Tool"), >=, 0);
-  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "EndEffector");
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Tool");
   g_assert_cmpstr (effector_name (f), ==, "Tool");
   g_assert_cmpuint (test_app_count_messages (f->document, 0, "now belong", NULL), ==, 0);
+}
+
+/* Targets that name a joint follow its rename: they name the new name (and so does the
+ * saved project), with no word of an effector the body lacks; undo gives both their old
+ * names back. The Elbow is not the default effector, which the targets would otherwise
+ * fall back to. */
+static void
+test_rename_named_effector (Fixture       *f,
+                            gconstpointer  data)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+  g_autoptr(KmTargetTrack) named = km_target_track_with_effector (targets_track (f), "Elbow");
+  GtkEditable *entry = child (f, "name_entry");
+
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), named);
+  km_document_reload (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (effector_name (f), ==, "Elbow");
+
+  select_joint (f, "Elbow");
+  gtk_editable_set_text (entry, "Forearm");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpint (find (f, "Forearm"), >=, 0);
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Forearm");
+  g_assert_cmpstr (km_target_track_get_effector (km_document_get_targets (f->document)), ==,
+                   "Forearm");
+  g_assert_cmpstr (effector_name (f), ==, "Forearm");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (effector_name (f), ==, "Forearm");
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "keyed for", NULL), ==, 0);
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "now belong", NULL), ==, 0);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_cmpint (find (f, "Elbow"), >=, 0);
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Elbow");
+  g_assert_cmpstr (effector_name (f), ==, "Elbow");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_redo (f->document));
+  g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Forearm");
+  g_assert_cmpstr (effector_name (f), ==, "Forearm");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "keyed for", NULL), ==, 0);
 }
 
 /* Skeleton → New Skeleton, then Add Child Joint three times: a chain that can move, the
@@ -2964,6 +3007,7 @@ main (int    argc,
        test_add_leaf_undo_keeps_targets_file);
   ADD ("/kinema/JointInspector/delete-effector-names-parent", test_delete_effector_names_parent);
   ADD ("/kinema/JointInspector/rename-effector-not-deleted", test_rename_effector_not_deleted);
+  ADD ("/kinema/JointInspector/rename-named-effector", test_rename_named_effector);
   ADD ("/kinema/JointInspector/new-skeleton-chain-moves", test_new_skeleton_chain_moves);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
   ADD ("/kinema/JointInspector/export-edited-body-keeps-model",

@@ -16,6 +16,7 @@
 #include "km-ik-targets-item.h"
 #include "km-message.h"
 #include "km-project.h"
+#include "km-targets-json.h"
 #include "km-time-bar.h"
 
 #include "km-test-tmp.h"
@@ -992,6 +993,107 @@ test_cancel_solve_says_so (Fixture       *f,
   g_assert_cmpuint (test_app_count_messages (f->document, 0, "Solve cancelled", NULL), ==, 1);
 }
 
+#define TRIPLE_0   "\"euler\": [1.5, 2.5, 3.5]"
+#define TRIPLE_80  "\"euler\": [53.630839129292724, 144.32417703022418, -139.24585272486803]"
+#define TRIPLE_160 "\"euler\": [10.5, -20.25, 30.125]"
+#define TRIPLE_240 "\"euler\": [-5.75, 7.125, 90.5]"
+
+/* The number of times @wanted is in the targets' text as they are written now. */
+static guint
+count_written (Fixture    *f,
+               const char *wanted)
+{
+  g_autofree char *text = km_targets_json_to_string (km_document_get_targets (f->document));
+  guint n = 0;
+
+  for (const char *p = strstr (text, wanted); p != NULL; p = strstr (p + 1, wanted))
+    n++;
+  return n;
+}
+
+/* Keyframes read with euler triples keep them through the editor's edits that leave their
+ * rotations as they are: one dragged to another frame on the time bar, one given another
+ * position, a copy pasted; an edit that turns one writes it from its new rotation. */
+static void
+test_edits_keep_euler (Fixture       *f,
+                       gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  static const guint frames[] = { 0, 80, 160, 240 };
+  static const char *triples[] = { TRIPLE_0, TRIPLE_80, TRIPLE_160, TRIPLE_240 };
+  g_autoptr(GString) text = g_string_new ("[");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) read = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  KmTargetKeyframe key;
+  KmVec3 degrees;
+  int index;
+
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      const KmTargetKeyframe *k;
+
+      index = km_target_track_find_keyframe (targets, frames[i]);
+      g_assert_cmpint (index, >=, 0);
+      k = km_target_track_get_keyframe (targets, (guint) index);
+      g_string_append_printf (text, "%s{\"frame\": %u, \"pos\": [%.17g, %.17g, %.17g], %s}",
+                              i > 0 ? ",\n" : "", frames[i], k->position.x, k->position.y,
+                              k->position.z, triples[i]);
+    }
+  g_string_append (text, "]\n");
+  bytes = g_bytes_new (text->str, text->len);
+  read = km_targets_json_load ("targets.json", bytes, &error);
+  g_assert_no_error (error);
+  km_document_close_edit (f->document);
+  km_document_set_targets (f->document, read);
+  km_document_close_edit (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  for (guint i = 0; i < G_N_ELEMENTS (triples); i++)
+    g_assert_cmpuint (count_written (f, triples[i]), ==, 1);
+
+  /* Dragged from frame 80 to 90 (the time bar's drag). */
+  g_assert_true (km_document_move_keyframe (f->document, 80, 90));
+  targets = km_document_get_targets (f->document);
+  index = km_target_track_find_keyframe (targets, 90);
+  g_assert_cmpint (index, >=, 0);
+  g_assert_true (km_target_track_get_euler (targets, (guint) index, &degrees));
+  g_assert_cmpfloat (degrees.x, ==, 53.630839129292724);
+  g_assert_cmpuint (count_written (f, TRIPLE_80), ==, 1);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* Another position, the same rotation. */
+  key = *km_target_track_get_keyframe (targets,
+                                       (guint) km_target_track_find_keyframe (targets, 160));
+  key.position.x += 0.01;
+  g_assert_true (km_document_put_keyframe (f->document, &key));
+  g_assert_cmpuint (count_written (f, TRIPLE_160), ==, 1);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* A copy pasted at another frame: its rotation and so its triple. */
+  targets = km_document_get_targets (f->document);
+  key = *km_target_track_get_keyframe (targets,
+                                       (guint) km_target_track_find_keyframe (targets, 240));
+  key.frame = 200;
+  g_assert_true (km_document_put_keyframe (f->document, &key));
+  g_assert_cmpuint (count_written (f, TRIPLE_240), ==, 2);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* Turned: written from its new rotation. */
+  targets = km_document_get_targets (f->document);
+  key = *km_target_track_get_keyframe (targets, (guint) km_target_track_find_keyframe (targets, 0));
+  key.orientation = km_quat_from_axis_angle (km_vec3 (0, 0, 1), 0.25);
+  g_assert_true (km_document_put_keyframe (f->document, &key));
+  g_assert_cmpuint (count_written (f, TRIPLE_0), ==, 0);
+  g_assert_cmpuint (count_written (f, TRIPLE_80), ==, 1);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* Undone back to the targets as read. */
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_targets (f->document) == read);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1022,6 +1124,8 @@ main (int    argc,
               fixture_setup_sr1, test_reopen_keeps_marks, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/move-onto-keyframe-says-so", Fixture, NULL,
               fixture_setup, test_move_onto_keyframe_says_so, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/edits-keep-euler", Fixture, NULL,
+              fixture_setup, test_edits_keep_euler, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-solve-says-so", Fixture, NULL,
               fixture_setup, test_cancel_solve_says_so, fixture_teardown_cancelled);
   return g_test_run ();
