@@ -554,19 +554,31 @@ km_application_offer_recovery (KmApplication *self,
   self->recovery_offered = TRUE;
 
   files = km_autosave_list_recovery ();
-  for (guint i = 0; i < files->len; i++)
+  /* The newest that this process can claim: another instance started meanwhile may offer
+   * one of them already (km_autosave_claim). */
+  while (files->len > 0)
     {
-      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
-                                                     G_FILE_ATTRIBUTE_TIME_MODIFIED,
-                                                     G_FILE_QUERY_INFO_NONE, NULL, NULL);
-      guint64 time = info ? g_file_info_get_attribute_uint64 (info,
-                                                              G_FILE_ATTRIBUTE_TIME_MODIFIED) : 0;
+      guint newest_index = 0;
 
-      if (newest == NULL || time > newest_time)
-        newest = g_ptr_array_index (files, i), newest_time = time;
+      newest = NULL;
+      for (guint i = 0; i < files->len; i++)
+        {
+          g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+                                                         G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                                         G_FILE_QUERY_INFO_NONE, NULL, NULL);
+          guint64 time = info ? g_file_info_get_attribute_uint64 (info,
+                                                                  G_FILE_ATTRIBUTE_TIME_MODIFIED)
+                              : 0;
+
+          if (newest == NULL || time > newest_time)
+            newest = g_ptr_array_index (files, i), newest_time = time, newest_index = i;
+        }
+      if (km_autosave_claim (newest))
+        {
+          km_window_offer_recovery (window, newest);
+          return TRUE;
+        }
+      g_ptr_array_remove_index (files, newest_index);
     }
-  if (newest == NULL)
-    return FALSE;
-  km_window_offer_recovery (window, newest);
-  return TRUE;
+  return FALSE;
 }

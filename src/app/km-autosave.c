@@ -7,9 +7,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <glib/gi18n.h>
@@ -28,8 +30,17 @@
  * offers it for recovery (km_autosave_list_recovery).
  *
  * The timeout writes on a worker thread (km_document_write_autosave_async) and never while
- * its previous write still runs. Skeletons that no model file holds go in a folder beside
- * the file (autosave-PID-N.cnoid.models), which goes with it.
+ * its previous write still runs. Skeletons that no model file holds, and copies of the
+ * sub-projects changed since they were read or saved, go in a folder beside the file
+ * (autosave-PID-N.cnoid.models), which goes with it.
+ *
+ * Which autosaves belong to a process that still runs is told by a lock, not by the
+ * process id in the name (ids are reused, and each Flatpak sandbox counts from 1): each
+ * autosave holds an advisory lock (flock) on a file beside it, PATH.lock, from the moment
+ * it picks its name to its end; the kernel drops the lock when the process ends, however
+ * it ends. km_autosave_list_recovery() offers only the autosaves whose lock is free, and
+ * leaves the others (and their skeleton copies) alone; km_autosave_claim() takes the lock
+ * of the one a window offers, so that no other instance offers the same work meanwhile.
  *
  * The autosave of a project that has a file starts with a comment naming it
  * (km_autosave_project_line): in the file itself, so that it cannot outlive or miss the
@@ -49,6 +60,7 @@ struct _KmAutosave
   /* Owned */
   KmDocument *document;
   char       *path;
+  int         lock_fd;   /* holds the lock on PATH.lock; -1 when it could not be taken */
 
   guint       interval;
   guint       timeout_id;
@@ -71,6 +83,82 @@ G_DEFINE_FINAL_TYPE (KmAutosave, km_autosave, G_TYPE_OBJECT)
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
+
+/* "PATH.lock": the file whose lock the autosave at @autosave_path holds while it runs. */
+static char *
+lock_path (const char *autosave_path)
+{
+  return g_strconcat (autosave_path, ".lock", NULL);
+}
+
+/*
+ * Takes the lock of the autosave at @autosave_path without waiting, and returns the
+ * descriptor that holds it (closing it releases it), or -1 when another open file holds
+ * it (its owner runs, or another instance claimed it) or there is no lock file and not
+ * @create. A lock file another process removed and made anew between the open and the
+ * lock does not count: the lock must be on the file that the name leads to.
+ */
+static int
+take_lock (const char *autosave_path,
+           gboolean    create)
+{
+  g_autofree char *lock = lock_path (autosave_path);
+  struct stat held, named;
+  int fd;
+
+  fd = open (lock, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+  if (fd < 0)
+    return -1;
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0
+      || fstat (fd, &held) != 0 || stat (lock, &named) != 0
+      || held.st_dev != named.st_dev || held.st_ino != named.st_ino)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* The autosaves whose locks this process holds: its own (path → its KmAutosave) and those
+ * it claimed (path → the descriptor, km_autosave_claim). Their lock files are not opened
+ * again here: where flock is emulated with POSIX locks (some network file systems),
+ * closing another descriptor of the file would release the lock. */
+static GHashTable *held_own;
+static GHashTable *held_claimed;
+G_LOCK_DEFINE_STATIC (held);
+
+static gboolean
+held_here (const char *autosave_path)
+{
+  gboolean held;
+
+  G_LOCK (held);
+  held = (held_own != NULL && g_hash_table_contains (held_own, autosave_path))
+         || (held_claimed != NULL && g_hash_table_contains (held_claimed, autosave_path));
+  G_UNLOCK (held);
+  return held;
+}
+
+/* Whether the process that wrote the autosave at @autosave_path has ended (and no other
+ * instance claimed its work): whether its lock is free. An autosave without a lock file
+ * has no running owner either: an owner makes its lock file before it writes anything,
+ * and keeps it until its autosave is gone. */
+static gboolean
+owner_ended (const char *autosave_path)
+{
+  g_autofree char *lock = lock_path (autosave_path);
+  int fd;
+
+  if (held_here (autosave_path))
+    return FALSE;
+  fd = take_lock (autosave_path, FALSE);
+  if (fd >= 0)
+    {
+      close (fd);
+      return TRUE;
+    }
+  return !g_file_test (lock, G_FILE_TEST_EXISTS);
+}
 
 static void
 timeout_save_cb (GObject      *source,
@@ -129,6 +217,17 @@ km_autosave_finalize (GObject *object)
 {
   KmAutosave *self = KM_AUTOSAVE (object);
 
+  /* Once the autosave is gone (dispose, or the end of the write that outlived it). */
+  if (self->lock_fd >= 0)
+    {
+      g_autofree char *lock = lock_path (self->path);
+
+      g_unlink (lock);
+      close (self->lock_fd);
+      G_LOCK (held);
+      g_hash_table_remove (held_own, self->path);
+      G_UNLOCK (held);
+    }
   g_free (self->path);
 
   G_OBJECT_CLASS (km_autosave_parent_class)->finalize (object);
@@ -203,10 +302,42 @@ km_autosave_init (KmAutosave *self)
 {
   static gint counter;
   g_autofree char *dir = km_autosave_get_directory ();
-  g_autofree char *name = g_strdup_printf ("autosave-%d-%d.cnoid", (int) getpid (),
-                                           g_atomic_int_add (&counter, 1));
 
-  self->path = g_build_filename (dir, name, NULL);
+  self->lock_fd = -1;
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    g_debug ("Cannot create %s: %s", dir, g_strerror (errno));
+  /* The first name whose lock is free and that no ended process left work under (its id
+   * may be this one's). */
+  for (guint tries = 0; ; tries++)
+    {
+      g_autofree char *name = g_strdup_printf ("autosave-%d-%d.cnoid", (int) getpid (),
+                                               g_atomic_int_add (&counter, 1));
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *models = g_strconcat (path, ".models", NULL);
+      int fd = take_lock (path, TRUE);
+      gboolean taken = g_file_test (path, G_FILE_TEST_EXISTS)
+                       || g_file_test (models, G_FILE_TEST_EXISTS);
+
+      if (fd >= 0 && taken)
+        {
+          close (fd);
+          fd = -1;
+        }
+      /* (An unwritable folder: the autosave will fail and say so.) */
+      if (fd < 0 && (taken || tries < 1000))
+        continue;
+      self->lock_fd = fd;
+      self->path = g_steal_pointer (&path);
+      if (fd >= 0)
+        {
+          G_LOCK (held);
+          if (held_own == NULL)
+            held_own = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          g_hash_table_insert (held_own, g_strdup (self->path), self);
+          G_UNLOCK (held);
+        }
+      return;
+    }
 }
 
 KmAutosave *
@@ -379,21 +510,40 @@ km_autosave_get_directory (void)
 }
 
 /* Removes the skeleton copies @name in @dir_path when their autosave is gone and the
- * process that wrote them (its id in the name) does not run: it writes the copies before
- * the autosave. */
+ * process that wrote them has ended: it writes the copies before the autosave. */
 static void
 remove_orphan_models (const char *dir_path,
                       const char *name)
 {
   g_autofree char *models = g_build_filename (dir_path, name, NULL);
   g_autofree char *autosave = g_strndup (models, strlen (models) - strlen (".models"));
-  int pid = 0;
 
-  if (g_file_test (autosave, G_FILE_TEST_EXISTS)
-      || sscanf (name, "autosave-%d-", &pid) != 1 || pid <= 0
-      || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+  if (g_file_test (autosave, G_FILE_TEST_EXISTS) || !owner_ended (autosave))
     return;
   _km_autosave_remove_models (autosave, NULL);
+}
+
+/* Removes the lock file @name in @dir_path when nothing it stood for is left (the
+ * autosave was recovered or declined, or its process ended before writing one) and no
+ * process holds it. */
+static void
+remove_stale_lock (const char *dir_path,
+                   const char *name)
+{
+  g_autofree char *lock = g_build_filename (dir_path, name, NULL);
+  g_autofree char *autosave = g_strndup (lock, strlen (lock) - strlen (".lock"));
+  g_autofree char *models = g_strconcat (autosave, ".models", NULL);
+  int fd;
+
+  if (g_file_test (autosave, G_FILE_TEST_EXISTS) || g_file_test (models, G_FILE_TEST_EXISTS)
+      || held_here (autosave))
+    return;
+  fd = take_lock (autosave, FALSE);
+  if (fd < 0)
+    return;
+  /* Held while it goes: whoever opened it meanwhile finds it gone (take_lock). */
+  g_unlink (lock);
+  close (fd);
 }
 
 static int
@@ -409,9 +559,11 @@ compare_paths (gconstpointer a,
 /**
  * km_autosave_list_recovery:
  *
- * The autosaves another Kinema process left behind (this process's own are not listed),
- * sorted by name. The skeleton copies of autosaves that are gone (recovered or declined)
- * are removed on the way, unless the process that wrote them still runs.
+ * The autosaves that Kinema processes which have ended left behind, sorted by name: not
+ * this process's own, nor those of another instance that still runs (whose lock is held,
+ * see km_autosave_claim()). The skeleton copies of autosaves that are gone (recovered or
+ * declined) are removed on the way, and so are lock files left with nothing to stand
+ * for, unless the process that wrote them still runs.
  *
  * Returns: (transfer full) (element-type GFile): the files, possibly none
  */
@@ -419,22 +571,78 @@ GPtrArray *
 km_autosave_list_recovery (void)
 {
   g_autofree char *dir_path = km_autosave_get_directory ();
-  g_autofree char *own_prefix = g_strdup_printf ("autosave-%d-", (int) getpid ());
   GPtrArray *files = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
   const char *name;
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
-      if (!g_str_has_prefix (name, "autosave-") || g_str_has_prefix (name, own_prefix))
+      if (!g_str_has_prefix (name, "autosave-"))
         continue;
       if (g_str_has_suffix (name, ".cnoid"))
-        g_ptr_array_add (files, g_file_new_build_filename (dir_path, name, NULL));
+        {
+          g_autofree char *path = g_build_filename (dir_path, name, NULL);
+
+          /* (still there: an owner that ends normally removes it before its lock) */
+          if (owner_ended (path) && g_file_test (path, G_FILE_TEST_EXISTS))
+            g_ptr_array_add (files, g_file_new_for_path (path));
+        }
       else if (g_str_has_suffix (name, ".cnoid.models"))
         remove_orphan_models (dir_path, name);
+      else if (g_str_has_suffix (name, ".cnoid.lock"))
+        remove_stale_lock (dir_path, name);
     }
   g_ptr_array_sort (files, compare_paths);
   return files;
+}
+
+/**
+ * km_autosave_claim:
+ * @autosave: an autosave km_autosave_list_recovery() listed
+ *
+ * Takes over the lock of @autosave, whose process has ended, for as long as this process
+ * runs, so that no other instance offers or removes the same work meanwhile. Call it
+ * before offering @autosave; this process may claim an autosave again.
+ *
+ * Returns: whether @autosave is this process's to offer: FALSE when its owner runs or
+ *   another instance claimed it since it was listed
+ */
+gboolean
+km_autosave_claim (GFile *autosave)
+{
+  g_autofree char *path = NULL;
+  gboolean ok;
+  int fd;
+
+  g_return_val_if_fail (G_IS_FILE (autosave), FALSE);
+
+  path = g_file_get_path (autosave);
+  if (path == NULL)
+    return FALSE;
+  G_LOCK (held);
+  if (held_claimed != NULL && g_hash_table_contains (held_claimed, path))
+    {
+      G_UNLOCK (held);
+      return TRUE;
+    }
+  if (held_own != NULL && g_hash_table_contains (held_own, path))
+    {
+      G_UNLOCK (held);
+      return FALSE;
+    }
+  /* (made when missing: an autosave whose owner made none has ended) */
+  fd = take_lock (path, TRUE);
+  if (fd >= 0)
+    {
+      if (held_claimed == NULL)
+        held_claimed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_insert (held_claimed, g_steal_pointer (&path), GINT_TO_POINTER (fd));
+      ok = TRUE;
+    }
+  else
+    ok = FALSE;
+  G_UNLOCK (held);
+  return ok;
 }
 
 /**

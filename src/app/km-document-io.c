@@ -513,6 +513,8 @@ apply_recovered (KmDocument *self,
                      (const char *) g_ptr_array_index (messages, i));
   restore_autosaved_examples (project, loaded->path, models);
   _km_project_restore_autosaved_skeletons (project, loaded->path, models);
+  /* The sub-projects read from the autosave's copies refer to their own files again. */
+  km_cnoid_restore_sub_copies (project, models);
   /* The work goes back to its project's file (Save writes there), still unsaved. */
   _km_document_set_project (self, project, loaded->project_file);
   _km_document_set_file_identity (self, project, loaded->identity);
@@ -530,7 +532,9 @@ apply_recovered (KmDocument *self,
  * (saving asks for one); the document is modified, since the work it holds was never
  * saved. Bodies whose
  * skeletons the autosave kept beside it (km_document_write_autosave_async()) refer to
- * their own files again, their skeletons still to be saved; those copies are removed. The
+ * their own files again, their skeletons still to be saved; so do sub-projects read from
+ * the autosave's copies (km_cnoid_restore_sub_copies()), their edits still to be saved to
+ * their files; those copies are removed. The
  * file is read and parsed on a worker thread (as km_document_import_file_async() does);
  * the project is replaced only in km_document_recover_finish(), on the main thread, and
  * not at all when @cancellable is cancelled before that.
@@ -1166,6 +1170,8 @@ typedef struct
                                          * in @models) */
   char                *models;     /* JOB_AUTOSAVE: the folder of this write's skeleton
                                     * copies (job->edited), whether or not there are any */
+  KmCnoidSubCopies    *sub_copies; /* JOB_AUTOSAVE: the changed sub-projects' copies, in
+                                    * @models, or NULL (its items main thread only) */
   char                *item_name;  /* JOB_ITEM */
   KmSkeleton          *skeleton;   /* JOB_ITEM: one of these three (JOB_EXPORT_ANIMATION: animation) */
   KmTargetTrack       *targets;
@@ -1175,6 +1181,9 @@ typedef struct
   KmDocumentWriteFunc  write;      /* JOB_FILES: writes write_data */
   gpointer             write_data;
   GDestroyNotify       write_data_free;
+  guint                n_share_dropped;  /* JOB_PROJECT to another file: the references
+                                          * read through ${SHARE} written as absolute
+                                          * paths (km_cnoid_build_tree_full) */
   GPtrArray           *warnings;   /* of char *, from the worker */
   GPtrArray           *written;    /* of char *: the paths the worker wrote (canonical) */
   char                *expected_identity;  /* JOB_PROJECT: what the file must still be
@@ -1201,6 +1210,7 @@ write_job_free (WriteJob *job)
   g_clear_pointer (&job->embedded, g_bytes_unref);
   g_free (job->embedded_name);
   g_free (job->models);
+  g_clear_pointer (&job->sub_copies, km_cnoid_sub_copies_free);
   g_free (job->item_name);
   g_clear_pointer (&job->skeleton, km_skeleton_unref);
   g_clear_pointer (&job->targets, km_target_track_unref);
@@ -1390,6 +1400,7 @@ write_job_run (WriteJob  *job,
             || (job->edited != NULL
                 && !_km_edited_skeletons_write (job->edited, job->warnings, error))
             || (job->embedded != NULL && !write_autosave_example (job, error))
+            || (job->sub_copies != NULL && !km_cnoid_sub_copies_write (job->sub_copies, error))
             || !km_format_save_data_full (job->path, text, length, 0600, error))
           {
             remove_path (job->models);
@@ -1397,7 +1408,7 @@ write_job_run (WriteJob  *job,
           }
         _km_autosave_remove_models (job->path,
                                     job->edited != NULL || job->embedded != NULL
-                                    ? job->models : NULL);
+                                    || job->sub_copies != NULL ? job->models : NULL);
       }
       return TRUE;
 
@@ -1626,6 +1637,26 @@ count_write (KmDocument *self,
     g_signal_emit_by_name (self, "files-written");
 }
 
+/* A project saved elsewhere no longer finds the share folder its ${SHARE} references were
+ * read through (found from its old place, share/project/): they were written as the files'
+ * paths on this computer, which the user should know before moving the project on. */
+static void
+log_share_dropped (KmDocument *self,
+                   WriteJob   *job)
+{
+  km_document_log (self, G_LOG_LEVEL_WARNING,
+                   /* Translators: a path, then a count. ${SHARE} and share/project/ are not
+                    * to be translated. */
+                   ngettext ("%s: %u file reference was written as an absolute path, not "
+                             "${SHARE}/…: the share folder was found from the project's old "
+                             "place (share/project/), and the new place has none.",
+                             "%s: %u file references were written as absolute paths, not "
+                             "${SHARE}/…: the share folder was found from the project's old "
+                             "place (share/project/), and the new place has none.",
+                             job->n_share_dropped),
+                   job->path, job->n_share_dropped);
+}
+
 /* Back on the main thread: the document learns what was written, then the caller. */
 static void
 write_job_done_cb (GObject      *source,
@@ -1685,10 +1716,13 @@ write_job_done_cb (GObject      *source,
       g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
       if (ok)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
+      if (ok && job->n_share_dropped > 0)
+        log_share_dropped (self, job);
       break;
     case JOB_AUTOSAVE:
-      /* Here: its body items may not be dropped on the worker. */
+      /* Here: its body and sub-project items may not be dropped on the worker. */
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
+      g_clear_pointer (&job->sub_copies, km_cnoid_sub_copies_free);
       break;
     case JOB_FILES:
       break;
@@ -1803,7 +1837,9 @@ _km_document_task_finish (KmDocument    *self,
  * of each sub-project it would write (km_cnoid_sub_save_check): one another program changed
  * or removed fails the save the same way, nothing written, the message naming that file;
  * %KM_DOCUMENT_SAVE_OVERWRITE, or km_document_accept_disk_conflict(), then writes over
- * the version the failed save found.
+ * the version the failed save found. Saved to another file than the document's, a project
+ * whose ${SHARE} was found from its old place (share/project/) may have to name files
+ * under it by absolute paths: once saved, the document logs a warning saying how many.
  */
 void
 km_document_save_async (KmDocument          *self,
@@ -1833,6 +1869,7 @@ km_document_save_full_async (KmDocument          *self,
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *path = NULL;
+  guint n_share_dropped = 0;
   GPtrArray *embedded;
   KmProject *project;
 
@@ -1871,7 +1908,11 @@ km_document_save_full_async (KmDocument          *self,
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
-  job->tree = km_cnoid_build_tree (project, path, &job->ids);
+  job->tree = km_cnoid_build_tree_full (project, path, &job->ids, &n_share_dropped);
+  /* Said when the project goes to another file (Save As): later saves to that file write
+   * the same paths. */
+  if (km_document_get_file (self) == NULL || !g_file_equal (file, km_document_get_file (self)))
+    job->n_share_dropped = n_share_dropped;
   /* Choreonoid's SubProjectItem: the sub-projects are saved to their own files (Save As
    * elsewhere too: the project's reference to each is rewritten for its new folder, see
    * km_cnoid_build_sub_projects). */
@@ -1906,6 +1947,9 @@ km_document_save_finish (KmDocument    *self,
  * copies of the autosave written before go once this one is written. The built-in
  * example's model goes in that folder too (never beside @path, where every autosave
  * would share it), and a recovery makes the bodies that refer to it the example's again.
+ * So does a copy of each sub-project whose items were changed (and of each sub-project
+ * holding one), which the autosave refers to instead of its file
+ * (km_cnoid_take_sub_copies()); unchanged sub-projects stay referred to in their files.
  * One write to a @path at a time (KmAutosave sees to it).
  */
 void
@@ -1942,7 +1986,11 @@ km_document_write_autosave_async (KmDocument          *self,
   job->edited = _km_document_take_autosave_skeletons (self, job->models);
   embedded = take_autosave_embedded_model (project, job->models, &job->embedded,
                                            &job->embedded_name);
+  /* After the bodies: a sub-project's copy refers to the copies of its skeletons. */
+  job->sub_copies = km_cnoid_take_sub_copies (project, job->models);
   job->tree = km_cnoid_build_tree (project, path, NULL);
+  if (job->sub_copies != NULL)
+    km_cnoid_put_back_sub_copies (job->sub_copies);
   put_back_embedded_bodies (embedded);
   if (job->edited != NULL)
     _km_document_put_back_skeletons (self, job->edited);

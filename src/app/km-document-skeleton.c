@@ -26,6 +26,7 @@
 #include "km-local-file.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
+#include "km-sub-project-item.h"
 #include "km-urdf-writer.h"
 #include "km-world-item.h"
 
@@ -77,6 +78,93 @@ pending_file_unref (PendingFile *pending)
   g_free (pending);
 }
 
+/*
+ * The model copies this document's project saves wrote beside the project (a body's edited
+ * skeleton in a format Kinema does not write back: .body, URDF): path → OwnCopy, main
+ * thread only. A copy is Kinema's while the file is as it left it (its identity): a later
+ * save of the same project writes the body's next edits to it again rather than to a
+ * numbered new copy, and removes it once no body refers to it any more. Files that
+ * Kinema did not write, or that changed since, are never written over or removed.
+ */
+#define OWN_COPIES_KEY "km-own-model-copies"
+
+typedef struct
+{
+  char       *identity;      /* km_document_query_file_identity() once it was written */
+  char       *project_path;  /* the project file saved with it */
+  char       *original;      /* nullable: the model file it is a copy of (what Kinema does
+                              * not model comes from there should the copy be written anew) */
+  KmSkeleton *skeleton;      /* what it holds */
+  gboolean    removed;       /* a save removed it: no body referred to it */
+} OwnCopy;
+
+static void
+own_copy_free (gpointer data)
+{
+  OwnCopy *copy = data;
+
+  g_free (copy->identity);
+  g_free (copy->project_path);
+  g_free (copy->original);
+  g_clear_pointer (&copy->skeleton, km_skeleton_unref);
+  g_free (copy);
+}
+
+static GHashTable *
+own_copies (KmDocument *self)
+{
+  GHashTable *copies = g_object_get_data (G_OBJECT (self), OWN_COPIES_KEY);
+
+  if (copies == NULL)
+    {
+      copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, own_copy_free);
+      g_object_set_data_full (G_OBJECT (self), OWN_COPIES_KEY, copies,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  return copies;
+}
+
+/* The copy this document wrote at @path (absolute), or NULL. */
+static OwnCopy *
+lookup_own_copy (KmDocument *self,
+                 const char *path)
+{
+  GHashTable *copies = g_object_get_data (G_OBJECT (self), OWN_COPIES_KEY);
+
+  return copies != NULL && path != NULL ? g_hash_table_lookup (copies, path) : NULL;
+}
+
+/* Whether the file at @path is still as this document wrote it (@copy). File I/O (one
+ * stat), as the other checks of a save's planning. */
+static gboolean
+own_copy_unchanged (const OwnCopy *copy,
+                    const char    *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *identity = km_document_query_file_identity (file, NULL);
+
+  return !copy->removed && identity != NULL && g_strcmp0 (identity, copy->identity) == 0;
+}
+
+/* A copy of this document's that a save removes once the project is written: no body
+ * refers to it any more. */
+typedef struct
+{
+  char *path;
+  char *identity;
+  gboolean removed;   /* the worker's */
+} StaleCopy;
+
+static void
+stale_copy_free (gpointer data)
+{
+  StaleCopy *stale = data;
+
+  g_free (stale->path);
+  g_free (stale->identity);
+  g_free (stale);
+}
+
 /* One body whose edited skeleton a project save writes, and what it referred to before
  * (put back when the save fails). */
 typedef struct
@@ -88,6 +176,7 @@ typedef struct
   gboolean     switched;       /* the body refers to path now (a copy, not written back) */
   gboolean     was_embedded;   /* it was the built-in example's model */
   gboolean     missing;        /* its model file was gone: not edited, its skeleton in no file */
+  char        *copy_of;        /* an own copy (new or rewritten): the model it copies */
   PendingFile *pending;        /* a project save's: the same, for the states recorded */
 } EditedBody;
 
@@ -389,6 +478,16 @@ skeleton_edit_apply (SkeletonEdit    *edit,
       format = model->pending->old_format;
       embedded = model->pending->was_embedded;
       modified = TRUE;
+    }
+  /* A copy of Kinema's that a later save wrote other edits to: the file does not hold
+   * this skeleton any more. */
+  if (!modified && file != NULL)
+    {
+      OwnCopy *copy = lookup_own_copy (self, file);
+
+      if (copy != NULL && !copy->removed && copy->skeleton != model->skeleton
+          && !km_skeleton_equal (copy->skeleton, model->skeleton, 0.0))
+        modified = TRUE;
     }
   km_body_item_set_model (edit->body, file, format, model->skeleton);
   /* As Set Keyframe's step: the edited targets are the item's own (inline) until saved,
@@ -832,6 +931,8 @@ typedef struct
   char       *temp;
   gboolean    read_back; /* the written file is read back into @written */
   KmSkeleton *written;
+  gboolean    own;      /* a copy Kinema writes (new, or its own copy of this session) */
+  char       *identity; /* @own: what the file is once the project is written (the worker's) */
 } SkeletonFile;
 
 static void
@@ -846,6 +947,7 @@ skeleton_file_free (gpointer data)
   g_free (file->format);
   g_free (file->path);
   g_free (file->temp);
+  g_free (file->identity);
   g_free (file);
 }
 
@@ -1365,6 +1467,8 @@ struct _KmEditedSkeletons
   GPtrArray *bodies;
   char      *dir;      /* an autosave's: made by the write */
   char      *index;
+  char      *project_path;  /* a project save's */
+  GPtrArray *stale;    /* of StaleCopy: own copies removed once the project is written */
 };
 
 static void
@@ -1379,6 +1483,7 @@ edited_body_free (gpointer data)
   g_free (edited->path);
   g_free (edited->old_file);
   g_free (edited->old_format);
+  g_free (edited->copy_of);
   g_free (edited);
 }
 
@@ -1390,6 +1495,8 @@ typedef struct
   GKeyFile          *index;    /* an autosave's */
   char              *reference_dir;   /* an autosave's: where relative files are */
   KmItemIo          *io;       /* resolves the bodies' files as the project does */
+  KmDocument        *document;
+  const char        *project_path;   /* a project save's */
 } EditedScan;
 
 char *
@@ -1448,6 +1555,28 @@ edited_body_put_back (EditedBody *edited)
     g_object_set_data (G_OBJECT (edited->body), EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
 }
 
+/* The folder @item's relative file references are relative to: that of the sub-project
+ * file it was read from (the nearest sub-project item above it, whose own reference is
+ * relative to the folder above, and so on), else @project_dir, the project's. */
+static char *
+item_reference_dir (KmItem     *item,
+                    const char *project_dir)
+{
+  KmItem *sub = km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM);
+  g_autofree char *above = NULL;
+  g_autofree char *path = NULL;
+  const char *file;
+
+  if (sub == NULL)
+    return g_strdup (project_dir);
+  file = km_sub_project_item_get_file (KM_SUB_PROJECT_ITEM (sub));
+  above = item_reference_dir (sub, project_dir);
+  if (file == NULL || *file == '\0' || (above == NULL && !g_path_is_absolute (file)))
+    return g_steal_pointer (&above);
+  path = g_canonicalize_filename (file, above);
+  return g_path_get_dirname (path);
+}
+
 /* Notes in an autosave's index, under @name (its copy's), the file @body refers to, so
  * that a recovery puts it back there: while a project save writes its skeleton, the one it
  * referred to before (the file that save writes may never be). */
@@ -1462,12 +1591,16 @@ index_autosaved_body (EditedScan *scan,
   gboolean embedded = pending != NULL
                       ? pending->was_embedded
                       : g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
+  g_autofree char *reference_dir = NULL;
 
   /* The recovered project is read from another folder: the file as the body's project
-   * found it, but the built-in example's model, which goes beside any project. */
-  if (file != NULL && !g_path_is_absolute (file) && scan->reference_dir != NULL && !embedded)
+   * found it (a body inside a sub-project: relative to the sub-project's folder), but the
+   * built-in example's model, which goes beside any project. */
+  if (file != NULL && !g_path_is_absolute (file) && !embedded)
+    reference_dir = item_reference_dir (KM_ITEM (body), scan->reference_dir);
+  if (file != NULL && !g_path_is_absolute (file) && reference_dir != NULL && !embedded)
     {
-      g_autofree char *absolute = g_canonicalize_filename (file, scan->reference_dir);
+      g_autofree char *absolute = g_canonicalize_filename (file, reference_dir);
 
       g_key_file_set_string (scan->index, name, "file", absolute);
     }
@@ -1550,9 +1683,11 @@ take_edited_skeleton (gpointer item,
   KmBodyItem *body;
   KmSkeleton *skeleton;
   const char *file, *format, *new_format, *extension;
-  gboolean in_place, missing;
+  gboolean in_place, missing, copy_in_place = FALSE, gone_copy = FALSE;
   g_autofree char *path = NULL;
   g_autofree char *own_file = NULL;
+  g_autofree char *resolved = NULL;
+  OwnCopy *copy = NULL;
 
   if (!KM_IS_BODY_ITEM (item))
     return;
@@ -1566,6 +1701,21 @@ take_edited_skeleton (gpointer item,
   if (file != NULL && !GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))
       && !(autosave && g_object_get_data (item, PENDING_KEY) != NULL) && !missing)
     return;
+
+  /* A copy an earlier save of this document wrote: written again where it is, when it is
+   * this project's and as Kinema left it; written anew from the model it copies, when a
+   * save removed it (an undo took the body back to it). */
+  if (file != NULL && *file != '\0' && !autosave)
+    {
+      resolved = g_path_is_absolute (file) ? g_strdup (file)
+                                           : km_item_io_expand_path (scan->io, file, NULL);
+      copy = lookup_own_copy (scan->document, resolved);
+    }
+  if (copy != NULL && copy->removed && missing)
+    gone_copy = TRUE, missing = FALSE;
+  else if (copy != NULL && !missing && g_strcmp0 (copy->project_path, scan->project_path) == 0
+           && own_copy_unchanged (copy, resolved))
+    copy_in_place = TRUE;
 
   /* A skeleton.json of the user's is written back; a model in another format is never
    * overwritten (Kinema's writers would drop what they do not know), so an edited one is
@@ -1605,15 +1755,23 @@ take_edited_skeleton (gpointer item,
     }
   else if (in_place)
     path = g_steal_pointer (&own_file);
+  else if (copy_in_place && g_strcmp0 (new_format, format) == 0)
+    {
+      path = g_strdup (resolved);
+      g_hash_table_add (scan->used, g_path_get_basename (path));
+    }
   else
-    path = edited_copy_path (body, scan->dir, extension, scan->used);
+    {
+      copy_in_place = FALSE;
+      path = edited_copy_path (body, scan->dir, extension, scan->used);
+    }
 
   edited = g_new0 (EditedBody, 1);
   edited->body = g_object_ref (body);
   edited->path = g_strdup (path);
   edited->old_file = g_strdup (file);
   edited->old_format = g_strdup (format);
-  edited->switched = autosave || !in_place;
+  edited->switched = autosave || !(in_place || copy_in_place);
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   edited->missing = missing;
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
@@ -1627,6 +1785,17 @@ take_edited_skeleton (gpointer item,
     ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
       ->original = g_path_is_absolute (file) ? g_strdup (file)
                                              : km_item_io_expand_path (scan->io, file, NULL);
+  /* (a removed copy: the model it copied, while it is there) */
+  else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, format) == 0
+           && g_file_test (copy->original, G_FILE_TEST_IS_REGULAR))
+    ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
+      ->original = g_strdup (copy->original);
+  if (copy_in_place || gone_copy)
+    edited->copy_of = g_strdup (copy->original);
+  else if (edited->switched && !autosave)
+    edited->copy_of = g_strdup (((SkeletonFile *) g_ptr_array_index (scan->edited->files,
+                                                                     scan->edited->files->len - 1))
+                                  ->original);
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -1637,6 +1806,7 @@ take_edited_skeleton (gpointer item,
 
       written->is_new = edited->switched;
       written->replace = !edited->switched;
+      written->own = edited->switched || copy_in_place;
     }
 
   if (edited->switched)
@@ -1657,26 +1827,92 @@ take_edited_skeleton (gpointer item,
   g_object_set_data (item, PENDING_KEY, edited);
 }
 
+typedef struct
+{
+  KmItemIo   *io;
+  GHashTable *files;   /* the bodies' files, resolved */
+} ReferenceScan;
+
+static void
+collect_body_file (gpointer item,
+                   gpointer user_data)
+{
+  ReferenceScan *scan = user_data;
+  const char *file;
+
+  if (!KM_IS_BODY_ITEM (item) || (file = km_body_item_get_file (item)) == NULL || *file == '\0')
+    return;
+  g_hash_table_add (scan->files, g_path_is_absolute (file)
+                                 ? g_strdup (file)
+                                 : km_item_io_expand_path (scan->io, file, NULL));
+}
+
+/* The copies @self wrote with the project at @project_path that no body of the project
+ * refers to any more (the body items already refer to the files this save writes): this
+ * save removes them once the project is written, if they are still as Kinema wrote them.
+ * (A copy saved with another project file stays: that file may refer to it.) */
+static GPtrArray *
+take_stale_copies (KmDocument *self,
+                   const char *project_path,
+                   KmItemIo   *io)
+{
+  GHashTable *copies = g_object_get_data (G_OBJECT (self), OWN_COPIES_KEY);
+  g_autoptr(GHashTable) files = NULL;
+  ReferenceScan scan;
+  GPtrArray *stale;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (copies == NULL)
+    return NULL;
+  files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  scan = (ReferenceScan) { io, files };
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   collect_body_file, &scan);
+  stale = g_ptr_array_new_with_free_func (stale_copy_free);
+  g_hash_table_iter_init (&iter, copies);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      OwnCopy *copy = value;
+      StaleCopy *item;
+
+      if (copy->removed || g_strcmp0 (copy->project_path, project_path) != 0
+          || g_hash_table_contains (files, key))
+        continue;
+      item = g_new0 (StaleCopy, 1);
+      item->path = g_strdup (key);
+      item->identity = g_strdup (copy->identity);
+      g_ptr_array_add (stale, item);
+    }
+  return stale;
+}
+
 /* The edited skeletons of @self's project, planned by take_edited_skeleton (@used NULL for
  * an autosave); NULL when there are none. */
 static KmEditedSkeletons *
 take_edited_skeletons (KmDocument *self,
                        const char *dir,
-                       GHashTable *used)
+                       GHashTable *used,
+                       const char *project_path)
 {
   KmEditedSkeletons *edited = g_new0 (KmEditedSkeletons, 1);
   g_autoptr(GKeyFile) index = used == NULL ? g_key_file_new () : NULL;
   KmProject *project = km_document_get_project (self);
   g_autofree char *reference_dir = index != NULL ? km_cnoid_reference_dir (project) : NULL;
   g_auto(KmDocumentItemIo) io = { 0 };
-  EditedScan scan = { dir, used, edited, index, reference_dir, &io.io };
+  EditedScan scan = { dir, used, edited, index, reference_dir, &io.io, self, project_path };
 
   km_document_item_io_init (self, &io);
 
   edited->files = skeleton_files_new ();
   edited->bodies = g_ptr_array_new_with_free_func (edited_body_free);
   km_item_foreach (km_project_get_root_item (project), take_edited_skeleton, &scan);
-  if (edited->files->len == 0)
+  if (project_path != NULL)
+    {
+      edited->project_path = g_strdup (project_path);
+      edited->stale = take_stale_copies (self, project_path, &io.io);
+    }
+  if (edited->files->len == 0 && (edited->stale == NULL || edited->stale->len == 0))
     {
       _km_edited_skeletons_free (edited);
       return NULL;
@@ -1711,7 +1947,7 @@ _km_document_take_edited_skeletons (KmDocument *self,
   g_return_val_if_fail (project_path != NULL, NULL);
 
   dir = g_path_get_dirname (project_path);
-  return take_edited_skeletons (self, dir, used);
+  return take_edited_skeletons (self, dir, used, project_path);
 }
 
 /**
@@ -1734,7 +1970,7 @@ _km_document_take_autosave_skeletons (KmDocument *self,
   g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
   g_return_val_if_fail (dir != NULL, NULL);
 
-  return take_edited_skeletons (self, dir, NULL);
+  return take_edited_skeletons (self, dir, NULL, NULL);
 }
 
 /* The body items of an autosave's @edited refer to their own files again. */
@@ -1922,6 +2158,34 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
         }
       g_clear_pointer (&file->temp, g_free);
     }
+  /* What Kinema's own copies are now, to know them by later. */
+  for (guint i = 0; i < edited->files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (edited->files, i);
+      g_autoptr(GFile) written = NULL;
+
+      if (!file->own)
+        continue;
+      written = g_file_new_for_path (file->path);
+      file->identity = km_document_query_file_identity (written, NULL);
+    }
+  /* The copies nothing refers to any more, unless another program changed them since. */
+  for (guint i = 0; edited->stale != NULL && i < edited->stale->len; i++)
+    {
+      StaleCopy *stale = g_ptr_array_index (edited->stale, i);
+      g_autoptr(GFile) file = g_file_new_for_path (stale->path);
+      g_autofree char *identity = km_document_query_file_identity (file, NULL);
+
+      if (identity == NULL)
+        stale->removed = TRUE;
+      else if (g_strcmp0 (identity, stale->identity) == 0)
+        {
+          if (g_unlink (stale->path) == 0)
+            stale->removed = TRUE;
+          else
+            g_warning ("Cannot remove %s: %s", stale->path, g_strerror (errno));
+        }
+    }
   return TRUE;
 }
 
@@ -1955,6 +2219,14 @@ _km_document_edited_skeletons_done (KmDocument        *self,
   g_return_if_fail (KM_IS_DOCUMENT (self));
   g_return_if_fail (edited != NULL);
 
+  for (guint i = 0; ok && edited->stale != NULL && i < edited->stale->len; i++)
+    {
+      StaleCopy *stale = g_ptr_array_index (edited->stale, i);
+      OwnCopy *copy = lookup_own_copy (self, stale->path);
+
+      if (stale->removed && copy != NULL)
+        copy->removed = TRUE;
+    }
   for (guint i = 0; i < edited->bodies->len; i++)
     {
       EditedBody *e = g_ptr_array_index (edited->bodies, i);
@@ -1962,6 +2234,16 @@ _km_document_edited_skeletons_done (KmDocument        *self,
       KmItem *item = KM_ITEM (e->body);
 
       g_object_set_data (G_OBJECT (item), PENDING_KEY, NULL);
+      if (ok && written->own && written->identity != NULL)
+        {
+          OwnCopy *copy = g_new0 (OwnCopy, 1);
+
+          copy->identity = g_strdup (written->identity);
+          copy->project_path = g_strdup (edited->project_path);
+          copy->original = g_strdup (e->copy_of);
+          copy->skeleton = km_skeleton_ref (written->skeleton);
+          g_hash_table_insert (own_copies (self), g_strdup (written->path), copy);
+        }
       if (ok)
         {
           if (e->missing)
@@ -2000,6 +2282,8 @@ _km_edited_skeletons_free (KmEditedSkeletons *edited)
   g_ptr_array_unref (edited->bodies);
   g_free (edited->dir);
   g_free (edited->index);
+  g_free (edited->project_path);
+  g_clear_pointer (&edited->stale, g_ptr_array_unref);
   g_free (edited);
 }
 

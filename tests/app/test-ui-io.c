@@ -15,12 +15,15 @@
 #include "km-body-item.h"
 #include "km-cnoid.h"
 #include "km-defaults.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-joint-inspector.h"
+#include "km-message.h"
 #include "km-skeleton-edit.h"
+#include "km-sub-project-item.h"
 #include "km-targets-json.h"
 #include "km-window.h"
 
@@ -1185,6 +1188,353 @@ test_reload_targets_solves (Fixture       *f,
   g_assert_true (km_document_get_animation (f->document) == animation_after);
 }
 
+
+/* ---- 5. Sub-projects in an autosave, ${SHARE} after Save As ----------------------------- */
+
+/* A project's text: for each of @names, a sub-project item so named that refers to the
+ * file of @files at the same place. */
+static char *
+project_with_sub_projects (const char * const *names,
+                           const char * const *files)
+{
+  GString *text = g_string_new ("items:\n"
+                                "  id: 0\n"
+                                "  name: \"RootItem\"\n"
+                                "  plugin: Base\n"
+                                "  class: RootItem\n"
+                                "  is_builtin_item: true\n"
+                                "  children:\n");
+
+  for (guint i = 0; names[i] != NULL; i++)
+    g_string_append_printf (text,
+                            "    -\n"
+                            "      id: %u\n"
+                            "      name: \"%s\"\n"
+                            "      plugin: Base\n"
+                            "      class: SubProjectItem\n"
+                            "      data:\n"
+                            "        file: \"%s\"\n", i + 1, names[i], files[i]);
+  return g_string_free (text, FALSE);
+}
+
+static void
+write_test_file (const char *dir,
+                 const char *name,
+                 const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* The first sub-project item named @name under @item, or NULL. */
+static KmItem *
+find_sub_project (KmItem     *item,
+                  const char *name)
+{
+  if (KM_IS_SUB_PROJECT_ITEM (item) && g_strcmp0 (km_item_get_name (item), name) == 0)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_sub_project (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The file the sub-project item @name of @document's project refers to. */
+static const char *
+sub_project_file (KmDocument *document,
+                  const char *name)
+{
+  KmItem *item = find_sub_project (km_project_get_root_item (km_document_get_project (document)),
+                                   name);
+
+  g_assert_nonnull (item);
+  return km_sub_project_item_get_file (KM_SUB_PROJECT_ITEM (item));
+}
+
+/* An edit inside a sub-project (here one nested in another) is autosaved in a copy of each
+ * sub-project on the way, which the autosave refers to; an unchanged sub-project is referred
+ * to in its own file. Recovered into another document, the edit is there, the sub-project
+ * items refer to their own files again and the copies are gone; Save writes the edit to the
+ * sub-project's own file, and leaves the others as they were. */
+static void
+test_autosave_keeps_sub_project_edit (Fixture       *f,
+                                      gconstpointer  data)
+{
+  static const char * const names[] = { "arm.json", "targets.json" };
+  static const char * const main_names[] = { "Outer", "Plain", NULL };
+  static const char * const main_files[] = { "outer.cnoid", "plain.cnoid", NULL };
+  static const char * const outer_names[] = { "Robot part", NULL };
+  static const char * const outer_files[] = { "part.cnoid", NULL };
+  static const char plain[] =
+    "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n  children:\n"
+    "    -\n      id: 1\n      name: \"Notes\"\n      plugin: Base\n      class: FolderItem\n";
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.cnoid", NULL);
+  g_autofree char *arm_text = read_file (arm, NULL);
+  g_autofree char *main_text = project_with_sub_projects (main_names, main_files);
+  g_autofree char *outer_text = project_with_sub_projects (outer_names, outer_files);
+  g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  g_autofree char *outer_path = g_build_filename (f->dir, "outer.cnoid", NULL);
+  g_autofree char *part_path = g_build_filename (f->dir, "part.cnoid", NULL);
+  g_autofree char *plain_path = g_build_filename (f->dir, "plain.cnoid", NULL);
+  g_autofree char *autosave_dir = g_build_filename (f->dir, "autosave", NULL);
+  g_autofree char *path = g_build_filename (autosave_dir, "autosave-9-5.cnoid", NULL);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
+  g_autoptr(GFile) autosave_file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) recovered = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *autosave_text = NULL;
+  g_autofree char *plain_file = NULL;
+  g_autofree char *saved_main = NULL;
+  g_autofree char *saved_part = NULL;
+  g_autofree char *saved_outer = NULL;
+  g_autofree char *saved_plain = NULL;
+  Result r = { NULL, };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *contents = read_file (from, NULL);
+
+      write_test_file (f->dir, names[i], contents);
+    }
+  write_test_file (f->dir, "part.cnoid", arm_text);
+  write_test_file (f->dir, "outer.cnoid", outer_text);
+  write_test_file (f->dir, "plain.cnoid", plain);
+  write_test_file (f->dir, "main.cnoid", main_text);
+
+  /* The edit: a keyframe of the targets in part.cnoid, inside outer.cnoid, deleted. */
+  g_assert_true (km_document_import_file (f->document, main_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)),
+                    ==, 2);
+  g_assert_true (km_document_delete_keyframe (f->document, 12));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  autosave_text = read_file (path, NULL);
+  g_test_message ("%s", autosave_text);
+  g_assert_nonnull (strstr (autosave_text, ".models/"));
+  g_assert_nonnull (strstr (autosave_text, "-outer.cnoid\""));
+  g_assert_nonnull (strstr (autosave_text, "plain.cnoid\""));
+  g_assert_null (strstr (autosave_text, "-plain.cnoid\""));
+  /* The document is as it was: its sub-project items refer to their files. */
+  g_assert_cmpstr (sub_project_file (f->document, "Outer"), ==, "outer.cnoid");
+
+  km_document_recover_async (recovered, autosave_file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (test_app_wait_idle_solve (recovered, 20000));
+
+  /* The edit is there, on the files it belongs to, still to be saved; the copies are gone. */
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (recovered)),
+                    ==, 1);
+  g_assert_cmpstr (sub_project_file (recovered, "Outer"), ==, outer_path);
+  g_assert_cmpstr (sub_project_file (recovered, "Robot part"), ==, part_path);
+  /* (As the autosave refers to it, from its folder.) */
+  plain_file = g_canonicalize_filename (sub_project_file (recovered, "Plain"), autosave_dir);
+  g_assert_cmpstr (plain_file, ==, plain_path);
+  g_assert_true (km_document_get_modified (recovered));
+  g_assert_true (g_file_equal (km_document_get_file (recovered), main_file));
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+
+  /* Save writes the edit to part.cnoid, each sub-project still referred to as it was. */
+  g_assert_true (km_document_save (recovered, main_file, &error));
+  g_assert_no_error (error);
+  saved_part = read_file (part_path, NULL);
+  g_assert_null (strstr (saved_part, "frame: 12"));
+  g_assert_nonnull (strstr (saved_part, "frame: 0"));
+  g_assert_nonnull (strstr (saved_part, "file: \"arm.json\""));
+  saved_main = read_file (main_path, NULL);
+  g_assert_nonnull (strstr (saved_main, "file: \"outer.cnoid\""));
+  g_assert_nonnull (strstr (saved_main, "file: \"plain.cnoid\""));
+  saved_outer = read_file (outer_path, NULL);
+  g_assert_cmpstr (saved_outer, ==, outer_text);
+  saved_plain = read_file (plain_path, NULL);
+  g_assert_cmpstr (saved_plain, ==, plain);
+  g_assert_false (km_document_get_modified (recovered));
+  result_clear (&r);
+}
+
+/* A body in a sub-project that lives in another folder, its skeleton edited: the autosave
+ * notes the model file it refers to relative to the sub-project's folder, not the main
+ * project's, so that the recovered body and the next Save go to the user's file there. */
+static void
+test_autosave_sub_project_body_folder (Fixture       *f,
+                                       gconstpointer  data)
+{
+  static const char * const names[] = { "arm.json", "targets.json" };
+  static const char * const main_names[] = { "Part", NULL };
+  static const char * const main_files[] = { "parts/part.cnoid", NULL };
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.cnoid", NULL);
+  g_autofree char *arm_text = read_file (arm, NULL);
+  g_autofree char *main_text = project_with_sub_projects (main_names, main_files);
+  g_autofree char *parts = g_build_filename (f->dir, "parts", NULL);
+  g_autofree char *model_path = g_build_filename (parts, "arm.json", NULL);
+  g_autofree char *wrong_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  g_autofree char *autosave_dir = g_build_filename (f->dir, "autosave", NULL);
+  g_autofree char *path = g_build_filename (autosave_dir, "autosave-9-6.cnoid", NULL);
+  g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
+  g_autoptr(GFile) autosave_file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) recovered = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) saved = NULL;
+  g_autofree char *body_file = NULL;
+  KmItem *body;
+  Result r = { NULL, };
+
+  g_assert_cmpint (g_mkdir_with_parents (parts, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *contents = read_file (from, NULL);
+
+      write_test_file (parts, names[i], contents);
+    }
+  write_test_file (parts, "part.cnoid", arm_text);
+  write_test_file (f->dir, "main.cnoid", main_text);
+
+  g_assert_true (km_document_import_file (f->document, main_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+  edit_skeleton (f, 0.25);
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+
+  km_document_recover_async (recovered, autosave_file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (test_app_wait_idle_solve (recovered, 20000));
+
+  /* The recovered body refers to the model in the sub-project's folder, edited. */
+  body = km_document_get_body_item (recovered);
+  g_assert_cmpstr (km_item_get_name (body), ==, "Arm");
+  body_file = g_canonicalize_filename (km_body_item_get_file (KM_BODY_ITEM (body)), parts);
+  g_assert_cmpstr (body_file, ==, model_path);
+  g_assert_cmpfloat (km_skeleton_get_joint (km_body_item_get_skeleton (KM_BODY_ITEM (body)),
+                                            1)->offset.x, ==, 0.25);
+
+  /* Saved: the edit goes to that file, none to the main project's folder. */
+  g_assert_true (km_document_save (recovered, main_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (wrong_path, G_FILE_TEST_EXISTS));
+  saved = km_format_load_model_file (model_path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (km_skeleton_get_joint (saved, 1)->offset.x, ==, 0.25);
+  result_clear (&r);
+}
+
+/* The warnings among @document's messages that hold @text. */
+static guint
+count_warnings (KmDocument *document,
+                const char *text)
+{
+  GListModel *messages = km_document_get_messages (document);
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (km_message_get_level (message) == G_LOG_LEVEL_WARNING
+          && strstr (km_message_get_text (message), text) != NULL)
+        n++;
+    }
+  return n;
+}
+
+/* A project in a share folder's project/ folder reads ${SHARE}/… from there. Saved there,
+ * it says nothing; saved elsewhere (Save As), where no share folder is found, those
+ * references are written as absolute paths, and the Messages view says so and why, once:
+ * a later save to that file writes them so again, unsaid. */
+static void
+test_save_as_share_warning (Fixture       *f,
+                            gconstpointer  data)
+{
+  static const char project[] =
+    "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n  children:\n"
+    "    -\n      id: 1\n      name: \"World\"\n      plugin: Body\n      class: WorldItem\n"
+    "      children:\n"
+    "        -\n          id: 2\n          name: \"Arm\"\n          plugin: Body\n"
+    "          class: BodyItem\n          data:\n"
+    "            file: \"${SHARE}/model/arm.json\"\n            format: SKELETON-JSON\n";
+  static const char warning[] = "1 file reference was written as an absolute path, not ${SHARE}";
+  g_autofree char *model_dir = g_build_filename (f->dir, "share", "model", NULL);
+  g_autofree char *project_dir = g_build_filename (f->dir, "share", "project", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "robot.cnoid", NULL);
+  g_autofree char *model_path = g_build_filename (model_dir, "arm.json", NULL);
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.json", NULL);
+  g_autofree char *arm_text = read_file (arm, NULL);
+  /* Not below the same folder as the share folder: no "../" leads there. */
+  g_autofree char *elsewhere = g_dir_make_tmp ("km-ui-io-XXXXXX", NULL);
+  g_autofree char *copy_path = g_build_filename (elsewhere, "robot.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GFile) copy_file = g_file_new_for_path (copy_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *quoted = NULL;
+
+  /* (Unset after threads started would be unsafe.) */
+  if (g_getenv ("KINEMA_CHOREONOID_SHARE") != NULL)
+    {
+      g_test_skip ("KINEMA_CHOREONOID_SHARE gives every place a share folder");
+      g_rmdir (elsewhere);
+      return;
+    }
+  g_assert_cmpint (g_mkdir_with_parents (model_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (model_path, arm_text, -1, NULL));
+  g_assert_true (g_file_set_contents (project_path, project, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+
+  /* Saved where it was read: ${SHARE} stays, nothing said. */
+  km_document_clear_messages (f->document);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  text = read_file (project_path, NULL);
+  g_assert_nonnull (strstr (text, "file: \"${SHARE}/model/arm.json\""));
+  g_assert_cmpuint (count_warnings (f->document, "${SHARE}"), ==, 0);
+
+  /* Save As elsewhere: the path of the file, said once. */
+  g_assert_true (km_document_save (f->document, copy_file, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&text, g_free);
+  text = read_file (copy_path, NULL);
+  quoted = g_strdup_printf ("file: \"%s\"", model_path);
+  g_assert_nonnull (strstr (text, quoted));
+  g_assert_cmpuint (count_warnings (f->document, warning), ==, 1);
+
+  km_document_clear_messages (f->document);
+  g_assert_true (km_document_save (f->document, copy_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_warnings (f->document, "${SHARE}"), ==, 0);
+
+  g_unlink (copy_path);
+  g_rmdir (elsewhere);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1227,6 +1577,12 @@ main (int    argc,
               fixture_setup, test_recover_example_then_save, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-during-failed-save", Fixture, NULL,
               fixture_setup, test_autosave_during_failed_save, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-keeps-sub-project-edit", Fixture, NULL,
+              fixture_setup, test_autosave_keeps_sub_project_edit, fixture_teardown);
+  g_test_add ("/kinema/Autosave/sub-project-body-folder", Fixture, NULL,
+              fixture_setup, test_autosave_sub_project_body_folder, fixture_teardown);
+  g_test_add ("/kinema/UiIo/save-as-share-warning", Fixture, NULL,
+              fixture_setup, test_save_as_share_warning, fixture_teardown);
 
   return g_test_run ();
 }

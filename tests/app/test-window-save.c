@@ -5,8 +5,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +21,8 @@
 #include "km-autosave.h"
 #include "km-body-motion.h"
 #include "km-defaults.h"
+#include "km-body-item.h"
+#include "km-format.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -26,6 +31,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Saving off the UI thread, under Xvfb: Save returns before the file is written
@@ -544,6 +550,18 @@ make_models (const char *dir,
   return models;
 }
 
+/* Removes what make_models() made. */
+static void
+remove_models_tree (const char *models)
+{
+  g_autofree char *copies = g_build_filename (models, "1", NULL);
+  g_autofree char *copy = g_build_filename (copies, "1.json", NULL);
+
+  g_unlink (copy);
+  g_rmdir (copies);
+  g_rmdir (models);
+}
+
 /* An edited skeleton is kept beside the autosave, in a folder for each write that goes
  * once the next one is written, and with the autosave when it is discarded. Listing the
  * autosaves to recover removes the copies whose autosave is gone, unless the process that
@@ -566,6 +584,9 @@ test_autosave_skeleton_copies (Fixture       *f,
   g_autofree char *listed = NULL;
   g_autofree char *listed_file = NULL;
   g_autofree char *orphan_name = NULL;
+  g_autofree char *listed_name = NULL;
+  g_autofree char *running_lock = NULL;
+  int running_fd;
   pid_t child;
 
   offset.x = 0.25;
@@ -585,7 +606,8 @@ test_autosave_skeleton_copies (Fixture       *f,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
 
-  /* A process that has ended (a child waited for), one that runs (pid 1). */
+  /* A process that has ended (a child waited for), one that runs (its lock held, here by
+   * this process through a descriptor of its own). */
   child = fork ();
   if (child == 0)
     _exit (0);
@@ -594,8 +616,15 @@ test_autosave_skeleton_copies (Fixture       *f,
   orphan_name = g_strdup_printf ("autosave-%d-0.cnoid.models", (int) child);
   orphan = make_models (dir, orphan_name);
   running = make_models (dir, "autosave-1-0.cnoid.models");
-  listed = make_models (dir, "autosave-1-1.cnoid.models");
-  listed_file = g_build_filename (dir, "autosave-1-1.cnoid", NULL);
+  running_lock = g_build_filename (dir, "autosave-1-0.cnoid.lock", NULL);
+  running_fd = open (running_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (running_fd, >=, 0);
+  g_assert_cmpint (flock (running_fd, LOCK_EX | LOCK_NB), ==, 0);
+  /* (Without a lock file: its owner never made one, or the lock was released and
+   * removed.) */
+  listed_name = g_strdup_printf ("autosave-%d-1.cnoid.models", (int) child);
+  listed = make_models (dir, listed_name);
+  listed_file = g_strndup (listed, strlen (listed) - strlen (".models"));
   g_assert_true (g_file_set_contents (listed_file, "items: {}\n", -1, NULL));
 
   recovery = km_autosave_list_recovery ();
@@ -604,6 +633,158 @@ test_autosave_skeleton_copies (Fixture       *f,
   g_assert_cmpint (count_entries (running), ==, 1);
   g_assert_cmpint (count_entries (listed), ==, 1);
   g_unlink (listed_file);
+  remove_models_tree (listed);
+  remove_models_tree (running);
+  g_unlink (running_lock);
+  close (running_fd);
+}
+
+/* Whether @files (of GFile) holds the file at @path. */
+static gboolean
+lists_path (GPtrArray  *files,
+            const char *path)
+{
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autofree char *p = g_file_get_path (g_ptr_array_index (files, i));
+
+      if (g_strcmp0 (p, path) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Another Kinema that runs: a child process that holds the lock of its autosave
+ * (autosave-ITS_ID-0.cnoid in @dir), as a live instance does, until @hold is closed. */
+static pid_t
+spawn_lock_holder (const char *dir,
+                   int        *hold_write)
+{
+  int ready[2], hold[2];
+  char byte;
+  pid_t child;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  g_assert_cmpint (pipe (hold), ==, 0);
+  child = fork ();
+  if (child == 0)
+    {
+      char lock[4096];
+      int fd;
+
+      /* Only async-signal-safe calls until _exit. */
+      close (ready[0]);
+      close (hold[1]);
+      snprintf (lock, sizeof lock, "%s/autosave-%d-0.cnoid.lock", dir, (int) getpid ());
+      fd = open (lock, O_RDWR | O_CREAT, 0600);
+      if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0)
+        _exit (1);
+      byte = 1;
+      if (write (ready[1], &byte, 1) != 1)
+        _exit (1);
+      while (read (hold[0], &byte, 1) > 0)
+        ;
+      _exit (0);
+    }
+  g_assert_cmpint (child, >, 0);
+  close (ready[1]);
+  close (hold[0]);
+  g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+  close (ready[0]);
+  *hold_write = hold[1];
+  return child;
+}
+
+/* The autosave of another Kinema that still runs is not offered for recovery, and listing
+ * leaves it and its skeleton copies alone, although the process id in its name may be any
+ * (ids are reused, and each Flatpak sandbox counts from 1): its lock is held. Once that
+ * process has ended, the autosave is offered, and a claim keeps a third instance from
+ * offering it as well. */
+static void
+test_autosave_live_owner (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *lock = NULL;
+  g_autofree char *models = NULL;
+  g_autofree char *models_name = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GPtrArray) recovery = NULL;
+  int hold = -1;
+  int status = 0;
+  int fd;
+  pid_t child;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  child = spawn_lock_holder (dir, &hold);
+  name = g_strdup_printf ("autosave-%d-0.cnoid", (int) child);
+  models_name = g_strconcat (name, ".models", NULL);
+  path = g_build_filename (dir, name, NULL);
+  lock = g_strconcat (path, ".lock", NULL);
+  file = g_file_new_for_path (path);
+  /* Its unsaved work: the copy of a skeleton, then the project. */
+  models = g_strconcat (path, ".models", NULL);
+  g_free (make_models (dir, models_name));
+  g_assert_true (g_file_set_contents (path, "items: {}\n", -1, NULL));
+
+  recovery = km_autosave_list_recovery ();
+  g_assert_false (lists_path (recovery, path));
+  g_assert_false (km_autosave_claim (file));
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (count_entries (models), ==, 1);
+  g_clear_pointer (&recovery, g_ptr_array_unref);
+
+  /* The other Kinema ends (a crash looks the same: the kernel drops the lock). */
+  close (hold);
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  recovery = km_autosave_list_recovery ();
+  g_assert_true (lists_path (recovery, path));
+  g_assert_cmpint (count_entries (models), ==, 1);
+  g_assert_true (km_autosave_claim (file));
+  /* Claimed: another instance finds its lock held, as a running owner's. */
+  fd = open (lock, O_RDWR);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), !=, 0);
+  close (fd);
+
+  g_unlink (path);
+  remove_models_tree (models);
+}
+
+/* A process with this one's id (reused) ended and left an autosave: it is offered, not
+ * taken for this process's own, and this process's autosaves pick another name. */
+static void
+test_autosave_reused_pid (Fixture       *f,
+                          gconstpointer  data)
+{
+  KmAutosave *first = km_autosave_new (f->document);
+  g_autofree char *first_path = g_strdup (km_autosave_get_path (first));
+  g_autofree char *dir = g_path_get_dirname (first_path);
+  g_autofree char *left_name = NULL;
+  g_autofree char *left = NULL;
+  g_autoptr(GPtrArray) recovery = NULL;
+  KmAutosave *second;
+  int pid = 0, n = -1;
+
+  g_assert_cmpint (sscanf (strrchr (first_path, '/'), "/autosave-%d-%d.cnoid", &pid, &n), ==, 2);
+  g_assert_cmpint (pid, ==, (int) getpid ());
+  g_object_unref (first);
+  /* The name this process would give its next autosave. */
+  left_name = g_strdup_printf ("autosave-%d-%d.cnoid", pid, n + 1);
+  left = g_build_filename (dir, left_name, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (left, "items: {}\n", -1, NULL));
+
+  second = km_autosave_new (f->document);
+  g_assert_cmpstr (km_autosave_get_path (second), !=, left);
+  recovery = km_autosave_list_recovery ();
+  g_assert_true (lists_path (recovery, left));
+  g_object_unref (second);
+  g_assert_true (g_file_test (left, G_FILE_TEST_EXISTS));
+  g_unlink (left);
 }
 
 /* A skeleton.json of the user's, not the built-in example's: a one-hinge arm. */
@@ -909,6 +1090,190 @@ test_export_body_motion (Fixture       *f,
   g_clear_error (&r.error);
 }
 
+/* Moves joint 1 of the current body's skeleton to x = @x, as one undoable step. */
+static void
+edit_offset (KmDocument *document,
+             double      x)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (document);
+  KmVec3 offset = km_skeleton_get_joint (skeleton, 1)->offset;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+
+  offset.x = x;
+  edited = km_skeleton_edit_set_offset (skeleton, 1, offset, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Move Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
+/* The x offset of joint 1 in the model file at @path. */
+static double
+file_offset (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
+  const KmFormat *format = NULL;
+  g_autoptr(KmSkeleton) skeleton = km_format_load_model_file (path, NULL, &format, &extras,
+                                                              &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (skeleton);
+  return km_skeleton_get_joint (skeleton, 1)->offset.x;
+}
+
+static void
+save_project (KmDocument *document,
+              GFile      *file)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_save (document, file, &error));
+  g_assert_no_error (error);
+}
+
+/* An imported SR1.body, edited and saved with the project: the copy Kinema writes beside
+ * the project is its own. An undo and a save remove it (no body refers to it, and the
+ * file is as Kinema wrote it); the next edit's save writes SR1.body again, not SR1-2.body;
+ * a later edit is saved to the same copy, and undoing it saves the copy back. */
+static void
+test_save_reuses_own_copy (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *root = km_test_make_tmp_dir ("km-own-copy-XXXXXX");
+  g_autofree char *models = g_build_filename (root, "models", NULL);
+  g_autofree char *project_dir = g_build_filename (root, "project", NULL);
+  g_autofree char *model = g_build_filename (models, "SR1.body", NULL);
+  g_autofree char *copy = g_build_filename (project_dir, "SR1.body", NULL);
+  g_autofree char *numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  KmBodyItem *body;
+  double original;
+
+  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
+  {
+    g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                      "SR1.body", NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (fixture, &text, NULL, NULL));
+    g_assert_true (g_file_set_contents (model, text, -1, NULL));
+  }
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, model);
+  original = file_offset (model);
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+  g_assert_cmpfloat (file_offset (copy), ==, 0.25);
+
+  /* Undone and saved: the project refers to the user's model again; Kinema's copy, which
+   * nothing refers to, is gone. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, model);
+  g_assert_false (g_file_test (copy, G_FILE_TEST_EXISTS));
+
+  /* Edited again: the copy has its name again, not a numbered one. */
+  edit_offset (f->document, 0.5);
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+  g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
+  g_assert_cmpfloat (file_offset (copy), ==, 0.5);
+
+  /* A further edit goes to the same copy. */
+  edit_offset (f->document, 0.75);
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+  g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
+  g_assert_cmpfloat (file_offset (copy), ==, 0.75);
+
+  /* Undone: the copy no longer holds that skeleton, so the save writes it back. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+  g_assert_cmpfloat (file_offset (copy), ==, 0.5);
+  g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
+
+  /* The user's model was never written. */
+  g_assert_cmpfloat (file_offset (model), ==, original);
+  km_test_remove_tree (root);
+}
+
+/* A copy Kinema wrote but another program changed since is not Kinema's any more: a save
+ * neither writes over it nor removes it. */
+static void
+test_save_keeps_changed_copy (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *root = km_test_make_tmp_dir ("km-own-copy-XXXXXX");
+  g_autofree char *models = g_build_filename (root, "models", NULL);
+  g_autofree char *project_dir = g_build_filename (root, "project", NULL);
+  g_autofree char *model = g_build_filename (models, "SR1.body", NULL);
+  g_autofree char *copy = g_build_filename (project_dir, "SR1.body", NULL);
+  g_autofree char *numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *after = NULL;
+  KmBodyItem *body;
+
+  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
+  {
+    g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                      "SR1.body", NULL);
+    g_autofree char *model_text = NULL;
+
+    g_assert_true (g_file_get_contents (fixture, &model_text, NULL, NULL));
+    g_assert_true (g_file_set_contents (model, model_text, -1, NULL));
+  }
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+
+  /* Another program edits the copy (a comment added), the body is edited again. */
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  changed = g_strconcat (text, "# changed by hand\n", NULL);
+  g_assert_true (g_file_set_contents (copy, changed, -1, NULL));
+  edit_offset (f->document, 0.5);
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, numbered);
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, changed);
+  g_clear_pointer (&after, g_free);
+
+  /* Undone twice (to the user's model) and saved: the changed file stays. SR1-2.body is
+   * Kinema's, which nothing refers to: it goes. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, model);
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, changed);
+  g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
+  km_test_remove_tree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -941,6 +1306,14 @@ main (int    argc,
               fixture_setup, test_autosave_async, fixture_teardown);
   g_test_add ("/kinema/Autosave/skeleton-copies", Fixture, NULL,
               fixture_setup, test_autosave_skeleton_copies, fixture_teardown);
+  g_test_add ("/kinema/Autosave/live-owner", Fixture, NULL,
+              fixture_setup, test_autosave_live_owner, fixture_teardown);
+  g_test_add ("/kinema/Autosave/reused-pid", Fixture, NULL,
+              fixture_setup, test_autosave_reused_pid, fixture_teardown);
+  g_test_add ("/kinema/Window/save/reuses-own-model-copy", Fixture, NULL,
+              fixture_setup, test_save_reuses_own_copy, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-changed-model-copy", Fixture, NULL,
+              fixture_setup, test_save_keeps_changed_copy, fixture_teardown);
   g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
               fixture_setup, test_save_item_async, fixture_teardown);
 

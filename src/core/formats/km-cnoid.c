@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -1385,6 +1386,11 @@ typedef struct
    * are written with the ids of that file (SUB_ID_KEY). NULL otherwise. */
   KmItem     *sub_root;
   KmItem     *sub_item;
+  /* Every file reference rewritten is written absolute (an autosave's copy of a
+   * sub-project, read back from a folder that goes once it is recovered). */
+  gboolean    absolute_references;
+  /* The references read through ${SHARE} written absolute (km_cnoid_build_tree_full). */
+  guint       n_share_dropped;
 } SaveContext;
 
 /*
@@ -1553,6 +1559,8 @@ portable_path (SaveContext *ctx,
   const char *rest;
   char *path = NULL;
 
+  if (ctx->absolute_references)
+    return g_strdup (absolute);
   if (variable != NULL && (path = under_variable (ctx, variable, absolute)) != NULL)
     return path;
   if ((rest = path_inside (absolute, dir)) != NULL && *rest != '\0' &&
@@ -1631,6 +1639,10 @@ write_file_references (SaveContext      *ctx,
       else
         absolute = g_canonicalize_filename (value, NULL);
       written = portable_path (ctx, absolute, variable);
+      /* Absolute ones only: a relative path or ${HOME}/… still leads to the file when
+       * the folders move together. */
+      if (g_strcmp0 (variable, "SHARE") == 0 && g_path_is_absolute (written))
+        ctx->n_share_dropped++;
       if (strcmp (written, value) == 0)
         continue;
       if (copy == NULL)
@@ -2010,12 +2022,15 @@ write_views (SaveContext *ctx,
 }
 
 /* The file's tree, and (out) the ids the items were given. @sub_item: @project is the
- * sub-project that item was read from, whose items are its children; else NULL. */
+ * sub-project that item was read from, whose items are its children; else NULL.
+ * @absolute_references: see SaveContext. */
 static KmYamlNode *
 build_tree_full (KmProject   *project,
                  KmItem      *sub_item,
                  const char  *path,
-                 GHashTable **ids_out)
+                 gboolean     absolute_references,
+                 GHashTable **ids_out,
+                 guint       *n_share_dropped)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GPtrArray) unassigned = g_ptr_array_new ();
@@ -2030,6 +2045,7 @@ build_tree_full (KmProject   *project,
 
   ctx.io.file = path;
   ctx.io.dir = dir;
+  ctx.absolute_references = absolute_references;
   if (sub_item != NULL)
     {
       ctx.sub_root = root;
@@ -2117,6 +2133,8 @@ build_tree_full (KmProject   *project,
     }
 
   g_hash_table_unref (ctx.selected);
+  if (n_share_dropped != NULL)
+    *n_share_dropped = ctx.n_share_dropped;
   if (ids_out != NULL)
     *ids_out = g_steal_pointer (&ctx.ids);
   else
@@ -2129,7 +2147,7 @@ build_tree (KmProject   *project,
             const char  *path,
             GHashTable **ids_out)
 {
-  return build_tree_full (project, NULL, path, ids_out);
+  return build_tree_full (project, NULL, path, FALSE, ids_out, NULL);
 }
 
 KmYamlNode *
@@ -2141,6 +2159,19 @@ km_cnoid_build_tree (KmProject   *project,
   g_return_val_if_fail (path != NULL, NULL);
 
   return build_tree (project, path, ids);
+}
+
+KmYamlNode *
+km_cnoid_build_tree_full (KmProject   *project,
+                          const char  *path,
+                          GHashTable **ids,
+                          guint       *n_share_dropped)
+{
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (n_share_dropped != NULL, NULL);
+
+  return build_tree_full (project, NULL, path, FALSE, ids, n_share_dropped);
 }
 
 char *
@@ -2302,7 +2333,7 @@ collect_sub_project (gpointer item,
   save->path = g_strdup (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
   save->digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY));
   save->file_digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_FILE_KEY));
-  save->tree = build_tree_full (sub, item, save->path, &save->ids);
+  save->tree = build_tree_full (sub, item, save->path, FALSE, &save->ids, NULL);
   /* The innermost first. */
   g_ptr_array_insert (saves, 0, save);
 }
@@ -2598,6 +2629,331 @@ km_cnoid_save (KmProject   *project,
   km_project_set_file (project, path);
   km_project_set_clean (project);
   return TRUE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Autosave copies of sub-projects */
+
+/*
+ * A sub-project's edits are in no file the project writes: an autosave of the project alone
+ * would recover the sub-project as its file holds it. So an autosave keeps a copy of each
+ * changed sub-project in its own folder (km_cnoid_take_sub_copies), and the autosaved
+ * project refers to the copies while its tree is made; a sub-project holding a changed one,
+ * however deep, is copied too, its copy referring to the inner copy. The copies refer to
+ * their files absolutely (their folder goes once recovered), and an index beside them
+ * (SUB_COPIES_INDEX) names, for each, the file it stands for, what was last read or written
+ * there (the digests a save compares with). A recovery reads the project with the copies,
+ * then gives each sub-project item its own file back (km_cnoid_restore_sub_copies).
+ */
+
+#define SUB_COPIES_INDEX "sub-projects.ini"
+
+typedef struct
+{
+  KmItem     *item;      /* main thread only */
+  KmYamlNode *data;      /* the item's data before it referred to the copy (main thread only) */
+  char       *path;
+  KmYamlNode *tree;
+} SubCopy;
+
+struct _KmCnoidSubCopies
+{
+  char      *dir;
+  GPtrArray *copies;     /* of SubCopy */
+  char      *index;      /* SUB_COPIES_INDEX's text */
+};
+
+static void
+sub_copy_free (SubCopy *copy)
+{
+  g_clear_object (&copy->item);
+  g_clear_pointer (&copy->data, km_yaml_node_unref);
+  g_free (copy->path);
+  g_clear_pointer (&copy->tree, km_yaml_node_unref);
+  g_free (copy);
+}
+
+/* @item (a sub-project item) with its `file` (or `filename`) set to @file. */
+static void
+set_sub_file (KmItem     *item,
+              const char *file)
+{
+  static const char * const keys[] = { "file", "filename", NULL };
+  KmYamlNode *data = km_item_get_data (item);
+  g_autoptr(KmYamlNode) changed = NULL;
+  const char *key = "file";
+  KmItemIo io = { 0, };
+
+  for (guint k = 0; data != NULL && keys[k] != NULL; k++)
+    if (km_yaml_mapping_lookup (data, keys[k]) != NULL)
+      {
+        key = keys[k];
+        break;
+      }
+  changed = data != NULL && km_yaml_node_get_kind (data) == KM_YAML_MAPPING
+            ? km_yaml_node_copy (data) : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_set (changed, key, km_yaml_node_new_string (file));
+  km_item_restore (item, changed, &io, NULL);
+}
+
+/* Whether the sub-project read into @item differs from what was last read from or written
+ * to its file (a save would write it). Makes its text. */
+static gboolean
+sub_project_changed (KmItem *item)
+{
+  KmProject *sub = g_object_get_data (G_OBJECT (item), SUB_PROJECT_KEY);
+  const char *path = g_object_get_data (G_OBJECT (item), SUB_PATH_KEY);
+  g_autoptr(KmYamlNode) tree = build_tree_full (sub, item, path, FALSE, NULL, NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *digest = NULL;
+  gsize length = 0;
+
+  text = km_cnoid_tree_to_string (tree, &length);
+  digest = text_digest (text, length);
+  return g_strcmp0 (digest, g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY)) != 0;
+}
+
+static void
+collect_sub_items (gpointer item,
+                   gpointer user_data)
+{
+  /* The innermost first. */
+  if (KM_IS_SUB_PROJECT_ITEM (item) && g_object_get_data (item, SUB_PROJECT_KEY) != NULL)
+    g_ptr_array_insert (user_data, 0, g_object_ref (item));
+}
+
+/* Whether one of @copies is of a sub-project inside @item. */
+static gboolean
+holds_copied (KmItem    *item,
+              GPtrArray *copies)
+{
+  for (guint i = 0; i < copies->len; i++)
+    if (km_item_is_ancestor_of (item, ((SubCopy *) g_ptr_array_index (copies, i))->item))
+      return TRUE;
+  return FALSE;
+}
+
+/* Notes in @index, under @name (the copy's), what @item's sub-project stands for. */
+static void
+index_sub_copy (GKeyFile   *index,
+                const char *name,
+                KmItem     *item)
+{
+  const char *digest = g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY);
+  const char *file_digest = g_object_get_data (G_OBJECT (item), SUB_FILE_KEY);
+
+  g_key_file_set_string (index, name, "path", g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
+  if (digest != NULL)
+    g_key_file_set_string (index, name, "digest", digest);
+  if (file_digest != NULL)
+    g_key_file_set_string (index, name, "file-digest", file_digest);
+}
+
+/**
+ * km_cnoid_take_sub_copies:
+ * @dir: the folder the copies go to (made when they are written)
+ *
+ * On the project's thread: the sub-projects of @project that differ from their files, and
+ * those holding one, each to be copied into @dir; their items refer to the copies until
+ * km_cnoid_put_back_sub_copies(), to call once the autosave's tree is made.
+ *
+ * Returns: (transfer full) (nullable): the copies to write, %NULL when no sub-project
+ *   changed
+ */
+KmCnoidSubCopies *
+km_cnoid_take_sub_copies (KmProject  *project,
+                          const char *dir)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GKeyFile) index = g_key_file_new ();
+  KmCnoidSubCopies *copies;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  km_item_foreach (km_project_get_root_item (project), collect_sub_items, items);
+  copies = g_new0 (KmCnoidSubCopies, 1);
+  copies->dir = g_strdup (dir);
+  copies->copies = g_ptr_array_new_with_free_func ((GDestroyNotify) sub_copy_free);
+  for (guint i = 0; i < items->len; i++)
+    {
+      KmItem *item = g_ptr_array_index (items, i);
+      KmProject *sub = g_object_get_data (G_OBJECT (item), SUB_PROJECT_KEY);
+      g_autofree char *base = NULL;
+      g_autofree char *name = NULL;
+      SubCopy *copy;
+
+      /* An inner copy changes the text of the sub-project holding it. */
+      if (!holds_copied (item, copies->copies) && !sub_project_changed (item))
+        continue;
+      base = g_path_get_basename (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
+      name = g_strdup_printf ("%u-%s", copies->copies->len + 1, base);
+      copy = g_new0 (SubCopy, 1);
+      copy->item = g_object_ref (item);
+      copy->path = g_build_filename (dir, name, NULL);
+      copy->tree = build_tree_full (sub, item, copy->path, TRUE, NULL, NULL);
+      index_sub_copy (index, name, item);
+      if (km_item_get_data (item) != NULL)
+        copy->data = km_yaml_node_ref (km_item_get_data (item));
+      set_sub_file (item, copy->path);
+      g_ptr_array_add (copies->copies, copy);
+    }
+  if (copies->copies->len == 0)
+    {
+      km_cnoid_sub_copies_free (copies);
+      return NULL;
+    }
+  copies->index = g_key_file_to_data (index, NULL, NULL);
+  return copies;
+}
+
+/* On the project's thread: the items of @copies refer to their own files again. */
+void
+km_cnoid_put_back_sub_copies (KmCnoidSubCopies *copies)
+{
+  KmItemIo io = { 0, };
+
+  g_return_if_fail (copies != NULL);
+
+  for (guint i = 0; i < copies->copies->len; i++)
+    {
+      SubCopy *copy = g_ptr_array_index (copies->copies, i);
+
+      km_item_restore (copy->item, copy->data, &io, NULL);
+    }
+}
+
+/**
+ * km_cnoid_sub_copies_write:
+ *
+ * Writes the copies and their index into their folder, stopping at the first failure.
+ * Touches no item: runs on any thread.
+ */
+gboolean
+km_cnoid_sub_copies_write (KmCnoidSubCopies  *copies,
+                           GError           **error)
+{
+  g_autofree char *index_path = NULL;
+
+  g_return_val_if_fail (copies != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (g_mkdir_with_parents (copies->dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   /* Translators: a folder, then the system's reason */
+                   _("%s: cannot create the folder: %s"), copies->dir, g_strerror (saved_errno));
+      return FALSE;
+    }
+  for (guint i = 0; i < copies->copies->len; i++)
+    {
+      SubCopy *copy = g_ptr_array_index (copies->copies, i);
+      g_autofree char *text = NULL;
+      gsize length = 0;
+
+      text = km_cnoid_tree_to_string (copy->tree, &length);
+      if (!km_format_save_data_full (copy->path, text, length, 0600, error))
+        return FALSE;
+    }
+  index_path = g_build_filename (copies->dir, SUB_COPIES_INDEX, NULL);
+  return km_format_save_data_full (index_path, copies->index, -1, 0600, error);
+}
+
+/* On the project's thread (it holds items). */
+void
+km_cnoid_sub_copies_free (KmCnoidSubCopies *copies)
+{
+  if (copies == NULL)
+    return;
+  g_ptr_array_unref (copies->copies);
+  g_free (copies->index);
+  g_free (copies->dir);
+  g_free (copies);
+}
+
+typedef struct
+{
+  const char *dir;        /* canonical */
+  GHashTable *indexes;    /* folder → GKeyFile */
+} CopyScan;
+
+/* The index of the copies in @folder, read once. */
+static GKeyFile *
+copies_index (CopyScan   *scan,
+              const char *folder)
+{
+  GKeyFile *index = g_hash_table_lookup (scan->indexes, folder);
+
+  if (index == NULL)
+    {
+      g_autofree char *path = g_build_filename (folder, SUB_COPIES_INDEX, NULL);
+
+      index = g_key_file_new ();
+      g_key_file_load_from_file (index, path, G_KEY_FILE_NONE, NULL);
+      g_hash_table_insert (scan->indexes, g_strdup (folder), index);
+    }
+  return index;
+}
+
+static void
+restore_sub_copy (gpointer item,
+                  gpointer user_data)
+{
+  CopyScan *scan = user_data;
+  const char *path = g_object_get_data (item, SUB_PATH_KEY);
+  KmProject *sub = g_object_get_data (item, SUB_PROJECT_KEY);
+  g_autofree char *folder = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *original = NULL;
+  GKeyFile *index;
+
+  if (!KM_IS_SUB_PROJECT_ITEM (item) || sub == NULL || path == NULL
+      || path_inside (path, scan->dir) == NULL)
+    return;
+  folder = g_path_get_dirname (path);
+  name = g_path_get_basename (path);
+  index = copies_index (scan, folder);
+  original = g_key_file_get_string (index, name, "path", NULL);
+  if (original == NULL)
+    return;
+  /* Absolute: the project is read from the autosave's folder, not the file's. */
+  set_sub_file (item, original);
+  if (km_project_get_file (sub) != NULL)
+    km_project_set_file (sub, original);
+  g_object_set_data_full (item, SUB_DIGEST_KEY,
+                          g_key_file_get_string (index, name, "digest", NULL), g_free);
+  g_object_set_data_full (item, SUB_FILE_KEY,
+                          g_key_file_get_string (index, name, "file-digest", NULL), g_free);
+  g_object_set_data_full (item, SUB_PATH_KEY, g_steal_pointer (&original), g_free);
+}
+
+/**
+ * km_cnoid_restore_sub_copies:
+ * @project: a project read from an autosave, not shown yet
+ * @dir: the folder of its copies (in folders of their own below it)
+ *
+ * The sub-project items read from copies km_cnoid_take_sub_copies() made refer to the files
+ * the copies stand for again, holding what the copies held: a save writes them there
+ * (unless another program changed the file since the autosave, km_cnoid_sub_save_check).
+ */
+void
+km_cnoid_restore_sub_copies (KmProject  *project,
+                             const char *dir)
+{
+  g_autofree char *canonical = NULL;
+  CopyScan scan;
+
+  g_return_if_fail (KM_IS_PROJECT (project));
+  g_return_if_fail (dir != NULL);
+
+  canonical = g_canonicalize_filename (dir, NULL);
+  scan.dir = canonical;
+  scan.indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        (GDestroyNotify) g_key_file_unref);
+  km_item_foreach (km_project_get_root_item (project), restore_sub_copy, &scan);
+  g_hash_table_unref (scan.indexes);
 }
 
 /* ---------------------------------------------------------------------------------------- */

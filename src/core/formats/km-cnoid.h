@@ -131,6 +131,14 @@ void        km_cnoid_saved              (KmProject         *project,
 KmYamlNode *km_cnoid_build_tree         (KmProject         *project,
                                          const char        *path,
                                          GHashTable       **ids);
+/* km_cnoid_build_tree() that also counts in *@n_share_dropped the file references read
+ * through ${SHARE} that it writes as absolute paths: ${SHARE} was found from the project's
+ * old place (a share/ above share/project/), @path has none (see "Path variables" above),
+ * and no relative path or ${HOME}/… leads to the file from there. */
+KmYamlNode *km_cnoid_build_tree_full    (KmProject         *project,
+                                         const char        *path,
+                                         GHashTable       **ids,
+                                         guint             *n_share_dropped);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);
 /* The sub-projects of @project read from their files, each to be saved to its file (the
@@ -163,6 +171,23 @@ gboolean    km_cnoid_sub_save_get_written (KmCnoidSubSave  *save);
 gboolean    km_cnoid_sub_save_write     (KmCnoidSubSave    *save,
                                          GError           **error);
 void        km_cnoid_sub_save_done      (KmCnoidSubSave    *save);
+/* An autosave's copies of the sub-projects that differ from their files (and of those
+ * holding one, however deep), in a folder of the autosave's: km_cnoid_take_sub_copies, on
+ * the project's thread, picks them, makes their trees and has their items refer to the
+ * copies until km_cnoid_put_back_sub_copies (once the autosave's tree is made);
+ * km_cnoid_sub_copies_write, on any thread, writes them and an index of the files they
+ * stand for; km_cnoid_sub_copies_free on the project's thread. A recovery reads the
+ * autosave, then km_cnoid_restore_sub_copies gives those items their own files back, their
+ * edits kept and still to be saved there. */
+typedef struct _KmCnoidSubCopies KmCnoidSubCopies;
+KmCnoidSubCopies *km_cnoid_take_sub_copies     (KmProject         *project,
+                                                const char        *dir);
+void              km_cnoid_put_back_sub_copies (KmCnoidSubCopies  *copies);
+gboolean          km_cnoid_sub_copies_write    (KmCnoidSubCopies  *copies,
+                                                GError           **error);
+void              km_cnoid_sub_copies_free     (KmCnoidSubCopies  *copies);
+void              km_cnoid_restore_sub_copies  (KmProject         *project,
+                                                const char        *dir);
 /* ${SHARE} for a project at @project_path when none is given: $KINEMA_CHOREONOID_SHARE,
  * else the `share/` above a `share/project/` folder holding the project, else an installed
  * Choreonoid's (`choreonoid-X.Y/` with `model/` in $XDG_DATA_DIRS, newest first), else
