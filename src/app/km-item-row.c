@@ -25,7 +25,7 @@ struct _KmItemRow
   /* Owned */
   KmItem     *item;
   char       *name;
-  char       *tooltip;
+  char       *tooltip;    /* the last one built (km_item_row_get_tooltip) */
   GListStore *children;   /* a joint row's child joint rows; NULL for an item's row */
 
   /* Borrowed (static strings) */
@@ -84,13 +84,27 @@ icon_for (KmItem *item)
   return "text-x-generic-symbolic";
 }
 
-static void
-update_tooltip (KmItemRow *self)
+static char *
+joint_tooltip (const char *name,
+               KmItem     *body)
+{
+  /* Translators: a joint's name, then its body's name */
+  return g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
+}
+
+/* What the row's tooltip says, built when it is asked for (the item tree's query-tooltip):
+ * why an item is kept unread or cannot be used, what a pose sequence is, whose joint a
+ * joint row is. An item Kinema knows and reads has none (its type's class name is no
+ * word for the user). */
+static char *
+build_tooltip (KmItemRow *self)
 {
   const char *problem = km_item_get_problem (self->item);
-  char *tooltip;
+  char *tooltip = NULL;
 
-  if (KM_IS_UNKNOWN_ITEM (self->item)
+  if (self->joint >= 0)
+    tooltip = joint_tooltip (self->name, self->item);
+  else if (KM_IS_UNKNOWN_ITEM (self->item)
       && km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (self->item)))
     /* Translators: %s/%s is an item type from a project file, such as "Base/RootItem" */
     tooltip = g_strdup_printf (_("%s/%s: this item could not be read (Messages says why). It "
@@ -118,12 +132,7 @@ update_tooltip (KmItemRow *self)
                                            km_pose_seq_get_n_keys (seq)),
                                  km_pose_seq_get_n_keys (seq), km_pose_seq_get_duration (seq));
     }
-  else
-    tooltip = g_strdup_printf ("%s/%s", km_item_get_plugin_name (self->item),
-                               km_item_get_class_name (self->item));
-  g_free (self->tooltip);
-  self->tooltip = tooltip;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOLTIP]);
+  return tooltip;
 }
 
 static void
@@ -144,7 +153,7 @@ item_notify_cb (KmItemRow  *self,
     }
   if (g_strcmp0 (pspec->name, "problem") == 0)
     {
-      update_tooltip (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOLTIP]);
       if (g_strcmp0 (self->icon_name, icon_for (item)) != 0)
         {
           self->icon_name = icon_for (item);
@@ -207,7 +216,7 @@ km_item_row_get_property (GObject    *object,
       g_value_set_string (value, self->name);
       break;
     case PROP_TOOLTIP:
-      g_value_set_string (value, self->tooltip);
+      g_value_set_string (value, km_item_row_get_tooltip (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -253,7 +262,6 @@ km_item_row_new (KmItem *item)
   self->name = g_strdup (km_item_get_name (item));
   self->checked = km_item_get_checked (item);
   self->icon_name = icon_for (item);
-  update_tooltip (self);
   g_signal_connect_object (item, "notify", G_CALLBACK (item_notify_cb), self, G_CONNECT_SWAPPED);
   return self;
 }
@@ -283,20 +291,17 @@ km_item_row_get_known (KmItemRow *self)
   return !KM_IS_UNKNOWN_ITEM (self->item);
 }
 
+/* The row's tooltip, or NULL for none; built anew at each call (rows are made by the
+ * thousand for a large model, their tooltips asked for one at a time), valid until the
+ * next. */
 const char *
 km_item_row_get_tooltip (KmItemRow *self)
 {
   g_return_val_if_fail (KM_IS_ITEM_ROW (self), NULL);
 
+  g_free (self->tooltip);
+  self->tooltip = build_tooltip (self);
   return self->tooltip;
-}
-
-static char *
-joint_tooltip (const char *name,
-               KmItem     *body)
-{
-  /* Translators: a joint's name, then its body's name */
-  return g_strdup_printf (_("Joint “%s” of %s"), name, km_item_get_name (body));
 }
 
 /**
@@ -326,7 +331,6 @@ km_item_row_new_joint (KmItem     *body,
   self->name = g_strdup (name);
   self->children = g_list_store_new (KM_TYPE_ITEM_ROW);
   self->icon_name = "emblem-system-symbolic";
-  self->tooltip = joint_tooltip (name, body);
   return self;
 }
 
@@ -365,8 +369,6 @@ km_item_row_set_joint_name (KmItemRow  *self,
     return;
   g_free (self->name);
   self->name = g_strdup (name);
-  g_free (self->tooltip);
-  self->tooltip = joint_tooltip (name, self->item);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOLTIP]);
 }

@@ -12,11 +12,13 @@
 #include "km-body-item.h"
 #include "km-body-motion-item.h"
 #include "km-cnoid.h"
+#include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-pose-seq-item.h"
 #include "km-root-item.h"
+#include "km-skeleton-edit.h"
 
 /*
  * The project's item tree: a GtkTreeListModel over the items (each KmItem is the list
@@ -45,14 +47,12 @@ struct _KmItemTree
   GtkEntry           *rename_entry;
   GtkPopover         *context_menu;
 
-  /* Unowned: the row whose tooltip is off while the context menu shows (weak pointer) */
-  GtkWidget          *muted_row;
-
   /* Owned */
   KmDocument         *document;
   GSignalGroup       *document_signals;
   GtkMultiSelection  *selection;
-  KmItem             *renaming;
+  KmItem             *renaming;      /* the item renamed, or the body of the joint renamed */
+  int                 renaming_joint; /* the joint renamed (its row's F2), or -1 */
   KmProject          *project;       /* whose selection the tree follows */
   GWeakRef            joint_body;    /* the body whose joints are listed */
 
@@ -509,12 +509,17 @@ reload_edit_undo (gpointer data)
   reload_edit_swap (edit, edit->new_item, edit->old_item);
 }
 
+static int selected_joint_row (KmItemTree *self);
+
 static void
 update_actions (KmItemTree *self)
 {
   g_autoptr(GPtrArray) items = selected_items (self);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.rename", items->len == 1);
+  /* One item, or a joint (its row alone). */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.rename",
+                                 items->len == 1
+                                 || (items->len == 0 && selected_joint_row (self) >= 0));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.delete", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.duplicate", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", items->len > 0);
@@ -787,14 +792,39 @@ find_row_widget (GtkWidget *widget,
   return NULL;
 }
 
+/* The row widget showing @joint of the current body; NULL when it is scrolled away. */
+static GtkWidget *
+find_joint_row_widget (GtkWidget *widget,
+                       int        joint)
+{
+  if (GTK_IS_TREE_EXPANDER (widget))
+    {
+      GtkTreeListRow *row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (widget));
+      g_autoptr(KmItemRow) item_row = row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+
+      return KM_IS_ITEM_ROW (item_row) && km_item_row_get_joint (item_row) == joint
+             ? widget : NULL;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_joint_row_widget (child, joint);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Points @popover at @row (NULL: at @x, @y of the list view, or the tree's top edge when
+ * @x is negative). */
 static void
 point_popover_at (KmItemTree *self,
                   GtkPopover *popover,
-                  KmItem     *item,
+                  GtkWidget  *row,
                   double      x,
                   double      y)
 {
-  GtkWidget *row = item ? find_row_widget (GTK_WIDGET (self->list_view), item) : NULL;
   graphene_rect_t bounds;
   GdkRectangle rect = { (int) x, (int) y, 1, 1 };
 
@@ -812,15 +842,71 @@ point_popover_at (KmItemTree *self,
 }
 
 static void
+popup_rename (KmItemTree *self,
+              const char *name,
+              GtkWidget  *row)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), name);
+  point_popover_at (self, self->rename_popover, row, -1, -1);
+  gtk_popover_popup (self->rename_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
+  gtk_editable_select_region (GTK_EDITABLE (self->rename_entry), 0, -1);
+}
+
+static void
 start_rename (KmItemTree *self,
               KmItem     *item)
 {
   g_set_object (&self->renaming, item);
-  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), km_item_get_name (item));
-  point_popover_at (self, self->rename_popover, item, -1, -1);
-  gtk_popover_popup (self->rename_popover);
-  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
-  gtk_editable_select_region (GTK_EDITABLE (self->rename_entry), 0, -1);
+  self->renaming_joint = -1;
+  popup_rename (self, km_item_get_name (item),
+                find_row_widget (GTK_WIDGET (self->list_view), item));
+}
+
+/* A joint's row renames the joint, as the Skeleton tab's Name field does. */
+static void
+start_joint_rename (KmItemTree *self,
+                    int         joint)
+{
+  KmItem *body = self->document != NULL ? km_document_get_body_item (self->document) : NULL;
+  KmSkeleton *skeleton = body != NULL ? km_document_get_skeleton (self->document) : NULL;
+
+  if (skeleton == NULL || joint < 0 || (guint) joint >= km_skeleton_get_n_joints (skeleton))
+    return;
+  g_set_object (&self->renaming, body);
+  self->renaming_joint = joint;
+  popup_rename (self, km_skeleton_get_joint (skeleton, (guint) joint)->name,
+                find_joint_row_widget (GTK_WIDGET (self->list_view), joint));
+}
+
+/* Renames the joint being renamed (one undoable step, Rename Joint); FALSE when the name is
+ * refused (said in Messages; the popover stays for another try). */
+static gboolean
+rename_joint (KmItemTree *self,
+              const char *name)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
+  const char *old_name;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* The body or its skeleton changed meanwhile: that joint is no longer there to rename. */
+  if (self->renaming != km_document_get_body_item (self->document) || skeleton == NULL
+      || (guint) self->renaming_joint >= km_skeleton_get_n_joints (skeleton))
+    return TRUE;
+  old_name = km_skeleton_get_joint (skeleton, (guint) self->renaming_joint)->name;
+  if (g_strcmp0 (old_name, name) == 0)
+    return TRUE;
+  edited = km_skeleton_edit_set_name (skeleton, (guint) self->renaming_joint, name, &error);
+  if (edited == NULL)
+    {
+      km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                       /* Translators: a joint's name, then why it could not be renamed */
+                       _("Could not rename joint “%s”: %s"), old_name, error->message);
+      return FALSE;
+    }
+  km_document_edit_skeleton (self->document, edited, _("Rename Joint"), name);
+  return TRUE;
 }
 
 static void
@@ -831,8 +917,14 @@ rename_entry_activate_cb (KmItemTree *self)
   g_assert (KM_IS_ITEM_TREE (self));
 
   if (self->renaming != NULL && self->document != NULL && *name != '\0')
-    km_document_rename_item (self->document, self->renaming, name);
+    {
+      if (self->renaming_joint < 0)
+        km_document_rename_item (self->document, self->renaming, name);
+      else if (!rename_joint (self, name))
+        return;
+    }
   g_clear_object (&self->renaming);
+  self->renaming_joint = -1;
   gtk_popover_popdown (self->rename_popover);
 }
 
@@ -846,6 +938,8 @@ rename_action (GtkWidget  *widget,
 
   if (items->len == 1)
     start_rename (self, g_ptr_array_index (items, 0));
+  else if (items->len == 0)
+    start_joint_rename (self, selected_joint_row (self));
 }
 
 static void
@@ -963,17 +1057,59 @@ click_pressed_cb (KmItemTree      *self,
     }
 }
 
-/* Hides @row's tooltip (NULL: none) and gives the previously muted row its own back. */
-static void
-mute_row_tooltip (KmItemTree *self,
-                  GtkWidget  *row)
+/* The rows' tooltips: asked for by GTK as the pointer rests on a row (or with the
+ * keyboard, on the focused row), and built then (km_item_row_get_tooltip), not for every
+ * row made: setting a widget's tooltip text asks the display where the pointer is. */
+static gboolean
+query_tooltip_cb (KmItemTree *self,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard_mode,
+                  GtkTooltip *tooltip,
+                  GtkWidget  *list_view)
 {
-  if (self->muted_row != NULL)
-    gtk_widget_set_has_tooltip (self->muted_row,
-                                gtk_widget_get_tooltip_text (self->muted_row) != NULL);
-  g_set_weak_pointer (&self->muted_row, row);
+  GtkTreeExpander *expander = NULL;
+  GtkTreeListRow *row;
+  g_autoptr(KmItemRow) item_row = NULL;
+  const char *text;
+  graphene_rect_t bounds;
+
+  if (keyboard_mode)
+    {
+      GtkRoot *root = gtk_widget_get_root (list_view);
+      GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+      /* The focus is on the list's row widget, which holds the expander. */
+      if (focus != NULL && gtk_widget_is_ancestor (focus, list_view))
+        for (GtkWidget *w = focus; w != NULL && expander == NULL;
+             w = gtk_widget_get_first_child (w))
+          if (GTK_IS_TREE_EXPANDER (w))
+            expander = GTK_TREE_EXPANDER (w);
+    }
+  else
+    expander = expander_at (self, x, y, NULL);
+  row = expander != NULL ? gtk_tree_expander_get_list_row (expander) : NULL;
   if (row != NULL)
-    gtk_widget_set_has_tooltip (row, FALSE);
+    item_row = gtk_tree_list_row_get_item (row);
+  text = KM_IS_ITEM_ROW (item_row) ? km_item_row_get_tooltip (item_row) : NULL;
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  if (gtk_widget_compute_bounds (GTK_WIDGET (expander), list_view, &bounds))
+    gtk_tooltip_set_tip_area (tooltip, &(GdkRectangle) { (int) bounds.origin.x,
+                                                         (int) bounds.origin.y,
+                                                         (int) bounds.size.width,
+                                                         (int) bounds.size.height });
+  return TRUE;
+}
+
+/* No row tooltips while the context menu shows (one shown by the hover before the click
+ * would stay on top of the menu); back once it closes. */
+static void
+mute_row_tooltips (KmItemTree *self,
+                   gboolean    muted)
+{
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self->list_view), !muted);
 }
 
 static void
@@ -995,9 +1131,7 @@ context_pressed_cb (KmItemTree      *self,
       && !gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
     gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
-  /* The row's tooltip, shown by the hover before the click, would stay on top of the
-   * menu: off until the menu closes. */
-  mute_row_tooltip (self, gtk_tree_expander_get_child (expander));
+  mute_row_tooltips (self, TRUE);
   point_popover_at (self, self->context_menu, NULL, x, y);
   gtk_popover_popup (self->context_menu);
 }
@@ -1005,7 +1139,7 @@ context_pressed_cb (KmItemTree      *self,
 static void
 context_menu_closed_cb (KmItemTree *self)
 {
-  mute_row_tooltip (self, NULL);
+  mute_row_tooltips (self, FALSE);
 }
 
 static GdkContentProvider *
@@ -1120,7 +1254,6 @@ km_item_tree_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_handle_id (&self->sync_idle, g_source_remove);
-  g_clear_weak_pointer (&self->muted_row);
   {
     /* Joint rows hold their body: let go of them, or the body would hold itself. */
     g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);
@@ -1229,7 +1362,11 @@ km_item_tree_init (KmItemTree *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  self->renaming_joint = -1;
   g_weak_ref_init (&self->joint_body, NULL);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self->list_view), TRUE);
+  g_signal_connect_object (self->list_view, "query-tooltip", G_CALLBACK (query_tooltip_cb),
+                           self, G_CONNECT_SWAPPED);
   self->selection = gtk_multi_selection_new (NULL);
   g_signal_connect_object (self->selection, "selection-changed",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);

@@ -42,6 +42,7 @@
 #define UNLIMITED_LENGTH 1.0
 
 #define ROW_WIDGETS_KEY "km-joint-panel-row"
+#define TOOLTIP_ROW_KEY "km-joint-panel-tooltip-row"   /* on a row's widget: its RowWidgets */
 
 /* The widgets of one list row, made once (factory_setup_cb) and shown for one DOF at a
  * time (factory_bind_cb). */
@@ -441,6 +442,35 @@ name_label_new (gboolean bold)
   return label;
 }
 
+static gboolean
+row_query_tooltip_cb (GtkWidget    *widget,
+                      int           x,
+                      int           y,
+                      gboolean      keyboard_mode,
+                      GtkTooltip   *tooltip,
+                      KmJointPanel *self)
+{
+  const char *text = km_joint_panel_get_row_tooltip (self, widget);
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+/* @widget of @widgets' row has a tooltip for whichever DOF the row shows, asked for when
+ * GTK shows it (km_joint_panel_get_row_tooltip): setting a tooltip's text asks the display
+ * where the pointer is (a round trip to the X server), for every row the list binds. */
+static void
+add_row_tooltip (KmJointPanel *self,
+                 RowWidgets   *widgets,
+                 GtkWidget    *widget)
+{
+  g_object_set_data (G_OBJECT (widget), TOOLTIP_ROW_KEY, widgets);
+  gtk_widget_set_has_tooltip (widget, TRUE);
+  g_signal_connect_object (widget, "query-tooltip", G_CALLBACK (row_query_tooltip_cb), self, 0);
+}
+
 /* The widgets of a list row, for whichever DOF the list shows in it (factory_bind_cb). */
 static void
 factory_setup_cb (GtkSignalListItemFactory *factory,
@@ -473,6 +503,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_stack_add_named (GTK_STACK (names), widgets->bold, "width");
   gtk_stack_set_visible_child (GTK_STACK (names), widgets->name);
   gtk_box_append (GTK_BOX (header), names);
+  add_row_tooltip (self, widgets, widgets->name);
 
   /* The name first, then the limits (header_allocate()); each whole in its tooltip. */
   widgets->caption = gtk_label_new (NULL);
@@ -481,6 +512,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_widget_add_css_class (widgets->caption, "dim-label");
   gtk_widget_add_css_class (widgets->caption, "caption");
   gtk_box_append (GTK_BOX (header), widgets->caption);
+  add_row_tooltip (self, widgets, widgets->caption);
 
   line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_box_append (GTK_BOX (box), line);
@@ -491,6 +523,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_box_append (GTK_BOX (line), widgets->slider);
   watch_row_widget (self, widgets->slider);
   km_scroll_guard_attach (widgets->slider);
+  add_row_tooltip (self, widgets, widgets->slider);
 
   widgets->spin = gtk_spin_button_new (NULL, 1.0, 0);
   km_number_field_attach (GTK_SPIN_BUTTON (widgets->spin), field_refused_cb, field_typed_cb,
@@ -499,6 +532,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_box_append (GTK_BOX (line), widgets->spin);
   watch_row_widget (self, widgets->spin);
   km_scroll_guard_attach (widgets->spin);
+  add_row_tooltip (self, widgets, widgets->spin);
 
   widgets->unit = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (widgets->unit), 0.0);
@@ -515,16 +549,6 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_activatable (item, FALSE);
   gtk_list_item_set_selectable (item, FALSE);
   gtk_list_item_set_child (item, box);
-}
-
-/* Setting a tooltip asks the display where the pointer is (a round trip to the X server):
- * only when it changes, not for every row the list binds. */
-static void
-set_tooltip (GtkWidget  *widget,
-             const char *text)
-{
-  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) != 0)
-    gtk_widget_set_tooltip_text (widget, text);
 }
 
 static void
@@ -548,13 +572,10 @@ factory_bind_cb (GtkSignalListItemFactory *factory,
 
   gtk_label_set_text (GTK_LABEL (widgets->name), row->name);
   gtk_label_set_text (GTK_LABEL (widgets->bold), row->name);
-  set_tooltip (widgets->name, row->name);
   show_heading (widgets, row->joint == selected);
   gtk_label_set_text (GTK_LABEL (widgets->caption), row->limits);
-  set_tooltip (widgets->caption, row->limits);
 
   gtk_range_set_adjustment (GTK_RANGE (widgets->slider), adjustment);
-  set_tooltip (widgets->slider, row->limits);
   gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->slider),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, row->name, -1);
 
@@ -562,7 +583,6 @@ factory_bind_cb (GtkSignalListItemFactory *factory,
   km_number_field_set_unit (spin, row->quantity, row->field_scale, row->field_unit);
   km_number_field_set_name (spin, row->name);
   gtk_spin_button_configure (spin, adjustment, row->step, row->digits);
-  set_tooltip (widgets->spin, row->limits);
   gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->spin),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, row->name, -1);
 
@@ -960,6 +980,33 @@ km_joint_panel_get_unit (KmJointPanel *self,
   g_return_val_if_fail (KM_IS_JOINT_PANEL (self), NULL);
 
   return dof < self->rows->len ? g_array_index (self->rows, Row, dof).unit : NULL;
+}
+
+/**
+ * km_joint_panel_get_row_tooltip:
+ * @widget: a widget of one of the panel's rows
+ *
+ * What @widget's tooltip says for the DOF its row shows (built when GTK asks for it, by
+ * query-tooltip): the joint's whole name on the name, its limits on the limits caption,
+ * the slider and the field.
+ *
+ * Returns: (transfer none) (nullable): the tooltip's text, or %NULL when @widget has none
+ */
+const char *
+km_joint_panel_get_row_tooltip (KmJointPanel *self,
+                                GtkWidget    *widget)
+{
+  RowWidgets *widgets;
+  const Row *row;
+
+  g_return_val_if_fail (KM_IS_JOINT_PANEL (self), NULL);
+  g_return_val_if_fail (GTK_IS_WIDGET (widget), NULL);
+
+  widgets = g_object_get_data (G_OBJECT (widget), TOOLTIP_ROW_KEY);
+  if (widgets == NULL || widgets->dof >= self->rows->len)
+    return NULL;
+  row = &g_array_index (self->rows, Row, widgets->dof);
+  return widget == widgets->name ? row->name : row->limits;
 }
 
 /**

@@ -23,5 +23,7 @@ GtkAdjustment *km_joint_panel_get_adjustment (KmJointPanel *self,
                                               guint         dof);
 const char    *km_joint_panel_get_unit       (KmJointPanel *self,
                                               guint         dof);
+const char    *km_joint_panel_get_row_tooltip (KmJointPanel *self,
+                                               GtkWidget    *widget);
 
 G_END_DECLS

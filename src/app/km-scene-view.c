@@ -15,6 +15,7 @@
 #include "km-animation-source.h"
 #include "km-body-item.h"
 #include "km-document-edit.h"
+#include "km-document-private.h"
 #include "km-document-skeleton.h"
 #include "km-drag-solver.h"
 #include "km-pick.h"
@@ -54,6 +55,15 @@ typedef enum
   DRAG_OFFSET,
 } DragMode;
 
+/* What a framing fits: everything drawn, and the scene's own box without the joints'
+ * markers. A skeleton without bones gets markers of a default size, so only the own box
+ * tells whether the scene has a size of its own (frame_box()). */
+typedef struct
+{
+  KmVec3 min, max;
+  KmVec3 own_min, own_max;
+} SceneBox;
+
 struct _KmSceneView
 {
   GtkGLArea       parent_instance;
@@ -86,7 +96,10 @@ struct _KmSceneView
   KmVec3          drag_offset_start; /* DRAG_OFFSET: the joint's offset when it began */
   KmSkeleton     *offset_preview;    /* DRAG_OFFSET: the edited skeleton, not yet applied */
   KmTransform    *offset_world;      /* its joints posed by the document's pose */
-  KmItem         *framed_body;       /* weak: the body the camera was last reset for */
+  KmItem         *framed_body;       /* weak: the body shown (the camera was framed for it
+                                      * when it was first shown; its reloads are the same) */
+  KmSkeleton     *framed_skeleton;   /* what the scene had when it was framed by itself, */
+  KmTargetTrack  *framed_targets;    /* while its motion was still to come (motion_pending) */
 
   gboolean        edit_mode;
   gboolean        drag_moved;        /* the press went further than a click */
@@ -97,6 +110,10 @@ struct _KmSceneView
 
   gboolean        show_joint_axes;
   gboolean        camera_moved;      /* by the user since the last reset */
+  gboolean        motion_pending;    /* framed without the body's motion, which will come */
+  gboolean        has_auto_box;      /* auto_box: what the view framed by itself, fitted */
+  SceneBox        auto_box;          /* again to the view's size until it is first drawn */
+  guint           auto_renders;      /* n_renders when it was framed (size_allocate) */
   double          grid_scale;        /* KmRenderScene.grid_scale, set by framing the scene
                                       * and as the bodies drawn change (update_model_extent) */
   double          model_extent;      /* KmRenderScene.model_extent, likewise */
@@ -443,15 +460,6 @@ update_bodies (KmSceneView *self)
 #define POINT_EXTENT 1.0e-3
 #define MIN_SCENE_EXTENT 1.0
 
-/* What a framing fits: everything drawn, and the scene's own box without the joints'
- * markers. A skeleton without bones gets markers of a default size, so only the own box
- * tells whether the scene has a size of its own (frame_box()). */
-typedef struct
-{
-  KmVec3 min, max;
-  KmVec3 own_min, own_max;
-} SceneBox;
-
 static void
 grow_corners (KmVec3 *min,
               KmVec3 *max,
@@ -688,27 +696,38 @@ update_model_extent (KmSceneView *self)
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
-/* Another body is framed whole; an edit of the same body's skeleton (an offset dragged, a
- * joint added, undone) keeps the view where the user put it, with markers to the model's
- * new size. */
+/* The view frames a model by itself only when it is first shown (a file opened, a new
+ * body): another body is framed whole, while a change of the body shown (an offset dragged,
+ * a joint added, undone, its file reloaded: the same body read again) keeps the camera
+ * where it is, whether or not the user moved it, with markers to the model's new size. */
 static void
 document_skeleton_changed_cb (KmSceneView *self)
 {
   KmItem *body = km_document_get_body_item (self->document);
 
-  if (body != NULL && body == self->framed_body && self->camera_moved)
+  if (body != NULL && self->framed_body != NULL
+      && _km_document_same_item (self->framed_body, body))
     {
+      g_set_weak_pointer (&self->framed_body, body);
       update_model_extent (self);
       return;
     }
   reframe (self);
 }
 
-/* A finished solve shows the whole motion, unless the user has placed the camera. */
+/* A body first shown without its motion (its targets being solved, its pose sequence
+ * built) is framed once more, with the motion, when that comes, unless the user placed
+ * the camera or changed the scene meanwhile. Keys, edits and their solves never move it. */
 static void
 document_animation_changed_cb (KmSceneView *self)
 {
-  if (!self->camera_moved && !km_document_get_solving (self->document))
+  if (!self->motion_pending || km_document_get_solving (self->document)
+      || km_document_get_animation (self->document) == NULL)
+    return;
+  self->motion_pending = FALSE;
+  if (!self->camera_moved
+      && km_document_get_skeleton (self->document) == self->framed_skeleton
+      && km_document_get_targets (self->document) == self->framed_targets)
     reframe (self);
 }
 
@@ -1373,6 +1392,8 @@ km_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->offset_preview, km_skeleton_unref);
   g_clear_pointer (&self->offset_world, g_free);
   g_clear_weak_pointer (&self->framed_body);
+  g_clear_pointer (&self->framed_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->framed_targets, km_target_track_unref);
   g_clear_pointer (&self->watched, g_ptr_array_unref);
   g_clear_pointer (&self->bodies, g_array_unref);
   g_clear_pointer (&self->body_worlds, g_ptr_array_unref);
@@ -1471,8 +1492,10 @@ static const struct
   { GDK_KEY_a, "scene.frame-all" },
 };
 
-/* The framing depends on the view's shape (frame_box): a view the user has not placed
- * (a model just opened, before the window had its size) is framed again at its size. */
+/* The framing depends on the view's shape (frame_box): a model just framed by itself
+ * (opened before the window had its size) is framed again at the view's size until it is
+ * drawn. Once shown, the camera stays: a relayout (a bar shown, a pane dragged) does not
+ * move it, nor does a resize, any more than an edit does. */
 static void
 km_scene_view_size_allocate (GtkWidget *widget,
                              int        width,
@@ -1482,9 +1505,15 @@ km_scene_view_size_allocate (GtkWidget *widget,
   KmSceneView *self = KM_SCENE_VIEW (widget);
 
   GTK_WIDGET_CLASS (km_scene_view_parent_class)->size_allocate (widget, width, height, baseline);
-  if (!self->camera_moved && self->document != NULL
-      && km_document_get_skeleton (self->document) != NULL)
-    reframe (self);
+  if (!self->camera_moved && self->has_auto_box && self->n_renders == self->auto_renders)
+    {
+      gboolean orthographic = self->camera.orthographic;
+
+      km_camera_reset (&self->camera);
+      self->camera.orthographic = orthographic;
+      frame_box (self, &self->auto_box, MIN_SCENE_EXTENT);
+      notify_camera (self);
+    }
 }
 
 static void
@@ -1675,6 +1704,7 @@ km_scene_view_set_camera (KmSceneView    *self,
   self->camera = *camera;
   self->camera.orthographic = !!camera->orthographic;
   self->camera_moved = TRUE;
+  self->motion_pending = FALSE;
   if (self->document != NULL)
     g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
@@ -1683,25 +1713,36 @@ km_scene_view_set_camera (KmSceneView    *self,
 }
 
 /* The default three-quarter view framing the scene, in the projection the user chose: what
- * the view shows by itself (a body opened, a solve finished, the view resized) while the
- * user has not placed the camera. */
+ * the view shows by itself when a model is first shown (a file opened, a new body; and
+ * once more when its first motion comes), and on Reset Camera. */
 static void
 reframe (KmSceneView *self)
 {
   gboolean orthographic = self->camera.orthographic;
+  KmSkeleton *skeleton = self->document != NULL ? km_document_get_skeleton (self->document)
+                                                : NULL;
+  KmTargetTrack *targets = skeleton != NULL ? km_document_get_targets (self->document) : NULL;
 
   km_camera_reset (&self->camera);
   self->camera.orthographic = orthographic;
+  self->has_auto_box = FALSE;
   /* Frame what frame-all frames (shapes included): an imported model's feet and head
    * reach well beyond its joints. */
-  if (self->document != NULL && km_document_get_skeleton (self->document) != NULL)
+  if (skeleton != NULL && scene_bounds (self, -1, &self->auto_box))
     {
-      SceneBox box;
-
-      if (scene_bounds (self, -1, &box))
-        frame_box (self, &box, MIN_SCENE_EXTENT);
+      frame_box (self, &self->auto_box, MIN_SCENE_EXTENT);
+      self->has_auto_box = TRUE;
+      self->auto_renders = self->n_renders;
     }
   self->camera_moved = FALSE;
+  /* Its motion is still to come (or never will: then a key's solve is an edit). */
+  self->motion_pending = skeleton != NULL && km_document_get_animation (self->document) == NULL;
+  g_clear_pointer (&self->framed_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->framed_targets, km_target_track_unref);
+  if (skeleton != NULL)
+    self->framed_skeleton = km_skeleton_ref (skeleton);
+  if (targets != NULL)
+    self->framed_targets = km_target_track_ref (targets);
   if (self->document != NULL)
     g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
@@ -1925,6 +1966,7 @@ km_scene_view_frame (KmSceneView *self,
     return;
   frame_box (self, &box, joint < 0 ? MIN_SCENE_EXTENT : 0.0);
   self->camera_moved = TRUE;
+  self->motion_pending = FALSE;
   notify_camera (self);
 }
 

@@ -13,12 +13,16 @@
 
 #include "km-application.h"
 #include "km-camera.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
+#include "km-item-row.h"
+#include "km-item-tree.h"
 #include "km-renderer.h"
 #include "km-scene-view.h"
 #include "km-skeleton-edit.h"
 #include "km-window.h"
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * Framing small models: a Scenebuilder mechanism about 10 cm across fills the view when
@@ -715,6 +719,121 @@ test_long_chains (Fixture       *f,
     }
 }
 
+/* A three-link arm of @link metres a link, in skeleton.json at @path. */
+static void
+write_arm (const char *path,
+           double      link)
+{
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  char l[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_ascii_dtostr (l, sizeof l, link);
+  json = g_strdup_printf ("{\"root_name\": \"Root\", \"joints\": ["
+                          "{\"name\": \"Root\", \"type\": \"fixed\", \"offset\": [0, 0, 0]},"
+                          "{\"name\": \"Shoulder\", \"type\": \"revolute\", \"offset\": [0, 0, %s],"
+                          " \"parent\": \"Root\", \"axis\": [1, 0, 0], \"limits\": [-2, 2]},"
+                          "{\"name\": \"Elbow\", \"type\": \"revolute\", \"offset\": [0, 0, %s],"
+                          " \"parent\": \"Shoulder\", \"axis\": [0, 1, 0], \"limits\": [-2, 2]},"
+                          "{\"name\": \"EndEffector\", \"type\": \"fixed\", \"offset\": [0, 0, %s],"
+                          " \"parent\": \"Elbow\"}]}", l, l, l);
+  g_file_set_contents (path, json, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* The item tree's Reload (its context menu) on the current body. */
+static void
+reload_body (Fixture *f)
+{
+  KmItemTree *tree = KM_ITEM_TREE (km_window_get_item_tree (f->window));
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (tree);
+  KmItem *body = km_document_get_body_item (f->document);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (selection));
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+
+      if (km_item_row_get_joint (item_row) < 0 && km_item_row_get_item (item_row) == body)
+        break;
+    }
+  g_assert_cmpuint (i, <, n);
+  g_assert_true (gtk_selection_model_select_item (selection, i, TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (tree), "tree.reload", NULL));
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+}
+
+/* The Pose tab's way to key: a joint value typed at @frame, then Set Keyframe. */
+static void
+key_at (Fixture *f,
+        guint    frame,
+        guint    dof,
+        double   value)
+{
+  km_document_set_current_frame (f->document, frame);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, frame);
+  km_document_set_dof_value (f->document, dof, value);
+  g_assert_true (km_document_set_keyframe (f->document, frame));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+}
+
+/* Review finding 2: the camera moves only when the user asks (or a model is first shown).
+ * A model without targets opened, its first key (which adds the targets and a motion)
+ * and a key that lengthens the keyed path, a reload of its file grown twice as large, and
+ * the view resized keep the camera where it was; the same once the user placed it. */
+static void
+test_camera_stays (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-framing-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "arm.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  KmCamera shown, placed;
+  double extent;
+
+  write_arm (path, 0.3);
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_null (km_document_get_targets (f->document));
+  shown = *km_scene_view_get_camera (f->view);
+
+  /* Not placed by the user: framed when opened, and left there. */
+  key_at (f, 30, 1, 1.2);
+  g_assert_nonnull (km_document_get_targets (f->document));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  assert_same_camera (km_scene_view_get_camera (f->view), &shown);
+  key_at (f, 60, 0, -1.5);
+  assert_same_camera (km_scene_view_get_camera (f->view), &shown);
+  extent = joint_extent (f);
+  write_arm (path, 0.6);
+  reload_body (f);
+  g_assert_cmpfloat (joint_extent (f), >, 1.5 * extent);
+  assert_same_camera (km_scene_view_get_camera (f->view), &shown);
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  assert_same_camera (km_scene_view_get_camera (f->view), &shown);
+
+  /* Placed by the user. */
+  placed = shown;
+  km_camera_orbit (&placed, 0.3, 0.1);
+  km_camera_zoom (&placed, 0.7);
+  km_scene_view_set_camera (f->view, &placed);
+  key_at (f, 90, 1, -1.0);
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+  reload_body (f);
+  assert_same_camera (km_scene_view_get_camera (f->view), &placed);
+
+  /* Frame All is asked for: it shows the motion and the grown model. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
+  g_assert_cmpfloat (km_scene_view_get_camera (f->view)->distance, >, shown.distance);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -737,5 +856,7 @@ main (int    argc,
               test_grid_follows_model, fixture_teardown);
   g_test_add ("/kinema/Framing/long-chains", Fixture, NULL, fixture_setup,
               test_long_chains, fixture_teardown);
+  g_test_add ("/kinema/Framing/camera-stays", Fixture, NULL, fixture_setup,
+              test_camera_stays, fixture_teardown);
   return g_test_run ();
 }

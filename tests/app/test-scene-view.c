@@ -129,9 +129,10 @@ test_reset_camera_perspective (Fixture       *f,
   g_assert_cmpuint (f->n_ortho_notify, ==, 4);
 }
 
-/* The view frames the model again by itself while the user has not placed the camera (here:
- * the skeleton edited, which re-solves the motion); that keeps the projection the user
- * chose. Only Reset Camera changes it. */
+/* An edit of the model shown (here: the skeleton grown, which re-solves the motion) leaves
+ * the camera where it was, although the user never placed it (review finding 2); Frame
+ * All, asked for, frames the grown model and keeps the projection the user chose. Only
+ * Reset Camera changes that. */
 static void
 test_reframe_keeps_projection (Fixture       *f,
                                gconstpointer  data)
@@ -143,11 +144,14 @@ test_reframe_keeps_projection (Fixture       *f,
   g_autoptr(GError) error = NULL;
   double distance = camera->distance;
 
+  KmCamera before;
+
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));
   g_assert_true (camera->orthographic);
+  before = *camera;
 
-  /* A long fixed link added past the end effector: the model grows (the effector stays),
-   * the view stands back to frame it. */
+  /* A long fixed link added past the end effector: the model grows (the effector stays);
+   * the camera stays. */
   g_assert_cmpint (effector, >=, 0);
   edited = km_skeleton_edit_add_child (skeleton, (guint) effector, "Antenna", KM_JOINT_FIXED,
                                        km_vec3 (0.0, 0.0, 4.0), NULL, &error);
@@ -155,6 +159,12 @@ test_reframe_keeps_projection (Fixture       *f,
   g_assert_true (km_document_edit_skeleton (f->document, edited, "Add Joint", NULL));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
+  g_assert_cmpfloat (camera->distance, ==, before.distance);
+  g_assert_cmpfloat (camera->target.z, ==, before.target.z);
+  g_assert_cmpfloat (camera->yaw, ==, before.yaw);
+
+  /* Frame All: the view stands back to frame it, in the projection chosen. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
   g_assert_cmpfloat (camera->distance, >, distance * 1.05);
   g_assert_true (camera->orthographic);
   g_assert_true (km_scene_view_get_orthographic (f->view));

@@ -341,6 +341,16 @@ limits_of (GtkWidget *name)
   return limits;
 }
 
+/* The tooltip a Pose tab row's @widget shows, built when GTK asks for it (query-tooltip);
+ * the widget sets no tooltip text of its own. */
+static const char *
+row_tooltip (Fixture   *f,
+             GtkWidget *widget)
+{
+  g_assert_null (gtk_widget_get_tooltip_text (widget));
+  return km_joint_panel_get_row_tooltip (KM_JOINT_PANEL (f->panel), widget);
+}
+
 /* SR1's shoulder joints at the default size: each whole name shows (the suffix _P or _R
  * tells them apart; they were "LARM_SHOULD…" and "LARM_SHOULDE…" beside their limits), and
  * the tooltips give the whole name and limits. The same when the row is selected (bold). */
@@ -370,11 +380,12 @@ test_names_whole (Fixture       *f,
         g_test_message ("%s: %d px, limits \"%s\" %d px", names[i], gtk_widget_get_width (name),
                         gtk_label_get_text (GTK_LABEL (limits)), gtk_widget_get_width (limits));
         g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (name))));
-        g_assert_cmpstr (gtk_widget_get_tooltip_text (name), ==, names[i]);
+        g_assert_true (gtk_widget_get_has_tooltip (name));
+        g_assert_cmpstr (row_tooltip (f, name), ==, names[i]);
         g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (limits))));
-        g_assert_true (g_str_has_prefix (gtk_widget_get_tooltip_text (limits), "Limits: "));
-        g_assert_cmpstr (gtk_widget_get_tooltip_text (limits), ==,
-                         gtk_label_get_text (GTK_LABEL (limits)));
+        g_assert_true (gtk_widget_get_has_tooltip (limits));
+        g_assert_true (g_str_has_prefix (row_tooltip (f, limits), "Limits: "));
+        g_assert_cmpstr (row_tooltip (f, limits), ==, gtk_label_get_text (GTK_LABEL (limits)));
       }
 }
 
@@ -406,8 +417,7 @@ test_limits_beside_long_name (Fixture       *f,
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (limits))));
   g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (name))));
   g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (name)), ==, PANGO_ELLIPSIZE_MIDDLE);
-  g_assert_cmpstr (gtk_widget_get_tooltip_text (name), ==,
-                   "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
+  g_assert_cmpstr (row_tooltip (f, name), ==, "RIGHT_ARM_SHOULDER_PITCH_WITH_A_VERY_LONG_NAME");
 }
 
 typedef struct

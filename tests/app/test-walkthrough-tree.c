@@ -11,6 +11,7 @@
 #endif
 
 #include "km-folder-item.h"
+#include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
 #include "km-message.h"
@@ -156,6 +157,96 @@ test_rename_shows (Fixture       *f,
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
   undone = shown_labels (f);
   g_assert_cmpstr (undone, ==, before);
+}
+
+/* Review finding 11: F2 on a joint's row renames the joint (the Skeleton tab's Rename
+ * Joint, one undoable step): the row and the skeleton have the new name, and the old one
+ * again after undo. A name another joint has is refused with a message, and nothing
+ * changes. */
+static void
+test_rename_joint (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GtkEditable *entry = km_item_tree_get_rename_entry (f->tree);
+  GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (entry), GTK_TYPE_POPOVER);
+  KmSkeleton *skeleton;
+  int elbow;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *undone = NULL;
+
+  before = shown_labels (f);
+  g_assert_nonnull (strstr (before, "\nElbow\n"));
+  elbow = km_skeleton_find_joint (km_document_get_skeleton (f->document), "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Elbow"), TRUE));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, elbow);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.rename", NULL));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "Elbow");
+
+  /* Another joint's name: refused, said why, the popover stays for another try. */
+  gtk_editable_set_text (entry, "Shoulder");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_cmpint (km_skeleton_find_joint (km_document_get_skeleton (f->document), "Elbow"),
+                   ==, elbow);
+  g_assert_true (test_app_has_message (f->document, 0, "Shoulder", NULL));
+
+  gtk_editable_set_text (entry, "Forearm");
+  g_signal_emit_by_name (entry, "activate");
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (popover));
+  skeleton = km_document_get_skeleton (f->document);
+  g_assert_cmpint (km_skeleton_find_joint (skeleton, "Forearm"), ==, elbow);
+  g_assert_cmpint (km_skeleton_find_joint (skeleton, "Elbow"), <, 0);
+  after = shown_labels (f);
+  g_assert_null (strstr (after, "\nElbow\n"));
+  g_assert_nonnull (strstr (after, "\nForearm\n"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  undone = shown_labels (f);
+  g_assert_cmpstr (undone, ==, before);
+  g_assert_cmpint (km_skeleton_find_joint (km_document_get_skeleton (f->document), "Elbow"),
+                   ==, elbow);
+}
+
+/* Review finding 8: the rows of items Kinema knows have no tooltip (it was the item's
+ * class, "Kinema/IKTargetsItem", over the row below); a joint's row says whose joint it
+ * is, in words. */
+static void
+test_row_tooltips (Fixture       *f,
+                   gconstpointer  data)
+{
+  GListModel *model = G_LIST_MODEL (km_item_tree_get_selection_model (f->tree));
+  guint n_items = 0, n_joints = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
+      g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
+      g_autofree char *name = NULL;
+
+      g_object_get (item_row, "name", &name, NULL);
+      if (km_item_row_get_joint (item_row) >= 0)
+        {
+          g_autofree char *expected = g_strdup_printf ("Joint “%s” of Body", name);
+
+          g_assert_cmpstr (km_item_row_get_tooltip (item_row), ==, expected);
+          n_joints++;
+        }
+      else
+        {
+          g_test_message ("%s: %s", name, km_item_row_get_tooltip (item_row));
+          g_assert_null (km_item_row_get_tooltip (item_row));
+          n_items++;
+        }
+    }
+  /* World, Body, IK Targets, Solved Animation; the arm's joints. */
+  g_assert_cmpuint (n_items, >=, 4);
+  g_assert_cmpuint (n_joints, >=, 3);
 }
 
 /* Unchecking the body and undoing it: the body's check box follows both times. */
@@ -325,13 +416,20 @@ find_mapped (GtkWidget  *widget,
   return NULL;
 }
 
-/* The row widget with the tooltip @text, at or below @widget. */
+/* The row widget (its GtkTreeExpander) with the tooltip @text, at or below @widget. The
+ * tree builds a row's tooltip when GTK asks for it (query-tooltip), from its KmItemRow. */
 static GtkWidget *
 find_tooltip_row (GtkWidget  *widget,
                   const char *text)
 {
-  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) == 0)
-    return widget;
+  if (GTK_IS_TREE_EXPANDER (widget) && gtk_widget_get_mapped (widget))
+    {
+      GtkTreeListRow *row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (widget));
+      g_autoptr(KmItemRow) item_row = row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+
+      if (item_row != NULL && g_strcmp0 (km_item_row_get_tooltip (item_row), text) == 0)
+        return widget;
+    }
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
@@ -352,7 +450,10 @@ test_context_menu_hides_tooltip (Fixture       *f,
 {
 #ifdef GDK_WINDOWING_X11
   GtkWidget *window = GTK_WIDGET (f->window);
-  GtkWidget *row = find_tooltip_row (GTK_WIDGET (f->tree), "Kinema/IKTargetsItem");
+  KmItem *targets = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                                KM_TYPE_IK_TARGETS_ITEM);
+  GtkWidget *row = NULL;
+  GtkWidget *list_view = test_app_find_widget (GTK_WIDGET (f->tree), GTK_TYPE_LIST_VIEW);
   GtkWidget *menu = NULL;
   g_autoptr(GPtrArray) hover = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) click = g_ptr_array_new_with_free_func (g_free);
@@ -367,6 +468,11 @@ test_context_menu_hides_tooltip (Fixture       *f,
     if (GTK_IS_POPOVER_MENU (child))
       menu = child;
   g_assert_nonnull (menu);
+  /* A row with a tooltip: an item that cannot be used says why. */
+  g_assert_nonnull (targets);
+  km_item_set_problem (targets, "its file is gone");
+  test_app_spin ();
+  row = find_tooltip_row (GTK_WIDGET (f->tree), "its file is gone");
   g_assert_nonnull (row);
   gtk_window_present (GTK_WINDOW (window));
   test_app_spin_for (200);
@@ -391,7 +497,7 @@ test_context_menu_hides_tooltip (Fixture       *f,
 
   gtk_popover_popdown (GTK_POPOVER (menu));
   test_app_spin ();
-  g_assert_true (gtk_widget_get_has_tooltip (row));
+  g_assert_true (gtk_widget_get_has_tooltip (list_view));
 #else
   g_test_skip ("needs X11 for real pointer input");
 #endif
@@ -404,6 +510,10 @@ main (int    argc,
   test_app_init (&argc, &argv);
   g_test_add ("/kinema/Walkthrough/tree/rename-shows", Fixture, NULL, fixture_setup,
               test_rename_shows, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/rename-joint", Fixture, NULL, fixture_setup,
+              test_rename_joint, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/row-tooltips", Fixture, NULL, fixture_setup,
+              test_row_tooltips, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/check-shows", Fixture, NULL, fixture_setup,
               test_check_shows, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/context-menu-accels", Fixture, NULL, fixture_setup,
