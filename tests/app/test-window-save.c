@@ -1132,6 +1132,61 @@ save_project (KmDocument *document,
   g_assert_no_error (error);
 }
 
+/* The review's case of Kinema's own model copies: SR1.body copied into ROOT/models and
+ * imported; a project file ROOT/project/sr1.cnoid to save it with, beside which a save
+ * writes the edited copy (SR1.body, or SR1-2.body when that name is taken). */
+typedef struct
+{
+  char       *root;
+  char       *model;
+  char       *copy;
+  char       *numbered;
+  GFile      *project;
+  KmBodyItem *body;
+} OwnCopyCase;
+
+static OwnCopyCase
+own_copy_case_import (KmDocument *document)
+{
+  OwnCopyCase c = { km_test_make_tmp_dir ("km-own-copy-XXXXXX"), };
+  g_autofree char *models = g_build_filename (c.root, "models", NULL);
+  g_autofree char *project_dir = g_build_filename (c.root, "project", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                    "SR1.body", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GFile) model_file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  c.model = g_build_filename (models, "SR1.body", NULL);
+  c.copy = g_build_filename (project_dir, "SR1.body", NULL);
+  c.numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
+  c.project = g_file_new_for_path (project_path);
+  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (fixture, &text, NULL, NULL));
+  g_assert_true (g_file_set_contents (c.model, text, -1, NULL));
+  model_file = g_file_new_for_path (c.model);
+  g_assert_true (km_document_import_file (document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  c.body = KM_BODY_ITEM (km_document_get_body_item (document));
+  return c;
+}
+
+static void
+own_copy_case_clear (OwnCopyCase *c)
+{
+  km_test_remove_tree (c->root);
+  g_free (c->root);
+  g_free (c->model);
+  g_free (c->copy);
+  g_free (c->numbered);
+  g_clear_object (&c->project);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (OwnCopyCase, own_copy_case_clear)
+
 /* An imported SR1.body, edited and saved with the project: the copy Kinema writes beside
  * the project is its own. An undo and a save remove it (no body refers to it, and the
  * file is as Kinema wrote it); the next edit's save writes SR1.body again, not SR1-2.body;
@@ -1140,33 +1195,12 @@ static void
 test_save_reuses_own_copy (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *root = km_test_make_tmp_dir ("km-own-copy-XXXXXX");
-  g_autofree char *models = g_build_filename (root, "models", NULL);
-  g_autofree char *project_dir = g_build_filename (root, "project", NULL);
-  g_autofree char *model = g_build_filename (models, "SR1.body", NULL);
-  g_autofree char *copy = g_build_filename (project_dir, "SR1.body", NULL);
-  g_autofree char *numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
-  g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
-  g_autoptr(GFile) model_file = g_file_new_for_path (model);
-  g_autoptr(GFile) project = g_file_new_for_path (project_path);
-  g_autoptr(GError) error = NULL;
-  KmBodyItem *body;
+  g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
+  const char *model = c.model, *copy = c.copy, *numbered = c.numbered;
+  GFile *project = c.project;
+  KmBodyItem *body = c.body;
   double original;
 
-  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
-  {
-    g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
-                                                      "SR1.body", NULL);
-    g_autofree char *text = NULL;
-
-    g_assert_true (g_file_get_contents (fixture, &text, NULL, NULL));
-    g_assert_true (g_file_set_contents (model, text, -1, NULL));
-  }
-  g_assert_true (km_document_import_file (f->document, model_file, &error));
-  g_assert_no_error (error);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
   g_assert_cmpstr (km_body_item_get_file (body), ==, model);
   original = file_offset (model);
 
@@ -1207,7 +1241,6 @@ test_save_reuses_own_copy (Fixture       *f,
 
   /* The user's model was never written. */
   g_assert_cmpfloat (file_offset (model), ==, original);
-  km_test_remove_tree (root);
 }
 
 /* A copy Kinema wrote but another program changed since is not Kinema's any more: a save
@@ -1216,35 +1249,13 @@ static void
 test_save_keeps_changed_copy (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *root = km_test_make_tmp_dir ("km-own-copy-XXXXXX");
-  g_autofree char *models = g_build_filename (root, "models", NULL);
-  g_autofree char *project_dir = g_build_filename (root, "project", NULL);
-  g_autofree char *model = g_build_filename (models, "SR1.body", NULL);
-  g_autofree char *copy = g_build_filename (project_dir, "SR1.body", NULL);
-  g_autofree char *numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
-  g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
-  g_autoptr(GFile) model_file = g_file_new_for_path (model);
-  g_autoptr(GFile) project = g_file_new_for_path (project_path);
-  g_autoptr(GError) error = NULL;
+  g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
+  const char *model = c.model, *copy = c.copy, *numbered = c.numbered;
+  GFile *project = c.project;
+  KmBodyItem *body = c.body;
   g_autofree char *text = NULL;
   g_autofree char *changed = NULL;
   g_autofree char *after = NULL;
-  KmBodyItem *body;
-
-  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
-  {
-    g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
-                                                      "SR1.body", NULL);
-    g_autofree char *model_text = NULL;
-
-    g_assert_true (g_file_get_contents (fixture, &model_text, NULL, NULL));
-    g_assert_true (g_file_set_contents (model, model_text, -1, NULL));
-  }
-  g_assert_true (km_document_import_file (f->document, model_file, &error));
-  g_assert_no_error (error);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
 
   edit_offset (f->document, 0.25);
   save_project (f->document, project);
@@ -1271,7 +1282,6 @@ test_save_keeps_changed_copy (Fixture       *f,
   g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, changed);
   g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
-  km_test_remove_tree (root);
 }
 
 int
