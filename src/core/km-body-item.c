@@ -153,11 +153,24 @@ value_in (const KmJoint *joint,
   return km_deg_to_rad (v);
 }
 
-static double
+/* An angle in degrees, as the .body writer writes them (km_format_scaled_number): the
+ * shortest text that the reader (km_deg_to_rad) takes back to the same @radians ("-30",
+ * not the "-29.999999999999996" of km_rad_to_deg). */
+static KmYamlNode *
+degrees_node (double radians)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  km_format_scaled_number (radians, KM_FORMAT_RADIANS_PER_DEGREE, buffer, sizeof buffer);
+  return km_yaml_node_new_scalar (buffer, KM_YAML_STYLE_PLAIN);
+}
+
+/* Internal value → file value (the inverse of value_in). */
+static KmYamlNode *
 value_out (const KmJoint *joint,
            double         v)
 {
-  return joint->type == KM_JOINT_PRISMATIC ? v : km_rad_to_deg (v);
+  return joint->type == KM_JOINT_PRISMATIC ? km_yaml_node_new_number (v) : degrees_node (v);
 }
 
 /* Poses the body from the values read; returns how many values its list has (0 without a
@@ -190,20 +203,19 @@ static KmYamlNode *
 state_values (KmBodyItem *self)
 {
   g_autoptr(GArray) order = value_order (self->skeleton);
-  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  KmYamlNode *values = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
 
   for (guint i = 0; i < order->len; i++)
     {
       const Slot *slot = &g_array_index (order, Slot, i);
       const KmJoint *joint = slot->joint != NO_JOINT
                              ? km_skeleton_get_joint (self->skeleton, slot->joint) : NULL;
-      double v = 0;
 
-      if (joint != NULL && slot->dof < joint->n_dof)
-        v = value_out (joint, self->q[joint->dof_index + slot->dof]);
-      g_array_append_val (values, v);
+      km_yaml_sequence_append (values, joint != NULL && slot->dof < joint->n_dof
+                                       ? value_out (joint, self->q[joint->dof_index + slot->dof])
+                                       : km_yaml_node_new_number (0));
     }
-  return km_yaml_node_new_numbers ((const double *) values->data, values->len);
+  return values;
 }
 
 /* Body handlers never fail a load: what became of each is in the set's reports, which
@@ -547,7 +559,8 @@ km_body_item_store (KmItem   *item,
   KmYamlNode *out;
   KmVec3 axis;
   double angle;
-  double aa[4];
+  double aa[3];
+  KmYamlNode *rotation;
   double pos[3] = { self->root.pos.x, self->root.pos.y, self->root.pos.z };
 
   if (data != NULL && !self->state_modified)
@@ -568,13 +581,14 @@ km_body_item_store (KmItem   *item,
   aa[0] = axis.x;
   aa[1] = axis.y;
   aa[2] = axis.z;
-  aa[3] = km_rad_to_deg (angle);
   if (angle == 0.0)
     {
       aa[0] = 1;
-      aa[1] = aa[2] = aa[3] = 0;
+      aa[1] = aa[2] = 0;
     }
-  km_yaml_mapping_append (out, "root_rotation", km_yaml_node_new_numbers (aa, 4));
+  rotation = km_yaml_node_new_numbers (aa, 3);
+  km_yaml_sequence_append (rotation, degrees_node (angle));
+  km_yaml_mapping_append (out, "root_rotation", rotation);
   if (self->skeleton != NULL)
     km_yaml_mapping_append (out, "joint_displacements", state_values (self));
   else if (self->raw != NULL)

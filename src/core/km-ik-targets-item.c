@@ -237,7 +237,8 @@ km_ik_targets_item_restore (KmItem           *item,
 
 /* Keyframe @i of @track; its euler angles as its file gave them (the user's own triple,
  * the same doubles) while its rotation is unchanged (km_target_track_get_euler()), else
- * from the rotation, every digit kept. */
+ * from the rotation, as the .body writer writes degrees (km_format_scaled_number): the
+ * shortest text that reads back to the same radians ("90", not "90.00000000000001"). */
 static KmYamlNode *
 keyframe_node (const KmTargetTrack *track,
                guint                i)
@@ -245,27 +246,35 @@ keyframe_node (const KmTargetTrack *track,
   const KmTargetKeyframe *key = km_target_track_get_keyframe (track, i);
   KmYamlNode *map = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
   double pos[3] = { key->position.x, key->position.y, key->position.z };
+  KmYamlNode *angles;
   KmVec3 euler;
-  double deg[3];
 
   if (km_target_track_get_euler (track, i, &euler))
-    {
-      deg[0] = euler.x;
-      deg[1] = euler.y;
-      deg[2] = euler.z;
-    }
+    angles = km_yaml_node_new_numbers ((const double[]) { euler.x, euler.y, euler.z }, 3);
   else
     {
+      double rad[3];
+
       euler = km_quat_to_euler_xyz (key->orientation);
-      /* + 0.0: no "-0" in the file */
-      deg[0] = km_rad_to_deg (euler.x) + 0.0;
-      deg[1] = km_rad_to_deg (euler.y) + 0.0;
-      deg[2] = km_rad_to_deg (euler.z) + 0.0;
+      rad[0] = euler.x;
+      rad[1] = euler.y;
+      rad[2] = euler.z;
+      angles = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+      for (guint k = 0; k < 3; k++)
+        {
+          char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+          /* (a negative zero is written 0) */
+          km_format_scaled_number (rad[k], KM_FORMAT_RADIANS_PER_DEGREE, buffer,
+                                   sizeof buffer);
+          km_yaml_sequence_append (angles, km_yaml_node_new_scalar (buffer,
+                                                                    KM_YAML_STYLE_PLAIN));
+        }
     }
 
   km_yaml_mapping_append (map, "frame", km_yaml_node_new_int (key->frame));
   km_yaml_mapping_append (map, "pos", km_yaml_node_new_numbers (pos, 3));
-  km_yaml_mapping_append (map, "euler", km_yaml_node_new_numbers (deg, 3));
+  km_yaml_mapping_append (map, "euler", angles);
   return map;
 }
 

@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <glib.h>
@@ -305,6 +306,59 @@ test_convert_share_moved (void)
   g_assert_cmpint (g_rmdir (root), ==, 0);
 }
 
+/* `convert` of a project with an item that has no "class" (kept verbatim, with a warning)
+ * writes that item back without a class key, and a body item whose file is a folder is
+ * warned of as an error inside that file: its location first, then "included from" where
+ * the project names it. */
+static void
+test_convert_no_class (void)
+{
+  static const char project[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"Root\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 3\n"
+    "      name: \"noclass\"\n"
+    "      plugin: Base\n"
+    "    -\n"
+    "      id: 5\n"
+    "      name: \"y\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data: { file: \"model\" }\n";
+  g_autofree char *root = km_test_make_tmp_dir ("cli-noclass-XXXXXX");
+  g_autofree char *source = g_build_filename (root, "a.cnoid", NULL);
+  g_autofree char *folder = g_build_filename (root, "model", NULL);
+  g_autofree char *output = g_build_filename (root, "b.cnoid", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *expected_err = g_strdup_printf (
+    "a.cnoid:8:7: warning: missing key “class”\n"
+    "model:1:1: warning: cannot read the file: %s\n"
+    "included from a.cnoid:16:21\n", g_strerror (EISDIR));
+
+  put_file (source, project);
+  g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+  g_assert_cmpint (run_cli_in (root, "validate", "a.cnoid", &out, &err), ==, 0);
+  g_assert_cmpstr (err, ==, expected_err);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, project);
+
+  g_assert_cmpint (g_unlink (output), ==, 0);
+  g_assert_cmpint (g_unlink (source), ==, 0);
+  g_assert_cmpint (g_rmdir (folder), ==, 0);
+  g_assert_cmpint (g_rmdir (root), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -318,5 +372,6 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/cnoid/included-error-chain", test_included_error_chain);
   g_test_add_func ("/kinema/cli/cnoid/included-motion-errors", test_included_motion_errors);
   g_test_add_func ("/kinema/cli/cnoid/convert-share-moved", test_convert_share_moved);
+  g_test_add_func ("/kinema/cli/cnoid/convert-no-class", test_convert_no_class);
   return g_test_run ();
 }

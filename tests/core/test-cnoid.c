@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-math.h"
 #include "km-pose-seq-item.h"
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
@@ -576,6 +578,136 @@ test_body_bad_values (void)
     }
 }
 
+/* A joint value set in degrees (−30°, held as km_deg_to_rad (−30) radians, as the editor
+ * converts what is typed) is written as the shortest degree text that reads back to the
+ * same radians, as the .body writer writes its degrees: "-30", not the
+ * "-29.999999999999996" that radians × 180 / π gives; 0.8 rad is "45.83662361046586"
+ * (the plain quotient 45.836623610465864 reads back an ulp off). Prismatic values stay in
+ * metres. Read back, each value is the same double. */
+static void
+test_joint_values_shortest (void)
+{
+  static const char text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - id: 1\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      name: A\n"
+    "      data:\n"
+    "        file: \"arm.json\"\n"
+    "        format: SKELETON-JSON\n"
+    "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n";
+  g_autofree char *path = data_path ("kinema/shortest.cnoid");
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  double q[5];
+  const double *q2;
+  KmItem *body;
+  guint n = 0;
+
+  q[0] = km_deg_to_rad (-30);
+  q[1] = 0.8;
+  q[2] = km_deg_to_rad (30);
+  q[3] = km_deg_to_rad (-30);
+  q[4] = 0.1;
+  project = load_text (path, text, &error);
+  g_assert_no_error (error);
+  body = find_by_name (km_project_get_root_item (project), "A");
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  km_body_item_set_joint_state (KM_BODY_ITEM (body), q, 5);
+  saved = test_util_cnoid_to_string (project, path);
+  g_test_message ("%s", saved);
+  g_assert_nonnull (strstr (saved, "        joint_displacements: "
+                                   "[ -30, 45.83662361046586, 30, -30, 0.1 ]\n"));
+
+  again = load_text (path, saved, &error);
+  g_assert_no_error (error);
+  body = find_by_name (km_project_get_root_item (again), "A");
+  q2 = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n);
+  g_assert_cmpuint (n, ==, 5);
+  for (guint i = 0; i < 5; i++)
+    g_assert_cmpmem (&q2[i], sizeof (double), &q[i], sizeof (double));
+}
+
+/* An item without "class" fails to load and is kept verbatim (DESIGN.md): written back
+ * without a class key, not with an invented `class: ""`; one without "plugin" likewise. */
+static void
+test_no_class_kept (void)
+{
+  static const char text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"Root\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 3\n"
+    "      name: \"noclass\"\n"
+    "      plugin: Base\n"
+    "    -\n"
+    "      id: 4\n"
+    "      name: \"noplugin\"\n"
+    "      class: FolderItem\n";
+  g_autofree char *path = data_path ("kinema/noclass.cnoid");
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+
+  project = load_text (path, text, &error);
+  g_assert_no_error (error);
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_cmpstr (saved, ==, text);
+}
+
+/* A body file that is there but cannot be read (a folder) is reported as the other
+ * errors inside a file a project names are (DESIGN.md, "Error locations"): the file's
+ * own location first, then "included from" where the project names it, not the inner
+ * location inline after the project's. A missing file stays a problem of the reference,
+ * at the project's location. */
+static void
+test_unreadable_body_located (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("cnoid-unreadable-XXXXXX");
+  g_autofree char *folder = g_build_filename (dir, "model", NULL);
+  g_autofree char *path = g_build_filename (dir, "p.cnoid", NULL);
+  g_autofree char *folder_message = g_strdup_printf (
+    "%s:1:1: cannot read the file: %s\nincluded from %s:6:72", folder, g_strerror (EISDIR),
+    path);
+  g_autofree char *missing_message = g_strdup_printf (
+    "%s:7:72: %s/nope.body:1:1: cannot read the file: %s", path, dir, g_strerror (ENOENT));
+  g_autoptr(KmProject) project = NULL;
+  KmItem *body;
+
+  g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path,
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - { id: 1, name: \"y\", plugin: Body, class: BodyItem, data: { file: \"model\" } }\n"
+    "    - { id: 2, name: \"z\", plugin: Body, class: BodyItem, data: { file: \"nope.body\" } }\n",
+    -1, NULL));
+  project = load_ok (path);
+  g_assert_true (has_message (project, folder_message));
+  g_assert_true (has_message (project, missing_message));
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 2);
+  /* The item's problem: the first line. */
+  body = find_by_name (km_project_get_root_item (project), "y");
+  g_assert_true (g_str_has_prefix (km_item_get_problem (body), folder));
+  g_assert_null (strchr (km_item_get_problem (body), '\n'));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (folder), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static void
 test_skeleton_body (void)
 {
@@ -652,13 +784,15 @@ test_edits_saved (void)
   KmTargetKeyframe keys[] = {
     { 3, { 0.25, 1, 2 }, { 1, 0, 0, 0 } },
     { 7, { 0.5, 1, 2 }, { M_SQRT1_2, 0, 0, M_SQRT1_2 } },
+    { 9, { 0.5, 1, 2 }, { 1, 0, 0, 0 } },
   };
   double q[5] = { 0.1, 0.2, 0.3, 0.4, 0.05 };
   g_autofree char *text = NULL;
   KmItem *root2;
 
+  keys[2].orientation = km_quat_from_euler_xyz (km_vec3 (0, 0, km_deg_to_rad (-120)));
   km_body_item_set_joint_state (arm, q, 5);
-  track = km_target_track_new (keys, 2, "Elbow", 60, &error);
+  track = km_target_track_new (keys, G_N_ELEMENTS (keys), "Elbow", 60, &error);
   g_assert_no_error (error);
   km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (targets), track);
   km_item_set_name (targets, "New targets");
@@ -675,6 +809,10 @@ test_edits_saved (void)
   g_assert_nonnull (strstr (text, "            schema: 2\n"));
   g_assert_nonnull (strstr (text, "                frame_rate: 60\n"));
   g_assert_nonnull (strstr (text, "                  - { frame: 7, pos: [ 0.5, 1, 2 ], euler: [ 0, 0, 90"));
+  /* The angles from the rotation: the shortest degrees that read back as the same
+   * radians, as the .body writer writes them ("-120", not "-119.99999999999999"). */
+  g_assert_nonnull (strstr (text, "                  - { frame: 9, pos: [ 0.5, 1, 2 ], "
+                                  "euler: [ 0, 0, -120 ] }\n"));
   again = load_text (path, text, &error);
   g_assert_no_error (error);
   root2 = km_project_get_root_item (again);
@@ -2439,6 +2577,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
   g_test_add_func ("/kinema/Cnoid/body-bad-values", test_body_bad_values);
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
+  g_test_add_func ("/kinema/Cnoid/joint-values-shortest", test_joint_values_shortest);
+  g_test_add_func ("/kinema/Cnoid/no-class-kept", test_no_class_kept);
+  g_test_add_func ("/kinema/Cnoid/unreadable-body-located", test_unreadable_body_located);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/long-animation", test_long_animation);
   g_test_add_func ("/kinema/Cnoid/frames-not-animation", test_frames_not_animation);

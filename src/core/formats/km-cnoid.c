@@ -266,6 +266,19 @@ km_cnoid_item_file_path (KmItemIo         *io,
   return km_cnoid_shown_path (io, reference, path);
 }
 
+/* Whether @message starts with "FILE:LINE:COLUMN: " and FILE (read, as every model is,
+ * under the path the message shows) is there: a folder, or a file without permission to
+ * read, and not a missing file. */
+static gboolean
+located_in_existing_file (const char *message)
+{
+  g_autofree char *file = NULL;
+  KmSourcePos pos = { 0, 0 };
+
+  return km_parse_read_location (message, &file, &pos, NULL) && pos.line > 0 &&
+         g_file_test (file, G_FILE_TEST_EXISTS);
+}
+
 void
 km_cnoid_report_file_error (KmItemIo         *io,
                             KmItem           *item,
@@ -279,7 +292,12 @@ km_cnoid_report_file_error (KmItemIo         *io,
   g_return_if_fail (KM_IS_ITEM (item));
   g_return_if_fail (error != NULL);
 
-  if (at == NULL || error->domain != KM_PARSE_ERROR || error->code == KM_PARSE_ERROR_IO)
+  /* A file that is there but cannot be read (a folder) says so at its start ("FILE:1:1:
+   * cannot read the file: …", km_format_load_model_file): chained like any error inside
+   * it, not written after the project's location on one line. A missing file is a
+   * problem of the reference. */
+  if (at == NULL || error->domain != KM_PARSE_ERROR ||
+      (error->code == KM_PARSE_ERROR_IO && !located_in_existing_file (error->message)))
     {
       km_item_io_problem (io, item, at, error->message);
       return;
@@ -1852,12 +1870,17 @@ write_item (SaveContext *ctx,
   v = km_yaml_mapping_lookup (orig, "name");
   values[KEY_NAME] = scalar_is (v, km_item_get_name (item)) ?
                      km_yaml_node_ref (v) : km_yaml_node_new_string (km_item_get_name (item));
+  /* An item kept unread (DESIGN.md: verbatim) gets no plugin or class key it lacked. */
   v = km_yaml_mapping_lookup (orig, "plugin");
-  values[KEY_PLUGIN] = scalar_is (v, km_item_get_plugin_name (item)) ? km_yaml_node_ref (v) :
-                       km_yaml_node_new_scalar (km_item_get_plugin_name (item), KM_YAML_STYLE_ANY);
+  if (v != NULL || !KM_IS_UNKNOWN_ITEM (item))
+    values[KEY_PLUGIN] = scalar_is (v, km_item_get_plugin_name (item)) ? km_yaml_node_ref (v) :
+                         km_yaml_node_new_scalar (km_item_get_plugin_name (item),
+                                                  KM_YAML_STYLE_ANY);
   v = km_yaml_mapping_lookup (orig, "class");
-  values[KEY_CLASS] = scalar_is (v, km_item_get_class_name (item)) ? km_yaml_node_ref (v) :
-                      km_yaml_node_new_scalar (km_item_get_class_name (item), KM_YAML_STYLE_ANY);
+  if (v != NULL || !KM_IS_UNKNOWN_ITEM (item))
+    values[KEY_CLASS] = scalar_is (v, km_item_get_class_name (item)) ? km_yaml_node_ref (v) :
+                        km_yaml_node_new_scalar (km_item_get_class_name (item),
+                                                 KM_YAML_STYLE_ANY);
   values[KEY_SELECTED] = bool_value (km_yaml_mapping_lookup_any (orig, selected_keys),
                                      g_hash_table_contains (ctx->selected, item));
   values[KEY_CHECKED] = bool_value (km_yaml_mapping_lookup_any (orig, checked_keys),

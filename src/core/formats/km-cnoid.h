@@ -223,8 +223,9 @@ char       *km_cnoid_item_file_path     (KmItemIo          *io,
                                          const char        *reference,
                                          const KmYamlNode  *at);
 /* For an item whose file (named at @at in the project @io) failed to load with @error:
- * sets the item's problem and reports it. A file that cannot be read is a problem of the
- * reference ("PROJECT:LINE:COLUMN: …"); an error inside the file keeps its own location
+ * sets the item's problem and reports it. A missing file is a problem of the reference
+ * ("PROJECT:LINE:COLUMN: …"); an error inside the file, and a file that is there but
+ * cannot be read (a folder: "FILE:1:1: cannot read the file: …"), keeps its own location
  * first, then "included from PROJECT:LINE:COLUMN" (DESIGN.md, "Error locations"), and
  * the item's problem is that first line. */
 void        km_cnoid_report_file_error  (KmItemIo          *io,
