@@ -706,6 +706,44 @@ km_document_reread_item (KmDocument  *self,
   return g_steal_pointer (&fresh);
 }
 
+/**
+ * km_document_dup_shown_item_file:
+ * @item: an item of the document's project
+ *
+ * The file @item was read from, as messages name it: path variables expanded (a
+ * "${SHARE}/model/…" reference reads as the folder ${SHARE} stands for, which the user may
+ * never have set), a plain relative reference joined to the project's folder
+ * (km_cnoid_shown_path), and escaped as km_parse_shown_file() shows file names. A
+ * reference that cannot be expanded (an unset variable) is shown as the project writes it.
+ *
+ * Returns: (transfer full) (nullable): the file's path as shown, or %NULL when @item has
+ *   no file
+ */
+char *
+km_document_dup_shown_item_file (KmDocument *self,
+                                 KmItem     *item)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  g_autofree char *expanded = NULL;
+  g_autofree char *shown = NULL;
+  const char *reference;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+
+  reference = km_item_get_file (item);
+  if (reference == NULL || *reference == '\0')
+    return NULL;
+  km_document_item_io_init (self, &io);
+  expanded = g_path_is_absolute (reference) ? g_strdup (reference)
+                                            : km_item_io_expand_path (&io.io, reference, NULL);
+  if (expanded == NULL)
+    return km_parse_shown_file (reference);
+  if (io.io.file != NULL)
+    shown = km_cnoid_shown_path (&io.io, reference, expanded);
+  return km_parse_shown_file (shown != NULL ? shown : expanded);
+}
+
 /* ---- Writing ------------------------------------------------------------------------ */
 
 /* What a save puts beside the project for the built-in example's bodies: those bodies,

@@ -293,6 +293,8 @@ void               km_document_item_io_clear      (KmDocumentItemIo   *io);
 KmItem            *km_document_reread_item        (KmDocument         *self,
                                                    KmItem             *item,
                                                    GError            **error);
+char              *km_document_dup_shown_item_file (KmDocument        *self,
+                                                    KmItem            *item);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (KmDocumentItemIo, km_document_item_io_clear)
 

@@ -1010,8 +1010,13 @@ reload_action (GtkWidget  *widget,
     km_document_log (self->document, G_LOG_LEVEL_INFO,
                      _("Reloaded “%s” from the built-in example."), km_item_get_name (fresh));
   else
-    km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
-                     km_item_get_name (fresh), km_item_get_file (fresh));
+    {
+      /* The file as every message shows one: ${SHARE} and the like expanded, escaped. */
+      g_autofree char *shown = km_document_dup_shown_item_file (self->document, fresh);
+
+      km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
+                       km_item_get_name (fresh), shown);
+    }
 }
 
 static void

@@ -770,6 +770,15 @@ document_selected_joint_cb (KmJointInspector *self)
   refresh (self);
 }
 
+/* The skeleton changed (an edit here or elsewhere, undo, redo, a reload): the fields show
+ * its values, which no refusal shown before is about any more. */
+static void
+document_skeleton_cb (KmJointInspector *self)
+{
+  clear_errors (self);
+  refresh (self);
+}
+
 /* Applies an edit made by a field, or shows why it was refused under @error_label and
  * puts the skeleton's value back into the field. */
 static gboolean
@@ -986,6 +995,37 @@ limit_changed_cb (KmJointInspector *self,
       next = km_skeleton_edit_set_limit (edited ? edited : skeleton, index, k, on, lo, hi, &error);
       if (next == NULL)
         {
+          if (on && lo > hi && (field == GTK_WIDGET (max) || field == GTK_WIDGET (min)))
+            {
+              /* Named for the field the user edited, with the other end it must fit. */
+              g_autofree char *other = NULL;
+              GError *named;
+
+              if (field == GTK_WIDGET (max))
+                {
+                  other = limit_number_text (min, gtk_spin_button_get_value (min));
+                  named = g_error_new (KM_SKELETON_EDIT_ERROR,
+                                       KM_SKELETON_EDIT_ERROR_BAD_LIMITS,
+                                       /* Translators: a joint's limit field refused a typed
+                                        * maximum; %s is the minimum with its unit
+                                        * ("−120.000°") */
+                                       _("the maximum must not be less than the minimum (%s)"),
+                                       other);
+                }
+              else
+                {
+                  other = limit_number_text (max, gtk_spin_button_get_value (max));
+                  named = g_error_new (KM_SKELETON_EDIT_ERROR,
+                                       KM_SKELETON_EDIT_ERROR_BAD_LIMITS,
+                                       /* Translators: a joint's limit field refused a typed
+                                        * minimum; %s is the maximum with its unit
+                                        * ("90.000°") */
+                                       _("the minimum must not be greater than the maximum (%s)"),
+                                       other);
+                }
+              g_clear_error (&error);
+              error = named;
+            }
           place_limit_error (self, field == GTK_WIDGET (max) ? GTK_WIDGET (max)
                                                              : GTK_WIDGET (min));
           apply (self, NULL, error, self->limit_error, NULL, NULL);
@@ -1728,7 +1768,7 @@ km_joint_inspector_init (KmJointInspector *self)
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
-                                  G_CALLBACK (refresh), self);
+                                  G_CALLBACK (document_skeleton_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_selected_joint_cb), self);
   show_angle_unit (self);

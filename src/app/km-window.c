@@ -80,6 +80,7 @@ struct _KmWindow
   GCancellable         *disk_check;    /* the query check_disk runs, or NULL */
   KmDocumentError       disk_change;   /* what the bar says, while it shows */
   KmItemFileWatch      *item_watch;    /* the files the items were read from */
+  GtkEventController   *escape_key;    /* Esc toggles edit mode (setup_escape_key) */
   GFile                *pending_file;
   GSettings            *settings;      /* NULL when the schema is not installed */
   KmAutosave           *autosave;
@@ -1236,6 +1237,58 @@ setup_item_tree_delete (KmWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self->item_tree), controller);
 }
 
+/* Whether the key event @controller handles now belongs to a widget that takes it itself:
+ * text (an entry, a spin button, the tree's rename field: Escape drops what was typed), or
+ * a popover or dialog (a menu, a drop-down list: Escape closes it). */
+static gboolean
+key_is_for_focus (KmWindow           *self,
+                  GtkEventController *controller)
+{
+  GdkEvent *event = gtk_event_controller_get_current_event (controller);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (event != NULL
+      && gdk_event_get_surface (event) != gtk_native_get_surface (GTK_NATIVE (self)))
+    return TRUE;
+  for (GtkWidget *w = focus; w != NULL && w != GTK_WIDGET (self); w = gtk_widget_get_parent (w))
+    if (GTK_IS_EDITABLE (w) || GTK_IS_POPOVER (w))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+escape_key_cb (GtkWidget *widget,
+               GVariant  *args,
+               gpointer   user_data)
+{
+  KmWindow *self = KM_WINDOW (widget);
+
+  if (key_is_for_focus (self, self->escape_key))
+    return FALSE;
+  return gtk_widget_activate_action (widget, "win.edit-mode", NULL);
+}
+
+/*
+ * Esc toggles edit mode wherever the keyboard focus is in the window (the item tree has it
+ * at start-up and after Space), as the time bar's keys do, except in text and popovers,
+ * which take Escape themselves; dialogs are windows of their own. The controller runs in
+ * the capture phase, before the focused widget (the scene view's own Esc binding then only
+ * serves a scene view outside a KmWindow).
+ */
+static void
+setup_escape_key (KmWindow *self)
+{
+  GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                            gtk_callback_action_new (escape_key_cb, NULL,
+                                                                     NULL));
+
+  self->escape_key = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_name (self->escape_key, "km-window-escape");
+  gtk_event_controller_set_propagation_phase (self->escape_key, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (self->escape_key), shortcut);
+  gtk_widget_add_controller (GTK_WIDGET (self), self->escape_key);
+}
+
 /* Reads each changed file's items again, through the item tree's Reload (one undoable
  * step each, and what it says when a file cannot be read). */
 static void
@@ -2295,6 +2348,7 @@ km_window_init (KmWindow *self)
   gtk_widget_insert_action_group (GTK_WIDGET (self), "skeleton",
                                   km_joint_inspector_get_actions (self->joint_inspector));
   setup_item_tree_delete (self);
+  setup_escape_key (self);
   km_joint_panel_set_document (self->joint_panel, self->document);
   km_message_view_set_document (self->message_view, self->document);
   km_scene_view_set_document (self->scene_view, self->document);

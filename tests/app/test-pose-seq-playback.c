@@ -812,6 +812,41 @@ test_body_motion_reload_save_as (void)
   g_rmdir (dir);
 }
 
+/* Review finding 9: the file an item was read from, as messages show it (the item tree's
+ * "Reloaded … from FILE."), is the real path: a project's "${SHARE}/model/SR1/SR1.body"
+ * reads as the folder ${SHARE} stands for; a file of its own stays the path it is. */
+static void
+test_shown_item_file_expanded (void)
+{
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                    "project", "SR1Walk.cnoid", NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                  "model", "SR1", "SR1.body", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *expected = NULL;
+  KmItem *body;
+
+  g_assert_true (km_document_import_file (document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  body = km_document_get_body_item (document);
+  g_assert_nonnull (body);
+  g_assert_cmpstr (km_item_get_file (body), ==, "${SHARE}/model/SR1/SR1.body");
+  shown = km_document_dup_shown_item_file (document, body);
+  g_assert_nonnull (shown);
+  g_assert_null (strstr (shown, "${"));
+  g_assert_true (g_path_is_absolute (shown));
+  canonical = g_canonicalize_filename (shown, NULL);
+  expected = g_canonicalize_filename (model, NULL);
+  g_assert_cmpstr (canonical, ==, expected);
+  g_assert_null (km_document_dup_shown_item_file (document, km_project_get_root_item (
+                   km_document_get_project (document))));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -825,6 +860,8 @@ main (int    argc,
     g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
   }
   g_test_add_func ("/kinema/PoseSeqPlayback/play-walk", test_play_walk);
+  g_test_add_func ("/kinema/PoseSeqPlayback/shown-item-file-expanded",
+                   test_shown_item_file_expanded);
   g_test_add_func ("/kinema/PoseSeqPlayback/picked-source", test_picked_source);
   g_test_add_func ("/kinema/PoseSeqPlayback/replaced-project-forgets-keys",
                    test_replaced_project_forgets_keys);

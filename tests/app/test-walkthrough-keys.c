@@ -8,6 +8,7 @@
 
 #include "km-application.h"
 #include "km-document.h"
+#include "km-item-tree.h"
 #include "km-joint-panel.h"
 #include "km-time-bar.h"
 #include "km-window.h"
@@ -262,6 +263,94 @@ test_timebar_keys_with_slider_focus (Fixture       *f,
   test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "BackSpace", NULL);
 }
 
+static gboolean
+edit_mode (Fixture *f)
+{
+  gboolean on = FALSE;
+
+  g_object_get (f->window, "edit-mode", &on, NULL);
+  return on;
+}
+
+static gboolean
+focus_in (Fixture   *f,
+          GtkWidget *widget)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+static void
+press_escape (Fixture *f)
+{
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Escape", NULL);
+}
+
+/* Review finding 3: Esc toggles edit mode while the item tree has the focus (as at
+ * start-up, and after Space), once (not twice) in the scene view, and not in text, in the
+ * tree's rename field (Esc cancels the rename) or in a popover. */
+static void
+test_escape_edit_mode_anywhere (Fixture       *f,
+                                gconstpointer  data)
+{
+  GtkWidget *tree = km_window_get_item_tree (f->window);
+  GtkWidget *list = test_app_find_widget (tree, GTK_TYPE_LIST_VIEW);
+  GtkWidget *scene = km_window_get_scene_view (f->window);
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  GtkEditable *rename = km_item_tree_get_rename_entry (KM_ITEM_TREE (tree));
+  GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (rename), GTK_TYPE_POPOVER);
+  GtkWidget *spin;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+
+  g_assert_nonnull (list);
+  g_assert_false (edit_mode (f));
+  g_assert_true (gtk_widget_grab_focus (list));
+  g_assert_true (focus_in (f, tree));
+  press_escape (f);
+  g_assert_true (edit_mode (f));
+  g_assert_true (focus_in (f, tree));
+  press_escape (f);
+  g_assert_false (edit_mode (f));
+
+  /* Space starts and stops playback; the focus stays in the tree. */
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "space", "space",
+                      NULL);
+  g_assert_true (focus_in (f, tree));
+  press_escape (f);
+  g_assert_true (edit_mode (f));
+
+  /* The scene view: one toggle per press. */
+  g_assert_true (gtk_widget_grab_focus (scene));
+  press_escape (f);
+  g_assert_false (edit_mode (f));
+  press_escape (f);
+  g_assert_true (edit_mode (f));
+
+  /* F2's rename field: Esc closes it and leaves edit mode alone. */
+  g_assert_true (gtk_selection_model_select_item (
+    km_item_tree_get_selection_model (KM_ITEM_TREE (tree)), 1, TRUE));
+  g_assert_true (gtk_widget_activate_action (tree, "tree.rename", NULL));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (popover));
+  press_escape (f);
+  g_assert_false (gtk_widget_get_visible (popover));
+  g_assert_true (edit_mode (f));
+
+  /* A text field keeps Esc (it brings back the value). */
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), >, 1);
+  spin = find_for_adjustment (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON,
+                              km_joint_panel_get_adjustment (panel, 1));
+  g_assert_nonnull (spin);
+  g_assert_true (gtk_widget_grab_focus (spin));
+  press_escape (f);
+  g_assert_true (edit_mode (f));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-mode", NULL));
+  g_assert_false (edit_mode (f));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -272,5 +361,7 @@ main (int    argc,
               fixture_setup, test_copy_paste_keyframe_keys, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/keys/timebar-keys-with-slider-focus", Fixture, NULL,
               fixture_setup, test_timebar_keys_with_slider_focus, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/keys/escape-edit-mode-anywhere", Fixture, NULL,
+              fixture_setup, test_escape_edit_mode_anywhere, fixture_teardown);
   return g_test_run ();
 }

@@ -993,6 +993,134 @@ test_cancel_solve_says_so (Fixture       *f,
   g_assert_cmpuint (test_app_count_messages (f->document, 0, "Solve cancelled", NULL), ==, 1);
 }
 
+/* The iiwa7 benchmark chain (an SRS arm) with the first @n_frames of the benchmark's warm
+ * targets (../shared/bench/targets/iiwa7-warm.json, one frame a line), or FALSE with the
+ * test skipped when the shared folder is not there. */
+static gboolean
+setup_iiwa_solve (Fixture *f,
+                  guint    n_frames)
+{
+  g_autofree char *chain = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json",
+                                                  NULL);
+  g_autoptr(GFile) chain_file = g_file_new_for_path (chain);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autofree KmTargetKeyframe *keys = g_new0 (KmTargetKeyframe, n_frames);
+  g_autofree KmTransform *world = NULL;
+  g_autofree double *lower = NULL;
+  g_autofree double *upper = NULL;
+  g_autofree double *q = NULL;
+  KmSkeleton *skeleton;
+  guint n_dof;
+  int effector;
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_import_file (f->document, chain_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* A smooth motion within the limits, as the bench's warm files are made: each joint
+   * c + a sin (w k + phi), a = 0.45 of its range, under 0.02 rad a frame; its forward
+   * kinematics are the targets. */
+  skeleton = km_document_get_skeleton (f->document);
+  n_dof = km_skeleton_get_n_dof (skeleton);
+  effector = km_skeleton_get_default_effector (skeleton);
+  g_assert_cmpint (effector, >=, 0);
+  lower = g_new (double, n_dof);
+  upper = g_new (double, n_dof);
+  q = g_new (double, n_dof);
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_skeleton_get_dof_limits (skeleton, lower, upper);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      for (guint d = 0; d < n_dof; d++)
+        {
+          double a = 0.45 * (upper[d] - lower[d]);
+
+          q[d] = 0.5 * (lower[d] + upper[d])
+                 + a * sin ((0.015 / a) * (1.0 + 0.13 * d) * k + 0.7 * d);
+        }
+      km_skeleton_forward_kinematics (skeleton, q, NULL, world);
+      keys[k].frame = k;
+      keys[k].position = world[effector].pos;
+      keys[k].orientation = km_mat3_to_quat (&world[effector].rot);
+    }
+  track = km_target_track_new (keys, n_frames, NULL, 30.0, &error);
+  g_assert_no_error (error);
+  km_document_set_targets (f->document, track);
+
+  f->window = GTK_WINDOW (gtk_window_new ());
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  return TRUE;
+}
+
+static gboolean
+solve_under_way (gpointer data)
+{
+  Fixture *f = data;
+
+  return !km_document_get_solving (f->document)
+         || km_document_get_solve_progress (f->document) > 0.0;
+}
+
+/* Review finding 4: an SRS arm's solve hands its frames over only once the motion is whole
+ * (it chooses between two routes at the end). Cancelled on the way, it says how far it got
+ * and that nothing solved is kept, not "after 0 of N frames". */
+static void
+test_cancel_srs_solve_says_nothing_kept (Fixture       *f,
+                                         gconstpointer  data)
+{
+  KmAnimation *animation;
+  guint percent;
+  g_autofree char *expected = NULL;
+
+  if (!setup_iiwa_solve (f, 6000))
+    return;
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (test_app_wait_until (solve_under_way, f, 60000));
+  if (!km_document_get_solving (f->document))
+    {
+      g_test_skip ("the solve ended before it could be cancelled");
+      return;
+    }
+  /* No frame has come yet: the SRS solve holds them back. */
+  animation = km_document_get_animation (f->document);
+  g_assert_true (animation == NULL || !km_animation_get_residual (animation, 0, NULL, NULL));
+  percent = (guint) floor (km_document_get_solve_progress (f->document) * 100.0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.cancel-solve",
+                                             NULL));
+  g_assert_false (km_document_get_solving (f->document));
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "after 0 of", NULL), ==, 0);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING,
+                                             "Solve cancelled at ", " % of 6000 frames",
+                                             "only once it is whole", "nothing solved is kept",
+                                             NULL), ==, 1);
+  /* At least the percentage the bar showed when Cancel was pressed (it may have moved on). */
+  expected = g_strdup_printf ("Solve cancelled at %u %%", percent);
+  if (test_app_count_messages (f->document, 0, expected, NULL) == 0)
+    g_test_message ("progress moved on after %u %%", percent);
+}
+
+static void
+fixture_setup_none (Fixture       *f,
+                    gconstpointer  data)
+{
+}
+
+static void
+fixture_teardown_srs (Fixture       *f,
+                      gconstpointer  data)
+{
+  if (f->document != NULL)
+    fixture_teardown_cancelled (f, data);
+  if (f->dir != NULL)
+    km_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
 #define TRIPLE_0   "\"euler\": [1.5, 2.5, 3.5]"
 #define TRIPLE_80  "\"euler\": [53.630839129292724, 144.32417703022418, -139.24585272486803]"
 #define TRIPLE_160 "\"euler\": [10.5, -20.25, 30.125]"
@@ -1128,5 +1256,7 @@ main (int    argc,
               fixture_setup, test_edits_keep_euler, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-solve-says-so", Fixture, NULL,
               fixture_setup, test_cancel_solve_says_so, fixture_teardown_cancelled);
+  g_test_add ("/kinema/Walkthrough/timebar/cancel-srs-solve-says-nothing-kept", Fixture, NULL,
+              fixture_setup_none, test_cancel_srs_solve_says_nothing_kept, fixture_teardown_srs);
   return g_test_run ();
 }

@@ -333,6 +333,38 @@ test_reload_example_says_builtin (Fixture       *f,
                    "Reloaded “Body” from the built-in example.");
 }
 
+/* Reload of a model the project names through ${SHARE} says where it read it from as
+ * every message shows a file: the real path, not "${SHARE}/model/SR1/SR1.body" (review
+ * rev18-gui finding 9). */
+static void
+test_reload_share_model_says_path (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *project = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                    "project", "SR1Walk.cnoid", NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                  "model", "SR1", "SR1.body", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GListModel *messages = km_document_get_messages (f->document);
+  g_autoptr(KmMessage) last = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+
+  g_assert_true (km_document_import_file (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpstr (km_item_get_file (km_document_get_body_item (f->document)), ==,
+                   "${SHARE}/model/SR1/SR1.body");
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "SR1"), TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  test_app_spin ();
+  last = g_list_model_get_item (messages, g_list_model_get_n_items (messages) - 1);
+  expected = g_strdup_printf ("Reloaded “SR1” from %s.", model);
+  g_assert_cmpstr (km_message_get_text (last), ==, expected);
+}
+
 /* The tree's row of @item. */
 static GtkTreeListRow *
 row_of_item (Fixture *f,
@@ -520,6 +552,8 @@ main (int    argc,
               test_context_menu_accels, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/reload-example-says-builtin", Fixture, NULL,
               fixture_setup, test_reload_example_says_builtin, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/reload-share-model-says-path", Fixture, NULL,
+              fixture_setup, test_reload_share_model_says_path, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/context-menu-hides-tooltip", Fixture, NULL,
               fixture_setup, test_context_menu_hides_tooltip, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/expanders", Fixture, NULL, fixture_setup,
