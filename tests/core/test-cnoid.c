@@ -578,6 +578,21 @@ test_body_bad_values (void)
     }
 }
 
+/* A project of one body item, "A", reading arm.json beside it: its data's last key follows. */
+#define ARM_BODY_PROJECT \
+  "items:\n" \
+  "  id: 0\n" \
+  "  plugin: Base\n" \
+  "  class: RootItem\n" \
+  "  children:\n" \
+  "    - id: 1\n" \
+  "      plugin: Body\n" \
+  "      class: BodyItem\n" \
+  "      name: A\n" \
+  "      data:\n" \
+  "        file: \"arm.json\"\n" \
+  "        format: SKELETON-JSON\n"
+
 /* A joint value set in degrees (−30°, held as km_deg_to_rad (−30) radians, as the editor
  * converts what is typed) is written as the shortest degree text that reads back to the
  * same radians, as the .body writer writes its degrees: "-30", not the
@@ -588,18 +603,7 @@ static void
 test_joint_values_shortest (void)
 {
   static const char text[] =
-    "items:\n"
-    "  id: 0\n"
-    "  plugin: Base\n"
-    "  class: RootItem\n"
-    "  children:\n"
-    "    - id: 1\n"
-    "      plugin: Body\n"
-    "      class: BodyItem\n"
-    "      name: A\n"
-    "      data:\n"
-    "        file: \"arm.json\"\n"
-    "        format: SKELETON-JSON\n"
+    ARM_BODY_PROJECT
     "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n";
   g_autofree char *path = data_path ("kinema/shortest.cnoid");
   g_autoptr(KmProject) project = NULL;
@@ -1994,18 +1998,7 @@ static void
 test_bad_value_escaped_name (void)
 {
   static const char text[] =
-    "items:\n"
-    "  id: 0\n"
-    "  plugin: Base\n"
-    "  class: RootItem\n"
-    "  children:\n"
-    "    - id: 1\n"
-    "      plugin: Body\n"
-    "      class: BodyItem\n"
-    "      name: A\n"
-    "      data:\n"
-    "        file: \"arm.json\"\n"
-    "        format: SKELETON-JSON\n"
+    ARM_BODY_PROJECT
     "        fix_root: maybe\n";
   g_autofree char *path = data_path ("kinema/b:a d\nv\xff.cnoid");
   g_autoptr(KmProject) project = NULL;
