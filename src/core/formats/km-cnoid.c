@@ -2802,15 +2802,16 @@ km_cnoid_take_sub_copies (KmProject  *project,
     {
       KmItem *item = g_ptr_array_index (items, i);
       KmProject *sub = g_object_get_data (G_OBJECT (item), SUB_PROJECT_KEY);
-      g_autofree char *base = NULL;
       g_autofree char *name = NULL;
       SubCopy *copy;
 
       /* An inner copy changes the text of the sub-project holding it. */
       if (!holds_copied (item, copies->copies) && !sub_project_changed (item))
         continue;
-      base = g_path_get_basename (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
-      name = g_strdup_printf ("%u-%s", copies->copies->len + 1, base);
+      /* Numbered only: the name is the index's group, and a GKeyFile group cannot hold
+       * "[", "]" or control characters, which a file name may (the file it stands for is
+       * in the index, under "path"). */
+      name = g_strdup_printf ("%u.cnoid", copies->copies->len + 1);
       copy = g_new0 (SubCopy, 1);
       copy->item = g_object_ref (item);
       copy->path = g_build_filename (dir, name, NULL);
