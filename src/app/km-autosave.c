@@ -106,14 +106,36 @@ take_lock (const char *autosave_path,
   struct stat held, named;
   int fd;
 
-  fd = open (lock, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+  gboolean created = FALSE;
+  int saved_errno;
+
+  fd = open (lock, O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && create && errno == ENOENT)
+    {
+      fd = open (lock, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0600);
+      created = fd >= 0;
+      if (fd < 0 && errno == EEXIST)   /* another process made it just now */
+        fd = open (lock, O_RDWR | O_CLOEXEC, 0600);
+    }
   if (fd < 0)
     return -1;
-  if (flock (fd, LOCK_EX | LOCK_NB) != 0
-      || fstat (fd, &held) != 0 || stat (lock, &named) != 0
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      /* Held elsewhere (EWOULDBLOCK), or no flock on this file system (ENOLCK,
+       * EOPNOTSUPP…): then a lock file made here would only stand for a lock nobody
+       * holds, and hide this autosave from recovery for good. */
+      saved_errno = errno;
+      if (created)
+        unlink (lock);
+      close (fd);
+      errno = saved_errno;
+      return -1;
+    }
+  if (fstat (fd, &held) != 0 || stat (lock, &named) != 0
       || held.st_dev != named.st_dev || held.st_ino != named.st_ino)
     {
       close (fd);
+      errno = EWOULDBLOCK;   /* replaced meanwhile: taken */
       return -1;
     }
   return fd;
@@ -315,6 +337,7 @@ km_autosave_init (KmAutosave *self)
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_autofree char *models = g_strconcat (path, ".models", NULL);
       int fd = take_lock (path, TRUE);
+      gboolean busy = fd < 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
       gboolean taken = g_file_test (path, G_FILE_TEST_EXISTS)
                        || g_file_test (models, G_FILE_TEST_EXISTS);
 
@@ -323,8 +346,10 @@ km_autosave_init (KmAutosave *self)
           close (fd);
           fd = -1;
         }
-      /* (An unwritable folder: the autosave will fail and say so.) */
-      if (fd < 0 && (taken || tries < 1000))
+      /* Another lock failure than a held lock (no flock on this file system, an
+       * unwritable folder: the autosave will fail and say so) does not go away with
+       * another name: the first free name, unlocked, as autosaves were before locks. */
+      if (fd < 0 && (taken || (busy && tries < 1000)))
         continue;
       self->lock_fd = fd;
       self->path = g_steal_pointer (&path);

@@ -720,9 +720,10 @@ read_fifo (const char   *path,
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   guint8 chunk[READ_CHUNK];
   int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-  int saved_errno;
+  int flags, saved_errno;
 
-  if (fd < 0 || fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) < 0)
+  if (fd < 0 || (flags = fcntl (fd, F_GETFL)) < 0
+      || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
     goto failed;
   for (;;)
     {
