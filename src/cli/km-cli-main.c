@@ -284,17 +284,6 @@ km_cli_seed_pose_is_finite (const KmIkProblem *problem)
   return TRUE;
 }
 
-/* @name (a joint's, link's or target's) as messages quote it: escaped C-style as `info`
- * and every location escape them (km_format_append_value()), one line. */
-char *
-km_cli_shown_name (const char *name)
-{
-  GString *shown = g_string_new (NULL);
-
-  km_format_append_value (shown, name);
-  return g_string_free (shown, FALSE);
-}
-
 /* The kinds of file an output file's extension (in any case) names, and for a kind that
  * a command writes in several formats the one it names: `convert` writes a model in it
  * without --to, and refuses --to with another (as `solve` does for its animations).
@@ -702,7 +691,7 @@ km_cli_find_track_effector (KmSkeleton          *skeleton,
   effector = km_skeleton_find_effector (skeleton, name);
   if (effector >= 0)
     return effector;
-  shown = km_cli_shown_name (name);
+  shown = km_parse_shown_file (name);
   /* Translators: the first %s is a model file (or "the default skeleton"). */
   message = g_strdup_printf (_("%s has no joint or link “%s” to use as the end effector"),
                              model_label, shown);

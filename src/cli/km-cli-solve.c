@@ -305,7 +305,7 @@ resolve_effector (SolveItem            *item,
         return -1;
       if (!chain_moves (skeleton, effector))
         {
-          g_autofree char *shown = km_cli_shown_name (name);
+          g_autofree char *shown = km_parse_shown_file (name);
 
           /* Translators: the last %s is a model file (or "the default skeleton"). */
           message = g_strdup_printf (_("no joint moves between the end effector “%s” and "
@@ -329,7 +329,7 @@ resolve_effector (SolveItem            *item,
   if (!chain_moves (skeleton, effector))
     {
       g_autofree char *shown =
-        km_cli_shown_name (km_skeleton_get_joint (skeleton, (guint) effector)->name);
+        km_parse_shown_file (km_skeleton_get_joint (skeleton, (guint) effector)->name);
 
       g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
                    _("no joint moves between the end effector “%s” (the last leaf joint) "
@@ -787,9 +787,9 @@ km_cli_solve (int    argc,
       effector_index = km_skeleton_find_effector (skeleton, effector);
       if (effector_index < 0 || !chain_moves (skeleton, effector_index))
         {
-          g_autofree char *shown = km_cli_shown_name (effector);
+          g_autofree char *shown = km_parse_shown_file (effector);
 
-          /* The prefix is never translated; the name one line (km_cli_shown_name()). */
+          /* The prefix is never translated; the name one line (km_parse_shown_file()). */
           fprintf (stderr, "kinema-cli: --effector %s: ", shown);
           if (effector_index < 0)
             /* Translators: %s is a model file (or "the default skeleton"). */
@@ -886,7 +886,7 @@ km_cli_solve (int    argc,
       if (scene_targets != NULL)
         {
           const char *name = g_ptr_array_index (extras->target_names, i);
-          g_autofree char *shown_name = km_cli_shown_name (name);
+          g_autofree char *shown_name = km_parse_shown_file (name);
 
           items[i].track = km_target_track_ref (g_ptr_array_index (scene_targets, i));
           /* Translators: a model file, then the name of an IK target it defines */

@@ -65,7 +65,6 @@ void  km_cli_set_kind_error (const char      *path,
                              const KmFormat  *format,
                              GError         **error);
 gboolean km_cli_seed_pose_is_finite (const KmIkProblem *problem);
-char *km_cli_shown_name (const char *name);
 int   km_cli_finish (int status);
 char *km_cli_keyframe_location (const char *path,
                                 guint       frame);
