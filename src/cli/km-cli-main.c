@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,15 +57,38 @@ km_cli_usage_error (GOptionContext *context,
   return KM_CLI_EXIT_USAGE;
 }
 
-/* Parses options; on an error prints it and returns KM_CLI_EXIT_USAGE, else -1. */
+/* g_print()'s handler while GOptionContext parses: what it prints there is a command's
+ * help (--help, -h, -?, --help-all), after which it exits with status 0 itself, whether
+ * the help was written or not. Written here as g_print() writes it (in the console's
+ * charset), then the command ends as every command ends (km_cli_finish()): a help lost
+ * to a full disk or a closed pipe exits 1, said on stderr. */
+static void
+print_help (const char *text)
+{
+  const char *charset;
+  g_autofree char *converted = NULL;
+
+  if (!g_get_console_charset (&charset))
+    converted = g_convert_with_fallback (text, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
+  fputs (converted != NULL ? converted : text, stdout);
+  exit (km_cli_finish (KM_CLI_EXIT_OK));
+}
+
+/* Parses options; on an error prints it and returns KM_CLI_EXIT_USAGE, else -1. A help
+ * option prints the help and exits (print_help()). */
 int
 km_cli_parse_options (GOptionContext   *context,
                       int              *argc,
                       char           ***argv)
 {
   g_autoptr(GError) error = NULL;
+  GPrintFunc old_handler;
+  gboolean parsed;
 
-  if (!g_option_context_parse (context, argc, argv, &error))
+  old_handler = g_set_print_handler (print_help);
+  parsed = g_option_context_parse (context, argc, argv, &error);
+  g_set_print_handler (old_handler);
+  if (!parsed)
     return km_cli_usage_error (context, error->message);
   return -1;
 }
@@ -97,36 +121,6 @@ km_cli_check_format (GOptionContext *context,
   return km_cli_usage_error (context, message);
 }
 
-/* The length of the location prefix of a loader's message, "FILE:LINE:COLUMN: " (the
- * first such on its first line) or else "FILE: "; 0 when it has none. */
-static gsize
-location_prefix_length (const char *message)
-{
-  const char *end = strchr (message, '\n');
-  gsize line_len = end != NULL ? (gsize) (end - message) : strlen (message);
-  const char *colon_space = NULL;
-
-  for (gsize i = 0; i < line_len; i++)
-    {
-      gsize j = i + 1;
-      gsize digits;
-
-      if (message[i] != ':')
-        continue;
-      if (colon_space == NULL && i + 1 < line_len && message[i + 1] == ' ')
-        colon_space = message + i;
-      for (digits = 0; j < line_len && g_ascii_isdigit (message[j]); j++)
-        digits++;
-      if (digits == 0 || j >= line_len || message[j] != ':')
-        continue;
-      for (digits = 0, j++; j < line_len && g_ascii_isdigit (message[j]); j++)
-        digits++;
-      if (digits > 0 && j + 1 < line_len && message[j] == ':' && message[j + 1] == ' ')
-        return j + 2;
-    }
-  return colon_space != NULL ? (gsize) (colon_space - message) + 2 : 0;
-}
-
 /* Prints a located warning on stderr as "FILE:LINE:COLUMN: warning: message" (the
  * word, like the message, translated; the prefix never). */
 void
@@ -149,14 +143,24 @@ void
 km_cli_print_warning (const char *message,
                       gpointer    user_data)
 {
-  gsize prefix = location_prefix_length (message);
   g_autofree char *location = NULL;
+  const char *rest = message;
 
   if (user_data != NULL)
     (*(guint *) user_data)++;
-  if (prefix >= 2)
-    location = g_strndup (message, prefix - 2);
-  km_cli_print_warning_at (location, message + prefix);
+  /* The location as the loader wrote it ("FILE:LINE:COLUMN" or "FILE"), before the
+   * ": " (or the line end) that ends it. */
+  if (km_parse_read_location (message, NULL, NULL, &rest))
+    {
+      gsize length = (gsize) (rest - message);
+
+      if (length > 0 && message[length - 1] == '\n')
+        length--;
+      else if (length >= 2 && message[length - 2] == ':' && message[length - 1] == ' ')
+        length -= 2;
+      location = g_strndup (message, length);
+    }
+  km_cli_print_warning_at (location, rest);
 }
 
 /*

@@ -103,6 +103,9 @@ unescape_shown (const char *shown,
             if (!g_ascii_isxdigit (digits[k]))
               return NULL;
           code = g_ascii_strtoull (digits, &end, 16);
+          /* No path holds a NUL byte: "\x00" would end the name read back early. */
+          if (code == 0)
+            return NULL;
           if (n == 2)
             g_string_append_c (file, (char) code);
           else if (code == 0x85 || code == 0x2028 || code == 0x2029)
@@ -138,20 +141,30 @@ read_number (const char *p,
   return n;
 }
 
-/**
- * km_parse_read_location:
- * @text: a message, or what follows "included from " in one
- * @file: (out) (optional) (transfer full): the path as given
- * @pos: (out) (optional): line 0 for a "FILE: " location
- * @rest: (out) (optional) (transfer none): what follows the location
- *
- * The inverse of km_parse_location() (see km-error.h).
- */
-gboolean
-km_parse_read_location (const char   *text,
-                        char        **file,
-                        KmSourcePos  *pos,
-                        const char  **rest)
+/* Whether the @length bytes at @shown, escaped as km_parse_shown_file() escapes, name
+ * @file (a path as given). */
+static gboolean
+names_file (const char *shown,
+            gsize       length,
+            const char *file)
+{
+  g_autofree char *name = NULL;
+
+  /* An escape never shortens a name. */
+  if (length < strlen (file))
+    return FALSE;
+  name = unescape_shown (shown, length);
+  return name != NULL && strcmp (name, file) == 0;
+}
+
+/* km_parse_read_location(), and with @expected (nullable) km_parse_read_location_of():
+ * only a location whose FILE names @expected. */
+static gboolean
+read_location (const char   *text,
+               const char   *expected,
+               char        **file,
+               KmSourcePos  *pos,
+               const char  **rest)
 {
   const char *line_end;
   const char *colon_space = NULL;
@@ -160,8 +173,6 @@ km_parse_read_location (const char   *text,
   KmSourcePos found = { 0, 0 };
   char *name;
 
-  g_return_val_if_fail (text != NULL, FALSE);
-
   line_end = text + strcspn (text, "\n");
   for (const char *p = text; p < line_end && name_end == NULL; p++)
     {
@@ -169,6 +180,8 @@ km_parse_read_location (const char   *text,
       gsize n;
 
       if (*p != ':')
+        continue;
+      if (expected != NULL && !names_file (text, (gsize) (p - text), expected))
         continue;
       if (colon_space == NULL && p + 1 < line_end && p[1] == ' ')
         colon_space = p;
@@ -210,6 +223,47 @@ km_parse_read_location (const char   *text,
   if (rest != NULL)
     *rest = after;
   return TRUE;
+}
+
+/**
+ * km_parse_read_location:
+ * @text: a message, or what follows "included from " in one
+ * @file: (out) (optional) (transfer full): the path as given
+ * @pos: (out) (optional): line 0 for a "FILE: " location
+ * @rest: (out) (optional) (transfer none): what follows the location
+ *
+ * The inverse of km_parse_location() (see km-error.h).
+ */
+gboolean
+km_parse_read_location (const char   *text,
+                        char        **file,
+                        KmSourcePos  *pos,
+                        const char  **rest)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  return read_location (text, NULL, file, pos, rest);
+}
+
+/**
+ * km_parse_read_location_of:
+ * @text: a message about @file, or what follows "included from " in one
+ * @file: the path as the user gave it
+ * @pos: (out) (optional): line 0 for a "FILE: " location
+ * @rest: (out) (optional) (transfer none): what follows the location
+ *
+ * km_parse_read_location() of a location in @file only (see km-error.h).
+ */
+gboolean
+km_parse_read_location_of (const char   *text,
+                           const char   *file,
+                           KmSourcePos  *pos,
+                           const char  **rest)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+  g_return_val_if_fail (file != NULL, FALSE);
+
+  return read_location (text, file, NULL, pos, rest);
 }
 
 /* Puts "FILE:LINE:COLUMN: " (km_parse_location()) before an error's message: for a

@@ -70,6 +70,14 @@ gboolean    km_parse_read_location      (const char  *text,
                                          char       **file,
                                          KmSourcePos *pos,
                                          const char **rest);
+/* The same for a message about @file (a path as the user gave it), by a caller that
+ * knows the file: only a location whose FILE reads back to @file counts, so that a name
+ * holding ":3:4: " or ": " reads back whole, located or not. FALSE, the outputs
+ * untouched, when @text does not start with a location in @file. */
+gboolean    km_parse_read_location_of   (const char  *text,
+                                         const char  *file,
+                                         KmSourcePos *pos,
+                                         const char **rest);
 /* Prefixes an error from code that knows no file (a mesh built from a file's numbers)
  * with "FILE:LINE:COLUMN: ". */
 void        km_parse_error_prefix       (GError     **error,

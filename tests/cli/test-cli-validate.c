@@ -643,6 +643,12 @@ test_validate_escaped_names (void)
   g_autofree char *bad_start = g_strdup_printf ("%s/g\\nh\\\\i.json:3:13: expected a frame "
                                                 "number not used before", tmp_dir);
   g_autofree char *warn_start = g_strdup_printf ("%s/w\\rarn.json:1:20: warning: ", tmp_dir);
+  /* A name with ": " and a location of its own in it: the first location wins, as ever. */
+  g_autofree char *spaced = write_temp ("co: lon.json", "{\"root_name\": \"r\", \"comment\": 1, "
+                                        "\"joints\": [{\"name\": \"r\", \"type\": \"fixed\", "
+                                        "\"offset\": [0, 0, 0]}]}\n", -1);
+  g_autofree char *spaced_start = g_strdup_printf ("%s/co: lon.json:1:20: warning: unknown key",
+                                                   tmp_dir);
   g_autofree char *plain = write_temp ("plain.json", "{\"root_name\": \"r\", \"joints\": "
                                        "[{\"name\": \"r\", \"type\": \"fixed\", \"offset\": "
                                        "[0, 0, 0]}]}\n", -1);
@@ -665,6 +671,15 @@ test_validate_escaped_names (void)
 
   run_cli (&as_is, NULL, "validate", plain, NULL);
   g_assert_cmpstr (as_is.out, ==, plain_line);
+
+  {
+    g_auto(Run) spaced_run = { 0 };
+
+    run_cli (&spaced_run, NULL, "validate", spaced, NULL);
+    g_assert_cmpint (spaced_run.status, ==, 0);
+    if (!g_str_has_prefix (spaced_run.err, spaced_start))
+      g_error ("“%s”", spaced_run.err);
+  }
 }
 
 /* Runs $KINEMA_CLI with its stdout on /dev/full (a write to it fails with ENOSPC):
@@ -736,6 +751,14 @@ test_stdout_write_error (void)
     { { "convert", model, converted, NULL } },
     { { "solve", model, targets, "-o", animation, NULL } },
     { { "bench-ik", model, targets, "--mode", "cold", NULL } },
+    /* Each command's own help (GOptionContext printed it and exited 0 itself). */
+    { { "help", "solve", NULL } },
+    { { "version", "--help", NULL } },
+    { { "info", "-h", NULL } },
+    { { "validate", "--help-all", NULL } },
+    { { "convert", "-?", NULL } },
+    { { "solve", model, "--help", NULL } },
+    { { "bench-ik", "--help", NULL } },
   };
 
   if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))

@@ -165,6 +165,41 @@ test_errors (void)
                    "(the element is skipped)");
 }
 
+/* The warning keeps the element's location when the file's name holds one of its own
+ * (":3:4: ") or a character shown escaped: it is read back as the file's. */
+static void
+test_error_location_in_odd_name (void)
+{
+  static const char text[] = "format: ChoreonoidBody\n"
+                             "formatVersion: 1.0\n"
+                             "links:\n"
+                             "  - name: TRACK\n"
+                             "    jointType: fixed\n"
+                             "    elements:\n"
+                             "      Shape:\n"
+                             "        geometry: { type: Extrusion, crossSection: [ 1, 1, 1 ] }\n";
+  static const char * const names[] = { "a:3:4: t.body", "a: t\\x.body" };
+  static const char * const expected[] = {
+    "a:3:4: t.body:8:52: expected pairs of numbers (the element is skipped)",
+    "a: t\\\\x.body:8:52: expected pairs of numbers (the element is skipped)",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      KmSkeleton *skel;
+
+      test_util_push_warnings (warnings);
+      skel = km_body_load (names[i], text, strlen (text), NULL, &error);
+      test_util_pop_warnings (warnings);
+      g_assert_no_error (error);
+      km_skeleton_unref (skel);
+      g_assert_cmpuint (warnings->len, ==, 1);
+      g_assert_cmpstr (g_ptr_array_index (warnings, 0), ==, expected[i]);
+    }
+}
+
 static void
 test_elevation_grid (void)
 {
@@ -376,6 +411,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Body/extrusion-straight-spine", test_straight_spine);
   g_test_add_func ("/kinema/Body/extrusion-bent-spine", test_bent_spine);
   g_test_add_func ("/kinema/Body/extrusion-errors", test_errors);
+  g_test_add_func ("/kinema/Body/extrusion-error-location-in-odd-name", test_error_location_in_odd_name);
   g_test_add_func ("/kinema/Body/elevation-grid", test_elevation_grid);
   g_test_add_func ("/kinema/Mesh/vrml-extrusion", test_vrml);
   g_test_add_func ("/kinema/Mesh/extrusion-concave-cap", test_concave_cap);

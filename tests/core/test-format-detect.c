@@ -219,6 +219,11 @@ test_unclaimed_errors (void)
   g_assert_cmpstr (message, ==, "1:1: not a file Kinema can read: a YAML document, not a "
                                 "known Kinema format");
   g_clear_pointer (&message, g_free);
+  /* The same for a name that holds a location of its own (read back as the file's). */
+  message = (g_free (message), load_error ("b:9:9: roken.body", broken_flow, -1, NULL, NULL));
+  g_assert_null (strstr (message, "double quotes"));
+  g_assert_true (g_str_has_prefix (message, "2:1: "));
+  g_clear_pointer (&message, g_free);
   /* In a .json file, the JSON error. */
   message = load_error ("broken.json", broken_flow, -1, NULL, NULL);
   g_assert_cmpstr (message, ==, "1:2: expected a key in double quotes");
@@ -435,6 +440,8 @@ test_read_location (void)
   g_assert_false (km_parse_read_location ("no location", &file, &pos, &rest));
   g_assert_false (km_parse_read_location ("a\\qb:1:2: bad escape", &file, &pos, &rest));
   g_assert_false (km_parse_read_location ("a\\x4: short escape", &file, &pos, &rest));
+  /* No path holds a NUL byte: "a\x00b" is no name (it read back as "a"). */
+  g_assert_false (km_parse_read_location ("a\\x00b:1:2: NUL", &file, &pos, &rest));
   g_assert_null (file);
 
   /* A write that fails names its file so too. */
@@ -446,6 +453,80 @@ test_read_location (void)
   g_assert_cmpstr (file, ==, out);
   g_assert_cmpuint (pos.line, ==, 0);
   g_assert_true (g_str_has_prefix (rest, "cannot write the file: "));
+}
+
+/* The edges of a location read back: the first located "FILE:LINE:COLUMN: " on the first
+ * line wins (a name holding ":3:4: " reads back whole only to a caller that knows it,
+ * km_parse_read_location_of()), numbers that overflow or are 0 are part of a "FILE: "
+ * name, and a first line without a location is none, whatever the next lines hold. */
+static void
+test_read_location_edges (void)
+{
+  static const char odd[] = "a:3:4: b.json";
+  g_autofree char *located = km_parse_location (odd, (KmSourcePos) { 5, 6 });
+  g_autofree char *message = g_strconcat (located, ": expected a number", NULL);
+  g_autofree char *unlocated = g_strconcat (odd, ": cannot read the file", NULL);
+  g_autofree char *file = NULL;
+  KmSourcePos pos = { 0, 0 };
+  const char *rest = NULL;
+
+  g_assert_true (km_parse_read_location (message, &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, "a");
+  g_assert_cmpuint (pos.line, ==, 3);
+  g_assert_cmpstr (rest, ==, "b.json:5:6: expected a number");
+  g_clear_pointer (&file, g_free);
+
+  g_assert_true (km_parse_read_location_of (message, odd, &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 5);
+  g_assert_cmpuint (pos.column, ==, 6);
+  g_assert_cmpstr (rest, ==, "expected a number");
+  g_assert_true (km_parse_read_location_of (unlocated, odd, &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_cmpstr (rest, ==, "cannot read the file");
+  g_assert_true (km_parse_read_location_of ("a: b: c: d", "a: b", &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_cmpstr (rest, ==, "c: d");
+  /* Escaped as km_parse_shown_file() escapes, and only in that file. */
+  g_assert_true (km_parse_read_location_of ("t\\tx\\\\y.body:2:3: bad", "t\tx\\y.body",
+                                            &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 2);
+  g_assert_cmpstr (rest, ==, "bad");
+  pos = (KmSourcePos) { 7, 7 };
+  rest = NULL;
+  /* Only a caller that knows the file tells the two apart. */
+  g_assert_true (km_parse_read_location_of (message, "a", &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 3);
+  pos = (KmSourcePos) { 7, 7 };
+  rest = NULL;
+  g_assert_false (km_parse_read_location_of (message, "b.json", &pos, &rest));
+  g_assert_false (km_parse_read_location_of ("mesh.stl:1:2: bad", "t.body", &pos, &rest));
+  g_assert_false (km_parse_read_location_of ("a\\x00b:1:2: NUL", "a", &pos, &rest));
+  g_assert_cmpuint (pos.line, ==, 7);
+  g_assert_null (rest);
+
+  /* A first line with no location: none, though the next one has. */
+  g_assert_false (km_parse_read_location ("no location\nt.body:1:2: x", &file, &pos, &rest));
+  g_assert_false (km_parse_read_location_of ("no location\nt.body:1:2: x", "t.body", &pos,
+                                             &rest));
+  /* The rest of a multi-line message follows the location. */
+  g_assert_true (km_parse_read_location_of ("t.body:1:2: x\nincluded from u.body:3:4",
+                                            "t.body", &pos, &rest));
+  g_assert_cmpstr (rest, ==, "x\nincluded from u.body:3:4");
+
+  /* A line or column that overflows, or is 0, is no number: "FILE: " ends at the ": ". */
+  g_assert_true (km_parse_read_location ("f:99999999999:1: big", &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, "f:99999999999:1");
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_assert_cmpstr (rest, ==, "big");
+  g_clear_pointer (&file, g_free);
+  g_assert_true (km_parse_read_location ("f:0:3: zero", &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, "f:0:3");
+  g_assert_cmpuint (pos.line, ==, 0);
+  g_clear_pointer (&file, g_free);
+  g_assert_false (km_parse_read_location_of ("f:99999999999:1: big", "f", &pos, &rest));
+  g_assert_true (km_parse_read_location ("f:4294967295:1: max", &file, &pos, &rest));
+  g_assert_cmpstr (file, ==, "f");
+  g_assert_cmpuint (pos.line, ==, G_MAXUINT);
 }
 
 /* Format names are matched ignoring ASCII case wherever a user gives one (--format, --to):
@@ -478,6 +559,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);
   g_test_add_func ("/kinema/FormatDetect/escaped-locations", test_escaped_locations);
   g_test_add_func ("/kinema/FormatDetect/read-location", test_read_location);
+  g_test_add_func ("/kinema/FormatDetect/read-location-edges", test_read_location_edges);
   g_test_add_func ("/kinema/FormatDetect/format-name-matches", test_format_name_matches);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-format-detect-XXXXXX", NULL);

@@ -748,6 +748,78 @@ test_euler_as_read (void)
   assert_rotation_kept (plain, 0);
 }
 
+/* A keyframe whose angles come from its rotation (turned in the editor, made in Kinema) is
+ * written in the shortest degrees that read back to the same radians, as the .body writer
+ * writes them (km_format_scaled_number()): 30° about one axis stays 30, not
+ * 29.999999999999996. Angles a file gave are written as read. */
+static void
+test_euler_from_rotation_shortest (void)
+{
+  static const char text[] =
+    "[\n"
+    "  {\n"
+    "    \"frame\": 0,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [30, -45, 90.5]\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 1,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [30, 0, 0]\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 2,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [0, 30, 0]\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 3,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [0, 0, -30]\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 4,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [60, 0, 0]\n"
+    "  },\n"
+    "  {\n"
+    "    \"frame\": 5,\n"
+    "    \"pos\": [0, 0, 0],\n"
+    "    \"euler\": [0, 0, 120]\n"
+    "  }\n"
+    "]\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = load_string (text, &error);
+  g_autoptr(KmTargetTrack) plain = NULL;
+  g_autoptr(GString) info = g_string_new (NULL);
+  g_autofree char *written = NULL;
+  g_autofree char *expected = NULL;
+  KmVec3 degrees;
+
+  g_assert_no_error (error);
+  /* As read: the same text. */
+  written = km_targets_json_to_string (track);
+  g_assert_cmpstr (written, ==, text);
+
+  /* From the rotations only (the first one's triple does not come back from its
+   * rotation: that keyframe is left out). */
+  {
+    g_autoptr(KmTargetTrack) rotations = km_target_track_with_eulers (track, NULL);
+
+    plain = km_target_track_without_keyframe (rotations, 0);
+  }
+  g_assert_false (km_target_track_get_euler (plain, 0, &degrees));
+  g_clear_pointer (&written, g_free);
+  written = km_targets_json_to_string (plain);
+  expected = g_strconcat ("[\n", strstr (text, "  {\n    \"frame\": 1"), NULL);
+  g_assert_cmpstr (written, ==, expected);
+  km_targets_json_describe (plain, info);
+  g_assert_nonnull (strstr (info->str, " euler=30,0,0\n"));
+  g_assert_nonnull (strstr (info->str, " euler=0,0,-30\n"));
+  assert_rotation_kept (plain, 0);
+  assert_rotation_kept (plain, 4);
+}
+
 static KmItem *
 find_item (KmItem     *item,
            const char *name)
@@ -886,6 +958,8 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetTrack/equal-extras", test_equal_extras);
   g_test_add_func ("/kinema/TargetsJson/euler-as-read", test_euler_as_read);
   g_test_add_func ("/kinema/TargetsJson/euler-as-read-project", test_euler_as_read_project);
+  g_test_add_func ("/kinema/TargetsJson/euler-from-rotation-shortest",
+                   test_euler_from_rotation_shortest);
   g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);
   g_test_add_func ("/kinema/TargetsJson/misspelt-keys-warn", test_misspelt_keys_warn);
 

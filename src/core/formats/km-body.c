@@ -1276,29 +1276,14 @@ element_failed:
       return FALSE;
     }
   {
-    /* The message starts with "PATH:LINE:COLUMN: " (PATH as km_parse_shown_file() shows
-     * it); keep that location for the warning. */
+    /* The message starts with "PATH:LINE:COLUMN: " (km_parse_location()); keep that
+     * location for the warning. */
     const char *text = local_error->message;
-    g_autofree char *shown = km_parse_shown_file (b->path);
+    const char *rest;
     KmSourcePos pos = { 0, 0 };
-    gsize len = strlen (shown);
 
-    if (strncmp (text, shown, len) == 0 && text[len] == ':')
-      {
-        char *end;
-        guint64 line = g_ascii_strtoull (text + len + 1, &end, 10);
-
-        if (*end == ':')
-          {
-            guint64 column = g_ascii_strtoull (end + 1, &end, 10);
-
-            if (end[0] == ':' && end[1] == ' ' && line <= G_MAXUINT && column <= G_MAXUINT)
-              {
-                pos = (KmSourcePos) { (guint) line, (guint) column };
-                text = end + 2;
-              }
-          }
-      }
+    if (km_parse_read_location_of (text, b->path, &pos, &rest))
+      text = rest;
     km_parse_warning (b->path, pos, _("%s (the element is skipped)"), text);
   }
   return TRUE;

@@ -488,18 +488,15 @@ km_format_guess_description (const char *data,
   return g_strdup (_("plain text, not a known Kinema format"));
 }
 
-/* Where @error (a KM_PARSE_ERROR about @path) says it is: its "PATH:LINE:COLUMN:" prefix
- * (PATH as km_parse_shown_file() shows it); 0:0 when it has none. */
+/* Where @error (a KM_PARSE_ERROR about @path) says it is: its "PATH:LINE:COLUMN: "
+ * prefix (km_parse_location()); 0:0 when it has none. */
 static KmSourcePos
 error_pos (const GError *error,
            const char   *path)
 {
-  g_autofree char *shown = km_parse_shown_file (path);
   KmSourcePos pos = { 0, 0 };
-  gsize n = strlen (shown);
 
-  if (strncmp (error->message, shown, n) == 0 &&
-      sscanf (error->message + n, ":%u:%u:", &pos.line, &pos.column) != 2)
+  if (!km_parse_read_location_of (error->message, path, &pos, NULL))
     pos = (KmSourcePos) { 0, 0 };
   return pos;
 }

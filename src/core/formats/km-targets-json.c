@@ -206,11 +206,27 @@ write_extra (KmJsonWriter *writer,
     }
 }
 
+/* @radians in degrees as the .body writer writes them (km_format_scaled_number()): the
+ * shortest number that the reader (km_deg_to_rad()) takes back to the same radians, "30"
+ * and not 29.999999999999996, as km_rad_to_deg() gives. */
+static double
+scaled_degrees (double radians)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  double degrees;
+
+  km_format_scaled_number (radians, KM_FORMAT_RADIANS_PER_DEGREE, text, sizeof text);
+  degrees = g_ascii_strtod (text, NULL);
+  /* + 0.0: no "-0" made up */
+  return (isfinite (degrees) ? degrees : km_rad_to_deg (radians)) + 0.0;
+}
+
 /* The euler XYZ angles, in degrees, written for keyframe @i: those its file gave, as read
  * (the user's own triple, and the same doubles: a rewrite must give back the same
  * targets, as the bench files' 17 digits promise), unless its rotation was changed since;
- * then from the rotation, every digit kept (they were rounded to 1e-9° once, which moved
- * a rotation by up to 2e-11 rad and turned 1e-300 into 0). */
+ * then from the rotation, every digit that reads back to the same radians kept (they
+ * were rounded to 1e-9° once, which moved a rotation by up to 2e-11 rad and turned
+ * 1e-300 into 0), and no more (scaled_degrees()). */
 static KmVec3
 keyframe_degrees (const KmTargetTrack *track,
                   guint                i)
@@ -220,9 +236,8 @@ keyframe_degrees (const KmTargetTrack *track,
   if (km_target_track_get_euler (track, i, &euler))
     return euler;
   euler = km_quat_to_euler_xyz (km_target_track_get_keyframe (track, i)->orientation);
-  /* + 0.0: no "-0" made up */
-  return km_vec3 (km_rad_to_deg (euler.x) + 0.0, km_rad_to_deg (euler.y) + 0.0,
-                  km_rad_to_deg (euler.z) + 0.0);
+  return km_vec3 (scaled_degrees (euler.x), scaled_degrees (euler.y),
+                  scaled_degrees (euler.z));
 }
 
 /* Frames are unique and at most KM_TARGET_TRACK_MAX_FRAME, which bounds the number of
