@@ -732,6 +732,9 @@ draft_joint_init_new (DraftJoint  *dj,
   dj->j.joint_id = -1;
   dj->j.mimic = -1;
   dj->j.dof_index = -1;
+  /* Unknown, as a model without them says (0 would be a limit that stops the joint). */
+  dj->j.max_effort = NAN;
+  dj->j.max_velocity = NAN;
   joint_reset_limits (&dj->j);
   joint_ensure_axis (&dj->j);
 }

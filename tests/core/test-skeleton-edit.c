@@ -306,6 +306,27 @@ add_revolute (KmSkeleton *s,
   return next;
 }
 
+/* A new joint's effort and velocity limits are unknown (NAN), not 0: writers then put
+ * their placeholders and say so, where 0 would stop ros_control and MoveIt (rev19-gui
+ * finding 3: Add Child Joint exported <limit effort="0" velocity="0"/>). */
+static void
+test_add_child_unknown_effort (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *s;
+  const KmJoint *j;
+
+  km_skeleton_builder_add_joint (b, "Root", KM_JOINT_FIXED, NULL);
+  s = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  s = add_revolute (s, "Root", "joint1", km_vec3 (0, 0, 0.1));
+  j = km_skeleton_get_joint (s, (guint) find (s, "joint1"));
+  g_assert_true (isnan (j->max_effort));
+  g_assert_true (isnan (j->max_velocity));
+  km_skeleton_unref (s);
+}
+
 /* A new revolute child turns about an axis across its offset, so that it moves what hangs
  * below it (rev17-gui finding 7: children added along Z all turned about Z, and no slider
  * moved the tip). */
@@ -787,6 +808,7 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonEdit/set-values", test_set_values);
   g_test_add_func ("/kinema/SkeletonEdit/add-insert", test_add_insert);
   g_test_add_func ("/kinema/SkeletonEdit/add-child-axis", test_add_child_axis);
+  g_test_add_func ("/kinema/SkeletonEdit/add-child-unknown-effort", test_add_child_unknown_effort);
   g_test_add_func ("/kinema/SkeletonEdit/delete", test_delete);
   g_test_add_func ("/kinema/SkeletonEdit/duplicate", test_duplicate);
   g_test_add_func ("/kinema/SkeletonEdit/mirror-name", test_mirror_name);
