@@ -272,12 +272,37 @@ km_document_put_keyframe (KmDocument             *self,
   return TRUE;
 }
 
+/* How far (rad) the pose's rotation may be from the keyframe's there for K to keep it. */
+#define SAME_ROTATION_EPSILON 1e-9
+
+/* K at a keyframe whose pose still has its rotation (the solved pose's, never bit for bit
+ * the keyframe's): the keyframe keeps its rotation, and so the euler triple its file gave
+ * it (km_target_track_get_euler()), rather than turning by rounding and writing a triple
+ * derived from that (180° written back as -180°). A pose turned further is keyed as is. */
+static void
+keep_keyed_rotation (KmTargetTrack    *targets,
+                     KmTargetKeyframe *keyframe)
+{
+  const KmTargetKeyframe *keyed;
+  KmVec3 degrees;
+  int index;
+
+  if (targets == NULL || (index = km_target_track_find_keyframe (targets, keyframe->frame)) < 0
+      || !km_target_track_get_euler (targets, (guint) index, &degrees))
+    return;
+  keyed = km_target_track_get_keyframe (targets, (guint) index);
+  if (km_quat_angle_between (keyed->orientation, keyframe->orientation) <= SAME_ROTATION_EPSILON)
+    keyframe->orientation = keyed->orientation;
+}
+
 /**
  * km_document_set_keyframe:
  *
  * Records the end effector's current world pose as the target keyframe at @frame
  * (replacing one there), as one undo step. At the current frame that keys an unkeyed pose
  * (km_document_get_pose_unkeyed): the motion solved from it is what shows there next.
+ * Re-keying a keyframe whose rotation the pose still has (within 1e-9 rad) keeps that
+ * rotation and the euler triple its file gave it.
  */
 gboolean
 km_document_set_keyframe (KmDocument *self,
@@ -297,6 +322,7 @@ km_document_set_keyframe (KmDocument *self,
   keyframe.frame = frame;
   keyframe.position = world[effector].pos;
   keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
+  keep_keyed_rotation (km_document_get_targets (self), &keyframe);
   if (!km_document_put_keyframe (self, &keyframe))
     return FALSE;
   if (frame == km_document_get_current_frame (self))

@@ -1228,6 +1228,7 @@ typedef struct
                                             * to be written over, or NULL to write */
   char                *identity;   /* JOB_PROJECT: the file's once written, or (failed
                                     * with KM_DOCUMENT_ERROR) as it was found, or NULL */
+  KmDocumentSaveFlags  flags;      /* JOB_PROJECT: the save's (a save planned again) */
   char                *conflict_sub;  /* JOB_PROJECT failed with KM_DOCUMENT_ERROR: the
                                        * sub-project file so found (@identity then
                                        * km_cnoid_sub_save_get_found's), or NULL: the
@@ -1695,6 +1696,21 @@ log_share_dropped (KmDocument *self,
                    job->path, job->n_share_dropped);
 }
 
+/* A save planned again (write_job_done_cb) ends the save it stands for. */
+static void
+replanned_save_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  GError *error = NULL;
+
+  if (km_document_save_finish (KM_DOCUMENT (source), result, &error))
+    g_task_return_boolean (outer, TRUE);
+  else
+    g_task_return_error (outer, error);
+}
+
 /* Back on the main thread: the document learns what was written, then the caller. */
 static void
 write_job_done_cb (GObject      *source,
@@ -1707,6 +1723,7 @@ write_job_done_cb (GObject      *source,
   GError *error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
   gboolean counted = job->kind != JOB_AUTOSAVE;
+  gboolean replan = FALSE;
 
   for (guint i = 0; i < job->warnings->len; i++)
     km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
@@ -1735,6 +1752,11 @@ write_job_done_cb (GObject      *source,
         }
       if (ok)
         km_cnoid_saved (job->project, job->ids);
+      /* A model copy of Kinema's that the save was to write again had been replaced or
+       * changed by another program meanwhile: it was left as it is, and the save is
+       * planned again, which writes the body's skeleton to a new copy. */
+      replan = job->edited != NULL && _km_edited_skeletons_found_changed (job->edited)
+               && job->project == km_document_get_project (self);
       /* Before the end: on failure the body items go back to their old files, an
        * undone save rather than an edit made while the file was written. */
       if (job->edited != NULL)
@@ -1785,7 +1807,15 @@ write_job_done_cb (GObject      *source,
       g_assert_not_reached ();
     }
 
-  if (ok)
+  if (replan)
+    {
+      GCancellable *cancellable = g_task_get_cancellable (outer);
+
+      g_clear_error (&error);
+      km_document_save_full_async (self, job->file, job->flags, cancellable, replanned_save_cb,
+                                   g_steal_pointer (&outer));
+    }
+  else if (ok)
     g_task_return_boolean (outer, TRUE);
   else
     g_task_return_error (outer, error);
@@ -1939,6 +1969,7 @@ km_document_save_full_async (KmDocument          *self,
   /* What an earlier save found is answered by this one, or found again. */
   set_disk_conflict (self, NULL, NULL, NULL);
   job = write_job_new (JOB_PROJECT, path);
+  job->flags = flags;
   /* Save As to the same file counts as Save. */
   if (!(flags & KM_DOCUMENT_SAVE_OVERWRITE) && km_document_get_file (self) != NULL
       && g_file_equal (file, km_document_get_file (self)))

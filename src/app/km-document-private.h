@@ -107,6 +107,8 @@ void               _km_edited_skeletons_abort         (KmEditedSkeletons *edited
 void               _km_document_edited_skeletons_done (KmDocument        *self,
                                                        KmEditedSkeletons *edited,
                                                        gboolean           ok);
+gboolean           _km_edited_skeletons_found_changed (KmEditedSkeletons *edited);
+GList             *_km_document_get_all               (void);
 void               _km_edited_skeletons_free          (KmEditedSkeletons *edited);
 
 /* An autosave holds every edit: the skeletons no model file holds (edited, new, or not

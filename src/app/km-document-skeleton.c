@@ -933,6 +933,10 @@ typedef struct
   KmSkeleton *written;
   gboolean    own;      /* a copy Kinema writes (new, or its own copy of this session) */
   char       *identity; /* @own: what the file is once the project is written (the worker's) */
+  char       *expected; /* an own copy written again where it is: what the file must still
+                         * be (its identity when Kinema last wrote it) to be written over */
+  gboolean    changed;  /* @expected: another program replaced or changed the file since
+                         * (the worker's): it was left as it is */
 } SkeletonFile;
 
 static void
@@ -948,6 +952,7 @@ skeleton_file_free (gpointer data)
   g_free (file->path);
   g_free (file->temp);
   g_free (file->identity);
+  g_free (file->expected);
   g_free (file);
 }
 
@@ -1033,6 +1038,30 @@ read_back_body (SkeletonFile  *file,
   return file->written != NULL;
 }
 
+/* Whether the own copy @file writes again is still the file Kinema wrote (@file->expected);
+ * else notes that it is not (@file->changed) with why in @error: a file another program
+ * put there since, or changed, is the user's, never written over. One stat. */
+static gboolean
+own_copy_still_there (SkeletonFile  *file,
+                      GError       **error)
+{
+  g_autoptr(GFile) gfile = NULL;
+  g_autofree char *identity = NULL;
+
+  if (file->expected == NULL)
+    return TRUE;
+  gfile = g_file_new_for_path (file->path);
+  identity = km_document_query_file_identity (gfile, NULL);
+  if (identity != NULL && strcmp (identity, file->expected) == 0)
+    return TRUE;
+  file->changed = TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
+               /* Translators: a model file Kinema wrote as a copy of an edited model */
+               _("%s was changed or replaced by another program since Kinema saved it: it "
+                 "is left as it is"), file->path);
+  return FALSE;
+}
+
 /* Writes @files (a GPtrArray of SkeletonFile) in order, stopping at the first failure;
  * what the formats cannot carry goes to @warnings as "PATH: note". A KmDocumentWriteFunc. */
 static gboolean
@@ -1048,6 +1077,10 @@ write_skeleton_files (gpointer    data,
       g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
       gboolean ok;
 
+      /* An own copy is written over only while it is the file Kinema wrote: the user may
+       * have put a file of theirs there since the save was planned. */
+      if (!own_copy_still_there (file, error))
+        return FALSE;
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
       ok = write_skeleton (file->skeleton, file->initial_q, file->original, file->format,
@@ -1314,6 +1347,10 @@ skeleton_written_cb (GObject      *source,
   skeleton_task_return (task, error);
 }
 
+static char *expand_item_file (KmItemIo   *io,
+                               KmItem     *item,
+                               const char *file);
+
 /* The model file @body was read from, when it is a file of @format that is still there
  * (not an embedded model's, not the built-in example's), else NULL: an export in the
  * model's own format writes it with the edits, as a project save writes a copy, so that
@@ -1332,8 +1369,7 @@ export_original (KmDocument *self,
       || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL)
     return NULL;
   km_document_item_io_init (self, &io);
-  path = g_path_is_absolute (file) ? g_strdup (file) : km_item_io_expand_path (&io.io, file,
-                                                                               NULL);
+  path = expand_item_file (&io.io, KM_ITEM (body), file);
   if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return NULL;
   return g_steal_pointer (&path);
@@ -1577,6 +1613,28 @@ item_reference_dir (KmItem     *item,
   return g_path_get_dirname (path);
 }
 
+/* The path of @file, which @item (of the project @io reads) refers to: as the project
+ * resolves it (km_item_io_expand_path), but a plain relative reference of an item of a
+ * sub-project relative to the sub-project's folder, as it was read. NULL when it cannot be
+ * expanded. */
+static char *
+expand_item_file (KmItemIo   *io,
+                  KmItem     *item,
+                  const char *file)
+{
+  g_autofree char *dir = NULL;
+  KmItemIo sub_io;
+
+  if (g_path_is_absolute (file))
+    return g_strdup (file);
+  if (km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM) == NULL
+      || (dir = item_reference_dir (item, io->dir)) == NULL)
+    return km_item_io_expand_path (io, file, NULL);
+  sub_io = *io;
+  sub_io.dir = dir;
+  return km_item_io_expand_path (&sub_io, file, NULL);
+}
+
 /* Notes in an autosave's index, under @name (its copy's), the file @body refers to, so
  * that a recovery puts it back there: while a project save writes its skeleton, the one it
  * referred to before (the file that save writes may never be). */
@@ -1639,7 +1697,7 @@ write_back_path (KmItemIo   *io,
     return g_strdup (file);
   if (strstr (file, "${SHARE}") != NULL || strstr (file, "${PROGRAM_TOP}") != NULL)
     return NULL;
-  return km_item_io_expand_path (io, file, NULL);
+  return expand_item_file (io, KM_ITEM (body), file);
 }
 
 /* Whether the model file @body was read from (as @io resolves its reference) is gone:
@@ -1655,7 +1713,7 @@ model_file_missing (KmItemIo   *io,
 
   if (file == NULL || *file == '\0' || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY))
     return FALSE;
-  path = g_path_is_absolute (file) ? g_strdup (file) : km_item_io_expand_path (io, file, NULL);
+  path = expand_item_file (io, KM_ITEM (body), file);
   return path != NULL && !g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
@@ -1707,8 +1765,7 @@ take_edited_skeleton (gpointer item,
    * save removed it (an undo took the body back to it). */
   if (file != NULL && *file != '\0' && !autosave)
     {
-      resolved = g_path_is_absolute (file) ? g_strdup (file)
-                                           : km_item_io_expand_path (scan->io, file, NULL);
+      resolved = expand_item_file (scan->io, KM_ITEM (body), file);
       copy = lookup_own_copy (scan->document, resolved);
     }
   if (copy != NULL && copy->removed && missing)
@@ -1783,8 +1840,7 @@ take_edited_skeleton (gpointer item,
       && g_strcmp0 (format, SKELETON_JSON_FORMAT) != 0
       && g_object_get_data (item, EMBEDDED_KEY) == NULL && !missing)
     ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
-      ->original = g_path_is_absolute (file) ? g_strdup (file)
-                                             : km_item_io_expand_path (scan->io, file, NULL);
+      ->original = expand_item_file (scan->io, KM_ITEM (body), file);
   /* (a removed copy: the model it copied, while it is there) */
   else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, format) == 0
            && g_file_test (copy->original, G_FILE_TEST_IS_REGULAR))
@@ -1807,6 +1863,8 @@ take_edited_skeleton (gpointer item,
       written->is_new = edited->switched;
       written->replace = !edited->switched;
       written->own = edited->switched || copy_in_place;
+      if (copy_in_place)
+        written->expected = g_strdup (copy->identity);
     }
 
   if (edited->switched)
@@ -1839,26 +1897,40 @@ collect_body_file (gpointer item,
 {
   ReferenceScan *scan = user_data;
   const char *file;
+  char *path;
 
   if (!KM_IS_BODY_ITEM (item) || (file = km_body_item_get_file (item)) == NULL || *file == '\0')
     return;
-  g_hash_table_add (scan->files, g_path_is_absolute (file)
-                                 ? g_strdup (file)
-                                 : km_item_io_expand_path (scan->io, file, NULL));
+  path = expand_item_file (scan->io, item, file);
+  if (path != NULL)
+    g_hash_table_add (scan->files, path);
 }
 
-/* The copies @self wrote with the project at @project_path that no body of the project
- * refers to any more (the body items already refer to the files this save writes): this
- * save removes them once the project is written, if they are still as Kinema wrote them.
- * (A copy saved with another project file stays: that file may refer to it.) */
+/* Adds the files the bodies of @document's project refer to to @files. */
+static void
+collect_document_files (KmDocument *document,
+                        GHashTable *files)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  ReferenceScan scan;
+
+  km_document_item_io_init (document, &io);
+  scan = (ReferenceScan) { &io.io, files };
+  km_item_foreach (km_project_get_root_item (km_document_get_project (document)),
+                   collect_body_file, &scan);
+}
+
+/* The copies @self wrote with the project at @project_path that no body refers to any
+ * more, of the project (the body items already refer to the files this save writes, a
+ * sub-project's included) or of another open document (which may have imported one):
+ * this save removes them once the project is written, if they are still as Kinema wrote
+ * them. (A copy saved with another project file stays: that file may refer to it.) */
 static GPtrArray *
 take_stale_copies (KmDocument *self,
-                   const char *project_path,
-                   KmItemIo   *io)
+                   const char *project_path)
 {
   GHashTable *copies = g_object_get_data (G_OBJECT (self), OWN_COPIES_KEY);
   g_autoptr(GHashTable) files = NULL;
-  ReferenceScan scan;
   GPtrArray *stale;
   GHashTableIter iter;
   gpointer key, value;
@@ -1866,9 +1938,8 @@ take_stale_copies (KmDocument *self,
   if (copies == NULL)
     return NULL;
   files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  scan = (ReferenceScan) { io, files };
-  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   collect_body_file, &scan);
+  for (GList *l = _km_document_get_all (); l != NULL; l = l->next)
+    collect_document_files (l->data, files);
   stale = g_ptr_array_new_with_free_func (stale_copy_free);
   g_hash_table_iter_init (&iter, copies);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -1910,7 +1981,7 @@ take_edited_skeletons (KmDocument *self,
   if (project_path != NULL)
     {
       edited->project_path = g_strdup (project_path);
-      edited->stale = take_stale_copies (self, project_path, &io.io);
+      edited->stale = take_stale_copies (self, project_path);
     }
   if (edited->files->len == 0 && (edited->stale == NULL || edited->stale->len == 0))
     {
@@ -2151,6 +2222,15 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
 
       if (file->temp == NULL)
         continue;
+      /* Checked again right before the file is replaced: one the user put there
+       * meanwhile stays, and what was written for it goes. */
+      if (file->expected != NULL && !own_copy_still_there (file, NULL))
+        {
+          if (g_unlink (file->temp) != 0 && errno != ENOENT)
+            g_warning ("Cannot remove %s: %s", file->temp, g_strerror (errno));
+          g_clear_pointer (&file->temp, g_free);
+          continue;
+        }
       if (!km_format_replace_file (file->temp, file->path, error))
         {
           remove_written (edited, FALSE);
@@ -2164,7 +2244,7 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
       SkeletonFile *file = g_ptr_array_index (edited->files, i);
       g_autoptr(GFile) written = NULL;
 
-      if (!file->own)
+      if (!file->own || file->changed)
         continue;
       written = g_file_new_for_path (file->path);
       file->identity = km_document_query_file_identity (written, NULL);
@@ -2234,7 +2314,23 @@ _km_document_edited_skeletons_done (KmDocument        *self,
       KmItem *item = KM_ITEM (e->body);
 
       g_object_set_data (G_OBJECT (item), PENDING_KEY, NULL);
-      if (ok && written->own && written->identity != NULL)
+      /* Another program's file now: never written over or removed by Kinema. The body's
+       * skeleton is in no file then: it stays edited, and the next save writes a new copy. */
+      if (written->changed)
+        {
+          km_document_log (self, G_LOG_LEVEL_WARNING,
+                           /* Translators: a model file, then a body item's name */
+                           _("%s was changed or replaced by another program since Kinema "
+                             "saved it: it is left as it is, and the edited skeleton of “%s” "
+                             "goes to a new copy."),
+                           written->path, km_item_get_name (item));
+          g_hash_table_remove (own_copies (self), written->path);
+          if (ok && km_body_item_get_skeleton (e->body) == written->skeleton)
+            g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+          if (ok)
+            continue;
+        }
+      else if (ok && written->own && written->identity != NULL)
         {
           OwnCopy *copy = g_new0 (OwnCopy, 1);
 
@@ -2271,6 +2367,19 @@ _km_document_edited_skeletons_done (KmDocument        *self,
         edited_body_put_back (e);
       g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
     }
+}
+
+/* Whether an own copy the save was to write again had been changed or replaced by another
+ * program (left as it is, no longer Kinema's): a save planned again writes a new copy. */
+gboolean
+_km_edited_skeletons_found_changed (KmEditedSkeletons *edited)
+{
+  g_return_val_if_fail (edited != NULL, FALSE);
+
+  for (guint i = 0; i < edited->files->len; i++)
+    if (((SkeletonFile *) g_ptr_array_index (edited->files, i))->changed)
+      return TRUE;
+  return FALSE;
 }
 
 void

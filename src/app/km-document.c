@@ -2228,11 +2228,28 @@ auto_solve (KmDocument *self)
   start_solve (self, FALSE);
 }
 
+/* Every document not disposed (main thread only): _km_document_get_all(). */
+static GList *all_documents;
+
+/**
+ * _km_document_get_all:
+ *
+ * Returns: (transfer none) (element-type KmDocument): every document not disposed, the
+ *   newest first. Main thread only.
+ */
+GList *
+_km_document_get_all (void)
+{
+  return all_documents;
+}
+
 static void
 km_document_dispose (GObject *object)
 {
   KmDocument *self = (KmDocument *) object;
 
+  /* (Its project is gone: no file it refers to counts any more.) */
+  all_documents = g_list_remove (all_documents, self);
   if (self->solve_cancellable != NULL)
     g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
@@ -2479,6 +2496,7 @@ km_document_init (KmDocument *self)
 {
   g_autoptr(KmProject) project = new_empty_project ();
 
+  all_documents = g_list_prepend (all_documents, self);
   self->title = g_strdup ("Kinema");
   self->trajectory = g_array_new (FALSE, FALSE, sizeof (KmVec3));
   self->messages = g_list_store_new (KM_TYPE_MESSAGE);

@@ -1222,6 +1222,97 @@ test_edits_keep_euler (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
+/* K (Set Keyframe) at a keyframe read with an euler triple, the pose there still its: the
+ * solved pose's rotation is not the keyframe's bit for bit, yet the keyframe keeps its
+ * rotation and its triple (here one a whole turn round, which no rotation gives back). A
+ * pose turned since is keyed from its own rotation. */
+static void
+test_key_pose_keeps_euler (Fixture       *f,
+                           gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  static const guint frames[] = { 0, 80, 160, 240 };
+  const char *triples[] = { TRIPLE_0, NULL, TRIPLE_160, TRIPLE_240 };
+  g_autoptr(GString) text = g_string_new ("[");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) read = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *triple_80 = NULL;
+  const KmTransform *world;
+  KmQuat before, posed;
+  KmVec3 degrees, turned;
+  double q[64];
+  guint n_dof;
+  int effector, index;
+
+  /* The triple of the rotation the motion has at frame 80, X a whole turn on. */
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpint (effector, >=, 0);
+  km_document_set_current_frame (f->document, 80);
+  world = km_document_get_joint_world (f->document, NULL);
+  g_assert_nonnull (world);
+  turned = km_quat_to_euler_xyz (km_mat3_to_quat (&world[effector].rot));
+  turned = km_vec3 (turned.x * 180.0 / G_PI + 360.0, turned.y * 180.0 / G_PI,
+                    turned.z * 180.0 / G_PI);
+  triple_80 = g_strdup_printf ("\"euler\": [%.17g, %.17g, %.17g]", turned.x, turned.y,
+                               turned.z);
+  triples[1] = triple_80;
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      const KmTargetKeyframe *k;
+
+      index = km_target_track_find_keyframe (targets, frames[i]);
+      g_assert_cmpint (index, >=, 0);
+      k = km_target_track_get_keyframe (targets, (guint) index);
+      g_string_append_printf (text, "%s{\"frame\": %u, \"pos\": [%.17g, %.17g, %.17g], %s}",
+                              i > 0 ? ",\n" : "", frames[i], k->position.x, k->position.y,
+                              k->position.z, triples[i]);
+    }
+  g_string_append (text, "]\n");
+  bytes = g_bytes_new (text->str, text->len);
+  read = km_targets_json_load ("targets.json", bytes, &error);
+  g_assert_no_error (error);
+  km_document_close_edit (f->document);
+  km_document_set_targets (f->document, read);
+  km_document_close_edit (f->document);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_target_track_get_euler (read, 1, &degrees));
+  g_assert_cmpfloat (degrees.x, ==, turned.x);
+
+  /* The solved pose at frame 80, keyed again with K. */
+  km_document_set_current_frame (f->document, 80);
+  world = km_document_get_joint_world (f->document, NULL);
+  before = km_target_track_get_keyframe (read, (guint) km_target_track_find_keyframe (read, 80))
+             ->orientation;
+  posed = km_mat3_to_quat (&world[effector].rot);
+  g_test_message ("solved rotation off the keyframe's by %g rad",
+                  km_quat_angle_between (before, posed));
+  g_assert_cmpfloat (km_quat_angle_between (before, posed), <=, 1e-9);
+  g_assert_true (km_document_set_keyframe (f->document, 80));
+  targets = km_document_get_targets (f->document);
+  g_assert_true (targets != read);
+  index = km_target_track_find_keyframe (targets, 80);
+  g_assert_cmpint (index, >=, 0);
+  g_assert_true (km_target_track_get_euler (targets, (guint) index, &degrees));
+  g_assert_cmpfloat (degrees.x, ==, turned.x);
+  g_assert_cmpfloat (degrees.y, ==, turned.y);
+  g_assert_cmpfloat (degrees.z, ==, turned.z);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  /* The pose turned (its first DOF), then keyed: its own rotation, no triple. */
+  km_document_set_current_frame (f->document, 80);
+  n_dof = km_skeleton_get_n_dof (km_document_get_skeleton (f->document));
+  g_assert_cmpuint (n_dof, <=, G_N_ELEMENTS (q));
+  memcpy (q, km_document_get_pose (f->document, NULL), n_dof * sizeof (double));
+  q[0] += 0.2;
+  km_document_set_joint_values (f->document, q, n_dof);
+  g_assert_true (km_document_set_keyframe (f->document, 80));
+  targets = km_document_get_targets (f->document);
+  index = km_target_track_find_keyframe (targets, 80);
+  g_assert_false (km_target_track_get_euler (targets, (guint) index, &degrees));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1254,6 +1345,8 @@ main (int    argc,
               fixture_setup, test_move_onto_keyframe_says_so, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/edits-keep-euler", Fixture, NULL,
               fixture_setup, test_edits_keep_euler, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/key-pose-keeps-euler", Fixture, NULL,
+              fixture_setup, test_key_pose_keeps_euler, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-solve-says-so", Fixture, NULL,
               fixture_setup, test_cancel_solve_says_so, fixture_teardown_cancelled);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-srs-solve-says-nothing-kept", Fixture, NULL,

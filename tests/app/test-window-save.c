@@ -1284,6 +1284,178 @@ test_save_keeps_changed_copy (Fixture       *f,
   g_assert_false (g_file_test (numbered, G_FILE_TEST_EXISTS));
 }
 
+/* What replace_copy_when_saving() puts in place of the copy, once. */
+typedef struct
+{
+  const char *path;
+  const char *text;
+  gboolean    done;
+} CopyReplacement;
+
+/* The save is planned (it writes the copy where it is) and about to be written: another
+ * program replaces the copy with a file of its own (a new file, renamed over it). */
+static void
+replace_copy_when_saving (KmDocument      *document,
+                          GParamSpec      *pspec,
+                          CopyReplacement *replacement)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (replacement->done || !km_document_get_saving (document))
+    return;
+  replacement->done = TRUE;
+  g_assert_true (g_file_set_contents (replacement->path, replacement->text, -1, &error));
+  g_assert_no_error (error);
+}
+
+/* A copy of Kinema's that another program replaces after the save was planned, right
+ * before it is written: the save does not write over it; the edits go to a new copy. */
+static void
+test_save_keeps_copy_replaced_while_saving (Fixture       *f,
+                                            gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
+  const char *copy = c.copy, *numbered = c.numbered;
+  KmBodyItem *body = c.body;
+  g_autofree char *text = NULL;
+  g_autofree char *users = NULL;
+  g_autofree char *after = NULL;
+  CopyReplacement replacement = { copy, NULL, FALSE };
+  gulong handler;
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+
+  /* The user's own file: the copy with a comment, so that it loads. */
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  users = g_strconcat (text, "# the user's own file\n", NULL);
+  replacement.text = users;
+  edit_offset (f->document, 0.5);
+  handler = g_signal_connect (f->document, "notify::saving",
+                              G_CALLBACK (replace_copy_when_saving), &replacement);
+  save_project (f->document, c.project);
+  g_signal_handler_disconnect (f->document, handler);
+  g_assert_true (replacement.done);
+
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, numbered);
+  g_assert_cmpfloat (file_offset (numbered), ==, 0.5);
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Not Kinema's any more: a later save neither writes over it nor removes it. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, c.project);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+}
+
+/* A copy of Kinema's that no body of its project refers to any more but a body of another
+ * open document does (it imported the copy) is not removed by a save. */
+static void
+test_save_keeps_copy_another_document_uses (Fixture       *f,
+                                            gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
+  g_autoptr(KmDocument) other = km_document_new ();
+  g_autoptr(GFile) copy_file = NULL;
+  g_autoptr(GError) error = NULL;
+  KmBodyItem *body = c.body;
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, c.copy);
+
+  copy_file = g_file_new_for_path (c.copy);
+  g_assert_true (test_app_wait_idle_solve (other, 20000));
+  g_assert_true (km_document_import_file (other, copy_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (other, 20000));
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (km_document_get_body_item (other))),
+                   ==, c.copy);
+
+  /* Undone to the user's model and saved: the other document still shows the copy. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, c.model);
+  g_assert_true (g_file_test (c.copy, G_FILE_TEST_EXISTS));
+}
+
+/* A body of a sub-project in another folder that refers to a copy of Kinema's relative to
+ * the sub-project's folder: the copy is still referred to, and a save of the project does
+ * not remove it. */
+static void
+test_save_keeps_copy_sub_project_uses (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
+  g_autofree char *sub_dir = g_build_filename (c.root, "parts", "arm", NULL);
+  g_autofree char *sub_path = g_build_filename (sub_dir, "part.cnoid", NULL);
+  g_autofree char *project_path = g_file_get_path (c.project);
+  g_autofree char *sub_text = NULL;
+  g_autofree char *project_text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (c.body), ==, c.copy);
+
+  /* The project now: the user's model, and a sub-project whose body is the copy. */
+  g_assert_cmpint (g_mkdir_with_parents (sub_dir, 0700), ==, 0);
+  sub_text = g_strdup ("items:\n"
+                       "  id: 0\n"
+                       "  name: \"RootItem\"\n"
+                       "  plugin: Base\n"
+                       "  class: RootItem\n"
+                       "  is_builtin_item: true\n"
+                       "  children:\n"
+                       "    -\n"
+                       "      id: 1\n"
+                       "      name: \"Copy\"\n"
+                       "      plugin: Body\n"
+                       "      class: BodyItem\n"
+                       "      data:\n"
+                       "        file: \"../../project/SR1.body\"\n"
+                       "        format: CHOREONOID-BODY\n");
+  g_assert_true (g_file_set_contents (sub_path, sub_text, -1, NULL));
+  project_text = g_strdup ("items:\n"
+                           "  id: 0\n"
+                           "  name: \"RootItem\"\n"
+                           "  plugin: Base\n"
+                           "  class: RootItem\n"
+                           "  is_builtin_item: true\n"
+                           "  children:\n"
+                           "    -\n"
+                           "      id: 1\n"
+                           "      name: \"Model\"\n"
+                           "      plugin: Body\n"
+                           "      class: BodyItem\n"
+                           "      data:\n"
+                           "        file: \"../models/SR1.body\"\n"
+                           "        format: CHOREONOID-BODY\n"
+                           "    -\n"
+                           "      id: 2\n"
+                           "      name: \"Part\"\n"
+                           "      plugin: Base\n"
+                           "      class: SubProjectItem\n"
+                           "      data:\n"
+                           "        file: \"../parts/arm/part.cnoid\"\n");
+  g_assert_true (g_file_set_contents (project_path, project_text, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, c.project, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  save_project (f->document, c.project);
+  g_assert_true (g_file_test (c.copy, G_FILE_TEST_EXISTS));
+  /* (Nor was the copy taken for missing, and written anew.) */
+  g_assert_false (g_file_test (c.numbered, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1324,6 +1496,12 @@ main (int    argc,
               fixture_setup, test_save_reuses_own_copy, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-changed-model-copy", Fixture, NULL,
               fixture_setup, test_save_keeps_changed_copy, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-model-copy-replaced-while-saving", Fixture, NULL,
+              fixture_setup, test_save_keeps_copy_replaced_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-model-copy-another-document-uses", Fixture, NULL,
+              fixture_setup, test_save_keeps_copy_another_document_uses, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-model-copy-sub-project-uses", Fixture, NULL,
+              fixture_setup, test_save_keeps_copy_sub_project_uses, fixture_teardown);
   g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
               fixture_setup, test_save_item_async, fixture_teardown);
 
