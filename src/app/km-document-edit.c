@@ -310,6 +310,7 @@ km_document_set_keyframe (KmDocument *self,
 {
   const KmTransform *world;
   KmTargetKeyframe keyframe;
+  KmTransform point;
   int effector;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
@@ -320,7 +321,9 @@ km_document_set_keyframe (KmDocument *self,
     return FALSE;
 
   keyframe.frame = frame;
-  keyframe.position = world[effector].pos;
+  /* The point the targets are for: a tool point off the joint where they have an offset. */
+  km_document_get_effector_point (self, &point);
+  keyframe.position = point.pos;
   keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
   keep_keyed_rotation (km_document_get_targets (self), &keyframe);
   if (!km_document_put_keyframe (self, &keyframe))

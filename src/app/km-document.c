@@ -1673,22 +1673,40 @@ targets_edit_solve (TargetsEdit         *edit,
   km_document_solve_completing (edit->document, done, link, targets_link_free);
 }
 
+/* The end effector's point @track (nullable) is for, at the pose shown: the effector joint's
+ * world transform with its origin moved to the track's effector offset (a tool point). */
+static void
+effector_point_for (KmDocument          *self,
+                    const KmTargetTrack *track,
+                    KmTransform         *point)
+{
+  KmVec3 offset = { 0, 0, 0 };
+
+  *point = self->world[self->effector];
+  if (track != NULL)
+    offset = km_target_track_get_effector_offset (track);
+  if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
+    point->pos = km_transform_apply (&self->world[self->effector], offset);
+}
+
 /* Whether @track keys the pose shown now: it has a keyframe at the current frame where the
- * end effector is (what Set Keyframe recorded there). */
+ * end effector's point is (what Set Keyframe recorded there). */
 static gboolean
 track_keys_shown_pose (KmDocument    *self,
                        KmTargetTrack *track)
 {
   const KmTargetKeyframe *key;
+  KmTransform point;
   int index;
 
   if (track == NULL || self->effector < 0 || self->world == NULL
       || (index = km_target_track_find_keyframe (track, self->current_frame)) < 0)
     return FALSE;
   key = km_target_track_get_keyframe (track, (guint) index);
-  return km_vec3_length (km_vec3_sub (key->position, self->world[self->effector].pos)) < 1e-9
-         && km_quat_angle_between (key->orientation,
-                                   km_mat3_to_quat (&self->world[self->effector].rot)) < 1e-6;
+  /* The point @track's keys are for: a tool point off the joint where it has an offset. */
+  effector_point_for (self, track, &point);
+  return km_vec3_length (km_vec3_sub (key->position, point.pos)) < 1e-9
+         && km_quat_angle_between (key->orientation, km_mat3_to_quat (&point.rot)) < 1e-6;
 }
 
 static void
@@ -3553,6 +3571,32 @@ km_document_get_effector (KmDocument *self)
   g_return_val_if_fail (KM_IS_DOCUMENT (self), -1);
 
   return self->effector;
+}
+
+/**
+ * km_document_get_effector_point:
+ * @point: (out caller-allocates): the point's world transform
+ *
+ * Where the end effector is, as the targets mean it: the effector joint's world transform
+ * composed with the targets' effector offset (km_target_track_get_effector_offset(), a
+ * tool point off the joint; the joint's origin without one). Its rotation is the joint's.
+ * What Set Keyframe keys, what the scene view's gizmo drags, and what the solver aims at
+ * the targets (km_ik_problem_use_track()).
+ *
+ * Returns: %FALSE (and @point unset) without an end effector or a pose
+ */
+gboolean
+km_document_get_effector_point (KmDocument  *self,
+                                KmTransform *point)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+  g_return_val_if_fail (point != NULL, FALSE);
+
+  if (self->effector < 0 || self->world == NULL || self->skeleton == NULL
+      || (guint) self->effector >= km_skeleton_get_n_joints (self->skeleton))
+    return FALSE;
+  effector_point_for (self, self->targets, point);
+  return TRUE;
 }
 
 /* The effector's goal at the current frame (world frame); FALSE without targets. */

@@ -220,6 +220,8 @@ guint              km_document_get_solved_dofs    (KmDocument         *self,
 gboolean           km_document_get_solves_orientation (KmDocument     *self);
 gboolean           km_document_get_animation_solved (KmDocument       *self);
 int                km_document_get_effector       (KmDocument         *self);
+gboolean           km_document_get_effector_point (KmDocument         *self,
+                                                   KmTransform        *point);
 gboolean           km_document_get_target_pose    (KmDocument         *self,
                                                    KmTransform        *target);
 const KmVec3      *km_document_get_trajectory     (KmDocument         *self,

@@ -18,6 +18,7 @@
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
 #include "km-drag-solver.h"
+#include "km-ik-job.h"
 #include "km-pick.h"
 #include "km-renderer.h"
 #include "km-skeleton-edit.h"
@@ -182,6 +183,38 @@ get_offset_joint (KmSceneView *self)
   return joint;
 }
 
+/* Whether IK drags of @tip aim the targets' point: @tip is the document's end effector. */
+static gboolean
+tip_is_effector (KmSceneView *self,
+                 int          tip)
+{
+  return tip >= 0 && tip == km_document_get_effector (self->document);
+}
+
+/* The point an IK drag of @tip moves: for the document's end effector the point its targets
+ * are for (km_document_get_effector_point(): a tool point off the joint where they have an
+ * offset), else the joint's origin; the joint's rotation either way. */
+static KmTransform
+tip_point (KmSceneView       *self,
+           const KmTransform *world,
+           int                tip)
+{
+  KmTransform point = world[tip];
+
+  if (tip_is_effector (self, tip))
+    km_document_get_effector_point (self->document, &point);
+  return point;
+}
+
+/* Whether the targets of the document's end effector are for its position only. */
+static gboolean
+targets_position_only (KmSceneView *self)
+{
+  KmTargetTrack *targets = km_document_get_targets (self->document);
+
+  return targets != NULL && km_target_track_get_position_only (targets);
+}
+
 /* The joints as drawn: posed on the skeleton being edited while an offset is dragged. */
 static const KmTransform *
 drawn_joint_world (KmSceneView *self)
@@ -217,7 +250,11 @@ get_gizmo (KmSceneView *self,
         }
     }
   else
-    gizmo->centre = world[tip].pos;
+    {
+      /* At the point the targets are for; a position-only end effector is only moved. */
+      gizmo->centre = tip_point (self, world, tip).pos;
+      gizmo->translate_only = tip_is_effector (self, tip) && targets_position_only (self);
+    }
   gizmo->size = km_gizmo_size_for_view (&self->camera, gizmo->centre);
   return TRUE;
 }
@@ -259,6 +296,38 @@ pick_joint (KmSceneView *self,
                         km_renderer_view_marker_radius (skeleton, self->model_extent,
                                                         &self->camera),
                         origin, dir, NULL);
+}
+
+/* The IK tip when the pointer at (@x, @y) is on the point its targets are for off its joint
+ * (a tool point: nothing else is drawn there but the gizmo) nearer than any joint or bone,
+ * within a joint marker's size; else -1. A free drag from there moves that point. */
+static int
+pick_tool_point (KmSceneView *self,
+                 double       x,
+                 double       y)
+{
+  KmSkeleton *skeleton = shown_skeleton (self);
+  int tip = get_tip (self);
+  const KmTransform *world;
+  KmVec3 origin, dir, to;
+  double radius, along, joint_distance = INFINITY;
+  KmTransform point;
+
+  if (skeleton == NULL || !tip_is_effector (self, tip)
+      || (world = km_document_get_joint_world (self->document, NULL)) == NULL)
+    return -1;
+  point = tip_point (self, world, tip);
+  if (km_vec3_length (km_vec3_sub (point.pos, world[tip].pos)) == 0.0)
+    return -1;
+  view_ray (self, x, y, &origin, &dir);
+  radius = km_renderer_view_marker_radius (skeleton, self->model_extent, &self->camera);
+  dir = km_vec3_normalize (dir);
+  to = km_vec3_sub (point.pos, origin);
+  along = km_vec3_dot (to, dir);
+  if (along < 0.0 || km_vec3_length (km_vec3_sub (to, km_vec3_scale (dir, along))) > radius)
+    return -1;
+  km_pick_joint (skeleton, world, radius, origin, dir, &joint_distance);
+  return along - radius <= joint_distance ? tip : -1;
 }
 
 static KmGizmoHandle
@@ -916,6 +985,10 @@ request_ik (KmSceneView       *self,
    * move, and the body jumps. */
   km_document_get_root_pose (self->document, &problem->root_pose);
   problem->target = *target;
+  /* The end effector aims the point its targets are for (a tool point, maybe position
+   * only), as the Solve action does: @target is that point. */
+  if (tip_is_effector (self, self->drag_joint) && km_document_get_targets (self->document))
+    km_ik_problem_use_track (problem, km_document_get_targets (self->document));
   /* Warm start from the pose on screen: the answer stays on its branch and comes quickly. */
   problem->continuous = TRUE;
   problem->max_iterations = 200;
@@ -966,7 +1039,8 @@ begin_manipulation (KmSceneView *self,
     }
   if (handle == KM_GIZMO_NONE)
     {
-      joint = pick_joint (self, x, y);
+      if ((joint = pick_tool_point (self, x, y)) < 0)
+        joint = pick_joint (self, x, y);
       if (joint < 0)
         return;
       if (ctrl && joint != self->ik_tip)
@@ -980,7 +1054,7 @@ begin_manipulation (KmSceneView *self,
   if (handle != KM_GIZMO_NONE || joint == get_tip (self))
     {
       self->drag_joint = get_tip (self);
-      self->drag_tip_start = world[self->drag_joint];
+      self->drag_tip_start = tip_point (self, world, self->drag_joint);
       self->drag_handle = handle;
       if (handle >= KM_GIZMO_ROTATE_X)
         {

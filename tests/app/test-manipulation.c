@@ -445,6 +445,157 @@ import_skeleton (Fixture    *f,
   g_unlink (path);
 }
 
+/* Imports the Scenebuilder planar arm (tests/data/scenebuilder/arm2_mm_deg.xml): its IK
+ * target is for a tool point 0.3 m off the "elbow" joint, position only. */
+static void
+import_tool_arm (Fixture *f)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KmTargetTrack *targets;
+  KmVec3 offset;
+
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (wait_for (f, solved, 20000));
+  targets = km_document_get_targets (f->document);
+  g_assert_nonnull (targets);
+  offset = km_target_track_get_effector_offset (targets);
+  g_assert_cmpfloat_with_epsilon (offset.z, 0.3, 1e-9);
+  g_assert_true (km_target_track_get_position_only (targets));
+}
+
+/* The tool point (the point the targets are for) of the pose shown: the targets' effector
+ * offset in the effector joint's frame, as km_document_get_effector_point() has it. */
+static KmVec3
+tool_point (Fixture *f)
+{
+  int effector = km_document_get_effector (f->document);
+  const KmTransform *joint = &km_document_get_joint_world (f->document, NULL)[effector];
+  KmVec3 offset = km_target_track_get_effector_offset (km_document_get_targets (f->document));
+  KmTransform point;
+
+  g_assert_true (km_document_get_effector_point (f->document, &point));
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (point.pos, km_transform_apply (joint, offset))),
+                     <, 1e-12);
+  return km_transform_apply (joint, offset);
+}
+
+/* K (time.set-keyframe) on targets for a tool point off the effector joint keys that point,
+ * not the joint's origin: keying the pose shown leaves the motion as it was there. */
+static void
+test_keyframe_tool_point (Fixture       *f,
+                          gconstpointer  data)
+{
+  const guint frame = 60;
+  int effector;
+  const KmTargetKeyframe *key;
+  g_autofree double *before = NULL;
+  const double *pose;
+  KmVec3 point;
+  guint n_dof;
+  int index;
+
+  import_tool_arm (f);
+  effector = km_document_get_effector (f->document);
+  km_document_set_current_frame (f->document, frame);
+  g_assert_true (wait_for (f, solved, 20000));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+  point = tool_point (f);
+  /* The tool point is the joint's offset (0, 0, 0.3) in its frame, 0.3 m off its origin. */
+  g_assert_cmpfloat_with_epsilon (km_vec3_length (km_vec3_sub (point, joint_pos (f, effector))),
+                                  0.3, 1e-9);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  index = km_target_track_find_keyframe (km_document_get_targets (f->document), frame);
+  g_assert_cmpint (index, >=, 0);
+  key = km_target_track_get_keyframe (km_document_get_targets (f->document), (guint) index);
+  g_test_message ("keyed (%.6f, %.6f, %.6f), tool point (%.6f, %.6f, %.6f)", key->position.x,
+                  key->position.y, key->position.z, point.x, point.y, point.z);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (key->position, point)), <, 1e-9);
+
+  /* The motion solved again from the new keyframe has the same pose there. */
+  g_assert_true (wait_for (f, solved, 20000));
+  km_document_set_current_frame (f->document, 0);
+  km_document_set_current_frame (f->document, frame);
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, &n_dof);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat_with_epsilon (pose[i], before[i], 1e-6);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (tool_point (f), point)), <, 1e-6);
+}
+
+/* The gizmo of an end effector whose targets are for a tool point stands at that point, and
+ * a real drag of its X arrow moves the tool point (not the joint's origin) as far as the
+ * pointer went along the arrow. */
+static void
+test_drag_tool_point (Fixture       *f,
+                      gconstpointer  data)
+{
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  KmCamera camera;
+  KmGizmo gizmo = { 0 };
+  KmVec3 base, end, start, wanted, origin, dir, x_axis = km_vec3 (1, 0, 0), moved;
+  double x0, y0, x1, y1, s0, s1, x, y;
+  int w, h, effector;
+
+  import_tool_arm (f);
+  if (!ready_or_skip (f))
+    return;
+
+  /* From the front (the arm's plane), orthographic, framing the arm. */
+  km_camera_reset (&camera);
+  km_camera_set_view (&camera, KM_CAMERA_VIEW_FRONT);
+  camera.orthographic = TRUE;
+  camera.target = km_vec3 (0.1, 0, 0.4);
+  camera.distance = 1.5;
+  km_scene_view_set_camera (f->scene_view, &camera);
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  test_app_spin_for (100);
+  w = gtk_widget_get_width (view);
+  h = gtk_widget_get_height (view);
+  effector = km_document_get_effector (f->document);
+  start = tool_point (f);
+  gizmo.centre = start;
+  gizmo.size = km_gizmo_size_for_view (&camera, start);
+  gizmo.translate_only = TRUE;
+  km_gizmo_arrow (&gizmo, KM_GIZMO_MOVE_X, &base, &end);
+  g_assert_true (km_camera_project (&camera, km_vec3_scale (km_vec3_add (base, end), 0.5), w, h,
+                                    &x0, &y0));
+  /* Left along the arrow, within the arm's reach. */
+  x1 = x0 - 40;
+  y1 = y0;
+  km_camera_ray (&camera, x0, y0, w, h, &origin, &dir);
+  s0 = km_ray_line_param (origin, dir, start, x_axis);
+  km_camera_ray (&camera, x1, y1, w, h, &origin, &dir);
+  s1 = km_ray_line_param (origin, dir, start, x_axis);
+  wanted = km_vec3_add (start, km_vec3_scale (x_axis, s1 - s0));
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wanted, start)), >, 0.02);
+
+  real_drag (f, view, x0, y0, x1, y1, 10);
+  g_assert_true (wait_for (f, drag_idle, 10000));
+  test_app_spin ();
+
+  moved = tool_point (f);
+  g_test_message ("tool point (%.4f, %.4f, %.4f), wanted (%.4f, %.4f, %.4f), joint (%.4f, "
+                  "%.4f, %.4f)", moved.x, moved.y, moved.z, wanted.x, wanted.y, wanted.z,
+                  joint_pos (f, effector).x, joint_pos (f, effector).y,
+                  joint_pos (f, effector).z);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (moved, wanted)), <, 1e-4);
+  /* On screen: the tool point went as far as the pointer, along the arrow. */
+  g_assert_true (km_camera_project (km_scene_view_get_camera (f->scene_view), moved, w, h,
+                                    &x, &y));
+  g_assert_true (km_camera_project (&camera, start, w, h, &x0, &y0));
+  g_assert_cmpfloat (fabs (x - (x0 - 40)), <, 1.0);
+  g_assert_cmpfloat (fabs (y - y0), <, 1.0);
+  g_assert_true (km_document_get_limits_held (f->document, 1e-9));
+}
+
 /* The gizmo's handles are found where they are drawn, and a 90° drag along the Z rotation
  * ring turns the tip 90° ± 1° about Z. */
 static void
@@ -1343,6 +1494,8 @@ main (int   argc,
   ADD ("drag-joint-fk", test_drag_joint_fk);
   ADD ("drag-ring", test_drag_ring);
   ADD ("drag-offset", test_drag_offset);
+  ADD ("drag-tool-point", test_drag_tool_point);
+  ADD ("keyframe-tool-point", test_keyframe_tool_point);
   ADD ("keyframes", test_keyframes);
   g_test_add_func ("/kinema/Manipulation/keyframe-save", test_keyframe_save);
   ADD ("playback-speed", test_playback_speed);
