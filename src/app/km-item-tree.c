@@ -19,6 +19,7 @@
 #include "km-pose-seq-item.h"
 #include "km-root-item.h"
 #include "km-skeleton-edit.h"
+#include "km-skeleton-outline.h"
 
 /*
  * The project's item tree: a GtkTreeListModel over the items (each KmItem is the list
@@ -32,6 +33,12 @@
  * saved). Selection is one thing: a joint selected here is the document's selected
  * joint, and a joint or item selected elsewhere (the scene, the joint panel) is selected
  * here. A selected joint stands for its body: the project selection then holds the body.
+ *
+ * Item rows open expanded. Joint rows open as the Skeleton tab's outline does
+ * (km_joint_tree_expansion): all of a small skeleton's, only the first levels of a large
+ * one's (thousands of rows expanded at once would keep the window from drawing), and the
+ * path to the selected joint. The tree model does not expand rows itself (autoexpand):
+ * rows_added_cb expands each new row that should be.
  */
 
 #define JOINT_ROWS_KEY "km-item-tree-joint-rows"
@@ -55,6 +62,10 @@ struct _KmItemTree
   int                 renaming_joint; /* the joint renamed (its row's F2), or -1 */
   KmProject          *project;       /* whose selection the tree follows */
   GWeakRef            joint_body;    /* the body whose joints are listed */
+
+  KmSkeleton         *open_skeleton; /* the skeleton @open_joints is for */
+  gboolean           *open_joints;   /* its joints that open expanded (km_joint_tree_expansion) */
+  gboolean            expanding;     /* in expand_rows */
 
   gboolean            syncing;       /* setting the tree's selection from the model's */
   guint               sync_idle;     /* sync_selection once rows were made anew */
@@ -362,6 +373,75 @@ shows_root (KmItem *root)
   return root != NULL && !KM_IS_ROOT_ITEM (root);
 }
 
+/* Whether a new row for @item_row opens expanded: an item's does, a joint's as
+ * km_joint_tree_expansion() says for the document's skeleton. */
+static gboolean
+opens_expanded (KmItemTree *self,
+                KmItemRow  *item_row)
+{
+  KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
+  int joint = km_item_row_get_joint (item_row);
+
+  if (joint < 0)
+    return TRUE;
+  if (skeleton == NULL)
+    return FALSE;
+  if (skeleton != self->open_skeleton)
+    {
+      g_clear_pointer (&self->open_skeleton, km_skeleton_unref);
+      g_free (self->open_joints);
+      self->open_skeleton = km_skeleton_ref (skeleton);
+      self->open_joints = km_joint_tree_expansion (skeleton,
+                                                   km_document_get_selected_joint (self->document));
+    }
+  return (guint) joint < km_skeleton_get_n_joints (skeleton) && self->open_joints[joint];
+}
+
+/* Expands the @n rows of @tree from @position that open expanded (opens_expanded), and the
+ * rows of their children that do, in turn: a row expanded brings its children's rows right
+ * after it. */
+static void
+expand_rows (KmItemTree       *self,
+             GtkTreeListModel *tree,
+             guint             position,
+             guint             n)
+{
+  guint end = position + n;
+  gboolean was_expanding = self->expanding;
+
+  self->expanding = TRUE;
+  for (guint i = position; i < end; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (tree, i);
+      g_autoptr(KmItemRow) item_row = row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+      guint before;
+
+      if (item_row == NULL || gtk_tree_list_row_get_expanded (row)
+          || !opens_expanded (self, item_row))
+        continue;
+      before = g_list_model_get_n_items (G_LIST_MODEL (tree));
+      gtk_tree_list_row_set_expanded (row, TRUE);
+      end += g_list_model_get_n_items (G_LIST_MODEL (tree)) - before;
+    }
+  self->expanding = was_expanding;
+}
+
+/* Rows added to the tree (an item added, a body's joints listed) open as opens_expanded()
+ * says. Connected after the selection model, which has seen the rows when they are
+ * expanded; the rows an expansion adds are expand_rows' own. */
+static void
+rows_added_cb (GtkTreeListModel *tree,
+               guint             position,
+               guint             removed,
+               guint             added,
+               KmItemTree       *self)
+{
+  if (added == 0 || self->expanding
+      || gtk_multi_selection_get_model (self->selection) != G_LIST_MODEL (tree))
+    return;
+  expand_rows (self, tree, position, added);
+}
+
 static void
 rebuild (KmItemTree *self)
 {
@@ -382,15 +462,11 @@ rebuild (KmItemTree *self)
     top = rows_of (self, root);
   else
     top = G_LIST_MODEL (g_list_store_new (KM_TYPE_ITEM_ROW));
-  tree = gtk_tree_list_model_new (top, FALSE, TRUE, create_children_cb, self, NULL);
+  tree = gtk_tree_list_model_new (top, FALSE, FALSE, create_children_cb, self, NULL);
+  /* Before the list sees the rows: it makes widgets for the rows it is given. */
+  expand_rows (self, tree, 0, g_list_model_get_n_items (G_LIST_MODEL (tree)));
   gtk_multi_selection_set_model (self->selection, G_LIST_MODEL (tree));
-  if (shows_root (root))
-    {
-      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (tree, 0);
-
-      if (row != NULL)
-        gtk_tree_list_row_set_expanded (row, TRUE);
-    }
+  g_signal_connect_object (tree, "items-changed", G_CALLBACK (rows_added_cb), self, 0);
   g_object_unref (tree);
 }
 
@@ -591,16 +667,18 @@ sync_selection (KmItemTree *self)
   update_actions (self);
 }
 
-/* Expands the row of @item, or of its joint @joint (>= 0); FALSE when the row is not in
- * the list (a collapsed row above it). */
+/* Expands the row of @item, or of its joint @joint (>= 0), looked for from *@from on (a
+ * row comes after its parent's), and sets *@from to it; FALSE when the row is not in the
+ * list (a collapsed row above it). */
 static gboolean
 expand_row (KmItemTree *self,
             KmItem     *item,
-            int         joint)
+            int         joint,
+            guint      *from)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
 
-  for (guint i = 0; i < n; i++)
+  for (guint i = *from; i < n; i++)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), i);
       g_autoptr(KmItemRow) item_row = gtk_tree_list_row_get_item (row);
@@ -608,6 +686,7 @@ expand_row (KmItemTree *self,
       if (km_item_row_get_item (item_row) == item && km_item_row_get_joint (item_row) == joint)
         {
           gtk_tree_list_row_set_expanded (row, TRUE);
+          *from = i;
           return TRUE;
         }
     }
@@ -624,6 +703,7 @@ expand_to_selected_joint (KmItemTree *self)
   int joint = km_document_get_selected_joint (self->document);
   g_autoptr(GPtrArray) items = NULL;
   g_autoptr(GArray) joints = NULL;
+  guint from = 0;
 
   if (body == NULL || skeleton == NULL || joint < 0
       || (guint) joint >= km_skeleton_get_n_joints (skeleton))
@@ -634,7 +714,7 @@ expand_to_selected_joint (KmItemTree *self)
        it = km_item_get_parent (it))
     g_ptr_array_insert (items, 0, it);
   for (guint i = 0; i < items->len; i++)
-    if (!expand_row (self, g_ptr_array_index (items, i), -1))
+    if (!expand_row (self, g_ptr_array_index (items, i), -1, &from))
       return;
 
   joints = g_array_new (FALSE, FALSE, sizeof (int));
@@ -642,7 +722,7 @@ expand_to_selected_joint (KmItemTree *self)
        j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
     g_array_prepend_val (joints, j);
   for (guint i = 0; i < joints->len; i++)
-    if (!expand_row (self, body, g_array_index (joints, int, i)))
+    if (!expand_row (self, body, g_array_index (joints, int, i), &from))
       return;
 }
 
@@ -1273,6 +1353,8 @@ km_item_tree_dispose (GObject *object)
   g_clear_object (&self->document);
   g_clear_object (&self->renaming);
   g_weak_ref_clear (&self->joint_body);
+  g_clear_pointer (&self->open_skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->open_joints, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_ITEM_TREE);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);

@@ -677,8 +677,11 @@ make_row (KmJointPanel  *self,
 
   adjustment = gtk_adjustment_new (lower, lower, upper, step, step * 10.0, 0.0);
   g_object_set_data (G_OBJECT (adjustment), "km-dof", GUINT_TO_POINTER (dof));
-  g_signal_connect_object (adjustment, "value-changed",
-                           G_CALLBACK (adjustment_value_changed_cb), self, G_CONNECT_SWAPPED);
+  /* Not g_signal_connect_object: each such handler is a closure the panel keeps a list of,
+   * added to and searched one by one (thousands of DOFs). The panel lets go of its
+   * adjustments' handlers itself (drop_adjustments). */
+  g_signal_connect_swapped (adjustment, "value-changed",
+                            G_CALLBACK (adjustment_value_changed_cb), self);
 
   if (joint->n_dof > 1)
     /* Translators: a joint name and the euler axis (X, Y or Z) of one of its rotations */
@@ -726,6 +729,17 @@ make_row (KmJointPanel  *self,
   return adjustment;
 }
 
+/* Empties self->adjustments; a list row may keep showing one a little longer, which then
+ * no longer edits the document. */
+static void
+drop_adjustments (KmJointPanel *self)
+{
+  for (guint d = 0; d < self->adjustments->len; d++)
+    g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->adjustments, d),
+                                          adjustment_value_changed_cb, self);
+  g_ptr_array_set_size (self->adjustments, 0);
+}
+
 static void
 document_skeleton_changed_cb (KmJointPanel *self)
 {
@@ -759,7 +773,7 @@ document_skeleton_changed_cb (KmJointPanel *self)
     }
 
   /* All at once: one items-changed for the list, whose rows then show the new adjustments. */
-  g_ptr_array_set_size (self->adjustments, 0);
+  drop_adjustments (self);
   g_ptr_array_extend_and_steal (self->adjustments, g_steal_pointer (&adjustments));
   self->updating = TRUE;
   g_list_store_splice (self->items, 0, n_old, self->adjustments->pdata, self->adjustments->len);
@@ -797,6 +811,8 @@ km_joint_panel_dispose (GObject *object)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   g_clear_object (&self->items);
+  if (self->adjustments != NULL)
+    drop_adjustments (self);
   g_clear_pointer (&self->adjustments, g_ptr_array_unref);
   g_clear_pointer (&self->rows, g_array_unref);
 

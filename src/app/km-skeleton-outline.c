@@ -22,6 +22,13 @@
  * a click in the scene). A deep hierarchy makes the list wider than its pane: it scrolls
  * sideways (names are never cut), and the selected row's name is brought into view that
  * way too.
+ *
+ * A small hierarchy opens fully expanded; a large one (thousands of joints) opens with its
+ * first levels expanded, as many as fit in KM_JOINT_TREE_ROWS rows, and the path to the
+ * selected joint (km_joint_tree_expansion): rows expanded by the thousand would keep the
+ * window from drawing. Rows keep what the user expanded or collapsed across edits. The
+ * rows' tooltips (the whole name) are built when GTK asks for one (query-tooltip): setting a
+ * widget's tooltip text asks the display where the pointer is, for every row made.
  */
 
 struct _KmSkeletonOutline
@@ -39,6 +46,7 @@ struct _KmSkeletonOutline
   KmSkeleton         *skeleton;
   guint               scroll_tick;   /* tick callback bringing the selected row into view */
   guint               scroll_frames; /* frames it has waited */
+  GHashTable         *expanded;      /* joint names: TRUE expanded, FALSE collapsed */
 
   gboolean            updating;
 };
@@ -73,6 +81,72 @@ create_children_cb (gpointer item,
   if (g_list_model_get_n_items (G_LIST_MODEL (children)) == 0)
     g_clear_object (&children);
   return G_LIST_MODEL (children);
+}
+
+/**
+ * km_joint_tree_expansion:
+ * @skeleton: the joints
+ * @selected: a joint to show, or -1
+ *
+ * Which joints a tree of @skeleton's joints opens expanded: the roots, then level by level
+ * (breadth first) every joint whose children still fit in KM_JOINT_TREE_ROWS rows shown,
+ * and the ancestors of @selected. All of them for a skeleton of KM_JOINT_TREE_ROWS joints
+ * or fewer.
+ *
+ * Returns: (transfer full): one flag per joint, TRUE for expanded
+ */
+gboolean *
+km_joint_tree_expansion (const KmSkeleton *skeleton,
+                         int               selected)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  gboolean *expand = g_new0 (gboolean, n + 1);
+  g_autofree guint *first = g_new0 (guint, n + 2);   /* children of j: kids[first[j]..first[j + 1]) */
+  g_autofree guint *fill = g_new0 (guint, n + 1);
+  g_autofree guint *kids = g_new0 (guint, n + 1);
+  g_autofree guint *queue = g_new0 (guint, n + 1);
+  guint head = 0, tail = 0, rows;
+
+  /* The roots' children are counted under index n. */
+  for (guint i = 0; i < n; i++)
+    {
+      int parent = km_skeleton_get_joint (skeleton, i)->parent;
+
+      first[(parent >= 0 ? (guint) parent : n) + 1]++;
+    }
+  for (guint j = 0; j <= n; j++)
+    first[j + 1] += first[j];
+  for (guint i = 0; i < n; i++)
+    {
+      int parent = km_skeleton_get_joint (skeleton, i)->parent;
+      guint p = parent >= 0 ? (guint) parent : n;
+
+      kids[first[p] + fill[p]++] = i;
+    }
+
+  rows = first[n + 1] - first[n];
+  for (guint k = first[n]; k < first[n + 1]; k++)
+    queue[tail++] = kids[k];
+  while (head < tail)
+    {
+      guint j = queue[head++];
+      guint n_kids = first[j + 1] - first[j];
+
+      if (n_kids == 0)
+        continue;
+      /* The roots are always open; below them, level by level while the rows fit. */
+      if (km_skeleton_get_joint (skeleton, j)->parent >= 0 && rows + n_kids > KM_JOINT_TREE_ROWS)
+        break;
+      expand[j] = TRUE;
+      rows += n_kids;
+      for (guint k = first[j]; k < first[j + 1]; k++)
+        queue[tail++] = kids[k];
+    }
+  if (selected >= 0 && (guint) selected < n)
+    for (int j = km_skeleton_get_joint (skeleton, (guint) selected)->parent; j >= 0;
+         j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+      expand[j] = TRUE;
+  return expand;
 }
 
 static const char *
@@ -220,6 +294,55 @@ scroll_to_selected (KmSkeletonOutline *self)
 #endif
 }
 
+/* The position of @name's row at @from or after it, or GTK_INVALID_LIST_POSITION. */
+static guint
+find_row (KmSkeletonOutline *self,
+          const char        *name,
+          guint              from)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  for (guint i = from; i < n; i++)
+    if (g_strcmp0 (name_at (self, i), name) == 0)
+      return i;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* Expands the rows above @joint's (its ancestors, from the root down), so that it has a
+ * row; returns that row's position, or GTK_INVALID_LIST_POSITION. A joint's row comes
+ * after its parent's: each is looked for from there. */
+static guint
+show_joint (KmSkeletonOutline *self,
+            guint              joint)
+{
+  g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint position = 0;
+
+  for (int j = (int) joint; j >= 0; j = km_skeleton_get_joint (self->skeleton, (guint) j)->parent)
+    g_array_prepend_val (path, j);
+  for (guint i = 0; i < path->len; i++)
+    {
+      guint at = g_array_index (path, guint, i);
+      const char *name = km_skeleton_get_joint (self->skeleton, at)->name;
+
+      position = find_row (self, name, position);
+      if (position == GTK_INVALID_LIST_POSITION)
+        return position;
+      if (i + 1 < path->len)
+        {
+          g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection),
+                                                                  position);
+
+          if (!gtk_tree_list_row_get_expanded (row))
+            {
+              g_hash_table_insert (self->expanded, g_strdup (name), GINT_TO_POINTER (TRUE));
+              gtk_tree_list_row_set_expanded (row, TRUE);
+            }
+        }
+    }
+  return position;
+}
+
 static void
 select_document_joint (KmSkeletonOutline *self)
 {
@@ -229,17 +352,64 @@ select_document_joint (KmSkeletonOutline *self)
   if (joint >= 0 && self->skeleton != NULL
       && (guint) joint < km_skeleton_get_n_joints (self->skeleton))
     {
-      const char *name = km_skeleton_get_joint (self->skeleton, joint)->name;
-      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
-
-      for (guint i = 0; i < n && position == GTK_INVALID_LIST_POSITION; i++)
-        if (g_strcmp0 (name_at (self, i), name) == 0)
-          position = i;
+      self->updating = TRUE;
+      position = show_joint (self, (guint) joint);
+      self->updating = FALSE;
     }
   self->updating = TRUE;
   gtk_single_selection_set_selected (self->selection, position);
   self->updating = FALSE;
   scroll_to_selected (self);
+}
+
+/* Adds whether the rows shown are expanded to self->expanded, by joint name (rows that
+ * cannot expand say nothing). */
+static void
+remember_expansion (KmSkeletonOutline *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), i);
+      g_autoptr(GObject) item = gtk_tree_list_row_get_item (row);
+      gboolean expanded = gtk_tree_list_row_get_expanded (row);
+
+      if (GTK_IS_STRING_OBJECT (item) && (expanded || gtk_tree_list_row_is_expandable (row)))
+        g_hash_table_insert (self->expanded,
+                             g_strdup (gtk_string_object_get_string (GTK_STRING_OBJECT (item))),
+                             GINT_TO_POINTER (expanded));
+    }
+}
+
+/* Expands @tree's rows (not shown yet) as they were (self->expanded), the others that
+ * km_joint_tree_expansion() opens. A row expanded brings its children's rows right after
+ * it, which are seen to in turn. */
+static void
+expand_rows (KmSkeletonOutline *self,
+             GtkTreeListModel  *tree)
+{
+  int selected = self->document ? km_document_get_selected_joint (self->document) : -1;
+  g_autofree gboolean *opened = NULL;
+
+  if (self->skeleton == NULL)
+    return;
+  opened = km_joint_tree_expansion (self->skeleton, selected);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (tree)); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (tree, i);
+      g_autoptr(GObject) item = gtk_tree_list_row_get_item (row);
+      const char *name = gtk_string_object_get_string (GTK_STRING_OBJECT (item));
+      int joint = km_skeleton_find_joint (self->skeleton, name);
+      gpointer was;
+
+      if (joint < 0)
+        continue;
+      if (g_hash_table_lookup_extended (self->expanded, name, NULL, &was))
+        gtk_tree_list_row_set_expanded (row, GPOINTER_TO_INT (was));
+      else
+        gtk_tree_list_row_set_expanded (row, opened[joint]);
+    }
 }
 
 static void
@@ -249,14 +419,17 @@ rebuild (KmSkeletonOutline *self)
   g_autoptr(GtkStringList) roots = gtk_string_list_new (NULL);
   GtkTreeListModel *tree;
 
+  remember_expansion (self);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   if (skeleton != NULL && km_skeleton_get_n_joints (skeleton) > 0)
     {
       self->skeleton = km_skeleton_ref (skeleton);
       gtk_string_list_append (roots, km_skeleton_get_joint (skeleton, 0)->name);
     }
-  tree = gtk_tree_list_model_new (G_LIST_MODEL (g_steal_pointer (&roots)), FALSE, TRUE,
+  tree = gtk_tree_list_model_new (G_LIST_MODEL (g_steal_pointer (&roots)), FALSE, FALSE,
                                   create_children_cb, self, NULL);
+  /* Before the list sees the rows: it makes widgets for the rows it is given. */
+  expand_rows (self, tree);
   self->updating = TRUE;
   gtk_single_selection_set_model (self->selection, G_LIST_MODEL (tree));
   self->updating = FALSE;
@@ -276,29 +449,66 @@ selection_notify_selected_cb (KmSkeletonOutline *self)
                                   name ? km_skeleton_find_joint (self->skeleton, name) : -1);
 }
 
+static const char *row_name (KmSkeletonOutline *self,
+                             GtkWidget         *widget);
+
 static const char *
 name_under (KmSkeletonOutline *self,
             double             x,
             double             y)
 {
-  GtkWidget *widget = gtk_widget_pick (GTK_WIDGET (self->list_view), x, y,
-                                       GTK_PICK_NON_TARGETABLE);
+  return row_name (self, gtk_widget_pick (GTK_WIDGET (self->list_view), x, y,
+                                          GTK_PICK_NON_TARGETABLE));
+}
 
+/* The joint name a row's widget (@widget or a widget in it) shows, or NULL. */
+static const char *
+row_name (KmSkeletonOutline *self,
+          GtkWidget         *widget)
+{
   for (; widget != NULL && widget != GTK_WIDGET (self->list_view);
        widget = gtk_widget_get_parent (widget))
     if (GTK_IS_TREE_EXPANDER (widget))
       {
         GtkTreeListRow *row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (widget));
-        GObject *item = row ? gtk_tree_list_row_get_item (row) : NULL;
-        const char *name = NULL;
+        g_autoptr(GObject) item = row ? gtk_tree_list_row_get_item (row) : NULL;
 
-        if (GTK_IS_STRING_OBJECT (item))
-          name = gtk_string_object_get_string (GTK_STRING_OBJECT (item));
-        g_clear_object (&item);
         /* Still owned by the row model, which outlives this call. */
-        return name;
+        return GTK_IS_STRING_OBJECT (item) ? gtk_string_object_get_string (GTK_STRING_OBJECT (item))
+                                           : NULL;
       }
   return NULL;
+}
+
+/* A row's tooltip, its whole name: asked for by GTK as the pointer rests on the row (or
+ * with the keyboard, on the focused row), not set on every row made. */
+static gboolean
+query_tooltip_cb (KmSkeletonOutline *self,
+                  int                x,
+                  int                y,
+                  gboolean           keyboard_mode,
+                  GtkTooltip        *tooltip,
+                  GtkWidget         *list_view)
+{
+  GtkWidget *widget = NULL;
+  const char *name;
+
+  if (keyboard_mode)
+    {
+      GtkRoot *root = gtk_widget_get_root (list_view);
+
+      widget = root != NULL ? gtk_root_get_focus (root) : NULL;
+      /* The focus is on the list's row widget, which holds the expander. */
+      if (widget != NULL && widget != list_view && gtk_widget_is_ancestor (widget, list_view))
+        widget = gtk_widget_get_first_child (widget);
+    }
+  else
+    widget = gtk_widget_pick (list_view, x, y, GTK_PICK_DEFAULT);
+  name = widget != NULL ? km_skeleton_outline_get_row_tooltip (self, widget) : NULL;
+  if (name == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, name);
+  return TRUE;
 }
 
 static void
@@ -398,6 +608,7 @@ km_skeleton_outline_dispose (GObject *object)
   g_clear_object (&self->document_signals);
   g_clear_object (&self->document);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
+  g_clear_pointer (&self->expanded, g_hash_table_unref);
 
   G_OBJECT_CLASS (km_skeleton_outline_parent_class)->dispose (object);
 }
@@ -471,6 +682,10 @@ km_skeleton_outline_init (KmSkeletonOutline *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  self->expanded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self->list_view), TRUE);
+  g_signal_connect_object (self->list_view, "query-tooltip", G_CALLBACK (query_tooltip_cb),
+                           self, G_CONNECT_SWAPPED);
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
                                   G_CALLBACK (rebuild), self);
@@ -514,4 +729,23 @@ km_skeleton_outline_get_rows (KmSkeletonOutline *self)
   g_return_val_if_fail (KM_IS_SKELETON_OUTLINE (self), NULL);
 
   return G_LIST_MODEL (self->selection);
+}
+
+/**
+ * km_skeleton_outline_get_row_tooltip:
+ * @widget: a widget in one of the outline's rows
+ *
+ * What the tooltip of @widget's row says (built when GTK asks for it, by query-tooltip):
+ * the joint's whole name.
+ *
+ * Returns: (transfer none) (nullable): the tooltip's text, or %NULL when @widget is in no row
+ */
+const char *
+km_skeleton_outline_get_row_tooltip (KmSkeletonOutline *self,
+                                     GtkWidget         *widget)
+{
+  g_return_val_if_fail (KM_IS_SKELETON_OUTLINE (self), NULL);
+  g_return_val_if_fail (GTK_IS_WIDGET (widget), NULL);
+
+  return row_name (self, widget);
 }

@@ -19,5 +19,13 @@ KmDocument *km_skeleton_outline_get_document (KmSkeletonOutline *self);
 void        km_skeleton_outline_set_document (KmSkeletonOutline *self,
                                               KmDocument        *document);
 GListModel *km_skeleton_outline_get_rows     (KmSkeletonOutline *self);
+const char *km_skeleton_outline_get_row_tooltip (KmSkeletonOutline *self,
+                                                 GtkWidget         *widget);
+
+/* The rows a tree of joints shows at most when it opens (km_joint_tree_expansion). */
+#define KM_JOINT_TREE_ROWS 100
+
+gboolean   *km_joint_tree_expansion          (const KmSkeleton  *skeleton,
+                                              int                selected);
 
 G_END_DECLS
