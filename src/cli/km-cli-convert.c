@@ -247,7 +247,9 @@ write_targets (const KmTargetTrack *track,
 /* What km_cnoid_save() writes, without what it then does for an editor (the items keep
  * their new ids, the project its file and clean state), which the conversion frees
  * anyway; and its error is the plain "OUTPUT: cannot write the file: REASON" of every
- * other writer rather than the editor's "The project was not saved: …". */
+ * other writer rather than the editor's "The project was not saved: …". As the editor's
+ * Save As, it warns when file references read through ${SHARE} had to be written as
+ * absolute paths (km_cnoid_share_dropped_message()), once the file is written. */
 static gboolean
 write_project (KmProject   *project,
                const char  *output,
@@ -255,16 +257,26 @@ write_project (KmProject   *project,
                GError     **error)
 {
   g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(KmYamlNode) tree = NULL;
   g_autofree char *text = NULL;
   g_autofree char *shown_output = NULL;
   gsize length = 0;
+  guint n_share_dropped = 0;
 
   /* For standard output, paths relative to the current folder (the folder of "-"). */
-  text = km_cnoid_to_string_for_save (project, km_cli_output_is_stdout (output)
-                                               ? KM_CLI_STDOUT_NAME : output, &length, &ids);
+  tree = km_cnoid_build_tree_full (project, km_cli_output_is_stdout (output)
+                                            ? KM_CLI_STDOUT_NAME : output,
+                                   &ids, &n_share_dropped);
+  text = km_cnoid_tree_to_string (tree, &length);
   if (!km_format_save_data (km_cli_output_path (output), text, (gssize) length, error))
     return FALSE;
   shown_output = km_parse_shown_file (output);
+  if (n_share_dropped > 0)
+    {
+      g_autofree char *message = km_cnoid_share_dropped_message (n_share_dropped);
+
+      km_cli_print_warning_at (shown_output, message);
+    }
   fprintf (summary, "output=%s format=CNOID-PROJECT\n", shown_output);
   return TRUE;
 }

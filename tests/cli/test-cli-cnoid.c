@@ -264,7 +264,9 @@ test_included_motion_errors (void)
 
 /* Converted out of share/project/, a project whose ${SHARE} was found from its place
  * keeps no ${SHARE} (nothing would set it there): its bodies load at the new place with
- * no share folder set. With KINEMA_CHOREONOID_SHARE set, ${SHARE} holds there and stays. */
+ * no share folder set, and a warning says how many references became absolute paths, as
+ * the editor's Save As says it (rev19-cli finding 1). With KINEMA_CHOREONOID_SHARE set,
+ * ${SHARE} holds there and stays, without a warning. */
 static void
 test_convert_share_moved (void)
 {
@@ -276,9 +278,16 @@ test_convert_share_moved (void)
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autofree char *written = NULL;
+  g_autofree char *warning = g_strdup_printf ("%s: warning: 3 file references were written "
+                                              "as absolute paths, not ${SHARE}/…: the share "
+                                              "folder was found from the project's old place "
+                                              "(share/project/), and the new place has "
+                                              "none.\n", output);
 
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
   g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  if (strstr (err, warning) == NULL)
+    g_error ("no share warning in “%s”", err);
   g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
   g_assert_null (strstr (written, "${SHARE}"));
   g_assert_nonnull (strstr (written, "/model/SR1/SR1.body\"\n"));
@@ -296,6 +305,7 @@ test_convert_share_moved (void)
   g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
   g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
   g_assert_nonnull (strstr (written, "file: \"${SHARE}/model/SR1/SR1.body\"\n"));
+  g_assert_null (strstr (err, "absolute path"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (run_cli ("info", output, &out, &err), ==, 0);

@@ -261,7 +261,10 @@ test_one_sided_range (void)
     "    joint_range: [ unlimited, 28.64788975654116 ]\n"
     "  - name: C\n    parent: B\n    joint_type: prismatic\n    joint_range: [ -0.1, .inf ]\n"
     "  - name: D\n    parent: C\n    joint_type: revolute\n"
-    "    joint_range: [ -unlimited, unlimited ]\n";
+    "    joint_range: [ -unlimited, unlimited ]\n"
+    "  - name: E\n    parent: D\n    joint_type: revolute\n    joint_range: [ -.inf, .inf ]\n"
+    "  - name: F\n    parent: E\n    joint_type: revolute\n    joint_range: [ unlimited, -unlimited ]\n"
+    "  - name: G\n    parent: F\n    joint_type: revolute\n    joint_range: [ -.inf, 5 ]\n";
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
@@ -281,6 +284,12 @@ test_one_sided_range (void)
   g_assert_cmpfloat (test_util_joint (skel, "C")->limits[0].min, ==, -0.1);
   g_assert_cmpfloat (test_util_joint (skel, "C")->limits[0].max, ==, INFINITY);
   g_assert_false (test_util_joint (skel, "D")->limits[0].limited);
+  g_assert_false (test_util_joint (skel, "E")->limits[0].limited);
+  g_assert_false (test_util_joint (skel, "F")->limits[0].limited);
+  g_assert_true (test_util_joint (skel, "G")->limits[0].limited);
+  g_assert_cmpfloat (test_util_joint (skel, "G")->limits[0].min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (skel, "G")->limits[0].max, G_PI * 5 / 180,
+                                  1e-12);
 
   written = km_body_to_string (skel, notes);
   for (guint i = 0; i < notes->len; i++)
@@ -383,6 +392,45 @@ test_joint_ids_new (void)
                             "with a new id, or none when it has no DOF (“D” has 5, like “B”)");
 }
 
+/* A .body file without a top-level `name` names its model after the file's stem, as
+ * Choreonoid does (choreonoid-body.md: "model name (default: file stem)"), not after its
+ * root link (rev19-cli finding 5); the writers then write that name (<robot name>, .body
+ * name:). A `name` is kept as it is. */
+static void
+test_model_name_default (void)
+{
+  static const char unnamed[] = HEAD "  - name: ROOT\n  - name: B\n    parent: ROOT\n"
+                                "    joint_type: revolute\n";
+  static const char named[] = "format: ChoreonoidBody\nformat_version: 2.0\nname: Given\n"
+                              "links:\n  - name: ROOT\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) other = NULL;
+  g_autoptr(KmSkeleton) dotted = NULL;
+  g_autoptr(KmSkeleton) given = NULL;
+  g_autofree char *urdf = NULL;
+  g_autofree char *body = NULL;
+
+  skel = km_body_load ("models/my-robot.body", unnamed, strlen (unnamed), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (skel), ==, "my-robot");
+  urdf = km_urdf_to_string (skel, NULL);
+  g_assert_nonnull (strstr (urdf, "<robot name=\"my-robot\">"));
+  body = km_body_to_string (skel, NULL);
+  g_assert_nonnull (strstr (body, "\nname: \"my-robot\"\n"));
+
+  other = km_body_load ("/x/arm.v2.yaml", unnamed, strlen (unnamed), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (other), ==, "arm.v2");
+  dotted = km_body_load ("robot", unnamed, strlen (unnamed), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (dotted), ==, "robot");
+
+  given = km_body_load ("models/my-robot.body", named, strlen (named), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_model_name (given), ==, "Given");
+}
+
 static void
 test_errors (void)
 {
@@ -402,6 +450,14 @@ test_errors (void)
                 "t.body:6:13: unknown parent “C”");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
                 "    joint_range: [ 10, -10 ]\n", "t.body:8:18: expected lower ≤ upper");
+  /* Reversed with infinities too: a YAML infinity has its sign (rev19-cli finding 6);
+   * `unlimited` has none, its place says which way (test_one_sided_range). */
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
+                "    joint_range: [ .inf, 5 ]\n", "t.body:8:18: expected lower ≤ upper");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
+                "    joint_range: [ .inf, -.inf ]\n", "t.body:8:18: expected lower ≤ upper");
+  assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
+                "    joint_range: [ 5, -.inf ]\n", "t.body:8:18: expected lower ≤ upper");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_type: revolute\n"
                 "    joint_axis: [ 0, 0, 0 ]\n", "t.body:8:17: the axis of joint “B”");
   assert_error (HEAD "  - name: A\n  - name: B\n    parent: A\n    joint_axis: W\n",
@@ -1708,6 +1764,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/floor", test_floor);
   g_test_add_func ("/kinema/Body/features", test_features);
   g_test_add_func ("/kinema/Body/errors", test_errors);
+  g_test_add_func ("/kinema/Body/model-name-default", test_model_name_default);
   g_test_add_func ("/kinema/Body/one-sided-range", test_one_sided_range);
   g_test_add_func ("/kinema/Body/sniff", test_sniff);
   g_test_add_func ("/kinema/Body/sub-body-error-chain", test_sub_body_error_chain);

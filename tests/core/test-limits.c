@@ -404,6 +404,44 @@ test_scenebuilder_import_bytes (void)
   g_rmdir (dir);
 }
 
+/* An imported file too large to read is an error about that whole file: located at
+ * FILE:1:1, as the same file read directly is (km_format_load_model_file()), then where it
+ * was imported (rev19-cli finding 3). A regular file (sparse, refused by its size) and
+ * /dev/zero (no size: counted as read). */
+static void
+test_scenebuilder_import_too_large (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
+  g_autofree char *big = g_build_filename (dir, "big.xml", NULL);
+  g_autofree char *top = g_build_filename (dir, "top.xml", NULL);
+  const char *imported[] = { big, "/dev/zero" };
+  int fd;
+
+  fd = g_open (big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) KM_SCENEBUILDER_MAX_SIZE + 1), ==, 0);
+  g_assert_cmpint (close (fd), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (imported); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("<namespace>\n<import name=\"f\" "
+                                               "filename=\"%s\"/>\n</namespace>\n",
+                                               imported[i]);
+      g_autofree char *expected = g_strdup_printf ("%s:1:1: the file is larger than 64 MiB\n"
+                                                   "included from %s:2:28", imported[i], top);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmScenebuilderModel) model = NULL;
+
+      if (!g_file_test (imported[i], G_FILE_TEST_EXISTS))
+        continue;
+      model = km_scenebuilder_load (top, text, strlen (text), &error);
+      g_assert_null (model);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+      g_assert_cmpstr (error->message, ==, expected);
+    }
+  g_unlink (big);
+  g_rmdir (dir);
+}
+
 static char *
 sub_project_file (guint i,
                   guint n)
@@ -547,6 +585,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Limits/scenebuilder-elements", test_scenebuilder_elements);
   g_test_add_func ("/kinema/Limits/scenebuilder-import-depth", test_scenebuilder_import_depth);
   g_test_add_func ("/kinema/Limits/scenebuilder-import-bytes", test_scenebuilder_import_bytes);
+  g_test_add_func ("/kinema/Limits/scenebuilder-import-too-large",
+                   test_scenebuilder_import_too_large);
   g_test_add_func ("/kinema/Limits/sub-project-depth", test_sub_project_depth);
   g_test_add_func ("/kinema/Limits/sub-project-count", test_sub_project_count);
 

@@ -1104,6 +1104,76 @@ test_control_char_names (void)
   g_assert_cmpstr (km_skeleton_get_model_name (back), ==, "robot\r\nname");
 }
 
+/* A name with a control character other than tab, line feed and carriage return (or
+ * U+FFFF): XML 1.0 cannot hold it at all, not even as a character reference (&#x1; makes
+ * the file unreadable to other tools; rev19-cli finding 2). The writer puts U+FFFD in its
+ * place and says so in a note, once per name; the file reads back with those names. */
+static void
+test_unwritable_names (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint j, n_notes = 0;
+
+  km_skeleton_builder_set_model_name (b, "robot\x01");
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "a\x01" "b", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_link_name (b, j, "link\x1f\x0b");
+  j = km_skeleton_builder_add_joint (b, "c\xEF\xBF\xBF", KM_JOINT_REVOLUTE, "a\x01" "b");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_mimic (b, j, "a\x01" "b", 2, 0);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  text = km_urdf_to_string (skel, notes);
+  /* No such character, raw or as a reference. */
+  for (guint c = 1; c < 0x20; c++)
+    {
+      g_autofree char *hex = g_strdup_printf ("&#x%x;", c);
+      g_autofree char *hex_upper = g_strdup_printf ("&#x%X;", c);
+      g_autofree char *dec = g_strdup_printf ("&#%u;", c);
+
+      if (c == '\t' || c == '\n' || c == '\r')
+        continue;
+      g_assert_null (strchr (text, (int) c));
+      g_assert_null (strstr (text, hex));
+      g_assert_null (strstr (text, hex_upper));
+      g_assert_null (strstr (text, dec));
+    }
+  g_assert_null (strstr (text, "\xEF\xBF\xBF"));
+  g_assert_null (strstr (text, "&#xffff;"));
+  g_assert_nonnull (strstr (text, "<robot name=\"robot\xEF\xBF\xBD\">"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"a\xEF\xBF\xBD" "b\" type=\"continuous\">\n"
+                                  "    <parent link=\"root\"/>\n"
+                                  "    <child link=\"link\xEF\xBF\xBD\xEF\xBF\xBD\"/>\n"));
+  g_assert_nonnull (strstr (text, "<mimic joint=\"a\xEF\xBF\xBD" "b\""));
+  g_assert_nonnull (strstr (text, "<joint name=\"c\xEF\xBF\xBD\""));
+  /* One note per name so written (the joint's name, though written three times). */
+  for (guint i = 0; i < notes->len; i++)
+    {
+      const char *note = g_ptr_array_index (notes, i);
+
+      if (strstr (note, "XML cannot hold") == NULL)
+        continue;
+      n_notes++;
+      if (strstr (note, "a\xEF\xBF\xBD" "b") != NULL)
+        g_assert_cmpstr (note, ==, "“a\\x01b” holds characters that XML cannot hold: written "
+                                   "as “a\xEF\xBF\xBD" "b”");
+    }
+  g_assert_cmpuint (n_notes, ==, 4);
+
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_cmpint (km_skeleton_find_joint (back, "a\xEF\xBF\xBD" "b"), >=, 0);
+  g_assert_cmpint (test_util_joint (back, "c\xEF\xBF\xBD")->mimic, ==,
+                   km_skeleton_find_joint (back, "a\xEF\xBF\xBD" "b"));
+  g_assert_cmpstr (km_skeleton_get_model_name (back), ==, "robot\xEF\xBF\xBD");
+}
+
 /* Numbers read back as the same double: 170° in radians is 2.9670597283903604, which
  * 15 significant digits (2.96705972839036) miss by an ulp, so a .body → URDF → .body
  * round trip changed the limits. */
@@ -1327,6 +1397,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/UrdfExport/ur10-urdf", test_ur10_urdf);
+  g_test_add_func ("/kinema/UrdfExport/unwritable-names", test_unwritable_names);
   g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);

@@ -259,8 +259,10 @@ read_axis (Body        *b,
 }
 
 /* One end of a range: a number (scaled) or `unlimited`. The end's place (@open_value, -∞
- * for a lower end, +∞ for an upper one) says which way it is unlimited (like Choreonoid's
- * reader), whatever the sign written. */
+ * for a lower end, +∞ for an upper one) says which way `unlimited` is unlimited (like
+ * Choreonoid's reader), whatever the sign written. A YAML infinity (.inf, -.inf, which
+ * some exporters write) is unlimited too, but has its sign: .inf as a lower end is a
+ * reversed range, refused as a finite one is (read_range). */
 static gboolean
 read_range_end (Body        *b,
                 KmYamlNode  *node,
@@ -274,14 +276,19 @@ read_range_end (Body        *b,
                   km_yaml_node_get_scalar (node, NULL) : NULL;
 
   *unlimited = FALSE;
-  /* `unlimited`, and the YAML infinities some exporters write (.inf, -.inf). */
   if (s != NULL && km_yaml_node_get_tag (node) == NULL &&
-      (g_ascii_strcasecmp (s, "unlimited") == 0 || g_ascii_strcasecmp (s, "-unlimited") == 0 ||
-       g_ascii_strcasecmp (s, ".inf") == 0 || g_ascii_strcasecmp (s, "+.inf") == 0 ||
-       g_ascii_strcasecmp (s, "-.inf") == 0))
+      (g_ascii_strcasecmp (s, "unlimited") == 0 || g_ascii_strcasecmp (s, "-unlimited") == 0))
     {
       *unlimited = TRUE;
       *out = open_value;
+      return TRUE;
+    }
+  if (s != NULL && km_yaml_node_get_tag (node) == NULL &&
+      (g_ascii_strcasecmp (s, ".inf") == 0 || g_ascii_strcasecmp (s, "+.inf") == 0 ||
+       g_ascii_strcasecmp (s, "-.inf") == 0))
+    {
+      *unlimited = TRUE;
+      *out = s[0] == '-' ? -INFINITY : INFINITY;
       return TRUE;
     }
   if (!km_yaml_expect_number (node, out, error))
@@ -320,7 +327,9 @@ read_range (Body        *b,
   else
     return fail_at (b, node, error, _("expected a range: [lower, upper] or one number u for ±u"));
 
-  if (!lo_unlimited && !hi_unlimited && *lower > *upper)
+  /* An unlimited end written `unlimited` is at its open side already; a signed infinity
+   * on the wrong side ([.inf, 5], [.inf, -.inf]) is as reversed as [5, 1]. */
+  if (*lower > *upper)
     return fail_at (b, node, error, _("expected lower ≤ upper"));
   /* One unlimited end keeps the other: [unlimited, 0.5] is limited on one side only
    * ([-∞, 0.5]); both unlimited is no limit. */
@@ -2043,6 +2052,19 @@ with_joint_names (Body        *b,
   return named;
 }
 
+/* @path's file name without its extension ("robot" of dir/robot.body); a name that only
+ * starts with a dot (".body") is all stem. */
+static char *
+file_stem (const char *path)
+{
+  char *base = g_path_get_basename (path);
+  char *dot = strrchr (base, '.');
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  return base;
+}
+
 static KmSkeleton *
 load_tree (Body        *b,
            KmYamlNode  *root,
@@ -2081,10 +2103,18 @@ load_tree (Body        *b,
         return NULL;
       km_skeleton_builder_set_root_name (b->builder, name);
     }
-  /* The model's name, kept for writers; Choreonoid takes any scalar. */
+  /* The model's name, kept for writers; Choreonoid takes any scalar. Without one, the
+   * file's stem, as Choreonoid names the model (not the root link's name, which the
+   * writers fall back on for a skeleton without a model name). */
   if ((v = km_yaml_mapping_lookup (root, "name")) != NULL &&
       km_yaml_node_get_kind (v) == KM_YAML_SCALAR)
     km_skeleton_builder_set_model_name (b->builder, km_yaml_node_get_scalar (v, NULL));
+  else
+    {
+      g_autofree char *stem = file_stem (b->path);
+
+      km_skeleton_builder_set_model_name (b->builder, stem);
+    }
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("body_handlers", "bodyHandlers"))) != NULL)
     {
       if (km_yaml_node_get_kind (v) == KM_YAML_SEQUENCE)

@@ -2197,6 +2197,27 @@ km_cnoid_build_tree_full (KmProject   *project,
   return build_tree_full (project, NULL, path, FALSE, ids, n_share_dropped);
 }
 
+/* A project saved elsewhere no longer finds the share folder its ${SHARE} references were
+ * read through (found from its old place, share/project/): they were written as the files'
+ * paths on this computer, which the user should know before moving the project on. */
+char *
+km_cnoid_share_dropped_message (guint n_share_dropped)
+{
+  return g_strdup_printf (/* Translators: a count. ${SHARE} and share/project/ are not to
+                           * be translated. */
+                          g_dngettext (GETTEXT_PACKAGE,
+                                       "%u file reference was written as an absolute path, "
+                                       "not ${SHARE}/…: the share folder was found from the "
+                                       "project's old place (share/project/), and the new "
+                                       "place has none.",
+                                       "%u file references were written as absolute paths, "
+                                       "not ${SHARE}/…: the share folder was found from the "
+                                       "project's old place (share/project/), and the new "
+                                       "place has none.",
+                                       n_share_dropped),
+                          n_share_dropped);
+}
+
 char *
 km_cnoid_tree_to_string (const KmYamlNode *tree,
                          gsize            *length)

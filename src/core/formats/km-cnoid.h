@@ -139,6 +139,11 @@ KmYamlNode *km_cnoid_build_tree_full    (KmProject         *project,
                                          const char        *path,
                                          GHashTable       **ids,
                                          guint             *n_share_dropped);
+/* What a save says when km_cnoid_build_tree_full() counted @n_share_dropped > 0: "N file
+ * references were written as absolute paths, not ${SHARE}/…: …", translated, for the
+ * saved file's name to go before it ("FILE: …"). The editor's Save As and `kinema-cli
+ * convert` say the same. */
+char       *km_cnoid_share_dropped_message (guint           n_share_dropped);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);
 /* The sub-projects of @project read from their files, each to be saved to its file (the

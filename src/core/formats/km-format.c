@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -659,6 +660,26 @@ km_format_read_file (const char  *path,
   return read_file_at (path, max_size, (KmSourcePos) { 0, 0 }, error);
 }
 
+/**
+ * km_format_read_whole_file:
+ *
+ * km_format_read_file() for a file read as a whole (a model, a project, an imported
+ * scene), its errors located at FILE:1:1 as every error about a whole file is
+ * (DESIGN.md, "Error locations"): what km_format_load_model_file() reads with.
+ *
+ * Returns: (transfer full) (nullable): the contents
+ */
+GBytes *
+km_format_read_whole_file (const char  *path,
+                           gsize        max_size,
+                           GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return read_file_at (path, max_size, (KmSourcePos) { 1, 1 }, error);
+}
+
 /* The system's reason in a GIO error: GLib's "Error opening file PATH: No such file or
  * directory" names the file again, after a prefix the user never asked for. */
 static const char *
@@ -704,9 +725,13 @@ too_large_to_read (GFileInputStream *in,
 /*
  * A named pipe (FIFO), read as read_file_at() reads: open(2) of one blocks until a writer
  * opens it, for ever when none does (`validate fifo.json`), so it is opened without
- * blocking, then read blocking: what a writer gives, up to its end; with no writer, at
- * once nothing (an empty file, which the loader refuses). Process substitution,
- * `<(command)`, is a pipe with its writer: it reads as before.
+ * blocking. A writer that is there (its data is, or a read finds nothing yet: EAGAIN) is
+ * then read blocking, up to its end, as before: process substitution, `<(command)`, and
+ * a pipe on standard input read so. With no writer (a read finds the end at once), one is
+ * waited for up to KM_FORMAT_FIFO_WAIT_S seconds (`validate p & producer > p`): a writer
+ * that comes is read; one that opens and closes without writing leaves an empty file
+ * (which the loader refuses as such); none, and the file is refused as what it is, a
+ * pipe with no writer. Never an "empty file" that was only a writer not there yet.
  */
 static GBytes *
 read_fifo (const char   *path,
@@ -717,10 +742,11 @@ read_fifo (const char   *path,
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   guint8 chunk[READ_CHUNK];
   int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  gint64 deadline = g_get_monotonic_time () + KM_FORMAT_FIFO_WAIT_S * G_TIME_SPAN_SECOND;
+  gboolean blocking = FALSE, writer_gone = FALSE, waited_out = FALSE;
   int flags, saved_errno;
 
-  if (fd < 0 || (flags = fcntl (fd, F_GETFL)) < 0
-      || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+  if (fd < 0)
     goto failed;
   for (;;)
     {
@@ -728,10 +754,52 @@ read_fifo (const char   *path,
 
       if (n < 0 && errno == EINTR)
         continue;
-      if (n < 0)
+      if (n < 0 && !blocking && (errno == EAGAIN || errno == EWOULDBLOCK))
+        n = -2;   /* a writer, nothing written yet */
+      else if (n < 0)
         goto failed;
+      if (n == 0 && !blocking && !writer_gone)
+        {
+          /* No writer now: wait for one (poll(2) says when data comes or a writer that
+           * came has gone), then read again; at the deadline, a last read tells. */
+          struct pollfd pfd = { fd, POLLIN, 0 };
+          gint64 left = deadline - g_get_monotonic_time ();
+          int ready;
+
+          if (waited_out)
+            {
+              close (fd);
+              km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos,
+                                  /* Translators: %u is a number of seconds */
+                                  g_dngettext (GETTEXT_PACKAGE,
+                                               "not a file Kinema can read: a pipe with no "
+                                               "writer (none came within %u second)",
+                                               "not a file Kinema can read: a pipe with no "
+                                               "writer (none came within %u seconds)",
+                                               KM_FORMAT_FIFO_WAIT_S),
+                                  (guint) KM_FORMAT_FIFO_WAIT_S);
+              return NULL;
+            }
+          ready = left > 0 ? poll (&pfd, 1, (int) ((left + 999) / 1000)) : 0;
+          if (ready < 0 && errno != EINTR)
+            goto failed;
+          if (ready == 0)
+            waited_out = TRUE;
+          else if (ready > 0 && (pfd.revents & (POLLHUP | POLLERR)) && !(pfd.revents & POLLIN))
+            writer_gone = TRUE;   /* the next read's end is the file's */
+          continue;
+        }
       if (n == 0)
         break;
+      if (!blocking)
+        {
+          /* A writer is there: read it to its end, waiting as long as it takes. */
+          if ((flags = fcntl (fd, F_GETFL)) < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+            goto failed;
+          blocking = TRUE;
+        }
+      if (n < 0)
+        continue;
       if (buffer->len + (gsize) n > max_size)
         {
           close (fd);
@@ -938,7 +1006,7 @@ km_format_load_model_file (const char      *path,
 
   /* Every error names a place in the file (DESIGN.md, "Error locations"): where the
    * file cannot be read at all, its start. */
-  raw = read_file_at (path, KM_FORMAT_MAX_FILE_SIZE, (KmSourcePos) { 1, 1 }, error);
+  raw = km_format_read_whole_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
   if (raw == NULL)
     return NULL;
   contents = utf16_to_utf8 (path, raw, error);

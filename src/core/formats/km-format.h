@@ -108,6 +108,13 @@ char            *km_format_list_names    (void);
 GBytes          *km_format_read_file     (const char       *path,
                                           gsize             max_size,
                                           GError          **error);
+/* km_format_read_file() with its errors located at @path:1:1, as for a whole file (the
+ * loaders' own errors name a place in it): "FILE:1:1: the file is larger than …". */
+GBytes          *km_format_read_whole_file (const char     *path,
+                                          gsize             max_size,
+                                          GError          **error);
+/* How long reading a named pipe that has no writer waits for one (km_format_read_file). */
+#define KM_FORMAT_FIFO_WAIT_S 10
 /* The SHA-256 (hex) of what @file holds, read in chunks; NULL with a GIO error
  * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or the
  * same bytes written again, is no change. */

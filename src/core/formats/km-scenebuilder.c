@@ -1933,15 +1933,18 @@ import_file (Loader     *L,
       import_problem (L, filename->file, at, "%s", what);
       return TRUE;
     }
-  /* Bounded: an import of /dev/zero or a huge file fails before it is held. */
-  contents = km_format_read_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
+  /* Bounded: an import of /dev/zero or a huge file fails before it is held. Read as the
+   * top-level file is (km_format_load_model_file()): an error about the whole file is
+   * located at FULL:1:1. */
+  contents = km_format_read_whole_file (full, KM_SCENEBUILDER_MAX_SIZE, &io_error);
   if (contents == NULL && g_error_matches (io_error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO))
     {
-      g_autofree char *shown_full = km_parse_shown_file (full);
-      g_autofree char *prefix = g_strconcat (shown_full, ": ", NULL);
+      g_autofree char *location = km_parse_location (full, (KmSourcePos) { 1, 1 });
+      g_autofree char *prefix = g_strconcat (location, ": ", NULL);
       const char *why = io_error->message;
 
-      /* "FULL: cannot read the file: …" without the FULL, which the message names. */
+      /* "FULL:1:1: cannot read the file: …" without the FULL:1:1, which the message
+       * names. */
       if (g_str_has_prefix (why, prefix))
         why = why + strlen (prefix);
       /* Translators: a file name, then why it cannot be read. */
@@ -1952,8 +1955,8 @@ import_file (Loader     *L,
     }
   if (contents == NULL)
     {
-      /* "FULL: the file is larger than …" (a resource limit), then "included from" this
-       * element. */
+      /* "FULL:1:1: the file is larger than …" (a resource limit), then "included from"
+       * this element. */
       g_propagate_error (error, g_steal_pointer (&io_error));
       km_parse_error_add_include (error, filename->file->path, at);
       return FALSE;

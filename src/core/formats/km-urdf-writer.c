@@ -68,7 +68,10 @@
  * - a linked joint gets <mimic joint="MASTER" multiplier="RATIO" offset="OFFSET"/>;
  * - names are escaped for attribute values: besides & < > " ', a tab, line feed or carriage
  *   return is written as a character reference (&#9; &#10; &#13;), since an XML reader
- *   turns each of them, written raw, into a space (attribute-value normalisation);
+ *   turns each of them, written raw, into a space (attribute-value normalisation); the
+ *   other control characters below U+0020, and U+FFFE and U+FFFF, cannot be in an XML 1.0
+ *   file at all, not even as references (&#x1; makes it unreadable): each is written as
+ *   U+FFFD (the replacement character), with a note naming the name so changed;
  * - numbers are written with the fewest significant digits (at least six) that read back
  *   as the same double (km_yaml_format_number()), so that limits, offsets and the like
  *   survive a round trip exactly (170° is 2.9670597283903604 rad; 15 digits,
@@ -87,12 +90,100 @@
 #define OPEN_END_REVOLUTE  (2 * G_PI)
 #define OPEN_END_PRISMATIC 1000.0
 
+/* The length of the character at @p that XML 1.0 cannot hold in any form (a control
+ * character other than tab, line feed and carriage return; U+FFFE, U+FFFF), or 0. Bytes:
+ * a name is meant to be UTF-8, and none of these is part of another character. */
+static gsize
+unwritable_at (const char *p)
+{
+  const guchar *u = (const guchar *) p;
+
+  if (u[0] < 0x20 && u[0] != '\0' && u[0] != '\t' && u[0] != '\n' && u[0] != '\r')
+    return 1;
+  if (u[0] == 0xEF && u[1] == 0xBF && (u[2] == 0xBE || u[2] == 0xBF))
+    return 3;
+  return 0;
+}
+
+/* @text with each character XML cannot hold written as U+FFFD; NULL when there is none. */
+static char *
+writable_text (const char *text)
+{
+  GString *out = NULL;
+
+  for (const char *p = text; *p != '\0'; )
+    {
+      gsize n = unwritable_at (p);
+
+      if (n > 0 && out == NULL)
+        out = g_string_new_len (text, p - text);
+      if (n > 0)
+        g_string_append (out, "\xEF\xBF\xBD");
+      else if (out != NULL)
+        g_string_append_c (out, *p);
+      p += n > 0 ? n : 1;
+    }
+  return out != NULL ? g_string_free (out, FALSE) : NULL;
+}
+
+/* A note for @text when it holds characters XML cannot hold, once per text (@seen). */
+static void
+note_unwritable (GPtrArray   *notes,
+                 GHashTable  *seen,
+                 const char  *text)
+{
+  g_autofree char *written = NULL;
+  g_autoptr(GString) shown = NULL;
+
+  if (text == NULL || g_hash_table_contains (seen, text)
+      || (written = writable_text (text)) == NULL)
+    return;
+  g_hash_table_add (seen, g_strdup (text));
+  /* As messages show a name: the control characters escaped, one line. */
+  shown = g_string_new (NULL);
+  km_format_append_value (shown, text);
+  km_format_note (notes,
+                  /* Translators: a name as the model has it, control characters escaped
+                   * (\x01), then as written, with U+FFFD (“�”) for each of them */
+                  _("“%s” holds characters that XML cannot hold: written as “%s”"),
+                  shown->str, written);
+}
+
+/* The notes for the names (and mesh references) of @skeleton that hold characters XML
+ * cannot hold, which escape_attr() replaces. */
+static void
+note_unwritable_names (GPtrArray        *notes,
+                       const KmSkeleton *skeleton)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (notes == NULL)
+    return;
+  note_unwritable (notes, seen, km_skeleton_get_model_name (skeleton));
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      guint n_shapes = 0;
+      KmShape * const *shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
+
+      note_unwritable (notes, seen, j->name);
+      note_unwritable (notes, seen, km_joint_get_link_name (j));
+      for (guint k = 0; k < n_shapes; k++)
+        {
+          note_unwritable (notes, seen, shapes[k]->material);
+          note_unwritable (notes, seen, shapes[k]->uri);
+        }
+    }
+}
+
 /* @text escaped for an attribute value (see above): g_markup_escape_text() leaves a tab,
- * a line feed and a carriage return as they are, which a reader would turn into spaces. */
+ * a line feed and a carriage return as they are, which a reader would turn into spaces,
+ * and writes the characters XML cannot hold as references that no reader accepts. */
 static char *
 escape_attr (const char *text)
 {
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_autofree char *writable = writable_text (text);
+  g_autofree char *escaped = g_markup_escape_text (writable != NULL ? writable : text, -1);
   GString *out;
 
   if (strpbrk (escaped, "\t\n\r") == NULL)
@@ -670,6 +761,7 @@ urdf_to_string (const KmSkeleton *skeleton,
 
   n = km_skeleton_get_n_joints (skeleton);
   root = km_skeleton_get_joint (skeleton, 0);
+  note_unwritable_names (notes, skeleton);
   robot = escape_attr (km_skeleton_get_model_name (skeleton) != NULL ?
                        km_skeleton_get_model_name (skeleton) : root->name);
   /* Link names first, so that the dummy links and joints below keep clear of them. */
@@ -1279,7 +1371,9 @@ km_urdf_save_over (const KmSkeleton  *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = urdf_over_string (skeleton, original, path, notes, &reason);
-  if (text == NULL)
+  if (text != NULL)
+    note_unwritable_names (notes, skeleton);
+  else
     {
       g_autofree char *dir = g_path_get_dirname (path);
 
