@@ -128,6 +128,11 @@ describe_targets (const KmModelExtras *extras,
             }
           if (km_target_track_get_position_only (track))
             g_string_append (lines, " position_only");
+          if (km_target_track_get_base (track) != NULL)
+            {
+              g_string_append (lines, " base=");
+              km_format_append_value (lines, km_target_track_get_base (track));
+            }
           g_string_append_c (lines, '\n');
         }
     }

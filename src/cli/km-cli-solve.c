@@ -397,6 +397,9 @@ solve_one (SolveItem    *item,
   g_atomic_int_set (&item->n_frames, last + 1);
 
   problem = km_ik_problem_new (shared->skeleton, effector);
+  /* The track's base first (a Scenebuilder ik's ref): the joints from there up keep the
+   * model's pose, which the track's targets were given at. */
+  km_ik_problem_use_track (problem, track);
   seed_problem (problem, shared->model_pose);
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);

@@ -743,17 +743,38 @@ sample_targets (const KmTargetTrack *track,
  * Makes @problem aim at the point @track's keyframes are for: a track with an effector
  * offset sets @problem's, and a position-only track sets the orientation weight to 0. A
  * track for the joint's origin, with orientations, leaves @problem as it is (so the
- * problem's own offset and weights stay).
+ * problem's own offset and weights stay). A track with a base joint
+ * (km_target_track_get_base(): its targets are in a frame that rides on that joint's
+ * link, a Scenebuilder ik's `ref`) sets @problem's base, so that the joints from there up
+ * stay still; a base that names no joint or link of the skeleton, or none above
+ * @problem's effector, is ignored (the chain then runs as far as @problem's base goes), as
+ * the solver could only refuse it.
  */
 void
 km_ik_problem_use_track (KmIkProblem         *problem,
                          const KmTargetTrack *track)
 {
+  const char *base_name;
   KmVec3 offset;
 
   g_return_if_fail (problem != NULL);
   g_return_if_fail (track != NULL);
 
+  base_name = km_target_track_get_base (track);
+  if (base_name != NULL && problem->skeleton != NULL && problem->effector >= 0
+      && (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
+    {
+      const KmJoint *joints = km_skeleton_get_joints (problem->skeleton);
+      int base = km_skeleton_find_effector (problem->skeleton, base_name);
+
+      /* Only a proper ancestor of the effector bounds its chain. */
+      for (int j = joints[problem->effector].parent; base >= 0 && j >= 0; j = joints[j].parent)
+        if (j == base)
+          {
+            problem->base = base;
+            break;
+          }
+    }
   offset = km_target_track_get_effector_offset (track);
   if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
     problem->effector_offset = offset;

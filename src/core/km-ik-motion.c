@@ -113,7 +113,9 @@ momentum_seed (const KmIkProblem *problem,
  * at most TRAJ_MAX_CANDIDATES starts per search and TRAJ_MAX_ROUNDS searches per segment,
  * and none once the jump is more than TRAJ_WINDOW frames past s. When no start gets past
  * k, the jump stands and a new segment begins at k, on the track through frame k that goes
- * furthest (Motion.fb). A search revises frames back to s only, so frames are final (and
+ * furthest (Motion.fb). Where the targets themselves force the jump (jump_forced: answers to
+ * frames k − 1 and k from the same starts lie apart, as for consecutive keyframes of
+ * unrelated poses), it stands at once, unsearched. A search revises frames back to s only, so frames are final (and
  * handed to the caller) once they lie before the current segment or more than TRAJ_WINDOW
  * frames behind the track.
  */
@@ -125,6 +127,7 @@ momentum_seed (const KmIkProblem *problem,
 #define TRAJ_SAME            0.05  /* rad or m: starts nearer than this are one */
 #define TRAJ_MERGE_STEP      0.1   /* rad or m per frame: how fast one track slides into another */
 #define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
+#define TRAJ_FORCED_PROBES   4     /* starts that tell a jump the targets force (jump_forced) */
 
 /*
  * Routing (SRS arms, see km-ik-srs.c): before a motion is tracked, a shortest path through its
@@ -785,6 +788,51 @@ branch_search (Motion        *m,
   return TRUE;
 }
 
+/*
+ * Whether the targets themselves force the jump at frame @k, so that no branch search can
+ * avoid it (consecutive keyframes of unrelated poses): TRAJ_FORCED_PROBES starts within
+ * the limits, each solved for frame k − 1, and frame k solved from that answer. Where the
+ * targets move little from one frame to the next, the solver finds an answer to frame k a
+ * step from that to k − 1 (on a branch where the chain can follow, which a search would
+ * find); where no start leads to one, while at least
+ * TRAJ_FORCED_PROBES − 1 of them met both targets, the answers to the two frames lie apart
+ * and *@forced is set: the jump stands at once, unsearched. Deterministic: the starts
+ * depend on the problem's random seed and @k. FALSE only when cancelled.
+ */
+static gboolean
+jump_forced (Motion             *m,
+             guint               k,
+             const KmIkSolution *cur,
+             gboolean           *forced,
+             GError            **error)
+{
+  guint64 rng = m->problem->random_seed ^ (G_GUINT64_CONSTANT (0xd1b54a32d192ed03) * (k + 1));
+  guint met = 0;
+
+  *forced = FALSE;
+  for (guint c = 0; c < TRAJ_FORCED_PROBES; c++)
+    {
+      search_start (m, cur[k].q, m->n_dof + 1 + c, &rng);
+      if (!km_ik_solve_seeded (m->problem, &m->targets[k - 1], m->start,
+                               m->problem->random_seed + k - 1, FALSE, m->fit_radius[k - 1],
+                               &m->plain, m->cancellable, error))
+        return FALSE;
+      if (!m->plain.converged)
+        continue;
+      memcpy (m->ahead, m->plain.q, m->n_dof * sizeof (double));
+      if (!km_ik_solve_seeded (m->problem, &m->targets[k], m->ahead, m->problem->random_seed + k,
+                               FALSE, m->fit_radius[k], &m->plain, m->cancellable, error))
+        return FALSE;
+      if (!m->plain.converged)
+        continue;
+      if (motion_step (m, m->plain.q, m->ahead) <= KM_IK_CONT_JUMP)
+        return TRUE;
+      met++;
+    }
+  *forced = met + 1 >= TRAJ_FORCED_PROBES;
+  return TRUE;
+}
+
 /* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile.
  * *@jumped (nullable) is set when one of them jumped from the frame before. */
 static gboolean
@@ -982,6 +1030,16 @@ solve_motion (const KmIkProblem *problem,
           searched = FALSE;
           if (k - seg <= TRAJ_WINDOW && rounds < TRAJ_MAX_ROUNDS)
             {
+              gboolean forced;
+
+              ok = jump_forced (&m, k, cur, &forced, error);
+              if (!ok)
+                break;
+              if (forced)
+                goto stands;
+            }
+          if (k - seg <= TRAJ_WINDOW && rounds < TRAJ_MAX_ROUNDS)
+            {
               guint reach;
               gboolean jumped;
 
@@ -1000,6 +1058,7 @@ solve_motion (const KmIkProblem *problem,
             }
           /* No start gets further: the jump stands, a new segment begins, with the track
            * through frame k that goes furthest. */
+        stands:
           if (searched && m.fb_stop > k)
             {
               guint last = m.fb_jumped ? m.fb_stop : m.fb_stop - 1;

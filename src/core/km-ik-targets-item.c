@@ -169,7 +169,8 @@ load_file (KmIkTargetsItem  *self,
 
 /* The point the keyframes are for (KmTargetTrack's effector offset) and whether they are
  * position only: `effector_offset: [x, y, z]` (metres, in the effector joint's frame) and
- * `position_only: true`, written only when not the defaults. */
+ * `position_only: true`, written only when not the defaults; and the joint the moving chain
+ * stops below (KmTargetTrack's base), `base: NAME`, written only when there is one. */
 static gboolean
 read_tool (KmIkTargetsItem  *self,
            const KmYamlNode *data,
@@ -177,8 +178,19 @@ read_tool (KmIkTargetsItem  *self,
 {
   KmVec3 offset = KM_VEC3_ZERO;
   gboolean position_only = FALSE;
+  const char *base = NULL;
   KmYamlNode *node;
   KmTargetTrack *aimed;
+
+  if ((node = km_yaml_mapping_lookup (data, "base")) != NULL &&
+      (base = km_yaml_expect_string (node, error)) == NULL)
+    return FALSE;
+  if (base != NULL)
+    {
+      aimed = km_target_track_with_base (self->track, base);
+      km_target_track_unref (self->track);
+      self->track = aimed;
+    }
 
   if ((node = km_yaml_mapping_lookup (data, "effector_offset")) != NULL &&
       !km_yaml_expect_vec3 (node, &offset, error))
@@ -296,7 +308,7 @@ km_ik_targets_item_store (KmItem   *item,
 {
   static const char * const replaced[] = {
     "file", "filename", "format", "effector", "frame_rate", "keyframes", "effector_offset",
-    "position_only", NULL
+    "position_only", "base", NULL
   };
   KmIkTargetsItem *self = KM_IK_TARGETS_ITEM (item);
   KmYamlNode *data = km_item_get_data (item);
@@ -333,6 +345,9 @@ km_ik_targets_item_store (KmItem   *item,
         }
       if (km_target_track_get_position_only (self->track))
         km_yaml_mapping_append (out, "position_only", km_yaml_node_new_bool (TRUE));
+      if (km_target_track_get_base (self->track) != NULL)
+        km_yaml_mapping_append (out, "base",
+                                km_yaml_node_new_string (km_target_track_get_base (self->track)));
       for (guint i = 0; i < km_target_track_get_n_keyframes (self->track); i++)
         km_yaml_sequence_append (list, keyframe_node (self->track, i));
       km_yaml_mapping_append (out, "keyframes", list);

@@ -24,6 +24,9 @@ struct _KmTargetTrack
    * Scenebuilder end connector); zero: the joint's origin. */
   KmVec3            effector_offset;
   gboolean          position_only; /* the keyframes' orientations are not targets */
+  /* The joint the moving chain stops below (the solve's base, not moving itself), for
+   * targets in a frame that rides on it (a Scenebuilder ik's ref); NULL: the root. */
+  char             *base;
   /* Frame (GUINT_TO_POINTER) → char *, what a keyframe carries that Kinema does not
    * interpret (see km-target-track.h); nullable. Never changed once the track has it,
    * so copies share it. */
@@ -87,6 +90,7 @@ copy_tool (KmTargetTrack       *copy,
     {
       copy->effector_offset = self->effector_offset;
       copy->position_only = self->position_only;
+      copy->base = g_strdup (self->base);
       copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
       copy->eulers = self->eulers != NULL ? g_array_ref (self->eulers) : NULL;
     }
@@ -191,6 +195,7 @@ km_target_track_unref (KmTargetTrack *self)
     {
       g_free (self->keyframes);
       g_free (self->effector);
+      g_free (self->base);
       g_clear_pointer (&self->extras, g_hash_table_unref);
       g_clear_pointer (&self->eulers, g_array_unref);
       g_free (self);
@@ -522,6 +527,7 @@ km_target_track_with_tool (const KmTargetTrack *self,
     memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
   copy->effector_offset = effector_offset;
   copy->position_only = position_only != FALSE;
+  copy->base = g_strdup (self->base);
   copy->extras = self->extras != NULL ? g_hash_table_ref (self->extras) : NULL;
   copy->eulers = self->eulers != NULL ? g_array_ref (self->eulers) : NULL;
   return copy;
@@ -650,6 +656,43 @@ km_target_track_get_euler (const KmTargetTrack *self,
   return TRUE;
 }
 
+/**
+ * km_target_track_with_base:
+ * @base: (nullable): the joint the moving chain stops below (it and the joints above it
+ *   stay still while the track is solved), NULL for the root (the whole chain moves)
+ *
+ * For targets given in a frame that rides on @base's link (a Scenebuilder ik's `ref`):
+ * they stay right only while the joints up to @base do not move.
+ *
+ * Returns: (transfer full): a new track
+ */
+KmTargetTrack *
+km_target_track_with_base (const KmTargetTrack *self,
+                           const char          *base)
+{
+  KmTargetTrack *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = km_target_track_with_effector (self, self->effector);
+  g_free (copy->base);
+  copy->base = g_strdup (base);
+  return copy;
+}
+
+/**
+ * km_target_track_get_base:
+ *
+ * Returns: (nullable): the joint the moving chain stops below, NULL for the root
+ */
+const char *
+km_target_track_get_base (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->base;
+}
+
 /* The point the keyframes are for, in the effector joint's frame; zero for its origin. */
 KmVec3
 km_target_track_get_effector_offset (const KmTargetTrack *self)
@@ -680,6 +723,7 @@ km_target_track_equal (const KmTargetTrack *a,
   g_return_val_if_fail (b != NULL, FALSE);
 
   if (a->n_keyframes != b->n_keyframes || g_strcmp0 (a->effector, b->effector) != 0
+      || g_strcmp0 (a->base, b->base) != 0
       || a->frame_rate != b->frame_rate || a->position_only != b->position_only
       || !(km_vec3_length (km_vec3_sub (a->effector_offset, b->effector_offset)) <= epsilon))
     return FALSE;

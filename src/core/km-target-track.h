@@ -43,7 +43,9 @@ typedef struct
  * functions; whoever owns the current track (KmProject) swaps it and notifies.
  *
  * A track may name its end effector (targets.json's `effector`); NULL means the skeleton's
- * default effector (the last leaf joint in file order). frame_rate is frames per second
+ * default effector (the last leaf joint in file order). It may also name a base joint
+ * (km_target_track_with_base()): the joints from the effector up to, not including, the
+ * base move; NULL: up to the root. frame_rate is frames per second
  * (default 30); time = frame / frame_rate.
  *
  * The keyframes are for the effector joint's origin, or for a point fixed in its frame (the
@@ -106,6 +108,10 @@ KmTargetTrack       *km_target_track_with_frame_rate     (const KmTargetTrack   
 KmTargetTrack       *km_target_track_with_tool           (const KmTargetTrack    *self,
                                                           KmVec3                  effector_offset,
                                                           gboolean                position_only);
+
+KmTargetTrack       *km_target_track_with_base           (const KmTargetTrack    *self,
+                                                          const char             *base);
+const char          *km_target_track_get_base            (const KmTargetTrack    *self);
 
 KmTargetTrack       *km_target_track_with_extras         (const KmTargetTrack    *self,
                                                           GHashTable             *extras);

@@ -816,6 +816,97 @@ load_with_warnings (const char         *xml,
   return model;
 }
 
+/* 5.14: an <ik> target with `ref` is in ref's frame, and the chain is the joints from
+ * end's body up to, but not including, ref's body. With ref on l1, which the shoulder
+ * moves, the shoulder must stay: the target was taken into world coordinates at the
+ * initial pose, which is right only while ref's body stays where it was. It used to solve
+ * the whole arm, shoulder included, and put the tip off the target in ref's frame (the
+ * solve reporting no error). */
+static void
+test_ik_ref_moving_body (void)
+{
+  static const char xml[] =
+    "<namespace name=\"r\">\n"
+    "  <attr unit_length=\"m\" unit_rotation=\"deg\"/>\n"
+    "  <body name=\"base\" dynamical=\"false\"><connector name=\"s\" trn=\"0 0 0.1\" rot=\"-90@x\"/></body>\n"
+    "  <body name=\"l1\"><connector name=\"p\" rot=\"-90@x\"/><connector name=\"s\" trn=\"0 0 0.3\" rot=\"-90@x\"/><connector name=\"ref\" trn=\"0 0 0.3\"/></body>\n"
+    "  <body name=\"l2\"><connector name=\"p\" rot=\"-90@x\"/><connector name=\"s\" trn=\"0 0 0.3\" rot=\"-90@x\"/></body>\n"
+    "  <body name=\"l3\"><connector name=\"p\" rot=\"-90@x\"/><connector name=\"tip\" trn=\"0 0 0.2\"/></body>\n"
+    "  <hinge name=\"shoulder\" sock=\"base/s\" plug=\"l1/p\" pos=\"30\"/>\n"
+    "  <hinge name=\"elbow\" sock=\"l1/s\" plug=\"l2/p\" pos=\"0\"/>\n"
+    "  <hinge name=\"wrist\" sock=\"l2/s\" plug=\"l3/p\" pos=\"0\"/>\n"
+    "  <ik name=\"reach\" end=\"l3/tip\" ref=\"l1/ref\" trn=\"0.25 0 0.2\" enable_trn=\"true\"/>\n"
+    "</namespace>\n";
+  g_autofree char *dir = g_dir_make_tmp ("kinema-sb-ref-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "refmove.xml", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmScenebuilderModel) model = NULL;
+  g_autofree KmTransform *world = NULL;
+  const KmFormat *format = NULL;
+  const KmTargetTrack *track;
+  const KmScenebuilderIk *ik;
+  KmTransform l1_body, ref_world, ref_inv;
+  const double *q;
+  KmVec3 tip, in_ref;
+  int effector, shoulder;
+
+  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
+  test_util_push_warnings (warnings);
+  skeleton = km_format_load_model_file (path, NULL, &format, &extras, &error);
+  test_util_pop_warnings (warnings);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_assert_no_error (error);
+  test_util_assert_no_warnings (warnings);
+  g_assert_cmpuint (extras->targets->len, ==, 1);
+  track = g_ptr_array_index (extras->targets, 0);
+  /* The joint of ref's body: it and those above it stay. */
+  g_assert_cmpstr (km_target_track_get_base (track), ==, "shoulder");
+  model = load_with_warnings (xml, (const char * const[]) { NULL });
+  ik = g_ptr_array_index (model->ik_targets, 0);
+  g_assert_cmpint (ik->base, ==, km_skeleton_find_joint (model->skeleton, "shoulder"));
+
+  effector = km_ik_resolve_effector (skeleton, track, NULL, &error);
+  g_assert_no_error (error);
+  problem = km_ik_problem_new (skeleton, effector);
+  /* From the scene's pose, as the editor poses the imported body. */
+  g_assert_cmpuint (extras->n_initial_q, ==, problem->n_dof);
+  memcpy (problem->seed, extras->initial_q, problem->n_dof * sizeof (double));
+  animation = km_ik_solve_track (problem, track, 0, 0, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  q = km_animation_get_frame (animation, 0);
+  shoulder = km_skeleton_find_joint (skeleton, "shoulder");
+  g_assert_cmpfloat_with_epsilon (q[km_skeleton_get_joint (skeleton, shoulder)->dof_index],
+                                  G_PI / 6, 1e-12);
+
+  /* The tip in ref's frame, by the skeleton's own kinematics at the answer. */
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_skeleton_forward_kinematics (skeleton, q, NULL, world);
+  tip = km_transform_apply (&world[effector], km_target_track_get_effector_offset (track));
+  km_transform_mul (&world[shoulder], &model->body_offsets[shoulder], &l1_body);
+  ref_world = l1_body;
+  ref_world.pos = km_transform_apply (&l1_body, km_vec3 (0, 0, 0.3));
+  km_transform_inverse (&ref_world, &ref_inv);
+  in_ref = km_transform_apply (&ref_inv, tip);
+  assert_vec3 (in_ref, 0.25, 0, 0.2);
+
+  /* A base that is no joint or link, or none above the effector, is ignored. */
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const names[] = { "nowhere", "wrist", "elbow" };
+      g_autoptr(KmTargetTrack) other = km_target_track_with_base (track, names[i]);
+      g_autoptr(KmIkProblem) p = km_ik_problem_new (skeleton, effector);
+
+      km_ik_problem_use_track (p, other);
+      g_assert_cmpint (p->base, ==, i < 2 ? -1 : km_skeleton_find_joint (skeleton, "elbow"));
+    }
+}
+
 /* 1.7: bad values are warnings at the offending character, and the default stays. */
 static void
 test_bad_values (void)
@@ -2029,6 +2120,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/arm", test_arm);
   g_test_add_func ("/kinema/Scenebuilder/wheels-module", test_wheels);
   g_test_add_func ("/kinema/Scenebuilder/slider-gear", test_slider_gear);
+  g_test_add_func ("/kinema/Scenebuilder/ik-ref-moving-body", test_ik_ref_moving_body);
   g_test_add_func ("/kinema/Scenebuilder/attr-namespaces", test_attr_namespaces);
   g_test_add_func ("/kinema/Scenebuilder/crlf-bom", test_crlf_bom);
   g_test_add_func ("/kinema/Scenebuilder/expressions", test_expressions);

@@ -878,6 +878,69 @@ test_euler_as_read_project (void)
   assert_written (read, EULER_0, EULER_5, EULER_9, NULL);
 }
 
+/* A track's base joint (a Scenebuilder ik's ref body: the chain stops below it) goes with
+ * every edited copy, makes two tracks unequal, and survives a targets.json rewrite and a
+ * project save (it used to be lost with the keyframes' frame of reference). */
+static void
+test_base_kept (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                 "arm.cnoid", NULL);
+  g_autoptr(KmTargetTrack) plain = two_keyframes ();
+  g_autoptr(KmTargetTrack) based = km_target_track_with_base (plain, "shoulder");
+  g_autoptr(KmTargetTrack) tool = NULL;
+  g_autoptr(KmTargetTrack) keyed = NULL;
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autoptr(KmTargetTrack) wrong = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) reread = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *cnoid = NULL;
+  KmTargetKeyframe key = { 7, { 0.1, 0.2, 0.3 }, KM_QUAT_IDENTITY };
+  KmItem *item;
+
+  g_assert_null (km_target_track_get_base (plain));
+  g_assert_cmpstr (km_target_track_get_base (based), ==, "shoulder");
+  g_assert_false (km_target_track_equal (plain, based, 1e-9));
+  tool = km_target_track_with_tool (based, km_vec3 (0, 0, 0.2), TRUE);
+  keyed = km_target_track_with_keyframe (tool, &key);
+  g_assert_cmpstr (km_target_track_get_base (tool), ==, "shoulder");
+  g_assert_cmpstr (km_target_track_get_base (keyed), ==, "shoulder");
+
+  text = km_targets_json_to_string (keyed);
+  g_assert_nonnull (strstr (text, "\"base\": \"shoulder\""));
+  again = load_string (text, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_target_track_equal (again, keyed, 1e-9));
+  /* Like "effector", every keyframe that gives it gives the same one. */
+  wrong = load_string ("[{\"frame\": 0, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"base\": \"a\"},\n"
+                       " {\"frame\": 1, \"pos\": [0, 0, 0], \"euler\": [0, 0, 0], \"base\": \"b\"}]",
+                       &error);
+  g_assert_null (wrong);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_clear_error (&error);
+
+  project = km_cnoid_load (path, &error);
+  g_assert_no_error (error);
+  item = km_ik_targets_item_new ();
+  km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), keyed);
+  km_item_set_name (item, "Based targets");
+  km_item_append_child (find_item (km_project_get_root_item (project), "Arm"), item);
+  g_object_unref (item);
+  cnoid = test_util_cnoid_to_string (project, path);
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new (cnoid, strlen (cnoid));
+
+    reread = km_cnoid_load_full (path, bytes, NULL, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_true (km_target_track_equal (
+    km_ik_targets_item_get_track (
+      KM_IK_TARGETS_ITEM (find_item (km_project_get_root_item (reread), "Based targets"))),
+    keyed, 1e-9));
+}
+
 /* rev17-cli 8: a file of too many keyframes was read whole (1 GB for 53 MB) and then
  * rejected at 1:1. It is rejected at the first one too many, as it is read: what follows
  * (here not even JSON) is never read. */
@@ -961,6 +1024,7 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/euler-from-rotation-shortest",
                    test_euler_from_rotation_shortest);
   g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);
+  g_test_add_func ("/kinema/TargetTrack/base-kept", test_base_kept);
   g_test_add_func ("/kinema/TargetsJson/misspelt-keys-warn", test_misspelt_keys_warn);
 
   return g_test_run ();

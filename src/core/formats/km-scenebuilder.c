@@ -2906,6 +2906,7 @@ add_iks (Loader              *L,
       target->enable_position = ik->enable_trn;
       target->enable_orientation = ik->enable_rot;
       target->target = ik->local;
+      target->base = -1;
       if (obj_find_link (ik, "ref") != NULL)
         {
           Obj *ref_body;
@@ -2923,9 +2924,25 @@ add_iks (Loader              *L,
               JointInfo *info = &g_array_index (infos, JointInfo, j);
               int t = km_skeleton_find_joint (model->skeleton, info->name);
 
+              const KmJoint *joints = km_skeleton_get_joints (model->skeleton);
+              int a = joints[target->effector].parent;
+
               km_transform_mul (&info->body_offset, &ref_pose, &in_joint);
               km_transform_mul (&world[t], &in_joint, &ref_world);
               km_transform_mul (&ref_world, &ik->local, &target->target);
+              /* The target stays where it is in ref's frame (5.14) while the chain, the
+               * joints from end's body up to but not including ref's body, alone moves:
+               * ref's joint is the solve's base. */
+              while (a >= 0 && a != t)
+                a = joints[a].parent;
+              /* (Only where a joint from ref's body up moves: else the chain is the same.) */
+              for (int u = a; u >= 0 && target->base < 0; u = joints[u].parent)
+                if (joints[u].n_dof > 0)
+                  target->base = t;
+              if (a != t && t != target->effector)
+                note_once (L, NULL, ik->node->file, ik->node->pos,
+                           _("the IK target's “ref” is not on a body up the chain from "
+                             "“end”; the chain runs to the root"));
             }
         }
       /* The target is for the end connector, a point fixed in the effector joint's frame
@@ -3710,6 +3727,13 @@ format_load_model (const char     *path,
 
           km_target_track_unref (track);
           track = aimed;
+          if (track != NULL && ik->base >= 0)
+            {
+              aimed = km_target_track_with_base (
+                track, km_skeleton_get_joint (model->skeleton, ik->base)->name);
+              km_target_track_unref (track);
+              track = aimed;
+            }
           if (track == NULL)
             g_set_error_literal (&track_error, KM_TARGET_TRACK_ERROR,
                                  KM_TARGET_TRACK_ERROR_BAD_VALUE,

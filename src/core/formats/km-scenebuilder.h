@@ -118,6 +118,8 @@ typedef struct
   int          effector;        /* skeleton joint index */
   KmTransform  effector_offset; /* the end connector in that joint's frame */
   KmTransform  target;          /* world frame, at the initial configuration */
+  int          base;            /* skeleton joint index: ref's body's joint, which the
+                                 * chain stops below (5.14), or -1 (the root) */
   gboolean     enable_position;
   gboolean     enable_orientation;
   /* What a KmTargetTrack keyframe holds, for the point effector_offset.pos of the effector

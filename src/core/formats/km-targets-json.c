@@ -16,14 +16,16 @@
 #include "km-json.h"
 
 static const char * const keyframe_keys[] = {
-  "frame", "pos", "euler", "effector", "effector_offset", "position_only", NULL
+  "frame", "pos", "euler", "effector", "effector_offset", "position_only", "base", NULL
 };
 
 /*
  * The track's own settings are keys a keyframe may repeat (the format is a bare array of
  * keyframes): "effector" (the spec's extension), and for a tool point on the effector
  * "effector_offset" ([x, y, z] metres in the effector joint's frame, default zero) and
- * "position_only" (true: the euler angles are not targets; default false). A keyframe may
+ * "position_only" (true: the euler angles are not targets; default false), and "base" (the
+ * joint the moving chain stops below, for targets in a frame riding on it: a Scenebuilder
+ * ik's ref; default the root). A keyframe may
  * leave one out; every keyframe that gives one must give the value the first one gave, so
  * a file's meaning never depends on which keyframe is read last.
  */
@@ -414,7 +416,9 @@ km_targets_json_load (const char  *path,
   TrackSetting effector_setting = { "effector", NULL };
   TrackSetting offset_setting = { "effector_offset", NULL };
   TrackSetting position_only_setting = { "position_only", NULL };
+  TrackSetting base_setting = { "base", NULL };
   const char *effector = NULL;
+  const char *base = NULL;
   KmVec3 offset = KM_VEC3_ZERO;
   gboolean position_only = FALSE;
   g_autoptr(KmTargetTrack) track = NULL;
@@ -456,7 +460,7 @@ km_targets_json_load (const char  *path,
     {
       const KmJsonNode *object = km_json_node_get_element (root, i);
       const KmJsonNode *frame_node, *pos_node, *euler_node, *eff_node, *offset_node;
-      const KmJsonNode *only_node;
+      const KmJsonNode *only_node, *base_node;
       const KmJsonNode *previous;
       const char *name;
       char *extra;
@@ -473,7 +477,8 @@ km_targets_json_load (const char  *path,
           || !km_json_expect_vec3 (doc, euler_node, &euler, error)
           || !km_json_expect_member (doc, object, "effector", FALSE, &eff_node, error)
           || !km_json_expect_member (doc, object, "effector_offset", FALSE, &offset_node, error)
-          || !km_json_expect_member (doc, object, "position_only", FALSE, &only_node, error))
+          || !km_json_expect_member (doc, object, "position_only", FALSE, &only_node, error)
+          || !km_json_expect_member (doc, object, "base", FALSE, &base_node, error))
         return NULL;
 
       previous = g_hash_table_lookup (frames, GINT_TO_POINTER ((int) frame));
@@ -511,6 +516,14 @@ km_targets_json_load (const char  *path,
                                         !b == !position_only, error))
             return NULL;
           position_only = b;
+        }
+      if (base_node != NULL)
+        {
+          if (!km_json_expect_string (doc, base_node, &name, error)
+              || !track_setting_agrees (doc, &base_setting, base_node,
+                                        base == NULL || g_str_equal (base, name), error))
+            return NULL;
+          base = name;
         }
 
       /* Keys Kinema does not use ("comment", "time", …) are kept for a rewrite of the
@@ -550,6 +563,13 @@ km_targets_json_load (const char  *path,
   if (extras != NULL)
     {
       KmTargetTrack *with = km_target_track_with_extras (track, extras);
+
+      km_target_track_unref (track);
+      track = with;
+    }
+  if (base != NULL)
+    {
+      KmTargetTrack *with = km_target_track_with_base (track, base);
 
       km_target_track_unref (track);
       track = with;
@@ -594,13 +614,14 @@ km_targets_json_to_string (const KmTargetTrack *track)
 {
   KmJsonWriter *writer;
   const KmTargetKeyframe *keys;
-  const char *effector;
+  const char *effector, *base;
   KmVec3 offset;
   gboolean position_only;
   guint n;
 
   g_return_val_if_fail (track != NULL, NULL);
 
+  base = km_target_track_get_base (track);
   keys = km_target_track_get_keyframes (track, &n);
   effector = km_target_track_get_effector (track);
   offset = km_target_track_get_effector_offset (track);
@@ -632,6 +653,11 @@ km_targets_json_to_string (const KmTargetTrack *track)
         {
           km_json_writer_key (writer, "position_only");
           km_json_writer_boolean (writer, TRUE);
+        }
+      if (base != NULL)
+        {
+          km_json_writer_key (writer, "base");
+          km_json_writer_string (writer, base);
         }
       extra = km_target_track_get_extra (track, keys[i].frame);
       if (extra != NULL)
@@ -689,6 +715,12 @@ km_targets_json_describe (const KmTargetTrack *track,
     }
   if (km_target_track_get_position_only (track))
     g_string_append (out, "position_only=true\n");
+  if (km_target_track_get_base (track) != NULL)
+    {
+      g_string_append (out, "base=");
+      km_format_append_value (out, km_target_track_get_base (track));
+      g_string_append_c (out, '\n');
+    }
   for (guint i = 0; i < n; i++)
     {
       KmVec3 e = keyframe_degrees (track, i);
