@@ -48,32 +48,6 @@ after_paint_cb (GdkFrameClock *clock,
   *painted = TRUE;
 }
 
-static char *
-write_tree (const char *dir,
-            guint       n_joints)
-{
-  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"j0\", \"joints\": "
-                                          "[{\"name\": \"j0\", \"type\": \"fixed\", "
-                                          "\"offset\": [0, 0, 0]}");
-  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
-  g_autoptr(GError) error = NULL;
-  char *path = g_build_filename (dir, "tree.json", NULL);
-
-  for (guint i = 1; i < n_joints; i++)
-    {
-      guint parent = i - (guint) g_rand_int_range (rand, 1, MIN ((gint32) i, 5) + 1);
-
-      g_string_append_printf (json, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
-                              "\"parent\": \"j%u\", \"offset\": [0.05, %d.05, 0.1], "
-                              "\"axis\": [0, %u, %u], \"limits\": [-1.5, 1.5]}", i, parent,
-                              (int) (i % 3) - 1, i % 2, (i + 1) % 2);
-    }
-  g_string_append (json, "]}");
-  if (!g_file_set_contents (path, json->str, (gssize) json->len, &error))
-    g_error ("%s", error->message);
-  return path;
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -103,7 +77,13 @@ main (int   argc,
       given = argv[i];
 
   dir = km_test_make_tmp_dir ("kinema-bench-open-XXXXXX");
-  path = given != NULL ? g_strdup (given) : write_tree (dir, n_joints);
+  if (given != NULL)
+    path = g_strdup (given);
+  else
+    {
+      path = g_build_filename (dir, "tree.json", NULL);
+      test_app_write_tree (path, n_joints);
+    }
   file = g_file_new_for_path (path);
 
   /* As `kinema FILE` does: a new window, the file opened in it. */

@@ -526,3 +526,30 @@ test_app_has_message (KmDocument     *document,
   va_end (parts);
   return n > 0;
 }
+
+/* Writes a skeleton.json of @n_joints joints to @path: a fixed root "j0", then revolute
+ * joints "j1" … each hung on one of the five joints before it (seeded, so the same tree
+ * every time: about n_joints / 3 levels deep), as a large model for tests and benchmarks. */
+void
+test_app_write_tree (const char *path,
+                     guint       n_joints)
+{
+  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"j0\", \"joints\": "
+                                          "[{\"name\": \"j0\", \"type\": \"fixed\", "
+                                          "\"offset\": [0, 0, 0]}");
+  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 1; i < n_joints; i++)
+    {
+      guint parent = i - (guint) g_rand_int_range (rand, 1, MIN ((gint32) i, 5) + 1);
+
+      g_string_append_printf (json, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
+                              "\"parent\": \"j%u\", \"offset\": [0.05, %d.05, 0.1], "
+                              "\"axis\": [0, %u, %u], \"limits\": [-1.5, 1.5]}", i, parent,
+                              (int) (i % 3) - 1, i % 2, (i + 1) % 2);
+    }
+  g_string_append (json, "]}");
+  if (!g_file_set_contents (path, json->str, (gssize) json->len, &error))
+    g_error ("%s", error->message);
+}

@@ -73,4 +73,7 @@ gboolean test_app_has_message     (KmDocument     *document,
                                    GLogLevelFlags  level,
                                    ...) G_GNUC_NULL_TERMINATED;
 
+void     test_app_write_tree      (const char     *path,
+                                   guint           n_joints);
+
 G_END_DECLS

@@ -39,29 +39,6 @@ typedef struct
 } Fixture;
 
 static void
-write_tree (const char *path)
-{
-  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"j0\", \"joints\": "
-                                          "[{\"name\": \"j0\", \"type\": \"fixed\", "
-                                          "\"offset\": [0, 0, 0]}");
-  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
-  g_autoptr(GError) error = NULL;
-
-  for (guint i = 1; i < N_JOINTS; i++)
-    {
-      guint parent = i - (guint) g_rand_int_range (rand, 1, MIN ((gint32) i, 5) + 1);
-
-      g_string_append_printf (json, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
-                              "\"parent\": \"j%u\", \"offset\": [0.05, %d.05, 0.1], "
-                              "\"axis\": [0, %u, %u], \"limits\": [-1.5, 1.5]}", i, parent,
-                              (int) (i % 3) - 1, i % 2, (i + 1) % 2);
-    }
-  g_string_append (json, "]}");
-  g_assert_true (g_file_set_contents (path, json->str, (gssize) json->len, &error));
-  g_assert_no_error (error);
-}
-
-static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
@@ -81,7 +58,7 @@ fixture_setup (Fixture       *f,
 
       f->dir = km_test_make_tmp_dir ("km-large-model-XXXXXX");
       path = g_build_filename (f->dir, "tree.json", NULL);
-      write_tree (path);
+      test_app_write_tree (path, N_JOINTS);
       file = g_file_new_for_path (path);
       g_assert_true (test_app_open_file (f->window, file));
       g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (f->document)), ==,
