@@ -107,6 +107,7 @@ struct _KmSceneView
   gboolean        close_edit_pending;
   int             ik_tip;            /* -1: the document's effector */
   int             hover_joint;
+  gboolean        hover_tool_point;  /* what a click would pick is the tool point */
   KmGizmoHandle   gizmo_hover;
 
   gboolean        show_joint_axes;
@@ -346,8 +347,14 @@ pick_gizmo (KmSceneView *self,
 static void
 set_hover (KmSceneView   *self,
            int            joint,
+           gboolean       tool_point,
            KmGizmoHandle  handle)
 {
+  if (self->hover_tool_point != tool_point)
+    {
+      self->hover_tool_point = tool_point;
+      gtk_gl_area_queue_render (GTK_GL_AREA (self));
+    }
   if (self->gizmo_hover != handle)
     {
       self->gizmo_hover = handle;
@@ -367,14 +374,18 @@ update_hover (KmSceneView *self,
               double       y)
 {
   KmGizmoHandle handle;
+  gboolean tool_point;
 
   if (!self->edit_mode)
     {
-      set_hover (self, -1, KM_GIZMO_NONE);
+      set_hover (self, -1, FALSE, KM_GIZMO_NONE);
       return;
     }
   handle = pick_gizmo (self, x, y);
-  set_hover (self, handle == KM_GIZMO_NONE ? pick_joint (self, x, y) : -1, handle);
+  /* As a press picks (begin_manipulation()): the tool point before the joints. */
+  tool_point = handle == KM_GIZMO_NONE && pick_tool_point (self, x, y) >= 0;
+  set_hover (self, handle == KM_GIZMO_NONE && !tool_point ? pick_joint (self, x, y) : -1,
+             tool_point, handle);
 }
 
 static void
@@ -923,6 +934,20 @@ km_scene_view_render (GtkGLArea    *area,
         }
       scene.selected_joint = km_document_get_selected_joint (self->document);
       scene.effector = km_document_get_effector (self->document);
+      if (scene.effector >= 0 && (guint) scene.effector < km_skeleton_get_n_joints (scene.skeleton)
+          && km_document_get_targets (self->document) != NULL)
+        {
+          /* The point the targets move where it is off the joint (a tool point), as
+           * km_document_get_effector_point() has it, on the joints as drawn. */
+          KmVec3 offset = km_target_track_get_effector_offset (km_document_get_targets (self->document));
+
+          if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
+            {
+              scene.has_tool_point = TRUE;
+              scene.tool_point = km_transform_apply (&scene.joint_world[scene.effector], offset);
+              scene.hover_tool_point = self->edit_mode && self->hover_tool_point;
+            }
+        }
       scene.has_target = km_document_get_target_pose (self->document, &scene.target);
       scene.trajectory = km_document_get_trajectory (self->document, &scene.n_trajectory);
       scene.has_gizmo = get_gizmo (self, &scene.gizmo);
@@ -1367,7 +1392,7 @@ static void
 leave_cb (KmSceneView *self)
 {
   if (self->drag_mode == DRAG_NONE)
-    set_hover (self, -1, KM_GIZMO_NONE);
+    set_hover (self, -1, FALSE, KM_GIZMO_NONE);
 }
 
 static gboolean
@@ -1929,7 +1954,7 @@ km_scene_view_set_edit_mode (KmSceneView *self,
 
   self->edit_mode = edit_mode;
   if (!edit_mode)
-    set_hover (self, -1, KM_GIZMO_NONE);
+    set_hover (self, -1, FALSE, KM_GIZMO_NONE);
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDIT_MODE]);
 }

@@ -20,6 +20,10 @@
  * draw, however many joints it has: a model of thousands of joints drew as many meshes, one
  * call each, and stalled the view (the draw calls of a frame do not grow with the joints,
  * km_renderer_get_n_draw_calls()).
+ * A marker a few pixels wide is drawn with a coarser sphere and bone than a large one
+ * (MarkerDetail): a model of thousands of joints framed whole has markers of 3 pixels, and
+ * 320 triangles each made the one draw take llvmpipe 0.2 s a frame, its vertex stage running
+ * on the main thread (km_renderer_get_n_marker_vertices()).
  * Lines (grid, axes, trajectory) carry a colour per vertex; the dynamic ones are rebuilt
  * every frame into one buffer that only reallocates when it has to grow.
  */
@@ -45,6 +49,39 @@ typedef struct
   GLenum index_type;
 } Mesh;
 
+/* The tessellations of the joint markers, coarsest first, each for markers whose radius
+ * on screen is under below_px device pixels (the polygon's edge strays from the circle by
+ * under half a pixel where it is chosen; the finest is the shapes' sphere). */
+typedef enum
+{
+  MARKER_COARSE,
+  MARKER_MEDIUM,
+  MARKER_FINE,
+  N_MARKER_DETAILS
+} MarkerDetail;
+
+static const struct
+{
+  guint  slices;
+  guint  stacks;
+  guint  bone_slices;
+  double below_px;
+} marker_details[N_MARKER_DETAILS] = {
+  { 6, 4, 6, 3.0 },
+  { 10, 6, 8, 8.0 },
+  { SPHERE_SLICES, SPHERE_STACKS, CYLINDER_SLICES, INFINITY },
+};
+
+/* How large a marker shows (MarkerDetail): its radius in device pixels is radius · scale
+ * (over its depth along forward from eye in a perspective view). */
+typedef struct
+{
+  KmVec3   eye;
+  KmVec3   forward;
+  gboolean orthographic;
+  double   scale;
+} MarkerView;
+
 /* One joint's markers (marker.vert.glsl): its bone, then its sphere. */
 typedef struct
 {
@@ -66,6 +103,10 @@ typedef struct
   int          hover_joint;          /* -1 for none */
   int          selected_joint;
   int          effector_joint;
+  /* A tool point (KmRenderScene.tool_point) marked in @tool, joined to the effector joint
+   * (then in @joint's colour) by a bone; NULL for none. */
+  const KmVec3 *tool_point;
+  const float  *tool;
 } MarkerColours;
 
 /* A KmMesh uploaded once, however many shapes and bodies share it. */
@@ -94,12 +135,13 @@ struct _KmRenderer
   GLint    u_marker_bone_vertices;
 
   Mesh     sphere;
-  /* The joint markers: a bone's cylinder (marker_bone_vertices vertices), then a joint's
-   * sphere, drawn once per joint from marker_instances. */
-  Mesh     markers;
-  GLint    marker_bone_vertices;
-  GLuint   marker_instance_vbo;
-  GArray  *marker_instances;   /* MarkerInstance */
+  /* The joint markers, at each MarkerDetail: a bone's cylinder (marker_bone_vertices
+   * vertices), then a joint's sphere, drawn once per joint from marker_instances. */
+  Mesh     markers[N_MARKER_DETAILS];
+  GLint    marker_bone_vertices[N_MARKER_DETAILS];
+  GLint    marker_vertices[N_MARKER_DETAILS];
+  GLuint   marker_instance_vbo[N_MARKER_DETAILS];
+  GArray  *marker_instances[N_MARKER_DETAILS];   /* MarkerInstance */
   /* Unit primitives for shapes: ±0.5 box; cylinder and cone of radius 1 along Y over ±0.5. */
   Mesh     box;
   Mesh     shape_cylinder;
@@ -121,6 +163,7 @@ struct _KmRenderer
   guint    n_scene_floats;     /* lines[0..n) are depth-tested; the rest is the gizmo */
 
   guint    n_draw_calls;       /* in the last km_renderer_render() */
+  guint    n_marker_vertices;  /* likewise, the joint markers' vertices (all instances) */
 };
 
 G_DEFINE_QUARK (km-renderer-error-quark, km_renderer_error)
@@ -277,17 +320,19 @@ push_index3 (GArray  *a,
 /* Unit sphere at the origin, appended to @v and @idx. */
 static void
 sphere_geometry (GArray *v,
-                 GArray *idx)
+                 GArray *idx,
+                 guint   slices,
+                 guint   stacks)
 {
   guint base = v->len / 6;
 
-  for (guint s = 0; s <= SPHERE_STACKS; s++)
+  for (guint s = 0; s <= stacks; s++)
     {
-      double phi = G_PI * s / SPHERE_STACKS;
+      double phi = G_PI * s / stacks;
 
-      for (guint l = 0; l <= SPHERE_SLICES; l++)
+      for (guint l = 0; l <= slices; l++)
         {
-          double theta = 2 * G_PI * l / SPHERE_SLICES;
+          double theta = 2 * G_PI * l / slices;
           float x = (float) (sin (phi) * cos (theta));
           float y = (float) (sin (phi) * sin (theta));
           float z = (float) cos (phi);
@@ -295,11 +340,11 @@ sphere_geometry (GArray *v,
           push6 (v, x, y, z, x, y, z);
         }
     }
-  for (guint s = 0; s < SPHERE_STACKS; s++)
-    for (guint l = 0; l < SPHERE_SLICES; l++)
+  for (guint s = 0; s < stacks; s++)
+    for (guint l = 0; l < slices; l++)
       {
-        guint a = base + s * (SPHERE_SLICES + 1) + l;
-        guint b = a + SPHERE_SLICES + 1;
+        guint a = base + s * (slices + 1) + l;
+        guint b = a + slices + 1;
 
         push_index3 (idx, a, b, a + 1);
         push_index3 (idx, a + 1, b, b + 1);
@@ -312,7 +357,7 @@ build_sphere (Mesh *mesh)
   g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
   g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
 
-  sphere_geometry (v, idx);
+  sphere_geometry (v, idx, SPHERE_SLICES, SPHERE_STACKS);
   mesh_upload (mesh, v, idx);
 }
 
@@ -320,19 +365,20 @@ build_sphere (Mesh *mesh)
  * to @v and @idx. */
 static void
 cylinder_geometry (GArray *v,
-                   GArray *idx)
+                   GArray *idx,
+                   guint   slices)
 {
   guint base = v->len / 6;
 
-  for (guint l = 0; l <= CYLINDER_SLICES; l++)
+  for (guint l = 0; l <= slices; l++)
     {
-      double theta = 2 * G_PI * l / CYLINDER_SLICES;
+      double theta = 2 * G_PI * l / slices;
       float x = (float) cos (theta), y = (float) sin (theta);
 
       push6 (v, x, y, 0.0f, x, y, 0.0f);
       push6 (v, x, y, 1.0f, x, y, 0.0f);
     }
-  for (guint l = 0; l < CYLINDER_SLICES; l++)
+  for (guint l = 0; l < slices; l++)
     {
       guint a = base + 2 * l;
 
@@ -355,25 +401,30 @@ build_markers (KmRenderer *self)
     { 7, 4, G_STRUCT_OFFSET (MarkerInstance, bone_rgba) },
     { 8, 4, G_STRUCT_OFFSET (MarkerInstance, sphere_rgba) },
   };
-  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
-  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
 
-  cylinder_geometry (v, idx);
-  self->marker_bone_vertices = (GLint) (v->len / 6);
-  sphere_geometry (v, idx);
-  mesh_upload (&self->markers, v, idx);
-
-  glGenBuffers (1, &self->marker_instance_vbo);
-  glBindVertexArray (self->markers.vao);
-  glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo);
-  for (guint a = 0; a < G_N_ELEMENTS (attributes); a++)
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
     {
-      glEnableVertexAttribArray (attributes[a].location);
-      glVertexAttribPointer (attributes[a].location, attributes[a].size, GL_FLOAT, GL_FALSE,
-                             sizeof (MarkerInstance), (void *) attributes[a].offset);
-      glVertexAttribDivisor (attributes[a].location, 1);
+      g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (float));
+      g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint16));
+
+      cylinder_geometry (v, idx, marker_details[d].bone_slices);
+      self->marker_bone_vertices[d] = (GLint) (v->len / 6);
+      sphere_geometry (v, idx, marker_details[d].slices, marker_details[d].stacks);
+      self->marker_vertices[d] = (GLint) (v->len / 6);
+      mesh_upload (&self->markers[d], v, idx);
+
+      glGenBuffers (1, &self->marker_instance_vbo[d]);
+      glBindVertexArray (self->markers[d].vao);
+      glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo[d]);
+      for (guint a = 0; a < G_N_ELEMENTS (attributes); a++)
+        {
+          glEnableVertexAttribArray (attributes[a].location);
+          glVertexAttribPointer (attributes[a].location, attributes[a].size, GL_FLOAT, GL_FALSE,
+                                 sizeof (MarkerInstance), (void *) attributes[a].offset);
+          glVertexAttribDivisor (attributes[a].location, 1);
+        }
+      glBindVertexArray (0);
     }
-  glBindVertexArray (0);
 }
 
 /* Unit cube of edge 1 centred on the origin, flat normals. */
@@ -645,7 +696,8 @@ km_renderer_new (gboolean   use_es,
 
   self->use_es = use_es;
   self->lines = g_array_new (FALSE, FALSE, sizeof (float));
-  self->marker_instances = g_array_new (FALSE, FALSE, sizeof (MarkerInstance));
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
+    self->marker_instances[d] = g_array_new (FALSE, FALSE, sizeof (MarkerInstance));
   self->meshes = g_hash_table_new_full (NULL, NULL, NULL, cached_mesh_free);
 
   self->mesh_program = link_program ("mesh.vert.glsl", "mesh.frag.glsl", use_es, error);
@@ -692,10 +744,13 @@ km_renderer_free (KmRenderer *self)
   if (self->marker_program)
     glDeleteProgram (self->marker_program);
   mesh_clear (&self->sphere);
-  mesh_clear (&self->markers);
-  if (self->marker_instance_vbo)
-    glDeleteBuffers (1, &self->marker_instance_vbo);
-  g_clear_pointer (&self->marker_instances, g_array_unref);
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
+    {
+      mesh_clear (&self->markers[d]);
+      if (self->marker_instance_vbo[d])
+        glDeleteBuffers (1, &self->marker_instance_vbo[d]);
+      g_clear_pointer (&self->marker_instances[d], g_array_unref);
+    }
   mesh_clear (&self->box);
   mesh_clear (&self->shape_cylinder);
   mesh_clear (&self->cone);
@@ -819,6 +874,22 @@ km_renderer_get_n_draw_calls (KmRenderer *self)
   return self->n_draw_calls;
 }
 
+/**
+ * km_renderer_get_n_marker_vertices:
+ *
+ * How many vertices the joint markers of the last km_renderer_render() had, all instances
+ * together: markers a few pixels wide have fewer each (tests check the detail chosen).
+ *
+ * Returns: the count
+ */
+guint
+km_renderer_get_n_marker_vertices (KmRenderer *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_marker_vertices;
+}
+
 static void
 draw_mesh (KmRenderer  *self,
            const Mesh  *mesh,
@@ -889,53 +960,110 @@ copy_rgba (float       *to,
   memcpy (to, from, 4 * sizeof (float));
 }
 
-/* @skeleton's joint markers at @world, in one instanced draw with the mesh program's state
- * (blending, culling) as it is: for each joint in order, the bone from its parent (where
- * it has one of some length), then its sphere, as they were drawn one by one, so that
- * translucent markers still blend over each other in that order. Leaves the mesh program
- * in use. */
+/* The detail a marker of @radius at @centre is drawn with. */
+static MarkerDetail
+marker_detail (const MarkerView *mv,
+               KmVec3            centre,
+               double            radius)
+{
+  double px = radius * mv->scale;
+
+  if (!mv->orthographic)
+    {
+      double depth = km_vec3_dot (km_vec3_sub (centre, mv->eye), mv->forward);
+
+      /* At or behind the eye: as large as can be. */
+      px = depth > 1e-9 ? px / depth : INFINITY;
+    }
+  for (guint d = 0; d < MARKER_FINE; d++)
+    if (px < marker_details[d].below_px)
+      return (MarkerDetail) d;
+  return MARKER_FINE;
+}
+
+static MarkerInstance *
+add_marker (KmRenderer       *self,
+            const MarkerView *mv,
+            KmVec3            centre,
+            double            radius)
+{
+  GArray *a = self->marker_instances[marker_detail (mv, centre, radius)];
+
+  g_array_set_size (a, a->len + 1);
+  return &g_array_index (a, MarkerInstance, a->len - 1);
+}
+
+/* Sets @m's bone from @a to @b of @radius (none where they coincide) and sphere. */
+static void
+set_marker (MarkerInstance *m,
+            const KmVec3   *a,
+            KmVec3          b,
+            double          bone_radius,
+            double          radius,
+            const float    *bone_rgba,
+            const float    *sphere_rgba)
+{
+  mat4 bone;
+
+  if (a != NULL && bone_model (*a, b, bone_radius, bone))
+    for (guint c = 0; c < 4; c++)
+      memcpy (&m->bone[3 * c], bone[c], 3 * sizeof (float));
+  else
+    memset (m->bone, 0, sizeof m->bone);
+  m->sphere[0] = (float) b.x;
+  m->sphere[1] = (float) b.y;
+  m->sphere[2] = (float) b.z;
+  m->sphere[3] = (float) radius;
+  copy_rgba (m->bone_rgba, bone_rgba);
+  copy_rgba (m->sphere_rgba, sphere_rgba);
+}
+
+/* @skeleton's joint markers at @world, in one instanced draw per MarkerDetail (three at
+ * most, whatever the joints) with the mesh program's state (blending, culling) as it is:
+ * for each joint in order, the bone from its parent (where it has one of some length), then
+ * its sphere, as they were drawn one by one, so that translucent markers of a detail still
+ * blend over each other in that order. Then the tool point's, if any. Leaves the mesh
+ * program in use. */
 static void
 draw_markers (KmRenderer          *self,
               const KmSkeleton    *skeleton,
               const KmTransform   *world,
               double               radius,
               const MarkerColours *colours,
+              const MarkerView    *mv,
               mat4                 view,
               mat4                 view_proj)
 {
   guint n = km_skeleton_get_n_joints (skeleton);
+  double bone_radius = radius * KM_PICK_BONE_RADIUS_FACTOR;
   mat3 normal, inv;
-  mat4 bone;
 
   if (n == 0)
     return;
-  g_array_set_size (self->marker_instances, n);
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
+    g_array_set_size (self->marker_instances[d], 0);
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-      MarkerInstance *m = &g_array_index (self->marker_instances, MarkerInstance, i);
       const float *rgba = colours->joint;
-
-      if (j->parent >= 0
-          && bone_model (world[j->parent].pos, world[i].pos,
-                         radius * KM_PICK_BONE_RADIUS_FACTOR, bone))
-        for (guint c = 0; c < 4; c++)
-          memcpy (&m->bone[3 * c], bone[c], 3 * sizeof (float));
-      else
-        memset (m->bone, 0, sizeof m->bone);
-      m->sphere[0] = (float) world[i].pos.x;
-      m->sphere[1] = (float) world[i].pos.y;
-      m->sphere[2] = (float) world[i].pos.z;
-      m->sphere[3] = (float) radius;
 
       if ((int) i == colours->hover_joint)
         rgba = colours->hover;
       else if ((int) i == colours->selected_joint)
         rgba = colours->selected;
-      else if ((int) i == colours->effector_joint)
+      else if ((int) i == colours->effector_joint && colours->tool_point == NULL)
         rgba = colours->effector;
-      copy_rgba (m->bone_rgba, colours->bone);
-      copy_rgba (m->sphere_rgba, rgba);
+      set_marker (add_marker (self, mv, world[i].pos, radius),
+                  j->parent >= 0 ? &world[j->parent].pos : NULL, world[i].pos, bone_radius,
+                  radius, colours->bone, rgba);
+    }
+  if (colours->tool_point != NULL && colours->effector_joint >= 0
+      && (guint) colours->effector_joint < n)
+    {
+      /* A thinner bone, in the tool's colour, from the joint that carries it. */
+      set_marker (add_marker (self, mv, *colours->tool_point, radius),
+                  &world[colours->effector_joint].pos, *colours->tool_point,
+                  bone_radius * 0.5, radius, colours->tool, colours->tool);
     }
 
   /* The view's normal matrix, as draw_mesh() makes it for a model of identity. */
@@ -946,15 +1074,23 @@ draw_markers (KmRenderer          *self,
   glUseProgram (self->marker_program);
   glUniformMatrix4fv (self->u_marker_view_proj, 1, GL_FALSE, (const float *) view_proj);
   glUniformMatrix3fv (self->u_marker_normal_view, 1, GL_FALSE, (const float *) normal);
-  glUniform1i (self->u_marker_bone_vertices, self->marker_bone_vertices);
-  glBindVertexArray (self->markers.vao);
-  glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo);
-  /* A new store every draw: the bodies of a frame do not wait on each other's. */
-  glBufferData (GL_ARRAY_BUFFER, (GLsizeiptr) (n * sizeof (MarkerInstance)),
-                self->marker_instances->data, GL_STREAM_DRAW);
-  glDrawElementsInstanced (GL_TRIANGLES, self->markers.n_indices, self->markers.index_type,
-                           NULL, (GLsizei) n);
-  self->n_draw_calls++;
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
+    {
+      GArray *a = self->marker_instances[d];
+
+      if (a->len == 0)
+        continue;
+      glUniform1i (self->u_marker_bone_vertices, self->marker_bone_vertices[d]);
+      glBindVertexArray (self->markers[d].vao);
+      glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo[d]);
+      /* A new store every draw: the bodies of a frame do not wait on each other's. */
+      glBufferData (GL_ARRAY_BUFFER, (GLsizeiptr) (a->len * sizeof (MarkerInstance)),
+                    a->data, GL_STREAM_DRAW);
+      glDrawElementsInstanced (GL_TRIANGLES, self->markers[d].n_indices,
+                               self->markers[d].index_type, NULL, (GLsizei) a->len);
+      self->n_draw_calls++;
+      self->n_marker_vertices += (guint) self->marker_vertices[d] * a->len;
+    }
   glUseProgram (self->mesh_program);
 }
 
@@ -1083,6 +1219,7 @@ draw_body (KmRenderer         *self,
            gboolean            bones,
            double              model_extent,
            const KmCamera     *camera,
+           const MarkerView   *mv,
            mat4                view,
            mat4                view_proj)
 {
@@ -1092,10 +1229,10 @@ draw_body (KmRenderer         *self,
 
   if (bones)
     {
-      MarkerColours colours = { bone_rgba, bone_rgba, NULL, NULL, NULL, -1, -1, -1 };
+      MarkerColours colours = { bone_rgba, bone_rgba, NULL, NULL, NULL, -1, -1, -1, NULL, NULL };
       double radius = km_renderer_view_marker_radius (body->skeleton, model_extent, camera);
 
-      draw_markers (self, body->skeleton, body->joint_world, radius, &colours, view,
+      draw_markers (self, body->skeleton, body->joint_world, radius, &colours, mv, view,
                     view_proj);
       return;
     }
@@ -1266,6 +1403,8 @@ km_renderer_render (KmRenderer          *self,
   mat4 view, proj, view_proj, model;
   double radius = 0.05;
   gboolean overlay = FALSE;
+  MarkerView marker_view;
+  double half_tan;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (scene != NULL);
@@ -1278,7 +1417,19 @@ km_renderer_render (KmRenderer          *self,
   km_camera_get_projection (camera, (double) width / height, proj);
   glm_mat4_mul (proj, view, view_proj);
 
+  /* A radius r at depth z shows r / (z tan (fov / 2)) half heights; in an orthographic view
+   * the half height is distance · tan (fov / 2) (km_camera_get_projection()). */
+  half_tan = tan (camera->fov_y / 2);
+  marker_view.eye = km_camera_get_eye (camera);
+  marker_view.forward = km_camera_get_forward (camera);
+  marker_view.orthographic = camera->orthographic;
+  marker_view.scale = height / 2.0 / (camera->orthographic ? camera->distance * half_tan
+                                                           : half_tan);
+  if (!isfinite (marker_view.scale) || !(marker_view.scale > 0.0))
+    marker_view.orthographic = TRUE, marker_view.scale = INFINITY;
+
   self->n_draw_calls = 0;
+  self->n_marker_vertices = 0;
   glViewport (0, 0, width, height);
   glClearColor (KM_RENDER_BACKGROUND_RGB, 1.0f);
   glClearDepthf (1.0f);
@@ -1356,7 +1507,8 @@ km_renderer_render (KmRenderer          *self,
           if (body->joint_world == scene->joint_world)
             overlay |= shapes;
           if (shapes || body->joint_world != scene->joint_world)
-            draw_body (self, body, !shapes, scene->model_extent, camera, view, view_proj);
+            draw_body (self, body, !shapes, scene->model_extent, camera, &marker_view, view,
+                       view_proj);
         }
       glDisable (GL_BLEND);
       glEnable (GL_CULL_FACE);
@@ -1385,10 +1537,12 @@ km_renderer_render (KmRenderer          *self,
       MarkerColours colours = {
         bone_rgb, joint_rgb, hover_rgb, selected_rgb, effector_rgb,
         scene->has_hover ? scene->hover_joint : -1, scene->selected_joint, scene->effector,
+        scene->has_tool_point ? &scene->tool_point : NULL,
+        scene->hover_tool_point ? hover_rgb : effector_rgb,
       };
 
-      draw_markers (self, scene->skeleton, scene->joint_world, radius, &colours, view,
-                    view_proj);
+      draw_markers (self, scene->skeleton, scene->joint_world, radius, &colours, &marker_view,
+                    view, view_proj);
     }
   glDisable (GL_BLEND);
 

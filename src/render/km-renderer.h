@@ -63,6 +63,12 @@ typedef struct
   guint              n_trajectory;
   gboolean           has_hover;         /* hover_joint is what a click in edit mode would pick */
   int                hover_joint;
+  /* The point the effector's targets are for where it is off the effector joint's origin
+   * (a tool point, km_document_get_effector_point()): drawn in the effector's colour, joined
+   * to the joint by a thin bone, the joint then marked as any other; white when hovered. */
+  gboolean           has_tool_point;
+  KmVec3             tool_point;
+  gboolean           hover_tool_point;
   gboolean           has_gizmo;         /* draw the manipulator over everything */
   KmGizmo            gizmo;
   KmGizmoHandle      gizmo_hover;       /* drawn highlighted */
@@ -96,6 +102,7 @@ double       km_renderer_view_marker_radius (const KmSkeleton *skeleton,
 double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 guint        km_renderer_get_n_draw_calls (KmRenderer        *self);
+guint        km_renderer_get_n_marker_vertices (KmRenderer   *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)
 

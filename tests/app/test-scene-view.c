@@ -11,6 +11,7 @@
 #include "km-camera.h"
 #include "km-document-skeleton.h"
 #include "km-skeleton-edit.h"
+#include "km-target-track.h"
 #include "km-scene-view.h"
 #include "km-window.h"
 #include "km-test-tmp.h"
@@ -201,6 +202,77 @@ test_new_skeleton_framed (Fixture       *f,
   g_assert_cmpfloat (shown, >=, 1.0);
 }
 
+/* The scene view's colour (0..255) where @world projects. */
+static void
+scene_pixel (Fixture *f,
+             KmVec3   world,
+             int      rgb[3])
+{
+  g_autofree guint8 *pixels = NULL;
+  const guint8 *p;
+  int width, height;
+  double x, y;
+
+  pixels = test_app_scene_pixels (f->view, &width, &height);
+  test_app_project (f->view, world, &x, &y);
+  x *= (double) width / gtk_widget_get_width (GTK_WIDGET (f->view));
+  y *= (double) height / gtk_widget_get_height (GTK_WIDGET (f->view));
+  g_assert_true (x >= 0 && y >= 0 && x < width && y < height);
+  p = pixels + ((gsize) y * width + (gsize) x) * 4;   /* B G R A */
+  rgb[0] = p[2], rgb[1] = p[1], rgb[2] = p[0];
+  g_test_message ("pixel (%.0f, %.0f) of %dx%d: %d %d %d", x, y, width, height, rgb[0],
+                  rgb[1], rgb[2]);
+}
+
+/* The effector's red (230 60 75), maybe blended over a grey shape: red well over green,
+ * blue no less than green. The joints' orange (244 158 40) has green well over blue. */
+#define EFFECTOR_TINTED(rgb) ((rgb)[0] > (rgb)[1] + 50 && (rgb)[2] >= (rgb)[1] - 5)
+#define JOINT_TINTED(rgb) ((rgb)[0] > (rgb)[2] + 50 && (rgb)[1] > (rgb)[2] + 20)
+
+/* The point the targets move, 0.3 m off the effector joint ("elbow") of Scenebuilder's
+ * planar arm, is marked in the effector's colour, the joint itself as any other (the
+ * markers are translucent over the arm's shapes); the example's targets, for the joint's
+ * origin, have the effector's colour there. */
+static void
+test_tool_point_marked (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                 "arm2_mm_deg.xml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const KmTransform *world;
+  KmTransform point;
+  KmVec3 offset;
+  int effector, rgb[3];
+
+  /* The example: no offset, the effector's colour on its joint. */
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpint (effector, >=, 0);
+  offset = km_target_track_get_effector_offset (km_document_get_targets (f->document));
+  g_assert_true (offset.x == 0.0 && offset.y == 0.0 && offset.z == 0.0);
+  world = km_document_get_joint_world (f->document, NULL);
+  scene_pixel (f, world[effector].pos, rgb);
+  g_assert_true (EFFECTOR_TINTED (rgb));
+
+  km_document_import_file (f->document, file, &error);
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  offset = km_target_track_get_effector_offset (km_document_get_targets (f->document));
+  g_assert_cmpfloat_with_epsilon (offset.z, 0.3, 1e-9);
+
+  effector = km_document_get_effector (f->document);
+  world = km_document_get_joint_world (f->document, NULL);
+  g_assert_true (km_document_get_effector_point (f->document, &point));
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (point.pos, world[effector].pos)), >, 0.2);
+  /* Over the arm's shapes, the markers are translucent. */
+  scene_pixel (f, point.pos, rgb);
+  g_assert_true (EFFECTOR_TINTED (rgb));
+  scene_pixel (f, world[effector].pos, rgb);
+  g_assert_true (JOINT_TINTED (rgb));
+}
+
 /* A body that is not the one being edited still plays its motion: with a second model
  * imported (and current), the example's arm is drawn where its solved animation has it at
  * each frame, not at its stored joint state. */
@@ -321,6 +393,8 @@ main (int    argc,
 {
   test_app_init (&argc, &argv);
 
+  g_test_add ("/kinema/SceneView/tool-point-marked", Fixture, NULL, fixture_setup,
+              test_tool_point_marked, fixture_teardown);
   g_test_add ("/kinema/SceneView/other-body-plays", Fixture, NULL, fixture_setup,
               test_other_body_plays, fixture_teardown);
   g_test_add ("/kinema/SceneView/reset-camera-perspective", Fixture, NULL,

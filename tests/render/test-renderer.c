@@ -894,6 +894,110 @@ test_many_joints_batched (Fixture       *f,
   g_assert_true (near_colour (rgb, selected[0], selected[1], selected[2]));
 }
 
+/* A target track's tool point off the effector joint (KmRenderScene.tool_point) is drawn in
+ * the effector's colour where it projects, the joint then in the joints' colour; hovered,
+ * in the hover colour. Without one, nothing is drawn there. */
+static void
+test_tool_point_pixels (Fixture       *f,
+                        gconstpointer  data)
+{
+  static const float hover[3] = { KM_RENDER_HOVER_RGB };
+  KmVec3 tool;
+  guint8 rgb[3];
+  int renders;
+
+  if (!first_frame_or_skip (f))
+    return;
+
+  /* 0.6 m sideways and down from the effector, in the open. */
+  tool = km_vec3_add (f->world[4].pos, km_vec3 (0.6, -0.4, -0.6));
+  point_pixel (f, tool, rgb);
+  g_assert_true (NEAR_BACKGROUND (rgb));
+  joint_pixel (f, 4, rgb);
+  g_assert_true (NEAR_EFFECTOR (rgb));
+
+  f->scene.has_tool_point = TRUE;
+  f->scene.tool_point = tool;
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+  point_pixel (f, tool, rgb);
+  g_assert_true (NEAR_EFFECTOR (rgb));
+  joint_pixel (f, 4, rgb);
+  g_assert_true (NEAR_JOINT (rgb));
+  /* The thin bone from the joint to it, halfway, in the effector's colour (lit). */
+  point_pixel (f, km_vec3_scale (km_vec3_add (tool, f->world[4].pos), 0.5), rgb);
+  g_assert_false (NEAR_BACKGROUND (rgb));
+
+  f->scene.hover_tool_point = TRUE;
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  point_pixel (f, tool, rgb);
+  g_assert_true (near_colour (rgb, hover[0], hover[1], hover[2]));
+  joint_pixel (f, 4, rgb);
+  g_assert_true (NEAR_JOINT (rgb));
+}
+
+/* The markers of a body of 1,200 joints framed whole, a few pixels wide each, are drawn
+ * coarse: a handful of vertices each (a fine sphere and bone are over 200, which made the
+ * draw of a model of 3,000 joints take llvmpipe 0.2 s a frame), still one draw call or
+ * two. Close up, the same markers are as fine as ever. */
+static void
+test_small_markers_coarse (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) many = build_serpentine (40, 30, 0.1);
+  guint n = km_skeleton_get_n_joints (many);
+  g_autofree double *q = g_new0 (double, km_skeleton_get_n_dof (many));
+  g_autofree KmTransform *world = g_new (KmTransform, n);
+  guint few_calls, far_vertices, near_vertices;
+  int renders;
+
+  if (!first_frame_or_skip (f))
+    return;
+  few_calls = km_renderer_get_n_draw_calls (f->renderer);
+
+  km_skeleton_forward_kinematics (many, q, NULL, world);
+  f->scene = (KmRenderScene) { .skeleton = many, .joint_world = world, .selected_joint = -1,
+                               .effector = -1, .model_extent = 5.0 };
+  km_camera_reset (f->camera);
+  km_camera_frame_box (f->camera, km_vec3 (0, 0, 0), km_vec3 (3.9, 2.9, 0),
+                       (double) f->width / f->height);
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+  far_vertices = km_renderer_get_n_marker_vertices (f->renderer);
+  g_test_message ("framed whole: %u marker vertices for %u joints, %u draw calls",
+                  far_vertices, n, km_renderer_get_n_draw_calls (f->renderer));
+  g_assert_cmpuint (far_vertices, >=, n * 20);
+  g_assert_cmpuint (far_vertices, <=, n * 60);
+  g_assert_cmpuint (km_renderer_get_n_draw_calls (f->renderer), <=, few_calls + 2);
+  /* The coarse markers are drawn where their joints are (the middle rows). */
+  for (guint i = 560; i < 680; i += 3)
+    {
+      double x, y;
+
+      g_assert_true (km_camera_project (f->camera, world[i].pos, f->width, f->height, &x, &y));
+      g_assert_true (marker_near (f, x, y, 1));
+    }
+
+  /* Close up (one joint of row 15, from above): fine markers. */
+  f->camera->orthographic = TRUE;
+  km_camera_set_view (f->camera, KM_CAMERA_VIEW_TOP);
+  km_camera_frame_box (f->camera, km_vec3_sub (world[621].pos, km_vec3 (0.03, 0.03, 0)),
+                       km_vec3_add (world[621].pos, km_vec3 (0.03, 0.03, 0)),
+                       (double) f->width / f->height);
+  renders = f->renders;
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->area));
+  g_assert_true (wait_renders (f, renders + 1));
+  near_vertices = km_renderer_get_n_marker_vertices (f->renderer);
+  g_test_message ("close up: %u marker vertices", near_vertices);
+  g_assert_cmpuint (near_vertices, >=, n * 200);
+}
+
 /* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
 static void
 test_camera_frame_box_aspect (void)
@@ -1002,6 +1106,10 @@ main (int    argc,
               fixture_setup, test_long_chain_visible, fixture_teardown);
   g_test_add ("/kinema/Renderer/many-joints-batched", Fixture, NULL,
               fixture_setup, test_many_joints_batched, fixture_teardown);
+  g_test_add ("/kinema/Renderer/tool-point-pixels", Fixture, NULL,
+              fixture_setup, test_tool_point_pixels, fixture_teardown);
+  g_test_add ("/kinema/Renderer/small-markers-coarse", Fixture, NULL,
+              fixture_setup, test_small_markers_coarse, fixture_teardown);
   g_test_add ("/kinema/Renderer/frame-time", Fixture, NULL,
               fixture_setup, test_frame_time, fixture_teardown);
   return g_test_run ();
