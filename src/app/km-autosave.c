@@ -671,6 +671,57 @@ km_autosave_claim (GFile *autosave)
 }
 
 /**
+ * km_autosave_remove_recovered:
+ * @autosave: an autosave of an ended process that this process offered (and claimed,
+ *   km_autosave_claim()), once it was recovered or declined
+ *
+ * Removes @autosave, the skeleton copies kept beside it and its lock file, and gives up
+ * the claim on it: nothing of the ended process stays behind. The lock is held while they
+ * go (an unclaimed autosave's is taken first; where another instance holds it, its lock
+ * file stays), so that no other instance offers what is half gone. This process's own
+ * autosave is left alone.
+ */
+void
+km_autosave_remove_recovered (GFile *autosave)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *lock = NULL;
+  gpointer claimed = NULL;
+  int fd = -1;
+
+  g_return_if_fail (G_IS_FILE (autosave));
+
+  path = g_file_get_path (autosave);
+  if (path == NULL)
+    return;
+  lock = lock_path (path);
+  G_LOCK (held);
+  if (held_own != NULL && g_hash_table_contains (held_own, path))
+    {
+      G_UNLOCK (held);
+      return;
+    }
+  if (held_claimed != NULL && g_hash_table_lookup_extended (held_claimed, path, NULL, &claimed))
+    {
+      fd = GPOINTER_TO_INT (claimed);
+      g_hash_table_remove (held_claimed, path);
+    }
+  G_UNLOCK (held);
+  if (fd < 0)
+    fd = take_lock (path, FALSE);
+
+  if (g_unlink (path) != 0 && errno != ENOENT)
+    g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
+  _km_autosave_remove_models (path, NULL);
+  /* Without the lock (another instance holds it), its lock file is that instance's. */
+  if (fd >= 0)
+    {
+      g_unlink (lock);
+      close (fd);
+    }
+}
+
+/**
  * km_autosave_project_line:
  * @project_file: (nullable): the file of the project autosaved
  *

@@ -34,6 +34,7 @@ void        km_autosave_discard        (KmAutosave          *self);
 char       *km_autosave_get_directory  (void);
 GPtrArray  *km_autosave_list_recovery  (void);
 gboolean    km_autosave_claim          (GFile               *autosave);
+void        km_autosave_remove_recovered (GFile             *autosave);
 GFile      *km_autosave_dup_project_file (GFile             *autosave);
 char       *km_autosave_project_line   (GFile               *project_file);
 

@@ -160,6 +160,38 @@ recovered_project_file (const char *path)
   return g_steal_pointer (&file);
 }
 
+/* Each of @messages (nullable) that locates something in the file @from ("FROM:LINE:COL",
+ * as km_parse_location() writes it) names @to there instead, line and column kept. */
+static void
+relocate_messages (GPtrArray  *messages,
+                   const char *from,
+                   const char *to)
+{
+  g_autofree char *from_file = NULL;
+  g_autofree char *to_file = NULL;
+  g_autofree char *shown_from = NULL;
+  g_autofree char *shown_to = NULL;
+
+  if (messages == NULL)
+    return;
+  from_file = km_parse_shown_file (from);
+  to_file = km_parse_shown_file (to);
+  shown_from = g_strconcat (from_file, ":", NULL);
+  shown_to = g_strconcat (to_file, ":", NULL);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      const char *message = g_ptr_array_index (messages, i);
+      GString *relocated;
+
+      if (strstr (message, shown_from) == NULL)
+        continue;
+      relocated = g_string_new (message);
+      g_string_replace (relocated, shown_from, shown_to, 0);
+      g_free (g_ptr_array_index (messages, i));
+      g_ptr_array_index (messages, i) = g_string_free (relocated, FALSE);
+    }
+}
+
 /* Reads and parses @path: any file the loader registry knows, or (@project_only, for a
  * recovery) a Choreonoid project. Touches no document, so it runs on any thread. */
 static LoadedFile *
@@ -192,7 +224,15 @@ load_file (const char  *path,
       /* The recovered work goes back to that file as it is now: a change made to it
        * afterwards is another program's. */
       if (loaded->project_file != NULL)
-        loaded->identity = km_document_query_file_identity (loaded->project_file, NULL);
+        {
+          g_autofree char *project_path = g_file_get_path (loaded->project_file);
+
+          loaded->identity = km_document_query_file_identity (loaded->project_file, NULL);
+          /* The work is the project's: what reading it found is in that file, not in the
+           * hidden autosave the user never opened. */
+          relocate_messages (loaded->warnings, path, project_path);
+          relocate_messages (km_project_get_messages (loaded->result), path, project_path);
+        }
     }
   else if (loaded->format->kind != KM_FILE_KIND_PROJECT)
     g_clear_pointer (&loaded->identity, g_free);
@@ -1683,17 +1723,10 @@ static void
 log_share_dropped (KmDocument *self,
                    WriteJob   *job)
 {
-  km_document_log (self, G_LOG_LEVEL_WARNING,
-                   /* Translators: a path, then a count. ${SHARE} and share/project/ are not
-                    * to be translated. */
-                   ngettext ("%s: %u file reference was written as an absolute path, not "
-                             "${SHARE}/…: the share folder was found from the project's old "
-                             "place (share/project/), and the new place has none.",
-                             "%s: %u file references were written as absolute paths, not "
-                             "${SHARE}/…: the share folder was found from the project's old "
-                             "place (share/project/), and the new place has none.",
-                             job->n_share_dropped),
-                   job->path, job->n_share_dropped);
+  /* The same words as `kinema-cli convert`'s. */
+  g_autofree char *message = km_cnoid_share_dropped_message (job->n_share_dropped);
+
+  km_document_log (self, G_LOG_LEVEL_WARNING, "%s: %s", job->path, message);
 }
 
 /* A save planned again (write_job_done_cb) ends the save it stands for. */

@@ -101,6 +101,12 @@ struct _KmDocument
    * motion meanwhile (sync_from_project). */
   guint           held_frames;
   double          frame_rate;
+  /* The project's time bar rate as read with it (0: it has none): what its pose sequences
+   * play at, and the time bar's rate for a body without a motion of its own. Saves and
+   * autosaves write the time bar's state into the project's sections meanwhile; reading
+   * them back would make a rate a body showed for a while (an imported one's) the
+   * project's, and undo would not bring the rate of before back. */
+  double          project_frame_rate;
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        saving;          /* a project save runs (_km_document_begin_save) */
@@ -372,6 +378,9 @@ update_frames (KmDocument *self)
       if (self->targets == NULL)
         frame_rate = km_animation_get_frame_rate (self->animation);
     }
+  /* A body with no motion of its own (one just imported) shows the project's rate. */
+  if (self->targets == NULL && self->animation == NULL && self->project_frame_rate > 0)
+    frame_rate = self->project_frame_rate;
   if (!(frame_rate > 0) || !isfinite (frame_rate))
     frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
   /* In frames: the last one of the range, one past the motion's or at the minimum length,
@@ -983,8 +992,9 @@ pick_animation_source (KmDocument *self,
 }
 
 /* The frame rate the time bar shows @body's motions at (update_frames): its IK targets'
- * where it has some, else the project's time bar rate, else 0 (the motion's own). A motion
- * sampled at another rate than the time bar's would play at the wrong speed. */
+ * where it has some, else the project's time bar rate (as read: project_frame_rate), else
+ * 0 (the motion's own). A motion sampled at another rate than the time bar's would play at
+ * the wrong speed. */
 static double
 time_bar_frame_rate (KmDocument *self,
                      KmBodyItem *body)
@@ -993,13 +1003,12 @@ time_bar_frame_rate (KmDocument *self,
   KmTargetTrack *targets = targets_item != NULL
                            ? km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))
                            : NULL;
-  KmTimeBarState time_bar;
   double rate = 0;
 
   if (targets != NULL)
     rate = km_target_track_get_frame_rate (targets);
-  else if (km_layout_state_get_time_bar (self->project, &time_bar))
-    rate = time_bar.frame_rate;
+  else
+    rate = self->project_frame_rate;
   return rate > 0 && isfinite (rate) ? rate : 0;
 }
 
@@ -1297,6 +1306,14 @@ set_project (KmDocument *self,
   /* A pose sequence or animation picked in the item tree is the one that plays. */
   g_signal_connect_object (km_project_get_selection (project), "items-changed",
                            G_CALLBACK (sync_from_project), self, G_CONNECT_SWAPPED);
+  {
+    KmTimeBarState time_bar;
+
+    self->project_frame_rate = 0;
+    if (km_layout_state_get_time_bar (project, &time_bar) && time_bar.frame_rate > 0
+        && isfinite (time_bar.frame_rate))
+      self->project_frame_rate = time_bar.frame_rate;
+  }
 
   g_object_freeze_notify (G_OBJECT (self));
   g_clear_object (&self->body);

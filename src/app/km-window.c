@@ -645,7 +645,8 @@ open_done_cb (GObject      *source,
           /* Where the work was: the camera and time the autosave stored (will_write_cb). */
           km_layout_state_restore (km_document_get_project (self->document),
                                    self->scene_view, self->time_bar);
-          g_file_delete (file, NULL, NULL);
+          /* With its lock file: nothing of the crashed instance stays behind. */
+          km_autosave_remove_recovered (file);
         }
       else
         {
@@ -1994,9 +1995,9 @@ recovery_bar_response_cb (KmWindow   *self,
       g_object_set_data (G_OBJECT (recovery), RECOVERY_KEY, GINT_TO_POINTER (TRUE));
       open_now (self, recovery);
     }
-  /* Declined work is gone. */
+  /* Declined work is gone, and so is its lock file. */
   else if (response == GTK_RESPONSE_REJECT)
-    g_file_delete (file, NULL, NULL);
+    km_autosave_remove_recovered (file);
 }
 
 /* Whether saved projects keep the views and toolbars layout is a preference: it follows

@@ -19,6 +19,8 @@
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
+#include "km-layout-state.h"
+#include "km-time-bar.h"
 #include "km-message.h"
 #include "km-pose-seq-item.h"
 #include "km-scene-view.h"
@@ -847,6 +849,72 @@ test_shown_item_file_expanded (void)
                    km_document_get_project (document))));
 }
 
+/* Makes the document read its project again (the selection changed and put back). */
+static void
+sync_again (Opened *o)
+{
+  KmProject *project = km_document_get_project (o->document);
+  GListModel *selection = km_project_get_selection (project);
+  g_autoptr(GPtrArray) selected = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
+    g_ptr_array_add (selected, g_list_model_get_item (selection, i));
+  km_project_select (project, km_project_get_root_item (project), FALSE);
+  km_project_clear_selection (project);
+  for (guint i = 0; i < selected->len; i++)
+    km_project_select (project, g_ptr_array_index (selected, i), TRUE);
+  test_app_spin ();
+}
+
+/* Review finding (rev19 #1): importing a model into SR1WalkEdit.cnoid (time bar at
+ * 200 fps) keeps the project's frame rate, and undoing the import leaves the time bar as
+ * it was: the same rate and range, and a save writes them. */
+static void
+test_import_undo_keeps_rate (void)
+{
+  g_autofree char *urdf = g_test_build_filename (G_TEST_DIST, "data", "urdf-two-arms.urdf",
+                                                 NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (urdf);
+  g_autoptr(GError) error = NULL;
+  Opened o = { NULL, };
+  KmProject *project;
+  KmTimeBarState state;
+  guint n_frames;
+
+  open_walk (&o);
+  project = km_document_get_project (o.document);
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
+  n_frames = km_document_get_n_frames (o.document);
+
+  g_assert_true (km_document_import_file (o.document, file, &error));
+  g_assert_no_error (error);
+  test_app_spin ();
+  /* The imported body has no motion of its own: the project's rate stays. */
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
+  /* What an autosave or a save stores meanwhile. */
+  km_layout_state_store (project, o.view, KM_TIME_BAR (km_window_get_time_bar (o.window)));
+  g_assert_true (km_layout_state_get_time_bar (project, &state));
+  g_assert_cmpfloat (state.frame_rate, ==, 200);
+  /* A body shown meanwhile at a rate of its own (targets at 30 fps) is what a save stores
+   * then; the project's pose sequence does not take that rate. */
+  state.frame_rate = 30;
+  km_layout_state_set_time_bar (project, &state);
+  sync_again (&o);
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
+
+  g_assert_true (km_document_undo (o.document));
+  test_app_spin ();
+  g_assert_true (test_app_wait_until (pose_seq_playing, &o, 20000));
+  g_assert_cmpfloat (km_document_get_frame_rate (o.document), ==, 200);
+  g_assert_cmpuint (km_document_get_n_frames (o.document), ==, n_frames);
+  km_layout_state_store (project, o.view, KM_TIME_BAR (km_window_get_time_bar (o.window)));
+  g_assert_true (km_layout_state_get_time_bar (project, &state));
+  g_assert_cmpfloat (state.frame_rate, ==, 200);
+  g_assert_cmpfloat_with_epsilon (state.max_time, (n_frames - 1) / 200.0, 1e-9);
+
+  close_window (&o);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -876,5 +944,7 @@ main (int    argc,
                    test_body_motion_fit_warning);
   g_test_add_func ("/kinema/PoseSeqPlayback/body-motion-reload-save-as",
                    test_body_motion_reload_save_as);
+  g_test_add_func ("/kinema/PoseSeqPlayback/import-undo-keeps-rate",
+                   test_import_undo_keeps_rate);
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
 #include "km-body-handler.h"
 #include "km-joint-inspector.h"
 #include "km-joint-panel.h"
+#include "km-message.h"
 #include "km-preferences-window.h"
 #include "km-window.h"
 
@@ -785,6 +786,138 @@ test_autosave_recovery_keeps_file (void)
   g_rmdir (project_dir);
 }
 
+/* Writes the autosave a crashed Kinema would leave at @path for the project @project_path
+ * (its folder exists): an arm and an item of a type Kinema does not know (its class at
+ * line 12, column 14, after the line naming the project: a warning when read). With @lock, the lock file the crashed
+ * process held is left beside it, as the kernel leaves it (unlocked). */
+static void
+write_left_autosave (const char *path,
+                     const char *project_path,
+                     gboolean    lock)
+{
+  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                    NULL);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autofree char *line = km_autosave_project_line (project);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+
+  contents = g_strdup_printf ("%s"
+                              "items:\n"
+                              "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+                              "  children:\n"
+                              "    -\n      id: 1\n      name: \"Sim\"\n"
+                              "      plugin: Body\n      class: AISTSimulatorItem\n"
+                              "    -\n      id: 2\n      name: \"Arm\"\n"
+                              "      plugin: Body\n      class: BodyItem\n"
+                              "      data:\n        file: \"%s/arm.json\"\n"
+                              "        format: SKELETON-JSON\n",
+                              line, arm_dir);
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  if (lock)
+    {
+      g_autofree char *lock_path = g_strconcat (path, ".lock", NULL);
+
+      g_file_set_contents (lock_path, "", 0, &error);
+      g_assert_no_error (error);
+    }
+}
+
+/* Review finding (rev19 #2): recovering a crashed instance's autosave, or declining it,
+ * removes the autosave's lock file with it: nothing of the crash stays behind. */
+static void
+test_autosave_recovery_removes_lock (void)
+{
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
+  g_autofree char *left_lock = g_strconcat (left, ".lock", NULL);
+  g_autofree char *project_dir = km_test_make_tmp_dir ("kinema-recover-XXXXXX");
+  g_autofree char *project_path = g_build_filename (project_dir, "walk.cnoid", NULL);
+  g_autoptr(GFile) left_file = g_file_new_for_path (left);
+  const int responses[] = { GTK_RESPONSE_ACCEPT, GTK_RESPONSE_REJECT };
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (responses); i++)
+    {
+      KmWindow *window = km_window_new (NULL);
+      GtkInfoBar *bar = GTK_INFO_BAR (km_window_get_recovery_bar (window));
+      g_autoptr(GPtrArray) listed = NULL;
+
+      write_left_autosave (left, project_path, TRUE);
+      listed = km_autosave_list_recovery ();
+      g_assert_cmpuint (listed->len, ==, 1);
+      /* As the application offers it (km_application_offer_recovery). */
+      g_assert_true (km_autosave_claim (left_file));
+      km_window_offer_recovery (window, left_file);
+      gtk_info_bar_response (bar, responses[i]);
+      if (responses[i] == GTK_RESPONSE_ACCEPT)
+        {
+          g_assert_true (test_app_wait_loaded (window));
+          g_assert_nonnull (km_document_get_skeleton (km_window_get_document (window)));
+        }
+      test_app_spin ();
+      g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (left_lock, G_FILE_TEST_EXISTS));
+
+      km_document_set_modified (km_window_get_document (window), FALSE);
+      destroy_window (window);
+      g_clear_pointer (&listed, g_ptr_array_unref);
+      listed = km_autosave_list_recovery ();
+      g_assert_cmpuint (listed->len, ==, 0);
+    }
+  g_rmdir (project_dir);
+}
+
+/* Review finding (rev19 #3): the messages of reading a recovered project name the
+ * project's file (where the recovered work belongs and saves to), at the same line and
+ * column, and not the hidden autosave the work was read from. */
+static void
+test_autosave_recovery_messages_name_project (void)
+{
+  g_autofree char *dir = km_autosave_get_directory ();
+  g_autofree char *left = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
+  g_autofree char *project_dir = km_test_make_tmp_dir ("kinema-recover-XXXXXX");
+  g_autofree char *project_path = g_build_filename (project_dir, "walk.cnoid", NULL);
+  g_autoptr(GFile) left_file = g_file_new_for_path (left);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autofree char *expected = g_strconcat (project_path, ":12:14: unknown item type", NULL);
+  g_autofree char *autosave_at = g_strconcat (left, ":", NULL);
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  GListModel *messages;
+  gboolean found = FALSE;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  write_left_autosave (left, project_path, FALSE);
+  g_assert_true (km_autosave_claim (left_file));
+  km_window_offer_recovery (window, left_file);
+  gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (window)),
+                         GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_loaded (window));
+  g_assert_nonnull (km_document_get_skeleton (document));
+  g_assert_true (g_file_equal (km_document_get_file (document), project_file));
+
+  messages = km_document_get_messages (document);
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+      const char *text = km_message_get_text (message);
+
+      g_test_message ("%s", text);
+      if (km_message_get_level (message) == G_LOG_LEVEL_WARNING)
+        {
+          g_assert_null (strstr (text, autosave_at));
+          found |= g_str_has_prefix (text, expected);
+        }
+    }
+  g_assert_true (found);
+
+  km_document_set_modified (document, FALSE);
+  destroy_window (window);
+  g_rmdir (project_dir);
+}
+
 static void
 collect_labels (GtkWidget *widget,
                 GPtrArray *texts)
@@ -1312,6 +1445,10 @@ main (int    argc,
   g_test_add_func ("/kinema/Application/save-while-saving", test_save_actions_while_saving);
   g_test_add_func ("/kinema/Autosave/recovery", test_autosave_recovery);
   g_test_add_func ("/kinema/Autosave/recovery-keeps-file", test_autosave_recovery_keeps_file);
+  g_test_add_func ("/kinema/Autosave/recovery-removes-lock",
+                   test_autosave_recovery_removes_lock);
+  g_test_add_func ("/kinema/Autosave/recovery-messages-name-project",
+                   test_autosave_recovery_messages_name_project);
   g_test_add_func ("/kinema/Window/japanese", test_japanese);
   return g_test_run ();
 }
