@@ -1386,6 +1386,16 @@ test_save_keeps_copy_another_document_uses (Fixture       *f,
   g_assert_true (g_file_test (c.copy, G_FILE_TEST_EXISTS));
 }
 
+/* The start of a .cnoid project: its root item, whose children follow. */
+#define ROOT_ITEM_HEAD \
+  "items:\n" \
+  "  id: 0\n" \
+  "  name: \"RootItem\"\n" \
+  "  plugin: Base\n" \
+  "  class: RootItem\n" \
+  "  is_builtin_item: true\n" \
+  "  children:\n"
+
 /* A body of a sub-project in another folder that refers to a copy of Kinema's relative to
  * the sub-project's folder: the copy is still referred to, and a save of the project does
  * not remove it. */
@@ -1407,13 +1417,7 @@ test_save_keeps_copy_sub_project_uses (Fixture       *f,
 
   /* The project now: the user's model, and a sub-project whose body is the copy. */
   g_assert_cmpint (g_mkdir_with_parents (sub_dir, 0700), ==, 0);
-  sub_text = g_strdup ("items:\n"
-                       "  id: 0\n"
-                       "  name: \"RootItem\"\n"
-                       "  plugin: Base\n"
-                       "  class: RootItem\n"
-                       "  is_builtin_item: true\n"
-                       "  children:\n"
+  sub_text = g_strdup (ROOT_ITEM_HEAD
                        "    -\n"
                        "      id: 1\n"
                        "      name: \"Copy\"\n"
@@ -1423,13 +1427,7 @@ test_save_keeps_copy_sub_project_uses (Fixture       *f,
                        "        file: \"../../project/SR1.body\"\n"
                        "        format: CHOREONOID-BODY\n");
   g_assert_true (g_file_set_contents (sub_path, sub_text, -1, NULL));
-  project_text = g_strdup ("items:\n"
-                           "  id: 0\n"
-                           "  name: \"RootItem\"\n"
-                           "  plugin: Base\n"
-                           "  class: RootItem\n"
-                           "  is_builtin_item: true\n"
-                           "  children:\n"
+  project_text = g_strdup (ROOT_ITEM_HEAD
                            "    -\n"
                            "      id: 1\n"
                            "      name: \"Model\"\n"
