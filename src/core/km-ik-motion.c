@@ -115,7 +115,14 @@ momentum_seed (const KmIkProblem *problem,
  * k, the jump stands and a new segment begins at k, on the track through frame k that goes
  * furthest (Motion.fb). Where the targets themselves force the jump (jump_forced: answers to
  * frames k − 1 and k from the same starts lie apart, as for consecutive keyframes of
- * unrelated poses), it stands at once, unsearched. A search revises frames back to s only, so frames are final (and
+ * unrelated poses), it stands at once, unsearched. So does a jump next to a target that the
+ * track misses (frame k − 1 or k not converged) where frame s met its own: the targets left
+ * what the chain reaches since s (unrelated poses interpolated through the edge of the
+ * workspace or a singularity), the best fit jumps where the nearest pose it reaches moves
+ * over, and a search there rarely gets further but costs most (every missed frame a whole
+ * solve with its restarts, for every start). A motion's searches together spend at most
+ * TRAJ_SEARCH_SOLVES × max_iterations iterations per frame; after that, jumps stand
+ * unsearched. A search revises frames back to s only, so frames are final (and
  * handed to the caller) once they lie before the current segment or more than TRAJ_WINDOW
  * frames behind the track.
  */
@@ -127,6 +134,8 @@ momentum_seed (const KmIkProblem *problem,
 #define TRAJ_SAME            0.05  /* rad or m: starts nearer than this are one */
 #define TRAJ_MERGE_STEP      0.1   /* rad or m per frame: how fast one track slides into another */
 #define TRAJ_PULL_LATE       150   /* frames before a jump where a late drift starts */
+#define TRAJ_SEARCH_SOLVES   4     /* a motion's searches: iterations worth this many whole
+                                    * solves (max_iterations) per frame */
 #define TRAJ_FORCED_PROBES   4     /* starts that tell a jump the targets force (jump_forced) */
 
 /*
@@ -225,6 +234,9 @@ typedef struct
                                * path of followers on it) */
   double            *fit_radius; /* per frame: how far its orientation fit may move a joint
                                   * (fit_radii()) */
+  gboolean           searching;     /* motion_solve() counts its iterations in search_work */
+  guint64            search_work;   /* iterations of the searches' solves so far */
+  guint64            search_budget; /* ... and how many the motion may spend on them */
 } Motion;
 
 /* How far @a is from @b as a step of the motion (km_ik_jump_distance()): a jump when above
@@ -235,6 +247,25 @@ motion_step (const Motion *m,
              const double *b)
 {
   return km_ik_jump_distance (a, b, m->jump_scale, m->n_dof);
+}
+
+/* Frame @k of the motion from @seed (km_ik_solve_seeded()); during a search (m->searching)
+ * its iterations count in m->search_work. */
+static gboolean
+motion_solve (Motion       *m,
+              guint         k,
+              const double *seed,
+              guint64       random_seed,
+              gboolean      continuous,
+              KmIkSolution *out,
+              GError      **error)
+{
+  if (!km_ik_solve_seeded (m->problem, &m->targets[k], seed, random_seed, continuous,
+                           m->fit_radius[k], out, m->cancellable, error))
+    return FALSE;
+  if (m->searching)
+    m->search_work += out->iterations;
+  return TRUE;
 }
 
 /* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. Called from
@@ -309,8 +340,7 @@ route_frame (Motion             *m,
           km_ik_srs_cross (m->srs, c - 4, m->ahead);
           seed = m->ahead;
         }
-      if (!km_ik_solve_seeded (m->problem, &m->targets[k], seed, m->problem->random_seed + k, TRUE,
-                      m->fit_radius[k], &m->plain, m->cancellable, error))
+      if (!motion_solve (m, k, seed, m->problem->random_seed + k, TRUE, &m->plain, error))
         return FALSE;
       if (!m->plain.converged || motion_step (m, m->plain.q, last->q) > KM_IK_CONT_JUMP)
         continue;
@@ -442,20 +472,14 @@ motion_frame (Motion             *m,
       ahead = TRUE;
     }
   if (!ahead)
-    return km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE,
-                               m->fit_radius[k], s, m->cancellable,
-                      error);
+    return motion_solve (m, k, last->q, random_seed, TRUE, s, error);
 
   /* The extrapolated seed first: at a singular crossing it lies on the motion's own side,
    * where the previous answer alone is ambiguous. */
-  ok = km_ik_solve_seeded (problem, &m->targets[k], m->ahead, random_seed, TRUE,
-                           m->fit_radius[k], s, m->cancellable,
-                  error);
+  ok = motion_solve (m, k, m->ahead, random_seed, TRUE, s, error);
   if (ok && !(s->converged && motion_step (m, s->q, last->q) <= KM_IK_CONT_JUMP))
     {
-      ok = km_ik_solve_seeded (problem, &m->targets[k], last->q, random_seed, TRUE,
-                               m->fit_radius[k], &m->plain,
-                      m->cancellable, error);
+      ok = motion_solve (m, k, last->q, random_seed, TRUE, &m->plain, error);
       if (ok)
         {
           guint iterations = s->iterations + m->plain.iterations;
@@ -568,8 +592,7 @@ merge_tracks (Motion       *m,
 
       for (guint d = 0; d < n; d++)
         m->start[d] = prev[d] + CLAMP (buf[f].q[d] - prev[d], -TRAJ_MERGE_STEP, TRAJ_MERGE_STEP);
-      if (!km_ik_solve_seeded (m->problem, &m->targets[f], m->start, m->problem->random_seed + f, TRUE,
-                      m->fit_radius[f], &m->plain, m->cancellable, error))
+      if (!motion_solve (m, f, m->start, m->problem->random_seed + f, TRUE, &m->plain, error))
         return FALSE;
       if ((cur[f].converged && !m->plain.converged) ||
           motion_step (m, m->plain.q, prev) > KM_IK_CONT_JUMP)
@@ -691,6 +714,7 @@ branch_search (Motion        *m,
    * s; or, where that does not reach that far, merged into from the track so far (see
    * merge_tracks). The best of those that do neither is the fallback. */
   for (guint c = 0; c <= TRAJ_JUMP_STARTS && n_tried < TRAJ_MAX_CANDIDATES &&
+                    m->search_work < m->search_budget &&
                     (best_jumped || best_reach < horizon); c++)
     {
       gboolean merged;
@@ -700,8 +724,8 @@ branch_search (Motion        *m,
       else
         {
           search_start (m, cur[k].q, m->n_dof + c, &rng);
-          if (!km_ik_solve_seeded (m->problem, &m->targets[k], m->start, m->problem->random_seed + k,
-                          FALSE, m->fit_radius[k], &(*alt)[k], m->cancellable, error))
+          if (!motion_solve (m, k, m->start, m->problem->random_seed + k, FALSE, &(*alt)[k],
+                             error))
             return FALSE;
           if ((cur[k].converged && !(*alt)[k].converged) ||
               dof_distance ((*alt)[k].q, cur[k].q, m->n_dof) < TRAJ_SAME ||
@@ -733,6 +757,7 @@ branch_search (Motion        *m,
   /* The track so far again, drifting towards the middle of the ranges: from s, and from
    * TRAJ_PULL_LATE frames before the jump. */
   for (guint c = 0; c < 2 * G_N_ELEMENTS (traj_pulls) && n_tried < TRAJ_MAX_CANDIDATES &&
+                    m->search_work < m->search_budget &&
                     (best_jumped || best_reach < horizon); c++)
     {
       guint from = c % 2 == 0 ? s : MAX (s, k > TRAJ_PULL_LATE ? k - TRAJ_PULL_LATE : 0);
@@ -757,6 +782,7 @@ branch_search (Motion        *m,
     n_starts = 0;
 
   for (guint c = 0; c < n_starts && n_tried < TRAJ_MAX_CANDIDATES &&
+                    m->search_work < m->search_budget &&
                     (best_jumped || best_reach < horizon); c++)
     {
       gboolean turn = c <= m->n_dof;
@@ -764,8 +790,7 @@ branch_search (Motion        *m,
       if (!search_start (m, cur[s].q, c, &rng))
         continue;
       /* A turn is the same pose: kept on its branch. A random start goes where it goes. */
-      if (!km_ik_solve_seeded (m->problem, &m->targets[s], m->start, m->problem->random_seed + s, turn,
-                      m->fit_radius[s], &(*alt)[s], m->cancellable, error))
+      if (!motion_solve (m, s, m->start, m->problem->random_seed + s, turn, &(*alt)[s], error))
         return FALSE;
       if ((cur[s].converged && !(*alt)[s].converged) || !start_is_new (m, (*alt)[s].q, &n_tried))
         continue;
@@ -813,15 +838,13 @@ jump_forced (Motion             *m,
   for (guint c = 0; c < TRAJ_FORCED_PROBES; c++)
     {
       search_start (m, cur[k].q, m->n_dof + 1 + c, &rng);
-      if (!km_ik_solve_seeded (m->problem, &m->targets[k - 1], m->start,
-                               m->problem->random_seed + k - 1, FALSE, m->fit_radius[k - 1],
-                               &m->plain, m->cancellable, error))
+      if (!motion_solve (m, k - 1, m->start, m->problem->random_seed + k - 1, FALSE, &m->plain,
+                         error))
         return FALSE;
       if (!m->plain.converged)
         continue;
       memcpy (m->ahead, m->plain.q, m->n_dof * sizeof (double));
-      if (!km_ik_solve_seeded (m->problem, &m->targets[k], m->ahead, m->problem->random_seed + k,
-                               FALSE, m->fit_radius[k], &m->plain, m->cancellable, error))
+      if (!motion_solve (m, k, m->ahead, m->problem->random_seed + k, FALSE, &m->plain, error))
         return FALSE;
       if (!m->plain.converged)
         continue;
@@ -932,6 +955,7 @@ solve_motion (const KmIkProblem *problem,
   m.targets = targets;
   m.n_dof = n_dof;
   m.cancellable = cancellable;
+  m.search_budget = (guint64) TRAJ_SEARCH_SOLVES * MAX (problem->max_iterations, 1) * n_valid;
   m.ahead = g_new (double, MAX (n_dof, 1) * (8 + TRAJ_MAX_CANDIDATES));
   m.start = m.ahead + MAX (n_dof, 1);
   m.lo = m.start + MAX (n_dof, 1);
@@ -1028,11 +1052,19 @@ solve_motion (const KmIkProblem *problem,
           guint k = valid - 1;
 
           searched = FALSE;
+          /* A jump next to a target the chain misses while the segment's start met its
+           * own stands unsearched (see above TRAJ_WINDOW), as does any once the searches
+           * have spent the motion's budget. */
+          if ((cur[seg].converged && (!cur[k - 1].converged || !cur[k].converged)) ||
+              m.search_work >= m.search_budget)
+            goto stands;
           if (k - seg <= TRAJ_WINDOW && rounds < TRAJ_MAX_ROUNDS)
             {
               gboolean forced;
 
+              m.searching = TRUE;
               ok = jump_forced (&m, k, cur, &forced, error);
+              m.searching = FALSE;
               if (!ok)
                 break;
               if (forced)
@@ -1045,8 +1077,10 @@ solve_motion (const KmIkProblem *problem,
 
               rounds++;
               searched = TRUE;
+              m.searching = TRUE;
               ok = branch_search (&m, cur, &alt, &best, seg, k, MIN (n_valid, k + TRAJ_WINDOW),
                                   rounds == 1, &reach, &jumped, error);
+              m.searching = FALSE;
               if (!ok)
                 break;
               if (reach > k)
@@ -1148,7 +1182,8 @@ done:
  * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
  * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
  * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
- * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames. Holds four solutions per
+ * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames, all searches together at
+ * most the iterations of TRAJ_SEARCH_SOLVES whole solves per frame. Holds four solutions per
  * frame while it runs.
  *
  * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames
