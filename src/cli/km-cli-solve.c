@@ -294,7 +294,22 @@ resolve_effector (SolveItem            *item,
   int effector;
 
   if (shared->effector >= 0)
-    return shared->effector;
+    {
+      /* Said, not silent: the targets were keyed for their own effector. */
+      if (name != NULL && km_skeleton_find_effector (skeleton, name) != shared->effector)
+        {
+          const KmJoint *chosen = km_skeleton_get_joint (skeleton, (guint) shared->effector);
+          g_autofree char *shown_chosen = km_parse_shown_file (chosen->name);
+          g_autofree char *shown_named = km_parse_shown_file (name);
+
+          /* Translators: the first %s is the joint --effector names, the second the one
+           * the targets file names */
+          message = g_strdup_printf (_("--effector “%s” overrides the targets' end effector "
+                                       "“%s”"), shown_chosen, shown_named);
+          km_cli_print_warning_at (item_targets_file (item), message);
+        }
+      return shared->effector;
+    }
 
   if (name != NULL)
     {

@@ -1083,6 +1083,28 @@ test_effector_link_name (void)
   g_assert_no_error (error);
   g_assert_cmpstr (file_text, ==, joint_text);
 
+  /* --effector naming another joint than the targets' own effector wins, and says so
+   * (rev19-cli: it overrode the file's "effector" silently); the same joint by its link's
+   * name is no override. */
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", model, link_targets, "--effector", "l_elbow", "-o", by_file,
+             NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.err, "warning: --effector “l_elbow” overrides the "
+                                       "targets' end effector “r_hand”"));
+    g_assert_true (g_str_has_prefix (run.err, link_targets));
+  }
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", model, link_targets, "--effector", "r_tool", "-o", by_file,
+             NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_cmpstr (run.err, ==, "");
+  }
+
   g_unlink (by_joint);
   g_unlink (by_link);
   g_unlink (by_file);
