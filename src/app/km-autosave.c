@@ -677,9 +677,9 @@ km_autosave_claim (GFile *autosave)
  *
  * Removes @autosave, the skeleton copies kept beside it and its lock file, and gives up
  * the claim on it: nothing of the ended process stays behind. The lock is held while they
- * go (an unclaimed autosave's is taken first; where another instance holds it, its lock
- * file stays), so that no other instance offers what is half gone. This process's own
- * autosave is left alone.
+ * go (an unclaimed autosave's is taken first), so that no other instance offers what is
+ * half gone. Where another instance holds the lock, nothing is removed. This process's
+ * own autosave is left alone.
  */
 void
 km_autosave_remove_recovered (GFile *autosave)
@@ -709,6 +709,10 @@ km_autosave_remove_recovered (GFile *autosave)
   G_UNLOCK (held);
   if (fd < 0)
     fd = take_lock (path, FALSE);
+  /* Another instance holds the lock (it claimed the work, or the autosave is its own):
+   * nothing of it goes. */
+  if (fd < 0 && g_file_test (lock, G_FILE_TEST_EXISTS))
+    return;
 
   if (g_unlink (path) != 0 && errno != ENOENT)
     g_warning ("Cannot remove %s: %s", path, g_strerror (errno));

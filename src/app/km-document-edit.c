@@ -322,7 +322,8 @@ km_document_set_keyframe (KmDocument *self,
 
   keyframe.frame = frame;
   /* The point the targets are for: a tool point off the joint where they have an offset. */
-  km_document_get_effector_point (self, &point);
+  if (!km_document_get_effector_point (self, &point))
+    return FALSE;
   keyframe.position = point.pos;
   keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
   keep_keyed_rotation (km_document_get_targets (self), &keyframe);

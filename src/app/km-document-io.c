@@ -161,7 +161,8 @@ recovered_project_file (const char *path)
 }
 
 /* Each of @messages (nullable) that locates something in the file @from ("FROM:LINE:COL",
- * as km_parse_location() writes it) names @to there instead, line and column kept. */
+ * as km_parse_location() writes it) names @to there instead, without the line and column:
+ * they point into @from's text, which is not @to's ("TO: message"). */
 static void
 relocate_messages (GPtrArray  *messages,
                    const char *from,
@@ -170,23 +171,34 @@ relocate_messages (GPtrArray  *messages,
   g_autofree char *from_file = NULL;
   g_autofree char *to_file = NULL;
   g_autofree char *shown_from = NULL;
-  g_autofree char *shown_to = NULL;
 
   if (messages == NULL)
     return;
   from_file = km_parse_shown_file (from);
   to_file = km_parse_shown_file (to);
   shown_from = g_strconcat (from_file, ":", NULL);
-  shown_to = g_strconcat (to_file, ":", NULL);
   for (guint i = 0; i < messages->len; i++)
     {
       const char *message = g_ptr_array_index (messages, i);
+      const char *at, *rest = message;
       GString *relocated;
 
       if (strstr (message, shown_from) == NULL)
         continue;
-      relocated = g_string_new (message);
-      g_string_replace (relocated, shown_from, shown_to, 0);
+      relocated = g_string_new (NULL);
+      while ((at = strstr (rest, shown_from)) != NULL)
+        {
+          const char *end = at + strlen (from_file);
+
+          /* (":LINE", then ":COL") */
+          while (end[0] == ':' && g_ascii_isdigit (end[1]))
+            for (end++; g_ascii_isdigit (*end); end++)
+              ;
+          g_string_append_len (relocated, rest, at - rest);
+          g_string_append (relocated, to_file);
+          rest = end;
+        }
+      g_string_append (relocated, rest);
       g_free (g_ptr_array_index (messages, i));
       g_ptr_array_index (messages, i) = g_string_free (relocated, FALSE);
     }

@@ -87,6 +87,9 @@ pending_file_unref (PendingFile *pending)
  * Kinema did not write, or that changed since, are never written over or removed.
  */
 #define OWN_COPIES_KEY "km-own-model-copies"
+/* The paths of model files a save found changed or replaced by another program (a
+ * GHashTable set): never written over by a later save, which writes a new copy instead. */
+#define DISOWNED_KEY "km-disowned-model-files"
 
 typedef struct
 {
@@ -122,6 +125,30 @@ own_copies (KmDocument *self)
                               (GDestroyNotify) g_hash_table_unref);
     }
   return copies;
+}
+
+static void
+disown_file (KmDocument *self,
+             const char *path)
+{
+  GHashTable *disowned = g_object_get_data (G_OBJECT (self), DISOWNED_KEY);
+
+  if (disowned == NULL)
+    {
+      disowned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_object_set_data_full (G_OBJECT (self), DISOWNED_KEY, disowned,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  g_hash_table_add (disowned, g_strdup (path));
+}
+
+static gboolean
+is_disowned (KmDocument *self,
+             const char *path)
+{
+  GHashTable *disowned = g_object_get_data (G_OBJECT (self), DISOWNED_KEY);
+
+  return disowned != NULL && path != NULL && g_hash_table_contains (disowned, path);
 }
 
 /* The copy this document wrote at @path (absolute), or NULL. */
@@ -937,6 +964,8 @@ typedef struct
                          * be (its identity when Kinema last wrote it) to be written over */
   gboolean    changed;  /* @expected: another program replaced or changed the file since
                          * (the worker's): it was left as it is */
+  gboolean    users;    /* @expected is that of a file of the user's written back, not of
+                         * a copy of Kinema's */
 } SkeletonFile;
 
 static void
@@ -1055,10 +1084,16 @@ own_copy_still_there (SkeletonFile  *file,
   if (identity != NULL && strcmp (identity, file->expected) == 0)
     return TRUE;
   file->changed = TRUE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
-               /* Translators: a model file Kinema wrote as a copy of an edited model */
-               _("%s was changed or replaced by another program since Kinema saved it: it "
-                 "is left as it is"), file->path);
+  if (file->users)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
+                 /* Translators: a model file of the user's that a save was to write back */
+                 _("%s was changed or replaced by another program while Kinema saved: it is "
+                   "left as it is"), file->path);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
+                 /* Translators: a model file Kinema wrote as a copy of an edited model */
+                 _("%s was changed or replaced by another program since Kinema saved it: it "
+                   "is left as it is"), file->path);
   return FALSE;
 }
 
@@ -1781,6 +1816,10 @@ take_edited_skeleton (gpointer item,
    * values, saved with the project, would no longer fit the model it loads): skeleton.json
    * then. */
   own_file = write_back_path (scan->io, body);
+  /* (not one a save found another program's: a copy of Kinema's replaced meanwhile, which
+   * the body may still refer to as to a skeleton.json of the user's) */
+  if (own_file != NULL && !autosave && is_disowned (scan->document, own_file))
+    g_clear_pointer (&own_file, g_free);
   in_place = own_file != NULL && (!missing || parent_folder_exists (own_file));
   if (has_spherical_joint (skeleton))
     {
@@ -1865,6 +1904,15 @@ take_edited_skeleton (gpointer item,
       written->own = edited->switched || copy_in_place;
       if (copy_in_place)
         written->expected = g_strdup (copy->identity);
+      /* A file of the user's written back: as it is now, not as another program may
+       * make it while the save runs. */
+      else if (in_place)
+        {
+          g_autoptr(GFile) gfile = g_file_new_for_path (path);
+
+          written->expected = km_document_query_file_identity (gfile, NULL);
+          written->users = TRUE;
+        }
     }
 
   if (edited->switched)
@@ -2318,13 +2366,22 @@ _km_document_edited_skeletons_done (KmDocument        *self,
        * skeleton is in no file then: it stays edited, and the next save writes a new copy. */
       if (written->changed)
         {
-          km_document_log (self, G_LOG_LEVEL_WARNING,
-                           /* Translators: a model file, then a body item's name */
-                           _("%s was changed or replaced by another program since Kinema "
-                             "saved it: it is left as it is, and the edited skeleton of “%s” "
-                             "goes to a new copy."),
-                           written->path, km_item_get_name (item));
+          if (written->users)
+            km_document_log (self, G_LOG_LEVEL_WARNING,
+                             /* Translators: a model file, then a body item's name */
+                             _("%s was changed or replaced by another program while Kinema "
+                               "saved: it is left as it is, and the edited skeleton of “%s” "
+                               "goes to a new copy."),
+                             written->path, km_item_get_name (item));
+          else
+            km_document_log (self, G_LOG_LEVEL_WARNING,
+                             /* Translators: a model file, then a body item's name */
+                             _("%s was changed or replaced by another program since Kinema "
+                               "saved it: it is left as it is, and the edited skeleton of “%s” "
+                               "goes to a new copy."),
+                             written->path, km_item_get_name (item));
           g_hash_table_remove (own_copies (self), written->path);
+          disown_file (self, written->path);
           if (ok && km_body_item_get_skeleton (e->body) == written->skeleton)
             g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
           if (ok)

@@ -7,6 +7,9 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <glib/gi18n.h>
 #include <gtk/gtk.h>
@@ -870,8 +873,9 @@ test_autosave_recovery_removes_lock (void)
 }
 
 /* Review finding (rev19 #3): the messages of reading a recovered project name the
- * project's file (where the recovered work belongs and saves to), at the same line and
- * column, and not the hidden autosave the work was read from. */
+ * project's file (where the recovered work belongs and saves to), and not the hidden
+ * autosave the work was read from; without the autosave's line and column, which point
+ * into the autosave's text (its own header line first), not the project file's. */
 static void
 test_autosave_recovery_messages_name_project (void)
 {
@@ -881,7 +885,8 @@ test_autosave_recovery_messages_name_project (void)
   g_autofree char *project_path = g_build_filename (project_dir, "walk.cnoid", NULL);
   g_autoptr(GFile) left_file = g_file_new_for_path (left);
   g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
-  g_autofree char *expected = g_strconcat (project_path, ":12:14: unknown item type", NULL);
+  g_autofree char *expected = g_strconcat (project_path, ": unknown item type", NULL);
+  g_autofree char *project_at = g_strconcat (project_path, ":", NULL);
   g_autofree char *autosave_at = g_strconcat (left, ":", NULL);
   KmWindow *window = km_window_new (NULL);
   KmDocument *document = km_window_get_document (window);
@@ -908,6 +913,9 @@ test_autosave_recovery_messages_name_project (void)
       if (km_message_get_level (message) == G_LOG_LEVEL_WARNING)
         {
           g_assert_null (strstr (text, autosave_at));
+          /* (no "PROJECT:LINE:COL") */
+          if (g_str_has_prefix (text, project_at))
+            g_assert_false (g_ascii_isdigit (text[strlen (project_at)]));
           found |= g_str_has_prefix (text, expected);
         }
     }
@@ -916,6 +924,35 @@ test_autosave_recovery_messages_name_project (void)
   km_document_set_modified (document, FALSE);
   destroy_window (window);
   g_rmdir (project_dir);
+}
+
+/* Review finding: removing recovered work whose lock another instance holds (it claimed
+ * the work meanwhile, or the autosave is its own) removes nothing of it. */
+static void
+test_autosave_remove_recovered_keeps_locked (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-locked-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "autosave-1-0.cnoid", NULL);
+  g_autofree char *lock = g_strconcat (path, ".lock", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  int fd;
+
+  g_assert_true (g_file_set_contents (path, "# work\n", -1, NULL));
+  /* The other instance: an open file of its own that holds the lock. */
+  fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  km_autosave_remove_recovered (file);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (lock, G_FILE_TEST_EXISTS));
+
+  /* Once it ended (its lock released), the work goes. */
+  close (fd);
+  km_autosave_remove_recovered (file);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+  km_test_remove_tree (dir);
 }
 
 static void
@@ -1449,6 +1486,8 @@ main (int    argc,
                    test_autosave_recovery_removes_lock);
   g_test_add_func ("/kinema/Autosave/recovery-messages-name-project",
                    test_autosave_recovery_messages_name_project);
+  g_test_add_func ("/kinema/Autosave/remove-recovered-keeps-locked",
+                   test_autosave_remove_recovered_keeps_locked);
   g_test_add_func ("/kinema/Window/japanese", test_japanese);
   return g_test_run ();
 }

@@ -1145,22 +1145,27 @@ typedef struct
   KmBodyItem *body;
 } OwnCopyCase;
 
+/* As own_copy_case_import(), with the model tests/data/@folder/@name, which a save copies
+ * to ROOT/project/@copy (@numbered when that name is taken). */
 static OwnCopyCase
-own_copy_case_import (KmDocument *document)
+own_copy_case_import_model (KmDocument *document,
+                            const char *folder,
+                            const char *name,
+                            const char *copy,
+                            const char *numbered)
 {
   OwnCopyCase c = { km_test_make_tmp_dir ("km-own-copy-XXXXXX"), };
   g_autofree char *models = g_build_filename (c.root, "models", NULL);
   g_autofree char *project_dir = g_build_filename (c.root, "project", NULL);
   g_autofree char *project_path = g_build_filename (project_dir, "sr1.cnoid", NULL);
-  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
-                                                    "SR1.body", NULL);
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", folder, name, NULL);
   g_autofree char *text = NULL;
   g_autoptr(GFile) model_file = NULL;
   g_autoptr(GError) error = NULL;
 
-  c.model = g_build_filename (models, "SR1.body", NULL);
-  c.copy = g_build_filename (project_dir, "SR1.body", NULL);
-  c.numbered = g_build_filename (project_dir, "SR1-2.body", NULL);
+  c.model = g_build_filename (models, name, NULL);
+  c.copy = g_build_filename (project_dir, copy, NULL);
+  c.numbered = g_build_filename (project_dir, numbered, NULL);
   c.project = g_file_new_for_path (project_path);
   g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
@@ -1172,6 +1177,13 @@ own_copy_case_import (KmDocument *document)
   g_assert_true (test_app_wait_idle_solve (document, 20000));
   c.body = KM_BODY_ITEM (km_document_get_body_item (document));
   return c;
+}
+
+static OwnCopyCase
+own_copy_case_import (KmDocument *document)
+{
+  return own_copy_case_import_model (document, "choreonoid", "SR1.body", "SR1.body",
+                                     "SR1-2.body");
 }
 
 static void
@@ -1354,6 +1366,90 @@ test_save_keeps_copy_replaced_while_saving (Fixture       *f,
   g_assert_true (g_str_equal (after, users));
 }
 
+/* The same with a copy that is a skeleton.json (a Scenebuilder model, which Kinema does not
+ * write): the body refers to it as to a skeleton.json of the user's, yet the file another
+ * program put in its place is not written over, by this save or a later one. */
+static void
+test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
+                                                 gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, "scenebuilder",
+                                                      "arm2_mm_deg.xml", "arm2_mm_deg.json",
+                                                      "arm2_mm_deg-2.json");
+  const char *copy = c.copy;
+  KmBodyItem *body = c.body;
+  g_autofree char *text = NULL;
+  g_autofree char *users = NULL;
+  g_autofree char *after = NULL;
+  CopyReplacement replacement = { copy, NULL, FALSE };
+  const char *file;
+  gulong handler;
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+
+  /* The user's own file: the copy laid out otherwise, so that it loads. */
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  users = g_strconcat (text, "\n\n", NULL);
+  replacement.text = users;
+  edit_offset (f->document, 0.5);
+  handler = g_signal_connect (f->document, "notify::saving",
+                              G_CALLBACK (replace_copy_when_saving), &replacement);
+  save_project (f->document, c.project);
+  g_signal_handler_disconnect (f->document, handler);
+  g_assert_true (replacement.done);
+
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+  file = km_body_item_get_file (body);
+  g_assert_cmpstr (file, !=, copy);
+  g_assert_true (g_str_has_suffix (file, ".json"));
+  g_assert_cmpfloat (file_offset (file), ==, 0.5);
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* An undo takes the body back to that file: a later save still leaves it alone. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  save_project (f->document, c.project);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+}
+
+/* A skeleton.json of the user's, which a save writes back where it is, that another program
+ * replaces once the save was planned: it is not written over; the edits go to a copy. */
+static void
+test_save_keeps_users_json_replaced_while_saving (Fixture       *f,
+                                                  gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, ".", "bench-ur5.json",
+                                                      "bench-ur5.json", "bench-ur5-2.json");
+  KmBodyItem *body = c.body;
+  g_autofree char *text = NULL;
+  g_autofree char *users = NULL;
+  g_autofree char *after = NULL;
+  CopyReplacement replacement = { c.model, NULL, FALSE };
+  gulong handler;
+
+  g_assert_true (g_file_get_contents (c.model, &text, NULL, NULL));
+  users = g_strconcat (text, "\n\n", NULL);
+  replacement.text = users;
+  edit_offset (f->document, 0.5);
+  handler = g_signal_connect (f->document, "notify::saving",
+                              G_CALLBACK (replace_copy_when_saving), &replacement);
+  save_project (f->document, c.project);
+  g_signal_handler_disconnect (f->document, handler);
+  g_assert_true (replacement.done);
+
+  g_assert_true (g_file_get_contents (c.model, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, c.copy);
+  g_assert_cmpfloat (file_offset (c.copy), ==, 0.5);
+  g_assert_false (km_document_get_modified (f->document));
+}
+
 /* A copy of Kinema's that no body of its project refers to any more but a body of another
  * open document does (it imported the copy) is not removed by a save. */
 static void
@@ -1496,6 +1592,10 @@ main (int    argc,
               fixture_setup, test_save_keeps_changed_copy, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-model-copy-replaced-while-saving", Fixture, NULL,
               fixture_setup, test_save_keeps_copy_replaced_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-json-model-copy-replaced-while-saving", Fixture, NULL,
+              fixture_setup, test_save_keeps_json_copy_replaced_while_saving, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-users-json-replaced-while-saving", Fixture, NULL,
+              fixture_setup, test_save_keeps_users_json_replaced_while_saving, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-model-copy-another-document-uses", Fixture, NULL,
               fixture_setup, test_save_keeps_copy_another_document_uses, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-model-copy-sub-project-uses", Fixture, NULL,
