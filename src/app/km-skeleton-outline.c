@@ -26,7 +26,11 @@
  * A small hierarchy opens fully expanded; a large one (thousands of joints) opens with its
  * first levels expanded, as many as fit in KM_JOINT_TREE_ROWS rows, and the path to the
  * selected joint (km_joint_tree_expansion): rows expanded by the thousand would keep the
- * window from drawing. Rows keep what the user expanded or collapsed across edits. The
+ * window from drawing. Rows keep what the user expanded or collapsed (or a selection
+ * expanded to show its joint) across edits of the body; only that is remembered, not what
+ * the outline chose itself, and it is forgotten when another body is shown (another item,
+ * a file opened again), which opens as if new: remembered rows of a body that had other
+ * joints of the same names would open that one past KM_JOINT_TREE_ROWS. The
  * rows' tooltips (the whole name) are built when GTK asks for one (query-tooltip): setting a
  * widget's tooltip text asks the display where the pointer is, for every row made.
  */
@@ -46,7 +50,10 @@ struct _KmSkeletonOutline
   KmSkeleton         *skeleton;
   guint               scroll_tick;   /* tick callback bringing the selected row into view */
   guint               scroll_frames; /* frames it has waited */
-  GHashTable         *expanded;      /* joint names: TRUE expanded, FALSE collapsed */
+  GHashTable         *expanded;      /* joint names: TRUE expanded, FALSE collapsed, by
+                                      * the user (or show_joint), for body */
+  KmItem             *body;          /* weak: the body item self->expanded is about */
+  gboolean           *opened;        /* what expand_rows() chose, per joint of skeleton */
 
   gboolean            updating;
 };
@@ -362,23 +369,31 @@ select_document_joint (KmSkeletonOutline *self)
   scroll_to_selected (self);
 }
 
-/* Adds whether the rows shown are expanded to self->expanded, by joint name (rows that
- * cannot expand say nothing). */
+/* Adds to self->expanded, by joint name, the rows shown that the user expanded or
+ * collapsed: those remembered already, and those not as expand_rows() left them
+ * (self->opened). What the outline chose itself is not remembered: it chooses again. */
 static void
 remember_expansion (KmSkeletonOutline *self)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
 
+  if (self->skeleton == NULL || self->opened == NULL)
+    return;
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), i);
       g_autoptr(GObject) item = gtk_tree_list_row_get_item (row);
       gboolean expanded = gtk_tree_list_row_get_expanded (row);
+      const char *name;
+      int joint;
 
-      if (GTK_IS_STRING_OBJECT (item) && (expanded || gtk_tree_list_row_is_expandable (row)))
-        g_hash_table_insert (self->expanded,
-                             g_strdup (gtk_string_object_get_string (GTK_STRING_OBJECT (item))),
-                             GINT_TO_POINTER (expanded));
+      if (!GTK_IS_STRING_OBJECT (item) || (!expanded && !gtk_tree_list_row_is_expandable (row)))
+        continue;
+      name = gtk_string_object_get_string (GTK_STRING_OBJECT (item));
+      joint = km_skeleton_find_joint (self->skeleton, name);
+      if (g_hash_table_contains (self->expanded, name)
+          || (joint >= 0 && expanded != self->opened[joint]))
+        g_hash_table_insert (self->expanded, g_strdup (name), GINT_TO_POINTER (expanded));
     }
 }
 
@@ -395,6 +410,8 @@ expand_rows (KmSkeletonOutline *self,
   if (self->skeleton == NULL)
     return;
   opened = km_joint_tree_expansion (self->skeleton, selected);
+  g_free (self->opened);
+  self->opened = g_memdup2 (opened, km_skeleton_get_n_joints (self->skeleton) * sizeof *opened);
   for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (tree)); i++)
     {
       g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_row (tree, i);
@@ -417,9 +434,18 @@ rebuild (KmSkeletonOutline *self)
 {
   KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
   g_autoptr(GtkStringList) roots = gtk_string_list_new (NULL);
+  KmItem *body = self->document ? km_document_get_body_item (self->document) : NULL;
   GtkTreeListModel *tree;
 
-  remember_expansion (self);
+  /* Another body (or none): what was expanded in the one shown is forgotten. */
+  if (body != self->body || body == NULL)
+    {
+      g_hash_table_remove_all (self->expanded);
+      g_set_weak_pointer (&self->body, body);
+    }
+  else
+    remember_expansion (self);
+  g_clear_pointer (&self->opened, g_free);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   if (skeleton != NULL && km_skeleton_get_n_joints (skeleton) > 0)
     {
@@ -609,6 +635,8 @@ km_skeleton_outline_dispose (GObject *object)
   g_clear_object (&self->document);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->expanded, g_hash_table_unref);
+  g_clear_weak_pointer (&self->body);
+  g_clear_pointer (&self->opened, g_free);
 
   G_OBJECT_CLASS (km_skeleton_outline_parent_class)->dispose (object);
 }
@@ -717,6 +745,9 @@ km_skeleton_outline_set_document (KmSkeletonOutline *self,
 
   if (!g_set_object (&self->document, document))
     return;
+  /* Another document: nothing of the last one's rows is kept (rebuild()). */
+  g_hash_table_remove_all (self->expanded);
+  g_clear_weak_pointer (&self->body);
   g_signal_group_set_target (self->document_signals, document);
   rebuild (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);

@@ -802,6 +802,10 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+  /* A named pipe given before its writer is there (`validate p & producer > p`) is waited
+   * for, a bounded time. A process-wide setting, set here once before any thread reads
+   * (solve --jobs): the editor, which reads on its main thread, keeps the default, no wait. */
+  km_format_set_fifo_wait (KM_FORMAT_FIFO_WAIT_S);
 
   if (argc < 2)
     {

@@ -187,6 +187,39 @@ test_large_opens_collapsed (Fixture       *f,
   g_assert_cmpuint (n_outline, <, N_JOINTS);
 }
 
+/* What the outline expanded in one body is forgotten when another is shown: the large tree
+ * with its deepest joint selected (the path to it expanded), then the same file opened
+ * again, with no joint selected, opens as the first time did, with at most
+ * KM_JOINT_TREE_ROWS rows (the rows expanded before were kept by name, past the limit).
+ * Before that, the example (other names) and then the large tree: the same limit. */
+static void
+test_reopen_forgets_expansion (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "tree.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  int last = 0;
+  guint n_outline;
+
+  g_assert_cmpuint (g_list_model_get_n_items (outline_rows (f)), <=, KM_JOINT_TREE_ROWS);
+  for (guint j = 1; j < N_JOINTS; j++)
+    if (depth (f, (int) j) > depth (f, last))
+      last = (int) j;
+  km_document_set_selected_joint (f->document, last);
+  test_app_spin ();
+  g_assert_cmpuint (g_list_model_get_n_items (outline_rows (f)), >, KM_JOINT_TREE_ROWS);
+
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 60000));
+  test_app_spin ();
+  n_outline = g_list_model_get_n_items (outline_rows (f));
+  g_test_message ("reopened: outline %u rows, joint %d selected", n_outline,
+                  km_document_get_selected_joint (f->document));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), <=, 0);
+  g_assert_cmpuint (n_outline, >, 1);
+  g_assert_cmpuint (n_outline, <=, KM_JOINT_TREE_ROWS);
+}
+
 /* The outline's rows set no tooltip text (each would ask the display where the pointer is
  * as the row is made): the list builds a row's tooltip, the joint's whole name, when asked. */
 static void
@@ -266,6 +299,8 @@ main (int    argc,
 
   g_test_add ("/kinema/LargeModel/opens-collapsed", Fixture, GINT_TO_POINTER (TRUE),
               fixture_setup, test_large_opens_collapsed, fixture_teardown);
+  g_test_add ("/kinema/LargeModel/reopen-forgets-expansion", Fixture, GINT_TO_POINTER (TRUE),
+              fixture_setup, test_reopen_forgets_expansion, fixture_teardown);
   g_test_add ("/kinema/LargeModel/outline-tooltips-lazy", Fixture, GINT_TO_POINTER (TRUE),
               fixture_setup, test_outline_tooltips_lazy, fixture_teardown);
   g_test_add ("/kinema/LargeModel/small-opens-expanded", Fixture, GINT_TO_POINTER (FALSE),

@@ -10,9 +10,11 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -442,6 +444,39 @@ test_scenebuilder_import_too_large (void)
   g_rmdir (dir);
 }
 
+/* A named pipe with no writer, read with the default settings (the editor's: Reload reads on
+ * the main thread): refused at once as a pipe with no writer, never waited for (only
+ * kinema-cli asks for a wait, km_format_set_fifo_wait()). The load has let the pipe go
+ * when it returns: a writer that opens then finds no reader (ENXIO), nothing is read. */
+static void
+test_fifo_no_writer_no_wait (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
+  g_autofree char *fifo = g_build_filename (dir, "pipe.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s:1:1: not a file Kinema can read: a pipe "
+                                               "with no writer", fifo);
+  g_autoptr(GError) error = NULL;
+  gpointer loaded;
+  int fd;
+
+  g_assert_cmpuint (km_format_get_fifo_wait (), ==, 0);
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      g_rmdir (dir);
+      return;
+    }
+  loaded = km_format_load_model_file (fifo, NULL, NULL, NULL, &error);
+  g_assert_null (loaded);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+  g_assert_cmpstr (error->message, ==, expected);
+  fd = g_open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, <, 0);
+  g_assert_cmpint (errno, ==, ENXIO);
+  g_unlink (fifo);
+  g_rmdir (dir);
+}
+
 static char *
 sub_project_file (guint i,
                   guint n)
@@ -587,6 +622,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Limits/scenebuilder-import-bytes", test_scenebuilder_import_bytes);
   g_test_add_func ("/kinema/Limits/scenebuilder-import-too-large",
                    test_scenebuilder_import_too_large);
+  g_test_add_func ("/kinema/Limits/fifo-no-writer-no-wait", test_fifo_no_writer_no_wait);
   g_test_add_func ("/kinema/Limits/sub-project-depth", test_sub_project_depth);
   g_test_add_func ("/kinema/Limits/sub-project-count", test_sub_project_count);
 

@@ -1174,6 +1174,53 @@ test_unwritable_names (void)
   g_assert_cmpstr (km_skeleton_get_model_name (back), ==, "robot\xEF\xBF\xBD");
 }
 
+/* Two names that differ only in characters XML cannot hold are written alike ("a\x01" and
+ * "a\x02" both "a\uFFFD"): the replacement comes before names are made unique, so the
+ * second is "a\uFFFD_2", as joint and as link, and the file reads back (it had duplicate
+ * <joint> and <link> elements, "duplicate link name"; rev20 finding 2). */
+static void
+test_unwritable_names_unique (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gboolean noted = FALSE;
+  guint j;
+
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (b, "a\x01", KM_JOINT_REVOLUTE, "root");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  j = km_skeleton_builder_add_joint (b, "a\x02", KM_JOINT_REVOLUTE, "a\x01");
+  km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+  km_skeleton_builder_set_mimic (b, j, "a\x01", 2, 0);
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_nonnull (strstr (text, "  <joint name=\"a\xEF\xBF\xBD\" type=\"continuous\">\n"
+                                  "    <parent link=\"root\"/>\n"
+                                  "    <child link=\"a\xEF\xBF\xBD\"/>\n"));
+  g_assert_nonnull (strstr (text, "  <joint name=\"a\xEF\xBF\xBD_2\" type=\"continuous\">\n"
+                                  "    <parent link=\"a\xEF\xBF\xBD\"/>\n"
+                                  "    <child link=\"a\xEF\xBF\xBD_2\"/>\n"));
+  g_assert_nonnull (strstr (text, "<mimic joint=\"a\xEF\xBF\xBD\""));
+  for (guint i = 0; i < notes->len; i++)
+    if (g_str_equal (g_ptr_array_index (notes, i),
+                     "“a\\x02” holds characters that XML cannot hold: written as "
+                     "“a\xEF\xBF\xBD_2”"))
+      noted = TRUE;
+  g_assert_true (noted);
+
+  back = load_urdf_text ("t.urdf", text, FALSE, NULL);
+  g_assert_nonnull (back);
+  g_assert_cmpuint (km_skeleton_get_n_joints (back), ==, 3);
+  g_assert_cmpint (test_util_joint (back, "a\xEF\xBF\xBD_2")->mimic, ==,
+                   km_skeleton_find_joint (back, "a\xEF\xBF\xBD"));
+}
+
 /* Numbers read back as the same double: 170° in radians is 2.9670597283903604, which
  * 15 significant digits (2.96705972839036) miss by an ulp, so a .body → URDF → .body
  * round trip changed the limits. */
@@ -1398,6 +1445,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/UrdfExport/ur10-urdf", test_ur10_urdf);
   g_test_add_func ("/kinema/UrdfExport/unwritable-names", test_unwritable_names);
+  g_test_add_func ("/kinema/UrdfExport/unwritable-names-unique", test_unwritable_names_unique);
   g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);

@@ -727,12 +727,43 @@ too_large_to_read (GFileInputStream *in,
  * opens it, for ever when none does (`validate fifo.json`), so it is opened without
  * blocking. A writer that is there (its data is, or a read finds nothing yet: EAGAIN) is
  * then read blocking, up to its end, as before: process substitution, `<(command)`, and
- * a pipe on standard input read so. With no writer (a read finds the end at once), one is
- * waited for up to KM_FORMAT_FIFO_WAIT_S seconds (`validate p & producer > p`): a writer
- * that comes is read; one that opens and closes without writing leaves an empty file
- * (which the loader refuses as such); none, and the file is refused as what it is, a
- * pipe with no writer. Never an "empty file" that was only a writer not there yet.
+ * a pipe on standard input read so. With no writer (a read finds the end at once), the
+ * file is refused as what it is, a pipe with no writer, at once: the editor reads on its
+ * main thread (Reload) and must not freeze. Only where km_format_set_fifo_wait() asked
+ * for it (kinema-cli: KM_FORMAT_FIFO_WAIT_S, `validate p & producer > p`) is a writer
+ * waited for, that long at most: one that comes is read; one that opens and closes
+ * without writing leaves an empty file (which the loader refuses as such); none, and the
+ * pipe is refused as having no writer. Never an "empty file" that was only a writer not
+ * there yet.
  */
+static gint fifo_wait_s;   /* atomic; km_format_set_fifo_wait() */
+
+/**
+ * km_format_set_fifo_wait:
+ * @seconds: how long a read of a named pipe with no writer waits for one; 0 (the
+ *   default): not at all
+ *
+ * Process-wide, for every later read (km_format_read_file() and the loaders, down to
+ * imports and sub-projects, which take no options). Set once at startup, before any
+ * thread reads; only kinema-cli does (KM_FORMAT_FIFO_WAIT_S).
+ */
+void
+km_format_set_fifo_wait (guint seconds)
+{
+  g_atomic_int_set (&fifo_wait_s, (gint) MIN (seconds, (guint) G_MAXINT / 1000));
+}
+
+/**
+ * km_format_get_fifo_wait:
+ *
+ * Returns: the seconds km_format_set_fifo_wait() set (0 by default)
+ */
+guint
+km_format_get_fifo_wait (void)
+{
+  return (guint) g_atomic_int_get (&fifo_wait_s);
+}
+
 static GBytes *
 read_fifo (const char   *path,
            gsize         max_size,
@@ -742,7 +773,8 @@ read_fifo (const char   *path,
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   guint8 chunk[READ_CHUNK];
   int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-  gint64 deadline = g_get_monotonic_time () + KM_FORMAT_FIFO_WAIT_S * G_TIME_SPAN_SECOND;
+  guint wait_s = km_format_get_fifo_wait ();
+  gint64 deadline = g_get_monotonic_time () + (gint64) wait_s * G_TIME_SPAN_SECOND;
   gboolean blocking = FALSE, writer_gone = FALSE, waited_out = FALSE;
   int flags, saved_errno;
 
@@ -766,6 +798,13 @@ read_fifo (const char   *path,
           gint64 left = deadline - g_get_monotonic_time ();
           int ready;
 
+          if (wait_s == 0)
+            {
+              close (fd);
+              km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, "%s",
+                                  _("not a file Kinema can read: a pipe with no writer"));
+              return NULL;
+            }
           if (waited_out)
             {
               close (fd);
@@ -776,8 +815,8 @@ read_fifo (const char   *path,
                                                "writer (none came within %u second)",
                                                "not a file Kinema can read: a pipe with no "
                                                "writer (none came within %u seconds)",
-                                               KM_FORMAT_FIFO_WAIT_S),
-                                  (guint) KM_FORMAT_FIFO_WAIT_S);
+                                               wait_s),
+                                  wait_s);
               return NULL;
             }
           ready = left > 0 ? poll (&pfd, 1, (int) ((left + 999) / 1000)) : 0;

@@ -113,8 +113,15 @@ GBytes          *km_format_read_file     (const char       *path,
 GBytes          *km_format_read_whole_file (const char     *path,
                                           gsize             max_size,
                                           GError          **error);
-/* How long reading a named pipe that has no writer waits for one (km_format_read_file). */
+/* How long kinema-cli waits for a writer to a named pipe that has none (km_format_set_fifo_wait). */
 #define KM_FORMAT_FIFO_WAIT_S 10
+/* How long every later read of a named pipe with no writer (km_format_read_file and all
+ * loaders) waits for one: 0, the default, refuses it at once as "a pipe with no writer".
+ * A process-wide setting, not an argument, since the reads are deep inside every loader
+ * (imports, sub-projects): only kinema-cli sets it, once in main() before any thread,
+ * because the editor reads files on its main thread (Reload) and must never wait. */
+void             km_format_set_fifo_wait (guint             seconds);
+guint            km_format_get_fifo_wait (void);
 /* The SHA-256 (hex) of what @file holds, read in chunks; NULL with a GIO error
  * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or the
  * same bytes written again, is no change. */

@@ -15,6 +15,7 @@
 
 #include "km-format.h"
 #include "km-model-keep.h"
+#include "km-skeleton-edit.h"
 #include "km-urdf.h"
 #include "km-yaml.h"
 
@@ -147,6 +148,56 @@ note_unwritable (GPtrArray   *notes,
                    * (\x01), then as written, with U+FFFD (“�”) for each of them */
                   _("“%s” holds characters that XML cannot hold: written as “%s”"),
                   shown->str, written);
+}
+
+/* @skeleton with each joint name that holds characters XML cannot hold renamed to what
+ * is written (writable_text()), made unique among the joints ("a\x01" and "a\x02" are
+ * "a�" and "a�_2"), with a note each naming what it is written as; NULL when no joint
+ * needs it. Before the link names are made unique (urdf_to_string()), so that every
+ * uniqueness pass sees the names as written: two names written alike would make
+ * duplicate <joint> or <link> elements, a file no reader takes. */
+static KmSkeleton *
+writable_skeleton (const KmSkeleton *skeleton,
+                   GPtrArray        *notes)
+{
+  g_autoptr(KmSkeleton) renamed = NULL;
+  g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const char *name = km_skeleton_get_joint (skeleton, i)->name;
+      const KmSkeleton *now = renamed != NULL ? renamed : skeleton;
+      g_autofree char *base = writable_text (name);
+      g_autofree char *written = NULL;
+      g_autoptr(GString) shown = NULL;
+      KmSkeleton *next;
+      int index;
+
+      if (base == NULL)
+        continue;
+      written = g_strdup (base);
+      for (guint k = 2; km_skeleton_find_joint (now, written) >= 0
+                        || km_skeleton_find_joint (skeleton, written) >= 0
+                        || g_hash_table_contains (taken, written); k++)
+        {
+          g_free (written);
+          written = g_strdup_printf ("%s_%u", base, k);
+        }
+      index = km_skeleton_find_joint (now, name);
+      next = index >= 0 ? km_skeleton_edit_set_name (now, (guint) index, written, NULL) : NULL;
+      if (next == NULL)
+        continue;   /* too long a name: written as escape_attr() has it */
+      g_clear_pointer (&renamed, km_skeleton_unref);
+      renamed = next;
+      g_hash_table_add (taken, g_strdup (written));
+      if (notes == NULL)
+        continue;
+      shown = g_string_new (NULL);
+      km_format_append_value (shown, name);
+      km_format_note (notes, _("“%s” holds characters that XML cannot hold: written as “%s”"),
+                      shown->str, written);
+    }
+  return g_steal_pointer (&renamed);
 }
 
 /* The notes for the names (and mesh references) of @skeleton that hold characters XML
@@ -750,6 +801,7 @@ urdf_to_string (const KmSkeleton *skeleton,
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) links = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) writable = NULL;
   g_autofree char *robot = NULL;
   Placeholders placeholders = { 0 };
   const char * const *handlers;
@@ -759,16 +811,22 @@ urdf_to_string (const KmSkeleton *skeleton,
 
   g_return_val_if_fail (skeleton != NULL, NULL);
 
+  /* Names as written, before any is made unique (writable_skeleton()). */
+  writable = writable_skeleton (skeleton, notes);
+  if (writable != NULL)
+    skeleton = writable;
   n = km_skeleton_get_n_joints (skeleton);
   root = km_skeleton_get_joint (skeleton, 0);
   note_unwritable_names (notes, skeleton);
   robot = escape_attr (km_skeleton_get_model_name (skeleton) != NULL ?
                        km_skeleton_get_model_name (skeleton) : root->name);
-  /* Link names first, so that the dummy links and joints below keep clear of them. */
+  /* Link names first, so that the dummy links and joints below keep clear of them; as
+   * written (writable_text()), so that two written alike are made unique too. */
   for (guint i = 0; i < n; i++)
     {
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
-      const char *link = km_joint_get_link_name (j);
+      g_autofree char *link_writable = writable_text (km_joint_get_link_name (j));
+      const char *link = link_writable != NULL ? link_writable : km_joint_get_link_name (j);
 
       if (!g_hash_table_contains (used, link))
         {
@@ -1364,15 +1422,24 @@ km_urdf_save_over (const KmSkeleton  *skeleton,
 {
   g_autofree char *reason = NULL;
   g_autofree char *text = NULL;
+  g_autoptr(KmSkeleton) writable = NULL;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (original != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = urdf_over_string (skeleton, original, path, notes, &reason);
+  /* Joint names as written (writable_skeleton()); noted only when this text is the one
+   * saved (urdf_to_string() notes them itself). */
+  writable = writable_skeleton (skeleton, NULL);
+  text = urdf_over_string (writable != NULL ? writable : skeleton, original, path, notes,
+                           &reason);
   if (text != NULL)
-    note_unwritable_names (notes, skeleton);
+    {
+      g_clear_pointer (&writable, km_skeleton_unref);
+      writable = writable_skeleton (skeleton, notes);
+      note_unwritable_names (notes, writable != NULL ? writable : skeleton);
+    }
   else
     {
       g_autofree char *dir = g_path_get_dirname (path);
