@@ -505,3 +505,54 @@ km_document_cancel_solve_for_user (KmDocument *self)
                      n_solved, n_frames);
   return TRUE;
 }
+
+/**
+ * km_document_note_dropped_mimic:
+ * @before: the skeleton before a skeleton edit
+ * @after: the skeleton the edit made
+ *
+ * A skeleton edit that deletes the master of a linked (mimic) joint, or makes it one
+ * without a DOF (Fixed), drops the link (km_skeleton_edit_set_type(),
+ * km_skeleton_edit_delete()): the follower moves on its own from then on, and a file
+ * written afterwards has no link for it. The message view names each such follower and
+ * the joint it followed. Followers deleted or left without a DOF themselves are not named.
+ */
+void
+km_document_note_dropped_mimic (KmDocument       *self,
+                                const KmSkeleton *before,
+                                const KmSkeleton *after)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (before != NULL);
+  g_return_if_fail (after != NULL);
+
+  if (!km_skeleton_has_mimic (before))
+    return;
+  for (guint i = 0; i < km_skeleton_get_n_joints (before); i++)
+    {
+      const KmJoint *follower = km_skeleton_get_joint (before, i);
+      const KmJoint *master, *now, *master_now;
+      int index, master_index;
+
+      if (follower->mimic < 0)
+        continue;
+      master = km_skeleton_get_joint (before, (guint) follower->mimic);
+      index = km_skeleton_find_joint (after, follower->name);
+      if (index < 0)
+        continue;
+      now = km_skeleton_get_joint (after, (guint) index);
+      if (now->mimic >= 0 || now->n_dof == 0)
+        continue;
+      master_index = km_skeleton_find_joint (after, master->name);
+      master_now = master_index >= 0 ? km_skeleton_get_joint (after, (guint) master_index) : NULL;
+      if (master_now != NULL && master_now->n_dof > 0)
+        continue;
+      km_document_log (self, G_LOG_LEVEL_INFO,
+                       /* Translators: the first %s is a linked (mimic) joint's name, the
+                        * second the name of the joint it followed, which was deleted or
+                        * made Fixed */
+                       _("“%s” no longer follows “%s”, which is gone or fixed: it moves on "
+                         "its own now."),
+                       now->name, master->name);
+    }
+}

@@ -28,5 +28,8 @@ gboolean  km_document_move_keyframe        (KmDocument   *self,
                                             guint         from,
                                             guint         to);
 gboolean  km_document_cancel_solve_for_user (KmDocument  *self);
+void      km_document_note_dropped_mimic   (KmDocument       *self,
+                                            const KmSkeleton *before,
+                                            const KmSkeleton *after);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "km-document-skeleton.h"
+#include "km-document-edit.h"
 
 #include "km-document-private.h"
 #include "km-body-item.h"
@@ -716,6 +717,8 @@ km_document_edit_skeleton (KmDocument *self,
       new_effector = g_strdup (km_target_track_get_effector (edit->targets_after));
     }
 
+  /* Followers whose master this edit deletes or fixes move on their own: said. */
+  km_document_note_dropped_mimic (self, edit->before.skeleton, skeleton);
   /* The redo that pushing runs starts the solve that completes this step. */
   push_edit (self, edit, label);
   if (deleted_effector != NULL)
@@ -1442,9 +1445,11 @@ save_skeleton_async (KmDocument          *self,
       SkeletonFile *added = g_ptr_array_index (files, files->len - 1);
 
       added->original = export_original (self, save->body, format);
-      /* (the pose the original states is kept as a project save keeps it) */
-      if (added->original != NULL)
-        added->initial_q = km_body_item_dup_model_pose (save->body, save->skeleton);
+      /* The pose the model file states (a .body file's joint_displacement, a scene's
+       * joint pos values) goes into a .body export as kinema-cli convert writes it, with
+       * or without an original to write over (write_skeleton ignores it for the other
+       * formats). */
+      added->initial_q = km_body_item_dup_model_pose (save->body, save->skeleton);
     }
   _km_document_write_async (self, write_skeleton_files, files,
                             (GDestroyNotify) g_ptr_array_unref, skeleton_written_cb, task);

@@ -998,12 +998,28 @@ request_ik (KmSceneView       *self,
   KmSkeleton *skeleton = km_document_get_skeleton (self->document);
   KmBodyHandlerSet *handlers = km_document_get_body_handlers (self->document);
   KmBodyHandlerIkHook *hook = NULL;
+  const KmJoint *tip = km_skeleton_get_joint (skeleton, (guint) self->drag_joint);
+  gboolean through_parent;
   const double *q;
   KmIkProblem *problem;
   guint n_dof;
 
+  /* A joint other than the end effector dragged by its position (a free or arrow drag,
+   * not the ring): only its origin is aimed, and its own DOF cannot move that. Aimed as
+   * the point at its offset in its parent's frame (where Translate(offset) puts it), the
+   * joint's own DOF and everything below keep their values instead of swinging freely
+   * (restarts would move them). A child of the root is aimed as before. */
+  through_parent = !tip_is_effector (self, self->drag_joint)
+                   && self->drag_mode != DRAG_IK_ROTATE
+                   && tip->parent >= 0
+                   && km_skeleton_get_joint (skeleton, (guint) tip->parent)->parent >= 0;
   q = km_document_get_pose (self->document, &n_dof);
-  problem = km_ik_problem_new (skeleton, self->drag_joint);
+  problem = km_ik_problem_new (skeleton, through_parent ? tip->parent : self->drag_joint);
+  if (through_parent)
+    {
+      problem->effector_offset = tip->offset;
+      problem->orientation_weight = 0.0;
+    }
   memcpy (problem->seed, q, n_dof * sizeof (double));
   /* The target is in the world the scene draws: stand the skeleton where it is drawn (a
    * pose sequence moves the root), else the answer puts the effector off by the root's

@@ -115,41 +115,31 @@ parse_back (const char  *to,
   return written;
 }
 
-/* The skeleton the file written to @output reads as (parse_back). */
-static KmSkeleton *
-read_back (const char  *to,
-           const char  *output,
-           GError     **error)
-{
-  g_autoptr(GBytes) bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, error);
-  const char *data;
-  gsize length = 0;
-
-  if (bytes == NULL)
-    return NULL;
-  data = g_bytes_get_data (bytes, &length);
-  return parse_back (to, output, data, length, error);
-}
-
-/* A model for standard output: its text made as for a file named "-" in the current
- * folder (so that a relative mesh reference leads from there, as from an OUTPUT named
- * there), read back as any written file is, then written out. */
+/* The model's text in the format @to as its writer saves it to @output (for standard
+ * output, as for a file named "-" in the current folder, so that a relative mesh reference
+ * leads from there, as from an OUTPUT named there), read back into @written, and only
+ * then saved: a text that does not read back is a writer's fault and leaves @output as it
+ * was, with no line that says it has joints. The save replaces an old file atomically. */
 static gboolean
-write_model_to_stdout (const char        *to,
-                       const KmSkeleton  *skeleton,
-                       const double      *initial_q,
-                       const char        *output,
-                       GPtrArray         *notes,
-                       KmSkeleton       **written,
-                       GError           **error)
+write_model_text (const char        *to,
+                  const KmSkeleton  *skeleton,
+                  const double      *initial_q,
+                  const char        *output,
+                  GPtrArray         *notes,
+                  KmSkeleton       **written,
+                  GError           **error)
 {
+  const char *text_path = km_cli_output_is_stdout (output) ? KM_CLI_STDOUT_NAME : output;
   g_autofree char *text = NULL;
 
   if (g_str_equal (to, "CHOREONOID-BODY"))
-    text = km_body_to_string_for_path (skeleton, initial_q, KM_CLI_STDOUT_NAME, notes);
+    text = km_body_to_string_for_path (skeleton, initial_q, text_path, notes);
   else if (g_str_equal (to, "URDF"))
-    text = km_urdf_to_string_for_path (skeleton, KM_CLI_STDOUT_NAME, notes);
+    text = km_urdf_to_string_for_path (skeleton, text_path, notes);
   else
+    /* The spec's skeleton.json has no floating base: a free root stays where it starts.
+     * Said in a note, as the URDF writer says it of URDF's fixed base: what the target
+     * format cannot carry, not a fault of INPUT (which warnings are). */
     text = km_skeleton_json_to_string_full (skeleton, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
                                             notes);
   *written = parse_back (to, output, text, strlen (text), error);
@@ -196,31 +186,11 @@ write_model (const KmFormat      *input_format,
     fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
   note_targets (extras, to);
-  if (km_cli_output_is_stdout (output))
-    ok = write_model_to_stdout (to, skeleton, initial_q, output, notes, &written, error);
-  else if (g_str_equal (to, "CHOREONOID-BODY"))
-    ok = km_body_save_with_pose (skeleton, initial_q, output, notes, error);
-  else if (g_str_equal (to, "URDF"))
-    ok = km_urdf_save (skeleton, output, notes, error);
-  else
-    /* The spec's skeleton.json has no floating base: a free root stays where it starts.
-     * Said in a note, as the URDF writer says it of URDF's fixed base: what the target
-     * format cannot carry, not a fault of INPUT (which warnings are). */
-    ok = km_skeleton_json_save_full (skeleton, output, KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT,
-                                     notes, error);
+  ok = write_model_text (to, skeleton, initial_q, output, notes, &written, error);
   for (guint i = 0; i < notes->len; i++)
     fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
   if (!ok)
     return FALSE;
-  /* A file that does not read back is a writer's fault; still, no line that says it has
-   * joints. */
-  if (written == NULL)
-    written = read_back (to, output, error);
-  if (written == NULL)
-    {
-      g_prefix_error (error, _("the written file does not read back: "));
-      return FALSE;
-    }
   /* OUTPUT as messages show a file: one line whatever its name. */
   shown_output = km_parse_shown_file (output);
   fprintf (summary, "output=%s format=%s joints=%u dof=%u\n", shown_output, to,

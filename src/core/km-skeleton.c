@@ -1635,6 +1635,34 @@ km_skeleton_apply_mimic (const KmSkeleton *self,
     }
 }
 
+/**
+ * km_skeleton_dup_mimic_rest_pose:
+ *
+ * The pose a model without a stated pose starts at: every joint at 0 except the linked
+ * ones, which follow their masters (km_skeleton_apply_mimic(): a follower with an offset
+ * is at that offset). A loader gives it as its KmModelExtras.initial_q, so that the
+ * body, the solver and a .body export start where the file's links say.
+ *
+ * Returns: (transfer full) (nullable) (array): km_skeleton_get_n_dof() values, %NULL when
+ *   that pose is all zeros (no linked joint, or none moved by its link)
+ */
+double *
+km_skeleton_dup_mimic_rest_pose (const KmSkeleton *self)
+{
+  g_autofree double *q = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (!self->has_mimic || self->n_dof == 0)
+    return NULL;
+  q = g_new0 (double, self->n_dof);
+  km_skeleton_apply_mimic (self, q);
+  for (guint d = 0; d < self->n_dof; d++)
+    if (q[d] != 0)
+      return g_steal_pointer (&q);
+  return NULL;
+}
+
 gboolean
 km_skeleton_equal (const KmSkeleton *a,
                    const KmSkeleton *b,

@@ -238,6 +238,7 @@ void                km_skeleton_forward_kinematics       (const KmSkeleton      
 gboolean            km_skeleton_has_mimic                (const KmSkeleton        *self);
 void                km_skeleton_apply_mimic              (const KmSkeleton        *self,
                                                           double                  *q);
+double             *km_skeleton_dup_mimic_rest_pose      (const KmSkeleton        *self);
 void                km_skeleton_get_mimic_range          (const KmSkeleton        *self,
                                                           guint                    joint,
                                                           double                  *lower,

@@ -219,6 +219,32 @@ real_drag (Fixture   *f,
   test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
+/* real_drag() with Ctrl held from before the press until after the release. */
+static void
+real_ctrl_drag (Fixture   *f,
+                GtkWidget *widget,
+                double     x0,
+                double     y0,
+                double     x1,
+                double     y1,
+                guint      steps)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+
+  add_move (f, args, widget, x0, y0);
+  g_ptr_array_add (args, g_strdup ("keydown"));
+  g_ptr_array_add (args, g_strdup ("ctrl"));
+  g_ptr_array_add (args, g_strdup ("mousedown"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  for (guint s = 1; s <= steps; s++)
+    add_move (f, args, widget, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
+  g_ptr_array_add (args, g_strdup ("mouseup"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  g_ptr_array_add (args, g_strdup ("keyup"));
+  g_ptr_array_add (args, g_strdup ("ctrl"));
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+}
+
 static void
 real_move (Fixture   *f,
            GtkWidget *widget,
@@ -593,6 +619,100 @@ test_drag_tool_point (Fixture       *f,
   g_assert_true (km_camera_project (&camera, start, w, h, &x0, &y0));
   g_assert_cmpfloat (fabs (x - (x0 - 40)), <, 1.0);
   g_assert_cmpfloat (fabs (y - y0), <, 1.0);
+  g_assert_true (km_document_get_limits_held (f->document, 1e-9));
+}
+
+/* Ctrl+dragging a joint that is not the end effector makes it the IK tip and moves its
+ * origin to the point under the pointer through the joints above it: its own DOF, which
+ * cannot move its origin, and those below it keep their values. */
+static void
+test_ctrl_drag_joint_tip (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  g_autofree double *before = NULL;
+  const KmCamera *camera;
+  KmCamera framing;
+  KmVec3 start, hit0, hit1, wanted, moved, origin, dir, normal;
+  const double *pose;
+  double x0, y0, x1, y1;
+  guint n_dof;
+  int w, h;
+  const int wrist = 5;
+
+  if (!ready_or_skip (f))
+    return;
+
+  /* Three slides, then three hinges about Y: the wrist's origin can go anywhere near. */
+  import_skeleton (f, "slides.json",
+                   "{ \"root_name\": \"Root\", \"joints\": [\n"
+                   "  { \"name\": \"Root\", \"type\": \"fixed\", \"offset\": [0, 0, 0], "
+                   "\"parent\": null },\n"
+                   "  { \"name\": \"SlideX\", \"type\": \"prismatic\", \"offset\": [0, 0, 0], "
+                   "\"parent\": \"Root\", \"axis\": [1, 0, 0], \"limits\": [-2, 2] },\n"
+                   "  { \"name\": \"SlideY\", \"type\": \"prismatic\", \"offset\": [0, 0, 0], "
+                   "\"parent\": \"SlideX\", \"axis\": [0, 1, 0], \"limits\": [-2, 2] },\n"
+                   "  { \"name\": \"SlideZ\", \"type\": \"prismatic\", \"offset\": [0, 0, 0], "
+                   "\"parent\": \"SlideY\", \"axis\": [0, 0, 1], \"limits\": [-2, 2] },\n"
+                   "  { \"name\": \"Elbow\", \"type\": \"revolute\", \"offset\": [0, 0, 1], "
+                   "\"parent\": \"SlideZ\", \"axis\": [0, 1, 0], \"limits\": [-3, 3] },\n"
+                   "  { \"name\": \"Wrist\", \"type\": \"revolute\", \"offset\": [0, 0, 0.6], "
+                   "\"parent\": \"Elbow\", \"axis\": [0, 1, 0], \"limits\": [-3, 3] },\n"
+                   "  { \"name\": \"Hand\", \"type\": \"revolute\", \"offset\": [0, 0, 0.4], "
+                   "\"parent\": \"Wrist\", \"axis\": [0, 1, 0], \"limits\": [-3, 3] },\n"
+                   "  { \"name\": \"Tip\", \"type\": \"fixed\", \"offset\": [0, 0, 0.3], "
+                   "\"parent\": \"Hand\" }\n] }\n");
+  g_assert_cmpint (km_document_get_effector (f->document), ==, 7);
+  g_assert_cmpstr (km_skeleton_get_joint (km_document_get_skeleton (f->document), wrist)->name,
+                   ==, "Wrist");
+
+  /* From the front, orthographic: a free drag moves the tip in the XZ plane by exactly
+   * what the pointer moves. */
+  km_camera_reset (&framing);
+  km_camera_set_view (&framing, KM_CAMERA_VIEW_FRONT);
+  framing.orthographic = TRUE;
+  framing.target = km_vec3 (0, 0, 1.2);
+  framing.distance = 4.0;
+  km_scene_view_set_camera (f->scene_view, &framing);
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  km_document_set_selected_joint (f->document, -1);
+  test_app_spin_for (100);
+  g_assert_cmpint (km_scene_view_get_ik_tip (f->scene_view), !=, wrist);
+
+  w = gtk_widget_get_width (view);
+  h = gtk_widget_get_height (view);
+  camera = km_scene_view_get_camera (f->scene_view);
+  pose = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 6);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+  start = joint_pos (f, wrist);
+  g_assert_true (km_camera_project (camera, start, w, h, &x0, &y0));
+  x0 = round (x0);
+  y0 = round (y0);
+  x1 = x0 - 30;
+  y1 = y0 + 25;
+  normal = km_camera_get_forward (camera);
+  km_camera_ray (camera, x0, y0, w, h, &origin, &dir);
+  g_assert_true (km_ray_plane (origin, dir, start, normal, &hit0));
+  km_camera_ray (camera, x1, y1, w, h, &origin, &dir);
+  g_assert_true (km_ray_plane (origin, dir, start, normal, &hit1));
+  wanted = km_vec3_add (start, km_vec3_sub (hit1, hit0));
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wanted, start)), >, 0.05);
+
+  real_ctrl_drag (f, view, x0, y0, x1, y1, 10);
+  g_assert_true (wait_for (f, drag_idle, 10000));
+  test_app_spin ();
+
+  g_assert_cmpint (km_scene_view_get_ik_tip (f->scene_view), ==, wrist);
+  pose = km_document_get_pose (f->document, NULL);
+  moved = joint_pos (f, wrist);
+  g_test_message ("wrist (%.4f, %.4f, %.4f), wanted (%.4f, %.4f, %.4f); wrist q %.6f → %.6f, "
+                  "hand q %.6f → %.6f", moved.x, moved.y, moved.z, wanted.x, wanted.y, wanted.z,
+                  before[4], pose[4], before[5], pose[5]);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (moved, wanted)), <, 1e-4);
+  /* The wrist's own DOF and the hand's below it, exactly as they were. */
+  g_assert_cmpfloat (pose[4], ==, before[4]);
+  g_assert_cmpfloat (pose[5], ==, before[5]);
   g_assert_true (km_document_get_limits_held (f->document, 1e-9));
 }
 
@@ -1495,6 +1615,7 @@ main (int   argc,
   ADD ("drag-ring", test_drag_ring);
   ADD ("drag-offset", test_drag_offset);
   ADD ("drag-tool-point", test_drag_tool_point);
+  ADD ("ctrl-drag-joint-tip", test_ctrl_drag_joint_tip);
   ADD ("keyframe-tool-point", test_keyframe_tool_point);
   ADD ("keyframes", test_keyframes);
   g_test_add_func ("/kinema/Manipulation/keyframe-save", test_keyframe_save);

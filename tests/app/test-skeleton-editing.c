@@ -13,6 +13,7 @@
 #include "km-body.h"
 #include "km-camera.h"
 #include "km-cnoid.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-document.h"
 #include "km-error.h"
@@ -1848,6 +1849,47 @@ test_export_edited_body_keeps_model (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* A Scenebuilder scene states a starting pose (shoulder 30°, elbow -45°): exported as
+ * .body from the editor, the file states it as joint_displacement, as kinema-cli convert
+ * writes it (there is no .body original to write over). */
+static void
+test_export_scene_body_keeps_pose (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *scene = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                  "arm2_mm_deg.xml", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "arm2.body", NULL);
+  g_autoptr(GFile) scene_file = g_file_new_for_path (scene);
+  g_autoptr(GFile) out_file = g_file_new_for_path (out_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmModelExtras) extras = NULL;
+  g_autoptr(KmSkeleton) written = NULL;
+  const KmFormat *format = NULL;
+  const KmJoint *shoulder, *elbow;
+
+  g_assert_true (km_document_import_file (f->document, scene_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_BODY, out_file,
+                                              &error));
+  g_assert_no_error (error);
+
+  written = km_format_load_model_file (out_path, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (written);
+  g_assert_cmpstr (format->name, ==, "CHOREONOID-BODY");
+  g_assert_nonnull (extras);
+  g_assert_nonnull (extras->initial_q);
+  g_assert_cmpuint (extras->n_initial_q, ==, km_skeleton_get_n_dof (written));
+  shoulder = km_skeleton_get_joint (written, (guint) km_skeleton_find_joint (written, "shoulder"));
+  elbow = km_skeleton_get_joint (written, (guint) km_skeleton_find_joint (written, "elbow"));
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[shoulder->dof_index], 30 * G_PI / 180, 1e-9);
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[elbow->dof_index], -45 * G_PI / 180, 1e-9);
+
+  km_test_remove_tree (dir);
+}
+
 /* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
  * not move the effector (the motion would change completely). The edit names the old
  * effector on the targets, in the same undo step. */
@@ -3028,6 +3070,62 @@ test_spherical_fits_pane (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (child (f, "limit_axis_0"))));
 }
 
+/* Making the master of a linked (mimic) joint Fixed, or deleting it, drops the link: the
+ * message view names the follower that now moves on its own (an export then has no link
+ * for it); a follower made Fixed itself, or an edit that keeps the link, is not named. */
+static void
+test_dropped_mimic_noted (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) linked = NULL;
+  g_autoptr(KmSkeleton) master_fixed = NULL;
+  g_autoptr(KmSkeleton) master_deleted = NULL;
+  g_autoptr(KmSkeleton) follower_fixed = NULL;
+  g_autoptr(KmSkeleton) renamed = NULL;
+  int follower, master;
+
+  select_joint (f, "Elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  linked = km_skeleton_edit_set_mimic (skeleton (f), (guint) find (f, "joint1"),
+                                       find (f, "Elbow"), 2.0, 0.1, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, linked, "Link Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  follower = km_skeleton_find_joint (linked, "joint1");
+  master = km_skeleton_find_joint (linked, "Elbow");
+
+  master_fixed = km_skeleton_edit_set_type (linked, (guint) master, KM_JOINT_FIXED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_get_joint (master_fixed, (guint) follower)->mimic, <, 0);
+  master_deleted = km_skeleton_edit_delete (linked, (guint) master, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (km_skeleton_find_joint (master_deleted, "joint1"), >=, 0);
+  follower_fixed = km_skeleton_edit_set_type (linked, (guint) follower, KM_JOINT_FIXED, &error);
+  g_assert_no_error (error);
+  renamed = km_skeleton_edit_set_name (linked, (guint) km_skeleton_find_joint (linked, "Piston"),
+                                       "Ram", &error);
+  g_assert_no_error (error);
+
+  km_document_note_dropped_mimic (f->document, linked, follower_fixed);
+  km_document_note_dropped_mimic (f->document, linked, renamed);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "“joint1”", NULL),
+                    ==, 0);
+  km_document_note_dropped_mimic (f->document, linked, master_fixed);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "“joint1”",
+                                             "“Elbow”", "on its own", NULL), ==, 1);
+  km_document_note_dropped_mimic (f->document, linked, master_deleted);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "“joint1”",
+                                             "“Elbow”", "on its own", NULL), ==, 2);
+
+  /* The editor's own edit says it: the master made Fixed in the document. */
+  g_assert_true (km_document_edit_skeleton (f->document, master_fixed,
+                                            "Set Type", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "“joint1”",
+                                             "“Elbow”", "on its own", NULL), ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -3077,10 +3175,12 @@ main (int    argc,
   ADD ("/kinema/JointInspector/rename-named-effector", test_rename_named_effector);
   ADD ("/kinema/JointInspector/new-skeleton-chain-moves", test_new_skeleton_chain_moves);
   ADD ("/kinema/JointInspector/export-reload", test_export_body_reload);
+  ADD ("/kinema/JointInspector/export-scene-body-keeps-pose", test_export_scene_body_keeps_pose);
   ADD ("/kinema/JointInspector/export-edited-body-keeps-model",
        test_export_edited_body_keeps_model);
   ADD ("/kinema/JointInspector/cycle-refused", test_cycle_refused);
   ADD ("/kinema/JointInspector/mimic-shown", test_mimic_shown);
+  ADD ("/kinema/JointInspector/dropped-mimic-noted", test_dropped_mimic_noted);
   ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);
   ADD ("/kinema/JointInspector/angle-unit-radians", test_angle_unit_radians);
   ADD ("/kinema/JointInspector/spherical-fits-pane", test_spherical_fits_pane);

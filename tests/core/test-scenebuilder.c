@@ -373,7 +373,9 @@ test_gear_unreachable (void)
 /* Through the registry an <ik> is a targets track: effector joint, one keyframe at frame 0
  * holding the effector joint's frame when the end connector is at the target. */
 /* The scene's joint pos values reach whoever imports the model (KmModelExtras.initial_q),
- * linked joints following their gears; formats that state no pose give none. */
+ * linked joints following their gears; formats that state no pose give none (a
+ * skeleton.json without linked joints here: a follower's mimic offset is a pose,
+ * test-urdf's mimic-offset-initial-pose). */
 static void
 test_initial_pose_extras (void)
 {
@@ -381,7 +383,7 @@ test_initial_pose_extras (void)
                                                   "slider_gear.xml", NULL);
   g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
                                                 "arm2_mm_deg.xml", NULL);
-  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "skeleton-mimic.json",
+  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "skeleton-reversed.json",
                                                  NULL);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(KmModelExtras) extras = NULL;

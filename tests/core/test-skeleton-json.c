@@ -10,6 +10,7 @@
 
 #include "km-defaults.h"
 #include "km-error.h"
+#include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
 
 #include "test-util.h"
@@ -500,6 +501,56 @@ test_skeleton_json_one_sided (void)
   g_assert_nonnull (strstr (described->str, "limits=-1:inf,-,-inf:2"));
 }
 
+/* A limited revolute joint with a velocity limit (as a URDF gives it) retyped spherical
+ * keeps its limit on X and Y/Z unlimited; the file must keep all three, not drop them
+ * because the joint also has a max_velocity. */
+static void
+test_skeleton_json_spherical_partly_limited (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeletonBuilder) builder = km_skeleton_builder_new ();
+  g_autoptr(KmSkeleton) built = NULL;
+  g_autoptr(KmSkeleton) retyped = NULL;
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  gsize length;
+  const KmJoint *a, *b;
+  guint j;
+
+  km_skeleton_builder_set_root_name (builder, "base");
+  km_skeleton_builder_add_joint (builder, "base", KM_JOINT_FIXED, NULL);
+  j = km_skeleton_builder_add_joint (builder, "j2", KM_JOINT_REVOLUTE, "base");
+  km_skeleton_builder_set_offset (builder, j, km_vec3 (0, 0, 0.3));
+  km_skeleton_builder_set_axis (builder, j, km_vec3 (0, 1, 0));
+  km_skeleton_builder_set_limit (builder, j, 0, -1.5, 1.5);
+  km_skeleton_builder_set_max_effort (builder, j, 20);
+  km_skeleton_builder_set_max_velocity (builder, j, 2);
+  built = km_skeleton_builder_build (builder, NULL, &error);
+  g_assert_no_error (error);
+  retyped = km_skeleton_edit_set_type (built, j, KM_JOINT_SPHERICAL, &error);
+  g_assert_no_error (error);
+  a = km_skeleton_get_joint (retyped, j);
+  g_assert_true (a->limits[0].limited);
+  g_assert_false (a->limits[1].limited);
+  g_assert_false (a->limits[2].limited);
+
+  dir = km_test_make_tmp_dir ("km-skeleton-json-XXXXXX");
+  path = g_build_filename (dir, "sph.json", NULL);
+  g_assert_true (km_skeleton_json_save (retyped, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  g_assert_nonnull (strstr (text, "\"limits\": [[-1.5, 1.5], null, null]"));
+  again = km_skeleton_json_load (path, text, length, &error);
+  g_assert_no_error (error);
+  b = km_skeleton_get_joint (again, (guint) km_skeleton_find_joint (again, "j2"));
+  g_assert_cmpint (b->type, ==, KM_JOINT_SPHERICAL);
+  g_assert_cmpmem (a->limits, sizeof a->limits, b->limits, sizeof b->limits);
+  g_assert_cmpfloat (b->max_velocity, ==, 2);
+  assert_round_trip (retyped);
+}
+
 /* Kinema's "mimic" extension: read, applied, described, written and read back. */
 static void
 test_skeleton_json_mimic (void)
@@ -733,6 +784,8 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/sniff", test_skeleton_json_sniff);
   g_test_add_func ("/kinema/SkeletonJson/mimic", test_skeleton_json_mimic);
   g_test_add_func ("/kinema/SkeletonJson/one-sided", test_skeleton_json_one_sided);
+  g_test_add_func ("/kinema/SkeletonJson/spherical-partly-limited",
+                   test_skeleton_json_spherical_partly_limited);
   g_test_add_func ("/kinema/SkeletonJson/bad-mimic", test_skeleton_json_bad_mimic);
   g_test_add_func ("/kinema/SkeletonJson/unreachable-mimic", test_skeleton_json_unreachable_mimic);
   g_test_add_func ("/kinema/SkeletonJson/fix-free-root", test_skeleton_json_fix_free_root);

@@ -918,6 +918,74 @@ test_unmodelled_elements (void)
                                            "modelled; it is skipped");
 }
 
+/* A follower's mimic offset holds from the start: the model's initial pose (what the
+ * body, the solver and a .body export start at) has the follower at ratio × master +
+ * offset with its master at 0, for URDF and for skeleton.json alike; a model whose links
+ * move nothing at the zero pose states none. */
+static void
+test_mimic_offset_initial_pose (void)
+{
+  static const char urdf[] =
+    "<robot name=\"bot\">"
+    "<link name=\"base\"/><link name=\"l1\"/><link name=\"tool\"/><link name=\"f\"/>"
+    "<joint name=\"j1\" type=\"continuous\"><parent link=\"base\"/><child link=\"l1\"/>"
+    "<axis xyz=\"0 0 1\"/></joint>"
+    "<joint name=\"wrist\" type=\"continuous\"><parent link=\"l1\"/><child link=\"tool\"/>"
+    "<axis xyz=\"0 0 1\"/><mimic joint=\"j1\" multiplier=\"-0.5\" offset=\"0.1\"/></joint>"
+    "<joint name=\"grip\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"f\"/>"
+    "<axis xyz=\"0 1 0\"/><limit lower=\"0\" upper=\"0.04\" effort=\"1\" velocity=\"1\"/>"
+    "<mimic joint=\"j1\" multiplier=\"1\"/></joint>"
+    "</robot>";
+  static const char plain[] =
+    "<robot name=\"p\"><link name=\"a\"/><link name=\"b\"/>"
+    "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/>"
+    "<axis xyz=\"0 0 1\"/></joint></robot>";
+  g_autofree char *dir = km_test_make_tmp_dir ("km-urdf-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "bot.urdf", NULL);
+  g_autofree char *plain_path = g_build_filename (dir, "plain.urdf", NULL);
+  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "skeleton-mimic.json", NULL);
+  g_autoptr(GError) error = NULL;
+  const KmFormat *format = NULL;
+  KmModelExtras *extras = NULL;
+  KmSkeleton *skel;
+  const KmJoint *j1, *wrist, *grip, *rack;
+
+  g_assert_true (g_file_set_contents (path, urdf, -1, NULL));
+  g_assert_true (g_file_set_contents (plain_path, plain, -1, NULL));
+
+  skel = km_format_load_model_file (path, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (format->name, ==, "URDF");
+  g_assert_nonnull (extras->initial_q);
+  g_assert_cmpuint (extras->n_initial_q, ==, km_skeleton_get_n_dof (skel));
+  j1 = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "j1"));
+  wrist = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "wrist"));
+  grip = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "grip"));
+  g_assert_cmpfloat (extras->initial_q[j1->dof_index], ==, 0);
+  g_assert_cmpfloat (extras->initial_q[wrist->dof_index], ==, -0.5 * 0 + 0.1);
+  g_assert_cmpfloat (extras->initial_q[grip->dof_index], ==, 0);
+  km_model_extras_free (extras);
+  km_skeleton_unref (skel);
+
+  skel = km_format_load_model_file (plain_path, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_null (extras->initial_q);
+  km_model_extras_free (extras);
+  km_skeleton_unref (skel);
+
+  /* skeleton.json's "mimic": Rack = 0.02 × Pinion + 0.01. */
+  skel = km_format_load_model_file (json, NULL, &format, &extras, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (format->name, ==, "SKELETON-JSON");
+  g_assert_nonnull (extras->initial_q);
+  rack = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "Rack"));
+  g_assert_cmpfloat_with_epsilon (extras->initial_q[rack->dof_index], 0.01, 1e-15);
+  km_model_extras_free (extras);
+  km_skeleton_unref (skel);
+
+  km_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -944,6 +1012,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/xml-control-char-name", test_xml_control_char_name);
   g_test_add_func ("/kinema/Urdf/empty-robot", test_empty_robot);
   g_test_add_func ("/kinema/Urdf/unmodelled-elements", test_unmodelled_elements);
+  g_test_add_func ("/kinema/Urdf/mimic-offset-initial-pose", test_mimic_offset_initial_pose);
 
   return g_test_run ();
 }

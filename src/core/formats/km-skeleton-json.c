@@ -654,7 +654,9 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
           km_json_writer_key (writer, "max_velocity");
           km_json_writer_number (writer, j->max_velocity);
         }
-      else if (j->type == KM_JOINT_SPHERICAL)
+      /* Not an else of the max_velocity branch above: a spherical joint that kept a
+       * velocity limit (a URDF revolute joint retyped in the editor) has limits too. */
+      if (j->type == KM_JOINT_SPHERICAL)
         {
           km_json_writer_key (writer, "limits");
           if (!j->limits[0].limited && !j->limits[1].limited && !j->limits[2].limited)
@@ -818,6 +820,24 @@ skeleton_json_load (const char  *path,
   return km_skeleton_json_load (path, data != NULL ? data : "", length, error);
 }
 
+/* The skeleton, and the pose a follower's "mimic" offset gives it at the zero pose, which
+ * the body starts at (km_skeleton_dup_mimic_rest_pose). */
+static gpointer
+skeleton_json_load_model (const char     *path,
+                          GBytes         *contents,
+                          KmModelExtras  *extras,
+                          GError        **error)
+{
+  KmSkeleton *skel = skeleton_json_load (path, contents, error);
+
+  if (skel != NULL)
+    {
+      extras->initial_q = km_skeleton_dup_mimic_rest_pose (skel);
+      extras->n_initial_q = extras->initial_q != NULL ? km_skeleton_get_n_dof (skel) : 0;
+    }
+  return skel;
+}
+
 static void
 skeleton_json_free_result (gpointer result)
 {
@@ -832,4 +852,5 @@ const KmFormat km_format_skeleton_json = {
   .load = skeleton_json_load,
   .free_result = skeleton_json_free_result,
   .describe = km_skeleton_json_describe,
+  .load_model = skeleton_json_load_model,
 };
