@@ -1320,6 +1320,35 @@ replace_copy_when_saving (KmDocument      *document,
   g_assert_no_error (error);
 }
 
+/* Edits the body (offset 0.5) and saves @project while another program replaces the file at
+ * @path with its own text (the file's with @suffix added, so that it still loads): the
+ * file keeps that text. Returns the text. */
+static char *
+save_while_replaced (KmDocument *document,
+                     GFile      *project,
+                     const char *path,
+                     const char *suffix)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *after = NULL;
+  CopyReplacement replacement = { path, NULL, FALSE };
+  char *users;
+  gulong handler;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  users = g_strconcat (text, suffix, NULL);
+  replacement.text = users;
+  edit_offset (document, 0.5);
+  handler = g_signal_connect (document, "notify::saving",
+                              G_CALLBACK (replace_copy_when_saving), &replacement);
+  save_project (document, project);
+  g_signal_handler_disconnect (document, handler);
+  g_assert_true (replacement.done);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+  return users;
+}
+
 /* A copy of Kinema's that another program replaces after the save was planned, right
  * before it is written: the save does not write over it; the edits go to a new copy. */
 static void
@@ -1329,29 +1358,15 @@ test_save_keeps_copy_replaced_while_saving (Fixture       *f,
   g_auto(OwnCopyCase) c = own_copy_case_import (f->document);
   const char *copy = c.copy, *numbered = c.numbered;
   KmBodyItem *body = c.body;
-  g_autofree char *text = NULL;
   g_autofree char *users = NULL;
   g_autofree char *after = NULL;
-  CopyReplacement replacement = { copy, NULL, FALSE };
-  gulong handler;
 
   edit_offset (f->document, 0.25);
   save_project (f->document, c.project);
   g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
 
   /* The user's own file: the copy with a comment, so that it loads. */
-  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
-  users = g_strconcat (text, "# the user's own file\n", NULL);
-  replacement.text = users;
-  edit_offset (f->document, 0.5);
-  handler = g_signal_connect (f->document, "notify::saving",
-                              G_CALLBACK (replace_copy_when_saving), &replacement);
-  save_project (f->document, c.project);
-  g_signal_handler_disconnect (f->document, handler);
-  g_assert_true (replacement.done);
-
-  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
-  g_assert_true (g_str_equal (after, users));
+  users = save_while_replaced (f->document, c.project, copy, "# the user's own file\n");
   g_assert_cmpstr (km_body_item_get_file (body), ==, numbered);
   g_assert_cmpfloat (file_offset (numbered), ==, 0.5);
   g_assert_false (km_document_get_modified (f->document));
@@ -1378,30 +1393,16 @@ test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
                                                       "arm2_mm_deg-2.json");
   const char *copy = c.copy;
   KmBodyItem *body = c.body;
-  g_autofree char *text = NULL;
   g_autofree char *users = NULL;
   g_autofree char *after = NULL;
-  CopyReplacement replacement = { copy, NULL, FALSE };
   const char *file;
-  gulong handler;
 
   edit_offset (f->document, 0.25);
   save_project (f->document, c.project);
   g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
 
   /* The user's own file: the copy laid out otherwise, so that it loads. */
-  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
-  users = g_strconcat (text, "\n\n", NULL);
-  replacement.text = users;
-  edit_offset (f->document, 0.5);
-  handler = g_signal_connect (f->document, "notify::saving",
-                              G_CALLBACK (replace_copy_when_saving), &replacement);
-  save_project (f->document, c.project);
-  g_signal_handler_disconnect (f->document, handler);
-  g_assert_true (replacement.done);
-
-  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
-  g_assert_true (g_str_equal (after, users));
+  users = save_while_replaced (f->document, c.project, copy, "\n\n");
   file = km_body_item_get_file (body);
   g_assert_cmpstr (file, !=, copy);
   g_assert_true (g_str_has_suffix (file, ".json"));
@@ -1427,24 +1428,10 @@ test_save_keeps_users_json_replaced_while_saving (Fixture       *f,
   g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, ".", "bench-ur5.json",
                                                       "bench-ur5.json", "bench-ur5-2.json");
   KmBodyItem *body = c.body;
-  g_autofree char *text = NULL;
   g_autofree char *users = NULL;
   g_autofree char *after = NULL;
-  CopyReplacement replacement = { c.model, NULL, FALSE };
-  gulong handler;
 
-  g_assert_true (g_file_get_contents (c.model, &text, NULL, NULL));
-  users = g_strconcat (text, "\n\n", NULL);
-  replacement.text = users;
-  edit_offset (f->document, 0.5);
-  handler = g_signal_connect (f->document, "notify::saving",
-                              G_CALLBACK (replace_copy_when_saving), &replacement);
-  save_project (f->document, c.project);
-  g_signal_handler_disconnect (f->document, handler);
-  g_assert_true (replacement.done);
-
-  g_assert_true (g_file_get_contents (c.model, &after, NULL, NULL));
-  g_assert_true (g_str_equal (after, users));
+  users = save_while_replaced (f->document, c.project, c.model, "\n\n");
   g_assert_cmpstr (km_body_item_get_file (body), ==, c.copy);
   g_assert_cmpfloat (file_offset (c.copy), ==, 0.5);
   g_assert_false (km_document_get_modified (f->document));
