@@ -1697,13 +1697,10 @@ effector_point_for (KmDocument          *self,
                     const KmTargetTrack *track,
                     KmTransform         *point)
 {
-  KmVec3 offset = { 0, 0, 0 };
-
   *point = self->world[self->effector];
-  if (track != NULL)
-    offset = km_target_track_get_effector_offset (track);
-  if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
-    point->pos = km_transform_apply (&self->world[self->effector], offset);
+  if (track != NULL && km_target_track_has_effector_offset (track))
+    point->pos = km_transform_apply (&self->world[self->effector],
+                                     km_target_track_get_effector_offset (track));
 }
 
 /* Whether @track keys the pose shown now: it has a keyframe at the current frame where the

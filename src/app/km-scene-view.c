@@ -908,6 +908,7 @@ km_scene_view_render (GtkGLArea    *area,
   KmSceneView *self = KM_SCENE_VIEW (area);
   KmRenderScene scene = { .selected_joint = -1, .effector = -1 };
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  KmTargetTrack *targets;
 
   if (gtk_gl_area_get_error (area) != NULL || self->renderer == NULL)
     return FALSE;
@@ -934,19 +935,16 @@ km_scene_view_render (GtkGLArea    *area,
         }
       scene.selected_joint = km_document_get_selected_joint (self->document);
       scene.effector = km_document_get_effector (self->document);
+      targets = km_document_get_targets (self->document);
+      /* The point the targets move where it is off the joint (a tool point), as
+       * km_document_get_effector_point() has it, on the joints as drawn. */
       if (scene.effector >= 0 && (guint) scene.effector < km_skeleton_get_n_joints (scene.skeleton)
-          && km_document_get_targets (self->document) != NULL)
+          && targets != NULL && km_target_track_has_effector_offset (targets))
         {
-          /* The point the targets move where it is off the joint (a tool point), as
-           * km_document_get_effector_point() has it, on the joints as drawn. */
-          KmVec3 offset = km_target_track_get_effector_offset (km_document_get_targets (self->document));
-
-          if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
-            {
-              scene.has_tool_point = TRUE;
-              scene.tool_point = km_transform_apply (&scene.joint_world[scene.effector], offset);
-              scene.hover_tool_point = self->edit_mode && self->hover_tool_point;
-            }
+          scene.has_tool_point = TRUE;
+          scene.tool_point = km_transform_apply (&scene.joint_world[scene.effector],
+                                                 km_target_track_get_effector_offset (targets));
+          scene.hover_tool_point = self->edit_mode && self->hover_tool_point;
         }
       scene.has_target = km_document_get_target_pose (self->document, &scene.target);
       scene.trajectory = km_document_get_trajectory (self->document, &scene.n_trajectory);

@@ -755,7 +755,6 @@ km_ik_problem_use_track (KmIkProblem         *problem,
                          const KmTargetTrack *track)
 {
   const char *base_name;
-  KmVec3 offset;
 
   g_return_if_fail (problem != NULL);
   g_return_if_fail (track != NULL);
@@ -775,9 +774,8 @@ km_ik_problem_use_track (KmIkProblem         *problem,
             break;
           }
     }
-  offset = km_target_track_get_effector_offset (track);
-  if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
-    problem->effector_offset = offset;
+  if (km_target_track_has_effector_offset (track))
+    problem->effector_offset = km_target_track_get_effector_offset (track);
   if (km_target_track_get_position_only (track))
     problem->orientation_weight = 0.0;
 }
@@ -785,9 +783,7 @@ km_ik_problem_use_track (KmIkProblem         *problem,
 static gboolean
 track_has_tool (const KmTargetTrack *track)
 {
-  KmVec3 offset = km_target_track_get_effector_offset (track);
-
-  return offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0
+  return km_target_track_has_effector_offset (track)
          || km_target_track_get_position_only (track);
 }
 

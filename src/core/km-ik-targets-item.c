@@ -337,7 +337,7 @@ km_ik_targets_item_store (KmItem   *item,
       km_yaml_mapping_append (out, "frame_rate",
                               km_yaml_node_new_number (km_target_track_get_frame_rate (self->track)));
 
-      if (offset.x != 0.0 || offset.y != 0.0 || offset.z != 0.0)
+      if (km_target_track_has_effector_offset (self->track))
         {
           double xyz[3] = { offset.x, offset.y, offset.z };
 

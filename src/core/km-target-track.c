@@ -702,6 +702,16 @@ km_target_track_get_effector_offset (const KmTargetTrack *self)
   return self->effector_offset;
 }
 
+/* Whether the keyframes are for a point off the effector joint's origin (a tool point). */
+gboolean
+km_target_track_has_effector_offset (const KmTargetTrack *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->effector_offset.x != 0.0 || self->effector_offset.y != 0.0
+         || self->effector_offset.z != 0.0;
+}
+
 /* TRUE when only the keyframes' positions are targets. */
 gboolean
 km_target_track_get_position_only (const KmTargetTrack *self)

@@ -90,6 +90,7 @@ guint                km_target_track_get_last_frame      (const KmTargetTrack   
 const char          *km_target_track_get_effector        (const KmTargetTrack    *self);
 double               km_target_track_get_frame_rate      (const KmTargetTrack    *self);
 KmVec3               km_target_track_get_effector_offset (const KmTargetTrack    *self);
+gboolean             km_target_track_has_effector_offset (const KmTargetTrack    *self);
 gboolean             km_target_track_get_position_only   (const KmTargetTrack    *self);
 
 gboolean             km_target_track_sample              (const KmTargetTrack    *self,
