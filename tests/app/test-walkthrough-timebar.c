@@ -1139,29 +1139,25 @@ count_written (Fixture    *f,
   return n;
 }
 
-/* Keyframes read with euler triples keep them through the editor's edits that leave their
- * rotations as they are: one dragged to another frame on the time bar, one given another
- * position, a copy pasted; an edit that turns one writes it from its new rotation. */
-static void
-test_edits_keep_euler (Fixture       *f,
-                       gconstpointer  data)
+/* The document's targets read again from a targets.json whose keyframes at @frames (the
+ * current ones' positions) carry the euler @triples, solved. Returns the track read. */
+static KmTargetTrack *
+set_targets_with_triples (Fixture            *f,
+                          const guint        *frames,
+                          const char * const *triples,
+                          guint               n)
 {
   KmTargetTrack *targets = km_document_get_targets (f->document);
-  static const guint frames[] = { 0, 80, 160, 240 };
-  static const char *triples[] = { TRIPLE_0, TRIPLE_80, TRIPLE_160, TRIPLE_240 };
   g_autoptr(GString) text = g_string_new ("[");
   g_autoptr(GError) error = NULL;
-  g_autoptr(KmTargetTrack) read = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  KmTargetKeyframe key;
-  KmVec3 degrees;
-  int index;
+  KmTargetTrack *read;
 
-  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+  for (guint i = 0; i < n; i++)
     {
+      int index = km_target_track_find_keyframe (targets, frames[i]);
       const KmTargetKeyframe *k;
 
-      index = km_target_track_find_keyframe (targets, frames[i]);
       g_assert_cmpint (index, >=, 0);
       k = km_target_track_get_keyframe (targets, (guint) index);
       g_string_append_printf (text, "%s{\"frame\": %u, \"pos\": [%.17g, %.17g, %.17g], %s}",
@@ -1176,6 +1172,25 @@ test_edits_keep_euler (Fixture       *f,
   km_document_set_targets (f->document, read);
   km_document_close_edit (f->document);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  return read;
+}
+
+/* Keyframes read with euler triples keep them through the editor's edits that leave their
+ * rotations as they are: one dragged to another frame on the time bar, one given another
+ * position, a copy pasted; an edit that turns one writes it from its new rotation. */
+static void
+test_edits_keep_euler (Fixture       *f,
+                       gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  static const guint frames[] = { 0, 80, 160, 240 };
+  static const char *triples[] = { TRIPLE_0, TRIPLE_80, TRIPLE_160, TRIPLE_240 };
+  g_autoptr(KmTargetTrack) read = NULL;
+  KmTargetKeyframe key;
+  KmVec3 degrees;
+  int index;
+
+  read = set_targets_with_triples (f, frames, triples, G_N_ELEMENTS (frames));
   for (guint i = 0; i < G_N_ELEMENTS (triples); i++)
     g_assert_cmpuint (count_written (f, triples[i]), ==, 1);
 
@@ -1233,10 +1248,7 @@ test_key_pose_keeps_euler (Fixture       *f,
   KmTargetTrack *targets = km_document_get_targets (f->document);
   static const guint frames[] = { 0, 80, 160, 240 };
   const char *triples[] = { TRIPLE_0, NULL, TRIPLE_160, TRIPLE_240 };
-  g_autoptr(GString) text = g_string_new ("[");
-  g_autoptr(GError) error = NULL;
   g_autoptr(KmTargetTrack) read = NULL;
-  g_autoptr(GBytes) bytes = NULL;
   g_autofree char *triple_80 = NULL;
   const KmTransform *world;
   KmQuat before, posed;
@@ -1257,25 +1269,7 @@ test_key_pose_keeps_euler (Fixture       *f,
   triple_80 = g_strdup_printf ("\"euler\": [%.17g, %.17g, %.17g]", turned.x, turned.y,
                                turned.z);
   triples[1] = triple_80;
-  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
-    {
-      const KmTargetKeyframe *k;
-
-      index = km_target_track_find_keyframe (targets, frames[i]);
-      g_assert_cmpint (index, >=, 0);
-      k = km_target_track_get_keyframe (targets, (guint) index);
-      g_string_append_printf (text, "%s{\"frame\": %u, \"pos\": [%.17g, %.17g, %.17g], %s}",
-                              i > 0 ? ",\n" : "", frames[i], k->position.x, k->position.y,
-                              k->position.z, triples[i]);
-    }
-  g_string_append (text, "]\n");
-  bytes = g_bytes_new (text->str, text->len);
-  read = km_targets_json_load ("targets.json", bytes, &error);
-  g_assert_no_error (error);
-  km_document_close_edit (f->document);
-  km_document_set_targets (f->document, read);
-  km_document_close_edit (f->document);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  read = set_targets_with_triples (f, frames, triples, G_N_ELEMENTS (frames));
   g_assert_true (km_target_track_get_euler (read, 1, &degrees));
   g_assert_cmpfloat (degrees.x, ==, turned.x);
 
