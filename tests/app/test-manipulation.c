@@ -197,7 +197,7 @@ add_move (Fixture   *f,
 }
 
 /* A real press at (x0, y0), @steps moves to (x1, y1) and a release, all in @widget's
- * coordinates. */
+ * coordinates; with @ctrl, Ctrl held from before the press until after the release. */
 static void
 real_drag (Fixture   *f,
            GtkWidget *widget,
@@ -205,43 +205,28 @@ real_drag (Fixture   *f,
            double     y0,
            double     x1,
            double     y1,
-           guint      steps)
+           guint      steps,
+           gboolean   ctrl)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
   add_move (f, args, widget, x0, y0);
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keydown"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
   g_ptr_array_add (args, g_strdup ("mousedown"));
   g_ptr_array_add (args, g_strdup ("1"));
   for (guint s = 1; s <= steps; s++)
     add_move (f, args, widget, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
   g_ptr_array_add (args, g_strdup ("mouseup"));
   g_ptr_array_add (args, g_strdup ("1"));
-  test_app_xdotool (GTK_WIDGET (f->window), args);
-}
-
-/* real_drag() with Ctrl held from before the press until after the release. */
-static void
-real_ctrl_drag (Fixture   *f,
-                GtkWidget *widget,
-                double     x0,
-                double     y0,
-                double     x1,
-                double     y1,
-                guint      steps)
-{
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
-
-  add_move (f, args, widget, x0, y0);
-  g_ptr_array_add (args, g_strdup ("keydown"));
-  g_ptr_array_add (args, g_strdup ("ctrl"));
-  g_ptr_array_add (args, g_strdup ("mousedown"));
-  g_ptr_array_add (args, g_strdup ("1"));
-  for (guint s = 1; s <= steps; s++)
-    add_move (f, args, widget, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
-  g_ptr_array_add (args, g_strdup ("mouseup"));
-  g_ptr_array_add (args, g_strdup ("1"));
-  g_ptr_array_add (args, g_strdup ("keyup"));
-  g_ptr_array_add (args, g_strdup ("ctrl"));
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keyup"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
   test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
@@ -397,7 +382,7 @@ test_drag_effector (Fixture       *f,
   /* Away from the gizmo's arrows: the free drag in the view plane. */
   x1 = x0 - 30;
   y1 = y0 + 25;
-  real_drag (f, view, x0, y0, x1, y1, 10);
+  real_drag (f, view, x0, y0, x1, y1, 10, FALSE);
   g_assert_true (wait_for (f, drag_idle, 10000));
 
   test_app_project (f->scene_view, joint_pos (f, effector), &x, &y);
@@ -442,8 +427,8 @@ test_drag_joint_fk (Fixture       *f,
 
   /* The elbow (joint 2, DOF 3), dragged around its own image. */
   test_app_project (f->scene_view, joint_pos (f, 2), &x, &y);
-  real_drag (f, view, x, y, x + 1, y + 2, 2);
-  real_drag (f, view, x + 4, y, x, y + 40, 8);
+  real_drag (f, view, x, y, x + 1, y + 2, 2, FALSE);
+  real_drag (f, view, x + 4, y, x, y + 40, 8, FALSE);
   test_app_spin_for (50);
   pose = km_document_get_pose (f->document, NULL);
   g_assert_cmpfloat (fabs (pose[3] - before[3]), >, 0.01);
@@ -603,7 +588,7 @@ test_drag_tool_point (Fixture       *f,
   wanted = km_vec3_add (start, km_vec3_scale (x_axis, s1 - s0));
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wanted, start)), >, 0.02);
 
-  real_drag (f, view, x0, y0, x1, y1, 10);
+  real_drag (f, view, x0, y0, x1, y1, 10, FALSE);
   g_assert_true (wait_for (f, drag_idle, 10000));
   test_app_spin ();
 
@@ -699,7 +684,7 @@ test_ctrl_drag_joint_tip (Fixture       *f,
   wanted = km_vec3_add (start, km_vec3_sub (hit1, hit0));
   g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wanted, start)), >, 0.05);
 
-  real_ctrl_drag (f, view, x0, y0, x1, y1, 10);
+  real_drag (f, view, x0, y0, x1, y1, 10, TRUE);
   g_assert_true (wait_for (f, drag_idle, 10000));
   test_app_spin ();
 
@@ -1006,7 +991,7 @@ test_keyframes (Fixture       *f,
     g_assert_true (km_time_bar_get_keyframe_point (f->time_bar, frame + 20, &x2, &y2));
     g_assert_cmpfloat (x2, >, x);
     slack = (guint) ceil (20.0 / (x2 - x));
-    real_drag (f, bar, x, y, x2, y2, 6);
+    real_drag (f, bar, x, y, x2, y2, 6, FALSE);
 
     /* The dragged keyframe is the one frame that was not keyed before. */
     targets = km_document_get_targets (f->document);
@@ -1401,7 +1386,7 @@ test_graph_keyframe_drag (Fixture       *f,
 
   /* Scrubbing in the plot, above the marks. */
   real_drag (f, graph, km_graph_view_x_for_frame (f->graph_view, 20), h / 3,
-             km_graph_view_x_for_frame (f->graph_view, 60), h / 3, 5);
+             km_graph_view_x_for_frame (f->graph_view, 60), h / 3, 5, FALSE);
   g_assert_cmpint (abs ((int) km_document_get_current_frame (f->document) - 60), <=, 1);
   g_assert_true (km_document_get_targets (f->document) == targets);
 
@@ -1409,7 +1394,7 @@ test_graph_keyframe_drag (Fixture       *f,
   g_assert_true (km_graph_view_get_keyframe_point (f->graph_view, from, &x0, &y0));
   g_assert_true (km_graph_view_get_keyframe_point (f->graph_view, to, &x1, &y1));
   g_assert_cmpfloat (x1 - x0, >, 20);
-  real_drag (f, graph, x0, y0, x1, y1, 6);
+  real_drag (f, graph, x0, y0, x1, y1, 6, FALSE);
   targets = km_document_get_targets (f->document);
   g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, n0);
   g_assert_cmpint (km_target_track_find_keyframe (targets, from), <, 0);
@@ -1582,7 +1567,7 @@ test_latency_30dof (Fixture       *f,
   tip = km_document_get_effector (f->document);
   g_assert_cmpint (tip, >=, 0);
   test_app_project (f->scene_view, joint_pos (f, tip), &x0, &y0);
-  real_drag (f, GTK_WIDGET (f->scene_view), x0, y0, x0 - 40, y0 + 30, 20);
+  real_drag (f, GTK_WIDGET (f->scene_view), x0, y0, x0 - 40, y0 + 30, 20, FALSE);
   g_assert_true (wait_for (f, drag_idle, 10000));
   test_app_project (f->scene_view, joint_pos (f, tip), &x, &y);
   g_assert_cmpfloat (hypot (x - (x0 - 40), y - (y0 + 30)), <, 4.0);
