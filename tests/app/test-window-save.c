@@ -1349,6 +1349,24 @@ save_while_replaced (KmDocument *document,
   return users;
 }
 
+/* Undoes both offset edits of a test below and saves @project again: the file at @path,
+ * which another program replaced with @text, keeps it. */
+static void
+undo_edits_and_save (KmDocument *document,
+                     GFile      *project,
+                     const char *path,
+                     const char *text)
+{
+  g_autofree char *after = NULL;
+
+  g_assert_true (km_document_undo (document));
+  g_assert_true (km_document_undo (document));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  save_project (document, project);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, text));
+}
+
 /* A copy of Kinema's that another program replaces after the save was planned, right
  * before it is written: the save does not write over it; the edits go to a new copy. */
 static void
@@ -1359,7 +1377,6 @@ test_save_keeps_copy_replaced_while_saving (Fixture       *f,
   const char *copy = c.copy, *numbered = c.numbered;
   KmBodyItem *body = c.body;
   g_autofree char *users = NULL;
-  g_autofree char *after = NULL;
 
   edit_offset (f->document, 0.25);
   save_project (f->document, c.project);
@@ -1372,13 +1389,7 @@ test_save_keeps_copy_replaced_while_saving (Fixture       *f,
   g_assert_false (km_document_get_modified (f->document));
 
   /* Not Kinema's any more: a later save neither writes over it nor removes it. */
-  g_assert_true (km_document_undo (f->document));
-  g_assert_true (km_document_undo (f->document));
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  save_project (f->document, c.project);
-  g_clear_pointer (&after, g_free);
-  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
-  g_assert_true (g_str_equal (after, users));
+  undo_edits_and_save (f->document, c.project, copy, users);
 }
 
 /* The same with a copy that is a skeleton.json (a Scenebuilder model, which Kinema does not
@@ -1394,7 +1405,6 @@ test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
   const char *copy = c.copy;
   KmBodyItem *body = c.body;
   g_autofree char *users = NULL;
-  g_autofree char *after = NULL;
   const char *file;
 
   edit_offset (f->document, 0.25);
@@ -1410,13 +1420,7 @@ test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
   g_assert_false (km_document_get_modified (f->document));
 
   /* An undo takes the body back to that file: a later save still leaves it alone. */
-  g_assert_true (km_document_undo (f->document));
-  g_assert_true (km_document_undo (f->document));
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  save_project (f->document, c.project);
-  g_clear_pointer (&after, g_free);
-  g_assert_true (g_file_get_contents (copy, &after, NULL, NULL));
-  g_assert_true (g_str_equal (after, users));
+  undo_edits_and_save (f->document, c.project, copy, users);
 }
 
 /* A skeleton.json of the user's, which a save writes back where it is, that another program
