@@ -1085,6 +1085,13 @@ km_format_load_model_file (const char      *path,
                             _("could not be loaded as %s"), fmt->name);
       return NULL;
     }
+  /* A model that states no pose starts where its followers' links put them at the zero
+   * pose (a URDF <mimic> or skeleton.json "mimic" offset holds from the start). */
+  if (fmt->kind == KM_FILE_KIND_MODEL && found->initial_q == NULL)
+    {
+      found->initial_q = km_skeleton_dup_mimic_rest_pose (result);
+      found->n_initial_q = found->initial_q != NULL ? km_skeleton_get_n_dof (result) : 0;
+    }
   if (format != NULL)
     *format = fmt;
   if (extras != NULL)

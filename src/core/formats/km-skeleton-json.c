@@ -820,24 +820,6 @@ skeleton_json_load (const char  *path,
   return km_skeleton_json_load (path, data != NULL ? data : "", length, error);
 }
 
-/* The skeleton, and the pose a follower's "mimic" offset gives it at the zero pose, which
- * the body starts at (km_skeleton_dup_mimic_rest_pose). */
-static gpointer
-skeleton_json_load_model (const char     *path,
-                          GBytes         *contents,
-                          KmModelExtras  *extras,
-                          GError        **error)
-{
-  KmSkeleton *skel = skeleton_json_load (path, contents, error);
-
-  if (skel != NULL)
-    {
-      extras->initial_q = km_skeleton_dup_mimic_rest_pose (skel);
-      extras->n_initial_q = extras->initial_q != NULL ? km_skeleton_get_n_dof (skel) : 0;
-    }
-  return skel;
-}
-
 static void
 skeleton_json_free_result (gpointer result)
 {
@@ -852,5 +834,4 @@ const KmFormat km_format_skeleton_json = {
   .load = skeleton_json_load,
   .free_result = skeleton_json_free_result,
   .describe = km_skeleton_json_describe,
-  .load_model = skeleton_json_load_model,
 };

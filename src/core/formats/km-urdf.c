@@ -1767,24 +1767,6 @@ format_load (const char  *path,
   return km_urdf_load (path, data ? data : "", length, &options, error);
 }
 
-/* The skeleton, and the pose a follower's <mimic> offset gives it at the zero pose, which
- * the body starts at (km_skeleton_dup_mimic_rest_pose). */
-static gpointer
-format_load_model (const char     *path,
-                   GBytes         *contents,
-                   KmModelExtras  *extras,
-                   GError        **error)
-{
-  KmSkeleton *skel = format_load (path, contents, error);
-
-  if (skel != NULL)
-    {
-      extras->initial_q = km_skeleton_dup_mimic_rest_pose (skel);
-      extras->n_initial_q = extras->initial_q != NULL ? km_skeleton_get_n_dof (skel) : 0;
-    }
-  return skel;
-}
-
 const KmFormat km_format_urdf = {
   .name = "URDF",
   .kind = KM_FILE_KIND_MODEL,
@@ -1793,5 +1775,4 @@ const KmFormat km_format_urdf = {
   .load = format_load,
   .free_result = (void (*) (gpointer)) km_skeleton_unref,
   .describe = km_skeleton_json_describe,
-  .load_model = format_load_model,
 };
