@@ -3790,6 +3790,23 @@ km_document_get_frame_rate (KmDocument *self)
 }
 
 /**
+ * km_document_get_project_frame_rate:
+ *
+ * The project's own time bar frame rate, the one a save writes as Choreonoid's TimeBar
+ * `frame_rate`: the one the project's TimeBar had when it was opened, whichever body is
+ * current (its IK targets or animation may run at a rate of their own,
+ * km_document_get_frame_rate); for a project without one (a new project), the rate the
+ * time bar shows now.
+ */
+double
+km_document_get_project_frame_rate (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
+
+  return self->project_frame_rate > 0 ? self->project_frame_rate : self->frame_rate;
+}
+
+/**
  * km_document_solve:
  *
  * Solves the whole target track on the IK job's worker thread, seeded with the current

@@ -574,9 +574,10 @@ view_aspect (KmSceneView *scene_view)
 /**
  * km_layout_state_store:
  *
- * Puts the scene view's camera and the time bar's state (current time, range and frame
- * rate of its document, playback speed) into @project's sections, when the project keeps
- * its layout (km_project_get_save_layout); the sections are left as read otherwise.
+ * Puts the scene view's camera and the time bar's state (current time and range of its
+ * document, the project's frame rate (km_document_get_project_frame_rate), playback speed)
+ * into @project's sections, when the project keeps its layout
+ * (km_project_get_save_layout); the sections are left as read otherwise.
  */
 void
 km_layout_state_store (KmProject   *project,
@@ -603,7 +604,9 @@ km_layout_state_store (KmProject   *project,
     {
       double rate = km_document_get_frame_rate (document);
 
-      state.frame_rate = rate;
+      /* The project's rate, not the current body's (its targets may run at another one);
+       * the times are in seconds, of the frames the time bar shows. */
+      state.frame_rate = km_document_get_project_frame_rate (document);
       state.current_time = km_document_get_current_frame (document) / rate;
       state.min_time = 0.0;
       state.max_time = (km_document_get_n_frames (document) - 1) / rate;

@@ -895,8 +895,9 @@ test_import_undo_keeps_rate (void)
   km_layout_state_store (project, o.view, KM_TIME_BAR (km_window_get_time_bar (o.window)));
   g_assert_true (km_layout_state_get_time_bar (project, &state));
   g_assert_cmpfloat (state.frame_rate, ==, 200);
-  /* A body shown meanwhile at a rate of its own (targets at 30 fps) is what a save stores
-   * then; the project's pose sequence does not take that rate. */
+  /* The project's sections changed under it (another rate there, as an older Kinema's save
+   * of a body at a rate of its own left it): the project's pose sequence does not take that
+   * rate, it keeps the one the project was read with. */
   state.frame_rate = 30;
   km_layout_state_set_time_bar (project, &state);
   sync_again (&o);

@@ -521,6 +521,143 @@ test_sub_project_save (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* The body named @name below the project's World. */
+static KmItem *
+world_body (Fixture    *f,
+            const char *name)
+{
+  KmItem *root = km_project_get_root_item (km_document_get_project (f->document));
+  KmItem *world = km_item_find_child_by_name (root, "World");
+  KmItem *body;
+
+  g_assert_nonnull (world);
+  body = km_item_find_child_by_name (world, name);
+  g_assert_true (KM_IS_BODY_ITEM (body));
+  return body;
+}
+
+/* The frame rate of @body's IK targets. */
+static double
+targets_rate (KmItem *body)
+{
+  KmItem *item = km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM);
+
+  g_assert_nonnull (item);
+  g_assert_nonnull (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)));
+  return km_target_track_get_frame_rate (km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)));
+}
+
+static void
+show_body (Fixture    *f,
+           const char *name)
+{
+  km_document_set_current_body (f->document, world_body (f, name));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) == world_body (f, name));
+}
+
+/* A project's time bar rate is its own: saved while a body whose IK targets run at another
+ * rate is current, the project keeps its TimeBar `frame_rate` (it used to take the current
+ * body's targets' rate, so a body without a motion of its own played at that rate once the
+ * file was opened again), and each body's targets keep theirs. */
+static void
+test_save_keeps_time_bar_rate (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-rate-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "rates.cnoid", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  KmTimeBarState bar;
+
+  contents = g_strdup_printf (
+    "items:\n"
+    "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n      id: 1\n      name: \"World\"\n      plugin: Body\n"
+    "      class: WorldItem\n      is_checked: true\n"
+    "      children:\n"
+    "        -\n          id: 2\n          name: \"First\"\n"
+    "          plugin: Body\n          class: BodyItem\n          is_checked: true\n"
+    "          data:\n            file: \"%s/arm.json\"\n"
+    "            format: SKELETON-JSON\n            fix_root: true\n"
+    "          children:\n"
+    "            -\n              id: 3\n              name: \"Targets\"\n"
+    "              plugin: Kinema\n              class: IKTargetsItem\n"
+    "              data:\n                effector: \"EndEffector\"\n"
+    "                frame_rate: 60\n"
+    "                keyframes:\n"
+    "                  - { frame: 0, pos: [ 0, 1.5, 3.5 ], euler: [ 0, 0, 0 ] }\n"
+    "                  - { frame: 30, pos: [ 0.5, 1.5, 3 ], euler: [ 0, 90, 0 ] }\n"
+    "        -\n          id: 4\n          name: \"Second\"\n"
+    "          plugin: Body\n          class: BodyItem\n          is_checked: true\n"
+    "          data:\n            file: \"%s/arm.json\"\n"
+    "            format: SKELETON-JSON\n            fix_root: true\n"
+    "          children:\n"
+    "            -\n              id: 5\n              name: \"Targets\"\n"
+    "              plugin: Kinema\n              class: IKTargetsItem\n"
+    "              data:\n                effector: \"EndEffector\"\n"
+    "                frame_rate: 24\n"
+    "                keyframes:\n"
+    "                  - { frame: 0, pos: [ 0, 1.5, 3.5 ], euler: [ 0, 0, 0 ] }\n"
+    "                  - { frame: 12, pos: [ 0.5, 1.5, 3 ], euler: [ 0, 90, 0 ] }\n"
+    "        -\n          id: 6\n          name: \"Third\"\n"
+    "          plugin: Body\n          class: BodyItem\n          is_checked: true\n"
+    "          data:\n            file: \"%s/arm.json\"\n"
+    "            format: SKELETON-JSON\n            fix_root: true\n"
+    "Body:\n"
+    "  \"BodySelectionManager\":\n"
+    "    current_body_item: 2\n"
+    "toolbars:\n"
+    "  \"TimeBar\":\n"
+    "    current_time: 0\n"
+    "    min_time: 0\n"
+    "    max_time: 10\n"
+    "    frame_rate: 50\n"
+    "    playback_frame_rate: 60\n"
+    "    playback_speed_ratio: 1\n",
+    arm_dir, arm_dir, arm_dir);
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  open_fixture (f, path);
+
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "First");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 60);
+  /* A body without a motion of its own shows the project's rate. */
+  show_body (f, "Third");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 50);
+  /* The body saved with: its targets run at 24 frames a second. */
+  show_body (f, "Second");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 24);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "  \"TimeBar\":\n"));
+  g_assert_null (strstr (text, "\n    frame_rate: 24\n"));
+  g_assert_nonnull (strstr (text, "\n    frame_rate: 50\n"));
+
+  /* Opened again: the time bar's rate is the project's, each body's targets keep theirs,
+   * and the body without a motion plays at the project's rate. */
+  open_fixture (f, path);
+  g_assert_true (km_layout_state_get_time_bar (km_document_get_project (f->document), &bar));
+  g_assert_cmpfloat (bar.frame_rate, ==, 50);
+  g_assert_cmpfloat (targets_rate (world_body (f, "First")), ==, 60);
+  g_assert_cmpfloat (targets_rate (world_body (f, "Second")), ==, 24);
+  show_body (f, "Third");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 50);
+  show_body (f, "Second");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 24);
+  show_body (f, "First");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 60);
+  km_test_remove_tree (dir);
+}
+
 /* Choreonoid's own project opens with its camera (eye, direction, up as the file has them). */
 static void
 test_layout_choreonoid_camera (Fixture       *f,
@@ -1503,6 +1640,8 @@ main (int    argc,
   g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
   g_test_add ("/kinema/Window/sub-project-save", Fixture, NULL,
               fixture_setup, test_sub_project_save, fixture_teardown);
+  g_test_add ("/kinema/LayoutState/save-keeps-time-bar-rate", Fixture, NULL,
+              fixture_setup, test_save_keeps_time_bar_rate, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unknown-item", Fixture, NULL,
               fixture_setup, test_unknown_item, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unreadable-root", Fixture, NULL,
