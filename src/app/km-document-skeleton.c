@@ -887,23 +887,33 @@ km_document_dup_skeleton_file (KmDocument *self)
   return path != NULL ? g_file_new_for_path (path) : NULL;
 }
 
-/* What skeleton.json has no place for. */
+/* Counts what skeleton.json has no place for: display shapes and joint ids. */
 static void
-skeleton_json_notes (const KmSkeleton *skeleton,
-                     GPtrArray        *notes)
+count_json_losses (const KmSkeleton *skeleton,
+                   guint            *n_shapes,
+                   guint            *n_ids)
 {
-  guint n_shapes = 0;
-  guint n_ids = 0;
-
+  *n_shapes = 0;
+  *n_ids = 0;
   for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
     {
       guint n = 0;
 
       km_skeleton_get_shapes (skeleton, i, &n);
-      n_shapes += n;
+      *n_shapes += n;
       if (km_skeleton_get_joint (skeleton, i)->joint_id >= 0)
-        n_ids++;
+        (*n_ids)++;
     }
+}
+
+/* What skeleton.json has no place for. */
+static void
+skeleton_json_notes (const KmSkeleton *skeleton,
+                     GPtrArray        *notes)
+{
+  guint n_shapes, n_ids;
+
+  count_json_losses (skeleton, &n_shapes, &n_ids);
   if (n_shapes > 0)
     g_ptr_array_add (notes, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                                           "%u display shape is not saved",
@@ -1709,6 +1719,16 @@ index_autosaved_body (EditedScan *scan,
   g_key_file_set_boolean (scan->index, name, "embedded", embedded);
 }
 
+/* Whether skeleton.json holds all of @skeleton (no display shapes, no joint ids). */
+static gboolean
+skeleton_json_carries (const KmSkeleton *skeleton)
+{
+  guint n_shapes, n_ids;
+
+  count_json_losses (skeleton, &n_shapes, &n_ids);
+  return n_shapes == 0 && n_ids == 0;
+}
+
 static gboolean
 has_spherical_joint (const KmSkeleton *skeleton)
 {
@@ -1780,7 +1800,7 @@ take_edited_skeleton (gpointer item,
   EditedBody *edited;
   KmBodyItem *body;
   KmSkeleton *skeleton;
-  const char *file, *format, *new_format, *extension;
+  const char *file, *format, *file_format, *new_format, *body_format, *extension;
   gboolean in_place, missing, copy_in_place = FALSE, gone_copy = FALSE;
   g_autofree char *path = NULL;
   g_autofree char *own_file = NULL;
@@ -1793,6 +1813,7 @@ take_edited_skeleton (gpointer item,
   skeleton = km_body_item_get_skeleton (body);
   file = km_body_item_get_file (body);
   format = km_body_item_get_format (body);
+  file_format = km_body_item_model_file_format (format, file);
   if (skeleton == NULL)
     return;
   missing = model_file_missing (scan->io, body);
@@ -1819,7 +1840,10 @@ take_edited_skeleton (gpointer item,
    * saved as a copy beside the project in the same format where Kinema writes it, unless
    * that format splits a spherical joint into three (the body's animations and joint
    * values, saved with the project, would no longer fit the model it loads): skeleton.json
-   * then. */
+   * then. (A URDF model a project names as Choreonoid does, under CHOREONOID-BODY, is a
+   * URDF.) An autosave keeps all the user had: what skeleton.json has no place for
+   * (display shapes, joint ids: of a model in a format Kinema reads but does not write,
+   * such as OpenHRP VRML) goes to a .body copy, which a recovery reads back. */
   own_file = write_back_path (scan->io, body);
   /* (not one a save found another program's: a copy of Kinema's replaced meanwhile, which
    * the body may still refer to as to a skeleton.json of the user's) */
@@ -1831,21 +1855,26 @@ take_edited_skeleton (gpointer item,
       new_format = SKELETON_JSON_FORMAT;
       extension = "json";
     }
-  else if (!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
-    {
-      new_format = BODY_FORMAT;
-      extension = "body";
-    }
-  else if (!in_place && g_strcmp0 (format, URDF_FORMAT) == 0)
+  else if (!in_place && g_strcmp0 (file_format, URDF_FORMAT) == 0)
     {
       new_format = URDF_FORMAT;
       extension = "urdf";
+    }
+  else if ((!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
+           || (autosave && !skeleton_json_carries (skeleton)))
+    {
+      new_format = BODY_FORMAT;
+      extension = "body";
     }
   else
     {
       new_format = SKELETON_JSON_FORMAT;
       extension = "json";
     }
+  /* (A URDF copy of a model named under CHOREONOID-BODY is named so too: it reads as a
+   * URDF by its extension, and Choreonoid reads the project.) */
+  body_format = g_strcmp0 (format, BODY_FORMAT) == 0 && g_strcmp0 (new_format, URDF_FORMAT) == 0
+                ? BODY_FORMAT : new_format;
   if (autosave)
     {
       g_autofree char *name = g_strdup_printf ("%u.%s", scan->edited->bodies->len + 1,
@@ -1856,7 +1885,7 @@ take_edited_skeleton (gpointer item,
     }
   else if (in_place)
     path = g_steal_pointer (&own_file);
-  else if (copy_in_place && g_strcmp0 (new_format, format) == 0)
+  else if (copy_in_place && g_strcmp0 (new_format, file_format) == 0)
     {
       path = g_strdup (resolved);
       g_hash_table_add (scan->used, g_path_get_basename (path));
@@ -1880,13 +1909,13 @@ take_edited_skeleton (gpointer item,
     ->initial_q = km_body_item_dup_model_pose (body, skeleton);
   /* A copy in the model's own format is the model file with the edits: what Kinema does
    * not model (mass, inertia, sensors, collisions, …) stays. */
-  if (file != NULL && *file != '\0' && g_strcmp0 (new_format, format) == 0
-      && g_strcmp0 (format, SKELETON_JSON_FORMAT) != 0
+  if (file != NULL && *file != '\0' && g_strcmp0 (new_format, file_format) == 0
+      && g_strcmp0 (file_format, SKELETON_JSON_FORMAT) != 0
       && g_object_get_data (item, EMBEDDED_KEY) == NULL && !missing)
     ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
       ->original = expand_item_file (scan->io, KM_ITEM (body), file);
   /* (a removed copy: the model it copied, while it is there) */
-  else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, format) == 0
+  else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, file_format) == 0
            && g_file_test (copy->original, G_FILE_TEST_IS_REGULAR))
     ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
       ->original = g_strdup (copy->original);
@@ -1922,7 +1951,7 @@ take_edited_skeleton (gpointer item,
 
   if (edited->switched)
     {
-      _km_body_switch_model (body, path, new_format);
+      _km_body_switch_model (body, path, body_format);
       g_object_set_data (item, EMBEDDED_KEY, NULL);
     }
   if (autosave)

@@ -231,21 +231,38 @@ attach_handlers (KmBodyItem *self)
                                                     self->model_dir);
 }
 
-/* The reader for a model: Choreonoid's body loader reads VRML and URDF models under
- * CHOREONOID-BODY too, choosing by the extension; those are detected from the file. */
+/**
+ * km_body_item_model_file_format:
+ * @format: (nullable): the format a project names the model @path under
+ *
+ * The format the model file is in: Choreonoid's body loader reads URDF and OpenHRP VRML
+ * models under CHOREONOID-BODY too, choosing by the extension.
+ *
+ * Returns: "URDF" or "OPENHRP-VRML-MODEL" for such a file, @format otherwise
+ */
+const char *
+km_body_item_model_file_format (const char *format,
+                                const char *path)
+{
+  g_autofree char *lower = NULL;
+
+  if (format == NULL || path == NULL || g_ascii_strcasecmp (format, "CHOREONOID-BODY") != 0)
+    return format;
+  if (km_openhrp_body_item_format (format, path) == NULL)
+    return "OPENHRP-VRML-MODEL";
+  lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".urdf"))
+    return "URDF";
+  return format;
+}
+
+/* The reader for a model: one in another format than the project names (see
+ * km_body_item_model_file_format) is detected from the file. */
 static const char *
 model_format (const char *format,
               const char *path)
 {
-  g_autofree char *lower = NULL;
-
-  format = km_openhrp_body_item_format (format, path);
-  if (format == NULL || g_ascii_strcasecmp (format, "CHOREONOID-BODY") != 0)
-    return format;
-  lower = g_ascii_strdown (path, -1);
-  if (g_str_has_suffix (lower, ".urdf"))
-    return NULL;
-  return format;
+  return km_body_item_model_file_format (format, path) == format ? format : NULL;
 }
 
 static void

@@ -33,6 +33,8 @@ KmItem        *km_body_item_new                   (void);
 /* The `file` value as written (with its variable or relative), and the format name. */
 const char    *km_body_item_get_file              (KmBodyItem        *self);
 const char    *km_body_item_get_format            (KmBodyItem        *self);
+const char    *km_body_item_model_file_format     (const char        *format,
+                                                   const char        *path);
 void           km_body_item_set_model             (KmBodyItem        *self,
                                                    const char        *file,
                                                    const char        *format,

@@ -1542,6 +1542,221 @@ test_save_as_share_warning (Fixture       *f,
   g_rmdir (elsewhere);
 }
 
+/* ---- 6. Display shapes in an autosave ------------------------------------------------ */
+
+/* A URDF robot with a box, a cylinder and a mesh (beside it, under meshes/) and what
+ * Kinema does not model (an inertial). */
+static const char shapes_urdf[] =
+  "<?xml version=\"1.0\"?>\n"
+  "<robot name=\"arm\">\n"
+  "  <link name=\"base\"><visual><geometry><box size=\"0.2 0.2 0.1\"/></geometry></visual>"
+  "<inertial><mass value=\"2.5\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" "
+  "iyz=\"0\" izz=\"0.1\"/></inertial></link>\n"
+  "  <link name=\"upper\"><visual><geometry><cylinder radius=\"0.03\" length=\"0.3\"/>"
+  "</geometry></visual></link>\n"
+  "  <link name=\"tip\"><visual><geometry><mesh filename=\"meshes/tip.stl\"/></geometry>"
+  "</visual></link>\n"
+  "  <joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"upper\"/>"
+  "<origin xyz=\"0 0 0.1\"/><axis xyz=\"0 0 1\"/>"
+  "<limit lower=\"-2\" upper=\"2\" effort=\"5\" velocity=\"2\"/></joint>\n"
+  "  <joint name=\"j2\" type=\"revolute\"><parent link=\"upper\"/><child link=\"tip\"/>"
+  "<origin xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/>"
+  "<limit lower=\"-2\" upper=\"2\" effort=\"5\" velocity=\"2\"/></joint>\n"
+  "</robot>\n";
+
+static const char tip_stl[] =
+  "solid tip\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 0.05 0 0\n"
+  "   vertex 0 0.05 0\n  endloop\n endfacet\nendsolid tip\n";
+
+/* Per joint, its type and what skeleton.json has no place for: its id and its display
+ * shapes' kinds, a mesh with the file it was read from (NULL: not loaded). */
+static char *
+shapes_signature (const KmSkeleton *skeleton)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+      KmShape * const *shapes;
+      guint n = 0;
+
+      shapes = km_skeleton_get_shapes (skeleton, i, &n);
+      g_string_append_printf (text, "%s type %d id %d:", joint->name, (int) joint->type,
+                              joint->joint_id);
+      for (guint s = 0; s < n; s++)
+        {
+          g_string_append_printf (text, " %d", (int) shapes[s]->type);
+          if (shapes[s]->type == KM_SHAPE_MESH)
+            g_string_append_printf (text, "(%s)",
+                                    shapes[s]->mesh != NULL ? shapes[s]->uri_file : "NULL");
+        }
+      g_string_append_c (text, '\n');
+    }
+  return g_string_free (text, FALSE);
+}
+
+typedef struct
+{
+  const char *dir;
+  const char *path;
+  KmBodyItem *found;
+} BodyScan;
+
+static void
+find_body_cb (gpointer item,
+              gpointer user_data)
+{
+  BodyScan *scan = user_data;
+  g_autofree char *path = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || km_body_item_get_file (item) == NULL)
+    return;
+  path = g_canonicalize_filename (km_body_item_get_file (item), scan->dir);
+  if (strcmp (path, scan->path) == 0)
+    scan->found = item;
+}
+
+/* The body of @document's project that refers to @path (relative references are to
+ * @dir). An imported model is a body beside the example's. */
+static KmBodyItem *
+find_body (KmDocument *document,
+           const char *dir,
+           const char *path)
+{
+  BodyScan scan = { dir, path, NULL };
+
+  km_item_foreach (km_project_get_root_item (km_document_get_project (document)),
+                   find_body_cb, &scan);
+  g_assert_nonnull (scan.found);
+  return scan.found;
+}
+
+typedef enum
+{
+  SHAPES_URDF,            /* a URDF opened as such */
+  SHAPES_URDF_AS_BODY,    /* a URDF a .cnoid refers to as Choreonoid does (CHOREONOID-BODY) */
+  SHAPES_VRML,            /* an OpenHRP VRML model, which Kinema reads and does not write */
+} ShapesModel;
+
+/* An edited body whose model has display shapes and joint ids (@data: a ShapesModel),
+ * autosaved and recovered into a new document, has them all still, with the edit, back on
+ * its own file in its own format; Save then writes it as the user's own format does. */
+static void
+test_autosave_keeps_shapes (Fixture       *f,
+                            gconstpointer  data)
+{
+  ShapesModel kind = GPOINTER_TO_INT (data);
+  g_autofree char *model_dir = g_build_filename (f->dir, "model", NULL);
+  g_autofree char *mesh_dir = g_build_filename (model_dir, "meshes", NULL);
+  g_autofree char *mesh_path = g_build_filename (mesh_dir, "tip.stl", NULL);
+  g_autofree char *model_path = g_build_filename (model_dir,
+                                                  kind == SHAPES_VRML ? "arm.wrl" : "arm.urdf",
+                                                  NULL);
+  g_autofree char *project_path = g_build_filename (f->dir, "robot.cnoid", NULL);
+  g_autofree char *autosave_dir = g_build_filename (f->dir, "autosave", NULL);
+  g_autofree char *path = g_build_filename (autosave_dir, "autosave-9-7.cnoid", NULL);
+  g_autofree char *models = g_strconcat (path, ".models", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GFile) autosave_file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) recovered = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *got = NULL;
+  g_autofree char *old_format = NULL;
+  KmBodyItem *body;
+  KmSkeleton *skeleton;
+  Result r = { NULL, };
+
+  g_assert_cmpint (g_mkdir_with_parents (mesh_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (autosave_dir, 0700), ==, 0);
+  if (kind == SHAPES_VRML)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "openhrp", "arm.wrl",
+                                                     NULL);
+      g_autofree char *contents = read_file (from, NULL);
+
+      write_test_file (model_dir, "arm.wrl", contents);
+    }
+  else
+    {
+      write_test_file (model_dir, "arm.urdf", shapes_urdf);
+      write_test_file (mesh_dir, "tip.stl", tip_stl);
+    }
+  if (kind == SHAPES_URDF_AS_BODY)
+    {
+      static const char project[] =
+        "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+        "  is_builtin_item: true\n  children:\n"
+        "    -\n      id: 1\n      name: \"Arm\"\n      plugin: Body\n"
+        "      class: BodyItem\n      data:\n"
+        "        file: \"model/arm.urdf\"\n        format: CHOREONOID-BODY\n";
+
+      write_test_file (f->dir, "robot.cnoid", project);
+      g_assert_true (km_document_import_file (f->document, project_file, &error));
+    }
+  else
+    g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_true (find_body (f->document, f->dir, model_path) == body);
+  old_format = g_strdup (km_body_item_get_format (body));
+  edit_skeleton (f, 0.125);
+  expected = shapes_signature (km_document_get_skeleton (f->document));
+  g_test_message ("%s", expected);
+  if (kind == SHAPES_VRML)
+    g_assert_nonnull (strstr (expected, "id 0: 2\n"));   /* J1, its cylinder */
+  else
+    g_assert_nonnull (strstr (expected, mesh_path));
+
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  km_document_recover_async (recovered, autosave_file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (test_app_wait_idle_solve (recovered, 20000));
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+
+  /* Back on the user's file, in its format, still to be saved; with the shapes (the mesh
+   * read from its own file), the joint ids and the edit. */
+  body = find_body (recovered, f->dir, model_path);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, old_format);
+  skeleton = km_body_item_get_skeleton (body);
+  got = shapes_signature (skeleton);
+  g_assert_cmpstr (got, ==, expected);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton, 1)->offset.x, 0.125, 1e-9);
+  g_assert_true (km_document_get_modified (recovered));
+  km_document_set_current_body (recovered, KM_ITEM (body));
+  g_assert_true (km_document_get_skeleton_modified (recovered));
+
+  /* Saved, a URDF model goes to a URDF copy beside the project: the user's file with the
+   * edit, what Kinema does not model kept. (Kinema writes no VRML.) */
+  if (kind != SHAPES_VRML)
+    {
+      g_autofree char *saved_dir = g_build_filename (f->dir, "saved", NULL);
+      g_autofree char *saved_path = g_build_filename (saved_dir, "robot.cnoid", NULL);
+      g_autofree char *copy_path = g_build_filename (saved_dir, "arm.urdf", NULL);
+      g_autoptr(GFile) saved_file = g_file_new_for_path (saved_path);
+      g_autoptr(KmSkeleton) copy = NULL;
+      g_autofree char *copy_text = NULL;
+      g_autofree char *copy_shapes = NULL;
+
+      g_assert_cmpint (g_mkdir (saved_dir, 0700), ==, 0);
+      g_assert_true (km_document_save (recovered, saved_file, &error));
+      g_assert_no_error (error);
+      copy_text = read_file (copy_path, NULL);
+      g_assert_nonnull (strstr (copy_text, "<mass value=\"2.5\"/>"));
+      copy = load_model (copy_path, "URDF");
+      copy_shapes = shapes_signature (copy);
+      g_assert_cmpstr (copy_shapes, ==, expected);
+      g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (copy, 1)->offset.x, 0.125, 1e-9);
+    }
+  result_clear (&r);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1592,6 +1807,15 @@ main (int    argc,
               fixture_setup, test_autosave_sub_project_body_folder, fixture_teardown);
   g_test_add ("/kinema/UiIo/save-as-share-warning", Fixture, NULL,
               fixture_setup, test_save_as_share_warning, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-keeps-shapes-urdf", Fixture,
+              GINT_TO_POINTER (SHAPES_URDF),
+              fixture_setup, test_autosave_keeps_shapes, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-keeps-shapes-urdf-as-body", Fixture,
+              GINT_TO_POINTER (SHAPES_URDF_AS_BODY),
+              fixture_setup, test_autosave_keeps_shapes, fixture_teardown);
+  g_test_add ("/kinema/UiIo/autosave-keeps-shapes-vrml", Fixture,
+              GINT_TO_POINTER (SHAPES_VRML),
+              fixture_setup, test_autosave_keeps_shapes, fixture_teardown);
 
   return g_test_run ();
 }
