@@ -418,14 +418,12 @@ km_document_cancel_solve_for_user (KmDocument *self)
 {
   KmAnimation *streamed;
   KmTargetTrack *targets;
-  guint n_frames = 0, n_solved = 0, percent;
-  double progress;
+  guint n_frames = 0, n_solved = 0;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
 
   if (!km_document_get_solving (self))
     return FALSE;
-  progress = km_document_get_solve_progress (self);
 
   /* While a solve runs, the animation is the one its frames stream into (none until the
    * first arrive); they arrive in frame order, each with its residual. */
@@ -441,49 +439,9 @@ km_document_cancel_solve_for_user (KmDocument *self)
     n_frames = km_target_track_get_last_frame (targets) + 1;
 
   km_document_cancel_solve (self);
-  /* A spherical-revolute-spherical arm's solve (km_ik_solve_trajectory_full) hands its
-   * frames over only once the motion is whole (it chooses between two routes at the end):
-   * no frame came although the bar moved on. Saying "after 0 frames" would read as if
-   * nothing had been done; say how far it got, and that none of it is kept. */
-  percent = (guint) CLAMP (floor (progress * 100.0), 0.0, 100.0);
-  if (n_solved == 0 && progress > 0.0)
-    {
-      if (km_document_get_animation (self) != NULL)
-        km_document_log (self, G_LOG_LEVEL_WARNING,
-                         /* Translators: how far the solve had got in percent (%u %% is
-                          * "25 %"), then all the frames of the solve. "This arm": a
-                          * spherical-revolute-spherical arm, whose solve gives its frames
-                          * only at the end */
-                         g_dngettext (GETTEXT_PACKAGE,
-                                      "Solve cancelled at %u %% of %u frame. This arm’s motion "
-                                      "is handed over only once it is whole, so nothing solved "
-                                      "is kept; the motion shown is the one from before the "
-                                      "solve (Solve, F5, solves again).",
-                                      "Solve cancelled at %u %% of %u frames. This arm’s motion "
-                                      "is handed over only once it is whole, so nothing solved "
-                                      "is kept; the motion shown is the one from before the "
-                                      "solve (Solve, F5, solves again).",
-                                      n_frames),
-                         percent, n_frames);
-      else
-        km_document_log (self, G_LOG_LEVEL_WARNING,
-                         /* Translators: how far the solve had got in percent (%u %% is
-                          * "25 %"), then all the frames of the solve. "This arm": a
-                          * spherical-revolute-spherical arm, whose solve gives its frames
-                          * only at the end */
-                         g_dngettext (GETTEXT_PACKAGE,
-                                      "Solve cancelled at %u %% of %u frame. This arm’s motion "
-                                      "is handed over only once it is whole, so nothing solved "
-                                      "is kept; there is no solved motion until the targets are "
-                                      "solved again (Solve, F5).",
-                                      "Solve cancelled at %u %% of %u frames. This arm’s motion "
-                                      "is handed over only once it is whole, so nothing solved "
-                                      "is kept; there is no solved motion until the targets are "
-                                      "solved again (Solve, F5).",
-                                      n_frames),
-                         percent, n_frames);
-    }
-  else if (km_document_get_animation (self) != NULL)
+  /* Every arm's frames stream (a spherical-revolute-spherical arm's first from its plain
+   * track, km_ik_solve_trajectory_stream()), so the frames solved say how far it got. */
+  if (km_document_get_animation (self) != NULL)
     km_document_log (self, G_LOG_LEVEL_WARNING,
                      /* Translators: frames solved, then all the frames of the solve */
                      g_dngettext (GETTEXT_PACKAGE,

@@ -11,14 +11,18 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-ik-job.h"
+#include "km-ik-private.h"
 
 /*
  * One solve request. The main thread and the worker share only the fields under @mutex; the
  * worker never sees the job. Frames the worker finishes are appended to @pending (stride
  * n_dof + 2: values, pos_err, rot_err) and at most one idle (@idle_pending) is queued on
  * @context to move them into the job's animation and update :progress, in the manner of
- * Sysprof's set_progress. The solver may hold frames back (see km_ik_solve_trajectory), so
- * it also reports its own progress (@solved), which the idle shows when it is ahead.
+ * Sysprof's set_progress. The solver may hold frames back (see km_ik_solve_trajectory), and
+ * may hand over provisional frames that it revises later (km_ik_solve_trajectory_stream(),
+ * an SRS arm), so :progress is its own progress (@solved), not the frames'. @pending holds
+ * frames @pending_first .. @n_done − 1 of the range; a revision from frame F drops the
+ * pending ones from F on and the next frames overwrite the animation's rows from F on.
  */
 typedef struct
 {
@@ -32,13 +36,13 @@ typedef struct
 
   GMutex           mutex;
   GArray          *pending;          /* doubles, see above */
-  guint            n_done;           /* frames finished by the worker */
+  guint            pending_first;    /* the first of them, an index into the range */
+  guint            n_done;           /* frames finished by the worker (a revision lowers it) */
   double           solved;           /* the solver's own progress, 0 … 1 */
   gboolean         idle_pending;
 
   /* Main thread only. */
   GWeakRef         job;
-  guint            n_delivered;      /* frames moved into the animation */
   GCancellable    *user_cancellable;
   gulong           user_cancelled_id;
 } SolveRun;
@@ -193,7 +197,7 @@ deliver_pending (KmIkJob  *self,
 {
   g_autoptr(GArray) frames = NULL;
   guint stride = run->n_dof + 2;
-  guint n_done, first, n;
+  guint first, n;
   double solved, progress;
 
   g_assert (self->run == run);
@@ -201,15 +205,16 @@ deliver_pending (KmIkJob  *self,
   g_mutex_lock (&run->mutex);
   frames = g_steal_pointer (&run->pending);
   run->pending = g_array_new (FALSE, FALSE, sizeof (double));
-  n_done = run->n_done;
+  first = run->first_frame + run->pending_first;
+  run->pending_first = run->n_done;
   solved = run->solved;
   run->idle_pending = FALSE;
   g_mutex_unlock (&run->mutex);
 
-  /* The solver's progress runs ahead of the frames it holds back. 1 belongs to the moment
-   * the job is done: after the last frame comes the check of missed keyframes. */
-  progress = run->n_frames > 0 ? (double) n_done / run->n_frames : 1.0;
-  progress = MIN (MAX (progress, solved), PROGRESS_BEFORE_DONE);
+  /* The solver's progress runs ahead of the frames it holds back, and provisional frames
+   * run ahead of it (an SRS arm's plain track, before the routed one). 1 belongs to the
+   * moment the job is done: after the last frame comes the check of missed keyframes. */
+  progress = MIN (solved, PROGRESS_BEFORE_DONE);
   n = frames->len / stride;
   if (n == 0)
     {
@@ -217,7 +222,6 @@ deliver_pending (KmIkJob  *self,
       return;
     }
 
-  first = run->first_frame + run->n_delivered;
   for (guint i = 0; i < n; i++)
     {
       const double *row = &g_array_index (frames, double, (gsize) i * stride);
@@ -226,8 +230,6 @@ deliver_pending (KmIkJob  *self,
       km_animation_set_residual (self->animation, first + i, row[run->n_dof],
                                  row[run->n_dof + 1]);
     }
-  run->n_delivered += n;
-
   g_signal_emit (self, signals[FRAMES_READY], 0, first, n);
   /* A handler may have started a newer solve. */
   if (self->run == run)
@@ -514,6 +516,33 @@ frame_done_cb (guint               frame,
     schedule_delivery (run);
 }
 
+/* Worker thread: the frames from @frame on come again (provisional ones replaced). */
+static void
+revise_cb (guint    frame,
+           gpointer user_data)
+{
+  SolveData *data = user_data;
+  SolveRun *run = data->run;
+  guint stride = run->n_dof + 2;
+
+  /* Keyframe residuals from there on are noted again as the frames come. */
+  data->next_key = 0;
+  while (data->next_key < data->n_keys
+         && data->keys[data->next_key].frame < run->first_frame + frame)
+    data->next_key++;
+
+  g_mutex_lock (&run->mutex);
+  if (frame >= run->pending_first)
+    g_array_set_size (run->pending, (frame - run->pending_first) * stride);
+  else
+    {
+      g_array_set_size (run->pending, 0);
+      run->pending_first = frame;
+    }
+  run->n_done = frame;
+  g_mutex_unlock (&run->mutex);
+}
+
 /* Worker thread. */
 static void
 progress_cb (double   fraction,
@@ -540,8 +569,9 @@ solve_thread (GTask        *task,
   SolveData *data = task_data;
   GError *error = NULL;
 
-  if (!km_ik_solve_trajectory_full (data->problem, data->targets, data->n_frames, NULL,
-                                    frame_done_cb, progress_cb, data, cancellable, &error))
+  if (!km_ik_solve_trajectory_stream (data->problem, data->targets, data->n_frames,
+                                      frame_done_cb, revise_cb, progress_cb, data,
+                                      cancellable, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -694,7 +724,10 @@ km_ik_job_class_init (KmIkJobClass *klass)
    * @first_frame: the first frame that is now solved
    * @n_frames: how many consecutive frames
    *
-   * Emitted on the main context, in frame order, as the worker finishes frames.
+   * Emitted on the main context, in frame order, as the worker finishes frames. Where
+   * the solver revises frames it handed over (an SRS arm's plain track that the routed one
+   * beats), @first_frame goes back to the first revised frame and the rows from there on
+   * come again, in order.
    */
   signals[FRAMES_READY] =
     g_signal_new ("frames-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

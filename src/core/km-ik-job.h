@@ -29,13 +29,20 @@ G_DECLARE_FINAL_TYPE (KmIkJob, km_ik_job, KM, IK_JOB, GObject)
  * equals km_ik_solve_track() with the same arguments. A newer request supersedes an older one: the
  * running solve is cancelled and its callback gets G_IO_ERROR_CANCELLED. While a solve
  * runs, finished frames are copied into the job's animation (km_ik_job_get_animation) in
- * frame order and announced with ::frames-ready; :progress grows from 0 to 1. A running
- * solve does not keep the job alive: dropping its last reference cancels the solve.
+ * frame order and announced with ::frames-ready; :progress grows from 0 to 1. A
+ * spherical-revolute-spherical arm's frames come at once too, from its plain track
+ * (km_ik_solve_trajectory_stream()): where the routed motion wins in the end, its frames
+ * replace them from the first that differs, and a ::frames-ready then starts at a frame
+ * announced before (the rows from there on are revised). Whatever was announced is an
+ * answer of its frame within the limits, also when the solve is cancelled; once the solve
+ * is done, the animation is the final motion. A running solve does not keep the job alive:
+ * dropping its last reference cancels the solve.
  *
  * Properties: "progress" (double, 0..1, read-only), "busy" (boolean, read-only),
  * "animation" (KmAnimation, read-only: the current solve's result being filled in).
  * Signal: "frames-ready" (guint first_frame, guint n_frames): rows first_frame ..
- * first_frame + n_frames - 1 of the animation are solved.
+ * first_frame + n_frames - 1 of the animation are solved (anew, where first_frame is below
+ * the end of the rows announced before: a revision).
  */
 
 KmIkJob       *km_ik_job_new              (void);

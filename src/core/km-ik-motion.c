@@ -1190,7 +1190,9 @@ done:
  * held back; where that leaves a jump and the route through the arm's whole solution set
  * (see ROUTE_ZONE_ANGLE) jumps fewer times, the motion is solved again along that route,
  * and the one with fewer jumps is handed over, after the whole motion is solved
- * (km_ik_solve_trajectory_full() reports the progress meanwhile). The plain track is only
+ * (km_ik_solve_trajectory_full() reports the progress meanwhile; a caller that shows the
+ * motion as it comes uses km_ik_solve_trajectory_stream(), which hands the plain track over
+ * at once and revises it where the routed one wins). The plain track is only
  * solved up to its first jump that is final unless the routed one jumps too (the outcome is
  * the same). The route's frames are prepared on as many threads as there are processors (up
  * to 8); the result does not depend on how many.
@@ -1212,27 +1214,73 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
                                       user_data, cancellable, error);
 }
 
-/**
- * km_ik_solve_trajectory_full:
- * @progress: (nullable) (scope call): called on this thread as the solve advances, with the
- *   fraction of the work done (0 … 1, rising, 1 last)
- * @user_data: data for @frame_done and @progress
- *
- * km_ik_solve_trajectory() that also reports its progress. Frames may be held back until
- * the end (see there); the progress moves all the same, at most about 500 times a solve.
- *
- * Returns: as km_ik_solve_trajectory()
+/* Where a solve that streams its frames (km_ik_solve_trajectory_stream()) hands them
+ * over: each frame as handed over (@shown, rows of n_dof values, pos_err, rot_err,
+ * converged), so that one that comes again unchanged is not handed over twice and one that
+ * changed revises the frames from there on. */
+typedef struct
+{
+  KmIkFrameFunc   frame_done;
+  KmIkReviseFunc  revise;
+  gpointer        user_data;
+  guint           n_dof;
+  double         *shown;
+  guint           n_shown;
+} Stream;
+
+static gboolean
+stream_same (const double       *row,
+             const KmIkSolution *solution)
+{
+  double tail[3] = { solution->pos_err, solution->rot_err, solution->converged ? 1.0 : 0.0 };
+
+  return memcmp (row, solution->q, solution->n_dof * sizeof (double)) == 0 &&
+         memcmp (row + solution->n_dof, tail, sizeof tail) == 0;
+}
+
+/* A KmIkFrameFunc: frames come in order from 0 (again, after a pass that is not final). */
+static void
+stream_frame_cb (guint               frame,
+                 const KmIkSolution *solution,
+                 gpointer            user_data)
+{
+  Stream *s = user_data;
+  gsize stride = s->n_dof + 3;
+  double *row;
+
+  if (frame < s->n_shown)
+    {
+      if (stream_same (&s->shown[frame * stride], solution))
+        return;
+      s->n_shown = frame;
+      s->revise (frame, s->user_data);
+    }
+  g_return_if_fail (frame == s->n_shown);
+  row = &s->shown[frame * stride];
+  memcpy (row, solution->q, s->n_dof * sizeof (double));
+  row[s->n_dof] = solution->pos_err;
+  row[s->n_dof + 1] = solution->rot_err;
+  row[s->n_dof + 2] = solution->converged ? 1.0 : 0.0;
+  s->n_shown++;
+  s->frame_done (frame, solution, s->user_data);
+}
+
+/*
+ * The trajectory solve behind km_ik_solve_trajectory_full() (@revise NULL: every frame
+ * handed over is final) and km_ik_solve_trajectory_stream() (@revise set: an SRS arm's plain
+ * track is handed over as it comes, and revised where the motion chosen differs).
  */
-gboolean
-km_ik_solve_trajectory_full (const KmIkProblem *problem,
-                             const KmTransform *targets,
-                             guint              n_frames,
-                             KmIkSolution      *out,
-                             KmIkFrameFunc      frame_done,
-                             KmIkProgressFunc   progress,
-                             gpointer           user_data,
-                             GCancellable      *cancellable,
-                             GError           **error)
+static gboolean
+solve_trajectory (const KmIkProblem *problem,
+                  const KmTransform *targets,
+                  guint              n_frames,
+                  KmIkSolution      *out,
+                  KmIkFrameFunc      frame_done,
+                  KmIkReviseFunc     revise,
+                  KmIkProgressFunc   progress,
+                  gpointer           user_data,
+                  GCancellable      *cancellable,
+                  GError           **error)
 {
   g_autoptr (KmIkSrs) srs = NULL;
   g_autofree double *jump_scale = NULL;  /* then the limits, for count_jumps() */
@@ -1245,11 +1293,10 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
     { progress, user_data, 1.0, 1.0, &shown },
     { progress, user_data, 1.0, 1.0, &shown },
   };
-
-  g_return_val_if_fail (problem != NULL, FALSE);
-  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  Stream stream = { frame_done, revise, user_data, problem->n_dof, NULL, 0 };
+  /* The plain passes' frames: none before the end, or streamed (provisional). */
+  KmIkFrameFunc plain_done = NULL;
+  gpointer plain_data = NULL;
 
   if (n_frames >= 2)
     srs = km_ik_srs_new (problem);
@@ -1257,13 +1304,24 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
     return solve_motion (problem, targets, n_frames, out, frame_done, user_data, &passes[0],
                          NULL, 0, NULL, NULL, NULL, cancellable, error);
 
+  if (revise != NULL && frame_done != NULL)
+    {
+      stream.shown = g_new (double, (gsize) n_frames * (problem->n_dof + 3));
+      plain_done = stream_frame_cb;
+      plain_data = &stream;
+      frame_done = stream_frame_cb;
+      user_data = &stream;
+    }
+
   /*
    * The plain track; where it jumps, the routed one when its route jumps fewer times, and
    * the one with fewer jumps wins (the plain one on a tie). The plain track only needs to go
    * as far as its first jump at first (*stopped: it has one, that much is final): the routed
    * one is then solved whatever its route's jumps, and where neither jumps it wins outright;
    * otherwise the plain track is solved whole after all (PLAIN_RERUN_SHARE), to count its
-   * jumps. The outcome is the same as with the plain track solved whole first.
+   * jumps. The outcome is the same as with the plain track solved whole first. Streamed,
+   * the plain passes hand their frames over as they come (the rerun only those past the
+   * first pass's), and the frames of the motion chosen that differ from them follow.
    */
   jump_scale = g_new (double, 3 * MAX (problem->n_dof, 1));
   km_skeleton_get_dof_limits (problem->skeleton, jump_scale + problem->n_dof,
@@ -1273,8 +1331,8 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
   passes[0].to = passes[1].from = PLAIN_PROGRESS_SHARE;
   passes[1].to = passes[2].from = 1.0 - PLAIN_RERUN_SHARE;
   motions[0] = g_new0 (KmIkSolution, n_frames);
-  ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[0], NULL, 0,
-                     NULL, NULL, &stopped, cancellable, NULL);
+  ok = solve_motion (problem, targets, n_frames, motions[0], plain_done, plain_data,
+                     &passes[0], NULL, 0, NULL, NULL, &stopped, cancellable, NULL);
   /* Stopped: at least one jump, how many is not known yet. */
   jumps[0] = stopped ? G_MAXUINT : ok ? count_jumps (motions[0], n_frames, jump_scale) : 0;
   if (ok && (stopped || jumps[0] > 0))
@@ -1290,8 +1348,8 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
           /* The plain track's jumps decide. */
           for (guint f = 0; f < n_frames; f++)
             km_ik_solution_clear (&motions[0][f]);
-          ok = solve_motion (problem, targets, n_frames, motions[0], NULL, NULL, &passes[2],
-                             NULL, 0, NULL, NULL, NULL, cancellable, NULL);
+          ok = solve_motion (problem, targets, n_frames, motions[0], plain_done, plain_data,
+                             &passes[2], NULL, 0, NULL, NULL, NULL, cancellable, NULL);
           if (ok)
             jumps[0] = count_jumps (motions[0], n_frames, jump_scale);
           routed = routed && route_jumps < jumps[0];
@@ -1319,9 +1377,85 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
           km_ik_solution_clear (&motions[r][f]);
         g_free (motions[r]);
       }
-  if (ok || (error != NULL && *error != NULL))
-    return ok;
-  /* An unusable target or a cancellation on the way: the plain solve reports it as usual. */
-  return solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, NULL, 0,
-                       NULL, NULL, NULL, cancellable, error);
+  if (!ok && (error == NULL || *error == NULL))
+    {
+      /* An unusable target or a cancellation on the way: the plain solve reports it as
+       * usual (streamed, the frames it hands over again unchanged are not repeated). */
+      ok = solve_motion (problem, targets, n_frames, out, frame_done, user_data, NULL, NULL, 0,
+                         NULL, NULL, NULL, cancellable, error);
+    }
+  g_free (stream.shown);
+  return ok;
+}
+
+/**
+ * km_ik_solve_trajectory_full:
+ * @progress: (nullable) (scope call): called on this thread as the solve advances, with the
+ *   fraction of the work done (0 … 1, rising, 1 last)
+ * @user_data: data for @frame_done and @progress
+ *
+ * km_ik_solve_trajectory() that also reports its progress. Frames may be held back until
+ * the end (see there); the progress moves all the same, at most about 500 times a solve.
+ *
+ * Returns: as km_ik_solve_trajectory()
+ */
+gboolean
+km_ik_solve_trajectory_full (const KmIkProblem *problem,
+                             const KmTransform *targets,
+                             guint              n_frames,
+                             KmIkSolution      *out,
+                             KmIkFrameFunc      frame_done,
+                             KmIkProgressFunc   progress,
+                             gpointer           user_data,
+                             GCancellable      *cancellable,
+                             GError           **error)
+{
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return solve_trajectory (problem, targets, n_frames, out, frame_done, NULL, progress,
+                           user_data, cancellable, error);
+}
+
+/*
+ * km_ik_solve_trajectory_stream:
+ * @frame_done: (scope call): called on this thread for every frame handed over, in order
+ * @revise: (scope call): called on this thread before frames handed over already come
+ *   again: the frames from @first_frame on are replaced, and come again in order
+ * @progress: (nullable) (scope call): as for km_ik_solve_trajectory_full()
+ *
+ * km_ik_solve_trajectory_full() for a caller that shows the motion as it is solved. Where
+ * that holds the frames back until the end (a spherical-revolute-spherical arm, whose plain
+ * track may lose to the routed one), this hands the plain track's frames over as soon as
+ * they are final within the plain track (provisional: valid answers of the frame, within
+ * the limits), and where the motion chosen at the end differs, calls @revise with the first
+ * frame that differs and hands the motion's frames over again from there. A frame that
+ * would come again with the same values, residuals and convergence is not handed over
+ * again. Once it returns %TRUE, the last frame handed over for each frame index is, to the
+ * bit, the frame km_ik_solve_trajectory_full() hands over for it. Other arms: the same as
+ * km_ik_solve_trajectory_full() (@revise is never called).
+ *
+ * Returns: as km_ik_solve_trajectory(); cancelled, the frames handed over so far stand
+ */
+gboolean
+km_ik_solve_trajectory_stream (const KmIkProblem *problem,
+                               const KmTransform *targets,
+                               guint              n_frames,
+                               KmIkFrameFunc      frame_done,
+                               KmIkReviseFunc     revise,
+                               KmIkProgressFunc   progress,
+                               gpointer           user_data,
+                               GCancellable      *cancellable,
+                               GError           **error)
+{
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
+  g_return_val_if_fail (frame_done != NULL && revise != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return solve_trajectory (problem, targets, n_frames, NULL, frame_done, revise, progress,
+                           user_data, cancellable, error);
 }

@@ -110,4 +110,25 @@ gboolean km_ik_solve_seeded (const KmIkProblem *p,
                              GCancellable      *cancellable,
                              GError           **error);
 
+/*
+ * KmIkReviseFunc:
+ * @first_frame: index into the trajectory's targets
+ * @user_data: user data
+ *
+ * Called on the solving thread by km_ik_solve_trajectory_stream() when frames it handed
+ * over are replaced: those from @first_frame on come again, in order.
+ */
+typedef void (*KmIkReviseFunc) (guint    first_frame,
+                                gpointer user_data);
+
+gboolean km_ik_solve_trajectory_stream (const KmIkProblem *problem,
+                                        const KmTransform *targets,
+                                        guint              n_frames,
+                                        KmIkFrameFunc      frame_done,
+                                        KmIkReviseFunc     revise,
+                                        KmIkProgressFunc   progress,
+                                        gpointer           user_data,
+                                        GCancellable      *cancellable,
+                                        GError           **error);
+
 G_END_DECLS

@@ -9,6 +9,8 @@
 
 #include "km-defaults.h"
 #include "km-ik-job.h"
+#include "km-ik-private.h"
+#include "km-skeleton-json.h"
 #include "km-targets-json.h"
 #include "km-urdf.h"
 #include "test-util.h"
@@ -1073,6 +1075,306 @@ test_resolve_effector (void)
   g_assert_nonnull (strstr (error->message, "Knee"));
 }
 
+/*
+ * A spherical-revolute-spherical arm (the iiwa, tests/data/bench-iiwa7.json) on the
+ * benchmark's warm motion (as test-ik-srs.c's route-continuous), its frames 600-999 here:
+ * each joint follows 0.9 · limit · sin(w k + φ). Tracked plainly from a mid-range seed the
+ * motion jumps (joint_a3 runs into its limit); routed it does not, so the routed motion
+ * wins, and the plain track's frames streamed before are revised.
+ */
+#define SRS_FIRST  600
+#define SRS_FRAMES 400
+
+static const double srs_w[7] = {
+  0.003850297299850436, 0.005472876586258073, 0.005680212715582877, 0.005723112154982489,
+  0.0042685402722014735, 0.006359105219812302, 0.006526937862699772,
+};
+static const double srs_phase[7] = {
+  1.874487807526342, 2.6221621595410025, 4.019987816585729, -1.021930433899183,
+  -0.7224915957673894, 1.3588418003636913, 3.1179648944639293,
+};
+
+/* Replaces the fixture's problem by the iiwa's, seeded mid-range. */
+static void
+use_iiwa (Fixture *f)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, &error));
+  g_clear_pointer (&f->problem, km_ik_problem_free);
+  g_clear_pointer (&f->skeleton, km_skeleton_unref);
+  f->skeleton = km_skeleton_json_load (path, data, length, &error);
+  g_assert_no_error (error);
+  f->problem = km_ik_problem_new (f->skeleton, km_skeleton_get_default_effector (f->skeleton));
+  km_skeleton_get_mid_range (f->skeleton, f->problem->seed);
+}
+
+/* The warm motion's poses, a keyframe on every frame. */
+static KmTargetTrack *
+srs_track (Fixture *f)
+{
+  guint n_dof = f->problem->n_dof;
+  g_autofree KmTargetKeyframe *keys = g_new0 (KmTargetKeyframe, SRS_FRAMES);
+  g_autofree KmTransform *world = g_new (KmTransform, km_skeleton_get_n_joints (f->skeleton));
+  g_autofree double *lo = g_new (double, n_dof);
+  g_autofree double *hi = g_new (double, n_dof);
+  g_autofree double *q = g_new (double, n_dof);
+  g_autoptr(GError) error = NULL;
+  KmTargetTrack *track;
+
+  g_assert_cmpuint (n_dof, ==, 7);
+  km_skeleton_get_dof_limits (f->skeleton, lo, hi);
+  for (guint k = 0; k < SRS_FRAMES; k++)
+    {
+      for (guint d = 0; d < n_dof; d++)
+        q[d] = 0.9 * hi[d] * sin (srs_w[d] * (k + SRS_FIRST) + srs_phase[d]);
+      km_skeleton_forward_kinematics (f->skeleton, q, &f->problem->root_pose, world);
+      keys[k].frame = k;
+      keys[k].position = world[f->problem->effector].pos;
+      keys[k].orientation = km_mat3_to_quat (&world[f->problem->effector].rot);
+    }
+  track = km_target_track_new (keys, SRS_FRAMES, NULL, 30.0, &error);
+  g_assert_no_error (error);
+  return track;
+}
+
+/* What km_ik_solve_trajectory_stream() handed over, in order. */
+typedef struct
+{
+  guint    n_dof;
+  double  *rows;        /* SRS_FRAMES × (n_dof + 2): values, pos_err, rot_err */
+  guint    next;        /* the frame that comes next */
+  guint    n_frames_handed;
+  guint    n_revised;
+  guint    revised_from;
+  double   progress;    /* the last progress */
+  double   progress_at_first;  /* the progress when the first frame came */
+  gboolean outside_limits;
+  const KmSkeleton *skeleton;
+} Streamed;
+
+static void
+streamed_frame_cb (guint               frame,
+                   const KmIkSolution *solution,
+                   gpointer            user_data)
+{
+  Streamed *s = user_data;
+  double *row = &s->rows[(gsize) frame * (s->n_dof + 2)];
+
+  g_assert_cmpuint (frame, ==, s->next);
+  if (s->n_frames_handed == 0)
+    s->progress_at_first = s->progress;
+  memcpy (row, solution->q, s->n_dof * sizeof (double));
+  row[s->n_dof] = solution->pos_err;
+  row[s->n_dof + 1] = solution->rot_err;
+  if (!km_skeleton_within_limits (s->skeleton, solution->q, 0.0))
+    s->outside_limits = TRUE;
+  s->next++;
+  s->n_frames_handed++;
+}
+
+static void
+streamed_revise_cb (guint    first_frame,
+                    gpointer user_data)
+{
+  Streamed *s = user_data;
+
+  g_assert_cmpuint (first_frame, <, s->next);
+  s->next = first_frame;
+  s->revised_from = first_frame;
+  s->n_revised++;
+}
+
+static void
+streamed_progress_cb (double   fraction,
+                      gpointer user_data)
+{
+  ((Streamed *) user_data)->progress = fraction;
+}
+
+/* Streamed, an SRS arm's plain track comes at once (while the solve has most of its work
+ * ahead), and where the routed motion wins, it is revised from the first frame that
+ * differs: what was handed over last for each frame is, to the bit, what
+ * km_ik_solve_trajectory() hands over. */
+static void
+test_srs_stream_sync (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmTransform *targets = g_new (KmTransform, SRS_FRAMES);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, SRS_FRAMES);
+  g_autofree double *rows = NULL;
+  Streamed s = { 0 };
+  guint n_dof;
+
+  use_iiwa (f);
+  n_dof = f->problem->n_dof;
+  track = srs_track (f);
+  for (guint k = 0; k < SRS_FRAMES; k++)
+    {
+      KmVec3 pos;
+      KmQuat rot;
+
+      km_target_track_sample (track, k, &pos, &rot);
+      km_transform_from_pos_quat (pos, rot, &targets[k]);
+    }
+  rows = g_new0 (double, (gsize) SRS_FRAMES * (n_dof + 2));
+  s.n_dof = n_dof;
+  s.rows = rows;
+  s.skeleton = f->skeleton;
+  g_assert_true (km_ik_solve_trajectory_stream (f->problem, targets, SRS_FRAMES,
+                                                streamed_frame_cb, streamed_revise_cb,
+                                                streamed_progress_cb, &s, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (s.next, ==, SRS_FRAMES);
+  /* The plain track came during its own pass, not after the routing. */
+  g_assert_cmpfloat (s.progress_at_first, <, 0.5);
+  g_assert_false (s.outside_limits);
+  /* The routed motion won: revised once, from a frame the plain track had handed over. */
+  g_assert_cmpuint (s.n_revised, ==, 1);
+  g_assert_cmpuint (s.n_frames_handed, >, SRS_FRAMES);
+  g_test_message ("revised from frame %u, %u frames handed over", s.revised_from,
+                  s.n_frames_handed);
+
+  g_assert_true (km_ik_solve_trajectory (f->problem, targets, SRS_FRAMES, out, NULL, NULL,
+                                         NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < SRS_FRAMES; k++)
+    {
+      const double *row = &rows[(gsize) k * (n_dof + 2)];
+
+      g_assert_cmpmem (row, n_dof * sizeof (double), out[k].q, n_dof * sizeof (double));
+      g_assert_cmpmem (&row[n_dof], sizeof (double), &out[k].pos_err, sizeof (double));
+      g_assert_cmpmem (&row[n_dof + 1], sizeof (double), &out[k].rot_err, sizeof (double));
+      km_ik_solution_clear (&out[k]);
+    }
+}
+
+/* ::frames-ready for a solve that may revise: from the end of what came, or back. */
+static void
+srs_frames_ready_cb (KmIkJob *job,
+                     guint    first_frame,
+                     guint    n_frames,
+                     Fixture *f)
+{
+  KmAnimation *animation = km_ik_job_get_animation (job);
+
+  g_assert_cmpuint (first_frame, <=, f->next_frame);
+  g_assert_cmpuint (n_frames, >, 0);
+  g_assert_true (km_animation_get_residual (animation, first_frame + n_frames - 1, NULL, NULL));
+  if (first_frame + n_frames > f->next_frame
+      && first_frame + n_frames < km_animation_get_n_frames (animation))
+    g_assert_false (km_animation_get_residual (animation, first_frame + n_frames, NULL, NULL));
+  f->next_frame = MAX (f->next_frame, first_frame + n_frames);
+  f->n_signals++;
+  if (f->cancel_on_first_frames && f->solves_at_cancel == 0)
+    {
+      f->solves_at_cancel = 1;
+      km_ik_job_cancel (job);
+    }
+}
+
+/* The progress the job showed once frames had come: below 0.9 only when they came while
+ * the solve still had work ahead (before, an SRS arm's came only after it was all done). */
+static void
+srs_notify_progress_cb (KmIkJob    *job,
+                        GParamSpec *pspec,
+                        Fixture    *f)
+{
+  double p = km_ik_job_get_progress (job);
+
+  if (f->n_signals > 0)
+    g_array_append_val (f->progress, p);
+}
+
+static gboolean
+any_below (GArray *values,
+           double  bound)
+{
+  for (guint i = 0; i < values->len; i++)
+    if (g_array_index (values, double, i) < bound)
+      return TRUE;
+  return FALSE;
+}
+
+/* A job on an SRS arm streams frames while it solves, and its result is, to the bit,
+ * km_ik_solve_track()'s, also where the routed motion wins over the plain track it
+ * streamed first. */
+static void
+test_srs_streams (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) expected = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_dof;
+
+  use_iiwa (f);
+  n_dof = f->problem->n_dof;
+  track = srs_track (f);
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (srs_frames_ready_cb), f);
+  g_signal_connect (f->job, "notify::progress", G_CALLBACK (srs_notify_progress_cb), f);
+  km_ik_job_solve_async (f->job, f->problem, track, 0, SRS_FRAMES - 1, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+
+  g_assert_no_error (f->error);
+  g_assert_nonnull (f->result);
+  g_assert_cmpuint (f->next_frame, ==, SRS_FRAMES);
+  g_assert_true (any_below (f->progress, 0.9));
+  g_assert_cmpfloat (km_ik_job_get_progress (f->job), ==, 1.0);
+
+  expected = km_ik_solve_track (f->problem, track, 0, SRS_FRAMES - 1, NULL, NULL, NULL, NULL,
+                                &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < SRS_FRAMES; k++)
+    {
+      double pa, ra, pb, rb;
+
+      g_assert_cmpmem (km_animation_get_frame (expected, k), n_dof * sizeof (double),
+                       km_animation_get_frame (f->result, k), n_dof * sizeof (double));
+      g_assert_true (km_animation_get_residual (expected, k, &pa, &ra));
+      g_assert_true (km_animation_get_residual (f->result, k, &pb, &rb));
+      g_assert_cmpmem (&pa, sizeof pa, &pb, sizeof pb);
+      g_assert_cmpmem (&ra, sizeof ra, &rb, sizeof rb);
+    }
+  g_assert_true (km_animation_equal (expected, f->result, 0.0));
+}
+
+/* Cancelled once frames have come, an SRS arm's job keeps them: rows in frame order from
+ * the first, each with its residuals, within the limits. */
+static void
+test_srs_cancel_keeps_frames (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmAnimation *animation;
+
+  use_iiwa (f);
+  track = srs_track (f);
+  f->cancel_on_first_frames = TRUE;
+  g_signal_connect (f->job, "frames-ready", G_CALLBACK (srs_frames_ready_cb), f);
+  km_ik_job_solve_async (f->job, f->problem, track, 0, SRS_FRAMES - 1, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (f->result);
+  g_assert_cmpuint (f->n_signals, >=, 1);
+  g_assert_cmpuint (f->next_frame, >, 0);
+  /* They came while the solve had most of its work ahead (the routing). */
+  g_assert_cmpfloat (km_ik_job_get_progress (f->job), <, 0.9);
+  animation = km_ik_job_get_animation (f->job);
+  for (guint k = 0; k < f->next_frame; k++)
+    {
+      g_assert_true (km_animation_get_residual (animation, k, NULL, NULL));
+      g_assert_true (km_skeleton_within_limits (f->skeleton, km_animation_get_frame (animation, k),
+                                                0.0));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1111,6 +1413,12 @@ main (int   argc,
   g_test_add ("/kinema/IkJob/missed-key/cancel", Fixture, NULL, fixture_setup,
               test_missed_key_cancel, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
+  g_test_add ("/kinema/IkJob/srs/stream-sync", Fixture, NULL, fixture_setup,
+              test_srs_stream_sync, fixture_teardown);
+  g_test_add ("/kinema/IkJob/srs/streams", Fixture, NULL, fixture_setup, test_srs_streams,
+              fixture_teardown);
+  g_test_add ("/kinema/IkJob/srs/cancel-keeps-frames", Fixture, NULL, fixture_setup,
+              test_srs_cancel_keeps_frames, fixture_teardown);
 
   return g_test_run ();
 }
