@@ -132,7 +132,8 @@ load_kind (const char  *path,
 
   if (!km_cli_check_kind (path, kind, error))
     return NULL;
-  result = km_format_load_file (path, NULL, &format, error);
+  result = km_format_load_model_file_full (path, NULL, km_cli_load_options (), &format, NULL,
+                                           error);
   if (result == NULL)
     return NULL;
   if (format->kind != kind)

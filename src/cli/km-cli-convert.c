@@ -79,6 +79,32 @@ note_targets (const KmModelExtras *extras,
            n, (const char *) g_ptr_array_index (extras->target_names, 0), reason);
 }
 
+/* Whether the pose @extras states is lost in a format that holds no pose but does hold the
+ * links (URDF, skeleton.json): not when it is the pose the written file starts at anyway,
+ * every joint at 0 and the linked ones following their masters
+ * (km_skeleton_dup_mimic_rest_pose(): a follower with an offset at that offset), which the
+ * written mimic (ratio and offset) gives back. That is also what
+ * km_format_load_model_file() states for a model whose file states no pose (a URDF with a
+ * mimic offset). Compared exactly: both come from km_skeleton_apply_mimic() on the same
+ * link, and any other value is a pose the file stated. */
+static gboolean
+initial_pose_lost (const KmSkeleton    *skeleton,
+                   const KmModelExtras *extras)
+{
+  g_autofree double *rest = NULL;
+  guint n_dof = km_skeleton_get_n_dof (skeleton);
+
+  if (extras == NULL || extras->initial_q == NULL)
+    return FALSE;
+  if (extras->n_initial_q != n_dof)
+    return TRUE;
+  rest = km_skeleton_dup_mimic_rest_pose (skeleton);
+  for (guint d = 0; d < n_dof; d++)
+    if (extras->initial_q[d] != (rest != NULL ? rest[d] : 0.0))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 ignore_warning (const char *message,
                 gpointer    user_data)
@@ -180,8 +206,9 @@ write_model (const KmFormat      *input_format,
              _("note: only the kinematic tree and display shapes are converted (joints, "
                "offsets, rotations, axes, limits, primitive and mesh shapes)\n"));
   /* The pose the model states (a .body file's joint_displacement, a scene's joint pos
-   * values): only a .body file has a place for it. */
-  if (initial_q != NULL && !g_str_equal (to, "CHOREONOID-BODY"))
+   * values): only a .body file has a place for it. The pose that only follows from the
+   * links (a mimic offset) is not lost: the mimic is written, and the file starts there. */
+  if (!g_str_equal (to, "CHOREONOID-BODY") && initial_pose_lost (skeleton, extras))
     /* Translators: %s is URDF or skeleton.json */
     fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
@@ -339,7 +366,8 @@ km_cli_convert (int    argc,
     }
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  result = km_format_load_model_file (argv[1], format_name, &format, &extras, &error);
+  result = km_format_load_model_file_full (argv[1], format_name, km_cli_load_options (), &format,
+                                           &extras, &error);
   km_parse_warnings_pop ();
   if (result == NULL)
     {

@@ -193,7 +193,8 @@ km_cli_info (int    argc,
     return parsed;
 
   km_parse_warnings_push (km_cli_print_warning, NULL);
-  result = km_format_load_model_file (argv[1], format_name, &format, &extras, &error);
+  result = km_format_load_model_file_full (argv[1], format_name, km_cli_load_options (), &format,
+                                           &extras, &error);
   km_parse_warnings_pop ();
   if (result == NULL)
     {

@@ -792,6 +792,20 @@ km_cli_finish (int status)
   return status == KM_CLI_EXIT_OK ? KM_CLI_EXIT_INVALID : status;
 }
 
+/*
+ * How every command loads the files it is given (km_format_load_model_file_full()): a
+ * named pipe given before its writer is there (`validate p & producer > p`) is waited
+ * for, a bounded time, also where the file leads (imports, sub-projects). The editor,
+ * which reads on its main thread, loads with the defaults: no wait.
+ */
+const KmFormatLoadOptions *
+km_cli_load_options (void)
+{
+  static const KmFormatLoadOptions options = { .fifo_wait_s = KM_FORMAT_FIFO_WAIT_S };
+
+  return &options;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -802,10 +816,6 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-  /* A named pipe given before its writer is there (`validate p & producer > p`) is waited
-   * for, a bounded time. A process-wide setting, set here once before any thread reads
-   * (solve --jobs): the editor, which reads on its main thread, keeps the default, no wait. */
-  km_format_set_fifo_wait (KM_FORMAT_FIFO_WAIT_S);
 
   if (argc < 2)
     {

@@ -137,7 +137,8 @@ load_targets (const char  *path,
   /* Told from its content first (km_cli_check_kind()), as bench-ik does. */
   if (!km_cli_check_kind (path, KM_FILE_KIND_TARGETS, error))
     return NULL;
-  result = km_format_load_file (path, NULL, &format, error);
+  result = km_format_load_model_file_full (path, NULL, km_cli_load_options (), &format, NULL,
+                                           error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_TARGETS)
@@ -170,7 +171,8 @@ load_skeleton (const char      *path,
 
   if (!km_cli_check_kind (path, KM_FILE_KIND_MODEL, error))
     return NULL;
-  result = km_format_load_model_file (path, NULL, &format, extras, error);
+  result = km_format_load_model_file_full (path, NULL, km_cli_load_options (), &format, extras,
+                                           error);
   if (result == NULL)
     return NULL;
   if (format->kind != KM_FILE_KIND_MODEL)

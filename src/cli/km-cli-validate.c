@@ -71,7 +71,8 @@ km_cli_validate (int    argc,
       gpointer result;
 
       km_parse_warnings_push (km_cli_print_warning, &n_warnings);
-      result = km_format_load_file (argv[i], format_name, &format, &error);
+      result = km_format_load_model_file_full (argv[i], format_name, km_cli_load_options (),
+                                               &format, NULL, &error);
       km_parse_warnings_pop ();
 
       if (result == NULL)

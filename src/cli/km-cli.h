@@ -34,6 +34,7 @@ typedef struct
   KmCliCommandFunc  run;
 } KmCliCommand;
 
+const KmFormatLoadOptions *km_cli_load_options (void);
 int   km_cli_usage_error    (GOptionContext *context,
                              const char     *message);
 int   km_cli_parse_options  (GOptionContext *context,

@@ -227,6 +227,88 @@ test_convert_mimic (void)
     }
 }
 
+/* A follower with a mimic offset starts at that offset (the loaders state it as the
+ * model's initial pose), but URDF and skeleton.json write the mimic itself, ratio and
+ * offset, so that pose is not lost: no note says it is. A pose the model really states (a
+ * scene's joint pos values, the pinion at 0.5 rad) still gets the note, and a .body file,
+ * which holds a pose, none. */
+static void
+test_convert_mimic_offset_pose (void)
+{
+  static const char urdf[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<robot name=\"gripper\">\n"
+    "  <link name=\"base\"/>\n"
+    "  <link name=\"left\"/>\n"
+    "  <link name=\"right\"/>\n"
+    "  <joint name=\"left_joint\" type=\"revolute\">\n"
+    "    <parent link=\"base\"/>\n"
+    "    <child link=\"left\"/>\n"
+    "    <axis xyz=\"0 0 1\"/>\n"
+    "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"right_joint\" type=\"revolute\">\n"
+    "    <parent link=\"base\"/>\n"
+    "    <child link=\"right\"/>\n"
+    "    <axis xyz=\"0 0 1\"/>\n"
+    "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+    "    <mimic joint=\"left_joint\" multiplier=\"-1\" offset=\"0.25\"/>\n"
+    "  </joint>\n"
+    "</robot>\n";
+  g_autofree char *input = g_build_filename (tmp_dir, "gripper-offset.urdf", NULL);
+  g_autofree char *gears = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                  "slider_gear.xml", NULL);
+  const char *names[] = { "gripper-offset-out.urdf", "gripper-offset.json" };
+  const struct
+  {
+    const char *name;
+    const char *note;   /* NULL: none */
+  } stated[] = {
+    { "gears-pose.urdf", "note: the initial pose the model states is not carried over to "
+                         "URDF\n" },
+    { "gears-pose.json", "note: the initial pose the model states is not carried over to "
+                         "skeleton.json\n" },
+    { "gears-pose.body", NULL },
+  };
+
+  g_assert_true (g_file_set_contents (input, urdf, -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, names[i], NULL);
+      g_auto(Run) run = { 0 };
+      KmSkeleton *converted;
+      const KmJoint *right;
+
+      run_cli (&run, NULL, "convert", input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (strstr (run.err, "initial pose") != NULL)
+        g_error ("%s: a note on the initial pose in “%s”", names[i], run.err);
+      /* What makes the note wrong: the written file holds the offset. */
+      converted = load_model (output);
+      right = km_skeleton_get_joint (converted,
+                                     (guint) km_skeleton_find_joint (converted, "right_joint"));
+      g_assert_cmpint (right->mimic, ==, km_skeleton_find_joint (converted, "left_joint"));
+      g_assert_cmpfloat (right->mimic_offset, ==, 0.25);
+      km_skeleton_unref (converted);
+      g_unlink (output);
+    }
+  g_unlink (input);
+
+  for (guint i = 0; i < G_N_ELEMENTS (stated); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, stated[i].name, NULL);
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", gears, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (stated[i].note != NULL && strstr (run.err, stated[i].note) == NULL)
+        g_error ("%s: no “%s” in “%s”", stated[i].name, stated[i].note, run.err);
+      if (stated[i].note == NULL)
+        g_assert_null (strstr (run.err, "initial pose"));
+      g_unlink (output);
+    }
+}
+
 /* A project rewritten into another folder keeps every item, and its relative references
  * still reach the model and targets files. */
 static void
@@ -1080,6 +1162,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-to-errors", test_convert_to_errors);
   g_test_add_func ("/kinema/Cli/info-scenebuilder", test_info_scenebuilder);
   g_test_add_func ("/kinema/Cli/convert-mimic", test_convert_mimic);
+  g_test_add_func ("/kinema/Cli/convert-mimic-offset-pose", test_convert_mimic_offset_pose);
   g_test_add_func ("/kinema/Cli/convert-by-extension", test_convert_by_extension);
   g_test_add_func ("/kinema/Cli/convert-to-conflicts", test_convert_to_conflicts);
   g_test_add_func ("/kinema/Cli/convert-extension-kind", test_convert_extension_kind);

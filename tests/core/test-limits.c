@@ -446,8 +446,8 @@ test_scenebuilder_import_too_large (void)
 
 /* A named pipe with no writer, read with the default settings (the editor's: Reload reads on
  * the main thread): refused at once as a pipe with no writer, never waited for (only
- * kinema-cli asks for a wait, km_format_set_fifo_wait()). The load has let the pipe go
- * when it returns: a writer that opens then finds no reader (ENXIO), nothing is read. */
+ * kinema-cli asks for a wait, KmFormatLoadOptions.fifo_wait_s). The load has let the pipe
+ * go when it returns: a writer that opens then finds no reader (ENXIO), nothing is read. */
 static void
 test_fifo_no_writer_no_wait (void)
 {
@@ -459,7 +459,6 @@ test_fifo_no_writer_no_wait (void)
   gpointer loaded;
   int fd;
 
-  g_assert_cmpuint (km_format_get_fifo_wait (), ==, 0);
   if (mkfifo (fifo, 0600) != 0)
     {
       g_test_skip ("mkfifo is not supported here");
@@ -474,6 +473,102 @@ test_fifo_no_writer_no_wait (void)
   g_assert_cmpint (fd, <, 0);
   g_assert_cmpint (errno, ==, ENXIO);
   g_unlink (fifo);
+  g_rmdir (dir);
+}
+
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* The wait for a pipe's writer is the load's caller's option, not a setting of the
+ * process: a load given fifo_wait_s waits that long, for the file itself and for one its
+ * loader reads (a scene's import); the loads after it, with the defaults, wait for none,
+ * and a load inside another (a project's model) reads as the enclosing one does. */
+static void
+test_fifo_wait_load_options (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-limits-XXXXXX");
+  g_autofree char *fifo = g_build_filename (dir, "pipe.xml", NULL);
+  g_autofree char *top = g_build_filename (dir, "top.xml", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "p.cnoid", NULL);
+  const char *project_text = "items:\n  id: 0\n  plugin: Base\n  class: RootItem\n"
+                             "  children:\n    - { id: 1, name: \"m\", plugin: Body, "
+                             "class: BodyItem, data: { file: \"pipe.xml\" } }\n";
+  const char *scene = "<namespace>\n<body name=\"b\"/>\n"
+                      "<import name=\"f\" filename=\"pipe.xml\"/>\n</namespace>\n";
+  const KmFormatLoadOptions wait = { .fifo_wait_s = 1 };
+  g_autofree char *direct = g_strdup_printf ("%s:1:1: not a file Kinema can read: a pipe "
+                                             "with no writer (none came within 1 second)",
+                                             fifo);
+  const char *waited = "“pipe.xml”: not a file Kinema can read: a pipe with no writer (none "
+                       "came within 1 second); nothing is imported";
+  const char *refused = "“pipe.xml”: not a file Kinema can read: a pipe with no writer; "
+                        "nothing is imported";
+
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      g_rmdir (dir);
+      return;
+    }
+  g_assert_true (g_file_set_contents (top, scene, -1, NULL));
+  g_assert_true (g_file_set_contents (project_path, project_text, -1, NULL));
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+      const KmFormat *format = NULL;
+      const char *message;
+      gpointer loaded;
+
+      /* The pipe itself: waited for only with the option. */
+      loaded = km_format_load_model_file_full (fifo, NULL, round == 0 ? &wait : NULL, NULL,
+                                               NULL, &error);
+      g_assert_null (loaded);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+      if (round == 0)
+        g_assert_cmpstr (error->message, ==, direct);
+      else
+        g_assert_cmpstr (strstr (error->message, "a pipe with no writer"), ==,
+                         "a pipe with no writer");
+
+      /* Imported by a scene: the import is read as the scene is. */
+      km_parse_warnings_push (collect_warning, warnings);
+      loaded = km_format_load_model_file_full (top, NULL, round == 0 ? &wait : NULL, &format,
+                                               NULL, NULL);
+      km_parse_warnings_pop ();
+      g_assert_nonnull (loaded);
+      format->free_result (loaded);
+      g_assert_cmpuint (warnings->len, ==, 1);
+      if (strstr (g_ptr_array_index (warnings, 0), round == 0 ? waited : refused) == NULL)
+        g_error ("round %u: no “%s” in “%s”", round, round == 0 ? waited : refused,
+                 (const char *) g_ptr_array_index (warnings, 0));
+
+      /* A project's model: its own load (km_format_load_model_file(), no options) inside
+       * the project's reads as the project's does. */
+      g_clear_error (&error);
+      g_ptr_array_set_size (warnings, 0);
+      km_parse_warnings_push (collect_warning, warnings);
+      loaded = km_format_load_model_file_full (project_path, NULL, round == 0 ? &wait : NULL,
+                                               &format, NULL, &error);
+      km_parse_warnings_pop ();
+      g_assert_no_error (error);
+      g_assert_nonnull (loaded);
+      g_assert_cmpint (format->kind, ==, KM_FILE_KIND_PROJECT);
+      g_assert_cmpuint (warnings->len, ==, 1);
+      message = g_ptr_array_index (warnings, 0);
+      if (strstr (message, round == 0 ? "a pipe with no writer (none came within 1 second)\n"
+                                      : "a pipe with no writer\n") == NULL)
+        g_error ("round %u: “%s”", round, message);
+      format->free_result (loaded);
+    }
+  g_unlink (project_path);
+  g_unlink (fifo);
+  g_unlink (top);
   g_rmdir (dir);
 }
 
@@ -623,6 +718,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Limits/scenebuilder-import-too-large",
                    test_scenebuilder_import_too_large);
   g_test_add_func ("/kinema/Limits/fifo-no-writer-no-wait", test_fifo_no_writer_no_wait);
+  g_test_add_func ("/kinema/Limits/fifo-wait-load-options", test_fifo_wait_load_options);
   g_test_add_func ("/kinema/Limits/sub-project-depth", test_sub_project_depth);
   g_test_add_func ("/kinema/Limits/sub-project-count", test_sub_project_count);
 

@@ -729,39 +729,28 @@ too_large_to_read (GFileInputStream *in,
  * then read blocking, up to its end, as before: process substitution, `<(command)`, and
  * a pipe on standard input read so. With no writer (a read finds the end at once), the
  * file is refused as what it is, a pipe with no writer, at once: the editor reads on its
- * main thread (Reload) and must not freeze. Only where km_format_set_fifo_wait() asked
- * for it (kinema-cli: KM_FORMAT_FIFO_WAIT_S, `validate p & producer > p`) is a writer
- * waited for, that long at most: one that comes is read; one that opens and closes
- * without writing leaves an empty file (which the loader refuses as such); none, and the
- * pipe is refused as having no writer. Never an "empty file" that was only a writer not
- * there yet.
+ * main thread (Reload) and must not freeze. Only where the load's caller asked for it
+ * (KmFormatLoadOptions.fifo_wait_s; kinema-cli: KM_FORMAT_FIFO_WAIT_S, `validate p &
+ * producer > p`) is a writer waited for, that long at most: one that comes is read; one
+ * that opens and closes without writing leaves an empty file (which the loader refuses as
+ * such); none, and the pipe is refused as having no writer. Never an "empty file" that
+ * was only a writer not there yet.
  */
-static gint fifo_wait_s;   /* atomic; km_format_set_fifo_wait() */
 
-/**
- * km_format_set_fifo_wait:
- * @seconds: how long a read of a named pipe with no writer waits for one; 0 (the
- *   default): not at all
- *
- * Process-wide, for every later read (km_format_read_file() and the loaders, down to
- * imports and sub-projects, which take no options). Set once at startup, before any
- * thread reads; only kinema-cli does (KM_FORMAT_FIFO_WAIT_S).
- */
-void
-km_format_set_fifo_wait (guint seconds)
-{
-  g_atomic_int_set (&fifo_wait_s, (gint) MIN (seconds, (guint) G_MAXINT / 1000));
-}
+/* The options of the load in progress on this thread (km_format_load_model_file_full()),
+ * for the reads deep inside its loader (imports, sub-projects, meshes), which take no
+ * options; NULL outside a load: the defaults. Only that call sets it, for its duration,
+ * and restores the enclosing load's: no setting outlives the load that gave it, and a
+ * load on another thread has its own. */
+static GPrivate current_load_options;
 
-/**
- * km_format_get_fifo_wait:
- *
- * Returns: the seconds km_format_set_fifo_wait() set (0 by default)
- */
-guint
-km_format_get_fifo_wait (void)
+/* The seconds a read on this thread waits for a pipe's writer (0: none). */
+static guint
+fifo_wait_seconds (void)
 {
-  return (guint) g_atomic_int_get (&fifo_wait_s);
+  const KmFormatLoadOptions *options = g_private_get (&current_load_options);
+
+  return options != NULL ? MIN (options->fifo_wait_s, (guint) G_MAXINT / 1000) : 0;
 }
 
 static GBytes *
@@ -773,7 +762,7 @@ read_fifo (const char   *path,
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   guint8 chunk[READ_CHUNK];
   int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-  guint wait_s = km_format_get_fifo_wait ();
+  guint wait_s = fifo_wait_seconds ();
   gint64 deadline = g_get_monotonic_time () + (gint64) wait_s * G_TIME_SPAN_SECOND;
   gboolean blocking = FALSE, writer_gone = FALSE, waited_out = FALSE;
   int flags, saved_errno;
@@ -997,12 +986,14 @@ km_format_load_file (const char      *path,
                      const KmFormat **format,
                      GError         **error)
 {
-  return km_format_load_model_file (path, format_name, format, NULL, error);
+  return km_format_load_model_file_full (path, format_name, NULL, format, NULL, error);
 }
 
 /**
  * km_format_load_model_file:
  * @extras: (out) (optional) (transfer full): what a model file defines beside the skeleton
+ *
+ * km_format_load_model_file_full() with the enclosing load's options, else the defaults.
  *
  * Returns: (transfer full) (nullable): the format's result, free it with format->free_result
  */
@@ -1012,6 +1003,55 @@ km_format_load_model_file (const char      *path,
                            const KmFormat **format,
                            KmModelExtras  **extras,
                            GError         **error)
+{
+  return km_format_load_model_file_full (path, format_name, NULL, format, extras, error);
+}
+
+static gpointer load_model_file (const char      *path,
+                                 const char      *format_name,
+                                 const KmFormat **format,
+                                 KmModelExtras  **extras,
+                                 GError         **error);
+
+/**
+ * km_format_load_model_file_full:
+ * @options: (nullable): how the load reads its files, every one of them (the file itself,
+ *   and what its loader reads: imports, sub-projects, meshes); %NULL: as the load this one
+ *   is part of reads them (a sub-project's model), else the defaults
+ * @extras: (out) (optional) (transfer full): what a model file defines beside the skeleton
+ *
+ * Returns: (transfer full) (nullable): the format's result, free it with format->free_result
+ */
+gpointer
+km_format_load_model_file_full (const char                *path,
+                                const char                *format_name,
+                                const KmFormatLoadOptions *options,
+                                const KmFormat           **format,
+                                KmModelExtras            **extras,
+                                GError                   **error)
+{
+  gpointer enclosing, result;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (options == NULL)
+    return load_model_file (path, format_name, format, extras, error);
+  /* For the reads inside the loaders, which take no options; restored, so that nothing
+   * outlives this call. */
+  enclosing = g_private_get (&current_load_options);
+  g_private_set (&current_load_options, (gpointer) options);
+  result = load_model_file (path, format_name, format, extras, error);
+  g_private_set (&current_load_options, enclosing);
+  return result;
+}
+
+static gpointer
+load_model_file (const char      *path,
+                 const char      *format_name,
+                 const KmFormat **format,
+                 KmModelExtras  **extras,
+                 GError         **error)
 {
   g_autoptr(KmModelExtras) found = NULL;
   g_autoptr(GBytes) raw = NULL;

@@ -113,15 +113,9 @@ GBytes          *km_format_read_file     (const char       *path,
 GBytes          *km_format_read_whole_file (const char     *path,
                                           gsize             max_size,
                                           GError          **error);
-/* How long kinema-cli waits for a writer to a named pipe that has none (km_format_set_fifo_wait). */
+/* How long kinema-cli waits for a writer to a named pipe that has none
+ * (KmFormatLoadOptions.fifo_wait_s). */
 #define KM_FORMAT_FIFO_WAIT_S 10
-/* How long every later read of a named pipe with no writer (km_format_read_file and all
- * loaders) waits for one: 0, the default, refuses it at once as "a pipe with no writer".
- * A process-wide setting, not an argument, since the reads are deep inside every loader
- * (imports, sub-projects): only kinema-cli sets it, once in main() before any thread,
- * because the editor reads files on its main thread (Reload) and must never wait. */
-void             km_format_set_fifo_wait (guint             seconds);
-guint            km_format_get_fifo_wait (void);
 /* The SHA-256 (hex) of what @file holds, read in chunks; NULL with a GIO error
  * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or the
  * same bytes written again, is no change. */
@@ -183,6 +177,21 @@ void             km_format_scaled_number (double            value,
                                           char             *buffer,
                                           gsize             buffer_size);
 /*
+ * How a load reads its files (km_format_load_model_file_full()), as its caller asks; all
+ * zero is the default, what the editor loads with. It holds for every file the load
+ * reads, down to imports, sub-projects and meshes, on the thread of the call and only
+ * during it.
+ */
+typedef struct
+{
+  /* How long a read of a named pipe with no writer waits for one, in seconds: 0 (the
+   * default) refuses it at once as "a pipe with no writer", since the editor reads files on
+   * its main thread (Reload) and must never wait; kinema-cli passes KM_FORMAT_FIFO_WAIT_S
+   * (`validate p & producer > p`). */
+  guint fifo_wait_s;
+} KmFormatLoadOptions;
+
+/*
  * Reads @path (at most KM_FORMAT_MAX_FILE_SIZE bytes), picks the format named
  * @format_name (nullable: detect from content) and loads it. @format (out, optional)
  * receives the format used. Errors are KM_PARSE_ERROR: IO, LIMIT, UNKNOWN (unknown format
@@ -203,6 +212,17 @@ gpointer         km_format_load_model_file (const char     *path,
                                           const KmFormat  **format,
                                           KmModelExtras   **extras,
                                           GError          **error);
+/*
+ * km_format_load_model_file() as @options (nullable) say. NULL: as the load this one is
+ * part of (a sub-project's model) reads, else the defaults, as km_format_load_file() and
+ * km_format_load_model_file() read.
+ */
+gpointer         km_format_load_model_file_full (const char                *path,
+                                                 const char                *format_name,
+                                                 const KmFormatLoadOptions *options,
+                                                 const KmFormat           **format,
+                                                 KmModelExtras            **extras,
+                                                 GError                   **error);
 KmModelExtras   *km_model_extras_new     (void);
 void             km_model_extras_free    (KmModelExtras    *extras);
 
