@@ -204,7 +204,7 @@ test_validate_scene_import_paths (void)
 
     run_cli (&run, tmp_dir, "validate", "import-broken-scene.xml", NULL);
     g_assert_cmpint (run.status, ==, 1);
-    g_assert_true (g_str_has_prefix (run.err, "import-broken.xml:3:2: "));
+    g_assert_true (g_str_has_prefix (run.err, "import-broken.xml:3:1: "));
     g_assert_true (g_str_has_suffix (run.err, "\nincluded from import-broken-scene.xml:3:30\n"));
     g_assert_null (strstr (run.err, "./"));
   }

@@ -1322,7 +1322,8 @@ test_import_paths (void)
 
   g_assert_null (model);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
-  g_assert_true (g_str_has_prefix (error->message, "a/inner.xml:3:2: "));
+  /* (at the '<' where the unclosed tag's "/>" was expected) */
+  g_assert_true (g_str_has_prefix (error->message, "a/inner.xml:3:1: "));
   g_assert_true (g_str_has_suffix (error->message, "\n"
                                    "included from a/outer.xml:2:30\n"
                                    "included from scene.xml:4:30"));
@@ -1386,7 +1387,7 @@ test_import_escaped_names (void)
   g_assert_true (g_utf8_validate (error->message, -1, NULL));
   lines = g_strsplit (error->message, "\n", -1);
   g_assert_cmpuint (g_strv_length (lines), ==, 2);
-  assert_location (lines[0], bad_path, 3, 2);
+  assert_location (lines[0], bad_path, 3, 1);
   g_assert_true (g_str_has_prefix (lines[1], "included from "));
   assert_location (lines[1] + strlen ("included from "), scene_path, 4, 30);
 
@@ -1403,6 +1404,51 @@ test_import_escaped_names (void)
   g_unlink (bad_path);
   g_rmdir (dir);
   g_rmdir (tmp);
+}
+
+/* XML that is not well-formed is refused at its first offending character (DESIGN.md,
+ * "Error locations"), saying what was expected: a stray '<' in a tag, not the next line
+ * where GMarkup stopped; a byte of no UTF-8 in a value, not past the value (nor called a
+ * name); an attribute given twice, which GMarkup takes (the second value won), at the
+ * second one. */
+static void
+test_not_well_formed (void)
+{
+  static const struct
+  {
+    const char *xml;
+    const char *expected;
+  } cases[] = {
+    { "<namespace name=\"r\">\n<body name=\"a\"/>\n<body name=\"b\" trn=\"1 2 3\" <\n"
+      "</namespace>\n",
+      "t.xml:3:28: expected an attribute, “>” or “/>” instead of “<”" },
+    { "<namespace name=\"r\">\n<body name=\"b\" <trn=\"1 2 3\"/>\n</namespace>\n",
+      "t.xml:2:16: expected an attribute, “>” or “/>” instead of “<”" },
+    { "<namespace name=\"r\">\n<body name=\"b\"/> 1 < 2\n</namespace>\n",
+      "t.xml:2:20: expected an element's name after “<”" },
+    { "<namespace name=\"r\">\n <body name=\"ok\xff" "x\"/>\n</namespace>\n",
+      "t.xml:2:16: expected UTF-8 text" },
+    { "<namespace name=\"r\">\r\n <body name=\"caf\xc3\xa9 caf\xe9\"/>\r\n</namespace>\r\n",
+      "t.xml:2:22: expected UTF-8 text" },
+    { "<namespace name=\"r\">\n<body name=\"a\" trn=\"1 0 0\" trn=\"2 0 0\"/>\n</namespace>\n",
+      "t.xml:2:28: attribute “trn” is given twice" },
+    { "<namespace name=\"r\" name=\"s\">\n</namespace>\n",
+      "t.xml:1:21: attribute “name” is given twice" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmScenebuilderModel) model = km_scenebuilder_load ("t.xml", cases[i].xml,
+                                                                   strlen (cases[i].xml),
+                                                                   &error);
+
+      g_test_message ("%s", cases[i].xml);
+      g_assert_null (model);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      if (!g_str_has_prefix (error->message, cases[i].expected))
+        g_error ("expected “%s…”, got “%s”", cases[i].expected, error->message);
+    }
 }
 
 /* A scene with a DOCTYPE after its XML declaration is still a Scenebuilder scene (the
@@ -2162,6 +2208,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Scenebuilder/huge-rotation", test_huge_rotation);
   g_test_add_func ("/kinema/Scenebuilder/too-many-joints", test_too_many_joints);
   g_test_add_func ("/kinema/Scenebuilder/doctype", test_doctype);
+  g_test_add_func ("/kinema/Scenebuilder/not-well-formed", test_not_well_formed);
 
   return g_test_run ();
 }

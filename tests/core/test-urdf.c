@@ -752,6 +752,14 @@ test_xml_error_positions (void)
     { "<ROOT name='r'>\n  <link 1name\n  ='a'/>\n</ROOT>", 2, 9 },
     { "<ROOT name='r'>\n  <li%nk name='a'/>\n</ROOT>", 2, 4 },
     { "<ROOT name='r'>\n  <1link/>\n</ROOT>", 2, 4 },
+    /* a stray '<': at it, not where GMarkup stopped (the next line, or past a name) */
+    { "<ROOT name='r'>\n  <link name='a' <\n</ROOT>", 2, 18 },
+    { "<ROOT name='r'>\n  <link name='a' <x='1'/>\n</ROOT>", 2, 18 },
+    { "<ROOT name='r'>\n  <link name='a'/> a < b\n</ROOT>", 2, 22 },
+    /* a byte of no UTF-8: at it, not past the value or text it is in */
+    { "<ROOT name='r'>\n  <link name='ok\xff" "x'/>\n</ROOT>", 2, 17 },
+    { "<ROOT name='r'>\n  <link name='\xc3\xa9\xc3\xa9\xe9'/>\n</ROOT>", 2, 17 },
+    { "<ROOT name='r'>\n  <link name='a'/> caf\xe9\n</ROOT>", 2, 23 },
   };
   static const char *const roots[] = { "robot", "COLLADA", "scene" };
   static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
@@ -783,6 +791,58 @@ test_xml_error_positions (void)
         if (!g_str_has_prefix (error->message, expected))
           g_error ("expected “%s…”, got “%s”", expected, error->message);
       }
+}
+
+/* An attribute given twice is not well-formed XML (GMarkup takes it, passing both), in
+ * every XML loader: refused at the second one's name. */
+static void
+test_xml_duplicate_attributes (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *name;
+    guint       line;
+    guint       column;
+  } cases[] = {
+    { "<ROOT name='r'>\n  <link name='a' name='b'/>\n</ROOT>", "name", 2, 18 },
+    { "<ROOT name='r'>\n  <link\n    name='a'\n    name = 'a'/>\n</ROOT>", "name", 4, 5 },
+    /* more than a few attributes; the same name in a value is no attribute */
+    { "<ROOT name='r'>\n  <x a='1' b='2' c='3' d='4' e=' b=' f='6' g='7' h='8' i='9' "
+      "b='x'/>\n</ROOT>", "b", 2, 62 },
+    { "<ROOT name='r' name='s'/>", "name", 1, 16 },
+  };
+  static const char *const roots[] = { "robot", "COLLADA", "scene" };
+  static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (guint f = 0; f < G_N_ELEMENTS (roots); f++)
+      {
+        g_autoptr(GString) text = g_string_new (cases[c].text);
+        guint column = cases[c].column + (cases[c].line == 1 ? strlen (roots[f]) - 4 : 0);
+        g_autofree char *expected = g_strdup_printf ("%s:%u:%u: attribute “%s” is given twice",
+                                                     paths[f], cases[c].line, column,
+                                                     cases[c].name);
+        g_autoptr(GError) error = NULL;
+        gpointer result = NULL;
+
+        g_string_replace (text, "ROOT", roots[f], 0);
+        g_test_message ("%s", text->str);
+        if (f == 0)
+          result = km_urdf_load (paths[f], text->str, text->len, NULL, &error);
+        else if (f == 1)
+          result = km_mesh_load_collada (paths[f], text->str, text->len, &error);
+        else
+          result = km_scenebuilder_load (paths[f], text->str, text->len, &error);
+        g_assert_null (result);
+        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        g_assert_cmpstr (error->message, ==, expected);
+      }
+
+  /* URDF's own: the reviewer's <origin> */
+  assert_error ("<robot name='r'>\n <link name='a'>\n  <visual><origin xyz='1 0 0' "
+                "xyz='2 0 0'/></visual>\n </link>\n</robot>",
+                "t.urdf:3:31: attribute “xyz” is given twice");
 }
 
 /* Lines that end in a lone CR (old Mac files): an error or a warning is on its line, not
@@ -1008,6 +1068,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/mimic-chain", test_mimic_chain);
   g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
   g_test_add_func ("/kinema/Urdf/xml-error-positions", test_xml_error_positions);
+  g_test_add_func ("/kinema/Urdf/xml-duplicate-attributes", test_xml_duplicate_attributes);
   g_test_add_func ("/kinema/Urdf/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/Urdf/xml-control-char-name", test_xml_control_char_name);
   g_test_add_func ("/kinema/Urdf/empty-robot", test_empty_robot);

@@ -179,12 +179,15 @@ km_markup_text_next_start_tag (KmMarkupText *self)
   return n;
 }
 
-/* The first character of attribute @name's value in the start tag at @tag, or the tag's
- * own position when it has no such attribute. */
-KmSourcePos
-km_markup_text_attr_pos (const KmMarkupText *self,
-                         gsize               tag,
-                         const char         *name)
+/* The attribute @name's @nth occurrence (from 0) in the start tag at @tag: the offsets of
+ * the first characters of its name and of its value. FALSE when the tag has none. */
+static gboolean
+find_attribute (const KmMarkupText *self,
+                gsize               tag,
+                const char         *name,
+                guint               nth,
+                gsize              *name_offset,
+                gsize              *value_offset)
 {
   const char *t = self->text;
   gsize n = self->length, i = tag + 1, len = strlen (name);
@@ -216,12 +219,87 @@ km_markup_text_attr_pos (const KmMarkupText *self,
 
         while (i < n && t[i] != quote)
           i++;
-        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0)
-          return km_markup_text_pos (self, value);
+        if (name_end - name_start == len && strncmp (t + name_start, name, len) == 0 &&
+            nth-- == 0)
+          {
+            *name_offset = name_start;
+            *value_offset = value;
+            return TRUE;
+          }
         i++;
       }
     }
+  return FALSE;
+}
+
+/* The first character of attribute @name's value in the start tag at @tag, or the tag's
+ * own position when it has no such attribute. */
+KmSourcePos
+km_markup_text_attr_pos (const KmMarkupText *self,
+                         gsize               tag,
+                         const char         *name)
+{
+  gsize name_offset, value;
+
+  if (find_attribute (self, tag, name, 0, &name_offset, &value))
+    return km_markup_text_pos (self, value);
   return km_markup_text_pos (self, tag);
+}
+
+/**
+ * km_markup_text_start_element:
+ * @attribute_names: the attributes GMarkup's start_element callback was given
+ *
+ * What every reader's start_element callback does first: finds its start tag in the text
+ * (km_markup_text_next_start_tag()), and refuses an attribute given twice, which GMarkup
+ * takes (passing both) though XML does not, with "FILE:LINE:COLUMN: attribute “NAME” is
+ * given twice" at the second one's name.
+ *
+ * Returns: the offset of the tag's '<' (@error set, KM_PARSE_ERROR_SYNTAX, when an
+ *   attribute is given twice)
+ */
+gsize
+km_markup_text_start_element (KmMarkupText        *self,
+                              const char          *path,
+                              const char * const  *attribute_names,
+                              GError             **error)
+{
+  gsize tag = km_markup_text_next_start_tag (self);
+  guint n = g_strv_length ((char **) attribute_names);
+  g_autoptr(GHashTable) seen = NULL;
+
+  if (n < 2)
+    return tag;
+  /* (a set past a few: hostile input may give a tag very many attributes) */
+  if (n > 8)
+    seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = attribute_names[i];
+      gboolean twice = FALSE;
+      guint earlier = 0;
+
+      if (seen != NULL)
+        twice = !g_hash_table_add (seen, (gpointer) name);
+      else
+        for (guint j = 0; j < i && !twice; j++)
+          twice = g_str_equal (attribute_names[j], name);
+      if (twice)
+        {
+          gsize name_offset = tag, value;
+
+          for (guint j = 0; j < i; j++)
+            earlier += g_str_equal (attribute_names[j], name);
+          if (!find_attribute (self, tag, name, earlier, &name_offset, &value))
+            name_offset = tag;
+          /* Translators: %s is an XML attribute name */
+          km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
+                              km_markup_text_pos (self, name_offset),
+                              _("attribute “%s” is given twice"), name);
+          return tag;
+        }
+    }
+  return tag;
 }
 
 /* The bytes of the character that the reference "&@name;" (@length bytes between the '&'
@@ -461,24 +539,59 @@ is_name_end (char c)
   return c == '=' || c == '/' || c == '>' || g_ascii_isspace (c);
 }
 
-/* GMarkup stops on a name it does not take after the name: on an attribute's at the '='
- * that follows it, on an element's at the '>' that ends its start tag. The start of that
- * name, when the start tag GMarkup stopped in at @offset has one there, so that the error
- * points at the name (as every error points at the offending value), not after it. */
+/* The start tag that @offset is in, found from the start of the text as
+ * km_markup_text_next_start_tag() finds them (the nearest '<' before @offset may be a
+ * stray one in the tag, or one in a quoted value): the offset of its '<'. FALSE when
+ * @offset is in none. */
+static gboolean
+find_tag_at (const KmMarkupText *self,
+             gsize               offset,
+             gsize              *tag)
+{
+  KmMarkupText scan = *self;   /* only the cursor moves */
+
+  scan.cursor = 0;
+  for (;;)
+    {
+      gsize i = km_markup_text_next_start_tag (&scan);
+
+      if (i >= offset)
+        return FALSE;
+      if (scan.cursor >= offset)
+        {
+          *tag = i;
+          return TRUE;
+        }
+    }
+}
+
+/* GMarkup stops on a name it does not take after the name: on an attribute's at what
+ * follows it (the '=', or past white space), on an element's at the end of its start tag;
+ * and on a '<' that no name follows (a stray '<' in text) at the character after it. The
+ * start of that name (or that '<'), in the start tag @tag that GMarkup stopped in at
+ * @offset, so that the error points at the name (as every error points at the offending
+ * value), not after it. A stray '<' in a tag is taken for the start of an attribute's
+ * name: the name's first character is that '<'. */
 static gboolean
 find_bad_name (const KmMarkupText *self,
                gsize               offset,
+               gsize              *tag,
                gsize              *start)
 {
   const char *t = self->text;
   gsize i, j, name_end;
 
-  if (offset >= self->length)
+  if (offset >= self->length || !find_tag_at (self, offset, &i))
     return FALSE;
-  for (i = offset; i > 0 && t[i] != '<'; i--)
-    ;
-  if (t[i] != '<' || i + 1 >= offset || t[i + 1] == '/' || t[i + 1] == '!' || t[i + 1] == '?')
+  *tag = i;
+  if (t[i + 1] == '/' || t[i + 1] == '!' || t[i + 1] == '?')
     return FALSE;
+  if (i + 1 == offset)
+    {
+      /* No name can start here. */
+      *start = i;
+      return TRUE;
+    }
   for (j = i + 1; j < offset && !is_name_end (t[j]); j++)
     ;
   name_end = j;
@@ -493,8 +606,8 @@ find_bad_name (const KmMarkupText *self,
         j++;
       if (j == offset)
         {
-          /* At the end of the tag: its element's name. */
-          if (t[j] != '>' || is_gmarkup_name (t + i + 1, name_end - i - 1))
+          /* At the end of the element's name or of its tag. */
+          if (is_gmarkup_name (t + i + 1, name_end - i - 1))
             return FALSE;
           *start = i + 1;
           return TRUE;
@@ -508,8 +621,8 @@ find_bad_name (const KmMarkupText *self,
         return FALSE;
       if (j == offset)
         {
-          /* At the '=' after an attribute's name. */
-          if (t[j] != '=' || is_gmarkup_name (t + attr, attr_end - attr))
+          /* At what follows an attribute's name (its '=', or not). */
+          if (is_gmarkup_name (t + attr, attr_end - attr))
             return FALSE;
           *start = attr;
           return TRUE;
@@ -529,6 +642,33 @@ find_bad_name (const KmMarkupText *self,
     }
 }
 
+/* GMarkup checks that names, values and text are UTF-8 as it parses them, and stops after
+ * the one that is not (calling it a name, a value among them): its first byte that is
+ * not, in the stretch of text or tag that ends where GMarkup stopped at @offset (from the
+ * last '<' or '>' before it), or else the first one in the text up to @offset. FALSE when
+ * there is none. */
+static gboolean
+find_bad_utf8 (const KmMarkupText *self,
+               gsize               offset,
+               gsize              *bad)
+{
+  const char *t = self->text;
+  gsize from = MIN (offset, self->length);
+  const char *end = NULL;
+
+  while (from > 0 && t[from - 1] != '<' && t[from - 1] != '>')
+    from--;
+  /* (at @offset itself too: where GMarkup stops on a byte that is not UTF-8) */
+  for (guint pass = 0; pass < 2; pass++, from = 0)
+    if (!g_utf8_validate_len (t + from, self->length - from, &end) &&
+        (gsize) (end - t) <= offset)
+      {
+        *bad = (gsize) (end - t);
+        return TRUE;
+      }
+  return FALSE;
+}
+
 /**
  * km_markup_text_explain_gmarkup_error:
  * @context: a context that stopped on @gmarkup_error while parsing the whole text
@@ -541,7 +681,9 @@ find_bad_name (const KmMarkupText *self,
  * was expected, at the end tag's '<': "expected “</body>” instead of “</bdy>”", or
  * "expected the end of the document instead of “</bdy>”" when no element is open. A name
  * GMarkup does not take (“1name” is not a valid name) is left to its message, at the
- * name's first character rather than after the name, where GMarkup stopped.
+ * name's first character rather than after the name, where GMarkup stopped; a stray '<'
+ * (in a tag, or in text with no name after it) is said to be one, at that '<'; text that
+ * is not UTF-8 is "expected UTF-8 text" at its first byte that is not, not past it.
  *
  * Returns: (transfer full) (nullable): that message, or %NULL for the errors it does not
  *   explain, with @pos where GMarkup stopped (km_markup_text_gmarkup_pos())
@@ -555,14 +697,27 @@ km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
   gsize offset = gmarkup_offset (self, context);
   g_autofree char *name = NULL;
   const char *open;
-  gsize tag;
+  gsize tag, start;
 
   *pos = km_markup_text_pos (self, offset);
-  if (gmarkup_error != NULL && g_error_matches (gmarkup_error, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE)
-      && find_bad_name (self, offset, &tag))
+  if (gmarkup_error != NULL && g_error_matches (gmarkup_error, G_MARKUP_ERROR, G_MARKUP_ERROR_BAD_UTF8)
+      && find_bad_utf8 (self, offset, &start))
     {
-      *pos = km_markup_text_pos (self, tag);
-      return NULL;
+      *pos = km_markup_text_pos (self, start);
+      return g_strdup (_("expected UTF-8 text"));
+    }
+  if (gmarkup_error != NULL && g_error_matches (gmarkup_error, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE)
+      && find_bad_name (self, offset, &tag, &start))
+    {
+      *pos = km_markup_text_pos (self, start);
+      if (self->text[start] != '<')
+        return NULL;
+      if (start == tag)
+        /* Translators: the quoted “<” and “&lt;” are XML, keep them */
+        return g_strdup (_("expected an element's name after “<” (a “<” in text is "
+                           "written “&lt;”)"));
+      /* Translators: the quoted “<”, “>” and “/>” are XML, keep them */
+      return g_strdup (_("expected an attribute, “>” or “/>” instead of “<”"));
     }
   if (gmarkup_error == NULL || gmarkup_error->domain != G_MARKUP_ERROR ||
       !find_end_tag (self, offset, &tag, &name))

@@ -49,6 +49,10 @@ char        *km_markup_text_explain_gmarkup_error (const KmMarkupText  *self,
                                                    const GError        *gmarkup_error,
                                                    KmSourcePos         *pos);
 gsize        km_markup_text_next_start_tag (KmMarkupText       *self);
+gsize        km_markup_text_start_element  (KmMarkupText       *self,
+                                            const char         *path,
+                                            const char * const *attribute_names,
+                                            GError            **error);
 KmSourcePos  km_markup_text_attr_pos       (const KmMarkupText *self,
                                             gsize               tag,
                                             const char         *name);

@@ -243,9 +243,13 @@ start_element (GMarkupParseContext  *context,
                GError              **error)
 {
   Parser *p = user_data;
-  gsize tag = km_markup_text_next_start_tag (&p->markup);
+  gsize tag = km_markup_text_start_element (&p->markup, p->path,
+                                            (const char * const *) names, error);
   guint n_attrs = g_strv_length ((char **) names);
   Elem *e;
+
+  if (error != NULL && *error != NULL)
+    return;
 
   if (p->skip_depth > 0)
     {

@@ -114,10 +114,11 @@ skip_past (const char *data,
  */
 static void
 locate_tag (ParseState *st,
-            Node       *node)
+            Node       *node,
+            gsize       p)
 {
   const char *d = st->file->data;
-  gsize len = st->file->length, p = km_markup_text_next_start_tag (&st->file->markup);
+  gsize len = st->file->length;
   guint attr = 0;
 
   node->pos = km_markup_text_pos (&st->file->markup, p);
@@ -172,7 +173,12 @@ markup_start (GMarkupParseContext  *context,
 {
   ParseState *st = user_data;
   Node *node;
+  /* (an attribute given twice is refused, KM_PARSE_ERROR, as in every XML reader) */
+  gsize tag = km_markup_text_start_element (&st->file->markup, st->file->path,
+                                            attribute_names, error);
 
+  if (*error != NULL)
+    return;
   if (++st->depth > KM_SCENEBUILDER_MAX_DEPTH || ++st->n_nodes > KM_SCENEBUILDER_MAX_OBJECTS)
     {
       st->limit = TRUE;
@@ -202,7 +208,7 @@ markup_start (GMarkupParseContext  *context,
   node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
   node->file = st->file;
   node->parent = st->current;
-  locate_tag (st, node);
+  locate_tag (st, node, tag);
   if (st->current)
     g_ptr_array_add (st->current->children, node);
   else
@@ -276,17 +282,26 @@ parse_document (const char  *path,
       !g_markup_parse_context_end_parse (context, &local))
     {
       KmSourcePos pos;
-      g_autofree char *explained = km_markup_text_explain_gmarkup_error (&file->markup, context,
-                                                                         local, &pos);
+      g_autofree char *explained = NULL;
+      gboolean not_well_formed;
+      g_autofree char *message = NULL;
+
+      if (local->domain == KM_PARSE_ERROR)
+        {
+          /* a callback's own, with its location (km_markup_text_start_element()) */
+          g_propagate_error (error, g_steal_pointer (&local));
+          sb_file_free (file);
+          return NULL;
+        }
+      explained = km_markup_text_explain_gmarkup_error (&file->markup, context, local, &pos);
       /* GMarkup's own errors (the callbacks' are G_MARKUP_ERROR_INVALID_CONTENT) say what
        * was expected as the URDF reader's do (km_markup_text_parse()). */
-      gboolean not_well_formed = explained == NULL &&
-                                 !g_error_matches (local, G_MARKUP_ERROR,
-                                                   G_MARKUP_ERROR_INVALID_CONTENT);
+      not_well_formed = explained == NULL &&
+                        !g_error_matches (local, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT);
       /* Else GMarkup's message, without its own "Error on line N char M: " prefix and with
        * the names it quotes escaped. */
-      g_autofree char *message = explained != NULL ? g_steal_pointer (&explained)
-                                 : km_markup_text_gmarkup_message (local->message);
+      message = explained != NULL ? g_steal_pointer (&explained)
+                                  : km_markup_text_gmarkup_message (local->message);
 
       if (not_well_formed)
         km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, pos,

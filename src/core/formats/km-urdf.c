@@ -822,7 +822,10 @@ start_element (GMarkupParseContext  *context,
   const char *parent;
   gboolean ok = TRUE;
 
-  p->tag_offset = km_markup_text_next_start_tag (&p->markup);
+  p->tag_offset = km_markup_text_start_element (&p->markup, p->path,
+                                                (const char * const *) names, error);
+  if (error != NULL && *error != NULL)
+    return;
 
   if (p->skip_depth > 0)
     {
