@@ -690,12 +690,18 @@ km_body_item_set_model (KmBodyItem *self,
                         const char *format,
                         KmSkeleton *skeleton)
 {
+  char *new_file, *new_format;
+
   g_return_if_fail (KM_IS_BODY_ITEM (self));
 
+  /* Copied before the old ones go: a caller may pass the item's own strings. */
+  new_file = g_strdup (file);
+  new_format = g_strdup (format);
   g_free (self->file);
   g_free (self->format);
-  self->file = g_strdup (file);
-  self->format = g_strdup (format);
+  self->file = new_file;
+  self->format = new_format;
+  file = new_file;
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->q, g_free);
   self->n_dof = 0;

@@ -1753,6 +1753,25 @@ test_joint_name_link_clash (void)
   g_assert_cmpint (km_skeleton_find_joint (back, "Y"), >=, 0);
 }
 
+/* A body switched to its own file or format (km_body_item_set_model with the strings it
+ * returns) keeps them: they were read after being freed, and a body switched to
+ * "skeleton.json" saved its format as "skeleton.json", which no reader knows. */
+static void
+test_set_model_own_strings (void)
+{
+  g_autoptr(KmItem) body = km_body_item_new ();
+  KmBodyItem *item = KM_BODY_ITEM (body);
+
+  km_body_item_set_model (item, "/models/arm.json", "SKELETON-JSON", NULL);
+  km_body_item_set_model (item, km_body_item_get_file (item), km_body_item_get_format (item),
+                          NULL);
+  g_assert_cmpstr (km_body_item_get_file (item), ==, "/models/arm.json");
+  g_assert_cmpstr (km_body_item_get_format (item), ==, "SKELETON-JSON");
+  km_body_item_set_model (item, "skeleton.json", km_body_item_get_format (item), NULL);
+  g_assert_cmpstr (km_body_item_get_file (item), ==, "skeleton.json");
+  g_assert_cmpstr (km_body_item_get_format (item), ==, "SKELETON-JSON");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1760,6 +1779,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Body/sr1", test_sr1);
+  g_test_add_func ("/kinema/Body/set-model-own-strings", test_set_model_own_strings);
   g_test_add_func ("/kinema/Body/closed-link", test_closed_link);
   g_test_add_func ("/kinema/Body/floor", test_floor);
   g_test_add_func ("/kinema/Body/features", test_features);
