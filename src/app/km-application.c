@@ -6,8 +6,10 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 #include <glib/gi18n.h>
+#include <glib-unix.h>
 
 #include "km-application.h"
 #include "km-autosave.h"
@@ -28,6 +30,8 @@ struct _KmApplication
   char             *initial_share;     /* $KINEMA_CHOREONOID_SHARE as Kinema started */
 
   gboolean          recovery_offered;
+  guint             signal_ids[3];     /* SIGTERM, SIGINT, SIGHUP (quit_signal_cb) */
+  gboolean          quitting;          /* told to end by one of them */
 
   /* Borrowed */
   GtkRecentManager *recent;
@@ -87,6 +91,38 @@ quit_activated (GSimpleAction *action,
   for (GList *l = windows; l != NULL; l = l->next)
     gtk_window_close (l->data);
   g_list_free_full (windows, g_object_unref);
+}
+
+/* SIGTERM, SIGINT or SIGHUP (a logout, Ctrl+C in the terminal, kill): Kinema ends as Quit
+ * ends it, but without asking about unsaved changes. Unsaved work is autosaved once more
+ * and kept, so the next start offers it for recovery as after a crash; the windows then go
+ * as they do when closed, which removes what an orderly end removes (each autosave's lock
+ * file, the autosaves of saved work). */
+static gboolean
+quit_signal_cb (gpointer user_data)
+{
+  KmApplication *self = user_data;
+  GList *windows;
+
+  /* (Once: another signal may come while an autosave write is waited for.) */
+  if (self->quitting)
+    return G_SOURCE_CONTINUE;
+  self->quitting = TRUE;
+  windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)),
+                              (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (KM_IS_WINDOW (l->data) && km_window_get_autosave (l->data) != NULL)
+      {
+        g_autoptr(GError) error = NULL;
+
+        if (!km_autosave_keep (km_window_get_autosave (l->data), &error))
+          g_warning ("Autosave failed: %s", error->message);
+      }
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free_full (windows, g_object_unref);
+  g_application_quit (G_APPLICATION (self));
+  return G_SOURCE_CONTINUE;
 }
 
 /* When @info was last used: opened or saved again (visited, modified), newest of both. */
@@ -436,6 +472,14 @@ km_application_startup (GApplication *application)
   g_signal_connect (self, "notify::active-window", G_CALLBACK (active_window_changed_cb), NULL);
   active_window_changed_cb (self);
 
+  {
+    static const int quit_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+    G_STATIC_ASSERT (G_N_ELEMENTS (quit_signals) == G_N_ELEMENTS (self->signal_ids));
+    for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
+      self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb, self);
+  }
+
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent_menu), self,
                            G_CONNECT_SWAPPED);
@@ -478,6 +522,8 @@ km_application_dispose (GObject *object)
 {
   KmApplication *self = KM_APPLICATION (object);
 
+  for (guint i = 0; i < G_N_ELEMENTS (self->signal_ids); i++)
+    g_clear_handle_id (&self->signal_ids[i], g_source_remove);
   g_clear_object (&self->history_bindings);
   g_clear_object (&self->settings);
 

@@ -66,6 +66,7 @@ struct _KmAutosave
   guint       timeout_id;
   gboolean    writing;
   gboolean    discard_written;  /* discarded while writing: once the write ends */
+  gboolean    keep;             /* km_autosave_keep(): no more writes, the file stays */
 };
 
 enum {
@@ -211,7 +212,7 @@ static void
 restart_timeout (KmAutosave *self)
 {
   g_clear_handle_id (&self->timeout_id, g_source_remove);
-  if (self->interval > 0 && self->document != NULL)
+  if (self->interval > 0 && self->document != NULL && !self->keep)
     self->timeout_id = g_timeout_add_seconds (self->interval, timeout_cb, self);
 }
 
@@ -228,7 +229,9 @@ km_autosave_dispose (GObject *object)
   KmAutosave *self = KM_AUTOSAVE (object);
 
   g_clear_handle_id (&self->timeout_id, g_source_remove);
-  km_autosave_discard (self);
+  /* (Kept: the unsaved work stays for the next start to offer; only the lock goes.) */
+  if (!self->keep)
+    km_autosave_discard (self);
   g_clear_object (&self->document);
 
   G_OBJECT_CLASS (km_autosave_parent_class)->dispose (object);
@@ -444,8 +447,9 @@ written_cb (GObject      *source,
   self->writing = FALSE;
   ok = km_document_write_autosave_finish (KM_DOCUMENT (source), result, &error);
   /* Saved, or a new project, while the file was written: it is not wanted any more. */
-  if (self->discard_written || self->document == NULL
-      || !km_document_get_modified (self->document))
+  if (self->discard_written
+      || (self->document == NULL && !self->keep)
+      || (self->document != NULL && !km_document_get_modified (self->document)))
     km_autosave_discard (self);
   if (!ok)
     g_task_return_error (task, error);
@@ -479,6 +483,12 @@ km_autosave_save_async (KmAutosave          *self,
                                _("The autosave is being written already"));
       return;
     }
+  /* (Kept, km_autosave_keep: the file holds the work as it was then.) */
+  if (self->keep)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
   if (self->document == NULL || !km_document_get_modified (self->document))
     {
       km_autosave_discard (self);
@@ -509,6 +519,37 @@ km_autosave_get_writing (KmAutosave *self)
   g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
 
   return self->writing;
+}
+
+/**
+ * km_autosave_keep:
+ *
+ * For an end that leaves the work unsaved without asking (Kinema told to end, as at a
+ * logout): waits for a write that runs, then writes the document aside once more when it
+ * is modified (removes the autosave when it is not), and from then on writes no more and
+ * keeps that file when the autosave goes. Only its lock file goes then, as at any orderly
+ * end, so the next start offers the work for recovery (km_autosave_list_recovery). A
+ * later save of the document (no longer modified) still removes it.
+ *
+ * Returns: whether the work was written (or there was none to write)
+ */
+gboolean
+km_autosave_keep (KmAutosave  *self,
+                  GError     **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
+
+  if (self->keep)
+    return TRUE;
+  /* A write that runs holds the work as it was when it began: the one after it, all of it. */
+  while (self->writing)
+    g_main_context_iteration (NULL, TRUE);
+  ok = km_autosave_save_now (self, error);
+  self->keep = TRUE;
+  g_clear_handle_id (&self->timeout_id, g_source_remove);
+  return ok;
 }
 
 /* Removes the autosaved file and the skeletons kept beside it, if any. */

@@ -30,6 +30,8 @@ gboolean    km_autosave_save_finish    (KmAutosave          *self,
                                         GError             **error);
 gboolean    km_autosave_get_writing    (KmAutosave          *self);
 void        km_autosave_discard        (KmAutosave          *self);
+gboolean    km_autosave_keep           (KmAutosave          *self,
+                                        GError             **error);
 
 char       *km_autosave_get_directory  (void);
 GPtrArray  *km_autosave_list_recovery  (void);

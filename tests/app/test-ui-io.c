@@ -1075,6 +1075,77 @@ test_recover_example_then_save (Fixture       *f,
   g_assert_false (g_file_test (shared, G_FILE_TEST_EXISTS));
 }
 
+/* The built-in example (an Untitled project), its pose edited, autosaved and recovered
+ * into a new document, then saved as a project: the project names the body's model in
+ * its real format (SKELETON-JSON), so that it opens again with the body and the edit. */
+static void
+test_recover_example_save_reopen (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *autosave_dir = g_build_filename (f->dir, "autosave", NULL);
+  g_autofree char *path = g_build_filename (autosave_dir, "autosave-9-7.cnoid", NULL);
+  g_autofree char *project = g_build_filename (f->dir, "r.cnoid", NULL);
+  g_autoptr(GFile) autosave_file = g_file_new_for_path (path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(KmDocument) recovered = km_document_new ();
+  g_autoptr(KmDocument) reopened = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *autosave_text = NULL;
+  g_autofree char *text = NULL;
+  KmItem *body;
+  const double *q;
+  guint n_dof = 0;
+  double edited;
+  Result r = { NULL, };
+
+  g_assert_null (km_document_get_file (f->document));
+  g_assert_cmpint (g_mkdir_with_parents (autosave_dir, 0700), ==, 0);
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  q = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, >, 1);
+  edited = q[1];
+  g_assert_cmpfloat_with_epsilon (edited, 0.3, 1e-9);
+  g_assert_true (km_document_write_autosave (f->document, path, &error));
+  g_assert_no_error (error);
+  autosave_text = read_file (path, NULL);
+  g_assert_nonnull (strstr (autosave_text, "format: SKELETON-JSON"));
+
+  km_document_recover_async (recovered, autosave_file, NULL, done_cb, &r);
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (test_app_wait_idle_solve (recovered, 20000));
+  body = km_document_get_body_item (recovered);
+  g_assert_nonnull (body);
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (body)), ==, "skeleton.json");
+  g_assert_cmpstr (km_body_item_get_format (KM_BODY_ITEM (body)), ==, "SKELETON-JSON");
+
+  /* Save As. */
+  g_assert_true (km_document_save (recovered, project_file, &error));
+  g_assert_no_error (error);
+  text = read_file (project, NULL);
+  g_assert_nonnull (strstr (text, "format: SKELETON-JSON"));
+  g_assert_null (strstr (text, "format: skeleton.json"));
+
+  /* Opened again: the body is there, with the edit. */
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  body = km_document_get_body_item (reopened);
+  g_assert_nonnull (body);
+  g_assert_null (km_item_get_problem (body));
+  g_assert_nonnull (km_document_get_skeleton (reopened));
+  g_assert_cmpstr (km_body_item_get_format (KM_BODY_ITEM (body)), ==, "SKELETON-JSON");
+  /* (The body's joint values: the pose shown is the solved animation's at the frame.) */
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n_dof);
+  g_assert_nonnull (q);
+  g_assert_cmpuint (n_dof, >, 1);
+  g_assert_cmpfloat_with_epsilon (q[1], edited, 1e-9);
+  g_assert_true (test_app_wait_idle_solve (recovered, 20000));
+  result_clear (&r);
+}
+
 /* An autosave taken while a project save runs, which fails: the body refers meanwhile to
  * the file the save writes its skeleton to (never written), but the autosave refers to
  * its own copy, so recovering it gives the edit back. */
@@ -1757,6 +1828,95 @@ test_autosave_keeps_shapes (Fixture       *f,
   result_clear (&r);
 }
 
+/* ---- The application told to end ------------------------------------------------------ */
+
+/* The built `kinema`, told to end (SIGTERM, SIGINT, SIGHUP) with unsaved work: it ends
+ * normally without asking, keeps the work autosaved for the next start, and removes its
+ * lock file, as an orderly end does. Runs the program with its own folders, on the test's
+ * display. */
+static void
+test_quit_signal_keeps_autosave (gconstpointer data)
+{
+  int signum = GPOINTER_TO_INT (data);
+  g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "kinema",
+                                                    NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                  "arm.json", NULL);
+  g_autofree char *home = g_dir_make_tmp ("km-ui-io-quit-XXXXXX", NULL);
+  g_autofree char *state = g_build_filename (home, "state", NULL);
+  g_autofree char *no_bus = g_strconcat ("unix:path=", home, "/no-bus", NULL);
+  g_autofree char *dir = g_build_filename (state, "kinema", "autosave", NULL);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *autosave = NULL;
+  g_autofree char *lock = NULL;
+  g_autofree char *text = NULL;
+  gboolean opened = FALSE;
+
+  if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("the kinema program is not built");
+      remove_tree (home);
+      return;
+    }
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_subprocess_launcher_setenv (launcher, "HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_STATE_HOME", state, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CACHE_HOME", home, TRUE);
+  /* (No session bus: the program runs as a plain, non-unique application.) */
+  g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", no_bus, TRUE);
+  g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "km-document", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  /* A model opened into a new window: unsaved work. */
+  process = g_subprocess_launcher_spawn (launcher, &error, program, model, NULL);
+  g_assert_no_error (error);
+
+  /* Once it says the model is open, its work is there (and its signal handlers, installed
+   * at startup, long before). */
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  while (!opened)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);   /* (it ended first) */
+      g_test_message ("kinema: %s", line);
+      opened = strstr (line, "Opened ") != NULL;
+    }
+  autosave = g_strdup_printf ("%s/autosave-%s-0.cnoid", dir,
+                              g_subprocess_get_identifier (process));
+  lock = g_strconcat (autosave, ".lock", NULL);
+  g_assert_true (g_file_test (lock, G_FILE_TEST_IS_REGULAR));
+
+  g_subprocess_send_signal (process, signum);
+  /* (What it prints meanwhile is read, so that it never waits on a full pipe.) */
+  for (;;)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      if (line == NULL)
+        break;
+      g_test_message ("kinema: %s", line);
+    }
+  g_assert_true (g_subprocess_wait (process, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+
+  /* The work is kept for the next start; the lock is gone. */
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (autosave, G_FILE_TEST_IS_REGULAR));
+  text = read_file (autosave, NULL);
+  g_assert_nonnull (strstr (text, "arm.json"));
+  remove_tree (home);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1797,6 +1957,8 @@ main (int    argc,
               fixture_setup, test_autosave_keeps_skeleton_edit, fixture_teardown);
   g_test_add ("/kinema/UiIo/recover-example-then-save", Fixture, NULL,
               fixture_setup, test_recover_example_then_save, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recover-example-save-reopen", Fixture, NULL,
+              fixture_setup, test_recover_example_save_reopen, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-during-failed-save", Fixture, NULL,
               fixture_setup, test_autosave_during_failed_save, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-keeps-sub-project-edit", Fixture, NULL,
@@ -1816,6 +1978,13 @@ main (int    argc,
   g_test_add ("/kinema/UiIo/autosave-keeps-shapes-vrml", Fixture,
               GINT_TO_POINTER (SHAPES_VRML),
               fixture_setup, test_autosave_keeps_shapes, fixture_teardown);
+
+  g_test_add_data_func ("/kinema/UiIo/sigterm-keeps-autosave", GINT_TO_POINTER (SIGTERM),
+                        test_quit_signal_keeps_autosave);
+  g_test_add_data_func ("/kinema/UiIo/sigint-keeps-autosave", GINT_TO_POINTER (SIGINT),
+                        test_quit_signal_keeps_autosave);
+  g_test_add_data_func ("/kinema/UiIo/sighup-keeps-autosave", GINT_TO_POINTER (SIGHUP),
+                        test_quit_signal_keeps_autosave);
 
   return g_test_run ();
 }
