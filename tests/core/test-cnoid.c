@@ -354,6 +354,50 @@ test_references (void)
   g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
 }
 
+/* The body current when the project is saved is the one it opens with: the Body
+ * section's BodySelectionManager names it (rewritten where the file named another, added
+ * where there was none and the first body is not it). */
+static void
+test_current_body_saved (void)
+{
+  static const char *body_section =
+    "Body:\n  \"BodySelectionManager\":\n    current_body_item: 2\n";
+  static const char *items =
+    "items:\n  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  children:\n"
+    "    -\n      id: 2\n      name: \"First\"\n      plugin: Body\n      class: BodyItem\n"
+    "      data:\n        file: \"arm.json\"\n        format: SKELETON-JSON\n"
+    "    -\n      id: 3\n      name: \"Second\"\n      plugin: Body\n      class: BodyItem\n"
+    "      data:\n        file: \"arm.json\"\n        format: SKELETON-JSON\n";
+
+  for (guint with_section = 0; with_section < 2; with_section++)
+    {
+      g_autofree char *path = data_path ("kinema/current.cnoid");
+      g_autofree char *text = g_strconcat (items, with_section ? body_section : "", NULL);
+      g_autofree char *saved = NULL;
+      g_autofree char *resaved = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmProject) project = load_text (path, text, &error);
+      g_autoptr(KmProject) again = NULL;
+      KmItem *root;
+
+      g_assert_no_error (error);
+      root = km_project_get_root_item (project);
+      g_assert_true (km_project_get_current_body (project) == find_by_name (root, "First"));
+      /* Unchanged, a file without the section is written without it. */
+      saved = test_util_cnoid_to_string (project, path);
+      g_assert_true ((strstr (saved, "BodySelectionManager") != NULL) == with_section);
+
+      km_project_set_current_body (project, find_by_name (root, "Second"));
+      resaved = test_util_cnoid_to_string (project, path);
+      again = load_text (path, resaved, &error);
+      g_assert_no_error (error);
+      g_assert_true (km_project_get_current_body (again) ==
+                     find_by_name (km_project_get_root_item (again), "Second"));
+      g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
+    }
+}
+
 static void
 test_dangling_reference (void)
 {
@@ -2564,6 +2608,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);
   g_test_add_func ("/kinema/Cnoid/optional-plugins", test_optional_plugins_blank_line);
   g_test_add_func ("/kinema/Cnoid/references", test_references);
+  g_test_add_func ("/kinema/Cnoid/current-body-saved", test_current_body_saved);
   g_test_add_func ("/kinema/Cnoid/dangling-reference", test_dangling_reference);
   g_test_add_func ("/kinema/Cnoid/sub-project", test_sub_project);
   g_test_add_func ("/kinema/Cnoid/sub-project-recursion", test_sub_project_recursion);

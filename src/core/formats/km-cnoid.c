@@ -957,19 +957,21 @@ first_body (KmItem *item)
   return NULL;
 }
 
-static void
-choose_current_body (KmProject  *project,
-                     KmYamlNode *sections)
+static const char * const current_body_keys[] = { "current_body_item", "currentBodyItem", NULL };
+
+/* The body a project's @sections say is current: the BodySelectionManager's, or the older
+ * Choreonoid's body bar's `current`, or else the first body. */
+static KmItem *
+named_current_body (KmItem     *root,
+                    KmYamlNode *sections)
 {
-  static const char * const keys[] = { "current_body_item", "currentBodyItem", NULL };
-  KmItem *root = km_project_get_root_item (project);
   KmYamlNode *manager;
   KmYamlNode *ref;
   KmItem *body = NULL;
 
   manager = km_yaml_mapping_lookup (km_yaml_mapping_lookup (sections, "Body"),
                                     "BodySelectionManager");
-  if ((ref = km_yaml_mapping_lookup_any (manager, keys)) != NULL)
+  if ((ref = km_yaml_mapping_lookup_any (manager, current_body_keys)) != NULL)
     body = km_cnoid_resolve_reference (root, ref);
   /* Older Choreonoid: the body bar's `current`. */
   if ((body == NULL || !KM_IS_BODY_ITEM (body)) &&
@@ -978,6 +980,15 @@ choose_current_body (KmProject  *project,
     body = km_cnoid_resolve_reference (root, ref);
   if (body == NULL || !KM_IS_BODY_ITEM (body))
     body = first_body (root);
+  return body;
+}
+
+static void
+choose_current_body (KmProject  *project,
+                     KmYamlNode *sections)
+{
+  KmItem *body = named_current_body (km_project_get_root_item (project), sections);
+
   if (body != NULL)
     km_project_set_current_body (project, body);
 }
@@ -2044,6 +2055,29 @@ write_views (SaveContext *ctx,
   return out;
 }
 
+/* @body (nullable: the project's Body section, as read) naming @current, by the id it is
+ * written with, as Choreonoid's BodySelectionManager does. */
+static KmYamlNode *
+write_body_section (SaveContext *ctx,
+                    KmYamlNode  *body,
+                    KmItem      *current)
+{
+  KmYamlNode *section = body != NULL ? km_yaml_node_copy (body)
+                                     : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  KmYamlNode *read = km_yaml_mapping_lookup (section, "BodySelectionManager");
+  KmYamlNode *manager = read != NULL ? km_yaml_node_copy (read)
+                                     : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  const char *key = current_body_keys[0];
+  const gint64 *id = g_hash_table_lookup (ctx->ids, current);
+
+  for (guint i = 0; current_body_keys[i] != NULL; i++)
+    if (km_yaml_mapping_lookup (manager, current_body_keys[i]) != NULL)
+      key = current_body_keys[i];
+  km_yaml_mapping_set (manager, key, km_yaml_node_new_int (id != NULL ? *id : 0));
+  km_yaml_mapping_set (section, "BodySelectionManager", manager);
+  return section;
+}
+
 /* The file's tree, and (out) the ids the items were given. @sub_item: @project is the
  * sub-project that item was read from, whose items are its children; else NULL.
  * @absolute_references: see SaveContext. */
@@ -2064,6 +2098,7 @@ build_tree_full (KmProject   *project,
   gint64 *max_read = g_object_get_data (G_OBJECT (project), MAX_ID_KEY);
   gboolean items_written = FALSE;
   g_autofree char *found_share = NULL;
+  KmItem *current = NULL;  /* a current body still to be written in a Body section */
   SaveContext ctx = { 0, };
 
   ctx.io.file = path;
@@ -2110,11 +2145,25 @@ build_tree_full (KmProject   *project,
                            g_memdup2 (&id, sizeof id));
     }
 
+  /* The body current now, where the file would open with another. */
+  if (sub_item == NULL && km_project_get_current_body (project) != NULL
+      && g_hash_table_contains (ctx.ids, km_project_get_current_body (project))
+      && km_project_get_current_body (project) != named_current_body (root, sections))
+    current = km_project_get_current_body (project);
   for (guint i = 0; sections != NULL && i < km_yaml_node_get_length (sections); i++)
     {
       KmYamlNode *key = km_yaml_mapping_get_key (sections, i);
       const char *name = km_yaml_node_get_scalar (key, NULL);
 
+      if (g_strcmp0 (name, "Body") == 0 && current != NULL)
+        {
+          km_yaml_mapping_append_node (top, km_yaml_node_ref (key),
+                                       write_body_section (&ctx,
+                                                           km_yaml_mapping_get_value (sections, i),
+                                                           current));
+          current = NULL;
+          continue;
+        }
       if (g_strcmp0 (name, "items") == 0)
         {
           if (!items_written)
@@ -2154,6 +2203,9 @@ build_tree_full (KmProject   *project,
       g_clear_pointer (&top, km_yaml_node_unref);
       top = g_steal_pointer (&reordered);
     }
+  /* No Body section to say it in: one of its own. */
+  if (current != NULL)
+    km_yaml_mapping_append (top, "Body", write_body_section (&ctx, NULL, current));
 
   g_hash_table_unref (ctx.selected);
   if (n_share_dropped != NULL)
