@@ -122,6 +122,7 @@ struct _KmDocument
   gpointer        solve_done_data;
   GDestroyNotify  solve_done_destroy;
   guint           close_edit_id;   /* ends a continuous joint edit after a pause */
+  gboolean        edit_held;       /* no pause ends it (km_document_hold_edit) */
   /* The pose shown comes from a joint edit and differs from the motion at the current
    * frame, which edited it at unkeyed_frame (km_document_get_pose_unkeyed). */
   gboolean        pose_unkeyed;
@@ -2820,7 +2821,19 @@ km_document_close_edit (KmDocument *self)
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  self->edit_held = FALSE;
   km_project_close_merge (self->project);
+}
+
+/* A continuous edit (a drag in the 3-D view) goes on: the joint edits from now on merge
+ * into one step whatever the pauses between them, until km_document_close_edit(). */
+void
+km_document_hold_edit (KmDocument *self)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  self->edit_held = TRUE;
 }
 
 /**
@@ -3541,7 +3554,8 @@ km_document_set_dof_value (KmDocument *self,
                            joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
                            joint_edit_free);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
+  if (!self->edit_held)
+    self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }
 
 const KmTransform *
@@ -3997,7 +4011,8 @@ km_document_set_joint_values (KmDocument   *self,
                            joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
                            joint_edit_free);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
+  if (!self->edit_held)
+    self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }
 
 /* Whether a project save (km_document_save_async) is running: it ends just before the

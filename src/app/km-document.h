@@ -154,6 +154,7 @@ gboolean           km_document_can_redo           (KmDocument         *self);
 gboolean           km_document_undo               (KmDocument         *self);
 gboolean           km_document_redo               (KmDocument         *self);
 void               km_document_close_edit         (KmDocument         *self);
+void               km_document_hold_edit          (KmDocument         *self);
 void               km_document_reload             (KmDocument         *self);
 void               km_document_set_targets        (KmDocument         *self,
                                                    KmTargetTrack      *targets);

@@ -30,6 +30,9 @@
 #define FK_SPHERICAL_SPEED 0.01
 /* Pixels a press may move and still count as a click. */
 #define CLICK_SLOP 3.0
+/* Pixels between a framed view's edge and the gizmo at the tip (an arrow's head is wider
+ * than its point). */
+#define GIZMO_MARGIN 6.0
 /* Keep at most this many latency samples per drag. */
 #define MAX_LATENCY_SAMPLES 100000
 
@@ -94,6 +97,8 @@ struct _KmSceneView
   KmVec3          drag_hit_start;    /* on the drag plane, or the axis parameter in .x */
   KmGizmoHandle   drag_handle;
   double         *drag_pose_start;   /* the pose when the drag began */
+  double         *drag_pose_shown;   /* the pose its last answer left (the start before) */
+  guint           drag_n_dof;        /* of those two */
   KmVec3          drag_offset_start; /* DRAG_OFFSET: the joint's offset when it began */
   KmSkeleton     *offset_preview;    /* DRAG_OFFSET: the edited skeleton, not yet applied */
   KmTransform    *offset_world;      /* its joints posed by the document's pose */
@@ -105,6 +110,8 @@ struct _KmSceneView
   gboolean        edit_mode;
   gboolean        drag_moved;        /* the press went further than a click */
   gboolean        close_edit_pending;
+  KmDocument     *held_document;     /* weak: its edit is held open for a drag (one step
+                                      * until end_drag_edit, whatever the answers' timing) */
   int             ik_tip;            /* -1: the document's effector */
   int             hover_joint;
   gboolean        hover_tool_point;  /* what a click would pick is the tool point */
@@ -336,10 +343,25 @@ pick_gizmo (KmSceneView *self,
             double       x,
             double       y)
 {
+  KmSkeleton *skeleton = shown_skeleton (self);
+  KmVec3 origin, dir, to;
   KmGizmo gizmo;
 
   if (!get_gizmo (self, &gizmo))
     return KM_GIZMO_NONE;
+  /* On the IK tip's own marker (the end effector's sphere, or its tool point) the tip
+   * takes the press, for a free drag: a ring seen edge-on or an arrow seen end-on is drawn
+   * through the marker and would take every press there, turning or moving along one
+   * axis only. */
+  if (get_offset_joint (self) < 0 && skeleton != NULL)
+    {
+      view_ray (self, x, y, &origin, &dir);
+      dir = km_vec3_normalize (dir);
+      to = km_vec3_sub (gizmo.centre, origin);
+      if (km_vec3_length (km_vec3_sub (to, km_vec3_scale (dir, km_vec3_dot (to, dir))))
+          <= km_renderer_view_marker_radius (skeleton, self->model_extent, &self->camera))
+        return KM_GIZMO_NONE;
+    }
   return km_gizmo_pick (&gizmo, &self->camera, gtk_widget_get_width (GTK_WIDGET (self)),
                         gtk_widget_get_height (GTK_WIDGET (self)), x, y);
 }
@@ -702,6 +724,48 @@ scene_bounds (KmSceneView *self,
   return box->min.x <= box->max.x;
 }
 
+/* Whether the gizmo that edit mode draws at the IK tip (get_gizmo(), a fixed share of the
+ * view about the tip, km_gizmo_size_for_view()) lies within the view, GIZMO_MARGIN pixels
+ * inside its edges; also when the tip is not in view (a framed selection without it). */
+static gboolean
+tip_gizmo_in_view (KmSceneView *self,
+                   int          width,
+                   int          height)
+{
+  const KmTransform *world;
+  KmGizmo gizmo = { { 0, 0, 0 }, 0.0, FALSE, FALSE, { 0, 0, 0 } };
+  int tip = get_tip (self);
+  double x, y;
+
+  if (tip < 0 || (world = drawn_joint_world (self)) == NULL)
+    return TRUE;
+  gizmo.centre = tip_point (self, world, tip).pos;
+  if (!km_camera_project (&self->camera, gizmo.centre, width, height, &x, &y)
+      || x < 0 || x > width || y < 0 || y > height)
+    return TRUE;
+  gizmo.size = km_gizmo_size_for_view (&self->camera, gizmo.centre);
+  gizmo.translate_only = tip_is_effector (self, tip) && targets_position_only (self);
+  for (KmGizmoHandle h = KM_GIZMO_MOVE_X; h <= KM_GIZMO_ROTATE_Z; h++)
+    {
+      guint n = h <= KM_GIZMO_MOVE_Z ? 1 : gizmo.translate_only ? 0 : KM_GIZMO_RING_SEGMENTS;
+
+      for (guint s = 0; s < n; s++)
+        {
+          KmVec3 p, base;
+
+          if (h <= KM_GIZMO_MOVE_Z)
+            km_gizmo_arrow (&gizmo, h, &base, &p);
+          else
+            p = km_gizmo_ring_point (&gizmo, h, s);
+          if (!km_camera_project (&self->camera, p, width, height, &x, &y)
+              || x < GIZMO_MARGIN || x > width - GIZMO_MARGIN
+              || y < GIZMO_MARGIN || y > height - GIZMO_MARGIN)
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static void
 frame_box (KmSceneView    *self,
            const SceneBox *box,
@@ -743,6 +807,11 @@ frame_box (KmSceneView    *self,
       km_camera_zoom (&self->camera, 1.0 / scale);
       self->camera.target = km_vec3_add (centre, km_vec3_scale (off_centre, 1.0 / scale));
     }
+  /* Room for the gizmo at the tip (a tip at the box's edge had it cut off): a step back
+   * at a time, the tip nearing the middle while the gizmo keeps its share of the view. */
+  for (guint i = 0; i < 40 && width > 0 && height > 0
+                    && !tip_gizmo_in_view (self, width, height); i++)
+    km_camera_zoom (&self->camera, 1.05);
   /* The whole scene framed: the floor grid and the markers to its size (a selection framed
    * keeps them). */
   if (min_extent > 0.0)
@@ -968,22 +1037,39 @@ km_scene_view_render (GtkGLArea    *area,
   return TRUE;
 }
 
+static void end_drag_edit (KmSceneView *self);
+
 static void
 solver_solved_cb (KmSceneView        *self,
                   const KmIkSolution *solution,
                   gint64              request_time,
                   KmDragSolver       *solver)
 {
+  const double *q;
   gint64 latency;
   guint n_dof;
 
   if (self->document == NULL || self->drag_pose_start == NULL)
     return;
-  km_document_get_pose (self->document, &n_dof);
+  q = km_document_get_pose (self->document, &n_dof);
   if (solution->n_dof != n_dof)
     return;
+  /* Released, and the pose is no longer the one the drag left (an undo of the drag came
+   * before its last answers): the drag is over, and those answers would only make a step
+   * of their own that puts the undone pose back. */
+  if (self->close_edit_pending
+      && (n_dof != self->drag_n_dof
+          || memcmp (q, self->drag_pose_shown, n_dof * sizeof (double)) != 0))
+    {
+      km_drag_solver_cancel (self->solver);
+      end_drag_edit (self);
+      return;
+    }
 
   km_document_set_pose (self->document, solution->q, solution->n_dof);
+  q = km_document_get_pose (self->document, NULL);
+  if (n_dof == self->drag_n_dof)
+    memcpy (self->drag_pose_shown, q, n_dof * sizeof (double));
   latency = g_get_monotonic_time () - request_time;
   if (self->latencies->len < MAX_LATENCY_SAMPLES)
     g_array_append_val (self->latencies, latency);
@@ -1132,13 +1218,35 @@ started:
   q = km_document_get_pose (self->document, &n_dof);
   g_free (self->drag_pose_start);
   self->drag_pose_start = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
+  g_free (self->drag_pose_shown);
+  self->drag_pose_shown = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
+  self->drag_n_dof = n_dof;
   g_array_set_size (self->latencies, 0);
   km_document_set_selected_joint (self->document, self->drag_joint);
   /* The view holds still while the user works in it. */
   self->camera_moved = TRUE;
-  /* Nothing before the drag merges into its undo step. */
+  /* Nothing before the drag merges into its undo step: answers still due from the drag
+   * before (released before they came) are dropped, not taken into this one. */
+  if (self->close_edit_pending)
+    km_drag_solver_cancel (self->solver);
   self->close_edit_pending = FALSE;
   km_document_close_edit (self->document);
+  /* The whole drag is one undo step, however long the pointer rests between moves or the
+   * answers take: the document's pause does not end it; end_drag_edit() does. */
+  km_document_hold_edit (self->document);
+  g_set_weak_pointer (&self->held_document, self->document);
+}
+
+/* Ends the drag's undo step (begin_manipulation()). */
+static void
+end_drag_edit (KmSceneView *self)
+{
+  KmDocument *document = self->held_document;
+
+  self->close_edit_pending = FALSE;
+  g_clear_weak_pointer (&self->held_document);
+  if (document != NULL)
+    km_document_close_edit (document);
 }
 
 static void
@@ -1375,7 +1483,7 @@ drag_end_cb (KmSceneView    *self,
       if (km_drag_solver_get_busy (self->solver))
         self->close_edit_pending = TRUE;
       else
-        km_document_close_edit (self->document);
+        end_drag_edit (self);
     }
   self->drag_mode = DRAG_NONE;
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
@@ -1385,11 +1493,7 @@ static void
 solver_busy_changed_cb (KmSceneView *self)
 {
   if (self->close_edit_pending && !km_drag_solver_get_busy (self->solver))
-    {
-      self->close_edit_pending = FALSE;
-      if (self->document != NULL)
-        km_document_close_edit (self->document);
-    }
+    end_drag_edit (self);
 }
 
 static void
@@ -1485,6 +1589,7 @@ km_scene_view_dispose (GObject *object)
   if (self->solver != NULL)
     km_drag_solver_cancel (self->solver);
   g_clear_object (&self->solver);
+  end_drag_edit (self);
   if (self->watched != NULL)
     unwatch_project (self);
   if (self->document_signals != NULL)
@@ -1502,6 +1607,7 @@ km_scene_view_finalize (GObject *object)
 
   g_clear_pointer (&self->latencies, g_array_unref);
   g_clear_pointer (&self->drag_pose_start, g_free);
+  g_clear_pointer (&self->drag_pose_shown, g_free);
   g_clear_pointer (&self->offset_preview, km_skeleton_unref);
   g_clear_pointer (&self->offset_world, g_free);
   g_clear_weak_pointer (&self->framed_body);
@@ -1786,6 +1892,10 @@ km_scene_view_set_document (KmSceneView *self,
   if (!g_set_object (&self->document, document))
     return;
 
+  /* A drag's answers are for the document it began on. */
+  if (self->solver != NULL)
+    km_drag_solver_cancel (self->solver);
+  end_drag_edit (self);
   g_signal_group_set_target (self->document_signals, document);
   watch_project (self);
   reframe (self);

@@ -17,6 +17,7 @@
 #include "km-document-skeleton.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
+#include "km-pick.h"
 #include "km-renderer.h"
 #include "km-scene-view.h"
 #include "km-skeleton-edit.h"
@@ -719,6 +720,111 @@ test_long_chains (Fixture       *f,
     }
 }
 
+static int hover_wanted;
+
+static gboolean
+hover_is (gpointer view)
+{
+  return km_scene_view_get_hover_joint (view) == hover_wanted;
+}
+
+/* Whether world point @p projects inside the view. */
+static gboolean
+in_view (Fixture *f,
+         KmVec3   p)
+{
+  double x, y;
+
+  test_app_project (f->view, p, &x, &y);
+  return x >= 0.0 && x <= gtk_widget_get_width (GTK_WIDGET (f->view))
+         && y >= 0.0 && y <= gtk_widget_get_height (GTK_WIDGET (f->view));
+}
+
+/* The iiwa7 benchmark arm (tests/data/bench-iiwa7.json, standing upright, its end
+ * effector tool0 at the top), opened and so framed, in edit mode: the gizmo drawn at the
+ * end effector lies within the view (it ran out of the top), also after Frame All; and
+ * the pointer on the end effector's sphere picks the end effector, not the gizmo's Z
+ * ring, which is seen nearly edge-on there, drawn through the sphere. */
+static void
+test_gizmo_framed (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json",
+                                                 NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  int effector;
+
+  km_document_new_project (f->document);
+  test_app_spin ();
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpstr (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                          (guint) effector)->name, ==, "tool0");
+  km_scene_view_set_edit_mode (f->view, TRUE);
+  test_app_spin ();
+
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const KmCamera *camera = km_scene_view_get_camera (f->view);
+      KmGizmo gizmo = { 0 };
+
+      if (pass == 1)
+        g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all",
+                                                   NULL));
+      gizmo.centre = km_document_get_joint_world (f->document, NULL)[effector].pos;
+      gizmo.size = km_gizmo_size_for_view (camera, gizmo.centre);
+      for (KmGizmoHandle h = KM_GIZMO_MOVE_X; h <= KM_GIZMO_MOVE_Z; h++)
+        {
+          KmVec3 base, tip;
+
+          km_gizmo_arrow (&gizmo, h, &base, &tip);
+          g_assert_true (in_view (f, tip));
+        }
+      for (KmGizmoHandle h = KM_GIZMO_ROTATE_X; h <= KM_GIZMO_ROTATE_Z; h++)
+        for (guint s = 0; s < KM_GIZMO_RING_SEGMENTS; s++)
+          g_assert_true (in_view (f, km_gizmo_ring_point (&gizmo, h, s)));
+    }
+
+  if (test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    {
+      const KmCamera *camera = km_scene_view_get_camera (f->view);
+      KmVec3 centre = km_document_get_joint_world (f->document, NULL)[effector].pos;
+      KmVec3 view_dir = km_vec3_normalize (km_vec3_sub (centre, km_camera_get_eye (camera)));
+      KmVec3 side = km_vec3_normalize (km_vec3_cross (view_dir, km_vec3 (0, 0, 1)));
+      KmVec3 up = km_vec3_cross (side, view_dir);
+      double cx, cy, ux, uy, r;
+      const double spots[][2] = { { 0, 0 }, { 0, -0.6 }, { 0, 0.6 }, { -0.6, 0 }, { 0.6, 0 } };
+
+      /* Pinned: nothing reframes it meanwhile. */
+      km_scene_view_set_camera (f->view, camera);
+      camera = km_scene_view_get_camera (f->view);
+      test_app_project (f->view, centre, &cx, &cy);
+      /* The sphere's radius on screen: its marker radius (the view draws it no smaller)
+       * across the line of sight. */
+      up = km_vec3_scale (up, km_scene_view_get_marker_radius (f->view));
+      test_app_project (f->view, km_vec3_add (centre, up), &ux, &uy);
+      r = hypot (ux - cx, uy - cy);
+      g_test_message ("end effector at (%.1f, %.1f), %.1f px radius", cx, cy, r);
+      for (guint i = 0; i < G_N_ELEMENTS (spots); i++)
+        {
+          g_autoptr(GPtrArray) away = g_ptr_array_new_with_free_func (g_free);
+          g_autoptr(GPtrArray) on = g_ptr_array_new_with_free_func (g_free);
+
+          test_app_add_pointer_move_to (away, GTK_WIDGET (f->view), 3, 3);
+          test_app_xdotool (GTK_WIDGET (f->window), away);
+          hover_wanted = -1;
+          g_assert_true (test_app_wait_until (hover_is, f->view, 5000));
+          test_app_add_pointer_move_to (on, GTK_WIDGET (f->view), cx + spots[i][0] * r,
+                                        cy + spots[i][1] * r);
+          test_app_xdotool (GTK_WIDGET (f->window), on);
+          hover_wanted = effector;
+          g_assert_true (test_app_wait_until (hover_is, f->view, 5000));
+        }
+    }
+}
+
 /* A three-link arm of @link metres a link, in skeleton.json at @path. */
 static void
 write_arm (const char *path,
@@ -856,6 +962,8 @@ main (int    argc,
               test_grid_follows_model, fixture_teardown);
   g_test_add ("/kinema/Framing/long-chains", Fixture, NULL, fixture_setup,
               test_long_chains, fixture_teardown);
+  g_test_add ("/kinema/Framing/gizmo-framed", Fixture, NULL, fixture_setup,
+              test_gizmo_framed, fixture_teardown);
   g_test_add ("/kinema/Framing/camera-stays", Fixture, NULL, fixture_setup,
               test_camera_stays, fixture_teardown);
   return g_test_run ();

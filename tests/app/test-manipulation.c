@@ -407,6 +407,199 @@ test_drag_effector (Fixture       *f,
     g_assert_cmpfloat (pose[i], ==, before[i]);
 }
 
+static void
+count_answer_cb (KmDragSolver       *solver,
+                 const KmIkSolution *solution,
+                 gint64              request_time,
+                 guint              *n)
+{
+  (*n)++;
+}
+
+/* A real drag of the end effector, its moves @pause_s seconds apart (longer than the
+ * document's merge pause, EDIT_MERGE_PAUSE_MS = 500 ms, so that each answer comes, and the
+ * pause after it runs out, before the next move) and the release right after the last
+ * move (its answer, and the release's, come after the release): one undo step all the same.
+ * One undo gives back the exact pose of before the drag and leaves nothing to undo; redo
+ * gives the exact pose the drag left. With Ctrl held (data) or without. */
+static void
+test_drag_one_step (Fixture       *f,
+                    gconstpointer  data)
+{
+  gboolean ctrl = GPOINTER_TO_INT (data);
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  KmDragSolver *solver = km_scene_view_get_drag_solver (f->scene_view);
+  int effector = km_document_get_effector (f->document);
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *before = NULL;
+  g_autofree double *after = NULL;
+  const double *pose;
+  double x0, y0;
+  guint n_dof, n_answers = 0;
+  gboolean moved = FALSE;
+  gulong id;
+
+  if (!ready_or_skip (f))
+    return;
+
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  test_app_spin_for (100);
+  g_assert_false (km_document_can_undo (f->document));
+  pose = km_document_get_pose (f->document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+  test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
+
+  add_move (f, args, view, x0, y0);
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keydown"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
+  g_ptr_array_add (args, g_strdup ("mousedown"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  /* Away from the gizmo's arrows: the free drag in the view plane. */
+  for (int s = 1; s <= 4; s++)
+    {
+      add_move (f, args, view, x0 - 8 * s, y0 + 6 * s);
+      if (s < 4)
+        {
+          g_ptr_array_add (args, g_strdup ("sleep"));
+          g_ptr_array_add (args, g_strdup ("0.7"));
+        }
+    }
+  /* add_move's own 30 ms pause only */
+  g_ptr_array_add (args, g_strdup ("mouseup"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keyup"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
+  id = g_signal_connect (solver, "solved", G_CALLBACK (count_answer_cb), &n_answers);
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  g_assert_true (wait_for (f, drag_idle, 10000));
+  /* Past the merge pause: anything that would close the step on a timer has. */
+  test_app_spin_for (700);
+  g_signal_handler_disconnect (solver, id);
+
+  pose = km_document_get_pose (f->document, NULL);
+  after = g_memdup2 (pose, n_dof * sizeof (double));
+  for (guint i = 0; i < n_dof; i++)
+    moved |= fabs (after[i] - before[i]) > 1e-3;
+  g_test_message ("%u answers", n_answers);
+  g_assert_cmpuint (n_answers, >, 1);
+  g_assert_true (moved);
+
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, before[i]);
+  g_assert_false (km_document_can_undo (f->document));
+
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, after[i]);
+  g_assert_false (km_document_can_redo (f->document));
+}
+
+typedef struct
+{
+  KmDocument *document;
+  gboolean    undone;
+  gboolean    busy;      /* the release's answer was still to come */
+} UndoAtRelease;
+
+static void
+undo_at_release_cb (GtkGestureDrag *gesture,
+                    double          dx,
+                    double          dy,
+                    UndoAtRelease  *undo)
+{
+  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  KmSceneView *view = KM_SCENE_VIEW (widget);
+
+  undo->busy = km_drag_solver_get_busy (km_scene_view_get_drag_solver (view));
+  undo->undone = km_document_undo (undo->document);
+}
+
+/* Undone the moment it is released (Ctrl+Z pressed before the answers still due came):
+ * the drag stays undone, the answers that come after do not make a step of their own that
+ * puts its pose back; redo gives the drag back. */
+static void
+test_drag_undo_at_release (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  int effector = km_document_get_effector (f->document);
+  g_autoptr(GListModel) controllers = NULL;
+  g_autofree double *before = NULL;
+  UndoAtRelease undo = { f->document, FALSE, FALSE };
+  GtkGesture *drag = NULL;
+  const double *pose;
+  double x0, y0;
+  guint n_dof;
+  gboolean moved = FALSE;
+  gulong id;
+
+  if (!ready_or_skip (f))
+    return;
+
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  test_app_spin_for (100);
+  g_assert_false (km_document_can_undo (f->document));
+  pose = km_document_get_pose (f->document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+  test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
+
+  /* After the view's own handler, in the same emission: the answer to the release's
+   * request cannot have come yet. */
+  controllers = gtk_widget_observe_controllers (view);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_GESTURE_DRAG (controller))
+        drag = GTK_GESTURE (controller);
+    }
+  g_assert_nonnull (drag);
+  id = g_signal_connect_after (drag, "drag-end", G_CALLBACK (undo_at_release_cb), &undo);
+  {
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+
+    add_move (f, args, view, x0, y0);
+    g_ptr_array_add (args, g_strdup ("mousedown"));
+    g_ptr_array_add (args, g_strdup ("1"));
+    for (int s = 1; s <= 4; s++)
+      add_move (f, args, view, x0 - 8 * s, y0 + 6 * s);
+    /* Answers for the moves are on the body before the release. */
+    g_ptr_array_add (args, g_strdup ("sleep"));
+    g_ptr_array_add (args, g_strdup ("0.3"));
+    g_ptr_array_add (args, g_strdup ("mouseup"));
+    g_ptr_array_add (args, g_strdup ("1"));
+    test_app_xdotool (GTK_WIDGET (f->window), args);
+  }
+  g_assert_true (wait_for (f, drag_idle, 10000));
+  test_app_spin_for (700);
+  g_signal_handler_disconnect (drag, id);
+  g_assert_true (undo.busy);
+  g_assert_true (undo.undone);
+
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, before[i]);
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_true (km_document_can_redo (f->document));
+  g_assert_true (km_document_redo (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    moved |= fabs (pose[i] - before[i]) > 1e-3;
+  g_assert_true (moved);
+}
+
 /* Dragging a joint that is not the tip turns it directly (FK) and nothing else. */
 static void
 test_drag_joint_fk (Fixture       *f,
@@ -1787,6 +1980,11 @@ main (int   argc,
   ADD ("pick", test_pick);
   ADD ("drag-effector", test_drag_effector);
   ADD ("drag-joint-fk", test_drag_joint_fk);
+  g_test_add ("/kinema/Manipulation/drag-one-step", Fixture, GINT_TO_POINTER (FALSE),
+              fixture_setup, test_drag_one_step, fixture_teardown);
+  ADD ("drag-undo-at-release", test_drag_undo_at_release);
+  g_test_add ("/kinema/Manipulation/ctrl-drag-one-step", Fixture, GINT_TO_POINTER (TRUE),
+              fixture_setup, test_drag_one_step, fixture_teardown);
   ADD ("drag-ring", test_drag_ring);
   ADD ("drag-offset", test_drag_offset);
   ADD ("drag-tool-point", test_drag_tool_point);
