@@ -19,9 +19,16 @@
  * One row per DOF of the document's body: name, a slider over the limits, a spin button,
  * the unit. The document holds radians and metres. A joint a body handler presents is
  * shown in the handler's unit (to_shown / from_shown); every other joint in the units the
- * preferences name (angle-unit, length-unit). Unlimited DOFs get ±180° or ±1 m, a range a
- * slider can still be used over; a DOF limited on one side only gets as wide a range (a
- * turn, 2 m) from its finite end inwards (km_range_span), e.g. [0.5 rad - 360°, 0.5 rad].
+ * preferences name (angle-unit, length-unit). An unlimited DOF's slider shows a window a
+ * slider can still be used over, ±180° or ±1 m about a multiple of 180° (1 m) near the
+ * value, moved along when the value reaches an end of it or leaves it (not during a drag of
+ * that slider); its field shows and takes any finite value (km_number_field_set_open). A
+ * DOF limited on one side only gets as wide a range (a turn, 2 m) from its finite end
+ * inwards (km_range_span), e.g. [0.5 rad - 360°, 0.5 rad].
+ *
+ * A pointer drag of a slider (press to release) is one undo step however long it pauses
+ * (km_document_close_edit and km_document_hold_edit at the press, km_document_close_edit
+ * at the release), as a drag in the 3-D view is.
  *
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
  *
@@ -68,6 +75,8 @@ typedef struct
   char        *limits;      /* the caption and the tooltips ("Limits: …", "Unlimited") */
   double       step;
   guint        digits;
+  gboolean     open;        /* unlimited: the adjustment's range is a window, @half each way */
+  double       half;
   KmQuantity   quantity;    /* what the spin button takes typed: in @field_scale units … */
   double       field_scale;
   const char  *field_unit;  /* … of @field_unit */
@@ -92,6 +101,7 @@ struct _KmJointPanel
   char           *angle_unit;
   char           *length_unit;
   int             unit_chars;      /* the unit column's width: its longest unit */
+  guint           dragged;         /* the DOF whose slider the pointer drags, or G_MAXUINT */
 
   gboolean        updating;
 };
@@ -290,6 +300,31 @@ field_typed_cb (GtkSpinButton *spin,
     show_error (user_data, widgets->dof, NULL);
 }
 
+/* An unlimited DOF's adjustment shows @shown in a window of ±half about the multiple of
+ * half nearest it, moved only when @shown is at an end of the one it has or beyond it (or
+ * a typed value widened it, km_number_field_set_open), and not while its slider is
+ * dragged (the thumb stays under the pointer). Returns whether it set the value. */
+static gboolean
+place_window (KmJointPanel  *self,
+              guint          dof,
+              GtkAdjustment *adjustment,
+              double         shown)
+{
+  const Row *row = &g_array_index (self->rows, Row, dof);
+  double lower = gtk_adjustment_get_lower (adjustment);
+  double upper = gtk_adjustment_get_upper (adjustment);
+  double centre;
+
+  if (!row->open || dof == self->dragged || !isfinite (shown)
+      || (shown > lower && shown < upper && upper - lower <= 2.0 * row->half * (1.0 + 1e-9)))
+    return FALSE;
+  centre = round (shown / row->half) * row->half;
+  gtk_adjustment_configure (adjustment, shown, centre - row->half, centre + row->half,
+                            gtk_adjustment_get_step_increment (adjustment),
+                            gtk_adjustment_get_page_increment (adjustment), 0.0);
+  return TRUE;
+}
+
 static void
 document_pose_changed_cb (KmJointPanel *self)
 {
@@ -309,9 +344,64 @@ document_pose_changed_cb (KmJointPanel *self)
       /* A refusal's reason was about the value the row showed then. */
       if (shown != gtk_adjustment_get_value (adjustment))
         show_error (self, d, NULL);
-      gtk_adjustment_set_value (adjustment, shown);
+      if (!place_window (self, d, adjustment, shown))
+        gtk_adjustment_set_value (adjustment, shown);
     }
   self->updating = FALSE;
+}
+
+/* A pointer press on a slider to its release: one undo step, however long the pointer
+ * rests meanwhile; the slider's window (place_window) stays put until the release. */
+static gboolean
+slider_event_cb (GtkEventControllerLegacy *controller,
+                 GdkEvent                 *event,
+                 KmJointPanel             *self)
+{
+  GtkWidget *slider = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  GdkEventType type = gdk_event_get_event_type (event);
+  RowWidgets *widgets;
+  guint dof;
+
+  if (self->document == NULL)
+    return GDK_EVENT_PROPAGATE;
+  if (type == GDK_BUTTON_PRESS || type == GDK_TOUCH_BEGIN)
+    {
+      widgets = row_widgets_of (slider);
+      if (self->dragged != G_MAXUINT || widgets == NULL || widgets->dof >= self->rows->len)
+        return GDK_EVENT_PROPAGATE;
+      self->dragged = widgets->dof;
+      /* As a drag in the 3-D view: nothing before it merges into its step, and no pause
+       * ends the step before the release does. */
+      km_document_close_edit (self->document);
+      km_document_hold_edit (self->document);
+    }
+  else if ((type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL
+            || type == GDK_GRAB_BROKEN) && self->dragged != G_MAXUINT)
+    {
+      dof = self->dragged;
+      self->dragged = G_MAXUINT;
+      km_document_close_edit (self->document);
+      if (dof < self->adjustments->len)
+        {
+          GtkAdjustment *adjustment = g_ptr_array_index (self->adjustments, dof);
+
+          self->updating = TRUE;
+          place_window (self, dof, adjustment, gtk_adjustment_get_value (adjustment));
+          self->updating = FALSE;
+        }
+    }
+  return GDK_EVENT_PROPAGATE;
+}
+
+static void
+watch_slider_drag (KmJointPanel *self,
+                   GtkWidget    *slider)
+{
+  GtkEventController *legacy = gtk_event_controller_legacy_new ();
+
+  gtk_event_controller_set_propagation_phase (legacy, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (legacy, "event", G_CALLBACK (slider_event_cb), self, 0);
+  gtk_widget_add_controller (slider, legacy);
 }
 
 /*
@@ -522,6 +612,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_widget_set_hexpand (widgets->slider, TRUE);
   gtk_box_append (GTK_BOX (line), widgets->slider);
   watch_row_widget (self, widgets->slider);
+  watch_slider_drag (self, widgets->slider);
   km_scroll_guard_attach (widgets->slider);
   add_row_tooltip (self, widgets, widgets->slider);
 
@@ -582,6 +673,7 @@ factory_bind_cb (GtkSignalListItemFactory *factory,
   /* The field's unit and name first: configuring it shows the value in them. */
   km_number_field_set_unit (spin, row->quantity, row->field_scale, row->field_unit);
   km_number_field_set_name (spin, row->name);
+  km_number_field_set_open (spin, row->open);
   gtk_spin_button_configure (spin, adjustment, row->step, row->digits);
   gtk_accessible_update_property (GTK_ACCESSIBLE (widgets->spin),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, row->name, -1);
@@ -652,6 +744,7 @@ make_row (KmJointPanel  *self,
     }
   has_lower = isfinite (lower);
   has_upper = isfinite (upper);
+  row->open = !has_lower && !has_upper;
   if (!has_lower || !has_upper)
     km_range_span (lower, upper, 0.0, angular ? UNLIMITED_ANGLE : UNLIMITED_LENGTH, &lower,
                    &upper);
@@ -660,6 +753,7 @@ make_row (KmJointPanel  *self,
       && km_body_handler_set_get_presentation (handlers, joint_index, &presentation))
     {
       row->presented = TRUE;
+      row->open = FALSE;
       row->unit = g_intern_string (presentation.unit_label);
       lower = presentation.shown_min;
       upper = presentation.shown_max;
@@ -671,6 +765,7 @@ make_row (KmJointPanel  *self,
       default_unit (self, angular, row, &digits, &step);
       lower *= row->scale;
       upper *= row->scale;
+      row->half = (angular ? UNLIMITED_ANGLE : UNLIMITED_LENGTH) * row->scale;
     }
   row->step = step;
   row->digits = digits;
@@ -797,12 +892,24 @@ set_unit (KmJointPanel *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
 }
 
+/* A slider drag that ends without its release (the document or the panel goes). */
+static void
+end_drag (KmJointPanel *self)
+{
+  if (self->dragged == G_MAXUINT)
+    return;
+  self->dragged = G_MAXUINT;
+  if (self->document != NULL)
+    km_document_close_edit (self->document);
+}
+
 static void
 km_joint_panel_dispose (GObject *object)
 {
   KmJointPanel *self = (KmJointPanel *) object;
   GtkWidget *child;
 
+  end_drag (self);
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
@@ -926,6 +1033,7 @@ km_joint_panel_init (KmJointPanel *self)
   self->angle_unit = g_strdup ("degrees");
   self->length_unit = g_strdup ("metres");
   self->unit_chars = 2;
+  self->dragged = G_MAXUINT;
 
   g_signal_connect (factory, "setup", G_CALLBACK (factory_setup_cb), self);
   g_signal_connect (factory, "bind", G_CALLBACK (factory_bind_cb), self);
@@ -968,6 +1076,8 @@ km_joint_panel_set_document (KmJointPanel *self,
   g_return_if_fail (KM_IS_JOINT_PANEL (self));
   g_return_if_fail (document == NULL || KM_IS_DOCUMENT (document));
 
+  if (document != self->document)
+    end_drag (self);
   if (!g_set_object (&self->document, document))
     return;
 

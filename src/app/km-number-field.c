@@ -39,7 +39,9 @@
  * - A number outside the field's range is taken as the nearest end of it (GtkSpinButton
  *   clamps), and the owner is told so through KmNumberFieldRefused, in the field's units:
  *   the value changed, but not to what was typed. Not where that end is a word (an open
- *   limit's ∞): the field then shows the word.
+ *   limit's ∞): the field then shows the word. A field whose value has no range (an
+ *   unlimited joint's, km_number_field_set_open) takes any finite number: its adjustment's
+ *   range is only the window a slider shows, and it widens to take the number.
  *
  * The field formats its value itself ("%.*f" with the spin button's digits, as GTK does),
  * so that it knows the text it shows and which text changes are its own.
@@ -63,6 +65,7 @@ typedef struct
   guint                showing;   /* > 0 while the field sets its own text */
   gboolean             committing; /* from ::input to the ::output showing the result */
   gboolean             changing;  /* the commit changes the value: ::value-changed follows */
+  gboolean             open;      /* any finite number: the range is no limit */
 } Field;
 
 static void
@@ -367,6 +370,15 @@ input_cb (GtkSpinButton *spin,
       && shown == typed)
     return TRUE;
   *value = typed;
+  /* Not clamped: the adjustment's range widens to take the number (its owner may move the
+   * window once the value is in place). */
+  if (field->open && (typed < lower || typed > upper))
+    {
+      lower = MIN (lower, typed);
+      upper = MAX (upper, typed);
+      gtk_adjustment_set_lower (adjustment, lower);
+      gtk_adjustment_set_upper (adjustment, upper);
+    }
   /* GtkSpinButton takes the nearest end of the range (GTK_UPDATE_ALWAYS); the user is told
    * once the value is in place (output_cb, value_changed_cb), after the owner has applied
    * it (and cleared its old reasons). The same 1e-10 as GtkSpinButton's: whether the value
@@ -489,6 +501,25 @@ km_number_field_set_name (GtkSpinButton *spin,
 
   g_free (field->name);
   field->name = g_strdup (name);
+}
+
+/**
+ * km_number_field_set_open:
+ * @open: whether the field's value has no range
+ *
+ * An open field takes any finite number typed (an unlimited joint's value): its
+ * adjustment's range is no limit, only what a slider over it shows, and widens to take a
+ * number outside it. Otherwise a number outside the range is set to its nearest end.
+ */
+void
+km_number_field_set_open (GtkSpinButton *spin,
+                          gboolean       open)
+{
+  Field *field = get_field (spin);
+
+  g_return_if_fail (field != NULL);
+
+  field->open = open;
 }
 
 /**

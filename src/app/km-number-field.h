@@ -42,6 +42,8 @@ void     km_number_field_set_unit (GtkSpinButton        *spin,
                                    const char           *symbol);
 void     km_number_field_set_name (GtkSpinButton        *spin,
                                    const char           *name);
+void     km_number_field_set_open (GtkSpinButton        *spin,
+                                   gboolean              open);
 void     km_number_field_set_words (GtkSpinButton       *spin,
                                     KmNumberFieldFormat  format,
                                     KmNumberFieldWord    word);

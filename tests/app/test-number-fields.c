@@ -591,6 +591,113 @@ test_out_of_range_says_so (Fixture       *f,
                             "500"));
 }
 
+/* An unlimited DOF (the example's Shoulder Y) shows its true value, however many turns it
+ * is from 0, with room to spin either way, and takes any finite number typed. */
+static void
+test_unlimited_pose (Fixture       *f,
+                     gconstpointer  data)
+{
+  guint shoulder_y = SHOULDER_X + 1;
+  GtkSpinButton *spin = pose_field (f, shoulder_y);
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  double lower, upper;
+
+  g_assert_true (km_document_get_dof_range (f->document, shoulder_y, &lower, &upper));
+  g_assert_true (isinf (lower) && isinf (upper));
+
+  km_document_set_dof_value (f->document, shoulder_y, -18.7248);
+  test_app_spin ();
+  g_assert_cmpfloat (dof_value (f, shoulder_y), ==, -18.7248);
+  g_assert_cmpfloat_with_epsilon (g_strtod (gtk_editable_get_text (GTK_EDITABLE (spin)), NULL),
+                                  -18.7248 * 180.0 / G_PI, 0.05);
+  g_assert_cmpfloat (gtk_adjustment_get_lower (adjustment), <,
+                     gtk_adjustment_get_value (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <,
+                     gtk_adjustment_get_upper (adjustment));
+  /* Leaving the field as it shows the value is still no edit. */
+  km_document_close_edit (f->document);
+  gtk_spin_button_update (spin);
+  test_app_spin ();
+  g_assert_cmpfloat (dof_value (f, shoulder_y), ==, -18.7248);
+
+  type_and_enter (spin, "7 rad");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, shoulder_y), 7.0, 1e-9);
+  g_assert_null (shown_error (f->panel));
+  type_and_enter (spin, "-1000");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, shoulder_y), -1000.0 * G_PI / 180.0, 1e-9);
+  g_assert_null (shown_error (f->panel));
+  g_assert_cmpfloat_with_epsilon (g_strtod (gtk_editable_get_text (GTK_EDITABLE (spin)), NULL),
+                                  -1000.0, 1e-9);
+
+  /* A limited one is still held to its limits. */
+  type_and_enter (pose_field (f, ELBOW), "500");
+  g_assert_cmpfloat_with_epsilon (dof_value (f, ELBOW), 2.5, 1e-9);
+  g_assert_nonnull (shown_error (f->panel));
+}
+
+static GtkWidget *
+find_slider (GtkWidget     *widget,
+             GtkAdjustment *adjustment)
+{
+  if (GTK_IS_SCALE (widget) && gtk_range_get_adjustment (GTK_RANGE (widget)) == adjustment)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_slider (child, adjustment);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A real pointer drag of a Pose-tab slider, pausing between its moves longer than edits
+ * in quick succession merge: one undo step, which brings back the value from before. */
+static void
+test_slider_drag_one_step (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkWidget *slider = find_slider (f->panel,
+                                   km_joint_panel_get_adjustment (KM_JOINT_PANEL (f->panel),
+                                                                  ELBOW));
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  double before = dof_value (f, ELBOW);
+  int width, height;
+
+  g_assert_nonnull (slider);
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  width = gtk_widget_get_width (slider);
+  height = gtk_widget_get_height (slider);
+  g_assert_cmpint (width, >, 50);
+  test_app_add_pointer_move_to (args, slider, width * 0.3, height / 2.0);
+  g_ptr_array_add (args, g_strdup ("sleep"));
+  g_ptr_array_add (args, g_strdup ("0.2"));
+  g_ptr_array_add (args, g_strdup ("mousedown"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  for (guint i = 1; i <= 5; i++)
+    {
+      g_ptr_array_add (args, g_strdup ("sleep"));
+      g_ptr_array_add (args, g_strdup ("0.7"));
+      test_app_add_pointer_move_to (args, slider, width * (0.3 + 0.1 * i), height / 2.0);
+    }
+  g_ptr_array_add (args, g_strdup ("sleep"));
+  g_ptr_array_add (args, g_strdup ("0.2"));
+  g_ptr_array_add (args, g_strdup ("mouseup"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  test_app_spin_for (700);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  g_assert_cmpfloat (fabs (dof_value (f, ELBOW) - before), >, 0.3);
+  g_assert_true (km_document_can_undo (f->document));
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+  g_assert_false (km_document_can_undo (f->document));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -609,6 +716,8 @@ main (int   argc,
   ADD ("pending/frame-change", test_typed_survives_frame_change);
   ADD ("pending/wheel", test_wheel_over_typed);
   ADD ("out-of-range", test_out_of_range_says_so);
+  ADD ("unlimited/pose", test_unlimited_pose);
+  ADD ("slider-drag/one-step", test_slider_drag_one_step);
 #undef ADD
 
   return g_test_run ();

@@ -45,13 +45,14 @@ laid_out (gpointer data)
          && km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel)) > 0;
 }
 
-/* Choreonoid's SR1 (29 rows in the Pose tab) in a window of the default size. */
+/* Choreonoid's SR1 (29 rows in the Pose tab), or the model @data names in tests/data/
+ * choreonoid, in a window of the default size. */
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
-                                                 NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
+                                                 data != NULL ? data : "SR1.body", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
 
   f->window = km_window_new (NULL);
@@ -509,6 +510,51 @@ test_outline_deep_names (Fixture       *f,
                                                  GTK_SCROLLABLE (o.list_view))), ==, 0.0);
 }
 
+/* The Pose-tab field of a DOF. */
+static GtkSpinButton *
+pose_spin (Fixture *f,
+           guint    dof)
+{
+  GtkAdjustment *adjustment = km_joint_panel_get_adjustment (KM_JOINT_PANEL (f->panel), dof);
+  g_autoptr(GPtrArray) found = g_ptr_array_new ();
+
+  collect (f->panel, GTK_TYPE_SPIN_BUTTON, found);
+  for (guint i = 0; i < found->len; i++)
+    if (gtk_spin_button_get_adjustment (found->pdata[i]) == adjustment)
+      return found->pdata[i];
+  g_assert_not_reached ();
+}
+
+/* ClosedLinkSample's J0 has no limits ("Unlimited"), shown in radians: the field shows a
+ * value turns away from 0 as it is, and takes 7 typed (no "outside its range"). */
+static void
+test_unlimited_joint (Fixture       *f,
+                      gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int j0 = km_skeleton_find_joint (skeleton, "J0");
+  guint d0;
+  GtkSpinButton *spin;
+  const double *pose;
+
+  g_assert_cmpint (j0, >=, 0);
+  d0 = km_skeleton_get_joint (skeleton, j0)->dof_index;
+  g_object_set (f->panel, "angle-unit", "radians", NULL);
+  test_app_spin_for (200);
+  spin = pose_spin (f, d0);
+
+  km_document_set_dof_value (f->document, d0, -18.7248);
+  test_app_spin ();
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "-18.725");
+
+  gtk_editable_set_text (GTK_EDITABLE (spin), "7");
+  gtk_spin_button_update (spin);
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, NULL);
+  g_assert_cmpfloat_with_epsilon (pose[d0], 7.0, 1e-12);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "7.000");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -527,5 +573,7 @@ main (int    argc,
               test_limits_beside_long_name, fixture_teardown);
   g_test_add ("/kinema/SidePanels/outline-deep-names", Fixture, NULL, fixture_setup,
               test_outline_deep_names, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/unlimited-joint", Fixture, "ClosedLinkSample.body",
+              fixture_setup, test_unlimited_joint, fixture_teardown);
   return g_test_run ();
 }
