@@ -1293,10 +1293,17 @@ solve_trajectory (const KmIkProblem *problem,
     { progress, user_data, 1.0, 1.0, &shown },
     { progress, user_data, 1.0, 1.0, &shown },
   };
-  Stream stream = { frame_done, revise, user_data, problem->n_dof, NULL, 0 };
+  Stream stream = { frame_done, revise, user_data, 0, NULL, 0 };
   /* The plain passes' frames: none before the end, or streamed (provisional). */
   KmIkFrameFunc plain_done = NULL;
   gpointer plain_data = NULL;
+
+  g_return_val_if_fail (problem != NULL, FALSE);
+  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  stream.n_dof = problem->n_dof;
 
   if (n_frames >= 2)
     srs = km_ik_srs_new (problem);
@@ -1410,11 +1417,6 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
                              GCancellable      *cancellable,
                              GError           **error)
 {
-  g_return_val_if_fail (problem != NULL, FALSE);
-  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
   return solve_trajectory (problem, targets, n_frames, out, frame_done, NULL, progress,
                            user_data, cancellable, error);
 }
@@ -1450,11 +1452,7 @@ km_ik_solve_trajectory_stream (const KmIkProblem *problem,
                                GCancellable      *cancellable,
                                GError           **error)
 {
-  g_return_val_if_fail (problem != NULL, FALSE);
-  g_return_val_if_fail (problem->skeleton != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_frames == 0, FALSE);
   g_return_val_if_fail (frame_done != NULL && revise != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return solve_trajectory (problem, targets, n_frames, NULL, frame_done, revise, progress,
                            user_data, cancellable, error);

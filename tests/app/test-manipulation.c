@@ -416,6 +416,23 @@ count_answer_cb (KmDragSolver       *solver,
   (*n)++;
 }
 
+/* Edit mode on, with nothing to undo yet: a copy of the pose before a drag, or NULL
+ * when the view cannot draw here (the test is skipped). */
+static double *
+edit_mode_pose (Fixture *f,
+                guint   *n_dof)
+{
+  const double *pose;
+
+  if (!ready_or_skip (f))
+    return NULL;
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  test_app_spin_for (100);
+  g_assert_false (km_document_can_undo (f->document));
+  pose = km_document_get_pose (f->document, n_dof);
+  return g_memdup2 (pose, *n_dof * sizeof (double));
+}
+
 /* A real drag of the end effector, its moves @pause_s seconds apart (longer than the
  * document's merge pause, EDIT_MERGE_PAUSE_MS = 500 ms, so that each answer comes, and the
  * pause after it runs out, before the next move) and the release right after the last
@@ -439,14 +456,9 @@ test_drag_one_step (Fixture       *f,
   gboolean moved = FALSE;
   gulong id;
 
-  if (!ready_or_skip (f))
+  before = edit_mode_pose (f, &n_dof);
+  if (before == NULL)
     return;
-
-  km_scene_view_set_edit_mode (f->scene_view, TRUE);
-  test_app_spin_for (100);
-  g_assert_false (km_document_can_undo (f->document));
-  pose = km_document_get_pose (f->document, &n_dof);
-  before = g_memdup2 (pose, n_dof * sizeof (double));
   test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
 
   add_move (f, args, view, x0, y0);
@@ -545,14 +557,9 @@ test_drag_undo_at_release (Fixture       *f,
   gboolean moved = FALSE;
   gulong id;
 
-  if (!ready_or_skip (f))
+  before = edit_mode_pose (f, &n_dof);
+  if (before == NULL)
     return;
-
-  km_scene_view_set_edit_mode (f->scene_view, TRUE);
-  test_app_spin_for (100);
-  g_assert_false (km_document_can_undo (f->document));
-  pose = km_document_get_pose (f->document, &n_dof);
-  before = g_memdup2 (pose, n_dof * sizeof (double));
   test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
 
   /* After the view's own handler, in the same emission: the answer to the release's
