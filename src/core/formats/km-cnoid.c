@@ -2062,11 +2062,14 @@ write_body_section (SaveContext *ctx,
                     KmYamlNode  *body,
                     KmItem      *current)
 {
-  KmYamlNode *section = body != NULL ? km_yaml_node_copy (body)
-                                     : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  /* (What is not a mapping, as `Body: ~`, is replaced by one.) */
+  KmYamlNode *section = body != NULL && km_yaml_node_get_kind (body) == KM_YAML_MAPPING
+                        ? km_yaml_node_copy (body)
+                        : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   KmYamlNode *read = km_yaml_mapping_lookup (section, "BodySelectionManager");
-  KmYamlNode *manager = read != NULL ? km_yaml_node_copy (read)
-                                     : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  KmYamlNode *manager = read != NULL && km_yaml_node_get_kind (read) == KM_YAML_MAPPING
+                        ? km_yaml_node_copy (read)
+                        : km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   const char *key = current_body_keys[0];
   const gint64 *id = g_hash_table_lookup (ctx->ids, current);
 
