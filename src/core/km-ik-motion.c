@@ -1368,6 +1368,9 @@ solve_trajectory (const KmIkProblem *problem,
    * needed, if any): 1, then the frames. */
   if (ok)
     progress_report (&passes[2], 1.0);
+  /* Streamed, the motion goes over whole even when cancelled meanwhile (it is solved,
+   * only handed over): cut short after a revision, it would leave the caller the routed
+   * frames up to there and the plain track's after them, a jump neither motion has. */
   if (ok)
     for (guint f = 0; f < n_frames && ok; f++)
       {
@@ -1375,8 +1378,10 @@ solve_trajectory (const KmIkProblem *problem,
           km_ik_solution_copy_into (&motions[pick][f], &out[f]);
         if (frame_done != NULL)
           frame_done (f, &motions[pick][f], user_data);
-        ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
+        ok = revise != NULL || !g_cancellable_set_error_if_cancelled (cancellable, error);
       }
+  if (ok && revise != NULL)
+    ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
   for (guint r = 0; r < 2; r++)
     if (motions[r] != NULL)
       {

@@ -1154,6 +1154,7 @@ typedef struct
   double   progress_at_first;  /* the progress when the first frame came */
   gboolean outside_limits;
   const KmSkeleton *skeleton;
+  GCancellable *cancel_on_revise;  /* nullable: cancelled as the revision comes */
 } Streamed;
 
 static void
@@ -1186,6 +1187,8 @@ streamed_revise_cb (guint    first_frame,
   s->next = first_frame;
   s->revised_from = first_frame;
   s->n_revised++;
+  if (s->cancel_on_revise != NULL)
+    g_cancellable_cancel (s->cancel_on_revise);
 }
 
 static void
@@ -1208,8 +1211,10 @@ test_srs_stream_sync (Fixture       *f,
   g_autofree KmTransform *targets = g_new (KmTransform, SRS_FRAMES);
   g_autofree KmIkSolution *out = g_new0 (KmIkSolution, SRS_FRAMES);
   g_autofree double *rows = NULL;
+  g_autoptr(GCancellable) cancellable = data != NULL ? g_cancellable_new () : NULL;
   Streamed s = { 0 };
   guint n_dof;
+  gboolean ok;
 
   use_iiwa (f);
   n_dof = f->problem->n_dof;
@@ -1226,10 +1231,23 @@ test_srs_stream_sync (Fixture       *f,
   s.n_dof = n_dof;
   s.rows = rows;
   s.skeleton = f->skeleton;
-  g_assert_true (km_ik_solve_trajectory_stream (f->problem, targets, SRS_FRAMES,
-                                                streamed_frame_cb, streamed_revise_cb,
-                                                streamed_progress_cb, &s, NULL, &error));
-  g_assert_no_error (error);
+  s.cancel_on_revise = cancellable;
+  ok = km_ik_solve_trajectory_stream (f->problem, targets, SRS_FRAMES, streamed_frame_cb,
+                                      streamed_revise_cb, streamed_progress_cb, &s,
+                                      cancellable, &error);
+  /* Cancelled as the revision comes (the motion is solved, only handed over), the revised
+   * frames all come all the same: no motion spliced from the two tracks stays. */
+  if (cancellable != NULL)
+    {
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_assert_false (ok);
+      g_clear_error (&error);
+    }
+  else
+    {
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
   g_assert_cmpuint (s.next, ==, SRS_FRAMES);
   /* The plain track came during its own pass, not after the routing. */
   g_assert_cmpfloat (s.progress_at_first, <, 0.5);
@@ -1414,6 +1432,8 @@ main (int   argc,
               test_missed_key_cancel, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
   g_test_add ("/kinema/IkJob/srs/stream-sync", Fixture, NULL, fixture_setup,
+              test_srs_stream_sync, fixture_teardown);
+  g_test_add ("/kinema/IkJob/srs/stream-cancel-at-revision", Fixture, "cancel", fixture_setup,
               test_srs_stream_sync, fixture_teardown);
   g_test_add ("/kinema/IkJob/srs/streams", Fixture, NULL, fixture_setup, test_srs_streams,
               fixture_teardown);
