@@ -559,9 +559,11 @@ km_cli_check_output_file (const char         *output,
     return NULL;
   /* Unreadable, or larger than anything Kinema reads: not a file of ours to replace. */
   bytes = km_format_read_file (output, KM_FORMAT_MAX_FILE_SIZE, NULL);
-  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
-  if (data != NULL && length == 0)
+  /* An empty file holds nothing to lose (`mktemp`'s): g_bytes_get_data() gives NULL for
+   * it, so its size is what tells. */
+  if (bytes != NULL && g_bytes_get_size (bytes) == 0)
     return NULL;
+  data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
   format = data != NULL ? km_format_detect (data, length) : NULL;
   if (format != NULL && (KM_CLI_KIND_BIT (format->kind) & kinds) != 0)
     return NULL;
@@ -611,14 +613,6 @@ find_keyframe_value (const char *path,
   return (KmSourcePos) { 0, 0 };
 }
 
-/* Where the targets file @path names its effector: the first keyframe's "effector" value
- * (the loader made every other one agree). */
-static KmSourcePos
-find_effector_value (const char *path)
-{
-  return find_keyframe_value (path, "effector", G_MININT64);
-}
-
 /* Where the keyframe for @frame of the targets file @path (as given) is:
  * "FILE:LINE:COLUMN" at its "frame" value, found in the file again; "FILE" when it
  * cannot be. */
@@ -661,10 +655,26 @@ km_cli_set_effector_error (const char  *targets_path,
                            const char  *message,
                            GError     **error)
 {
+  km_cli_set_track_setting_error (targets_path, "effector", message, error);
+}
+
+/*
+ * km_cli_set_effector_error() for the track setting @key ("effector", "base"): the error
+ * is at the first keyframe's @key value in @targets_path (the loader made every other one
+ * agree), else unlocated.
+ */
+void
+km_cli_set_track_setting_error (const char  *targets_path,
+                                const char  *key,
+                                const char  *message,
+                                GError     **error)
+{
   KmSourcePos pos = { 0, 0 };
 
+  g_return_if_fail (key != NULL && message != NULL);
+
   if (targets_path != NULL)
-    pos = find_effector_value (targets_path);
+    pos = find_keyframe_value (targets_path, key, G_MININT64);
   if (pos.line > 0)
     km_parse_error_set (error, KM_PARSE_ERROR_INVALID, targets_path, pos, "%s", message);
   else

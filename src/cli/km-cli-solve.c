@@ -357,6 +357,87 @@ resolve_effector (SolveItem            *item,
   return effector;
 }
 
+/*
+ * Whether the base joint @track names (km_target_track_get_base(), nullable) bounds the
+ * chain of @effector, as km_ik_problem_use_track() takes it: else @error, said as an error
+ * about the effector is (at the "base" value of the targets file): a base the model lacks,
+ * one that is not above the effector (the effector itself, a joint on another branch),
+ * and one that leaves no joint to move between it and the effector. A model's own IK
+ * target (a Scenebuilder ik's ref, which may ride on another branch) is only held to the
+ * last: the solver leaves such a base aside.
+ */
+static gboolean
+check_track_base (SolveItem            *item,
+                  SolveShared          *shared,
+                  const KmTargetTrack  *track,
+                  int                   effector,
+                  GError              **error)
+{
+  KmSkeleton *skeleton = shared->skeleton;
+  const char *name = km_target_track_get_base (track);
+  const char *file = item_targets_file (item);
+  const char *effector_name = km_skeleton_get_joint (skeleton, (guint) effector)->name;
+  g_autofree char *shown = NULL;
+  g_autofree char *shown_effector = NULL;
+  g_autofree char *message = NULL;
+  gboolean above = FALSE;
+  int base;
+
+  if (name == NULL)
+    return TRUE;
+  shown = km_parse_shown_file (name);
+  shown_effector = km_parse_shown_file (effector_name);
+  base = km_skeleton_find_effector (skeleton, name);
+  if (base < 0)
+    {
+      /* Translators: the first %s is a model file (or "the default skeleton"). */
+      message = g_strdup_printf (_("%s has no joint or link “%s” to use as the base"),
+                                 shared->model_label, shown);
+      km_cli_set_track_setting_error (file, "base", message, error);
+      return FALSE;
+    }
+  for (int j = km_skeleton_get_joint (skeleton, (guint) effector)->parent; j >= 0;
+       j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    if (j == base)
+      above = TRUE;
+  if (!above)
+    {
+      if (file == NULL && base != effector)
+        return TRUE;
+      /* Translators: the last %s is a model file (or "the default skeleton"). */
+      message = g_strdup_printf (_("the base “%s” is not above the end effector “%s” in "
+                                   "%s: the base is a joint the effector's chain starts "
+                                   "from"), shown, shown_effector, shared->model_label);
+      km_cli_set_track_setting_error (file, "base", message, error);
+      return FALSE;
+    }
+  for (int j = effector; j != base; j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, (guint) j);
+
+      if (joint->dof_index >= 0 && joint->n_dof > 0)
+        return TRUE;
+    }
+  /* Translators: the last %s is a model file (or "the default skeleton"). */
+  message = g_strdup_printf (_("no joint moves between the end effector “%s” and its base "
+                               "“%s” in %s: choose another effector or base"),
+                             shown_effector, shown, shared->model_label);
+  km_cli_set_track_setting_error (file, "base", message, error);
+  return FALSE;
+}
+
+/* The error for a body motion of @n_frames frames that Kinema could not read back. */
+static void
+set_too_large (GError  **error,
+               guint64   n_frames)
+{
+  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+               /* Translators: the first number is one of frames, the second of MiB */
+               _("a body motion of %" G_GUINT64_FORMAT " frames for this model would be "
+                 "larger than Kinema reads back (%u MiB)"),
+               n_frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
+}
+
 /* Worker thread: the solved motion as Choreonoid plays it, the body where the solve put
  * it (see km_body_motion_new_from_animation() for the joint ids). */
 static gboolean
@@ -367,6 +448,7 @@ write_body_motion (KmSkeleton         *skeleton,
                    GError            **error)
 {
   g_autoptr(KmBodyMotion) motion = NULL;
+  g_autofree char *text = NULL;
   double rate = km_animation_get_frame_rate (animation);
 
   /* Errors name the output file, untranslated, as a loader's name the input. */
@@ -385,7 +467,73 @@ write_body_motion (KmSkeleton         *skeleton,
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
-  return km_body_motion_save (motion, path, error);
+  /* Nothing Kinema could not read back (km_body_motion_load_file()) is written, and an
+   * earlier file stays. */
+  text = km_body_motion_to_string (motion, NULL);
+  if (strlen (text) > KM_FORMAT_MAX_FILE_SIZE)
+    {
+      set_too_large (error, km_animation_get_n_frames (animation));
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
+      return FALSE;
+    }
+  return km_format_save_text (path, text, error);
+}
+
+/* The least size of the body motion of @n_frames frames for @problem's skeleton: the
+ * writer's own text for one and two frames, every joint value 0. */
+static guint64
+least_body_motion_size (const KmIkProblem *problem,
+                        double             rate,
+                        guint64            n_frames)
+{
+  guint64 sizes[2] = { 0, 0 };
+
+  for (guint n = 1; n <= 2; n++)
+    {
+      g_autoptr(KmAnimation) animation = km_animation_new (problem->skeleton, n);
+      g_autoptr(KmBodyMotion) motion = NULL;
+      g_autofree char *text = NULL;
+
+      motion = km_body_motion_new_from_animation (problem->skeleton, animation, rate,
+                                                  &problem->root_pose, NULL);
+      if (motion == NULL)
+        return 0;  /* said by the writer */
+      text = km_body_motion_to_string (motion, NULL);
+      sizes[n - 1] = strlen (text);
+    }
+  return sizes[0] + (n_frames - 1) * (sizes[1] - sizes[0]);
+}
+
+/*
+ * Whether what @item is to write for the @n_frames frames @problem solves could be read
+ * back (at most KM_FORMAT_MAX_FILE_SIZE, km_animation_json_check_size()): checked before
+ * the solve, counting every value at its shortest; else @error, said of the targets.
+ */
+static gboolean
+check_output_size (const SolveShared  *shared,
+                   const KmIkProblem  *problem,
+                   const KmTargetTrack *track,
+                   guint64             n_frames,
+                   GError            **error)
+{
+  g_autoptr(GError) size_error = NULL;
+
+  if (shared->output_format == OUTPUT_BODY_MOTION)
+    {
+      double rate = km_target_track_get_frame_rate (track);
+
+      if (!(rate > 0 && rate <= KM_BODY_MOTION_MAX_RATE)
+          || least_body_motion_size (problem, rate, n_frames) <= KM_FORMAT_MAX_FILE_SIZE)
+        return TRUE;
+      set_too_large (&size_error, n_frames);
+    }
+  else if (km_animation_json_check_size (shared->skeleton, n_frames, &size_error))
+    return TRUE;
+  g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
+               /* Translators: the %s is a reason, e.g. "an animation of 1000001 frames for
+                * this model would be larger than Kinema reads back (…)" */
+               _("%s: nothing was solved or written"), size_error->message);
+  return FALSE;
 }
 
 static gboolean
@@ -406,18 +554,19 @@ solve_one (SolveItem    *item,
     return FALSE;
 
   effector = resolve_effector (item, shared, track, error);
-  if (effector < 0)
+  if (effector < 0 || !check_track_base (item, shared, track, effector, error))
     return FALSE;
 
   last = km_target_track_get_last_frame (track);
-  g_atomic_int_add (&shared->frames_total, last + 1);
-  g_atomic_int_set (&item->n_frames, last + 1);
-
   problem = km_ik_problem_new (shared->skeleton, effector);
   /* The track's base first (a Scenebuilder ik's ref): the joints from there up keep the
    * model's pose, which the track's targets were given at. */
   km_ik_problem_use_track (problem, track);
   seed_problem (problem, shared->model_pose);
+  if (!check_output_size (shared, problem, track, (guint64) last + 1, error))
+    return FALSE;
+  g_atomic_int_add (&shared->frames_total, last + 1);
+  g_atomic_int_set (&item->n_frames, last + 1);
   if (shared->ik_hook != NULL)
     km_body_handler_ik_hook_install (shared->ik_hook, problem);
   timer = g_timer_new ();

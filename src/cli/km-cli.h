@@ -75,6 +75,10 @@ void  km_cli_print_keyframe_error (const char *path,
 void  km_cli_set_effector_error (const char  *targets_path,
                                  const char  *message,
                                  GError     **error);
+void  km_cli_set_track_setting_error (const char  *targets_path,
+                                      const char  *key,
+                                      const char  *message,
+                                      GError     **error);
 int   km_cli_find_track_effector (KmSkeleton          *skeleton,
                                   const KmTargetTrack *track,
                                   const char          *targets_path,

@@ -1031,6 +1031,154 @@ test_effector_errors (void)
   km_test_remove_tree (dir);
 }
 
+/* The targets file's "base" is held to what its "effector" is, at its value: a joint the
+ * model has, above the effector, with a joint that moves between the two; else exit 1
+ * and nothing written. */
+static void
+test_base_errors (void)
+{
+  g_autofree char *model = test_data_path ("urdf-two-arms.urdf");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
+  g_autofree char *targets = g_build_filename (dir, "t.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  static const char keyframe[] = "[{\"frame\": 0, \"pos\": [0.45, -0.35, 1.2], "
+                                 "\"euler\": [0, 0, -30], \"effector\": \"r_tool\",\n";
+  const struct
+  {
+    const char *base;
+    const char *message;  /* after "FILE:2:11: ", MODEL for the model; NULL: solved */
+  } cases[] = {
+    { "Nope", "MODEL has no joint or link “Nope” to use as the base" },
+    { "l_elbow", "the base “l_elbow” is not above the end effector “r_tool” in MODEL: the base "
+                 "is a joint the effector's chain starts from" },
+    { "r_elbow", "no joint moves between the end effector “r_tool” and its base “r_elbow” in "
+                 "MODEL: choose another effector or base" },
+    { "r_shoulder", NULL },
+    { "r_upper", NULL },  /* a link's name, as for the effector */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%s  \"base\": \"%s\"}]\n", keyframe,
+                                               cases[i].base);
+      g_auto(Run) run = { 0, };
+
+      g_assert_true (g_file_set_contents (targets, text, -1, NULL));
+      run_cli (&run, NULL, "solve", model, targets, "-o", out, NULL);
+      if (cases[i].message == NULL)
+        {
+          g_assert_cmpstr (run.err, ==, "");
+          g_assert_cmpint (run.status, ==, 0);
+          g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+          g_unlink (out);
+        }
+      else
+        {
+          GString *message = g_string_new (cases[i].message);
+          g_autofree char *expected = NULL;
+
+          g_string_replace (message, "MODEL", model, 0);
+          expected = g_strdup_printf ("%s:2:11: %s\n", targets, message->str);
+          g_string_free (message, TRUE);
+
+          g_assert_cmpstr (run.err, ==, expected);
+          g_assert_cmpint (run.status, ==, 1);
+          g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+        }
+    }
+
+  /* The model's default effector (the last leaf joint) as the base: not above it. */
+  {
+    g_autofree char *text = g_strdup ("[{\"frame\": 0, \"pos\": [0.45, -0.35, 1.2], "
+                                      "\"euler\": [0, 0, -30],\n  \"base\": \"r_tool\"}]\n");
+    g_autofree char *expected = NULL;
+    g_auto(Run) run = { 0, };
+
+    g_assert_true (g_file_set_contents (targets, text, -1, NULL));
+    run_cli (&run, NULL, "solve", model, targets, "-o", out, NULL);
+    expected = g_strdup_printf ("%s:2:11: the base “r_tool” is not above the end effector "
+                                "“r_tool” in %s: the base is a joint the effector's chain "
+                                "starts from\n", targets, model);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+  g_unlink (targets);
+  km_test_remove_tree (dir);
+}
+
+/* An animation Kinema could not read back (over 256 MiB) is refused before anything is
+ * solved, naming the targets and the frames, and an earlier output stays as it was; the
+ * least size counted for that stays at or under the size of what is written. */
+static void
+test_output_too_large (void)
+{
+  g_autoptr(KmSkeleton) skeleton = load_skeleton ();
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
+  g_autofree char *targets = g_build_filename (dir, "long.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "animation.json", NULL);
+  g_autofree char *seq = g_build_filename (dir, "animation.seq", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *old = "{\"frames\": []}\n";
+
+  g_assert_true (g_file_set_contents (targets,
+                                      "[{\"frame\": 0, \"pos\": [0.3, 0.1, 0.2], "
+                                      "\"euler\": [0, 0, 0]},\n"
+                                      " {\"frame\": 1000000, \"pos\": [0.3, 0.1, 0.3], "
+                                      "\"euler\": [0, 0, 0]}]\n", -1, NULL));
+  g_assert_true (g_file_set_contents (out, old, -1, NULL));
+  {
+    g_auto(Run) run = { 0, };
+
+    run_cli (&run, NULL, "solve", skeleton_path, targets, "-o", out, NULL);
+    expected = g_strdup_printf ("%s: an animation of 1000001 frames for this model would be "
+                                "larger than Kinema reads back", targets);
+    g_assert_true (g_str_has_prefix (run.err, expected));
+    g_assert_nonnull (strstr (run.err, "nothing was solved or written\n"));
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+    g_assert_cmpstr (text, ==, old);
+  }
+
+  /* The count is a least size: a real animation is no smaller, and one that fits passes. */
+  g_assert_true (km_animation_json_check_size (skeleton, 1000, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_animation_json_check_size (skeleton, 1000001, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  {
+    g_autoptr(KmAnimation) animation = km_animation_new (skeleton, 40);
+    g_autofree char *written = NULL;
+    guint n_dof = km_skeleton_get_n_dof (skeleton);
+    guint64 least, per_frame;
+    g_autoptr(KmAnimation) one = km_animation_new (skeleton, 1);
+    g_autoptr(KmAnimation) two = km_animation_new (skeleton, 2);
+    g_autofree char *text_one = km_animation_json_to_string (one);
+    g_autofree char *text_two = km_animation_json_to_string (two);
+
+    for (guint f = 0; f < 40; f++)
+      {
+        g_autofree double *row = g_new (double, MAX (n_dof, 1));
+
+        for (guint d = 0; d < n_dof; d++)
+          row[d] = -0.1234567890123 * (f + d + 1);
+        km_animation_set_frame (animation, f, row);
+      }
+    written = km_animation_json_to_string (animation);
+    per_frame = strlen (text_two) - strlen (text_one);
+    least = strlen (text_one) + 39 * per_frame;
+    g_assert_cmpuint (least, <=, strlen (written));
+    g_assert_cmpuint (per_frame, >, 0);
+  }
+  g_unlink (seq);
+  g_unlink (out);
+  g_unlink (targets);
+  km_test_remove_tree (dir);
+}
+
 /* A URDF link's name names the joint that moves it (ROS names an end effector by its link:
  * "tool0", not "tool0_fixed_joint"): --effector r_hand solves for the joint r_tool, and so
  * does a targets file whose effector is "r_hand". */
@@ -1115,8 +1263,8 @@ test_effector_link_name (void)
 /* -o never replaces what `solve` reads (the model, a targets file: however the two paths
  * are written, "./NAME" or a symbolic link), nor a file of another kind, by its extension
  * (a model's .urdf or .body) or by what an existing file holds (a skeleton or targets
- * .json, any other file): exit 2 and the file stays as it was. An earlier animation is
- * replaced. */
+ * .json, any other file): exit 2 and the file stays as it was. An earlier animation, or
+ * an empty file, is replaced. */
 static void
 test_output_refusals (void)
 {
@@ -1195,6 +1343,20 @@ test_output_refusals (void)
     g_assert_true (g_str_has_prefix (run.err, expected));
     run_cli (&run_plain, NULL, "solve", skeleton, targets, "-o", plain, NULL);
     assert_output_refused (&run_plain, plain, plain_text);
+  }
+  {
+    /* An empty file (`mktemp`'s) holds nothing to lose: it is written. */
+    g_autoptr(KmSkeleton) model = load_skeleton ();
+    g_autoptr(KmAnimation) animation = NULL;
+    g_autoptr(GError) error = NULL;
+    g_auto(Run) run = { 0, };
+
+    g_assert_true (g_file_set_contents (anim, "", 0, NULL));
+    run_cli (&run, NULL, "solve", skeleton, targets, "-o", anim, NULL);
+    g_assert_cmpstr (run.err, ==, "");
+    g_assert_cmpint (run.status, ==, 0);
+    animation = km_animation_json_load_file (anim, model, &error);
+    g_assert_no_error (error);
   }
   {
     /* An earlier animation is replaced. */
@@ -1699,6 +1861,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/tool-point-targets", test_tool_point_targets);
   g_test_add_func ("/kinema/cli/solve/effector-errors", test_effector_errors);
   g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
+  g_test_add_func ("/kinema/cli/solve/base-errors", test_base_errors);
+  g_test_add_func ("/kinema/cli/solve/output-too-large", test_output_too_large);
   g_test_add_func ("/kinema/cli/solve/mimic-master-off-path", test_mimic_master_off_path);
   g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);

@@ -345,6 +345,33 @@ test_validate_content_detection (void)
 
 /* Every rejection is located (DESIGN.md, "Error locations"), where the content starts or
  * at 1:1; UTF-16 XML with its byte order mark reads as the same XML in UTF-8. */
+/* A targets file whose "base" is its own "effector" is invalid, at the base's value: the
+ * base is a joint the effector's chain starts from, above it. */
+static void
+test_validate_base_is_effector (void)
+{
+  g_autofree char *path = write_temp ("base-effector.json",
+                                      "[{\"frame\": 0, \"pos\": [0, 0, 1], "
+                                      "\"euler\": [0, 0, 0],\n"
+                                      "  \"effector\": \"tool0\", \"base\": \"tool0\"}]\n", -1);
+  g_autofree char *other = write_temp ("base-other.json",
+                                       "[{\"frame\": 0, \"pos\": [0, 0, 1], "
+                                       "\"euler\": [0, 0, 0],\n"
+                                       "  \"effector\": \"tool0\", \"base\": \"wrist\"}]\n", -1);
+  g_autofree char *expected = g_strdup_printf ("%s:2:32: expected a base above the end "
+                                               "effector, but “tool0” is the end effector "
+                                               "itself\n", path);
+  g_autofree char *expected_out = g_strdup_printf ("%s: ok (KINEMA-TARGETS-JSON)\n", other);
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, NULL, "validate", path, other, NULL);
+  g_assert_cmpstr (run.err, ==, expected);
+  g_assert_cmpstr (run.out, ==, expected_out);
+  g_assert_cmpint (run.status, ==, 1);
+  g_unlink (path);
+  g_unlink (other);
+}
+
 static void
 test_validate_located_rejections (void)
 {
@@ -1031,6 +1058,7 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/project-warnings", test_validate_project_warnings);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
   g_test_add_func ("/kinema/CliValidate/located-rejections", test_validate_located_rejections);
+  g_test_add_func ("/kinema/CliValidate/base-is-effector", test_validate_base_is_effector);
   g_test_add_func ("/kinema/CliValidate/misread-rejections",
                    test_validate_misread_rejections);
   g_test_add_func ("/kinema/CliValidate/detection-styles", test_validate_detection_styles);

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n-lib.h>
 
 #include "km-animation-json.h"
@@ -379,18 +380,111 @@ km_animation_json_to_string (const KmAnimation *animation)
   return km_json_writer_free_to_string (writer);
 }
 
-/* Writes atomically (temporary file, fsync, rename). */
+/* The JSON values (KM_JSON_MAX_NODES counts them) of @n_frames frames of @animation's
+ * channels: the root object and its array, then per frame its object, number and
+ * "joints" object, and per channel its object, "type" string and value(s). */
+static guint64
+count_values (const KmAnimation *animation,
+              guint64            n_frames)
+{
+  guint64 per_frame = 3;
+
+  for (guint c = 0; c < km_animation_get_n_channels (animation); c++)
+    per_frame += km_animation_get_channel (animation, c)->type == KM_JOINT_SPHERICAL
+                   ? 2 + 4 + 5  /* "euler" [3], "quaternion" [4] */
+                   : 3;
+  return 2 + n_frames * per_frame;
+}
+
+/* Whether a file of @size bytes and @n_values values is one Kinema reads back. */
+static gboolean
+is_readable (guint64 size,
+             guint64 n_values)
+{
+  return size <= KM_JSON_MAX_SIZE && size <= KM_FORMAT_MAX_FILE_SIZE
+         && n_values <= KM_JSON_MAX_NODES;
+}
+
+static void
+set_too_large (GError **error,
+               guint64  n_frames)
+{
+  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+               /* Translators: %u is a number of frames, the other one of MiB */
+               _("an animation of %" G_GUINT64_FORMAT " frames for this model would be "
+                 "larger than Kinema reads back (%u MiB, %u values)"),
+               n_frames, (guint) (KM_JSON_MAX_SIZE / (1024 * 1024)), KM_JSON_MAX_NODES);
+}
+
+/**
+ * km_animation_json_check_size:
+ * @skeleton: the model
+ * @n_frames: the frames an animation for it is to have
+ * @error: where the error goes
+ *
+ * Whether an animation.json of @n_frames frames for @skeleton could be read back (at most
+ * KM_JSON_MAX_SIZE bytes and KM_JSON_MAX_NODES values): else @error (KM_PARSE_ERROR_LIMIT,
+ * for the caller to locate). The size counts every number at its shortest, so only what
+ * certainly cannot be read is refused, before anything is solved;
+ * km_animation_json_save() checks the text itself.
+ *
+ * Returns: %TRUE when it could
+ */
+gboolean
+km_animation_json_check_size (KmSkeleton  *skeleton,
+                              guint64      n_frames,
+                              GError     **error)
+{
+  g_autoptr(KmAnimation) one = NULL;
+  g_autoptr(KmAnimation) two = NULL;
+  g_autofree char *text_one = NULL;
+  g_autofree char *text_two = NULL;
+  guint64 size, per_frame;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+
+  if (n_frames == 0)
+    return TRUE;
+  /* The writer's own text, every value 0 (one character): the least a frame takes. */
+  one = km_animation_new (skeleton, 1);
+  two = km_animation_new (skeleton, 2);
+  text_one = km_animation_json_to_string (one);
+  text_two = km_animation_json_to_string (two);
+  per_frame = strlen (text_two) - strlen (text_one);
+  size = strlen (text_one) + (n_frames - 1) * per_frame;
+  if (is_readable (size, count_values (one, n_frames)))
+    return TRUE;
+  set_too_large (error, n_frames);
+  return FALSE;
+}
+
+/* Writes atomically (temporary file, fsync, rename); refuses, writing nothing, a text
+ * that Kinema could not read back (km_animation_json_check_size()). */
 gboolean
 km_animation_json_save (const KmAnimation  *animation,
                         const char         *path,
                         GError            **error)
 {
   g_autofree char *text = NULL;
+  guint n_frames;
 
   g_return_val_if_fail (animation != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
+  n_frames = km_animation_get_n_frames (animation);
+  if (!is_readable (0, count_values (animation, n_frames)))
+    {
+      set_too_large (error, n_frames);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
+      return FALSE;
+    }
   text = km_animation_json_to_string (animation);
+  if (!is_readable (strlen (text), 0))
+    {
+      set_too_large (error, n_frames);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
+      return FALSE;
+    }
   return km_format_save_text (path, text, error);
 }
 

@@ -43,6 +43,9 @@ KmAnimation    *km_animation_json_load_file   (const char         *path,
                                                KmSkeleton         *skeleton,
                                                GError            **error);
 char           *km_animation_json_to_string   (const KmAnimation  *animation);
+gboolean        km_animation_json_check_size  (KmSkeleton         *skeleton,
+                                               guint64             n_frames,
+                                               GError            **error);
 gboolean        km_animation_json_save        (const KmAnimation  *animation,
                                                const char         *path,
                                                GError            **error);

@@ -546,6 +546,20 @@ km_targets_json_load (const char  *path,
                                                              km_deg_to_rad (euler.z)));
     }
 
+  /* The base is a joint the effector's chain starts from, above the effector: never the
+   * effector itself. (Whether the model has it, and has it above, only a solve can
+   * tell, as for the effector.) */
+  if (base != NULL && effector != NULL && g_str_equal (base, effector))
+    {
+      g_autofree char *shown = km_parse_shown_file (base);
+
+      km_json_error_at (doc, base_setting.first, KM_PARSE_ERROR_INVALID, error,
+                        /* Translators: %s is a joint name */
+                        _("expected a base above the end effector, but “%s” is the end "
+                          "effector itself"), shown);
+      return NULL;
+    }
+
   /* Every check km_target_track_new makes has been made above with a position. */
   track = km_target_track_new (keys, n, effector, KM_TARGET_TRACK_DEFAULT_FRAME_RATE, error);
   if (track == NULL)
