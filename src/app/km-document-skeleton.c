@@ -901,9 +901,8 @@ count_json_losses (const KmSkeleton *skeleton,
 
       km_skeleton_get_shapes (skeleton, i, &n);
       *n_shapes += n;
-      if (km_skeleton_get_joint (skeleton, i)->joint_id >= 0)
-        (*n_ids)++;
     }
+  *n_ids = km_skeleton_count_joint_ids (skeleton);
 }
 
 /* What skeleton.json has no place for. */

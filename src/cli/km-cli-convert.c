@@ -213,6 +213,18 @@ write_model (const KmFormat      *input_format,
     fprintf (stderr, _("note: the initial pose the model states is not carried over to %s\n"),
              g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
   note_targets (extras, to);
+  /* The joint ids a .body model numbers its joints with, by which a .body motion's columns
+   * go (a .seq): a model read back from URDF or skeleton.json numbers them anew. */
+  if (!g_str_equal (to, "CHOREONOID-BODY") && km_skeleton_count_joint_ids (skeleton) > 0)
+    {
+      guint n_ids = km_skeleton_count_joint_ids (skeleton);
+
+      /* Translators: %s is URDF or skeleton.json */
+      fprintf (stderr, g_dngettext (GETTEXT_PACKAGE,
+                                    "note: %u joint id is not carried over to %s\n",
+                                    "note: %u joint ids are not carried over to %s\n", n_ids),
+               n_ids, g_str_equal (to, "URDF") ? "URDF" : "skeleton.json");
+    }
   ok = write_model_text (to, skeleton, initial_q, output, notes, &written, error);
   for (guint i = 0; i < notes->len; i++)
     fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));

@@ -1321,6 +1321,94 @@ km_skeleton_get_default_effector (const KmSkeleton *self)
   return best;
 }
 
+/**
+ * km_skeleton_dup_write_order:
+ *
+ * The order in which a writer lists the joints so that the file reads back with the same
+ * default end effector (km_skeleton_get_default_effector(): the last leaf in file order):
+ * parents first, and as close to file order as that allows. A file that lists parents
+ * first is written in its own order (its last joint is the default effector), so it reads
+ * back with the same topological and DOF order. In one that lists a child before its
+ * parent, such a child comes right after its parent (with its own such children), and
+ * the default effector last of all.
+ *
+ * Returns: (transfer full) (array): n_joints topological joint indices
+ */
+guint *
+km_skeleton_dup_write_order (const KmSkeleton *self)
+{
+  g_autofree guint *topo_of = NULL;   /* file index → topological index */
+  g_autofree guint *stack = NULL;
+  g_autofree gboolean *written = NULL;
+  guint *order;
+  guint n_written = 0, last = G_MAXUINT;
+  int effector;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  order = g_new (guint, MAX (self->n_joints, 1));
+  topo_of = g_new (guint, MAX (self->n_joints, 1));
+  stack = g_new (guint, MAX (self->n_joints, 1));
+  written = g_new0 (gboolean, MAX (self->n_joints, 1));
+  for (guint t = 0; t < self->n_joints; t++)
+    topo_of[self->joints[t].file_index] = t;
+  effector = km_skeleton_get_default_effector (self);
+  if (effector > 0)
+    last = (guint) effector;
+  /* File order, but a joint whose parent is not written yet waits for it: a joint is
+   * written once its parent is, then the children that waited for it (earlier in the file
+   * than @f), and theirs. The default effector (a leaf) waits until the end. */
+  for (guint f = 0; f < self->n_joints; f++)
+    {
+      guint t = topo_of[f], n_stack = 0;
+      int parent = self->joints[t].parent;
+
+      if (t == last || (parent >= 0 && !written[parent]))
+        continue;
+      stack[n_stack++] = t;
+      while (n_stack > 0)
+        {
+          guint j = stack[--n_stack], n_waiting = 0;
+
+          written[j] = TRUE;
+          order[n_written++] = j;
+          /* The waiting children, pushed so that they pop in file order (the preorder has
+           * a joint's children in file order). */
+          for (guint c = j + 1; c < self->joints[j].subtree_end; c = self->joints[c].subtree_end)
+            if (self->joints[c].file_index < f && c != last)
+              n_waiting++;
+          n_stack += n_waiting;
+          for (guint c = j + 1, m = n_stack; c < self->joints[j].subtree_end;
+               c = self->joints[c].subtree_end)
+            if (self->joints[c].file_index < f && c != last)
+              stack[--m] = c;
+        }
+    }
+  if (last != G_MAXUINT)
+    order[n_written++] = last;
+  g_assert (n_written == self->n_joints);
+  return order;
+}
+
+/**
+ * km_skeleton_count_joint_ids:
+ *
+ * Returns: how many joints have a joint id (KmJoint.joint_id, a Choreonoid .body's
+ *   jointId), which formats without ids (URDF, skeleton.json) do not carry
+ */
+guint
+km_skeleton_count_joint_ids (const KmSkeleton *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint t = 0; t < self->n_joints; t++)
+    if (self->joints[t].joint_id >= 0)
+      n++;
+  return n;
+}
+
 int
 km_skeleton_get_dof_joint (const KmSkeleton *self,
                            guint             dof)

@@ -1140,6 +1140,129 @@ test_convert_animation_refused (void)
   km_test_remove_tree (dir);
 }
 
+/* The default end effector's name and the DOF of the chain that moves it. */
+static void
+default_effector (const KmSkeleton  *skeleton,
+                  const char       **name,
+                  guint             *chain_dof)
+{
+  int e = km_skeleton_get_default_effector (skeleton);
+
+  g_assert_cmpint (e, >=, 0);
+  *name = km_skeleton_get_joint (skeleton, (guint) e)->name;
+  *chain_dof = 0;
+  for (int j = e; j >= 0; j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    *chain_dof += km_skeleton_get_joint (skeleton, (guint) j)->n_dof;
+}
+
+/* A skeleton that lists a child before its parent (E2 before B) has as default end
+ * effector its last leaf in file order, E1 (moved by A alone), not E2 (moved by A and B),
+ * which the writers' parents-first order would list last: every format `convert` writes
+ * keeps E1 the default effector, so that `solve` and `bench-ik` solve the same chain. */
+static void
+test_convert_keeps_default_effector (void)
+{
+  const char *json =
+    "{\"root_name\":\"R\",\"joints\":[\n"
+    " {\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},\n"
+    " {\"name\":\"E2\",\"type\":\"fixed\",\"parent\":\"B\",\"offset\":[0,0,0.2]},\n"
+    " {\"name\":\"A\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[0,0,0.1],"
+    "\"axis\":[0,1,0]},\n"
+    " {\"name\":\"E1\",\"type\":\"fixed\",\"parent\":\"A\",\"offset\":[0,0,0.3]},\n"
+    " {\"name\":\"B\",\"type\":\"revolute\",\"parent\":\"A\",\"offset\":[0.1,0,0],"
+    "\"axis\":[0,1,0]}\n"
+    "]}\n";
+  const char *outputs[] = { "leaves-out.json", "leaves-out.urdf", "leaves-out.body" };
+  g_autofree char *input = g_build_filename (tmp_dir, "leaves.json", NULL);
+  g_autoptr(KmSkeleton) original = NULL;
+  const char *name = NULL;
+  guint chain_dof = 0;
+
+  g_assert_true (g_file_set_contents (input, json, -1, NULL));
+  original = load_model (input);
+  default_effector (original, &name, &chain_dof);
+  g_assert_cmpstr (name, ==, "E1");
+  g_assert_cmpuint (chain_dof, ==, 1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, outputs[i], NULL);
+      g_autofree char *again = g_strconcat (output, ".json", NULL);
+      g_autoptr(KmSkeleton) converted = NULL;
+      g_autoptr(KmSkeleton) back = NULL;
+      g_auto(Run) run = { 0 };
+      g_auto(Run) run_back = { 0 };
+
+      run_cli (&run, NULL, "convert", input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      converted = load_model (output);
+      default_effector (converted, &name, &chain_dof);
+      if (g_strcmp0 (name, "E1") != 0 || chain_dof != 1)
+        g_error ("%s: the default effector is “%s” (%u DOF), not “E1” (1 DOF)", outputs[i],
+                 name, chain_dof);
+      /* And back into skeleton.json from that format. */
+      run_cli (&run_back, NULL, "convert", output, again, NULL);
+      g_assert_cmpint (run_back.status, ==, 0);
+      back = load_model (again);
+      default_effector (back, &name, &chain_dof);
+      g_assert_cmpstr (name, ==, "E1");
+      g_assert_cmpuint (chain_dof, ==, 1);
+      g_unlink (again);
+      g_unlink (output);
+    }
+  g_unlink (input);
+}
+
+/* A .body model numbers its joints (jointId), by which its motions' columns go: URDF and
+ * skeleton.json have no ids, so a model read back from them numbers its joints anew.
+ * `convert` says so in a note, as it says the other things the target cannot carry; a
+ * .body keeps them, and a model without ids gets no such note. */
+static void
+test_convert_joint_ids_note (void)
+{
+  g_autofree char *body = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body", NULL);
+  g_autofree char *json = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", "arm.json", NULL);
+  g_autoptr(KmSkeleton) model = load_model (body);
+  guint n_ids = 0;
+  const struct
+  {
+    const char *input;
+    const char *output;
+    const char *target;   /* NULL: no note */
+  } cases[] = {
+    { body, "ids-sr1.urdf", "URDF" },
+    { body, "ids-sr1.json", "skeleton.json" },
+    { body, "ids-sr1.body", NULL },
+    { json, "ids-arm.urdf", NULL },
+    { json, "ids-arm.json", NULL },
+  };
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (model); i++)
+    if (km_skeleton_get_joint (model, i)->joint_id >= 0)
+      n_ids++;
+  g_assert_cmpuint (n_ids, >, 1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, cases[i].output, NULL);
+      g_autofree char *note = NULL;
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, "convert", cases[i].input, output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (cases[i].target != NULL)
+        {
+          note = g_strdup_printf ("\nnote: %u joint ids are not carried over to %s\n", n_ids,
+                                  cases[i].target);
+          if (strstr (run.err, note) == NULL)
+            g_error ("%s: “%s” does not hold “%s”", cases[i].output, run.err, note);
+        }
+      else if (strstr (run.err, "joint id") != NULL)
+        g_error ("%s: “%s” speaks of joint ids", cases[i].output, run.err);
+      g_unlink (output);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1178,6 +1301,9 @@ main (int    argc,
                    test_convert_targets_euler_as_read);
   g_test_add_func ("/kinema/Cli/convert-stdout-and-extra-keys",
                    test_convert_stdout_and_extra_keys);
+  g_test_add_func ("/kinema/Cli/convert-keeps-default-effector",
+                   test_convert_keeps_default_effector);
+  g_test_add_func ("/kinema/Cli/convert-joint-ids-note", test_convert_joint_ids_note);
 
   status = g_test_run ();
   /* Shared by all the tests, so removed here rather than when the first test ends. */

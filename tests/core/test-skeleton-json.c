@@ -751,6 +751,88 @@ test_skeleton_json_describe_free_root (void)
                    "joints=2 dof=1 free_root=1\n");
 }
 
+/* A file that lists a child before its parent has as default end effector its last leaf in
+ * file order, which the preorder (parents first) may not list last. The writer lists the
+ * joints parents first with that leaf last, so that the written file has the same default
+ * effector, and writes that file again as it is. */
+static void
+test_skeleton_json_default_effector_kept (void)
+{
+  const struct
+  {
+    const char *text;
+    const char *effector;
+  } cases[] = {
+    /* The spec's order (R, A, E1, B, E2) would make E2 the last leaf. */
+    { "{\"root_name\":\"R\",\"joints\":["
+      "{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+      "{\"name\":\"E2\",\"type\":\"fixed\",\"parent\":\"B\",\"offset\":[0,0,0.2]},"
+      "{\"name\":\"A\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[0,0,0.1],\"axis\":[0,1,0]},"
+      "{\"name\":\"E1\",\"type\":\"fixed\",\"parent\":\"A\",\"offset\":[0,0,0.3]},"
+      "{\"name\":\"B\",\"type\":\"revolute\",\"parent\":\"A\",\"offset\":[0.1,0,0],\"axis\":[0,1,0]}"
+      "]}", "E1" },
+    /* Two levels: the branch X holds the effector Xb but comes first below R. */
+    { "{\"root_name\":\"R\",\"joints\":["
+      "{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+      "{\"name\":\"Xa\",\"type\":\"revolute\",\"parent\":\"X\",\"offset\":[0,0,1],\"axis\":[1,0,0]},"
+      "{\"name\":\"X\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[0,0,1],\"axis\":[0,1,0]},"
+      "{\"name\":\"Ya\",\"type\":\"fixed\",\"parent\":\"Y\",\"offset\":[0,1,0]},"
+      "{\"name\":\"Y\",\"type\":\"spherical\",\"parent\":\"R\",\"offset\":[1,0,0]},"
+      "{\"name\":\"Xb\",\"type\":\"prismatic\",\"parent\":\"X\",\"offset\":[0,0,2],\"axis\":[0,0,1]}"
+      "]}", "Xb" },
+    /* Parents first but not in preorder: written in file order, so that it reads back
+     * with the same topological (and DOF) order; the preorder would make B the last leaf. */
+    { "{\"root_name\":\"R\",\"joints\":["
+      "{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+      "{\"name\":\"A\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[0,0,1],\"axis\":[0,1,0]},"
+      "{\"name\":\"B\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[1,0,0],\"axis\":[1,0,0]},"
+      "{\"name\":\"A1\",\"type\":\"prismatic\",\"parent\":\"A\",\"offset\":[0,0,1],\"axis\":[0,0,1]}"
+      "]}", "A1" },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", cases[c].text,
+                                                          strlen (cases[c].text), &error);
+      g_autoptr(KmSkeleton) again = NULL;
+      g_autofree char *text = NULL;
+      g_autofree char *text2 = NULL;
+      int effector;
+
+      g_assert_no_error (error);
+      effector = km_skeleton_get_default_effector (skel);
+      g_assert_cmpstr (km_skeleton_get_joint (skel, (guint) effector)->name, ==,
+                       cases[c].effector);
+      text = km_skeleton_json_to_string (skel);
+      again = km_skeleton_json_load ("written.json", text, strlen (text), &error);
+      g_assert_no_error (error);
+      effector = km_skeleton_get_default_effector (again);
+      g_assert_cmpstr (km_skeleton_get_joint (again, (guint) effector)->name, ==,
+                       cases[c].effector);
+      g_assert_cmpuint (km_skeleton_get_n_joints (again), ==, km_skeleton_get_n_joints (skel));
+      g_assert_cmpuint (km_skeleton_get_n_dof (again), ==, km_skeleton_get_n_dof (skel));
+      /* Parents first: every joint after its parent. */
+      for (guint i = 0; i < km_skeleton_get_n_joints (again); i++)
+        {
+          const KmJoint *j = km_skeleton_get_joint (again, i);
+
+          if (j->parent >= 0)
+            g_assert_cmpuint (km_skeleton_get_joint (again, (guint) j->parent)->file_index, <,
+                              j->file_index);
+        }
+      text2 = km_skeleton_json_to_string (again);
+      g_assert_cmpstr (text2, ==, text);
+      if (c == 2)
+        {
+          g_assert_true (km_skeleton_equal (skel, again, 0));
+          for (guint i = 0; i < km_skeleton_get_n_joints (again); i++)
+            g_assert_cmpuint (km_skeleton_get_joint (again, i)->file_index, ==,
+                              km_skeleton_get_joint (skel, i)->file_index);
+        }
+    }
+}
+
 static void
 test_skeleton_json_sniff (void)
 {
@@ -789,6 +871,8 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/bad-mimic", test_skeleton_json_bad_mimic);
   g_test_add_func ("/kinema/SkeletonJson/unreachable-mimic", test_skeleton_json_unreachable_mimic);
   g_test_add_func ("/kinema/SkeletonJson/fix-free-root", test_skeleton_json_fix_free_root);
+  g_test_add_func ("/kinema/SkeletonJson/default-effector-kept",
+                   test_skeleton_json_default_effector_kept);
 
   return g_test_run ();
 }

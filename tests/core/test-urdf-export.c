@@ -1437,6 +1437,66 @@ test_package_mesh_unreadable (void)
   g_rmdir (top);
 }
 
+/* The default end effector and the DOF of the chain that moves it. */
+static const char *
+effector_chain (const KmSkeleton *skeleton,
+                guint            *chain_dof)
+{
+  int e = km_skeleton_get_default_effector (skeleton);
+
+  *chain_dof = 0;
+  for (int j = e; j >= 0; j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
+    *chain_dof += km_skeleton_get_joint (skeleton, (guint) j)->n_dof;
+  return km_skeleton_get_joint (skeleton, (guint) e)->name;
+}
+
+/* A skeleton that lists a child before its parent has as default end effector its last
+ * leaf in file order (E1, moved by A alone): the URDF and .body writers, which list
+ * parents first, list E1 last so that the written file has it too, not E2 (moved by A and
+ * B). Also when a joint is renamed for XML ("E\x01" below B), whose renamed copy the URDF
+ * writer writes. */
+static void
+test_default_effector_kept (void)
+{
+  const char *json =
+    "{\"root_name\":\"R\",\"joints\":["
+    "{\"name\":\"R\",\"type\":\"fixed\",\"offset\":[0,0,0]},"
+    "{\"name\":\"E\\u0001\",\"type\":\"fixed\",\"parent\":\"B\",\"offset\":[0,0,0.2]},"
+    "{\"name\":\"A\",\"type\":\"revolute\",\"parent\":\"R\",\"offset\":[0,0,0.1],\"axis\":[0,1,0]},"
+    "{\"name\":\"E1\",\"type\":\"fixed\",\"parent\":\"A\",\"offset\":[0,0,0.3]},"
+    "{\"name\":\"B\",\"type\":\"revolute\",\"parent\":\"A\",\"offset\":[0.1,0,0],\"axis\":[0,1,0]}"
+    "]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_skeleton_json_load ("t.json", json, strlen (json), &error);
+  g_autofree char *urdf = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(KmSkeleton) from_urdf = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  KmUrdfOptions urdf_options = { NULL, FALSE };
+  guint chain_dof = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (effector_chain (skel, &chain_dof), ==, "E1");
+  g_assert_cmpuint (chain_dof, ==, 1);
+
+  urdf = km_urdf_to_string (skel, NULL);
+  test_util_push_warnings (warnings);
+  from_urdf = km_urdf_load ("t.urdf", urdf, strlen (urdf), &urdf_options, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpstr (effector_chain (from_urdf, &chain_dof), ==, "E1");
+  g_assert_cmpuint (chain_dof, ==, 1);
+
+  body = km_body_to_string (skel, NULL);
+  test_util_push_warnings (warnings);
+  from_body = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpstr (effector_chain (from_body, &chain_dof), ==, "E1");
+  g_assert_cmpuint (chain_dof, ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1450,6 +1510,7 @@ main (int   argc,
   g_test_add_func ("/kinema/UrdfExport/missing-mesh", test_missing_mesh);
   g_test_add_func ("/kinema/UrdfExport/loaded-mesh", test_loaded_mesh);
   g_test_add_func ("/kinema/UrdfExport/rebased-mesh", test_rebased_mesh);
+  g_test_add_func ("/kinema/UrdfExport/default-effector-kept", test_default_effector_kept);
   g_test_add_func ("/kinema/UrdfExport/body-mesh-color", test_body_mesh_color);
   g_test_add_func ("/kinema/UrdfExport/body-missing-mesh-color", test_body_missing_mesh_color);
   g_test_add_func ("/kinema/UrdfExport/package-mesh-unreadable", test_package_mesh_unreadable);

@@ -696,6 +696,7 @@ body_to_string (const KmSkeleton *skeleton,
   const char * const *handlers;
   const char *root_name;
   g_autofree int *link_ids = NULL;
+  g_autofree guint *order = NULL;
   const KmJoint *own_link = NULL;
   guint n_own_links = 0;
   gboolean by_joint;
@@ -728,8 +729,12 @@ body_to_string (const KmSkeleton *skeleton,
 
   link_ids = link_joint_ids (skeleton, notes);
   links = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
-  for (guint i = 0; i < n; i++)
+  /* Parents first, with the default effector last among the leaves, as the file that was
+   * read had it (km_skeleton_dup_write_order()). */
+  order = km_skeleton_dup_write_order (skeleton);
+  for (guint k = 0; k < n; k++)
     {
+      guint i = order[k];
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
       if (by_joint && j->link_name != NULL && n_own_links++ == 0)

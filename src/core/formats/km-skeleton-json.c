@@ -565,6 +565,7 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
 {
   KmJsonWriter *writer;
   const char * const *handlers;
+  g_autofree guint *order = NULL;
   guint n;
 
   g_return_val_if_fail (skeleton != NULL, NULL);
@@ -592,9 +593,12 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
   km_json_writer_key (writer, "joints");
   km_json_writer_begin_array (writer);
   n = km_skeleton_get_n_joints (skeleton);
+  /* Parents first, with the default effector last among the leaves, as the file that was
+   * read had it (km_skeleton_dup_write_order()). */
+  order = km_skeleton_dup_write_order (skeleton);
   for (guint i = 0; i < n; i++)
     {
-      const KmJoint *j = km_skeleton_get_joint (skeleton, i);
+      const KmJoint *j = km_skeleton_get_joint (skeleton, order[i]);
       KmJointType type = j->type;
 
       if (type == KM_JOINT_FREE && (flags & KM_SKELETON_JSON_WRITE_FIX_FREE_ROOT))

@@ -806,11 +806,16 @@ urdf_to_string (const KmSkeleton *skeleton,
   Placeholders placeholders = { 0 };
   const char * const *handlers;
   const KmJoint *root;
+  g_autofree guint *order = NULL;
   GString *out;
   guint n;
 
   g_return_val_if_fail (skeleton != NULL, NULL);
 
+  /* Parents first, with the default effector last among the leaves, as the file that was
+   * read had it (km_skeleton_dup_write_order()). Of @skeleton itself: a renamed copy has
+   * the same topological order, but its file order is that one. */
+  order = km_skeleton_dup_write_order (skeleton);
   /* Names as written, before any is made unique (writable_skeleton()). */
   writable = writable_skeleton (skeleton, notes);
   if (writable != NULL)
@@ -865,8 +870,9 @@ urdf_to_string (const KmSkeleton *skeleton,
     }
   append_link (out, notes, dir, g_ptr_array_index (links, 0), skeleton, 0);
 
-  for (guint i = 1; i < n; i++)
+  for (guint k = 1; k < n; k++)
     {
+      guint i = order[k];
       const KmJoint *j = km_skeleton_get_joint (skeleton, i);
 
       append_joint_of (out, notes, skeleton, used, j, g_ptr_array_index (links, (guint) j->parent),
