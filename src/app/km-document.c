@@ -107,6 +107,7 @@ struct _KmDocument
    * them back would make a rate a body showed for a while (an imported one's) the
    * project's, and undo would not bring the rate of before back. */
   double          project_frame_rate;
+  double          opened_frame_rate; /* the time bar's rate as the project opened */
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        saving;          /* a project save runs (_km_document_begin_save) */
@@ -1323,6 +1324,7 @@ set_project (KmDocument *self,
   set_skeleton (self, NULL);
   set_targets (self, NULL);
   sync_from_project (self);
+  self->opened_frame_rate = self->frame_rate;
   set_file (self, file);
   /* The caller tells what the file on disk was when it was read. */
   g_clear_pointer (&self->file_identity, g_free);
@@ -3810,14 +3812,16 @@ km_document_get_frame_rate (KmDocument *self)
  * `frame_rate`: the one the project's TimeBar had when it was opened, whichever body is
  * current (its IK targets or animation may run at a rate of their own,
  * km_document_get_frame_rate); for a project without one (a new project), the rate the
- * time bar shows now.
+ * time bar showed when it was opened.
  */
 double
 km_document_get_project_frame_rate (KmDocument *self)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
 
-  return self->project_frame_rate > 0 ? self->project_frame_rate : self->frame_rate;
+  if (self->project_frame_rate > 0)
+    return self->project_frame_rate;
+  return self->opened_frame_rate > 0 ? self->opened_frame_rate : self->frame_rate;
 }
 
 /**

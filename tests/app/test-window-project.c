@@ -557,23 +557,14 @@ show_body (Fixture    *f,
   g_assert_true (km_document_get_body_item (f->document) == world_body (f, name));
 }
 
-/* A project's time bar rate is its own: saved while a body whose IK targets run at another
- * rate is current, the project keeps its TimeBar `frame_rate` (it used to take the current
- * body's targets' rate, so a body without a motion of its own played at that rate once the
- * file was opened again), and each body's targets keep theirs. */
-static void
-test_save_keeps_time_bar_rate (Fixture       *f,
-                               gconstpointer  data)
+/* A project of three bodies on arm.json in @arm_dir: First (targets at 60 frames a
+ * second, current), Second (at 24) and Third (no motion); with @time_bar, the project's
+ * time bar runs at 50. */
+static char *
+rates_project_text (const char *arm_dir,
+                    gboolean    time_bar)
 {
-  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
-  g_autofree char *dir = km_test_make_tmp_dir ("km-window-rate-XXXXXX");
-  g_autofree char *path = g_build_filename (dir, "rates.cnoid", NULL);
-  g_autofree char *contents = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
-  KmTimeBarState bar;
-
-  contents = g_strdup_printf (
+  g_autofree char *items = g_strdup_printf (
     "items:\n"
     "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
     "  is_builtin_item: true\n"
@@ -608,7 +599,10 @@ test_save_keeps_time_bar_rate (Fixture       *f,
     "        -\n          id: 6\n          name: \"Third\"\n"
     "          plugin: Body\n          class: BodyItem\n          is_checked: true\n"
     "          data:\n            file: \"%s/arm.json\"\n"
-    "            format: SKELETON-JSON\n            fix_root: true\n"
+    "            format: SKELETON-JSON\n            fix_root: true\n",
+    arm_dir, arm_dir, arm_dir);
+
+  return g_strconcat (items, time_bar ?
     "Body:\n"
     "  \"BodySelectionManager\":\n"
     "    current_body_item: 2\n"
@@ -619,8 +613,26 @@ test_save_keeps_time_bar_rate (Fixture       *f,
     "    max_time: 10\n"
     "    frame_rate: 50\n"
     "    playback_frame_rate: 60\n"
-    "    playback_speed_ratio: 1\n",
-    arm_dir, arm_dir, arm_dir);
+    "    playback_speed_ratio: 1\n" : "", NULL);
+}
+
+/* A project's time bar rate is its own: saved while a body whose IK targets run at another
+ * rate is current, the project keeps its TimeBar `frame_rate` (it used to take the current
+ * body's targets' rate, so a body without a motion of its own played at that rate once the
+ * file was opened again), and each body's targets keep theirs. */
+static void
+test_save_keeps_time_bar_rate (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-rate-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "rates.cnoid", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  KmTimeBarState bar;
+
+  contents = rates_project_text (arm_dir, TRUE);
   g_file_set_contents (path, contents, -1, &error);
   g_assert_no_error (error);
   open_fixture (f, path);
@@ -1613,6 +1625,29 @@ test_tree_reload_example_body (Fixture       *f,
   g_assert_cmpint (g_chdir (cwd), ==, 0);
 }
 
+/* A project without a time bar of its own keeps the rate it opened with (its first
+ * body's) as its time bar rate, whichever body is current when it is saved. */
+static void
+test_new_project_rate_stays (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-rate-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "rates.cnoid", NULL);
+  g_autofree char *contents = rates_project_text (arm_dir, FALSE);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  open_fixture (f, path);
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 60);
+  g_assert_cmpfloat (km_document_get_project_frame_rate (f->document), ==, 60);
+  show_body (f, "Second");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 24);
+  g_assert_cmpfloat (km_document_get_project_frame_rate (f->document), ==, 60);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1642,6 +1677,8 @@ main (int    argc,
               fixture_setup, test_sub_project_save, fixture_teardown);
   g_test_add ("/kinema/LayoutState/save-keeps-time-bar-rate", Fixture, NULL,
               fixture_setup, test_save_keeps_time_bar_rate, fixture_teardown);
+  g_test_add ("/kinema/LayoutState/new-project-rate-stays", Fixture, NULL,
+              fixture_setup, test_new_project_rate_stays, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unknown-item", Fixture, NULL,
               fixture_setup, test_unknown_item, fixture_teardown);
   g_test_add ("/kinema/ItemTree/unreadable-root", Fixture, NULL,
