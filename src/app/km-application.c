@@ -20,6 +20,13 @@
 /* How many recently used files File → Open Recent lists without settings. */
 #define DEFAULT_RECENT_LIMIT 10
 
+/* A signal that ends Kinema, and the application it ends. */
+typedef struct
+{
+  KmApplication *application;
+  int            signum;
+} QuitSignal;
+
 struct _KmApplication
 {
   GtkApplication    parent_instance;
@@ -31,6 +38,7 @@ struct _KmApplication
 
   gboolean          recovery_offered;
   guint             signal_ids[3];     /* SIGTERM, SIGINT, SIGHUP (quit_signal_cb) */
+  QuitSignal        quit_signals[3];   /* their callbacks' data */
   gboolean          quitting;          /* told to end by one of them */
 
   /* Borrowed */
@@ -101,12 +109,18 @@ quit_activated (GSimpleAction *action,
 static gboolean
 quit_signal_cb (gpointer user_data)
 {
-  KmApplication *self = user_data;
+  const QuitSignal *quit = user_data;
+  KmApplication *self = quit->application;
   GList *windows;
 
-  /* (Once: another signal may come while an autosave write is waited for.) */
+  /* Once. Another signal while that one is handled (an autosave write that hangs, on a
+   * network file system gone away) ends Kinema at once, as it would have without this. */
   if (self->quitting)
-    return G_SOURCE_CONTINUE;
+    {
+      signal (quit->signum, SIG_DFL);
+      raise (quit->signum);
+      return G_SOURCE_CONTINUE;
+    }
   self->quitting = TRUE;
   windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)),
                               (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
@@ -477,7 +491,11 @@ km_application_startup (GApplication *application)
 
     G_STATIC_ASSERT (G_N_ELEMENTS (quit_signals) == G_N_ELEMENTS (self->signal_ids));
     for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
-      self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb, self);
+      {
+        self->quit_signals[i] = (QuitSignal) { self, quit_signals[i] };
+        self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb,
+                                                 &self->quit_signals[i]);
+      }
   }
 
   self->recent = gtk_recent_manager_get_default ();
