@@ -123,7 +123,7 @@ struct _KmDocument
   gpointer        solve_done_data;
   GDestroyNotify  solve_done_destroy;
   guint           close_edit_id;   /* ends a continuous joint edit after a pause */
-  gboolean        edit_held;       /* no pause ends it (km_document_hold_edit) */
+  gconstpointer   edit_holder;     /* no pause ends its edit (km_document_hold_edit) */
   /* The pose shown comes from a joint edit and differs from the motion at the current
    * frame, which edited it at unkeyed_frame (km_document_get_pose_unkeyed). */
   gboolean        pose_unkeyed;
@@ -2823,19 +2823,44 @@ km_document_close_edit (KmDocument *self)
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  self->edit_held = FALSE;
+  self->edit_holder = NULL;
   km_project_close_merge (self->project);
 }
 
-/* A continuous edit (a drag in the 3-D view) goes on: the joint edits from now on merge
- * into one step whatever the pauses between them, until km_document_close_edit(). */
+/* A continuous edit (a drag in the 3-D view or of a slider), by @holder, goes on: the joint
+ * edits from now on merge into one step whatever the pauses between them, until
+ * km_document_release_edit() by the same holder or km_document_close_edit(). */
 void
-km_document_hold_edit (KmDocument *self)
+km_document_hold_edit (KmDocument    *self,
+                       gconstpointer  holder)
+{
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (holder != NULL);
+
+  g_clear_handle_id (&self->close_edit_id, g_source_remove);
+  self->edit_holder = holder;
+}
+
+/* Ends the edit @holder holds (km_document_hold_edit); one another holder began since, or
+ * none, is left as it is. */
+void
+km_document_release_edit (KmDocument    *self,
+                          gconstpointer  holder)
 {
   g_return_if_fail (KM_IS_DOCUMENT (self));
 
-  g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  self->edit_held = TRUE;
+  if (holder != NULL && self->edit_holder == holder)
+    km_document_close_edit (self);
+}
+
+/* Whether @holder holds the edit going on (km_document_hold_edit). */
+gboolean
+km_document_edit_held_by (KmDocument    *self,
+                          gconstpointer  holder)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  return holder != NULL && self->edit_holder == holder;
 }
 
 /**
@@ -3556,7 +3581,7 @@ km_document_set_dof_value (KmDocument *self,
                            joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
                            joint_edit_free);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  if (!self->edit_held)
+  if (self->edit_holder == NULL)
     self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }
 
@@ -4015,7 +4040,7 @@ km_document_set_joint_values (KmDocument   *self,
                            joint_edit_undo, joint_edit_merge, "km-document-joints", edit,
                            joint_edit_free);
   g_clear_handle_id (&self->close_edit_id, g_source_remove);
-  if (!self->edit_held)
+  if (self->edit_holder == NULL)
     self->close_edit_id = g_timeout_add_once (EDIT_MERGE_PAUSE_MS, close_edit_cb, self);
 }
 

@@ -154,7 +154,12 @@ gboolean           km_document_can_redo           (KmDocument         *self);
 gboolean           km_document_undo               (KmDocument         *self);
 gboolean           km_document_redo               (KmDocument         *self);
 void               km_document_close_edit         (KmDocument         *self);
-void               km_document_hold_edit          (KmDocument         *self);
+void               km_document_hold_edit          (KmDocument         *self,
+                                                   gconstpointer       holder);
+void               km_document_release_edit       (KmDocument         *self,
+                                                   gconstpointer       holder);
+gboolean           km_document_edit_held_by       (KmDocument         *self,
+                                                   gconstpointer       holder);
 void               km_document_reload             (KmDocument         *self);
 void               km_document_set_targets        (KmDocument         *self,
                                                    KmTargetTrack      *targets);

@@ -27,7 +27,7 @@
  * inwards (km_range_span), e.g. [0.5 rad - 360°, 0.5 rad].
  *
  * A pointer drag of a slider (press to release) is one undo step however long it pauses
- * (km_document_close_edit and km_document_hold_edit at the press, km_document_close_edit
+ * (km_document_close_edit and km_document_hold_edit at the press, km_document_release_edit
  * at the release), as a drag in the 3-D view is.
  *
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
@@ -373,14 +373,14 @@ slider_event_cb (GtkEventControllerLegacy *controller,
       /* As a drag in the 3-D view: nothing before it merges into its step, and no pause
        * ends the step before the release does. */
       km_document_close_edit (self->document);
-      km_document_hold_edit (self->document);
+      km_document_hold_edit (self->document, self);
     }
   else if ((type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL
             || type == GDK_GRAB_BROKEN) && self->dragged != G_MAXUINT)
     {
       dof = self->dragged;
       self->dragged = G_MAXUINT;
-      km_document_close_edit (self->document);
+      km_document_release_edit (self->document, self);
       if (dof < self->adjustments->len)
         {
           GtkAdjustment *adjustment = g_ptr_array_index (self->adjustments, dof);
@@ -900,7 +900,7 @@ end_drag (KmJointPanel *self)
     return;
   self->dragged = G_MAXUINT;
   if (self->document != NULL)
-    km_document_close_edit (self->document);
+    km_document_release_edit (self->document, self);
 }
 
 static void

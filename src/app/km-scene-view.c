@@ -1055,11 +1055,13 @@ solver_solved_cb (KmSceneView        *self,
   if (solution->n_dof != n_dof)
     return;
   /* Released, and the pose is no longer the one the drag left (an undo of the drag came
-   * before its last answers): the drag is over, and those answers would only make a step
-   * of their own that puts the undone pose back. */
+   * before its last answers), or another edit has begun since (a slider's): the drag is
+   * over, and those answers would only make a step of their own that puts the undone pose
+   * back, or merge into the other edit's. */
   if (self->close_edit_pending
       && (n_dof != self->drag_n_dof
-          || memcmp (q, self->drag_pose_shown, n_dof * sizeof (double)) != 0))
+          || memcmp (q, self->drag_pose_shown, n_dof * sizeof (double)) != 0
+          || !km_document_edit_held_by (self->document, self)))
     {
       km_drag_solver_cancel (self->solver);
       end_drag_edit (self);
@@ -1233,7 +1235,7 @@ started:
   km_document_close_edit (self->document);
   /* The whole drag is one undo step, however long the pointer rests between moves or the
    * answers take: the document's pause does not end it; end_drag_edit() does. */
-  km_document_hold_edit (self->document);
+  km_document_hold_edit (self->document, self);
   g_set_weak_pointer (&self->held_document, self->document);
 }
 
@@ -1246,7 +1248,7 @@ end_drag_edit (KmSceneView *self)
   self->close_edit_pending = FALSE;
   g_clear_weak_pointer (&self->held_document);
   if (document != NULL)
-    km_document_close_edit (document);
+    km_document_release_edit (document, self);
 }
 
 static void

@@ -698,6 +698,42 @@ test_slider_drag_one_step (Fixture       *f,
   g_assert_false (km_document_can_undo (f->document));
 }
 
+/* A held edit (a drag's) belongs to its holder: another holder's release leaves it, no
+ * pause ends it, and its own release does; then one undo takes the whole edit back. (A 3-D
+ * drag's late answers once ended a slider drag's step, the one held flag shared.) */
+static void
+test_held_edit_owner (void)
+{
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree double *before = NULL;
+  const double *pose;
+  int view, panel;
+  guint n_dof;
+
+  g_assert_true (km_document_load_defaults (document, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  pose = km_document_get_pose (document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+
+  km_document_close_edit (document);
+  km_document_hold_edit (document, &panel);
+  km_document_set_dof_value (document, 0, before[0] + 0.1);
+  km_document_release_edit (document, &view);
+  g_assert_true (km_document_edit_held_by (document, &panel));
+  g_assert_false (km_document_edit_held_by (document, &view));
+  /* Past the document's pause. */
+  test_app_spin_for (800);
+  km_document_set_dof_value (document, 0, before[0] + 0.2);
+  km_document_release_edit (document, &panel);
+  g_assert_false (km_document_edit_held_by (document, &panel));
+
+  g_assert_true (km_document_undo (document));
+  pose = km_document_get_pose (document, NULL);
+  g_assert_cmpfloat (pose[0], ==, before[0]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -719,6 +755,7 @@ main (int   argc,
   ADD ("unlimited/pose", test_unlimited_pose);
   ADD ("slider-drag/one-step", test_slider_drag_one_step);
 #undef ADD
+  g_test_add_func ("/kinema/NumberFields/held-edit-owner", test_held_edit_owner);
 
   return g_test_run ();
 }
