@@ -89,9 +89,11 @@ struct _KmDocument
   GCancellable   *measure_cancellable;
 
   int             effector;
-  /* The last skeleton and effector name update_effector() warned of (not found). */
+  /* The last skeleton, and the effector and base names update_effector() warned of for it
+   * (not found). */
   KmSkeleton     *warned_skeleton;
   char           *warned_effector;
+  char           *warned_base;
   int             selected_joint;
   guint           current_frame;
   guint           n_frames;
@@ -305,6 +307,27 @@ pose_from_animation (KmDocument *self)
   update_world (self);
 }
 
+/* Whether @name is news for @self's skeleton in *@warned: the names warned of hold for
+ * one skeleton (one body model) at a time. */
+static gboolean
+warn_first_time (KmDocument  *self,
+                 char       **warned,
+                 const char  *name)
+{
+  if (self->warned_skeleton != self->skeleton)
+    {
+      g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
+      self->warned_skeleton = km_skeleton_ref (self->skeleton);
+      g_clear_pointer (&self->warned_effector, g_free);
+      g_clear_pointer (&self->warned_base, g_free);
+    }
+  if (g_strcmp0 (*warned, name) == 0)
+    return FALSE;
+  g_free (*warned);
+  *warned = g_strdup (name);
+  return TRUE;
+}
+
 /* Targets keyed for an end effector the body lacks move its default one: say so, once
  * for each body model and name, not on every edit of the targets. */
 static void
@@ -312,16 +335,29 @@ warn_unknown_effector (KmDocument *self,
                        const char *name,
                        int         fallback)
 {
-  if (self->warned_skeleton == self->skeleton && g_strcmp0 (self->warned_effector, name) == 0)
+  if (!warn_first_time (self, &self->warned_effector, name))
     return;
-  g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
-  self->warned_skeleton = km_skeleton_ref (self->skeleton);
-  g_free (self->warned_effector);
-  self->warned_effector = g_strdup (name);
   km_document_log (self, G_LOG_LEVEL_WARNING,
                    _("The IK targets are keyed for the end effector “%s”, which this body "
                      "does not have; its joint “%s” follows them instead."),
                    name, km_skeleton_get_joint (self->skeleton, (guint) fallback)->name);
+}
+
+/* Targets whose base the body lacks leave the whole chain to the solve (km_ik_problem_use_
+ * track): say so, once, as for the effector. (A base on another branch is a Scenebuilder
+ * scene's own: its IK target's frame rides on a link the chain does not pass.) */
+static void
+warn_unknown_base (KmDocument *self,
+                   const char *name)
+{
+  if (!warn_first_time (self, &self->warned_base, name))
+    return;
+  km_document_log (self, G_LOG_LEVEL_WARNING,
+                   /* Translators: the base of IK targets is the joint their end
+                    * effector's chain starts from; the joints above it stay still */
+                   _("The IK targets name the base “%s”, which this body does not have; the "
+                     "whole chain from the root moves instead."),
+                   name);
 }
 
 static void
@@ -340,6 +376,9 @@ update_effector (KmDocument *self)
           if (name != NULL && effector >= 0)
             warn_unknown_effector (self, name, effector);
         }
+      name = self->targets ? km_target_track_get_base (self->targets) : NULL;
+      if (name != NULL && km_skeleton_find_effector (self->skeleton, name) < 0)
+        warn_unknown_base (self, name);
     }
   self->effector = effector;
 }
@@ -2319,6 +2358,7 @@ km_document_finalize (GObject *object)
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->warned_skeleton, km_skeleton_unref);
   g_clear_pointer (&self->warned_effector, g_free);
+  g_clear_pointer (&self->warned_base, g_free);
   g_clear_pointer (&self->targets, km_target_track_unref);
   g_clear_object (&self->targets_item);
   g_clear_pointer (&self->unsolved_targets, km_target_track_unref);

@@ -380,7 +380,6 @@ check_track_base (SolveItem            *item,
   g_autofree char *shown = NULL;
   g_autofree char *shown_effector = NULL;
   g_autofree char *message = NULL;
-  gboolean above = FALSE;
   int base;
 
   if (name == NULL)
@@ -396,11 +395,7 @@ check_track_base (SolveItem            *item,
       km_cli_set_track_setting_error (file, "base", message, error);
       return FALSE;
     }
-  for (int j = km_skeleton_get_joint (skeleton, (guint) effector)->parent; j >= 0;
-       j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
-    if (j == base)
-      above = TRUE;
-  if (!above)
+  if (km_skeleton_find_ancestor (skeleton, effector, name) < 0)
     {
       if (file == NULL && base != effector)
         return TRUE;

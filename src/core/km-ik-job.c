@@ -796,16 +796,11 @@ km_ik_problem_use_track (KmIkProblem         *problem,
   if (base_name != NULL && problem->skeleton != NULL && problem->effector >= 0
       && (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
     {
-      const KmJoint *joints = km_skeleton_get_joints (problem->skeleton);
-      int base = km_skeleton_find_effector (problem->skeleton, base_name);
-
       /* Only a proper ancestor of the effector bounds its chain. */
-      for (int j = joints[problem->effector].parent; base >= 0 && j >= 0; j = joints[j].parent)
-        if (j == base)
-          {
-            problem->base = base;
-            break;
-          }
+      int base = km_skeleton_find_ancestor (problem->skeleton, problem->effector, base_name);
+
+      if (base >= 0)
+        problem->base = base;
     }
   if (km_target_track_has_effector_offset (track))
     problem->effector_offset = km_target_track_get_effector_offset (track);

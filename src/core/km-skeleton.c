@@ -1294,6 +1294,33 @@ km_skeleton_has_free_root (const KmSkeleton *self)
 }
 
 /**
+ * km_skeleton_find_ancestor:
+ * @joint: a joint of @self
+ * @name: a joint or link name (km_skeleton_find_effector())
+ *
+ * The joint @name names, where it lies above @joint (a proper ancestor: a base that bounds
+ * @joint's chain, as targets' `base`).
+ *
+ * Returns: its index, or -1 where @self has no such joint or link, or it is not above @joint
+ */
+int
+km_skeleton_find_ancestor (const KmSkeleton *self,
+                           int               joint,
+                           const char       *name)
+{
+  int found;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (joint >= 0 && (guint) joint < self->n_joints, -1);
+
+  found = name != NULL ? km_skeleton_find_effector (self, name) : -1;
+  for (int j = self->joints[joint].parent; found >= 0 && j >= 0; j = self->joints[j].parent)
+    if (j == found)
+      return found;
+  return -1;
+}
+
+/**
  * km_skeleton_get_default_effector:
  *
  * The end effector when nothing names one: the last leaf joint in file order.

@@ -210,6 +210,9 @@ KmShape * const    *km_skeleton_get_shapes               (const KmSkeleton      
                                                           guint                   *n_shapes);
 gboolean            km_skeleton_has_free_root            (const KmSkeleton        *self);
 int                 km_skeleton_get_default_effector     (const KmSkeleton        *self);
+int                 km_skeleton_find_ancestor            (const KmSkeleton        *self,
+                                                          int                      joint,
+                                                          const char              *name);
 guint              *km_skeleton_dup_write_order          (const KmSkeleton        *self);
 guint               km_skeleton_count_joint_ids          (const KmSkeleton        *self);
 int                 km_skeleton_get_dof_joint            (const KmSkeleton        *self,

@@ -1469,25 +1469,31 @@ test_import_scenebuilder (void)
 
 /* Targets keyed for an end effector the body does not have still move its default end
  * effector (the last leaf joint), but the user is told, once, rather than seeing the
- * wrong joint follow the targets without a word. */
+ * wrong joint follow the targets without a word. So is a base the body does not have
+ * (@data "base"): the whole chain then moves. */
 static void
-test_unknown_effector_warns (void)
+test_unknown_effector_warns (gconstpointer data)
 {
-  static const char targets_json[] =
+  static const char effector_json[] =
     "[ { \"frame\": 0, \"pos\": [0.3, 0.2, 1.2], \"euler\": [0, 0, 0], \"effector\": \"Wrist\" },\n"
     "  { \"frame\": 10, \"pos\": [0.2, 0.3, 1.1], \"euler\": [0, 0, 0], \"effector\": \"Wrist\" } ]\n";
+  static const char base_json[] =
+    "[ { \"frame\": 0, \"pos\": [0.3, 0.2, 1.2], \"euler\": [0, 0, 0], \"base\": \"Wrist\" },\n"
+    "  { \"frame\": 10, \"pos\": [0.2, 0.3, 1.1], \"euler\": [0, 0, 0], \"base\": \"Wrist\" } ]\n";
+  gboolean base = g_strcmp0 (data, "base") == 0;
   g_autoptr(KmDocument) document = km_document_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = km_test_make_tmp_dir ("kinema-effector-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "wrist.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   KmSkeleton *skeleton;
+  const char *said;
 
   g_assert_true (km_document_load_defaults (document, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
   g_assert_false (test_app_has_message (document, 0, "Wrist", NULL));
-  g_assert_true (g_file_set_contents (path, targets_json, -1, &error));
+  g_assert_true (g_file_set_contents (path, base ? base_json : effector_json, -1, &error));
   g_assert_no_error (error);
 
   g_assert_true (km_document_import_file (document, file, &error));
@@ -1496,10 +1502,9 @@ test_unknown_effector_warns (void)
   skeleton = km_document_get_skeleton (document);
   g_assert_cmpint (km_document_get_effector (document), ==,
                    km_skeleton_get_default_effector (skeleton));
-  g_assert_true (test_app_has_message (document, G_LOG_LEVEL_WARNING, "Wrist",
-                                       km_skeleton_get_joint (skeleton,
-                                                              (guint) km_skeleton_get_default_effector (skeleton))->name,
-                                       NULL));
+  said = base ? "whole chain" : km_skeleton_get_joint (skeleton,
+                                                       (guint) km_skeleton_get_default_effector (skeleton))->name;
+  g_assert_true (test_app_has_message (document, G_LOG_LEVEL_WARNING, "Wrist", said, NULL));
 
   /* Said once, not again on every change of the targets. */
   km_document_set_current_frame (document, 5);
@@ -1667,7 +1672,10 @@ main (int    argc,
               fixture_setup, test_save_example, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-question", test_close_question);
   g_test_add_func ("/kinema/Window/import-scenebuilder", test_import_scenebuilder);
-  g_test_add_func ("/kinema/Window/unknown-effector-warns", test_unknown_effector_warns);
+  g_test_add_data_func ("/kinema/Window/unknown-effector-warns", "effector",
+                        test_unknown_effector_warns);
+  g_test_add_data_func ("/kinema/Window/unknown-base-warns", "base",
+                        test_unknown_effector_warns);
   g_test_add ("/kinema/LayoutState/round-trip", Fixture, NULL,
               fixture_setup, test_layout_round_trip, fixture_teardown);
   g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
