@@ -426,11 +426,14 @@ static void
 set_too_large (GError  **error,
                guint64   n_frames)
 {
+  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
+  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
+
   g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
-               /* Translators: the first number is one of frames, the second of MiB */
-               _("a body motion of %" G_GUINT64_FORMAT " frames for this model would be "
-                 "larger than Kinema reads back (%u MiB)"),
-               n_frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
+               /* Translators: the %s is a number of frames, the %u one of MiB */
+               _("a body motion of %s frames for this model would be larger than Kinema "
+                 "reads back (%u MiB)"),
+               frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
 }
 
 /* Worker thread: the solved motion as Choreonoid plays it, the body where the solve put

@@ -409,11 +409,15 @@ static void
 set_too_large (GError **error,
                guint64  n_frames)
 {
+  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
+  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
+
   g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
-               /* Translators: %u is a number of frames, the other one of MiB */
-               _("an animation of %" G_GUINT64_FORMAT " frames for this model would be "
-                 "larger than Kinema reads back (%u MiB, %u values)"),
-               n_frames, (guint) (KM_JSON_MAX_SIZE / (1024 * 1024)), KM_JSON_MAX_NODES);
+               /* Translators: the %s is a number of frames, the first %u one of MiB, the
+                * second one of values */
+               _("an animation of %s frames for this model would be larger than Kinema "
+                 "reads back (%u MiB, %u values)"),
+               frames, (guint) (KM_JSON_MAX_SIZE / (1024 * 1024)), KM_JSON_MAX_NODES);
 }
 
 /**
