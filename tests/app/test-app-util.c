@@ -340,6 +340,23 @@ find_widget (GtkWidget    *widget,
   return NULL;
 }
 
+/* The first item of @type below @item, in preorder, or NULL. */
+KmItem *
+test_app_find_item (KmItem *item,
+                    GType   type)
+{
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *child = km_item_get_child (item, i);
+      KmItem *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type) ? child
+                                                                : test_app_find_item (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The first widget of @type at or below @root, or NULL. */
 GtkWidget *
 test_app_find_widget (GtkWidget *root,

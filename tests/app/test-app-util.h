@@ -52,6 +52,8 @@ void     test_app_init            (int        *argc,
 
 GtkWidget *test_app_find_widget   (GtkWidget  *root,
                                    GType       type);
+KmItem    *test_app_find_item     (KmItem     *item,
+                                   GType       type);
 GtkWidget *test_app_find_label    (GtkWidget  *root,
                                    const char *text);
 GtkWidget *test_app_find_action   (GtkWidget  *root,

@@ -343,22 +343,6 @@ test_new_project_forgets_keys (void)
   close_window (&o);
 }
 
-/* The first item of @type below @item, in preorder. */
-static KmItem *
-find_item (KmItem *item,
-           GType   type)
-{
-  for (guint i = 0; i < km_item_get_n_children (item); i++)
-    {
-      KmItem *child = km_item_get_child (item, i);
-      KmItem *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type) ? child : find_item (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* A bare .pseq opened with File → Open goes below the current body as a pose sequence item,
  * picked so that it plays, undoably; a saved project refers to the file and reads it back.
  * Without a body it is refused, naming the file. */
@@ -427,7 +411,7 @@ test_open_bare_pose_seq (void)
   g_assert_nonnull (strstr (text, "format: POSE-SEQ-YAML"));
   reloaded = km_cnoid_load (saved, &error);
   g_assert_no_error (error);
-  found = find_item (km_project_get_root_item (reloaded), KM_TYPE_POSE_SEQ_ITEM);
+  found = test_app_find_item (km_project_get_root_item (reloaded), KM_TYPE_POSE_SEQ_ITEM);
   g_assert_nonnull (found);
   g_assert_true (KM_IS_BODY_ITEM (km_item_get_parent (found)));
   g_assert_nonnull (km_pose_seq_item_get_pose_seq (KM_POSE_SEQ_ITEM (found)));
@@ -484,7 +468,7 @@ test_open_bare_body_motion (void)
 
   g_assert_true (test_app_open_file (o.window, seq_file));
   test_app_spin ();
-  item = find_item (km_project_get_root_item (km_document_get_project (o.document)),
+  item = test_app_find_item (km_project_get_root_item (km_document_get_project (o.document)),
                     KM_TYPE_BODY_MOTION_ITEM);
   g_assert_nonnull (item);
   g_assert_true (km_item_get_parent (item) == body);
@@ -538,7 +522,7 @@ open_sr1 (Opened *o)
 static KmItem *
 body_motion_item (Opened *o)
 {
-  return find_item (km_project_get_root_item (km_document_get_project (o->document)),
+  return test_app_find_item (km_project_get_root_item (km_document_get_project (o->document)),
                     KM_TYPE_BODY_MOTION_ITEM);
 }
 

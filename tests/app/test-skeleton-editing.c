@@ -1640,6 +1640,12 @@ test_project_save_keeps_edits (Fixture       *f,
   g_assert_true (km_document_import_file (reopened, project_file, &error));
   g_assert_no_error (error);
   g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  /* It opens on the body current when it was saved, the new one; the first is the edited. */
+  g_assert_cmpuint (km_skeleton_get_n_joints (km_document_get_skeleton (reopened)), ==, 1);
+  km_document_set_current_body (reopened,
+                                test_app_find_item (km_project_get_root_item (km_document_get_project (reopened)),
+                                                    KM_TYPE_BODY_ITEM));
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
   g_assert_true (km_skeleton_equal (km_document_get_skeleton (reopened), edited, 1e-9));
   km_document_cancel_solve (reopened);
   test_app_spin ();
