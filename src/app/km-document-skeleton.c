@@ -1411,7 +1411,10 @@ export_original (KmDocument *self,
   const char *file = km_body_item_get_file (body);
   g_autofree char *path = NULL;
 
-  if (file == NULL || *file == '\0' || g_strcmp0 (km_body_item_get_format (body), format) != 0
+  /* (A URDF a project names under CHOREONOID-BODY, as Choreonoid does, is a URDF.) */
+  if (file == NULL || *file == '\0'
+      || g_strcmp0 (km_body_item_model_file_format (km_body_item_get_format (body), file),
+                    format) != 0
       || g_strcmp0 (format, SKELETON_JSON_FORMAT) == 0
       || g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL)
     return NULL;

@@ -1777,6 +1777,25 @@ test_autosave_keeps_shapes (Fixture       *f,
   edit_skeleton (f, 0.125);
   expected = shapes_signature (km_document_get_skeleton (f->document));
   g_test_message ("%s", expected);
+  /* Exported (Skeleton tab), a URDF model is written over its file, also one named under
+   * CHOREONOID-BODY: what Kinema does not model stays; as .body, it is a plain .body. */
+  if (kind != SHAPES_VRML)
+    {
+      g_autofree char *urdf_path = g_build_filename (f->dir, "export.urdf", NULL);
+      g_autofree char *body_path = g_build_filename (f->dir, "export.body", NULL);
+      g_autoptr(GFile) urdf_file = g_file_new_for_path (urdf_path);
+      g_autoptr(GFile) body_file = g_file_new_for_path (body_path);
+      g_autofree char *urdf_text = NULL;
+
+      g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_URDF,
+                                                  urdf_file, &error));
+      g_assert_no_error (error);
+      urdf_text = read_file (urdf_path, NULL);
+      g_assert_nonnull (strstr (urdf_text, "<mass value=\"2.5\"/>"));
+      g_assert_true (km_document_export_skeleton (f->document, KM_SKELETON_EXPORT_BODY,
+                                                  body_file, &error));
+      g_assert_no_error (error);
+    }
   if (kind == SHAPES_VRML)
     g_assert_nonnull (strstr (expected, "id 0: 2\n"));   /* J1, its cylinder */
   else
