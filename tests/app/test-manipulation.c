@@ -196,6 +196,40 @@ add_move (Fixture   *f,
 #endif
 }
 
+/* A press of the first button at (x, y) in @widget's coordinates, with @ctrl after Ctrl
+ * goes down (held until add_release()). */
+static void
+add_press (Fixture   *f,
+           GPtrArray *args,
+           GtkWidget *widget,
+           double     x,
+           double     y,
+           gboolean   ctrl)
+{
+  add_move (f, args, widget, x, y);
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keydown"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
+  g_ptr_array_add (args, g_strdup ("mousedown"));
+  g_ptr_array_add (args, g_strdup ("1"));
+}
+
+/* The release of add_press(), and of Ctrl with @ctrl. */
+static void
+add_release (GPtrArray *args,
+             gboolean   ctrl)
+{
+  g_ptr_array_add (args, g_strdup ("mouseup"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  if (ctrl)
+    {
+      g_ptr_array_add (args, g_strdup ("keyup"));
+      g_ptr_array_add (args, g_strdup ("ctrl"));
+    }
+}
+
 /* A real press at (x0, y0), @steps moves to (x1, y1) and a release, all in @widget's
  * coordinates; with @ctrl, Ctrl held from before the press until after the release. */
 static void
@@ -210,23 +244,10 @@ real_drag (Fixture   *f,
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
-  add_move (f, args, widget, x0, y0);
-  if (ctrl)
-    {
-      g_ptr_array_add (args, g_strdup ("keydown"));
-      g_ptr_array_add (args, g_strdup ("ctrl"));
-    }
-  g_ptr_array_add (args, g_strdup ("mousedown"));
-  g_ptr_array_add (args, g_strdup ("1"));
+  add_press (f, args, widget, x0, y0, ctrl);
   for (guint s = 1; s <= steps; s++)
     add_move (f, args, widget, x0 + (x1 - x0) * s / steps, y0 + (y1 - y0) * s / steps);
-  g_ptr_array_add (args, g_strdup ("mouseup"));
-  g_ptr_array_add (args, g_strdup ("1"));
-  if (ctrl)
-    {
-      g_ptr_array_add (args, g_strdup ("keyup"));
-      g_ptr_array_add (args, g_strdup ("ctrl"));
-    }
+  add_release (args, ctrl);
   test_app_xdotool (GTK_WIDGET (f->window), args);
 }
 
@@ -461,14 +482,7 @@ test_drag_one_step (Fixture       *f,
     return;
   test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
 
-  add_move (f, args, view, x0, y0);
-  if (ctrl)
-    {
-      g_ptr_array_add (args, g_strdup ("keydown"));
-      g_ptr_array_add (args, g_strdup ("ctrl"));
-    }
-  g_ptr_array_add (args, g_strdup ("mousedown"));
-  g_ptr_array_add (args, g_strdup ("1"));
+  add_press (f, args, view, x0, y0, ctrl);
   /* Away from the gizmo's arrows: the free drag in the view plane. */
   for (int s = 1; s <= 4; s++)
     {
@@ -480,13 +494,7 @@ test_drag_one_step (Fixture       *f,
         }
     }
   /* add_move's own 30 ms pause only */
-  g_ptr_array_add (args, g_strdup ("mouseup"));
-  g_ptr_array_add (args, g_strdup ("1"));
-  if (ctrl)
-    {
-      g_ptr_array_add (args, g_strdup ("keyup"));
-      g_ptr_array_add (args, g_strdup ("ctrl"));
-    }
+  add_release (args, ctrl);
   id = g_signal_connect (solver, "solved", G_CALLBACK (count_answer_cb), &n_answers);
   test_app_xdotool (GTK_WIDGET (f->window), args);
   g_assert_true (wait_for (f, drag_idle, 10000));
@@ -577,16 +585,13 @@ test_drag_undo_at_release (Fixture       *f,
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
-    add_move (f, args, view, x0, y0);
-    g_ptr_array_add (args, g_strdup ("mousedown"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_press (f, args, view, x0, y0, FALSE);
     for (int s = 1; s <= 4; s++)
       add_move (f, args, view, x0 - 8 * s, y0 + 6 * s);
     /* Answers for the moves are on the body before the release. */
     g_ptr_array_add (args, g_strdup ("sleep"));
     g_ptr_array_add (args, g_strdup ("0.3"));
-    g_ptr_array_add (args, g_strdup ("mouseup"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_release (args, FALSE);
     test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   g_assert_true (wait_for (f, drag_idle, 10000));
@@ -1160,9 +1165,7 @@ test_drag_ring (Fixture       *f,
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
-    add_move (f, args, view, x, y);
-    g_ptr_array_add (args, g_strdup ("mousedown"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_press (f, args, view, x, y, FALSE);
     for (int s = 1; s <= 16; s++)
       {
         g_assert_true (km_camera_project (camera,
@@ -1170,8 +1173,7 @@ test_drag_ring (Fixture       *f,
                                           w, h, &x2, &y2));
         add_move (f, args, view, x2, y2);
       }
-    g_ptr_array_add (args, g_strdup ("mouseup"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_release (args, FALSE);
     test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   g_assert_true (wait_for (f, drag_idle, 10000));
@@ -1268,9 +1270,7 @@ test_drag_offset (Fixture       *f,
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
-    add_move (f, args, view, x0, y0);
-    g_ptr_array_add (args, g_strdup ("mousedown"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_press (f, args, view, x0, y0, FALSE);
     for (int s = 1; s <= 8; s++)
       add_move (f, args, view, x0 + (x1 - x0) * s / 8, y0 + (y1 - y0) * s / 8);
     test_app_xdotool (GTK_WIDGET (f->window), args);
@@ -1283,8 +1283,7 @@ test_drag_offset (Fixture       *f,
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
 
-    g_ptr_array_add (args, g_strdup ("mouseup"));
-    g_ptr_array_add (args, g_strdup ("1"));
+    add_release (args, FALSE);
     test_app_xdotool (GTK_WIDGET (f->window), args);
   }
   test_app_spin_for (50);
