@@ -20,12 +20,8 @@
 /* How many recently used files File → Open Recent lists without settings. */
 #define DEFAULT_RECENT_LIMIT 10
 
-/* A signal that ends Kinema, and the application it ends. */
-typedef struct
-{
-  KmApplication *application;
-  int            signum;
-} QuitSignal;
+/* The signals that end Kinema as Quit does (quit_signal_cb). */
+static const int quit_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
 struct _KmApplication
 {
@@ -37,9 +33,7 @@ struct _KmApplication
   char             *initial_share;     /* $KINEMA_CHOREONOID_SHARE as Kinema started */
 
   gboolean          recovery_offered;
-  guint             signal_ids[3];     /* SIGTERM, SIGINT, SIGHUP (quit_signal_cb) */
-  QuitSignal        quit_signals[3];   /* their callbacks' data */
-  gboolean          quitting;          /* told to end by one of them */
+  guint             signal_ids[G_N_ELEMENTS (quit_signals)];   /* quit_signal_cb */
 
   /* Borrowed */
   GtkRecentManager *recent;
@@ -109,19 +103,19 @@ quit_activated (GSimpleAction *action,
 static gboolean
 quit_signal_cb (gpointer user_data)
 {
-  const QuitSignal *quit = user_data;
-  KmApplication *self = quit->application;
+  KmApplication *self = user_data;
   GList *windows;
 
-  /* Once. Another signal while that one is handled (an autosave write that hangs, on a
-   * network file system gone away) ends Kinema at once, as it would have without this. */
-  if (self->quitting)
+  /* Once. From now on these signals take their default action again, so that another
+   * one ends Kinema at once, even while the autosave write below hangs (a network file
+   * system gone away): these callbacks run from the main loop, which that write keeps
+   * waiting, so they could not do it. (GLib gives a signal back its default action when
+   * its last source goes; the signal() is for any other handler that owns it then.) */
+  for (guint i = 0; i < G_N_ELEMENTS (self->signal_ids); i++)
     {
-      signal (quit->signum, SIG_DFL);
-      raise (quit->signum);
-      return G_SOURCE_CONTINUE;
+      g_clear_handle_id (&self->signal_ids[i], g_source_remove);
+      signal (quit_signals[i], SIG_DFL);
     }
-  self->quitting = TRUE;
   windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)),
                               (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
   for (GList *l = windows; l != NULL; l = l->next)
@@ -136,7 +130,7 @@ quit_signal_cb (gpointer user_data)
     gtk_window_destroy (l->data);
   g_list_free_full (windows, g_object_unref);
   g_application_quit (G_APPLICATION (self));
-  return G_SOURCE_CONTINUE;
+  return G_SOURCE_REMOVE;
 }
 
 /* When @info was last used: opened or saved again (visited, modified), newest of both. */
@@ -486,17 +480,8 @@ km_application_startup (GApplication *application)
   g_signal_connect (self, "notify::active-window", G_CALLBACK (active_window_changed_cb), NULL);
   active_window_changed_cb (self);
 
-  {
-    static const int quit_signals[] = { SIGTERM, SIGINT, SIGHUP };
-
-    G_STATIC_ASSERT (G_N_ELEMENTS (quit_signals) == G_N_ELEMENTS (self->signal_ids));
-    for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
-      {
-        self->quit_signals[i] = (QuitSignal) { self, quit_signals[i] };
-        self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb,
-                                                 &self->quit_signals[i]);
-      }
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
+    self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb, self);
 
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent_menu), self,

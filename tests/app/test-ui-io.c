@@ -1936,6 +1936,100 @@ test_quit_signal_keeps_autosave (gconstpointer data)
   remove_tree (home);
 }
 
+static void
+subprocess_ended_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* The built `kinema`, told to end while the autosave it writes on the way out hangs (a
+ * network file system gone away; here every rename() waits forever, hang-rename.c): a
+ * second signal ends it at once, as it would have without Kinema's handler. Before, the
+ * second signal was swallowed while the write was waited for, and only SIGKILL ended it. */
+static void
+test_second_quit_signal_ends_hung_write (void)
+{
+  g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "kinema",
+                                                    NULL);
+  g_autofree char *preload = g_test_build_filename (G_TEST_BUILT, "km-test-hang-rename.so",
+                                                    NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                  "arm.json", NULL);
+  g_autofree char *home = g_dir_make_tmp ("km-ui-io-hang-XXXXXX", NULL);
+  g_autofree char *state = g_build_filename (home, "state", NULL);
+  g_autofree char *when = g_build_filename (home, "hang-now", NULL);
+  g_autofree char *mark = g_build_filename (home, "hung", NULL);
+  g_autofree char *no_bus = g_strconcat ("unix:path=", home, "/no-bus", NULL);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean opened = FALSE, ended = FALSE;
+  gint64 deadline;
+
+  if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE)
+      || !g_file_test (preload, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("the kinema program or the preload module is not built");
+      remove_tree (home);
+      return;
+    }
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_subprocess_launcher_setenv (launcher, "HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_STATE_HOME", state, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CACHE_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", no_bus, TRUE);
+  g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "km-document", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
+  g_subprocess_launcher_setenv (launcher, "KM_TEST_HANG_WHEN", when, TRUE);
+  g_subprocess_launcher_setenv (launcher, "KM_TEST_HANG_MARK", mark, TRUE);
+  process = g_subprocess_launcher_spawn (launcher, &error, program, model, NULL);
+  g_assert_no_error (error);
+
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  while (!opened)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);   /* (it ended first) */
+      g_test_message ("kinema: %s", line);
+      opened = strstr (line, "Opened ") != NULL;
+    }
+
+  /* From now on every write hangs; the first signal's autosave write is one. */
+  g_assert_true (g_file_set_contents (when, "", 0, NULL));
+  g_subprocess_send_signal (process, SIGTERM);
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (!g_file_test (mark, G_FILE_TEST_EXISTS) && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  g_assert_true (g_file_test (mark, G_FILE_TEST_EXISTS));
+
+  /* The second signal ends it, within seconds (not at the deadline, by SIGKILL). */
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait_async (process, NULL, subprocess_ended_cb, &ended);
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (!ended && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (10 * 1000);
+  if (!ended)
+    {
+      g_subprocess_force_exit (process);
+      while (!ended)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  g_assert_true (g_subprocess_get_if_signaled (process));
+  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGTERM);
+  remove_tree (home);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2004,6 +2098,8 @@ main (int    argc,
                         test_quit_signal_keeps_autosave);
   g_test_add_data_func ("/kinema/UiIo/sighup-keeps-autosave", GINT_TO_POINTER (SIGHUP),
                         test_quit_signal_keeps_autosave);
+  g_test_add_func ("/kinema/UiIo/second-quit-signal-ends-hung-write",
+                   test_second_quit_signal_ends_hung_write);
 
   return g_test_run ();
 }
