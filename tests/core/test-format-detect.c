@@ -203,6 +203,33 @@ test_xml_truncated (void)
                                 "element <foo>");
 }
 
+/* XML whose document element lies past what detection looks at (a header comment longer
+ * than that) is checked for well-formedness as the XML loaders check it: an attribute
+ * given twice, or a '<' in an attribute value, which GMarkup takes, is refused where it
+ * is, not described as "an XML document". */
+static void
+test_xml_generic_check (void)
+{
+  g_autofree char *filler = g_strnfill (70000, '=');
+  g_autofree char *twice = g_strdup_printf ("<?xml version=\"1.0\"?>\n<!-- %s -->\n"
+                                            "<foo a=\"1\" a=\"2\"/>\n", filler);
+  g_autofree char *lt = g_strdup_printf ("<?xml version=\"1.0\"?>\n<!-- %s -->\n"
+                                         "<foo a=\"x<y\"/>\n", filler);
+  g_autofree char *fine = g_strdup_printf ("<?xml version=\"1.0\"?>\n<!-- %s -->\n"
+                                           "<foo a=\"x&lt;y\" b=\"2\"/>\n", filler);
+  g_autofree char *message = NULL;
+
+  message = load_error ("twice.xml", twice, -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "3:12: attribute “a” is given twice");
+  g_clear_pointer (&message, g_free);
+  message = load_error ("lt.xml", lt, -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "3:10: expected “&lt;” instead of “<” in an attribute value");
+  g_clear_pointer (&message, g_free);
+  /* Well-formed: what it looks like, as before. */
+  message = load_error ("fine.xml", fine, -1, NULL, NULL);
+  g_assert_cmpstr (message, ==, "1:1: not a file Kinema can read: an XML document");
+}
+
 /* Errors for text no format claims: YAML's for YAML, JSON's for JSON. */
 static void
 test_unclaimed_errors (void)
@@ -554,6 +581,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/FormatDetect/xml-long-prolog", test_xml_long_prolog);
   g_test_add_func ("/kinema/FormatDetect/xml-truncated", test_xml_truncated);
+  g_test_add_func ("/kinema/FormatDetect/xml-generic-check", test_xml_generic_check);
   g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
   g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
   g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);

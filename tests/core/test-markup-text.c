@@ -388,6 +388,88 @@ test_value_offset (void)
   km_markup_text_clear (&markup);
 }
 
+static void
+check_start (GMarkupParseContext  *context,
+             const char           *element_name,
+             const char          **attribute_names,
+             const char          **attribute_values,
+             gpointer              user_data,
+             GError              **error)
+{
+  km_markup_text_start_element (user_data, "t.xml", (const char * const *) attribute_names,
+                                error);
+}
+
+/* What GMarkup takes in a start tag though XML 1.0 does not, refused by
+ * km_markup_text_start_element() at the offending character (in characters, whatever the
+ * line ends): a literal '<' in an attribute value (AttValue holds none; "&lt;" is one,
+ * and a '<' in a comment, CDATA section or processing instruction is in no value), and
+ * attributes with no white space between them; the first in the tag when a tag has
+ * several faults, an attribute given twice among them. */
+static void
+test_start_tag_errors (void)
+{
+  static const char lt[] = "expected “&lt;” instead of “<” in an attribute value";
+  static const char space[] = "expected white space, “>” or “/>” after an attribute's value";
+  static const char twice[] = "attribute “x” is given twice";
+  static const struct
+  {
+    const char *text;
+    const char *where;     /* "LINE:COLUMN" */
+    const char *message;   /* NULL: well-formed */
+  } cases[] = {
+    { "<a>\n  <joint name=\"a<b\"/>\n</a>", "2:17", lt },
+    { "<a>\n  <b x='1' y='<'/>\n</a>", "2:15", lt },
+    { "<a x=\"<\">\n</a>", "1:7", lt },
+    { "<a>\n <b n=\"x > y\"\n    m=\"é >< \"/>\n</a>", "3:11", lt },
+    { "<a y=\"'<'\"/>", "1:8", lt },
+    { "<a x=\"1\"y=\"2\"/>", "1:9", space },
+    { "<a>\n  <b x='1'y='2'></b>\n</a>", "2:11", space },
+    /* the first fault of the tag */
+    { "<a x=\"<\" x=\"2\"/>", "1:7", lt },
+    { "<a x=\"1\" x=\"<\"/>", "1:10", twice },
+    { "<a x=\"1\"x=\"2\"/>", "1:9", space },
+    /* well-formed */
+    { "<a x=\"&lt;\" y='&#60;' z=\"'&lt;'\"/>", NULL, NULL },
+    { "<a>\n <!-- <b x=\"<\"/> --><![CDATA[ <b x=\"<\"/> ]]><?pi <b x=\"<\"/> ?>\n"
+      " <b x=\">\" y='\"'\t\n z=\"1\"/>\n</a>", NULL, NULL },
+    { "<!DOCTYPE a [ <!-- <b> --> ]>\n<a x=\"1\" y=\"2\"\n/>", NULL, NULL },
+  };
+  static const GMarkupParser parser = { check_start };
+  static const char * const line_ends[] = { "\n", "\r\n", "\r" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint e = 0; e < G_N_ELEMENTS (line_ends); e++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GString) text = g_string_new (cases[i].text);
+        g_autoptr(GMarkupParseContext) context = NULL;
+        KmMarkupText markup;
+        gboolean ok;
+
+        g_string_replace (text, "\n", line_ends[e], 0);
+        g_test_message ("case %u, line end %u: %s", i, e, text->str);
+        km_markup_text_init (&markup, text->str, text->len);
+        context = g_markup_parse_context_new (&parser, 0, &markup, NULL);
+        ok = km_markup_text_parse (&markup, "t.xml", context, &error);
+        if (cases[i].message == NULL)
+          {
+            g_assert_no_error (error);
+            g_assert_true (ok);
+          }
+        else
+          {
+            g_autofree char *want = g_strdup_printf ("t.xml:%s: %s", cases[i].where,
+                                                     cases[i].message);
+
+            g_assert_false (ok);
+            g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+            g_assert_cmpstr (error->message, ==, want);
+          }
+        km_markup_text_clear (&markup);
+      }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -402,5 +484,6 @@ main (int    argc,
   g_test_add_func ("/kinema/MarkupText/check-prolog", test_check_prolog);
   g_test_add_func ("/kinema/MarkupText/check-prolog-gmarkup", test_check_prolog_gmarkup);
   g_test_add_func ("/kinema/MarkupText/value-offset", test_value_offset);
+  g_test_add_func ("/kinema/MarkupText/start-tag-errors", test_start_tag_errors);
   return g_test_run ();
 }

@@ -845,6 +845,37 @@ test_xml_duplicate_attributes (void)
                 "t.urdf:3:31: attribute “xyz” is given twice");
 }
 
+/* A literal '<' in an attribute value is not well-formed XML (GMarkup takes it), in every
+ * XML loader: refused at that '<'; "&lt;" is fine. */
+static void
+test_xml_lt_in_attribute (void)
+{
+  static const char *const roots[] = { "robot", "COLLADA", "scene" };
+  static const char *const paths[] = { "t.urdf", "t.dae", "t.xml" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (roots); f++)
+    {
+      g_autofree char *text = g_strdup_printf ("<%s name='r'>\n  <!-- <x a='<'/> -->\n"
+                                               "  <joint name=\"a&lt;b\" type=\"a<b\"/>\n"
+                                               "</%s>", roots[f], roots[f]);
+      g_autofree char *expected = g_strdup_printf ("%s:3:31: expected “&lt;” instead of “<” "
+                                                   "in an attribute value", paths[f]);
+      g_autoptr(GError) error = NULL;
+      gpointer result = NULL;
+
+      g_test_message ("%s", text);
+      if (f == 0)
+        result = km_urdf_load (paths[f], text, strlen (text), NULL, &error);
+      else if (f == 1)
+        result = km_mesh_load_collada (paths[f], text, strlen (text), &error);
+      else
+        result = km_scenebuilder_load (paths[f], text, strlen (text), &error);
+      g_assert_null (result);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      g_assert_cmpstr (error->message, ==, expected);
+    }
+}
+
 /* Lines that end in a lone CR (old Mac files): an error or a warning is on its line, not
  * on line 1 at a column as large as its offset. */
 static void
@@ -1069,6 +1100,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/utf16", test_utf16);
   g_test_add_func ("/kinema/Urdf/xml-error-positions", test_xml_error_positions);
   g_test_add_func ("/kinema/Urdf/xml-duplicate-attributes", test_xml_duplicate_attributes);
+  g_test_add_func ("/kinema/Urdf/xml-lt-in-attribute", test_xml_lt_in_attribute);
   g_test_add_func ("/kinema/Urdf/cr-line-ends", test_cr_line_ends);
   g_test_add_func ("/kinema/Urdf/xml-control-char-name", test_xml_control_char_name);
   g_test_add_func ("/kinema/Urdf/empty-robot", test_empty_robot);

@@ -540,11 +540,33 @@ json_syntax_error (const char  *path,
   return TRUE;
 }
 
+typedef struct
+{
+  KmMarkupText *markup;
+  const char   *path;
+} XmlCheck;
+
+/* What the XML loaders refuse in a start tag that GMarkup takes (an attribute given
+ * twice, a '<' in a value…), refused here too (km_markup_text_start_element()). */
+static void
+xml_check_start (GMarkupParseContext  *context,
+                 const char           *element_name,
+                 const char          **attribute_names,
+                 const char          **attribute_values,
+                 gpointer              user_data,
+                 GError              **error)
+{
+  XmlCheck *check = user_data;
+
+  km_markup_text_start_element (check->markup, check->path,
+                                (const char * const *) attribute_names, error);
+}
+
 /*
  * XML whose document element cannot be found: most often a file that breaks off in its
  * prolog (inside a long header comment). Its well-formedness error, located as the XML
- * loaders locate it ("expected well-formed XML: …"), says more than "an XML document".
- * FALSE, @error untouched, when the text is well-formed XML.
+ * loaders locate it ("expected well-formed XML: …", or their own for a start tag), says
+ * more than "an XML document". FALSE, @error untouched, when the text is well-formed XML.
  */
 static gboolean
 xml_syntax_error (const char  *path,
@@ -552,16 +574,17 @@ xml_syntax_error (const char  *path,
                   gsize        length,
                   GError     **error)
 {
-  static const GMarkupParser no_callbacks = { NULL, NULL, NULL, NULL, NULL };
+  static const GMarkupParser check_parser = { xml_check_start, NULL, NULL, NULL, NULL };
   g_autoptr(GMarkupParseContext) context = NULL;
   g_autofree char *text = km_markup_text_dup_utf8 (path, data, length, error);
   KmMarkupText markup;
+  XmlCheck check = { &markup, path };
   gboolean ok;
 
   if (text == NULL)
     return TRUE;
   km_markup_text_init (&markup, text, strlen (text));
-  context = g_markup_parse_context_new (&no_callbacks, 0, NULL, NULL);
+  context = g_markup_parse_context_new (&check_parser, 0, &check, NULL);
   ok = km_markup_text_parse (&markup, path, context, error);
   km_markup_text_clear (&markup);
   return !ok;

@@ -246,17 +246,68 @@ km_markup_text_attr_pos (const KmMarkupText *self,
   return km_markup_text_pos (self, tag);
 }
 
+/* XML's white space (S). */
+static gboolean
+is_xml_space (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The first character of the start tag from @tag to @end (its '>') that GMarkup takes
+ * though XML does not: a '<' in a quoted value (XML's AttValue holds none), or what
+ * follows a value's closing quote when it is not white space, '>' or "/>" (XML separates
+ * attributes by white space). One pass over the tag. FALSE when there is none; @message
+ * says what was expected. */
+static gboolean
+find_bad_in_tag (const KmMarkupText *self,
+                 gsize               tag,
+                 gsize               end,
+                 gsize              *bad,
+                 const char        **message)
+{
+  const char *t = self->text;
+  char quote = 0;
+
+  for (gsize i = tag + 1; i < end; i++)
+    if (quote == 0)
+      {
+        if (t[i] == '"' || t[i] == '\'')
+          quote = t[i];
+      }
+    else if (t[i] == '<')
+      {
+        *bad = i;
+        /* Translators: the quoted “&lt;” and “<” are XML, keep them */
+        *message = _("expected “&lt;” instead of “<” in an attribute value");
+        return TRUE;
+      }
+    else if (t[i] == quote)
+      {
+        quote = 0;
+        if (i + 1 < end && !is_xml_space (t[i + 1]) && t[i + 1] != '/')
+          {
+            *bad = i + 1;
+            /* Translators: the quoted “>” and “/>” are XML, keep them */
+            *message = _("expected white space, “>” or “/>” after an attribute's value");
+            return TRUE;
+          }
+      }
+  return FALSE;
+}
+
 /**
  * km_markup_text_start_element:
  * @attribute_names: the attributes GMarkup's start_element callback was given
  *
  * What every reader's start_element callback does first: finds its start tag in the text
- * (km_markup_text_next_start_tag()), and refuses an attribute given twice, which GMarkup
- * takes (passing both) though XML does not, with "FILE:LINE:COLUMN: attribute “NAME” is
- * given twice" at the second one's name.
+ * (km_markup_text_next_start_tag()), and refuses what GMarkup takes in it though XML does
+ * not, at the first such character of the tag: an attribute given twice (GMarkup passes
+ * both), with "FILE:LINE:COLUMN: attribute “NAME” is given twice" at the second one's
+ * name; a literal '<' in an attribute value, at that '<'; and an attribute that follows
+ * a value with no white space between them, at its first character.
  *
- * Returns: the offset of the tag's '<' (@error set, KM_PARSE_ERROR_SYNTAX, when an
- *   attribute is given twice)
+ * Returns: the offset of the tag's '<' (@error set, KM_PARSE_ERROR_SYNTAX, when the tag
+ *   is not well-formed)
  */
 gsize
 km_markup_text_start_element (KmMarkupText        *self,
@@ -267,9 +318,12 @@ km_markup_text_start_element (KmMarkupText        *self,
   gsize tag = km_markup_text_next_start_tag (self);
   guint n = g_strv_length ((char **) attribute_names);
   g_autoptr(GHashTable) seen = NULL;
+  const char *message = NULL;
+  gsize bad = self->length;
 
-  if (n < 2)
-    return tag;
+  /* (reported below unless an attribute given twice comes before it) */
+  if (!find_bad_in_tag (self, tag, self->cursor, &bad, &message))
+    bad = self->length;
   /* (a set past a few: hostile input may give a tag very many attributes) */
   if (n > 8)
     seen = g_hash_table_new (g_str_hash, g_str_equal);
@@ -292,6 +346,8 @@ km_markup_text_start_element (KmMarkupText        *self,
             earlier += g_str_equal (attribute_names[j], name);
           if (!find_attribute (self, tag, name, earlier, &name_offset, &value))
             name_offset = tag;
+          if (name_offset >= bad)
+            break;
           /* Translators: %s is an XML attribute name */
           km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path,
                               km_markup_text_pos (self, name_offset),
@@ -299,6 +355,9 @@ km_markup_text_start_element (KmMarkupText        *self,
           return tag;
         }
     }
+  if (message != NULL)
+    km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, path, km_markup_text_pos (self, bad),
+                        "%s", message);
   return tag;
 }
 
