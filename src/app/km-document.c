@@ -103,13 +103,13 @@ struct _KmDocument
    * motion meanwhile (sync_from_project). */
   guint           held_frames;
   double          frame_rate;
-  /* The project's time bar rate as read with it (0: it has none): what its pose sequences
+  /* The project's time bar rate as read with it (for one without a time bar, the rate its
+   * time bar showed as it opened; 0 before one is opened): what its pose sequences
    * play at, and the time bar's rate for a body without a motion of its own. Saves and
    * autosaves write the time bar's state into the project's sections meanwhile; reading
    * them back would make a rate a body showed for a while (an imported one's) the
    * project's, and undo would not bring the rate of before back. */
   double          project_frame_rate;
-  double          opened_frame_rate; /* the time bar's rate as the project opened */
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        saving;          /* a project save runs (_km_document_begin_save) */
@@ -1363,7 +1363,11 @@ set_project (KmDocument *self,
   set_skeleton (self, NULL);
   set_targets (self, NULL);
   sync_from_project (self);
-  self->opened_frame_rate = self->frame_rate;
+  /* A project without a time bar of its own (a new one) takes the rate its time bar
+   * showed as it opened as its own, for the bodies with no rate of their own as for a
+   * save: they play at the rate they will play at when it is opened again. */
+  if (!(self->project_frame_rate > 0))
+    self->project_frame_rate = self->frame_rate;
   set_file (self, file);
   /* The caller tells what the file on disk was when it was read. */
   g_clear_pointer (&self->file_identity, g_free);
@@ -3884,9 +3888,7 @@ km_document_get_project_frame_rate (KmDocument *self)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
 
-  if (self->project_frame_rate > 0)
-    return self->project_frame_rate;
-  return self->opened_frame_rate > 0 ? self->opened_frame_rate : self->frame_rate;
+  return self->project_frame_rate > 0 ? self->project_frame_rate : self->frame_rate;
 }
 
 /**

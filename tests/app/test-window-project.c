@@ -1631,7 +1631,8 @@ test_tree_reload_example_body (Fixture       *f,
 }
 
 /* A project without a time bar of its own keeps the rate it opened with (its first
- * body's) as its time bar rate, whichever body is current when it is saved. */
+ * body's) as its time bar rate, whichever body is current when it is saved, and shows a
+ * body without a motion of its own at it. */
 static void
 test_new_project_rate_stays (Fixture       *f,
                              gconstpointer  data)
@@ -1650,6 +1651,10 @@ test_new_project_rate_stays (Fixture       *f,
   show_body (f, "Second");
   g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 24);
   g_assert_cmpfloat (km_document_get_project_frame_rate (f->document), ==, 60);
+  /* A body with no motion of its own plays at that rate now, as it will once the project,
+   * saved with it, is opened again (it played at the default 30 before). */
+  show_body (f, "Third");
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 60);
   km_test_remove_tree (dir);
 }
 
