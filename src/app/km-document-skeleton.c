@@ -1740,6 +1740,16 @@ has_spherical_joint (const KmSkeleton *skeleton)
   return FALSE;
 }
 
+/* Whether a .body copy keeps more of @skeleton than skeleton.json: its display shapes and
+ * joint ids, which skeleton.json has no place for, while a .body has one for all else it
+ * holds, but linked (mimic) joints (km_body_save writes a follower as an independent joint,
+ * which would change how the model moves; a spherical joint is checked before). */
+static gboolean
+body_keeps_more (const KmSkeleton *skeleton)
+{
+  return !skeleton_json_carries (skeleton) && !km_skeleton_has_mimic (skeleton);
+}
+
 /* The skeleton.json of the user's that @body's model is read from, which a project save
  * writes back (its path as @io resolves the body's reference: a project read from its
  * file refers to it relative to its folder), or NULL when there is none: a model in
@@ -1843,9 +1853,12 @@ take_edited_skeleton (gpointer item,
    * that format splits a spherical joint into three (the body's animations and joint
    * values, saved with the project, would no longer fit the model it loads): skeleton.json
    * then. (A URDF model a project names as Choreonoid does, under CHOREONOID-BODY, is a
-   * URDF.) An autosave keeps all the user had: what skeleton.json has no place for
-   * (display shapes, joint ids: of a model in a format Kinema reads but does not write,
-   * such as OpenHRP VRML) goes to a .body copy, which a recovery reads back. */
+   * URDF.) A model in a format Kinema reads but does not write (OpenHRP VRML, Scenebuilder
+   * XML) goes to a .body copy where skeleton.json has no place for all of it (display
+   * shapes, joint ids) and the .body has (body_keeps_more), so that the reopened project
+   * shows it as it was; skeleton.json otherwise. An autosave does the same for every model,
+   * a skeleton.json of the user's too (it keeps all the user had; a recovery reads it
+   * back). */
   own_file = write_back_path (scan->io, body);
   /* (not one a save found another program's: a copy of Kinema's replaced meanwhile, which
    * the body may still refer to as to a skeleton.json of the user's) */
@@ -1862,8 +1875,8 @@ take_edited_skeleton (gpointer item,
       new_format = URDF_FORMAT;
       extension = "urdf";
     }
-  else if ((!in_place && g_strcmp0 (format, BODY_FORMAT) == 0)
-           || (autosave && !skeleton_json_carries (skeleton)))
+  else if ((!in_place || autosave)
+           && (g_strcmp0 (format, BODY_FORMAT) == 0 || body_keeps_more (skeleton)))
     {
       new_format = BODY_FORMAT;
       extension = "body";

@@ -1392,21 +1392,39 @@ test_save_keeps_copy_replaced_while_saving (Fixture       *f,
   undo_edits_and_save (f->document, c.project, copy, users);
 }
 
+/* How many display shapes @skeleton has. */
+static guint
+count_shapes (const KmSkeleton *skeleton)
+{
+  guint total = 0;
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      guint n = 0;
+
+      km_skeleton_get_shapes (skeleton, i, &n);
+      total += n;
+    }
+  return total;
+}
+
 /* The same with a copy that is a skeleton.json (a Scenebuilder model, which Kinema does not
- * write): the body refers to it as to a skeleton.json of the user's, yet the file another
- * program put in its place is not written over, by this save or a later one. */
+ * write, without display shapes, which would go to a .body copy): the body refers to it as
+ * to a skeleton.json of the user's, yet the file another program put in its place is not
+ * written over, by this save or a later one. */
 static void
 test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
                                                  gconstpointer  data)
 {
   g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, "scenebuilder",
-                                                      "arm2_mm_deg.xml", "arm2_mm_deg.json",
-                                                      "arm2_mm_deg-2.json");
+                                                      "slider_gear.xml", "slider_gear.json",
+                                                      "slider_gear-2.json");
   const char *copy = c.copy;
   KmBodyItem *body = c.body;
   g_autofree char *users = NULL;
   const char *file;
 
+  g_assert_cmpuint (count_shapes (km_document_get_skeleton (f->document)), ==, 0);
   edit_offset (f->document, 0.25);
   save_project (f->document, c.project);
   g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
@@ -1471,6 +1489,192 @@ test_save_keeps_copy_another_document_uses (Fixture       *f,
   save_project (f->document, c.project);
   g_assert_cmpstr (km_body_item_get_file (body), ==, c.model);
   g_assert_true (g_file_test (c.copy, G_FILE_TEST_EXISTS));
+}
+
+/* Whether a message in @document's log contains @text. */
+static gboolean
+has_message_containing (KmDocument *document,
+                        const char *text)
+{
+  GListModel *messages = km_document_get_messages (document);
+
+  for (guint i = 0; i < g_list_model_get_n_items (messages); i++)
+    {
+      g_autoptr(KmMessage) message = g_list_model_get_item (messages, i);
+
+      if (strstr (km_message_get_text (message), text) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Adds a revolute joint "Added" below the current body's default effector, as one step. */
+static void
+add_leaf (KmDocument *document)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (document);
+  int leaf = km_skeleton_get_default_effector (skeleton);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (leaf, >=, 0);
+  edited = km_skeleton_edit_add_child (skeleton, (guint) leaf, "Added", KM_JOINT_REVOLUTE,
+                                       km_vec3 (0.05, 0, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Add Joint", NULL));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
+/* Reads @project into a new document. */
+static KmDocument *
+reopen_project (GFile *project)
+{
+  KmDocument *reopened = km_document_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_import_file (reopened, project, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  return reopened;
+}
+
+static void
+close_reopened (KmDocument *reopened)
+{
+  km_document_cancel_solve (reopened);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  test_app_spin ();
+  g_assert_finalize_object (reopened);
+}
+
+/* A model of a format Kinema reads but does not write (tests/data/@folder/@name), with
+ * display shapes, edited and saved with the project: the edits go to a .body copy beside
+ * the project (@copy_name), not a skeleton.json, which has no place for shapes or joint
+ * ids, so that the reopened project shows the edited model with all its shapes and ids. */
+static void
+check_edited_model_keeps_shapes (Fixture    *f,
+                                 const char *folder,
+                                 const char *name,
+                                 const char *copy_name)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, folder, name, copy_name,
+                                                      copy_name);
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmDocument *reopened;
+  KmSkeleton *skeleton;
+
+  g_assert_cmpuint (count_shapes (km_document_get_skeleton (f->document)), >, 0);
+  if (g_str_has_suffix (name, ".wrl"))
+    g_assert_cmpuint (km_skeleton_count_joint_ids (km_document_get_skeleton (f->document)), >,
+                      0);
+  add_leaf (f->document);
+  edited = km_skeleton_ref (km_document_get_skeleton (f->document));
+  g_assert_cmpint (km_skeleton_find_joint (edited, "Added"), >=, 0);
+  save_project (f->document, c.project);
+  g_assert_cmpstr (km_body_item_get_file (c.body), ==, c.copy);
+  g_assert_cmpstr (km_body_item_get_format (c.body), ==, "CHOREONOID-BODY");
+  g_assert_true (g_file_test (c.copy, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (km_document_get_modified (f->document));
+  /* Nothing said lost (the skeleton.json copy's "N display shapes are not saved"). */
+  g_assert_false (has_message_containing (f->document, "not saved"));
+
+  reopened = reopen_project (c.project);
+  skeleton = km_document_get_skeleton (reopened);
+  g_assert_nonnull (skeleton);
+  g_assert_true (km_skeleton_equal (skeleton, edited, 1e-9));
+  g_assert_cmpuint (count_shapes (skeleton), ==, count_shapes (edited));
+  for (guint i = 0; i < km_skeleton_get_n_joints (edited); i++)
+    {
+      const KmJoint *before = km_skeleton_get_joint (edited, i);
+      const KmJoint *after = km_skeleton_get_joint (skeleton, i);
+      guint n_before = 0, n_after = 0;
+
+      km_skeleton_get_shapes (edited, i, &n_before);
+      km_skeleton_get_shapes (skeleton, i, &n_after);
+      g_assert_cmpuint (n_after, ==, n_before);
+      /* The ids the model had stay (a joint with DOF and none gets one: Choreonoid's). */
+      if (before->joint_id >= 0)
+        g_assert_cmpint (after->joint_id, ==, before->joint_id);
+      else if (before->n_dof > 0)
+        g_assert_cmpint (after->joint_id, >=, 0);
+    }
+  g_assert_cmpuint (km_skeleton_count_joint_ids (skeleton), >=,
+                    km_skeleton_count_joint_ids (edited));
+  close_reopened (reopened);
+}
+
+static void
+test_save_edited_scenebuilder_keeps_shapes (Fixture       *f,
+                                            gconstpointer  data)
+{
+  check_edited_model_keeps_shapes (f, "scenebuilder", "arm2_mm_deg.xml", "arm2_mm_deg.body");
+}
+
+static void
+test_save_edited_vrml_keeps_shapes (Fixture       *f,
+                                    gconstpointer  data)
+{
+  check_edited_model_keeps_shapes (f, "openhrp", "arm.wrl", "arm.body");
+}
+
+/* A Scenebuilder model with shapes and a gear (a linked joint), edited and saved with the
+ * project: a .body would write the follower as an independent joint, so the edits go to a
+ * skeleton.json copy, which keeps the link (the shapes are said lost). */
+static void
+test_save_edited_gear_model_keeps_link (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree char *root = km_test_make_tmp_dir ("km-gear-XXXXXX");
+  g_autofree char *model = g_build_filename (root, "gear.xml", NULL);
+  g_autofree char *project_path = g_build_filename (root, "gear.cnoid", NULL);
+  g_autofree char *copy = g_build_filename (root, "gear.json", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  KmDocument *reopened;
+  KmSkeleton *skeleton;
+  KmBodyItem *body;
+  int follower;
+  static const char xml[] =
+    "<namespace name=\"gear\">\n"
+    "  <attr unit_length=\"mm\"/>\n"
+    "  <box name=\"plate\" size=\"40 40 10\"/>\n"
+    "  <body name=\"frame\" dynamical=\"false\">\n"
+    "    <connector name=\"a\" trn=\"0 0 50\"/>\n"
+    "    <connector name=\"b\" trn=\"100 0 50\"/>\n"
+    "  </body>\n"
+    "  <body name=\"wheel\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"idler\"><connector name=\"c\"/></body>\n"
+    "  <attach connector=\"frame/a\" shape=\"plate\"/>\n"
+    "  <hinge name=\"wheel_joint\" sock=\"frame/a\" plug=\"wheel/c\"/>\n"
+    "  <hinge name=\"idler_joint\" sock=\"frame/b\" plug=\"idler/c\"/>\n"
+    "  <gear name=\"belt\" up=\"wheel_joint\" down=\"idler_joint\" type=\"pos\" "
+    "ratio=\"-0.5\"/>\n"
+    "</namespace>\n";
+
+  g_assert_true (g_file_set_contents (model, xml, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_true (km_skeleton_has_mimic (km_document_get_skeleton (f->document)));
+  g_assert_cmpuint (count_shapes (km_document_get_skeleton (f->document)), >, 0);
+
+  add_leaf (f->document);
+  edited = km_skeleton_ref (km_document_get_skeleton (f->document));
+  save_project (f->document, project);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy);
+
+  reopened = reopen_project (project);
+  skeleton = km_document_get_skeleton (reopened);
+  g_assert_true (km_skeleton_equal (skeleton, edited, 1e-9));
+  follower = km_skeleton_find_joint (skeleton, "idler_joint");
+  g_assert_cmpint (follower, >=, 0);
+  g_assert_cmpint (km_skeleton_get_joint (skeleton, (guint) follower)->mimic, ==,
+                   km_skeleton_find_joint (skeleton, "wheel_joint"));
+  close_reopened (reopened);
+  km_test_remove_tree (root);
 }
 
 /* The start of a .cnoid project: its root item, whose children follow. */
@@ -1591,6 +1795,12 @@ main (int    argc,
               fixture_setup, test_save_keeps_copy_another_document_uses, fixture_teardown);
   g_test_add ("/kinema/Window/save/keeps-model-copy-sub-project-uses", Fixture, NULL,
               fixture_setup, test_save_keeps_copy_sub_project_uses, fixture_teardown);
+  g_test_add ("/kinema/Window/save/edited-scenebuilder-keeps-shapes", Fixture, NULL,
+              fixture_setup, test_save_edited_scenebuilder_keeps_shapes, fixture_teardown);
+  g_test_add ("/kinema/Window/save/edited-vrml-keeps-shapes", Fixture, NULL,
+              fixture_setup, test_save_edited_vrml_keeps_shapes, fixture_teardown);
+  g_test_add ("/kinema/Window/save/edited-gear-model-keeps-link", Fixture, NULL,
+              fixture_setup, test_save_edited_gear_model_keeps_link, fixture_teardown);
   g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
               fixture_setup, test_save_item_async, fixture_teardown);
 
