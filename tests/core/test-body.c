@@ -250,6 +250,42 @@ assert_error (const char *text,
 
 #define HEAD "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
 
+/* `links` may be a mapping keyed by node type (specs/choreonoid-body.md, "Top level"), each
+ * value one node or a list of them; it reads as the list would. A node whose own `type`
+ * differs from its key is an error at that type. Before, any mapping was refused ("expected
+ * a list"). */
+static void
+test_links_keyed_by_type (void)
+{
+  static const char keyed[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+    "  Link:\n"
+    "    - { name: A, joint_type: fixed }\n"
+    "    - { name: B, parent: A, joint_type: revolute, joint_axis: Z, translation: [ 0, 0, 0.5 ] }\n"
+    "  Skip: { name: S }\n";
+  static const char listed[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+    "  - { name: A, joint_type: fixed }\n"
+    "  - { name: B, parent: A, joint_type: revolute, joint_axis: Z, translation: [ 0, 0, 0.5 ] }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) from_keyed = km_body_load ("k.body", keyed, strlen (keyed), NULL, &error);
+  g_autoptr(KmSkeleton) from_list = NULL;
+
+  g_assert_no_error (error);
+  from_list = km_body_load ("l.body", listed, strlen (listed), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_skeleton_get_n_joints (from_keyed), ==, 2);
+  g_assert_true (km_skeleton_equal (from_keyed, from_list, 0));
+
+  assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+                "  Link: { name: A, type: SubBody }\n",
+                "t.body:4:26: expected type Link");
+  assert_error ("format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
+                "  Link: [ 1 ]\n",
+                "t.body:4:11: expected a mapping");
+}
+
+
 /* A range with one unlimited end keeps the other (limited on one side only), without a
  * warning, and the writer writes it back so. */
 static void
@@ -1808,6 +1844,7 @@ main (int   argc,
                    test_joint_displacement_warnings);
   g_test_add_func ("/kinema/Body/degrees-round-trip", test_degrees_round_trip);
   g_test_add_func ("/kinema/Body/joint-name", test_joint_name);
+  g_test_add_func ("/kinema/Body/links-keyed-by-type", test_links_keyed_by_type);
   g_test_add_func ("/kinema/Body/joint-name-link-clash", test_joint_name_link_clash);
 
   return g_test_run ();

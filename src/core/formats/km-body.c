@@ -1371,6 +1371,7 @@ walk_elements (Body            *b,
 
 /* ---- links -------------------------------------------------------------------------- */
 
+static KmYamlNode *link_list (Body *b, KmYamlNode *links, GError **error);
 static gboolean read_links (Body *b, KmYamlNode *links, const Scope *scope, GArray *link_nodes,
                             GError **error);
 
@@ -1848,7 +1849,7 @@ read_sub_body (Body        *b,
   if (!read_header (b, root, error))
     goto failed;
   if ((links = km_yaml_expect_key (root, "links", error)) == NULL ||
-      !km_yaml_expect_sequence (links, error))
+      (links = link_list (b, links, error)) == NULL)
     goto failed;
   scope.root_name = NULL;
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("root_link", "rootLink"))) != NULL &&
@@ -1897,6 +1898,56 @@ failed:
   b->angle_scale = saved_scale;
   km_parse_error_add_include_from (error, saved_path, include->pos);
   return FALSE;
+}
+
+/* The link nodes of a file's `links`: the list itself, or, for the mapping keyed by node
+ * type that Choreonoid also takes (`links: { Link: {…}, SubBody: [ {…}, {…} ] }`), a list
+ * of its nodes (each a mapping, or a list of them under one type), each given its key as
+ * its `type` (the key's node, which points at the key). The list is kept with the file's
+ * documents. NULL with @error set when @links is neither, or a node's own `type` differs
+ * from its key. */
+static KmYamlNode *
+link_list (Body        *b,
+           KmYamlNode  *links,
+           GError     **error)
+{
+  KmYamlNode *list;
+
+  if (km_yaml_node_get_kind (links) != KM_YAML_MAPPING)
+    return km_yaml_expect_sequence (links, error) ? links : NULL;
+  list = km_yaml_node_new_sequence (KM_YAML_STYLE_ANY);
+  g_ptr_array_add (b->documents, list);
+  for (guint i = 0; i < km_yaml_node_get_length (links); i++)
+    {
+      KmYamlNode *type = km_yaml_mapping_get_key (links, i);
+      KmYamlNode *value = km_yaml_mapping_get_value (links, i);
+      gboolean many = km_yaml_node_get_kind (value) == KM_YAML_SEQUENCE;
+      guint n = many ? km_yaml_node_get_length (value) : 1;
+
+      if (km_yaml_expect_string (type, error) == NULL)
+        return NULL;
+      for (guint j = 0; j < n; j++)
+        {
+          KmYamlNode *node = many ? km_yaml_sequence_get (value, j) : value;
+          KmYamlNode *own;
+
+          if (!km_yaml_expect_mapping (node, error))
+            return NULL;
+          own = km_yaml_mapping_lookup (node, "type");
+          if (own != NULL && g_strcmp0 (km_yaml_node_get_scalar (own, NULL),
+                                        km_yaml_node_get_scalar (type, NULL)) != 0)
+            {
+              /* Translators: %s is a node type of a Choreonoid body file, such as Link */
+              fail_at (b, own, error, _("expected type %s, the key this link is listed under"),
+                       km_yaml_node_get_scalar (type, NULL));
+              return NULL;
+            }
+          if (own == NULL)
+            km_yaml_mapping_set (node, "type", km_yaml_node_ref (type));
+          km_yaml_sequence_append (list, km_yaml_node_ref (node));
+        }
+    }
+  return list;
 }
 
 static gboolean
@@ -2079,7 +2130,7 @@ load_tree (Body        *b,
   if (!read_header (b, root, error))
     return NULL;
   if ((links = km_yaml_expect_key (root, "links", error)) == NULL ||
-      !km_yaml_expect_sequence (links, error))
+      (links = link_list (b, links, error)) == NULL)
     return NULL;
   if (km_yaml_node_get_length (links) == 0)
     {
