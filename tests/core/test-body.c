@@ -250,6 +250,48 @@ assert_error (const char *text,
 
 #define HEAD "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
 
+/* Radians too large to write in degrees (past some 3e306: a valid URDF or skeleton.json
+ * may state 1e307) are no longer written as infinities: a range end is written unlimited,
+ * a velocity limit left out, each with a note, and the text reads back. Before, the range
+ * came back unlimited without a word and the velocity, written as .inf, did not read back. */
+static void
+test_beyond_degrees (void)
+{
+  static const char text[] =
+    "format: ChoreonoidBody\nformat_version: 1.0\nangle_unit: radian\nlinks:\n"
+    "  - name: A\n"
+    "  - name: B\n    parent: A\n    joint_type: revolute\n    joint_axis: Z\n"
+    "    joint_range: [ -1e307, 0.5 ]\n    max_joint_velocity: 1e307\n"
+    "  - name: C\n    parent: B\n    joint_type: revolute\n    joint_axis: Z\n"
+    "    joint_range: [ -1, 1 ]\n    max_joint_velocity: 2\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) skel = km_body_load ("big.body", text, strlen (text), NULL, &error);
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *written = NULL;
+  gboolean range_noted = FALSE, velocity_noted = FALSE;
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (test_util_joint (skel, "B")->limits[0].min, ==, -1e307);
+  written = km_body_to_string (skel, notes);
+  for (guint i = 0; i < notes->len; i++)
+    {
+      const char *note = g_ptr_array_index (notes, i);
+
+      range_noted |= strstr (note, "“B”: a range end too large") != NULL;
+      velocity_noted |= strstr (note, "“B”: a velocity limit too large") != NULL;
+      g_assert_null (strstr (note, "“C”"));
+    }
+  g_assert_true (range_noted);
+  g_assert_true (velocity_noted);
+  back = km_body_load ("back.body", written, strlen (written), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (test_util_joint (back, "B")->limits[0].min, ==, -INFINITY);
+  g_assert_cmpfloat_with_epsilon (test_util_joint (back, "B")->limits[0].max, 0.5, 1e-12);
+  g_assert_false (isfinite (test_util_joint (back, "B")->max_velocity));
+  g_assert_cmpfloat_with_epsilon (test_util_joint (back, "C")->max_velocity, 2, 1e-12);
+}
+
 /* `links` may be a mapping keyed by node type (specs/choreonoid-body.md, "Top level"), each
  * value one node or a list of them; it reads as the list would. A node whose own `type`
  * differs from its key is an error at that type. Before, any mapping was refused ("expected
@@ -1845,6 +1887,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/degrees-round-trip", test_degrees_round_trip);
   g_test_add_func ("/kinema/Body/joint-name", test_joint_name);
   g_test_add_func ("/kinema/Body/links-keyed-by-type", test_links_keyed_by_type);
+  g_test_add_func ("/kinema/Body/beyond-degrees", test_beyond_degrees);
   g_test_add_func ("/kinema/Body/joint-name-link-clash", test_joint_name_link_clash);
 
   return g_test_run ();

@@ -114,7 +114,17 @@ rotation_node (KmQuat q)
   return seq;
 }
 
-/* @unit: as for unit_number_node. */
+/* Whether @value (radians or metres) can be written in the unit of unit_number_node: a
+ * finite number of radians past some 3e306 is no finite number of degrees. */
+static gboolean
+fits_unit (double value,
+           double unit)
+{
+  return isfinite (value) && isfinite (value / unit);
+}
+
+/* @unit: as for unit_number_node. An end the unit cannot write is unlimited (what_is_lost
+ * notes it). */
 static KmYamlNode *
 range_node (const KmLimit *limit,
             double         unit)
@@ -122,11 +132,11 @@ range_node (const KmLimit *limit,
   KmYamlNode *seq = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
 
   /* Each end on its own: a joint limited on one side only is [unlimited, 28.6479]. */
-  if (limit->limited && isfinite (limit->min))
+  if (limit->limited && fits_unit (limit->min, unit))
     km_yaml_sequence_append (seq, unit_number_node (limit->min, unit));
   else
     km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
-  if (limit->limited && isfinite (limit->max))
+  if (limit->limited && fits_unit (limit->max, unit))
     km_yaml_sequence_append (seq, unit_number_node (limit->max, unit));
   else
     km_yaml_sequence_append (seq, km_yaml_node_new_string ("unlimited"));
@@ -385,9 +395,9 @@ link_node (const char    *name,
   if (limit != NULL)
     km_yaml_mapping_append (link, "joint_range", range_node (limit, unit));
   /* Absent is 0: a stated pose is written joint by joint where it is not. */
-  if (displacement != NULL && isfinite (*displacement) && *displacement != 0)
+  if (displacement != NULL && fits_unit (*displacement, unit) && *displacement != 0)
     km_yaml_mapping_append (link, "joint_displacement", unit_number_node (*displacement, unit));
-  if (rates != NULL && isfinite (rates->max_velocity))
+  if (rates != NULL && fits_unit (rates->max_velocity, unit))
     km_yaml_mapping_append (link, "max_joint_velocity",
                             unit_number_node (rates->max_velocity, unit));
   if (rates != NULL && isfinite (rates->max_effort))
@@ -588,6 +598,36 @@ body_link_name (const KmJoint *joint,
   return by_joint ? joint->name : km_joint_get_link_name (joint);
 }
 
+
+/* Notes what of @j's angles (its limits, its value in @q, nullable: j->n_dof of them, and
+ * its velocity limit) is too large to write in degrees: a range end is written unlimited,
+ * a value or a velocity limit is left out. */
+static void
+note_beyond_degrees (GPtrArray      *notes,
+                     const KmJoint  *j,
+                     const double   *q)
+{
+  const double degrees = KM_FORMAT_RADIANS_PER_DEGREE;
+  gboolean range = FALSE, value = FALSE;
+
+  for (guint d = 0; d < j->n_dof; d++)
+    {
+      const KmLimit *limit = &j->limits[d];
+
+      range |= limit->limited && ((isfinite (limit->min) && !fits_unit (limit->min, degrees))
+                                  || (isfinite (limit->max) && !fits_unit (limit->max, degrees)));
+      value |= q != NULL && isfinite (q[d]) && !fits_unit (q[d], degrees);
+    }
+  if (range)
+    km_format_note (notes, _("joint “%s”: a range end too large to write in degrees is "
+                             "written unlimited"), j->name);
+  if (value)
+    km_format_note (notes, _("joint “%s”: an initial value too large to write in degrees "
+                             "is left out"), j->name);
+  if (isfinite (j->max_velocity) && !fits_unit (j->max_velocity, degrees))
+    km_format_note (notes, _("joint “%s”: a velocity limit too large to write in degrees "
+                             "is left out"), j->name);
+}
 /* The link(s) of joint @i of @skeleton: a spherical joint's first two are appended to
  * @links, the last (the joint's, with its shapes as elements) is returned. @link_ids: as
  * link_joint_ids gives them; @by_joint: links named after their joints (see
@@ -620,6 +660,8 @@ joint_link (const KmSkeleton *skeleton,
     {
     case KM_JOINT_REVOLUTE:
     case KM_JOINT_PRISMATIC:
+      if (j->type == KM_JOINT_REVOLUTE)
+        note_beyond_degrees (notes, j, q);
       if (j->mimic >= 0)
         km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
                                  "it is written as an independent joint"),
@@ -637,6 +679,7 @@ joint_link (const KmSkeleton *skeleton,
         KmVec3 ax = km_vec3 (1, 0, 0), ay = km_vec3 (0, 1, 0), az = km_vec3 (0, 0, 1);
 
         spherical_link_names (skeleton, j, &name_x, &name_y);
+        note_beyond_degrees (notes, j, q);
         km_format_note (notes, _("spherical joint “%s” has no .body equivalent: written as "
                                  "three revolute links %s, %s and %s about X, Y and Z"),
                         j->name, name_x, name_y, j->name);
