@@ -406,6 +406,26 @@ test_errors (void)
                      "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" "
                      "offset=\"0\"/><p>0 1 3</p></triangles>", NULL),
                 KM_PARSE_ERROR_INVALID, "t.dae:6:78: ", "expected an index below 3");
+  /* A number too small for a double (or for a float) is a finite number, a subnormal or
+   * zero, in a float_array and in a node's transform; one too large is not. */
+  {
+    g_autofree char *text = doc (NULL,
+                                 "<source id=\"s\"><float_array id=\"a\" count=\"9\">0 0 1e-310 "
+                                 "1 1e-40 0 0 1 -4.9e-324</float_array>", NULL, NULL, NULL,
+                                 "<library_visual_scenes><visual_scene id=\"vs\"><node id=\"n\">"
+                                 "<translate>1e-310 0 1e-400</translate>"
+                                 "<instance_geometry url=\"#g\"/></node></visual_scene>"
+                                 "</library_visual_scenes>");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) shapes = km_mesh_load_collada ("t.dae", text, strlen (text), &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (total_triangles (shapes), ==, 1);
+  }
+  assert_error (doc (NULL,
+                     "<source id=\"s\"><float_array id=\"a\" count=\"9\">0 0 0 1 1e309 0 0 1 0"
+                     "</float_array>", NULL, NULL, NULL, NULL),
+                KM_PARSE_ERROR_INVALID, "t.dae:3:54: ", "expected a finite number");
   /* Not a number in a float_array: at the value. */
   assert_error (doc (NULL,
                      "<source id=\"s\"><float_array id=\"a\" count=\"9\">0 0 0 1 x 0 0 1 0"

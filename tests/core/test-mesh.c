@@ -207,6 +207,20 @@ test_obj_errors (void)
   shapes = km_mesh_load_obj ("m.obj", text2, sizeof text2 - 1, &error);
   g_assert_null (shapes);
   g_assert_cmpstr (error->message, ==, "m.obj:2:5: expected a finite number");
+  g_clear_error (&error);
+  /* A number too small for a double is a finite one (a subnormal or zero); one too large
+   * is not. */
+  {
+    static const char tiny[] = "v 0 0 0\nv 1 1e-310 0\nv 0 1 -1e-400\nf 1 2 3\n";
+    static const char huge[] = "v 0 0 0\nv 1 -1e309 0\n";
+    g_autoptr(GPtrArray) loaded = km_mesh_load_obj ("m.obj", tiny, sizeof tiny - 1, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (loaded->len, ==, 1);
+    shapes = km_mesh_load_obj ("m.obj", huge, sizeof huge - 1, &error);
+    g_assert_null (shapes);
+    g_assert_cmpstr (error->message, ==, "m.obj:2:5: expected a finite number");
+  }
 }
 
 /* Found by loading assimp's test models: a UTF-16 OBJ (box_UTF16BE.obj, a cube) read as
@@ -382,6 +396,11 @@ test_vrml_numbers (void)
       "n.wrl:1:29: expected a finite number" },
     { "Shape { geometry Sphere { radius 0x2 } }", "n.wrl:1:34: expected a finite number" },
     { "Shape { geometry Box { size 1 1e 1 } }", "n.wrl:1:31: expected a finite number" },
+    /* Too small for a double: a subnormal or zero, finite (strtod's ERANGE is no error);
+     * too large: not finite. */
+    { "Transform { translation 1e-310 -4.9e-324 1e-400\n"
+      "  children [ Shape { geometry Box { size 1 2.2250738585072014e-308 1 } } ] }", NULL },
+    { "Transform { translation 0 0 1e309 children [ ] }", "n.wrl:1:29: expected a finite number" },
     { "Shape { geometry Box { size 1 1. .5 } }", NULL },
     { "Shape { geometry Box { size +1 1E-1 1e+1 } }", NULL },
     { "Switch { whichChoice 0x0 choice [ Shape { geometry Box { } } ] }", NULL },

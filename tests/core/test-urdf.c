@@ -1077,6 +1077,53 @@ test_mimic_offset_initial_pose (void)
   km_test_remove_tree (dir);
 }
 
+/* A number too small for a double is a finite number: strtod reads it as a subnormal (or
+ * zero) and reports ERANGE, which used to refuse it ("expected 3 finite numbers…", "expected
+ * a finite number in “lower”") where .body and skeleton.json read it. One too large is
+ * still refused, or left out where an effort or velocity. */
+static void
+test_subnormal_numbers (void)
+{
+  static const char text[] =
+    "<robot name='r'><link name='a'/><link name='b'/>\n"
+    "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+    "  <origin xyz='1e-310 0 2.2250738585072014e-308' rpy='0 -1e-320 0'/>\n"
+    "  <axis xyz='0 0 1'/>\n"
+    "  <limit lower='-4e-320' upper='4.9e-324' effort='1e-400' velocity='3e-310'/>"
+    "</joint></robot>";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = load_text (text, warnings, &error);
+  const KmJoint *j;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (skel);
+  g_assert_cmpuint (warnings->len, ==, 0);
+  j = km_skeleton_get_joint (skel, 1);
+  g_assert_cmpfloat (j->offset.x, ==, 1e-310);
+  g_assert_cmpfloat (j->offset.z, ==, 2.2250738585072014e-308);
+  g_assert_true (j->limits[0].limited);
+  g_assert_cmpfloat (j->limits[0].min, ==, -4e-320);
+  g_assert_cmpfloat (j->limits[0].max, ==, 4.9e-324);
+  g_assert_cmpfloat (j->limits[0].max, >, 0);
+  g_assert_cmpfloat (j->max_effort, ==, 0);
+  g_assert_cmpfloat (j->max_velocity, ==, 3e-310);
+
+  /* Too large: refused, as before. */
+  assert_error ("<robot name='r'><link name='a'/><link name='b'/>\n"
+                "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                "  <origin xyz='1e309 0 0'/></joint></robot>",
+                "t.urdf:3:16: expected 3 finite numbers");
+  assert_error ("<robot name='r'><link name='a'/><link name='b'/>\n"
+                "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                "  <limit lower='-1e400' upper='1'/></joint></robot>",
+                "t.urdf:3:17: expected a finite number in “lower”");
+  assert_warning ("<robot name='r'><link name='a'/><link name='b'/>\n"
+                  "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                  "  <limit lower='-1' upper='1' effort='-1e309'/></joint></robot>",
+                  "t.urdf:3:");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1091,6 +1138,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Urdf/rpy", test_rpy);
   g_test_add_func ("/kinema/Urdf/floating", test_floating);
   g_test_add_func ("/kinema/Urdf/errors", test_errors);
+  g_test_add_func ("/kinema/Urdf/subnormal-numbers", test_subnormal_numbers);
   g_test_add_func ("/kinema/Urdf/doctype-internal-subset", test_doctype_internal_subset);
   g_test_add_func ("/kinema/Urdf/geometry-first-shape", test_geometry_first_shape);
   g_test_add_func ("/kinema/Urdf/deep", test_deep);

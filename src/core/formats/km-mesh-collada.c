@@ -14,6 +14,7 @@
 #include "km-markup-text.h"
 #include "km-mesh-loader.h"
 #include "km-mesh-private.h"
+#include "km-number.h"
 
 /*
  * COLLADA 1.4 / 1.5 (.dae) meshes, the subset that robot models (URDF visuals of the UR,
@@ -399,9 +400,7 @@ read_numbers (Parser    *p,
                               _("expected at most %u numbers in <%s>"), max, e->name);
           return FALSE;
         }
-      errno = 0;
-      v = g_ascii_strtod (p->text + i, &end);
-      if (end == p->text + i || errno == ERANGE || !isfinite (v) ||
+      if (!_km_ascii_strtod_finite (p->text + i, &end, &v) ||
           !token_ends (p, (gsize) (end - p->text)) ||
           (as_float && !isfinite ((float) v)))
         {
@@ -1499,13 +1498,11 @@ read_asset (Parser  *p,
     {
       const char *value = attr (unit, "meter");
       char *end;
+      gboolean ok = _km_ascii_strtod_finite (value, &end, &meter);
 
-      errno = 0;
-      meter = g_ascii_strtod (value, &end);
       while (g_ascii_isspace (*end))
         end++;
-      if (end == value || *end != '\0' || errno == ERANGE || !isfinite (meter) ||
-          !(meter > 0))
+      if (!ok || *end != '\0' || !(meter > 0))
         {
           km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path,
                               attr_pos (p, unit, "meter"),

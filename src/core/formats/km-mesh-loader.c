@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
@@ -16,6 +15,7 @@
 #include "km-format.h"
 
 #include "km-mesh-private.h"
+#include "km-number.h"
 
 /* ---- tokenizer ---------------------------------------------------------------------- */
 
@@ -172,9 +172,7 @@ _km_lexer_number (KmLexer  *lexer,
     {
       memcpy (buffer, lexer->tok, lexer->tok_len);
       buffer[lexer->tok_len] = '\0';
-      errno = 0;
-      v = g_ascii_strtod (buffer, &end);
-      if (end != buffer && *end == '\0' && errno != ERANGE && isfinite (v))
+      if (_km_ascii_strtod_finite (buffer, &end, &v) && *end == '\0')
         {
           *out = v;
           return TRUE;

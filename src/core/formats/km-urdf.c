@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
@@ -16,6 +15,7 @@
 #include "km-error.h"
 #include "km-markup-text.h"
 #include "km-mesh-loader.h"
+#include "km-number.h"
 #include "km-skeleton-json.h"
 
 typedef enum
@@ -333,9 +333,7 @@ parse_numbers (Parser     *p,
         break;
       if (count == n)
         goto bad;
-      errno = 0;
-      v = g_ascii_strtod (s, &end);
-      if (end == s || errno == ERANGE || !isfinite (v) ||
+      if (!_km_ascii_strtod_finite (s, &end, &v) ||
           (*end != '\0' && !g_ascii_isspace (*end)) ||
           memchr (s, 'x', (gsize) (end - s)) != NULL ||
           memchr (s, 'X', (gsize) (end - s)) != NULL)
@@ -671,16 +669,16 @@ limit_value (Parser      *p,
              const char  *attr)
 {
   const char *value = find_attr (names, values, attr);
+  gboolean ok;
   char *end;
   double v;
 
   if (value == NULL)
     return NAN;
-  errno = 0;
-  v = g_ascii_strtod (value, &end);
+  ok = _km_ascii_strtod_finite (value, &end, &v);
   while (g_ascii_isspace (*end))
     end++;
-  if (end == value || *end != '\0' || errno == ERANGE || !isfinite (v))
+  if (!ok || *end != '\0')
     {
       km_parse_warning (p->path, attr_pos (p, attr),
                         _("expected a finite number in “%s”; it is left out"), attr);
