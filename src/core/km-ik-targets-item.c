@@ -170,10 +170,13 @@ load_file (KmIkTargetsItem  *self,
 /* The point the keyframes are for (KmTargetTrack's effector offset) and whether they are
  * position only: `effector_offset: [x, y, z]` (metres, in the effector joint's frame) and
  * `position_only: true`, written only when not the defaults; and the joint the moving chain
- * stops below (KmTargetTrack's base), `base: NAME`, written only when there is one. */
+ * stops below (KmTargetTrack's base), `base: NAME`, written only when there is one. A base
+ * that is the effector itself means none (km_target_track_with_base()): ignored with a
+ * warning, as targets.json, which refuses it, would be written without it. */
 static gboolean
 read_tool (KmIkTargetsItem  *self,
            const KmYamlNode *data,
+           KmItemIo         *io,
            GError          **error)
 {
   KmVec3 offset = KM_VEC3_ZERO;
@@ -185,7 +188,16 @@ read_tool (KmIkTargetsItem  *self,
   if ((node = km_yaml_mapping_lookup (data, "base")) != NULL &&
       (base = km_yaml_expect_string (node, error)) == NULL)
     return FALSE;
-  if (base != NULL)
+  if (base != NULL && g_strcmp0 (base, km_target_track_get_effector (self->track)) == 0)
+    {
+      g_autofree char *shown = km_parse_shown_file (base);
+
+      km_item_io_warn (io, node,
+                       /* Translators: %s is a joint name */
+                       _("“base” is ignored: “%s” is the end effector itself, not a joint "
+                         "above it"), shown);
+    }
+  else if (base != NULL)
     {
       aimed = km_target_track_with_base (self->track, base);
       km_target_track_unref (self->track);
@@ -244,7 +256,7 @@ km_ik_targets_item_restore (KmItem           *item,
   if ((node = km_yaml_mapping_lookup (data, "keyframes")) != NULL &&
       (self->track = read_keyframes (node, effector, frame_rate, error)) == NULL)
     return FALSE;
-  return self->track == NULL || read_tool (self, data, error);
+  return self->track == NULL || read_tool (self, data, io, error);
 }
 
 /* Keyframe @i of @track; its euler angles as its file gave them (the user's own triple,

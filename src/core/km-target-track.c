@@ -465,6 +465,9 @@ km_target_track_without_keyframe (const KmTargetTrack *self,
  * km_target_track_with_effector:
  * @effector: (nullable): joint name, NULL for the skeleton's default
  *
+ * The base goes with the copy, unless it is @effector: a base is above the effector, so
+ * the track's base equal to its effector means none (km_target_track_with_base()).
+ *
  * Returns: (transfer full): a new track
  */
 KmTargetTrack *
@@ -478,7 +481,10 @@ km_target_track_with_effector (const KmTargetTrack *self,
   copy = track_alloc (self->n_keyframes, effector, self->frame_rate);
   if (self->n_keyframes > 0)
     memcpy (copy->keyframes, self->keyframes, self->n_keyframes * sizeof (KmTargetKeyframe));
-  return copy_tool (copy, self);
+  copy_tool (copy, self);
+  if (copy->base != NULL && g_strcmp0 (copy->base, copy->effector) == 0)
+    g_clear_pointer (&copy->base, g_free);
+  return copy;
 }
 
 /**
@@ -664,6 +670,10 @@ km_target_track_get_euler (const KmTargetTrack *self,
  * For targets given in a frame that rides on @base's link (a Scenebuilder ik's `ref`):
  * they stay right only while the joints up to @base do not move.
  *
+ * A base is above the effector: @base equal to the track's (named) effector means no base,
+ * NULL, so that no writer writes what targets.json's reader refuses. (Whether the model
+ * has @base above the effector only a solve can tell.)
+ *
  * Returns: (transfer full): a new track
  */
 KmTargetTrack *
@@ -676,7 +686,7 @@ km_target_track_with_base (const KmTargetTrack *self,
 
   copy = km_target_track_with_effector (self, self->effector);
   g_free (copy->base);
-  copy->base = g_strdup (base);
+  copy->base = g_strcmp0 (base, self->effector) != 0 ? g_strdup (base) : NULL;
   return copy;
 }
 

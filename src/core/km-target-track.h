@@ -45,8 +45,8 @@ typedef struct
  * A track may name its end effector (targets.json's `effector`); NULL means the skeleton's
  * default effector (the last leaf joint in file order). It may also name a base joint
  * (km_target_track_with_base()): the joints from the effector up to, not including, the
- * base move; NULL: up to the root. frame_rate is frames per second
- * (default 30); time = frame / frame_rate.
+ * base move; NULL: up to the root. The base is never the named effector (given as the base,
+ * it means none). frame_rate is frames per second (default 30); time = frame / frame_rate.
  *
  * The keyframes are for the effector joint's origin, or for a point fixed in its frame (the
  * effector offset: a tool point, a Scenebuilder end connector); a position-only track

@@ -941,6 +941,88 @@ test_base_kept (void)
     keyed, 1e-9));
 }
 
+/* A base is above the effector: one equal to the effector is no base. targets.json's
+ * reader refuses it, but a track used to keep it (a .cnoid IK targets item's `base:` read
+ * as given, km_target_track_with_base()) and its writer wrote it: a project that opened
+ * fine saved targets that did not open. The track drops it (with a warning from the
+ * .cnoid reader), so every writer leaves it out. */
+static void
+test_base_is_not_the_effector (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                 "arm.cnoid", NULL);
+  g_autoptr(KmTargetTrack) plain = two_keyframes ();
+  g_autoptr(KmTargetTrack) tipped = km_target_track_with_effector (plain, "tip");
+  g_autoptr(KmTargetTrack) self_based = km_target_track_with_base (tipped, "tip");
+  g_autoptr(KmTargetTrack) based = km_target_track_with_base (tipped, "shoulder");
+  g_autoptr(KmTargetTrack) default_based = km_target_track_with_base (plain, "tip");
+  g_autoptr(KmTargetTrack) moved = NULL;
+  g_autoptr(KmTargetTrack) again = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cnoid = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *contents = NULL;
+  const KmTargetTrack *read;
+  GPtrArray *messages;
+  gboolean warned = FALSE;
+
+  g_assert_null (km_target_track_get_base (self_based));
+  g_assert_true (km_target_track_equal (self_based, tipped, 0));
+  g_assert_cmpstr (km_target_track_get_base (based), ==, "shoulder");
+  /* With the default effector (NULL) the track cannot tell: the name is kept. */
+  g_assert_cmpstr (km_target_track_get_base (default_based), ==, "tip");
+  /* Nor does a track get one by being given its base as the effector. */
+  moved = km_target_track_with_effector (based, "shoulder");
+  g_assert_cmpstr (km_target_track_get_effector (moved), ==, "shoulder");
+  g_assert_null (km_target_track_get_base (moved));
+  g_clear_pointer (&moved, km_target_track_unref);
+  moved = km_target_track_with_effector (based, "wrist");
+  g_assert_cmpstr (km_target_track_get_base (moved), ==, "shoulder");
+
+  /* The scenario: an inline item with `effector: X, base: X` opens, with a warning at
+   * the base, and its targets saved as targets.json open again. */
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  {
+    static const char line[] = "                effector: \"EndEffector\"\n";
+    char *at = strstr (contents, line);
+
+    g_assert_nonnull (at);
+    at += strlen (line);
+    cnoid = g_strdup_printf ("%.*s                base: \"EndEffector\"\n%s",
+                             (int) (at - contents), contents, at);
+  }
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new (cnoid, strlen (cnoid));
+
+    project = km_cnoid_load_full (path, bytes, NULL, &error);
+  }
+  g_assert_no_error (error);
+  messages = km_project_get_messages (project);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      const char *m = g_ptr_array_index (messages, i);
+
+      g_test_message ("%s", m);
+      if (strstr (m, "arm.cnoid:37:23: “base” is ignored: “EndEffector” is the end effector "
+                     "itself") != NULL)
+        warned = TRUE;
+    }
+  g_assert_true (warned);
+  read = km_ik_targets_item_get_track (
+    KM_IK_TARGETS_ITEM (find_item (km_project_get_root_item (project), "Targets")));
+  g_assert_cmpstr (km_target_track_get_effector (read), ==, "EndEffector");
+  g_assert_null (km_target_track_get_base (read));
+  text = km_targets_json_to_string (read);
+  g_assert_null (strstr (text, "\"base\""));
+  again = load_string (text, &error);
+  g_assert_no_error (error);
+  /* (targets.json has no frame rate: the item keeps its own) */
+  g_clear_pointer (&moved, km_target_track_unref);
+  moved = km_target_track_with_frame_rate (again, km_target_track_get_frame_rate (read));
+  g_assert_true (km_target_track_equal (moved, read, 1e-9));
+}
+
 /* rev17-cli 8: a file of too many keyframes was read whole (1 GB for 53 MB) and then
  * rejected at 1:1. It is rejected at the first one too many, as it is read: what follows
  * (here not even JSON) is never read. */
@@ -1025,6 +1107,8 @@ main (int   argc,
                    test_euler_from_rotation_shortest);
   g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);
   g_test_add_func ("/kinema/TargetTrack/base-kept", test_base_kept);
+  g_test_add_func ("/kinema/TargetTrack/base-is-not-the-effector",
+                   test_base_is_not_the_effector);
   g_test_add_func ("/kinema/TargetsJson/misspelt-keys-warn", test_misspelt_keys_warn);
 
   return g_test_run ();

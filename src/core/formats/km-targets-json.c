@@ -618,8 +618,10 @@ km_targets_json_load_file (const char  *path,
  * Keyframes in frame order; orientation as euler XYZ degrees (those the file gave, as
  * read, while the rotation is unchanged: keyframe_degrees()); "effector" on every keyframe
  * when the track names one, and likewise "effector_offset" and "position_only" when they
- * are not the defaults (so that a plain track's file is exactly the spec's format); then
- * the keyframe's members that Kinema does not interpret, as the file had them.
+ * are not the defaults (so that a plain track's file is exactly the spec's format), and
+ * "base" when the track has one (never the effector itself, which the reader refuses: a
+ * track does not keep one, km_target_track_with_base(), and it is not written); then the
+ * keyframe's members that Kinema does not interpret, as the file had them.
  *
  * Returns: (transfer full): the file's text
  */
@@ -668,7 +670,7 @@ km_targets_json_to_string (const KmTargetTrack *track)
           km_json_writer_key (writer, "position_only");
           km_json_writer_boolean (writer, TRUE);
         }
-      if (base != NULL)
+      if (base != NULL && g_strcmp0 (base, effector) != 0)
         {
           km_json_writer_key (writer, "base");
           km_json_writer_string (writer, base);
