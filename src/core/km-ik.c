@@ -780,17 +780,29 @@ apply_step (Work         *w,
   enforce_mimic (w, q_trial);
 }
 
-/* Which 1-DOF columns sit on a limit with the step pushing outwards. */
+/*
+ * Which columns sit on a limit with the step pushing outwards: revolute ones and a spherical
+ * joint's (its euler rates where the orientation fit allows them, else its rotation-vector
+ * columns against the angles' limits); prismatic ones in the orientation fit and with
+ * @slides. A slide on its limit that stays in the step loses its part of the step to the
+ * projection, and what is left is no descent direction for the other joints: steps are
+ * rejected and the damping grows. The patient descents, which settle an answer that does not
+ * converge, pass @slides: a target closer than the arm folds (its slide on the shortest)
+ * once ended 0.1-0.2 mm short of the closest fit that way. The restarts' short descents
+ * keep their dynamics (their minima decide which restart converges; seed5's figures).
+ */
 static gboolean
 freeze_blocked (Work         *w,
-                const double *q)
+                const double *q,
+                gboolean      slides)
 {
   gboolean changed = FALSE;
 
   for (guint v = 0; v < w->n_var; v++)
     {
       if (!w->active[v] || w->held[v]
-          || !(w->euler_ok ? w->single[v] || w->euler[v] : w->is_rot[v]))
+          || !(w->euler_ok ? w->single[v] || w->euler[v]
+                           : w->is_rot[v] || (slides && w->single[v])))
         continue;
       if ((q[v] <= w->lo[v] && w->dq[v] < 0) || (q[v] >= w->hi[v] && w->dq[v] > 0))
         {
@@ -962,7 +974,7 @@ descend (Work     *w,
         w->active[v] = w->m_lead[v] == -1;
       if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
         break;
-      for (int round = 0; round < 3 && freeze_blocked (w, w->q); round++)
+      for (int round = 0; round < 3 && freeze_blocked (w, w->q, patient); round++)
         if (!dls_step (w, w->q, e, lambda, w->pull && mu <= 1.0))
           break;
       bound_step (w);
@@ -1293,7 +1305,7 @@ fit_priority (Work  *w,
       for (guint v = 0; v < w->n_var; v++)
         w->active[v] = w->m_lead[v] == -1;
       g = null_step (w, e2, mu);
-      for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q); round++)
+      for (int round = 0; round < 3 && g >= 0 && freeze_blocked (w, w->q, TRUE); round++)
         g = null_step (w, e2, mu);
       /* Stationary over the free joints (to a thousandth of its pull), a frozen joint
        * pulled back inside takes part again; else a stationary point of the orientation
@@ -1901,13 +1913,14 @@ motion_descend (Work   *w,
     {
       Eval unbounded = ev;
 
-      memcpy (w->q_trial, w->q, w->n_var * sizeof (double));
+      /* Kept in q_save: descend() writes its trials into q_trial. */
+      memcpy (w->q_save, w->q, w->n_var * sizeof (double));
       memcpy (w->q, s->seed, w->n_var * sizeof (double));
       w->max_step = CONT_MAX_STEP;
       ev = descend (w, REFINE_ITERATIONS, TRUE);
       if (!eval_converged (w, &ev) && !eval_better (w, &ev, &unbounded))
         {
-          memcpy (w->q, w->q_trial, w->n_var * sizeof (double));
+          memcpy (w->q, w->q_save, w->n_var * sizeof (double));
           ev = unbounded;
         }
     }

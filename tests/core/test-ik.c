@@ -178,6 +178,19 @@ static const JointDef overflow_range[] = {
   { NULL },
 };
 
+/* The folding arm of a Scenebuilder scene (tests of the closest fit inside its inner
+ * sphere): a yaw and a pitch at (0, 0, 0.5), a slide of 0 to 0.2 m along the pitched z,
+ * 0.4 m out along x. The tip is (0, 0, 0.5) + Rz(yaw) Ry(pitch) (0.4, 0, ext + 0.1), so
+ * it stays between √0.17 m and 0.5 m from (0, 0, 0.5). */
+static const JointDef fold3[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "yaw", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.5 }, { 0, 0, 1 }, { LIM (-3, 3), NOLIM, NOLIM } },
+  { "pitch", KM_JOINT_REVOLUTE, "yaw", { 0, 0, 0 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "ext", KM_JOINT_PRISMATIC, "pitch", { 0.4, 0, 0 }, { 0, 0, 1 }, { LIM (0, 0.2), NOLIM, NOLIM } },
+  { "tip", KM_JOINT_FIXED, "ext", { 0, 0, 0.1 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
 static KmSkeleton *
 build_chain (const JointDef *defs)
 {
@@ -745,6 +758,98 @@ test_unreachable (void)
     g_assert_true (fabs (s.rot_err - err[0]) < 1e-6 || fabs (s.rot_err - err[1]) < 1e-6);
   }
   km_ik_solution_clear (&s);
+}
+
+/*
+ * A position closer than the arm folds (inside the inner sphere of fold3, whose every tip is
+ * at least √0.17 m from (0, 0, 0.5)) or further than it reaches (0.5 m): the closest fit is
+ * the sphere's point towards the target, within the limits, so the residual is
+ * √0.17 − d or d − 0.5 for a target d from the centre. Inside, the slide sits on its
+ * shortest, pushed outwards; while it stayed in the steps, the descent crawled and stopped
+ * 0.02-0.2 mm short (0.0962225 for 0.0960828 on the scene's first target). The single
+ * solve and the motion solve (the CLI's `solve`), from the scene's seed and from the
+ * mid-range one; the motion's frames are honest, too (a motion's warm descent once handed
+ * back its last trial with the residuals of another answer).
+ */
+static void
+test_unreachable_inside (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (fold3);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  const KmVec3 centre = { 0, 0, 0.5 };
+  const double inner = sqrt (0.17), outer = 0.5;
+  const KmVec3 targets[] = {
+    { 0.3, 0.1, 0.5 },    /* the scene's t1 */
+    { 0.2, -0.2, 0.4 },   /* the scene's t2 */
+    { -0.1, 0.15, 0.62 },
+    { 0.05, 0.02, 0.45 },
+    { 0.01, -0.004, 0.503 }, /* near the centre: the descent converges slowest */
+    { 0.6, 0.3, 0.9 },    /* beyond the outer reach */
+    { -0.2, -0.5, 0.3 },
+  };
+  const double seeds[2][3] = { { 0, 0.3, 0.05 }, { 0, 0, 0.1 } };
+
+  p->orientation_weight = 0.0;
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (seeds); k++)
+      {
+        g_autoptr(GError) error = NULL;
+        double d = km_vec3_length (km_vec3_sub (targets[i], centre));
+        double best = d < inner ? inner - d : d - outer;
+        KmTransform target;
+        KmIkSolution s = { 0 }, m = { 0 };
+
+        g_assert_true (d < inner || d > outer);
+        km_ik_problem_set_target (p, targets[i], NULL);
+        memcpy (p->seed, seeds[k], sizeof seeds[k]);
+        g_assert_true (km_ik_solve (p, &s, NULL, &error));
+        g_assert_no_error (error);
+        assert_finite_within_limits (p, &s);
+        assert_honest (p, &s);
+        g_assert_false (s.converged);
+        g_test_message ("target %u seed %u: residual %.9g, best %.9g", i, k, s.pos_err, best);
+        g_assert_cmpfloat_with_epsilon (s.pos_err, best, 1e-6);
+
+        target = p->target;
+        g_assert_true (km_ik_solve_trajectory (p, &target, 1, &m, NULL, NULL, NULL, &error));
+        g_assert_no_error (error);
+        assert_finite_within_limits (p, &m);
+        assert_honest (p, &m);
+        g_assert_cmpfloat_with_epsilon (m.pos_err, best, 1e-6);
+        km_ik_solution_clear (&s);
+        km_ik_solution_clear (&m);
+      }
+
+  /* A motion from the first target to the second, inside the inner sphere all the way (a
+   * ball is convex): every frame after the first is solved from the one before. */
+  {
+    g_autoptr(GError) error = NULL;
+    enum { N = 21 };
+    KmTransform path[N];
+    KmIkSolution out[N] = { { 0 } };
+
+    memcpy (p->seed, seeds[0], sizeof seeds[0]);
+    for (guint k = 0; k < N; k++)
+      {
+        double t = k / (N - 1.0);
+
+        path[k].pos = km_vec3_add (km_vec3_scale (targets[0], 1.0 - t),
+                                   km_vec3_scale (targets[1], t));
+        km_mat3_identity (&path[k].rot);
+      }
+    g_assert_true (km_ik_solve_trajectory (p, path, N, out, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    for (guint k = 0; k < N; k++)
+      {
+        double d = km_vec3_length (km_vec3_sub (path[k].pos, centre));
+
+        p->target = path[k];
+        assert_finite_within_limits (p, &out[k]);
+        assert_honest (p, &out[k]);
+        g_assert_cmpfloat_with_epsilon (out[k].pos_err, inner - d, 1e-6);
+        km_ik_solution_clear (&out[k]);
+      }
+  }
 }
 
 /* A motion whose targets lie out of reach of the whole arm (iiwa7, 3 m away while it reaches
@@ -2529,6 +2634,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/gimbal-lock", test_gimbal_lock);
   g_test_add_func ("/kinema/Ik/tree-branch", test_tree_branch);
   g_test_add_func ("/kinema/Ik/unreachable", test_unreachable);
+  g_test_add_func ("/kinema/Ik/unreachable-inside", test_unreachable_inside);
   g_test_add_func ("/kinema/Ik/half-bounded", test_half_bounded);
   g_test_add_func ("/kinema/Ik/seed5-position-priority", test_seed5_position_priority);
   g_test_add_func ("/kinema/Ik/seed5-fit-at-limits", test_seed5_fit_at_limits);
