@@ -103,13 +103,18 @@ struct _KmDocument
    * motion meanwhile (sync_from_project). */
   guint           held_frames;
   double          frame_rate;
-  /* The project's time bar rate as read with it (for one without a time bar, the rate its
-   * time bar showed as it opened; 0 before one is opened): what its pose sequences
+  /* The project's time bar rate as read with it (0: it has none): what its pose sequences
    * play at, and the time bar's rate for a body without a motion of its own. Saves and
    * autosaves write the time bar's state into the project's sections meanwhile; reading
    * them back would make a rate a body showed for a while (an imported one's) the
    * project's, and undo would not bring the rate of before back. */
   double          project_frame_rate;
+  /* The rate the time bar showed as the project opened: for a project without a time bar
+   * (a new one), the rate a save writes as its time bar's and the one a body without a
+   * motion of its own shows, so that it plays at the rate it will play at once the project
+   * is opened again. (Not its pose sequences': they play at their own default then, as
+   * before a save.) */
+  double          opened_frame_rate;
   gboolean        modified;
   gboolean        forced_modified;
   gboolean        saving;          /* a project save runs (_km_document_begin_save) */
@@ -420,8 +425,9 @@ update_frames (KmDocument *self)
         frame_rate = km_animation_get_frame_rate (self->animation);
     }
   /* A body with no motion of its own (one just imported) shows the project's rate. */
-  if (self->targets == NULL && self->animation == NULL && self->project_frame_rate > 0)
-    frame_rate = self->project_frame_rate;
+  if (self->targets == NULL && self->animation == NULL)
+    frame_rate = self->project_frame_rate > 0 ? self->project_frame_rate
+                                              : self->opened_frame_rate;
   if (!(frame_rate > 0) || !isfinite (frame_rate))
     frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
   /* In frames: the last one of the range, one past the motion's or at the minimum length,
@@ -1362,12 +1368,9 @@ set_project (KmDocument *self,
   self->held_frames = 0;
   set_skeleton (self, NULL);
   set_targets (self, NULL);
+  self->opened_frame_rate = 0;
   sync_from_project (self);
-  /* A project without a time bar of its own (a new one) takes the rate its time bar
-   * showed as it opened as its own, for the bodies with no rate of their own as for a
-   * save: they play at the rate they will play at when it is opened again. */
-  if (!(self->project_frame_rate > 0))
-    self->project_frame_rate = self->frame_rate;
+  self->opened_frame_rate = self->frame_rate;
   set_file (self, file);
   /* The caller tells what the file on disk was when it was read. */
   g_clear_pointer (&self->file_identity, g_free);
@@ -3888,7 +3891,9 @@ km_document_get_project_frame_rate (KmDocument *self)
 {
   g_return_val_if_fail (KM_IS_DOCUMENT (self), KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
 
-  return self->project_frame_rate > 0 ? self->project_frame_rate : self->frame_rate;
+  if (self->project_frame_rate > 0)
+    return self->project_frame_rate;
+  return self->opened_frame_rate > 0 ? self->opened_frame_rate : self->frame_rate;
 }
 
 /**
