@@ -15,6 +15,7 @@
 #include "km-cli-commands.h"
 #include "km-error.h"
 #include "km-format.h"
+#include "km-json.h"
 #include "km-target-track.h"
 
 /* Inserts @lines before the summary line of @out, which stays last. */
@@ -50,6 +51,9 @@ describe_handlers (const char *path,
   insert_before_summary (out, lines->str);
 }
 
+/* @n values, comma-separated, each in the shortest text that reads back to it exactly
+ * (km_json_format_number()), as `limits=` writes them on the same output: what `info`
+ * says a file states is what it states, to the last bit. */
 static void
 append_numbers (GString      *out,
                 const double *values,
@@ -59,12 +63,10 @@ append_numbers (GString      *out,
 
   for (guint i = 0; i < n; i++)
     {
-      /* No "-0": a value printed as zero is zero. */
-      double v = fabs (values[i]) < 5e-13 ? 0.0 : values[i];
-
       if (i > 0)
         g_string_append_c (out, ',');
-      g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.6g", v));
+      /* + 0.0: no "-0", a zero is 0. */
+      g_string_append (out, km_json_format_number (buffer, values[i] + 0.0));
     }
 }
 

@@ -314,6 +314,11 @@ static const struct
   { ".dae", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
   { ".stl", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
   { ".obj", 0, { NULL }, N_("meshes, which Kinema reads but does not write") },
+  /* What `solve` and `bench-ik` write (solve's NAME.animation.json in a directory), and
+   * a name a model or targets file would only be taken for an animation by: before
+   * ".json", which the name also ends in. */
+  { ".animation.json", KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION),
+    { [KM_FILE_KIND_ANIMATION] = "KINEMA-ANIMATION-JSON" }, N_("solved animations") },
   { ".json", KM_CLI_KIND_BIT (KM_FILE_KIND_MODEL) | KM_CLI_KIND_BIT (KM_FILE_KIND_TARGETS) |
              KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION),
     { [KM_FILE_KIND_MODEL] = "SKELETON-JSON",
@@ -325,21 +330,27 @@ static const struct
   { ".pseq", KM_CLI_KIND_BIT (KM_FILE_KIND_POSE_SEQ), { NULL }, N_("Choreonoid pose sequences") },
 };
 
-/* The row of output_extensions[] that names @output's extension, or -1. @dot (out): the
- * extension as given. */
+/* The row of output_extensions[] that names @output's extension (the first whose
+ * extension the name ends in, in any case: ".animation.json" before ".json"), or -1.
+ * @dot (out): the extension as given. */
 static int
 find_output_extension (const char  *output,
                        char       **dot)
 {
   g_autofree char *base = g_path_get_basename (output);
-  const char *ext = strrchr (base, '.');
+  gsize length = strlen (base);
 
-  for (guint i = 0; ext != NULL && i < G_N_ELEMENTS (output_extensions); i++)
-    if (g_ascii_strcasecmp (ext, output_extensions[i].extension) == 0)
-      {
-        *dot = g_strdup (ext);
-        return (int) i;
-      }
+  for (guint i = 0; i < G_N_ELEMENTS (output_extensions); i++)
+    {
+      gsize ext_length = strlen (output_extensions[i].extension);
+      const char *ext = length >= ext_length ? base + length - ext_length : NULL;
+
+      if (ext != NULL && g_ascii_strcasecmp (ext, output_extensions[i].extension) == 0)
+        {
+          *dot = g_strdup (ext);
+          return (int) i;
+        }
+    }
   return -1;
 }
 
@@ -826,6 +837,10 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+  /* An output that is a named pipe with no reader yet (`solve -o p & consumer < p`) is
+   * waited for as long as an input pipe's writer is (km_cli_load_options()), not for
+   * ever. */
+  km_format_set_fifo_save_wait (KM_FORMAT_FIFO_WAIT_S);
 
   if (argc < 2)
     {

@@ -421,21 +421,6 @@ check_track_base (SolveItem            *item,
   return FALSE;
 }
 
-/* The error for a body motion of @n_frames frames that Kinema could not read back. */
-static void
-set_too_large (GError  **error,
-               guint64   n_frames)
-{
-  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
-  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
-
-  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
-               /* Translators: the %s is a number of frames, the %u one of MiB */
-               _("a body motion of %s frames for this model would be larger than Kinema "
-                 "reads back (%u MiB)"),
-               frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)));
-}
-
 /* Worker thread: the solved motion as Choreonoid plays it, the body where the solve put
  * it (see km_body_motion_new_from_animation() for the joint ids). */
 static gboolean
@@ -446,7 +431,6 @@ write_body_motion (KmSkeleton         *skeleton,
                    GError            **error)
 {
   g_autoptr(KmBodyMotion) motion = NULL;
-  g_autofree char *text = NULL;
   double rate = km_animation_get_frame_rate (animation);
 
   /* Errors name the output file, untranslated, as a loader's name the input. */
@@ -466,46 +450,15 @@ write_body_motion (KmSkeleton         *skeleton,
       return FALSE;
     }
   /* Nothing Kinema could not read back (km_body_motion_load_file()) is written, and an
-   * earlier file stays. */
-  text = km_body_motion_to_string (motion, NULL);
-  if (strlen (text) > KM_FORMAT_MAX_FILE_SIZE)
-    {
-      set_too_large (error, km_animation_get_n_frames (animation));
-      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
-      return FALSE;
-    }
-  return km_format_save_text (path, text, error);
-}
-
-/* The least size of the body motion of @n_frames frames for @problem's skeleton: the
- * writer's own text for one and two frames, every joint value 0. */
-static guint64
-least_body_motion_size (const KmIkProblem *problem,
-                        double             rate,
-                        guint64            n_frames)
-{
-  guint64 sizes[2] = { 0, 0 };
-
-  for (guint n = 1; n <= 2; n++)
-    {
-      g_autoptr(KmAnimation) animation = km_animation_new (problem->skeleton, n);
-      g_autoptr(KmBodyMotion) motion = NULL;
-      g_autofree char *text = NULL;
-
-      motion = km_body_motion_new_from_animation (problem->skeleton, animation, rate,
-                                                  &problem->root_pose, NULL);
-      if (motion == NULL)
-        return 0;  /* said by the writer */
-      text = km_body_motion_to_string (motion, NULL);
-      sizes[n - 1] = strlen (text);
-    }
-  return sizes[0] + (n_frames - 1) * (sizes[1] - sizes[0]);
+   * earlier file stays: the writer counts the motion's bytes, and its numbers and lists as
+   * the reader counts them (km_body_motion_check_size()). */
+  return km_body_motion_save (motion, path, error);
 }
 
 /*
  * Whether what @item is to write for the @n_frames frames @problem solves could be read
- * back (at most KM_FORMAT_MAX_FILE_SIZE, km_animation_json_check_size()): checked before
- * the solve, counting every value at its shortest; else @error, said of the targets.
+ * back (km_animation_json_check_size(), km_body_motion_check_size()): checked before the
+ * solve, counting every value at its shortest; else @error, said of the targets.
  */
 static gboolean
 check_output_size (const SolveShared  *shared,
@@ -520,10 +473,10 @@ check_output_size (const SolveShared  *shared,
     {
       double rate = km_target_track_get_frame_rate (track);
 
+      /* A rate no body motion has: said by the writer. */
       if (!(rate > 0 && rate <= KM_BODY_MOTION_MAX_RATE)
-          || least_body_motion_size (problem, rate, n_frames) <= KM_FORMAT_MAX_FILE_SIZE)
+          || km_body_motion_check_size (problem->skeleton, rate, n_frames, &size_error))
         return TRUE;
-      set_too_large (&size_error, n_frames);
     }
   else if (km_animation_json_check_size (shared->skeleton, n_frames, &size_error))
     return TRUE;

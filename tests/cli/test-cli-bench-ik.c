@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 
@@ -497,6 +498,34 @@ test_project_targets_not_loaded (void)
   km_test_remove_tree (dir);
 }
 
+/* -o a named pipe with no reader: the open waited for one for ever (rev21 finding 1); now
+ * as long as an input pipe's writer is waited for, then refused, exit 1. */
+static void
+test_output_fifo (void)
+{
+  g_autofree char *chain = data_path ("ur10.urdf");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-XXXXXX");
+  g_autofree char *frames = g_build_filename (dir, "frames.json", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "out.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: a pipe "
+                                               "with no reader (none came within 10 "
+                                               "seconds)\n", fifo);
+  g_auto(Run) run = { 0 };
+
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      km_test_remove_tree (dir);
+      return;
+    }
+  g_assert_true (g_file_set_contents (frames, "[{\"frame\": 0, \"pos\": [0.6, 0.2, 0.5], "
+                                              "\"euler\": [0, 90, 0]}]\n", -1, NULL));
+  run_cli (&run, NULL, "bench-ik", "--mode", "cold", "-o", fifo, chain, frames, NULL);
+  if (run.status != 1 || !g_str_has_suffix (run.err, expected))
+    g_error ("exit %d: “%s”", run.status, run.err);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -516,6 +545,7 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/bench-ik/escaped-names", test_escaped_names);
   g_test_add_func ("/kinema/cli/bench-ik/chain-dof", test_chain_dof);
   g_test_add_func ("/kinema/cli/bench-ik/overflow-refused", test_overflow_refused);
+  g_test_add_func ("/kinema/cli/bench-ik/output-fifo", test_output_fifo);
   g_test_add_func ("/kinema/cli/bench-ik/project-targets-not-loaded",
                    test_project_targets_not_loaded);
   return g_test_run ();

@@ -4,9 +4,12 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "km-error.h"
@@ -149,7 +152,8 @@ test_convert_body (void)
 }
 
 /* `info` shows the linked joints of a Scenebuilder scene (its gears), the pose it states
- * (its joints' pos values) and its IK target. */
+ * (its joints' pos values) and its IK target, every number so that it reads back exactly,
+ * as `limits=` (30° is 0.5235987755982988 rad, not 0.523599: rev21 finding 3). */
 static void
 test_info_scenebuilder (void)
 {
@@ -178,9 +182,10 @@ test_info_scenebuilder (void)
                    "joint=shoulder type=revolute parent=base dof=1 axis=0,1,0 "
                    "limits=-1.5707963267948966:1.5707963267948966\n"
                    "joint=elbow type=revolute parent=shoulder dof=1 axis=0,1,0 limits=-2.5:2.5\n"
-                   "initial_pose=0.523599,-0.785398\n"
+                   "initial_pose=0.5235987755982988,-0.7853981633974483\n"
                    "target=reach effector=elbow frame=0 pos=0.25,0,0.5 "
-                   "quaternion=0.991445,0,-0.130526,0 offset=0,0,0.3 position_only\n"
+                   "quaternion=0.9914448613738104,0,-0.13052619222005157,0 offset=0,0,0.3 "
+                   "position_only\n"
                    "joints=3 dof=2\n");
 }
 
@@ -1263,6 +1268,119 @@ test_convert_joint_ids_note (void)
     }
 }
 
+/* An OUTPUT that is a named pipe: with no reader, open(2) of it waited for one for ever
+ * (rev21 finding 1); now it is waited for as an input pipe's writer is, then refused,
+ * exit 1. With a reader (a named pipe, or a pipe by its /dev/fd/N name as `>(cat)` gives
+ * it) the file is written as before. */
+static void
+test_convert_output_fifo (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "red-box.body", NULL);
+  g_autofree char *fifo = g_build_filename (tmp_dir, "fifo.urdf", NULL);
+  g_autofree char *expected = g_strdup_printf ("kinema-cli: %s: cannot write the file: a pipe "
+                                               "with no reader (none came within 10 "
+                                               "seconds)\n", fifo);
+  g_autofree char *direct = g_build_filename (tmp_dir, "fifo-direct.urdf", NULL);
+  g_autofree char *direct_text = NULL;
+  g_autoptr(GString) got = g_string_new (NULL);
+  char buffer[4096];
+  gssize n;
+  int fd;
+
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      return;
+    }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "convert", model, fifo, NULL);
+    g_assert_cmpint (run.status, ==, 1);
+    g_assert_true (g_str_has_suffix (run.err, expected));
+    g_assert_cmpstr (run.out, ==, "");
+  }
+
+  /* What the file is, written to a file. */
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "convert", model, direct, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_file_get_contents (direct, &direct_text, NULL, NULL));
+  }
+  /* A reader first (the file is far smaller than a pipe holds). */
+  fd = g_open (fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, >=, 0);
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "convert", model, fifo, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+  }
+  while ((n = read (fd, buffer, sizeof buffer)) > 0)
+    g_string_append_len (got, buffer, n);
+  close (fd);
+  g_assert_cmpstr (got->str, ==, direct_text);
+
+  /* An anonymous pipe by its /dev/fd/N name, the reader this test. */
+  {
+    g_autoptr(GSubprocessLauncher) launcher = NULL;
+    g_autoptr(GSubprocess) process = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int fds[2];
+
+    g_string_truncate (got, 0);
+    g_assert_cmpint (pipe (fds), ==, 0);
+    launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                          G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    g_subprocess_launcher_take_fd (launcher, fds[1], 5);
+    process = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("KINEMA_CLI"),
+                                           "convert", "--to", "URDF", model, "/dev/fd/5",
+                                           NULL);
+    g_assert_no_error (error);
+    /* The launcher holds the write end until it goes: then only the command has it. */
+    g_clear_object (&launcher);
+    while ((n = read (fds[0], buffer, sizeof buffer)) > 0)
+      g_string_append_len (got, buffer, n);
+    close (fds[0]);
+    g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, &error));
+    g_assert_no_error (error);
+    if (g_subprocess_get_exit_status (process) != 0)
+      g_error ("exit %d: “%s”", g_subprocess_get_exit_status (process), err);
+    g_assert_cmpstr (got->str, ==, direct_text);
+  }
+  g_unlink (direct);
+  g_unlink (fifo);
+}
+
+/* `.animation.json` is an animation's name (solve's batch mode writes NAME.animation.json,
+ * which it then refused to overwrite with an animation): a model or targets file is not
+ * written there, as it is not into `.seq` (rev21 finding 2). */
+static void
+test_convert_animation_extension (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "red-box.body", NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "targets-two-arms.json",
+                                                    NULL);
+  const char *names[] = { "o1.animation.json", "o2.Animation.JSON" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *output = g_build_filename (tmp_dir, names[i], NULL);
+      g_auto(Run) run = { 0 };
+      g_auto(Run) run_targets = { 0 };
+
+      run_cli (&run, NULL, "convert", model, output, NULL);
+      assert_output_refused (&run, output, NULL);
+      g_assert_nonnull (strstr (run.err, "is for solved animations"));
+      run_cli (&run_targets, NULL, "convert", targets, output, NULL);
+      assert_output_refused (&run_targets, output, NULL);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1304,6 +1422,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Cli/convert-keeps-default-effector",
                    test_convert_keeps_default_effector);
   g_test_add_func ("/kinema/Cli/convert-joint-ids-note", test_convert_joint_ids_note);
+  g_test_add_func ("/kinema/Cli/convert-output-fifo", test_convert_output_fifo);
+  g_test_add_func ("/kinema/Cli/convert-animation-extension",
+                   test_convert_animation_extension);
 
   status = g_test_run ();
   /* Shared by all the tests, so removed here rather than when the first test ends. */

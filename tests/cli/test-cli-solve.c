@@ -6,8 +6,10 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "km-animation-json.h"
@@ -1144,6 +1146,61 @@ test_output_too_large (void)
     g_assert_cmpstr (text, ==, old);
   }
 
+  /* Into a body motion (-o X.seq): a 1000-joint chain's 67000 frames are more numbers and
+   * lists than Kinema reads back of one (67670000: 1001 for the joint values and 9 for the
+   * root link each frame, counted as the reader counts them), though its bytes (201 MB)
+   * and its joint values alone (67000000) are not: refused before the solve (rev21
+   * finding 4), said of the targets, naming the motion's frames, and an earlier .seq
+   * stays as it was. */
+  {
+    g_auto(Run) run = { 0, };
+    g_autofree char *chain = g_build_filename (dir, "chain.json", NULL);
+    g_autofree char *chain_targets = g_build_filename (dir, "chain-targets.json", NULL);
+    g_autofree char *seq_expected = g_strdup_printf ("%s: a body motion of 67000 frames for "
+                                                     "this model would be larger than Kinema "
+                                                     "reads back", chain_targets);
+    g_autoptr(GString) json = g_string_new ("{\"root_name\": \"R\", \"joints\": [{\"name\": "
+                                            "\"R\", \"type\": \"fixed\", \"offset\": [0, 0, "
+                                            "0]}");
+    g_autofree char *seq_text = NULL;
+    g_autofree char *seq_old = NULL;
+    g_autoptr(KmAnimation) short_animation = km_animation_new (skeleton, 2);
+    g_autoptr(KmBodyMotion) motion = NULL;
+
+    for (guint i = 0; i < 1000; i++)
+      {
+        g_autofree char *parent = i == 0 ? g_strdup ("R") : g_strdup_printf ("J%u", i - 1);
+
+        g_string_append_printf (json, ", {\"name\": \"J%u\", \"type\": \"revolute\", "
+                                "\"parent\": \"%s\", \"offset\": [0, 0, 0.01], "
+                                "\"axis\": [0, 1, 0], \"limits\": [-3, 3]}", i, parent);
+      }
+    g_string_append (json, "]}\n");
+    g_assert_true (g_file_set_contents (chain, json->str, -1, NULL));
+    g_assert_true (g_file_set_contents (chain_targets,
+                                        "[{\"frame\": 0, \"pos\": [0, 0, 5], "
+                                        "\"euler\": [0, 0, 0], \"effector\": \"J999\"},\n"
+                                        " {\"frame\": 66999, \"pos\": [0, 0, 5], "
+                                        "\"euler\": [0, 0, 0], \"effector\": \"J999\"}]\n",
+                                        -1, NULL));
+    /* An earlier body motion, which the command may replace. */
+    motion = km_body_motion_new_from_animation (skeleton, short_animation, 30, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (km_body_motion_save (motion, seq, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (seq, &seq_old, NULL, NULL));
+
+    run_cli (&run, NULL, "solve", chain, chain_targets, "-o", seq, NULL);
+    if (run.status != 1 || !g_str_has_prefix (run.err, seq_expected))
+      g_error ("exit %d: “%s”", run.status, run.err);
+    g_assert_nonnull (strstr (run.err, "nothing was solved or written\n"));
+    g_assert_cmpstr (run.out, ==, "");
+    g_assert_true (g_file_get_contents (seq, &seq_text, NULL, NULL));
+    g_assert_cmpstr (seq_text, ==, seq_old);
+    g_unlink (chain);
+    g_unlink (chain_targets);
+  }
+
   /* The count is a least size: a real animation is no smaller, and one that fits passes. */
   g_assert_true (km_animation_json_check_size (skeleton, 1000, &error));
   g_assert_no_error (error);
@@ -1837,6 +1894,62 @@ test_handler_report_prefix (void)
   g_rmdir (dir);
 }
 
+/* An output that is a named pipe with no reader: `solve -o FIFO` and the batch mode's
+ * DIR/NAME.animation.json waited for one for ever (rev21 finding 1); now each waits as
+ * long as an input pipe's writer is waited for, then is refused, exit 1. Both run at once. */
+static void
+test_output_fifo (void)
+{
+  g_autofree char *skeleton_path = data_path ("skeleton.json");
+  g_autofree char *targets_path = data_path ("targets.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-solve-XXXXXX");
+  g_autofree char *batch = g_build_filename (dir, "batch", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "single.json", NULL);
+  g_autofree char *other = g_build_filename (dir, "walk.json", NULL);
+  g_autofree char *batch_fifo = g_build_filename (batch, "targets.animation.json", NULL);
+  g_autofree char *batch_other = g_build_filename (batch, "walk.animation.json", NULL);
+  const char *cli = g_getenv ("KINEMA_CLI");
+  GSubprocess *processes[2];
+  const char *fifos[2] = { fifo, batch_fifo };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (batch, 0700), ==, 0);
+  if (mkfifo (fifo, 0600) != 0 || mkfifo (batch_fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      km_test_remove_tree (dir);
+      return;
+    }
+  g_assert_true (g_file_set_contents (other, "[{\"frame\": 0, \"pos\": [0.3, 0.1, 0.2], "
+                                             "\"euler\": [0, 0, 0]}]\n", -1, NULL));
+  processes[0] = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, cli, "solve",
+                                   skeleton_path, targets_path, "-o", fifo, NULL);
+  g_assert_no_error (error);
+  processes[1] = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, cli, "solve",
+                                   skeleton_path, targets_path, other, "-o", batch, NULL);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (processes); i++)
+    {
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: a pipe with "
+                                                   "no reader (none came within 10 "
+                                                   "seconds)\n", fifos[i]);
+
+      g_assert_true (g_subprocess_communicate_utf8 (processes[i], NULL, NULL, &out, &err,
+                                                    &error));
+      g_assert_no_error (error);
+      if (g_subprocess_get_exit_status (processes[i]) != 1 || strstr (err, expected) == NULL)
+        g_error ("%u: exit %d: “%s”", i, g_subprocess_get_exit_status (processes[i]), err);
+      g_object_unref (processes[i]);
+    }
+  /* The batch's other animation is written all the same. */
+  g_assert_true (g_file_test (batch_other, G_FILE_TEST_IS_REGULAR));
+  km_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1863,6 +1976,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/effector-link-name", test_effector_link_name);
   g_test_add_func ("/kinema/cli/solve/base-errors", test_base_errors);
   g_test_add_func ("/kinema/cli/solve/output-too-large", test_output_too_large);
+  g_test_add_func ("/kinema/cli/solve/output-fifo", test_output_fifo);
   g_test_add_func ("/kinema/cli/solve/mimic-master-off-path", test_mimic_master_off_path);
   g_test_add_func ("/kinema/cli/solve/output-refusals", test_output_refusals);
   g_test_add_func ("/kinema/cli/solve/batch-refused", test_batch_refused);

@@ -4,12 +4,18 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "km-animation.h"
 #include "km-animation-json.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-json.h"
 #include "test-util.h"
 #include "km-test-tmp.h"
@@ -325,6 +331,90 @@ test_stats_huge_residuals (void)
   g_assert_true (stats.mean_rot_err == sum_rot / G_N_ELEMENTS (small));
 }
 
+/* km_animation_json_save()'s own refusals, whatever its caller checked before: an
+ * animation with more values than the reader takes (KM_JSON_MAX_NODES) is refused before
+ * its text is made, located at the file, and the file there stays as it was. */
+static void
+test_save_too_large (void)
+{
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
+  g_autoptr(KmAnimation) animation = km_animation_new (skeleton, KM_ANIMATION_MAX_FRAMES);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-animation-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "long.animation.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: an animation of 1000001 frames for this "
+                                               "model would be larger than Kinema reads back",
+                                               path);
+  g_autofree char *now = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *old = "{\"frames\": []}\n";
+
+  g_assert_true (g_file_set_contents (path, old, -1, NULL));
+  /* 1000001 frames of 20 values (a spherical joint's 11, two others' 3 each, each frame's
+   * 3): more than KM_JSON_MAX_NODES, as the check before a solve says too. */
+  g_assert_false (km_animation_json_check_size (skeleton, KM_ANIMATION_MAX_FRAMES, NULL));
+  g_assert_false (km_animation_json_save (animation, path, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_true (g_str_has_prefix (error->message, expected));
+  g_assert_true (g_file_get_contents (path, &now, NULL, NULL));
+  g_assert_cmpstr (now, ==, old);
+  g_unlink (path);
+  km_test_remove_tree (dir);
+}
+
+/* A named pipe as the file: one with no reader is refused (by default at once: the editor
+ * saves on its main thread; rev21 finding 1, where the save waited for ever), as "a pipe
+ * with no reader"; waited for when asked (kinema-cli), then refused saying how long; one
+ * with a reader gets the file. */
+static void
+test_save_fifo (void)
+{
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
+  g_autoptr(KmAnimation) animation = example_animation (skeleton);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-animation-XXXXXX");
+  g_autofree char *fifo = g_build_filename (dir, "pipe.animation.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s: cannot write the file: a pipe with no "
+                                               "reader", fifo);
+  g_autofree char *waited = g_strdup_printf ("%s (none came within 1 second)", expected);
+  g_autofree char *text = km_animation_json_to_string (animation);
+  g_autoptr(GString) got = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  char buffer[4096];
+  gssize n;
+  int fd;
+
+  if (mkfifo (fifo, 0600) != 0)
+    {
+      g_test_skip ("mkfifo is not supported here");
+      km_test_remove_tree (dir);
+      return;
+    }
+  g_assert_false (km_animation_json_save (animation, fifo, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+
+  km_format_set_fifo_save_wait (1);
+  g_assert_false (km_animation_json_save (animation, fifo, &error));
+  km_format_set_fifo_save_wait (0);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO);
+  g_assert_cmpstr (error->message, ==, waited);
+  g_clear_error (&error);
+
+  /* A reader first (the file is far smaller than a pipe holds: the save cannot block). */
+  fd = g_open (fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (km_animation_json_save (animation, fifo, &error));
+  g_assert_no_error (error);
+  while ((n = read (fd, buffer, sizeof buffer)) > 0)
+    g_string_append_len (got, buffer, n);
+  g_assert_cmpint (n, ==, 0);
+  close (fd);
+  g_assert_cmpstr (got->str, ==, text);
+  g_assert_true (g_file_test (fifo, G_FILE_TEST_EXISTS));
+  g_unlink (fifo);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -337,6 +427,8 @@ main (int   argc,
   g_test_add_func ("/kinema/AnimationJson/euler-quaternion-agree", test_euler_quaternion_agree);
   g_test_add_func ("/kinema/AnimationJson/mismatch-warning", test_mismatch_warning);
   g_test_add_func ("/kinema/AnimationJson/invalid", test_invalid_files);
+  g_test_add_func ("/kinema/AnimationJson/save-too-large", test_save_too_large);
+  g_test_add_func ("/kinema/AnimationJson/save-fifo", test_save_fifo);
 
   return g_test_run ();
 }

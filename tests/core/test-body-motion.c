@@ -938,6 +938,64 @@ test_motion_file_item (void)
                  km_pose_seq_item_get_body (KM_POSE_SEQ_ITEM (pose_seq)));
 }
 
+/* A chain of @n revolute joints under a fixed root, without joint ids (one value each). */
+static KmSkeleton *
+chain_skeleton (guint n)
+{
+  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"R\", \"joints\": [{\"name\": "
+                                          "\"R\", \"type\": \"fixed\", \"offset\": [0, 0, 0]}");
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *parent = i == 0 ? g_strdup ("R") : g_strdup_printf ("J%u", i - 1);
+
+      g_string_append_printf (json, ", {\"name\": \"J%u\", \"type\": \"revolute\", "
+                              "\"parent\": \"%s\", \"offset\": [0, 0, 0.01], "
+                              "\"axis\": [0, 1, 0], \"limits\": [-3, 3]}", i, parent);
+    }
+  g_string_append (json, "]}");
+  skeleton = km_skeleton_json_load ("chain.json", json->str, json->len, &error);
+  g_assert_no_error (error);
+  return skeleton;
+}
+
+/* km_body_motion_check_size() counts what the reader counts (rev21 finding 4): per frame
+ * 1 + 1000 joint values and 9 for the root link, so 67000 frames of a 1000-joint chain
+ * (67 670 000 numbers and lists, 201 MB) are more than it reads (67108864), though their
+ * joint values alone (67 000 000) and their bytes are not; 66442 frames (67 106 420) are
+ * read. More frames than the reader takes are refused too, and a model with more joint
+ * values than a body motion holds as the writer refuses it. */
+static void
+test_check_size (void)
+{
+  g_autoptr(KmSkeleton) chain = chain_skeleton (1000);
+  g_autoptr(KmSkeleton) one = chain_skeleton (1);
+  g_autoptr(KmSkeleton) wide = chain_skeleton (KM_BODY_MOTION_MAX_PARTS + 1);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_body_motion_check_size (chain, 30, 0, &error));
+  g_assert_true (km_body_motion_check_size (chain, 30, 66442, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_body_motion_check_size (chain, 30, 67000, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "a body motion of 67000 frames for this model would be "
+                                       "larger than Kinema reads back (256 MiB, 67108864 "
+                                       "numbers and lists)");
+  g_clear_error (&error);
+
+  g_assert_true (km_body_motion_check_size (one, 1e6, KM_BODY_MOTION_MAX_FRAMES, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_body_motion_check_size (one, 1e6, KM_BODY_MOTION_MAX_FRAMES + 1,
+                                             &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_clear_error (&error);
+
+  g_assert_false (km_body_motion_check_size (wide, 30, 1, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -961,6 +1019,7 @@ main (int   argc,
   g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);
   g_test_add_func ("/kinema/MotionFileItem/restored", test_motion_file_item);
   g_test_add_func ("/kinema/BodyMotionItem/escaped-file", test_item_escaped_file);
+  g_test_add_func ("/kinema/BodyMotion/check-size", test_check_size);
 
   return g_test_run ();
 }

@@ -1252,6 +1252,118 @@ km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
   return g_steal_pointer (&self);
 }
 
+/* Reading back ------------------------------------------------------------------------ */
+
+/*
+ * The numbers and lists in a frame of @self's frames that the reader counts against its
+ * limit (KM_YAML_DEFAULT_MAX_VALUES: km_yaml_parse_with_tables() counts each item of a
+ * table, a list as one): for the joint values, the frame's list and each value; for the
+ * link poses, the frame's list of links and, per link, its list and its numbers (the root
+ * link alone: 9).
+ */
+static guint64
+frame_values (const KmBodyMotion *self)
+{
+  guint64 n = 0;
+
+  if (self->joints != NULL)
+    n += 1 + (guint64) self->n_joints;
+  if (self->link_component >= 0)
+    n += 1 + (guint64) self->n_links * (1 + link_part_length (self));
+  return n;
+}
+
+/* Whether a file of @size bytes and @n_frames frames of @n_values numbers and lists in
+ * all is one the reader reads back (km_body_motion_load_file()). */
+static gboolean
+is_readable (guint64 size,
+             guint64 n_frames,
+             guint64 n_values)
+{
+  return size <= KM_FORMAT_MAX_FILE_SIZE && n_frames <= KM_BODY_MOTION_MAX_FRAMES
+         && n_values <= KM_YAML_DEFAULT_MAX_VALUES;
+}
+
+static void
+set_too_large (GError  **error,
+               guint64   n_frames)
+{
+  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
+  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
+
+  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+               /* Translators: the %s is a number of frames, the first %u one of MiB, the
+                * second one of numbers and lists */
+               _("a body motion of %s frames for this model would be larger than Kinema "
+                 "reads back (%u MiB, %u numbers and lists)"),
+               frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)),
+               (guint) KM_YAML_DEFAULT_MAX_VALUES);
+}
+
+/* The body motion of @n_frames frames for @skeleton with every number in its frames one
+ * character (the joint values 0, the root link at the origin: 0, 0, 0, 1, 0, 0, 0), the
+ * least text a motion of as many frames for it takes; @size (out): that text's length. */
+static KmBodyMotion *
+least_motion (KmSkeleton  *skeleton,
+              guint        n_frames,
+              double       frame_rate,
+              guint64     *size,
+              GError     **error)
+{
+  g_autoptr(KmAnimation) animation = km_animation_new (skeleton, n_frames);
+  g_autofree char *text = NULL;
+  KmBodyMotion *motion;
+
+  motion = km_body_motion_new_from_animation (skeleton, animation, frame_rate, NULL, error);
+  if (motion == NULL)
+    return NULL;   /* more joint values per frame than a body motion holds */
+  for (gsize f = 0; f < (gsize) motion->n_frames * motion->n_links; f++)
+    km_transform_identity (&motion->links[f]);
+  text = km_body_motion_to_string (motion, NULL);
+  *size = strlen (text);
+  return motion;
+}
+
+/**
+ * km_body_motion_check_size:
+ * @skeleton: the model
+ * @frame_rate: frames per second, above 0 and at most KM_BODY_MOTION_MAX_RATE
+ * @n_frames: the frames of an animation for @skeleton
+ * @error: where the error goes
+ *
+ * Whether the body motion km_body_motion_new_from_animation() makes of @n_frames frames
+ * for @skeleton could be read back: see the header.
+ *
+ * Returns: %TRUE when it could
+ */
+gboolean
+km_body_motion_check_size (KmSkeleton  *skeleton,
+                           double       frame_rate,
+                           guint64      n_frames,
+                           GError     **error)
+{
+  g_autoptr(KmBodyMotion) one = NULL;
+  g_autoptr(KmBodyMotion) two = NULL;
+  guint64 size_one = 0, size_two = 0, size;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (frame_rate > 0 && frame_rate <= KM_BODY_MOTION_MAX_RATE, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (n_frames == 0)
+    return TRUE;
+  if ((one = least_motion (skeleton, 1, frame_rate, &size_one, error)) == NULL ||
+      (two = least_motion (skeleton, 2, frame_rate, &size_two, error)) == NULL)
+    return FALSE;
+  size = size_one + (n_frames - 1) * (size_two - size_one);
+  if (is_readable (size, n_frames, n_frames * frame_values (one)))
+    return TRUE;
+  set_too_large (error, n_frames);
+  return FALSE;
+}
+
+/* Writes atomically (km_format_save_text()); refuses, writing nothing, a motion that
+ * Kinema could not read back (km_body_motion_check_size()). */
 gboolean
 km_body_motion_save (const KmBodyMotion  *self,
                      const char          *path,
@@ -1263,7 +1375,14 @@ km_body_motion_save (const KmBodyMotion  *self,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = km_body_motion_to_string (self, NULL);
+  if (is_readable (0, self->n_frames, (guint64) self->n_frames * frame_values (self)))
+    text = km_body_motion_to_string (self, NULL);
+  if (text == NULL || !is_readable (strlen (text), self->n_frames, 0))
+    {
+      set_too_large (error, self->n_frames);
+      km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
+      return FALSE;
+    }
   return km_format_save_text (path, text, error);
 }
 

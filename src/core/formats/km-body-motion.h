@@ -142,7 +142,27 @@ KmBodyMotion       *km_body_motion_new_from_animation (const KmSkeleton  *skelet
                                                      double               frame_rate,
                                                      const KmTransform   *root_pose,
                                                      GError             **error);
-/* km_body_motion_to_string() written to @path atomically (km_format_save_text()). */
+/*
+ * Whether Kinema could read back (km_body_motion_load_file()) the body motion that
+ * km_body_motion_new_from_animation() makes of @n_frames frames for @skeleton at
+ * @frame_rate: at most KM_BODY_MOTION_MAX_FRAMES frames, KM_FORMAT_MAX_FILE_SIZE bytes
+ * and KM_YAML_DEFAULT_MAX_VALUES numbers and lists in its frames, counted as the reader
+ * counts them (per frame: its list of joint values and each value, its list of links, the
+ * root link's list and its 7 numbers). The size counts every number at its shortest, so
+ * only what certainly cannot be read is refused, before anything is solved (`kinema-cli
+ * solve -o X.seq`); km_body_motion_save() checks the motion and its text themselves.
+ * Else @error, KM_PARSE_ERROR_LIMIT for the caller to locate: "a body motion of N frames
+ * for this model would be larger than Kinema reads back (…)", or the one of
+ * km_body_motion_new_from_animation() for a model with too many joint values.
+ */
+gboolean            km_body_motion_check_size       (KmSkeleton          *skeleton,
+                                                     double               frame_rate,
+                                                     guint64              n_frames,
+                                                     GError             **error);
+/* km_body_motion_to_string() written to @path atomically (km_format_save_text()). A
+ * motion Kinema could not read back (more frames, bytes, or numbers and lists than
+ * km_body_motion_check_size() allows) is refused, nothing written: the error, located at
+ * @path, as km_body_motion_check_size() says it. */
 gboolean            km_body_motion_save             (const KmBodyMotion  *self,
                                                      const char          *path,
                                                      GError             **error);

@@ -1245,6 +1245,60 @@ write_all (int         fd,
   return TRUE;
 }
 
+/* How long a save waits for the reader of a named pipe that has none, in seconds
+ * (km_format_set_fifo_save_wait()); 0: not at all. */
+static gint fifo_save_wait_s;
+
+/* How often a save waiting for a pipe's reader tries to open it again. */
+#define FIFO_SAVE_RETRY_US (20 * 1000)
+
+void
+km_format_set_fifo_save_wait (guint seconds)
+{
+  g_atomic_int_set (&fifo_save_wait_s, (gint) MIN (seconds, (guint) G_MAXINT / 1000));
+}
+
+/*
+ * Opens @target, a file to be written in place (not a file or a folder), for writing. A
+ * named pipe (also an anonymous one by its name, /dev/fd/N): open(2) of one blocks until
+ * a reader opens it, for ever when none does (`convert m.body fifo.urdf` with nothing
+ * reading), so it is opened without blocking, as a read of one is (read_fifo()). A reader
+ * that is there (`-o >(cat)`) is then written to blocking, as before; with none (ENXIO),
+ * the open is tried again until one comes, at most km_format_set_fifo_save_wait()'s time
+ * (none: at once), then fails with ENXIO, which set_write_error() says as "a pipe with no
+ * reader".
+ */
+static int
+open_in_place (const char *target)
+{
+  GStatBuf st;
+  gint64 deadline;
+  int fd, flags, saved_errno;
+
+  if (g_stat (target, &st) != 0 || !S_ISFIFO (st.st_mode))
+    return g_open (target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  deadline = g_get_monotonic_time ()
+             + (gint64) g_atomic_int_get (&fifo_save_wait_s) * G_TIME_SPAN_SECOND;
+  while ((fd = g_open (target, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+
+      if (errno == EINTR)
+        continue;
+      if (errno != ENXIO || left <= 0)
+        return -1;
+      g_usleep ((gulong) MIN (left, FIFO_SAVE_RETRY_US));
+    }
+  if ((flags = fcntl (fd, F_GETFL)) < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+    {
+      saved_errno = errno;
+      close (fd);
+      errno = saved_errno;
+      return -1;
+    }
+  return fd;
+}
+
 /* Something that is not a file or a folder (/dev/null, a pipe) is written in place: a
  * rename would replace the device node itself. */
 static gboolean
@@ -1253,7 +1307,7 @@ write_in_place (const char *target,
                 gsize       length,
                 int        *saved_errno)
 {
-  int fd = g_open (target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  int fd = open_in_place (target);
   gboolean ok;
 
   if (fd < 0)
@@ -1331,7 +1385,27 @@ set_write_error (GError     **error,
                  int          saved_errno)
 {
   g_autofree char *shown = km_parse_shown_file (path);
+  GStatBuf st;
 
+  /* ENXIO from a named pipe: its open found no reader (open_in_place()). */
+  if (saved_errno == ENXIO && g_stat (path, &st) == 0 && S_ISFIFO (st.st_mode))
+    {
+      guint wait_s = (guint) g_atomic_int_get (&fifo_save_wait_s);
+
+      if (wait_s == 0)
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+                     _("%s: cannot write the file: a pipe with no reader"), shown);
+      else
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+                     /* Translators: %u is a number of seconds */
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "%s: cannot write the file: a pipe with no reader (none "
+                                  "came within %u second)",
+                                  "%s: cannot write the file: a pipe with no reader (none "
+                                  "came within %u seconds)", wait_s),
+                     shown, wait_s);
+      return;
+    }
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
                _("%s: cannot write the file: %s"), shown, g_strerror (saved_errno));
 }

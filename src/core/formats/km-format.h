@@ -114,8 +114,16 @@ GBytes          *km_format_read_whole_file (const char     *path,
                                           gsize             max_size,
                                           GError          **error);
 /* How long kinema-cli waits for a writer to a named pipe that has none
- * (KmFormatLoadOptions.fifo_wait_s). */
+ * (KmFormatLoadOptions.fifo_wait_s), and for a reader of one it is to write
+ * (km_format_set_fifo_save_wait()). */
 #define KM_FORMAT_FIFO_WAIT_S 10
+/* How long a save (km_format_save_data_full()) to a named pipe that has no reader waits
+ * for one, in seconds, in this process: 0 (the default) refuses it at once, “PATH: cannot
+ * write the file: a pipe with no reader”, since the editor saves on its main thread and
+ * must never wait; kinema-cli sets KM_FORMAT_FIFO_WAIT_S (`convert m.body p &
+ * consumer < p`), then says “(none came within N seconds)”. A pipe with a reader
+ * (`-o >(cat)`) is written at once, whatever the setting. */
+void             km_format_set_fifo_save_wait (guint           seconds);
 /* The SHA-256 (hex) of what @file holds, read in chunks; NULL with a GIO error
  * (G_IO_ERROR_NOT_FOUND: there is none). The bytes, not the file's time: a `touch`, or the
  * same bytes written again, is no change. */
@@ -132,7 +140,8 @@ gboolean         km_format_save_text     (const char       *path,
 /* The same for @length bytes (-1: up to the NUL); errors “PATH: cannot write the file:
  * REASON” (G_FILE_ERROR; PATH as km_parse_shown_file() shows it). Not atomic where there is nothing to replace: the file standard
  * output goes to (/dev/stdout, by any name) is written at its position through stdout,
- * and a pipe, terminal or device (/dev/stderr, /dev/null) in place. */
+ * and a pipe, terminal or device (/dev/stderr, /dev/null) in place (a named pipe without
+ * a reader: km_format_set_fifo_save_wait()). */
 gboolean         km_format_save_data     (const char       *path,
                                           const char       *data,
                                           gssize            length,
