@@ -52,6 +52,7 @@ struct _KmItemTree
   GtkListView        *list_view;
   GtkPopover         *rename_popover;
   GtkEntry           *rename_entry;
+  GtkLabel           *rename_error;   /* why a joint's new name was refused */
   GtkPopover         *context_menu;
 
   /* Owned */
@@ -921,12 +922,22 @@ point_popover_at (KmItemTree *self,
   gtk_popover_set_pointing_to (popover, &rect);
 }
 
+/* Shows @reason under the rename entry, or hides it (%NULL). */
+static void
+show_rename_error (KmItemTree *self,
+                   const char *reason)
+{
+  gtk_label_set_text (self->rename_error, reason != NULL ? reason : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->rename_error), reason != NULL);
+}
+
 static void
 popup_rename (KmItemTree *self,
               const char *name,
               GtkWidget  *row)
 {
   gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), name);
+  show_rename_error (self, NULL);
   point_popover_at (self, self->rename_popover, row, -1, -1);
   gtk_popover_popup (self->rename_popover);
   gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
@@ -960,7 +971,7 @@ start_joint_rename (KmItemTree *self,
 }
 
 /* Renames the joint being renamed (one undoable step, Rename Joint); FALSE when the name is
- * refused (said in Messages; the popover stays for another try). */
+ * refused (said under the entry and in Messages; the popover stays for another try). */
 static gboolean
 rename_joint (KmItemTree *self,
               const char *name)
@@ -983,6 +994,7 @@ rename_joint (KmItemTree *self,
       km_document_log (self->document, G_LOG_LEVEL_WARNING,
                        /* Translators: a joint's name, then why it could not be renamed */
                        _("Could not rename joint “%s”: %s"), old_name, error->message);
+      show_rename_error (self, error->message);
       return FALSE;
     }
   km_document_edit_skeleton (self->document, edited, _("Rename Joint"), name);
@@ -1006,6 +1018,16 @@ rename_entry_activate_cb (KmItemTree *self)
   g_clear_object (&self->renaming);
   self->renaming_joint = -1;
   gtk_popover_popdown (self->rename_popover);
+}
+
+/* The user types another name: the refused one is gone, and so is its reason. */
+static void
+rename_entry_changed_cb (KmItemTree *self)
+{
+  g_assert (KM_IS_ITEM_TREE (self));
+
+  if (gtk_widget_get_visible (GTK_WIDGET (self->rename_error)))
+    show_rename_error (self, NULL);
 }
 
 static void
@@ -1421,7 +1443,9 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, list_view);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_entry);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_popover);
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_error);
   gtk_widget_class_bind_template_callback (widget_class, rename_entry_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rename_entry_changed_cb);
 
   gtk_widget_class_install_action (widget_class, "tree.rename", NULL, rename_action);
   gtk_widget_class_install_action (widget_class, "tree.delete", NULL, delete_action);

@@ -209,19 +209,25 @@ configure_length_spin (GtkSpinButton *spin,
   GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
 
   gtk_spin_button_set_digits (spin, unit.digits + 1);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 5);
   gtk_spin_button_set_increments (spin, unit.step, unit.step * 10.0);
   gtk_adjustment_set_lower (adjustment, -1000.0 * unit.scale);
   gtk_adjustment_set_upper (adjustment, 1000.0 * unit.scale);
 }
 
-/* Angle limits up to a hundred turns (±36000° or ±200π rad), in @unit. */
+/* Angle limits up to a hundred turns (±36000° or ±200π rad), in @unit. In radians with the
+ * Pose tab's digits (km_unit_for_angle()), not two more, and a character wider: "rad"
+ * beside the field takes the room "°" leaves it, and "-6.28319" was cut off at the pane's
+ * width (rev21-gui finding 8). A limit shown rounded stays exact until it is typed
+ * (km-number-field.c). */
 static void
 configure_angle_limit_spin (GtkSpinButton *spin,
                             KmUnit         unit)
 {
   GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
 
-  gtk_spin_button_set_digits (spin, angle_digits (unit, 3));
+  gtk_spin_button_set_digits (spin, unit.scale == 1.0 ? unit.digits : 3);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), unit.scale == 1.0 ? 6 : 5);
   gtk_spin_button_set_increments (spin, unit.step, unit.step * 10.0);
   gtk_adjustment_set_lower (adjustment, -200.0 * G_PI * unit.scale);
   gtk_adjustment_set_upper (adjustment, 200.0 * G_PI * unit.scale);

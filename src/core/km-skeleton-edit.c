@@ -18,12 +18,18 @@
  * draft's array order is the sibling order of the result: the build emits a preorder in
  * which the children of a joint come in array order, so an inserted joint takes the place
  * of the joint it is inserted above, and a new child or copy goes after its siblings.
+ *
+ * The result keeps the source's default end effector (km_skeleton_get_default_effector()),
+ * renamed or moved: a new leaf after it in the preorder would otherwise take over. When it
+ * gets children, the last leaf below it (the new end of its chain) does; when it is
+ * deleted, the result's own default (its last leaf in preorder).
  */
 
 typedef struct
 {
   KmJoint    j;        /* j.name and j.link_name owned; j.parent is a draft index */
   GPtrArray *shapes;   /* KmShape, owned references; NULL when none */
+  gboolean   effector; /* the source's default end effector (not its copies) */
 } DraftJoint;
 
 typedef struct
@@ -71,6 +77,7 @@ draft_init (Draft            *d,
             const KmSkeleton *skeleton)
 {
   guint n = km_skeleton_get_n_joints (skeleton);
+  int effector = km_skeleton_get_default_effector (skeleton);
 
   d->source = skeleton;
   d->joints = g_array_sized_new (FALSE, TRUE, sizeof (DraftJoint), n + 1);
@@ -86,6 +93,7 @@ draft_init (Draft            *d,
       dj.j.link_name = g_strdup (dj.j.link_name);
       shapes = km_skeleton_get_shapes (skeleton, i, &n_shapes);
       dj.shapes = shapes_copy (shapes, n_shapes);
+      dj.effector = (int) i == effector;
       g_array_append_val (d->joints, dj);
     }
 }
@@ -253,6 +261,17 @@ add_to_builder (Draft             *d,
     km_skeleton_builder_add_shape (builder, index, g_ptr_array_index (dj->shapes, s));
 }
 
+/* The last child of @joint in array order (the last in the result's preorder), or -1. */
+static int
+draft_last_child (Draft *d,
+                  guint  joint)
+{
+  for (guint c = d->joints->len; c-- > 0;)
+    if (draft_get (d, c)->j.parent == (int) joint)
+      return (int) c;
+  return -1;
+}
+
 static KmSkeleton *
 draft_build (Draft   *d,
              GError **error)
@@ -266,8 +285,20 @@ draft_build (Draft   *d,
   int root = -1;
 
   for (guint i = 0; i < d->joints->len; i++)
-    if (draft_get (d, i)->j.parent < 0)
-      root = (int) i;
+    {
+      if (draft_get (d, i)->j.parent < 0)
+        root = (int) i;
+      if (draft_get (d, i)->effector)
+        {
+          /* A default effector is a leaf: one that got children hands over to the last
+           * leaf below it, the new end of its chain. */
+          guint e = i;
+
+          for (int c = draft_last_child (d, e); c >= 0; c = draft_last_child (d, e))
+            e = (guint) c;
+          km_skeleton_builder_set_default_effector (builder, draft_get (d, e)->j.name);
+        }
+    }
   g_assert (root >= 0);
 
   /* Preorder, children in array order: push them in reverse. */

@@ -36,6 +36,9 @@ struct _KmSkeleton
    * joint linked to it within its limits (km_skeleton_get_mimic_range()); NULL without
    * links. */
   double   *mimic_range;
+  /* The default end effector an edit kept (km_skeleton_builder_set_default_effector()), a
+   * leaf; -1 when it is the last leaf in file order. */
+  int       default_effector;
 };
 
 typedef struct
@@ -52,6 +55,7 @@ struct _KmSkeletonBuilder
   GArray    *joints;          /* BuilderJoint, file order */
   char      *root_name;
   char      *model_name;
+  char      *default_effector;
   GPtrArray *handlers;
   KmSkeletonUnlinkFunc unlink_func;
   gpointer   unlink_data;
@@ -225,6 +229,7 @@ km_skeleton_builder_free (KmSkeletonBuilder *self)
   g_ptr_array_unref (self->handlers);
   g_free (self->root_name);
   g_free (self->model_name);
+  g_free (self->default_effector);
   g_free (self);
 }
 
@@ -430,6 +435,26 @@ km_skeleton_builder_set_model_name (KmSkeletonBuilder *self,
 
   g_free (self->model_name);
   self->model_name = model_name != NULL && model_name[0] != '\0' ? g_strdup (model_name) : NULL;
+}
+
+/**
+ * km_skeleton_builder_set_default_effector:
+ * @name: (nullable): a joint's name, %NULL for the last leaf in file order
+ *
+ * The end effector the built skeleton has when nothing names one
+ * (km_skeleton_get_default_effector()), so that an edit keeps the one the skeleton had
+ * before it. Ignored when the skeleton has no such joint or it is not a leaf (a default
+ * effector is one; the writers list it last, km_skeleton_dup_write_order(), so that the
+ * file reads back with the same one).
+ */
+void
+km_skeleton_builder_set_default_effector (KmSkeletonBuilder *self,
+                                          const char        *name)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->default_effector);
+  self->default_effector = g_strdup (name);
 }
 
 /**
@@ -1066,6 +1091,14 @@ builder_build (KmSkeletonBuilder  *self,
     }
   skel->root_name = g_strdup (skel->joints[0].name);
   skel->model_name = g_strdup (self->model_name);
+  skel->default_effector = -1;
+  if (self->default_effector != NULL)
+    {
+      int effector = km_skeleton_find_joint (skel, self->default_effector);
+
+      if (effector > 0 && skel->joints[effector].subtree_end == (guint) effector + 1)
+        skel->default_effector = effector;
+    }
   g_ptr_array_add (self->handlers, NULL);
   skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
   g_ptr_array_set_size (self->handlers, self->handlers->len - 1);
@@ -1323,7 +1356,8 @@ km_skeleton_find_ancestor (const KmSkeleton *self,
 /**
  * km_skeleton_get_default_effector:
  *
- * The end effector when nothing names one: the last leaf joint in file order.
+ * The end effector when nothing names one: the last leaf joint in file order, or the leaf
+ * an edit kept (km_skeleton_builder_set_default_effector()).
  *
  * Returns: a topological joint index
  */
@@ -1335,6 +1369,8 @@ km_skeleton_get_default_effector (const KmSkeleton *self)
 
   g_return_val_if_fail (self != NULL, -1);
 
+  if (self->default_effector > 0)
+    return self->default_effector;
   for (guint t = 0; t < self->n_joints; t++)
     {
       const KmJoint *j = &self->joints[t];
@@ -1352,12 +1388,12 @@ km_skeleton_get_default_effector (const KmSkeleton *self)
  * km_skeleton_dup_write_order:
  *
  * The order in which a writer lists the joints so that the file reads back with the same
- * default end effector (km_skeleton_get_default_effector(): the last leaf in file order):
- * parents first, and as close to file order as that allows. A file that lists parents
- * first is written in its own order (its last joint is the default effector), so it reads
- * back with the same topological and DOF order. In one that lists a child before its
- * parent, such a child comes right after its parent (with its own such children), and
- * the default effector last of all.
+ * default end effector (km_skeleton_get_default_effector(): the last leaf in file order,
+ * or the leaf an edit kept): parents first, and as close to file order as that allows. A
+ * file that lists parents first is written in its own order (its last joint is the default
+ * effector), so it reads back with the same topological and DOF order. In one that lists
+ * a child before its parent, such a child comes right after its parent (with its own such
+ * children), and the default effector last of all.
  *
  * Returns: (transfer full) (array): n_joints topological joint indices
  */

@@ -182,6 +182,8 @@ void                km_skeleton_builder_set_max_velocity (KmSkeletonBuilder     
                                                           double                   velocity);
 void                km_skeleton_builder_set_model_name   (KmSkeletonBuilder       *builder,
                                                           const char              *model_name);
+void                km_skeleton_builder_set_default_effector (KmSkeletonBuilder   *builder,
+                                                              const char          *name);
 void                km_skeleton_builder_add_shape        (KmSkeletonBuilder       *builder,
                                                           guint                    joint,
                                                           KmShape                 *shape);

@@ -4,6 +4,7 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-document-skeleton.h"
@@ -509,6 +510,64 @@ test_structural_edits (Fixture       *f,
   g_assert_cmpstr (under, ==, "Free\nCam\n");
 }
 
+/* rev21-gui finding 9: F2 on a joint's row with a name another joint has left the popover
+ * open with the refused name and nothing visible said why (the warning went to the end of
+ * Messages, scrolled away). The reason shows under the entry, as the Skeleton tab shows it
+ * under its fields; it goes when the user types, and does not come back with the popover. */
+static void
+test_rename_refused_shows_reason (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  GtkEditable *entry = km_item_tree_get_rename_entry (f->tree);
+  GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (entry), GTK_TYPE_POPOVER);
+  GtkWidget *reason = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (f->tree),
+                                                                 KM_TYPE_ITEM_TREE,
+                                                                 "rename_error"));
+  int idler = find (f, "Idler");
+
+  g_assert_nonnull (reason);
+  g_assert_true (gtk_widget_get_ancestor (reason, GTK_TYPE_POPOVER) == popover);
+  g_assert_true (gtk_selection_model_select_item (selection, (guint) position_of_joint (f, "Idler"),
+                                                  TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.rename", NULL));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_false (gtk_widget_get_visible (reason));
+
+  gtk_editable_set_text (entry, "Pinion");
+  g_signal_emit_by_name (entry, "activate");
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_cmpint (find (f, "Idler"), ==, idler);
+  g_assert_true (gtk_widget_get_visible (reason));
+  g_assert_true (gtk_widget_get_mapped (reason));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (reason)), "“Pinion”"));
+  g_assert_true (test_app_has_message (f->document, 0, "Pinion", NULL));
+
+  /* Typing another name: the reason goes. */
+  gtk_editable_set_text (entry, "Pinion2");
+  g_assert_false (gtk_widget_get_visible (reason));
+
+  /* Refused again, then the popover closed and opened anew: no old reason. */
+  gtk_editable_set_text (entry, "Base");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (gtk_widget_get_visible (reason));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.rename", NULL));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (popover));
+  g_assert_false (gtk_widget_get_visible (reason));
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "Idler");
+
+  gtk_editable_set_text (entry, "Wheel");
+  g_signal_emit_by_name (entry, "activate");
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (popover));
+  g_assert_cmpint (find (f, "Wheel"), ==, idler);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -525,6 +584,8 @@ main (int    argc,
               fixture_setup, test_structural_edits, fixture_teardown);
   g_test_add ("/kinema/ItemTree/joints/delete-key-on-joint-row", Fixture, NULL,
               fixture_setup, test_delete_key_on_joint_row, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/joints/rename-refused-shows-reason", Fixture, NULL,
+              fixture_setup, test_rename_refused_shows_reason, fixture_teardown);
 
   return g_test_run ();
 }

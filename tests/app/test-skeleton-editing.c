@@ -1896,9 +1896,29 @@ test_export_scene_body_keeps_pose (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
-/* Targets that name no effector follow the last leaf joint: adding a leaf elsewhere must
- * not move the effector (the motion would change completely). The edit names the old
- * effector on the targets, in the same undo step. */
+static KmTargetTrack *
+targets_track (Fixture *f)
+{
+  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
+                                             KM_TYPE_IK_TARGETS_ITEM);
+
+  g_assert_nonnull (item);
+  return km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+}
+
+static const char *
+effector_name (Fixture *f)
+{
+  int effector = km_document_get_effector (f->document);
+
+  g_assert_cmpint (effector, >=, 0);
+  return km_skeleton_get_joint (skeleton (f), (guint) effector)->name;
+}
+
+/* Targets that name no effector follow the skeleton's default effector: adding a leaf
+ * elsewhere must not move the effector (the motion would change completely). The edited
+ * skeleton keeps its default effector (km_skeleton_get_default_effector()), so the
+ * targets follow the same joint without naming it; one undo step. */
 static void
 test_add_leaf_keeps_effector (Fixture       *f,
                               gconstpointer  data)
@@ -1920,9 +1940,9 @@ test_add_leaf_keeps_effector (Fixture       *f,
   next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
                                      KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
   g_assert_no_error (error);
-  /* By the default rule alone, the new leaf would be the effector. */
+  /* The new leaf is the last one of the preorder, but the default stays. */
   g_assert_cmpstr (km_skeleton_get_joint (next, (guint) km_skeleton_get_default_effector (next))->name,
-                   ==, "Extra");
+                   ==, effector_name);
   g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
   km_skeleton_unref (next);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
@@ -1930,35 +1950,97 @@ test_add_leaf_keeps_effector (Fixture       *f,
   effector = km_document_get_effector (f->document);
   g_assert_cmpstr (km_skeleton_get_joint (skeleton (f), (guint) effector)->name, ==, effector_name);
   track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
-  g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
-
-  /* One undo: the skeleton and the targets as they were. */
-  g_assert_true (km_document_undo (f->document));
-  g_assert_cmpint (find (f, "Extra"), <, 0);
-  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
   g_assert_null (km_target_track_get_effector (track));
+
+  /* One undo: the skeleton as it was, and the same effector either way. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "Extra"), <, 0);
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpstr (km_skeleton_get_joint (skeleton (f), (guint) effector)->name, ==, effector_name);
   g_assert_true (km_document_redo (f->document));
-  track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item));
-  g_assert_cmpstr (km_target_track_get_effector (track), ==, effector_name);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "Extra"), >=, 0);
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpstr (km_skeleton_get_joint (skeleton (f), (guint) effector)->name, ==, effector_name);
 }
 
-static KmTargetTrack *
-targets_track (Fixture *f)
+/* A UR5-like chain as skeleton.json (no IK targets): base_link … wrist_3 ─ tool0. */
+static const char ur5_like_json[] =
+  "{ \"root_name\": \"base_link\", \"joints\": [\n"
+  "  { \"name\": \"base_link\", \"parent\": null, \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+  "  { \"name\": \"shoulder_pan\", \"parent\": \"base_link\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0, 0.089], \"axis\": [0, 0, 1] },\n"
+  "  { \"name\": \"shoulder_lift\", \"parent\": \"shoulder_pan\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0.136, 0], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"elbow\", \"parent\": \"shoulder_lift\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, -0.12, 0.425], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"wrist_1\", \"parent\": \"elbow\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0, 0.392], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"wrist_2\", \"parent\": \"wrist_1\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0.093, 0], \"axis\": [0, 0, 1] },\n"
+  "  { \"name\": \"wrist_3\", \"parent\": \"wrist_2\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0, 0.095], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"tool0\", \"parent\": \"wrist_3\", \"type\": \"fixed\", \"offset\": [0, 0.082, 0] }\n"
+  "] }\n";
+
+/* rev21-gui finding 3: a model just imported has no IK targets, so its end effector is the
+ * skeleton's default one. Skeleton → Add Child Joint on the effector's parent made the new
+ * leaf the effector (the last leaf in file order), so K, the solve and the drag acted on it,
+ * and the saved model reopened with it. The effector stays, also after save and reopen. */
+static void
+test_add_child_keeps_default_effector (Fixture       *f,
+                                       gconstpointer  data)
 {
-  KmItem *item = km_item_find_child_by_type (km_document_get_body_item (f->document),
-                                             KM_TYPE_IK_TARGETS_ITEM);
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "ur5.json", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "ur5.cnoid", NULL);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  int effector;
 
-  g_assert_nonnull (item);
-  return km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
-}
+  g_assert_nonnull (dir);
+  g_assert_true (g_file_set_contents (json_path, ur5_like_json, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (f->document, json_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpint (find (f, "tool0"), >=, 0);
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_cmpstr (effector_name (f), ==, "tool0");
 
-static const char *
-effector_name (Fixture *f)
-{
-  int effector = km_document_get_effector (f->document);
+  select_joint (f, "wrist_3");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "joint1"), >=, 0);
+  g_assert_cmpstr (parent_name (f, "joint1"), ==, "wrist_3");
+  g_assert_cmpstr (effector_name (f), ==, "tool0");
 
+  /* Saved (the model file written back) and reopened: still tool0. */
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  loaded = load_skeleton_json (json_path);
+  g_assert_cmpint (km_skeleton_find_joint (loaded, "joint1"), >=, 0);
+  effector = km_skeleton_get_default_effector (loaded);
+  g_assert_cmpstr (km_skeleton_get_joint (loaded, (guint) effector)->name, ==, "tool0");
+
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_cmpint (km_skeleton_find_joint (km_document_get_skeleton (reopened), "joint1"), >=, 0);
+  effector = km_document_get_effector (reopened);
   g_assert_cmpint (effector, >=, 0);
-  return km_skeleton_get_joint (skeleton (f), (guint) effector)->name;
+  g_assert_cmpstr (km_skeleton_get_joint (km_document_get_skeleton (reopened),
+                                          (guint) effector)->name, ==, "tool0");
+  km_document_cancel_solve (reopened);
+  test_app_spin ();
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+  km_test_remove_tree (dir);
 }
 
 /* Skeleton → Delete Joint on the joint the targets belong to hands them to its parent,
@@ -2125,12 +2207,13 @@ test_new_skeleton_chain_moves (Fixture       *f,
     }
 }
 
-/* The effector the edit names on the targets (test_add_leaf_keeps_effector) makes them
- * the item's own; undo gives back the item as it was read, still the reference to its
- * targets.json, as Set Keyframe's undo does. */
+/* The effector an edit names on the targets (deleting the effector joint hands them to its
+ * parent, test_delete_effector_names_parent) makes them the item's own; undo gives back the
+ * item as it was read, still the reference to its targets.json, as Set Keyframe's undo
+ * does. Adding a leaf leaves them as they are (test_add_leaf_keeps_effector). */
 static void
-test_add_leaf_undo_keeps_targets_file (Fixture       *f,
-                                       gconstpointer  data)
+test_effector_edit_undo_keeps_targets_file (Fixture       *f,
+                                            gconstpointer  data)
 {
   g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
   g_autofree char *project_path = g_build_filename (dir, "p.cnoid", NULL);
@@ -2144,7 +2227,7 @@ test_add_leaf_undo_keeps_targets_file (Fixture       *f,
   KmItem *targets_item;
   KmItem *body;
   KmSkeleton *next;
-  int elbow;
+  int elbow, end;
 
   g_assert_nonnull (dir);
   targets_item = km_item_find_child_by_type (km_document_get_body_item (f->document),
@@ -2175,6 +2258,20 @@ test_add_leaf_undo_keeps_targets_file (Fixture       *f,
                                      &error);
   g_assert_no_error (error);
   g_assert_true (km_document_edit_skeleton (reopened, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)), ==,
+                   "targets.json");
+  g_assert_null (km_target_track_get_effector (
+    km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
+  g_assert_true (km_document_undo (reopened));
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+
+  end = km_skeleton_find_joint (km_document_get_skeleton (reopened), "EndEffector");
+  g_assert_cmpint (end, >=, 0);
+  next = km_skeleton_edit_delete (km_document_get_skeleton (reopened), (guint) end, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (reopened, next, "Delete Joint", NULL));
   km_skeleton_unref (next);
   g_assert_true (test_app_wait_idle_solve (reopened, 20000));
   /* The edited targets are the item's own until saved. */
@@ -3076,6 +3173,83 @@ test_spherical_fits_pane (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (child (f, "limit_axis_0"))));
 }
 
+/* The GtkText a spin button shows its value in. */
+static GtkWidget *
+spin_text (GtkSpinButton *spin)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (spin)); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_TEXT (c))
+      return c;
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* Whether @spin's whole text fits the width its text has. */
+static gboolean
+text_fits (GtkSpinButton *spin)
+{
+  GtkWidget *text = spin_text (spin);
+  g_autoptr(PangoLayout) layout =
+    gtk_widget_create_pango_layout (text, gtk_editable_get_text (GTK_EDITABLE (spin)));
+  int width = 0;
+
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  g_test_message ("“%s”: %d px in %d px (field %d px)", gtk_editable_get_text (GTK_EDITABLE (spin)),
+                  width, gtk_widget_get_width (text), gtk_widget_get_width (GTK_WIDGET (spin)));
+  return width <= gtk_widget_get_width (text);
+}
+
+/* rev21-gui finding 8: in radians, the limit fields of a joint limited to ±2π cut their
+ * value off ("-6.2831", "6.28319" for ±6.283185) in the pane at its usual width, while
+ * degrees ("-360.000") fit. They show it at the Pose tab's precision, whole, and keep the
+ * exact value. */
+static void
+test_radian_limits_fit (Fixture       *f,
+                        gconstpointer  data)
+{
+  GtkSpinButton *min = child (f, "min_0");
+  GtkSpinButton *max = child (f, "max_0");
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *next;
+  int pane = 0;
+
+  gtk_widget_get_size_request (f->inspector, &pane, NULL);
+  g_assert_cmpint (pane, >, 0);
+  gtk_window_set_default_size (GTK_WINDOW (f->window), pane, 700);
+  next = km_skeleton_edit_set_limit (skeleton (f), (guint) find (f, "Elbow"), 0, TRUE,
+                                     -2.0 * G_PI, 2.0 * G_PI, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Set Limits", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  select_joint (f, "Elbow");
+  g_object_set (f->inspector, "angle-unit", "radians", NULL);
+  test_app_spin ();
+  g_test_message ("window %d px, pane %d px", gtk_widget_get_width (f->window), pane);
+  g_assert_cmpint (gtk_widget_get_width (f->window), <=, pane + 40);
+
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "-6.283");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (max)), ==, "6.283");
+  g_assert_true (text_fits (min));
+  g_assert_true (text_fits (max));
+  g_assert_cmpfloat (gtk_spin_button_get_value (max), ==, 2.0 * G_PI);
+
+  /* Left as shown, the limit stays exact; typed, it takes the typed number. */
+  type_into (max, "6.283");
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->limits[0].max,
+                     ==, 2.0 * G_PI);
+  type_into (max, "6.2831853");
+  g_assert_cmpfloat (km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->limits[0].max,
+                     ==, 6.2831853);
+
+  g_object_set (f->inspector, "angle-unit", "degrees", NULL);
+  test_app_spin ();
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "-360.000");
+  g_assert_true (text_fits (min));
+  g_assert_true (text_fits (max));
+}
+
 /* Making the master of a linked (mimic) joint Fixed, or deleting it, drops the link: the
  * message view names the follower that now moves on its own (an export then has no link
  * for it); a follower made Fixed itself, or an edit that keeps the link, is not named. */
@@ -3174,8 +3348,10 @@ main (int    argc,
   ADD ("/kinema/JointInspector/save-skeleton-as-leaves-builtin",
        test_save_skeleton_as_leaves_builtin);
   ADD ("/kinema/JointInspector/add-leaf-keeps-effector", test_add_leaf_keeps_effector);
-  ADD ("/kinema/JointInspector/add-leaf-undo-keeps-targets-file",
-       test_add_leaf_undo_keeps_targets_file);
+  ADD ("/kinema/JointInspector/add-child-keeps-default-effector",
+       test_add_child_keeps_default_effector);
+  ADD ("/kinema/JointInspector/effector-edit-undo-keeps-targets-file",
+       test_effector_edit_undo_keeps_targets_file);
   ADD ("/kinema/JointInspector/delete-effector-names-parent", test_delete_effector_names_parent);
   ADD ("/kinema/JointInspector/rename-effector-not-deleted", test_rename_effector_not_deleted);
   ADD ("/kinema/JointInspector/rename-named-effector", test_rename_named_effector);
@@ -3190,6 +3366,7 @@ main (int    argc,
   ADD ("/kinema/JointInspector/length-unit-millimetres", test_length_unit_millimetres);
   ADD ("/kinema/JointInspector/angle-unit-radians", test_angle_unit_radians);
   ADD ("/kinema/JointInspector/spherical-fits-pane", test_spherical_fits_pane);
+  ADD ("/kinema/JointInspector/radian-limits-fit", test_radian_limits_fit);
   ADD ("/kinema/SkeletonOutline/rows", test_outline);
   ADD ("/kinema/SkeletonOutline/scrolls-to-selected", test_outline_scrolls_to_selected);
 #undef ADD

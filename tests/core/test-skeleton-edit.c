@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "km-skeleton-edit.h"
+#include "formats/km-skeleton-json.h"
 
 /* base (fixed) ─ torso (rev Z) ┬ neck (spherical) ─ head (fixed)
  *                              └ l_shoulder (rev X, rotated) ─ l_elbow (rev Y, box + cone)
@@ -796,6 +797,93 @@ test_mimic_unreachable (void)
   g_clear_error (&error);
 }
 
+static const char *
+default_effector_name (const KmSkeleton *s)
+{
+  int e = km_skeleton_get_default_effector (s);
+
+  g_assert_cmpint (e, >, 0);
+  return km_skeleton_get_joint (s, (guint) e)->name;
+}
+
+/* The skeleton read back from its skeleton.json text. */
+static KmSkeleton *
+reread (const KmSkeleton *s)
+{
+  g_autofree char *text = km_skeleton_json_to_string (s);
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *back = km_skeleton_json_load ("skeleton.json", text, strlen (text), &error);
+
+  g_assert_no_error (error);
+  return back;
+}
+
+/* An edit keeps the end effector the skeleton had when nothing names one (a body without
+ * IK targets): a new leaf after it in the preorder, or a rebuild in preorder of a file
+ * that listed it elsewhere, does not take over; so does the file the result is saved to. */
+static void
+test_keep_default_effector (void)
+{
+  g_autoptr(KmSkeleton) s = make_skeleton ();
+  g_autoptr(KmSkeleton) child = NULL;
+  g_autoptr(KmSkeleton) child_back = NULL;
+  g_autoptr(KmSkeleton) dup = NULL;
+  g_autoptr(KmSkeleton) renamed = NULL;
+  g_autoptr(KmSkeleton) grown = NULL;
+  g_autoptr(KmSkeleton) deleted = NULL;
+  g_autoptr(KmSkeleton) ordered = NULL;
+  g_autoptr(KmSkeleton) ordered_edit = NULL;
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  int index = -1;
+
+  g_assert_cmpstr (default_effector_name (s), ==, "l_hand");
+
+  /* A child of the effector's parent: a sibling after it, the last leaf of the preorder. */
+  child = km_skeleton_edit_add_child (s, (guint) find (s, "l_slide"), NULL, KM_JOINT_REVOLUTE,
+                                      km_vec3 (0, 0, 0.1), &index, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (index, >, find (child, "l_hand"));
+  g_assert_cmpstr (default_effector_name (child), ==, "l_hand");
+  /* The new joint keeps its place among the siblings. */
+  g_assert_cmpint (index, ==, find (child, "l_hand") + 1);
+  child_back = reread (child);
+  g_assert_cmpstr (default_effector_name (child_back), ==, "l_hand");
+
+  dup = km_skeleton_edit_duplicate (s, (guint) find (s, "l_slide"), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (dup), ==, "l_hand");
+
+  /* Renamed, it is still the effector (under its new name). */
+  renamed = km_skeleton_edit_set_name (child, (guint) find (child, "l_hand"), "tool", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (renamed), ==, "tool");
+
+  /* With a child of its own it is no leaf: the new leaf below it takes over. */
+  grown = km_skeleton_edit_add_child (child, (guint) find (child, "l_hand"), "tip",
+                                      KM_JOINT_FIXED, KM_VEC3_ZERO, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (grown), ==, "tip");
+
+  /* Deleted, it hands over to its parent (the last leaf again). */
+  deleted = km_skeleton_edit_delete (s, (guint) find (s, "l_hand"), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (deleted), ==, "l_slide");
+
+  /* A file whose last leaf is not the last one of the preorder: base, b, a, a1 (child of
+   * a, listed last) has a1; a preorder rebuild (base, a, a1, b) kept it too. */
+  km_skeleton_builder_add_joint (b, "base", KM_JOINT_FIXED, NULL);
+  km_skeleton_builder_add_joint (b, "a", KM_JOINT_FIXED, "base");
+  km_skeleton_builder_add_joint (b, "b", KM_JOINT_FIXED, "base");
+  km_skeleton_builder_add_joint (b, "a1", KM_JOINT_FIXED, "a");
+  ordered = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (ordered), ==, "a1");
+  ordered_edit = km_skeleton_edit_set_name (ordered, (guint) find (ordered, "b"), "c", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (default_effector_name (ordered_edit), ==, "a1");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -809,6 +897,7 @@ main (int   argc,
   g_test_add_func ("/kinema/SkeletonEdit/add-insert", test_add_insert);
   g_test_add_func ("/kinema/SkeletonEdit/add-child-axis", test_add_child_axis);
   g_test_add_func ("/kinema/SkeletonEdit/add-child-unknown-effort", test_add_child_unknown_effort);
+  g_test_add_func ("/kinema/SkeletonEdit/keep-default-effector", test_keep_default_effector);
   g_test_add_func ("/kinema/SkeletonEdit/delete", test_delete);
   g_test_add_func ("/kinema/SkeletonEdit/duplicate", test_duplicate);
   g_test_add_func ("/kinema/SkeletonEdit/mirror-name", test_mirror_name);
