@@ -55,7 +55,9 @@
  * edited pose differs from the motion at the current frame it is "unkeyed" (pose-unkeyed),
  * the time bar says so, and the frame change that replaces it logs that once. A joint
  * edit's undo and redo go back to the frame it was made at, where the pose they restore
- * shows.
+ * shows. The body saves that its joint state is such a pose (km_body_item_get_pose_unkeyed),
+ * so that the project opens showing it again, unkeyed, at the time it was saved at
+ * (show_saved_state).
  */
 
 struct _KmDocument
@@ -135,6 +137,7 @@ struct _KmDocument
    * frame, which edited it at unkeyed_frame (km_document_get_pose_unkeyed). */
   gboolean        pose_unkeyed;
   guint           unkeyed_frame;
+  KmBodyItem     *unkeyed_body;   /* the body it is of, which saves that it is unkeyed */
 };
 
 /* Joint values set closer together than this (a slider drag, a scene drag, one
@@ -261,7 +264,15 @@ set_pose_unkeyed (KmDocument *self,
     return;
   self->pose_unkeyed = unkeyed;
   if (unkeyed)
-    self->unkeyed_frame = self->current_frame;
+    {
+      self->unkeyed_frame = self->current_frame;
+      g_set_object (&self->unkeyed_body, self->body);
+    }
+  /* What a save writes with the body's joint state, which holds the pose. */
+  if (self->unkeyed_body != NULL)
+    km_body_item_set_pose_unkeyed (self->unkeyed_body, unkeyed);
+  if (!unkeyed)
+    g_clear_object (&self->unkeyed_body);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POSE_UNKEYED]);
 }
 
@@ -348,21 +359,49 @@ warn_unknown_effector (KmDocument *self,
                    name, km_skeleton_get_joint (self->skeleton, (guint) fallback)->name);
 }
 
-/* Targets whose base the body lacks leave the whole chain to the solve (km_ik_problem_use_
- * track): say so, once, as for the effector. (A base on another branch is a Scenebuilder
- * scene's own: its IK target's frame rides on a link the chain does not pass.) */
+/* Targets whose base the body lacks, or that is not above their effector (the effector
+ * itself, a joint on another branch), leave the whole chain to the solve
+ * (km_ik_problem_use_track), where kinema-cli solve refuses them: say so, once, as for the
+ * effector. (A base on another branch can be a Scenebuilder scene's own: its IK target's
+ * frame rides on a link the chain does not pass, and its loader says so as it reads it.) */
 static void
-warn_unknown_base (KmDocument *self,
-                   const char *name)
+warn_unusable_base (KmDocument *self,
+                    const char *name,
+                    int         effector)
 {
+  int base = km_skeleton_find_effector (self->skeleton, name);
+  const char *format;
+
+  if (base >= 0 && (effector < 0 || km_skeleton_find_ancestor (self->skeleton, effector,
+                                                               name) >= 0))
+    return;
+  format = self->body != NULL ? km_body_item_get_format (self->body) : NULL;
+  if (base >= 0 && base != effector && g_strcmp0 (format, "SCENEBUILDER-XML") == 0)
+    return;
   if (!warn_first_time (self, &self->warned_base, name))
     return;
-  km_document_log (self, G_LOG_LEVEL_WARNING,
-                   /* Translators: the base of IK targets is the joint their end
-                    * effector's chain starts from; the joints above it stay still */
-                   _("The IK targets name the base “%s”, which this body does not have; the "
-                     "whole chain from the root moves instead."),
-                   name);
+  if (base < 0)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: the base of IK targets is the joint their end
+                      * effector's chain starts from; the joints above it stay still */
+                     _("The IK targets name the base “%s”, which this body does not have; the "
+                       "whole chain from the root moves instead."),
+                     name);
+  else if (base == effector)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: the base of IK targets is the joint their end
+                      * effector's chain starts from; the joints above it stay still */
+                     _("The IK targets name the base “%s”, which is their end effector "
+                       "itself; the whole chain from the root moves instead."),
+                     name);
+  else
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: the base of IK targets is the joint their end
+                      * effector's chain starts from; the joints above it stay still. The
+                      * second %s is the end effector. */
+                     _("The IK targets name the base “%s”, which is not above their end "
+                       "effector “%s”; the whole chain from the root moves instead."),
+                     name, km_skeleton_get_joint (self->skeleton, (guint) effector)->name);
 }
 
 static void
@@ -382,8 +421,8 @@ update_effector (KmDocument *self)
             warn_unknown_effector (self, name, effector);
         }
       name = self->targets ? km_target_track_get_base (self->targets) : NULL;
-      if (name != NULL && km_skeleton_find_effector (self->skeleton, name) < 0)
-        warn_unknown_base (self, name);
+      if (name != NULL)
+        warn_unusable_base (self, name, effector);
     }
   self->effector = effector;
 }
@@ -1329,6 +1368,49 @@ log_item_body_handlers (gpointer item,
     log_body_handlers (user_data, item);
 }
 
+/* How far a saved joint value may be from the motion's and still be the motion's: the
+ * file keeps degrees to about 1e-12. */
+#define SAVED_POSE_TOLERANCE 1e-9
+
+/* A project just set: at the time it was saved at (the frame km_layout_state_restore goes
+ * to, so that the window's restore changes nothing), showing what it was saved showing. That
+ * is the motion there, unless the current body was saved with a pose edited there and not
+ * keyed (km_body_item_get_pose_unkeyed) that the motion does not give: that pose shows
+ * again, unkeyed, as it did before the save. */
+static void
+show_saved_state (KmDocument *self)
+{
+  KmTimeBarState time_bar;
+  const double *motion;
+  const double *q;
+  guint n = 0;
+  gboolean differs = FALSE;
+
+  if (km_layout_state_get_time_bar (self->project, &time_bar) && time_bar.current_time >= 0.0)
+    {
+      double frame = round (time_bar.current_time * self->frame_rate);
+
+      km_document_set_current_frame (self, (guint) MIN (frame, (double) (self->n_frames - 1)));
+    }
+  if (self->body == NULL || self->skeleton == NULL
+      || !km_body_item_get_pose_unkeyed (self->body))
+    return;
+  q = km_body_item_get_joint_state (self->body, &n);
+  motion = KM_IS_MOTION_FILE_ITEM (self->animation_source) ? NULL : motion_pose (self);
+  if (q != NULL && n == km_skeleton_get_n_dof (self->skeleton))
+    for (guint i = 0; motion != NULL && i < n; i++)
+      differs |= fabs (motion[i] - q[i]) > SAVED_POSE_TOLERANCE;
+  if (!differs)
+    {
+      /* The motion gives it (or there is none to key it in): nothing is unkeyed now. */
+      km_body_item_set_pose_unkeyed (self->body, FALSE);
+      return;
+    }
+  memcpy (self->pose, q, n * sizeof (double));
+  update_world (self);
+  set_pose_unkeyed (self, TRUE);
+}
+
 /* Replaces the project (no undo: a new history begins) and shows its current body. */
 static void
 set_project (KmDocument *self,
@@ -1371,6 +1453,7 @@ set_project (KmDocument *self,
   self->opened_frame_rate = 0;
   sync_from_project (self);
   self->opened_frame_rate = self->frame_rate;
+  show_saved_state (self);
   set_file (self, file);
   /* The caller tells what the file on disk was when it was read. */
   g_clear_pointer (&self->file_identity, g_free);
@@ -2351,6 +2434,7 @@ km_document_dispose (GObject *object)
     }
   g_clear_object (&self->project);
   g_clear_object (&self->body);
+  g_clear_object (&self->unkeyed_body);
   g_clear_object (&self->file);
   g_clear_pointer (&self->file_identity, g_free);
 

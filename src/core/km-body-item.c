@@ -41,6 +41,9 @@ struct _KmBodyItem
   gboolean     raw_radians;
   KmTransform  root;
   gboolean     fix_root;
+  /* The joint state is a pose edited at the saved time and not keyed there (Kinema's own
+   * key, kinema_pose_unkeyed: km_body_item_set_pose_unkeyed). */
+  gboolean     pose_unkeyed;
   /* The state differs from the data it was read from: store writes it (schema 2). */
   gboolean     state_modified;
   /* The pose the model file states (a .body's joint_displacement, a scene's joint pos) and
@@ -486,6 +489,9 @@ km_body_item_restore (KmItem           *item,
   if ((node = km_yaml_mapping_lookup (data, "fix_root")) != NULL &&
       !km_yaml_expect_bool (node, &self->fix_root, &bad))
     ignore_value (io, node, "fix_root", &bad);
+  if ((node = km_yaml_mapping_lookup (data, "kinema_pose_unkeyed")) != NULL &&
+      !km_yaml_expect_bool (node, &self->pose_unkeyed, &bad))
+    ignore_value (io, node, "kinema_pose_unkeyed", &bad);
   if ((node = km_yaml_mapping_lookup_any (data, base_link_keys)) != NULL)
     {
       const char *s = km_yaml_expect_string (node, &bad);
@@ -569,7 +575,8 @@ km_body_item_store (KmItem   *item,
   static const char * const replaced[] = {
     "schema", "file", "modelFile", "format", "current_base_link", "currentBaseLink",
     "root_translation", "rootPosition", "root_rotation", "rootAttitude",
-    "joint_displacements", "jointDisplacements", "jointPositions", "fix_root", NULL
+    "joint_displacements", "jointDisplacements", "jointPositions", "fix_root",
+    "kinema_pose_unkeyed", NULL
   };
   KmBodyItem *self = KM_BODY_ITEM (item);
   KmYamlNode *data = km_item_get_data (item);
@@ -612,6 +619,9 @@ km_body_item_store (KmItem   *item,
     km_yaml_mapping_append (out, self->raw_radians ? "jointPositions" : "joint_displacements",
                             km_yaml_node_new_numbers (self->raw, self->n_raw));
   km_yaml_mapping_append (out, "fix_root", km_yaml_node_new_bool (self->fix_root));
+  /* Only when set: Choreonoid ignores the key, and most bodies show their motion. */
+  if (self->pose_unkeyed)
+    km_yaml_mapping_append (out, "kinema_pose_unkeyed", km_yaml_node_new_bool (TRUE));
   km_yaml_mapping_append_except (out, data, replaced);
   return out;
 }
@@ -846,6 +856,35 @@ km_body_item_set_root_pose (KmBodyItem        *self,
   if (memcmp (&self->root, pose, sizeof *pose) == 0)
     return;
   self->root = *pose;
+  self->state_modified = TRUE;
+}
+
+/**
+ * km_body_item_get_pose_unkeyed:
+ *
+ * Whether the joint state is a pose edited at the project's current time that its motion
+ * does not give there (not keyed): the editor shows it again, still to be keyed, when the
+ * project opens. Stored as `kinema_pose_unkeyed: true`.
+ */
+gboolean
+km_body_item_get_pose_unkeyed (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), FALSE);
+  return self->pose_unkeyed;
+}
+
+/* Not an edit of its own: it follows what the editor shows (the project stays clean when
+ * the pose is keyed or replaced by the motion), and a save writes it. */
+void
+km_body_item_set_pose_unkeyed (KmBodyItem *self,
+                               gboolean    unkeyed)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  unkeyed = !!unkeyed;
+  if (self->pose_unkeyed == unkeyed)
+    return;
+  self->pose_unkeyed = unkeyed;
   self->state_modified = TRUE;
 }
 

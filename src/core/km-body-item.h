@@ -16,7 +16,9 @@ G_BEGIN_DECLS
  * `current_base_link`, `root_translation` (older `rootPosition`), `root_rotation`
  * (axis-angle [x, y, z, angle_deg]; older `rootAttitude`, a row-major 3×3),
  * `joint_displacements` (degrees for rotations; prismatic in metres from `schema: 2`, in
- * "degrees" under schema 1; older `jointPositions` in radians and metres) and `fix_root`.
+ * "degrees" under schema 1; older `jointPositions` in radians and metres) and `fix_root`;
+ * Kinema's own `kinema_pose_unkeyed` (km_body_item_get_pose_unkeyed), which Choreonoid
+ * ignores.
  * Joint values are in joint-id order for models with joint ids (joints without one after
  * them), DOF order otherwise.
  *
@@ -56,6 +58,9 @@ void           km_body_item_get_root_pose         (KmBodyItem        *self,
                                                    KmTransform       *pose);
 void           km_body_item_set_root_pose         (KmBodyItem        *self,
                                                    const KmTransform *pose);
+gboolean       km_body_item_get_pose_unkeyed      (KmBodyItem        *self);
+void           km_body_item_set_pose_unkeyed      (KmBodyItem        *self,
+                                                   gboolean           unkeyed);
 gboolean       km_body_item_get_fix_root          (KmBodyItem        *self);
 void           km_body_item_set_fix_root          (KmBodyItem        *self,
                                                    gboolean           fix_root);

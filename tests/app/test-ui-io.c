@@ -652,6 +652,54 @@ test_recovery_keeps_time (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
+/* A pose edited at a frame and not keyed there (the reviewer's: Elbow typed as 1.0 rad at
+ * frame 40), autosaved and recovered: the recovery shows it again at that frame, still
+ * unkeyed, and says nothing of it being replaced by the motion. */
+static void
+test_recovery_keeps_unkeyed_pose (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree double *edited = NULL;
+  const double *q;
+  guint n_dof = 0, dof, replaced, frame = G_MAXUINT;
+
+  g_assert_cmpint (elbow, >=, 0);
+  dof = (guint) km_skeleton_get_joint (skeleton, (guint) elbow)->dof_index;
+  km_document_set_current_frame (f->document, 40);
+  km_document_set_dof_value (f->document, dof, 1.0);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_get_pose_unkeyed (f->document, NULL));
+  q = km_document_get_pose (f->document, &n_dof);
+  edited = g_memdup2 (q, n_dof * sizeof (double));
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (km_autosave_get_path (autosave));
+  /* (This says the pose was replaced, once.) */
+  km_document_set_current_frame (f->document, 0);
+  replaced = test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "was not keyed", NULL);
+  g_assert_cmpuint (replaced, ==, 1);
+
+  km_window_offer_recovery (f->window, file);
+  gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (f->window)),
+                         GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_until (loaded_cb, f->window, 20000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 40);
+  q = km_document_get_pose (f->document, &n_dof);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat_with_epsilon (q[i], edited[i], 1e-9);
+  g_assert_true (km_document_get_pose_unkeyed (f->document, &frame));
+  g_assert_cmpuint (frame, ==, 40);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "was not keyed",
+                                             NULL), ==, replaced);
+}
+
 /* km_document_recover_async changes nothing when cancelled, and a file that is no project
  * is an error that names it. */
 static void
@@ -2057,6 +2105,8 @@ main (int    argc,
               fixture_setup, test_recovery_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-keeps-time", Fixture, NULL,
               fixture_setup, test_recovery_keeps_time, fixture_teardown);
+  g_test_add ("/kinema/UiIo/recovery-keeps-unkeyed-pose", Fixture, NULL,
+              fixture_setup, test_recovery_keeps_unkeyed_pose, fixture_teardown);
   g_test_add ("/kinema/UiIo/recover-cancel-and-errors", Fixture, NULL,
               fixture_setup, test_recover_cancel_and_errors, fixture_teardown);
   g_test_add ("/kinema/UiIo/failed-save-removes-copies", Fixture, NULL,

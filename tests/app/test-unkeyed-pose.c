@@ -12,6 +12,7 @@
 #include "km-document.h"
 #include "km-document-edit.h"
 #include "km-ik-targets-item.h"
+#include "km-layout-state.h"
 #include "km-targets-json.h"
 #include "km-time-bar.h"
 #include "km-yaml.h"
@@ -556,6 +557,169 @@ test_undo_key_keeps_file (Fixture       *f,
   g_rmdir (dir);
 }
 
+/* ---- Saved and opened again ------------------------------------------------------- */
+
+/* Removes @dir and the files a save wrote in it. */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static gboolean
+document_pose_is (KmDocument   *document,
+                  const double *expected,
+                  double        tolerance)
+{
+  guint n_dof;
+  const double *q = km_document_get_pose (document, &n_dof);
+
+  for (guint i = 0; i < n_dof; i++)
+    if (fabs (q[i] - expected[i]) > tolerance)
+      return FALSE;
+  return TRUE;
+}
+
+/* Saves the project to a new file in @dir with the time bar at the current frame (what the
+ * window stores before a save, km_layout_state_store), and opens that file in a new
+ * document (as `kinema FILE` does: the time it was saved at comes with it). */
+static KmDocument *
+save_and_reopen (Fixture    *f,
+                 const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "pose.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KmProject *project = km_document_get_project (f->document);
+  KmDocument *reopened;
+  KmTimeBarState state;
+
+  km_layout_state_get_time_bar (project, &state);
+  state.frame_rate = km_document_get_project_frame_rate (f->document);
+  state.current_time = km_document_get_current_frame (f->document)
+                       / km_document_get_frame_rate (f->document);
+  km_layout_state_set_time_bar (project, &state);
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_document_get_modified (f->document));
+
+  reopened = km_document_new ();
+  g_assert_true (km_document_import_file (reopened, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  g_assert_nonnull (km_document_get_animation (reopened));
+  return reopened;
+}
+
+/* The reviewer's steps: at frame 40 Elbow typed as 1.0 rad (the motion has 2.5 there),
+ * not keyed; saved (the title goes clean), opened again. The project opens showing what
+ * was saved: frame 40, the typed pose, still unkeyed (the time bar says so), and nothing
+ * said to be replaced; the next frame change replaces it, and says so, as before. */
+static void
+test_save_reopen_unkeyed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-unkeyed-XXXXXX");
+  g_autofree double *edited = NULL;
+  g_autofree double *motion = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  guint dof, frame = G_MAXUINT;
+
+  g_assert_cmpint (elbow, >=, 0);
+  dof = (guint) km_skeleton_get_joint (skeleton, (guint) elbow)->dof_index;
+  km_document_set_current_frame (f->document, 40);
+  test_app_spin ();
+  motion = copy_pose (f);
+  g_assert_cmpfloat (fabs (motion[dof] - 1.0), >, 0.1);
+  km_document_set_dof_value (f->document, dof, 1.0);
+  km_document_close_edit (f->document);
+  test_app_spin ();
+  g_assert_true (shows_unkeyed (f));
+  edited = copy_pose (f);
+  g_assert_cmpfloat_with_epsilon (edited[dof], 1.0, 1e-12);
+
+  reopened = save_and_reopen (f, dir);
+  g_assert_cmpuint (km_document_get_current_frame (reopened), ==, 40);
+  g_assert_true (document_pose_is (reopened, edited, 1e-9));
+  g_assert_true (km_document_get_pose_unkeyed (reopened, &frame));
+  g_assert_cmpuint (frame, ==, 40);
+  g_assert_false (km_document_get_modified (reopened));
+  g_assert_cmpuint (test_app_count_messages (reopened, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL),
+                    ==, 0);
+  /* The time bar shows it unkeyed, as before the save. */
+  km_time_bar_set_document (f->time_bar, reopened);
+  test_app_spin ();
+  g_assert_true (shows_unkeyed (f));
+
+  /* As before the save: the next frame shows the motion, and says what it replaced. */
+  km_document_set_current_frame (reopened, 41);
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (test_app_count_messages (reopened, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL),
+                    ==, 1);
+  km_document_set_current_frame (reopened, 40);
+  test_app_spin ();
+  g_assert_true (document_pose_is (reopened, motion, 1e-9));
+  km_time_bar_set_document (f->time_bar, f->document);
+  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+
+  remove_dir (dir);
+}
+
+/* Saved at frame 40 with nothing unkeyed there, the project opens showing the motion at
+ * frame 40, unkeyed nowhere: with no joint edit at all (@data "plain"), after a typed value
+ * keyed at frame 10 ("keyed": the body's joint state is that value, which the motion
+ * at 40 does not give), or after one at frame 10 that the frame change replaced
+ * ("replaced"). */
+static void
+test_save_reopen_motion (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-unkeyed-XXXXXX");
+  g_autofree double *motion = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+
+  if (g_strcmp0 (data, "plain") != 0)
+    {
+      km_document_set_current_frame (f->document, 10);
+      test_app_spin ();
+      g_free (drag (f));
+      g_assert_true (shows_unkeyed (f));
+      if (g_strcmp0 (data, "keyed") == 0)
+        {
+          g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar),
+                                                     "time.set-keyframe", NULL));
+          test_app_spin ();
+          g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+        }
+    }
+  km_document_set_current_frame (f->document, 40);
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  motion = copy_pose (f);
+
+  reopened = save_and_reopen (f, dir);
+  g_assert_cmpuint (km_document_get_current_frame (reopened), ==, 40);
+  g_assert_true (document_pose_is (reopened, motion, 1e-9));
+  g_assert_false (km_document_get_pose_unkeyed (reopened, NULL));
+  g_assert_false (km_document_get_modified (reopened));
+  g_assert_cmpuint (test_app_count_messages (reopened, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL),
+                    ==, 0);
+
+  remove_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -586,6 +750,14 @@ main (int    argc,
               fixture_setup, test_drags_at_two_frames_are_two_steps, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/undo-key-keeps-file", Fixture, NULL,
               fixture_setup, test_undo_key_keeps_file, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/save-reopen-unkeyed", Fixture, NULL,
+              fixture_setup, test_save_reopen_unkeyed, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/save-reopen-motion/plain", Fixture, "plain",
+              fixture_setup, test_save_reopen_motion, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/save-reopen-motion/keyed", Fixture, "keyed",
+              fixture_setup, test_save_reopen_motion, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/save-reopen-motion/replaced", Fixture, "replaced",
+              fixture_setup, test_save_reopen_motion, fixture_teardown);
 
   return g_test_run ();
 }

@@ -1513,6 +1513,83 @@ test_unknown_effector_warns (gconstpointer data)
   g_assert_cmpuint (test_app_count_messages (document, 0, "Wrist", NULL), ==, 1);
 }
 
+/* Targets whose base is a joint of the body but not above their end effector are solved
+ * with the whole chain, as a base the body lacks is (kinema-cli solve refuses both): the
+ * editor says so once, for the end effector itself (@data "effector") and for a joint on
+ * another branch ("branch"); a base above the effector ("ancestor") is used, silently. */
+static void
+test_unusable_base_warns (gconstpointer data)
+{
+  static const char skeleton_json[] =
+    "{ \"root_name\": \"Root\", \"joints\": [\n"
+    "  { \"name\": \"Root\", \"type\": \"fixed\", \"offset\": [0, 0, 0], \"parent\": null },\n"
+    "  { \"name\": \"Turn\", \"type\": \"revolute\", \"offset\": [0, 0, 0.5],\n"
+    "    \"parent\": \"Root\", \"axis\": [0, 0, 1], \"limits\": [-3, 3] },\n"
+    "  { \"name\": \"Side\", \"type\": \"revolute\", \"offset\": [0.2, 0, 0],\n"
+    "    \"parent\": \"Turn\", \"axis\": [0, 1, 0], \"limits\": [-1, 1] },\n"
+    "  { \"name\": \"Lift\", \"type\": \"revolute\", \"offset\": [0, 0, 0.5],\n"
+    "    \"parent\": \"Turn\", \"axis\": [0, 1, 0], \"limits\": [-2, 2] },\n"
+    "  { \"name\": \"Bend\", \"type\": \"revolute\", \"offset\": [0, 0, 0.5],\n"
+    "    \"parent\": \"Lift\", \"axis\": [0, 1, 0], \"limits\": [-2, 2] },\n"
+    "  { \"name\": \"Tip\", \"type\": \"fixed\", \"offset\": [0, 0, 0.3], \"parent\": \"Bend\" }\n"
+    "] }\n";
+  const char *base = g_strcmp0 (data, "effector") == 0 ? "Tip"
+                     : g_strcmp0 (data, "branch") == 0 ? "Side" : "Lift";
+  gboolean usable = g_strcmp0 (data, "ancestor") == 0;
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-base-XXXXXX");
+  g_autofree char *model_path = g_build_filename (dir, "branched.json", NULL);
+  g_autofree char *targets_path = g_build_filename (dir, "targets.json", NULL);
+  g_autofree char *targets_json = NULL;
+  g_autoptr(GFile) model = g_file_new_for_path (model_path);
+  g_autoptr(GFile) targets = g_file_new_for_path (targets_path);
+  KmSkeleton *skeleton;
+
+  /* (A targets file that names its effector as its base is refused as it is read: this
+   * one leaves the effector to the model, its last leaf, Tip.) */
+  const char *effector = usable || g_strcmp0 (data, "branch") == 0
+                         ? "\"effector\": \"Tip\", " : "";
+
+  targets_json = g_strdup_printf (
+    "[ { \"frame\": 0, \"pos\": [0.3, 0.2, 1.2], \"euler\": [0, 0, 0], "
+    "%s\"base\": \"%s\" },\n"
+    "  { \"frame\": 10, \"pos\": [0.2, 0.3, 1.1], \"euler\": [0, 0, 0], "
+    "%s\"base\": \"%s\" } ]\n", effector, base, effector, base);
+  g_assert_true (g_file_set_contents (model_path, skeleton_json, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (targets_path, targets_json, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (document, model, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_assert_true (km_document_import_file (document, targets, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  skeleton = km_document_get_skeleton (document);
+  g_assert_nonnull (skeleton);
+  g_assert_cmpint (km_document_get_effector (document), ==,
+                   km_skeleton_find_joint (skeleton, "Tip"));
+
+  if (usable)
+    g_assert_cmpuint (test_app_count_messages (document, G_LOG_LEVEL_WARNING, "base", NULL),
+                      ==, 0);
+  else
+    {
+      g_assert_true (test_app_has_message (document, G_LOG_LEVEL_WARNING, base, "whole chain",
+                                           NULL));
+      /* Said once, not again on every change of the targets. */
+      km_document_set_current_frame (document, 5);
+      g_assert_true (km_document_set_keyframe (document, 5));
+      g_assert_true (test_app_wait_idle_solve (document, 20000));
+      g_assert_cmpuint (test_app_count_messages (document, G_LOG_LEVEL_WARNING, "whole chain",
+                                                 NULL), ==, 1);
+    }
+  g_unlink (model_path);
+  g_unlink (targets_path);
+  g_rmdir (dir);
+}
+
 /* A skeleton.json of the user's, which is no model of the built-in example. */
 static const char foreign_skeleton_json[] =
   "{ \"root_name\": \"Base\", \"joints\": [\n"
@@ -1710,5 +1787,12 @@ main (int    argc,
               fixture_setup, test_tree_reload, fixture_teardown);
   g_test_add ("/kinema/ItemTree/selection-sync", Fixture, NULL,
               fixture_setup, test_selection_sync, fixture_teardown);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/effector", "effector",
+                        test_unusable_base_warns);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/branch", "branch",
+                        test_unusable_base_warns);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/ancestor", "ancestor",
+                        test_unusable_base_warns);
+
   return g_test_run ();
 }
