@@ -3200,6 +3200,19 @@ text_fits (GtkSpinButton *spin)
   return width <= gtk_widget_get_width (text);
 }
 
+static gboolean
+text_fits_cb (gpointer data)
+{
+  return text_fits (data);
+}
+
+/* Whether @data's (a GtkSpinButton) text has been laid out. */
+static gboolean
+text_laid_out (gpointer data)
+{
+  return gtk_widget_get_width (spin_text (data)) > 0;
+}
+
 /* rev21-gui finding 8: in radians, the limit fields of a joint limited to ±2π cut their
  * value off ("-6.2831", "6.28319" for ±6.283185) in the pane at its usual width, while
  * degrees ("-360.000") fit. They show it at the Pose tab's precision, whole, and keep the
@@ -3231,6 +3244,9 @@ test_radian_limits_fit (Fixture       *f,
 
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "-6.283");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (max)), ==, "6.283");
+  /* (In a loaded run one spin may not have laid the fields out yet.) */
+  g_assert_true (test_app_wait_until (text_laid_out, min, 5000));
+  g_assert_true (test_app_wait_until (text_laid_out, max, 5000));
   g_assert_true (text_fits (min));
   g_assert_true (text_fits (max));
   g_assert_cmpfloat (gtk_spin_button_get_value (max), ==, 2.0 * G_PI);
@@ -3246,8 +3262,9 @@ test_radian_limits_fit (Fixture       *f,
   g_object_set (f->inspector, "angle-unit", "degrees", NULL);
   test_app_spin ();
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (min)), ==, "-360.000");
-  g_assert_true (text_fits (min));
-  g_assert_true (text_fits (max));
+  /* (once the fields are laid out at their width for degrees) */
+  g_assert_true (test_app_wait_until (text_fits_cb, min, 5000));
+  g_assert_true (test_app_wait_until (text_fits_cb, max, 5000));
 }
 
 /* Making the master of a linked (mimic) joint Fixed, or deleting it, drops the link: the
