@@ -178,21 +178,6 @@ find_time_bar (const KmYamlNode *sections)
   return bar != NULL && km_yaml_node_get_kind (bar) == KM_YAML_MAPPING ? bar : NULL;
 }
 
-/* Choreonoid's field of view spans the longer side of the view. */
-static double
-fov_y_from_cnoid (double fov,
-                  double aspect)
-{
-  return aspect > 1.0 ? 2.0 * atan (tan (fov / 2.0) / aspect) : fov;
-}
-
-static double
-fov_y_to_cnoid (double fov_y,
-                double aspect)
-{
-  return aspect > 1.0 ? 2.0 * atan (tan (fov_y / 2.0) * aspect) : fov_y;
-}
-
 static double
 sane_aspect (double aspect)
 {
@@ -217,7 +202,8 @@ distance_to_origin (KmVec3 eye,
  * @camera: (inout): the camera to place; only what the file has is changed
  *
  * Reads the current camera of the project's first SceneView: its place (eye, direction),
- * its projection and field of view.
+ * its projection and field of view (as the file states it, the angle across the view's
+ * shorter side; @aspect only turns an orthographic height into a distance).
  *
  * Returns: whether the project has a usable camera (@camera is unchanged otherwise)
  */
@@ -272,12 +258,12 @@ km_layout_state_get_camera (KmProject *project,
   result.orthographic = ortho;
   if (perspective != NULL && lookup_double (perspective, fov_keys, &fov)
       && fov >= MIN_FOV && fov <= MAX_FOV)
-    result.fov_y = CLAMP (fov_y_from_cnoid (fov, aspect), MIN_FOV, MAX_FOV);
+    result.fov_y = fov;   /* as stated: the view's shape applies when it is drawn */
 
   if (!lookup_double (placed, target_distance_keys, &distance) || !(distance > 0.0))
     {
       if (ortho && lookup_double (orthographic, ortho_height_keys, &height) && height > 0.0)
-        distance = height / (2.0 * tan (result.fov_y / 2.0));
+        distance = height / (2.0 * tan (km_camera_get_vertical_fov (&result, aspect) / 2.0));
       else
         distance = distance_to_origin (eye, direction);
     }
@@ -323,14 +309,13 @@ new_vec3 (KmVec3 v)
 static void
 fill_perspective (KmYamlNode     *entry,
                   const KmCamera *camera,
-                  double          aspect,
                   gboolean        camel)
 {
   if (camera->orthographic)
     remove_all (entry, is_current_keys);
   else
     set_spelled (entry, is_current_keys, camel, km_yaml_node_new_bool (TRUE));
-  set_spelled (entry, fov_keys, camel, km_yaml_node_new_number (fov_y_to_cnoid (camera->fov_y, aspect)));
+  set_spelled (entry, fov_keys, camel, km_yaml_node_new_number (camera->fov_y));
   km_yaml_mapping_set (entry, "eye", new_vec3 (km_camera_get_eye (camera)));
   km_yaml_mapping_set (entry, "direction", new_vec3 (km_camera_get_forward (camera)));
   km_yaml_mapping_set (entry, "up", new_vec3 (km_camera_get_up (camera)));
@@ -340,6 +325,7 @@ fill_perspective (KmYamlNode     *entry,
 static void
 fill_orthographic (KmYamlNode     *entry,
                    const KmCamera *camera,
+                   double          aspect,
                    gboolean        camel)
 {
   if (camera->orthographic)
@@ -347,7 +333,8 @@ fill_orthographic (KmYamlNode     *entry,
   else
     remove_all (entry, is_current_keys);
   set_spelled (entry, ortho_height_keys, camel,
-               km_yaml_node_new_number (2.0 * camera->distance * tan (camera->fov_y / 2.0)));
+               km_yaml_node_new_number (2.0 * camera->distance
+                                        * tan (km_camera_get_vertical_fov (camera, aspect) / 2.0)));
   /* The place is the perspective camera's; a copy here would only go stale. */
   km_yaml_mapping_remove (entry, "eye");
   km_yaml_mapping_remove (entry, "direction");
@@ -417,10 +404,11 @@ same_camera (const KmCamera *a,
  * Writes @camera as the current camera of the project's first SceneView (one is added when
  * there is none), replacing Choreonoid's two system cameras and keeping other cameras and
  * keys. A camera the project already has (read at @aspect, it is @camera) is left as the
- * file has it: the file's field of view spans the longer side of the view it was saved
- * from and its orthographic height is derived from the vertical one, so writing back what
- * a view of another shape read from them changed the orthographic height (5.11 to 5.66)
- * though nobody had touched the camera.
+ * file has it: its orthographic height is the vertical extent of the view it was saved
+ * from, so writing back what a view of another shape read from it changed the height
+ * (5.11 to 5.66) though nobody had touched the camera. The field of view is written as
+ * the camera has it, which is what it read (the angle across the shorter side does not
+ * depend on the view's shape).
  */
 void
 km_layout_state_set_camera (KmProject      *project,
@@ -465,12 +453,12 @@ km_layout_state_set_camera (KmProject      *project,
         continue;
       if (kind != NULL && g_str_equal (kind, "Perspective") && !has_perspective)
         {
-          fill_perspective (entry, camera, aspect, camel);
+          fill_perspective (entry, camera, camel);
           has_perspective = TRUE;
         }
       else if (kind != NULL && g_str_equal (kind, "Orthographic") && !has_orthographic)
         {
-          fill_orthographic (entry, camera, camel);
+          fill_orthographic (entry, camera, aspect, camel);
           has_orthographic = TRUE;
         }
       else
@@ -480,14 +468,14 @@ km_layout_state_set_camera (KmProject      *project,
     {
       KmYamlNode *entry = new_system_camera ("Perspective");
 
-      fill_perspective (entry, camera, aspect, camel);
+      fill_perspective (entry, camera, camel);
       km_yaml_sequence_append (cameras, entry);
     }
   if (!has_orthographic)
     {
       KmYamlNode *entry = new_system_camera ("Orthographic");
 
-      fill_orthographic (entry, camera, camel);
+      fill_orthographic (entry, camera, aspect, camel);
       km_yaml_sequence_append (cameras, entry);
     }
 
@@ -656,8 +644,8 @@ km_layout_state_restore (KmProject   *project,
   if (km_layout_state_get_camera (project, view_aspect (scene_view), &camera))
     {
       km_scene_view_set_camera (scene_view, &camera);
-      /* Not laid out yet (a file opened at start-up): the field of view depends on the
-       * view's shape, so read the camera again once the view has its size. */
+      /* Not laid out yet (a file opened at start-up): an orthographic height depends on
+       * the view's shape, so read the camera again once the view has its size. */
       if (gtk_widget_get_width (GTK_WIDGET (scene_view)) <= 0)
         g_signal_connect_data (scene_view, "resize", G_CALLBACK (scene_view_resized_cb),
                                g_object_ref (project), (GClosureNotify) (void (*) (void)) g_object_unref,

@@ -41,8 +41,11 @@ G_BEGIN_DECLS
  * the TimeBar) already use. Everything else in the sections (other views, other cameras,
  * other keys) is kept as it was.
  *
- * Choreonoid's field_of_view is the angle across the longer side of the view, KmCamera's
- * fov_y the vertical one: the conversions take the view's aspect ratio (width / height).
+ * Choreonoid's field_of_view is the angle across the shorter side of the view (VRML's
+ * "minimum viewing angle"), as KmCamera's fov_y is: it is read and written as it is, and
+ * the view's aspect ratio applies only when it is drawn, so a window resized or a bar
+ * shown between open and save leaves it as the file had it. orthoHeight is the vertical
+ * extent, which does depend on the view's aspect ratio (width / height).
  * Choreonoid keeps no orbit target: `kinema_target_distance` (ignored by Choreonoid) keeps
  * Kinema's; without it the target is the point of the view axis nearest the origin.
  */

@@ -104,6 +104,8 @@ struct _KmSceneView
   KmTransform    *offset_world;      /* its joints posed by the document's pose */
   KmItem         *framed_body;       /* weak: the body shown (the camera was framed for it
                                       * when it was first shown; its reloads are the same) */
+  KmProject      *framed_project;    /* weak: the project of the last framing (another
+                                      * one with no camera of its own opens in perspective) */
   KmSkeleton     *framed_skeleton;   /* what the scene had when it was framed by itself, */
   KmTargetTrack  *framed_targets;    /* while its motion was still to come (motion_pending) */
 
@@ -1457,7 +1459,8 @@ drag_update_cb (KmSceneView    *self,
       self->camera = self->drag_start;
       self->camera_moved = TRUE;
       if (self->drag_mode == DRAG_PAN)
-        km_camera_pan (&self->camera, dx, dy, gtk_widget_get_height (GTK_WIDGET (self)));
+        km_camera_pan (&self->camera, dx, dy, gtk_widget_get_width (GTK_WIDGET (self)),
+                       gtk_widget_get_height (GTK_WIDGET (self)));
       else
         km_camera_orbit (&self->camera, -dx * ORBIT_SPEED, dy * ORBIT_SPEED);
       notify_camera (self);
@@ -1613,6 +1616,7 @@ km_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->offset_preview, km_skeleton_unref);
   g_clear_pointer (&self->offset_world, g_free);
   g_clear_weak_pointer (&self->framed_body);
+  g_clear_weak_pointer (&self->framed_project);
   g_clear_pointer (&self->framed_skeleton, km_skeleton_unref);
   g_clear_pointer (&self->framed_targets, km_target_track_unref);
   g_clear_pointer (&self->watched, g_ptr_array_unref);
@@ -1937,17 +1941,23 @@ km_scene_view_set_camera (KmSceneView    *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
-/* The default three-quarter view framing the scene, in the projection the user chose: what
- * the view shows by itself when a model is first shown (a file opened, a new body; and
- * once more when its first motion comes), and on Reset Camera. */
+/* The default three-quarter view framing the scene, in the projection the user chose for
+ * this project (another project starts in perspective; the camera it saved, if any, comes
+ * after: km_layout_state_restore): what the view shows by itself when a model is first
+ * shown (a file opened, a new body; and once more when its first motion comes), and on
+ * Reset Camera. */
 static void
 reframe (KmSceneView *self)
 {
-  gboolean orthographic = self->camera.orthographic;
+  KmProject *project = self->document != NULL ? km_document_get_project (self->document)
+                                              : NULL;
+  gboolean was_orthographic = self->camera.orthographic;
+  gboolean orthographic = was_orthographic && project == self->framed_project;
   KmSkeleton *skeleton = self->document != NULL ? km_document_get_skeleton (self->document)
                                                 : NULL;
   KmTargetTrack *targets = skeleton != NULL ? km_document_get_targets (self->document) : NULL;
 
+  g_set_weak_pointer (&self->framed_project, project);
   km_camera_reset (&self->camera);
   self->camera.orthographic = orthographic;
   self->has_auto_box = FALSE;
@@ -1971,6 +1981,8 @@ reframe (KmSceneView *self)
   if (self->document != NULL)
     g_set_weak_pointer (&self->framed_body, km_document_get_body_item (self->document));
   notify_camera (self);
+  if (orthographic != was_orthographic)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
 /**
@@ -1989,6 +2001,7 @@ km_scene_view_reset_camera (KmSceneView *self)
   was_orthographic = self->camera.orthographic;
   self->camera.orthographic = FALSE;
   reframe (self);
+  /* (reframe saw a perspective camera: it did not notify) */
   if (was_orthographic)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }

@@ -206,23 +206,46 @@ camera_basis (const KmCamera *self,
   *up = km_vec3_cross (*right, *forward);
 }
 
+/**
+ * km_camera_get_vertical_fov:
+ * @aspect: the view's width / height (non-positive: 1)
+ *
+ * The vertical field of view a view of that shape is drawn with: `fov_y` (the angle across
+ * the shorter side) in a view at least as wide as it is tall, wider in a narrower one.
+ *
+ * Returns: radians
+ */
+double
+km_camera_get_vertical_fov (const KmCamera *self,
+                            double          aspect)
+{
+  g_return_val_if_fail (self != NULL, 0.0);
+
+  if (!isfinite (aspect) || aspect <= 0.0)
+    aspect = 1.0;
+  return aspect >= 1.0 ? self->fov_y : 2.0 * atan (tan (self->fov_y / 2) / aspect);
+}
+
 /* Moves the target so that the point under the pointer follows it (at the target's depth). */
 void
 km_camera_pan (KmCamera *self,
                double    dx_pixels,
                double    dy_pixels,
+               int       viewport_width,
                int       viewport_height)
 {
   KmVec3 right, up, forward;
-  double metres_per_pixel;
+  double metres_per_pixel, fov;
 
   g_return_if_fail (self != NULL);
 
-  if (viewport_height <= 0 || !isfinite (dx_pixels) || !isfinite (dy_pixels))
+  if (viewport_width <= 0 || viewport_height <= 0 || !isfinite (dx_pixels)
+      || !isfinite (dy_pixels))
     return;
 
   camera_basis (self, &right, &up, &forward);
-  metres_per_pixel = 2.0 * self->distance * tan (self->fov_y / 2) / viewport_height;
+  fov = km_camera_get_vertical_fov (self, (double) viewport_width / viewport_height);
+  metres_per_pixel = 2.0 * self->distance * tan (fov / 2) / viewport_height;
   self->target = km_vec3_add (self->target,
                               km_vec3_add (km_vec3_scale (right, -dx_pixels * metres_per_pixel),
                                            km_vec3_scale (up, dy_pixels * metres_per_pixel)));
@@ -265,9 +288,9 @@ fit_distance (const KmCamera *self,
  * @aspect: the view's width / height (non-positive: 1)
  *
  * Keeps the viewing direction and moves the camera so that the box's bounding sphere fits
- * the view: the vertical field of view, and the horizontal one where the view is narrower
- * than it is tall (the scene pane beside the item tree and joint panel), which would
- * otherwise cut off the sides of wide models (a floor, outstretched arms). Where that
+ * the view: the field of view across its shorter side (the horizontal one where the view is
+ * narrower than it is tall, the scene pane beside the item tree and joint panel, which
+ * would otherwise cut off the sides of wide models: a floor, outstretched arms). Where that
  * leaves a corner of the box at the edge of the view or beyond it, every corner is fitted
  * instead, with a margin, in the camera's projection, and the box's image centred: a
  * perspective view sees a tall model's top, nearer the eye, larger than its foot, and the
@@ -303,7 +326,7 @@ km_camera_frame_box (KmCamera *self,
   forward = km_camera_get_forward (self);
   up = km_camera_get_up (self);
   right = km_vec3_cross (forward, up);
-  tan_y = tan (self->fov_y / 2) * FRAME_FILL;
+  tan_y = tan (km_camera_get_vertical_fov (self, aspect) / 2) * FRAME_FILL;
   tan_x = tan_y * aspect;
   for (guint c = 0; c < 8; c++)
     corners[c] = km_vec3 (c & 1 ? half.x : -half.x, c & 2 ? half.y : -half.y,
@@ -311,9 +334,7 @@ km_camera_frame_box (KmCamera *self,
 
   /* The whole bounding sphere in view, as models of about their own height and width have
    * always been framed (a tighter fit cut off heads and feet). */
-  half_angle = self->fov_y / 2;
-  if (aspect < 1.0)
-    half_angle = MAX (atan (aspect * tan (half_angle)), 1e-6);
+  half_angle = MAX (self->fov_y / 2, 1e-6);   /* across the shorter side */
   sphere = km_vec3_length (half) / sin (half_angle);
   if (sphere >= fit_distance (self, corners, right, up, forward, tan_x, tan_y))
     {
@@ -370,14 +391,17 @@ km_camera_get_projection (const KmCamera *self,
                           double          aspect,
                           mat4            out)
 {
+  double fov;
+
   g_return_if_fail (self != NULL);
 
   if (!isfinite (aspect) || aspect <= 0.0)
     aspect = 1.0;
 
+  fov = km_camera_get_vertical_fov (self, aspect);
   if (self->orthographic)
     {
-      double half_h = self->distance * tan (self->fov_y / 2);
+      double half_h = self->distance * tan (fov / 2);
       double half_w = half_h * aspect;
       double depth = self->distance * 100.0 + 100.0;
 
@@ -386,7 +410,7 @@ km_camera_get_projection (const KmCamera *self,
                  (float) -depth, (float) depth, out);
       return;
     }
-  glm_perspective ((float) self->fov_y, (float) aspect,
+  glm_perspective ((float) fov, (float) aspect,
                    (float) (self->distance * 0.01), (float) (self->distance * 100.0 + 100.0),
                    out);
 }
@@ -448,7 +472,7 @@ km_camera_ray (const KmCamera *self,
   g_return_if_fail (width > 0 && height > 0);
 
   camera_basis (self, &right, &up, &forward);
-  half_h = tan (self->fov_y / 2);
+  half_h = tan (km_camera_get_vertical_fov (self, (double) width / height) / 2);
   half_w = half_h * width / height;
   nx = (2.0 * x / width - 1.0) * half_w;
   ny = (1.0 - 2.0 * y / height) * half_h;

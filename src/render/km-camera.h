@@ -18,9 +18,15 @@ G_BEGIN_DECLS
  * `distance` around `target`: `yaw` turns about world Z (0 = looking from +X towards the
  * target), `pitch` lifts the eye above the XY plane. Angles in radians.
  *
+ * `fov_y` is the field of view across the view's shorter side (Choreonoid's and VRML's
+ * fieldOfView): the vertical one in a view at least as wide as it is tall, the horizontal
+ * one in a narrower view. It does not depend on the view's shape; the vertical angle the
+ * view is drawn with does (km_camera_get_vertical_fov), so a camera read from a project
+ * and written back is the same whatever the view's size was meanwhile.
+ *
  * An orthographic camera shows the same height at the target's depth as the perspective
- * one (2 · distance · tan (fov_y / 2)), so toggling keeps the target's size on screen, and
- * zooming still changes `distance`.
+ * one (2 · distance · tan (vertical fov / 2)), so toggling keeps the target's size on
+ * screen, and zooming still changes `distance`.
  */
 typedef struct
 {
@@ -28,7 +34,7 @@ typedef struct
   double   yaw;
   double   pitch;
   double   distance;
-  double   fov_y;        /* vertical field of view, radians */
+  double   fov_y;        /* field of view across the shorter side, radians */
   gboolean orthographic;
 } KmCamera;
 
@@ -56,7 +62,10 @@ void        km_camera_zoom           (KmCamera       *self,
 void        km_camera_pan            (KmCamera       *self,
                                       double          dx_pixels,
                                       double          dy_pixels,
+                                      int             viewport_width,
                                       int             viewport_height);
+double      km_camera_get_vertical_fov (const KmCamera *self,
+                                      double          aspect);
 void        km_camera_set_view       (KmCamera       *self,
                                       KmCameraView    view);
 KmVec3      km_camera_get_forward    (const KmCamera *self);

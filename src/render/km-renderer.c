@@ -1419,7 +1419,7 @@ km_renderer_render (KmRenderer          *self,
 
   /* A radius r at depth z shows r / (z tan (fov / 2)) half heights; in an orthographic view
    * the half height is distance · tan (fov / 2) (km_camera_get_projection()). */
-  half_tan = tan (camera->fov_y / 2);
+  half_tan = tan (km_camera_get_vertical_fov (camera, (double) width / height) / 2);
   marker_view.eye = km_camera_get_eye (camera);
   marker_view.forward = km_camera_get_forward (camera);
   marker_view.orthographic = camera->orthographic;

@@ -223,10 +223,9 @@ static double
 shown_extent (Fixture *f)
 {
   const KmCamera *camera = km_scene_view_get_camera (f->view);
-  double aspect = (double) gtk_widget_get_width (GTK_WIDGET (f->view))
-                  / gtk_widget_get_height (GTK_WIDGET (f->view));
 
-  return 2.0 * camera->distance * tan (camera->fov_y / 2.0) * MIN (aspect, 1.0);
+  /* fov_y spans the view's shorter side (km-camera.h) */
+  return 2.0 * camera->distance * tan (camera->fov_y / 2.0);
 }
 
 /* A new skeleton, one joint of no size, is still shown as a metre of space at least, by

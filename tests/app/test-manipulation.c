@@ -612,6 +612,114 @@ test_drag_undo_at_release (Fixture       *f,
   g_assert_true (moved);
 }
 
+typedef struct
+{
+  KmDocument *document;
+  int         slider;     /* stands for the joint panel, which holds the edit it begins */
+  gboolean    held;
+  gboolean    busy;       /* the release's answer was still to come */
+  double     *at_press;   /* the pose when the slider was pressed */
+  guint       n_dof;
+} SliderAtRelease;
+
+static void
+slider_at_release_cb (GtkGestureDrag  *gesture,
+                      double           dx,
+                      double           dy,
+                      SliderAtRelease *slider)
+{
+  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  const double *pose;
+
+  slider->busy = km_drag_solver_get_busy (km_scene_view_get_drag_solver (KM_SCENE_VIEW (widget)));
+  /* As the joint panel does when one of its sliders is pressed */
+  km_document_close_edit (slider->document);
+  km_document_hold_edit (slider->document, &slider->slider);
+  pose = km_document_get_pose (slider->document, &slider->n_dof);
+  slider->at_press = g_memdup2 (pose, slider->n_dof * sizeof (double));
+  slider->held = TRUE;
+}
+
+/* A slider pressed the moment the drag is released, before the drag's answers still due
+ * came: those answers do not change the pose (they would join the slider's step), and one
+ * undo takes back the slider's step only, a second the drag's. */
+static void
+test_drag_then_slider_hold (Fixture       *f,
+                            gconstpointer  data)
+{
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  int effector = km_document_get_effector (f->document);
+  g_autoptr(GListModel) controllers = NULL;
+  g_autofree double *before = NULL;
+  SliderAtRelease slider = { f->document, 0, FALSE, FALSE, NULL, 0 };
+  GtkGesture *drag = NULL;
+  const double *pose;
+  double x0, y0;
+  guint n_dof;
+  gboolean moved = FALSE;
+  gulong id;
+
+  before = edit_mode_pose (f, &n_dof);
+  if (before == NULL)
+    return;
+  test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
+
+  controllers = gtk_widget_observe_controllers (view);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_GESTURE_DRAG (controller))
+        drag = GTK_GESTURE (controller);
+    }
+  g_assert_nonnull (drag);
+  /* After the view's own handler, in the same emission: the answer to the release's
+   * request cannot have come yet. */
+  id = g_signal_connect_after (drag, "drag-end", G_CALLBACK (slider_at_release_cb), &slider);
+  {
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+
+    add_press (f, args, view, x0, y0, FALSE);
+    for (int s = 1; s <= 4; s++)
+      add_move (f, args, view, x0 - 8 * s, y0 + 6 * s);
+    /* A last move that the answers have not caught up with at the release */
+    add_move (f, args, view, x0 - 60, y0 + 50);
+    add_release (args, FALSE);
+    test_app_xdotool (GTK_WIDGET (f->window), args);
+  }
+  g_assert_true (wait_for (f, drag_idle, 10000));
+  test_app_spin_for (700);
+  g_signal_handler_disconnect (drag, id);
+  g_assert_true (slider.held);
+  g_assert_true (slider.busy);
+  g_assert_cmpuint (slider.n_dof, ==, n_dof);
+
+  /* The late answers left the pose as the slider's press found it. */
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, slider.at_press[i]);
+  for (guint i = 0; i < n_dof; i++)
+    moved |= fabs (slider.at_press[i] - before[i]) > 1e-3;
+  g_assert_true (moved);
+
+  /* The slider's edit, released */
+  km_document_set_dof_value (f->document, 0, slider.at_press[0] + 0.2);
+  km_document_release_edit (f->document, &slider.slider);
+  test_app_spin ();
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, slider.at_press[i]);
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, before[i]);
+  g_free (slider.at_press);
+}
+
 /* Dragging a joint that is not the tip turns it directly (FK) and nothing else. */
 static void
 test_drag_joint_fk (Fixture       *f,
@@ -1989,6 +2097,7 @@ main (int   argc,
   g_test_add ("/kinema/Manipulation/drag-one-step", Fixture, GINT_TO_POINTER (FALSE),
               fixture_setup, test_drag_one_step, fixture_teardown);
   ADD ("drag-undo-at-release", test_drag_undo_at_release);
+  ADD ("drag-then-slider-hold", test_drag_then_slider_hold);
   g_test_add ("/kinema/Manipulation/ctrl-drag-one-step", Fixture, GINT_TO_POINTER (TRUE),
               fixture_setup, test_drag_one_step, fixture_teardown);
   ADD ("drag-ring", test_drag_ring);

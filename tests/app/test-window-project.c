@@ -14,6 +14,7 @@
 
 #include "km-body-item.h"
 #include "km-document-edit.h"
+#include "km-document-skeleton.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
@@ -732,8 +733,8 @@ test_layout_camel_case (void)
   g_assert_true (km_layout_state_get_camera (project, 16.0 / 9.0, &camera));
   g_assert_false (camera.orthographic);
   assert_vec3_near (km_camera_get_eye (&camera), km_vec3 (2.38053, 1.54674, 1.10801), 1e-6);
-  /* 0.6978 rad across the width of a 16:9 view */
-  g_assert_cmpfloat_with_epsilon (camera.fov_y, 2.0 * atan (tan (0.6978 / 2) * 9.0 / 16.0), 1e-12);
+  /* As the file states it: the angle across the shorter side, whatever the view's shape */
+  g_assert_cmpfloat (camera.fov_y, ==, 0.6978);
   g_assert_true (km_layout_state_get_time_bar (project, &state));
   g_assert_cmpfloat (state.current_time, ==, 1.5);
   g_assert_cmpfloat (state.max_time, ==, 15.0);
@@ -769,6 +770,121 @@ test_layout_camel_case (void)
     g_assert_true (back.orthographic);
     assert_camera_equal (&back, &camera);
   }
+}
+
+typedef struct
+{
+  GtkWidget *view;
+  int        height;
+} SizeWait;
+
+static void
+set_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+view_height_changed (gpointer data)
+{
+  SizeWait *wait = data;
+  int height = gtk_widget_get_height (wait->view);
+
+  return height > 0 && height != wait->height;
+}
+
+/* A project's field of view is kept as the file states it: opened while the scene view
+ * has one shape, saved after it has another (a bar shown as it loaded, the window or a
+ * pane resized), the file still has the same fieldOfView. It used to be turned into a
+ * vertical angle at the shape the view had as the project loaded and written back at the
+ * shape it had when saved (0.6978 became 0.6346 after a Recover). */
+static void
+test_layout_fov_kept_on_resize (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.cnoid", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-fov-XXXXXX");
+  g_autofree char *copy = g_build_filename (dir, "arm-fov.cnoid", NULL);
+  g_autoptr(GFile) copy_file = g_file_new_for_path (copy);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  SizeWait wait = { GTK_WIDGET (view), 0 };
+  KmCamera camera;
+  int width;
+
+  /* A copy whose perspective camera has Choreonoid's default field of view */
+  open_fixture (f, arm);
+  camera = *km_scene_view_get_camera (view);
+  camera.fov_y = 0.6978;
+  camera.orthographic = FALSE;
+  km_layout_state_set_camera (km_document_get_project (f->document), &camera, 1.5);
+  g_assert_true (km_document_save (f->document, copy_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  {
+    /* The value stated in the file, whatever the writer made of it */
+    g_autoptr(GRegex) fov = g_regex_new ("field_of_view: [^\n]*", 0, 0, NULL);
+    g_autofree char *stated = g_regex_replace_literal (fov, text, -1, 0,
+                                                       "field_of_view: 0.6978", 0, NULL);
+
+    g_assert_nonnull (strstr (stated, "\n          field_of_view: 0.6978\n"));
+    g_assert_true (g_file_set_contents (copy, stated, -1, NULL));
+  }
+  g_clear_pointer (&text, g_free);
+
+  open_fixture (f, copy);
+  width = gtk_widget_get_width (GTK_WIDGET (view));
+  wait.height = gtk_widget_get_height (GTK_WIDGET (view));
+  g_assert_cmpint (width, >, 0);
+  g_assert_cmpint (wait.height, >, 0);
+
+  /* Another shape before the save: taller (the window grows to fit) */
+  gtk_widget_set_size_request (GTK_WIDGET (view), -1, wait.height + 150);
+  g_assert_true (test_app_wait_until (view_height_changed, &wait, 5000));
+  test_app_spin ();
+  g_test_message ("view %d x %d, then %d x %d", width, wait.height,
+                  gtk_widget_get_width (GTK_WIDGET (view)),
+                  gtk_widget_get_height (GTK_WIDGET (view)));
+  g_assert_cmpfloat (km_scene_view_get_camera (view)->fov_y, ==, 0.6978);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\n          field_of_view: 0.6978\n"));
+
+  gtk_widget_set_size_request (GTK_WIDGET (view), -1, -1);
+  km_test_remove_tree (dir);
+}
+
+/* Orthographic (key 5) in one project; the next project opened without a camera of its own
+ * (the built-in example) comes up in the default perspective view, as Reset Camera gives,
+ * not in the projection the last one was left in. */
+static void
+test_layout_new_project_perspective (Fixture       *f,
+                                     gconstpointer  data)
+{
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  gboolean notified = FALSE;
+  gulong id;
+
+  km_scene_view_set_orthographic (view, TRUE);
+  g_assert_true (km_scene_view_get_camera (view)->orthographic);
+  id = g_signal_connect_swapped (view, "notify::orthographic",
+                                 G_CALLBACK (set_flag_cb), &notified);
+  g_assert_true (km_window_open_example (f->window));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_signal_handler_disconnect (view, id);
+  g_assert_false (km_scene_view_get_camera (view)->orthographic);
+  g_assert_true (notified);
+
+  /* Within one project the projection chosen stays (a body added is framed in it). */
+  km_scene_view_set_orthographic (view, TRUE);
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  test_app_spin ();
+  g_assert_true (km_scene_view_get_camera (view)->orthographic);
 }
 
 static void
@@ -1758,11 +1874,21 @@ main (int    argc,
                         test_unknown_effector_warns);
   g_test_add_data_func ("/kinema/Window/unknown-base-warns", "base",
                         test_unknown_effector_warns);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/effector", "effector",
+                        test_unusable_base_warns);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/branch", "branch",
+                        test_unusable_base_warns);
+  g_test_add_data_func ("/kinema/Window/unusable-base-warns/ancestor", "ancestor",
+                        test_unusable_base_warns);
   g_test_add ("/kinema/LayoutState/round-trip", Fixture, NULL,
               fixture_setup, test_layout_round_trip, fixture_teardown);
   g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
               fixture_setup, test_layout_choreonoid_camera, fixture_teardown);
   g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
+  g_test_add ("/kinema/LayoutState/fov-kept-on-resize", Fixture, NULL,
+              fixture_setup, test_layout_fov_kept_on_resize, fixture_teardown);
+  g_test_add ("/kinema/LayoutState/new-project-perspective", Fixture, NULL,
+              fixture_setup, test_layout_new_project_perspective, fixture_teardown);
   g_test_add ("/kinema/Window/sub-project-save", Fixture, NULL,
               fixture_setup, test_sub_project_save, fixture_teardown);
   g_test_add ("/kinema/LayoutState/save-keeps-time-bar-rate", Fixture, NULL,
@@ -1787,12 +1913,5 @@ main (int    argc,
               fixture_setup, test_tree_reload, fixture_teardown);
   g_test_add ("/kinema/ItemTree/selection-sync", Fixture, NULL,
               fixture_setup, test_selection_sync, fixture_teardown);
-  g_test_add_data_func ("/kinema/Window/unusable-base-warns/effector", "effector",
-                        test_unusable_base_warns);
-  g_test_add_data_func ("/kinema/Window/unusable-base-warns/branch", "branch",
-                        test_unusable_base_warns);
-  g_test_add_data_func ("/kinema/Window/unusable-base-warns/ancestor", "ancestor",
-                        test_unusable_base_warns);
-
   return g_test_run ();
 }
