@@ -930,7 +930,9 @@ skeleton_json_notes (const KmSkeleton *skeleton,
  * (@initial_q, nullable: km_body_item_dup_model_pose). @original (nullable): the model file
  * of @format the skeleton was read from, written over with the edits so that what Kinema
  * does not model (mass, inertia, sensors, collisions, …) stays (km_body_save_over,
- * km_urdf_save_over). Every writer is atomic. Touches no document: runs on any thread. */
+ * km_urdf_save_over); of a skeleton.json of the user's written back, the keys Kinema does
+ * not interpret (km_skeleton_json_save_over). Every writer is atomic. Touches no document:
+ * runs on any thread. */
 static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const double      *initial_q,
@@ -948,7 +950,8 @@ write_skeleton (const KmSkeleton  *skeleton,
     return km_urdf_save_over (skeleton, original, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
-  if (!km_skeleton_json_save (skeleton, path, error))
+  if (original != NULL ? !km_skeleton_json_save_over (skeleton, original, path, notes, error)
+                       : !km_skeleton_json_save (skeleton, path, error))
     return FALSE;
   skeleton_json_notes (skeleton, notes);
   return TRUE;
@@ -1452,6 +1455,17 @@ save_skeleton_async (KmDocument          *self,
   g_task_set_task_data (task, save, (GDestroyNotify) skeleton_save_free);
   files = skeleton_files_new ();
   skeleton_files_add (files, save->skeleton, format, save->path);
+  /* Saved to the skeleton.json of the user's it was read from: the keys Kinema does not
+   * interpret stay. */
+  if (!export)
+    {
+      g_autofree char *own = own_skeleton_path (self, save->body);
+      g_autofree char *saved = g_canonicalize_filename (save->path, NULL);
+
+      if (own != NULL && g_strcmp0 (own, saved) == 0)
+        ((SkeletonFile *) g_ptr_array_index (files, files->len - 1))->original =
+          g_steal_pointer (&saved);
+    }
   if (export)
     {
       SkeletonFile *added = g_ptr_array_index (files, files->len - 1);
@@ -1929,6 +1943,11 @@ take_edited_skeleton (gpointer item,
       && g_object_get_data (item, EMBEDDED_KEY) == NULL && !missing)
     ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
       ->original = expand_item_file (scan->io, KM_ITEM (body), file);
+  /* A skeleton.json of the user's written back: the keys Kinema does not interpret (a
+   * "comment", …) stay. */
+  else if (!autosave && in_place && g_strcmp0 (new_format, SKELETON_JSON_FORMAT) == 0)
+    ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
+      ->original = g_strdup (path);
   /* (a removed copy: the model it copied, while it is there) */
   else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, file_format) == 0
            && g_file_test (copy->original, G_FILE_TEST_IS_REGULAR))
@@ -2526,18 +2545,33 @@ typedef struct
   GPtrArray *bodies;
 } BodyScan;
 
+/* Whether Choreonoid itself loads @body's model: a .body (or YAML) file, an OpenHRP VRML
+ * model, a URDF (Choreonoid 2 reads it, under CHOREONOID-BODY or URDF). Not a skeleton.json
+ * (Kinema's own, also a new skeleton's) or a Scenebuilder XML model. */
+static gboolean
+choreonoid_loads (KmBodyItem *body)
+{
+  const char *format = km_body_item_model_file_format (km_body_item_get_format (body),
+                                                       km_body_item_get_file (body));
+
+  return format != NULL
+         && (g_ascii_strcasecmp (format, BODY_FORMAT) == 0
+             || g_ascii_strcasecmp (format, "OPENHRP-VRML-MODEL") == 0
+             || g_ascii_strcasecmp (format, URDF_FORMAT) == 0);
+}
+
 static void
-collect_skeleton_json_body (gpointer item,
-                            gpointer user_data)
+collect_copied_body (gpointer item,
+                     gpointer user_data)
 {
   BodyScan *scan = user_data;
 
   if (KM_IS_BODY_ITEM (item) && km_body_item_get_skeleton (item) != NULL
-      && g_strcmp0 (km_body_item_get_format (item), SKELETON_JSON_FORMAT) == 0)
+      && !choreonoid_loads (item))
     g_ptr_array_add (scan->bodies, g_object_ref (item));
 }
 
-/* "DIR/STEM.body", STEM from the body's skeleton.json name (else its item name), made
+/* "DIR/STEM.body", STEM from the body's model file name (else its item name), made
  * unique among the copies of one save. */
 static char *
 body_copy_path (KmBodyItem *body,
@@ -2557,8 +2591,8 @@ body_copy_path (KmBodyItem *body,
   return g_build_filename (dir, name, NULL);
 }
 
-/* A save with body copies: the bodies whose model is a skeleton.json and the .body copy
- * each gets, then the project. */
+/* A save with body copies: the bodies whose model Choreonoid does not load (skeleton.json,
+ * Scenebuilder XML) and the .body copy each gets, then the project. */
 typedef struct
 {
   GPtrArray *bodies;   /* of KmBodyItem */
@@ -2597,7 +2631,7 @@ copies_save_new (KmDocument  *self,
   save->project = g_object_ref (file);
   scan.bodies = save->bodies;
   km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   collect_skeleton_json_body, &scan);
+                   collect_copied_body, &scan);
   for (guint i = 0; i < save->bodies->len; i++)
     {
       KmBodyItem *body = g_ptr_array_index (save->bodies, i);
@@ -2737,7 +2771,7 @@ use_body_copies (KmDocument  *self,
   return TRUE;
 }
 
-/* The project was not written: the bodies keep their skeleton.json again, unless the step
+/* The project was not written: the bodies keep their model files again, unless the step
  * that switched them is no longer the last one (the copies exist, so the bodies may refer
  * to them). */
 static void
@@ -2766,7 +2800,7 @@ body_copies_written (KmDocument *self,
  * km_document_save_with_body_copies_async() run to its end on the calling thread.
  *
  * Returns: whether the copies and the project were written; on failure the bodies keep
- *   their skeleton.json.
+ *   their model files.
  */
 gboolean
 km_document_save_with_body_copies (KmDocument  *self,
@@ -2837,17 +2871,19 @@ copies_written_cb (GObject      *source,
 /**
  * km_document_save_with_body_copies_async:
  *
- * Saves the project so that Choreonoid opens it: every body whose model is a skeleton.json
- * (which Choreonoid cannot read) gets a Choreonoid `.body` copy beside the project file,
- * named after its skeleton.json (`arm.json` → `arm.body`), and the body items refer to
+ * Saves the project so that Choreonoid opens it: every body whose model is in a format
+ * Choreonoid cannot read (a skeleton.json, a Scenebuilder XML model; not a .body, OpenHRP
+ * VRML or URDF model, which stay as they are) gets a Choreonoid `.body` copy, with its
+ * display shapes and joint ids, beside the project file, named after its model file
+ * (`arm.json` → `arm.body`), and the body items refer to
  * those copies and take the models they hold, as the project loads them (one undoable
  * step, so the open project is what the file says), then the project is written to @file
  * (km_document_save_async()). A spherical joint becomes three revolute ones in a `.body`
  * file: the joint values and animations below the body are re-expressed for them (the same
  * motion), targets stay as they are (world frame; the effector keeps its name). The copies
  * and then the project are written on a worker thread; the bodies refer to the copies once
- * those are written, and keep their skeleton.json when the project is not. The skeleton.json
- * files stay as they were. What a `.body` file cannot carry (spherical joints become three
+ * those are written, and keep their model files when the project is not. The model files
+ * stay as they were. What a `.body` file cannot carry (spherical joints become three
  * revolute ones, linked joints independent ones) is listed in the message view. It fails
  * when a body's skeleton was edited while its copy was written. One Skeleton tab
  * save runs at a time (as km_document_save_skeleton_async()), and none while the project

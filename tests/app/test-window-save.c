@@ -1677,6 +1677,153 @@ test_save_edited_gear_model_keeps_link (Fixture       *f,
   km_test_remove_tree (root);
 }
 
+/* Save for Choreonoid with a Scenebuilder model, which Choreonoid cannot load: a .body copy
+ * beside the project, with the model's display shapes and joint ids, which the project
+ * refers to as CHOREONOID-BODY and which loads back as the same skeleton; the XML file stays
+ * as it was. */
+static void
+test_save_for_choreonoid_scenebuilder (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, "scenebuilder",
+                                                      "arm2_mm_deg.xml", "arm2_mm_deg.body",
+                                                      "arm2_mm_deg-2.body");
+  g_autoptr(KmSkeleton) before = km_skeleton_ref (km_document_get_skeleton (f->document));
+  g_autofree char *model_text = read_file (c.model);
+  g_autofree char *project_path = g_file_get_path (c.project);
+  g_autofree char *project_text = NULL;
+  g_autofree char *model_after = NULL;
+  g_autoptr(KmSkeleton) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  KmDocument *reopened;
+  KmSkeleton *skeleton;
+
+  g_assert_cmpstr (km_body_item_get_format (c.body), ==, "SCENEBUILDER-XML");
+  g_assert_cmpuint (count_shapes (before), >, 0);
+  g_assert_true (km_document_save_with_body_copies (f->document, c.project, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (c.copy, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpstr (km_body_item_get_file (c.body), ==, c.copy);
+  g_assert_cmpstr (km_body_item_get_format (c.body), ==, "CHOREONOID-BODY");
+  g_assert_true (has_message_containing (f->document, "arm2_mm_deg.body"));
+
+  project_text = read_file (project_path);
+  g_assert_nonnull (strstr (project_text, "file: \"arm2_mm_deg.body\""));
+  g_assert_nonnull (strstr (project_text, "format: CHOREONOID-BODY"));
+  g_assert_null (strstr (project_text, "SCENEBUILDER-XML"));
+  g_assert_null (strstr (project_text, "models/arm2_mm_deg.xml"));
+  model_after = read_file (c.model);
+  g_assert_cmpstr (model_after, ==, model_text);
+
+  /* The copy loads as Choreonoid's .body, shapes and joint ids kept. */
+  loaded = km_format_load_model_file (c.copy, "CHOREONOID-BODY", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (loaded, before, 1e-9));
+  g_assert_cmpuint (count_shapes (loaded), ==, count_shapes (before));
+  g_assert_cmpuint (km_skeleton_count_joint_ids (loaded), >=,
+                    km_skeleton_count_joint_ids (before));
+
+  reopened = reopen_project (c.project);
+  skeleton = km_document_get_skeleton (reopened);
+  g_assert_nonnull (skeleton);
+  g_assert_true (km_skeleton_equal (skeleton, before, 1e-9));
+  g_assert_cmpuint (count_shapes (skeleton), ==, count_shapes (before));
+  close_reopened (reopened);
+}
+
+/* A Scenebuilder model with a gear saved for Choreonoid: the .body copy has no place for
+ * the link, and Messages says so (the writer's note). */
+static void
+test_save_for_choreonoid_scenebuilder_gear (Fixture       *f,
+                                            gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, "scenebuilder",
+                                                      "slider_gear.xml", "slider_gear.body",
+                                                      "slider_gear-2.body");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_skeleton_has_mimic (km_document_get_skeleton (f->document)));
+  g_assert_true (km_document_save_with_body_copies (f->document, c.project, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (c.copy, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpstr (km_body_item_get_format (c.body), ==, "CHOREONOID-BODY");
+  g_assert_true (has_message_containing (f->document, "written as an independent joint"));
+}
+
+/* An OpenHRP VRML model, which Choreonoid loads itself, saved for Choreonoid: no copy, the
+ * project refers to the model file. */
+static void
+test_save_for_choreonoid_keeps_vrml (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, "openhrp", "arm.wrl",
+                                                      "arm.body", "arm-2.body");
+  g_autofree char *project_path = g_file_get_path (c.project);
+  g_autofree char *project_text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_save_with_body_copies (f->document, c.project, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (c.copy, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (km_body_item_get_file (c.body), ==, c.model);
+  project_text = read_file (project_path);
+  g_assert_nonnull (strstr (project_text, "arm.wrl"));
+}
+
+/* A skeleton.json of the user's with keys Kinema does not interpret (a "comment", a
+ * joint's "colour"), edited and saved with the project, or saved from the Skeleton tab to
+ * that file: written back with those keys and their values. */
+static void
+test_save_keeps_users_json_unknown_keys (Fixture       *f,
+                                         gconstpointer  data)
+{
+  static const char json[] =
+    "{\n"
+    "  \"comment\": \"DH parameters from the datasheet; limits ±2π\",\n"
+    "  \"root_name\": \"base\",\n"
+    "  \"joints\": [\n"
+    "    { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "    { \"name\": \"shoulder\", \"type\": \"revolute\", \"offset\": [0, 0, 0.1],\n"
+    "      \"parent\": \"base\", \"axis\": [0, 0, 1], \"limits\": [-1, 1],\n"
+    "      \"colour\": \"red\" },\n"
+    "    { \"name\": \"tool\", \"type\": \"fixed\", \"offset\": [0.3, 0, 0],\n"
+    "      \"parent\": \"shoulder\" }\n"
+    "  ]\n"
+    "}\n";
+  g_autofree char *model = g_build_filename (f->dir, "arm.json", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  KmBodyItem *body;
+
+  g_assert_true (g_file_set_contents (model, json, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "SKELETON-JSON");
+
+  edit_offset (f->document, 0.25);
+  save_project (f->document, f->file);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, model);
+  g_assert_cmpfloat (file_offset (model), ==, 0.25);
+  text = read_file (model);
+  g_assert_nonnull (strstr (text, "\"comment\": \"DH parameters from the datasheet; "
+                                  "limits ±2π\""));
+  g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
+
+  /* The same for the Skeleton tab's Save to that file. */
+  edit_offset (f->document, 0.5);
+  g_assert_true (km_document_save_skeleton (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (file_offset (model), ==, 0.5);
+  g_clear_pointer (&text, g_free);
+  text = read_file (model);
+  g_assert_nonnull (strstr (text, "\"comment\": \"DH parameters from the datasheet; "
+                                  "limits ±2π\""));
+  g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
+}
+
 /* The start of a .cnoid project: its root item, whose children follow. */
 #define ROOT_ITEM_HEAD \
   "items:\n" \
@@ -1801,6 +1948,14 @@ main (int    argc,
               fixture_setup, test_save_edited_vrml_keeps_shapes, fixture_teardown);
   g_test_add ("/kinema/Window/save/edited-gear-model-keeps-link", Fixture, NULL,
               fixture_setup, test_save_edited_gear_model_keeps_link, fixture_teardown);
+  g_test_add ("/kinema/Window/save/for-choreonoid-scenebuilder", Fixture, NULL,
+              fixture_setup, test_save_for_choreonoid_scenebuilder, fixture_teardown);
+  g_test_add ("/kinema/Window/save/for-choreonoid-scenebuilder-gear", Fixture, NULL,
+              fixture_setup, test_save_for_choreonoid_scenebuilder_gear, fixture_teardown);
+  g_test_add ("/kinema/Window/save/for-choreonoid-keeps-vrml", Fixture, NULL,
+              fixture_setup, test_save_for_choreonoid_keeps_vrml, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-users-json-unknown-keys", Fixture, NULL,
+              fixture_setup, test_save_keeps_users_json_unknown_keys, fixture_teardown);
   g_test_add ("/kinema/Document/save-item-async", Fixture, NULL,
               fixture_setup, test_save_item_async, fixture_teardown);
 

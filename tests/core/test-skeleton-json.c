@@ -833,6 +833,105 @@ test_skeleton_json_default_effector_kept (void)
     }
 }
 
+/* Written over the skeleton.json it was read from, an edited skeleton keeps the keys the
+ * reader does not interpret: the top level's (values as read, nested ones too) and each
+ * joint's (with the joint of the same name; a deleted joint's go with it), once. Gone, the
+ * original gives the plain text; no longer JSON, the plain text with a note. */
+static void
+test_skeleton_json_save_over (void)
+{
+  static const char original[] =
+    "{\n"
+    "  \"comment\": \"DH source: \\\"UR5\\\", limits from the datasheet\",\n"
+    "  \"root_name\": \"base\",\n"
+    "  \"model_name\": \"ur\",\n"
+    "  \"meta\": {\"version\": 3, \"tags\": [\"a\", null, true, 1.5e-3]},\n"
+    "  \"joints\": [\n"
+    "    { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "    { \"name\": \"shoulder\", \"type\": \"revolute\", \"offset\": [0, 0, 0.1],\n"
+    "      \"parent\": \"base\", \"axis\": [0, 0, 1], \"limits\": [-1, 1],\n"
+    "      \"dh\": {\"a\": 0, \"d\": 0.089159} },\n"
+    "    { \"name\": \"elbow\", \"type\": \"revolute\", \"offset\": [0.4, 0, 0],\n"
+    "      \"parent\": \"shoulder\", \"axis\": [0, 1, 0], \"limits\": null,\n"
+    "      \"colour\": \"red\" },\n"
+    "    { \"name\": \"tool\", \"type\": \"fixed\", \"offset\": [0.1, 0, 0],\n"
+    "      \"parent\": \"elbow\", \"colour\": \"blue\" }\n"
+    "  ],\n"
+    "  \"z_last\": 12\n"
+    "}\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("km-skeleton-json-over-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "ur.json", NULL);
+  g_autofree char *gone = g_build_filename (dir, "gone.json", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *plain = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) read = NULL;
+  g_autoptr(KmSkeleton) moved = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) saved = NULL;
+  gsize length;
+
+  g_assert_true (g_file_set_contents (path, original, -1, NULL));
+  test_util_push_warnings (warnings);
+  read = km_skeleton_json_load (path, original, strlen (original), &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_cmpuint (warnings->len, ==, 6);
+
+  moved = km_skeleton_edit_set_offset (read, (guint) km_skeleton_find_joint (read, "elbow"),
+                                       km_vec3 (0.5, 0, 0), &error);
+  g_assert_no_error (error);
+  edited = km_skeleton_edit_delete (moved, (guint) km_skeleton_find_joint (moved, "tool"),
+                                    &error);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  g_clear_pointer (&warnings, g_ptr_array_unref);
+  warnings = g_ptr_array_new_with_free_func (g_free);
+  test_util_push_warnings (warnings);
+  saved = km_skeleton_json_load (path, text, length, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_equal (saved, edited, 0));
+  /* The top level's and the joints' unknown keys, each once ("colour" of elbow only). */
+  g_assert_cmpuint (warnings->len, ==, 5);
+  g_assert_nonnull (strstr (text, "\"comment\": \"DH source: \\\"UR5\\\", limits from the "
+                                  "datasheet\""));
+  g_assert_nonnull (strstr (text, "\"version\": 3"));
+  g_assert_nonnull (strstr (text, "0.0015"));
+  g_assert_nonnull (strstr (text, "\"d\": 0.089159"));
+  g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
+  g_assert_null (strstr (text, "blue"));
+  g_assert_nonnull (strstr (text, "\"z_last\": 12"));
+  g_assert_nonnull (strstr (text, "\"offset\": [0.5, 0, 0]"));
+
+  /* Gone: the plain text, nothing said. */
+  g_assert_true (km_skeleton_json_save_over (edited, gone, other, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  plain = km_skeleton_json_to_string (edited);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, plain);
+
+  /* No longer JSON: the plain text, and a note. */
+  g_assert_true (g_file_set_contents (path, "{ \"root_name\": ", -1, NULL));
+  g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, plain);
+
+  km_test_remove_tree (dir);
+}
+
 static void
 test_skeleton_json_sniff (void)
 {
@@ -862,6 +961,7 @@ main (int    argc,
   g_test_add_func ("/kinema/SkeletonJson/invalid-files", test_skeleton_json_invalid_files);
   g_test_add_func ("/kinema/SkeletonJson/depth-bomb", test_skeleton_json_depth_bomb);
   g_test_add_func ("/kinema/SkeletonJson/round-trip", test_skeleton_json_round_trip);
+  g_test_add_func ("/kinema/SkeletonJson/save-over", test_skeleton_json_save_over);
   g_test_add_func ("/kinema/SkeletonJson/describe-free-root", test_skeleton_json_describe_free_root);
   g_test_add_func ("/kinema/SkeletonJson/sniff", test_skeleton_json_sniff);
   g_test_add_func ("/kinema/SkeletonJson/mimic", test_skeleton_json_mimic);

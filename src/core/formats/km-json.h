@@ -236,6 +236,9 @@ void               km_json_writer_vec3            (KmJsonWriter          *self,
                                                    KmVec3                 value);
 void               km_json_writer_quat            (KmJsonWriter          *self,
                                                    KmQuat                 value);
+/* A parsed value written as it is (a value kept from a file Kinema writes again). */
+void               km_json_writer_node            (KmJsonWriter          *self,
+                                                   const KmJsonNode      *value);
 /* The text written so far (complete once the outermost value is closed). */
 const char        *km_json_writer_get_text        (KmJsonWriter          *self,
                                                    gsize                 *length);

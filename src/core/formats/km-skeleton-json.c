@@ -541,6 +541,65 @@ write_limit (KmJsonWriter  *writer,
   km_json_writer_end_array (writer);
 }
 
+/* ---- Writing over the user's file ---------------------------------------------------- */
+
+/* Whether member @m of @object is one of @keys (compared whole: a name holding a "\u0000"
+ * escape is none of them). */
+static gboolean
+is_known_key (const KmJsonNode   *object,
+              guint               m,
+              const char * const *keys)
+{
+  const char *name = km_json_node_get_member_name (object, m);
+
+  return km_json_node_get_member_name_length (object, m) == strlen (name)
+         && g_strv_contains (keys, name);
+}
+
+/* Writes the members of @original (an object, nullable) that are not @keys, in its
+ * order: what the reader does not interpret. */
+static void
+write_unknown_members (KmJsonWriter       *writer,
+                       const KmJsonNode   *original,
+                       const char * const *keys)
+{
+  if (original == NULL || km_json_node_type (original) != KM_JSON_OBJECT)
+    return;
+  for (guint m = 0; m < km_json_node_get_length (original); m++)
+    {
+      if (is_known_key (original, m, keys))
+        continue;
+      km_json_writer_key_len (writer, km_json_node_get_member_name (original, m),
+                              km_json_node_get_member_name_length (original, m));
+      km_json_writer_node (writer, km_json_node_get_member_value (original, m));
+    }
+}
+
+/* The joint object of @joints (the original's "joints", nullable) named @name. */
+static const KmJsonNode *
+find_original_joint (const KmJsonNode *joints,
+                     const char       *name)
+{
+  if (joints == NULL || km_json_node_type (joints) != KM_JSON_ARRAY)
+    return NULL;
+  for (guint i = 0; i < km_json_node_get_length (joints); i++)
+    {
+      const KmJsonNode *joint = km_json_node_get_element (joints, i);
+      const KmJsonNode *joint_name = km_json_node_type (joint) == KM_JSON_OBJECT
+                                     ? km_json_node_get_member (joint, "name") : NULL;
+
+      if (joint_name != NULL && km_json_node_type (joint_name) == KM_JSON_STRING
+          && g_strcmp0 (km_json_node_get_string (joint_name, NULL), name) == 0)
+        return joint;
+    }
+  return NULL;
+}
+
+static char *skeleton_to_string (const KmSkeleton         *skeleton,
+                                 KmSkeletonJsonWriteFlags  flags,
+                                 GPtrArray                *notes,
+                                 const KmJsonNode         *original);
+
 /**
  * km_skeleton_json_to_string:
  *
@@ -563,12 +622,27 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
                                  KmSkeletonJsonWriteFlags  flags,
                                  GPtrArray                *notes)
 {
+  g_return_val_if_fail (skeleton != NULL, NULL);
+
+  return skeleton_to_string (skeleton, flags, notes, NULL);
+}
+
+/* km_skeleton_json_to_string_full(), with the members of @original (nullable: the object
+ * of the file the skeleton was read from) that the reader does not interpret: each joint
+ * object's after Kinema's keys (those of the original's joint of the same name), and the
+ * top level's at the end, in the original's order. */
+static char *
+skeleton_to_string (const KmSkeleton         *skeleton,
+                    KmSkeletonJsonWriteFlags  flags,
+                    GPtrArray                *notes,
+                    const KmJsonNode         *original)
+{
+  const KmJsonNode *original_joints = original != NULL
+                                      ? km_json_node_get_member (original, "joints") : NULL;
   KmJsonWriter *writer;
   const char * const *handlers;
   g_autofree guint *order = NULL;
   guint n;
-
-  g_return_val_if_fail (skeleton != NULL, NULL);
 
   writer = km_json_writer_new ();
   km_json_writer_begin_object (writer);
@@ -673,9 +747,12 @@ km_skeleton_json_to_string_full (const KmSkeleton         *skeleton,
               km_json_writer_end_array (writer);
             }
         }
+      write_unknown_members (writer, find_original_joint (original_joints, j->name),
+                             joint_keys);
       km_json_writer_end_object (writer);
     }
   km_json_writer_end_array (writer);
+  write_unknown_members (writer, original, top_keys);
   km_json_writer_end_object (writer);
 
   return km_json_writer_free_to_string (writer);
@@ -704,6 +781,54 @@ km_skeleton_json_save_full (const KmSkeleton         *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_skeleton_json_to_string_full (skeleton, flags, notes);
+  return km_format_save_text (path, text, error);
+}
+
+/**
+ * km_skeleton_json_save_over:
+ * @original: the skeleton.json @skeleton was read from (and edited since)
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): receives what is not kept
+ *
+ * km_skeleton_json_save(), keeping what @original has and the reader does not interpret:
+ * its unknown top-level keys (a "comment", …) and each joint's unknown keys (kept with the
+ * joint of the same name), with their values as read, after the keys Kinema writes. A
+ * deleted joint's go with it, and so do a renamed joint's. When @original is gone, the
+ * skeleton is written alone; when it no longer reads as a JSON object, too, with a note.
+ * Atomic, as km_skeleton_json_save().
+ */
+gboolean
+km_skeleton_json_save_over (const KmSkeleton  *skeleton,
+                            const char        *original,
+                            const char        *path,
+                            GPtrArray         *notes,
+                            GError           **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(KmJsonDocument) original_doc = NULL;
+  g_autoptr(GError) read_error = NULL;
+  const KmJsonNode *original_root = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (skeleton != NULL, FALSE);
+  g_return_val_if_fail (original != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (g_file_get_contents (original, &data, &length, &read_error))
+    original_doc = km_json_parse (original, data, length, &read_error);
+  if (original_doc != NULL)
+    original_root = km_json_document_get_root (original_doc);
+  if (original_root == NULL || km_json_node_type (original_root) != KM_JSON_OBJECT)
+    {
+      /* (gone: nothing of it to keep) */
+      if (!g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        km_format_note (notes, _("%s no longer reads as a skeleton.json object: the keys "
+                                 "Kinema does not read are not kept"), original);
+      original_root = NULL;
+    }
+  text = skeleton_to_string (skeleton, KM_SKELETON_JSON_WRITE_DEFAULT, notes, original_root);
   return km_format_save_text (path, text, error);
 }
 

@@ -57,6 +57,13 @@ gboolean    km_skeleton_json_save_full  (const KmSkeleton        *skeleton,
                                          KmSkeletonJsonWriteFlags flags,
                                          GPtrArray               *notes,
                                          GError                 **error);
+/* Writes @skeleton over @original (the skeleton.json it was read from; @path may be it),
+ * keeping the top-level and per-joint keys of @original that Kinema does not interpret. */
+gboolean    km_skeleton_json_save_over  (const KmSkeleton  *skeleton,
+                                         const char        *original,
+                                         const char        *path,
+                                         GPtrArray         *notes,
+                                         GError           **error);
 /*
  * The `kinema-cli info` text of any model (usable as KmFormat.describe by every format
  * whose load returns a KmSkeleton): one line per joint in topological order,

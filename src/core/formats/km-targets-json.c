@@ -66,91 +66,6 @@ track_setting_agrees (const KmJsonDocument  *doc,
   return FALSE;
 }
 
-/* An object or array being copied by write_json_value(), and its next member. */
-typedef struct
-{
-  const KmJsonNode *node;
-  guint             next;
-} CopyLevel;
-
-/* Writes the parsed JSON @value as it is (numbers as read: an integral one as an integer).
- * An explicit stack, as the reader's: nesting goes to KM_JSON_MAX_DEPTH. */
-static void
-write_json_value (KmJsonWriter     *writer,
-                  const KmJsonNode *value)
-{
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (CopyLevel));
-  const KmJsonNode *node = value;
-
-  for (;;)
-    {
-      CopyLevel *top;
-
-      if (node != NULL)
-        {
-          CopyLevel level = { node, 0 };
-
-          switch (km_json_node_type (node))
-            {
-            case KM_JSON_OBJECT:
-              km_json_writer_begin_object (writer);
-              g_array_append_val (stack, level);
-              break;
-            case KM_JSON_ARRAY:
-              km_json_writer_begin_array (writer);
-              g_array_append_val (stack, level);
-              break;
-            case KM_JSON_STRING:
-              {
-                gsize length;
-                const char *string = km_json_node_get_string (node, &length);
-
-                /* With its length: a "\u0000" inside is kept. */
-                km_json_writer_string_len (writer, string, length);
-              }
-              break;
-            case KM_JSON_NUMBER:
-              if (km_json_node_is_integer (node))
-                km_json_writer_int (writer, km_json_node_get_int (node));
-              else
-                km_json_writer_number (writer, km_json_node_get_number (node));
-              break;
-            case KM_JSON_BOOLEAN:
-              km_json_writer_boolean (writer, km_json_node_get_boolean (node));
-              break;
-            case KM_JSON_NULL:
-            default:
-              km_json_writer_null (writer);
-              break;
-            }
-          node = NULL;
-        }
-      if (stack->len == 0)
-        return;
-      top = &g_array_index (stack, CopyLevel, stack->len - 1);
-      if (top->next < km_json_node_get_length (top->node))
-        {
-          if (km_json_node_type (top->node) == KM_JSON_OBJECT)
-            {
-              km_json_writer_key_len (writer, km_json_node_get_member_name (top->node, top->next),
-                                      km_json_node_get_member_name_length (top->node, top->next));
-              node = km_json_node_get_member_value (top->node, top->next);
-            }
-          else
-            node = km_json_node_get_element (top->node, top->next);
-          top->next++;
-        }
-      else
-        {
-          if (km_json_node_type (top->node) == KM_JSON_OBJECT)
-            km_json_writer_end_object (writer);
-          else
-            km_json_writer_end_array (writer);
-          g_array_set_size (stack, stack->len - 1);
-        }
-    }
-}
-
 /* Whether member @m of @object is one of keyframe_keys (a name is compared whole: one
  * holding a "\u0000" escape, "frame\u0000x", is not "frame"). */
 static gboolean
@@ -181,7 +96,7 @@ keyframe_extra (const KmJsonNode *object)
         }
       km_json_writer_key_len (writer, km_json_node_get_member_name (object, m),
                               km_json_node_get_member_name_length (object, m));
-      write_json_value (writer, km_json_node_get_member_value (object, m));
+      km_json_writer_node (writer, km_json_node_get_member_value (object, m));
     }
   if (writer == NULL)
     return NULL;
@@ -204,7 +119,7 @@ write_extra (KmJsonWriter *writer,
     {
       km_json_writer_key_len (writer, km_json_node_get_member_name (object, m),
                               km_json_node_get_member_name_length (object, m));
-      write_json_value (writer, km_json_node_get_member_value (object, m));
+      km_json_writer_node (writer, km_json_node_get_member_value (object, m));
     }
 }
 
