@@ -546,6 +546,24 @@ undo_at_release_cb (GtkGestureDrag *gesture,
   undo->undone = km_document_undo (undo->document);
 }
 
+/* The scene view's drag gesture (the one a 3-D drag runs through). */
+static GtkGesture *
+view_drag_gesture (GtkWidget *view)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
+  GtkGesture *drag = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_GESTURE_DRAG (controller))
+        drag = GTK_GESTURE (controller);
+    }
+  g_assert_nonnull (drag);
+  return drag;
+}
+
 /* Undone the moment it is released (Ctrl+Z pressed before the answers still due came):
  * the drag stays undone, the answers that come after do not make a step of their own that
  * puts its pose back; redo gives the drag back. */
@@ -555,7 +573,6 @@ test_drag_undo_at_release (Fixture       *f,
 {
   GtkWidget *view = GTK_WIDGET (f->scene_view);
   int effector = km_document_get_effector (f->document);
-  g_autoptr(GListModel) controllers = NULL;
   g_autofree double *before = NULL;
   UndoAtRelease undo = { f->document, FALSE, FALSE };
   GtkGesture *drag = NULL;
@@ -572,15 +589,7 @@ test_drag_undo_at_release (Fixture       *f,
 
   /* After the view's own handler, in the same emission: the answer to the release's
    * request cannot have come yet. */
-  controllers = gtk_widget_observe_controllers (view);
-  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_GESTURE_DRAG (controller))
-        drag = GTK_GESTURE (controller);
-    }
-  g_assert_nonnull (drag);
+  drag = view_drag_gesture (view);
   id = g_signal_connect_after (drag, "drag-end", G_CALLBACK (undo_at_release_cb), &undo);
   {
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
@@ -649,7 +658,6 @@ test_drag_then_slider_hold (Fixture       *f,
 {
   GtkWidget *view = GTK_WIDGET (f->scene_view);
   int effector = km_document_get_effector (f->document);
-  g_autoptr(GListModel) controllers = NULL;
   g_autofree double *before = NULL;
   SliderAtRelease slider = { f->document, 0, FALSE, FALSE, NULL, 0 };
   GtkGesture *drag = NULL;
@@ -664,15 +672,7 @@ test_drag_then_slider_hold (Fixture       *f,
     return;
   test_app_project (f->scene_view, joint_pos (f, effector), &x0, &y0);
 
-  controllers = gtk_widget_observe_controllers (view);
-  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_GESTURE_DRAG (controller))
-        drag = GTK_GESTURE (controller);
-    }
-  g_assert_nonnull (drag);
+  drag = view_drag_gesture (view);
   /* After the view's own handler, in the same emission: the answer to the release's
    * request cannot have come yet. */
   id = g_signal_connect_after (drag, "drag-end", G_CALLBACK (slider_at_release_cb), &slider);

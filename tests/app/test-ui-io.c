@@ -1897,37 +1897,25 @@ test_autosave_keeps_shapes (Fixture       *f,
 
 /* ---- The application told to end ------------------------------------------------------ */
 
-/* The built `kinema`, told to end (SIGTERM, SIGINT, SIGHUP) with unsaved work: it ends
- * normally without asking, keeps the work autosaved for the next start, and removes its
- * lock file, as an orderly end does. Runs the program with its own folders, on the test's
- * display. */
-static void
-test_quit_signal_keeps_autosave (gconstpointer data)
+/* The built `kinema` (@program) started on the arm model (unsaved work, in a new window)
+ * with its own folders under @home (state under @state), no session bus, and the extra
+ * environment @env (NULL-terminated name, value pairs), on the test's display; returns
+ * once it says the model is open, with its merged output in *@out. */
+static GSubprocess *
+spawn_kinema_on_arm (const char         *program,
+                     const char         *home,
+                     const char         *state,
+                     const char * const *env,
+                     GDataInputStream  **out)
 {
-  int signum = GPOINTER_TO_INT (data);
-  g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "kinema",
-                                                    NULL);
   g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                   "arm.json", NULL);
-  g_autofree char *home = g_dir_make_tmp ("km-ui-io-quit-XXXXXX", NULL);
-  g_autofree char *state = g_build_filename (home, "state", NULL);
   g_autofree char *no_bus = g_strconcat ("unix:path=", home, "/no-bus", NULL);
-  g_autofree char *dir = g_build_filename (state, "kinema", "autosave", NULL);
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *autosave = NULL;
-  g_autofree char *lock = NULL;
-  g_autofree char *text = NULL;
+  GSubprocess *process;
   gboolean opened = FALSE;
 
-  if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_test_skip ("the kinema program is not built");
-      remove_tree (home);
-      return;
-    }
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
                                         | G_SUBPROCESS_FLAGS_STDERR_MERGE);
   g_subprocess_launcher_setenv (launcher, "HOME", home, TRUE);
@@ -1939,22 +1927,53 @@ test_quit_signal_keeps_autosave (gconstpointer data)
   g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", no_bus, TRUE);
   g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "km-document", TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
-  /* A model opened into a new window: unsaved work. */
+  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
+    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
   process = g_subprocess_launcher_spawn (launcher, &error, program, model, NULL);
   g_assert_no_error (error);
 
   /* Once it says the model is open, its work is there (and its signal handlers, installed
    * at startup, long before). */
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  *out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
   while (!opened)
     {
-      g_autofree char *line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (*out, NULL, NULL, &error);
 
       g_assert_no_error (error);
       g_assert_nonnull (line);   /* (it ended first) */
       g_test_message ("kinema: %s", line);
       opened = strstr (line, "Opened ") != NULL;
     }
+  return process;
+}
+
+/* The built `kinema`, told to end (SIGTERM, SIGINT, SIGHUP) with unsaved work: it ends
+ * normally without asking, keeps the work autosaved for the next start, and removes its
+ * lock file, as an orderly end does. Runs the program with its own folders, on the test's
+ * display. */
+static void
+test_quit_signal_keeps_autosave (gconstpointer data)
+{
+  int signum = GPOINTER_TO_INT (data);
+  g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "kinema",
+                                                    NULL);
+  g_autofree char *home = g_dir_make_tmp ("km-ui-io-quit-XXXXXX", NULL);
+  g_autofree char *state = g_build_filename (home, "state", NULL);
+  g_autofree char *dir = g_build_filename (state, "kinema", "autosave", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *autosave = NULL;
+  g_autofree char *lock = NULL;
+  g_autofree char *text = NULL;
+
+  if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("the kinema program is not built");
+      remove_tree (home);
+      return;
+    }
+  process = spawn_kinema_on_arm (program, home, state, NULL, &out);
   autosave = g_strdup_printf ("%s/autosave-%s-0.cnoid", dir,
                               g_subprocess_get_identifier (process));
   lock = g_strconcat (autosave, ".lock", NULL);
@@ -2004,18 +2023,17 @@ test_second_quit_signal_ends_hung_write (void)
                                                     NULL);
   g_autofree char *preload = g_test_build_filename (G_TEST_BUILT, "km-test-hang-rename.so",
                                                     NULL);
-  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
-                                                  "arm.json", NULL);
   g_autofree char *home = g_dir_make_tmp ("km-ui-io-hang-XXXXXX", NULL);
   g_autofree char *state = g_build_filename (home, "state", NULL);
   g_autofree char *when = g_build_filename (home, "hang-now", NULL);
   g_autofree char *mark = g_build_filename (home, "hung", NULL);
-  g_autofree char *no_bus = g_strconcat ("unix:path=", home, "/no-bus", NULL);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  /* (Only the autosave's writes hang: one elsewhere, such as GTK's list of recent files
+   * written on the main thread, could stop the first signal from being handled at all.) */
+  const char * const env[] = { "LD_PRELOAD", preload, "KM_TEST_HANG_WHEN", when,
+                               "KM_TEST_HANG_MARK", mark, "KM_TEST_HANG_UNDER", state, NULL };
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-  gboolean opened = FALSE, ended = FALSE;
+  gboolean ended = FALSE;
   gint64 deadline;
 
   if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE)
@@ -2025,35 +2043,7 @@ test_second_quit_signal_ends_hung_write (void)
       remove_tree (home);
       return;
     }
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                        | G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  g_subprocess_launcher_setenv (launcher, "HOME", home, TRUE);
-  g_subprocess_launcher_setenv (launcher, "XDG_STATE_HOME", state, TRUE);
-  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", home, TRUE);
-  g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", home, TRUE);
-  g_subprocess_launcher_setenv (launcher, "XDG_CACHE_HOME", home, TRUE);
-  g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", no_bus, TRUE);
-  g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "km-document", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
-  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
-  g_subprocess_launcher_setenv (launcher, "KM_TEST_HANG_WHEN", when, TRUE);
-  g_subprocess_launcher_setenv (launcher, "KM_TEST_HANG_MARK", mark, TRUE);
-  /* (Only the autosave's writes hang: one elsewhere, such as GTK's list of recent files
-   * written on the main thread, could stop the first signal from being handled at all.) */
-  g_subprocess_launcher_setenv (launcher, "KM_TEST_HANG_UNDER", state, TRUE);
-  process = g_subprocess_launcher_spawn (launcher, &error, program, model, NULL);
-  g_assert_no_error (error);
-
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
-  while (!opened)
-    {
-      g_autofree char *line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-
-      g_assert_no_error (error);
-      g_assert_nonnull (line);   /* (it ended first) */
-      g_test_message ("kinema: %s", line);
-      opened = strstr (line, "Opened ") != NULL;
-    }
+  process = spawn_kinema_on_arm (program, home, state, env, &out);
 
   /* From now on every write hangs; the first signal's autosave write is one. */
   g_assert_true (g_file_set_contents (when, "", 0, NULL));
