@@ -722,6 +722,28 @@ test_utf16 (void)
       }
 }
 
+/* The syntax error loader @f (0: URDF, 1: Collada, 2: Scenebuilder, as the roots robot,
+ * COLLADA and scene) gives for @text, read as @path (asserted to be one). */
+static GError *
+xml_syntax_error (guint       f,
+                  const char *path,
+                  const char *text,
+                  gsize       length)
+{
+  GError *error = NULL;
+  gpointer result;
+
+  if (f == 0)
+    result = km_urdf_load (path, text, length, NULL, &error);
+  else if (f == 1)
+    result = km_mesh_load_collada (path, text, length, &error);
+  else
+    result = km_scenebuilder_load (path, text, length, &error);
+  g_assert_null (result);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+  return error;
+}
+
 /* Where GMarkup stops on XML that is not well-formed, in every XML loader (URDF, COLLADA,
  * Scenebuilder): the character it stopped at, or just past the last one at the end of the
  * text, in characters, on the first line as on the others (GMarkup counts a line's '\n' as
@@ -775,19 +797,11 @@ test_xml_error_positions (void)
         g_autofree char *expected = g_strdup_printf ("%s:%u:%u: ", paths[f], cases[c].line,
                                                      column);
         g_autoptr(GError) error = NULL;
-        gpointer result = NULL;
 
         g_string_replace (text, "ROOT", roots[f], 0);
         g_string_replace (text, "\n", line_ends[i % G_N_ELEMENTS (line_ends)], 0);
         g_test_message ("%s", text->str);
-        if (f == 0)
-          result = km_urdf_load (paths[f], text->str, text->len, NULL, &error);
-        else if (f == 1)
-          result = km_mesh_load_collada (paths[f], text->str, text->len, &error);
-        else
-          result = km_scenebuilder_load (paths[f], text->str, text->len, &error);
-        g_assert_null (result);
-        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        error = xml_syntax_error (f, paths[f], text->str, text->len);
         if (!g_str_has_prefix (error->message, expected))
           g_error ("expected “%s…”, got “%s”", expected, error->message);
       }
@@ -824,18 +838,10 @@ test_xml_duplicate_attributes (void)
                                                      paths[f], cases[c].line, column,
                                                      cases[c].name);
         g_autoptr(GError) error = NULL;
-        gpointer result = NULL;
 
         g_string_replace (text, "ROOT", roots[f], 0);
         g_test_message ("%s", text->str);
-        if (f == 0)
-          result = km_urdf_load (paths[f], text->str, text->len, NULL, &error);
-        else if (f == 1)
-          result = km_mesh_load_collada (paths[f], text->str, text->len, &error);
-        else
-          result = km_scenebuilder_load (paths[f], text->str, text->len, &error);
-        g_assert_null (result);
-        g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+        error = xml_syntax_error (f, paths[f], text->str, text->len);
         g_assert_cmpstr (error->message, ==, expected);
       }
 
@@ -861,17 +867,9 @@ test_xml_lt_in_attribute (void)
       g_autofree char *expected = g_strdup_printf ("%s:3:31: expected “&lt;” instead of “<” "
                                                    "in an attribute value", paths[f]);
       g_autoptr(GError) error = NULL;
-      gpointer result = NULL;
 
       g_test_message ("%s", text);
-      if (f == 0)
-        result = km_urdf_load (paths[f], text, strlen (text), NULL, &error);
-      else if (f == 1)
-        result = km_mesh_load_collada (paths[f], text, strlen (text), &error);
-      else
-        result = km_scenebuilder_load (paths[f], text, strlen (text), &error);
-      g_assert_null (result);
-      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      error = xml_syntax_error (f, paths[f], text, strlen (text));
       g_assert_cmpstr (error->message, ==, expected);
     }
 }
@@ -913,16 +911,8 @@ test_xml_control_char_name (void)
                                                "</%s>\n", roots[f], roots[f]);
       g_autofree char *expected = g_strdup_printf ("%s:2:9: ", paths[f]);
       g_autoptr(GError) error = NULL;
-      gpointer result = NULL;
 
-      if (f == 0)
-        result = km_urdf_load (paths[f], text, strlen (text), NULL, &error);
-      else if (f == 1)
-        result = km_mesh_load_collada (paths[f], text, strlen (text), &error);
-      else
-        result = km_scenebuilder_load (paths[f], text, strlen (text), &error);
-      g_assert_null (result);
-      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
+      error = xml_syntax_error (f, paths[f], text, strlen (text));
       if (!g_str_has_prefix (error->message, expected)
           || strstr (error->message, "n\\x01me") == NULL)
         g_error ("expected “%sn\\x01me…”, got “%s”", expected, error->message);
