@@ -872,6 +872,33 @@ reload_body (Fixture *f)
   test_app_spin ();
 }
 
+typedef struct
+{
+  KmSceneView *view;
+  guint        renders;
+} DrawWait;
+
+static gboolean
+drawn_since (gpointer data)
+{
+  DrawWait *wait = data;
+
+  return km_scene_view_get_n_renders (wait->view) > wait->renders;
+}
+
+/* Waits until the view has drawn what it shows now. Until a framing by itself is drawn, a
+ * relayout frames it again at the view's new shape (km_scene_view_size_allocate): what
+ * stays is the camera the user saw. On a loaded machine a solve's messages could relayout
+ * the window before the view had drawn once since its last framing. */
+static void
+wait_drawn (Fixture *f)
+{
+  DrawWait wait = { f->view, km_scene_view_get_n_renders (f->view) };
+
+  gtk_gl_area_queue_render (GTK_GL_AREA (f->view));
+  g_assert_true (test_app_wait_until (drawn_since, &wait, 5000));
+}
+
 /* The Pose tab's way to key: a joint value typed at @frame, then Set Keyframe. */
 static void
 key_at (Fixture *f,
@@ -885,6 +912,7 @@ key_at (Fixture *f,
   g_assert_true (km_document_set_keyframe (f->document, frame));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
+  wait_drawn (f);
 }
 
 /* Review finding 2: the camera moves only when the user asks (or a model is first shown).
@@ -906,6 +934,7 @@ test_camera_stays (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
   g_assert_null (km_document_get_targets (f->document));
+  wait_drawn (f);
   shown = *km_scene_view_get_camera (f->view);
 
   /* Not placed by the user: framed when opened, and left there. */
