@@ -1387,11 +1387,7 @@ show_saved_state (KmDocument *self)
   gboolean differs = FALSE;
 
   if (km_layout_state_get_time_bar (self->project, &time_bar) && time_bar.current_time >= 0.0)
-    {
-      double frame = round (time_bar.current_time * self->frame_rate);
-
-      km_document_set_current_frame (self, (guint) MIN (frame, (double) (self->n_frames - 1)));
-    }
+    km_document_set_current_time (self, time_bar.current_time);
   if (self->body == NULL || self->skeleton == NULL
       || !km_body_item_get_pose_unkeyed (self->body))
     return;
@@ -3903,6 +3899,26 @@ km_document_get_current_frame (KmDocument *self)
   g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
 
   return self->current_frame;
+}
+
+/**
+ * km_document_set_current_time:
+ * @seconds: a time bar time (a project's saved `current_time`), not negative
+ *
+ * Moves to the frame nearest @seconds at the document's frame rate, at most the motion's
+ * last frame (km_document_set_current_frame).
+ */
+void
+km_document_set_current_time (KmDocument *self,
+                              double      seconds)
+{
+  double frame;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (seconds >= 0.0);
+
+  frame = round (seconds * self->frame_rate);
+  km_document_set_current_frame (self, (guint) MIN (frame, (double) (self->n_frames - 1)));
 }
 
 /* Scrubbing: moves to @frame (clamped to the time bar's range, km_document_get_timeline_frames)

@@ -243,6 +243,8 @@ void               km_document_set_selected_joint (KmDocument         *self,
 guint              km_document_get_current_frame  (KmDocument         *self);
 void               km_document_set_current_frame  (KmDocument         *self,
                                                    guint               frame);
+void               km_document_set_current_time   (KmDocument         *self,
+                                                   double              seconds);
 guint              km_document_get_n_frames       (KmDocument         *self);
 guint              km_document_get_timeline_frames (KmDocument        *self);
 double             km_document_get_frame_rate     (KmDocument         *self);

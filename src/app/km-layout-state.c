@@ -657,10 +657,5 @@ km_layout_state_restore (KmProject   *project,
   if (state.playback_speed_ratio > 0.0)
     km_time_bar_set_speed (time_bar, state.playback_speed_ratio);
   if (document != NULL && state.current_time >= 0.0)
-    {
-      double frame = round (state.current_time * km_document_get_frame_rate (document));
-      guint last = km_document_get_n_frames (document) - 1;
-
-      km_document_set_current_frame (document, (guint) MIN (frame, (double) last));
-    }
+    km_document_set_current_time (document, state.current_time);
 }

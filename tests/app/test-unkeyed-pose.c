@@ -559,22 +559,6 @@ test_undo_key_keeps_file (Fixture       *f,
 
 /* ---- Saved and opened again ------------------------------------------------------- */
 
-/* Removes @dir and the files a save wrote in it. */
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 static gboolean
 document_pose_is (KmDocument   *document,
                   const double *expected,
@@ -674,7 +658,7 @@ test_save_reopen_unkeyed (Fixture       *f,
   km_time_bar_set_document (f->time_bar, f->document);
   g_assert_true (test_app_wait_idle_solve (reopened, 20000));
 
-  remove_dir (dir);
+  km_test_remove_tree (dir);
 }
 
 /* Saved at frame 40 with nothing unkeyed there, the project opens showing the motion at
@@ -717,7 +701,7 @@ test_save_reopen_motion (Fixture       *f,
   g_assert_cmpuint (test_app_count_messages (reopened, G_LOG_LEVEL_INFO, REPLACED_TEXT, NULL),
                     ==, 0);
 
-  remove_dir (dir);
+  km_test_remove_tree (dir);
 }
 
 int
