@@ -767,6 +767,16 @@ too_large_to_read (GFileInputStream *in,
  * load on another thread has its own. */
 static GPrivate current_load_options;
 
+/* Makes @fd, opened non-blocking (a named pipe, not to wait for its other end), block
+ * again: FALSE with errno set when it cannot. */
+static gboolean
+set_blocking (int fd)
+{
+  int flags = fcntl (fd, F_GETFL);
+
+  return flags >= 0 && fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) >= 0;
+}
+
 /* The seconds a read on this thread waits for a pipe's writer (0: none). */
 static guint
 fifo_wait_seconds (void)
@@ -788,7 +798,7 @@ read_fifo (const char   *path,
   guint wait_s = fifo_wait_seconds ();
   gint64 deadline = g_get_monotonic_time () + (gint64) wait_s * G_TIME_SPAN_SECOND;
   gboolean blocking = FALSE, writer_gone = FALSE, waited_out = FALSE;
-  int flags, saved_errno;
+  int saved_errno;
 
   if (fd < 0)
     goto failed;
@@ -845,7 +855,7 @@ read_fifo (const char   *path,
       if (!blocking)
         {
           /* A writer is there: read it to its end, waiting as long as it takes. */
-          if ((flags = fcntl (fd, F_GETFL)) < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+          if (!set_blocking (fd))
             goto failed;
           blocking = TRUE;
         }
@@ -1273,7 +1283,7 @@ open_in_place (const char *target)
 {
   GStatBuf st;
   gint64 deadline;
-  int fd, flags, saved_errno;
+  int fd, saved_errno;
 
   if (g_stat (target, &st) != 0 || !S_ISFIFO (st.st_mode))
     return g_open (target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
@@ -1289,7 +1299,7 @@ open_in_place (const char *target)
         return -1;
       g_usleep ((gulong) MIN (left, FIFO_SAVE_RETRY_US));
     }
-  if ((flags = fcntl (fd, F_GETFL)) < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+  if (!set_blocking (fd))
     {
       saved_errno = errno;
       close (fd);
