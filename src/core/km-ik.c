@@ -1881,19 +1881,30 @@ motion_follow_fit (Work              *w,
       memcpy (w->q, s->seed, w->n_var * sizeof (double));
       return FALSE;
     }
-  take_answer (w, s, &ev);
-  TRACE_STAGE (w, "fit-first");
   if (!eval_converged (w, &ev))
     {
-      /* Unless the orientation has come back within reach: one quick descent (it stalls at
-       * once where it cannot be met). */
+      Eval fit = ev;
+      g_autofree double *q_fit = g_memdup2 (w->q, w->n_var * sizeof (double));
+
+      /* Unless the orientation is within reach after all (a fast frame, or a wrist that
+       * can turn the tip every way): one quick descent (it stalls at once where it cannot
+       * be met). */
       ev = descend (w, CONT_REACH_ITERS, FALSE);
-      if (eval_converged (w, &ev) && seed_distance (w, w->q, s->seed) <= KM_IK_CONT_JUMP)
+      if (eval_converged (w, &ev) && seed_distance (w, w->q, s->seed) > KM_IK_CONT_JUMP)
         {
-          take_answer (w, s, &ev);
-          TRACE_STAGE (w, "fit-first-met");
+          /* Met, but further than a frame's step: the motion's own search (continuation
+           * from the seed, the nearest answer) decides, as for a chain of six. */
+          memcpy (w->q, s->seed, w->n_var * sizeof (double));
+          return FALSE;
+        }
+      if (!eval_converged (w, &ev))
+        {
+          memcpy (w->q, q_fit, w->n_var * sizeof (double));
+          ev = fit;
         }
     }
+  take_answer (w, s, &ev);
+  TRACE_STAGE (w, eval_converged (w, &ev) ? "fit-first-met" : "fit-first");
   s->attempts = 1;
   return TRUE;
 }

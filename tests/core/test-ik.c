@@ -2095,6 +2095,46 @@ test_trajectory_spaced_poses (void)
     km_ik_solution_clear (&out[k]);
 }
 
+/* A ball joint carrying a tool: three DOFs, so a motion's search treats it as a chain that
+ * may miss orientations, though it meets every pose it can reach. */
+static const JointDef ball_tool[] = {
+  { "root", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "ball", KM_JOINT_SPHERICAL, "root", { 0, 0, 1 }, { 0 }, { LIM (-3, 3), LIM (-1.5, 1.5), LIM (-3, 3) } },
+  { "tool", KM_JOINT_FIXED, "ball", { 0, 0, 0.3 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* A motion frame that turns a ball joint further than a jump (0.5 rad) is still met when
+ * nothing nearer meets it. A drag solves so (continuous, from the pose on screen), and a
+ * drag's pointer events come far apart on a busy machine: a quarter turn of the gizmo's
+ * ring gave 0.5 rad, and a 0.6 rad target gave 0.05 rad (0.55 rad short), for the
+ * continuous search took any target more than 0.2 rad off for one out of reach. */
+static void
+test_continuous_fast_ball (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (ball_tool);
+  static const double turns[][3] = {
+    { 0, 0, 0.6 }, { 0, 0, G_PI / 2 }, { 0.4, -0.5, 0.9 }, { -1.2, 0.3, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (turns); i++)
+    {
+      g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+      KmIkSolution s = { 0 };
+
+      target_from_config (p, turns[i]);
+      p->continuous = TRUE;
+      p->max_iterations = 200;
+      p->max_restarts = 4;
+      g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+      g_test_message ("turn %u: rot_err %g pos_err %g", i, s.rot_err, s.pos_err);
+      g_assert_true (s.converged);
+      for (guint d = 0; d < 3; d++)
+        g_assert_cmpfloat_with_epsilon (s.q[d], turns[i][d], 1e-5);
+      km_ik_solution_clear (&s);
+    }
+}
+
 static void
 test_analytic_hook (void)
 {
@@ -2659,6 +2699,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
   g_test_add_func ("/kinema/Ik/trajectory-forced-jumps", test_trajectory_forced_jumps);
   g_test_add_func ("/kinema/Ik/trajectory-spaced-poses", test_trajectory_spaced_poses);
+  g_test_add_func ("/kinema/Ik/continuous-fast-ball", test_continuous_fast_ball);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
   g_test_add_func ("/kinema/Ik/far-unlimited-prismatic", test_far_unlimited_prismatic);
   g_test_add_func ("/kinema/Ik/far-rail-and-mobile-base", test_far_rail_and_mobile_base);
