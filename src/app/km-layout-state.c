@@ -178,12 +178,6 @@ find_time_bar (const KmYamlNode *sections)
   return bar != NULL && km_yaml_node_get_kind (bar) == KM_YAML_MAPPING ? bar : NULL;
 }
 
-static double
-sane_aspect (double aspect)
-{
-  return isfinite (aspect) && aspect > 0.0 ? aspect : 1.0;
-}
-
 /* Without Kinema's orbit distance: the point of the view axis nearest the world origin,
  * when it lies ahead of the eye. */
 static double
@@ -198,18 +192,16 @@ distance_to_origin (KmVec3 eye,
 
 /**
  * km_layout_state_get_camera:
- * @aspect: the view's width / height
  * @camera: (inout): the camera to place; only what the file has is changed
  *
  * Reads the current camera of the project's first SceneView: its place (eye, direction),
  * its projection and field of view (as the file states it, the angle across the view's
- * shorter side; @aspect only turns an orthographic height into a distance).
+ * shorter side), and an orthographic height (across the shorter side too) as a distance.
  *
  * Returns: whether the project has a usable camera (@camera is unchanged otherwise)
  */
 gboolean
 km_layout_state_get_camera (KmProject *project,
-                            double     aspect,
                             KmCamera  *camera)
 {
   KmYamlNode *sections, *view, *cameras;
@@ -222,7 +214,6 @@ km_layout_state_get_camera (KmProject *project,
   g_return_val_if_fail (KM_IS_PROJECT (project), FALSE);
   g_return_val_if_fail (camera != NULL, FALSE);
 
-  aspect = sane_aspect (aspect);
   sections = km_project_get_sections (project);
   view = find_scene_view (km_yaml_mapping_lookup (sections, "views"), NULL);
   cameras = km_yaml_mapping_lookup (km_yaml_mapping_lookup (view, "state"), "cameras");
@@ -263,7 +254,7 @@ km_layout_state_get_camera (KmProject *project,
   if (!lookup_double (placed, target_distance_keys, &distance) || !(distance > 0.0))
     {
       if (ortho && lookup_double (orthographic, ortho_height_keys, &height) && height > 0.0)
-        distance = height / (2.0 * tan (km_camera_get_vertical_fov (&result, aspect) / 2.0));
+        distance = height / (2.0 * tan (result.fov_y / 2.0));
       else
         distance = distance_to_origin (eye, direction);
     }
@@ -325,7 +316,6 @@ fill_perspective (KmYamlNode     *entry,
 static void
 fill_orthographic (KmYamlNode     *entry,
                    const KmCamera *camera,
-                   double          aspect,
                    gboolean        camel)
 {
   if (camera->orthographic)
@@ -333,8 +323,7 @@ fill_orthographic (KmYamlNode     *entry,
   else
     remove_all (entry, is_current_keys);
   set_spelled (entry, ortho_height_keys, camel,
-               km_yaml_node_new_number (2.0 * camera->distance
-                                        * tan (km_camera_get_vertical_fov (camera, aspect) / 2.0)));
+               km_yaml_node_new_number (2.0 * camera->distance * tan (camera->fov_y / 2.0)));
   /* The place is the perspective camera's; a copy here would only go stale. */
   km_yaml_mapping_remove (entry, "eye");
   km_yaml_mapping_remove (entry, "direction");
@@ -399,21 +388,17 @@ same_camera (const KmCamera *a,
 
 /**
  * km_layout_state_set_camera:
- * @aspect: the view's width / height
  *
  * Writes @camera as the current camera of the project's first SceneView (one is added when
  * there is none), replacing Choreonoid's two system cameras and keeping other cameras and
- * keys. A camera the project already has (read at @aspect, it is @camera) is left as the
- * file has it: its orthographic height is the vertical extent of the view it was saved
- * from, so writing back what a view of another shape read from it changed the height
- * (5.11 to 5.66) though nobody had touched the camera. The field of view is written as
- * the camera has it, which is what it read (the angle across the shorter side does not
- * depend on the view's shape).
+ * keys. A camera the project already has (reading it gives @camera) is left as the file
+ * has it, spelling and digits included. The field of view and the orthographic height are
+ * both across the view's shorter side, so neither depends on the view's shape: a view
+ * resized between open and save writes back what it read.
  */
 void
 km_layout_state_set_camera (KmProject      *project,
-                            const KmCamera *camera,
-                            double          aspect)
+                            const KmCamera *camera)
 {
   g_autoptr(KmYamlNode) sections = NULL;
   KmYamlNode *views, *state, *cameras;
@@ -423,9 +408,8 @@ km_layout_state_set_camera (KmProject      *project,
   g_return_if_fail (KM_IS_PROJECT (project));
   g_return_if_fail (camera != NULL);
 
-  aspect = sane_aspect (aspect);
   stored = *camera;
-  if (km_layout_state_get_camera (project, aspect, &stored) && same_camera (&stored, camera))
+  if (km_layout_state_get_camera (project, &stored) && same_camera (&stored, camera))
     return;
   sections = copy_sections (project);
   views = km_yaml_mapping_lookup (sections, "views");
@@ -458,7 +442,7 @@ km_layout_state_set_camera (KmProject      *project,
         }
       else if (kind != NULL && g_str_equal (kind, "Orthographic") && !has_orthographic)
         {
-          fill_orthographic (entry, camera, aspect, camel);
+          fill_orthographic (entry, camera, camel);
           has_orthographic = TRUE;
         }
       else
@@ -475,7 +459,7 @@ km_layout_state_set_camera (KmProject      *project,
     {
       KmYamlNode *entry = new_system_camera ("Orthographic");
 
-      fill_orthographic (entry, camera, aspect, camel);
+      fill_orthographic (entry, camera, camel);
       km_yaml_sequence_append (cameras, entry);
     }
 
@@ -550,15 +534,6 @@ km_layout_state_set_time_bar (KmProject            *project,
   km_project_set_sections (project, sections);
 }
 
-static double
-view_aspect (KmSceneView *scene_view)
-{
-  int width = gtk_widget_get_width (GTK_WIDGET (scene_view));
-  int height = gtk_widget_get_height (GTK_WIDGET (scene_view));
-
-  return width > 0 && height > 0 ? (double) width / height : 1.0;
-}
-
 /**
  * km_layout_state_store:
  *
@@ -582,8 +557,7 @@ km_layout_state_store (KmProject   *project,
   if (!km_project_get_save_layout (project))
     return;
 
-  km_layout_state_set_camera (project, km_scene_view_get_camera (scene_view),
-                              view_aspect (scene_view));
+  km_layout_state_set_camera (project, km_scene_view_get_camera (scene_view));
 
   /* The playback frame rate is the display's; keep what the file says. */
   km_layout_state_get_time_bar (project, &state);
@@ -601,20 +575,6 @@ km_layout_state_store (KmProject   *project,
     }
   state.playback_speed_ratio = km_time_bar_get_speed (time_bar);
   km_layout_state_set_time_bar (project, &state);
-}
-
-static void
-scene_view_resized_cb (KmSceneView *scene_view,
-                       int          width,
-                       int          height,
-                       KmProject   *project)
-{
-  KmCamera camera = *km_scene_view_get_camera (scene_view);
-
-  g_signal_handlers_disconnect_by_func (scene_view, scene_view_resized_cb, project);
-  if (width > 0 && height > 0
-      && km_layout_state_get_camera (project, (double) width / height, &camera))
-    km_scene_view_set_camera (scene_view, &camera);
 }
 
 /**
@@ -641,16 +601,8 @@ km_layout_state_restore (KmProject   *project,
   camera = *km_scene_view_get_camera (scene_view);
   document = km_time_bar_get_document (time_bar);
 
-  if (km_layout_state_get_camera (project, view_aspect (scene_view), &camera))
-    {
-      km_scene_view_set_camera (scene_view, &camera);
-      /* Not laid out yet (a file opened at start-up): an orthographic height depends on
-       * the view's shape, so read the camera again once the view has its size. */
-      if (gtk_widget_get_width (GTK_WIDGET (scene_view)) <= 0)
-        g_signal_connect_data (scene_view, "resize", G_CALLBACK (scene_view_resized_cb),
-                               g_object_ref (project), (GClosureNotify) (void (*) (void)) g_object_unref,
-                               0);
-    }
+  if (km_layout_state_get_camera (project, &camera))
+    km_scene_view_set_camera (scene_view, &camera);
 
   if (!km_layout_state_get_time_bar (project, &state))
     return;

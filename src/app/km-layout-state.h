@@ -44,8 +44,10 @@ G_BEGIN_DECLS
  * Choreonoid's field_of_view is the angle across the shorter side of the view (VRML's
  * "minimum viewing angle"), as KmCamera's fov_y is: it is read and written as it is, and
  * the view's aspect ratio applies only when it is drawn, so a window resized or a bar
- * shown between open and save leaves it as the file had it. orthoHeight is the vertical
- * extent, which does depend on the view's aspect ratio (width / height).
+ * shown between open and save leaves it as the file had it. orthoHeight is taken the same
+ * way, as the extent across the shorter side: the vertical extent of a view wider than
+ * tall, as Choreonoid draws it; in a view taller than wide Choreonoid would show it
+ * across the height, Kinema across the width.
  * Choreonoid keeps no orbit target: `kinema_target_distance` (ignored by Choreonoid) keeps
  * Kinema's; without it the target is the point of the view axis nearest the origin.
  */
@@ -61,11 +63,9 @@ typedef struct
 } KmTimeBarState;
 
 gboolean  km_layout_state_get_camera    (KmProject             *project,
-                                         double                 aspect,
                                          KmCamera              *camera);
 void      km_layout_state_set_camera    (KmProject             *project,
-                                         const KmCamera        *camera,
-                                         double                 aspect);
+                                         const KmCamera        *camera);
 gboolean  km_layout_state_get_time_bar  (KmProject             *project,
                                          KmTimeBarState        *state);
 void      km_layout_state_set_time_bar  (KmProject             *project,

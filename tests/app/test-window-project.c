@@ -730,7 +730,7 @@ test_layout_camel_case (void)
   km_project_set_sections (project, sections);
 
   km_camera_reset (&camera);
-  g_assert_true (km_layout_state_get_camera (project, 16.0 / 9.0, &camera));
+  g_assert_true (km_layout_state_get_camera (project, &camera));
   g_assert_false (camera.orthographic);
   assert_vec3_near (km_camera_get_eye (&camera), km_vec3 (2.38053, 1.54674, 1.10801), 1e-6);
   /* As the file states it: the angle across the shorter side, whatever the view's shape */
@@ -744,7 +744,7 @@ test_layout_camel_case (void)
 
   /* Written back in the spelling the file has, the orthographic camera made current */
   camera.orthographic = TRUE;
-  km_layout_state_set_camera (project, &camera, 16.0 / 9.0);
+  km_layout_state_set_camera (project, &camera);
   state.current_time = 2.0;
   km_layout_state_set_time_bar (project, &state);
   km_yaml_emit (km_project_get_sections (project), out);
@@ -766,10 +766,55 @@ test_layout_camel_case (void)
     KmCamera back;
 
     km_camera_reset (&back);
-    g_assert_true (km_layout_state_get_camera (project, 16.0 / 9.0, &back));
+    g_assert_true (km_layout_state_get_camera (project, &back));
     g_assert_true (back.orthographic);
     assert_camera_equal (&back, &camera);
   }
+}
+
+/* A current orthographic camera keeps the file's orthoHeight whatever the view's shape
+ * between open and save: read in a tall view, written from a wide one, it used to become
+ * half of what the file had (20 became 10). */
+static void
+test_layout_ortho_height_kept (void)
+{
+  static const char text[] =
+    "views:\n"
+    "  - id: 4\n"
+    "    plugin: Base\n"
+    "    class: SceneView\n"
+    "    state:\n"
+    "      cameras:\n"
+    "        - camera: [ System, Perspective ]\n"
+    "          fieldOfView: 0.6978\n"
+    "          eye: [ 2.38053, 1.54674, 1.10801 ]\n"
+    "          direction: [ -0.82064, -0.55381, -0.140871 ]\n"
+    "          up: [ -0.116769, -0.0788013, 0.990028 ]\n"
+    "        - camera: [ System, Orthographic ]\n"
+    "          isCurrent: true\n"
+    "          orthoHeight: 20\n";
+  g_autoptr(KmProject) project = km_project_new ();
+  g_autoptr(KmYamlNode) sections = NULL;
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *entry;
+  KmCamera camera;
+  double height;
+
+  sections = km_yaml_parse ("ortho.cnoid", text, sizeof text - 1, NULL, &error);
+  g_assert_no_error (error);
+  km_project_set_sections (project, sections);
+
+  km_camera_reset (&camera);
+  g_assert_true (km_layout_state_get_camera (project, &camera));
+  g_assert_true (camera.orthographic);
+  km_layout_state_set_camera (project, &camera);
+  entry = km_yaml_sequence_get (
+    km_yaml_mapping_lookup (km_yaml_mapping_lookup (
+      km_yaml_sequence_get (km_yaml_mapping_lookup (km_project_get_sections (project), "views"),
+                            0), "state"), "cameras"), 1);
+  g_assert_true (km_yaml_scalar_to_double (km_yaml_mapping_lookup (entry, "orthoHeight"),
+                                           &height));
+  g_assert_cmpfloat_with_epsilon (height, 20.0, 1e-9);
 }
 
 typedef struct
@@ -819,7 +864,7 @@ test_layout_fov_kept_on_resize (Fixture       *f,
   camera = *km_scene_view_get_camera (view);
   camera.fov_y = 0.6978;
   camera.orthographic = FALSE;
-  km_layout_state_set_camera (km_document_get_project (f->document), &camera, 1.5);
+  km_layout_state_set_camera (km_document_get_project (f->document), &camera);
   g_assert_true (km_document_save (f->document, copy_file, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (copy, &text, NULL, NULL));
@@ -1885,6 +1930,7 @@ main (int    argc,
   g_test_add ("/kinema/LayoutState/choreonoid-camera", Fixture, NULL,
               fixture_setup, test_layout_choreonoid_camera, fixture_teardown);
   g_test_add_func ("/kinema/LayoutState/camel-case", test_layout_camel_case);
+  g_test_add_func ("/kinema/LayoutState/ortho-height-kept", test_layout_ortho_height_kept);
   g_test_add ("/kinema/LayoutState/fov-kept-on-resize", Fixture, NULL,
               fixture_setup, test_layout_fov_kept_on_resize, fixture_teardown);
   g_test_add ("/kinema/LayoutState/new-project-perspective", Fixture, NULL,
