@@ -1922,6 +1922,15 @@ _km_document_task_finish (KmDocument    *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* The current body keeps the joint selected now, for the tree written next: setting the
+ * selection keeps it (km_document_set_selected_joint), but a model edited or read again
+ * since may have left none selected. */
+static void
+remember_selected_joint (KmDocument *self)
+{
+  km_document_set_selected_joint (self, km_document_get_selected_joint (self));
+}
+
 /**
  * km_document_save_async:
  *
@@ -2021,6 +2030,7 @@ km_document_save_full_async (KmDocument          *self,
     job->expected_identity = g_strdup (km_document_get_file_identity (self));
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
+  remember_selected_joint (self);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree_full (project, path, &job->ids, &n_share_dropped);
   /* Said when the project goes to another file (Save As): later saves to that file write
@@ -2098,6 +2108,7 @@ km_document_write_autosave_async (KmDocument          *self,
   job->models = g_build_filename (models, name, NULL);
   /* The body items refer to those copies while the tree is made, and only then. */
   job->edited = _km_document_take_autosave_skeletons (self, job->models);
+  remember_selected_joint (self);
   embedded = take_autosave_embedded_model (project, job->models, &job->embedded,
                                            &job->embedded_name);
   /* After the bodies: a sub-project's copy refers to the copies of its skeletons. */

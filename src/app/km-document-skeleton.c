@@ -2571,24 +2571,109 @@ collect_copied_body (gpointer item,
     g_ptr_array_add (scan->bodies, g_object_ref (item));
 }
 
-/* "DIR/STEM.body", STEM from the body's model file name (else its item name), made
- * unique among the copies of one save. */
+/*
+ * The .body copies this document's saves for Choreonoid wrote: path → BodyCopy, main
+ * thread only. A copy is the project's while its file is as the save left it (its
+ * identity): a later save for Choreonoid of the same project that copies the body again
+ * (an undo took it back to its own model) writes the copy again rather than a numbered
+ * new one. Any other file is never written over.
+ */
+#define BODY_COPIES_KEY "km-choreonoid-body-copies"
+
+typedef struct
+{
+  char *project_path;   /* the project file it was written for */
+  char *identity;       /* km_document_query_file_identity() once it was written */
+} BodyCopy;
+
+static void
+body_copy_free (gpointer data)
+{
+  BodyCopy *copy = data;
+
+  g_free (copy->project_path);
+  g_free (copy->identity);
+  g_free (copy);
+}
+
+/* The identity of the copy at @path that a save for Choreonoid of @project_path wrote, if
+ * the file is still as it left it; else NULL. One stat. */
 static char *
-body_copy_path (KmBodyItem *body,
-                const char *dir,
-                GHashTable *used)
+own_body_copy_identity (KmDocument *self,
+                        const char *path,
+                        const char *project_path)
+{
+  GHashTable *copies = g_object_get_data (G_OBJECT (self), BODY_COPIES_KEY);
+  BodyCopy *copy = copies != NULL ? g_hash_table_lookup (copies, path) : NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *identity = NULL;
+
+  if (copy == NULL || g_strcmp0 (copy->project_path, project_path) != 0)
+    return NULL;
+  file = g_file_new_for_path (path);
+  identity = km_document_query_file_identity (file, NULL);
+  if (identity == NULL || g_strcmp0 (identity, copy->identity) != 0)
+    return NULL;
+  return g_steal_pointer (&identity);
+}
+
+/* Notes the copies @files (SkeletonFile) as written for @project_path. */
+static void
+note_body_copies (KmDocument *self,
+                  GPtrArray  *files,
+                  const char *project_path)
+{
+  GHashTable *copies = g_object_get_data (G_OBJECT (self), BODY_COPIES_KEY);
+
+  if (copies == NULL)
+    {
+      copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, body_copy_free);
+      g_object_set_data_full (G_OBJECT (self), BODY_COPIES_KEY, copies,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  for (guint i = 0; i < files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GFile) written = g_file_new_for_path (file->path);
+      BodyCopy *copy = g_new0 (BodyCopy, 1);
+
+      copy->project_path = g_strdup (project_path);
+      copy->identity = km_document_query_file_identity (written, NULL);
+      g_hash_table_insert (copies, g_strdup (file->path), copy);
+    }
+}
+
+/* "DIR/STEM.body", STEM from the body's model file name (else its item name), numbered
+ * ("STEM-2.body", …) to a name that none of this save's copies has and that is free in
+ * DIR: no file has it, or the copy there is one an earlier save for Choreonoid of this
+ * project (@project_path) wrote and is as it left it, which is written again then (its
+ * identity in @expected, for the write to check again; else NULL). A file of the user's
+ * is never written over. */
+static char *
+body_copy_path (KmDocument  *self,
+                KmBodyItem  *body,
+                const char  *dir,
+                const char  *project_path,
+                GHashTable  *used,
+                char       **expected)
 {
   g_autofree char *stem = body_file_stem (body);
-  char *name;
 
-  name = g_strdup_printf ("%s.body", stem);
-  for (guint i = 2; g_hash_table_contains (used, name); i++)
+  *expected = NULL;
+  for (guint i = 1;; i++)
     {
-      g_free (name);
-      name = g_strdup_printf ("%s-%u.body", stem, i);
+      g_autofree char *name = _km_numbered_file_name (stem, "body", i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_hash_table_contains (used, name))
+        continue;
+      /* (a dangling link too is a name taken: writing there would follow it) */
+      if (g_file_test (path, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK)
+          && (*expected = own_body_copy_identity (self, path, project_path)) == NULL)
+        continue;
+      g_hash_table_add (used, g_steal_pointer (&name));
+      return g_steal_pointer (&path);
     }
-  g_hash_table_add (used, name);
-  return g_build_filename (dir, name, NULL);
 }
 
 /* A save with body copies: the bodies whose model Choreonoid does not load (skeleton.json,
@@ -2598,6 +2683,7 @@ typedef struct
   GPtrArray *bodies;   /* of KmBodyItem */
   GPtrArray *files;    /* of SkeletonFile, one for each body */
   GFile     *project;
+  char      *project_path;
 } CopiesSave;
 
 static void
@@ -2606,6 +2692,7 @@ copies_save_free (CopiesSave *save)
   g_ptr_array_unref (save->bodies);
   g_ptr_array_unref (save->files);
   g_clear_object (&save->project);
+  g_free (save->project_path);
   g_free (save);
 }
 
@@ -2629,22 +2716,24 @@ copies_save_new (KmDocument  *self,
   save->bodies = g_ptr_array_new_with_free_func (g_object_unref);
   save->files = skeleton_files_new ();
   save->project = g_object_ref (file);
+  save->project_path = g_strdup (path);
   scan.bodies = save->bodies;
   km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
                    collect_copied_body, &scan);
   for (guint i = 0; i < save->bodies->len; i++)
     {
       KmBodyItem *body = g_ptr_array_index (save->bodies, i);
-      g_autofree char *copy = body_copy_path (body, dir, used);
-
+      g_autofree char *expected = NULL;
+      g_autofree char *copy = body_copy_path (self, body, dir, path, used, &expected);
       SkeletonFile *added;
 
       skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
-      ((SkeletonFile *) g_ptr_array_index (save->files, save->files->len - 1))->initial_q =
-        km_body_item_dup_model_pose (body, km_body_item_get_skeleton (body));
-      /* The body takes the model as the project will load it from the copy. */
       added = g_ptr_array_index (save->files, save->files->len - 1);
+      added->initial_q = km_body_item_dup_model_pose (body, km_body_item_get_skeleton (body));
+      /* The body takes the model as the project will load it from the copy. */
       added->read_back = TRUE;
+      /* A copy of this project's written again: only while it is still as it was. */
+      added->expected = g_steal_pointer (&expected);
     }
   return g_steal_pointer (&save);
 }
@@ -2852,6 +2941,8 @@ copies_written_cb (GObject      *source,
       skeleton_task_return (task, error);
       return;
     }
+  /* The project's copies now, whether or not the project is written next. */
+  note_body_copies (self, save->files, save->project_path);
   /* A project save that began meanwhile would refuse this one: the bodies stay as they
    * are then. */
   if (km_document_get_saving (self))
@@ -2875,7 +2966,9 @@ copies_written_cb (GObject      *source,
  * Choreonoid cannot read (a skeleton.json, a Scenebuilder XML model; not a .body, OpenHRP
  * VRML or URDF model, which stay as they are) gets a Choreonoid `.body` copy, with its
  * display shapes and joint ids, beside the project file, named after its model file
- * (`arm.json` → `arm.body`), and the body items refer to
+ * (`arm.json` → `arm.body`; numbered, `arm-2.body`, where a file that is not a copy an
+ * earlier save for Choreonoid of this project wrote has that name: never written over),
+ * and the body items refer to
  * those copies and take the models they hold, as the project loads them (one undoable
  * step, so the open project is what the file says), then the project is written to @file
  * (km_document_save_async()). A spherical joint becomes three revolute ones in a `.body`

@@ -1373,7 +1373,8 @@ log_item_body_handlers (gpointer item,
 #define SAVED_POSE_TOLERANCE 1e-9
 
 /* A project just set: at the time it was saved at (the frame km_layout_state_restore goes
- * to, so that the window's restore changes nothing), showing what it was saved showing. That
+ * to, so that the window's restore changes nothing), showing what it was saved showing,
+ * with the joint it was saved with selected (km_body_item_get_selected_joint). That
  * is the motion there, unless the current body was saved with a pose edited there and not
  * keyed (km_body_item_get_pose_unkeyed) that the motion does not give: that pose shows
  * again, unkeyed, as it did before the save. */
@@ -1388,6 +1389,16 @@ show_saved_state (KmDocument *self)
 
   if (km_layout_state_get_time_bar (self->project, &time_bar) && time_bar.current_time >= 0.0)
     km_document_set_current_time (self, time_bar.current_time);
+  /* The joint it was saved with selected (a name no joint has selects none). */
+  if (self->body != NULL && self->skeleton != NULL
+      && km_body_item_get_selected_joint (self->body) != NULL)
+    {
+      int joint = km_skeleton_find_joint (self->skeleton,
+                                          km_body_item_get_selected_joint (self->body));
+
+      if (joint >= 0)
+        km_document_set_selected_joint (self, joint);
+    }
   if (self->body == NULL || self->skeleton == NULL
       || !km_body_item_get_pose_unkeyed (self->body))
     return;
@@ -3878,6 +3889,9 @@ km_document_get_selected_joint (KmDocument *self)
   return self->selected_joint;
 }
 
+/* The selection is view state: the current body keeps it by name (its
+ * kinema_selected_joint), which a save and an autosave write and an open selects again
+ * (show_saved_state), but it is no edit: the project stays as modified as it was. */
 void
 km_document_set_selected_joint (KmDocument *self,
                                 int         joint)
@@ -3886,6 +3900,11 @@ km_document_set_selected_joint (KmDocument *self,
 
   if (self->skeleton == NULL || joint < 0 || (guint) joint >= km_skeleton_get_n_joints (self->skeleton))
     joint = -1;
+  if (self->body != NULL && self->skeleton != NULL)
+    km_body_item_set_selected_joint (self->body,
+                                     joint >= 0 ? km_skeleton_get_joint (self->skeleton,
+                                                                         (guint) joint)->name
+                                                : NULL);
   if (self->selected_joint == joint)
     return;
 

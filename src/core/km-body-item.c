@@ -44,6 +44,11 @@ struct _KmBodyItem
   /* The joint state is a pose edited at the saved time and not keyed there (Kinema's own
    * key, kinema_pose_unkeyed: km_body_item_set_pose_unkeyed). */
   gboolean     pose_unkeyed;
+  /* The name of the joint the editor selects in the body (Kinema's own key,
+   * kinema_selected_joint: km_body_item_set_selected_joint), or NULL; and whether it was
+   * set since the data was read, which store then writes without rewriting the rest. */
+  char        *selected_joint;
+  gboolean     selection_changed;
   /* The state differs from the data it was read from: store writes it (schema 2). */
   gboolean     state_modified;
   /* The pose the model file states (a .body's joint_displacement, a scene's joint pos) and
@@ -492,6 +497,15 @@ km_body_item_restore (KmItem           *item,
   if ((node = km_yaml_mapping_lookup (data, "kinema_pose_unkeyed")) != NULL &&
       !km_yaml_expect_bool (node, &self->pose_unkeyed, &bad))
     ignore_value (io, node, "kinema_pose_unkeyed", &bad);
+  if ((node = km_yaml_mapping_lookup (data, "kinema_selected_joint")) != NULL)
+    {
+      const char *s = km_yaml_expect_string (node, &bad);
+
+      if (s == NULL)
+        ignore_value (io, node, "kinema_selected_joint", &bad);
+      else if (*s != '\0')
+        self->selected_joint = g_strdup (s);
+    }
   if ((node = km_yaml_mapping_lookup_any (data, base_link_keys)) != NULL)
     {
       const char *s = km_yaml_expect_string (node, &bad);
@@ -576,7 +590,7 @@ km_body_item_store (KmItem   *item,
     "schema", "file", "modelFile", "format", "current_base_link", "currentBaseLink",
     "root_translation", "rootPosition", "root_rotation", "rootAttitude",
     "joint_displacements", "jointDisplacements", "jointPositions", "fix_root",
-    "kinema_pose_unkeyed", NULL
+    "kinema_pose_unkeyed", "kinema_selected_joint", NULL
   };
   KmBodyItem *self = KM_BODY_ITEM (item);
   KmYamlNode *data = km_item_get_data (item);
@@ -587,8 +601,20 @@ km_body_item_store (KmItem   *item,
   KmYamlNode *rotation;
   double pos[3] = { self->root.pos.x, self->root.pos.y, self->root.pos.z };
 
-  if (data != NULL && !self->state_modified)
+  if (data != NULL && !self->state_modified && !self->selection_changed)
     return km_yaml_node_ref (data);
+  /* Only the selection changed: the data as read, with it (the editor's view state, which
+   * alone does not make the rest worth writing anew). */
+  if (data != NULL && !self->state_modified)
+    {
+      out = km_yaml_node_copy (data);
+      if (self->selected_joint != NULL)
+        km_yaml_mapping_set (out, "kinema_selected_joint",
+                             km_yaml_node_new_string (self->selected_joint));
+      else
+        km_yaml_mapping_remove (out, "kinema_selected_joint");
+      return out;
+    }
 
   out = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
   /* Without the model, the joint values read cannot be converted: they are written as
@@ -622,6 +648,9 @@ km_body_item_store (KmItem   *item,
   /* Only when set: Choreonoid ignores the key, and most bodies show their motion. */
   if (self->pose_unkeyed)
     km_yaml_mapping_append (out, "kinema_pose_unkeyed", km_yaml_node_new_bool (TRUE));
+  if (self->selected_joint != NULL)
+    km_yaml_mapping_append (out, "kinema_selected_joint",
+                            km_yaml_node_new_string (self->selected_joint));
   km_yaml_mapping_append_except (out, data, replaced);
   return out;
 }
@@ -634,6 +663,7 @@ km_body_item_finalize (GObject *object)
   g_clear_pointer (&self->file, g_free);
   g_clear_pointer (&self->format, g_free);
   g_clear_pointer (&self->base_link, g_free);
+  g_clear_pointer (&self->selected_joint, g_free);
   g_clear_pointer (&self->skeleton, km_skeleton_unref);
   g_clear_pointer (&self->handlers, km_body_handler_set_unref);
   g_clear_pointer (&self->extra_handlers, g_strfreev);
@@ -886,6 +916,36 @@ km_body_item_set_pose_unkeyed (KmBodyItem *self,
     return;
   self->pose_unkeyed = unkeyed;
   self->state_modified = TRUE;
+}
+
+/**
+ * km_body_item_get_selected_joint:
+ *
+ * The name of the joint the editor selects in the body, or NULL: what it selects again
+ * when the project opens (a name no joint has selects none). Stored as
+ * `kinema_selected_joint: NAME`, which Choreonoid ignores.
+ */
+const char *
+km_body_item_get_selected_joint (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+  return self->selected_joint;
+}
+
+/* Not an edit: view state, which a save writes (NULL or "": none). */
+void
+km_body_item_set_selected_joint (KmBodyItem *self,
+                                 const char *name)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  if (name != NULL && *name == '\0')
+    name = NULL;
+  if (g_strcmp0 (self->selected_joint, name) == 0)
+    return;
+  g_free (self->selected_joint);
+  self->selected_joint = g_strdup (name);
+  self->selection_changed = TRUE;
 }
 
 gboolean

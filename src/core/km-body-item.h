@@ -17,8 +17,8 @@ G_BEGIN_DECLS
  * (axis-angle [x, y, z, angle_deg]; older `rootAttitude`, a row-major 3×3),
  * `joint_displacements` (degrees for rotations; prismatic in metres from `schema: 2`, in
  * "degrees" under schema 1; older `jointPositions` in radians and metres) and `fix_root`;
- * Kinema's own `kinema_pose_unkeyed` (km_body_item_get_pose_unkeyed), which Choreonoid
- * ignores.
+ * Kinema's own `kinema_pose_unkeyed` (km_body_item_get_pose_unkeyed) and
+ * `kinema_selected_joint` (km_body_item_get_selected_joint), which Choreonoid ignores.
  * Joint values are in joint-id order for models with joint ids (joints without one after
  * them), DOF order otherwise.
  *
@@ -61,6 +61,9 @@ void           km_body_item_set_root_pose         (KmBodyItem        *self,
 gboolean       km_body_item_get_pose_unkeyed      (KmBodyItem        *self);
 void           km_body_item_set_pose_unkeyed      (KmBodyItem        *self,
                                                    gboolean           unkeyed);
+const char    *km_body_item_get_selected_joint    (KmBodyItem        *self);
+void           km_body_item_set_selected_joint    (KmBodyItem        *self,
+                                                   const char        *name);
 gboolean       km_body_item_get_fix_root          (KmBodyItem        *self);
 void           km_body_item_set_fix_root          (KmBodyItem        *self,
                                                    gboolean           fix_root);

@@ -570,6 +570,80 @@ test_save_with_body_copies_async (Fixture       *f,
   result_clear (&refused);
 }
 
+/* Save for Choreonoid beside a model of the user's that has the copy's name (arm.body):
+ * the user's file stays as it was, the copy gets another name (arm-2.body). Saved again
+ * after an undo (the body copied again), the copy of this project is written again where
+ * it is, not to a third file; the user's file is still untouched. */
+static void
+test_body_copy_keeps_users_file (Fixture       *f,
+                                 gconstpointer  data)
+{
+  static const char users[] = "# The user's own arm model\nformat: ChoreonoidBody\n";
+  g_autofree char *json_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autofree char *project_path = g_build_filename (f->dir, "arm.cnoid", NULL);
+  g_autofree char *users_path = g_build_filename (f->dir, "arm.body", NULL);
+  g_autofree char *copy_path = g_build_filename (f->dir, "arm-2.body", NULL);
+  g_autofree char *third_path = g_build_filename (f->dir, "arm-3.body", NULL);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  KmBodyItem *body;
+  KmSkeleton *edited;
+
+  edited = km_skeleton_edit_set_type (km_document_get_skeleton (f->document), 1,
+                                      KM_JOINT_REVOLUTE, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save_skeleton (f->document, json, &error));
+  g_assert_no_error (error);
+  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  g_assert_true (g_file_set_contents (users_path, users, -1, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (km_document_save_with_body_copies (f->document, project, &error));
+  g_assert_no_error (error);
+  text = read_file (users_path, NULL);
+  g_assert_cmpstr (text, ==, users);
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpstr (km_body_item_get_format (body), ==, "CHOREONOID-BODY");
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy_path);
+  g_assert_true (g_file_test (copy_path, G_FILE_TEST_IS_REGULAR));
+  text = read_file (project_path, NULL);
+  g_assert_nonnull (strstr (text, "file: \"arm-2.body\""));
+  g_clear_pointer (&text, g_free);
+
+  /* Saved again as it is: the body refers to its copy, nothing new is written. */
+  g_assert_true (km_document_save_with_body_copies (f->document, project, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (third_path, G_FILE_TEST_EXISTS));
+
+  /* Undone, the body refers to arm.json again: copied again, to the same copy. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, json_path);
+  g_assert_true (km_document_save_with_body_copies (f->document, project, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, copy_path);
+  g_assert_false (g_file_test (third_path, G_FILE_TEST_EXISTS));
+  text = read_file (users_path, NULL);
+  g_assert_cmpstr (text, ==, users);
+  g_clear_pointer (&text, g_free);
+
+  /* Another program's file where the copy was: not the project's copy any more. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (g_file_set_contents (copy_path, users, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_save_with_body_copies (f->document, project, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_body_item_get_file (body), ==, third_path);
+  text = read_file (copy_path, NULL);
+  g_assert_cmpstr (text, ==, users);
+}
+
 /* ---- 3. Recovery ----------------------------------------------------------------------- */
 
 static gboolean
@@ -698,6 +772,107 @@ test_recovery_keeps_unkeyed_pose (Fixture       *f,
   g_assert_cmpuint (frame, ==, 40);
   g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "was not keyed",
                                              NULL), ==, replaced);
+}
+
+static int
+find_joint (KmDocument *document,
+            const char *name)
+{
+  int joint = km_skeleton_find_joint (km_document_get_skeleton (document), name);
+
+  g_assert_cmpint (joint, >=, 0);
+  return joint;
+}
+
+/* The selected joint is view state the project keeps (the body's kinema_selected_joint):
+ * selecting one leaves the project clean; Save writes it, and the project opens with it
+ * selected again; an autosave writes it too, and the recovery selects it again. */
+static void
+test_selected_joint_kept (Fixture       *f,
+                          gconstpointer  data)
+{
+  KmAutosave *autosave = km_window_get_autosave (f->window);
+  g_autofree char *path = g_build_filename (f->dir, "selected.cnoid", NULL);
+  g_autofree char *copy_path = g_build_filename (f->dir, "selected-copy.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) copy = g_file_new_for_path (copy_path);
+  g_autoptr(GFile) autosave_file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  int elbow = find_joint (f->document, "Elbow");
+  int shoulder = find_joint (f->document, "Shoulder");
+
+  g_assert_false (km_document_get_modified (f->document));
+  km_document_set_selected_joint (f->document, elbow);
+  test_app_spin ();
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  text = read_file (path, NULL);
+  g_assert_nonnull (strstr (text, "kinema_selected_joint: \"Elbow\"\n"));
+  g_assert_true (g_file_copy (file, copy, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Opened again (another file's copy, so that it is a real open): Elbow selected. */
+  km_document_set_selected_joint (f->document, shoulder);
+  g_assert_true (test_app_open_file (f->window, copy));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==,
+                   find_joint (f->document, "Elbow"));
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Unsaved work with Shoulder selected, autosaved, then another selection: the recovery
+   * selects Shoulder. */
+  km_document_set_dof_value (f->document, 0, km_document_get_pose (f->document, NULL)[0] + 0.25);
+  km_document_close_edit (f->document);
+  km_document_set_selected_joint (f->document, find_joint (f->document, "Shoulder"));
+  g_assert_true (km_autosave_save_now (autosave, &error));
+  g_assert_no_error (error);
+  autosave_file = g_file_new_for_path (km_autosave_get_path (autosave));
+  km_document_set_selected_joint (f->document, -1);
+
+  km_window_offer_recovery (f->window, autosave_file);
+  gtk_info_bar_response (GTK_INFO_BAR (km_window_get_recovery_bar (f->window)),
+                         GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_until (loaded_cb, f->window, 20000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==,
+                   find_joint (f->document, "Shoulder"));
+}
+
+/* A name no joint of the body has (a project edited elsewhere) selects nothing, and is
+ * no error. */
+static void
+test_selected_joint_unknown (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "selected.cnoid", NULL);
+  g_autofree char *other = g_build_filename (f->dir, "other.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) other_file = g_file_new_for_path (other);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GString) replaced = NULL;
+
+  km_document_set_selected_joint (f->document, find_joint (f->document, "Elbow"));
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  text = read_file (path, NULL);
+  replaced = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (replaced, "kinema_selected_joint: \"Elbow\"",
+                                      "kinema_selected_joint: NoSuchJoint", 0), ==, 1);
+  g_assert_true (g_file_set_contents (other, replaced->str, -1, &error));
+  g_assert_no_error (error);
+  km_document_set_selected_joint (f->document, -1);
+  g_assert_true (test_app_open_file (f->window, other_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_skeleton (f->document));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, -1);
+  g_assert_cmpuint (test_app_count_messages (f->document, 0, "NoSuchJoint", NULL), ==, 0);
 }
 
 /* km_document_recover_async changes nothing when cancelled, and a file that is no project
@@ -2091,12 +2266,18 @@ main (int    argc,
               fixture_setup, test_save_edited_skeleton_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/save-with-body-copies-async", Fixture, NULL,
               fixture_setup, test_save_with_body_copies_async, fixture_teardown);
+  g_test_add ("/kinema/UiIo/body-copy-keeps-users-file", Fixture, NULL,
+              fixture_setup, test_body_copy_keeps_users_file, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-async", Fixture, NULL,
               fixture_setup, test_recovery_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-keeps-time", Fixture, NULL,
               fixture_setup, test_recovery_keeps_time, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-keeps-unkeyed-pose", Fixture, NULL,
               fixture_setup, test_recovery_keeps_unkeyed_pose, fixture_teardown);
+  g_test_add ("/kinema/UiIo/selected-joint-kept", Fixture, NULL,
+              fixture_setup, test_selected_joint_kept, fixture_teardown);
+  g_test_add ("/kinema/UiIo/selected-joint-unknown", Fixture, NULL,
+              fixture_setup, test_selected_joint_unknown, fixture_teardown);
   g_test_add ("/kinema/UiIo/recover-cancel-and-errors", Fixture, NULL,
               fixture_setup, test_recover_cancel_and_errors, fixture_teardown);
   g_test_add ("/kinema/UiIo/failed-save-removes-copies", Fixture, NULL,

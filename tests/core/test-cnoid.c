@@ -559,6 +559,12 @@ test_body_bad_values (void)
       "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
       "        my_plugin_key: kept\n",
       "13:19: “fix_root” is ignored: expected true or false", { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
+    { "        kinema_selected_joint: [ Elbow ]\n"
+      "        root_translation: [ 1, 2, 3 ]\n"
+      "        joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"
+      "        my_plugin_key: kept\n",
+      "13:32: “kinema_selected_joint” is ignored: expected a string",
+      { 1, 0, 0, 0, 1, 0, 0, 0, 1 } },
     { "        joint_displacements: [ 10, 20, 30 ]\n"
       "        root_translation: [ 1, 2, 3 ]\n"
       "        my_plugin_key: kept\n",
@@ -623,6 +629,8 @@ test_body_bad_values (void)
       g_assert_nonnull (strstr (saved, "        root_rotation: [ "));
       g_assert_null (strstr (saved, "90, 5 ]"));
       g_assert_null (strstr (saved, "fix_root: maybe"));
+      g_assert_null (strstr (saved, "kinema_selected_joint"));
+      g_assert_null (km_body_item_get_selected_joint (KM_BODY_ITEM (body)));
     }
 }
 
@@ -640,6 +648,70 @@ test_body_bad_values (void)
   "      data:\n" \
   "        file: \"arm.json\"\n" \
   "        format: SKELETON-JSON\n"
+
+/* Kinema's kinema_selected_joint: the editor's selected joint, by name, read and written
+ * back. Setting it alone writes the data as read with it (nothing else rewritten); a
+ * changed state writes it with the state; none removes the key. */
+static void
+test_selected_joint_key (void)
+{
+  static const char text[] =
+    ARM_BODY_PROJECT
+    "        kinema_selected_joint: Elbow\n"
+    "        my_plugin_key: kept\n";
+  g_autofree char *path = data_path ("kinema/selected.cnoid");
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  KmBodyItem *body;
+  double q[5] = { 0.5, 0, 0, 0, 0 };
+
+  project = load_text (path, text, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 0);
+  body = KM_BODY_ITEM (find_by_name (km_project_get_root_item (project), "A"));
+  g_assert_cmpstr (km_body_item_get_selected_joint (body), ==, "Elbow");
+
+  /* Unchanged: as read. */
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (saved, "        kinema_selected_joint: Elbow\n"
+                                   "        my_plugin_key: kept\n"));
+  g_clear_pointer (&saved, g_free);
+
+  /* The selection alone: the data as read, with the new name. */
+  km_body_item_set_selected_joint (body, "Shoulder");
+  saved = test_util_cnoid_to_string (project, path);
+  g_test_message ("%s", saved);
+  g_assert_nonnull (strstr (saved, "        kinema_selected_joint: \"Shoulder\"\n"
+                                   "        my_plugin_key: kept\n"));
+  g_assert_null (strstr (saved, "Elbow"));
+  g_assert_null (strstr (saved, "root_translation"));
+  again = load_text (path, saved, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_body_item_get_selected_joint (KM_BODY_ITEM (
+                     find_by_name (km_project_get_root_item (again), "A"))), ==, "Shoulder");
+  g_clear_object (&again);
+  g_clear_pointer (&saved, g_free);
+
+  /* With a changed state: written with it. */
+  km_body_item_set_joint_state (body, q, 5);
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (saved, "        kinema_selected_joint: \"Shoulder\"\n"));
+  g_assert_nonnull (strstr (saved, "        joint_displacements: "));
+  g_assert_nonnull (strstr (saved, "        my_plugin_key: kept\n"));
+  g_clear_pointer (&saved, g_free);
+
+  /* None: no key. */
+  km_body_item_set_selected_joint (body, NULL);
+  g_assert_null (km_body_item_get_selected_joint (body));
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_null (strstr (saved, "kinema_selected_joint"));
+  again = load_text (path, saved, &error);
+  g_assert_no_error (error);
+  g_assert_null (km_body_item_get_selected_joint (KM_BODY_ITEM (
+                   find_by_name (km_project_get_root_item (again), "A"))));
+}
 
 /* A joint value set in degrees (−30°, held as km_deg_to_rad (−30) radians, as the editor
  * converts what is typed) is written as the shortest degree text that reads back to the
@@ -2618,6 +2690,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/sub-project-recursion", test_sub_project_recursion);
   g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
   g_test_add_func ("/kinema/Cnoid/body-bad-values", test_body_bad_values);
+  g_test_add_func ("/kinema/Cnoid/selected-joint-key", test_selected_joint_key);
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/joint-values-shortest", test_joint_values_shortest);
   g_test_add_func ("/kinema/Cnoid/no-class-kept", test_no_class_kept);
