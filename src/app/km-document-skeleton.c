@@ -1756,12 +1756,12 @@ has_spherical_joint (const KmSkeleton *skeleton)
 
 /* Whether a .body copy keeps more of @skeleton than skeleton.json: its display shapes and
  * joint ids, which skeleton.json has no place for, while a .body has one for all else it
- * holds, but linked (mimic) joints (km_body_save writes a follower as an independent joint,
- * which would change how the model moves; a spherical joint is checked before). */
+ * holds, linked (mimic) joints included (Kinema's own `kinema_mimic` link key; a
+ * spherical joint is checked before). */
 static gboolean
 body_keeps_more (const KmSkeleton *skeleton)
 {
-  return !skeleton_json_carries (skeleton) && !km_skeleton_has_mimic (skeleton);
+  return !skeleton_json_carries (skeleton);
 }
 
 /* The skeleton.json of the user's that @body's model is read from, which a project save

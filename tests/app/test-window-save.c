@@ -1618,8 +1618,8 @@ test_save_edited_vrml_keeps_shapes (Fixture       *f,
 }
 
 /* A Scenebuilder model with shapes and a gear (a linked joint), edited and saved with the
- * project: a .body would write the follower as an independent joint, so the edits go to a
- * skeleton.json copy, which keeps the link (the shapes are said lost). */
+ * project: the edits go to a .body copy, which keeps both the shapes and the link (Kinema's
+ * kinema_mimic key). It used to go to a skeleton.json copy, which lost the shapes. */
 static void
 test_save_edited_gear_model_keeps_link (Fixture       *f,
                                         gconstpointer  data)
@@ -1627,7 +1627,7 @@ test_save_edited_gear_model_keeps_link (Fixture       *f,
   g_autofree char *root = km_test_make_tmp_dir ("km-gear-XXXXXX");
   g_autofree char *model = g_build_filename (root, "gear.xml", NULL);
   g_autofree char *project_path = g_build_filename (root, "gear.cnoid", NULL);
-  g_autofree char *copy = g_build_filename (root, "gear.json", NULL);
+  g_autofree char *copy = g_build_filename (root, "gear.body", NULL);
   g_autoptr(GFile) model_file = g_file_new_for_path (model);
   g_autoptr(GFile) project = g_file_new_for_path (project_path);
   g_autoptr(KmSkeleton) edited = NULL;
@@ -1673,6 +1673,7 @@ test_save_edited_gear_model_keeps_link (Fixture       *f,
   g_assert_cmpint (follower, >=, 0);
   g_assert_cmpint (km_skeleton_get_joint (skeleton, (guint) follower)->mimic, ==,
                    km_skeleton_find_joint (skeleton, "wheel_joint"));
+  g_assert_cmpuint (count_shapes (skeleton), ==, count_shapes (edited));
   close_reopened (reopened);
   km_test_remove_tree (root);
 }
@@ -1731,8 +1732,8 @@ test_save_for_choreonoid_scenebuilder (Fixture       *f,
   close_reopened (reopened);
 }
 
-/* A Scenebuilder model with a gear saved for Choreonoid: the .body copy has no place for
- * the link, and Messages says so (the writer's note). */
+/* A Scenebuilder model with a gear saved for Choreonoid: the .body copy keeps the link
+ * (Kinema's own kinema_mimic key), so nothing is said about it, and the copy loads linked. */
 static void
 test_save_for_choreonoid_scenebuilder_gear (Fixture       *f,
                                             gconstpointer  data)
@@ -1747,7 +1748,15 @@ test_save_for_choreonoid_scenebuilder_gear (Fixture       *f,
   g_assert_no_error (error);
   g_assert_true (g_file_test (c.copy, G_FILE_TEST_IS_REGULAR));
   g_assert_cmpstr (km_body_item_get_format (c.body), ==, "CHOREONOID-BODY");
-  g_assert_true (has_message_containing (f->document, "written as an independent joint"));
+  g_assert_false (has_message_containing (f->document, "independent joint"));
+  {
+    g_autoptr(KmSkeleton) loaded = km_format_load_model_file (c.copy, "CHOREONOID-BODY", NULL,
+                                                              NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (km_skeleton_has_mimic (loaded));
+    g_assert_true (km_skeleton_equal (loaded, km_document_get_skeleton (f->document), 1e-9));
+  }
 }
 
 /* An OpenHRP VRML model, which Choreonoid loads itself, saved for Choreonoid: no copy, the

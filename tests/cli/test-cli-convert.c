@@ -189,7 +189,8 @@ test_info_scenebuilder (void)
                    "joints=3 dof=2\n");
 }
 
-/* Linked joints survive skeleton.json and URDF; a .body file cannot say them (noted). */
+/* Linked joints survive skeleton.json, URDF and .body (Kinema's kinema_mimic), without a
+ * note. */
 static void
 test_convert_mimic (void)
 {
@@ -210,23 +211,11 @@ test_convert_mimic (void)
       converted = load_model (output);
       assert_same_kinematics (original, converted, FALSE);
       rack = km_skeleton_get_joint (converted, (guint) km_skeleton_find_joint (converted, "rack_joint"));
-      if (i < 2)
-        {
-          g_assert_true (km_skeleton_equal (original, converted, 1e-12));
-          g_assert_cmpint (rack->mimic, ==, km_skeleton_find_joint (converted, "pinion_joint"));
-          g_assert_cmpfloat_with_epsilon (rack->mimic_ratio, 0.02, 1e-15);
-          g_assert_cmpfloat_with_epsilon (rack->mimic_offset, 0.01, 1e-15);
-          g_assert_null (strstr (run.err, "follows"));
-        }
-      else
-        {
-          g_assert_cmpint (rack->mimic, ==, -1);
-          g_assert_false (km_skeleton_has_mimic (converted));
-          g_assert_nonnull (strstr (run.err, "note: joint “rack_joint” follows “pinion_joint”, "
-                                             "which a .body file cannot say: it is written as "
-                                             "an independent joint\n"));
-          g_assert_nonnull (strstr (run.err, "note: joint “idler_joint” follows “pinion_joint”"));
-        }
+      g_assert_true (km_skeleton_equal (original, converted, 1e-12));
+      g_assert_cmpint (rack->mimic, ==, km_skeleton_find_joint (converted, "pinion_joint"));
+      g_assert_cmpfloat_with_epsilon (rack->mimic_ratio, 0.02, 1e-15);
+      g_assert_cmpfloat_with_epsilon (rack->mimic_offset, 0.01, 1e-15);
+      g_assert_null (strstr (run.err, "follows"));
       km_skeleton_unref (original);
       km_skeleton_unref (converted);
     }

@@ -1850,6 +1850,183 @@ test_set_model_own_strings (void)
   g_assert_cmpstr (km_body_item_get_format (item), ==, "SKELETON-JSON");
 }
 
+/* Linked (mimic) joints survive a .body: the writer gives a follower Kinema's
+ * kinema_mimic (offset in degrees for a revolute joint), the loader links it again. Before,
+ * a follower was written as an independent joint. */
+static const char mimic_urdf[] =
+  "<robot name=\"gripper\">\n"
+  "  <link name=\"base\"/><link name=\"l1\"/><link name=\"l2\"/><link name=\"l3\"/>\n"
+  "  <link name=\"l4\"/><link name=\"l5\"/>\n"
+  "  <joint name=\"a\" type=\"revolute\"><parent link=\"base\"/><child link=\"l1\"/>"
+  "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n"
+  "  <joint name=\"b\" type=\"revolute\"><parent link=\"l1\"/><child link=\"l2\"/>"
+  "<origin xyz=\"0.1 0 0\"/><axis xyz=\"0 1 0\"/>"
+  "<limit lower=\"-3\" upper=\"3\" effort=\"1\" velocity=\"1\"/>"
+  "<mimic joint=\"a\" multiplier=\"-2\" offset=\"0.1\"/></joint>\n"
+  "  <joint name=\"p\" type=\"prismatic\"><parent link=\"base\"/><child link=\"l3\"/>"
+  "<origin xyz=\"0 0.2 0\"/><axis xyz=\"1 0 0\"/>"
+  "<limit lower=\"0\" upper=\"0.04\" effort=\"1\" velocity=\"1\"/></joint>\n"
+  "  <joint name=\"q\" type=\"prismatic\"><parent link=\"base\"/><child link=\"l4\"/>"
+  "<origin xyz=\"0 -0.2 0\"/><axis xyz=\"-1 0 0\"/>"
+  "<limit lower=\"-0.1\" upper=\"0.1\" effort=\"1\" velocity=\"1\"/>"
+  "<mimic joint=\"p\" multiplier=\"0.5\" offset=\"-0.01\"/></joint>\n"
+  "  <joint name=\"r\" type=\"prismatic\"><parent link=\"l2\"/><child link=\"l5\"/>"
+  "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"
+  "<mimic joint=\"a\" multiplier=\"0.05\"/></joint>\n"
+  "</robot>\n";
+
+static void
+assert_same_mimics (const KmSkeleton *a,
+                    const KmSkeleton *b)
+{
+  g_assert_cmpuint (km_skeleton_get_n_joints (a), ==, km_skeleton_get_n_joints (b));
+  for (guint i = 0; i < km_skeleton_get_n_joints (a); i++)
+    {
+      const KmJoint *x = km_skeleton_get_joint (a, i);
+      int k = km_skeleton_find_joint (b, x->name);
+      const KmJoint *y;
+
+      g_assert_cmpint (k, >=, 0);
+      y = km_skeleton_get_joint (b, (guint) k);
+      g_assert_cmpint (x->mimic < 0, ==, y->mimic < 0);
+      if (x->mimic < 0)
+        continue;
+      g_assert_cmpstr (km_skeleton_get_joint (a, (guint) x->mimic)->name, ==,
+                       km_skeleton_get_joint (b, (guint) y->mimic)->name);
+      g_assert_cmpfloat_with_epsilon (x->mimic_ratio, y->mimic_ratio, 1e-12);
+      g_assert_cmpfloat_with_epsilon (x->mimic_offset, y->mimic_offset, 1e-12);
+    }
+}
+
+static void
+test_mimic_round_trip (void)
+{
+  KmUrdfOptions urdf_options = { NULL, FALSE };
+  KmBodyOptions options = { .load_meshes = FALSE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmSkeleton) urdf = km_urdf_load ("g.urdf", mimic_urdf, strlen (mimic_urdf),
+                                             &urdf_options, &error);
+  g_autofree char *text = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autoptr(KmSkeleton) back2 = NULL;
+  g_autofree double *q = NULL;
+  g_autofree double *q_back = NULL;
+  int b;
+
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_mimic (urdf));
+  text = km_body_to_string (urdf, notes);
+  for (guint n = 0; n < notes->len; n++)
+    g_assert_null (strstr (g_ptr_array_index (notes, n), "follows"));
+  /* The follower's offset in degrees, as the file's other angles. */
+  b = km_skeleton_find_joint (urdf, "b");
+  g_assert_nonnull (strstr (text, "kinema_mimic: { joint: \"a\", multiplier: -2, offset: "));
+  back = km_body_load ("g.body", text, strlen (text), &options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  g_assert_true (km_skeleton_equal (urdf, back, 1e-12));
+  assert_same_mimics (urdf, back);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (back, (guint) km_skeleton_find_joint (
+                                    back, "b"))->mimic_offset, 0.1, 1e-15);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (urdf, (guint) b)->mimic_offset, 0.1,
+                                  1e-15);
+  /* Every joint value follows as before. */
+  q = km_skeleton_dup_mimic_rest_pose (urdf);
+  q_back = km_skeleton_dup_mimic_rest_pose (back);
+  q[km_skeleton_get_joint (urdf, (guint) km_skeleton_find_joint (urdf, "a"))->dof_index] = 0.3;
+  q[km_skeleton_get_joint (urdf, (guint) km_skeleton_find_joint (urdf, "p"))->dof_index] = 0.03;
+  memcpy (q_back, q, km_skeleton_get_n_dof (urdf) * sizeof (double));
+  km_skeleton_apply_mimic (urdf, q);
+  km_skeleton_apply_mimic (back, q_back);
+  for (guint d = 0; d < km_skeleton_get_n_dof (urdf); d++)
+    g_assert_cmpfloat_with_epsilon (q[d], q_back[d], 1e-12);
+  /* And once more: the text is stable. */
+  again = km_body_to_string (back, NULL);
+  back2 = km_body_load ("g.body", again, strlen (again), &options, &error);
+  g_assert_no_error (error);
+  assert_same_mimics (urdf, back2);
+}
+
+/* A hand-written kinema_mimic without joint_name keys: the leader by its link name, the
+ * offset in the file's angle unit, the multiplier 1 by default. */
+static void
+test_mimic_read (void)
+{
+  static const char text[] =
+    HEAD
+    "  - { name: base, joint_type: fixed }\n"
+    "  - { name: a, parent: base, joint_type: revolute, joint_range: [ -90, 90 ] }\n"
+    "  - name: b\n"
+    "    parent: a\n"
+    "    joint_type: revolute\n"
+    "    kinema_mimic: { joint: a, offset: 10 }\n"
+    "  - name: c\n"
+    "    parent: base\n"
+    "    joint_type: prismatic\n"
+    "    kinema_mimic: { joint: a, multiplier: 0.25, offset: 0.5 }\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
+  const KmJoint *b, *c;
+
+  g_assert_no_error (error);
+  b = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "b"));
+  c = km_skeleton_get_joint (skel, (guint) km_skeleton_find_joint (skel, "c"));
+  g_assert_cmpint (b->mimic, >=, 0);
+  g_assert_cmpint (c->mimic, >=, 0);
+  g_assert_cmpstr (km_skeleton_get_joint (skel, (guint) b->mimic)->name, ==, "a");
+  g_assert_cmpfloat (b->mimic_ratio, ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (b->mimic_offset, 10 * G_PI / 180, 1e-15);
+  g_assert_cmpstr (km_skeleton_get_joint (skel, (guint) c->mimic)->name, ==, "a");
+  g_assert_cmpfloat (c->mimic_ratio, ==, 0.25);
+  g_assert_cmpfloat (c->mimic_offset, ==, 0.5);
+}
+
+static void
+test_mimic_errors (void)
+{
+#define TWO "  - { name: base, joint_type: fixed }\n" \
+            "  - { name: a, parent: base, joint_type: revolute }\n"
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute, kinema_mimic: 3 }\n",
+                "t.body:6:63: expected a mapping");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: [ a ] } }\n", "t.body:6:72: expected a string");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { multiplier: 2 } }\n", "t.body:6:63: missing key “joint”");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: a, multiplier: two } }\n",
+                "t.body:6:87: expected a finite number");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: a, offset: .inf } }\n",
+                "t.body:6:83: expected a finite number");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: a, ratio: 2 } }\n",
+                "t.body:6:75: expected joint, multiplier or offset");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: nosuch } }\n",
+                "t.body:6:72: joint “b” follows an unknown joint “nosuch”");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: fixed,"
+                " kinema_mimic: { joint: a } }\n",
+                "t.body:6:69: only revolute and prismatic joints can be linked");
+  /* A leader that follows another joint, and a cycle. */
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: a } }\n"
+                "  - { name: c, parent: b, joint_type: revolute,"
+                " kinema_mimic: { joint: b } }\n",
+                "t.body:7:72: joint “c” follows “b”, which follows another joint itself");
+  assert_error (HEAD TWO "  - { name: b, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: c } }\n"
+                "  - { name: c, parent: b, joint_type: revolute,"
+                " kinema_mimic: { joint: b } }\n",
+                "t.body:6:72: joint “b” follows “c”, which follows another joint itself");
+  /* With joint names, the leader is named by its joint's. */
+  assert_error (HEAD TWO "  - { name: b, joint_name: B, parent: a, joint_type: revolute,"
+                " kinema_mimic: { joint: nosuch } }\n",
+                "t.body:6:87: joint “B” follows an unknown joint “nosuch”");
+#undef TWO
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1862,6 +2039,9 @@ main (int   argc,
   g_test_add_func ("/kinema/Body/floor", test_floor);
   g_test_add_func ("/kinema/Body/features", test_features);
   g_test_add_func ("/kinema/Body/errors", test_errors);
+  g_test_add_func ("/kinema/Body/mimic-round-trip", test_mimic_round_trip);
+  g_test_add_func ("/kinema/Body/mimic-read", test_mimic_read);
+  g_test_add_func ("/kinema/Body/mimic-errors", test_mimic_errors);
   g_test_add_func ("/kinema/Body/model-name-default", test_model_name_default);
   g_test_add_func ("/kinema/Body/one-sided-range", test_one_sided_range);
   g_test_add_func ("/kinema/Body/sniff", test_sniff);

@@ -51,6 +51,13 @@ joint (const KmSkeleton *skeleton,
   return (guint) i;
 }
 
+static const char *
+effector_name (const KmSkeleton *skeleton)
+{
+  return km_skeleton_get_joint (skeleton, (guint) km_skeleton_get_default_effector (skeleton))
+         ->name;
+}
+
 static KmSkeleton *
 load_file (const char *path,
            gboolean    urdf)
@@ -530,7 +537,17 @@ test_body_text_joint_name (void)
   g_assert_cmpuint (count (after, "B_JOINT"), ==, 0);
   g_assert_nonnull (strstr (after, "name: \"added_joint\"\n    parent: \"A\"\n"));
   back = load_file (path, FALSE);
-  g_assert_true (km_skeleton_equal (back, s, 1e-12));
+  /* As the skeleton written alone reads back: added_joint before B, the default end
+   * effector, which stays the last leaf (km_skeleton_dup_write_order()). */
+  {
+    g_autofree char *alone = g_build_filename (dir, "alone.body", NULL);
+    g_autoptr(KmSkeleton) alone_back = NULL;
+
+    g_assert_true (km_body_save (s, alone, NULL, &error));
+    alone_back = load_file (alone, FALSE);
+    g_assert_true (km_skeleton_equal (back, alone_back, 1e-12));
+    g_assert_cmpstr (effector_name (back), ==, "B_RENAMED");
+  }
   j = km_skeleton_get_joint (back, joint (back, "A_JOINT"));
   g_assert_cmpstr (km_joint_get_link_name (j), ==, "A");
   g_assert_cmpfloat_with_epsilon (j->limits[0].max, 0.5, 1e-12);
@@ -538,6 +555,167 @@ test_body_text_joint_name (void)
   g_assert_cmpstr (km_joint_get_link_name (j), ==, "B");
   j = km_skeleton_get_joint (back, joint (back, "added_joint"));
   g_assert_cmpstr (km_skeleton_get_joint (back, (guint) j->parent)->name, ==, "A_JOINT");
+  km_skeleton_unref (s);
+}
+
+/* The default end effector of the skeleton in memory is the one the file written over
+ * reads back with: a joint added to another branch does not take it over (it was the last
+ * leaf in file order), and one added below the effector does, as in the editor. */
+static const char fork_urdf[] =
+  "<?xml version=\"1.0\"?>\n"
+  "<!-- two branches -->\n"
+  "<robot name=\"fork\">\n"
+  "  <link name=\"base\"/>\n"
+  "  <joint name=\"a\" type=\"revolute\">\n"
+  "    <parent link=\"base\"/>\n"
+  "    <child link=\"a_link\"/>\n"
+  "    <origin xyz=\"0 0.1 0\"/>\n"
+  "    <axis xyz=\"0 0 1\"/>\n"
+  "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+  "  </joint>\n"
+  "  <link name=\"a_link\"/>\n"
+  "  <joint name=\"b\" type=\"revolute\">\n"
+  "    <parent link=\"base\"/>\n"
+  "    <child link=\"b_link\"/>\n"
+  "    <origin xyz=\"0 -0.1 0\"/>\n"
+  "    <axis xyz=\"0 0 1\"/>\n"
+  "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+  "  </joint>\n"
+  "  <link name=\"b_link\"/>\n"
+  "</robot>\n";
+
+static const char fork_body[] =
+  "format: ChoreonoidBody\n"
+  "format_version: 2.0\n"
+  "angle_unit: degree\n"
+  "name: fork   # two branches\n"
+  "links:\n"
+  "  - name: base\n"
+  "    joint_type: fixed\n"
+  "  - name: a\n"
+  "    parent: base\n"
+  "    translation: [ 0, 0.1, 0 ]\n"
+  "    joint_type: revolute\n"
+  "    joint_axis: Z\n"
+  "    joint_id: 0\n"
+  "  - name: b\n"
+  "    parent: base\n"
+  "    translation: [ 0, -0.1, 0 ]\n"
+  "    joint_type: revolute\n"
+  "    joint_axis: Z\n"
+  "    joint_id: 1\n";
+
+static void
+check_keeps_effector (const char *text,
+                      const char *file,
+                      gboolean    urdf)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *original = g_build_filename (dir, file, NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  GError *error = NULL;
+
+  g_assert_true (g_file_set_contents (original, text, -1, NULL));
+  /* A child of the other branch's leaf; then one below the effector, which takes over. */
+  for (guint round = 0; round < 2; round++)
+    {
+      const char *parent = round == 0 ? "a" : "b";
+      const char *added = round == 0 ? "a_tip" : "b_tip";
+      const char *want = round == 0 ? "b" : "b_tip";
+      g_autofree char *path = g_strdup_printf ("%s/saved-%u.%s", dir, round,
+                                               urdf ? "urdf" : "body");
+      g_autofree char *after = NULL;
+      g_autoptr(KmSkeleton) back = NULL;
+      KmSkeleton *s = load_file (original, urdf), *e;
+
+      g_assert_cmpstr (effector_name (s), ==, "b");
+      e = km_skeleton_edit_add_child (s, joint (s, parent), added, KM_JOINT_REVOLUTE,
+                                      km_vec3 (0, 0, 0.1), NULL, &error);
+      s = edit_ok (s, e, error);
+      g_assert_cmpstr (effector_name (s), ==, want);
+      g_ptr_array_set_size (notes, 0);
+      if (urdf)
+        g_assert_true (km_urdf_save_over (s, original, path, notes, &error));
+      else
+        g_assert_true (km_body_save_over (s, NULL, original, path, notes, &error));
+      g_assert_no_error (error);
+      g_assert_false (has_note (notes, "not carried over"));
+      g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+      /* Written over the text, not alone. */
+      g_assert_nonnull (strstr (after, "two branches"));
+      back = load_file (path, urdf);
+      g_assert_cmpint (km_skeleton_find_joint (back, added), >=, 0);
+      g_assert_cmpstr (effector_name (back), ==, want);
+      km_skeleton_unref (s);
+    }
+}
+
+static void
+test_urdf_keeps_effector (void)
+{
+  check_keeps_effector (fork_urdf, "fork.urdf", TRUE);
+}
+
+static void
+test_body_keeps_effector (void)
+{
+  check_keeps_effector (fork_body, "fork.body", FALSE);
+}
+
+/* A link made to follow another one, and one that follows no longer, are written over the
+ * file with Kinema's kinema_mimic (patched in the text: the comment stays), and read back
+ * so; before, the links were written as independent joints with a note. */
+static void
+test_body_keeps_mimic (void)
+{
+  static const char text[] =
+    "format: ChoreonoidBody\n"
+    "format_version: 2.0\n"
+    "angle_unit: degree\n"
+    "links:\n"
+    "  - name: base   # the root\n"
+    "    joint_type: fixed\n"
+    "  - name: a\n"
+    "    parent: base\n"
+    "    joint_type: revolute\n"
+    "  - name: b\n"
+    "    parent: a\n"
+    "    joint_type: revolute\n"
+    "    kinema_mimic: { joint: a, multiplier: 2 }\n"
+    "  - name: c\n"
+    "    parent: base\n"
+    "    joint_type: prismatic\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *original = g_build_filename (dir, "m.body", NULL);
+  g_autofree char *path = g_build_filename (dir, "m2.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  GError *error = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  KmSkeleton *s, *e;
+  const KmJoint *j;
+
+  g_assert_true (g_file_set_contents (original, text, -1, NULL));
+  s = load_file (original, FALSE);
+  j = km_skeleton_get_joint (s, joint (s, "b"));
+  g_assert_cmpint (j->mimic, ==, (int) joint (s, "a"));
+  e = km_skeleton_edit_set_mimic (s, joint (s, "b"), -1, 0, 0, &error);
+  s = edit_ok (s, e, error);
+  e = km_skeleton_edit_set_mimic (s, joint (s, "c"), (int) joint (s, "a"), 0.5, 0.25, &error);
+  s = edit_ok (s, e, error);
+  g_assert_true (km_body_save_over (s, NULL, original, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_nonnull (strstr (after, "  - name: base   # the root\n"));
+  g_assert_null (strstr (after, "multiplier: 2 "));
+  g_assert_nonnull (strstr (after, "kinema_mimic: { joint: \"a\", multiplier: 0.5, offset: 0.25 }"));
+  back = load_file (path, FALSE);
+  g_assert_cmpint (km_skeleton_get_joint (back, joint (back, "b"))->mimic, <, 0);
+  j = km_skeleton_get_joint (back, joint (back, "c"));
+  g_assert_cmpint (j->mimic, ==, (int) joint (back, "a"));
+  g_assert_cmpfloat (j->mimic_ratio, ==, 0.5);
+  g_assert_cmpfloat (j->mimic_offset, ==, 0.25);
   km_skeleton_unref (s);
 }
 
@@ -554,5 +732,8 @@ main (int    argc,
   g_test_add_func ("/model-keep/body/text-fallback", test_body_text_fallback);
   g_test_add_func ("/model-keep/body/text-joint-name", test_body_text_joint_name);
   g_test_add_func ("/model-keep/urdf/keeps-dynamics", test_urdf_keeps_dynamics);
+  g_test_add_func ("/model-keep/urdf/keeps-effector", test_urdf_keeps_effector);
+  g_test_add_func ("/model-keep/body/keeps-effector", test_body_keeps_effector);
+  g_test_add_func ("/model-keep/body/keeps-mimic", test_body_keeps_mimic);
   return g_test_run ();
 }

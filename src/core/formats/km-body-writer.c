@@ -47,8 +47,10 @@
  *   the offset and rotation, the last the name, children and shapes;
  * - the root is `free` or `fixed` like the skeleton's root; body handlers are written as
  *   `body_handlers`;
- * - Choreonoid has no key for linked (mimic) joints: a follower is written as an
- *   independent joint (noted);
+ * - Choreonoid has no key for linked (mimic) joints: a follower gets Kinema's
+ *   `kinema_mimic: { joint: LEADER, multiplier: M, offset: O }` (the offset in degrees for
+ *   a revolute joint, metres for a prismatic one; the multiplier as KmJoint.mimic_ratio),
+ *   which km_body_load() reads and Choreonoid ignores (it moves the joint on its own);
  * - shapes become Shape elements (Box, Sphere, Cylinder, Cone, Capsule, and meshes without
  *   a file as TriangleMesh), wrapped in a Transform when they are placed or scaled;
  * - a mesh that came from a file (KmShape.uri) becomes a Resource of that uri, whether or
@@ -405,6 +407,30 @@ link_node (const char    *name,
   return link;
 }
 
+/* Kinema's key for a linked (mimic) joint, `kinema_mimic: { joint: LEADER, multiplier: M,
+ * offset: O }` (Choreonoid ignores it), appended to @link where joint @j of @skeleton
+ * follows another one: the offset in the follower's unit (degrees for a revolute joint,
+ * metres), the multiplier as the skeleton's (radians and metres). */
+static void
+append_mimic (KmYamlNode       *link,
+              const KmSkeleton *skeleton,
+              const KmJoint    *j)
+{
+  KmYamlNode *mimic;
+
+  if (j->mimic < 0)
+    return;
+  mimic = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  km_yaml_mapping_append (mimic, "joint", km_yaml_node_new_string (
+                            km_skeleton_get_joint (skeleton, (guint) j->mimic)->name));
+  km_yaml_mapping_append (mimic, "multiplier", km_yaml_node_new_number (j->mimic_ratio));
+  km_yaml_mapping_append (mimic, "offset",
+                          unit_number_node (j->mimic_offset,
+                                            j->type == KM_JOINT_REVOLUTE
+                                            ? KM_FORMAT_RADIANS_PER_DEGREE : 1.0));
+  km_yaml_mapping_append (link, "kinema_mimic", mimic);
+}
+
 /* The names of the first two of the three revolute links a spherical joint becomes (the
  * third has the joint's name). */
 static void
@@ -662,15 +688,12 @@ joint_link (const KmSkeleton *skeleton,
     case KM_JOINT_PRISMATIC:
       if (j->type == KM_JOINT_REVOLUTE)
         note_beyond_degrees (notes, j, q);
-      if (j->mimic >= 0)
-        km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
-                                 "it is written as an independent joint"),
-                        j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
       link = link_node (name, j->name, parent,
                         j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
                         &j->offset, rotation, &j->axis, &j->limits[0], q,
                         j->type == KM_JOINT_REVOLUTE ? degrees : 1.0,
                         link_ids[3 * (gsize) i], j);
+      append_mimic (link, skeleton, j);
       break;
     case KM_JOINT_SPHERICAL:
       {
@@ -932,13 +955,15 @@ km_body_save_with_pose (const KmSkeleton  *skeleton,
  *   Kinema would write for the edited joint differs from the one it would write for the
  *   original's (so a `joint_axis: Y` stays as it is): translation, rotation, joint_type,
  *   joint_axis, joint_range, joint_displacement, max_joint_velocity, max_joint_effort,
- *   under the spelling the link uses (jointRange, …); name, joint_name and parent where
- *   they changed;
+ *   kinema_mimic, under the spelling the link uses (jointRange, …); name, joint_name and
+ *   parent where they changed;
  *   mass, inertia, elements (shapes, sensors, devices) and every other key stay;
- * - a link whose joint was deleted is left out; a new joint is appended as
- *   km_body_to_string() writes it; a renamed link is renamed in root_link and in the other
- *   top-level keys that name it, as a value or as a mapping key (link_group, foot_links,
- *   default_ik_setup, …);
+ * - a link whose joint was deleted is left out; new joints are written as
+ *   km_body_to_string() writes them, in its order, at the end of the links or, where the
+ *   default end effector is a link of the file, right before it (so that the file reads
+ *   back with the same one, which the check below also compares); a renamed link is
+ *   renamed in root_link and in the other top-level keys that name it, as a value or as a
+ *   mapping key (link_group, foot_links, default_ik_setup, …);
  * - a relative or package:// uri that would not lead to the same file from the new place
  *   is rewritten (km_keep_moved_uri);
  * - the text is the original's, patched where the edited tree differs (patch_node below):
@@ -978,9 +1003,16 @@ owned_node (const KmSkeleton *skeleton,
     {
     case KM_JOINT_REVOLUTE:
     case KM_JOINT_PRISMATIC:
-      return link_node ("", NULL, NULL, j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
-                        &j->offset, rotation, &j->axis, &j->limits[0], q,
-                        j->type == KM_JOINT_REVOLUTE ? KM_FORMAT_RADIANS_PER_DEGREE : 1.0, -1, j);
+      {
+        KmYamlNode *link = link_node ("", NULL, NULL,
+                                      j->type == KM_JOINT_REVOLUTE ? "revolute" : "prismatic",
+                                      &j->offset, rotation, &j->axis, &j->limits[0], q,
+                                      j->type == KM_JOINT_REVOLUTE ? KM_FORMAT_RADIANS_PER_DEGREE
+                                                                   : 1.0, -1, j);
+
+        append_mimic (link, skeleton, j);
+        return link;
+      }
     case KM_JOINT_FREE:
       return link_node ("", NULL, NULL, "free", &j->offset, rotation, NULL, NULL, NULL, 1, -1, NULL);
     case KM_JOINT_FIXED:
@@ -1000,6 +1032,7 @@ static const char * const owned_keys[][5] = {
   { "joint_displacement", "jointDisplacement", "joint_angle", "jointAngle", NULL },
   { "max_joint_velocity", "maxJointVelocity", NULL },
   { "max_joint_effort", "maxJointEffort", NULL },
+  { "kinema_mimic", NULL },
 };
 
 /* Writes @after (nullable: none) as the value of the key @keys names in @link, where it
@@ -1483,30 +1516,30 @@ patch_block_mapping (Patch            *p,
   return TRUE;
 }
 
-/* The list of links: links removed (their lines), kept (patched) and added at its end. */
+/* The list of links: links removed (their lines), kept (patched) and added, before the
+ * kept link that follows them in @p->kept or at the end of the list. */
 static gboolean
 patch_links (Patch *p)
 {
   guint n_before = km_yaml_node_get_length (p->links), n_after = km_yaml_node_get_length (p->kept);
   g_autoptr(KmYamlNode) added = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
   g_autofree int *edited_of = g_new (int, MAX (n_before, 1));
-  gsize start, last_end, first_dash;
+  gsize start, last_end, first_dash, indent;
 
   if (!is_block (p->links) || is_shared (p, p->links))
     return FALSE;
-  for (guint i = 0; i < n_before; i++)
-    edited_of[i] = -1;
-  for (guint j = 0; j < n_after; j++)
-    if (p->kept_from[j] >= 0)
-      edited_of[p->kept_from[j]] = (int) j;
-    else
-      km_yaml_sequence_append (added, km_yaml_node_ref (km_yaml_sequence_get (p->kept, j)));
   km_yaml_node_get_span (p->links, &start, NULL);
   last_end = content_end (p, p->links, start);
   first_dash = item_dash (p, km_yaml_sequence_get (p->links, 0));
   if (first_dash == G_MAXSIZE
       || line_start (p, first_dash, FALSE) == G_MAXSIZE)
     return FALSE;
+  indent = first_dash - line_start (p, first_dash, FALSE);
+  for (guint i = 0; i < n_before; i++)
+    edited_of[i] = -1;
+  for (guint j = 0; j < n_after; j++)
+    if (p->kept_from[j] >= 0)
+      edited_of[p->kept_from[j]] = (int) j;
   for (guint i = 0; i < n_before; i++)
     {
       const KmYamlNode *item = km_yaml_sequence_get (p->links, i);
@@ -1531,11 +1564,25 @@ patch_links (Patch *p)
         return FALSE;
       km_keep_splice (p->splices, from, to, "");
     }
+  /* Added links, after what the patches above insert at the end of the link before. */
+  for (guint j = 0; j < n_after; j++)
+    if (p->kept_from[j] < 0)
+      km_yaml_sequence_append (added, km_yaml_node_ref (km_yaml_sequence_get (p->kept, j)));
+    else if (km_yaml_node_get_length (added) > 0)
+      {
+        gsize dash = item_dash (p, km_yaml_sequence_get (p->links, (guint) p->kept_from[j]));
+        gsize at = dash != G_MAXSIZE ? line_start (p, dash, FALSE) : G_MAXSIZE;
+        g_autoptr(KmYamlNode) run = g_steal_pointer (&added);
+
+        if (at == G_MAXSIZE)
+          return FALSE;
+        insert_block (p, at, run, indent);
+        added = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+      }
   if (km_yaml_node_get_length (added) > 0 && last_end == G_MAXSIZE)
     return FALSE;
   if (km_yaml_node_get_length (added) > 0)
-    insert_block (p, next_line (p, last_end), added,
-                  first_dash - line_start (p, first_dash, FALSE));
+    insert_block (p, next_line (p, last_end), added, indent);
   return TRUE;
 }
 
@@ -1740,6 +1787,34 @@ joint_name_node (const KmJoint *joint)
   return joint->link_name != NULL ? km_yaml_node_new_string (joint->name) : NULL;
 }
 
+/* Appends to @kept the links of the joints of @skeleton that @match matches to no link of
+ * the original (new joints), in write order (parents first, the default effector last:
+ * km_skeleton_dup_write_order()), each with -1 in @kept_from. */
+static void
+append_new_links (KmYamlNode       *kept,
+                  GArray           *kept_from,
+                  const KmSkeleton *skeleton,
+                  const int        *match,
+                  const double     *initial_q,
+                  const char       *path,
+                  GPtrArray        *notes,
+                  GPtrArray        *pathed)
+{
+  g_autofree int *link_ids = link_joint_ids (skeleton, NULL);
+  g_autofree guint *order = km_skeleton_dup_write_order (skeleton);
+  guint n = km_skeleton_get_n_joints (skeleton);
+
+  for (guint w = 0; w < n; w++)
+    if (match[order[w]] < 0)
+      {
+        int none = -1;
+
+        km_yaml_sequence_append (kept, joint_link (skeleton, order[w], FALSE, kept, link_ids,
+                                                   initial_q, path, notes, pathed));
+        g_array_append_val (kept_from, none);
+      }
+}
+
 /* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
 static char *
 body_over_string (const KmSkeleton  *skeleton,
@@ -1766,9 +1841,9 @@ body_over_string (const KmSkeleton  *skeleton,
   g_autofree char *full = NULL;
   g_autofree int *match = NULL;
   g_autofree int *edited_of = NULL;
-  g_autofree int *link_ids = NULL;
   KmBodyOptions options = { .load_meshes = FALSE };
   KmYamlNode *links, *kept, *v;
+  gboolean added_links = FALSE;
   const char *data;
   gsize length;
   guint n = km_skeleton_get_n_joints (skeleton), n_before;
@@ -1868,6 +1943,15 @@ body_over_string (const KmSkeleton  *skeleton,
       g_autoptr(KmYamlNode) old_joint_name = NULL;
       g_autoptr(KmYamlNode) new_joint_name = NULL;
 
+      /* New links go before the default effector where it is a link of the file (the last
+       * leaf there), so that it stays the last leaf and the file reads back with it; else
+       * at the end. */
+      if (e >= 0 && e == km_skeleton_get_default_effector (skeleton) && !added_links)
+        {
+          append_new_links (kept, kept_from, skeleton, match, initial_q, path, notes, pathed);
+          added_links = TRUE;
+        }
+
       if (e < 0)
         continue;   /* its joint was deleted */
       j = km_skeleton_get_joint (skeleton, (guint) e);
@@ -1888,10 +1972,6 @@ body_over_string (const KmSkeleton  *skeleton,
                                                   NULL), parent) != 0)
             km_yaml_mapping_set (link, "parent", km_yaml_node_new_string (parent));
         }
-      if (j->mimic >= 0)
-        km_format_note (notes, _("joint “%s” follows “%s”, which a .body file cannot say: "
-                                 "it is written as an independent joint"),
-                        j->name, km_skeleton_get_joint (skeleton, (guint) j->mimic)->name);
       if (!g_str_equal (name, km_joint_get_link_name (j)))
         {
           /* Keys borrowed from @before: setting the name frees @name. */
@@ -1904,16 +1984,8 @@ body_over_string (const KmSkeleton  *skeleton,
       km_yaml_sequence_append (kept, km_yaml_node_ref (link));
       g_array_append_val (kept_from, f);
     }
-  link_ids = link_joint_ids (skeleton, NULL);
-  for (guint i = 0; i < n; i++)
-    if (match[i] < 0)
-      {
-        int none = -1;
-
-        km_yaml_sequence_append (kept, joint_link (skeleton, i, FALSE, kept, link_ids,
-                                                   initial_q, path, notes, pathed));
-        g_array_append_val (kept_from, none);
-      }
+  if (!added_links)
+    append_new_links (kept, kept_from, skeleton, match, initial_q, path, notes, pathed);
   if (g_hash_table_size (renames) > 0)
     for (guint k = 0; k < km_yaml_node_get_length (root); k++)
       {

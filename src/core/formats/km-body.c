@@ -48,7 +48,23 @@ typedef struct
                                        * (rad, m), 0 when the link states none */
   GPtrArray           *joint_names;   /* char * per joint added: its link's (full)
                                        * joint_name, NULL when the link has none */
+  GArray              *mimics;        /* Mimic per joint added (kinema_mimic) */
 } Body;
+
+/* A link's `kinema_mimic`: its joint follows the joint @leader (full name, NULL: none),
+ * q = ratio · q[leader] + offset (radians, metres). */
+typedef struct
+{
+  char   *leader;
+  double  ratio;
+  double  offset;
+} Mimic;
+
+static void
+mimic_clear (gpointer data)
+{
+  g_clear_pointer (&((Mimic *) data)->leader, g_free);
+}
 
 /* Where a sub-body file was included: the including file (as given) and the position of
  * the SubBody's `uri` there, then where that file was included, up to the body file. */
@@ -86,6 +102,7 @@ typedef struct
   KmYamlNode *range;
   KmYamlNode *translation;
   KmYamlNode *rotation;
+  KmYamlNode *mimic;           /* the `joint` of its kinema_mimic */
   const char *file;            /* the file of the link (its scope's) */
   const Include *include;      /* where that file was included */
 } LinkNodes;
@@ -1473,6 +1490,76 @@ read_displacement (Body          *b,
   g_array_index (b->displacements, double, joint) = q;
 }
 
+/* Kinema's `kinema_mimic: { joint: LEADER, multiplier: M, offset: O }` of a link (written
+ * by km-body-writer.c; Choreonoid ignores it): joint @joint follows LEADER (a joint name,
+ * the link's name where it has no joint_name; a sub-body's get its prefix and suffix),
+ * q = M · q[LEADER] + O, M as in the skeleton (1 by default), O (0 by default) in the
+ * angle unit for a revolute joint, in metres for a prismatic one. The skeleton build checks
+ * the rest (a known leader that follows nobody, both revolute or prismatic, limits that
+ * can be met), at the value of `joint`. */
+static gboolean
+read_mimic (Body        *b,
+            const Scope *scope,
+            KmYamlNode  *node,
+            guint        joint,
+            KmJointType  type,
+            LinkNodes   *nodes,
+            GError     **error)
+{
+  Mimic mimic = { NULL, 1.0, 0.0 };
+  const char *leader;
+  KmYamlNode *v;
+
+  if (!km_yaml_expect_mapping (node, error))
+    return FALSE;
+  for (guint k = 0; k < km_yaml_node_get_length (node); k++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (node, k);
+      const char *name = km_yaml_node_get_scalar (key, NULL);
+
+      if (g_strcmp0 (name, "joint") != 0 && g_strcmp0 (name, "multiplier") != 0
+          && g_strcmp0 (name, "offset") != 0)
+        return fail_at (b, key, error, _("expected joint, multiplier or offset"));
+    }
+  if ((nodes->mimic = km_yaml_expect_key (node, "joint", error)) == NULL
+      || (leader = km_yaml_expect_string (nodes->mimic, error)) == NULL)
+    return FALSE;
+  for (guint k = 0; k < 2; k++)
+    {
+      double *value = k == 0 ? &mimic.ratio : &mimic.offset;
+
+      if ((v = km_yaml_mapping_lookup (node, k == 0 ? "multiplier" : "offset")) == NULL)
+        continue;
+      if (!km_yaml_expect_number (v, value, error))
+        return FALSE;
+      if (!isfinite (*value))
+        return fail_at (b, v, error, _("expected a finite number"));
+    }
+  if (type == KM_JOINT_REVOLUTE)
+    mimic.offset *= b->angle_scale;
+  if (b->mimics->len <= joint)
+    g_array_set_size (b->mimics, joint + 1);
+  mimic.leader = g_strconcat (scope->prefix, leader, scope->suffix, NULL);
+  mimic_clear (&g_array_index (b->mimics, Mimic, joint));
+  g_array_index (b->mimics, Mimic, joint) = mimic;
+  return TRUE;
+}
+
+/* Links the joints of @builder (added in the order of b->mimics) as their links'
+ * kinema_mimic say. */
+static void
+set_mimics (const Body        *b,
+            KmSkeletonBuilder *builder)
+{
+  for (guint i = 0; i < b->mimics->len; i++)
+    {
+      const Mimic *m = &g_array_index (b->mimics, Mimic, i);
+
+      if (m->leader != NULL)
+        km_skeleton_builder_set_mimic (builder, i, m->leader, m->ratio, m->offset);
+    }
+}
+
 static gboolean
 read_link (Body        *b,
            KmYamlNode  *link,
@@ -1659,6 +1746,9 @@ read_link (Body        *b,
           km_skeleton_builder_set_max_effort (b->builder, joint, fabs (lower));
       }
   }
+  if ((v = link_lookup (link, KEYS ("kinema_mimic"))) != NULL
+      && !read_mimic (b, scope, v, joint, type, nodes, error))
+    return FALSE;
   if (!check_mass_properties (b, link, error))
     return FALSE;
 
@@ -1703,6 +1793,9 @@ problem_node (GArray                  *links,
       break;
     case KM_JOINT_FIELD_LIMITS:
       node = n->range;
+      break;
+    case KM_JOINT_FIELD_MIMIC:
+      node = n->mimic;
       break;
     case KM_JOINT_FIELD_NAME:
     case KM_JOINT_FIELD_NONE:
@@ -2097,6 +2190,7 @@ with_joint_names (Body        *b,
     km_skeleton_builder_set_model_name (builder, km_skeleton_get_model_name (skel));
   for (guint h = 0; handlers != NULL && handlers[h] != NULL; h++)
     km_skeleton_builder_add_body_handler (builder, handlers[h]);
+  set_mimics (b, builder);
   named = km_skeleton_builder_build (builder, &problem, &build_error);
   if (named == NULL)
     report_build_error (b, root, links, link_nodes, &problem, build_error, TRUE, error);
@@ -2114,6 +2208,15 @@ file_stem (const char *path)
   if (dot != NULL && dot != base)
     *dot = '\0';
   return base;
+}
+
+static gboolean
+has_joint_names (const Body *b)
+{
+  for (guint i = 0; i < b->joint_names->len; i++)
+    if (g_ptr_array_index (b->joint_names, i) != NULL)
+      return TRUE;
+  return FALSE;
 }
 
 static KmSkeleton *
@@ -2193,20 +2296,23 @@ load_tree (Body        *b,
                       _("extra joints (closed loops) are not represented; the tree is kept "
                         "open"));
 
+  /* Linked by joint names: in the build with them (with_joint_names) where links have
+   * any of their own. */
+  if (!has_joint_names (b))
+    set_mimics (b, b->builder);
   skel = km_skeleton_builder_build (b->builder, &problem, &build_error);
   if (skel == NULL)
     {
       report_build_error (b, root, links, link_nodes, &problem, build_error, FALSE, error);
       return NULL;
     }
-  for (guint i = 0; i < b->joint_names->len; i++)
-    if (g_ptr_array_index (b->joint_names, i) != NULL)
-      {
-        KmSkeleton *named = with_joint_names (b, skel, root, links, link_nodes, error);
+  if (has_joint_names (b))
+    {
+      KmSkeleton *named = with_joint_names (b, skel, root, links, link_nodes, error);
 
-        km_skeleton_unref (skel);
-        return named;
-      }
+      km_skeleton_unref (skel);
+      return named;
+    }
   return skel;
 }
 
@@ -2294,6 +2400,7 @@ km_body_load_with_pose (const char           *path,
   g_autoptr(GHashTable) joint_ids = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_autoptr(GArray) displacements = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr(GPtrArray) joint_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) mimics = g_array_new (FALSE, TRUE, sizeof (Mimic));
   KmSkeleton *skel;
   Body b = { 0 };
 
@@ -2317,6 +2424,8 @@ km_body_load_with_pose (const char           *path,
   b.joint_ids = joint_ids;
   b.displacements = displacements;
   b.joint_names = joint_names;
+  g_array_set_clear_func (mimics, mimic_clear);
+  b.mimics = mimics;
   if (initial_q != NULL)
     *initial_q = NULL;
   g_ptr_array_add (includes, g_canonicalize_filename (path, NULL));

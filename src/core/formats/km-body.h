@@ -30,7 +30,10 @@ G_BEGIN_DECLS
  * always in the angle unit; km_body_load_with_pose() and the format's load_model give
  * the pose they state; a value that is not a number, or on a link without a revolute or
  * prismatic joint, is ignored with a warning, one outside the range is kept with a
- * warning), `import` (merged into the link), and `body_handlers`.
+ * warning), `import` (merged into the link), `body_handlers`, and Kinema's own
+ * `kinema_mimic: { joint: LEADER, multiplier: M, offset: O }` (a linked joint, KmJoint.mimic:
+ * LEADER a joint name, M 1 by default, O 0 by default in the angle unit or metres like
+ * `joint_displacement`; Choreonoid ignores it).
  * Link nodes of `type: SubBody` read the links of another body file (`uri` relative to
  * the including file; `prefix`, `suffix`, `joint_id_offset`; the SubBody's `parent`,
  * `translation`, `joint_type`, … replace those of the sub-body's root link; nested

@@ -443,6 +443,14 @@ km_keep_same_kinematics (const KmSkeleton  *a,
           return FALSE;
         }
     }
+  /* The end effector a file reads with is where its joints are (the last leaf): one
+   * written over another file may read with another one. */
+  if (!g_str_equal (km_skeleton_get_joint (a, (guint) km_skeleton_get_default_effector (a))->name,
+                    km_skeleton_get_joint (b, (guint) km_skeleton_get_default_effector (b))->name))
+    {
+      *why = g_strdup (_("it reads back with another end effector"));
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -70,8 +70,9 @@ char     *km_keep_moved_uri         (const char          *uri,
                                      const char          *path);
 
 /* Whether @a and @b (read back from two files) have the same kinematics: joint names,
- * types, parents, offsets, rotations, axes, limits, links between joints, and with
- * @ids the joint ids; else FALSE with the first difference in @why. */
+ * types, parents, offsets, rotations, axes, limits, links between joints, the default end
+ * effector (km_skeleton_get_default_effector()), and with @ids the joint ids; else FALSE
+ * with the first difference in @why. */
 gboolean  km_keep_same_kinematics   (const KmSkeleton    *a,
                                      const KmSkeleton    *b,
                                      gboolean             ids,

@@ -962,8 +962,10 @@ km_urdf_to_string_for_path (const KmSkeleton *skeleton,
  *   elements (<dynamics>, <safety_controller>, …) stay;
  * - a deleted joint's <joint> and child <link> are removed, with the <transmission>s of
  *   the joint and the <gazebo> elements of the joint or link; a renamed joint is renamed in
- *   its transmissions; a new joint and its link are written before </robot> as
- *   km_urdf_to_string() writes them;
+ *   its transmissions; new joints and their links are written as km_urdf_to_string()
+ *   writes them, in its order, before </robot> or, where the default end effector is a
+ *   joint of the file, right before its <joint> (so that the file reads back with the same
+ *   one, which the check below also compares);
  * - a relative or package:// mesh filename that would not lead to the same file from the
  *   new place is rewritten (km_keep_moved_uri);
  * - everything else (links' <inertial>, <visual> and <collision>, materials, comments,
@@ -1363,25 +1365,44 @@ urdf_over_string (const KmSkeleton  *skeleton,
         km_keep_splice (splices, vs, ve, escaped);
       }
     }
-  /* New joints and their links, before </robot>. */
-  for (guint i = 1; i < n; i++)
-    if (match[i] < 0)
+  /* New joints and their links, in write order (parents first, the default effector last),
+   * before </robot>; or, where the default effector is a joint of the file (the last leaf
+   * there), before its <joint>, so that it stays the last leaf and the file reads back
+   * with it (a new leaf after it would take over). */
+  {
+    g_autofree guint *order = km_skeleton_dup_write_order (skeleton);
+    int effector = km_skeleton_get_default_effector (skeleton);
+    const KmKeepElement *robot = &g_array_index (elements, KmKeepElement, 0);
+    gsize at = line_start (text, robot->content_end);
+    gpointer k;
+
+    for (guint w = 0; w < n; w++)
+      if (order[w] > 0 && match[order[w]] < 0)
+        {
+          const KmJoint *e = km_skeleton_get_joint (skeleton, order[w]);
+          g_autofree char *joint = joint_text (skeleton, e, notes, &placeholders);
+
+          g_string_append (added, joint);
+          append_link (added, notes, dir, km_joint_get_link_name (e), skeleton, (int) order[w]);
+        }
+    if (effector > 0 && match[effector] > 0
+        && g_hash_table_lookup_extended (joints,
+                                         km_skeleton_get_joint (before, (guint) match[effector])
+                                         ->name, NULL, &k))
       {
-        const KmJoint *e = km_skeleton_get_joint (skeleton, i);
-        g_autofree char *joint = joint_text (skeleton, e, notes, &placeholders);
+        const KmKeepElement *je = &g_array_index (elements, KmKeepElement, GPOINTER_TO_INT (k));
 
-        g_string_append (added, joint);
-        append_link (added, notes, dir, km_joint_get_link_name (e), skeleton, (int) i);
+        at = line_start (text, je->start);
+        if (added->len > 0 && at == je->start && at > 0 && text[at - 1] != '\n')
+          g_string_append_c (added, '\n');
       }
-  if (added->len > 0)
-    {
-      const KmKeepElement *robot = &g_array_index (elements, KmKeepElement, 0);
-      gsize at = line_start (text, robot->content_end);
-
-      if (at > 0 && text[at - 1] != '\n')
-        g_string_prepend_c (added, '\n');
-      km_keep_splice (splices, at, at, added->str);
-    }
+    if (added->len > 0)
+      {
+        if (at > 0 && text[at - 1] != '\n')
+          g_string_prepend_c (added, '\n');
+        km_keep_splice (splices, at, at, added->str);
+      }
+  }
   result = km_keep_splices_apply (splices, text, length);
   if (result == NULL)
     {
