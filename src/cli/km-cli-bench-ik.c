@@ -34,13 +34,14 @@
  *
  * trajectory is the product's motion solve, not the bench protocol: one
  * km_ik_solve_trajectory() call over all frames (frame 0 from the mid-range seed), which may
- * also use earlier answers (momentum: an extrapolation from frames k−2 and k−1). A frame's
- * time is the wall-clock time between consecutive frame callbacks (the callback only reads
- * the clock), so the per-frame times add up to the whole call: mean_us is the honest cost
- * per frame, branch searches included. The solve hands frames over in bursts (a frame is
- * final only once no branch search can revise it any more), so median_us and p99_us of this
- * mode describe the bursts, not the frames. mean_iters counts the iterations of the answers
- * kept, not those of the tracks a branch search tried and dropped. Its line says
+ * also use earlier answers (momentum: an extrapolation from frames k−2 and k−1). Its
+ * mean_us is the whole call's wall-clock time over the frames: the honest cost per frame,
+ * branch searches included. The solve hands frames over in bursts (a frame is final only
+ * once no branch search can revise it any more), so there is no time per frame: median_us
+ * and p99_us say `na` (the bench format's word for a value a solver does not have, as for
+ * mean_iters), the keys kept so that lines still compare by key. mean_iters counts the
+ * iterations of the answers kept, not those of the tracks a branch search tried and
+ * dropped. Its line says
  * mode=trajectory and carries the same keys as warm (flips, fail_runs, longest_fail_run), so
  * the two can be compared honestly side by side; KDL has no such mode.
  *
@@ -170,23 +171,15 @@ now_us (void)
   return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
-typedef struct
-{
-  double *times;
-  double  last;
-} FrameClock;
-
-/* Trajectory mode: a frame's time is the time since the previous frame (or the call). */
+/* Prints @key and @value in @format, in C form whatever the locale (a decimal point). */
 static void
-on_frame_done (guint               frame,
-               const KmIkSolution *solution,
-               gpointer            user_data)
+print_number (const char *key,
+              const char *format,
+              double      value)
 {
-  FrameClock *clock = user_data;
-  double t = now_us ();
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
 
-  clock->times[frame] = t - clock->last;
-  clock->last = t;
+  printf ("%s%s", key, g_ascii_formatd (buffer, sizeof buffer, format, value));
 }
 
 int
@@ -240,7 +233,8 @@ km_cli_bench_ik (int    argc,
       "trajectory runs the product's trajectory solve (as kinema-cli solve does) over all "
       "frames, frame 0 from the mid-range seed; it may also use older answers (it "
       "extrapolates the motion from the last two), so it is not the bench's warm protocol. "
-      "Its per-frame time is the time between consecutive frames of that one call.\n"
+      "Its mean_us is that one call's time over the frames; it hands frames over in "
+      "bursts, so it has no time per frame: its median_us and p99_us are na.\n"
       "A chain that names body handlers gets them as kinema-cli solve does (from the "
       "trusted folders and --handler-dir): a handler's analytic IK is tried first.\n"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -386,19 +380,17 @@ km_cli_bench_ik (int    argc,
 
   if (trajectory && n > 0)
     {
-      FrameClock clock;
+      double t0;
 
-      /* One call over all frames, timed per frame by the callback (see the top comment). */
+      /* One call over all frames, timed as a whole (see the top comment). */
       targets = g_new (KmTransform, n);
       answers = g_new0 (KmIkSolution, n);
       for (guint i = 0; i < n; i++)
         km_transform_from_pos_quat (keys[i].position, keys[i].orientation, &targets[i]);
       memcpy (problem->seed, mid, problem->n_dof * sizeof (double));
       problem->continuous = FALSE;
-      clock.times = times;
-      clock.last = now_us ();
-      if (!km_ik_solve_trajectory (problem, targets, n, answers, on_frame_done, &clock, NULL,
-                                   &error))
+      t0 = now_us ();
+      if (!km_ik_solve_trajectory (problem, targets, n, answers, NULL, NULL, NULL, &error))
         {
           if (!km_cli_seed_pose_is_finite (problem))
             {
@@ -414,6 +406,7 @@ km_cli_bench_ik (int    argc,
           km_ik_solution_clear (&sol);
           return KM_CLI_EXIT_INVALID;
         }
+      total = now_us () - t0;
     }
 
   for (guint i = 0; i < n; i++)
@@ -447,7 +440,8 @@ km_cli_bench_ik (int    argc,
       n_ok += ok;
       n_ok_jl += ok && km_skeleton_within_limits (skel, sol.q, 1e-9);
       iterations += sol.iterations;
-      total += times[i];
+      if (!trajectory)
+        total += times[i];
 
       if (warm)
         {
@@ -478,14 +472,25 @@ km_cli_bench_ik (int    argc,
   if (strrchr (chain, '.') != NULL && strrchr (chain, '.') != chain)
     *strrchr (chain, '.') = '\0';
   qsort (times, n, sizeof (double), compare_double);
-  /* Both names one line each, as solve's targets= (km_format_append_value()). */
+  /* Both names one line each, as solve's targets= (km_format_append_value()). Numbers in C
+   * form whatever the locale (g_ascii_formatd(), as `solve` writes its line): key=value
+   * lines are never localised. */
   shown_name = km_parse_shown_file (chain);
-  printf ("solver=kinema chain=%s dof=%u n=%u mode=%s success=%.4f success_jl=%.4f "
-          "median_us=%.2f mean_us=%.2f p99_us=%.2f mean_iters=%.1f",
-          shown_name, km_ik_problem_get_moved_dofs (problem, NULL), n, mode,
-          n ? (double) n_ok / n : 0.0, n ? (double) n_ok_jl / n : 0.0,
-          quantile (times, n, 0.5), n ? total / n : 0.0, quantile (times, n, 0.99),
-          n ? iterations / n : 0.0);
+  printf ("solver=kinema chain=%s dof=%u n=%u mode=%s", shown_name,
+          km_ik_problem_get_moved_dofs (problem, NULL), n, mode);
+  print_number (" success=", "%.4f", n ? (double) n_ok / n : 0.0);
+  print_number (" success_jl=", "%.4f", n ? (double) n_ok_jl / n : 0.0);
+  /* Trajectory mode has no time per frame (see the top comment). */
+  if (trajectory)
+    printf (" median_us=na");
+  else
+    print_number (" median_us=", "%.2f", quantile (times, n, 0.5));
+  print_number (" mean_us=", "%.2f", n ? total / n : 0.0);
+  if (trajectory)
+    printf (" p99_us=na");
+  else
+    print_number (" p99_us=", "%.2f", quantile (times, n, 0.99));
+  print_number (" mean_iters=", "%.1f", n ? iterations / n : 0.0);
   if (warm)
     printf (" flips=%u turn_flips=%u fail_runs=%u longest_fail_run=%u", flips, turn_flips,
             fail_runs, longest);
