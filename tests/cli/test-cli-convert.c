@@ -130,9 +130,9 @@ test_convert_body (void)
   g_assert_true (g_str_has_suffix (run.out, "format=SKELETON-JSON joints=30 dof=29\n"));
   g_assert_nonnull (strstr (run.err, "display shapes are not carried over"));
   /* skeleton.json has no floating base: the free root WAIST stays where the model puts it
-   * (translation 0 0 0.7135). Said in a note, as what URDF cannot carry is (“the free root
-   * … is written as a fixed base”): a limit of the output format, not a fault of the
-   * input, which a warning would be (and one without the line of `joint_type: free`). */
+   * (translation 0 0 0.7135). Said in a note, as what an output format cannot carry is
+   * (URDF can: a floating joint): a limit of the output format, not a fault of the input,
+   * which a warning would be (and one without the line of `joint_type: free`). */
   note = g_strdup ("\nnote: the free root “WAIST” is fixed at its initial pose "
                    "(skeleton.json has no floating base)\n");
   g_assert_nonnull (strstr (run.err, note));

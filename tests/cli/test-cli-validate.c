@@ -1042,6 +1042,52 @@ test_negative_number_column (void)
     g_error ("“%s” does not hold “%s”", run.err, expected);
 }
 
+/* A URDF joint with its limits the wrong way round (lower above upper, a typo) is refused,
+ * exit 1, at the attribute, as a .body or skeleton.json with min > max is: it was read as
+ * an unlimited joint with only a warning (rev22 finding 3), which gave the IK every
+ * position. A revolute joint without a <limit> is still read, unlimited, with a warning. */
+static void
+test_urdf_inverted_limits (void)
+{
+  g_autofree char *inverted = write_temp ("inverted.urdf",
+    "<robot name='r'><link name='a'/><link name='b'/>\n"
+    "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+    "  <axis xyz='0 0 1'/><limit lower='0.5' upper='0.4' effort='1' velocity='1'/>\n"
+    "</joint></robot>\n", -1);
+  g_autofree char *unlimited = write_temp ("nolimit.urdf",
+    "<robot name='r'><link name='a'/><link name='b'/>\n"
+    "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+    "  <axis xyz='0 0 1'/></joint></robot>\n", -1);
+  g_autofree char *output = g_build_filename (tmp_dir, "inverted.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s:3:36: expected lower ≤ upper\n", inverted);
+  const char *commands[][4] = {
+    { "validate", inverted, NULL, NULL },
+    { "info", inverted, NULL, NULL },
+    { "convert", inverted, output, NULL },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (commands); c++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, NULL, commands[c][0], commands[c][1], commands[c][2], NULL);
+      if (run.status != 1 || !g_str_has_suffix (run.err, expected))
+        g_error ("%s: exit %d, “%s”", commands[c][0], run.status, run.err);
+      g_assert_cmpstr (run.out, ==, "");
+    }
+  g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "info", unlimited, NULL);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.out, "joint=j type=revolute parent=a dof=1 axis=0,0,1 "
+                                       "limits=-\n"));
+    g_assert_nonnull (strstr (run.err, "revolute joint “j” has no <limit>; it is left "
+                                       "unlimited"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1078,6 +1124,7 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/negative-number-column", test_negative_number_column);
   g_test_add_func ("/kinema/CliValidate/fifo-without-writer", test_fifo_without_writer);
   g_test_add_func ("/kinema/CliValidate/fifo-writer-later", test_fifo_writer_later);
+  g_test_add_func ("/kinema/CliValidate/urdf-inverted-limits", test_urdf_inverted_limits);
 
   tmp_dir = g_dir_make_tmp ("kinema-test-cli-validate-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);

@@ -1497,6 +1497,168 @@ test_default_effector_kept (void)
   g_assert_cmpuint (chain_dof, ==, 1);
 }
 
+/* Each joint of @a is where the joint of its name in @b is, at the initial pose (q = 0:
+ * a free root has no variables of its own, its pose is the model's). */
+static void
+assert_same_initial_pose (const KmSkeleton *a,
+                          const KmSkeleton *b)
+{
+  guint na = km_skeleton_get_n_joints (a), nb = km_skeleton_get_n_joints (b);
+  g_autofree double *qa = g_new0 (double, km_skeleton_get_n_dof (a) + 1);
+  g_autofree double *qb = g_new0 (double, km_skeleton_get_n_dof (b) + 1);
+  g_autofree KmTransform *wa = g_new (KmTransform, na);
+  g_autofree KmTransform *wb = g_new (KmTransform, nb);
+
+  km_skeleton_forward_kinematics (a, qa, NULL, wa);
+  km_skeleton_forward_kinematics (b, qb, NULL, wb);
+  for (guint i = 0; i < na; i++)
+    {
+      int k = km_skeleton_find_joint (b, km_skeleton_get_joint (a, i)->name);
+
+      g_assert_cmpint (k, >=, 0);
+      g_assert_cmpfloat (km_vec3_length (km_vec3_sub (wa[i].pos, wb[k].pos)), <, 1e-12);
+      g_assert_cmpfloat (km_mat3_rotation_angle (&wa[i].rot, &wb[k].rot), <, 1e-12);
+    }
+}
+
+static gboolean
+has_note (GPtrArray  *notes,
+          const char *words)
+{
+  for (guint i = 0; i < notes->len; i++)
+    if (strstr (g_ptr_array_index (notes, i), words) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* A free root is written the way the URDF reader reads one back (rev22 finding 4: it was
+ * written as a fixed base, so .body → URDF → .body lost the floating base): a floating
+ * joint from the root link. A free root placed in the world (a .body's root translation
+ * and rotation, its initial pose) hangs by a floating joint of its name, with that pose as
+ * the joint's origin, from a new base link; read back, that base link is the free root and
+ * the joint a fixed one, which is written back as the same floating joint (URDF → URDF
+ * gives the same text). */
+static void
+test_free_root (void)
+{
+  static const char body[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\nname: mobile\n"
+    "root_link: WAIST\nlinks:\n"
+    "  - name: WAIST\n    joint_type: free\n    translation: [ 0.1, 0.2, 0.7 ]\n"
+    "    rotation: [ 0, 0, 1, 30 ]\n"
+    "  - name: ARM\n    parent: WAIST\n    joint_type: revolute\n    joint_axis: Y\n"
+    "    joint_id: 0\n    translation: [ 0, 0, 0.3 ]\n    joint_range: [ -90, 90 ]\n"
+    "  - name: TIP\n    parent: ARM\n    joint_type: fixed\n    translation: [ 0.2, 0, 0 ]\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) original = NULL;
+  g_autoptr(KmSkeleton) from_urdf = NULL;
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(KmSkeleton) from_body = NULL;
+  g_autofree char *urdf = NULL;
+  g_autofree char *urdf_again = NULL;
+  g_autofree char *body_again = NULL;
+
+  test_util_push_warnings (warnings);
+  original = km_body_load ("t.body", body, strlen (body), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_free_root (original));
+
+  urdf = km_urdf_to_string (original, notes);
+  if (strstr (urdf, "<joint name=\"WAIST\" type=\"floating\">\n"
+                    "    <parent link=\"WAIST_base\"/>\n"
+                    "    <child link=\"WAIST\"/>\n"
+                    "    <origin xyz=\"0.1 0.2 0.7\" rpy=\"0 0 0.523598775598299\"/>\n"
+                    "  </joint>\n") == NULL)
+    g_error ("%s", urdf);
+  g_assert_false (has_note (notes, "fixed base"));
+  from_urdf = load_urdf_text ("t.urdf", urdf, FALSE, warnings);
+  g_assert_true (km_skeleton_has_free_root (from_urdf));
+  g_assert_cmpstr (km_skeleton_get_joint (from_urdf, 0)->name, ==, "WAIST_base");
+  assert_same_initial_pose (original, from_urdf);
+
+  /* URDF → URDF: the same text, a free root still. */
+  g_ptr_array_set_size (notes, 0);
+  urdf_again = km_urdf_to_string (from_urdf, notes);
+  g_assert_cmpstr (urdf_again, ==, urdf);
+  g_assert_cmpuint (notes->len, ==, 0);
+  again = load_urdf_text ("t.urdf", urdf_again, FALSE, warnings);
+  g_assert_true (km_skeleton_equal (again, from_urdf, 0.0));
+
+  /* … → .body: the free root and the pose kept. */
+  body_again = km_body_to_string (from_urdf, NULL);
+  test_util_push_warnings (warnings);
+  from_body = km_body_load ("t.body", body_again, strlen (body_again), NULL, &error);
+  test_util_pop_warnings (warnings);
+  g_assert_no_error (error);
+  g_assert_true (km_skeleton_has_free_root (from_body));
+  assert_same_initial_pose (original, from_body);
+}
+
+/* A URDF with a floating base (the usual world link and floating joint) is written back
+ * with it, as it is (the joint a floating one again, no base link added), and written over
+ * its file keeps the file (comments, inertials), which it did not while the writer wrote
+ * a fixed base that the check then found to read back otherwise. */
+static void
+test_free_root_urdf (void)
+{
+  static const char urdf[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<robot name=\"r\">\n"
+    "  <!-- kept -->\n"
+    "  <link name=\"world\"/>\n"
+    "  <joint name=\"float\" type=\"floating\">\n"
+    "    <parent link=\"world\"/>\n"
+    "    <child link=\"base\"/>\n"
+    "    <origin xyz=\"0 0 0.5\" rpy=\"0 0 0\"/>\n"
+    "  </joint>\n"
+    "  <link name=\"base\"><inertial><mass value=\"2\"/></inertial></link>\n"
+    "  <joint name=\"arm\" type=\"revolute\">\n"
+    "    <parent link=\"base\"/>\n"
+    "    <child link=\"hand\"/>\n"
+    "    <origin xyz=\"0 0 0.3\" rpy=\"0 0 0\"/>\n"
+    "    <axis xyz=\"0 1 0\"/>\n"
+    "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+    "  </joint>\n"
+    "  <link name=\"hand\"/>\n"
+    "</robot>\n";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-urdf-free-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "r.urdf", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.urdf", NULL);
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *written = NULL;
+
+  g_assert_true (g_file_set_contents (path, urdf, -1, NULL));
+  skel = load_urdf_text (path, urdf, FALSE, warnings);
+  g_assert_true (km_skeleton_has_free_root (skel));
+
+  text = km_urdf_to_string (skel, notes);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_nonnull (strstr (text, "<joint name=\"float\" type=\"floating\">\n"
+                                  "    <parent link=\"world\"/>\n"
+                                  "    <child link=\"base\"/>\n"
+                                  "    <origin xyz=\"0 0 0.5\" rpy=\"0 0 0\"/>\n"));
+  g_assert_null (strstr (text, "_base"));
+  back = load_urdf_text (path, text, FALSE, warnings);
+  g_assert_true (km_skeleton_equal (back, skel, 0.0));
+
+  g_assert_true (km_urdf_save_over (skel, path, out, notes, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < notes->len; i++)
+    g_test_message ("note: %s", (char *) g_ptr_array_index (notes, i));
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (out, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, urdf);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1504,6 +1666,8 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/UrdfExport/ur10-urdf", test_ur10_urdf);
+  g_test_add_func ("/kinema/UrdfExport/free-root", test_free_root);
+  g_test_add_func ("/kinema/UrdfExport/free-root-urdf", test_free_root_urdf);
   g_test_add_func ("/kinema/UrdfExport/unwritable-names", test_unwritable_names);
   g_test_add_func ("/kinema/UrdfExport/unwritable-names-unique", test_unwritable_names_unique);
   g_test_add_func ("/kinema/UrdfExport/ur10-other-formats", test_ur10_other_formats);

@@ -381,11 +381,17 @@ test_errors (void)
                 "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
                 "  <axis xyz='0 0 0'/></joint></robot>",
                 "t.urdf:3:14: the axis of joint “j” must not be zero");
-  assert_warning ("<robot name='r'><link name='a'/><link name='b'/>\n"
-                  "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
-                  "  <limit lower='1' upper='-1'/></joint></robot>",
-                  "t.urdf:3:17: joint “j” has a lower limit above its upper limit; it is "
-                  "left unlimited");
+  /* Inverted limits are refused as skeleton.json and .body refuse them (they once left the
+   * joint unlimited with a warning: a typo gave the IK every position), at the attribute:
+   * lower, else upper (lower defaults to 0). */
+  assert_error ("<robot name='r'><link name='a'/><link name='b'/>\n"
+                "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                "  <limit lower='1' upper='-1'/></joint></robot>",
+                "t.urdf:3:17: expected lower ≤ upper");
+  assert_error ("<robot name='r'><link name='a'/><link name='b'/>\n"
+                "<joint name='j' type='prismatic'><parent link='a'/><child link='b'/>\n"
+                "  <limit effort='1' upper='-0.5'/></joint></robot>",
+                "t.urdf:3:28: expected lower ≤ upper");
   assert_error ("<robot name='r'><link name='a'/><link name='b'/></robot>",
                 "t.urdf:1:45: expected one root link");
   assert_warning ("<robot name='r'><link name='a'><visual><geometry>\n"
@@ -894,7 +900,7 @@ test_cr_line_ends (void)
 
   assert_error (bad_child, "t.urdf:6:18: expected the name of a link, “c” is none");
   assert_error (truncated, "t.urdf:9:1: expected well-formed XML: ");
-  assert_warning (limits, "t.urdf:4:17: joint “j” has a lower limit above its upper limit");
+  assert_error (limits, "t.urdf:4:17: expected lower ≤ upper");
 }
 
 /* A name with a control character in GMarkup's message is escaped C-style (as names in

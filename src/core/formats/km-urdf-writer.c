@@ -23,10 +23,16 @@
  * The mapping (km_urdf_load reads it back to the same skeleton, joint names included):
  * - the robot is named as the model names itself (KmSkeleton's model name: a URDF robot
  *   name, a .body name), else after the root link;
- * - the root joint is the root link (URDF has no joint above the root); a free root has no
- *   URDF equivalent and is written as a fixed base (noted); a root with an offset, a
- *   rotation or a motion of its own becomes a joint of its name below a new link ROOT_base
- *   (noted);
+ * - the root joint is the root link (URDF has no joint above the root); a root with an
+ *   offset, a rotation or a motion of its own becomes a joint of its name below a new link
+ *   ROOT_base (noted);
+ * - a free root is written as km_urdf_load reads one: a floating joint from the root link.
+ *   A free root at the origin with one child, a fixed joint (what the reader makes of a
+ *   world link and a floating joint), has that child written as the floating joint; any
+ *   other free root becomes a floating joint of its name, with its pose (its offset and
+ *   rotation, a .body root's initial place) as origin, below a new link ROOT_base (noted),
+ *   which reads back as a free root ROOT_base and a fixed joint ROOT at that pose, and is
+ *   then written the first way (the same text again);
  * - links keep their names (KmJoint.link_name: the URDF child link a joint was read from,
  *   the root link for the root); a joint without one moves a link of its own name (links
  *   and joints are separate name spaces in URDF), and a link name that two joints share
@@ -689,6 +695,28 @@ unique_name (const KmSkeleton *skeleton,
   return name;
 }
 
+/* Whether @skeleton's root is free and written as the root link with its one child, a
+ * fixed joint, as the floating joint (see the mapping above): the shape km_urdf_load
+ * reads a floating base as. Otherwise a free root hangs by a floating joint of its own
+ * below a new base link. */
+static gboolean
+free_root_floats_child (const KmSkeleton *skeleton)
+{
+  const KmJoint *root = km_skeleton_get_joint (skeleton, 0);
+  guint n = km_skeleton_get_n_joints (skeleton), children = 0;
+  const KmJoint *child = NULL;
+
+  if (root->type != KM_JOINT_FREE || km_vec3_length (root->offset) > 0 || root->has_rotation)
+    return FALSE;
+  for (guint i = 1; i < n; i++)
+    if (km_skeleton_get_joint (skeleton, i)->parent == 0)
+      {
+        child = km_skeleton_get_joint (skeleton, i);
+        children++;
+      }
+  return children == 1 && child->type == KM_JOINT_FIXED;
+}
+
 /* The URDF joint(s) that lead to @j's link from @parent's link. */
 static void
 append_joint_of (GString          *out,
@@ -749,8 +777,17 @@ append_joint_of (GString          *out,
     case KM_JOINT_FIXED:
     case KM_JOINT_FREE:
     default:
-      append_joint (out, j->name, "fixed", parent, child, &origin, NULL, NULL, NULL, NULL, NULL,
-                    NULL);
+      {
+        /* A free root, or the fixed child that stands for it, is the floating joint the
+         * reader takes for a free root (free_root_floats_child()); the reader fixes any
+         * other floating joint, as it is written here. */
+        gboolean floating = j->type == KM_JOINT_FREE
+                            ? j->parent < 0
+                            : j->parent == 0 && free_root_floats_child (skeleton);
+
+        append_joint (out, j->name, floating ? "floating" : "fixed", parent, child, &origin,
+                      NULL, NULL, NULL, NULL, NULL, NULL);
+      }
       break;
     }
 }
@@ -807,6 +844,7 @@ urdf_to_string (const KmSkeleton *skeleton,
   const char * const *handlers;
   const KmJoint *root;
   g_autofree guint *order = NULL;
+  gboolean floats;
   GString *out;
   guint n;
 
@@ -850,20 +888,24 @@ urdf_to_string (const KmSkeleton *skeleton,
   out = g_string_new ("<?xml version=\"1.0\"?>\n");
   g_string_append_printf (out, "<robot name=\"%s\">\n", robot);
 
-  if (root->type == KM_JOINT_FREE)
-    km_format_note (notes, _("the free root “%s” is written as a fixed base"), root->name);
   handlers = km_skeleton_get_body_handlers (skeleton);
   if (handlers != NULL && handlers[0] != NULL)
     km_format_note (notes, _("URDF has no body handlers: %s left out"), handlers[0]);
-  if (km_vec3_length (root->offset) > 0 || root->has_rotation ||
+  /* A URDF root link is the model's origin and cannot move: a free root (but one that only
+   * floats its child, see above), or a placed or moving root, hangs from a joint of its own
+   * name (a floating one for a free root) below a new base link. */
+  floats = root->type == KM_JOINT_FREE && !free_root_floats_child (skeleton);
+  if (floats || km_vec3_length (root->offset) > 0 || root->has_rotation ||
       (root->type != KM_JOINT_FIXED && root->type != KM_JOINT_FREE))
     {
-      /* A URDF root link is the model's origin and cannot move: a placed or moving root
-       * hangs from a joint of its own name below a new base link. */
       g_autofree char *base = unique_name (skeleton, used, root->name, "_base");
 
-      km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written as a "
-                               "joint below a new base link “%s”"), root->name, base);
+      if (floats)
+        km_format_note (notes, _("the free root “%s” is written as a floating joint below a "
+                                 "new base link “%s”"), root->name, base);
+      else
+        km_format_note (notes, _("URDF cannot place or move the root link: “%s” is written "
+                                 "as a joint below a new base link “%s”"), root->name, base);
       append_link (out, notes, NULL, base, skeleton, -1);
       append_joint_of (out, notes, skeleton, used, root, base, g_ptr_array_index (links, 0),
                        &placeholders);

@@ -1593,10 +1593,15 @@ build (Parser               *p,
           if (g_str_equal (j->type, "continuous"))
             ;
           else if (j->has_limit && j->lower > j->upper)
-            /* urdfdom takes such limits as they are; no position is within them. */
-            km_parse_warning (p->path, j->limit_pos,
-                              _("joint “%s” has a lower limit above its upper limit; it is "
-                                "left unlimited"), j->name);
+            {
+              /* urdfdom takes such limits as they are; no position is within them. Leaving
+               * the joint unlimited would give the IK every position for a typo: refused
+               * at the <limit>'s lower (else upper) attribute, as skeleton.json and .body
+               * refuse min > max. */
+              km_parse_error_set (error, KM_PARSE_ERROR_INVALID, p->path, j->limit_pos,
+                                  _("expected lower ≤ upper"));
+              return NULL;
+            }
           else if (j->has_limit)
             km_skeleton_builder_set_limit (builder, index, 0, j->lower, j->upper);
           else
