@@ -635,6 +635,23 @@ body_model_init_current (BodyModel  *model,
     model->pending = pending_file_ref (pending->pending);
 }
 
+/* The pose @model's body shows now: where the edit starts from. The body's joint state
+ * may hold a pose edited and not keyed that a frame change replaced with the motion (or
+ * whose key was undone): thrown away, it must not come back through the edit and the
+ * re-solve that starts from it. */
+static const double *
+shown_state (KmDocument      *self,
+             const BodyModel *model)
+{
+  guint n = 0;
+  const double *shown = km_document_get_pose (self, &n);
+
+  if (km_document_get_skeleton (self) != model->skeleton || shown == NULL
+      || n != model->n_dof)
+    return model->q;
+  return shown;
+}
+
 static void
 push_edit (KmDocument   *self,
            SkeletonEdit *edit,
@@ -690,7 +707,7 @@ km_document_edit_skeleton (KmDocument *self,
   edit->after.format = g_strdup (edit->before.format);
   edit->after.n_dof = km_skeleton_get_n_dof (skeleton);
   edit->after.q = g_new0 (double, MAX (edit->after.n_dof, 1));
-  map_state (edit->before.skeleton, edit->before.q, skeleton, edit->after.q);
+  map_state (edit->before.skeleton, shown_state (self, &edit->before), skeleton, edit->after.q);
   edit->after.selected = g_strdup (select_joint != NULL ? select_joint : edit->before.selected);
   edit->after.modified = TRUE;
   edit->after.embedded = edit->before.embedded;
@@ -1020,13 +1037,17 @@ skeleton_files_add (GPtrArray  *files,
   g_ptr_array_add (files, file);
 }
 
-/* A new file beside @path for what is to replace it. */
+/* A new file beside @path for what is to replace it, with the permissions a save gives
+ * (as km_format_save_data() does): private (0600) while it is written when @path is there,
+ * since km_format_replace_file() gives it the old file's mode; for a file that is not there
+ * (deleted since it was read), 0666 less the umask, as any new file. */
 static char *
 reserve_temp (const char  *path,
               GError     **error)
 {
   g_autofree char *temp = g_strconcat (path, ".XXXXXX", NULL);
-  int fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, 0600);
+  GStatBuf st;
+  int fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, g_stat (path, &st) == 0 ? 0600 : 0666);
 
   if (fd < 0)
     {

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
@@ -1984,6 +1985,26 @@ static const char ur5_like_json[] =
   "  { \"name\": \"tool0\", \"parent\": \"wrist_3\", \"type\": \"fixed\", \"offset\": [0, 0.082, 0] }\n"
   "] }\n";
 
+/* Writes @text to @path (with @mode, unless -1) and imports it, solved. */
+static void
+import_written_model (Fixture    *f,
+                      const char *path,
+                      const char *text,
+                      int         mode)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  if (mode >= 0)
+    g_assert_cmpint (g_chmod (path, mode), ==, 0);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+}
+
 /* rev21-gui finding 3: a model just imported has no IK targets, so its end effector is the
  * skeleton's default one. Skeleton → Add Child Joint on the effector's parent made the new
  * leaf the effector (the last leaf in file order), so K, the solve and the drag acted on it,
@@ -1995,7 +2016,6 @@ test_add_child_keeps_default_effector (Fixture       *f,
   g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
   g_autofree char *json_path = g_build_filename (dir, "ur5.json", NULL);
   g_autofree char *project_path = g_build_filename (dir, "ur5.cnoid", NULL);
-  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
   g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
   g_autoptr(GError) error = NULL;
   g_autoptr(KmDocument) reopened = NULL;
@@ -2003,12 +2023,7 @@ test_add_child_keeps_default_effector (Fixture       *f,
   int effector;
 
   g_assert_nonnull (dir);
-  g_assert_true (g_file_set_contents (json_path, ur5_like_json, -1, &error));
-  g_assert_no_error (error);
-  g_assert_true (km_document_import_file (f->document, json_file, &error));
-  g_assert_no_error (error);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  test_app_spin ();
+  import_written_model (f, json_path, ur5_like_json, -1);
   g_assert_cmpint (find (f, "tool0"), >=, 0);
   g_assert_null (km_document_get_targets (f->document));
   g_assert_cmpstr (effector_name (f), ==, "tool0");
@@ -2043,6 +2058,70 @@ test_add_child_keeps_default_effector (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* ur5_like_json with keys Kinema does not read, at the top level and in a joint. */
+static const char ur5_commented_json[] =
+  "{ \"root_name\": \"base_link\", \"comment\": \"from the robot's vendor\", \"joints\": [\n"
+  "  { \"name\": \"base_link\", \"parent\": null, \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+  "  { \"name\": \"shoulder_pan\", \"parent\": \"base_link\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0, 0.089], \"axis\": [0, 0, 1], \"vendor_note\": \"pan\" },\n"
+  "  { \"name\": \"shoulder_lift\", \"parent\": \"shoulder_pan\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, 0.136, 0], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"elbow\", \"parent\": \"shoulder_lift\", \"type\": \"revolute\",\n"
+  "    \"offset\": [0, -0.12, 0.425], \"axis\": [0, 1, 0] },\n"
+  "  { \"name\": \"tool0\", \"parent\": \"elbow\", \"type\": \"fixed\", \"offset\": [0, 0, 0.392] }\n"
+  "] }\n";
+
+/* A skeleton.json of the user's that another program deleted while the project was open:
+ * the save writes it again with the keys Kinema does not read as it read them, and as a
+ * new file, with 0666 less the umask (not a private 0600). One that is there keeps its
+ * mode. */
+static void
+test_deleted_model_written_again (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("km-skeleton-XXXXXX", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "ur5.json", NULL);
+  g_autofree char *project_path = g_build_filename (dir, "ur5.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GStatBuf st;
+  mode_t old_umask = umask (022);
+
+  g_assert_nonnull (dir);
+  import_written_model (f, json_path, ur5_commented_json, 0640);
+
+  /* Written over while it is there: its keys and its mode stay. */
+  select_joint (f, "elbow");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (json_path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"comment\""));
+  g_assert_nonnull (strstr (text, "\"vendor_note\""));
+  g_assert_nonnull (strstr (text, "\"joint1\""));
+  g_assert_cmpint (g_stat (json_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0640);
+  g_clear_pointer (&text, g_free);
+
+  /* Deleted by another program, then edited and saved: written again, all of it. */
+  g_assert_cmpint (g_remove (json_path), ==, 0);
+  select_joint (f, "shoulder_lift");
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (json_path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"joint2\""));
+  g_assert_nonnull (strstr (text, "\"comment\": \"from the robot's vendor\""));
+  g_assert_nonnull (strstr (text, "\"vendor_note\": \"pan\""));
+  g_assert_cmpint (g_stat (json_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+
+  umask (old_umask);
+  km_test_remove_tree (dir);
+}
 /* Skeleton → Delete Joint on the joint the targets belong to hands them to its parent,
  * which the targets (and so the saved project) then name, and Messages says so; one undo
  * gives them back to the deleted joint (rev17-gui finding 5: the effector changed
@@ -2084,6 +2163,92 @@ test_delete_effector_names_parent (Fixture       *f,
   g_assert_cmpstr (km_target_track_get_effector (targets_track (f)), ==, "Piston");
   g_assert_cmpstr (effector_name (f), ==, "Piston");
   km_test_remove_tree (dir);
+}
+
+/* The value of @joint in the pose shown now. */
+static double
+shown_value_of (Fixture    *f,
+                const char *joint)
+{
+  guint n_dof = 0;
+  const double *q = km_document_get_pose (f->document, &n_dof);
+
+  g_assert_cmpuint (n_dof, ==, km_skeleton_get_n_dof (skeleton (f)));
+  return q[km_skeleton_get_joint (skeleton (f), (guint) find (f, joint))->dof_index];
+}
+
+/* A pose edited and not keyed that a frame change replaced (the messages say so), or one
+ * keyed and the key undone, is thrown away: a skeleton edit afterwards starts from the
+ * pose shown (the motion's), so the re-solved motion does not take the edit back. "Extra"
+ * is a leaf off the chain that the IK moves, so it keeps the value the edit starts from in
+ * every frame of the new motion. */
+static void
+test_discarded_pose_stays_discarded (Fixture       *f,
+                                     gconstpointer  data)
+{
+  gboolean keyed = g_strcmp0 (data, "keyed") == 0;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *next;
+  KmAnimation *animation;
+  guint extra_dof;
+  guint last;
+  double motion_value;
+
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  extra_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Extra"))->dof_index;
+  last = km_document_get_n_frames (f->document) - 1;
+  g_assert_cmpuint (last, >, 0);
+
+  km_document_set_current_frame (f->document, 0);
+  motion_value = shown_value_of (f, "Extra");
+  g_assert_cmpfloat (fabs (motion_value - 1.0), >, 0.1);
+
+  /* Edited at the last frame, then thrown away. */
+  km_document_set_current_frame (f->document, last);
+  km_document_set_dof_value (f->document, extra_dof, 1.0);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_get_pose_unkeyed (f->document, NULL));
+  if (keyed)
+    {
+      g_assert_true (km_document_set_keyframe (f->document, last));
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+      g_assert_true (km_document_undo (f->document));
+      g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+    }
+  km_document_set_current_frame (f->document, 0);
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+  g_assert_cmpfloat_with_epsilon (shown_value_of (f, "Extra"), motion_value, 1e-9);
+  if (!keyed)
+    g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "was not keyed",
+                                               NULL), ==, 1);
+
+  /* Deleting the end effector re-solves the motion from the pose shown. */
+  select_joint (f, "EndEffector");
+  g_assert_true (activate (f, "skeleton.delete-joint"));
+  /* (what the body shows while it solves) */
+  g_assert_cmpfloat_with_epsilon (value_of (f, "Extra"), motion_value, 1e-9);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "EndEffector"), <, 0);
+  extra_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Extra"))->dof_index;
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, i)[extra_dof],
+                                    motion_value, 1e-6);
+  g_assert_cmpfloat_with_epsilon (shown_value_of (f, "Extra"), motion_value, 1e-6);
+  g_assert_cmpfloat_with_epsilon (value_of (f, "Extra"), motion_value, 1e-9);
+
+  /* Undone: the skeleton and the motion as they were, the edit still not shown. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (find (f, "EndEffector"), >=, 0);
+  g_assert_cmpfloat_with_epsilon (shown_value_of (f, "Extra"), motion_value, 1e-9);
 }
 
 /* Renaming the joint the targets name is no deletion: they are not handed to its parent
@@ -3370,6 +3535,11 @@ main (int    argc,
   ADD ("/kinema/JointInspector/effector-edit-undo-keeps-targets-file",
        test_effector_edit_undo_keeps_targets_file);
   ADD ("/kinema/JointInspector/delete-effector-names-parent", test_delete_effector_names_parent);
+  ADD ("/kinema/JointInspector/deleted-model-written-again", test_deleted_model_written_again);
+  g_test_add ("/kinema/JointInspector/discarded-pose-stays-discarded/replaced", Fixture,
+              "replaced", fixture_setup, test_discarded_pose_stays_discarded, fixture_teardown);
+  g_test_add ("/kinema/JointInspector/discarded-pose-stays-discarded/keyed", Fixture,
+              "keyed", fixture_setup, test_discarded_pose_stays_discarded, fixture_teardown);
   ADD ("/kinema/JointInspector/rename-effector-not-deleted", test_rename_effector_not_deleted);
   ADD ("/kinema/JointInspector/rename-named-effector", test_rename_named_effector);
   ADD ("/kinema/JointInspector/new-skeleton-chain-moves", test_new_skeleton_chain_moves);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "km-defaults.h"
 #include "km-error.h"
@@ -835,8 +836,9 @@ test_skeleton_json_default_effector_kept (void)
 
 /* Written over the skeleton.json it was read from, an edited skeleton keeps the keys the
  * reader does not interpret: the top level's (values as read, nested ones too) and each
- * joint's (with the joint of the same name; a deleted joint's go with it), once. Gone, the
- * original gives the plain text; no longer JSON, the plain text with a note. */
+ * joint's (with the joint of the same name; a deleted joint's go with it), once. Deleted
+ * or replaced by no JSON since it was read, the keys as read; never read and gone, the
+ * plain text; never read and no JSON, the plain text with a note. */
 static void
 test_skeleton_json_save_over (void)
 {
@@ -920,13 +922,36 @@ test_skeleton_json_save_over (void)
   g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, plain);
 
-  /* No longer JSON: the plain text, and a note. */
+  /* Deleted by another program since it was read (and written): written again with the
+   * keys as they were, nothing said. */
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"comment\": \"DH source: \\\"UR5\\\", limits from the "
+                                  "datasheet\""));
+  g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
+  g_assert_nonnull (strstr (text, "\"z_last\": 12"));
+
+  /* Replaced by something that is no JSON: the same. */
   g_assert_true (g_file_set_contents (path, "{ \"root_name\": ", -1, NULL));
   g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_cmpuint (notes->len, ==, 0);
   g_clear_pointer (&text, g_free);
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
+  g_assert_nonnull (strstr (text, "\"z_last\": 12"));
+
+  /* No JSON, and never read as any: the plain text, and a note. */
+  g_assert_true (g_file_set_contents (other, "{ \"root_name\": ", -1, NULL));
+  g_assert_true (km_skeleton_json_save_over (edited, other, other, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, plain);
 
   km_test_remove_tree (dir);

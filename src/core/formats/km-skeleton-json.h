@@ -58,7 +58,9 @@ gboolean    km_skeleton_json_save_full  (const KmSkeleton        *skeleton,
                                          GPtrArray               *notes,
                                          GError                 **error);
 /* Writes @skeleton over @original (the skeleton.json it was read from; @path may be it),
- * keeping the top-level and per-joint keys of @original that Kinema does not interpret. */
+ * keeping the top-level and per-joint keys of @original that Kinema does not interpret;
+ * those of the text last read from it (or written over it) when it is gone or replaced by
+ * something that is not a JSON object. */
 gboolean    km_skeleton_json_save_over  (const KmSkeleton  *skeleton,
                                          const char        *original,
                                          const char        *path,
