@@ -508,6 +508,26 @@ test_skeleton_one_at_a_time (Fixture       *f,
   result_clear (&second);
 }
 
+/* The example arm with its spherical shoulder made revolute (a spherical joint has no .body
+ * equivalent), saved as the skeleton.json @json, which its body then refers to. */
+static KmBodyItem *
+arm_saved_as_json (Fixture *f,
+                   GFile   *json)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *edited;
+
+  edited = km_skeleton_edit_set_type (km_document_get_skeleton (f->document), 1,
+                                      KM_JOINT_REVOLUTE, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
+  km_skeleton_unref (edited);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save_skeleton (f->document, json, &error));
+  g_assert_no_error (error);
+  return KM_BODY_ITEM (km_document_get_body_item (f->document));
+}
+
 /* Save Project with Body Copies writes the .body copy, then the project, on a worker
  * thread; the body refers to the copy, and the project file says so. */
 static void
@@ -523,22 +543,12 @@ test_save_with_body_copies_async (Fixture       *f,
   g_autoptr(KmSkeleton) loaded = NULL;
   g_autofree char *text = NULL;
   KmBodyItem *body;
-  KmSkeleton *edited;
   guint ticks = 0;
   Result r = { .ticks = &ticks };
   Result refused = { NULL, };
   guint tick_id;
 
-  /* A spherical joint has no .body equivalent: the shoulder becomes revolute first. */
-  edited = km_skeleton_edit_set_type (km_document_get_skeleton (f->document), 1,
-                                      KM_JOINT_REVOLUTE, &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
-  km_skeleton_unref (edited);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_assert_true (km_document_save_skeleton (f->document, json, &error));
-  g_assert_no_error (error);
-  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  body = arm_saved_as_json (f, json);
 
   tick_id = g_idle_add_full (G_PRIORITY_DEFAULT, tick_cb, &ticks, NULL);
   km_document_save_with_body_copies_async (f->document, project, NULL, done_cb, &r);
@@ -589,17 +599,8 @@ test_body_copy_keeps_users_file (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   KmBodyItem *body;
-  KmSkeleton *edited;
 
-  edited = km_skeleton_edit_set_type (km_document_get_skeleton (f->document), 1,
-                                      KM_JOINT_REVOLUTE, &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (f->document, edited, "Change Joint Type", NULL));
-  km_skeleton_unref (edited);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_assert_true (km_document_save_skeleton (f->document, json, &error));
-  g_assert_no_error (error);
-  body = KM_BODY_ITEM (km_document_get_body_item (f->document));
+  body = arm_saved_as_json (f, json);
   g_assert_true (g_file_set_contents (users_path, users, -1, &error));
   g_assert_no_error (error);
 

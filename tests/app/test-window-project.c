@@ -691,23 +691,30 @@ test_layout_choreonoid_camera (Fixture       *f,
   assert_vec3_near (km_camera_get_up (camera), km_vec3 (-0.170863, -0.188201, 0.967154), 1e-5);
 }
 
+/* SR1WalkEdit.cnoid's SceneView, up to its perspective camera's keys, and that camera's
+ * field of view and place. */
+#define SR1_SCENE_VIEW_CAMERAS \
+  "views:\n" \
+  "  - id: 4\n" \
+  "    plugin: Base\n" \
+  "    class: SceneView\n" \
+  "    state:\n" \
+  "      cameras:\n" \
+  "        - camera: [ System, Perspective ]\n"
+#define SR1_PERSPECTIVE_PLACE \
+  "          fieldOfView: 0.6978\n" \
+  "          eye: [ 2.38053, 1.54674, 1.10801 ]\n" \
+  "          direction: [ -0.82064, -0.55381, -0.140871 ]\n" \
+  "          up: [ -0.116769, -0.0788013, 0.990028 ]\n"
+
 /* Choreonoid's older camelCase keys (SR1WalkEdit.cnoid's SceneView and TimeBar). */
 static void
 test_layout_camel_case (void)
 {
   static const char text[] =
-    "views:\n"
-    "  - id: 4\n"
-    "    plugin: Base\n"
-    "    class: SceneView\n"
-    "    state:\n"
-    "      cameras:\n"
-    "        - camera: [ System, Perspective ]\n"
+    SR1_SCENE_VIEW_CAMERAS
     "          isCurrent: true\n"
-    "          fieldOfView: 0.6978\n"
-    "          eye: [ 2.38053, 1.54674, 1.10801 ]\n"
-    "          direction: [ -0.82064, -0.55381, -0.140871 ]\n"
-    "          up: [ -0.116769, -0.0788013, 0.990028 ]\n"
+    SR1_PERSPECTIVE_PLACE
     "        - camera: [ System, Orthographic ]\n"
     "          orthoHeight: 20\n"
     "toolbars:\n"
@@ -779,17 +786,8 @@ static void
 test_layout_ortho_height_kept (void)
 {
   static const char text[] =
-    "views:\n"
-    "  - id: 4\n"
-    "    plugin: Base\n"
-    "    class: SceneView\n"
-    "    state:\n"
-    "      cameras:\n"
-    "        - camera: [ System, Perspective ]\n"
-    "          fieldOfView: 0.6978\n"
-    "          eye: [ 2.38053, 1.54674, 1.10801 ]\n"
-    "          direction: [ -0.82064, -0.55381, -0.140871 ]\n"
-    "          up: [ -0.116769, -0.0788013, 0.990028 ]\n"
+    SR1_SCENE_VIEW_CAMERAS
+    SR1_PERSPECTIVE_PLACE
     "        - camera: [ System, Orthographic ]\n"
     "          isCurrent: true\n"
     "          orthoHeight: 20\n";
