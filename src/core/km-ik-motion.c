@@ -269,7 +269,11 @@ motion_solve (Motion       *m,
 }
 
 /* KmIkSrsCheck: a short local solve from @q (no restarts) converges near it. Called from
- * the route's threads: touches nothing of @user_data's but what stays constant. */
+ * the route's threads: touches nothing of @user_data's but what stays constant. A local
+ * solve (km_ik_solve_local()) ends where its warm descent spent ROUTE_CHECK_ITERATIONS
+ * without converging: the motion search's further stages, with no iterations left, met
+ * none of those poses near @q and cost a tenth of the whole solve (iiwa7-warm, 10 000
+ * frames: 35 000 of 170 000 checks). */
 static gboolean
 route_check (guint         frame,
              const double *q,
@@ -283,9 +287,7 @@ route_check (guint         frame,
   local.max_iterations = ROUTE_CHECK_ITERATIONS;
   local.max_restarts = 0;
   local.analytic = NULL;
-  near = km_ik_solve_seeded (&local, &m->targets[frame], q, local.random_seed, TRUE,
-                             m->fit_radius[frame], &s, NULL,
-                             NULL) &&
+  near = km_ik_solve_local (&local, &m->targets[frame], q, m->fit_radius[frame], &s) &&
          s.converged && dof_distance (s.q, q, m->n_dof) < ROUTE_CHECK_NEAR;
   km_ik_solution_clear (&s);
   return near;

@@ -110,6 +110,18 @@ gboolean km_ik_solve_seeded (const KmIkProblem *p,
                              GCancellable      *cancellable,
                              GError           **error);
 
+/* km_ik_solve_seeded() from @seed as a motion's frame (continuous, random seed
+ * p->random_seed), for a check whether the pose is met near @seed: where the warm descent
+ * spends all of p->max_iterations without converging, the answer is where it stopped (not
+ * converged), without the motion search's further stages, which have no iterations left
+ * to descend with. Any other solve is km_ik_solve_seeded()'s. Without cancellation; FALSE
+ * on an invalid problem or target. */
+gboolean km_ik_solve_local (const KmIkProblem *p,
+                            const KmTransform *target,
+                            const double      *seed,
+                            double             fit_radius,
+                            KmIkSolution      *out);
+
 /*
  * KmIkReviseFunc:
  * @first_frame: index into the trajectory's targets

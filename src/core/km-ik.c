@@ -199,6 +199,8 @@ typedef struct
   double             fit_stall; /* relative rotation gain that ends the orientation fit */
   gboolean           fit_closest; /* a motion's fit also where the position cannot be met */
   double             fit_radius;  /* how far a motion's fit moves a joint (fit_box()) */
+  gboolean           local_only;  /* km_ik_solve_local(): a motion search that has spent its
+                                   * iterations on its warm descent stops there */
   guint64            rng;
   guint              iterations;
   GCancellable      *cancellable;
@@ -2214,6 +2216,14 @@ motion_search (Work              *w,
   take_answer (w, s, &ev);
   s->best_merit = ev;
   TRACE_STAGE (w, "warm");
+  if (w->local_only && !eval_converged (w, &ev) && w->iterations >= w->problem->max_iterations)
+    {
+      /* A local check (km_ik_solve_local()) whose descent spent every iteration: what
+       * follows has none left, so its starts (continuation, turns, restarts) stay where
+       * they lie and its orientation fits step without the position being restored. */
+      s->restart = FALSE;
+      return;
+    }
   memcpy (s->q_merit, w->q, w->n_var * sizeof (double));
   if (eval_converged (w, &ev))
     best_dist = seed_distance (w, w->q, s->seed);
@@ -2413,17 +2423,19 @@ values_are_finite (const double *q,
   return TRUE;
 }
 
-/* Solves for @target from @seed (n_dof values, may alias out->q). */
-gboolean
-km_ik_solve_seeded (const KmIkProblem *p,
-                    const KmTransform *target,
-                    const double      *seed,
-                    guint64            random_seed,
-                    gboolean           continuous,
-                    double             fit_radius,
-                    KmIkSolution      *out,
-                    GCancellable      *cancellable,
-                    GError           **error)
+/* Solves for @target from @seed (n_dof values, may alias out->q); @local_only: see
+ * km_ik_solve_local(). */
+static gboolean
+solve_seeded (const KmIkProblem *p,
+              const KmTransform *target,
+              const double      *seed,
+              guint64            random_seed,
+              gboolean           continuous,
+              gboolean           local_only,
+              double             fit_radius,
+              KmIkSolution      *out,
+              GCancellable      *cancellable,
+              GError           **error)
 {
   const KmSkeleton *skel = p->skeleton;
   const KmJoint *joints = km_skeleton_get_joints (skel);
@@ -2499,6 +2511,7 @@ km_ik_solve_seeded (const KmIkProblem *p,
   w.fit_stall = 1e-10;
   w.fit_radius = fit_radius > 0 && isfinite (fit_radius) ? fit_radius : CONT_FIT_RADIUS;
   w.has_mimic = km_skeleton_has_mimic (skel);
+  w.local_only = local_only;
 
   /* The joints above the base are fixed: their pose is the path's prefix. */
   w.prefix = p->root_pose;
@@ -2617,6 +2630,32 @@ km_ik_solve_seeded (const KmIkProblem *p,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+km_ik_solve_seeded (const KmIkProblem *p,
+                    const KmTransform *target,
+                    const double      *seed,
+                    guint64            random_seed,
+                    gboolean           continuous,
+                    double             fit_radius,
+                    KmIkSolution      *out,
+                    GCancellable      *cancellable,
+                    GError           **error)
+{
+  return solve_seeded (p, target, seed, random_seed, continuous, FALSE, fit_radius, out,
+                       cancellable, error);
+}
+
+gboolean
+km_ik_solve_local (const KmIkProblem *p,
+                   const KmTransform *target,
+                   const double      *seed,
+                   double             fit_radius,
+                   KmIkSolution      *out)
+{
+  return solve_seeded (p, target, seed, p->random_seed, TRUE, TRUE, fit_radius, out, NULL,
+                       NULL);
 }
 
 /**
