@@ -74,11 +74,13 @@ km_camera_set_view (KmCamera     *self,
   switch (view)
     {
     case KM_CAMERA_VIEW_FRONT:
-      self->yaw = -G_PI / 2;
+      /* At a model's face: Choreonoid's models face +X. */
+      self->yaw = 0.0;
       self->pitch = 0.0;
       break;
     case KM_CAMERA_VIEW_RIGHT:
-      self->yaw = 0.0;
+      /* The side on the front view's right (+Y, the model's left side). */
+      self->yaw = G_PI / 2;
       self->pitch = 0.0;
       break;
     case KM_CAMERA_VIEW_TOP:

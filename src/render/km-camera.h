@@ -38,8 +38,11 @@ typedef struct
   gboolean orthographic;
 } KmCamera;
 
-/* Blender's numpad views: front looks along +Y (from -Y), right along -X (from +X), top
- * down -Z with +X to the right and +Y up. */
+/* The standard views (keys 1, 3 and 7, as Blender's numpad), for a model facing +X, the
+ * Choreonoid convention (X forward, Y left, Z up): front looks at its face, along -X (from
+ * +X, +Y to the right); right, the side to the right of the front view, looks along -Y
+ * (from +Y: the model's left, Choreonoid's left view, +X to the left); top looks down -Z
+ * with +X to the right and +Y up. */
 typedef enum
 {
   KM_CAMERA_VIEW_FRONT,

@@ -872,9 +872,11 @@ test_drag_tool_point (Fixture       *f,
   if (!ready_or_skip (f))
     return;
 
-  /* From the front (the arm's plane), orthographic, framing the arm. */
+  /* Facing the arm's plane (XZ: looking along +Y, +X to the right), orthographic, framing
+   * the arm. */
   km_camera_reset (&camera);
-  km_camera_set_view (&camera, KM_CAMERA_VIEW_FRONT);
+  camera.yaw = -G_PI / 2;
+  camera.pitch = 0.0;
   camera.orthographic = TRUE;
   camera.target = km_vec3 (0.1, 0, 0.4);
   camera.distance = 1.5;
@@ -964,10 +966,11 @@ test_ctrl_drag_joint_tip (Fixture       *f,
   g_assert_cmpstr (km_skeleton_get_joint (km_document_get_skeleton (f->document), wrist)->name,
                    ==, "Wrist");
 
-  /* From the front, orthographic: a free drag moves the tip in the XZ plane by exactly
-   * what the pointer moves. */
+  /* Facing the XZ plane (looking along +Y, +X to the right), orthographic: a free drag
+   * moves the tip in the XZ plane by exactly what the pointer moves. */
   km_camera_reset (&framing);
-  km_camera_set_view (&framing, KM_CAMERA_VIEW_FRONT);
+  framing.yaw = -G_PI / 2;
+  framing.pitch = 0.0;
   framing.orthographic = TRUE;
   framing.target = km_vec3 (0, 0, 1.2);
   framing.distance = 4.0;

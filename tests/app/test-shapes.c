@@ -205,9 +205,9 @@ test_body_shapes (Fixture       *f,
   g_assert_nonnull (body);
   g_assert_true (km_item_get_checked (body));
 
-  /* Front and orthographic: the box's front face looks straight at the eye, so it shows
-   * its own colour; framing everything keeps it in view. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-front", NULL));
+  /* From the side (along -Y) and orthographic: the box's face looks straight at the eye,
+   * so it shows its own colour; framing everything keeps it in view. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-side", NULL));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));
   g_assert_true (km_scene_view_get_orthographic (f->view));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.frame-all", NULL));
@@ -344,10 +344,13 @@ test_camera_actions (Fixture       *f,
   camera = km_scene_view_get_camera (f->view);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-top", NULL));
   g_assert_cmpfloat (km_camera_get_forward (camera).z, <, -0.99);
+  /* Front looks at the face of a model facing +X (Choreonoid's convention), along -X; the
+   * side view, from its left (+Y), along -Y. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-side", NULL));
-  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).x, -1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).y, -1.0, 1e-9);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.view-front", NULL));
-  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).y, 1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).x, -1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_up (camera).z, 1.0, 1e-9);
 
   g_assert_false (km_scene_view_get_orthographic (f->view));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->view), "scene.toggle-ortho", NULL));

@@ -411,9 +411,26 @@ test_camera_views (void)
   double x0, y0, x, y, x_near, y_near, x_far, y_far;
 
   camera->target = t;
+  /* Front looks at the face of a model facing +X (Choreonoid's convention): along -X, +Y
+   * to the right, +Z up. */
   km_camera_set_view (camera, KM_CAMERA_VIEW_FRONT);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).x, -1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_up (camera).z, 1.0, 1e-9);
   g_assert_true (km_camera_project (camera, t, 640, 480, &x0, &y0));
-  /* Front (looking along +Y): +X to the right, +Z up. */
+  g_assert_true (km_camera_project (camera, km_vec3 (0, 0.5, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (x, >, x0 + 10);
+  g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
+  /* Right, the side on the front view's right (the model's left): along -Y, +X to the
+   * left. */
+  km_camera_set_view (camera, KM_CAMERA_VIEW_RIGHT);
+  g_assert_cmpfloat_with_epsilon (km_camera_get_forward (camera).y, -1.0, 1e-9);
+  g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
+  g_assert_cmpfloat (x, <, x0 - 10);
+  g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
+
+  /* Looking along +Y (from -Y): +X to the right, +Z up. */
+  camera->yaw = -G_PI / 2;
+  camera->pitch = 0.0;
   g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
   g_assert_cmpfloat (x, >, x0 + 10);
   g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
@@ -444,12 +461,8 @@ test_camera_views (void)
   g_assert_cmpfloat_with_epsilon (o2.z, 1.0, 1e-4);
   g_assert_cmpfloat (o2.y, <, -camera->distance);
 
-  /* Right side (looking along -X): +Y to the right. Top: +X right, +Y up. */
+  /* Top: +X right, +Y up. */
   camera->orthographic = FALSE;
-  km_camera_set_view (camera, KM_CAMERA_VIEW_RIGHT);
-  g_assert_true (km_camera_project (camera, km_vec3 (0, 0.5, 1), 640, 480, &x, &y));
-  g_assert_cmpfloat (x, >, x0 + 10);
-  g_assert_cmpfloat_with_epsilon (y, y0, 1e-3);
   km_camera_set_view (camera, KM_CAMERA_VIEW_TOP);
   g_assert_cmpfloat (km_camera_get_forward (camera).z, <, -0.99);
   g_assert_true (km_camera_project (camera, km_vec3 (0.5, 0, 1), 640, 480, &x, &y));
@@ -556,7 +569,9 @@ test_shapes_pixels (Fixture       *f,
   f->camera->target = km_vec3 (0, 0, 0);
   f->camera->distance = 6.0;
   f->camera->orthographic = TRUE;
-  km_camera_set_view (f->camera, KM_CAMERA_VIEW_FRONT);
+  /* Looking along +Y at the XZ plane the shapes are laid out in, +X to the right. */
+  f->camera->yaw = -G_PI / 2;
+  f->camera->pitch = 0.0;
 
   renders = f->renders;
   gtk_widget_queue_draw (f->area);
