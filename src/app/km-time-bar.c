@@ -134,25 +134,98 @@ update_label_width (KmTimeBar *self,
                                         (guint) ((text_width + char_width - 1) / char_width) + 1));
 }
 
+/* Whether @text, as the frame label shows it, is at most @width pixels wide. */
+static gboolean
+label_text_fits (KmTimeBar  *self,
+                 const char *text,
+                 int         width)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  int text_width = 0;
+
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->frame_label), text);
+  pango_layout_set_attributes (layout, gtk_inscription_get_attributes (self->frame_label));
+  pango_layout_get_pixel_size (layout, &text_width, NULL);
+  return text_width <= width;
+}
+
+/* The frame the time bar shows, the last frame and the frame rate. */
+static void
+get_frames (KmTimeBar *self,
+            guint     *frame,
+            guint     *n_frames,
+            double    *rate)
+{
+  *frame = 0;
+  *n_frames = 1;
+  *rate = 30.0;
+  if (self->document != NULL)
+    {
+      *frame = km_document_get_current_frame (self->document);
+      *n_frames = km_document_get_timeline_frames (self->document);
+      *rate = km_document_get_frame_rate (self->document);
+    }
+}
+
+/* The whole frame text. */
+static char *
+frame_text (guint  frame,
+            guint  n_frames,
+            double rate)
+{
+  /* Translators: current frame, last frame, then the current time in seconds */
+  return g_strdup_printf (_("Frame %u / %u  ·  %.2f s"), frame, n_frames - 1, frame / rate);
+}
+
+/* The label shows the whole frame text where it is wide enough, else the current frame and
+ * the last ("35 / 300"), else the current frame alone, so that the frame can still be read
+ * in a narrow window (ellipsized, the whole text showed "Fram…"). The label's size does not
+ * follow its text (an inscription), so the text can change as the label is allocated. */
+static void
+fit_label_text (KmTimeBar *self)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *frames = NULL;
+  g_autofree char *number = NULL;
+  guint frame, n_frames;
+  double rate;
+  int width;
+
+  get_frames (self, &frame, &n_frames, &rate);
+  text = frame_text (frame, n_frames, rate);
+  /* Not laid out yet: the whole text, until the label has a width. */
+  width = gtk_widget_get_width (GTK_WIDGET (self->frame_label));
+  if (width <= 0 || label_text_fits (self, text, width))
+    {
+      gtk_inscription_set_text (self->frame_label, text);
+      return;
+    }
+  /* Translators: the current frame and the last frame, shown instead of the whole frame
+   * text ("Frame %u / %u  ·  %.2f s") in a time bar too narrow for it */
+  frames = g_strdup_printf (_("%u / %u"), frame, n_frames - 1);
+  if (label_text_fits (self, frames, width))
+    {
+      gtk_inscription_set_text (self->frame_label, frames);
+      return;
+    }
+  number = g_strdup_printf ("%u", frame);
+  gtk_inscription_set_text (self->frame_label, number);
+}
+
+/* The frame text (as fits the label), its tooltip (the whole text) and the label's natural
+ * width. */
 static void
 update_label (KmTimeBar *self)
 {
   g_autofree char *text = NULL;
-  guint frame = 0, n_frames = 1;
-  double rate = 30.0;
+  guint frame, n_frames;
+  double rate;
 
-  if (self->document != NULL)
-    {
-      frame = km_document_get_current_frame (self->document);
-      n_frames = km_document_get_timeline_frames (self->document);
-      rate = km_document_get_frame_rate (self->document);
-    }
-
-  /* Translators: current frame, last frame, then the current time in seconds */
-  text = g_strdup_printf (_("Frame %u / %u  ·  %.2f s"), frame, n_frames - 1, frame / rate);
-  gtk_inscription_set_text (self->frame_label, text);
+  get_frames (self, &frame, &n_frames, &rate);
+  text = frame_text (frame, n_frames, rate);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->frame_label), text);
   update_label_width (self, n_frames, rate);
+  fit_label_text (self);
 }
 
 /* Delete and copy act on the keyframe at the current frame: enabled only where there is one. */
@@ -881,6 +954,48 @@ km_time_bar_set_property (GObject      *object,
     }
 }
 
+/* A bin of the template's box (measure, size_allocate). */
+static GtkSizeRequestMode
+km_time_bar_get_request_mode (GtkWidget *widget)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  return child != NULL ? gtk_widget_get_request_mode (child) : GTK_SIZE_REQUEST_CONSTANT_SIZE;
+}
+
+static void
+km_time_bar_measure (GtkWidget      *widget,
+                     GtkOrientation  orientation,
+                     int             for_size,
+                     int            *minimum,
+                     int            *natural,
+                     int            *minimum_baseline,
+                     int            *natural_baseline)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  *minimum = *natural = 0;
+  if (child != NULL && gtk_widget_should_layout (child))
+    gtk_widget_measure (child, orientation, for_size, minimum, natural, minimum_baseline,
+                        natural_baseline);
+}
+
+/* As a bin, then the frame text that fits the label's new width (fit_label_text()). */
+static void
+km_time_bar_size_allocate (GtkWidget *widget,
+                           int        width,
+                           int        height,
+                           int        baseline)
+{
+  KmTimeBar *self = KM_TIME_BAR (widget);
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  if (child != NULL && gtk_widget_should_layout (child))
+    gtk_widget_allocate (child, width, height, baseline, NULL);
+  if (self->frame_label != NULL)
+    fit_label_text (self);
+}
+
 /* Another font (or size): the frame text is measured again. */
 static void
 km_time_bar_css_changed (GtkWidget         *widget,
@@ -907,6 +1022,9 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   widget_class->root = km_time_bar_root;
   widget_class->unroot = km_time_bar_unroot;
   widget_class->css_changed = km_time_bar_css_changed;
+  widget_class->get_request_mode = km_time_bar_get_request_mode;
+  widget_class->measure = km_time_bar_measure;
+  widget_class->size_allocate = km_time_bar_size_allocate;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
@@ -959,7 +1077,6 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_install_action (widget_class, "time.paste-keyframe", NULL,
                                    keyframe_edit_action);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "timebar");
 }
 

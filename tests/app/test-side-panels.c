@@ -262,17 +262,23 @@ test_inspector_wheel_scrolls (Fixture       *f,
 #endif
 }
 
-/* At the default window size the inspector's X, Y and Z fields are all within the pane:
- * nothing of it is behind a horizontal scrollbar. */
+/* The inspector's controls (fields, with their - and + buttons, and labels: "rad" beside
+ * a limit) are all within what its scrolled window shows, left of the vertical scrollbar
+ * (which covered the + buttons as an overlay), and nothing is behind a horizontal
+ * scrollbar. */
 static void
-test_inspector_fits (Fixture       *f,
-                     gconstpointer  data)
+assert_inspector_fits (Fixture    *f,
+                       const char *angle_unit,
+                       const char *length_unit)
 {
   g_autoptr(GPtrArray) spins = g_ptr_array_new ();
-  GtkWidget *scrolled;
+  g_autoptr(GPtrArray) controls = g_ptr_array_new ();
+  GtkWidget *scrolled, *vbar;
   GtkAdjustment *h;
+  double right;
   int joint;
 
+  g_object_set (f->inspector, "angle-unit", angle_unit, "length-unit", length_unit, NULL);
   joint = km_skeleton_find_joint (km_document_get_skeleton (f->document), "RARM_ELBOW");
   g_assert_cmpint (joint, >=, 0);
   show_tab (f, f->inspector);
@@ -281,21 +287,60 @@ test_inspector_fits (Fixture       *f,
 
   collect (f->inspector, GTK_TYPE_SPIN_BUTTON, spins);
   scrolled = gtk_widget_get_ancestor (spins->pdata[0], GTK_TYPE_SCROLLED_WINDOW);
+  collect (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)), GTK_TYPE_SPIN_BUTTON,
+           controls);
+  collect (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)), GTK_TYPE_LABEL,
+           controls);
+  collect (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)), GTK_TYPE_CHECK_BUTTON,
+           controls);
   h = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scrolled));
-  g_test_message ("inspector %d px, content %.0f px, page %.0f px",
-                  gtk_widget_get_width (f->inspector), gtk_adjustment_get_upper (h),
-                  gtk_adjustment_get_page_size (h));
-  g_assert_cmpfloat (gtk_adjustment_get_upper (h), <=, gtk_adjustment_get_page_size (h) + 0.5);
-  for (guint i = 0; i < spins->len; i++)
+  vbar = gtk_scrolled_window_get_vscrollbar (GTK_SCROLLED_WINDOW (scrolled));
+  right = gtk_widget_get_width (scrolled);
+  if (vbar != NULL && gtk_widget_get_mapped (vbar))
     {
       graphene_rect_t b;
 
-      if (!gtk_widget_get_mapped (spins->pdata[i]))
-        continue;
-      g_assert_true (gtk_widget_compute_bounds (spins->pdata[i], scrolled, &b));
-      g_assert_cmpfloat (b.origin.x, >=, 0.0);
-      g_assert_cmpfloat (b.origin.x + b.size.width, <=, gtk_widget_get_width (scrolled));
+      g_assert_true (gtk_widget_compute_bounds (vbar, scrolled, &b));
+      right = MIN (right, b.origin.x);
     }
+  g_test_message ("%s, %s: inspector %d px, content %.0f px, page %.0f px, controls up to "
+                  "%.0f px", angle_unit, length_unit, gtk_widget_get_width (f->inspector),
+                  gtk_adjustment_get_upper (h), gtk_adjustment_get_page_size (h), right);
+  g_assert_cmpfloat (gtk_adjustment_get_upper (h), <=, gtk_adjustment_get_page_size (h) + 0.5);
+  for (guint i = 0; i < controls->len; i++)
+    {
+      GtkWidget *widget = controls->pdata[i];
+      graphene_rect_t b;
+
+      if (!gtk_widget_get_mapped (widget))
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (widget, scrolled, &b));
+      if (b.origin.x + b.size.width > right + 0.5)
+        g_test_message ("%s \"%s\" ends at %.0f px", G_OBJECT_TYPE_NAME (widget),
+                        GTK_IS_LABEL (widget) ? gtk_label_get_text (GTK_LABEL (widget)) : "",
+                        b.origin.x + b.size.width);
+      g_assert_cmpfloat (b.origin.x, >=, 0.0);
+      g_assert_cmpfloat (b.origin.x + b.size.width, <=, right + 0.5);
+    }
+}
+
+/* At the default window size the inspector's fields, their buttons and units are all
+ * within the pane, in degrees and metres and in radians and millimetres. */
+static void
+test_inspector_fits (Fixture       *f,
+                     gconstpointer  data)
+{
+  assert_inspector_fits (f, "degrees", "metres");
+}
+
+static void
+test_inspector_fits_radians_mm (Fixture       *f,
+                                gconstpointer  data)
+{
+  assert_inspector_fits (f, "radians", "millimetres");
+  /* Back to the defaults: the inspector writes them to the settings, which later tests
+   * of this process read. */
+  g_object_set (f->inspector, "angle-unit", "degrees", "length-unit", "metres", NULL);
 }
 
 /* The name label of joint @name's row as shown now (the plain or the bold one). */
@@ -567,6 +612,8 @@ main (int    argc,
               test_inspector_wheel_scrolls, fixture_teardown);
   g_test_add ("/kinema/SidePanels/inspector-fits", Fixture, NULL, fixture_setup,
               test_inspector_fits, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/inspector-fits-radians-mm", Fixture, NULL, fixture_setup,
+              test_inspector_fits_radians_mm, fixture_teardown);
   g_test_add ("/kinema/SidePanels/names-whole", Fixture, NULL, fixture_setup,
               test_names_whole, fixture_teardown);
   g_test_add ("/kinema/SidePanels/limits-beside-long-name", Fixture, NULL, fixture_setup,

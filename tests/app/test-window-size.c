@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-joint-panel.h"
@@ -200,6 +201,30 @@ test_narrow_time_bar (void)
   test_app_spin ();
 }
 
+/* The time bar's frame readout shows its text whole (no ellipsis: it was cut to "Fram…"
+ * at the least width), and that text names the current frame @frame. */
+static void
+assert_frame_readout_whole (Fixture *f,
+                            guint    frame)
+{
+  GtkWidget *label = test_app_find_widget (km_window_get_time_bar (f->window),
+                                           GTK_TYPE_INSCRIPTION);
+  g_autofree char *number = g_strdup_printf ("%u", frame);
+  g_autoptr(PangoLayout) layout = NULL;
+  const char *text;
+  int text_width = 0;
+
+  g_assert_nonnull (label);
+  text = gtk_inscription_get_text (GTK_INSCRIPTION (label));
+  layout = gtk_widget_create_pango_layout (label, text);
+  pango_layout_set_attributes (layout, gtk_inscription_get_attributes (GTK_INSCRIPTION (label)));
+  pango_layout_get_pixel_size (layout, &text_width, NULL);
+  g_test_message ("frame readout \"%s\": %d px of text in %d px", text, text_width,
+                  gtk_widget_get_width (label));
+  g_assert_nonnull (strstr (text, number));
+  g_assert_cmpint (text_width, <=, gtk_widget_get_width (label));
+}
+
 /* Asked for less than it can be, the window takes its minimum size: nothing of the right
  * pane is then drawn past its edge. */
 static void
@@ -221,6 +246,10 @@ test_minimum_size (Fixture       *f,
   assert_inside_window (f, km_window_get_scene_view (f->window), TRUE);
   assert_inside_window (f, km_window_get_time_bar (f->window), TRUE);
   assert_time_slider_usable (f);
+  /* The current frame can be read: the readout gives way to it, not to "Fram…". */
+  km_document_set_current_frame (km_window_get_document (f->window), 123);
+  test_app_spin_for (100);
+  assert_frame_readout_whole (f, 123);
 }
 
 
