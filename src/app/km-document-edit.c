@@ -295,6 +295,106 @@ keep_keyed_rotation (KmTargetTrack    *targets,
     keyframe->orientation = keyed->orientation;
 }
 
+/* How far a DOF may be from the motion's value for K to count it unchanged. */
+#define OFF_CHAIN_EPSILON 1e-9
+/* At most this many joints are named by the message that K changed joints off the chain. */
+#define OFF_CHAIN_MAX_NAMES 3
+
+/* The names of the joints off the end effector's chain (whose DOFs the solve does not move,
+ * km_document_get_solved_dofs()) whose value in the pose shown differs from the one the
+ * solved motion holds at the current frame; a linked (mimic) follower goes with its
+ * master, which is named instead. Such a joint holds one pose for the whole motion, the
+ * one the solve starts from: keying this pose gives every frame its value. NULL when there
+ * is none, or no solved motion. */
+static GPtrArray *
+changed_off_chain (KmDocument *self)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autofree gboolean *moving = NULL;
+  KmSkeleton *skeleton = km_document_get_skeleton (self);
+  KmAnimation *animation = km_document_get_animation (self);
+  const double *pose, *held;
+  guint n_dof, n_frames;
+
+  if (skeleton == NULL || animation == NULL || !km_document_get_animation_solved (self))
+    return NULL;
+  pose = km_document_get_pose (self, &n_dof);
+  n_frames = km_animation_get_n_frames (animation);
+  if (pose == NULL || n_frames == 0 || n_dof != km_skeleton_get_n_dof (skeleton)
+      || km_animation_get_n_dof (animation) != n_dof)
+    return NULL;
+  /* Past the motion's end its last frame holds, as the document shows it. While a solve
+   * streams its frames, the current one may not be solved yet: its first row is (solved,
+   * or the seed it holds before the first frame solved), and off the chain every row holds
+   * the same values. */
+  held = km_animation_get_frame (animation,
+                                 km_document_get_solving (self)
+                                 ? 0 : MIN (km_document_get_current_frame (self), n_frames - 1));
+  moving = g_new0 (gboolean, n_dof);
+  km_document_get_solved_dofs (self, moving);
+
+  for (guint i = 0; i < km_skeleton_get_n_joints (skeleton); i++)
+    {
+      const KmJoint *joint = km_skeleton_get_joint (skeleton, i);
+
+      if (joint->dof_index < 0 || joint->mimic >= 0)
+        continue;
+      for (guint d = 0; d < joint->n_dof; d++)
+        {
+          guint dof = (guint) joint->dof_index + d;
+
+          if (!moving[dof] && fabs (pose[dof] - held[dof]) > OFF_CHAIN_EPSILON)
+            {
+              if (names == NULL)
+                names = g_ptr_array_new_with_free_func (g_free);
+              g_ptr_array_add (names, g_strdup (joint->name));
+              break;
+            }
+        }
+    }
+  return g_steal_pointer (&names);
+}
+
+/* Says in Messages that K gave the joints @names (changed_off_chain()) their keyed value in
+ * every frame of the motion, which is by design but would otherwise go unseen. */
+static void
+log_off_chain_keyed (KmDocument *self,
+                     GPtrArray  *names)
+{
+  g_autoptr(GString) list = g_string_new (NULL);
+  g_autofree char *joints = NULL;
+  guint shown = MIN (names->len, OFF_CHAIN_MAX_NAMES);
+
+  for (guint i = 0; i < shown; i++)
+    {
+      if (i > 0)
+        g_string_append (list, ", ");
+      g_string_append (list, g_ptr_array_index (names, i));
+    }
+  if (names->len > shown)
+    joints = g_strdup_printf (/* Translators: %s is a list of joint names ("A, B, C"), %u
+                               * how many more joints there are */
+                              g_dngettext (GETTEXT_PACKAGE, "%s and %u more",
+                                           "%s and %u more", names->len - shown),
+                              list->str, names->len - shown);
+  else
+    joints = g_string_free (g_steal_pointer (&list), FALSE);
+
+  km_document_log (self, G_LOG_LEVEL_INFO,
+                   /* Translators: %s names joints (one, or a list); K (Set Keyframe) keyed a
+                    * pose whose values for them differ from the motion's: those joints are
+                    * not on the IK chain, so they keep one pose for all frames */
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "%s is off the end effector's chain: it holds one pose for "
+                                "the whole motion, which now has this one in every frame "
+                                "(Ctrl+Z undoes it).",
+                                "%s are off the end effector's chain: they hold one pose for "
+                                "the whole motion, which now has this one in every frame "
+                                "(Ctrl+Z undoes it).",
+                                names->len),
+                   joints);
+}
+
 /**
  * km_document_set_keyframe:
  *
@@ -302,13 +402,16 @@ keep_keyed_rotation (KmTargetTrack    *targets,
  * (replacing one there), as one undo step. At the current frame that keys an unkeyed pose
  * (km_document_get_pose_unkeyed): the motion solved from it is what shows there next.
  * Re-keying a keyframe whose rotation the pose still has (within 1e-9 rad) keeps that
- * rotation and the euler triple its file gave it.
+ * rotation and the euler triple its file gave it. Keyed at the current frame, a pose whose
+ * joints off the effector's chain differ from the solved motion's there gives them that
+ * value in every frame (they hold one pose for the whole motion): Messages names them.
  */
 gboolean
 km_document_set_keyframe (KmDocument *self,
                           guint       frame)
 {
   const KmTransform *world;
+  g_autoptr(GPtrArray) off_chain = NULL;
   KmTargetKeyframe keyframe;
   KmTransform point;
   int effector;
@@ -327,10 +430,15 @@ km_document_set_keyframe (KmDocument *self,
   keyframe.position = point.pos;
   keyframe.orientation = km_mat3_to_quat (&world[effector].rot);
   keep_keyed_rotation (km_document_get_targets (self), &keyframe);
+  /* Before the keyframe goes in: the solve it starts replaces the motion compared with. */
+  if (frame == km_document_get_current_frame (self))
+    off_chain = changed_off_chain (self);
   if (!km_document_put_keyframe (self, &keyframe))
     return FALSE;
   if (frame == km_document_get_current_frame (self))
     km_document_mark_pose_keyed (self);
+  if (off_chain != NULL)
+    log_off_chain_keyed (self, off_chain);
   return TRUE;
 }
 

@@ -2251,6 +2251,132 @@ test_discarded_pose_stays_discarded (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (shown_value_of (f, "Extra"), motion_value, 1e-9);
 }
 
+/* K keys the end effector's pose, and the motion is solved again from the pose shown; a
+ * joint off the effector's chain ("Extra", a leaf off "Elbow") holds one pose for the
+ * whole motion, so keying a pose whose Extra differs from the motion's changes Extra in
+ * every frame, also at frames keyed before. Messages says so, naming the joint; a K whose
+ * off-chain joints are the motion's (even with the chain moved) says nothing of it. */
+#define OFF_CHAIN_TEXT "off the end effector's chain"
+
+static void
+test_key_off_chain_says_so (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *next;
+  KmAnimation *animation;
+  guint extra_dof, elbow_dof, last;
+  double value, lower, upper;
+
+  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
+                                     KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  extra_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Extra"))->dof_index;
+  elbow_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->dof_index;
+  last = km_document_get_n_frames (f->document) - 1;
+  g_assert_cmpuint (last, >, 0);
+
+  /* Keyed at frame 0 as the motion has it: nothing off the chain changes. */
+  km_document_set_current_frame (f->document, 0);
+  g_assert_true (km_document_set_keyframe (f->document, 0));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                             NULL), ==, 0);
+
+  /* At the last frame the chain moves (Elbow) and K keys it: still nothing to say. */
+  km_document_set_current_frame (f->document, last);
+  g_assert_true (km_document_get_dof_range (f->document, elbow_dof, &lower, &upper));
+  value = shown_value_of (f, "Elbow");
+  km_document_set_dof_value (f->document, elbow_dof,
+                             value < (lower + upper) / 2 ? value + 0.2 : value - 0.2);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_get_pose_unkeyed (f->document, NULL));
+  g_assert_true (km_document_set_keyframe (f->document, last));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                             NULL), ==, 0);
+
+  /* Extra edited at the last frame and keyed: Messages names it, once. */
+  km_document_set_current_frame (f->document, last);
+  g_assert_true (km_document_get_dof_range (f->document, extra_dof, &lower, &upper));
+  value = shown_value_of (f, "Extra");
+  value = value < (lower + upper) / 2 ? value + 0.5 : value - 0.5;
+  km_document_set_dof_value (f->document, extra_dof, value);
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_set_keyframe (f->document, last));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                             NULL), ==, 1);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Extra is ",
+                                       OFF_CHAIN_TEXT, "Ctrl+Z", NULL));
+  g_assert_false (test_app_has_message (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                        "Elbow", NULL));
+
+  /* What it says: the motion has Extra's new value in every frame, frame 0 (keyed) too. */
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 0)[extra_dof], value, 1e-6);
+
+  /* Keyed again as it is now: nothing more to say. */
+  g_assert_true (km_document_set_keyframe (f->document, last));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                             NULL), ==, 1);
+}
+
+/* Four joints off the chain changed and keyed: Messages names three, and counts the rest. */
+static void
+test_key_off_chain_many (Fixture       *f,
+                         gconstpointer  data)
+{
+  static const char * const names[] = { "Extra1", "Extra2", "Extra3", "Extra4" };
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *next = km_skeleton_ref (skeleton (f));
+  guint last;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      KmSkeleton *added = km_skeleton_edit_add_child (next,
+                                                      (guint) km_skeleton_find_joint (next,
+                                                                                      "Elbow"),
+                                                      names[i], KM_JOINT_REVOLUTE,
+                                                      km_vec3 (0, 0.1, 0), NULL, &error);
+
+      g_assert_no_error (error);
+      km_skeleton_unref (next);
+      next = added;
+    }
+  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joints", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  last = km_document_get_n_frames (f->document) - 1;
+
+  km_document_set_current_frame (f->document, last);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      guint dof = (guint) km_skeleton_get_joint (skeleton (f),
+                                                 (guint) find (f, names[i]))->dof_index;
+      double lower, upper, value = shown_value_of (f, names[i]);
+
+      g_assert_true (km_document_get_dof_range (f->document, dof, &lower, &upper));
+      km_document_set_dof_value (f->document, dof,
+                                 value < (lower + upper) / 2 ? value + 0.5 : value - 0.5);
+    }
+  km_document_close_edit (f->document);
+  g_assert_true (km_document_set_keyframe (f->document, last));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, OFF_CHAIN_TEXT,
+                                             NULL), ==, 1);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "and 1 more are ",
+                                       OFF_CHAIN_TEXT, NULL));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "Extra",
+                                             OFF_CHAIN_TEXT, NULL), ==, 1);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
 /* Renaming the joint the targets name is no deletion: they are not handed to its parent
  * (the joint that follows them is still the renamed one). */
 static void
@@ -3540,6 +3666,8 @@ main (int    argc,
               "replaced", fixture_setup, test_discarded_pose_stays_discarded, fixture_teardown);
   g_test_add ("/kinema/JointInspector/discarded-pose-stays-discarded/keyed", Fixture,
               "keyed", fixture_setup, test_discarded_pose_stays_discarded, fixture_teardown);
+  ADD ("/kinema/JointInspector/key-off-chain-says-so", test_key_off_chain_says_so);
+  ADD ("/kinema/JointInspector/key-off-chain-many", test_key_off_chain_many);
   ADD ("/kinema/JointInspector/rename-effector-not-deleted", test_rename_effector_not_deleted);
   ADD ("/kinema/JointInspector/rename-named-effector", test_rename_named_effector);
   ADD ("/kinema/JointInspector/new-skeleton-chain-moves", test_new_skeleton_chain_moves);
