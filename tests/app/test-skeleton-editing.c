@@ -2058,6 +2058,26 @@ test_add_child_keeps_default_effector (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* Skeleton → Add Child Joint on @parent, then Save to @project; the text of the model file
+ * @model_path after it. */
+static char *
+add_child_and_save (Fixture    *f,
+                    const char *parent,
+                    GFile      *project,
+                    const char *model_path)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  select_joint (f, parent);
+  g_assert_true (activate (f, "skeleton.add-child"));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_save (f->document, project, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (model_path, &text, NULL, NULL));
+  return text;
+}
+
 /* ur5_like_json with keys Kinema does not read, at the top level and in a joint. */
 static const char ur5_commented_json[] =
   "{ \"root_name\": \"base_link\", \"comment\": \"from the robot's vendor\", \"joints\": [\n"
@@ -2083,7 +2103,6 @@ test_deleted_model_written_again (Fixture       *f,
   g_autofree char *json_path = g_build_filename (dir, "ur5.json", NULL);
   g_autofree char *project_path = g_build_filename (dir, "ur5.cnoid", NULL);
   g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
-  g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   GStatBuf st;
   mode_t old_umask = umask (022);
@@ -2092,12 +2111,7 @@ test_deleted_model_written_again (Fixture       *f,
   import_written_model (f, json_path, ur5_commented_json, 0640);
 
   /* Written over while it is there: its keys and its mode stay. */
-  select_joint (f, "elbow");
-  g_assert_true (activate (f, "skeleton.add-child"));
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_assert_true (km_document_save (f->document, project_file, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_file_get_contents (json_path, &text, NULL, NULL));
+  text = add_child_and_save (f, "elbow", project_file, json_path);
   g_assert_nonnull (strstr (text, "\"comment\""));
   g_assert_nonnull (strstr (text, "\"vendor_note\""));
   g_assert_nonnull (strstr (text, "\"joint1\""));
@@ -2107,12 +2121,7 @@ test_deleted_model_written_again (Fixture       *f,
 
   /* Deleted by another program, then edited and saved: written again, all of it. */
   g_assert_cmpint (g_remove (json_path), ==, 0);
-  select_joint (f, "shoulder_lift");
-  g_assert_true (activate (f, "skeleton.add-child"));
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_assert_true (km_document_save (f->document, project_file, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_file_get_contents (json_path, &text, NULL, NULL));
+  text = add_child_and_save (f, "shoulder_lift", project_file, json_path);
   g_assert_nonnull (strstr (text, "\"joint2\""));
   g_assert_nonnull (strstr (text, "\"comment\": \"from the robot's vendor\""));
   g_assert_nonnull (strstr (text, "\"vendor_note\": \"pan\""));
