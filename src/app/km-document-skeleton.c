@@ -2593,29 +2593,14 @@ collect_copied_body (gpointer item,
 }
 
 /*
- * The .body copies this document's saves for Choreonoid wrote: path → BodyCopy, main
- * thread only. A copy is the project's while its file is as the save left it (its
- * identity): a later save for Choreonoid of the same project that copies the body again
- * (an undo took it back to its own model) writes the copy again rather than a numbered
- * new one. Any other file is never written over.
+ * The .body copies this document's saves for Choreonoid wrote: path → OwnCopy (identity and
+ * project only), main thread only, apart from the project saves' own copies, which a save
+ * removes once no body refers to them. A copy is the project's while its file is as the
+ * save left it (own_copy_unchanged()): a later save for Choreonoid of the same project that
+ * copies the body again (an undo took it back to its own model) writes the copy again
+ * rather than a numbered new one. Any other file is never written over.
  */
 #define BODY_COPIES_KEY "km-choreonoid-body-copies"
-
-typedef struct
-{
-  char *project_path;   /* the project file it was written for */
-  char *identity;       /* km_document_query_file_identity() once it was written */
-} BodyCopy;
-
-static void
-body_copy_free (gpointer data)
-{
-  BodyCopy *copy = data;
-
-  g_free (copy->project_path);
-  g_free (copy->identity);
-  g_free (copy);
-}
 
 /* The identity of the copy at @path that a save for Choreonoid of @project_path wrote, if
  * the file is still as it left it; else NULL. One stat. */
@@ -2625,17 +2610,12 @@ own_body_copy_identity (KmDocument *self,
                         const char *project_path)
 {
   GHashTable *copies = g_object_get_data (G_OBJECT (self), BODY_COPIES_KEY);
-  BodyCopy *copy = copies != NULL ? g_hash_table_lookup (copies, path) : NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autofree char *identity = NULL;
+  OwnCopy *copy = copies != NULL ? g_hash_table_lookup (copies, path) : NULL;
 
-  if (copy == NULL || g_strcmp0 (copy->project_path, project_path) != 0)
+  if (copy == NULL || g_strcmp0 (copy->project_path, project_path) != 0
+      || !own_copy_unchanged (copy, path))
     return NULL;
-  file = g_file_new_for_path (path);
-  identity = km_document_query_file_identity (file, NULL);
-  if (identity == NULL || g_strcmp0 (identity, copy->identity) != 0)
-    return NULL;
-  return g_steal_pointer (&identity);
+  return g_strdup (copy->identity);
 }
 
 /* Notes the copies @files (SkeletonFile) as written for @project_path. */
@@ -2648,7 +2628,7 @@ note_body_copies (KmDocument *self,
 
   if (copies == NULL)
     {
-      copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, body_copy_free);
+      copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, own_copy_free);
       g_object_set_data_full (G_OBJECT (self), BODY_COPIES_KEY, copies,
                               (GDestroyNotify) g_hash_table_unref);
     }
@@ -2656,7 +2636,7 @@ note_body_copies (KmDocument *self,
     {
       SkeletonFile *file = g_ptr_array_index (files, i);
       g_autoptr(GFile) written = g_file_new_for_path (file->path);
-      BodyCopy *copy = g_new0 (BodyCopy, 1);
+      OwnCopy *copy = g_new0 (OwnCopy, 1);
 
       copy->project_path = g_strdup (project_path);
       copy->identity = km_document_query_file_identity (written, NULL);
