@@ -78,8 +78,9 @@ keeps_anything (const KmJsonNode *root)
   return FALSE;
 }
 
-/* Records @data (@length bytes), the text of @path whose top level is @root, when it has
- * something to keep; else forgets what @path held. */
+/* Records @data (@length bytes), the text of @path, when @root (its top level, or one with
+ * the same keys Kinema does not read) has something to keep; else forgets what @path
+ * held. */
 static void
 remember_read (const char       *path,
                const KmJsonNode *root,
@@ -941,14 +942,10 @@ km_skeleton_json_save_over (const KmSkeleton  *skeleton,
   text = skeleton_to_string (skeleton, KM_SKELETON_JSON_WRITE_DEFAULT, notes, original_root);
   if (!km_format_save_text (path, text, error))
     return FALSE;
-  /* Written over @original itself: that is what it holds now. */
+  /* Written over @original itself: that is what it holds now, with the keys @original had
+   * that Kinema does not read (not parsed again to see that). */
   if (same_file_name (original, path))
-    {
-      g_autoptr(KmJsonDocument) written = km_json_parse (path, text, strlen (text), NULL);
-
-      remember_read (path, written != NULL ? km_json_document_get_root (written) : NULL,
-                     text, strlen (text));
-    }
+    remember_read (path, original_root, text, strlen (text));
   return TRUE;
 }
 
