@@ -2186,6 +2186,25 @@ shown_value_of (Fixture    *f,
   return q[km_skeleton_get_joint (skeleton (f), (guint) find (f, joint))->dof_index];
 }
 
+/* Adds "Extra", a revolute leaf off "Elbow" (off the end effector's chain), to
+ * @document's skeleton as one edit, and waits for the motion solved again. */
+static void
+add_extra_leaf (KmDocument *document)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (document);
+  g_autoptr(GError) error = NULL;
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  KmSkeleton *next;
+
+  g_assert_cmpint (elbow, >=, 0);
+  next = km_skeleton_edit_add_child (skeleton, (guint) elbow, "Extra", KM_JOINT_REVOLUTE,
+                                     km_vec3 (0, 0.1, 0), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, next, "Add Joint", NULL));
+  km_skeleton_unref (next);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+}
+
 /* A pose edited and not keyed that a frame change replaced (the messages say so), or one
  * keyed and the key undone, is thrown away: a skeleton edit afterwards starts from the
  * pose shown (the motion's), so the re-solved motion does not take the edit back. "Extra"
@@ -2196,19 +2215,12 @@ test_discarded_pose_stays_discarded (Fixture       *f,
                                      gconstpointer  data)
 {
   gboolean keyed = g_strcmp0 (data, "keyed") == 0;
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *next;
   KmAnimation *animation;
   guint extra_dof;
   guint last;
   double motion_value;
 
-  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
-                                     KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
-  km_skeleton_unref (next);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  add_extra_leaf (f->document);
   g_assert_nonnull (km_document_get_animation (f->document));
   extra_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Extra"))->dof_index;
   last = km_document_get_n_frames (f->document) - 1;
@@ -2271,18 +2283,11 @@ static void
 test_key_off_chain_says_so (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-  KmSkeleton *next;
   KmAnimation *animation;
   guint extra_dof, elbow_dof, last;
   double value, lower, upper;
 
-  next = km_skeleton_edit_add_child (skeleton (f), (guint) find (f, "Elbow"), "Extra",
-                                     KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (f->document, next, "Add Joint", NULL));
-  km_skeleton_unref (next);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  add_extra_leaf (f->document);
   g_assert_nonnull (km_document_get_animation (f->document));
   extra_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Extra"))->dof_index;
   elbow_dof = (guint) km_skeleton_get_joint (skeleton (f), (guint) find (f, "Elbow"))->dof_index;
@@ -2527,7 +2532,7 @@ test_effector_edit_undo_keeps_targets_file (Fixture       *f,
   KmItem *targets_item;
   KmItem *body;
   KmSkeleton *next;
-  int elbow, end;
+  int end;
 
   g_assert_nonnull (dir);
   targets_item = km_item_find_child_by_type (km_document_get_body_item (f->document),
@@ -2551,15 +2556,7 @@ test_effector_edit_undo_keeps_targets_file (Fixture       *f,
   g_assert_null (km_target_track_get_effector (
     km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (targets_item))));
 
-  elbow = km_skeleton_find_joint (km_document_get_skeleton (reopened), "Elbow");
-  g_assert_cmpint (elbow, >=, 0);
-  next = km_skeleton_edit_add_child (km_document_get_skeleton (reopened), (guint) elbow,
-                                     "Extra", KM_JOINT_REVOLUTE, km_vec3 (0, 0.1, 0), NULL,
-                                     &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (reopened, next, "Add Joint", NULL));
-  km_skeleton_unref (next);
-  g_assert_true (test_app_wait_idle_solve (reopened, 20000));
+  add_extra_leaf (reopened);
   g_assert_cmpstr (km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (targets_item)), ==,
                    "targets.json");
   g_assert_null (km_target_track_get_effector (
