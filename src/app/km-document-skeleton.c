@@ -20,6 +20,7 @@
 #include "km-body-item.h"
 #include "km-body.h"
 #include "km-body-writer.h"
+#include "km-copy-stamp.h"
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-ik-animation-item.h"
@@ -944,7 +945,9 @@ skeleton_json_notes (const KmSkeleton *skeleton,
 
 /* Writes @skeleton to @path in @format (SKELETON-JSON, CHOREONOID-BODY or URDF), adding to
  * @notes what that format cannot carry; a .body with the pose its model file stated
- * (@initial_q, nullable: km_body_item_dup_model_pose). @original (nullable): the model file
+ * (@initial_q, nullable: km_body_item_dup_model_pose), and, as a copy written for the
+ * project file named @stamp_for (nullable), with that project's stamp (km-copy-stamp.h).
+ * @original (nullable): the model file
  * of @format the skeleton was read from, written over with the edits so that what Kinema
  * does not model (mass, inertia, sensors, collisions, …) stays (km_body_save_over,
  * km_urdf_save_over); of a skeleton.json of the user's written back, the keys Kinema does
@@ -956,11 +959,19 @@ write_skeleton (const KmSkeleton  *skeleton,
                 const char        *original,
                 const char        *format,
                 const char        *path,
+                const char        *stamp_for,
                 GPtrArray         *notes,
                 GError           **error)
 {
   if (g_strcmp0 (format, BODY_FORMAT) == 0 && original != NULL)
     return km_body_save_over (skeleton, initial_q, original, path, notes, error);
+  if (g_strcmp0 (format, BODY_FORMAT) == 0 && stamp_for != NULL)
+    {
+      g_autofree char *text = km_body_to_string_for_path (skeleton, initial_q, path, notes);
+      g_autofree char *stamped = km_copy_stamp_append (text, stamp_for);
+
+      return km_format_save_text (path, stamped, error);
+    }
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
     return km_body_save_with_pose (skeleton, initial_q, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0 && original != NULL)
@@ -998,6 +1009,8 @@ typedef struct
                          * (the worker's): it was left as it is */
   gboolean    users;    /* @expected is that of a file of the user's written back, not of
                          * a copy of Kinema's */
+  char       *stamp_for; /* nullable: a copy for the project file of that name, stamped
+                          * as its own (km-copy-stamp.h) */
 } SkeletonFile;
 
 static void
@@ -1014,6 +1027,7 @@ skeleton_file_free (gpointer data)
   g_free (file->temp);
   g_free (file->identity);
   g_free (file->expected);
+  g_free (file->stamp_for);
   g_free (file);
 }
 
@@ -1155,7 +1169,8 @@ write_skeleton_files (gpointer    data,
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
       ok = write_skeleton (file->skeleton, file->initial_q, file->original, file->format,
-                           file->temp != NULL ? file->temp : file->path, notes, error);
+                           file->temp != NULL ? file->temp : file->path, file->stamp_for,
+                           notes, error);
       if (!ok && file->temp != NULL)
         name_user_file (error, file->temp, file->path);
 
@@ -2592,56 +2607,22 @@ collect_copied_body (gpointer item,
     g_ptr_array_add (scan->bodies, g_object_ref (item));
 }
 
-/*
- * The .body copies this document's saves for Choreonoid wrote: path → OwnCopy (identity and
- * project only), main thread only, apart from the project saves' own copies, which a save
- * removes once no body refers to them. A copy is the project's while its file is as the
- * save left it (own_copy_unchanged()): a later save for Choreonoid of the same project that
- * copies the body again (an undo took it back to its own model) writes the copy again
- * rather than a numbered new one. Any other file is never written over.
- */
-#define BODY_COPIES_KEY "km-choreonoid-body-copies"
-
-/* The identity of the copy at @path that a save for Choreonoid of @project_path wrote, if
- * the file is still as it left it; else NULL. One stat. */
+/* The identity of the file at @path when it is a copy a save for Choreonoid of the project
+ * file @project_path wrote, in this run of the editor or an earlier one, as that save left
+ * it (its stamp, km-copy-stamp.h); else NULL. A later save for Choreonoid of the same
+ * project that copies the body again writes the copy again rather than a numbered new one.
+ * Any other file is never written over. Reads the file. */
 static char *
-own_body_copy_identity (KmDocument *self,
-                        const char *path,
+own_body_copy_identity (const char *path,
                         const char *project_path)
 {
-  GHashTable *copies = g_object_get_data (G_OBJECT (self), BODY_COPIES_KEY);
-  OwnCopy *copy = copies != NULL ? g_hash_table_lookup (copies, path) : NULL;
+  g_autofree char *project_name = g_path_get_basename (project_path);
+  g_autoptr(GFile) file = NULL;
 
-  if (copy == NULL || g_strcmp0 (copy->project_path, project_path) != 0
-      || !own_copy_unchanged (copy, path))
+  if (!km_copy_stamp_file_matches (path, project_name))
     return NULL;
-  return g_strdup (copy->identity);
-}
-
-/* Notes the copies @files (SkeletonFile) as written for @project_path. */
-static void
-note_body_copies (KmDocument *self,
-                  GPtrArray  *files,
-                  const char *project_path)
-{
-  GHashTable *copies = g_object_get_data (G_OBJECT (self), BODY_COPIES_KEY);
-
-  if (copies == NULL)
-    {
-      copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, own_copy_free);
-      g_object_set_data_full (G_OBJECT (self), BODY_COPIES_KEY, copies,
-                              (GDestroyNotify) g_hash_table_unref);
-    }
-  for (guint i = 0; i < files->len; i++)
-    {
-      SkeletonFile *file = g_ptr_array_index (files, i);
-      g_autoptr(GFile) written = g_file_new_for_path (file->path);
-      OwnCopy *copy = g_new0 (OwnCopy, 1);
-
-      copy->project_path = g_strdup (project_path);
-      copy->identity = km_document_query_file_identity (written, NULL);
-      g_hash_table_insert (copies, g_strdup (file->path), copy);
-    }
+  file = g_file_new_for_path (path);
+  return km_document_query_file_identity (file, NULL);
 }
 
 /* "DIR/STEM.body", STEM from the body's model file name (else its item name), numbered
@@ -2651,8 +2632,7 @@ note_body_copies (KmDocument *self,
  * identity in @expected, for the write to check again; else NULL). A file of the user's
  * is never written over. */
 static char *
-body_copy_path (KmDocument  *self,
-                KmBodyItem  *body,
+body_copy_path (KmBodyItem  *body,
                 const char  *dir,
                 const char  *project_path,
                 GHashTable  *used,
@@ -2670,7 +2650,7 @@ body_copy_path (KmDocument  *self,
         continue;
       /* (a dangling link too is a name taken: writing there would follow it) */
       if (g_file_test (path, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK)
-          && (*expected = own_body_copy_identity (self, path, project_path)) == NULL)
+          && (*expected = own_body_copy_identity (path, project_path)) == NULL)
         continue;
       g_hash_table_add (used, g_steal_pointer (&name));
       return g_steal_pointer (&path);
@@ -2725,7 +2705,7 @@ copies_save_new (KmDocument  *self,
     {
       KmBodyItem *body = g_ptr_array_index (save->bodies, i);
       g_autofree char *expected = NULL;
-      g_autofree char *copy = body_copy_path (self, body, dir, path, used, &expected);
+      g_autofree char *copy = body_copy_path (body, dir, path, used, &expected);
       SkeletonFile *added;
 
       skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
@@ -2735,6 +2715,7 @@ copies_save_new (KmDocument  *self,
       added->read_back = TRUE;
       /* A copy of this project's written again: only while it is still as it was. */
       added->expected = g_steal_pointer (&expected);
+      added->stamp_for = g_path_get_basename (path);
     }
   return g_steal_pointer (&save);
 }
@@ -2942,8 +2923,6 @@ copies_written_cb (GObject      *source,
       skeleton_task_return (task, error);
       return;
     }
-  /* The project's copies now, whether or not the project is written next. */
-  note_body_copies (self, save->files, save->project_path);
   /* A project save that began meanwhile would refuse this one: the bodies stay as they
    * are then. */
   if (km_document_get_saving (self))

@@ -645,6 +645,85 @@ test_body_copy_keeps_users_file (Fixture       *f,
   g_assert_cmpstr (text, ==, users);
 }
 
+/* Whether @body's model is the file @path (its file name may be relative to the project). */
+static gboolean
+body_file_is (KmItem     *body,
+              const char *path)
+{
+  const char *file = km_body_item_get_file (KM_BODY_ITEM (body));
+  g_autofree char *base = g_path_get_basename (path);
+
+  return g_strcmp0 (file, path) == 0 || g_strcmp0 (file, base) == 0;
+}
+
+/* Save for Choreonoid in a later run of the editor (a new document opening the project
+ * that refers to the skeleton.json): the copy the earlier run wrote is known as this
+ * project's by its stamp and written again, not beside it as arm-2.body. Once another
+ * program changed it, it is the user's: the next copy gets another name and it stays. */
+static void
+test_body_copy_next_run (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *json_path = g_build_filename (f->dir, "arm.json", NULL);
+  g_autofree char *kinema_path = g_build_filename (f->dir, "arm-kinema.cnoid", NULL);
+  g_autofree char *project_path = g_build_filename (f->dir, "arm.cnoid", NULL);
+  g_autofree char *copy_path = g_build_filename (f->dir, "arm.body", NULL);
+  g_autofree char *second_path = g_build_filename (f->dir, "arm-2.body", NULL);
+  g_autoptr(GFile) json = g_file_new_for_path (json_path);
+  g_autoptr(GFile) kinema = g_file_new_for_path (kinema_path);
+  g_autoptr(GFile) project = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *text = NULL;
+
+  arm_saved_as_json (f, json);
+  g_assert_true (km_document_save (f->document, kinema, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_save_with_body_copies (f->document, project, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (copy_path, G_FILE_TEST_IS_REGULAR));
+
+  for (guint run = 0; run < 2; run++)
+    {
+      g_autoptr(KmDocument) next = km_document_new ();
+      KmItem *body;
+
+      g_assert_true (km_document_import_file (next, kinema, &error));
+      g_assert_no_error (error);
+      g_assert_true (test_app_wait_idle_solve (next, 20000));
+      body = km_document_get_body_item (next);
+      g_assert_true (body_file_is (body, json_path));
+      g_assert_true (km_document_save_with_body_copies (next, project, &error));
+      g_assert_no_error (error);
+      g_assert_true (body_file_is (body, copy_path));
+      g_assert_false (g_file_test (second_path, G_FILE_TEST_EXISTS));
+      text = read_file (project_path, NULL);
+      g_assert_nonnull (strstr (text, "file: \"arm.body\""));
+      g_clear_pointer (&text, g_free);
+    }
+
+  /* Changed by another program: the user's now. */
+  text = read_file (copy_path, NULL);
+  changed = g_strconcat (text, "# mass checked by hand\n", NULL);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_set_contents (copy_path, changed, -1, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(KmDocument) next = km_document_new ();
+    KmItem *body;
+
+    g_assert_true (km_document_import_file (next, kinema, &error));
+    g_assert_no_error (error);
+    g_assert_true (test_app_wait_idle_solve (next, 20000));
+    g_assert_true (km_document_save_with_body_copies (next, project, &error));
+    g_assert_no_error (error);
+    body = km_document_get_body_item (next);
+    g_assert_true (body_file_is (body, second_path));
+  }
+  text = read_file (copy_path, NULL);
+  g_assert_cmpstr (text, ==, changed);
+}
+
 /* ---- 3. Recovery ----------------------------------------------------------------------- */
 
 static gboolean
@@ -2269,6 +2348,8 @@ main (int    argc,
               fixture_setup, test_save_with_body_copies_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/body-copy-keeps-users-file", Fixture, NULL,
               fixture_setup, test_body_copy_keeps_users_file, fixture_teardown);
+  g_test_add ("/kinema/UiIo/body-copy-next-run", Fixture, NULL,
+              fixture_setup, test_body_copy_next_run, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-async", Fixture, NULL,
               fixture_setup, test_recovery_async, fixture_teardown);
   g_test_add ("/kinema/UiIo/recovery-keeps-time", Fixture, NULL,
