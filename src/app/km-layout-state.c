@@ -566,12 +566,19 @@ km_layout_state_store (KmProject   *project,
     {
       double rate = km_document_get_frame_rate (document);
 
+      guint last = km_document_get_n_frames (document) - 1;
+
       /* The project's rate, not the current body's (its targets may run at another one);
        * the times are in seconds, of the frames the time bar shows. */
       state.frame_rate = km_document_get_project_frame_rate (document);
       state.current_time = km_document_get_current_frame (document) / rate;
       state.min_time = 0.0;
-      state.max_time = (km_document_get_n_frames (document) - 1) / rate;
+      /* The motion's end; without a motion (a single frame, which would give Choreonoid a
+       * range of no length), the end of the range the time bar shows
+       * (km_document_get_timeline_frames). */
+      if (last == 0)
+        last = km_document_get_timeline_frames (document) - 1;
+      state.max_time = last / rate;
     }
   state.playback_speed_ratio = km_time_bar_get_speed (time_bar);
   km_layout_state_set_time_bar (project, &state);

@@ -63,6 +63,8 @@ struct _KmWindow
   GtkRevealer          *item_bar;      /* says that item files changed */
   GtkLabel             *item_label;
   GtkWidget            *item_reload;   /* its Reload button */
+  GtkWidget            *save_failed_bar; /* says that a project save failed */
+  GtkLabel             *save_failed_label;
 
   /* Owned */
   KmDocument           *document;
@@ -459,6 +461,24 @@ static void ask_disk_conflict (KmWindow     *self,
                                GFile        *file,
                                const GError *error);
 
+/* Shows the bar saying that a project save failed and why (@error), which offers Save
+ * As: a line in Messages is easy to miss. */
+static void
+show_save_failed (KmWindow     *self,
+                  const GError *error)
+{
+  g_autofree char *prefix = g_strdup_printf (_("The project was not saved: %s"), "");
+  g_autofree char *text = NULL;
+
+  /* (Most errors say it already, as km_document_save does.) */
+  if (g_str_has_prefix (error->message, prefix))
+    text = g_strdup (error->message);
+  else
+    text = g_strdup_printf (_("The project was not saved: %s"), error->message);
+  gtk_label_set_text (self->save_failed_label, text);
+  gtk_widget_set_visible (self->save_failed_bar, TRUE);
+}
+
 /* The project is written: what waited for it runs now, unless the save failed. */
 static void
 save_done_cb (GObject      *source,
@@ -503,8 +523,10 @@ save_done_cb (GObject      *source,
       /* Nothing that waited for the save runs: the changes are not on disk. */
       km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
       g_object_set (self, "show-messages", TRUE, NULL);
+      show_save_failed (self, error);
       return;
     }
+  gtk_widget_set_visible (self->save_failed_bar, FALSE);
   add_recent (self, file);
   /* Asks again if the project was edited while it was written. */
   if (pending != PENDING_NONE)
@@ -1091,6 +1113,22 @@ reload_project_action (GtkWidget  *widget,
                        GVariant   *parameter)
 {
   reload_project (KM_WINDOW (widget));
+}
+
+/* Another project: the failed save was of the one before. */
+static void
+hide_save_failed (KmWindow *self)
+{
+  if (self->save_failed_bar != NULL)
+    gtk_widget_set_visible (self->save_failed_bar, FALSE);
+}
+
+static void
+dismiss_save_failed_action (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
+{
+  hide_save_failed (KM_WINDOW (widget));
 }
 
 static void
@@ -2230,6 +2268,8 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_bar);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_label);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_reload);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, save_failed_bar);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, save_failed_label);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
@@ -2243,6 +2283,8 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.reload-project", NULL,
                                    reload_project_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-save-failed", NULL,
+                                   dismiss_save_failed_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-disk-change", NULL,
                                    dismiss_disk_change_action);
   gtk_widget_class_install_action (widget_class, "win.reload-item-files", NULL,
@@ -2340,6 +2382,8 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (saving_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::project",
                            G_CALLBACK (check_disk), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::project",
+                           G_CALLBACK (hide_save_failed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::modified",
                            G_CALLBACK (update_disk_label), self, G_CONNECT_SWAPPED);
   /* The files the items were read from: watched as items come and go. */

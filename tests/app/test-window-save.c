@@ -26,6 +26,7 @@
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-layout-state.h"
 #include "km-message.h"
 #include "km-skeleton-edit.h"
 #include "km-window.h"
@@ -296,6 +297,266 @@ static gboolean
 is_true (gpointer flag)
 {
   return *(gboolean *) flag;
+}
+
+/* The widget under @widget that has the style class @name, or NULL. */
+static GtkWidget *
+find_with_class (GtkWidget  *widget,
+                 const char *name)
+{
+  if (gtk_widget_has_css_class (widget, name))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_with_class (child, name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The child of @bar of @type (the first one, depth first), or NULL. */
+static GtkWidget *
+find_child_of_type (GtkWidget *bar,
+                    GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (bar); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type)
+                         ? child : find_child_of_type (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
+ * test hide: the system's, found before they are hidden (as test-file-chooser-folder.c
+ * does), unless a schema folder is given. */
+static void
+use_system_schemas (void)
+{
+  const char *dirs = g_getenv ("XDG_DATA_DIRS");
+  g_auto(GStrv) split = g_strsplit (dirs != NULL && *dirs != '\0' ? dirs
+                                                                   : "/usr/local/share:/usr/share",
+                                    G_SEARCHPATH_SEPARATOR_S, -1);
+
+  if (g_getenv ("GSETTINGS_SCHEMA_DIR") != NULL)
+    return;
+  for (guint i = 0; split[i] != NULL; i++)
+    {
+      g_autofree char *schemas = g_build_filename (split[i], "glib-2.0", "schemas", NULL);
+      g_autofree char *chooser = g_build_filename (schemas,
+                                                   "org.gtk.gtk4.Settings.FileChooser.gschema.xml",
+                                                   NULL);
+      g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
+
+      if (g_file_test (chooser, G_FILE_TEST_EXISTS) && g_file_test (compiled, G_FILE_TEST_EXISTS))
+        {
+          g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
+          return;
+        }
+    }
+}
+
+static gboolean
+have_chooser_schema (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, "org.gtk.gtk4.Settings.FileChooser", TRUE);
+  return schema != NULL;
+}
+
+/* The file chooser a Save As shows (GtkFileDialog on GTK 4.10 and later, and
+ * GtkFileChooserNative without a portal, as under Xvfb, show a GtkFileChooserDialog). */
+static GtkWidget *
+find_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_WIDGET (window);
+    }
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  return NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return find_chooser () != NULL;
+}
+
+static gboolean
+chooser_gone (gpointer data)
+{
+  return find_chooser () == NULL;
+}
+
+/* Fails a Save (Ctrl+S): the bar says so and why, and offers Save As, whose button opens
+ * the Save As dialog. Messages keeps its line, the project stays modified; the bar goes
+ * once a save succeeds, or when dismissed. */
+static void
+test_failed_save_shows_bar (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  GtkWidget *bar = find_with_class (GTK_WIDGET (f->window), "save-failed-bar");
+  GtkWidget *label;
+  GtkWidget *button = NULL;
+  g_autofree char *reason = NULL;
+  struct rlimit saved;
+  GLogLevelFlags level;
+  const char *text;
+
+  g_assert_nonnull (bar);
+  g_assert_false (gtk_widget_get_visible (bar));
+
+  make_writes_fail (f, &saved);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  let_writes_succeed (f, &saved);
+  test_app_spin ();
+
+  /* Messages has its line as before, and the work is unsaved. */
+  reason = g_strdup (last_message (f->document, &level));
+  g_assert_cmpint (level, ==, G_LOG_LEVEL_WARNING);
+  g_assert_nonnull (strstr (reason, "cannot write the file: "));
+  g_assert_true (km_document_get_modified (f->document));
+  /* The bar shows, in the window, and says that the project was not saved, and why. */
+  g_assert_true (gtk_widget_get_visible (bar));
+  g_assert_true (gtk_widget_get_mapped (bar));
+  label = find_child_of_type (bar, GTK_TYPE_LABEL);
+  g_assert_nonnull (label);
+  text = gtk_label_get_text (GTK_LABEL (label));
+  g_assert_true (g_str_has_prefix (text, "The project was not saved: "));
+  g_assert_true (g_str_has_suffix (text, reason));
+  /* Its Save As button */
+  for (GtkWidget *child = gtk_widget_get_first_child (bar); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BUTTON (child)
+        && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)), "win.save-as") == 0)
+      button = child;
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "Save _As…");
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_assert_true (gtk_widget_get_mapped (button));
+
+  /* It opens the Save As dialog (where GTK's file chooser can run), whose Cancel leaves
+   * the bar. */
+  if (have_chooser_schema ())
+    {
+      /* The chooser's search icon is an SVG, which gdk-pixbuf tells by the MIME database
+       * that the isolated XDG_DATA_DIRS hide: GTK warns that it is missing, which is no
+       * failure here (criticals still are). */
+      GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+
+      g_assert_null (find_chooser ());
+      g_assert_true (gtk_widget_activate (button));
+      g_assert_true (test_app_wait_until (chooser_shown, NULL, 10000));
+      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+      g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (find_chooser ())), ==,
+                       "Save Project As");
+      gtk_dialog_response (GTK_DIALOG (find_chooser ()), GTK_RESPONSE_CANCEL);
+      G_GNUC_END_IGNORE_DEPRECATIONS
+      g_assert_true (test_app_wait_until (chooser_gone, NULL, 10000));
+      test_app_spin ();
+      g_log_set_always_fatal (fatal);
+      g_assert_true (gtk_widget_get_visible (bar));
+    }
+  else
+    g_test_message ("GTK's file chooser schema is not installed: Save As not opened");
+
+  /* A save that succeeds takes the bar away. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (gtk_widget_get_visible (bar));
+
+  /* Failing again, it shows again; its close button dismisses it. */
+  km_document_set_dof_value (f->document, 1, 0.2);
+  make_writes_fail (f, &saved);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  let_writes_succeed (f, &saved);
+  g_assert_true (gtk_widget_get_visible (bar));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.dismiss-save-failed",
+                                             NULL));
+  g_assert_false (gtk_widget_get_visible (bar));
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* A project without a motion (a body and nothing else): the time bar shows its 10 s, and
+ * the TimeBar state a save writes for Choreonoid spans them (it used to say max_time: 0,
+ * the end of a single frame). Opened again, the time bar shows the same range. */
+static void
+test_save_without_motion_time_range (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *arm_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", NULL);
+  g_autofree char *project = g_strdup_printf (
+    "items:\n"
+    "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n      id: 1\n      name: \"World\"\n      plugin: Body\n"
+    "      class: WorldItem\n      is_checked: true\n"
+    "      children:\n"
+    "        -\n          id: 2\n          name: \"Still\"\n"
+    "          plugin: Body\n          class: BodyItem\n          is_checked: true\n"
+    "          data:\n            file: \"%s/arm.json\"\n"
+    "            format: SKELETON-JSON\n            fix_root: true\n",
+    arm_dir);
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(GError) error = NULL;
+  KmTimeBarState state;
+  double rate, shown_end;
+  guint timeline_frames;
+
+  g_file_set_contents (f->path, project, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, f->file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Still");
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 1);
+  /* What the time bar shows: its upper end (km-time-bar.c, document_range_changed_cb) */
+  rate = km_document_get_frame_rate (f->document);
+  timeline_frames = km_document_get_timeline_frames (f->document);
+  shown_end = (timeline_frames - 1) / rate;
+  g_assert_cmpfloat_with_epsilon (shown_end, 10.0, 1e-9);
+
+  km_document_set_dof_value (f->document, 1, 0.3);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  text = read_file (f->path);
+  g_assert_null (strstr (text, "max_time: 0\n"));
+  expected = g_strdup_printf ("\n    max_time: %g\n", shown_end);
+  g_assert_nonnull (strstr (text, expected));
+
+  /* Opened again: the state says so, and the time bar shows the same range. */
+  g_assert_true (test_app_open_file (f->window, f->file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_true (km_layout_state_get_time_bar (km_document_get_project (f->document), &state));
+  g_assert_cmpfloat_with_epsilon (state.max_time, shown_end, 1e-9);
+  g_assert_cmpfloat (state.min_time, ==, 0.0);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, timeline_frames);
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, rate);
 }
 
 /* Close → Save: the window closes once the file is written. Closing while a Save runs
@@ -1905,6 +2166,7 @@ int
 main (int    argc,
       char **argv)
 {
+  use_system_schemas ();
   test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
@@ -1919,6 +2181,10 @@ main (int    argc,
               fixture_setup, test_edit_while_saving, fixture_teardown);
   g_test_add ("/kinema/Window/save/failure-keeps-window", Fixture, NULL,
               fixture_setup, test_failed_save_keeps_window, fixture_teardown);
+  g_test_add ("/kinema/Window/save/failure-shows-bar", Fixture, NULL,
+              fixture_setup, test_failed_save_shows_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/save/without-motion-time-range", Fixture, NULL,
+              fixture_setup, test_save_without_motion_time_range, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,
               fixture_setup, test_close_waits_for_save, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits-for-skeleton", Fixture, NULL,
