@@ -458,16 +458,21 @@ write_body_motion (KmSkeleton         *skeleton,
 /*
  * Whether what @item is to write for the @n_frames frames @problem solves could be read
  * back (km_animation_json_check_size(), km_body_motion_check_size()): checked before the
- * solve, counting every value at its shortest; else @error, said of the targets.
+ * solve, counting every value at its shortest; else @error, said of the targets: at the
+ * last keyframe's "frame" value (which sets the length) when they are a file, as any error
+ * in one is (DESIGN.md, "Error locations"), else of what they are.
  */
 static gboolean
-check_output_size (const SolveShared  *shared,
+check_output_size (const SolveItem    *item,
+                   const SolveShared  *shared,
                    const KmIkProblem  *problem,
                    const KmTargetTrack *track,
                    guint64             n_frames,
                    GError            **error)
 {
   g_autoptr(GError) size_error = NULL;
+  g_autofree char *message = NULL;
+  g_autofree char *location = NULL;
 
   if (shared->output_format == OUTPUT_BODY_MOTION)
     {
@@ -480,10 +485,18 @@ check_output_size (const SolveShared  *shared,
     }
   else if (km_animation_json_check_size (shared->skeleton, n_frames, &size_error))
     return TRUE;
-  g_set_error (error, KM_IK_ERROR, KM_IK_ERROR_INVALID,
-               /* Translators: the %s is a reason, e.g. "an animation of 1000001 frames for
-                * this model would be larger than Kinema reads back (…)" */
-               _("%s: nothing was solved or written"), size_error->message);
+  /* Translators: the %s is a reason, e.g. "an animation of 1000001 frames for
+   * this model would be larger than Kinema reads back (…)" */
+  message = g_strdup_printf (_("%s: nothing was solved or written"), size_error->message);
+  if (item->track != NULL || item->targets_path == NULL || n_frames == 0)
+    {
+      g_set_error_literal (error, KM_IK_ERROR, KM_IK_ERROR_INVALID, message);
+      return FALSE;
+    }
+  /* Printed as it is (print_error()), as a loader's error; the prefix is never
+   * translated. */
+  location = km_cli_keyframe_location (item->targets_path, (guint) (n_frames - 1));
+  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT, "%s: %s", location, message);
   return FALSE;
 }
 
@@ -514,7 +527,7 @@ solve_one (SolveItem    *item,
    * model's pose, which the track's targets were given at. */
   km_ik_problem_use_track (problem, track);
   seed_problem (problem, shared->model_pose);
-  if (!check_output_size (shared, problem, track, (guint64) last + 1, error))
+  if (!check_output_size (item, shared, problem, track, (guint64) last + 1, error))
     return FALSE;
   g_atomic_int_add (&shared->frames_total, last + 1);
   g_atomic_int_set (&item->n_frames, last + 1);

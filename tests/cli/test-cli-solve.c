@@ -1110,8 +1110,9 @@ test_base_errors (void)
 }
 
 /* An animation Kinema could not read back (over 256 MiB) is refused before anything is
- * solved, naming the targets and the frames, and an earlier output stays as it was; the
- * least size counted for that stays at or under the size of what is written. */
+ * solved, naming the frames, at the last keyframe's "frame" value, which sets the length
+ * (FILE:LINE:COLUMN, as every error: rev23-cli finding 2), and an earlier output stays as
+ * it was; the least size counted for that stays at or under the size of what is written. */
 static void
 test_output_too_large (void)
 {
@@ -1136,7 +1137,7 @@ test_output_too_large (void)
     g_auto(Run) run = { 0, };
 
     run_cli (&run, NULL, "solve", skeleton_path, targets, "-o", out, NULL);
-    expected = g_strdup_printf ("%s: an animation of 1000001 frames for this model would be "
+    expected = g_strdup_printf ("%s:2:12: an animation of 1000001 frames for this model would be "
                                 "larger than Kinema reads back", targets);
     g_assert_true (g_str_has_prefix (run.err, expected));
     g_assert_nonnull (strstr (run.err, "nothing was solved or written\n"));
@@ -1156,7 +1157,7 @@ test_output_too_large (void)
     g_auto(Run) run = { 0, };
     g_autofree char *chain = g_build_filename (dir, "chain.json", NULL);
     g_autofree char *chain_targets = g_build_filename (dir, "chain-targets.json", NULL);
-    g_autofree char *seq_expected = g_strdup_printf ("%s: a body motion of 67000 frames for "
+    g_autofree char *seq_expected = g_strdup_printf ("%s:2:12: a body motion of 67000 frames for "
                                                      "this model would be larger than Kinema "
                                                      "reads back", chain_targets);
     g_autoptr(GString) json = g_string_new ("{\"root_name\": \"R\", \"joints\": [{\"name\": "

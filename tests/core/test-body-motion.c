@@ -200,9 +200,15 @@ test_bad_inputs (void)
       "m.seq:9:16: expected the motion’s frame rate, 10" },
     { "numFrames: 1\ncomponents: { a: 1 }\n", "m.seq:6:13: expected a list" },
   };
+  /* A rate whose duration, frames / rate, would be infinite or absurd (1e300 s) is
+   * refused at the value as 0 is (rev23-cli finding 3): at least a frame every 1000 s. */
   static const char * const rates[][2] = {
-    { "0", "m.seq:4:12: expected a frame rate above 0" },
-    { "-30", "m.seq:4:12: expected a frame rate above 0" },
+    { "0", "m.seq:4:12: expected a frame rate from 0.001 to 1e+06 frames per second" },
+    { "-30", "m.seq:4:12: expected a frame rate from 0.001 to" },
+    { "1e-320", "m.seq:4:12: expected a frame rate from 0.001 to" },
+    { "4.9e-324", "m.seq:4:12: expected a frame rate from 0.001 to" },
+    { "1e-300", "m.seq:4:12: expected a frame rate from 0.001 to" },
+    { "0.0009", "m.seq:4:12: expected a frame rate from 0.001 to" },
     { "fast", "m.seq:4:12: expected a finite number" },
   };
 
@@ -229,6 +235,16 @@ test_bad_inputs (void)
       g_assert_null (motion);
       g_assert_true (g_str_has_prefix (error->message, rates[i][1]));
     }
+  /* The least rate loads, with a finite duration. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(KmBodyMotion) motion =
+      load_text ("type: MultiValueSeq\ncontent: JointDisplacement\nframeRate: 0.001\n"
+                 "numFrames: 2\nnumParts: 2\nframes:\n  - [0, 1]\n  - [0, 2]\n", &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpfloat (km_body_motion_get_duration (motion), ==, 1000);
+  }
   /* A million frames of one aliased value against 10000 parts: refused at the first
    * short frame, before anything the size of numFrames × numParts is allocated. */
   {
@@ -868,6 +884,35 @@ test_from_animation_too_large (void)
   g_assert_null (motion);
 }
 
+/* A rate below the least the reader takes (a frame every 1000 s) makes no motion: nothing
+ * is written that could not be read back (rev23-cli finding 3); the least rate does, and
+ * reads back. */
+static void
+test_from_animation_slow (void)
+{
+  static const double rates[] = { 1e-320, 4.9e-324, 1e-300, 0.0009 };
+  g_autoptr(KmSkeleton) skel = load_sr1 ();
+  g_autoptr(KmAnimation) animation = distinct_animation (skel, 2);
+  g_autoptr(KmBodyMotion) motion = NULL;
+  g_autoptr(KmBodyMotion) again = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      motion = km_body_motion_new_from_animation (skel, animation, rates[i], NULL, &error);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+      g_assert_null (motion);
+      g_clear_error (&error);
+      g_assert_false (km_body_motion_check_size (skel, rates[i], 2, &error));
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+      g_clear_error (&error);
+    }
+  motion = km_body_motion_new_from_animation (skel, animation, 0.001, NULL, &error);
+  g_assert_no_error (error);
+  again = write_and_read (motion, NULL);
+  g_assert_cmpfloat (km_body_motion_get_duration (again), ==, 1000);
+}
+
 /* Both read-only motion items share KmMotionFileItem: what each restored is the base's. */
 /* A body motion item's message about its file names the file as every location names a
  * file (km_parse_shown_file()): it reads back (km_parse_read_location()) to the file's
@@ -1014,6 +1059,7 @@ main (int   argc,
                    test_from_animation_skeleton_json);
   g_test_add_func ("/kinema/BodyMotion/from-animation-mimic", test_from_animation_mimic);
   g_test_add_func ("/kinema/BodyMotion/from-animation-too-large", test_from_animation_too_large);
+  g_test_add_func ("/kinema/BodyMotion/from-animation-slow", test_from_animation_slow);
   g_test_add_func ("/kinema/BodyMotionItem/play", test_item);
   g_test_add_func ("/kinema/BodyMotionItem/save", test_save);
   g_test_add_func ("/kinema/BodyMotionItem/missing-and-bad", test_missing_and_bad);

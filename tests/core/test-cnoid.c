@@ -26,6 +26,7 @@
 #include "km-pose-seq-item.h"
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
+#include "km-world-item.h"
 
 #include "test-util.h"
 #include "km-test-tmp.h"
@@ -423,7 +424,8 @@ test_sub_project (void)
   g_autofree char *path = data_path ("sub/main.cnoid");
   g_autofree char *part = data_path ("sub/part.cnoid");
   g_autoptr(KmProject) project = load_ok (path);
-  g_autofree char *expected = g_strdup_printf ("%s:17:19: expected true or false\n"
+  g_autofree char *expected = g_strdup_printf ("%s:17:19: “is_checked” is ignored: expected "
+                                               "true or false\n"
                                                "included from %s:14:15", part, path);
   g_autofree char *text = NULL;
   KmItem *root = km_project_get_root_item (project);
@@ -432,7 +434,9 @@ test_sub_project (void)
   g_assert_true (KM_IS_SUB_PROJECT_ITEM (sub));
   g_assert_cmpuint (km_item_get_n_children (sub), ==, 2);
   g_assert_cmpstr (km_item_get_name (km_item_get_child (sub, 0)), ==, "Part folder");
-  g_assert_true (KM_IS_UNKNOWN_ITEM (km_item_get_child (sub, 1)));
+  /* (a bad optional value of its header is ignored: header-bad-values) */
+  g_assert_true (KM_IS_FOLDER_ITEM (km_item_get_child (sub, 1)));
+  g_assert_false (km_item_get_checked (km_item_get_child (sub, 1)));
   g_assert_true (has_message (project, expected));
   /* The sub-project's ids do not shadow the parent's. */
   g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (project, 2)), ==, "After");
@@ -632,6 +636,103 @@ test_body_bad_values (void)
       g_assert_null (strstr (saved, "kinema_selected_joint"));
       g_assert_null (km_body_item_get_selected_joint (KM_BODY_ITEM (body)));
     }
+}
+
+/* A malformed optional value of an item's header (is_checked, is_selected, id, name) is
+ * ignored with a warning at the value, as one of its data is: the body still loads, with
+ * the default (unchecked, no id: a new one when saved, unused by the other items). Saved,
+ * the header is the item's own state: no `is_checked: maybe`, a new id in place of the
+ * bad one, and the file reads back without a warning. */
+static void
+test_header_bad_values (void)
+{
+  static const char text[] =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    - { id: 1, is_checked: maybe, name: A, plugin: Body, class: BodyItem, "
+    "data: { file: \"arm.json\", format: SKELETON-JSON } }\n"
+    "    - { id: 1.5, name: B, plugin: Body, class: BodyItem, "
+    "data: { file: \"arm.json\", format: SKELETON-JSON } }\n"
+    "    - { id: -5, name: C, is_selected: 3, plugin: Body, class: WorldItem }\n"
+    "    - { id: 99999999999999999999, name: D, isBuiltinItem: x, plugin: Base, "
+    "class: FolderItem }\n"
+    "    - { id: 2, name: [ E ], plugin: Base, class: FolderItem }\n";
+  static const char * const expected[] = {
+    "6:28: “is_checked” is ignored: expected true or false",
+    "7:13: “id” is ignored: expected an integer",
+    "8:13: “id” is ignored: expected an item id ≥ 0",
+    "8:39: “is_selected” is ignored: expected true or false",
+    "9:13: “id” is ignored: expected an integer",
+    "9:59: “isBuiltinItem” is ignored: expected true or false",
+    "10:22: “name” is ignored: expected a string",
+  };
+  g_autofree char *path = data_path ("kinema/bad-header.cnoid");
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  KmItem *root;
+  KmItem *a, *b;
+  gint64 ids[6];
+
+  project = load_text (path, text, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autofree char *message = g_strdup_printf ("%s:%s", path, expected[i]);
+
+      g_test_message ("%s", message);
+      g_assert_true (has_message (project, message));
+    }
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, G_N_ELEMENTS (expected));
+  root = km_project_get_root_item (project);
+  g_assert_cmpuint (km_item_get_n_children (root), ==, 5);
+  a = find_by_name (root, "A");
+  b = find_by_name (root, "B");
+  g_assert_true (KM_IS_BODY_ITEM (a));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (a)));
+  g_assert_false (km_item_get_checked (a));
+  g_assert_cmpint (km_item_get_id (a), ==, 1);
+  g_assert_true (KM_IS_BODY_ITEM (b));
+  g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (b)));
+  g_assert_cmpint (km_item_get_id (b), ==, -1);
+  g_assert_true (KM_IS_WORLD_ITEM (find_by_name (root, "C")));
+  g_assert_true (KM_IS_FOLDER_ITEM (find_by_name (root, "D")));
+  g_assert_false (km_item_get_builtin (find_by_name (root, "D")));
+  g_assert_true (KM_IS_FOLDER_ITEM (km_item_get_child (root, 4)));
+  g_assert_cmpint (km_item_get_id (km_item_get_child (root, 4)), ==, 2);
+  for (guint i = 0; i < km_item_get_n_children (root); i++)
+    g_assert_false (KM_IS_UNKNOWN_ITEM (km_item_get_child (root, i)));
+
+  saved = test_util_cnoid_to_string (project, path);
+  g_assert_null (strstr (saved, "maybe"));
+  g_assert_null (strstr (saved, "1.5"));
+  g_assert_null (strstr (saved, "-5"));
+  g_assert_null (strstr (saved, "99999999999999999999"));
+  g_assert_null (strstr (saved, "is_selected"));
+  g_assert_null (strstr (saved, "isBuiltinItem"));
+  again = load_text (path, saved, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
+  root = km_project_get_root_item (again);
+  ids[0] = km_item_get_id (root);
+  for (guint i = 0; i < 5; i++)
+    ids[i + 1] = km_item_get_id (km_item_get_child (root, i));
+  /* Every item has its own id; the two that kept theirs still have them. */
+  g_assert_cmpint (ids[0], ==, 0);
+  g_assert_cmpint (ids[1], ==, 1);
+  g_assert_cmpint (ids[5], ==, 2);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_cmpint (ids[i], >=, 0);
+      for (guint j = 0; j < i; j++)
+        g_assert_cmpint (ids[i], !=, ids[j]);
+    }
+  g_assert_true (KM_IS_BODY_ITEM (find_by_name (root, "B")));
+  g_assert_cmpstr (km_item_get_name (km_item_get_child (root, 4)), ==, "");
 }
 
 /* A project of one body item, "A", reading arm.json beside it: its data's last key follows. */
@@ -2690,6 +2791,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/sub-project-recursion", test_sub_project_recursion);
   g_test_add_func ("/kinema/Cnoid/broken-items", test_broken_items);
   g_test_add_func ("/kinema/Cnoid/body-bad-values", test_body_bad_values);
+  g_test_add_func ("/kinema/Cnoid/header-bad-values", test_header_bad_values);
   g_test_add_func ("/kinema/Cnoid/selected-joint-key", test_selected_joint_key);
   g_test_add_func ("/kinema/Cnoid/skeleton-body", test_skeleton_body);
   g_test_add_func ("/kinema/Cnoid/joint-values-shortest", test_joint_values_shortest);

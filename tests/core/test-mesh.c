@@ -4,8 +4,12 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "km-error.h"
@@ -590,6 +594,81 @@ test_hostile (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_SYNTAX);
 }
 
+static void
+collect_warning (const char *message,
+                 gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* A mesh (or an OBJ's material library) that is not a regular file is refused at once,
+ * nothing read (rev23-cli finding 4): /dev/zero was read up to 512 MiB first, a named pipe
+ * opened (with no writer, it must not block). A folder is said as before; a regular file
+ * larger than the limit is refused by its size, before a byte is read (a sparse file). */
+static void
+test_not_regular (void)
+{
+  static const char * const devices[] = { "/dev/zero", "/dev/urandom", "/dev/null" };
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-mesh-fifo-XXXXXX");
+  g_autofree char *fifo = g_build_filename (dir, "pipe.stl", NULL);
+  g_autofree char *obj = g_build_filename (dir, "m.obj", NULL);
+  g_autofree char *big = g_build_filename (dir, "big.stl", NULL);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) shapes = NULL;
+  g_autoptr(GError) error = NULL;
+  int fd;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (devices) + 1; i++)
+    {
+      const char *path = i < G_N_ELEMENTS (devices) ? devices[i] : fifo;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      shapes = km_mesh_load_file (path, NULL, &error);
+      g_test_message ("%s: %s", path, error != NULL ? error->message : "(loaded)");
+      g_assert_null (shapes);
+      g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+      g_assert_true (g_str_has_suffix (error->message, ": not a file Kinema can read: not a "
+                                       "regular file (a device, a pipe or a socket)"));
+      g_clear_error (&error);
+    }
+
+  /* A material library that is a device: warned of, the mesh still read. */
+  g_assert_true (g_file_set_contents (obj, "mtllib /dev/zero\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
+                                      "f 1 2 3\n", -1, NULL));
+  km_parse_warnings_push (collect_warning, warnings);
+  shapes = km_mesh_load_file (obj, NULL, &error);
+  km_parse_warnings_pop ();
+  g_assert_no_error (error);
+  g_assert_nonnull (shapes);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_test_message ("%s", (char *) g_ptr_array_index (warnings, 0));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "/dev/zero: not a file Kinema can "
+                                                             "read: not a regular file"));
+  g_clear_pointer (&shapes, g_ptr_array_unref);
+
+  shapes = km_mesh_load_file (dir, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_IO);
+  g_assert_true (g_str_has_suffix (error->message, g_strerror (EISDIR)));
+  g_clear_error (&error);
+
+  fd = g_open (big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) KM_MESH_MAX_FILE_SIZE + 1), ==, 0);
+  close (fd);
+  shapes = km_mesh_load_file (big, NULL, &error);
+  g_assert_null (shapes);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_clear_error (&error);
+
+  g_unlink (fifo);
+  g_unlink (obj);
+  g_unlink (big);
+  km_test_remove_tree (dir);
+}
+
 /* DESIGN.md, "Error locations": a mesh refused after it is read (a coordinate that is not
  * finite) is named as every location names a file (km_parse_shown_file()): the message
  * reads back (km_parse_read_location()) to the file's own name, colon, space, line break
@@ -915,6 +994,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Mesh/cache", test_cache);
   g_test_add_func ("/kinema/Mesh/included-paths", test_included_paths);
   g_test_add_func ("/kinema/Mesh/hostile", test_hostile);
+  g_test_add_func ("/kinema/Mesh/not-regular", test_not_regular);
   g_test_add_func ("/kinema/Mesh/escaped-file-names", test_escaped_file_names);
 
   return g_test_run ();

@@ -98,6 +98,13 @@ content_of (const KmYamlNode *map)
   return km_yaml_node_get_scalar (v, NULL);
 }
 
+/* The least frame rate read or written, a frame every 1000 s: a positive rate as small as
+ * 1e-320 (denormal) made a motion's duration, frames / rate, infinite or absurd (1e300 s)
+ * and its frame times meaningless, and no motion is sampled that slowly. At this rate the
+ * longest motion (KM_BODY_MOTION_MAX_FRAMES) lasts about 32 years: finite, its frame
+ * times exact to well under a microsecond. */
+#define MIN_RATE 1e-3
+
 static gboolean
 read_frame_rate (const KmYamlNode *v,
                  double           *out,
@@ -105,11 +112,12 @@ read_frame_rate (const KmYamlNode *v,
 {
   if (!km_yaml_expect_number (v, out, error))
     return FALSE;
-  if (!(*out > 0) || *out > KM_BODY_MOTION_MAX_RATE)
+  if (!(*out >= MIN_RATE) || *out > KM_BODY_MOTION_MAX_RATE)
     {
       g_autofree char *message =
-        g_strdup_printf (_("expected a frame rate above 0 and at most %g frames per second"),
-                         KM_BODY_MOTION_MAX_RATE);
+        /* Translators: frames per second, twice */
+        g_strdup_printf (_("expected a frame rate from %g to %g frames per second"),
+                         MIN_RATE, KM_BODY_MOTION_MAX_RATE);
 
       return error_at (error, KM_PARSE_ERROR_INVALID, v, message);
     }
@@ -1178,7 +1186,8 @@ root_link_pose (const KmSkeleton  *skeleton,
  * See the header for the joint numbering and the root link.
  *
  * Returns: (transfer full) (nullable): the motion, or NULL with KM_PARSE_ERROR_LIMIT when
- *   the model needs more joint values than a body motion may hold
+ *   the model needs more joint values than a body motion may hold or @frame_rate is below
+ *   the least the reader takes (a frame every 1000 s: MIN_RATE)
  */
 KmBodyMotion *
 km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
@@ -1201,6 +1210,15 @@ km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
   g_return_val_if_fail (km_skeleton_get_n_joints (skeleton) > 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* Nothing the reader refuses (read_frame_rate()) is made. */
+  if (frame_rate < MIN_RATE)
+    {
+      g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                   /* Translators: frames per second, twice */
+                   _("a body motion cannot have %g frames per second (at least %g)"),
+                   frame_rate, MIN_RATE);
+      return NULL;
+    }
   dofs = dofs_for_ids (skeleton, &n_ids);
   /* Sparse ids (one joint with id 9999) could make a long motion far larger than the
    * animation it comes from: bound the values, as the reader does through the YAML node
@@ -1316,7 +1334,7 @@ least_motion (KmSkeleton  *skeleton,
 
   motion = km_body_motion_new_from_animation (skeleton, animation, frame_rate, NULL, error);
   if (motion == NULL)
-    return NULL;   /* more joint values per frame than a body motion holds */
+    return NULL;   /* more joint values per frame than a body motion holds, too slow */
   for (gsize f = 0; f < (gsize) motion->n_frames * motion->n_links; f++)
     km_transform_identity (&motion->links[f]);
   text = km_body_motion_to_string (motion, NULL);

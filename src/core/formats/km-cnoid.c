@@ -418,16 +418,81 @@ typedef struct
   gboolean    plugin_missing;  /* the root's RootItem without "plugin", read as Base's */
 } ItemHeader;
 
+/* @error's message without the location of @node that km_parse_error_set() put first. */
+static const char *
+bare_message (const GError     *error,
+              const KmYamlNode *node)
+{
+  const char *file = km_yaml_node_get_file (node);
+  g_autofree char *located = NULL;
+  const char *rest;
+
+  if (file == NULL || !km_parse_read_location (error->message, &located, NULL, &rest) ||
+      strcmp (located, file) != 0)
+    return error->message;
+  return rest;
+}
+
+/* A malformed optional value of the header (@key's @v) is ignored where it is, as one of a
+ * body item's data is: the item loads with the default and the value is not written back
+ * (Save writes the item's own state: a new id, no is_checked for an unchecked item). */
+static void
+ignore_header_value (KmItemIo         *io,
+                     const char       *key,
+                     const KmYamlNode *v,
+                     GError          **error)
+{
+  /* Translators: the first %s is an item key of a project file ("id", "is_checked"), the
+   * second why its value cannot be read ("expected true or false"). */
+  km_item_io_warn (io, v, _("“%s” is ignored: %s"), key, bare_message (*error, v));
+  g_clear_error (error);
+}
+
+/* The first of @keys that @node has. */
+static const char *
+header_key_of (const KmYamlNode   *node,
+               const char * const *keys)
+{
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (km_yaml_mapping_lookup (node, keys[i]) != NULL)
+      return keys[i];
+  return keys[0];
+}
+
+static void
+read_header_bool (KmItemIo           *io,
+                  const KmYamlNode   *node,
+                  const char * const *keys,
+                  gboolean           *value)
+{
+  g_autoptr(GError) error = NULL;
+  KmYamlNode *v = km_yaml_mapping_lookup_any (node, keys);
+  gboolean b;
+
+  if (v == NULL)
+    return;
+  if (km_yaml_expect_bool (v, &b, &error))
+    *value = b;
+  else
+    ignore_header_value (io, header_key_of (node, keys), v, &error);
+}
+
 /* @root: @node is the project's top item. A RootItem there without its "plugin" (a
  * hand-written project) is still the root, whose plugin can only be Base: it reads as
  * Base/RootItem (h->plugin_missing, to warn of) and its items load below it, rather than
- * the whole tree being kept unread and nothing shown. */
+ * the whole tree being kept unread and nothing shown. FALSE with @error only when the
+ * item cannot be read (not a mapping, no plugin or class, children that are no list);
+ * a malformed optional value (id, name, is_selected, is_checked, is_builtin_item) is
+ * warned of through @io and its default used: a bad id is no id, so the item gets a new
+ * one, unused by the others, when saved. */
 static gboolean
-read_header (const KmYamlNode *node,
+read_header (KmItemIo         *io,
+             const KmYamlNode *node,
              gboolean          root,
              ItemHeader       *h,
              GError          **error)
 {
+  g_autoptr(GError) local = NULL;
   KmYamlNode *v;
 
   memset (h, 0, sizeof *h);
@@ -447,37 +512,36 @@ read_header (const KmYamlNode *node,
   if ((v = km_yaml_expect_key (node, "class", error)) == NULL ||
       (h->klass = km_yaml_expect_string (v, error)) == NULL)
     return FALSE;
-  if ((v = km_yaml_mapping_lookup (node, "id")) != NULL)
-    {
-      if (!km_yaml_expect_int (v, &h->id, error))
-        return FALSE;
-      if (h->id < 0)
-        {
-          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
-                              km_yaml_node_get_pos (v), _("expected an item id ≥ 0"));
-          return FALSE;
-        }
-    }
-  if ((v = km_yaml_mapping_lookup (node, "name")) != NULL &&
-      (h->name = km_yaml_expect_string (v, error)) == NULL)
-    return FALSE;
-  if ((v = km_yaml_mapping_lookup_any (node, selected_keys)) != NULL &&
-      !km_yaml_expect_bool (v, &h->selected, error))
-    return FALSE;
-  if ((v = km_yaml_mapping_lookup_any (node, checked_keys)) != NULL &&
-      !km_yaml_expect_bool (v, &h->checked, error))
-    return FALSE;
-  if ((v = km_yaml_mapping_lookup_any (node, builtin_keys)) != NULL &&
-      !km_yaml_expect_bool (v, &h->builtin, error))
-    return FALSE;
-  h->data = km_yaml_mapping_lookup (node, "data");
-  if (h->data != NULL && is_null_scalar (h->data))
-    h->data = NULL;
   h->children = km_yaml_mapping_lookup (node, "children");
   if (h->children != NULL && is_null_scalar (h->children))
     h->children = NULL;
   if (h->children != NULL && !km_yaml_expect_sequence (h->children, error))
     return FALSE;
+
+  if ((v = km_yaml_mapping_lookup (node, "id")) != NULL)
+    {
+      gint64 id;
+
+      if (!km_yaml_expect_int (v, &id, &local))
+        ignore_header_value (io, "id", v, &local);
+      else if (id < 0)
+        {
+          km_parse_error_set (&local, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
+                              km_yaml_node_get_pos (v), _("expected an item id ≥ 0"));
+          ignore_header_value (io, "id", v, &local);
+        }
+      else
+        h->id = id;
+    }
+  if ((v = km_yaml_mapping_lookup (node, "name")) != NULL &&
+      (h->name = km_yaml_expect_string (v, &local)) == NULL)
+    ignore_header_value (io, "name", v, &local);
+  read_header_bool (io, node, selected_keys, &h->selected);
+  read_header_bool (io, node, checked_keys, &h->checked);
+  read_header_bool (io, node, builtin_keys, &h->builtin);
+  h->data = km_yaml_mapping_lookup (node, "data");
+  if (h->data != NULL && is_null_scalar (h->data))
+    h->data = NULL;
   return TRUE;
 }
 
@@ -713,7 +777,7 @@ load_item (LoadContext *ctx,
   gboolean restored;
   guint position = parent != NULL ? km_item_get_n_children (parent) : 0;
 
-  if (!read_header (node, parent == NULL && depth == 0, &h, &error))
+  if (!read_header (&ctx->io, node, parent == NULL && depth == 0, &h, &error))
     {
       report (ctx, error->message);
       return keep_verbatim (ctx, parent, position, node);

@@ -6,8 +6,12 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
@@ -210,25 +214,121 @@ single_mesh_shape (KmMesh *mesh)
   return shapes;
 }
 
+#define READ_CHUNK (64 * 1024)
+
+/* A mesh or a material library is a regular file: anything else (/dev/zero, /dev/urandom,
+ * a named pipe, a socket, a terminal) is refused at once without a byte read, where
+ * reading it would take seconds and up to KM_MESH_MAX_FILE_SIZE of memory, or wait for a
+ * pipe's writer for ever. stat(2) first, so that nothing but a regular file (or a folder,
+ * said as before) is even opened (a device may act on open); then the file is opened
+ * without blocking (swapped for a pipe meanwhile, its open does not wait for a writer)
+ * and fstat(2) of what was opened decides, and that is what is read. */
 static gboolean
 read_file (const char  *path,
            char       **contents,
            gsize       *length,
            GError     **error)
 {
-  GBytes *bytes = km_format_read_file (path, KM_MESH_MAX_FILE_SIZE, error);
-  gsize size = 0;
+  const KmSourcePos pos = { 0, 0 };
+  GStatBuf st;
+  struct stat fst;
+  gsize size = 0, allocated;
   char *data;
+  int fd;
 
-  if (bytes == NULL)
-    return FALSE;
-  /* Takes the buffer (no copy), NUL-terminated for the text readers as
-   * g_file_get_contents would. */
-  data = g_bytes_unref_to_data (bytes, &size);
-  *contents = g_realloc (data, size + 1);
-  (*contents)[size] = '\0';
+  if (g_stat (path, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, _("cannot read the file: %s"),
+                          g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, _("cannot read the file: %s"),
+                          g_strerror (EISDIR));
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    goto not_regular;
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0 || fstat (fd, &fst) != 0)
+    {
+      int saved_errno = errno;
+
+      if (fd >= 0)
+        close (fd);
+      km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, _("cannot read the file: %s"),
+                          g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (!S_ISREG (fst.st_mode))
+    {
+      close (fd);
+      goto not_regular;
+    }
+  /* Too large is refused before a byte is read; the loop still bounds a growing file. */
+  if ((guint64) fst.st_size > (guint64) KM_MESH_MAX_FILE_SIZE)
+    {
+      close (fd);
+      goto too_large;
+    }
+  allocated = (gsize) fst.st_size + 1;
+  data = g_malloc (allocated);
+  for (;;)
+    {
+      gssize n;
+
+      /* Full (the size fstat said, read): more room only if the file grew, up to one
+       * byte past the limit, which then refuses it. */
+      if (size + 1 >= allocated)
+        {
+          allocated = MIN (MAX (allocated * 2, size + READ_CHUNK + 1),
+                           KM_MESH_MAX_FILE_SIZE + 2);
+          data = g_realloc (data, allocated);
+        }
+      n = read (fd, data + size, MIN ((gsize) READ_CHUNK, allocated - 1 - size));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+
+          close (fd);
+          g_free (data);
+          km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos,
+                              _("cannot read the file: %s"), g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      size += (gsize) n;
+      if (size > KM_MESH_MAX_FILE_SIZE)
+        {
+          close (fd);
+          g_free (data);
+          goto too_large;
+        }
+    }
+  close (fd);
+  /* NUL-terminated for the text readers, as g_file_get_contents would. */
+  data[size] = '\0';
+  *contents = data;
   *length = size;
   return TRUE;
+
+not_regular:
+  km_parse_error_set (error, KM_PARSE_ERROR_IO, path, pos, "%s",
+                      _("not a file Kinema can read: not a regular file (a device, a pipe "
+                        "or a socket)"));
+  return FALSE;
+
+too_large:
+  km_parse_error_set (error, KM_PARSE_ERROR_LIMIT, path, pos,
+                      _("the file is larger than %u MiB"),
+                      (guint) (KM_MESH_MAX_FILE_SIZE / (1024 * 1024)));
+  return FALSE;
 }
 
 /* The line and column of byte @offset of UTF-8 @text, as the lexer counts them: lines end
