@@ -1990,6 +1990,13 @@ typedef struct
   gboolean    insert;     /* redo inserts (else removes) */
   KmItem     *current;    /* the current body before the edit, or NULL */
   GPtrArray  *selection;  /* KmItem: the items selected before the edit */
+  /* The unkeyed pose shown before the edit (of unkeyed_body, edited at unkeyed_frame), or
+   * NULL: a body deleted (or no longer current) is another's meanwhile, and undoing the
+   * edit shows it again, unkeyed, as a joint edit's undo does. */
+  KmBodyItem *unkeyed_body;
+  double     *unkeyed_pose;
+  guint       unkeyed_n_dof;
+  guint       unkeyed_frame;
 } TreeEdit;
 
 static void
@@ -2002,6 +2009,8 @@ tree_edit_free (gpointer data)
   g_array_unref (edit->positions);
   g_clear_object (&edit->current);
   g_ptr_array_unref (edit->selection);
+  g_clear_object (&edit->unkeyed_body);
+  g_free (edit->unkeyed_pose);
   g_free (edit);
 }
 
@@ -2048,7 +2057,15 @@ tree_edit_undo (gpointer data)
 {
   TreeEdit *edit = data;
   KmDocument *self = edit->document;
+  /* The edit took the unkeyed pose from view (its body deleted, another made current), or
+   * it still shows; not one the user replaced or keyed since, with the body shown. */
+  gboolean unkeyed = edit->unkeyed_pose != NULL
+                     && (self->body != edit->unkeyed_body
+                         || (self->pose_unkeyed && self->unkeyed_body == edit->unkeyed_body));
 
+  /* The unkeyed pose comes back below: the motion that shows first replaces nothing. */
+  if (unkeyed)
+    set_pose_unkeyed (self, FALSE);
   if (edit->insert)
     tree_edit_remove (edit);
   else
@@ -2060,6 +2077,8 @@ tree_edit_undo (gpointer data)
     if (is_attached (self, g_ptr_array_index (edit->selection, i)))
       km_project_select (self->project, g_ptr_array_index (edit->selection, i), TRUE);
   sync_from_project (self);
+  if (unkeyed && self->body == edit->unkeyed_body && self->skeleton != NULL && km_skeleton_get_n_dof (self->skeleton) == edit->unkeyed_n_dof)
+    show_edited_pose (self, edit->unkeyed_frame, edit->unkeyed_pose);
 }
 
 static TreeEdit *
@@ -2083,6 +2102,14 @@ tree_edit_new (KmDocument *self,
     for (guint i = 0; i < g_list_model_get_n_items (selection); i++)
       g_ptr_array_add (edit->selection, g_list_model_get_item (selection, i));
   }
+  if (self->pose_unkeyed && self->unkeyed_body != NULL && self->unkeyed_body == self->body
+      && self->skeleton != NULL)
+    {
+      edit->unkeyed_body = g_object_ref (self->unkeyed_body);
+      edit->unkeyed_n_dof = km_skeleton_get_n_dof (self->skeleton);
+      edit->unkeyed_pose = g_memdup2 (self->pose, edit->unkeyed_n_dof * sizeof (double));
+      edit->unkeyed_frame = self->unkeyed_frame;
+    }
   return edit;
 }
 

@@ -863,6 +863,14 @@ document_skeleton_changed_cb (KmSceneView *self)
       update_model_extent (self);
       return;
     }
+  /* The body gone from the same project (deleted) leaves the camera where it is, and
+   * framed_body as it is: undoing the delete shows the same body again, not a new one. */
+  if (body == NULL && self->framed_project != NULL
+      && km_document_get_project (self->document) == self->framed_project)
+    {
+      update_model_extent (self);
+      return;
+    }
   reframe (self);
 }
 

@@ -9,12 +9,16 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "km-body-item.h"
+#include "km-camera.h"
 #include "km-document.h"
 #include "km-document-edit.h"
 #include "km-ik-targets-item.h"
 #include "km-layout-state.h"
 #include "km-targets-json.h"
+#include "km-scene-view.h"
 #include "km-time-bar.h"
+#include "km-window.h"
 #include "km-yaml.h"
 
 #include "test-app-util.h"
@@ -704,6 +708,171 @@ test_save_reopen_motion (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* At frame 15 (between keys), joint 1 typed 0.3 rad away from the motion's value (Return
+ * in the Pose tab), not keyed; returns the motion's pose there in *@motion and the typed
+ * pose. */
+static double *
+type_unkeyed_at_15 (KmDocument  *document,
+                    double     **motion)
+{
+  guint n_dof;
+  const double *q;
+  double lower, upper, value;
+
+  km_document_set_current_frame (document, 15);
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (document), ==, 15);
+  q = km_document_get_pose (document, &n_dof);
+  g_assert_cmpuint (n_dof, >, 1);
+  *motion = g_memdup2 (q, n_dof * sizeof (double));
+  g_assert_true (km_document_get_dof_range (document, 1, &lower, &upper));
+  value = q[1] + (q[1] < (lower + upper) / 2 ? 0.3 : -0.3);
+  km_document_set_dof_value (document, 1, value);
+  km_document_close_edit (document);
+  test_app_spin ();
+  g_assert_true (km_document_get_pose_unkeyed (document, NULL));
+  q = km_document_get_pose (document, &n_dof);
+  g_assert_cmpfloat_with_epsilon (q[1], value, 1e-12);
+  return g_memdup2 (q, n_dof * sizeof (double));
+}
+
+/* What the item tree's Delete does with the body's row selected. */
+static void
+delete_body (KmDocument *document)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  KmItem *body = km_document_get_body_item (document);
+
+  g_assert_nonnull (body);
+  g_ptr_array_add (items, body);
+  km_document_remove_items (document, items);
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (document) != body);
+}
+
+/* Review rev23-gui finding 2: the body deleted and the delete undone comes back as it was:
+ * the pose typed at frame 15 and not keyed shows again there, still unkeyed (the time bar
+ * says so, a save says so, K keys it), and nothing says it was replaced; the next undo
+ * takes the typed value back, visibly. */
+static void
+test_undo_delete_keeps_unkeyed (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree double *motion = NULL;
+  g_autofree double *edited = type_unkeyed_at_15 (f->document, &motion);
+  KmItem *body = km_document_get_body_item (f->document);
+  guint frame = G_MAXUINT;
+
+  g_assert_true (shows_unkeyed (f));
+  delete_body (f->document);
+  g_assert_false (shows_unkeyed (f));
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) == body);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 15);
+  g_assert_true (pose_is (f, edited));
+  g_assert_true (km_document_get_pose_unkeyed (f->document, &frame));
+  g_assert_cmpuint (frame, ==, 15);
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (km_body_item_get_pose_unkeyed (KM_BODY_ITEM (body)));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+
+  /* The next undo is the typed value's: it goes, on screen. */
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (pose_is (f, motion));
+  g_assert_false (shows_unkeyed (f));
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Redone twice and the delete undone again: the same; K keys it. */
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_true (pose_is (f, edited));
+  g_assert_true (shows_unkeyed (f));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->time_bar), "time.set-keyframe",
+                                             NULL));
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_false (shows_unkeyed (f));
+  g_assert_cmpuint (replaced_messages (f), ==, 0);
+}
+
+static gboolean
+allocated (gpointer widget)
+{
+  return gtk_widget_get_width (widget) > 0 && gtk_widget_get_height (widget) > 0;
+}
+
+static void
+assert_same_camera (const KmCamera *a,
+                    const KmCamera *b)
+{
+  g_assert_cmpint (a->orthographic, ==, b->orthographic);
+  g_assert_cmpfloat_with_epsilon (a->yaw, b->yaw, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->pitch, b->pitch, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->distance, b->distance, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->fov_y, b->fov_y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->target.x, b->target.x, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->target.y, b->target.y, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->target.z, b->target.z, 1e-9);
+}
+
+/* The same in the window: deleting the body and undoing that leave the camera where it
+ * was (README: the view frames a model by itself only when it is first shown), whether
+ * the view framed it or the user placed it; the body comes back with its unkeyed pose. */
+static void
+test_undo_delete_keeps_camera (void)
+{
+  KmWindow *window = test_app_example_window (1100, 700);
+  KmDocument *document = km_window_get_document (window);
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (window));
+  g_autofree double *motion = NULL;
+  g_autofree double *edited = NULL;
+  KmCamera shown, placed;
+  const double *q;
+  guint n_dof;
+
+  g_assert_true (test_app_wait_until (allocated, view, 10000));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  edited = type_unkeyed_at_15 (document, &motion);
+  test_app_spin ();
+  shown = *km_scene_view_get_camera (view);
+
+  /* Framed by the view. */
+  delete_body (document);
+  assert_same_camera (km_scene_view_get_camera (view), &shown);
+  g_assert_true (km_document_undo (document));
+  test_app_spin ();
+  assert_same_camera (km_scene_view_get_camera (view), &shown);
+  q = km_document_get_pose (document, &n_dof);
+  g_assert_true (memcmp (q, edited, n_dof * sizeof (double)) == 0);
+  g_assert_true (km_document_get_pose_unkeyed (document, NULL));
+
+  /* Placed by the user. */
+  placed = shown;
+  km_camera_orbit (&placed, 0.3, 0.1);
+  km_camera_zoom (&placed, 0.7);
+  km_scene_view_set_camera (view, &placed);
+  g_assert_true (km_document_redo (document));
+  test_app_spin ();
+  g_assert_null (km_document_get_skeleton (document));
+  assert_same_camera (km_scene_view_get_camera (view), &placed);
+  g_assert_true (km_document_undo (document));
+  test_app_spin ();
+  assert_same_camera (km_scene_view_get_camera (view), &placed);
+
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  km_document_set_modified (document, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  test_app_spin ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -742,6 +911,10 @@ main (int    argc,
               fixture_setup, test_save_reopen_motion, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/save-reopen-motion/replaced", Fixture, "replaced",
               fixture_setup, test_save_reopen_motion, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/undo-delete-keeps-unkeyed", Fixture, NULL,
+              fixture_setup, test_undo_delete_keeps_unkeyed, fixture_teardown);
+  g_test_add_func ("/kinema/UnkeyedPose/undo-delete-keeps-camera",
+                   test_undo_delete_keeps_camera);
 
   return g_test_run ();
 }
