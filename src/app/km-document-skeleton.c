@@ -951,12 +951,14 @@ skeleton_json_notes (const KmSkeleton *skeleton,
  * of @format the skeleton was read from, written over with the edits so that what Kinema
  * does not model (mass, inertia, sensors, collisions, …) stays (km_body_save_over,
  * km_urdf_save_over); of a skeleton.json of the user's written back, the keys Kinema does
- * not interpret (km_skeleton_json_save_over). Every writer is atomic. Touches no document:
- * runs on any thread. */
+ * not interpret (km_skeleton_json_save_over). @original_text (nullable): the text @original
+ * held when it was read, written over instead of the file (gone since: *_save_over_text).
+ * Every writer is atomic. Touches no document: runs on any thread. */
 static gboolean
 write_skeleton (const KmSkeleton  *skeleton,
                 const double      *initial_q,
                 const char        *original,
+                GBytes            *original_text,
                 const char        *format,
                 const char        *path,
                 const char        *stamp_for,
@@ -964,7 +966,8 @@ write_skeleton (const KmSkeleton  *skeleton,
                 GError           **error)
 {
   if (g_strcmp0 (format, BODY_FORMAT) == 0 && original != NULL)
-    return km_body_save_over (skeleton, initial_q, original, path, notes, error);
+    return km_body_save_over_text (skeleton, initial_q, original, original_text, path, notes,
+                                   error);
   if (g_strcmp0 (format, BODY_FORMAT) == 0 && stamp_for != NULL)
     {
       g_autofree char *text = km_body_to_string_for_path (skeleton, initial_q, path, notes);
@@ -975,10 +978,11 @@ write_skeleton (const KmSkeleton  *skeleton,
   if (g_strcmp0 (format, BODY_FORMAT) == 0)
     return km_body_save_with_pose (skeleton, initial_q, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0 && original != NULL)
-    return km_urdf_save_over (skeleton, original, path, notes, error);
+    return km_urdf_save_over_text (skeleton, original, original_text, path, notes, error);
   if (g_strcmp0 (format, URDF_FORMAT) == 0)
     return km_urdf_save (skeleton, path, notes, error);
-  if (original != NULL ? !km_skeleton_json_save_over (skeleton, original, path, notes, error)
+  if (original != NULL ? !km_skeleton_json_save_over_text (skeleton, original, original_text,
+                                                           path, notes, error)
                        : !km_skeleton_json_save (skeleton, path, error))
     return FALSE;
   skeleton_json_notes (skeleton, notes);
@@ -993,6 +997,8 @@ typedef struct
   KmSkeleton *skeleton;
   double     *initial_q;  /* nullable: the pose the model file stated, for a .body */
   char       *original;   /* nullable: the model file of @format the skeleton came from */
+  GBytes     *original_text; /* nullable: what @original held when read, written over
+                              * instead of the file (gone since) */
   char       *format;
   char       *path;
   gboolean    is_new;   /* no file was there: a failed save removes it again */
@@ -1011,6 +1017,8 @@ typedef struct
                          * a copy of Kinema's */
   char       *stamp_for; /* nullable: a copy for the project file of that name, stamped
                           * as its own (km-copy-stamp.h) */
+  GBytes     *written_text; /* @replace, a skeleton.json: the text written (the worker's),
+                             * which the body keeps then (km_body_item_set_model_text) */
 } SkeletonFile;
 
 static void
@@ -1021,6 +1029,8 @@ skeleton_file_free (gpointer data)
   km_skeleton_unref (file->skeleton);
   g_free (file->initial_q);
   g_free (file->original);
+  g_clear_pointer (&file->original_text, g_bytes_unref);
+  g_clear_pointer (&file->written_text, g_bytes_unref);
   g_clear_pointer (&file->written, km_skeleton_unref);
   g_free (file->format);
   g_free (file->path);
@@ -1168,7 +1178,8 @@ write_skeleton_files (gpointer    data,
         return FALSE;
       if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
         return FALSE;
-      ok = write_skeleton (file->skeleton, file->initial_q, file->original, file->format,
+      ok = write_skeleton (file->skeleton, file->initial_q, file->original,
+                           file->original_text, file->format,
                            file->temp != NULL ? file->temp : file->path, file->stamp_for,
                            notes, error);
       if (!ok && file->temp != NULL)
@@ -1179,6 +1190,21 @@ write_skeleton_files (gpointer    data,
                                                     (const char *) g_ptr_array_index (notes, n)));
       if (!ok)
         return FALSE;
+      /* A skeleton.json of the user's written back: the text it holds now is what a save
+       * that finds it gone writes over (read back: a few kilobytes). */
+      if (file->replace && g_strcmp0 (file->format, SKELETON_JSON_FORMAT) == 0)
+        {
+          char *text = NULL;
+          gsize length = 0;
+
+          if (g_file_get_contents (file->temp != NULL ? file->temp : file->path, &text, &length,
+                                   NULL))
+            {
+              if (length <= KM_MODEL_TEXT_KEEP_MAX)
+                file->written_text = g_bytes_new_take (g_steal_pointer (&text), length);
+              g_free (text);
+            }
+        }
       /* (a file of the user's is replaced by its temporary one before the write ends) */
       _km_document_note_written (file->path);
       if (file->read_back && g_strcmp0 (file->format, BODY_FORMAT) == 0
@@ -1995,6 +2021,23 @@ take_edited_skeleton (gpointer item,
     edited->copy_of = g_strdup (((SkeletonFile *) g_ptr_array_index (scan->edited->files,
                                                                      scan->edited->files->len - 1))
                                   ->original);
+  /* A model file gone since it was read: written again over the text it held then (kept
+   * with the body), so that what Kinema does not model stays as it would over the file.
+   * (No model is there to copy: @copy_of stays unset.) */
+  if (missing && g_object_get_data (item, EMBEDDED_KEY) == NULL)
+    {
+      SkeletonFile *written = g_ptr_array_index (scan->edited->files,
+                                                 scan->edited->files->len - 1);
+      const char *text_format = NULL;
+      GBytes *text = km_body_item_get_model_text (body, &text_format);
+
+      if (text != NULL && g_strcmp0 (text_format, new_format) == 0)
+        {
+          written->original_text = g_bytes_ref (text);
+          if (written->original == NULL)
+            written->original = expand_item_file (scan->io, KM_ITEM (body), file);
+        }
+    }
   g_ptr_array_add (scan->edited->bodies, edited);
   /* A project save's copy is a new file (edited_copy_path picked a name not taken); a file
    * of the user's it writes back is replaced once the project is written. */
@@ -2503,6 +2546,8 @@ _km_document_edited_skeletons_done (KmDocument        *self,
         }
       if (ok)
         {
+          if (written->written_text != NULL)
+            km_body_item_set_model_text (e->body, written->format, written->written_text);
           if (e->missing)
             km_document_log (self, G_LOG_LEVEL_INFO,
                              /* Translators: a body item's name, the file it was read from,

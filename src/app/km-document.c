@@ -2883,6 +2883,9 @@ import_model (KmDocument          *self,
   km_item_set_name (body, name);
   km_item_set_checked (body, TRUE);
   km_body_item_set_model (KM_BODY_ITEM (body), path, format->name, skeleton);
+  /* The text read, for a save that writes the model again once it is deleted. */
+  if (extras != NULL)
+    km_body_item_set_model_text (KM_BODY_ITEM (body), format->name, extras->text);
   if (extras != NULL && extras->initial_q != NULL && n_dof > 0
       && extras->n_initial_q == n_dof)
     {

@@ -56,6 +56,10 @@ struct _KmBodyItem
    * edited model written back keeps it (km_body_item_dup_model_pose). NULL: none. */
   KmSkeleton  *pose_skeleton;
   double      *pose_q;
+  /* The text the model was read from and its format's name (km_body_item_get_model_text):
+   * what a save writes the edited model over when the file is gone. NULL: none kept. */
+  GBytes      *model_text;
+  char        *model_text_format;
 };
 
 G_DEFINE_FINAL_TYPE (KmBodyItem, km_body_item, KM_TYPE_ITEM)
@@ -285,6 +289,7 @@ load_model (KmBodyItem       *self,
   const KmFormat *format = NULL;
   gpointer result;
 
+  km_body_item_set_model_text (self, NULL, NULL);
   path = km_item_io_expand_path (io, self->file, &error);
   if (path == NULL)
     {
@@ -332,6 +337,7 @@ load_model (KmBodyItem       *self,
       km_skeleton_apply_mimic (self->skeleton, self->q);
       km_body_item_set_model_pose (self, self->skeleton, extras->initial_q);
     }
+  km_body_item_set_model_text (self, format->name, extras->text);
   self->model_dir = g_path_get_dirname (path);
   attach_handlers (self);
 }
@@ -672,6 +678,8 @@ km_body_item_finalize (GObject *object)
   g_clear_pointer (&self->raw, g_free);
   g_clear_pointer (&self->pose_skeleton, km_skeleton_unref);
   g_clear_pointer (&self->pose_q, g_free);
+  g_clear_pointer (&self->model_text, g_bytes_unref);
+  g_clear_pointer (&self->model_text_format, g_free);
 
   G_OBJECT_CLASS (km_body_item_parent_class)->finalize (object);
 }
@@ -818,6 +826,50 @@ km_body_item_dup_model_pose (KmBodyItem       *self,
                 joint->n_dof * sizeof (double));
     }
   return q;
+}
+
+/**
+ * km_body_item_set_model_text:
+ * @format: (nullable): the name of the format @text is in (the KmFormat it was read as)
+ * @text: (nullable): the text the model was read from (KmModelExtras.text); NULL forgets it
+ *
+ * Keeps @text with the body: the model file as it was read, which a save that finds the file
+ * gone (deleted by another program since) writes the edited skeleton over, so that what
+ * Kinema does not model is kept (km_body_save_over_text, …). A restore that loads the
+ * model sets it; an importer sets it from the load's extras. It stays through
+ * km_body_item_set_model(), whose callers give the body its model edited or written
+ * elsewhere, the same model.
+ */
+void
+km_body_item_set_model_text (KmBodyItem *self,
+                             const char *format,
+                             GBytes     *text)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  if (text != NULL)
+    g_bytes_ref (text);
+  g_clear_pointer (&self->model_text, g_bytes_unref);
+  self->model_text = text;
+  g_free (self->model_text_format);
+  self->model_text_format = text != NULL ? g_strdup (format) : NULL;
+}
+
+/**
+ * km_body_item_get_model_text:
+ * @format: (out) (optional) (transfer none): the name of the format it is in
+ *
+ * Returns: (transfer none) (nullable): the text km_body_item_set_model_text() kept
+ */
+GBytes *
+km_body_item_get_model_text (KmBodyItem  *self,
+                             const char **format)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+
+  if (format != NULL)
+    *format = self->model_text_format;
+  return self->model_text;
 }
 
 KmSkeleton *

@@ -42,6 +42,13 @@ void           km_body_item_set_model             (KmBodyItem        *self,
                                                    const char        *format,
                                                    KmSkeleton        *skeleton);
 KmSkeleton    *km_body_item_get_skeleton          (KmBodyItem        *self);
+/* The text the model was read from (KmModelExtras.text), in the format named @format,
+ * kept for a save that finds the model file gone; NULL when none is. */
+void           km_body_item_set_model_text        (KmBodyItem        *self,
+                                                   const char        *format,
+                                                   GBytes            *text);
+GBytes        *km_body_item_get_model_text        (KmBodyItem        *self,
+                                                   const char       **format);
 void           km_body_item_set_model_pose        (KmBodyItem        *self,
                                                    KmSkeleton        *skeleton,
                                                    const double      *q);

@@ -1107,6 +1107,183 @@ test_save_restores_model (Fixture       *f,
   g_unlink (moved);
 }
 
+/* How often @needle is in @text. */
+static guint
+count_of (const char *text,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, needle); at != NULL; at = strstr (at + 1, needle))
+    n++;
+  return n;
+}
+
+/* The Choreonoid SR1 model with a comment of the user's added, and a project referring
+ * to it, in the fixture's folder, opened: the review rev23-gui, finding 1. Returns the
+ * model's path and text. */
+static char *
+open_sr1_project (Fixture  *f,
+                  char    **model_text)
+{
+  g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                 NULL);
+  g_autofree char *model = g_build_filename (f->dir, "SR1.body", NULL);
+  g_autofree char *project = g_build_filename (f->dir, "sr1.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autofree char *original = read_file (from);
+  g_autoptr(GString) text = g_string_new (original);
+
+  g_assert_cmpuint (g_string_replace (text, "\nlinks:\n",
+                                      "\n# The user's note: SR1 as Choreonoid 2.5 ships it\n"
+                                      "links:\n", 1), ==, 1);
+  g_assert_true (g_file_set_contents (model, text->str, text->len, NULL));
+  g_assert_true (g_file_set_contents (project,
+                                      "items:\n"
+                                      "  id: 0\n"
+                                      "  name: \"RootItem\"\n"
+                                      "  plugin: Base\n"
+                                      "  class: RootItem\n"
+                                      "  is_builtin_item: true\n"
+                                      "  children:\n"
+                                      "    -\n"
+                                      "      id: 1\n"
+                                      "      name: \"SR1\"\n"
+                                      "      plugin: Body\n"
+                                      "      class: BodyItem\n"
+                                      "      is_checked: true\n"
+                                      "      data:\n"
+                                      "        file: \"SR1.body\"\n"
+                                      "        format: CHOREONOID-BODY\n", -1, NULL));
+  g_assert_true (test_app_open_file (f->window, project_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "SR1");
+  g_assert_false (km_document_get_modified (f->document));
+  test_app_spin_for (500);
+  *model_text = g_string_free (g_steal_pointer (&text), FALSE);
+  return g_steal_pointer (&model);
+}
+
+/* The offset of @joint of the document's skeleton moved to @offset, as the Skeleton tab
+ * does. */
+static void
+edit_joint_offset (Fixture    *f,
+                   const char *joint,
+                   KmVec3      offset)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int index = km_skeleton_find_joint (skeleton, joint);
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (index, >=, 0);
+  edited = km_skeleton_edit_set_offset (skeleton, (guint) index, offset, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, edited, "Offset", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+/* A .body model deleted behind our back, then the skeleton edited and saved: the model
+ * file written again is the text it held when read, with the edit: its mass, inertia,
+ * sensors, anchors and the user's comment are still there (not the skeleton alone). */
+static void
+test_save_restores_body_model (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *original = NULL;
+  g_autofree char *model = open_sr1_project (f, &original);
+  g_autofree char *project = g_build_filename (f->dir, "sr1.cnoid", NULL);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autofree char *text = NULL;
+  KmSkeleton *skeleton;
+  int elbow;
+
+  g_assert_cmpuint (count_of (original, "mass:"), ==, 60);
+  g_assert_cmpuint (count_of (original, "inertia:"), ==, 30);
+
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  edit_joint_offset (f, "RARM_ELBOW", km_vec3 (0, 0, -0.25));
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "was missing",
+                                       "SR1.body", NULL));
+
+  text = read_file (model);
+  g_assert_cmpuint (count_of (text, "mass:"), ==, 60);
+  g_assert_cmpuint (count_of (text, "inertia:"), ==, 30);
+  g_assert_nonnull (strstr (text, "# The user's note: SR1 as Choreonoid 2.5 ships it\n"));
+  g_assert_nonnull (strstr (text, "type: AccelerationSensor"));
+  g_assert_nonnull (strstr (text, "type: ForceSensor"));
+  g_assert_nonnull (strstr (text, "elements: &CameraShape"));
+
+  /* Reopened: the edit is in it. */
+  g_assert_true (test_app_open_file (f->window, project_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  skeleton = km_document_get_skeleton (f->document);
+  elbow = km_skeleton_find_joint (skeleton, "RARM_ELBOW");
+  g_assert_cmpint (elbow, >=, 0);
+  g_assert_cmpfloat_with_epsilon (km_skeleton_get_joint (skeleton, (guint) elbow)->offset.z,
+                                  -0.25, 1e-12);
+}
+
+/* The same for a skeleton.json with a key Kinema does not interpret: written again with it. */
+static void
+test_save_restores_json_unknown_keys (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *text = read_file (model);
+  g_autoptr(GString) theirs = g_string_new (text);
+
+  g_assert_cmpuint (g_string_replace (theirs, "{\n",
+                                      "{\n  \"comment\": \"the user's note\",\n", 1), ==, 1);
+  g_assert_true (g_file_set_contents (model, theirs->str, theirs->len, NULL));
+  reopen (f);
+
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (holds_skeleton (f, model));
+  g_clear_pointer (&text, g_free);
+  text = read_file (model);
+  g_assert_nonnull (strstr (text, "\"comment\": \"the user's note\""));
+}
+
+/* The same for a model opened on its own (an import, not a project's body) and deleted
+ * before it was ever saved: the project saved then writes it again with its other keys. */
+static void
+test_save_restores_imported_json_keys (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *imported = g_build_filename (f->dir, "imported.json", NULL);
+  g_autofree char *project = g_build_filename (f->dir, "imported.cnoid", NULL);
+  g_autoptr(GFile) imported_file = g_file_new_for_path (imported);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = read_file (model);
+  g_autoptr(GString) theirs = g_string_new (text);
+
+  g_assert_cmpuint (g_string_replace (theirs, "{\n",
+                                      "{\n  \"comment\": \"the user's note\",\n", 1), ==, 1);
+  g_assert_true (g_file_set_contents (imported, theirs->str, theirs->len, NULL));
+  g_assert_true (test_app_open_file (f->window, imported_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (holds_skeleton (f, imported));
+
+  g_assert_cmpint (g_unlink (imported), ==, 0);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (holds_skeleton (f, imported));
+  g_clear_pointer (&text, g_free);
+  text = read_file (imported);
+  g_assert_nonnull (strstr (text, "\"comment\": \"the user's note\""));
+}
+
 /* After Save As of the built-in example (the setup's), its body refers to the skeleton.json
  * written beside the project, as when the project is reopened: a skeleton edit is written
  * back to it (no skeleton-2.json), and another program's change of it shows the bar. */
@@ -1241,6 +1418,12 @@ main (int    argc,
               fixture_setup, test_item_file_undo_reload, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-restores-model", Fixture, NULL,
               fixture_setup, test_save_restores_model, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-body-model", Fixture, NULL,
+              fixture_setup, test_save_restores_body_model, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-json-unknown-keys", Fixture, NULL,
+              fixture_setup, test_save_restores_json_unknown_keys, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-imported-json-keys", Fixture, NULL,
+              fixture_setup, test_save_restores_imported_json_keys, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/saved-example-model-linked", Fixture, NULL,
               fixture_setup, test_saved_example_model_linked, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/reload-model-resolves", Fixture, NULL,

@@ -14,7 +14,9 @@
 
 #include "km-body.h"
 #include "km-body-writer.h"
+#include "km-error.h"
 #include "km-skeleton-edit.h"
+#include "km-skeleton-json.h"
 #include "km-urdf.h"
 #include "km-urdf-writer.h"
 #include "km-test-tmp.h"
@@ -719,6 +721,150 @@ test_body_keeps_mimic (void)
   km_skeleton_unref (s);
 }
 
+/* The text of @path, as GBytes. */
+static GBytes *
+read_bytes (const char *path)
+{
+  char *data = NULL;
+  gsize length = 0;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  return g_bytes_new_take (data, length);
+}
+
+/* A .body written over the text its model was read from, the file being gone (deleted by
+ * another program while the editor had it open: the review rev23-gui, finding 1): the
+ * text's mass, inertia, sensors and anchors are kept, as over a file that is there. */
+static void
+test_body_over_text (void)
+{
+  g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                 NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *gone = g_build_filename (dir, "SR1.body", NULL);
+  g_autofree char *path = g_build_filename (dir, "SR1-2.body", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) text = read_bytes (from);
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  KmSkeleton *s = load_file (from, FALSE);
+  KmSkeleton *e;
+
+  e = km_skeleton_edit_set_offset (s, joint (s, "RARM_ELBOW"), km_vec3 (0, 0, -0.25), &error);
+  edited = edit_ok (s, e, error);
+  g_assert_false (g_file_test (gone, G_FILE_TEST_EXISTS));
+  g_assert_true (km_body_save_over_text (edited, NULL, gone, text, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpuint (count (g_bytes_get_data (text, NULL), "mass:"), ==, 60);
+  g_assert_cmpuint (count (after, "mass:"), ==, 60);
+  g_assert_cmpuint (count (after, "inertia:"), ==, 30);
+  g_assert_nonnull (strstr (after, "type: AccelerationSensor"));
+  g_assert_nonnull (strstr (after, "type: RateGyroSensor"));
+  g_assert_nonnull (strstr (after, "type: ForceSensor"));
+  g_assert_nonnull (strstr (after, "elements: &CameraShape"));
+  back = load_file (path, FALSE);
+  g_assert_true (km_skeleton_equal (back, edited, 1e-9));
+
+  /* The path API reads the file: there is none, so the skeleton alone, and a note. */
+  g_clear_pointer (&after, g_free);
+  g_assert_true (km_body_save_over (edited, NULL, gone, path, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpuint (count (after, "mass:"), ==, 0);
+  km_test_remove_tree (dir);
+}
+
+/* The same for a URDF: its inertials, collisions, transmission, gazebo element and
+ * comments, from the text. */
+static void
+test_urdf_over_text (void)
+{
+  g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "kinema_arm", "urdf",
+                                                 "ur5.urdf", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *gone = g_build_filename (dir, "ur5.urdf", NULL);
+  g_autofree char *path = g_build_filename (dir, "ur5-2.urdf", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) text = read_bytes (from);
+  const char *before = g_bytes_get_data (text, NULL);
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  g_autoptr(KmSkeleton) back = NULL;
+  KmSkeleton *s = load_file (from, TRUE);
+  KmSkeleton *e;
+
+  e = km_skeleton_edit_set_offset (s, joint (s, "elbow_joint"), km_vec3 (0, -0.1, 0.4),
+                                   &error);
+  edited = edit_ok (s, e, error);
+  g_assert_true (km_urdf_save_over_text (edited, gone, text, path, notes, &error));
+  g_assert_no_error (error);
+  for (guint n = 0; n < notes->len; n++)
+    g_assert_null (strstr (g_ptr_array_index (notes, n), "not carried over"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpuint (count (before, "<inertial>"), >, 0);
+  g_assert_cmpuint (count (after, "<inertial>"), ==, count (before, "<inertial>"));
+  g_assert_cmpuint (count (after, "<collision>"), ==, count (before, "<collision>"));
+  g_assert_nonnull (strstr (after, "<transmission name=\"t\"><type>SimpleTransmission</type></transmission>"));
+  g_assert_nonnull (strstr (after, "<gazebo reference=\"ee_link\"><material>Gazebo/Blue</material></gazebo>"));
+  g_assert_nonnull (strstr (after, "<!-- A UR5 arm"));
+  back = load_file (path, TRUE);
+  g_assert_true (km_skeleton_equal (back, edited, 1e-9));
+  km_test_remove_tree (dir);
+}
+
+static void
+ignore_warning (const char *message,
+                gpointer    user_data)
+{
+}
+
+/* The same for a skeleton.json: its unknown keys, from the text. */
+static void
+test_json_over_text (void)
+{
+  static const char json[] =
+    "{\n"
+    "  \"comment\": \"the user's note\",\n"
+    "  \"root_name\": \"base\",\n"
+    "  \"joints\": [\n"
+    "    { \"name\": \"base\", \"type\": \"fixed\", \"offset\": [0, 0, 0] },\n"
+    "    { \"name\": \"shoulder\", \"type\": \"revolute\", \"offset\": [0, 0, 0.1],\n"
+    "      \"parent\": \"base\", \"axis\": [0, 0, 1], \"limits\": [-1, 1],\n"
+    "      \"colour\": \"red\" }\n"
+    "  ]\n"
+    "}\n";
+  g_autofree char *dir = km_test_make_tmp_dir ("keep-XXXXXX");
+  g_autofree char *gone = g_build_filename (dir, "arm.json", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) text = g_bytes_new_static (json, strlen (json));
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmSkeleton *s, *e;
+
+  /* (its unknown keys are warned about) */
+  km_parse_warnings_push (ignore_warning, NULL);
+  s = km_skeleton_json_load (gone, json, strlen (json), NULL);
+  km_parse_warnings_pop ();
+  g_assert_nonnull (s);
+  e = km_skeleton_edit_set_offset (s, joint (s, "shoulder"), km_vec3 (0, 0, 0.2), &error);
+  edited = edit_ok (s, e, error);
+  g_assert_true (km_skeleton_json_save_over_text (edited, gone, text, gone, notes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_true (g_file_get_contents (gone, &after, NULL, NULL));
+  g_assert_nonnull (strstr (after, "\"comment\": \"the user's note\""));
+  g_assert_nonnull (strstr (after, "\"colour\": \"red\""));
+  g_assert_nonnull (strstr (after, "[0, 0, 0.2]"));
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -735,5 +881,8 @@ main (int    argc,
   g_test_add_func ("/model-keep/urdf/keeps-effector", test_urdf_keeps_effector);
   g_test_add_func ("/model-keep/body/keeps-effector", test_body_keeps_effector);
   g_test_add_func ("/model-keep/body/keeps-mimic", test_body_keeps_mimic);
+  g_test_add_func ("/model-keep/body/over-text", test_body_over_text);
+  g_test_add_func ("/model-keep/urdf/over-text", test_urdf_over_text);
+  g_test_add_func ("/model-keep/json/over-text", test_json_over_text);
   return g_test_run ();
 }

@@ -837,8 +837,9 @@ test_skeleton_json_default_effector_kept (void)
 /* Written over the skeleton.json it was read from, an edited skeleton keeps the keys the
  * reader does not interpret: the top level's (values as read, nested ones too) and each
  * joint's (with the joint of the same name; a deleted joint's go with it), once. Deleted
- * or replaced by no JSON since it was read, the keys as read; never read and gone, the
- * plain text; never read and no JSON, the plain text with a note. */
+ * or replaced by no JSON since it was read, the keys of the text as read, given
+ * (km_skeleton_json_save_over_text); gone, the plain text; no JSON, the plain text with a
+ * note. */
 static void
 test_skeleton_json_save_over (void)
 {
@@ -874,6 +875,7 @@ test_skeleton_json_save_over (void)
   g_autoptr(KmSkeleton) moved = NULL;
   g_autoptr(KmSkeleton) edited = NULL;
   g_autoptr(KmSkeleton) saved = NULL;
+  g_autoptr(GBytes) read_text = g_bytes_new_static (original, strlen (original));
   gsize length;
 
   g_assert_true (g_file_set_contents (path, original, -1, NULL));
@@ -922,10 +924,11 @@ test_skeleton_json_save_over (void)
   g_assert_true (g_file_get_contents (other, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, plain);
 
-  /* Deleted by another program since it was read (and written): written again with the
-   * keys as they were, nothing said. */
+  /* Deleted by another program since it was read: written again over the text as read,
+   * with the keys as they were, nothing said. */
   g_assert_cmpint (g_remove (path), ==, 0);
-  g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
+  g_assert_true (km_skeleton_json_save_over_text (edited, path, read_text, path, notes,
+                                                  &error));
   g_assert_no_error (error);
   g_assert_cmpuint (notes->len, ==, 0);
   g_clear_pointer (&text, g_free);
@@ -937,7 +940,8 @@ test_skeleton_json_save_over (void)
 
   /* Replaced by something that is no JSON: the same. */
   g_assert_true (g_file_set_contents (path, "{ \"root_name\": ", -1, NULL));
-  g_assert_true (km_skeleton_json_save_over (edited, path, path, notes, &error));
+  g_assert_true (km_skeleton_json_save_over_text (edited, path, read_text, path, notes,
+                                                  &error));
   g_assert_no_error (error);
   g_assert_cmpuint (notes->len, ==, 0);
   g_clear_pointer (&text, g_free);
@@ -945,7 +949,7 @@ test_skeleton_json_save_over (void)
   g_assert_nonnull (strstr (text, "\"colour\": \"red\""));
   g_assert_nonnull (strstr (text, "\"z_last\": 12"));
 
-  /* No JSON, and never read as any: the plain text, and a note. */
+  /* No JSON, and no text given: the plain text, and a note. */
   g_assert_true (g_file_set_contents (other, "{ \"root_name\": ", -1, NULL));
   g_assert_true (km_skeleton_json_save_over (edited, other, other, notes, &error));
   g_assert_no_error (error);

@@ -1815,11 +1815,13 @@ append_new_links (KmYamlNode       *kept,
       }
 }
 
-/* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
+/* The text of @original (@original_text when given, else the file read) with @skeleton's
+ * edits (see above), or NULL with @reason set. */
 static char *
 body_over_string (const KmSkeleton  *skeleton,
                   const double      *initial_q,
                   const char        *original,
+                  GBytes            *original_text,
                   const char        *path,
                   GPtrArray         *notes,
                   char             **reason)
@@ -1849,7 +1851,8 @@ body_over_string (const KmSkeleton  *skeleton,
   guint n = km_skeleton_get_n_joints (skeleton), n_before;
 
   km_parse_warnings_push (ignore_warning, NULL);
-  bytes = km_format_read_file (original, KM_FORMAT_MAX_FILE_SIZE, &error);
+  bytes = original_text != NULL ? g_bytes_ref (original_text)
+                                : km_format_read_file (original, KM_FORMAT_MAX_FILE_SIZE, &error);
   data = bytes != NULL ? g_bytes_get_data (bytes, &length) : NULL;
   if (bytes != NULL)
     before = km_body_load_with_pose (original, data != NULL ? data : "", length, &options,
@@ -2058,6 +2061,32 @@ km_body_save_over (const KmSkeleton  *skeleton,
                    GPtrArray         *notes,
                    GError           **error)
 {
+  return km_body_save_over_text (skeleton, initial_q, original, NULL, path, notes, error);
+}
+
+/**
+ * km_body_save_over_text:
+ * @initial_q: (nullable) (array): as for km_body_to_string_with_pose()
+ * @original: the .body file @skeleton was read from: its name, for notes and the
+ *   references in it
+ * @original_text: (nullable): the text @original held when it was read; NULL: the file as
+ *   it is now
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): as for km_body_to_string()
+ *
+ * km_body_save_over() written over @original_text, not over the file, which need not be
+ * there any more (deleted by another program since it was read): what Kinema does not
+ * model is kept from the text as from a file.
+ */
+gboolean
+km_body_save_over_text (const KmSkeleton  *skeleton,
+                        const double      *initial_q,
+                        const char        *original,
+                        GBytes            *original_text,
+                        const char        *path,
+                        GPtrArray         *notes,
+                        GError           **error)
+{
   g_autofree char *reason = NULL;
   g_autofree char *text = NULL;
 
@@ -2066,7 +2095,7 @@ km_body_save_over (const KmSkeleton  *skeleton,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  text = body_over_string (skeleton, initial_q, original, path, notes, &reason);
+  text = body_over_string (skeleton, initial_q, original, original_text, path, notes, &reason);
   if (text == NULL)
     {
       km_keep_note_lost (notes, original, reason,

@@ -47,6 +47,15 @@ gboolean  km_body_save_over           (const KmSkeleton *skeleton,
                                        const char       *path,
                                        GPtrArray        *notes,
                                        GError          **error);
+/* The same written over @original_text (nullable: the file @original as it is now), the
+ * text of the .body file @original as it was read, for a file that is gone since. */
+gboolean  km_body_save_over_text      (const KmSkeleton *skeleton,
+                                       const double     *initial_q,
+                                       const char       *original,
+                                       GBytes           *original_text,
+                                       const char       *path,
+                                       GPtrArray        *notes,
+                                       GError          **error);
 int      *km_body_link_joint_ids (const KmSkeleton *skeleton);
 /* Where each DOF of @skeleton went in @body, the file km_body_to_string() wrote for it as
  * km_body_load() reads it back (see km-body-writer.c); NULL when @body is not that. */

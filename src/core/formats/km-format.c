@@ -1010,6 +1010,7 @@ km_model_extras_free (KmModelExtras *extras)
   g_clear_pointer (&extras->targets, g_ptr_array_unref);
   g_clear_pointer (&extras->target_names, g_ptr_array_unref);
   g_free (extras->initial_q);
+  g_clear_pointer (&extras->text, g_bytes_unref);
   g_free (extras);
 }
 
@@ -1165,6 +1166,8 @@ load_model_file (const char      *path,
       found->initial_q = km_skeleton_dup_mimic_rest_pose (result);
       found->n_initial_q = found->initial_q != NULL ? km_skeleton_get_n_dof (result) : 0;
     }
+  if (fmt->kind == KM_FILE_KIND_MODEL && length <= KM_MODEL_TEXT_KEEP_MAX)
+    found->text = g_bytes_ref (contents);
   if (format != NULL)
     *format = fmt;
   if (extras != NULL)

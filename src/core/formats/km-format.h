@@ -49,7 +49,16 @@ typedef struct
    * pose. Any loader may fill it; importing the model gives the body this joint state. */
   double    *initial_q;
   guint      n_initial_q;
+  /* The text the model was read from (UTF-8: a UTF-16 file's converted), when it is at
+   * most KM_MODEL_TEXT_KEEP_MAX bytes, else NULL (immutable, shared): what a save that
+   * finds the file gone (deleted by another program since) writes the edited model over,
+   * keeping what Kinema does not model (km_body_save_over_text, km_urdf_save_over_text,
+   * km_skeleton_json_save_over_text). Filled by km_format_load_model_file_full(). */
+  GBytes    *text;
 } KmModelExtras;
+
+/* The largest model text KmModelExtras.text keeps (its meshes are other files, not kept). */
+#define KM_MODEL_TEXT_KEEP_MAX ((gsize) 64 * 1024 * 1024)
 
 struct _KmFormat
 {

@@ -43,77 +43,6 @@ static const char * const joint_keys[] = { "name", "type", "offset", "parent", "
                                            "max_velocity", NULL };
 static const char * const mimic_keys[] = { "joint", "ratio", "offset", NULL };
 
-/* ---- What a file held that Kinema does not read ------------------------------------- */
-
-/*
- * The text of each skeleton.json as last read (km_skeleton_json_load()) or written over
- * (km_skeleton_json_save_over()), by canonical path, for files with keys the reader does
- * not interpret (others have nothing to keep): km_skeleton_json_save_over() keeps those
- * keys from it when the file is gone by the time of the save, or no longer reads as a JSON
- * object (deleted or replaced by another program). Any thread.
- */
-static GMutex kept_lock;
-static GHashTable *kept_texts;   /* char * (canonical path) → GBytes * */
-
-static gboolean
-has_unknown_members (const KmJsonNode   *object,
-                     const char * const *keys);
-
-/* Whether @root (a skeleton.json's top level) has keys the reader does not interpret, at
- * the top level or in a joint. */
-static gboolean
-keeps_anything (const KmJsonNode *root)
-{
-  const KmJsonNode *joints;
-
-  if (root == NULL || km_json_node_type (root) != KM_JSON_OBJECT)
-    return FALSE;
-  if (has_unknown_members (root, top_keys))
-    return TRUE;
-  joints = km_json_node_get_member (root, "joints");
-  for (guint i = 0; joints != NULL && km_json_node_type (joints) == KM_JSON_ARRAY
-                    && i < km_json_node_get_length (joints); i++)
-    if (has_unknown_members (km_json_node_get_element (joints, i), joint_keys))
-      return TRUE;
-  return FALSE;
-}
-
-/* Records @data (@length bytes), the text of @path, when @root (its top level, or one with
- * the same keys Kinema does not read) has something to keep; else forgets what @path
- * held. */
-static void
-remember_read (const char       *path,
-               const KmJsonNode *root,
-               const char       *data,
-               gsize             length)
-{
-  g_autofree char *key = g_canonicalize_filename (path, NULL);
-
-  g_mutex_lock (&kept_lock);
-  if (kept_texts == NULL)
-    kept_texts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                        (GDestroyNotify) g_bytes_unref);
-  if (keeps_anything (root))
-    g_hash_table_insert (kept_texts, g_steal_pointer (&key), g_bytes_new (data, length));
-  else
-    g_hash_table_remove (kept_texts, key);
-  g_mutex_unlock (&kept_lock);
-}
-
-/* What remember_read() last recorded for @path, or NULL. */
-static GBytes *
-recall_read (const char *path)
-{
-  g_autofree char *key = g_canonicalize_filename (path, NULL);
-  GBytes *bytes = NULL;
-
-  g_mutex_lock (&kept_lock);
-  if (kept_texts != NULL && (bytes = g_hash_table_lookup (kept_texts, key)) != NULL)
-    g_bytes_ref (bytes);
-  g_mutex_unlock (&kept_lock);
-  return bytes;
-}
-
 /* One end of a [min, max] pair: a number, or null for an open end (@open_value: -∞ for
  * min, +∞ for max), so that a joint limited on one side only is [null, 0.5]. */
 static gboolean
@@ -587,7 +516,6 @@ km_skeleton_json_load (const char  *path,
       km_json_error_at (doc, at, KM_PARSE_ERROR_INVALID, error, "%s", build_error->message);
       return NULL;
     }
-  remember_read (path, root, data, length);
   return skeleton;
 }
 
@@ -626,19 +554,6 @@ is_known_key (const KmJsonNode   *object,
 
   return km_json_node_get_member_name_length (object, m) == strlen (name)
          && g_strv_contains (keys, name);
-}
-
-/* Whether @object (any node) is an object with members that are not @keys. */
-static gboolean
-has_unknown_members (const KmJsonNode   *object,
-                     const char * const *keys)
-{
-  if (object == NULL || km_json_node_type (object) != KM_JSON_OBJECT)
-    return FALSE;
-  for (guint m = 0; m < km_json_node_get_length (object); m++)
-    if (!is_known_key (object, m, keys))
-      return TRUE;
-  return FALSE;
 }
 
 /* Writes the members of @original (an object, nullable) that are not @keys, in its
@@ -843,16 +758,6 @@ skeleton_to_string (const KmSkeleton         *skeleton,
   return km_json_writer_free_to_string (writer);
 }
 
-static gboolean
-same_file_name (const char *a,
-                const char *b)
-{
-  g_autofree char *canonical_a = g_canonicalize_filename (a, NULL);
-  g_autofree char *canonical_b = g_canonicalize_filename (b, NULL);
-
-  return strcmp (canonical_a, canonical_b) == 0;
-}
-
 gboolean
 km_skeleton_json_save (const KmSkeleton  *skeleton,
                        const char        *path,
@@ -876,11 +781,7 @@ km_skeleton_json_save_full (const KmSkeleton         *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = km_skeleton_json_to_string_full (skeleton, flags, notes);
-  if (!km_format_save_text (path, text, error))
-    return FALSE;
-  /* (it holds nothing Kinema does not read now) */
-  remember_read (path, NULL, text, 0);
-  return TRUE;
+  return km_format_save_text (path, text, error);
 }
 
 /**
@@ -892,11 +793,10 @@ km_skeleton_json_save_full (const KmSkeleton         *skeleton,
  * km_skeleton_json_save(), keeping what @original has and the reader does not interpret:
  * its unknown top-level keys (a "comment", …) and each joint's unknown keys (kept with the
  * joint of the same name), with their values as read, after the keys Kinema writes. A
- * deleted joint's go with it, and so do a renamed joint's. When @original is gone or no
- * longer reads as a JSON object (deleted or replaced by another program), the keys are
- * those of the text last read from it (km_skeleton_json_load()) or written over it here,
- * in this process; with no such text, the skeleton is written alone (with a note when the
- * file is there but no JSON object). Atomic, as km_skeleton_json_save().
+ * deleted joint's go with it, and so do a renamed joint's. When @original is gone, the
+ * skeleton is written alone; when it no longer reads as a JSON object, too, with a note
+ * (km_skeleton_json_save_over_text() writes over the text it held when read instead).
+ * Atomic, as km_skeleton_json_save().
  */
 gboolean
 km_skeleton_json_save_over (const KmSkeleton  *skeleton,
@@ -905,48 +805,69 @@ km_skeleton_json_save_over (const KmSkeleton  *skeleton,
                             GPtrArray         *notes,
                             GError           **error)
 {
+  return km_skeleton_json_save_over_text (skeleton, original, NULL, path, notes, error);
+}
+
+/**
+ * km_skeleton_json_save_over_text:
+ * @original: the skeleton.json @skeleton was read from: its name, for notes
+ * @original_text: (nullable): the text @original held when it was read; NULL: the file as
+ *   it is now
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): receives what is not kept
+ *
+ * km_skeleton_json_save_over() written over @original_text, not over the file, which need
+ * not be there any more (deleted by another program since it was read): the keys Kinema
+ * does not interpret are kept from the text as from a file.
+ */
+gboolean
+km_skeleton_json_save_over_text (const KmSkeleton  *skeleton,
+                                 const char        *original,
+                                 GBytes            *original_text,
+                                 const char        *path,
+                                 GPtrArray         *notes,
+                                 GError           **error)
+{
   g_autofree char *text = NULL;
-  g_autofree char *data = NULL;
+  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(KmJsonDocument) original_doc = NULL;
   g_autoptr(GError) read_error = NULL;
   const KmJsonNode *original_root = NULL;
-  gsize length = 0;
 
   g_return_val_if_fail (skeleton != NULL, FALSE);
   g_return_val_if_fail (original != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (g_file_get_contents (original, &data, &length, &read_error))
-    original_doc = km_json_parse (original, data, length, &read_error);
+  if (original_text != NULL)
+    bytes = g_bytes_ref (original_text);
+  else
+    {
+      char *data = NULL;
+      gsize length = 0;
+
+      if (g_file_get_contents (original, &data, &length, &read_error))
+        bytes = g_bytes_new_take (data, length);
+    }
+  if (bytes != NULL)
+    {
+      gsize length = 0;
+      const char *data = g_bytes_get_data (bytes, &length);
+
+      original_doc = km_json_parse (original, data != NULL ? data : "", length, NULL);
+    }
   if (original_doc != NULL)
     original_root = km_json_document_get_root (original_doc);
   if (original_root == NULL || km_json_node_type (original_root) != KM_JSON_OBJECT)
     {
-      /* Gone or replaced since it was read: the keys as read then. */
-      g_autoptr(GBytes) kept = recall_read (original);
-
-      original_root = NULL;
-      g_clear_pointer (&original_doc, km_json_document_free);
-      if (kept != NULL)
-        original_doc = km_json_parse (original, g_bytes_get_data (kept, NULL),
-                                      g_bytes_get_size (kept), NULL);
-      if (original_doc != NULL)
-        original_root = km_json_document_get_root (original_doc);
-      /* (gone, and never read: nothing of it to keep) */
-      if (original_root == NULL
-          && !g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      /* (gone: nothing of it to keep) */
+      if (!g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         km_format_note (notes, _("%s no longer reads as a skeleton.json object: the keys "
                                  "Kinema does not read are not kept"), original);
+      original_root = NULL;
     }
   text = skeleton_to_string (skeleton, KM_SKELETON_JSON_WRITE_DEFAULT, notes, original_root);
-  if (!km_format_save_text (path, text, error))
-    return FALSE;
-  /* Written over @original itself: that is what it holds now, with the keys @original had
-   * that Kinema does not read (not parsed again to see that). */
-  if (same_file_name (original, path))
-    remember_read (path, original_root, text, strlen (text));
-  return TRUE;
+  return km_format_save_text (path, text, error);
 }
 
 static void

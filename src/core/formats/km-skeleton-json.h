@@ -58,11 +58,18 @@ gboolean    km_skeleton_json_save_full  (const KmSkeleton        *skeleton,
                                          GPtrArray               *notes,
                                          GError                 **error);
 /* Writes @skeleton over @original (the skeleton.json it was read from; @path may be it),
- * keeping the top-level and per-joint keys of @original that Kinema does not interpret;
- * those of the text last read from it (or written over it) when it is gone or replaced by
- * something that is not a JSON object. */
+ * keeping the top-level and per-joint keys of @original that Kinema does not interpret
+ * (none when it is gone). */
 gboolean    km_skeleton_json_save_over  (const KmSkeleton  *skeleton,
                                          const char        *original,
+                                         const char        *path,
+                                         GPtrArray         *notes,
+                                         GError           **error);
+/* The same written over @original_text (nullable: the file @original as it is now), the
+ * text @original held when it was read, for a file that is gone since. */
+gboolean    km_skeleton_json_save_over_text (const KmSkeleton *skeleton,
+                                         const char        *original,
+                                         GBytes            *original_text,
                                          const char        *path,
                                          GPtrArray         *notes,
                                          GError           **error);

@@ -1120,10 +1120,12 @@ joint_text (const KmSkeleton *skeleton,
   return g_string_free (out, FALSE);
 }
 
-/* The text of @original with @skeleton's edits (see above), or NULL with @reason set. */
+/* The text of @original (@original_text when given, else the file read) with @skeleton's
+ * edits (see above), or NULL with @reason set. */
 static char *
 urdf_over_string (const KmSkeleton  *skeleton,
                   const char        *original,
+                  GBytes            *original_text,
                   const char        *path,
                   GPtrArray         *notes,
                   char             **reason)
@@ -1155,7 +1157,8 @@ urdf_over_string (const KmSkeleton  *skeleton,
   gsize length = 0;
 
   km_parse_warnings_push (ignore_warning, NULL);
-  bytes = km_format_read_file (original, KM_URDF_MAX_SIZE, &error);
+  bytes = original_text != NULL ? g_bytes_ref (original_text)
+                                : km_format_read_file (original, KM_URDF_MAX_SIZE, &error);
   if (bytes != NULL)
     {
       const char *data = g_bytes_get_data (bytes, &length);
@@ -1489,6 +1492,30 @@ km_urdf_save_over (const KmSkeleton  *skeleton,
                    GPtrArray         *notes,
                    GError           **error)
 {
+  return km_urdf_save_over_text (skeleton, original, NULL, path, notes, error);
+}
+
+/**
+ * km_urdf_save_over_text:
+ * @original: the URDF file @skeleton was read from: its name, for notes and the references
+ *   in it
+ * @original_text: (nullable): the text @original held when it was read; NULL: the file as
+ *   it is now
+ * @path: where to write; may be @original
+ * @notes: (nullable) (element-type utf8): as for km_urdf_to_string()
+ *
+ * km_urdf_save_over() written over @original_text, not over the file, which need not be
+ * there any more (deleted by another program since it was read): what Kinema does not
+ * model is kept from the text as from a file.
+ */
+gboolean
+km_urdf_save_over_text (const KmSkeleton  *skeleton,
+                        const char        *original,
+                        GBytes            *original_text,
+                        const char        *path,
+                        GPtrArray         *notes,
+                        GError           **error)
+{
   g_autofree char *reason = NULL;
   g_autofree char *text = NULL;
   g_autoptr(KmSkeleton) writable = NULL;
@@ -1501,8 +1528,8 @@ km_urdf_save_over (const KmSkeleton  *skeleton,
   /* Joint names as written (writable_skeleton()); noted only when this text is the one
    * saved (urdf_to_string() notes them itself). */
   writable = writable_skeleton (skeleton, NULL);
-  text = urdf_over_string (writable != NULL ? writable : skeleton, original, path, notes,
-                           &reason);
+  text = urdf_over_string (writable != NULL ? writable : skeleton, original, original_text,
+                           path, notes, &reason);
   if (text != NULL)
     {
       g_clear_pointer (&writable, km_skeleton_unref);

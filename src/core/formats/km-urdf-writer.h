@@ -34,5 +34,13 @@ gboolean  km_urdf_save_over  (const KmSkeleton  *skeleton,
                               const char        *path,
                               GPtrArray         *notes,
                               GError           **error);
+/* The same written over @original_text (nullable: the file @original as it is now), the
+ * text of the URDF file @original as it was read, for a file that is gone since. */
+gboolean  km_urdf_save_over_text (const KmSkeleton  *skeleton,
+                                  const char        *original,
+                                  GBytes            *original_text,
+                                  const char        *path,
+                                  GPtrArray         *notes,
+                                  GError           **error);
 
 G_END_DECLS
