@@ -469,8 +469,28 @@ load_file_thread (GTask        *task,
     g_task_return_pointer (task, loaded, (GDestroyNotify) loaded_file_free);
 }
 
+/* Main thread: the worker's read (@result) completes @user_data (taken), the caller's task,
+ * whose source object is the document. */
+static void
+load_file_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  GError *error = NULL;
+  LoadedFile *loaded = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (loaded == NULL)
+    g_task_return_error (outer, error);
+  else
+    g_task_return_pointer (outer, loaded, (GDestroyNotify) loaded_file_free);
+}
+
 /* Reads and parses @file on a worker thread for the _finish of @source_tag (the file is
- * kept on the task as "file"). */
+ * kept on the task as "file"). The caller's task, which holds the document, completes on
+ * the main thread; the one that runs on the worker holds no document (as write_job_start's),
+ * since the worker thread may drop its task last: the document would then be disposed
+ * there, while the main thread still uses what it refers to. */
 static void
 load_file_async (KmDocument          *self,
                  GFile               *file,
@@ -480,6 +500,7 @@ load_file_async (KmDocument          *self,
                  gpointer             source_tag)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GTask) read = NULL;
   g_autoptr(GError) error = NULL;
   char *path;
 
@@ -492,8 +513,11 @@ load_file_async (KmDocument          *self,
       return;
     }
   g_object_set_data_full (G_OBJECT (task), "file", g_object_ref (file), g_object_unref);
-  g_task_set_task_data (task, path, g_free);
-  g_task_run_in_thread (task, load_file_thread);
+  read = g_task_new (NULL, cancellable, load_file_read_cb, g_steal_pointer (&task));
+  /* (load_file_thread tells a recovery by it) */
+  g_task_set_source_tag (read, source_tag);
+  g_task_set_task_data (read, path, g_free);
+  g_task_run_in_thread (read, load_file_thread);
 }
 
 /* What a _finish of load_file_async hands back, NULL with @error set on failure. */
