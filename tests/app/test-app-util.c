@@ -581,3 +581,76 @@ test_app_write_tree (const char *path,
   if (!g_file_set_contents (path, json->str, (gssize) json->len, &error))
     g_error ("%s", error->message);
 }
+
+/* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
+ * test hide: the system's schemas, found before they are hidden (call it before
+ * gtk_init), unless a schema folder is given. */
+void
+test_app_use_system_schemas (void)
+{
+  const char *dirs = g_getenv ("XDG_DATA_DIRS");
+  g_auto(GStrv) split = g_strsplit (dirs != NULL && *dirs != '\0' ? dirs
+                                                                   : "/usr/local/share:/usr/share",
+                                    G_SEARCHPATH_SEPARATOR_S, -1);
+
+  if (g_getenv ("GSETTINGS_SCHEMA_DIR") != NULL)
+    return;
+  for (guint i = 0; split[i] != NULL; i++)
+    {
+      g_autofree char *schemas = g_build_filename (split[i], "glib-2.0", "schemas", NULL);
+      g_autofree char *chooser = g_build_filename (schemas,
+                                                   "org.gtk.gtk4.Settings.FileChooser.gschema.xml",
+                                                   NULL);
+      g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
+
+      if (g_file_test (chooser, G_FILE_TEST_EXISTS) && g_file_test (compiled, G_FILE_TEST_EXISTS))
+        {
+          g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
+          return;
+        }
+    }
+}
+
+/* Whether GTK's file chooser can be shown: its schema was found. */
+gboolean
+test_app_have_chooser_schema (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, "org.gtk.gtk4.Settings.FileChooser", TRUE);
+  return schema != NULL;
+}
+
+/* The file chooser dialog shown, or NULL (GtkFileDialog on GTK 4.10 and later, and
+ * GtkFileChooserNative without a portal, as under Xvfb, show a GtkFileChooserDialog). */
+GtkWidget *
+test_app_find_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_WIDGET (window);
+    }
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  return NULL;
+}
+
+/* test_app_wait_until() conditions: a file chooser is shown; none is. */
+gboolean
+test_app_chooser_shown (gpointer data)
+{
+  return test_app_find_chooser () != NULL;
+}
+
+gboolean
+test_app_chooser_gone (gpointer data)
+{
+  return test_app_find_chooser () == NULL;
+}

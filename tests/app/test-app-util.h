@@ -77,5 +77,10 @@ gboolean test_app_has_message     (KmDocument     *document,
 
 void     test_app_write_tree      (const char     *path,
                                    guint           n_joints);
+void       test_app_use_system_schemas  (void);
+gboolean   test_app_have_chooser_schema (void);
+GtkWidget *test_app_find_chooser        (void);
+gboolean   test_app_chooser_shown       (gpointer data);
+gboolean   test_app_chooser_gone        (gpointer data);
 
 G_END_DECLS

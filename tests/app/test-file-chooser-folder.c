@@ -230,45 +230,6 @@ test_unsaved_import (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&document));
 }
 
-/* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
- * test hide: the system's schemas, found before they are hidden, unless one is given. */
-static void
-use_system_schemas (void)
-{
-  const char *dirs = g_getenv ("XDG_DATA_DIRS");
-  g_auto(GStrv) split = g_strsplit (dirs != NULL && *dirs != '\0' ? dirs
-                                                                   : "/usr/local/share:/usr/share",
-                                    G_SEARCHPATH_SEPARATOR_S, -1);
-
-  if (g_getenv ("GSETTINGS_SCHEMA_DIR") != NULL)
-    return;
-  for (guint i = 0; split[i] != NULL; i++)
-    {
-      g_autofree char *schemas = g_build_filename (split[i], "glib-2.0", "schemas", NULL);
-      g_autofree char *chooser = g_build_filename (schemas,
-                                                   "org.gtk.gtk4.Settings.FileChooser.gschema.xml",
-                                                   NULL);
-      g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
-
-      if (g_file_test (chooser, G_FILE_TEST_EXISTS) && g_file_test (compiled, G_FILE_TEST_EXISTS))
-        {
-          g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
-          return;
-        }
-    }
-}
-
-static gboolean
-have_chooser_schema (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, "org.gtk.gtk4.Settings.FileChooser", TRUE);
-  return schema != NULL;
-}
-
 /* ---- The real dialogs ------------------------------------------------------------------ */
 
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
@@ -277,29 +238,9 @@ G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 static GtkFileChooser *
 find_chooser (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWidget *dialog = test_app_find_chooser ();
 
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
-
-      if (GTK_IS_FILE_CHOOSER_DIALOG (window)
-          && gtk_widget_get_visible (GTK_WIDGET (window)))
-        return GTK_FILE_CHOOSER (window);
-    }
-  return NULL;
-}
-
-static gboolean
-chooser_shown (gpointer data)
-{
-  return find_chooser () != NULL;
-}
-
-static gboolean
-chooser_gone (gpointer data)
-{
-  return find_chooser () == NULL;
+  return dialog != NULL ? GTK_FILE_CHOOSER (dialog) : NULL;
 }
 
 static gboolean
@@ -318,7 +259,7 @@ dialog_folder (KmWindow   *window,
   GFile *folder;
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
-  g_assert_true (test_app_wait_until (chooser_shown, NULL, 10000));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
   /* (the chooser loads its folder in the background) */
   test_app_wait_until (chooser_has_folder, NULL, 5000);
   folder = gtk_file_chooser_get_current_folder (find_chooser ());
@@ -329,7 +270,7 @@ static void
 dialog_respond (int response)
 {
   gtk_dialog_response (GTK_DIALOG (find_chooser ()), response);
-  g_assert_true (test_app_wait_until (chooser_gone, NULL, 10000));
+  g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
 }
 
 static gboolean
@@ -357,7 +298,7 @@ test_dialogs (Fixture       *f,
    * here (criticals still are). */
   fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
-  if (!have_chooser_schema ())
+  if (!test_app_have_chooser_schema ())
     {
       test_app_destroy_window (&window, &document);
       g_log_set_always_fatal (fatal);
@@ -392,7 +333,7 @@ test_dialogs (Fixture       *f,
   g_assert_true (test_app_wait_loaded (window));
   g_assert_null (km_document_get_file (km_window_get_document (window)));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
-  g_assert_true (test_app_wait_until (chooser_shown, NULL, 10000));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   g_assert_true (gtk_file_chooser_set_file (find_chooser (), f->project, NULL));
   G_GNUC_END_IGNORE_DEPRECATIONS
@@ -420,7 +361,7 @@ int
 main (int    argc,
       char **argv)
 {
-  use_system_schemas ();
+  test_app_use_system_schemas ();
   test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/FileChooserFolder/unsaved", Fixture, NULL,

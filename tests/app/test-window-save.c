@@ -334,77 +334,6 @@ find_child_of_type (GtkWidget *bar,
   return NULL;
 }
 
-/* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
- * test hide: the system's, found before they are hidden (as test-file-chooser-folder.c
- * does), unless a schema folder is given. */
-static void
-use_system_schemas (void)
-{
-  const char *dirs = g_getenv ("XDG_DATA_DIRS");
-  g_auto(GStrv) split = g_strsplit (dirs != NULL && *dirs != '\0' ? dirs
-                                                                   : "/usr/local/share:/usr/share",
-                                    G_SEARCHPATH_SEPARATOR_S, -1);
-
-  if (g_getenv ("GSETTINGS_SCHEMA_DIR") != NULL)
-    return;
-  for (guint i = 0; split[i] != NULL; i++)
-    {
-      g_autofree char *schemas = g_build_filename (split[i], "glib-2.0", "schemas", NULL);
-      g_autofree char *chooser = g_build_filename (schemas,
-                                                   "org.gtk.gtk4.Settings.FileChooser.gschema.xml",
-                                                   NULL);
-      g_autofree char *compiled = g_build_filename (schemas, "gschemas.compiled", NULL);
-
-      if (g_file_test (chooser, G_FILE_TEST_EXISTS) && g_file_test (compiled, G_FILE_TEST_EXISTS))
-        {
-          g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
-          return;
-        }
-    }
-}
-
-static gboolean
-have_chooser_schema (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, "org.gtk.gtk4.Settings.FileChooser", TRUE);
-  return schema != NULL;
-}
-
-/* The file chooser a Save As shows (GtkFileDialog on GTK 4.10 and later, and
- * GtkFileChooserNative without a portal, as under Xvfb, show a GtkFileChooserDialog). */
-static GtkWidget *
-find_chooser (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
-
-      if (GTK_IS_FILE_CHOOSER_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
-        return GTK_WIDGET (window);
-    }
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  return NULL;
-}
-
-static gboolean
-chooser_shown (gpointer data)
-{
-  return find_chooser () != NULL;
-}
-
-static gboolean
-chooser_gone (gpointer data)
-{
-  return find_chooser () == NULL;
-}
-
 /* Fails a Save (Ctrl+S): the bar says so and why, and offers Save As, whose button opens
  * the Save As dialog. Messages keeps its line, the project stays modified; the bar goes
  * once a save succeeds, or when dismissed. */
@@ -456,22 +385,22 @@ test_failed_save_shows_bar (Fixture       *f,
 
   /* It opens the Save As dialog (where GTK's file chooser can run), whose Cancel leaves
    * the bar. */
-  if (have_chooser_schema ())
+  if (test_app_have_chooser_schema ())
     {
       /* The chooser's search icon is an SVG, which gdk-pixbuf tells by the MIME database
        * that the isolated XDG_DATA_DIRS hide: GTK warns that it is missing, which is no
        * failure here (criticals still are). */
       GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 
-      g_assert_null (find_chooser ());
+      g_assert_null (test_app_find_chooser ());
       g_assert_true (gtk_widget_activate (button));
-      g_assert_true (test_app_wait_until (chooser_shown, NULL, 10000));
+      g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
       G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (find_chooser ())), ==,
+      g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (test_app_find_chooser ())), ==,
                        "Save Project As");
-      gtk_dialog_response (GTK_DIALOG (find_chooser ()), GTK_RESPONSE_CANCEL);
+      gtk_dialog_response (GTK_DIALOG (test_app_find_chooser ()), GTK_RESPONSE_CANCEL);
       G_GNUC_END_IGNORE_DEPRECATIONS
-      g_assert_true (test_app_wait_until (chooser_gone, NULL, 10000));
+      g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
       test_app_spin ();
       g_log_set_always_fatal (fatal);
       g_assert_true (gtk_widget_get_visible (bar));
@@ -2166,7 +2095,7 @@ int
 main (int    argc,
       char **argv)
 {
-  use_system_schemas ();
+  test_app_use_system_schemas ();
   test_app_init (&argc, &argv);
 
   g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
