@@ -342,48 +342,6 @@ load_model (KmBodyItem       *self,
   attach_handlers (self);
 }
 
-/* The message of a reader's error without its "FILE:LINE:COLUMN: " (km_parse_error_set),
- * for a warning located at @node. */
-static const char *
-bare_message (const GError     *error,
-              const KmYamlNode *node)
-{
-  const char *file = km_yaml_node_get_file (node);
-  g_autofree char *located = NULL;
-  const char *rest;
-
-  /* The location as km_parse_location() writes it (the file escaped), read back. */
-  if (file == NULL || !km_parse_read_location (error->message, &located, NULL, &rest) ||
-      strcmp (located, file) != 0)
-    return error->message;
-  return rest;
-}
-
-/* The first of @keys that @data has (km_yaml_mapping_lookup_any() finds its value). */
-static const char *
-key_of (const KmYamlNode   *data,
-        const char * const *keys)
-{
-  for (guint i = 0; keys[i] != NULL; i++)
-    if (km_yaml_mapping_lookup (data, keys[i]) != NULL)
-      return keys[i];
-  return keys[0];
-}
-
-/* A malformed optional value of the data: "restoring as much as possible is more practical
- * than aborting the loading" (the project file spec, on schema versions), so the key is
- * ignored with a warning where it is, the rest of the item is restored, and the data is
- * stored back as it was until the state changes. Clears @error. */
-static void
-ignore_value (KmItemIo         *io,
-              const KmYamlNode *node,
-              const char       *key,
-              GError          **error)
-{
-  /* Translators: a key of a project file's item data, then what was expected there */
-  km_item_io_warn (io, node, _("“%s” is ignored: %s"), key, bare_message (*error, node));
-  g_clear_error (error);
-}
 
 /* A rotation matrix of 9 numbers, row by row (Choreonoid's rootAttitude): TRUE and @rot
  * when they are orthonormal with a determinant of +1, to the precision a project keeps
@@ -419,7 +377,7 @@ restore_rotation (const KmYamlNode *node,
     {
       if (!km_yaml_expect_numbers (node, v, 4, &error))
         {
-          ignore_value (io, node, key, &error);
+          km_item_io_ignore_value (io, node, key, &error);
           return FALSE;
         }
       if (v[0] != 0 || v[1] != 0 || v[2] != 0)
@@ -433,7 +391,7 @@ restore_rotation (const KmYamlNode *node,
     {
       if (!km_yaml_expect_numbers (node, v, 9, &error))
         {
-          ignore_value (io, node, key, &error);
+          km_item_io_ignore_value (io, node, key, &error);
           return FALSE;
         }
       if (rotation_from_numbers (v, rot))
@@ -451,7 +409,7 @@ restore_rotation (const KmYamlNode *node,
   return FALSE;
 }
 
-/* The item's data: a malformed optional value is ignored (ignore_value()); only data that
+/* The item's data: a malformed optional value is ignored (km_item_io_ignore_value()); only data that
  * is not a mapping, or a bad model file reference, fails the item. */
 static gboolean
 km_body_item_restore (KmItem           *item,
@@ -477,7 +435,7 @@ km_body_item_restore (KmItem           *item,
       if (!km_yaml_expect_int (node, &self->schema, &bad))
         {
           self->schema = 1;
-          ignore_value (io, node, "schema", &bad);
+          km_item_io_ignore_value (io, node, "schema", &bad);
         }
       else if (self->schema > KM_BODY_ITEM_SCHEMA)
         km_item_io_warn (io, node, _("body item schema %lld is newer than %d; "
@@ -489,7 +447,8 @@ km_body_item_restore (KmItem           *item,
       !km_yaml_expect_vec3 (node, &self->root.pos, &bad))
     {
       self->root.pos = km_vec3 (0, 0, 0);
-      ignore_value (io, node, key_of (data, translation_keys), &bad);
+      km_item_io_ignore_value (io, node, km_yaml_mapping_key_any (data, translation_keys),
+                               &bad);
     }
   /* A bad root_rotation leaves rootAttitude, when the data has both, to say it. */
   if (((node = km_yaml_mapping_lookup (data, "root_rotation")) == NULL ||
@@ -499,16 +458,16 @@ km_body_item_restore (KmItem           *item,
 
   if ((node = km_yaml_mapping_lookup (data, "fix_root")) != NULL &&
       !km_yaml_expect_bool (node, &self->fix_root, &bad))
-    ignore_value (io, node, "fix_root", &bad);
+    km_item_io_ignore_value (io, node, "fix_root", &bad);
   if ((node = km_yaml_mapping_lookup (data, "kinema_pose_unkeyed")) != NULL &&
       !km_yaml_expect_bool (node, &self->pose_unkeyed, &bad))
-    ignore_value (io, node, "kinema_pose_unkeyed", &bad);
+    km_item_io_ignore_value (io, node, "kinema_pose_unkeyed", &bad);
   if ((node = km_yaml_mapping_lookup (data, "kinema_selected_joint")) != NULL)
     {
       const char *s = km_yaml_expect_string (node, &bad);
 
       if (s == NULL)
-        ignore_value (io, node, "kinema_selected_joint", &bad);
+        km_item_io_ignore_value (io, node, "kinema_selected_joint", &bad);
       else if (*s != '\0')
         self->selected_joint = g_strdup (s);
     }
@@ -517,20 +476,22 @@ km_body_item_restore (KmItem           *item,
       const char *s = km_yaml_expect_string (node, &bad);
 
       if (s == NULL)
-        ignore_value (io, node, key_of (data, base_link_keys), &bad);
+        km_item_io_ignore_value (io, node, km_yaml_mapping_key_any (data, base_link_keys),
+                               &bad);
       else
         self->base_link = g_strdup (s);
     }
 
   node = displacements = km_yaml_mapping_lookup_any (data, displacement_keys);
-  radians = node != NULL && g_str_equal (key_of (data, displacement_keys), "jointPositions");
+  radians = node != NULL && g_str_equal (km_yaml_mapping_key_any (data, displacement_keys), "jointPositions");
   self->raw_radians = radians;
   if (node != NULL &&
       (self->raw = km_yaml_expect_number_list (node, MAX_JOINT_VALUES, &self->n_raw,
                                                &bad)) == NULL)
     {
       self->n_raw = 0;
-      ignore_value (io, node, key_of (data, displacement_keys), &bad);
+      km_item_io_ignore_value (io, node, km_yaml_mapping_key_any (data, displacement_keys),
+                               &bad);
       displacements = NULL;
     }
 
@@ -558,7 +519,7 @@ km_body_item_restore (KmItem           *item,
       if (ok)
         self->extra_handlers = g_strv_builder_end (names);
       else
-        ignore_value (io, node, "extra_body_handlers", &bad);
+        km_item_io_ignore_value (io, node, "extra_body_handlers", &bad);
     }
 
   if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))
@@ -581,7 +542,7 @@ km_body_item_restore (KmItem           *item,
                                       "“%s” lists %u values where the model has %u; joints it "
                                       "does not list keep the model’s pose, values past the "
                                       "model’s are ignored", self->n_raw),
-                         key_of (data, displacement_keys), self->n_raw, n_values);
+                         km_yaml_mapping_key_any (data, displacement_keys), self->n_raw, n_values);
     }
   else
     km_item_set_problem (item, _("the body item names no model file"));

@@ -819,6 +819,38 @@ km_item_io_warn (KmItemIo         *io,
   g_ptr_array_add (io->messages, g_strdup_printf ("%s: %s", location, message));
 }
 
+/* The message of a reader's error without its "FILE:LINE:COLUMN: " (km_parse_error_set),
+ * for a warning located at @node. */
+static const char *
+bare_message (const GError     *error,
+              const KmYamlNode *node)
+{
+  const char *file = km_yaml_node_get_file (node);
+  g_autofree char *located = NULL;
+  const char *rest;
+
+  /* The location as km_parse_location() writes it (the file escaped), read back. */
+  if (file == NULL || !km_parse_read_location (error->message, &located, NULL, &rest) ||
+      strcmp (located, file) != 0)
+    return error->message;
+  return rest;
+}
+
+void
+km_item_io_ignore_value (KmItemIo         *io,
+                         const KmYamlNode *value,
+                         const char       *key,
+                         GError          **error)
+{
+  g_return_if_fail (io != NULL && key != NULL && error != NULL && *error != NULL);
+
+  /* Translators: the first %s is a key of a project file's item ("id", "is_checked",
+   * "joint_displacements"), the second why its value cannot be read ("expected true or
+   * false"). */
+  km_item_io_warn (io, value, _("“%s” is ignored: %s"), key, bare_message (*error, value));
+  g_clear_error (error);
+}
+
 void
 km_item_io_problem (KmItemIo         *io,
                     KmItem           *item,

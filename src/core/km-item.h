@@ -153,6 +153,14 @@ void         km_item_io_warn             (KmItemIo         *io,
                                           const KmYamlNode *at,
                                           const char       *format,
                                           ...) G_GNUC_PRINTF (3, 4);
+/* A malformed optional value (@key's @value), ignored where it is with a warning that says
+ * why (@error's message, without the location a reader put first): "restoring as much as
+ * possible is more practical than aborting the loading" (the project file spec, on schema
+ * versions), so the rest of the item is restored. Clears @error. */
+void         km_item_io_ignore_value     (KmItemIo         *io,
+                                          const KmYamlNode *value,
+                                          const char       *key,
+                                          GError          **error);
 /* A file @item refers to cannot be used: sets the item's problem to @message and warns
  * with it at @at. */
 void         km_item_io_problem          (KmItemIo         *io,

@@ -418,47 +418,6 @@ typedef struct
   gboolean    plugin_missing;  /* the root's RootItem without "plugin", read as Base's */
 } ItemHeader;
 
-/* @error's message without the location of @node that km_parse_error_set() put first. */
-static const char *
-bare_message (const GError     *error,
-              const KmYamlNode *node)
-{
-  const char *file = km_yaml_node_get_file (node);
-  g_autofree char *located = NULL;
-  const char *rest;
-
-  if (file == NULL || !km_parse_read_location (error->message, &located, NULL, &rest) ||
-      strcmp (located, file) != 0)
-    return error->message;
-  return rest;
-}
-
-/* A malformed optional value of the header (@key's @v) is ignored where it is, as one of a
- * body item's data is: the item loads with the default and the value is not written back
- * (Save writes the item's own state: a new id, no is_checked for an unchecked item). */
-static void
-ignore_header_value (KmItemIo         *io,
-                     const char       *key,
-                     const KmYamlNode *v,
-                     GError          **error)
-{
-  /* Translators: the first %s is an item key of a project file ("id", "is_checked"), the
-   * second why its value cannot be read ("expected true or false"). */
-  km_item_io_warn (io, v, _("“%s” is ignored: %s"), key, bare_message (*error, v));
-  g_clear_error (error);
-}
-
-/* The first of @keys that @node has. */
-static const char *
-header_key_of (const KmYamlNode   *node,
-               const char * const *keys)
-{
-  for (guint i = 0; keys[i] != NULL; i++)
-    if (km_yaml_mapping_lookup (node, keys[i]) != NULL)
-      return keys[i];
-  return keys[0];
-}
-
 static void
 read_header_bool (KmItemIo           *io,
                   const KmYamlNode   *node,
@@ -474,7 +433,7 @@ read_header_bool (KmItemIo           *io,
   if (km_yaml_expect_bool (v, &b, &error))
     *value = b;
   else
-    ignore_header_value (io, header_key_of (node, keys), v, &error);
+    km_item_io_ignore_value (io, v, km_yaml_mapping_key_any (node, keys), &error);
 }
 
 /* @root: @node is the project's top item. A RootItem there without its "plugin" (a
@@ -523,19 +482,19 @@ read_header (KmItemIo         *io,
       gint64 id;
 
       if (!km_yaml_expect_int (v, &id, &local))
-        ignore_header_value (io, "id", v, &local);
+        km_item_io_ignore_value (io, v, "id", &local);
       else if (id < 0)
         {
           km_parse_error_set (&local, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (v),
                               km_yaml_node_get_pos (v), _("expected an item id ≥ 0"));
-          ignore_header_value (io, "id", v, &local);
+          km_item_io_ignore_value (io, v, "id", &local);
         }
       else
         h->id = id;
     }
   if ((v = km_yaml_mapping_lookup (node, "name")) != NULL &&
       (h->name = km_yaml_expect_string (v, &local)) == NULL)
-    ignore_header_value (io, "name", v, &local);
+    km_item_io_ignore_value (io, v, "name", &local);
   read_header_bool (io, node, selected_keys, &h->selected);
   read_header_bool (io, node, checked_keys, &h->checked);
   read_header_bool (io, node, builtin_keys, &h->builtin);

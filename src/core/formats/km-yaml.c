@@ -1380,6 +1380,18 @@ km_yaml_mapping_lookup_any (const KmYamlNode   *node,
   return NULL;
 }
 
+const char *
+km_yaml_mapping_key_any (const KmYamlNode   *node,
+                         const char * const *keys)
+{
+  g_return_val_if_fail (keys != NULL && keys[0] != NULL, NULL);
+
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (km_yaml_mapping_lookup (node, keys[i]) != NULL)
+      return keys[i];
+  return keys[0];
+}
+
 gboolean
 km_yaml_node_equal (const KmYamlNode *a,
                     const KmYamlNode *b)

@@ -224,6 +224,10 @@ KmYamlNode       *km_yaml_mapping_lookup       (const KmYamlNode    *node,
  * the snake_case and older camelCase spellings of one key). */
 KmYamlNode       *km_yaml_mapping_lookup_any   (const KmYamlNode    *node,
                                                 const char * const  *keys);
+/* The key of @keys that km_yaml_mapping_lookup_any() finds, else the first of them (the
+ * spelling a message about the missing value names). */
+const char       *km_yaml_mapping_key_any      (const KmYamlNode    *node,
+                                                const char * const  *keys);
 /* Structural equality: kinds, scalar values, tags, key order and values. Styles and
  * positions are ignored. */
 gboolean          km_yaml_node_equal           (const KmYamlNode    *a,
