@@ -9,6 +9,7 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "km-configuration-bar.h"
 #include "km-joint-panel.h"
 
 #include "km-number-field.h"
@@ -91,6 +92,7 @@ struct _KmJointPanel
   /* Template widgets */
   GtkStack       *stack;
   GtkListView    *list_view;
+  KmConfigurationBar *configuration_bar;
 
   /* Owned */
   KmDocument     *document;
@@ -1009,10 +1011,12 @@ km_joint_panel_class_init (KmJointPanelClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (KM_TYPE_CONFIGURATION_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-joint-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KmJointPanel, stack);
   gtk_widget_class_bind_template_child (widget_class, KmJointPanel, list_view);
+  gtk_widget_class_bind_template_child (widget_class, KmJointPanel, configuration_bar);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "jointpanel");
@@ -1082,6 +1086,7 @@ km_joint_panel_set_document (KmJointPanel *self,
     return;
 
   g_signal_group_set_target (self->document_signals, document);
+  km_configuration_bar_set_document (self->configuration_bar, document);
   document_skeleton_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }

@@ -10,6 +10,7 @@
 #include <gtk/gtk.h>
 
 #include "km-body-item.h"
+#include "km-configuration-bar.h"
 #include "km-graph-view.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
@@ -475,6 +476,83 @@ test_analytic_solve (Fixture       *f,
   g_rmdir (dir);
 }
 
+/* The configuration drop-down of @widget's tree, or NULL. */
+static KmConfigurationBar *
+find_configuration_bar (GtkWidget *widget)
+{
+  if (KM_IS_CONFIGURATION_BAR (widget))
+    return KM_CONFIGURATION_BAR (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      KmConfigurationBar *found = find_configuration_bar (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The UR5's analytic IK knows eight configurations: the Pose tab shows the one the pose is
+ * in, and choosing another reaches the same end-effector pose in it (one undo step); a
+ * body without such a handler shows none (the body handler spec: configurations "can be
+ * checked and switched on the GUI"). */
+static void
+test_configurations (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const double bent[] = { 0.3, -1.0, 1.2, -0.6, 0.8, 0.2 };
+  KmConfigurationBar *bar = find_configuration_bar (GTK_WIDGET (f->panel));
+  g_autofree double *before = NULL;
+  const double *pose;
+  const KmTransform *world;
+  KmTransform tip;
+  guint n_dof = 0, n_joints = 0;
+  int effector, shown, chosen = -1;
+
+  g_assert_nonnull (bar);
+  import_data (f, "bench-ur5.json");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (bar)));
+
+  import_data (f, "ur5-analytic.json");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  for (guint i = 0; i < G_N_ELEMENTS (bent); i++)
+    km_document_set_dof_value (f->document, i, bent[i]);
+  km_document_close_edit (f->document);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  shown = km_configuration_bar_get_shown (bar);
+  g_assert_cmpint (shown, >=, 0);
+
+  effector = km_document_get_effector (f->document);
+  g_assert_cmpint (effector, >=, 0);
+  world = km_document_get_joint_world (f->document, &n_joints);
+  tip = world[effector];
+  pose = km_document_get_pose (f->document, &n_dof);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+
+  for (guint c = 0; c < 8 && chosen < 0; c++)
+    if ((int) c != shown && km_configuration_bar_choose (bar, c))
+      chosen = (int) c;
+  g_assert_cmpint (chosen, >=, 0);
+  g_assert_cmpint (km_configuration_bar_get_shown (bar), ==, chosen);
+  world = km_document_get_joint_world (f->document, &n_joints);
+  g_assert_cmpfloat_with_epsilon (world[effector].pos.x, tip.pos.x, 1e-6);
+  g_assert_cmpfloat_with_epsilon (world[effector].pos.y, tip.pos.y, 1e-6);
+  g_assert_cmpfloat_with_epsilon (world[effector].pos.z, tip.pos.z, 1e-6);
+  for (guint r = 0; r < 3; r++)
+    for (guint c = 0; c < 3; c++)
+      g_assert_cmpfloat_with_epsilon (world[effector].rot.m[r][c], tip.rot.m[r][c], 1e-6);
+  g_assert_true (km_skeleton_within_limits (km_document_get_skeleton (f->document),
+                                            km_document_get_pose (f->document, NULL), 1e-9));
+
+  /* One step back to the pose (and configuration) of before. */
+  g_assert_true (km_document_undo (f->document));
+  for (guint d = 0; d < n_dof; d++)
+    g_assert_cmpfloat_with_epsilon (km_document_get_pose (f->document, NULL)[d], before[d], 1e-12);
+  g_assert_cmpint (km_configuration_bar_get_shown (bar), ==, shown);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -496,6 +574,8 @@ main (int    argc,
               fixture_setup, test_handler_messages, fixture_teardown);
   g_test_add ("/kinema/JointPanel/units", Fixture, NULL,
               fixture_setup, test_units, fixture_teardown);
+  g_test_add ("/kinema/JointPanel/configurations", Fixture, NULL,
+              fixture_setup, test_configurations, fixture_teardown);
   g_test_add ("/kinema/Document/analytic-solve", Fixture, NULL,
               fixture_setup, test_analytic_solve, fixture_teardown);
   return g_test_run ();
