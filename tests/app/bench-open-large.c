@@ -18,17 +18,23 @@
  * with N revolute joints in a deep branching tree (each joint's parent one of the five
  * joints before it) is opened in a window showing the built-in example, as
  * `kinema FILE` does. The main loop's longest stall from the open to the first frame drawn
- * with the model is what the user sees as a frozen window. Prints
- * `open_ms=… longest_stall_ms=… joints=N`; never fails on timing. Needs an X display (run
- * under xvfb-run, like the GUI tests); exits 77 (skipped) without one.
+ * with the model is what the user sees as a frozen window; work left for later (rows given to
+ * a list in idle chunks) must not freeze it either, so the main loop goes on for a second
+ * after that frame. Prints `open_ms=… longest_stall_ms=… settle_stall_ms=… joints=N`: the
+ * longest stall up to the first frame, and in the second after it; never fails on timing.
+ * Needs an X display (run under xvfb-run, like the GUI tests); exits 77 (skipped) without
+ * one.
  *
- * Options: --joints N (default 3000), or a skeleton file to open instead.
+ * Options: --joints N (default 3000), --trace (print each stall of 10 ms or more and when
+ * each frame clock phase ends), or a skeleton file to open instead.
  */
 
 #define SKIP 77
 
+static gint64 start;
 static gint64 last_tick;
 static gint64 longest_stall;
+static gboolean trace;
 
 /* Runs whenever the main loop is free: the gap between two runs is a stall. */
 static gboolean
@@ -36,9 +42,22 @@ tick_cb (gpointer data)
 {
   gint64 now = g_get_monotonic_time ();
 
+  /* --trace: each stall of 10 ms or more, from and to (ms after the open). */
+  if (trace && now - last_tick >= 10000)
+    printf ("stall %7.1f .. %7.1f  %6.1f ms\n", (last_tick - start) / 1000.0,
+            (now - start) / 1000.0, (now - last_tick) / 1000.0);
   longest_stall = MAX (longest_stall, now - last_tick);
   last_tick = now;
   return G_SOURCE_CONTINUE;
+}
+
+/* --trace: when each frame clock phase ends (ms after the open; GTK's own handlers ran
+ * first). */
+static void
+phase_cb (GdkFrameClock *clock,
+          const char    *phase)
+{
+  printf ("  phase %-12s %7.1f\n", phase, (g_get_monotonic_time () - start) / 1000.0);
 }
 
 static void
@@ -61,7 +80,7 @@ main (int   argc,
   KmJointPanel *panel;
   GdkFrameClock *clock;
   gboolean painted = FALSE;
-  gint64 start;
+  gint64 open_ms, to_frame;
   guint tick;
 
   if (!gtk_init_check ())
@@ -73,6 +92,8 @@ main (int   argc,
 
         n_joints = (guint) MAX (2, n);
       }
+    else if (g_strcmp0 (argv[i], "--trace") == 0)
+      trace = TRUE;
     else
       given = argv[i];
 
@@ -93,9 +114,19 @@ main (int   argc,
   test_app_spin_for (500);
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &painted);
+  if (trace)
+    {
+      const char *phases[] = { "before-paint", "update", "layout", "paint", "after-paint" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (phases); i++)
+        g_signal_connect_data (clock, phases[i], G_CALLBACK (phase_cb), (gpointer) phases[i],
+                               NULL, 0);
+    }
 
   tick = g_timeout_add_full (G_PRIORITY_HIGH, 2, tick_cb, NULL, NULL);
   start = last_tick = g_get_monotonic_time ();
+  if (trace)
+    printf ("open at %.6f s (CLOCK_MONOTONIC)\n", start / 1e6);
   if (!km_window_open_file (window, file) || !test_app_wait_loaded (window))
     g_error ("%s was not opened", path);
   /* The first frame drawn with the model in it. */
@@ -104,14 +135,21 @@ main (int   argc,
   while (!painted)
     g_main_context_iteration (NULL, TRUE);
   tick_cb (NULL);
+  open_ms = g_get_monotonic_time () - start;
+  to_frame = longest_stall;
+  /* What was left for later. */
+  longest_stall = 0;
+  test_app_spin_for (1000);
+  tick_cb (NULL);
   panel = KM_JOINT_PANEL (km_window_get_joint_panel (window));
   if (given == NULL && km_joint_panel_get_n_rows (panel) != n_joints - 1)
     g_error ("%s was not opened: %u DOFs", path, km_joint_panel_get_n_rows (panel));
-  printf ("open_ms=%.0f longest_stall_ms=%.0f joints=%u\n",
-          (g_get_monotonic_time () - start) / 1000.0, longest_stall / 1000.0,
+  printf ("open_ms=%.0f longest_stall_ms=%.0f settle_stall_ms=%.0f joints=%u\n",
+          open_ms / 1000.0, to_frame / 1000.0, longest_stall / 1000.0,
           given != NULL ? 0 : n_joints);
   g_source_remove (tick);
   g_signal_handlers_disconnect_by_data (clock, &painted);
+  g_signal_handlers_disconnect_matched (clock, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, phase_cb, NULL);
 
   gtk_window_destroy (GTK_WINDOW (window));
   km_test_remove_tree (dir);
