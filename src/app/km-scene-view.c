@@ -19,6 +19,7 @@
 #include "km-document-skeleton.h"
 #include "km-drag-solver.h"
 #include "km-ik-job.h"
+#include "km-ik-targets-item.h"
 #include "km-pick.h"
 #include "km-renderer.h"
 #include "km-skeleton-edit.h"
@@ -129,6 +130,8 @@ struct _KmSceneView
                                       * and as the bodies drawn change (update_model_extent) */
   double          model_extent;      /* KmRenderScene.model_extent, likewise */
   guint           n_renders;
+  gboolean        export_look;       /* drawn as view mode draws: no gizmo, no hover */
+  GtkEventController *root_keys;     /* the view keys, on the root (km_scene_view_root) */
 };
 
 enum {
@@ -141,6 +144,7 @@ enum {
   PROP_N_RENDERS,
   PROP_ORTHOGRAPHIC,
   PROP_SHOW_JOINT_AXES,
+  PROP_EXPORT_LOOK,
   N_PROPS
 };
 
@@ -890,6 +894,29 @@ document_animation_changed_cb (KmSceneView *self)
     reframe (self);
 }
 
+/* Targets read from a file for the body just shown (a model opened with its targets,
+ * `kinema model.json targets.json`, or its targets opened before anything else moved the
+ * camera) come as the model's own would: the motion their solve brings is framed too
+ * (document_animation_changed_cb), not left out of a view framed for the zero pose. Targets
+ * a key makes (no file) are an edit: the camera stays. */
+static void
+document_targets_changed_cb (KmSceneView *self)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  KmItem *item = body != NULL ? km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM)
+                              : NULL;
+  KmTargetTrack *targets = km_document_get_targets (self->document);
+
+  if (!self->motion_pending || self->camera_moved || targets == NULL || item == NULL
+      || km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item)) != targets
+      || km_ik_targets_item_get_file (KM_IK_TARGETS_ITEM (item)) == NULL
+      || km_document_get_skeleton (self->document) != self->framed_skeleton
+      || body != self->framed_body)
+    return;
+  g_clear_pointer (&self->framed_targets, km_target_track_unref);
+  self->framed_targets = km_target_track_ref (targets);
+}
+
 /* GL 3.3 core first; where that is unavailable, OpenGL ES 3.0. */
 static GdkGLContext *
 km_scene_view_create_context (GtkGLArea *area)
@@ -1023,15 +1050,16 @@ km_scene_view_render (GtkGLArea    *area,
           scene.has_tool_point = TRUE;
           scene.tool_point = km_transform_apply (&scene.joint_world[scene.effector],
                                                  km_target_track_get_effector_offset (targets));
-          scene.hover_tool_point = self->edit_mode && self->hover_tool_point;
+          scene.hover_tool_point = self->edit_mode && !self->export_look
+                                   && self->hover_tool_point;
         }
       scene.has_target = km_document_get_target_pose (self->document, &scene.target);
       scene.trajectory = km_document_get_trajectory (self->document, &scene.n_trajectory);
-      scene.has_gizmo = get_gizmo (self, &scene.gizmo);
+      scene.has_gizmo = !self->export_look && get_gizmo (self, &scene.gizmo);
       scene.gizmo_hover = self->drag_mode == DRAG_IK_AXIS || self->drag_mode == DRAG_IK_ROTATE
                           || self->drag_mode == DRAG_OFFSET
                           ? self->drag_handle : self->gizmo_hover;
-      scene.has_hover = self->edit_mode && self->hover_joint >= 0;
+      scene.has_hover = self->edit_mode && !self->export_look && self->hover_joint >= 0;
       scene.hover_joint = self->hover_joint;
     }
   scene.show_joint_axes = self->show_joint_axes;
@@ -1668,6 +1696,9 @@ km_scene_view_get_property (GObject    *object,
     case PROP_SHOW_JOINT_AXES:
       g_value_set_boolean (value, self->show_joint_axes);
       break;
+    case PROP_EXPORT_LOOK:
+      g_value_set_boolean (value, self->export_look);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1701,6 +1732,14 @@ km_scene_view_set_property (GObject      *object,
     case PROP_SHOW_JOINT_AXES:
       km_scene_view_set_show_joint_axes (self, g_value_get_boolean (value));
       break;
+    case PROP_EXPORT_LOOK:
+      if (self->export_look != g_value_get_boolean (value))
+        {
+          self->export_look = g_value_get_boolean (value);
+          gtk_gl_area_queue_render (GTK_GL_AREA (self));
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1724,6 +1763,84 @@ static const struct
   { GDK_KEY_KP_Decimal, "scene.frame-selection" },
   { GDK_KEY_a, "scene.frame-all" },
 };
+
+/* Whether the key event the root's view keys handle now belongs to a widget that takes it
+ * itself: text (an entry, a spin button such as a number field, the tree's rename field,
+ * where a digit or a letter is typed), or a popover (a menu, a drop-down list), or another
+ * window (a dialog). */
+static gboolean
+view_key_is_for_focus (KmSceneView *self,
+                       GtkWidget   *root)
+{
+  GdkEvent *event = self->root_keys != NULL
+                    ? gtk_event_controller_get_current_event (self->root_keys) : NULL;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (root));
+
+  if (event != NULL
+      && gdk_event_get_surface (event) != gtk_native_get_surface (GTK_NATIVE (root)))
+    return TRUE;
+  for (GtkWidget *w = focus; w != NULL && w != root; w = gtk_widget_get_parent (w))
+    if (GTK_IS_EDITABLE (w) || GTK_IS_POPOVER (w))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+view_key_cb (GtkWidget *root,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  KmSceneView *self = KM_SCENE_VIEW (user_data);
+
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)) || view_key_is_for_focus (self, root))
+    return FALSE;
+  return gtk_widget_activate_action (GTK_WIDGET (self), g_variant_get_string (args, NULL),
+                                     NULL);
+}
+
+/*
+ * The view keys work wherever the keyboard focus is in the window (the item tree has it at
+ * start-up), as the time bar's keys and Esc do, except in text and popovers: a digit typed
+ * into a number field is text. (The item tree's list has no type-ahead that would take
+ * them.) GTK 4.8 ignores global and managed shortcut scopes on a descendant, so the view
+ * puts a controller on its root, in the capture phase (before the focused widget, the view
+ * itself included: one action per press), and takes it away again when it leaves.
+ */
+static void
+km_scene_view_root (GtkWidget *widget)
+{
+  KmSceneView *self = KM_SCENE_VIEW (widget);
+  GtkWidget *root;
+
+  GTK_WIDGET_CLASS (km_scene_view_parent_class)->root (widget);
+
+  root = GTK_WIDGET (gtk_widget_get_root (widget));
+  self->root_keys = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_name (self->root_keys, "km-scene-view-keys");
+  gtk_event_controller_set_propagation_phase (self->root_keys, GTK_PHASE_CAPTURE);
+  for (guint i = 0; i < G_N_ELEMENTS (view_keys); i++)
+    {
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (view_keys[i].key, 0),
+                                                gtk_callback_action_new (view_key_cb, self,
+                                                                         NULL));
+
+      gtk_shortcut_set_arguments (shortcut, g_variant_new_string (view_keys[i].action));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (self->root_keys), shortcut);
+    }
+  gtk_widget_add_controller (root, self->root_keys);
+}
+
+static void
+km_scene_view_unroot (GtkWidget *widget)
+{
+  KmSceneView *self = KM_SCENE_VIEW (widget);
+
+  if (self->root_keys != NULL)
+    gtk_widget_remove_controller (GTK_WIDGET (gtk_widget_get_root (widget)), self->root_keys);
+  self->root_keys = NULL;
+
+  GTK_WIDGET_CLASS (km_scene_view_parent_class)->unroot (widget);
+}
 
 /* The framing depends on the view's shape (frame_box): a model just framed by itself
  * (opened before the window had its size) is framed again at the view's size until it is
@@ -1764,6 +1881,8 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   widget_class->realize = km_scene_view_realize;
   widget_class->unrealize = km_scene_view_unrealize;
   widget_class->size_allocate = km_scene_view_size_allocate;
+  widget_class->root = km_scene_view_root;
+  widget_class->unroot = km_scene_view_unroot;
 
   area_class->render = km_scene_view_render;
   area_class->create_context = km_scene_view_create_context;
@@ -1795,6 +1914,12 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   properties[PROP_SHOW_JOINT_AXES] =
     g_param_spec_boolean ("show-joint-axes", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Drawn as view mode draws it, whatever the mode: no gizmo, no hover highlight. The
+   * window sets it while it takes the image that File → Export Image writes
+   * (km_window_export_image_async), so that the image is the scene, not the tools. */
+  properties[PROP_EXPORT_LOOK] =
+    g_param_spec_boolean ("export-look", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_install_action (widget_class, "scene.reset-camera", NULL, reset_camera_action);
@@ -1804,7 +1929,8 @@ km_scene_view_class_init (KmSceneViewClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0,
                                        "scene.toggle-edit-mode", NULL);
 
-  /* Blender's numpad keys, on either row; the time bar and the window keep their keys. */
+  /* Blender's numpad keys, on either row; the time bar and the window keep their keys.
+   * km_scene_view_root() takes them first, wherever the focus is in the window. */
   gtk_widget_class_install_action (widget_class, "scene.view-front", NULL, view_action);
   gtk_widget_class_install_action (widget_class, "scene.view-side", NULL, view_action);
   gtk_widget_class_install_action (widget_class, "scene.view-top", NULL, view_action);
@@ -1872,6 +1998,8 @@ km_scene_view_init (KmSceneView *self)
                                   G_CALLBACK (document_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::targets",
                                   G_CALLBACK (document_changed_cb), self);
+  g_signal_group_connect_swapped (self->document_signals, "notify::targets",
+                                  G_CALLBACK (document_targets_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_changed_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::project",
@@ -2048,14 +2176,15 @@ km_scene_view_get_n_renders (KmSceneView *self)
 /**
  * km_scene_view_grab_texture:
  *
- * Renders the view as it is on screen into a texture (File → Export image, tests).
+ * Renders the view as it is on screen into a texture (File → Export image, tests): the
+ * scene the GL area draws, without the focus ring its style draws about it
+ * (resources/style.css); with #KmSceneView:export-look, as view mode draws it.
  *
  * Returns: (transfer full) (nullable): the image, or %NULL when the view is not shown
  */
 GdkTexture *
 km_scene_view_grab_texture (KmSceneView *self)
 {
-  g_autoptr(GdkPaintable) paintable = NULL;
   GtkSnapshot *snapshot;
   g_autoptr(GskRenderNode) node = NULL;
   GskRenderer *renderer;
@@ -2070,9 +2199,9 @@ km_scene_view_grab_texture (KmSceneView *self)
   if (native == NULL || width <= 0 || height <= 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return NULL;
 
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
+  /* GtkGLArea's own snapshot: the scene, not the widget's CSS outline (a focus ring). */
   snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  GTK_WIDGET_CLASS (km_scene_view_parent_class)->snapshot (GTK_WIDGET (self), snapshot);
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     return NULL;

@@ -2569,7 +2569,8 @@ memory_texture (GdkTexture *texture)
  * km_window_export_image_async:
  *
  * Writes the scene view, as shown now, to a PNG file: the image is taken on the calling
- * (main) thread, encoded and written on a worker.
+ * (main) thread, encoded and written on a worker. It is the scene as view mode draws it,
+ * also in edit mode (no gizmo, no hover highlight), without the view's focus ring.
  */
 void
 km_window_export_image_async (KmWindow            *self,
@@ -2587,7 +2588,11 @@ km_window_export_image_async (KmWindow            *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, km_window_export_image_async);
+  /* The scene as view mode draws it: not edit mode's gizmo and hover highlight. The
+   * window goes on showing them (the view draws again as it was). */
+  g_object_set (self->scene_view, "export-look", TRUE, NULL);
   texture = km_scene_view_grab_texture (self->scene_view);
+  g_object_set (self->scene_view, "export-look", FALSE, NULL);
   if (texture == NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",

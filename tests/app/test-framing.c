@@ -968,6 +968,86 @@ test_camera_stays (Fixture       *f,
   g_assert_cmpfloat (km_scene_view_get_camera (f->view)->distance, >, shown.distance);
 }
 
+/* How many of the motion's poses (every joint of every frame) lie outside the view. */
+static guint
+motion_out_of_view (Fixture *f)
+{
+  KmAnimation *animation = km_document_get_animation (f->document);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  guint n_joints = km_skeleton_get_n_joints (skeleton);
+  g_autofree KmTransform *world = g_new (KmTransform, n_joints);
+  int width = gtk_widget_get_width (GTK_WIDGET (f->view));
+  int height = gtk_widget_get_height (GTK_WIDGET (f->view));
+  guint out = 0;
+
+  g_assert_nonnull (animation);
+  for (guint frame = 0; frame < km_animation_get_n_frames (animation); frame++)
+    {
+      km_skeleton_forward_kinematics (skeleton, km_animation_get_frame (animation, frame), NULL,
+                                      world);
+      for (guint i = 0; i < n_joints; i++)
+        {
+          double x, y;
+
+          if (!km_camera_project (km_scene_view_get_camera (f->view), world[i].pos, width,
+                                  height, &x, &y)
+              || x < 0 || x > width || y < 0 || y > height)
+            out++;
+        }
+    }
+  return out;
+}
+
+/* Review rev23b-gui B: a model opened together with its targets (`kinema model.json
+ * targets.json`) was framed in its zero pose, then solved out of view. The first motion
+ * is framed too while the camera is still the view's own; a later solve leaves it. */
+static void
+test_opened_targets_framed (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-framing-XXXXXX");
+  g_autofree char *model_path = g_build_filename (dir, "reach.json", NULL);
+  g_autofree char *targets_path = g_build_filename (dir, "reach-targets.json", NULL);
+  g_autoptr(GFile) model = g_file_new_for_path (model_path);
+  g_autoptr(GFile) targets = g_file_new_for_path (targets_path);
+  g_autoptr(GError) error = NULL;
+  KmCamera solved;
+
+  /* Upright in its zero pose; its targets reach out sideways, almost its height away. */
+  g_file_set_contents (model_path,
+                       "{\"root_name\": \"Root\", \"joints\": ["
+                       "{\"name\": \"Root\", \"type\": \"fixed\", \"offset\": [0, 0, 0]},"
+                       "{\"name\": \"Shoulder\", \"type\": \"revolute\", \"offset\": [0, 0, 0.05],"
+                       " \"parent\": \"Root\", \"axis\": [1, 0, 0], \"limits\": [-3, 3]},"
+                       "{\"name\": \"Elbow\", \"type\": \"revolute\", \"offset\": [0, 0, 0.5],"
+                       " \"parent\": \"Shoulder\", \"axis\": [1, 0, 0], \"limits\": [-3, 3]},"
+                       "{\"name\": \"EndEffector\", \"type\": \"fixed\", \"offset\": [0, 0, 0.5],"
+                       " \"parent\": \"Elbow\"}]}", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (targets_path,
+                       "[{\"frame\": 0, \"pos\": [0, 0.9, 0.1], \"euler\": [0, 0, 0],"
+                       " \"position_only\": true},"
+                       " {\"frame\": 30, \"pos\": [0, -0.9, 0.1], \"euler\": [0, 0, 0],"
+                       " \"position_only\": true}]",
+                       -1, &error);
+  g_assert_no_error (error);
+
+  /* As `kinema reach.json reach-targets.json` opens them. */
+  km_window_open_file (f->window, model);
+  g_assert_true (test_app_open_file (f->window, targets));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_targets (f->document));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  wait_drawn (f);
+  g_assert_cmpuint (motion_out_of_view (f), ==, 0);
+  solved = *km_scene_view_get_camera (f->view);
+
+  /* Later solves are edits: the camera stays. */
+  key_at (f, 60, 0, 2.5);
+  assert_same_camera (km_scene_view_get_camera (f->view), &solved);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -994,5 +1074,7 @@ main (int    argc,
               test_gizmo_framed, fixture_teardown);
   g_test_add ("/kinema/Framing/camera-stays", Fixture, NULL, fixture_setup,
               test_camera_stays, fixture_teardown);
+  g_test_add ("/kinema/Framing/opened-targets-framed", Fixture, NULL, fixture_setup,
+              test_opened_targets_framed, fixture_teardown);
   return g_test_run ();
 }

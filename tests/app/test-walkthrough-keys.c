@@ -4,12 +4,16 @@
 
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-application.h"
+#include "km-camera.h"
 #include "km-document.h"
 #include "km-item-tree.h"
 #include "km-joint-panel.h"
+#include "km-scene-view.h"
 #include "km-time-bar.h"
 #include "km-window.h"
 
@@ -351,6 +355,160 @@ test_escape_edit_mode_anywhere (Fixture       *f,
   g_assert_false (edit_mode (f));
 }
 
+static void
+press (Fixture    *f,
+       const char *key)
+{
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", key, NULL);
+}
+
+static void
+assert_looks_down (KmSceneView *view)
+{
+  g_assert_cmpfloat (km_camera_get_forward (km_scene_view_get_camera (view)).z, <, -0.99);
+}
+
+/* Review rev23b-gui A: the view keys (1, 3, 7, 5, f, a) work wherever the focus is in the
+ * window, as the time bar's keys and Esc do (a tree row has it at start-up, the list view
+ * has no type-ahead that takes digits), once per press in the scene view itself, and not
+ * in text: a digit typed into a number field is text. */
+static void
+test_view_keys_anywhere (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkWidget *tree = km_window_get_item_tree (f->window);
+  GtkWidget *list = test_app_find_widget (tree, GTK_TYPE_LIST_VIEW);
+  KmSceneView *view = KM_SCENE_VIEW (km_window_get_scene_view (f->window));
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  const KmCamera *camera = km_scene_view_get_camera (view);
+  KmCamera before, moved;
+  GtkWidget *spin;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+
+  g_assert_nonnull (list);
+  g_assert_true (gtk_widget_grab_focus (list));
+  g_assert_true (focus_in (f, tree));
+  g_assert_cmpfloat (km_camera_get_forward (camera).z, >, -0.99);
+  press (f, "7");
+  assert_looks_down (view);
+  press (f, "1");
+  g_assert_cmpfloat (fabs (km_camera_get_forward (camera).z), <, 1e-6);
+  press (f, "3");
+  g_assert_cmpfloat (fabs (km_camera_get_forward (camera).z), <, 1e-6);
+  g_assert_false (km_scene_view_get_orthographic (view));
+  press (f, "5");
+  g_assert_true (km_scene_view_get_orthographic (view));
+  g_assert_true (focus_in (f, tree));
+
+  /* Frame all (a) and the selection (f) from the tree too. */
+  moved = *camera;
+  km_camera_zoom (&moved, 0.2);
+  km_scene_view_set_camera (view, &moved);
+  press (f, "a");
+  g_assert_cmpfloat (camera->distance, >, 2.0 * moved.distance);
+  before = *camera;
+  km_document_set_selected_joint (f->document, 3);
+  test_app_spin ();
+  g_assert_true (gtk_widget_grab_focus (list));
+  press (f, "f");
+  g_assert_cmpfloat (camera->distance, <, before.distance);
+  g_assert_true (focus_in (f, tree));
+
+  /* In the scene view: one toggle per press. */
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (view)));
+  press (f, "5");
+  g_assert_false (km_scene_view_get_orthographic (view));
+  press (f, "7");
+  assert_looks_down (view);
+
+  /* A number field takes digits and letters as text. */
+  press (f, "1");
+  before = *camera;
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), >, 1);
+  spin = find_for_adjustment (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON,
+                              km_joint_panel_get_adjustment (panel, 1));
+  g_assert_nonnull (spin);
+  g_assert_true (gtk_widget_grab_focus (spin));
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Home", "7", "5",
+                      "a", NULL);
+  g_assert_true (g_str_has_prefix (gtk_editable_get_text (GTK_EDITABLE (spin)), "75a"));
+  g_assert_false (km_scene_view_get_orthographic (view));
+  g_assert_cmpfloat (km_camera_get_forward (camera).z, ==, km_camera_get_forward (&before).z);
+  g_assert_cmpfloat (camera->distance, ==, before.distance);
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Escape", NULL);
+}
+
+/* How many pixels of the view's outermost columns and rows differ between @a and @b. */
+static guint
+edge_pixels_differing (const guint8 *a,
+                       const guint8 *b,
+                       int           width,
+                       int           height)
+{
+  guint n = 0;
+
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      {
+        const guint8 *p = a + ((gsize) y * width + x) * 4, *q = b + ((gsize) y * width + x) * 4;
+
+        if ((x < 2 || y < 2 || x >= width - 2 || y >= height - 2) && memcmp (p, q, 3) != 0)
+          n++;
+      }
+  return n;
+}
+
+/* Review rev23b-gui A: Tab reaching the scene view shows a focus ring about it, which the
+ * view's focus from a click does not, and which no exported image has. */
+static void
+test_scene_focus_ring (Fixture       *f,
+                       gconstpointer  data)
+{
+  GtkWidget *tree = km_window_get_item_tree (f->window);
+  GtkWidget *list = test_app_find_widget (tree, GTK_TYPE_LIST_VIEW);
+  GtkWidget *view = km_window_get_scene_view (f->window);
+  g_autofree guint8 *plain = NULL, *ring = NULL;
+  g_autoptr(GdkTexture) plain_image = NULL, ring_image = NULL;
+  g_autofree guint8 *plain_bytes = NULL, *ring_bytes = NULL;
+  int width, height;
+  gsize size;
+  guint i;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+
+  /* Focus given without the keyboard: no ring. */
+  g_assert_true (gtk_widget_grab_focus (view));
+  gtk_window_set_focus_visible (GTK_WINDOW (f->window), FALSE);
+  test_app_spin_for (100);
+  plain = test_app_render_widget (view, &width, &height);
+  plain_image = km_scene_view_grab_texture (KM_SCENE_VIEW (view));
+
+  /* Tab from the tree until the view has the focus. */
+  g_assert_true (gtk_widget_grab_focus (list));
+  for (i = 0; i < 60 && !gtk_widget_has_focus (view); i++)
+    press (f, "Tab");
+  g_assert_true (gtk_widget_has_focus (view));
+  g_assert_true (gtk_widget_get_state_flags (view) & GTK_STATE_FLAG_FOCUS_VISIBLE);
+  test_app_spin_for (100);
+  ring = test_app_render_widget (view, &width, &height);
+  g_assert_cmpuint (edge_pixels_differing (plain, ring, width, height), >,
+                    (guint) (width + height));
+
+  /* The image of the scene (Export Image) has none. */
+  ring_image = km_scene_view_grab_texture (KM_SCENE_VIEW (view));
+  size = (gsize) gdk_texture_get_width (ring_image) * gdk_texture_get_height (ring_image) * 4;
+  g_assert_cmpint (gdk_texture_get_width (ring_image), ==, gdk_texture_get_width (plain_image));
+  g_assert_cmpint (gdk_texture_get_height (ring_image), ==, gdk_texture_get_height (plain_image));
+  plain_bytes = g_malloc (size);
+  ring_bytes = g_malloc (size);
+  gdk_texture_download (plain_image, plain_bytes, (gsize) gdk_texture_get_width (plain_image) * 4);
+  gdk_texture_download (ring_image, ring_bytes, (gsize) gdk_texture_get_width (ring_image) * 4);
+  g_assert_true (memcmp (plain_bytes, ring_bytes, size) == 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -363,5 +521,9 @@ main (int    argc,
               fixture_setup, test_timebar_keys_with_slider_focus, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/keys/escape-edit-mode-anywhere", Fixture, NULL,
               fixture_setup, test_escape_edit_mode_anywhere, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/keys/view-keys-anywhere", Fixture, NULL,
+              fixture_setup, test_view_keys_anywhere, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/keys/scene-focus-ring", Fixture, NULL,
+              fixture_setup, test_scene_focus_ring, fixture_teardown);
   return g_test_run ();
 }

@@ -445,6 +445,76 @@ test_export_image (Fixture       *f,
                             KM_RENDER_EFFECTOR_RGB));
 }
 
+/* Exports the scene to @path and reads the PNG back (B G R A). */
+static guint8 *
+export_pixels (Fixture    *f,
+               const char *path,
+               int        *width,
+               int        *height)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+  guint8 *pixels;
+
+  km_window_export_image_async (f->window, file, NULL, export_image_done_cb, &done);
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  texture = gdk_texture_new_from_file (file, &error);
+  g_assert_no_error (error);
+  *width = gdk_texture_get_width (texture);
+  *height = gdk_texture_get_height (texture);
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return pixels;
+}
+
+/* The scene view as shown now (B G R A), drawn again first. */
+static guint8 *
+shown_pixels (Fixture *f)
+{
+  int width, height;
+
+  return test_app_scene_pixels (f->scene_view, &width, &height);
+}
+
+/* Review rev23b-gui C: Export Image in edit mode drew the gizmo into the PNG. The image is
+ * the scene as view mode draws it, while the window goes on showing the gizmo. */
+static void
+test_export_image_edit_mode (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-XXXXXX");
+  g_autofree char *view_path = g_build_filename (dir, "view.png", NULL);
+  g_autofree char *edit_path = g_build_filename (dir, "edit.png", NULL);
+  g_autofree guint8 *view_mode = NULL, *edit_mode = NULL, *shown = NULL, *shown_after = NULL;
+  int view_width, view_height, edit_width, edit_height;
+  gsize size;
+
+  if (!settle_or_skip (f))
+    return;
+
+  /* An elbow selected: in edit mode the gizmo stands on it and on the end effector. */
+  km_document_set_selected_joint (f->document, 2);
+  g_assert_true (wait_next_render (f));
+  view_mode = export_pixels (f, view_path, &view_width, &view_height);
+  size = (gsize) view_width * view_height * 4;
+
+  km_scene_view_set_edit_mode (f->scene_view, TRUE);
+  shown = shown_pixels (f);
+  /* The window shows the gizmo. */
+  g_assert_true (memcmp (shown, view_mode, size) != 0);
+  edit_mode = export_pixels (f, edit_path, &edit_width, &edit_height);
+  g_assert_cmpint (edit_width, ==, view_width);
+  g_assert_cmpint (edit_height, ==, view_height);
+  g_assert_true (memcmp (edit_mode, view_mode, size) == 0);
+
+  /* And still does, in edit mode. */
+  g_assert_true (km_scene_view_get_edit_mode (f->scene_view));
+  shown_after = shown_pixels (f);
+  g_assert_true (memcmp (shown_after, shown, size) == 0);
+}
+
 /* A broken file leaves the open project alone and says where it is broken. */
 static void
 test_open_broken_file (Fixture       *f,
@@ -797,6 +867,8 @@ main (int    argc,
               fixture_setup, test_edit_mode_action, fixture_teardown);
   g_test_add ("/kinema/Window/export-image", Fixture, NULL,
               fixture_setup, test_export_image, fixture_teardown);
+  g_test_add ("/kinema/Window/export-image-edit-mode", Fixture, NULL,
+              fixture_setup, test_export_image_edit_mode, fixture_teardown);
   g_test_add ("/kinema/Window/open-broken-file", Fixture, NULL,
               fixture_setup, test_open_broken_file, fixture_teardown);
   g_test_add ("/kinema/Window/uncheck-hides-body", Fixture, NULL,
