@@ -232,6 +232,9 @@ typedef struct
   gboolean          *turns;   /* n_dof: on the path, revolute, more than a turn of range */
   gboolean          *on_path; /* n_dof: a DOF that the solve moves (with the masters off the
                                * path of followers on it) */
+  gboolean          *unturn;  /* n_dof: on the path, revolute, a turn or more of range
+                               * (unlimited too), no linked joint: whole turns of it are the
+                               * same pose (unturn_segment()) */
   double            *fit_radius; /* per frame: how far its orientation fit may move a joint
                                   * (fit_radii()) */
   gboolean           searching;     /* motion_solve() counts its iterations in search_work */
@@ -858,6 +861,70 @@ jump_forced (Motion             *m,
   return TRUE;
 }
 
+/*
+ * The segment of the motion that starts at frame @from (frame 0, or a frame that jumped from
+ * the one before) and goes on up to its next jump or @to: each joint of m->unturn shifted by
+ * the whole turns that bring frame @from nearest @ref (the seed, or the frame before), where
+ * every frame of the segment stays within the limits. The same poses, the same steps between
+ * them; but a solve never adds a turn that its seed did not have, whatever start a search
+ * found the segment from (search_start() turns joints).
+ */
+static void
+unturn_segment (Motion       *m,
+                KmIkSolution *cur,
+                guint         from,
+                guint         to,
+                const double *ref)
+{
+  guint end = from + 1;
+
+  while (end < to && !motion_jumped (m, &cur[end - 1], &cur[end]))
+    end++;
+  for (guint d = 0; d < m->n_dof; d++)
+    {
+      double r = CLAMP (ref[d], m->lo[d], m->hi[d]);
+      double k = nearbyint ((r - cur[from].q[d]) / (2 * G_PI));
+
+      /* (A turn away from a limit that @ref is next to stays, as the solve keeps it.) */
+      if (!m->unturn[d] || !isfinite (k) ||
+          (r - m->lo[d] < KM_IK_CONT_JUMP && cur[from].q[d] > r + G_PI) ||
+          (m->hi[d] - r < KM_IK_CONT_JUMP && cur[from].q[d] < r - G_PI))
+        continue;
+      /* The nearest turn first, then those between it and where it is; not for a tie (a
+       * value half a turn off, give or take rounding). */
+      for (; k != 0.0; k -= k > 0 ? 1.0 : -1.0)
+        {
+          double shift = 2 * G_PI * k;
+          gboolean inside = fabs (cur[from].q[d] + shift - r) <
+                            fabs (cur[from].q[d] - r) - KM_IK_TURN_GAIN;
+
+          for (guint f = from; f < end && inside; f++)
+            inside = cur[f].q[d] + shift >= m->lo[d] && cur[f].q[d] + shift <= m->hi[d];
+          if (!inside)
+            continue;
+          for (guint f = from; f < end; f++)
+            cur[f].q[d] += shift;
+          break;
+        }
+    }
+}
+
+/* Frames @from .. @to − 1 of @cur are final (the motion is solved up to @valid): the
+ * segments that start among them lose the whole turns they did not need (unturn_segment()). */
+static void
+unturn_final (Motion       *m,
+              KmIkSolution *cur,
+              guint         from,
+              guint         to,
+              guint         valid)
+{
+  for (guint f = from; f < to; f++)
+    if (f == 0)
+      unturn_segment (m, cur, f, valid, m->problem->seed);
+    else if (motion_jumped (m, &cur[f - 1], &cur[f]))
+      unturn_segment (m, cur, f, valid, cur[f - 1].q);
+}
+
 /* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile.
  * *@jumped (nullable) is set when one of them jumped from the frame before. */
 static gboolean
@@ -966,9 +1033,10 @@ solve_motion (const KmIkProblem *problem,
   m.goal = m.mid + MAX (n_dof, 1);
   m.jump_scale = m.goal + MAX (n_dof, 1);
   m.tried = m.jump_scale + MAX (n_dof, 1);
-  m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 2);
+  m.turns = g_new0 (gboolean, MAX (n_dof, 1) * 3);
   m.fit_radius = fit_radii (targets, n_frames, n_valid);
   m.on_path = m.turns + MAX (n_dof, 1);
+  m.unturn = m.on_path + MAX (n_dof, 1);
   km_skeleton_get_dof_limits (problem->skeleton, m.lo, m.hi);
   km_ik_jump_scales (m.lo, m.hi, n_dof, m.jump_scale);
   km_skeleton_get_mid_range (problem->skeleton, m.mid);
@@ -984,7 +1052,14 @@ solve_motion (const KmIkProblem *problem,
           m.turns[dof] = m.on_path[dof] && joints[j].type == KM_JOINT_REVOLUTE &&
                          isfinite (m.lo[dof]) && isfinite (m.hi[dof]) &&
                          m.hi[dof] - m.lo[dof] > 2 * G_PI;
+          m.unturn[dof] = m.on_path[dof] && joints[j].type == KM_JOINT_REVOLUTE &&
+                          m.hi[dof] - m.lo[dof] >= 2 * G_PI;
         }
+  /* (A turn of a master turns its followers by ratio · 2π: another pose.) */
+  for (guint j = 0; j < km_skeleton_get_n_joints (problem->skeleton); j++)
+    if (joints[j].mimic >= 0 && joints[joints[j].mimic].dof_index >= 0)
+      for (guint d = 0; d < joints[joints[j].mimic].n_dof; d++)
+        m.unturn[joints[joints[j].mimic].dof_index + (int) d] = FALSE;
   if (km_skeleton_has_mimic (problem->skeleton) && problem->effector >= 0 &&
       (guint) problem->effector < km_skeleton_get_n_joints (problem->skeleton))
     for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
@@ -1114,6 +1189,7 @@ solve_motion (const KmIkProblem *problem,
 
         if (final > emitted)
           {
+            unturn_final (&m, cur, emitted, final, valid);
             ok = motion_emit (cur, emitted, final, out, frame_done, user_data,
                               stopped != NULL ? &emitted_jump : NULL, m.jump_scale,
                               cancellable, error);
@@ -1126,6 +1202,8 @@ solve_motion (const KmIkProblem *problem,
           }
       }
     }
+  if (ok)
+    unturn_final (&m, cur, emitted, n_valid, n_valid);
   if (ok)
     ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, m.jump_scale,
                       cancellable, error);
@@ -1180,7 +1258,9 @@ done:
  * frames), a branch search looks for a start at the segment's first frame whose track goes
  * further without a jump (see TRAJ_WINDOW above): so frame 0 keeps the seed's answer
  * whenever that can be tracked without a jump, and a jump remains only where no start tried
- * avoids it. Frames are final, and reach @out and @frame_done in order, once no search can
+ * avoids it. A revolute joint with a turn or more of range (a continuous one too) keeps, of
+ * the tracks whole turns apart, the one that starts nearest the seed (frame 0) or the frame
+ * before a jump, where the limits allow: no turn that a search's start added. Frames are final, and reach @out and @frame_done in order, once no search can
  * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
  * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
  * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search

@@ -18,6 +18,10 @@ G_BEGIN_DECLS
 /* ... nor further than this share of its range: 0.499 m is a whole stroke of a 0.5 m
  * prismatic joint, a jump however far below KM_IK_CONT_JUMP it lies. */
 #define KM_IK_JUMP_RANGE_SHARE 0.5
+/* rad: a whole turn of a joint that brings its value this much nearer the seed is taken
+ * off (a solve adds no turn that its seed did not have); not one that only rounding makes
+ * nearer, half a turn off either way. */
+#define KM_IK_TURN_GAIN 1e-6
 
 /* Per DOF, what a change of it counts for against KM_IK_CONT_JUMP (and against a motion's
  * other per-frame bounds): 1 where the range is wide (KM_IK_CONT_JUMP /

@@ -2350,6 +2350,42 @@ cross_wrap_gaps (Work   *w,
     }
 }
 
+/* A revolute joint with a turn or more of range (continuous, or wider than 2π) has the
+ * same pose a whole turn further on: of those equivalent values of @q (path variables), the
+ * one nearest @seed's (all DOFs) within the limits, so that a solve never adds a turn that
+ * its seed did not have, whichever stage found the answer; except a turn away from a limit
+ * that the seed is next to. Not for a linked joint: a turn of a master turns its followers
+ * by ratio · 2π, another pose. */
+static void
+turn_nearest_seed (const Work   *w,
+                   double       *q,
+                   const double *seed)
+{
+  for (guint v = 0; v < w->n_path_var; v++)
+    {
+      double lo = w->lo[v], hi = w->hi[v], s = seed[w->var_dof[v]], x;
+      gboolean leads = FALSE;
+
+      if (!w->single[v] || !w->is_rot[v] || w->m_lead[v] != -1 || !(hi - lo >= 2 * G_PI) ||
+          !isfinite (q[v]) || !isfinite (s))
+        continue;
+      for (guint u = 0; w->has_mimic && u < w->n_var && !leads; u++)
+        leads = w->m_lead[u] == (int) v;
+      /* A seed on the edge of its range that a turn further inside answers keeps that turn
+       * (motion_turn_inside()): the joint keeps its room. */
+      if (leads || (s - lo < KM_IK_CONT_JUMP && q[v] > s + G_PI) ||
+          (hi - s < KM_IK_CONT_JUMP && q[v] < s - G_PI))
+        continue;
+      x = wrap_near (q[v], s);
+      if (x < lo)
+        x += 2 * G_PI;
+      else if (x > hi)
+        x -= 2 * G_PI;
+      if (x >= lo && x <= hi && fabs (x - s) < fabs (q[v] - s) - KM_IK_TURN_GAIN)
+        q[v] = x;
+    }
+}
+
 /* Out of reach, or orientation out of reach: converge patiently to the closest pose, then
  * meet the position and fit the orientation in what freedom is left. */
 static void
@@ -2613,6 +2649,8 @@ solve_seeded (const KmIkProblem *p,
       s.best = evaluate (&w);
       memcpy (w.q_best, sp, n_var * sizeof (double));
     }
+  /* (out->q still holds the seed, within the limits.) */
+  turn_nearest_seed (&w, w.q_best, out->q);
   for (guint v = 0; v < n_var; v++)
     out->q[w.var_dof[v]] = w.q_best[v];
   /* Followers off the path move with their masters too. */
@@ -2917,7 +2955,10 @@ km_ik_solution_copy_into (const KmIkSolution *src,
  * @cancellable: (nullable): polled once per iteration
  *
  * Solves one pose from @problem->seed. Even on failure @out holds a finite configuration
- * within the limits (the best found, or the clamped seed) and its residuals.
+ * within the limits (the best found, or the clamped seed) and its residuals. A revolute joint
+ * with a turn or more of range (a continuous one too) answers, of its values whole turns
+ * apart, the one nearest the seed within the limits: no turn that the seed did not have
+ * (unless the seed is next to a limit and the turn gives the joint room).
  *
  * Returns: %TRUE when the solver ran (check out->converged for success); %FALSE with
  *   KM_IK_ERROR_INVALID for an unusable problem (also a model whose forward kinematics

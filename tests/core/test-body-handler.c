@@ -14,6 +14,8 @@
 #include "km-cnoid.h"
 #include "km-format.h"
 #include "km-ik.h"
+#include "km-ik-job.h"
+#include "km-targets-json.h"
 #include "km-project.h"
 
 /* KM_TEST_HANDLER_DIR (src/handlers in the build tree) and KM_TEST_MODULE_DIR (the
@@ -404,6 +406,106 @@ test_ur5_switching (void)
   }
 }
 
+/* A solve from a seed adds no whole turn that the seed did not have. An editor review
+ * solved review/ur5-targets.json (three keyframes, the analytic IK attached, NEAREST) from
+ * the all-zero pose, the arm stretched out, as the editor seeds it, and got shoulder_lift
+ * 358°, elbow 269°, wrist_1 −267° at frame 0: the same pose as −1.9°, −91.4°, 93.3°, whole
+ * turns off the seed, which the motion's branch search had started from (it turns joints
+ * of more than a turn of range). The handler itself picks, of its 8 configurations with each
+ * joint on the turn nearest the seed within the limits, the one nearest the seed. */
+static void
+test_ur5_nearest_seed (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("ur5-analytic.json");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  g_autofree char *targets_path = g_test_build_filename (G_TEST_DIST, "data", "review",
+                                                         "ur5-targets.json", NULL);
+  int tool = km_skeleton_find_joint (skel, "tool0");
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, tool);
+  g_autoptr(KmBodyHandlerIkHook) hook =
+    km_body_handler_ik_hook_new (set, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (23);
+  g_autoptr(GError) error = NULL;
+  KmIkSolution s = { 0 };
+  const double *q0;
+  double lo[6], hi[6];
+  KmVec3 pos;
+  KmQuat rot;
+
+  g_assert_cmpuint (p->n_dof, ==, 6);
+  km_skeleton_get_dof_limits (skel, lo, hi);
+  track = km_targets_json_load_file (targets_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_body_handler_ik_hook_install (hook, p));
+  memset (p->seed, 0, p->n_dof * sizeof (double));
+
+  /* Frame 0 alone. */
+  g_assert_true (km_target_track_sample (track, 0, &pos, &rot));
+  km_transform_from_pos_quat (pos, rot, &p->target);
+  km_ik_solution_init (&s, p->n_dof);
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_assert_true (s.converged);
+  for (guint d = 0; d < 6; d++)
+    g_assert_cmpfloat (fabs (s.q[d]), <=, G_PI + 1e-6);
+
+  /* The motion, as the editor and `kinema-cli solve` solve it. */
+  animation = km_ik_solve_track (p, track, 0, km_target_track_get_last_frame (track), NULL,
+                                 NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  q0 = km_animation_get_frame (animation, 0);
+  g_test_message ("frame 0: %g %g %g %g %g %g", q0[0], q0[1], q0[2], q0[3], q0[4], q0[5]);
+  for (guint d = 0; d < 6; d++)
+    g_assert_cmpfloat (fabs (q0[d]), <=, G_PI + 1e-6);
+  for (guint f = 0; f <= km_target_track_get_last_frame (track); f++)
+    g_assert_true (km_skeleton_within_limits (skel, km_animation_get_frame (animation, f), 0.0));
+
+  /* The handler: random seeds and targets, no configuration nearer the seed. */
+  for (guint t = 0; t < 200; t++)
+    {
+      double seed[6], pose[6], q[6], best = G_MAXDOUBLE, got = 0.0;
+      KmTransform target;
+
+      for (guint d = 0; d < 6; d++)
+        {
+          pose[d] = g_rand_double_range (rand, -G_PI, G_PI);
+          seed[d] = g_rand_double_range (rand, -2 * G_PI, 2 * G_PI);
+        }
+      fk_joint (skel, pose, tool, &target);
+      memcpy (q, seed, sizeof q);
+      g_assert_cmpint (km_body_handler_set_solve_path (set, -1, tool, NULL, &target,
+                                                       KM_BODY_HANDLER_CONFIGURATION_NEAREST,
+                                                       q), >=, 0);
+      for (guint d = 0; d < 6; d++)
+        {
+          got += (q[d] - seed[d]) * (q[d] - seed[d]);
+          /* Each joint on the turn nearest its seed value within the limits. */
+          for (int turn = -1; turn <= 1; turn += 2)
+            {
+              double x = q[d] + turn * 2 * G_PI;
+
+              if (x >= lo[d] && x <= hi[d])
+                g_assert_cmpfloat (fabs (x - seed[d]), >=, fabs (q[d] - seed[d]) - 1e-9);
+            }
+        }
+      for (int k = 0; k < 8; k++)
+        {
+          double cand[6], dist = 0.0;
+
+          memcpy (cand, seed, sizeof cand);
+          if (km_body_handler_set_solve_path (set, -1, tool, NULL, &target, k, cand) != k)
+            continue;
+          for (guint d = 0; d < 6; d++)
+            dist += (cand[d] - seed[d]) * (cand[d] - seed[d]);
+          best = MIN (best, dist);
+        }
+      g_assert_cmpfloat (got, <=, best + 1e-9);
+    }
+  km_ik_solution_clear (&s);
+}
+
 static void
 check_closed_loop (KmSkeleton   *skel,
                    const double *q)
@@ -756,6 +858,7 @@ main (int    argc,
   g_test_add_func ("/kinema/BodyHandler/relative-model-dir", test_relative_model_dir);
   g_test_add_func ("/kinema/BodyHandler/ur5-configurations", test_ur5_configurations);
   g_test_add_func ("/kinema/BodyHandler/ur5-switching", test_ur5_switching);
+  g_test_add_func ("/kinema/BodyHandler/ur5-nearest-seed", test_ur5_nearest_seed);
   g_test_add_func ("/kinema/BodyHandler/linked-joints", test_linked_joints);
   g_test_add_func ("/kinema/BodyHandler/clone", test_clone);
   g_test_add_func ("/kinema/BodyHandler/threads", test_threads);

@@ -192,6 +192,18 @@ static const JointDef fold3[] = {
   { NULL },
 };
 
+/* The left arm of a two-armed torso (an editor review's hand-written URDF): a continuous
+ * waist about z, a shoulder and an elbow about y (the elbow folds one way only, up to
+ * straight), a continuous wrist about z. Five DOFs: most orientations are out of reach. */
+static const JointDef waist_arm[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "waist", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.05 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { "l_shoulder", KM_JOINT_REVOLUTE, "waist", { 0, 0.2, 0.4 }, { 0, 1, 0 }, { LIM (-2, 2), NOLIM, NOLIM } },
+  { "l_elbow", KM_JOINT_REVOLUTE, "l_shoulder", { 0, 0, -0.3 }, { 0, 1, 0 }, { LIM (-2.5, 0), NOLIM, NOLIM } },
+  { "l_wrist", KM_JOINT_REVOLUTE, "l_elbow", { 0, 0, -0.25 }, { 0, 0, 1 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
 static KmSkeleton *
 build_chain (const JointDef *defs)
 {
@@ -2726,6 +2738,70 @@ test_effector_offset (void)
   km_ik_solution_clear (&s);
 }
 
+/* The value of a continuous joint is only defined up to whole turns: of the equivalent
+ * answers, a solve returns the one nearest its seed, and a motion the one nearest the frame
+ * before. The editor solves from the pose it shows (here the model's all-zero pose, the
+ * elbow straight on its limit); the orientation is out of the five DOFs' reach, and the
+ * orientation fit used to land the continuous waist a whole turn off the seed (2π at frame 0
+ * and every frame after, 3π/2 for a single solve): the same pose, but a real robot would
+ * turn a full circle first. */
+static void
+test_continuous_joint_nearest_seed (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (waist_arm);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  const guint n_frames = 31;
+  const int waist = km_skeleton_get_joint (skel, 1)->dof_index;
+  const int wrist = km_skeleton_get_joint (skel, 4)->dof_index;
+  g_autofree KmTransform *targets = g_new (KmTransform, n_frames);
+  g_autofree KmIkSolution *out = g_new0 (KmIkSolution, n_frames);
+  KmIkSolution single = { 0 };
+
+  g_assert_cmpuint (p->n_dof, ==, 4);
+  for (guint k = 0; k < n_frames; k++)
+    {
+      double u = (double) k / (n_frames - 1);
+
+      km_transform_identity (&targets[k]);
+      targets[k].pos = km_vec3 (0.2 + 0.1 * u, 0.2 + 0.1 * u, 0.2 + 0.2 * u);
+    }
+
+  for (guint turns = 0; turns < 2; turns++)
+    {
+      /* The seed as the editor gives it: the pose shown, all zero; then with the waist a
+       * whole turn round, which the answers keep. */
+      double home = 2 * G_PI * turns;
+
+      memset (p->seed, 0, p->n_dof * sizeof (double));
+      p->seed[waist] = home;
+      p->target = targets[0];
+      g_assert_true (km_ik_solve (p, &single, NULL, NULL));
+      g_test_message ("single solve from waist %g: waist %g, wrist %g", home,
+                      single.q[waist], single.q[wrist]);
+      g_assert_cmpfloat (fabs (single.q[waist] - home), <=, G_PI + 1e-9);
+      g_assert_cmpfloat (fabs (single.q[wrist]), <=, G_PI + 1e-9);
+
+      g_assert_true (km_ik_solve_trajectory (p, targets, n_frames, out, NULL, NULL, NULL,
+                                             NULL));
+      g_test_message ("motion from waist %g: frame 0 waist %g, last %g", home,
+                      out[0].q[waist], out[n_frames - 1].q[waist]);
+      for (guint k = 0; k < n_frames; k++)
+        {
+          const double *prev = k == 0 ? p->seed : out[k - 1].q;
+
+          g_assert_cmpfloat (fabs (out[k].q[waist] - prev[waist]), <=, G_PI + 1e-9);
+          g_assert_cmpfloat (fabs (out[k].q[wrist] - prev[wrist]), <=, G_PI + 1e-9);
+          g_assert_true (km_skeleton_within_limits (skel, out[k].q, 0.0));
+        }
+      /* The motion turns the waist by well under a turn, from the seed's turn. */
+      g_assert_cmpfloat (fabs (out[0].q[waist] - home), <, 1.0);
+      g_assert_cmpfloat (fabs (out[n_frames - 1].q[waist] - home), <, 1.0);
+      for (guint k = 0; k < n_frames; k++)
+        km_ik_solution_clear (&out[k]);
+    }
+  km_ik_solution_clear (&single);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2763,6 +2839,8 @@ main (int    argc,
                    test_trajectory_limit_branch_off_plane);
   g_test_add_func ("/kinema/Ik/trajectory-just-out-of-reach", test_trajectory_just_out_of_reach);
   g_test_add_func ("/kinema/Ik/trajectory-turn-branch", test_trajectory_turn_branch);
+  g_test_add_func ("/kinema/Ik/continuous-joint-nearest-seed",
+                   test_continuous_joint_nearest_seed);
   g_test_add_func ("/kinema/Ik/trajectory-prismatic-stroke", test_trajectory_prismatic_stroke);
   g_test_add_func ("/kinema/Ik/trajectory-streams", test_trajectory_streams);
   g_test_add_func ("/kinema/Ik/trajectory-cancelled", test_trajectory_cancelled);
