@@ -527,11 +527,18 @@ km_document_cancel_solve_for_user (KmDocument *self)
   KmAnimation *streamed;
   KmTargetTrack *targets;
   guint n_frames = 0, n_solved = 0;
+  int percent;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
 
   if (!km_document_get_solving (self))
     return FALSE;
+
+  /* What the time bar's progress showed: the frames the solver has tracked, which it may
+   * hold back while a search can still change them (km_ik_solve_trajectory(): all of them
+   * until the end for motions up to a few thousand frames), so it can run ahead of the
+   * frames that came. */
+  percent = (int) floor (km_document_get_solve_progress (self) * 100.0);
 
   /* While a solve runs, the animation is the one its frames stream into (none until the
    * first arrive); they arrive in frame order, each with its residual. */
@@ -548,8 +555,44 @@ km_document_cancel_solve_for_user (KmDocument *self)
 
   km_document_cancel_solve (self);
   /* Every arm's frames stream (a spherical-revolute-spherical arm's first from its plain
-   * track, km_ik_solve_trajectory_stream()), so the frames solved say how far it got. */
-  if (km_document_get_animation (self) != NULL)
+   * track, km_ik_solve_trajectory_stream()), so the frames solved say how far it got,
+   * unless the progress ran ahead of them (by more than its rounding): then both are said,
+   * and why they differ. */
+  if (n_frames > 0
+      && (guint64) percent > ((guint64) n_solved * 100 + n_frames - 1) / n_frames)
+    {
+      if (km_document_get_animation (self) != NULL)
+        km_document_log (self, G_LOG_LEVEL_WARNING,
+                         /* Translators: the solve's progress in percent (the time bar's),
+                          * then the frames handed over and all the frames of the solve */
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "Solve cancelled at %d %% with %u of %u frame final (the "
+                                      "solver holds frames back while a search may still change "
+                                      "them); the motion shown is the one from before the solve "
+                                      "(Solve, F5, solves again).",
+                                      "Solve cancelled at %d %% with %u of %u frames final (the "
+                                      "solver holds frames back while a search may still change "
+                                      "them); the motion shown is the one from before the solve "
+                                      "(Solve, F5, solves again).",
+                                      n_frames),
+                         percent, n_solved, n_frames);
+      else
+        km_document_log (self, G_LOG_LEVEL_WARNING,
+                         /* Translators: the solve's progress in percent (the time bar's),
+                          * then the frames handed over and all the frames of the solve */
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "Solve cancelled at %d %% with %u of %u frame final (the "
+                                      "solver holds frames back while a search may still change "
+                                      "them); there is no solved motion until the targets are "
+                                      "solved again (Solve, F5).",
+                                      "Solve cancelled at %d %% with %u of %u frames final (the "
+                                      "solver holds frames back while a search may still change "
+                                      "them); there is no solved motion until the targets are "
+                                      "solved again (Solve, F5).",
+                                      n_frames),
+                         percent, n_solved, n_frames);
+    }
+  else if (km_document_get_animation (self) != NULL)
     km_document_log (self, G_LOG_LEVEL_WARNING,
                      /* Translators: frames solved, then all the frames of the solve */
                      g_dngettext (GETTEXT_PACKAGE,

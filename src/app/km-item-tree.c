@@ -592,6 +592,7 @@ static void
 update_actions (KmItemTree *self)
 {
   g_autoptr(GPtrArray) items = selected_items (self);
+  gboolean can_check = FALSE, can_uncheck = FALSE;
 
   /* One item, or a joint (its row alone). */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.rename",
@@ -599,8 +600,17 @@ update_actions (KmItemTree *self)
                                  || (items->len == 0 && selected_joint_row (self) >= 0));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.delete", items->len > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.duplicate", items->len > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", items->len > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", items->len > 0);
+  /* Only what changes something: Check for an unchecked item, Uncheck for a checked one
+   * (both for a selection with both); kept up to date when the context menu opens. */
+  for (guint i = 0; i < items->len; i++)
+    {
+      if (km_item_get_checked (g_ptr_array_index (items, i)))
+        can_uncheck = TRUE;
+      else
+        can_check = TRUE;
+    }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.check", can_check);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", can_uncheck);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.reload",
                                  items->len == 1 && km_item_get_file (g_ptr_array_index (items, 0)));
 }
@@ -1132,6 +1142,7 @@ check_action (GtkWidget  *widget,
 
   for (guint i = 0; self->document != NULL && i < items->len; i++)
     km_document_check_item (self->document, g_ptr_array_index (items, i), checked);
+  update_actions (self);
 }
 
 /* Check boxes toggle (undoably) on a click; a double click renames. */
@@ -1494,6 +1505,9 @@ km_item_tree_init (KmItemTree *self)
 
   g_signal_connect_object (self->context_menu, "closed", G_CALLBACK (context_menu_closed_cb),
                            self, G_CONNECT_SWAPPED);
+  /* (an undo may have checked or unchecked an item since the selection changed) */
+  g_signal_connect_object (self->context_menu, "show", G_CALLBACK (update_actions), self,
+                           G_CONNECT_SWAPPED);
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
   g_signal_connect_object (click, "pressed", G_CALLBACK (context_pressed_cb), self,

@@ -786,6 +786,9 @@ make_row (KmJointPanel  *self,
   else
     row->name = g_strdup (joint->name);
 
+  /* Never "-0.000": a range narrowed by a mimic multiplier of −1 may end at −0. */
+  lower = km_number_field_shown_value (lower, digits);
+  upper = km_number_field_shown_value (upper, digits);
   if (row->presented || (has_lower && has_upper))
     /* Translators: joint limits: the lower value, the upper value, then their unit */
     row->limits = g_strdup_printf (_("Limits: %.*f to %.*f %s"), (int) digits, lower,

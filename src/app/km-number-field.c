@@ -171,17 +171,38 @@ km_number_field_parse (const char  *text,
   return TRUE;
 }
 
+/**
+ * km_number_field_shown_value:
+ * @value: a value to show
+ * @digits: the digits after the point it is shown with ("%.*f")
+ *
+ * What shows @value with @digits without a negative zero: @value, or 0 where it would show
+ * as "-0", "-0.000" (a negative zero, or a negative value that rounds to none). Every number
+ * the editor formats for display goes through here: the number fields and the captions next
+ * to them (the Pose tab's limits).
+ *
+ * Returns: @value, or 0
+ */
+double
+km_number_field_shown_value (double value,
+                             guint  digits)
+{
+  g_autofree char *text = NULL;
+
+  if (!signbit (value))
+    return value;
+  text = g_strdup_printf ("%.*f", (int) digits, value);
+  return text[0] == '-' && strspn (text + 1, "0.,") == strlen (text + 1) ? 0.0 : value;
+}
+
 /* The text GtkSpinButton itself would show: the value with the field's digits, "-0" as 0. */
 static char *
 format_number (GtkSpinButton *spin,
                double         value)
 {
   guint digits = gtk_spin_button_get_digits (spin);
-  char *text = g_strdup_printf ("%0.*f", (int) digits, value);
 
-  if (text[0] == '-' && strspn (text + 1, "0.,") == strlen (text + 1))
-    memmove (text, text + 1, strlen (text));
-  return text;
+  return g_strdup_printf ("%0.*f", (int) digits, km_number_field_shown_value (value, digits));
 }
 
 /* The text the field shows for @value: a word, or the number. */

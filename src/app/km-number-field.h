@@ -53,5 +53,7 @@ gboolean km_number_field_parse    (const char           *text,
                                    const char           *symbol,
                                    double               *shown,
                                    char                **reason);
+double   km_number_field_shown_value (double             value,
+                                      guint              digits);
 
 G_END_DECLS

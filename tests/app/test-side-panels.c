@@ -600,6 +600,40 @@ test_unlimited_joint (Fixture       *f,
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "7.000");
 }
 
+/* Review finding (rev23b-gui 2): the master of a follower with multiplier −1 has its range
+ * narrowed to end at −0; its limits caption read "Limits: -0.000 to 0.030 m" (and "-0.0 to
+ * 30.0 mm"), as the number fields never show a value. */
+static void
+test_limits_no_negative_zero (Fixture       *f,
+                              gconstpointer  data)
+{
+  static const char * const units[] = { "metres", "millimetres" };
+  static const char * const expected[] = { "Limits: 0.000 to 0.030 m",
+                                           "Limits: 0.0 to 30.0 mm" };
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  double lower, upper;
+  int grip = km_skeleton_find_joint (skeleton, "grip");
+
+  g_assert_cmpint (grip, >=, 0);
+  g_assert_true (km_document_get_dof_range (f->document,
+                                            (guint) km_skeleton_get_joint (skeleton,
+                                                                           grip)->dof_index,
+                                            &lower, &upper));
+  g_assert_true (lower == 0.0 && signbit (lower));
+  show_tab (f, f->panel);
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      GtkWidget *limits;
+
+      g_object_set (f->panel, "length-unit", units[i], NULL);
+      test_app_spin_for (200);
+      limits = limits_of (shown_name (f, "grip"));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (limits)), ==, expected[i]);
+      g_assert_cmpstr (row_tooltip (f, limits), ==, expected[i]);
+    }
+  g_object_set (f->panel, "length-unit", "metres", NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -622,5 +656,7 @@ main (int    argc,
               test_outline_deep_names, fixture_teardown);
   g_test_add ("/kinema/SidePanels/unlimited-joint", Fixture, "ClosedLinkSample.body",
               fixture_setup, test_unlimited_joint, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/limits-no-negative-zero", Fixture, "../urdf-mimic-grip.urdf",
+              fixture_setup, test_limits_no_negative_zero, fixture_teardown);
   return g_test_run ();
 }

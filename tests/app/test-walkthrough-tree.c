@@ -315,6 +315,71 @@ test_context_menu_accels (Fixture       *f,
   g_assert_null (strstr (entries->str, "KP_Delete"));
 }
 
+/* "Check" and "Uncheck" of the open context menu, with their sensitivity: "Check=1\n…". */
+static char *
+check_entries (Fixture *f)
+{
+  GtkWidget *menu = NULL;
+  g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+  GString *entries = g_string_new (NULL);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (f->tree)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_POPOVER_MENU (child))
+      menu = child;
+  g_assert_nonnull (menu);
+  gtk_popover_popup (GTK_POPOVER (menu));
+  test_app_spin ();
+  /* Depth first through the menu's model buttons. */
+  g_ptr_array_add (buttons, menu);
+  while (buttons->len > 0)
+    {
+      GtkWidget *widget = g_ptr_array_steal_index (buttons, buttons->len - 1);
+
+      if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") == 0)
+        {
+          g_autofree char *text = NULL;
+
+          g_object_get (widget, "text", &text, NULL);
+          /* (the label's mnemonic underline left out) */
+          if (text != NULL && text[0] == '_')
+            memmove (text, text + 1, strlen (text));
+          if (g_strcmp0 (text, "Check") == 0 || g_strcmp0 (text, "Uncheck") == 0)
+            g_string_append_printf (entries, "%s=%d\n", text,
+                                    gtk_widget_is_sensitive (widget));
+        }
+      for (GtkWidget *child = gtk_widget_get_last_child (widget); child != NULL;
+           child = gtk_widget_get_prev_sibling (child))
+        g_ptr_array_add (buttons, child);
+    }
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  test_app_spin ();
+  return g_string_free (entries, FALSE);
+}
+
+/* Review finding (rev23b-gui 3): the context menu of a checked item offered Check and
+ * Uncheck, both enabled. Only the one that changes something is, also after an Uncheck
+ * and its undo (the selection unchanged). */
+static void
+test_context_menu_check_state (Fixture       *f,
+                               gconstpointer  data)
+{
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  g_autofree char *checked = NULL;
+  g_autofree char *unchecked = NULL;
+  g_autofree char *undone = NULL;
+
+  g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
+  checked = check_entries (f);
+  g_assert_cmpstr (checked, ==, "Check=0\nUncheck=1\n");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.uncheck", NULL));
+  unchecked = check_entries (f);
+  g_assert_cmpstr (unchecked, ==, "Check=1\nUncheck=0\n");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  undone = check_entries (f);
+  g_assert_cmpstr (undone, ==, "Check=0\nUncheck=1\n");
+}
+
 /* Reload on the built-in example's body says where it read it from: the embedded
  * example, not a skeleton.json. */
 static void
@@ -550,6 +615,8 @@ main (int    argc,
               test_check_shows, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/context-menu-accels", Fixture, NULL, fixture_setup,
               test_context_menu_accels, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/tree/context-menu-check-state", Fixture, NULL,
+              fixture_setup, test_context_menu_check_state, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/reload-example-says-builtin", Fixture, NULL,
               fixture_setup, test_reload_example_says_builtin, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/tree/reload-share-model-says-path", Fixture, NULL,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "km-body-writer.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-ik-job.h"
@@ -795,6 +796,33 @@ test_errors (void)
           g_test_fail ();
         }
     }
+}
+
+/* Review finding (rev23b-gui 4): a scene saved for Choreonoid was a body named after its
+ * root link ("base"). The model's name is the scene's namespace's name, else the file's
+ * stem (as Choreonoid names a body without a name after its file). */
+static void
+test_model_name (void)
+{
+  static const char unnamed[] =
+    "<namespace><body name=\"b\" dynamical=\"false\"/></namespace>";
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(KmScenebuilderModel) model = load_fixture ("arm2_mm_deg.xml", warnings);
+  g_autoptr(KmScenebuilderModel) plain = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+
+  g_assert_nonnull (model);
+  g_assert_cmpstr (km_skeleton_get_model_name (model->skeleton), ==, "arm2");
+  body = km_body_to_string (model->skeleton, NULL);
+  g_assert_nonnull (strstr (body, "\nname: \"arm2\"\n"));
+  g_assert_null (strstr (body, "\nname: \"base\"\n"));
+
+  plain = test_util_scenebuilder_load ("/some/where/my_scene.xml", unnamed, strlen (unnamed),
+                                       warnings, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (plain);
+  g_assert_cmpstr (km_skeleton_get_model_name (plain->skeleton), ==, "my_scene");
 }
 
 /* @xml loads as "bad.xml" with exactly the warnings @expected (NULL-terminated). */
@@ -2167,6 +2195,7 @@ main (int    argc,
 
   g_test_add_func ("/kinema/Scenebuilder/arm", test_arm);
   g_test_add_func ("/kinema/Scenebuilder/wheels-module", test_wheels);
+  g_test_add_func ("/kinema/Scenebuilder/model-name", test_model_name);
   g_test_add_func ("/kinema/Scenebuilder/slider-gear", test_slider_gear);
   g_test_add_func ("/kinema/Scenebuilder/ik-ref-moving-body", test_ik_ref_moving_body);
   g_test_add_func ("/kinema/Scenebuilder/attr-namespaces", test_attr_namespaces);

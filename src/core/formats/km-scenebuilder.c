@@ -3496,6 +3496,21 @@ build_model (Loader  *L,
 
   add_shapes (L, builder, infos, body_joint);
   link_gears (L, edges, infos, builder, linked);
+  /* The model's name, kept for writers (a .body's "name"): the scene's own namespace's
+   * name, else the file's stem, as Choreonoid names a body without one (not the root
+   * link's name, which the writers fall back on for a skeleton without a model name). */
+  if (doc != NULL && doc->type == OBJ_NAMESPACE && doc->node != NULL
+      && node_attr (doc->node, "name", NULL) != NULL && doc->name[0] != '\0')
+    km_skeleton_builder_set_model_name (builder, doc->name);
+  else
+    {
+      g_autofree char *stem = g_path_get_basename (L->path);
+      char *dot = strrchr (stem, '.');
+
+      if (dot != NULL && dot != stem)
+        *dot = '\0';
+      km_skeleton_builder_set_model_name (builder, stem);
+    }
 
   model = g_new0 (KmScenebuilderModel, 1);
   model->gears = g_ptr_array_new_with_free_func ((GDestroyNotify) gear_free);
