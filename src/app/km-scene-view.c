@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "km-scene-view.h"
+#include "km-root-keys.h"
 
 #include "km-animation-source.h"
 #include "km-body-item.h"
@@ -1764,27 +1765,6 @@ static const struct
   { GDK_KEY_a, "scene.frame-all" },
 };
 
-/* Whether the key event the root's view keys handle now belongs to a widget that takes it
- * itself: text (an entry, a spin button such as a number field, the tree's rename field,
- * where a digit or a letter is typed), or a popover (a menu, a drop-down list), or another
- * window (a dialog). */
-static gboolean
-view_key_is_for_focus (KmSceneView *self,
-                       GtkWidget   *root)
-{
-  GdkEvent *event = self->root_keys != NULL
-                    ? gtk_event_controller_get_current_event (self->root_keys) : NULL;
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (root));
-
-  if (event != NULL
-      && gdk_event_get_surface (event) != gtk_native_get_surface (GTK_NATIVE (root)))
-    return TRUE;
-  for (GtkWidget *w = focus; w != NULL && w != root; w = gtk_widget_get_parent (w))
-    if (GTK_IS_EDITABLE (w) || GTK_IS_POPOVER (w))
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 view_key_cb (GtkWidget *root,
              GVariant  *args,
@@ -1792,7 +1772,8 @@ view_key_cb (GtkWidget *root,
 {
   KmSceneView *self = KM_SCENE_VIEW (user_data);
 
-  if (!gtk_widget_get_mapped (GTK_WIDGET (self)) || view_key_is_for_focus (self, root))
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self))
+      || km_root_key_is_for_focus (self->root_keys, root))
     return FALSE;
   return gtk_widget_activate_action (GTK_WIDGET (self), g_variant_get_string (args, NULL),
                                      NULL);

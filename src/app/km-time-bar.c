@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "km-time-bar.h"
+#include "km-root-keys.h"
 #include "km-document-edit.h"
 #include "km-ik.h"
 
@@ -782,31 +783,12 @@ cancel_solve_action (GtkWidget  *widget,
     km_document_cancel_solve_for_user (self->document);
 }
 
-/* Whether a key event belongs to a widget that takes the key as text, or to a popover
- * (a menu, a drop-down list): those keep their keys. */
-static gboolean
-key_is_for_focus (KmTimeBar *self,
-                  GtkWidget *root)
-{
-  GdkEvent *event = self->root_keys != NULL
-                    ? gtk_event_controller_get_current_event (self->root_keys) : NULL;
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (root));
-
-  if (event != NULL
-      && gdk_event_get_surface (event) != gtk_native_get_surface (GTK_NATIVE (root)))
-    return TRUE;
-  for (GtkWidget *w = focus; w != NULL && w != root; w = gtk_widget_get_parent (w))
-    if (GTK_IS_EDITABLE (w) || GTK_IS_POPOVER (w))
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 root_key_cb (GtkWidget *root,
              GVariant  *args,
              gpointer   user_data)
 {
-  if (key_is_for_focus (KM_TIME_BAR (user_data), root))
+  if (km_root_key_is_for_focus (KM_TIME_BAR (user_data)->root_keys, root))
     return FALSE;
   return gtk_widget_activate_action (GTK_WIDGET (user_data), g_variant_get_string (args, NULL),
                                      NULL);
