@@ -50,45 +50,50 @@ covering_handlers (KmConfigurationBar *self,
   return handlers;
 }
 
-/* Shows the configurations of the current path and the one the pose is in. */
+/* Shows the configuration the pose is in (on every pose change: one call of the handler). */
+static void
+update_shown (KmConfigurationBar *self)
+{
+  KmBodyHandlerSet *handlers;
+  int end = -1;
+  const double *q;
+
+  handlers = covering_handlers (self, &end);
+  gtk_widget_set_visible (GTK_WIDGET (self), handlers != NULL);
+  q = handlers != NULL ? km_document_get_pose (self->document, NULL) : NULL;
+  self->shown = q != NULL ? km_body_handler_set_get_configuration (handlers, -1, end, q) : -1;
+  self->updating = TRUE;
+  gtk_drop_down_set_selected (self->drop_down, self->shown >= 0 ? (guint) self->shown
+                                                                : GTK_INVALID_LIST_POSITION);
+  self->updating = FALSE;
+}
+
+/* Lists the configurations of the current path (another body, model or effector), then
+ * shows the pose's. */
 static void
 update (KmConfigurationBar *self)
 {
   KmBodyHandlerSet *handlers;
   int end = -1;
-  guint n;
-  const double *q;
+  guint n = 0;
+  g_auto(GStrv) names = NULL;
 
   handlers = covering_handlers (self, &end);
-  gtk_widget_set_visible (GTK_WIDGET (self), handlers != NULL);
-  if (handlers == NULL)
+  if (handlers != NULL)
+    n = km_body_handler_set_get_n_configurations (handlers, -1, end);
+  names = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
     {
-      self->shown = -1;
-      return;
+      const char *name = km_body_handler_set_get_configuration_name (handlers, -1, end, i);
+
+      /* Translators: a body handler's configuration without a name of its own */
+      names[i] = name != NULL ? g_strdup (name) : g_strdup_printf (_("Configuration %u"), i + 1);
     }
   self->updating = TRUE;
-  n = km_body_handler_set_get_n_configurations (handlers, -1, end);
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->names)) != n)
-    {
-      g_auto(GStrv) names = g_new0 (char *, n + 1);
-
-      for (guint i = 0; i < n; i++)
-        {
-          const char *name = km_body_handler_set_get_configuration_name (handlers, -1, end, i);
-
-          /* Translators: a body handler's configuration without a name of its own */
-          names[i] = name != NULL ? g_strdup (name) : g_strdup_printf (_("Configuration %u"),
-                                                                       i + 1);
-        }
-      gtk_string_list_splice (self->names, 0,
-                              g_list_model_get_n_items (G_LIST_MODEL (self->names)),
-                              (const char * const *) names);
-    }
-  q = km_document_get_pose (self->document, NULL);
-  self->shown = q != NULL ? km_body_handler_set_get_configuration (handlers, -1, end, q) : -1;
-  gtk_drop_down_set_selected (self->drop_down, self->shown >= 0 ? (guint) self->shown
-                                                                : GTK_INVALID_LIST_POSITION);
+  gtk_string_list_splice (self->names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->names)),
+                          (const char * const *) names);
   self->updating = FALSE;
+  update_shown (self);
 }
 
 /**
@@ -141,7 +146,7 @@ km_configuration_bar_choose (KmConfigurationBar *self,
                        _("The end effector’s pose cannot be reached in the configuration "
                          "“%s” within the joint limits; the pose is left as it is."),
                        gtk_string_list_get_string (self->names, configuration));
-      update (self);
+      update_shown (self);
       return FALSE;
     }
   km_document_set_joint_values (self->document, q, n_dof);
@@ -215,7 +220,7 @@ km_configuration_bar_init (KmConfigurationBar *self)
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",
                                   G_CALLBACK (update), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::pose",
-                                  G_CALLBACK (update), self);
+                                  G_CALLBACK (update_shown), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::targets",
                                   G_CALLBACK (update), self);
 }
