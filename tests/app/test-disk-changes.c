@@ -1227,10 +1227,11 @@ test_save_restores_body_model (Fixture       *f,
                                   -0.25, 1e-12);
 }
 
-/* The same for a skeleton.json with a key Kinema does not interpret: written again with it. */
+/* Writes the example's skeleton.json (in @f's folder) to @path with a key Kinema does not
+ * interpret, "comment": the user's note. */
 static void
-test_save_restores_json_unknown_keys (Fixture       *f,
-                                      gconstpointer  data)
+write_json_with_note (Fixture    *f,
+                      const char *path)
 {
   g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
   g_autofree char *text = read_file (model);
@@ -1238,7 +1239,18 @@ test_save_restores_json_unknown_keys (Fixture       *f,
 
   g_assert_cmpuint (g_string_replace (theirs, "{\n",
                                       "{\n  \"comment\": \"the user's note\",\n", 1), ==, 1);
-  g_assert_true (g_file_set_contents (model, theirs->str, theirs->len, NULL));
+  g_assert_true (g_file_set_contents (path, theirs->str, theirs->len, NULL));
+}
+
+/* The same for a skeleton.json with a key Kinema does not interpret: written again with it. */
+static void
+test_save_restores_json_unknown_keys (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *text = NULL;
+
+  write_json_with_note (f, model);
   reopen (f);
 
   g_assert_cmpint (g_unlink (model), ==, 0);
@@ -1247,7 +1259,6 @@ test_save_restores_json_unknown_keys (Fixture       *f,
   press_save (f);
   g_assert_false (km_document_get_modified (f->document));
   g_assert_true (holds_skeleton (f, model));
-  g_clear_pointer (&text, g_free);
   text = read_file (model);
   g_assert_nonnull (strstr (text, "\"comment\": \"the user's note\""));
 }
@@ -1258,18 +1269,14 @@ static void
 test_save_restores_imported_json_keys (Fixture       *f,
                                        gconstpointer  data)
 {
-  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
   g_autofree char *imported = g_build_filename (f->dir, "imported.json", NULL);
   g_autofree char *project = g_build_filename (f->dir, "imported.cnoid", NULL);
   g_autoptr(GFile) imported_file = g_file_new_for_path (imported);
   g_autoptr(GFile) project_file = g_file_new_for_path (project);
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = read_file (model);
-  g_autoptr(GString) theirs = g_string_new (text);
+  g_autofree char *text = NULL;
 
-  g_assert_cmpuint (g_string_replace (theirs, "{\n",
-                                      "{\n  \"comment\": \"the user's note\",\n", 1), ==, 1);
-  g_assert_true (g_file_set_contents (imported, theirs->str, theirs->len, NULL));
+  write_json_with_note (f, imported);
   g_assert_true (test_app_open_file (f->window, imported_file));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_true (holds_skeleton (f, imported));
@@ -1279,7 +1286,6 @@ test_save_restores_imported_json_keys (Fixture       *f,
   g_assert_true (km_document_save (f->document, project_file, &error));
   g_assert_no_error (error);
   g_assert_true (holds_skeleton (f, imported));
-  g_clear_pointer (&text, g_free);
   text = read_file (imported);
   g_assert_nonnull (strstr (text, "\"comment\": \"the user's note\""));
 }
