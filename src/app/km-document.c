@@ -53,7 +53,9 @@
  * A joint edit (a drag, the Pose tab) sets the body's joint state, which the project saves
  * (so it marks the project modified), but a frame change shows the motion again: while the
  * edited pose differs from the motion at the current frame it is "unkeyed" (pose-unkeyed),
- * the time bar says so, and the frame change that replaces it logs that once. A joint
+ * the time bar says so, and the frame change that replaces it logs that once and sets the
+ * body's joint state to the motion's pose that replaced it (so a save does not keep what
+ * the user saw discarded). A joint
  * edit's undo and redo go back to the frame it was made at, where the pose they restore
  * shows. The body saves that its joint state is such a pose (km_body_item_get_pose_unkeyed),
  * so that the project opens showing it again, unkeyed, at the time it was saved at
@@ -291,8 +293,25 @@ update_pose_unkeyed (KmDocument *self)
   set_pose_unkeyed (self, differs);
 }
 
+/* An unkeyed pose replaced by the motion's @motion: the body's joint state, which a save
+ * writes as joint_displacements (the pose Choreonoid opens the body in), becomes the pose
+ * that replaced it, so that a discarded edit is not saved. Undo and redo of the edit set
+ * the joint state from the edit itself. */
+static void
+forget_unkeyed_pose (KmDocument   *self,
+                     const double *motion)
+{
+  guint n_dof = 0;
+
+  if (self->unkeyed_body == NULL || self->unkeyed_body != self->body)
+    return;
+  km_body_item_get_joint_state (self->body, &n_dof);
+  if (n_dof == km_skeleton_get_n_dof (self->skeleton))
+    km_body_item_set_joint_state (self->body, motion, n_dof);
+}
+
 /* Poses the body from the solved animation at the current frame, when there is one. An
- * unkeyed pose it replaces is gone from view (the body's joint state keeps it: undoing and
+ * unkeyed pose it replaces is gone from view and from the body's joint state (undoing and
  * redoing the edit shows it again at its frame): say so once. */
 static void
 pose_from_animation (KmDocument *self)
@@ -311,6 +330,7 @@ pose_from_animation (KmDocument *self)
                        _("The pose edited at frame %u was not keyed (K) and was replaced by "
                          "the motion."),
                        self->unkeyed_frame);
+      forget_unkeyed_pose (self, values);
       set_pose_unkeyed (self, FALSE);
     }
   memcpy (self->pose, values, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));

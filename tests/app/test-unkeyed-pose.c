@@ -708,6 +708,50 @@ test_save_reopen_motion (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* A drag at frame 10 that the step to frame 11 replaced is gone from the saved file too:
+ * the body's joint state (joint_displacements, the pose Choreonoid opens the body in) is
+ * the motion's pose that replaced it, not the discarded drag. Undo and redo still bring
+ * the drag back, at its frame. */
+static void
+test_replaced_edit_not_saved (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-unkeyed-XXXXXX");
+  g_autofree double *dragged = NULL;
+  g_autofree double *motion = NULL;
+  g_autoptr(KmDocument) reopened = NULL;
+  const double *saved;
+  guint n_dof, n_saved = 0;
+
+  km_document_set_current_frame (f->document, 10);
+  test_app_spin ();
+  dragged = drag (f);
+  g_assert_true (shows_unkeyed (f));
+  km_document_set_current_frame (f->document, 11);
+  test_app_spin ();
+  g_assert_false (shows_unkeyed (f));
+  motion = copy_pose (f);
+  km_document_get_pose (f->document, &n_dof);
+
+  reopened = save_and_reopen (f, dir);
+  saved = km_body_item_get_joint_state (KM_BODY_ITEM (km_document_get_body_item (reopened)),
+                                        &n_saved);
+  g_assert_cmpuint (n_saved, ==, n_dof);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat_with_epsilon (saved[i], motion[i], 1e-9);
+  g_assert_false (km_document_get_pose_unkeyed (reopened, NULL));
+
+  /* The drag is still one undo step, and redo shows it again where it was made. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_redo (f->document));
+  test_app_spin ();
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 10);
+  g_assert_true (pose_is (f, dragged));
+  g_assert_true (shows_unkeyed (f));
+
+  km_test_remove_tree (dir);
+}
+
 /* At frame 15 (between keys), joint 1 typed 0.3 rad away from the motion's value (Return
  * in the Pose tab), not keyed; returns the motion's pose there in *@motion and the typed
  * pose. */
@@ -911,6 +955,8 @@ main (int    argc,
               fixture_setup, test_save_reopen_motion, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/save-reopen-motion/replaced", Fixture, "replaced",
               fixture_setup, test_save_reopen_motion, fixture_teardown);
+  g_test_add ("/kinema/UnkeyedPose/replaced-edit-not-saved", Fixture, NULL,
+              fixture_setup, test_replaced_edit_not_saved, fixture_teardown);
   g_test_add ("/kinema/UnkeyedPose/undo-delete-keeps-unkeyed", Fixture, NULL,
               fixture_setup, test_undo_delete_keeps_unkeyed, fixture_teardown);
   g_test_add_func ("/kinema/UnkeyedPose/undo-delete-keeps-camera",
