@@ -2288,10 +2288,12 @@ store_animation (KmDocument  *self,
 }
 
 /* The analytic IK hook lives until the job's callback: the worker has finished by then,
- * cancelled or not, so no copy of the problem can still call it. */
+ * cancelled or not, so no copy of the problem can still call it. The document is held
+ * weakly: a cancelled solve (its document disposed, or a newer solve begun) does not keep
+ * it alive until its worker returns. */
 typedef struct
 {
-  KmDocument          *document;
+  GWeakRef             document;
   KmBodyHandlerIkHook *hook;
   KmTargetTrack       *track;      /* what it solves */
 } SolveCall;
@@ -2299,7 +2301,7 @@ typedef struct
 static void
 solve_call_free (SolveCall *call)
 {
-  g_clear_object (&call->document);
+  g_weak_ref_clear (&call->document);
   g_clear_pointer (&call->hook, km_body_handler_ik_hook_free);
   g_clear_pointer (&call->track, km_target_track_unref);
   g_free (call);
@@ -2313,7 +2315,7 @@ solve_cb (GObject      *object,
           gpointer      user_data)
 {
   g_autoptr(SolveCall) call = user_data;
-  g_autoptr(KmDocument) self = g_steal_pointer (&call->document);
+  g_autoptr(KmDocument) self = g_weak_ref_get (&call->document);
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmBodyItem) body = NULL;
@@ -2324,6 +2326,9 @@ solve_cb (GObject      *object,
   guint n_missed;
 
   animation = km_ik_job_solve_finish (KM_IK_JOB (object), result, &error);
+  /* Disposed meanwhile: it cancelled the solve, and nothing is left to tell. */
+  if (self == NULL)
+    return;
   if (animation == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -2411,7 +2416,7 @@ start_solve (KmDocument *self,
   memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
 
   call = g_new0 (SolveCall, 1);
-  call->document = g_object_ref (self);
+  g_weak_ref_init (&call->document, self);
   call->track = km_target_track_ref (self->targets);
   if (self->unsolved_targets != self->targets)
     {

@@ -46,6 +46,25 @@ has_no_skeleton (gpointer document)
 }
 
 /* Deleting the only body leaves the Graph tab with a hint, centred, not a blank page. */
+/* A cancelled solve does not hold its document until the worker returns: dropped at
+ * once, the document is finalized (a test's teardown waited for no solve and found the
+ * document alive when the machine was busy). */
+static void
+test_cancelled_solve_lets_go (void)
+{
+  KmDocument *document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_load_defaults (document, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_get_solving (document));
+  km_document_cancel_solve (document);
+  g_assert_false (km_document_get_solving (document));
+  g_assert_finalize_object (document);
+  /* The worker's callback, which finds no document, before the test ends. */
+  test_app_spin_for (500);
+}
+
 static void
 test_graph_without_body (void)
 {
@@ -221,6 +240,7 @@ main (int   argc,
   test_app_init (&argc, &argv);
 
   g_test_add_func ("/kinema/Feedback/graph-without-body", test_graph_without_body);
+  g_test_add_func ("/kinema/Feedback/cancelled-solve-lets-go", test_cancelled_solve_lets_go);
   g_test_add_func ("/kinema/Feedback/icon-in-build-tree", test_icon_in_build_tree);
   g_test_add_func ("/kinema/Feedback/missed-solve-warns", test_missed_solve_warns);
   g_test_add_func ("/kinema/Feedback/unchecked-keys-said", test_unchecked_keys_said);
