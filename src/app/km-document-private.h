@@ -159,6 +159,21 @@ void          _km_sync_call_done_cb   (GObject      *source,
                                        gpointer      user_data);
 GAsyncResult *_km_sync_call_wait      (KmSyncCall   *call);
 
+/* What a Skeleton tab save that ended (KmDocument::skeleton-save-ended) was. */
+typedef enum
+{
+  KM_SKELETON_SAVE_KIND_SKELETON,       /* km_document_save_skeleton_async() */
+  KM_SKELETON_SAVE_KIND_EXPORT_BODY,    /* km_document_export_skeleton_async(), .body */
+  KM_SKELETON_SAVE_KIND_EXPORT_URDF,    /* km_document_export_skeleton_async(), URDF */
+  KM_SKELETON_SAVE_KIND_FOR_CHOREONOID, /* km_document_save_with_body_copies_async() */
+} KmSkeletonSaveKind;
+
+/* The last Skeleton tab save that ended: its kind in @kind, and why it failed (or %NULL
+ * when it succeeded), as its caller got it. For the window's failed-save bar, which learns
+ * of those saves by the signal; main thread. */
+const GError *_km_document_get_skeleton_save_result (KmDocument         *self,
+                                                     KmSkeletonSaveKind *kind);
+
 /* On the worker thread of a write of the document's, @path was written
  * (km_document_dup_written_paths()). */
 void          _km_document_note_written (const char   *path);

@@ -1015,6 +1015,8 @@ typedef struct
                          * (the worker's): it was left as it is */
   gboolean    users;    /* @expected is that of a file of the user's written back, not of
                          * a copy of Kinema's */
+  char       *copy_stem; /* nullable: a save for Choreonoid's copy, @path not chosen yet:
+                          * the worker names it (write_body_copies) */
   char       *stamp_for; /* nullable: a copy for the project file of that name, stamped
                           * as its own (km-copy-stamp.h) */
   GBytes     *written_text; /* @replace, a skeleton.json: the text written (the worker's),
@@ -1038,6 +1040,7 @@ skeleton_file_free (gpointer data)
   g_free (file->identity);
   g_free (file->expected);
   g_free (file->stamp_for);
+  g_free (file->copy_stem);
   g_free (file);
 }
 
@@ -1273,6 +1276,24 @@ skeleton_task_new (KmDocument          *self,
   return g_steal_pointer (&task);
 }
 
+/* What the last Skeleton tab save that ended was, and its error
+ * (_km_document_get_skeleton_save_result). */
+#define SAVE_KIND_KEY  "km-skeleton-save-kind"
+#define SAVE_ERROR_KEY "km-skeleton-save-error"
+
+/* What @task saves (a KmSkeletonSaveKind), as its outer task. */
+static KmSkeletonSaveKind
+skeleton_task_kind (GTask *task)
+{
+  gpointer tag = g_task_get_source_tag (task);
+
+  if (tag == km_document_save_with_body_copies_async)
+    return KM_SKELETON_SAVE_KIND_FOR_CHOREONOID;
+  if (tag == km_document_export_skeleton_async)
+    return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), SAVE_KIND_KEY));
+  return KM_SKELETON_SAVE_KIND_SKELETON;
+}
+
 /* Ends @task (taken) and the save it stands for: with @error (taken) when not NULL. */
 static void
 skeleton_task_return (GTask  *task,
@@ -1282,6 +1303,11 @@ skeleton_task_return (GTask  *task,
   gboolean ok = error == NULL;
 
   end_skeleton_save (self);
+  g_object_set_data (G_OBJECT (self), SAVE_KIND_KEY,
+                     GINT_TO_POINTER (skeleton_task_kind (task)));
+  g_object_set_data_full (G_OBJECT (self), SAVE_ERROR_KEY,
+                          error != NULL ? g_error_copy (error) : NULL,
+                          (GDestroyNotify) g_error_free);
   if (error != NULL)
     g_task_return_error (task, error);
   else
@@ -1289,6 +1315,17 @@ skeleton_task_return (GTask  *task,
   g_object_unref (task);
   /* (After the caller's callback when it ran now, which logs what went wrong.) */
   g_signal_emit_by_name (self, "skeleton-save-ended", ok);
+}
+
+const GError *
+_km_document_get_skeleton_save_result (KmDocument         *self,
+                                       KmSkeletonSaveKind *kind)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (kind != NULL, NULL);
+
+  *kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (self), SAVE_KIND_KEY));
+  return g_object_get_data (G_OBJECT (self), SAVE_ERROR_KEY);
 }
 
 /* ---- Save Skeleton, Export ---------------------------------------------------------- */
@@ -1508,6 +1545,10 @@ save_skeleton_async (KmDocument          *self,
 
   if (task == NULL)
     return;
+  g_object_set_data (G_OBJECT (task), SAVE_KIND_KEY,
+                     GINT_TO_POINTER (g_strcmp0 (format, URDF_FORMAT) == 0
+                                      ? KM_SKELETON_SAVE_KIND_EXPORT_URDF
+                                      : KM_SKELETON_SAVE_KIND_EXPORT_BODY));
   save = skeleton_save_new (self, file, export, &error);
   if (save == NULL)
     {
@@ -2656,7 +2697,8 @@ collect_copied_body (gpointer item,
  * file @project_path wrote, in this run of the editor or an earlier one, as that save left
  * it (its stamp, km-copy-stamp.h); else NULL. A later save for Choreonoid of the same
  * project that copies the body again writes the copy again rather than a numbered new one.
- * Any other file is never written over. Reads the file. */
+ * Any other file is never written over. Reads the whole file (the stamp hashes it): the
+ * worker's (write_body_copies), never the main thread's. */
 static char *
 own_body_copy_identity (const char *path,
                         const char *project_path)
@@ -2670,21 +2712,19 @@ own_body_copy_identity (const char *path,
   return km_document_query_file_identity (file, NULL);
 }
 
-/* "DIR/STEM.body", STEM from the body's model file name (else its item name), numbered
+/* "DIR/STEM.body", @stem from the body's model file name (else its item name), numbered
  * ("STEM-2.body", …) to a name that none of this save's copies has and that is free in
  * DIR: no file has it, or the copy there is one an earlier save for Choreonoid of this
  * project (@project_path) wrote and is as it left it, which is written again then (its
  * identity in @expected, for the write to check again; else NULL). A file of the user's
- * is never written over. */
+ * is never written over. Reads files: the worker's. */
 static char *
-body_copy_path (KmBodyItem  *body,
+body_copy_path (const char  *stem,
                 const char  *dir,
                 const char  *project_path,
                 GHashTable  *used,
                 char       **expected)
 {
-  g_autofree char *stem = body_file_stem (body);
-
   *expected = NULL;
   for (guint i = 1;; i++)
     {
@@ -2724,21 +2764,61 @@ copies_save_free (CopiesSave *save)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CopiesSave, copies_save_free)
 
+/* What the worker of a save for Choreonoid writes: the copies, named there (the names
+ * depend on what the files in @dir hold), then written. */
+typedef struct
+{
+  GPtrArray *files;   /* of SkeletonFile, the CopiesSave's: the main thread reads them
+                       * only once the write has ended */
+  char      *dir;
+  char      *project_path;
+} CopiesWrite;
+
+static void
+copies_write_free (CopiesWrite *write)
+{
+  g_ptr_array_unref (write->files);
+  g_free (write->dir);
+  g_free (write->project_path);
+  g_free (write);
+}
+
+/* Names each copy (body_copy_path), then writes them. A KmDocumentWriteFunc. */
+static gboolean
+write_body_copies (gpointer    data,
+                   GPtrArray  *warnings,
+                   GError    **error)
+{
+  CopiesWrite *write = data;
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < write->files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (write->files, i);
+
+      if (file->copy_stem == NULL)
+        continue;
+      g_clear_pointer (&file->expected, g_free);
+      g_free (file->path);
+      file->path = body_copy_path (file->copy_stem, write->dir, write->project_path, used,
+                                   &file->expected);
+      g_clear_pointer (&file->copy_stem, g_free);
+    }
+  return write_skeleton_files (write->files, warnings, error);
+}
+
 static CopiesSave *
 copies_save_new (KmDocument  *self,
                  GFile       *file,
                  GError     **error)
 {
   g_autoptr(CopiesSave) save = g_new0 (CopiesSave, 1);
-  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree char *path = NULL;
-  g_autofree char *dir = NULL;
   BodyScan scan;
 
   path = km_local_file_get_path (file, error);
   if (path == NULL)
     return NULL;
-  dir = g_path_get_dirname (path);
   save->bodies = g_ptr_array_new_with_free_func (g_object_unref);
   save->files = skeleton_files_new ();
   save->project = g_object_ref (file);
@@ -2749,17 +2829,15 @@ copies_save_new (KmDocument  *self,
   for (guint i = 0; i < save->bodies->len; i++)
     {
       KmBodyItem *body = g_ptr_array_index (save->bodies, i);
-      g_autofree char *expected = NULL;
-      g_autofree char *copy = body_copy_path (body, dir, path, used, &expected);
       SkeletonFile *added;
 
-      skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, copy);
+      /* (named by the worker: write_body_copies) */
+      skeleton_files_add (save->files, km_body_item_get_skeleton (body), BODY_FORMAT, NULL);
       added = g_ptr_array_index (save->files, save->files->len - 1);
+      added->copy_stem = body_file_stem (body);
       added->initial_q = km_body_item_dup_model_pose (body, km_body_item_get_skeleton (body));
       /* The body takes the model as the project will load it from the copy. */
       added->read_back = TRUE;
-      /* A copy of this project's written again: only while it is still as it was. */
-      added->expected = g_steal_pointer (&expected);
       added->stamp_for = g_path_get_basename (path);
     }
   return g_steal_pointer (&save);
@@ -3016,6 +3094,7 @@ km_document_save_with_body_copies_async (KmDocument          *self,
 {
   GTask *task;
   CopiesSave *save;
+  CopiesWrite *write;
   GError *error = NULL;
 
   g_return_if_fail (KM_IS_DOCUMENT (self));
@@ -3038,8 +3117,12 @@ km_document_save_with_body_copies_async (KmDocument          *self,
       return;
     }
   g_task_set_task_data (task, save, (GDestroyNotify) copies_save_free);
-  _km_document_write_async (self, write_skeleton_files, g_ptr_array_ref (save->files),
-                            (GDestroyNotify) g_ptr_array_unref, copies_written_cb, task);
+  write = g_new0 (CopiesWrite, 1);
+  write->files = g_ptr_array_ref (save->files);
+  write->dir = g_path_get_dirname (save->project_path);
+  write->project_path = g_strdup (save->project_path);
+  _km_document_write_async (self, write_body_copies, write,
+                            (GDestroyNotify) copies_write_free, copies_written_cb, task);
 }
 
 gboolean

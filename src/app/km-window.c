@@ -13,6 +13,7 @@
 #include "km-animation-json.h"
 #include "km-autosave.h"
 #include "km-body-item.h"
+#include "km-document-private.h"
 #include "km-document-skeleton.h"
 #include "km-file-chooser-folder.h"
 #include "km-format.h"
@@ -28,6 +29,18 @@
 #include "km-message-view.h"
 #include "km-scene-view.h"
 #include "km-time-bar.h"
+
+/* What a save that failed saved (the failed-save bar says it, and offers to try again). */
+typedef enum
+{
+  SAVE_FAILED_PROJECT,
+  SAVE_FAILED_ITEM,            /* Save Item As */
+  SAVE_FAILED_BODY_MOTION,     /* Export Body Motion */
+  SAVE_FAILED_SKELETON,        /* the Skeleton tab's Save, Save As */
+  SAVE_FAILED_EXPORT_BODY,
+  SAVE_FAILED_EXPORT_URDF,
+  SAVE_FAILED_FOR_CHOREONOID,  /* Save for Choreonoid */
+} SaveFailed;
 
 /* What to do once the unsaved changes are saved or discarded. */
 typedef enum
@@ -63,8 +76,9 @@ struct _KmWindow
   GtkRevealer          *item_bar;      /* says that item files changed */
   GtkLabel             *item_label;
   GtkWidget            *item_reload;   /* its Reload button */
-  GtkWidget            *save_failed_bar; /* says that a project save failed */
+  GtkWidget            *save_failed_bar; /* says that a save failed (show_save_failed) */
   GtkLabel             *save_failed_label;
+  GtkButton            *save_failed_save_as; /* its button: try again, elsewhere */
 
   /* Owned */
   KmDocument           *document;
@@ -92,6 +106,10 @@ struct _KmWindow
   GCancellable         *opening;
   GFile                *saving_file;   /* the project file being written, or NULL */
   GApplication         *saving_app;    /* held while the project is written */
+  SaveFailed            save_failed;   /* what the failed-save bar is about, while shown */
+  KmItem               *save_failed_item; /* SAVE_FAILED_ITEM, _BODY_MOTION: the item */
+  KmItem               *chosen_item;   /* the item a Save Item As or Export Body Motion
+                                        * dialog is open for */
 
   PendingAction         pending;
   gboolean              close_after_save;
@@ -461,22 +479,98 @@ static void ask_disk_conflict (KmWindow     *self,
                                GFile        *file,
                                const GError *error);
 
-/* Shows the bar saying that a project save failed and why (@error), which offers Save
- * As: a line in Messages is easy to miss. */
+/* Shows the bar saying that a save of @kind (of @item, for an item's) failed and why
+ * (@error, which names the file), with a button that saves it again elsewhere (the Save
+ * As of that kind): a line in Messages is easy to miss. Every user-initiated save that
+ * fails comes here. */
 static void
 show_save_failed (KmWindow     *self,
+                  SaveFailed    kind,
+                  KmItem       *item,
                   const GError *error)
 {
   g_autofree char *prefix = g_strdup_printf (_("The project was not saved: %s"), "");
   g_autofree char *text = NULL;
+  const char *reason = error->message;
+  const char *button = NULL;
+  const char *action = NULL;
 
-  /* (Most errors say it already, as km_document_save does.) */
-  if (g_str_has_prefix (error->message, prefix))
-    text = g_strdup (error->message);
-  else
-    text = g_strdup_printf (_("The project was not saved: %s"), error->message);
+  /* (Most project save errors say it already, as km_document_save does.) */
+  if (g_str_has_prefix (reason, prefix))
+    reason += strlen (prefix);
+  switch (kind)
+    {
+    case SAVE_FAILED_PROJECT:
+      text = g_strdup_printf (_("The project was not saved: %s"), reason);
+      button = _("Save _As…");
+      action = "win.save-as";
+      break;
+    case SAVE_FAILED_ITEM:
+      /* Translators: the first %s is an item's name, the second why (it names the file) */
+      text = g_strdup_printf (_("“%s” was not saved: %s"), km_item_get_name (item), reason);
+      button = _("_Save Item As…");
+      action = "win.retry-failed-save";
+      break;
+    case SAVE_FAILED_BODY_MOTION:
+      /* Translators: the first %s is an IK animation item's name, the second why (it names
+       * the file) */
+      text = g_strdup_printf (_("The body motion of “%s” was not exported: %s"),
+                              km_item_get_name (item), reason);
+      button = _("Export _Body Motion…");
+      action = "win.retry-failed-save";
+      break;
+    case SAVE_FAILED_SKELETON:
+      /* Translators: %s says why (it names the file) */
+      text = g_strdup_printf (_("The skeleton was not saved: %s"), reason);
+      button = _("Save Skeleton _As…");
+      action = "skeleton.save-as";
+      break;
+    case SAVE_FAILED_EXPORT_BODY:
+    case SAVE_FAILED_EXPORT_URDF:
+      /* Translators: %s says why (it names the file) */
+      text = g_strdup_printf (_("The skeleton was not exported: %s"), reason);
+      button = kind == SAVE_FAILED_EXPORT_BODY ? _("Export as Choreonoid _Body…")
+                                               : _("Export as _URDF…");
+      action = kind == SAVE_FAILED_EXPORT_BODY ? "skeleton.export-body" : "skeleton.export-urdf";
+      break;
+    case SAVE_FAILED_FOR_CHOREONOID:
+      /* Translators: %s says why (it names the file) */
+      text = g_strdup_printf (_("The project was not saved for Choreonoid: %s"), reason);
+      button = _("Save for _Choreonoid…");
+      action = "skeleton.save-project-with-body";
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  self->save_failed = kind;
+  g_set_object (&self->save_failed_item, item);
   gtk_label_set_text (self->save_failed_label, text);
+  gtk_button_set_label (self->save_failed_save_as, button);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->save_failed_save_as), action);
   gtk_widget_set_visible (self->save_failed_bar, TRUE);
+}
+
+/* A save of @kind succeeded: the bar about one that failed goes. */
+static void
+save_succeeded (KmWindow   *self,
+                SaveFailed  kind)
+{
+  if (self->save_failed_bar == NULL || self->save_failed != kind)
+    return;
+  gtk_widget_set_visible (self->save_failed_bar, FALSE);
+  g_clear_object (&self->save_failed_item);
+}
+
+/* Messages has the warning too; it shows, and so does the bar. */
+static void
+report_save_failed (KmWindow     *self,
+                    SaveFailed    kind,
+                    KmItem       *item,
+                    const GError *error)
+{
+  km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
+  g_object_set (self, "show-messages", TRUE, NULL);
+  show_save_failed (self, kind, item, error);
 }
 
 /* The project is written: what waited for it runs now, unless the save failed. */
@@ -521,12 +615,10 @@ save_done_cb (GObject      *source,
   if (!saved)
     {
       /* Nothing that waited for the save runs: the changes are not on disk. */
-      km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-      g_object_set (self, "show-messages", TRUE, NULL);
-      show_save_failed (self, error);
+      report_save_failed (self, SAVE_FAILED_PROJECT, NULL, error);
       return;
     }
-  gtk_widget_set_visible (self->save_failed_bar, FALSE);
+  save_succeeded (self, SAVE_FAILED_PROJECT);
   add_recent (self, file);
   /* Asks again if the project was edited while it was written. */
   if (pending != PENDING_NONE)
@@ -1121,6 +1213,7 @@ hide_save_failed (KmWindow *self)
 {
   if (self->save_failed_bar != NULL)
     gtk_widget_set_visible (self->save_failed_bar, FALSE);
+  g_clear_object (&self->save_failed_item);
 }
 
 static void
@@ -1569,10 +1662,20 @@ static void
 skeleton_save_ended_cb (KmWindow *self,
                         gboolean  ok)
 {
+  static const SaveFailed kinds[] = {
+    [KM_SKELETON_SAVE_KIND_SKELETON] = SAVE_FAILED_SKELETON,
+    [KM_SKELETON_SAVE_KIND_EXPORT_BODY] = SAVE_FAILED_EXPORT_BODY,
+    [KM_SKELETON_SAVE_KIND_EXPORT_URDF] = SAVE_FAILED_EXPORT_URDF,
+    [KM_SKELETON_SAVE_KIND_FOR_CHOREONOID] = SAVE_FAILED_FOR_CHOREONOID,
+  };
   gboolean other_save = self->other_save;
   const GError *conflict;
+  const GError *error = NULL;
+  KmSkeletonSaveKind kind = KM_SKELETON_SAVE_KIND_SKELETON;
 
   self->other_save = FALSE;
+  if (self->document != NULL)
+    error = _km_document_get_skeleton_save_result (self->document, &kind);
   /* Save for Choreonoid found the project file changed by another program: asked as
    * Save asks (ask_disk_conflict), its Overwrite saves with the copies again. */
   conflict = !ok && other_save && self->document != NULL
@@ -1582,6 +1685,15 @@ skeleton_save_ended_cb (KmWindow *self,
       ask_disk_conflict (self, km_document_get_file (self->document), conflict);
       self->conflict_copies = TRUE;
     }
+  else if (!ok && error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+           && self->document != NULL)
+    {
+      /* (The caller logged the warning: its callback ran before this signal.) */
+      g_object_set (self, "show-messages", TRUE, NULL);
+      show_save_failed (self, kinds[kind], NULL, error);
+    }
+  else if (ok)
+    save_succeeded (self, kinds[kind]);
 
   if (!self->close_after_save || self->saving_file != NULL)
     return;
@@ -1621,33 +1733,65 @@ km_window_close_request (GtkWindow *window)
   return TRUE;
 }
 
+/* A Save Item As or Export Body Motion on a worker thread: what its callback needs. */
+typedef struct
+{
+  KmWindow *window;
+  KmItem   *item;
+} ItemSave;
+
+static ItemSave *
+item_save_new (KmWindow *self,
+               KmItem   *item)
+{
+  ItemSave *save = g_new0 (ItemSave, 1);
+
+  save->window = g_object_ref (self);
+  save->item = g_object_ref (item);
+  return save;
+}
+
+static void
+item_save_free (ItemSave *save)
+{
+  g_object_unref (save->window);
+  g_object_unref (save->item);
+  g_free (save);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ItemSave, item_save_free)
+
 static void
 save_item_done_cb (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(ItemSave) save = user_data;
   g_autoptr(GError) error = NULL;
 
   if (km_document_save_item_finish (KM_DOCUMENT (source), result, &error))
-    return;
-  km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
-  if (self->document != NULL)
-    g_object_set (self, "show-messages", TRUE, NULL);
+    {
+      save_succeeded (save->window, SAVE_FAILED_ITEM);
+      return;
+    }
+  if (save->window->document == NULL)
+    km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+  else
+    report_save_failed (save->window, SAVE_FAILED_ITEM, save->item, error);
 }
 
-/* The item's contents are taken now and written on a worker thread. */
+/* The item's contents (of the item the dialog was opened for) are taken now and written
+ * on a worker thread. */
 static void
 save_item_chosen (KmWindow *self,
                   GFile    *file)
 {
-  GListModel *selection = km_project_get_selection (km_document_get_project (self->document));
-  g_autoptr(KmItem) item = g_list_model_get_item (selection, 0);
+  g_autoptr(KmItem) item = g_steal_pointer (&self->chosen_item);
 
   if (item == NULL)
     return;
   km_document_save_item_async (self->document, item, file, NULL, save_item_done_cb,
-                               g_object_ref (self));
+                               item_save_new (self, item));
 }
 
 /* The file name Save Item As proposes for what @item holds on its own (a body's model,
@@ -1706,27 +1850,56 @@ export_body_motion_done_cb (GObject      *source,
                             GAsyncResult *result,
                             gpointer      user_data)
 {
-  g_autoptr(KmWindow) self = user_data;
+  g_autoptr(ItemSave) save = user_data;
   g_autoptr(GError) error = NULL;
 
   if (km_document_export_body_motion_finish (KM_DOCUMENT (source), result, &error))
-    return;
-  km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
-  if (self->document != NULL)
-    g_object_set (self, "show-messages", TRUE, NULL);
+    {
+      save_succeeded (save->window, SAVE_FAILED_BODY_MOTION);
+      return;
+    }
+  if (save->window->document == NULL)
+    km_document_log (KM_DOCUMENT (source), G_LOG_LEVEL_WARNING, "%s", error->message);
+  else
+    report_save_failed (save->window, SAVE_FAILED_BODY_MOTION, save->item, error);
 }
 
-/* The animation is copied now; the motion is built and written on a worker thread. */
+/* The animation (of the item the dialog was opened for) is copied now; the motion is
+ * built and written on a worker thread. */
 static void
 export_body_motion_chosen (KmWindow *self,
                            GFile    *file)
 {
-  g_autoptr(KmItem) item = single_selected_item (self);
+  g_autoptr(KmItem) item = g_steal_pointer (&self->chosen_item);
 
   if (item == NULL)
     return;
   km_document_export_body_motion_async (self->document, item, file, NULL,
-                                        export_body_motion_done_cb, g_object_ref (self));
+                                        export_body_motion_done_cb, item_save_new (self, item));
+}
+
+/* The Export Body Motion dialog, for @item. */
+static void
+choose_body_motion_file (KmWindow *self,
+                         KmItem   *item)
+{
+  g_autoptr(GFile) folder = km_file_chooser_folder_for_item (self->document, item);
+
+  g_set_object (&self->chosen_item, item);
+  choose_file (self, _("Export Body Motion"), TRUE, "motion.seq", folder,
+               export_body_motion_chosen);
+}
+
+/* The Save Item As dialog, for @item (which holds something to save: savable_item_name). */
+static void
+choose_item_file (KmWindow *self,
+                  KmItem   *item)
+{
+  g_autoptr(GFile) folder = km_file_chooser_folder_for_item (self->document, item);
+
+  g_set_object (&self->chosen_item, item);
+  choose_file (self, _("Save Item As"), TRUE, savable_item_name (item), folder,
+               save_item_chosen);
 }
 
 /* Writes the one selected IK animation as a Choreonoid body motion (.seq). */
@@ -1745,9 +1918,31 @@ export_body_motion_action (GtkWidget  *widget,
                        _("Select one solved IK animation to export as a body motion."));
       return;
     }
-  folder = km_file_chooser_folder_for_item (self->document, item);
-  choose_file (self, _("Export Body Motion"), TRUE, "motion.seq", folder,
-               export_body_motion_chosen);
+  choose_body_motion_file (self, item);
+}
+
+/* The failed-save bar's button after a Save Item As or Export Body Motion failed: the
+ * same for the same item, whatever is selected now. */
+static void
+retry_failed_save_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+  g_autoptr(KmItem) item = self->save_failed_item != NULL
+                           ? g_object_ref (self->save_failed_item) : NULL;
+
+  if (item == NULL || self->document == NULL)
+    return;
+  if (self->save_failed == SAVE_FAILED_BODY_MOTION && is_solved_animation_item (item))
+    choose_body_motion_file (self, item);
+  else if (self->save_failed == SAVE_FAILED_ITEM && savable_item_name (item) != NULL)
+    choose_item_file (self, item);
+  else
+    /* Translators: %s is an item's name */
+    km_document_log (self->document, G_LOG_LEVEL_WARNING,
+                     _("“%s” holds nothing that can be saved on its own"),
+                     km_item_get_name (item));
 }
 
 static void
@@ -1767,16 +1962,13 @@ save_item_as_action (GtkWidget  *widget,
 {
   KmWindow *self = KM_WINDOW (widget);
   g_autoptr(KmItem) item = single_selected_item (self);
-  g_autoptr(GFile) folder = NULL;
-  const char *name;
 
   if (item == NULL)
     {
       km_document_log (self->document, G_LOG_LEVEL_WARNING, _("Select one item to save."));
       return;
     }
-  name = savable_item_name (item);
-  if (name == NULL)
+  if (savable_item_name (item) == NULL)
     {
       /* Translators: %s is an item's name */
       km_document_log (self->document, G_LOG_LEVEL_WARNING,
@@ -1784,8 +1976,7 @@ save_item_as_action (GtkWidget  *widget,
                        km_item_get_name (item));
       return;
     }
-  folder = km_file_chooser_folder_for_item (self->document, item);
-  choose_file (self, _("Save Item As"), TRUE, name, folder, save_item_chosen);
+  choose_item_file (self, item);
 }
 
 static void
@@ -2132,6 +2323,8 @@ km_window_dispose (GObject *object)
   self->item_label = NULL;
   g_clear_object (&self->conflict_file);
   g_clear_object (&self->open_folder);
+  g_clear_object (&self->save_failed_item);
+  g_clear_object (&self->chosen_item);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_WINDOW);
   g_clear_object (&self->autosave);
   g_clear_object (&self->document);
@@ -2270,6 +2463,7 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmWindow, item_reload);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, save_failed_bar);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, save_failed_label);
+  gtk_widget_class_bind_template_child (widget_class, KmWindow, save_failed_save_as);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, side_paned);
   gtk_widget_class_bind_template_child (widget_class, KmWindow, scene_view);
@@ -2283,6 +2477,8 @@ km_window_class_init (KmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.reload-project", NULL,
                                    reload_project_action);
+  gtk_widget_class_install_action (widget_class, "win.retry-failed-save", NULL,
+                                   retry_failed_save_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-save-failed", NULL,
                                    dismiss_save_failed_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-disk-change", NULL,
@@ -2546,6 +2742,22 @@ export_image_thread (GTask        *task,
     g_task_return_error (task, error);
 }
 
+/* The image is written (or not): back on the main thread, the outer task (@user_data, the
+ * window's) ends here, and its last reference goes here or in its callback's idle. */
+static void
+image_written_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
 /* @texture's pixels in a memory texture: a GL texture may only be read where its context
  * lives (this thread). */
 static GdkTexture *
@@ -2580,6 +2792,7 @@ km_window_export_image_async (KmWindow            *self,
                               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) inner = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   ImageJob *job;
 
@@ -2602,8 +2815,15 @@ km_window_export_image_async (KmWindow            *self,
   job = g_new0 (ImageJob, 1);
   job->texture = memory_texture (texture);
   job->file = g_object_ref (file);
-  g_task_set_task_data (task, job, (GDestroyNotify) image_job_free);
-  g_task_run_in_thread (task, export_image_thread);
+  /* The worker runs an inner task with no source object: a task run in a thread may drop
+   * its last reference there (GLib's thread pool unrefs it after the worker function,
+   * which can be after the main context ran the callback), and the window, as a source
+   * object, must not be finalized off the main thread. @task, which holds the window,
+   * stays on this thread and is completed by image_written_cb. */
+  inner = g_task_new (NULL, cancellable, image_written_cb, g_steal_pointer (&task));
+  g_task_set_source_tag (inner, export_image_thread);
+  g_task_set_task_data (inner, job, (GDestroyNotify) image_job_free);
+  g_task_run_in_thread (inner, export_image_thread);
 }
 
 gboolean

@@ -427,6 +427,329 @@ test_failed_save_shows_bar (Fixture       *f,
   g_assert_true (km_document_get_modified (f->document));
 }
 
+/* The failed-save bar's button that saves again elsewhere (it names an action that is not
+ * the close button's). */
+static GtkWidget *
+bar_retry_button (GtkWidget *bar)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (bar); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BUTTON (child) && gtk_actionable_get_action_name (GTK_ACTIONABLE (child)) != NULL
+        && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)),
+                      "win.dismiss-save-failed") != 0)
+      return child;
+  return NULL;
+}
+
+/* The bar after a save of another kind than the project's failed: it shows, says
+ * @prefix then @reason (which names the file), and its button (labelled @label) names
+ * @action, the Save As of that kind. */
+static void
+assert_bar_shows (Fixture    *f,
+                  const char *prefix,
+                  const char *reason,
+                  const char *action,
+                  const char *label)
+{
+  GtkWidget *bar = find_with_class (GTK_WIDGET (f->window), "save-failed-bar");
+  GtkWidget *button = bar_retry_button (bar);
+  g_autofree char *expected = g_strconcat (prefix, reason, NULL);
+
+  g_assert_true (gtk_widget_get_visible (bar));
+  g_assert_true (gtk_widget_get_mapped (bar));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (find_child_of_type (bar, GTK_TYPE_LABEL))), ==,
+                   expected);
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, action);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, label);
+  g_assert_true (gtk_widget_get_mapped (button));
+}
+
+/* A Skeleton tab save of each kind: the file it writes (in the fixture's folder), what the
+ * bar says when it fails, and its button. */
+typedef struct
+{
+  const char *name;
+  const char *prefix;
+  const char *action;
+  const char *label;
+} SkeletonSaveCase;
+
+static const SkeletonSaveCase skeleton_save_cases[] = {
+  { "saved.json", "The skeleton was not saved: ", "skeleton.save-as", "Save Skeleton _As…" },
+  { "saved.body", "The skeleton was not exported: ", "skeleton.export-body",
+    "Export as Choreonoid _Body…" },
+  { "saved.urdf", "The skeleton was not exported: ", "skeleton.export-urdf", "Export as _URDF…" },
+  { "project.cnoid", "The project was not saved for Choreonoid: ",
+    "skeleton.save-project-with-body", "Save for _Choreonoid…" },
+};
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} SaveResult;
+
+static void
+skeleton_case_saved_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  SaveResult *r = user_data;
+  KmDocument *document = KM_DOCUMENT (source);
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
+
+  if (tag == km_document_save_skeleton_async)
+    r->ok = km_document_save_skeleton_finish (document, result, &r->error);
+  else if (tag == km_document_save_with_body_copies_async)
+    r->ok = km_document_save_with_body_copies_finish (document, result, &r->error);
+  else
+    r->ok = km_document_export_skeleton_finish (document, result, &r->error);
+  r->done = TRUE;
+}
+
+static void
+start_skeleton_case (Fixture    *f,
+                     guint       i,
+                     GFile      *file,
+                     SaveResult *r)
+{
+  if (i == 0)
+    km_document_save_skeleton_async (f->document, file, NULL, skeleton_case_saved_cb, r);
+  else if (i == 1 || i == 2)
+    km_document_export_skeleton_async (f->document,
+                                       i == 1 ? KM_SKELETON_EXPORT_BODY : KM_SKELETON_EXPORT_URDF,
+                                       file, NULL, skeleton_case_saved_cb, r);
+  else
+    km_document_save_with_body_copies_async (f->document, file, NULL, skeleton_case_saved_cb, r);
+}
+
+/* Save Skeleton, Export as .body and as URDF, and Save for Choreonoid fail: the file that
+ * was there is intact, and the window's bar says what was not saved and why (naming the
+ * file), with that kind's Save As; the same save, once it works, takes the bar away. */
+static void
+test_failed_skeleton_saves_show_bar (Fixture       *f,
+                                     gconstpointer  data)
+{
+  GtkWidget *bar = find_with_class (GTK_WIDGET (f->window), "save-failed-bar");
+
+  for (guint i = 0; i < G_N_ELEMENTS (skeleton_save_cases); i++)
+    {
+      const SkeletonSaveCase *c = &skeleton_save_cases[i];
+      g_autofree char *path = g_build_filename (f->dir, c->name, NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autofree char *before = NULL;
+      g_autofree char *after = NULL;
+      const char *prefix = "The project was not saved: ";
+      const char *reason;
+      SaveResult r = { 0, };
+      struct rlimit saved;
+
+      g_test_message ("%s", c->action);
+      if (i == 3)
+        {
+          /* The project is there, and a new copy of the body is to be written beside it. */
+          g_free (save_then_edit (f));
+        }
+      else
+        g_assert_true (g_file_set_contents (path, "the file of before\n", -1, NULL));
+      before = read_file (path);
+
+      make_writes_fail (f, &saved);
+      start_skeleton_case (f, i, file, &r);
+      g_assert_true (test_app_wait_flag (&r.done, 20000));
+      let_writes_succeed (f, &saved);
+      test_app_spin ();
+
+      g_assert_false (r.ok);
+      g_assert_nonnull (r.error);
+      after = read_file (path);
+      g_assert_cmpstr (after, ==, before);
+      /* The reason names the file (for Save for Choreonoid, the copy beside the project it
+       * could not write). */
+      g_assert_nonnull (strstr (r.error->message, i == 3 ? f->dir : path));
+      g_assert_nonnull (strstr (r.error->message, ": cannot write the file: "));
+      reason = g_str_has_prefix (r.error->message, prefix) ? r.error->message + strlen (prefix)
+                                                           : r.error->message;
+      assert_bar_shows (f, c->prefix, reason, c->action, c->label);
+      g_assert_true (gtk_widget_is_sensitive (bar_retry_button (bar)));
+
+      /* The same save, working: the bar goes. */
+      g_clear_error (&r.error);
+      r.done = FALSE;
+      start_skeleton_case (f, i, file, &r);
+      g_assert_true (test_app_wait_flag (&r.done, 20000));
+      g_assert_no_error (r.error);
+      g_assert_true (r.ok);
+      test_app_spin ();
+      g_assert_false (gtk_widget_get_visible (bar));
+    }
+}
+
+static gboolean
+bar_is_visible (gpointer data)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (data));
+}
+
+static gboolean
+bar_is_hidden (gpointer data)
+{
+  return !gtk_widget_get_visible (GTK_WIDGET (data));
+}
+
+/* Fills in the chooser shown: @name (a new file: no question whether to replace it) in
+ * @dir; and accepts. */
+static void
+choose_in_chooser (const char *dir,
+                   const char *name)
+{
+  GtkWidget *chooser = test_app_find_chooser ();
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GFile) chosen = NULL;
+
+  g_assert_nonnull (chooser);
+  /* (The chooser answers once it has loaded its folder, which it does in the background.) */
+  test_app_spin_for (300);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+  test_app_spin_for (300);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+  test_app_spin_for (300);
+  chosen = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  g_assert_nonnull (chosen);
+  g_assert_cmpstr (g_file_peek_path (chosen), ==, path);
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+/* Save Item As fails (the chosen file cannot be written): nothing is left there (the
+ * project file is intact), the bar names the item and says why (naming the file), and its
+ * Save Item As opens the dialog again for that item, also when another one is selected
+ * now. (A new file: GTK's question whether to replace one does not answer to
+ * gtk_dialog_response here.) */
+static void
+test_failed_save_item_shows_bar (Fixture       *f,
+                                 gconstpointer  data)
+{
+  GtkWidget *bar = find_with_class (GTK_WIDGET (f->window), "save-failed-bar");
+  KmProject *project = km_document_get_project (f->document);
+  KmItem *body = km_document_get_body_item (f->document);
+  g_autofree char *path = g_build_filename (f->dir, "item.json", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *prefix = NULL;
+  GLogLevelFlags fatal;
+  GLogLevelFlags level;
+  struct rlimit saved;
+
+  if (!test_app_have_chooser_schema ())
+    {
+      g_test_skip ("GTK's file chooser schema is not installed");
+      return;
+    }
+  /* (As in test_failed_save_shows_bar: GTK's missing SVG loader is no failure here.) */
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  g_free (save_then_edit (f));
+  before = read_file (f->path);
+  km_project_select (project, body, FALSE);
+  test_app_spin ();
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save-item-as", NULL));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
+  make_writes_fail (f, &saved);
+  choose_in_chooser (f->dir, "item.json");
+  g_assert_true (test_app_wait_until (bar_is_visible, bar, 20000));
+  let_writes_succeed (f, &saved);
+  g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
+  test_app_spin ();
+
+  after = read_file (f->path);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  reason = g_strdup (last_message (f->document, &level));
+  g_assert_cmpint (level, ==, G_LOG_LEVEL_WARNING);
+  g_assert_nonnull (strstr (reason, path));
+  prefix = g_strdup_printf ("“%s” was not saved: ", km_item_get_name (body));
+  assert_bar_shows (f, prefix, reason, "win.retry-failed-save", "_Save Item As…");
+
+  /* Another item selected: the button still saves the one that failed. */
+  km_project_select (project, km_item_get_child (body, 0), FALSE);
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate (bar_retry_button (bar)));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (test_app_find_chooser ())), ==,
+                   "Save Item As");
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  choose_in_chooser (f->dir, "item.json");
+  g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
+  /* It works now: the bar goes, and the file holds the body's skeleton. */
+  g_assert_true (test_app_wait_until (bar_is_hidden, bar, 20000));
+  g_free (after);
+  after = read_file (path);
+  g_assert_nonnull (strstr (after, "joints"));
+  g_log_set_always_fatal (fatal);
+}
+
+/* This thread's bytes read so far (Linux's per-thread I/O accounting), or -1. */
+static gint64
+thread_read_bytes (void)
+{
+  g_autofree char *text = NULL;
+  const char *rchar;
+
+  if (!g_file_get_contents ("/proc/thread-self/io", &text, NULL, NULL)
+      || (rchar = strstr (text, "rchar: ")) == NULL)
+    return -1;
+  return g_ascii_strtoll (rchar + strlen ("rchar: "), NULL, 10);
+}
+
+/* Save for Choreonoid picks its copies' names on the worker: a file beside the project
+ * that has the copy's name is read there to tell whether it is a copy of Kinema's (its
+ * stamp hashes the whole file), not on the main thread. Not one (no stamp), it stays as
+ * it is, and the copy takes the next name. */
+static void
+test_save_for_choreonoid_reads_on_worker (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *taken = g_build_filename (f->dir, "skeleton.body", NULL);
+  g_autofree char *numbered = g_build_filename (f->dir, "skeleton-2.body", NULL);
+  gsize size = 8 * 1024 * 1024;
+  g_autofree char *big = g_malloc (size);
+  g_autofree char *after = NULL;
+  gsize after_size = 0;
+  SaveResult r = { 0, };
+  gint64 read_before;
+  gint64 read_after;
+
+  g_free (save_then_edit (f));
+  memset (big, '#', size);
+  big[size - 1] = '\n';
+  g_assert_true (g_file_set_contents (taken, big, size, NULL));
+  if ((read_before = thread_read_bytes ()) < 0)
+    {
+      g_test_skip ("No per-thread I/O accounting");
+      return;
+    }
+  km_document_save_with_body_copies_async (f->document, f->file, NULL, skeleton_case_saved_cb,
+                                           &r);
+  read_after = thread_read_bytes ();
+  g_assert_cmpint (read_after - read_before, <, (gint64) size / 8);
+
+  g_assert_true (test_app_wait_flag (&r.done, 20000));
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_true (g_file_get_contents (taken, &after, &after_size, NULL));
+  g_assert_true (after_size == size && memcmp (after, big, size) == 0);
+  g_assert_true (g_file_test (numbered, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpstr (km_body_item_get_file (KM_BODY_ITEM (km_document_get_body_item (f->document))),
+                   ==, numbered);
+}
+
 /* A project without a motion (a body and nothing else): the time bar shows its 10 s, and
  * the TimeBar state a save writes for Choreonoid spans them (it used to say max_time: 0,
  * the end of a single frame). Opened again, the time bar shows the same range. */
@@ -2112,6 +2435,12 @@ main (int    argc,
               fixture_setup, test_failed_save_keeps_window, fixture_teardown);
   g_test_add ("/kinema/Window/save/failure-shows-bar", Fixture, NULL,
               fixture_setup, test_failed_save_shows_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/save/skeleton-failure-shows-bar", Fixture, NULL,
+              fixture_setup, test_failed_skeleton_saves_show_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/save/item-failure-shows-bar", Fixture, NULL,
+              fixture_setup, test_failed_save_item_shows_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/save/for-choreonoid-reads-on-worker", Fixture, NULL,
+              fixture_setup, test_save_for_choreonoid_reads_on_worker, fixture_teardown);
   g_test_add ("/kinema/Window/save/without-motion-time-range", Fixture, NULL,
               fixture_setup, test_save_without_motion_time_range, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,

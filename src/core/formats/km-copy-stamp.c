@@ -94,7 +94,8 @@ km_copy_stamp_check (const char *text,
  * @path: a file
  * @owner: the project, as km_copy_stamp_append() was given it
  *
- * km_copy_stamp_check() on the file at @path. File I/O: a worker's, or a save's planning.
+ * km_copy_stamp_check() on the file at @path. Reads the whole file (the stamp hashes it),
+ * up to 256 MiB: call it on a worker thread, never the main thread.
  *
  * Returns: whether @path is a regular file that holds a copy written for @owner, unchanged;
  *   FALSE when it cannot be read
