@@ -8,6 +8,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "km-body-motion.h"
 #include "km-cnoid.h"
 #include "km-format.h"
 #include "km-ik-targets-item.h"
@@ -43,10 +44,15 @@ read_frame_rate (const KmYamlNode *data,
     return TRUE;
   if (!km_yaml_expect_number (node, frame_rate, error))
     return FALSE;
-  if (*frame_rate <= 0)
+  /* The body motion's range, so that the targets solve into a .seq too (a tiny rate was
+   * refused only then, at the last keyframe). NaN and infinities fail too. */
+  if (!(*frame_rate >= KM_BODY_MOTION_MIN_RATE && *frame_rate <= KM_BODY_MOTION_MAX_RATE))
     {
       km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (node),
-                          km_yaml_node_get_pos (node), _("expected a frame rate > 0"));
+                          km_yaml_node_get_pos (node),
+                          /* Translators: frames per second, twice */
+                          _("expected a frame rate from %g to %g frames per second"),
+                          KM_BODY_MOTION_MIN_RATE, KM_BODY_MOTION_MAX_RATE);
       return FALSE;
     }
   return TRUE;

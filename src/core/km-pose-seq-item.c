@@ -264,6 +264,8 @@ km_pose_seq_item_get_building (KmPoseSeqItem *self)
   return self->building;
 }
 
+/* Runs on the worker, in the inner task (no source object): its data is the outer task's
+ * Build, which the outer task owns and frees on the main thread. */
 static void
 build_thread (GTask        *task,
               gpointer      source,
@@ -273,6 +275,23 @@ build_thread (GTask        *task,
   GError *error = NULL;
 
   if (build_run (task_data, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* The build is done (or failed): back on the main thread, the outer task (@user_data,
+ * whose source object is the item) completes here, and its last reference goes here or
+ * after its callback, on this thread too. */
+static void
+build_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -292,7 +311,9 @@ km_pose_seq_item_build_async (KmPoseSeqItem       *self,
                               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) inner = NULL;
   KmSkeleton *skeleton;
+  Build *build;
 
   g_return_if_fail (KM_IS_POSE_SEQ_ITEM (self));
 
@@ -304,8 +325,19 @@ km_pose_seq_item_build_async (KmPoseSeqItem       *self,
       return;
     }
   self->building = TRUE;
-  g_task_set_task_data (task, build_new (self, skeleton), (GDestroyNotify) build_free);
-  g_task_run_in_thread (task, build_thread);
+  build = build_new (self, skeleton);
+  g_task_set_task_data (task, build, (GDestroyNotify) build_free);
+  /* The worker runs an inner task with no source object: a task run in a thread may drop
+   * its last reference there (GLib's thread pool unrefs it after the worker function,
+   * which can be after the main context ran the callback), and the item, as a source
+   * object, must not be finalized off the main thread. @task, which holds the item and
+   * the Build, stays on this thread; the inner one, which holds neither (it only uses the
+   * Build until its worker function returns, before build_done_cb runs), completes it in
+   * build_done_cb. */
+  inner = g_task_new (NULL, NULL, build_done_cb, g_steal_pointer (&task));
+  g_task_set_source_tag (inner, build_thread);
+  g_task_set_task_data (inner, build, NULL);
+  g_task_run_in_thread (inner, build_thread);
 }
 
 /**

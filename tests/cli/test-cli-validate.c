@@ -502,6 +502,61 @@ test_validate_misread_rejections (void)
   g_assert_cmpstr (run.err, ==, expected);
 }
 
+/* An IK targets item's frame rate is read as a body motion's (0.001 to 1e+06 frames per
+ * second): a tiny positive one (1e-300) is said at the rate itself, where it used to be
+ * taken and refused only when solved into a .seq, at the last keyframe. */
+static void
+test_validate_targets_item_frame_rate (void)
+{
+  struct { const char *rate; gboolean ok; } cases[] = {
+    { "1e-300", FALSE }, { "1e-9", FALSE }, { "0.0009", FALSE }, { "0", FALSE },
+    { "2e6", FALSE }, { "0.001", TRUE },
+    { "1e6", TRUE }, { "24", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autofree char *text = g_strdup_printf ("items:\n"
+                                               "  id: 0\n"
+                                               "  name: RootItem\n"
+                                               "  plugin: Base\n"
+                                               "  class: RootItem\n"
+                                               "  children:\n"
+                                               "    -\n"
+                                               "      id: 1\n"
+                                               "      name: Targets\n"
+                                               "      plugin: Kinema\n"
+                                               "      class: IKTargetsItem\n"
+                                               "      data:\n"
+                                               "        frame_rate: %s\n"
+                                               "        keyframes:\n"
+                                               "          - { frame: 0, pos: [ 0, 1, 2 ], "
+                                               "euler: [ 0, 0, 0 ] }\n"
+                                               "          - { frame: 12, pos: [ 0, 1, 3 ], "
+                                               "euler: [ 0, 0, 0 ] }\n", cases[i].rate);
+      g_autofree char *project = write_temp ("rate.cnoid", text, -1);
+      g_autofree char *expected_out = NULL;
+      g_autofree char *expected_err = NULL;
+
+      run_cli (&run, NULL, "validate", project, NULL);
+      if (cases[i].ok)
+        {
+          expected_out = g_strdup_printf ("%s: ok (CNOID-PROJECT)\n", project);
+          expected_err = g_strdup ("");
+        }
+      else
+        {
+          expected_out = g_strdup_printf ("%s: ok (CNOID-PROJECT) with 1 warning\n", project);
+          expected_err = g_strdup_printf ("%s:13:21: warning: expected a frame rate from 0.001 "
+                                          "to 1e+06 frames per second\n", project);
+        }
+      g_assert_cmpstr (run.err, ==, expected_err);
+      g_assert_cmpstr (run.out, ==, expected_out);
+      g_assert_cmpint (run.status, ==, 0);
+    }
+}
+
 /* Files in the styles other tools write are detected as what they are (rev15 3, 4, 6, 7):
  * an indentless sequence before `format:` (PyYAML's default), flow style, strict JSON,
  * old-Mac CR line ends; XML cut off in its header comment reports the break. */
@@ -1102,6 +1157,8 @@ main (int    argc,
   g_test_add_func ("/kinema/CliValidate/scene-warnings", test_validate_scene_warnings);
   g_test_add_func ("/kinema/CliValidate/scene-import-paths", test_validate_scene_import_paths);
   g_test_add_func ("/kinema/CliValidate/project-warnings", test_validate_project_warnings);
+  g_test_add_func ("/kinema/CliValidate/targets-item-frame-rate",
+                   test_validate_targets_item_frame_rate);
   g_test_add_func ("/kinema/CliValidate/content-detection", test_validate_content_detection);
   g_test_add_func ("/kinema/CliValidate/located-rejections", test_validate_located_rejections);
   g_test_add_func ("/kinema/CliValidate/base-is-effector", test_validate_base_is_effector);

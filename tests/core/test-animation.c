@@ -17,6 +17,7 @@
 #include "km-error.h"
 #include "km-format.h"
 #include "km-json.h"
+#include "km-skeleton-json.h"
 #include "test-util.h"
 #include "km-test-tmp.h"
 
@@ -331,6 +332,41 @@ test_stats_huge_residuals (void)
   g_assert_true (stats.mean_rot_err == sum_rot / G_N_ELEMENTS (small));
 }
 
+/* km_animation_json_check_size() names the limit exceeded, with its value: 1000001 frames
+ * of the example model (20 values a frame) are more values than the reader takes, though
+ * not more bytes; 1000000 frames of a joint with a 400-character name (6 values a frame,
+ * but the name in every one) are more bytes, though not more values. */
+static void
+test_check_size_limits (void)
+{
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
+  g_autoptr(KmSkeleton) named = NULL;
+  g_autoptr(GString) json = g_string_new ("{\"root_name\": \"R\", \"joints\": [{\"name\": "
+                                          "\"R\", \"type\": \"fixed\", \"offset\": [0, 0, "
+                                          "0]}, {\"name\": \"");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (km_animation_json_check_size (skeleton, KM_ANIMATION_MAX_FRAMES, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "an animation of 1000001 frames for this model would "
+                                       "be larger than Kinema reads back (at most 16777216 "
+                                       "values)");
+  g_clear_error (&error);
+
+  for (guint i = 0; i < 400; i++)
+    g_string_append_c (json, 'a' + i % 26);
+  g_string_append (json, "\", \"type\": \"revolute\", \"parent\": \"R\", \"offset\": "
+                   "[0, 0, 0.1], \"axis\": [0, 1, 0], \"limits\": [-3, 3]}]}");
+  named = km_skeleton_json_load ("named.json", json->str, json->len, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_animation_json_check_size (named, 100000, &error));
+  g_assert_no_error (error);
+  g_assert_false (km_animation_json_check_size (named, 1000000, &error));
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_cmpstr (error->message, ==, "an animation of 1000000 frames for this model would "
+                                       "be larger than Kinema reads back (at most 256 MiB)");
+}
+
 /* km_animation_json_save()'s own refusals, whatever its caller checked before: an
  * animation with more values than the reader takes (KM_JSON_MAX_NODES) is refused before
  * its text is made, located at the file, and the file there stays as it was. */
@@ -427,6 +463,7 @@ main (int   argc,
   g_test_add_func ("/kinema/AnimationJson/euler-quaternion-agree", test_euler_quaternion_agree);
   g_test_add_func ("/kinema/AnimationJson/mismatch-warning", test_mismatch_warning);
   g_test_add_func ("/kinema/AnimationJson/invalid", test_invalid_files);
+  g_test_add_func ("/kinema/AnimationJson/check-size-limits", test_check_size_limits);
   g_test_add_func ("/kinema/AnimationJson/save-too-large", test_save_too_large);
   g_test_add_func ("/kinema/AnimationJson/save-fifo", test_save_fifo);
 

@@ -1011,7 +1011,8 @@ chain_skeleton (guint n)
  * (67 670 000 numbers and lists, 201 MB) are more than it reads (67108864), though their
  * joint values alone (67 000 000) and their bytes are not; 66442 frames (67 106 420) are
  * read. More frames than the reader takes are refused too, and a model with more joint
- * values than a body motion holds as the writer refuses it. */
+ * values than a body motion holds as the writer refuses it. Each message names the limit
+ * exceeded, with its value. */
 static void
 test_check_size (void)
 {
@@ -1026,7 +1027,7 @@ test_check_size (void)
   g_assert_false (km_body_motion_check_size (chain, 30, 67000, &error));
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
   g_assert_cmpstr (error->message, ==, "a body motion of 67000 frames for this model would be "
-                                       "larger than Kinema reads back (256 MiB, 67108864 "
+                                       "larger than Kinema reads back (at most 67108864 "
                                        "numbers and lists)");
   g_clear_error (&error);
 
@@ -1035,6 +1036,11 @@ test_check_size (void)
   g_assert_false (km_body_motion_check_size (one, 1e6, KM_BODY_MOTION_MAX_FRAMES + 1,
                                              &error));
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  /* The limit exceeded is the one named: the frames, not the 11 numbers and lists a
+   * frame (11 000 022 in all) nor its bytes. */
+  g_assert_cmpstr (error->message, ==, "a body motion of 1000002 frames for this model would "
+                                       "be larger than Kinema reads back (at most 1000001 "
+                                       "frames)");
   g_clear_error (&error);
 
   g_assert_false (km_body_motion_check_size (wide, 30, 1, &error));

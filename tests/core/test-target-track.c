@@ -878,6 +878,63 @@ test_euler_as_read_project (void)
   assert_written (read, EULER_0, EULER_5, EULER_9, NULL);
 }
 
+/* A project's IK targets item takes the frame rates a body motion has, 0.001 to 1e+06
+ * frames per second, and says a tiny positive one (1e-300, 1e-9) at the rate itself, as
+ * an item problem and a located message: it used to be taken, and refused only when the
+ * targets were solved into a .seq, at the last keyframe. */
+static void
+test_item_frame_rate_range (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                 "arm.cnoid", NULL);
+  g_autofree char *original = NULL;
+  const char *rates[] = { "1e-300", "1e-9", "0.0009", "0", "-24", "1000001", "0.001",
+                          "1000000" };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &original, NULL, NULL));
+  g_assert_nonnull (strstr (original, "\n                frame_rate: 24\n"));
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (original, "frame_rate: 24\n", 2);
+      g_autofree char *rate_line = g_strdup_printf ("frame_rate: %s\n", rates[i]);
+      g_autofree char *text = g_strjoin (rate_line, parts[0], parts[1], NULL);
+      g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+      g_autoptr(KmProject) project = km_cnoid_load_full (path, bytes, NULL, &error);
+      gboolean ok = g_ascii_strtod (rates[i], NULL) >= 0.001
+                    && g_ascii_strtod (rates[i], NULL) <= 1e6;
+      g_autofree char *expected = g_strdup_printf ("%s:37:29: expected a frame rate from 0.001 "
+                                                   "to 1e+06 frames per second", path);
+      GPtrArray *messages;
+      KmItem *item;
+      guint found = 0;
+
+      g_test_message ("frame_rate: %s", rates[i]);
+      g_assert_no_error (error);
+      item = find_item (km_project_get_root_item (project), "Targets");
+      g_assert_nonnull (item);
+      messages = km_project_get_messages (project);
+      for (guint m = 0; m < messages->len; m++)
+        if (strstr (g_ptr_array_index (messages, m), expected) != NULL)
+          found++;
+      if (ok)
+        {
+          KmTargetTrack *track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
+
+          g_assert_cmpuint (found, ==, 0);
+          g_assert_nonnull (track);
+          g_assert_cmpfloat (km_target_track_get_frame_rate (track), ==,
+                             g_ascii_strtod (rates[i], NULL));
+        }
+      else
+        {
+          g_assert_cmpuint (found, ==, 1);
+          /* (Kept as written, for a save, as any item that cannot be read.) */
+          g_assert_false (KM_IS_IK_TARGETS_ITEM (item));
+        }
+    }
+}
+
 /* A track's base joint (a Scenebuilder ik's ref body: the chain stops below it) goes with
  * every edited copy, makes two tracks unequal, and survives a targets.json rewrite and a
  * project save (it used to be lost with the keyframes' frame of reference). */
@@ -1103,6 +1160,7 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetTrack/equal-extras", test_equal_extras);
   g_test_add_func ("/kinema/TargetsJson/euler-as-read", test_euler_as_read);
   g_test_add_func ("/kinema/TargetsJson/euler-as-read-project", test_euler_as_read_project);
+  g_test_add_func ("/kinema/TargetTrack/item-frame-rate-range", test_item_frame_rate_range);
   g_test_add_func ("/kinema/TargetsJson/euler-from-rotation-shortest",
                    test_euler_from_rotation_shortest);
   g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);

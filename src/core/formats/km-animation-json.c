@@ -396,28 +396,26 @@ count_values (const KmAnimation *animation,
   return 2 + n_frames * per_frame;
 }
 
-/* Whether a file of @size bytes and @n_values values is one Kinema reads back. */
+/* Whether a file of @n_frames frames, @size bytes and @n_values values is one Kinema
+ * reads back; else @error names the limit it exceeds (the values first: a count of 0
+ * checks nothing). */
 static gboolean
-is_readable (guint64 size,
-             guint64 n_values)
+check_readable (guint64   n_frames,
+                guint64   size,
+                guint64   n_values,
+                GError  **error)
 {
-  return size <= KM_JSON_MAX_SIZE && size <= KM_FORMAT_MAX_FILE_SIZE
-         && n_values <= KM_JSON_MAX_NODES;
-}
+  const guint64 max_size = MIN (KM_JSON_MAX_SIZE, KM_FORMAT_MAX_FILE_SIZE);
 
-static void
-set_too_large (GError **error,
-               guint64  n_frames)
-{
-  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
-  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
-
-  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
-               /* Translators: the %s is a number of frames, the first %u one of MiB, the
-                * second one of values */
-               _("an animation of %s frames for this model would be larger than Kinema "
-                 "reads back (%u MiB, %u values)"),
-               frames, (guint) (KM_JSON_MAX_SIZE / (1024 * 1024)), KM_JSON_MAX_NODES);
+  if (n_values > KM_JSON_MAX_NODES)
+    km_format_set_save_limit_error (error, KM_FILE_KIND_ANIMATION, n_frames,
+                                    KM_FORMAT_LIMIT_VALUES, KM_JSON_MAX_NODES);
+  else if (size > max_size)
+    km_format_set_save_limit_error (error, KM_FILE_KIND_ANIMATION, n_frames,
+                                    KM_FORMAT_LIMIT_BYTES, max_size);
+  else
+    return TRUE;
+  return FALSE;
 }
 
 /**
@@ -456,10 +454,7 @@ km_animation_json_check_size (KmSkeleton  *skeleton,
   text_two = km_animation_json_to_string (two);
   per_frame = strlen (text_two) - strlen (text_one);
   size = strlen (text_one) + (n_frames - 1) * per_frame;
-  if (is_readable (size, count_values (one, n_frames)))
-    return TRUE;
-  set_too_large (error, n_frames);
-  return FALSE;
+  return check_readable (n_frames, size, count_values (one, n_frames), error);
 }
 
 /* Writes atomically (temporary file, fsync, rename); refuses, writing nothing, a text
@@ -476,16 +471,14 @@ km_animation_json_save (const KmAnimation  *animation,
   g_return_val_if_fail (path != NULL, FALSE);
 
   n_frames = km_animation_get_n_frames (animation);
-  if (!is_readable (0, count_values (animation, n_frames)))
+  if (!check_readable (n_frames, 0, count_values (animation, n_frames), error))
     {
-      set_too_large (error, n_frames);
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
   text = km_animation_json_to_string (animation);
-  if (!is_readable (strlen (text), 0))
+  if (!check_readable (n_frames, strlen (text), 0, error))
     {
-      set_too_large (error, n_frames);
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }

@@ -98,12 +98,6 @@ content_of (const KmYamlNode *map)
   return km_yaml_node_get_scalar (v, NULL);
 }
 
-/* The least frame rate read or written, a frame every 1000 s: a positive rate as small as
- * 1e-320 (denormal) made a motion's duration, frames / rate, infinite or absurd (1e300 s)
- * and its frame times meaningless, and no motion is sampled that slowly. At this rate the
- * longest motion (KM_BODY_MOTION_MAX_FRAMES) lasts about 32 years: finite, its frame
- * times exact to well under a microsecond. */
-#define MIN_RATE 1e-3
 
 static gboolean
 read_frame_rate (const KmYamlNode *v,
@@ -112,12 +106,12 @@ read_frame_rate (const KmYamlNode *v,
 {
   if (!km_yaml_expect_number (v, out, error))
     return FALSE;
-  if (!(*out >= MIN_RATE) || *out > KM_BODY_MOTION_MAX_RATE)
+  if (!(*out >= KM_BODY_MOTION_MIN_RATE) || *out > KM_BODY_MOTION_MAX_RATE)
     {
       g_autofree char *message =
         /* Translators: frames per second, twice */
         g_strdup_printf (_("expected a frame rate from %g to %g frames per second"),
-                         MIN_RATE, KM_BODY_MOTION_MAX_RATE);
+                         KM_BODY_MOTION_MIN_RATE, KM_BODY_MOTION_MAX_RATE);
 
       return error_at (error, KM_PARSE_ERROR_INVALID, v, message);
     }
@@ -1187,7 +1181,7 @@ root_link_pose (const KmSkeleton  *skeleton,
  *
  * Returns: (transfer full) (nullable): the motion, or NULL with KM_PARSE_ERROR_LIMIT when
  *   the model needs more joint values than a body motion may hold or @frame_rate is below
- *   the least the reader takes (a frame every 1000 s: MIN_RATE)
+ *   the least the reader takes (a frame every 1000 s: KM_BODY_MOTION_MIN_RATE)
  */
 KmBodyMotion *
 km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
@@ -1211,12 +1205,12 @@ km_body_motion_new_from_animation (const KmSkeleton   *skeleton,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Nothing the reader refuses (read_frame_rate()) is made. */
-  if (frame_rate < MIN_RATE)
+  if (frame_rate < KM_BODY_MOTION_MIN_RATE)
     {
       g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
                    /* Translators: frames per second, twice */
                    _("a body motion cannot have %g frames per second (at least %g)"),
-                   frame_rate, MIN_RATE);
+                   frame_rate, KM_BODY_MOTION_MIN_RATE);
       return NULL;
     }
   dofs = dofs_for_ids (skeleton, &n_ids);
@@ -1292,30 +1286,26 @@ frame_values (const KmBodyMotion *self)
 }
 
 /* Whether a file of @size bytes and @n_frames frames of @n_values numbers and lists in
- * all is one the reader reads back (km_body_motion_load_file()). */
+ * all is one the reader reads back (km_body_motion_load_file()); else @error names the
+ * limit it exceeds (the frames first, then the values: a count of 0 checks nothing). */
 static gboolean
-is_readable (guint64 size,
-             guint64 n_frames,
-             guint64 n_values)
+check_readable (guint64   size,
+                guint64   n_frames,
+                guint64   n_values,
+                GError  **error)
 {
-  return size <= KM_FORMAT_MAX_FILE_SIZE && n_frames <= KM_BODY_MOTION_MAX_FRAMES
-         && n_values <= KM_YAML_DEFAULT_MAX_VALUES;
-}
-
-static void
-set_too_large (GError  **error,
-               guint64   n_frames)
-{
-  /* (The count as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
-  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
-
-  g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
-               /* Translators: the %s is a number of frames, the first %u one of MiB, the
-                * second one of numbers and lists */
-               _("a body motion of %s frames for this model would be larger than Kinema "
-                 "reads back (%u MiB, %u numbers and lists)"),
-               frames, (guint) (KM_FORMAT_MAX_FILE_SIZE / (1024 * 1024)),
-               (guint) KM_YAML_DEFAULT_MAX_VALUES);
+  if (n_frames > KM_BODY_MOTION_MAX_FRAMES)
+    km_format_set_save_limit_error (error, KM_FILE_KIND_BODY_MOTION, n_frames,
+                                    KM_FORMAT_LIMIT_FRAMES, KM_BODY_MOTION_MAX_FRAMES);
+  else if (n_values > KM_YAML_DEFAULT_MAX_VALUES)
+    km_format_set_save_limit_error (error, KM_FILE_KIND_BODY_MOTION, n_frames,
+                                    KM_FORMAT_LIMIT_VALUES, KM_YAML_DEFAULT_MAX_VALUES);
+  else if (size > KM_FORMAT_MAX_FILE_SIZE)
+    km_format_set_save_limit_error (error, KM_FILE_KIND_BODY_MOTION, n_frames,
+                                    KM_FORMAT_LIMIT_BYTES, KM_FORMAT_MAX_FILE_SIZE);
+  else
+    return TRUE;
+  return FALSE;
 }
 
 /* The body motion of @n_frames frames for @skeleton with every number in its frames one
@@ -1374,10 +1364,7 @@ km_body_motion_check_size (KmSkeleton  *skeleton,
       (two = least_motion (skeleton, 2, frame_rate, &size_two, error)) == NULL)
     return FALSE;
   size = size_one + (n_frames - 1) * (size_two - size_one);
-  if (is_readable (size, n_frames, n_frames * frame_values (one)))
-    return TRUE;
-  set_too_large (error, n_frames);
-  return FALSE;
+  return check_readable (size, n_frames, n_frames * frame_values (one), error);
 }
 
 /* Writes atomically (km_format_save_text()); refuses, writing nothing, a motion that
@@ -1393,11 +1380,11 @@ km_body_motion_save (const KmBodyMotion  *self,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (is_readable (0, self->n_frames, (guint64) self->n_frames * frame_values (self)))
+  if (check_readable (0, self->n_frames, (guint64) self->n_frames * frame_values (self),
+                      error))
     text = km_body_motion_to_string (self, NULL);
-  if (text == NULL || !is_readable (strlen (text), self->n_frames, 0))
+  if (text == NULL || !check_readable (strlen (text), self->n_frames, 0, error))
     {
-      set_too_large (error, self->n_frames);
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }

@@ -54,6 +54,12 @@ G_BEGIN_DECLS
 
 #define KM_BODY_MOTION_MAX_FRAMES 1000001   /* as KM_ANIMATION_MAX_FRAMES */
 #define KM_BODY_MOTION_MAX_PARTS  10000     /* joints or links per frame */
+/* The least frame rate read or written, a frame every 1000 s: a positive rate as small as
+ * 1e-320 (denormal) made a motion's duration, frames / rate, infinite or absurd (1e300 s)
+ * and its frame times meaningless, and no motion is sampled that slowly. At this rate the
+ * longest motion (KM_BODY_MOTION_MAX_FRAMES) lasts about 32 years: finite, its frame
+ * times exact to well under a microsecond. */
+#define KM_BODY_MOTION_MIN_RATE   1e-3      /* frames per second */
 #define KM_BODY_MOTION_MAX_RATE   1e6       /* frames per second */
 
 typedef struct _KmBodyMotion KmBodyMotion;

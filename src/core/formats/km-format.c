@@ -728,6 +728,71 @@ set_too_large (GError      **error,
                         _("the file is larger than %u bytes"), (guint) max_size);
 }
 
+void
+km_format_set_save_limit_error (GError        **error,
+                                KmFileKind      kind,
+                                guint64         n_frames,
+                                KmFormatLimit   limit,
+                                guint64         max)
+{
+  /* (The counts as text: gettext cannot read G_GUINT64_FORMAT in a message.) */
+  g_autofree char *frames = g_strdup_printf ("%" G_GUINT64_FORMAT, n_frames);
+  g_autofree char *most = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                           limit == KM_FORMAT_LIMIT_BYTES
+                                           ? max / (1024 * 1024) : max);
+  gboolean motion = kind == KM_FILE_KIND_BODY_MOTION;
+
+  g_return_if_fail (kind == KM_FILE_KIND_ANIMATION || kind == KM_FILE_KIND_BODY_MOTION);
+
+  /* Each message whole, for the translators (the limit's unit differs by format). */
+  switch (limit)
+    {
+    case KM_FORMAT_LIMIT_FRAMES:
+      if (motion)
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * most frames a file may have */
+                     _("a body motion of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s frames)"), frames, most);
+      else
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * most frames a file may have */
+                     _("an animation of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s frames)"), frames, most);
+      break;
+    case KM_FORMAT_LIMIT_VALUES:
+      if (motion)
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * most numbers and lists (YAML values) a file may hold */
+                     _("a body motion of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s numbers and lists)"), frames, most);
+      else
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * most values (JSON values) a file may hold */
+                     _("an animation of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s values)"), frames, most);
+      break;
+    case KM_FORMAT_LIMIT_BYTES:
+    default:
+      if (motion)
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * largest file size, in MiB */
+                     _("a body motion of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s MiB)"), frames, most);
+      else
+        g_set_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT,
+                     /* Translators: the first %s is a number of frames, the second the
+                      * largest file size, in MiB */
+                     _("an animation of %s frames for this model would be larger than "
+                       "Kinema reads back (at most %s MiB)"), frames, most);
+      break;
+    }
+}
+
 /* Whether @in is a regular file larger than @max_size. Anything else (a pipe, a device, a
  * failed query) is read and counted instead. */
 static gboolean

@@ -168,6 +168,23 @@ gboolean         km_format_save_data_full (const char      *path,
 gboolean         km_format_replace_file  (const char       *written,
                                           const char       *path,
                                           GError          **error);
+/* The limit of what Kinema reads back that a file to be written would exceed. */
+typedef enum
+{
+  KM_FORMAT_LIMIT_FRAMES,   /* frames */
+  KM_FORMAT_LIMIT_VALUES,   /* the reader's values (JSON values, YAML numbers and lists) */
+  KM_FORMAT_LIMIT_BYTES,    /* bytes (said in MiB) */
+} KmFormatLimit;
+/* For the motion writers' size checks (km_animation_json_check_size(),
+ * km_body_motion_check_size()) and saves: sets @error (KM_PARSE_ERROR_LIMIT, unlocated)
+ * "an animation of N frames for this model would be larger than Kinema reads back (at
+ * most MAX values)", naming the one @limit exceeded and its value @max. @kind:
+ * KM_FILE_KIND_ANIMATION or KM_FILE_KIND_BODY_MOTION. */
+void             km_format_set_save_limit_error (GError    **error,
+                                          KmFileKind        kind,
+                                          guint64           n_frames,
+                                          KmFormatLimit     limit,
+                                          guint64           max);
 /* For writers that lose something on the way: appends a printf-formatted note to @notes
  * (nullable: then nothing). */
 void             km_format_note          (GPtrArray        *notes,
