@@ -13,6 +13,7 @@
 #include "km-animation-json.h"
 #include "km-animation-source.h"
 #include "km-body-item.h"
+#include "km-body-motion.h"
 #include "km-cnoid.h"
 #include "km-ik-animation-item.h"
 #include "km-target-track.h"
@@ -334,8 +335,17 @@ km_ik_animation_item_restore (KmItem           *item,
     {
       if (!km_yaml_expect_number (rate_node, &frame_rate, error))
         return FALSE;
-      if (frame_rate <= 0)
-        return error_at (error, rate_node, _("expected a frame rate > 0"));
+      /* The body motion's range, as an IK targets item's: the animation exports as a
+       * .seq too. NaN and infinities fail too. */
+      if (!(frame_rate >= KM_BODY_MOTION_MIN_RATE && frame_rate <= KM_BODY_MOTION_MAX_RATE))
+        {
+          km_parse_error_set (error, KM_PARSE_ERROR_INVALID, km_yaml_node_get_file (rate_node),
+                              km_yaml_node_get_pos (rate_node),
+                              /* Translators: frames per second, twice */
+                              _("expected a frame rate from %g to %g frames per second"),
+                              KM_BODY_MOTION_MIN_RATE, KM_BODY_MOTION_MAX_RATE);
+          return FALSE;
+        }
     }
   if (!km_item_restore_file_ref (data, file_keys, &self->file, &self->format, &node, error))
     return FALSE;

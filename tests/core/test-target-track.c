@@ -13,6 +13,7 @@
 #include "km-defaults.h"
 #include "km-error.h"
 #include "km-format.h"
+#include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-target-track.h"
 #include "km-targets-json.h"
@@ -878,12 +879,15 @@ test_euler_as_read_project (void)
   assert_written (read, EULER_0, EULER_5, EULER_9, NULL);
 }
 
-/* A project's IK targets item takes the frame rates a body motion has, 0.001 to 1e+06
- * frames per second, and says a tiny positive one (1e-300, 1e-9) at the rate itself, as
- * an item problem and a located message: it used to be taken, and refused only when the
- * targets were solved into a .seq, at the last keyframe. */
+/* The frame rate of @item_name (the @nth "frame_rate: 24" of arm.cnoid, at @line:@column)
+ * set to each of several values: those outside 0.001 … 1e6 warn at the value and keep the
+ * item as written, the others are read. */
 static void
-test_item_frame_rate_range (void)
+check_item_frame_rate_range (guint       nth,
+                             guint       line,
+                             guint       column,
+                             const char *item_name,
+                             GType       item_type)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                  "arm.cnoid", NULL);
@@ -893,25 +897,38 @@ test_item_frame_rate_range (void)
   g_autoptr(GError) error = NULL;
 
   g_assert_true (g_file_get_contents (path, &original, NULL, NULL));
-  g_assert_nonnull (strstr (original, "\n                frame_rate: 24\n"));
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
     {
-      g_auto(GStrv) parts = g_strsplit (original, "frame_rate: 24\n", 2);
+      g_auto(GStrv) parts = g_strsplit (original, "frame_rate: 24\n", -1);
       g_autofree char *rate_line = g_strdup_printf ("frame_rate: %s\n", rates[i]);
-      g_autofree char *text = g_strjoin (rate_line, parts[0], parts[1], NULL);
-      g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
-      g_autoptr(KmProject) project = km_cnoid_load_full (path, bytes, NULL, &error);
-      gboolean ok = g_ascii_strtod (rates[i], NULL) >= 0.001
-                    && g_ascii_strtod (rates[i], NULL) <= 1e6;
-      g_autofree char *expected = g_strdup_printf ("%s:37:29: expected a frame rate from 0.001 "
-                                                   "to 1e+06 frames per second", path);
+      g_autofree char *head = NULL;
+      g_autofree char *tail = NULL;
+      g_autofree char *text = NULL;
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(KmProject) project = NULL;
+      double rate = g_ascii_strtod (rates[i], NULL);
+      gboolean ok = rate >= 0.001 && rate <= 1e6;
+      g_autofree char *expected = g_strdup_printf ("%s:%u:%u: expected a frame rate from "
+                                                   "0.001 to 1e+06 frames per second",
+                                                   path, line, column);
       GPtrArray *messages;
       KmItem *item;
       guint found = 0;
+      char *saved;
 
-      g_test_message ("frame_rate: %s", rates[i]);
+      g_test_message ("%s frame_rate: %s", item_name, rates[i]);
+      g_assert_cmpuint (g_strv_length (parts), >, nth + 1);
+      /* The nth occurrence changed, the others kept. */
+      saved = parts[nth + 1];
+      parts[nth + 1] = NULL;
+      head = g_strjoinv ("frame_rate: 24\n", parts);
+      parts[nth + 1] = saved;
+      tail = g_strjoinv ("frame_rate: 24\n", parts + nth + 1);
+      text = g_strconcat (head, rate_line, tail, NULL);
+      bytes = g_bytes_new (text, strlen (text));
+      project = km_cnoid_load_full (path, bytes, NULL, &error);
       g_assert_no_error (error);
-      item = find_item (km_project_get_root_item (project), "Targets");
+      item = find_item (km_project_get_root_item (project), item_name);
       g_assert_nonnull (item);
       messages = km_project_get_messages (project);
       for (guint m = 0; m < messages->len; m++)
@@ -919,20 +936,40 @@ test_item_frame_rate_range (void)
           found++;
       if (ok)
         {
-          KmTargetTrack *track = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item));
-
           g_assert_cmpuint (found, ==, 0);
-          g_assert_nonnull (track);
-          g_assert_cmpfloat (km_target_track_get_frame_rate (track), ==,
-                             g_ascii_strtod (rates[i], NULL));
+          g_assert_true (G_TYPE_CHECK_INSTANCE_TYPE (item, item_type));
+          if (item_type == KM_TYPE_IK_TARGETS_ITEM)
+            g_assert_cmpfloat (km_target_track_get_frame_rate (
+                                 km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))),
+                               ==, rate);
+          else
+            g_assert_cmpfloat (km_animation_get_frame_rate (
+                                 km_ik_animation_item_get_animation (
+                                   KM_IK_ANIMATION_ITEM (item))),
+                               ==, rate);
         }
       else
         {
           g_assert_cmpuint (found, ==, 1);
           /* (Kept as written, for a save, as any item that cannot be read.) */
-          g_assert_false (KM_IS_IK_TARGETS_ITEM (item));
+          g_assert_false (G_TYPE_CHECK_INSTANCE_TYPE (item, item_type));
         }
     }
+}
+
+/* An IK targets item takes the body motion's frame rates (its targets solve into a .seq
+ * too): a tiny positive one used to be refused only then, at the last keyframe. */
+static void
+test_item_frame_rate_range (void)
+{
+  check_item_frame_rate_range (0, 37, 29, "Targets", KM_TYPE_IK_TARGETS_ITEM);
+}
+
+/* An IK animation item takes the same range (it exports as a .seq). */
+static void
+test_animation_item_frame_rate_range (void)
+{
+  check_item_frame_rate_range (1, 55, 29, "Motion", KM_TYPE_IK_ANIMATION_ITEM);
 }
 
 /* A track's base joint (a Scenebuilder ik's ref body: the chain stops below it) goes with
@@ -1161,6 +1198,8 @@ main (int   argc,
   g_test_add_func ("/kinema/TargetsJson/euler-as-read", test_euler_as_read);
   g_test_add_func ("/kinema/TargetsJson/euler-as-read-project", test_euler_as_read_project);
   g_test_add_func ("/kinema/TargetTrack/item-frame-rate-range", test_item_frame_rate_range);
+  g_test_add_func ("/kinema/TargetTrack/animation-item-frame-rate-range",
+                   test_animation_item_frame_rate_range);
   g_test_add_func ("/kinema/TargetsJson/euler-from-rotation-shortest",
                    test_euler_from_rotation_shortest);
   g_test_add_func ("/kinema/TargetsJson/too-many-keyframes", test_too_many_keyframes);
