@@ -28,6 +28,7 @@
 #include "km-layout-state.h"
 #include "km-message-view.h"
 #include "km-scene-view.h"
+#include "km-task.h"
 #include "km-time-bar.h"
 
 /* What a save that failed saved (the failed-save bar says it, and offers to try again). */
@@ -2742,22 +2743,6 @@ export_image_thread (GTask        *task,
     g_task_return_error (task, error);
 }
 
-/* The image is written (or not): back on the main thread, the outer task (@user_data, the
- * window's) ends here, and its last reference goes here or in its callback's idle. */
-static void
-image_written_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-
-  if (g_task_propagate_boolean (G_TASK (result), &error))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
 /* @texture's pixels in a memory texture: a GL texture may only be read where its context
  * lives (this thread). */
 static GdkTexture *
@@ -2792,7 +2777,6 @@ km_window_export_image_async (KmWindow            *self,
                               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GTask) inner = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   ImageJob *job;
 
@@ -2815,15 +2799,9 @@ km_window_export_image_async (KmWindow            *self,
   job = g_new0 (ImageJob, 1);
   job->texture = memory_texture (texture);
   job->file = g_object_ref (file);
-  /* The worker runs an inner task with no source object: a task run in a thread may drop
-   * its last reference there (GLib's thread pool unrefs it after the worker function,
-   * which can be after the main context ran the callback), and the window, as a source
-   * object, must not be finalized off the main thread. @task, which holds the window,
-   * stays on this thread and is completed by image_written_cb. */
-  inner = g_task_new (NULL, cancellable, image_written_cb, g_steal_pointer (&task));
-  g_task_set_source_tag (inner, export_image_thread);
-  g_task_set_task_data (inner, job, (GDestroyNotify) image_job_free);
-  g_task_run_in_thread (inner, export_image_thread);
+  /* The window is the task's source object: it must not be finalized on the worker. */
+  km_task_run_in_thread_boolean (g_steal_pointer (&task), export_image_thread, job,
+                                 (GDestroyNotify) image_job_free);
 }
 
 gboolean

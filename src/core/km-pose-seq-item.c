@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "km-pose-seq-item.h"
+#include "km-task.h"
 #include "km-body-item.h"
 
 struct _KmPoseSeqItem
@@ -280,23 +281,6 @@ build_thread (GTask        *task,
     g_task_return_error (task, error);
 }
 
-/* The build is done (or failed): back on the main thread, the outer task (@user_data,
- * whose source object is the item) completes here, and its last reference goes here or
- * after its callback, on this thread too. */
-static void
-build_done_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-
-  if (g_task_propagate_boolean (G_TASK (result), &error))
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
 /**
  * km_pose_seq_item_build_async:
  *
@@ -311,7 +295,6 @@ km_pose_seq_item_build_async (KmPoseSeqItem       *self,
                               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GTask) inner = NULL;
   KmSkeleton *skeleton;
   Build *build;
 
@@ -327,17 +310,9 @@ km_pose_seq_item_build_async (KmPoseSeqItem       *self,
   self->building = TRUE;
   build = build_new (self, skeleton);
   g_task_set_task_data (task, build, (GDestroyNotify) build_free);
-  /* The worker runs an inner task with no source object: a task run in a thread may drop
-   * its last reference there (GLib's thread pool unrefs it after the worker function,
-   * which can be after the main context ran the callback), and the item, as a source
-   * object, must not be finalized off the main thread. @task, which holds the item and
-   * the Build, stays on this thread; the inner one, which holds neither (it only uses the
-   * Build until its worker function returns, before build_done_cb runs), completes it in
-   * build_done_cb. */
-  inner = g_task_new (NULL, NULL, build_done_cb, g_steal_pointer (&task));
-  g_task_set_source_tag (inner, build_thread);
-  g_task_set_task_data (inner, build, NULL);
-  g_task_run_in_thread (inner, build_thread);
+  /* The item is the task's source object: it must not be finalized on the worker. The
+   * Build is used there only until build_thread returns, before @task completes. */
+  km_task_run_in_thread_boolean (g_steal_pointer (&task), build_thread, build, NULL);
 }
 
 /**
