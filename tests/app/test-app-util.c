@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "km-document-skeleton.h"
 #include "km-message.h"
 #include "test-app-util.h"
 
@@ -33,6 +34,30 @@ test_app_wait_idle_solve (KmDocument *document,
                           guint       ms)
 {
   return test_app_wait_until (not_solving, document, ms);
+}
+
+/* The _finish of whichever of the document's save, export, recover or autosave calls
+ * @result is of (told by its source tag). */
+gboolean
+test_app_document_finish (KmDocument    *document,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
+
+  if (tag == km_document_save_async)
+    return km_document_save_finish (document, result, error);
+  if (tag == km_document_save_skeleton_async)
+    return km_document_save_skeleton_finish (document, result, error);
+  if (tag == km_document_export_skeleton_async)
+    return km_document_export_skeleton_finish (document, result, error);
+  if (tag == km_document_save_with_body_copies_async)
+    return km_document_save_with_body_copies_finish (document, result, error);
+  if (tag == km_document_recover_async)
+    return km_document_recover_finish (document, result, error);
+  if (tag == km_document_write_autosave_async)
+    return km_document_write_autosave_finish (document, result, error);
+  g_assert_not_reached ();
 }
 
 /* Runs the main loop until @condition (@data) holds, for at most @ms milliseconds.

@@ -21,6 +21,9 @@ KmWindow *test_app_example_window (int         width,
                                    int         height);
 gboolean test_app_wait_saved      (KmWindow   *window);
 gboolean test_app_wait_document_saved (KmDocument *document);
+gboolean test_app_document_finish (KmDocument   *document,
+                                   GAsyncResult *result,
+                                   GError      **error);
 gboolean test_app_wait_flag       (gboolean   *flag,
                                    guint       ms);
 gboolean test_app_wait_until      (GSourceFunc condition,

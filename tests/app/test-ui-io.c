@@ -136,23 +136,8 @@ done_cb (GObject      *source,
          gpointer      user_data)
 {
   Result *r = user_data;
-  KmDocument *document = KM_DOCUMENT (source);
-  gpointer tag = g_task_get_source_tag (G_TASK (result));
 
-  if (tag == km_document_save_async)
-    r->ok = km_document_save_finish (document, result, &r->error);
-  else if (tag == km_document_save_skeleton_async)
-    r->ok = km_document_save_skeleton_finish (document, result, &r->error);
-  else if (tag == km_document_export_skeleton_async)
-    r->ok = km_document_export_skeleton_finish (document, result, &r->error);
-  else if (tag == km_document_save_with_body_copies_async)
-    r->ok = km_document_save_with_body_copies_finish (document, result, &r->error);
-  else if (tag == km_document_recover_async)
-    r->ok = km_document_recover_finish (document, result, &r->error);
-  else if (tag == km_document_write_autosave_async)
-    r->ok = km_document_write_autosave_finish (document, result, &r->error);
-  else
-    g_assert_not_reached ();
+  r->ok = test_app_document_finish (KM_DOCUMENT (source), result, &r->error);
   if (r->ticks != NULL)
     r->ticks_at_done = *r->ticks;
   r->done = TRUE;

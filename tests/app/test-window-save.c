@@ -497,15 +497,8 @@ skeleton_case_saved_cb (GObject      *source,
                         gpointer      user_data)
 {
   SaveResult *r = user_data;
-  KmDocument *document = KM_DOCUMENT (source);
-  gpointer tag = g_task_get_source_tag (G_TASK (result));
 
-  if (tag == km_document_save_skeleton_async)
-    r->ok = km_document_save_skeleton_finish (document, result, &r->error);
-  else if (tag == km_document_save_with_body_copies_async)
-    r->ok = km_document_save_with_body_copies_finish (document, result, &r->error);
-  else
-    r->ok = km_document_export_skeleton_finish (document, result, &r->error);
+  r->ok = test_app_document_finish (KM_DOCUMENT (source), result, &r->error);
   r->done = TRUE;
 }
 
