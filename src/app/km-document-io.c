@@ -265,6 +265,27 @@ body_is_named (KmItem     *body,
              && strchr (item_name + n + 1, '.') == NULL);
 }
 
+/* Whether @self shows what a window starts with before its files are opened: the world
+ * alone (no bodies, nothing else in the tree), unmodified, without a file and without an
+ * undo or redo history. A model opened into it starts the history rather than being a step
+ * of it: undoing could only empty the window again. */
+static gboolean
+document_is_untouched (KmDocument *self)
+{
+  KmProject *project = km_document_get_project (self);
+  KmItem *root = km_project_get_root_item (project);
+
+  if (km_document_get_file (self) != NULL || km_document_get_modified (self)
+      || km_project_can_undo (project) || km_project_can_redo (project))
+    return FALSE;
+  if (root == NULL)
+    return TRUE;
+  for (guint i = 0; i < km_item_get_n_children (root); i++)
+    if (i > 0 || km_item_get_n_children (km_item_get_child (root, i)) > 0)
+      return FALSE;
+  return TRUE;
+}
+
 /* The main-thread half of opening: replays the parse warnings, then changes the
  * document. @loaded's result is taken over. */
 static gboolean
@@ -277,6 +298,7 @@ apply_loaded_file (KmDocument  *self,
   const KmFormat *format = loaded->format;
   KmModelExtras *extras = loaded->extras;
   gpointer result = g_steal_pointer (&loaded->result);
+  gboolean untouched = document_is_untouched (self);
 
   for (guint i = 0; i < loaded->warnings->len; i++)
     _km_document_parse_warning (g_ptr_array_index (loaded->warnings, i), self);
@@ -299,6 +321,11 @@ apply_loaded_file (KmDocument  *self,
           _km_document_import_child (self, file, item, _("Import Targets"));
           _km_document_sync (self);
         }
+      /* Opened into an untouched window (kinema MODEL, or File → Open there): the model is
+       * where the history starts, not a step to undo (it stays unsaved work). Imported
+       * into a project with content, it is an undoable step. */
+      if (untouched)
+        km_project_clear_history (km_document_get_project (self));
       _km_document_auto_solve (self);
       break;
 
@@ -430,8 +457,10 @@ apply_loaded_file (KmDocument  *self,
  * Opens any file the loader registry recognises by its content: a project (.cnoid)
  * replaces the project; a model is added to the world as a new body, which becomes the
  * current one; a targets or animation file is added under the current body (the
- * animation must fit it). Adding is undoable. On failure (the error names file, line and
- * column) the document is unchanged. Reads the file on the calling thread: the editor
+ * animation must fit it). Adding is undoable, except for a model opened into an
+ * untouched document (only the world, unmodified, no file, no history: what a window
+ * starts with), where the history starts after it. On failure (the error names file,
+ * line and column) the document is unchanged. Reads the file on the calling thread: the editor
  * uses km_document_import_file_async().
  */
 gboolean

@@ -1894,6 +1894,126 @@ test_new_project_rate_stays (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
+/* The text of the time bar's frame label ("Frame …") under @widget, or NULL. */
+static const char *
+frame_label_below (GtkWidget *widget)
+{
+  if (GTK_IS_INSCRIPTION (widget) && gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL
+      && g_str_has_prefix (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), "Frame "))
+    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *text = frame_label_below (child);
+
+      if (text != NULL)
+        return text;
+    }
+  return NULL;
+}
+
+static char *
+time_bar_text (KmWindow *window)
+{
+  return g_strdup (frame_label_below (km_window_get_time_bar (window)));
+}
+
+/* Review finding (window #1): `kinema SR1.body` (a model opened into the empty window a
+ * file starts with) is where the history starts: Ctrl+Z does not take the body away and
+ * leave an empty window. A model imported after it is an undoable step, and its undo
+ * gives the time bar back its range. */
+static void
+test_open_model_starts_history (void)
+{
+  g_autofree char *sr1 = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                NULL);
+  g_autofree char *arms = g_test_build_filename (G_TEST_DIST, "data", "urdf-two-arms.urdf",
+                                                 NULL);
+  g_autoptr(GFile) sr1_file = g_file_new_for_path (sr1);
+  g_autoptr(GFile) arms_file = g_file_new_for_path (arms);
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+  g_autofree char *title_opened = NULL;
+  g_autofree char *frames_opened = NULL;
+  g_autofree char *frames_now = NULL;
+  guint timeline_frames;
+  KmItem *body;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin ();
+  g_assert_true (test_app_open_file (window, sr1_file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  body = km_document_get_body_item (document);
+  g_assert_nonnull (body);
+  title_opened = g_strdup (gtk_window_get_title (GTK_WINDOW (window)));
+  g_assert_cmpstr (title_opened, !=, "Kinema");
+  timeline_frames = km_document_get_timeline_frames (document);
+  frames_opened = time_bar_text (window);
+  g_assert_nonnull (frames_opened);
+
+  /* Nothing to undo: Ctrl+Z leaves the body, the title and the time bar as they are. It
+   * is still unsaved work. */
+  g_assert_false (km_document_can_undo (document));
+  for (guint i = 0; i < 3; i++)
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL);
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (document) == body);
+  g_assert_nonnull (km_document_get_skeleton (document));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, title_opened);
+  g_assert_true (km_document_get_modified (document));
+
+  /* A model imported into the project that has content is a step to undo. */
+  g_assert_true (test_app_open_file (window, arms_file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (document) != body);
+  g_assert_true (km_document_can_undo (document));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (document) == body);
+  g_assert_false (km_document_can_undo (document));
+  g_assert_cmpuint (km_document_get_timeline_frames (document), ==, timeline_frames);
+  frames_now = time_bar_text (window);
+  g_assert_cmpstr (frames_now, ==, frames_opened);
+
+  test_app_destroy_window (&window, &document);
+}
+
+/* Importing a model into the example (a project with content) stays undoable, and its
+ * undo gives the time bar back the example's frames. */
+static void
+test_import_undo_time_bar (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sr1 = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                NULL);
+  KmItem *body = km_document_get_body_item (f->document);
+  guint n_frames = km_document_get_n_frames (f->document);
+  guint timeline_frames = km_document_get_timeline_frames (f->document);
+  g_autofree char *frames_before = NULL;
+  g_autofree char *frames_after = NULL;
+
+  test_app_spin ();
+  frames_before = time_bar_text (f->window);
+  g_assert_nonnull (frames_before);
+  g_assert_cmpuint (n_frames, >, 1);
+  open_fixture (f, sr1);
+  g_assert_true (km_document_get_body_item (f->document) != body);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 1);
+  g_assert_true (km_document_can_undo (f->document));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_body_item (f->document) == body);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, n_frames);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, timeline_frames);
+  frames_after = time_bar_text (f->window);
+  g_assert_cmpstr (frames_after, ==, frames_before);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1913,6 +2033,9 @@ main (int    argc,
               fixture_setup, test_save_example, fixture_teardown);
   g_test_add_func ("/kinema/Window/close-question", test_close_question);
   g_test_add_func ("/kinema/Window/import-scenebuilder", test_import_scenebuilder);
+  g_test_add_func ("/kinema/Window/open-model-starts-history", test_open_model_starts_history);
+  g_test_add ("/kinema/Window/import-undo-time-bar", Fixture, NULL,
+              fixture_setup, test_import_undo_time_bar, fixture_teardown);
   g_test_add_data_func ("/kinema/Window/unknown-effector-warns", "effector",
                         test_unknown_effector_warns);
   g_test_add_data_func ("/kinema/Window/unknown-base-warns", "base",
