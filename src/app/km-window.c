@@ -115,6 +115,7 @@ struct _KmWindow
   PendingAction         pending;
   gboolean              close_after_save;
   gboolean              show_messages;
+  gboolean              revealing_messages; /* reveal_messages: not the user's choice */
   gboolean              close_confirmed;
   gboolean              side_panes_restored;
   gboolean              message_pane_restored;
@@ -562,6 +563,17 @@ save_succeeded (KmWindow   *self,
   g_clear_object (&self->save_failed_item);
 }
 
+/* Shows the message view for something the user should read (a failure). Unlike View →
+ * Messages, this is not remembered as the user's choice: the next window shows the view
+ * as the user last left it. */
+static void
+reveal_messages (KmWindow *self)
+{
+  self->revealing_messages = TRUE;
+  g_object_set (self, "show-messages", TRUE, NULL);
+  self->revealing_messages = FALSE;
+}
+
 /* Messages has the warning too; it shows, and so does the bar. */
 static void
 report_save_failed (KmWindow     *self,
@@ -570,7 +582,7 @@ report_save_failed (KmWindow     *self,
                     const GError *error)
 {
   km_document_log (self->document, G_LOG_LEVEL_WARNING, "%s", error->message);
-  g_object_set (self, "show-messages", TRUE, NULL);
+  reveal_messages (self);
   show_save_failed (self, kind, item, error);
 }
 
@@ -766,7 +778,7 @@ open_done_cb (GObject      *source,
       else
         {
           km_document_log (self->document, G_LOG_LEVEL_CRITICAL, "%s", error->message);
-          g_object_set (self, "show-messages", TRUE, NULL);
+          reveal_messages (self);
         }
       open_next (self);
       return;
@@ -784,7 +796,7 @@ open_done_cb (GObject      *source,
     {
       /* The file was not opened: an error (Messages shows its severity), not a warning. */
       km_document_log (self->document, G_LOG_LEVEL_CRITICAL, "%s", error->message);
-      g_object_set (self, "show-messages", TRUE, NULL);
+      reveal_messages (self);
     }
   open_next (self);
 }
@@ -1690,7 +1702,7 @@ skeleton_save_ended_cb (KmWindow *self,
            && self->document != NULL)
     {
       /* (The caller logged the warning: its callback ran before this signal.) */
-      g_object_set (self, "show-messages", TRUE, NULL);
+      reveal_messages (self);
       show_save_failed (self, kinds[kind], NULL, error);
     }
   else if (ok)
@@ -1702,7 +1714,7 @@ skeleton_save_ended_cb (KmWindow *self,
   if (!ok)
     {
       self->close_confirmed = FALSE;
-      g_object_set (self, "show-messages", TRUE, NULL);
+      reveal_messages (self);
       return;
     }
   if (self->close_confirmed)
@@ -2279,6 +2291,9 @@ setup_settings (KmWindow *self)
   km_joint_inspector_set_split_height (self->joint_inspector,
                                        g_settings_get_int (self->settings,
                                                            "skeleton-pane-position"));
+  /* The message view as the user last left it (not stored back: it is the same). */
+  self->show_messages = g_settings_get_boolean (self->settings, "show-messages");
+  gtk_widget_set_visible (GTK_WIDGET (self->message_view), self->show_messages);
   g_settings_bind (self->settings, "angle-unit", self->graph_view, "angle-unit",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->graph_view, "length-unit",
@@ -2393,6 +2408,9 @@ km_window_set_property (GObject      *object,
         {
           self->show_messages = g_value_get_boolean (value);
           gtk_widget_set_visible (GTK_WIDGET (self->message_view), self->show_messages);
+          /* The user's choice (View → Messages) is what the next window starts with. */
+          if (self->settings != NULL && !self->revealing_messages)
+            g_settings_set_boolean (self->settings, "show-messages", self->show_messages);
           g_object_notify_by_pspec (object, pspec);
         }
       break;
