@@ -24,6 +24,9 @@
  * (MarkerDetail): a model of thousands of joints framed whole has markers of 3 pixels, and
  * 320 triangles each made the one draw take llvmpipe 0.2 s a frame, its vertex stage running
  * on the main thread (km_renderer_get_n_marker_vertices()).
+ * The meshes have no triangles of no area (km_renderer_get_n_degenerate_triangles()), and
+ * the programs are run once, drawing nothing, in the first frame (warm_up()): the driver's
+ * code for them is compiled before a model is opened, not in its first frame.
  * Lines (grid, axes, trajectory) carry a colour per vertex; the dynamic ones are rebuilt
  * every frame into one buffer that only reallocates when it has to grow.
  */
@@ -47,6 +50,7 @@ typedef struct
   GLuint ebo;
   GLsizei n_indices;
   GLenum index_type;
+  guint n_degenerate;   /* triangles of no area (km_renderer_get_n_degenerate_triangles()) */
 } Mesh;
 
 /* The tessellations of the joint markers, coarsest first, each for markers whose radius
@@ -162,6 +166,7 @@ struct _KmRenderer
   GArray  *lines;              /* float: x y z r g b per vertex */
   guint    n_scene_floats;     /* lines[0..n) are depth-tested; the rest is the gizmo */
 
+  gboolean warmed;             /* warm_up() has run */
   guint    n_draw_calls;       /* in the last km_renderer_render() */
   guint    n_marker_vertices;  /* likewise, the joint markers' vertices (all instances) */
 };
@@ -253,6 +258,28 @@ link_program (const char  *vertex_name,
   return program;
 }
 
+/* Triangles of @idx over @vertices (x y z nx ny nz) with no area: two corners at one
+ * point, to rounding. */
+static guint
+count_degenerate (const GArray *vertices,
+                  const GArray *indices)
+{
+  const float *v = (const float *) (gpointer) vertices->data;
+  const guint16 *idx = (const guint16 *) (gpointer) indices->data;
+  guint n = 0;
+
+  for (guint t = 0; t + 2 < indices->len; t += 3)
+    {
+      const float *p0 = v + 6 * idx[t], *p1 = v + 6 * idx[t + 1], *p2 = v + 6 * idx[t + 2];
+      KmVec3 e1 = km_vec3 (p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]);
+      KmVec3 e2 = km_vec3 (p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]);
+
+      if (km_vec3_length (km_vec3_cross (e1, e2)) < 1e-9)
+        n++;
+    }
+  return n;
+}
+
 /* Vertices are x y z nx ny nz. */
 static void
 mesh_upload (Mesh          *mesh,
@@ -278,6 +305,7 @@ mesh_upload (Mesh          *mesh,
 
   mesh->n_indices = (GLsizei) indices->len;
   mesh->index_type = GL_UNSIGNED_SHORT;
+  mesh->n_degenerate = count_degenerate (vertices, indices);
 }
 
 static void
@@ -340,14 +368,18 @@ sphere_geometry (GArray *v,
           push6 (v, x, y, z, x, y, z);
         }
     }
+  /* The first and last rows are all one point (a pole): of each quad of the rows next to
+   * them, the triangle with two corners there has no area and is left out. */
   for (guint s = 0; s < stacks; s++)
     for (guint l = 0; l < slices; l++)
       {
         guint a = base + s * (slices + 1) + l;
         guint b = a + slices + 1;
 
-        push_index3 (idx, a, b, a + 1);
-        push_index3 (idx, a + 1, b, b + 1);
+        if (s > 0)
+          push_index3 (idx, a, b, a + 1);
+        if (s + 1 < stacks)
+          push_index3 (idx, a + 1, b, b + 1);
       }
 }
 
@@ -513,7 +545,9 @@ build_shape_cylinder (Mesh     *mesh,
       /* Seen from outside (+x at theta 0, growing towards +z), the bottom ring runs
        * clockwise: wind accordingly. */
       push_index3 (idx, a, a + 1, a + 2);
-      push_index3 (idx, a + 1, a + 3, a + 2);
+      /* The cone's top corners are all its apex. */
+      if (!cone)
+        push_index3 (idx, a + 1, a + 3, a + 2);
     }
   push_disc (v, idx, -0.5f, FALSE);
   if (!cone)
@@ -847,6 +881,29 @@ km_renderer_view_marker_radius (const KmSkeleton *skeleton,
   if (isfinite (shown) && shown > 0.0)
     radius = MAX (radius, MIN_MARKER_VIEW_FRACTION * shown);
   return radius;
+}
+
+/**
+ * km_renderer_get_n_degenerate_triangles:
+ *
+ * How many triangles of no area the renderer's own meshes (joint markers, primitives) have:
+ * each draws nothing, yet is work for the driver on the thread that draws, once per marker
+ * of a model of thousands of joints (tests check there are none).
+ *
+ * Returns: the count
+ */
+guint
+km_renderer_get_n_degenerate_triangles (KmRenderer *self)
+{
+  guint n;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  n = self->sphere.n_degenerate + self->box.n_degenerate + self->shape_cylinder.n_degenerate
+      + self->cone.n_degenerate;
+  for (guint d = 0; d < N_MARKER_DETAILS; d++)
+    n += self->markers[d].n_degenerate;
+  return n;
 }
 
 /* How many KmMesh uploads the renderer holds (tests check the cache). */
@@ -1380,6 +1437,51 @@ build_dynamic_lines (const KmRenderScene *scene,
     }
 }
 
+/* Draws the joint markers (at each detail) and a mesh, opaque and blended, with nothing in
+ * them (every vertex at one point: no pixel changes), so that the driver has compiled the
+ * code it runs them with before a model is drawn: llvmpipe compiles a program's code for
+ * the state it is drawn in at its first draw in that state, some 25 ms on the main thread
+ * that were part of the first frame of a model opened later. Runs once, in the view's first
+ * frame (where the framebuffer the rest are drawn into is bound, so the same formats);
+ * counts no draw calls. Leaves blending off. */
+static void
+warm_up (KmRenderer *self,
+         mat4        view_proj)
+{
+  static const MarkerInstance none = { { 0 } };
+  static const float rgba[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  mat4 zero = GLM_MAT4_ZERO_INIT;
+  mat3 normal = GLM_MAT3_IDENTITY_INIT;
+
+  glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  for (int blend = 0; blend <= 1; blend++)
+    {
+      if (blend)
+        glEnable (GL_BLEND);
+      glUseProgram (self->marker_program);
+      glUniformMatrix4fv (self->u_marker_view_proj, 1, GL_FALSE, (const float *) view_proj);
+      glUniformMatrix3fv (self->u_marker_normal_view, 1, GL_FALSE, (const float *) normal);
+      for (guint d = 0; d < N_MARKER_DETAILS; d++)
+        {
+          glUniform1i (self->u_marker_bone_vertices, self->marker_bone_vertices[d]);
+          glBindVertexArray (self->markers[d].vao);
+          glBindBuffer (GL_ARRAY_BUFFER, self->marker_instance_vbo[d]);
+          glBufferData (GL_ARRAY_BUFFER, sizeof none, &none, GL_STREAM_DRAW);
+          glDrawElementsInstanced (GL_TRIANGLES, self->markers[d].n_indices,
+                                   self->markers[d].index_type, NULL, 1);
+        }
+      glUseProgram (self->mesh_program);
+      glUniformMatrix4fv (self->u_model_view_proj, 1, GL_FALSE, (const float *) zero);
+      glUniformMatrix3fv (self->u_normal_view, 1, GL_FALSE, (const float *) normal);
+      glUniform4fv (self->u_color, 1, rgba);
+      glBindVertexArray (self->sphere.vao);
+      glDrawElements (GL_TRIANGLES, self->sphere.n_indices, self->sphere.index_type, NULL);
+    }
+  glDisable (GL_BLEND);
+  glBindVertexArray (0);
+  self->warmed = TRUE;
+}
+
 /**
  * km_renderer_render:
  * @width: framebuffer width in device pixels
@@ -1440,6 +1542,9 @@ km_renderer_render (KmRenderer          *self,
   glEnable (GL_CULL_FACE);
   glCullFace (GL_BACK);
   glFrontFace (GL_CCW);
+
+  if (!self->warmed)
+    warm_up (self, view_proj);
 
   if (scene->skeleton != NULL)
     radius = km_renderer_view_marker_radius (scene->skeleton, scene->model_extent, camera);

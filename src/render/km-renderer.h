@@ -103,6 +103,7 @@ double       km_renderer_grid_scale_for (double               extent);
 guint        km_renderer_get_n_cached_meshes (KmRenderer     *self);
 guint        km_renderer_get_n_draw_calls (KmRenderer        *self);
 guint        km_renderer_get_n_marker_vertices (KmRenderer   *self);
+guint        km_renderer_get_n_degenerate_triangles (KmRenderer *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmRenderer, km_renderer_free)
 

@@ -1013,6 +1013,21 @@ test_small_markers_coarse (Fixture       *f,
   g_assert_cmpuint (near_vertices, >=, n * 200);
 }
 
+/* The renderer's own meshes have no triangles of no area: a sphere's rows next to its poles
+ * had one in each quad (a quarter of a coarse marker sphere's triangles), and the cone one
+ * per side at its apex; they drew nothing, yet were work for the driver on the drawing
+ * thread, for each of thousands of joints. Leaving them out changes no pixel (the pixel
+ * tests here and in test-shapes still pass). */
+static void
+test_no_degenerate_triangles (Fixture       *f,
+                              gconstpointer  data)
+{
+  if (!first_frame_or_skip (f))
+    return;
+  g_assert_cmpint (f->gl_error, ==, GL_NO_ERROR);
+  g_assert_cmpuint (km_renderer_get_n_degenerate_triangles (f->renderer), ==, 0);
+}
+
 /* Framing a box keeps every corner in view, however narrow the view (a tall scene pane). */
 static void
 test_camera_frame_box_aspect (void)
@@ -1125,6 +1140,8 @@ main (int    argc,
               fixture_setup, test_tool_point_pixels, fixture_teardown);
   g_test_add ("/kinema/Renderer/small-markers-coarse", Fixture, NULL,
               fixture_setup, test_small_markers_coarse, fixture_teardown);
+  g_test_add ("/kinema/Renderer/no-degenerate-triangles", Fixture, NULL,
+              fixture_setup, test_no_degenerate_triangles, fixture_teardown);
   g_test_add ("/kinema/Renderer/frame-time", Fixture, NULL,
               fixture_setup, test_frame_time, fixture_teardown);
   return g_test_run ();
