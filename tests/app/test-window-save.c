@@ -382,6 +382,20 @@ test_failed_save_shows_bar (Fixture       *f,
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "Save _As…");
   g_assert_true (gtk_widget_is_sensitive (button));
   g_assert_true (gtk_widget_get_mapped (button));
+  /* Given any width, it asks no more height than given none: else GTK says it "reports a
+   * minimum height of 47, but minimum height for width of 1048576 is 48", and widgets
+   * overlap (the baselines of its buttons, one pixel apart, made it so). */
+  for (int width = 600; width <= 1 << 20; width *= 4)
+    {
+      int height_for_none, height_for_width;
+
+      gtk_widget_measure (bar, GTK_ORIENTATION_VERTICAL, -1, &height_for_none, NULL, NULL,
+                          NULL);
+      gtk_widget_measure (bar, GTK_ORIENTATION_VERTICAL, width, &height_for_width, NULL,
+                          NULL, NULL);
+      if (width >= gtk_widget_get_width (bar))
+        g_assert_cmpint (height_for_width, <=, height_for_none);
+    }
 
   /* It opens the Save As dialog (where GTK's file chooser can run), whose Cancel leaves
    * the bar. */
