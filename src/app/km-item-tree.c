@@ -39,6 +39,13 @@
  * one's (thousands of rows expanded at once would keep the window from drawing), and the
  * path to the selected joint. The tree model does not expand rows itself (autoexpand):
  * rows_added_cb expands each new row that should be.
+ *
+ * A joint selected elsewhere (the scene, the Pose tab, a project opened with one) has its
+ * row scrolled into view, without taking the focus (scroll_to_joint).
+ *
+ * The tree is one Tab stop, as GtkTreeView is: the arrows move between its rows, and Tab and
+ * Shift+Tab leave it (tree_key_pressed_cb) where GTK 4.8's list view would go through every
+ * row first.
  */
 
 #define JOINT_ROWS_KEY "km-item-tree-joint-rows"
@@ -70,6 +77,11 @@ struct _KmItemTree
 
   gboolean            syncing;       /* setting the tree's selection from the model's */
   guint               sync_idle;     /* sync_selection once rows were made anew */
+
+  int                 scroll_joint;  /* the joint whose row to bring into view, or -1 */
+  GdkFrameClock      *scroll_clock;  /* whose ::after-paint does so (scroll_frame_cb) */
+  gulong              scroll_paint;  /* that handler */
+  guint               scroll_frames; /* frames it has waited */
 };
 
 enum {
@@ -737,6 +749,156 @@ expand_to_selected_joint (KmItemTree *self)
       return;
 }
 
+/* Frames to wait for a row to be made and laid out before giving up scrolling to it. */
+#define SCROLL_MAX_FRAMES 30
+
+/* The position of @joint's row, or GTK_INVALID_LIST_POSITION (not in the list). */
+static guint
+joint_position (KmItemTree *self,
+                int         joint)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(KmItemRow) row = row_at_position (self, i);
+
+      if (row != NULL && km_item_row_get_joint (row) == joint && km_item_row_get_item (row) == body)
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* GTK 4.8 has no gtk_list_view_scroll_to: once the list is laid out, moves its vertical
+ * adjustment just enough to show self->scroll_joint's row whole. A row the list has not
+ * made (far from the visible part) is first brought near from the height of the rows it
+ * has (the rows are alike), then shown exactly a frame later; done (TRUE) once it is seen
+ * in view, or given up.
+ *
+ * Only from a frame's ::after-paint (scroll_frame_cb), when the list has just been laid out:
+ * rows added or removed since its last layout (a body's joints shown, a row expanded) have
+ * no height yet, and the list, asked for a position past those it knows, warns "GtkListView
+ * failed to scroll to given position" (as it did from a tick callback, which runs before
+ * the frame's layout). */
+static gboolean
+scroll_step (KmItemTree *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self->list_view);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+  guint position = self->document != NULL && self->scroll_joint >= 0
+                   ? joint_position (self, self->scroll_joint) : GTK_INVALID_LIST_POSITION;
+  double value = gtk_adjustment_get_value (adjustment);
+  gboolean near = FALSE;
+  graphene_rect_t near_bounds = GRAPHENE_RECT_INIT (0, 0, 0, 0);
+  guint near_position = 0;
+
+  if (position == GTK_INVALID_LIST_POSITION || ++self->scroll_frames > SCROLL_MAX_FRAMES)
+    return TRUE;
+  /* Not laid out yet. */
+  if (gtk_widget_get_height (widget) <= 0)
+    return FALSE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *expander = gtk_widget_get_first_child (child);
+      GtkTreeListRow *row;
+      graphene_rect_t bounds;
+      guint shown;
+
+      if (!GTK_IS_TREE_EXPANDER (expander)
+          || (row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander))) == NULL
+          || !gtk_widget_get_mapped (child)
+          || !gtk_widget_compute_bounds (child, widget, &bounds)
+          || bounds.size.height <= 0)
+        continue;
+      shown = gtk_tree_list_row_get_position (row);
+      if (shown == position)
+        {
+          /* Done once seen in view: a row just made may still have its old place. */
+          if (bounds.origin.y >= 0
+              && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (widget))
+            return TRUE;
+          /* In the list view's coordinates, whose top is the adjustment's value. */
+          gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
+                                     value + bounds.origin.y + bounds.size.height);
+          return FALSE;
+        }
+      if (!near)
+        near = TRUE, near_bounds = bounds, near_position = shown;
+    }
+
+  if (near)
+    {
+      double top = value + near_bounds.origin.y
+                   + ((double) position - (double) near_position) * near_bounds.size.height;
+
+      gtk_adjustment_clamp_page (adjustment, top, top + near_bounds.size.height);
+    }
+  return FALSE;
+}
+
+static void
+stop_scroll (KmItemTree *self)
+{
+  if (self->scroll_clock != NULL)
+    g_clear_signal_handler (&self->scroll_paint, self->scroll_clock);
+  g_clear_object (&self->scroll_clock);
+}
+
+static void
+scroll_frame_cb (GdkFrameClock *clock,
+                 KmItemTree    *self)
+{
+  if (scroll_step (self))
+    {
+      self->scroll_joint = -1;
+      stop_scroll (self);
+    }
+  else
+    /* Another frame, laid out anew where the adjustment moved. */
+    gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
+}
+
+/* Waits for frames while the list is in view (see scroll_step). */
+static void
+start_scroll (KmItemTree *self)
+{
+  GdkFrameClock *clock;
+
+  self->scroll_frames = 0;
+  if (self->scroll_joint < 0 || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view))
+      || (clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view))) == NULL)
+    return;
+  if (self->scroll_clock != clock)
+    {
+      stop_scroll (self);
+      self->scroll_clock = g_object_ref (clock);
+      self->scroll_paint = g_signal_connect (clock, "after-paint",
+                                             G_CALLBACK (scroll_frame_cb), self);
+    }
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
+}
+
+static void
+list_view_unmap_cb (KmItemTree *self)
+{
+  stop_scroll (self);
+}
+
+/* Brings the selected joint's row into view once the list has laid it out. */
+static void
+scroll_to_joint (KmItemTree *self)
+{
+  self->scroll_joint = self->document != NULL ? km_document_get_selected_joint (self->document)
+                                              : -1;
+  if (self->scroll_joint < 0)
+    stop_scroll (self);
+  else
+    start_scroll (self);
+}
+
 /* A joint selected elsewhere (the scene, the joint panel) is its body selected here. */
 static void
 document_selected_joint_cb (KmItemTree *self)
@@ -754,6 +916,7 @@ document_selected_joint_cb (KmItemTree *self)
       expand_to_selected_joint (self);
     }
   sync_selection (self);
+  scroll_to_joint (self);
 }
 
 /* The current body's joints under it, the previous body's gone. */
@@ -771,6 +934,7 @@ update_joint_rows (KmItemTree *self)
   if (body != NULL)
     expand_to_selected_joint (self);
   sync_selection (self);
+  scroll_to_joint (self);
 }
 
 static void
@@ -1347,6 +1511,34 @@ drop_cb (KmItemTree    *self,
   return km_document_move_item (self->document, item, parent, position);
 }
 
+/* Tab and Shift+Tab on a row leave the tree (see the top): the window's focus chain moves on
+ * as if the list could take no focus. */
+static gboolean
+tree_key_pressed_cb (GtkEventControllerKey *controller,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     KmItemTree            *self)
+{
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkRoot *root = gtk_widget_get_root (list);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean backward, moved;
+
+  if (keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab && keyval != GDK_KEY_ISO_Left_Tab)
+    return GDK_EVENT_PROPAGATE;
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0 || focus == NULL
+      || !gtk_widget_is_ancestor (focus, list)
+      || gtk_widget_get_native (focus) != gtk_widget_get_native (list))
+    return GDK_EVENT_PROPAGATE;
+  backward = keyval == GDK_KEY_ISO_Left_Tab || (state & GDK_SHIFT_MASK) != 0;
+  gtk_widget_set_can_focus (list, FALSE);
+  moved = gtk_widget_child_focus (GTK_WIDGET (root),
+                                  backward ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD);
+  gtk_widget_set_can_focus (list, TRUE);
+  return moved ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+}
+
 static void
 km_item_tree_size_allocate (GtkWidget *widget,
                             int        width,
@@ -1372,6 +1564,8 @@ km_item_tree_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_handle_id (&self->sync_idle, g_source_remove);
+  if (self->list_view != NULL)
+    stop_scroll (self);
   {
     /* Joint rows hold their body: let go of them, or the body would hold itself. */
     g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);
@@ -1481,10 +1675,12 @@ km_item_tree_init (KmItemTree *self)
   GtkGesture *click;
   GtkDragSource *drag;
   GtkDropTarget *drop;
+  GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->renaming_joint = -1;
+  self->scroll_joint = -1;
   g_weak_ref_init (&self->joint_body, NULL);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self->list_view), TRUE);
   g_signal_connect_object (self->list_view, "query-tooltip", G_CALLBACK (query_tooltip_cb),
@@ -1495,6 +1691,15 @@ km_item_tree_init (KmItemTree *self)
   g_signal_connect_object (self->selection, "items-changed",
                            G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect_object (self->list_view, "map", G_CALLBACK (start_scroll), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->list_view, "unmap", G_CALLBACK (list_view_unmap_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  /* Bubbling up from the focused row: the rename popover's entry is not in the list. */
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (tree_key_pressed_cb), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), keys);
 
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);

@@ -32,6 +32,14 @@
  * at the release), as a drag in the 3-D view is.
  *
  * Selection is one thing: pressing a joint's row makes it the document's selected joint, and the selected joint's name shows in bold.
+ * A joint selected elsewhere (the scene, the item tree, a project opened with one) has its
+ * first row scrolled into view, without taking the focus (scroll_to_row).
+ *
+ * Tab and Shift+Tab in a field move to the next and the previous row's field (Shift+Tab on a
+ * slider to the previous row's field), scrolling it into view: GTK 4.8's list view does not
+ * move the focus past the rows in view, which left the rows below them out of the
+ * keyboard's reach (the Tab went on to the widgets after the list). From the last row's
+ * field Tab, and from the first row's Shift+Tab, go on as GTK's focus chain does.
  *
  * The spin buttons are number fields (km-number-field.c): text that is no number is refused
  * with the reason under the row (gone once the user types again or the value changes); a
@@ -44,7 +52,21 @@
  * DOFs as it scrolls (a widget set per DOF kept the window from drawing for many seconds
  * while such a model was opened). What a row shows therefore lives in Row, not in its
  * widgets: the name, the limits, the reason a typed value was refused.
+ *
+ * The list is given a new skeleton's DOFs FILL_CHUNK_ROWS at a time, the first ones at once
+ * and the others from an idle callback, one chunk per main loop iteration, until it has
+ * FILL_WIDGET_ROWS of them, then the rest at once: GTK 4.8's list view makes and binds
+ * widgets for some 200 rows past the first whatever its height, which took a few hundred
+ * milliseconds in one go on opening a large model. Everything but the list view's model
+ * (the adjustments, the rows, km_joint_panel_get_n_rows) has every DOF at once. Only a list
+ * scrolled to its top is filled so: one scrolled further down (a skeleton edit, a unit
+ * changed in the preferences) is given all its rows at once and stays where it was, which
+ * a list cut to its first chunk would not (GTK moves the view to the row that many rows
+ * in proportion).
  */
+
+#define FILL_CHUNK_ROWS  8
+#define FILL_WIDGET_ROWS 256
 
 #define UNLIMITED_ANGLE G_PI
 #define UNLIMITED_LENGTH 1.0
@@ -104,6 +126,13 @@ struct _KmJointPanel
   char           *length_unit;
   int             unit_chars;      /* the unit column's width: its longest unit */
   guint           dragged;         /* the DOF whose slider the pointer drags, or G_MAXUINT */
+  guint           fill_idle;       /* gives @items the next chunk of @adjustments */
+  guint           scroll_dof;      /* the row to bring into view (scroll_to_row), or G_MAXUINT */
+  gboolean        scroll_focus;    /* … and whose field then takes the focus */
+  GdkFrameClock  *scroll_clock;    /* whose ::after-paint brings it into view (scroll_step) */
+  gulong          scroll_paint;    /* that handler */
+  guint           scroll_frames;   /* frames it has waited */
+  gboolean        pressing;        /* a press on a row selects its joint (row_pressed_cb) */
 
   gboolean        updating;
 };
@@ -211,19 +240,190 @@ show_heading (RowWidgets *widgets,
     gtk_widget_remove_css_class (widgets->name, "heading");
 }
 
+/* Frames to wait for a row to be made and laid out before giving up scrolling to it. */
+#define SCROLL_MAX_FRAMES 60
+
+/* Where the row of @dof lies in the list view (its top is the vertical adjustment's value),
+ * if the list made and laid out a row widget for it; *@near is set to that of a row the list
+ * did lay out (any, the rows are alike), for want of it. */
+static gboolean
+row_bounds (KmJointPanel    *self,
+            guint            dof,
+            graphene_rect_t *bounds,
+            gboolean        *found_near,
+            guint           *near_dof,
+            graphene_rect_t *near)
+{
+  *found_near = FALSE;
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *box = gtk_widget_get_first_child (child);
+      RowWidgets *widgets = box != NULL ? g_object_get_data (G_OBJECT (box), ROW_WIDGETS_KEY)
+                                        : NULL;
+
+      if (widgets == NULL || widgets->dof >= self->rows->len || !gtk_widget_get_mapped (child)
+          || !gtk_widget_compute_bounds (child, GTK_WIDGET (self->list_view), bounds)
+          || bounds->size.height <= 0)
+        continue;
+      if (widgets->dof == dof)
+        return TRUE;
+      if (!*found_near)
+        *found_near = TRUE, *near_dof = widgets->dof, *near = *bounds;
+    }
+  return FALSE;
+}
+
+/* Brings the row of self->scroll_dof into view, whole, and gives its field the focus when
+ * self->scroll_focus says so; TRUE once it is in view. Only a row laid out can be: one that
+ * is not yet is first brought near from the height of another (GTK 4.8 has no
+ * gtk_list_view_scroll_to), for a later frame to show it exactly; a row just made may still
+ * have its old place, so that it is done only once the row is seen in view.
+ *
+ * Only from a frame's ::after-paint (scroll_frame_cb), when the list has just been laid out:
+ * rows given to it since its last layout (fill_chunk, a new skeleton) have no height yet,
+ * and the list, asked for a position past those it knows, warns "GtkListView failed to
+ * scroll to given position" (as the item tree's did from a tick callback, which runs before
+ * the frame's layout). */
+static gboolean
+scroll_step (KmJointPanel *self)
+{
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+  guint dof = self->scroll_dof;
+  graphene_rect_t bounds, near;
+  gboolean found_near;
+  guint near_dof = 0;
+  double value, top;
+
+  if (adjustment == NULL || dof >= self->rows->len)
+    return TRUE;
+  value = gtk_adjustment_get_value (adjustment);
+  if (row_bounds (self, dof, &bounds, &found_near, &near_dof, &near))
+    {
+      RowWidgets *widgets = g_array_index (self->rows, Row, dof).widgets;
+
+      if (self->scroll_focus && widgets != NULL && widgets->dof == dof)
+        {
+          gtk_widget_grab_focus (widgets->spin);
+          self->scroll_focus = FALSE;
+        }
+      if (bounds.origin.y >= 0
+          && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (GTK_WIDGET (self->list_view)))
+        return TRUE;
+      gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
+                                 value + bounds.origin.y + bounds.size.height);
+      return FALSE;
+    }
+  /* Not in the list yet (fill_chunk), or far from the rows it made. */
+  if (found_near && dof < g_list_model_get_n_items (G_LIST_MODEL (self->items)))
+    {
+      top = value + near.origin.y + ((double) dof - (double) near_dof) * near.size.height;
+      gtk_adjustment_clamp_page (adjustment, top, top + near.size.height);
+    }
+  return FALSE;
+}
+
+static void
+stop_scroll (KmJointPanel *self)
+{
+  if (self->scroll_clock != NULL)
+    g_clear_signal_handler (&self->scroll_paint, self->scroll_clock);
+  g_clear_object (&self->scroll_clock);
+}
+
+static void
+scroll_frame_cb (GdkFrameClock *clock,
+                 KmJointPanel  *self)
+{
+  /* Rows the list has not been given yet (fill_chunk) are not waited for in frames. */
+  if (!(self->scroll_dof < self->rows->len
+        && (self->scroll_dof >= g_list_model_get_n_items (G_LIST_MODEL (self->items))
+            || gtk_widget_get_height (GTK_WIDGET (self->list_view)) <= 0))
+      && (scroll_step (self) || ++self->scroll_frames > SCROLL_MAX_FRAMES))
+    {
+      self->scroll_dof = G_MAXUINT;
+      stop_scroll (self);
+      return;
+    }
+  /* Another frame, laid out anew where the adjustment moved. */
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
+}
+
+/* Waits for frames while the list is in view (a tab not shown draws none). */
+static void
+start_scroll (KmJointPanel *self)
+{
+  GdkFrameClock *clock;
+
+  if (self->scroll_dof == G_MAXUINT || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view))
+      || (clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view))) == NULL)
+    return;
+  if (self->scroll_clock != clock)
+    {
+      stop_scroll (self);
+      self->scroll_clock = g_object_ref (clock);
+      self->scroll_paint = g_signal_connect (clock, "after-paint",
+                                             G_CALLBACK (scroll_frame_cb), self);
+    }
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
+}
+
+static void
+list_view_map_cb (KmJointPanel *self)
+{
+  self->scroll_frames = 0;
+  start_scroll (self);
+}
+
+static void
+list_view_unmap_cb (KmJointPanel *self)
+{
+  stop_scroll (self);
+}
+
+/* Brings the row of @dof into view (and gives its field the focus, if @focus) once the list
+ * has laid it out (the list may not have been given it yet, see the top). A field the list
+ * shows takes the focus at once, so that what is typed next goes to it. */
+static void
+scroll_to_row (KmJointPanel *self,
+               guint         dof,
+               gboolean      focus)
+{
+  RowWidgets *widgets = dof < self->rows->len ? g_array_index (self->rows, Row, dof).widgets
+                                              : NULL;
+
+  self->scroll_dof = dof;
+  self->scroll_focus = focus;
+  self->scroll_frames = 0;
+  if (focus && widgets != NULL && widgets->dof == dof && gtk_widget_get_mapped (widgets->spin))
+    {
+      gtk_widget_grab_focus (widgets->spin);
+      self->scroll_focus = FALSE;
+    }
+  start_scroll (self);
+}
+
 static void
 document_selected_joint_cb (KmJointPanel *self)
 {
   int joint = self->document ? km_document_get_selected_joint (self->document) : -1;
+  guint first = G_MAXUINT;
 
   /* Only the rows shown have widgets. */
   for (guint d = 0; d < self->rows->len; d++)
     {
       const Row *row = &g_array_index (self->rows, Row, d);
 
+      if (row->joint == joint && first == G_MAXUINT)
+        first = d;
       if (row->widgets != NULL)
         show_heading (row->widgets, row->joint == joint);
     }
+  /* Selected elsewhere: its row shown (a row pressed is in view, and may be dragged). A
+   * pending move of the focus (Tab) goes first. */
+  if (first != G_MAXUINT && !self->pressing
+      && !(self->scroll_dof != G_MAXUINT && self->scroll_focus))
+    scroll_to_row (self, first, FALSE);
 }
 
 /* A press on a row's widgets selects its joint (the press is not taken). The focus does not:
@@ -239,7 +439,50 @@ row_pressed_cb (GtkGestureClick *gesture,
   const Row *row = row_of (self, widget);
 
   if (self->document != NULL && row != NULL)
-    km_document_set_selected_joint (self->document, row->joint);
+    {
+      self->pressing = TRUE;
+      km_document_set_selected_joint (self->document, row->joint);
+      self->pressing = FALSE;
+    }
+}
+
+/* Tab in a row's field, Shift+Tab in its field or slider: the next or the previous row's
+ * field, scrolled into view (see the top). */
+static gboolean
+row_key_pressed_cb (GtkEventControllerKey *controller,
+                    guint                  keyval,
+                    guint                  keycode,
+                    GdkModifierType        state,
+                    KmJointPanel          *self)
+{
+  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  RowWidgets *widgets = row_widgets_of (widget);
+  gboolean backward;
+  guint dof;
+
+  if (keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab && keyval != GDK_KEY_ISO_Left_Tab)
+    return GDK_EVENT_PROPAGATE;
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0
+      || widgets == NULL || widgets->dof >= self->rows->len)
+    return GDK_EVENT_PROPAGATE;
+  backward = keyval == GDK_KEY_ISO_Left_Tab || (state & GDK_SHIFT_MASK) != 0;
+  if (!backward && widget != widgets->spin)
+    return GDK_EVENT_PROPAGATE;
+  if (backward ? widgets->dof == 0 : widgets->dof + 1 >= self->rows->len)
+    return GDK_EVENT_PROPAGATE;
+  dof = backward ? widgets->dof - 1 : widgets->dof + 1;
+  scroll_to_row (self, dof, TRUE);
+  return GDK_EVENT_STOP;
+}
+
+static void
+watch_row_keys (KmJointPanel *self,
+                GtkWidget    *widget)
+{
+  GtkEventController *keys = gtk_event_controller_key_new ();
+
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (row_key_pressed_cb), self, 0);
+  gtk_widget_add_controller (widget, keys);
 }
 
 static void
@@ -614,6 +857,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_widget_set_hexpand (widgets->slider, TRUE);
   gtk_box_append (GTK_BOX (line), widgets->slider);
   watch_row_widget (self, widgets->slider);
+  watch_row_keys (self, widgets->slider);
   watch_slider_drag (self, widgets->slider);
   km_scroll_guard_attach (widgets->slider);
   add_row_tooltip (self, widgets, widgets->slider);
@@ -624,6 +868,7 @@ factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_editable_set_width_chars (GTK_EDITABLE (widgets->spin), 6);
   gtk_box_append (GTK_BOX (line), widgets->spin);
   watch_row_widget (self, widgets->spin);
+  watch_row_keys (self, widgets->spin);
   km_scroll_guard_attach (widgets->spin);
   add_row_tooltip (self, widgets, widgets->spin);
 
@@ -840,13 +1085,48 @@ drop_adjustments (KmJointPanel *self)
   g_ptr_array_set_size (self->adjustments, 0);
 }
 
+/* Gives the list the next chunk of the adjustments (see the top), or the rest of them once it
+ * has FILL_WIDGET_ROWS. Returns whether some are still to come. */
+static gboolean
+fill_chunk (KmJointPanel *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint left = self->adjustments->len - MIN (n, self->adjustments->len);
+  guint add = n >= FILL_WIDGET_ROWS ? left : MIN (left, FILL_CHUNK_ROWS);
+
+  if (add > 0)
+    {
+      self->updating = TRUE;
+      g_list_store_splice (self->items, n, 0, self->adjustments->pdata + n, add);
+      self->updating = FALSE;
+    }
+  return n + add < self->adjustments->len;
+}
+
+static gboolean
+fill_idle_cb (gpointer data)
+{
+  KmJointPanel *self = data;
+
+  if (fill_chunk (self))
+    return G_SOURCE_CONTINUE;
+  self->fill_idle = 0;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 document_skeleton_changed_cb (KmJointPanel *self)
 {
   KmSkeleton *skeleton = self->document ? km_document_get_skeleton (self->document) : NULL;
   guint n_dof = skeleton ? km_skeleton_get_n_dof (skeleton) : 0;
   g_autoptr(GPtrArray) adjustments = g_ptr_array_new_full (n_dof, g_object_unref);
-  guint n_old = self->adjustments->len;
+  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint n_first = n_dof;
+  GtkAdjustment *scroll;
+
+  /* A row to be shown was one of the old DOFs (the selected joint's is asked for below). */
+  self->scroll_dof = G_MAXUINT;
+  stop_scroll (self);
 
   /* The rows shown now show nothing until the list binds them anew. */
   for (guint d = 0; d < self->rows->len; d++)
@@ -872,12 +1152,20 @@ document_skeleton_changed_cb (KmJointPanel *self)
       self->unit_chars = MAX (self->unit_chars, (int) g_utf8_strlen (row->unit, -1));
     }
 
-  /* All at once: one items-changed for the list, whose rows then show the new adjustments. */
+  /* One items-changed for the list with the first chunk (or every row, scrolled down: see
+   * the top), whose rows then show the new adjustments; the other chunks later
+   * (fill_chunk). */
   drop_adjustments (self);
   g_ptr_array_extend_and_steal (self->adjustments, g_steal_pointer (&adjustments));
+  g_clear_handle_id (&self->fill_idle, g_source_remove);
+  scroll = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+  if (scroll == NULL || gtk_adjustment_get_value (scroll) <= gtk_adjustment_get_lower (scroll))
+    n_first = MIN (self->adjustments->len, FILL_CHUNK_ROWS);
   self->updating = TRUE;
-  g_list_store_splice (self->items, 0, n_old, self->adjustments->pdata, self->adjustments->len);
+  g_list_store_splice (self->items, 0, n_old, self->adjustments->pdata, n_first);
   self->updating = FALSE;
+  if (n_first < self->adjustments->len)
+    self->fill_idle = g_idle_add (fill_idle_cb, self);
   gtk_stack_set_visible_child_name (self->stack, n_dof > 0 ? "rows" : "empty");
   document_pose_changed_cb (self);
   document_selected_joint_cb (self);
@@ -915,6 +1203,9 @@ km_joint_panel_dispose (GObject *object)
   GtkWidget *child;
 
   end_drag (self);
+  g_clear_handle_id (&self->fill_idle, g_source_remove);
+  if (self->list_view != NULL)
+    stop_scroll (self);
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
@@ -1041,6 +1332,7 @@ km_joint_panel_init (KmJointPanel *self)
   self->length_unit = g_strdup ("metres");
   self->unit_chars = 2;
   self->dragged = G_MAXUINT;
+  self->scroll_dof = G_MAXUINT;
 
   g_signal_connect (factory, "setup", G_CALLBACK (factory_setup_cb), self);
   g_signal_connect (factory, "bind", G_CALLBACK (factory_bind_cb), self);
@@ -1052,6 +1344,10 @@ km_joint_panel_init (KmJointPanel *self)
   g_object_unref (selection);
   /* The rows lie on the panel as the grid they replace did, not on a list's background. */
   gtk_widget_remove_css_class (GTK_WIDGET (self->list_view), "view");
+  g_signal_connect_object (self->list_view, "map", G_CALLBACK (list_view_map_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->list_view, "unmap", G_CALLBACK (list_view_unmap_cb), self,
+                           G_CONNECT_SWAPPED);
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",

@@ -9,6 +9,7 @@
 #include "km-document-skeleton.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
+#include "km-joint-panel.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-outline.h"
 #include "km-window.h"
@@ -24,7 +25,8 @@
  * window from drawing), with the path to a joint selected later expanded; the outline's
  * rows build their tooltips when asked (query-tooltip), not as each row is made. A small
  * model (the built-in example) still opens fully expanded, and a row collapsed by hand
- * stays so across an edit.
+ * stays so across an edit. The Pose tab's list is given a large model's rows a few at a
+ * time, the main loop running between them.
  */
 
 #define N_JOINTS 3000
@@ -291,6 +293,119 @@ test_small_opens_expanded (Fixture       *f,
   g_assert_nonnull (outline_row (f, "Renamed"));
 }
 
+/* The Pose tab's list of rows at or below @widget: the list view over the DOFs'
+ * adjustments (the configuration bar's drop-down has a list view too). */
+static GtkWidget *
+find_rows_view (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    {
+      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
+
+      if (GTK_IS_NO_SELECTION (model)
+          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
+             == GTK_TYPE_ADJUSTMENT)
+        return widget;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_rows_view (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Most rows the Pose tab's list may be given in one go while it has fewer than
+ * PANEL_WIDGET_ROWS (GTK 4.8's list view makes widgets for some 200 rows past the first). */
+#define PANEL_CHUNK_MAX   16
+#define PANEL_WIDGET_ROWS 200
+
+typedef struct
+{
+  GListModel *model;        /* the joint panel's list's */
+  guint       n_changes;    /* items-changed with rows added */
+  guint       most_added;   /* most rows one of them added below PANEL_WIDGET_ROWS */
+  gboolean    loop_ran;     /* the G_PRIORITY_HIGH idle added at the last one has run */
+  gboolean    back_to_back; /* rows were added with no return to the main loop in between */
+  guint       n_at_skeleton; /* rows the list had when the document's skeleton was set */
+} PanelFill;
+
+static gboolean
+loop_ran_cb (gpointer data)
+{
+  ((PanelFill *) data)->loop_ran = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+panel_rows_changed_cb (GListModel *model,
+                       guint       position,
+                       guint       removed,
+                       guint       added,
+                       PanelFill  *fill)
+{
+  if (added == 0)
+    return;
+  if (fill->n_changes > 0 && !fill->loop_ran)
+    fill->back_to_back = TRUE;
+  if (position < PANEL_WIDGET_ROWS)
+    fill->most_added = MAX (fill->most_added, added);
+  fill->n_changes++;
+  fill->loop_ran = FALSE;
+  g_idle_add_full (G_PRIORITY_HIGH, loop_ran_cb, fill, NULL);
+}
+
+static void
+panel_skeleton_cb (KmDocument *document,
+                   GParamSpec *pspec,
+                   PanelFill  *fill)
+{
+  fill->n_at_skeleton = g_list_model_get_n_items (fill->model);
+}
+
+/* Opening a large model, the Pose tab's list gets its rows a chunk at a time, with the main
+ * loop (a high-priority idle) running between chunks, until it has every DOF's. The
+ * panel's own rows (adjustments) are all there at once. */
+static void
+test_panel_fills_in_chunks (Fixture       *f,
+                            gconstpointer  data)
+{
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  GtkWidget *list_view = find_rows_view (GTK_WIDGET (panel));
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  PanelFill fill = { 0 };
+
+  g_assert_nonnull (list_view);
+  fill.model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view)));
+  f->dir = km_test_make_tmp_dir ("km-large-model-XXXXXX");
+  path = g_build_filename (f->dir, "tree.json", NULL);
+  test_app_write_tree (path, N_JOINTS);
+  file = g_file_new_for_path (path);
+
+  g_signal_connect (fill.model, "items-changed", G_CALLBACK (panel_rows_changed_cb), &fill);
+  /* After the panel's own handler. */
+  g_signal_connect_after (f->document, "notify::skeleton", G_CALLBACK (panel_skeleton_cb),
+                          &fill);
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 60000));
+  test_app_spin ();
+  g_signal_handlers_disconnect_by_data (fill.model, &fill);
+  g_signal_handlers_disconnect_by_data (f->document, &fill);
+
+  g_test_message ("%u items-changed, at most %u rows at once, %u when the skeleton was set",
+                  fill.n_changes, fill.most_added, fill.n_at_skeleton);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), ==, N_JOINTS - 1);
+  g_assert_cmpuint (g_list_model_get_n_items (fill.model), ==, N_JOINTS - 1);
+  g_assert_cmpuint (fill.n_at_skeleton, <=, PANEL_CHUNK_MAX);
+  g_assert_cmpuint (fill.most_added, <=, PANEL_CHUNK_MAX);
+  g_assert_cmpuint (fill.n_changes, >=, PANEL_WIDGET_ROWS / PANEL_CHUNK_MAX);
+  g_assert_false (fill.back_to_back);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -303,6 +418,8 @@ main (int    argc,
               fixture_setup, test_reopen_forgets_expansion, fixture_teardown);
   g_test_add ("/kinema/LargeModel/outline-tooltips-lazy", Fixture, GINT_TO_POINTER (TRUE),
               fixture_setup, test_outline_tooltips_lazy, fixture_teardown);
+  g_test_add ("/kinema/LargeModel/panel-fills-in-chunks", Fixture, GINT_TO_POINTER (FALSE),
+              fixture_setup, test_panel_fills_in_chunks, fixture_teardown);
   g_test_add ("/kinema/LargeModel/small-opens-expanded", Fixture, GINT_TO_POINTER (FALSE),
               fixture_setup, test_small_opens_expanded, fixture_teardown);
 

@@ -178,7 +178,84 @@ count_widgets (GtkWidget *widget,
   return n;
 }
 
-/* Imports a chain of @n_joints revolute joints; returns the spin buttons the panel made. */
+/* The Pose tab's list of rows at or below @widget: the list view over the DOFs'
+ * adjustments (the configuration bar's drop-down has a list view too). */
+static GtkWidget *
+find_rows_view (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    {
+      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
+
+      if (GTK_IS_NO_SELECTION (model)
+          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
+             == GTK_TYPE_ADJUSTMENT)
+        return widget;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_rows_view (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  GListModel *model;      /* the Pose tab's list's */
+  guint       n_items;    /* the rows it is to have */
+} ListFill;
+
+static gboolean
+list_filled (gpointer data)
+{
+  const ListFill *fill = data;
+
+  return g_list_model_get_n_items (fill->model) == fill->n_items;
+}
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                gboolean      *painted)
+{
+  *painted = TRUE;
+}
+
+/* Runs the main loop until a frame of the window is drawn (at most 30 s). */
+static void
+wait_frame (Fixture *f)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
+  gboolean painted = FALSE;
+
+  g_assert_nonnull (clock);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &painted);
+  gtk_widget_queue_draw (GTK_WIDGET (f->window));
+  g_assert_true (test_app_wait_flag (&painted, 30000));
+  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, &painted);
+  test_app_spin ();
+}
+
+/* Runs the main loop until the Pose tab's list has a row for each of the panel's DOFs (it
+ * may be given them in idle chunks; at most 30 s), then until a frame is drawn with them. */
+static void
+wait_list_filled (Fixture *f)
+{
+  GtkWidget *list_view = find_rows_view (GTK_WIDGET (f->panel));
+  ListFill fill;
+
+  g_assert_nonnull (list_view);
+  fill.model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view)));
+  fill.n_items = km_joint_panel_get_n_rows (f->panel);
+  g_assert_true (test_app_wait_until (list_filled, &fill, 30000));
+  wait_frame (f);
+}
+
+/* Imports a chain of @n_joints revolute joints; returns the spin buttons the panel made
+ * once its list has every row. */
 static guint
 spins_for_chain (Fixture *f,
                  guint    n_joints)
@@ -200,9 +277,9 @@ spins_for_chain (Fixture *f,
   file = g_file_new_for_path (path);
   g_assert_true (km_document_import_file (f->document, file, &error));
   g_assert_no_error (error);
-  test_app_spin_for (200);
   km_test_remove_tree (dir);
   g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, n_joints - 1);
+  wait_list_filled (f);
   return count_widgets (GTK_WIDGET (f->panel), GTK_TYPE_SPIN_BUTTON);
 }
 
@@ -234,6 +311,77 @@ test_rows_made_lazily (Fixture       *f,
     }
   g_assert_nonnull (find_spin (GTK_WIDGET (f->panel), last));
   g_assert_cmpuint (count_widgets (GTK_WIDGET (f->panel), GTK_TYPE_SPIN_BUTTON), <, 300);
+}
+
+/* The Pose tab scrolled down on a model of 300 DOFs stays there when the rows are made
+ * anew (a skeleton edit or, here, another angle unit): the list is then given every row at
+ * once, not a chunk at a time from the first (which moved the view to the top). */
+static void
+test_scroll_kept_on_rebuild (Fixture       *f,
+                             gconstpointer  data)
+{
+  GtkWidget *scrolled;
+  GtkAdjustment *rows;
+  double before, after;
+
+  g_assert_cmpuint (spins_for_chain (f, 301), >, 0);
+  scrolled = gtk_widget_get_ancestor (find_rows_view (GTK_WIDGET (f->panel)),
+                                      GTK_TYPE_SCROLLED_WINDOW);
+  rows = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  gtk_adjustment_set_value (rows, (gtk_adjustment_get_upper (rows)
+                                   - gtk_adjustment_get_page_size (rows)) / 2);
+  wait_frame (f);
+  before = gtk_adjustment_get_value (rows);
+  g_assert_cmpfloat (before, >, 0.0);
+
+  g_object_set (f->panel, "angle-unit", "radians", NULL);
+  g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "rad");
+  wait_list_filled (f);
+  after = gtk_adjustment_get_value (rows);
+  g_test_message ("scrolled to %.0f px of %.0f; %.0f px after the rebuild", before,
+                  gtk_adjustment_get_upper (rows), after);
+  g_assert_cmpfloat (after, >, before / 2);
+}
+
+/* The panel goes (its tab closed, its window destroyed) while its list is still being given
+ * a large model's rows: the idle callback that gives them goes with it. */
+static void
+test_dispose_while_filling (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GString) text = g_string_new ("{\"root_name\": \"j0\", \"joints\": ["
+                                          "{\"name\": \"j0\", \"type\": \"fixed\", "
+                                          "\"offset\": [0, 0, 0]}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("km-dispose-filling-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
+  GtkWidget *list_view = find_rows_view (GTK_WIDGET (f->panel));
+  GtkWidget *panel = GTK_WIDGET (f->panel);
+  GListModel *model;
+
+  g_assert_nonnull (list_view);
+  model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view)));
+  for (guint i = 1; i < 1000; i++)
+    g_string_append_printf (text, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
+                            "\"parent\": \"j%u\", \"offset\": [0, 0, 0.01], "
+                            "\"axis\": [0, 1, 0]}", i, i - 1);
+  g_string_append (text, "]}");
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  km_test_remove_tree (dir);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 999);
+  /* Still filling. */
+  g_assert_cmpuint (g_list_model_get_n_items (model), <, 999);
+
+  g_object_add_weak_pointer (G_OBJECT (panel), (gpointer *) &panel);
+  f->panel = NULL;
+  gtk_box_remove (GTK_BOX (gtk_widget_get_parent (panel)), panel);
+  g_assert_null (panel);
+  /* The idle callback would run now (pending sources), on the panel gone. */
+  test_app_spin ();
 }
 
 /* mimic-chain.urdf: b = 2a (b within ±1 rad), c = −b + 0.1 (c within ±0.5 rad). a's range
@@ -509,6 +657,10 @@ main (int    argc,
 
   g_test_add ("/kinema/PoseReview/rows-made-lazily", Fixture, NULL, fixture_setup,
               test_rows_made_lazily, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/scroll-kept-on-rebuild", Fixture, NULL, fixture_setup,
+              test_scroll_kept_on_rebuild, fixture_teardown);
+  g_test_add ("/kinema/PoseReview/dispose-while-filling", Fixture, NULL, fixture_setup,
+              test_dispose_while_filling, fixture_teardown);
   g_test_add ("/kinema/PoseReview/one-sided-slider", Fixture, NULL, fixture_setup,
               test_one_sided_slider, fixture_teardown);
   g_test_add ("/kinema/PoseReview/mimic-chain-stays-linked", Fixture, NULL,

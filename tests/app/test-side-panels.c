@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
@@ -17,6 +18,8 @@
 #include "km-skeleton-outline.h"
 #include "km-window.h"
 #include "km-document-skeleton.h"
+#include "km-item-row.h"
+#include "km-item-tree.h"
 
 #include "test-app-util.h"
 
@@ -634,6 +637,322 @@ test_limits_no_negative_zero (Fixture       *f,
   g_object_set (f->panel, "length-unit", "metres", NULL);
 }
 
+/* The Pose tab's list view (over the DOFs' adjustments), at or below @widget. */
+static GtkWidget *
+pose_list (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    {
+      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
+
+      if (GTK_IS_NO_SELECTION (model)
+          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
+             == GTK_TYPE_ADJUSTMENT)
+        return widget;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = pose_list (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+pose_list_filled (gpointer data)
+{
+  Fixture *f = data;
+  GtkWidget *list = pose_list (f->panel);
+
+  return list != NULL
+         && g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list))))
+            == km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel));
+}
+
+/* The DOF the Pose-tab spin button @spin shows, or -1. */
+static int
+spin_dof (Fixture   *f,
+          GtkWidget *spin)
+{
+  GtkAdjustment *adjustment;
+
+  if (!GTK_IS_SPIN_BUTTON (spin))
+    return -1;
+  adjustment = gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin));
+  for (guint d = 0; d < km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel)); d++)
+    if (km_joint_panel_get_adjustment (KM_JOINT_PANEL (f->panel), d) == adjustment)
+      return (int) d;
+  return -1;
+}
+
+/* Whether the row widget @child of @list lies whole in the list's visible part. */
+static gboolean
+in_view (GtkWidget *list,
+         GtkWidget *child)
+{
+  graphene_rect_t bounds;
+
+  return child != NULL && gtk_widget_get_mapped (child)
+         && gtk_widget_compute_bounds (child, list, &bounds) && bounds.size.height > 0
+         && bounds.origin.y >= -0.5
+         && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (list) + 0.5;
+}
+
+/* The Pose-tab row widget showing @dof, or NULL. */
+static GtkWidget *
+pose_row (Fixture *f,
+          int      dof)
+{
+  GtkWidget *list = pose_list (f->panel);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (spin_dof (f, test_app_find_widget (child, GTK_TYPE_SPIN_BUTTON)) == dof)
+      return child;
+  return NULL;
+}
+
+/* The first (@last: the last) DOF whose Pose-tab row is in view whole. */
+static int
+pose_row_in_view (Fixture  *f,
+                  gboolean  last)
+{
+  GtkWidget *list = pose_list (f->panel);
+  int found = -1;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int dof = spin_dof (f, test_app_find_widget (child, GTK_TYPE_SPIN_BUTTON));
+
+      if (dof >= 0 && in_view (list, child)
+          && (found < 0 || (last ? dof > found : dof < found)))
+        found = dof;
+    }
+  return found;
+}
+
+typedef struct
+{
+  Fixture *f;
+  int      dof;
+} DofWait;
+
+/* Whether @data's DOF's field has the focus, its row in view. */
+static gboolean
+field_focused_in_view (gpointer data)
+{
+  DofWait *wait = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (wait->f->window));
+  GtkWidget *spin = focus != NULL ? gtk_widget_get_ancestor (focus, GTK_TYPE_SPIN_BUTTON) : NULL;
+
+  return spin_dof (wait->f, spin) == wait->dof
+         && in_view (pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
+}
+
+static gboolean
+pose_row_shown (gpointer data)
+{
+  DofWait *wait = data;
+
+  return in_view (pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
+}
+
+/* The item tree's list view and its row widget showing @joint (or NULL). */
+static GtkWidget *
+tree_list (Fixture *f)
+{
+  return test_app_find_widget (km_window_get_item_tree (f->window), GTK_TYPE_LIST_VIEW);
+}
+
+static GtkWidget *
+tree_row (Fixture *f,
+          int      joint)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (tree_list (f)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *expander = gtk_widget_get_first_child (child);
+      GtkTreeListRow *row = GTK_IS_TREE_EXPANDER (expander)
+                            ? gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander)) : NULL;
+      g_autoptr(GObject) item = row != NULL ? gtk_tree_list_row_get_item (row) : NULL;
+
+      if (KM_IS_ITEM_ROW (item) && km_item_row_get_joint (KM_ITEM_ROW (item)) == joint)
+        return child;
+    }
+  return NULL;
+}
+
+static gboolean
+tree_row_shown (gpointer data)
+{
+  DofWait *wait = data;
+
+  return in_view (tree_list (wait->f), tree_row (wait->f, wait->dof));
+}
+
+/* Review of keyboard and selection, 1: Tab in a Pose-tab field goes to the next row's field
+ * also from the last row in view, scrolling it into view, down to the last DOF; Shift+Tab
+ * likewise upwards from the first row in view. GTK 4.8's list view went on to the widgets
+ * after the list (the Messages' Copy button). */
+static void
+test_pose_tab_past_view (Fixture       *f,
+                         gconstpointer  data)
+{
+  guint n = km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel));
+  GtkWidget *list, *spin;
+  GtkAdjustment *rows;
+  DofWait wait = { f, -1 };
+  int last, first;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  show_tab (f, f->panel);
+  g_assert_true (test_app_wait_until (pose_list_filled, f, 10000));
+  test_app_spin_for (200);
+  list = pose_list (f->panel);
+  rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+
+  /* As just saved: moving through the fields is to leave it so (below). */
+  g_assert_false (km_document_can_undo (f->document));
+  km_document_set_modified (f->document, FALSE);
+  last = pose_row_in_view (f, TRUE);
+  g_assert_cmpint (last, >=, 0);
+  g_assert_cmpint (last + 1, <, (int) n);
+  spin = test_app_find_widget (pose_row (f, last), GTK_TYPE_SPIN_BUTTON);
+  test_app_real_keys (GTK_WIDGET (f->window), spin, "key", "--delay", "60", "Tab", NULL);
+  for (wait.dof = last + 1; wait.dof < (int) n; wait.dof++)
+    {
+      if (wait.dof > last + 1)
+        test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Tab", NULL);
+      g_assert_true (test_app_wait_until (field_focused_in_view, &wait, 5000));
+    }
+  g_assert_cmpfloat (gtk_adjustment_get_value (rows), >, 0.0);
+  /* Moving through the fields typed nothing: no edit, no undo step, nothing to save. */
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* Upwards from the first row in view, scrolled to the end. */
+  gtk_adjustment_set_value (rows, gtk_adjustment_get_upper (rows)
+                                  - gtk_adjustment_get_page_size (rows));
+  test_app_spin_for (200);
+  first = pose_row_in_view (f, FALSE);
+  g_assert_cmpint (first, >, 0);
+  spin = test_app_find_widget (pose_row (f, first), GTK_TYPE_SPIN_BUTTON);
+  test_app_real_keys (GTK_WIDGET (f->window), spin, "key", "--delay", "60", "shift+Tab", NULL);
+  wait.dof = first - 1;
+  g_assert_true (test_app_wait_until (field_focused_in_view, &wait, 5000));
+  g_assert_false (km_document_can_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* Review of keyboard and selection, 3: a joint selected elsewhere has its rows brought into
+ * view in the Pose tab and the item tree, without their taking the focus; so has one a
+ * project opens with selected (kinema_selected_joint), the Pose tab's rows given to its
+ * list in chunks after the open. */
+static void
+test_selected_joint_shown (Fixture       *f,
+                           gconstpointer  data)
+{
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  guint n = km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel));
+  int dof = (int) n - 1;
+  int joint = km_skeleton_get_dof_joint (skeleton, (guint) dof);
+  g_autofree char *dir = g_dir_make_tmp ("kinema-side-panels-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "selected.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  DofWait wait = { f, dof };
+  DofWait tree_wait = { f, joint };
+  GtkAdjustment *rows, *tree_rows;
+
+  show_tab (f, f->panel);
+  g_assert_true (test_app_wait_until (pose_list_filled, f, 10000));
+  test_app_spin_for (200);
+  rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (pose_list (f->panel)));
+  tree_rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (tree_list (f)));
+  g_assert_false (pose_row_shown (&wait));
+  g_assert_false (tree_row_shown (&tree_wait));
+
+  gtk_window_set_focus (GTK_WINDOW (f->window), NULL);
+  km_document_set_selected_joint (f->document, joint);
+  g_assert_true (test_app_wait_until (pose_row_shown, &wait, 5000));
+  g_assert_true (test_app_wait_until (tree_row_shown, &tree_wait, 5000));
+  g_assert_null (gtk_root_get_focus (GTK_ROOT (f->window)));
+
+  /* Saved with it selected, opened again scrolled to the top. */
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  km_document_set_selected_joint (f->document, -1);
+  gtk_adjustment_set_value (rows, 0.0);
+  gtk_adjustment_set_value (tree_rows, 0.0);
+  test_app_spin_for (200);
+  g_assert_false (pose_row_shown (&wait));
+  g_assert_false (tree_row_shown (&tree_wait));
+  g_assert_true (test_app_open_file (f->window, file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpint (km_document_get_selected_joint (f->document), ==, joint);
+  g_assert_true (test_app_wait_until (pose_row_shown, &wait, 5000));
+  g_assert_true (test_app_wait_until (tree_row_shown, &tree_wait, 5000));
+
+  g_assert_no_errno (g_remove (path));
+  g_assert_no_errno (g_rmdir (dir));
+}
+
+typedef struct
+{
+  Fixture   *f;
+  GtkWidget *within;
+  gboolean   inside;
+} FocusWait;
+
+static gboolean
+focus_inside_is (gpointer data)
+{
+  FocusWait *wait = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (wait->f->window));
+
+  return (focus != NULL && gtk_widget_is_ancestor (focus, wait->within)) == wait->inside;
+}
+
+/* Review of keyboard and selection, 2: the item tree is one Tab stop; the arrows move
+ * between its rows, Tab and Shift+Tab leave it (GTK 4.8's list view took SR1's 38 rows one
+ * Tab each). */
+static void
+test_tree_one_tab_stop (Fixture       *f,
+                        gconstpointer  data)
+{
+  GtkWidget *list = tree_list (f);
+  GtkWidget *first = gtk_widget_get_first_child (list);
+  FocusWait wait = { f, list, FALSE };
+  GtkWidget *focus;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  g_assert_nonnull (first);
+  test_app_real_keys (GTK_WIDGET (f->window), first, "key", "--delay", "60", "Down", NULL);
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_true (focus != NULL && focus != first && gtk_widget_is_ancestor (focus, list));
+
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Tab", NULL);
+  g_assert_true (test_app_wait_until (focus_inside_is, &wait, 2000));
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (f->window)));
+
+  /* Back in with Shift+Tab, on the row it left. */
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "shift+Tab", NULL);
+  wait.inside = TRUE;
+  g_assert_true (test_app_wait_until (focus_inside_is, &wait, 2000));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == focus);
+
+  /* And out upwards. */
+  test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "shift+Tab", NULL);
+  wait.inside = FALSE;
+  g_assert_true (test_app_wait_until (focus_inside_is, &wait, 2000));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -658,5 +977,11 @@ main (int    argc,
               fixture_setup, test_unlimited_joint, fixture_teardown);
   g_test_add ("/kinema/SidePanels/limits-no-negative-zero", Fixture, "../urdf-mimic-grip.urdf",
               fixture_setup, test_limits_no_negative_zero, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/pose-tab-past-view", Fixture, NULL, fixture_setup,
+              test_pose_tab_past_view, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/selected-joint-shown", Fixture, NULL, fixture_setup,
+              test_selected_joint_shown, fixture_teardown);
+  g_test_add ("/kinema/SidePanels/tree-one-tab-stop", Fixture, NULL, fixture_setup,
+              test_tree_one_tab_stop, fixture_teardown);
   return g_test_run ();
 }
