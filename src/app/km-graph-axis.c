@@ -255,3 +255,51 @@ km_graph_axis_clear (KmGraphAxis *axis)
 {
   km_graph_axis_drop_labels (axis);
 }
+
+/**
+ * km_graph_axis_time_step:
+ * @total: the seconds the time axis spans
+ * @width: the plot's width, in pixels
+ * @room: the pixels a label needs, the room between labels included
+ *
+ * The time axis' step: the smallest round one (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30 s, whole
+ * minutes, hours, then days and 1, 2, 5 × 10ⁿ days) that leaves @room for each label, at
+ * any length of motion (a day's motion has labels as an eight-second one does).
+ *
+ * Returns: the step in seconds; 0 when not even two labels fit (only "0 s" is shown)
+ */
+double
+km_graph_axis_time_step (double total,
+                         double width,
+                         double room)
+{
+  static const double steps[] = {
+    0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
+    7200, 10800, 21600, 43200, 86400,
+  };
+  double days = 1;
+
+  if (!(total > 0) || !(width > 0) || !isfinite (total))
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    if (steps[i] > total)
+      return 0;
+    else if (width * steps[i] / total >= room)
+      return steps[i];
+  /* Longer still: 2, 5, 10, 20, 50 … days. */
+  for (;;)
+    {
+      static const double mantissas[] = { 2, 5, 10 };
+
+      for (guint i = 0; i < G_N_ELEMENTS (mantissas); i++)
+        {
+          double step = days * mantissas[i] * 86400;
+
+          if (step > total)
+            return 0;
+          if (width * step / total >= room)
+            return step;
+        }
+      days *= 10;
+    }
+}

@@ -65,4 +65,8 @@ void    km_graph_axis_draw          (const KmGraphAxis     *axis,
 char  **km_graph_axis_dup_labels    (const KmGraphAxis     *axis);
 void    km_graph_axis_clear         (KmGraphAxis           *axis);
 
+double  km_graph_axis_time_step     (double                 total,
+                                     double                 width,
+                                     double                 room);
+
 G_END_DECLS

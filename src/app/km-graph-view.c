@@ -206,6 +206,23 @@ n_frames (KmGraphView *self)
   return self->document ? MAX (km_document_get_timeline_frames (self->document), 1) : 1;
 }
 
+/* The frames of @animation that are plotted: all of them, but while a solve streams its
+ * frames into it only those solved so far (they come in frame order, each with its
+ * residual): the rows after them are not a motion yet (zeros), so the curves end at the
+ * last frame solved rather than drop to 0 there. */
+static guint
+plotted_frames (KmGraphView *self,
+                KmAnimation *animation)
+{
+  guint n = km_animation_get_n_frames (animation), solved = 0;
+
+  if (!km_document_get_solving (self->document) || !km_animation_has_residuals (animation))
+    return n;
+  while (solved < n && km_animation_get_residual (animation, solved, NULL, NULL))
+    solved++;
+  return solved;
+}
+
 /* The finite stretch of [@lower, @upper] the value axis shows: all of it when both ends
  * are finite, a stretch from the finite end inwards when one is, none when neither is. */
 static gboolean
@@ -373,7 +390,7 @@ compute_span (KmGraphView *self,
     return FALSE;
 
   if (animation != NULL && km_animation_get_n_dof (animation) == total_dof)
-    n_anim = km_animation_get_n_frames (animation);
+    n_anim = plotted_frames (self, animation);
   lower = g_new (double, total_dof);
   upper = g_new (double, total_dof);
   km_skeleton_get_dof_limits (skeleton, lower, upper);
@@ -514,15 +531,12 @@ layout_legend (KmGraphView *self,
 }
 
 /* The time axis' labels, in seconds as the time bar counts them, at a round step that
- * leaves room between them. */
+ * leaves room between them (km_graph_axis_time_step). */
 static void
 layout_times (KmGraphView *self,
               Layout      *l,
               double       width)
 {
-  static const double steps[] = {
-    0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600,
-  };
   double rate = km_document_get_frame_rate (self->document);
   double last = MAX (n_frames (self), 2) - 1, total, step = 0, prev_right = -INFINITY;
   g_autofree char *widest = NULL;
@@ -537,12 +551,8 @@ layout_times (KmGraphView *self,
   probe = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), widest);
   pango_layout_get_pixel_size (probe, &lw, NULL);
   g_object_unref (probe);
-  for (guint i = 0; i < G_N_ELEMENTS (steps) && total > 0; i++)
-    if (l->plot.size.width * steps[i] / total >= lw + 2 * ENTRY_GAP)
-      {
-        step = steps[i];
-        break;
-      }
+  /* At any length of motion: a day's has labels as an eight-second one does. */
+  step = km_graph_axis_time_step (total, l->plot.size.width, lw + 2 * ENTRY_GAP);
 
   for (guint k = 0; l->n_times < G_N_ELEMENTS (l->time_labels); k++)
     {
@@ -666,6 +676,56 @@ draw_text (cairo_t     *cr,
   pango_cairo_show_layout (cr, layout);
 }
 
+/* A curve of more frames than the plot has columns is drawn a column at a time: the first,
+ * lowest, highest and last of its values there, four points a pixel wide, so that a motion
+ * of a million frames is a path of a few thousand segments (cairo strokes a path of a
+ * million sub-pixel segments as nothing at all), and its extremes still show. */
+typedef struct
+{
+  gboolean by_column;
+  gboolean open;
+  int      index;
+  double   x, first, lo, hi, last;
+} Column;
+
+static void
+column_flush (cairo_t  *cr,
+              Column   *column,
+              gboolean *started)
+{
+  if (!column->open)
+    return;
+  if (*started)
+    cairo_line_to (cr, column->x, column->first);
+  else
+    cairo_move_to (cr, column->x, column->first);
+  cairo_line_to (cr, column->x, column->lo);
+  cairo_line_to (cr, column->x, column->hi);
+  cairo_line_to (cr, column->x, column->last);
+  column->open = FALSE;
+  *started = TRUE;
+}
+
+static void
+column_add (cairo_t  *cr,
+            Column   *column,
+            double    x,
+            double    y,
+            gboolean *started)
+{
+  int index = (int) floor (x);
+
+  if (column->open && index == column->index)
+    {
+      column->lo = MIN (column->lo, y);
+      column->hi = MAX (column->hi, y);
+      column->last = y;
+      return;
+    }
+  column_flush (cr, column, started);
+  *column = (Column) { TRUE, TRUE, index, x, y, y, y, y };
+}
+
 static void
 draw_cb (GtkDrawingArea *area,
          cairo_t        *cr,
@@ -694,7 +754,7 @@ draw_cb (GtkDrawingArea *area,
   total_dof = km_skeleton_get_n_dof (skeleton);
   animation = km_document_get_animation (self->document);
   if (animation != NULL && km_animation_get_n_dof (animation) == total_dof)
-    n_anim = km_animation_get_n_frames (animation);
+    n_anim = plotted_frames (self, animation);
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
 
   plot_top = l.plot.origin.y;
@@ -730,6 +790,8 @@ draw_cb (GtkDrawingArea *area,
       const PlotDof *dof = &l.dofs[d - l.first_dof];
       int joint = km_skeleton_get_dof_joint (skeleton, d);
       gboolean started = FALSE;
+      /* More frames than the plot has columns (a long motion's): a column at a time. */
+      Column column = { n_anim > 2 * l.plot.size.width, FALSE, };
       GdkRGBA colour;
 
       for (guint f = 0; f < n_anim; f++)
@@ -739,18 +801,24 @@ draw_cb (GtkDrawingArea *area,
 
           if (q == NULL || !isfinite (q[d]))
             {
+              column_flush (cr, &column, &started);
               started = FALSE;
               continue;
             }
           y = km_graph_axis_y (axis, &l.plot, plot_value (self, dof, joint, q[d]));
-          if (started)
+          if (column.by_column)
+            column_add (cr, &column, x, y, &started);
+          else if (started)
             cairo_line_to (cr, x, y);
           else
             cairo_move_to (cr, x, y);
-          started = TRUE;
+          started = started || !column.by_column;
         }
-      /* Past the motion its last pose holds, to the end of the time bar's range. */
-      if (started && n_anim < n_frames (self))
+      column_flush (cr, &column, &started);
+      /* Past the motion its last pose holds, to the end of the time bar's range (a motion
+       * still being solved ends at its last frame solved). */
+      if (started && n_anim == km_animation_get_n_frames (animation)
+          && n_anim < n_frames (self))
         {
           double y;
 

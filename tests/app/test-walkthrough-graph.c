@@ -14,6 +14,8 @@
 #endif
 
 #include "km-document.h"
+#include "km-document-edit.h"
+#include "km-graph-axis.h"
 #include "km-graph-view.h"
 #include "km-skeleton.h"
 
@@ -896,6 +898,107 @@ test_axes_narrow (Fixture       *f,
   assert_axis_labels (f, GTK_POS_RIGHT, "500 mm|250 mm|0 mm");
 }
 
+/* The time axis' step (km_graph_axis_time_step) at any length of motion: at least three
+ * labels, each with its room, on the plot of a graph 560 pixels wide, from half a second to
+ * a third of a year. Review finding: a 33,333 s motion (a million frames at 30 fps) got no
+ * step at all, only "0 s". */
+static void
+test_time_step_any_length (void)
+{
+  static const double totals[] = { 0.5, 8, 480, 4000, 33333.3, 3 * 86400.0, 1e7 };
+  const double width = 560, room = 74;
+
+  for (guint i = 0; i < G_N_ELEMENTS (totals); i++)
+    {
+      double step = km_graph_axis_time_step (totals[i], width, room);
+
+      g_test_message ("%g s: step %g s", totals[i], step);
+      g_assert_cmpfloat (step, >, 0);
+      g_assert_cmpfloat (width * step / totals[i], >=, room);
+      g_assert_cmpfloat (floor (totals[i] / step) + 1, >=, 3);
+    }
+  /* Round steps: the 33,333 s motion's is two hours. */
+  g_assert_cmpfloat (km_graph_axis_time_step (33333.3, width, room), ==, 7200);
+  /* No room for even two labels: none but "0 s". */
+  g_assert_cmpfloat (km_graph_axis_time_step (8, 50, room), ==, 0);
+  g_assert_cmpfloat (km_graph_axis_time_step (0, width, room), ==, 0);
+}
+
+/* Frames of the streamed motion solved so far (in frame order, each with its residual). */
+static guint
+solved_frames (KmDocument *document)
+{
+  KmAnimation *animation = km_document_get_animation (document);
+  guint n = 0;
+
+  while (animation != NULL && n < km_animation_get_n_frames (animation)
+         && km_animation_get_residual (animation, n, NULL, NULL))
+    n++;
+  return n;
+}
+
+static gboolean
+some_solved (gpointer data)
+{
+  Fixture *f = data;
+
+  return !km_document_get_solving (f->document) || solved_frames (f->document) >= 500;
+}
+
+/* Review finding: while a motion of a million frames is solved, the frames not solved yet
+ * were drawn at 0, so each curve dropped to zero at the progress point and ran along it to
+ * the end. The curves end at the last frame solved; and the time axis (33,333 s) has
+ * labels along it, not "0 s" alone. */
+static void
+test_long_solve_curve_ends (Fixture       *f,
+                            gconstpointer  data)
+{
+  KmTargetTrack *targets = km_document_get_targets (f->document);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  guint dof = km_skeleton_get_joint (skeleton, elbow)->dof_index;
+  KmTargetKeyframe far = *km_target_track_get_keyframe (targets, 0);
+  g_autofree guint8 *pixels = NULL;
+  g_auto(GStrv) times = NULL;
+  g_autofree char *joined = NULL;
+  graphene_rect_t plot;
+  guint solved, drawn_after = 0;
+  double end;
+  int w, h;
+
+  km_document_set_selected_joint (f->document, elbow);
+  far.frame = 1000000;
+  g_assert_true (km_document_put_keyframe (f->document, &far));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (test_app_wait_until (some_solved, f, 20000));
+  g_assert_true (km_document_get_solving (f->document));
+  test_app_spin_for (50);
+
+  /* Frames stream in on the main thread: none come while the graph is rendered. */
+  solved = solved_frames (f->document);
+  pixels = render_graph (f, &w, &h);
+  g_test_message ("%u frames solved of %u", solved, far.frame + 1);
+  g_assert_true (km_graph_view_get_plot_area (f->graph_view, &plot));
+  end = km_graph_view_x_for_frame (f->graph_view, solved);
+  /* The rest of the time axis is not solved yet: far more than the frames solved. */
+  g_assert_cmpfloat (end, <, plot.origin.x + plot.size.width / 2);
+  for (int x = (int) ceil (end) + 3; x < plot.origin.x + plot.size.width - 1; x++)
+    drawn_after += curve_pixels_in_column (f->graph_view, dof, pixels, w, h, x);
+  g_assert_cmpuint (drawn_after, ==, 0);
+  /* The frames solved are drawn. */
+  g_assert_cmpuint (curve_pixels_in_column (f->graph_view, dof, pixels, w, h,
+                                            (int) plot.origin.x + 1), >, 0);
+
+  times = km_graph_view_dup_time_labels (f->graph_view);
+  joined = g_strjoinv ("|", times);
+  g_test_message ("time labels: %s", joined);
+  g_assert_cmpuint (g_strv_length (times), >=, 3);
+  g_assert_cmpstr (times[0], ==, "0 s");
+
+  km_document_cancel_solve (f->document);
+  g_assert_false (km_document_get_solving (f->document));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -926,5 +1029,8 @@ main (int    argc,
               fixture_setup, test_legend_narrow, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/graph/axes-narrow", Fixture, NULL,
               fixture_setup, test_axes_narrow, fixture_teardown);
+  g_test_add_func ("/kinema/Walkthrough/graph/time-step-any-length", test_time_step_any_length);
+  g_test_add ("/kinema/Walkthrough/graph/long-solve-curve-ends", Fixture, NULL,
+              fixture_setup, test_long_solve_curve_ends, fixture_teardown);
   return g_test_run ();
 }
