@@ -486,12 +486,58 @@ skeleton_edit_apply_animation (SkeletonEdit *edit,
                                       after ? edit->animation_after : edit->animation_before);
 }
 
+/* What became of each body handler name on @body's model (name → KmBodyHandlerStatus), to
+ * tell what a skeleton edit changed about them (log_handler_changes()). */
+static GHashTable *
+handler_states (KmBodyItem *body)
+{
+  KmBodyHandlerSet *set = km_body_item_get_body_handlers (body);
+  GHashTable *states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = set != NULL ? km_body_handler_set_get_n_reports (set) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KmBodyHandlerReport *report = km_body_handler_set_get_report (set, i);
+
+      g_hash_table_insert (states, g_strdup (report->name), GINT_TO_POINTER (report->status));
+    }
+  return states;
+}
+
+/* A skeleton edit (or its undo, or redo) attaches the model's handlers again to the skeleton
+ * it gives: one that needs a joint the edit renamed, deleted or moved fails to, and the
+ * closed loop or analytic IK it gave is gone. The message view says so, in the loader's
+ * words, once for the step; and when a step brings a handler back. A handler whose state
+ * the step did not change adds nothing. */
+static void
+log_handler_changes (KmDocument *self,
+                     KmBodyItem *body,
+                     GHashTable *before)
+{
+  KmBodyHandlerSet *set = km_body_item_get_body_handlers (body);
+  guint n = set != NULL ? km_body_handler_set_get_n_reports (set) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const KmBodyHandlerReport *report = km_body_handler_set_get_report (set, i);
+      gpointer old_status;
+      gboolean attached = report->status == KM_BODY_HANDLER_ATTACHED;
+
+      if (g_hash_table_lookup_extended (before, report->name, NULL, &old_status)
+          && (GPOINTER_TO_INT (old_status) == KM_BODY_HANDLER_ATTACHED) == attached)
+        continue;
+      km_document_log (self, attached ? G_LOG_LEVEL_INFO : G_LOG_LEVEL_WARNING, "%s",
+                       report->message);
+    }
+}
+
 static void
 skeleton_edit_apply (SkeletonEdit    *edit,
                      const BodyModel *model)
 {
   KmDocument *self = edit->document;
   KmSkeleton *shown;
+  g_autoptr(GHashTable) handlers_before = NULL;
   int joint = -1;
   const char *file = model->file;
   const char *format = model->format;
@@ -518,6 +564,7 @@ skeleton_edit_apply (SkeletonEdit    *edit,
           && !km_skeleton_equal (copy->skeleton, model->skeleton, 0.0))
         modified = TRUE;
     }
+  handlers_before = handler_states (edit->body);
   km_body_item_set_model (edit->body, file, format, model->skeleton);
   /* As Set Keyframe's step: the edited targets are the item's own (inline) until saved,
    * and undo gives back the item as it was, still linked to the file it was read from. */
@@ -543,6 +590,7 @@ skeleton_edit_apply (SkeletonEdit    *edit,
     joint = km_skeleton_find_joint (shown, model->selected);
   if (shown == model->skeleton)
     km_document_set_selected_joint (self, joint);
+  log_handler_changes (self, edit->body, handlers_before);
 }
 
 static void

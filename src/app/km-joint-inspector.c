@@ -100,6 +100,9 @@ struct _KmJointInspector
   GApplication       *saving_app;   /* held while it is written */
 
   gboolean            updating;
+  /* A field's edit is being applied (apply()): the skeleton is replaced under the fields,
+   * with no joint selected for a moment. */
+  gboolean            applying;
 
   /* The joint tree's share of the paned's height (split_fitted); the position fitted
    * last, and the paned's height then. */
@@ -619,6 +622,12 @@ refresh (KmJointInspector *self)
   KmUnit angle = angle_unit (self);
 
   update_actions (self);
+  /* While a field's edit is applied, the moment without a selected joint keeps the joint's
+   * page: hiding it would take the focus from the field, whose GtkSpinButton then commits
+   * its text again and forgets that the number typed was set to the end of its range
+   * (km-number-field.c tells after the edit): the reason never showed. */
+  if (joint == NULL && self->applying)
+    return;
   if (joint == NULL)
     {
       gtk_stack_set_visible_child_name (self->stack, "empty");
@@ -815,7 +824,9 @@ apply (KmJointInspector *self,
   if (km_skeleton_equal (owned, km_document_get_skeleton (self->document), 0.0))
     return FALSE;
   clear_errors (self);
+  self->applying = TRUE;
   km_document_edit_skeleton (self->document, owned, label, select);
+  self->applying = FALSE;
   refresh (self);
   return TRUE;
 }

@@ -11,9 +11,11 @@
 
 #include "km-body-item.h"
 #include "km-configuration-bar.h"
+#include "km-document-skeleton.h"
 #include "km-graph-view.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
+#include "km-skeleton-edit.h"
 
 #include "test-app-util.h"
 #include "km-test-tmp.h"
@@ -349,6 +351,80 @@ test_linked_joint_values (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (pose[d3], before[2], 1e-9);
 }
 
+static guint
+count_off (Fixture *f)
+{
+  return test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, "ClosedLinkSampleHandler",
+                                  "failed to initialize", "J1 is not found", NULL);
+}
+
+static guint
+count_loaded (Fixture *f)
+{
+  return test_app_count_messages (f->document, G_LOG_LEVEL_INFO, "ClosedLinkSampleHandler",
+                                  "has been loaded", NULL);
+}
+
+/* A skeleton edit that renames a joint the handler needs switches the handler off (the
+ * closed loop comes apart): the message view says which handler and why, in the
+ * loader's words, once for the edit; undo brings it back and says so, redo says it again,
+ * and a further edit that leaves it off adds nothing (review: handler switched off
+ * silently). */
+static void
+test_edit_detaches_handler (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(KmSkeleton) renamed = NULL;
+  g_autoptr(KmSkeleton) again = NULL;
+  g_autoptr(GError) error = NULL;
+  KmSkeleton *skeleton;
+  guint n_warnings;
+  int j1, j0;
+
+  import_data (f, "choreonoid/ClosedLinkSample.body");
+  g_assert_true (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                  "ClosedLinkSampleHandler"));
+  g_assert_cmpuint (count_loaded (f), ==, 1);
+  g_assert_cmpuint (count_off (f), ==, 0);
+  n_warnings = test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, NULL);
+
+  skeleton = km_document_get_skeleton (f->document);
+  j1 = km_skeleton_find_joint (skeleton, "J1");
+  g_assert_cmpint (j1, >=, 0);
+  renamed = km_skeleton_edit_set_name (skeleton, j1, "Coupler", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, renamed, "Rename Joint", NULL));
+  g_assert_false (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                   "ClosedLinkSampleHandler"));
+  g_assert_cmpuint (count_off (f), ==, 1);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, NULL), ==,
+                    n_warnings + 1);
+
+  /* Undo re-attaches it, and the log says it is back. */
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                  "ClosedLinkSampleHandler"));
+  g_assert_cmpuint (count_loaded (f), ==, 2);
+  g_assert_cmpuint (count_off (f), ==, 1);
+
+  g_assert_true (km_document_redo (f->document));
+  g_assert_false (km_body_handler_set_is_attached (km_document_get_body_handlers (f->document),
+                                                   "ClosedLinkSampleHandler"));
+  g_assert_cmpuint (count_off (f), ==, 2);
+  g_assert_cmpuint (count_loaded (f), ==, 2);
+
+  /* Off already: another edit changes nothing about it, and says nothing. */
+  skeleton = km_document_get_skeleton (f->document);
+  j0 = km_skeleton_find_joint (skeleton, "J0");
+  g_assert_cmpint (j0, >=, 0);
+  again = km_skeleton_edit_set_name (skeleton, j0, "Crank", &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (f->document, again, "Rename Joint", NULL));
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, NULL), ==,
+                    n_warnings + 2);
+  g_assert_cmpuint (count_loaded (f), ==, 2);
+}
+
 static void
 test_handler_messages (Fixture       *f,
                        gconstpointer  data)
@@ -570,6 +646,8 @@ main (int    argc,
               fixture_setup, test_linked_joints, fixture_teardown);
   g_test_add ("/kinema/Document/linked-joint-values", Fixture, NULL,
               fixture_setup, test_linked_joint_values, fixture_teardown);
+  g_test_add ("/kinema/Document/edit-detaches-handler", Fixture, NULL,
+              fixture_setup, test_edit_detaches_handler, fixture_teardown);
   g_test_add ("/kinema/JointPanel/handler-messages", Fixture, NULL,
               fixture_setup, test_handler_messages, fixture_teardown);
   g_test_add ("/kinema/JointPanel/units", Fixture, NULL,
