@@ -2480,7 +2480,8 @@ remove_written (KmEditedSkeletons *edited,
       const char *path = file->temp != NULL ? file->temp
                          : copies && file->is_new ? file->path : NULL;
 
-      if (path != NULL && g_unlink (path) != 0 && errno != ENOENT)
+      /* (Nothing there to remove: gone, or its folder is no folder any more.) */
+      if (path != NULL && g_unlink (path) != 0 && errno != ENOENT && errno != ENOTDIR)
         g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
       g_clear_pointer (&file->temp, g_free);
     }
@@ -2510,7 +2511,7 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
        * meanwhile stays, and what was written for it goes. */
       if (file->expected != NULL && !own_copy_still_there (file, NULL))
         {
-          if (g_unlink (file->temp) != 0 && errno != ENOENT)
+          if (g_unlink (file->temp) != 0 && errno != ENOENT && errno != ENOTDIR)
             g_warning ("Cannot remove %s: %s", file->temp, g_strerror (errno));
           g_clear_pointer (&file->temp, g_free);
           continue;

@@ -2421,6 +2421,62 @@ test_save_keeps_copy_sub_project_uses (Fixture       *f,
   g_assert_false (g_file_test (c.numbered, G_FILE_TEST_EXISTS));
 }
 
+/* Copies @name of tests/data/cnoid/kinema into @dir. */
+static void
+copy_arm_file (const char *dir,
+               const char *name)
+{
+  g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema", name,
+                                                 NULL);
+  g_autofree char *to = g_build_filename (dir, name, NULL);
+  g_autofree char *text = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (from, &text, &length, NULL));
+  g_assert_true (g_file_set_contents (to, text, (gssize) length, NULL));
+}
+
+/* The project's folder became a file after it was opened: the save fails, says why, and
+ * the model it would have rewritten there (deleted, so written again) is not "removed"
+ * with a warning on the way out (unlink there fails with ENOTDIR, as with ENOENT nothing
+ * is there to remove). Warnings are fatal here. */
+static void
+test_save_into_folder_now_a_file (void)
+{
+  g_autofree char *root = km_test_make_tmp_dir ("km-gone-dir-XXXXXX");
+  g_autofree char *dir = g_build_filename (root, "d", NULL);
+  g_autofree char *moved = g_build_filename (root, "d2", NULL);
+  g_autofree char *path = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  copy_arm_file (dir, "arm.cnoid");
+  copy_arm_file (dir, "arm.json");
+  copy_arm_file (dir, "targets.json");
+  g_assert_true (km_document_import_file (document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+
+  g_assert_cmpint (g_rename (dir, moved), ==, 0);
+  g_assert_true (g_file_set_contents (dir, "", 0, NULL));
+  /* Save refuses first (the file is gone); then Save there again, as the window's question
+   * lets the user. */
+  g_assert_false (km_document_save (document, file, &error));
+  g_clear_error (&error);
+  g_assert_nonnull (km_document_get_disk_conflict (document));
+  km_document_accept_disk_conflict (document);
+  g_assert_false (km_document_save (document, file, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR);
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_unlink (dir);
+  g_assert_cmpint (g_rename (moved, dir), ==, 0);
+  km_test_remove_tree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2428,6 +2484,8 @@ main (int    argc,
   test_app_use_system_schemas ();
   test_app_init (&argc, &argv);
 
+  g_test_add_func ("/kinema/Window/save/into-folder-now-a-file",
+                   test_save_into_folder_now_a_file);
   g_test_add ("/kinema/Window/save/clears-modified-when-written", Fixture, NULL,
               fixture_setup, test_save_clears_modified_when_written, fixture_teardown);
   g_test_add ("/kinema/Window/export-animation", Fixture, NULL,
