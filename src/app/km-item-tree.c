@@ -16,6 +16,7 @@
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-row.h"
+#include "km-list-scroll.h"
 #include "km-pose-seq-item.h"
 #include "km-root-item.h"
 #include "km-skeleton-edit.h"
@@ -79,9 +80,7 @@ struct _KmItemTree
   guint               sync_idle;     /* sync_selection once rows were made anew */
 
   int                 scroll_joint;  /* the joint whose row to bring into view, or -1 */
-  GdkFrameClock      *scroll_clock;  /* whose ::after-paint does so (scroll_frame_cb) */
-  gulong              scroll_paint;  /* that handler */
-  guint               scroll_frames; /* frames it has waited */
+  KmAfterPaint        scroll;        /* whose step does so (scroll_step) */
 };
 
 enum {
@@ -770,121 +769,34 @@ joint_position (KmItemTree *self,
   return GTK_INVALID_LIST_POSITION;
 }
 
-/* GTK 4.8 has no gtk_list_view_scroll_to: once the list is laid out, moves its vertical
- * adjustment just enough to show self->scroll_joint's row whole. A row the list has not
- * made (far from the visible part) is first brought near from the height of the rows it
- * has (the rows are alike), then shown exactly a frame later; done (TRUE) once it is seen
- * in view, or given up.
- *
- * Only from a frame's ::after-paint (scroll_frame_cb), when the list has just been laid out:
- * rows added or removed since its last layout (a body's joints shown, a row expanded) have
- * no height yet, and the list, asked for a position past those it knows, warns "GtkListView
- * failed to scroll to given position" (as it did from a tick callback, which runs before
- * the frame's layout). */
-static gboolean
-scroll_step (KmItemTree *self)
+/* Brings self->scroll_joint's row into view, whole (km-list-scroll.c: GTK 4.8 has no
+ * gtk_list_view_scroll_to); done once it is seen in view, or given up. Only from a frame's
+ * ::after-paint (self->scroll), when the list has just been laid out: rows added or removed
+ * since its last layout (a body's joints shown, a row expanded) have no height yet. */
+static KmAfterPaintStep
+scroll_step (gpointer user_data)
 {
+  KmItemTree *self = user_data;
   GtkWidget *widget = GTK_WIDGET (self->list_view);
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
   guint position = self->document != NULL && self->scroll_joint >= 0
                    ? joint_position (self, self->scroll_joint) : GTK_INVALID_LIST_POSITION;
-  double value = gtk_adjustment_get_value (adjustment);
-  gboolean near = FALSE;
-  graphene_rect_t near_bounds = GRAPHENE_RECT_INIT (0, 0, 0, 0);
-  guint near_position = 0;
+  graphene_rect_t bounds;
+  KmListRowNear near;
 
-  if (position == GTK_INVALID_LIST_POSITION || ++self->scroll_frames > SCROLL_MAX_FRAMES)
-    return TRUE;
-  /* Not laid out yet. */
-  if (gtk_widget_get_height (widget) <= 0)
-    return FALSE;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *expander = gtk_widget_get_first_child (child);
-      GtkTreeListRow *row;
-      graphene_rect_t bounds;
-      guint shown;
-
-      if (!GTK_IS_TREE_EXPANDER (expander)
-          || (row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander))) == NULL
-          || !gtk_widget_get_mapped (child)
-          || !gtk_widget_compute_bounds (child, widget, &bounds)
-          || bounds.size.height <= 0)
-        continue;
-      shown = gtk_tree_list_row_get_position (row);
-      if (shown == position)
-        {
-          /* Done once seen in view: a row just made may still have its old place. */
-          if (bounds.origin.y >= 0
-              && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (widget))
-            return TRUE;
-          /* In the list view's coordinates, whose top is the adjustment's value. */
-          gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
-                                     value + bounds.origin.y + bounds.size.height);
-          return FALSE;
-        }
-      if (!near)
-        near = TRUE, near_bounds = bounds, near_position = shown;
-    }
-
-  if (near)
-    {
-      double top = value + near_bounds.origin.y
-                   + ((double) position - (double) near_position) * near_bounds.size.height;
-
-      gtk_adjustment_clamp_page (adjustment, top, top + near_bounds.size.height);
-    }
-  return FALSE;
+  if (position == GTK_INVALID_LIST_POSITION)
+    return KM_AFTER_PAINT_DONE;
+  if (km_list_view_find_row (widget, position, km_list_row_tree_position, NULL, &bounds, &near))
+    return km_list_view_show_bounds (widget, &bounds) ? KM_AFTER_PAINT_DONE : KM_AFTER_PAINT_AGAIN;
+  km_list_view_bring_near (widget, position, &near);
+  return KM_AFTER_PAINT_AGAIN;
 }
 
 static void
-stop_scroll (KmItemTree *self)
+scroll_done (gpointer user_data)
 {
-  if (self->scroll_clock != NULL)
-    g_clear_signal_handler (&self->scroll_paint, self->scroll_clock);
-  g_clear_object (&self->scroll_clock);
-}
+  KmItemTree *self = user_data;
 
-static void
-scroll_frame_cb (GdkFrameClock *clock,
-                 KmItemTree    *self)
-{
-  if (scroll_step (self))
-    {
-      self->scroll_joint = -1;
-      stop_scroll (self);
-    }
-  else
-    /* Another frame, laid out anew where the adjustment moved. */
-    gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
-}
-
-/* Waits for frames while the list is in view (see scroll_step). */
-static void
-start_scroll (KmItemTree *self)
-{
-  GdkFrameClock *clock;
-
-  self->scroll_frames = 0;
-  if (self->scroll_joint < 0 || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view))
-      || (clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view))) == NULL)
-    return;
-  if (self->scroll_clock != clock)
-    {
-      stop_scroll (self);
-      self->scroll_clock = g_object_ref (clock);
-      self->scroll_paint = g_signal_connect (clock, "after-paint",
-                                             G_CALLBACK (scroll_frame_cb), self);
-    }
-  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
-}
-
-static void
-list_view_unmap_cb (KmItemTree *self)
-{
-  stop_scroll (self);
+  self->scroll_joint = -1;
 }
 
 /* Brings the selected joint's row into view once the list has laid it out. */
@@ -894,9 +806,9 @@ scroll_to_joint (KmItemTree *self)
   self->scroll_joint = self->document != NULL ? km_document_get_selected_joint (self->document)
                                               : -1;
   if (self->scroll_joint < 0)
-    stop_scroll (self);
+    km_after_paint_cancel (&self->scroll);
   else
-    start_scroll (self);
+    km_after_paint_start (&self->scroll);
 }
 
 /* A joint selected elsewhere (the scene, the joint panel) is its body selected here. */
@@ -1564,8 +1476,7 @@ km_item_tree_dispose (GObject *object)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
   g_clear_handle_id (&self->sync_idle, g_source_remove);
-  if (self->list_view != NULL)
-    stop_scroll (self);
+  km_after_paint_clear (&self->scroll);
   {
     /* Joint rows hold their body: let go of them, or the body would hold itself. */
     g_autoptr(KmItem) body = g_weak_ref_get (&self->joint_body);
@@ -1691,10 +1602,8 @@ km_item_tree_init (KmItemTree *self)
   g_signal_connect_object (self->selection, "items-changed",
                            G_CALLBACK (update_actions), self, G_CONNECT_SWAPPED);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
-  g_signal_connect_object (self->list_view, "map", G_CALLBACK (start_scroll), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->list_view, "unmap", G_CALLBACK (list_view_unmap_cb), self,
-                           G_CONNECT_SWAPPED);
+  km_after_paint_init (&self->scroll, GTK_WIDGET (self->list_view), SCROLL_MAX_FRAMES,
+                       scroll_step, scroll_done, self);
 
   /* Bubbling up from the focused row: the rename popover's entry is not in the list. */
   keys = gtk_event_controller_key_new ();

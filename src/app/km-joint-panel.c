@@ -11,6 +11,7 @@
 
 #include "km-configuration-bar.h"
 #include "km-joint-panel.h"
+#include "km-list-scroll.h"
 
 #include "km-number-field.h"
 #include "km-scroll-guard.h"
@@ -129,9 +130,7 @@ struct _KmJointPanel
   guint           fill_idle;       /* gives @items the next chunk of @adjustments */
   guint           scroll_dof;      /* the row to bring into view (scroll_to_row), or G_MAXUINT */
   gboolean        scroll_focus;    /* … and whose field then takes the focus */
-  GdkFrameClock  *scroll_clock;    /* whose ::after-paint brings it into view (scroll_step) */
-  gulong          scroll_paint;    /* that handler */
-  guint           scroll_frames;   /* frames it has waited */
+  KmAfterPaint    scroll;          /* whose step brings it into view (scroll_step) */
   gboolean        pressing;        /* a press on a row selects its joint (row_pressed_cb) */
 
   gboolean        updating;
@@ -243,62 +242,43 @@ show_heading (RowWidgets *widgets,
 /* Frames to wait for a row to be made and laid out before giving up scrolling to it. */
 #define SCROLL_MAX_FRAMES 60
 
-/* Where the row of @dof lies in the list view (its top is the vertical adjustment's value),
- * if the list made and laid out a row widget for it; *@near is set to that of a row the list
- * did lay out (any, the rows are alike), for want of it. */
-static gboolean
-row_bounds (KmJointPanel    *self,
-            guint            dof,
-            graphene_rect_t *bounds,
-            gboolean        *found_near,
-            guint           *near_dof,
-            graphene_rect_t *near)
+/* A KmListRowPosition: the DOF a row widget of the list shows. */
+static guint
+row_dof (GtkWidget *child,
+         gpointer   user_data)
 {
-  *found_near = FALSE;
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
-       child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *box = gtk_widget_get_first_child (child);
-      RowWidgets *widgets = box != NULL ? g_object_get_data (G_OBJECT (box), ROW_WIDGETS_KEY)
-                                        : NULL;
+  KmJointPanel *self = user_data;
+  GtkWidget *box = gtk_widget_get_first_child (child);
+  RowWidgets *widgets = box != NULL ? g_object_get_data (G_OBJECT (box), ROW_WIDGETS_KEY)
+                                    : NULL;
 
-      if (widgets == NULL || widgets->dof >= self->rows->len || !gtk_widget_get_mapped (child)
-          || !gtk_widget_compute_bounds (child, GTK_WIDGET (self->list_view), bounds)
-          || bounds->size.height <= 0)
-        continue;
-      if (widgets->dof == dof)
-        return TRUE;
-      if (!*found_near)
-        *found_near = TRUE, *near_dof = widgets->dof, *near = *bounds;
-    }
-  return FALSE;
+  return widgets != NULL && widgets->dof < self->rows->len ? widgets->dof
+                                                           : GTK_INVALID_LIST_POSITION;
 }
 
 /* Brings the row of self->scroll_dof into view, whole, and gives its field the focus when
- * self->scroll_focus says so; TRUE once it is in view. Only a row laid out can be: one that
- * is not yet is first brought near from the height of another (GTK 4.8 has no
- * gtk_list_view_scroll_to), for a later frame to show it exactly; a row just made may still
- * have its old place, so that it is done only once the row is seen in view.
- *
- * Only from a frame's ::after-paint (scroll_frame_cb), when the list has just been laid out:
- * rows given to it since its last layout (fill_chunk, a new skeleton) have no height yet,
- * and the list, asked for a position past those it knows, warns "GtkListView failed to
- * scroll to given position" (as the item tree's did from a tick callback, which runs before
- * the frame's layout). */
-static gboolean
-scroll_step (KmJointPanel *self)
+ * self->scroll_focus says so; done once it is in view (km-list-scroll.c: GTK 4.8 has no
+ * gtk_list_view_scroll_to). Only from a frame's ::after-paint (self->scroll), when the list
+ * has just been laid out: rows given to it since its last layout (fill_chunk, a new
+ * skeleton) have no height yet. */
+static KmAfterPaintStep
+scroll_step (gpointer user_data)
 {
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
+  KmJointPanel *self = user_data;
+  GtkWidget *list_view = GTK_WIDGET (self->list_view);
   guint dof = self->scroll_dof;
-  graphene_rect_t bounds, near;
-  gboolean found_near;
-  guint near_dof = 0;
-  double value, top;
+  graphene_rect_t bounds;
+  KmListRowNear near;
 
-  if (adjustment == NULL || dof >= self->rows->len)
-    return TRUE;
-  value = gtk_adjustment_get_value (adjustment);
-  if (row_bounds (self, dof, &bounds, &found_near, &near_dof, &near))
+  /* Rows the list has not been given yet (fill_chunk) are not waited for in frames. */
+  if (dof < self->rows->len
+      && (dof >= g_list_model_get_n_items (G_LIST_MODEL (self->items))
+          || gtk_widget_get_height (list_view) <= 0))
+    return KM_AFTER_PAINT_WAIT;
+  if (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view)) == NULL
+      || dof >= self->rows->len)
+    return KM_AFTER_PAINT_DONE;
+  if (km_list_view_find_row (list_view, dof, row_dof, self, &bounds, &near) != NULL)
     {
       RowWidgets *widgets = g_array_index (self->rows, Row, dof).widgets;
 
@@ -307,78 +287,20 @@ scroll_step (KmJointPanel *self)
           gtk_widget_grab_focus (widgets->spin);
           self->scroll_focus = FALSE;
         }
-      if (bounds.origin.y >= 0
-          && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (GTK_WIDGET (self->list_view)))
-        return TRUE;
-      gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
-                                 value + bounds.origin.y + bounds.size.height);
-      return FALSE;
+      return km_list_view_show_bounds (list_view, &bounds) ? KM_AFTER_PAINT_DONE
+                                                           : KM_AFTER_PAINT_AGAIN;
     }
-  /* Not in the list yet (fill_chunk), or far from the rows it made. */
-  if (found_near && dof < g_list_model_get_n_items (G_LIST_MODEL (self->items)))
-    {
-      top = value + near.origin.y + ((double) dof - (double) near_dof) * near.size.height;
-      gtk_adjustment_clamp_page (adjustment, top, top + near.size.height);
-    }
-  return FALSE;
+  /* Far from the rows the list made. */
+  km_list_view_bring_near (list_view, dof, &near);
+  return KM_AFTER_PAINT_AGAIN;
 }
 
 static void
-stop_scroll (KmJointPanel *self)
+scroll_done (gpointer user_data)
 {
-  if (self->scroll_clock != NULL)
-    g_clear_signal_handler (&self->scroll_paint, self->scroll_clock);
-  g_clear_object (&self->scroll_clock);
-}
+  KmJointPanel *self = user_data;
 
-static void
-scroll_frame_cb (GdkFrameClock *clock,
-                 KmJointPanel  *self)
-{
-  /* Rows the list has not been given yet (fill_chunk) are not waited for in frames. */
-  if (!(self->scroll_dof < self->rows->len
-        && (self->scroll_dof >= g_list_model_get_n_items (G_LIST_MODEL (self->items))
-            || gtk_widget_get_height (GTK_WIDGET (self->list_view)) <= 0))
-      && (scroll_step (self) || ++self->scroll_frames > SCROLL_MAX_FRAMES))
-    {
-      self->scroll_dof = G_MAXUINT;
-      stop_scroll (self);
-      return;
-    }
-  /* Another frame, laid out anew where the adjustment moved. */
-  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
-}
-
-/* Waits for frames while the list is in view (a tab not shown draws none). */
-static void
-start_scroll (KmJointPanel *self)
-{
-  GdkFrameClock *clock;
-
-  if (self->scroll_dof == G_MAXUINT || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view))
-      || (clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view))) == NULL)
-    return;
-  if (self->scroll_clock != clock)
-    {
-      stop_scroll (self);
-      self->scroll_clock = g_object_ref (clock);
-      self->scroll_paint = g_signal_connect (clock, "after-paint",
-                                             G_CALLBACK (scroll_frame_cb), self);
-    }
-  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
-}
-
-static void
-list_view_map_cb (KmJointPanel *self)
-{
-  self->scroll_frames = 0;
-  start_scroll (self);
-}
-
-static void
-list_view_unmap_cb (KmJointPanel *self)
-{
-  stop_scroll (self);
+  self->scroll_dof = G_MAXUINT;
 }
 
 /* Brings the row of @dof into view (and gives its field the focus, if @focus) once the list
@@ -394,13 +316,12 @@ scroll_to_row (KmJointPanel *self,
 
   self->scroll_dof = dof;
   self->scroll_focus = focus;
-  self->scroll_frames = 0;
   if (focus && widgets != NULL && widgets->dof == dof && gtk_widget_get_mapped (widgets->spin))
     {
       gtk_widget_grab_focus (widgets->spin);
       self->scroll_focus = FALSE;
     }
-  start_scroll (self);
+  km_after_paint_start (&self->scroll);
 }
 
 static void
@@ -1126,7 +1047,7 @@ document_skeleton_changed_cb (KmJointPanel *self)
 
   /* A row to be shown was one of the old DOFs (the selected joint's is asked for below). */
   self->scroll_dof = G_MAXUINT;
-  stop_scroll (self);
+  km_after_paint_cancel (&self->scroll);
 
   /* The rows shown now show nothing until the list binds them anew. */
   for (guint d = 0; d < self->rows->len; d++)
@@ -1204,8 +1125,7 @@ km_joint_panel_dispose (GObject *object)
 
   end_drag (self);
   g_clear_handle_id (&self->fill_idle, g_source_remove);
-  if (self->list_view != NULL)
-    stop_scroll (self);
+  km_after_paint_clear (&self->scroll);
   if (self->document_signals != NULL)
     g_signal_group_set_target (self->document_signals, NULL);
   g_clear_object (&self->document_signals);
@@ -1344,10 +1264,8 @@ km_joint_panel_init (KmJointPanel *self)
   g_object_unref (selection);
   /* The rows lie on the panel as the grid they replace did, not on a list's background. */
   gtk_widget_remove_css_class (GTK_WIDGET (self->list_view), "view");
-  g_signal_connect_object (self->list_view, "map", G_CALLBACK (list_view_map_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->list_view, "unmap", G_CALLBACK (list_view_unmap_cb), self,
-                           G_CONNECT_SWAPPED);
+  km_after_paint_init (&self->scroll, GTK_WIDGET (self->list_view), SCROLL_MAX_FRAMES,
+                       scroll_step, scroll_done, self);
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
   g_signal_group_connect_swapped (self->document_signals, "notify::skeleton",

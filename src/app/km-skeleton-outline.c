@@ -11,6 +11,7 @@
 #include "km-skeleton-outline.h"
 
 #include "km-document-skeleton.h"
+#include "km-list-scroll.h"
 #include "km-skeleton-edit.h"
 
 /*
@@ -172,28 +173,6 @@ name_at (KmSkeletonOutline *self,
 /* Frames to wait for the selected row to be laid out before giving up scrolling to it. */
 #define SCROLL_MAX_FRAMES 30
 
-/* The list position @child (a row widget of the list view) shows and its place in the list
- * view, if the list laid it out; the list also keeps a widget for the selected row when it
- * is far outside the visible part, which has no size there. */
-static gboolean
-row_widget_bounds (KmSkeletonOutline *self,
-                   GtkWidget         *child,
-                   guint             *position,
-                   graphene_rect_t   *bounds)
-{
-  GtkWidget *expander = gtk_widget_get_first_child (child);
-  GtkTreeListRow *row;
-
-  if (!GTK_IS_TREE_EXPANDER (expander)
-      || (row = gtk_tree_expander_get_list_row (GTK_TREE_EXPANDER (expander))) == NULL
-      || !gtk_widget_get_mapped (child)
-      || !gtk_widget_compute_bounds (child, GTK_WIDGET (self->list_view), bounds)
-      || bounds->size.height <= 0)
-    return FALSE;
-  *position = gtk_tree_list_row_get_position (row);
-  return TRUE;
-}
-
 /* Scrolls the list sideways just enough to show the name in the row widget @child, with
  * its expander arrow: all the row from its start where that fits in the pane, else from the
  * arrow (a deep row's indent goes out of view). */
@@ -235,47 +214,22 @@ scroll_tick_cb (GtkWidget     *widget,
                 gpointer       user_data)
 {
   KmSkeletonOutline *self = user_data;
-  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
   guint position = gtk_single_selection_get_selected (self->selection);
-  double value = gtk_adjustment_get_value (adjustment);
-  gboolean near = FALSE;
-  graphene_rect_t near_bounds = GRAPHENE_RECT_INIT (0, 0, 0, 0);
-  guint near_position = 0;
+  graphene_rect_t bounds;
+  KmListRowNear near;
+  GtkWidget *row;
 
   if (position == GTK_INVALID_LIST_POSITION || ++self->scroll_frames > SCROLL_MAX_FRAMES)
     goto done;
-  /* Not laid out yet. */
-  if (gtk_widget_get_height (widget) <= 0)
-    return G_SOURCE_CONTINUE;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
+  row = km_list_view_find_row (widget, position, km_list_row_tree_position, NULL, &bounds, &near);
+  if (row != NULL)
     {
-      graphene_rect_t bounds;
-      guint shown;
-
-      if (!row_widget_bounds (self, child, &shown, &bounds))
-        continue;
-      if (shown == position)
-        {
-          /* In the list view's coordinates, whose top is the adjustment's value. */
-          gtk_adjustment_clamp_page (adjustment, value + bounds.origin.y,
-                                     value + bounds.origin.y + bounds.size.height);
-          show_name (self, child);
-          goto done;
-        }
-      if (!near)
-        near = TRUE, near_bounds = bounds, near_position = shown;
+      km_list_view_show_bounds (widget, &bounds);
+      show_name (self, row);
+      goto done;
     }
-
   /* Not laid out: brought near, shown exactly on a later frame. */
-  if (near)
-    {
-      double top = value + near_bounds.origin.y
-                   + ((double) position - (double) near_position) * near_bounds.size.height;
-
-      gtk_adjustment_clamp_page (adjustment, top, top + near_bounds.size.height);
-    }
+  km_list_view_bring_near (widget, position, &near);
   return G_SOURCE_CONTINUE;
 
 done:

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "km-document-skeleton.h"
+#include "km-joint-panel.h"
 #include "km-message.h"
 #include "test-app-util.h"
 
@@ -432,6 +433,37 @@ test_app_find_action (GtkWidget  *root,
                       const char *action_name)
 {
   return find_widget (root, type, action_is, action_name);
+}
+
+static gboolean
+is_pose_list (GtkWidget    *widget,
+              gconstpointer data)
+{
+  GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
+
+  return GTK_IS_NO_SELECTION (model)
+         && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
+            == GTK_TYPE_ADJUSTMENT;
+}
+
+/* The Pose tab's list of rows at or below @root: the list view over the DOFs' adjustments
+ * (the configuration bar's drop-down has a list view too), or NULL. */
+GtkWidget *
+test_app_find_pose_list (GtkWidget *root)
+{
+  return find_widget (root, GTK_TYPE_LIST_VIEW, is_pose_list, NULL);
+}
+
+/* For test_app_wait_until: whether the Pose tab's list of the KmJointPanel @panel has a row
+ * for each of its DOFs (it may be given them in idle chunks). */
+gboolean
+test_app_pose_list_filled (gpointer panel)
+{
+  GtkWidget *list = test_app_find_pose_list (GTK_WIDGET (panel));
+
+  return list != NULL
+         && g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list))))
+            == km_joint_panel_get_n_rows (KM_JOINT_PANEL (panel));
 }
 
 /* @widget as the user sees it, drawn over white by GSK's cairo renderer (no GL): B, G,

@@ -62,6 +62,8 @@ GtkWidget *test_app_find_label    (GtkWidget  *root,
 GtkWidget *test_app_find_action   (GtkWidget  *root,
                                    GType       type,
                                    const char *action_name);
+GtkWidget *test_app_find_pose_list (GtkWidget  *root);
+gboolean  test_app_pose_list_filled (gpointer   panel);
 gboolean  test_app_real_input_or_skip (GtkWidget *widget);
 void      test_app_real_keys      (GtkWidget  *window,
                                    GtkWidget  *focus,

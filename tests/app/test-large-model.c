@@ -293,31 +293,6 @@ test_small_opens_expanded (Fixture       *f,
   g_assert_nonnull (outline_row (f, "Renamed"));
 }
 
-/* The Pose tab's list of rows at or below @widget: the list view over the DOFs'
- * adjustments (the configuration bar's drop-down has a list view too). */
-static GtkWidget *
-find_rows_view (GtkWidget *widget)
-{
-  if (GTK_IS_LIST_VIEW (widget))
-    {
-      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
-
-      if (GTK_IS_NO_SELECTION (model)
-          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
-             == GTK_TYPE_ADJUSTMENT)
-        return widget;
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_rows_view (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Most rows the Pose tab's list may be given in one go while it has fewer than
  * PANEL_WIDGET_ROWS (GTK 4.8's list view makes widgets for some 200 rows past the first). */
 #define PANEL_CHUNK_MAX   16
@@ -374,7 +349,7 @@ test_panel_fills_in_chunks (Fixture       *f,
                             gconstpointer  data)
 {
   KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
-  GtkWidget *list_view = find_rows_view (GTK_WIDGET (panel));
+  GtkWidget *list_view = test_app_find_pose_list (GTK_WIDGET (panel));
   g_autofree char *path = NULL;
   g_autoptr(GFile) file = NULL;
   PanelFill fill = { 0 };

@@ -178,45 +178,6 @@ count_widgets (GtkWidget *widget,
   return n;
 }
 
-/* The Pose tab's list of rows at or below @widget: the list view over the DOFs'
- * adjustments (the configuration bar's drop-down has a list view too). */
-static GtkWidget *
-find_rows_view (GtkWidget *widget)
-{
-  if (GTK_IS_LIST_VIEW (widget))
-    {
-      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
-
-      if (GTK_IS_NO_SELECTION (model)
-          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
-             == GTK_TYPE_ADJUSTMENT)
-        return widget;
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_rows_view (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-typedef struct
-{
-  GListModel *model;      /* the Pose tab's list's */
-  guint       n_items;    /* the rows it is to have */
-} ListFill;
-
-static gboolean
-list_filled (gpointer data)
-{
-  const ListFill *fill = data;
-
-  return g_list_model_get_n_items (fill->model) == fill->n_items;
-}
-
 static void
 after_paint_cb (GdkFrameClock *clock,
                 gboolean      *painted)
@@ -244,14 +205,38 @@ wait_frame (Fixture *f)
 static void
 wait_list_filled (Fixture *f)
 {
-  GtkWidget *list_view = find_rows_view (GTK_WIDGET (f->panel));
-  ListFill fill;
-
-  g_assert_nonnull (list_view);
-  fill.model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view)));
-  fill.n_items = km_joint_panel_get_n_rows (f->panel);
-  g_assert_true (test_app_wait_until (list_filled, &fill, 30000));
+  g_assert_nonnull (test_app_find_pose_list (GTK_WIDGET (f->panel)));
+  g_assert_true (test_app_wait_until (test_app_pose_list_filled, f->panel, 30000));
   wait_frame (f);
+}
+
+/* Imports a chain of @n_joints joints, all revolute but the root "j0" (limited to ±1 rad
+ * if @limits): a panel of n_joints - 1 rows. */
+static void
+import_chain (Fixture    *f,
+              guint       n_joints,
+              gboolean    limits)
+{
+  g_autoptr(GString) text = g_string_new ("{\"root_name\": \"j0\", \"joints\": ["
+                                          "{\"name\": \"j0\", \"type\": \"fixed\", "
+                                          "\"offset\": [0, 0, 0]}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("km-chain-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
+
+  for (guint i = 1; i < n_joints; i++)
+    g_string_append_printf (text, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
+                            "\"parent\": \"j%u\", \"offset\": [0, 0, 0.01], "
+                            "\"axis\": [0, 1, 0]%s}", i, i - 1,
+                            limits ? ", \"limits\": [-1, 1]" : "");
+  g_string_append (text, "]}");
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+  file = g_file_new_for_path (path);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  km_test_remove_tree (dir);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, n_joints - 1);
 }
 
 /* Imports a chain of @n_joints revolute joints; returns the spin buttons the panel made
@@ -260,25 +245,7 @@ static guint
 spins_for_chain (Fixture *f,
                  guint    n_joints)
 {
-  g_autoptr(GString) text = g_string_new ("{\"root_name\": \"j0\", \"joints\": ["
-                                          "{\"name\": \"j0\", \"type\": \"fixed\", "
-                                          "\"offset\": [0, 0, 0]}");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autofree char *dir = km_test_make_tmp_dir ("km-many-rows-XXXXXX");
-  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
-
-  for (guint i = 1; i < n_joints; i++)
-    g_string_append_printf (text, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
-                            "\"parent\": \"j%u\", \"offset\": [0, 0, 0.01], "
-                            "\"axis\": [0, 1, 0], \"limits\": [-1, 1]}", i, i - 1);
-  g_string_append (text, "]}");
-  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
-  file = g_file_new_for_path (path);
-  g_assert_true (km_document_import_file (f->document, file, &error));
-  g_assert_no_error (error);
-  km_test_remove_tree (dir);
-  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, n_joints - 1);
+  import_chain (f, n_joints, TRUE);
   wait_list_filled (f);
   return count_widgets (GTK_WIDGET (f->panel), GTK_TYPE_SPIN_BUTTON);
 }
@@ -325,7 +292,7 @@ test_scroll_kept_on_rebuild (Fixture       *f,
   double before, after;
 
   g_assert_cmpuint (spins_for_chain (f, 301), >, 0);
-  scrolled = gtk_widget_get_ancestor (find_rows_view (GTK_WIDGET (f->panel)),
+  scrolled = gtk_widget_get_ancestor (test_app_find_pose_list (GTK_WIDGET (f->panel)),
                                       GTK_TYPE_SCROLLED_WINDOW);
   rows = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
   gtk_adjustment_set_value (rows, (gtk_adjustment_get_upper (rows)
@@ -349,30 +316,13 @@ static void
 test_dispose_while_filling (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autoptr(GString) text = g_string_new ("{\"root_name\": \"j0\", \"joints\": ["
-                                          "{\"name\": \"j0\", \"type\": \"fixed\", "
-                                          "\"offset\": [0, 0, 0]}");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autofree char *dir = km_test_make_tmp_dir ("km-dispose-filling-XXXXXX");
-  g_autofree char *path = g_build_filename (dir, "chain.json", NULL);
-  GtkWidget *list_view = find_rows_view (GTK_WIDGET (f->panel));
+  GtkWidget *list_view = test_app_find_pose_list (GTK_WIDGET (f->panel));
   GtkWidget *panel = GTK_WIDGET (f->panel);
   GListModel *model;
 
   g_assert_nonnull (list_view);
   model = G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view)));
-  for (guint i = 1; i < 1000; i++)
-    g_string_append_printf (text, ", {\"name\": \"j%u\", \"type\": \"revolute\", "
-                            "\"parent\": \"j%u\", \"offset\": [0, 0, 0.01], "
-                            "\"axis\": [0, 1, 0]}", i, i - 1);
-  g_string_append (text, "]}");
-  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
-  file = g_file_new_for_path (path);
-  g_assert_true (km_document_import_file (f->document, file, &error));
-  g_assert_no_error (error);
-  km_test_remove_tree (dir);
-  g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 999);
+  import_chain (f, 1000, FALSE);
   /* Still filling. */
   g_assert_cmpuint (g_list_model_get_n_items (model), <, 999);
 

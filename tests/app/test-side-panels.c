@@ -637,41 +637,6 @@ test_limits_no_negative_zero (Fixture       *f,
   g_object_set (f->panel, "length-unit", "metres", NULL);
 }
 
-/* The Pose tab's list view (over the DOFs' adjustments), at or below @widget. */
-static GtkWidget *
-pose_list (GtkWidget *widget)
-{
-  if (GTK_IS_LIST_VIEW (widget))
-    {
-      GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (widget));
-
-      if (GTK_IS_NO_SELECTION (model)
-          && g_list_model_get_item_type (gtk_no_selection_get_model (GTK_NO_SELECTION (model)))
-             == GTK_TYPE_ADJUSTMENT)
-        return widget;
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = pose_list (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static gboolean
-pose_list_filled (gpointer data)
-{
-  Fixture *f = data;
-  GtkWidget *list = pose_list (f->panel);
-
-  return list != NULL
-         && g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list))))
-            == km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel));
-}
-
 /* The DOF the Pose-tab spin button @spin shows, or -1. */
 static int
 spin_dof (Fixture   *f,
@@ -706,7 +671,7 @@ static GtkWidget *
 pose_row (Fixture *f,
           int      dof)
 {
-  GtkWidget *list = pose_list (f->panel);
+  GtkWidget *list = test_app_find_pose_list (f->panel);
 
   for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL;
        child = gtk_widget_get_next_sibling (child))
@@ -720,7 +685,7 @@ static int
 pose_row_in_view (Fixture  *f,
                   gboolean  last)
 {
-  GtkWidget *list = pose_list (f->panel);
+  GtkWidget *list = test_app_find_pose_list (f->panel);
   int found = -1;
 
   for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL;
@@ -750,7 +715,7 @@ field_focused_in_view (gpointer data)
   GtkWidget *spin = focus != NULL ? gtk_widget_get_ancestor (focus, GTK_TYPE_SPIN_BUTTON) : NULL;
 
   return spin_dof (wait->f, spin) == wait->dof
-         && in_view (pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
+         && in_view (test_app_find_pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
 }
 
 static gboolean
@@ -758,7 +723,7 @@ pose_row_shown (gpointer data)
 {
   DofWait *wait = data;
 
-  return in_view (pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
+  return in_view (test_app_find_pose_list (wait->f->panel), pose_row (wait->f, wait->dof));
 }
 
 /* The item tree's list view and its row widget showing @joint (or NULL). */
@@ -811,9 +776,9 @@ test_pose_tab_past_view (Fixture       *f,
   if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
     return;
   show_tab (f, f->panel);
-  g_assert_true (test_app_wait_until (pose_list_filled, f, 10000));
+  g_assert_true (test_app_wait_until (test_app_pose_list_filled, f->panel, 10000));
   test_app_spin_for (200);
-  list = pose_list (f->panel);
+  list = test_app_find_pose_list (f->panel);
   rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
 
   /* As just saved: moving through the fields is to leave it so (below). */
@@ -870,9 +835,9 @@ test_selected_joint_shown (Fixture       *f,
   GtkAdjustment *rows, *tree_rows;
 
   show_tab (f, f->panel);
-  g_assert_true (test_app_wait_until (pose_list_filled, f, 10000));
+  g_assert_true (test_app_wait_until (test_app_pose_list_filled, f->panel, 10000));
   test_app_spin_for (200);
-  rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (pose_list (f->panel)));
+  rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (test_app_find_pose_list (f->panel)));
   tree_rows = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (tree_list (f)));
   g_assert_false (pose_row_shown (&wait));
   g_assert_false (tree_row_shown (&tree_wait));
