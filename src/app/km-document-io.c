@@ -1419,7 +1419,7 @@ check_unchanged (WriteJob  *job,
     return TRUE;
   /* What the user may choose to write over (km_document_accept_disk_conflict). */
   job->identity = g_strdup (identity);
-  name = g_path_get_basename (job->path);
+  name = g_filename_display_basename (job->path);
   if (identity == NULL && !g_file_test (job->path, G_FILE_TEST_EXISTS))
     g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_DELETED_ON_DISK,
                  /* Translators: %s is the project's file name */

@@ -196,7 +196,8 @@ update_title (KmDocument *self)
 
   if (self->file != NULL)
     {
-      g_autofree char *name = g_file_get_basename (self->file);
+      g_autofree char *base = g_file_get_basename (self->file);
+      g_autofree char *name = g_filename_display_name (base);
 
       /* Translators: the window title; %s is a file name, then an optional "*" */
       title = g_strdup_printf (_("%s%s — Kinema"), name, self->modified ? "*" : "");
@@ -2886,7 +2887,11 @@ import_parent (KmDocument *self)
 static char *
 file_label (GFile *file)
 {
-  return g_file_get_basename (file);
+  g_autofree char *base = g_file_get_basename (file);
+
+  /* An item's name (shown in the tree, written into the project): UTF-8, whatever bytes
+   * the file name has. */
+  return g_filename_display_name (base);
 }
 
 /* The body starts at the pose the model file states (@extras, nullable), its linked joints

@@ -1370,7 +1370,8 @@ save_project_with_body_activated (GSimpleAction *action,
 {
   KmJointInspector *self = user_data;
   GFile *file = self->document ? km_document_get_file (self->document) : NULL;
-  g_autofree char *name = file != NULL ? g_file_get_basename (file) : g_strdup ("project.cnoid");
+  g_autofree char *base = file != NULL ? g_file_get_basename (file) : NULL;
+  g_autofree char *name = base != NULL ? g_filename_display_name (base) : g_strdup ("project.cnoid");
 
   choose_file (self, _("Save Project with Choreonoid Body Copies"), name, TRUE,
                CHOSEN_SAVE_PROJECT_WITH_BODY);

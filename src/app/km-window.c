@@ -445,6 +445,16 @@ add_recent (KmWindow *self,
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
 }
 
+/* @file's name as widgets show it: UTF-8, whatever bytes it has (U+FFFD for those that are
+ * not in the file name encoding), never the raw name Pango and GTK reject. */
+static char *
+display_basename (GFile *file)
+{
+  g_autofree char *base = g_file_get_basename (file);
+
+  return g_filename_display_name (base);
+}
+
 /* The spinner shows a file being opened, or the project or a Skeleton tab file being
  * written. */
 static void
@@ -462,7 +472,7 @@ update_spinner (KmWindow *self)
     g_object_get (self->joint_inspector, "saving-file", &skeleton_file, NULL);
   file = self->opening_file != NULL ? self->opening_file
          : self->saving_file != NULL ? self->saving_file : skeleton_file;
-  name = file != NULL ? g_file_get_basename (file) : NULL;
+  name = file != NULL ? display_basename (file) : NULL;
   gtk_spinner_set_spinning (self->open_spinner, file != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->open_spinner), file != NULL);
   if (self->opening_file != NULL)
@@ -686,7 +696,7 @@ static void
 save_as (KmWindow *self)
 {
   GFile *file = km_document_get_file (self->document);
-  g_autofree char *name = file ? g_file_get_basename (file) : g_strdup (_("Untitled.cnoid"));
+  g_autofree char *name = file ? display_basename (file) : g_strdup (_("Untitled.cnoid"));
   g_autoptr(GFile) folder = NULL;
 
   if (!g_str_has_suffix (name, ".cnoid"))
@@ -935,7 +945,7 @@ ask_then (KmWindow      *self,
     }
 
   current = km_document_get_file (self->document);
-  name = current ? g_file_get_basename (current) : g_strdup (_("Untitled"));
+  name = current ? display_basename (current) : g_strdup (_("Untitled"));
   dialog = gtk_message_dialog_new (GTK_WINDOW (self),
                                    GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                    GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
@@ -1263,7 +1273,7 @@ item_files_changed_cb (KmWindow *self)
       readable++;
   if (paths->len == 1)
     {
-      g_autofree char *name = g_path_get_basename (g_ptr_array_index (paths, 0));
+      g_autofree char *name = g_filename_display_basename (g_ptr_array_index (paths, 0));
 
       if (readable == 0)
         /* Translators: %s is a file's name, of a model, targets or an animation */
@@ -2883,7 +2893,7 @@ km_window_offer_recovery (KmWindow *self,
   g_return_if_fail (G_IS_FILE (file));
 
   project = km_autosave_dup_project_file (file);
-  name = project != NULL ? g_file_get_basename (project) : NULL;
+  name = project != NULL ? display_basename (project) : NULL;
 
   g_set_object (&self->recovery_file, file);
   info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED, G_FILE_QUERY_INFO_NONE,
