@@ -27,6 +27,7 @@
 #include "km-sub-project-item.h"
 #include "km-unknown-item.h"
 #include "km-world-item.h"
+#include "km-yaml.h"
 
 #include "test-util.h"
 #include "km-test-tmp.h"
@@ -1159,6 +1160,66 @@ test_long_animation (void)
         g_assert_true (g_str_has_prefix (local->message, prefix));
       }
   }
+}
+
+/* A long animation is written a frame at a time: saving a project with 100,000 inline
+ * frames (2.6 M nodes as a tree, gigabytes at a million frames) holds a few nodes of the
+ * frames at once, read again from what was written and whatever the frames were read as. */
+static void
+test_long_animation_memory (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text2 = NULL;
+  g_autofree char *last = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmItem *motion = km_ik_animation_item_new ();
+  guint n_frames = 100000;
+  guint live;
+  guint peak;
+
+#if defined(__SANITIZE_ADDRESS__)
+  n_frames = 10000;
+#endif
+  animation = km_animation_new (km_body_item_get_skeleton (arm), n_frames);
+  for (guint f = 0; f < n_frames; f++)
+    {
+      double q[5];
+
+      for (guint k = 0; k < 5; k++)
+        q[k] = f * 1e-5 + k;
+      km_animation_set_frame (animation, f, q);
+    }
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (motion), animation);
+  km_item_set_name (motion, "Long motion");
+  km_item_append_child (KM_ITEM (arm), motion);
+  g_object_unref (motion);
+
+  /* The frames built as a tree would be 26 nodes a frame; the rest of the project is a
+   * few hundred. */
+  km_yaml_node_get_counts (&live, NULL);
+  km_yaml_node_reset_peak ();
+  text = test_util_cnoid_to_string (project, path);
+  km_yaml_node_get_counts (NULL, &peak);
+  g_test_message ("nodes alive at once while writing: %u", peak - live);
+  g_assert_cmpuint (peak - live, <, 2000);
+  last = g_strdup_printf ("\n                  - { frame: %u, joints: ", n_frames - 1);
+  g_assert_nonnull (strstr (text, last));
+
+  /* Read again (as a table) and saved unchanged: the same text, the same way. */
+  again = load_text (path, text, &error);
+  g_assert_no_error (error);
+  km_yaml_node_get_counts (&live, NULL);
+  km_yaml_node_reset_peak ();
+  text2 = test_util_cnoid_to_string (again, path);
+  km_yaml_node_get_counts (NULL, &peak);
+  g_assert_cmpuint (peak - live, <, 2000);
+  g_assert_cmpstr (text2, ==, text);
 }
 
 /* `frames` after a `frame_rate` in another item's data (here an unknown one, kept as it
@@ -2799,6 +2860,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/unreadable-body-located", test_unreadable_body_located);
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/long-animation", test_long_animation);
+  g_test_add_func ("/kinema/Cnoid/long-animation-memory", test_long_animation_memory);
   g_test_add_func ("/kinema/Cnoid/frames-not-animation", test_frames_not_animation);
   g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);
   g_test_add_func ("/kinema/Cnoid/save-sibling-folder", test_save_sibling_folder);

@@ -767,6 +767,160 @@ test_format_number (void)
     }
 }
 
+/* Item @index of the generated sequences below: flow mappings like an animation's frames,
+ * with now and then a block mapping, a scalar, a list, an empty mapping and a tagged one. */
+static KmYamlNode *
+generated_item (gpointer data,
+                guint    index)
+{
+  KmYamlNode *item;
+  KmYamlNode *joints;
+  KmYamlNode *joint;
+
+  g_assert_cmpstr (data, ==, "items");
+  switch (index % 7)
+    {
+    case 3:
+      item = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      km_yaml_mapping_append (item, "name", km_yaml_node_new_string ("block: one"));
+      km_yaml_mapping_append (item, "list", km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK));
+      return item;
+    case 4:
+      return km_yaml_node_new_number (index * 0.25);
+    case 5:
+      {
+        double values[12];
+
+        for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+          values[i] = index + i;
+        return km_yaml_node_new_numbers (values, index % 2 == 0 ? 12 : 3);
+      }
+    case 6:
+      item = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+      if (index % 2 == 0)
+        return item;
+      km_yaml_mapping_append (item, "a", km_yaml_node_new_scalar ("", KM_YAML_STYLE_PLAIN));
+      return item;
+    default:
+      break;
+    }
+  item = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  joints = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  joint = km_yaml_node_new_mapping (KM_YAML_STYLE_FLOW);
+  km_yaml_mapping_append (joint, "type", km_yaml_node_new_scalar ("revolute",
+                                                                  KM_YAML_STYLE_PLAIN));
+  km_yaml_mapping_append (joint, "angle", km_yaml_node_new_number (index * 0.001));
+  km_yaml_mapping_append_node (joints, km_yaml_node_new_string ("Elbow"), joint);
+  km_yaml_mapping_append (item, "frame", km_yaml_node_new_int (index));
+  km_yaml_mapping_append (item, "joints", joints);
+  return item;
+}
+
+static void
+counting_free (gpointer data)
+{
+  (*(guint *) data)++;
+}
+
+/* The ways a sequence is written: alone, as a mapping value, as an item of a block and of
+ * a flow sequence. */
+static KmYamlNode *
+generated_document (guint       shape,
+                    KmYamlNode *seq)
+{
+  KmYamlNode *root;
+
+  switch (shape)
+    {
+    case 0:
+      return seq;
+    case 1:
+      root = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      km_yaml_mapping_append (root, "before", km_yaml_node_new_int (1));
+      km_yaml_mapping_append (root, "frames", seq);
+      km_yaml_mapping_append (root, "after", km_yaml_node_new_string ("x"));
+      return root;
+    default:
+      root = km_yaml_node_new_sequence (shape == 2 ? KM_YAML_STYLE_BLOCK : KM_YAML_STYLE_FLOW);
+      km_yaml_sequence_append (root, km_yaml_node_new_int (1));
+      km_yaml_sequence_append (root, seq);
+      return root;
+    }
+}
+
+/* A generated sequence is written as the sequence of all its items is, byte for byte, in
+ * each place a sequence can be, and compares and copies as that sequence; written, its
+ * items are built one at a time and each dropped before the next is built. */
+static void
+test_emit_generated (void)
+{
+  static const guint lengths[] = { 0, 1, 2, 7, 15, 200 };
+  guint freed = 0;
+
+  for (guint l = 0; l < G_N_ELEMENTS (lengths); l++)
+    for (guint shape = 0; shape < 4; shape++)
+      for (guint flow = 0; flow < 2; flow++)
+        {
+          guint n = lengths[l];
+          KmYamlNode *seq = km_yaml_node_new_generated (n, generated_item, "items", NULL);
+          KmYamlNode *built = km_yaml_node_new_sequence (KM_YAML_STYLE_BLOCK);
+          g_autoptr(KmYamlNode) doc = NULL;
+          g_autoptr(KmYamlNode) built_doc = NULL;
+          g_autoptr(KmYamlNode) copy = NULL;
+          g_autofree char *text = NULL;
+          g_autofree char *built_text = NULL;
+
+          for (guint i = 0; i < n; i++)
+            km_yaml_sequence_append (built, generated_item ("items", i));
+          if (flow)
+            {
+              km_yaml_node_set_style (seq, KM_YAML_STYLE_FLOW);
+              km_yaml_node_set_style (built, KM_YAML_STYLE_FLOW);
+            }
+          g_assert_true (km_yaml_node_is_deferred (seq));
+          g_assert_cmpint (km_yaml_node_get_kind (seq), ==, KM_YAML_SEQUENCE);
+          g_assert_cmpuint (km_yaml_node_get_length (seq), ==, 0);
+          doc = generated_document (shape, seq);
+          built_doc = generated_document (shape, built);
+          text = km_yaml_emit_to_string (doc, NULL);
+          built_text = km_yaml_emit_to_string (built_doc, NULL);
+          g_assert_cmpstr (text, ==, built_text);
+          g_assert_true (km_yaml_node_equal (doc, built_doc));
+          copy = km_yaml_node_copy (doc);
+          g_assert_false (km_yaml_node_is_deferred (copy));
+          g_assert_true (km_yaml_node_equal (copy, built_doc));
+        }
+
+  /* Written, a long one holds one item at a time, not the list. */
+  {
+    g_autoptr(KmYamlNode) root = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+    g_autofree char *text = NULL;
+    guint live_before;
+    guint peak;
+
+    km_yaml_mapping_append (root, "frames",
+                            km_yaml_node_new_generated (20000, generated_item, "items", NULL));
+    km_yaml_node_get_counts (&live_before, NULL);
+    km_yaml_node_reset_peak ();
+    text = km_yaml_emit_to_string (root, NULL);
+    km_yaml_node_get_counts (NULL, &peak);
+    g_assert_cmpuint (peak - live_before, <, 100);
+    g_assert_nonnull (strstr (text, "\n  - { frame: 19999, joints: { \"Elbow\": "
+                                    "{ type: revolute, angle: 19.999 } } }\n"));
+  }
+
+  /* The data is freed with the node, once. */
+  {
+    KmYamlNode *seq = km_yaml_node_new_generated (3, generated_item, "items", NULL);
+
+    km_yaml_node_unref (seq);
+    seq = km_yaml_node_new_generated (0, generated_item, &freed, counting_free);
+    g_assert_cmpuint (freed, ==, 0);
+    km_yaml_node_unref (seq);
+    g_assert_cmpuint (freed, ==, 1);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -786,6 +940,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/emit-tags", test_emit_tags);
   g_test_add_func ("/kinema/Yaml/emit-complex-keys", test_emit_complex_keys);
   g_test_add_func ("/kinema/Yaml/emit-escapes", test_emit_escapes);
+  g_test_add_func ("/kinema/Yaml/emit-generated", test_emit_generated);
   g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
   g_test_add_func ("/kinema/Yaml/format-number", test_format_number);
 

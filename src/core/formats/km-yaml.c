@@ -42,6 +42,9 @@ struct _KmYamlNode
   KmYamlExpandFunc expand;
   gpointer         expand_data;
   GDestroyNotify   expand_destroy;
+  /* Generated (km_yaml_node_new_generated): builds item i of n_generated, with expand_data. */
+  KmYamlItemFunc   generate;
+  guint            n_generated;
 };
 
 /*
@@ -76,11 +79,20 @@ G_DEFINE_BOXED_TYPE (KmYamlNode, km_yaml_node, km_yaml_node_ref, km_yaml_node_un
 #define MAPPING_HASH_THRESHOLD 8
 #define FLOW_WRAP 10
 
+/* The nodes alive in the process, and the most alive at once (km_yaml_node_get_counts). */
+static gint nodes_live;
+static gint nodes_peak;
+
 static KmYamlNode *
 node_new (KmYamlKind  kind,
           KmYamlStyle style)
 {
   KmYamlNode *node = g_new0 (KmYamlNode, 1);
+  gint live = g_atomic_int_add (&nodes_live, 1) + 1;
+  gint peak = g_atomic_int_get (&nodes_peak);
+
+  while (live > peak && !g_atomic_int_compare_and_exchange (&nodes_peak, peak, live))
+    peak = g_atomic_int_get (&nodes_peak);
 
   g_atomic_ref_count_init (&node->ref_count);
   node->kind = kind;
@@ -116,6 +128,40 @@ km_yaml_node_unref (KmYamlNode *node)
   if (node->expand_destroy != NULL)
     node->expand_destroy (node->expand_data);
   g_free (node);
+  g_atomic_int_add (&nodes_live, -1);
+}
+
+void
+km_yaml_node_get_counts (guint *live,
+                         guint *peak)
+{
+  if (live != NULL)
+    *live = (guint) g_atomic_int_get (&nodes_live);
+  if (peak != NULL)
+    *peak = (guint) g_atomic_int_get (&nodes_peak);
+}
+
+void
+km_yaml_node_reset_peak (void)
+{
+  g_atomic_int_set (&nodes_peak, g_atomic_int_get (&nodes_live));
+}
+
+static gboolean
+node_is_deferred (const KmYamlNode *node)
+{
+  return node->expand != NULL || node->generate != NULL;
+}
+
+/* A generated sequence's items, all at once. */
+static KmYamlNode *
+build_generated (const KmYamlNode *node)
+{
+  KmYamlNode *seq = node_new (KM_YAML_SEQUENCE, node->style);
+
+  for (guint i = 0; i < node->n_generated; i++)
+    km_yaml_sequence_append (seq, node->generate (node->expand_data, i));
+  return seq;
 }
 
 /* What @node stands for: itself, or for a deferred node the tree its function builds (a
@@ -125,9 +171,12 @@ resolve (const KmYamlNode  *node,
          KmYamlNode       **owned)
 {
   *owned = NULL;
-  if (node->expand == NULL)
+  if (node->generate != NULL)
+    *owned = build_generated (node);
+  else if (node->expand != NULL)
+    *owned = node->expand (node->expand_data);
+  else
     return node;
-  *owned = node->expand (node->expand_data);
   return *owned;
 }
 
@@ -1424,11 +1473,11 @@ km_yaml_node_copy (const KmYamlNode *node)
 
   g_return_val_if_fail (node != NULL, NULL);
 
-  if (node->expand != NULL)
+  if (node_is_deferred (node))
     {
-      g_autoptr(KmYamlNode) built = node->expand (node->expand_data);
+      g_autoptr(KmYamlNode) built = NULL;
 
-      return km_yaml_node_copy (built);
+      return km_yaml_node_copy (resolve (node, &built));
     }
   copy = node_new (node->kind, node->style);
   copy->pos = node->pos;
@@ -1533,7 +1582,25 @@ gboolean
 km_yaml_node_is_deferred (const KmYamlNode *node)
 {
   g_return_val_if_fail (node != NULL, FALSE);
-  return node->expand != NULL;
+  return node_is_deferred (node);
+}
+
+KmYamlNode *
+km_yaml_node_new_generated (guint          n_items,
+                            KmYamlItemFunc item,
+                            gpointer       data,
+                            GDestroyNotify destroy)
+{
+  KmYamlNode *node;
+
+  g_return_val_if_fail (item != NULL, NULL);
+
+  node = node_new (KM_YAML_SEQUENCE, KM_YAML_STYLE_BLOCK);
+  node->generate = item;
+  node->n_generated = n_items;
+  node->expand_data = data;
+  node->expand_destroy = destroy;
+  return node;
 }
 
 KmYamlNode *
@@ -1554,7 +1621,7 @@ km_yaml_sequence_append (KmYamlNode *sequence,
                          KmYamlNode *item)
 {
   g_return_if_fail (sequence != NULL && sequence->kind == KM_YAML_SEQUENCE);
-  g_return_if_fail (sequence->expand == NULL);
+  g_return_if_fail (sequence->expand == NULL && sequence->generate == NULL);
   g_return_if_fail (item != NULL);
 
   account_child (sequence, item);
@@ -1569,7 +1636,7 @@ km_yaml_mapping_append (KmYamlNode *mapping,
   KmYamlNode *key_node;
 
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
-  g_return_if_fail (mapping->expand == NULL);
+  g_return_if_fail (mapping->expand == NULL && mapping->generate == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   key_node = km_yaml_node_new_scalar (key, KM_YAML_STYLE_ANY);
@@ -1586,7 +1653,7 @@ km_yaml_mapping_append_node (KmYamlNode *mapping,
                              KmYamlNode *value)
 {
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
-  g_return_if_fail (mapping->expand == NULL);
+  g_return_if_fail (mapping->expand == NULL && mapping->generate == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   account_child (mapping, key);
@@ -1623,7 +1690,7 @@ km_yaml_mapping_set (KmYamlNode *mapping,
   int i;
 
   g_return_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING);
-  g_return_if_fail (mapping->expand == NULL);
+  g_return_if_fail (mapping->expand == NULL && mapping->generate == NULL);
   g_return_if_fail (key != NULL && value != NULL);
 
   i = mapping_find (mapping, key);
@@ -1644,7 +1711,7 @@ km_yaml_mapping_remove (KmYamlNode *mapping,
   int i;
 
   g_return_val_if_fail (mapping != NULL && mapping->kind == KM_YAML_MAPPING, FALSE);
-  g_return_val_if_fail (mapping->expand == NULL, FALSE);
+  g_return_val_if_fail (mapping->expand == NULL && mapping->generate == NULL, FALSE);
   g_return_val_if_fail (key != NULL, FALSE);
 
   i = mapping_find (mapping, key);
@@ -2449,6 +2516,31 @@ write_flow (GString          *out,
 }
 
 static void write_block (GString *out, const KmYamlNode *node, guint indent);
+static void write_after_indicator (GString *out, const KmYamlNode *value, guint indent);
+
+/* Is @node a generated sequence written as a block one, item by item (write_generated)? */
+static gboolean
+writes_generated (const KmYamlNode *node)
+{
+  return node->generate != NULL && node->n_generated > 0 && node->style != KM_YAML_STYLE_FLOW;
+}
+
+/* What write_block writes for the sequence build_generated makes of @node, with one item
+ * built at a time and dropped once written: the whole list is never a tree at once. */
+static void
+write_generated (GString          *out,
+                 const KmYamlNode *node,
+                 guint             indent)
+{
+  for (guint i = 0; i < node->n_generated; i++)
+    {
+      g_autoptr(KmYamlNode) item = node->generate (node->expand_data, i);
+
+      indent_to (out, indent);
+      g_string_append_c (out, '-');
+      write_after_indicator (out, item, indent);
+    }
+}
 
 /* Writes " value\n", "\n" for an empty plain value, or "\n" + the nested block after a
  * "key:", "-", "?" or ":" indicator at column @indent. */
@@ -2459,6 +2551,12 @@ write_after_indicator (GString          *out,
 {
   g_autoptr(KmYamlNode) built = NULL;
 
+  if (writes_generated (value))
+    {
+      g_string_append_c (out, '\n');
+      write_generated (out, value, indent + 2);
+      return;
+    }
   value = resolve (value, &built);
   if (writes_as_block (value))
     {
@@ -2534,6 +2632,11 @@ km_yaml_emit (const KmYamlNode *root,
   g_return_if_fail (root != NULL);
   g_return_if_fail (out != NULL);
 
+  if (writes_generated (root))
+    {
+      write_generated (out, root, 0);
+      return;
+    }
   root = resolve (root, &built);
   if (writes_as_block (root))
     {

@@ -86,6 +86,10 @@ typedef struct _KmYamlNode KmYamlNode;
 /* Builds the contents of a deferred node (see km_yaml_node_new_deferred): a new tree of
  * the node's kind (full transfer), from @data alone. */
 typedef KmYamlNode *(*KmYamlExpandFunc) (gpointer data);
+/* Builds item @index of a generated sequence (see km_yaml_node_new_generated): a new tree
+ * (full transfer), from @data alone. */
+typedef KmYamlNode *(*KmYamlItemFunc) (gpointer data,
+                                       guint    index);
 
 GType             km_yaml_node_get_type        (void) G_GNUC_CONST;
 
@@ -258,6 +262,17 @@ KmYamlNode       *km_yaml_node_new_deferred    (KmYamlKind           kind,
                                                 KmYamlExpandFunc     expand,
                                                 gpointer             data,
                                                 GDestroyNotify       destroy);
+/* A deferred block sequence of @n_items items that @item builds from @data one at a time:
+ * km_yaml_emit builds each item as it writes it and drops it before the next, so that a
+ * long list (an animation's frames) never is a tree in memory. The text is what the
+ * sequence of all the items would be written as. Otherwise as km_yaml_node_new_deferred
+ * (km_yaml_node_equal and km_yaml_node_copy build every item, as does km_yaml_emit where
+ * the node is written in flow style). */
+KmYamlNode       *km_yaml_node_new_generated   (guint                n_items,
+                                                KmYamlItemFunc       item,
+                                                gpointer             data,
+                                                GDestroyNotify       destroy);
+/* TRUE for the nodes of km_yaml_node_new_deferred and km_yaml_node_new_generated. */
 gboolean          km_yaml_node_is_deferred     (const KmYamlNode    *node);
 void              km_yaml_sequence_append      (KmYamlNode          *sequence,
                                                 KmYamlNode          *item);
@@ -332,6 +347,13 @@ char             *km_yaml_emit_to_string       (const KmYamlNode    *root,
 void              km_yaml_format_number        (double               value,
                                                 char                *buffer,
                                                 gsize                buffer_size);
+
+/* The nodes alive in the process now and the most that were at once since the start or
+ * the last km_yaml_node_reset_peak (how tests check what building or writing a tree
+ * holds at once). Either may be NULL. */
+void              km_yaml_node_get_counts      (guint               *live,
+                                                guint               *peak);
+void              km_yaml_node_reset_peak      (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmYamlNode, km_yaml_node_unref)
 
