@@ -107,6 +107,223 @@ query_path_identity (const char *path)
   return km_document_query_file_identity (file, NULL);
 }
 
+/* ---- The model files a save writes back ----------------------------------------------- */
+
+/* Kept on a body item: the file reference its model was read from (or last written to by
+ * a project save) and that file's identity then, so that a save does not write another
+ * program's later change over unasked (check_models_unchanged). */
+#define MODEL_IDENTITY_KEY "km-document-model-identity"
+/* km-document-skeleton.c's marks: the body's skeleton was edited since its file was read
+ * or written; the body is the built-in example's (its "skeleton.json" is no file). */
+#define SKELETON_MODIFIED_KEY "km-skeleton-modified"
+#define EMBEDDED_MODEL_KEY    "km-embedded-model"
+
+typedef struct
+{
+  char *file;       /* the body's file reference then */
+  char *identity;   /* NULL: no file there */
+} ModelIdentity;
+
+static void
+model_identity_free (gpointer data)
+{
+  ModelIdentity *model = data;
+
+  g_free (model->file);
+  g_free (model->identity);
+  g_free (model);
+}
+
+static void
+set_model_identity (KmItem     *body,
+                    const char *file,
+                    const char *identity)
+{
+  ModelIdentity *model = g_new0 (ModelIdentity, 1);
+
+  model->file = g_strdup (file);
+  model->identity = g_strdup (identity);
+  g_object_set_data_full (G_OBJECT (body), MODEL_IDENTITY_KEY, model, model_identity_free);
+}
+
+/* The model file @body refers to, resolved as the file watch resolves it, or NULL (none,
+ * the built-in example's, or a reference that does not resolve). */
+static char *
+body_model_path (KmItemIo *io,
+                 KmItem   *body)
+{
+  const char *file = km_body_item_get_file (KM_BODY_ITEM (body));
+  g_autofree char *expanded = NULL;
+  g_autofree char *shown = NULL;
+
+  if (file == NULL || *file == '\0' || g_object_get_data (G_OBJECT (body), EMBEDDED_MODEL_KEY))
+    return NULL;
+  expanded = km_item_io_expand_path (io, file, NULL);
+  shown = expanded != NULL ? km_cnoid_shown_path (io, file, expanded) : NULL;
+  return shown != NULL ? g_canonicalize_filename (shown, NULL) : NULL;
+}
+
+typedef struct
+{
+  KmItemIo   *io;
+  GHashTable *identities;   /* path → identity (NULL: gone), or NULL */
+  const char *path;         /* set_path_identity: the path… */
+  const char *identity;     /* …and its identity */
+} ModelScan;
+
+static void
+record_new_model (gpointer item,
+                  gpointer user_data)
+{
+  ModelScan *scan = user_data;
+  g_autofree char *path = NULL;
+  g_autofree char *identity = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY) != NULL
+      || (path = body_model_path (scan->io, item)) == NULL)
+    return;
+  identity = query_path_identity (path);
+  set_model_identity (item, km_body_item_get_file (KM_BODY_ITEM (item)), identity);
+}
+
+/* The bodies read since (a project or model opened, a model imported or read again) go
+ * with their model files as they are now. A stat each, on the main thread. */
+static void
+record_new_models (KmDocument *self,
+                   KmItem     *root)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  ModelScan scan = { 0 };
+
+  km_document_item_io_init (self, &io);
+  scan.io = &io.io;
+  km_item_foreach (root, record_new_model, &scan);
+}
+
+static void
+set_path_identity (gpointer item,
+                   gpointer user_data)
+{
+  ModelScan *scan = user_data;
+  ModelIdentity *model;
+  g_autofree char *path = NULL;
+
+  if (!KM_IS_BODY_ITEM (item)
+      || (model = g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY)) == NULL
+      || g_strcmp0 (model->file, km_body_item_get_file (KM_BODY_ITEM (item))) != 0
+      || (path = body_model_path (scan->io, item)) == NULL)
+    return;
+  if (scan->path != NULL && strcmp (path, scan->path) == 0)
+    {
+      g_free (model->identity);
+      model->identity = g_strdup (scan->identity);
+    }
+  else if (scan->identities != NULL && g_hash_table_contains (scan->identities, path))
+    {
+      g_free (model->identity);
+      model->identity = g_strdup (g_hash_table_lookup (scan->identities, path));
+    }
+}
+
+/* The bodies that refer to the model file at @path (or to one of @identities' paths) go
+ * with the identity given for it: what a save wrote there, or what the user chose to
+ * write over. */
+static void
+set_model_identities (KmDocument *self,
+                      const char *path,
+                      const char *identity,
+                      GHashTable *identities)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  ModelScan scan = { 0 };
+
+  km_document_item_io_init (self, &io);
+  scan.io = &io.io;
+  scan.identities = identities;
+  scan.path = path;
+  scan.identity = identity;
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   set_path_identity, &scan);
+}
+
+/* One model file of the user's a project save writes back, where it is. */
+typedef struct
+{
+  char *path;
+  char *expected;   /* what it must still be to be written over */
+  char *planned;    /* what it was when the save was planned (NULL: gone) */
+  char *after;      /* the worker's: what it is once the project is written */
+} ModelCheck;
+
+static void
+model_check_free (gpointer data)
+{
+  ModelCheck *check = data;
+
+  g_free (check->path);
+  g_free (check->expected);
+  g_free (check->planned);
+  g_free (check->after);
+  g_free (check);
+}
+
+typedef struct
+{
+  KmItemIo  *io;
+  GPtrArray *checks;
+} CheckScan;
+
+static void
+plan_model_check (gpointer item,
+                  gpointer user_data)
+{
+  CheckScan *scan = user_data;
+  ModelIdentity *model;
+  const char *file;
+  ModelCheck *check;
+  g_autofree char *path = NULL;
+
+  if (!KM_IS_BODY_ITEM (item)
+      || (model = g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY)) == NULL
+      || model->identity == NULL
+      || !GPOINTER_TO_INT (g_object_get_data (G_OBJECT (item), SKELETON_MODIFIED_KEY))
+      || g_strcmp0 (km_body_item_get_format (KM_BODY_ITEM (item)), "SKELETON-JSON") != 0)
+    return;
+  file = km_body_item_get_file (KM_BODY_ITEM (item));
+  /* (a body switched to a copy since: that copy is Kinema's, checked where it is written) */
+  if (g_strcmp0 (model->file, file) != 0
+      || strstr (file, "${SHARE}") != NULL || strstr (file, "${PROGRAM_TOP}") != NULL
+      || (path = body_model_path (scan->io, item)) == NULL)
+    return;
+  for (guint i = 0; i < scan->checks->len; i++)
+    if (strcmp (((ModelCheck *) g_ptr_array_index (scan->checks, i))->path, path) == 0)
+      return;
+  check = g_new0 (ModelCheck, 1);
+  check->path = g_steal_pointer (&path);
+  check->expected = g_strdup (model->identity);
+  /* As it is now, one stat, as the skeleton writes are planned: a change made after this
+   * (while the save runs) is the skeleton writer's to find, which leaves the file alone and
+   * writes the edits to a copy. */
+  check->planned = query_path_identity (check->path);
+  g_ptr_array_add (scan->checks, check);
+}
+
+/* The skeleton.json files of the user's that a project save of @self would write back
+ * (their bodies' skeletons edited), each with what it was when read or last written. */
+static GPtrArray *
+plan_model_checks (KmDocument *self)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  CheckScan scan;
+
+  km_document_item_io_init (self, &io);
+  scan.io = &io.io;
+  scan.checks = g_ptr_array_new_with_free_func (model_check_free);
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   plan_model_check, &scan);
+  return scan.checks;
+}
+
 /* ---- Opening ------------------------------------------------------------------------ */
 
 /* A file read and parsed, not yet applied: what the loading thread hands back. */
@@ -447,6 +664,7 @@ apply_loaded_file (KmDocument  *self,
     }
 
   format->free_result (result);
+  record_new_models (self, km_project_get_root_item (km_document_get_project (self)));
   km_document_log (self, G_LOG_LEVEL_INFO, _("Opened %s."), path);
   return TRUE;
 }
@@ -623,6 +841,7 @@ apply_recovered (KmDocument *self,
   /* The work goes back to its project's file (Save writes there), still unsaved. */
   _km_document_set_project (self, project, loaded->project_file);
   _km_document_set_file_identity (self, project, loaded->identity);
+  record_new_models (self, km_project_get_root_item (project));
   km_document_set_modified (self, TRUE);
   /* The skeletons read from the autosave's copies are the document's now. */
   _km_autosave_remove_models (loaded->path, NULL);
@@ -807,6 +1026,8 @@ km_document_reread_item (KmDocument  *self,
   /* The same item still, to the document (which keeps the current frame for it). */
   g_object_set_data_full (G_OBJECT (fresh), REREAD_ORIGIN_KEY,
                           g_rc_box_acquire (reread_origin (item)), g_rc_box_release);
+  /* What the file is now is what the fresh item goes with. */
+  record_new_models (self, fresh);
   _km_document_reread (self, item, fresh);
   return g_steal_pointer (&fresh);
 }
@@ -1338,6 +1559,10 @@ typedef struct
                                        * sub-project file so found (@identity then
                                        * km_cnoid_sub_save_get_found's), or NULL: the
                                        * project's */
+  GPtrArray           *model_checks;  /* JOB_PROJECT: of ModelCheck, the model files of the
+                                    * user's written back (plan_model_checks) */
+  char                *conflict_model;  /* JOB_PROJECT failed with KM_DOCUMENT_ERROR: the
+                                         * model file so found, or NULL */
 } WriteJob;
 
 static void
@@ -1366,6 +1591,8 @@ write_job_free (WriteJob *job)
   g_free (job->expected_identity);
   g_free (job->identity);
   g_free (job->conflict_sub);
+  g_clear_pointer (&job->model_checks, g_ptr_array_unref);
+  g_free (job->conflict_model);
   g_free (job);
 }
 
@@ -1464,6 +1691,33 @@ check_subs_unchanged (WriteJob  *job,
   return TRUE;
 }
 
+/* Whether the model files of the user's that the save writes back (job->model_checks) were
+ * still what the document read or last wrote there when the save was planned; else the
+ * KM_DOCUMENT_ERROR naming the first that was not, before anything is written. One gone is
+ * no conflict: Save writes it again where the project names it. */
+static gboolean
+check_models_unchanged (WriteJob  *job,
+                        GError   **error)
+{
+  for (guint i = 0; job->model_checks != NULL && i < job->model_checks->len; i++)
+    {
+      ModelCheck *check = g_ptr_array_index (job->model_checks, i);
+      g_autofree char *name = NULL;
+
+      if (check->planned == NULL || strcmp (check->planned, check->expected) == 0)
+        continue;
+      /* What the user may choose to write over (km_document_accept_disk_conflict). */
+      job->identity = g_strdup (check->planned);
+      job->conflict_model = g_strdup (check->path);
+      name = g_filename_display_basename (check->path);
+      g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
+                   /* Translators: %s is the file name of a project or of a model */
+                   _("“%s” has changed on disk since it was opened."), name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 write_job_run (WriteJob  *job,
                GError   **error)
@@ -1478,7 +1732,8 @@ write_job_run (WriteJob  *job,
       /* Before anything is written: another program's changes are not written over
        * unasked, in the project's file or in a sub-project's (which a Save As elsewhere
        * writes too). */
-      if (!check_unchanged (job, error) || !check_subs_unchanged (job, error))
+      if (!check_unchanged (job, error) || !check_subs_unchanged (job, error)
+          || !check_models_unchanged (job, error))
         return FALSE;
       /* The edited skeletons first: a project that refers to files not written must not
        * be written. */
@@ -1519,6 +1774,13 @@ write_job_run (WriteJob  *job,
         return FALSE;
       /* What the file is now is this save's: the editor does not take it for a change. */
       job->identity = query_path_identity (job->path);
+      /* Likewise the model files written back. */
+      for (guint i = 0; job->model_checks != NULL && i < job->model_checks->len; i++)
+        {
+          ModelCheck *check = g_ptr_array_index (job->model_checks, i);
+
+          check->after = query_path_identity (check->path);
+        }
       break;
 
     case JOB_AUTOSAVE:
@@ -1637,6 +1899,7 @@ typedef struct
   GError *error;     /* of KM_DOCUMENT_ERROR */
   char   *identity;  /* the file as the save found it, or NULL (gone) */
   char   *sub_path;  /* that file: a sub-project's, or NULL: the project's */
+  char   *model_path;  /* or a model file's written back (then @sub_path NULL) */
 } DiskConflict;
 
 static void
@@ -1647,6 +1910,7 @@ disk_conflict_free (gpointer data)
   g_error_free (conflict->error);
   g_free (conflict->identity);
   g_free (conflict->sub_path);
+  g_free (conflict->model_path);
   g_free (conflict);
 }
 
@@ -1654,7 +1918,8 @@ static void
 set_disk_conflict (KmDocument   *self,
                    const GError *error,
                    const char   *identity,
-                   const char   *sub_path)
+                   const char   *sub_path,
+                   const char   *model_path)
 {
   DiskConflict *conflict = NULL;
 
@@ -1664,6 +1929,7 @@ set_disk_conflict (KmDocument   *self,
       conflict->error = g_error_copy (error);
       conflict->identity = g_strdup (identity);
       conflict->sub_path = g_strdup (sub_path);
+      conflict->model_path = g_strdup (model_path);
     }
   g_object_set_data_full (G_OBJECT (self), DISK_CONFLICT_KEY, conflict, disk_conflict_free);
 }
@@ -1672,7 +1938,8 @@ set_disk_conflict (KmDocument   *self,
  * km_document_get_disk_conflict:
  *
  * Why the last project save to the document's file wrote nothing: another program changed
- * or removed the file, or the file of a sub-project the save would write, since the
+ * or removed the file, or the file of a sub-project the save would write (or changed a
+ * skeleton.json of the user's it would write back), since the
  * document read or wrote it (the error's message names the file). Any caller's save, so
  * that the window asks about one it did not start (Save for Choreonoid) as about its own.
  *
@@ -1709,13 +1976,67 @@ km_document_accept_disk_conflict (KmDocument *self)
   conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
   if (conflict == NULL)
     return FALSE;
-  if (conflict->sub_path != NULL)
+  if (conflict->model_path != NULL)
+    /* Overwrite means the user's version: their skeleton, written over the file as
+     * the save found it (see km_document_save_async). */
+    set_model_identities (self, conflict->model_path, conflict->identity, NULL);
+  else if (conflict->sub_path != NULL)
     km_cnoid_accept_sub_project_file (km_document_get_project (self), conflict->sub_path,
                                       conflict->identity);
   else
     _km_document_set_file_identity (self, km_document_get_project (self), conflict->identity);
-  set_disk_conflict (self, NULL, NULL, NULL);
+  set_disk_conflict (self, NULL, NULL, NULL, NULL);
   return TRUE;
+}
+
+typedef struct
+{
+  KmItemIo   *io;
+  const char *path;
+  GPtrArray  *items;
+} ConflictScan;
+
+static void
+collect_conflict_item (gpointer item,
+                       gpointer user_data)
+{
+  ConflictScan *scan = user_data;
+  g_autofree char *path = NULL;
+
+  if (KM_IS_BODY_ITEM (item) && (path = body_model_path (scan->io, item)) != NULL
+      && strcmp (path, scan->path) == 0)
+    g_ptr_array_add (scan->items, g_object_ref (item));
+}
+
+/**
+ * km_document_dup_disk_conflict_items:
+ *
+ * The body items whose model file the last save found changed by another program
+ * (km_document_get_disk_conflict()): a skeleton.json of the user's that the save would
+ * have written back. The window's Reload reads them again.
+ *
+ * Returns: (transfer full) (element-type KmItem): the items, in tree order; empty when the
+ *   conflict is about the project's file or a sub-project's, or there is none
+ */
+GPtrArray *
+km_document_dup_disk_conflict_items (KmDocument *self)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+  DiskConflict *conflict;
+  ConflictScan scan;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  scan.items = g_ptr_array_new_with_free_func (g_object_unref);
+  conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
+  if (conflict == NULL || conflict->model_path == NULL)
+    return scan.items;
+  km_document_item_io_init (self, &io);
+  scan.io = &io.io;
+  scan.path = conflict->model_path;
+  km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
+                   collect_conflict_item, &scan);
+  return scan.items;
 }
 
 /**
@@ -1809,6 +2130,46 @@ replanned_save_cb (GObject      *source,
     g_task_return_error (outer, error);
 }
 
+/* After a project save: the bodies whose model file of the user's it wrote back go with
+ * the file as written. */
+static void
+update_model_identities (KmDocument *self,
+                         WriteJob   *job)
+{
+  g_autoptr(GHashTable) identities = NULL;
+
+  if (job->model_checks == NULL || job->model_checks->len == 0
+      || job->project != km_document_get_project (self))
+    return;
+  identities = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, NULL);
+  for (guint i = 0; i < job->model_checks->len; i++)
+    {
+      ModelCheck *check = g_ptr_array_index (job->model_checks, i);
+
+      for (guint k = 0; k < job->written->len; k++)
+        if (strcmp (g_ptr_array_index (job->written, k), check->path) == 0)
+          g_hash_table_insert (identities, check->path, check->after);
+    }
+  set_model_identities (self, NULL, NULL, identities);
+}
+
+/* A save that found a model file of the user's changed while it ran (after it was planned):
+ * the skeleton writer left that file alone, and the save planned again writes the edits to
+ * a copy, never over it. Its bodies no longer go with it: nothing asks about it. */
+static void
+forget_models_changed_while_saving (KmDocument *self,
+                                    WriteJob   *job)
+{
+  for (guint i = 0; job->model_checks != NULL && i < job->model_checks->len; i++)
+    {
+      ModelCheck *check = g_ptr_array_index (job->model_checks, i);
+      g_autofree char *identity = query_path_identity (check->path);
+
+      if (g_strcmp0 (identity, check->planned) != 0 && g_strcmp0 (identity, check->after) != 0)
+        set_model_identities (self, check->path, NULL, NULL);
+    }
+}
+
 /* Back on the main thread: the document learns what was written, then the caller. */
 static void
 write_job_done_cb (GObject      *source,
@@ -1855,6 +2216,8 @@ write_job_done_cb (GObject      *source,
        * planned again, which writes the body's skeleton to a new copy. */
       replan = job->edited != NULL && _km_edited_skeletons_found_changed (job->edited)
                && job->project == km_document_get_project (self);
+      if (replan)
+        forget_models_changed_while_saving (self, job);
       /* Before the end: on failure the body items go back to their old files, an
        * undone save rather than an edit made while the file was written. */
       if (job->edited != NULL)
@@ -1863,9 +2226,12 @@ write_job_done_cb (GObject      *source,
         link_embedded_bodies (job->embedded_bodies, job->path, job->embedded_name);
       _km_document_end_save (self, job->project, ok ? job->file : NULL);
       if (ok)
-        _km_document_set_file_identity (self, job->project, job->identity);
+        {
+          _km_document_set_file_identity (self, job->project, job->identity);
+          update_model_identities (self, job);
+        }
       else if (error->domain == KM_DOCUMENT_ERROR)
-        set_disk_conflict (self, error, job->identity, job->conflict_sub);
+        set_disk_conflict (self, error, job->identity, job->conflict_sub, job->conflict_model);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
       g_clear_pointer (&job->edited, _km_edited_skeletons_free);
@@ -2012,7 +2378,11 @@ remember_selected_joint (KmDocument *self)
  * of each sub-project it would write (km_cnoid_sub_save_check): one another program changed
  * or removed fails the save the same way, nothing written, the message naming that file;
  * %KM_DOCUMENT_SAVE_OVERWRITE, or km_document_accept_disk_conflict(), then writes over
- * the version the failed save found. Saved to another file than the document's, a project
+ * the version the failed save found. So does a skeleton.json of the user's that the save
+ * writes back (its body's skeleton edited), checked against what the document read or last
+ * wrote there (plan_model_checks; one gone is written again, unasked), the message naming
+ * it and km_document_dup_disk_conflict_items() its bodies; Overwrite writes the user's
+ * version over it. Saved to another file than the document's, a project
  * whose ${SHARE} was found from its old place (share/project/) may have to name files
  * under it by absolute paths: once saved, the document logs a warning saying how many.
  */
@@ -2070,17 +2440,20 @@ km_document_save_full_async (KmDocument          *self,
     {
       DiskConflict *conflict = g_object_get_data (G_OBJECT (self), DISK_CONFLICT_KEY);
 
-      if (conflict != NULL && conflict->sub_path != NULL)
+      if (conflict != NULL && (conflict->sub_path != NULL || conflict->model_path != NULL))
         km_document_accept_disk_conflict (self);
     }
   /* What an earlier save found is answered by this one, or found again. */
-  set_disk_conflict (self, NULL, NULL, NULL);
+  set_disk_conflict (self, NULL, NULL, NULL, NULL);
   job = write_job_new (JOB_PROJECT, path);
   job->flags = flags;
   /* Save As to the same file counts as Save. */
   if (!(flags & KM_DOCUMENT_SAVE_OVERWRITE) && km_document_get_file (self) != NULL
       && g_file_equal (file, km_document_get_file (self)))
     job->expected_identity = g_strdup (km_document_get_file_identity (self));
+  /* The model files of the user's it writes back, before the edited skeletons are taken
+   * (which marks them saved). */
+  job->model_checks = plan_model_checks (self);
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
   remember_selected_joint (self);

@@ -2097,8 +2097,19 @@ take_edited_skeleton (gpointer item,
   /* A skeleton.json of the user's written back: the keys Kinema does not interpret (a
    * "comment", …) stay. */
   else if (!autosave && in_place && g_strcmp0 (new_format, SKELETON_JSON_FORMAT) == 0)
-    ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
-      ->original = g_strdup (path);
+    {
+      SkeletonFile *written = g_ptr_array_index (scan->edited->files,
+                                                 scan->edited->files->len - 1);
+      const char *text_format = NULL;
+      GBytes *text = km_body_item_get_model_text (body, &text_format);
+
+      written->original = g_strdup (path);
+      /* Kept from the version the user read (or Kinema last wrote), not from one another
+       * program left since: a save writes over that only when the user chose to
+       * (Overwrite), and then no half of their edit is folded in. */
+      if (text != NULL && g_strcmp0 (text_format, SKELETON_JSON_FORMAT) == 0)
+        written->original_text = g_bytes_ref (text);
+    }
   /* (a removed copy: the model it copied, while it is there) */
   else if (gone_copy && copy->original != NULL && g_strcmp0 (new_format, file_format) == 0
            && g_file_test (copy->original, G_FILE_TEST_IS_REGULAR))

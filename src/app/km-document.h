@@ -107,6 +107,10 @@ gboolean           km_document_get_saving         (KmDocument         *self);
  * the user chose to overwrite it. */
 const GError      *km_document_get_disk_conflict  (KmDocument         *self);
 gboolean           km_document_accept_disk_conflict (KmDocument       *self);
+/* The body items whose model file that conflict is about (a skeleton.json the save would
+ * have written back), in tree order (element-type KmItem, full references); empty when it
+ * is about the project's or a sub-project's file, or there is none. */
+GPtrArray         *km_document_dup_disk_conflict_items (KmDocument    *self);
 /* Whether the document writes files (a save, a Save Item As, an export; not an autosave)
  * on a worker thread; KmDocument::files-written tells when the last one ends. */
 gboolean           km_document_get_writing        (KmDocument         *self);

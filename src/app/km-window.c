@@ -967,6 +967,9 @@ ask_then (KmWindow      *self,
 
 /* ---- Changes another program made to the project file -------------------------------- */
 
+static void reload_items (KmWindow  *self,
+                          GPtrArray *items);
+
 /* Reads the project file again, as it is on disk (the open path, without asking: the
  * user chose to drop what is unsaved). */
 static void
@@ -1011,7 +1014,16 @@ disk_question_response_cb (KmWindow  *self,
   self->pending = PENDING_NONE;
   g_clear_object (&self->pending_file);
   if (response == GTK_RESPONSE_REJECT)
-    reload_project (self);
+    {
+      g_autoptr(GPtrArray) items = km_document_dup_disk_conflict_items (self->document);
+
+      /* A model file the save would have written back: its bodies read it again (the
+       * item tree's Reload, undoable), the rest of the project stays as it is. */
+      if (items->len > 0)
+        reload_items (self, items);
+      else
+        reload_project (self);
+    }
 }
 
 /* A save of @file found that another program changed or removed it, or one of its
@@ -1444,8 +1456,24 @@ setup_escape_key (KmWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), self->escape_key);
 }
 
-/* Reads each changed file's items again, through the item tree's Reload (one undoable
- * step each, and what it says when a file cannot be read). */
+/* Reads @items (of KmItem) again, through the item tree's Reload (one undoable step each,
+ * and what it says when a file cannot be read). */
+static void
+reload_items (KmWindow  *self,
+              GPtrArray *items)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      KmItem *item = g_ptr_array_index (items, i);
+
+      /* (gone meanwhile: reloaded with another, or deleted) */
+      if (km_item_get_parent (item) == NULL || !select_item_row (self, item))
+        continue;
+      gtk_widget_activate_action (GTK_WIDGET (self->item_tree), "tree.reload", NULL);
+    }
+}
+
+/* Reads each changed file's items again. */
 static void
 reload_item_files_action (GtkWidget  *widget,
                           const char *action_name,
@@ -1457,15 +1485,7 @@ reload_item_files_action (GtkWidget  *widget,
   if (self->item_watch == NULL)
     return;
   items = km_item_file_watch_dup_items (self->item_watch);
-  for (guint i = 0; i < items->len; i++)
-    {
-      KmItem *item = g_ptr_array_index (items, i);
-
-      /* (gone meanwhile: reloaded with another, or deleted) */
-      if (km_item_get_parent (item) == NULL || !select_item_row (self, item))
-        continue;
-      gtk_widget_activate_action (GTK_WIDGET (self->item_tree), "tree.reload", NULL);
-    }
+  reload_items (self, items);
   /* Read again now, or not readable (which the message view says): asked no more. */
   km_item_file_watch_forget (self->item_watch);
 }

@@ -1380,6 +1380,152 @@ test_reload_model_resolves (Fixture       *f,
   g_assert_true (km_animation_equal (km_document_get_animation (f->document), solved, 1e-9));
 }
 
+/* The project reopened (its body read from the skeleton.json beside it), then another
+ * program changes that file (the Elbow moved, a key Kinema does not interpret added), the
+ * bar for it dismissed with ×, and the body's skeleton edited in the window (Elbow offset):
+ * a save would write the file back. Returns the text the other program left. */
+static char *
+change_model_before_save (Fixture    *f,
+                          const char *model)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GString) theirs = NULL;
+
+  reopen (f);
+  change_elbow_behind_our_back (model, 1.2);
+  text = read_file (model);
+  theirs = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (theirs, "{\n", "{\n  \"their_note\": 2,\n", 1), ==, 1);
+  g_assert_true (g_file_set_contents (model, theirs->str, theirs->len, NULL));
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window),
+                                             "win.dismiss-item-files-change", NULL));
+  g_assert_false (item_bar_revealed (f));
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_get_modified (f->document));
+  return g_string_free (g_steal_pointer (&theirs), FALSE);
+}
+
+/* The Elbow's offset z in the skeleton.json at @path. */
+static double
+elbow_z (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skeleton = load_skeleton (path, &error);
+  int elbow;
+
+  g_assert_no_error (error);
+  elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  return km_skeleton_get_joint (skeleton, (guint) elbow)->offset.z;
+}
+
+/* A model file another program changed since it was read: Save asks as for the project's
+ * file, naming it; Cancel writes nothing (the model and the project stay as they are, the
+ * document modified), and the next Save asks again. */
+static void
+test_model_file_asks (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *theirs = change_model_before_save (f, model);
+  g_autofree char *project = read_file (f->path);
+  g_autofree char *after = NULL;
+  g_autofree char *project_after = NULL;
+  g_autofree char *again = NULL;
+
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk since it was "
+                                           "opened."),
+                       GTK_RESPONSE_CANCEL);
+  g_assert_null (km_window_get_question (f->window));
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
+  project_after = read_file (f->path);
+  g_assert_cmpstr (project_after, ==, project);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_cmpfloat (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                            (guint) km_skeleton_find_joint (
+                                              km_document_get_skeleton (f->document), "Elbow"))
+                       ->offset.z, ==, 1.5);
+
+  press_save (f);
+  again = read_file (model);
+  g_assert_cmpstr (again, ==, theirs);
+  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk"),
+                       GTK_RESPONSE_CANCEL);
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* Overwrite writes the user's version of the model over theirs (not even the keys Kinema
+ * does not read come from theirs); the next Save asks nothing. */
+static void
+test_model_file_overwrite (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *theirs = change_model_before_save (f, model);
+
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk"),
+                       GTK_RESPONSE_ACCEPT);
+  g_assert_true (test_app_wait_saved (f->window));
+  test_app_spin ();
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (holds_skeleton (f, model));
+  g_assert_cmpfloat (elbow_z (model), ==, 1.5);
+  /* The user's version whole: no half of theirs (a key they added) folded in. */
+  {
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (model, &text, NULL, NULL));
+    g_assert_null (strstr (text, "their_note"));
+  }
+
+  /* Our own write: no question after it. */
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.75));
+  press_save (f);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpfloat (elbow_z (model), ==, 1.75);
+}
+
+/* Reload reads their model (one undoable step, the edit dropped); no file is written, and
+ * the next Save writes over what was read without asking. */
+static void
+test_model_file_reload (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *theirs = change_model_before_save (f, model);
+  g_autofree char *project = read_file (f->path);
+  g_autofree char *after = NULL;
+  g_autofree char *project_after = NULL;
+  g_autofree char *text = NULL;
+
+  press_save (f);
+  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk"),
+                       GTK_RESPONSE_REJECT);
+  test_app_spin ();
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_true (holds_skeleton (f, model));
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
+  project_after = read_file (f->path);
+  g_assert_cmpstr (project_after, ==, project);
+
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.75));
+  press_save (f);
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpfloat (elbow_z (model), ==, 1.75);
+  /* (their other key stays: it was in the version read) */
+  text = read_file (model);
+  g_assert_nonnull (strstr (text, "\"their_note\": 2"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1434,5 +1580,11 @@ main (int    argc,
               fixture_setup, test_saved_example_model_linked, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/reload-model-resolves", Fixture, NULL,
               fixture_setup, test_reload_model_resolves, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-asks", Fixture, NULL,
+              fixture_setup, test_model_file_asks, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-overwrite", Fixture, NULL,
+              fixture_setup, test_model_file_overwrite, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-reload", Fixture, NULL,
+              fixture_setup, test_model_file_reload, fixture_teardown);
   return g_test_run ();
 }
