@@ -711,3 +711,22 @@ test_app_chooser_gone (gpointer data)
 {
   return test_app_find_chooser () == NULL;
 }
+
+/* The text of the time bar's frame label (an inscription, "Frame …") under @widget, or
+ * NULL. */
+const char *
+test_app_frame_label_below (GtkWidget *widget)
+{
+  const char *text = GTK_IS_INSCRIPTION (widget)
+                     ? gtk_inscription_get_text (GTK_INSCRIPTION (widget)) : NULL;
+
+  if (text != NULL && g_str_has_prefix (text, "Frame "))
+    return text;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if ((text = test_app_frame_label_below (child)) != NULL)
+        return text;
+    }
+  return NULL;
+}

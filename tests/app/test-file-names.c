@@ -14,6 +14,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * File names that are not UTF-8 (Linux names are bytes) are shown by their display names
@@ -26,24 +27,6 @@
 /* "arm", two bytes that are no UTF-8, a tab, "x.json". */
 #define ODD_NAME "arm\xff\xfe\tx.json"
 #define ODD_SHOWN "arm\xef\xbf\xbd\xef\xbf\xbd"   /* "arm" and two U+FFFD */
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
 
 static KmJointInspector *
 inspector (KmWindow *window)
@@ -133,7 +116,7 @@ test_non_utf8_model_name (void)
   assert_messages_utf8 (document);
 
   test_app_destroy_window (&window, &document);
-  remove_tree (dir);
+  km_test_remove_tree (dir);
 }
 
 int

@@ -28,6 +28,7 @@
 #include "km-window.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * The UI thread never waits on file work, under Xvfb: a project save with a 10,000-frame
@@ -56,24 +57,6 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
-static void
 destroy_window (KmWindow **window)
 {
   KmDocument *document = km_window_get_document (*window);
@@ -92,7 +75,7 @@ fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
   destroy_window (&f->window);
-  remove_tree (f->dir);
+  km_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 
@@ -2210,7 +2193,7 @@ test_quit_signal_keeps_autosave (gconstpointer data)
   if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE))
     {
       g_test_skip ("the kinema program is not built");
-      remove_tree (home);
+      km_test_remove_tree (home);
       return;
     }
   process = spawn_kinema_on_arm (program, home, state, NULL, &out);
@@ -2240,7 +2223,7 @@ test_quit_signal_keeps_autosave (gconstpointer data)
   g_assert_true (g_file_test (autosave, G_FILE_TEST_IS_REGULAR));
   text = read_file (autosave, NULL);
   g_assert_nonnull (strstr (text, "arm.json"));
-  remove_tree (home);
+  km_test_remove_tree (home);
 }
 
 static void
@@ -2280,7 +2263,7 @@ test_second_quit_signal_ends_hung_write (void)
       || !g_file_test (preload, G_FILE_TEST_IS_REGULAR))
     {
       g_test_skip ("the kinema program or the preload module is not built");
-      remove_tree (home);
+      km_test_remove_tree (home);
       return;
     }
   process = spawn_kinema_on_arm (program, home, state, env, &out);
@@ -2308,7 +2291,7 @@ test_second_quit_signal_ends_hung_write (void)
     }
   g_assert_true (g_subprocess_get_if_signaled (process));
   g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGTERM);
-  remove_tree (home);
+  km_test_remove_tree (home);
 }
 
 int

@@ -189,29 +189,10 @@ activate (Fixture    *f,
   test_app_spin ();
 }
 
-/* The text of the label (an inscription) under @widget that shows the frame ("Frame …"),
- * or NULL. */
-static const char *
-frame_label_below (GtkWidget *widget)
-{
-  if (GTK_IS_INSCRIPTION (widget)
-      && g_str_has_prefix (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), "Frame "))
-    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      const char *text = frame_label_below (child);
-
-      if (text != NULL)
-        return text;
-    }
-  return NULL;
-}
-
 static const char *
 frame_label (Fixture *f)
 {
-  const char *text = frame_label_below (GTK_WIDGET (f->time_bar));
+  const char *text = test_app_frame_label_below (GTK_WIDGET (f->time_bar));
 
   g_assert_nonnull (text);
   return text;

@@ -1894,28 +1894,10 @@ test_new_project_rate_stays (Fixture       *f,
   km_test_remove_tree (dir);
 }
 
-/* The text of the time bar's frame label ("Frame …") under @widget, or NULL. */
-static const char *
-frame_label_below (GtkWidget *widget)
-{
-  if (GTK_IS_INSCRIPTION (widget) && gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL
-      && g_str_has_prefix (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), "Frame "))
-    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      const char *text = frame_label_below (child);
-
-      if (text != NULL)
-        return text;
-    }
-  return NULL;
-}
-
 static char *
 time_bar_text (KmWindow *window)
 {
-  return g_strdup (frame_label_below (km_window_get_time_bar (window)));
+  return g_strdup (test_app_frame_label_below (km_window_get_time_bar (window)));
 }
 
 /* Review finding (window #1): `kinema SR1.body` (a model opened into the empty window a
