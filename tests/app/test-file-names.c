@@ -81,7 +81,7 @@ assert_spinner_names (KmWindow   *window,
 static void
 test_non_utf8_model_name (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("km-file-names-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-file-names-XXXXXX");
   g_autofree char *path = g_build_filename (dir, ODD_NAME, NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;

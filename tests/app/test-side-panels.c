@@ -22,6 +22,7 @@
 #include "km-item-tree.h"
 
 #include "test-app-util.h"
+#include "km-test-tmp.h"
 
 /*
  * The Pose and Skeleton tabs of the editor window at its default size, with real pointer
@@ -826,7 +827,7 @@ test_selected_joint_shown (Fixture       *f,
   guint n = km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->panel));
   int dof = (int) n - 1;
   int joint = km_skeleton_get_dof_joint (skeleton, (guint) dof);
-  g_autofree char *dir = g_dir_make_tmp ("kinema-side-panels-XXXXXX", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-side-panels-XXXXXX");
   g_autofree char *path = g_build_filename (dir, "selected.cnoid", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
@@ -863,8 +864,7 @@ test_selected_joint_shown (Fixture       *f,
   g_assert_true (test_app_wait_until (pose_row_shown, &wait, 5000));
   g_assert_true (test_app_wait_until (tree_row_shown, &tree_wait, 5000));
 
-  g_assert_no_errno (g_remove (path));
-  g_assert_no_errno (g_rmdir (dir));
+  km_test_remove_tree (dir);
 }
 
 typedef struct
