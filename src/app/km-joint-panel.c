@@ -1035,6 +1035,18 @@ fill_idle_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* A slider drag that ends without its release (the document, the panel or the
+ * dragged slider's row goes: GTK sends the release to no one). */
+static void
+end_drag (KmJointPanel *self)
+{
+  if (self->dragged == G_MAXUINT)
+    return;
+  self->dragged = G_MAXUINT;
+  if (self->document != NULL)
+    km_document_release_edit (self->document, self);
+}
+
 static void
 document_skeleton_changed_cb (KmJointPanel *self)
 {
@@ -1045,6 +1057,7 @@ document_skeleton_changed_cb (KmJointPanel *self)
   guint n_first = n_dof;
   GtkAdjustment *scroll;
 
+  end_drag (self);
   /* A row to be shown was one of the old DOFs (the selected joint's is asked for below). */
   self->scroll_dof = G_MAXUINT;
   km_after_paint_cancel (&self->scroll);
@@ -1104,17 +1117,6 @@ set_unit (KmJointPanel *self,
   *field = g_strdup (unit);
   document_skeleton_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
-}
-
-/* A slider drag that ends without its release (the document or the panel goes). */
-static void
-end_drag (KmJointPanel *self)
-{
-  if (self->dragged == G_MAXUINT)
-    return;
-  self->dragged = G_MAXUINT;
-  if (self->document != NULL)
-    km_document_release_edit (self->document, self);
 }
 
 static void

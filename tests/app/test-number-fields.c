@@ -698,6 +698,66 @@ test_slider_drag_one_step (Fixture       *f,
   g_assert_false (km_document_can_undo (f->document));
 }
 
+/* Presses (@down) or releases the first pointer button, after moving the pointer over
+ * @slider's left third when pressing. */
+static void
+slider_button (Fixture   *f,
+               GtkWidget *slider,
+               gboolean   down)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+
+  if (down)
+    {
+      test_app_add_pointer_move_to (args, slider, gtk_widget_get_width (slider) * 0.3,
+                                    gtk_widget_get_height (slider) / 2.0);
+      g_ptr_array_add (args, g_strdup ("sleep"));
+      g_ptr_array_add (args, g_strdup ("0.2"));
+    }
+  g_ptr_array_add (args, g_strdup (down ? "mousedown" : "mouseup"));
+  g_ptr_array_add (args, g_strdup ("1"));
+  test_app_xdotool (GTK_WIDGET (f->window), args);
+  test_app_spin_for (300);
+}
+
+static GtkWidget *
+elbow_slider (Fixture *f)
+{
+  GtkWidget *slider = find_slider (f->panel,
+                                   km_joint_panel_get_adjustment (KM_JOINT_PANEL (f->panel),
+                                                                  ELBOW));
+
+  g_assert_nonnull (slider);
+  return slider;
+}
+
+/* A slider drag whose rows go before the release (the body changed under the pointer: a
+ * new skeleton made current, an undo from the keyboard) is over: the release never reaches
+ * the panel, which used to stay in the drag and so refused to hold the edit of every later
+ * slider drag (each pause then ended a step). */
+static void
+test_slider_drag_row_gone (Fixture       *f,
+                           gconstpointer  data)
+{
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  slider_button (f, elbow_slider (f), TRUE);
+  g_assert_true (km_document_edit_held_by (f->document, f->panel));
+
+  g_assert_nonnull (km_document_new_skeleton (f->document, "Root"));
+  test_app_spin_for (300);
+  slider_button (f, NULL, FALSE);
+  g_assert_false (km_document_edit_held_by (f->document, f->panel));
+
+  /* The example's rows back, a new press on a slider holds its edit again. */
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin_for (300);
+  slider_button (f, elbow_slider (f), TRUE);
+  g_assert_true (km_document_edit_held_by (f->document, f->panel));
+  slider_button (f, NULL, FALSE);
+  g_assert_false (km_document_edit_held_by (f->document, f->panel));
+}
+
 /* A held edit (a drag's) belongs to its holder: another holder's release leaves it, no
  * pause ends it, and its own release does; then one undo takes the whole edit back. (A 3-D
  * drag's late answers once ended a slider drag's step, the one held flag shared.) */
@@ -754,6 +814,7 @@ main (int   argc,
   ADD ("out-of-range", test_out_of_range_says_so);
   ADD ("unlimited/pose", test_unlimited_pose);
   ADD ("slider-drag/one-step", test_slider_drag_one_step);
+  ADD ("slider-drag/row-gone", test_slider_drag_row_gone);
 #undef ADD
   g_test_add_func ("/kinema/NumberFields/held-edit-owner", test_held_edit_owner);
 
