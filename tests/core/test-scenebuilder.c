@@ -846,6 +846,28 @@ load_with_warnings (const char         *xml,
   return model;
 }
 
+/* A freejoint between bodies is dropped with a warning that claims nothing about its plug
+ * body, which another joint may hold (here the ball joint): it used to say the plug body
+ * "moves freely" while it stayed in the tree as the ball joint's child. */
+static void
+test_freejoint_dropped (void)
+{
+  static const char xml[] =
+    "<namespace name=\"a\">\n"
+    "  <body name=\"b\" dynamical=\"false\"><connector name=\"c\"/></body>\n"
+    "  <body name=\"d\"><connector name=\"c\"/></body>\n"
+    "  <balljoint name=\"bj\" sock=\"b/c\" plug=\"d/c\"/>\n"
+    "  <freejoint name=\"f\" sock=\"b/c\" plug=\"d/c\"/>\n"
+    "</namespace>\n";
+  static const char * const expected[] = {
+    "bad.xml:5:3: a freejoint between bodies is dropped; it does not attach its plug body",
+    NULL
+  };
+  g_autoptr(KmScenebuilderModel) model = load_with_warnings (xml, expected);
+
+  g_assert_cmpint (km_skeleton_get_n_dof (model->skeleton), ==, 3);
+}
+
 /* 5.14: an <ik> target with `ref` is in ref's frame, and the chain is the joints from
  * end's body up to, but not including, ref's body. With ref on l1, which the shoulder
  * moves, the shoulder must stay: the target was taken into world coordinates at the
@@ -2193,6 +2215,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
+  g_test_add_func ("/kinema/Scenebuilder/freejoint-dropped", test_freejoint_dropped);
   g_test_add_func ("/kinema/Scenebuilder/arm", test_arm);
   g_test_add_func ("/kinema/Scenebuilder/wheels-module", test_wheels);
   g_test_add_func ("/kinema/Scenebuilder/model-name", test_model_name);

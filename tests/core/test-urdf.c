@@ -972,9 +972,9 @@ test_empty_robot (void)
   g_assert_cmpint (km_urdf_sniff ("<robotic/>", 10), ==, 0);
 }
 
-/* Collisions, transmissions and Gazebo extensions are not modelled: one warning per kind
- * and file, at the first element, with the count, in the order of the file; <inertial>
- * and unknown elements are skipped without one. */
+/* Collisions, transmissions, Gazebo extensions and ros2_control blocks are not modelled:
+ * one warning per kind and file, at the first element, with the count, in the order of
+ * the file; <inertial> and unknown elements are skipped without one. */
 static void
 test_unmodelled_elements (void)
 {
@@ -996,12 +996,14 @@ test_unmodelled_elements (void)
   g_assert_nonnull (skel);
   for (guint i = 0; i < warnings->len; i++)
     g_test_message ("warning: %s", (char *) warnings->pdata[i]);
-  g_assert_cmpuint (warnings->len, ==, 3);
+  g_assert_cmpuint (warnings->len, ==, 4);
   g_assert_cmpstr (warnings->pdata[0], ==, "t.urdf:2:29: 3 <collision> elements are not "
                                            "modelled; they are skipped (the first is here)");
   g_assert_cmpstr (warnings->pdata[1], ==, "t.urdf:3:3: 2 <gazebo> elements are not "
                                            "modelled; they are skipped (the first is here)");
   g_assert_cmpstr (warnings->pdata[2], ==, "t.urdf:6:3: 1 <transmission> element is not "
+                                           "modelled; it is skipped");
+  g_assert_cmpstr (warnings->pdata[3], ==, "t.urdf:8:3: 1 <ros2_control> element is not "
                                            "modelled; it is skipped");
 }
 

@@ -3186,7 +3186,10 @@ build_model (Loader  *L,
       if (o->type == OBJ_FREEJOINT)
         {
           note_once (L, NULL, o->node->file, o->node->pos,
-                     _("a freejoint between bodies is dropped; the plug body moves freely"));
+                     /* A plug body no other joint holds is then a root of its own,
+                      * which the roots' warning covers. */
+                     _("a freejoint between bodies is dropped; it does not attach its "
+                       "plug body"));
           continue;
         }
       e.joint = o;

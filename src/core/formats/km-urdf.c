@@ -114,14 +114,18 @@ typedef struct
   gboolean     material_has_color_element;
   gboolean     in_visual_material;
   /* The elements of unmodelled_kinds met: how many, and where the first one is. */
-  guint        n_unmodelled[3];
-  KmSourcePos  first_unmodelled[3];
+  guint        n_unmodelled[4];
+  KmSourcePos  first_unmodelled[4];
 } Parser;
 
 /* What Kinema reads no part of, and says so: one warning per kind and file, at the first
  * element, with the count (every real URDF has collisions; a warning each would drown
  * the others). <inertial> and unknown elements are skipped silently. */
-static const char *const unmodelled_kinds[] = { "collision", "transmission", "gazebo" };
+static const char *const unmodelled_kinds[] = {
+  "collision", "transmission", "gazebo", "ros2_control"
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (unmodelled_kinds)
+                 == G_N_ELEMENTS (((Parser *) NULL)->n_unmodelled));
 
 /* Counts @element when it is one of unmodelled_kinds. */
 static void
@@ -140,7 +144,7 @@ warn_unmodelled_kind (Parser *p,
 {
   km_parse_warning (p->path, p->first_unmodelled[k],
                     /* Translators: %u is a count, %s an element name (collision,
-                     * transmission, gazebo) */
+                     * transmission, gazebo, ros2_control) */
                     g_dngettext (GETTEXT_PACKAGE,
                                  "%u <%s> element is not modelled; it is skipped",
                                  "%u <%s> elements are not modelled; they are skipped "
