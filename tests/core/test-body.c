@@ -250,6 +250,42 @@ assert_error (const char *text,
 
 #define HEAD "format: ChoreonoidBody\nformat_version: 2.0\nlinks:\n"
 
+/* A link's `import` list: the link's own keys first, then the later mappings over the
+ * earlier ones (Choreonoid's StdBodyLoader inserts the list from its end, and an insert
+ * never replaces a key), so a shared description can be narrowed after it. The first one
+ * used to win: the knee kept the shared ±120°. */
+static void
+test_import_list_order (void)
+{
+  static const char text[] =
+    "format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\n"
+    "common: &Common { jointType: revolute, jointAxis: Y, jointRange: [ -120, 120 ] }\n"
+    "links:\n"
+    "  - name: ROOT\n"
+    "    jointType: free\n"
+    "  - name: KNEE\n"
+    "    parent: ROOT\n"
+    "    import: [ *Common, { jointRange: [ 0, 150 ], jointAxis: X } ]\n"
+    "  - name: HIP\n"
+    "    parent: KNEE\n"
+    "    jointAxis: Z\n"
+    "    import: [ *Common, { jointAxis: X } ]\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_body_load ("t.body", text, strlen (text), NULL, &error);
+  const KmJoint *j;
+
+  g_assert_no_error (error);
+  j = test_util_joint (skel, "KNEE");
+  g_assert_cmpint (j->type, ==, KM_JOINT_REVOLUTE);
+  assert_vec3 (j->axis, 1, 0, 0);
+  g_assert_cmpfloat_with_epsilon (j->limits[0].min, 0.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (j->limits[0].max, 150.0 * G_PI / 180.0, 1e-12);
+  /* The link's own key before any import. */
+  j = test_util_joint (skel, "HIP");
+  assert_vec3 (j->axis, 0, 0, 1);
+  g_assert_cmpfloat_with_epsilon (j->limits[0].max, 120.0 * G_PI / 180.0, 1e-12);
+}
+
 /* Radians too large to write in degrees (past some 3e306: a valid URDF or skeleton.json
  * may state 1e307) are no longer written as infinities: a range end is written unlimited,
  * a velocity limit left out, each with a note, and the text reads back. Before, the range
@@ -2034,6 +2070,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/Body/sr1", test_sr1);
+  g_test_add_func ("/kinema/Body/import-list-order", test_import_list_order);
   g_test_add_func ("/kinema/Body/set-model-own-strings", test_set_model_own_strings);
   g_test_add_func ("/kinema/Body/closed-link", test_closed_link);
   g_test_add_func ("/kinema/Body/floor", test_floor);

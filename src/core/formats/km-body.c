@@ -143,7 +143,10 @@ fail_at (Body        *b,
   return FALSE;
 }
 
-/* A key of a link, looked up in the link and then in its `import` mappings. */
+/* A key of a link, looked up in the link and then in its `import` mappings, a list's
+ * from the last: Choreonoid's StdBodyLoader inserts them into the link from the list's end
+ * and an insert never replaces a key, so a later mapping narrows an earlier, shared one
+ * (`import: [ *Common, { jointRange: [ 0, 150 ] } ]`). */
 static KmYamlNode *
 link_lookup (KmYamlNode         *link,
              const char * const *keys)
@@ -159,7 +162,7 @@ link_lookup (KmYamlNode         *link,
   if (km_yaml_node_get_kind (import) == KM_YAML_MAPPING)
     return km_yaml_mapping_lookup_any (import, keys);
   if (km_yaml_node_get_kind (import) == KM_YAML_SEQUENCE)
-    for (guint i = 0; i < km_yaml_node_get_length (import); i++)
+    for (guint i = km_yaml_node_get_length (import); i-- > 0;)
       {
         value = km_yaml_mapping_lookup_any (km_yaml_sequence_get (import, i), keys);
         if (value != NULL)
