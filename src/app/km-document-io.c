@@ -23,6 +23,7 @@
 #include "km-error.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-item-file-watch.h"
 #include "km-local-file.h"
 #include "km-pose-seq-item.h"
 #include "km-skeleton-json.h"
@@ -109,41 +110,24 @@ query_path_identity (const char *path)
 
 /* ---- The model files a save writes back ----------------------------------------------- */
 
-/* Kept on a body item: the file reference its model was read from (or last written to by
- * a project save) and that file's identity then, so that a save does not write another
- * program's later change over unasked (check_models_unchanged). */
-#define MODEL_IDENTITY_KEY "km-document-model-identity"
-/* km-document-skeleton.c's marks: the body's skeleton was edited since its file was read
+/* What a body's data goes with (the model file it was read from or a save last wrote, and
+ * what that file held then) is the item file watch's record of it, one for the changed-on-
+ * disk bar and for the question below (km_item_file_watch_get_item_read): set when the
+ * watch first sees the body (read, reloaded, duplicated, the built-in example saved as a
+ * file, in the project or a sub-project), and when a save writes the file.
+ * km-document-skeleton.c's marks: the body's skeleton was edited since its file was read
  * or written; the body is the built-in example's (its "skeleton.json" is no file). */
 #define SKELETON_MODIFIED_KEY "km-skeleton-modified"
 #define EMBEDDED_MODEL_KEY    "km-embedded-model"
 
-typedef struct
+/* What the file at @path holds, as the file watch records it (km_format_file_checksum);
+ * NULL when it cannot be read. File I/O: on a worker thread, but for a save planned again. */
+static char *
+model_checksum (const char *path)
 {
-  char *file;       /* the body's file reference then */
-  char *identity;   /* NULL: no file there */
-} ModelIdentity;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
 
-static void
-model_identity_free (gpointer data)
-{
-  ModelIdentity *model = data;
-
-  g_free (model->file);
-  g_free (model->identity);
-  g_free (model);
-}
-
-static void
-set_model_identity (KmItem     *body,
-                    const char *file,
-                    const char *identity)
-{
-  ModelIdentity *model = g_new0 (ModelIdentity, 1);
-
-  model->file = g_strdup (file);
-  model->identity = g_strdup (identity);
-  g_object_set_data_full (G_OBJECT (body), MODEL_IDENTITY_KEY, model, model_identity_free);
+  return km_format_file_checksum (file, NULL, NULL);
 }
 
 /* The model file @body refers to, resolved as the file watch resolves it, or NULL (none,
@@ -152,98 +136,53 @@ static char *
 body_model_path (KmItemIo *io,
                  KmItem   *body)
 {
-  const char *file = km_body_item_get_file (KM_BODY_ITEM (body));
-  g_autofree char *expanded = NULL;
-  g_autofree char *shown = NULL;
-
-  if (file == NULL || *file == '\0' || g_object_get_data (G_OBJECT (body), EMBEDDED_MODEL_KEY))
+  if (g_object_get_data (G_OBJECT (body), EMBEDDED_MODEL_KEY))
     return NULL;
-  expanded = km_item_io_expand_path (io, file, NULL);
-  shown = expanded != NULL ? km_cnoid_shown_path (io, file, expanded) : NULL;
-  return shown != NULL ? g_canonicalize_filename (shown, NULL) : NULL;
+  return km_item_file_watch_dup_item_path (io, body);
 }
 
 typedef struct
 {
   KmItemIo   *io;
-  GHashTable *identities;   /* path → identity (NULL: gone), or NULL */
-  const char *path;         /* set_path_identity: the path… */
-  const char *identity;     /* …and its identity */
+  GHashTable *checksums;    /* path → checksum (NULL: gone), or NULL */
+  const char *path;         /* set_path_checksum: the path… */
+  const char *checksum;     /* …and its checksum */
 } ModelScan;
 
 static void
-record_new_model (gpointer item,
-                  gpointer user_data)
-{
-  ModelScan *scan = user_data;
-  g_autofree char *path = NULL;
-  g_autofree char *identity = NULL;
-
-  if (!KM_IS_BODY_ITEM (item) || g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY) != NULL
-      || (path = body_model_path (scan->io, item)) == NULL)
-    return;
-  identity = query_path_identity (path);
-  set_model_identity (item, km_body_item_get_file (KM_BODY_ITEM (item)), identity);
-}
-
-/* The bodies read since (a project or model opened, a model imported or read again) go
- * with their model files as they are now. A stat each, on the main thread. */
-static void
-record_new_models (KmDocument *self,
-                   KmItem     *root)
-{
-  g_auto(KmDocumentItemIo) io = { 0 };
-  ModelScan scan = { 0 };
-
-  km_document_item_io_init (self, &io);
-  scan.io = &io.io;
-  km_item_foreach (root, record_new_model, &scan);
-}
-
-static void
-set_path_identity (gpointer item,
+set_path_checksum (gpointer item,
                    gpointer user_data)
 {
   ModelScan *scan = user_data;
-  ModelIdentity *model;
   g_autofree char *path = NULL;
 
-  if (!KM_IS_BODY_ITEM (item)
-      || (model = g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY)) == NULL
-      || g_strcmp0 (model->file, km_body_item_get_file (KM_BODY_ITEM (item))) != 0
-      || (path = body_model_path (scan->io, item)) == NULL)
+  if (!KM_IS_BODY_ITEM (item) || (path = body_model_path (scan->io, item)) == NULL)
     return;
   if (scan->path != NULL && strcmp (path, scan->path) == 0)
-    {
-      g_free (model->identity);
-      model->identity = g_strdup (scan->identity);
-    }
-  else if (scan->identities != NULL && g_hash_table_contains (scan->identities, path))
-    {
-      g_free (model->identity);
-      model->identity = g_strdup (g_hash_table_lookup (scan->identities, path));
-    }
+    km_item_file_watch_set_item_read (item, path, scan->checksum);
+  else if (scan->checksums != NULL && g_hash_table_contains (scan->checksums, path))
+    km_item_file_watch_set_item_read (item, path, g_hash_table_lookup (scan->checksums, path));
 }
 
-/* The bodies that refer to the model file at @path (or to one of @identities' paths) go
- * with the identity given for it: what a save wrote there, or what the user chose to
+/* The bodies that refer to the model file at @path (or to one of @checksums' paths) go
+ * with the checksum given for it: what a save wrote there, or what the user chose to
  * write over. */
 static void
-set_model_identities (KmDocument *self,
-                      const char *path,
-                      const char *identity,
-                      GHashTable *identities)
+set_model_checksums (KmDocument *self,
+                     const char *path,
+                     const char *checksum,
+                     GHashTable *checksums)
 {
   g_auto(KmDocumentItemIo) io = { 0 };
   ModelScan scan = { 0 };
 
   km_document_item_io_init (self, &io);
   scan.io = &io.io;
-  scan.identities = identities;
+  scan.checksums = checksums;
   scan.path = path;
-  scan.identity = identity;
+  scan.checksum = checksum;
   km_item_foreach (km_project_get_root_item (km_document_get_project (self)),
-                   set_path_identity, &scan);
+                   set_path_checksum, &scan);
 }
 
 /* One model file of the user's a project save writes back, where it is. */
@@ -251,8 +190,9 @@ typedef struct
 {
   char *path;
   char *expected;   /* what it must still be to be written over */
-  char *planned;    /* what it was when the save was planned (NULL: gone) */
+  char *planned;    /* the worker's: what it was before anything was written (NULL: gone) */
   char *after;      /* the worker's: what it is once the project is written */
+  gboolean mixed;   /* its edited bodies were read from different versions of it */
 } ModelCheck;
 
 static void
@@ -278,38 +218,45 @@ plan_model_check (gpointer item,
                   gpointer user_data)
 {
   CheckScan *scan = user_data;
-  ModelIdentity *model;
   const char *file;
+  const char *read_path;
+  const char *read_checksum;
   ModelCheck *check;
   g_autofree char *path = NULL;
 
   if (!KM_IS_BODY_ITEM (item)
-      || (model = g_object_get_data (G_OBJECT (item), MODEL_IDENTITY_KEY)) == NULL
-      || model->identity == NULL
       || !GPOINTER_TO_INT (g_object_get_data (G_OBJECT (item), SKELETON_MODIFIED_KEY))
       || g_strcmp0 (km_body_item_get_format (KM_BODY_ITEM (item)), "SKELETON-JSON") != 0)
     return;
   file = km_body_item_get_file (KM_BODY_ITEM (item));
-  /* (a body switched to a copy since: that copy is Kinema's, checked where it is written) */
-  if (g_strcmp0 (model->file, file) != 0
-      || strstr (file, "${SHARE}") != NULL || strstr (file, "${PROGRAM_TOP}") != NULL
-      || (path = body_model_path (scan->io, item)) == NULL)
+  if (file == NULL || strstr (file, "${SHARE}") != NULL || strstr (file, "${PROGRAM_TOP}") != NULL
+      || (path = body_model_path (scan->io, item)) == NULL
+      /* (a body switched to a copy since: that copy is Kinema's, checked where it is
+       * written; a file gone when read is written again, unasked) */
+      || !km_item_file_watch_get_item_read (item, &read_path, &read_checksum)
+      || strcmp (read_path, path) != 0 || read_checksum == NULL)
     return;
   for (guint i = 0; i < scan->checks->len; i++)
-    if (strcmp (((ModelCheck *) g_ptr_array_index (scan->checks, i))->path, path) == 0)
-      return;
+    {
+      ModelCheck *other = g_ptr_array_index (scan->checks, i);
+
+      /* Edited bodies of one file read from different versions of it (one duplicated
+       * after another program changed it): the file is not what one of them was read
+       * from, whatever it holds. */
+      if (strcmp (other->path, path) == 0)
+        {
+          other->mixed |= strcmp (other->expected, read_checksum) != 0;
+          return;
+        }
+    }
   check = g_new0 (ModelCheck, 1);
   check->path = g_steal_pointer (&path);
-  check->expected = g_strdup (model->identity);
-  /* As it is now, one stat, as the skeleton writes are planned: a change made after this
-   * (while the save runs) is the skeleton writer's to find, which leaves the file alone and
-   * writes the edits to a copy. */
-  check->planned = query_path_identity (check->path);
+  check->expected = g_strdup (read_checksum);
   g_ptr_array_add (scan->checks, check);
 }
 
 /* The skeleton.json files of the user's that a project save of @self would write back
- * (their bodies' skeletons edited), each with what it was when read or last written. */
+ * (their bodies' skeletons edited), each with what it held when read or last written. */
 static GPtrArray *
 plan_model_checks (KmDocument *self)
 {
@@ -664,7 +611,6 @@ apply_loaded_file (KmDocument  *self,
     }
 
   format->free_result (result);
-  record_new_models (self, km_project_get_root_item (km_document_get_project (self)));
   km_document_log (self, G_LOG_LEVEL_INFO, _("Opened %s."), path);
   return TRUE;
 }
@@ -841,7 +787,6 @@ apply_recovered (KmDocument *self,
   /* The work goes back to its project's file (Save writes there), still unsaved. */
   _km_document_set_project (self, project, loaded->project_file);
   _km_document_set_file_identity (self, project, loaded->identity);
-  record_new_models (self, km_project_get_root_item (project));
   km_document_set_modified (self, TRUE);
   /* The skeletons read from the autosave's copies are the document's now. */
   _km_autosave_remove_models (loaded->path, NULL);
@@ -1026,8 +971,6 @@ km_document_reread_item (KmDocument  *self,
   /* The same item still, to the document (which keeps the current frame for it). */
   g_object_set_data_full (G_OBJECT (fresh), REREAD_ORIGIN_KEY,
                           g_rc_box_acquire (reread_origin (item)), g_rc_box_release);
-  /* What the file is now is what the fresh item goes with. */
-  record_new_models (self, fresh);
   _km_document_reread (self, item, fresh);
   return g_steal_pointer (&fresh);
 }
@@ -1691,10 +1634,12 @@ check_subs_unchanged (WriteJob  *job,
   return TRUE;
 }
 
-/* Whether the model files of the user's that the save writes back (job->model_checks) were
- * still what the document read or last wrote there when the save was planned; else the
- * KM_DOCUMENT_ERROR naming the first that was not, before anything is written. One gone is
- * no conflict: Save writes it again where the project names it. */
+/* Whether the model files of the user's that the save writes back (job->model_checks) are
+ * still what their edited bodies were read from or last written as (checksums: a new time
+ * alone is no change); else the KM_DOCUMENT_ERROR naming the first that is not, before
+ * anything is written. A change made after this is the skeleton writer's to find, which
+ * leaves the file alone and writes the edits to a copy. One gone is no conflict: Save
+ * writes it again where the project names it. */
 static gboolean
 check_models_unchanged (WriteJob  *job,
                         GError   **error)
@@ -1704,7 +1649,10 @@ check_models_unchanged (WriteJob  *job,
       ModelCheck *check = g_ptr_array_index (job->model_checks, i);
       g_autofree char *name = NULL;
 
-      if (check->planned == NULL || strcmp (check->planned, check->expected) == 0)
+      g_free (check->planned);
+      check->planned = model_checksum (check->path);
+      if (check->planned == NULL
+          || (!check->mixed && strcmp (check->planned, check->expected) == 0))
         continue;
       /* What the user may choose to write over (km_document_accept_disk_conflict). */
       job->identity = g_strdup (check->planned);
@@ -1779,7 +1727,7 @@ write_job_run (WriteJob  *job,
         {
           ModelCheck *check = g_ptr_array_index (job->model_checks, i);
 
-          check->after = query_path_identity (check->path);
+          check->after = model_checksum (check->path);
         }
       break;
 
@@ -1979,7 +1927,7 @@ km_document_accept_disk_conflict (KmDocument *self)
   if (conflict->model_path != NULL)
     /* Overwrite means the user's version: their skeleton, written over the file as
      * the save found it (see km_document_save_async). */
-    set_model_identities (self, conflict->model_path, conflict->identity, NULL);
+    set_model_checksums (self, conflict->model_path, conflict->identity, NULL);
   else if (conflict->sub_path != NULL)
     km_cnoid_accept_sub_project_file (km_document_get_project (self), conflict->sub_path,
                                       conflict->identity);
@@ -2133,24 +2081,24 @@ replanned_save_cb (GObject      *source,
 /* After a project save: the bodies whose model file of the user's it wrote back go with
  * the file as written. */
 static void
-update_model_identities (KmDocument *self,
-                         WriteJob   *job)
+update_model_checksums (KmDocument *self,
+                        WriteJob   *job)
 {
-  g_autoptr(GHashTable) identities = NULL;
+  g_autoptr(GHashTable) checksums = NULL;
 
   if (job->model_checks == NULL || job->model_checks->len == 0
       || job->project != km_document_get_project (self))
     return;
-  identities = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, NULL);
+  checksums = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, NULL);
   for (guint i = 0; i < job->model_checks->len; i++)
     {
       ModelCheck *check = g_ptr_array_index (job->model_checks, i);
 
       for (guint k = 0; k < job->written->len; k++)
         if (strcmp (g_ptr_array_index (job->written, k), check->path) == 0)
-          g_hash_table_insert (identities, check->path, check->after);
+          g_hash_table_insert (checksums, check->path, check->after);
     }
-  set_model_identities (self, NULL, NULL, identities);
+  set_model_checksums (self, NULL, NULL, checksums);
 }
 
 /* A save that found a model file of the user's changed while it ran (after it was planned):
@@ -2163,10 +2111,11 @@ forget_models_changed_while_saving (KmDocument *self,
   for (guint i = 0; job->model_checks != NULL && i < job->model_checks->len; i++)
     {
       ModelCheck *check = g_ptr_array_index (job->model_checks, i);
-      g_autofree char *identity = query_path_identity (check->path);
+      /* (a read on the main thread: seldom, and a skeleton.json) */
+      g_autofree char *checksum = model_checksum (check->path);
 
-      if (g_strcmp0 (identity, check->planned) != 0 && g_strcmp0 (identity, check->after) != 0)
-        set_model_identities (self, check->path, NULL, NULL);
+      if (g_strcmp0 (checksum, check->planned) != 0 && g_strcmp0 (checksum, check->after) != 0)
+        set_model_checksums (self, check->path, NULL, NULL);
     }
 }
 
@@ -2228,7 +2177,7 @@ write_job_done_cb (GObject      *source,
       if (ok)
         {
           _km_document_set_file_identity (self, job->project, job->identity);
-          update_model_identities (self, job);
+          update_model_checksums (self, job);
         }
       else if (error->domain == KM_DOCUMENT_ERROR)
         set_disk_conflict (self, error, job->identity, job->conflict_sub, job->conflict_model);
@@ -2379,8 +2328,9 @@ remember_selected_joint (KmDocument *self)
  * or removed fails the save the same way, nothing written, the message naming that file;
  * %KM_DOCUMENT_SAVE_OVERWRITE, or km_document_accept_disk_conflict(), then writes over
  * the version the failed save found. So does a skeleton.json of the user's that the save
- * writes back (its body's skeleton edited), checked against what the document read or last
- * wrote there (plan_model_checks; one gone is written again, unasked), the message naming
+ * writes back (its body's skeleton edited), checked against what its bodies were read from
+ * or last written as, the window's item file watch's record (plan_model_checks; one gone
+ * is written again, unasked), the message naming
  * it and km_document_dup_disk_conflict_items() its bodies; Overwrite writes the user's
  * version over it. Saved to another file than the document's, a project
  * whose ${SHARE} was found from its old place (share/project/) may have to name files

@@ -12,6 +12,7 @@
 #include "km-item-file-watch.h"
 #include "km-cnoid.h"
 #include "km-format.h"
+#include "km-sub-project-item.h"
 
 /* A burst of events (a write, a rename over the file) is checked once it is over. */
 #define SETTLE_MS 300
@@ -26,6 +27,8 @@ typedef struct
   GFileMonitor *monitor;    /* or NULL where the file cannot be watched */
   GCancellable *query;      /* the checksum running, or NULL */
   gboolean      baseline;   /* that one learns what the items' data goes with */
+  gboolean      written;    /* that one follows the document's write of the file: all the
+                             * items go with what it holds (else only those read since) */
   gboolean      known_set;
   char         *read;       /* the checksum of what the items' data was read from or
                              * written as (NULL: no file) */
@@ -92,7 +95,8 @@ emit_changed (KmItemFileWatch *self)
 
 /* Kept on an item: the file its data was read from (or last written to) and the checksum
  * of what that file held then. An item the history brings back (an undone Reload) still
- * has it. */
+ * has it. The one record of it: a project save reads it to ask before writing over a
+ * model file another program changed (km_item_file_watch_get_item_read). */
 #define ITEM_READ_KEY "km-item-file-watch-read"
 
 typedef struct
@@ -111,18 +115,77 @@ item_read_free (gpointer data)
   g_free (read);
 }
 
-/* @entry's items go with what its file held when it was read. */
+/**
+ * km_item_file_watch_set_item_read:
+ * @item: an item read from the file at @path
+ * @path: (type filename): canonical (km_item_file_watch_dup_item_path)
+ * @checksum: (nullable): km_format_file_checksum() of what the file held when @item was
+ *   read from it or written to it; %NULL: there was no file
+ *
+ * Records what @item's data goes with.
+ */
+void
+km_item_file_watch_set_item_read (KmItem     *item,
+                                  const char *path,
+                                  const char *checksum)
+{
+  ItemRead *read;
+
+  g_return_if_fail (KM_IS_ITEM (item));
+  g_return_if_fail (path != NULL);
+
+  read = g_new0 (ItemRead, 1);
+  read->path = g_strdup (path);
+  read->checksum = g_strdup (checksum);
+  g_object_set_data_full (G_OBJECT (item), ITEM_READ_KEY, read, item_read_free);
+}
+
+/**
+ * km_item_file_watch_get_item_read:
+ * @path: (out) (optional): the file @item was read from or last written to (canonical)
+ * @checksum: (out) (optional) (nullable): km_format_file_checksum() of what it held then
+ *   (%NULL: no file)
+ *
+ * What @item's data goes with, as km_item_file_watch_set_item_read() or the watch recorded
+ * it: once the watch has seen @item (an item read a moment ago may not have it yet).
+ *
+ * Returns: whether there is such a record
+ */
+gboolean
+km_item_file_watch_get_item_read (KmItem      *item,
+                                  const char **path,
+                                  const char **checksum)
+{
+  const ItemRead *read;
+
+  g_return_val_if_fail (KM_IS_ITEM (item), FALSE);
+
+  read = g_object_get_data (G_OBJECT (item), ITEM_READ_KEY);
+  if (read == NULL)
+    return FALSE;
+  if (path != NULL)
+    *path = read->path;
+  if (checksum != NULL)
+    *checksum = read->checksum;
+  return TRUE;
+}
+
+/* @entry's items go with what its file held when it was read: those read since (without a
+ * record for it), or, after the document wrote it (@all), every one. An item read earlier
+ * keeps what it was read from (a copy of it read later does not make it newer). */
 static void
-remember_read (Entry *entry)
+remember_read (Entry    *entry,
+               gboolean  all)
 {
   for (guint i = 0; i < entry->items->len; i++)
     {
-      ItemRead *read = g_new0 (ItemRead, 1);
+      KmItem *item = g_ptr_array_index (entry->items, i);
+      const char *path;
 
-      read->path = g_strdup (entry->path);
-      read->checksum = g_strdup (entry->read);
-      g_object_set_data_full (g_ptr_array_index (entry->items, i), ITEM_READ_KEY, read,
-                              item_read_free);
+      if (!all && km_item_file_watch_get_item_read (item, &path, NULL)
+          && strcmp (path, entry->path) == 0)
+        continue;
+      km_item_file_watch_set_item_read (item, entry->path, entry->read);
     }
 }
 
@@ -192,7 +255,8 @@ query_done_cb (GObject      *source,
       g_free (entry->known);
       entry->known = g_steal_pointer (&checksum);
       entry->known_set = TRUE;
-      remember_read (entry);
+      remember_read (entry, entry->written);
+      entry->written = FALSE;
       /* Kinema wrote the file (a save putting back a deleted model, an edited skeleton written
        * over an outside change): it holds what the items have now, whatever the bar said. */
       if (entry->changed)
@@ -261,6 +325,9 @@ start_query (KmItemFileWatch *self,
     }
   entry->query = g_cancellable_new ();
   entry->baseline = baseline;
+  /* (a write's baseline replaced by another stays one) */
+  if (!baseline)
+    entry->written = FALSE;
   /* Answered in the main loop, also when a synchronous save (its own context) ends. */
   g_main_context_push_thread_default (g_main_context_default ());
   task = g_task_new (self, entry->query, query_done_cb, entry);
@@ -347,6 +414,70 @@ item_reference (KmItem *item)
   return km_item_get_file (item);
 }
 
+/* The folder @item's relative file references are relative to: that of the sub-project
+ * file it was read from (the nearest sub-project item above it, whose own reference is
+ * relative to the folder above, and so on), else @project_dir, the project's. */
+static char *
+reference_dir (KmItem     *item,
+               const char *project_dir)
+{
+  KmItem *sub = km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM);
+  g_autofree char *above = NULL;
+  g_autofree char *path = NULL;
+  const char *file;
+
+  if (sub == NULL)
+    return g_strdup (project_dir);
+  file = km_sub_project_item_get_file (KM_SUB_PROJECT_ITEM (sub));
+  above = reference_dir (sub, project_dir);
+  if (file == NULL || *file == '\0' || (above == NULL && !g_path_is_absolute (file)))
+    return g_steal_pointer (&above);
+  path = g_canonicalize_filename (file, above);
+  return g_path_get_dirname (path);
+}
+
+/**
+ * km_item_file_watch_dup_item_path:
+ * @io: the document's (km_document_item_io_init)
+ *
+ * The file @item was read from, as the watch watches it: canonical, path variables
+ * expanded, a relative reference of an item of a sub-project relative to that
+ * sub-project's folder; %NULL for none (the built-in example's body) or one that does not
+ * resolve.
+ *
+ * Returns: (transfer full) (nullable) (type filename): the path
+ */
+char *
+km_item_file_watch_dup_item_path (KmItemIo *io,
+                                  KmItem   *item)
+{
+  const char *reference;
+  g_autofree char *dir = NULL;
+  g_autofree char *expanded = NULL;
+  g_autofree char *shown = NULL;
+
+  g_return_val_if_fail (io != NULL, NULL);
+  g_return_val_if_fail (KM_IS_ITEM (item), NULL);
+
+  reference = item_reference (item);
+  if (reference == NULL || *reference == '\0')
+    return NULL;
+  if (!g_path_is_absolute (reference)
+      && km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM) != NULL
+      && (dir = reference_dir (item, io->dir)) != NULL)
+    {
+      KmItemIo sub_io = *io;
+
+      sub_io.dir = dir;
+      expanded = km_item_io_expand_path (&sub_io, reference, NULL);
+      return expanded != NULL ? g_canonicalize_filename (expanded, NULL) : NULL;
+    }
+  expanded = km_item_io_expand_path (io, reference, NULL);
+  shown = expanded != NULL && io->file != NULL ? km_cnoid_shown_path (io, reference, expanded)
+                                               : g_strdup (expanded);
+  return shown != NULL ? g_canonicalize_filename (shown, NULL) : NULL;
+}
+
 static void schedule_scan (KmItemFileWatch *self);
 
 /* Adds @item's file and those of the items below it to @found (path → items) and @order. */
@@ -357,30 +488,22 @@ collect (KmItemFileWatch  *self,
          GHashTable       *found,
          GPtrArray        *order)
 {
-  const char *reference = item_reference (item);
+  g_autofree char *path = km_item_file_watch_dup_item_path (&io->io, item);
 
   g_signal_connect_object (item, "items-changed", G_CALLBACK (schedule_scan), self,
                            G_CONNECT_SWAPPED);
   g_ptr_array_add (self->connected, g_object_ref (item));
-  if (reference != NULL && *reference != '\0')
+  if (path != NULL)
     {
-      g_autofree char *expanded = km_item_io_expand_path (&io->io, reference, NULL);
-      g_autofree char *shown = expanded ? km_cnoid_shown_path (&io->io, reference, expanded)
-                                        : NULL;
-      g_autofree char *path = shown ? g_canonicalize_filename (shown, NULL) : NULL;
-      GPtrArray *items;
+      GPtrArray *items = g_hash_table_lookup (found, path);
 
-      if (path != NULL)
+      if (items == NULL)
         {
-          items = g_hash_table_lookup (found, path);
-          if (items == NULL)
-            {
-              items = g_ptr_array_new_with_free_func (g_object_unref);
-              g_hash_table_insert (found, g_strdup (path), items);
-              g_ptr_array_add (order, g_strdup (path));
-            }
-          g_ptr_array_add (items, g_object_ref (item));
+          items = g_ptr_array_new_with_free_func (g_object_unref);
+          g_hash_table_insert (found, g_strdup (path), items);
+          g_ptr_array_add (order, g_strdup (path));
         }
+      g_ptr_array_add (items, g_object_ref (item));
     }
   for (guint i = 0; i < km_item_get_n_children (item); i++)
     collect (self, km_item_get_child (item, i), io, found, order);
@@ -518,6 +641,7 @@ files_written_cb (KmItemFileWatch *self)
     if (g_strv_contains ((const char * const *) written, path))
       {
         entry->dirty = FALSE;
+        entry->written = TRUE;
         start_query (self, entry, TRUE);
       }
   /* (check_cb skipped them while the document wrote) */

@@ -41,4 +41,17 @@ gboolean         km_item_file_watch_get_deleted (KmItemFileWatch *self,
 /* What changed so far is taken as seen (reloaded or dismissed); a later change counts. */
 void             km_item_file_watch_forget      (KmItemFileWatch *self);
 
+/* The one record of what an item's data goes with (the file it was read from or last
+ * written to, and the checksum of what it held then), kept on the item: the watch sets it
+ * when it first sees the item and after the document writes the file; a save reads it to
+ * ask before writing over another program's change. */
+char            *km_item_file_watch_dup_item_path (KmItemIo    *io,
+                                                   KmItem      *item);
+void             km_item_file_watch_set_item_read (KmItem      *item,
+                                                   const char  *path,
+                                                   const char  *checksum);
+gboolean         km_item_file_watch_get_item_read (KmItem      *item,
+                                                   const char **path,
+                                                   const char **checksum);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "km-animation-json.h"
+#include "km-body-item.h"
 #include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
@@ -85,7 +86,10 @@ remove_tree (const char *dir)
     {
       g_autofree char *p = g_build_filename (dir, name, NULL);
 
-      g_unlink (p);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (p);
+      else
+        g_unlink (p);
     }
   g_rmdir (dir);
 }
@@ -1526,6 +1530,197 @@ test_model_file_reload (Fixture       *f,
   g_assert_nonnull (strstr (text, "\"their_note\": 2"));
 }
 
+/* Another program changes the model file at @model (the Elbow moved), the bar for it is
+ * dismissed, and the current body's skeleton is edited (Elbow offset): a save would write
+ * the file back. Returns the text the other program left. */
+static char *
+change_model_then_edit (Fixture    *f,
+                        const char *model)
+{
+  change_elbow_behind_our_back (model, 1.2);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window),
+                                             "win.dismiss-item-files-change", NULL));
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_get_modified (f->document));
+  return read_file (model);
+}
+
+/* Save asks about @model (theirs: @theirs); Cancel leaves it theirs. */
+static void
+save_asks_about_model (Fixture    *f,
+                       const char *model,
+                       const char *theirs)
+{
+  g_autofree char *name = g_path_get_basename (model);
+  g_autofree char *text = g_strdup_printf ("“%s” has changed on disk since it was opened.", name);
+  g_autofree char *after = NULL;
+
+  press_save (f);
+  gtk_dialog_response (question_saying (f, text), GTK_RESPONSE_CANCEL);
+  g_assert_null (km_window_get_question (f->window));
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* The built-in example saved as skeleton.json (the setup's Save As), not reopened: its
+ * model file is checked like one read. */
+static void
+test_model_file_saved_example (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *theirs = NULL;
+
+  test_app_spin_for (500);
+  theirs = change_model_then_edit (f, model);
+  save_asks_about_model (f, model, theirs);
+}
+
+/* The body duplicated (both refer to skeleton.json); the copy's skeleton edited after
+ * another program changed the file: checked like the original's. */
+static void
+test_model_file_duplicate (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  g_autofree char *theirs = NULL;
+  KmItem *body;
+  KmItem *copy;
+
+  reopen (f);
+  body = km_document_get_body_item (f->document);
+  g_ptr_array_add (items, body);
+  km_document_duplicate_items (f->document, items);
+  copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
+  g_assert_true (KM_IS_BODY_ITEM (copy));
+  km_document_set_current_body (f->document, copy);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_body_item (f->document) == copy);
+  test_app_spin_for (500);
+  theirs = change_model_then_edit (f, model);
+  save_asks_about_model (f, model, theirs);
+}
+
+/* The body duplicated after another program changed its file: the original, read before
+ * that change, is still checked against what it was read from. */
+static void
+test_model_file_duplicate_after_change (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  g_autofree char *theirs = NULL;
+  KmItem *body;
+
+  reopen (f);
+  body = km_document_get_body_item (f->document);
+  change_elbow_behind_our_back (model, 1.2);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  theirs = read_file (model);
+  g_ptr_array_add (items, body);
+  km_document_duplicate_items (f->document, items);
+  test_app_spin_for (500);
+  g_assert_true (km_document_get_body_item (f->document) == body);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  save_asks_about_model (f, model, theirs);
+}
+
+/* A body inside a sub-project in a folder of its own (part/part.cnoid, its model
+ * part/arm.json), its skeleton.json changed by another program: checked like one of the
+ * project's own. */
+static void
+test_model_file_sub_project (Fixture       *f,
+                             gconstpointer  data)
+{
+  static const char * const names[] = { "arm.cnoid", "arm.json", "targets.json" };
+  g_autofree char *part_dir = g_build_filename (f->dir, "part", NULL);
+  g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
+  g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
+  g_autofree char *model = g_build_filename (part_dir, "arm.json", NULL);
+  g_autofree char *theirs = NULL;
+
+  g_assert_cmpint (g_mkdir (part_dir, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (part_dir, i == 0 ? "part.cnoid" : names[i],
+                                              NULL);
+      g_autofree char *contents = read_file (from);
+
+      g_assert_true (g_file_set_contents (to, contents, -1, NULL));
+    }
+  g_assert_true (g_file_set_contents (main_path,
+                                      "items:\n"
+                                      "  id: 0\n"
+                                      "  name: \"RootItem\"\n"
+                                      "  plugin: Base\n"
+                                      "  class: RootItem\n"
+                                      "  is_builtin_item: true\n"
+                                      "  children:\n"
+                                      "    -\n"
+                                      "      id: 1\n"
+                                      "      name: \"Robot part\"\n"
+                                      "      plugin: Base\n"
+                                      "      class: SubProjectItem\n"
+                                      "      data:\n"
+                                      "        file: \"part/part.cnoid\"\n", -1, NULL));
+  g_assert_true (test_app_open_file (f->window, main_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+  test_app_spin_for (500);
+  theirs = change_model_then_edit (f, model);
+  save_asks_about_model (f, model, theirs);
+}
+
+static void
+choreonoid_saved_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_save_with_body_copies_finish (KM_DOCUMENT (source), result,
+                                                           &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+/* Save for Choreonoid with the model file changed on disk and the skeleton edited: it
+ * writes the user's version to the .body copy and leaves their skeleton.json alone (it does
+ * not write model files back), so it asks nothing; the project refers to the copy. */
+static void
+test_model_file_choreonoid (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *copy = g_build_filename (f->dir, "skeleton.body", NULL);
+  g_autofree char *theirs = change_model_before_save (f, model);
+  g_autofree char *after = NULL;
+  g_autofree char *project = NULL;
+  gboolean done = FALSE;
+
+  km_document_save_with_body_copies_async (f->document, f->file, NULL, choreonoid_saved_cb,
+                                           &done);
+  g_assert_true (test_app_wait_flag (&done, 20000));
+  test_app_spin ();
+  g_assert_null (km_window_get_question (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
+  g_assert_true (g_file_test (copy, G_FILE_TEST_EXISTS));
+  project = read_file (f->path);
+  g_assert_nonnull (strstr (project, "file: \"skeleton.body\""));
+  g_assert_cmpfloat (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                            (guint) km_skeleton_find_joint (
+                                              km_document_get_skeleton (f->document), "Elbow"))
+                       ->offset.z, ==, 1.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1586,5 +1781,15 @@ main (int    argc,
               fixture_setup, test_model_file_overwrite, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-reload", Fixture, NULL,
               fixture_setup, test_model_file_reload, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-saved-example", Fixture, NULL,
+              fixture_setup, test_model_file_saved_example, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-duplicate", Fixture, NULL,
+              fixture_setup, test_model_file_duplicate, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-duplicate-after-change", Fixture, NULL,
+              fixture_setup, test_model_file_duplicate_after_change, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-sub-project", Fixture, NULL,
+              fixture_setup, test_model_file_sub_project, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-choreonoid", Fixture, NULL,
+              fixture_setup, test_model_file_choreonoid, fixture_teardown);
   return g_test_run ();
 }
