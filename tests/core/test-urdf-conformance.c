@@ -152,6 +152,7 @@ test_values (void)
     /* one warning per kind and file, at the first, before the tree is built */
     "values.urdf:71:3: 1 <gazebo> element is not modelled; it is skipped",
     "values.urdf:74:3: 1 <transmission> element is not modelled; it is skipped",
+    "values.urdf:79:3: 1 <ros2_control> element is not modelled; it is skipped",
     "values.urdf:52:37: floating joint “floating_axis” is not the base of the tree: it is "
       "fixed at its origin",
     "values.urdf:57:35: planar joint “planar_axis” is not the base of the tree: it is "
