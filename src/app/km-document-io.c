@@ -1671,8 +1671,6 @@ write_job_run (WriteJob  *job,
                GError   **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *text = NULL;
-  gsize length = 0;
 
   switch (job->kind)
     {
@@ -1706,8 +1704,8 @@ write_job_run (WriteJob  *job,
           if (km_cnoid_sub_save_get_written (sub))
             _km_document_note_written (km_cnoid_sub_save_get_path (sub));
         }
-      text = km_cnoid_tree_to_string (job->tree, &length);
-      if (!km_format_save_data (job->path, text, length, &local_error))
+      /* Written as it is made: a long animation's text is never whole in memory. */
+      if (!km_cnoid_tree_save (job->tree, NULL, job->path, 0666, &local_error))
         {
           /* The bodies go back to their old files, which stay as they were: nothing
            * refers to the new ones. */
@@ -1741,21 +1739,13 @@ write_job_run (WriteJob  *job,
          * not be written. The previous autosave and its copies stay until it is. */
         g_autofree char *line = km_autosave_project_line (job->file);
 
-        text = km_cnoid_tree_to_string (job->tree, &length);
-        if (line != NULL)
-          {
-            char *named = g_strconcat (line, text, NULL);
-
-            length += strlen (line);
-            g_free (text);
-            text = named;
-          }
         if (!make_autosave_dir (job->path, error)
             || (job->edited != NULL
                 && !_km_edited_skeletons_write (job->edited, job->warnings, error))
             || (job->embedded != NULL && !write_autosave_example (job, error))
             || (job->sub_copies != NULL && !km_cnoid_sub_copies_write (job->sub_copies, error))
-            || !km_format_save_data_full (job->path, text, length, 0600, error))
+            /* Written as it is made, after the line naming the project's file. */
+            || !km_cnoid_tree_save (job->tree, line, job->path, 0600, error))
           {
             remove_path (job->models);
             return FALSE;

@@ -267,17 +267,15 @@ write_project (KmProject   *project,
 {
   g_autoptr(GHashTable) ids = NULL;
   g_autoptr(KmYamlNode) tree = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *shown_output = NULL;
-  gsize length = 0;
   guint n_share_dropped = 0;
 
   /* For standard output, paths relative to the current folder (the folder of "-"). */
   tree = km_cnoid_build_tree_full (project, km_cli_output_is_stdout (output)
                                             ? KM_CLI_STDOUT_NAME : output,
                                    &ids, &n_share_dropped);
-  text = km_cnoid_tree_to_string (tree, &length);
-  if (!km_format_save_data (km_cli_output_path (output), text, (gssize) length, error))
+  /* Written as it is made: a long animation's text is never whole in memory. */
+  if (!km_cnoid_tree_save (tree, NULL, km_cli_output_path (output), 0666, error))
     return FALSE;
   shown_output = km_parse_shown_file (output);
   if (n_share_dropped > 0)

@@ -1222,6 +1222,68 @@ test_long_animation_memory (void)
   g_assert_cmpstr (text2, ==, text);
 }
 
+/* km_cnoid_save() writes a long animation's project as it makes it (km_cnoid_tree_save()):
+ * the bytes km_cnoid_tree_to_string() makes, with a few nodes alive at once. */
+static void
+test_long_animation_saved (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmYamlNode) tree = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-cnoid-XXXXXX");
+  g_autofree char *saved = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autofree char *copy = g_build_filename (dir, "copy.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *written_copy = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmItem *motion = km_ik_animation_item_new ();
+  guint n_frames = 20000;
+  gsize length = 0;
+  guint live;
+  guint peak;
+
+  animation = km_animation_new (km_body_item_get_skeleton (arm), n_frames);
+  for (guint f = 0; f < n_frames; f++)
+    {
+      double q[5];
+
+      for (guint k = 0; k < 5; k++)
+        q[k] = f * 1e-5 + k;
+      km_animation_set_frame (animation, f, q);
+    }
+  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (motion), animation);
+  km_item_append_child (KM_ITEM (arm), motion);
+  g_object_unref (motion);
+
+  tree = km_cnoid_build_tree (project, copy, NULL);
+  text = km_cnoid_tree_to_string (tree, &length);
+  g_assert_cmpuint (length, >, 16 * KM_FORMAT_SINK_BUFFER_SIZE);
+  km_yaml_node_get_counts (&live, NULL);
+  km_yaml_node_reset_peak ();
+  g_assert_true (km_cnoid_tree_save (tree, "# head\n", copy, 0666, &error));
+  g_assert_no_error (error);
+  km_yaml_node_get_counts (NULL, &peak);
+  g_assert_cmpuint (peak - live, <, 2000);
+  g_assert_true (g_file_get_contents (copy, &written_copy, NULL, NULL));
+  g_assert_true (g_str_has_prefix (written_copy, "# head\n"));
+  g_assert_cmpstr (written_copy + strlen ("# head\n"), ==, text);
+
+  g_clear_pointer (&text, g_free);
+  text = km_cnoid_to_string (project, saved, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (saved, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, text);
+  g_unlink (saved);
+  g_unlink (copy);
+  g_rmdir (dir);
+}
+
 /* `frames` after a `frame_rate` in another item's data (here an unknown one, kept as it
  * is) are no IK animation's: the project is read again as a tree, and nothing is lost. */
 static void
@@ -2861,6 +2923,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/edits-saved", test_edits_saved);
   g_test_add_func ("/kinema/Cnoid/long-animation", test_long_animation);
   g_test_add_func ("/kinema/Cnoid/long-animation-memory", test_long_animation_memory);
+  g_test_add_func ("/kinema/Cnoid/long-animation-saved", test_long_animation_saved);
   g_test_add_func ("/kinema/Cnoid/frames-not-animation", test_frames_not_animation);
   g_test_add_func ("/kinema/Cnoid/save-elsewhere", test_save_elsewhere);
   g_test_add_func ("/kinema/Cnoid/save-sibling-folder", test_save_sibling_folder);

@@ -747,6 +747,143 @@ test_replace_file (void)
   remove_folder (dir);
 }
 
+/* A streamed save's writer (km_format_save_stream()): @n_lines numbered lines, then, with
+ * a message in @fail, its own error. */
+typedef struct
+{
+  guint       n_lines;
+  const char *fail;
+  gboolean    refused;     /* a write to the sink said FALSE */
+} LineWriter;
+
+static gboolean
+write_lines (KmFormatSink  *sink,
+             gpointer       user_data,
+             GError       **error)
+{
+  LineWriter *writer = user_data;
+
+  for (guint i = 0; i < writer->n_lines; i++)
+    {
+      char line[64];
+
+      g_snprintf (line, sizeof line, "line %u of a long file\n", i);
+      if (!km_format_sink_write (sink, line, -1))
+        writer->refused = TRUE;
+    }
+  if (writer->fail != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, writer->fail);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+lines_text (guint n_lines)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n_lines; i++)
+    g_string_append_printf (text, "line %u of a long file\n", i);
+  return g_string_free (text, FALSE);
+}
+
+/* A streamed save writes what its writer hands the sink, whole; a writer's own failure
+ * after several buffers were written leaves the old file and no temporary file, with the
+ * writer's error; so does a disk that fills up (in a child), with the error naming the
+ * user's path; and a device that is full says so. */
+static void
+test_stream (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-save-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "long.txt", NULL);
+  g_autofree char *created = g_build_filename (dir, "new.txt", NULL);
+  g_autofree char *expected = lines_text (20000);
+  g_autofree char *listing = NULL;
+  g_autofree char *message = NULL;
+  g_autoptr(GError) error = NULL;
+  LineWriter writer = { 20000, NULL, FALSE };
+  int status = 0;
+  pid_t pid;
+
+  g_assert_cmpuint (strlen (expected), >, 4 * KM_FORMAT_SINK_BUFFER_SIZE);
+  g_assert_true (g_file_set_contents (path, "old\n", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0640), ==, 0);
+  g_assert_true (km_format_save_stream (path, 0666, write_lines, &writer, &error));
+  g_assert_no_error (error);
+  g_assert_false (writer.refused);
+  assert_contents (path, expected);
+  g_assert_cmpuint (permission_bits (path), ==, 0640);
+
+  /* The writer fails: its error, nothing changed, in a file that is there or not. */
+  g_assert_true (g_file_set_contents (path, "old\n", -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0640), ==, 0);
+  writer.fail = "stopped";
+  g_assert_false (km_format_save_stream (path, 0666, write_lines, &writer, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpstr (error->message, ==, "stopped");
+  g_clear_error (&error);
+  g_assert_false (km_format_save_stream (created, 0666, write_lines, &writer, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  assert_contents (path, "old\n");
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "long.txt");
+  g_clear_pointer (&listing, g_free);
+
+  /* The disk fills up after the first buffers. */
+  writer.fail = NULL;
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      struct rlimit limit = { 2 * KM_FORMAT_SINK_BUFFER_SIZE + 100,
+                              2 * KM_FORMAT_SINK_BUFFER_SIZE + 100 };
+      GError *child_error = NULL;
+      char *child_expected;
+      int code;
+
+      signal (SIGXFSZ, SIG_IGN);
+      if (setrlimit (RLIMIT_FSIZE, &limit) != 0)
+        _exit (2);
+      child_expected = g_strdup_printf ("%s: cannot write the file: %s", path,
+                                        g_strerror (EFBIG));
+      code = km_format_save_stream (path, 0666, write_lines, &writer, &child_error) ? 1
+             : !g_error_matches (child_error, G_FILE_ERROR,
+                                  g_file_error_from_errno (EFBIG)) ? 3
+             : strcmp (child_error->message, child_expected) != 0 ? 4
+             : !writer.refused ? 5 : 0;
+      /* Free everything: under valgrind the child's leaks would change its exit status. */
+      g_clear_error (&child_error);
+      g_free (child_expected);
+      g_clear_pointer (&path, g_free);
+      g_clear_pointer (&created, g_free);
+      g_clear_pointer (&expected, g_free);
+      g_clear_pointer (&dir, g_free);
+      _exit (code);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  assert_contents (path, "old\n");
+  g_assert_cmpuint (permission_bits (path), ==, 0640);
+  listing = list_folder (dir);
+  g_assert_cmpstr (listing, ==, "long.txt");
+
+  /* A full device, written in place. */
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      writer.refused = FALSE;
+      g_assert_false (km_format_save_stream ("/dev/full", 0666, write_lines, &writer, &error));
+      g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
+      message = g_strdup_printf ("/dev/full: cannot write the file: %s", g_strerror (ENOSPC));
+      g_assert_cmpstr (error->message, ==, message);
+      g_assert_true (writer.refused);
+    }
+  remove_folder (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -780,5 +917,6 @@ main (int   argc,
   g_test_add_func ("/kinema/SaveFaults/through-symlink", test_through_symlink);
   g_test_add_func ("/kinema/SaveFaults/symlink-disk-full", test_symlink_disk_full);
   g_test_add_func ("/kinema/SaveFaults/replace-file", test_replace_file);
+  g_test_add_func ("/kinema/SaveFaults/stream", test_stream);
   return g_test_run ();
 }

@@ -4,9 +4,11 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
+#include "km-format.h"
 #include "km-yaml.h"
 
 static KmYamlNode *
@@ -921,6 +923,91 @@ test_emit_generated (void)
   }
 }
 
+/* What a sink's flushes receive (test_emit_to_sink). */
+typedef struct
+{
+  GString *text;
+  gsize    largest;
+  guint    n_flushes;
+} Flushed;
+
+static gboolean
+record_flush (const char *data,
+              gsize       length,
+              gpointer    user_data)
+{
+  Flushed *flushed = user_data;
+
+  g_string_append_len (flushed->text, data, (gssize) length);
+  flushed->largest = MAX (flushed->largest, length);
+  flushed->n_flushes++;
+  return TRUE;
+}
+
+/* km_yaml_emit_to_sink() writes the bytes km_yaml_emit_to_string() does, for every shape
+ * of a long generated sequence and with an item longer than the buffer, and hands the
+ * sink's flush at most KM_FORMAT_SINK_BUFFER_SIZE bytes at a time, many times: the text
+ * is never whole in one piece. */
+static void
+test_emit_to_sink (void)
+{
+  for (guint shape = 0; shape < 4; shape++)
+    {
+      KmYamlNode *seq = km_yaml_node_new_generated (20000, generated_item, "items", NULL);
+      g_autoptr(KmYamlNode) doc = generated_document (shape, seq);
+      g_autofree char *long_value = g_strnfill (3 * KM_FORMAT_SINK_BUFFER_SIZE + 17, 'v');
+      g_autofree char *text = NULL;
+      Flushed flushed = { g_string_new (NULL), 0, 0 };
+      KmFormatSink *sink;
+      gsize length = 0;
+
+      if (km_yaml_node_get_kind (doc) == KM_YAML_MAPPING)
+        km_yaml_mapping_append (doc, "long", km_yaml_node_new_string (long_value));
+      else if (km_yaml_node_get_kind (doc) == KM_YAML_SEQUENCE
+               && !km_yaml_node_is_deferred (doc))
+        km_yaml_sequence_append (doc, km_yaml_node_new_string (long_value));
+      text = km_yaml_emit_to_string (doc, &length);
+      g_assert_cmpuint (length, >, 4 * KM_FORMAT_SINK_BUFFER_SIZE);
+
+      sink = km_format_sink_new (record_flush, &flushed);
+      g_assert_true (km_yaml_emit_to_sink (doc, sink));
+      g_assert_true (km_format_sink_free (sink));
+      g_assert_cmpuint (flushed.text->len, ==, length);
+      g_assert_true (memcmp (flushed.text->str, text, length) == 0);
+      g_assert_cmpuint (flushed.largest, <=, KM_FORMAT_SINK_BUFFER_SIZE);
+      g_assert_cmpuint (flushed.n_flushes, >=, length / KM_FORMAT_SINK_BUFFER_SIZE);
+      g_string_free (flushed.text, TRUE);
+    }
+}
+
+/* A sink whose flush fails takes nothing more: its writes, and the emit, say FALSE. */
+static gboolean
+fail_flush (const char *data,
+            gsize       length,
+            gpointer    user_data)
+{
+  guint *n_calls = user_data;
+
+  (*n_calls)++;
+  errno = ENOSPC;
+  return FALSE;
+}
+
+static void
+test_emit_to_failed_sink (void)
+{
+  KmYamlNode *seq = km_yaml_node_new_generated (20000, generated_item, "items", NULL);
+  g_autoptr(KmYamlNode) doc = generated_document (1, seq);
+  guint n_calls = 0;
+  KmFormatSink *sink = km_format_sink_new (fail_flush, &n_calls);
+
+  g_assert_false (km_yaml_emit_to_sink (doc, sink));
+  g_assert_true (km_format_sink_failed (sink));
+  g_assert_false (km_format_sink_write (sink, "x", 1));
+  g_assert_false (km_format_sink_free (sink));
+  g_assert_cmpuint (n_calls, ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -941,6 +1028,8 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/emit-complex-keys", test_emit_complex_keys);
   g_test_add_func ("/kinema/Yaml/emit-escapes", test_emit_escapes);
   g_test_add_func ("/kinema/Yaml/emit-generated", test_emit_generated);
+  g_test_add_func ("/kinema/Yaml/emit-to-sink", test_emit_to_sink);
+  g_test_add_func ("/kinema/Yaml/emit-to-failed-sink", test_emit_to_failed_sink);
   g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
   g_test_add_func ("/kinema/Yaml/format-number", test_format_number);
 

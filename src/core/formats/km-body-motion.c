@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
@@ -1026,15 +1027,13 @@ with_value (const KmYamlNode *map,
   return out;
 }
 
-char *
-km_body_motion_to_string (const KmBodyMotion *self,
-                          gsize              *length)
+/* The tree written for @self, its frames generated as they are written. */
+static KmYamlNode *
+motion_tree (const KmBodyMotion *self)
 {
-  g_autoptr(KmYamlNode) tree = NULL;
+  KmYamlNode *tree;
   KmYamlNode *components;
   KmYamlNode *written;
-
-  g_return_val_if_fail (self != NULL, NULL);
 
   components = km_yaml_mapping_lookup (self->root, "components");
   if (components == NULL)
@@ -1055,6 +1054,18 @@ km_body_motion_to_string (const KmBodyMotion *self,
         }
       tree = with_value (self->root, "components", written);
     }
+  return tree;
+}
+
+char *
+km_body_motion_to_string (const KmBodyMotion *self,
+                          gsize              *length)
+{
+  g_autoptr(KmYamlNode) tree = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  tree = motion_tree (self);
   return km_yaml_emit_to_string (tree, length);
 }
 
@@ -1367,28 +1378,72 @@ km_body_motion_check_size (KmSkeleton  *skeleton,
   return check_readable (size, n_frames, n_frames * frame_values (one), error);
 }
 
-/* Writes atomically (km_format_save_text()); refuses, writing nothing, a motion that
- * Kinema could not read back (km_body_motion_check_size()). */
+typedef struct
+{
+  const KmBodyMotion *motion;
+  const char         *path;
+  KmFormatSink       *out;     /* the file's */
+  guint64             size;    /* written so far */
+} MotionSave;
+
+/* Counts what goes to the file: past what Kinema reads back, the save stops. */
+static gboolean
+count_flush (const char *data,
+             gsize       length,
+             gpointer    user_data)
+{
+  MotionSave *save = user_data;
+
+  save->size += length;
+  if (save->size > KM_FORMAT_MAX_FILE_SIZE)
+    {
+      errno = EFBIG;
+      return FALSE;
+    }
+  return km_format_sink_write (save->out, data, (gssize) length);
+}
+
+static gboolean
+write_motion (KmFormatSink  *sink,
+              gpointer       user_data,
+              GError       **error)
+{
+  MotionSave *save = user_data;
+  g_autoptr(KmYamlNode) tree = motion_tree (save->motion);
+  KmFormatSink *counted;
+
+  save->out = sink;
+  counted = km_format_sink_new (count_flush, save);
+  km_yaml_emit_to_sink (tree, counted);
+  km_format_sink_free (counted);
+  if (!check_readable (save->size, save->motion->n_frames, 0, error))
+    {
+      km_parse_error_prefix (error, save->path, (KmSourcePos) { 0, 0 });
+      return FALSE;
+    }
+  return !km_format_sink_failed (sink);
+}
+
+/* Writes atomically (km_format_save_stream(), the text written as it is made); refuses a
+ * motion that Kinema could not read back (km_body_motion_check_size()). */
 gboolean
 km_body_motion_save (const KmBodyMotion  *self,
                      const char          *path,
                      GError             **error)
 {
-  g_autofree char *text = NULL;
+  MotionSave save = { self, path, NULL, 0 };
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_readable (0, self->n_frames, (guint64) self->n_frames * frame_values (self),
-                      error))
-    text = km_body_motion_to_string (self, NULL);
-  if (text == NULL || !check_readable (strlen (text), self->n_frames, 0, error))
+  if (!check_readable (0, self->n_frames, (guint64) self->n_frames * frame_values (self),
+                       error))
     {
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
-  return km_format_save_text (path, text, error);
+  return km_format_save_stream (path, 0666, write_motion, &save, error);
 }
 
 /* The registry ------------------------------------------------------------------------ */

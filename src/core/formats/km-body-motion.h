@@ -165,10 +165,11 @@ gboolean            km_body_motion_check_size       (KmSkeleton          *skelet
                                                      double               frame_rate,
                                                      guint64              n_frames,
                                                      GError             **error);
-/* km_body_motion_to_string() written to @path atomically (km_format_save_text()). A
- * motion Kinema could not read back (more frames, bytes, or numbers and lists than
- * km_body_motion_check_size() allows) is refused, nothing written: the error, located at
- * @path, as km_body_motion_check_size() says it. */
+/* km_body_motion_to_string() written to @path atomically, as it is made (never whole in
+ * memory: km_format_save_stream()). A motion Kinema could not read back (more frames,
+ * bytes, or numbers and lists than km_body_motion_check_size() allows) is refused, the
+ * file left as it was (a pipe or device, written in place, may have had the start of a
+ * text too long): the error, located at @path, as km_body_motion_check_size() says it. */
 gboolean            km_body_motion_save             (const KmBodyMotion  *self,
                                                      const char          *path,
                                                      GError             **error);

@@ -2296,6 +2296,37 @@ km_cnoid_share_dropped_message (guint n_share_dropped)
                           n_share_dropped);
 }
 
+/* The file text of @tree, to @out or else to @sink: one top-level pair at a time
+ * (Choreonoid leaves a blank line after optional_plugins). */
+static void
+emit_tree (const KmYamlNode *tree,
+           GString          *out,
+           KmFormatSink     *sink)
+{
+  for (guint i = 0; i < km_yaml_node_get_length (tree); i++)
+    {
+      g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+      KmYamlNode *key = km_yaml_mapping_get_key (tree, i);
+      gboolean blank = scalar_is (key, "optional_plugins")
+                       && i + 1 < km_yaml_node_get_length (tree);
+
+      km_yaml_mapping_append_node (one, km_yaml_node_ref (key),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (tree, i)));
+      if (sink != NULL)
+        {
+          km_yaml_emit_to_sink (one, sink);
+          if (blank)
+            km_format_sink_write (sink, "\n", 1);
+        }
+      else
+        {
+          km_yaml_emit (one, out);
+          if (blank)
+            g_string_append_c (out, '\n');
+        }
+    }
+}
+
 char *
 km_cnoid_tree_to_string (const KmYamlNode *tree,
                          gsize            *length)
@@ -2305,22 +2336,47 @@ km_cnoid_tree_to_string (const KmYamlNode *tree,
   g_return_val_if_fail (tree != NULL, NULL);
   g_return_val_if_fail (km_yaml_node_get_kind (tree) == KM_YAML_MAPPING, NULL);
 
-  /* One top-level pair at a time: Choreonoid leaves a blank line after optional_plugins. */
   out = g_string_new (NULL);
-  for (guint i = 0; i < km_yaml_node_get_length (tree); i++)
-    {
-      g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
-      KmYamlNode *key = km_yaml_mapping_get_key (tree, i);
-
-      km_yaml_mapping_append_node (one, km_yaml_node_ref (key),
-                                   km_yaml_node_ref (km_yaml_mapping_get_value (tree, i)));
-      km_yaml_emit (one, out);
-      if (scalar_is (key, "optional_plugins") && i + 1 < km_yaml_node_get_length (tree))
-        g_string_append_c (out, '\n');
-    }
+  emit_tree (tree, out, NULL);
   if (length != NULL)
     *length = out->len;
   return g_string_free (out, FALSE);
+}
+
+typedef struct
+{
+  const KmYamlNode *tree;
+  const char       *head;
+} TreeSave;
+
+static gboolean
+write_tree (KmFormatSink  *sink,
+            gpointer       user_data,
+            GError       **error)
+{
+  TreeSave *save = user_data;
+
+  if (save->head != NULL)
+    km_format_sink_write (sink, save->head, -1);
+  emit_tree (save->tree, NULL, sink);
+  return !km_format_sink_failed (sink);
+}
+
+gboolean
+km_cnoid_tree_save (const KmYamlNode  *tree,
+                    const char        *head,
+                    const char        *path,
+                    int                new_mode,
+                    GError           **error)
+{
+  TreeSave save = { tree, head };
+
+  g_return_val_if_fail (tree != NULL, FALSE);
+  g_return_val_if_fail (km_yaml_node_get_kind (tree) == KM_YAML_MAPPING, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return km_format_save_stream (path, new_mode, write_tree, &save, error);
 }
 
 /* The file text, and (out) the ids the items were given. */
@@ -2719,17 +2775,17 @@ km_cnoid_save (KmProject   *project,
   g_autoptr(GPtrArray) subs = NULL;
   g_autoptr(GHashTable) ids = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *text = NULL;
-  gsize length;
+  g_autoptr(KmYamlNode) tree = NULL;
 
   g_return_val_if_fail (KM_IS_PROJECT (project), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* The sub-projects first: when one cannot be written, neither is the project; when
-   * another program changed one, nothing is written. */
+   * another program changed one, nothing is written. The project's text is written as
+   * it is made (km_cnoid_tree_save()), never whole in memory. */
   subs = km_cnoid_build_sub_projects (project);
-  text = km_cnoid_to_string_for_save (project, path, &length, &ids);
+  tree = build_tree (project, path, &ids);
   for (guint i = 0; i < subs->len; i++)
     if (!km_cnoid_sub_save_check (g_ptr_array_index (subs, i), error))
       return FALSE;
@@ -2739,7 +2795,7 @@ km_cnoid_save (KmProject   *project,
         subs_done (subs);
         return FALSE;
       }
-  if (!km_format_save_data (path, text, length, &local_error))
+  if (!km_cnoid_tree_save (tree, NULL, path, 0666, &local_error))
     {
       subs_done (subs);
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
@@ -2973,11 +3029,8 @@ km_cnoid_sub_copies_write (KmCnoidSubCopies  *copies,
   for (guint i = 0; i < copies->copies->len; i++)
     {
       SubCopy *copy = g_ptr_array_index (copies->copies, i);
-      g_autofree char *text = NULL;
-      gsize length = 0;
 
-      text = km_cnoid_tree_to_string (copy->tree, &length);
-      if (!km_format_save_data_full (copy->path, text, length, 0600, error))
+      if (!km_cnoid_tree_save (copy->tree, NULL, copy->path, 0600, error))
         return FALSE;
     }
   index_path = g_build_filename (copies->dir, SUB_COPIES_INDEX, NULL);

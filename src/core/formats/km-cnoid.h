@@ -146,6 +146,14 @@ KmYamlNode *km_cnoid_build_tree_full    (KmProject         *project,
 char       *km_cnoid_share_dropped_message (guint           n_share_dropped);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);
+/* km_cnoid_tree_to_string()'s text, after @head (nullable: nothing), saved to @path as
+ * km_format_save_data_full() saves (@new_mode for a new file; the same errors), written
+ * as it is made (km_format_save_stream()): never whole in memory. */
+gboolean    km_cnoid_tree_save          (const KmYamlNode  *tree,
+                                         const char        *head,
+                                         const char        *path,
+                                         int                new_mode,
+                                         GError           **error);
 /* The sub-projects of @project read from their files, each to be saved to its file (the
  * innermost first), as km_cnoid_save() does before the project: km_cnoid_build_sub_projects
  * makes their trees on the project's thread (a GPtrArray of KmCnoidSubSave, freed with it);

@@ -1323,6 +1323,167 @@ write_all (int         fd,
   return TRUE;
 }
 
+struct _KmFormatSink
+{
+  KmFormatFlushFunc flush;
+  gpointer          flush_data;
+  char             *buffer;        /* KM_FORMAT_SINK_BUFFER_SIZE bytes */
+  gsize             used;
+  int               saved_errno;   /* of the flush that failed; 0 while none has */
+};
+
+/* Hands the buffer to the sink's flush function; FALSE (and nothing more written) once
+ * one has failed. */
+static gboolean
+sink_flush (KmFormatSink *sink)
+{
+  if (sink->saved_errno != 0)
+    return FALSE;
+  if (sink->used == 0)
+    return TRUE;
+  errno = 0;
+  if (!sink->flush (sink->buffer, sink->used, sink->flush_data))
+    {
+      sink->saved_errno = errno != 0 ? errno : EIO;
+      return FALSE;
+    }
+  sink->used = 0;
+  return TRUE;
+}
+
+static void
+sink_init (KmFormatSink      *sink,
+           KmFormatFlushFunc  flush,
+           gpointer           flush_data)
+{
+  sink->flush = flush;
+  sink->flush_data = flush_data;
+  sink->buffer = g_malloc (KM_FORMAT_SINK_BUFFER_SIZE);
+  sink->used = 0;
+  sink->saved_errno = 0;
+}
+
+KmFormatSink *
+km_format_sink_new (KmFormatFlushFunc flush,
+                    gpointer          user_data)
+{
+  KmFormatSink *sink = g_new (KmFormatSink, 1);
+
+  g_return_val_if_fail (flush != NULL, NULL);
+
+  sink_init (sink, flush, user_data);
+  return sink;
+}
+
+gboolean
+km_format_sink_free (KmFormatSink *sink)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (sink != NULL, FALSE);
+
+  ok = sink_flush (sink);
+  g_free (sink->buffer);
+  g_free (sink);
+  return ok;
+}
+
+gboolean
+km_format_sink_write (KmFormatSink *sink,
+                      const char   *data,
+                      gssize        length)
+{
+  gsize size;
+
+  g_return_val_if_fail (sink != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+
+  size = length < 0 ? strlen (data) : (gsize) length;
+  while (size > 0 && sink->saved_errno == 0)
+    {
+      gsize n = MIN (size, KM_FORMAT_SINK_BUFFER_SIZE - sink->used);
+
+      memcpy (sink->buffer + sink->used, data, n);
+      sink->used += n;
+      data += n;
+      size -= n;
+      if (sink->used == KM_FORMAT_SINK_BUFFER_SIZE)
+        sink_flush (sink);
+    }
+  return sink->saved_errno == 0;
+}
+
+gboolean
+km_format_sink_failed (KmFormatSink *sink)
+{
+  g_return_val_if_fail (sink != NULL, TRUE);
+
+  return sink->saved_errno != 0;
+}
+
+static gboolean
+flush_to_fd (const char *data,
+             gsize       length,
+             gpointer    user_data)
+{
+  return write_all (GPOINTER_TO_INT (user_data), data, length);
+}
+
+/* What a save writes (km_format_save_stream()), and the writer's own error. */
+typedef struct
+{
+  KmFormatWriteFunc write;
+  gpointer          user_data;
+  GError           *error;
+} Producer;
+
+/* Writes what @producer writes to @fd through a sink. On failure @saved_errno says why,
+ * unless the writer failed for a reason of its own (producer->error). */
+static gboolean
+produce (Producer *producer,
+         int       fd,
+         int      *saved_errno)
+{
+  KmFormatSink sink;
+  gboolean ok;
+
+  sink_init (&sink, flush_to_fd, GINT_TO_POINTER (fd));
+  ok = producer->write (&sink, producer->user_data, &producer->error);
+  if (ok)
+    sink_flush (&sink);
+  g_free (sink.buffer);
+  if (producer->error != NULL)
+    return FALSE;
+  if (sink.saved_errno != 0)
+    {
+      *saved_errno = sink.saved_errno;
+      return FALSE;
+    }
+  if (!ok)
+    {
+      /* (a writer that failed without saying why) */
+      *saved_errno = EIO;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  const char *data;
+  gsize       length;
+} Bytes;
+
+static gboolean
+write_bytes (KmFormatSink  *sink,
+             gpointer       user_data,
+             GError       **error)
+{
+  Bytes *bytes = user_data;
+
+  return km_format_sink_write (sink, bytes->data, (gssize) bytes->length);
+}
+
 /* How long a save waits for the reader of a named pipe that has none, in seconds
  * (km_format_set_fifo_save_wait()); 0: not at all. */
 static gint fifo_save_wait_s;
@@ -1381,8 +1542,7 @@ open_in_place (const char *target)
  * rename would replace the device node itself. */
 static gboolean
 write_in_place (const char *target,
-                const char *data,
-                gsize       length,
+                Producer   *producer,
                 int        *saved_errno)
 {
   int fd = open_in_place (target);
@@ -1393,8 +1553,7 @@ write_in_place (const char *target,
       *saved_errno = errno;
       return FALSE;
     }
-  ok = write_all (fd, data, length);
-  *saved_errno = errno;
+  ok = produce (producer, fd, saved_errno);
   if (close (fd) != 0 && ok)
     {
       ok = FALSE;
@@ -1408,18 +1567,18 @@ write_in_place (const char *target,
  * @target. On failure the temporary file is removed and @saved_errno says why. */
 static gboolean
 write_replacing (const char *target,
-                 const char *data,
-                 gsize       length,
+                 Producer   *producer,
                  int         new_mode,
                  int        *saved_errno)
 {
   g_autofree char *temp = g_strconcat (target, ".XXXXXX", NULL);
   struct stat old;
   gboolean exists = g_stat (target, &old) == 0;
+  gboolean written = FALSE;
   int fd;
 
   if (exists && !S_ISREG (old.st_mode) && !S_ISDIR (old.st_mode))
-    return write_in_place (target, data, length, saved_errno);
+    return write_in_place (target, producer, saved_errno);
 
   /* Private until it has its permissions: 0600 when an old file lends it its own. */
   fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, exists ? 0600 : new_mode);
@@ -1428,11 +1587,17 @@ write_replacing (const char *target,
       *saved_errno = errno;
       return FALSE;
     }
-  if ((exists && S_ISREG (old.st_mode) && !keep_status (fd, &old))
-      || !write_all (fd, data, length)
-      || fsync (fd) != 0)
+  if (exists && S_ISREG (old.st_mode) && !keep_status (fd, &old))
+    *saved_errno = errno;
+  else if (produce (producer, fd, saved_errno))
     {
-      *saved_errno = errno;
+      if (fsync (fd) == 0)
+        written = TRUE;
+      else
+        *saved_errno = errno;
+    }
+  if (!written)
+    {
       close (fd);
       g_unlink (temp);
       return FALSE;
@@ -1500,9 +1665,7 @@ km_format_save_data (const char  *path,
 /**
  * km_format_save_data_full:
  *
- * The one atomic write of every saved file (DESIGN.md): see km-format.h. The message
- * names @path, not the temporary file the write failed on (“x.cnoid.4KX2Q1”), which the
- * user never asked for.
+ * The one atomic write of a file's bytes in memory: km_format_save_stream() of them.
  */
 gboolean
 km_format_save_data_full (const char  *path,
@@ -1511,40 +1674,66 @@ km_format_save_data_full (const char  *path,
                           int          new_mode,
                           GError     **error)
 {
-  g_autofree char *target = NULL;
-  struct stat st;
-  int saved_errno = 0;
-  gsize size;
+  Bytes bytes;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  size = length < 0 ? strlen (data) : (gsize) length;
+  bytes.data = data;
+  bytes.length = length < 0 ? strlen (data) : (gsize) length;
+  return km_format_save_stream (path, new_mode, write_bytes, &bytes, error);
+}
+
+/**
+ * km_format_save_stream:
+ *
+ * The one atomic write of every saved file (DESIGN.md): see km-format.h. The message
+ * names @path, not the temporary file the write failed on (“x.cnoid.4KX2Q1”), which the
+ * user never asked for.
+ */
+gboolean
+km_format_save_stream (const char         *path,
+                       int                 new_mode,
+                       KmFormatWriteFunc   write,
+                       gpointer            user_data,
+                       GError            **error)
+{
+  g_autofree char *target = NULL;
+  Producer producer = { write, user_data, NULL };
+  struct stat st;
+  int saved_errno = 0;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (write != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
   if (is_stdout (path))
     {
       /* Where standard output goes, at its position: a rename would leave a redirected
        * stdout writing into the replaced file, and what else is printed there goes to
        * the same place. */
-      if (write_all (STDOUT_FILENO, data, size))
+      if (produce (&producer, STDOUT_FILENO, &saved_errno))
         return TRUE;
-      saved_errno = errno;
     }
   else if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
     {
       /* A pipe, a terminal, a device, also through /dev/stderr or /dev/fd/N: opened by
        * the name given, which the system follows (the link /proc/self/fd/N of a pipe
        * names no file: "pipe:[…]"), and written in place. */
-      if (write_in_place (path, data, size, &saved_errno))
+      if (write_in_place (path, &producer, &saved_errno))
         return TRUE;
     }
   else
     {
       target = resolve_save_target (path, &saved_errno);
-      if (target != NULL && write_replacing (target, data, size, new_mode, &saved_errno))
+      if (target != NULL && write_replacing (target, &producer, new_mode, &saved_errno))
         return TRUE;
     }
-  set_write_error (error, path, saved_errno);
+  if (producer.error != NULL)
+    g_propagate_error (error, producer.error);
+  else
+    set_write_error (error, path, saved_errno);
   return FALSE;
 }
 
@@ -1596,11 +1785,16 @@ km_format_replace_file (const char  *written,
       g_autofree char *data = NULL;
       gsize length = 0;
 
-      if (g_file_get_contents (written, &data, &length, NULL)
-          && write_replacing (target, data, length, 0666, &saved_errno))
+      if (g_file_get_contents (written, &data, &length, NULL))
         {
-          g_unlink (written);
-          return TRUE;
+          Bytes bytes = { data, length };
+          Producer producer = { write_bytes, &bytes, NULL };
+
+          if (write_replacing (target, &producer, 0666, &saved_errno))
+            {
+              g_unlink (written);
+              return TRUE;
+            }
         }
     }
   set_write_error (error, path, saved_errno);

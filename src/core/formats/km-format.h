@@ -162,6 +162,44 @@ gboolean         km_format_save_data_full (const char      *path,
                                           gssize            length,
                                           int               new_mode,
                                           GError          **error);
+/* A streamed save: what a writer hands a KmFormatSink in pieces is gathered into a buffer
+ * of KM_FORMAT_SINK_BUFFER_SIZE bytes, which goes to the file each time it is full, so
+ * that no caller builds the whole file text in one string. */
+typedef struct _KmFormatSink KmFormatSink;
+#define KM_FORMAT_SINK_BUFFER_SIZE (64 * 1024)
+/* Where a sink's buffer goes: @length bytes, at most KM_FORMAT_SINK_BUFFER_SIZE; FALSE
+ * (errno set) when they could not be written. */
+typedef gboolean (*KmFormatFlushFunc) (const char *data,
+                                       gsize       length,
+                                       gpointer    user_data);
+/* Writes the file's text to @sink. FALSE with @error set for a failure of its own (the
+ * save then fails with that error); a failed write to the sink needs no error (the save
+ * fails with the sink's). */
+typedef gboolean (*KmFormatWriteFunc) (KmFormatSink *sink,
+                                       gpointer      user_data,
+                                       GError      **error);
+/* A sink whose full buffers go to @flush (km_yaml_emit_to_string() and tests): free it with
+ * km_format_sink_free(), which flushes what is left. */
+KmFormatSink    *km_format_sink_new      (KmFormatFlushFunc flush,
+                                          gpointer          user_data);
+/* Flushes what the buffer holds; FALSE when this or an earlier flush failed. */
+gboolean         km_format_sink_free     (KmFormatSink     *sink);
+/* Appends @length bytes (-1: up to the NUL). FALSE once a flush has failed: nothing more
+ * is written, and the save fails (a writer may go on; it need not check each call). */
+gboolean         km_format_sink_write    (KmFormatSink     *sink,
+                                          const char       *data,
+                                          gssize            length);
+/* Whether a flush of @sink has failed. */
+gboolean         km_format_sink_failed   (KmFormatSink     *sink);
+/* km_format_save_data_full() of the text @write writes to a sink: the same file handling
+ * (temporary file beside the target, renamed; links followed; standard output, pipes and
+ * devices written in place), permissions and messages. When @write or a write fails, the
+ * old file is left as it was and no temporary file. */
+gboolean         km_format_save_stream   (const char       *path,
+                                          int               new_mode,
+                                          KmFormatWriteFunc write,
+                                          gpointer          user_data,
+                                          GError          **error);
 /* Puts the file @written (complete, synced, beside @path) in place of @path as
  * km_format_save_data() would: the old file's permissions, through symbolic links. On
  * failure @written is left for the caller to remove; the error names @path. */

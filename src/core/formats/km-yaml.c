@@ -2515,8 +2515,29 @@ write_flow (GString          *out,
   g_string_append (out, " ]");
 }
 
-static void write_block (GString *out, const KmYamlNode *node, guint indent);
-static void write_after_indicator (GString *out, const KmYamlNode *value, guint indent);
+/* Where block output goes: @out, whose text, each time a block item is written, goes to
+ * @sink (where there is one) when it has KM_FORMAT_SINK_BUFFER_SIZE bytes. */
+typedef struct
+{
+  GString      *out;
+  KmFormatSink *sink;
+} Emitter;
+
+/* Hands what @e->out holds to the sink once it is a buffer's worth (or, @all, whatever it
+ * holds): at the end of a line, so that the writers' truncations stay in the buffer. */
+static void
+emitter_pass (Emitter  *e,
+              gboolean  all)
+{
+  if (e->sink == NULL || e->out->len == 0
+      || (!all && e->out->len < KM_FORMAT_SINK_BUFFER_SIZE))
+    return;
+  km_format_sink_write (e->sink, e->out->str, (gssize) e->out->len);
+  g_string_truncate (e->out, 0);
+}
+
+static void write_block (Emitter *e, const KmYamlNode *node, guint indent);
+static void write_after_indicator (Emitter *e, const KmYamlNode *value, guint indent);
 
 /* Is @node a generated sequence written as a block one, item by item (write_generated)? */
 static gboolean
@@ -2528,33 +2549,37 @@ writes_generated (const KmYamlNode *node)
 /* What write_block writes for the sequence build_generated makes of @node, with one item
  * built at a time and dropped once written: the whole list is never a tree at once. */
 static void
-write_generated (GString          *out,
+write_generated (Emitter          *e,
                  const KmYamlNode *node,
                  guint             indent)
 {
+  GString *out = e->out;
+
   for (guint i = 0; i < node->n_generated; i++)
     {
       g_autoptr(KmYamlNode) item = node->generate (node->expand_data, i);
 
       indent_to (out, indent);
       g_string_append_c (out, '-');
-      write_after_indicator (out, item, indent);
+      write_after_indicator (e, item, indent);
+      emitter_pass (e, FALSE);
     }
 }
 
 /* Writes " value\n", "\n" for an empty plain value, or "\n" + the nested block after a
  * "key:", "-", "?" or ":" indicator at column @indent. */
 static void
-write_after_indicator (GString          *out,
+write_after_indicator (Emitter          *e,
                        const KmYamlNode *value,
                        guint             indent)
 {
   g_autoptr(KmYamlNode) built = NULL;
+  GString *out = e->out;
 
   if (writes_generated (value))
     {
       g_string_append_c (out, '\n');
-      write_generated (out, value, indent + 2);
+      write_generated (e, value, indent + 2);
       return;
     }
   value = resolve (value, &built);
@@ -2567,7 +2592,7 @@ write_after_indicator (GString          *out,
           g_string_truncate (out, out->len - 1);
         }
       g_string_append_c (out, '\n');
-      write_block (out, value, indent + 2);
+      write_block (e, value, indent + 2);
       return;
     }
   if (value->kind == KM_YAML_SCALAR && value->length == 0 && value->tag == NULL &&
@@ -2585,10 +2610,12 @@ write_after_indicator (GString          *out,
 }
 
 static void
-write_block (GString          *out,
+write_block (Emitter          *e,
              const KmYamlNode *node,
              guint             indent)
 {
+  GString *out = e->out;
+
   g_assert (writes_as_block (node));
 
   if (node->kind == KM_YAML_MAPPING)
@@ -2605,11 +2632,12 @@ write_block (GString          *out,
               /* A collection or a long scalar: "? key" (in block style when it is one),
                * then ": value" on a line of its own. */
               g_string_append_c (out, '?');
-              write_after_indicator (out, key, indent);
+              write_after_indicator (e, key, indent);
               indent_to (out, indent);
             }
           g_string_append_c (out, ':');
-          write_after_indicator (out, g_ptr_array_index (node->items, i + 1), indent);
+          write_after_indicator (e, g_ptr_array_index (node->items, i + 1), indent);
+          emitter_pass (e, FALSE);
         }
     }
   else
@@ -2618,23 +2646,22 @@ write_block (GString          *out,
         {
           indent_to (out, indent);
           g_string_append_c (out, '-');
-          write_after_indicator (out, g_ptr_array_index (node->items, i), indent);
+          write_after_indicator (e, g_ptr_array_index (node->items, i), indent);
+          emitter_pass (e, FALSE);
         }
     }
 }
 
-void
-km_yaml_emit (const KmYamlNode *root,
-              GString          *out)
+static void
+emit (Emitter          *e,
+      const KmYamlNode *root)
 {
   g_autoptr(KmYamlNode) built = NULL;
-
-  g_return_if_fail (root != NULL);
-  g_return_if_fail (out != NULL);
+  GString *out = e->out;
 
   if (writes_generated (root))
     {
-      write_generated (out, root, 0);
+      write_generated (e, root, 0);
       return;
     }
   root = resolve (root, &built);
@@ -2646,7 +2673,7 @@ km_yaml_emit (const KmYamlNode *root,
           g_string_truncate (out, out->len - 1);
           g_string_append_c (out, '\n');
         }
-      write_block (out, root, 0);
+      write_block (e, root, 0);
     }
   else
     {
@@ -2654,6 +2681,36 @@ km_yaml_emit (const KmYamlNode *root,
       write_flow (out, root, 0);
       g_string_append_c (out, '\n');
     }
+}
+
+void
+km_yaml_emit (const KmYamlNode *root,
+              GString          *out)
+{
+  Emitter e = { out, NULL };
+
+  g_return_if_fail (root != NULL);
+  g_return_if_fail (out != NULL);
+
+  emit (&e, root);
+}
+
+gboolean
+km_yaml_emit_to_sink (const KmYamlNode *root,
+                      KmFormatSink     *sink)
+{
+  g_autoptr(GString) out = NULL;
+  Emitter e;
+
+  g_return_val_if_fail (root != NULL, FALSE);
+  g_return_val_if_fail (sink != NULL, FALSE);
+
+  out = g_string_sized_new (KM_FORMAT_SINK_BUFFER_SIZE);
+  e.out = out;
+  e.sink = sink;
+  emit (&e, root);
+  emitter_pass (&e, TRUE);
+  return !km_format_sink_failed (sink);
 }
 
 char *

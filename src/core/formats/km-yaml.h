@@ -11,6 +11,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _KmFormatSink KmFormatSink;   /* km-format.h */
+
 /*
  * A YAML document as a tree of reference-counted nodes, read with libyaml's event API.
  *
@@ -343,6 +345,10 @@ void              km_yaml_emit                 (const KmYamlNode    *root,
                                                 GString             *out);
 char             *km_yaml_emit_to_string       (const KmYamlNode    *root,
                                                 gsize               *length);
+/* km_yaml_emit() to @sink (km_format_save_stream()), in pieces of about a buffer's size:
+ * the text is never held whole. FALSE when a write to the sink has failed. */
+gboolean          km_yaml_emit_to_sink         (const KmYamlNode    *root,
+                                                KmFormatSink        *sink);
 /* The shortest decimal text that reads back as exactly @value ("0", "4.50001", "1e-09"). */
 void              km_yaml_format_number        (double               value,
                                                 char                *buffer,
