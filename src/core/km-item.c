@@ -729,6 +729,17 @@ program_top (const char *share_dir)
   return NULL;
 }
 
+/* Whether @path is an absolute Windows path, as a project a Windows user saved may hold:
+ * a drive letter (C:\Users\…, D:/…) or a UNC share (\\server\share\…). Not relative to
+ * the project's folder, and no file here. */
+static gboolean
+is_windows_absolute (const char *path)
+{
+  if (g_ascii_isalpha (path[0]) && path[1] == ':' && (path[2] == '\\' || path[2] == '/'))
+    return TRUE;
+  return path[0] == '\\' && path[1] == '\\';
+}
+
 char *
 km_item_io_expand_path (KmItemIo   *io,
                         const char *path,
@@ -740,6 +751,13 @@ km_item_io_expand_path (KmItemIo   *io,
   g_return_val_if_fail (io != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
+  if (is_windows_absolute (path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   /* Translators: %s is a file path as the project holds it (C:\Users\…) */
+                   _("“%s” is a Windows path, which cannot be opened on this system"), path);
+      return NULL;
+    }
   while (*p != '\0')
     {
       const char *end;

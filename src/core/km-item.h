@@ -145,7 +145,7 @@ void         km_item_store_file_ref      (KmYamlNode        *out,
 
 /* Path variables (DESIGN.md, "Path variables"): ${SHARE}, ${HOME}, ${PROGRAM_TOP}, and
  * paths relative to the project file. NULL with @error when a variable is unknown or
- * unset. */
+ * unset, and for a Windows path (C:\…, D:/…, \\server\…), which is not relative. */
 char        *km_item_io_expand_path      (KmItemIo         *io,
                                           const char       *path,
                                           GError          **error);

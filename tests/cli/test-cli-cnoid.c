@@ -279,10 +279,10 @@ test_convert_share_moved (void)
   g_autofree char *err = NULL;
   g_autofree char *written = NULL;
   g_autofree char *warning = g_strdup_printf ("%s: warning: 3 file references were written "
-                                              "as absolute paths, not ${SHARE}/…: the share "
-                                              "folder was found from the project's old place "
-                                              "(share/project/), and the new place has "
-                                              "none.\n", output);
+                                              "as absolute paths, not ${SHARE}/… or "
+                                              "${PROGRAM_TOP}/…: the share folder was found "
+                                              "from the project's old place (share/project/), "
+                                              "and the new place has none.\n", output);
 
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
   g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
@@ -369,6 +369,112 @@ test_convert_no_class (void)
   g_assert_cmpint (g_rmdir (root), ==, 0);
 }
 
+/* A project a Windows user saved, converted out of share/project/ into another folder
+ * (rev25-cnoid): its drive-letter and UNC paths are written back as they are, also in an
+ * item kept verbatim, and its message shows the path as written; a ${PROGRAM_TOP}/… turned
+ * absolute is counted and named in the warning with the ${SHARE}/… one. A missing
+ * sub-project is reported as a missing model is: the project's FILE:LINE:COLUMN first. */
+static void
+test_convert_windows_paths (void)
+{
+  static const char project[] =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"WinBody\"\n"
+    "      plugin: Body\n"
+    "      class: BodyItem\n"
+    "      data:\n"
+    "        file: \"C:\\\\Users\\\\taro\\\\robot.body\"\n"
+    "        format: CHOREONOID-BODY\n"
+    "    -\n"
+    "      id: 2\n"
+    "      name: \"Mesh\"\n"
+    "      plugin: Base\n"
+    "      class: MeshItem\n"
+    "      data:\n"
+    "        file: \"D:/data/scan.stl\"\n"
+    "    -\n"
+    "      id: 3\n"
+    "      name: \"Share\"\n"
+    "      plugin: Base\n"
+    "      class: MeshItem\n"
+    "      data:\n"
+    "        file: \"\\\\\\\\server\\\\share\\\\scan.stl\"\n"
+    "    -\n"
+    "      id: 4\n"
+    "      name: \"Python\"\n"
+    "      plugin: Python\n"
+    "      class: PythonScriptItem\n"
+    "      data:\n"
+    "        file: \"${PROGRAM_TOP}/share/script/x.py\"\n"
+    "    -\n"
+    "      id: 5\n"
+    "      name: \"Model\"\n"
+    "      plugin: Base\n"
+    "      class: MeshItem\n"
+    "      data:\n"
+    "        file: \"${SHARE}/model/scan.stl\"\n"
+    "    -\n"
+    "      id: 6\n"
+    "      name: \"Gone\"\n"
+    "      plugin: Base\n"
+    "      class: SubProjectItem\n"
+    "      data:\n"
+    "        file: \"nothere.cnoid\"\n";
+  g_autofree char *tmp = km_test_make_tmp_dir ("cli-win-XXXXXX");
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *other_tmp = km_test_make_tmp_dir ("cli-win-out-XXXXXX");
+  g_autofree char *other = g_canonicalize_filename (other_tmp, NULL);
+  g_autofree char *dir = g_build_filename (root, "share", "project", NULL);
+  g_autofree char *source = g_build_filename (dir, "user.cnoid", NULL);
+  g_autofree char *output = g_build_filename (other, "user.cnoid", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *expected_err = g_strdup_printf (
+    "user.cnoid:12:15: warning: “C:\\Users\\taro\\robot.body” is a Windows path, which "
+    "cannot be opened on this system\n"
+    "user.cnoid:18:14: warning: unknown item type “Base/MeshItem”; it is kept as it is\n"
+    "user.cnoid:25:14: warning: unknown item type “Base/MeshItem”; it is kept as it is\n"
+    "user.cnoid:32:14: warning: unknown item type “Python/PythonScriptItem”; it is kept as "
+    "it is\n"
+    "user.cnoid:39:14: warning: unknown item type “Base/MeshItem”; it is kept as it is\n"
+    "user.cnoid:48:15: warning: nothere.cnoid:1:1: cannot read the file: %s\n",
+    g_strerror (ENOENT));
+  g_autofree char *top_line = g_strdup_printf ("        file: \"%s/share/script/x.py\"\n", root);
+  g_autofree char *warning = g_strdup_printf ("%s: warning: 2 file references were written "
+                                              "as absolute paths, not ${SHARE}/… or "
+                                              "${PROGRAM_TOP}/…", output);
+
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  put_file (source, project);
+  g_assert_cmpint (run_cli_in (dir, "validate", "user.cnoid", &out, &err), ==, 0);
+  g_assert_cmpstr (err, ==, expected_err);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run_cli_full ("convert", source, output, &out, &err), ==, 0);
+  if (strstr (err, warning) == NULL)
+    g_error ("no share warning in “%s”", err);
+  g_assert_true (g_file_get_contents (output, &written, NULL, NULL));
+  g_assert_nonnull (strstr (written, "        file: \"C:\\\\Users\\\\taro\\\\robot.body\"\n"));
+  g_assert_nonnull (strstr (written, "        file: \"D:/data/scan.stl\"\n"));
+  g_assert_nonnull (strstr (written,
+                            "        file: \"\\\\\\\\server\\\\share\\\\scan.stl\"\n"));
+  g_assert_nonnull (strstr (written, top_line));
+  g_assert_null (strstr (written, "${"));
+  /* No name was written for the root item, which had none. */
+  g_assert_true (g_str_has_prefix (written, "items:\n  id: 0\n  plugin: Base\n"));
+
+  km_test_remove_tree (root);
+  km_test_remove_tree (other);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -383,5 +489,6 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/cnoid/included-motion-errors", test_included_motion_errors);
   g_test_add_func ("/kinema/cli/cnoid/convert-share-moved", test_convert_share_moved);
   g_test_add_func ("/kinema/cli/cnoid/convert-no-class", test_convert_no_class);
+  g_test_add_func ("/kinema/cli/cnoid/convert-windows-paths", test_convert_windows_paths);
   return g_test_run ();
 }

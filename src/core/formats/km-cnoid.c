@@ -610,12 +610,10 @@ load_sub_project (LoadContext      *ctx,
     }
   if (sub == NULL)
     {
-      g_autofree char *first = NULL;
-
-      km_parse_error_add_include (&error, ctx->io.file, at);
-      report (ctx, error->message);
-      first = g_strndup (error->message, strcspn (error->message, "\n"));
-      km_item_set_problem (item, first);
+      /* As for a model (DESIGN.md, "Error locations"): a missing file is a problem of the
+       * reference, at the project's location ("p.cnoid:12:15: sub.cnoid:1:1: cannot read
+       * the file: …"); one that is there (a folder, bad YAML) is located in it first. */
+      km_cnoid_report_file_error (&ctx->io, item, file_node, error);
       return;
     }
 
@@ -1244,7 +1242,9 @@ load_project (const char  *path,
 
   if (contents == NULL)
     {
-      owned = km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
+      /* A sub-project is a file read as a whole, its errors at FILE:1:1 as a model's. */
+      owned = depth > 0 ? km_format_read_whole_file (path, KM_FORMAT_MAX_FILE_SIZE, error)
+                        : km_format_read_file (path, KM_FORMAT_MAX_FILE_SIZE, error);
       if (owned == NULL)
         return NULL;
       contents = owned;
@@ -1485,7 +1485,14 @@ typedef struct
  * (--share-dir), else the one the new place finds (km_cnoid_find_share_dir: the
  * environment and preference, then a share/ above a share/project/ holding the file):
  * ${SHARE} found from the old place only (a project moved out of share/project/) is not
- * kept, and its files get the next rule that leads to them.
+ * kept, and its files get the next rule that leads to them; nor is ${PROGRAM_TOP}, the
+ * folder above that share folder. Those written absolute are counted for the save's
+ * warning (km_cnoid_share_dropped_message), ${SHARE} and ${PROGRAM_TOP} ones alike: both
+ * name this computer's folders, found from the project's place, not given.
+ *
+ * A Windows path (C:\Users\…, D:/…, \\server\share\…), from a project a Windows user
+ * saved, is absolute, though not here: written back as it is, wherever the project is
+ * saved (km_item_io_expand_path refuses it).
  */
 static const char * const file_ref_keys[] = {
   "file", "filename", "modelFile", "default_material_table_file", "materialTableFile", NULL
@@ -1686,14 +1693,16 @@ write_file_references (SaveContext      *ctx,
           read_io.share_dir = ctx->load_share_dir;
           absolute = km_item_io_expand_path (&read_io, value, NULL);
           if (absolute == NULL)
-            continue;   /* an unknown or unset variable: kept as it is */
+            continue;   /* an unknown or unset variable, a Windows path: kept as it is */
         }
       else
         absolute = g_canonicalize_filename (value, NULL);
       written = portable_path (ctx, absolute, variable);
       /* Absolute ones only: a relative path or ${HOME}/… still leads to the file when
-       * the folders move together. */
-      if (g_strcmp0 (variable, "SHARE") == 0 && g_path_is_absolute (written))
+       * the folders move together. ${PROGRAM_TOP} is the folder above the share folder,
+       * and is lost with it. */
+      if ((g_strcmp0 (variable, "SHARE") == 0 || g_strcmp0 (variable, "PROGRAM_TOP") == 0) &&
+          g_path_is_absolute (written))
         ctx->n_share_dropped++;
       if (strcmp (written, value) == 0)
         continue;
@@ -1902,8 +1911,13 @@ write_item (SaveContext *ctx,
                        km_yaml_node_ref (v) : km_yaml_node_new_int (*id);
     }
   v = km_yaml_mapping_lookup (orig, "name");
-  values[KEY_NAME] = scalar_is (v, km_item_get_name (item)) ?
-                     km_yaml_node_ref (v) : km_yaml_node_new_string (km_item_get_name (item));
+  /* An item read without a name (a root item often is) gets none written, not "". */
+  if (v == NULL && orig != NULL &&
+      (km_item_get_name (item) == NULL || *km_item_get_name (item) == '\0'))
+    values[KEY_NAME] = NULL;
+  else
+    values[KEY_NAME] = scalar_is (v, km_item_get_name (item)) ?
+                       km_yaml_node_ref (v) : km_yaml_node_new_string (km_item_get_name (item));
   /* An item kept unread (DESIGN.md: verbatim) gets no plugin or class key it lacked. */
   v = km_yaml_mapping_lookup (orig, "plugin");
   if (v != NULL || !KM_IS_UNKNOWN_ITEM (item))
@@ -2275,23 +2289,24 @@ km_cnoid_build_tree_full (KmProject   *project,
   return build_tree_full (project, NULL, path, FALSE, ids, n_share_dropped);
 }
 
-/* A project saved elsewhere no longer finds the share folder its ${SHARE} references were
- * read through (found from its old place, share/project/): they were written as the files'
- * paths on this computer, which the user should know before moving the project on. */
+/* A project saved elsewhere no longer finds the share folder its ${SHARE} references (and
+ * ${PROGRAM_TOP} ones, the folder above it) were read through (found from its old place,
+ * share/project/): they were written as the files' paths on this computer, which the user
+ * should know before moving the project on. */
 char *
 km_cnoid_share_dropped_message (guint n_share_dropped)
 {
-  return g_strdup_printf (/* Translators: a count. ${SHARE} and share/project/ are not to
-                           * be translated. */
+  return g_strdup_printf (/* Translators: a count. ${SHARE}, ${PROGRAM_TOP} and
+                           * share/project/ are not to be translated. */
                           g_dngettext (GETTEXT_PACKAGE,
                                        "%u file reference was written as an absolute path, "
-                                       "not ${SHARE}/…: the share folder was found from the "
-                                       "project's old place (share/project/), and the new "
-                                       "place has none.",
+                                       "not ${SHARE}/… or ${PROGRAM_TOP}/…: the share folder "
+                                       "was found from the project's old place "
+                                       "(share/project/), and the new place has none.",
                                        "%u file references were written as absolute paths, "
-                                       "not ${SHARE}/…: the share folder was found from the "
-                                       "project's old place (share/project/), and the new "
-                                       "place has none.",
+                                       "not ${SHARE}/… or ${PROGRAM_TOP}/…: the share folder "
+                                       "was found from the project's old place "
+                                       "(share/project/), and the new place has none.",
                                        n_share_dropped),
                           n_share_dropped);
 }

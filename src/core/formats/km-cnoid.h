@@ -132,17 +132,18 @@ KmYamlNode *km_cnoid_build_tree         (KmProject         *project,
                                          const char        *path,
                                          GHashTable       **ids);
 /* km_cnoid_build_tree() that also counts in *@n_share_dropped the file references read
- * through ${SHARE} that it writes as absolute paths: ${SHARE} was found from the project's
- * old place (a share/ above share/project/), @path has none (see "Path variables" above),
- * and no relative path or ${HOME}/… leads to the file from there. */
+ * through ${SHARE} or ${PROGRAM_TOP} (the folder above it) that it writes as absolute
+ * paths: ${SHARE} was found from the project's old place (a share/ above share/project/),
+ * @path has none (see "Path variables" above), and no relative path or ${HOME}/… leads to
+ * the file from there. */
 KmYamlNode *km_cnoid_build_tree_full    (KmProject         *project,
                                          const char        *path,
                                          GHashTable       **ids,
                                          guint             *n_share_dropped);
 /* What a save says when km_cnoid_build_tree_full() counted @n_share_dropped > 0: "N file
- * references were written as absolute paths, not ${SHARE}/…: …", translated, for the
- * saved file's name to go before it ("FILE: …"). The editor's Save As and `kinema-cli
- * convert` say the same. */
+ * references were written as absolute paths, not ${SHARE}/… or ${PROGRAM_TOP}/…: …",
+ * translated, for the saved file's name to go before it ("FILE: …"). The editor's Save As
+ * and `kinema-cli convert` say the same. */
 char       *km_cnoid_share_dropped_message (guint           n_share_dropped);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);

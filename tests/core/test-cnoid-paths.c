@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+ * Copyright 2026 The Kinema authors
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "km-cnoid.h"
+#include "km-item.h"
+#include "km-project.h"
+
+#include "test-util.h"
+#include "km-test-tmp.h"
+
+/*
+ * File references of a .cnoid project that Kinema cannot resolve here, and how a project
+ * saved elsewhere writes them (rev25-cnoid): Windows paths, ${PROGRAM_TOP} with a share
+ * folder found from the project's place, missing sub-projects, a root item without a name.
+ */
+
+static KmProject *
+load_ok (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  KmProject *project = km_cnoid_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  return project;
+}
+
+static gboolean
+has_message (KmProject  *project,
+             const char *expected)
+{
+  GPtrArray *messages = km_project_get_messages (project);
+
+  for (guint i = 0; i < messages->len; i++)
+    if (strcmp (g_ptr_array_index (messages, i), expected) == 0)
+      return TRUE;
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
+  return FALSE;
+}
+
+static KmItem *
+find_by_name (KmItem     *item,
+              const char *name)
+{
+  if (g_strcmp0 (km_item_get_name (item), name) == 0)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = find_by_name (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+put_file (const char *path,
+          const char *text)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* The saved text of @project at @path, through km_cnoid_build_tree_full(): the references
+ * it counted as written absolute instead of ${SHARE}/… in @n_dropped. */
+static char *
+tree_text (KmProject  *project,
+           const char *path,
+           guint      *n_dropped)
+{
+  g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(KmYamlNode) tree = NULL;
+
+  *n_dropped = 0;
+  tree = km_cnoid_build_tree_full (project, path, &ids, n_dropped);
+  g_assert_nonnull (tree);
+  return km_cnoid_tree_to_string (tree, NULL);
+}
+
+static const char windows_text[] =
+  "items:\n"
+  "  id: 0\n"
+  "  name: \"RootItem\"\n"
+  "  plugin: Base\n"
+  "  class: RootItem\n"
+  "  children:\n"
+  "    -\n"
+  "      id: 1\n"
+  "      name: \"WinBody\"\n"
+  "      plugin: Body\n"
+  "      class: BodyItem\n"
+  "      data:\n"
+  "        file: \"C:\\\\Users\\\\taro\\\\models\\\\robot.body\"\n"
+  "        format: CHOREONOID-BODY\n"
+  "    -\n"
+  "      id: 2\n"
+  "      name: \"Mesh\"\n"
+  "      plugin: Base\n"
+  "      class: MeshItem\n"
+  "      data:\n"
+  "        file: \"D:/data/scan.stl\"\n"
+  "        format: STL\n"
+  "    -\n"
+  "      id: 3\n"
+  "      name: \"Script\"\n"
+  "      plugin: Python\n"
+  "      class: PythonScriptItem\n"
+  "      data:\n"
+  "        file: \"\\\\\\\\server\\\\share\\\\x.py\"\n"
+  "    -\n"
+  "      id: 4\n"
+  "      name: \"Sub\"\n"
+  "      plugin: Base\n"
+  "      class: SubProjectItem\n"
+  "      data:\n"
+  "        file: \"e:\\\\projects\\\\sub.cnoid\"\n"
+  "        format: PROJECT\n";
+
+/* A drive-letter or UNC path, from a project a Windows user saved, is absolute: not joined
+ * to the project's folder when the project is read (its message shows it as written) nor
+ * when it is saved into another folder, where it is written back as it is, in an item
+ * Kinema reads as in one it keeps verbatim (rev25-cnoid defect 2). */
+static void
+test_windows_paths_kept (void)
+{
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-win-XXXXXX");
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *source = g_build_filename (root, "a", "p.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (root, "b", "deeper", "p.cnoid", NULL);
+  g_autofree char *saved_dir = g_path_get_dirname (saved);
+  const char *body_problem = "“C:\\Users\\taro\\models\\robot.body” is a Windows path, "
+                             "which cannot be opened on this system";
+  g_autofree char *body_message = g_strdup_printf ("%s:13:15: %s", source, body_problem);
+  g_autofree char *sub_message = g_strdup_printf (
+    "%s:36:15: “e:\\projects\\sub.cnoid” is a Windows path, which cannot be opened on this "
+    "system", source);
+  g_autofree char *in_place = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_dropped = 0;
+
+  put_file (source, windows_text);
+  project = load_ok (source);
+  g_assert_true (has_message (project, body_message));
+  g_assert_true (has_message (project, sub_message));
+  g_assert_cmpstr (km_item_get_problem (find_by_name (km_project_get_root_item (project),
+                                                       "WinBody")), ==, body_problem);
+
+  in_place = test_util_cnoid_to_string (project, source);
+  g_assert_cmpstr (in_place, ==, windows_text);
+  text = tree_text (project, saved, &n_dropped);
+  g_assert_cmpstr (text, ==, windows_text);
+  g_assert_cmpuint (n_dropped, ==, 0);
+  g_clear_pointer (&text, g_free);
+
+  g_assert_cmpint (g_mkdir_with_parents (saved_dir, 0755), ==, 0);
+  g_assert_true (km_cnoid_save (project, saved, &error));
+  g_assert_no_error (error);
+  text = test_util_read_file (saved, NULL);
+  g_assert_cmpstr (text, ==, windows_text);
+  km_test_remove_tree (root);
+}
+
+/* ${PROGRAM_TOP}, as ${SHARE}, is the folder above a share folder found from the project's
+ * place (ROOT/share above ROOT/share/project): saved where neither is found, a reference
+ * read through it is written absolute, and the save's warning counts and names it with
+ * the ${SHARE} ones (rev25-cnoid defect 3). Given (KINEMA_CHOREONOID_SHARE), both are
+ * kept, without a warning. */
+static void
+test_program_top_counted (void)
+{
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-top-XXXXXX");
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *other_tmp = km_test_make_tmp_dir ("cnoid-other-XXXXXX");
+  g_autofree char *other = g_canonicalize_filename (other_tmp, NULL);
+  g_autofree char *share = g_build_filename (root, "share", NULL);
+  g_autofree char *source = g_build_filename (share, "project", "p.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (other, "p.cnoid", NULL);
+  g_autofree char *script = g_strdup_printf ("        file: \"%s/share/script/x.py\"\n", root);
+  g_autofree char *mesh = g_strdup_printf ("        file: \"%s/share/model/scan.stl\"\n", root);
+  g_autofree char *text = NULL;
+  g_autofree char *message = NULL;
+  g_autoptr(KmProject) project = NULL;
+  const char *text_in =
+    "items:\n"
+    "  id: 0\n"
+    "  name: \"RootItem\"\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      name: \"Python\"\n"
+    "      plugin: Python\n"
+    "      class: PythonScriptItem\n"
+    "      data:\n"
+    "        file: \"${PROGRAM_TOP}/share/script/x.py\"\n"
+    "    -\n"
+    "      id: 2\n"
+    "      name: \"Mesh\"\n"
+    "      plugin: Base\n"
+    "      class: MeshItem\n"
+    "      data:\n"
+    "        file: \"${SHARE}/model/scan.stl\"\n";
+  guint n_dropped = 0;
+
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  put_file (source, text_in);
+  project = load_ok (source);
+  text = tree_text (project, saved, &n_dropped);
+  g_assert_nonnull (strstr (text, script));
+  g_assert_nonnull (strstr (text, mesh));
+  g_assert_cmpuint (n_dropped, ==, 2);
+  message = km_cnoid_share_dropped_message (n_dropped);
+  g_assert_nonnull (strstr (message, "${SHARE}/…"));
+  g_assert_nonnull (strstr (message, "${PROGRAM_TOP}/…"));
+  g_clear_pointer (&text, g_free);
+  g_clear_object (&project);
+
+  g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
+  project = load_ok (source);
+  text = tree_text (project, saved, &n_dropped);
+  g_assert_cmpstr (text, ==, text_in);
+  g_assert_cmpuint (n_dropped, ==, 0);
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+  km_test_remove_tree (root);
+  km_test_remove_tree (other);
+}
+
+/* A sub-project that is missing is a problem of its reference, reported as a missing
+ * model is: the including project's FILE:LINE:COLUMN first, then the file at 1:1; one
+ * that is there but cannot be read (a folder) is located in it first, then "included
+ * from" (rev25-cnoid defect 4; DESIGN.md, "Error locations"). */
+static void
+test_missing_sub_project_located (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("cnoid-subloc-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "p.cnoid", NULL);
+  g_autofree char *folder = g_build_filename (dir, "dir.cnoid", NULL);
+  g_autofree char *missing_first = g_strdup_printf (
+    "%s/nothere.cnoid:1:1: cannot read the file: %s", dir, g_strerror (ENOENT));
+  g_autofree char *missing_message = g_strdup_printf ("%s:13:15: %s", path, missing_first);
+  g_autofree char *folder_first = g_strdup_printf (
+    "%s:1:1: cannot read the file: %s", folder, g_strerror (EISDIR));
+  g_autofree char *folder_message = g_strdup_printf ("%s\nincluded from %s:20:15",
+                                                     folder_first, path);
+  g_autoptr(KmProject) project = NULL;
+  KmItem *root;
+
+  g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+  put_file (path,
+            "items:\n"
+            "  id: 0\n"
+            "  name: \"RootItem\"\n"
+            "  plugin: Base\n"
+            "  class: RootItem\n"
+            "  children:\n"
+            "    -\n"
+            "      id: 1\n"
+            "      name: \"gone\"\n"
+            "      plugin: Base\n"
+            "      class: SubProjectItem\n"
+            "      data:\n"
+            "        file: \"nothere.cnoid\"\n"
+            "    -\n"
+            "      id: 2\n"
+            "      name: \"folder\"\n"
+            "      plugin: Base\n"
+            "      class: SubProjectItem\n"
+            "      data:\n"
+            "        file: \"dir.cnoid\"\n");
+  project = load_ok (path);
+  root = km_project_get_root_item (project);
+  g_assert_true (has_message (project, missing_message));
+  g_assert_true (has_message (project, folder_message));
+  g_assert_cmpuint (km_project_get_messages (project)->len, ==, 2);
+  g_assert_cmpstr (km_item_get_problem (find_by_name (root, "gone")), ==, missing_first);
+  g_assert_cmpstr (km_item_get_problem (find_by_name (root, "folder")), ==, folder_first);
+  km_test_remove_tree (dir);
+}
+
+/* An item read without a name, as a root item often is, is written without one, not with
+ * `name: ""`, saved in place or elsewhere (rev25-cnoid defect 5). */
+static void
+test_no_name_kept (void)
+{
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-noname-XXXXXX");
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *source = g_build_filename (root, "a", "p.cnoid", NULL);
+  g_autofree char *saved = g_build_filename (root, "b", "p.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmProject) project = NULL;
+  const char *text_in =
+    "items:\n"
+    "  id: 0\n"
+    "  plugin: Base\n"
+    "  class: RootItem\n"
+    "  children:\n"
+    "    -\n"
+    "      id: 1\n"
+    "      plugin: Base\n"
+    "      class: FolderItem\n"
+    "    -\n"
+    "      id: 2\n"
+    "      name: \"\"\n"
+    "      plugin: Base\n"
+    "      class: FolderItem\n";
+  guint n_dropped = 0;
+
+  put_file (source, text_in);
+  project = load_ok (source);
+  text = test_util_cnoid_to_string (project, source);
+  g_assert_cmpstr (text, ==, text_in);
+  g_clear_pointer (&text, g_free);
+  text = tree_text (project, saved, &n_dropped);
+  g_assert_cmpstr (text, ==, text_in);
+  km_test_remove_tree (root);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_unsetenv ("KINEMA_CHOREONOID_SHARE");
+
+  g_test_add_func ("/kinema/CnoidPaths/windows-paths-kept", test_windows_paths_kept);
+  g_test_add_func ("/kinema/CnoidPaths/program-top-counted", test_program_top_counted);
+  g_test_add_func ("/kinema/CnoidPaths/missing-sub-project-located",
+                   test_missing_sub_project_located);
+  g_test_add_func ("/kinema/CnoidPaths/no-name-kept", test_no_name_kept);
+  return g_test_run ();
+}
