@@ -113,6 +113,11 @@ struct _KmDocument
    * them back would make a rate a body showed for a while (an imported one's) the
    * project's, and undo would not bring the rate of before back. */
   double          project_frame_rate;
+  /* The end of the project's time bar range (its TimeBar `max_time`) as read with it, in
+   * seconds (0: it has none): the time bar's range runs at least that far (update_frames),
+   * so that a range the user saved in Choreonoid longer than the motion stays, and a save
+   * writes it back (km_layout_state_store). As read, for the reasons above. */
+  double          project_max_time;
   /* The rate the time bar showed as the project opened: for a project without a time bar
    * (a new one), the rate a save writes as its time bar's and the one a body without a
    * motion of its own shows, so that it plays at the rate it will play at once the project
@@ -494,6 +499,8 @@ update_frames (KmDocument *self)
    * but not past the last frame a keyframe can have (nor short of the motion). */
   timeline_last = MAX ((double) n_frames - 1.0 + round (TIMELINE_TAIL_SECONDS * frame_rate),
                        round (TIMELINE_MIN_SECONDS * frame_rate));
+  /* The project's saved range, where it is longer (Choreonoid's TimeBar max_time). */
+  timeline_last = MAX (timeline_last, round (self->project_max_time * frame_rate));
   timeline_frames = MAX (n_frames, (guint) MIN (timeline_last, KM_TARGET_TRACK_MAX_FRAME) + 1);
   timeline_frames = MAX (timeline_frames, self->held_frames);
 
@@ -1467,9 +1474,14 @@ set_project (KmDocument *self,
     KmTimeBarState time_bar;
 
     self->project_frame_rate = 0;
-    if (km_layout_state_get_time_bar (project, &time_bar) && time_bar.frame_rate > 0
-        && isfinite (time_bar.frame_rate))
-      self->project_frame_rate = time_bar.frame_rate;
+    self->project_max_time = 0;
+    if (km_layout_state_get_time_bar (project, &time_bar))
+      {
+        if (time_bar.frame_rate > 0 && isfinite (time_bar.frame_rate))
+          self->project_frame_rate = time_bar.frame_rate;
+        if (time_bar.max_time > 0 && isfinite (time_bar.max_time))
+          self->project_max_time = time_bar.max_time;
+      }
   }
 
   g_object_freeze_notify (G_OBJECT (self));
@@ -3984,8 +3996,11 @@ km_document_get_current_frame (KmDocument *self)
  * km_document_set_current_time:
  * @seconds: a time bar time (a project's saved `current_time`), not negative
  *
- * Moves to the frame nearest @seconds at the document's frame rate, at most the motion's
- * last frame (km_document_set_current_frame).
+ * Moves to the frame nearest @seconds at the document's frame rate, at most the last frame
+ * of the time bar's range (km_document_set_current_frame), which takes in the project's
+ * saved range (km_document_get_project_max_time): a time past the motion's end that the
+ * project was saved at is kept (it used to be clamped to the motion's last frame, so an
+ * unedited save wrote another time).
  */
 void
 km_document_set_current_time (KmDocument *self,
@@ -3997,7 +4012,7 @@ km_document_set_current_time (KmDocument *self,
   g_return_if_fail (seconds >= 0.0);
 
   frame = round (seconds * self->frame_rate);
-  km_document_set_current_frame (self, (guint) MIN (frame, (double) (self->n_frames - 1)));
+  km_document_set_current_frame (self, (guint) MIN (frame, (double) (self->timeline_frames - 1)));
 }
 
 /* Scrubbing: moves to @frame (clamped to the time bar's range, km_document_get_timeline_frames)
@@ -4036,7 +4051,8 @@ km_document_get_n_frames (KmDocument *self)
  *
  * The time bar's range, which runs on past the motion so that a later frame can be
  * keyed: km_document_get_n_frames() plus TIMELINE_TAIL_SECONDS at the frame rate, and at
- * least TIMELINE_MIN_SECONDS long. Past the motion the pose of its last frame holds.
+ * least TIMELINE_MIN_SECONDS long and as long as the project's saved range
+ * (km_document_get_project_max_time). Past the motion the pose of its last frame holds.
  *
  * Returns: the number of frames, at least km_document_get_n_frames()
  */
@@ -4054,6 +4070,20 @@ km_document_get_frame_rate (KmDocument *self)
   g_return_val_if_fail (KM_IS_DOCUMENT (self), KM_TARGET_TRACK_DEFAULT_FRAME_RATE);
 
   return self->frame_rate;
+}
+
+/**
+ * km_document_get_project_max_time:
+ *
+ * Returns: the end of the project's saved time bar range (Choreonoid's TimeBar
+ *   `max_time`) in seconds, as it was read with the project, or 0 when it has none
+ */
+double
+km_document_get_project_max_time (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
+
+  return self->project_max_time;
 }
 
 /**

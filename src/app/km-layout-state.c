@@ -503,11 +503,26 @@ km_layout_state_get_time_bar (KmProject      *project,
   return TRUE;
 }
 
+/* Sets @value under @keys as set_spelled does, unless the mapping has it already (the same
+ * number, in whatever digits and spelling the file has it). */
+static void
+set_number (KmYamlNode         *mapping,
+            const char * const *keys,
+            gboolean            camel_case,
+            double              value)
+{
+  double stored;
+
+  if (lookup_double (mapping, keys, &stored) && stored == value)
+    return;
+  set_spelled (mapping, keys, camel_case, km_yaml_node_new_number (value));
+}
+
 /**
  * km_layout_state_set_time_bar:
  *
  * Writes @state as `toolbars: "TimeBar":` (other toolbars and other keys of the TimeBar
- * are kept).
+ * are kept, and so is a value the TimeBar has already, as the file writes it).
  */
 void
 km_layout_state_set_time_bar (KmProject            *project,
@@ -524,13 +539,12 @@ km_layout_state_set_time_bar (KmProject            *project,
   bar = child_mapping (child_mapping (sections, "toolbars", KM_YAML_STYLE_PLAIN), "TimeBar",
                       KM_YAML_STYLE_DOUBLE_QUOTED);
   camel = has_camel_case (bar, time_bar_key_lists);
-  set_spelled (bar, current_time_keys, camel, km_yaml_node_new_number (state->current_time));
-  set_spelled (bar, min_time_keys, camel, km_yaml_node_new_number (state->min_time));
-  set_spelled (bar, max_time_keys, camel, km_yaml_node_new_number (state->max_time));
-  set_spelled (bar, frame_rate_keys, camel, km_yaml_node_new_number (state->frame_rate));
-  set_spelled (bar, playback_frame_rate_keys, camel,
-               km_yaml_node_new_number (state->playback_frame_rate));
-  set_spelled (bar, speed_keys, camel, km_yaml_node_new_number (state->playback_speed_ratio));
+  set_number (bar, current_time_keys, camel, state->current_time);
+  set_number (bar, min_time_keys, camel, state->min_time);
+  set_number (bar, max_time_keys, camel, state->max_time);
+  set_number (bar, frame_rate_keys, camel, state->frame_rate);
+  set_number (bar, playback_frame_rate_keys, camel, state->playback_frame_rate);
+  set_number (bar, speed_keys, camel, state->playback_speed_ratio);
   km_project_set_sections (project, sections);
 }
 
@@ -541,6 +555,22 @@ km_layout_state_set_time_bar (KmProject            *project,
  * document, the project's frame rate (km_document_get_project_frame_rate), playback speed)
  * into @project's sections, when the project keeps its layout
  * (km_project_get_save_layout); the sections are left as read otherwise.
+ *
+ * The TimeBar is the user's Choreonoid state, so an unedited open and save writes back what
+ * it read:
+ * - `current_time`: the time the time bar is at; the file's value stays while the time bar
+ *   is at the frame that value gives (km_document_set_current_time), digits and all.
+ * - `min_time`, `playback_frame_rate` and keys Kinema does not know: as read (Kinema's time
+ *   bar starts at 0 and plays at the display's rate).
+ * - `max_time`: the project's saved range (km_document_get_project_max_time), or the
+ *   motion's end where that is later; without either, the end of the range the time bar
+ *   shows (which gives Choreonoid a range, not one frame of no length).
+ * - `frame_rate`: the project's (km_document_get_project_frame_rate).
+ * A project that has no TimeBar gets none (Choreonoid keeps its own defaults for it,
+ * its frame rate included) unless the user made it hold something: the time bar is not at
+ * 0, the playback speed is not 1, or there is a motion (more than one frame), whose range
+ * Choreonoid should show. Kinema has no control for the frame rate, so that alone never
+ * adds one.
  */
 void
 km_layout_state_store (KmProject   *project,
@@ -549,6 +579,7 @@ km_layout_state_store (KmProject   *project,
 {
   KmDocument *document;
   KmTimeBarState state;
+  gboolean had;
 
   g_return_if_fail (KM_IS_PROJECT (project));
   g_return_if_fail (KM_IS_SCENE_VIEW (scene_view));
@@ -559,28 +590,35 @@ km_layout_state_store (KmProject   *project,
 
   km_layout_state_set_camera (project, km_scene_view_get_camera (scene_view));
 
-  /* The playback frame rate is the display's; keep what the file says. */
-  km_layout_state_get_time_bar (project, &state);
+  /* The playback frame rate is the display's, min_time Choreonoid's: keep what the file
+   * says. */
+  had = km_layout_state_get_time_bar (project, &state);
   document = km_time_bar_get_document (time_bar);
+  state.playback_speed_ratio = km_time_bar_get_speed (time_bar);
   if (document != NULL)
     {
       double rate = km_document_get_frame_rate (document);
-
       guint last = km_document_get_n_frames (document) - 1;
+      guint frame = km_document_get_current_frame (document);
+      double saved_end = km_document_get_project_max_time (document);
 
+      /* Nothing for Choreonoid that it would not have by itself (see above). */
+      if (!had && frame == 0 && state.playback_speed_ratio == 1.0 && last == 0)
+        return;
       /* The project's rate, not the current body's (its targets may run at another one);
        * the times are in seconds, of the frames the time bar shows. */
       state.frame_rate = km_document_get_project_frame_rate (document);
-      state.current_time = km_document_get_current_frame (document) / rate;
-      state.min_time = 0.0;
-      /* The motion's end; without a motion (a single frame, which would give Choreonoid a
-       * range of no length), the end of the range the time bar shows
-       * (km_document_get_timeline_frames). */
-      if (last == 0)
+      if (!had || round (state.current_time * rate) != frame)
+        state.current_time = frame / rate;
+      /* The saved range, or the motion's end where it is later; with neither (a single
+       * frame, which would give Choreonoid a range of no length), the end of the range
+       * the time bar shows (km_document_get_timeline_frames). */
+      if (last == 0 && !(saved_end > 0))
         last = km_document_get_timeline_frames (document) - 1;
-      state.max_time = last / rate;
+      state.max_time = MAX (saved_end, last / rate);
     }
-  state.playback_speed_ratio = km_time_bar_get_speed (time_bar);
+  else if (!had && state.playback_speed_ratio == 1.0)
+    return;
   km_layout_state_set_time_bar (project, &state);
 }
 
@@ -588,9 +626,11 @@ km_layout_state_store (KmProject   *project,
  * km_layout_state_restore:
  *
  * Shows @project's saved camera in the scene view and goes to its saved time (the frame
- * nearest it at the document's frame rate, within the document's frames) at its playback
- * speed. The time range and frame rate are the project's motion's: the saved ones are not
- * imposed on it. What the project does not have stays as it is.
+ * nearest it at the document's frame rate, within the time bar's range) at its playback
+ * speed. The frame rate is the project's motion's, the range its motion's or the saved one
+ * where that is longer (the document read them with the project:
+ * km_document_get_project_frame_rate, km_document_get_project_max_time). What the project
+ * does not have stays as it is.
  */
 void
 km_layout_state_restore (KmProject   *project,

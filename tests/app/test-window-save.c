@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -759,7 +760,9 @@ test_save_for_choreonoid_reads_on_worker (Fixture       *f,
 
 /* A project without a motion (a body and nothing else): the time bar shows its 10 s, and
  * the TimeBar state a save writes for Choreonoid spans them (it used to say max_time: 0,
- * the end of a single frame). Opened again, the time bar shows the same range. */
+ * the end of a single frame). Opened again, the time bar shows the same range. (The time
+ * is moved before the save: a project without a TimeBar only gets one for something the
+ * user changed that it holds, test_save_no_time_bar_stays_without.) */
 static void
 test_save_without_motion_time_range (Fixture       *f,
                                      gconstpointer  data)
@@ -799,6 +802,7 @@ test_save_without_motion_time_range (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (shown_end, 10.0, 1e-9);
 
   km_document_set_dof_value (f->document, 1, 0.3);
+  km_document_set_current_frame (f->document, (guint) round (2 * rate));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
   g_assert_true (test_app_wait_saved (f->window));
   g_assert_false (km_document_get_modified (f->document));
@@ -816,6 +820,169 @@ test_save_without_motion_time_range (Fixture       *f,
   g_assert_cmpfloat (state.min_time, ==, 0.0);
   g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, timeline_frames);
   g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, rate);
+}
+
+/* A Choreonoid user's TimeBar: a time past a short motion's end, a range longer than the
+ * motion, a min_time, and a frame rate of its own. */
+#define SAVED_TIME_BAR \
+  "toolbars:\n" \
+  "  \"TimeBar\":\n" \
+  "    current_time: 1.5\n" \
+  "    min_time: 0.5\n" \
+  "    max_time: 30\n" \
+  "    frame_rate: 100\n" \
+  "    playback_frame_rate: 60\n" \
+  "    playback_speed_ratio: 1\n"
+
+/* Writes @text as f->path and opens it in the window. */
+static void
+open_project_text (Fixture    *f,
+                   const char *text)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (f->path, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, f->file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_false (km_document_get_modified (f->document));
+}
+
+/* File → Save with no edit; the file's text. */
+static char *
+save_unedited (Fixture *f)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save", NULL));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_false (km_document_get_modified (f->document));
+  return read_file (f->path);
+}
+
+/* The time bar shows the project's saved range (30 s, longer than its motion) at its
+ * saved time (1.5 s, past the motion's end). */
+static void
+assert_saved_time_bar_shown (Fixture *f)
+{
+  double rate = km_document_get_frame_rate (f->document);
+
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document) - 1, ==,
+                    (guint) round (30 * rate));
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, (guint) round (1.5 * rate));
+}
+
+/* Review rev25 defect 1: a project with a body and no motion, opened and saved with no edit,
+ * writes the TimeBar it read (it wrote current_time 0, min_time 0 and max_time 10: the
+ * time was clamped to the motion's single frame and the range replaced by the time bar's
+ * 10 s); the time bar shows the saved range meanwhile. */
+static void
+test_save_keeps_time_bar_without_motion (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.json", NULL);
+  g_autofree char *project = g_strdup_printf (
+    "items:\n"
+    "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n      id: 1\n      name: \"Still\"\n"
+    "      plugin: Body\n      class: BodyItem\n      is_checked: true\n"
+    "      data:\n        file: \"%s\"\n"
+    "        format: SKELETON-JSON\n        fix_root: true\n"
+    SAVED_TIME_BAR, arm);
+  g_autofree char *text = NULL;
+
+  open_project_text (f, project);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 1);
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 100);
+  assert_saved_time_bar_shown (f);
+
+  text = save_unedited (f);
+  g_assert_nonnull (strstr (text, "\n" SAVED_TIME_BAR));
+
+  /* Opened again: the same. */
+  open_project_text (f, text);
+  assert_saved_time_bar_shown (f);
+}
+
+/* The same with a short body motion (0.08 s of SR1 at 50 frames a second): the time is not
+ * clamped to the motion's end (it became 0.08) and the saved range is not replaced by the
+ * motion's (it became 0.08 too). */
+static void
+test_save_keeps_time_bar_short_motion (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *body = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "model", "SR1", "SR1.body", NULL);
+  g_autofree char *seq = g_test_build_filename (G_TEST_DIST, "data", "body-motion",
+                                                "sr1-walk.seq", NULL);
+  g_autofree char *project = g_strdup_printf (
+    "items:\n"
+    "  id: 0\n  name: \"Root\"\n  plugin: Base\n  class: RootItem\n"
+    "  children:\n"
+    "    -\n      id: 1\n      name: \"SR1\"\n"
+    "      plugin: Body\n      class: BodyItem\n      is_checked: true\n"
+    "      data:\n        file: \"%s\"\n        format: CHOREONOID-BODY\n"
+    "      children:\n"
+    "        -\n          id: 2\n          name: \"walk\"\n"
+    "          plugin: Body\n          class: BodyMotionItem\n"
+    "          data:\n            file: \"%s\"\n"
+    "            format: CHOREONOID-BODY-MOTION-YAML\n"
+    SAVED_TIME_BAR, body, seq);
+  g_autofree char *text = NULL;
+  double rate;
+
+  open_project_text (f, project);
+  g_assert_nonnull (km_document_get_animation (f->document));
+  rate = km_document_get_frame_rate (f->document);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), >, 1);
+  g_assert_cmpfloat ((km_document_get_n_frames (f->document) - 1) / rate, <, 1.5);
+  assert_saved_time_bar_shown (f);
+
+  text = save_unedited (f);
+  g_assert_nonnull (strstr (text, "\n" SAVED_TIME_BAR));
+}
+
+/* A project without a TimeBar (Choreonoid's ClosedLinkSample.cnoid has no `toolbars`)
+ * saved with no edit gets none (it got one at 30 frames a second, which changed
+ * Choreonoid's frame rate for it), nor for an edit that is not of the time bar's state; it
+ * gets one once the time is moved. */
+static void
+test_save_no_time_bar_stays_without (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.json", NULL);
+  g_autofree char *project = g_strdup_printf (
+    "items:\n"
+    "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
+    "  is_builtin_item: true\n"
+    "  children:\n"
+    "    -\n      id: 1\n      name: \"Still\"\n"
+    "      plugin: Body\n      class: BodyItem\n      is_checked: true\n"
+    "      data:\n        file: \"%s\"\n"
+    "        format: SKELETON-JSON\n        fix_root: true\n", arm);
+  g_autofree char *text = NULL;
+  g_autofree char *edited = NULL;
+  g_autofree char *moved = NULL;
+  g_autofree char *expected = NULL;
+
+  open_project_text (f, project);
+  text = save_unedited (f);
+  g_assert_null (strstr (text, "TimeBar"));
+  g_assert_null (strstr (text, "toolbars"));
+
+  km_document_set_dof_value (f->document, 1, 0.3);
+  edited = save_unedited (f);
+  g_assert_null (strstr (edited, "TimeBar"));
+
+  km_document_set_current_frame (f->document, 15);
+  moved = save_unedited (f);
+  g_assert_nonnull (strstr (moved, "  \"TimeBar\":\n"));
+  expected = g_strdup_printf ("\n    current_time: %g\n",
+                              15 / km_document_get_frame_rate (f->document));
+  g_assert_nonnull (strstr (moved, expected));
 }
 
 /* Close → Save: the window closes once the file is written. Closing while a Save runs
@@ -2508,6 +2675,12 @@ main (int    argc,
               fixture_setup, test_save_for_choreonoid_reads_on_worker, fixture_teardown);
   g_test_add ("/kinema/Window/save/without-motion-time-range", Fixture, NULL,
               fixture_setup, test_save_without_motion_time_range, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-time-bar-without-motion", Fixture, NULL,
+              fixture_setup, test_save_keeps_time_bar_without_motion, fixture_teardown);
+  g_test_add ("/kinema/Window/save/keeps-time-bar-short-motion", Fixture, NULL,
+              fixture_setup, test_save_keeps_time_bar_short_motion, fixture_teardown);
+  g_test_add ("/kinema/Window/save/no-time-bar-stays-without", Fixture, NULL,
+              fixture_setup, test_save_no_time_bar_stays_without, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,
               fixture_setup, test_close_waits_for_save, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits-for-skeleton", Fixture, NULL,
