@@ -486,10 +486,14 @@ apply_loaded_file (KmDocument  *self,
           _km_document_sync (self);
         }
       /* Opened into an untouched window (kinema MODEL, or File → Open there): the model is
-       * where the history starts, not a step to undo (it stays unsaved work). Imported
-       * into a project with content, it is an undoable step. */
+       * where the history starts, not a step to undo, and the project is unmodified: it is
+       * what the user opened, nothing to save or ask about. Imported into a project with
+       * content, it is an undoable step. */
       if (untouched)
-        km_project_clear_history (km_document_get_project (self));
+        {
+          km_project_clear_history (km_document_get_project (self));
+          km_document_set_modified (self, FALSE);
+        }
       _km_document_auto_solve (self);
       break;
 

@@ -1930,13 +1930,18 @@ test_open_model_starts_history (void)
   body = km_document_get_body_item (document);
   g_assert_nonnull (body);
   title_opened = g_strdup (gtk_window_get_title (GTK_WINDOW (window)));
-  g_assert_cmpstr (title_opened, !=, "Kinema");
+  /* (An unmodified project without a file is titled as the empty window is.) */
+  g_assert_cmpstr (title_opened, ==, "Kinema");
   timeline_frames = km_document_get_timeline_frames (document);
   frames_opened = time_bar_text (window);
   g_assert_nonnull (frames_opened);
 
-  /* Nothing to undo: Ctrl+Z leaves the body, the title and the time bar as they are. It
-   * is still unsaved work. */
+  /* It is what the user opened, not an edit (review 25, #6): the project is unmodified,
+   * the title has no asterisk, and closing would not ask to save. */
+  g_assert_false (km_document_get_modified (document));
+  g_assert_null (strchr (title_opened, '*'));
+
+  /* Nothing to undo: Ctrl+Z leaves the body, the title and the time bar as they are. */
   g_assert_false (km_document_can_undo (document));
   for (guint i = 0; i < 3; i++)
     gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL);
@@ -1944,7 +1949,7 @@ test_open_model_starts_history (void)
   g_assert_true (km_document_get_body_item (document) == body);
   g_assert_nonnull (km_document_get_skeleton (document));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, title_opened);
-  g_assert_true (km_document_get_modified (document));
+  g_assert_false (km_document_get_modified (document));
 
   /* A model imported into the project that has content is a step to undo. */
   g_assert_true (test_app_open_file (window, arms_file));
@@ -1960,6 +1965,30 @@ test_open_model_starts_history (void)
   frames_now = time_bar_text (window);
   g_assert_cmpstr (frames_now, ==, frames_opened);
 
+  test_app_destroy_window (&window, &document);
+}
+
+/* Review 25, #6: a model that brings IK targets (a Scenebuilder scene's <ik>), opened
+ * into an empty window, is solved as it opens; the project stays unmodified all the same. */
+static void
+test_open_model_with_targets_unmodified (void)
+{
+  g_autofree char *scene = g_test_build_filename (G_TEST_DIST, "data", "scenebuilder",
+                                                  "arm2_mm_deg.xml", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (scene);
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin ();
+  g_assert_true (test_app_open_file (window, file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_body_item (document));
+  g_assert_false (km_document_get_modified (document));
+  g_assert_false (km_document_can_undo (document));
+  g_assert_null (strchr (gtk_window_get_title (GTK_WINDOW (window)), '*'));
   test_app_destroy_window (&window, &document);
 }
 
@@ -2003,6 +2032,8 @@ main (int    argc,
   test_app_init (&argc, &argv);
 
   g_test_add_func ("/kinema/Window/reload-example-body", test_reload_example_body);
+  g_test_add_func ("/kinema/Window/open-model-with-targets-unmodified",
+                   test_open_model_with_targets_unmodified);
   g_test_add ("/kinema/Window/tree-reload-example-body", Fixture, NULL,
               fixture_setup, test_tree_reload_example_body, fixture_teardown);
   g_test_add ("/kinema/Window/undo-joint-edit", Fixture, NULL,
