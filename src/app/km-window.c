@@ -127,6 +127,9 @@ struct _KmWindow
   int                   item_width;
   int                   joint_width;
   int                   joint_fitted;  /* joint_width, given up for the scene view's share */
+  /* The scene view's width a drag of the user's left it, when less than its share of the
+   * window (scene_least_width()); 0 when it had its share. */
+  int                   scene_least;
   /* The paneds' positions last set from those widths, and their sizes then: a position
    * that changes to another while the paned keeps its size is the user's. */
   int                   side_position;
@@ -134,6 +137,11 @@ struct _KmWindow
   int                   side_size;
   int                   scene_size;
   gboolean              fitting;       /* while the window sets the positions itself */
+  /* The window's size when it was last neither maximized nor full screen: what the
+   * settings keep (window_size_cb), so that a window quit maximized comes back that size. */
+  int                   normal_width;
+  int                   normal_height;
+  gboolean              restore_maximized; /* the settings say it was quit maximized */
 };
 
 enum {
@@ -1637,6 +1645,8 @@ fit_pane (KmWindow *self,
     }
 }
 
+static void note_scene_width (KmWindow *self);
+
 /* A side paned's position changed. A paned allocated another size moves its handle itself
  * (the scene paned keeps the joint panel's width) and the window fits the panes again
  * then; at the same size, a move that is not the paned keeping a child's minimum width
@@ -1660,6 +1670,7 @@ side_position_cb (GtkPaned   *paned,
         self->item_width = position;
       else
         self->joint_width = self->joint_fitted = end_size (paned, position);
+      note_scene_width (self);
     }
   *last = position;
 }
@@ -1677,6 +1688,7 @@ save_pane_sizes (KmWindow *self)
     {
       g_settings_set_int (self->settings, "side-pane-position", self->item_width);
       g_settings_set_int (self->settings, "joint-pane-position", self->joint_width);
+      g_settings_set_int (self->settings, "scene-pane-least-width", self->scene_least);
     }
   /* (0: the split was neither restored nor moved, the key stays as it is.) */
   if (km_joint_inspector_get_split_height (self->joint_inspector) > 0)
@@ -1753,12 +1765,31 @@ skeleton_save_ended_cb (KmWindow *self,
     ask_then (self, PENDING_CLOSE, NULL);
 }
 
+/* Whether the window is maximized, as the window manager last said, is remembered as the
+ * window goes: closed, or destroyed as a signal ends Kinema (its un-maximized size is kept
+ * as it changes, window_size_cb). */
+static void
+save_maximized (KmWindow *self)
+{
+  if (self->settings != NULL)
+    g_settings_set_boolean (self->settings, "window-maximized",
+                            gtk_window_is_maximized (GTK_WINDOW (self)));
+}
+
+static void
+km_window_unmap (GtkWidget *widget)
+{
+  save_maximized (KM_WINDOW (widget));
+  GTK_WIDGET_CLASS (km_window_parent_class)->unmap (widget);
+}
+
 static gboolean
 km_window_close_request (GtkWindow *window)
 {
   KmWindow *self = KM_WINDOW (window);
 
   save_pane_sizes (self);
+  save_maximized (self);
 
   /* Closing waits for the project or a Skeleton tab file to be written (and asks then if
    * the project is still modified): the process must not end in the middle of a write. */
@@ -2114,6 +2145,32 @@ pane_setting (KmWindow   *self,
  * to what they could give, instead of leaving the scene a sliver. */
 #define SCENE_SHARE_PERCENT 40
 
+/* What the side panes leave the scene view at least in a row @width wide: its share, or
+ * less where a drag of the user's left it less (scene_least), so that the panes come back
+ * as the user left them in a window of the same size and the window does not take back
+ * width the user gave them. */
+static int
+scene_least_width (KmWindow *self,
+                   int       width)
+{
+  int share = (width * SCENE_SHARE_PERCENT + 99) / 100;
+
+  return self->scene_least > 0 ? MIN (share, self->scene_least) : share;
+}
+
+/* The user dragged a side pane's handle: the scene view's width then, if less than its
+ * share, is what the panes leave it from now on (scene_least_width()). */
+static void
+note_scene_width (KmWindow *self)
+{
+  int width = paned_size (self->side_paned);
+  int scene = width - paned_handle_size (self->side_paned)
+              - paned_handle_size (self->scene_paned)
+              - gtk_paned_get_position (self->side_paned) - self->joint_fitted;
+
+  self->scene_least = scene < (width * SCENE_SHARE_PERCENT + 99) / 100 ? MAX (scene, 1) : 0;
+}
+
 static int
 min_width (GtkWidget *widget)
 {
@@ -2164,8 +2221,7 @@ restored_width (KmWindow   *self,
 {
   int least = natural_width (pane);
   int widest = widest_window (self, width);
-  int most = widest - handles - natural_width (other)
-             - (widest * SCENE_SHARE_PERCENT + 99) / 100;
+  int most = widest - handles - natural_width (other) - scene_least_width (self, widest);
 
   return CLAMP (pane_setting (self, key, default_value), least, MAX (least, most));
 }
@@ -2187,6 +2243,7 @@ side_paned_max_position_cb (KmWindow *self)
   handles = paned_handle_size (self->side_paned) + paned_handle_size (self->scene_paned);
   if (!self->side_panes_restored)
     {
+      self->scene_least = MAX (pane_setting (self, "scene-pane-least-width", 0), 0);
       self->item_width = restored_width (self, "side-pane-position", 310,
                                          GTK_WIDGET (self->item_tree), notebook, handles, width);
       self->joint_width = restored_width (self, "joint-pane-position", 300, notebook,
@@ -2198,7 +2255,7 @@ side_paned_max_position_cb (KmWindow *self)
   joint_min = min_width (notebook);
   item = MAX (self->item_width, item_min);
   joint = MAX (self->joint_width, joint_min);
-  excess = item + joint + handles + (width * SCENE_SHARE_PERCENT + 99) / 100 - width;
+  excess = item + joint + handles + scene_least_width (self, width) - width;
   item_spare = item - item_min;
   joint_spare = joint - joint_min;
   if (excess > 0 && item_spare + joint_spare > 0)
@@ -2283,6 +2340,43 @@ document_project_changed_cb (KmWindow *self)
     g_settings_bind (self->settings, "save-layout", project, "save-layout", G_SETTINGS_BIND_GET);
 }
 
+/* The window's size changed: remembered while it is neither maximized nor full screen (the
+ * size it then has is not the one to come back to). */
+static void
+window_size_cb (KmWindow *self)
+{
+  int width = 0, height = 0;
+
+  if (gtk_window_is_maximized (GTK_WINDOW (self)) || gtk_window_is_fullscreen (GTK_WINDOW (self)))
+    return;
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  if (width > 0 && width != self->normal_width)
+    {
+      self->normal_width = width;
+      g_settings_set_int (self->settings, "window-width", width);
+    }
+  if (height > 0 && height != self->normal_height)
+    {
+      self->normal_height = height;
+      g_settings_set_int (self->settings, "window-height", height);
+    }
+}
+
+/* The window's size and whether it is maximized, as the settings keep them. Whether it is
+ * maximized is saved as the window goes (km_window_unmap), not as it changes: a window is
+ * not maximized yet when it is first shown, which is no choice of the user's. */
+static void
+restore_window_state (KmWindow *self)
+{
+  self->normal_width = g_settings_get_int (self->settings, "window-width");
+  self->normal_height = g_settings_get_int (self->settings, "window-height");
+  gtk_window_set_default_size (GTK_WINDOW (self), self->normal_width, self->normal_height);
+  /* (Maximized once constructed: the construct property would undo it now.) */
+  self->restore_maximized = g_settings_get_boolean (self->settings, "window-maximized");
+  g_signal_connect (self, "notify::default-width", G_CALLBACK (window_size_cb), NULL);
+  g_signal_connect (self, "notify::default-height", G_CALLBACK (window_size_cb), NULL);
+}
+
 static void
 setup_settings (KmWindow *self)
 {
@@ -2306,10 +2400,9 @@ setup_settings (KmWindow *self)
     return;
 
   self->settings = g_settings_new (APP_ID);
-  g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "window-height", self, "default-height",
+  restore_window_state (self);
+  g_settings_bind (self->settings, "loop-playback", self->time_bar, "loop",
                    G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "angle-unit", self->joint_panel, "angle-unit",
                    G_SETTINGS_BIND_GET);
   g_settings_bind (self->settings, "length-unit", self->joint_panel, "length-unit",
@@ -2343,6 +2436,8 @@ km_window_constructed (GObject *object)
   G_OBJECT_CLASS (km_window_parent_class)->constructed (object);
 
   gtk_application_window_set_show_menubar (GTK_APPLICATION_WINDOW (object), TRUE);
+  if (KM_WINDOW (object)->restore_maximized)
+    gtk_window_maximize (GTK_WINDOW (object));
 }
 
 static void
@@ -2460,6 +2555,7 @@ km_window_class_init (KmWindowClass *klass)
   object_class->dispose = km_window_dispose;
   object_class->get_property = km_window_get_property;
   object_class->set_property = km_window_set_property;
+  widget_class->unmap = km_window_unmap;
   window_class->close_request = km_window_close_request;
 
   properties[PROP_DOCUMENT] =

@@ -22,6 +22,7 @@
 #include "km-joint-panel.h"
 #include "km-message.h"
 #include "km-preferences-window.h"
+#include "km-time-bar.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -459,6 +460,158 @@ test_window_size (void)
   g_assert_cmpint (abs (g_settings_get_int (settings, "message-pane-position") - 180), <=, 8);
   while (g_main_context_iteration (NULL, FALSE))
     ;
+}
+
+static gboolean
+window_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+/* Review 25, #1: a window quit maximized opens maximized again. Restored from the settings,
+ * it asks to be maximized before it is shown, and its first showing (where it is not
+ * maximized yet: here, without a window manager, it never is) does not write the setting
+ * back; the size kept is the un-maximized one, not the size it has while maximized. */
+static void
+test_window_maximized (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window;
+  int width, height;
+
+  g_settings_set_int (settings, "window-width", 900);
+  g_settings_set_int (settings, "window-height", 700);
+  g_settings_set_boolean (settings, "window-maximized", TRUE);
+  window = km_window_new (NULL);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (window)));
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 700);
+  /* Its size while maximized is not the one to come back to. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 900);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 700);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_until (window_mapped, window, 5000));
+  test_app_spin_for (200);
+  g_assert_true (g_settings_get_boolean (settings, "window-maximized"));
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 900);
+  /* Quit maximized: remembered. */
+  gtk_window_close (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_true (g_settings_get_boolean (settings, "window-maximized"));
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 900);
+
+  /* Un-maximized, then resized, and quit: remembered so. */
+  window = km_window_new (NULL);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (window)));
+  gtk_window_unmaximize (GTK_WINDOW (window));
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 650);
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_until (window_mapped, window, 5000));
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+  gtk_window_close (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
+  window = km_window_new (NULL);
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+  destroy_window (window);
+}
+
+static gboolean
+side_paned_sized (gpointer data)
+{
+  GtkWidget *side_paned = gtk_widget_get_parent (km_window_get_item_tree (data));
+
+  return gtk_widget_get_width (side_paned) > 0;
+}
+
+/* A window of 800×500 with the panes restored. */
+static KmWindow *
+open_pane_window (void)
+{
+  KmWindow *window = km_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 500);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (test_app_wait_until (side_paned_sized, window, 5000));
+  test_app_spin_for (300);
+  return window;
+}
+
+/* Review 25, #2: the item tree's handle dragged so that the scene view has less than its
+ * usual share of the window comes back where the user left it in a window of the same
+ * size. */
+static void
+test_dragged_pane_restored (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = open_pane_window ();
+  GtkPaned *side_paned = GTK_PANED (gtk_widget_get_parent (km_window_get_item_tree (window)));
+  GtkWidget *scene_view = km_window_get_scene_view (window);
+  int width = gtk_widget_get_width (GTK_WIDGET (side_paned));
+  int dragged = gtk_paned_get_position (side_paned) + 60;
+  int scene_width;
+
+  /* The user's drag (the paned keeps its size): the scene view gets less than 40 %. */
+  gtk_paned_set_position (side_paned, dragged);
+  test_app_spin_for (300);
+  scene_width = gtk_widget_get_width (scene_view);
+  g_test_message ("item tree %d, scene %d of %d", gtk_paned_get_position (side_paned),
+                  scene_width, width);
+  g_assert_cmpint (gtk_paned_get_position (side_paned), ==, dragged);
+  g_assert_cmpint (scene_width * 100, <, width * 40);
+  gtk_window_close (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  window = open_pane_window ();
+  side_paned = GTK_PANED (gtk_widget_get_parent (km_window_get_item_tree (window)));
+  g_test_message ("restored: item tree %d, scene %d", gtk_paned_get_position (side_paned),
+                  gtk_widget_get_width (km_window_get_scene_view (window)));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (side_paned)), ==, width);
+  g_assert_cmpint (gtk_paned_get_position (side_paned), ==, dragged);
+  g_assert_cmpint (gtk_widget_get_width (km_window_get_scene_view (window)), ==, scene_width);
+
+  /* In a narrower window the panes still give up width, so that the scene view keeps
+   * what the user left it. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 740, 500);
+  test_app_spin_for (300);
+  g_test_message ("narrower: item tree %d, scene %d", gtk_paned_get_position (side_paned),
+                  gtk_widget_get_width (km_window_get_scene_view (window)));
+  g_assert_cmpint (gtk_paned_get_position (side_paned), <, dragged);
+  g_assert_cmpint (gtk_widget_get_width (km_window_get_scene_view (window)), >=,
+                   scene_width - 2);
+  destroy_window (window);
+}
+
+/* Review 25, #4: the time bar's loop toggle is remembered for the next window. */
+static void
+test_loop_remembered (void)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmWindow *window = km_window_new (NULL);
+  KmTimeBar *time_bar = KM_TIME_BAR (km_window_get_time_bar (window));
+
+  g_assert_true (km_time_bar_get_loop (time_bar));
+  /* The loop button's action. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (time_bar), "time.loop", NULL));
+  g_assert_false (km_time_bar_get_loop (time_bar));
+  g_assert_false (g_settings_get_boolean (settings, "loop-playback"));
+  destroy_window (window);
+
+  window = km_window_new (NULL);
+  g_assert_false (km_time_bar_get_loop (KM_TIME_BAR (km_window_get_time_bar (window))));
+  destroy_window (window);
+  g_settings_set_boolean (settings, "loop-playback", TRUE);
+  window = km_window_new (NULL);
+  g_assert_true (km_time_bar_get_loop (KM_TIME_BAR (km_window_get_time_bar (window))));
+  destroy_window (window);
 }
 
 static gboolean
@@ -1558,6 +1711,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Preferences/inspector-angle-unit", test_inspector_angle_unit);
   g_test_add_func ("/kinema/Preferences/application", test_application_settings);
   g_test_add_func ("/kinema/Preferences/window-size", test_window_size);
+  g_test_add_func ("/kinema/Preferences/window-maximized", test_window_maximized);
+  g_test_add_func ("/kinema/Preferences/dragged-pane-restored", test_dragged_pane_restored);
+  g_test_add_func ("/kinema/Preferences/loop", test_loop_remembered);
   g_test_add_func ("/kinema/Preferences/show-messages", test_show_messages_remembered);
   g_test_add_func ("/kinema/Preferences/skeleton-pane", test_skeleton_pane);
   g_test_add_func ("/kinema/Preferences/save-layout", test_save_layout);
