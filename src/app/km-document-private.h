@@ -123,6 +123,13 @@ void               _km_body_switch_model                   (KmBodyItem        *b
                                                             const char        *file,
                                                             const char        *format);
 
+/* The folder @item's relative file references are relative to: that of the sub-project
+ * file it was read from (the nearest sub-project item above it, whose own reference is
+ * relative to the folder above, and so on), else @project_dir, the project's (may be
+ * %NULL, and so the result). In km-document-skeleton.c; km-item-file-watch.c uses it too. */
+char              *_km_item_reference_dir                  (KmItem            *item,
+                                                            const char        *project_dir);
+
 /* The @i-th name (from 1) a saved copy called STEM.EXT takes when names are taken:
  * "STEM.EXT", then "STEM-2.EXT", "STEM-3.EXT", … */
 char              *_km_numbered_file_name                  (const char        *stem,

@@ -1811,9 +1811,9 @@ edited_body_put_back (EditedBody *edited)
 /* The folder @item's relative file references are relative to: that of the sub-project
  * file it was read from (the nearest sub-project item above it, whose own reference is
  * relative to the folder above, and so on), else @project_dir, the project's. */
-static char *
-item_reference_dir (KmItem     *item,
-                    const char *project_dir)
+char *
+_km_item_reference_dir (KmItem     *item,
+                        const char *project_dir)
 {
   KmItem *sub = km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM);
   g_autofree char *above = NULL;
@@ -1823,7 +1823,7 @@ item_reference_dir (KmItem     *item,
   if (sub == NULL)
     return g_strdup (project_dir);
   file = km_sub_project_item_get_file (KM_SUB_PROJECT_ITEM (sub));
-  above = item_reference_dir (sub, project_dir);
+  above = _km_item_reference_dir (sub, project_dir);
   if (file == NULL || *file == '\0' || (above == NULL && !g_path_is_absolute (file)))
     return g_steal_pointer (&above);
   path = g_canonicalize_filename (file, above);
@@ -1845,7 +1845,7 @@ expand_item_file (KmItemIo   *io,
   if (g_path_is_absolute (file))
     return g_strdup (file);
   if (km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM) == NULL
-      || (dir = item_reference_dir (item, io->dir)) == NULL)
+      || (dir = _km_item_reference_dir (item, io->dir)) == NULL)
     return km_item_io_expand_path (io, file, NULL);
   sub_io = *io;
   sub_io.dir = dir;
@@ -1872,7 +1872,7 @@ index_autosaved_body (EditedScan *scan,
    * found it (a body inside a sub-project: relative to the sub-project's folder), but the
    * built-in example's model, which goes beside any project. */
   if (file != NULL && !g_path_is_absolute (file) && !embedded)
-    reference_dir = item_reference_dir (KM_ITEM (body), scan->reference_dir);
+    reference_dir = _km_item_reference_dir (KM_ITEM (body), scan->reference_dir);
   if (file != NULL && !g_path_is_absolute (file) && reference_dir != NULL && !embedded)
     {
       g_autofree char *absolute = g_canonicalize_filename (file, reference_dir);

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "km-item-file-watch.h"
+#include "km-document-private.h"
 #include "km-cnoid.h"
 #include "km-format.h"
 #include "km-sub-project-item.h"
@@ -414,28 +415,6 @@ item_reference (KmItem *item)
   return km_item_get_file (item);
 }
 
-/* The folder @item's relative file references are relative to: that of the sub-project
- * file it was read from (the nearest sub-project item above it, whose own reference is
- * relative to the folder above, and so on), else @project_dir, the project's. */
-static char *
-reference_dir (KmItem     *item,
-               const char *project_dir)
-{
-  KmItem *sub = km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM);
-  g_autofree char *above = NULL;
-  g_autofree char *path = NULL;
-  const char *file;
-
-  if (sub == NULL)
-    return g_strdup (project_dir);
-  file = km_sub_project_item_get_file (KM_SUB_PROJECT_ITEM (sub));
-  above = reference_dir (sub, project_dir);
-  if (file == NULL || *file == '\0' || (above == NULL && !g_path_is_absolute (file)))
-    return g_steal_pointer (&above);
-  path = g_canonicalize_filename (file, above);
-  return g_path_get_dirname (path);
-}
-
 /**
  * km_item_file_watch_dup_item_path:
  * @io: the document's (km_document_item_io_init)
@@ -464,7 +443,7 @@ km_item_file_watch_dup_item_path (KmItemIo *io,
     return NULL;
   if (!g_path_is_absolute (reference)
       && km_item_find_ancestor_by_type (item, KM_TYPE_SUB_PROJECT_ITEM) != NULL
-      && (dir = reference_dir (item, io->dir)) != NULL)
+      && (dir = _km_item_reference_dir (item, io->dir)) != NULL)
     {
       KmItemIo sub_io = *io;
 

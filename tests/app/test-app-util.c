@@ -639,6 +639,53 @@ test_app_write_tree (const char *path,
     g_error ("%s", error->message);
 }
 
+/* Copies the arm project of the test data (data/cnoid/kinema) into @dir: arm.cnoid as
+ * @project_name, with the arm.json and targets.json it refers to. */
+void
+test_app_copy_arm_project (const char *dir,
+                           const char *project_name)
+{
+  static const char * const names[] = { "arm.cnoid", "arm.json", "targets.json" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (dir, i == 0 ? project_name : names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, (gssize) length, NULL));
+    }
+}
+
+/* Writes at @path a project whose one item is the sub-project "Robot part" read from @part
+ * (as the project names it), followed by @tail (nullable: the project's toolbars). */
+void
+test_app_write_sub_project_main (const char *path,
+                                 const char *part,
+                                 const char *tail)
+{
+  g_autofree char *text = g_strdup_printf ("items:\n"
+                                           "  id: 0\n"
+                                           "  name: \"RootItem\"\n"
+                                           "  plugin: Base\n"
+                                           "  class: RootItem\n"
+                                           "  is_builtin_item: true\n"
+                                           "  children:\n"
+                                           "    -\n"
+                                           "      id: 1\n"
+                                           "      name: \"Robot part\"\n"
+                                           "      plugin: Base\n"
+                                           "      class: SubProjectItem\n"
+                                           "      data:\n"
+                                           "        file: \"%s\"\n"
+                                           "%s", part, tail != NULL ? tail : "");
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
 /* GTK's file chooser needs its GSettings schema, which the isolated XDG_DATA_DIRS of a
  * test hide: the system's schemas, found before they are hidden (call it before
  * gtk_init), unless a schema folder is given. */

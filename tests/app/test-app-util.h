@@ -83,6 +83,11 @@ gboolean test_app_has_message     (KmDocument     *document,
 
 void     test_app_write_tree      (const char     *path,
                                    guint           n_joints);
+void     test_app_copy_arm_project (const char    *dir,
+                                    const char    *project_name);
+void     test_app_write_sub_project_main (const char *path,
+                                          const char *part,
+                                          const char *tail);
 void       test_app_use_system_schemas  (void);
 gboolean   test_app_have_chooser_schema (void);
 GtkWidget *test_app_find_chooser        (void);

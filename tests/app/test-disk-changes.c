@@ -413,34 +413,11 @@ open_sub_project (Fixture  *f,
                   char    **part_path,
                   char    **part_text)
 {
-  static const char * const names[] = { "arm.cnoid", "arm.json", "targets.json" };
   g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
   g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
 
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
-                                                     names[i], NULL);
-      g_autofree char *to = g_build_filename (f->dir, i == 0 ? "part.cnoid" : names[i], NULL);
-      g_autofree char *contents = read_file (from);
-
-      g_assert_true (g_file_set_contents (to, contents, -1, NULL));
-    }
-  g_assert_true (g_file_set_contents (main_path,
-                                      "items:\n"
-                                      "  id: 0\n"
-                                      "  name: \"RootItem\"\n"
-                                      "  plugin: Base\n"
-                                      "  class: RootItem\n"
-                                      "  is_builtin_item: true\n"
-                                      "  children:\n"
-                                      "    -\n"
-                                      "      id: 1\n"
-                                      "      name: \"Robot part\"\n"
-                                      "      plugin: Base\n"
-                                      "      class: SubProjectItem\n"
-                                      "      data:\n"
-                                      "        file: \"part.cnoid\"\n", -1, NULL));
+  test_app_copy_arm_project (f->dir, "part.cnoid");
+  test_app_write_sub_project_main (main_path, "part.cnoid", NULL);
   *part_path = g_build_filename (f->dir, "part.cnoid", NULL);
   *part_text = read_file (*part_path);
 
@@ -1635,7 +1612,6 @@ static void
 test_model_file_sub_project (Fixture       *f,
                              gconstpointer  data)
 {
-  static const char * const names[] = { "arm.cnoid", "arm.json", "targets.json" };
   g_autofree char *part_dir = g_build_filename (f->dir, "part", NULL);
   g_autofree char *main_path = g_build_filename (f->dir, "main.cnoid", NULL);
   g_autoptr(GFile) main_file = g_file_new_for_path (main_path);
@@ -1643,31 +1619,8 @@ test_model_file_sub_project (Fixture       *f,
   g_autofree char *theirs = NULL;
 
   g_assert_cmpint (g_mkdir (part_dir, 0700), ==, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
-                                                     names[i], NULL);
-      g_autofree char *to = g_build_filename (part_dir, i == 0 ? "part.cnoid" : names[i],
-                                              NULL);
-      g_autofree char *contents = read_file (from);
-
-      g_assert_true (g_file_set_contents (to, contents, -1, NULL));
-    }
-  g_assert_true (g_file_set_contents (main_path,
-                                      "items:\n"
-                                      "  id: 0\n"
-                                      "  name: \"RootItem\"\n"
-                                      "  plugin: Base\n"
-                                      "  class: RootItem\n"
-                                      "  is_builtin_item: true\n"
-                                      "  children:\n"
-                                      "    -\n"
-                                      "      id: 1\n"
-                                      "      name: \"Robot part\"\n"
-                                      "      plugin: Base\n"
-                                      "      class: SubProjectItem\n"
-                                      "      data:\n"
-                                      "        file: \"part/part.cnoid\"\n", -1, NULL));
+  test_app_copy_arm_project (part_dir, "part.cnoid");
+  test_app_write_sub_project_main (main_path, "part/part.cnoid", NULL);
   g_assert_true (test_app_open_file (f->window, main_file));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");

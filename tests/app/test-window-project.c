@@ -447,25 +447,11 @@ test_sub_project_save (Fixture       *f,
                            "    current_time: 0.5\n"
                            "    frame_rate: 24\n", NULL);
   g_assert_true (g_file_set_contents (part_path, part_text, -1, NULL));
-  g_assert_true (g_file_set_contents (main_path,
-                                      "items:\n"
-                                      "  id: 0\n"
-                                      "  name: \"RootItem\"\n"
-                                      "  plugin: Base\n"
-                                      "  class: RootItem\n"
-                                      "  is_builtin_item: true\n"
-                                      "  children:\n"
-                                      "    -\n"
-                                      "      id: 1\n"
-                                      "      name: \"Robot part\"\n"
-                                      "      plugin: Base\n"
-                                      "      class: SubProjectItem\n"
-                                      "      data:\n"
-                                      "        file: \"part.cnoid\"\n"
-                                      "toolbars:\n"
-                                      "  \"TimeBar\":\n"
-                                      "    current_time: 0.25\n"
-                                      "    frame_rate: 24\n", -1, NULL));
+  test_app_write_sub_project_main (main_path, "part.cnoid",
+                                   "toolbars:\n"
+                                   "  \"TimeBar\":\n"
+                                   "    current_time: 0.25\n"
+                                   "    frame_rate: 24\n");
 
   open_fixture (f, main_path);
   g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");

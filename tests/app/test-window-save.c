@@ -871,17 +871,15 @@ assert_saved_time_bar_shown (Fixture *f)
   g_assert_cmpuint (km_document_get_current_frame (f->document), ==, (guint) round (1.5 * rate));
 }
 
-/* Review rev25 defect 1: a project with a body and no motion, opened and saved with no edit,
- * writes the TimeBar it read (it wrote current_time 0, min_time 0 and max_time 10: the
- * time was clamped to the motion's single frame and the range replaced by the time bar's
- * 10 s); the time bar shows the saved range meanwhile. */
-static void
-test_save_keeps_time_bar_without_motion (Fixture       *f,
-                                         gconstpointer  data)
+/* A project of one body, "Still" (the arm of data/cnoid/kinema, its root fixed, no
+ * motion), with @tail (the project's toolbars, or "") after its items. */
+static char *
+still_arm_project (const char *tail)
 {
   g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
                                                 "arm.json", NULL);
-  g_autofree char *project = g_strdup_printf (
+
+  return g_strdup_printf (
     "items:\n"
     "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
     "  is_builtin_item: true\n"
@@ -890,7 +888,18 @@ test_save_keeps_time_bar_without_motion (Fixture       *f,
     "      plugin: Body\n      class: BodyItem\n      is_checked: true\n"
     "      data:\n        file: \"%s\"\n"
     "        format: SKELETON-JSON\n        fix_root: true\n"
-    SAVED_TIME_BAR, arm);
+    "%s", arm, tail);
+}
+
+/* Review rev25 defect 1: a project with a body and no motion, opened and saved with no edit,
+ * writes the TimeBar it read (it wrote current_time 0, min_time 0 and max_time 10: the
+ * time was clamped to the motion's single frame and the range replaced by the time bar's
+ * 10 s); the time bar shows the saved range meanwhile. */
+static void
+test_save_keeps_time_bar_without_motion (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *project = still_arm_project (SAVED_TIME_BAR);
   g_autofree char *text = NULL;
 
   open_project_text (f, project);
@@ -952,17 +961,7 @@ static void
 test_save_no_time_bar_stays_without (Fixture       *f,
                                      gconstpointer  data)
 {
-  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
-                                                "arm.json", NULL);
-  g_autofree char *project = g_strdup_printf (
-    "items:\n"
-    "  id: 0\n  name: \"RootItem\"\n  plugin: Base\n  class: RootItem\n"
-    "  is_builtin_item: true\n"
-    "  children:\n"
-    "    -\n      id: 1\n      name: \"Still\"\n"
-    "      plugin: Body\n      class: BodyItem\n      is_checked: true\n"
-    "      data:\n        file: \"%s\"\n"
-    "        format: SKELETON-JSON\n        fix_root: true\n", arm);
+  g_autofree char *project = still_arm_project ("");
   g_autofree char *text = NULL;
   g_autofree char *edited = NULL;
   g_autofree char *moved = NULL;

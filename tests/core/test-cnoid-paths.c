@@ -23,57 +23,6 @@
  * folder found from the project's place, missing sub-projects, a root item without a name.
  */
 
-static KmProject *
-load_ok (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  KmProject *project = km_cnoid_load (path, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (project);
-  return project;
-}
-
-static gboolean
-has_message (KmProject  *project,
-             const char *expected)
-{
-  GPtrArray *messages = km_project_get_messages (project);
-
-  for (guint i = 0; i < messages->len; i++)
-    if (strcmp (g_ptr_array_index (messages, i), expected) == 0)
-      return TRUE;
-  for (guint i = 0; i < messages->len; i++)
-    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
-  return FALSE;
-}
-
-static KmItem *
-find_by_name (KmItem     *item,
-              const char *name)
-{
-  if (g_strcmp0 (km_item_get_name (item), name) == 0)
-    return item;
-  for (guint i = 0; i < km_item_get_n_children (item); i++)
-    {
-      KmItem *found = find_by_name (km_item_get_child (item, i), name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static void
-put_file (const char *path,
-          const char *text)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-}
-
 /* The saved text of @project at @path, through km_cnoid_build_tree_full(): the references
  * it counted as written absolute instead of ${SHARE}/… in @n_dropped. */
 static char *
@@ -153,12 +102,12 @@ test_windows_paths_kept (void)
   g_autoptr(GError) error = NULL;
   guint n_dropped = 0;
 
-  put_file (source, windows_text);
-  project = load_ok (source);
-  g_assert_true (has_message (project, body_message));
-  g_assert_true (has_message (project, sub_message));
-  g_assert_cmpstr (km_item_get_problem (find_by_name (km_project_get_root_item (project),
-                                                       "WinBody")), ==, body_problem);
+  test_util_put_file (source, windows_text);
+  project = test_util_load_cnoid (source);
+  g_assert_true (test_util_has_message (project, body_message));
+  g_assert_true (test_util_has_message (project, sub_message));
+  g_assert_cmpstr (km_item_get_problem (test_util_find_item (km_project_get_root_item (project),
+                                                              "WinBody")), ==, body_problem);
 
   in_place = test_util_cnoid_to_string (project, source);
   g_assert_cmpstr (in_place, ==, windows_text);
@@ -219,8 +168,8 @@ test_program_top_counted (void)
   guint n_dropped = 0;
 
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
-  put_file (source, text_in);
-  project = load_ok (source);
+  test_util_put_file (source, text_in);
+  project = test_util_load_cnoid (source);
   text = tree_text (project, saved, &n_dropped);
   g_assert_nonnull (strstr (text, script));
   g_assert_nonnull (strstr (text, mesh));
@@ -232,7 +181,7 @@ test_program_top_counted (void)
   g_clear_object (&project);
 
   g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
   text = tree_text (project, saved, &n_dropped);
   g_assert_cmpstr (text, ==, text_in);
   g_assert_cmpuint (n_dropped, ==, 0);
@@ -262,34 +211,34 @@ test_missing_sub_project_located (void)
   KmItem *root;
 
   g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
-  put_file (path,
-            "items:\n"
-            "  id: 0\n"
-            "  name: \"RootItem\"\n"
-            "  plugin: Base\n"
-            "  class: RootItem\n"
-            "  children:\n"
-            "    -\n"
-            "      id: 1\n"
-            "      name: \"gone\"\n"
-            "      plugin: Base\n"
-            "      class: SubProjectItem\n"
-            "      data:\n"
-            "        file: \"nothere.cnoid\"\n"
-            "    -\n"
-            "      id: 2\n"
-            "      name: \"folder\"\n"
-            "      plugin: Base\n"
-            "      class: SubProjectItem\n"
-            "      data:\n"
-            "        file: \"dir.cnoid\"\n");
-  project = load_ok (path);
+  test_util_put_file (path,
+                       "items:\n"
+                       "  id: 0\n"
+                       "  name: \"RootItem\"\n"
+                       "  plugin: Base\n"
+                       "  class: RootItem\n"
+                       "  children:\n"
+                       "    -\n"
+                       "      id: 1\n"
+                       "      name: \"gone\"\n"
+                       "      plugin: Base\n"
+                       "      class: SubProjectItem\n"
+                       "      data:\n"
+                       "        file: \"nothere.cnoid\"\n"
+                       "    -\n"
+                       "      id: 2\n"
+                       "      name: \"folder\"\n"
+                       "      plugin: Base\n"
+                       "      class: SubProjectItem\n"
+                       "      data:\n"
+                       "        file: \"dir.cnoid\"\n");
+  project = test_util_load_cnoid (path);
   root = km_project_get_root_item (project);
-  g_assert_true (has_message (project, missing_message));
-  g_assert_true (has_message (project, folder_message));
+  g_assert_true (test_util_has_message (project, missing_message));
+  g_assert_true (test_util_has_message (project, folder_message));
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 2);
-  g_assert_cmpstr (km_item_get_problem (find_by_name (root, "gone")), ==, missing_first);
-  g_assert_cmpstr (km_item_get_problem (find_by_name (root, "folder")), ==, folder_first);
+  g_assert_cmpstr (km_item_get_problem (test_util_find_item (root, "gone")), ==, missing_first);
+  g_assert_cmpstr (km_item_get_problem (test_util_find_item (root, "folder")), ==, folder_first);
   km_test_remove_tree (dir);
 }
 
@@ -321,8 +270,8 @@ test_no_name_kept (void)
     "      class: FolderItem\n";
   guint n_dropped = 0;
 
-  put_file (source, text_in);
-  project = load_ok (source);
+  test_util_put_file (source, text_in);
+  project = test_util_load_cnoid (source);
   text = test_util_cnoid_to_string (project, source);
   g_assert_cmpstr (text, ==, text_in);
   g_clear_pointer (&text, g_free);

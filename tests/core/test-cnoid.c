@@ -69,47 +69,6 @@ summary_line (const char *description)
   return last;
 }
 
-static KmProject *
-load_ok (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  KmProject *project = km_cnoid_load (path, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (project);
-  return project;
-}
-
-static KmItem *
-find_by_name (KmItem     *item,
-              const char *name)
-{
-  if (g_strcmp0 (km_item_get_name (item), name) == 0)
-    return item;
-  for (guint i = 0; i < km_item_get_n_children (item); i++)
-    {
-      KmItem *found = find_by_name (km_item_get_child (item, i), name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static gboolean
-has_message (KmProject  *project,
-             const char *expected)
-{
-  GPtrArray *messages = km_project_get_messages (project);
-
-  for (guint i = 0; i < messages->len; i++)
-    if (strcmp (g_ptr_array_index (messages, i), expected) == 0)
-      return TRUE;
-  for (guint i = 0; i < messages->len; i++)
-    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
-  return FALSE;
-}
-
 /* Trailing spaces (Choreonoid's older writer leaves them after "key:" and "-"). */
 static char *
 strip_trailing_spaces (const char *text)
@@ -146,7 +105,7 @@ test_fixtures_load (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *path = data_path (cases[i].file);
-      g_autoptr(KmProject) project = load_ok (path);
+      g_autoptr(KmProject) project = test_util_load_cnoid (path);
       g_autofree char *text = describe (project);
       GPtrArray *messages = km_project_get_messages (project);
       guint n = 0;
@@ -168,10 +127,10 @@ test_choreonoid_bodies (void)
 {
   g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
   g_autofree char *edit_path = data_path ("share/project/SR1WalkEdit.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
-  g_autoptr(KmProject) edit = load_ok (edit_path);
-  KmItem *sr1 = find_by_name (km_project_get_root_item (project), "SR1");
-  KmItem *sr1_edit = find_by_name (km_project_get_root_item (edit), "SR1");
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
+  g_autoptr(KmProject) edit = test_util_load_cnoid (edit_path);
+  KmItem *sr1 = test_util_find_item (km_project_get_root_item (project), "SR1");
+  KmItem *sr1_edit = test_util_find_item (km_project_get_root_item (edit), "SR1");
   const double *q, *q_edit;
   guint n, n_edit;
   KmTransform pose;
@@ -221,7 +180,7 @@ test_round_trip (void)
       g_autofree char *path = data_path (cases[i].file);
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *out = g_build_filename (dir, base, NULL);
-      g_autoptr(KmProject) project = load_ok (path);
+      g_autoptr(KmProject) project = test_util_load_cnoid (path);
       g_autoptr(KmProject) again = NULL;
       g_autoptr(KmYamlNode) original_tree = NULL;
       g_autoptr(KmYamlNode) saved_tree = NULL;
@@ -272,7 +231,7 @@ static void
 test_sections_kept (void)
 {
   g_autofree char *path = data_path ("share/project/SR1WalkEdit.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   KmYamlNode *sections = km_project_get_sections (project);
   static const char * const keys[] = {
     "items", "views", "toolbars", "Body", "Media", "viewAreas", "layoutOfToolBars"
@@ -299,7 +258,7 @@ static void
 test_optional_plugins_blank_line (void)
 {
   g_autofree char *path = data_path ("share/project/SR1Walk.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autofree char *text = km_cnoid_to_string (project, path, NULL, NULL);
 
   g_assert_true (g_str_has_prefix (text, "optional_plugins: [ PhysX, MuJoCo, ODE, AGXDynamics ]\n"
@@ -310,7 +269,7 @@ static void
 test_references (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(KmProject) again = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmYamlNode) ref = parse_text ("[ 2, \"Targets\" ]");
@@ -320,12 +279,12 @@ test_references (void)
   g_autoptr(KmItem) folder2 = km_folder_item_new ();
   KmItem *root = km_project_get_root_item (project);
   KmItem *world = km_item_get_child (root, 0);
-  KmItem *arm = find_by_name (root, "Arm");
+  KmItem *arm = test_util_find_item (root, "Arm");
   g_autofree char *text = NULL;
   KmYamlNode *views;
   KmYamlNode *state;
 
-  g_assert_true (km_cnoid_resolve_reference (root, ref) == find_by_name (root, "Targets"));
+  g_assert_true (km_cnoid_resolve_reference (root, ref) == test_util_find_item (root, "Targets"));
   g_assert_null (km_cnoid_resolve_reference (root, bad));
   g_assert_true (km_cnoid_resolve_reference (root, id) == arm);
   g_assert_true (km_project_get_current_body (project) == arm);
@@ -335,24 +294,24 @@ test_references (void)
   km_item_set_name (folder, "New");
   km_item_set_name (folder2, "Newer");
   km_project_insert_item (project, world, 0, folder);
-  km_project_remove_item (project, find_by_name (root, "Targets from a file"));
+  km_project_remove_item (project, test_util_find_item (root, "Targets from a file"));
   km_project_insert_item (project, arm, 0, folder2);
   g_assert_true (km_project_get_modified (project));
   text = test_util_cnoid_to_string (project, path);
   again = load_text (path, text, &error);
   g_assert_no_error (error);
   root = km_project_get_root_item (again);
-  g_assert_cmpint (km_item_get_id (find_by_name (root, "New")), ==, 6);
-  g_assert_cmpint (km_item_get_id (find_by_name (root, "Newer")), ==, 7);
+  g_assert_cmpint (km_item_get_id (test_util_find_item (root, "New")), ==, 6);
+  g_assert_cmpint (km_item_get_id (test_util_find_item (root, "Newer")), ==, 7);
   g_assert_null (km_project_find_item_by_id (again, 4));
   views = km_yaml_mapping_lookup (km_project_get_sections (again), "views");
   state = km_yaml_mapping_lookup (km_yaml_sequence_get (views, 1), "state");
   g_assert_true (km_cnoid_resolve_reference (root, km_yaml_mapping_lookup (state,
                                                                            "current_body_item")) ==
-                 find_by_name (root, "Arm"));
+                 test_util_find_item (root, "Arm"));
   g_assert_true (km_cnoid_resolve_reference (root, km_yaml_mapping_lookup (state, "target_item")) ==
-                 find_by_name (root, "Targets"));
-  g_assert_true (km_project_get_current_body (again) == find_by_name (root, "Arm"));
+                 test_util_find_item (root, "Targets"));
+  g_assert_true (km_project_get_current_body (again) == test_util_find_item (root, "Arm"));
   g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
 }
 
@@ -389,17 +348,17 @@ test_current_body_saved (void)
 
       g_assert_no_error (error);
       root = km_project_get_root_item (project);
-      g_assert_true (km_project_get_current_body (project) == find_by_name (root, "First"));
+      g_assert_true (km_project_get_current_body (project) == test_util_find_item (root, "First"));
       /* Unchanged, a file without the section is written without it. */
       saved = test_util_cnoid_to_string (project, path);
       g_assert_true ((strstr (saved, "BodySelectionManager") != NULL) == (k == 1 || k == 3));
 
-      km_project_set_current_body (project, find_by_name (root, "Second"));
+      km_project_set_current_body (project, test_util_find_item (root, "Second"));
       resaved = test_util_cnoid_to_string (project, path);
       again = load_text (path, resaved, &error);
       g_assert_no_error (error);
       g_assert_true (km_project_get_current_body (again) ==
-                     find_by_name (km_project_get_root_item (again), "Second"));
+                     test_util_find_item (km_project_get_root_item (again), "Second"));
       g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
     }
 }
@@ -415,8 +374,8 @@ test_dangling_reference (void)
     load_text ("dangling.cnoid", text, &error);
 
   g_assert_no_error (error);
-  g_assert_true (has_message (project, "dangling.cnoid:8:24: “current_body_item” refers to an "
-                                       "item that is not in the project"));
+  g_assert_true (test_util_has_message (project, "dangling.cnoid:8:24: “current_body_item” "
+                                                 "refers to an item that is not in the project"));
 }
 
 static void
@@ -424,7 +383,7 @@ test_sub_project (void)
 {
   g_autofree char *path = data_path ("sub/main.cnoid");
   g_autofree char *part = data_path ("sub/part.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autofree char *expected = g_strdup_printf ("%s:17:19: “is_checked” is ignored: expected "
                                                "true or false\n"
                                                "included from %s:14:15", part, path);
@@ -438,7 +397,7 @@ test_sub_project (void)
   /* (a bad optional value of its header is ignored: header-bad-values) */
   g_assert_true (KM_IS_FOLDER_ITEM (km_item_get_child (sub, 1)));
   g_assert_false (km_item_get_checked (km_item_get_child (sub, 1)));
-  g_assert_true (has_message (project, expected));
+  g_assert_true (test_util_has_message (project, expected));
   /* The sub-project's ids do not shadow the parent's. */
   g_assert_cmpstr (km_item_get_name (km_project_find_item_by_id (project, 2)), ==, "After");
 
@@ -453,15 +412,15 @@ test_sub_project_recursion (void)
 {
   g_autofree char *a = data_path ("sub/loop-a.cnoid");
   g_autofree char *b = data_path ("sub/loop-b.cnoid");
-  g_autoptr(KmProject) project = load_ok (a);
+  g_autoptr(KmProject) project = test_util_load_cnoid (a);
   g_autofree char *expected =
     g_strdup_printf ("%s:13:15: the sub-project “loop-a.cnoid” includes itself; it is not "
                      "loaded again\nincluded from %s:13:15", b, a);
   KmItem *again;
 
-  g_assert_true (has_message (project, expected));
+  g_assert_true (test_util_has_message (project, expected));
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
-  again = find_by_name (km_project_get_root_item (project), "A again");
+  again = test_util_find_item (km_project_get_root_item (project), "A again");
   g_assert_nonnull (again);
   g_assert_cmpuint (km_item_get_n_children (again), ==, 0);
   g_assert_true (g_str_has_prefix (km_item_get_problem (again), "the sub-project"));
@@ -471,7 +430,7 @@ static void
 test_broken_items (void)
 {
   g_autofree char *path = data_path ("kinema/broken.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   /* (a bad file reference fails the item; a bad optional value does not: bad-values) */
   g_autofree char *m1 = g_strdup_printf ("%s:20:17: expected a string", path);
   g_autofree char *m2 = g_strdup_printf ("%s:48:15: no reader for the model format “COLLADA” "
@@ -482,21 +441,21 @@ test_broken_items (void)
   g_autofree char *m4 = g_strdup_printf ("%s:64:17: body item schema 3 is newer than 2; "
                                          "loading what can be read", path);
   KmItem *root = km_project_get_root_item (project);
-  KmItem *broken = find_by_name (root, "Broken");
-  KmItem *missing = find_by_name (root, "Missing model");
-  KmItem *unregistered = find_by_name (root, "Unregistered format");
-  KmItem *newer = find_by_name (root, "Newer body");
+  KmItem *broken = test_util_find_item (root, "Broken");
+  KmItem *missing = test_util_find_item (root, "Missing model");
+  KmItem *unregistered = test_util_find_item (root, "Unregistered format");
+  KmItem *newer = test_util_find_item (root, "Newer body");
   const double *raw;
   guint n;
 
-  g_assert_true (has_message (project, m1));
-  g_assert_true (has_message (project, m2));
-  g_assert_true (has_message (project, m3));
-  g_assert_true (has_message (project, m4));
+  g_assert_true (test_util_has_message (project, m1));
+  g_assert_true (test_util_has_message (project, m2));
+  g_assert_true (test_util_has_message (project, m3));
+  g_assert_true (test_util_has_message (project, m4));
   g_assert_true (KM_IS_UNKNOWN_ITEM (broken));
   g_assert_true (km_unknown_item_get_verbatim_children (KM_UNKNOWN_ITEM (broken)));
   g_assert_cmpint (km_item_get_id (broken), ==, 2);
-  g_assert_true (km_item_get_checked (find_by_name (root, "After")));
+  g_assert_true (km_item_get_checked (test_util_find_item (root, "After")));
   g_assert_cmpuint (km_item_get_n_children (root), ==, 7);
 
   g_assert_true (KM_IS_BODY_ITEM (missing));
@@ -597,7 +556,7 @@ test_body_bad_values (void)
       g_test_message ("case %u", i);
       project = load_text (path, text, &error);
       g_assert_no_error (error);
-      body = find_by_name (km_project_get_root_item (project), "A");
+      body = test_util_find_item (km_project_get_root_item (project), "A");
       g_assert_true (KM_IS_BODY_ITEM (body));
       g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
       g_assert_null (km_item_get_problem (body));
@@ -605,7 +564,7 @@ test_body_bad_values (void)
         {
           g_autofree char *message = g_strdup_printf ("%s:%s", path, cases[i].message);
 
-          g_assert_true (has_message (project, message));
+          g_assert_true (test_util_has_message (project, message));
           g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
         }
       else
@@ -686,13 +645,13 @@ test_header_bad_values (void)
       g_autofree char *message = g_strdup_printf ("%s:%s", path, expected[i]);
 
       g_test_message ("%s", message);
-      g_assert_true (has_message (project, message));
+      g_assert_true (test_util_has_message (project, message));
     }
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, G_N_ELEMENTS (expected));
   root = km_project_get_root_item (project);
   g_assert_cmpuint (km_item_get_n_children (root), ==, 5);
-  a = find_by_name (root, "A");
-  b = find_by_name (root, "B");
+  a = test_util_find_item (root, "A");
+  b = test_util_find_item (root, "B");
   g_assert_true (KM_IS_BODY_ITEM (a));
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (a)));
   g_assert_false (km_item_get_checked (a));
@@ -700,9 +659,9 @@ test_header_bad_values (void)
   g_assert_true (KM_IS_BODY_ITEM (b));
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (b)));
   g_assert_cmpint (km_item_get_id (b), ==, -1);
-  g_assert_true (KM_IS_WORLD_ITEM (find_by_name (root, "C")));
-  g_assert_true (KM_IS_FOLDER_ITEM (find_by_name (root, "D")));
-  g_assert_false (km_item_get_builtin (find_by_name (root, "D")));
+  g_assert_true (KM_IS_WORLD_ITEM (test_util_find_item (root, "C")));
+  g_assert_true (KM_IS_FOLDER_ITEM (test_util_find_item (root, "D")));
+  g_assert_false (km_item_get_builtin (test_util_find_item (root, "D")));
   g_assert_true (KM_IS_FOLDER_ITEM (km_item_get_child (root, 4)));
   g_assert_cmpint (km_item_get_id (km_item_get_child (root, 4)), ==, 2);
   for (guint i = 0; i < km_item_get_n_children (root); i++)
@@ -732,7 +691,7 @@ test_header_bad_values (void)
       for (guint j = 0; j < i; j++)
         g_assert_cmpint (ids[i], !=, ids[j]);
     }
-  g_assert_true (KM_IS_BODY_ITEM (find_by_name (root, "B")));
+  g_assert_true (KM_IS_BODY_ITEM (test_util_find_item (root, "B")));
   g_assert_cmpstr (km_item_get_name (km_item_get_child (root, 4)), ==, "");
 }
 
@@ -772,7 +731,7 @@ test_selected_joint_key (void)
   project = load_text (path, text, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 0);
-  body = KM_BODY_ITEM (find_by_name (km_project_get_root_item (project), "A"));
+  body = KM_BODY_ITEM (test_util_find_item (km_project_get_root_item (project), "A"));
   g_assert_cmpstr (km_body_item_get_selected_joint (body), ==, "Elbow");
 
   /* Unchanged: as read. */
@@ -792,7 +751,7 @@ test_selected_joint_key (void)
   again = load_text (path, saved, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (km_body_item_get_selected_joint (KM_BODY_ITEM (
-                     find_by_name (km_project_get_root_item (again), "A"))), ==, "Shoulder");
+                     test_util_find_item (km_project_get_root_item (again), "A"))), ==, "Shoulder");
   g_clear_object (&again);
   g_clear_pointer (&saved, g_free);
 
@@ -812,7 +771,7 @@ test_selected_joint_key (void)
   again = load_text (path, saved, &error);
   g_assert_no_error (error);
   g_assert_null (km_body_item_get_selected_joint (KM_BODY_ITEM (
-                   find_by_name (km_project_get_root_item (again), "A"))));
+                   test_util_find_item (km_project_get_root_item (again), "A"))));
 }
 
 /* A joint value set in degrees (−30°, held as km_deg_to_rad (−30) radians, as the editor
@@ -844,7 +803,7 @@ test_joint_values_shortest (void)
   q[4] = 0.1;
   project = load_text (path, text, &error);
   g_assert_no_error (error);
-  body = find_by_name (km_project_get_root_item (project), "A");
+  body = test_util_find_item (km_project_get_root_item (project), "A");
   g_assert_true (KM_IS_BODY_ITEM (body));
   km_body_item_set_joint_state (KM_BODY_ITEM (body), q, 5);
   saved = test_util_cnoid_to_string (project, path);
@@ -854,7 +813,7 @@ test_joint_values_shortest (void)
 
   again = load_text (path, saved, &error);
   g_assert_no_error (error);
-  body = find_by_name (km_project_get_root_item (again), "A");
+  body = test_util_find_item (km_project_get_root_item (again), "A");
   q2 = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n);
   g_assert_cmpuint (n, ==, 5);
   for (guint i = 0; i < 5; i++)
@@ -921,12 +880,12 @@ test_unreadable_body_located (void)
     "    - { id: 1, name: \"y\", plugin: Body, class: BodyItem, data: { file: \"model\" } }\n"
     "    - { id: 2, name: \"z\", plugin: Body, class: BodyItem, data: { file: \"nope.body\" } }\n",
     -1, NULL));
-  project = load_ok (path);
-  g_assert_true (has_message (project, folder_message));
-  g_assert_true (has_message (project, missing_message));
+  project = test_util_load_cnoid (path);
+  g_assert_true (test_util_has_message (project, folder_message));
+  g_assert_true (test_util_has_message (project, missing_message));
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 2);
   /* The item's problem: the first line. */
-  body = find_by_name (km_project_get_root_item (project), "y");
+  body = test_util_find_item (km_project_get_root_item (project), "y");
   g_assert_true (g_str_has_prefix (km_item_get_problem (body), folder));
   g_assert_null (strchr (km_item_get_problem (body), '\n'));
   g_assert_cmpint (g_unlink (path), ==, 0);
@@ -938,12 +897,13 @@ static void
 test_skeleton_body (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   KmItem *root = km_project_get_root_item (project);
-  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
-  KmIkTargetsItem *targets = KM_IK_TARGETS_ITEM (find_by_name (root, "Targets"));
-  KmIkTargetsItem *from_file = KM_IK_TARGETS_ITEM (find_by_name (root, "Targets from a file"));
-  KmIkAnimationItem *motion = KM_IK_ANIMATION_ITEM (find_by_name (root, "Motion"));
+  KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
+  KmIkTargetsItem *targets = KM_IK_TARGETS_ITEM (test_util_find_item (root, "Targets"));
+  KmIkTargetsItem *from_file =
+    KM_IK_TARGETS_ITEM (test_util_find_item (root, "Targets from a file"));
+  KmIkAnimationItem *motion = KM_IK_ANIMATION_ITEM (test_util_find_item (root, "Motion"));
   static const double expected[] = { 10, 20, 30, 45 };
   const KmTargetKeyframe *key;
   KmTargetTrack *track;
@@ -998,13 +958,13 @@ static void
 test_edits_saved (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(KmProject) again = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmTargetTrack) track = NULL;
   g_autoptr(KmAnimation) animation = NULL;
   KmItem *root = km_project_get_root_item (project);
-  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
   KmItem *targets = km_ik_targets_item_new ();
   KmItem *motion = km_ik_animation_item_new ();
   KmTargetKeyframe keys[] = {
@@ -1043,10 +1003,13 @@ test_edits_saved (void)
   g_assert_no_error (error);
   root2 = km_project_get_root_item (again);
   {
-    KmBodyItem *arm2 = KM_BODY_ITEM (find_by_name (root2, "Arm"));
-    KmTargetTrack *track2 = km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (find_by_name (root2, "New targets")));
+    KmBodyItem *arm2 = KM_BODY_ITEM (test_util_find_item (root2, "Arm"));
+    KmTargetTrack *track2 =
+      km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (test_util_find_item (root2,
+                                                                             "New targets")));
     KmAnimation *animation2 =
-      km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (find_by_name (root2, "New motion")));
+      km_ik_animation_item_get_animation (
+        KM_IK_ANIMATION_ITEM (test_util_find_item (root2, "New motion")));
     const double *q2 = km_body_item_get_joint_state (arm2, NULL);
 
     for (guint i = 0; i < 5; i++)
@@ -1067,7 +1030,7 @@ test_long_animation (void)
 {
   const char *preload = g_getenv ("LD_PRELOAD");
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(KmProject) again = NULL;
   g_autoptr(KmProject) third = NULL;
   g_autoptr(GError) error = NULL;
@@ -1076,7 +1039,7 @@ test_long_animation (void)
   g_autofree char *text2 = NULL;
   g_autofree char *bad = NULL;
   KmItem *root = km_project_get_root_item (project);
-  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
   KmItem *motion = km_ik_animation_item_new ();
   KmAnimation *animation2;
   guint n_frames = 170000;   /* 4.4 M nodes as a tree (0.85 M values) */
@@ -1111,7 +1074,7 @@ test_long_animation (void)
   g_assert_no_error (error);
   g_assert_cmpuint (km_project_get_messages (again)->len, ==, 0);
   animation2 = km_ik_animation_item_get_animation (
-    KM_IK_ANIMATION_ITEM (find_by_name (km_project_get_root_item (again), "Long motion")));
+    KM_IK_ANIMATION_ITEM (test_util_find_item (km_project_get_root_item (again), "Long motion")));
   g_assert_nonnull (animation2);
   g_assert_cmpuint (km_animation_get_n_frames (animation2), ==, n_frames);
   g_assert_cmpfloat (km_animation_get_frame_rate (animation2), ==, 1000);
@@ -1162,31 +1125,17 @@ test_long_animation (void)
   }
 }
 
-/* A long animation is written a frame at a time: saving a project with 100,000 inline
- * frames (2.6 M nodes as a tree, gigabytes at a million frames) holds a few nodes of the
- * frames at once, read again from what was written and whatever the frames were read as. */
+/* Adds to @arm (the 5-joint arm of kinema/arm.cnoid) an IK animation item of @n_frames
+ * frames, frame f joint k at f * 1e-5 + k, called @name (nullable: none given). */
 static void
-test_long_animation_memory (void)
+add_long_motion (KmBodyItem *arm,
+                 guint       n_frames,
+                 const char *name)
 {
-  g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
-  g_autoptr(KmProject) again = NULL;
-  g_autoptr(KmAnimation) animation = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *text2 = NULL;
-  g_autofree char *last = NULL;
-  KmItem *root = km_project_get_root_item (project);
-  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
+  g_autoptr(KmAnimation) animation = km_animation_new (km_body_item_get_skeleton (arm),
+                                                        n_frames);
   KmItem *motion = km_ik_animation_item_new ();
-  guint n_frames = 100000;
-  guint live;
-  guint peak;
 
-#if defined(__SANITIZE_ADDRESS__)
-  n_frames = 10000;
-#endif
-  animation = km_animation_new (km_body_item_get_skeleton (arm), n_frames);
   for (guint f = 0; f < n_frames; f++)
     {
       double q[5];
@@ -1196,9 +1145,35 @@ test_long_animation_memory (void)
       km_animation_set_frame (animation, f, q);
     }
   km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (motion), animation);
-  km_item_set_name (motion, "Long motion");
+  if (name != NULL)
+    km_item_set_name (motion, name);
   km_item_append_child (KM_ITEM (arm), motion);
   g_object_unref (motion);
+}
+
+/* A long animation is written a frame at a time: saving a project with 100,000 inline
+ * frames (2.6 M nodes as a tree, gigabytes at a million frames) holds a few nodes of the
+ * frames at once, read again from what was written and whatever the frames were read as. */
+static void
+test_long_animation_memory (void)
+{
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
+  g_autoptr(KmProject) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text2 = NULL;
+  g_autofree char *last = NULL;
+  KmItem *root = km_project_get_root_item (project);
+  KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
+  guint n_frames = 100000;
+  guint live;
+  guint peak;
+
+#if defined(__SANITIZE_ADDRESS__)
+  n_frames = 10000;
+#endif
+  add_long_motion (arm, n_frames, "Long motion");
 
   /* The frames built as a tree would be 26 nodes a frame; the rest of the project is a
    * few hundred. */
@@ -1228,8 +1203,7 @@ static void
 test_long_animation_saved (void)
 {
   g_autofree char *path = data_path ("kinema/arm.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
-  g_autoptr(KmAnimation) animation = NULL;
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(KmYamlNode) tree = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = km_test_make_tmp_dir ("kinema-cnoid-XXXXXX");
@@ -1239,25 +1213,13 @@ test_long_animation_saved (void)
   g_autofree char *written = NULL;
   g_autofree char *written_copy = NULL;
   KmItem *root = km_project_get_root_item (project);
-  KmBodyItem *arm = KM_BODY_ITEM (find_by_name (root, "Arm"));
-  KmItem *motion = km_ik_animation_item_new ();
+  KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
   guint n_frames = 20000;
   gsize length = 0;
   guint live;
   guint peak;
 
-  animation = km_animation_new (km_body_item_get_skeleton (arm), n_frames);
-  for (guint f = 0; f < n_frames; f++)
-    {
-      double q[5];
-
-      for (guint k = 0; k < 5; k++)
-        q[k] = f * 1e-5 + k;
-      km_animation_set_frame (animation, f, q);
-    }
-  km_ik_animation_item_set_animation (KM_IK_ANIMATION_ITEM (motion), animation);
-  km_item_append_child (KM_ITEM (arm), motion);
-  g_object_unref (motion);
+  add_long_motion (arm, n_frames, NULL);
 
   tree = km_cnoid_build_tree (project, copy, NULL);
   text = km_cnoid_tree_to_string (tree, &length);
@@ -1314,7 +1276,7 @@ test_save_elsewhere (void)
   g_autofree char *tmp = km_test_make_tmp_dir ("kinema-cnoid-XXXXXX");
   g_autofree char *first = g_build_filename (tmp, "first.cnoid", NULL);
   g_autofree char *second = g_build_filename (tmp, "second.cnoid", NULL);
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(GError) error = NULL;
   const char *saved[] = { first, second };
 
@@ -1325,10 +1287,10 @@ test_save_elsewhere (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (saved); i++)
     {
-      g_autoptr(KmProject) again = load_ok (saved[i]);
+      g_autoptr(KmProject) again = test_util_load_cnoid (saved[i]);
       KmItem *root = km_project_get_root_item (again);
-      KmItem *arm = find_by_name (root, "Arm");
-      KmItem *from_file = find_by_name (root, "Targets from a file");
+      KmItem *arm = test_util_find_item (root, "Arm");
+      KmItem *from_file = test_util_find_item (root, "Targets from a file");
 
       g_assert_null (km_item_get_problem (arm));
       g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (arm)));
@@ -1463,9 +1425,9 @@ assert_paths_project (const char *path,
 
   g_assert_no_error (error);
   root = km_project_get_root_item (project);
-  body = find_by_name (root, "Arm");
-  from_file = find_by_name (root, "Targets");
-  walk = find_by_name (root, "Walk");
+  body = test_util_find_item (root, "Arm");
+  from_file = test_util_find_item (root, "Targets");
+  walk = test_util_find_item (root, "Walk");
   /* The one message: the stand-in pose sequence file is found but holds no pose sequence. */
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (km_project_get_messages (project), 0),
@@ -1508,9 +1470,9 @@ test_save_sibling_folder (void)
   put_file (root, "motion/walk.pseq", "# a pose sequence\n");
   put_file (root, "project/arm.cnoid", text_in);
   make_parent (saved);
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (
-    find_by_name (km_project_get_root_item (project), "Arm"))));
+    test_util_find_item (km_project_get_root_item (project), "Arm"))));
 
   g_assert_true (km_cnoid_save (project, saved, &error));
   g_assert_no_error (error);
@@ -1560,7 +1522,7 @@ test_save_sibling_folder (void)
     g_clear_pointer (&text_in, g_free);
     text_in = paths_project (arm, "../models/targets.json", "../motion/walk.pseq");
     put_file (moved, "saved/arm.cnoid", text_in);
-    inside = load_ok (moved_project);
+    inside = test_util_load_cnoid (moved_project);
     make_parent (deeper);
     g_assert_true (km_cnoid_save (inside, deeper, &error));
     g_assert_no_error (error);
@@ -1613,7 +1575,7 @@ test_save_climb_limits (void)
   put_models (home, "models");
   put_file (home, "project/arm.cnoid", text_in);
   put_file (root, "motion/walk.pseq", "# a pose sequence\n");
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
 
   /* Home folder → home folder: ${HOME}/…, not "../models/…" through the home folder. */
   make_parent (saved);
@@ -1697,7 +1659,7 @@ test_save_share_round_trip (void)
   put_file (share, "project/arm.cnoid", text_in);
   make_parent (saved);
   /* ${SHARE}: the share/ above the project's share/project/ folder. */
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
   in_place = test_util_cnoid_to_string (project, source);
   g_assert_cmpstr (in_place, ==, text_in);
 
@@ -1728,7 +1690,7 @@ test_save_share_round_trip (void)
 
   /* So does KINEMA_CHOREONOID_SHARE (the editor's preference sets it). */
   g_setenv ("KINEMA_CHOREONOID_SHARE", share, TRUE);
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
   g_assert_true (km_cnoid_save (project, saved, &error));
   g_assert_no_error (error);
   text = test_util_read_file (saved, NULL);
@@ -1743,7 +1705,7 @@ test_save_share_round_trip (void)
   put_file (share, "project/top.cnoid", top_text);
   g_clear_pointer (&source, g_free);
   source = g_build_filename (share, "project", "top.cnoid", NULL);
-  project = load_ok (source);
+  project = test_util_load_cnoid (source);
   g_assert_true (km_cnoid_save (project, saved, &error));
   g_assert_no_error (error);
   text = test_util_read_file (saved, NULL);
@@ -1909,7 +1871,7 @@ test_schema_1_joint_values (void)
       g_string_replace (variant, "[ 10, 20, 30, 45, 0.25 ]", values, 1);
       project = load_text (path, variant->str, &error);
       g_assert_no_error (error);
-      arm = KM_BODY_ITEM (find_by_name (km_project_get_root_item (project), "Arm"));
+      arm = KM_BODY_ITEM (test_util_find_item (km_project_get_root_item (project), "Arm"));
       q = km_body_item_get_joint_state (arm, &n);
       g_assert_cmpuint (n, ==, 5);
       g_assert_cmpfloat_with_epsilon (q[3], 45 * G_PI / 180, 1e-12);  /* revolute: degrees */
@@ -1952,7 +1914,7 @@ test_missing_body_warned_once (void)
   format->free_result (project);
 
   /* Read directly, the project holds it, once. */
-  project = load_ok (path);
+  project = test_util_load_cnoid (path);
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
   g_object_unref (project);
 }
@@ -1963,7 +1925,7 @@ static void
 test_root_without_plugin (void)
 {
   g_autofree char *path = data_path ("kinema/root-no-plugin.cnoid");
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autofree char *text = NULL;
   g_autoptr(GError) error = NULL;
   KmItem *root = km_project_get_root_item (project);
@@ -1972,7 +1934,7 @@ test_root_without_plugin (void)
   g_assert_false (KM_IS_UNKNOWN_ITEM (root));
   g_assert_cmpstr (km_item_get_class_name (root), ==, "RootItem");
   g_assert_cmpuint (km_item_get_n_children (root), ==, 1);
-  body = find_by_name (root, "Arm");
+  body = test_util_find_item (root, "Arm");
   g_assert_nonnull (body);
   g_assert_true (KM_IS_BODY_ITEM (body));
   g_assert_nonnull (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
@@ -2017,7 +1979,7 @@ test_failed_save (void)
   g_autofree char *file = g_build_filename (dir, "a-file", NULL);
   g_autofree char *under_file = g_build_filename (file, "x.cnoid", NULL);
   g_autofree char *target = g_build_filename (dir, "old.cnoid", NULL);
-  g_autoptr(KmProject) project = load_ok (path);
+  g_autoptr(KmProject) project = test_util_load_cnoid (path);
   g_autoptr(GError) error = NULL;
   g_autofree char *after = NULL;
 
@@ -2146,7 +2108,7 @@ load_in (const char *dir,
   KmProject *project;
 
   g_assert_cmpint (g_chdir (dir), ==, 0);
-  project = load_ok (name);
+  project = test_util_load_cnoid (name);
   g_assert_cmpint (g_chdir (cwd), ==, 0);
   return project;
 }
@@ -2166,12 +2128,12 @@ test_included_error_chain (void)
 
   project = load_in (dir, "proj-sub.cnoid");
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
-  g_assert_true (has_message (project, "bad-axis.body:10:17: expected a joint axis: [x, y, z] "
-                                       "or X, Y, Z, -X, -Y, -Z\n"
-                                       "included from proj-badbody.cnoid:17:19\n"
-                                       "included from proj-sub.cnoid:12:19"));
+  g_assert_true (test_util_has_message (project, "bad-axis.body:10:17: expected a joint "
+                                                 "axis: [x, y, z] or X, Y, Z, -X, -Y, -Z\n"
+                                                 "included from proj-badbody.cnoid:17:19\n"
+                                                 "included from proj-sub.cnoid:12:19"));
   /* The body is kept, not shown; its problem is the first line. */
-  body = find_by_name (km_project_get_root_item (project), "ロボ");
+  body = test_util_find_item (km_project_get_root_item (project), "ロボ");
   g_assert_nonnull (body);
   g_assert_null (km_body_item_get_skeleton (KM_BODY_ITEM (body)));
   g_assert_cmpstr (km_item_get_problem (body), ==,
@@ -2180,16 +2142,17 @@ test_included_error_chain (void)
 
   /* "sub/../bad-axis.body" named as the file it is. */
   project = load_in (dir, "sub/proj-up.cnoid");
-  g_assert_true (has_message (project, "bad-axis.body:10:17: expected a joint axis: [x, y, z] "
-                                       "or X, Y, Z, -X, -Y, -Z\n"
-                                       "included from sub/proj-up.cnoid:12:15"));
+  g_assert_true (test_util_has_message (project, "bad-axis.body:10:17: expected a joint "
+                                                 "axis: [x, y, z] or X, Y, Z, -X, -Y, -Z\n"
+                                                 "included from sub/proj-up.cnoid:12:15"));
   g_clear_object (&project);
 
   project = load_in (data, "include-chain/proj-badbody.cnoid");
   g_assert_cmpuint (km_project_get_messages (project)->len, ==, 1);
-  g_assert_true (has_message (project, "include-chain/bad-axis.body:10:17: expected a joint "
-                                       "axis: [x, y, z] or X, Y, Z, -X, -Y, -Z\n"
-                                       "included from include-chain/proj-badbody.cnoid:17:19"));
+  g_assert_true (test_util_has_message (project,
+                                        "include-chain/bad-axis.body:10:17: expected a joint "
+                                        "axis: [x, y, z] or X, Y, Z, -X, -Y, -Z\n"
+                                        "included from include-chain/proj-badbody.cnoid:17:19"));
   g_clear_object (&project);
 
   /* Given as an absolute path: every file absolute. */
@@ -2201,8 +2164,8 @@ test_included_error_chain (void)
                               absolute);
   g_clear_pointer (&dir, g_free);
   dir = g_build_filename (absolute, "proj-sub.cnoid", NULL);
-  project = load_ok (dir);
-  g_assert_true (has_message (project, expected));
+  project = test_util_load_cnoid (dir);
+  g_assert_true (test_util_has_message (project, expected));
 }
 
 /* The same for the motion files a project names (IK targets, an IK animation, a pose
@@ -2239,9 +2202,9 @@ test_included_motion_errors (void)
           g_autofree char *first = g_strconcat (prefixes[p], files[i].first, NULL);
           g_autofree char *expected = g_strdup_printf ("%s\nincluded from %s%s", first,
                                                        prefixes[p], files[i].included_from);
-          KmItem *item = find_by_name (km_project_get_root_item (project), files[i].item);
+          KmItem *item = test_util_find_item (km_project_get_root_item (project), files[i].item);
 
-          g_assert_true (has_message (project, expected));
+          g_assert_true (test_util_has_message (project, expected));
           g_assert_nonnull (item);
           g_assert_cmpstr (km_item_get_problem (item), ==, first);
         }
@@ -2312,7 +2275,7 @@ test_included_escaped_names (void)
       g_assert_true (g_file_set_contents (target, text, (gssize) length, NULL));
     }
   g_assert_true (g_file_set_contents (path, project_text, -1, NULL));
-  project = load_ok (path);
+  project = test_util_load_cnoid (path);
   messages = km_project_get_messages (project);
   g_assert_cmpuint (messages->len, ==, 1);
   g_test_message ("%s", (char *) messages->pdata[0]);
@@ -2396,8 +2359,8 @@ test_targets_file_reference (void)
 
   put_models (root, ".");
   put_file (root, "arm.cnoid", text_in);
-  project = load_ok (path);
-  body = find_by_name (km_project_get_root_item (project), "Arm");
+  project = test_util_load_cnoid (path);
+  body = test_util_find_item (km_project_get_root_item (project), "Arm");
   track = km_format_load_file (targets_path, NULL, &format, &error);
   g_assert_no_error (error);
   g_assert_cmpint (format->kind, ==, KM_FILE_KIND_TARGETS);
@@ -2419,14 +2382,14 @@ test_targets_file_reference (void)
   g_assert_null (strstr (text, "keyframes"));
   again = load_text (path, text, &error);
   g_assert_no_error (error);
-  item = find_by_name (km_project_get_root_item (again), "Targets");
+  item = test_util_find_item (km_project_get_root_item (again), "Targets");
   g_assert_null (km_item_get_problem (item));
   g_assert_cmpuint (km_target_track_get_n_keyframes (
                       km_ik_targets_item_get_track (KM_IK_TARGETS_ITEM (item))), ==, n_keys);
   g_clear_pointer (&text, g_free);
 
   /* Edited: inline, the file left as it is. */
-  item = find_by_name (km_project_get_root_item (project), "Targets");
+  item = test_util_find_item (km_project_get_root_item (project), "Targets");
   km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), track);
   text = test_util_cnoid_to_string (project, path);
   g_assert_null (strstr (text, "targets.json"));
@@ -2480,8 +2443,8 @@ test_joint_id_gaps (void)
 
   put_file (root, "gaps.body", model);
   put_file (root, "gaps.cnoid", text_in);
-  project = load_ok (path);
-  body = find_by_name (km_project_get_root_item (project), "Gaps");
+  project = test_util_load_cnoid (path);
+  body = test_util_find_item (km_project_get_root_item (project), "Gaps");
   g_assert_null (km_item_get_problem (body));
   skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
   q = km_body_item_get_joint_state (KM_BODY_ITEM (body), &n);
@@ -2557,7 +2520,7 @@ test_body_model_pose (void)
       g_test_message ("case %u", i);
       project = load_text (path, text, &error);
       g_assert_no_error (error);
-      item = find_by_name (km_project_get_root_item (project), "A");
+      item = test_util_find_item (km_project_get_root_item (project), "A");
       g_assert_true (KM_IS_BODY_ITEM (item));
       q = km_body_item_get_joint_state (KM_BODY_ITEM (item), &n_dof);
       g_assert_cmpuint (n_dof, ==, 2);

@@ -217,6 +217,62 @@ test_util_cnoid_to_string (KmProject  *project,
   return text;
 }
 
+/* The project at @path, read with no error. */
+KmProject *
+test_util_load_cnoid (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  KmProject *project = km_cnoid_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  return project;
+}
+
+/* Whether one of @project's messages is @expected, to the letter; when none is, they are
+ * logged (g_test_message). */
+gboolean
+test_util_has_message (KmProject  *project,
+                       const char *expected)
+{
+  GPtrArray *messages = km_project_get_messages (project);
+
+  for (guint i = 0; i < messages->len; i++)
+    if (strcmp (g_ptr_array_index (messages, i), expected) == 0)
+      return TRUE;
+  for (guint i = 0; i < messages->len; i++)
+    g_test_message ("message: %s", (char *) g_ptr_array_index (messages, i));
+  return FALSE;
+}
+
+/* @item or the first item below it (depth first) called @name, or NULL. */
+KmItem *
+test_util_find_item (KmItem     *item,
+                     const char *name)
+{
+  if (g_strcmp0 (km_item_get_name (item), name) == 0)
+    return item;
+  for (guint i = 0; i < km_item_get_n_children (item); i++)
+    {
+      KmItem *found = test_util_find_item (km_item_get_child (item, i), name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Writes @contents to @path, making its folder first. */
+void
+test_util_put_file (const char *path,
+                    const char *contents)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
 /* km_scenebuilder_load with its warnings collected into @warnings. */
 KmScenebuilderModel *
 test_util_scenebuilder_load (const char  *path,

@@ -46,6 +46,13 @@ KmSkeleton           *test_util_body_load_file         (const char        *path,
                                                         GError           **error);
 char                 *test_util_cnoid_to_string        (KmProject         *project,
                                                         const char        *path);
+KmProject            *test_util_load_cnoid             (const char        *path);
+gboolean              test_util_has_message            (KmProject         *project,
+                                                        const char        *expected);
+KmItem               *test_util_find_item              (KmItem            *item,
+                                                        const char        *name);
+void                  test_util_put_file               (const char        *path,
+                                                        const char        *contents);
 
 KmScenebuilderModel  *test_util_scenebuilder_load      (const char        *path,
                                                         const char        *data,
