@@ -729,15 +729,16 @@ program_top (const char *share_dir)
   return NULL;
 }
 
-/* Whether @path is an absolute Windows path, as a project a Windows user saved may hold:
- * a drive letter (C:\Users\…, D:/…) or a UNC share (\\server\share\…). Not relative to
- * the project's folder, and no file here. */
+/* Whether @path is a Windows path that is not relative to the project's folder, as a
+ * project a Windows user saved may hold: on a drive (C:\Users\…, D:/…, and the
+ * drive-relative C:file), a UNC share (\\server\share\…, \\?\C:\…) or the current
+ * drive's root (\data\file). No file here. */
 static gboolean
 is_windows_absolute (const char *path)
 {
-  if (g_ascii_isalpha (path[0]) && path[1] == ':' && (path[2] == '\\' || path[2] == '/'))
+  if (g_ascii_isalpha (path[0]) && path[1] == ':')
     return TRUE;
-  return path[0] == '\\' && path[1] == '\\';
+  return path[0] == '\\';
 }
 
 char *

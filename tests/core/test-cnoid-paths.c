@@ -76,9 +76,25 @@ static const char windows_text[] =
   "      class: SubProjectItem\n"
   "      data:\n"
   "        file: \"e:\\\\projects\\\\sub.cnoid\"\n"
-  "        format: PROJECT\n";
+  "        format: PROJECT\n"
+  "    -\n"
+  "      id: 5\n"
+  "      name: \"Drive-relative\"\n"
+  "      plugin: Base\n"
+  "      class: MeshItem\n"
+  "      data:\n"
+  "        file: \"C:scan2.stl\"\n"
+  "    -\n"
+  "      id: 6\n"
+  "      name: \"Root-relative\"\n"
+  "      plugin: Base\n"
+  "      class: MeshItem\n"
+  "      data:\n"
+  "        file: \"\\\\data\\\\scan3.stl\"\n";
 
-/* A drive-letter or UNC path, from a project a Windows user saved, is absolute: not joined
+/* A drive-letter or UNC path, from a project a Windows user saved, is absolute (so are
+ * the drive-relative C:scan2.stl and the root-relative \data\scan3.stl, which name no
+ * file relative to the project's folder either): not joined
  * to the project's folder when the project is read (its message shows it as written) nor
  * when it is saved into another folder, where it is written back as it is, in an item
  * Kinema reads as in one it keeps verbatim (rev25-cnoid defect 2). */
