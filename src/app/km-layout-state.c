@@ -561,7 +561,8 @@ km_layout_state_set_time_bar (KmProject            *project,
  * - `current_time`: the time the time bar is at; the file's value stays while the time bar
  *   is at the frame that value gives (km_document_set_current_time), digits and all.
  * - `min_time`, `playback_frame_rate` and keys Kinema does not know: as read (Kinema's time
- *   bar starts at 0 and plays at the display's rate).
+ *   bar starts at 0 and plays at the display's rate); min_time 0 where the one read would
+ *   come after the time or the range's end written.
  * - `max_time`: the project's saved range (km_document_get_project_max_time), or the
  *   motion's end where that is later; without either, the end of the range the time bar
  *   shows (which gives Choreonoid a range, not one frame of no length).
@@ -616,6 +617,11 @@ km_layout_state_store (KmProject   *project,
       if (last == 0 && !(saved_end > 0))
         last = km_document_get_timeline_frames (document) - 1;
       state.max_time = MAX (saved_end, last / rate);
+      /* Kept as read while it begins a range holding the time written; else Kinema's own
+       * start, 0: a range ending before it begins, or leaving the time outside, is none. */
+      if (!(state.min_time >= 0.0
+            && state.min_time <= MIN (state.current_time, state.max_time)))
+        state.min_time = 0.0;
     }
   else if (!had && state.playback_speed_ratio == 1.0)
     return;

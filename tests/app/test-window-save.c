@@ -984,6 +984,29 @@ test_save_no_time_bar_stays_without (Fixture       *f,
   g_assert_nonnull (strstr (moved, expected));
 }
 
+/* A TimeBar whose min_time lies past the range Kinema writes (no max_time, and the time at
+ * 0; or the file's own min_time above its max_time) is written with min_time 0, Kinema's
+ * own start: kept as read, it gave Choreonoid a range that ends before it begins (rev25-code
+ * 5). A min_time within the range stays as read (the tests above). */
+static void
+test_save_min_time_within_range (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *project = still_arm_project ("toolbars:\n"
+                                                "  \"TimeBar\":\n"
+                                                "    min_time: 20\n"
+                                                "    frame_rate: 100\n");
+  g_autofree char *text = NULL;
+  KmTimeBarState state;
+
+  open_project_text (f, project);
+  text = save_unedited (f);
+  g_assert_true (km_layout_state_get_time_bar (km_document_get_project (f->document), &state));
+  g_assert_cmpfloat (state.min_time, <=, state.current_time);
+  g_assert_cmpfloat (state.min_time, <=, state.max_time);
+  g_assert_nonnull (strstr (text, "\n    min_time: 0\n"));
+}
+
 /* Close → Save: the window closes once the file is written. Closing while a Save runs
  * waits for it too. */
 static void
@@ -2680,6 +2703,8 @@ main (int    argc,
               fixture_setup, test_save_keeps_time_bar_short_motion, fixture_teardown);
   g_test_add ("/kinema/Window/save/no-time-bar-stays-without", Fixture, NULL,
               fixture_setup, test_save_no_time_bar_stays_without, fixture_teardown);
+  g_test_add ("/kinema/Window/save/min-time-within-range", Fixture, NULL,
+              fixture_setup, test_save_min_time_within_range, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits", Fixture, NULL,
               fixture_setup, test_close_waits_for_save, fixture_teardown);
   g_test_add ("/kinema/Window/save/close-waits-for-skeleton", Fixture, NULL,
