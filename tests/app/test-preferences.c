@@ -1215,6 +1215,47 @@ contains_text (GPtrArray  *texts,
   return FALSE;
 }
 
+/* The label among @widget and its descendants that shows @text, or NULL. */
+static GtkLabel *
+find_label_text (GtkWidget  *widget,
+                 const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label_text (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* In the Preferences window at its default size, the recent-files count's label takes at
+ * most @max_lines lines (review rev25-ja 2: in Japanese, the Clear Recent Files button
+ * beside it squeezed it into four, and the window had to be scrolled). */
+static void
+assert_recent_label_lines (int max_lines)
+{
+  g_autoptr(GSettings) settings = new_settings ();
+  KmPreferencesWindow *prefs = km_preferences_window_new (settings);
+  GtkLabel *label = find_label_text (GTK_WIDGET (prefs),
+                                     g_dgettext (GETTEXT_PACKAGE,
+                                                 "Recent files to list (0 = none)"));
+  int lines;
+
+  g_assert_nonnull (label);
+  gtk_window_present (GTK_WINDOW (prefs));
+  test_app_spin_for (300);
+  lines = pango_layout_get_line_count (gtk_label_get_layout (label));
+  g_test_message ("“%s”: %d lines", gtk_label_get_text (label), lines);
+  g_assert_cmpint (lines, <=, max_lines);
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  test_app_spin ();
+}
+
 /* Run last: it switches this process to Japanese. */
 static void
 test_japanese (void)
@@ -1258,6 +1299,8 @@ test_japanese (void)
   g_assert_false (contains_text (texts, "Joint Displacements"));
   g_assert_false (contains_text (texts, "Solve"));
   destroy_window (window);
+
+  assert_recent_label_lines (2);
 }
 
 static gboolean
