@@ -4,8 +4,10 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 
@@ -1047,6 +1049,78 @@ test_check_size (void)
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
 }
 
+/* Reads the pipe end @data until its writers are gone: the number of bytes read. */
+static gpointer
+count_pipe (gpointer data)
+{
+  int fd = GPOINTER_TO_INT (data);
+  gsize n = 0;
+  char buffer[64 * 1024];
+  ssize_t r;
+
+  while ((r = read (fd, buffer, sizeof buffer)) != 0)
+    if (r > 0)
+      n += (gsize) r;
+    else
+      g_assert_cmpint (errno, ==, EINTR);
+  return GSIZE_TO_POINTER (n);
+}
+
+/* What km_body_motion_save() writes to a pipe, by its name (/dev/fd/N), read by a thread:
+ * the number of bytes, and the error. */
+static gsize
+save_to_pipe (const KmBodyMotion  *motion,
+              GError             **error)
+{
+  int fds[2];
+  GThread *reader;
+  g_autofree char *path = NULL;
+  gsize n;
+
+  g_assert_cmpint (pipe (fds), ==, 0);
+  reader = g_thread_new ("pipe", count_pipe, GINT_TO_POINTER (fds[0]));
+  path = g_strdup_printf ("/dev/fd/%d", fds[1]);
+  km_body_motion_save (motion, path, error);
+  close (fds[1]);
+  n = GPOINTER_TO_SIZE (g_thread_join (reader));
+  close (fds[0]);
+  return n;
+}
+
+/* A motion whose text is more bytes than Kinema reads back (here its frames are few, but
+ * another key holds a 2 MiB string 130 times, through an alias), saved to a pipe, which
+ * keeps what it is given: refused with nothing written (rev25-code finding 6), as before
+ * the text was written as it is made. A motion within the limit goes through whole. */
+static void
+test_save_in_place_too_long (void)
+{
+  static const char head[] = "type: MultiValueSeq\ncontent: JointDisplacement\n"
+                             "frameRate: 30\nnumFrames: 1\nnumParts: 1\nframes:\n"
+                             "  - [ 0.5 ]\nextra:\n";
+  g_autoptr(GString) text = g_string_new (head);
+  g_autofree char *value = g_strnfill (2 * 1024 * 1024, 'a');
+  g_autoptr(KmBodyMotion) small = NULL;
+  g_autoptr(KmBodyMotion) large = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *small_text = NULL;
+  gsize small_length = 0;
+
+  small = load_text (head, &error);
+  g_assert_no_error (error);
+  small_text = km_body_motion_to_string (small, &small_length);
+  g_assert_cmpuint (save_to_pipe (small, &error), ==, small_length);
+  g_assert_no_error (error);
+
+  g_string_append_printf (text, "  - &a %s\n", value);
+  for (guint i = 1; i < 130; i++)
+    g_string_append (text, "  - *a\n");
+  large = load_text (text->str, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (save_to_pipe (large, &error), ==, 0);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
+  g_assert_true (g_str_has_suffix (error->message, "(at most 256 MiB)"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1072,6 +1146,7 @@ main (int   argc,
   g_test_add_func ("/kinema/MotionFileItem/restored", test_motion_file_item);
   g_test_add_func ("/kinema/BodyMotionItem/escaped-file", test_item_escaped_file);
   g_test_add_func ("/kinema/BodyMotion/check-size", test_check_size);
+  g_test_add_func ("/kinema/BodyMotion/save-in-place-too-long", test_save_in_place_too_long);
 
   return g_test_run ();
 }

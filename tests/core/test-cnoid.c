@@ -1197,8 +1197,53 @@ test_long_animation_memory (void)
   g_assert_cmpstr (text2, ==, text);
 }
 
+/* The items of a generated sequence that note, as each is built, the size of the file a
+ * save into @dir is writing (its temporary file, "NAME.XXXXXX"); nothing while @dir is
+ * NULL. */
+typedef struct
+{
+  const char *dir;
+  const char *name;
+  GArray     *sizes;   /* goffset, one for each item built */
+  guint       n_built;
+} DiskProbe;
+
+static KmYamlNode *
+disk_probe_item (gpointer data,
+                 guint    index)
+{
+  DiskProbe *probe = data;
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *prefix = NULL;
+  goffset size = -1;
+  const char *name;
+
+  probe->n_built++;
+  if (probe->dir == NULL)
+    return km_yaml_node_new_int (index);
+  prefix = g_strconcat (probe->name, ".", NULL);
+  dir = g_dir_open (probe->dir, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      {
+        g_autofree char *path = g_build_filename (probe->dir, name, NULL);
+        GStatBuf st;
+
+        g_assert_cmpint (size, ==, -1);
+        g_assert_cmpint (g_stat (path, &st), ==, 0);
+        size = st.st_size;
+      }
+  g_assert_cmpint (size, >=, 0);
+  g_array_append_val (probe->sizes, size);
+  return km_yaml_node_new_int (index);
+}
+
 /* km_cnoid_save() writes a long animation's project as it makes it (km_cnoid_tree_save()):
- * the bytes km_cnoid_tree_to_string() makes, with a few nodes alive at once. */
+ * the bytes km_cnoid_tree_to_string() makes, with a few nodes alive at once, and the
+ * text goes to the file as it is made: a probe put in the root item after its children
+ * (and the long animation) finds all but at most two buffers of the text before it in
+ * the file already. */
 static void
 test_long_animation_saved (void)
 {
@@ -1214,6 +1259,10 @@ test_long_animation_saved (void)
   g_autofree char *written_copy = NULL;
   KmItem *root = km_project_get_root_item (project);
   KmBodyItem *arm = KM_BODY_ITEM (test_util_find_item (root, "Arm"));
+  g_autoptr(KmYamlNode) probed = NULL;
+  g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (goffset));
+  DiskProbe probe = { NULL, "copy.cnoid", sizes, 0 };
+  const char *probe_at;
   guint n_frames = 20000;
   gsize length = 0;
   guint live;
@@ -1222,17 +1271,60 @@ test_long_animation_saved (void)
   add_long_motion (arm, n_frames, NULL);
 
   tree = km_cnoid_build_tree (project, copy, NULL);
-  text = km_cnoid_tree_to_string (tree, &length);
+  /* The same tree with the probe last in the root item (the nodes shared, not changed). */
+  {
+    KmYamlNode *items = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+    KmYamlNode *old_items = km_yaml_mapping_lookup (tree, "items");
+
+    probed = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+    g_assert_cmpint (km_yaml_node_get_kind (old_items), ==, KM_YAML_MAPPING);
+    for (guint i = 0; i < km_yaml_node_get_length (old_items); i++)
+      km_yaml_mapping_append_node (items, km_yaml_node_ref (km_yaml_mapping_get_key (old_items, i)),
+                                   km_yaml_node_ref (km_yaml_mapping_get_value (old_items, i)));
+    km_yaml_mapping_append (items, "probe",
+                            km_yaml_node_new_generated (10, disk_probe_item, &probe, NULL));
+    for (guint i = 0; i < km_yaml_node_get_length (tree); i++)
+      {
+        KmYamlNode *key = km_yaml_mapping_get_key (tree, i);
+
+        km_yaml_mapping_append_node (probed, km_yaml_node_ref (key),
+                                     g_strcmp0 (km_yaml_node_get_scalar (key, NULL), "items") == 0
+                                     ? km_yaml_node_ref (items)
+                                     : km_yaml_node_ref (km_yaml_mapping_get_value (tree, i)));
+      }
+    km_yaml_node_unref (items);
+  }
+  text = km_cnoid_tree_to_string (probed, &length);
   g_assert_cmpuint (length, >, 16 * KM_FORMAT_SINK_BUFFER_SIZE);
+  probe_at = strstr (text, "\n  probe:\n");
+  g_assert_nonnull (probe_at);
+  g_assert_cmpuint (probe_at - text, >, 16 * KM_FORMAT_SINK_BUFFER_SIZE);
   km_yaml_node_get_counts (&live, NULL);
   km_yaml_node_reset_peak ();
-  g_assert_true (km_cnoid_tree_save (tree, "# head\n", copy, 0666, &error));
+  probe.dir = dir;
+  g_assert_true (km_cnoid_tree_save (probed, "# head\n", copy, 0666, &error));
   g_assert_no_error (error);
+  probe.dir = NULL;
   km_yaml_node_get_counts (NULL, &peak);
   g_assert_cmpuint (peak - live, <, 2000);
+  g_assert_cmpuint (probe.sizes->len, ==, 10);
+  for (guint i = 0; i < probe.sizes->len; i++)
+    g_assert_cmpint (g_array_index (probe.sizes, goffset, i) + 2 * KM_FORMAT_SINK_BUFFER_SIZE,
+                     >=, (goffset) strlen ("# head\n") + (probe_at - text));
   g_assert_true (g_file_get_contents (copy, &written_copy, NULL, NULL));
   g_assert_true (g_str_has_prefix (written_copy, "# head\n"));
   g_assert_cmpstr (written_copy + strlen ("# head\n"), ==, text);
+
+  /* Onto a full disk the save stops at the first write that fails: the rest of the text
+   * (the probe and what follows) is not made. */
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      probe.n_built = 0;
+      g_assert_false (km_cnoid_tree_save (probed, NULL, "/dev/full", 0666, &error));
+      g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
+      g_clear_error (&error);
+      g_assert_cmpuint (probe.n_built, ==, 0);
+    }
 
   g_clear_pointer (&text, g_free);
   text = km_cnoid_to_string (project, saved, NULL, &error);

@@ -944,38 +944,76 @@ record_flush (const char *data,
   return TRUE;
 }
 
+/* A generated sequence's items (generated_item) that note, as each is built, how much
+ * text there is so far: in @out (km_yaml_emit()), or else what @flushed has received. */
+typedef struct
+{
+  GString *out;
+  Flushed *flushed;
+  GArray  *at;        /* gsize, one for each item built */
+} Probe;
+
+static KmYamlNode *
+probe_item (gpointer data,
+            guint    index)
+{
+  Probe *probe = data;
+  gsize at = probe->out != NULL ? probe->out->len : probe->flushed->text->len;
+
+  g_array_append_val (probe->at, at);
+  return generated_item ("items", index);
+}
+
 /* km_yaml_emit_to_sink() writes the bytes km_yaml_emit_to_string() does, for every shape
  * of a long generated sequence and with an item longer than the buffer, and hands the
- * sink's flush at most KM_FORMAT_SINK_BUFFER_SIZE bytes at a time, many times: the text
- * is never whole in one piece. */
+ * sink's flush at most KM_FORMAT_SINK_BUFFER_SIZE bytes at a time, many times, as the
+ * text is made: when an item is built, all but at most two buffers (the emitter's and the
+ * sink's) of the text before it has gone to the flush. (Within a flow sequence, shape 3,
+ * the items are built as a whole list first, as km_yaml_emit() builds them.) */
 static void
 test_emit_to_sink (void)
 {
   for (guint shape = 0; shape < 4; shape++)
     {
-      KmYamlNode *seq = km_yaml_node_new_generated (20000, generated_item, "items", NULL);
+      Probe probe = { NULL, NULL, NULL };
+      KmYamlNode *seq = km_yaml_node_new_generated (20000, probe_item, &probe, NULL);
       g_autoptr(KmYamlNode) doc = generated_document (shape, seq);
       g_autofree char *long_value = g_strnfill (3 * KM_FORMAT_SINK_BUFFER_SIZE + 17, 'v');
-      g_autofree char *text = NULL;
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+      g_autoptr(GArray) flushed_at = g_array_new (FALSE, FALSE, sizeof (gsize));
       Flushed flushed = { g_string_new (NULL), 0, 0 };
       KmFormatSink *sink;
-      gsize length = 0;
 
       if (km_yaml_node_get_kind (doc) == KM_YAML_MAPPING)
         km_yaml_mapping_append (doc, "long", km_yaml_node_new_string (long_value));
       else if (km_yaml_node_get_kind (doc) == KM_YAML_SEQUENCE
                && !km_yaml_node_is_deferred (doc))
         km_yaml_sequence_append (doc, km_yaml_node_new_string (long_value));
-      text = km_yaml_emit_to_string (doc, &length);
-      g_assert_cmpuint (length, >, 4 * KM_FORMAT_SINK_BUFFER_SIZE);
+      probe.out = text;
+      probe.at = starts;
+      km_yaml_emit (doc, text);
+      g_assert_cmpuint (text->len, >, 4 * KM_FORMAT_SINK_BUFFER_SIZE);
 
+      probe.out = NULL;
+      probe.flushed = &flushed;
+      probe.at = flushed_at;
       sink = km_format_sink_new (record_flush, &flushed);
       g_assert_true (km_yaml_emit_to_sink (doc, sink));
       g_assert_true (km_format_sink_free (sink));
-      g_assert_cmpuint (flushed.text->len, ==, length);
-      g_assert_true (memcmp (flushed.text->str, text, length) == 0);
+      g_assert_cmpuint (flushed.text->len, ==, text->len);
+      g_assert_true (memcmp (flushed.text->str, text->str, text->len) == 0);
       g_assert_cmpuint (flushed.largest, <=, KM_FORMAT_SINK_BUFFER_SIZE);
-      g_assert_cmpuint (flushed.n_flushes, >=, length / KM_FORMAT_SINK_BUFFER_SIZE);
+      g_assert_cmpuint (flushed.n_flushes, >=, text->len / KM_FORMAT_SINK_BUFFER_SIZE);
+      if (shape != 3)
+        {
+          g_assert_cmpuint (starts->len, ==, 20000);
+          g_assert_cmpuint (flushed_at->len, ==, 20000);
+          for (guint i = 0; i < flushed_at->len; i++)
+            g_assert_cmpuint (g_array_index (starts, gsize, i), <=,
+                              g_array_index (flushed_at, gsize, i)
+                              + 2 * KM_FORMAT_SINK_BUFFER_SIZE);
+        }
       g_string_free (flushed.text, TRUE);
     }
 }
@@ -993,19 +1031,52 @@ fail_flush (const char *data,
   return FALSE;
 }
 
+/* ... and the emit stops there (a full disk under a long save): no more items are built
+ * than the text up to the failed flush, two buffers, holds; none on a sink that has
+ * already failed. */
 static void
 test_emit_to_failed_sink (void)
 {
-  KmYamlNode *seq = km_yaml_node_new_generated (20000, generated_item, "items", NULL);
+  g_autoptr(GArray) starts = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GString) text = g_string_new (NULL);
+  Probe probe = { text, NULL, starts };
+  KmYamlNode *seq = km_yaml_node_new_generated (20000, probe_item, &probe, NULL);
   g_autoptr(KmYamlNode) doc = generated_document (1, seq);
   guint n_calls = 0;
+  guint n_before = 0;
   KmFormatSink *sink = km_format_sink_new (fail_flush, &n_calls);
 
+  km_yaml_emit (doc, text);
+  while (n_before < starts->len
+         && g_array_index (starts, gsize, n_before) < 2 * KM_FORMAT_SINK_BUFFER_SIZE)
+    n_before++;
+  g_assert_cmpuint (n_before, <, 20000 / 4);
+
+  g_array_set_size (starts, 0);
   g_assert_false (km_yaml_emit_to_sink (doc, sink));
   g_assert_true (km_format_sink_failed (sink));
+  g_assert_cmpuint (starts->len, >, 0);
+  g_assert_cmpuint (starts->len, <=, n_before + 1);
   g_assert_false (km_format_sink_write (sink, "x", 1));
+
+  g_array_set_size (starts, 0);
+  g_assert_false (km_yaml_emit_to_sink (doc, sink));
+  g_assert_cmpuint (starts->len, ==, 0);
   g_assert_false (km_format_sink_free (sink));
   g_assert_cmpuint (n_calls, ==, 1);
+}
+
+/* A sink without a flush function is refused, and nothing is left allocated (the leak
+ * shows under the AddressSanitizer build's leak check). */
+static void
+test_sink_without_flush (void)
+{
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("km-format", G_LOG_LEVEL_CRITICAL, "*flush != NULL*");
+      g_assert_null (km_format_sink_new (NULL, NULL));
+      g_test_assert_expected_messages ();
+    }
 }
 
 int
@@ -1030,6 +1101,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/emit-generated", test_emit_generated);
   g_test_add_func ("/kinema/Yaml/emit-to-sink", test_emit_to_sink);
   g_test_add_func ("/kinema/Yaml/emit-to-failed-sink", test_emit_to_failed_sink);
+  g_test_add_func ("/kinema/Yaml/sink-without-flush", test_sink_without_flush);
   g_test_add_func ("/kinema/Yaml/sniff", test_sniff);
   g_test_add_func ("/kinema/Yaml/format-number", test_format_number);
 

@@ -1382,11 +1382,12 @@ typedef struct
 {
   const KmBodyMotion *motion;
   const char         *path;
-  KmFormatSink       *out;     /* the file's */
+  KmFormatSink       *out;     /* the file's; NULL: the text only measured */
   guint64             size;    /* written so far */
 } MotionSave;
 
-/* Counts what goes to the file: past what Kinema reads back, the save stops. */
+/* Counts what goes to the file: past what Kinema reads back, the save stops (the emitter
+ * makes no more of the text). */
 static gboolean
 count_flush (const char *data,
              gsize       length,
@@ -1400,19 +1401,21 @@ count_flush (const char *data,
       errno = EFBIG;
       return FALSE;
     }
-  return km_format_sink_write (save->out, data, (gssize) length);
+  return save->out == NULL || km_format_sink_write (save->out, data, (gssize) length);
 }
 
+/* The motion's text to @out (NULL: only measured); FALSE with @error for a text too long
+ * to read back, FALSE alone when a write to @out failed. */
 static gboolean
-write_motion (KmFormatSink  *sink,
-              gpointer       user_data,
-              GError       **error)
+emit_motion (MotionSave    *save,
+             KmFormatSink  *out,
+             GError       **error)
 {
-  MotionSave *save = user_data;
   g_autoptr(KmYamlNode) tree = motion_tree (save->motion);
   KmFormatSink *counted;
 
-  save->out = sink;
+  save->out = out;
+  save->size = 0;
   counted = km_format_sink_new (count_flush, save);
   km_yaml_emit_to_sink (tree, counted);
   km_format_sink_free (counted);
@@ -1421,11 +1424,20 @@ write_motion (KmFormatSink  *sink,
       km_parse_error_prefix (error, save->path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
-  return !km_format_sink_failed (sink);
+  return out == NULL || !km_format_sink_failed (out);
+}
+
+static gboolean
+write_motion (KmFormatSink  *sink,
+              gpointer       user_data,
+              GError       **error)
+{
+  return emit_motion (user_data, sink, error);
 }
 
 /* Writes atomically (km_format_save_stream(), the text written as it is made); refuses a
- * motion that Kinema could not read back (km_body_motion_check_size()). */
+ * motion that Kinema could not read back (km_body_motion_check_size()), writing nothing
+ * to a target written in place. */
 gboolean
 km_body_motion_save (const KmBodyMotion  *self,
                      const char          *path,
@@ -1443,6 +1455,11 @@ km_body_motion_save (const KmBodyMotion  *self,
       km_parse_error_prefix (error, path, (KmSourcePos) { 0, 0 });
       return FALSE;
     }
+  /* Standard output, a pipe or a device keeps what is written to it: a text found too
+   * long half-way would be left there cut off. Measured first, it is not written at all
+   * (a file's temporary copy is removed instead). */
+  if (km_format_save_writes_in_place (path) && !emit_motion (&save, NULL, error))
+    return FALSE;
   return km_format_save_stream (path, 0666, write_motion, &save, error);
 }
 

@@ -168,8 +168,9 @@ gboolean            km_body_motion_check_size       (KmSkeleton          *skelet
 /* km_body_motion_to_string() written to @path atomically, as it is made (never whole in
  * memory: km_format_save_stream()). A motion Kinema could not read back (more frames,
  * bytes, or numbers and lists than km_body_motion_check_size() allows) is refused, the
- * file left as it was (a pipe or device, written in place, may have had the start of a
- * text too long): the error, located at @path, as km_body_motion_check_size() says it. */
+ * file left as it was and nothing written to standard output, a pipe or a device (whose
+ * text is made twice: measured, then written): the error, located at @path, as
+ * km_body_motion_check_size() says it. */
 gboolean            km_body_motion_save             (const KmBodyMotion  *self,
                                                      const char          *path,
                                                      GError             **error);

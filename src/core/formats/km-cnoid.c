@@ -2312,13 +2312,16 @@ km_cnoid_share_dropped_message (guint n_share_dropped)
 }
 
 /* The file text of @tree, to @out or else to @sink: one top-level pair at a time
- * (Choreonoid leaves a blank line after optional_plugins). */
+ * (Choreonoid leaves a blank line after optional_plugins). Once a write to @sink has
+ * failed, the pairs left are not made. */
 static void
 emit_tree (const KmYamlNode *tree,
            GString          *out,
            KmFormatSink     *sink)
 {
-  for (guint i = 0; i < km_yaml_node_get_length (tree); i++)
+  for (guint i = 0;
+       i < km_yaml_node_get_length (tree) && (sink == NULL || !km_format_sink_failed (sink));
+       i++)
     {
       g_autoptr(KmYamlNode) one = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
       KmYamlNode *key = km_yaml_mapping_get_key (tree, i);

@@ -1367,10 +1367,11 @@ KmFormatSink *
 km_format_sink_new (KmFormatFlushFunc flush,
                     gpointer          user_data)
 {
-  KmFormatSink *sink = g_new (KmFormatSink, 1);
+  KmFormatSink *sink;
 
   g_return_val_if_fail (flush != NULL, NULL);
 
+  sink = g_new (KmFormatSink, 1);
   sink_init (sink, flush, user_data);
   return sink;
 }
@@ -1620,6 +1621,18 @@ is_stdout (const char *path)
 
   return fstat (STDOUT_FILENO, &out) == 0 && g_stat (path, &st) == 0
          && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+gboolean
+km_format_save_writes_in_place (const char *path)
+{
+  GStatBuf st;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  /* As km_format_save_stream() tells them apart. */
+  return is_stdout (path)
+         || (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode));
 }
 
 static void

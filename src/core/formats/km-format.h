@@ -200,6 +200,9 @@ gboolean         km_format_save_stream   (const char       *path,
                                           KmFormatWriteFunc write,
                                           gpointer          user_data,
                                           GError          **error);
+/* Whether km_format_save_stream() writes @path in place (standard output, a pipe, a
+ * terminal, a device): what is written there stays, also when the save then fails. */
+gboolean         km_format_save_writes_in_place (const char *path);
 /* Puts the file @written (complete, synced, beside @path) in place of @path as
  * km_format_save_data() would: the old file's permissions, through symbolic links. On
  * failure @written is left for the caller to remove; the error names @path. */

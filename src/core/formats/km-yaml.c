@@ -2516,11 +2516,15 @@ write_flow (GString          *out,
 }
 
 /* Where block output goes: @out, whose text, each time a block item is written, goes to
- * @sink (where there is one) when it has KM_FORMAT_SINK_BUFFER_SIZE bytes. */
+ * @sink (where there is one) when it has KM_FORMAT_SINK_BUFFER_SIZE bytes. Once a write
+ * to @sink has failed (@failed), nothing more is made: the save fails anyway, and a
+ * long one (a disk full under a million frames) would format its whole text for
+ * nothing. */
 typedef struct
 {
   GString      *out;
   KmFormatSink *sink;
+  gboolean      failed;
 } Emitter;
 
 /* Hands what @e->out holds to the sink once it is a buffer's worth (or, @all, whatever it
@@ -2532,7 +2536,8 @@ emitter_pass (Emitter  *e,
   if (e->sink == NULL || e->out->len == 0
       || (!all && e->out->len < KM_FORMAT_SINK_BUFFER_SIZE))
     return;
-  km_format_sink_write (e->sink, e->out->str, (gssize) e->out->len);
+  if (!km_format_sink_write (e->sink, e->out->str, (gssize) e->out->len))
+    e->failed = TRUE;
   g_string_truncate (e->out, 0);
 }
 
@@ -2555,7 +2560,7 @@ write_generated (Emitter          *e,
 {
   GString *out = e->out;
 
-  for (guint i = 0; i < node->n_generated; i++)
+  for (guint i = 0; i < node->n_generated && !e->failed; i++)
     {
       g_autoptr(KmYamlNode) item = node->generate (node->expand_data, i);
 
@@ -2620,7 +2625,7 @@ write_block (Emitter          *e,
 
   if (node->kind == KM_YAML_MAPPING)
     {
-      for (guint i = 0; i < node->items->len; i += 2)
+      for (guint i = 0; i < node->items->len && !e->failed; i += 2)
         {
           const KmYamlNode *key = g_ptr_array_index (node->items, i);
 
@@ -2642,7 +2647,7 @@ write_block (Emitter          *e,
     }
   else
     {
-      for (guint i = 0; i < node->items->len; i++)
+      for (guint i = 0; i < node->items->len && !e->failed; i++)
         {
           indent_to (out, indent);
           g_string_append_c (out, '-');
@@ -2687,7 +2692,7 @@ void
 km_yaml_emit (const KmYamlNode *root,
               GString          *out)
 {
-  Emitter e = { out, NULL };
+  Emitter e = { out, NULL, FALSE };
 
   g_return_if_fail (root != NULL);
   g_return_if_fail (out != NULL);
@@ -2708,7 +2713,9 @@ km_yaml_emit_to_sink (const KmYamlNode *root,
   out = g_string_sized_new (KM_FORMAT_SINK_BUFFER_SIZE);
   e.out = out;
   e.sink = sink;
-  emit (&e, root);
+  e.failed = km_format_sink_failed (sink);
+  if (!e.failed)
+    emit (&e, root);
   emitter_pass (&e, TRUE);
   return !km_format_sink_failed (sink);
 }

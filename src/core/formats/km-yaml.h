@@ -346,7 +346,8 @@ void              km_yaml_emit                 (const KmYamlNode    *root,
 char             *km_yaml_emit_to_string       (const KmYamlNode    *root,
                                                 gsize               *length);
 /* km_yaml_emit() to @sink (km_format_save_stream()), in pieces of about a buffer's size:
- * the text is never held whole. FALSE when a write to the sink has failed. */
+ * the text is never held whole. FALSE when a write to the sink has failed: the emit
+ * stops there (no more of the text is made, no more generated items built). */
 gboolean          km_yaml_emit_to_sink         (const KmYamlNode    *root,
                                                 KmFormatSink        *sink);
 /* The shortest decimal text that reads back as exactly @value ("0", "4.50001", "1e-09"). */
